@@ -1,0 +1,89 @@
+"""Kinematic sweep timings: the slider-crank of shared/docs/benchmarks.md and chains of N
+driven links.  Prints wall seconds per simulated second and, for the chains, the cost per
+link relative to the N = 10 chain measured in the same run (1.0 = linear scaling).
+
+Run:  .venv/bin/python bench/bench_kinematics.py [--quick]
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from solver import Mechanism  # noqa: E402
+
+X_AXIS = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)
+
+
+def slider_crank() -> Mechanism:
+    """benchmarks.md: crank 0.1 m 0.1 kg, rod 0.3 m 0.3 kg, slider 0.5 kg on world x, 1 rev/s."""
+    r, l = 0.1, 0.3
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("crank", mass=0.1, center_of_mass=(r / 2, 0, 0), inertia=(1e-6, 1e-4, 1e-4))
+    m.add_part("rod", mass=0.3, center_of_mass=(l / 2, 0, 0), position=(r, 0, 0),
+               inertia=(1e-6, 2.25e-3, 2.25e-3))
+    m.add_part("slider", mass=0.5, position=(r + l, 0, 0), inertia=(1e-4, 1e-4, 1e-4))
+    m.add_marker("O", "ground"); m.add_marker("bore", "ground", orientation=X_AXIS)
+    m.add_marker("c0", "crank"); m.add_marker("c1", "crank", position=(r, 0, 0))
+    m.add_marker("r0", "rod"); m.add_marker("r1", "rod", position=(l, 0, 0))
+    m.add_marker("s0", "slider"); m.add_marker("sx", "slider", orientation=X_AXIS)
+    m.add_joint("pivot", "revolute", "c0", "O")
+    m.add_joint("crankpin", "revolute", "r0", "c1")
+    m.add_joint("wrist", "in-line", "s0", "r1")
+    m.add_joint("slide", "prismatic", "sx", "bore")
+    m.add_motion("drive", "pivot", "2*pi*t")
+    return m
+
+
+def driven_chain(n: int) -> Mechanism:
+    """n links of 1 m, 1 kg along x; revolute joints alternately about world z and y
+    (so the chain moves in 3-D), each driven by its own motion."""
+    about_y = (math.cos(math.pi / 4), -math.sin(math.pi / 4), 0.0, 0.0)   # marker z along world y
+    axis = [(1.0, 0.0, 0.0, 0.0) if k % 2 == 0 else about_y for k in range(n)]
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_marker("b-1", "ground", orientation=axis[0])
+    for k in range(n):
+        m.add_part(f"l{k}", mass=1.0, center_of_mass=(0.5, 0, 0), position=(k, 0, 0),
+                   inertia=(5e-5, 0.0833583, 0.0833583))
+        m.add_marker(f"a{k}", f"l{k}", orientation=axis[k])
+        m.add_marker(f"b{k}", f"l{k}", position=(1, 0, 0), orientation=axis[min(k + 1, n - 1)])
+        m.add_joint(f"j{k}", "revolute", f"a{k}", f"b{k - 1}")
+        m.add_motion(f"d{k}", f"j{k}", f"0.2*sin(2*pi*t + {0.1 * k})")
+    return m
+
+
+def timed(m: Mechanism, duration: float, fps: float) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    r = m.solve(duration, fps)
+    return time.perf_counter() - t0, r
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    rows = []
+    wall, r = timed(slider_crank(), 1.0, 240)
+    th = 2 * np.pi * r.times
+    err = np.abs(r.position("slider")[:, 0] - (0.1 * np.cos(th) + np.sqrt(0.09 - 0.01 * np.sin(th) ** 2))).max()
+    rows.append(("slider-crank 240 fps", 1, wall / 1.0, f"x error {err:.1e} m", ""))
+    wall, r = timed(slider_crank(), 1.0, 24)
+    rows.append(("slider-crank 24 fps", 1, wall / 1.0, "", ""))
+    base = None
+    for n in ((10, 50) if quick else (10, 50, 200)):
+        dur = 1.0 if n < 200 else 0.5
+        wall, r = timed(driven_chain(n), dur, 24)
+        per = wall / dur
+        base = base or per / n
+        rows.append((f"driven chain", n, per, "", f"{per / n / base:.2f}"))
+    print(f"{'case':24s} {'N':>4s} {'wall s / sim s':>15s} {'per-link cost / N=10':>21s}  note")
+    for case, n, per, note, ratio in rows:
+        print(f"{case:24s} {n:4d} {per:15.4f} {ratio:>21s}  {note}")
+
+
+if __name__ == "__main__":
+    main()

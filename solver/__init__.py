@@ -1,0 +1,30 @@
+"""Mechanism Animator's multibody solver: pure numpy, no Blender.
+
+Constrained Lagrangian dynamics in Cartesian coordinates: every moving part has the
+position of its centre of mass and the Euler parameters of its frame; joints are tables of
+scalar constraint primitives; Lagrange multipliers give joint reactions and motion efforts.
+
+Glossary (ours -> seeds):
+  r (nb, 3)      centre-of-mass position, world           seed 003 {r}, seed 004 rOpO (q_X)
+  p (nb, 4)      Euler parameters w, x, y, z of the part   seed 003 {p}, seed 004 q_E (E4, E1..E3)
+  A (nb, 3, 3)   rotation matrix, part axes -> world       seed 003 [A], seed 004 [A]ap
+  v, w (nb, 3)   COM velocity, angular velocity (world)    seed 004 v_X, omega_apa
+  marker point   marker origin from the COM, part axes     seed 003 {s'}, seed 004 rpmp
+  marker axes    (3, 3) columns x, y, z in part axes       seed 003 [C], seed 004 [A]pm
+  J (nc, 6 nb)   constraint Jacobian, columns r and pi     seed 003 [Phi_r  Phi_pi']
+  gamma (nc,)    acceleration right-hand side              seed 003 {gamma}
+  lambda (nc,)   multipliers; force on bodies -J^T lambda  seed 003 {lambda}
+
+Public API: ``Mechanism`` (build, check, assemble, solve), ``Result``, ``MechanismError``
+(bad input, a ValueError) and ``SolverError`` (a failed analysis; names time and joints).
+"""
+from .errors import MechanismError, SolverError
+from .expressions import ExpressionError
+from .kinematics import CheckReport
+from .model import JOINT_ROWS, Mechanism
+from .results import Result
+
+JOINT_KINDS = tuple(JOINT_ROWS)
+
+__all__ = ["Mechanism", "Result", "CheckReport", "MechanismError", "SolverError",
+           "ExpressionError", "JOINT_KINDS"]

@@ -1,0 +1,155 @@
+"""Constraint primitives, evaluated for all rows at once (seed 003 "dot-1", "dot-2",
+"spherical", "double spherical"; Haug ch. 9 and 11 for the Jacobians and gamma).
+
+Velocities are per body: the centre-of-mass velocity and the angular velocity, both in
+world axes.  A virtual displacement of body b is (delta r_b, delta pi_b) with delta pi_b a
+small world-axes rotation, so every Jacobian row has 12 entries:
+``[Phi_ri (3), Phi_pii (3), Phi_rj (3), Phi_pij (3)]`` for the bodies of marker I and J.
+
+For a body-fixed vector u (world components), ``du/dt = w x u`` and
+``d2u/dt2 = alpha x u + w x (w x u)``; ``quad`` is the part of d2(Phi)/dt2 that does not
+multiply accelerations, so ``J a = gamma = -quad + d2f/dt2`` (f: a motion's function).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import ANGLE, DIST, DOT1, DOT2, Model
+
+
+@dataclass
+class RowEval:
+    phi: np.ndarray    # (nc,) residuals without motion functions (angle rows: the angle, rad)
+    jac: np.ndarray    # (nc, 12) Jacobian blocks, see module docstring
+    quad: np.ndarray   # (nc,) velocity-quadratic part of the second derivative, or None
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", a, b)
+
+
+def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = None,
+             w: np.ndarray | None = None) -> RowEval:
+    """Residual, Jacobian and (with velocities) quad of every row.
+
+    r (nb+1, 3), A (nb+1, 3, 3): COM positions and rotation matrices with the ground last
+    (r = 0, A = I); v, w (nb+1, 3): COM and angular velocities, ground zero.
+    """
+    nc = model.nc
+    bi, bj = model.row_bi, model.row_bj
+    on_j = model.row_a_on_j
+    ground = np.full(nc, len(r) - 1)
+    ba = np.where(on_j, bj, ground)
+    # world components of each row's body-fixed vectors and points
+    ui = np.einsum("nij,nj->ni", A[bi], model.row_ui)
+    uj = np.einsum("nij,nj->ni", A[bj], model.row_uj)
+    a = np.einsum("nij,nj->ni", A[ba], model.row_a)
+    b = np.einsum("nij,nj->ni", A[bj], model.row_b)
+    kind = model.row_kind
+    phi = np.zeros(nc)
+    jac = np.zeros((nc, 12))
+    quad = None if v is None else np.zeros(nc)
+
+    # dot-1: a_I . b_J = 0 (seed 003 "Dot-1"), a_I = ui, b_J = a
+    m = kind == DOT1
+    if m.any():
+        ai, aj = ui[m], a[m]
+        axb = np.cross(ai, aj)
+        phi[m] = _dot(ai, aj)
+        jac[m, 3:6] = axb
+        jac[m, 9:12] = -axb
+        if quad is not None:
+            wi, wj = w[bi[m]], w[bj[m]]
+            quad[m] = (_dot(np.cross(wi, np.cross(wi, ai)), aj)
+                       + 2.0 * _dot(np.cross(wi, ai), np.cross(wj, aj))
+                       + _dot(ai, np.cross(wj, np.cross(wj, aj))))
+
+    # dot-2 and at-point: a . (P_I - P_J) = 0 (seed 003 "Dot-2", "Spherical")
+    # distance: (|d|^2 - L^2) / (2 L) = 0 (seed 003 "Double spherical", scaled to metres)
+    m2 = (kind == DOT2) | (kind == DIST)
+    if m2.any():
+        pi_, pj_ = ui[m2], uj[m2]
+        d = r[bi[m2]] + pi_ - r[bj[m2]] - pj_
+        if quad is not None:
+            wi, wj = w[bi[m2]], w[bj[m2]]
+            dd = v[bi[m2]] + np.cross(wi, pi_) - v[bj[m2]] - np.cross(wj, pj_)
+            # centripetal part of d2d/dt2
+            cen = np.cross(wi, np.cross(wi, pi_)) - np.cross(wj, np.cross(wj, pj_))
+        sub = kind[m2] == DOT2
+        idx2 = np.flatnonzero(m2)
+        k = idx2[sub]
+        if k.size:
+            ak, dk, uik, ujk = a[k], d[sub], pi_[sub], pj_[sub]
+            onj = on_j[k][:, None]
+            phi[k] = _dot(ak, dk)
+            jac[k, 0:3] = ak
+            jac[k, 3:6] = np.cross(uik, ak)
+            jac[k, 6:9] = -ak
+            jac[k, 9:12] = onj * np.cross(ak, dk) + np.cross(ak, ujk)
+            if quad is not None:
+                wa = w[ba[k]]
+                quad[k] = (_dot(np.cross(wa, np.cross(wa, ak)), dk)
+                           + 2.0 * _dot(np.cross(wa, ak), dd[sub]) + _dot(ak, cen[sub]))
+        k = idx2[~sub]
+        if k.size:
+            dk, uik, ujk = d[~sub], pi_[~sub], pj_[~sub]
+            L = model.row_target[k]
+            phi[k] = (_dot(dk, dk) - L * L) / (2.0 * L)
+            jac[k, 0:3] = dk / L[:, None]
+            jac[k, 3:6] = np.cross(uik, dk) / L[:, None]
+            jac[k, 6:9] = -dk / L[:, None]
+            jac[k, 9:12] = -np.cross(ujk, dk) / L[:, None]
+            if quad is not None:
+                ddk = dd[~sub]
+                quad[k] = (_dot(ddk, ddk) + _dot(dk, cen[~sub])) / L
+
+    # angle of x_I from x_J about z_J: theta = atan2(x_I . y_J, x_I . x_J)
+    m = kind == ANGLE
+    if m.any():
+        xi, xj, yj = ui[m], a[m], b[m]
+        c, s = _dot(xi, xj), _dot(xi, yj)
+        rho = c * c + s * s
+        gc, gs = np.cross(xi, xj), np.cross(xi, yj)      # d c / d pi_I, d s / d pi_I
+        g = (c[:, None] * gs - s[:, None] * gc) / rho[:, None]
+        phi[m] = np.arctan2(s, c)
+        jac[m, 3:6] = g
+        jac[m, 9:12] = -g
+        if quad is not None:
+            wi, wj = w[bi[m]], w[bj[m]]
+            wr = wi - wj
+            cd, sd = _dot(gc, wr), _dot(gs, wr)
+            thd = (c * sd - s * cd) / rho
+            wxi = np.cross(wi, xi)
+
+            def q2(vj: np.ndarray) -> np.ndarray:  # velocity part of d2(x_I . v_J)/dt2
+                return (_dot(np.cross(wi, wxi), vj) + 2.0 * _dot(wxi, np.cross(wj, vj))
+                        + _dot(xi, np.cross(wj, np.cross(wj, vj))))
+
+            quad[m] = (c * q2(yj) - s * q2(xj)) / rho - 2.0 * thd * (c * cd + s * sd) / rho
+    return RowEval(phi, jac, quad)
+
+
+def global_jacobian(model: Model, jac: np.ndarray) -> np.ndarray:
+    """Dense (nc, 6 nb) Jacobian from row blocks; ground columns dropped.
+
+    Columns of body b: 6b..6b+2 translation, 6b+3..6b+5 world rotation.
+    """
+    nc, nb = model.nc, model.nb
+    J = np.zeros((nc, 6 * (nb + 1)))
+    rows = np.arange(nc)[:, None]
+    J[rows, 6 * model.row_bi[:, None] + np.arange(6)] += jac[:, :6]
+    J[rows, 6 * model.row_bj[:, None] + np.arange(6)] += jac[:, 6:]
+    return J[:, : 6 * nb]
+
+
+def body_arrays(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray | None = None,
+                w: np.ndarray | None = None):
+    """Append the ground (index nb) to body arrays: (r, A, v, w) each with nb+1 rows."""
+    from .rotations import quat_to_matrix
+    rg = np.vstack([r, np.zeros((1, 3))])
+    A = np.concatenate([quat_to_matrix(p), np.eye(3)[None]], axis=0)
+    if v is None:
+        return rg, A, None, None
+    return rg, A, np.vstack([v, np.zeros((1, 3))]), np.vstack([w, np.zeros((1, 3))])

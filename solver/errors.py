@@ -1,0 +1,25 @@
+"""Exceptions the solver raises: bad input is a ``MechanismError`` (a ``ValueError``) that
+names the item; a failed analysis is a ``SolverError`` that names the time and the joints
+involved and carries the frames solved before it."""
+from __future__ import annotations
+
+from typing import Any
+
+
+class MechanismError(ValueError):
+    """Invalid mechanism input: unknown or duplicate names, bad numbers, wrong joint kinds."""
+
+
+class SolverError(RuntimeError):
+    """An analysis could not go on.
+
+    Attributes: ``time`` (s, or None), ``joints`` (names of joints and motions involved),
+    ``result`` (a ``Result`` with the frames solved before the failure, or None).
+    """
+
+    def __init__(self, message: str, time: float | None = None,
+                 joints: tuple[str, ...] = (), result: Any = None) -> None:
+        super().__init__(message)
+        self.time = time
+        self.joints = tuple(joints)
+        self.result = result

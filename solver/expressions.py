@@ -1,0 +1,594 @@
+"""Safe user expressions with exact first and second derivatives.
+
+Motions and forces are typed by users ("pi/6 + 2*pi*t", "100*sin(t) - 5*speed"). They are parsed
+with ``ast`` in 'eval' mode, checked against a whitelist and turned into closures once; the text is
+never eval'd, exec'd or compiled to code. Evaluating on a :class:`Jet` (a truncated second-order
+Taylor number) gives value, first and second derivative exactly, so solvers get velocity and
+acceleration without finite differences.
+
+Derivative rules used (forward-mode automatic differentiation, 2nd order):
+  sum:      (u + w)'' = u'' + w''
+  product:  (u w)'  = u' w + u w',   (u w)'' = u'' w + 2 u' w' + u w''
+  quotient: q = u / w  =>  q' = (u' - q w') / w,  q'' = (u'' - 2 q' w' - q w'') / w
+  chain:    phi(u) -> (phi(u), phi'(u) u', phi''(u) u'^2 + phi'(u) u'')
+  power:    u**c -> phi' = c u^(c-1), phi'' = c (c-1) u^(c-2);  u**w = exp(w log u)
+
+Domain policy: on plain floats (and Jets of floats) sqrt/log/asin/acos outside their domain,
+0**negative and negative**non-integer raise ExpressionError; on numpy arrays they follow numpy
+(nan/inf, with numpy's RuntimeWarning). step/step5/ramp reject x1 <= x0. A function given a
+Jet returns a Jet, except min/max, which return the argument they pick.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import contextvars
+import keyword
+import math
+import operator
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["ExpressionError", "Jet", "Expression", "TimeFunction", "parse", "time_function",
+           "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sqrt", "exp", "log", "abs",
+           "min", "max", "step", "step5", "ramp"]
+
+MAX_LENGTH = 2000
+MAX_DEPTH = 100
+
+
+class ExpressionError(ValueError):
+    """Any parse or evaluation failure; the message names the expression and what is wrong."""
+
+
+# While a user callable is probed with a Jet, float(jet) must fail so math.sin(t) is detected.
+_STRICT: contextvars.ContextVar[bool] = contextvars.ContextVar("jet_strict", default=False)
+_PLAIN = (float, int, np.floating, np.integer, np.ndarray)
+
+
+def _num(x: Any) -> Any:
+    return np.asarray(x, dtype=float) if isinstance(x, (np.ndarray, list, tuple)) else float(x)
+
+
+def _jet(v: Any, d: Any, dd: Any) -> "Jet":
+    """Fast internal constructor (no conversion)."""
+    j = object.__new__(Jet)
+    j.v, j.d, j.dd = v, d, dd
+    return j
+
+
+def _val(x: Any) -> Any:
+    return x.v if isinstance(x, Jet) else x
+
+
+def _as_jet(x: Any) -> "Jet":
+    return x if isinstance(x, Jet) else _jet(x, 0.0, 0.0)
+
+
+def _chain(u: "Jet", f0: Any, f1: Any, f2: Any) -> "Jet":
+    """Chain rule: phi(u) with phi' = f1, phi'' = f2 at u.v."""
+    return _jet(f0, f1 * u.d, f2 * u.d * u.d + f1 * u.dd)
+
+
+def _fpow(a: Any, b: Any) -> Any:
+    """a**b on plain values: floats via math.pow (never complex, never a huge int)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.power(a, b, dtype=float)
+    try:
+        return math.pow(a, b)
+    except ValueError:
+        if a == 0:
+            raise ExpressionError(f"0 cannot be raised to a negative power ({b:g})") from None
+        raise ExpressionError(f"a negative number ({a:g}) cannot be raised to a non-integer "
+                              f"power ({b:g})") from None
+
+
+class Jet:
+    """Truncated 2nd-order Taylor number: value v, first derivative d, second derivative dd
+    with respect to one scalar parameter (usually time). Components are floats or arrays."""
+    __slots__ = ("v", "d", "dd")
+    __array_ufunc__ = None  # numpy defers to our reflected operators; np.sin(jet) raises TypeError
+
+    def __init__(self, v: Any, d: Any = 0.0, dd: Any = 0.0) -> None:
+        self.v, self.d, self.dd = _num(v), _num(d), _num(dd)
+
+    def __repr__(self) -> str:
+        return f"Jet({self.v!r}, {self.d!r}, {self.dd!r})"
+
+    def __float__(self) -> float:
+        if _STRICT.get() and (np.any(self.d != 0) or np.any(self.dd != 0)):
+            raise TypeError("a Jet was converted to a plain float (e.g. by math.sin or numpy), "
+                            "which loses its derivatives")
+        return float(self.v)
+
+    def __add__(self, o: Any) -> "Jet":
+        if isinstance(o, Jet):
+            return _jet(self.v + o.v, self.d + o.d, self.dd + o.dd)
+        return _jet(self.v + o, self.d, self.dd) if isinstance(o, _PLAIN) else NotImplemented
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> "Jet":
+        if isinstance(o, Jet):
+            return _jet(self.v - o.v, self.d - o.d, self.dd - o.dd)
+        return _jet(self.v - o, self.d, self.dd) if isinstance(o, _PLAIN) else NotImplemented
+
+    def __rsub__(self, o: Any) -> "Jet":
+        return _jet(o - self.v, -self.d, -self.dd) if isinstance(o, _PLAIN) else NotImplemented
+
+    def __mul__(self, o: Any) -> "Jet":
+        if isinstance(o, Jet):  # product rule
+            return _jet(self.v * o.v, self.d * o.v + self.v * o.d,
+                        self.dd * o.v + 2.0 * self.d * o.d + self.v * o.dd)
+        return _jet(self.v * o, self.d * o, self.dd * o) if isinstance(o, _PLAIN) else NotImplemented
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o: Any) -> "Jet":
+        if isinstance(o, Jet):  # quotient rule written on q = u / w
+            q = self.v / o.v
+            q1 = (self.d - q * o.d) / o.v
+            return _jet(q, q1, (self.dd - 2.0 * q1 * o.d - q * o.dd) / o.v)
+        return _jet(self.v / o, self.d / o, self.dd / o) if isinstance(o, _PLAIN) else NotImplemented
+
+    def __rtruediv__(self, o: Any) -> "Jet":
+        return _as_jet(o) / self if isinstance(o, _PLAIN) else NotImplemented
+
+    def __pow__(self, o: Any) -> "Jet":
+        if isinstance(o, Jet):
+            return _pow_jets(self, o)
+        if not isinstance(o, _PLAIN):
+            return NotImplemented
+        u, c = self.v, o
+        f = _fpow(u, c)
+        if np.ndim(c) == 0 and c == 0:
+            return _jet(f, 0.0 * self.d, 0.0 * self.dd)
+        try:  # c u^(c-1) and c (c-1) u^(c-2); the latter is 0 for c == 1 (also at u == 0)
+            f1 = c * _fpow(u, c - 1.0)
+            f2 = 0.0 if np.ndim(c) == 0 and c == 1 else c * (c - 1.0) * _fpow(u, c - 2.0)
+        except ExpressionError:
+            raise ExpressionError(f"the derivative of x**{c:g} is infinite at x={u:g}") from None
+        return _chain(self, f, f1, f2)
+
+    def __rpow__(self, o: Any) -> "Jet":
+        return _pow_jets(_as_jet(o), self) if isinstance(o, _PLAIN) else NotImplemented
+
+    def __neg__(self) -> "Jet":
+        return _jet(-self.v, -self.d, -self.dd)
+
+    def __pos__(self) -> "Jet":
+        return self
+
+    def __abs__(self) -> "Jet":
+        v = self.v  # |u| = sign(u) u, so the derivative at u == 0 is taken as 0
+        s = np.sign(v) if isinstance(v, np.ndarray) else (math.copysign(1.0, v) if v != 0 else 0.0)
+        return _jet(s * v, s * self.d, s * self.dd)
+
+
+for _n, _op in (("__lt__", operator.lt), ("__le__", operator.le), ("__gt__", operator.gt),
+                ("__ge__", operator.ge)):  # comparisons look at values only
+    setattr(Jet, _n, lambda self, o, _op=_op: _op(self.v, _val(o)))
+del _n, _op
+
+
+def _pow_jets(u: Jet, w: Jet) -> Jet:
+    """u**w with a Jet exponent: f = u^w, g = w log u, f' = f g', f'' = f (g'' + g'^2)."""
+    if not isinstance(w.v, np.ndarray) and not isinstance(w.d, np.ndarray) and w.d == 0 and w.dd == 0:
+        return u ** w.v  # exponent is a constant after all (works for negative u)
+    if not isinstance(u.v, np.ndarray) and not u.v > 0:
+        raise ExpressionError(f"the base of a power with a variable exponent must be positive "
+                              f"(got {u.v:g})")
+    f = _fpow(u.v, w.v)
+    g = w * log(u)
+    return _jet(f, f * g.d, f * (g.dd + g.d * g.d))
+
+
+def _lift(name: str, mf: Callable, nf: Callable, der: Callable,
+          ok: Callable[[float], bool] | None = None, why: str = "") -> Callable[[Any], Any]:
+    """Build a function working on floats (math), arrays (numpy) and Jets (chain rule).
+    der(m, u, f) returns (phi'(u), phi''(u)) using module m (math or numpy)."""
+    def plain(u: Any) -> Any:
+        if isinstance(u, np.ndarray):
+            return nf(u)
+        if ok is not None and not ok(u):
+            raise ExpressionError(f"{name}({u:g}) is undefined: {why}")
+        return mf(u)
+
+    def fn(x: Any) -> Any:
+        if not isinstance(x, Jet):
+            return plain(x)
+        u = x.v
+        f = plain(u)
+        try:
+            f1, f2 = der(np if isinstance(u, np.ndarray) else math, u, f)
+        except ZeroDivisionError:
+            raise ExpressionError(f"the derivative of {name} is infinite at {u:g}") from None
+        return _chain(x, f, f1, f2)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{name}(x) on floats, numpy arrays and Jets (exact derivatives)."
+    return fn
+
+
+_DOM_ASIN = "the argument must be between -1 and 1"
+sin = _lift("sin", math.sin, np.sin, lambda m, u, f: (m.cos(u), -f))
+cos = _lift("cos", math.cos, np.cos, lambda m, u, f: (-m.sin(u), -f))
+tan = _lift("tan", math.tan, np.tan, lambda m, u, f: (1.0 + f * f, 2.0 * f * (1.0 + f * f)))
+asin = _lift("asin", math.asin, np.arcsin, lambda m, u, f: (
+    1.0 / m.sqrt(1.0 - u * u), u / (1.0 - u * u) ** 1.5), lambda u: -1.0 <= u <= 1.0, _DOM_ASIN)
+acos = _lift("acos", math.acos, np.arccos, lambda m, u, f: (
+    -1.0 / m.sqrt(1.0 - u * u), -u / (1.0 - u * u) ** 1.5), lambda u: -1.0 <= u <= 1.0, _DOM_ASIN)
+atan = _lift("atan", math.atan, np.arctan, lambda m, u, f: (
+    1.0 / (1.0 + u * u), -2.0 * u / (1.0 + u * u) ** 2))
+sqrt = _lift("sqrt", math.sqrt, np.sqrt, lambda m, u, f: (0.5 / f, -0.25 / (u * f)),
+             lambda u: u >= 0.0, "the argument must not be negative")
+exp = _lift("exp", math.exp, np.exp, lambda m, u, f: (f, f))
+log = _lift("log", math.log, np.log, lambda m, u, f: (1.0 / u, -1.0 / (u * u)),
+            lambda u: u > 0.0, "the argument must be positive")
+
+
+def atan2(y: Any, x: Any) -> Any:
+    """Angle of (x, y); d = (x y' - y x') / r, r = x^2 + y^2, differentiated once more for dd."""
+    if not isinstance(y, Jet) and not isinstance(x, Jet):
+        if isinstance(y, np.ndarray) or isinstance(x, np.ndarray):
+            return np.arctan2(y, x)
+        return math.atan2(y, x)
+    y, x = _as_jet(y), _as_jet(x)
+    f = atan2(y.v, x.v)
+    try:
+        r = x.v * x.v + y.v * y.v
+        d = (x.v * y.d - y.v * x.d) / r
+        dd = (x.v * y.dd - y.v * x.dd - d * 2.0 * (x.v * x.d + y.v * y.d)) / r
+    except ZeroDivisionError:
+        raise ExpressionError("the derivative of atan2 is undefined at (0, 0)") from None
+    return _jet(f, d, dd)
+
+
+def abs(x: Any) -> Any:  # noqa: A001  (same name as the expression function)
+    """|x|; on Jets sign(x) * x, so the derivative at 0 is 0."""
+    if isinstance(x, Jet):
+        return x.__abs__()
+    return np.abs(x) if isinstance(x, np.ndarray) else math.fabs(x)
+
+
+def _select(mask: Any, a: Any, b: Any) -> Any:
+    """a where mask else b; elementwise for array masks, keeping Jet derivatives."""
+    if not isinstance(mask, np.ndarray):
+        return a if mask else b
+    if isinstance(a, Jet) or isinstance(b, Jet):
+        a, b = _as_jet(a), _as_jet(b)
+        return _jet(np.where(mask, a.v, b.v), np.where(mask, a.d, b.d), np.where(mask, a.dd, b.dd))
+    return np.where(mask, a, b)
+
+
+def _pick(better: Callable[[Any, Any], Any], args: tuple[Any, ...]) -> Any:
+    r = args[0]
+    for x in args[1:]:
+        r = _select(better(_val(x), _val(r)), x, r)
+    return r
+
+
+def min(a: Any, b: Any, *more: Any) -> Any:  # noqa: A001
+    """Smallest argument, picked by value (its derivatives come along)."""
+    return _pick(operator.lt, (a, b, *more))
+
+
+def max(a: Any, b: Any, *more: Any) -> Any:  # noqa: A001
+    """Largest argument, picked by value (its derivatives come along)."""
+    return _pick(operator.gt, (a, b, *more))
+
+
+def _unit(x: Any, x0: Any, x1: Any, fname: str) -> Any:
+    """s = (x - x0) / (x1 - x0) clipped to [0, 1]; x1 <= x0 is rejected."""
+    bad = _val(x1) <= _val(x0)
+    if bad.any() if isinstance(bad, np.ndarray) else bad:
+        raise ExpressionError(f"{fname}: x1 must be greater than x0 (got x0={_val(x0)}, "
+                              f"x1={_val(x1)})")
+    s = (x - x0) / (x1 - x0)
+    lo, hi = (_jet(0.0, 0.0, 0.0), _jet(1.0, 0.0, 0.0)) if isinstance(s, Jet) else (0.0, 1.0)
+    return _select(_val(s) < 0.0, lo, _select(_val(s) > 1.0, hi, s))
+
+
+def step(x: Any, x0: Any, h0: Any, x1: Any, h1: Any) -> Any:
+    """Adams STEP: h0 for x <= x0, h1 for x >= x1, cubic h0 + (h1-h0) s^2 (3-2s) between (C1)."""
+    s = _unit(x, x0, x1, "step")
+    return h0 + (h1 - h0) * (s * s * (3.0 - 2.0 * s))
+
+
+def step5(x: Any, x0: Any, h0: Any, x1: Any, h1: Any) -> Any:
+    """Adams STEP5: quintic blend s^3 (10 - 15 s + 6 s^2), C2 (continuous acceleration)."""
+    s = _unit(x, x0, x1, "step5")
+    return h0 + (h1 - h0) * (s * s * s * (10.0 + s * (6.0 * s - 15.0)))
+
+
+def ramp(x: Any, x0: Any, x1: Any) -> Any:
+    """Smooth ramp: 0 for x <= x0, slope step5(x, x0, 0, x1, 1), (x - x1) + (x1 - x0)/2 beyond x1.
+    Between: L (5/2 s^4 - 3 s^5 + s^6), the integral of the step5 slope (L = x1 - x0)."""
+    s = _unit(x, x0, x1, "ramp")
+    length = x1 - x0
+    inside = length * (s * s * s * s * (2.5 + s * (s - 3.0)))
+    return _select(_val(x) > _val(x1), (x - x1) + 0.5 * length, inside)
+
+
+# name -> (function, number of arguments; -2 means "at least 2", signature hint)
+_FUNCS: dict[str, tuple[Callable[..., Any], int, str]] = {
+    "sin": (sin, 1, ""), "cos": (cos, 1, ""), "tan": (tan, 1, ""), "asin": (asin, 1, ""),
+    "acos": (acos, 1, ""), "atan": (atan, 1, ""), "atan2": (atan2, 2, " (y, x)"),
+    "sqrt": (sqrt, 1, ""), "exp": (exp, 1, ""), "log": (log, 1, ""), "abs": (abs, 1, ""),
+    "min": (min, -2, ""), "max": (max, -2, ""), "step": (step, 5, " (x, x0, h0, x1, h1)"),
+    "step5": (step5, 5, " (x, x0, h0, x1, h1)"), "ramp": (ramp, 3, " (x, x0, x1)")}
+_CONSTANTS = {"pi": math.pi, "e": math.e}
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.Pow: lambda a, b: (
+               a ** b if isinstance(a, Jet) or isinstance(b, Jet) else _fpow(a, b))}
+_CHAIN = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_BAD_OPS = {ast.FloorDiv: "'//'", ast.Mod: "'%'", ast.MatMult: "'@'", ast.LShift: "'<<'",
+            ast.RShift: "'>>'", ast.BitOr: "'|'", ast.BitAnd: "'&'", ast.BitXor: "'^'",
+            ast.Invert: "'~'", ast.Not: "'not'"}
+_BAD_NODES: dict[type, str] = {  # plain words for rejected constructs ("... not allowed")
+    ast.Attribute: "attribute access (.) is", ast.Subscript: "subscripts ([...]) are",
+    ast.List: "lists are", ast.Tuple: "tuples are", ast.Set: "sets are", ast.Dict: "dicts are",
+    ast.Lambda: "lambda functions are", ast.Compare: "comparisons (<, >, ==, ...) are",
+    ast.BoolOp: "boolean operators (and, or) are", ast.NamedExpr: "assignments (:=) are",
+    ast.IfExp: "conditional expressions (... if ... else ...) are", ast.JoinedStr: "strings are",
+    ast.Starred: "star arguments (*) are", ast.ListComp: "comprehensions are",
+    ast.SetComp: "comprehensions are", ast.DictComp: "comprehensions are",
+    ast.GeneratorExp: "comprehensions are"}
+
+
+class Expression:
+    """A parsed expression: callable with keyword values of its variables (floats, arrays or
+    Jets); returns a float (or array) or a Jet. Built once into closures, so calls are fast."""
+
+    def __init__(self, source: str, variables: tuple[str, ...], name: str,
+                 fn: Callable[[dict[str, Any]], Any]) -> None:
+        self.source, self.variables, self.name, self._fn = source, variables, name, fn
+        self._prefix = f"{name}: " if name else ""
+
+    def __repr__(self) -> str:
+        return f"Expression({self.source!r}, variables={self.variables!r})"
+
+    def __call__(self, **values: Any) -> Any:
+        if values.keys() != set(self.variables):
+            missing = [v for v in self.variables if v not in values]
+            extra = [v for v in values if v not in self.variables]
+            raise ExpressionError(f"{self._prefix}expression {self.source!r} needs values for "
+                                  f"{missing} and does not know {extra}")
+        try:
+            return self._fn(values)
+        except ZeroDivisionError:
+            why = "division by zero"
+        except OverflowError:
+            why = "numeric overflow (the result is too large)"
+        except (ArithmeticError, ValueError, TypeError) as exc:  # includes ExpressionError
+            why = str(exc)
+        at = ", ".join(f"{k}={_val(v)!r}" for k, v in values.items())
+        raise ExpressionError(f"{self._prefix}expression {self.source!r} cannot be evaluated "
+                              f"at {at}: {why}")
+
+
+class _Builder:
+    """Validates the AST against the whitelist and turns it into closures (env dict -> value)."""
+
+    def __init__(self, source: str, variables: tuple[str, ...], prefix: str) -> None:
+        self.source, self.variables, self.prefix = source, variables, prefix
+        self.allowed = (f"allowed: {', '.join(variables + tuple(_CONSTANTS))} and the functions "
+                        f"{', '.join(_FUNCS)}")
+
+    def fail(self, what: str) -> None:
+        raise ExpressionError(f"{self.prefix}expression {self.source!r} {what}")
+
+    def build(self, node: ast.AST, depth: int) -> Callable[[dict[str, Any]], Any]:
+        if depth > MAX_DEPTH:
+            self.fail(f"is nested too deeply (more than {MAX_DEPTH} levels)")
+        if isinstance(node, ast.Constant):
+            c = node.value
+            if isinstance(c, bool) or c is None:
+                self.fail(f"is invalid: booleans and None are not allowed ({c!r})")
+            if isinstance(c, (str, bytes)):
+                self.fail("is invalid: strings are not allowed")
+            if not isinstance(c, (int, float)):
+                self.fail(f"is invalid: the constant {c!r} is not allowed (only real numbers)")
+            try:
+                f = float(c)
+            except OverflowError:
+                self.fail("is invalid: a number is too large")
+            return lambda env: f
+        if isinstance(node, ast.Name):
+            n = node.id
+            if n in self.variables:
+                return operator.itemgetter(n)
+            if n in _CONSTANTS:
+                k = _CONSTANTS[n]
+                return lambda env: k
+            if n in _FUNCS:
+                self.fail(f"is invalid: '{n}' is a function and must be called, e.g. {n}(t)")
+            self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed})")
+        if isinstance(node, ast.BinOp):
+            op = _BINOPS.get(type(node.op))
+            if op is None:
+                hint = "use ** for powers" if isinstance(node.op, ast.BitXor) else "use + - * / **"
+                self.fail(f"is invalid: the operator {_BAD_OPS.get(type(node.op), '?')} is not "
+                          f"allowed ({hint})")
+            rest = [(op, node.right)]  # a left-assoc chain t + 1 + 1 ... is flat, not nested
+            while isinstance(node.left, ast.BinOp) and type(node.left.op) in _CHAIN:
+                node = node.left
+                rest.append((_BINOPS[type(node.op)], node.right))
+            first = self.build(node.left, depth + 1)
+            terms = [(o, self.build(r, depth + 1)) for o, r in reversed(rest)]
+            if len(terms) == 1:
+                b = terms[0][1]
+                return lambda env: op(first(env), b(env))
+
+            def chain(env: dict[str, Any]) -> Any:
+                acc = first(env)
+                for o, f in terms:
+                    acc = o(acc, f(env))
+                return acc
+            return chain
+        if isinstance(node, ast.UnaryOp):
+            if not isinstance(node.op, (ast.USub, ast.UAdd)):
+                self.fail(f"is invalid: the operator {_BAD_OPS.get(type(node.op), '?')} is not "
+                          f"allowed")
+            a = self.build(node.operand, depth + 1)
+            return (lambda env: -a(env)) if isinstance(node.op, ast.USub) else a
+        if isinstance(node, ast.Call):
+            return self.call(node, depth)
+        what = _BAD_NODES.get(type(node), f"the construct '{type(node).__name__}' is")
+        self.fail(f"is invalid: {what} not allowed")
+        raise AssertionError  # unreachable
+
+    def call(self, node: ast.Call, depth: int) -> Callable[[dict[str, Any]], Any]:
+        if not isinstance(node.func, ast.Name):
+            self.build(node.func, depth + 1)  # reports attribute access, lambda, ...
+            self.fail("is invalid: only the allowed functions can be called")
+        n = node.func.id
+        if n not in _FUNCS:
+            if n in self.variables or n in _CONSTANTS:
+                self.fail(f"is invalid: '{n}' is not a function")
+            if n.startswith("_") or hasattr(builtins, n):
+                self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed})")
+            self.fail(f"calls an unknown function '{n}' (known functions: {', '.join(_FUNCS)})")
+        fn, nargs, hint = _FUNCS[n]
+        if node.keywords:
+            self.fail(f"is invalid: keyword arguments are not allowed (in the call of '{n}')")
+        got = len(node.args)
+        if nargs == -2 and got < 2:
+            self.fail(f"is invalid: '{n}' takes at least 2 arguments, got {got}")
+        if nargs > 0 and got != nargs:
+            plural = "argument" if nargs == 1 else "arguments"
+            self.fail(f"is invalid: '{n}' takes {nargs} {plural}{hint}, got {got}")
+        args = [self.build(a, depth + 1) for a in node.args]
+        if len(args) == 1:
+            a0 = args[0]
+            return lambda env: fn(a0(env))
+        return lambda env: fn(*[a(env) for a in args])
+
+
+def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "") -> Expression:
+    """Parse safely (whitelisted AST, no eval). `name` (e.g. "motion 'drive'") prefixes errors."""
+    prefix = f"{name}: " if name else ""
+    variables = tuple(variables)
+    for v in variables:
+        if (not isinstance(v, str) or not v.isidentifier() or keyword.iskeyword(v)
+                or v in _CONSTANTS or v in _FUNCS):
+            raise ExpressionError(f"{prefix}{v!r} cannot be used as a variable name")
+    if not isinstance(source, str):
+        raise ExpressionError(f"{prefix}expression must be a string, got {type(source).__name__}")
+    text = source.strip()
+    if not text:
+        raise ExpressionError(f"{prefix}expression is empty")
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"{prefix}expression is too long ({len(text)} characters, "
+                              f"at most {MAX_LENGTH})")
+    builder = _Builder(text, variables, prefix)
+    depth = deepest = 0
+    for ch in text:  # brackets leave no AST node, so count them here (also guards ast.parse)
+        depth += (ch in "([{") - (ch in ")]}")
+        deepest = depth if depth > deepest else deepest
+    if deepest > MAX_DEPTH:
+        builder.fail(f"is nested too deeply (more than {MAX_DEPTH} levels of brackets)")
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as exc:
+        builder.fail(f"has a syntax error at column {exc.offset}: {exc.msg}")
+    except (ValueError, RecursionError, MemoryError) as exc:
+        builder.fail(f"cannot be parsed: {exc or 'nested too deeply'}")
+    return Expression(text, variables, name, builder.build(tree.body, 1))
+
+
+class TimeFunction:
+    """f(t) with exact derivatives, from a number, an expression string or a Python callable."""
+
+    def __init__(self, source: str, name: str, value: Callable[[float], Any],
+                 derivs: Callable[[float], tuple[Any, Any, Any]]) -> None:
+        self.source, self.name, self._value, self._derivs = source, name, value, derivs
+        self._label = f"{name}: {source}" if name else source
+
+    def __repr__(self) -> str:
+        return f"TimeFunction({self.source!r}, name={self.name!r})"
+
+    def _check(self, x: Any, which: str, t: float) -> float:
+        try:
+            f = float(_val(x))
+        except (TypeError, ValueError):
+            raise ExpressionError(f"{self._label} must return a number, got {x!r}") from None
+        if not math.isfinite(f):
+            raise ExpressionError(f"{self._label} gives a non-finite {which} ({f}) at t={t!r}")
+        return f
+
+    def value(self, t: float) -> float:
+        """f(t)."""
+        t = float(t)
+        return self._check(self._value(t), "value", t)
+
+    def derivatives(self, t: float) -> tuple[float, float, float]:
+        """(f, df/dt, d2f/dt2) at t, exact."""
+        t = float(t)
+        f, d, dd = self._derivs(t)
+        return (self._check(f, "value", t), self._check(d, "first derivative", t),
+                self._check(dd, "second derivative", t))
+
+    __call__ = value
+
+
+def time_function(spec: Any, name: str = "", derivatives: Any = None) -> TimeFunction:
+    """Build a TimeFunction from a number, an expression string (variable t) or a callable f(t).
+    A callable is evaluated on Jet(t, 1, 0) unless derivatives=(df, ddf) callables are given;
+    it is probed once at t = 0 so one using math/numpy functions is reported right away."""
+    prefix = f"{name}: " if name else ""
+    if isinstance(spec, TimeFunction):
+        return spec
+    if derivatives is not None and not callable(spec):
+        raise ExpressionError(f"{prefix}derivatives=(df, ddf) only applies to a callable")
+    if isinstance(spec, (int, float, np.integer, np.floating)) and not isinstance(spec, bool):
+        c = float(spec)
+        if not math.isfinite(c):
+            raise ExpressionError(f"{prefix}constant {c} is not finite")
+        return TimeFunction(repr(c), name, lambda t: c, lambda t: (c, 0.0, 0.0))
+    if isinstance(spec, str):
+        expr = parse(spec, ("t",), name)
+        return TimeFunction(repr(expr.source), name, lambda t: expr(t=t),
+                            lambda t: _parts(expr(t=_jet(t, 1.0, 0.0))))
+    if not callable(spec):
+        raise ExpressionError(f"{prefix}expected a number, an expression string or a callable "
+                              f"f(t), got {type(spec).__name__}")
+    label = getattr(spec, "__name__", "callable")
+
+    def call(fn: Callable[[Any], Any], t: Any) -> Any:
+        try:
+            return fn(t)
+        except (ArithmeticError, ValueError, TypeError) as exc:
+            if isinstance(exc, TypeError) and isinstance(t, Jet):
+                raise ExpressionError(
+                    f"{prefix}the function {label!r} cannot be differentiated exactly ({exc}). It "
+                    f"must use + - * / ** and the functions of solver.expressions (from "
+                    f"solver.expressions import sin, cos, ...), not math or numpy; or pass "
+                    f"derivatives=(df, ddf)") from None
+            raise ExpressionError(f"{prefix}the function {getattr(fn, '__name__', label)!r} "
+                                  f"failed at t={_val(t)!r}: {type(exc).__name__}: {exc}") from None
+
+    if derivatives is not None:
+        fns = tuple(derivatives) if isinstance(derivatives, (tuple, list)) else ()
+        if len(fns) != 2 or not all(callable(g) for g in fns):
+            raise ExpressionError(f"{prefix}derivatives must be a pair of callables (df, ddf)")
+        return TimeFunction(label, name, lambda t: call(spec, t),
+                            lambda t: (call(spec, t), call(fns[0], t), call(fns[1], t)))
+
+    def derivs(t: float) -> tuple[Any, Any, Any]:
+        token = _STRICT.set(True)  # float(jet) now raises TypeError
+        try:
+            return _parts(call(spec, _jet(t, 1.0, 0.0)))
+        finally:
+            _STRICT.reset(token)
+
+    try:
+        derivs(0.0)
+    except ExpressionError as exc:
+        if "differentiated exactly" in str(exc):
+            raise
+    return TimeFunction(label, name, lambda t: call(spec, t), derivs)
+
+
+def _parts(r: Any) -> tuple[Any, Any, Any]:
+    return (r.v, r.d, r.dd) if isinstance(r, Jet) else (r, 0.0, 0.0)

@@ -1,0 +1,364 @@
+"""Assembly, degrees of freedom and redundancy, kinematic sweep, inverse dynamics and
+joint reactions (seed 003: "Inverse dynamics - kinematically driven", "Lagrange
+multipliers for specific constraints").
+
+Equations of motion with multipliers (Haug eq. 11.1.4, world-axes angular velocity):
+    M a + J^T lambda = Q,   Q = [m g ; -w x (I_w w)] per body,
+so the constraint force on the bodies is -J^T lambda.  A motion's effort along its
+coordinate is -lambda of its row.  Redundant equations are dropped from the solve; the
+joints' multipliers are then the least-norm set that gives the same constraint forces.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .constraints import body_arrays, evaluate, global_jacobian
+from .errors import MechanismError, SolverError
+from .expressions import ExpressionError
+from .model import ANGLE, Mechanism, Model, body_state, compile_model, store_pose
+from .results import Result
+from .rotations import quat_to_matrix, rotate_world
+
+NEWTON_TOL = 1e-12      # scaled residual (rows in m divided by the length scale)
+RANK_TOL = 1e-8         # relative size of a row's new direction to count as independent
+COND_LIMIT = 1e10       # 1-norm condition of the scaled Jacobian taken as a lock-up
+
+
+# ---------------------------------------------------------------- shared pieces
+def motion_values(model: Model, t: float) -> np.ndarray:
+    """(nmotion, 3): value, first and second time derivative of every motion at t."""
+    if not model.motion_functions:
+        return np.zeros((0, 3))
+    return np.array([fn.derivatives(t) for fn in model.motion_functions], dtype=float)
+
+
+def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Constraint residuals with motion functions subtracted; angles wrapped to (-pi, pi]."""
+    res = phi.copy()
+    drv = model.row_motion >= 0
+    if drv.any():
+        res[drv] -= f[model.row_motion[drv], 0]
+        ang = drv & (model.row_kind == ANGLE)
+        res[ang] = (res[ang] + np.pi) % (2.0 * np.pi) - np.pi
+    return res
+
+
+def _scales(model: Model) -> tuple[np.ndarray, np.ndarray]:
+    """Row scales (1/m for length rows) and column weights (body length for rotations)."""
+    col = np.ones((model.nb, 6))
+    col[:, 3:] = model.body_length[:, None]
+    return 1.0 / model.row_length, col.reshape(-1)
+
+
+def _step(r: np.ndarray, p: np.ndarray, dq: np.ndarray, alpha: float = 1.0):
+    d = alpha * dq.reshape(-1, 6)
+    return r + d[:, :3], rotate_world(p, d[:, 3:])
+
+
+def independent_rows(model: Model, J: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Rows (indices into J, taken in order) that are independent of the rows before them.
+
+    Greedy Gram-Schmidt with re-orthogonalization on the scaled Jacobian: a row is redundant
+    when less than RANK_TOL of its length points in a new direction.
+    """
+    rs, cw = _scales(model)
+    Js = J[rows] * rs[rows, None] / cw[None, :]
+    basis = np.zeros((0, J.shape[1]))
+    keep = []
+    for k, row in zip(rows, Js):
+        n0 = np.linalg.norm(row)
+        if n0 == 0.0:
+            continue
+        x = row - basis.T @ (basis @ row)
+        x -= basis.T @ (basis @ x)
+        nx = np.linalg.norm(x)
+        if nx > RANK_TOL * n0:
+            basis = np.vstack([basis, x / nx])
+            keep.append(k)
+    return np.array(keep, dtype=int)
+
+
+def _involved(model: Model, J: np.ndarray, rows: np.ndarray) -> tuple[str, ...]:
+    """Joints and motions whose rows make the scaled Jacobian (nearly) singular."""
+    rs, cw = _scales(model)
+    Js = J[rows] * rs[rows, None] / cw[None, :]
+    u, s, _ = np.linalg.svd(Js)
+    vec = np.abs(u[:, -1]) if Js.shape[0] <= Js.shape[1] else np.abs(u[:, Js.shape[1]:]).max(axis=1)
+    names = []
+    for k in rows[vec > 0.2 * vec.max()]:
+        nm = _row_owner(model, k)
+        if nm not in names:
+            names.append(nm)
+    return tuple(names)
+
+
+def _row_owner(model: Model, k: int) -> str:
+    if model.row_joint[k] >= 0:
+        return model.joint_names[model.row_joint[k]]
+    return model.motion_names[model.row_motion[k]]
+
+
+# ---------------------------------------------------------------- assembly
+def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
+                   max_iter: int = 60) -> tuple[np.ndarray, np.ndarray]:
+    """Least-movement Newton: each step is the minimum-norm solution of J dq = -Phi with
+    rotations weighted by the part's size (Gauss-Newton, halving steps that do not reduce
+    the residual).  Raises SolverError naming the joints that cannot be closed."""
+    if model.nc == 0:
+        return r, p
+    rs, cw = _scales(model)
+    try:
+        f = motion_values(model, t)
+    except ExpressionError as exc:
+        raise SolverError(str(exc), t) from None
+    stall = 0
+    for _ in range(max_iter):
+        ev = evaluate(model, *body_arrays(model, r, p)[:2])
+        res = residual(model, ev.phi, f) * rs
+        err = np.max(np.abs(res))
+        if err <= NEWTON_TOL:
+            return r, p
+        Js = global_jacobian(model, ev.jac) * rs[:, None] / cw[None, :]
+        x = np.linalg.lstsq(Js, -res, rcond=1e-10)[0]
+        dq = x / cw
+        # keep each rotation step below 0.5 rad so that a far start does not flip parts
+        big = np.abs(dq.reshape(-1, 6)[:, 3:]).max(initial=0.0)
+        alpha = min(1.0, 0.5 / big) if big > 0 else 1.0
+        for _ in range(30):
+            r1, p1 = _step(r, p, dq, alpha)
+            ev1 = evaluate(model, *body_arrays(model, r1, p1)[:2])
+            err1 = np.max(np.abs(residual(model, ev1.phi, f) * rs))
+            if err1 < err or err1 <= NEWTON_TOL:
+                break
+            alpha *= 0.5
+        else:
+            break
+        stall = stall + 1 if err1 > 0.9 * err else 0
+        r, p = r1, p1
+        if stall > 8:
+            break
+    ev = evaluate(model, *body_arrays(model, r, p)[:2])
+    res = np.abs(residual(model, ev.phi, f) * rs)
+    bad = []
+    for k in np.argsort(-res):
+        if res[k] <= 1e-6 * max(res.max(), 1e-300) or len(bad) >= 6:
+            break
+        nm = _row_owner(model, k)
+        if nm not in bad:
+            bad.append(nm)
+    raise SolverError(f"assembly failed: the joints cannot all be closed (largest residual "
+                      f"{res.max():.3g}); look at: {', '.join(bad)}", t, tuple(bad))
+
+
+def assemble_mechanism(mech: Mechanism, time: float = 0.0) -> None:
+    """Assemble and write the new placements back into the mechanism's parts."""
+    model = compile_model(mech)
+    r, p, _, _ = body_state(model, mech)
+    r, p = assemble_state(model, r, p, time)
+    store_pose(model, mech, r, p)
+
+
+# ---------------------------------------------------------------- diagnostics
+@dataclass
+class CheckReport:
+    """What check() found: DOF by rank (without and with motions), redundant equations by
+    joint, problems that stop an analysis, and notes."""
+    dof: int
+    driven_dof: int
+    redundant: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    assembled: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def __str__(self) -> str:
+        lines = [f"degrees of freedom: {self.dof} ({self.driven_dof} after motions)"]
+        for j, eqs in self.redundant.items():
+            lines.append(f"redundant in joint {j!r}: {len(eqs)} equation(s): {', '.join(eqs)}")
+        lines += [f"problem: {p}" for p in self.problems] + [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+@dataclass
+class Structure:
+    """Row selection at an assembled pose: joint rows kept, motion rows, dof."""
+    keep: np.ndarray            # independent rows (joints then motions)
+    redundant: np.ndarray       # joint rows dropped as redundant
+    dof: int
+    driven_dof: int
+    bad_motions: list[str]
+
+
+def structure(model: Model, r: np.ndarray, p: np.ndarray) -> Structure:
+    ev = evaluate(model, *body_arrays(model, r, p)[:2])
+    J = global_jacobian(model, ev.jac)
+    jrows = np.flatnonzero(model.row_joint >= 0)
+    mrows = np.flatnonzero(model.row_motion >= 0)
+    kj = independent_rows(model, J, jrows)
+    kall = independent_rows(model, J, np.concatenate([kj, mrows]))
+    bad = [model.motion_names[model.row_motion[k]] for k in mrows if k not in set(kall)]
+    return Structure(kall, np.setdiff1d(jrows, kj), 6 * model.nb - len(kj),
+                     6 * model.nb - len(kall), bad)
+
+
+def check(mech: Mechanism) -> CheckReport:
+    """Assemble a copy, then count freedoms and name redundant equations; never raises for
+    a mechanism that fails to assemble (that is reported as a problem)."""
+    model = compile_model(mech)
+    r, p, _, _ = body_state(model, mech)
+    problems, notes, assembled = [], [], True
+    try:
+        r, p = assemble_state(model, r, p, 0.0)
+    except SolverError as exc:
+        problems.append(str(exc))
+        assembled = False
+    st = structure(model, r, p)
+    redundant: dict[str, list[str]] = {}
+    for k in st.redundant:
+        redundant.setdefault(_row_owner(model, k), []).append(model.row_label[k].split(": ", 1)[1])
+    for mn in st.bad_motions:
+        problems.append(f"motion {mn!r} drives a coordinate that the joints and other motions "
+                        "already fix (redundant or conflicting motion)")
+    if redundant:
+        notes.append(f"{len(st.redundant)} redundant equation(s) removed; reactions in joints "
+                     f"{', '.join(map(repr, redundant))} are not unique: the least-norm "
+                     "multipliers are reported")
+    if st.driven_dof > 0:
+        notes.append(f"{st.driven_dof} degree(s) of freedom are not driven by motions: "
+                     "a dynamic analysis is needed")
+    return CheckReport(st.dof, st.driven_dof, redundant, problems, notes, assembled)
+
+
+# ---------------------------------------------------------------- kinematic sweep
+def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "auto",
+          **options) -> Result:
+    """Assemble at t = 0 (on a copy), choose the analysis and sweep the output frames."""
+    try:
+        duration, fps = float(duration), float(fps)
+    except (TypeError, ValueError):
+        raise MechanismError("duration and fps must be numbers") from None
+    if not (np.isfinite(duration) and duration >= 0.0):
+        raise MechanismError(f"duration must be a finite number >= 0, got {duration}")
+    if not (np.isfinite(fps) and fps > 0.0):
+        raise MechanismError(f"fps must be a positive number, got {fps}")
+    if analysis not in ("auto", "kinematic", "dynamic"):
+        raise MechanismError(f"analysis must be 'auto', 'kinematic' or 'dynamic', got {analysis!r}")
+    if options:
+        raise MechanismError(f"unknown solve option(s): {', '.join(options)}")
+    model = compile_model(mech)
+    r, p, _, _ = body_state(model, mech)
+    r, p = assemble_state(model, r, p, 0.0)
+    st = structure(model, r, p)
+    if st.bad_motions:
+        raise SolverError(f"motion {st.bad_motions[0]!r} drives a coordinate that is already "
+                          "fixed by the joints or other motions", 0.0, tuple(st.bad_motions))
+    if analysis == "auto":
+        analysis = "kinematic" if st.driven_dof == 0 else "dynamic"
+    if analysis == "dynamic":
+        raise SolverError(f"dynamic analysis is not available yet: {st.driven_dof} degree(s) of "
+                          "freedom are not driven by motions (add motions for a kinematic run)")
+    if st.driven_dof > 0:
+        raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
+                          f"{st.driven_dof} remain (add motions or use analysis='dynamic')", 0.0)
+    times = np.arange(int(round(duration * fps)) + 1) / fps
+    return kinematic_sweep(model, st, r, p, times)
+
+
+def _inertia_world(model: Model, A: np.ndarray) -> np.ndarray:
+    return np.einsum("bij,bjk,blk->bil", A, model.body_inertia, A)
+
+
+def applied_forces(model: Model, A: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Q (nb, 6): gravity at the centre of mass and the gyroscopic moment -w x (I_w w)."""
+    Iw = _inertia_world(model, A)
+    Q = np.empty((model.nb, 6))
+    Q[:, :3] = model.body_mass[:, None] * model.gravity[None, :]
+    Q[:, 3:] = -np.cross(w, np.einsum("bij,bj->bi", Iw, w))
+    return Q
+
+
+def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
+                    times: np.ndarray) -> Result:
+    """Position Newton, velocities, accelerations, multipliers and reactions per frame."""
+    nb, nc, n = model.nb, model.nc, len(times)
+    keep = st.keep
+    rs, cw = _scales(model)
+    res_out = Result.empty(model, times)
+    jrows = np.flatnonzero(model.row_joint >= 0)
+    mrows = np.flatnonzero(model.row_motion >= 0)
+    kept_joint = np.intersect1d(keep, jrows)
+    kept_motion = np.intersect1d(keep, mrows)
+    J_last = None
+    v = w = acc = alp = None
+    for k, t in enumerate(times):
+        try:
+            f = motion_values(model, t)
+        except ExpressionError as exc:
+            raise SolverError(str(exc), t, (), res_out.truncated(k)) from None
+        if k > 0:  # second-order predictor from the last frame
+            h = t - times[k - 1]
+            r = r + v * h + 0.5 * acc * h * h
+            p = rotate_world(p, w * h + 0.5 * alp * h * h)
+        ok = False
+        for it in range(25):
+            rg, A = body_arrays(model, r, p)[:2]
+            ev = evaluate(model, rg, A)
+            res = residual(model, ev.phi, f)
+            err = np.max(np.abs(res * rs), initial=0.0)
+            J = global_jacobian(model, ev.jac)
+            if not np.all(np.isfinite(J)) or not np.isfinite(err):
+                break
+            if err <= NEWTON_TOL or (it > 0 and step_size <= 1e-15 and err <= 1e3 * NEWTON_TOL):
+                ok = True
+                break
+            try:
+                dq = np.linalg.solve(J[keep], -res[keep])
+            except np.linalg.LinAlgError:
+                break
+            step_size = np.max(np.abs(dq.reshape(-1, 6) * cw.reshape(-1, 6)) ) / model.length_scale
+            r, p = _step(r, p, dq)
+        Jk = J[keep]
+        if ok:
+            try:
+                Jinv = np.linalg.inv(Jk)
+                Js = Jk * rs[keep, None] / cw[None, :]
+                Jsinv = Jinv * cw[:, None] / rs[None, keep]
+                cond = np.linalg.norm(Js, 1) * np.linalg.norm(Jsinv, 1)
+                ok = bool(np.isfinite(cond) and cond < COND_LIMIT)
+            except np.linalg.LinAlgError:
+                ok = False
+        if not ok:
+            who = _involved(model, J_last if J_last is not None else J, keep)
+            raise SolverError(
+                f"lock-up at t = {t:.6g} s (frame {k}): the mechanism cannot follow its motions "
+                f"(singular or unreachable position); joints involved: {', '.join(who)}",
+                float(t), who, res_out.truncated(k))
+        J_last = J
+        # velocities: J v = nu (nu = df/dt on motion rows)
+        nu = np.zeros(nc)
+        nu[mrows] = f[model.row_motion[mrows], 1]
+        vel = (Jinv @ nu[keep]).reshape(nb, 6)
+        v, w = vel[:, :3], vel[:, 3:]
+        rg, A, vg, wg = body_arrays(model, r, p, v, w)
+        ev = evaluate(model, rg, A, vg, wg)
+        gamma = -ev.quad
+        gamma[mrows] += f[model.row_motion[mrows], 2]
+        accel = (Jinv @ gamma[keep]).reshape(nb, 6)
+        acc, alp = accel[:, :3], accel[:, 3:]
+        # inverse dynamics: J^T lambda = Q - M a
+        Iw = _inertia_world(model, A[:nb])
+        Ma = np.concatenate([model.body_mass[:, None] * acc, np.einsum("bij,bj->bi", Iw, alp)], 1)
+        rhs = (applied_forces(model, A[:nb], w) - Ma).reshape(-1)
+        lam = np.zeros(nc)
+        lam[keep] = Jinv.T @ rhs
+        if st.redundant.size:
+            lam[kept_joint] = 0.0
+            fc = rhs - J[kept_motion].T @ lam[kept_motion]
+            lam[jrows] = np.linalg.lstsq(J[jrows].T, fc, rcond=1e-10)[0]
+        res_out.store(k, r, p, v, w, acc, alp, lam, ev, model, rg)
+    return res_out

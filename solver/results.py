@@ -1,0 +1,163 @@
+"""Results of an analysis: per-frame body states, multipliers, reactions and efforts,
+read by part, joint, motion or marker name."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .errors import MechanismError
+from .rotations import quat_to_matrix
+
+
+class Result:
+    """Output frames of one analysis.  Positions are of the part-frame origin, orientations
+    (w, x, y, z) of the part frame, all vectors in world axes, SI units."""
+
+    def __init__(self, model: Any, times: np.ndarray, analysis: str = "kinematic") -> None:
+        n, nb = len(times), model.nb
+        self.model = model
+        self.analysis = analysis
+        self.times = np.asarray(times, dtype=float)
+        self._r = np.zeros((n, nb, 3))      # centre of mass
+        self._p = np.zeros((n, nb, 4))
+        self._v = np.zeros((n, nb, 3))
+        self._w = np.zeros((n, nb, 3))
+        self._a = np.zeros((n, nb, 3))
+        self._alpha = np.zeros((n, nb, 3))
+        self.multipliers = np.zeros((n, model.nc))          # lambda of every row
+        self._reaction = np.zeros((n, len(model.joint_names), 6))
+        self._effort = np.zeros((n, len(model.motion_names)))
+        self._body = {name: b for b, name in enumerate(model.body_part)}
+        # marker I of each joint: body and point (body frame; ground: world)
+        mi = model.joint_marker_i
+        self._ji_body = np.array([model.marker_body[m] for m in mi], dtype=int)
+        self._ji_point = np.array([model.marker_point[m] for m in mi]).reshape(-1, 3)
+
+    @classmethod
+    def empty(cls, model: Any, times: np.ndarray, analysis: str = "kinematic") -> "Result":
+        return cls(model, times, analysis)
+
+    def store(self, k: int, r, p, v, w, a, alpha, lam, ev, model, rg) -> None:
+        """Save frame k; reactions from multipliers (seed 003): the generalized force of a
+        joint's rows on body I is -jac_I^T lambda; its moment is moved from I's centre of
+        mass to marker I."""
+        self._r[k], self._p[k], self._v[k], self._w[k] = r, p, v, w
+        self._a[k], self._alpha[k] = a, alpha
+        self.multipliers[k] = lam
+        jr = model.row_joint >= 0
+        gen = -lam[jr, None] * ev.jac[jr, :6]
+        tot = np.zeros((len(model.joint_names), 6))
+        np.add.at(tot, model.row_joint[jr], gen)
+        A = np.concatenate([quat_to_matrix(p), np.eye(3)[None]], axis=0)
+        arm = np.einsum("nij,nj->ni", A[self._ji_body], self._ji_point)   # P_I - r_I
+        tot[:, 3:] -= np.cross(arm, tot[:, :3])
+        self._reaction[k] = tot
+        mr = model.row_motion >= 0
+        self._effort[k, model.row_motion[mr]] = -lam[mr]
+
+    def truncated(self, k: int) -> "Result":
+        """The first k frames (what was solved before a failure)."""
+        out = Result(self.model, self.times[:k], self.analysis)
+        for name in ("_r", "_p", "_v", "_w", "_a", "_alpha", "multipliers", "_reaction", "_effort"):
+            setattr(out, name, getattr(self, name)[:k].copy())
+        return out
+
+    def __len__(self) -> int:
+        return len(self.times)
+
+    # -- parts
+    def _lookup(self, part: str) -> tuple[int | None, Any]:
+        if part in self._body:
+            return self._body[part], None
+        if part in self.model.fixed_parts:
+            return None, self.model.fixed_parts[part]
+        raise MechanismError(f"unknown part {part!r}")
+
+    def _arm(self, b: int) -> np.ndarray:
+        """(n, 3) vector from the part-frame origin to the centre of mass, world axes."""
+        return np.einsum("nij,j->ni", quat_to_matrix(self._p[:, b]), self.model.body_com[b])
+
+    def position(self, part: str) -> np.ndarray:
+        """(n, 3) part-frame origin in world, m."""
+        b, fixed = self._lookup(part)
+        if fixed is not None:
+            return np.tile(fixed[0], (len(self), 1))
+        return self._r[:, b] - self._arm(b)
+
+    def orientation(self, part: str) -> np.ndarray:
+        """(n, 4) part-frame orientation, w x y z (sign kept continuous from frame to frame)."""
+        b, fixed = self._lookup(part)
+        if fixed is not None:
+            return np.tile(fixed[1], (len(self), 1))
+        q = self._p[:, b].copy()
+        for k in range(1, len(q)):
+            if np.dot(q[k], q[k - 1]) < 0:
+                q[k] = -q[k]
+        return q
+
+    def velocity(self, part: str) -> np.ndarray:
+        """(n, 3) velocity of the part-frame origin, m/s."""
+        b, fixed = self._lookup(part)
+        if fixed is not None:
+            return np.zeros((len(self), 3))
+        return self._v[:, b] - np.cross(self._w[:, b], self._arm(b))
+
+    def angular_velocity(self, part: str) -> np.ndarray:
+        """(n, 3) rad/s, world axes."""
+        b, fixed = self._lookup(part)
+        return np.zeros((len(self), 3)) if fixed is not None else self._w[:, b].copy()
+
+    def acceleration(self, part: str) -> np.ndarray:
+        """(n, 3) acceleration of the part-frame origin, m/s^2."""
+        b, fixed = self._lookup(part)
+        if fixed is not None:
+            return np.zeros((len(self), 3))
+        arm, w = self._arm(b), self._w[:, b]
+        return self._a[:, b] - np.cross(self._alpha[:, b], arm) - np.cross(w, np.cross(w, arm))
+
+    def angular_acceleration(self, part: str) -> np.ndarray:
+        """(n, 3) rad/s^2, world axes."""
+        b, fixed = self._lookup(part)
+        return np.zeros((len(self), 3)) if fixed is not None else self._alpha[:, b].copy()
+
+    def center_of_mass(self, part: str) -> np.ndarray:
+        """(n, 3) centre of mass in world, m."""
+        b, fixed = self._lookup(part)
+        if fixed is not None:
+            raise MechanismError(f"part {part!r} is fixed: it has no moving centre of mass")
+        return self._r[:, b].copy()
+
+    # -- markers, joints, motions
+    def marker_frame(self, marker: str) -> tuple[np.ndarray, np.ndarray]:
+        """World origin (n, 3) and axes (n, 3, 3) (columns x, y, z) of a marker."""
+        m = self.model
+        if marker not in m.marker_body:
+            raise MechanismError(f"unknown marker {marker!r}")
+        b, s, C = m.marker_body[marker], m.marker_point[marker], m.marker_axes[marker]
+        if b == m.nb:
+            return np.tile(s, (len(self), 1)), np.tile(C, (len(self), 1, 1))
+        A = quat_to_matrix(self._p[:, b])
+        return self._r[:, b] + A @ s, A @ C
+
+    def reaction(self, joint: str, frame: str = "world") -> tuple[np.ndarray, np.ndarray]:
+        """(force (n, 3) N, torque (n, 3) N m) the joint applies to part I at marker I's
+        origin; world axes, or marker J's axes with frame="J".  Constraint forces only."""
+        names = self.model.joint_names
+        if joint not in names:
+            raise MechanismError(f"unknown joint {joint!r}")
+        R = self._reaction[:, names.index(joint)]
+        F, T = R[:, :3].copy(), R[:, 3:].copy()
+        if frame in ("J", "marker_j", "marker J"):
+            _, C = self.marker_frame(self.model.joint_marker_j[names.index(joint)])
+            return np.einsum("nji,nj->ni", C, F), np.einsum("nji,nj->ni", C, T)
+        if frame != "world":
+            raise MechanismError(f"frame must be 'world' or 'J', got {frame!r}")
+        return F, T
+
+    def effort(self, motion: str) -> np.ndarray:
+        """(n,) torque (N m) or force (N) the motion applies along its joint coordinate."""
+        names = self.model.motion_names
+        if motion not in names:
+            raise MechanismError(f"unknown motion {motion!r}")
+        return self._effort[:, names.index(motion)].copy()

@@ -1,0 +1,90 @@
+"""Euler-parameter (unit quaternion) utilities, vectorized over leading axes.
+
+Quaternions are ordered (w, x, y, z) like Blender's ``mathutils.Quaternion``; they are the
+Euler parameters (e0, e1, e2, e3) of seed 004 (there written E4, E1, E2, E3).  A rotation
+matrix ``A`` maps body-frame components to world components: ``a = A @ a_body``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def quat_to_matrix(p: np.ndarray) -> np.ndarray:
+    """Rotation matrices (..., 3, 3) of unit quaternions p (..., 4), w first.
+
+    A = (2 e0^2 - 1) I + 2 (e e^T + e0 [e x])  (Haug eq. 6.2.26, Nikravesh eq. 4.38).
+    """
+    p = np.asarray(p, dtype=float)
+    w, x, y, z = p[..., 0], p[..., 1], p[..., 2], p[..., 3]
+    A = np.empty(p.shape[:-1] + (3, 3))
+    A[..., 0, 0] = 1 - 2 * (y * y + z * z)
+    A[..., 0, 1] = 2 * (x * y - w * z)
+    A[..., 0, 2] = 2 * (x * z + w * y)
+    A[..., 1, 0] = 2 * (x * y + w * z)
+    A[..., 1, 1] = 1 - 2 * (x * x + z * z)
+    A[..., 1, 2] = 2 * (y * z - w * x)
+    A[..., 2, 0] = 2 * (x * z - w * y)
+    A[..., 2, 1] = 2 * (y * z + w * x)
+    A[..., 2, 2] = 1 - 2 * (x * x + y * y)
+    return A
+
+
+def matrix_to_quat(A: np.ndarray) -> np.ndarray:
+    """Unit quaternion (w >= 0) of a rotation matrix (3, 3); Shepperd's branch choice for accuracy."""
+    A = np.asarray(A, dtype=float)
+    tr = np.trace(A)
+    cands = np.array([tr, A[0, 0], A[1, 1], A[2, 2]])
+    k = int(np.argmax(cands))
+    if k == 0:
+        w = 0.5 * np.sqrt(1 + tr)
+        q = np.array([w, (A[2, 1] - A[1, 2]) / (4 * w), (A[0, 2] - A[2, 0]) / (4 * w), (A[1, 0] - A[0, 1]) / (4 * w)])
+    else:
+        i = k - 1
+        j, m = (i + 1) % 3, (i + 2) % 3
+        s = 0.5 * np.sqrt(1 + A[i, i] - A[j, j] - A[m, m])
+        q = np.empty(4)
+        q[1 + i] = s
+        q[0] = (A[m, j] - A[j, m]) / (4 * s)
+        q[1 + j] = (A[j, i] + A[i, j]) / (4 * s)
+        q[1 + m] = (A[m, i] + A[i, m]) / (4 * s)
+    if q[0] < 0:
+        q = -q
+    return q / np.linalg.norm(q)
+
+
+def quat_multiply(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Hamilton product p * q (..., 4): the rotation q followed by p."""
+    p = np.asarray(p, dtype=float)
+    q = np.asarray(q, dtype=float)
+    pw, pv = p[..., :1], p[..., 1:]
+    qw, qv = q[..., :1], q[..., 1:]
+    w = pw * qw - np.sum(pv * qv, axis=-1, keepdims=True)
+    v = pw * qv + qw * pv + np.cross(pv, qv)
+    return np.concatenate([w, v], axis=-1)
+
+
+def rotvec_to_quat(phi: np.ndarray) -> np.ndarray:
+    """Exponential map: quaternion (..., 4) of rotation vectors phi (..., 3) (axis times angle, radians)."""
+    phi = np.asarray(phi, dtype=float)
+    ang = np.linalg.norm(phi, axis=-1, keepdims=True)
+    half = 0.5 * ang
+    # sin(half)/ang, with its Taylor series near zero
+    small = ang < 1e-6
+    k = np.where(small, 0.5 - ang**2 / 48.0, np.sin(half) / np.where(small, 1.0, ang))
+    return np.concatenate([np.cos(half), k * phi], axis=-1)
+
+
+def rotate_world(p: np.ndarray, phi: np.ndarray) -> np.ndarray:
+    """Quaternions p (..., 4) turned further by world-axes rotation vectors phi (..., 3), renormalized."""
+    q = quat_multiply(rotvec_to_quat(phi), p)
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def skew(v: np.ndarray) -> np.ndarray:
+    """Cross-product matrices [v x] (..., 3, 3) so that skew(a) @ b == cross(a, b)."""
+    v = np.asarray(v, dtype=float)
+    S = np.zeros(v.shape[:-1] + (3, 3))
+    S[..., 0, 1], S[..., 0, 2] = -v[..., 2], v[..., 1]
+    S[..., 1, 0], S[..., 1, 2] = v[..., 2], -v[..., 0]
+    S[..., 2, 0], S[..., 2, 1] = -v[..., 1], v[..., 0]
+    return S

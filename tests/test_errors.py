@@ -1,0 +1,175 @@
+"""Bad input gets a clear error naming the item; a failed sweep names time and joints and
+keeps the frames solved before it."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from solver import Mechanism, MechanismError, SolverError
+
+
+def base() -> Mechanism:
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, inertia=(0.01, 0.01, 0.01))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "arm")
+    return m
+
+
+def test_errors_are_value_errors() -> None:
+    assert issubclass(MechanismError, ValueError)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda m: m.add_part("arm"), "part name 'arm' is already used by a part"),
+    (lambda m: m.add_marker("arm", "ground"), "marker name 'arm' is already used by a part"),
+    (lambda m: m.add_marker("B", "nothing"), "marker 'B': unknown part 'nothing'"),
+    (lambda m: m.add_part(""), "part name must be a non-empty string"),
+    (lambda m: m.add_joint("j", "revolute", "A", "missing"), "joint 'j': marker J 'missing' is not a marker"),
+    (lambda m: m.add_joint("j", "revolute", "gone", "O"), "joint 'j': marker I 'gone' is not a marker"),
+    (lambda m: m.add_joint("j", "hinge-ish", "A", "O"), "joint 'j': unknown kind 'hinge-ish'"),
+    (lambda m: m.add_motion("d", "nojoint", "t"), "motion 'd': unknown joint 'nojoint'"),
+    (lambda m: m.add_part("p", mass=0.0), "part 'p': mass must be positive"),
+    (lambda m: m.add_part("p", mass=-2.0), "part 'p': mass must be positive"),
+    (lambda m: m.add_part("p", mass=float("nan")), "part 'p': mass is NaN or infinite"),
+    (lambda m: m.add_part("p", position=(0, math.inf, 0)), "part 'p': position has a NaN or infinite value"),
+    (lambda m: m.add_part("p", velocity=(0, 0)), "part 'p': velocity must be 3 numbers, got 2"),
+    (lambda m: m.add_part("p", inertia=(1.0, 1.0, -1.0)), "part 'p': inertia is not positive definite"),
+    (lambda m: m.add_part("p", inertia=(1.0, 1.0, 3.0)), "part 'p': inertia breaks the triangle inequality"),
+    (lambda m: m.add_part("p", inertia=[[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]), "part 'p': inertia is not symmetric"),
+    (lambda m: m.add_part("p", inertia=(1, 2)), r"part 'p': inertia must be \(Ixx, Iyy, Izz\) or a 3x3"),
+    (lambda m: m.add_part("p", orientation=(0, 0, 0, 0)), "part 'p': orientation is a zero quaternion"),
+    (lambda m: m.add_part("p", orientation=(2, 0, 0, 0)), "part 'p': orientation is not a unit quaternion"),
+    (lambda m: m.add_marker("B", "arm", orientation=(1, 1, 0, 0)), "marker 'B': orientation is not a unit"),
+    (lambda m: m.add_marker("B", "arm", position=(0, float("nan"), 0)), "marker 'B': position has a NaN"),
+    (lambda m: Mechanism(gravity=(0, 0)), "gravity must be 3 numbers"),
+])
+def test_bad_input_message(call, message: str) -> None:
+    m = base()
+    with pytest.raises(MechanismError, match=message):
+        call(m)
+
+
+def test_bad_input_changes_nothing() -> None:
+    m = base()
+    before = (dict(m.parts), dict(m.markers), dict(m.joints), dict(m.motions))
+    for call in (lambda: m.add_part("p", mass=-1), lambda: m.add_joint("j", "revolute", "A", "A"),
+                 lambda: m.add_marker("B", "nothing")):
+        with pytest.raises(MechanismError):
+            call()
+    assert before == (m.parts, m.markers, m.joints, m.motions)
+
+
+def test_near_unit_quaternion_is_normalized() -> None:
+    m = base()
+    m.add_part("p", orientation=(1.0 + 1e-5, 0, 0, 0))
+    assert np.linalg.norm(m.pose("p")[1]) == pytest.approx(1.0, abs=1e-15)
+
+
+def test_joint_on_one_part_or_two_fixed_parts() -> None:
+    m = base()
+    m.add_marker("A2", "arm", position=(1, 0, 0))
+    with pytest.raises(MechanismError, match="markers 'A' and 'A2' are both on part 'arm'"):
+        m.add_joint("j", "revolute", "A", "A2")
+    m.add_part("base2", fixed=True)
+    m.add_marker("G2", "base2")
+    with pytest.raises(MechanismError, match="parts 'base2' and 'ground' are both fixed"):
+        m.add_joint("j", "revolute", "G2", "O")
+
+
+@pytest.mark.parametrize("kind", ["spherical", "fixed", "universal", "planar", "in-line"])
+def test_motion_on_a_kind_without_that_coordinate(kind: str) -> None:
+    m = base()
+    m.add_joint("j", kind, "A", "O")
+    with pytest.raises(MechanismError, match=f"motion 'd': a {kind} joint .'j'. has no coordinate"):
+        m.add_motion("d", "j", "t")
+
+
+def test_motion_coordinate_mismatch_and_duplicates() -> None:
+    m = base()
+    m.add_joint("j", "revolute", "A", "O")
+    with pytest.raises(MechanismError, match="its coordinates are angle, not 'slide'"):
+        m.add_motion("d", "j", "t", coordinate="slide")
+    m.add_motion("d", "j", "t")
+    with pytest.raises(MechanismError, match="already driven by motion 'd'"):
+        m.add_motion("d2", "j", "2*t")
+
+
+@pytest.mark.parametrize("expr, message", [
+    ("__import__('os').system('echo hi')", "__import__"),
+    ("t.real", "attribute"),
+    ("sin(t", "syntax"),
+    ("foo(t)", "foo"),
+    ("open('x')", "open"),
+    ("", "empty"),
+])
+def test_unsafe_or_malformed_expression(expr: str, message: str) -> None:
+    m = base()
+    m.add_joint("j", "revolute", "A", "O")
+    with pytest.raises(MechanismError, match=message) as err:
+        m.add_motion("drive", "j", expr)
+    assert "drive" in str(err.value)
+    assert "drive" not in m.motions
+
+
+def test_solve_arguments() -> None:
+    m = base()
+    m.add_joint("j", "revolute", "A", "O")
+    m.add_motion("d", "j", "t")
+    for kwargs, msg in (({"duration": -1}, "duration"), ({"duration": 1, "fps": 0}, "fps"),
+                        ({"duration": 1, "analysis": "static"}, "analysis"),
+                        ({"duration": 1, "stepsize": 3}, "stepsize")):
+        with pytest.raises(MechanismError, match=msg):
+            m.solve(**kwargs)
+    with pytest.raises(MechanismError, match="unknown part 'nope'"):
+        m.solve(0.1).position("nope")
+    with pytest.raises(MechanismError, match="unknown joint"):
+        m.solve(0.1).reaction("nope")
+
+
+def slider_crank(r: float, l: float) -> Mechanism:
+    """Slider-crank in the xy plane; rods too short for a full turn when l < r."""
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("crank", mass=0.1)
+    m.add_part("rod", mass=0.3, position=(r, 0, 0))
+    m.add_part("slider", mass=0.5, position=(r + l, 0, 0))
+    x_axis = (math.cos(math.pi / 4), 0, math.sin(math.pi / 4), 0)
+    m.add_marker("O", "ground"); m.add_marker("Gx", "ground", orientation=x_axis)
+    m.add_marker("c0", "crank"); m.add_marker("c1", "crank", position=(r, 0, 0))
+    m.add_marker("r0", "rod"); m.add_marker("r1", "rod", position=(l, 0, 0))
+    m.add_marker("s0", "slider"); m.add_marker("sx", "slider", orientation=x_axis)
+    m.add_joint("pivot", "revolute", "c0", "O")
+    m.add_joint("crankpin", "revolute", "r0", "c1")
+    m.add_joint("wrist", "spherical", "s0", "r1")
+    m.add_joint("slide", "prismatic", "sx", "Gx")
+    m.add_motion("drive", "pivot", "2*pi*t")
+    return m
+
+
+def test_lock_up_names_time_and_joints_and_keeps_frames() -> None:
+    """Crank 0.3 with rod 0.2: no position exists once 0.3 sin(th) > 0.2 (th > 41.8 deg,
+    t > 0.116 s), so the sweep stops at frame 3 (t = 0.125 s) of a 24 fps run."""
+    m = slider_crank(0.3, 0.2)
+    with pytest.raises(SolverError, match=r"lock-up at t = 0.125 s \(frame 3\)") as err:
+        m.solve(1.0, 24)
+    e = err.value
+    assert e.time == pytest.approx(0.125)
+    assert e.joints and set(e.joints) <= {"pivot", "crankpin", "wrist", "slide", "drive"}
+    assert len(e.result.times) == 3
+    th = 2 * np.pi * e.result.times
+    x = 0.3 * np.cos(th) + np.sqrt(0.2**2 - (0.3 * np.sin(th)) ** 2)
+    np.testing.assert_allclose(e.result.position("slider")[:, 0], x, atol=1e-10)
+
+
+def test_nan_in_motion_stops_with_time() -> None:
+    m = slider_crank(0.1, 0.3)
+    m.motions.clear()
+    m.add_motion("drive", "pivot", "sqrt(0.5 - t)")     # infinite rate at t = 0.5 (frame 12)
+    with pytest.raises(SolverError, match=r"motion 'drive'.*t=0.5") as err:
+        m.solve(1.0, 24)
+    assert err.value.time == pytest.approx(0.5)
+    assert len(err.value.result.times) == 12
