@@ -1,0 +1,288 @@
+"""Canonical test mechanisms and their closed-form kinematics (written independently of the
+solver: plain trigonometry, derivatives differentiated by hand).
+
+Builders return a ``Mechanism`` whose parts are placed roughly (``error_deg`` / ``error_m``
+off the exact pose) so that assembly has work to do.  Everything lies in the world xy plane
+and turns about world z.  Part frames sit on joints so that ``Result.position`` and
+``Result.orientation`` read the closed-form quantities directly:
+
+slider-crank  crank origin O (pivot), x axis along O->A; rod origin A, x axis along A->B;
+              slider origin B.  Crank angle theta, rod angle phi (of A->B from world x).
+four-bar      crank origin O2 = (0,0,0) angle theta2; coupler origin A angle theta3;
+              rocker origin O4 = (d,0,0) angle theta4 (of O4->B from world x).
+
+Drives are ``theta(t) = theta0 + omega t + wobble sin(omega t)``; ``crank_angle`` gives the
+same function with its exact derivatives.
+"""
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from solver import Mechanism
+
+PI = math.pi
+Q_Z_TO_X = (math.cos(PI / 4), 0.0, math.sin(PI / 4), 0.0)    # marker z along part x
+Q_Z_TO_Y = (math.cos(PI / 4), -math.sin(PI / 4), 0.0, 0.0)   # marker z along part y
+
+
+# ---------------------------------------------------------------- small helpers
+def quat_z(angle: float) -> np.ndarray:
+    """Unit quaternion (w, x, y, z) of a rotation by ``angle`` about world z."""
+    return np.array([math.cos(angle / 2), 0.0, 0.0, math.sin(angle / 2)])
+
+
+def quat_mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Hamilton product p q (apply q first), w first."""
+    pw, pv, qw, qv = p[0], np.asarray(p[1:]), q[0], np.asarray(q[1:])
+    return np.concatenate([[pw * qw - pv @ qv], pw * qv + qw * pv + np.cross(pv, qv)])
+
+
+def planar_angle(q: np.ndarray) -> np.ndarray:
+    """Angle about z of quaternions (..., 4) that rotate about z only, in (-pi, pi]."""
+    q = np.asarray(q)
+    return wrap(2.0 * np.arctan2(q[..., 3], q[..., 0]))
+
+
+def wrap(a: np.ndarray) -> np.ndarray:
+    """Angles wrapped to [-pi, pi)."""
+    return (np.asarray(a) + PI) % (2 * PI) - PI
+
+
+def crank_angle(t: np.ndarray, omega: float = 2 * PI, theta0: float = 0.0,
+                wobble: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """theta, dtheta/dt, d2theta/dt2 of theta0 + omega t + wobble sin(omega t)."""
+    t = np.asarray(t, dtype=float)
+    s, c = np.sin(omega * t), np.cos(omega * t)
+    return (theta0 + omega * t + wobble * s, omega + wobble * omega * c,
+            -wobble * omega * omega * s)
+
+
+def drive_expression(omega: float, theta0: float, wobble: float) -> str:
+    """The solver expression string of ``crank_angle``."""
+    expr = f"{theta0!r} + {omega!r}*t"
+    return expr + (f" + {wobble!r}*sin({omega!r}*t)" if wobble else "")
+
+
+def _rough(mech: Mechanism, name: str, pos: np.ndarray, angle: float, k: int,
+           error_deg: float, error_m: float, **kw) -> None:
+    """Add a part placed at (pos, Rz(angle)) plus a deterministic error that differs per k:
+    about error_deg of turn about z, half that of tilt about x, error_m of shift."""
+    e = math.radians(error_deg)
+    sgn = (1.0, -1.0, 0.7, -0.6)[k % 4]
+    tilt = np.array([math.cos(0.25 * e * sgn), math.sin(0.25 * e * sgn), 0.0, 0.0])
+    q = quat_mul(quat_z(angle + e * sgn), tilt)
+    shift = error_m * np.array([sgn, -0.8 * sgn, 0.5])
+    mech.add_part(name, position=np.asarray(pos, float) + shift, orientation=q, **kw)
+
+
+# ---------------------------------------------------------------- slider-crank
+class SliderCrankState(NamedTuple):
+    """Closed-form slider-crank kinematics (arrays over time)."""
+    x: np.ndarray       # slider position along world x, m
+    v: np.ndarray       # dx/dt, m/s
+    a: np.ndarray       # d2x/dt2, m/s^2
+    phi: np.ndarray     # rod angle (A->B from world x), rad
+    dphi: np.ndarray    # rad/s
+    ddphi: np.ndarray   # rad/s^2
+
+
+def slider_crank_closed_form(theta: np.ndarray, dtheta: np.ndarray, ddtheta: np.ndarray,
+                             r: float = 0.1, l: float = 0.3, offset: float = 0.0
+                             ) -> SliderCrankState:
+    """Slider-crank with pivot O at the origin and the slider pin B on the line y = e.
+
+    A = r (cos th, sin th); B = (x, e); |B - A| = l.  With s = r sin th - e, c = r cos th and
+    D = sqrt(l^2 - s^2) (= l cos phi > 0, the slider on the +x side of A):
+        x     = c + D
+        x'    = dx/dth   = -r sin th - s c / D                 (s' = c, c' = -r sin th,
+        x''   = d2x/dth2 = -c - (c^2 - s r sin th)/D - s^2 c^2 / D^3      D' = -s c / D)
+        phi   = atan2(e - r sin th, D);  phi' = -c / D;  phi'' = r sin th / D - s c^2 / D^3
+    and in time (chain rule): v = x' th_dot, a = x'' th_dot^2 + x' th_ddot (same for phi).
+    """
+    th, w, al = (np.asarray(z, dtype=float) for z in (theta, dtheta, ddtheta))
+    sn, c = r * np.sin(th), r * np.cos(th)
+    s = sn - offset
+    D = np.sqrt(l * l - s * s)
+    x = c + D
+    x1 = -sn - s * c / D
+    x2 = -c - (c * c - s * sn) / D - s * s * c * c / D ** 3
+    phi = np.arctan2(-s, D)
+    p1 = -c / D
+    p2 = sn / D - s * c * c / D ** 3
+    return SliderCrankState(x, x1 * w, x2 * w * w + x1 * al, phi, p1 * w, p2 * w * w + p1 * al)
+
+
+SLIDER_CRANK_VARIANTS = {
+    # crank pivot, crank-rod, rod-slider (wrist), slider-ground; equations 5+5+5+5 = 20 on
+    # 18 coordinates with 1 dof: 3 redundant (the planar rows are repeated).
+    "RRRP": ("revolute", "revolute", "revolute", "prismatic"),
+    # 5+3+4+5 = 17: no redundancy (universal at the wrist stops the rod spinning on A-B).
+    "RSUP": ("revolute", "spherical", "universal", "prismatic"),
+    # 5+5+2+5 = 17: no redundancy (the rod pin B on the slider's vertical axis).
+    "RRLP": ("revolute", "revolute", "in-line", "prismatic"),
+}
+
+
+def slider_crank(r: float = 0.1, l: float = 0.3, omega: float = 2 * PI, offset: float = 0.0,
+                 theta0: float = 0.0, wobble: float = 0.0, variant: str = "RRRP",
+                 drive: str | None = None, place_theta: float | None = None,
+                 error_deg: float = 2.0, error_m: float = 0.005) -> Mechanism:
+    """Slider-crank in the xy plane: crank O->A (length r) pinned to ground at the origin
+    about world z and driven by ``drive`` (default ``drive_expression(omega, theta0,
+    wobble)``) through motion "drive" on joint "crank_pin"; rod A->B (length l); slider B
+    on the line y = offset along world x (joint "slide", slide = x).  ``variant`` picks the
+    joints (see SLIDER_CRANK_VARIANTS).  Parts are placed at crank angle ``place_theta``
+    (default theta0) with the given placement error."""
+    kinds = SLIDER_CRANK_VARIANTS[variant]
+    th = theta0 if place_theta is None else place_theta
+    st = slider_crank_closed_form(th, 0.0, 0.0, r, l, offset)
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    _rough(m, "crank", (0, 0, 0), th, 0, error_deg, error_m, mass=1.0)
+    _rough(m, "rod", (r * math.cos(th), r * math.sin(th), 0), float(st.phi), 1,
+           error_deg, error_m, mass=1.0)
+    _rough(m, "slider", (float(st.x), offset, 0), 0.0, 2, error_deg, error_m, mass=1.0)
+    m.add_marker("O", "ground")
+    m.add_marker("rail", "ground", position=(0, offset, 0), orientation=Q_Z_TO_X)
+    m.add_marker("crank_O", "crank")
+    m.add_marker("crank_A", "crank", position=(r, 0, 0))
+    m.add_marker("rod_A", "rod")
+    # universal: the rod's cross axis is its in-plane normal (part y), slider's is world z
+    m.add_marker("rod_B", "rod", position=(l, 0, 0),
+                 orientation=Q_Z_TO_Y if kinds[2] == "universal" else (1, 0, 0, 0))
+    m.add_marker("slider_B", "slider")
+    m.add_marker("slider_rail", "slider", orientation=Q_Z_TO_X)
+    m.add_joint("crank_pin", kinds[0], "crank_O", "O")
+    m.add_joint("crank_rod", kinds[1], "rod_A", "crank_A")
+    m.add_joint("wrist", kinds[2], "rod_B", "slider_B")
+    m.add_joint("slide", kinds[3], "slider_rail", "rail")
+    m.add_motion("drive", "crank_pin", drive or drive_expression(omega, theta0, wobble))
+    return m
+
+
+# ---------------------------------------------------------------- four-bar
+class FourBarState(NamedTuple):
+    """Closed-form four-bar kinematics (arrays over time), angles from world x."""
+    theta3: np.ndarray
+    theta4: np.ndarray
+    omega3: np.ndarray
+    omega4: np.ndarray
+    alpha3: np.ndarray
+    alpha4: np.ndarray
+
+
+def four_bar_angles(theta2: np.ndarray, a: float, b: float, c: float, d: float,
+                    branch: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(theta3, theta4) of the loop a e^{i th2} + b e^{i th3} = d + c e^{i th4}.
+
+    Eliminating th3 (|B - A| = b) gives P cos th4 + Q sin th4 + R = 0 with
+    P = 2c(d - a cos th2), Q = -2ac sin th2, R = a^2 + c^2 + d^2 - b^2 - 2ad cos th2; divided
+    by 2ac this is Freudenstein's K1 cos th4 - K2 cos th2 + K3 = cos(th2 - th4) with K1 = d/a,
+    K2 = d/c, K3 = (a^2 - b^2 + c^2 + d^2)/(2ac).  So th4 = atan2(Q, P) + branch
+    acos(-R / sqrt(P^2 + Q^2)).  branch = +1 is the open circuit (sin(th4 - th3) > 0: O2, A,
+    B, O4 a convex, counter-clockwise quadrilateral), -1 the crossed one.
+    """
+    th2 = np.asarray(theta2, dtype=float)
+    P = 2 * c * (d - a * np.cos(th2))
+    Q = -2 * a * c * np.sin(th2)
+    R = a * a + c * c + d * d - b * b - 2 * a * d * np.cos(th2)
+    th4 = np.arctan2(Q, P) + branch * np.arccos(-R / np.hypot(P, Q))
+    th3 = np.arctan2(c * np.sin(th4) - a * np.sin(th2), d + c * np.cos(th4) - a * np.cos(th2))
+    return wrap(th3), wrap(th4)
+
+
+def four_bar_closed_form(theta2: np.ndarray, omega2: np.ndarray, alpha2: np.ndarray,
+                         a: float, b: float, c: float, d: float, branch: int = 1
+                         ) -> FourBarState:
+    """Angles, angular velocities and accelerations of coupler (3) and rocker (4).
+
+    Differentiating the loop once: i a w2 e2 + i b w3 e3 - i c w4 e4 = 0 (ek = e^{i thk});
+    times e^{-i th3} (resp. e^{-i th4}), real part:
+        w4 = a w2 sin(th2 - th3) / (c sin(th4 - th3))
+        w3 = a w2 sin(th4 - th2) / (b sin(th3 - th4))
+    Twice: (i a al2 - a w2^2) e2 + (i b al3 - b w3^2) e3 - (i c al4 - c w4^2) e4 = 0; same trick:
+        al4 = [a al2 sin(2-3) + a w2^2 cos(2-3) + b w3^2 - c w4^2 cos(4-3)] / (c sin(4-3))
+        al3 = [-a al2 sin(2-4) - a w2^2 cos(2-4) - b w3^2 cos(3-4) + c w4^2] / (b sin(3-4))
+    where (i-j) means th_i - th_j.
+    """
+    th2, w2, al2 = (np.asarray(z, dtype=float) for z in (theta2, omega2, alpha2))
+    th3, th4 = four_bar_angles(th2, a, b, c, d, branch)
+    s23, c23 = np.sin(th2 - th3), np.cos(th2 - th3)
+    s24, c24 = np.sin(th2 - th4), np.cos(th2 - th4)
+    s43, c43 = np.sin(th4 - th3), np.cos(th4 - th3)
+    w4 = a * w2 * s23 / (c * s43)
+    w3 = -a * w2 * s24 / (b * -s43)              # sin(th4 - th2) / sin(th3 - th4)
+    al4 = (a * al2 * s23 + a * w2 ** 2 * c23 + b * w3 ** 2 - c * w4 ** 2 * c43) / (c * s43)
+    al3 = (-a * al2 * s24 - a * w2 ** 2 * c24 - b * w3 ** 2 * c43 + c * w4 ** 2) / (b * -s43)
+    # (cos(th3 - th4) = c43; sin(th3 - th4) = -s43)
+    return FourBarState(th3, th4, w3, w4, al3, al4)
+
+
+def four_bar(a: float = 0.4, b: float = 1.0, c: float = 0.8, d: float = 1.0,
+             theta2_0: float = 0.0, branch: int = 1, omega: float = 2 * PI,
+             wobble: float = 0.0, drive: str | None = None, place_theta: float | None = None,
+             error_deg: float = 2.0, error_m: float = 0.01) -> Mechanism:
+    """Planar four-bar of four revolutes about world z: ground O2 = (0,0,0) to O4 = (d,0,0),
+    crank "crank" (a) driven by motion "drive" on joint "pivot2" (default theta2_0 + omega t
+    + wobble sin(omega t)), coupler "coupler" (b), rocker "rocker" (c) on joint "pivot4".
+    Parts are placed on ``branch`` (+1 open, -1 crossed) at crank angle ``place_theta``
+    (default theta2_0) with the given placement error.  Defaults: a Grashof crank-rocker
+    (s + l = 1.4 <= p + q = 1.8, shortest link the crank), unit scale (m)."""
+    th2 = theta2_0 if place_theta is None else place_theta
+    th3, th4 = (float(z) for z in four_bar_angles(th2, a, b, c, d, branch))
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    _rough(m, "crank", (0, 0, 0), th2, 0, error_deg, error_m, mass=1.0)
+    _rough(m, "coupler", (a * math.cos(th2), a * math.sin(th2), 0), th3, 1,
+           error_deg, error_m, mass=1.0)
+    _rough(m, "rocker", (d, 0, 0), th4, 2, error_deg, error_m, mass=1.0)
+    m.add_marker("O2", "ground")
+    m.add_marker("O4", "ground", position=(d, 0, 0))
+    m.add_marker("crank_O2", "crank")
+    m.add_marker("crank_A", "crank", position=(a, 0, 0))
+    m.add_marker("coupler_A", "coupler")
+    m.add_marker("coupler_B", "coupler", position=(b, 0, 0))
+    m.add_marker("rocker_O4", "rocker")
+    m.add_marker("rocker_B", "rocker", position=(c, 0, 0))
+    m.add_joint("pivot2", "revolute", "crank_O2", "O2")
+    m.add_joint("pin_A", "revolute", "coupler_A", "crank_A")
+    m.add_joint("pin_B", "revolute", "coupler_B", "rocker_B")
+    m.add_joint("pivot4", "revolute", "rocker_O4", "O4")
+    m.add_motion("drive", "pivot2", drive or drive_expression(omega, theta2_0, wobble))
+    return m
+
+
+# ---------------------------------------------------------------- joint closure
+_AT_POINT = {"fixed", "revolute", "spherical", "universal"}
+_ON_AXIS = {"prismatic", "cylindrical", "in-line"}
+_PARALLEL = {"fixed", "revolute", "prismatic", "cylindrical", "parallel-axes", "planar"}
+
+
+def joint_gaps(mech: Mechanism, result) -> dict[str, float]:
+    """Largest violation over all frames of each joint's geometric condition, read from the
+    markers' world frames (``result.marker_frame``): origin gap (m) for point joints,
+    distance of I's origin from J's z axis (m) for axis joints, |z_I x z_J| for parallel
+    axes, |z_I . z_J| for universal/perpendicular, |x_I . y_J| for fixed/prismatic."""
+    out = {}
+    for name, jt in mech.joints.items():
+        oi, Ci = result.marker_frame(jt.marker_i)
+        oj, Cj = result.marker_frame(jt.marker_j)
+        d, zi, zj = oi - oj, Ci[:, :, 2], Cj[:, :, 2]
+        gaps = [0.0]
+        if jt.kind in _AT_POINT:
+            gaps.append(np.linalg.norm(d, axis=1).max())
+        if jt.kind in _ON_AXIS:
+            gaps.append(np.linalg.norm(np.cross(d, zj), axis=1).max())
+        if jt.kind in _PARALLEL:
+            gaps.append(np.linalg.norm(np.cross(zi, zj), axis=1).max())
+        if jt.kind in ("universal", "perpendicular"):
+            gaps.append(np.abs(np.einsum("ni,ni->n", zi, zj)).max())
+        if jt.kind in ("fixed", "prismatic"):
+            gaps.append(np.abs(np.einsum("ni,ni->n", Ci[:, :, 0], Cj[:, :, 1])).max())
+        if jt.kind in ("planar", "in-plane"):
+            gaps.append(np.abs(np.einsum("ni,ni->n", d, zj)).max())
+        out[name] = float(max(gaps))
+    return out
