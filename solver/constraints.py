@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .model import ANGLE, DIST, DOT1, DOT2, Model
+from .rotations import cross
 
 
 @dataclass
@@ -56,15 +57,15 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     m = kind == DOT1
     if m.any():
         ai, aj = ui[m], a[m]
-        axb = np.cross(ai, aj)
+        axb = cross(ai, aj)
         phi[m] = _dot(ai, aj)
         jac[m, 3:6] = axb
         jac[m, 9:12] = -axb
         if quad is not None:
             wi, wj = w[bi[m]], w[bj[m]]
-            quad[m] = (_dot(np.cross(wi, np.cross(wi, ai)), aj)
-                       + 2.0 * _dot(np.cross(wi, ai), np.cross(wj, aj))
-                       + _dot(ai, np.cross(wj, np.cross(wj, aj))))
+            quad[m] = (_dot(cross(wi, cross(wi, ai)), aj)
+                       + 2.0 * _dot(cross(wi, ai), cross(wj, aj))
+                       + _dot(ai, cross(wj, cross(wj, aj))))
 
     # dot-2 and at-point: a . (P_I - P_J) = 0 (seed 003 "Dot-2", "Spherical")
     # distance: (|d|^2 - L^2) / (2 L) = 0 (seed 003 "Double spherical", scaled to metres)
@@ -74,9 +75,9 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         d = r[bi[m2]] + pi_ - r[bj[m2]] - pj_
         if quad is not None:
             wi, wj = w[bi[m2]], w[bj[m2]]
-            dd = v[bi[m2]] + np.cross(wi, pi_) - v[bj[m2]] - np.cross(wj, pj_)
+            dd = v[bi[m2]] + cross(wi, pi_) - v[bj[m2]] - cross(wj, pj_)
             # centripetal part of d2d/dt2
-            cen = np.cross(wi, np.cross(wi, pi_)) - np.cross(wj, np.cross(wj, pj_))
+            cen = cross(wi, cross(wi, pi_)) - cross(wj, cross(wj, pj_))
         sub = kind[m2] == DOT2
         idx2 = np.flatnonzero(m2)
         k = idx2[sub]
@@ -85,22 +86,22 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
             onj = on_j[k][:, None]
             phi[k] = _dot(ak, dk)
             jac[k, 0:3] = ak
-            jac[k, 3:6] = np.cross(uik, ak)
+            jac[k, 3:6] = cross(uik, ak)
             jac[k, 6:9] = -ak
-            jac[k, 9:12] = onj * np.cross(ak, dk) + np.cross(ak, ujk)
+            jac[k, 9:12] = onj * cross(ak, dk) + cross(ak, ujk)
             if quad is not None:
                 wa = w[ba[k]]
-                quad[k] = (_dot(np.cross(wa, np.cross(wa, ak)), dk)
-                           + 2.0 * _dot(np.cross(wa, ak), dd[sub]) + _dot(ak, cen[sub]))
+                quad[k] = (_dot(cross(wa, cross(wa, ak)), dk)
+                           + 2.0 * _dot(cross(wa, ak), dd[sub]) + _dot(ak, cen[sub]))
         k = idx2[~sub]
         if k.size:
             dk, uik, ujk = d[~sub], pi_[~sub], pj_[~sub]
             L = model.row_target[k]
             phi[k] = (_dot(dk, dk) - L * L) / (2.0 * L)
             jac[k, 0:3] = dk / L[:, None]
-            jac[k, 3:6] = np.cross(uik, dk) / L[:, None]
+            jac[k, 3:6] = cross(uik, dk) / L[:, None]
             jac[k, 6:9] = -dk / L[:, None]
-            jac[k, 9:12] = -np.cross(ujk, dk) / L[:, None]
+            jac[k, 9:12] = -cross(ujk, dk) / L[:, None]
             if quad is not None:
                 ddk = dd[~sub]
                 quad[k] = (_dot(ddk, ddk) + _dot(dk, cen[~sub])) / L
@@ -111,7 +112,7 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         xi, xj, yj = ui[m], a[m], b[m]
         c, s = _dot(xi, xj), _dot(xi, yj)
         rho = c * c + s * s
-        gc, gs = np.cross(xi, xj), np.cross(xi, yj)      # d c / d pi_I, d s / d pi_I
+        gc, gs = cross(xi, xj), cross(xi, yj)      # d c / d pi_I, d s / d pi_I
         g = (c[:, None] * gs - s[:, None] * gc) / rho[:, None]
         phi[m] = np.arctan2(s, c)
         jac[m, 3:6] = g
@@ -121,11 +122,11 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
             wr = wi - wj
             cd, sd = _dot(gc, wr), _dot(gs, wr)
             thd = (c * sd - s * cd) / rho
-            wxi = np.cross(wi, xi)
+            wxi = cross(wi, xi)
 
             def q2(vj: np.ndarray) -> np.ndarray:  # velocity part of d2(x_I . v_J)/dt2
-                return (_dot(np.cross(wi, wxi), vj) + 2.0 * _dot(wxi, np.cross(wj, vj))
-                        + _dot(xi, np.cross(wj, np.cross(wj, vj))))
+                return (_dot(cross(wi, wxi), vj) + 2.0 * _dot(wxi, cross(wj, vj))
+                        + _dot(xi, cross(wj, cross(wj, vj))))
 
             quad[m] = (c * q2(yj) - s * q2(xj)) / rho - 2.0 * thd * (c * cd + s * sd) / rho
     return RowEval(phi, jac, quad)

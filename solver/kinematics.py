@@ -16,6 +16,7 @@ import numpy as np
 
 from .constraints import body_arrays, evaluate, global_jacobian
 from .errors import MechanismError, SolverError
+from .forces import total_forces
 from .expressions import ExpressionError
 from .model import ANGLE, Mechanism, Model, body_state, compile_model, store_pose
 from .results import Result
@@ -236,8 +237,9 @@ def check(mech: Mechanism) -> CheckReport:
 
 # ---------------------------------------------------------------- kinematic sweep
 def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "auto",
-          **options) -> Result:
-    """Assemble at t = 0 (on a copy), choose the analysis and sweep the output frames."""
+          tolerance: float = 1e-6, **options) -> Result:
+    """Assemble at t = 0 (on a copy), choose the analysis (kinematic when the motions drive
+    every degree of freedom, else dynamic) and compute the output frames."""
     try:
         duration, fps = float(duration), float(fps)
     except (TypeError, ValueError):
@@ -250,8 +252,14 @@ def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "
         raise MechanismError(f"analysis must be 'auto', 'kinematic' or 'dynamic', got {analysis!r}")
     if options:
         raise MechanismError(f"unknown solve option(s): {', '.join(options)}")
+    try:
+        tolerance = float(tolerance)
+    except (TypeError, ValueError):
+        raise MechanismError(f"tolerance must be a number, got {tolerance!r}") from None
+    if not (1e-14 <= tolerance <= 1e-1):
+        raise MechanismError(f"tolerance must be between 1e-14 and 0.1, got {tolerance}")
     model = compile_model(mech)
-    r, p, _, _ = body_state(model, mech)
+    r, p, v, w = body_state(model, mech)
     r, p = assemble_state(model, r, p, 0.0)
     st = structure(model, r, p)
     if st.bad_motions:
@@ -259,27 +267,19 @@ def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "
                           "fixed by the joints or other motions", 0.0, tuple(st.bad_motions))
     if analysis == "auto":
         analysis = "kinematic" if st.driven_dof == 0 else "dynamic"
+    times = np.arange(int(round(duration * fps)) + 1) / fps
     if analysis == "dynamic":
-        raise SolverError(f"dynamic analysis is not available yet: {st.driven_dof} degree(s) of "
-                          "freedom are not driven by motions (add motions for a kinematic run)")
+        from .dynamics import dynamic_run
+        return dynamic_run(model, st, r, p, v, w, times, tolerance)
     if st.driven_dof > 0:
         raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", 0.0)
-    times = np.arange(int(round(duration * fps)) + 1) / fps
     return kinematic_sweep(model, st, r, p, times)
 
 
-def _inertia_world(model: Model, A: np.ndarray) -> np.ndarray:
+def inertia_world(model: Model, A: np.ndarray) -> np.ndarray:
+    """(nb, 3, 3) inertia about the centre of mass in world axes, A I A^T."""
     return np.einsum("bij,bjk,blk->bil", A, model.body_inertia, A)
-
-
-def applied_forces(model: Model, A: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Q (nb, 6): gravity at the centre of mass and the gyroscopic moment -w x (I_w w)."""
-    Iw = _inertia_world(model, A)
-    Q = np.empty((model.nb, 6))
-    Q[:, :3] = model.body_mass[:, None] * model.gravity[None, :]
-    Q[:, 3:] = -np.cross(w, np.einsum("bij,bj->bi", Iw, w))
-    return Q
 
 
 def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
@@ -295,6 +295,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
     kept_motion = np.intersect1d(keep, mrows)
     J_last = None
     v = w = acc = alp = None
+    ts_ref = np.zeros(len(model.forces.ts_names))
     for k, t in enumerate(times):
         try:
             f = motion_values(model, t)
@@ -351,9 +352,11 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
         accel = (Jinv @ gamma[keep]).reshape(nb, 6)
         acc, alp = accel[:, :3], accel[:, 3:]
         # inverse dynamics: J^T lambda = Q - M a
-        Iw = _inertia_world(model, A[:nb])
+        Iw = inertia_world(model, A[:nb])
         Ma = np.concatenate([model.body_mass[:, None] * acc, np.einsum("bij,bj->bi", Iw, alp)], 1)
-        rhs = (applied_forces(model, A[:nb], w) - Ma).reshape(-1)
+        Q, fe = total_forces(model, t, rg, A, vg, wg, ts_ref)
+        ts_ref = fe.ts_angle
+        rhs = (Q - Ma).reshape(-1)
         lam = np.zeros(nc)
         lam[keep] = Jinv.T @ rhs
         if st.redundant.size:
@@ -361,4 +364,5 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
             fc = rhs - J[kept_motion].T @ lam[kept_motion]
             lam[jrows] = np.linalg.lstsq(J[jrows].T, fc, rcond=1e-10)[0]
         res_out.store(k, r, p, v, w, acc, alp, lam, ev, model, rg)
+        res_out.store_energy(k, Iw, fe.potential, fe.power_nc + float(np.dot(-lam[mrows], f[model.row_motion[mrows], 1])))
     return res_out

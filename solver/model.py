@@ -194,6 +194,7 @@ class Model:
     marker_point: dict[str, np.ndarray]  # marker origin in its body frame (ground: world)
     marker_axes: dict[str, np.ndarray]   # (3, 3) marker axes (columns) in body frame (ground: world)
     length_scale: float
+    forces: Any = None                    # forces.ForceModel
     fixed_parts: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     @property
@@ -224,12 +225,17 @@ class Mechanism:
         self.markers: dict[str, Marker] = {}
         self.joints: dict[str, Joint] = {}
         self.motions: dict[str, Motion] = {}
+        self.springs: dict[str, Any] = {}            # forces.SpringDamper
+        self.torsion_springs: dict[str, Any] = {}    # forces.TorsionSpring
+        self.loads: dict[str, Any] = {}              # forces.Load
 
     # -- building
     def _new_name(self, name: Any, what: str) -> str:
         name = _check_name(name, what)
         for table, kind in ((self.parts, "part"), (self.markers, "marker"),
-                            (self.joints, "joint"), (self.motions, "motion")):
+                            (self.joints, "joint"), (self.motions, "motion"),
+                            (self.springs, "spring-damper"), (self.torsion_springs, "torsion spring"),
+                            (self.loads, "force")):
             if name in table:
                 raise MechanismError(f"{what} name {name!r} is already used by a {kind}")
         return name
@@ -326,6 +332,50 @@ class Mechanism:
             raise MechanismError(str(exc)) from None
         self.motions[name] = Motion(name, joint, coord, fn, expression)
 
+    # -- force elements (forces.py has the conventions)
+    def add_spring_damper(self, name: str, marker_i: str, marker_j: str, stiffness: float = 0.0,
+                          damping: float = 0.0, free_length: float | None = None,
+                          preload: float = 0.0, friction: float = 0.0, actuator: Any = None) -> None:
+        """Translational spring-damper-actuator between two markers' origins.  Tension
+        k (l - L0) + c dl/dt + preload + friction + actuator(t, length, speed) pulls them
+        together (N, m, s); free_length defaults to the present distance."""
+        from .forces import make_spring_damper
+        name = self._new_name(name, "spring-damper")
+        for mk in (marker_i, marker_j):
+            if mk not in self.markers:
+                raise MechanismError(f"spring-damper {name!r}: unknown marker {mk!r}")
+        if self.markers[marker_i].part == self.markers[marker_j].part:
+            raise MechanismError(f"spring-damper {name!r}: both markers are on part "
+                                 f"{self.markers[marker_i].part!r}")
+        self.springs[name] = make_spring_damper(name, marker_i, marker_j, stiffness, damping,
+                                                free_length, preload, friction, actuator)
+
+    def add_torsion_spring(self, name: str, joint: str, stiffness: float = 0.0, damping: float = 0.0,
+                           free_angle: float = 0.0, preload: float = 0.0, friction: float = 0.0,
+                           actuator: Any = None) -> None:
+        """Rotational spring-damper-actuator on a revolute or cylindrical joint's angle:
+        torque k (theta - free_angle) + c dtheta/dt + preload + friction + actuator(t, angle,
+        speed) resists the angle (N m, rad)."""
+        from .forces import make_torsion_spring
+        name = self._new_name(name, "torsion spring")
+        if joint not in self.joints:
+            raise MechanismError(f"torsion spring {name!r}: unknown joint {joint!r}")
+        if "angle" not in JOINT_COORDINATES.get(self.joints[joint].kind, ()):
+            raise MechanismError(f"torsion spring {name!r}: joint {joint!r} is "
+                                 f"{self.joints[joint].kind}; it needs a revolute or cylindrical joint")
+        self.torsion_springs[name] = make_torsion_spring(name, joint, stiffness, damping, free_angle,
+                                                         preload, friction, actuator)
+
+    def add_force(self, name: str, marker: str, force: Any = (0.0, 0.0, 0.0),
+                  torque: Any = (0.0, 0.0, 0.0), frame: str = "world") -> None:
+        """Force (N) at a marker's origin and torque (N m) on its part; each component a
+        number, an expression of t or a callable; axes of the world or of the marker."""
+        from .forces import make_load
+        name = self._new_name(name, "force")
+        if marker not in self.markers:
+            raise MechanismError(f"force {name!r}: unknown marker {marker!r}")
+        self.loads[name] = make_load(name, marker, force, torque, frame)
+
     # -- placement
     def pose(self, part: str) -> tuple[np.ndarray, np.ndarray]:
         """Present placement of a part: (position (3,), orientation (4,) w x y z) in world."""
@@ -353,10 +403,13 @@ class Mechanism:
         from .kinematics import assemble_mechanism
         assemble_mechanism(self, time)
 
-    def solve(self, duration: float, fps: float = 24.0, analysis: str = "auto", **options: Any):
-        """Assemble, then sweep frames k/fps for k = 0..round(duration*fps); returns a Result."""
+    def solve(self, duration: float, fps: float = 24.0, analysis: str = "auto",
+              tolerance: float = 1e-6, **options: Any):
+        """Assemble, then compute frames k/fps for k = 0..round(duration*fps); returns a
+        Result.  analysis: "auto" (kinematic when motions drive every DOF, else dynamic),
+        "kinematic" or "dynamic"; tolerance: the dynamic integrator's accuracy goal."""
         from .kinematics import solve
-        return solve(self, duration, fps, analysis, **options)
+        return solve(self, duration, fps, analysis, tolerance, **options)
 
 
 def compile_model(mech: Mechanism) -> Model:
@@ -438,6 +491,7 @@ def compile_model(mech: Mechanism) -> Model:
 
     kinds = col("kind", int)
     row_length = np.where((kinds == DOT2) | (kinds == DIST), length_scale, 1.0)
+    from .forces import compile_forces
     fixed = {p.name: (p.position.copy(), p.orientation.copy()) for p in mech.parts.values() if p.fixed}
     return Model(
         body_part=[p.name for p in moving],
@@ -453,7 +507,9 @@ def compile_model(mech: Mechanism) -> Model:
         joint_marker_j=[j.marker_j for j in mech.joints.values()],
         motion_names=list(mech.motions), motion_functions=[m.function for m in mech.motions.values()],
         marker_body=marker_body, marker_point=marker_point, marker_axes=marker_axes,
-        length_scale=length_scale, fixed_parts=fixed)
+        length_scale=length_scale, fixed_parts=fixed,
+        forces=compile_forces(mech, marker_body, marker_point, marker_axes,
+                              lambda mk: _marker_world(mech, mk)))
 
 
 def _marker_world(mech: Mechanism, marker: str) -> np.ndarray:

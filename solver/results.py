@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .errors import MechanismError
-from .rotations import quat_to_matrix
+from .rotations import cross, quat_to_matrix
 
 
 class Result:
@@ -28,6 +28,8 @@ class Result:
         self.multipliers = np.zeros((n, model.nc))          # lambda of every row
         self._reaction = np.zeros((n, len(model.joint_names), 6))
         self._effort = np.zeros((n, len(model.motion_names)))
+        self._energy = np.zeros((n, 3))       # kinetic, potential, work of non-conservative loads
+        self._power_nc = np.zeros(n)
         self._body = {name: b for b, name in enumerate(model.body_part)}
         # marker I of each joint: body and point (body frame; ground: world)
         mi = model.joint_marker_i
@@ -51,15 +53,37 @@ class Result:
         np.add.at(tot, model.row_joint[jr], gen)
         A = np.concatenate([quat_to_matrix(p), np.eye(3)[None]], axis=0)
         arm = np.einsum("nij,nj->ni", A[self._ji_body], self._ji_point)   # P_I - r_I
-        tot[:, 3:] -= np.cross(arm, tot[:, :3])
+        tot[:, 3:] -= cross(arm, tot[:, :3])
         self._reaction[k] = tot
         mr = model.row_motion >= 0
         self._effort[k, model.row_motion[mr]] = -lam[mr]
 
+    def store_energy(self, k: int, Iw: np.ndarray, spring_potential: float, power_nc: float,
+                     work_nc: float | None = None) -> None:
+        """Kinetic and potential energy (gravity and springs) of frame k; the work of
+        non-conservative loads (dampers, actuators, applied loads, motions) is given by the
+        integrator (dynamic runs) or accumulated by the trapezoidal rule from the power."""
+        m = self.model
+        ke = 0.5 * float(np.sum(m.body_mass * np.einsum("bi,bi->b", self._v[k], self._v[k]))
+                         + np.sum(np.einsum("bi,bij,bj->b", self._w[k], Iw, self._w[k])))
+        pe = -float(np.sum(m.body_mass * (self._r[k] @ m.gravity))) + spring_potential
+        self._power_nc[k] = power_nc
+        if work_nc is None:
+            work_nc = 0.0 if k == 0 else (self._energy[k - 1, 2] + 0.5 * (self.times[k] - self.times[k - 1])
+                                          * (self._power_nc[k] + self._power_nc[k - 1]))
+        self._energy[k] = ke, pe, work_nc
+
+    def energy(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(kinetic, potential, work_nc), each (n,) J.  Potential: gravity and springs;
+        work_nc: work done since t = 0 by dampers, friction, actuators, applied loads and
+        motions, so kinetic + potential - work_nc stays constant."""
+        return self._energy[:, 0].copy(), self._energy[:, 1].copy(), self._energy[:, 2].copy()
+
     def truncated(self, k: int) -> "Result":
         """The first k frames (what was solved before a failure)."""
         out = Result(self.model, self.times[:k], self.analysis)
-        for name in ("_r", "_p", "_v", "_w", "_a", "_alpha", "multipliers", "_reaction", "_effort"):
+        for name in ("_r", "_p", "_v", "_w", "_a", "_alpha", "multipliers", "_reaction", "_effort",
+                     "_energy", "_power_nc"):
             setattr(out, name, getattr(self, name)[:k].copy())
         return out
 
@@ -101,7 +125,7 @@ class Result:
         b, fixed = self._lookup(part)
         if fixed is not None:
             return np.zeros((len(self), 3))
-        return self._v[:, b] - np.cross(self._w[:, b], self._arm(b))
+        return self._v[:, b] - cross(self._w[:, b], self._arm(b))
 
     def angular_velocity(self, part: str) -> np.ndarray:
         """(n, 3) rad/s, world axes."""
@@ -114,7 +138,7 @@ class Result:
         if fixed is not None:
             return np.zeros((len(self), 3))
         arm, w = self._arm(b), self._w[:, b]
-        return self._a[:, b] - np.cross(self._alpha[:, b], arm) - np.cross(w, np.cross(w, arm))
+        return self._a[:, b] - cross(self._alpha[:, b], arm) - cross(w, cross(w, arm))
 
     def angular_acceleration(self, part: str) -> np.ndarray:
         """(n, 3) rad/s^2, world axes."""

@@ -1,0 +1,332 @@
+"""Force elements: translational spring-damper-actuators between two markers, torsion
+spring-damper-actuators on a joint's angle, and applied forces and torques at a marker
+(seed 001 "Translational / Rotational spring-damper-actuator", seed 003 generalized forces).
+
+Sign conventions
+- Spring-damper between markers I and J: tension
+  ``f = k (l - L0) + c dl/dt + preload + friction * tanh((dl/dt) / V_FRICTION) + actuator(t, l, dl/dt)``
+  pulls the two markers together (positive f: force on I toward J), l = |P_J - P_I|.
+  ``preload`` is the tension at the free length (negative: a compressed, pushing spring).
+- Torsion spring on a joint: ``T = k (theta - theta0) + c dtheta/dt + preload + friction
+  * tanh(...) + actuator(t, angle, speed)`` resists the joint angle theta (angle of x_I from
+  x_J about z_J, continuous over turns): torque -T on part I, +T on part J.
+- Coulomb friction is smoothed by tanh over V_FRICTION (1 mm/s, 1 mrad/s) so the
+  equations stay smooth for the integrator.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .errors import MechanismError
+from .expressions import ExpressionError, parse, time_function
+from .rotations import cross
+
+V_FRICTION = 1e-3
+
+
+@dataclass
+class SpringDamper:
+    name: str
+    marker_i: str
+    marker_j: str
+    stiffness: float
+    damping: float
+    free_length: float | None
+    preload: float
+    friction: float
+    actuator: Callable[..., float] | None
+
+
+@dataclass
+class TorsionSpring:
+    name: str
+    joint: str
+    stiffness: float
+    damping: float
+    free_angle: float
+    preload: float
+    friction: float
+    actuator: Callable[..., float] | None
+
+
+@dataclass
+class Load:
+    name: str
+    marker: str
+    force: list            # 3 TimeFunctions
+    torque: list           # 3 TimeFunctions
+    frame: str             # "world" or "marker"
+
+
+def _nonneg(value: Any, what: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise MechanismError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise MechanismError(f"{what} is NaN or infinite")
+    if x < 0.0:
+        raise MechanismError(f"{what} must not be negative, got {x}")
+    return x
+
+
+def _number(value: Any, what: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise MechanismError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise MechanismError(f"{what} is NaN or infinite")
+    return x
+
+
+def scalar_function(spec: Any, variables: tuple[str, ...], what: str) -> Callable[..., float] | None:
+    """A safe f(*variables) from None, a number, an expression string or a callable."""
+    if spec is None:
+        return None
+    if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+        c = _number(spec, what)
+        return lambda *args: c
+    if isinstance(spec, str):
+        try:
+            expr = parse(spec, variables, what)
+        except ExpressionError as exc:
+            raise MechanismError(str(exc)) from None
+        return lambda *args: expr(**dict(zip(variables, args)))
+    if callable(spec):
+        return spec
+    raise MechanismError(f"{what} must be a number, an expression of {', '.join(variables)} or a "
+                         f"callable, got {type(spec).__name__}")
+
+
+def make_spring_damper(name: str, marker_i: str, marker_j: str, stiffness: Any, damping: Any,
+                       free_length: Any, preload: Any, friction: Any, actuator: Any) -> SpringDamper:
+    what = f"spring-damper {name!r}"
+    L0 = None if free_length is None else _nonneg(free_length, f"{what}: free_length")
+    return SpringDamper(name, marker_i, marker_j, _nonneg(stiffness, f"{what}: stiffness"),
+                        _nonneg(damping, f"{what}: damping"), L0, _number(preload, f"{what}: preload"),
+                        _nonneg(friction, f"{what}: friction"),
+                        scalar_function(actuator, ("t", "length", "speed"), f"{what}: actuator"))
+
+
+def make_torsion_spring(name: str, joint: str, stiffness: Any, damping: Any, free_angle: Any,
+                        preload: Any, friction: Any, actuator: Any) -> TorsionSpring:
+    what = f"torsion spring {name!r}"
+    return TorsionSpring(name, joint, _nonneg(stiffness, f"{what}: stiffness"),
+                         _nonneg(damping, f"{what}: damping"), _number(free_angle, f"{what}: free_angle"),
+                         _number(preload, f"{what}: preload"), _nonneg(friction, f"{what}: friction"),
+                         scalar_function(actuator, ("t", "angle", "speed"), f"{what}: actuator"))
+
+
+def make_load(name: str, marker: str, force: Any, torque: Any, frame: str) -> Load:
+    what = f"force {name!r}"
+    if frame not in ("world", "marker"):
+        raise MechanismError(f"{what}: frame must be 'world' or 'marker', got {frame!r}")
+    comps = []
+    for label, vec in (("force", force), ("torque", torque)):
+        if isinstance(vec, str) or callable(vec) or len(vec) != 3:
+            raise MechanismError(f"{what}: {label} must have 3 components (numbers, expressions "
+                                 "of t or callables)")
+        try:
+            comps.append([time_function(c, name=f"{what}: {label}[{k}]") for k, c in enumerate(vec)])
+        except ExpressionError as exc:
+            raise MechanismError(str(exc)) from None
+    return Load(name, marker, comps[0], comps[1], frame)
+
+
+@dataclass
+class ForceModel:
+    """Arrays of the force elements for one compiled model (bodies indexed as in Model)."""
+    sd_names: list[str] = field(default_factory=list)
+    sd_bi: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    sd_bj: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    sd_si: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))   # point on I, body frame
+    sd_sj: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    sd_k: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sd_c: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sd_L0: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sd_pre: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sd_fric: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sd_act: list = field(default_factory=list)
+    ts_names: list[str] = field(default_factory=list)
+    ts_bi: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    ts_bj: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    ts_xi: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))   # x_I, body I frame
+    ts_xj: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))   # x_J, body J frame
+    ts_yj: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    ts_k: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ts_c: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ts_th0: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ts_pre: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ts_fric: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ts_act: list = field(default_factory=list)
+    ld_names: list[str] = field(default_factory=list)
+    ld_body: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    ld_point: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    ld_axes: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))  # marker axes, body frame
+    ld_in_marker: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    ld_funcs: list = field(default_factory=list)                          # 6 TimeFunctions each
+
+    @property
+    def empty(self) -> bool:
+        return not (self.sd_names or self.ts_names or self.ld_names)
+
+
+@dataclass
+class ForceEval:
+    """Generalized forces Q (nb+1, 6) (ground row last, force and moment about the COM) and
+    what energy bookkeeping needs."""
+    Q: np.ndarray
+    potential: float          # springs' stored energy (k and preload terms), J
+    power_nc: float           # power of dampers, friction, actuators and loads, W
+    sd_length: np.ndarray
+    sd_tension: np.ndarray
+    ts_angle: np.ndarray
+    ts_torque: np.ndarray
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", a, b)
+
+
+def evaluate_forces(fm: ForceModel, t: float, r: np.ndarray, A: np.ndarray, v: np.ndarray,
+                    w: np.ndarray, ts_ref: np.ndarray) -> ForceEval:
+    """Generalized forces of all force elements at one state (arrays with the ground last).
+
+    ``ts_ref`` (nts,) is a recent value of each torsion angle; the angle returned is the
+    branch of atan2 nearest to it, so springs wound past half a turn keep their torque.
+    """
+    Q = np.zeros((len(r), 6))
+    pot = pnc = 0.0
+    # translational spring-damper-actuators (seed 001)
+    n = len(fm.sd_names)
+    L = fsd = np.zeros(0)
+    if n:
+        bi, bj = fm.sd_bi, fm.sd_bj
+        si = np.einsum("nij,nj->ni", A[bi], fm.sd_si)
+        sj = np.einsum("nij,nj->ni", A[bj], fm.sd_sj)
+        d = r[bj] + sj - r[bi] - si                       # from P_I to P_J
+        L = np.linalg.norm(d, axis=1)
+        if np.any(L < 1e-12):
+            k = int(np.argmin(L))
+            raise FloatingPointError(f"spring-damper {fm.sd_names[k]!r}: its two markers coincide "
+                                     "(length 0, no direction for the force)")
+        u = d / L[:, None]
+        dd = v[bj] + cross(w[bj], sj) - v[bi] - cross(w[bi], si)
+        Ld = _dot(u, dd)
+        fnc = fm.sd_c * Ld + fm.sd_fric * np.tanh(Ld / V_FRICTION)
+        for k, act in enumerate(fm.sd_act):
+            if act is not None:
+                fnc[k] += float(act(t, L[k], Ld[k]))
+        fsd = fm.sd_k * (L - fm.sd_L0) + fm.sd_pre + fnc
+        F = fsd[:, None] * u                              # on I; -F on J
+        np.add.at(Q, bi, np.concatenate([F, cross(si, F)], axis=1))
+        np.add.at(Q, bj, np.concatenate([-F, -cross(sj, F)], axis=1))
+        pot += float(np.sum(0.5 * fm.sd_k * (L - fm.sd_L0) ** 2 + fm.sd_pre * L))
+        pnc -= float(np.sum(fnc * Ld))
+    # torsion springs: generalized torque -T dtheta/dpi (the angle row's Jacobian g)
+    n = len(fm.ts_names)
+    th = T = np.zeros(0)
+    if n:
+        bi, bj = fm.ts_bi, fm.ts_bj
+        xi = np.einsum("nij,nj->ni", A[bi], fm.ts_xi)
+        xj = np.einsum("nij,nj->ni", A[bj], fm.ts_xj)
+        yj = np.einsum("nij,nj->ni", A[bj], fm.ts_yj)
+        c, s = _dot(xi, xj), _dot(xi, yj)
+        rho = c * c + s * s
+        g = (c[:, None] * cross(xi, yj) - s[:, None] * cross(xi, xj)) / rho[:, None]
+        raw = np.arctan2(s, c)
+        th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
+        thd = _dot(g, w[bi] - w[bj])
+        tnc = fm.ts_c * thd + fm.ts_fric * np.tanh(thd / V_FRICTION)
+        for k, act in enumerate(fm.ts_act):
+            if act is not None:
+                tnc[k] += float(act(t, th[k], thd[k]))
+        T = fm.ts_k * (th - fm.ts_th0) + fm.ts_pre + tnc
+        tq = T[:, None] * g
+        np.add.at(Q[:, 3:], bi, -tq)
+        np.add.at(Q[:, 3:], bj, tq)
+        pot += float(np.sum(0.5 * fm.ts_k * (th - fm.ts_th0) ** 2 + fm.ts_pre * th))
+        pnc -= float(np.sum(tnc * thd))
+    # applied forces and torques at markers
+    n = len(fm.ld_names)
+    if n:
+        vals = np.array([[f.value(t) for f in funcs] for funcs in fm.ld_funcs])   # (n, 6)
+        b = fm.ld_body
+        Ab = A[b]
+        axes = np.einsum("nij,njk->nik", Ab, fm.ld_axes)
+        F = np.where(fm.ld_in_marker[:, None], np.einsum("nij,nj->ni", axes, vals[:, :3]), vals[:, :3])
+        Tq = np.where(fm.ld_in_marker[:, None], np.einsum("nij,nj->ni", axes, vals[:, 3:]), vals[:, 3:])
+        s = np.einsum("nij,nj->ni", Ab, fm.ld_point)
+        np.add.at(Q, b, np.concatenate([F, cross(s, F) + Tq], axis=1))
+        vp = v[b] + cross(w[b], s)
+        pnc += float(np.sum(_dot(F, vp) + _dot(Tq, w[b])))
+    return ForceEval(Q, pot, pnc, L, fsd, th, T)
+
+
+def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes: dict,
+                   marker_world: Callable[[str], np.ndarray]) -> ForceModel:
+    """ForceModel arrays from the mechanism's force elements (marker data as in Model)."""
+    fm = ForceModel()
+    sds = list(mech.springs.values())
+    if sds:
+        for sd in sds:
+            if np.linalg.norm(marker_world(sd.marker_i) - marker_world(sd.marker_j)) < 1e-9:
+                raise MechanismError(f"spring-damper {sd.name!r}: markers {sd.marker_i!r} and "
+                                     f"{sd.marker_j!r} coincide, so the force has no direction; "
+                                     "place its ends apart")
+        fm.sd_names = [s.name for s in sds]
+        fm.sd_bi = np.array([marker_body[s.marker_i] for s in sds], dtype=int)
+        fm.sd_bj = np.array([marker_body[s.marker_j] for s in sds], dtype=int)
+        fm.sd_si = np.array([marker_point[s.marker_i] for s in sds], dtype=float)
+        fm.sd_sj = np.array([marker_point[s.marker_j] for s in sds], dtype=float)
+        fm.sd_k = np.array([s.stiffness for s in sds])
+        fm.sd_c = np.array([s.damping for s in sds])
+        fm.sd_L0 = np.array([np.linalg.norm(marker_world(s.marker_i) - marker_world(s.marker_j))
+                             if s.free_length is None else s.free_length for s in sds])
+        fm.sd_pre = np.array([s.preload for s in sds])
+        fm.sd_fric = np.array([s.friction for s in sds])
+        fm.sd_act = [s.actuator for s in sds]
+    tss = list(mech.torsion_springs.values())
+    if tss:
+        mi = [mech.joints[s.joint].marker_i for s in tss]
+        mj = [mech.joints[s.joint].marker_j for s in tss]
+        fm.ts_names = [s.name for s in tss]
+        fm.ts_bi = np.array([marker_body[m] for m in mi], dtype=int)
+        fm.ts_bj = np.array([marker_body[m] for m in mj], dtype=int)
+        fm.ts_xi = np.array([marker_axes[m][:, 0] for m in mi])
+        fm.ts_xj = np.array([marker_axes[m][:, 0] for m in mj])
+        fm.ts_yj = np.array([marker_axes[m][:, 1] for m in mj])
+        fm.ts_k = np.array([s.stiffness for s in tss])
+        fm.ts_c = np.array([s.damping for s in tss])
+        fm.ts_th0 = np.array([s.free_angle for s in tss])
+        fm.ts_pre = np.array([s.preload for s in tss])
+        fm.ts_fric = np.array([s.friction for s in tss])
+        fm.ts_act = [s.actuator for s in tss]
+    lds = list(mech.loads.values())
+    if lds:
+        fm.ld_names = [ld.name for ld in lds]
+        fm.ld_body = np.array([marker_body[ld.marker] for ld in lds], dtype=int)
+        fm.ld_point = np.array([marker_point[ld.marker] for ld in lds], dtype=float)
+        fm.ld_axes = np.array([marker_axes[ld.marker] for ld in lds], dtype=float)
+        fm.ld_in_marker = np.array([ld.frame == "marker" for ld in lds], dtype=bool)
+        fm.ld_funcs = [ld.force + ld.torque for ld in lds]
+    return fm
+
+
+def total_forces(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
+                 wg: np.ndarray, ts_ref: np.ndarray) -> tuple[np.ndarray, ForceEval]:
+    """Q (nb, 6): gravity at the centre of mass, gyroscopic moment -w x (I_w w) and every
+    force element, as force and moment about each body's centre of mass (world axes)."""
+    nb = model.nb
+    fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref)
+    Ab, w = A[:nb], wg[:nb]
+    Iw = np.einsum("bij,bjk,blk->bil", Ab, model.body_inertia, Ab)
+    Q = fe.Q[:nb].copy()
+    Q[:, :3] += model.body_mass[:, None] * model.gravity[None, :]
+    Q[:, 3:] -= cross(w, np.einsum("bij,bj->bi", Iw, w))
+    return Q, fe
