@@ -11,7 +11,13 @@ accepted step the positions and velocities are projected back onto the constrain
 Newton precision at every frame with no drift, and the multipliers at each output frame give
 the reactions and motion efforts as in kinematics.
 
-Integrator: explicit Dormand-Prince 5(4) with error control; output frames are hit exactly.
+Integrators (error-controlled; output frames are hit exactly, never interpolated):
+- explicit Dormand-Prince 5(4) for ordinary mechanisms: seven cheap right-hand sides a step,
+  fifth order, so tight energy conservation costs few steps;
+- an L-stable singly diagonally implicit Runge-Kutta method of order 4 (Hairer-Wanner IV.6,
+  SDIRK4 of Table 6.5, embedded order 3) when a spring or damper is stiff (``implicit.py``):
+  its stability does not limit the step, and stiff modes that the step does not resolve are
+  damped out instead of blowing up, as they would with an explicit method.
 """
 from __future__ import annotations
 
@@ -45,6 +51,7 @@ class _System:
         self.mrows = np.flatnonzero(model.row_motion >= 0)
         self.kept_motion = np.intersect1d(st.keep, self.mrows)
         self.ts_ref = np.zeros(len(model.forces.ts_names))
+        self.inv_inertia = np.linalg.inv(model.body_inertia) if self.nb else np.zeros((0, 3, 3))
 
     # y = [r (3nb), p (4nb), v (3nb), w (3nb), work]
     def pack(self, r, p, v, w, work: float) -> np.ndarray:
@@ -62,7 +69,7 @@ class _System:
         """(nb, 6, 6) inverse mass blocks, world axes: 1/m I and A I^-1 A^T."""
         Mi = np.zeros((self.nb, 6, 6))
         Mi[:, :3, :3] = np.eye(3)[None] / self.m.body_mass[:, None, None]
-        Mi[:, 3:, 3:] = np.einsum("bij,bjk,blk->bil", A, np.linalg.inv(self.m.body_inertia), A)
+        Mi[:, 3:, 3:] = np.einsum("bij,bjk,blk->bil", A, self.inv_inertia, A)
         return Mi
 
     def _apply_minv(self, Mi: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -133,20 +140,76 @@ class _System:
         return r, p, vel[:, :3], vel[:, 3:]
 
 
+class DoPri5:
+    """Explicit Dormand-Prince 5(4): cheap accurate steps for non-stiff mechanisms."""
+    order = 4          # of the error estimate: step factor err^(-1/(order+1))
+    name = "explicit Dormand-Prince 5(4)"
+
+    def __init__(self, sysm: _System) -> None:
+        self.sysm = sysm
+
+    def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float,
+             norm) -> tuple[np.ndarray, float]:
+        ks = [f0]
+        for i in range(1, 7):
+            yi = y + h * sum(_A[i][j] * ks[j] for j in range(i) if _A[i][j] != 0.0)
+            ks.append(self.sysm.rhs(t + _C[i] * h, yi))
+        ynew = y + h * sum(_B[j] * ks[j] for j in range(7) if _B[j] != 0.0)
+        return ynew, norm(h * sum(_E[j] * ks[j] for j in range(7)), y, ynew)
+
+
+def choose_method(sysm: _System, t: float, r, p, v, w, method: str) -> str:
+    """"explicit" unless a force element is stiff: its fastest rate (sqrt of the largest
+    eigenvalue of the constrained M^-1 K, or of M^-1 C) exceeds STIFF_RATE 1/s, where an
+    explicit method's stability, not its accuracy, would set the step."""
+    if method != "auto":
+        return method
+    if sysm.m.forces.empty:
+        return "explicit"
+    from .implicit import stiffness_rate
+    return "implicit" if stiffness_rate(sysm, t, r, p, v, w) > STIFF_RATE else "explicit"
+
+
+STIFF_RATE = 300.0
+
+
 def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np.ndarray,
-                w: np.ndarray, times: np.ndarray, tolerance: float = 1e-6) -> Result:
-    """Integrate from times[0] through every output frame; returns a Result."""
+                w: np.ndarray, times: np.ndarray, tolerance: float = 1e-6,
+                method: str = "auto") -> Result:
+    """Integrate from times[0] through every output frame; returns a Result.
+
+    method: "explicit" (Dormand-Prince 5(4)), "implicit" (L-stable SDIRK 4(3), for stiff
+    springs and dampers) or "auto" (implicit only when a force element is stiff)."""
+    from .implicit import SDIRK4
     sysm = _System(model, st)
+    t = float(times[0])
+    try:
+        r, p, v, w = sysm.project(t, r, p, v, w)      # consistent initial velocities
+    except np.linalg.LinAlgError:
+        raise SolverError(f"the initial position is singular: the constraints cannot be "
+                          f"met at t = {t:.6g} s", t) from None
+    except ExpressionError as exc:
+        raise SolverError(str(exc), t) from None
+    method = choose_method(sysm, t, r, p, v, w, method)
+    stepper = SDIRK4(sysm) if method == "implicit" else DoPri5(sysm)
     out = Result.empty(model, times, "dynamic")
+    out.method = stepper.name
     L = model.length_scale
     nb = model.nb
-    # error weights: |e_i| <= tol (scale_i + |y_i|), blocks r [m], p [-], v [m/s], w [rad/s]
+    # error weights: |e_i| <= rtol (scale_i + |y_i|), blocks r [m], p [-], v [m/s], w [rad/s];
+    # the local tolerance sits two decades under the goal so that the global error meets it
     scale = np.concatenate([np.full(3 * nb, L), np.ones(4 * nb), np.full(3 * nb, L),
                             np.ones(3 * nb), [np.inf]])
     rtol = tolerance * 1e-2
-    t = float(times[0])
+
+    def norm(e: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> float:
+        sc = rtol * (scale[:-1] + np.maximum(np.abs(y0[:-1]), np.abs(y1[:-1])))
+        x = float(np.sqrt(np.mean((e[:-1] / sc) ** 2)))
+        return x if np.isfinite(x) else 1e10
+
     work = 0.0
     h = None
+    expo = -1.0 / (stepper.order + 1)
 
     def fail(msg: str, k: int, tt: float, who=()):
         raise SolverError(msg, tt, who, out.truncated(k))
@@ -156,22 +219,13 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
         while t < t_out - 1e-14 * max(1.0, abs(t_out)):
             try:
                 y = sysm.pack(r, p, v, w, work)
-                k1 = sysm.rhs(t, y)
+                f0 = sysm.rhs(t, y)
                 if h is None:
-                    h = _initial_step(k1, y, scale, rtol, times)
+                    h = _initial_step(f0, y, scale, rtol, times)
                 hs = min(h, t_out - t)
                 while True:
-                    ks = [k1]
-                    for i in range(1, 7):
-                        yi = y + hs * sum(_A[i][j] * ks[j] for j in range(i) if _A[i][j] != 0.0)
-                        ks.append(sysm.rhs(t + _C[i] * hs, yi))
-                    ynew = y + hs * sum(_B[j] * ks[j] for j in range(7) if _B[j] != 0.0)
-                    err_vec = hs * sum(_E[j] * ks[j] for j in range(7))
-                    sc = rtol * (scale + np.maximum(np.abs(y), np.abs(ynew)))
-                    err = float(np.sqrt(np.mean((err_vec[:-1] / sc[:-1]) ** 2)))
-                    if not np.isfinite(err):
-                        err = 1e10
-                    fac = 0.9 * err ** -0.2 if err > 0 else 5.0
+                    ynew, err = stepper.step(t, y, f0, hs, norm)
+                    fac = 0.9 * err ** expo if err > 0 else 5.0
                     if err <= 1.0:
                         h_next = hs * min(5.0, max(0.2, fac))
                         break
@@ -183,6 +237,7 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
                 if hs == h or h_next < h:
                     h = h_next
                 t = t + hs
+                out.steps += 1
                 r1, p1, v1, w1, work = sysm.unpack(ynew)
                 r, p, v, w = sysm.project(t, r1.copy(), p1.copy(), v1.copy(), w1.copy())
                 if len(sysm.ts_ref):
@@ -197,8 +252,6 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
                      f"(joints involved: {', '.join(who)})", k, t, who)
         # output frame: projected state, accelerations and multipliers
         try:
-            if k == 0:
-                r, p, v, w = sysm.project(t, r, p, v, w)
             a, lam, fe, J, f = sysm.accelerations(t, r, p, v, w)
         except ExpressionError as exc:
             fail(str(exc), k, t)

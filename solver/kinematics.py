@@ -237,7 +237,7 @@ def check(mech: Mechanism) -> CheckReport:
 
 # ---------------------------------------------------------------- kinematic sweep
 def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "auto",
-          tolerance: float = 1e-6, **options) -> Result:
+          tolerance: float = 1e-6, method: str = "auto", **options) -> Result:
     """Assemble at t = 0 (on a copy), choose the analysis (kinematic when the motions drive
     every degree of freedom, else dynamic) and compute the output frames."""
     try:
@@ -252,6 +252,8 @@ def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "
         raise MechanismError(f"analysis must be 'auto', 'kinematic' or 'dynamic', got {analysis!r}")
     if options:
         raise MechanismError(f"unknown solve option(s): {', '.join(options)}")
+    if method not in ("auto", "explicit", "implicit"):
+        raise MechanismError(f"method must be 'auto', 'explicit' or 'implicit', got {method!r}")
     try:
         tolerance = float(tolerance)
     except (TypeError, ValueError):
@@ -270,7 +272,7 @@ def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "
     times = np.arange(int(round(duration * fps)) + 1) / fps
     if analysis == "dynamic":
         from .dynamics import dynamic_run
-        return dynamic_run(model, st, r, p, v, w, times, tolerance)
+        return dynamic_run(model, st, r, p, v, w, times, tolerance, method)
     if st.driven_dof > 0:
         raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", 0.0)

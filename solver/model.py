@@ -404,12 +404,13 @@ class Mechanism:
         assemble_mechanism(self, time)
 
     def solve(self, duration: float, fps: float = 24.0, analysis: str = "auto",
-              tolerance: float = 1e-6, **options: Any):
+              tolerance: float = 1e-6, method: str = "auto", **options: Any):
         """Assemble, then compute frames k/fps for k = 0..round(duration*fps); returns a
         Result.  analysis: "auto" (kinematic when motions drive every DOF, else dynamic),
-        "kinematic" or "dynamic"; tolerance: the dynamic integrator's accuracy goal."""
+        "kinematic" or "dynamic"; tolerance: the dynamic integrator's accuracy goal; method:
+        "auto", "explicit" or "implicit" (stiff springs and dampers; see dynamics.py)."""
         from .kinematics import solve
-        return solve(self, duration, fps, analysis, tolerance, **options)
+        return solve(self, duration, fps, analysis, tolerance, method, **options)
 
 
 def compile_model(mech: Mechanism) -> Model:

@@ -18,6 +18,8 @@ class Result:
         n, nb = len(times), model.nb
         self.model = model
         self.analysis = analysis
+        self.method = "kinematic sweep (Newton per frame)" if analysis == "kinematic" else ""
+        self.steps = 0                       # integrator steps taken (dynamic runs)
         self.times = np.asarray(times, dtype=float)
         self._r = np.zeros((n, nb, 3))      # centre of mass
         self._p = np.zeros((n, nb, 4))

@@ -93,9 +93,11 @@ def skew(v: np.ndarray) -> np.ndarray:
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-wise cross product of (..., 3) arrays; several times faster than np.cross on
     small arrays (no axis bookkeeping), which matters in the per-step hot path."""
+    if a.shape != b.shape:
+        a, b = np.broadcast_arrays(a, b)
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out = np.empty(a.shape)
     out[..., 0] = a1 * b2 - a2 * b1
     out[..., 1] = a2 * b0 - a0 * b2
     out[..., 2] = a0 * b1 - a1 * b0
