@@ -403,6 +403,12 @@ class Mechanism:
         from .kinematics import assemble_mechanism
         assemble_mechanism(self, time)
 
+    def statics(self, time: float = 0.0, update: bool = False):
+        """Static equilibrium under gravity, springs and loads (motions held at ``time``):
+        a one-frame Result with the reactions there; ``update=True`` moves the parts."""
+        from .statics import statics
+        return statics(self, time, update)
+
     def solve(self, duration: float, fps: float = 24.0, analysis: str = "auto",
               tolerance: float = 1e-6, method: str = "auto", **options: Any):
         """Assemble, then compute frames k/fps for k = 0..round(duration*fps); returns a

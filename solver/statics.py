@@ -1,0 +1,141 @@
+"""Static equilibrium (seed 003 "Statics": accelerations and velocities zero, so
+Q(q) - J(q)^T lambda = 0 and Phi(q) = 0).
+
+Newton on (q, lambda) from the assembled start.  The tangent matrix
+    [ dQ/dq - d(J^T lambda)/dq   -J^T ]
+    [ J                            0  ]
+has its first block by finite differences (it holds the springs' stiffness and the
+geometric stiffness that makes a hanging pendulum stable); steps that do not reduce the
+residual are halved.  With no equilibrium near (a part free to move under load) the
+matrix is singular or the iteration stalls, and the error names the parts that move.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .constraints import body_arrays, evaluate, global_jacobian
+from .errors import SolverError
+from .expressions import ExpressionError
+from .forces import total_forces
+from .kinematics import NEWTON_TOL, _scales, assemble_state, inertia_world, motion_values, residual, structure
+from .model import Mechanism, body_state, compile_model, store_pose
+from .results import Result
+from .rotations import rotate_world
+
+
+def statics(mech: Mechanism, time: float = 0.0, update: bool = False, max_iter: int = 100) -> Result:
+    """Equilibrium under gravity, springs and loads (motions held at their value at ``time``).
+
+    Returns a one-frame Result (velocities and accelerations zero) whose reactions and
+    efforts are the equilibrium loads; ``update=True`` also moves the parts there.
+    """
+    model = compile_model(mech)
+    r, p, _, _ = body_state(model, mech)
+    r, p = assemble_state(model, r, p, time)
+    st = structure(model, r, p)
+    keep, nb = st.keep, model.nb
+    rs, cw = _scales(model)
+    try:
+        f = motion_values(model, time)
+    except ExpressionError as exc:
+        raise SolverError(str(exc), time) from None
+    zero = np.zeros((nb, 3))
+    ts_ref = np.zeros(len(model.forces.ts_names))
+
+    def parts(r_, p_):
+        rg, A = body_arrays(model, r_, p_)[:2]
+        ev = evaluate(model, rg, A)
+        Q, fe = total_forces(model, time, *body_arrays(model, r_, p_, zero, zero), ts_ref)
+        return Q.ravel(), global_jacobian(model, ev.jac), residual(model, ev.phi, f), fe
+
+    def resid(r_, p_, lam_):
+        Q, J, phi, _ = parts(r_, p_)
+        return np.concatenate([Q - J[keep].T @ lam_, phi[keep] * rs[keep]]), Q, J
+
+    Q0, J0, _, fe = parts(r, p)
+    ts_ref = fe.ts_angle
+    # load scale: gravity and the force elements' present loads
+    fscale = max(float(np.max(np.abs(Q0), initial=0.0)),
+                 float(np.max(model.body_mass, initial=0.0)) * float(np.linalg.norm(model.gravity)), 1e-9)
+    lam = np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0]    # best multipliers at the start
+    R, Q, J = resid(r, p, lam)
+    n = 6 * nb
+
+    def merit(R_: np.ndarray) -> float:
+        return max(float(np.max(np.abs(R_[:n]), initial=0.0)) / fscale,
+                   float(np.max(np.abs(R_[n:]), initial=0.0)))
+
+    err = merit(R)
+    for _ in range(max_iter):
+        if err <= 1e-11:
+            break
+        # tangent of the force balance by forward differences in (r, world rotation)
+        T = np.zeros((n, n))
+        for c in range(n):
+            b, k = divmod(c, 6)
+            e = np.zeros((nb, 3))
+            hstep = 1e-7 * cw[c]
+            e[b, k % 3] = hstep if k < 3 else 1e-7
+            r1, p1 = (r + e, p) if k < 3 else (r, rotate_world(p, e))
+            T[:, c] = (resid(r1, p1, lam)[0][:n] - R[:n]) / (hstep if k < 3 else 1e-7)
+        nk = len(keep)
+        big = np.zeros((n + nk, n + nk))
+        big[:n, :n] = T
+        big[:n, n:] = -J[keep].T
+        big[n:, :n] = J[keep] * rs[keep, None]
+        # least squares: a neutral direction (no stiffness and no load, e.g. a part's spin
+        # about the one point its springs hold) is left where it is
+        try:
+            dx = np.linalg.lstsq(big, -R, rcond=1e-12)[0]
+            if not np.all(np.isfinite(dx)):
+                raise np.linalg.LinAlgError
+        except np.linalg.LinAlgError:
+            _no_equilibrium(model, big, R, n, time, "the tangent matrix is not finite")
+        alpha = 1.0
+        for _ in range(30):
+            d = alpha * dx[:n].reshape(nb, 6)
+            r1, p1 = r + d[:, :3], rotate_world(p, d[:, 3:])
+            lam1 = lam + alpha * dx[n:]
+            R1, Q1, J1 = resid(r1, p1, lam1)
+            e1 = merit(R1)
+            if e1 < err:
+                break
+            alpha *= 0.5
+        else:
+            _no_equilibrium(model, big, R, n, time, f"the force balance is off by {err:.3g} of the loads "
+                            "and no step reduces it")
+        r, p, lam, R, Q, J, err = r1, p1, lam1, R1, Q1, J1, e1
+        ts_ref = parts(r, p)[3].ts_angle
+    else:
+        _no_equilibrium(model, big, R, n, time, f"no convergence in {max_iter} iterations")
+
+    out = Result.empty(model, np.array([float(time)]), "static")
+    out.method = "static equilibrium (Newton)"
+    rg, A, vg, wg = body_arrays(model, r, p, zero, zero)
+    ev = evaluate(model, rg, A, vg, wg)
+    lam_full = np.zeros(model.nc)
+    lam_full[keep] = lam
+    out.store(0, r, p, zero, zero, zero, zero, lam_full, ev, model, rg)
+    _, fe = total_forces(model, time, rg, A, vg, wg, ts_ref)
+    out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
+    if update:
+        store_pose(model, mech, r, p)
+    return out
+
+
+def _no_equilibrium(model, big: np.ndarray, R: np.ndarray, n: int, time: float, why: str) -> None:
+    """Raise naming the parts whose unbalanced load lies in the tangent matrix's null space
+    (directions with no stiffness to hold the load)."""
+    try:
+        U, s, _ = np.linalg.svd(big)
+        null = U[:, s <= 1e-9 * s.max()] if s.size and s.max() > 0 else U
+        x = null @ (null.T @ R) if null.size else U[:, -1]
+        v = np.abs(x[:n]).reshape(-1, 6).max(axis=1)
+        if not v.max() > 0:
+            v = np.abs(U[:n, -1]).reshape(-1, 6).max(axis=1)
+        names = [model.body_part[b] for b in np.flatnonzero(v > 0.2 * v.max())]
+    except np.linalg.LinAlgError:
+        names = list(model.body_part)
+    raise SolverError(f"no static equilibrium near the start ({why}): parts "
+                      f"{', '.join(map(repr, names))} are free to move under the loads "
+                      "(an unrestrained degree of freedom)", time, tuple(names))
