@@ -18,7 +18,7 @@ Glossary (ours -> seeds):
 Public API: ``Mechanism`` (build, check, assemble, solve), ``Result``, ``MechanismError``
 (bad input, a ValueError) and ``SolverError`` (a failed analysis; names time and joints).
 """
-from .errors import MechanismError, SolverError
+from .errors import MechanismError, SolverCancelled, SolverError
 from .expressions import ExpressionError
 from .kinematics import CheckReport
 from .model import JOINT_ROWS, Mechanism
@@ -26,5 +26,5 @@ from .results import Result
 
 JOINT_KINDS = tuple(JOINT_ROWS)
 
-__all__ = ["Mechanism", "Result", "CheckReport", "MechanismError", "SolverError",
+__all__ = ["Mechanism", "Result", "CheckReport", "MechanismError", "SolverError", "SolverCancelled",
            "ExpressionError", "JOINT_KINDS"]

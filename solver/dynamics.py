@@ -27,7 +27,7 @@ from .constraints import body_arrays, evaluate, global_jacobian
 from .errors import SolverError
 from .expressions import ExpressionError
 from .forces import total_forces
-from .kinematics import NEWTON_TOL, Structure, _involved, _scales, inertia_world, motion_values, residual
+from .kinematics import NEWTON_TOL, report_progress, Structure, _involved, _scales, inertia_world, motion_values, residual
 from .model import Model
 from .results import Result
 from .rotations import quat_multiply, rotate_world
@@ -175,7 +175,7 @@ STIFF_RATE = 300.0
 
 def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np.ndarray,
                 w: np.ndarray, times: np.ndarray, tolerance: float = 1e-6,
-                method: str = "auto") -> Result:
+                method: str = "auto", progress=None) -> Result:
     """Integrate from times[0] through every output frame; returns a Result.
 
     method: "explicit" (Dormand-Prince 5(4)), "implicit" (L-stable SDIRK 4(3), for stiff
@@ -264,6 +264,7 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
         out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work)
+        report_progress(progress, k, len(times), out)
     return out
 
 

@@ -23,3 +23,7 @@ class SolverError(RuntimeError):
         self.time = time
         self.joints = tuple(joints)
         self.result = result
+
+
+class SolverCancelled(SolverError):
+    """The caller's progress callback asked to stop; ``result`` holds the frames solved."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .constraints import body_arrays, evaluate, global_jacobian
-from .errors import MechanismError, SolverError
+from .errors import MechanismError, SolverCancelled, SolverError
 from .forces import total_forces
 from .expressions import ExpressionError
 from .model import ANGLE, Mechanism, Model, body_state, compile_model, store_pose
@@ -236,8 +236,16 @@ def check(mech: Mechanism) -> CheckReport:
 
 
 # ---------------------------------------------------------------- kinematic sweep
+def report_progress(progress, k: int, n: int, result: Result) -> None:
+    """Call progress(frames done, frames in all); a False answer cancels the analysis."""
+    if progress is not None and progress(k + 1, n) is False:
+        t = float(result.times[k])
+        raise SolverCancelled(f"cancelled at t = {t:.6g} s (frame {k})", t, (), result.truncated(k + 1))
+
+
+
 def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "auto",
-          tolerance: float = 1e-6, method: str = "auto", **options) -> Result:
+          tolerance: float = 1e-6, method: str = "auto", progress=None, **options) -> Result:
     """Assemble at t = 0 (on a copy), choose the analysis (kinematic when the motions drive
     every degree of freedom, else dynamic) and compute the output frames."""
     try:
@@ -272,11 +280,11 @@ def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "
     times = np.arange(int(round(duration * fps)) + 1) / fps
     if analysis == "dynamic":
         from .dynamics import dynamic_run
-        return dynamic_run(model, st, r, p, v, w, times, tolerance, method)
+        return dynamic_run(model, st, r, p, v, w, times, tolerance, method, progress)
     if st.driven_dof > 0:
         raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", 0.0)
-    return kinematic_sweep(model, st, r, p, times)
+    return kinematic_sweep(model, st, r, p, times, progress)
 
 
 def inertia_world(model: Model, A: np.ndarray) -> np.ndarray:
@@ -285,7 +293,7 @@ def inertia_world(model: Model, A: np.ndarray) -> np.ndarray:
 
 
 def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
-                    times: np.ndarray) -> Result:
+                    times: np.ndarray, progress=None) -> Result:
     """Position Newton, velocities, accelerations, multipliers and reactions per frame."""
     nb, nc, n = model.nb, model.nc, len(times)
     keep = st.keep
@@ -366,5 +374,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
             fc = rhs - J[kept_motion].T @ lam[kept_motion]
             lam[jrows] = np.linalg.lstsq(J[jrows].T, fc, rcond=1e-10)[0]
         res_out.store(k, r, p, v, w, acc, alp, lam, ev, model, rg)
-        res_out.store_energy(k, Iw, fe.potential, fe.power_nc + float(np.dot(-lam[mrows], f[model.row_motion[mrows], 1])))
+        res_out.store_energy(k, Iw, fe.potential,
+                             fe.power_nc + float(np.dot(-lam[mrows], f[model.row_motion[mrows], 1])))
+        report_progress(progress, k, n, res_out)
     return res_out

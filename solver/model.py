@@ -410,13 +410,16 @@ class Mechanism:
         return statics(self, time, update)
 
     def solve(self, duration: float, fps: float = 24.0, analysis: str = "auto",
-              tolerance: float = 1e-6, method: str = "auto", **options: Any):
+              tolerance: float = 1e-6, method: str = "auto", progress: Any = None,
+              **options: Any):
         """Assemble, then compute frames k/fps for k = 0..round(duration*fps); returns a
         Result.  analysis: "auto" (kinematic when motions drive every DOF, else dynamic),
         "kinematic" or "dynamic"; tolerance: the dynamic integrator's accuracy goal; method:
-        "auto", "explicit" or "implicit" (stiff springs and dampers; see dynamics.py)."""
+        "auto", "explicit" or "implicit" (stiff springs and dampers; see dynamics.py);
+        progress: optional callable(frames done, frames in all) called after each frame,
+        returning False to cancel (SolverCancelled, with the frames done in .result)."""
         from .kinematics import solve
-        return solve(self, duration, fps, analysis, tolerance, method, **options)
+        return solve(self, duration, fps, analysis, tolerance, method, progress, **options)
 
 
 def compile_model(mech: Mechanism) -> Model:

@@ -1,0 +1,196 @@
+"""Write a solved mechanism into the scene as keyframes, and take a bake back out.
+
+Parts: location and rotation_quaternion keyframes on every frame of the scene range, in a
+bake action of their own ("MA bake <object>"); the action, rotation mode and transform the
+part had before are saved on it and put back by Clear.  Joints: reaction force and torque
+(components and magnitudes, N and N m, world axes, on part I at marker I) and motion
+efforts as animated custom properties; when the joint already has an action of the user's
+(say, a keyframed motion), the bake goes on an NLA track so that action is not touched.
+Keys are written in bulk with ``foreach_set`` (glTF exporter style).
+"""
+from __future__ import annotations
+
+import csv
+
+import bpy
+import numpy as np
+from bpy_extras import anim_utils
+from mathutils import Matrix
+
+from ..solver.mass_properties import part_frame_from_matrix
+from ..solver.rotations import matrix_to_quat, quat_to_matrix
+from .scene_reader import SceneMechanism
+
+TRACK = "Mechanism bake"
+REACTION_PROPS = ("reaction_force_x", "reaction_force_y", "reaction_force_z", "reaction_force",
+                  "reaction_torque_x", "reaction_torque_y", "reaction_torque_z", "reaction_torque")
+EFFORT_PROPS = {"angle": "motion_effort", "slide": "motion_effort_slide"}
+BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values())
+
+
+def _bake_action(ob: bpy.types.Object):
+    """The object's bake action with a fresh, empty channelbag for its slot."""
+    s = ob.mechanism
+    act = s.bake_action
+    if act is None:
+        act = bpy.data.actions.new(f"MA bake {ob.name}")
+        act.use_fake_user = False
+        s.bake_action = act
+    slot = act.slots[0] if len(act.slots) else act.slots.new(id_type="OBJECT", name=ob.name)
+    bag = anim_utils.action_ensure_channelbag_for_slot(act, slot)
+    while len(bag.fcurves):
+        bag.fcurves.remove(bag.fcurves[0])
+    return act, slot, bag
+
+
+def _write_curve(bag, path: str, index: int, frames: np.ndarray, values: np.ndarray, group: str) -> None:
+    fc = bag.fcurves.new(path, index=index)
+    fc.group = bag.groups.get(group) or bag.groups.new(group)
+    fc.keyframe_points.add(len(frames))
+    co = np.empty(2 * len(frames), dtype=np.float32)
+    co[0::2], co[1::2] = frames, values
+    fc.keyframe_points.foreach_set("co", co)
+    fc.update()
+
+
+def _backup(ob: bpy.types.Object) -> None:
+    s = ob.mechanism
+    if s.baked:
+        return
+    s.backup_matrix = [x for row in ob.matrix_world for x in row]
+    s.backup_rotation_mode = ob.rotation_mode
+    ad = ob.animation_data
+    s.backup_action = ad.action if ad is not None else None
+    s.backup_slot = ad.action_slot.identifier if ad is not None and ad.action_slot else ""
+
+
+def _basis_frames(ob, world: np.ndarray, parent_world) -> np.ndarray:
+    """matrix_basis (n, 4, 4) that puts ob at the rigid world frames ``world`` (n, 4, 4)."""
+    if ob.parent is None:
+        return world
+    pw = parent_world(ob.parent)                            # (n, 4, 4) or (4, 4)
+    P = pw @ np.array(ob.matrix_parent_inverse, dtype=float)
+    return np.linalg.inv(P) @ world
+
+
+def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
+    """Replace any old bake with the keyframes and plots of ``result``."""
+    frames = sm.frame_start + np.arange(len(result.times), dtype=float)
+    n = len(frames)
+    clear_bake(scene, only=sm.parts + sm.joints)
+    worlds = {}
+    for ob in sm.parts:
+        M0 = np.array(ob.matrix_world, dtype=float)
+        _, _, S = part_frame_from_matrix(M0)
+        W = np.zeros((n, 4, 4))
+        W[:, :3, :3] = quat_to_matrix(result.orientation(ob.name)) @ S
+        W[:, :3, 3] = result.position(ob.name) / sm.scale
+        W[:, 3, 3] = 1.0
+        worlds[ob.name] = W
+
+    def parent_world(par):
+        return worlds.get(par.name, np.array(par.matrix_world, dtype=float))
+
+    for ob in sm.parts:
+        _backup(ob)
+        B = _basis_frames(ob, worlds[ob.name], parent_world)
+        loc = B[:, :3, 3]
+        R = B[:, :3, :3] / np.linalg.norm(B[:, :3, :3], axis=1, keepdims=True)
+        quat = np.array([matrix_to_quat(Rk) for Rk in R])
+        for k in range(1, n):                    # keep the quaternion sign continuous
+            if np.dot(quat[k], quat[k - 1]) < 0:
+                quat[k] = -quat[k]
+        act, slot, bag = _bake_action(ob)
+        for i in range(3):
+            _write_curve(bag, "location", i, frames, loc[:, i], "Object Transforms")
+        for i in range(4):
+            _write_curve(bag, "rotation_quaternion", i, frames, quat[:, i], "Object Transforms")
+        ob.rotation_mode = "QUATERNION"
+        ad = ob.animation_data or ob.animation_data_create()
+        ad.action = act
+        ad.action_slot = slot
+        ob.mechanism.baked = True
+    efforts = {}
+    for name, (job, coord) in sm.motions.items():
+        efforts.setdefault(job.name, {})[coord] = result.effort(name)
+    for ob in sm.joints:
+        _backup(ob)
+        F, T = result.reaction(ob.name)
+        series = dict(zip(REACTION_PROPS, (F[:, 0], F[:, 1], F[:, 2], np.linalg.norm(F, axis=1),
+                                           T[:, 0], T[:, 1], T[:, 2], np.linalg.norm(T, axis=1))))
+        for coord, e in efforts.get(ob.name, {}).items():
+            series[EFFORT_PROPS[coord]] = e
+        act, slot, bag = _bake_action(ob)
+        for prop, values in series.items():
+            ob[prop] = float(values[0])
+            _write_curve(bag, f'["{prop}"]', 0, frames, values, "Mechanism")
+        ad = ob.animation_data or ob.animation_data_create()
+        if ad.action is None or ad.action == act:
+            ad.action = act
+            ad.action_slot = slot
+        else:                                   # the user's action stays active
+            track = ad.nla_tracks.new()
+            track.name = TRACK
+            strip = track.strips.new(act.name, int(sm.frame_start), act)
+            strip.action_slot = slot
+        ob.mechanism.baked = True
+
+
+def clear_bake(scene: bpy.types.Scene, only=None) -> int:
+    """Remove bakes (of the given objects, or all) and restore what each object had before;
+    returns how many objects were restored."""
+    count = 0
+    for ob in list(only if only is not None else scene.objects):
+        s = ob.mechanism
+        if not s.baked:
+            continue
+        act = s.bake_action
+        ad = ob.animation_data
+        if ad is not None:
+            for track in [t for t in ad.nla_tracks if t.name == TRACK]:
+                ad.nla_tracks.remove(track)
+            if ad.action is not None and ad.action == act:
+                ad.action = None
+        if s.role == "PART":
+            ob.rotation_mode = s.backup_rotation_mode or "XYZ"
+            if s.backup_action is not None:
+                ad = ob.animation_data or ob.animation_data_create()
+                ad.action = s.backup_action
+                slot = s.backup_action.slots.get(s.backup_slot) if s.backup_slot else None
+                if slot is not None:
+                    ad.action_slot = slot
+            M = np.array(s.backup_matrix, dtype=float).reshape(4, 4)
+            ob.matrix_world = Matrix([list(r) for r in M])
+        for prop in BAKED_PROPS:
+            if prop in ob.keys():
+                del ob[prop]
+        if act is not None:
+            s.bake_action = None
+            bpy.data.actions.remove(act)
+        s.baked = False
+        s.backup_action = None
+        count += 1
+    return count
+
+
+def write_csv(path: str, sm: SceneMechanism, result) -> int:
+    """One row per frame: time, every moving part's position (m) and quaternion, every
+    joint's reaction force and torque (N, N m), every motion's effort; returns rows written."""
+    header = ["frame", "time_s"]
+    cols = [sm.frame_start + np.arange(len(result.times)), result.times]
+    for ob in sm.parts:
+        header += [f"{ob.name} {c}" for c in ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")]
+        cols += list(result.position(ob.name).T) + list(result.orientation(ob.name).T)
+    for ob in sm.joints:
+        F, T = result.reaction(ob.name)
+        header += [f"{ob.name} {c}" for c in ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")]
+        cols += list(F.T) + list(T.T)
+    for name in sm.motions:
+        header.append(f"{name} effort")
+        cols.append(result.effort(name))
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        for row in np.array(cols, dtype=float).T:
+            w.writerow([f"{x:.9g}" for x in row])
+    return len(result.times)

@@ -1,0 +1,349 @@
+"""Operators: tag objects, add markers and joints, check, assemble, bake, clear, export.
+
+Each operator is thin (style.md): validate, build the model (scene_reader), solve, write
+back (bake), report.  Every failure is reported with the object or joint and the frame, and
+leaves the scene as it was: nothing is written until the solver has succeeded.
+"""
+from __future__ import annotations
+
+import threading
+
+import bpy
+import numpy as np
+from bpy.props import EnumProperty, StringProperty
+from mathutils import Matrix, Vector
+
+from ..solver import MechanismError, SolverCancelled, SolverError
+from ..solver.rotations import quat_to_matrix
+from . import bake
+from .properties import JOINT_KINDS, ROLES
+from .scene_reader import read_scene, with_frame
+
+
+def _solve(scene, progress=None):
+    """Read and solve the scene: (SceneMechanism, Result)."""
+    sm = read_scene(scene)
+    st = scene.mechanism
+    result = sm.mech.solve(sm.duration, sm.fps, analysis=st.analysis.lower(),
+                           tolerance=st.tolerance, progress=progress)
+    return sm, result
+
+
+def _message(exc: Exception, sm=None) -> str:
+    time = getattr(exc, "time", None)
+    return with_frame(str(exc), sm, time)
+
+
+def _store_mass_display(sm) -> None:
+    """Show computed mass properties on the parts (after a successful read)."""
+    for ob in sm.parts:
+        props, warning = sm.mass_properties.get(ob.name, (None, ""))
+        s = ob.mechanism
+        if props is not None and s.mass_mode == "MESH":
+            i = props["inertia"]
+            s.computed_mass = props["mass"]
+            s.computed_inertia = (i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2])
+        s.mesh_warning = warning
+
+
+class MECHANISM_OT_set_role(bpy.types.Operator):
+    """Tag the selected objects with a mechanism role"""
+    bl_idname = "mechanism.set_role"
+    bl_label = "Set Role"
+    bl_options = {"REGISTER", "UNDO"}
+    role: EnumProperty(items=ROLES)
+
+    @classmethod
+    def poll(cls, context):
+        return bool(context.selected_objects)
+
+    def execute(self, context):
+        for ob in context.selected_objects:
+            if self.role == "MARKER" and ob.type != "EMPTY":
+                self.report({"ERROR"}, f"{ob.name!r}: markers are Empties parented to a part")
+                return {"CANCELLED"}
+            ob.mechanism.role = self.role
+        return {"FINISHED"}
+
+
+class MECHANISM_OT_add_marker(bpy.types.Operator):
+    """Add a marker to the active part at the 3D cursor, or in Edit Mode at the selected
+    vertex or face, z along its normal"""
+    bl_idname = "mechanism.add_marker"
+    bl_label = "Add Marker"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        ob = context.active_object
+        return ob is not None and ob.mechanism.role == "PART"
+
+    def execute(self, context):
+        part = context.active_object
+        where = context.scene.cursor.matrix.copy()
+        if part.mode == "EDIT" and part.type == "MESH":
+            import bmesh
+            bm = bmesh.from_edit_mesh(part.data)
+            faces = [f for f in bm.faces if f.select]
+            verts = [v for v in bm.verts if v.select]
+            if faces:
+                co, normal = faces[-1].calc_center_median(), faces[-1].normal
+            elif verts:
+                co, normal = verts[-1].co, verts[-1].normal
+            else:
+                self.report({"ERROR"}, f"part {part.name!r}: select a vertex or face first")
+                return {"CANCELLED"}
+            mw = part.matrix_world
+            n = (mw.to_3x3().inverted().transposed() @ normal).normalized()
+            where = Matrix.Translation(mw @ co) @ n.to_track_quat("Z", "Y").to_matrix().to_4x4()
+        marker = add_marker(context, part, where)
+        self.report({"INFO"}, f"added marker {marker.name!r} on {part.name!r}")
+        return {"FINISHED"}
+
+
+def add_marker(context, part, world_matrix: Matrix, name: str = "") -> bpy.types.Object:
+    """An Empty (single arrow along z) parented to ``part`` at a world frame."""
+    context.view_layer.update()
+    mk = bpy.data.objects.new(name or f"{part.name}.marker", None)
+    mk.empty_display_type = "SINGLE_ARROW"
+    mk.empty_display_size = 0.25
+    context.scene.collection.objects.link(mk)
+    mk.parent = part
+    mk.matrix_parent_inverse = part.matrix_world.inverted()
+    loc, rot, _ = world_matrix.decompose()
+    mk.matrix_world = Matrix.LocRotScale(loc, rot, Vector((1, 1, 1)))
+    mk.mechanism.role = "MARKER"
+    return mk
+
+
+class MECHANISM_OT_connect(bpy.types.Operator):
+    """Join the two selected parts at the 3D cursor: a marker on each and a joint between them
+    (the active part gets marker I)"""
+    bl_idname = "mechanism.connect"
+    bl_label = "Connect"
+    bl_options = {"REGISTER", "UNDO"}
+    kind: EnumProperty(name="Kind", items=JOINT_KINDS, default="REVOLUTE")
+    axis: EnumProperty(name="Axis", items=[(a, a, f"Joint axis along world {a}") for a in "XYZ"],
+                       default="Z")
+
+    @classmethod
+    def poll(cls, context):
+        parts = [o for o in context.selected_objects if o.mechanism.role == "PART"]
+        return len(parts) == 2 and context.active_object in parts
+
+    def execute(self, context):
+        part_i = context.active_object
+        part_j = next(o for o in context.selected_objects if o.mechanism.role == "PART" and o != part_i)
+        turn = {"X": Matrix.Rotation(np.pi / 2, 4, "Y"), "Y": Matrix.Rotation(-np.pi / 2, 4, "X"),
+                "Z": Matrix.Identity(4)}[self.axis]
+        where = Matrix.Translation(context.scene.cursor.location) @ turn
+        mi = add_marker(context, part_i, where, f"{part_i.name}.{part_j.name}.I")
+        mj = add_marker(context, part_j, where, f"{part_j.name}.{part_i.name}.J")
+        joint = bpy.data.objects.new(f"{self.kind.title()} {part_i.name}-{part_j.name}", None)
+        joint.empty_display_type = "SPHERE"
+        joint.empty_display_size = 0.1
+        context.scene.collection.objects.link(joint)
+        joint.matrix_world = where
+        s = joint.mechanism
+        s.role, s.joint_kind, s.marker_i, s.marker_j = "JOINT", self.kind, mi, mj
+        self.report({"INFO"}, f"joint {joint.name!r}: {mi.name!r} to {mj.name!r}")
+        return {"FINISHED"}
+
+
+class MECHANISM_OT_check(bpy.types.Operator):
+    """Count degrees of freedom, name redundant equations and problems"""
+    bl_idname = "mechanism.check"
+    bl_label = "Check"
+    bl_options = {"REGISTER"}
+
+    def execute(self, context):
+        scene = context.scene
+        try:
+            sm = read_scene(scene)
+            report = sm.mech.check()
+        except (MechanismError, SolverError) as exc:
+            self.report({"ERROR"}, _message(exc))
+            return {"CANCELLED"}
+        _store_mass_display(sm)
+        lines = str(report).splitlines() + [f"mesh {n!r}: {w}" for n, (_, w) in
+                                            sm.mass_properties.items() if w]
+        scene.mechanism.report = " | ".join(lines)
+        self.report({"WARNING"} if report.problems else {"INFO"}, "; ".join(lines))
+        return {"FINISHED"}
+
+
+class MECHANISM_OT_assemble(bpy.types.Operator):
+    """Move the parts the least so that every joint (and motion at the start) holds"""
+    bl_idname = "mechanism.assemble"
+    bl_label = "Assemble"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        scene = context.scene
+        try:
+            sm = read_scene(scene)
+            if any(ob.mechanism.baked for ob in sm.parts):
+                raise MechanismError("the mechanism is baked: clear the bake before assembling")
+            sm.mech.assemble()
+        except (MechanismError, SolverError) as exc:
+            self.report({"ERROR"}, _message(exc, sm if "sm" in locals() else None))
+            return {"CANCELLED"}
+        for ob in sm.parts:
+            pos, quat = sm.mech.pose(ob.name)
+            M0 = np.array(ob.matrix_world)
+            from ..solver.mass_properties import part_frame_from_matrix
+            _, _, S = part_frame_from_matrix(M0)
+            M = np.eye(4)
+            M[:3, :3] = quat_to_matrix(quat) @ S
+            M[:3, 3] = pos / sm.scale
+            ob.matrix_world = Matrix([list(r) for r in M])
+        self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)")
+        return {"FINISHED"}
+
+
+class MECHANISM_OT_bake(bpy.types.Operator):
+    """Solve the mechanism over the scene's frame range and bake keyframes and joint forces
+    (Esc cancels a long bake)"""
+    bl_idname = "mechanism.bake"
+    bl_label = "Bake"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        return context.scene is not None and context.mode == "OBJECT"
+
+    def execute(self, context):
+        """Synchronous bake (scripts, tests, the command line)."""
+        scene = context.scene
+        sm = None
+        try:
+            sm = read_scene(scene)
+            st = scene.mechanism
+            result = sm.mech.solve(sm.duration, sm.fps, analysis=st.analysis.lower(),
+                                   tolerance=st.tolerance)
+        except (MechanismError, SolverError) as exc:
+            self.report({"ERROR"}, _message(exc, sm))
+            return {"CANCELLED"}
+        return self._finish(context, sm, result)
+
+    def _finish(self, context, sm, result):
+        bake.write_bake(context.scene, sm, result)
+        _store_mass_display(sm)
+        context.scene.frame_set(context.scene.frame_current)
+        self.report({"INFO"}, f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), "
+                              f"{len(result.times)} frames ({result.analysis})")
+        return {"FINISHED"}
+
+    def invoke(self, context, event):
+        """Modal bake: the solver runs in a worker thread (numpy only, no bpy), the timer
+        shows progress in the status bar, Esc cancels; the scene is written on the main thread."""
+        if bpy.app.background:
+            return self.execute(context)
+        try:
+            self._sm = read_scene(context.scene)
+        except (MechanismError, SolverError) as exc:
+            self.report({"ERROR"}, _message(exc))
+            return {"CANCELLED"}
+        st = context.scene.mechanism
+        self._done = [0, 1]
+        self._cancel = False
+        self._out: dict = {}
+
+        def progress(k, n):
+            self._done[:] = [k, n]
+            return not self._cancel
+
+        def work():
+            try:
+                self._out["result"] = self._sm.mech.solve(
+                    self._sm.duration, self._sm.fps, analysis=st.analysis.lower(),
+                    tolerance=st.tolerance, progress=progress)
+            except Exception as exc:  # reported on the main thread
+                self._out["error"] = exc
+
+        self._thread = threading.Thread(target=work, daemon=True)
+        self._thread.start()
+        wm = context.window_manager
+        self._timer = wm.event_timer_add(0.1, window=context.window)
+        wm.progress_begin(0, 100)
+        wm.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        wm = context.window_manager
+        if event.type == "ESC":
+            self._cancel = True
+        if event.type != "TIMER":
+            return {"RUNNING_MODAL"}
+        k, n = self._done
+        wm.progress_update(int(100 * k / max(n, 1)))
+        context.workspace.status_text_set(f"Mechanism bake: frame {k} of {n} (Esc to cancel)")
+        if self._thread.is_alive():
+            return {"RUNNING_MODAL"}
+        wm.event_timer_remove(self._timer)
+        wm.progress_end()
+        context.workspace.status_text_set(None)
+        err = self._out.get("error")
+        if isinstance(err, SolverCancelled):
+            self.report({"WARNING"}, "bake cancelled; nothing was changed")
+            return {"CANCELLED"}
+        if err is not None:
+            self.report({"ERROR"}, _message(err, self._sm))
+            return {"CANCELLED"}
+        return self._finish(context, self._sm, self._out["result"])
+
+
+class MECHANISM_OT_clear_bake(bpy.types.Operator):
+    """Remove the bake and put every part back where it was before it"""
+    bl_idname = "mechanism.clear_bake"
+    bl_label = "Clear Bake"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        n = bake.clear_bake(context.scene)
+        self.report({"INFO"}, f"cleared the bake of {n} object(s)")
+        return {"FINISHED"}
+
+
+class MECHANISM_OT_export_csv(bpy.types.Operator):
+    """Solve and write positions, joint reactions and motion efforts per frame to a CSV file"""
+    bl_idname = "mechanism.export_csv"
+    bl_label = "Export CSV"
+    bl_options = {"REGISTER"}
+    filepath: StringProperty(subtype="FILE_PATH")
+
+    def execute(self, context):
+        path = bpy.path.abspath(self.filepath or context.scene.mechanism.csv_path)
+        sm = None
+        try:
+            sm, result = _solve(context.scene)
+            rows = bake.write_csv(path, sm, result)
+        except (MechanismError, SolverError, OSError) as exc:
+            self.report({"ERROR"}, _message(exc, sm))
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"wrote {rows} frames to {path}")
+        return {"FINISHED"}
+
+
+class MECHANISM_OT_select(bpy.types.Operator):
+    """Select and make active the named object"""
+    bl_idname = "mechanism.select"
+    bl_label = "Select"
+    bl_options = {"REGISTER", "UNDO"}
+    name: StringProperty()
+
+    def execute(self, context):
+        ob = context.scene.objects.get(self.name)
+        if ob is None:
+            self.report({"ERROR"}, f"no object {self.name!r} in the scene")
+            return {"CANCELLED"}
+        for o in context.selected_objects:
+            o.select_set(False)
+        ob.select_set(True)
+        context.view_layer.objects.active = ob
+        return {"FINISHED"}
+
+
+classes = (MECHANISM_OT_set_role, MECHANISM_OT_add_marker, MECHANISM_OT_connect,
+           MECHANISM_OT_check, MECHANISM_OT_assemble, MECHANISM_OT_bake, MECHANISM_OT_clear_bake,
+           MECHANISM_OT_export_csv, MECHANISM_OT_select)

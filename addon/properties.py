@@ -1,0 +1,149 @@
+"""Settings stored on objects and scenes (saved in the .blend file).
+
+Every object carries ``object.mechanism`` (its role and the settings of that role); the
+scene carries ``scene.mechanism`` (analysis settings and list indices).  Lengths are in
+Blender units (the reader applies the scene's unit scale), angles in radians (shown in
+degrees), masses in kg.
+"""
+from __future__ import annotations
+
+import bpy
+from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty,
+                       PointerProperty, StringProperty)
+
+from ..solver.model import JOINT_ROWS
+
+ROLES = [("NONE", "None", "Not part of the mechanism"),
+         ("PART", "Part", "A rigid body"),
+         ("MARKER", "Marker", "A coordinate frame on a part (an Empty parented to the part)"),
+         ("JOINT", "Joint", "Connects marker I to marker J; the marker z axes are the joint axis"),
+         ("SPRING", "Spring", "Translational spring-damper-actuator between two markers"),
+         ("FORCE", "Force", "Applied force and torque at a marker")]
+
+JOINT_KINDS = [(k.upper().replace("-", "_"), k.replace("-", " ").title(), f"{len(rows)} equations")
+               for k, rows in JOINT_ROWS.items()]
+
+
+def kind_name(enum_value: str) -> str:
+    """Solver joint kind of a JOINT_KINDS enum value ('IN_LINE' -> 'in-line')."""
+    return enum_value.lower().replace("_", "-")
+
+
+def is_marker(self, obj: bpy.types.Object) -> bool:
+    return obj.mechanism.role == "MARKER"
+
+
+class MA_ObjectSettings(bpy.types.PropertyGroup):
+    role: EnumProperty(name="Role", items=ROLES, default="NONE")
+
+    # -- part
+    ground: BoolProperty(name="Ground", description="Fixed in the world; does not move")
+    mass_mode: EnumProperty(name="Mass", items=[
+        ("MESH", "From Mesh", "Mass, centre of mass and inertia from the closed mesh and a density"),
+        ("MANUAL", "Typed In", "Mass, centre of mass and inertia typed in")], default="MESH")
+    density: FloatProperty(name="Density", description="kg per cubic metre", default=1000.0,
+                           min=1e-9, soft_max=20000.0)
+    mass: FloatProperty(name="Mass", unit="MASS", default=1.0, min=1e-12)
+    center_of_mass: FloatVectorProperty(name="Centre of Mass", size=3, subtype="XYZ", unit="LENGTH",
+                                        description="In the object's local coordinates")
+    inertia: FloatVectorProperty(name="Inertia", size=6, default=(0.01, 0.01, 0.01, 0.0, 0.0, 0.0),
+                                 description="Ixx, Iyy, Izz, Ixy, Ixz, Iyz about the centre of "
+                                             "mass in the object's axes, kg m^2")
+    initial_velocity: FloatVectorProperty(name="Velocity", size=3, subtype="VELOCITY", unit="VELOCITY",
+                                          description="Initial velocity of the object's origin")
+    initial_angular_velocity: FloatVectorProperty(name="Angular Velocity", size=3, subtype="EULER",
+                                                  unit="ROTATION",
+                                                  description="Initial angular velocity, world axes, per second")
+    # computed from the mesh (shown in the panel; refreshed by Check and Bake)
+    computed_mass: FloatProperty(name="Computed Mass", unit="MASS")
+    computed_volume: FloatProperty(name="Volume")
+    computed_center: FloatVectorProperty(name="Computed Centre", size=3, unit="LENGTH")
+    computed_inertia: FloatVectorProperty(name="Computed Inertia", size=6)
+    mesh_warning: StringProperty(name="Mesh Warning")
+
+    # -- joint, spring and force: the markers they connect
+    marker_i: PointerProperty(name="Marker I", type=bpy.types.Object, poll=is_marker,
+                              description="Marker on the part that moves relative to J")
+    marker_j: PointerProperty(name="Marker J", type=bpy.types.Object, poll=is_marker,
+                              description="Reference marker")
+    joint_kind: EnumProperty(name="Kind", items=JOINT_KINDS, default="REVOLUTE")
+    distance: FloatProperty(name="Distance", unit="LENGTH", default=0.0, min=0.0,
+                            description="Distance joints: 0 keeps the markers' present distance")
+
+    # -- motion on the joint's coordinate
+    motion_type: EnumProperty(name="Motion", items=[
+        ("NONE", "None", "The joint moves freely"),
+        ("EXPRESSION", "Expression", "A function of time t (seconds)"),
+        ("SPEED", "Constant Speed", "Constant rate from zero"),
+        ("KEYFRAMED", "Keyframed", "The joint's Angle or Slide value as keyframed")], default="NONE")
+    motion_coordinate: EnumProperty(name="Coordinate", items=[
+        ("ANGLE", "Angle", "Angle of x_I from x_J about z_J"),
+        ("SLIDE", "Slide", "Slide of I's origin along z_J")], default="ANGLE")
+    motion_expression: StringProperty(name="Expression", default="2*pi*t",
+                                      description="Radians or metres as a function of t (s)")
+    motion_speed: FloatProperty(name="Speed", default=6.283185307179586,
+                                description="Radians (or metres) per second")
+    motion_angle: FloatProperty(name="Angle", subtype="ANGLE", unit="ROTATION",
+                                description="Keyframe this to drive the joint angle")
+    motion_slide: FloatProperty(name="Slide", unit="LENGTH",
+                                description="Keyframe this to drive the joint slide")
+
+    # -- torsion spring on a revolute or cylindrical joint
+    torsion: BoolProperty(name="Torsion Spring")
+    torsion_stiffness: FloatProperty(name="Stiffness", min=0.0, description="N m per radian")
+    torsion_damping: FloatProperty(name="Damping", min=0.0, description="N m s per radian")
+    torsion_free_angle: FloatProperty(name="Free Angle", subtype="ANGLE", unit="ROTATION")
+    torsion_preload: FloatProperty(name="Preload", description="N m at the free angle")
+
+    # -- spring-damper between marker I and marker J
+    stiffness: FloatProperty(name="Stiffness", min=0.0, description="N per metre")
+    damping: FloatProperty(name="Damping", min=0.0, description="N s per metre")
+    use_free_length: BoolProperty(name="Free Length", description="Off: the present distance")
+    free_length: FloatProperty(name="Length", unit="LENGTH", min=0.0)
+    preload: FloatProperty(name="Preload", description="Tension at the free length, N")
+    friction: FloatProperty(name="Friction", min=0.0, description="Coulomb friction force, N")
+    actuator: StringProperty(name="Actuator", description="Extra tension, N, as an expression of "
+                                                          "t, length (m) and speed (m/s)")
+
+    # -- applied force at marker I
+    force: StringProperty(name="Force", default="0, 0, 0",
+                          description="Three components, N: numbers or expressions of t")
+    torque: StringProperty(name="Torque", default="0, 0, 0",
+                           description="Three components, N m: numbers or expressions of t")
+    force_frame: EnumProperty(name="Axes", items=[("WORLD", "World", ""),
+                                                  ("MARKER", "Marker", "The marker's axes")])
+
+    # -- bake bookkeeping (parts and joints)
+    baked: BoolProperty(name="Baked", options={"HIDDEN"})
+    bake_action: PointerProperty(type=bpy.types.Action, options={"HIDDEN"})
+    backup_action: PointerProperty(type=bpy.types.Action, options={"HIDDEN"})
+    backup_slot: StringProperty(options={"HIDDEN"})
+    backup_matrix: FloatVectorProperty(size=16, options={"HIDDEN"})
+    backup_rotation_mode: StringProperty(options={"HIDDEN"})
+
+
+class MA_SceneSettings(bpy.types.PropertyGroup):
+    analysis: EnumProperty(name="Analysis", items=[
+        ("AUTO", "Auto", "Kinematic when the motions drive every freedom, else dynamic"),
+        ("KINEMATIC", "Kinematic", "Every freedom driven by motions"),
+        ("DYNAMIC", "Dynamic", "Forces and gravity move the mechanism")], default="AUTO")
+    tolerance: FloatProperty(name="Tolerance", default=1e-6, min=1e-12, max=1e-2,
+                             description="Accuracy goal of the dynamic integrator")
+    joint_index: IntProperty(default=-1)
+    motion_index: IntProperty(default=-1)
+    force_index: IntProperty(default=-1)
+    report: StringProperty(name="Last Check", description="What the last Check found")
+    csv_path: StringProperty(name="CSV", subtype="FILE_PATH", default="//mechanism.csv")
+
+
+classes = (MA_ObjectSettings, MA_SceneSettings)
+
+
+def register_properties() -> None:
+    bpy.types.Object.mechanism = PointerProperty(type=MA_ObjectSettings)
+    bpy.types.Scene.mechanism = PointerProperty(type=MA_SceneSettings)
+
+
+def unregister_properties() -> None:
+    del bpy.types.Scene.mechanism
+    del bpy.types.Object.mechanism

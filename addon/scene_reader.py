@@ -1,0 +1,249 @@
+"""Read the tagged objects of a scene into a solver Mechanism (one way: scene -> model).
+
+Every error names the object (and what to fix); nothing in the scene is changed here.
+Units: lengths are Blender units times ``scene.unit_settings.scale_length`` (metres);
+angles radians; masses kg; the scene's gravity is taken in Blender units per s^2.
+A part's frame is its object's world frame with the scale taken out (polar
+decomposition); for a part already baked, the frame saved before the bake is used.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import bpy
+import numpy as np
+
+from ..solver import Mechanism, MechanismError
+from ..solver.mass_properties import mesh_mass_properties, part_frame_from_matrix
+from ..solver.rotations import matrix_to_quat
+from .keyframes import Key, KeyframedFunction, time_derivatives
+from .properties import kind_name
+
+
+@dataclass
+class SceneMechanism:
+    """The Mechanism of a scene and how its names map back to objects and frames."""
+    mech: Mechanism
+    scale: float                                   # metres per Blender unit
+    frame_start: int
+    frame_end: int
+    fps: float
+    parts: list = field(default_factory=list)      # moving part objects
+    joints: list = field(default_factory=list)     # joint objects
+    motions: dict = field(default_factory=dict)    # motion name -> (joint object, "angle"|"slide")
+    mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
+
+    @property
+    def duration(self) -> float:
+        return (self.frame_end - self.frame_start) / self.fps
+
+    def frame_of(self, t: float) -> float:
+        return self.frame_start + t * self.fps
+
+
+def motion_name(joint: bpy.types.Object, coordinate: str = "angle") -> str:
+    return f"{joint.name}: motion" + ("" if coordinate == "angle" else " (slide)")
+
+
+def design_matrix(ob: bpy.types.Object) -> np.ndarray:
+    """World matrix of a part as designed: the one saved before a bake if it is baked."""
+    s = ob.mechanism
+    if s.baked and s.role == "PART":
+        return np.array(s.backup_matrix, dtype=float).reshape(4, 4)
+    return np.array(ob.matrix_world, dtype=float)
+
+
+def _in_scene(ob, scene) -> bool:
+    return ob is not None and scene.objects.get(ob.name) is ob
+
+
+def split_components(text: str, what: str) -> list:
+    """'0, 10*sin(t), 0' -> [0.0, '10*sin(t)', 0.0]: commas outside parentheses split."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    if len(parts) != 3:
+        raise MechanismError(f"{what}: give three components separated by commas, got {text!r}")
+    out = []
+    for p in parts:
+        p = p.strip()
+        try:
+            out.append(float(p))
+        except ValueError:
+            out.append(p)
+    return out
+
+
+def part_mass_properties(ob, scale: float, depsgraph) -> tuple[dict, str]:
+    """Mass, centre of mass (part frame, m) and inertia (part axes, kg m^2) of a part, and
+    the mesh's warning text ("" for a closed manifold mesh)."""
+    s = ob.mechanism
+    M = np.array(ob.matrix_world, dtype=float)
+    _, _, S = part_frame_from_matrix(M)
+    if s.mass_mode == "MANUAL" or ob.type != "MESH":
+        if s.mass_mode == "MESH":
+            raise MechanismError(f"part {ob.name!r}: mass from mesh needs a mesh object; "
+                                 "type the mass properties in (Mass: Typed In)")
+        i = s.inertia
+        inertia = np.array([[i[0], i[3], i[4]], [i[3], i[1], i[5]], [i[4], i[5], i[2]]])
+        com = S @ np.array(s.center_of_mass) * scale
+        return dict(mass=s.mass, center_of_mass=com, inertia=inertia), ""
+    ev = ob.evaluated_get(depsgraph)
+    mesh = ev.to_mesh()
+    try:
+        n = len(mesh.vertices)
+        co = np.empty(3 * n)
+        mesh.vertices.foreach_get("co", co)
+        faces = [tuple(p.vertices) for p in mesh.polygons]
+    finally:
+        ev.to_mesh_clear()
+    try:
+        mp = mesh_mass_properties(co.reshape(n, 3), faces, density=1.0, matrix=M)
+    except ValueError as exc:
+        raise MechanismError(f"part {ob.name!r}: {exc}") from None
+    mass = s.density * mp.volume * scale ** 3
+    inertia = s.density * mp.inertia * scale ** 5
+    com = S @ mp.center_of_mass * scale
+    warning = "; ".join(mp.warnings)
+    if mass <= 0.0:
+        raise MechanismError(f"part {ob.name!r}: the mesh encloses no volume ({warning or 'flat'}); "
+                             "close the mesh or type the mass properties in")
+    return dict(mass=mass, center_of_mass=com, inertia=inertia), warning
+
+
+def keyframed_motion(joint, coordinate: str, scene, scale: float):
+    """(f, (df, ddf)) of the joint's keyframed Angle or Slide, exact Bezier evaluation."""
+    path = "mechanism.motion_angle" if coordinate == "angle" else "mechanism.motion_slide"
+    ad = joint.animation_data
+    fc = None
+    if ad is not None and ad.action is not None:
+        from bpy_extras import anim_utils
+        bag = anim_utils.action_get_channelbag_for_slot(ad.action, ad.action_slot)
+        fc = bag.fcurves.find(path) if bag is not None else None
+    if fc is None or len(fc.keyframe_points) == 0:
+        raise MechanismError(f"joint {joint.name!r}: the motion is Keyframed but its "
+                             f"{coordinate.title()} has no keyframes")
+    keys = [Key(k.co[0], k.co[1], tuple(k.handle_left), tuple(k.handle_right), k.interpolation)
+            for k in fc.keyframe_points]
+    try:
+        fn = KeyframedFunction(keys, fc.extrapolation, f"joint {joint.name!r}")
+    except ValueError as exc:
+        raise MechanismError(str(exc)) from None
+    fps = scene.render.fps / scene.render.fps_base
+    k = scale if coordinate == "slide" else 1.0
+    f, df, ddf = time_derivatives(fn, scene.frame_start, fps, k)
+    return f, (df, ddf)
+
+
+def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
+    """Build the Mechanism of the scene's tagged objects; raises MechanismError naming the object."""
+    bpy.context.view_layer.update()          # matrix_world of objects changed by scripts
+    depsgraph = depsgraph or bpy.context.evaluated_depsgraph_get()
+    scale = scene.unit_settings.scale_length or 1.0
+    fps = scene.render.fps / scene.render.fps_base
+    g = np.array(scene.gravity, dtype=float) * scale if scene.use_gravity else np.zeros(3)
+    sm = SceneMechanism(Mechanism(gravity=g), scale, scene.frame_start, scene.frame_end, fps)
+    mech = sm.mech
+    objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
+    by_role = {r: [ob for ob in objs if ob.mechanism.role == r]
+               for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE")}
+    frames = {}
+    for ob in by_role["PART"]:
+        s = ob.mechanism
+        M = design_matrix(ob)
+        pos, quat, _ = part_frame_from_matrix(M)
+        frames[ob.name] = (M, pos, quat)
+        if s.ground:
+            mech.add_part(ob.name, fixed=True, position=pos * scale, orientation=quat)
+            continue
+        props, warning = part_mass_properties(ob, scale, depsgraph)
+        sm.mass_properties[ob.name] = (props, warning)
+        w = np.array(s.initial_angular_velocity, dtype=float)
+        mech.add_part(ob.name, position=pos * scale, orientation=quat,
+                      velocity=np.array(s.initial_velocity) * scale, angular_velocity=w, **props)
+        sm.parts.append(ob)
+    for ob in by_role["MARKER"]:
+        part = ob.parent
+        if part is None or part.mechanism.role != "PART" or not _in_scene(part, scene):
+            raise MechanismError(f"marker {ob.name!r} is not parented to a part: parent it to "
+                                 "the part it belongs to (Ctrl P)")
+        # marker frame relative to the part frame (invariant under a baked motion)
+        Mp = np.array(part.matrix_world, dtype=float)
+        pp, qp, _ = part_frame_from_matrix(Mp)
+        pm, qm, _ = part_frame_from_matrix(np.array(ob.matrix_world, dtype=float))
+        from ..solver.rotations import quat_to_matrix
+        Rp = quat_to_matrix(qp)
+        mech.add_marker(ob.name, part.name, position=Rp.T @ (pm - pp) * scale,
+                        orientation=matrix_to_quat(Rp.T @ quat_to_matrix(qm)))
+    for ob in by_role["JOINT"]:
+        s = ob.mechanism
+        for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):
+            if mk is None:
+                raise MechanismError(f"joint {ob.name!r}: {label} is not set")
+            if not _in_scene(mk, scene) or mk.mechanism.role != "MARKER":
+                raise MechanismError(f"joint {ob.name!r}: {label} {mk.name!r} was deleted or is "
+                                     "no longer a marker")
+        kind = kind_name(s.joint_kind)
+        length = s.distance * scale if kind == "distance" and s.distance > 0 else None
+        mech.add_joint(ob.name, kind, s.marker_i.name, s.marker_j.name, length=length)
+        sm.joints.append(ob)
+        _add_joint_extras(sm, ob, kind, scene)
+    for ob in by_role["SPRING"]:
+        s = ob.mechanism
+        for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):
+            if mk is None or not _in_scene(mk, scene) or mk.mechanism.role != "MARKER":
+                raise MechanismError(f"spring {ob.name!r}: {label} is not set or was deleted")
+        mech.add_spring_damper(ob.name, s.marker_i.name, s.marker_j.name, stiffness=s.stiffness,
+                               damping=s.damping,
+                               free_length=s.free_length * scale if s.use_free_length else None,
+                               preload=s.preload, friction=s.friction,
+                               actuator=s.actuator.strip() or None)
+    for ob in by_role["FORCE"]:
+        s = ob.mechanism
+        if s.marker_i is None or not _in_scene(s.marker_i, scene) or s.marker_i.mechanism.role != "MARKER":
+            raise MechanismError(f"force {ob.name!r}: its marker is not set or was deleted")
+        mech.add_force(ob.name, s.marker_i.name,
+                       force=split_components(s.force, f"force {ob.name!r}: force"),
+                       torque=split_components(s.torque, f"force {ob.name!r}: torque"),
+                       frame="marker" if s.force_frame == "MARKER" else "world")
+    if not sm.parts:
+        raise MechanismError("the scene has no moving part: tag objects as parts (and one as ground)")
+    return sm
+
+
+def _add_joint_extras(sm: SceneMechanism, ob, kind: str, scene) -> None:
+    """The joint's motion and torsion spring, when it has them."""
+    s = ob.mechanism
+    mech = sm.mech
+    if s.motion_type != "NONE":
+        coord = "angle" if s.motion_coordinate == "ANGLE" else "slide"
+        name = motion_name(ob, coord)
+        deriv = None
+        if s.motion_type == "EXPRESSION":
+            spec = s.motion_expression
+            if not spec.strip():
+                raise MechanismError(f"joint {ob.name!r}: the motion expression is empty")
+        elif s.motion_type == "SPEED":
+            spec = f"{float(s.motion_speed)!r}*t"
+        else:
+            spec, deriv = keyframed_motion(ob, coord, scene, sm.scale)
+        mech.add_motion(name, ob.name, spec, coordinate=coord, derivatives=deriv)
+        sm.motions[name] = (ob, coord)
+    if s.torsion:
+        mech.add_torsion_spring(f"{ob.name}: torsion spring", ob.name, stiffness=s.torsion_stiffness,
+                                damping=s.torsion_damping, free_angle=s.torsion_free_angle,
+                                preload=s.torsion_preload)
+
+
+def with_frame(message: str, sm: SceneMechanism | None, time: float | None) -> str:
+    """Add the frame number to a solver message that names a time."""
+    if sm is None or time is None:
+        return message
+    return f"{message} [frame {sm.frame_of(time):.0f}]"

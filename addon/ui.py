@@ -1,0 +1,170 @@
+"""The "Mechanism" tab of the 3D viewport sidebar: the active object's role and settings,
+and the mechanism's buttons and lists (joints, motions, springs and forces)."""
+from __future__ import annotations
+
+import bpy
+
+
+class MECHANISM_UL_objects(bpy.types.UIList):
+    """Scene objects of one role (the list's filter_role); clicking a name selects it."""
+    bl_idname = "MECHANISM_UL_objects"
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
+        s = item.mechanism
+        row = layout.row(align=True)
+        op = row.operator("mechanism.select", text=item.name, emboss=False,
+                          icon="CONSTRAINT" if s.role == "JOINT" else "FORCE_HARMONIC"
+                          if s.role == "SPRING" else "FORCE_FORCE")
+        op.name = item.name
+        if s.role == "JOINT":
+            row.label(text=s.joint_kind.replace("_", " ").title())
+            if self.list_id == "motion" and s.motion_type != "NONE":
+                row.label(text=s.motion_type.title())
+
+    def filter_items(self, context, data, propname):
+        objs = getattr(data, propname)
+        want = {"joint": ("JOINT",), "motion": ("JOINT",), "force": ("SPRING", "FORCE")}.get(
+            self.list_id, ("JOINT",))
+        flags = []
+        for ob in objs:
+            s = ob.mechanism
+            ok = s.role in want and (self.list_id != "motion" or s.motion_type != "NONE")
+            flags.append(self.bitflag_filter_item if ok else 0)
+        return flags, []
+
+
+class VIEW3D_PT_mechanism_object(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Mechanism"
+    bl_label = "Active Object"
+
+    def draw(self, context):
+        layout = self.layout
+        ob = context.active_object
+        if ob is None:
+            layout.label(text="Select an object")
+            return
+        s = ob.mechanism
+        layout.prop(s, "role")
+        draw = {"PART": _draw_part, "MARKER": _draw_marker, "JOINT": _draw_joint,
+                "SPRING": _draw_spring, "FORCE": _draw_force}.get(s.role)
+        if draw is not None:
+            draw(layout, ob, s)
+        row = layout.row(align=True)
+        for role in ("PART", "MARKER", "JOINT"):
+            row.operator("mechanism.set_role", text=role.title()).role = role
+
+
+def _draw_part(layout, ob, s):
+    layout.prop(s, "ground")
+    if s.ground:
+        return
+    layout.operator("mechanism.add_marker", icon="EMPTY_SINGLE_ARROW")
+    layout.prop(s, "mass_mode", expand=True)
+    col = layout.column(align=True)
+    if s.mass_mode == "MESH":
+        col.prop(s, "density")
+        col.label(text=f"Mass {s.computed_mass:.6g} kg")
+        i = s.computed_inertia
+        col.label(text=f"Ixx {i[0]:.4g}  Iyy {i[1]:.4g}  Izz {i[2]:.4g} kg m²")
+        if s.mesh_warning:
+            col.label(text=s.mesh_warning, icon="ERROR")
+    else:
+        col.prop(s, "mass")
+        col.prop(s, "center_of_mass")
+        col.prop(s, "inertia")
+    col = layout.column(align=True)
+    col.prop(s, "initial_velocity")
+    col.prop(s, "initial_angular_velocity")
+
+
+def _draw_marker(layout, ob, s):
+    if ob.parent is None or ob.parent.mechanism.role != "PART":
+        layout.label(text="Parent this marker to a part", icon="ERROR")
+    else:
+        layout.label(text=f"On part {ob.parent.name}")
+
+
+def _draw_joint(layout, ob, s):
+    layout.prop(s, "joint_kind")
+    layout.prop(s, "marker_i")
+    layout.prop(s, "marker_j")
+    if s.joint_kind == "DISTANCE":
+        layout.prop(s, "distance")
+    if s.joint_kind in ("REVOLUTE", "PRISMATIC", "CYLINDRICAL"):
+        box = layout.box()
+        box.prop(s, "motion_type")
+        if s.motion_type != "NONE":
+            if s.joint_kind == "CYLINDRICAL":
+                box.prop(s, "motion_coordinate", expand=True)
+            if s.motion_type == "EXPRESSION":
+                box.prop(s, "motion_expression")
+            elif s.motion_type == "SPEED":
+                box.prop(s, "motion_speed")
+            else:
+                slide = s.joint_kind == "PRISMATIC" or s.motion_coordinate == "SLIDE"
+                box.prop(s, "motion_slide" if slide else "motion_angle")
+    if s.joint_kind in ("REVOLUTE", "CYLINDRICAL"):
+        box = layout.box()
+        box.prop(s, "torsion")
+        if s.torsion:
+            for p in ("torsion_stiffness", "torsion_damping", "torsion_free_angle", "torsion_preload"):
+                box.prop(s, p)
+
+
+def _draw_spring(layout, ob, s):
+    layout.prop(s, "marker_i")
+    layout.prop(s, "marker_j")
+    for p in ("stiffness", "damping", "use_free_length"):
+        layout.prop(s, p)
+    if s.use_free_length:
+        layout.prop(s, "free_length")
+    for p in ("preload", "friction", "actuator"):
+        layout.prop(s, p)
+
+
+def _draw_force(layout, ob, s):
+    layout.prop(s, "marker_i", text="Marker")
+    layout.prop(s, "force")
+    layout.prop(s, "torque")
+    layout.prop(s, "force_frame", expand=True)
+
+
+class VIEW3D_PT_mechanism(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Mechanism"
+    bl_label = "Mechanism"
+
+    def draw(self, context):
+        layout = self.layout
+        scene = context.scene
+        st = scene.mechanism
+        row = layout.row(align=True)
+        row.operator("mechanism.connect", icon="LINKED")
+        row = layout.row(align=True)
+        row.operator("mechanism.check", icon="CHECKMARK")
+        row.operator("mechanism.assemble", icon="SNAP_ON")
+        layout.prop(st, "analysis")
+        if st.analysis != "KINEMATIC":
+            layout.prop(st, "tolerance")
+        row = layout.row(align=True)
+        row.scale_y = 1.4
+        row.operator("mechanism.bake", icon="REC")
+        row.operator("mechanism.clear_bake", icon="TRASH")
+        row = layout.row(align=True)
+        row.prop(st, "csv_path", text="")
+        row.operator("mechanism.export_csv", text="", icon="EXPORT")
+        if st.report:
+            box = layout.box()
+            for line in st.report.split(" | "):
+                box.label(text=line)
+        for title, key, prop in (("Joints", "joint", "joint_index"), ("Motions", "motion", "motion_index"),
+                                 ("Springs and Forces", "force", "force_index")):
+            layout.label(text=title)
+            layout.template_list("MECHANISM_UL_objects", key, scene, "objects", st, prop,
+                                 rows=3)
+
+
+classes = (MECHANISM_UL_objects, VIEW3D_PT_mechanism_object, VIEW3D_PT_mechanism)
