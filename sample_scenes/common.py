@@ -1,0 +1,139 @@
+"""Small helpers the sample scenes share: parts as meshes, markers, joints, springs, a
+camera and light, and a Cycles preview render.  They set the same properties the sidebar
+sets, so each scene reads as a recipe for building a mechanism by script."""
+from __future__ import annotations
+
+import math
+
+import bpy
+from mathutils import Euler, Matrix, Vector
+
+# marker orientations: the joint axis is the marker's z axis
+AXIS = {"X": Euler((0.0, math.pi / 2, 0.0)), "Y": Euler((-math.pi / 2, 0.0, 0.0)),
+        "Z": Euler((0.0, 0.0, 0.0))}
+
+
+def new_scene(seconds: float, fps: int = 24) -> bpy.types.Scene:
+    """An empty scene whose frame range covers ``seconds`` at ``fps``."""
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    scene = bpy.context.scene
+    scene.render.fps = fps
+    scene.frame_start = 1
+    scene.frame_end = 1 + round(seconds * fps)
+    return scene
+
+
+def _material(name: str, color: tuple) -> bpy.types.Material:
+    mat = bpy.data.materials.get(name) or bpy.data.materials.new(name)
+    mat.diffuse_color = (*color, 1.0)
+    mat.use_nodes = True
+    bsdf = mat.node_tree.nodes.get("Principled BSDF")
+    if bsdf is not None:
+        bsdf.inputs["Base Color"].default_value = (*color, 1.0)
+    return mat
+
+
+def box(name: str, size: tuple, location: tuple, rotation: tuple = (0, 0, 0), ground: bool = False,
+        density: float = 7800.0, color: tuple = (0.6, 0.6, 0.65)) -> bpy.types.Object:
+    """A box part of ``size`` (x, y, z) in metres; mass from its mesh and ``density``."""
+    bpy.ops.mesh.primitive_cube_add(size=1.0, location=location, rotation=rotation)
+    ob = bpy.context.active_object
+    ob.name = name
+    ob.scale = size
+    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
+    ob.data.materials.append(_material(name + ".mat", color))
+    s = ob.mechanism
+    s.role, s.ground, s.density = "PART", ground, density
+    return ob
+
+
+def cylinder(name: str, radius: float, depth: float, location: tuple, axis: str = "Z",
+             ground: bool = False, density: float = 7800.0, color: tuple = (0.7, 0.5, 0.2)):
+    """A cylinder part with its axis along world ``axis``."""
+    bpy.ops.mesh.primitive_cylinder_add(vertices=32, radius=radius, depth=depth, location=location,
+                                        rotation=AXIS[axis])
+    ob = bpy.context.active_object
+    ob.name = name
+    bpy.ops.object.transform_apply(location=False, rotation=True, scale=True)
+    ob.data.materials.append(_material(name + ".mat", color))
+    s = ob.mechanism
+    s.role, s.ground, s.density = "PART", ground, density
+    return ob
+
+
+def marker(part: bpy.types.Object, name: str, location: tuple, axis: str = "Z") -> bpy.types.Object:
+    """An Empty marker on ``part`` at a world location, z along world ``axis``."""
+    bpy.context.view_layer.update()
+    mk = bpy.data.objects.new(name, None)
+    mk.empty_display_type = "SINGLE_ARROW"
+    mk.empty_display_size = 0.15
+    bpy.context.scene.collection.objects.link(mk)
+    mk.matrix_world = Matrix.Translation(Vector(location)) @ AXIS[axis].to_matrix().to_4x4()
+    mk.parent = part
+    mk.matrix_parent_inverse = part.matrix_world.inverted()
+    mk.mechanism.role = "MARKER"
+    return mk
+
+
+def joint(name: str, kind: str, marker_i, marker_j, motion: str | None = None,
+          coordinate: str = "ANGLE") -> bpy.types.Object:
+    """A joint Empty between two markers; ``motion`` an expression of t (rad or m)."""
+    ob = bpy.data.objects.new(name, None)
+    ob.empty_display_type = "SPHERE"
+    ob.empty_display_size = 0.05
+    bpy.context.scene.collection.objects.link(ob)
+    ob.matrix_world = marker_j.matrix_world.copy()
+    s = ob.mechanism
+    s.role, s.joint_kind, s.marker_i, s.marker_j = "JOINT", kind, marker_i, marker_j
+    if motion is not None:
+        s.motion_type, s.motion_expression, s.motion_coordinate = "EXPRESSION", motion, coordinate
+    return ob
+
+
+def spring(name: str, marker_i, marker_j, **settings) -> bpy.types.Object:
+    """A spring-damper Empty between two markers (stiffness, damping, free_length, ...)."""
+    ob = bpy.data.objects.new(name, None)
+    ob.empty_display_type = "PLAIN_AXES"
+    bpy.context.scene.collection.objects.link(ob)
+    s = ob.mechanism
+    s.role, s.marker_i, s.marker_j = "SPRING", marker_i, marker_j
+    if "free_length" in settings:
+        s.use_free_length = True
+    for key, value in settings.items():
+        setattr(s, key, value)
+    return ob
+
+
+def stage(target: tuple, distance: float, elevation: float = 25.0, azimuth: float = -60.0) -> None:
+    """A camera looking at ``target`` from ``distance``, a sun, a floor-less world."""
+    scene = bpy.context.scene
+    el, az = math.radians(elevation), math.radians(azimuth)
+    eye = Vector(target) + distance * Vector((math.cos(el) * math.cos(az),
+                                              math.cos(el) * math.sin(az), math.sin(el)))
+    cam = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
+    scene.collection.objects.link(cam)
+    cam.location = eye
+    cam.rotation_euler = (Vector(target) - eye).to_track_quat("-Z", "Y").to_euler()
+    scene.camera = cam
+    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
+    sun.data.energy = 3.0
+    sun.rotation_euler = Euler((math.radians(40), math.radians(10), math.radians(30)))
+    scene.collection.objects.link(sun)
+    world = bpy.data.worlds.new("World")
+    world.color = (0.05, 0.06, 0.08)
+    scene.world = world
+
+
+def render_preview(path: str, frame: int, size: tuple = (320, 240), samples: int = 8) -> None:
+    """Cycles on the CPU, a few samples: a small PNG a person can open."""
+    scene = bpy.context.scene
+    scene.frame_set(frame)
+    scene.render.engine = "CYCLES"
+    scene.cycles.device = "CPU"
+    scene.cycles.samples = samples
+    scene.cycles.use_denoising = False
+    scene.render.resolution_x, scene.render.resolution_y = size
+    scene.render.resolution_percentage = 100
+    scene.render.image_settings.file_format = "PNG"
+    scene.render.filepath = path
+    bpy.ops.render.render(write_still=True)
