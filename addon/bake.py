@@ -14,11 +14,11 @@ import csv
 
 import bpy
 import numpy as np
-from bpy_extras import anim_utils
 from mathutils import Matrix
 
 from ..solver.mass_properties import part_frame_from_matrix
 from ..solver.rotations import matrix_to_quat, quat_to_matrix
+from .anim import ensure_channelbag
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -37,7 +37,7 @@ def _bake_action(ob: bpy.types.Object):
         act.use_fake_user = False
         s.bake_action = act
     slot = act.slots[0] if len(act.slots) else act.slots.new(id_type="OBJECT", name=ob.name)
-    bag = anim_utils.action_ensure_channelbag_for_slot(act, slot)
+    bag = ensure_channelbag(act, slot)
     while len(bag.fcurves):
         bag.fcurves.remove(bag.fcurves[0])
     return act, slot, bag

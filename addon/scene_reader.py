@@ -16,6 +16,7 @@ import numpy as np
 from ..solver import Mechanism, MechanismError
 from ..solver.mass_properties import mesh_mass_properties, part_frame_from_matrix
 from ..solver.rotations import matrix_to_quat
+from .anim import find_channelbag
 from .keyframes import Key, KeyframedFunction, time_derivatives
 from .properties import kind_name
 
@@ -124,8 +125,7 @@ def keyframed_motion(joint, coordinate: str, scene, scale: float):
     ad = joint.animation_data
     fc = None
     if ad is not None and ad.action is not None:
-        from bpy_extras import anim_utils
-        bag = anim_utils.action_get_channelbag_for_slot(ad.action, ad.action_slot)
+        bag = find_channelbag(ad.action, ad.action_slot)
         fc = bag.fcurves.find(path) if bag is not None else None
     if fc is None or len(fc.keyframe_points) == 0:
         raise MechanismError(f"joint {joint.name!r}: the motion is Keyframed but its "
