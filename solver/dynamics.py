@@ -231,8 +231,12 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
                         break
                     hs *= max(0.1, min(0.9, fac))
                     if hs < 1e-12 * max(1.0, abs(t)):
+                        who = _near_singular(model, st, r, p)
+                        why = (f"the mechanism is at a singular position (joints involved: "
+                               f"{', '.join(who)})" if who else
+                               "a discontinuity or an extremely stiff element")
                         fail(f"integration failed at t = {t:.6g} s: the step size fell below "
-                             f"{hs:.1e} s (a discontinuity or an extremely stiff element)", k, t)
+                             f"{hs:.1e} s ({why})", k, t, who)
                 # keep the natural step for the next one unless this step was cut to the frame
                 if hs == h or h_next < h:
                     h = h_next
@@ -266,6 +270,20 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
         out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work)
         report_progress(progress, k, len(times), out)
     return out
+
+
+def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
+    """Joints and motions of a nearly singular constraint Jacobian (scaled 2-norm condition
+    above 1e6), else ()."""
+    rs, cw = _scales(model)
+    rg, A = body_arrays(model, r, p)[:2]
+    J = global_jacobian(model, evaluate(model, rg, A).jac)[st.keep]
+    if J.size == 0:
+        return ()
+    s = np.linalg.svd(J * rs[st.keep, None] / cw[None, :], compute_uv=False)
+    if s[-1] > 1e-6 * s[0]:
+        return ()
+    return _involved(model, global_jacobian(model, evaluate(model, rg, A).jac), st.keep)
 
 
 def _initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,

@@ -13,7 +13,8 @@ class MechanismError(ValueError):
 class SolverError(RuntimeError):
     """An analysis could not go on.
 
-    Attributes: ``time`` (s, or None), ``joints`` (names of joints and motions involved),
+    Attributes: ``time`` (s, or None), ``joints`` (names of the items involved: joints and
+    motions, or parts for statics),
     ``result`` (a ``Result`` with the frames solved before the failure, or None).
     """
 

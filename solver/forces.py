@@ -193,6 +193,21 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", a, b)
 
 
+def _actuator(act: Callable[..., float], what: str, t: float, x: float, xd: float) -> float:
+    """An actuator's value; any failure or a non-finite value is an ExpressionError naming
+    the element and the time (the analyses turn it into a SolverError with the frames)."""
+    try:
+        val = float(act(t, x, xd))
+    except ExpressionError as exc:
+        raise ExpressionError(f"{what}: {exc}") from None
+    except Exception as exc:  # a user's callable may raise anything
+        raise ExpressionError(f"{what}: the actuator failed at t={t:.6g} s: "
+                              f"{type(exc).__name__}: {exc}") from None
+    if not math.isfinite(val):
+        raise ExpressionError(f"{what}: the actuator gives {val} at t={t:.6g} s")
+    return val
+
+
 def evaluate_forces(fm: ForceModel, t: float, r: np.ndarray, A: np.ndarray, v: np.ndarray,
                     w: np.ndarray, ts_ref: np.ndarray) -> ForceEval:
     """Generalized forces of all force elements at one state (arrays with the ground last).
@@ -221,7 +236,7 @@ def evaluate_forces(fm: ForceModel, t: float, r: np.ndarray, A: np.ndarray, v: n
         fnc = fm.sd_c * Ld + fm.sd_fric * np.tanh(Ld / V_FRICTION)
         for k, act in enumerate(fm.sd_act):
             if act is not None:
-                fnc[k] += float(act(t, L[k], Ld[k]))
+                fnc[k] += _actuator(act, f"spring-damper {fm.sd_names[k]!r}", t, L[k], Ld[k])
         fsd = fm.sd_k * (L - fm.sd_L0) + fm.sd_pre + fnc
         F = fsd[:, None] * u                              # on I; -F on J
         np.add.at(Q, bi, np.concatenate([F, cross(si, F)], axis=1))
@@ -245,7 +260,7 @@ def evaluate_forces(fm: ForceModel, t: float, r: np.ndarray, A: np.ndarray, v: n
         tnc = fm.ts_c * thd + fm.ts_fric * np.tanh(thd / V_FRICTION)
         for k, act in enumerate(fm.ts_act):
             if act is not None:
-                tnc[k] += float(act(t, th[k], thd[k]))
+                tnc[k] += _actuator(act, f"torsion spring {fm.ts_names[k]!r}", t, th[k], thd[k])
         T = fm.ts_k * (th - fm.ts_th0) + fm.ts_pre + tnc
         tq = T[:, None] * g
         np.add.at(Q[:, 3:], bi, -tq)

@@ -446,8 +446,14 @@ def compile_model(mech: Mechanism) -> Model:
             marker_point[mk.name] = mk.position - part.center_of_mass
             marker_axes[mk.name] = C
             extent = max(extent, float(np.linalg.norm(marker_point[mk.name])))
+    # the mechanism's size, independent of where it sits in the world: marker arms, radii of
+    # gyration, and the spread of the parts and ground points
     for p in moving:
-        extent = max(extent, float(np.linalg.norm(p.position)))
+        extent = max(extent, float(np.sqrt(np.trace(p.inertia) / (2.0 * p.mass))))
+    points = [p.position + rot[p.name] @ p.center_of_mass for p in moving]
+    points += [marker_point[m] for m in marker_point if marker_body[m] == nb]
+    if len(points) > 1:
+        extent = max(extent, float(np.max(np.ptp(np.array(points), axis=0))))
     length_scale = max(extent, 1e-3)
     body_length = np.full(nb, 0.0)
     for mk in mech.markers.values():

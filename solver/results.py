@@ -20,6 +20,8 @@ class Result:
         self.analysis = analysis
         self.method = "kinematic sweep (Newton per frame)" if analysis == "kinematic" else ""
         self.steps = 0                       # integrator steps taken (dynamic runs)
+        self.notes: list[str] = []           # things the user should know about this result
+        self.stable: bool | None = None      # statics: is the equilibrium stable
         self.times = np.asarray(times, dtype=float)
         self._r = np.zeros((n, nb, 3))      # centre of mass
         self._p = np.zeros((n, nb, 4))

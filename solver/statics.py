@@ -65,19 +65,23 @@ def statics(mech: Mechanism, time: float = 0.0, update: bool = False, max_iter: 
         return max(float(np.max(np.abs(R_[:n]), initial=0.0)) / fscale,
                    float(np.max(np.abs(R_[n:]), initial=0.0)))
 
-    err = merit(R)
-    for _ in range(max_iter):
-        if err <= 1e-11:
-            break
-        # tangent of the force balance by forward differences in (r, world rotation)
+    def tangent(r_, p_, lam_, R_):
+        """d(Q - J^T lambda)/dq (n, n) by forward differences in (r, world rotation)."""
         T = np.zeros((n, n))
         for c in range(n):
             b, k = divmod(c, 6)
             e = np.zeros((nb, 3))
-            hstep = 1e-7 * cw[c]
-            e[b, k % 3] = hstep if k < 3 else 1e-7
-            r1, p1 = (r + e, p) if k < 3 else (r, rotate_world(p, e))
-            T[:, c] = (resid(r1, p1, lam)[0][:n] - R[:n]) / (hstep if k < 3 else 1e-7)
+            hstep = 1e-7 * cw[c] if k < 3 else 1e-7
+            e[b, k % 3] = hstep
+            r1, p1 = (r_ + e, p_) if k < 3 else (r_, rotate_world(p_, e))
+            T[:, c] = (resid(r1, p1, lam_)[0][:n] - R_[:n]) / hstep
+        return T
+
+    err = merit(R)
+    for _ in range(max_iter):
+        if err <= 1e-11:
+            break
+        T = tangent(r, p, lam, R)
         nk = len(keep)
         big = np.zeros((n + nk, n + nk))
         big[:n, :n] = T
@@ -111,6 +115,10 @@ def statics(mech: Mechanism, time: float = 0.0, update: bool = False, max_iter: 
 
     out = Result.empty(model, np.array([float(time)]), "static")
     out.method = "static equilibrium (Newton)"
+    out.stable = _stable(tangent(r, p, lam, R), J[keep] * rs[keep, None] / cw[None, :], cw)
+    if not out.stable:
+        out.notes.append("the equilibrium is unstable (a small push moves the mechanism away "
+                         "from it, like an inverted pendulum); start nearer the stable one")
     rg, A, vg, wg = body_arrays(model, r, p, zero, zero)
     ev = evaluate(model, rg, A, vg, wg)
     lam_full = np.zeros(model.nc)
@@ -121,6 +129,22 @@ def statics(mech: Mechanism, time: float = 0.0, update: bool = False, max_iter: 
     if update:
         store_pose(model, mech, r, p)
     return out
+
+
+def _stable(T: np.ndarray, Js: np.ndarray, cw: np.ndarray) -> bool:
+    """Stable when the stiffness -T is positive semi-definite on the motions the constraints
+    allow (the null space of J; coordinates scaled by cw so lengths and angles compare)."""
+    K = -(T * cw[None, :]) / cw[:, None]          # stiffness in scaled coordinates
+    if Js.size:
+        _, s, vt = np.linalg.svd(Js)
+        N = vt[np.sum(s > 1e-9 * s.max()):].T
+    else:
+        N = np.eye(K.shape[0])
+    if N.size == 0:
+        return True
+    H = N.T @ (0.5 * (K + K.T)) @ N
+    lam = np.linalg.eigvalsh(H)
+    return bool(lam[0] >= -1e-7 * max(1.0, float(np.abs(lam).max())))
 
 
 def _no_equilibrium(model, big: np.ndarray, R: np.ndarray, n: int, time: float, why: str) -> None:
