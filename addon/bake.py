@@ -14,7 +14,6 @@ import csv
 
 import bpy
 import numpy as np
-from mathutils import Matrix
 
 from ..solver.mass_properties import part_frame_from_matrix
 from ..solver.rotations import matrix_to_quat, quat_to_matrix
@@ -59,6 +58,9 @@ def _backup(ob: bpy.types.Object) -> None:
         return
     s.backup_matrix = [x for row in ob.matrix_world for x in row]
     s.backup_rotation_mode = ob.rotation_mode
+    s.backup_location, s.backup_scale = ob.location, ob.scale
+    s.backup_euler, s.backup_quaternion = ob.rotation_euler, ob.rotation_quaternion
+    s.backup_axis_angle = ob.rotation_axis_angle
     ad = ob.animation_data
     s.backup_action = ad.action if ad is not None else None
     s.backup_slot = ad.action_slot.identifier if ad is not None and ad.action_slot else ""
@@ -80,8 +82,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     clear_bake(scene, only=sm.parts + sm.joints)
     worlds = {}
     for ob in sm.parts:
-        M0 = np.array(ob.matrix_world, dtype=float)
-        _, _, S = part_frame_from_matrix(M0)
+        _, _, S = part_frame_from_matrix(sm.design[ob.name])
         W = np.zeros((n, 4, 4))
         W[:, :3, :3] = quat_to_matrix(result.orientation(ob.name)) @ S
         W[:, :3, 3] = result.position(ob.name) / sm.scale
@@ -159,8 +160,10 @@ def clear_bake(scene: bpy.types.Scene, only=None) -> int:
                 slot = s.backup_action.slots.get(s.backup_slot) if s.backup_slot else None
                 if slot is not None:
                     ad.action_slot = slot
-            M = np.array(s.backup_matrix, dtype=float).reshape(4, 4)
-            ob.matrix_world = Matrix([list(r) for r in M])
+            # the transform channels exactly as they were (no matrix decomposition)
+            ob.location, ob.scale = s.backup_location, s.backup_scale
+            ob.rotation_euler, ob.rotation_quaternion = s.backup_euler, s.backup_quaternion
+            ob.rotation_axis_angle = s.backup_axis_angle
         for prop in BAKED_PROPS:
             if prop in ob.keys():
                 del ob[prop]

@@ -56,8 +56,6 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                                   description="Initial angular velocity, world axes, per second")
     # computed from the mesh (shown in the panel; refreshed by Check and Bake)
     computed_mass: FloatProperty(name="Computed Mass", unit="MASS")
-    computed_volume: FloatProperty(name="Volume")
-    computed_center: FloatVectorProperty(name="Computed Centre", size=3, unit="LENGTH")
     computed_inertia: FloatVectorProperty(name="Computed Inertia", size=6)
     mesh_warning: StringProperty(name="Mesh Warning")
 
@@ -120,6 +118,11 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     backup_slot: StringProperty(options={"HIDDEN"})
     backup_matrix: FloatVectorProperty(size=16, options={"HIDDEN"})
     backup_rotation_mode: StringProperty(options={"HIDDEN"})
+    backup_location: FloatVectorProperty(size=3, options={"HIDDEN"})
+    backup_scale: FloatVectorProperty(size=3, options={"HIDDEN"})
+    backup_euler: FloatVectorProperty(size=3, options={"HIDDEN"})
+    backup_quaternion: FloatVectorProperty(size=4, options={"HIDDEN"})
+    backup_axis_angle: FloatVectorProperty(size=4, options={"HIDDEN"})
 
 
 class MA_SceneSettings(bpy.types.PropertyGroup):

@@ -8,6 +8,8 @@ decomposition); for a part already baked, the frame saved before the bake is use
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 import bpy
@@ -33,6 +35,7 @@ class SceneMechanism:
     joints: list = field(default_factory=list)     # joint objects
     motions: dict = field(default_factory=dict)    # motion name -> (joint object, "angle"|"slide")
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
+    design: dict = field(default_factory=dict)            # part name -> world matrix as designed
 
     @property
     def duration(self) -> float:
@@ -86,7 +89,7 @@ def part_mass_properties(ob, scale: float, depsgraph) -> tuple[dict, str]:
     """Mass, centre of mass (part frame, m) and inertia (part axes, kg m^2) of a part, and
     the mesh's warning text ("" for a closed manifold mesh)."""
     s = ob.mechanism
-    M = np.array(ob.matrix_world, dtype=float)
+    M = design_matrix(ob)
     _, _, S = part_frame_from_matrix(M)
     if s.mass_mode == "MANUAL" or ob.type != "MESH":
         if s.mass_mode == "MESH":
@@ -154,12 +157,11 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
     by_role = {r: [ob for ob in objs if ob.mechanism.role == r]
                for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE")}
-    frames = {}
     for ob in by_role["PART"]:
         s = ob.mechanism
         M = design_matrix(ob)
         pos, quat, _ = part_frame_from_matrix(M)
-        frames[ob.name] = (M, pos, quat)
+        sm.design[ob.name] = M
         if s.ground:
             mech.add_part(ob.name, fixed=True, position=pos * scale, orientation=quat)
             continue
@@ -174,10 +176,12 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
         if part is None or part.mechanism.role != "PART" or not _in_scene(part, scene):
             raise MechanismError(f"marker {ob.name!r} is not parented to a part: parent it to "
                                  "the part it belongs to (Ctrl P)")
-        # marker frame relative to the part frame (invariant under a baked motion)
-        Mp = np.array(part.matrix_world, dtype=float)
+        # marker frame relative to the part frame, both as designed: the part's matrix from
+        # before any bake, the marker's through its parent relation (not the animated pose)
+        Mp = design_matrix(part)
+        Mm = Mp @ np.array(ob.matrix_parent_inverse, dtype=float) @ np.array(ob.matrix_basis, dtype=float)
         pp, qp, _ = part_frame_from_matrix(Mp)
-        pm, qm, _ = part_frame_from_matrix(np.array(ob.matrix_world, dtype=float))
+        pm, qm, _ = part_frame_from_matrix(Mm)
         from ..solver.rotations import quat_to_matrix
         Rp = quat_to_matrix(qp)
         mech.add_marker(ob.name, part.name, position=Rp.T @ (pm - pp) * scale,
@@ -243,7 +247,11 @@ def _add_joint_extras(sm: SceneMechanism, ob, kind: str, scene) -> None:
 
 
 def with_frame(message: str, sm: SceneMechanism | None, time: float | None) -> str:
-    """Add the frame number to a solver message that names a time."""
+    """Name the scene frame in a solver message that names a time (the solver counts its
+    own frames from 0; the user sees the scene's frame numbers)."""
     if sm is None or time is None:
         return message
-    return f"{message} [frame {sm.frame_of(time):.0f}]"
+    frame = f"frame {sm.frame_of(time):.0f}"
+    if re.search(r"\(frame \d+\)", message):
+        return re.sub(r"\(frame \d+\)", f"({frame})", message, count=1)
+    return f"{message} [{frame}]"

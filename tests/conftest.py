@@ -27,7 +27,7 @@ def load_headless():
 @pytest.fixture(scope="session")
 def extension():
     """The enabled extension's module (bl_ext.user_default.mechanism_animator)."""
-    pytest.importorskip("bpy", reason="the Blender tests need the bpy module (see .ci/requirements-blender.txt)")
+    pytest.importorskip("bpy", reason="the Blender tests need the bpy module (.ci/env installs it)")
     return load_headless().enable(ROOT)
 
 

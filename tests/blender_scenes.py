@@ -1,0 +1,217 @@
+"""Scenes for the add-on tests, built the way a user would: primitives, Set Role, Connect and
+Add Marker operators (real bpy), plus readers for baked F-curves and a whole-scene snapshot.
+
+Geometry (lengths in Blender units = metres at unit scale 1):
+
+pendulum      ground cube (0.2) at (0, 0, -0.3); arm box 1 x 0.1 x 0.1 centred at (0.5, 0, 0),
+              pinned to the ground at the origin about world y (revolute, arm gets marker I).
+slider-crank  block (ground) cube 0.05 at (0, 0, -0.1); crank box CRANK x 0.02 x 0.02 from the
+              origin along x; rod box ROD x 0.02 x 0.02 from (CRANK, 0, 0); piston cube 0.05 at
+              (CRANK + ROD, 0, 0).  Main bearing and big end: revolute about z (Connect); the
+              cylinder: prismatic along x (Connect, axis X); the small end: in-line about z from
+              two Add Marker markers and a joint Empty whose properties are set by hand.  The
+              main bearing is driven by the expression 2*pi*t; analysis Kinematic.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+FRAME_START, FRAME_END = 1, 25       # one second at 24 fps: t = (frame - 1) / 24
+
+
+def deselect_all(bpy) -> None:
+    for ob in list(bpy.context.selected_objects):
+        ob.select_set(False)
+
+
+def select(bpy, objects, active) -> None:
+    """Select exactly ``objects`` and make ``active`` the active object."""
+    deselect_all(bpy)
+    for ob in objects:
+        ob.select_set(True)
+    bpy.context.view_layer.objects.active = active
+
+
+def add_box(bpy, name: str, size, location, rotation=(0.0, 0.0, 0.0)):
+    """A unit cube scaled to ``size`` (its dimensions) with Euler XYZ ``rotation``."""
+    bpy.ops.mesh.primitive_cube_add(size=1.0, location=location, rotation=rotation)
+    ob = bpy.context.active_object
+    ob.name = ob.data.name = name
+    ob.scale = size
+    return ob
+
+
+def tag(bpy, objects, role: str) -> None:
+    """Set Role on ``objects`` through the operator."""
+    select(bpy, objects, objects[0])
+    assert bpy.ops.mechanism.set_role(role=role) == {"FINISHED"}
+
+
+def connect(bpy, part_i, part_j, at, kind: str = "REVOLUTE", axis: str = "Z"):
+    """Connect operator at the 3D cursor ``at`` (``part_i`` active, gets marker I); the joint."""
+    bpy.context.scene.cursor.location = at
+    select(bpy, (part_i, part_j), part_i)
+    before = set(bpy.data.objects)
+    assert bpy.ops.mechanism.connect(kind=kind, axis=axis) == {"FINISHED"}
+    joint, = [ob for ob in set(bpy.data.objects) - before if ob.mechanism.role == "JOINT"]
+    return joint
+
+
+def add_marker(bpy, part, at):
+    """Add Marker operator on ``part`` at the 3D cursor ``at``; the new marker."""
+    bpy.context.scene.cursor.location = at
+    select(bpy, (part,), part)
+    before = set(bpy.data.objects)
+    assert bpy.ops.mechanism.add_marker() == {"FINISHED"}
+    marker, = set(bpy.data.objects) - before
+    return marker
+
+
+def new_joint(bpy, name: str, kind: str, marker_i, marker_j):
+    """A joint Empty made by setting its properties (no operator)."""
+    joint = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(joint)
+    s = joint.mechanism
+    s.role, s.joint_kind, s.marker_i, s.marker_j = "JOINT", kind, marker_i, marker_j
+    return joint
+
+
+def set_range(bpy, start: int = FRAME_START, end: int = FRAME_END) -> None:
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = start, end
+    scene.frame_set(start)
+
+
+def pendulum(bpy) -> dict[str, Any]:
+    """Ground cube and a 1 m arm pinned about world y at the origin (dynamic)."""
+    set_range(bpy)
+    ground = add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
+    arm = add_box(bpy, "arm", (1.0, 0.1, 0.1), (0.5, 0.0, 0.0))
+    tag(bpy, [ground, arm], "PART")
+    ground.mechanism.ground = True
+    pin = connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    bpy.context.scene.mechanism.tolerance = 1e-9
+    return dict(ground=ground, arm=arm, pin=pin)
+
+
+def slider_crank(bpy, crank: float = 0.1, rod: float = 0.3) -> dict[str, Any]:
+    """Driven slider-crank in the xy plane (kinematic); see the module docstring."""
+    set_range(bpy)
+    block = add_box(bpy, "block", (0.05, 0.05, 0.05), (0.0, 0.0, -0.1))
+    crank_ob = add_box(bpy, "crank", (crank, 0.02, 0.02), (crank / 2, 0.0, 0.0))
+    rod_ob = add_box(bpy, "rod", (rod, 0.02, 0.02), (crank + rod / 2, 0.0, 0.0))
+    piston = add_box(bpy, "piston", (0.05, 0.05, 0.05), (crank + rod, 0.0, 0.0))
+    tag(bpy, [block, crank_ob, rod_ob, piston], "PART")
+    block.mechanism.ground = True
+    main = connect(bpy, crank_ob, block, (0.0, 0.0, 0.0), "REVOLUTE", "Z")
+    big_end = connect(bpy, rod_ob, crank_ob, (crank, 0.0, 0.0), "REVOLUTE", "Z")
+    cylinder = connect(bpy, piston, block, (crank + rod, 0.0, 0.0), "PRISMATIC", "X")
+    pin_i = add_marker(bpy, piston, (crank + rod, 0.0, 0.0))
+    pin_j = add_marker(bpy, rod_ob, (crank + rod, 0.0, 0.0))
+    small_end = new_joint(bpy, "small end", "IN_LINE", pin_i, pin_j)
+    s = main.mechanism
+    s.motion_type, s.motion_coordinate, s.motion_expression = "EXPRESSION", "ANGLE", "2*pi*t"
+    bpy.context.scene.mechanism.analysis = "KINEMATIC"
+    return dict(block=block, crank=crank_ob, rod=rod_ob, piston=piston, main=main,
+                big_end=big_end, cylinder=cylinder, small_end=small_end)
+
+
+# ---------------------------------------------------------------- reading F-curves
+def channelbag(ob, action=None):
+    """The channelbag of ``action`` (default: the object's active action) for its slot."""
+    from bpy_extras import anim_utils
+    ad = ob.animation_data
+    act = action or ad.action
+    slot = ad.action_slot if act == ad.action else act.slots[0]
+    return anim_utils.action_get_channelbag_for_slot(act, slot)
+
+
+def keys(fcurve) -> np.ndarray:
+    """(n, 2) float64 array of (frame, value) of an F-curve's keyframes."""
+    co = np.empty(2 * len(fcurve.keyframe_points), dtype=np.float32)
+    fcurve.keyframe_points.foreach_get("co", co)
+    return co.reshape(-1, 2).astype(float)
+
+
+def curve(ob, path: str, index: int = 0, action=None) -> np.ndarray:
+    """(frame, value) keys of one F-curve of the object's (or ``action``'s) channelbag."""
+    fc = channelbag(ob, action).fcurves.find(path, index=index)
+    assert fc is not None, f"{ob.name}: no F-curve {path}[{index}]"
+    return keys(fc)
+
+
+def baked_pose(ob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(frames (n,), location (n, 3), quaternion (n, 4)) keyed by the bake on a part."""
+    loc = [curve(ob, "location", i) for i in range(3)]
+    quat = [curve(ob, "rotation_quaternion", i) for i in range(4)]
+    return loc[0][:, 0], np.stack([c[:, 1] for c in loc], 1), np.stack([c[:, 1] for c in quat], 1)
+
+
+def action_keys(action) -> dict[tuple[str, str, int], list]:
+    """Every F-curve of every slot of an action: (slot, path, index) -> keyframe data
+    (co, handles, interpolation) as plain Python values."""
+    from bpy_extras import anim_utils
+    out = {}
+    for slot in action.slots:
+        bag = anim_utils.action_get_channelbag_for_slot(action, slot)
+        for fc in (bag.fcurves if bag is not None else ()):
+            out[(slot.identifier, fc.data_path, fc.array_index)] = [
+                (tuple(k.co), tuple(k.handle_left), tuple(k.handle_right), k.interpolation)
+                for k in fc.keyframe_points]
+    return out
+
+
+# ---------------------------------------------------------------- whole-scene snapshot
+SETTINGS = ("role", "ground", "mass_mode", "density", "joint_kind", "motion_type",
+            "motion_expression", "motion_coordinate", "baked")
+DISPLAY = ("computed_mass", "computed_inertia", "mesh_warning", "backup_rotation_mode")
+
+
+def _plain(value):
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if hasattr(value, "to_list"):
+        return value.to_list()
+    if hasattr(value, "__len__") and not isinstance(value, str):
+        return [_plain(v) for v in value]
+    return value
+
+
+def snapshot(bpy, display: bool = True) -> dict:
+    """Everything an operator that fails must leave as it was: per object its world matrix,
+    transform channels, rotation mode, custom properties, mechanism settings, action and NLA
+    tracks; every action's keyframes; the scene's report and current frame.  ``display``:
+    also the mass properties shown in the panel and the hidden bake bookkeeping (a successful
+    Bake refreshes these, so a Bake then Clear is compared without them)."""
+    bpy.context.view_layer.update()
+    obs = {}
+    for ob in bpy.data.objects:
+        s = ob.mechanism
+        ad = ob.animation_data
+        obs[ob.name] = dict(
+            matrix=[tuple(r) for r in ob.matrix_world],
+            basis=(tuple(ob.location), tuple(ob.rotation_euler), tuple(ob.rotation_quaternion),
+                   tuple(ob.scale), ob.rotation_mode),
+            props={k: _plain(ob[k]) for k in ob.keys() if k != "mechanism"},
+            settings={k: _plain(getattr(s, k)) for k in SETTINGS + (DISPLAY if display else ())},
+            pointers=tuple(p.name if p is not None else None
+                           for p in (s.marker_i, s.marker_j, s.bake_action, s.backup_action)),
+            parent=ob.parent.name if ob.parent else None,
+            action=(ad.action.name if ad and ad.action else None),
+            nla=[(t.name, [st.name for st in t.strips]) for t in ad.nla_tracks] if ad else [])
+    actions = {a.name: action_keys(a) for a in bpy.data.actions}
+    scene = bpy.context.scene
+    return dict(objects=obs, actions=actions, report=scene.mechanism.report,
+                frame=scene.frame_current)
+
+
+def differences(a, b, path: str = "") -> list[str]:
+    """Paths at which two snapshots differ (for readable assertion messages)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = [f"{path}/{k}: only {'before' if k in a else 'after'}" for k in set(a) ^ set(b)]
+        for k in a.keys() & b.keys():
+            out += differences(a[k], b[k], f"{path}/{k}")
+        return out
+    return [] if a == b else [f"{path}: {a!r} -> {b!r}"]

@@ -1,0 +1,152 @@
+"""Every error of the add-on's Bake is raised from the operator with a message that names the
+object or joint (and the frame of a lock-up), and leaves the scene exactly as it was: each
+scene is baked successfully first, then broken, and a snapshot of every object's matrices,
+custom properties, mechanism settings, actions, NLA tracks and keyframes (blender_scenes.
+snapshot) is compared before and after the failed operator.  Real bpy."""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import pytest
+
+import blender_scenes as bs
+
+
+def baked(bpy, build: Callable, **kw) -> dict:
+    """Build a scene with ``build`` and bake frames 1-7 (the bake must survive the error)."""
+    d = build(bpy, **kw)
+    bpy.context.scene.frame_end = 7
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    return d
+
+
+def loose_marker(bpy) -> None:
+    baked(bpy, bs.pendulum)
+    mk = bpy.data.objects.new("loose", None)
+    bpy.context.scene.collection.objects.link(mk)
+    bs.tag(bpy, [mk], "MARKER")
+
+
+def marker_on_untagged(bpy) -> None:
+    baked(bpy, bs.pendulum)
+    deco = bs.add_box(bpy, "decoration", (0.1, 0.1, 0.1), (2.0, 0.0, 0.0))
+    mk = bpy.data.objects.new("loose", None)
+    bpy.context.scene.collection.objects.link(mk)
+    mk.parent = deco
+    mk.mechanism.role = "MARKER"
+
+
+def removed_marker(bpy) -> None:
+    d = baked(bpy, bs.pendulum)
+    bpy.data.objects.remove(d["pin"].mechanism.marker_i)
+
+
+def unlinked_marker(bpy) -> None:
+    d = baked(bpy, bs.pendulum)
+    bpy.context.scene.collection.objects.unlink(d["pin"].mechanism.marker_j)
+
+
+def one_part_joint(bpy) -> None:
+    d = baked(bpy, bs.pendulum)
+    tip = bs.add_marker(bpy, d["arm"], (1.0, 0.0, 0.0))
+    bs.new_joint(bpy, "same", "SPHERICAL", tip, d["pin"].mechanism.marker_i)
+
+
+def unassemblable(bpy) -> None:
+    """The arm's tip (1 m from the pin) held at a ground point 3 m from the pin."""
+    d = baked(bpy, bs.pendulum)
+    tip = bs.add_marker(bpy, d["arm"], (1.0, 0.0, 0.0))
+    far = bs.add_marker(bpy, d["ground"], (3.0, 0.0, 0.0))
+    bs.new_joint(bpy, "far", "SPHERICAL", tip, far)
+
+
+def lock_up(bpy) -> None:
+    """Crank 0.3 longer than rod 0.1: at 2 pi t the rod cannot reach once 0.3 sin(theta) > 0.1,
+    theta > 19.5 deg, first at t = 2/24 (30 deg), scene frame 3 (frames 1-2 bake fine)."""
+    bs.slider_crank(bpy, crank=0.3, rod=0.1)
+    bpy.context.scene.frame_end = 2
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.context.scene.frame_end = bs.FRAME_END
+
+
+def unsafe_expression(bpy) -> None:
+    d = baked(bpy, bs.slider_crank)
+    d["main"].mechanism.motion_expression = "__import__('os')"
+
+
+def spring_without_markers(bpy) -> None:
+    d = bs.pendulum(bpy)
+    a = bs.add_marker(bpy, d["arm"], (1.0, 0.0, 0.0))
+    b = bs.add_marker(bpy, d["ground"], (1.0, 0.0, 1.0))
+    spring = bpy.data.objects.new("spring", None)
+    bpy.context.scene.collection.objects.link(spring)
+    s = spring.mechanism
+    s.role, s.marker_i, s.marker_j, s.stiffness = "SPRING", a, b, 100.0
+    bpy.context.scene.frame_end = 7
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.data.objects.remove(a)
+    bpy.data.objects.remove(b)
+
+
+def flat_part(bpy) -> None:
+    baked(bpy, bs.pendulum)
+    bpy.ops.mesh.primitive_plane_add(size=1.0, location=(0.0, 0.0, 2.0))
+    plane = bpy.context.active_object
+    plane.name = "sheet"
+    bs.tag(bpy, [plane], "PART")
+    plane.mechanism.mass_mode = "MESH"
+
+
+PIN, MOTOR = "Revolute arm-ground", "Revolute crank-block"
+CASES = {  # name: (break a baked scene, match (names the item), more patterns, read-time error)
+    "marker not parented": (loose_marker, r"marker 'loose' is not parented to a part", [], True),
+    "marker on a non-part": (marker_on_untagged, r"marker 'loose' is not parented to a part", [], True),
+    "marker removed": (removed_marker, rf"joint '{PIN}': marker I is not set", [], True),
+    "marker unlinked": (unlinked_marker, rf"joint '{PIN}': marker J 'ground.arm.J' was deleted", [],
+                        True),
+    "markers on one part": (one_part_joint, r"joint 'same': markers .* both on part 'arm'", [], True),
+    "unassemblable": (unassemblable, r"assembly failed", [r"\bfar\b", PIN], False),
+    "lock-up": (lock_up, r"lock-up", [r"\(frame 3\)", MOTOR], False),
+    "unsafe expression": (unsafe_expression, rf"motion '{MOTOR}: motion'",
+                          [r"not allowed: '__import__'"], True),
+    "spring markers removed": (spring_without_markers, r"spring 'spring': marker I is not set or was deleted",
+                               [], True),
+    "part without volume": (flat_part, r"part 'sheet': the mesh encloses no volume", [], True),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bake_error_names_item_and_changes_nothing(blender, case: str) -> None:
+    """Bake raises RuntimeError naming the item; the scene (and its old bake) is untouched."""
+    bpy = blender
+    setup, match, more, _ = CASES[case]
+    setup(bpy)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=match) as info:
+        bpy.ops.mechanism.bake()
+    for pattern in more:
+        assert re.search(pattern, str(info.value)), (pattern, str(info.value))
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+@pytest.mark.parametrize("op", ["check", "assemble"])
+@pytest.mark.parametrize("case", [c for c in CASES if CASES[c][3]])
+def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> None:
+    """Errors found while reading the scene stop Check and Assemble too, with the same message,
+    and change nothing."""
+    bpy = blender
+    setup, match, more, _ = CASES[case]
+    setup(bpy)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=match):
+        getattr(bpy.ops.mechanism, op)()
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_lock_up_message_names_one_frame(blender) -> None:
+    """The lock-up at t = 2/24 s is at scene frame 3 and the message says only that frame."""
+    lock_up(blender)
+    with pytest.raises(RuntimeError) as info:
+        blender.ops.mechanism.bake()
+    assert re.findall(r"frame (\d+)", str(info.value)) == ["3"]
