@@ -1,0 +1,124 @@
+"""Add-on tools not covered elsewhere: Add Marker at the cursor and at a selected face, Export
+CSV, the force-arrow geometry, and the solver's progress callback that the modal bake uses."""
+from __future__ import annotations
+
+import csv
+import math
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+
+
+def test_add_marker_at_cursor(blender) -> None:
+    bpy = blender
+    part = bs.add_box(bpy, "body", (1, 1, 1), (1.0, 2.0, 3.0))
+    bs.tag(bpy, [part], "PART")
+    bpy.context.scene.cursor.location = (1.5, 2.0, 3.0)
+    bs.select(bpy, [part], part)
+    assert bpy.ops.mechanism.add_marker() == {"FINISHED"}
+    mk = bpy.context.scene.objects["body.marker"]
+    bpy.context.view_layer.update()
+    assert mk.parent == part and mk.mechanism.role == "MARKER"
+    np.testing.assert_allclose(mk.matrix_world.translation, (1.5, 2.0, 3.0), atol=1e-6)
+
+
+def test_add_marker_on_selected_face_is_aligned_to_its_normal(blender) -> None:
+    """The top face of a cube turned 30 degrees about x: the marker sits at the face centre
+    with z along the face's world normal (0, -sin 30, cos 30)."""
+    bpy = blender
+    part = bs.add_box(bpy, "body", (2, 2, 2), (0.0, 0.0, 0.0), rotation=(math.radians(30), 0, 0))
+    bs.tag(bpy, [part], "PART")
+    bs.select(bpy, [part], part)
+    bpy.ops.object.mode_set(mode="EDIT")
+    import bmesh
+    bm = bmesh.from_edit_mesh(part.data)
+    for f in bm.faces:
+        f.select = f.normal.z > 0.9            # local +z face
+    bmesh.update_edit_mesh(part.data)
+    assert bpy.ops.mechanism.add_marker() == {"FINISHED"}
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bpy.context.view_layer.update()
+    mk = bpy.context.scene.objects["body.marker"]
+    c, s = math.cos(math.radians(30)), math.sin(math.radians(30))
+    # the face centre: local (0, 0, 1) scaled by 2 -> (0, 0, 2) turned about x
+    np.testing.assert_allclose(mk.matrix_world.translation, (0.0, -2 * s, 2 * c), atol=1e-5)
+    z = np.array(mk.matrix_world.to_3x3().col[2])
+    np.testing.assert_allclose(z / np.linalg.norm(z), (0.0, -s, c), atol=1e-6)
+
+
+def test_add_marker_needs_a_selection_in_edit_mode(blender) -> None:
+    bpy = blender
+    part = bs.add_box(bpy, "body", (1, 1, 1), (0, 0, 0))
+    bs.tag(bpy, [part], "PART")
+    bs.select(bpy, [part], part)
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.ops.mesh.select_all(action="DESELECT")
+    with pytest.raises(RuntimeError, match="part 'body': select a vertex or face first"):
+        bpy.ops.mechanism.add_marker()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    assert not [o for o in bpy.data.objects if o.mechanism.role == "MARKER"]
+
+
+def test_export_csv(blender, tmp_path) -> None:
+    """One row per frame; the arm's x column matches the solver's result for the scene."""
+    bpy = blender
+    bs.slider_crank(bpy)
+    path = tmp_path / "forces.csv"
+    assert bpy.ops.mechanism.export_csv(filepath=str(path)) == {"FINISHED"}
+    rows = list(csv.reader(open(path)))
+    assert rows[0][:2] == ["frame", "time_s"]
+    assert len(rows) == 1 + bs.FRAME_END - bs.FRAME_START + 1
+    header = rows[0]
+    col = header.index("piston x_m")
+    th = 2 * np.pi * np.array([float(r[1]) for r in rows[1:]])
+    x = np.array([float(r[col]) for r in rows[1:]])
+    # the piston's frame origin is its cube centre on the slide: crank + rod at th = 0
+    x_exact = 0.1 * np.cos(th) + np.sqrt(0.3 ** 2 - (0.1 * np.sin(th)) ** 2)
+    np.testing.assert_allclose(x, x_exact, atol=1e-6)    # float32 scene geometry
+    assert any(h.endswith("effort") for h in header)
+
+
+def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:
+    bpy = blender
+    bs.slider_crank(bpy)
+    with pytest.raises(RuntimeError, match="No such file or directory"):
+        bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "missing" / "f.csv"))
+
+
+def test_arrow_segments(extension) -> None:
+    """Shaft from the origin to the tip, two head strokes of 20 % length ending at the tip."""
+    from importlib import import_module
+    draw = import_module(extension.__name__ + ".addon.draw")
+    seg = draw.arrow_segments(np.array([1.0, 0, 0]), np.array([0, 0, 2.0]))
+    np.testing.assert_allclose(seg[0], (1, 0, 0))
+    np.testing.assert_allclose(seg[1], (1, 0, 2))
+    for k in (3, 5):
+        assert seg[k - 1].tolist() == seg[1].tolist()
+        assert np.linalg.norm(seg[k] - seg[1]) == pytest.approx(0.4 * math.sqrt(1.25), rel=1e-12)
+        assert seg[k][2] == pytest.approx(1.6)
+    assert len(draw.arrow_segments(np.zeros(3), np.zeros(3))) == 2
+
+
+def test_progress_callback_and_cancel(extension) -> None:
+    """solve(progress=...) is called once per frame; answering False cancels with the frames
+    done so far (what the modal bake's Esc does)."""
+    solver = extension.solver
+    m = solver.Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, center_of_mass=(0.5, 0, 0))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "arm")
+    m.add_joint("pin", "revolute", "A", "O")
+    m.add_motion("spin", "pin", "2*pi*t")
+    calls = []
+    r = m.solve(1.0, 24, progress=lambda k, n: calls.append((k, n)))
+    assert calls == [(k, 25) for k in range(1, 26)] and len(r) == 25
+    with pytest.raises(solver.SolverCancelled) as info:
+        m.solve(1.0, 24, progress=lambda k, n: k < 10)
+    assert len(info.value.result) == 10
+    m.motions.clear()                                # the same through a dynamic run
+    with pytest.raises(solver.SolverCancelled) as info:
+        m.solve(1.0, 24, progress=lambda k, n: k < 5)
+    assert len(info.value.result) == 5 and info.value.result.analysis == "dynamic"
