@@ -42,8 +42,8 @@ def test_add_marker_on_selected_face_is_aligned_to_its_normal(blender) -> None:
     bpy.context.view_layer.update()
     mk = bpy.context.scene.objects["body.marker"]
     c, s = math.cos(math.radians(30)), math.sin(math.radians(30))
-    # the face centre: local (0, 0, 1) scaled by 2 -> (0, 0, 2) turned about x
-    np.testing.assert_allclose(mk.matrix_world.translation, (0.0, -2 * s, 2 * c), atol=1e-5)
+    # the face centre: the unit cube's local (0, 0, 0.5), scaled by 2, turned about x
+    np.testing.assert_allclose(mk.matrix_world.translation, (0.0, -s, c), atol=1e-5)
     z = np.array(mk.matrix_world.to_3x3().col[2])
     np.testing.assert_allclose(z / np.linalg.norm(z), (0.0, -s, c), atol=1e-6)
 
