@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .blas import single_thread
 from .constraints import body_arrays, evaluate, global_jacobian
 from .errors import MechanismError, SolverCancelled, SolverError
 from .forces import total_forces
@@ -153,6 +154,7 @@ def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
                       f"{res.max():.3g}); look at: {', '.join(bad)}", t, tuple(bad))
 
 
+@single_thread
 def assemble_mechanism(mech: Mechanism, time: float = 0.0) -> None:
     """Assemble and write the new placements back into the mechanism's parts."""
     model = compile_model(mech)
@@ -207,6 +209,7 @@ def structure(model: Model, r: np.ndarray, p: np.ndarray) -> Structure:
                      6 * model.nb - len(kall), bad)
 
 
+@single_thread
 def check(mech: Mechanism) -> CheckReport:
     """Assemble a copy, then count freedoms and name redundant equations; never raises for
     a mechanism that fails to assemble (that is reported as a problem)."""
@@ -244,6 +247,7 @@ def report_progress(progress, k: int, n: int, result: Result) -> None:
 
 
 
+@single_thread
 def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "auto",
           tolerance: float = 1e-6, method: str = "auto", progress=None, **options) -> Result:
     """Assemble at t = 0 (on a copy), choose the analysis (kinematic when the motions drive

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .blas import single_thread
 from .constraints import body_arrays, evaluate, global_jacobian
 from .errors import SolverError
 from .expressions import ExpressionError
@@ -23,6 +24,7 @@ from .results import Result
 from .rotations import rotate_world
 
 
+@single_thread
 def statics(mech: Mechanism, time: float = 0.0, update: bool = False, max_iter: int = 100) -> Result:
     """Equilibrium under gravity, springs and loads (motions held at their value at ``time``).
 
