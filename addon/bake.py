@@ -16,7 +16,7 @@ import bpy
 import numpy as np
 
 from ..solver.mass_properties import part_frame_from_matrix
-from ..solver.rotations import matrix_to_quat, quat_to_matrix
+from ..solver.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
 from .anim import ensure_channelbag
 from .scene_reader import SceneMechanism
 
@@ -80,27 +80,29 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     frames = sm.frame_start + np.arange(len(result.times), dtype=float)
     n = len(frames)
     clear_bake(scene, only=sm.parts + sm.joints)
-    worlds = {}
-    for ob in sm.parts:
-        _, _, S = part_frame_from_matrix(sm.design[ob.name])
-        W = np.zeros((n, 4, 4))
-        W[:, :3, :3] = quat_to_matrix(result.orientation(ob.name)) @ S
-        W[:, :3, 3] = result.position(ob.name) / sm.scale
-        W[:, 3, 3] = 1.0
-        worlds[ob.name] = W
+    moving = {ob.name for ob in sm.parts}
 
-    def parent_world(par):
-        return worlds.get(par.name, np.array(par.matrix_world, dtype=float))
+    def world_of(par):
+        """World matrices (n, 4, 4) of a moving part, or the fixed (4, 4) matrix of anything else."""
+        if par.name not in moving:
+            return np.array(par.matrix_world, dtype=float)
+        _, _, S = part_frame_from_matrix(sm.design[par.name])
+        W = np.zeros((n, 4, 4))
+        W[:, :3, :3] = quat_to_matrix(result.orientation(par.name)) @ S
+        W[:, :3, 3] = result.position(par.name) / sm.scale
+        W[:, 3, 3] = 1.0
+        return W
 
     for ob in sm.parts:
         _backup(ob)
-        B = _basis_frames(ob, worlds[ob.name], parent_world)
-        loc = B[:, :3, 3]
-        R = B[:, :3, :3] / np.linalg.norm(B[:, :3, :3], axis=1, keepdims=True)
-        quat = np.array([matrix_to_quat(Rk) for Rk in R])
-        for k in range(1, n):                    # keep the quaternion sign continuous
-            if np.dot(quat[k], quat[k - 1]) < 0:
-                quat[k] = -quat[k]
+        if ob.parent is None:                    # basis = world: the solver's frame itself
+            loc = result.position(ob.name) / sm.scale
+            quat = result.orientation(ob.name)
+        else:
+            B = _basis_frames(ob, world_of(ob), world_of)
+            loc = B[:, :3, 3]
+            R = B[:, :3, :3] / np.linalg.norm(B[:, :3, :3], axis=1, keepdims=True)
+            quat = continuous_quats(matrix_to_quat(R))
         act, slot, bag = _bake_action(ob)
         for i in range(3):
             _write_curve(bag, "location", i, frames, loc[:, i], "Object Transforms")

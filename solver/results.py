@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .errors import MechanismError
-from .rotations import cross, quat_to_matrix
+from .rotations import continuous_quats, cross, quat_to_matrix
 
 
 class Result:
@@ -118,11 +118,7 @@ class Result:
         b, fixed = self._lookup(part)
         if fixed is not None:
             return np.tile(fixed[1], (len(self), 1))
-        q = self._p[:, b].copy()
-        for k in range(1, len(q)):
-            if np.dot(q[k], q[k - 1]) < 0:
-                q[k] = -q[k]
-        return q
+        return continuous_quats(self._p[:, b])
 
     def velocity(self, part: str) -> np.ndarray:
         """(n, 3) velocity of the part-frame origin, m/s."""

@@ -30,26 +30,39 @@ def quat_to_matrix(p: np.ndarray) -> np.ndarray:
 
 
 def matrix_to_quat(A: np.ndarray) -> np.ndarray:
-    """Unit quaternion (w >= 0) of a rotation matrix (3, 3); Shepperd's branch choice for accuracy."""
+    """Unit quaternions (..., 4), w >= 0, of rotation matrices (..., 3, 3).
+
+    Shepperd's method, vectorized: of the four candidate divisors 1 + tr, 1 + 2 A_ii - tr
+    the largest is used for each matrix, so no division by a small number occurs.
+    """
     A = np.asarray(A, dtype=float)
-    tr = np.trace(A)
-    cands = np.array([tr, A[0, 0], A[1, 1], A[2, 2]])
-    k = int(np.argmax(cands))
-    if k == 0:
-        w = 0.5 * np.sqrt(1 + tr)
-        q = np.array([w, (A[2, 1] - A[1, 2]) / (4 * w), (A[0, 2] - A[2, 0]) / (4 * w), (A[1, 0] - A[0, 1]) / (4 * w)])
-    else:
-        i = k - 1
-        j, m = (i + 1) % 3, (i + 2) % 3
-        s = 0.5 * np.sqrt(1 + A[i, i] - A[j, j] - A[m, m])
-        q = np.empty(4)
-        q[1 + i] = s
-        q[0] = (A[m, j] - A[j, m]) / (4 * s)
-        q[1 + j] = (A[j, i] + A[i, j]) / (4 * s)
-        q[1 + m] = (A[m, i] + A[i, m]) / (4 * s)
-    if q[0] < 0:
-        q = -q
-    return q / np.linalg.norm(q)
+    shape = A.shape[:-2]
+    R = A.reshape(-1, 3, 3)
+    d0, d1, d2 = R[:, 0, 0], R[:, 1, 1], R[:, 2, 2]
+    tr = d0 + d1 + d2
+    # 4 q q^T entries: diagonal candidates and the antisymmetric / symmetric parts
+    cand = np.stack([1 + tr, 1 + 2 * d0 - tr, 1 + 2 * d1 - tr, 1 + 2 * d2 - tr], axis=1)
+    k = np.argmax(cand, axis=1)
+    w4 = np.stack([cand[:, 0], R[:, 2, 1] - R[:, 1, 2], R[:, 0, 2] - R[:, 2, 0], R[:, 1, 0] - R[:, 0, 1]], 1)
+    x4 = np.stack([R[:, 2, 1] - R[:, 1, 2], cand[:, 1], R[:, 0, 1] + R[:, 1, 0], R[:, 0, 2] + R[:, 2, 0]], 1)
+    y4 = np.stack([R[:, 0, 2] - R[:, 2, 0], R[:, 0, 1] + R[:, 1, 0], cand[:, 2], R[:, 1, 2] + R[:, 2, 1]], 1)
+    z4 = np.stack([R[:, 1, 0] - R[:, 0, 1], R[:, 0, 2] + R[:, 2, 0], R[:, 1, 2] + R[:, 2, 1], cand[:, 3]], 1)
+    rows = np.stack([w4, x4, y4, z4], axis=1)              # (n, 4, 4): row i is 4 q_i q
+    q = rows[np.arange(len(k)), k]                         # 4 q_k q, with q_k the largest
+    q = q / np.linalg.norm(q, axis=1, keepdims=True)
+    q *= np.where(q[:, :1] < 0, -1.0, 1.0)
+    return q.reshape(shape + (4,))
+
+
+def continuous_quats(q: np.ndarray) -> np.ndarray:
+    """Quaternions (n, 4) with signs flipped so that neighbours have a positive dot product
+    (q and -q are the same rotation; keyframe interpolation needs the short way)."""
+    q = np.array(q, dtype=float)
+    if len(q) > 1:
+        s = np.sign(np.einsum("ij,ij->i", q[1:], q[:-1]))
+        s[s == 0] = 1.0
+        q[1:] *= np.cumprod(s)[:, None]
+    return q
 
 
 def quat_multiply(p: np.ndarray, q: np.ndarray) -> np.ndarray:

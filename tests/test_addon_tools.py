@@ -122,3 +122,41 @@ def test_progress_callback_and_cancel(extension) -> None:
     with pytest.raises(solver.SolverCancelled) as info:
         m.solve(1.0, 24, progress=lambda k, n: k < 5)
     assert len(info.value.result) == 5 and info.value.result.analysis == "dynamic"
+
+
+def test_bake_of_parented_parts(blender, extension) -> None:
+    """A part parented to a turned, moved Empty and a part parented to another moving part:
+    the baked keys are in parent space, and the evaluated world poses equal the solver's."""
+    bpy = blender
+    from mathutils import Euler, Matrix
+    import importlib
+    bs.set_range(bpy)
+    rig = bpy.data.objects.new("Rig", None)
+    bpy.context.scene.collection.objects.link(rig)
+    rig.matrix_world = Matrix.Translation((0.3, -0.2, 0.1)) @ Euler((0.2, 0.1, 0.4)).to_matrix().to_4x4()
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0, 0, -0.3))
+    arm = bs.add_box(bpy, "arm", (1, 0.1, 0.1), (0.5, 0, 0))
+    tip = bs.add_box(bpy, "tip", (0.4, 0.1, 0.1), (1.2, 0, 0))
+    bs.tag(bpy, [ground, arm, tip], "PART")
+    ground.mechanism.ground = True
+    bpy.context.view_layer.update()
+    for child, parent in ((arm, rig), (tip, arm)):
+        child.parent = parent
+        child.matrix_parent_inverse = parent.matrix_world.inverted()
+    j1 = bs.connect(bpy, arm, ground, (0, 0, 0), axis="Y")
+    j2 = bs.connect(bpy, tip, arm, (1.0, 0, 0), axis="Y")
+    for j, expr in ((j1, "0.5*sin(2*pi*t)"), (j2, "t")):
+        j.mechanism.motion_type, j.mechanism.motion_expression = "EXPRESSION", expr
+    reader = importlib.import_module(extension.__name__ + ".addon.scene_reader")
+    sm = reader.read_scene(bpy.context.scene)
+    result = sm.mech.solve(sm.duration, sm.fps)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    quat_to_matrix = extension.solver.rotations.quat_to_matrix
+    for k, frame in enumerate(range(bs.FRAME_START, bs.FRAME_END + 1, 6)):
+        bpy.context.scene.frame_set(frame)
+        i = frame - bs.FRAME_START
+        for ob in (arm, tip):
+            M = np.array(ob.matrix_world)
+            np.testing.assert_allclose(M[:3, 3], result.position(ob.name)[i], atol=2e-6)
+            R = M[:3, :3] / np.linalg.norm(M[:3, :3], axis=0)
+            np.testing.assert_allclose(R, quat_to_matrix(result.orientation(ob.name)[i]), atol=2e-6)
