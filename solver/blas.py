@@ -19,7 +19,28 @@ from typing import Any, Callable
 import numpy as np
 
 _lock = threading.Lock()
+_lib: Any = False          # numpy's OpenBLAS (ctypes.CDLL); False: not looked up; None: none
 _api: tuple[Any, Any] | None | bool = False     # False: not looked up yet; None: not found
+
+
+def openblas_library() -> Any:
+    """The OpenBLAS shared library that numpy loaded (ctypes.CDLL), or None."""
+    global _lib
+    if _lib is not False:
+        return _lib
+    base = os.path.dirname(np.__file__)
+    candidates = []
+    for d in (os.path.join(base, "..", "numpy.libs"), os.path.join(base, ".libs"),
+              os.path.join(base, ".dylibs"), os.path.join(base, "..", "numpy", ".libs")):
+        candidates += glob.glob(os.path.join(d, "*openblas*"))
+    _lib = None
+    for path in candidates:
+        try:
+            _lib = ctypes.CDLL(path)
+            break
+        except OSError:
+            continue
+    return _lib
 
 
 def _openblas() -> tuple[Any, Any] | None:
@@ -27,25 +48,18 @@ def _openblas() -> tuple[Any, Any] | None:
     global _api
     if _api is not False:
         return _api
-    base = os.path.dirname(np.__file__)
-    candidates = []
-    for d in (os.path.join(base, "..", "numpy.libs"), os.path.join(base, ".libs"),
-              os.path.join(base, ".dylibs"), os.path.join(base, "..", "numpy", ".libs")):
-        candidates += glob.glob(os.path.join(d, "*openblas*"))
     _api = None
-    for path in candidates:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for suffix in ("64_", "", "_64"):
-            for prefix in ("openblas", "scipy_openblas"):
-                setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
-                getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
-                if setter is not None and getter is not None:
-                    getter.restype = ctypes.c_int
-                    _api = (setter, getter)
-                    return _api
+    lib = openblas_library()
+    if lib is None:
+        return None
+    for suffix in ("64_", "", "_64"):
+        for prefix in ("openblas", "scipy_openblas"):
+            setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+            getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+            if setter is not None and getter is not None:
+                getter.restype = ctypes.c_int
+                _api = (setter, getter)
+                return _api
     return _api
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .banded import BandedSPD
 from .constraints import body_arrays, evaluate, global_jacobian
 from .errors import SolverError
 from .expressions import ExpressionError
@@ -42,6 +43,66 @@ _B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0]
 _E = _B - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
 
 
+class Schur:
+    """J M^-1 J^T and the products with J from the rows' 12-entry Jacobian blocks.
+
+    Each constraint row touches two bodies, so S = J M^-1 J^T has an entry only for rows
+    that share a moving body; the pairs are listed once here and S is summed from them in
+    O(rows) work, never forming the dense (nc, 6 nb) Jacobian.  Bodies indexed as in Model,
+    the ground last (its inverse mass is zero).
+    """
+
+    def __init__(self, model: Model, rows: np.ndarray) -> None:
+        nb = model.nb
+        self.nb, self.rows, self.n = nb, rows, len(rows)
+        self.ends = np.stack([model.row_bi[rows], model.row_bj[rows]], axis=1)   # (n, 2)
+        by_body: dict[int, list[tuple[int, int]]] = {}
+        for k in range(self.n):
+            for side in (0, 1):
+                b = int(self.ends[k, side])
+                if b < nb:
+                    by_body.setdefault(b, []).append((k, side))
+        pr, ps, pc, pcs = [], [], [], []
+        for ends in by_body.values():
+            for k1, s1 in ends:
+                for k2, s2 in ends:
+                    pr.append(k1), ps.append(s1), pc.append(k2), pcs.append(s2)
+        self.pr, self.ps = np.array(pr, dtype=int), np.array(ps, dtype=int)
+        self.pc, self.pcs = np.array(pc, dtype=int), np.array(pcs, dtype=int)
+        self.flat = self.pr * self.n + self.pc
+        self.band = BandedSPD(self.n, self.pr, self.pc)
+
+    def blocks(self, jac: np.ndarray) -> np.ndarray:
+        """(n, 2, 6) Jacobian blocks of the rows on body I and body J."""
+        return jac[self.rows].reshape(self.n, 2, 6)
+
+    def matrix(self, Jb: np.ndarray, Mi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(S's entries at the pairs, W = M^-1 J^T blocks (n, 2, 6)); Mi (nb+1, 6, 6) with a
+        zero ground block."""
+        W = np.einsum("ksij,ksj->ksi", Mi[self.ends], Jb)
+        vals = np.einsum("pi,pi->p", Jb[self.pr, self.ps], W[self.pc, self.pcs])
+        return vals, W
+
+    def solve(self, vals: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """S x = b: banded Cholesky when S's band is narrow, else a dense solve."""
+        if not self.n:
+            return np.zeros(0)
+        if self.band.banded:
+            return self.band.solve(vals, None, b)
+        S = np.bincount(self.flat, weights=vals, minlength=self.n * self.n).reshape(self.n, self.n)
+        return np.linalg.solve(S, b)
+
+    def times(self, Jb: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """J x for body vectors x (nb+1, 6)."""
+        return np.einsum("ksi,ksi->k", Jb, x[self.ends])
+
+    def transpose_times(self, B: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """sum over rows of lam * B (B: J or W blocks) into body vectors (nb+1, 6)."""
+        out = np.zeros((self.nb + 1, 6))
+        np.add.at(out, self.ends.ravel(), (lam[:, None, None] * B).reshape(-1, 6))
+        return out
+
+
 class _System:
     """The constrained equations of one model: state packing, right-hand side, projection."""
 
@@ -52,6 +113,7 @@ class _System:
         self.kept_motion = np.intersect1d(st.keep, self.mrows)
         self.ts_ref = np.zeros(len(model.forces.ts_names))
         self.inv_inertia = np.linalg.inv(model.body_inertia) if self.nb else np.zeros((0, 3, 3))
+        self.schur = Schur(model, st.keep)
 
     # y = [r (3nb), p (4nb), v (3nb), w (3nb), work]
     def pack(self, r, p, v, w, work: float) -> np.ndarray:
@@ -77,28 +139,31 @@ class _System:
         k = X.shape[1]
         return np.einsum("bij,bjk->bik", Mi, X.reshape(self.nb, 6, k)).reshape(6 * self.nb, k)
 
+    def _minv_ground(self, A: np.ndarray) -> np.ndarray:
+        """Inverse mass blocks with a zero block for the ground appended (nb+1, 6, 6)."""
+        return np.concatenate([self.minv(A[: self.nb]), np.zeros((1, 6, 6))], axis=0)
+
     def accelerations(self, t: float, r, p, v, w):
-        """(a (nb,6), lambda (nc,), ForceEval, J, Iw): the augmented system at one state."""
-        m = self.m
+        """(a (nb,6), lambda (nc,), ForceEval, jac, f): the augmented system at one state."""
+        m, sc = self.m, self.schur
         f = motion_values(m, t)
         rg, A, vg, wg = body_arrays(m, r, p, v, w)
         ev = evaluate(m, rg, A, vg, wg)
-        J = global_jacobian(m, ev.jac)
         Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref)
         gamma = -ev.quad
         gamma[self.mrows] += f[m.row_motion[self.mrows], 2]
-        Mi = self.minv(A[: self.nb])
-        Jk = J[self.keep]
-        MiJt = self._apply_minv(Mi, Jk.T.copy())
-        S = Jk @ MiJt
-        MiQ = self._apply_minv(Mi, Q.reshape(-1, 1))[:, 0]
-        lam_k = np.linalg.solve(S, Jk @ MiQ - gamma[self.keep])
-        a = MiQ - MiJt @ lam_k
+        Mi = self._minv_ground(A)
+        Jb = sc.blocks(ev.jac)
+        vals, W = sc.matrix(Jb, Mi)
+        MiQ = np.einsum("bij,bj->bi", Mi[: self.nb], Q)
+        MiQg = np.vstack([MiQ, np.zeros((1, 6))])
+        lam_k = sc.solve(vals, sc.times(Jb, MiQg) - gamma[self.keep])
+        a = MiQ - sc.transpose_times(W, lam_k)[: self.nb]
         lam = np.zeros(m.nc)
         lam[self.keep] = lam_k
         if not (np.all(np.isfinite(a)) and np.all(np.isfinite(lam))):
             raise np.linalg.LinAlgError("non-finite accelerations")
-        return a.reshape(self.nb, 6), lam, fe, J, f
+        return a, lam, fe, ev.jac, f
 
     def rhs(self, t: float, y: np.ndarray) -> np.ndarray:
         r, p, v, w, _ = self.unpack(y)
@@ -111,7 +176,7 @@ class _System:
     def project(self, t: float, r, p, v, w):
         """Positions onto Phi = 0 (M-weighted least-change Newton), then velocities onto
         J v = nu.  Raises LinAlgError when the constraints cannot be met."""
-        m = self.m
+        m, sc = self.m, self.schur
         f = motion_values(m, t)
         rs, _ = _scales(m)
         p = p / np.linalg.norm(p, axis=1, keepdims=True)
@@ -121,23 +186,22 @@ class _System:
             res = residual(m, ev.phi, f)
             if np.max(np.abs(res * rs), initial=0.0) <= NEWTON_TOL:
                 break
-            J = global_jacobian(m, ev.jac)[self.keep]
-            Mi = self.minv(A[: self.nb])
-            MiJt = self._apply_minv(Mi, J.T.copy())
-            dq = -MiJt @ np.linalg.solve(J @ MiJt, res[self.keep])
-            d = dq.reshape(-1, 6)
+            Jb = sc.blocks(ev.jac)
+            vals, W = sc.matrix(Jb, self._minv_ground(A))
+            d = -sc.transpose_times(W, sc.solve(vals, res[self.keep]))[: self.nb]
             r, p = r + d[:, :3], rotate_world(p, d[:, 3:])
         else:
             raise np.linalg.LinAlgError("position projection did not converge")
-        J = global_jacobian(m, ev.jac)[self.keep]
-        Mi = self.minv(A[: self.nb])
+        if not sc.n:
+            return r, p, v, w
+        Jb = sc.blocks(ev.jac)
+        vals, W = sc.matrix(Jb, self._minv_ground(A))
         nu = np.zeros(m.nc)
         nu[self.mrows] = f[m.row_motion[self.mrows], 1]
-        vel = np.concatenate([v, w], 1).reshape(-1)
-        MiJt = self._apply_minv(Mi, J.T.copy())
-        vel = vel - MiJt @ np.linalg.solve(J @ MiJt, J @ vel - nu[self.keep])
-        vel = vel.reshape(-1, 6)
-        return r, p, vel[:, :3], vel[:, 3:]
+        vel = np.vstack([np.concatenate([v, w], 1), np.zeros((1, 6))])
+        mu = sc.solve(vals, sc.times(Jb, vel) - nu[self.keep])
+        vel = vel - sc.transpose_times(W, mu)
+        return r, p, vel[: self.nb, :3], vel[: self.nb, 3:]
 
 
 class DoPri5:

@@ -67,17 +67,20 @@ def independent_rows(model: Model, J: np.ndarray, rows: np.ndarray) -> np.ndarra
     """
     rs, cw = _scales(model)
     Js = J[rows] * rs[rows, None] / cw[None, :]
-    basis = np.zeros((0, J.shape[1]))
+    basis = np.empty((min(len(rows), J.shape[1]), J.shape[1]))
+    nk = 0
     keep = []
     for k, row in zip(rows, Js):
         n0 = np.linalg.norm(row)
         if n0 == 0.0:
             continue
-        x = row - basis.T @ (basis @ row)
-        x -= basis.T @ (basis @ x)
+        B = basis[:nk]
+        x = row - B.T @ (B @ row)
+        x -= B.T @ (B @ x)
         nx = np.linalg.norm(x)
         if nx > RANK_TOL * n0:
-            basis = np.vstack([basis, x / nx])
+            basis[nk] = x / nx
+            nk += 1
             keep.append(k)
     return np.array(keep, dtype=int)
 

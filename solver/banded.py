@@ -1,0 +1,102 @@
+"""Symmetric positive definite solves with a narrow band: S = J M^-1 J^T of a chain or of a
+mechanism whose rows are ordered well is banded, and a banded Cholesky factorization costs
+O(n kd^2) instead of O(n^3) (LAPACK dpbsv, Golub and Van Loan 4.3.5).
+
+The rows are reordered once (reverse Cuthill-McKee on S's pattern) to make the band
+narrow.  dpbsv comes from the LAPACK inside numpy's own OpenBLAS (through ctypes; nothing
+extra is installed); where that library is not found, or the band is wide, the dense
+numpy solve is used, so results never depend on which path ran.
+"""
+from __future__ import annotations
+
+import ctypes
+from collections import deque
+
+import numpy as np
+
+from .blas import openblas_library
+
+_dpbsv: object = False
+
+
+def _lapack_dpbsv():
+    """(function, integer type) of LAPACK's dpbsv in numpy's OpenBLAS, or None."""
+    global _dpbsv
+    if _dpbsv is not False:
+        return _dpbsv
+    _dpbsv = None
+    lib = openblas_library()
+    if lib is not None:
+        for name, itype in (("dpbsv_64_", ctypes.c_int64), ("dpbsv_", ctypes.c_int32),
+                            ("dpbsv", ctypes.c_int32)):
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.restype = None
+                _dpbsv = (fn, itype)
+                break
+    return _dpbsv
+
+
+def reverse_cuthill_mckee(n: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """A permutation of 0..n-1 that keeps the nonzeros (rows, cols) near the diagonal."""
+    adj: list[set[int]] = [set() for _ in range(n)]
+    for r, c in zip(rows.tolist(), cols.tolist()):
+        if r != c:
+            adj[r].add(c)
+            adj[c].add(r)
+    seen = np.zeros(n, dtype=bool)
+    order: list[int] = []
+    degree = np.array([len(a) for a in adj])
+    for start in np.argsort(degree, kind="stable"):
+        if seen[start]:
+            continue
+        seen[start] = True
+        queue = deque([int(start)])
+        while queue:
+            v = queue.popleft()
+            order.append(v)
+            for u in sorted(adj[v], key=lambda u: (degree[u], u)):
+                if not seen[u]:
+                    seen[u] = True
+                    queue.append(u)
+    return np.array(order[::-1], dtype=int)
+
+
+class BandedSPD:
+    """Solver for S x = b with S given by values at a fixed pattern (rows, cols), both
+    triangles present, as ``Schur.matrix`` produces them."""
+
+    def __init__(self, n: int, rows: np.ndarray, cols: np.ndarray) -> None:
+        self.n = n
+        perm = reverse_cuthill_mckee(n, rows, cols) if n else np.zeros(0, int)
+        inv = np.empty(n, dtype=int)
+        inv[perm] = np.arange(n)
+        self.perm = perm
+        pr, pc = inv[rows], inv[cols]
+        self.kd = int(np.max(np.abs(pr - pc), initial=0))
+        lower = pr >= pc
+        self.lower = lower
+        # column-major band storage AB(kd+1, n), AB[i - j, j] = S[i, j] for i >= j
+        self.index = (pr - pc)[lower] + pc[lower] * (self.kd + 1)
+        self.lapack = _lapack_dpbsv()
+        self.banded = self.lapack is not None and n > 24 and (self.kd + 1) * 4 < n
+
+    def solve(self, vals: np.ndarray, S: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """x with S x = b; ``vals`` are S's entries at the pattern (dense S for the fallback).
+        Raises LinAlgError when S is not positive definite (a singular constraint set)."""
+        if not self.banded:
+            return np.linalg.solve(S, b)
+        fn, itype = self.lapack
+        n, kd = self.n, self.kd
+        ab = np.bincount(self.index, weights=vals[self.lower], minlength=(kd + 1) * n)
+        x = np.ascontiguousarray(b[self.perm], dtype=float)
+        info = itype(0)
+        fn(ctypes.c_char_p(b"L"), ctypes.byref(itype(n)), ctypes.byref(itype(kd)),
+           ctypes.byref(itype(1)), ab.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+           ctypes.byref(itype(kd + 1)), x.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
+           ctypes.byref(itype(n)), ctypes.byref(info), ctypes.c_size_t(1))
+        if info.value != 0:
+            raise np.linalg.LinAlgError(f"constraint matrix not positive definite (dpbsv info {info.value})")
+        out = np.empty(n)
+        out[self.perm] = x
+        return out
