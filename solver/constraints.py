@@ -41,21 +41,21 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     nc = model.nc
     bi, bj = model.row_bi, model.row_bj
     on_j = model.row_a_on_j
-    ground = np.full(nc, len(r) - 1)
-    ba = np.where(on_j, bj, ground)
-    # world components of each row's body-fixed vectors and points
+    ix = model.kind_index
+    ba = ix["ba"]
+    # world components of each row's body-fixed vectors and points (only where used)
     ui = np.einsum("nij,nj->ni", A[bi], model.row_ui)
-    uj = np.einsum("nij,nj->ni", A[bj], model.row_uj)
     a = np.einsum("nij,nj->ni", A[ba], model.row_a)
-    b = np.einsum("nij,nj->ni", A[bj], model.row_b)
-    kind = model.row_kind
+    uj = np.zeros((nc, 3))
+    pt = ix["point"]
+    uj[pt] = np.einsum("nij,nj->ni", A[bj[pt]], model.row_uj[pt])
     phi = np.zeros(nc)
     jac = np.zeros((nc, 12))
     quad = None if v is None else np.zeros(nc)
 
     # dot-1: a_I . b_J = 0 (seed 003 "Dot-1"), a_I = ui, b_J = a
-    m = kind == DOT1
-    if m.any():
+    m = ix[DOT1]
+    if m.size:
         ai, aj = ui[m], a[m]
         axb = cross(ai, aj)
         phi[m] = _dot(ai, aj)
@@ -69,8 +69,8 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
 
     # dot-2 and at-point: a . (P_I - P_J) = 0 (seed 003 "Dot-2", "Spherical")
     # distance: (|d|^2 - L^2) / (2 L) = 0 (seed 003 "Double spherical", scaled to metres)
-    m2 = (kind == DOT2) | (kind == DIST)
-    if m2.any():
+    m2 = pt
+    if m2.size:
         pi_, pj_ = ui[m2], uj[m2]
         d = r[bi[m2]] + pi_ - r[bj[m2]] - pj_
         if quad is not None:
@@ -78,8 +78,8 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
             dd = v[bi[m2]] + cross(wi, pi_) - v[bj[m2]] - cross(wj, pj_)
             # centripetal part of d2d/dt2
             cen = cross(wi, cross(wi, pi_)) - cross(wj, cross(wj, pj_))
-        sub = kind[m2] == DOT2
-        idx2 = np.flatnonzero(m2)
+        sub = ix["point_dot2"]
+        idx2 = m2
         k = idx2[sub]
         if k.size:
             ak, dk, uik, ujk = a[k], d[sub], pi_[sub], pj_[sub]
@@ -107,9 +107,10 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
                 quad[k] = (_dot(ddk, ddk) + _dot(dk, cen[~sub])) / L
 
     # angle of x_I from x_J about z_J: theta = atan2(x_I . y_J, x_I . x_J)
-    m = kind == ANGLE
-    if m.any():
-        xi, xj, yj = ui[m], a[m], b[m]
+    m = ix[ANGLE]
+    if m.size:
+        xi, xj = ui[m], a[m]
+        yj = np.einsum("nij,nj->ni", A[bj[m]], model.row_b[m])
         c, s = _dot(xi, xj), _dot(xi, yj)
         rho = c * c + s * s
         gc, gs = cross(xi, xj), cross(xi, yj)      # d c / d pi_I, d s / d pi_I

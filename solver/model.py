@@ -202,6 +202,20 @@ class Model:
         return len(self.body_part)
 
     @property
+    def kind_index(self) -> dict:
+        """Row indices by primitive kind (and the body of each row's vector a), made once:
+        the evaluation selects rows by index instead of building masks every call."""
+        ix = self.__dict__.get("_kind_index")
+        if ix is None:
+            k = self.row_kind
+            point = np.flatnonzero((k == DOT2) | (k == DIST))
+            ix = {DOT1: np.flatnonzero(k == DOT1), ANGLE: np.flatnonzero(k == ANGLE),
+                  "point": point, "point_dot2": k[point] == DOT2,
+                  "ba": np.where(self.row_a_on_j, self.row_bj, self.nb)}
+            self.__dict__["_kind_index"] = ix
+        return ix
+
+    @property
     def nc(self) -> int:
         return len(self.row_kind)
 
