@@ -4,7 +4,6 @@ Each operator is thin (style.md): validate, build the model (scene_reader), solv
 back (bake), report.  Every failure is reported with the object or joint and the frame, and
 leaves the scene as it was: nothing is written until the solver has succeeded.
 """
-from __future__ import annotations
 
 import threading
 
@@ -14,19 +13,18 @@ from bpy.props import EnumProperty, StringProperty
 from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
+from ..solver.mass_properties import part_frame_from_matrix
 from ..solver.rotations import quat_to_matrix
 from . import bake
 from .properties import JOINT_KINDS, ROLES
 from .scene_reader import read_scene, with_frame
 
 
-def _solve(scene, progress=None):
-    """Read and solve the scene: (SceneMechanism, Result)."""
-    sm = read_scene(scene)
+def _solve_read(scene, sm, progress=None):
+    """Solve a scene already read, with the scene's analysis settings: a Result."""
     st = scene.mechanism
-    result = sm.mech.solve(sm.duration, sm.fps, analysis=st.analysis.lower(),
-                           tolerance=st.tolerance, progress=progress)
-    return sm, result
+    return sm.mech.solve(sm.duration, sm.fps, analysis=st.analysis.lower(),
+                         tolerance=st.tolerance, progress=progress)
 
 
 def _message(exc: Exception, sm=None) -> str:
@@ -180,19 +178,18 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
 
     def execute(self, context):
         scene = context.scene
+        sm = None
         try:
             sm = read_scene(scene)
             if any(ob.mechanism.baked for ob in sm.parts):
                 raise MechanismError("the mechanism is baked: clear the bake before assembling")
             sm.mech.assemble()
         except (MechanismError, SolverError) as exc:
-            self.report({"ERROR"}, _message(exc, sm if "sm" in locals() else None))
+            self.report({"ERROR"}, _message(exc, sm))
             return {"CANCELLED"}
         for ob in sm.parts:
             pos, quat = sm.mech.pose(ob.name)
-            M0 = np.array(ob.matrix_world)
-            from ..solver.mass_properties import part_frame_from_matrix
-            _, _, S = part_frame_from_matrix(M0)
+            _, _, S = part_frame_from_matrix(sm.design[ob.name])
             M = np.eye(4)
             M[:3, :3] = quat_to_matrix(quat) @ S
             M[:3, 3] = pos / sm.scale
@@ -214,13 +211,10 @@ class MECHANISM_OT_bake(bpy.types.Operator):
 
     def execute(self, context):
         """Synchronous bake (scripts, tests, the command line)."""
-        scene = context.scene
         sm = None
         try:
-            sm = read_scene(scene)
-            st = scene.mechanism
-            result = sm.mech.solve(sm.duration, sm.fps, analysis=st.analysis.lower(),
-                                   tolerance=st.tolerance)
+            sm = read_scene(context.scene)
+            result = _solve_read(context.scene, sm)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm))
             return {"CANCELLED"}
@@ -244,7 +238,6 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
-        st = context.scene.mechanism
         self._done = [0, 1]
         self._cancel = False
         self._out: dict = {}
@@ -255,9 +248,7 @@ class MECHANISM_OT_bake(bpy.types.Operator):
 
         def work():
             try:
-                self._out["result"] = self._sm.mech.solve(
-                    self._sm.duration, self._sm.fps, analysis=st.analysis.lower(),
-                    tolerance=st.tolerance, progress=progress)
+                self._out["result"] = _solve_read(context.scene, self._sm, progress)
             except Exception as exc:  # reported on the main thread
                 self._out["error"] = exc
 
@@ -316,8 +307,8 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
         path = bpy.path.abspath(self.filepath or context.scene.mechanism.csv_path)
         sm = None
         try:
-            sm, result = _solve(context.scene)
-            rows = bake.write_csv(path, sm, result)
+            sm = read_scene(context.scene)
+            rows = bake.write_csv(path, sm, _solve_read(context.scene, sm))
         except (MechanismError, SolverError, OSError) as exc:
             self.report({"ERROR"}, _message(exc, sm))
             return {"CANCELLED"}

@@ -5,7 +5,6 @@ scene carries ``scene.mechanism`` (analysis settings and list indices).  Lengths
 Blender units (the reader applies the scene's unit scale), angles in radians (shown in
 degrees), masses in kg.
 """
-from __future__ import annotations
 
 import bpy
 from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty,

@@ -79,7 +79,7 @@ def main() -> None:
         wall, r = timed(driven_chain(n), dur, 24)
         per = wall / dur
         base = base or per / n
-        rows.append((f"driven chain", n, per, "", f"{per / n / base:.2f}"))
+        rows.append(("driven chain", n, per, "", f"{per / n / base:.2f}"))
     print(f"{'case':24s} {'N':>4s} {'wall s / sim s':>15s} {'per-link cost / N=10':>21s}  note")
     for case, n, per, note, ratio in rows:
         print(f"{case:24s} {n:4d} {per:15.4f} {ratio:>21s}  {note}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import ANGLE, DIST, DOT1, DOT2, Model
+from .model import ANGLE, DOT1, Model
 from .rotations import cross
 
 

@@ -21,7 +21,7 @@ from .forces import total_forces
 from .expressions import ExpressionError
 from .model import ANGLE, Mechanism, Model, body_state, compile_model, store_pose
 from .results import Result
-from .rotations import quat_to_matrix, rotate_world
+from .rotations import rotate_world
 
 NEWTON_TOL = 1e-12      # scaled residual (rows in m divided by the length scale)
 RANK_TOL = 1e-8         # relative size of a row's new direction to count as independent
@@ -323,6 +323,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
             r = r + v * h + 0.5 * acc * h * h
             p = rotate_world(p, w * h + 0.5 * alp * h * h)
         ok = False
+        step_size = np.inf
         for it in range(25):
             rg, A = body_arrays(model, r, p)[:2]
             ev = evaluate(model, rg, A)
@@ -331,14 +332,14 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
             J = global_jacobian(model, ev.jac)
             if not np.all(np.isfinite(J)) or not np.isfinite(err):
                 break
-            if err <= NEWTON_TOL or (it > 0 and step_size <= 1e-15 and err <= 1e3 * NEWTON_TOL):
+            if err <= NEWTON_TOL or (step_size <= 1e-15 and err <= 1e3 * NEWTON_TOL):
                 ok = True
                 break
             try:
                 dq = np.linalg.solve(J[keep], -res[keep])
             except np.linalg.LinAlgError:
                 break
-            step_size = np.max(np.abs(dq.reshape(-1, 6) * cw.reshape(-1, 6)) ) / model.length_scale
+            step_size = np.max(np.abs(dq * cw)) / model.length_scale
             r, p = _step(r, p, dq)
         Jk = J[keep]
         if ok:

@@ -18,7 +18,7 @@ from .constraints import body_arrays, evaluate, global_jacobian
 from .errors import SolverError
 from .expressions import ExpressionError
 from .forces import total_forces
-from .kinematics import NEWTON_TOL, _scales, assemble_state, inertia_world, motion_values, residual, structure
+from .kinematics import _scales, assemble_state, inertia_world, motion_values, residual, structure
 from .model import Mechanism, body_state, compile_model, store_pose
 from .results import Result
 from .rotations import rotate_world
@@ -102,7 +102,7 @@ def statics(mech: Mechanism, time: float = 0.0, update: bool = False, max_iter: 
             d = alpha * dx[:n].reshape(nb, 6)
             r1, p1 = r + d[:, :3], rotate_world(p, d[:, 3:])
             lam1 = lam + alpha * dx[n:]
-            R1, Q1, J1 = resid(r1, p1, lam1)
+            R1, _, J1 = resid(r1, p1, lam1)
             e1 = merit(R1)
             if e1 < err:
                 break
@@ -110,7 +110,7 @@ def statics(mech: Mechanism, time: float = 0.0, update: bool = False, max_iter: 
         else:
             _no_equilibrium(model, big, R, n, time, f"the force balance is off by {err:.3g} of the loads "
                             "and no step reduces it")
-        r, p, lam, R, Q, J, err = r1, p1, lam1, R1, Q1, J1, e1
+        r, p, lam, R, J, err = r1, p1, lam1, R1, J1, e1
         ts_ref = parts(r, p)[3].ts_angle
     else:
         _no_equilibrium(model, big, R, n, time, f"no convergence in {max_iter} iterations")

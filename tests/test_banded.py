@@ -9,7 +9,7 @@ import pytest
 
 from solver import Mechanism
 from solver.banded import BandedSPD, _lapack_dpbsv, reverse_cuthill_mckee
-from solver.dynamics import Schur
+
 
 needs_lapack = pytest.mark.skipif(_lapack_dpbsv() is None, reason="no LAPACK found in numpy's OpenBLAS")
 
