@@ -160,3 +160,47 @@ def test_bake_of_parented_parts(blender, extension) -> None:
             np.testing.assert_allclose(M[:3, 3], result.position(ob.name)[i], atol=2e-6)
             R = M[:3, :3] / np.linalg.norm(M[:3, :3], axis=0)
             np.testing.assert_allclose(R, quat_to_matrix(result.orientation(ob.name)[i]), atol=2e-6)
+
+
+def test_spring_force_and_torsion_through_the_scene(blender) -> None:
+    """A 2 kg block (box 0.1 m, density 2000) on a vertical slider hangs from a spring of
+    400 N/m (free length 0.5 m) and is pushed up by a FORCE of "0, 0, 5" N: its height
+    follows m z'' = -k (z - z_eq) about z_eq = -0.5 - (m g - 5) / k, released at rest from
+    z0 = -0.5.  A rotor on a pin with a torsion spring (k 3 N m/rad, released 0.4 rad
+    from its free angle) swings as theta = 0.4 cos(sqrt(k/I) t)."""
+    bpy = blender
+    bs.set_range(bpy, 1, 25)
+    scene = bpy.context.scene
+    scene.mechanism.tolerance = 1e-9
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, 0.5))
+    block = bs.add_box(bpy, "block", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
+    bs.tag(bpy, [ground, block], "PART")
+    ground.mechanism.ground = True
+    block.mechanism.density = 2000.0
+    slide = bs.connect(bpy, block, ground, (0.0, 0.0, -0.5), "PRISMATIC", "Z")
+    top = bs.add_marker(bpy, ground, (0.0, 0.0, 0.0))
+    hook = bs.add_marker(bpy, block, (0.0, 0.0, -0.5))
+    spring = bpy.data.objects.new("spring", None)
+    scene.collection.objects.link(spring)
+    s = spring.mechanism
+    s.role, s.marker_i, s.marker_j = "SPRING", hook, top
+    s.stiffness, s.use_free_length, s.free_length = 400.0, True, 0.5
+    push = bpy.data.objects.new("push", None)
+    scene.collection.objects.link(push)
+    push.mechanism.role, push.mechanism.marker_i, push.mechanism.force = "FORCE", hook, "0, 0, 5"
+    rotor = bs.add_box(bpy, "rotor", (0.4, 0.4, 0.05), (2.0, 0.0, 0.0))
+    bs.tag(bpy, [rotor], "PART")
+    pin = bs.connect(bpy, rotor, ground, (2.0, 0.0, 0.0), "REVOLUTE", "Z")
+    p = pin.mechanism
+    p.torsion, p.torsion_stiffness, p.torsion_free_angle = True, 3.0, -0.4
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    t = np.arange(25) / 24.0
+    m, k = 2.0, 400.0
+    z_eq = -0.5 - (m * 9.81 - 5.0) / k
+    z = z_eq + (-0.5 - z_eq) * np.cos(np.sqrt(k / m) * t)
+    np.testing.assert_allclose(bs.curve(block, "location", 2)[:, 1], z, atol=2e-6)   # float32 keys
+    I = 1000.0 * 0.4 * 0.4 * 0.05 * (0.4 ** 2 + 0.4 ** 2) / 12        # box about its z axis
+    w = bs.curve(rotor, "rotation_quaternion", 0)[:, 1], bs.curve(rotor, "rotation_quaternion", 3)[:, 1]
+    theta = 2 * np.arctan2(w[1], w[0])
+    np.testing.assert_allclose(theta, -0.4 + 0.4 * np.cos(np.sqrt(3.0 / I) * t), atol=2e-6)
+    assert slide["reaction_force"] >= 0.0 and "motion_effort" not in slide.keys()
