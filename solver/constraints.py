@@ -69,18 +69,30 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
 
     # dot-2 and at-point: a . (P_I - P_J) = 0 (seed 003 "Dot-2", "Spherical")
     # distance: (|d|^2 - L^2) / (2 L) = 0 (seed 003 "Double spherical", scaled to metres)
-    m2 = pt
-    if m2.size:
-        pi_, pj_ = ui[m2], uj[m2]
-        d = r[bi[m2]] + pi_ - r[bj[m2]] - pj_
+    if pt.size:
+        pi_, pj_ = ui[pt], uj[pt]
+        d = r[bi[pt]] + pi_ - r[bj[pt]] - pj_
+        general = ix["point_general"]        # dot-2 on J's axes and distance rows
         if quad is not None:
-            wi, wj = w[bi[m2]], w[bj[m2]]
-            dd = v[bi[m2]] + cross(wi, pi_) - v[bj[m2]] - cross(wj, pj_)
+            wi, wj = w[bi[pt]], w[bj[pt]]
             # centripetal part of d2d/dt2
             cen = cross(wi, cross(wi, pi_)) - cross(wj, cross(wj, pj_))
+            if general.any():
+                dd = v[bi[pt]] + cross(wi, pi_) - v[bj[pt]] - cross(wj, pj_)
+        # at-point rows: a is a fixed world axis e, so phi = d . e and the a-terms vanish
+        sub = ix["point_at"]
+        k = pt[sub]
+        if k.size:
+            ak, axis = a[k], ix["at_axis"]
+            phi[k] = d[sub, axis]
+            jac[k, 0:3] = ak
+            jac[k, 3:6] = cross(pi_[sub], ak)
+            jac[k, 6:9] = -ak
+            jac[k, 9:12] = cross(ak, pj_[sub])
+            if quad is not None:
+                quad[k] = cen[sub, axis]
         sub = ix["point_dot2"]
-        idx2 = m2
-        k = idx2[sub]
+        k = pt[sub]
         if k.size:
             ak, dk, uik, ujk = a[k], d[sub], pi_[sub], pj_[sub]
             onj = on_j[k][:, None]
@@ -93,9 +105,10 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
                 wa = w[ba[k]]
                 quad[k] = (_dot(cross(wa, cross(wa, ak)), dk)
                            + 2.0 * _dot(cross(wa, ak), dd[sub]) + _dot(ak, cen[sub]))
-        k = idx2[~sub]
+        sub = ix["point_dist"]
+        k = pt[sub]
         if k.size:
-            dk, uik, ujk = d[~sub], pi_[~sub], pj_[~sub]
+            dk, uik, ujk = d[sub], pi_[sub], pj_[sub]
             L = model.row_target[k]
             phi[k] = (_dot(dk, dk) - L * L) / (2.0 * L)
             jac[k, 0:3] = dk / L[:, None]
@@ -103,8 +116,8 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
             jac[k, 6:9] = -dk / L[:, None]
             jac[k, 9:12] = -cross(ujk, dk) / L[:, None]
             if quad is not None:
-                ddk = dd[~sub]
-                quad[k] = (_dot(ddk, ddk) + _dot(dk, cen[~sub])) / L
+                ddk = dd[sub]
+                quad[k] = (_dot(ddk, ddk) + _dot(dk, cen[sub])) / L
 
     # angle of x_I from x_J about z_J: theta = atan2(x_I . y_J, x_I . x_J)
     m = ix[ANGLE]

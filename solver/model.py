@@ -209,8 +209,12 @@ class Model:
         if ix is None:
             k = self.row_kind
             point = np.flatnonzero((k == DOT2) | (k == DIST))
+            at = (k[point] == DOT2) & ~self.row_a_on_j[point]       # world-axis rows
             ix = {DOT1: np.flatnonzero(k == DOT1), ANGLE: np.flatnonzero(k == ANGLE),
-                  "point": point, "point_dot2": k[point] == DOT2,
+                  "point": point, "point_at": at,
+                  "point_dot2": (k[point] == DOT2) & self.row_a_on_j[point],
+                  "point_dist": k[point] == DIST, "point_general": ~at,
+                  "at_axis": np.argmax(np.abs(self.row_a[point][at]), axis=1),
                   "ba": np.where(self.row_a_on_j, self.row_bj, self.nb)}
             self.__dict__["_kind_index"] = ix
         return ix
