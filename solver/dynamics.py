@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .banded import BandedSPD
 from .constraints import body_arrays, evaluate, global_jacobian
 from .errors import SolverError
 from .expressions import ExpressionError
@@ -31,6 +30,7 @@ from .forces import total_forces
 from .kinematics import NEWTON_TOL, report_progress, Structure, _involved, _scales, inertia_world, motion_values, residual
 from .model import Model
 from .results import Result
+from .schur import Schur, inverse_mass
 from .rotations import quat_multiply, rotate_world
 
 # Dormand-Prince 5(4) tableau (Hairer, Norsett, Wanner I, Table II.5.2)
@@ -41,66 +41,6 @@ _A = [[], [1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
       [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]]
 _B = np.array([35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0])
 _E = _B - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
-
-
-class Schur:
-    """J M^-1 J^T and the products with J from the rows' 12-entry Jacobian blocks.
-
-    Each constraint row touches two bodies, so S = J M^-1 J^T has an entry only for rows
-    that share a moving body; the pairs are listed once here and S is summed from them in
-    O(rows) work, never forming the dense (nc, 6 nb) Jacobian.  Bodies indexed as in Model,
-    the ground last (its inverse mass is zero).
-    """
-
-    def __init__(self, model: Model, rows: np.ndarray) -> None:
-        nb = model.nb
-        self.nb, self.rows, self.n = nb, rows, len(rows)
-        self.ends = np.stack([model.row_bi[rows], model.row_bj[rows]], axis=1)   # (n, 2)
-        by_body: dict[int, list[tuple[int, int]]] = {}
-        for k in range(self.n):
-            for side in (0, 1):
-                b = int(self.ends[k, side])
-                if b < nb:
-                    by_body.setdefault(b, []).append((k, side))
-        pr, ps, pc, pcs = [], [], [], []
-        for ends in by_body.values():
-            for k1, s1 in ends:
-                for k2, s2 in ends:
-                    pr.append(k1), ps.append(s1), pc.append(k2), pcs.append(s2)
-        self.pr, self.ps = np.array(pr, dtype=int), np.array(ps, dtype=int)
-        self.pc, self.pcs = np.array(pc, dtype=int), np.array(pcs, dtype=int)
-        self.flat = self.pr * self.n + self.pc
-        self.band = BandedSPD(self.n, self.pr, self.pc)
-
-    def blocks(self, jac: np.ndarray) -> np.ndarray:
-        """(n, 2, 6) Jacobian blocks of the rows on body I and body J."""
-        return jac[self.rows].reshape(self.n, 2, 6)
-
-    def matrix(self, Jb: np.ndarray, Mi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(S's entries at the pairs, W = M^-1 J^T blocks (n, 2, 6)); Mi (nb+1, 6, 6) with a
-        zero ground block."""
-        W = np.einsum("ksij,ksj->ksi", Mi[self.ends], Jb)
-        vals = np.einsum("pi,pi->p", Jb[self.pr, self.ps], W[self.pc, self.pcs])
-        return vals, W
-
-    def solve(self, vals: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """S x = b: banded Cholesky when S's band is narrow, else a dense solve."""
-        if not self.n:
-            return np.zeros(0)
-        if self.band.banded:
-            return self.band.solve(vals, None, b)
-        S = np.bincount(self.flat, weights=vals, minlength=self.n * self.n).reshape(self.n, self.n)
-        return np.linalg.solve(S, b)
-
-    def times(self, Jb: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """J x for body vectors x (nb+1, 6)."""
-        return np.einsum("ksi,ksi->k", Jb, x[self.ends])
-
-    def transpose_times(self, B: np.ndarray, lam: np.ndarray) -> np.ndarray:
-        """sum over rows of lam * B (B: J or W blocks) into body vectors (nb+1, 6)."""
-        out = np.zeros((self.nb + 1, 6))
-        np.add.at(out, self.ends.ravel(), (lam[:, None, None] * B).reshape(-1, 6))
-        return out
 
 
 class _System:
@@ -129,10 +69,7 @@ class _System:
 
     def minv(self, A: np.ndarray) -> np.ndarray:
         """(nb, 6, 6) inverse mass blocks, world axes: 1/m I and A I^-1 A^T."""
-        Mi = np.zeros((self.nb, 6, 6))
-        Mi[:, :3, :3] = np.eye(3)[None] / self.m.body_mass[:, None, None]
-        Mi[:, 3:, 3:] = np.einsum("bij,bjk,blk->bil", A, self.inv_inertia, A)
-        return Mi
+        return inverse_mass(self.m, A, self.inv_inertia)[: self.nb]
 
     def _apply_minv(self, Mi: np.ndarray, X: np.ndarray) -> np.ndarray:
         """M^-1 X for X (6nb, k)."""
@@ -141,7 +78,7 @@ class _System:
 
     def _minv_ground(self, A: np.ndarray) -> np.ndarray:
         """Inverse mass blocks with a zero block for the ground appended (nb+1, 6, 6)."""
-        return np.concatenate([self.minv(A[: self.nb]), np.zeros((1, 6, 6))], axis=0)
+        return inverse_mass(self.m, A, self.inv_inertia)
 
     def accelerations(self, t: float, r, p, v, w):
         """(a (nb,6), lambda (nc,), ForceEval, jac, f): the augmented system at one state."""

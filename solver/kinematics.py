@@ -299,6 +299,68 @@ def inertia_world(model: Model, A: np.ndarray) -> np.ndarray:
     return np.einsum("bij,bjk,blk->bil", A, model.body_inertia, A)
 
 
+class _FrameAlgebra:
+    """J^-1 and J^-T of a fully driven mechanism's square (kept) Jacobian at one pose.
+
+    Small systems: a dense inverse, with a 1-norm condition check that catches a nearly
+    singular pose.  Large ones whose J M^-1 J^T is banded: J^-1 b = M^-1 J^T S^-1 b and
+    J^-T f = S^-1 J M^-1 f with S = J M^-1 J^T (schur.py), O(rows) per frame; a singular
+    pose shows as S not positive definite."""
+
+    def __init__(self, model: Model, keep: np.ndarray) -> None:
+        from .schur import Schur
+        self.model, self.keep = model, keep
+        self.schur = Schur(model, keep)
+        self.sparse = self.schur.band.banded
+        self.inv_inertia = np.linalg.inv(model.body_inertia) if model.nb else np.zeros((0, 3, 3))
+        self.rs, self.cw = _scales(model)
+
+    def at(self, jac: np.ndarray, A: np.ndarray) -> bool:
+        """Prepare the solves at this pose; False for a (nearly) singular one."""
+        from .schur import inverse_mass
+        keep = self.keep
+        try:
+            if self.sparse:
+                sc = self.schur
+                self.Jb = sc.blocks(jac)
+                self.Mi = inverse_mass(self.model, A, self.inv_inertia)
+                self.vals, self.W = sc.matrix(self.Jb, self.Mi)
+                self.probe = self.solve(np.ones(len(keep)))
+                return bool(np.all(np.isfinite(self.probe)))
+            Jk = global_jacobian(self.model, jac)[keep]
+            self.Jinv = np.linalg.inv(Jk)
+            Js = Jk * self.rs[keep, None] / self.cw[None, :]
+            Jsinv = self.Jinv * self.cw[:, None] / self.rs[None, keep]
+            cond = np.linalg.norm(Js, 1) * np.linalg.norm(Jsinv, 1)
+            return bool(np.isfinite(cond) and cond < COND_LIMIT)
+        except np.linalg.LinAlgError:
+            return False
+
+    def newton_step(self, jac: np.ndarray, A: np.ndarray, res: np.ndarray) -> np.ndarray | None:
+        """-J^-1 res (6 nb,) at a pose (no condition check: Newton only), or None."""
+        try:
+            if self.sparse:
+                return None if not self.at(jac, A) else -self.solve(res).reshape(-1)
+            return np.linalg.solve(global_jacobian(self.model, jac)[self.keep], -res)
+        except np.linalg.LinAlgError:
+            return None
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """J^-1 b as (nb, 6) body vectors (b on the kept rows)."""
+        if not self.sparse:
+            return (self.Jinv @ b).reshape(-1, 6)
+        sc = self.schur
+        return sc.transpose_times(self.W, sc.solve(self.vals, b))[: self.model.nb]
+
+    def solve_t(self, f: np.ndarray) -> np.ndarray:
+        """J^-T f for body vectors f (nb, 6): the kept rows' multipliers."""
+        if not self.sparse:
+            return self.Jinv.T @ f.reshape(-1)
+        sc = self.schur
+        mf = np.einsum("bij,bj->bi", self.Mi, np.vstack([f, np.zeros((1, 6))]))
+        return sc.solve(self.vals, sc.times(self.Jb, mf))
+
+
 def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
                     times: np.ndarray, progress=None) -> Result:
     """Position Newton, velocities, accelerations, multipliers and reactions per frame."""
@@ -310,7 +372,8 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
     mrows = np.flatnonzero(model.row_motion >= 0)
     kept_joint = np.intersect1d(keep, jrows)
     kept_motion = np.intersect1d(keep, mrows)
-    J_last = None
+    alg = _FrameAlgebra(model, keep)
+    jac_last = None
     v = w = acc = alp = None
     ts_ref = np.zeros(len(model.forces.ts_names))
     for k, t in enumerate(times):
@@ -329,55 +392,46 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
             ev = evaluate(model, rg, A)
             res = residual(model, ev.phi, f)
             err = np.max(np.abs(res * rs), initial=0.0)
-            J = global_jacobian(model, ev.jac)
-            if not np.all(np.isfinite(J)) or not np.isfinite(err):
+            if not np.all(np.isfinite(ev.jac)) or not np.isfinite(err):
                 break
             if err <= NEWTON_TOL or (step_size <= 1e-15 and err <= 1e3 * NEWTON_TOL):
                 ok = True
                 break
-            try:
-                dq = np.linalg.solve(J[keep], -res[keep])
-            except np.linalg.LinAlgError:
+            dq = alg.newton_step(ev.jac, A, res[keep])
+            if dq is None:
                 break
             step_size = np.max(np.abs(dq * cw)) / model.length_scale
             r, p = _step(r, p, dq)
-        Jk = J[keep]
-        if ok:
-            try:
-                Jinv = np.linalg.inv(Jk)
-                Js = Jk * rs[keep, None] / cw[None, :]
-                Jsinv = Jinv * cw[:, None] / rs[None, keep]
-                cond = np.linalg.norm(Js, 1) * np.linalg.norm(Jsinv, 1)
-                ok = bool(np.isfinite(cond) and cond < COND_LIMIT)
-            except np.linalg.LinAlgError:
-                ok = False
+        ok = ok and alg.at(ev.jac, A)
         if not ok:
-            who = _involved(model, J_last if J_last is not None else J, keep)
+            jl = jac_last if jac_last is not None else ev.jac
+            who = _involved(model, global_jacobian(model, jl), keep)
             raise SolverError(
                 f"lock-up at t = {t:.6g} s (frame {k}): the mechanism cannot follow its motions "
                 f"(singular or unreachable position); joints involved: {', '.join(who)}",
                 float(t), who, res_out.truncated(k))
-        J_last = J
+        jac_last = ev.jac
         # velocities: J v = nu (nu = df/dt on motion rows)
         nu = np.zeros(nc)
         nu[mrows] = f[model.row_motion[mrows], 1]
-        vel = (Jinv @ nu[keep]).reshape(nb, 6)
+        vel = alg.solve(nu[keep])
         v, w = vel[:, :3], vel[:, 3:]
         rg, A, vg, wg = body_arrays(model, r, p, v, w)
         ev = evaluate(model, rg, A, vg, wg)
         gamma = -ev.quad
         gamma[mrows] += f[model.row_motion[mrows], 2]
-        accel = (Jinv @ gamma[keep]).reshape(nb, 6)
+        accel = alg.solve(gamma[keep])
         acc, alp = accel[:, :3], accel[:, 3:]
         # inverse dynamics: J^T lambda = Q - M a
         Iw = inertia_world(model, A[:nb])
         Ma = np.concatenate([model.body_mass[:, None] * acc, np.einsum("bij,bj->bi", Iw, alp)], 1)
         Q, fe = total_forces(model, t, rg, A, vg, wg, ts_ref)
         ts_ref = fe.ts_angle
-        rhs = (Q - Ma).reshape(-1)
         lam = np.zeros(nc)
-        lam[keep] = Jinv.T @ rhs
+        lam[keep] = alg.solve_t(Q - Ma)
         if st.redundant.size:
+            J = global_jacobian(model, ev.jac)
+            rhs = (Q - Ma).reshape(-1)
             lam[kept_joint] = 0.0
             fc = rhs - J[kept_motion].T @ lam[kept_motion]
             lam[jrows] = np.linalg.lstsq(J[jrows].T, fc, rcond=1e-10)[0]
