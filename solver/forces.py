@@ -23,6 +23,7 @@ import numpy as np
 
 from .errors import MechanismError
 from .expressions import ExpressionError, parse, time_function
+from .model import number as _number
 from .rotations import cross
 
 V_FRICTION = 1e-3
@@ -63,24 +64,9 @@ class Load:
 
 
 def _nonneg(value: Any, what: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise MechanismError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(x):
-        raise MechanismError(f"{what} is NaN or infinite")
+    x = _number(value, what)
     if x < 0.0:
         raise MechanismError(f"{what} must not be negative, got {x}")
-    return x
-
-
-def _number(value: Any, what: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise MechanismError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(x):
-        raise MechanismError(f"{what} is NaN or infinite")
     return x
 
 

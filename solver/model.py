@@ -78,6 +78,17 @@ def _vector(value: Any, n: int, what: str) -> np.ndarray:
     return a
 
 
+def number(value: Any, what: str) -> float:
+    """A finite float, or MechanismError naming ``what``."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise MechanismError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise MechanismError(f"{what} is NaN or infinite")
+    return x
+
+
 def _quaternion(value: Any, what: str) -> np.ndarray:
     q = _vector(value, 4, what + " (w, x, y, z)")
     n = float(np.linalg.norm(q))
@@ -267,12 +278,7 @@ class Mechanism:
         is the part-frame origin's, angular velocity in world axes."""
         name = self._new_name(name, "part")
         what = f"part {name!r}"
-        try:
-            m = float(mass)
-        except (TypeError, ValueError):
-            raise MechanismError(f"{what}: mass must be a number, got {mass!r}") from None
-        if not math.isfinite(m):
-            raise MechanismError(f"{what}: mass is NaN or infinite")
+        m = number(mass, f"{what}: mass")
         if not fixed and m <= 0.0:
             raise MechanismError(f"{what}: mass must be positive, got {m}")
         self.parts[name] = Part(
