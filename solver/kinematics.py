@@ -119,15 +119,18 @@ def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
     stall = 0
+    sparse = _sparse_assembly(model, cw)
     for _ in range(max_iter):
         ev = evaluate(model, *body_arrays(model, r, p)[:2])
         res = residual(model, ev.phi, f) * rs
         err = np.max(np.abs(res))
         if err <= NEWTON_TOL:
             return r, p
-        Js = global_jacobian(model, ev.jac) * rs[:, None] / cw[None, :]
-        x = np.linalg.lstsq(Js, -res, rcond=1e-10)[0]
-        dq = x / cw
+        if sparse is not None:
+            dq = sparse(ev.jac * rs[:, None], res)
+        else:
+            Js = global_jacobian(model, ev.jac) * rs[:, None] / cw[None, :]
+            dq = np.linalg.lstsq(Js, -res, rcond=1e-10)[0] / cw
         # keep each rotation step below 0.5 rad so that a far start does not flip parts
         big = np.abs(dq.reshape(-1, 6)[:, 3:]).max(initial=0.0)
         alpha = min(1.0, 0.5 / big) if big > 0 else 1.0
@@ -158,6 +161,33 @@ def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
 
 
 @single_thread
+def _sparse_assembly(model: Model, cw: np.ndarray):
+    """For a large mechanism whose J W^-1 J^T is banded: a function (scaled row Jacobian
+    blocks, scaled residual) -> the weighted least-movement step -W^-1 J^T (J W^-1 J^T +
+    mu I)^-1 res, W = diag(cw^2) (Levenberg-Marquardt with a tiny mu, so redundant but
+    consistent rows do no harm).  None for small or wide-band mechanisms (dense lstsq)."""
+    if model.nc <= 60:
+        return None
+    from .schur import Schur
+    sc = Schur(model, np.arange(model.nc))
+    if not sc.band.banded:
+        return None
+    nb = model.nb
+    Wi = np.zeros((nb + 1, 6, 6))
+    Wi[:nb] = np.eye(6)[None] / (cw.reshape(nb, 6) ** 2)[:, None, :]
+    diag = np.zeros(model.nc, dtype=int)
+    on_diag = np.flatnonzero(sc.pr == sc.pc)
+    diag[sc.pr[on_diag][::-1]] = on_diag[::-1]            # first pair (k, k) of each row
+
+    def step(jac: np.ndarray, res: np.ndarray) -> np.ndarray:
+        Jb = sc.blocks(jac)
+        vals, Wb = sc.matrix(Jb, Wi)
+        vals = vals.copy()
+        vals[diag] += 1e-10 * float(np.max(vals[diag]))
+        return -sc.transpose_times(Wb, sc.solve(vals, res))[:nb].reshape(-1)
+    return step
+
+
 def assemble_mechanism(mech: Mechanism, time: float = 0.0) -> None:
     """Assemble and write the new placements back into the mechanism's parts."""
     model = compile_model(mech)
