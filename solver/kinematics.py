@@ -62,11 +62,18 @@ def _step(r: np.ndarray, p: np.ndarray, dq: np.ndarray, alpha: float = 1.0):
 def independent_rows(model: Model, J: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Rows (indices into J, taken in order) that are independent of the rows before them.
 
-    Greedy Gram-Schmidt with re-orthogonalization on the scaled Jacobian: a row is redundant
-    when less than RANK_TOL of its length points in a new direction.
+    On the scaled Jacobian a row is redundant when less than RANK_TOL of its length points
+    in a new direction: greedy Gram-Schmidt with re-orthogonalization for small sets; for
+    large ones whose Gram matrix is banded in this order, the same test as a Cholesky
+    factorization of the Gram matrix that skips rows with a pivot below RANK_TOL^2 of
+    their squared length (the pivot is the squared length of the new direction).
     """
     rs, cw = _scales(model)
     Js = J[rows] * rs[rows, None] / cw[None, :]
+    if len(rows) > 60:
+        keep = _banded_independent(model, Js, rows)
+        if keep is not None:
+            return keep
     basis = np.empty((min(len(rows), J.shape[1]), J.shape[1]))
     nk = 0
     keep = []
@@ -83,6 +90,38 @@ def independent_rows(model: Model, J: np.ndarray, rows: np.ndarray) -> np.ndarra
             nk += 1
             keep.append(k)
     return np.array(keep, dtype=int)
+
+
+def _banded_independent(model: Model, Js: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
+    """The greedy rank test by a skipping Cholesky of G = Js Js^T when G's band (rows in the
+    given order) is narrow; None when it is not."""
+    bi, bj = model.row_bi[rows], model.row_bj[rows]
+    nb, n = model.nb, len(rows)
+    ends = [np.flatnonzero((bi == b) | (bj == b)) for b in range(nb)]
+    kd = max((int(e.max() - e.min()) for e in ends if e.size), default=0)
+    if (kd + 1) * 4 >= n:
+        return None
+    G = Js @ Js.T           # dense but only band entries are non-zero; n is a few hundred
+    L = np.zeros((n, n))
+    keep = np.zeros(n, dtype=bool)
+    for k in range(n):
+        gkk = G[k, k]
+        if gkk == 0.0:
+            continue
+        lo = max(0, k - kd)
+        win = np.flatnonzero(keep[lo:k]) + lo
+        if win.size:
+            Lw = L[np.ix_(win, win)]
+            lk = np.linalg.solve(Lw, G[k, win])       # L_ww l = g: the row's projections
+            piv = gkk - float(lk @ lk)
+        else:
+            piv = gkk
+        if piv > RANK_TOL ** 2 * gkk:
+            if win.size:
+                L[k, win] = lk
+            L[k, k] = np.sqrt(piv)
+            keep[k] = True
+    return rows[keep]
 
 
 def _involved(model: Model, J: np.ndarray, rows: np.ndarray) -> tuple[str, ...]:
