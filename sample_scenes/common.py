@@ -37,14 +37,8 @@ def box(name: str, size: tuple, location: tuple, rotation: tuple = (0, 0, 0), gr
         density: float = 7800.0, color: tuple = (0.6, 0.6, 0.65)) -> bpy.types.Object:
     """A box part of ``size`` (x, y, z) in metres; mass from its mesh and ``density``."""
     bpy.ops.mesh.primitive_cube_add(size=1.0, location=location, rotation=rotation)
-    ob = bpy.context.active_object
-    ob.name = name
-    ob.scale = size
-    bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
-    ob.data.materials.append(_material(name + ".mat", color))
-    s = ob.mechanism
-    s.role, s.ground, s.density = "PART", ground, density
-    return ob
+    bpy.context.active_object.scale = size
+    return _part(name, ground, density, color, rotation=False)
 
 
 def cylinder(name: str, radius: float, depth: float, location: tuple, axis: str = "Z",
@@ -52,9 +46,14 @@ def cylinder(name: str, radius: float, depth: float, location: tuple, axis: str 
     """A cylinder part with its axis along world ``axis``."""
     bpy.ops.mesh.primitive_cylinder_add(vertices=32, radius=radius, depth=depth, location=location,
                                         rotation=AXIS[axis])
+    return _part(name, ground, density, color, rotation=True)
+
+
+def _part(name: str, ground: bool, density: float, color: tuple, rotation: bool) -> bpy.types.Object:
+    """The active object, its scale (and rotation) applied to the mesh, tagged as a part."""
     ob = bpy.context.active_object
     ob.name = name
-    bpy.ops.object.transform_apply(location=False, rotation=True, scale=True)
+    bpy.ops.object.transform_apply(location=False, rotation=rotation, scale=True)
     ob.data.materials.append(_material(name + ".mat", color))
     s = ob.mechanism
     s.role, s.ground, s.density = "PART", ground, density
