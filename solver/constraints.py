@@ -28,7 +28,12 @@ class RowEval:
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.einsum("ij,ij->i", a, b)
+    return np.einsum("...i,...i->...", a, b)
+
+
+def _rot(A: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """A_n u_n for stacks of matrices (..., n, 3, 3) and vectors (n, 3)."""
+    return np.einsum("...nij,nj->...ni", A, u)
 
 
 def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = None,
@@ -36,7 +41,8 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     """Residual, Jacobian and (with velocities) quad of every row.
 
     r (nb+1, 3), A (nb+1, 3, 3): COM positions and rotation matrices with the ground last
-    (r = 0, A = I); v, w (nb+1, 3): COM and angular velocities, ground zero.
+    (r = 0, A = I); v, w (nb+1, 3): COM and angular velocities, ground zero.  Any leading
+    axes (e.g. frames: r (F, nb+1, 3)) are carried through: phi (F, nc), jac (F, nc, 12).
     """
     nc = model.nc
     bi, bj = model.row_bi, model.row_bj
@@ -44,95 +50,96 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     ix = model.kind_index
     ba = ix["ba"]
     # world components of each row's body-fixed vectors and points (only where used)
-    ui = np.einsum("nij,nj->ni", A[bi], model.row_ui)
-    a = np.einsum("nij,nj->ni", A[ba], model.row_a)
-    uj = np.zeros((nc, 3))
+    lead = r.shape[:-2]
+    ui = _rot(A[..., bi, :, :], model.row_ui)
+    a = _rot(A[..., ba, :, :], model.row_a)
     pt = ix["point"]
-    uj[pt] = np.einsum("nij,nj->ni", A[bj[pt]], model.row_uj[pt])
-    phi = np.zeros(nc)
-    jac = np.zeros((nc, 12))
-    quad = None if v is None else np.zeros(nc)
+    phi = np.zeros(lead + (nc,))
+    jac = np.zeros(lead + (nc, 12))
+    quad = None if v is None else np.zeros(lead + (nc,))
 
     # dot-1: a_I . b_J = 0 (seed 003 "Dot-1"), a_I = ui, b_J = a
     m = ix[DOT1]
     if m.size:
-        ai, aj = ui[m], a[m]
+        ai, aj = ui[..., m, :], a[..., m, :]
         axb = cross(ai, aj)
-        phi[m] = _dot(ai, aj)
-        jac[m, 3:6] = axb
-        jac[m, 9:12] = -axb
+        phi[..., m] = _dot(ai, aj)
+        jac[..., m, 3:6] = axb
+        jac[..., m, 9:12] = -axb
         if quad is not None:
-            wi, wj = w[bi[m]], w[bj[m]]
-            quad[m] = (_dot(cross(wi, cross(wi, ai)), aj)
-                       + 2.0 * _dot(cross(wi, ai), cross(wj, aj))
-                       + _dot(ai, cross(wj, cross(wj, aj))))
+            wi, wj = w[..., bi[m], :], w[..., bj[m], :]
+            quad[..., m] = (_dot(cross(wi, cross(wi, ai)), aj)
+                            + 2.0 * _dot(cross(wi, ai), cross(wj, aj))
+                            + _dot(ai, cross(wj, cross(wj, aj))))
 
     # dot-2 and at-point: a . (P_I - P_J) = 0 (seed 003 "Dot-2", "Spherical")
     # distance: (|d|^2 - L^2) / (2 L) = 0 (seed 003 "Double spherical", scaled to metres)
     if pt.size:
-        pi_, pj_ = ui[pt], uj[pt]
-        d = r[bi[pt]] + pi_ - r[bj[pt]] - pj_
+        pi_ = ui[..., pt, :]
+        pj_ = _rot(A[..., bj[pt], :, :], model.row_uj[pt])
+        d = r[..., bi[pt], :] + pi_ - r[..., bj[pt], :] - pj_
         general = ix["point_general"]        # dot-2 on J's axes and distance rows
         if quad is not None:
-            wi, wj = w[bi[pt]], w[bj[pt]]
+            wi, wj = w[..., bi[pt], :], w[..., bj[pt], :]
             # centripetal part of d2d/dt2
             cen = cross(wi, cross(wi, pi_)) - cross(wj, cross(wj, pj_))
             if general.any():
-                dd = v[bi[pt]] + cross(wi, pi_) - v[bj[pt]] - cross(wj, pj_)
+                dd = v[..., bi[pt], :] + cross(wi, pi_) - v[..., bj[pt], :] - cross(wj, pj_)
         # at-point rows: a is a fixed world axis e, so phi = d . e and the a-terms vanish
         sub = ix["point_at"]
         k = pt[sub]
         if k.size:
-            ak, axis = a[k], ix["at_axis"]
-            phi[k] = d[sub, axis]
-            jac[k, 0:3] = ak
-            jac[k, 3:6] = cross(pi_[sub], ak)
-            jac[k, 6:9] = -ak
-            jac[k, 9:12] = cross(ak, pj_[sub])
+            ak, axis = a[..., k, :], ix["at_axis"]
+            phi[..., k] = d[..., sub, axis]
+            jac[..., k, 0:3] = ak
+            jac[..., k, 3:6] = cross(pi_[..., sub, :], ak)
+            jac[..., k, 6:9] = -ak
+            jac[..., k, 9:12] = cross(ak, pj_[..., sub, :])
             if quad is not None:
-                quad[k] = cen[sub, axis]
+                quad[..., k] = cen[..., sub, axis]
         sub = ix["point_dot2"]
         k = pt[sub]
         if k.size:
-            ak, dk, uik, ujk = a[k], d[sub], pi_[sub], pj_[sub]
+            ak, dk, uik, ujk = a[..., k, :], d[..., sub, :], pi_[..., sub, :], pj_[..., sub, :]
             onj = on_j[k][:, None]
-            phi[k] = _dot(ak, dk)
-            jac[k, 0:3] = ak
-            jac[k, 3:6] = cross(uik, ak)
-            jac[k, 6:9] = -ak
-            jac[k, 9:12] = onj * cross(ak, dk) + cross(ak, ujk)
+            phi[..., k] = _dot(ak, dk)
+            jac[..., k, 0:3] = ak
+            jac[..., k, 3:6] = cross(uik, ak)
+            jac[..., k, 6:9] = -ak
+            jac[..., k, 9:12] = onj * cross(ak, dk) + cross(ak, ujk)
             if quad is not None:
-                wa = w[ba[k]]
-                quad[k] = (_dot(cross(wa, cross(wa, ak)), dk)
-                           + 2.0 * _dot(cross(wa, ak), dd[sub]) + _dot(ak, cen[sub]))
+                wa = w[..., ba[k], :]
+                quad[..., k] = (_dot(cross(wa, cross(wa, ak)), dk)
+                                + 2.0 * _dot(cross(wa, ak), dd[..., sub, :]) + _dot(ak, cen[..., sub, :]))
         sub = ix["point_dist"]
         k = pt[sub]
         if k.size:
-            dk, uik, ujk = d[sub], pi_[sub], pj_[sub]
+            dk, uik, ujk = d[..., sub, :], pi_[..., sub, :], pj_[..., sub, :]
             L = model.row_target[k]
-            phi[k] = (_dot(dk, dk) - L * L) / (2.0 * L)
-            jac[k, 0:3] = dk / L[:, None]
-            jac[k, 3:6] = cross(uik, dk) / L[:, None]
-            jac[k, 6:9] = -dk / L[:, None]
-            jac[k, 9:12] = -cross(ujk, dk) / L[:, None]
+            phi[..., k] = (_dot(dk, dk) - L * L) / (2.0 * L)
+            Lc = L[:, None]
+            jac[..., k, 0:3] = dk / Lc
+            jac[..., k, 3:6] = cross(uik, dk) / Lc
+            jac[..., k, 6:9] = -dk / Lc
+            jac[..., k, 9:12] = -cross(ujk, dk) / Lc
             if quad is not None:
-                ddk = dd[sub]
-                quad[k] = (_dot(ddk, ddk) + _dot(dk, cen[sub])) / L
+                ddk = dd[..., sub, :]
+                quad[..., k] = (_dot(ddk, ddk) + _dot(dk, cen[..., sub, :])) / L
 
     # angle of x_I from x_J about z_J: theta = atan2(x_I . y_J, x_I . x_J)
     m = ix[ANGLE]
     if m.size:
-        xi, xj = ui[m], a[m]
-        yj = np.einsum("nij,nj->ni", A[bj[m]], model.row_b[m])
+        xi, xj = ui[..., m, :], a[..., m, :]
+        yj = _rot(A[..., bj[m], :, :], model.row_b[m])
         c, s = _dot(xi, xj), _dot(xi, yj)
         rho = c * c + s * s
         gc, gs = cross(xi, xj), cross(xi, yj)      # d c / d pi_I, d s / d pi_I
-        g = (c[:, None] * gs - s[:, None] * gc) / rho[:, None]
-        phi[m] = np.arctan2(s, c)
-        jac[m, 3:6] = g
-        jac[m, 9:12] = -g
+        g = (c[..., None] * gs - s[..., None] * gc) / rho[..., None]
+        phi[..., m] = np.arctan2(s, c)
+        jac[..., m, 3:6] = g
+        jac[..., m, 9:12] = -g
         if quad is not None:
-            wi, wj = w[bi[m]], w[bj[m]]
+            wi, wj = w[..., bi[m], :], w[..., bj[m], :]
             wr = wi - wj
             cd, sd = _dot(gc, wr), _dot(gs, wr)
             thd = (c * sd - s * cd) / rho
@@ -142,29 +149,38 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
                 return (_dot(cross(wi, wxi), vj) + 2.0 * _dot(wxi, cross(wj, vj))
                         + _dot(xi, cross(wj, cross(wj, vj))))
 
-            quad[m] = (c * q2(yj) - s * q2(xj)) / rho - 2.0 * thd * (c * cd + s * sd) / rho
+            quad[..., m] = (c * q2(yj) - s * q2(xj)) / rho - 2.0 * thd * (c * cd + s * sd) / rho
     return RowEval(phi, jac, quad)
 
 
 def global_jacobian(model: Model, jac: np.ndarray) -> np.ndarray:
-    """Dense (nc, 6 nb) Jacobian from row blocks; ground columns dropped.
+    """Dense (nc, 6 nb) Jacobian from row blocks (leading axes carried through); ground
+    columns dropped.
 
     Columns of body b: 6b..6b+2 translation, 6b+3..6b+5 world rotation.
     """
     nc, nb = model.nc, model.nb
-    J = np.zeros((nc, 6 * (nb + 1)))
+    J = np.zeros(jac.shape[:-2] + (nc, 6 * (nb + 1)))
     rows = np.arange(nc)[:, None]
-    J[rows, 6 * model.row_bi[:, None] + np.arange(6)] += jac[:, :6]
-    J[rows, 6 * model.row_bj[:, None] + np.arange(6)] += jac[:, 6:]
-    return J[:, : 6 * nb]
+    J[..., rows, 6 * model.row_bi[:, None] + np.arange(6)] += jac[..., :6]
+    J[..., rows, 6 * model.row_bj[:, None] + np.arange(6)] += jac[..., 6:]
+    return J[..., : 6 * nb]
+
+
+def _with_ground(x: np.ndarray, ground: np.ndarray) -> np.ndarray:
+    """x (..., n, *ground.shape) with ground appended as row n."""
+    g = np.broadcast_to(ground, x.shape[: x.ndim - ground.ndim - 1] + (1,) + ground.shape)
+    return np.concatenate([x, g], axis=-ground.ndim - 1)
 
 
 def body_arrays(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray | None = None,
                 w: np.ndarray | None = None):
-    """Append the ground (index nb) to body arrays: (r, A, v, w) each with nb+1 rows."""
+    """Append the ground (index nb) to body arrays: (r, A, v, w) each with nb+1 rows
+    (leading axes, e.g. frames, carried through)."""
     from .rotations import quat_to_matrix
-    rg = np.vstack([r, np.zeros((1, 3))])
-    A = np.concatenate([quat_to_matrix(p), np.eye(3)[None]], axis=0)
+    zero = np.zeros(3)
+    rg = _with_ground(r, zero)
+    A = _with_ground(quat_to_matrix(p), np.eye(3))
     if v is None:
         return rg, A, None, None
-    return rg, A, np.vstack([v, np.zeros((1, 3))]), np.vstack([w, np.zeros((1, 3))])
+    return rg, A, _with_ground(v, zero), _with_ground(w, zero)

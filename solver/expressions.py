@@ -501,8 +501,10 @@ class TimeFunction:
     """f(t) with exact derivatives, from a number, an expression string or a Python callable."""
 
     def __init__(self, source: str, name: str, value: Callable[[float], Any],
-                 derivs: Callable[[float], tuple[Any, Any, Any]]) -> None:
+                 derivs: Callable[[float], tuple[Any, Any, Any]],
+                 many: Callable[[np.ndarray], tuple[Any, Any, Any]] | None = None) -> None:
         self.source, self.name, self._value, self._derivs = source, name, value, derivs
+        self._many = many     # derivs on an array of times (expressions: no branches)
         self._label = f"{name}: {source}" if name else source
 
     def __repr__(self) -> str:
@@ -529,6 +531,22 @@ class TimeFunction:
         return (self._check(f, "value", t), self._check(d, "first derivative", t),
                 self._check(dd, "second derivative", t))
 
+    def table(self, ts: np.ndarray) -> np.ndarray:
+        """(len(ts), 3): f, df/dt, d2f/dt2 at many times, in one vectorized pass where the
+        function allows it (constants, expressions), else one call per time.  Any failure
+        is raised as derivatives() raises it, at the first time that fails."""
+        ts = np.asarray(ts, dtype=float).reshape(-1)
+        if self._many is not None:
+            try:
+                with np.errstate(all="ignore"):
+                    out = np.stack([np.broadcast_to(np.asarray(x, dtype=float), ts.shape)
+                                    for x in self._many(ts)], axis=1)
+                if np.all(np.isfinite(out)):
+                    return out
+            except (ExpressionError, ArithmeticError, ValueError):
+                pass
+        return np.array([self.derivatives(t) for t in ts], dtype=float).reshape(-1, 3)
+
     __call__ = value
 
 
@@ -545,11 +563,13 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None) -> TimeFun
         c = float(spec)
         if not math.isfinite(c):
             raise ExpressionError(f"{prefix}constant {c} is not finite")
-        return TimeFunction(repr(c), name, lambda t: c, lambda t: (c, 0.0, 0.0))
+        return TimeFunction(repr(c), name, lambda t: c, lambda t: (c, 0.0, 0.0),
+                            lambda ts: (c, 0.0, 0.0))
     if isinstance(spec, str):
         expr = parse(spec, ("t",), name)
         return TimeFunction(repr(expr.source), name, lambda t: expr(t=t),
-                            lambda t: _parts(expr(t=_jet(t, 1.0, 0.0))))
+                            lambda t: _parts(expr(t=_jet(t, 1.0, 0.0))),
+                            lambda ts: _parts(expr(t=_jet(ts, np.ones_like(ts), np.zeros_like(ts)))))
     if not callable(spec):
         raise ExpressionError(f"{prefix}expected a number, an expression string or a callable "
                               f"f(t), got {type(spec).__name__}")

@@ -323,11 +323,18 @@ def total_forces(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.nda
                  wg: np.ndarray, ts_ref: np.ndarray) -> tuple[np.ndarray, ForceEval]:
     """Q (nb, 6): gravity at the centre of mass, gyroscopic moment -w x (I_w w) and every
     force element, as force and moment about each body's centre of mass (world axes)."""
-    nb = model.nb
     fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref)
-    Ab, w = A[:nb], wg[:nb]
-    Iw = np.einsum("bij,bjk,blk->bil", Ab, model.body_inertia, Ab)
-    Q = fe.Q[:nb].copy()
-    Q[:, :3] += model.body_mass[:, None] * model.gravity[None, :]
-    Q[:, 3:] -= cross(w, np.einsum("bij,bj->bi", Iw, w))
-    return Q, fe
+    return fe.Q[: model.nb] + body_loads(model, A, wg)[0], fe
+
+
+def body_loads(model: Any, A: np.ndarray, wg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Q (..., nb, 6): gravity at each centre of mass and the gyroscopic moment
+    -w x (I_w w); I_w (..., nb, 3, 3) = A I A^T) for rotation matrices and angular
+    velocities with at least nb rows (leading axes, e.g. frames, carried through)."""
+    nb = model.nb
+    Ab, w = A[..., :nb, :, :], wg[..., :nb, :]
+    Iw = np.einsum("...bij,bjk,...blk->...bil", Ab, model.body_inertia, Ab)
+    Q = np.empty(w.shape[:-1] + (6,))
+    Q[..., :3] = model.body_mass[:, None] * model.gravity[None, :]
+    Q[..., 3:] = -cross(w, np.einsum("...bij,...bj->...bi", Iw, w))
+    return Q, Iw

@@ -17,7 +17,6 @@ import numpy as np
 from .blas import single_thread
 from .constraints import body_arrays, evaluate, global_jacobian
 from .errors import MechanismError, SolverCancelled, SolverError
-from .forces import total_forces
 from .expressions import ExpressionError
 from .model import ANGLE, Mechanism, Model, body_state, compile_model, store_pose
 from .results import Result
@@ -37,13 +36,14 @@ def motion_values(model: Model, t: float) -> np.ndarray:
 
 
 def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """Constraint residuals with motion functions subtracted; angles wrapped to (-pi, pi]."""
+    """Constraint residuals with motion functions subtracted; angles wrapped to (-pi, pi].
+    phi (..., nc) and f (..., nmotion, 3) may carry leading axes (frames)."""
     res = phi.copy()
     drv = model.row_motion >= 0
     if drv.any():
-        res[drv] -= f[model.row_motion[drv], 0]
+        res[..., drv] -= f[..., model.row_motion[drv], 0]
         ang = drv & (model.row_kind == ANGLE)
-        res[ang] = (res[ang] + np.pi) % (2.0 * np.pi) - np.pi
+        res[..., ang] = (res[..., ang] + np.pi) % (2.0 * np.pi) - np.pi
     return res
 
 
@@ -55,8 +55,8 @@ def _scales(model: Model) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _step(r: np.ndarray, p: np.ndarray, dq: np.ndarray, alpha: float = 1.0):
-    d = alpha * dq.reshape(-1, 6)
-    return r + d[:, :3], rotate_world(p, d[:, 3:])
+    d = alpha * dq.reshape(r.shape[:-1] + (6,))
+    return r + d[..., :3], rotate_world(p, d[..., 3:])
 
 
 def independent_rows(model: Model, J: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -360,152 +360,10 @@ def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "
     if st.driven_dof > 0:
         raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", 0.0)
+    from .sweep import kinematic_sweep
     return kinematic_sweep(model, st, r, p, times, progress)
 
 
 def inertia_world(model: Model, A: np.ndarray) -> np.ndarray:
     """(nb, 3, 3) inertia about the centre of mass in world axes, A I A^T."""
     return np.einsum("bij,bjk,blk->bil", A, model.body_inertia, A)
-
-
-class _FrameAlgebra:
-    """J^-1 and J^-T of a fully driven mechanism's square (kept) Jacobian at one pose.
-
-    Small systems: a dense inverse, with a 1-norm condition check that catches a nearly
-    singular pose.  Large ones whose J M^-1 J^T is banded: J^-1 b = M^-1 J^T S^-1 b and
-    J^-T f = S^-1 J M^-1 f with S = J M^-1 J^T (schur.py), O(rows) per frame; a singular
-    pose shows as S not positive definite."""
-
-    def __init__(self, model: Model, keep: np.ndarray) -> None:
-        from .schur import Schur
-        self.model, self.keep = model, keep
-        self.schur = Schur(model, keep)
-        self.sparse = self.schur.band.banded
-        self.inv_inertia = np.linalg.inv(model.body_inertia) if model.nb else np.zeros((0, 3, 3))
-        self.rs, self.cw = _scales(model)
-
-    def at(self, jac: np.ndarray, A: np.ndarray) -> bool:
-        """Prepare the solves at this pose; False for a (nearly) singular one."""
-        from .schur import inverse_mass
-        keep = self.keep
-        try:
-            if self.sparse:
-                sc = self.schur
-                self.Jb = sc.blocks(jac)
-                self.Mi = inverse_mass(self.model, A, self.inv_inertia)
-                self.vals, self.W = sc.matrix(self.Jb, self.Mi)
-                self.probe = self.solve(np.ones(len(keep)))
-                return bool(np.all(np.isfinite(self.probe)))
-            Jk = global_jacobian(self.model, jac)[keep]
-            self.Jinv = np.linalg.inv(Jk)
-            Js = Jk * self.rs[keep, None] / self.cw[None, :]
-            Jsinv = self.Jinv * self.cw[:, None] / self.rs[None, keep]
-            cond = np.linalg.norm(Js, 1) * np.linalg.norm(Jsinv, 1)
-            return bool(np.isfinite(cond) and cond < COND_LIMIT)
-        except np.linalg.LinAlgError:
-            return False
-
-    def newton_step(self, jac: np.ndarray, A: np.ndarray, res: np.ndarray) -> np.ndarray | None:
-        """-J^-1 res (6 nb,) at a pose (no condition check: Newton only), or None."""
-        try:
-            if self.sparse:
-                return None if not self.at(jac, A) else -self.solve(res).reshape(-1)
-            return np.linalg.solve(global_jacobian(self.model, jac)[self.keep], -res)
-        except np.linalg.LinAlgError:
-            return None
-
-    def solve(self, b: np.ndarray) -> np.ndarray:
-        """J^-1 b as (nb, 6) body vectors (b on the kept rows)."""
-        if not self.sparse:
-            return (self.Jinv @ b).reshape(-1, 6)
-        sc = self.schur
-        return sc.transpose_times(self.W, sc.solve(self.vals, b))[: self.model.nb]
-
-    def solve_t(self, f: np.ndarray) -> np.ndarray:
-        """J^-T f for body vectors f (nb, 6): the kept rows' multipliers."""
-        if not self.sparse:
-            return self.Jinv.T @ f.reshape(-1)
-        sc = self.schur
-        mf = np.einsum("bij,bj->bi", self.Mi, np.vstack([f, np.zeros((1, 6))]))
-        return sc.solve(self.vals, sc.times(self.Jb, mf))
-
-
-def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
-                    times: np.ndarray, progress=None) -> Result:
-    """Position Newton, velocities, accelerations, multipliers and reactions per frame."""
-    nb, nc, n = model.nb, model.nc, len(times)
-    keep = st.keep
-    rs, cw = _scales(model)
-    res_out = Result.empty(model, times)
-    jrows = np.flatnonzero(model.row_joint >= 0)
-    mrows = np.flatnonzero(model.row_motion >= 0)
-    kept_joint = np.intersect1d(keep, jrows)
-    kept_motion = np.intersect1d(keep, mrows)
-    alg = _FrameAlgebra(model, keep)
-    jac_last = None
-    v = w = acc = alp = None
-    ts_ref = np.zeros(len(model.forces.ts_names))
-    for k, t in enumerate(times):
-        try:
-            f = motion_values(model, t)
-        except ExpressionError as exc:
-            raise SolverError(str(exc), t, (), res_out.truncated(k)) from None
-        if k > 0:  # second-order predictor from the last frame
-            h = t - times[k - 1]
-            r = r + v * h + 0.5 * acc * h * h
-            p = rotate_world(p, w * h + 0.5 * alp * h * h)
-        ok = False
-        step_size = np.inf
-        for it in range(25):
-            rg, A = body_arrays(model, r, p)[:2]
-            ev = evaluate(model, rg, A)
-            res = residual(model, ev.phi, f)
-            err = np.max(np.abs(res * rs), initial=0.0)
-            if not np.all(np.isfinite(ev.jac)) or not np.isfinite(err):
-                break
-            if err <= NEWTON_TOL or (step_size <= 1e-15 and err <= 1e3 * NEWTON_TOL):
-                ok = True
-                break
-            dq = alg.newton_step(ev.jac, A, res[keep])
-            if dq is None:
-                break
-            step_size = np.max(np.abs(dq * cw)) / model.length_scale
-            r, p = _step(r, p, dq)
-        ok = ok and alg.at(ev.jac, A)
-        if not ok:
-            jl = jac_last if jac_last is not None else ev.jac
-            who = _involved(model, global_jacobian(model, jl), keep)
-            raise SolverError(
-                f"lock-up at t = {t:.6g} s (frame {k}): the mechanism cannot follow its motions "
-                f"(singular or unreachable position); joints involved: {', '.join(who)}",
-                float(t), who, res_out.truncated(k))
-        jac_last = ev.jac
-        # velocities: J v = nu (nu = df/dt on motion rows)
-        nu = np.zeros(nc)
-        nu[mrows] = f[model.row_motion[mrows], 1]
-        vel = alg.solve(nu[keep])
-        v, w = vel[:, :3], vel[:, 3:]
-        rg, A, vg, wg = body_arrays(model, r, p, v, w)
-        ev = evaluate(model, rg, A, vg, wg)
-        gamma = -ev.quad
-        gamma[mrows] += f[model.row_motion[mrows], 2]
-        accel = alg.solve(gamma[keep])
-        acc, alp = accel[:, :3], accel[:, 3:]
-        # inverse dynamics: J^T lambda = Q - M a
-        Iw = inertia_world(model, A[:nb])
-        Ma = np.concatenate([model.body_mass[:, None] * acc, np.einsum("bij,bj->bi", Iw, alp)], 1)
-        Q, fe = total_forces(model, t, rg, A, vg, wg, ts_ref)
-        ts_ref = fe.ts_angle
-        lam = np.zeros(nc)
-        lam[keep] = alg.solve_t(Q - Ma)
-        if st.redundant.size:
-            J = global_jacobian(model, ev.jac)
-            rhs = (Q - Ma).reshape(-1)
-            lam[kept_joint] = 0.0
-            fc = rhs - J[kept_motion].T @ lam[kept_motion]
-            lam[jrows] = np.linalg.lstsq(J[jrows].T, fc, rcond=1e-10)[0]
-        res_out.store(k, r, p, v, w, acc, alp, lam, ev, model, rg)
-        res_out.store_energy(k, Iw, fe.potential,
-                             fe.power_nc + float(np.dot(-lam[mrows], f[model.row_motion[mrows], 1])))
-        report_progress(progress, k, n, res_out)
-    return res_out

@@ -44,38 +44,46 @@ class Result:
     def empty(cls, model: Any, times: np.ndarray, analysis: str = "kinematic") -> "Result":
         return cls(model, times, analysis)
 
-    def store(self, k: int, r, p, v, w, a, alpha, lam, ev, model, rg) -> None:
-        """Save frame k; reactions from multipliers (seed 003): the generalized force of a
-        joint's rows on body I is -jac_I^T lambda; its moment is moved from I's centre of
-        mass to marker I."""
+    def store(self, k: int | slice, r, p, v, w, a, alpha, lam, jac, model) -> None:
+        """Save frame k (or a slice of frames: arrays with a leading frame axis); reactions
+        from multipliers (seed 003): the generalized force of a joint's rows on body I is
+        -jac_I^T lambda; its moment is moved from I's centre of mass to marker I."""
         self._r[k], self._p[k], self._v[k], self._w[k] = r, p, v, w
         self._a[k], self._alpha[k] = a, alpha
         self.multipliers[k] = lam
         jr = model.row_joint >= 0
-        gen = -lam[jr, None] * ev.jac[jr, :6]
-        tot = np.zeros((len(model.joint_names), 6))
-        np.add.at(tot, model.row_joint[jr], gen)
-        A = np.concatenate([quat_to_matrix(p), np.eye(3)[None]], axis=0)
-        arm = np.einsum("nij,nj->ni", A[self._ji_body], self._ji_point)   # P_I - r_I
-        tot[:, 3:] -= cross(arm, tot[:, :3])
+        gen = -lam[..., jr, None] * jac[..., jr, :6]              # (..., joint rows, 6)
+        tot = np.zeros((len(model.joint_names),) + gen.shape[:-2] + (6,))
+        np.add.at(tot, model.row_joint[jr], np.moveaxis(gen, -2, 0))
+        tot = np.moveaxis(tot, 0, -2)                            # (..., joints, 6)
+        A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
+                           axis=-3)
+        arm = np.einsum("...nij,nj->...ni", A[..., self._ji_body, :, :], self._ji_point)  # P_I - r_I
+        tot[..., 3:] -= cross(arm, tot[..., :3])
         self._reaction[k] = tot
         mr = model.row_motion >= 0
-        self._effort[k, model.row_motion[mr]] = -lam[mr]
+        self._effort[k, model.row_motion[mr]] = -lam[..., mr]
 
-    def store_energy(self, k: int, Iw: np.ndarray, spring_potential: float, power_nc: float,
-                     work_nc: float | None = None) -> None:
-        """Kinetic and potential energy (gravity and springs) of frame k; the work of
-        non-conservative loads (dampers, actuators, applied loads, motions) is given by the
-        integrator (dynamic runs) or accumulated by the trapezoidal rule from the power."""
+    def store_energy(self, k: int | slice, Iw: np.ndarray, spring_potential, power_nc,
+                     work_nc=None) -> None:
+        """Kinetic and potential energy (gravity and springs) of frame k (or a slice of
+        frames, stored before); the work of non-conservative loads (dampers, actuators,
+        applied loads, motions) is given by the integrator (dynamic runs) or accumulated by
+        the trapezoidal rule from the power."""
         m = self.model
-        ke = 0.5 * float(np.sum(m.body_mass * np.einsum("bi,bi->b", self._v[k], self._v[k]))
-                         + np.sum(np.einsum("bi,bij,bj->b", self._w[k], Iw, self._w[k])))
-        pe = -float(np.sum(m.body_mass * (self._r[k] @ m.gravity))) + spring_potential
+        v, w = self._v[k], self._w[k]
+        ke = 0.5 * (np.einsum("b,...bi,...bi->...", m.body_mass, v, v)
+                    + np.einsum("...bi,...bij,...bj->...", w, Iw, w))
+        pe = -np.einsum("b,...bi,i->...", m.body_mass, self._r[k], m.gravity) + spring_potential
         self._power_nc[k] = power_nc
         if work_nc is None:
-            work_nc = 0.0 if k == 0 else (self._energy[k - 1, 2] + 0.5 * (self.times[k] - self.times[k - 1])
-                                          * (self._power_nc[k] + self._power_nc[k - 1]))
-        self._energy[k] = ke, pe, work_nc
+            i = np.atleast_1d(np.arange(len(self.times))[k])
+            lo = max(int(i[0]) - 1, 0)
+            t, pw = self.times[lo:i[-1] + 1], self._power_nc[lo:i[-1] + 1]
+            work = np.cumsum(0.5 * np.diff(t) * (pw[1:] + pw[:-1]))
+            work_nc = (self._energy[lo, 2] + work if i[0] > 0 else np.concatenate([[0.0], work]))
+            work_nc = np.reshape(work_nc, np.shape(ke))
+        self._energy[k, 0], self._energy[k, 1], self._energy[k, 2] = ke, pe, work_nc
 
     def energy(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kinetic, potential, work_nc), each (n,) J.  Potential: gravity and springs;

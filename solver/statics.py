@@ -125,7 +125,7 @@ def statics(mech: Mechanism, time: float = 0.0, update: bool = False, max_iter: 
     ev = evaluate(model, rg, A, vg, wg)
     lam_full = np.zeros(model.nc)
     lam_full[keep] = lam
-    out.store(0, r, p, zero, zero, zero, zero, lam_full, ev, model, rg)
+    out.store(0, r, p, zero, zero, zero, zero, lam_full, ev.jac, model)
     _, fe = total_forces(model, time, rg, A, vg, wg, ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
     if update:

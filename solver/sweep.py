@@ -1,0 +1,336 @@
+"""Kinematic sweep of a fully driven mechanism: positions by Newton, then velocities,
+accelerations, multipliers and joint reactions at every output frame (seed 003:
+"Inverse dynamics - kinematically driven", "Lagrange multipliers for specific
+constraints").
+
+Frames are solved in blocks, with the frames as a leading array axis: each frame of a
+block starts from a Taylor prediction off the last solved frame (r + v h + a h^2/2, and
+the same for rotations), and Newton, the velocity and acceleration solves and the
+reactions run on the whole block at once.  That replaces a Python loop of small-array
+work per frame (what a sweep costs in numpy) by a few array passes per block.
+
+A frame of a block is kept only if it continues the frame before it smoothly: its
+distance from the second-order prediction off that frame is small next to the
+frame-to-frame motion.  A frame on another assembly branch (a four-bar flipped) is far
+from that prediction, so the block is cut there and the sweep goes on from the last good
+frame with smaller blocks, down to one frame at a time, which is the frame-by-frame
+sweep.  Blocks grow while Newton converges in a few iterations.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .constraints import body_arrays, evaluate, global_jacobian
+from .errors import SolverError
+from .expressions import ExpressionError
+from .forces import body_loads, evaluate_forces
+from .kinematics import (COND_LIMIT, NEWTON_TOL, Structure, _involved, _scales, _step,
+                         report_progress, residual)
+from .model import Model
+from .results import Result
+from .rotations import rotate_world
+
+BLOCK_FIRST = 4       # frames in the first block after frame 0
+BLOCK_MAX = 64        # largest block
+QUICK = 6             # Newton iterations up to which a block counts as easy (it may grow)
+SMOOTH = 0.1          # largest distance from the predictor, as a share of the frame's motion
+
+
+def motion_table(model: Model, times: np.ndarray) -> tuple[np.ndarray, int, ExpressionError | None]:
+    """(frames, motions, 3) values and first two time derivatives of every motion; the
+    number of leading frames where all are defined, and the error at the first frame
+    where one is not (None if all are)."""
+    n = len(times)
+    table = np.zeros((n, len(model.motion_functions), 3))
+    first, error = n, None
+    for i, fn in enumerate(model.motion_functions):
+        try:
+            table[:, i] = fn.table(times)
+        except ExpressionError:
+            for k, t in enumerate(times[:first]):
+                try:
+                    table[k, i] = fn.derivatives(t)
+                except ExpressionError as exc:
+                    first, error = k, exc
+                    break
+    return table, first, error
+
+
+class _Algebra:
+    """J^-1 and J^-T of the square (kept) Jacobian of a fully driven mechanism at a block
+    of poses (leading axis: frames).
+
+    Small systems: stacked dense inverses, with a 1-norm condition check that catches a
+    nearly singular pose.  Large ones whose J M^-1 J^T is banded: J^-1 b = M^-1 J^T S^-1 b
+    and J^-T f = S^-1 J M^-1 f with S = J M^-1 J^T (schur.py), O(rows) per frame; a
+    singular pose shows as S not positive definite."""
+
+    def __init__(self, model: Model, keep: np.ndarray) -> None:
+        from .schur import Schur
+        self.model, self.keep = model, keep
+        self.schur = Schur(model, keep)
+        self.sparse = self.schur.band.banded
+        self.inv_inertia = np.linalg.inv(model.body_inertia) if model.nb else np.zeros((0, 3, 3))
+        self.rs, self.cw = _scales(model)
+
+    def newton_step(self, jac: np.ndarray, A: np.ndarray, res: np.ndarray) -> np.ndarray:
+        """-J^-1 res (F, 6 nb) per frame (no condition check: Newton only); NaN rows where
+        J is singular."""
+        if self.sparse:
+            out = np.full((len(jac), 6 * self.model.nb), np.nan)
+            for f in range(len(jac)):
+                fr = self._prepare_one(jac[f], A[f])
+                if fr is not None:
+                    out[f] = -self._solve_one(fr, res[f]).reshape(-1)
+            return out
+        return _solve_stack(global_jacobian(self.model, jac)[:, self.keep], -res)
+
+    def prepare(self, jac: np.ndarray, A: np.ndarray) -> np.ndarray:
+        """Factor J at each pose of the block; (F,) False where it is (nearly) singular."""
+        if self.sparse:
+            self.frames = [self._prepare_one(j, a) for j, a in zip(jac, A)]
+            return np.array([fr is not None for fr in self.frames], dtype=bool)
+        keep, rs, cw = self.keep, self.rs, self.cw
+        Jk = global_jacobian(self.model, jac)[:, keep]
+        self.Jinv = _inverse(Jk)
+        Js = Jk * rs[keep, None] / cw[None, :]
+        Jsinv = self.Jinv * cw[:, None] / rs[None, keep]
+        with np.errstate(invalid="ignore"):
+            cond = _norm1(Js) * _norm1(Jsinv)
+            return np.isfinite(cond) & (cond < COND_LIMIT)
+
+    def take(self, m: int) -> None:
+        """Keep the first m frames of the prepared block."""
+        if self.sparse:
+            self.frames = self.frames[:m]
+        else:
+            self.Jinv = self.Jinv[:m]
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """J^-1 b as (F, nb, 6) body vectors (b (F, kept rows))."""
+        if self.sparse:
+            return np.stack([self._solve_one(fr, x) for fr, x in zip(self.frames, b)])
+        return np.einsum("fij,fj->fi", self.Jinv, b).reshape(len(b), -1, 6)
+
+    def solve_t(self, f: np.ndarray) -> np.ndarray:
+        """J^-T f for body vectors f (F, nb, 6): the kept rows' multipliers (F, kept rows)."""
+        if self.sparse:
+            sc = self.schur
+            out = []
+            for (Jb, Mi, vals, W), x in zip(self.frames, f):
+                mf = np.einsum("bij,bj->bi", Mi, np.vstack([x, np.zeros((1, 6))]))
+                out.append(sc.solve(vals, sc.times(Jb, mf)))
+            return np.array(out)
+        return np.einsum("fji,fj->fi", self.Jinv, f.reshape(len(f), -1))
+
+    # banded path, one frame at a time
+    def _prepare_one(self, jac: np.ndarray, A: np.ndarray) -> tuple | None:
+        """(J blocks, M^-1 blocks, S entries, M^-1 J^T blocks) at one pose, or None."""
+        from .schur import inverse_mass
+        sc = self.schur
+        Jb = sc.blocks(jac)
+        Mi = inverse_mass(self.model, A, self.inv_inertia)
+        try:
+            vals, W = sc.matrix(Jb, Mi)
+            fr = (Jb, Mi, vals, W)
+            probe = self._solve_one(fr, np.ones(len(self.keep)))
+        except np.linalg.LinAlgError:
+            return None
+        return fr if np.all(np.isfinite(probe)) else None
+
+    def _solve_one(self, fr: tuple, b: np.ndarray) -> np.ndarray:
+        sc = self.schur
+        _, _, vals, W = fr
+        return sc.transpose_times(W, sc.solve(vals, b))[: self.model.nb]
+
+
+def _norm1(M: np.ndarray) -> np.ndarray:
+    return np.abs(M).sum(axis=-2).max(axis=-1, initial=0.0)
+
+
+def _solve_stack(M: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x with M_f x_f = b_f for each frame f; NaN for a frame whose M is singular."""
+    try:
+        return np.linalg.solve(M, b[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        out = np.full(b.shape, np.nan)
+        for f in range(len(M)):
+            try:
+                out[f] = np.linalg.solve(M[f], b[f])
+            except np.linalg.LinAlgError:
+                pass
+        return out
+
+
+def _inverse(M: np.ndarray) -> np.ndarray:
+    """Inverses of a stack of matrices; NaN for a singular one."""
+    try:
+        return np.linalg.inv(M)
+    except np.linalg.LinAlgError:
+        out = np.full(M.shape, np.nan)
+        for f in range(len(M)):
+            try:
+                out[f] = np.linalg.inv(M[f])
+            except np.linalg.LinAlgError:
+                pass
+        return out
+
+
+def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.ndarray):
+    """Newton on every frame of a block from its predicted pose; each iteration evaluates
+    only the frames not yet converged.  Returns the poses, the Jacobian blocks and rotation
+    matrices at them, a (F,) converged mask and the iterations used."""
+    rs, cw = _scales(model)
+    keep = alg.keep
+    F = len(R)
+    jac = np.zeros((F, model.nc, 12))
+    A = np.zeros((F, model.nb + 1, 3, 3))
+    done = np.zeros(F, dtype=bool)
+    size = np.full(F, np.inf)              # last step, relative to the length scale
+    live = np.arange(F)
+    for it in range(25):
+        rg, Al = body_arrays(model, R[live], P[live])[:2]
+        ev = evaluate(model, rg, Al)
+        jac[live], A[live] = ev.jac, Al
+        res = residual(model, ev.phi, fv[live])
+        with np.errstate(invalid="ignore"):
+            err = np.max(np.abs(res * rs), axis=-1, initial=0.0)
+            sl = size[live]
+            conv = (err <= NEWTON_TOL) | ((sl <= 1e-15) & (err <= 1e3 * NEWTON_TOL))
+            alive = np.isfinite(err) & np.isfinite(ev.jac).all(axis=(-2, -1)) & ~conv
+        done[live[conv]] = True
+        live, res = live[alive], res[alive]
+        if not live.size:
+            break
+        dq = alg.newton_step(jac[live], A[live], res[:, keep])
+        good = np.isfinite(dq).all(axis=1)
+        live, dq = live[good], dq[good]
+        size[live] = np.max(np.abs(dq * cw), axis=1, initial=0.0) / model.length_scale
+        R[live], P[live] = _step(R[live], P[live], dq)
+    return R, P, jac, A, done, it
+
+
+def _angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Approximate rotation angle between unit quaternions (exact to first order)."""
+    return 2.0 * np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
+
+
+def _smooth_prefix(model: Model, prev: dict, h: np.ndarray, R, P, V, W, Ac, Al) -> int:
+    """How many leading frames of a block each continue the frame before smoothly: the
+    distance (m; rotations times the part's length) from the second-order prediction off
+    the frame before is at most SMOOTH times the motion between the two frames."""
+    def before(x, key):
+        return np.concatenate([prev[key][None], x[:-1]])
+    r0, p0, v0, w0 = before(R, "r"), before(P, "p"), before(V, "v"), before(W, "w")
+    a0, al0 = before(Ac, "a"), before(Al, "alpha")
+    hh = h[:, None, None]
+    rp = r0 + v0 * hh + 0.5 * a0 * hh * hh
+    pp = rotate_world(p0, w0 * hh + 0.5 * al0 * hh * hh)
+    L = model.body_length
+    miss = np.max(np.linalg.norm(R - rp, axis=-1) + L * _angle(P, pp), axis=-1, initial=0.0)
+    move = np.max(np.linalg.norm(R - r0, axis=-1) + L * _angle(P, p0), axis=-1, initial=0.0)
+    ok = miss <= SMOOTH * move + 1e-8 * model.length_scale
+    return int(np.argmin(ok)) if not ok.all() else len(ok)
+
+
+def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
+                    times: np.ndarray, progress=None) -> Result:
+    """Positions, velocities, accelerations, multipliers and reactions at every frame,
+    from the assembled pose (r, p) at times[0]."""
+    nb, nc, n = model.nb, model.nc, len(times)
+    keep = st.keep
+    out = Result.empty(model, times)
+    jrows = np.flatnonzero(model.row_joint >= 0)
+    mrows = np.flatnonzero(model.row_motion >= 0)
+    mix = model.row_motion[mrows]
+    kept_joint = np.intersect1d(keep, jrows)
+    kept_motion = np.intersect1d(keep, mrows)
+    fv, n_ok, bad = motion_table(model, times)
+    alg = _Algebra(model, keep)
+    prev: dict | None = None               # the last solved frame
+    ts_ref = np.zeros(len(model.forces.ts_names))
+    k0, size = 0, 1
+    while k0 < n_ok:
+        ks = np.arange(k0, min(k0 + size, n_ok))
+        tried = len(ks)
+        if prev is None:
+            R, P = r[None].copy(), p[None].copy()
+        else:  # second-order predictor off the last solved frame
+            h = (times[ks] - prev["t"])[:, None, None]
+            R = prev["r"] + prev["v"] * h + 0.5 * prev["a"] * h * h
+            P = rotate_world(prev["p"], prev["w"] * h + 0.5 * prev["alpha"] * h * h)
+        R, P, jac, A, ok, iters = _newton(model, alg, R, P, fv[ks])
+        m = int(np.argmin(ok)) if not ok.all() else len(ok)
+        if m:
+            ok = alg.prepare(jac[:m], A[:m])
+            m = int(np.argmin(ok)) if not ok.all() else m
+            alg.take(m)
+        if m == 0:
+            if len(ks) > 1:
+                size = 1
+                continue
+            jl = prev["jac"] if prev is not None else jac[0]
+            who = _involved(model, global_jacobian(model, jl), keep)
+            t = float(times[k0])
+            raise SolverError(
+                f"lock-up at t = {t:.6g} s (frame {k0}): the mechanism cannot follow its "
+                f"motions (singular or unreachable position); joints involved: {', '.join(who)}",
+                t, who, out.truncated(k0))
+        ks, R, P, f = ks[:m], R[:m], P[:m], fv[ks[:m]]
+        # velocities J v = nu and accelerations J a = gamma (nu, gamma: df/dt, d2f/dt2 on
+        # the motion rows; gamma also -quad)
+        nu = np.zeros((m, nc))
+        nu[:, mrows] = f[:, mix, 1]
+        vel = alg.solve(nu[:, keep])
+        V, W = vel[..., :3], vel[..., 3:]
+        rg, A, vg, wg = body_arrays(model, R, P, V, W)
+        ev = evaluate(model, rg, A, vg, wg)
+        gamma = -ev.quad
+        gamma[:, mrows] += f[:, mix, 2]
+        accel = alg.solve(gamma[:, keep])
+        Ac, Al = accel[..., :3], accel[..., 3:]
+        if prev is not None and len(ks) > 1:
+            m = _smooth_prefix(model, prev, np.diff(times[np.r_[ks[0] - 1, ks]]), R, P, V, W, Ac, Al)
+            if m == 0:
+                size = 1
+                continue
+            alg.take(m)
+            ks, R, P, V, W, Ac, Al, f = ks[:m], R[:m], P[:m], V[:m], W[:m], Ac[:m], Al[:m], f[:m]
+            rg, A, vg, wg = rg[:m], A[:m], vg[:m], wg[:m]
+            ev.jac = ev.jac[:m]
+        # inverse dynamics: J^T lambda = Q - M a
+        Q, Iw = body_loads(model, A, wg)
+        pot, pnc = np.zeros(m), np.zeros(m)
+        if not model.forces.empty:
+            for i, k in enumerate(ks):
+                fe = evaluate_forces(model.forces, float(times[k]), rg[i], A[i], vg[i], wg[i], ts_ref)
+                Q[i] += fe.Q[:nb]
+                pot[i], pnc[i], ts_ref = fe.potential, fe.power_nc, fe.ts_angle
+        Ma = np.concatenate([model.body_mass[:, None] * Ac,
+                             np.einsum("fbij,fbj->fbi", Iw, Al)], axis=-1)
+        lam = np.zeros((m, nc))
+        lam[:, keep] = alg.solve_t(Q - Ma)
+        if st.redundant.size:   # least-norm joint multipliers with the same constraint forces
+            J = global_jacobian(model, ev.jac)
+            lam[:, kept_joint] = 0.0
+            fc = (Q - Ma).reshape(m, -1) - np.einsum("fki,fk->fi", J[:, kept_motion],
+                                                     lam[:, kept_motion])
+            pinv = np.linalg.pinv(np.swapaxes(J[:, jrows], 1, 2), rcond=1e-10)
+            lam[:, jrows] = np.einsum("fij,fj->fi", pinv, fc)
+        block = slice(ks[0], ks[-1] + 1)
+        out.store(block, R, P, V, W, Ac, Al, lam, ev.jac, model)
+        out.store_energy(block, Iw, pot, pnc - np.einsum("fm,fm->f", lam[:, mrows], f[:, mix, 1]))
+        prev = dict(t=times[ks[-1]], r=R[-1], p=P[-1], v=V[-1], w=W[-1], a=Ac[-1],
+                    alpha=Al[-1], jac=ev.jac[-1])
+        for k in ks:             # once per frame, as the frame-by-frame sweep did
+            report_progress(progress, int(k), n, out)
+        k0 = int(ks[-1]) + 1
+        if k0 == 1:
+            size = BLOCK_FIRST
+        elif m < tried:
+            size = max(1, m)
+        elif iters <= QUICK:
+            size = min(2 * size, BLOCK_MAX)
+    if bad is not None:
+        raise SolverError(str(bad), float(times[n_ok]), (), out.truncated(n_ok))
+    return out
