@@ -94,13 +94,31 @@ def independent_rows(model: Model, J: np.ndarray, rows: np.ndarray) -> np.ndarra
 
 def _banded_independent(model: Model, Js: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
     """The greedy rank test by a skipping Cholesky of G = Js Js^T when G's band (rows in the
-    given order) is narrow; None when it is not."""
+    given order) is narrow; None when it is not.  Rows appended out of band order (motions
+    after all joints) are also tried sorted by body: when every row is independent in that
+    order the answer does not depend on the order; otherwise None."""
     bi, bj = model.row_bi[rows], model.row_bj[rows]
-    nb, n = model.nb, len(rows)
-    ends = [np.flatnonzero((bi == b) | (bj == b)) for b in range(nb)]
-    kd = max((int(e.max() - e.min()) for e in ends if e.size), default=0)
-    if (kd + 1) * 4 >= n:
-        return None
+    kd = _gram_band(model, bi, bj)
+    if (kd + 1) * 4 < len(rows):
+        return rows[_skipping_cholesky(Js, kd)]
+    order = np.argsort(np.minimum(bi, bj), kind="stable")     # the ground (nb) sorts last
+    kd = _gram_band(model, bi[order], bj[order])
+    if (kd + 1) * 4 < len(rows) and _skipping_cholesky(Js[order], kd).all():
+        return rows
+    return None
+
+
+def _gram_band(model: Model, bi: np.ndarray, bj: np.ndarray) -> int:
+    """Half-bandwidth of the Gram matrix of rows touching bodies bi, bj (in this order)."""
+    ends = [np.flatnonzero((bi == b) | (bj == b)) for b in range(model.nb)]
+    return max((int(e.max() - e.min()) for e in ends if e.size), default=0)
+
+
+def _skipping_cholesky(Js: np.ndarray, kd: int) -> np.ndarray:
+    """(n,) mask of rows independent of the kept rows before them: Cholesky of the banded
+    G = Js Js^T (half-bandwidth kd) that skips a row whose pivot (the squared length of its
+    new direction) is below RANK_TOL^2 of its squared length."""
+    n = len(Js)
     G = Js @ Js.T           # dense but only band entries are non-zero; n is a few hundred
     L = np.zeros((n, n))
     keep = np.zeros(n, dtype=bool)
@@ -121,7 +139,7 @@ def _banded_independent(model: Model, Js: np.ndarray, rows: np.ndarray) -> np.nd
                 L[k, win] = lk
             L[k, k] = np.sqrt(piv)
             keep[k] = True
-    return rows[keep]
+    return keep
 
 
 def _involved(model: Model, J: np.ndarray, rows: np.ndarray) -> tuple[str, ...]:

@@ -190,3 +190,25 @@ def test_banded_rank_test_matches_gram_schmidt(n: int) -> None:
     report = m.check()
     assert report.dof == 1
     assert sum(len(v) for v in report.redundant.values()) == 3 * (n - 1)
+
+
+@pytest.mark.parametrize("motions", [("pivot0",), ("pivot0", "pivot9")])
+def test_rank_test_with_motions_after_the_joints(motions, monkeypatch) -> None:
+    """Motion rows come after all joint rows, out of band order: the banded test re-sorts
+    the rows by body, and only trusts that order when every row is independent (then the
+    order does not matter); a conflicting second motion falls back to the ordered greedy
+    test, which names the later motion."""
+    from solver import kinematics
+    from solver.model import body_state, compile_model
+    m = ladder(14)
+    for j in motions:
+        m.add_motion(f"drive_{j}", j, "0.1*t")
+    model = compile_model(m)
+    r, p, _, _ = body_state(model, m)
+    r, p = kinematics.assemble_state(model, r, p)
+    st = kinematics.structure(model, r, p)
+    monkeypatch.setattr(kinematics, "_banded_independent", lambda *a: None)
+    ref = kinematics.structure(model, r, p)
+    np.testing.assert_array_equal(st.keep, ref.keep)
+    assert st.bad_motions == ref.bad_motions == [f"drive_{j}" for j in motions[1:]]
+    assert st.driven_dof == 0
