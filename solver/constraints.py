@@ -169,8 +169,13 @@ def global_jacobian(model: Model, jac: np.ndarray) -> np.ndarray:
 
 def _with_ground(x: np.ndarray, ground: np.ndarray) -> np.ndarray:
     """x (..., n, *ground.shape) with ground appended as row n."""
-    g = np.broadcast_to(ground, x.shape[: x.ndim - ground.ndim - 1] + (1,) + ground.shape)
-    return np.concatenate([x, g], axis=-ground.ndim - 1)
+    ax = x.ndim - ground.ndim - 1              # the body axis
+    shape = list(x.shape)
+    shape[ax] += 1
+    out = np.empty(shape)
+    out[(Ellipsis, slice(0, x.shape[ax])) + (slice(None),) * ground.ndim] = x
+    out[(Ellipsis, x.shape[ax]) + (slice(None),) * ground.ndim] = ground
+    return out
 
 
 def body_arrays(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray | None = None,

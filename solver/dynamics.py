@@ -117,22 +117,25 @@ class _System:
         f = motion_values(m, t)
         rs, _ = _scales(m)
         p = p / np.linalg.norm(p, axis=1, keepdims=True)
+        mats = None
         for it in range(20):
             rg, A = body_arrays(m, r, p)[:2]
             ev = evaluate(m, rg, A)
             res = residual(m, ev.phi, f)
             if np.max(np.abs(res * rs), initial=0.0) <= NEWTON_TOL:
                 break
-            Jb = sc.blocks(ev.jac)
-            vals, W = sc.matrix(Jb, self._minv_ground(A))
-            d = -sc.transpose_times(W, sc.solve(vals, res[self.keep]))[: self.nb]
+            mats = sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
+            d = -sc.transpose_times(mats[1], sc.solve(mats[0], res[self.keep]))[: self.nb]
             r, p = r + d[:, :3], rotate_world(p, d[:, 3:])
         else:
             raise np.linalg.LinAlgError("position projection did not converge")
         if not sc.n:
             return r, p, v, w
+        # velocities: S and M^-1 J^T from the last Newton iteration, whose pose differs from
+        # this one by about the local error; J v - nu is taken at the final pose, so J v = nu
+        # holds there up to (change of J) x (velocity correction), far below rounding
         Jb = sc.blocks(ev.jac)
-        vals, W = sc.matrix(Jb, self._minv_ground(A))
+        vals, W = mats if mats is not None else sc.matrix(Jb, self._minv_ground(A))
         nu = np.zeros(m.nc)
         nu[self.mrows] = f[m.row_motion[self.mrows], 1]
         vel = np.vstack([np.concatenate([v, w], 1), np.zeros((1, 6))])
@@ -156,6 +159,7 @@ class DoPri5:
             yi = y + h * sum(_A[i][j] * ks[j] for j in range(i) if _A[i][j] != 0.0)
             ks.append(self.sysm.rhs(t + _C[i] * h, yi))
         ynew = y + h * sum(_B[j] * ks[j] for j in range(7) if _B[j] != 0.0)
+        self.k_end = ks[6]        # f(t + h, ynew): first stage of the next step (FSAL)
         return ynew, norm(h * sum(_E[j] * ks[j] for j in range(7)), y, ynew)
 
 
@@ -209,7 +213,7 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
         return x if np.isfinite(x) else 1e10
 
     work = 0.0
-    h = None
+    h = f_end = None
     expo = -1.0 / (stepper.order + 1)
 
     def fail(msg: str, k: int, tt: float, who=()):
@@ -220,7 +224,9 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
         while t < t_out - 1e-14 * max(1.0, abs(t_out)):
             try:
                 y = sysm.pack(r, p, v, w, work)
-                f0 = sysm.rhs(t, y)
+                # first stage: the last stage of the step before (first same as last), taken
+                # before the projection moved y by the size of the local error, or anew
+                f0 = sysm.rhs(t, y) if f_end is None else f_end
                 if h is None:
                     h = _initial_step(f0, y, scale, rtol, times)
                 hs = min(h, t_out - t)
@@ -241,6 +247,7 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
                 # keep the natural step for the next one unless this step was cut to the frame
                 if hs == h or h_next < h:
                     h = h_next
+                f_end = getattr(stepper, "k_end", None)
                 t = t + hs
                 out.steps += 1
                 r1, p1, v1, w1, work = sysm.unpack(ynew)

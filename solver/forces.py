@@ -24,7 +24,7 @@ import numpy as np
 from .errors import MechanismError
 from .expressions import ExpressionError, parse, time_function
 from .model import number as _number
-from .rotations import cross
+from .rotations import congruence, cross
 
 V_FRICTION = 1e-3
 
@@ -333,7 +333,7 @@ def body_loads(model: Any, A: np.ndarray, wg: np.ndarray) -> tuple[np.ndarray, n
     velocities with at least nb rows (leading axes, e.g. frames, carried through)."""
     nb = model.nb
     Ab, w = A[..., :nb, :, :], wg[..., :nb, :]
-    Iw = np.einsum("...bij,bjk,...blk->...bil", Ab, model.body_inertia, Ab)
+    Iw = congruence(Ab, model.body_inertia)
     Q = np.empty(w.shape[:-1] + (6,))
     Q[..., :3] = model.body_mass[:, None] * model.gravity[None, :]
     Q[..., 3:] = -cross(w, np.einsum("...bij,...bj->...bi", Iw, w))

@@ -22,7 +22,7 @@ import numpy as np
 
 from .constraints import body_arrays, evaluate, global_jacobian
 from .forces import total_forces
-from .rotations import quat_multiply, rotate_world
+from .rotations import congruence, quat_multiply, rotate_world
 
 _G = 0.25
 _A = np.array([[1 / 4, 0, 0, 0, 0],
@@ -116,7 +116,7 @@ class SDIRK4:
         K, C = force_jacobians(s, t, r, pn, v, w)
         nb, n = s.nb, 6 * s.nb
         M = np.zeros((n, n))
-        Iw = np.einsum("bij,bjk,blk->bil", A[:nb], s.m.body_inertia, A[:nb])
+        Iw = congruence(A[:nb], s.m.body_inertia)
         for b in range(nb):
             M[6 * b: 6 * b + 3, 6 * b: 6 * b + 3] = np.eye(3) * s.m.body_mass[b]
             M[6 * b + 3: 6 * b + 6, 6 * b + 3: 6 * b + 6] = Iw[b]

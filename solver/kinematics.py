@@ -20,7 +20,7 @@ from .errors import MechanismError, SolverCancelled, SolverError
 from .expressions import ExpressionError
 from .model import ANGLE, Mechanism, Model, body_state, compile_model, store_pose
 from .results import Result
-from .rotations import rotate_world
+from .rotations import congruence, rotate_world
 
 NEWTON_TOL = 1e-12      # scaled residual (rows in m divided by the length scale)
 RANK_TOL = 1e-8         # relative size of a row's new direction to count as independent
@@ -384,4 +384,4 @@ def solve(mech: Mechanism, duration: float, fps: float = 24.0, analysis: str = "
 
 def inertia_world(model: Model, A: np.ndarray) -> np.ndarray:
     """(nb, 3, 3) inertia about the centre of mass in world axes, A I A^T."""
-    return np.einsum("bij,bjk,blk->bil", A, model.body_inertia, A)
+    return congruence(A, model.body_inertia)

@@ -95,6 +95,12 @@ def rotate_world(p: np.ndarray, phi: np.ndarray) -> np.ndarray:
     return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
+def congruence(A: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """A M A^T for stacks of 3x3 matrices (an inertia tensor turned to world axes); matmul
+    is several times faster than a three-operand einsum here."""
+    return A @ M @ np.swapaxes(A, -1, -2)
+
+
 def skew(v: np.ndarray) -> np.ndarray:
     """Cross-product matrices [v x] (..., 3, 3) so that skew(a) @ b == cross(a, b)."""
     v = np.asarray(v, dtype=float)

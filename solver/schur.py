@@ -12,6 +12,7 @@ import numpy as np
 
 from .banded import BandedSPD
 from .model import Model
+from .rotations import congruence
 
 
 def inverse_mass(model: Model, A: np.ndarray, inv_inertia: np.ndarray) -> np.ndarray:
@@ -21,7 +22,7 @@ def inverse_mass(model: Model, A: np.ndarray, inv_inertia: np.ndarray) -> np.nda
     Mi = np.zeros((nb + 1, 6, 6))
     Mi[:nb, :3, :3] = np.eye(3)[None] / model.body_mass[:, None, None]
     Ab = A[:nb]
-    Mi[:nb, 3:, 3:] = np.einsum("bij,bjk,blk->bil", Ab, inv_inertia, Ab)
+    Mi[:nb, 3:, 3:] = congruence(Ab, inv_inertia)
     return Mi
 
 
