@@ -133,8 +133,8 @@ def print_table(rows: list[Row], engines: list[str]) -> None:
               f"{fmt(res.extra.get('dev'), '10.1e'):>10s} {fmt(ratio, '7.3f'):>7s}  {text}")
     print("error: chain = max |E - E0| / (m g L N^2/2); slider-crank = slider x vs closed form (m). "
           f"traj dev: link ends vs ours, t <= {DEV_UNTIL} s. ratio = engine time / our time.")
-    print("ours: Dormand-Prince 5(4) with error control (tolerance 1e-6), projection onto the "
-          "constraints; slider-crank by kinematic sweep (no integration).")
+    print("ours: Dormand-Prince 8(5,3) with error control (tolerance 1e-6), projection onto the "
+          "constraints; slider-crank by kinematic sweep in blocks of frames (no integration).")
     if "mujoco" in engines:
         print(peers.mujoco_settings(PER, CHAIN_FPS) + "; slider-crank not modelled.")
     if "exudyn" in engines:

@@ -1,8 +1,8 @@
 """The constrained inverse mass J M^-1 J^T of a mechanism, built and solved in O(rows).
 
 Each constraint row touches two bodies, so S = J M^-1 J^T has an entry only for rows that
-share a moving body; the pairs are listed once and S is summed from them, never forming
-the dense (nc, 6 nb) Jacobian.  S is solved by a banded Cholesky when its band is narrow
+share a moving body; S is summed from one small block per body, never forming the dense
+(nc, 6 nb) Jacobian.  S is solved by a banded Cholesky when its band is narrow
 (``banded.py``), else densely.  Used by forward dynamics (accelerations, projection) and by
 the kinematic sweep of large mechanisms (for a square J, M^-1 J^T S^-1 b = J^-1 b).
 """
@@ -29,29 +29,37 @@ def inverse_mass(model: Model, A: np.ndarray, inv_inertia: np.ndarray) -> np.nda
 class Schur:
     """J M^-1 J^T and the products with J from the rows' 12-entry Jacobian blocks.
 
-    Each constraint row touches two bodies, so S = J M^-1 J^T has an entry only for rows
-    that share a moving body; the pairs are listed once here and S is summed from them in
-    O(rows) work, never forming the dense (nc, 6 nb) Jacobian.  Bodies indexed as in Model,
-    the ground last (its inverse mass is zero).
+    Each constraint row touches two bodies, so S = J M^-1 J^T is a sum of one small block
+    per moving body, B_b = J_b M_b^-1 J_b^T over the rows that touch b (a spherical joint
+    chain: six rows a body).  The blocks are computed for all bodies at once with the rows
+    of each body gathered into a padded (nb, slots, 6) array; their entries are S's values
+    at a fixed list of (row, row) pairs, in O(rows) work, never forming the dense (nc, 6 nb)
+    Jacobian.  Bodies indexed as in Model, the ground last (its inverse mass is zero).
     """
 
     def __init__(self, model: Model, rows: np.ndarray) -> None:
         nb = model.nb
         self.nb, self.rows, self.n = nb, rows, len(rows)
         self.ends = np.stack([model.row_bi[rows], model.row_bj[rows]], axis=1)   # (n, 2)
-        by_body: dict[int, list[tuple[int, int]]] = {}
+        touch: list[list[tuple[int, int]]] = [[] for _ in range(nb)]
         for k in range(self.n):
             for side in (0, 1):
                 b = int(self.ends[k, side])
                 if b < nb:
-                    by_body.setdefault(b, []).append((k, side))
-        pr, ps, pc, pcs = [], [], [], []
-        for ends in by_body.values():
-            for k1, s1 in ends:
-                for k2, s2 in ends:
-                    pr.append(k1), ps.append(s1), pc.append(k2), pcs.append(s2)
-        self.pr, self.ps = np.array(pr, dtype=int), np.array(ps, dtype=int)
-        self.pc, self.pcs = np.array(pc, dtype=int), np.array(pcs, dtype=int)
+                    touch[b].append((k, side))
+        slots = max((len(t) for t in touch), default=0)
+        # slot i of body b holds row end (row, side); padding slots point at row n
+        self.slot_row = np.full((nb, slots), self.n)
+        self.slot_side = np.zeros((nb, slots), dtype=int)
+        for b, t in enumerate(touch):
+            for i, (k, side) in enumerate(t):
+                self.slot_row[b, i], self.slot_side[b, i] = k, side
+        valid = self.slot_row < self.n
+        self.slot_take = np.where(valid, self.slot_row, 0)    # padding reads row 0 (unused)
+        # pairs: the non-padding entries of the bodies' blocks, flattened in order
+        self.pair_index = np.flatnonzero(valid[:, :, None] & valid[:, None, :])
+        bb, i1, i2 = np.unravel_index(self.pair_index, (nb, slots, slots))
+        self.pr, self.pc = self.slot_row[bb, i1], self.slot_row[bb, i2]
         self.flat = self.pr * self.n + self.pc
         self.band = BandedSPD(self.n, self.pr, self.pc)
 
@@ -60,10 +68,11 @@ class Schur:
         return jac[self.rows].reshape(self.n, 2, 6)
 
     def matrix(self, Jb: np.ndarray, Mi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(S's entries at the pairs, W = M^-1 J^T blocks (n, 2, 6)); Mi (nb+1, 6, 6) with a
-        zero ground block."""
-        W = np.einsum("ksij,ksj->ksi", Mi[self.ends], Jb)
-        vals = np.einsum("pi,pi->p", Jb[self.pr, self.ps], W[self.pc, self.pcs])
+        """(S's entries at the pairs, W = M^-1 J^T per body and slot (nb, 6, slots)); Mi
+        (at least nb, 6, 6) inverse mass (or weight) blocks."""
+        Jg = Jb[self.slot_take, self.slot_side]                  # (nb, slots, 6)
+        W = Mi[: self.nb] @ np.swapaxes(Jg, 1, 2)
+        vals = (Jg @ W).reshape(-1)[self.pair_index]
         return vals, W
 
     def solve(self, vals: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -79,8 +88,10 @@ class Schur:
         """J x for body vectors x (nb+1, 6)."""
         return np.einsum("ksi,ksi->k", Jb, x[self.ends])
 
-    def transpose_times(self, B: np.ndarray, lam: np.ndarray) -> np.ndarray:
-        """sum over rows of lam * B (B: J or W blocks) into body vectors (nb+1, 6)."""
+    def transpose_times(self, W: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """M^-1 J^T lam as body vectors (nb+1, 6), ground row zero (W from matrix())."""
         out = np.zeros((self.nb + 1, 6))
-        np.add.at(out, self.ends.ravel(), (lam[:, None, None] * B).reshape(-1, 6))
+        if self.n:
+            lg = np.append(lam, 0.0)[self.slot_row]                # padding slots: 0
+            out[: self.nb] = np.einsum("bik,bk->bi", W, lg)
         return out
