@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import ANGLE, DOT1, Model
+from .model import Model
 from .rotations import cross
 
 
@@ -43,113 +43,113 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     r (nb+1, 3), A (nb+1, 3, 3): COM positions and rotation matrices with the ground last
     (r = 0, A = I); v, w (nb+1, 3): COM and angular velocities, ground zero.  Any leading
     axes (e.g. frames: r (F, nb+1, 3)) are carried through: phi (F, nc), jac (F, nc, 12).
+    The rows are computed grouped by kind (contiguous slices, Model.kind_index) and put
+    back in model order at the end.
     """
     nc = model.nc
-    bi, bj = model.row_bi, model.row_bj
-    on_j = model.row_a_on_j
     ix = model.kind_index
-    ba = ix["ba"]
-    # world components of each row's body-fixed vectors and points (only where used)
+    bi, bj, ba = ix["bi"], ix["bj"], ix["ba"]
     lead = r.shape[:-2]
-    ui = _rot(A[..., bi, :, :], model.row_ui)
-    a = _rot(A[..., ba, :, :], model.row_a)
-    pt = ix["point"]
-    phi = np.zeros(lead + (nc,))
+    phi = np.empty(lead + (nc,))
     jac = np.zeros(lead + (nc, 12))
-    quad = None if v is None else np.zeros(lead + (nc,))
-
-    # dot-1: a_I . b_J = 0 (seed 003 "Dot-1"), a_I = ui, b_J = a
-    m = ix[DOT1]
-    if m.size:
-        ai, aj = ui[..., m, :], a[..., m, :]
-        axb = cross(ai, aj)
-        phi[..., m] = _dot(ai, aj)
-        jac[..., m, 3:6] = axb
-        jac[..., m, 9:12] = -axb
-        if quad is not None:
-            wi, wj = w[..., bi[m], :], w[..., bj[m], :]
-            quad[..., m] = (_dot(cross(wi, cross(wi, ai)), aj)
-                            + 2.0 * _dot(cross(wi, ai), cross(wj, aj))
-                            + _dot(ai, cross(wj, cross(wj, aj))))
+    quad = None if v is None else np.empty(lead + (nc,))
+    # world components of each row's body-fixed vectors and points
+    ui = _rot(A[..., bi, :, :], ix["ui"])
+    a = _rot(A[..., ba, :, :], ix["a"])
 
     # dot-2 and at-point: a . (P_I - P_J) = 0 (seed 003 "Dot-2", "Spherical")
     # distance: (|d|^2 - L^2) / (2 L) = 0 (seed 003 "Double spherical", scaled to metres)
-    if pt.size:
+    pt = ix["point"]
+    if pt.stop:
         pi_ = ui[..., pt, :]
-        pj_ = _rot(A[..., bj[pt], :, :], model.row_uj[pt])
+        pj_ = _rot(A[..., bj[pt], :, :], ix["uj"][pt])
         d = r[..., bi[pt], :] + pi_ - r[..., bj[pt], :] - pj_
-        general = ix["point_general"]        # dot-2 on J's axes and distance rows
         if quad is not None:
             wi, wj = w[..., bi[pt], :], w[..., bj[pt], :]
             # centripetal part of d2d/dt2
             cen = cross(wi, cross(wi, pi_)) - cross(wj, cross(wj, pj_))
-            if general.any():
+            if pt.stop > ix["at"].stop:      # dot-2 on J's axes and distance rows
                 dd = v[..., bi[pt], :] + cross(wi, pi_) - v[..., bj[pt], :] - cross(wj, pj_)
         # at-point rows: a is a fixed world axis e, so phi = d . e and the a-terms vanish
-        sub = ix["point_at"]
-        k = pt[sub]
-        if k.size:
-            ak, axis = a[..., k, :], ix["at_axis"]
-            phi[..., k] = d[..., sub, axis]
-            jac[..., k, 0:3] = ak
-            jac[..., k, 3:6] = cross(pi_[..., sub, :], ak)
-            jac[..., k, 6:9] = -ak
-            jac[..., k, 9:12] = cross(ak, pj_[..., sub, :])
+        s = ix["at"]
+        if s.stop > s.start:
+            ak = a[..., s, :]
+            phi[..., s] = d[..., ix["at_rows"], ix["at_axis"]]
+            jac[..., s, 0:3] = ak
+            jac[..., s, 3:6] = cross(pi_[..., s, :], ak)
+            jac[..., s, 6:9] = -ak
+            jac[..., s, 9:12] = cross(ak, pj_[..., s, :])
             if quad is not None:
-                quad[..., k] = cen[..., sub, axis]
-        sub = ix["point_dot2"]
-        k = pt[sub]
-        if k.size:
-            ak, dk, uik, ujk = a[..., k, :], d[..., sub, :], pi_[..., sub, :], pj_[..., sub, :]
-            onj = on_j[k][:, None]
-            phi[..., k] = _dot(ak, dk)
-            jac[..., k, 0:3] = ak
-            jac[..., k, 3:6] = cross(uik, ak)
-            jac[..., k, 6:9] = -ak
-            jac[..., k, 9:12] = onj * cross(ak, dk) + cross(ak, ujk)
+                quad[..., s] = cen[..., ix["at_rows"], ix["at_axis"]]
+        s = ix["dot2"]
+        if s.stop > s.start:
+            ak, dk, uik, ujk = a[..., s, :], d[..., s, :], pi_[..., s, :], pj_[..., s, :]
+            onj = ix["on_j"][s][:, None]
+            phi[..., s] = _dot(ak, dk)
+            jac[..., s, 0:3] = ak
+            jac[..., s, 3:6] = cross(uik, ak)
+            jac[..., s, 6:9] = -ak
+            jac[..., s, 9:12] = onj * cross(ak, dk) + cross(ak, ujk)
             if quad is not None:
-                wa = w[..., ba[k], :]
-                quad[..., k] = (_dot(cross(wa, cross(wa, ak)), dk)
-                                + 2.0 * _dot(cross(wa, ak), dd[..., sub, :]) + _dot(ak, cen[..., sub, :]))
-        sub = ix["point_dist"]
-        k = pt[sub]
-        if k.size:
-            dk, uik, ujk = d[..., sub, :], pi_[..., sub, :], pj_[..., sub, :]
-            L = model.row_target[k]
-            phi[..., k] = (_dot(dk, dk) - L * L) / (2.0 * L)
+                wa = w[..., ba[s], :]
+                quad[..., s] = (_dot(cross(wa, cross(wa, ak)), dk)
+                                + 2.0 * _dot(cross(wa, ak), dd[..., s, :]) + _dot(ak, cen[..., s, :]))
+        s = ix["dist"]
+        if s.stop > s.start:
+            dk, uik, ujk = d[..., s, :], pi_[..., s, :], pj_[..., s, :]
+            L = ix["target"][s]
+            phi[..., s] = (_dot(dk, dk) - L * L) / (2.0 * L)
             Lc = L[:, None]
-            jac[..., k, 0:3] = dk / Lc
-            jac[..., k, 3:6] = cross(uik, dk) / Lc
-            jac[..., k, 6:9] = -dk / Lc
-            jac[..., k, 9:12] = -cross(ujk, dk) / Lc
+            jac[..., s, 0:3] = dk / Lc
+            jac[..., s, 3:6] = cross(uik, dk) / Lc
+            jac[..., s, 6:9] = -dk / Lc
+            jac[..., s, 9:12] = -cross(ujk, dk) / Lc
             if quad is not None:
-                ddk = dd[..., sub, :]
-                quad[..., k] = (_dot(ddk, ddk) + _dot(dk, cen[..., sub, :])) / L
+                ddk = dd[..., s, :]
+                quad[..., s] = (_dot(ddk, ddk) + _dot(dk, cen[..., s, :])) / L
+
+    # dot-1: a_I . b_J = 0 (seed 003 "Dot-1"), a_I = ui, b_J = a
+    s = ix["dot1"]
+    if s.stop > s.start:
+        ai, aj = ui[..., s, :], a[..., s, :]
+        axb = cross(ai, aj)
+        phi[..., s] = _dot(ai, aj)
+        jac[..., s, 3:6] = axb
+        jac[..., s, 9:12] = -axb
+        if quad is not None:
+            wi, wj = w[..., bi[s], :], w[..., bj[s], :]
+            quad[..., s] = (_dot(cross(wi, cross(wi, ai)), aj)
+                            + 2.0 * _dot(cross(wi, ai), cross(wj, aj))
+                            + _dot(ai, cross(wj, cross(wj, aj))))
 
     # angle of x_I from x_J about z_J: theta = atan2(x_I . y_J, x_I . x_J)
-    m = ix[ANGLE]
-    if m.size:
-        xi, xj = ui[..., m, :], a[..., m, :]
-        yj = _rot(A[..., bj[m], :, :], model.row_b[m])
-        c, s = _dot(xi, xj), _dot(xi, yj)
-        rho = c * c + s * s
+    s = ix["angle"]
+    if s.stop > s.start:
+        xi, xj = ui[..., s, :], a[..., s, :]
+        yj = _rot(A[..., bj[s], :, :], ix["b"][s])
+        c, sn = _dot(xi, xj), _dot(xi, yj)
+        rho = c * c + sn * sn
         gc, gs = cross(xi, xj), cross(xi, yj)      # d c / d pi_I, d s / d pi_I
-        g = (c[..., None] * gs - s[..., None] * gc) / rho[..., None]
-        phi[..., m] = np.arctan2(s, c)
-        jac[..., m, 3:6] = g
-        jac[..., m, 9:12] = -g
+        g = (c[..., None] * gs - sn[..., None] * gc) / rho[..., None]
+        phi[..., s] = np.arctan2(sn, c)
+        jac[..., s, 3:6] = g
+        jac[..., s, 9:12] = -g
         if quad is not None:
-            wi, wj = w[..., bi[m], :], w[..., bj[m], :]
+            wi, wj = w[..., bi[s], :], w[..., bj[s], :]
             wr = wi - wj
             cd, sd = _dot(gc, wr), _dot(gs, wr)
-            thd = (c * sd - s * cd) / rho
+            thd = (c * sd - sn * cd) / rho
             wxi = cross(wi, xi)
 
             def q2(vj: np.ndarray) -> np.ndarray:  # velocity part of d2(x_I . v_J)/dt2
                 return (_dot(cross(wi, wxi), vj) + 2.0 * _dot(wxi, cross(wj, vj))
                         + _dot(xi, cross(wj, cross(wj, vj))))
 
-            quad[..., m] = (c * q2(yj) - s * q2(xj)) / rho - 2.0 * thd * (c * cd + s * sd) / rho
+            quad[..., s] = (c * q2(yj) - sn * q2(xj)) / rho - 2.0 * thd * (c * cd + sn * sd) / rho
+    if not ix["identity"]:                 # back to model row order
+        inv = ix["inv"]
+        phi, jac = phi[..., inv], jac[..., inv, :]
+        quad = None if quad is None else quad[..., inv]
     return RowEval(phi, jac, quad)
 
 

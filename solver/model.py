@@ -214,19 +214,30 @@ class Model:
 
     @property
     def kind_index(self) -> dict:
-        """Row indices by primitive kind (and the body of each row's vector a), made once:
-        the evaluation selects rows by index instead of building masks every call."""
+        """The evaluation plan, made once: the rows grouped by primitive kind (at-point,
+        dot-2, distance, dot-1, angle) so that constraints.evaluate works on contiguous
+        slices, with the per-row data in that order and the permutation back."""
         ix = self.__dict__.get("_kind_index")
         if ix is None:
             k = self.row_kind
-            point = np.flatnonzero((k == DOT2) | (k == DIST))
-            at = (k[point] == DOT2) & ~self.row_a_on_j[point]       # world-axis rows
-            ix = {DOT1: np.flatnonzero(k == DOT1), ANGLE: np.flatnonzero(k == ANGLE),
-                  "point": point, "point_at": at,
-                  "point_dot2": (k[point] == DOT2) & self.row_a_on_j[point],
-                  "point_dist": k[point] == DIST, "point_general": ~at,
-                  "at_axis": np.argmax(np.abs(self.row_a[point][at]), axis=1),
-                  "ba": np.where(self.row_a_on_j, self.row_bj, self.nb)}
+            at = (k == DOT2) & ~self.row_a_on_j                     # a fixed world axis
+            groups = [at, (k == DOT2) & self.row_a_on_j, k == DIST, k == DOT1, k == ANGLE]
+            order = np.concatenate([np.flatnonzero(g) for g in groups]).astype(int)
+            ends = np.cumsum([0] + [int(g.sum()) for g in groups])
+            inv = np.empty(len(order), dtype=int)
+            inv[order] = np.arange(len(order))
+            ix = {"order": order, "inv": inv, "identity": bool(np.all(order == np.arange(len(order)))),
+                  "at": slice(ends[0], ends[1]), "dot2": slice(ends[1], ends[2]),
+                  "dist": slice(ends[2], ends[3]), "point": slice(0, ends[3]),
+                  "dot1": slice(ends[3], ends[4]), "angle": slice(ends[4], ends[5]),
+                  "bi": self.row_bi[order], "bj": self.row_bj[order],
+                  "ba": np.where(self.row_a_on_j, self.row_bj, self.nb)[order],
+                  "ui": self.row_ui[order], "uj": self.row_uj[order], "a": self.row_a[order],
+                  "b": self.row_b[order], "on_j": self.row_a_on_j[order],
+                  "target": self.row_target[order]}
+            n_at = ends[1]
+            ix["at_rows"] = np.arange(n_at)
+            ix["at_axis"] = np.argmax(np.abs(ix["a"][:n_at]), axis=1)
             self.__dict__["_kind_index"] = ix
         return ix
 

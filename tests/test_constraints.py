@@ -57,7 +57,39 @@ KINDS = list(JOINT_ROWS)
 def test_jacobian_matches_finite_differences(kind: str, ground_j: bool) -> None:
     rng = np.random.default_rng(zlib.crc32(f'{kind}{ground_j}'.encode()))
     model = two_body_model(kind, rng, ground_j)
-    r, p, _, _ = random_state(model, rng)
+    check_jacobian(model, *random_state(model, rng)[:2])
+    assert model.nc >= len(JOINT_ROWS[kind])
+
+
+def mixed_chain_model(rng: np.random.Generator):
+    """One joint of every kind in a chain of parts (joint k between parts k and k+1), with
+    motions: the rows of different primitive kinds interleave, so evaluate's grouping by
+    kind and the permutation back to model order are exercised."""
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    for k in range(len(KINDS)):
+        m.add_part(f"p{k}", mass=1.0, position=rng.normal(size=3), orientation=random_quat(rng))
+    for k, kind in enumerate(KINDS):
+        m.add_marker(f"I{k}", f"p{k}", position=rng.normal(size=3) * 0.5, orientation=random_quat(rng))
+        m.add_marker(f"J{k}", "ground" if k == 0 else f"p{k - 1}", position=rng.normal(size=3) * 0.5,
+                     orientation=random_quat(rng))
+        m.add_joint(f"j{k}", kind, f"I{k}", f"J{k}", **({"length": 0.7} if kind == "distance" else {}))
+        if kind in ("revolute", "cylindrical"):
+            m.add_motion(f"turn{k}", f"j{k}", "0.3 + sin(2*t)")
+        if kind in ("prismatic", "cylindrical"):
+            m.add_motion(f"push{k}", f"j{k}", "0.1*t**2", coordinate="slide")
+    return compile_model(m)
+
+
+def test_mixed_rows_match_finite_differences() -> None:
+    rng = np.random.default_rng(11)
+    model = mixed_chain_model(rng)
+    assert not model.kind_index["identity"]
+    check_jacobian(model, *random_state(model, rng)[:2])
+    check_gamma(model, rng)
+
+
+def check_jacobian(model, r, p) -> None:
     J = global_jacobian(model, evaluate(model, *body_arrays(model, r, p)[:2]).jac)
     h = 1e-6
     Jfd = np.zeros_like(J)
@@ -70,7 +102,6 @@ def test_jacobian_matches_finite_differences(kind: str, ground_j: bool) -> None:
                                      - phi_at(model, r, rotate_world(p, -e))) / (2 * h)
     # central differences: truncation ~h^2 |Phi'''| ~ 1e-12, rounding ~1e-16/h ~ 1e-10
     np.testing.assert_allclose(J, Jfd, atol=1e-8)
-    assert model.nc >= len(JOINT_ROWS[kind])
 
 
 def trajectory(model, r, p, v, w, a, alpha, t):
@@ -87,7 +118,10 @@ def trajectory(model, r, p, v, w, a, alpha, t):
 def test_gamma_matches_second_difference(kind: str, ground_j: bool) -> None:
     """d2(Phi)/dt2 along a trajectory equals J [a; alpha] + quad (so gamma = -quad)."""
     rng = np.random.default_rng(7 + zlib.crc32(f'{kind}{ground_j}'.encode()))
-    model = two_body_model(kind, rng, ground_j)
+    check_gamma(two_body_model(kind, rng, ground_j), rng)
+
+
+def check_gamma(model, rng) -> None:
     r, p, v, w = random_state(model, rng)
     a, alpha = rng.normal(size=(model.nb, 3)), rng.normal(size=(model.nb, 3))
     ev = evaluate(model, *body_arrays(model, r, p, v, w))
