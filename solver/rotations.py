@@ -9,26 +9,38 @@ from __future__ import annotations
 import numpy as np
 
 
+def _quadratic_form() -> np.ndarray:
+    """(16, 9): A's entries as a quadratic form in p, A_ij = sum_ab T_ab,ij p_a p_b, from
+    A = (e0^2 - e.e) I + 2 e e^T + 2 e0 [e x] (Haug eq. 6.2.26 with 2 e0^2 - 1 written
+    e0^2 - e.e for a unit p)."""
+    T = np.zeros((4, 4, 3, 3))
+    for a in range(4):
+        T[a, a] += np.eye(3) * (1.0 if a == 0 else -1.0)
+    for i in range(3):
+        for j in range(3):
+            T[1 + i, 1 + j, i, j] += 1.0
+            T[1 + j, 1 + i, i, j] += 1.0
+    # [e x] = [[0, -e3, e2], [e3, 0, -e1], [-e2, e1, 0]]: entry (i, j) is sign * e_k
+    for (i, j), (k, sign) in {(0, 1): (3, -1), (1, 0): (3, 1), (0, 2): (2, 1), (2, 0): (2, -1),
+                              (1, 2): (1, -1), (2, 1): (1, 1)}.items():
+        T[0, k, i, j] += sign
+        T[k, 0, i, j] += sign
+    return T.reshape(16, 9)
+
+
+_Q2M = _quadratic_form()
+
+
 def quat_to_matrix(p: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) of unit quaternions p (..., 4), w first.
 
-    A = (2 e0^2 - 1) I + 2 (e e^T + e0 [e x])  (Haug eq. 6.2.26, Nikravesh eq. 4.38).
+    A = (2 e0^2 - 1) I + 2 (e e^T + e0 [e x])  (Haug eq. 6.2.26, Nikravesh eq. 4.38),
+    evaluated as one quadratic form in p (the outer products p p^T times a constant
+    matrix: three array operations for any number of quaternions).
     """
     p = np.asarray(p, dtype=float)
-    e0, e = p[..., 0], p[..., 1:]
-    A = 2.0 * e[..., :, None] * e[..., None, :]
-    d = 2.0 * e0 * e0 - 1.0
-    A[..., 0, 0] += d
-    A[..., 1, 1] += d
-    A[..., 2, 2] += d
-    t = 2.0 * e0[..., None] * e                   # 2 e0 e: the skew-symmetric part
-    A[..., 0, 1] -= t[..., 2]
-    A[..., 1, 0] += t[..., 2]
-    A[..., 0, 2] += t[..., 1]
-    A[..., 2, 0] -= t[..., 1]
-    A[..., 1, 2] -= t[..., 0]
-    A[..., 2, 1] += t[..., 0]
-    return A
+    pp = (p[..., :, None] * p[..., None, :]).reshape(p.shape[:-1] + (16,))
+    return (pp @ _Q2M).reshape(p.shape[:-1] + (3, 3))
 
 
 def matrix_to_quat(A: np.ndarray) -> np.ndarray:
