@@ -33,7 +33,7 @@ from .kinematics import NEWTON_TOL, report_progress, Structure, _involved, _scal
 from .model import Model
 from .results import Result
 from .schur import Schur, inverse_mass
-from .rotations import quat_multiply, rotate_world
+from .rotations import quat_rate, rotate_world
 
 class _System:
     """The constrained equations of one model: state packing, right-hand side, projection."""
@@ -84,13 +84,13 @@ class _System:
         Mi = self._minv_ground(A)
         Jb = sc.blocks(ev.jac)
         vals, W = sc.matrix(Jb, Mi)
-        MiQ = np.einsum("bij,bj->bi", Mi[: self.nb], Q)
-        MiQg = np.vstack([MiQ, np.zeros((1, 6))])
+        MiQg = np.zeros((self.nb + 1, 6))
+        MiQg[: self.nb] = np.einsum("bij,bj->bi", Mi[: self.nb], Q)
         lam_k = sc.solve(vals, sc.times(Jb, MiQg) - gamma[self.keep])
-        a = MiQ - sc.transpose_times(W, lam_k)[: self.nb]
+        a = (MiQg - sc.transpose_times(W, lam_k))[: self.nb]
         lam = np.zeros(m.nc)
         lam[self.keep] = lam_k
-        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(lam))):
+        if not np.isfinite(a.sum() + lam_k.sum()):     # a sum is NaN or inf if any term is
             raise np.linalg.LinAlgError("non-finite accelerations")
         return a, lam, fe, ev.jac, f
 
@@ -98,7 +98,7 @@ class _System:
         r, p, v, w, _ = self.unpack(y)
         pn = p / np.linalg.norm(p, axis=1, keepdims=True)
         a, lam, fe, _, f = self.accelerations(t, r, pn, v, w)
-        pdot = 0.5 * quat_multiply(np.concatenate([np.zeros((self.nb, 1)), w], 1), pn)
+        pdot = quat_rate(pn, w)
         power = fe.power_nc + float(np.dot(-lam[self.mrows], f[self.m.row_motion[self.mrows], 1]))
         return np.concatenate([v.ravel(), pdot.ravel(), a[:, :3].ravel(), a[:, 3:].ravel(), [power]])
 

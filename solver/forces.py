@@ -175,6 +175,9 @@ class ForceEval:
     ts_torque: np.ndarray
 
 
+_NO_FORCES = ForceEval(np.zeros((0, 6)), 0.0, 0.0, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
+
+
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", a, b)
 
@@ -323,6 +326,8 @@ def total_forces(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.nda
                  wg: np.ndarray, ts_ref: np.ndarray) -> tuple[np.ndarray, ForceEval]:
     """Q (nb, 6): gravity at the centre of mass, gyroscopic moment -w x (I_w w) and every
     force element, as force and moment about each body's centre of mass (world axes)."""
+    if model.forces.empty:
+        return body_loads(model, A, wg)[0], _NO_FORCES
     fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref)
     return fe.Q[: model.nb] + body_loads(model, A, wg)[0], fe
 

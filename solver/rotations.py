@@ -90,6 +90,16 @@ def quat_multiply(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.concatenate([w, v], axis=-1)
 
 
+def quat_rate(p: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """dp/dt = 1/2 [0, w] * p (..., 4) for world-axes angular velocities w (..., 3)
+    (the Hamilton product of (0, w) and p): (-w . e, e0 w + w x e) / 2."""
+    out = np.empty(p.shape)
+    e0, e = p[..., 0], p[..., 1:]
+    out[..., 0] = -0.5 * np.einsum("...i,...i->...", w, e)
+    out[..., 1:] = 0.5 * (e0[..., None] * w + cross(w, e))
+    return out
+
+
 def rotvec_to_quat(phi: np.ndarray) -> np.ndarray:
     """Exponential map: quaternion (..., 4) of rotation vectors phi (..., 3) (axis times angle, radians)."""
     phi = np.asarray(phi, dtype=float)
