@@ -4,9 +4,10 @@ accelerations, multipliers and joint reactions at every output frame (seed 003:
 constraints").
 
 Frames are solved in blocks, with the frames as a leading array axis: each frame of a
-block starts from a Taylor prediction off the last solved frame (r + v h + a h^2/2, and
-the same for rotations), and Newton, the velocity and acceleration solves and the
-reactions run on the whole block at once.  That replaces a Python loop of small-array
+block starts from a Taylor prediction off the last solved frame (r + v h + a h^2/2 +
+j h^3/6, j from the accelerations of the last two frames, and the same for rotations), and
+Newton, the velocity and acceleration solves and the reactions run on the whole block at
+once.  That replaces a Python loop of small-array
 work per frame (what a sweep costs in numpy) by a few array passes per block.
 
 A frame of a block is kept only if it continues the frame before it smoothly: its
@@ -32,7 +33,9 @@ from .rotations import rotate_world
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
 BLOCK_MAX = 64        # largest block
-QUICK = 6             # Newton iterations up to which a block counts as easy (it may grow)
+BLOCK_FLOATS = 2e6    # and at most this many numbers in a block's Jacobians (16 MB)
+QUICK = 6             # Newton iterations up to which a block counts as easy: it may grow
+GROWTH = 2            # by this factor
 SMOOTH = 0.1          # largest distance from the predictor, as a share of the frame's motion
 
 
@@ -247,6 +250,8 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
     kept_motion = np.intersect1d(keep, mrows)
     fv, n_ok, bad = motion_table(model, times)
     alg = _Algebra(model, keep)
+    per_frame = max(nc, 1) * (12 + (0 if alg.sparse else 6 * nb))
+    biggest = int(max(1, min(BLOCK_MAX, BLOCK_FLOATS // per_frame)))
     prev: dict | None = None               # the last solved frame
     ts_ref = np.zeros(len(model.forces.ts_names))
     k0, size = 0, 1
@@ -255,10 +260,11 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
         tried = len(ks)
         if prev is None:
             R, P = r[None].copy(), p[None].copy()
-        else:  # second-order predictor off the last solved frame
+        else:  # third-order predictor off the last solved frame (jerk from two frames)
             h = (times[ks] - prev["t"])[:, None, None]
-            R = prev["r"] + prev["v"] * h + 0.5 * prev["a"] * h * h
-            P = rotate_world(prev["p"], prev["w"] * h + 0.5 * prev["alpha"] * h * h)
+            R = prev["r"] + h * (prev["v"] + h * (0.5 * prev["a"] + h / 6.0 * prev["jerk"]))
+            P = rotate_world(prev["p"], h * (prev["w"] + h * (0.5 * prev["alpha"]
+                                                              + h / 6.0 * prev["djerk"])))
         R, P, jac, A, ok, iters = _newton(model, alg, R, P, fv[ks])
         m = int(np.argmin(ok)) if not ok.all() else len(ok)
         if m:
@@ -320,17 +326,24 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
         block = slice(ks[0], ks[-1] + 1)
         out.store(block, R, P, V, W, Ac, Al, lam, ev.jac, model)
         out.store_energy(block, Iw, pot, pnc - np.einsum("fm,fm->f", lam[:, mrows], f[:, mix, 1]))
+        if m > 1:
+            dt, a0, al0 = times[ks[-1]] - times[ks[-2]], Ac[-2], Al[-2]
+        elif prev is not None:
+            dt, a0, al0 = times[ks[-1]] - prev["t"], prev["a"], prev["alpha"]
+        else:
+            dt, a0, al0 = 1.0, Ac[-1], Al[-1]
         prev = dict(t=times[ks[-1]], r=R[-1], p=P[-1], v=V[-1], w=W[-1], a=Ac[-1],
-                    alpha=Al[-1], jac=ev.jac[-1])
+                    alpha=Al[-1], jerk=(Ac[-1] - a0) / dt, djerk=(Al[-1] - al0) / dt,
+                    jac=ev.jac[-1])
         for k in ks:             # once per frame, as the frame-by-frame sweep did
             report_progress(progress, int(k), n, out)
         k0 = int(ks[-1]) + 1
         if k0 == 1:
-            size = BLOCK_FIRST
+            size = min(BLOCK_FIRST, biggest)
         elif m < tried:
             size = max(1, m)
         elif iters <= QUICK:
-            size = min(2 * size, BLOCK_MAX)
+            size = min(GROWTH * size, biggest)
     if bad is not None:
         raise SolverError(str(bad), float(times[n_ok]), (), out.truncated(n_ok))
     return out
