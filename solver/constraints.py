@@ -37,21 +37,22 @@ def _rot(A: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = None,
-             w: np.ndarray | None = None) -> RowEval:
+             w: np.ndarray | None = None, need_jac: bool = True) -> RowEval:
     """Residual, Jacobian and (with velocities) quad of every row.
 
     r (nb+1, 3), A (nb+1, 3, 3): COM positions and rotation matrices with the ground last
     (r = 0, A = I); v, w (nb+1, 3): COM and angular velocities, ground zero.  Any leading
     axes (e.g. frames: r (F, nb+1, 3)) are carried through: phi (F, nc), jac (F, nc, 12).
     The rows are computed grouped by kind (contiguous slices, Model.kind_index) and put
-    back in model order at the end.
+    back in model order at the end.  need_jac=False skips the Jacobian (jac is None): for
+    quad at a pose whose Jacobian is known.
     """
     nc = model.nc
     ix = model.kind_index
     bi, bj, ba = ix["bi"], ix["bj"], ix["ba"]
     lead = r.shape[:-2]
     phi = np.empty(lead + (nc,))
-    jac = np.zeros(lead + (nc, 12))
+    jac = np.zeros(lead + (nc, 12)) if need_jac else None
     quad = None if v is None else np.empty(lead + (nc,))
     # world components of each row's body-fixed vectors and points
     ui = _rot(A[..., bi, :, :], ix["ui"])
@@ -75,10 +76,11 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         if s.stop > s.start:
             ak = a[..., s, :]
             phi[..., s] = d[..., ix["at_rows"], ix["at_axis"]]
-            jac[..., s, 0:3] = ak
-            jac[..., s, 3:6] = cross(pi_[..., s, :], ak)
-            jac[..., s, 6:9] = -ak
-            jac[..., s, 9:12] = cross(ak, pj_[..., s, :])
+            if need_jac:
+                jac[..., s, 0:3] = ak
+                jac[..., s, 3:6] = cross(pi_[..., s, :], ak)
+                jac[..., s, 6:9] = -ak
+                jac[..., s, 9:12] = cross(ak, pj_[..., s, :])
             if quad is not None:
                 quad[..., s] = cen[..., ix["at_rows"], ix["at_axis"]]
         s = ix["dot2"]
@@ -86,10 +88,11 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
             ak, dk, uik, ujk = a[..., s, :], d[..., s, :], pi_[..., s, :], pj_[..., s, :]
             onj = ix["on_j"][s][:, None]
             phi[..., s] = _dot(ak, dk)
-            jac[..., s, 0:3] = ak
-            jac[..., s, 3:6] = cross(uik, ak)
-            jac[..., s, 6:9] = -ak
-            jac[..., s, 9:12] = onj * cross(ak, dk) + cross(ak, ujk)
+            if need_jac:
+                jac[..., s, 0:3] = ak
+                jac[..., s, 3:6] = cross(uik, ak)
+                jac[..., s, 6:9] = -ak
+                jac[..., s, 9:12] = onj * cross(ak, dk) + cross(ak, ujk)
             if quad is not None:
                 wa = w[..., ba[s], :]
                 quad[..., s] = (_dot(cross(wa, cross(wa, ak)), dk)
@@ -99,11 +102,12 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
             dk, uik, ujk = d[..., s, :], pi_[..., s, :], pj_[..., s, :]
             L = ix["target"][s]
             phi[..., s] = (_dot(dk, dk) - L * L) / (2.0 * L)
-            Lc = L[:, None]
-            jac[..., s, 0:3] = dk / Lc
-            jac[..., s, 3:6] = cross(uik, dk) / Lc
-            jac[..., s, 6:9] = -dk / Lc
-            jac[..., s, 9:12] = -cross(ujk, dk) / Lc
+            if need_jac:
+                Lc = L[:, None]
+                jac[..., s, 0:3] = dk / Lc
+                jac[..., s, 3:6] = cross(uik, dk) / Lc
+                jac[..., s, 6:9] = -dk / Lc
+                jac[..., s, 9:12] = -cross(ujk, dk) / Lc
             if quad is not None:
                 ddk = dd[..., s, :]
                 quad[..., s] = (_dot(ddk, ddk) + _dot(dk, cen[..., s, :])) / L
@@ -112,10 +116,11 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     s = ix["dot1"]
     if s.stop > s.start:
         ai, aj = ui[..., s, :], a[..., s, :]
-        axb = cross(ai, aj)
         phi[..., s] = _dot(ai, aj)
-        jac[..., s, 3:6] = axb
-        jac[..., s, 9:12] = -axb
+        if need_jac:
+            axb = cross(ai, aj)
+            jac[..., s, 3:6] = axb
+            jac[..., s, 9:12] = -axb
         if quad is not None:
             wi, wj = w[..., bi[s], :], w[..., bj[s], :]
             quad[..., s] = (_dot(cross(wi, cross(wi, ai)), aj)
@@ -130,10 +135,11 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         c, sn = _dot(xi, xj), _dot(xi, yj)
         rho = c * c + sn * sn
         gc, gs = cross(xi, xj), cross(xi, yj)      # d c / d pi_I, d s / d pi_I
-        g = (c[..., None] * gs - sn[..., None] * gc) / rho[..., None]
         phi[..., s] = np.arctan2(sn, c)
-        jac[..., s, 3:6] = g
-        jac[..., s, 9:12] = -g
+        if need_jac:
+            g = (c[..., None] * gs - sn[..., None] * gc) / rho[..., None]
+            jac[..., s, 3:6] = g
+            jac[..., s, 9:12] = -g
         if quad is not None:
             wi, wj = w[..., bi[s], :], w[..., bj[s], :]
             wr = wi - wj
@@ -148,7 +154,8 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
             quad[..., s] = (c * q2(yj) - sn * q2(xj)) / rho - 2.0 * thd * (c * cd + sn * sd) / rho
     if not ix["identity"]:                 # back to model row order
         inv = ix["inv"]
-        phi, jac = phi[..., inv], jac[..., inv, :]
+        phi = phi[..., inv]
+        jac = None if jac is None else jac[..., inv, :]
         quad = None if quad is None else quad[..., inv]
     return RowEval(phi, jac, quad)
 

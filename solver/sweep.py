@@ -282,7 +282,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
                 f"lock-up at t = {t:.6g} s (frame {k0}): the mechanism cannot follow its "
                 f"motions (singular or unreachable position); joints involved: {', '.join(who)}",
                 t, who, out.truncated(k0))
-        ks, R, P, f = ks[:m], R[:m], P[:m], fv[ks[:m]]
+        ks, R, P, f, jac = ks[:m], R[:m], P[:m], fv[ks[:m]], jac[:m]
         # velocities J v = nu and accelerations J a = gamma (nu, gamma: df/dt, d2f/dt2 on
         # the motion rows; gamma also -quad)
         nu = np.zeros((m, nc))
@@ -290,8 +290,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
         vel = alg.solve(nu[:, keep])
         V, W = vel[..., :3], vel[..., 3:]
         rg, A, vg, wg = body_arrays(model, R, P, V, W)
-        ev = evaluate(model, rg, A, vg, wg)
-        gamma = -ev.quad
+        gamma = -evaluate(model, rg, A, vg, wg, need_jac=False).quad    # J: Newton's, same pose
         gamma[:, mrows] += f[:, mix, 2]
         accel = alg.solve(gamma[:, keep])
         Ac, Al = accel[..., :3], accel[..., 3:]
@@ -302,8 +301,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
                 continue
             alg.take(m)
             ks, R, P, V, W, Ac, Al, f = ks[:m], R[:m], P[:m], V[:m], W[:m], Ac[:m], Al[:m], f[:m]
-            rg, A, vg, wg = rg[:m], A[:m], vg[:m], wg[:m]
-            ev.jac = ev.jac[:m]
+            rg, A, vg, wg, jac = rg[:m], A[:m], vg[:m], wg[:m], jac[:m]
         # inverse dynamics: J^T lambda = Q - M a
         Q, Iw = body_loads(model, A, wg)
         pot, pnc = np.zeros(m), np.zeros(m)
@@ -317,14 +315,14 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
         lam = np.zeros((m, nc))
         lam[:, keep] = alg.solve_t(Q - Ma)
         if st.redundant.size:   # least-norm joint multipliers with the same constraint forces
-            J = global_jacobian(model, ev.jac)
+            J = global_jacobian(model, jac)
             lam[:, kept_joint] = 0.0
             fc = (Q - Ma).reshape(m, -1) - np.einsum("fki,fk->fi", J[:, kept_motion],
                                                      lam[:, kept_motion])
             pinv = np.linalg.pinv(np.swapaxes(J[:, jrows], 1, 2), rcond=1e-10)
             lam[:, jrows] = np.einsum("fij,fj->fi", pinv, fc)
         block = slice(ks[0], ks[-1] + 1)
-        out.store(block, R, P, V, W, Ac, Al, lam, ev.jac, model)
+        out.store(block, R, P, V, W, Ac, Al, lam, jac, model)
         out.store_energy(block, Iw, pot, pnc - np.einsum("fm,fm->f", lam[:, mrows], f[:, mix, 1]))
         if m > 1:
             dt, a0, al0 = times[ks[-1]] - times[ks[-2]], Ac[-2], Al[-2]
@@ -334,7 +332,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
             dt, a0, al0 = 1.0, Ac[-1], Al[-1]
         prev = dict(t=times[ks[-1]], r=R[-1], p=P[-1], v=V[-1], w=W[-1], a=Ac[-1],
                     alpha=Al[-1], jerk=(Ac[-1] - a0) / dt, djerk=(Al[-1] - al0) / dt,
-                    jac=ev.jac[-1])
+                    jac=jac[-1])
         for k in ks:             # once per frame, as the frame-by-frame sweep did
             report_progress(progress, int(k), n, out)
         k0 = int(ks[-1]) + 1
