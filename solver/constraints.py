@@ -56,7 +56,10 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     quad = None if v is None else np.empty(lead + (nc,))
     # world components of each row's body-fixed vectors and points
     ui = _rot(A[..., bi, :, :], ix["ui"])
-    a = _rot(A[..., ba, :, :], ix["a"])
+    n_at = ix["at"].stop              # at-point rows first: their a is a constant world axis
+    a = np.empty(lead + (nc, 3))
+    a[..., :n_at, :] = ix["a"][:n_at]
+    a[..., n_at:, :] = _rot(A[..., ba[n_at:], :, :], ix["a"][n_at:])
 
     # dot-2 and at-point: a . (P_I - P_J) = 0 (seed 003 "Dot-2", "Spherical")
     # distance: (|d|^2 - L^2) / (2 L) = 0 (seed 003 "Double spherical", scaled to metres)
