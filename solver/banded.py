@@ -17,6 +17,7 @@ import numpy as np
 from .blas import openblas_library
 
 _dpbsv: object = False
+MIN_BANDED = 24      # up to this many rows a dense solve is as fast
 
 
 def _lapack_dpbsv():
@@ -79,7 +80,7 @@ class BandedSPD:
         # column-major band storage AB(kd+1, n), AB[i - j, j] = S[i, j] for i >= j
         self.index = (pr - pc)[lower] + pc[lower] * (self.kd + 1)
         self.lapack = _lapack_dpbsv()
-        self.banded = self.lapack is not None and n > 24 and (self.kd + 1) * 4 < n
+        self.banded = self.lapack is not None and n > MIN_BANDED and (self.kd + 1) * 4 < n
 
     def solve(self, vals: np.ndarray, S: np.ndarray, b: np.ndarray) -> np.ndarray:
         """x with S x = b; ``vals`` are S's entries at the pattern (dense S for the fallback).

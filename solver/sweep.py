@@ -69,10 +69,12 @@ class _Algebra:
     singular pose shows as S not positive definite."""
 
     def __init__(self, model: Model, keep: np.ndarray) -> None:
+        from .banded import MIN_BANDED
         from .schur import Schur
         self.model, self.keep = model, keep
-        self.schur = Schur(model, keep)
-        self.sparse = self.schur.band.banded
+        # a small mechanism is solved densely: no need to lay out its J M^-1 J^T
+        self.schur = Schur(model, keep) if len(keep) > MIN_BANDED else None
+        self.sparse = self.schur is not None and self.schur.band.banded
         self.inv_inertia = np.linalg.inv(model.body_inertia) if model.nb else np.zeros((0, 3, 3))
         self.rs, self.cw = _scales(model)
 
