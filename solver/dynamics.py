@@ -156,8 +156,9 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
                 method: str = "auto", progress=None) -> Result:
     """Integrate from times[0] through every output frame; returns a Result.
 
-    method: "explicit" (Dormand-Prince 5(4)), "implicit" (L-stable SDIRK 4(3), for stiff
-    springs and dampers) or "auto" (implicit only when a force element is stiff)."""
+    method: "explicit" (Dormand-Prince 8(5,3), 5(4) at loose tolerances), "implicit"
+    (L-stable SDIRK 4(3), for stiff springs and dampers) or "auto" (implicit only when a
+    force element is stiff)."""
     from .implicit import SDIRK4
     sysm = _System(model, st)
     t = float(times[0])

@@ -18,7 +18,7 @@ class Result:
         n, nb = len(times), model.nb
         self.model = model
         self.analysis = analysis
-        self.method = "kinematic sweep (Newton per frame)" if analysis == "kinematic" else ""
+        self.method = "kinematic sweep (Newton on blocks of frames)" if analysis == "kinematic" else ""
         self.steps = 0                       # integrator steps taken (dynamic runs)
         self.notes: list[str] = []           # things the user should know about this result
         self.stable: bool | None = None      # statics: is the equilibrium stable
