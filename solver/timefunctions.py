@@ -1,0 +1,129 @@
+"""Functions of time f(t) with exact first and second derivatives, as motions and applied
+loads use them: from a number, a safe expression string (``expressions.parse``) or a Python
+callable (evaluated on a :class:`expressions.Jet`).  Expressions, which have no branches, are
+also evaluated over all frame times at once (``TimeFunction.table``)."""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from .expressions import _STRICT, ExpressionError, Jet, _jet, _val, parse
+
+
+class TimeFunction:
+    """f(t) with exact derivatives, from a number, an expression string or a Python callable."""
+
+    def __init__(self, source: str, name: str, value: Callable[[float], Any],
+                 derivs: Callable[[float], tuple[Any, Any, Any]],
+                 many: Callable[[np.ndarray], tuple[Any, Any, Any]] | None = None) -> None:
+        self.source, self.name, self._value, self._derivs = source, name, value, derivs
+        self._many = many     # derivs on an array of times (expressions: no branches)
+        self._label = f"{name}: {source}" if name else source
+
+    def __repr__(self) -> str:
+        return f"TimeFunction({self.source!r}, name={self.name!r})"
+
+    def _check(self, x: Any, which: str, t: float) -> float:
+        try:
+            f = float(_val(x))
+        except (TypeError, ValueError):
+            raise ExpressionError(f"{self._label} must return a number, got {x!r}") from None
+        if not math.isfinite(f):
+            raise ExpressionError(f"{self._label} gives a non-finite {which} ({f}) at t={t!r}")
+        return f
+
+    def value(self, t: float) -> float:
+        """f(t)."""
+        t = float(t)
+        return self._check(self._value(t), "value", t)
+
+    def derivatives(self, t: float) -> tuple[float, float, float]:
+        """(f, df/dt, d2f/dt2) at t, exact."""
+        t = float(t)
+        f, d, dd = self._derivs(t)
+        return (self._check(f, "value", t), self._check(d, "first derivative", t),
+                self._check(dd, "second derivative", t))
+
+    def table(self, ts: np.ndarray) -> np.ndarray:
+        """(len(ts), 3): f, df/dt, d2f/dt2 at many times, in one vectorized pass where the
+        function allows it (constants, expressions), else one call per time.  Any failure
+        is raised as derivatives() raises it, at the first time that fails."""
+        ts = np.asarray(ts, dtype=float).reshape(-1)
+        if self._many is not None:
+            try:
+                with np.errstate(all="ignore"):
+                    out = np.stack([np.broadcast_to(np.asarray(x, dtype=float), ts.shape)
+                                    for x in self._many(ts)], axis=1)
+                if np.all(np.isfinite(out)):
+                    return out
+            except (ExpressionError, ArithmeticError, ValueError):
+                pass
+        return np.array([self.derivatives(t) for t in ts], dtype=float).reshape(-1, 3)
+
+    __call__ = value
+
+
+def time_function(spec: Any, name: str = "", derivatives: Any = None) -> TimeFunction:
+    """Build a TimeFunction from a number, an expression string (variable t) or a callable f(t).
+    A callable is evaluated on Jet(t, 1, 0) unless derivatives=(df, ddf) callables are given;
+    it is probed once at t = 0 so one using math/numpy functions is reported right away."""
+    prefix = f"{name}: " if name else ""
+    if isinstance(spec, TimeFunction):
+        return spec
+    if derivatives is not None and not callable(spec):
+        raise ExpressionError(f"{prefix}derivatives=(df, ddf) only applies to a callable")
+    if isinstance(spec, (int, float, np.integer, np.floating)) and not isinstance(spec, bool):
+        c = float(spec)
+        if not math.isfinite(c):
+            raise ExpressionError(f"{prefix}constant {c} is not finite")
+        return TimeFunction(repr(c), name, lambda t: c, lambda t: (c, 0.0, 0.0),
+                            lambda ts: (c, 0.0, 0.0))
+    if isinstance(spec, str):
+        expr = parse(spec, ("t",), name)
+        return TimeFunction(repr(expr.source), name, lambda t: expr(t=t),
+                            lambda t: _parts(expr(t=_jet(t, 1.0, 0.0))),
+                            lambda ts: _parts(expr(t=_jet(ts, np.ones_like(ts), np.zeros_like(ts)))))
+    if not callable(spec):
+        raise ExpressionError(f"{prefix}expected a number, an expression string or a callable "
+                              f"f(t), got {type(spec).__name__}")
+    label = getattr(spec, "__name__", "callable")
+
+    def call(fn: Callable[[Any], Any], t: Any) -> Any:
+        try:
+            return fn(t)
+        except (ArithmeticError, ValueError, TypeError) as exc:
+            if isinstance(exc, TypeError) and isinstance(t, Jet):
+                raise ExpressionError(
+                    f"{prefix}the function {label!r} cannot be differentiated exactly ({exc}). It "
+                    f"must use + - * / ** and the functions of solver.expressions (from "
+                    f"solver.expressions import sin, cos, ...), not math or numpy; or pass "
+                    f"derivatives=(df, ddf)") from None
+            raise ExpressionError(f"{prefix}the function {getattr(fn, '__name__', label)!r} "
+                                  f"failed at t={_val(t)!r}: {type(exc).__name__}: {exc}") from None
+
+    if derivatives is not None:
+        fns = tuple(derivatives) if isinstance(derivatives, (tuple, list)) else ()
+        if len(fns) != 2 or not all(callable(g) for g in fns):
+            raise ExpressionError(f"{prefix}derivatives must be a pair of callables (df, ddf)")
+        return TimeFunction(label, name, lambda t: call(spec, t),
+                            lambda t: (call(spec, t), call(fns[0], t), call(fns[1], t)))
+
+    def derivs(t: float) -> tuple[Any, Any, Any]:
+        token = _STRICT.set(True)  # float(jet) now raises TypeError
+        try:
+            return _parts(call(spec, _jet(t, 1.0, 0.0)))
+        finally:
+            _STRICT.reset(token)
+
+    try:
+        derivs(0.0)
+    except ExpressionError as exc:
+        if "differentiated exactly" in str(exc):
+            raise
+    return TimeFunction(label, name, lambda t: call(spec, t), derivs)
+
+
+def _parts(r: Any) -> tuple[Any, Any, Any]:
+    return (r.v, r.d, r.dd) if isinstance(r, Jet) else (r, 0.0, 0.0)
