@@ -162,6 +162,11 @@ def test_rotation_helpers() -> None:
     np.testing.assert_allclose(R @ phi, phi, atol=1e-15)          # the axis is fixed
     ang = np.linalg.norm(phi)
     assert np.trace(R) == pytest.approx(1 + 2 * np.cos(ang), abs=1e-14)
+    # against an independent implementation (scipy orders quaternions x, y, z, w)
+    from scipy.spatial.transform import Rotation
+    qs = np.array([random_quat(rng) for _ in range(7)])
+    np.testing.assert_allclose(quat_to_matrix(qs), Rotation.from_quat(qs[:, [1, 2, 3, 0]]).as_matrix(),
+                               atol=1e-15)
 
 
 @pytest.mark.parametrize("kind", KINDS)
