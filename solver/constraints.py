@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .model import Model
-from .rotations import cross
+from .rotations import cross, skew
 
 
 @dataclass
@@ -54,41 +54,51 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     phi = np.empty(lead + (nc,))
     jac = np.zeros(lead + (nc, 12)) if need_jac else None
     quad = None if v is None else np.empty(lead + (nc,))
-    # world components of each row's body-fixed vectors and points
-    ui = _rot(A[..., bi, :, :], ix["ui"])
+    # world components of each row's body-fixed vectors and points (at-point rows: below)
     n_at = ix["at"].stop              # at-point rows first: their a is a constant world axis
+    ui = np.empty(lead + (nc, 3))
+    ui[..., n_at:, :] = _rot(A[..., bi[n_at:], :, :], ix["ui"][n_at:])
     a = np.empty(lead + (nc, 3))
     a[..., :n_at, :] = ix["a"][:n_at]
     a[..., n_at:, :] = _rot(A[..., ba[n_at:], :, :], ix["a"][n_at:])
 
-    # dot-2 and at-point: a . (P_I - P_J) = 0 (seed 003 "Dot-2", "Spherical")
+    # at-point (seed 003 "Spherical"): the world x, y, z of P_I - P_J, three rows per joint
+    # point, computed once per point; d/dpi_I of row k is (P_I x e_k) = row k of -[P_I x]
+    s = ix["at"]
+    if s.stop:
+        tp = ix["at_points"]
+        Pi = _rot(A[..., bi[tp], :, :], ix["ui"][tp])
+        Pj = _rot(A[..., bj[tp], :, :], ix["uj"][tp])
+        phi[..., s] = (r[..., bi[tp], :] + Pi - r[..., bj[tp], :] - Pj).reshape(lead + (-1,))
+        if need_jac:
+            e = ix["a"][s]
+            jac[..., s, 0:3] = e
+            jac[..., s, 3:6] = -skew(Pi).reshape(lead + (-1, 3))
+            jac[..., s, 6:9] = -e
+            jac[..., s, 9:12] = skew(Pj).reshape(lead + (-1, 3))
+        if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
+            wi, wj = w[..., bi[tp], :], w[..., bj[tp], :]
+            cen = cross(wi, cross(wi, Pi)) - cross(wj, cross(wj, Pj))
+            quad[..., s] = cen.reshape(lead + (-1,))
+
+    # dot-2: a . (P_I - P_J) = 0 (seed 003 "Dot-2")
     # distance: (|d|^2 - L^2) / (2 L) = 0 (seed 003 "Double spherical", scaled to metres)
-    pt = ix["point"]
-    if pt.stop:
+    pt = slice(n_at, ix["point"].stop)
+    if pt.stop > pt.start:
         pi_ = ui[..., pt, :]
         pj_ = _rot(A[..., bj[pt], :, :], ix["uj"][pt])
         d = r[..., bi[pt], :] + pi_ - r[..., bj[pt], :] - pj_
         if quad is not None:
             wi, wj = w[..., bi[pt], :], w[..., bj[pt], :]
-            # centripetal part of d2d/dt2
             cen = cross(wi, cross(wi, pi_)) - cross(wj, cross(wj, pj_))
-            if pt.stop > ix["at"].stop:      # dot-2 on J's axes and distance rows
-                dd = v[..., bi[pt], :] + cross(wi, pi_) - v[..., bj[pt], :] - cross(wj, pj_)
-        # at-point rows: a is a fixed world axis e, so phi = d . e and the a-terms vanish
-        s = ix["at"]
-        if s.stop > s.start:
-            ak = a[..., s, :]
-            phi[..., s] = d[..., ix["at_rows"], ix["at_axis"]]
-            if need_jac:
-                jac[..., s, 0:3] = ak
-                jac[..., s, 3:6] = cross(pi_[..., s, :], ak)
-                jac[..., s, 6:9] = -ak
-                jac[..., s, 9:12] = cross(ak, pj_[..., s, :])
-            if quad is not None:
-                quad[..., s] = cen[..., ix["at_rows"], ix["at_axis"]]
+            dd = v[..., bi[pt], :] + cross(wi, pi_) - v[..., bj[pt], :] - cross(wj, pj_)
+
+        def local(s: slice) -> slice:      # a group's rows within the dot-2 + distance rows
+            return slice(s.start - n_at, s.stop - n_at)
         s = ix["dot2"]
         if s.stop > s.start:
-            ak, dk, uik, ujk = a[..., s, :], d[..., s, :], pi_[..., s, :], pj_[..., s, :]
+            q = local(s)
+            ak, dk, uik, ujk = a[..., s, :], d[..., q, :], pi_[..., q, :], pj_[..., q, :]
             onj = ix["on_j"][s][:, None]
             phi[..., s] = _dot(ak, dk)
             if need_jac:
@@ -99,10 +109,11 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
             if quad is not None:
                 wa = w[..., ba[s], :]
                 quad[..., s] = (_dot(cross(wa, cross(wa, ak)), dk)
-                                + 2.0 * _dot(cross(wa, ak), dd[..., s, :]) + _dot(ak, cen[..., s, :]))
+                                + 2.0 * _dot(cross(wa, ak), dd[..., q, :]) + _dot(ak, cen[..., q, :]))
         s = ix["dist"]
         if s.stop > s.start:
-            dk, uik, ujk = d[..., s, :], pi_[..., s, :], pj_[..., s, :]
+            q = local(s)
+            dk, uik, ujk = d[..., q, :], pi_[..., q, :], pj_[..., q, :]
             L = ix["target"][s]
             phi[..., s] = (_dot(dk, dk) - L * L) / (2.0 * L)
             if need_jac:
@@ -112,8 +123,8 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
                 jac[..., s, 6:9] = -dk / Lc
                 jac[..., s, 9:12] = -cross(ujk, dk) / Lc
             if quad is not None:
-                ddk = dd[..., s, :]
-                quad[..., s] = (_dot(ddk, ddk) + _dot(dk, cen[..., s, :])) / L
+                ddk = dd[..., q, :]
+                quad[..., s] = (_dot(ddk, ddk) + _dot(dk, cen[..., q, :])) / L
 
     # dot-1: a_I . b_J = 0 (seed 003 "Dot-1"), a_I = ui, b_J = a
     s = ix["dot1"]

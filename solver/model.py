@@ -235,9 +235,16 @@ class Model:
                   "ui": self.row_ui[order], "uj": self.row_uj[order], "a": self.row_a[order],
                   "b": self.row_b[order], "on_j": self.row_a_on_j[order],
                   "target": self.row_target[order]}
-            n_at = ends[1]
-            ix["at_rows"] = np.arange(n_at)
-            ix["at_axis"] = np.argmax(np.abs(ix["a"][:n_at]), axis=1)
+            # at-point rows come as x, y, z triples per joint point (JOINT_ROWS' _AT), so
+            # evaluate() computes each point once: at_points is each triple's first row
+            n_at = int(ends[1])
+            tp = np.arange(0, n_at, 3)
+            same = all(np.array_equal(ix[key][tp + k], ix[key][tp]) for k in (1, 2)
+                       for key in ("bi", "bj", "ui", "uj"))
+            axes = np.tile(np.eye(3), (n_at // 3, 1))
+            if n_at % 3 or not same or not np.array_equal(ix["a"][:n_at], axes):
+                raise AssertionError("at-point rows must come as x, y, z triples per joint")
+            ix["at_points"] = tp
             self.__dict__["_kind_index"] = ix
         return ix
 
