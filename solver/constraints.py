@@ -99,7 +99,7 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         if s.stop > s.start:
             q = local(s)
             ak, dk, uik, ujk = a[..., s, :], d[..., q, :], pi_[..., q, :], pj_[..., q, :]
-            onj = ix["on_j"][s][:, None]
+            onj = ix["a_on_j"][s][:, None]
             phi[..., s] = _dot(ak, dk)
             if need_jac:
                 jac[..., s, 0:3] = ak

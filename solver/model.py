@@ -226,15 +226,13 @@ class Model:
             ends = np.cumsum([0] + [int(g.sum()) for g in groups])
             inv = np.empty(len(order), dtype=int)
             inv[order] = np.arange(len(order))
-            ix = {"order": order, "inv": inv, "identity": bool(np.all(order == np.arange(len(order)))),
+            ix = {"order": order, "inv": inv, "identity": bool(np.all(np.diff(order) == 1)),
                   "at": slice(ends[0], ends[1]), "dot2": slice(ends[1], ends[2]),
                   "dist": slice(ends[2], ends[3]), "point": slice(0, ends[3]),
                   "dot1": slice(ends[3], ends[4]), "angle": slice(ends[4], ends[5]),
-                  "bi": self.row_bi[order], "bj": self.row_bj[order],
-                  "ba": np.where(self.row_a_on_j, self.row_bj, self.nb)[order],
-                  "ui": self.row_ui[order], "uj": self.row_uj[order], "a": self.row_a[order],
-                  "b": self.row_b[order], "on_j": self.row_a_on_j[order],
-                  "target": self.row_target[order]}
+                  "ba": np.where(self.row_a_on_j, self.row_bj, self.nb)[order]}
+            for key in ("bi", "bj", "ui", "uj", "a", "b", "a_on_j", "target"):
+                ix[key] = getattr(self, "row_" + key)[order]
             # at-point rows come as x, y, z triples per joint point (JOINT_ROWS' _AT), so
             # evaluate() computes each point once: at_points is each triple's first row
             n_at = int(ends[1])
