@@ -153,32 +153,29 @@ def _norm1(M: np.ndarray) -> np.ndarray:
     return np.abs(M).sum(axis=-2).max(axis=-1, initial=0.0)
 
 
-def _solve_stack(M: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """x with M_f x_f = b_f for each frame f; NaN for a frame whose M is singular."""
+def _per_frame(fn, shape: tuple, *stacks: np.ndarray) -> np.ndarray:
+    """fn on stacks of matrices (leading axis: frames) in one call; if a frame's matrix is
+    singular, frame by frame, with NaN for the singular frames (shape: the result's)."""
     try:
-        return np.linalg.solve(M, b[..., None])[..., 0]
+        return fn(*stacks)
     except np.linalg.LinAlgError:
-        out = np.full(b.shape, np.nan)
-        for f in range(len(M)):
+        out = np.full(shape, np.nan)
+        for f in range(len(stacks[0])):
             try:
-                out[f] = np.linalg.solve(M[f], b[f])
+                out[f] = fn(*(x[f] for x in stacks))
             except np.linalg.LinAlgError:
                 pass
         return out
+
+
+def _solve_stack(M: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x with M_f x_f = b_f for each frame f; NaN for a frame whose M is singular."""
+    return _per_frame(lambda M_, b_: np.linalg.solve(M_, b_[..., None])[..., 0], b.shape, M, b)
 
 
 def _inverse(M: np.ndarray) -> np.ndarray:
     """Inverses of a stack of matrices; NaN for a singular one."""
-    try:
-        return np.linalg.inv(M)
-    except np.linalg.LinAlgError:
-        out = np.full(M.shape, np.nan)
-        for f in range(len(M)):
-            try:
-                out[f] = np.linalg.inv(M[f])
-            except np.linalg.LinAlgError:
-                pass
-        return out
+    return _per_frame(np.linalg.inv, M.shape, M)
 
 
 def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.ndarray):

@@ -140,3 +140,16 @@ def test_motion_table_of_a_callable_and_a_failure() -> None:
     bad = time_function("sqrt(0.5 - t)", "drive")
     with pytest.raises(Exception, match=r"t=0.5"):
         bad.table(ts)
+
+
+def test_a_singular_frame_in_a_stack_is_nan_and_the_others_are_solved() -> None:
+    """The block solves fall back frame by frame when one frame's J is exactly singular:
+    that frame comes out NaN (Newton then drops it), the others exact."""
+    M = np.stack([np.diag([2.0, 4.0]), np.zeros((2, 2)), np.array([[1.0, 1.0], [0.0, 1.0]])])
+    b = np.array([[2.0, 4.0], [1.0, 1.0], [3.0, 1.0]])
+    x = sweep._solve_stack(M, b)
+    np.testing.assert_allclose(x[[0, 2]], [[1.0, 1.0], [2.0, 1.0]], rtol=0, atol=1e-15)
+    assert np.isnan(x[1]).all()
+    inv = sweep._inverse(M)
+    np.testing.assert_allclose(inv[0], np.diag([0.5, 0.25]), rtol=0, atol=1e-15)
+    assert np.isnan(inv[1]).all() and np.isfinite(inv[2]).all()
