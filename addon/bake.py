@@ -15,8 +15,8 @@ import csv
 import bpy
 import numpy as np
 
-from ..solver.mass_properties import part_frame_from_matrix
-from ..solver.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
+from ..solver.base.mass_properties import part_frame_from_matrix
+from ..solver.base.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
 from .anim import ensure_channelbag
 from .scene_reader import SceneMechanism
 

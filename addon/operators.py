@@ -13,8 +13,8 @@ from bpy.props import EnumProperty, StringProperty
 from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
-from ..solver.mass_properties import part_frame_from_matrix
-from ..solver.rotations import quat_to_matrix
+from ..solver.base.mass_properties import part_frame_from_matrix
+from ..solver.base.rotations import quat_to_matrix
 from . import bake
 from .properties import JOINT_KINDS, ROLES
 from .scene_reader import read_scene, with_frame

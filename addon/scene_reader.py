@@ -16,8 +16,8 @@ import bpy
 import numpy as np
 
 from ..solver import Mechanism, MechanismError
-from ..solver.mass_properties import mesh_mass_properties, part_frame_from_matrix
-from ..solver.rotations import matrix_to_quat
+from ..solver.base.mass_properties import mesh_mass_properties, part_frame_from_matrix
+from ..solver.base.rotations import matrix_to_quat
 from .anim import find_channelbag
 from .keyframes import Key, KeyframedFunction, time_derivatives
 from .properties import kind_name
@@ -182,7 +182,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
         Mm = Mp @ np.array(ob.matrix_parent_inverse, dtype=float) @ np.array(ob.matrix_basis, dtype=float)
         pp, qp, _ = part_frame_from_matrix(Mp)
         pm, qm, _ = part_frame_from_matrix(Mm)
-        from ..solver.rotations import quat_to_matrix
+        from ..solver.base.rotations import quat_to_matrix
         Rp = quat_to_matrix(qp)
         mech.add_marker(ob.name, part.name, position=Rp.T @ (pm - pp) * scale,
                         orientation=matrix_to_quat(Rp.T @ quat_to_matrix(qm)))

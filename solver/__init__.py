@@ -4,6 +4,16 @@ Constrained Lagrangian dynamics in Cartesian coordinates: every moving part has 
 position of its centre of mass and the Euler parameters of its frame; joints are tables of
 scalar constraint primitives; Lagrange multipliers give joint reactions and motion efforts.
 
+Layers (each imports only the ones above it in this list; docs/architecture.md):
+  base/         errors, rotations (spatial maths), jet (exact-derivative numbers), mass properties
+  spec/         the user's vocabulary: joint table, expressions, f(t), items, Builder
+  model/        compiled, read-only Model (and force arrays), run state, Result
+  kernels/      one formula per constraint primitive kind; force elements
+  algebra/      Newton's pieces, rank, J M^-1 J^T (Schur), banded Cholesky, BLAS threads
+  integrators/  explicit Runge-Kutta (DOP853, DoPri5), SDIRK4
+  analyses/     assembly, structure and check, kinematic sweep, dynamics, statics, run
+  mechanism.py  Mechanism = Builder + the analyses as methods
+
 Glossary (ours -> seeds):
   r (nb, 3)      centre-of-mass position, world           seed 003 {r}, seed 004 rOpO (q_X)
   p (nb, 4)      Euler parameters w, x, y, z of the part   seed 003 {p}, seed 004 q_E (E4, E1..E3)
@@ -18,11 +28,11 @@ Glossary (ours -> seeds):
 Public API: ``Mechanism`` (build, check, assemble, solve), ``Result``, ``MechanismError``
 (bad input, a ValueError) and ``SolverError`` (a failed analysis; names time and joints).
 """
-from .errors import MechanismError, SolverCancelled, SolverError
-from .expressions import ExpressionError
-from .kinematics import CheckReport
-from .model import JOINT_ROWS, Mechanism
-from .results import Result
+from .analyses.structure import CheckReport
+from .base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError
+from .mechanism import Mechanism
+from .model.results import Result
+from .spec.joints import JOINT_ROWS
 
 JOINT_KINDS = tuple(JOINT_ROWS)
 

@@ -88,7 +88,7 @@ def test_pendulum_bake_equals_solver(blender, extension) -> None:
     for k in (0, 7, 24):
         bpy.context.scene.frame_set(bs.FRAME_START + k)
         W = np.array(d["arm"].matrix_world)
-        R = extension.solver.rotations.quat_to_matrix(r.orientation("arm")[k])
+        R = extension.solver.base.rotations.quat_to_matrix(r.orientation("arm")[k])
         close(W[:3, 3], r.position("arm")[k], what=f"frame {k} position")
         close(W[:3, :3], R @ np.diag([1.0, 0.1, 0.1]), what=f"frame {k} axes")
 
@@ -209,7 +209,7 @@ def test_mesh_mass_properties(blender, extension, shape: str) -> None:
     close(part.inertia, inertia, ref=size)
     close(part.center_of_mass, S * np.array(SHIFT), what="COM in the part frame")
     close(part.position, LOC)
-    R = extension.solver.rotations.quat_to_matrix(part.orientation)
+    R = extension.solver.base.rotations.quat_to_matrix(part.orientation)
     close(R, euler_xyz(ROT), what="part axes")
 
 

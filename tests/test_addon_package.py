@@ -133,8 +133,8 @@ def test_zip_holds_exactly_the_package(package: str) -> None:
     with zipfile.ZipFile(package) as zf:
         names = {n for n in zf.namelist() if not n.endswith("/")}
         assert names == expected_files(ROOT)
-        with open(os.path.join(ROOT, "solver", "model.py"), "rb") as fh:
-            assert zf.read("solver/model.py") == fh.read()
+        with open(os.path.join(ROOT, "solver", "model", "compile.py"), "rb") as fh:
+            assert zf.read("solver/model/compile.py") == fh.read()
 
 
 def test_caches_and_dev_files_stay_out(work: str) -> None:

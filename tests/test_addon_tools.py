@@ -151,7 +151,7 @@ def test_bake_of_parented_parts(blender, extension) -> None:
     sm = reader.read_scene(bpy.context.scene)
     result = sm.mech.solve(sm.duration, sm.fps)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
-    quat_to_matrix = extension.solver.rotations.quat_to_matrix
+    quat_to_matrix = extension.solver.base.rotations.quat_to_matrix
     for k, frame in enumerate(range(bs.FRAME_START, bs.FRAME_END + 1, 6)):
         bpy.context.scene.frame_set(frame)
         i = frame - bs.FRAME_START

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from solver import Mechanism
-from solver.banded import BandedSPD, _lapack_dpbsv, reverse_cuthill_mckee
+from solver.algebra.banded import BandedSPD, _lapack_dpbsv, reverse_cuthill_mckee
 
 
 needs_lapack = pytest.mark.skipif(_lapack_dpbsv() is None, reason="no LAPACK found in numpy's OpenBLAS")
@@ -98,10 +98,11 @@ def _dense_init(self, n, rows, cols) -> None:
 
 def test_schur_matches_dense_product() -> None:
     """S = J M^-1 J^T from the row pairs equals the dense product (rounding only)."""
-    from solver.constraints import body_arrays, evaluate, global_jacobian
-    from solver.dynamics import _System
-    from solver.kinematics import structure
-    from solver.model import body_state, compile_model
+    from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
+    from solver.analyses.dynamics import _System
+    from solver.analyses.structure import structure
+    from solver.model.compile import compile_model
+    from solver.model.state import body_state
     m = chain(6)
     model = compile_model(m)
     r, p, v, w = body_state(model, m)
@@ -122,9 +123,10 @@ def test_schur_matches_dense_product() -> None:
 def test_large_mechanism_assembles_through_the_banded_path() -> None:
     """A 40-link chain (120 rows: the sparse least-movement step) placed a few centimetres
     and degrees off closes every joint to Newton precision."""
-    from solver.kinematics import _scales, _sparse_assembly
-    from solver.model import compile_model
-    from solver.rotations import quat_multiply, rotvec_to_quat
+    from solver.algebra.newton import scales as _scales
+    from solver.analyses.assembly import _sparse_assembly
+    from solver.model.compile import compile_model
+    from solver.base.rotations import quat_multiply, rotvec_to_quat
     rng = np.random.default_rng(5)
     m = chain(40)
     model = compile_model(m)
@@ -169,23 +171,25 @@ def ladder(n: int) -> Mechanism:
 def test_banded_rank_test_matches_gram_schmidt(n: int) -> None:
     """The skipping banded Cholesky keeps exactly the rows greedy Gram-Schmidt keeps, and the
     ladder reports 3 redundant equations per loop and 1 freedom."""
-    from solver.constraints import body_arrays, evaluate, global_jacobian
-    from solver import kinematics
-    from solver.model import body_state, compile_model
+    from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
+    from solver.algebra import rank
+    from solver.algebra.newton import scales
+    from solver.model.compile import compile_model
+    from solver.model.state import body_state
     m = ladder(n)
     model = compile_model(m)
     r, p, _, _ = body_state(model, m)
     J = global_jacobian(model, evaluate(model, *body_arrays(model, r, p)[:2]).jac)
     rows = np.arange(model.nc)
-    rs, cw = kinematics._scales(model)
-    banded = kinematics._banded_independent(model, J * rs[:, None] / cw[None, :], rows)
+    rs, cw = scales(model)
+    banded = rank._banded_independent(model, J * rs[:, None] / cw[None, :], rows)
     assert banded is not None and model.nc > 60
-    orig = kinematics._banded_independent
+    orig = rank._banded_independent
     try:
-        kinematics._banded_independent = lambda *a: None
-        dense = kinematics.independent_rows(model, J, rows)
+        rank._banded_independent = lambda *a: None
+        dense = rank.independent_rows(model, J, rows)
     finally:
-        kinematics._banded_independent = orig
+        rank._banded_independent = orig
     np.testing.assert_array_equal(banded, dense)
     report = m.check()
     assert report.dof == 1
@@ -198,17 +202,20 @@ def test_rank_test_with_motions_after_the_joints(motions, monkeypatch) -> None:
     the rows by body, and only trusts that order when every row is independent (then the
     order does not matter); a conflicting second motion falls back to the ordered greedy
     test, which names the later motion."""
-    from solver import kinematics
-    from solver.model import body_state, compile_model
+    from solver.algebra import rank
+    from solver.analyses.assembly import assemble_state
+    from solver.analyses.structure import structure
+    from solver.model.compile import compile_model
+    from solver.model.state import body_state
     m = ladder(14)
     for j in motions:
         m.add_motion(f"drive_{j}", j, "0.1*t")
     model = compile_model(m)
     r, p, _, _ = body_state(model, m)
-    r, p = kinematics.assemble_state(model, r, p)
-    st = kinematics.structure(model, r, p)
-    monkeypatch.setattr(kinematics, "_banded_independent", lambda *a: None)
-    ref = kinematics.structure(model, r, p)
+    r, p = assemble_state(model, r, p)
+    st = structure(model, r, p)
+    monkeypatch.setattr(rank, "_banded_independent", lambda *a: None)
+    ref = structure(model, r, p)
     np.testing.assert_array_equal(st.keep, ref.keep)
     assert st.bad_motions == ref.bad_motions == [f"drive_{j}" for j in motions[1:]]
     assert st.driven_dof == 0

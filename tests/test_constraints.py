@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from solver import Mechanism
-from solver.constraints import body_arrays, evaluate, global_jacobian
-from solver.model import ANGLE, DIST, DOT1, DOT2, JOINT_ROWS, compile_model
-from solver.rotations import quat_to_matrix, rotate_world, rotvec_to_quat
+from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
+from solver.model.compile import compile_model
+from solver.spec.joints import ANGLE, DIST, DOT1, DOT2, JOINT_ROWS
+from solver.base.rotations import quat_to_matrix, rotate_world, rotvec_to_quat
 
 
 def random_quat(rng: np.random.Generator) -> np.ndarray:
@@ -109,7 +110,7 @@ def trajectory(model, r, p, v, w, a, alpha, t):
     exp(w t + alpha t^2 / 2) p, whose angular velocity and acceleration at t = 0 are w, alpha."""
     phi = w * t + 0.5 * alpha * t * t
     q = np.array([rotvec_to_quat(x) for x in phi])
-    from solver.rotations import quat_multiply
+    from solver.base.rotations import quat_multiply
     return r + v * t + 0.5 * a * t * t, quat_multiply(q, p)
 
 
@@ -154,7 +155,7 @@ def test_rotation_helpers() -> None:
         A = quat_to_matrix(q)
         np.testing.assert_allclose(A @ A.T, np.eye(3), atol=1e-14)
         assert np.linalg.det(A) == pytest.approx(1.0, abs=1e-14)
-        from solver.rotations import matrix_to_quat
+        from solver.base.rotations import matrix_to_quat
         q2 = matrix_to_quat(A)
         assert min(np.linalg.norm(q2 - q), np.linalg.norm(q2 + q)) < 1e-13
     phi = np.array([0.3, -0.2, 0.5])

@@ -43,7 +43,7 @@ def test_assembly_from_rough_placement(kind: str) -> None:
     m = one_part(kind, offset=(0.03, -0.02, 0.04), tilt=np.radians(4.0))
     m.assemble()
     pos, quat = m.pose("body")
-    from solver.rotations import quat_to_matrix
+    from solver.base.rotations import quat_to_matrix
     A = quat_to_matrix(quat)
     pi = pos + A @ np.array([0.3, 0.0, 0.1])
     if kind in ("fixed", "revolute", "universal"):

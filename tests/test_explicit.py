@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver import explicit
-from solver.explicit import DOP853, DoPri5
+from solver.integrators import explicit
+from solver.integrators.explicit import DOP853, DoPri5
 
 
 @pytest.mark.parametrize("cls, p", [(DoPri5, 5), (DOP853, 8)])

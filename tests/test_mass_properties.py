@@ -1,4 +1,4 @@
-"""solver.mass_properties against closed forms and independent computations.
+"""solver.base.mass_properties against closed forms and independent computations.
 
 Tolerances.  The module sums O(10-1000) tetrahedron terms, each a few floating-point
 operations on coordinates of the mesh's own size (the reference point is subtracted first),
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from scipy.spatial import ConvexHull
 
-from solver.mass_properties import MassProperties, mesh_mass_properties, part_frame_from_matrix
-from solver.rotations import quat_to_matrix
+from solver.base.mass_properties import MassProperties, mesh_mass_properties, part_frame_from_matrix
+from solver.base.rotations import quat_to_matrix
 
 RTOL = 1e-12        # closed forms (module docstring)
 RTOL_NUM = 1e-11    # independent numerical references

@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-import solver.sweep as sweep
+import solver.analyses.sweep as sweep
 from solver import SolverError
-from solver.expressions import time_function
+from solver.spec.timefunctions import time_function
 from tests.mechanisms import (four_bar, four_bar_angles, slider_crank,
                               slider_crank_closed_form)
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints import body_arrays, evaluate, global_jacobian
-from .forces import total_forces
-from .rotations import congruence, quat_multiply, rotate_world
+from ..base.rotations import congruence, quat_multiply, rotate_world
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian
+from ..kernels.forces import total_forces
 
 _G = 0.25
 _A = np.array([[1 / 4, 0, 0, 0, 0],

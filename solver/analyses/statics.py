@@ -13,30 +13,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from .blas import single_thread
-from .constraints import body_arrays, evaluate, global_jacobian
-from .errors import SolverError
-from .expressions import ExpressionError
-from .forces import total_forces
-from .kinematics import _scales, assemble_state, inertia_world, motion_values, residual, structure
-from .model import Mechanism, body_state, compile_model, store_pose
-from .results import Result
-from .rotations import rotate_world
+from ..algebra.blas import single_thread
+from ..algebra.newton import scales
+from ..base.errors import ExpressionError, SolverError
+from ..base.rotations import rotate_world
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
+from ..kernels.forces import inertia_world, total_forces
+from ..model.compile import Model
+from ..model.results import Result
+from .assembly import assemble_state
+from .structure import structure
 
 
 @single_thread
-def statics(mech: Mechanism, time: float = 0.0, update: bool = False, max_iter: int = 100) -> Result:
-    """Equilibrium under gravity, springs and loads (motions held at their value at ``time``).
+def statics(model: Model, r: np.ndarray, p: np.ndarray, time: float = 0.0,
+            max_iter: int = 100) -> tuple[Result, tuple[np.ndarray, np.ndarray]]:
+    """Equilibrium under gravity, springs and loads (motions held at their value at ``time``)
+    from the pose (r, p).
 
     Returns a one-frame Result (velocities and accelerations zero) whose reactions and
-    efforts are the equilibrium loads; ``update=True`` also moves the parts there.
+    efforts are the equilibrium loads, and the equilibrium pose (r, p).
     """
-    model = compile_model(mech)
-    r, p, _, _ = body_state(model, mech)
     r, p = assemble_state(model, r, p, time)
     st = structure(model, r, p)
     keep, nb = st.keep, model.nb
-    rs, cw = _scales(model)
+    rs, cw = scales(model)
     try:
         f = motion_values(model, time)
     except ExpressionError as exc:
@@ -128,9 +129,7 @@ def statics(mech: Mechanism, time: float = 0.0, update: bool = False, max_iter: 
     out.store(0, r, p, zero, zero, zero, zero, lam_full, ev.jac, model)
     _, fe = total_forces(model, time, rg, A, vg, wg, ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
-    if update:
-        store_pose(model, mech, r, p)
-    return out
+    return out, (r, p)
 
 
 def _stable(T: np.ndarray, Js: np.ndarray, cw: np.ndarray) -> bool:

@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints import body_arrays, evaluate, global_jacobian
-from .errors import SolverError
-from .expressions import ExpressionError
-from .forces import body_loads, evaluate_forces
-from .kinematics import (COND_LIMIT, NEWTON_TOL, Structure, _involved, _scales, _step,
-                         report_progress, residual)
-from .model import Model
-from .results import Result
-from .rotations import rotate_world
+from ..algebra.banded import MIN_BANDED
+from ..algebra.newton import COND_LIMIT, NEWTON_TOL, scales, step_pose
+from ..algebra.rank import involved
+from ..algebra.schur import Schur, inverse_mass
+from ..base.errors import ExpressionError, SolverError
+from ..base.rotations import rotate_world
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
+from ..kernels.forces import body_loads, evaluate_forces
+from ..model.compile import Model
+from ..model.results import Result, report_progress
+from .structure import Structure
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
 BLOCK_MAX = 64        # largest block
@@ -69,14 +71,12 @@ class _Algebra:
     singular pose shows as S not positive definite."""
 
     def __init__(self, model: Model, keep: np.ndarray) -> None:
-        from .banded import MIN_BANDED
-        from .schur import Schur
         self.model, self.keep = model, keep
         # a small mechanism is solved densely: no need to lay out its J M^-1 J^T
         self.schur = Schur(model, keep) if len(keep) > MIN_BANDED else None
         self.sparse = self.schur is not None and self.schur.band.banded
         self.inv_inertia = np.linalg.inv(model.body_inertia) if model.nb else np.zeros((0, 3, 3))
-        self.rs, self.cw = _scales(model)
+        self.rs, self.cw = scales(model)
 
     def newton_step(self, jac: np.ndarray, A: np.ndarray, res: np.ndarray) -> np.ndarray:
         """-J^-1 res (F, 6 nb) per frame (no condition check: Newton only); NaN rows where
@@ -131,7 +131,6 @@ class _Algebra:
     # banded path, one frame at a time
     def _prepare_one(self, jac: np.ndarray, A: np.ndarray) -> tuple | None:
         """(J blocks, M^-1 blocks, S entries, M^-1 J^T blocks) at one pose, or None."""
-        from .schur import inverse_mass
         sc = self.schur
         Jb = sc.blocks(jac)
         Mi = inverse_mass(self.model, A, self.inv_inertia)
@@ -182,7 +181,7 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
     """Newton on every frame of a block from its predicted pose; each iteration evaluates
     only the frames not yet converged.  Returns the poses, the Jacobian blocks and rotation
     matrices at them, a (F,) converged mask and the iterations used."""
-    rs, cw = _scales(model)
+    rs, cw = scales(model)
     keep = alg.keep
     F = len(R)
     jac = np.zeros((F, model.nc, 12))
@@ -208,7 +207,7 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
         good = np.isfinite(dq).all(axis=1)
         live, dq = live[good], dq[good]
         size[live] = np.max(np.abs(dq * cw), axis=1, initial=0.0) / model.length_scale
-        R[live], P[live] = _step(R[live], P[live], dq)
+        R[live], P[live] = step_pose(R[live], P[live], dq)
     return R, P, jac, A, done, it
 
 
@@ -275,7 +274,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
                 size = 1
                 continue
             jl = prev["jac"] if prev is not None else jac[0]
-            who = _involved(model, global_jacobian(model, jl), keep)
+            who = involved(model, global_jacobian(model, jl), keep)
             t = float(times[k0])
             raise SolverError(
                 f"lock-up at t = {t:.6g} s (frame {k0}): the mechanism cannot follow its "

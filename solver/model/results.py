@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MechanismError
-from .rotations import continuous_quats, cross, quat_to_matrix
+from ..base.errors import MechanismError, SolverCancelled
+from ..base.rotations import continuous_quats, cross, quat_to_matrix
 
 
 class Result:
@@ -193,3 +193,10 @@ class Result:
         if motion not in names:
             raise MechanismError(f"unknown motion {motion!r}")
         return self._effort[:, names.index(motion)].copy()
+
+
+def report_progress(progress: Any, k: int, n: int, result: Result) -> None:
+    """Call progress(frames done, frames in all); a False answer cancels the analysis."""
+    if progress is not None and progress(k + 1, n) is False:
+        t = float(result.times[k])
+        raise SolverCancelled(f"cancelled at t = {t:.6g} s (frame {k})", t, (), result.truncated(k + 1))

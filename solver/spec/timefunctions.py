@@ -1,6 +1,6 @@
 """Functions of time f(t) with exact first and second derivatives, as motions and applied
 loads use them: from a number, a safe expression string (``expressions.parse``) or a Python
-callable (evaluated on a :class:`expressions.Jet`).  Expressions, which have no branches, are
+callable (evaluated on a :class:`base.jet.Jet`).  Expressions, which have no branches, are
 also evaluated over all frame times at once (``TimeFunction.table``)."""
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .expressions import _STRICT, ExpressionError, Jet, _jet, _val, parse
+from ..base.errors import ExpressionError
+from ..base.jet import STRICT as _STRICT, Jet, jet as _jet, value_of as _val
+from .expressions import parse
 
 
 class TimeFunction:

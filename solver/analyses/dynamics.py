@@ -24,16 +24,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constraints import body_arrays, evaluate, global_jacobian
-from .errors import SolverError
-from .explicit import explicit_stepper
-from .expressions import ExpressionError
-from .forces import total_forces
-from .kinematics import NEWTON_TOL, report_progress, Structure, _involved, _scales, inertia_world, motion_values, residual
-from .model import Model
-from .results import Result
-from .schur import Schur, inverse_mass
-from .rotations import quat_rate, rotate_world
+from ..algebra.newton import NEWTON_TOL, scales
+from ..algebra.rank import involved
+from ..algebra.schur import Schur, inverse_mass
+from ..base.errors import ExpressionError, SolverError
+from ..base.rotations import quat_rate, rotate_world
+from ..integrators.explicit import explicit_stepper
+from ..integrators.implicit import SDIRK4, stiffness_rate
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
+from ..kernels.forces import inertia_world, total_forces
+from ..model.compile import Model
+from ..model.results import Result, report_progress
+from .structure import Structure
 
 class _System:
     """The constrained equations of one model: state packing, right-hand side, projection."""
@@ -107,7 +109,7 @@ class _System:
         J v = nu.  Raises LinAlgError when the constraints cannot be met."""
         m, sc = self.m, self.schur
         f = motion_values(m, t)
-        rs, _ = _scales(m)
+        rs, _ = scales(m)
         p = p / np.linalg.norm(p, axis=1, keepdims=True)
         mats = None
         for it in range(20):
@@ -144,7 +146,6 @@ def choose_method(sysm: _System, t: float, r, p, v, w, method: str) -> str:
         return method
     if sysm.m.forces.empty:
         return "explicit"
-    from .implicit import stiffness_rate
     return "implicit" if stiffness_rate(sysm, t, r, p, v, w) > STIFF_RATE else "explicit"
 
 
@@ -159,7 +160,6 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
     method: "explicit" (Dormand-Prince 8(5,3), 5(4) at loose tolerances), "implicit"
     (L-stable SDIRK 4(3), for stiff springs and dampers) or "auto" (implicit only when a
     force element is stiff)."""
-    from .implicit import SDIRK4
     sysm = _System(model, st)
     t = float(times[0])
     try:
@@ -233,7 +233,7 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
             except np.linalg.LinAlgError:
                 rg, A = body_arrays(model, r, p)[:2]
                 J = global_jacobian(model, evaluate(model, rg, A).jac)
-                who = _involved(model, J, st.keep)
+                who = involved(model, J, st.keep)
                 fail(f"lock-up at t = {t:.6g} s: the constraint equations became singular "
                      f"(joints involved: {', '.join(who)})", k, t, who)
         # output frame: projected state, accelerations and multipliers
@@ -258,7 +258,7 @@ def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) ->
     the step size collapsed: a scaled 2-norm condition above 1e4 (a sound mechanism's is
     1 to 100; it grows like 1/sqrt(distance) towards a limit position, measured 3e5 one
     nanosecond before one) is taken as the cause."""
-    rs, cw = _scales(model)
+    rs, cw = scales(model)
     rg, A = body_arrays(model, r, p)[:2]
     J = global_jacobian(model, evaluate(model, rg, A).jac)[st.keep]
     if J.size == 0:
@@ -266,7 +266,7 @@ def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) ->
     s = np.linalg.svd(J * rs[st.keep, None] / cw[None, :], compute_uv=False)
     if s[-1] > 1e-4 * s[0]:
         return ()
-    return _involved(model, global_jacobian(model, evaluate(model, rg, A).jac), st.keep)
+    return involved(model, global_jacobian(model, evaluate(model, rg, A).jac), st.keep)
 
 
 def _initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,

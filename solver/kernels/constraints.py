@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Model
-from .rotations import cross, skew
+from ..base.rotations import cross, quat_to_matrix, skew
+from ..model.compile import Model
+from ..spec.joints import ANGLE
 
 
 @dataclass
@@ -203,10 +204,28 @@ def body_arrays(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray | None
                 w: np.ndarray | None = None):
     """Append the ground (index nb) to body arrays: (r, A, v, w) each with nb+1 rows
     (leading axes, e.g. frames, carried through)."""
-    from .rotations import quat_to_matrix
     zero = np.zeros(3)
     rg = _with_ground(r, zero)
     A = _with_ground(quat_to_matrix(p), np.eye(3))
     if v is None:
         return rg, A, None, None
     return rg, A, _with_ground(v, zero), _with_ground(w, zero)
+
+
+def motion_values(model: Model, t: float) -> np.ndarray:
+    """(nmotion, 3): value, first and second time derivative of every motion at t."""
+    if not model.motion_functions:
+        return np.zeros((0, 3))
+    return np.array([fn.derivatives(t) for fn in model.motion_functions], dtype=float)
+
+
+def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """Constraint residuals with motion functions subtracted; angles wrapped to (-pi, pi].
+    phi (..., nc) and f (..., nmotion, 3) may carry leading axes (frames)."""
+    res = phi.copy()
+    drv = model.row_motion >= 0
+    if drv.any():
+        res[..., drv] -= f[..., model.row_motion[drv], 0]
+        ang = drv & (model.row_kind == ANGLE)
+        res[..., ang] = (res[..., ang] + np.pi) % (2.0 * np.pi) - np.pi
+    return res

@@ -28,3 +28,8 @@ class SolverError(RuntimeError):
 
 class SolverCancelled(SolverError):
     """The caller's progress callback asked to stop; ``result`` holds the frames solved."""
+
+
+class ExpressionError(ValueError):
+    """Any parse or evaluation failure of a user expression; the message names the
+    expression and what is wrong."""

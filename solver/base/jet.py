@@ -1,10 +1,6 @@
-"""Safe user expressions with exact first and second derivatives.
-
-Motions and forces are typed by users ("pi/6 + 2*pi*t", "100*sin(t) - 5*speed"). They are parsed
-with ``ast`` in 'eval' mode, checked against a whitelist and turned into closures once; the text is
-never eval'd, exec'd or compiled to code. Evaluating on a :class:`Jet` (a truncated second-order
-Taylor number) gives value, first and second derivative exactly, so solvers get velocity and
-acceleration without finite differences.
+"""Exact-derivative numbers: a Jet is a truncated second-order Taylor number (value, first
+and second derivative with respect to one parameter, usually time), and the functions of
+the expression language (sin ... ramp) work on floats, numpy arrays and Jets alike.
 
 Derivative rules used (forward-mode automatic differentiation, 2nd order):
   sum:      (u + w)'' = u'' + w''
@@ -20,27 +16,17 @@ Jet returns a Jet, except min/max, which return the argument they pick.
 """
 from __future__ import annotations
 
-import ast
-import builtins
 import contextvars
-import keyword
 import math
 import operator
 from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["ExpressionError", "Jet", "Expression", "TimeFunction", "parse", "time_function",
-           "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sqrt", "exp", "log", "abs",
-           "min", "max", "step", "step5", "ramp"]
+from .errors import ExpressionError
 
-MAX_LENGTH = 2000
-MAX_DEPTH = 100
-
-
-class ExpressionError(ValueError):
-    """Any parse or evaluation failure; the message names the expression and what is wrong."""
-
+__all__ = ["Jet", "STRICT", "jet", "value_of", "fpow", "sin", "cos", "tan", "asin", "acos", "atan",
+           "atan2", "sqrt", "exp", "log", "abs", "min", "max", "step", "step5", "ramp"]
 
 # While a user callable is probed with a Jet, float(jet) must fail so math.sin(t) is detected.
 _STRICT: contextvars.ContextVar[bool] = contextvars.ContextVar("jet_strict", default=False)
@@ -310,192 +296,5 @@ def ramp(x: Any, x0: Any, x1: Any) -> Any:
     return _select(_val(x) > _val(x1), (x - x1) + 0.5 * length, inside)
 
 
-# name -> (function, number of arguments; -2 means "at least 2", signature hint)
-_FUNCS: dict[str, tuple[Callable[..., Any], int, str]] = {
-    "sin": (sin, 1, ""), "cos": (cos, 1, ""), "tan": (tan, 1, ""), "asin": (asin, 1, ""),
-    "acos": (acos, 1, ""), "atan": (atan, 1, ""), "atan2": (atan2, 2, " (y, x)"),
-    "sqrt": (sqrt, 1, ""), "exp": (exp, 1, ""), "log": (log, 1, ""), "abs": (abs, 1, ""),
-    "min": (min, -2, ""), "max": (max, -2, ""), "step": (step, 5, " (x, x0, h0, x1, h1)"),
-    "step5": (step5, 5, " (x, x0, h0, x1, h1)"), "ramp": (ramp, 3, " (x, x0, x1)")}
-_CONSTANTS = {"pi": math.pi, "e": math.e}
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.Pow: lambda a, b: (
-               a ** b if isinstance(a, Jet) or isinstance(b, Jet) else _fpow(a, b))}
-_CHAIN = (ast.Add, ast.Sub, ast.Mult, ast.Div)
-_BAD_OPS = {ast.FloorDiv: "'//'", ast.Mod: "'%'", ast.MatMult: "'@'", ast.LShift: "'<<'",
-            ast.RShift: "'>>'", ast.BitOr: "'|'", ast.BitAnd: "'&'", ast.BitXor: "'^'",
-            ast.Invert: "'~'", ast.Not: "'not'"}
-_BAD_NODES: dict[type, str] = {  # plain words for rejected constructs ("... not allowed")
-    ast.Attribute: "attribute access (.) is", ast.Subscript: "subscripts ([...]) are",
-    ast.List: "lists are", ast.Tuple: "tuples are", ast.Set: "sets are", ast.Dict: "dicts are",
-    ast.Lambda: "lambda functions are", ast.Compare: "comparisons (<, >, ==, ...) are",
-    ast.BoolOp: "boolean operators (and, or) are", ast.NamedExpr: "assignments (:=) are",
-    ast.IfExp: "conditional expressions (... if ... else ...) are", ast.JoinedStr: "strings are",
-    ast.Starred: "star arguments (*) are", ast.ListComp: "comprehensions are",
-    ast.SetComp: "comprehensions are", ast.DictComp: "comprehensions are",
-    ast.GeneratorExp: "comprehensions are"}
-
-
-class Expression:
-    """A parsed expression: callable with keyword values of its variables (floats, arrays or
-    Jets); returns a float (or array) or a Jet. Built once into closures, so calls are fast."""
-
-    def __init__(self, source: str, variables: tuple[str, ...], name: str,
-                 fn: Callable[[dict[str, Any]], Any]) -> None:
-        self.source, self.variables, self.name, self._fn = source, variables, name, fn
-        self._prefix = f"{name}: " if name else ""
-
-    def __repr__(self) -> str:
-        return f"Expression({self.source!r}, variables={self.variables!r})"
-
-    def __call__(self, **values: Any) -> Any:
-        if values.keys() != set(self.variables):
-            missing = [v for v in self.variables if v not in values]
-            extra = [v for v in values if v not in self.variables]
-            raise ExpressionError(f"{self._prefix}expression {self.source!r} needs values for "
-                                  f"{missing} and does not know {extra}")
-        try:
-            return self._fn(values)
-        except ZeroDivisionError:
-            why = "division by zero"
-        except OverflowError:
-            why = "numeric overflow (the result is too large)"
-        except (ArithmeticError, ValueError, TypeError) as exc:  # includes ExpressionError
-            why = str(exc)
-        at = ", ".join(f"{k}={_val(v)!r}" for k, v in values.items())
-        raise ExpressionError(f"{self._prefix}expression {self.source!r} cannot be evaluated "
-                              f"at {at}: {why}")
-
-
-class _Builder:
-    """Validates the AST against the whitelist and turns it into closures (env dict -> value)."""
-
-    def __init__(self, source: str, variables: tuple[str, ...], prefix: str) -> None:
-        self.source, self.variables, self.prefix = source, variables, prefix
-        self.allowed = (f"allowed: {', '.join(variables + tuple(_CONSTANTS))} and the functions "
-                        f"{', '.join(_FUNCS)}")
-
-    def fail(self, what: str) -> None:
-        raise ExpressionError(f"{self.prefix}expression {self.source!r} {what}")
-
-    def build(self, node: ast.AST, depth: int) -> Callable[[dict[str, Any]], Any]:
-        if depth > MAX_DEPTH:
-            self.fail(f"is nested too deeply (more than {MAX_DEPTH} levels)")
-        if isinstance(node, ast.Constant):
-            c = node.value
-            if isinstance(c, bool) or c is None:
-                self.fail(f"is invalid: booleans and None are not allowed ({c!r})")
-            if isinstance(c, (str, bytes)):
-                self.fail("is invalid: strings are not allowed")
-            if not isinstance(c, (int, float)):
-                self.fail(f"is invalid: the constant {c!r} is not allowed (only real numbers)")
-            try:
-                f = float(c)
-            except OverflowError:
-                self.fail("is invalid: a number is too large")
-            return lambda env: f
-        if isinstance(node, ast.Name):
-            n = node.id
-            if n in self.variables:
-                return operator.itemgetter(n)
-            if n in _CONSTANTS:
-                k = _CONSTANTS[n]
-                return lambda env: k
-            if n in _FUNCS:
-                self.fail(f"is invalid: '{n}' is a function and must be called, e.g. {n}(t)")
-            self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed})")
-        if isinstance(node, ast.BinOp):
-            op = _BINOPS.get(type(node.op))
-            if op is None:
-                hint = "use ** for powers" if isinstance(node.op, ast.BitXor) else "use + - * / **"
-                self.fail(f"is invalid: the operator {_BAD_OPS.get(type(node.op), '?')} is not "
-                          f"allowed ({hint})")
-            rest = [(op, node.right)]  # a left-assoc chain t + 1 + 1 ... is flat, not nested
-            while isinstance(node.left, ast.BinOp) and type(node.left.op) in _CHAIN:
-                node = node.left
-                rest.append((_BINOPS[type(node.op)], node.right))
-            first = self.build(node.left, depth + 1)
-            terms = [(o, self.build(r, depth + 1)) for o, r in reversed(rest)]
-            if len(terms) == 1:
-                b = terms[0][1]
-                return lambda env: op(first(env), b(env))
-
-            def chain(env: dict[str, Any]) -> Any:
-                acc = first(env)
-                for o, f in terms:
-                    acc = o(acc, f(env))
-                return acc
-            return chain
-        if isinstance(node, ast.UnaryOp):
-            if not isinstance(node.op, (ast.USub, ast.UAdd)):
-                self.fail(f"is invalid: the operator {_BAD_OPS.get(type(node.op), '?')} is not "
-                          f"allowed")
-            a = self.build(node.operand, depth + 1)
-            return (lambda env: -a(env)) if isinstance(node.op, ast.USub) else a
-        if isinstance(node, ast.Call):
-            return self.call(node, depth)
-        what = _BAD_NODES.get(type(node), f"the construct '{type(node).__name__}' is")
-        self.fail(f"is invalid: {what} not allowed")
-        raise AssertionError  # unreachable
-
-    def call(self, node: ast.Call, depth: int) -> Callable[[dict[str, Any]], Any]:
-        if not isinstance(node.func, ast.Name):
-            self.build(node.func, depth + 1)  # reports attribute access, lambda, ...
-            self.fail("is invalid: only the allowed functions can be called")
-        n = node.func.id
-        if n not in _FUNCS:
-            if n in self.variables or n in _CONSTANTS:
-                self.fail(f"is invalid: '{n}' is not a function")
-            if n.startswith("_") or hasattr(builtins, n):
-                self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed})")
-            self.fail(f"calls an unknown function '{n}' (known functions: {', '.join(_FUNCS)})")
-        fn, nargs, hint = _FUNCS[n]
-        if node.keywords:
-            self.fail(f"is invalid: keyword arguments are not allowed (in the call of '{n}')")
-        got = len(node.args)
-        if nargs == -2 and got < 2:
-            self.fail(f"is invalid: '{n}' takes at least 2 arguments, got {got}")
-        if nargs > 0 and got != nargs:
-            plural = "argument" if nargs == 1 else "arguments"
-            self.fail(f"is invalid: '{n}' takes {nargs} {plural}{hint}, got {got}")
-        args = [self.build(a, depth + 1) for a in node.args]
-        if len(args) == 1:
-            a0 = args[0]
-            return lambda env: fn(a0(env))
-        return lambda env: fn(*[a(env) for a in args])
-
-
-def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "") -> Expression:
-    """Parse safely (whitelisted AST, no eval). `name` (e.g. "motion 'drive'") prefixes errors."""
-    prefix = f"{name}: " if name else ""
-    variables = tuple(variables)
-    for v in variables:
-        if (not isinstance(v, str) or not v.isidentifier() or keyword.iskeyword(v)
-                or v in _CONSTANTS or v in _FUNCS):
-            raise ExpressionError(f"{prefix}{v!r} cannot be used as a variable name")
-    if not isinstance(source, str):
-        raise ExpressionError(f"{prefix}expression must be a string, got {type(source).__name__}")
-    text = source.strip()
-    if not text:
-        raise ExpressionError(f"{prefix}expression is empty")
-    if len(text) > MAX_LENGTH:
-        raise ExpressionError(f"{prefix}expression is too long ({len(text)} characters, "
-                              f"at most {MAX_LENGTH})")
-    builder = _Builder(text, variables, prefix)
-    depth = deepest = 0
-    for ch in text:  # brackets leave no AST node, so count them here (also guards ast.parse)
-        depth += (ch in "([{") - (ch in ")]}")
-        deepest = depth if depth > deepest else deepest
-    if deepest > MAX_DEPTH:
-        builder.fail(f"is nested too deeply (more than {MAX_DEPTH} levels of brackets)")
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError as exc:
-        builder.fail(f"has a syntax error at column {exc.offset}: {exc.msg}")
-    except (ValueError, RecursionError, MemoryError) as exc:
-        builder.fail(f"cannot be parsed: {exc or 'nested too deeply'}")
-    return Expression(text, variables, name, builder.build(tree.body, 1))
-
-
-# f(t) from a number, an expression or a callable: solver/timefunctions.py (re-exported here)
-from .timefunctions import TimeFunction, time_function  # noqa: E402  (it uses Jet and parse)
+# public names for the parser and time functions (spec layer)
+STRICT, jet, value_of, fpow = _STRICT, _jet, _val, _fpow

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .banded import BandedSPD
-from .model import Model
-from .rotations import congruence
+from ..model.compile import Model
+from ..base.rotations import congruence
 
 
 def inverse_mass(model: Model, A: np.ndarray, inv_inertia: np.ndarray) -> np.ndarray:

@@ -1,0 +1,113 @@
+"""Rank of the constraint Jacobian: which rows are independent (redundant equations, DOF),
+and which joints make it singular (lock-ups), on the scaled Jacobian."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .newton import RANK_TOL, scales
+
+
+
+def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Rows (indices into J, taken in order) that are independent of the rows before them.
+
+    On the scaled Jacobian a row is redundant when less than RANK_TOL of its length points
+    in a new direction: greedy Gram-Schmidt with re-orthogonalization for small sets; for
+    large ones whose Gram matrix is banded in this order, the same test as a Cholesky
+    factorization of the Gram matrix that skips rows with a pivot below RANK_TOL^2 of
+    their squared length (the pivot is the squared length of the new direction).
+    """
+    rs, cw = scales(model)
+    Js = J[rows] * rs[rows, None] / cw[None, :]
+    if len(rows) > 60:
+        keep = _banded_independent(model, Js, rows)
+        if keep is not None:
+            return keep
+    basis = np.empty((min(len(rows), J.shape[1]), J.shape[1]))
+    nk = 0
+    keep = []
+    for k, row in zip(rows, Js):
+        n0 = np.linalg.norm(row)
+        if n0 == 0.0:
+            continue
+        B = basis[:nk]
+        x = row - B.T @ (B @ row)
+        x -= B.T @ (B @ x)
+        nx = np.linalg.norm(x)
+        if nx > RANK_TOL * n0:
+            basis[nk] = x / nx
+            nk += 1
+            keep.append(k)
+    return np.array(keep, dtype=int)
+
+
+def _banded_independent(model: Any, Js: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
+    """The greedy rank test by a skipping Cholesky of G = Js Js^T when G's band (rows in the
+    given order) is narrow; None when it is not.  Rows appended out of band order (motions
+    after all joints) are also tried sorted by body: when every row is independent in that
+    order the answer does not depend on the order; otherwise None."""
+    bi, bj = model.row_bi[rows], model.row_bj[rows]
+    kd = _gram_band(model, bi, bj)
+    if (kd + 1) * 4 < len(rows):
+        return rows[_skipping_cholesky(Js, kd)]
+    order = np.argsort(np.minimum(bi, bj), kind="stable")     # the ground (nb) sorts last
+    kd = _gram_band(model, bi[order], bj[order])
+    if (kd + 1) * 4 < len(rows) and _skipping_cholesky(Js[order], kd).all():
+        return rows
+    return None
+
+
+def _gram_band(model: Any, bi: np.ndarray, bj: np.ndarray) -> int:
+    """Half-bandwidth of the Gram matrix of rows touching bodies bi, bj (in this order)."""
+    ends = [np.flatnonzero((bi == b) | (bj == b)) for b in range(model.nb)]
+    return max((int(e.max() - e.min()) for e in ends if e.size), default=0)
+
+
+def _skipping_cholesky(Js: np.ndarray, kd: int) -> np.ndarray:
+    """(n,) mask of rows independent of the kept rows before them: Cholesky of the banded
+    G = Js Js^T (half-bandwidth kd) that skips a row whose pivot (the squared length of its
+    new direction) is below RANK_TOL^2 of its squared length."""
+    n = len(Js)
+    G = Js @ Js.T           # dense but only band entries are non-zero; n is a few hundred
+    L = np.zeros((n, n))
+    keep = np.zeros(n, dtype=bool)
+    for k in range(n):
+        gkk = G[k, k]
+        if gkk == 0.0:
+            continue
+        lo = max(0, k - kd)
+        win = np.flatnonzero(keep[lo:k]) + lo
+        if win.size:
+            Lw = L[np.ix_(win, win)]
+            lk = np.linalg.solve(Lw, G[k, win])       # L_ww l = g: the row's projections
+            piv = gkk - float(lk @ lk)
+        else:
+            piv = gkk
+        if piv > RANK_TOL ** 2 * gkk:
+            if win.size:
+                L[k, win] = lk
+            L[k, k] = np.sqrt(piv)
+            keep[k] = True
+    return keep
+
+
+def involved(model: Any, J: np.ndarray, rows: np.ndarray) -> tuple[str, ...]:
+    """Joints and motions whose rows make the scaled Jacobian (nearly) singular."""
+    rs, cw = scales(model)
+    Js = J[rows] * rs[rows, None] / cw[None, :]
+    u, s, _ = np.linalg.svd(Js)
+    vec = np.abs(u[:, -1]) if Js.shape[0] <= Js.shape[1] else np.abs(u[:, Js.shape[1]:]).max(axis=1)
+    names = []
+    for k in rows[vec > 0.2 * vec.max()]:
+        nm = row_owner(model, k)
+        if nm not in names:
+            names.append(nm)
+    return tuple(names)
+
+
+def row_owner(model: Any, k: int) -> str:
+    if model.row_joint[k] >= 0:
+        return model.joint_names[model.row_joint[k]]
+    return model.motion_names[model.row_motion[k]]

@@ -1,0 +1,94 @@
+"""Assembly: move the parts the least so that every joint and motion holds (least-movement
+Gauss-Newton on the scaled constraint equations)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..algebra.blas import single_thread
+from ..algebra.newton import NEWTON_TOL, scales, step_pose
+from ..algebra.rank import row_owner
+from ..algebra.schur import Schur
+from ..base.errors import ExpressionError, SolverError
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
+from ..model.compile import Model
+
+
+def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
+                   max_iter: int = 60) -> tuple[np.ndarray, np.ndarray]:
+    """Least-movement Newton: each step is the minimum-norm solution of J dq = -Phi with
+    rotations weighted by the part's size (Gauss-Newton, halving steps that do not reduce
+    the residual).  Raises SolverError naming the joints that cannot be closed."""
+    if model.nc == 0:
+        return r, p
+    rs, cw = scales(model)
+    try:
+        f = motion_values(model, t)
+    except ExpressionError as exc:
+        raise SolverError(str(exc), t) from None
+    stall = 0
+    sparse = _sparse_assembly(model, cw)
+    for _ in range(max_iter):
+        ev = evaluate(model, *body_arrays(model, r, p)[:2])
+        res = residual(model, ev.phi, f) * rs
+        err = np.max(np.abs(res))
+        if err <= NEWTON_TOL:
+            return r, p
+        if sparse is not None:
+            dq = sparse(ev.jac * rs[:, None], res)
+        else:
+            Js = global_jacobian(model, ev.jac) * rs[:, None] / cw[None, :]
+            dq = np.linalg.lstsq(Js, -res, rcond=1e-10)[0] / cw
+        # keep each rotation step below 0.5 rad so that a far start does not flip parts
+        big = np.abs(dq.reshape(-1, 6)[:, 3:]).max(initial=0.0)
+        alpha = min(1.0, 0.5 / big) if big > 0 else 1.0
+        for _ in range(30):
+            r1, p1 = step_pose(r, p, dq, alpha)
+            ev1 = evaluate(model, *body_arrays(model, r1, p1)[:2])
+            err1 = np.max(np.abs(residual(model, ev1.phi, f) * rs))
+            if err1 < err or err1 <= NEWTON_TOL:
+                break
+            alpha *= 0.5
+        else:
+            break
+        stall = stall + 1 if err1 > 0.9 * err else 0
+        r, p = r1, p1
+        if stall > 8:
+            break
+    ev = evaluate(model, *body_arrays(model, r, p)[:2])
+    res = np.abs(residual(model, ev.phi, f) * rs)
+    bad = []
+    for k in np.argsort(-res):
+        if res[k] <= 1e-6 * max(res.max(), 1e-300) or len(bad) >= 6:
+            break
+        nm = row_owner(model, k)
+        if nm not in bad:
+            bad.append(nm)
+    raise SolverError(f"assembly failed: the joints cannot all be closed (largest residual "
+                      f"{res.max():.3g}); look at: {', '.join(bad)}", t, tuple(bad))
+
+
+@single_thread
+def _sparse_assembly(model: Model, cw: np.ndarray):
+    """For a large mechanism whose J W^-1 J^T is banded: a function (scaled row Jacobian
+    blocks, scaled residual) -> the weighted least-movement step -W^-1 J^T (J W^-1 J^T +
+    mu I)^-1 res, W = diag(cw^2) (Levenberg-Marquardt with a tiny mu, so redundant but
+    consistent rows do no harm).  None for small or wide-band mechanisms (dense lstsq)."""
+    if model.nc <= 60:
+        return None
+    sc = Schur(model, np.arange(model.nc))
+    if not sc.band.banded:
+        return None
+    nb = model.nb
+    Wi = np.zeros((nb + 1, 6, 6))
+    Wi[:nb] = np.eye(6)[None] / (cw.reshape(nb, 6) ** 2)[:, None, :]
+    diag = np.zeros(model.nc, dtype=int)
+    on_diag = np.flatnonzero(sc.pr == sc.pc)
+    diag[sc.pr[on_diag][::-1]] = on_diag[::-1]            # first pair (k, k) of each row
+
+    def step(jac: np.ndarray, res: np.ndarray) -> np.ndarray:
+        Jb = sc.blocks(jac)
+        vals, Wb = sc.matrix(Jb, Wi)
+        vals = vals.copy()
+        vals[diag] += 1e-10 * float(np.max(vals[diag]))
+        return -sc.transpose_times(Wb, sc.solve(vals, res))[:nb].reshape(-1)
+    return step

@@ -1,0 +1,79 @@
+"""One entry for a run over output frames: check the settings, assemble, find the structure,
+and hand over to the kinematic sweep or forward dynamics."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..algebra.blas import single_thread
+from ..base.errors import MechanismError, SolverError
+from ..model.compile import Model
+from ..model.results import Result
+from .assembly import assemble_state
+from .dynamics import dynamic_run
+from .structure import structure
+from .sweep import kinematic_sweep
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How to run: the analysis ("auto": kinematic when the motions drive every degree of
+    freedom, else dynamic; "kinematic"; "dynamic"), the dynamic integrator's accuracy goal
+    and its method ("auto", "explicit", "implicit")."""
+    analysis: str = "auto"
+    tolerance: float = 1e-6
+    method: str = "auto"
+
+
+def settings(analysis: str = "auto", tolerance: float = 1e-6, method: str = "auto",
+             **options) -> Settings:
+    """Validated Settings, or MechanismError naming the bad one."""
+    if analysis not in ("auto", "kinematic", "dynamic"):
+        raise MechanismError(f"analysis must be 'auto', 'kinematic' or 'dynamic', got {analysis!r}")
+    if options:
+        raise MechanismError(f"unknown solve option(s): {', '.join(options)}")
+    if method not in ("auto", "explicit", "implicit"):
+        raise MechanismError(f"method must be 'auto', 'explicit' or 'implicit', got {method!r}")
+    try:
+        tolerance = float(tolerance)
+    except (TypeError, ValueError):
+        raise MechanismError(f"tolerance must be a number, got {tolerance!r}") from None
+    if not (1e-14 <= tolerance <= 1e-1):
+        raise MechanismError(f"tolerance must be between 1e-14 and 0.1, got {tolerance}")
+    return Settings(analysis, tolerance, method)
+
+
+def frame_times(duration: float, fps: float) -> np.ndarray:
+    """Output times k/fps for k = 0..round(duration*fps), or MechanismError."""
+    try:
+        duration, fps = float(duration), float(fps)
+    except (TypeError, ValueError):
+        raise MechanismError("duration and fps must be numbers") from None
+    if not (np.isfinite(duration) and duration >= 0.0):
+        raise MechanismError(f"duration must be a finite number >= 0, got {duration}")
+    if not (np.isfinite(fps) and fps > 0.0):
+        raise MechanismError(f"fps must be a positive number, got {fps}")
+    return np.arange(int(round(duration * fps)) + 1) / fps
+
+
+@single_thread
+def run(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray,
+        times: np.ndarray, how: Settings = Settings(), progress=None) -> Result:
+    """Assemble the state (r, p, v, w) at times[0], choose the analysis and compute every
+    output time; returns a Result with one frame per time."""
+    t0 = float(times[0])
+    r, p = assemble_state(model, r, p, t0)
+    st = structure(model, r, p)
+    if st.bad_motions:
+        raise SolverError(f"motion {st.bad_motions[0]!r} drives a coordinate that is already "
+                          "fixed by the joints or other motions", t0, tuple(st.bad_motions))
+    analysis = how.analysis
+    if analysis == "auto":
+        analysis = "kinematic" if st.driven_dof == 0 else "dynamic"
+    if analysis == "dynamic":
+        return dynamic_run(model, st, r, p, v, w, times, how.tolerance, how.method, progress)
+    if st.driven_dof > 0:
+        raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
+                          f"{st.driven_dof} remain (add motions or use analysis='dynamic')", t0)
+    return kinematic_sweep(model, st, r, p, times, progress)

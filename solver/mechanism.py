@@ -1,0 +1,75 @@
+"""``Mechanism``: the builder (spec/builder.py) with the analyses as convenience methods.
+
+This is the top of the solver's layers: it compiles the builder into a frozen model, reads
+the parts' placements into a state, runs an analysis (analyses/) and, where asked, writes
+the new placements back.  No analysis imports this module.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .analyses.assembly import assemble_state
+from .analyses.run import frame_times, run, settings
+from .analyses.statics import statics as _statics
+from .analyses.structure import CheckReport, check as _check
+from .model.compile import compile_model
+from .model.results import Result
+from .model.state import body_state, store_pose
+from .spec.builder import Builder
+
+
+class Mechanism(Builder):
+    """A mechanism described by named parts, markers, joints and motions (SI units).
+
+    >>> m = Mechanism()
+    >>> m.add_part("ground", fixed=True)
+    >>> m.add_part("crank", mass=2.0, inertia=(0.01, 0.01, 0.02))
+    >>> m.add_marker("O", part="ground"); m.add_marker("A", part="crank")
+    >>> m.add_joint("pin", "revolute", "A", "O")
+    >>> m.add_motion("drive", joint="pin", expression="2*pi*t")
+    >>> m.dof        # the motion is not counted
+    1
+    """
+
+    @property
+    def dof(self) -> int:
+        """Degrees of freedom by rank at the assembled position, motions not counted."""
+        return self.check().dof
+
+    def check(self) -> CheckReport:
+        """Diagnose without moving anything: DOF, redundant equations by joint, problems."""
+        model = compile_model(self)
+        r, p, _, _ = body_state(model, self)
+        return _check(model, r, p)
+
+    def assemble(self, time: float = 0.0) -> None:
+        """Move the parts the least so that every joint and motion (at ``time``) holds."""
+        model = compile_model(self)
+        r, p, _, _ = body_state(model, self)
+        r, p = assemble_state(model, r, p, time)
+        store_pose(model, self, r, p)
+
+    def statics(self, time: float = 0.0, update: bool = False) -> Result:
+        """Static equilibrium under gravity, springs and loads (motions held at ``time``):
+        a one-frame Result with the reactions there; ``update=True`` moves the parts."""
+        model = compile_model(self)
+        r, p, _, _ = body_state(model, self)
+        result, (r, p) = _statics(model, r, p, time)
+        if update:
+            store_pose(model, self, r, p)
+        return result
+
+    def solve(self, duration: float, fps: float = 24.0, analysis: str = "auto",
+              tolerance: float = 1e-6, method: str = "auto", progress: Any = None,
+              **options: Any) -> Result:
+        """Assemble, then compute frames k/fps for k = 0..round(duration*fps); returns a
+        Result.  analysis: "auto" (kinematic when motions drive every DOF, else dynamic),
+        "kinematic" or "dynamic"; tolerance: the dynamic integrator's accuracy goal; method:
+        "auto", "explicit" or "implicit" (stiff springs and dampers; see
+        analyses/dynamics.py); progress: optional callable(frames done, frames in all)
+        called after each frame, returning False to cancel (SolverCancelled, with the
+        frames done in .result)."""
+        times = frame_times(duration, fps)
+        how = settings(analysis, tolerance, method, **options)
+        model = compile_model(self)
+        return run(model, *body_state(model, self), times, how, progress)

@@ -1,0 +1,98 @@
+"""The force elements of one compiled model as arrays (bodies indexed as in Model): what
+kernels/forces.py evaluates.  Made once by compile_forces, read-only afterwards."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..base.errors import MechanismError
+
+
+@dataclass
+class ForceModel:
+    """Arrays of the force elements for one compiled model (bodies indexed as in Model)."""
+    sd_names: list[str] = field(default_factory=list)
+    sd_bi: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    sd_bj: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    sd_si: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))   # point on I, body frame
+    sd_sj: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    sd_k: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sd_c: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sd_L0: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sd_pre: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sd_fric: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sd_act: list = field(default_factory=list)
+    ts_names: list[str] = field(default_factory=list)
+    ts_bi: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    ts_bj: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    ts_xi: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))   # x_I, body I frame
+    ts_xj: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))   # x_J, body J frame
+    ts_yj: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    ts_k: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ts_c: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ts_th0: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ts_pre: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ts_fric: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    ts_act: list = field(default_factory=list)
+    ld_names: list[str] = field(default_factory=list)
+    ld_body: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    ld_point: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    ld_axes: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))  # marker axes, body frame
+    ld_in_marker: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    ld_funcs: list = field(default_factory=list)                          # 6 TimeFunctions each
+
+    @property
+    def empty(self) -> bool:
+        return not (self.sd_names or self.ts_names or self.ld_names)
+
+
+def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes: dict,
+                   marker_world: Callable[[str], np.ndarray]) -> ForceModel:
+    """ForceModel arrays from the mechanism's force elements (marker data as in Model)."""
+    fm = ForceModel()
+    sds = list(mech.springs.values())
+    if sds:
+        for sd in sds:
+            if np.linalg.norm(marker_world(sd.marker_i) - marker_world(sd.marker_j)) < 1e-9:
+                raise MechanismError(f"spring-damper {sd.name!r}: markers {sd.marker_i!r} and "
+                                     f"{sd.marker_j!r} coincide, so the force has no direction; "
+                                     "place its ends apart")
+        fm.sd_names = [s.name for s in sds]
+        fm.sd_bi = np.array([marker_body[s.marker_i] for s in sds], dtype=int)
+        fm.sd_bj = np.array([marker_body[s.marker_j] for s in sds], dtype=int)
+        fm.sd_si = np.array([marker_point[s.marker_i] for s in sds], dtype=float)
+        fm.sd_sj = np.array([marker_point[s.marker_j] for s in sds], dtype=float)
+        fm.sd_k = np.array([s.stiffness for s in sds])
+        fm.sd_c = np.array([s.damping for s in sds])
+        fm.sd_L0 = np.array([np.linalg.norm(marker_world(s.marker_i) - marker_world(s.marker_j))
+                             if s.free_length is None else s.free_length for s in sds])
+        fm.sd_pre = np.array([s.preload for s in sds])
+        fm.sd_fric = np.array([s.friction for s in sds])
+        fm.sd_act = [s.actuator for s in sds]
+    tss = list(mech.torsion_springs.values())
+    if tss:
+        mi = [mech.joints[s.joint].marker_i for s in tss]
+        mj = [mech.joints[s.joint].marker_j for s in tss]
+        fm.ts_names = [s.name for s in tss]
+        fm.ts_bi = np.array([marker_body[m] for m in mi], dtype=int)
+        fm.ts_bj = np.array([marker_body[m] for m in mj], dtype=int)
+        fm.ts_xi = np.array([marker_axes[m][:, 0] for m in mi])
+        fm.ts_xj = np.array([marker_axes[m][:, 0] for m in mj])
+        fm.ts_yj = np.array([marker_axes[m][:, 1] for m in mj])
+        fm.ts_k = np.array([s.stiffness for s in tss])
+        fm.ts_c = np.array([s.damping for s in tss])
+        fm.ts_th0 = np.array([s.free_angle for s in tss])
+        fm.ts_pre = np.array([s.preload for s in tss])
+        fm.ts_fric = np.array([s.friction for s in tss])
+        fm.ts_act = [s.actuator for s in tss]
+    lds = list(mech.loads.values())
+    if lds:
+        fm.ld_names = [ld.name for ld in lds]
+        fm.ld_body = np.array([marker_body[ld.marker] for ld in lds], dtype=int)
+        fm.ld_point = np.array([marker_point[ld.marker] for ld in lds], dtype=float)
+        fm.ld_axes = np.array([marker_axes[ld.marker] for ld in lds], dtype=float)
+        fm.ld_in_marker = np.array([ld.frame == "marker" for ld in lds], dtype=bool)
+        fm.ld_funcs = [ld.force + ld.torque for ld in lds]
+    return fm

@@ -1,0 +1,182 @@
+"""The builder: a mechanism's parts, markers, joints, motions and force elements by name,
+validated as they are added (the user's vocabulary; no analysis code here)."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..base.errors import ExpressionError, MechanismError
+from .items import (Joint, Load, Marker, Motion, Part, SpringDamper, TorsionSpring, make_load,
+                    make_spring_damper, make_torsion_spring)
+from .joints import JOINT_COORDINATES, JOINT_ROWS, canonical_kind
+from .timefunctions import time_function
+from .validate import check_name, inertia as inertia_tensor, number, quaternion, vector
+
+
+class Builder:
+    """A mechanism described by named parts, markers, joints, motions and force elements
+    (SI units): validation and the user's vocabulary only.  ``solver.Mechanism`` adds the
+    analyses; ``model.compile.compile_model`` turns a Builder into arrays."""
+
+    def __init__(self, gravity: Any = (0.0, 0.0, -9.81)) -> None:
+        self.gravity = vector(gravity, 3, "gravity")
+        self.parts: dict[str, Part] = {}
+        self.markers: dict[str, Marker] = {}
+        self.joints: dict[str, Joint] = {}
+        self.motions: dict[str, Motion] = {}
+        self.springs: dict[str, Any] = {}            # items.SpringDamper
+        self.torsion_springs: dict[str, Any] = {}    # items.TorsionSpring
+        self.loads: dict[str, Any] = {}              # items.Load
+
+    # -- building
+    def _new_name(self, name: Any, what: str) -> str:
+        name = check_name(name, what)
+        for table, kind in ((self.parts, "part"), (self.markers, "marker"),
+                            (self.joints, "joint"), (self.motions, "motion"),
+                            (self.springs, "spring-damper"), (self.torsion_springs, "torsion spring"),
+                            (self.loads, "force")):
+            if name in table:
+                raise MechanismError(f"{what} name {name!r} is already used by a {kind}")
+        return name
+
+    def add_part(self, name: str, fixed: bool = False, mass: float = 1.0, inertia: Any = None,
+                 center_of_mass: Any = (0.0, 0.0, 0.0), position: Any = (0.0, 0.0, 0.0),
+                 orientation: Any = (1.0, 0.0, 0.0, 0.0), velocity: Any = (0.0, 0.0, 0.0),
+                 angular_velocity: Any = (0.0, 0.0, 0.0)) -> None:
+        """Add a rigid part.  Inertia is about the centre of mass in part axes (kg m^2),
+        (Ixx, Iyy, Izz) or 3x3; default: a solid 0.1 m sphere of the part's mass.  Velocity
+        is the part-frame origin's, angular velocity in world axes."""
+        name = self._new_name(name, "part")
+        what = f"part {name!r}"
+        m = number(mass, f"{what}: mass")
+        if not fixed and m <= 0.0:
+            raise MechanismError(f"{what}: mass must be positive, got {m}")
+        self.parts[name] = Part(
+            name, bool(fixed), m,
+            inertia_tensor(inertia, m, f"{what}: inertia") if not fixed else np.eye(3),
+            vector(center_of_mass, 3, f"{what}: center_of_mass"),
+            vector(position, 3, f"{what}: position"),
+            quaternion(orientation, f"{what}: orientation"),
+            vector(velocity, 3, f"{what}: velocity"),
+            vector(angular_velocity, 3, f"{what}: angular_velocity"))
+
+    def add_marker(self, name: str, part: str, position: Any = (0.0, 0.0, 0.0),
+                   orientation: Any = (1.0, 0.0, 0.0, 0.0)) -> None:
+        """Add a marker frame fixed to ``part``; position and orientation in the part frame."""
+        name = self._new_name(name, "marker")
+        if part not in self.parts:
+            raise MechanismError(f"marker {name!r}: unknown part {part!r}")
+        self.markers[name] = Marker(name, part, vector(position, 3, f"marker {name!r}: position"),
+                                    quaternion(orientation, f"marker {name!r}: orientation"))
+
+    def add_joint(self, name: str, kind: str, marker_i: str, marker_j: str,
+                  length: float | None = None) -> None:
+        """Join marker I to marker J.  Kinds: fixed, revolute, prismatic, cylindrical,
+        spherical, universal, planar, in-line, in-plane, parallel-axes, perpendicular,
+        distance (``length`` in m; default the markers' present distance).  The marker z
+        axes are the joint axis."""
+        name = self._new_name(name, "joint")
+        k = canonical_kind(kind)
+        if k not in JOINT_ROWS:
+            raise MechanismError(f"joint {name!r}: unknown kind {kind!r} "
+                                 f"(known: {', '.join(JOINT_ROWS)})")
+        for label, mk in (("marker I", marker_i), ("marker J", marker_j)):
+            if mk not in self.markers:
+                raise MechanismError(f"joint {name!r}: {label} {mk!r} is not a marker")
+        pi, pj = self.markers[marker_i].part, self.markers[marker_j].part
+        if pi == pj:
+            raise MechanismError(f"joint {name!r}: markers {marker_i!r} and {marker_j!r} are both "
+                                 f"on part {pi!r}; a joint must connect two different parts")
+        if self.parts[pi].fixed and self.parts[pj].fixed:
+            raise MechanismError(f"joint {name!r}: parts {pi!r} and {pj!r} are both fixed")
+        if length is not None:
+            if k != "distance":
+                raise MechanismError(f"joint {name!r}: length applies to distance joints only")
+            length = float(length)
+            if not (math.isfinite(length) and length > 0.0):
+                raise MechanismError(f"joint {name!r}: length must be positive and finite")
+        self.joints[name] = Joint(name, k, marker_i, marker_j, length)
+
+    def add_motion(self, name: str, joint: str, expression: Any, coordinate: str | None = None,
+                   derivatives: Any = None) -> None:
+        """Drive a joint coordinate: the angle (rad) of x_I from x_J about z_J, or the slide
+        (m) of I's origin from J's along z_J.  ``expression``: a number, a string of ``t``
+        (parsed safely, see ``expressions.py``) or a callable f(t)."""
+        name = self._new_name(name, "motion")
+        if joint not in self.joints:
+            raise MechanismError(f"motion {name!r}: unknown joint {joint!r}")
+        kind = self.joints[joint].kind
+        allowed = JOINT_COORDINATES.get(kind, ())
+        if not allowed:
+            raise MechanismError(f"motion {name!r}: a {kind} joint ({joint!r}) has no coordinate to "
+                                 "drive (motions drive revolute, prismatic and cylindrical joints)")
+        coord = allowed[0] if coordinate is None else str(coordinate)
+        if coord not in allowed:
+            raise MechanismError(f"motion {name!r}: joint {joint!r} is {kind}; its coordinates are "
+                                 f"{', '.join(allowed)}, not {coord!r}")
+        for other in self.motions.values():
+            if other.joint == joint and other.coordinate == coord:
+                raise MechanismError(f"motion {name!r}: the {coord} of joint {joint!r} is already "
+                                     f"driven by motion {other.name!r}")
+        try:
+            fn = time_function(expression, name=f"motion {name!r}", derivatives=derivatives)
+            fn.derivatives(0.0)
+        except ExpressionError as exc:
+            raise MechanismError(str(exc)) from None
+        self.motions[name] = Motion(name, joint, coord, fn, expression)
+
+    # -- force elements (kernels/forces.py has the conventions)
+    def add_spring_damper(self, name: str, marker_i: str, marker_j: str, stiffness: float = 0.0,
+                          damping: float = 0.0, free_length: float | None = None,
+                          preload: float = 0.0, friction: float = 0.0, actuator: Any = None) -> None:
+        """Translational spring-damper-actuator between two markers' origins.  Tension
+        k (l - L0) + c dl/dt + preload + friction + actuator(t, length, speed) pulls them
+        together (N, m, s); free_length defaults to the present distance."""
+        name = self._new_name(name, "spring-damper")
+        for mk in (marker_i, marker_j):
+            if mk not in self.markers:
+                raise MechanismError(f"spring-damper {name!r}: unknown marker {mk!r}")
+        if self.markers[marker_i].part == self.markers[marker_j].part:
+            raise MechanismError(f"spring-damper {name!r}: both markers are on part "
+                                 f"{self.markers[marker_i].part!r}")
+        self.springs[name] = make_spring_damper(name, marker_i, marker_j, stiffness, damping,
+                                                free_length, preload, friction, actuator)
+
+    def add_torsion_spring(self, name: str, joint: str, stiffness: float = 0.0, damping: float = 0.0,
+                           free_angle: float = 0.0, preload: float = 0.0, friction: float = 0.0,
+                           actuator: Any = None) -> None:
+        """Rotational spring-damper-actuator on a revolute or cylindrical joint's angle:
+        torque k (theta - free_angle) + c dtheta/dt + preload + friction + actuator(t, angle,
+        speed) resists the angle (N m, rad)."""
+        name = self._new_name(name, "torsion spring")
+        if joint not in self.joints:
+            raise MechanismError(f"torsion spring {name!r}: unknown joint {joint!r}")
+        if "angle" not in JOINT_COORDINATES.get(self.joints[joint].kind, ()):
+            raise MechanismError(f"torsion spring {name!r}: joint {joint!r} is "
+                                 f"{self.joints[joint].kind}; it needs a revolute or cylindrical joint")
+        self.torsion_springs[name] = make_torsion_spring(name, joint, stiffness, damping, free_angle,
+                                                         preload, friction, actuator)
+
+    def add_force(self, name: str, marker: str, force: Any = (0.0, 0.0, 0.0),
+                  torque: Any = (0.0, 0.0, 0.0), frame: str = "world") -> None:
+        """Force (N) at a marker's origin and torque (N m) on its part; each component a
+        number, an expression of t or a callable; axes of the world or of the marker."""
+        name = self._new_name(name, "force")
+        if marker not in self.markers:
+            raise MechanismError(f"force {name!r}: unknown marker {marker!r}")
+        self.loads[name] = make_load(name, marker, force, torque, frame)
+
+    # -- placement
+    def pose(self, part: str) -> tuple[np.ndarray, np.ndarray]:
+        """Present placement of a part: (position (3,), orientation (4,) w x y z) in world."""
+        p = self._part(part)
+        return p.position.copy(), p.orientation.copy()
+
+    def _part(self, name: str) -> Part:
+        if name not in self.parts:
+            raise MechanismError(f"unknown part {name!r}")
+        return self.parts[name]
+
+    # -- analyses (kinematics.py does the work)

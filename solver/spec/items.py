@@ -1,0 +1,144 @@
+"""The records of the user's vocabulary that the builder keeps by name: parts, markers,
+joints and motions, and the force elements (seed 001 "Translational / Rotational
+spring-damper-actuator"; conventions in kernels/forces.py), with their validating
+constructors."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..base.errors import ExpressionError, MechanismError
+from .expressions import parse
+from .timefunctions import time_function
+from .validate import nonnegative as _nonneg, number as _number
+
+
+@dataclass
+class Part:
+    name: str
+    fixed: bool
+    mass: float
+    inertia: np.ndarray          # (3, 3) about the centre of mass, part axes, kg m^2
+    center_of_mass: np.ndarray   # (3,) in the part frame, m
+    position: np.ndarray         # (3,) part-frame origin in world, m
+    orientation: np.ndarray      # (4,) part frame in world, w x y z
+    velocity: np.ndarray         # (3,) of the part-frame origin, world, m/s
+    angular_velocity: np.ndarray  # (3,) world axes, rad/s
+
+
+@dataclass
+class Marker:
+    name: str
+    part: str
+    position: np.ndarray         # (3,) in the part frame
+    orientation: np.ndarray      # (4,) in the part frame
+
+
+@dataclass
+class Joint:
+    name: str
+    kind: str
+    marker_i: str
+    marker_j: str
+    length: float | None = None  # distance joints only
+
+
+@dataclass
+class Motion:
+    name: str
+    joint: str
+    coordinate: str              # "angle" (rad) or "slide" (m)
+    function: Any                # expressions.TimeFunction
+    source: Any = None
+
+
+@dataclass
+class SpringDamper:
+    name: str
+    marker_i: str
+    marker_j: str
+    stiffness: float
+    damping: float
+    free_length: float | None
+    preload: float
+    friction: float
+    actuator: Callable[..., float] | None
+
+
+@dataclass
+class TorsionSpring:
+    name: str
+    joint: str
+    stiffness: float
+    damping: float
+    free_angle: float
+    preload: float
+    friction: float
+    actuator: Callable[..., float] | None
+
+
+@dataclass
+class Load:
+    name: str
+    marker: str
+    force: list            # 3 TimeFunctions
+    torque: list           # 3 TimeFunctions
+    frame: str             # "world" or "marker"
+
+
+def scalar_function(spec: Any, variables: tuple[str, ...], what: str) -> Callable[..., float] | None:
+    """A safe f(*variables) from None, a number, an expression string or a callable."""
+    if spec is None:
+        return None
+    if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+        c = _number(spec, what)
+        return lambda *args: c
+    if isinstance(spec, str):
+        try:
+            expr = parse(spec, variables, what)
+        except ExpressionError as exc:
+            raise MechanismError(str(exc)) from None
+        return lambda *args: expr(**dict(zip(variables, args)))
+    if callable(spec):
+        return spec
+    raise MechanismError(f"{what} must be a number, an expression of {', '.join(variables)} or a "
+                         f"callable, got {type(spec).__name__}")
+
+
+def make_spring_damper(name: str, marker_i: str, marker_j: str, stiffness: Any, damping: Any,
+                       free_length: Any, preload: Any, friction: Any, actuator: Any) -> SpringDamper:
+    what = f"spring-damper {name!r}"
+    L0 = None if free_length is None else _nonneg(free_length, f"{what}: free_length")
+    return SpringDamper(name, marker_i, marker_j, _nonneg(stiffness, f"{what}: stiffness"),
+                        _nonneg(damping, f"{what}: damping"), L0, _number(preload, f"{what}: preload"),
+                        _nonneg(friction, f"{what}: friction"),
+                        scalar_function(actuator, ("t", "length", "speed"), f"{what}: actuator"))
+
+
+def make_torsion_spring(name: str, joint: str, stiffness: Any, damping: Any, free_angle: Any,
+                        preload: Any, friction: Any, actuator: Any) -> TorsionSpring:
+    what = f"torsion spring {name!r}"
+    return TorsionSpring(name, joint, _nonneg(stiffness, f"{what}: stiffness"),
+                         _nonneg(damping, f"{what}: damping"), _number(free_angle, f"{what}: free_angle"),
+                         _number(preload, f"{what}: preload"), _nonneg(friction, f"{what}: friction"),
+                         scalar_function(actuator, ("t", "angle", "speed"), f"{what}: actuator"))
+
+
+def make_load(name: str, marker: str, force: Any, torque: Any, frame: str) -> Load:
+    what = f"force {name!r}"
+    if frame not in ("world", "marker"):
+        raise MechanismError(f"{what}: frame must be 'world' or 'marker', got {frame!r}")
+    comps = []
+    for label, vec in (("force", force), ("torque", torque)):
+        if isinstance(vec, str) or callable(vec) or len(vec) != 3:
+            raise MechanismError(f"{what}: {label} must have 3 components (numbers, expressions "
+                                 "of t or callables)")
+        try:
+            comps.append([time_function(c, name=f"{what}: {label}[{k}]") for k, c in enumerate(vec)])
+        except ExpressionError as exc:
+            raise MechanismError(str(exc)) from None
+    return Load(name, marker, comps[0], comps[1], frame)
+
+

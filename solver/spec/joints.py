@@ -1,0 +1,55 @@
+"""Joint kinds as data: each kind is a short list of scalar constraint primitives (seed 004:
+revolute = 3 at-point + 2 dot-1), the coordinates a motion may drive, and the primitive-row
+kinds of the compiled model.  The add-on's joint menu reads this table."""
+from __future__ import annotations
+
+import numpy as np
+
+# Constraint-row kinds of the compiled model (seed 003 primitives; at-point rows are DOT2 rows on world axes).
+DOT1, DOT2, DIST, ANGLE = 0, 1, 2, 3
+
+# Rows of each joint kind: ("dot1", axis of I, axis of J) -- a_I . b_J = 0;
+# ("dot2", axis of J) -- (P_I - P_J) . a_J = 0; ("at", k) -- world component k of P_I - P_J;
+# ("dist",) -- |P_I - P_J| = length.  Axes are marker axes 0=x 1=y 2=z.
+_AT = [("at", 0), ("at", 1), ("at", 2)]
+_PARALLEL = [("dot1", 2, 0), ("dot1", 2, 1)]          # z_I parallel to z_J
+_ON_AXIS = [("dot2", 0), ("dot2", 1)]                  # I's origin on J's z axis
+JOINT_ROWS: dict[str, list[tuple]] = {
+    "fixed": _AT + _PARALLEL + [("dot1", 0, 1)],
+    "revolute": _AT + _PARALLEL,
+    "prismatic": _ON_AXIS + _PARALLEL + [("dot1", 0, 1)],
+    "cylindrical": _ON_AXIS + _PARALLEL,
+    "spherical": _AT,
+    "universal": _AT + [("dot1", 2, 2)],
+    "planar": [("dot2", 2)] + _PARALLEL,
+    "in-line": _ON_AXIS,
+    "in-plane": [("dot2", 2)],
+    "parallel-axes": _PARALLEL,
+    "perpendicular": [("dot1", 2, 2)],
+    "distance": [("dist",)],
+}
+# Joint coordinates a motion may drive (design.md "Conventions").
+JOINT_COORDINATES = {"revolute": ("angle",), "prismatic": ("slide",),
+                     "cylindrical": ("angle", "slide")}
+_AXIS = "xyz"
+
+
+def label(prim: tuple) -> str:
+    """Readable name of one primitive row (its place in a joint)."""
+    if prim[0] == "at":
+        return f"at-point {_AXIS[prim[1]]}"
+    if prim[0] == "dot1":
+        return f"{_AXIS[prim[1]]}_I . {_AXIS[prim[2]]}_J"
+    if prim[0] == "dot2":
+        return f"(P_I - P_J) . {_AXIS[prim[1]]}_J"
+    return "distance"
+
+
+def canonical_kind(kind: str) -> str:
+    """Joint kind spelled as in JOINT_ROWS ('in_line', 'In Line' -> 'in-line')."""
+    k = str(kind).strip().lower().replace("_", "-").replace(" ", "-")
+    k = {"inline": "in-line", "inplane": "in-plane", "parallel": "parallel-axes",
+         "parallelaxes": "parallel-axes", "pin": "revolute", "ball": "spherical",
+         "slider": "prismatic", "hooke": "universal"}.get(k, k)
+    return k
+
