@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from .analyses.assembly import assemble_state
-from .analyses.run import frame_times, run, settings
+from .analyses.run import frame_times, output_times, run, settings
 from .analyses.statics import statics as _statics
 from .analyses.structure import CheckReport, check as _check
+from .base.errors import MechanismError
 from .model.compile import compile_model
 from .model.results import Result
 from .model.state import body_state, store_pose
@@ -59,17 +60,25 @@ class Mechanism(Builder):
             store_pose(model, self, r, p)
         return result
 
-    def solve(self, duration: float, fps: float = 24.0, analysis: str = "auto",
+    def solve(self, duration: float | None = None, fps: float = 24.0, analysis: str = "auto",
               tolerance: float = 1e-6, method: str = "auto", progress: Any = None,
-              **options: Any) -> Result:
-        """Assemble, then compute frames k/fps for k = 0..round(duration*fps); returns a
-        Result.  analysis: "auto" (kinematic when motions drive every DOF, else dynamic),
+              times: Any = None, **options: Any) -> Result:
+        """Assemble, then compute frames k/fps for k = 0..round(duration*fps), or the given
+        output ``times`` (s, strictly increasing; the analysis starts at times[0] and
+        Result.times are exactly these); returns a Result.  analysis: "auto" (kinematic when motions drive every DOF, else dynamic),
         "kinematic" or "dynamic"; tolerance: the dynamic integrator's accuracy goal; method:
         "auto", "explicit" or "implicit" (stiff springs and dampers; see
         analyses/dynamics.py); progress: optional callable(frames done, frames in all)
         called after each frame, returning False to cancel (SolverCancelled, with the
         frames done in .result)."""
-        times = frame_times(duration, fps)
+        if times is None:
+            if duration is None:
+                raise MechanismError("solve needs a duration (with fps) or output times")
+            times = frame_times(duration, fps)
+        else:
+            if duration is not None:
+                raise MechanismError("give either duration (with fps) or times, not both")
+            times = output_times(times)
         how = settings(analysis, tolerance, method, **options)
         model = compile_model(self)
         return run(model, *body_state(model, self), times, how, progress)

@@ -3,6 +3,7 @@ and hand over to the kinematic sweep or forward dynamics."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -42,6 +43,23 @@ def settings(analysis: str = "auto", tolerance: float = 1e-6, method: str = "aut
     if not (1e-14 <= tolerance <= 1e-1):
         raise MechanismError(f"tolerance must be between 1e-14 and 0.1, got {tolerance}")
     return Settings(analysis, tolerance, method)
+
+
+def output_times(times: Any) -> np.ndarray:
+    """Validated output times (s): one or more finite numbers, strictly increasing."""
+    try:
+        t = np.array(times, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise MechanismError(f"times must be numbers, got {times!r}") from None
+    if t.size == 0:
+        raise MechanismError("times is empty: give at least one output time")
+    if not np.all(np.isfinite(t)):
+        raise MechanismError("times has a NaN or infinite value")
+    if np.any(np.diff(t) <= 0.0):
+        k = int(np.argmax(np.diff(t) <= 0.0))
+        raise MechanismError(f"times must increase strictly: times[{k + 1}] = {t[k + 1]:g} s "
+                             f"follows {t[k]:g} s")
+    return t
 
 
 def frame_times(duration: float, fps: float) -> np.ndarray:
