@@ -19,12 +19,7 @@ def inverse_mass(model: Model, A: np.ndarray, inv_inertia: np.ndarray) -> np.nda
     """(nb+1, 6, 6) inverse mass blocks in world axes (1/m I and A I^-1 A^T), with a zero
     block for the ground last.  A: rotation matrices, at least nb of them."""
     nb = model.nb
-    Mi = model.__dict__.get("_inverse_mass_template")
-    if Mi is None:           # the constant part, made once: 1/m I blocks, ground zero
-        Mi = np.zeros((nb + 1, 6, 6))
-        Mi[:nb, :3, :3] = np.eye(3)[None] / model.body_mass[:, None, None]
-        model.__dict__["_inverse_mass_template"] = Mi
-    Mi = Mi.copy()
+    Mi = model.body_inverse_mass.copy()   # 1/m I blocks, ground zero
     Mi[:nb, 3:, 3:] = congruence(A[:nb], inv_inertia)
     return Mi
 

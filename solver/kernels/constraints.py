@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base.rotations import cross, quat_to_matrix, skew
-from ..model.compile import Model
-from ..spec.joints import ANGLE
+from ..model.compile import Model, RowGroup
+from ..spec.joints import ANGLE, AT, DIST, DOT1, DOT2
 
 
 @dataclass
@@ -37,6 +37,130 @@ def _rot(A: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.einsum("...nij,nj->...ni", A, u)
 
 
+# ---------------------------------------------------------------- one kernel per primitive kind
+# Each kernel reads its RowGroup (model/compile.py) and the bodies' state, and writes its
+# rows of phi, the Jacobian blocks (if asked) and quad (if velocities are given) into the
+# views it is passed.  Leading axes of r, A, v, w (frames) are carried through.
+
+def joint_angle(xi: np.ndarray, xj: np.ndarray, yj: np.ndarray):
+    """The joint angle of x_I from x_J about z_J, theta = atan2(x_I . y_J, x_I . x_J), as
+    motions and torsion springs use it (design.md "Conventions"), and its gradient
+    g = dtheta/dpi_I = -dtheta/dpi_J in world axes.  Returns (theta, g, c, s, rho, gc, gs)
+    with c = x_I . x_J, s = x_I . y_J, rho = c^2 + s^2 and gc, gs their gradients in pi_I,
+    which the second derivative needs."""
+    c, s = _dot(xi, xj), _dot(xi, yj)
+    rho = c * c + s * s
+    gc, gs = cross(xi, xj), cross(xi, yj)      # d c / d pi_I, d s / d pi_I
+    g = (c[..., None] * gs - s[..., None] * gc) / rho[..., None]
+    return np.arctan2(s, c), g, c, s, rho, gc, gs
+
+
+def at_point(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+    """seed 003 "Spherical": the world x, y, z of P_I - P_J, three rows per joint point,
+    each point computed once; d/dpi_I of row k is (P_I x e_k) = row k of -[P_I x]."""
+    lead = r.shape[:-2]
+    Pi = _rot(A[..., g.bi, :, :], g.ui)
+    Pj = _rot(A[..., g.bj, :, :], g.uj)
+    phi[...] = (r[..., g.bi, :] + Pi - r[..., g.bj, :] - Pj).reshape(lead + (-1,))
+    if jac is not None:
+        e = np.tile(np.eye(3), (len(g.bi), 1))
+        jac[..., 0:3] = e
+        jac[..., 3:6] = -skew(Pi).reshape(lead + (-1, 3))
+        jac[..., 6:9] = -e
+        jac[..., 9:12] = skew(Pj).reshape(lead + (-1, 3))
+    if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
+        wi, wj = w[..., g.bi, :], w[..., g.bj, :]
+        cen = cross(wi, cross(wi, Pi)) - cross(wj, cross(wj, Pj))
+        quad[...] = cen.reshape(lead + (-1,))
+
+
+def _separation(g: RowGroup, r, A, v, w, rates: bool):
+    """P_I, P_J (world arms from the COMs), d = P_I - P_J as points, and with rates the
+    centripetal part of d2d/dt2 and dd/dt."""
+    pi_ = _rot(A[..., g.bi, :, :], g.ui)
+    pj_ = _rot(A[..., g.bj, :, :], g.uj)
+    d = r[..., g.bi, :] + pi_ - r[..., g.bj, :] - pj_
+    if not rates:
+        return pi_, pj_, d, None, None
+    wi, wj = w[..., g.bi, :], w[..., g.bj, :]
+    cen = cross(wi, cross(wi, pi_)) - cross(wj, cross(wj, pj_))
+    dd = v[..., g.bi, :] + cross(wi, pi_) - v[..., g.bj, :] - cross(wj, pj_)
+    return pi_, pj_, d, cen, dd
+
+
+def dot2(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+    """seed 003 "Dot-2": a_J . (P_I - P_J) = 0."""
+    pi_, pj_, d, cen, dd = _separation(g, r, A, v, w, quad is not None)
+    a = _rot(A[..., g.ba, :, :], g.a)
+    phi[...] = _dot(a, d)
+    if jac is not None:
+        jac[..., 0:3] = a
+        jac[..., 3:6] = cross(pi_, a)
+        jac[..., 6:9] = -a
+        jac[..., 9:12] = cross(a, d) + cross(a, pj_)
+    if quad is not None:
+        wa = w[..., g.ba, :]
+        quad[...] = (_dot(cross(wa, cross(wa, a)), d) + 2.0 * _dot(cross(wa, a), dd)
+                     + _dot(a, cen))
+
+
+def distance(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+    """seed 003 "Double spherical", scaled to metres: (|d|^2 - L^2) / (2 L) = 0."""
+    pi_, pj_, d, cen, dd = _separation(g, r, A, v, w, quad is not None)
+    L = g.target
+    phi[...] = (_dot(d, d) - L * L) / (2.0 * L)
+    if jac is not None:
+        Lc = L[:, None]
+        jac[..., 0:3] = d / Lc
+        jac[..., 3:6] = cross(pi_, d) / Lc
+        jac[..., 6:9] = -d / Lc
+        jac[..., 9:12] = -cross(pj_, d) / Lc
+    if quad is not None:
+        quad[...] = (_dot(dd, dd) + _dot(d, cen)) / L
+
+
+def dot1(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+    """seed 003 "Dot-1": a_I . b_J = 0 (a_I = ui on I, b_J = a on J)."""
+    ai = _rot(A[..., g.bi, :, :], g.ui)
+    aj = _rot(A[..., g.ba, :, :], g.a)
+    phi[...] = _dot(ai, aj)
+    if jac is not None:
+        axb = cross(ai, aj)
+        jac[..., 3:6] = axb
+        jac[..., 9:12] = -axb
+    if quad is not None:
+        wi, wj = w[..., g.bi, :], w[..., g.bj, :]
+        quad[...] = (_dot(cross(wi, cross(wi, ai)), aj) + 2.0 * _dot(cross(wi, ai), cross(wj, aj))
+                     + _dot(ai, cross(wj, cross(wj, aj))))
+
+
+def angle(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+    """A motion's angle row: the joint angle of x_I from x_J about z_J (joint_angle)."""
+    xi = _rot(A[..., g.bi, :, :], g.ui)
+    xj = _rot(A[..., g.ba, :, :], g.a)
+    yj = _rot(A[..., g.bj, :, :], g.b)
+    theta, grad, c, sn, rho, gc, gs = joint_angle(xi, xj, yj)
+    phi[...] = theta
+    if jac is not None:
+        jac[..., 3:6] = grad
+        jac[..., 9:12] = -grad
+    if quad is not None:
+        wi, wj = w[..., g.bi, :], w[..., g.bj, :]
+        wr = wi - wj
+        cd, sd = _dot(gc, wr), _dot(gs, wr)
+        thd = (c * sd - sn * cd) / rho
+        wxi = cross(wi, xi)
+
+        def q2(vj: np.ndarray) -> np.ndarray:  # velocity part of d2(x_I . v_J)/dt2
+            return (_dot(cross(wi, wxi), vj) + 2.0 * _dot(wxi, cross(wj, vj))
+                    + _dot(xi, cross(wj, cross(wj, vj))))
+
+        quad[...] = (c * q2(yj) - sn * q2(xj)) / rho - 2.0 * thd * (c * cd + sn * sd) / rho
+
+
+KERNELS = {AT: at_point, DOT2: dot2, DIST: distance, DOT1: dot1, ANGLE: angle}
+
+
 def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = None,
              w: np.ndarray | None = None, need_jac: bool = True) -> RowEval:
     """Residual, Jacobian and (with velocities) quad of every row.
@@ -44,131 +168,22 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     r (nb+1, 3), A (nb+1, 3, 3): COM positions and rotation matrices with the ground last
     (r = 0, A = I); v, w (nb+1, 3): COM and angular velocities, ground zero.  Any leading
     axes (e.g. frames: r (F, nb+1, 3)) are carried through: phi (F, nc), jac (F, nc, 12).
-    The rows are computed grouped by kind (contiguous slices, Model.kind_index) and put
-    back in model order at the end.  need_jac=False skips the Jacobian (jac is None): for
-    quad at a pose whose Jacobian is known.
+    The rows are computed grouped by kind, one kernel per kind (Model.plan), and put back
+    in model order at the end.  need_jac=False skips the Jacobian (jac is None): for quad
+    at a pose whose Jacobian is known.
     """
     nc = model.nc
-    ix = model.kind_index
-    bi, bj, ba = ix["bi"], ix["bj"], ix["ba"]
+    plan = model.plan
     lead = r.shape[:-2]
     phi = np.empty(lead + (nc,))
     jac = np.zeros(lead + (nc, 12)) if need_jac else None
     quad = None if v is None else np.empty(lead + (nc,))
-    # world components of each row's body-fixed vectors and points (at-point rows: below)
-    n_at = ix["at"].stop              # at-point rows first: their a is a constant world axis
-    ui = np.empty(lead + (nc, 3))
-    ui[..., n_at:, :] = _rot(A[..., bi[n_at:], :, :], ix["ui"][n_at:])
-    a = np.empty(lead + (nc, 3))
-    a[..., :n_at, :] = ix["a"][:n_at]
-    a[..., n_at:, :] = _rot(A[..., ba[n_at:], :, :], ix["a"][n_at:])
-
-    # at-point (seed 003 "Spherical"): the world x, y, z of P_I - P_J, three rows per joint
-    # point, computed once per point; d/dpi_I of row k is (P_I x e_k) = row k of -[P_I x]
-    s = ix["at"]
-    if s.stop:
-        tp = ix["at_points"]
-        Pi = _rot(A[..., bi[tp], :, :], ix["ui"][tp])
-        Pj = _rot(A[..., bj[tp], :, :], ix["uj"][tp])
-        phi[..., s] = (r[..., bi[tp], :] + Pi - r[..., bj[tp], :] - Pj).reshape(lead + (-1,))
-        if need_jac:
-            e = ix["a"][s]
-            jac[..., s, 0:3] = e
-            jac[..., s, 3:6] = -skew(Pi).reshape(lead + (-1, 3))
-            jac[..., s, 6:9] = -e
-            jac[..., s, 9:12] = skew(Pj).reshape(lead + (-1, 3))
-        if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
-            wi, wj = w[..., bi[tp], :], w[..., bj[tp], :]
-            cen = cross(wi, cross(wi, Pi)) - cross(wj, cross(wj, Pj))
-            quad[..., s] = cen.reshape(lead + (-1,))
-
-    # dot-2: a . (P_I - P_J) = 0 (seed 003 "Dot-2")
-    # distance: (|d|^2 - L^2) / (2 L) = 0 (seed 003 "Double spherical", scaled to metres)
-    pt = slice(n_at, ix["point"].stop)
-    if pt.stop > pt.start:
-        pi_ = ui[..., pt, :]
-        pj_ = _rot(A[..., bj[pt], :, :], ix["uj"][pt])
-        d = r[..., bi[pt], :] + pi_ - r[..., bj[pt], :] - pj_
-        if quad is not None:
-            wi, wj = w[..., bi[pt], :], w[..., bj[pt], :]
-            cen = cross(wi, cross(wi, pi_)) - cross(wj, cross(wj, pj_))
-            dd = v[..., bi[pt], :] + cross(wi, pi_) - v[..., bj[pt], :] - cross(wj, pj_)
-
-        def local(s: slice) -> slice:      # a group's rows within the dot-2 + distance rows
-            return slice(s.start - n_at, s.stop - n_at)
-        s = ix["dot2"]
-        if s.stop > s.start:
-            q = local(s)
-            ak, dk, uik, ujk = a[..., s, :], d[..., q, :], pi_[..., q, :], pj_[..., q, :]
-            onj = ix["a_on_j"][s][:, None]
-            phi[..., s] = _dot(ak, dk)
-            if need_jac:
-                jac[..., s, 0:3] = ak
-                jac[..., s, 3:6] = cross(uik, ak)
-                jac[..., s, 6:9] = -ak
-                jac[..., s, 9:12] = onj * cross(ak, dk) + cross(ak, ujk)
-            if quad is not None:
-                wa = w[..., ba[s], :]
-                quad[..., s] = (_dot(cross(wa, cross(wa, ak)), dk)
-                                + 2.0 * _dot(cross(wa, ak), dd[..., q, :]) + _dot(ak, cen[..., q, :]))
-        s = ix["dist"]
-        if s.stop > s.start:
-            q = local(s)
-            dk, uik, ujk = d[..., q, :], pi_[..., q, :], pj_[..., q, :]
-            L = ix["target"][s]
-            phi[..., s] = (_dot(dk, dk) - L * L) / (2.0 * L)
-            if need_jac:
-                Lc = L[:, None]
-                jac[..., s, 0:3] = dk / Lc
-                jac[..., s, 3:6] = cross(uik, dk) / Lc
-                jac[..., s, 6:9] = -dk / Lc
-                jac[..., s, 9:12] = -cross(ujk, dk) / Lc
-            if quad is not None:
-                ddk = dd[..., q, :]
-                quad[..., s] = (_dot(ddk, ddk) + _dot(dk, cen[..., q, :])) / L
-
-    # dot-1: a_I . b_J = 0 (seed 003 "Dot-1"), a_I = ui, b_J = a
-    s = ix["dot1"]
-    if s.stop > s.start:
-        ai, aj = ui[..., s, :], a[..., s, :]
-        phi[..., s] = _dot(ai, aj)
-        if need_jac:
-            axb = cross(ai, aj)
-            jac[..., s, 3:6] = axb
-            jac[..., s, 9:12] = -axb
-        if quad is not None:
-            wi, wj = w[..., bi[s], :], w[..., bj[s], :]
-            quad[..., s] = (_dot(cross(wi, cross(wi, ai)), aj)
-                            + 2.0 * _dot(cross(wi, ai), cross(wj, aj))
-                            + _dot(ai, cross(wj, cross(wj, aj))))
-
-    # angle of x_I from x_J about z_J: theta = atan2(x_I . y_J, x_I . x_J)
-    s = ix["angle"]
-    if s.stop > s.start:
-        xi, xj = ui[..., s, :], a[..., s, :]
-        yj = _rot(A[..., bj[s], :, :], ix["b"][s])
-        c, sn = _dot(xi, xj), _dot(xi, yj)
-        rho = c * c + sn * sn
-        gc, gs = cross(xi, xj), cross(xi, yj)      # d c / d pi_I, d s / d pi_I
-        phi[..., s] = np.arctan2(sn, c)
-        if need_jac:
-            g = (c[..., None] * gs - sn[..., None] * gc) / rho[..., None]
-            jac[..., s, 3:6] = g
-            jac[..., s, 9:12] = -g
-        if quad is not None:
-            wi, wj = w[..., bi[s], :], w[..., bj[s], :]
-            wr = wi - wj
-            cd, sd = _dot(gc, wr), _dot(gs, wr)
-            thd = (c * sd - sn * cd) / rho
-            wxi = cross(wi, xi)
-
-            def q2(vj: np.ndarray) -> np.ndarray:  # velocity part of d2(x_I . v_J)/dt2
-                return (_dot(cross(wi, wxi), vj) + 2.0 * _dot(wxi, cross(wj, vj))
-                        + _dot(xi, cross(wj, cross(wj, vj))))
-
-            quad[..., s] = (c * q2(yj) - sn * q2(xj)) / rho - 2.0 * thd * (c * cd + sn * sd) / rho
-    if not ix["identity"]:                 # back to model row order
-        inv = ix["inv"]
+    for g in plan.groups:
+        s = g.rows
+        KERNELS[g.kind](g, r, A, v, w, phi[..., s], None if jac is None else jac[..., s, :],
+                        None if quad is None else quad[..., s])
+    if not plan.identity:                 # back to model row order
+        inv = plan.inv
         phi = phi[..., inv]
         jac = None if jac is None else jac[..., inv, :]
         quad = None if quad is None else quad[..., inv]

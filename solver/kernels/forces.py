@@ -24,6 +24,7 @@ import numpy as np
 from ..base.errors import ExpressionError
 from ..base.rotations import congruence, cross
 from ..model.force_model import ForceModel
+from .constraints import joint_angle
 
 V_FRICTION = 1e-3
 
@@ -106,10 +107,7 @@ def evaluate_forces(fm: ForceModel, t: float, r: np.ndarray, A: np.ndarray, v: n
         xi = np.einsum("nij,nj->ni", A[bi], fm.ts_xi)
         xj = np.einsum("nij,nj->ni", A[bj], fm.ts_xj)
         yj = np.einsum("nij,nj->ni", A[bj], fm.ts_yj)
-        c, s = _dot(xi, xj), _dot(xi, yj)
-        rho = c * c + s * s
-        g = (c[:, None] * cross(xi, yj) - s[:, None] * cross(xi, xj)) / rho[:, None]
-        raw = np.arctan2(s, c)
+        raw, g = joint_angle(xi, xj, yj)[:2]
         th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
         thd = _dot(g, w[bi] - w[bj])
         tnc = fm.ts_c * thd + fm.ts_fric * np.tanh(thd / V_FRICTION)

@@ -6,97 +6,125 @@ so that the kernels and analyses never touch a Python object per constraint.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Mapping
 
 import numpy as np
 
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
-from ..spec.joints import ANGLE, DIST, DOT1, DOT2, JOINT_ROWS, label as _label
-from .force_model import compile_forces
+from ..spec.joints import ANGLE, AT, DIST, DOT1, DOT2, EVAL_ORDER, JOINT_ROWS, label as _label
+from .force_model import ForceModel, compile_forces
 
 
-@dataclass
+def _frozen(a: Any, dtype: Any = float) -> np.ndarray:
+    """A read-only copy of an array."""
+    out = np.array(a, dtype=dtype)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True)
+class RowGroup:
+    """The rows of one primitive kind, as the kernel of that kind reads them.
+
+    ``rows`` is the group's place in the kind-ordered rows (RowPlan.order).  At-point
+    groups hold one entry per joint point (three rows each: world x, y, z of P_I - P_J);
+    the other kinds one entry per row.  Vectors and points are in body frames (the ground's
+    in world)."""
+    kind: int
+    rows: slice
+    bi: np.ndarray        # (n,) body of marker I (nb = ground)
+    bj: np.ndarray        # (n,) body of marker J
+    ba: np.ndarray        # (n,) body carrying vector a (dot-2: J's, at-point: ground)
+    ui: np.ndarray        # (n, 3) point (at, dot-2, distance) or vector (dot-1, angle: x_I) on I
+    uj: np.ndarray        # (n, 3) point on J (at, dot-2, distance)
+    a: np.ndarray         # (n, 3) vector on J: dot-2 axis, dot-1 b_J, angle x_J
+    b: np.ndarray         # (n, 3) second vector on J: angle y_J
+    target: np.ndarray    # (n,) distance length
+
+
+@dataclass(frozen=True)
+class RowPlan:
+    """Rows grouped by primitive kind (spec.joints.EVAL_ORDER), made once at compile time:
+    ``order`` maps kind-ordered position -> model row, ``inv`` back."""
+    order: np.ndarray
+    inv: np.ndarray
+    identity: bool                      # model order is already kind order
+    groups: tuple[RowGroup, ...]        # non-empty groups, in EVAL_ORDER
+
+
+@dataclass(frozen=True)
 class Model:
-    """Frozen arrays of a mechanism (MuJoCo naming: entity_quantity, shapes in comments).
+    """Frozen arrays of a mechanism (MuJoCo naming: entity_quantity, shapes in comments),
+    made once by compile_model and read-only afterwards (arrays not writeable); run state
+    lives apart (model/state.py, and each analysis's own workspace).
 
     Bodies are the moving parts; index ``nb`` is the ground (all fixed parts), whose points
     and axes are stored in world coordinates.
     """
-    body_part: list[str]          # (nb,) part name of each body
+    body_part: tuple[str, ...]    # (nb,) part name of each body
     body_mass: np.ndarray         # (nb,) kg
     body_inertia: np.ndarray      # (nb, 3, 3) about the centre of mass, body (= part) axes
     body_com: np.ndarray          # (nb, 3) centre of mass in the part frame
     body_length: np.ndarray       # (nb,) characteristic length, m (rotation weights)
+    body_inverse_mass: np.ndarray  # (nb+1, 6, 6) 1/m I blocks, rotation blocks zero, ground zero
     gravity: np.ndarray           # (3,)
     # constraint rows, in joint order then motion order
-    row_kind: np.ndarray          # (nc,) DOT1 | DOT2 | DIST | ANGLE
+    row_kind: np.ndarray          # (nc,) AT | DOT2 | DIST | DOT1 | ANGLE (spec.joints)
     row_bi: np.ndarray            # (nc,) body of marker I (nb = ground)
     row_bj: np.ndarray            # (nc,) body of marker J
-    row_ui: np.ndarray            # (nc, 3) vector (DOT1, ANGLE: x_I) or point (DOT2, DIST) on body I
-    row_uj: np.ndarray            # (nc, 3) point on body J (DOT2, DIST)
-    row_a: np.ndarray             # (nc, 3) vector on body J (or on ground if not row_a_on_j)
-    row_a_on_j: np.ndarray        # (nc,) bool
-    row_b: np.ndarray             # (nc, 3) second vector on body J (ANGLE: y_J)
-    row_target: np.ndarray        # (nc,) DIST length
     row_joint: np.ndarray         # (nc,) joint index, -1 for motion rows
     row_motion: np.ndarray        # (nc,) motion index, -1 for joint rows
     row_length: np.ndarray        # (nc,) residual unit: the length scale for length rows, else 1
-    row_label: list[str]          # (nc,) "pin: at-point x"
-    joint_names: list[str]
-    joint_marker_i: list[str]
-    joint_marker_j: list[str]
-    motion_names: list[str]
-    motion_functions: list[Any]
-    marker_body: dict[str, int]   # marker -> body index (nb = ground)
-    marker_point: dict[str, np.ndarray]  # marker origin in its body frame (ground: world)
-    marker_axes: dict[str, np.ndarray]   # (3, 3) marker axes (columns) in body frame (ground: world)
+    row_label: tuple[str, ...]    # (nc,) "pin: at-point x"
+    plan: RowPlan                 # the rows grouped by kind for the kernels
+    joint_names: tuple[str, ...]
+    joint_marker_i: tuple[str, ...]
+    joint_marker_j: tuple[str, ...]
+    motion_names: tuple[str, ...]
+    motion_functions: tuple[Any, ...]
+    marker_body: Mapping[str, int]          # marker -> body index (nb = ground)
+    marker_point: Mapping[str, np.ndarray]  # marker origin in its body frame (ground: world)
+    marker_axes: Mapping[str, np.ndarray]   # (3, 3) marker axes (columns) in body frame (ground: world)
     length_scale: float
-    forces: Any = None                    # forces.ForceModel
-    fixed_parts: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    forces: ForceModel
+    fixed_parts: Mapping[str, tuple[np.ndarray, np.ndarray]]
 
     @property
     def nb(self) -> int:
         return len(self.body_part)
 
     @property
-    def kind_index(self) -> dict:
-        """The evaluation plan, made once: the rows grouped by primitive kind (at-point,
-        dot-2, distance, dot-1, angle) so that constraints.evaluate works on contiguous
-        slices, with the per-row data in that order and the permutation back."""
-        ix = self.__dict__.get("_kind_index")
-        if ix is None:
-            k = self.row_kind
-            at = (k == DOT2) & ~self.row_a_on_j                     # a fixed world axis
-            groups = [at, (k == DOT2) & self.row_a_on_j, k == DIST, k == DOT1, k == ANGLE]
-            order = np.concatenate([np.flatnonzero(g) for g in groups]).astype(int)
-            ends = np.cumsum([0] + [int(g.sum()) for g in groups])
-            inv = np.empty(len(order), dtype=int)
-            inv[order] = np.arange(len(order))
-            ix = {"order": order, "inv": inv, "identity": bool(np.all(np.diff(order) == 1)),
-                  "at": slice(ends[0], ends[1]), "dot2": slice(ends[1], ends[2]),
-                  "dist": slice(ends[2], ends[3]), "point": slice(0, ends[3]),
-                  "dot1": slice(ends[3], ends[4]), "angle": slice(ends[4], ends[5]),
-                  "ba": np.where(self.row_a_on_j, self.row_bj, self.nb)[order]}
-            for key in ("bi", "bj", "ui", "uj", "a", "b", "a_on_j", "target"):
-                ix[key] = getattr(self, "row_" + key)[order]
-            # at-point rows come as x, y, z triples per joint point (JOINT_ROWS' _AT), so
-            # evaluate() computes each point once: at_points is each triple's first row
-            n_at = int(ends[1])
-            tp = np.arange(0, n_at, 3)
-            same = all(np.array_equal(ix[key][tp + k], ix[key][tp]) for k in (1, 2)
-                       for key in ("bi", "bj", "ui", "uj"))
-            axes = np.tile(np.eye(3), (n_at // 3, 1))
-            if n_at % 3 or not same or not np.array_equal(ix["a"][:n_at], axes):
-                raise AssertionError("at-point rows must come as x, y, z triples per joint")
-            ix["at_points"] = tp
-            self.__dict__["_kind_index"] = ix
-        return ix
-
-    @property
     def nc(self) -> int:
         return len(self.row_kind)
+
+
+def _plan(rows: list[dict], nb: int) -> RowPlan:
+    """Group the rows by kind in EVAL_ORDER; at-point rows, which come as x, y, z triples
+    per joint point (spec.joints' _AT), become one group entry per point."""
+    kinds = np.array([r["kind"] for r in rows], dtype=int)
+    order, groups, start = [], [], 0
+    for kind in EVAL_ORDER:
+        idx = np.flatnonzero(kinds == kind)
+        if not idx.size:
+            continue
+        order.append(idx)
+        entries = [rows[k] for k in (idx[::3] if kind == AT else idx)]
+
+        def col(key: str, dtype: Any = float) -> np.ndarray:
+            return _frozen([e[key] for e in entries], dtype)
+        bi, bj = col("bi", int), col("bj", int)
+        ba = bj if kind != AT else _frozen(np.full(len(entries), nb), int)
+        groups.append(RowGroup(kind, slice(start, start + len(idx)), bi, bj, ba, col("ui"),
+                               col("uj"), col("a"), col("b"), col("target")))
+        start += len(idx)
+    order_a = np.concatenate(order).astype(int) if order else np.zeros(0, int)
+    inv = np.empty(len(order_a), dtype=int)
+    inv[order_a] = np.arange(len(order_a))
+    return RowPlan(_frozen(order_a, int), _frozen(inv, int),
+                   bool(np.all(np.diff(order_a) == 1)), tuple(groups))
 
 
 def compile_model(mech: Any) -> Model:
@@ -144,17 +172,15 @@ def compile_model(mech: Any) -> Model:
         mi, mj = jt.marker_i, jt.marker_j
         for prim in JOINT_ROWS[jt.kind]:
             row = dict(kind=DOT1, bi=marker_body[mi], bj=marker_body[mj], ui=np.zeros(3),
-                       uj=np.zeros(3), a=np.zeros(3), a_on_j=True, b=np.zeros(3), target=0.0,
+                       uj=np.zeros(3), a=np.zeros(3), b=np.zeros(3), target=0.0,
                        joint=jn, motion=-1, label=f"{name}: {_label(prim)}")
             Ci, Cj = marker_axes[mi], marker_axes[mj]
             if prim[0] == "dot1":
                 row.update(kind=DOT1, ui=Ci[:, prim[1]], a=Cj[:, prim[2]])
-            elif prim[0] in ("dot2", "at"):
-                row.update(kind=DOT2, ui=marker_point[mi], uj=marker_point[mj])
-                if prim[0] == "dot2":
-                    row.update(a=Cj[:, prim[1]])
-                else:
-                    row.update(a=np.eye(3)[prim[1]], a_on_j=False)
+            elif prim[0] == "dot2":
+                row.update(kind=DOT2, ui=marker_point[mi], uj=marker_point[mj], a=Cj[:, prim[1]])
+            elif prim[0] == "at":
+                row.update(kind=AT, ui=marker_point[mi], uj=marker_point[mj])
             else:
                 L = jt.length
                 if L is None:
@@ -168,7 +194,7 @@ def compile_model(mech: Any) -> Model:
         jt = mech.joints[mo.joint]
         mi, mj = jt.marker_i, jt.marker_j
         Ci, Cj = marker_axes[mi], marker_axes[mj]
-        row = dict(bi=marker_body[mi], bj=marker_body[mj], a_on_j=True, target=0.0,
+        row = dict(bi=marker_body[mi], bj=marker_body[mj], target=0.0,
                    joint=-1, motion=mn, label=f"{name}: {mo.coordinate} of {mo.joint}")
         if mo.coordinate == "angle":
             row.update(kind=ANGLE, ui=Ci[:, 0], uj=np.zeros(3), a=Cj[:, 0], b=Cj[:, 1])
@@ -178,28 +204,34 @@ def compile_model(mech: Any) -> Model:
         rows.append(row)
 
     def col(key: str, dtype: Any = float) -> np.ndarray:
-        if not rows:
-            return np.zeros((0, 3) if key in ("ui", "uj", "a", "b") else (0,), dtype=dtype)
-        return np.array([r[key] for r in rows], dtype=dtype)
+        return _frozen([r[key] for r in rows], dtype)
 
     kinds = col("kind", int)
-    row_length = np.where((kinds == DOT2) | (kinds == DIST), length_scale, 1.0)
-    fixed = {p.name: (p.position.copy(), p.orientation.copy()) for p in mech.parts.values() if p.fixed}
+    row_length = np.where((kinds == AT) | (kinds == DOT2) | (kinds == DIST), length_scale, 1.0)
+    mass = _frozen([p.mass for p in moving])
+    minv = np.zeros((nb + 1, 6, 6))       # the constant part of the inverse mass blocks
+    minv[:nb, :3, :3] = np.eye(3)[None] / mass[:, None, None]
+    fixed = {p.name: (_frozen(p.position), _frozen(p.orientation)) for p in mech.parts.values() if p.fixed}
+    for table in (marker_point, marker_axes):
+        for key in table:
+            table[key] = _frozen(table[key])
     return Model(
-        body_part=[p.name for p in moving],
-        body_mass=np.array([p.mass for p in moving], dtype=float),
-        body_inertia=np.array([p.inertia for p in moving], dtype=float).reshape(nb, 3, 3),
-        body_com=np.array([p.center_of_mass for p in moving], dtype=float).reshape(nb, 3),
-        body_length=body_length, gravity=mech.gravity.copy(),
-        row_kind=kinds, row_bi=col("bi", int), row_bj=col("bj", int), row_ui=col("ui"),
-        row_uj=col("uj"), row_a=col("a"), row_a_on_j=col("a_on_j", bool), row_b=col("b"),
-        row_target=col("target"), row_joint=col("joint", int), row_motion=col("motion", int),
-        row_length=row_length, row_label=[r["label"] for r in rows],
-        joint_names=list(mech.joints), joint_marker_i=[j.marker_i for j in mech.joints.values()],
-        joint_marker_j=[j.marker_j for j in mech.joints.values()],
-        motion_names=list(mech.motions), motion_functions=[m.function for m in mech.motions.values()],
-        marker_body=marker_body, marker_point=marker_point, marker_axes=marker_axes,
-        length_scale=length_scale, fixed_parts=fixed,
+        body_part=tuple(p.name for p in moving), body_mass=mass,
+        body_inertia=_frozen(np.reshape([p.inertia for p in moving], (nb, 3, 3))),
+        body_com=_frozen(np.reshape([p.center_of_mass for p in moving], (nb, 3))),
+        body_length=_frozen(body_length), body_inverse_mass=_frozen(minv),
+        gravity=_frozen(mech.gravity),
+        row_kind=kinds, row_bi=col("bi", int), row_bj=col("bj", int),
+        row_joint=col("joint", int), row_motion=col("motion", int),
+        row_length=_frozen(row_length), row_label=tuple(r["label"] for r in rows),
+        plan=_plan(rows, nb),
+        joint_names=tuple(mech.joints), joint_marker_i=tuple(j.marker_i for j in mech.joints.values()),
+        joint_marker_j=tuple(j.marker_j for j in mech.joints.values()),
+        motion_names=tuple(mech.motions),
+        motion_functions=tuple(m.function for m in mech.motions.values()),
+        marker_body=MappingProxyType(marker_body), marker_point=MappingProxyType(marker_point),
+        marker_axes=MappingProxyType(marker_axes), length_scale=length_scale,
+        fixed_parts=MappingProxyType(fixed),
         forces=compile_forces(mech, marker_body, marker_point, marker_axes,
                               lambda mk: _marker_world(mech, mk)))
 

@@ -95,4 +95,7 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
         fm.ld_axes = np.array([marker_axes[ld.marker] for ld in lds], dtype=float)
         fm.ld_in_marker = np.array([ld.frame == "marker" for ld in lds], dtype=bool)
         fm.ld_funcs = [ld.force + ld.torque for ld in lds]
+    for value in vars(fm).values():           # read-only from here on, like the Model
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
     return fm

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-# Constraint-row kinds of the compiled model (seed 003 primitives; at-point rows are DOT2 rows on world axes).
-DOT1, DOT2, DIST, ANGLE = 0, 1, 2, 3
+# Constraint-row kinds of the compiled model (seed 003 primitives), and the order in which
+# kernels/constraints.py evaluates them (rows grouped by kind, contiguous).
+DOT1, DOT2, DIST, ANGLE, AT = 0, 1, 2, 3, 4
+EVAL_ORDER = (AT, DOT2, DIST, DOT1, ANGLE)
+KIND_NAMES = {AT: "at-point", DOT2: "dot-2", DIST: "distance", DOT1: "dot-1", ANGLE: "angle"}
 
 # Rows of each joint kind: ("dot1", axis of I, axis of J) -- a_I . b_J = 0;
 # ("dot2", axis of J) -- (P_I - P_J) . a_J = 0; ("at", k) -- world component k of P_I - P_J;

@@ -1,0 +1,102 @@
+"""The compiled model is made once and read-only afterwards; run state lives apart.
+
+A model is compiled, every analysis runs on it, and afterwards every array of it (bodies,
+rows, the row plan, force elements) is bit for bit what it was: nothing is cached into the
+model or changed in place (style.md: "the model is apart from the state")."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from mechanisms import slider_crank
+from solver import Mechanism
+from solver.analyses.run import Settings, run
+from solver.analyses.statics import statics
+from solver.model.compile import compile_model
+from solver.model.state import body_state
+from solver.spec.joints import AT
+
+
+def spring_pendulum() -> Mechanism:
+    """A pendulum on a revolute joint with a torsion spring, a spring-damper and a load: a
+    model with every kind of force element."""
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=2.0, inertia=(0.01, 0.05, 0.05), position=(0.3, 0, 0))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "arm", position=(-0.3, 0, 0))
+    m.add_marker("tip", "arm", position=(0.3, 0, 0))
+    m.add_marker("anchor", "ground", position=(0.6, 0, 0.4))
+    m.add_joint("pin", "revolute", "A", "O")
+    m.add_torsion_spring("hinge", "pin", stiffness=3.0, damping=0.05)
+    m.add_spring_damper("shock", "tip", "anchor", stiffness=200.0, damping=2.0)
+    m.add_force("push", "tip", force=(0, 0, "sin(t)"))
+    return m
+
+
+def arrays(obj, seen=None) -> dict[str, np.ndarray]:
+    """Every ndarray reachable from the model through dataclass fields, mappings, tuples."""
+    out: dict[str, np.ndarray] = {}
+
+    def walk(x, path):
+        if isinstance(x, np.ndarray):
+            out[path] = x
+        elif dataclasses.is_dataclass(x):
+            for f in dataclasses.fields(x):
+                walk(getattr(x, f.name), f"{path}.{f.name}")
+        elif isinstance(x, (tuple, list)):
+            for i, y in enumerate(x):
+                walk(y, f"{path}[{i}]")
+        elif hasattr(x, "items"):
+            for k, y in x.items():
+                walk(y, f"{path}[{k!r}]")
+    walk(obj, "model")
+    return out
+
+
+@pytest.mark.parametrize("build", [slider_crank, spring_pendulum])
+def test_model_is_frozen(build) -> None:
+    model = compile_model(build())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        model.length_scale = 2.0
+    found = arrays(model)
+    assert len(found) > 20                      # the walk sees the model's arrays
+    writable = [k for k, a in found.items() if a.flags.writeable]
+    assert writable == []
+    with pytest.raises(TypeError):
+        model.marker_point["new"] = np.zeros(3)
+    with pytest.raises(ValueError):
+        model.body_mass[0] = 1.0
+
+
+@pytest.mark.parametrize("build, how", [(slider_crank, Settings("kinematic")),
+                                        (spring_pendulum, Settings("dynamic", 1e-6, "explicit")),
+                                        (spring_pendulum, Settings("dynamic", 1e-6, "implicit"))])
+def test_analyses_leave_the_model_as_it_was(build, how) -> None:
+    mech = build()
+    model = compile_model(mech)
+    before = {k: a.copy() for k, a in arrays(model).items()}
+    result = run(model, *body_state(model, mech), np.arange(6) / 24.0, how)
+    assert len(result.times) == 6
+    statics(model, *body_state(model, mech)[:2])
+    after = arrays(model)
+    assert before.keys() == after.keys()
+    for k in before:
+        np.testing.assert_array_equal(before[k], after[k], err_msg=k)
+
+
+def test_at_point_rows_are_their_own_kind() -> None:
+    """A spherical joint compiles to three at-point rows and one at-point group entry."""
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("ball", mass=1.0)
+    m.add_marker("I", "ball", position=(0.1, 0.2, 0.3))
+    m.add_marker("J", "ground")
+    m.add_joint("s", "spherical", "I", "J")
+    model = compile_model(m)
+    assert model.row_kind.tolist() == [AT, AT, AT]
+    (group,) = model.plan.groups
+    assert group.kind == AT and len(group.bi) == 1 and group.rows == slice(0, 3)
+    np.testing.assert_array_equal(group.ui[0], [0.1, 0.2, 0.3])
