@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .analyses.assembly import assemble_state
+from .analyses.assembly import assemble
 from .analyses.run import frame_times, output_times, run, settings
 from .analyses.statics import statics as _statics
 from .analyses.structure import CheckReport, check as _check
 from .base.errors import MechanismError
 from .model.compile import compile_model
 from .model.results import Result
-from .model.state import body_state, store_pose
+from .model.state import read_state, write_pose
 from .spec.builder import Builder
 
 
@@ -40,24 +40,20 @@ class Mechanism(Builder):
     def check(self) -> CheckReport:
         """Diagnose without moving anything: DOF, redundant equations by joint, problems."""
         model = compile_model(self)
-        r, p, _, _ = body_state(model, self)
-        return _check(model, r, p)
+        return _check(model, read_state(model, self))
 
     def assemble(self, time: float = 0.0) -> None:
         """Move the parts the least so that every joint and motion (at ``time``) holds."""
         model = compile_model(self)
-        r, p, _, _ = body_state(model, self)
-        r, p = assemble_state(model, r, p, time)
-        store_pose(model, self, r, p)
+        write_pose(model, self, assemble(model, read_state(model, self, time)))
 
     def statics(self, time: float = 0.0, update: bool = False) -> Result:
         """Static equilibrium under gravity, springs and loads (motions held at ``time``):
         a one-frame Result with the reactions there; ``update=True`` moves the parts."""
         model = compile_model(self)
-        r, p, _, _ = body_state(model, self)
-        result, (r, p) = _statics(model, r, p, time)
+        result, rest = _statics(model, read_state(model, self, time))
         if update:
-            store_pose(model, self, r, p)
+            write_pose(model, self, rest)
         return result
 
     def solve(self, duration: float | None = None, fps: float = 24.0, analysis: str = "auto",
@@ -81,4 +77,4 @@ class Mechanism(Builder):
             times = output_times(times)
         how = settings(analysis, tolerance, method, **options)
         model = compile_model(self)
-        return run(model, *body_state(model, self), times, how, progress)
+        return run(model, read_state(model, self), times, how, progress)

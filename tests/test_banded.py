@@ -102,10 +102,11 @@ def test_schur_matches_dense_product() -> None:
     from solver.analyses.dynamics import _System
     from solver.analyses.structure import structure
     from solver.model.compile import compile_model
-    from solver.model.state import body_state
+    from solver.model.state import read_state
     m = chain(6)
     model = compile_model(m)
-    r, p, v, w = body_state(model, m)
+    s0 = read_state(model, m)
+    r, p, v, w = s0.r, s0.p, s0.v, s0.w
     st = structure(model, r, p)
     sysm = _System(model, st)
     rg, A = body_arrays(model, r, p)[:2]
@@ -175,10 +176,11 @@ def test_banded_rank_test_matches_gram_schmidt(n: int) -> None:
     from solver.algebra import rank
     from solver.algebra.newton import scales
     from solver.model.compile import compile_model
-    from solver.model.state import body_state
+    from solver.model.state import read_state
     m = ladder(n)
     model = compile_model(m)
-    r, p, _, _ = body_state(model, m)
+    s0 = read_state(model, m)
+    r, p = s0.r, s0.p
     J = global_jacobian(model, evaluate(model, *body_arrays(model, r, p)[:2]).jac)
     rows = np.arange(model.nc)
     rs, cw = scales(model)
@@ -206,12 +208,13 @@ def test_rank_test_with_motions_after_the_joints(motions, monkeypatch) -> None:
     from solver.analyses.assembly import assemble_state
     from solver.analyses.structure import structure
     from solver.model.compile import compile_model
-    from solver.model.state import body_state
+    from solver.model.state import read_state
     m = ladder(14)
     for j in motions:
         m.add_motion(f"drive_{j}", j, "0.1*t")
     model = compile_model(m)
-    r, p, _, _ = body_state(model, m)
+    s0 = read_state(model, m)
+    r, p = s0.r, s0.p
     r, p = assemble_state(model, r, p)
     st = structure(model, r, p)
     monkeypatch.setattr(rank, "_banded_independent", lambda *a: None)

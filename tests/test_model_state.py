@@ -15,7 +15,7 @@ from solver import Mechanism
 from solver.analyses.run import Settings, run
 from solver.analyses.statics import statics
 from solver.model.compile import compile_model
-from solver.model.state import body_state
+from solver.model.state import read_state
 from solver.spec.joints import AT
 
 
@@ -78,9 +78,9 @@ def test_analyses_leave_the_model_as_it_was(build, how) -> None:
     mech = build()
     model = compile_model(mech)
     before = {k: a.copy() for k, a in arrays(model).items()}
-    result = run(model, *body_state(model, mech), np.arange(6) / 24.0, how)
+    result = run(model, read_state(model, mech), np.arange(6) / 24.0, how)
     assert len(result.times) == 6
-    statics(model, *body_state(model, mech)[:2])
+    statics(model, read_state(model, mech))
     after = arrays(model)
     assert before.keys() == after.keys()
     for k in before:

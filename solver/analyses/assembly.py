@@ -11,6 +11,7 @@ from ..algebra.schur import Schur
 from ..base.errors import ExpressionError, SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..model.compile import Model
+from ..model.state import State
 
 
 def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
@@ -92,3 +93,8 @@ def _sparse_assembly(model: Model, cw: np.ndarray):
         vals[diag] += 1e-10 * float(np.max(vals[diag]))
         return -sc.transpose_times(Wb, sc.solve(vals, res))[:nb].reshape(-1)
     return step
+
+
+def assemble(model: Model, state: State) -> State:
+    """The state moved the least so that every joint and motion holds at its time."""
+    return state.moved(*assemble_state(model, state.r, state.p, float(state.t)))

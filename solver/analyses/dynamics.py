@@ -35,6 +35,7 @@ from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion
 from ..kernels.forces import inertia_world, total_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
+from ..model.state import State
 from .structure import Structure
 
 class _System:
@@ -152,16 +153,17 @@ def choose_method(sysm: _System, t: float, r, p, v, w, method: str) -> str:
 STIFF_RATE = 300.0
 
 
-def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np.ndarray,
-                w: np.ndarray, times: np.ndarray, tolerance: float = 1e-6,
-                method: str = "auto", progress=None) -> Result:
-    """Integrate from times[0] through every output frame; returns a Result.
+def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
+                tolerance: float = 1e-6, method: str = "auto", progress=None) -> Result:
+    """Integrate from the assembled start state at times[0] through every output frame;
+    returns a Result.
 
     method: "explicit" (Dormand-Prince 8(5,3), 5(4) at loose tolerances), "implicit"
     (L-stable SDIRK 4(3), for stiff springs and dampers) or "auto" (implicit only when a
     force element is stiff)."""
     sysm = _System(model, st)
     t = float(times[0])
+    r, p, v, w = start.r, start.p, start.v, start.w
     try:
         r, p, v, w = sysm.project(t, r, p, v, w)      # consistent initial velocities
     except np.linalg.LinAlgError:
@@ -245,7 +247,7 @@ def dynamic_run(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, v: np
             fail(f"lock-up at t = {t:.6g} s: the constraint equations are singular", k, t)
         sysm.ts_ref = fe.ts_angle
         A = body_arrays(model, r, p)[1]
-        out.store(k, r, p, v, w, a[:, :3], a[:, 3:], lam, J, model)
+        out.store(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J)
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
         out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work)

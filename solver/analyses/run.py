@@ -2,7 +2,7 @@
 and hand over to the kinematic sweep or forward dynamics."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -11,7 +11,8 @@ from ..algebra.blas import single_thread
 from ..base.errors import MechanismError, SolverError
 from ..model.compile import Model
 from ..model.results import Result
-from .assembly import assemble_state
+from ..model.state import State
+from .assembly import assemble
 from .dynamics import dynamic_run
 from .structure import structure
 from .sweep import kinematic_sweep
@@ -76,13 +77,13 @@ def frame_times(duration: float, fps: float) -> np.ndarray:
 
 
 @single_thread
-def run(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray,
-        times: np.ndarray, how: Settings = Settings(), progress=None) -> Result:
-    """Assemble the state (r, p, v, w) at times[0], choose the analysis and compute every
-    output time; returns a Result with one frame per time."""
+def run(model: Model, state: State, times: np.ndarray, how: Settings = Settings(),
+        progress=None) -> Result:
+    """Assemble the state at times[0] (its pose and velocities are the start), choose the
+    analysis and compute every output time; returns a Result with one frame per time."""
     t0 = float(times[0])
-    r, p = assemble_state(model, r, p, t0)
-    st = structure(model, r, p)
+    start = assemble(model, replace(state, t=t0))
+    st = structure(model, start.r, start.p)
     if st.bad_motions:
         raise SolverError(f"motion {st.bad_motions[0]!r} drives a coordinate that is already "
                           "fixed by the joints or other motions", t0, tuple(st.bad_motions))
@@ -90,8 +91,8 @@ def run(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray
     if analysis == "auto":
         analysis = "kinematic" if st.driven_dof == 0 else "dynamic"
     if analysis == "dynamic":
-        return dynamic_run(model, st, r, p, v, w, times, how.tolerance, how.method, progress)
+        return dynamic_run(model, st, start, times, how.tolerance, how.method, progress)
     if st.driven_dof > 0:
         raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", t0)
-    return kinematic_sweep(model, st, r, p, times, progress)
+    return kinematic_sweep(model, st, start, times, progress)

@@ -21,20 +21,21 @@ from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion
 from ..kernels.forces import inertia_world, total_forces
 from ..model.compile import Model
 from ..model.results import Result
+from ..model.state import State
 from .assembly import assemble_state
 from .structure import structure
 
 
 @single_thread
-def statics(model: Model, r: np.ndarray, p: np.ndarray, time: float = 0.0,
-            max_iter: int = 100) -> tuple[Result, tuple[np.ndarray, np.ndarray]]:
-    """Equilibrium under gravity, springs and loads (motions held at their value at ``time``)
-    from the pose (r, p).
+def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, State]:
+    """Equilibrium under gravity, springs and loads (motions held at their value at the
+    state's time) from the state's pose.
 
     Returns a one-frame Result (velocities and accelerations zero) whose reactions and
-    efforts are the equilibrium loads, and the equilibrium pose (r, p).
+    efforts are the equilibrium loads, and the equilibrium state.
     """
-    r, p = assemble_state(model, r, p, time)
+    time = float(state.t)
+    r, p = assemble_state(model, state.r, state.p, time)
     st = structure(model, r, p)
     keep, nb = st.keep, model.nb
     rs, cw = scales(model)
@@ -126,10 +127,11 @@ def statics(model: Model, r: np.ndarray, p: np.ndarray, time: float = 0.0,
     ev = evaluate(model, rg, A, vg, wg)
     lam_full = np.zeros(model.nc)
     lam_full[keep] = lam
-    out.store(0, r, p, zero, zero, zero, zero, lam_full, ev.jac, model)
+    rest = State(time, r, p, zero, zero, zero, zero)
+    out.store(0, rest, lam_full, ev.jac)
     _, fe = total_forces(model, time, rg, A, vg, wg, ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
-    return out, (r, p)
+    return out, rest
 
 
 def _stable(T: np.ndarray, Js: np.ndarray, cw: np.ndarray) -> bool:

@@ -11,6 +11,7 @@ from ..algebra.rank import independent_rows, row_owner
 from ..base.errors import SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian
 from ..model.compile import Model
+from ..model.state import State
 from .assembly import assemble_state
 
 
@@ -61,13 +62,14 @@ def structure(model: Model, r: np.ndarray, p: np.ndarray) -> Structure:
 
 
 @single_thread
-def check(model: Model, r: np.ndarray, p: np.ndarray) -> CheckReport:
-    """Assemble (r, p) (the caller's arrays are not changed), then count freedoms and name
-    redundant equations; never raises for a mechanism that fails to assemble (that is
-    reported as a problem)."""
+def check(model: Model, state: State) -> CheckReport:
+    """Assemble the state's pose at its time (the state is not changed), then count
+    freedoms and name redundant equations; never raises for a mechanism that fails to
+    assemble (that is reported as a problem)."""
+    r, p = state.r, state.p
     problems, notes, assembled = [], [], True
     try:
-        r, p = assemble_state(model, r, p, 0.0)
+        r, p = assemble_state(model, r, p, float(state.t))
     except SolverError as exc:
         problems.append(str(exc))
         assembled = False

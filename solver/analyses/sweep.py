@@ -19,6 +19,8 @@ sweep.  Blocks grow while Newton converges in a few iterations.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..algebra.banded import MIN_BANDED
@@ -31,6 +33,7 @@ from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residu
 from ..kernels.forces import body_loads, evaluate_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
+from ..model.state import State
 from .structure import Structure
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
@@ -216,14 +219,24 @@ def _angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     return 2.0 * np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
 
 
-def _smooth_prefix(model: Model, prev: dict, h: np.ndarray, R, P, V, W, Ac, Al) -> int:
+@dataclass
+class _Last:
+    """The last solved frame: its state (with accelerations), the rates of change of its
+    accelerations (for the third-order predictor) and its Jacobian blocks."""
+    state: State
+    jerk: np.ndarray          # (nb, 3) d a / dt
+    djerk: np.ndarray         # (nb, 3) d alpha / dt
+    jac: np.ndarray           # (nc, 12)
+
+
+def _smooth_prefix(model: Model, prev: State, h: np.ndarray, R, P, V, W, Ac, Al) -> int:
     """How many leading frames of a block each continue the frame before smoothly: the
     distance (m; rotations times the part's length) from the second-order prediction off
     the frame before is at most SMOOTH times the motion between the two frames."""
-    def before(x, key):
-        return np.concatenate([prev[key][None], x[:-1]])
-    r0, p0, v0, w0 = before(R, "r"), before(P, "p"), before(V, "v"), before(W, "w")
-    a0, al0 = before(Ac, "a"), before(Al, "alpha")
+    def before(x, first):
+        return np.concatenate([first[None], x[:-1]])
+    r0, p0, v0, w0 = before(R, prev.r), before(P, prev.p), before(V, prev.v), before(W, prev.w)
+    a0, al0 = before(Ac, prev.a), before(Al, prev.alpha)
     hh = h[:, None, None]
     rp = r0 + v0 * hh + 0.5 * a0 * hh * hh
     pp = rotate_world(p0, w0 * hh + 0.5 * al0 * hh * hh)
@@ -234,10 +247,11 @@ def _smooth_prefix(model: Model, prev: dict, h: np.ndarray, R, P, V, W, Ac, Al) 
     return int(np.argmin(ok)) if not ok.all() else len(ok)
 
 
-def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
-                    times: np.ndarray, progress=None) -> Result:
+def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray,
+                    progress=None) -> Result:
     """Positions, velocities, accelerations, multipliers and reactions at every frame,
-    from the assembled pose (r, p) at times[0]."""
+    from the assembled start state at times[0]."""
+    r, p = start.r, start.p
     nb, nc, n = model.nb, model.nc, len(times)
     keep = st.keep
     out = Result.empty(model, times)
@@ -250,7 +264,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
     alg = _Algebra(model, keep)
     per_frame = max(nc, 1) * (12 + (0 if alg.sparse else 6 * nb))
     biggest = int(max(1, min(BLOCK_MAX, BLOCK_FLOATS // per_frame)))
-    prev: dict | None = None               # the last solved frame
+    prev: _Last | None = None              # the last solved frame
     ts_ref = np.zeros(len(model.forces.ts_names))
     k0, size = 0, 1
     while k0 < n_ok:
@@ -259,10 +273,10 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
         if prev is None:
             R, P = r[None].copy(), p[None].copy()
         else:  # third-order predictor off the last solved frame (jerk from two frames)
-            h = (times[ks] - prev["t"])[:, None, None]
-            R = prev["r"] + h * (prev["v"] + h * (0.5 * prev["a"] + h / 6.0 * prev["jerk"]))
-            P = rotate_world(prev["p"], h * (prev["w"] + h * (0.5 * prev["alpha"]
-                                                              + h / 6.0 * prev["djerk"])))
+            s = prev.state
+            h = (times[ks] - s.t)[:, None, None]
+            R = s.r + h * (s.v + h * (0.5 * s.a + h / 6.0 * prev.jerk))
+            P = rotate_world(s.p, h * (s.w + h * (0.5 * s.alpha + h / 6.0 * prev.djerk)))
         R, P, jac, A, ok, iters = _newton(model, alg, R, P, fv[ks])
         m = int(np.argmin(ok)) if not ok.all() else len(ok)
         if m:
@@ -273,7 +287,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
             if len(ks) > 1:
                 size = 1
                 continue
-            jl = prev["jac"] if prev is not None else jac[0]
+            jl = prev.jac if prev is not None else jac[0]
             who = involved(model, global_jacobian(model, jl), keep)
             t = float(times[k0])
             raise SolverError(
@@ -293,7 +307,7 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
         accel = alg.solve(gamma[:, keep])
         Ac, Al = accel[..., :3], accel[..., 3:]
         if prev is not None and len(ks) > 1:
-            m = _smooth_prefix(model, prev, np.diff(times[np.r_[ks[0] - 1, ks]]), R, P, V, W, Ac, Al)
+            m = _smooth_prefix(model, prev.state, np.diff(times[np.r_[ks[0] - 1, ks]]), R, P, V, W, Ac, Al)
             if m == 0:
                 size = 1
                 continue
@@ -320,17 +334,16 @@ def kinematic_sweep(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
             pinv = np.linalg.pinv(np.swapaxes(J[:, jrows], 1, 2), rcond=1e-10)
             lam[:, jrows] = np.einsum("fij,fj->fi", pinv, fc)
         block = slice(ks[0], ks[-1] + 1)
-        out.store(block, R, P, V, W, Ac, Al, lam, jac, model)
+        out.store(block, State(times[ks], R, P, V, W, Ac, Al), lam, jac)
         out.store_energy(block, Iw, pot, pnc - np.einsum("fm,fm->f", lam[:, mrows], f[:, mix, 1]))
         if m > 1:
             dt, a0, al0 = times[ks[-1]] - times[ks[-2]], Ac[-2], Al[-2]
         elif prev is not None:
-            dt, a0, al0 = times[ks[-1]] - prev["t"], prev["a"], prev["alpha"]
+            dt, a0, al0 = times[ks[-1]] - prev.state.t, prev.state.a, prev.state.alpha
         else:
             dt, a0, al0 = 1.0, Ac[-1], Al[-1]
-        prev = dict(t=times[ks[-1]], r=R[-1], p=P[-1], v=V[-1], w=W[-1], a=Ac[-1],
-                    alpha=Al[-1], jerk=(Ac[-1] - a0) / dt, djerk=(Al[-1] - al0) / dt,
-                    jac=jac[-1])
+        prev = _Last(State(times[ks[-1]], R[-1], P[-1], V[-1], W[-1], Ac[-1], Al[-1]),
+                     (Ac[-1] - a0) / dt, (Al[-1] - al0) / dt, jac[-1])
         for k in ks:             # once per frame, as the frame-by-frame sweep did
             report_progress(progress, int(k), n, out)
         k0 = int(ks[-1]) + 1

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..base.errors import MechanismError, SolverCancelled
 from ..base.rotations import continuous_quats, cross, quat_to_matrix
+from .state import State
 
 
 class Result:
@@ -44,12 +45,14 @@ class Result:
     def empty(cls, model: Any, times: np.ndarray, analysis: str = "kinematic") -> "Result":
         return cls(model, times, analysis)
 
-    def store(self, k: int | slice, r, p, v, w, a, alpha, lam, jac, model) -> None:
-        """Save frame k (or a slice of frames: arrays with a leading frame axis); reactions
-        from multipliers (seed 003): the generalized force of a joint's rows on body I is
-        -jac_I^T lambda; its moment is moved from I's centre of mass to marker I."""
-        self._r[k], self._p[k], self._v[k], self._w[k] = r, p, v, w
-        self._a[k], self._alpha[k] = a, alpha
+    def store(self, k: int | slice, state: State, lam: np.ndarray, jac: np.ndarray) -> None:
+        """Save frame k (or a slice of frames: a state with a leading frame axis) with its
+        accelerations, multipliers lam (..., nc) and Jacobian blocks jac (..., nc, 12);
+        reactions from multipliers (seed 003): the generalized force of a joint's rows on
+        body I is -jac_I^T lambda; its moment is moved from I's centre of mass to marker I."""
+        model, p = self.model, state.p
+        self._r[k], self._p[k], self._v[k], self._w[k] = state.r, p, state.v, state.w
+        self._a[k], self._alpha[k] = state.a, state.alpha
         self.multipliers[k] = lam
         jr = model.row_joint >= 0
         gen = -lam[..., jr, None] * jac[..., jr, :6]              # (..., joint rows, 6)

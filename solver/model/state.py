@@ -1,7 +1,13 @@
-"""Run state apart from the compiled model: the bodies' positions, Euler parameters and
-velocities, read from and written back to a builder's part placements."""
+"""Run state apart from the compiled model (as Pinocchio's Data and MuJoCo's mjData): the
+bodies' centre-of-mass positions, Euler parameters and velocities at a time, read from and
+written back to a builder's part placements.
+
+A State may carry leading axes (a block of frames: t (F,), r (F, nb, 3), ...); the
+accelerations are filled in once an analysis has solved for them.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -10,8 +16,26 @@ from ..base.rotations import quat_to_matrix
 from .compile import Model
 
 
-def body_state(model: Model, mech: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(r (nb,3) COM in world, p (nb,4), v (nb,3) COM velocity, w (nb,3)) from the parts' placement."""
+@dataclass
+class State:
+    """One instant (or a block of instants) of a mechanism's motion; bodies as in Model,
+    world axes, SI units."""
+    t: Any                         # s: a float, or (F,) for a block of frames
+    r: np.ndarray                  # (..., nb, 3) centre of mass
+    p: np.ndarray                  # (..., nb, 4) Euler parameters w, x, y, z
+    v: np.ndarray                  # (..., nb, 3) centre-of-mass velocity
+    w: np.ndarray                  # (..., nb, 3) angular velocity
+    a: np.ndarray | None = None    # (..., nb, 3) centre-of-mass acceleration, once solved
+    alpha: np.ndarray | None = None  # (..., nb, 3) angular acceleration, once solved
+
+    def moved(self, r: np.ndarray, p: np.ndarray) -> "State":
+        """The same state at another pose (velocities kept, accelerations dropped)."""
+        return replace(self, r=r, p=p, a=None, alpha=None)
+
+
+def read_state(model: Model, mech: Any, t: float = 0.0) -> State:
+    """The state at time t given by the parts' placements and initial velocities (the
+    part-frame origin's velocity moved to the centre of mass)."""
     r, p, v, w = (np.zeros((model.nb, 3)), np.zeros((model.nb, 4)),
                   np.zeros((model.nb, 3)), np.zeros((model.nb, 3)))
     for b, name in enumerate(model.body_part):
@@ -21,15 +45,16 @@ def body_state(model: Model, mech: Any) -> tuple[np.ndarray, np.ndarray, np.ndar
         p[b] = part.orientation
         w[b] = part.angular_velocity
         v[b] = part.velocity + np.cross(part.angular_velocity, arm)
-    return r, p, v, w
+    return State(float(t), r, p, v, w)
 
 
-def store_pose(model: Model, mech: Any, r: np.ndarray, p: np.ndarray) -> None:
-    """Write body states (COM positions r, quaternions p) back as part-frame placements."""
+def write_pose(model: Model, mech: Any, state: State) -> None:
+    """Write the state's pose back as the parts' placements (part-frame origin and unit
+    quaternion with w >= 0)."""
     for b, name in enumerate(model.body_part):
         part = mech.parts[name]
-        q = p[b] / np.linalg.norm(p[b])
+        q = state.p[b] / np.linalg.norm(state.p[b])
         if q[0] < 0:
             q = -q
         part.orientation = q
-        part.position = r[b] - quat_to_matrix(q) @ part.center_of_mass
+        part.position = state.r[b] - quat_to_matrix(q) @ part.center_of_mass
