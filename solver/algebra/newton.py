@@ -2,7 +2,8 @@
 residuals and steps comparable across lengths and angles, and the pose update."""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
@@ -20,7 +21,101 @@ def scales(model: Any) -> tuple[np.ndarray, np.ndarray]:
     return 1.0 / model.row_length, col.reshape(-1)
 
 
+def scaled_jacobian(model: Any, J: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """J (of the given rows) with rows in residual units (length rows divided by the length
+    scale) and rotation columns in body lengths: the matrix whose rank, condition and
+    least-squares steps compare lengths and angles fairly."""
+    rs, cw = scales(model)
+    if rows is None:
+        return J * rs[:, None] / cw[None, :]
+    return J[..., rows, :] * rs[rows, None] / cw[None, :]
+
+
+def step_size(model: Any, dq: np.ndarray, alpha: float = 1.0) -> Any:
+    """Size of the step alpha dq (..., 6 nb) for the stopping rule: the largest move of a
+    body, rotations times the body's length, relative to the model's length scale (a float,
+    or one per frame for leading axes)."""
+    cw = scales(model)[1]
+    return np.max(np.abs(alpha * dq * cw), axis=-1, initial=0.0) / model.length_scale
+
+
 def step_pose(r: np.ndarray, p: np.ndarray, dq: np.ndarray, alpha: float = 1.0):
     """(r, p) moved by alpha dq, dq = (dr, world rotation) per body (..., nb*6)."""
     d = alpha * dq.reshape(r.shape[:-1] + (6,))
     return r + d[..., :3], rotate_world(p, d[..., 3:])
+
+
+# ---------------------------------------------------------------- the one Newton
+STEP_TOL = 1e-15        # scaled step at rounding level: the iteration cannot get closer
+
+
+def converged(err: Any, size: Any, tol: float = NEWTON_TOL, step_tol: float = STEP_TOL) -> Any:
+    """The one stopping rule of every Newton iteration here: the scaled residual ``err`` is
+    at most ``tol``, or the last scaled step ``size`` is at most ``step_tol`` (rounding
+    level) with the residual within 1000 tol.  ``err`` None means the residual is not
+    measured (the implicit stages' simplified Newton): the step alone decides.  Works on
+    floats and on per-frame arrays."""
+    if err is None:
+        return size <= step_tol
+    return (err <= tol) | ((size <= step_tol) & (err <= 1e3 * tol))
+
+
+@dataclass
+class NewtonResult:
+    x: Any            # the last iterate
+    ok: bool          # converged by the stopping rule
+    iterations: int
+    err: Any          # its scaled residual (None when not measured)
+    size: float       # the last scaled step
+    data: Any         # what residual() returned with err at x
+
+
+def newton(x: Any, residual: Callable, solve: Callable, move: Callable, size: Callable,
+           max_iter: int, tol: float = NEWTON_TOL, step_tol: float = STEP_TOL,
+           line_search: bool = False, first_alpha: Callable | None = None,
+           contraction: float | None = None, stall: tuple[float, int] | None = None,
+           accept: Callable | None = None) -> NewtonResult:
+    """Newton's iteration on one system, used by assembly, position projection, statics and
+    the implicit stages (the kinematic sweep runs many frames in lockstep with the same
+    rule, ``converged``).
+
+    residual(x) -> (err, data): the scaled residual's size (None: not measured) and what
+    solve needs; solve(x, data) -> dx; move(x, dx, alpha) -> x + alpha dx; size(x1, dx,
+    alpha) -> the scaled size of the step just taken.  Options: ``line_search`` halves
+    alpha (up to 30 times) until the residual decreases, starting from first_alpha(dx);
+    ``contraction`` c fails as soon as a step is larger than c times the one before (the
+    iteration diverges); ``stall`` (ratio, count) stops after more than count steps in a
+    row that reduce the residual by less than the ratio; ``accept(x, data)`` is called
+    with each accepted iterate.  Stops with ok=False when max_iter steps do not converge,
+    no step reduces the residual, or it diverges or stalls.
+    """
+    err, data = residual(x)
+    last = np.inf
+    stalled = 0
+    for it in range(max_iter):
+        if converged(err, last, tol, step_tol):
+            return NewtonResult(x, True, it, err, last, data)
+        dx = solve(x, data)
+        alpha = first_alpha(dx) if first_alpha is not None else 1.0
+        for _ in range(30 if line_search else 1):
+            x1 = move(x, dx, alpha)
+            s1 = size(x1, dx, alpha)
+            if err is None:                  # step-only: stop before another residual
+                if s1 <= step_tol:
+                    return NewtonResult(x1, True, it + 1, None, s1, None)
+                if not np.isfinite(s1) or (contraction is not None and s1 > contraction * last):
+                    return NewtonResult(x1, False, it + 1, None, s1, None)
+            err1, data1 = residual(x1)
+            if not line_search or err1 < err or converged(err1, s1, tol, step_tol):
+                break
+            alpha *= 0.5
+        else:
+            return NewtonResult(x, False, it, err, last, data)   # no step reduces the residual
+        if stall is not None:
+            stalled = stalled + 1 if err1 > stall[0] * err else 0
+        x, err, data, last = x1, err1, data1, s1
+        if accept is not None:
+            accept(x, data)
+        if stall is not None and stalled > stall[1]:
+            return NewtonResult(x, False, it + 1, err, last, data)
+    return NewtonResult(x, bool(converged(err, last, tol, step_tol)), max_iter, err, last, data)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .newton import RANK_TOL, scales
+from .newton import RANK_TOL, scaled_jacobian
 
 
 
@@ -19,8 +19,7 @@ def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray) -> np.ndarray:
     factorization of the Gram matrix that skips rows with a pivot below RANK_TOL^2 of
     their squared length (the pivot is the squared length of the new direction).
     """
-    rs, cw = scales(model)
-    Js = J[rows] * rs[rows, None] / cw[None, :]
+    Js = scaled_jacobian(model, J, rows)
     if len(rows) > 60:
         keep = _banded_independent(model, Js, rows)
         if keep is not None:
@@ -95,8 +94,7 @@ def _skipping_cholesky(Js: np.ndarray, kd: int) -> np.ndarray:
 
 def involved(model: Any, J: np.ndarray, rows: np.ndarray) -> tuple[str, ...]:
     """Joints and motions whose rows make the scaled Jacobian (nearly) singular."""
-    rs, cw = scales(model)
-    Js = J[rows] * rs[rows, None] / cw[None, :]
+    Js = scaled_jacobian(model, J, rows)
     u, s, _ = np.linalg.svd(Js)
     vec = np.abs(u[:, -1]) if Js.shape[0] <= Js.shape[1] else np.abs(u[:, Js.shape[1]:]).max(axis=1)
     names = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..algebra.newton import NEWTON_TOL, scales, step_pose
+from ..algebra.newton import newton, scaled_jacobian, scales, step_pose, step_size
 from ..algebra.rank import row_owner
 from ..algebra.schur import Schur
 from ..base.errors import ExpressionError, SolverError
@@ -26,37 +26,31 @@ def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
         f = motion_values(model, t)
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
-    stall = 0
     sparse = _sparse_assembly(model, cw)
-    for _ in range(max_iter):
-        ev = evaluate(model, *body_arrays(model, r, p)[:2])
+
+    def scaled_residual(x):
+        ev = evaluate(model, *body_arrays(model, *x)[:2])
         res = residual(model, ev.phi, f) * rs
-        err = np.max(np.abs(res))
-        if err <= NEWTON_TOL:
-            return r, p
+        return np.max(np.abs(res)), (ev, res)
+
+    def solve(x, data):
+        ev, res = data
         if sparse is not None:
-            dq = sparse(ev.jac * rs[:, None], res)
-        else:
-            Js = global_jacobian(model, ev.jac) * rs[:, None] / cw[None, :]
-            dq = np.linalg.lstsq(Js, -res, rcond=1e-10)[0] / cw
+            return sparse(ev.jac * rs[:, None], res)
+        Js = scaled_jacobian(model, global_jacobian(model, ev.jac))
+        return np.linalg.lstsq(Js, -res, rcond=1e-10)[0] / cw
+
+    def first_alpha(dq):
         # keep each rotation step below 0.5 rad so that a far start does not flip parts
         big = np.abs(dq.reshape(-1, 6)[:, 3:]).max(initial=0.0)
-        alpha = min(1.0, 0.5 / big) if big > 0 else 1.0
-        for _ in range(30):
-            r1, p1 = step_pose(r, p, dq, alpha)
-            ev1 = evaluate(model, *body_arrays(model, r1, p1)[:2])
-            err1 = np.max(np.abs(residual(model, ev1.phi, f) * rs))
-            if err1 < err or err1 <= NEWTON_TOL:
-                break
-            alpha *= 0.5
-        else:
-            break
-        stall = stall + 1 if err1 > 0.9 * err else 0
-        r, p = r1, p1
-        if stall > 8:
-            break
-    ev = evaluate(model, *body_arrays(model, r, p)[:2])
-    res = np.abs(residual(model, ev.phi, f) * rs)
+        return min(1.0, 0.5 / big) if big > 0 else 1.0
+
+    out = newton((r, p), scaled_residual, solve, lambda x, dq, alpha: step_pose(*x, dq, alpha),
+                 lambda x, dq, alpha: step_size(model, dq, alpha), max_iter, line_search=True,
+                 first_alpha=first_alpha, stall=(0.9, 8))
+    if out.ok:
+        return out.x
+    res = np.abs(out.data[1])
     bad = []
     for k in np.argsort(-res):
         if res[k] <= 1e-6 * max(res.max(), 1e-300) or len(bad) >= 6:

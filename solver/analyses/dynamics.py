@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import NEWTON_TOL, scales
+from ..algebra.newton import newton, scaled_jacobian, scales, step_pose, step_size
 from ..algebra.rank import involved
 from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, SolverError
@@ -113,17 +113,24 @@ class _System:
         rs, _ = scales(m)
         p = p / np.linalg.norm(p, axis=1, keepdims=True)
         mats = None
-        for it in range(20):
-            rg, A = body_arrays(m, r, p)[:2]
+
+        def scaled_residual(x):
+            rg, A = body_arrays(m, *x)[:2]
             ev = evaluate(m, rg, A)
             res = residual(m, ev.phi, f)
-            if np.max(np.abs(res * rs), initial=0.0) <= NEWTON_TOL:
-                break
+            return np.max(np.abs(res * rs), initial=0.0), (ev, A, res)
+
+        def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
+            nonlocal mats
+            ev, A, res = data
             mats = sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
-            d = -sc.transpose_times(mats[1], sc.solve(mats[0], res[self.keep]))[: self.nb]
-            r, p = r + d[:, :3], rotate_world(p, d[:, 3:])
-        else:
+            return -sc.transpose_times(mats[1], sc.solve(mats[0], res[self.keep]))[: self.nb].reshape(-1)
+
+        out = newton((r, p), scaled_residual, solve, lambda x, d, alpha: step_pose(*x, d, alpha),
+                     lambda x, d, alpha: step_size(m, d, alpha), 20)
+        if not out.ok:
             raise np.linalg.LinAlgError("position projection did not converge")
+        (r, p), (ev, A, _) = out.x, out.data
         if not sc.n:
             return r, p, v, w
         # velocities: S and M^-1 J^T from the last Newton iteration, whose pose differs from
@@ -260,15 +267,14 @@ def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) ->
     the step size collapsed: a scaled 2-norm condition above 1e4 (a sound mechanism's is
     1 to 100; it grows like 1/sqrt(distance) towards a limit position, measured 3e5 one
     nanosecond before one) is taken as the cause."""
-    rs, cw = scales(model)
     rg, A = body_arrays(model, r, p)[:2]
-    J = global_jacobian(model, evaluate(model, rg, A).jac)[st.keep]
-    if J.size == 0:
+    J = global_jacobian(model, evaluate(model, rg, A).jac)
+    if not st.keep.size or not model.nb:
         return ()
-    s = np.linalg.svd(J * rs[st.keep, None] / cw[None, :], compute_uv=False)
+    s = np.linalg.svd(scaled_jacobian(model, J, st.keep), compute_uv=False)
     if s[-1] > 1e-4 * s[0]:
         return ()
-    return involved(model, global_jacobian(model, evaluate(model, rg, A).jac), st.keep)
+    return involved(model, J, st.keep)
 
 
 def _initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,

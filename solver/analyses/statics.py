@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..algebra.newton import scales
+from ..algebra.newton import newton, scaled_jacobian, scales, step_size
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
@@ -62,7 +62,6 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     fscale = max(float(np.max(np.abs(Q0), initial=0.0)),
                  float(np.max(model.body_mass, initial=0.0)) * float(np.linalg.norm(model.gravity)), 1e-9)
     lam = np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0]    # best multipliers at the start
-    R, Q, J = resid(r, p, lam)
     n = 6 * nb
 
     def merit(R_: np.ndarray) -> float:
@@ -81,45 +80,50 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
             T[:, c] = (resid(r1, p1, lam_)[0][:n] - R_[:n]) / hstep
         return T
 
-    err = merit(R)
-    for _ in range(max_iter):
-        if err <= 1e-11:
-            break
-        T = tangent(r, p, lam, R)
+    big = None
+
+    def scaled_residual(x):
+        R_, _, J_ = resid(*x)
+        return merit(R_), (R_, J_)
+
+    def solve(x, data):
+        nonlocal big
+        R_, J_ = data
         nk = len(keep)
         big = np.zeros((n + nk, n + nk))
-        big[:n, :n] = T
-        big[:n, n:] = -J[keep].T
-        big[n:, :n] = J[keep] * rs[keep, None]
+        big[:n, :n] = tangent(*x, R_)
+        big[:n, n:] = -J_[keep].T
+        big[n:, :n] = J_[keep] * rs[keep, None]
         # least squares: a neutral direction (no stiffness and no load, e.g. a part's spin
         # about the one point its springs hold) is left where it is
         try:
-            dx = np.linalg.lstsq(big, -R, rcond=1e-12)[0]
+            dx = np.linalg.lstsq(big, -R_, rcond=1e-12)[0]
             if not np.all(np.isfinite(dx)):
                 raise np.linalg.LinAlgError
         except np.linalg.LinAlgError:
-            _no_equilibrium(model, big, R, n, time, "the tangent matrix is not finite")
-        alpha = 1.0
-        for _ in range(30):
-            d = alpha * dx[:n].reshape(nb, 6)
-            r1, p1 = r + d[:, :3], rotate_world(p, d[:, 3:])
-            lam1 = lam + alpha * dx[n:]
-            R1, _, J1 = resid(r1, p1, lam1)
-            e1 = merit(R1)
-            if e1 < err:
-                break
-            alpha *= 0.5
-        else:
-            _no_equilibrium(model, big, R, n, time, f"the force balance is off by {err:.3g} of the loads "
-                            "and no step reduces it")
-        r, p, lam, R, J, err = r1, p1, lam1, R1, J1, e1
-        ts_ref = parts(r, p)[3].ts_angle
-    else:
-        _no_equilibrium(model, big, R, n, time, f"no convergence in {max_iter} iterations")
+            _no_equilibrium(model, big, R_, n, time, "the tangent matrix is not finite")
+        return dx
+
+    def move(x, dx, alpha):
+        d = alpha * dx[:n].reshape(nb, 6)
+        return x[0] + d[:, :3], rotate_world(x[1], d[:, 3:]), x[2] + alpha * dx[n:]
+
+    def accept(x, data):             # the torsion angles' branch follows the accepted pose
+        nonlocal ts_ref
+        ts_ref = parts(x[0], x[1])[3].ts_angle
+
+    sol = newton((r, p, lam), scaled_residual, solve, move,
+                 lambda x, dx, alpha: step_size(model, dx[:n], alpha), max_iter,
+                 line_search=True, accept=accept)
+    (r, p, lam), (R, J) = sol.x, sol.data
+    if not sol.ok:
+        why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
+               f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
+        _no_equilibrium(model, big, R, n, time, why)
 
     out = Result.empty(model, np.array([float(time)]), "static")
     out.method = "static equilibrium (Newton)"
-    out.stable = _stable(tangent(r, p, lam, R), J[keep] * rs[keep, None] / cw[None, :], cw)
+    out.stable = _stable(tangent(r, p, lam, R), scaled_jacobian(model, J, keep), cw)
     if not out.stable:
         out.notes.append("the equilibrium is unstable (a small push moves the mechanism away "
                          "from it, like an inverted pendulum); start nearer the stable one")

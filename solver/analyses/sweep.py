@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algebra.banded import MIN_BANDED
-from ..algebra.newton import COND_LIMIT, NEWTON_TOL, scales, step_pose
+from ..algebra.newton import COND_LIMIT, converged, scaled_jacobian, scales, step_pose, step_size
 from ..algebra.rank import involved
 from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, SolverError
@@ -99,9 +99,10 @@ class _Algebra:
             self.frames = [self._prepare_one(j, a) for j, a in zip(jac, A)]
             return np.array([fr is not None for fr in self.frames], dtype=bool)
         keep, rs, cw = self.keep, self.rs, self.cw
-        Jk = global_jacobian(self.model, jac)[:, keep]
+        Jg = global_jacobian(self.model, jac)
+        Jk = Jg[:, keep]
         self.Jinv = _inverse(Jk)
-        Js = Jk * rs[keep, None] / cw[None, :]
+        Js = scaled_jacobian(self.model, Jg, keep)
         Jsinv = self.Jinv * cw[:, None] / rs[None, keep]
         with np.errstate(invalid="ignore"):
             cond = _norm1(Js) * _norm1(Jsinv)
@@ -181,8 +182,9 @@ def _inverse(M: np.ndarray) -> np.ndarray:
 
 
 def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.ndarray):
-    """Newton on every frame of a block from its predicted pose; each iteration evaluates
-    only the frames not yet converged.  Returns the poses, the Jacobian blocks and rotation
+    """Newton on every frame of a block from its predicted pose, each frame stopping by
+    the one rule (algebra.newton.converged); each iteration evaluates only the frames not
+    yet converged.  Returns the poses, the Jacobian blocks and rotation
     matrices at them, a (F,) converged mask and the iterations used."""
     rs, cw = scales(model)
     keep = alg.keep
@@ -200,7 +202,7 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
         with np.errstate(invalid="ignore"):
             err = np.max(np.abs(res * rs), axis=-1, initial=0.0)
             sl = size[live]
-            conv = (err <= NEWTON_TOL) | ((sl <= 1e-15) & (err <= 1e3 * NEWTON_TOL))
+            conv = converged(err, sl)
             alive = np.isfinite(err) & np.isfinite(ev.jac).all(axis=(-2, -1)) & ~conv
         done[live[conv]] = True
         live, res = live[alive], res[alive]
@@ -209,7 +211,7 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
         dq = alg.newton_step(jac[live], A[live], res[:, keep])
         good = np.isfinite(dq).all(axis=1)
         live, dq = live[good], dq[good]
-        size[live] = np.max(np.abs(dq * cw), axis=1, initial=0.0) / model.length_scale
+        size[live] = step_size(model, dq)
         R[live], P[live] = step_pose(R[live], P[live], dq)
     return R, P, jac, A, done, it
 
