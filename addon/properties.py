@@ -10,7 +10,7 @@ import bpy
 from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty,
                        PointerProperty, StringProperty)
 
-from ..solver.spec.joints import JOINT_ROWS
+from ..solver.vocabulary.joints import JOINT_ROWS
 
 ROLES = [("NONE", "None", "Not part of the mechanism"),
          ("PART", "Part", "A rigid body"),

@@ -6,7 +6,7 @@ scalar constraint primitives; Lagrange multipliers give joint reactions and moti
 
 Layers (each imports only the ones above it in this list; docs/architecture.md):
   base/         errors, rotations (spatial maths), jet (exact-derivative numbers), mass properties
-  spec/         the user's vocabulary: joint table, expressions, f(t), items, Builder
+  vocabulary/   the user's vocabulary: joint table, expressions, f(t), items, Builder
   model/        compiled, read-only Model (and force arrays), run state, Result
   kernels/      one formula per constraint primitive kind; force elements
   algebra/      Newton's pieces, rank, J M^-1 J^T (Schur), banded Cholesky, BLAS threads
@@ -32,7 +32,7 @@ from .analyses.structure import CheckReport
 from .base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError
 from .mechanism import Mechanism
 from .model.results import Result
-from .spec.joints import JOINT_ROWS
+from .vocabulary.joints import JOINT_ROWS
 
 JOINT_KINDS = tuple(JOINT_ROWS)
 

@@ -1,4 +1,4 @@
-"""``Mechanism``: the builder (spec/builder.py) with the analyses as convenience methods.
+"""``Mechanism``: the builder (vocabulary/builder.py) with the analyses as convenience methods.
 
 This is the top of the solver's layers: it compiles the builder into a frozen model, reads
 the parts' placements into a state, runs an analysis (analyses/) and, where asked, writes
@@ -16,7 +16,7 @@ from .base.errors import MechanismError
 from .model.compile import compile_model
 from .model.results import Result
 from .model.state import read_state, write_pose
-from .spec.builder import Builder
+from .vocabulary.builder import Builder
 
 
 class Mechanism(Builder):

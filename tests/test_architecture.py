@@ -11,7 +11,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # solver layers, lowest first: a module may import its own layer and the ones before it
-LAYERS = ["base", "spec", "model", "kernels", "algebra", "integrators", "analyses", "mechanism",
+LAYERS = ["base", "vocabulary", "model", "kernels", "algebra", "integrators", "analyses", "mechanism",
           "__init__"]
 
 

@@ -10,7 +10,7 @@ import pytest
 from solver import Mechanism
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
 from solver.model.compile import compile_model
-from solver.spec.joints import ANGLE, AT, DIST, DOT1, DOT2, JOINT_ROWS
+from solver.vocabulary.joints import ANGLE, AT, DIST, DOT1, DOT2, JOINT_ROWS
 from solver.base.rotations import quat_to_matrix, rotate_world, rotvec_to_quat
 
 

@@ -1,4 +1,4 @@
-"""Tests for solver.spec.expressions: safe parsing and exact 1st/2nd derivatives via Jets."""
+"""Tests for solver.vocabulary.expressions: safe parsing and exact 1st/2nd derivatives via Jets."""
 import ast
 import builtins
 import math
@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from solver.spec.expressions import (
+from solver.vocabulary.expressions import (
     Expression, ExpressionError, Jet, abs as jabs, acos, asin, atan, atan2, cos,
     exp, log, max as jmax, min as jmin, parse, ramp, sin, sqrt, step, step5, tan)
-from solver.spec.timefunctions import TimeFunction, time_function
+from solver.vocabulary.timefunctions import TimeFunction, time_function
 
 # Exact (AD) results are compared with closed forms to a few ulps.
 REL = 1e-12

@@ -16,7 +16,7 @@ from scipy.linalg import null_space
 from scipy.spatial.transform import Rotation
 
 from solver import Mechanism
-from solver.spec import expressions as ex
+from solver.vocabulary import expressions as ex
 
 G = 9.81
 GRAV = np.array([0.0, 0.0, -G])

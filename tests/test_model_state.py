@@ -16,7 +16,7 @@ from solver.analyses.run import Settings, run
 from solver.analyses.statics import statics
 from solver.model.compile import compile_model
 from solver.model.state import read_state
-from solver.spec.joints import AT
+from solver.vocabulary.joints import AT
 
 
 def spring_pendulum() -> Mechanism:

@@ -11,7 +11,7 @@ import pytest
 
 import solver.analyses.sweep as sweep
 from solver import SolverError
-from solver.spec.timefunctions import time_function
+from solver.vocabulary.timefunctions import time_function
 from tests.mechanisms import (four_bar, four_bar_angles, slider_crank,
                               slider_crank_closed_form)
 

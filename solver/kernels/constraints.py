@@ -18,7 +18,7 @@ import numpy as np
 
 from ..base.rotations import cross, quat_to_matrix, skew
 from ..model.compile import Model, RowGroup
-from ..spec.joints import ANGLE, AT, DIST, DOT1, DOT2
+from ..vocabulary.joints import ANGLE, AT, DIST, DOT1, DOT2
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The compiled model: a builder's parts, markers, joints and motions as frozen arrays.
 
-``compile_model`` turns a ``spec.builder.Builder`` into a ``Model``: body arrays and one
-table of constraint rows (seed 004: a joint is a few scalar primitives, ``spec/joints.py``),
+``compile_model`` turns a ``vocabulary.builder.Builder`` into a ``Model``: body arrays and one
+table of constraint rows (seed 004: a joint is a few scalar primitives, ``vocabulary/joints.py``),
 so that the kernels and analyses never touch a Python object per constraint.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
-from ..spec.joints import ANGLE, AT, DIST, DOT1, DOT2, EVAL_ORDER, JOINT_ROWS, label as _label
+from ..vocabulary.joints import ANGLE, AT, DIST, DOT1, DOT2, EVAL_ORDER, JOINT_ROWS, label as _label
 from .force_model import ForceModel, compile_forces
 
 
@@ -47,7 +47,7 @@ class RowGroup:
 
 @dataclass(frozen=True)
 class RowPlan:
-    """Rows grouped by primitive kind (spec.joints.EVAL_ORDER), made once at compile time:
+    """Rows grouped by primitive kind (vocabulary.joints.EVAL_ORDER), made once at compile time:
     ``order`` maps kind-ordered position -> model row, ``inv`` back."""
     order: np.ndarray
     inv: np.ndarray
@@ -72,7 +72,7 @@ class Model:
     body_inverse_mass: np.ndarray  # (nb+1, 6, 6) 1/m I blocks, rotation blocks zero, ground zero
     gravity: np.ndarray           # (3,)
     # constraint rows, in joint order then motion order
-    row_kind: np.ndarray          # (nc,) AT | DOT2 | DIST | DOT1 | ANGLE (spec.joints)
+    row_kind: np.ndarray          # (nc,) AT | DOT2 | DIST | DOT1 | ANGLE (vocabulary.joints)
     row_bi: np.ndarray            # (nc,) body of marker I (nb = ground)
     row_bj: np.ndarray            # (nc,) body of marker J
     row_joint: np.ndarray         # (nc,) joint index, -1 for motion rows
@@ -103,7 +103,7 @@ class Model:
 
 def _plan(rows: list[dict], nb: int) -> RowPlan:
     """Group the rows by kind in EVAL_ORDER; at-point rows, which come as x, y, z triples
-    per joint point (spec.joints' _AT), become one group entry per point."""
+    per joint point (vocabulary.joints' _AT), become one group entry per point."""
     kinds = np.array([r["kind"] for r in rows], dtype=int)
     order, groups, start = [], [], 0
     for kind in EVAL_ORDER:
