@@ -136,8 +136,8 @@ def _loaded_libraries() -> list[str]:
     for line in lines:
         parts = line.split(maxsplit=5)
         if len(parts) == 6 and parts[5].startswith("/") and ".so" in os.path.basename(parts[5]):
-            paths[os.path.realpath(parts[5])] = None
-    return list(paths)
+            paths[parts[5]] = None
+    return list(dict.fromkeys(os.path.realpath(p) for p in paths))
 
 
 def _candidates() -> list[str]:
