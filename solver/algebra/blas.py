@@ -23,11 +23,11 @@ from them by the rules numpy's own C code uses to call that library (``BLAS_FUNC
   ("scipy-openblas"): ``scipy_dpbsv_64_``, ``scipy_openblas_set_num_threads64_``.
 
 The library is the file numpy loaded: a shared library mapped into this process
-(/proc/self/maps; elsewhere the files of numpy's wheel folder, opened only if already
-loaded), numpy's own files first, that exports the derived ``openblas_get_config``; the
-configuration it returns must agree on the integer width (a wrong width would corrupt
-memory).  Anything missing: None, one warning on the ``solver.algebra.blas`` logger, and the
-callers take their dense or unthreaded path.
+(/proc/self/maps; elsewhere the files of numpy's wheel folder, opened with RTLD_NOLOAD where
+the platform has it), numpy's own files first, that exports the derived
+``openblas_get_config``; the configuration it returns must agree on the integer width (a
+wrong width would corrupt memory).  Anything missing: None, one warning on the
+``solver.algebra.blas`` logger, and the callers take their dense or unthreaded path.
 """
 from __future__ import annotations
 
