@@ -1,5 +1,6 @@
 """The banded Cholesky path (LAPACK dpbsv from numpy's OpenBLAS) against dense solves, and
-a long chain solved both ways."""
+a long chain solved both ways.  Nothing here skips: without the LAPACK routine (see
+test_linalg.py for how it is found) these tests fail instead of passing on the dense path."""
 from __future__ import annotations
 
 import math
@@ -8,10 +9,7 @@ import numpy as np
 import pytest
 
 from solver import Mechanism
-from solver.algebra.banded import BandedSPD, _lapack_dpbsv, reverse_cuthill_mckee
-
-
-needs_lapack = pytest.mark.skipif(_lapack_dpbsv() is None, reason="no LAPACK found in numpy's OpenBLAS")
+from solver.algebra.banded import BandedSPD, reverse_cuthill_mckee
 
 
 def banded_spd(n: int, kd: int, rng: np.random.Generator, shuffle: bool) -> np.ndarray:
@@ -26,7 +24,6 @@ def banded_spd(n: int, kd: int, rng: np.random.Generator, shuffle: bool) -> np.n
     return A
 
 
-@needs_lapack
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_banded_solve_matches_dense(shuffle: bool) -> None:
     """A band of half-width 4 hidden by a random ordering: RCM finds a narrow band again
@@ -41,7 +38,6 @@ def test_banded_solve_matches_dense(shuffle: bool) -> None:
     np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-12, atol=1e-12)
 
 
-@needs_lapack
 def test_banded_solve_reports_a_singular_matrix() -> None:
     A = banded_spd(60, 2, np.random.default_rng(2), False)
     A[10, :], A[:, 10] = 0.0, 0.0                   # a row with no constraint force
@@ -76,7 +72,6 @@ def chain(n: int) -> Mechanism:
     return m
 
 
-@needs_lapack
 def test_chain_dynamics_banded_equals_dense(monkeypatch) -> None:
     """A 20-link chain (60 constraint rows: the banded path) gives the same motion as the
     dense solve, to the integrator's own reproducibility (1e-9 m over 0.25 s)."""
@@ -120,7 +115,6 @@ def test_schur_matches_dense_product() -> None:
     np.testing.assert_allclose(S, dense, atol=1e-13)
 
 
-@needs_lapack
 def test_large_mechanism_assembles_through_the_banded_path() -> None:
     """A 40-link chain (120 rows: the sparse least-movement step) placed a few centimetres
     and degrees off closes every joint to Newton precision."""

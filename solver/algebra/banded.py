@@ -3,39 +3,54 @@ mechanism whose rows are ordered well is banded, and a banded Cholesky factoriza
 O(n kd^2) instead of O(n^3) (LAPACK dpbsv, Golub and Van Loan 4.3.5).
 
 The rows are reordered once (reverse Cuthill-McKee on S's pattern) to make the band
-narrow.  dpbsv comes from the LAPACK inside numpy's own OpenBLAS (through ctypes; nothing
-extra is installed); where that library is not found, or the band is wide, the dense
-numpy solve is used, so results never depend on which path ran.
+narrow.  dpbsv comes from the LAPACK inside numpy's own OpenBLAS, called through ctypes
+under the one name numpy's build implies (``blas.py``; nothing extra is installed).  Where
+numpy has no such library, or the band is wide, the dense numpy solve is used (the missing
+library is logged once on the ``solver.algebra`` loggers), so results never depend on which
+path ran; ``banded_solver()`` and ``BandedSPD.route`` say which one does.
 """
 from __future__ import annotations
 
 import ctypes
+import logging
 from collections import deque
+from typing import Any
 
 import numpy as np
 
-from .blas import openblas_library
+from .blas import numpy_openblas
 
-_dpbsv: object = False
+log = logging.getLogger("solver.algebra.banded")   # fixed name: under "solver" in Blender too
+
+_cache: dict[str, Any] = {}
 MIN_BANDED = 24      # up to this many rows a dense solve is as fast
 
 
-def _lapack_dpbsv():
-    """(function, integer type) of LAPACK's dpbsv in numpy's OpenBLAS, or None."""
-    global _dpbsv
-    if _dpbsv is not False:
-        return _dpbsv
-    _dpbsv = None
-    lib = openblas_library()
-    if lib is not None:
-        for name, itype in (("dpbsv_64_", ctypes.c_int64), ("dpbsv_", ctypes.c_int32),
-                            ("dpbsv", ctypes.c_int32)):
-            fn = getattr(lib, name, None)
-            if fn is not None:
-                fn.restype = None
-                _dpbsv = (fn, itype)
-                break
-    return _dpbsv
+def lapack_dpbsv() -> tuple[Any, Any, str] | None:
+    """(function, Fortran integer type, description) of LAPACK's dpbsv in numpy's OpenBLAS,
+    or None (logged once: large mechanisms then use dense solves)."""
+    lib = numpy_openblas()
+    if "dpbsv" not in _cache or _cache["lib"] is not lib:   # again only after blas.forget()
+        found = None if lib is None else lib.function("dpbsv", fortran=True)
+        if found is not None:
+            fn, symbol = found
+            fn.restype = None
+            itype = ctypes.c_int64 if lib.build.ilp64 else ctypes.c_int32
+            _cache["dpbsv"] = (fn, itype, f"lapack dpbsv via {lib.describe(symbol)}")
+        else:
+            _cache["dpbsv"] = None
+            if lib is not None:
+                log.warning("%s does not export %s: large mechanisms use dense solves",
+                            lib.path, lib.build.fortran_name("dpbsv"))
+        _cache["lib"] = lib
+    return _cache["dpbsv"]
+
+
+def banded_solver() -> str | None:
+    """Which banded Cholesky runs for narrow bands: "lapack dpbsv via <library> (<symbol>)",
+    or None when there is none and every J M^-1 J^T solve is dense."""
+    found = lapack_dpbsv()
+    return None if found is None else found[2]
 
 
 def reverse_cuthill_mckee(n: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -79,15 +94,20 @@ class BandedSPD:
         self.lower = lower
         # column-major band storage AB(kd+1, n), AB[i - j, j] = S[i, j] for i >= j
         self.index = (pr - pc)[lower] + pc[lower] * (self.kd + 1)
-        self.lapack = _lapack_dpbsv()
+        self.lapack = lapack_dpbsv()
         self.banded = self.lapack is not None and n > MIN_BANDED and (self.kd + 1) * 4 < n
+
+    @property
+    def route(self) -> str:
+        """Which solve ``solve`` runs: the banded solver's description, or "dense"."""
+        return self.lapack[2] if self.banded else "dense"
 
     def solve(self, vals: np.ndarray, S: np.ndarray, b: np.ndarray) -> np.ndarray:
         """x with S x = b; ``vals`` are S's entries at the pattern (dense S for the fallback).
         Raises LinAlgError when S is not positive definite (a singular constraint set)."""
         if not self.banded:
             return np.linalg.solve(S, b)
-        fn, itype = self.lapack
+        fn, itype, _ = self.lapack
         n, kd = self.n, self.kd
         ab = np.bincount(self.index, weights=vals[self.lower], minlength=(kd + 1) * n)
         x = np.ascontiguousarray(b[self.perm], dtype=float)
