@@ -97,11 +97,11 @@ def test_long_chain_goes_through_dpbsv(monkeypatch) -> None:
     from solver.analyses.dynamics import _System
     from solver.analyses.structure import structure
     from solver.model.compile import compile_model
-    from solver.model.state import body_state
+    from solver.model.state import read_state
     m = chain(60)
     model = compile_model(m)
-    r, p, _, _ = body_state(model, m)
-    band = _System(model, structure(model, r, p)).schur.band
+    s0 = read_state(model, m)
+    band = _System(model, structure(model, s0.r, s0.p)).schur.band
     assert band.n == 180 and band.banded
     assert band.route == banded_solver() and band.route.startswith("lapack dpbsv via ")
 
