@@ -77,7 +77,7 @@ def _basis_frames(ob, world: np.ndarray, parent_world) -> np.ndarray:
 
 def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     """Replace any old bake with the keyframes and plots of ``result``."""
-    frames = sm.frame_start + np.arange(len(result.times), dtype=float)
+    frames = sm.timeline.frame_start + np.arange(len(result.times), dtype=float)
     n = len(frames)
     clear_bake(scene, only=sm.parts + sm.joints)
     moving = {ob.name for ob in sm.parts}
@@ -134,7 +134,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
         else:                                   # the user's action stays active
             track = ad.nla_tracks.new()
             track.name = TRACK
-            strip = track.strips.new(act.name, int(sm.frame_start), act)
+            strip = track.strips.new(act.name, int(sm.timeline.frame_start), act)
             strip.action_slot = slot
         ob.mechanism.baked = True
 
@@ -182,7 +182,7 @@ def write_csv(path: str, sm: SceneMechanism, result) -> int:
     """One row per frame: time, every moving part's position (m) and quaternion, every
     joint's reaction force and torque (N, N m), every motion's effort; returns rows written."""
     header = ["frame", "time_s"]
-    cols = [sm.frame_start + np.arange(len(result.times)), result.times]
+    cols = [sm.timeline.frame_start + np.arange(len(result.times)), result.times]
     for ob in sm.parts:
         header += [f"{ob.name} {c}" for c in ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")]
         cols += list(result.position(ob.name).T) + list(result.orientation(ob.name).T)

@@ -17,7 +17,8 @@ from ..solver.base.mass_properties import part_frame_from_matrix
 from ..solver.base.rotations import quat_to_matrix
 from . import bake
 from .properties import JOINT_KINDS, ROLES
-from .scene_reader import read_scene, with_frame
+from .io.timeline import with_frame
+from .scene_reader import read_scene
 
 
 def _solve_read(scene, sm, progress=None):
@@ -28,8 +29,10 @@ def _solve_read(scene, sm, progress=None):
 
 
 def _message(exc: Exception, sm=None) -> str:
+    """The error's text, naming the scene frame of the time a SolverError names."""
     time = getattr(exc, "time", None)
-    return with_frame(str(exc), sm, time)
+    frame = sm.timeline.frame_of(time) if sm is not None and time is not None else None
+    return with_frame(str(exc), frame)
 
 
 def _store_mass_display(sm) -> None:

@@ -8,8 +8,6 @@ decomposition); for a part already baked, the frame saved before the bake is use
 """
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass, field
 
 import bpy
@@ -19,7 +17,8 @@ from ..solver import Mechanism, MechanismError
 from ..solver.base.mass_properties import mesh_mass_properties, part_frame_from_matrix
 from ..solver.base.rotations import matrix_to_quat
 from .anim import find_channelbag
-from .keyframes import Key, KeyframedFunction, time_derivatives
+from .io.keyframes import Key, KeyframedFunction, time_derivatives
+from .io.timeline import Timeline
 from .properties import kind_name
 
 
@@ -28,9 +27,7 @@ class SceneMechanism:
     """The Mechanism of a scene and how its names map back to objects and frames."""
     mech: Mechanism
     scale: float                                   # metres per Blender unit
-    frame_start: int
-    frame_end: int
-    fps: float
+    timeline: Timeline                             # frame range and fps: frames <-> times
     parts: list = field(default_factory=list)      # moving part objects
     joints: list = field(default_factory=list)     # joint objects
     motions: dict = field(default_factory=dict)    # motion name -> (joint object, "angle"|"slide")
@@ -38,11 +35,13 @@ class SceneMechanism:
     design: dict = field(default_factory=dict)            # part name -> world matrix as designed
 
     @property
-    def duration(self) -> float:
-        return (self.frame_end - self.frame_start) / self.fps
+    def fps(self) -> float:
+        return self.timeline.fps
 
-    def frame_of(self, t: float) -> float:
-        return self.frame_start + t * self.fps
+    @property
+    def duration(self) -> float:
+        """s; for callers that solve with duration and fps (the bake passes the times)."""
+        return self.timeline.duration
 
 
 def motion_name(joint: bpy.types.Object, coordinate: str = "angle") -> str:
@@ -122,7 +121,7 @@ def part_mass_properties(ob, scale: float, depsgraph) -> tuple[dict, str]:
     return dict(mass=mass, center_of_mass=com, inertia=inertia), warning
 
 
-def keyframed_motion(joint, coordinate: str, scene, scale: float):
+def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     """(f, (df, ddf)) of the joint's keyframed Angle or Slide, exact Bezier evaluation."""
     path = "mechanism.motion_angle" if coordinate == "angle" else "mechanism.motion_slide"
     ad = joint.animation_data
@@ -139,9 +138,8 @@ def keyframed_motion(joint, coordinate: str, scene, scale: float):
         fn = KeyframedFunction(keys, fc.extrapolation, f"joint {joint.name!r}")
     except ValueError as exc:
         raise MechanismError(str(exc)) from None
-    fps = scene.render.fps / scene.render.fps_base
     k = scale if coordinate == "slide" else 1.0
-    f, df, ddf = time_derivatives(fn, scene.frame_start, fps, k)
+    f, df, ddf = time_derivatives(fn, timeline, k)
     return f, (df, ddf)
 
 
@@ -150,9 +148,10 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
     bpy.context.view_layer.update()          # matrix_world of objects changed by scripts
     depsgraph = depsgraph or bpy.context.evaluated_depsgraph_get()
     scale = scene.unit_settings.scale_length or 1.0
-    fps = scene.render.fps / scene.render.fps_base
+    timeline = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
+                                 scene.render.fps_base)
     g = np.array(scene.gravity, dtype=float) * scale if scene.use_gravity else np.zeros(3)
-    sm = SceneMechanism(Mechanism(gravity=g), scale, scene.frame_start, scene.frame_end, fps)
+    sm = SceneMechanism(Mechanism(gravity=g), scale, timeline)
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
     by_role = {r: [ob for ob in objs if ob.mechanism.role == r]
@@ -198,7 +197,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
         length = s.distance * scale if kind == "distance" and s.distance > 0 else None
         mech.add_joint(ob.name, kind, s.marker_i.name, s.marker_j.name, length=length)
         sm.joints.append(ob)
-        _add_joint_extras(sm, ob, kind, scene)
+        _add_joint_extras(sm, ob)
     for ob in by_role["SPRING"]:
         s = ob.mechanism
         for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):
@@ -222,7 +221,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
     return sm
 
 
-def _add_joint_extras(sm: SceneMechanism, ob, kind: str, scene) -> None:
+def _add_joint_extras(sm: SceneMechanism, ob) -> None:
     """The joint's motion and torsion spring, when it has them."""
     s = ob.mechanism
     mech = sm.mech
@@ -237,21 +236,10 @@ def _add_joint_extras(sm: SceneMechanism, ob, kind: str, scene) -> None:
         elif s.motion_type == "SPEED":
             spec = f"{float(s.motion_speed)!r}*t"
         else:
-            spec, deriv = keyframed_motion(ob, coord, scene, sm.scale)
+            spec, deriv = keyframed_motion(ob, coord, sm.timeline, sm.scale)
         mech.add_motion(name, ob.name, spec, coordinate=coord, derivatives=deriv)
         sm.motions[name] = (ob, coord)
     if s.torsion:
         mech.add_torsion_spring(f"{ob.name}: torsion spring", ob.name, stiffness=s.torsion_stiffness,
                                 damping=s.torsion_damping, free_angle=s.torsion_free_angle,
                                 preload=s.torsion_preload)
-
-
-def with_frame(message: str, sm: SceneMechanism | None, time: float | None) -> str:
-    """Name the scene frame in a solver message that names a time (the solver counts its
-    own frames from 0; the user sees the scene's frame numbers)."""
-    if sm is None or time is None:
-        return message
-    frame = f"frame {sm.frame_of(time):.0f}"
-    if re.search(r"\(frame \d+\)", message):
-        return re.sub(r"\(frame \d+\)", f"({frame})", message, count=1)
-    return f"{message} [{frame}]"

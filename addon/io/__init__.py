@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The add-on's logic that needs no Blender (glTF exporter style: ``io/`` apart from the
+Blender side).  Nothing here imports bpy, mathutils or a Blender-side module of addon/;
+the callers read the scene into plain numbers and write the results back.  Tested without
+Blender in tests/test_io_addon.py.
+
+  timeline.py     scene frames <-> solver times
+  keyframes.py    exact F-curve evaluation (a keyframed motion's value and rates)
+"""

@@ -1,0 +1,202 @@
+"""The add-on's pure logic (addon/io/) without Blender: plain Python and numpy, real numbers.
+
+The repository root is imported as the package ``mechanism_animator`` (what Blender calls
+it, without the ``bl_ext`` prefix), so addon/io/ reaches the solver with its relative
+imports as it does inside Blender; addon/__init__.py imports nothing at load, so no bpy is
+needed.  Files named test_addon_*.py are the real-Blender tier.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = "mechanism_animator"
+IO_DIR = os.path.join(ROOT, "addon", "io")
+IO_MODULES = sorted(f[:-3] for f in os.listdir(IO_DIR) if f.endswith(".py") and f != "__init__.py")
+
+
+def package():
+    """The repository as the package PACKAGE (its __init__.py imports nothing at load)."""
+    if PACKAGE not in sys.modules:
+        spec = importlib.util.spec_from_file_location(PACKAGE, os.path.join(ROOT, "__init__.py"),
+                                                      submodule_search_locations=[ROOT])
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[PACKAGE] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[PACKAGE]
+
+
+def io(name: str):
+    """addon/io/<name>.py as a module of the package."""
+    package()
+    return importlib.import_module(f"{PACKAGE}.addon.io.{name}")
+
+
+solver = importlib.import_module(f"{package().__name__}.solver")
+timeline = io("timeline")
+keyframes = io("keyframes")
+
+
+# ---------------------------------------------------------------- no Blender in addon/io
+def test_io_modules_import_without_blender() -> None:
+    """A fresh interpreter in which bpy, mathutils, bmesh and gpu cannot be imported loads every
+    module of addon/io (and the package around it)."""
+    code = (f"import sys\nfor m in ('bpy', 'mathutils', 'bmesh', 'gpu', 'bpy_extras'):\n"
+            f"    sys.modules[m] = None\n"
+            f"sys.path.insert(0, {os.path.dirname(__file__)!r})\n"
+            f"import test_io_addon as t\n"
+            f"for m in {IO_MODULES!r}:\n    t.io(m)\n"
+            f"print('loaded', len({IO_MODULES!r}))\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["loaded", str(len(IO_MODULES))]
+    assert "bpy" not in p.stderr
+
+
+def test_io_modules_import_no_blender_side_module() -> None:
+    """Read from the source: no module of addon/io imports Blender or a module of addon/
+    outside io/ (relative imports may reach io/ siblings and ...solver only)."""
+    assert len(IO_MODULES) >= 2
+    for name in IO_MODULES:
+        tree = ast.parse(open(os.path.join(IO_DIR, name + ".py"), encoding="utf-8").read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                mods = [node.module or ""]
+                if node.level == 2:
+                    raise AssertionError(f"io/{name}: imports from addon/ ({node.module})")
+                if node.level == 3:
+                    assert (node.module or "").startswith("solver"), (name, node.module)
+                    continue
+            else:
+                continue
+            for m in mods:
+                assert m.split(".")[0] not in ("bpy", "mathutils", "bmesh", "gpu", "gpu_extras",
+                                               "bpy_extras", "addon_utils"), (name, m)
+
+
+# ---------------------------------------------------------------- timeline: frames <-> times
+def driven_crank():
+    """A crank on a pin driven at 2 pi t: every degree of freedom driven (kinematic)."""
+    m = solver.Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("crank", mass=1.0, center_of_mass=(0.5, 0, 0))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "crank")
+    m.add_joint("pin", "revolute", "A", "O")
+    m.add_motion("spin", "pin", "2*pi*t")
+    return m
+
+
+@pytest.mark.parametrize("start, end, fps, base", [(1, 25, 24, 1.0), (0, 90, 30, 1.001),
+                                                   (-10, 37, 25, 1.0), (101, 161, 60, 1.001)])
+def test_times_are_the_frames_the_duration_form_gave(start, end, fps, base) -> None:
+    """times = (frames - frame_start) / fps: the solver computes exactly those (Result.times
+    equal them), and they are bit for bit the times of the duration/fps form the add-on used
+    before, so a bake is unchanged; frame_of maps them back to the frames."""
+    tl = timeline.Timeline.of_scene(start, end, fps, base)
+    assert tl.fps == fps / base
+    frames = tl.frames
+    np.testing.assert_array_equal(frames, np.arange(start, end + 1))
+    assert tl.times[0] == 0.0 and len(tl.times) == end - start + 1
+    r_times = driven_crank().solve(times=tl.times).times
+    r_duration = driven_crank().solve(tl.duration, tl.fps).times
+    assert r_times.tolist() == tl.times.tolist() == r_duration.tolist()
+    np.testing.assert_allclose(tl.frame_of(tl.times), frames, rtol=0, atol=1e-9)
+
+
+def test_with_frame_names_the_scene_frame() -> None:
+    wf = timeline.with_frame
+    assert wf("lock-up of joint 'pin' at t = 0.08 s (frame 2)", 3.0) == \
+        "lock-up of joint 'pin' at t = 0.08 s (frame 3)"
+    assert wf("assembly failed", 12.4) == "assembly failed [frame 12]"
+    assert wf("assembly failed (frame 0) (frame 0)", 7.0) == "assembly failed (frame 7) (frame 0)"
+    assert wf("bad input", None) == "bad input"
+
+
+# ---------------------------------------------------------------- keyframes: exact F-curves
+K = keyframes.Key
+
+
+def smoothstep_keys(interp: str = "BEZIER") -> list:
+    """Keys (0, 0) and (3, 1), handles at a third: x(u) = 3u, y(u) = 3u^2 - 2u^3."""
+    return [K(0.0, 0.0, (-1.0, 0.0), (1.0, 0.0), interp), K(3.0, 1.0, (2.0, 1.0), (4.0, 1.0), interp)]
+
+
+@pytest.mark.parametrize("x, want", [(1.0, (7 / 27, 4 / 9, 2 / 9)), (1.5, (0.5, 0.5, 0.0)),
+                                     (2.4, (0.896, 0.32, -2 / 5 * 1.0))])
+def test_bezier_segment_by_hand(x: float, want: tuple) -> None:
+    """x = 3u, y = 3u^2 - 2u^3: y' = (6u - 6u^2)/3, y'' = (6 - 12u)/9 per frame^2."""
+    u = x / 3
+    hand = (3 * u * u - 2 * u ** 3, (6 * u - 6 * u * u) / 3, (6 - 12 * u) / 9)
+    np.testing.assert_allclose(hand, want, rtol=1e-12, atol=1e-15)     # the hand algebra
+    f = keyframes.KeyframedFunction(smoothstep_keys())
+    np.testing.assert_allclose(f(x), hand, rtol=1e-12, atol=1e-14)
+
+
+def test_bezier_with_uneven_handles_against_the_polynomial() -> None:
+    """Handles that make x(u) nonlinear: at x(u) for several u the value is the Bernstein
+    polynomial's y(u), and the derivatives agree with central differences of the value."""
+    k0 = K(2.0, 1.0, (1.0, 1.0), (5.5, 3.0), "BEZIER")
+    k1 = K(8.0, -2.0, (6.5, -4.0), (9.0, 0.0), "BEZIER")
+    f = keyframes.KeyframedFunction([k1, k0])                 # unsorted on purpose
+    xs, ys = (2.0, 5.5, 6.5, 8.0), (1.0, 3.0, -4.0, -2.0)
+    for u in (0.05, 0.3, 0.5, 0.77, 0.95):
+        b = np.array([(1 - u) ** 3, 3 * (1 - u) ** 2 * u, 3 * (1 - u) * u * u, u ** 3])
+        x, y = b @ xs, b @ ys
+        v, d, dd = f(x)
+        assert v == pytest.approx(y, abs=1e-12)
+        h = 1e-4
+        (a, da, _), (c, dc, _) = f(x - h), f(x + h)
+        assert d == pytest.approx((c - a) / (2 * h), rel=1e-6, abs=1e-8)
+        assert dd == pytest.approx((dc - da) / (2 * h), rel=1e-5, abs=1e-6)
+
+
+def test_linear_constant_and_extrapolation() -> None:
+    lin = [K(1.0, 0.0, (0, 0), (0, 0), "LINEAR"), K(5.0, 2.0, (0, 0), (0, 0), "CONSTANT"),
+           K(9.0, -1.0, (0, 0), (0, 0), "LINEAR")]
+    f = keyframes.KeyframedFunction(lin)
+    assert f(3.0) == (1.0, 0.5, 0.0)
+    assert f(7.0) == (2.0, 0.0, 0.0) and f(9.0) == (-1.0, 0.0, 0.0)
+    assert f(0.0) == (0.0, 0.0, 0.0) and f(12.0) == (-1.0, 0.0, 0.0)     # constant extrapolation
+    g = keyframes.KeyframedFunction(smoothstep_keys(), extrapolation="LINEAR")
+    assert g(-2.0) == (0.0, 0.0, 0.0) and g(5.0) == (1.0, 0.0, 0.0)      # flat ends stay flat
+    h = keyframes.KeyframedFunction(lin[:2], extrapolation="LINEAR")
+    assert h(-1.0) == (-1.0, 0.5, 0.0)                                   # the first segment's slope
+    assert keyframes.KeyframedFunction([lin[0]], extrapolation="LINEAR")(4.0) == (0.0, 0.0, 0.0)
+
+
+def test_unsupported_interpolation_and_no_keys_are_named() -> None:
+    keys = [K(1.0, 0.0, (0, 0), (0, 0), "ELASTIC"), K(5.0, 2.0, (0, 0), (0, 0), "LINEAR")]
+    with pytest.raises(ValueError, match=r"joint 'j': keyframe at frame 1 uses ELASTIC"):
+        keyframes.KeyframedFunction(keys, name="joint 'j'")
+    keys[0] = K(1.0, 0.0, (0, 0), (0, 0), "LINEAR")
+    keys[1] = K(5.0, 2.0, (0, 0), (0, 0), "ELASTIC")                    # the last key's own: unused
+    assert keyframes.KeyframedFunction(keys)(3.0) == (1.0, 0.5, 0.0)
+    with pytest.raises(ValueError, match="no keyframes"):
+        keyframes.KeyframedFunction([], name="joint 'j'")
+
+
+def test_time_derivatives_follow_the_timeline() -> None:
+    """Value 2 per frame from frame 1 (LINEAR, extrapolated) at 24 fps, slide scale 0.01 m per
+    unit: f(t) = 0.01 * 2 * 24 t, f' = 0.48, f'' = 0; a Bezier's second derivative gets fps^2."""
+    tl = timeline.Timeline.of_scene(1, 25, 24, 1.0)
+    keys = [K(1.0, 0.0, (0, 0), (0, 0), "LINEAR"), K(11.0, 20.0, (0, 0), (0, 0), "LINEAR")]
+    f, df, ddf = keyframes.time_derivatives(
+        keyframes.KeyframedFunction(keys, extrapolation="LINEAR"), tl, 0.01)
+    for t in (0.0, 0.2, 1.0):
+        assert f(t) == pytest.approx(0.48 * t, abs=1e-15)
+        assert df(t) == pytest.approx(0.48) and ddf(t) == 0.0
+    g, dg, ddg = keyframes.time_derivatives(keyframes.KeyframedFunction(smoothstep_keys()),
+                                            timeline.Timeline(0, 3, 2.0))
+    assert (g(0.5), dg(0.5), ddg(0.5)) == pytest.approx((7 / 27, 2 * 4 / 9, 4 * 2 / 9))
