@@ -76,8 +76,9 @@ def _basis_frames(ob, world: np.ndarray, parent_world) -> np.ndarray:
 
 
 def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
-    """Replace any old bake with the keyframes and plots of ``result``."""
-    frames = sm.timeline.frame_start + np.arange(len(result.times), dtype=float)
+    """Replace any old bake with the keyframes and plots of ``result`` (solved at
+    ``sm.timeline.times``: row k is keyed at frame ``sm.timeline.frames[k]``)."""
+    frames = sm.timeline.frames_of(result.times)
     n = len(frames)
     clear_bake(scene, only=sm.parts + sm.joints)
     moving = {ob.name for ob in sm.parts}
@@ -182,7 +183,7 @@ def write_csv(path: str, sm: SceneMechanism, result) -> int:
     """One row per frame: time, every moving part's position (m) and quaternion, every
     joint's reaction force and torque (N, N m), every motion's effort; returns rows written."""
     header = ["frame", "time_s"]
-    cols = [sm.timeline.frame_start + np.arange(len(result.times)), result.times]
+    cols = [sm.timeline.frames_of(result.times), result.times]
     for ob in sm.parts:
         header += [f"{ob.name} {c}" for c in ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")]
         cols += list(result.position(ob.name).T) + list(result.orientation(ob.name).T)

@@ -22,9 +22,10 @@ from .scene_reader import read_scene
 
 
 def _solve_read(scene, sm, progress=None):
-    """Solve a scene already read, with the scene's analysis settings: a Result."""
+    """Solve a scene already read, with the scene's analysis settings, at the times of the
+    scene's frames (row k of the Result is frame sm.timeline.frames[k])."""
     st = scene.mechanism
-    return sm.mech.solve(sm.duration, sm.fps, analysis=st.analysis.lower(),
+    return sm.mech.solve(times=sm.timeline.times, analysis=st.analysis.lower(),
                          tolerance=st.tolerance, progress=progress)
 
 

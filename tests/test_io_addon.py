@@ -115,6 +115,17 @@ def test_times_are_the_frames_the_duration_form_gave(start, end, fps, base) -> N
     np.testing.assert_allclose(tl.frame_of(tl.times), frames, rtol=0, atol=1e-9)
 
 
+def test_result_rows_map_to_frames_only_for_their_own_times() -> None:
+    """Row k of a result solved at the timeline's times is frame frames[k]; a result of
+    another range or rate is refused rather than written at the wrong frames."""
+    tl = timeline.Timeline.of_scene(5, 29, 24, 1.0)
+    r = driven_crank().solve(times=tl.times)
+    np.testing.assert_array_equal(tl.frames_of(r.times), np.arange(5, 30))
+    for other in (timeline.Timeline(5, 28, 24.0), timeline.Timeline(5, 29, 25.0)):
+        with pytest.raises(ValueError, match="times are not"):
+            other.frames_of(r.times)
+
+
 def test_with_frame_names_the_scene_frame() -> None:
     wf = timeline.with_frame
     assert wf("lock-up of joint 'pin' at t = 0.08 s (frame 2)", 3.0) == \

@@ -37,6 +37,14 @@ class Timeline:
         """s from the first frame to the last."""
         return (self.frame_end - self.frame_start) / self.fps
 
+    def frames_of(self, times: np.ndarray) -> np.ndarray:
+        """The frame of each row of a result solved at ``times`` (s): row k is frames[k].
+        ValueError unless ``times`` are this timeline's times (a result of another range)."""
+        if not np.array_equal(np.asarray(times, dtype=float), self.times):
+            raise ValueError(f"the result's {len(times)} times are not the {len(self.times)} "
+                             f"frames {self.frame_start}..{self.frame_end} at {self.fps:g} fps")
+        return self.frames
+
     def frame_of(self, time: float) -> float:
         """Scene frame (not rounded) at a solver time in s."""
         return self.frame_start + time * self.fps
