@@ -15,9 +15,8 @@ import csv
 import bpy
 import numpy as np
 
-from ..solver.base.mass_properties import part_frame_from_matrix
-from ..solver.base.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
 from .anim import ensure_channelbag
+from .io.part_frames import basis_pose, pose_matrices
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -66,44 +65,40 @@ def _backup(ob: bpy.types.Object) -> None:
     s.backup_slot = ad.action_slot.identifier if ad is not None and ad.action_slot else ""
 
 
-def _basis_frames(ob, world: np.ndarray, parent_world) -> np.ndarray:
-    """matrix_basis (n, 4, 4) that puts ob at the rigid world frames ``world`` (n, 4, 4)."""
-    if ob.parent is None:
-        return world
-    pw = parent_world(ob.parent)                            # (n, 4, 4) or (4, 4)
-    P = pw @ np.array(ob.matrix_parent_inverse, dtype=float)
-    return np.linalg.inv(P) @ world
+def _world_matrices(sm: SceneMechanism, result) -> dict[str, np.ndarray]:
+    """World matrices, built once, that parented parts need for their keys in parent space:
+    (n, 4, 4) of each such moving part and of a moving parent (from the result), (4, 4) of a
+    fixed parent (a ground part as designed, any other object as it is now)."""
+    moving = {ob.name for ob in sm.parts}
+    world: dict[str, np.ndarray] = {}
+    for ob in sm.parts:
+        for o in ((ob, ob.parent) if ob.parent is not None else ()):
+            if o.name in world:
+                continue
+            if o.name in moving:
+                world[o.name] = pose_matrices(result.position(o.name), result.orientation(o.name),
+                                              sm.part_frames[o.name].stretch, sm.scale)
+            elif o.name in sm.part_frames:
+                world[o.name] = sm.part_frames[o.name].matrix
+            else:
+                world[o.name] = np.array(o.matrix_world, dtype=float)
+    return world
 
 
 def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     """Replace any old bake with the keyframes and plots of ``result`` (solved at
     ``sm.timeline.times``: row k is keyed at frame ``sm.timeline.frames[k]``)."""
     frames = sm.timeline.frames_of(result.times)
-    n = len(frames)
     clear_bake(scene, only=sm.parts + sm.joints)
-    moving = {ob.name for ob in sm.parts}
-
-    def world_of(par):
-        """World matrices (n, 4, 4) of a moving part, or the fixed (4, 4) matrix of anything else."""
-        if par.name not in moving:
-            return np.array(par.matrix_world, dtype=float)
-        _, _, S = part_frame_from_matrix(sm.design[par.name])
-        W = np.zeros((n, 4, 4))
-        W[:, :3, :3] = quat_to_matrix(result.orientation(par.name)) @ S
-        W[:, :3, 3] = result.position(par.name) / sm.scale
-        W[:, 3, 3] = 1.0
-        return W
-
+    world = _world_matrices(sm, result)
     for ob in sm.parts:
         _backup(ob)
         if ob.parent is None:                    # basis = world: the solver's frame itself
             loc = result.position(ob.name) / sm.scale
             quat = result.orientation(ob.name)
         else:
-            B = _basis_frames(ob, world_of(ob), world_of)
-            loc = B[:, :3, 3]
-            R = B[:, :3, :3] / np.linalg.norm(B[:, :3, :3], axis=1, keepdims=True)
-            quat = continuous_quats(matrix_to_quat(R))
+            loc, quat = basis_pose(world[ob.name], world[ob.parent.name],
+                                   np.array(ob.matrix_parent_inverse, dtype=float))
         act, slot, bag = _bake_action(ob)
         for i in range(3):
             _write_curve(bag, "location", i, frames, loc[:, i], "Object Transforms")

@@ -13,11 +13,10 @@ from bpy.props import EnumProperty, StringProperty
 from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
-from ..solver.base.mass_properties import part_frame_from_matrix
-from ..solver.base.rotations import quat_to_matrix
 from . import bake
-from .properties import JOINT_KINDS, ROLES
+from .io.part_frames import pose_matrices
 from .io.timeline import with_frame
+from .properties import JOINT_KINDS, ROLES
 from .scene_reader import read_scene
 
 
@@ -193,10 +192,7 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
             return {"CANCELLED"}
         for ob in sm.parts:
             pos, quat = sm.mech.pose(ob.name)
-            _, _, S = part_frame_from_matrix(sm.design[ob.name])
-            M = np.eye(4)
-            M[:3, :3] = quat_to_matrix(quat) @ S
-            M[:3, 3] = pos / sm.scale
+            M = pose_matrices(pos, quat, sm.part_frames[ob.name].stretch, sm.scale)
             ob.matrix_world = Matrix([list(r) for r in M])
         self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)")
         return {"FINISHED"}

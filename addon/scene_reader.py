@@ -14,10 +14,10 @@ import bpy
 import numpy as np
 
 from ..solver import Mechanism, MechanismError
-from ..solver.base.mass_properties import mesh_mass_properties, part_frame_from_matrix
-from ..solver.base.rotations import matrix_to_quat
+from ..solver.base.mass_properties import mesh_mass_properties
 from .anim import find_channelbag
 from .io.keyframes import Key, KeyframedFunction, time_derivatives
+from .io.part_frames import PartFrame, marker_pose, part_frame
 from .io.timeline import Timeline
 from .properties import kind_name
 
@@ -32,7 +32,7 @@ class SceneMechanism:
     joints: list = field(default_factory=list)     # joint objects
     motions: dict = field(default_factory=dict)    # motion name -> (joint object, "angle"|"slide")
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
-    design: dict = field(default_factory=dict)            # part name -> world matrix as designed
+    part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
 
     @property
     def fps(self) -> float:
@@ -84,12 +84,11 @@ def split_components(text: str, what: str) -> list:
     return out
 
 
-def part_mass_properties(ob, scale: float, depsgraph) -> tuple[dict, str]:
-    """Mass, centre of mass (part frame, m) and inertia (part axes, kg m^2) of a part, and
-    the mesh's warning text ("" for a closed manifold mesh)."""
+def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph) -> tuple[dict, str]:
+    """Mass, centre of mass (part frame, m) and inertia (part axes, kg m^2) of a part whose
+    frame as designed is ``frame``, and the mesh's warning text ("" for a closed manifold mesh)."""
     s = ob.mechanism
-    M = design_matrix(ob)
-    _, _, S = part_frame_from_matrix(M)
+    M, S = frame.matrix, frame.stretch
     if s.mass_mode == "MANUAL" or ob.type != "MESH":
         if s.mass_mode == "MESH":
             raise MechanismError(f"part {ob.name!r}: mass from mesh needs a mesh object; "
@@ -158,13 +157,12 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
                for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE")}
     for ob in by_role["PART"]:
         s = ob.mechanism
-        M = design_matrix(ob)
-        pos, quat, _ = part_frame_from_matrix(M)
-        sm.design[ob.name] = M
+        frame = sm.part_frames[ob.name] = part_frame(design_matrix(ob))
+        pos, quat = frame.position, frame.orientation
         if s.ground:
             mech.add_part(ob.name, fixed=True, position=pos * scale, orientation=quat)
             continue
-        props, warning = part_mass_properties(ob, scale, depsgraph)
+        props, warning = part_mass_properties(ob, frame, scale, depsgraph)
         sm.mass_properties[ob.name] = (props, warning)
         w = np.array(s.initial_angular_velocity, dtype=float)
         mech.add_part(ob.name, position=pos * scale, orientation=quat,
@@ -177,14 +175,10 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
                                  "the part it belongs to (Ctrl P)")
         # marker frame relative to the part frame, both as designed: the part's matrix from
         # before any bake, the marker's through its parent relation (not the animated pose)
-        Mp = design_matrix(part)
-        Mm = Mp @ np.array(ob.matrix_parent_inverse, dtype=float) @ np.array(ob.matrix_basis, dtype=float)
-        pp, qp, _ = part_frame_from_matrix(Mp)
-        pm, qm, _ = part_frame_from_matrix(Mm)
-        from ..solver.base.rotations import quat_to_matrix
-        Rp = quat_to_matrix(qp)
-        mech.add_marker(ob.name, part.name, position=Rp.T @ (pm - pp) * scale,
-                        orientation=matrix_to_quat(Rp.T @ quat_to_matrix(qm)))
+        position, orientation = marker_pose(sm.part_frames[part.name],
+                                            np.array(ob.matrix_parent_inverse, dtype=float),
+                                            np.array(ob.matrix_basis, dtype=float))
+        mech.add_marker(ob.name, part.name, position=position * scale, orientation=orientation)
     for ob in by_role["JOINT"]:
         s = ob.mechanism
         for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):

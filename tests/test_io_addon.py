@@ -211,3 +211,90 @@ def test_time_derivatives_follow_the_timeline() -> None:
     g, dg, ddg = keyframes.time_derivatives(keyframes.KeyframedFunction(smoothstep_keys()),
                                             timeline.Timeline(0, 3, 2.0))
     assert (g(0.5), dg(0.5), ddg(0.5)) == pytest.approx((7 / 27, 2 * 4 / 9, 4 * 2 / 9))
+
+
+# ---------------------------------------------------------------- part frames and poses
+part_frames = io("part_frames")
+rotations = importlib.import_module(f"{PACKAGE}.solver.base.rotations")
+
+
+def rot(axis: str, a: float) -> np.ndarray:
+    """(3, 3) rotation by ``a`` rad about a world axis."""
+    c, s = np.cos(a), np.sin(a)
+    i, j = {"x": (1, 2), "y": (2, 0), "z": (0, 1)}[axis]
+    R = np.eye(3)
+    R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
+    return R
+
+
+def affine(L: np.ndarray, t) -> np.ndarray:
+    M = np.eye(4)
+    M[:3, :3], M[:3, 3] = L, t
+    return M
+
+
+R0 = rot("z", 0.7) @ rot("x", -0.4)
+S0 = np.diag([2.0, 0.5, 1.5])
+M0 = affine(R0 @ S0, (1.0, -2.0, 3.0))             # a scaled, turned, moved part
+
+
+def test_part_frame_takes_the_scale_out() -> None:
+    f = part_frames.part_frame(M0)
+    np.testing.assert_array_equal(f.matrix, M0)
+    np.testing.assert_allclose(f.position, (1.0, -2.0, 3.0), rtol=0, atol=0)
+    np.testing.assert_allclose(f.rotation, R0, atol=1e-15)
+    np.testing.assert_allclose(f.stretch, S0, atol=1e-14)
+    assert f.orientation[0] >= 0 and np.linalg.norm(f.orientation) == pytest.approx(1.0, abs=1e-15)
+    with pytest.raises(ValueError):
+        part_frames.part_frame(affine(np.diag([1.0, 0.0, 1.0]), (0, 0, 0)))
+
+
+def test_pose_matrices_put_the_scale_back() -> None:
+    """At its own pose (metres = Blender units times the scale) a part's matrix is the design
+    matrix; turned by T about the world origin and moved, [T R0 S0, position / scale]."""
+    f = part_frames.part_frame(M0)
+    scale = 0.01
+    np.testing.assert_allclose(part_frames.pose_matrices(f.position * scale, f.orientation, f.stretch,
+                                                         scale), M0, atol=1e-14)
+    turns = [rot("z", 0.5), rot("x", 1.2)]
+    q = rotations.matrix_to_quat(np.array([T @ R0 for T in turns]))
+    pos = np.array([[0.1, 0.2, 0.3], [-1.0, 0.0, 2.0]])
+    W = part_frames.pose_matrices(pos, q, f.stretch, scale)
+    assert W.shape == (2, 4, 4)
+    for k, T in enumerate(turns):
+        np.testing.assert_allclose(W[k], affine(T @ R0 @ S0, pos[k] / scale), atol=1e-12)
+
+
+def test_marker_pose_in_the_part_frame() -> None:
+    """A marker placed, then parented to the part, then the part moved to M0 (so
+    matrix_parent_inverse is not M0's inverse): its frame as designed is the part's frame
+    turned 90 degrees about the part's y axis and moved 1 BU along the part's x axis, so
+    position (1, 0, 0) and that turn; its own scale (3) does not count."""
+    f = part_frames.part_frame(M0)
+    want_R = rot("y", np.pi / 2)
+    target = affine(R0 @ want_R * 3.0, M0[:3, 3] + R0[:, 0])
+    M_then = affine(rot("z", -0.3), (4.0, 0.0, 1.0))          # the part when parented
+    parent_inverse = np.linalg.inv(M_then)
+    basis = M_then @ np.linalg.inv(M0) @ target               # so M0 @ parent_inverse @ basis = target
+    pos, q = part_frames.marker_pose(f, parent_inverse, basis)
+    np.testing.assert_allclose(pos, (1.0, 0.0, 0.0), atol=1e-13)
+    np.testing.assert_allclose(rotations.quat_to_matrix(q), want_R, atol=1e-13)
+
+
+def test_basis_pose_of_a_parented_part() -> None:
+    """Child keys in parent space: with world = parent_world @ parent_inverse @ basis, the
+    basis's location and rotation come back (scale 2 in the basis is left to the scale
+    channel), for a moving parent (n, 4, 4) and a fixed one (4, 4); quaternion signs stay
+    continuous across a half turn."""
+    n = 5
+    angles = np.linspace(0.0, 2 * np.pi, n)               # through a full turn: w changes sign
+    basis = np.array([affine(rot("z", a) * 2.0, (a, 1.0, -a)) for a in angles])
+    parent_inverse = affine(rot("x", 0.3), (0.5, 0.0, 0.0))
+    moving = np.array([affine(rot("y", 0.1 * k), (k, 0.0, 0.0)) for k in range(n)])
+    for parent_world in (moving, M0):
+        world = parent_world @ parent_inverse @ basis
+        loc, quat = part_frames.basis_pose(world, parent_world, parent_inverse)
+        np.testing.assert_allclose(loc, basis[:, :3, 3], atol=1e-13)
+        R = rotations.quat_to_matrix(quat)
+        np.testing.assert_allclose(R, [rot("z", a) for a in angles], atol=1e-13)
+        assert np.all(np.sum(quat[1:] * quat[:-1], axis=1) > 0)
