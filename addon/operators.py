@@ -14,6 +14,7 @@ from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake
+from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
 from .io.timeline import with_frame
 from .properties import JOINT_KINDS, ROLES
@@ -41,9 +42,8 @@ def _store_mass_display(sm) -> None:
         props, warning = sm.mass_properties.get(ob.name, (None, ""))
         s = ob.mechanism
         if props is not None and s.mass_mode == "MESH":
-            i = props["inertia"]
             s.computed_mass = props["mass"]
-            s.computed_inertia = (i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2])
+            s.computed_inertia = inertia_six(props["inertia"])
         s.mesh_warning = warning
 
 

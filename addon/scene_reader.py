@@ -14,8 +14,8 @@ import bpy
 import numpy as np
 
 from ..solver import Mechanism, MechanismError
-from ..solver.base.mass_properties import mesh_mass_properties
 from .anim import find_channelbag
+from .io import mass
 from .io.keyframes import Key, KeyframedFunction, time_derivatives
 from .io.part_frames import PartFrame, marker_pose, part_frame
 from .io.timeline import Timeline
@@ -88,15 +88,12 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph) -> tuple
     """Mass, centre of mass (part frame, m) and inertia (part axes, kg m^2) of a part whose
     frame as designed is ``frame``, and the mesh's warning text ("" for a closed manifold mesh)."""
     s = ob.mechanism
-    M, S = frame.matrix, frame.stretch
     if s.mass_mode == "MANUAL" or ob.type != "MESH":
         if s.mass_mode == "MESH":
             raise MechanismError(f"part {ob.name!r}: mass from mesh needs a mesh object; "
                                  "type the mass properties in (Mass: Typed In)")
-        i = s.inertia
-        inertia = np.array([[i[0], i[3], i[4]], [i[3], i[1], i[5]], [i[4], i[5], i[2]]])
-        com = S @ np.array(s.center_of_mass) * scale
-        return dict(mass=s.mass, center_of_mass=com, inertia=inertia), ""
+        return mass.typed_in(s.mass, tuple(s.center_of_mass), tuple(s.inertia), frame.stretch,
+                             scale), ""
     ev = ob.evaluated_get(depsgraph)
     mesh = ev.to_mesh()
     try:
@@ -106,18 +103,7 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph) -> tuple
         faces = [tuple(p.vertices) for p in mesh.polygons]
     finally:
         ev.to_mesh_clear()
-    try:
-        mp = mesh_mass_properties(co.reshape(n, 3), faces, density=1.0, matrix=M)
-    except ValueError as exc:
-        raise MechanismError(f"part {ob.name!r}: {exc}") from None
-    mass = s.density * mp.volume * scale ** 3
-    inertia = s.density * mp.inertia * scale ** 5
-    com = S @ mp.center_of_mass * scale
-    warning = "; ".join(mp.warnings)
-    if mass <= 0.0:
-        raise MechanismError(f"part {ob.name!r}: the mesh encloses no volume ({warning or 'flat'}); "
-                             "close the mesh or type the mass properties in")
-    return dict(mass=mass, center_of_mass=com, inertia=inertia), warning
+    return mass.from_mesh(ob.name, co.reshape(n, 3), faces, frame, s.density, scale)
 
 
 def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):

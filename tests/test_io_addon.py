@@ -298,3 +298,53 @@ def test_basis_pose_of_a_parented_part() -> None:
         R = rotations.quat_to_matrix(quat)
         np.testing.assert_allclose(R, [rot("z", a) for a in angles], atol=1e-13)
         assert np.all(np.sum(quat[1:] * quat[:-1], axis=1) > 0)
+
+
+# ---------------------------------------------------------------- mass properties
+mass = io("mass")
+CUBE_VERTS = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+CUBE_FACES = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+
+
+def test_inertia_six_and_matrix_are_inverse() -> None:
+    six = (1.0, 2.0, 3.0, -0.1, 0.2, -0.3)
+    I = mass.inertia_matrix(six)
+    np.testing.assert_array_equal(I, I.T)
+    assert (I[0, 1], I[0, 2], I[1, 2]) == (-0.1, 0.2, -0.3)
+    assert mass.inertia_six(I) == six
+
+
+def test_typed_in_centre_of_mass_goes_to_the_part_frame() -> None:
+    """A COM typed in local (scaled) coordinates (1, 2, -1) BU on an object scaled S0, in
+    centimetres: S0 (1, 2, -1) * 0.01 m in part axes; mass and inertia as typed."""
+    props = mass.typed_in(3.5, (1.0, 2.0, -1.0), (1.0, 2.0, 3.0, 0.0, 0.0, 0.1), S0, 0.01)
+    assert props["mass"] == 3.5
+    np.testing.assert_allclose(props["center_of_mass"], (0.02, 0.01, -0.015), rtol=1e-15)
+    np.testing.assert_array_equal(props["inertia"], mass.inertia_matrix((1.0, 2.0, 3.0, 0.0, 0.0, 0.1)))
+
+
+def test_mesh_of_a_scaled_box() -> None:
+    """A unit cube mesh shifted by d in local coordinates on an object M0 (scale S0 = 2, 0.5,
+    1.5), in millimetres, density 7800: a box of a x b x c = S0 mm: mass rho abc, inertia
+    m (b^2 + c^2) / 12 ... in part axes, centre of mass S0 d."""
+    d = np.array([0.1, -0.2, 0.3])
+    scale = 1e-3
+    props, warning = mass.from_mesh("box", CUBE_VERTS + d, CUBE_FACES, part_frames.part_frame(M0),
+                                    7800.0, scale)
+    a, b, c = np.diag(S0) * scale
+    m = 7800.0 * a * b * c
+    assert warning == ""
+    assert props["mass"] == pytest.approx(m, rel=1e-13)
+    np.testing.assert_allclose(props["inertia"], m / 12 * np.diag([b * b + c * c, a * a + c * c,
+                                                                   a * a + b * b]), rtol=0,
+                               atol=1e-13 * m * a * a)
+    np.testing.assert_allclose(props["center_of_mass"], S0 @ d * scale, atol=1e-16)
+
+
+def test_mesh_errors_name_the_part() -> None:
+    frame = part_frames.part_frame(np.eye(4))
+    flat = np.array([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]])
+    with pytest.raises(solver.MechanismError, match=r"part 'sheet': the mesh encloses no volume"):
+        mass.from_mesh("sheet", flat, [(0, 1, 2, 3)], frame, 1000.0, 1.0)
+    with pytest.raises(solver.MechanismError, match=r"part 'bad': "):
+        mass.from_mesh("bad", CUBE_VERTS, CUBE_FACES[:-1] + [(1, 5, 7, 99)], frame, 1000.0, 1.0)

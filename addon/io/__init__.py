@@ -7,4 +7,5 @@ Blender in tests/test_io_addon.py.
   timeline.py     scene frames <-> solver times
   keyframes.py    exact F-curve evaluation (a keyframed motion's value and rates)
   part_frames.py  part frames (scale taken out), marker frames, pose matrices, parent space
+  mass.py         a part's mass, centre of mass and inertia in SI, typed in or from its mesh
 """
