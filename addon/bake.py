@@ -10,20 +10,16 @@ Keys are written in bulk with ``foreach_set`` (glTF exporter style).
 """
 from __future__ import annotations
 
-import csv
-
 import bpy
 import numpy as np
 
 from .anim import ensure_channelbag
+from .io.csv_table import csv_rows, write_rows
 from .io.part_frames import basis_pose, pose_matrices
+from .io.plots import BAKED_PROPS, joint_plots
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
-REACTION_PROPS = ("reaction_force_x", "reaction_force_y", "reaction_force_z", "reaction_force",
-                  "reaction_torque_x", "reaction_torque_y", "reaction_torque_z", "reaction_torque")
-EFFORT_PROPS = {"angle": "motion_effort", "slide": "motion_effort_slide"}
-BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values())
 
 
 def _bake_action(ob: bpy.types.Object):
@@ -109,18 +105,12 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
         ad.action = act
         ad.action_slot = slot
         ob.mechanism.baked = True
-    efforts = {}
-    for name, (job, coord) in sm.motions.items():
-        efforts.setdefault(job.name, {})[coord] = result.effort(name)
+    plots = joint_plots(result, [ob.name for ob in sm.joints],
+                        {name: (job.name, coord) for name, (job, coord) in sm.motions.items()})
     for ob in sm.joints:
         _backup(ob)
-        F, T = result.reaction(ob.name)
-        series = dict(zip(REACTION_PROPS, (F[:, 0], F[:, 1], F[:, 2], np.linalg.norm(F, axis=1),
-                                           T[:, 0], T[:, 1], T[:, 2], np.linalg.norm(T, axis=1))))
-        for coord, e in efforts.get(ob.name, {}).items():
-            series[EFFORT_PROPS[coord]] = e
         act, slot, bag = _bake_action(ob)
-        for prop, values in series.items():
+        for prop, values in plots[ob.name].items():
             ob[prop] = float(values[0])
             _write_curve(bag, f'["{prop}"]', 0, frames, values, "Mechanism")
         ad = ob.animation_data or ob.animation_data_create()
@@ -175,23 +165,9 @@ def clear_bake(scene: bpy.types.Scene, only=None) -> int:
 
 
 def write_csv(path: str, sm: SceneMechanism, result) -> int:
-    """One row per frame: time, every moving part's position (m) and quaternion, every
-    joint's reaction force and torque (N, N m), every motion's effort; returns rows written."""
-    header = ["frame", "time_s"]
-    cols = [sm.timeline.frames_of(result.times), result.times]
-    for ob in sm.parts:
-        header += [f"{ob.name} {c}" for c in ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")]
-        cols += list(result.position(ob.name).T) + list(result.orientation(ob.name).T)
-    for ob in sm.joints:
-        F, T = result.reaction(ob.name)
-        header += [f"{ob.name} {c}" for c in ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")]
-        cols += list(F.T) + list(T.T)
-    for name in sm.motions:
-        header.append(f"{name} effort")
-        cols.append(result.effort(name))
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        for row in np.array(cols, dtype=float).T:
-            w.writerow([f"{x:.9g}" for x in row])
-    return len(result.times)
+    """Export CSV (see io/csv_table.py) of a result solved at the scene's times; returns the
+    number of frames written."""
+    rows = csv_rows(result, sm.timeline.frames_of(result.times), [ob.name for ob in sm.parts],
+                    [ob.name for ob in sm.joints], list(sm.motions))
+    write_rows(path, rows)
+    return len(rows) - 1

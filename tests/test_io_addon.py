@@ -348,3 +348,70 @@ def test_mesh_errors_name_the_part() -> None:
         mass.from_mesh("sheet", flat, [(0, 1, 2, 3)], frame, 1000.0, 1.0)
     with pytest.raises(solver.MechanismError, match=r"part 'bad': "):
         mass.from_mesh("bad", CUBE_VERTS, CUBE_FACES[:-1] + [(1, 5, 7, 99)], frame, 1000.0, 1.0)
+
+
+# ---------------------------------------------------------------- what a bake writes
+plots = io("plots")
+csv_table = io("csv_table")
+
+
+def screw_slider():
+    """A crank on a pin driven at 2 pi t, and on it a slider on a cylindrical joint driven in
+    angle and slide (efforts of both kinds on one joint); kinematic, 13 frames."""
+    m = driven_crank()
+    m.add_part("slider", mass=0.5, inertia=(0.01, 0.02, 0.03), position=(0.5, 0, 0))
+    m.add_marker("B", "crank", position=(0.5, 0, 0), orientation=(np.sqrt(0.5), 0, np.sqrt(0.5), 0))
+    m.add_marker("C", "slider", orientation=(np.sqrt(0.5), 0, np.sqrt(0.5), 0))
+    m.add_joint("rail", "cylindrical", "C", "B")
+    m.add_motion("turn", "rail", "sin(t)", coordinate="angle")
+    m.add_motion("push", "rail", "0.1*t*t", coordinate="slide")
+    return m.solve(times=timeline.Timeline(1, 13, 24.0).times)
+
+
+def test_joint_plots_split_the_solvers_reactions() -> None:
+    """Components are the Result's own numbers, magnitudes their norms; each motion's effort
+    goes to its joint under its coordinate's property; a joint without motion has none."""
+    r = screw_slider()
+    got = plots.joint_plots(r, ["pin", "rail"], {"spin": ("pin", "angle"), "turn": ("rail", "angle"),
+                                                 "push": ("rail", "slide")})
+    assert list(got["pin"]) == list(plots.REACTION_PROPS) + ["motion_effort"]
+    assert list(got["rail"]) == list(plots.REACTION_PROPS) + ["motion_effort", "motion_effort_slide"]
+    for joint in ("pin", "rail"):
+        F, T = r.reaction(joint)
+        assert np.abs(F).max() > 1.0 and np.abs(T).max() > 0.01      # something to split
+        for k, c in enumerate("xyz"):
+            np.testing.assert_array_equal(got[joint][f"reaction_force_{c}"], F[:, k])
+            np.testing.assert_array_equal(got[joint][f"reaction_torque_{c}"], T[:, k])
+        np.testing.assert_allclose(got[joint]["reaction_force"] ** 2, np.sum(F * F, axis=1), rtol=1e-14)
+        np.testing.assert_allclose(got[joint]["reaction_torque"] ** 2, np.sum(T * T, axis=1), rtol=1e-14)
+    np.testing.assert_array_equal(got["rail"]["motion_effort_slide"], r.effort("push"))
+    np.testing.assert_array_equal(got["rail"]["motion_effort"], r.effort("turn"))
+    assert not np.array_equal(r.effort("push"), r.effort("turn"))
+    assert list(plots.joint_plots(r, ["pin"], {})["pin"]) == list(plots.REACTION_PROPS)
+    assert set(plots.BAKED_PROPS) == set(plots.REACTION_PROPS) | {"motion_effort", "motion_effort_slide"}
+
+
+def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:
+    """Written and read back with the csv module: a header naming each column, one row per
+    frame (frame numbers from the timeline), and every number the Result's to 9 digits."""
+    import csv
+    tl = timeline.Timeline(1, 13, 24.0)
+    r = screw_slider()
+    path = tmp_path / "out.csv"
+    csv_table.write_rows(str(path), csv_table.csv_rows(r, tl.frames_of(r.times), ["crank", "slider"],
+                                                       ["pin", "rail"], ["spin", "turn", "push"]))
+    rows = list(csv.reader(open(path, newline="")))
+    header, data = rows[0], np.array(rows[1:], dtype=float)
+    assert len(header) == 2 + 2 * 7 + 2 * 6 + 3 and data.shape == (13, len(header))
+    col = dict(zip(header, data.T))
+    np.testing.assert_array_equal(col["frame"], np.arange(1, 14))
+    want = {"time_s": r.times, "push effort": r.effort("push"),
+            "rail Tz_Nm": r.reaction("rail")[1][:, 2], "pin Fy_N": r.reaction("pin")[0][:, 1],
+            "slider x_m": r.position("slider")[:, 0], "slider qz": r.orientation("slider")[:, 3],
+            "crank qw": r.orientation("crank")[:, 0], "spin effort": r.effort("spin")}
+    assert "slider effort" not in col
+    for name, values in want.items():
+        np.testing.assert_allclose(col[name], values, rtol=5e-9, atol=1e-300, err_msg=name)
+    assert rows[1][:2] == ["1", "0"] and rows[2][1] == "0.0416666667"
+    with pytest.raises(OSError):
+        csv_table.write_rows(str(tmp_path / "missing" / "f.csv"), rows)

@@ -8,4 +8,6 @@ Blender in tests/test_io_addon.py.
   keyframes.py    exact F-curve evaluation (a keyframed motion's value and rates)
   part_frames.py  part frames (scale taken out), marker frames, pose matrices, parent space
   mass.py         a part's mass, centre of mass and inertia in SI, typed in or from its mesh
+  plots.py        the custom properties a bake animates on joints: reactions and efforts
+  csv_table.py    the rows of Export CSV
 """
