@@ -1,5 +1,6 @@
 """Add-on tools not covered elsewhere: Add Marker at the cursor and at a selected face, Export
-CSV, the force-arrow geometry, and the solver's progress callback that the modal bake uses."""
+CSV, and the solver's progress callback that the modal bake uses (the force-arrow geometry
+is tested without Blender in test_io_addon.py)."""
 from __future__ import annotations
 
 import csv
@@ -85,20 +86,6 @@ def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:
     bs.slider_crank(bpy)
     with pytest.raises(RuntimeError, match="No such file or directory"):
         bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "missing" / "f.csv"))
-
-
-def test_arrow_segments(extension) -> None:
-    """Shaft from the origin to the tip, two head strokes of 20 % length ending at the tip."""
-    from importlib import import_module
-    draw = import_module(extension.__name__ + ".addon.draw")
-    seg = draw.arrow_segments(np.array([1.0, 0, 0]), np.array([0, 0, 2.0]))
-    np.testing.assert_allclose(seg[0], (1, 0, 0))
-    np.testing.assert_allclose(seg[1], (1, 0, 2))
-    for k in (3, 5):
-        assert seg[k - 1].tolist() == seg[1].tolist()
-        assert np.linalg.norm(seg[k] - seg[1]) == pytest.approx(0.4 * math.sqrt(1.25), rel=1e-12)
-        assert seg[k][2] == pytest.approx(1.6)
-    assert len(draw.arrow_segments(np.zeros(3), np.zeros(3))) == 2
 
 
 def test_progress_callback_and_cancel(extension) -> None:

@@ -415,3 +415,29 @@ def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:
     assert rows[1][:2] == ["1", "0"] and rows[2][1] == "0.0416666667"
     with pytest.raises(OSError):
         csv_table.write_rows(str(tmp_path / "missing" / "f.csv"), rows)
+
+
+# ---------------------------------------------------------------- viewport arrows
+arrows = io("arrows")
+
+
+def test_arrow_segments() -> None:
+    """Shaft from the origin to the tip, two head strokes of 20 % length ending at the tip."""
+    seg = arrows.arrow_segments(np.array([1.0, 0, 0]), np.array([0, 0, 2.0]))
+    np.testing.assert_allclose(seg[0], (1, 0, 0))
+    np.testing.assert_allclose(seg[1], (1, 0, 2))
+    for k in (3, 5):
+        assert seg[k - 1].tolist() == seg[1].tolist()
+        assert np.linalg.norm(seg[k] - seg[1]) == pytest.approx(0.4 * np.sqrt(1.25), rel=1e-12)
+        assert seg[k][2] == pytest.approx(1.6)
+    assert len(arrows.arrow_segments(np.zeros(3), np.zeros(3))) == 2
+
+
+def test_force_arrows_scale_newtons_to_blender_units() -> None:
+    """Two joints: 100 N along x at (1, 2, 3) is a 1 BU shaft ending at (2, 2, 3); no force
+    draws a point; no joints, no vertices."""
+    v = arrows.force_arrows([np.array([1.0, 2.0, 3.0]), np.zeros(3)], [(100.0, 0.0, 0.0), (0, 0, 0)])
+    assert v.dtype == np.float32 and v.shape == (8, 3)
+    np.testing.assert_array_equal(v[:2], [(1, 2, 3), (2, 2, 3)])
+    np.testing.assert_array_equal(v[6:], np.zeros((2, 3)))
+    assert arrows.force_arrows([], []).shape == (0, 3)

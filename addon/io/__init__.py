@@ -10,4 +10,5 @@ Blender in tests/test_io_addon.py.
   mass.py         a part's mass, centre of mass and inertia in SI, typed in or from its mesh
   plots.py        the custom properties a bake animates on joints: reactions and efforts
   csv_table.py    the rows of Export CSV
+  arrows.py       the viewport's force arrows as line segments
 """
