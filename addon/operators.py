@@ -16,8 +16,9 @@ from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake
 from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
+from .io.settings import JOINT_KINDS
 from .io.timeline import with_frame
-from .properties import JOINT_KINDS, ROLES
+from .properties import ROLES
 from .scene_reader import read_scene
 
 

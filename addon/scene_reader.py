@@ -18,8 +18,8 @@ from .anim import find_channelbag
 from .io import mass
 from .io.keyframes import Key, KeyframedFunction, time_derivatives
 from .io.part_frames import PartFrame, marker_pose, part_frame
+from .io.settings import kind_name, motion_name, speed_expression, split_components, torsion_spring_name
 from .io.timeline import Timeline
-from .properties import kind_name
 
 
 @dataclass
@@ -44,10 +44,6 @@ class SceneMechanism:
         return self.timeline.duration
 
 
-def motion_name(joint: bpy.types.Object, coordinate: str = "angle") -> str:
-    return f"{joint.name}: motion" + ("" if coordinate == "angle" else " (slide)")
-
-
 def design_matrix(ob: bpy.types.Object) -> np.ndarray:
     """World matrix of a part as designed: the one saved before a bake if it is baked."""
     s = ob.mechanism
@@ -58,30 +54,6 @@ def design_matrix(ob: bpy.types.Object) -> np.ndarray:
 
 def _in_scene(ob, scene) -> bool:
     return ob is not None and scene.objects.get(ob.name) is ob
-
-
-def split_components(text: str, what: str) -> list:
-    """'0, 10*sin(t), 0' -> [0.0, '10*sin(t)', 0.0]: commas outside parentheses split."""
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch == "("
-        depth -= ch == ")"
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    if len(parts) != 3:
-        raise MechanismError(f"{what}: give three components separated by commas, got {text!r}")
-    out = []
-    for p in parts:
-        p = p.strip()
-        try:
-            out.append(float(p))
-        except ValueError:
-            out.append(p)
-    return out
 
 
 def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph) -> tuple[dict, str]:
@@ -207,19 +179,19 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
     mech = sm.mech
     if s.motion_type != "NONE":
         coord = "angle" if s.motion_coordinate == "ANGLE" else "slide"
-        name = motion_name(ob, coord)
+        name = motion_name(ob.name, coord)
         deriv = None
         if s.motion_type == "EXPRESSION":
             spec = s.motion_expression
             if not spec.strip():
                 raise MechanismError(f"joint {ob.name!r}: the motion expression is empty")
         elif s.motion_type == "SPEED":
-            spec = f"{float(s.motion_speed)!r}*t"
+            spec = speed_expression(s.motion_speed)
         else:
             spec, deriv = keyframed_motion(ob, coord, sm.timeline, sm.scale)
         mech.add_motion(name, ob.name, spec, coordinate=coord, derivatives=deriv)
         sm.motions[name] = (ob, coord)
     if s.torsion:
-        mech.add_torsion_spring(f"{ob.name}: torsion spring", ob.name, stiffness=s.torsion_stiffness,
+        mech.add_torsion_spring(torsion_spring_name(ob.name), ob.name, stiffness=s.torsion_stiffness,
                                 damping=s.torsion_damping, free_angle=s.torsion_free_angle,
                                 preload=s.torsion_preload)

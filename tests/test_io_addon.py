@@ -441,3 +441,53 @@ def test_force_arrows_scale_newtons_to_blender_units() -> None:
     np.testing.assert_array_equal(v[:2], [(1, 2, 3), (2, 2, 3)])
     np.testing.assert_array_equal(v[6:], np.zeros((2, 3)))
     assert arrows.force_arrows([], []).shape == (0, 3)
+
+
+# ---------------------------------------------------------------- sidebar settings, command line
+settings = io("settings")
+command_line = io("command_line")
+
+
+def test_kind_menu_names_every_solver_kind() -> None:
+    """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line')."""
+    values = [v for v, _, _ in settings.JOINT_KINDS]
+    assert [settings.kind_name(v) for v in values] == list(solver.JOINT_KINDS)
+    assert "IN_LINE" in values and "PARALLEL_AXES" in values
+    assert dict((v, d) for v, _, d in settings.JOINT_KINDS)["REVOLUTE"] == "5 equations"
+
+
+def test_split_components() -> None:
+    split = settings.split_components
+    assert split("0, 10*sin(t), 0", "f") == [0.0, "10*sin(t)", 0.0]
+    assert split(" 1e3 ,atan2(1, t),  max(t, 2*t) ", "f") == [1000.0, "atan2(1, t)", "max(t, 2*t)"]
+    for bad in ("1, 2", "1, 2, 3, 4", "", "(1, 2, 3)"):
+        with pytest.raises(solver.MechanismError, match=r"force 'push': force: give three"):
+            split(bad, "force 'push': force")
+
+
+def test_speed_expression_is_the_speed_exactly() -> None:
+    """A speed typed as 1/3 rad/s drives the crank at exactly that rate: the angle the solver
+    reaches at t = 1.5 s is 0.5 rad to Newton's precision."""
+    speed = 1 / 3
+    assert settings.speed_expression(speed) == "0.3333333333333333*t"
+    m = driven_crank()
+    m.motions.clear()
+    m.add_motion(settings.motion_name("pin"), "pin", settings.speed_expression(speed))
+    q = m.solve(times=[0.0, 1.5]).orientation("crank")[-1]
+    assert 2 * np.arctan2(q[3], q[0]) == pytest.approx(0.5, abs=1e-12)
+    assert settings.motion_name("pin", "slide") == "pin: motion (slide)"
+    assert settings.torsion_spring_name("pin") == "pin: torsion spring"
+
+
+def test_command_line(capsys) -> None:
+    parse = command_line.parse_command
+    assert parse(["bake", "in.blend", "-o", "out.blend"]) == command_line.BakeCommand("in.blend", "out.blend")
+    assert parse(["bake", "a b.blend", "--output", "c.blend", "--csv", "f.csv"]) == \
+        command_line.BakeCommand("a b.blend", "c.blend", "f.csv")
+    assert parse(["bake", "in.blend"]) == 2
+    assert "-o/--output" in capsys.readouterr().err
+    assert parse(["render", "in.blend"]) == 2
+    assert parse([]) == 2
+    capsys.readouterr()
+    assert parse(["--help"]) == 0
+    assert "Mechanism Animator from the command line" in capsys.readouterr().out
