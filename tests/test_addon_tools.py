@@ -1,6 +1,7 @@
 """Add-on tools not covered elsewhere: Add Marker at the cursor and at a selected face, Export
-CSV, and the solver's progress callback that the modal bake uses (the force-arrow geometry
-is tested without Blender in test_io_addon.py)."""
+CSV, parented parts, springs and forces through the scene (the force-arrow geometry and the
+solver's progress callback that the modal bake uses are tested without Blender in
+test_io_addon.py)."""
 from __future__ import annotations
 
 import csv
@@ -86,29 +87,6 @@ def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:
     bs.slider_crank(bpy)
     with pytest.raises(RuntimeError, match="No such file or directory"):
         bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "missing" / "f.csv"))
-
-
-def test_progress_callback_and_cancel(extension) -> None:
-    """solve(progress=...) is called once per frame; answering False cancels with the frames
-    done so far (what the modal bake's Esc does)."""
-    solver = extension.solver
-    m = solver.Mechanism()
-    m.add_part("ground", fixed=True)
-    m.add_part("arm", mass=1.0, center_of_mass=(0.5, 0, 0))
-    m.add_marker("O", "ground")
-    m.add_marker("A", "arm")
-    m.add_joint("pin", "revolute", "A", "O")
-    m.add_motion("spin", "pin", "2*pi*t")
-    calls = []
-    r = m.solve(1.0, 24, progress=lambda k, n: calls.append((k, n)))
-    assert calls == [(k, 25) for k in range(1, 26)] and len(r) == 25
-    with pytest.raises(solver.SolverCancelled) as info:
-        m.solve(1.0, 24, progress=lambda k, n: k < 10)
-    assert len(info.value.result) == 10
-    m.motions.clear()                                # the same through a dynamic run
-    with pytest.raises(solver.SolverCancelled) as info:
-        m.solve(1.0, 24, progress=lambda k, n: k < 5)
-    assert len(info.value.result) == 5 and info.value.result.analysis == "dynamic"
 
 
 def test_bake_of_parented_parts(blender, extension) -> None:

@@ -491,3 +491,26 @@ def test_command_line(capsys) -> None:
     capsys.readouterr()
     assert parse(["--help"]) == 0
     assert "Mechanism Animator from the command line" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the modal bake's progress
+def test_progress_callback_and_cancel() -> None:
+    """solve(progress=...) is called once per frame; answering False cancels with the frames
+    done so far (what the modal bake's Esc does)."""
+    m = solver.Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, center_of_mass=(0.5, 0, 0))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "arm")
+    m.add_joint("pin", "revolute", "A", "O")
+    m.add_motion("spin", "pin", "2*pi*t")
+    calls = []
+    r = m.solve(1.0, 24, progress=lambda k, n: calls.append((k, n)))
+    assert calls == [(k, 25) for k in range(1, 26)] and len(r) == 25
+    with pytest.raises(solver.SolverCancelled) as info:
+        m.solve(1.0, 24, progress=lambda k, n: k < 10)
+    assert len(info.value.result) == 10
+    m.motions.clear()                                # the same through a dynamic run
+    with pytest.raises(solver.SolverCancelled) as info:
+        m.solve(1.0, 24, progress=lambda k, n: k < 5)
+    assert len(info.value.result) == 5 and info.value.result.analysis == "dynamic"
