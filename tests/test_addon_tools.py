@@ -96,14 +96,11 @@ def test_bake_of_parented_parts(blender, extension) -> None:
     from mathutils import Euler, Matrix
     import importlib
     bs.set_range(bpy)
-    rig = bpy.data.objects.new("Rig", None)
-    bpy.context.scene.collection.objects.link(rig)
+    rig = bs.empty(bpy, "Rig")
     rig.matrix_world = Matrix.Translation((0.3, -0.2, 0.1)) @ Euler((0.2, 0.1, 0.4)).to_matrix().to_4x4()
-    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0, 0, -0.3))
-    arm = bs.add_box(bpy, "arm", (1, 0.1, 0.1), (0.5, 0, 0))
+    ground, arm = bs.ground_and_arm(bpy)
     tip = bs.add_box(bpy, "tip", (0.4, 0.1, 0.1), (1.2, 0, 0))
-    bs.tag(bpy, [ground, arm, tip], "PART")
-    ground.mechanism.ground = True
+    bs.tag(bpy, [tip], "PART")
     bpy.context.view_layer.update()
     for child, parent in ((arm, rig), (tip, arm)):
         child.parent = parent
@@ -145,14 +142,8 @@ def test_spring_force_and_torsion_through_the_scene(blender) -> None:
     slide = bs.connect(bpy, block, ground, (0.0, 0.0, -0.5), "PRISMATIC", "Z")
     top = bs.add_marker(bpy, ground, (0.0, 0.0, 0.0))
     hook = bs.add_marker(bpy, block, (0.0, 0.0, -0.5))
-    spring = bpy.data.objects.new("spring", None)
-    scene.collection.objects.link(spring)
-    s = spring.mechanism
-    s.role, s.marker_i, s.marker_j = "SPRING", hook, top
-    s.stiffness, s.use_free_length, s.free_length = 400.0, True, 0.5
-    push = bpy.data.objects.new("push", None)
-    scene.collection.objects.link(push)
-    push.mechanism.role, push.mechanism.marker_i, push.mechanism.force = "FORCE", hook, "0, 0, 5"
+    bs.new_spring(bpy, "spring", hook, top, stiffness=400.0, use_free_length=True, free_length=0.5)
+    bs.new_force(bpy, "push", hook, force="0, 0, 5")
     rotor = bs.add_box(bpy, "rotor", (0.4, 0.4, 0.05), (2.0, 0.0, 0.0))
     bs.tag(bpy, [rotor], "PART")
     pin = bs.connect(bpy, rotor, ground, (2.0, 0.0, 0.0), "REVOLUTE", "Z")
