@@ -18,7 +18,8 @@ from .anim import find_channelbag
 from .io import mass
 from .io.keyframes import Key, KeyframedFunction, time_derivatives
 from .io.part_frames import PartFrame, marker_pose, part_frame
-from .io.settings import kind_name, motion_name, speed_expression, split_components, torsion_spring_name
+from .io.settings import (kind_name, motion_name, speed_expression, split_components,
+                          torsion_spring_name)
 from .io.timeline import Timeline
 
 

@@ -41,8 +41,10 @@ def io(name: str):
 
 
 solver = importlib.import_module(f"{package().__name__}.solver")
-timeline = io("timeline")
-keyframes = io("keyframes")
+rotations = importlib.import_module(f"{PACKAGE}.solver.base.rotations")
+arrows, command_line, csv_table = io("arrows"), io("command_line"), io("csv_table")
+keyframes, mass, part_frames = io("keyframes"), io("mass"), io("part_frames")
+plots, settings, timeline = io("plots"), io("settings"), io("timeline")
 
 
 # ---------------------------------------------------------------- no Blender in addon/io
@@ -214,8 +216,6 @@ def test_time_derivatives_follow_the_timeline() -> None:
 
 
 # ---------------------------------------------------------------- part frames and poses
-part_frames = io("part_frames")
-rotations = importlib.import_module(f"{PACKAGE}.solver.base.rotations")
 
 
 def rot(axis: str, a: float) -> np.ndarray:
@@ -301,7 +301,6 @@ def test_basis_pose_of_a_parented_part() -> None:
 
 
 # ---------------------------------------------------------------- mass properties
-mass = io("mass")
 CUBE_VERTS = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
 CUBE_FACES = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
 
@@ -351,8 +350,6 @@ def test_mesh_errors_name_the_part() -> None:
 
 
 # ---------------------------------------------------------------- what a bake writes
-plots = io("plots")
-csv_table = io("csv_table")
 
 
 def screw_slider():
@@ -418,7 +415,6 @@ def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:
 
 
 # ---------------------------------------------------------------- viewport arrows
-arrows = io("arrows")
 
 
 def test_arrow_segments() -> None:
@@ -444,8 +440,6 @@ def test_force_arrows_scale_newtons_to_blender_units() -> None:
 
 
 # ---------------------------------------------------------------- sidebar settings, command line
-settings = io("settings")
-command_line = io("command_line")
 
 
 def test_kind_menu_names_every_solver_kind() -> None:
@@ -481,9 +475,10 @@ def test_speed_expression_is_the_speed_exactly() -> None:
 
 def test_command_line(capsys) -> None:
     parse = command_line.parse_command
-    assert parse(["bake", "in.blend", "-o", "out.blend"]) == command_line.BakeCommand("in.blend", "out.blend")
+    bake = command_line.BakeCommand
+    assert parse(["bake", "in.blend", "-o", "out.blend"]) == bake("in.blend", "out.blend")
     assert parse(["bake", "a b.blend", "--output", "c.blend", "--csv", "f.csv"]) == \
-        command_line.BakeCommand("a b.blend", "c.blend", "f.csv")
+        bake("a b.blend", "c.blend", "f.csv")
     assert parse(["bake", "in.blend"]) == 2
     assert "-o/--output" in capsys.readouterr().err
     assert parse(["render", "in.blend"]) == 2
