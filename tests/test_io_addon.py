@@ -447,7 +447,9 @@ def test_kind_menu_names_every_solver_kind() -> None:
     values = [v for v, _, _ in settings.JOINT_KINDS]
     assert [settings.kind_name(v) for v in values] == list(solver.JOINT_KINDS)
     assert "IN_LINE" in values and "PARALLEL_AXES" in values
-    assert dict((v, d) for v, _, d in settings.JOINT_KINDS)["REVOLUTE"] == "5 equations"
+    labels = {v: (label, d) for v, label, d in settings.JOINT_KINDS}
+    assert labels["REVOLUTE"] == ("Revolute", "5 equations")
+    assert labels["IN_LINE"] == ("In Line", "2 equations")
 
 
 def test_split_components() -> None:
