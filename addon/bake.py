@@ -10,21 +10,16 @@ Keys are written in bulk with ``foreach_set`` (glTF exporter style).
 """
 from __future__ import annotations
 
-import csv
-
 import bpy
 import numpy as np
 
-from ..solver.base.mass_properties import part_frame_from_matrix
-from ..solver.base.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
 from .anim import ensure_channelbag
+from .io.csv_table import csv_rows, write_rows
+from .io.part_frames import basis_pose, pose_matrices
+from .io.plots import BAKED_PROPS, joint_plots
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
-REACTION_PROPS = ("reaction_force_x", "reaction_force_y", "reaction_force_z", "reaction_force",
-                  "reaction_torque_x", "reaction_torque_y", "reaction_torque_z", "reaction_torque")
-EFFORT_PROPS = {"angle": "motion_effort", "slide": "motion_effort_slide"}
-BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values())
 
 
 def _bake_action(ob: bpy.types.Object):
@@ -66,43 +61,40 @@ def _backup(ob: bpy.types.Object) -> None:
     s.backup_slot = ad.action_slot.identifier if ad is not None and ad.action_slot else ""
 
 
-def _basis_frames(ob, world: np.ndarray, parent_world) -> np.ndarray:
-    """matrix_basis (n, 4, 4) that puts ob at the rigid world frames ``world`` (n, 4, 4)."""
-    if ob.parent is None:
-        return world
-    pw = parent_world(ob.parent)                            # (n, 4, 4) or (4, 4)
-    P = pw @ np.array(ob.matrix_parent_inverse, dtype=float)
-    return np.linalg.inv(P) @ world
+def _world_matrices(sm: SceneMechanism, result) -> dict[str, np.ndarray]:
+    """World matrices, built once, that parented parts need for their keys in parent space:
+    (n, 4, 4) of each such moving part and of a moving parent (from the result), (4, 4) of a
+    fixed parent (a ground part as designed, any other object as it is now)."""
+    moving = {ob.name for ob in sm.parts}
+    world: dict[str, np.ndarray] = {}
+    for ob in sm.parts:
+        for o in ((ob, ob.parent) if ob.parent is not None else ()):
+            if o.name in world:
+                continue
+            if o.name in moving:
+                world[o.name] = pose_matrices(result.position(o.name), result.orientation(o.name),
+                                              sm.part_frames[o.name].stretch, sm.scale)
+            elif o.name in sm.part_frames:
+                world[o.name] = sm.part_frames[o.name].matrix
+            else:
+                world[o.name] = np.array(o.matrix_world, dtype=float)
+    return world
 
 
 def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
-    """Replace any old bake with the keyframes and plots of ``result``."""
-    frames = sm.frame_start + np.arange(len(result.times), dtype=float)
-    n = len(frames)
+    """Replace any old bake with the keyframes and plots of ``result`` (solved at
+    ``sm.timeline.times``: row k is keyed at frame ``sm.timeline.frames[k]``)."""
+    frames = sm.timeline.frames_of(result.times)
     clear_bake(scene, only=sm.parts + sm.joints)
-    moving = {ob.name for ob in sm.parts}
-
-    def world_of(par):
-        """World matrices (n, 4, 4) of a moving part, or the fixed (4, 4) matrix of anything else."""
-        if par.name not in moving:
-            return np.array(par.matrix_world, dtype=float)
-        _, _, S = part_frame_from_matrix(sm.design[par.name])
-        W = np.zeros((n, 4, 4))
-        W[:, :3, :3] = quat_to_matrix(result.orientation(par.name)) @ S
-        W[:, :3, 3] = result.position(par.name) / sm.scale
-        W[:, 3, 3] = 1.0
-        return W
-
+    world = _world_matrices(sm, result)
     for ob in sm.parts:
         _backup(ob)
         if ob.parent is None:                    # basis = world: the solver's frame itself
             loc = result.position(ob.name) / sm.scale
             quat = result.orientation(ob.name)
         else:
-            B = _basis_frames(ob, world_of(ob), world_of)
-            loc = B[:, :3, 3]
-            R = B[:, :3, :3] / np.linalg.norm(B[:, :3, :3], axis=1, keepdims=True)
-            quat = continuous_quats(matrix_to_quat(R))
+            loc, quat = basis_pose(world[ob.name], world[ob.parent.name],
+                                   np.array(ob.matrix_parent_inverse, dtype=float))
         act, slot, bag = _bake_action(ob)
         for i in range(3):
             _write_curve(bag, "location", i, frames, loc[:, i], "Object Transforms")
@@ -113,18 +105,12 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
         ad.action = act
         ad.action_slot = slot
         ob.mechanism.baked = True
-    efforts = {}
-    for name, (job, coord) in sm.motions.items():
-        efforts.setdefault(job.name, {})[coord] = result.effort(name)
+    plots = joint_plots(result, [ob.name for ob in sm.joints],
+                        {name: (job.name, coord) for name, (job, coord) in sm.motions.items()})
     for ob in sm.joints:
         _backup(ob)
-        F, T = result.reaction(ob.name)
-        series = dict(zip(REACTION_PROPS, (F[:, 0], F[:, 1], F[:, 2], np.linalg.norm(F, axis=1),
-                                           T[:, 0], T[:, 1], T[:, 2], np.linalg.norm(T, axis=1))))
-        for coord, e in efforts.get(ob.name, {}).items():
-            series[EFFORT_PROPS[coord]] = e
         act, slot, bag = _bake_action(ob)
-        for prop, values in series.items():
+        for prop, values in plots[ob.name].items():
             ob[prop] = float(values[0])
             _write_curve(bag, f'["{prop}"]', 0, frames, values, "Mechanism")
         ad = ob.animation_data or ob.animation_data_create()
@@ -134,7 +120,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
         else:                                   # the user's action stays active
             track = ad.nla_tracks.new()
             track.name = TRACK
-            strip = track.strips.new(act.name, int(sm.frame_start), act)
+            strip = track.strips.new(act.name, int(sm.timeline.frame_start), act)
             strip.action_slot = slot
         ob.mechanism.baked = True
 
@@ -179,23 +165,9 @@ def clear_bake(scene: bpy.types.Scene, only=None) -> int:
 
 
 def write_csv(path: str, sm: SceneMechanism, result) -> int:
-    """One row per frame: time, every moving part's position (m) and quaternion, every
-    joint's reaction force and torque (N, N m), every motion's effort; returns rows written."""
-    header = ["frame", "time_s"]
-    cols = [sm.frame_start + np.arange(len(result.times)), result.times]
-    for ob in sm.parts:
-        header += [f"{ob.name} {c}" for c in ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")]
-        cols += list(result.position(ob.name).T) + list(result.orientation(ob.name).T)
-    for ob in sm.joints:
-        F, T = result.reaction(ob.name)
-        header += [f"{ob.name} {c}" for c in ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")]
-        cols += list(F.T) + list(T.T)
-    for name in sm.motions:
-        header.append(f"{name} effort")
-        cols.append(result.effort(name))
-    with open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(header)
-        for row in np.array(cols, dtype=float).T:
-            w.writerow([f"{x:.9g}" for x in row])
-    return len(result.times)
+    """Export CSV (see io/csv_table.py) of a result solved at the scene's times; returns the
+    number of frames written."""
+    rows = csv_rows(result, sm.timeline.frames_of(result.times), [ob.name for ob in sm.parts],
+                    [ob.name for ob in sm.joints], list(sm.motions))
+    write_rows(path, rows)
+    return len(rows) - 1

@@ -7,10 +7,11 @@ Python (``bpy`` from PyPI, the extension enabled; see addon/headless.py):
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
 import bpy
+
+from .io.command_line import parse_command
 
 _handle = None
 
@@ -32,18 +33,11 @@ def bake_file(in_path: str, out_path: str, csv_path: str | None = None) -> int:
 
 
 def _command(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="blender -c mechanism",
-                                     description="Mechanism Animator from the command line")
-    sub = parser.add_subparsers(dest="action", required=True)
-    b = sub.add_parser("bake", help="solve and bake the mechanism of a .blend file")
-    b.add_argument("blend", help="input .blend file")
-    b.add_argument("-o", "--output", required=True, help="output .blend file")
-    b.add_argument("--csv", help="also write joint forces and positions to this CSV file")
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return bake_file(args.blend, args.output, args.csv)
+    """The ``mechanism`` command: its exit code (see io/command_line.py)."""
+    cmd = parse_command(argv)
+    if isinstance(cmd, int):
+        return cmd
+    return bake_file(cmd.blend, cmd.output, cmd.csv)
 
 
 def register() -> None:

@@ -13,23 +13,28 @@ from bpy.props import EnumProperty, StringProperty
 from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
-from ..solver.base.mass_properties import part_frame_from_matrix
-from ..solver.base.rotations import quat_to_matrix
 from . import bake
-from .properties import JOINT_KINDS, ROLES
-from .scene_reader import read_scene, with_frame
+from .io.mass import inertia_six
+from .io.part_frames import pose_matrices
+from .io.settings import JOINT_KINDS
+from .io.timeline import with_frame
+from .properties import ROLES
+from .scene_reader import read_scene
 
 
 def _solve_read(scene, sm, progress=None):
-    """Solve a scene already read, with the scene's analysis settings: a Result."""
+    """Solve a scene already read, with the scene's analysis settings, at the times of the
+    scene's frames (row k of the Result is frame sm.timeline.frames[k])."""
     st = scene.mechanism
-    return sm.mech.solve(sm.duration, sm.fps, analysis=st.analysis.lower(),
+    return sm.mech.solve(times=sm.timeline.times, analysis=st.analysis.lower(),
                          tolerance=st.tolerance, progress=progress)
 
 
 def _message(exc: Exception, sm=None) -> str:
+    """The error's text, naming the scene frame of the time a SolverError names."""
     time = getattr(exc, "time", None)
-    return with_frame(str(exc), sm, time)
+    frame = sm.timeline.frame_of(time) if sm is not None and time is not None else None
+    return with_frame(str(exc), frame)
 
 
 def _store_mass_display(sm) -> None:
@@ -38,9 +43,8 @@ def _store_mass_display(sm) -> None:
         props, warning = sm.mass_properties.get(ob.name, (None, ""))
         s = ob.mechanism
         if props is not None and s.mass_mode == "MESH":
-            i = props["inertia"]
             s.computed_mass = props["mass"]
-            s.computed_inertia = (i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2])
+            s.computed_inertia = inertia_six(props["inertia"])
         s.mesh_warning = warning
 
 
@@ -189,10 +193,7 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
             return {"CANCELLED"}
         for ob in sm.parts:
             pos, quat = sm.mech.pose(ob.name)
-            _, _, S = part_frame_from_matrix(sm.design[ob.name])
-            M = np.eye(4)
-            M[:3, :3] = quat_to_matrix(quat) @ S
-            M[:3, 3] = pos / sm.scale
+            M = pose_matrices(pos, quat, sm.part_frames[ob.name].stretch, sm.scale)
             ob.matrix_world = Matrix([list(r) for r in M])
         self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)")
         return {"FINISHED"}

@@ -10,7 +10,7 @@ import bpy
 from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty,
                        PointerProperty, StringProperty)
 
-from ..solver.vocabulary.joints import JOINT_ROWS
+from .io.settings import JOINT_KINDS
 
 ROLES = [("NONE", "None", "Not part of the mechanism"),
          ("PART", "Part", "A rigid body"),
@@ -18,14 +18,6 @@ ROLES = [("NONE", "None", "Not part of the mechanism"),
          ("JOINT", "Joint", "Connects marker I to marker J; the marker z axes are the joint axis"),
          ("SPRING", "Spring", "Translational spring-damper-actuator between two markers"),
          ("FORCE", "Force", "Applied force and torque at a marker")]
-
-JOINT_KINDS = [(k.upper().replace("-", "_"), k.replace("-", " ").title(), f"{len(rows)} equations")
-               for k, rows in JOINT_ROWS.items()]
-
-
-def kind_name(enum_value: str) -> str:
-    """Solver joint kind of a JOINT_KINDS enum value ('IN_LINE' -> 'in-line')."""
-    return enum_value.lower().replace("_", "-")
 
 
 def is_marker(self, obj: bpy.types.Object) -> bool:

@@ -8,19 +8,19 @@ decomposition); for a part already baked, the frame saved before the bake is use
 """
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass, field
 
 import bpy
 import numpy as np
 
 from ..solver import Mechanism, MechanismError
-from ..solver.base.mass_properties import mesh_mass_properties, part_frame_from_matrix
-from ..solver.base.rotations import matrix_to_quat
 from .anim import find_channelbag
-from .keyframes import Key, KeyframedFunction, time_derivatives
-from .properties import kind_name
+from .io import mass
+from .io.keyframes import Key, KeyframedFunction, time_derivatives
+from .io.part_frames import PartFrame, marker_pose, part_frame
+from .io.settings import (kind_name, motion_name, speed_expression, split_components,
+                          torsion_spring_name)
+from .io.timeline import Timeline
 
 
 @dataclass
@@ -28,25 +28,21 @@ class SceneMechanism:
     """The Mechanism of a scene and how its names map back to objects and frames."""
     mech: Mechanism
     scale: float                                   # metres per Blender unit
-    frame_start: int
-    frame_end: int
-    fps: float
+    timeline: Timeline                             # frame range and fps: frames <-> times
     parts: list = field(default_factory=list)      # moving part objects
     joints: list = field(default_factory=list)     # joint objects
     motions: dict = field(default_factory=dict)    # motion name -> (joint object, "angle"|"slide")
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
-    design: dict = field(default_factory=dict)            # part name -> world matrix as designed
+    part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
+
+    @property
+    def fps(self) -> float:
+        return self.timeline.fps
 
     @property
     def duration(self) -> float:
-        return (self.frame_end - self.frame_start) / self.fps
-
-    def frame_of(self, t: float) -> float:
-        return self.frame_start + t * self.fps
-
-
-def motion_name(joint: bpy.types.Object, coordinate: str = "angle") -> str:
-    return f"{joint.name}: motion" + ("" if coordinate == "angle" else " (slide)")
+        """s; for callers that solve with duration and fps (the bake passes the times)."""
+        return self.timeline.duration
 
 
 def design_matrix(ob: bpy.types.Object) -> np.ndarray:
@@ -61,44 +57,16 @@ def _in_scene(ob, scene) -> bool:
     return ob is not None and scene.objects.get(ob.name) is ob
 
 
-def split_components(text: str, what: str) -> list:
-    """'0, 10*sin(t), 0' -> [0.0, '10*sin(t)', 0.0]: commas outside parentheses split."""
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch == "("
-        depth -= ch == ")"
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    if len(parts) != 3:
-        raise MechanismError(f"{what}: give three components separated by commas, got {text!r}")
-    out = []
-    for p in parts:
-        p = p.strip()
-        try:
-            out.append(float(p))
-        except ValueError:
-            out.append(p)
-    return out
-
-
-def part_mass_properties(ob, scale: float, depsgraph) -> tuple[dict, str]:
-    """Mass, centre of mass (part frame, m) and inertia (part axes, kg m^2) of a part, and
-    the mesh's warning text ("" for a closed manifold mesh)."""
+def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph) -> tuple[dict, str]:
+    """Mass, centre of mass (part frame, m) and inertia (part axes, kg m^2) of a part whose
+    frame as designed is ``frame``, and the mesh's warning text ("" for a closed manifold mesh)."""
     s = ob.mechanism
-    M = design_matrix(ob)
-    _, _, S = part_frame_from_matrix(M)
     if s.mass_mode == "MANUAL" or ob.type != "MESH":
         if s.mass_mode == "MESH":
             raise MechanismError(f"part {ob.name!r}: mass from mesh needs a mesh object; "
                                  "type the mass properties in (Mass: Typed In)")
-        i = s.inertia
-        inertia = np.array([[i[0], i[3], i[4]], [i[3], i[1], i[5]], [i[4], i[5], i[2]]])
-        com = S @ np.array(s.center_of_mass) * scale
-        return dict(mass=s.mass, center_of_mass=com, inertia=inertia), ""
+        return mass.typed_in(s.mass, tuple(s.center_of_mass), tuple(s.inertia), frame.stretch,
+                             scale), ""
     ev = ob.evaluated_get(depsgraph)
     mesh = ev.to_mesh()
     try:
@@ -108,21 +76,10 @@ def part_mass_properties(ob, scale: float, depsgraph) -> tuple[dict, str]:
         faces = [tuple(p.vertices) for p in mesh.polygons]
     finally:
         ev.to_mesh_clear()
-    try:
-        mp = mesh_mass_properties(co.reshape(n, 3), faces, density=1.0, matrix=M)
-    except ValueError as exc:
-        raise MechanismError(f"part {ob.name!r}: {exc}") from None
-    mass = s.density * mp.volume * scale ** 3
-    inertia = s.density * mp.inertia * scale ** 5
-    com = S @ mp.center_of_mass * scale
-    warning = "; ".join(mp.warnings)
-    if mass <= 0.0:
-        raise MechanismError(f"part {ob.name!r}: the mesh encloses no volume ({warning or 'flat'}); "
-                             "close the mesh or type the mass properties in")
-    return dict(mass=mass, center_of_mass=com, inertia=inertia), warning
+    return mass.from_mesh(ob.name, co.reshape(n, 3), faces, frame, s.density, scale)
 
 
-def keyframed_motion(joint, coordinate: str, scene, scale: float):
+def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     """(f, (df, ddf)) of the joint's keyframed Angle or Slide, exact Bezier evaluation."""
     path = "mechanism.motion_angle" if coordinate == "angle" else "mechanism.motion_slide"
     ad = joint.animation_data
@@ -139,9 +96,8 @@ def keyframed_motion(joint, coordinate: str, scene, scale: float):
         fn = KeyframedFunction(keys, fc.extrapolation, f"joint {joint.name!r}")
     except ValueError as exc:
         raise MechanismError(str(exc)) from None
-    fps = scene.render.fps / scene.render.fps_base
     k = scale if coordinate == "slide" else 1.0
-    f, df, ddf = time_derivatives(fn, scene.frame_start, fps, k)
+    f, df, ddf = time_derivatives(fn, timeline, k)
     return f, (df, ddf)
 
 
@@ -150,22 +106,22 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
     bpy.context.view_layer.update()          # matrix_world of objects changed by scripts
     depsgraph = depsgraph or bpy.context.evaluated_depsgraph_get()
     scale = scene.unit_settings.scale_length or 1.0
-    fps = scene.render.fps / scene.render.fps_base
+    timeline = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
+                                 scene.render.fps_base)
     g = np.array(scene.gravity, dtype=float) * scale if scene.use_gravity else np.zeros(3)
-    sm = SceneMechanism(Mechanism(gravity=g), scale, scene.frame_start, scene.frame_end, fps)
+    sm = SceneMechanism(Mechanism(gravity=g), scale, timeline)
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
     by_role = {r: [ob for ob in objs if ob.mechanism.role == r]
                for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE")}
     for ob in by_role["PART"]:
         s = ob.mechanism
-        M = design_matrix(ob)
-        pos, quat, _ = part_frame_from_matrix(M)
-        sm.design[ob.name] = M
+        frame = sm.part_frames[ob.name] = part_frame(design_matrix(ob))
+        pos, quat = frame.position, frame.orientation
         if s.ground:
             mech.add_part(ob.name, fixed=True, position=pos * scale, orientation=quat)
             continue
-        props, warning = part_mass_properties(ob, scale, depsgraph)
+        props, warning = part_mass_properties(ob, frame, scale, depsgraph)
         sm.mass_properties[ob.name] = (props, warning)
         w = np.array(s.initial_angular_velocity, dtype=float)
         mech.add_part(ob.name, position=pos * scale, orientation=quat,
@@ -178,14 +134,10 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
                                  "the part it belongs to (Ctrl P)")
         # marker frame relative to the part frame, both as designed: the part's matrix from
         # before any bake, the marker's through its parent relation (not the animated pose)
-        Mp = design_matrix(part)
-        Mm = Mp @ np.array(ob.matrix_parent_inverse, dtype=float) @ np.array(ob.matrix_basis, dtype=float)
-        pp, qp, _ = part_frame_from_matrix(Mp)
-        pm, qm, _ = part_frame_from_matrix(Mm)
-        from ..solver.base.rotations import quat_to_matrix
-        Rp = quat_to_matrix(qp)
-        mech.add_marker(ob.name, part.name, position=Rp.T @ (pm - pp) * scale,
-                        orientation=matrix_to_quat(Rp.T @ quat_to_matrix(qm)))
+        position, orientation = marker_pose(sm.part_frames[part.name],
+                                            np.array(ob.matrix_parent_inverse, dtype=float),
+                                            np.array(ob.matrix_basis, dtype=float))
+        mech.add_marker(ob.name, part.name, position=position * scale, orientation=orientation)
     for ob in by_role["JOINT"]:
         s = ob.mechanism
         for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):
@@ -198,7 +150,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
         length = s.distance * scale if kind == "distance" and s.distance > 0 else None
         mech.add_joint(ob.name, kind, s.marker_i.name, s.marker_j.name, length=length)
         sm.joints.append(ob)
-        _add_joint_extras(sm, ob, kind, scene)
+        _add_joint_extras(sm, ob)
     for ob in by_role["SPRING"]:
         s = ob.mechanism
         for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):
@@ -222,36 +174,25 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
     return sm
 
 
-def _add_joint_extras(sm: SceneMechanism, ob, kind: str, scene) -> None:
+def _add_joint_extras(sm: SceneMechanism, ob) -> None:
     """The joint's motion and torsion spring, when it has them."""
     s = ob.mechanism
     mech = sm.mech
     if s.motion_type != "NONE":
         coord = "angle" if s.motion_coordinate == "ANGLE" else "slide"
-        name = motion_name(ob, coord)
+        name = motion_name(ob.name, coord)
         deriv = None
         if s.motion_type == "EXPRESSION":
             spec = s.motion_expression
             if not spec.strip():
                 raise MechanismError(f"joint {ob.name!r}: the motion expression is empty")
         elif s.motion_type == "SPEED":
-            spec = f"{float(s.motion_speed)!r}*t"
+            spec = speed_expression(s.motion_speed)
         else:
-            spec, deriv = keyframed_motion(ob, coord, scene, sm.scale)
+            spec, deriv = keyframed_motion(ob, coord, sm.timeline, sm.scale)
         mech.add_motion(name, ob.name, spec, coordinate=coord, derivatives=deriv)
         sm.motions[name] = (ob, coord)
     if s.torsion:
-        mech.add_torsion_spring(f"{ob.name}: torsion spring", ob.name, stiffness=s.torsion_stiffness,
+        mech.add_torsion_spring(torsion_spring_name(ob.name), ob.name, stiffness=s.torsion_stiffness,
                                 damping=s.torsion_damping, free_angle=s.torsion_free_angle,
                                 preload=s.torsion_preload)
-
-
-def with_frame(message: str, sm: SceneMechanism | None, time: float | None) -> str:
-    """Name the scene frame in a solver message that names a time (the solver counts its
-    own frames from 0; the user sees the scene's frame numbers)."""
-    if sm is None or time is None:
-        return message
-    frame = f"frame {sm.frame_of(time):.0f}"
-    if re.search(r"\(frame \d+\)", message):
-        return re.sub(r"\(frame \d+\)", f"({frame})", message, count=1)
-    return f"{message} [{frame}]"

@@ -1,5 +1,7 @@
 """Scenes for the add-on tests, built the way a user would: primitives, Set Role, Connect and
-Add Marker operators (real bpy), plus readers for baked F-curves and a whole-scene snapshot.
+Add Marker operators (real bpy), joint, spring and force Empties set up by their properties,
+plus readers for baked F-curves and a whole-scene snapshot.  One builder per thing: the
+test files take them from here rather than building their own copies.
 
 Geometry (lengths in Blender units = metres at unit scale 1):
 
@@ -69,13 +71,39 @@ def add_marker(bpy, part, at):
     return marker
 
 
+def empty(bpy, name: str, parent=None):
+    """A new Empty in the scene's collection (``parent`` set as is, no inverse)."""
+    ob = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(ob)
+    ob.parent = parent
+    return ob
+
+
 def new_joint(bpy, name: str, kind: str, marker_i, marker_j):
     """A joint Empty made by setting its properties (no operator)."""
-    joint = bpy.data.objects.new(name, None)
-    bpy.context.scene.collection.objects.link(joint)
+    joint = empty(bpy, name)
     s = joint.mechanism
     s.role, s.joint_kind, s.marker_i, s.marker_j = "JOINT", kind, marker_i, marker_j
     return joint
+
+
+def new_spring(bpy, name: str, marker_i, marker_j, **settings):
+    """A spring-damper Empty between two markers; ``settings`` (stiffness, free_length, ...)
+    set on its properties as given."""
+    spring = empty(bpy, name)
+    s = spring.mechanism
+    s.role, s.marker_i, s.marker_j = "SPRING", marker_i, marker_j
+    for key, value in settings.items():
+        setattr(s, key, value)
+    return spring
+
+
+def new_force(bpy, name: str, marker, force: str = "0, 0, 0", torque: str = "0, 0, 0"):
+    """An applied force Empty at ``marker`` (components as the panel's text, world axes)."""
+    ob = empty(bpy, name)
+    s = ob.mechanism
+    s.role, s.marker_i, s.force, s.torque = "FORCE", marker, force, torque
+    return ob
 
 
 def set_range(bpy, start: int = FRAME_START, end: int = FRAME_END) -> None:
@@ -84,13 +112,19 @@ def set_range(bpy, start: int = FRAME_START, end: int = FRAME_END) -> None:
     scene.frame_set(start)
 
 
-def pendulum(bpy) -> dict[str, Any]:
-    """Ground cube and a 1 m arm pinned about world y at the origin (dynamic)."""
-    set_range(bpy)
+def ground_and_arm(bpy) -> tuple[Any, Any]:
+    """The pendulum's parts, tagged, not yet joined: (ground cube, 1 m arm)."""
     ground = add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
     arm = add_box(bpy, "arm", (1.0, 0.1, 0.1), (0.5, 0.0, 0.0))
     tag(bpy, [ground, arm], "PART")
     ground.mechanism.ground = True
+    return ground, arm
+
+
+def pendulum(bpy) -> dict[str, Any]:
+    """Ground cube and a 1 m arm pinned about world y at the origin (dynamic)."""
+    set_range(bpy)
+    ground, arm = ground_and_arm(bpy)
     pin = connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
     bpy.context.scene.mechanism.tolerance = 1e-9
     return dict(ground=ground, arm=arm, pin=pin)

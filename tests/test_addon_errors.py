@@ -23,18 +23,13 @@ def baked(bpy, build: Callable, **kw) -> dict:
 
 def loose_marker(bpy) -> None:
     baked(bpy, bs.pendulum)
-    mk = bpy.data.objects.new("loose", None)
-    bpy.context.scene.collection.objects.link(mk)
-    bs.tag(bpy, [mk], "MARKER")
+    bs.tag(bpy, [bs.empty(bpy, "loose")], "MARKER")
 
 
 def marker_on_untagged(bpy) -> None:
     baked(bpy, bs.pendulum)
     deco = bs.add_box(bpy, "decoration", (0.1, 0.1, 0.1), (2.0, 0.0, 0.0))
-    mk = bpy.data.objects.new("loose", None)
-    bpy.context.scene.collection.objects.link(mk)
-    mk.parent = deco
-    mk.mechanism.role = "MARKER"
+    bs.empty(bpy, "loose", parent=deco).mechanism.role = "MARKER"
 
 
 def removed_marker(bpy) -> None:
@@ -79,10 +74,7 @@ def spring_without_markers(bpy) -> None:
     d = bs.pendulum(bpy)
     a = bs.add_marker(bpy, d["arm"], (1.0, 0.0, 0.0))
     b = bs.add_marker(bpy, d["ground"], (1.0, 0.0, 1.0))
-    spring = bpy.data.objects.new("spring", None)
-    bpy.context.scene.collection.objects.link(spring)
-    s = spring.mechanism
-    s.role, s.marker_i, s.marker_j, s.stiffness = "SPRING", a, b, 100.0
+    bs.new_spring(bpy, "spring", a, b, stiffness=100.0)
     bpy.context.scene.frame_end = 7
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     bpy.data.objects.remove(a)

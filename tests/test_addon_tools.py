@@ -1,5 +1,7 @@
 """Add-on tools not covered elsewhere: Add Marker at the cursor and at a selected face, Export
-CSV, the force-arrow geometry, and the solver's progress callback that the modal bake uses."""
+CSV, parented parts, springs and forces through the scene (the force-arrow geometry and the
+solver's progress callback that the modal bake uses are tested without Blender in
+test_io_addon.py)."""
 from __future__ import annotations
 
 import csv
@@ -87,43 +89,6 @@ def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:
         bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "missing" / "f.csv"))
 
 
-def test_arrow_segments(extension) -> None:
-    """Shaft from the origin to the tip, two head strokes of 20 % length ending at the tip."""
-    from importlib import import_module
-    draw = import_module(extension.__name__ + ".addon.draw")
-    seg = draw.arrow_segments(np.array([1.0, 0, 0]), np.array([0, 0, 2.0]))
-    np.testing.assert_allclose(seg[0], (1, 0, 0))
-    np.testing.assert_allclose(seg[1], (1, 0, 2))
-    for k in (3, 5):
-        assert seg[k - 1].tolist() == seg[1].tolist()
-        assert np.linalg.norm(seg[k] - seg[1]) == pytest.approx(0.4 * math.sqrt(1.25), rel=1e-12)
-        assert seg[k][2] == pytest.approx(1.6)
-    assert len(draw.arrow_segments(np.zeros(3), np.zeros(3))) == 2
-
-
-def test_progress_callback_and_cancel(extension) -> None:
-    """solve(progress=...) is called once per frame; answering False cancels with the frames
-    done so far (what the modal bake's Esc does)."""
-    solver = extension.solver
-    m = solver.Mechanism()
-    m.add_part("ground", fixed=True)
-    m.add_part("arm", mass=1.0, center_of_mass=(0.5, 0, 0))
-    m.add_marker("O", "ground")
-    m.add_marker("A", "arm")
-    m.add_joint("pin", "revolute", "A", "O")
-    m.add_motion("spin", "pin", "2*pi*t")
-    calls = []
-    r = m.solve(1.0, 24, progress=lambda k, n: calls.append((k, n)))
-    assert calls == [(k, 25) for k in range(1, 26)] and len(r) == 25
-    with pytest.raises(solver.SolverCancelled) as info:
-        m.solve(1.0, 24, progress=lambda k, n: k < 10)
-    assert len(info.value.result) == 10
-    m.motions.clear()                                # the same through a dynamic run
-    with pytest.raises(solver.SolverCancelled) as info:
-        m.solve(1.0, 24, progress=lambda k, n: k < 5)
-    assert len(info.value.result) == 5 and info.value.result.analysis == "dynamic"
-
-
 def test_bake_of_parented_parts(blender, extension) -> None:
     """A part parented to a turned, moved Empty and a part parented to another moving part:
     the baked keys are in parent space, and the evaluated world poses equal the solver's."""
@@ -131,14 +96,11 @@ def test_bake_of_parented_parts(blender, extension) -> None:
     from mathutils import Euler, Matrix
     import importlib
     bs.set_range(bpy)
-    rig = bpy.data.objects.new("Rig", None)
-    bpy.context.scene.collection.objects.link(rig)
+    rig = bs.empty(bpy, "Rig")
     rig.matrix_world = Matrix.Translation((0.3, -0.2, 0.1)) @ Euler((0.2, 0.1, 0.4)).to_matrix().to_4x4()
-    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0, 0, -0.3))
-    arm = bs.add_box(bpy, "arm", (1, 0.1, 0.1), (0.5, 0, 0))
+    ground, arm = bs.ground_and_arm(bpy)
     tip = bs.add_box(bpy, "tip", (0.4, 0.1, 0.1), (1.2, 0, 0))
-    bs.tag(bpy, [ground, arm, tip], "PART")
-    ground.mechanism.ground = True
+    bs.tag(bpy, [tip], "PART")
     bpy.context.view_layer.update()
     for child, parent in ((arm, rig), (tip, arm)):
         child.parent = parent
@@ -180,14 +142,8 @@ def test_spring_force_and_torsion_through_the_scene(blender) -> None:
     slide = bs.connect(bpy, block, ground, (0.0, 0.0, -0.5), "PRISMATIC", "Z")
     top = bs.add_marker(bpy, ground, (0.0, 0.0, 0.0))
     hook = bs.add_marker(bpy, block, (0.0, 0.0, -0.5))
-    spring = bpy.data.objects.new("spring", None)
-    scene.collection.objects.link(spring)
-    s = spring.mechanism
-    s.role, s.marker_i, s.marker_j = "SPRING", hook, top
-    s.stiffness, s.use_free_length, s.free_length = 400.0, True, 0.5
-    push = bpy.data.objects.new("push", None)
-    scene.collection.objects.link(push)
-    push.mechanism.role, push.mechanism.marker_i, push.mechanism.force = "FORCE", hook, "0, 0, 5"
+    bs.new_spring(bpy, "spring", hook, top, stiffness=400.0, use_free_length=True, free_length=0.5)
+    bs.new_force(bpy, "push", hook, force="0, 0, 5")
     rotor = bs.add_box(bpy, "rotor", (0.4, 0.4, 0.05), (2.0, 0.0, 0.0))
     bs.tag(bpy, [rotor], "PART")
     pin = bs.connect(bpy, rotor, ground, (2.0, 0.0, 0.0), "REVOLUTE", "Z")

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import Callable
+
+from .timeline import Timeline
 
 
 @dataclass(frozen=True)
 class Key:
+    """One keyframe as Blender stores it (frames and the F-curve's own units)."""
     frame: float
     value: float
     left: tuple[float, float]      # handle_left (frame, value)
@@ -95,9 +99,14 @@ class KeyframedFunction:
         return y, yd / xd, (ydd * xd - yd * xdd) / xd ** 3
 
 
-def time_derivatives(fn: KeyframedFunction, frame_start: float, fps: float, scale: float = 1.0):
-    """Callables f(t), f'(t), f''(t) of time t = (frame - frame_start) / fps, values times scale."""
+def time_derivatives(fn: KeyframedFunction, timeline: Timeline, scale: float = 1.0
+                     ) -> tuple[Callable[[float], float], ...]:
+    """Callables f(t), f'(t), f''(t) of solver time t (s) for the scene's ``timeline``
+    (frame = frame_start + t fps, so d/dt = fps d/dframe), values times ``scale`` (metres
+    per Blender unit for a slide, 1 for an angle)."""
+    fps = timeline.fps
+
     def at(t: float) -> tuple[float, float, float]:
-        v, d, dd = fn(frame_start + t * fps)
+        v, d, dd = fn(timeline.frame_of(t))
         return v * scale, d * fps * scale, dd * fps * fps * scale
     return (lambda t: at(t)[0]), (lambda t: at(t)[1]), (lambda t: at(t)[2])

@@ -1,0 +1,37 @@
+"""The rows Export CSV writes: one per frame with the frame number, time (s), every moving
+part's frame origin (m, world) and quaternion (w x y z), every joint's reaction force and
+torque (N, N m; on part I at marker I, world axes) and every motion's effort (N m or N).
+Numbers are written with 9 significant digits."""
+from __future__ import annotations
+
+import csv
+from typing import Sequence
+
+import numpy as np
+
+PART_COLUMNS = ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")
+JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
+
+
+def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[str],
+             motions: Sequence[str]) -> list[list[str]]:
+    """Header and one row of text per result row (row k is scene frame ``frames[k]``)."""
+    header = ["frame", "time_s"]
+    cols = [frames, result.times]
+    for name in parts:
+        header += [f"{name} {c}" for c in PART_COLUMNS]
+        cols += list(result.position(name).T) + list(result.orientation(name).T)
+    for name in joints:
+        F, T = result.reaction(name)
+        header += [f"{name} {c}" for c in JOINT_COLUMNS]
+        cols += list(F.T) + list(T.T)
+    for name in motions:
+        header.append(f"{name} effort")
+        cols.append(result.effort(name))
+    return [header] + [[f"{x:.9g}" for x in row] for row in np.array(cols, dtype=float).T]
+
+
+def write_rows(path: str, rows: list[list[str]]) -> None:
+    """Write ``rows`` as a CSV file (OSError for a bad path)."""
+    with open(path, "w", newline="") as fh:
+        csv.writer(fh).writerows(rows)

@@ -1,0 +1,57 @@
+"""A part's mass properties in SI units in its part frame, from typed-in values or its mesh.
+
+Blender gives lengths in Blender units (times ``scale``, metres per unit, for metres) in the
+object's scaled local coordinates; the solver wants the centre of mass in the rigid part
+frame (S @ c: see part_frames.py) and the inertia about it in part axes.  Inertia as six
+numbers is the panel's order (Ixx, Iyy, Izz, Ixy, Ixz, Iyz), kg m^2, products of inertia
+as the matrix's off-diagonal entries.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ...solver import MechanismError
+from ...solver.base.mass_properties import mesh_mass_properties
+from .part_frames import PartFrame
+
+
+def inertia_matrix(six: Sequence[float]) -> np.ndarray:
+    """(3, 3) symmetric inertia matrix of (Ixx, Iyy, Izz, Ixy, Ixz, Iyz)."""
+    i = six
+    return np.array([[i[0], i[3], i[4]], [i[3], i[1], i[5]], [i[4], i[5], i[2]]])
+
+
+def inertia_six(inertia: np.ndarray) -> tuple[float, ...]:
+    """(Ixx, Iyy, Izz, Ixy, Ixz, Iyz) of a (3, 3) inertia matrix (what the panel shows)."""
+    i = inertia
+    return (i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2])
+
+
+def typed_in(mass: float, center_of_mass: Sequence[float], inertia: Sequence[float],
+             stretch: np.ndarray, scale: float) -> dict:
+    """Solver part arguments of typed-in values: ``mass`` kg, ``center_of_mass`` in the
+    object's local coordinates (Blender units), ``inertia`` six numbers (kg m^2, part axes)."""
+    com = stretch @ np.array(center_of_mass) * scale
+    return dict(mass=mass, center_of_mass=com, inertia=inertia_matrix(inertia))
+
+
+def from_mesh(name: str, vertices: np.ndarray, faces: Sequence, frame: PartFrame, density: float,
+              scale: float) -> tuple[dict, str]:
+    """(solver part arguments, mesh warning text or "") of the solid a closed mesh encloses:
+    ``vertices`` (n, 3) in the object's local coordinates, ``faces`` vertex index lists,
+    ``frame`` the part as designed (its world matrix carries the object's scale), ``density``
+    kg/m^3.  MechanismError naming the part for bad faces or a mesh without volume."""
+    try:
+        mp = mesh_mass_properties(vertices, faces, density=1.0, matrix=frame.matrix)
+    except ValueError as exc:
+        raise MechanismError(f"part {name!r}: {exc}") from None
+    mass = density * mp.volume * scale ** 3
+    inertia = density * mp.inertia * scale ** 5
+    com = frame.stretch @ mp.center_of_mass * scale
+    warning = "; ".join(mp.warnings)
+    if mass <= 0.0:
+        raise MechanismError(f"part {name!r}: the mesh encloses no volume ({warning or 'flat'}); "
+                             "close the mesh or type the mass properties in")
+    return dict(mass=mass, center_of_mass=com, inertia=inertia), warning

@@ -1,0 +1,76 @@
+"""Part frames and pose matrices (Blender units in and out; the caller applies the unit scale).
+
+A part's frame is its object's world matrix with the scale taken out: the linear part is
+L = R @ S (polar decomposition, ``part_frame_from_matrix``), R the part axes and S the
+scale and shear in them; the origin is the object's origin.  The solver moves that rigid
+frame; Blender shows a solved pose as the matrix [R(q) @ S, position].  Markers are given
+to the solver in their part's frame; a parented part is keyed in its parent's space.
+Each part's frame is computed once when the scene is read (``part_frame``) and passed on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...solver.base.mass_properties import part_frame_from_matrix
+from ...solver.base.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
+
+
+@dataclass(frozen=True)
+class PartFrame:
+    """A part as designed: its world matrix and the rigid frame in it."""
+    matrix: np.ndarray         # (4, 4) world matrix, Blender units, scale included
+    position: np.ndarray       # (3,) frame origin in world, Blender units
+    orientation: np.ndarray    # (4,) w x y z, part axes in world axes
+    stretch: np.ndarray        # (3, 3) S, symmetric: matrix[:3, :3] = R(orientation) @ S
+
+    @property
+    def rotation(self) -> np.ndarray:
+        """(3, 3) R: part axes (columns) in world axes."""
+        return quat_to_matrix(self.orientation)
+
+
+def part_frame(matrix: np.ndarray) -> PartFrame:
+    """The PartFrame of an object with ``matrix_world`` = ``matrix`` (4, 4); ValueError for a
+    singular or non-affine matrix (a part scaled to zero)."""
+    matrix = np.asarray(matrix, dtype=float)
+    position, orientation, stretch = part_frame_from_matrix(matrix)
+    return PartFrame(matrix, position, orientation, stretch)
+
+
+def marker_pose(part: PartFrame, parent_inverse: np.ndarray, basis: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(position (3,) in Blender units, orientation (4,) w x y z) of a marker in its part's
+    frame, from the marker's parent relation (``matrix_parent_inverse``, ``matrix_basis``)
+    to the part as designed, not from an animated pose; the marker's own scale is dropped."""
+    world = part.matrix @ parent_inverse @ basis
+    pm, qm, _ = part_frame_from_matrix(world)
+    Rp = part.rotation
+    return Rp.T @ (pm - part.position), matrix_to_quat(Rp.T @ quat_to_matrix(qm))
+
+
+def pose_matrices(position: np.ndarray, orientation: np.ndarray, stretch: np.ndarray,
+                  scale: float) -> np.ndarray:
+    """World matrices (..., 4, 4) in Blender units of a part at solver poses: ``position``
+    (..., 3) in metres (divided by ``scale``, metres per Blender unit), ``orientation``
+    (..., 4) w x y z, and the part's ``stretch`` S put back: [R(q) @ S, position / scale]."""
+    position = np.asarray(position, dtype=float)
+    W = np.zeros(position.shape[:-1] + (4, 4))
+    W[..., :3, :3] = quat_to_matrix(orientation) @ stretch
+    W[..., :3, 3] = position / scale
+    W[..., 3, 3] = 1.0
+    return W
+
+
+def basis_pose(world: np.ndarray, parent_world: np.ndarray, parent_inverse: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(location (n, 3), quaternion (n, 4)) keys that put a parented object at the world
+    matrices ``world`` (n, 4, 4): matrix_basis = (parent_world @ parent_inverse)^-1 @ world,
+    with ``parent_world`` (n, 4, 4) for a moving parent or (4, 4) for a fixed one.  The
+    rotation is the basis's axes normalised (its scale is in the object's scale channel);
+    quaternion signs are kept continuous from frame to frame."""
+    P = parent_world @ parent_inverse
+    B = np.linalg.inv(P) @ world
+    R = B[:, :3, :3] / np.linalg.norm(B[:, :3, :3], axis=1, keepdims=True)
+    return B[:, :3, 3], continuous_quats(matrix_to_quat(R))

@@ -1,0 +1,58 @@
+"""The sidebar's settings as solver arguments: joint kind names, the names the add-on gives
+the solver's motions and torsion springs, a constant speed as an expression of t, and the
+three components of an applied force or torque typed as text."""
+from __future__ import annotations
+
+from ...solver import MechanismError
+from ...solver.vocabulary.joints import JOINT_ROWS
+
+# the Kind menu: (enum value, label, description) per solver joint kind, 'in-line' -> 'IN_LINE'
+JOINT_KINDS = [(k.upper().replace("-", "_"), k.replace("-", " ").title(), f"{len(rows)} equations")
+               for k, rows in JOINT_ROWS.items()]
+
+
+def kind_name(enum_value: str) -> str:
+    """Solver joint kind of a JOINT_KINDS enum value ('IN_LINE' -> 'in-line')."""
+    return enum_value.lower().replace("_", "-")
+
+
+def motion_name(joint: str, coordinate: str = "angle") -> str:
+    """Solver name of the motion on a joint's "angle" or "slide" (what errors and the CSV show)."""
+    return f"{joint}: motion" + ("" if coordinate == "angle" else " (slide)")
+
+
+def torsion_spring_name(joint: str) -> str:
+    """Solver name of the torsion spring on a joint."""
+    return f"{joint}: torsion spring"
+
+
+def speed_expression(speed: float) -> str:
+    """Expression of t for a constant speed from zero (rad/s or m/s): the float's repr, so
+    the solver parses the very same number."""
+    return f"{float(speed)!r}*t"
+
+
+def split_components(text: str, what: str) -> list:
+    """'0, 10*sin(t), 0' -> [0.0, '10*sin(t)', 0.0]: commas outside parentheses split;
+    numbers become floats, anything else stays an expression of t.  MechanismError naming
+    ``what`` unless there are three components."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    if len(parts) != 3:
+        raise MechanismError(f"{what}: give three components separated by commas, got {text!r}")
+    out = []
+    for p in parts:
+        p = p.strip()
+        try:
+            out.append(float(p))
+        except ValueError:
+            out.append(p)
+    return out

@@ -1,0 +1,65 @@
+"""Scene frames <-> solver times.  Frame k of a bake is time (k - frame_start) / fps with
+fps = render.fps / render.fps_base (design.md): the add-on hands the solver exactly these
+times and reads result row k back as frame ``frames[k]``; nothing is rounded."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A scene's frame range (inclusive, whole frames) at its frame rate (frames per s)."""
+    frame_start: int
+    frame_end: int
+    fps: float
+
+    @classmethod
+    def of_scene(cls, frame_start: int, frame_end: int, fps: int, fps_base: float) -> Timeline:
+        """From the scene's values: ``render.fps`` divided by ``render.fps_base``
+        (29.97 fps is fps 30, fps_base 1.001)."""
+        return cls(int(frame_start), int(frame_end), fps / fps_base)
+
+    @property
+    def frames(self) -> np.ndarray:
+        """(n,) float frame numbers frame_start..frame_end, one per result row."""
+        return np.arange(self.frame_start, self.frame_end + 1, dtype=float)
+
+    @property
+    def times(self) -> np.ndarray:
+        """(n,) s, the solver's output times: (frames - frame_start) / fps, from 0."""
+        return (self.frames - self.frame_start) / self.fps
+
+    @property
+    def duration(self) -> float:
+        """s from the first frame to the last."""
+        return (self.frame_end - self.frame_start) / self.fps
+
+    def frames_of(self, times: np.ndarray) -> np.ndarray:
+        """The frame of each row of a result solved at ``times`` (s): row k is frames[k].
+        ValueError unless ``times`` are this timeline's times (a result of another range)."""
+        if not np.array_equal(np.asarray(times, dtype=float), self.times):
+            raise ValueError(f"the result's {len(times)} times are not the {len(self.times)} "
+                             f"frames {self.frame_start}..{self.frame_end} at {self.fps:g} fps")
+        return self.frames
+
+    def frame_of(self, time: float) -> float:
+        """Scene frame (not rounded) at a solver time in s."""
+        return self.frame_start + time * self.fps
+
+
+_FRAME = re.compile(r"\(frame \d+\)")
+
+
+def with_frame(message: str, frame: float | None) -> str:
+    """Name the scene ``frame`` in a solver message (the solver counts its own frames from
+    0 as "(frame k)"; the user sees the scene's numbers): that mention is replaced, or the
+    frame is appended in brackets; the message is unchanged when ``frame`` is None."""
+    if frame is None:
+        return message
+    text = f"frame {frame:.0f}"
+    if _FRAME.search(message):
+        return _FRAME.sub(f"({text})", message, count=1)
+    return f"{message} [{text}]"

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Register and unregister the add-on's classes, properties, viewport overlay and command."""
+from __future__ import annotations
+
+import bpy
+
+from . import cli, draw, operators, properties, ui
+
+_classes = properties.classes + operators.classes + ui.classes
+_register, _unregister = bpy.utils.register_classes_factory(_classes)
+
+
+def register() -> None:
+    _register()
+    properties.register_properties()
+    draw.register()
+    cli.register()
+
+
+def unregister() -> None:
+    cli.unregister()
+    draw.unregister()
+    properties.unregister_properties()
+    _unregister()
