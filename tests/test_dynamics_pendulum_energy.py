@@ -12,7 +12,8 @@ tests/mechanisms.py: ``pendulum``, ``chain``, ``benchmark_chain``).
   body 1: frame-0 accelerations against the paper's closed form (its Eq. 26).
 
 Runtimes (2 cores): pendulum periods about 0.5 s each, double pendulum and chain about
-3.5 s each, damped cases about 1 s each, seed 002 0.1 s each; about 12 s for the file.
+3.5 s each (marked slow), damped cases about 1 s each, seed 002 0.1 s each; about 12 s
+for the file.
 """
 from __future__ import annotations
 
@@ -105,6 +106,7 @@ CONSERVATIVE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CONSERVATIVE))
 def test_energy_conserved_and_joints_closed(name: str) -> None:
     """No dampers or loads: KE + PE constant within 1e-6 of the scale over 10 s at the

@@ -5,6 +5,7 @@ Statics converges Newton to a force residual of 1e-11 of the loads (statics.py),
 and angles are held to 1e-9 m / 1e-10 rad (measured 1e-12 or better).  Dynamic bounds state
 the error measured when the test was written and keep a margin of >= 10 over it unless noted.
 Step counts asserted are explained where they appear (measured values in the docstrings).
+Runs over 1.5 s are marked ``slow`` (the stiff runs, the unreachable slider-crank).
 The pendulums, rotor, sliders on rails and slider-crank are tests/mechanisms.py's builders.
 """
 from __future__ import annotations
@@ -267,6 +268,7 @@ def energy_drift(r) -> float:
     return float(np.abs(e - e[0]).max() / scale)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("c, max_steps", [(200.0, 1000), (1000.0, 300), (2000.0, 300)])
 def test_stiff_spring_implicit(c: float, max_steps: int) -> None:
     """(a, c) k = 1e6 N/m (sqrt(k/m) = 1000 1/s > 300): auto picks SDIRK4.  2 s at 24 fps.
@@ -286,6 +288,7 @@ def test_stiff_spring_implicit(c: float, max_steps: int) -> None:
     assert abs(st.position("s")[0, 2] + SL + G / SK) <= 1e-15
 
 
+@pytest.mark.slow
 def test_stiff_spring_explicit_needs_more_steps() -> None:
     """Dormand-Prince 8(5,3) on the same c = 2000 case (critically damped, both rates -1000
     1/s) is held by stability: its real stability interval reaches about -6, so h <= 6 / 1000 s
@@ -317,6 +320,7 @@ def damper_slider(v0: float = 10.0, c: float = 1e4) -> Mechanism:
                           anchor=(0, 0, 0), spring="d", damping=c)
 
 
+@pytest.mark.slow
 def test_stiff_damper() -> None:
     """(b, c) c = 1e4 N s/m on 1 kg (rate c/m = 1e4 1/s): x = v0 m/c (1 - exp(-c t/m)), so
     every frame after the first sits at the total travel v0 m/c = 1 mm, the integral of
@@ -338,6 +342,7 @@ def test_stiff_damper() -> None:
     assert np.abs(rx.position("s")[:, 0] + 0.1 - 1e-3 * (1 - np.exp(-1e4 * rx.times))).max() <= 1e-10
 
 
+@pytest.mark.slow
 def test_stiff_torsion_spring() -> None:
     """(d) Rotor Izz = 0.01 kg m^2 on a pin with k = 1e5 N m/rad, c = 50 N m s (sqrt(k/I) =
     3162 1/s, zeta = 0.79), spun at 10 rad/s: theta = w0/wd exp(-s t) sin(wd t).  Sampled at
@@ -364,7 +369,7 @@ def sprung_mass(actuator) -> Mechanism:
                           damping=2.0, actuator=actuator)
 
 
-@pytest.mark.parametrize("method", ["auto", "implicit"])
+@pytest.mark.parametrize("method", ["auto", pytest.param("implicit", marks=pytest.mark.slow)])
 def test_undefined_actuator_expression(method: str) -> None:
     """(a) sqrt(1 - t) is undefined after t = 1: SolverError naming the spring at a time
     >= 1, carrying the 25 frames t = 0 .. 1 solved before."""
@@ -405,6 +410,7 @@ def unreachable_failure() -> SolverError:
     return exc.value
 
 
+@pytest.mark.slow
 def test_unreachable_position_fails_at_the_limit(unreachable_failure: SolverError) -> None:
     """(b) The failure time is the limit asin(CL/CR)/CW = 0.269947 s (within 1e-4 s before it;
     measured 1.1e-11); .result holds frames 0 .. 6/24 with the crank on its drive."""
@@ -415,6 +421,7 @@ def test_unreachable_position_fails_at_the_limit(unreachable_failure: SolverErro
     assert np.abs(angle_z(e.result, "crank") - CW * e.result.times).max() <= 1e-9
 
 
+@pytest.mark.slow
 def test_unreachable_position_names_joints(unreachable_failure: SolverError) -> None:
     assert unreachable_failure.joints
 
@@ -439,6 +446,7 @@ def test_statics_says_whether_the_equilibrium_is_stable(a0: float, stable: bool)
         assert "unstable" in r.notes[0]
 
 
+@pytest.mark.slow
 def test_step_control_does_not_depend_on_where_the_mechanism_sits() -> None:
     """The accuracy scale is the mechanism's size, not its distance from the world origin:
     the same stiff slider moved 10 m away takes the same steps."""
