@@ -3,7 +3,9 @@
 Checks against physics written here independently of the solver: static torques of a held
 pendulum, power balance (motion power = d(KE + PE)/dt, and its time integral), Newton-Euler
 per part from the reported reactions and efforts, action-reaction on the ground, and the
-least-norm reactions of a redundant planar four-bar.
+least-norm reactions of a redundant planar four-bar.  The mechanisms have random masses,
+full inertia matrices and part frames off their joints, built here from world poses (the
+held pendulum is tests/mechanisms.py's ``pendulum`` with its pin given in world).
 """
 from __future__ import annotations
 
