@@ -1,18 +1,24 @@
-"""Canonical test mechanisms and their closed-form kinematics (written independently of the
-solver: plain trigonometry, derivatives differentiated by hand).
+"""Canonical test mechanisms, built in one place for every solver test, and closed-form
+kinematics written independently of the solver (plain trigonometry, derivatives
+differentiated by hand).
 
-Builders return a ``Mechanism`` whose parts are placed roughly (``error_deg`` / ``error_m``
-off the exact pose) so that assembly has work to do.  Everything lies in the world xy plane
-and turns about world z.  Part frames sit on joints so that ``Result.position`` and
-``Result.orientation`` read the closed-form quantities directly:
+Builders (each returns a ``Mechanism``; names of parts, markers and joints as listed):
 
+pendulum      one body on a ground joint "pin" (markers "O" on the ground, "P" on the part)
+chain         rods end to end from the ground ("link{k}", joints "joint{k}");
+              ``benchmark_chain`` is shared/docs/benchmarks.md's chain
+rail_slider   a mass on a prismatic joint "rail" with a spring-damper to a ground anchor
 slider-crank  crank origin O (pivot), x axis along O->A; rod origin A, x axis along A->B;
               slider origin B.  Crank angle theta, rod angle phi (of A->B from world x).
 four-bar      crank origin O2 = (0,0,0) angle theta2; coupler origin A angle theta3;
               rocker origin O4 = (d,0,0) angle theta4 (of O4->B from world x).
 
-Drives are ``theta(t) = theta0 + omega t + wobble sin(omega t)``; ``crank_angle`` gives the
-same function with its exact derivatives.
+The slider-crank and the four-bar lie in the world xy plane, turn about world z, and have
+their parts placed roughly (``error_deg`` / ``error_m`` off the exact pose) so that assembly
+has work to do; part frames sit on joints so that ``Result.position`` and
+``Result.orientation`` read the closed-form quantities directly.  Their drives are
+``theta(t) = theta0 + omega t + wobble sin(omega t)``; ``crank_angle`` gives the same
+function with its exact derivatives.
 """
 from __future__ import annotations
 
@@ -24,14 +30,23 @@ import numpy as np
 from solver import Mechanism
 
 PI = math.pi
+G = 9.81                                                     # m/s^2, the tests' gravity
 Q_Z_TO_X = (math.cos(PI / 4), 0.0, math.sin(PI / 4), 0.0)    # marker z along part x
 Q_Z_TO_Y = (math.cos(PI / 4), -math.sin(PI / 4), 0.0, 0.0)   # marker z along part y
+AXIS_MARKER = {"x": Q_Z_TO_X, "y": Q_Z_TO_Y, "z": (1.0, 0.0, 0.0, 0.0)}   # marker z along it
 
 
 # ---------------------------------------------------------------- small helpers
+def quat_about(axis: str, angle: float) -> np.ndarray:
+    """Unit quaternion (w, x, y, z) of a rotation by ``angle`` about world "x", "y" or "z"."""
+    q = np.zeros(4)
+    q[0], q["xyz".index(axis) + 1] = math.cos(angle / 2), math.sin(angle / 2)
+    return q
+
+
 def quat_z(angle: float) -> np.ndarray:
     """Unit quaternion (w, x, y, z) of a rotation by ``angle`` about world z."""
-    return np.array([math.cos(angle / 2), 0.0, 0.0, math.sin(angle / 2)])
+    return quat_about("z", angle)
 
 
 def quat_mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -76,6 +91,108 @@ def _rough(mech: Mechanism, name: str, pos: np.ndarray, angle: float, k: int,
     q = quat_mul(quat_z(angle + e * sgn), tilt)
     shift = error_m * np.array([sgn, -0.8 * sgn, 0.5])
     mech.add_part(name, position=np.asarray(pos, float) + shift, orientation=q, **kw)
+
+
+def rod_inertia(mass: float, length: float, radius: float = 0.01) -> tuple[float, float, float]:
+    """Central inertia of a solid cylinder along part x: (axial, transverse, transverse)."""
+    transverse = mass * (3 * radius * radius + length * length) / 12
+    return (0.5 * mass * radius * radius, transverse, transverse)
+
+
+# ---------------------------------------------------------------- pendulum
+def pendulum(kind: str = "revolute", axis="z", angle: float = 0.0, *, part: str = "bob",
+             mass: float = 1.0, inertia=(4e-5, 4e-5, 4e-5), center_of_mass=(1.0, 0.0, 0.0),
+             gravity=(0.0, 0.0, -G), pivot=(0.0, 0.0, 0.0), pin=(0.0, 0.0, 0.0),
+             pin_axes=None, **part_kw) -> Mechanism:
+    """One body (``part``) on a ground joint "pin" of ``kind``: marker "O" on the ground at
+    ``pivot``, marker "P" on the part at ``pin`` (part frame), both with z along the hinge.
+
+    ``axis`` "x", "y" or "z" is the world hinge axis (marker axes AXIS_MARKER); a quaternion
+    gives the ground marker's axes directly.  Marker P has the ground marker's axes in the
+    part frame unless ``pin_axes`` says otherwise, so with a named axis the joint angle is
+    the part's turn about it, and ``angle`` is the turn it is built at (its orientation,
+    unless ``orientation`` is given).  ``part_kw``: position (default 0, on the pin when pin
+    and pivot are 0; anything off is left to assembly or statics), orientation, velocity,
+    angular_velocity.  Defaults: the bob of test_dynamics_pendulum_energy's period test, 1 kg,
+    centre of mass 1 m along part x, central inertia 4e-5 kg m^2; gravity -z."""
+    if isinstance(axis, str):
+        part_kw.setdefault("orientation", quat_about(axis, angle))
+        axis = AXIS_MARKER[axis]
+    m = Mechanism(gravity=gravity)
+    m.add_part("ground", fixed=True)
+    m.add_part(part, mass=mass, inertia=inertia, center_of_mass=center_of_mass, **part_kw)
+    m.add_marker("O", "ground", position=pivot, orientation=axis)
+    m.add_marker("P", part, position=pin, orientation=axis if pin_axes is None else pin_axes)
+    m.add_joint("pin", kind, "P", "O")
+    return m
+
+
+# ---------------------------------------------------------------- chain
+def chain(angles, lengths=1.0, masses=1.0, inertia=None, kind: str = "spherical",
+          axis: str = "z", gravity=(0.0, 0.0, -G)) -> Mechanism:
+    """Rods end to end from ground marker "O" at the origin, at rest.  Link k ("link{k}",
+    ``lengths[k]`` m, ``masses[k]`` kg, centre of mass at its middle) has its part frame on
+    its near end (marker "link{k}_top"), x along the rod turned ``angles[k]`` about world
+    ``axis`` ("z": in the horizontal plane from +x towards +y; "y": in the xz plane from +x
+    towards -z), and marker "link{k}_end" on its far end; joint "joint{k}" (``kind``) holds
+    its near end to the previous far end (to O for k = 0); every marker's z is along
+    ``axis``.  ``inertia``: central (axial, transverse, transverse), the same for every
+    link; default ``rod_inertia`` of each link's mass and length."""
+    if axis not in ("y", "z"):
+        raise ValueError(f"chain: axis must be 'y' or 'z', got {axis!r}")
+    n = len(angles)
+    lengths, masses = np.broadcast_to(lengths, n), np.broadcast_to(masses, n)
+    q_marker = AXIS_MARKER[axis]
+    m = Mechanism(gravity=gravity)
+    m.add_part("ground", fixed=True)
+    m.add_marker("O", "ground", orientation=q_marker)
+    top, upper = np.zeros(3), "O"
+    for k, (a, length, mass) in enumerate(zip(angles, lengths, masses)):
+        name = f"link{k}"
+        m.add_part(name, mass=mass, center_of_mass=(length / 2, 0, 0), position=top,
+                   inertia=rod_inertia(mass, length) if inertia is None else inertia,
+                   orientation=quat_about(axis, a))
+        m.add_marker(f"{name}_top", name, orientation=q_marker)
+        m.add_marker(f"{name}_end", name, position=(length, 0, 0), orientation=q_marker)
+        m.add_joint(f"joint{k}", kind, f"{name}_top", upper)
+        c, s = math.cos(a), math.sin(a)
+        top = top + length * np.array([c, s, 0.0] if axis == "z" else [c, 0.0, -s])
+        upper = f"{name}_end"
+    return m
+
+
+def benchmark_chain(n: int = 5, gravity=(0.0, 0.0, -G)) -> Mechanism:
+    """shared/docs/benchmarks.md "chain": n rods (1 m, 1 kg, I 5e-5 / 0.0833583 kg m^2) on
+    spherical joints, link k yawed k (pi/2)/n: a horizontal quarter arc."""
+    return chain([k * (PI / 2) / n for k in range(n)], inertia=(5e-5, 0.0833583, 0.0833583),
+                 gravity=gravity)
+
+
+# ---------------------------------------------------------------- mass on a rail
+def rail_slider(axis="x", *, part: str = "slider", mass: float = 1.0, inertia=None,
+                position=(0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0), rail=(0.0, 0.0, 0.0),
+                anchor=None, spring: str | None = "spring", gravity=(0.0, 0.0, -G),
+                mech: Mechanism | None = None, **spring_kw) -> Mechanism:
+    """A mass (``part``) on a prismatic joint "rail": ground marker "R" at ``rail`` and the
+    part's marker "S" at its origin, both with z along ``axis`` (world "x", "y", "z" or a
+    marker quaternion), so the slide is the part's offset along it.  A spring-damper named
+    ``spring`` (``spring_kw``: add_spring_damper's stiffness, damping, free_length, preload,
+    actuator) pulls S towards ground marker "A" at ``anchor``, or towards R when anchor is
+    None; ``spring=None``: no spring.  Added to ``mech`` when given (its gravity stays),
+    else to a new mechanism with a "ground"."""
+    q = AXIS_MARKER[axis] if isinstance(axis, str) else axis
+    if mech is None:
+        mech = Mechanism(gravity=gravity)
+        mech.add_part("ground", fixed=True)
+    mech.add_part(part, mass=mass, inertia=inertia, position=position, velocity=velocity)
+    mech.add_marker("R", "ground", position=rail, orientation=q)
+    mech.add_marker("S", part, orientation=q)
+    mech.add_joint("rail", "prismatic", "S", "R")
+    if spring is not None:
+        if anchor is not None:
+            mech.add_marker("A", "ground", position=anchor)
+        mech.add_spring_damper(spring, "S", "R" if anchor is None else "A", **spring_kw)
+    return mech
 
 
 # ---------------------------------------------------------------- slider-crank
@@ -123,28 +240,32 @@ SLIDER_CRANK_VARIANTS = {
     "RSUP": ("revolute", "spherical", "universal", "prismatic"),
     # 5+5+2+5 = 17: no redundancy (the rod pin B on the slider's vertical axis).
     "RRLP": ("revolute", "revolute", "in-line", "prismatic"),
+    # 5+5+3+5 = 18: 1 redundant (a ball at the wrist; the two pins already keep the plane).
+    "RRSP": ("revolute", "revolute", "spherical", "prismatic"),
 }
 
 
 def slider_crank(r: float = 0.1, l: float = 0.3, omega: float = 2 * PI, offset: float = 0.0,
                  theta0: float = 0.0, wobble: float = 0.0, variant: str = "RRRP",
                  drive: str | None = None, place_theta: float | None = None,
-                 error_deg: float = 2.0, error_m: float = 0.005) -> Mechanism:
+                 error_deg: float = 2.0, error_m: float = 0.005,
+                 masses: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> Mechanism:
     """Slider-crank in the xy plane: crank O->A (length r) pinned to ground at the origin
     about world z and driven by ``drive`` (default ``drive_expression(omega, theta0,
     wobble)``) through motion "drive" on joint "crank_pin"; rod A->B (length l); slider B
     on the line y = offset along world x (joint "slide", slide = x).  ``variant`` picks the
     joints (see SLIDER_CRANK_VARIANTS).  Parts are placed at crank angle ``place_theta``
-    (default theta0) with the given placement error."""
+    (default theta0) with the given placement error; ``masses`` of crank, rod, slider (kg;
+    inertias the solver's default)."""
     kinds = SLIDER_CRANK_VARIANTS[variant]
     th = theta0 if place_theta is None else place_theta
     st = slider_crank_closed_form(th, 0.0, 0.0, r, l, offset)
     m = Mechanism()
     m.add_part("ground", fixed=True)
-    _rough(m, "crank", (0, 0, 0), th, 0, error_deg, error_m, mass=1.0)
+    _rough(m, "crank", (0, 0, 0), th, 0, error_deg, error_m, mass=masses[0])
     _rough(m, "rod", (r * math.cos(th), r * math.sin(th), 0), float(st.phi), 1,
-           error_deg, error_m, mass=1.0)
-    _rough(m, "slider", (float(st.x), offset, 0), 0.0, 2, error_deg, error_m, mass=1.0)
+           error_deg, error_m, mass=masses[1])
+    _rough(m, "slider", (float(st.x), offset, 0), 0.0, 2, error_deg, error_m, mass=masses[2])
     m.add_marker("O", "ground")
     m.add_marker("rail", "ground", position=(0, offset, 0), orientation=Q_Z_TO_X)
     m.add_marker("crank_O", "crank")
@@ -224,13 +345,14 @@ def four_bar_closed_form(theta2: np.ndarray, omega2: np.ndarray, alpha2: np.ndar
 def four_bar(a: float = 0.4, b: float = 1.0, c: float = 0.8, d: float = 1.0,
              theta2_0: float = 0.0, branch: int = 1, omega: float = 2 * PI,
              wobble: float = 0.0, drive: str | None = None, place_theta: float | None = None,
-             error_deg: float = 2.0, error_m: float = 0.01) -> Mechanism:
+             error_deg: float = 2.0, error_m: float = 0.01, driven: bool = True) -> Mechanism:
     """Planar four-bar of four revolutes about world z: ground O2 = (0,0,0) to O4 = (d,0,0),
     crank "crank" (a) driven by motion "drive" on joint "pivot2" (default theta2_0 + omega t
-    + wobble sin(omega t)), coupler "coupler" (b), rocker "rocker" (c) on joint "pivot4".
-    Parts are placed on ``branch`` (+1 open, -1 crossed) at crank angle ``place_theta``
-    (default theta2_0) with the given placement error.  Defaults: a Grashof crank-rocker
-    (s + l = 1.4 <= p + q = 1.8, shortest link the crank), unit scale (m)."""
+    + wobble sin(omega t); no motion when not ``driven``), coupler "coupler" (b), rocker
+    "rocker" (c) on joint "pivot4".  Parts are placed on ``branch`` (+1 open, -1 crossed)
+    at crank angle ``place_theta`` (default theta2_0) with the given placement error.
+    Defaults: a Grashof crank-rocker (s + l = 1.4 <= p + q = 1.8, shortest link the crank),
+    unit scale (m)."""
     th2 = theta2_0 if place_theta is None else place_theta
     th3, th4 = (float(z) for z in four_bar_angles(th2, a, b, c, d, branch))
     m = Mechanism()
@@ -251,7 +373,8 @@ def four_bar(a: float = 0.4, b: float = 1.0, c: float = 0.8, d: float = 1.0,
     m.add_joint("pin_A", "revolute", "coupler_A", "crank_A")
     m.add_joint("pin_B", "revolute", "coupler_B", "rocker_B")
     m.add_joint("pivot4", "revolute", "rocker_O4", "O4")
-    m.add_motion("drive", "pivot2", drive or drive_expression(omega, theta2_0, wobble))
+    if driven:
+        m.add_motion("drive", "pivot2", drive or drive_expression(omega, theta2_0, wobble))
     return m
 
 

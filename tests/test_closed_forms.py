@@ -122,10 +122,12 @@ def test_slider_crank_derivatives_match_finite_differences(variant: str, offset:
     fd_check(v, a, lambda s: slider_cf(s, offset, wobble).a, t)
 
 
-@pytest.mark.parametrize("variant, redundant", [("RRRP", 3), ("RSUP", 0), ("RRLP", 0)])
+@pytest.mark.parametrize("variant, redundant", [("RRRP", 3), ("RSUP", 0), ("RRLP", 0),
+                                               ("RRSP", 1)])
 def test_slider_crank_joint_counts(variant: str, redundant: int) -> None:
     """1 dof, fully driven; the all-revolute + prismatic model has 20 - 17 = 3 redundant
-    equations, the spatial models none (see SLIDER_CRANK_VARIANTS)."""
+    equations, the spatial models none, the ball wrist 18 - 17 = 1 (see
+    SLIDER_CRANK_VARIANTS)."""
     rep = mk.slider_crank(variant=variant).check()
     assert (rep.dof, rep.driven_dof) == (1, 0)
     assert sum(len(v) for v in rep.redundant.values()) == redundant
@@ -223,7 +225,7 @@ def _exact_poses(name: str, branch: int) -> dict[str, tuple[np.ndarray, float]]:
             "slider": (np.array([float(cf.x), 0.05, 0]), 0.0)}
 
 
-@pytest.mark.parametrize("name, branch", [("RRRP", 1), ("RSUP", 1), ("RRLP", 1),
+@pytest.mark.parametrize("name, branch", [("RRRP", 1), ("RSUP", 1), ("RRLP", 1), ("RRSP", 1),
                                           ("four_bar", 1), ("four_bar", -1)])
 def test_rough_placement_assembles_and_closes_joints(name: str, branch: int) -> None:
     """Parts 5 degrees (2.5 of tilt) and ~3 cm off: assembly lands on the exact pose of the

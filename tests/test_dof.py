@@ -1,9 +1,11 @@
-"""Degrees of freedom by rank, redundant equations named by joint, assembly."""
+"""Degrees of freedom by rank, redundant equations named by joint, assembly: one part on each
+joint kind, and the planar four-bar of tests/mechanisms.py."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+import mechanisms as mk
 from solver import Mechanism, SolverError
 
 # freedoms each kind leaves a free body (design.md table: 6 - equations)
@@ -66,30 +68,12 @@ def test_driven_revolute_has_no_freedom_left() -> None:
     assert m2.check().driven_dof == 0
 
 
-def planar_four_bar() -> Mechanism:
-    """Four-bar of revolute joints in the xy plane: ground 0.4, crank 0.1, coupler 0.35, rocker 0.3."""
-    m = Mechanism()
-    m.add_part("ground", fixed=True)
-    th2 = np.radians(60)
-    A = np.array([0.1 * np.cos(th2), 0.1 * np.sin(th2), 0.0])
-    D = np.array([0.4, 0.0, 0.0])
-    # B from the two circles |B-A| = 0.35, |B-D| = 0.3 (upper branch)
-    d = np.linalg.norm(D - A)
-    x = (d**2 + 0.35**2 - 0.3**2) / (2 * d)
-    h = np.sqrt(0.35**2 - x**2)
-    u = (D - A) / d
-    B = A + x * u + h * np.array([-u[1], u[0], 0.0])
-    for name, origin in (("crank", [0, 0, 0]), ("coupler", A), ("rocker", D)):
-        m.add_part(name, mass=1.0, position=origin)
-    m.add_marker("O", "ground"); m.add_marker("D0", "ground", position=D)
-    m.add_marker("c0", "crank"); m.add_marker("cA", "crank", position=A)
-    m.add_marker("kA", "coupler"); m.add_marker("kB", "coupler", position=B - A)
-    m.add_marker("rB", "rocker", position=B - D); m.add_marker("rD", "rocker")
-    m.add_joint("pivot", "revolute", "c0", "O")
-    m.add_joint("crankpin", "revolute", "kA", "cA")
-    m.add_joint("couplerpin", "revolute", "rB", "kB")
-    m.add_joint("rockerpivot", "revolute", "rD", "D0")
-    return m
+def planar_four_bar(drive: str | None = None) -> Mechanism:
+    """``mk.four_bar`` of revolute joints in the xy plane, placed exactly at crank angle 60
+    degrees (open branch): ground 0.4, crank 0.1, coupler 0.35, rocker 0.3; motion "drive"
+    on joint "pivot2" when ``drive`` is given."""
+    return mk.four_bar(a=0.1, b=0.35, c=0.3, d=0.4, theta2_0=np.pi / 3, drive=drive,
+                       driven=drive is not None, error_deg=0.0, error_m=0.0)
 
 
 def test_planar_four_bar_reports_one_dof_and_three_redundant() -> None:
@@ -98,9 +82,9 @@ def test_planar_four_bar_reports_one_dof_and_three_redundant() -> None:
     assert report.dof == 1
     assert sum(len(v) for v in report.redundant.values()) == 3
     # rows are taken in joint order, so the loop-closing joint carries the redundancy
-    assert list(report.redundant) == ["rockerpivot"]
-    assert "rockerpivot" in str(report) and "least-norm" in str(report)
-    m.add_motion("drive", "pivot", "pi/3 + 2*pi*t")
+    assert list(report.redundant) == ["pivot4"]
+    assert "pivot4" in str(report) and "least-norm" in str(report)
+    m.add_motion("drive", "pivot2", "pi/3 + 2*pi*t")
     assert m.check().driven_dof == 0
     res = m.solve(0.5, 24)          # the solve goes on with the redundant equations removed
     assert len(res.times) == 13
@@ -110,9 +94,8 @@ def test_redundant_motion_is_a_problem() -> None:
     m = one_part("fixed")
     with pytest.raises(Exception):
         m.add_motion("spin", "joint", "t")      # fixed joints have no coordinate
-    m = planar_four_bar()
-    m.add_motion("drive", "pivot", "pi/3")
-    m.add_motion("drive2", "rockerpivot", "0.5")  # a second motion on a 1-DOF mechanism
+    m = planar_four_bar(drive="pi/3")
+    m.add_motion("drive2", "pivot4", "0.5")      # a second motion on a 1-DOF mechanism
     report = m.check()
     assert not report.ok
     assert any("drive2" in p for p in report.problems)

@@ -5,7 +5,9 @@ Accuracy: the integrator holds its local error near tolerance * 1e-2 per step (d
 so over O(100-1000) steps the global error is O(tolerance) or less on well-conditioned
 problems; each test states the solver tolerance it uses, the bound it asserts and the
 error measured when the test was written (the bounds leave a margin of >= 10 over that).
-Reference ODE solves use DOP853 at rtol 1e-12, far below every bound.
+Reference ODE solves use DOP853 at rtol 1e-12, far below every bound.  Free bodies are built
+here; the top and the rotor (``pendulum``) and the mass on a spring (``rail_slider``) are
+tests/mechanisms.py's builders.
 """
 from __future__ import annotations
 
@@ -19,8 +21,7 @@ from scipy.spatial.transform import Rotation
 import mechanisms as mk
 from solver import Mechanism, MechanismError
 
-G = 9.81
-QX = mk.Q_Z_TO_X                       # marker z along world x
+G = mk.G
 I_BODY = np.array([0.2, 0.3, 0.4])     # principal moments of the free body, kg m^2
 
 
@@ -132,14 +133,10 @@ def test_heavy_top_steady_precession() -> None:
     W = 2 * mgl / (I3 * w3 + math.sqrt((I3 * w3) ** 2 - 4 * I1p * math.cos(th) * mgl))
     assert abs(I1p * math.cos(th) * W * W - I3 * w3 * W + mgl) < 1e-14     # the root
     e3 = np.array([math.sin(th), 0.0, math.cos(th)])
-    m = Mechanism(gravity=(0, 0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("top", mass=mass, inertia=(I1, I1, I3), center_of_mass=(0, 0, l),
-               orientation=(math.cos(th / 2), 0, math.sin(th / 2), 0),
-               angular_velocity=W * np.array([0, 0, 1.0]) + (w3 - W * math.cos(th)) * e3)
-    m.add_marker("tip", "top")
-    m.add_marker("O", "ground")
-    m.add_joint("ball", "spherical", "tip", "O")
+    # a spherical pendulum with its centre of mass above the pivot, tilted th about y
+    m = mk.pendulum("spherical", part="top", mass=mass, inertia=(I1, I1, I3),
+                    center_of_mass=(0, 0, l), orientation=mk.quat_about("y", th),
+                    angular_velocity=W * np.array([0, 0, 1.0]) + (w3 - W * math.cos(th)) * e3)
     r = m.solve(2 * 2 * math.pi / W, fps=10, tolerance=1e-6)     # two precession periods
     axis = matrices(r.orientation("top"))[:, :, 2]
     tilt = np.arccos(axis[:, 2])
@@ -159,17 +156,9 @@ WN = math.sqrt(K / M)
 def slider(c: float, x0: float, v0: float = 0.0, **spring) -> Mechanism:
     """A mass on a prismatic joint along world x, tied to the origin by a spring-damper of
     free length L0; x = position - L0.  Gravity -z is across the slide."""
-    m = Mechanism(gravity=(0, 0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("mass", mass=M, inertia=(0.01, 0.01, 0.01), position=(L0 + x0, 0, 0),
-               velocity=(v0, 0, 0))
-    m.add_marker("rail", "ground", orientation=QX)
-    m.add_marker("anchor", "ground")
-    m.add_marker("slider", "mass", orientation=QX)
-    m.add_joint("slide", "prismatic", "slider", "rail")
-    m.add_spring_damper("spring", "slider", "anchor", stiffness=K, damping=c, free_length=L0,
-                        **spring)
-    return m
+    return mk.rail_slider("x", part="mass", mass=M, inertia=(0.01, 0.01, 0.01),
+                          position=(L0 + x0, 0, 0), velocity=(v0, 0, 0), anchor=(0, 0, 0),
+                          stiffness=K, damping=c, free_length=L0, **spring)
 
 
 def free_response(t: np.ndarray, zeta: float, x0: float, v0: float) -> np.ndarray:
@@ -244,13 +233,10 @@ def test_spring_actuator_forced_response() -> None:
 
 
 def rotor(theta0: float, **spring) -> Mechanism:
-    """A rotor (Izz = 0.5) on a revolute about world z with a torsion spring; gravity along z."""
-    m = Mechanism(gravity=(0, 0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("rotor", mass=3.0, inertia=(0.4, 0.4, 0.5), orientation=mk.quat_z(theta0))
-    m.add_marker("O", "ground")
-    m.add_marker("hub", "rotor")
-    m.add_joint("pin", "revolute", "hub", "O")
+    """A rotor (Izz = 0.5) on a revolute about world z with a torsion spring; gravity along z:
+    the pendulum with its centre of mass on the pin."""
+    m = mk.pendulum("revolute", "z", theta0, part="rotor", mass=3.0, inertia=(0.4, 0.4, 0.5),
+                    center_of_mass=(0, 0, 0))
     m.add_torsion_spring("coil", "pin", **spring)
     return m
 

@@ -1,4 +1,5 @@
-"""Forward dynamics against closed forms and conservation laws.
+"""Forward dynamics against closed forms and conservation laws (mechanisms from
+tests/mechanisms.py: ``pendulum``, ``chain``, ``benchmark_chain``).
 
 - Compound pendulum released from horizontal: period against 4 sqrt(I_O/(m g l)) K(1/2),
   with a revolute and with a spherical joint.
@@ -10,9 +11,9 @@
 - Seed 002 (Featherstone): two free bodies joined by a revolute joint, at rest, pushed on
   body 1: frame-0 accelerations against the paper's closed form (its Eq. 26).
 
-Runtimes (2 cores, with other jobs running): pendulum periods 1.5-2.5 s each, double
-pendulum about 10 s, chain 8-16 s, damped cases about 3 s each, seed 002 0.15 s each;
-about 40 s for the file.
+Runtimes (2 cores): pendulum periods about 0.5 s each, double pendulum and chain about
+3.5 s each (marked slow), damped cases about 1 s each, seed 002 0.1 s each; about 12 s
+for the file.
 """
 from __future__ import annotations
 
@@ -25,49 +26,26 @@ from scipy.optimize import brentq
 from scipy.spatial.transform import Rotation
 from scipy.special import ellipk
 
-from mechanisms import Q_Z_TO_Y, quat_z
+import mechanisms as mk
 from solver import Mechanism
 
-G = 9.81
+G = mk.G
 EXPLICIT = "explicit"      # every run here must use the explicit integrator (see _explicit)
 
 
 # ---------------------------------------------------------------- helpers
-def quat_y(angle: float) -> tuple[float, float, float, float]:
-    """Rotation by ``angle`` about world y: x -> (cos a, 0, -sin a)."""
-    return (math.cos(angle / 2), 0.0, math.sin(angle / 2), 0.0)
-
-
-def rod_inertia(mass: float, length: float, radius: float = 0.01) -> tuple[float, float, float]:
-    """Central inertia of a solid cylinder along part x: (axial, transverse, transverse)."""
-    transverse = mass * (3 * radius * radius + length * length) / 12
-    return (0.5 * mass * radius * radius, transverse, transverse)
-
-
 def _explicit(r) -> None:
     """Guard: these tests are about the explicit Dormand-Prince integrator (the implicit one
     is tested elsewhere); ``method`` is a newer Result attribute, absent means explicit."""
     assert EXPLICIT in getattr(r, "method", EXPLICIT).lower()
 
 
-def joint_origin_gaps(mech: Mechanism, r) -> float:
-    """Largest distance between a joint's two marker origins over all frames, m."""
-    return max(float(np.linalg.norm(r.marker_frame(j.marker_i)[0] - r.marker_frame(j.marker_j)[0],
-                                    axis=1).max()) for j in mech.joints.values())
-
-
-def pendulum(kind: str, inertia_c: float, **extra) -> Mechanism:
-    """1 kg bob, centre of mass 1 m from a ground pivot at the origin, starting on +x (at
-    rest, horizontal); hinge axis world y (markers' z), so the bob falls in the xz plane.
-    Part frame origin on the pivot; rotation about y by phi puts the bob at
+def pendulum(kind: str, inertia_c: float) -> Mechanism:
+    """``mk.pendulum``: 1 kg bob, centre of mass 1 m from a ground pivot at the origin,
+    starting on +x (at rest, horizontal); hinge axis world y (markers' z), so the bob falls
+    in the xz plane.  Part frame origin on the pivot; rotation about y by phi puts the bob at
     (cos phi, 0, -sin phi): phi = pi/2 at the bottom, and the joint angle equals phi."""
-    m = Mechanism(gravity=(0.0, 0.0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("bob", mass=1.0, inertia=(inertia_c,) * 3, center_of_mass=(1.0, 0.0, 0.0), **extra)
-    m.add_marker("O", "ground", orientation=Q_Z_TO_Y)
-    m.add_marker("B", "bob", orientation=Q_Z_TO_Y)
-    m.add_joint("pin", kind, "B", "O")
-    return m
+    return mk.pendulum(kind, "y", inertia=(inertia_c,) * 3)
 
 
 def zero_crossings(t: np.ndarray, th: np.ndarray, w: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -111,41 +89,12 @@ def test_pendulum_period_from_horizontal(kind: str) -> None:
 
 
 # ---------------------------------------------------------------- 2. energy conservation
-def double_pendulum(th1: float, th2: float, lengths=(1.0, 0.7), masses=(1.0, 0.5)) -> Mechanism:
-    """Two uniform rods on revolutes about world y, link k at angle th_k from straight down
-    (part x along the rod, origin at its upper end), at rest."""
-    m = Mechanism(gravity=(0.0, 0.0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_marker("O", "ground", orientation=Q_Z_TO_Y)
-    top, upper = np.zeros(3), "O"
-    for k, (th, length, mass) in enumerate(zip((th1, th2), lengths, masses)):
-        name = f"link{k}"
-        m.add_part(name, mass=mass, inertia=rod_inertia(mass, length),
-                   center_of_mass=(length / 2, 0, 0), position=top,
-                   orientation=quat_y(math.pi / 2 - th))
-        m.add_marker(f"{name}_top", name, orientation=Q_Z_TO_Y)
-        m.add_marker(f"{name}_end", name, position=(length, 0, 0), orientation=Q_Z_TO_Y)
-        m.add_joint(f"pin{k}", "revolute", f"{name}_top", upper)
-        top, upper = top + length * np.array([math.sin(th), 0.0, -math.cos(th)]), f"{name}_end"
-    return m
-
-
-def chain(n: int = 5) -> Mechanism:
-    """Benchmark chain: n rods (1 m, 1 kg, I 5e-5 / 0.0833583) end to end on a horizontal
-    quarter arc (link k yawed k (pi/2)/n), spherical joints, at rest."""
-    m = Mechanism(gravity=(0.0, 0.0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_marker("O", "ground")
-    top, upper = np.zeros(3), "O"
-    for k in range(n):
-        psi, name = k * (math.pi / 2) / n, f"link{k}"
-        m.add_part(name, mass=1.0, inertia=(5e-5, 0.0833583, 0.0833583),
-                   center_of_mass=(0.5, 0, 0), position=top, orientation=quat_z(psi))
-        m.add_marker(f"{name}_top", name)
-        m.add_marker(f"{name}_end", name, position=(1.0, 0, 0))
-        m.add_joint(f"ball{k}", "spherical", f"{name}_top", upper)
-        top, upper = top + np.array([math.cos(psi), math.sin(psi), 0.0]), f"{name}_end"
-    return m
+def double_pendulum(th1: float, th2: float) -> Mechanism:
+    """Two uniform rods (1 m, 1 kg; 0.7 m, 0.5 kg) on revolutes about world y, link k at
+    angle th_k from straight down (``mk.chain`` turns part x about y from +x towards -z:
+    pi/2 - th_k), at rest."""
+    return mk.chain([math.pi / 2 - th1, math.pi / 2 - th2], lengths=(1.0, 0.7),
+                    masses=(1.0, 0.5), kind="revolute", axis="y")
 
 
 CONSERVATIVE = {
@@ -153,16 +102,18 @@ CONSERVATIVE = {
     # (= m g L N^2 / 2 for the chain)
     "double": (lambda: double_pendulum(math.radians(120), math.radians(-30)),
                G * (1.0 * 0.5 + 0.5 * (1.0 + 0.35))),
-    "chain5": (chain, G * 1.0 * 1.0 * 5 ** 2 / 2),
+    "chain5": (lambda: mk.benchmark_chain(5), G * 1.0 * 1.0 * 5 ** 2 / 2),
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CONSERVATIVE))
 def test_energy_conserved_and_joints_closed(name: str) -> None:
     """No dampers or loads: KE + PE constant within 1e-6 of the scale over 10 s at the
-    default tolerance (measured: double 1.8e-7, chain 2.4e-8), work_nc exactly 0, and the
-    joints' marker origins within 1e-9 m (positions are projected to Newton precision, 1e-12
-    relative, after every step; measured 1.2e-12 and 4.3e-12 m).  Runtime 10-16 s each."""
+    default tolerance (measured: double 9.1e-9, chain 1.2e-9), work_nc exactly 0, and every
+    joint closed within 1e-9 (``mk.joint_gaps``: marker origins in m, and the revolutes' axes
+    parallel; positions are projected to Newton precision, 1e-12 relative, after every step;
+    measured 8.6e-13 and 4.8e-12).  Runtime about 3.5 s each."""
     build, scale = CONSERVATIVE[name]
     mech = build()
     r = mech.solve(duration=10.0, fps=24)
@@ -172,7 +123,7 @@ def test_energy_conserved_and_joints_closed(name: str) -> None:
     assert ke.max() > 0.5 * scale                       # it really moved
     total = ke + pe
     assert np.abs(total - total[0]).max() < 1e-6 * scale
-    assert joint_origin_gaps(mech, r) < 1e-9
+    assert max(mk.joint_gaps(mech, r).values()) < 1e-9
 
 
 # ---------------------------------------------------------------- dampers
@@ -217,16 +168,12 @@ def test_translational_spring_damper_energy_balance() -> None:
     (measured 2.4e-8) while -work_nc > 1 J."""
     k, c, ic = 20.0, 0.5, 4e-5
     anchor = np.array([0.0, 0.0, -1.5])
-    m = Mechanism(gravity=(0.0, 0.0, -G))
-    m.add_part("ground", fixed=True)
-    # consistent initial velocity: v = w x (x - O) with x - O = (1, 0, 0), w = (0, 0, 2)
-    m.add_part("bob", mass=1.0, inertia=(ic,) * 3, position=(1.0, 0, 0), velocity=(0, 2.0, 0),
-               angular_velocity=(0, 0, 2.0))
-    m.add_marker("O", "ground")
+    # part frame on the bob's centre, its pin 1 m back along x; consistent initial velocity:
+    # v = w x (x - O) with x - O = (1, 0, 0), w = (0, 0, 2)
+    m = mk.pendulum("spherical", inertia=(ic,) * 3, center_of_mass=(0, 0, 0), pin=(-1.0, 0, 0),
+                    position=(1.0, 0, 0), velocity=(0, 2.0, 0), angular_velocity=(0, 0, 2.0))
     m.add_marker("A", "ground", position=anchor)
-    m.add_marker("B", "bob", position=(-1.0, 0, 0))
     m.add_marker("C", "bob")
-    m.add_joint("ball", "spherical", "B", "O")
     m.add_spring_damper("shock", "C", "A", stiffness=k, damping=c)
     r = m.solve(duration=5.0, fps=24)
     _explicit(r)

@@ -1,5 +1,6 @@
-"""Bad input gets a clear error naming the item; a failed sweep names time and joints and
-keeps the frames solved before it."""
+"""Bad input gets a clear error naming the item; a failed sweep (tests/mechanisms.py's
+slider-crank with a rod too short, or a motion undefined after a time) names time and joints
+and keeps the frames solved before it."""
 from __future__ import annotations
 
 import math
@@ -7,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+import mechanisms as mk
 from solver import Mechanism, MechanismError, SolverError
 
 
@@ -130,24 +132,11 @@ def test_solve_arguments() -> None:
         m.solve(0.1).reaction("nope")
 
 
-def slider_crank(r: float, l: float) -> Mechanism:
-    """Slider-crank in the xy plane; rods too short for a full turn when l < r."""
-    m = Mechanism()
-    m.add_part("ground", fixed=True)
-    m.add_part("crank", mass=0.1)
-    m.add_part("rod", mass=0.3, position=(r, 0, 0))
-    m.add_part("slider", mass=0.5, position=(r + l, 0, 0))
-    x_axis = (math.cos(math.pi / 4), 0, math.sin(math.pi / 4), 0)
-    m.add_marker("O", "ground"); m.add_marker("Gx", "ground", orientation=x_axis)
-    m.add_marker("c0", "crank"); m.add_marker("c1", "crank", position=(r, 0, 0))
-    m.add_marker("r0", "rod"); m.add_marker("r1", "rod", position=(l, 0, 0))
-    m.add_marker("s0", "slider"); m.add_marker("sx", "slider", orientation=x_axis)
-    m.add_joint("pivot", "revolute", "c0", "O")
-    m.add_joint("crankpin", "revolute", "r0", "c1")
-    m.add_joint("wrist", "spherical", "s0", "r1")
-    m.add_joint("slide", "prismatic", "sx", "Gx")
-    m.add_motion("drive", "pivot", "2*pi*t")
-    return m
+def slider_crank(r: float, l: float, drive: str = "2*pi*t") -> Mechanism:
+    """``mk.slider_crank`` with a ball at the wrist, light parts, placed exactly at crank
+    angle 0; rods too short for a full turn when l < r."""
+    return mk.slider_crank(r, l, variant="RRSP", drive=drive, masses=(0.1, 0.3, 0.5),
+                           error_deg=0.0, error_m=0.0)
 
 
 def test_lock_up_names_time_and_joints_and_keeps_frames() -> None:
@@ -158,17 +147,16 @@ def test_lock_up_names_time_and_joints_and_keeps_frames() -> None:
         m.solve(1.0, 24)
     e = err.value
     assert e.time == pytest.approx(0.125)
-    assert e.joints and set(e.joints) <= {"pivot", "crankpin", "wrist", "slide", "drive"}
+    assert e.joints and set(e.joints) <= {"crank_pin", "crank_rod", "wrist", "slide", "drive"}
     assert len(e.result.times) == 3
     th = 2 * np.pi * e.result.times
     x = 0.3 * np.cos(th) + np.sqrt(0.2**2 - (0.3 * np.sin(th)) ** 2)
+    # the kept frames are exact (Newton leaves ~1e-12 m)
     np.testing.assert_allclose(e.result.position("slider")[:, 0], x, atol=1e-10)
 
 
 def test_nan_in_motion_stops_with_time() -> None:
-    m = slider_crank(0.1, 0.3)
-    m.motions.clear()
-    m.add_motion("drive", "pivot", "sqrt(0.5 - t)")     # infinite rate at t = 0.5 (frame 12)
+    m = slider_crank(0.1, 0.3, drive="sqrt(0.5 - t)")   # infinite rate at t = 0.5 (frame 12)
     with pytest.raises(SolverError, match=r"motion 'drive'.*t=0.5") as err:
         m.solve(1.0, 24)
     assert err.value.time == pytest.approx(0.5)

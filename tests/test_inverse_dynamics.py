@@ -3,7 +3,9 @@
 Checks against physics written here independently of the solver: static torques of a held
 pendulum, power balance (motion power = d(KE + PE)/dt, and its time integral), Newton-Euler
 per part from the reported reactions and efforts, action-reaction on the ground, and the
-least-norm reactions of a redundant planar four-bar.
+least-norm reactions of a redundant planar four-bar.  The mechanisms have random masses,
+full inertia matrices and part frames off their joints, built here from world poses (the
+held pendulum is tests/mechanisms.py's ``pendulum`` with its pin given in world).
 """
 from __future__ import annotations
 
@@ -15,10 +17,11 @@ from scipy.integrate import simpson
 from scipy.linalg import null_space
 from scipy.spatial.transform import Rotation
 
+import mechanisms as mk
 from solver import Mechanism
 from solver.vocabulary import expressions as ex
 
-G = 9.81
+G = mk.G
 GRAV = np.array([0.0, 0.0, -G])
 EX, EY, EZ = np.eye(3)
 Rates = dict[str, Callable[[np.ndarray], np.ndarray]]   # motion -> d(coordinate)/dt
@@ -85,17 +88,19 @@ Y_AXIS = axes(EY, -EZ)   # marker axes for a pin along world y, x pointing down
 
 def pendulum(theta: float, z_axis, l: float, d: float, mass: float) -> Mechanism:
     """A rod held at angle theta about a horizontal axis: at theta = 0 its COM hangs at
-    distance l below the pivot, shifted by d along the axis."""
-    m = Mechanism(gravity=GRAV)
-    m.add_part("ground", fixed=True)
+    distance l below the pivot, shifted by d along the axis.  ``mk.pendulum`` with the pin
+    given in world (pivot P, axes RJ) and the part frame off the pin, turned and with a full
+    inertia matrix, so the reactions' frames are exercised."""
     P = np.array([0.3, -0.2, 1.0])
     RJ = axes(z_axis, -EZ)
     origin, Rf = P + [0.05, 0.1, -0.2], axes([1, 2, 3], [0, 1, 0])
-    m.add_part("rod", mass=mass, inertia=[[0.05, 0.01, -0.01], [0.01, 0.04, 0.003],
-                                          [-0.01, 0.003, 0.03]],
-               center_of_mass=Rf.T @ (P + d * RJ[:, 2] - l * EZ - origin),
-               position=origin, orientation=wxyz(Rf))
-    joint(m, "pin", "revolute", "rod", "ground", P, RJ)
+    q = wxyz(Rf)
+    Rp = matrices(q[None])[0]             # the part frame as the pin marker sees it
+    m = mk.pendulum("revolute", wxyz(RJ), part="rod", mass=mass,
+                    inertia=[[0.05, 0.01, -0.01], [0.01, 0.04, 0.003], [-0.01, 0.003, 0.03]],
+                    center_of_mass=Rf.T @ (P + d * RJ[:, 2] - l * EZ - origin), gravity=GRAV,
+                    pivot=P, pin=Rp.T @ (P - origin), pin_axes=wxyz(Rp.T @ RJ),
+                    position=origin, orientation=q)
     m.add_motion("hold", "pin", theta)
     return m
 

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@pytest.mark.slow             # a 10 s dynamic run: about 4 s
 def test_readme_api_example_runs() -> None:
     text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     start = text.index("```python\nfrom solver import Mechanism") + len("```python\n")

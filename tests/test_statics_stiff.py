@@ -5,6 +5,8 @@ Statics converges Newton to a force residual of 1e-11 of the loads (statics.py),
 and angles are held to 1e-9 m / 1e-10 rad (measured 1e-12 or better).  Dynamic bounds state
 the error measured when the test was written and keep a margin of >= 10 over it unless noted.
 Step counts asserted are explained where they appear (measured values in the docstrings).
+Runs over 1.5 s are marked ``slow`` (the stiff runs, the unreachable slider-crank).
+The pendulums, rotor, sliders on rails and slider-crank are tests/mechanisms.py's builders.
 """
 from __future__ import annotations
 
@@ -18,8 +20,7 @@ from scipy.optimize import brentq, fsolve
 import mechanisms as mk
 from solver import Mechanism, MechanismError, SolverError
 
-G = 9.81
-QX = mk.Q_Z_TO_X                      # marker z along world x
+G = mk.G
 
 
 def angle_z(r, part: str) -> np.ndarray:
@@ -83,15 +84,11 @@ PM, PL = 1.5, 0.4                                   # mass, pivot-to-COM distanc
 
 
 def pendulum(a0: float = 0.0, k: float = 8.0, motion=None, shift=(0.0, 0.0, 0.0)) -> Mechanism:
-    """Rod with its frame on the pin, COM at (PL, 0, 0), torsion spring k with free angle 0
+    """``mk.pendulum`` about world z, built at angle a0 with its frame ``shift`` off the pin:
+    rod with its frame on the pin, COM at (PL, 0, 0), torsion spring k with free angle 0
     (rod horizontal); gravity torque about z on the rod is -PM g PL cos(angle)."""
-    m = Mechanism(gravity=(0, -G, 0))
-    m.add_part("ground", fixed=True)
-    m.add_part("rod", mass=PM, inertia=(0.001, 0.02, 0.02), center_of_mass=(PL, 0, 0),
-               position=shift, orientation=mk.quat_z(a0))
-    m.add_marker("O", "ground")
-    m.add_marker("P", "rod")
-    m.add_joint("pin", "revolute", "P", "O")
+    m = mk.pendulum("revolute", "z", a0, part="rod", mass=PM, inertia=(0.001, 0.02, 0.02),
+                    center_of_mass=(PL, 0, 0), gravity=(0, -G, 0), position=shift)
     if k:
         m.add_torsion_spring("ts", "pin", stiffness=k)
     if motion is not None:
@@ -140,15 +137,9 @@ def test_inclined_slider_spring() -> None:
     s = top - L0 - m g sin(a) / k; the rail pushes m g cos(a) along the rail's normal."""
     a, ms, k, L0, top = math.radians(35.0), 3.0, 400.0, 0.3, 0.8
     u, n = np.array([math.cos(a), math.sin(a), 0.0]), np.array([-math.sin(a), math.cos(a), 0.0])
-    q = mk.quat_mul(mk.quat_z(a), np.array(QX))    # marker z along u
-    m = Mechanism(gravity=(0, -G, 0))
-    m.add_part("ground", fixed=True)
-    m.add_part("slider", mass=ms, position=0.45 * u + 0.01 * n)
-    m.add_marker("G", "ground", orientation=q)
-    m.add_marker("S", "slider", orientation=q)
-    m.add_marker("Top", "ground", position=top * u)
-    m.add_joint("rail", "prismatic", "S", "G")
-    m.add_spring_damper("spring", "S", "Top", stiffness=k, free_length=L0)
+    q = mk.quat_mul(mk.quat_z(a), np.array(mk.Q_Z_TO_X))    # marker z along u
+    m = mk.rail_slider(q, mass=ms, position=0.45 * u + 0.01 * n, anchor=top * u, stiffness=k,
+                       free_length=L0, gravity=(0, -G, 0))
     r = m.statics()
     s = top - L0 - ms * G * math.sin(a) / k
     assert np.abs(r.position("slider")[0] - s * u).max() <= 1e-9
@@ -194,10 +185,7 @@ def test_free_body_has_no_equilibrium() -> None:
 
 def _rail_slider(m: Mechanism, push: bool) -> None:
     """A slider on a horizontal rail along world x at y = 0.5, optionally pushed along it."""
-    m.add_part("slider", mass=2.0, position=(0.3, 0.5, 0.0))
-    m.add_marker("R", "ground", position=(0, 0.5, 0), orientation=QX)
-    m.add_marker("S", "slider", orientation=QX)
-    m.add_joint("rail", "prismatic", "S", "R")
+    mk.rail_slider("x", mass=2.0, position=(0.3, 0.5, 0.0), rail=(0, 0.5, 0), spring=None, mech=m)
     if push:
         m.add_force("push", "S", force=(5.0, 0.0, 0.0))
 
@@ -250,15 +238,8 @@ SK, SL = 1e6, 0.1
 
 
 def stiff_slider(c: float, k: float = SK) -> Mechanism:
-    m = Mechanism(gravity=(0, 0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("s", mass=1.0, position=(0, 0, -SL))
-    m.add_marker("Top", "ground")
-    m.add_marker("G", "ground", position=(0, 0, -SL))
-    m.add_marker("S", "s")
-    m.add_joint("rail", "prismatic", "S", "G")
-    m.add_spring_damper("sd", "S", "Top", stiffness=k, damping=c, free_length=SL)
-    return m
+    return mk.rail_slider("z", part="s", position=(0, 0, -SL), rail=(0, 0, -SL), anchor=(0, 0, 0),
+                          spring="sd", stiffness=k, damping=c, free_length=SL)
 
 
 def oscillator(t: np.ndarray, c: float, k: float = SK, m: float = 1.0):
@@ -287,6 +268,7 @@ def energy_drift(r) -> float:
     return float(np.abs(e - e[0]).max() / scale)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("c, max_steps", [(200.0, 1000), (1000.0, 300), (2000.0, 300)])
 def test_stiff_spring_implicit(c: float, max_steps: int) -> None:
     """(a, c) k = 1e6 N/m (sqrt(k/m) = 1000 1/s > 300): auto picks SDIRK4.  2 s at 24 fps.
@@ -306,6 +288,7 @@ def test_stiff_spring_implicit(c: float, max_steps: int) -> None:
     assert abs(st.position("s")[0, 2] + SL + G / SK) <= 1e-15
 
 
+@pytest.mark.slow
 def test_stiff_spring_explicit_needs_more_steps() -> None:
     """Dormand-Prince 8(5,3) on the same c = 2000 case (critically damped, both rates -1000
     1/s) is held by stability: its real stability interval reaches about -6, so h <= 6 / 1000 s
@@ -333,17 +316,11 @@ def test_stiff_spring_transient() -> None:
 
 def damper_slider(v0: float = 10.0, c: float = 1e4) -> Mechanism:
     """1 kg on a horizontal rail (world x) moving at v0 toward a damper anchor 0.1 m ahead."""
-    m = Mechanism(gravity=(0, 0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("s", mass=1.0, position=(-0.1, 0, 0), velocity=(v0, 0, 0))
-    m.add_marker("G", "ground", orientation=QX)
-    m.add_marker("S", "s", orientation=QX)
-    m.add_marker("A", "ground")
-    m.add_joint("rail", "prismatic", "S", "G")
-    m.add_spring_damper("d", "S", "A", damping=c)
-    return m
+    return mk.rail_slider("x", part="s", position=(-0.1, 0, 0), velocity=(v0, 0, 0),
+                          anchor=(0, 0, 0), spring="d", damping=c)
 
 
+@pytest.mark.slow
 def test_stiff_damper() -> None:
     """(b, c) c = 1e4 N s/m on 1 kg (rate c/m = 1e4 1/s): x = v0 m/c (1 - exp(-c t/m)), so
     every frame after the first sits at the total travel v0 m/c = 1 mm, the integral of
@@ -365,18 +342,16 @@ def test_stiff_damper() -> None:
     assert np.abs(rx.position("s")[:, 0] + 0.1 - 1e-3 * (1 - np.exp(-1e4 * rx.times))).max() <= 1e-10
 
 
+@pytest.mark.slow
 def test_stiff_torsion_spring() -> None:
     """(d) Rotor Izz = 0.01 kg m^2 on a pin with k = 1e5 N m/rad, c = 50 N m s (sqrt(k/I) =
     3162 1/s, zeta = 0.79), spun at 10 rad/s: theta = w0/wd exp(-s t) sin(wd t).  Sampled at
     4000 fps for 6 ms: angle to 1e-10 rad (amplitude 1.3e-3; measured 1.1e-11), energy
     1e-6 of the 0.5 J start (measured 9e-8)."""
     I, k, c, w0 = 0.01, 1e5, 50.0, 10.0
-    m = Mechanism(gravity=(0, 0, -G))               # gravity along the pin: no torque
-    m.add_part("ground", fixed=True)
-    m.add_part("rot", mass=1.0, inertia=(0.006, 0.006, I), angular_velocity=(0, 0, w0))
-    m.add_marker("G", "ground")
-    m.add_marker("R", "rot")
-    m.add_joint("pin", "revolute", "R", "G")
+    # a rotor: the pendulum with its centre of mass on the pin; gravity along the pin
+    m = mk.pendulum("revolute", "z", part="rot", inertia=(0.006, 0.006, I),
+                    center_of_mass=(0, 0, 0), angular_velocity=(0, 0, w0))
     m.add_torsion_spring("ts", "pin", stiffness=k, damping=c)
     r = m.solve(0.006, fps=4000)
     assert "implicit" in r.method
@@ -390,17 +365,11 @@ def test_stiff_torsion_spring() -> None:
 # ================================================================ 4. dynamic failures
 def sprung_mass(actuator) -> Mechanism:
     """A 1 kg slider hanging 0.5 m below a soft spring-damper (not stiff: explicit)."""
-    m = Mechanism(gravity=(0, 0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("s", mass=1.0, position=(0, 0, -0.5))
-    m.add_marker("G", "ground")
-    m.add_marker("S", "s")
-    m.add_joint("slide", "prismatic", "S", "G")
-    m.add_spring_damper("shock", "S", "G", stiffness=100.0, damping=2.0, actuator=actuator)
-    return m
+    return mk.rail_slider("z", part="s", position=(0, 0, -0.5), spring="shock", stiffness=100.0,
+                          damping=2.0, actuator=actuator)
 
 
-@pytest.mark.parametrize("method", ["auto", "implicit"])
+@pytest.mark.parametrize("method", ["auto", pytest.param("implicit", marks=pytest.mark.slow)])
 def test_undefined_actuator_expression(method: str) -> None:
     """(a) sqrt(1 - t) is undefined after t = 1: SolverError naming the spring at a time
     >= 1, carrying the 25 frames t = 0 .. 1 solved before."""
@@ -441,6 +410,7 @@ def unreachable_failure() -> SolverError:
     return exc.value
 
 
+@pytest.mark.slow
 def test_unreachable_position_fails_at_the_limit(unreachable_failure: SolverError) -> None:
     """(b) The failure time is the limit asin(CL/CR)/CW = 0.269947 s (within 1e-4 s before it;
     measured 1.1e-11); .result holds frames 0 .. 6/24 with the crank on its drive."""
@@ -451,6 +421,7 @@ def test_unreachable_position_fails_at_the_limit(unreachable_failure: SolverErro
     assert np.abs(angle_z(e.result, "crank") - CW * e.result.times).max() <= 1e-9
 
 
+@pytest.mark.slow
 def test_unreachable_position_names_joints(unreachable_failure: SolverError) -> None:
     assert unreachable_failure.joints
 
@@ -475,6 +446,7 @@ def test_statics_says_whether_the_equilibrium_is_stable(a0: float, stable: bool)
         assert "unstable" in r.notes[0]
 
 
+@pytest.mark.slow
 def test_step_control_does_not_depend_on_where_the_mechanism_sits() -> None:
     """The accuracy scale is the mechanism's size, not its distance from the world origin:
     the same stiff slider moved 10 m away takes the same steps."""

@@ -91,7 +91,8 @@ def test_blocks_give_the_frame_by_frame_result(case: str, monkeypatch: pytest.Mo
 def test_slider_crank_stays_on_its_branch(fps: float) -> None:
     """1 rev/s at 8 fps is 45 degrees a frame: predictions many frames ahead are far off
     and may converge to the mirrored assembly (slider on -x); the sweep must follow the
-    closed form of the branch it started on for four revolutions."""
+    closed form of the branch it started on for four revolutions (to 1e-10 m: Newton leaves
+    ~1e-12 m; the mirrored branch is 2 sqrt(l^2 - r^2) = 0.57 m or more away)."""
     res = slider_crank().solve(4.0, fps)
     th = 2 * math.pi * res.times
     exact = slider_crank_closed_form(th, 0 * th, 0 * th, 0.1, 0.3, 0.0)
@@ -100,6 +101,9 @@ def test_slider_crank_stays_on_its_branch(fps: float) -> None:
 
 @pytest.mark.parametrize("fps", [10.0, 240.0])
 def test_crossed_four_bar_stays_crossed(fps: float) -> None:
+    """The crossed circuit at 10 fps (36 degrees a frame) and 240 fps: the rocker angle
+    follows the crossed closed form for three revolutions to 1e-9 rad (Newton precision;
+    the open circuit is over 1 rad away: test_four_bar_branches_are_distinct)."""
     res = four_bar(branch=-1).solve(3.0, fps)
     th2 = 2 * math.pi * res.times
     th3, th4 = four_bar_angles(th2, 0.4, 1.0, 0.8, 1.0, branch=-1)
@@ -127,6 +131,8 @@ def test_lock_up_inside_a_block(monkeypatch: pytest.MonkeyPatch) -> None:
                                   "max(t, 1 - t) * abs(t - 0.7)", "atan2(sin(3*t), cos(3*t) + 2)",
                                   "exp(-t) * log(1 + t) / sqrt(2 + t)"])
 def test_motion_table_equals_per_time_values(spec: str) -> None:
+    """A motion's table (value, rate, acceleration at every frame, vectorized) equals its
+    per-time derivatives: the same arithmetic, so to rounding (1e-14)."""
     fn = time_function(spec, "m")
     ts = np.linspace(0.0, 2.0, 97)
     want = np.array([fn.derivatives(t) for t in ts])
@@ -134,6 +140,8 @@ def test_motion_table_equals_per_time_values(spec: str) -> None:
 
 
 def test_motion_table_of_a_callable_and_a_failure() -> None:
+    """A callable's table is its exact derivatives (t^3: 3 t^2, 6 t); an expression undefined
+    at a frame names that time."""
     fn = time_function(lambda t: t * t * t, "cube")
     ts = np.linspace(0.0, 1.0, 5)
     np.testing.assert_allclose(fn.table(ts), np.stack([ts**3, 3 * ts**2, 6 * ts], 1))
