@@ -15,12 +15,12 @@ from ..model.compile import Model
 from ..base.rotations import congruence
 
 
-def inverse_mass(model: Model, A: np.ndarray, inv_inertia: np.ndarray) -> np.ndarray:
+def inverse_mass(model: Model, A: np.ndarray) -> np.ndarray:
     """(nb+1, 6, 6) inverse mass blocks in world axes (1/m I and A I^-1 A^T), with a zero
     block for the ground last.  A: rotation matrices, at least nb of them."""
     nb = model.nb
     Mi = model.body_inverse_mass.copy()   # 1/m I blocks, ground zero
-    Mi[:nb, 3:, 3:] = congruence(A[:nb], inv_inertia)
+    Mi[:nb, 3:, 3:] = congruence(A[:nb], model.body_inverse_inertia)
     return Mi
 
 

@@ -47,7 +47,6 @@ class _System:
         self.mrows = np.flatnonzero(model.row_motion >= 0)
         self.kept_motion = np.intersect1d(st.keep, self.mrows)
         self.ts_ref = np.zeros(len(model.forces.ts_names))
-        self.inv_inertia = np.linalg.inv(model.body_inertia) if self.nb else np.zeros((0, 3, 3))
         self.schur = Schur(model, st.keep)
 
     # y = [r (3nb), p (4nb), v (3nb), w (3nb), work]
@@ -64,7 +63,7 @@ class _System:
 
     def minv(self, A: np.ndarray) -> np.ndarray:
         """(nb, 6, 6) inverse mass blocks, world axes: 1/m I and A I^-1 A^T."""
-        return inverse_mass(self.m, A, self.inv_inertia)[: self.nb]
+        return inverse_mass(self.m, A)[: self.nb]
 
     def _apply_minv(self, Mi: np.ndarray, X: np.ndarray) -> np.ndarray:
         """M^-1 X for X (6nb, k)."""
@@ -73,7 +72,7 @@ class _System:
 
     def _minv_ground(self, A: np.ndarray) -> np.ndarray:
         """Inverse mass blocks with a zero block for the ground appended (nb+1, 6, 6)."""
-        return inverse_mass(self.m, A, self.inv_inertia)
+        return inverse_mass(self.m, A)
 
     def accelerations(self, t: float, r, p, v, w):
         """(a (nb,6), lambda (nc,), ForceEval, jac, f): the augmented system at one state."""

@@ -64,9 +64,25 @@ def motion_table(model: Model, times: np.ndarray) -> tuple[np.ndarray, int, Expr
     return table, first, error
 
 
+@dataclass(frozen=True)
+class _Factors:
+    """The square (kept) Jacobian factored at each pose of a block of frames: dense
+    inverses (F, n, n), or per frame the banded pieces (J blocks, M^-1 blocks, S entries,
+    M^-1 J^T blocks); ``ok`` (F,) is False where J is (nearly) singular."""
+    ok: np.ndarray
+    Jinv: np.ndarray | None = None
+    frames: tuple | None = None
+
+    def take(self, m: int) -> "_Factors":
+        """The first m frames."""
+        return _Factors(self.ok[:m], None if self.Jinv is None else self.Jinv[:m],
+                        None if self.frames is None else self.frames[:m])
+
+
 class _Algebra:
-    """J^-1 and J^-T of the square (kept) Jacobian of a fully driven mechanism at a block
-    of poses (leading axis: frames).
+    """The sweep's workspace: J^-1 and J^-T of the square (kept) Jacobian of a fully
+    driven mechanism at a block of poses (leading axis: frames), from factors made by
+    ``factor`` and passed to ``solve``/``solve_t`` (no state kept between calls).
 
     Small systems: stacked dense inverses, with a 1-norm condition check that catches a
     nearly singular pose.  Large ones whose J M^-1 J^T is banded: J^-1 b = M^-1 J^T S^-1 b
@@ -78,7 +94,6 @@ class _Algebra:
         # a small mechanism is solved densely: no need to lay out its J M^-1 J^T
         self.schur = Schur(model, keep) if len(keep) > MIN_BANDED else None
         self.sparse = self.schur is not None and self.schur.band.banded
-        self.inv_inertia = np.linalg.inv(model.body_inertia) if model.nb else np.zeros((0, 3, 3))
         self.rs, self.cw = scales(model)
 
     def newton_step(self, jac: np.ndarray, A: np.ndarray, res: np.ndarray) -> np.ndarray:
@@ -93,51 +108,43 @@ class _Algebra:
             return out
         return _solve_stack(global_jacobian(self.model, jac)[:, self.keep], -res)
 
-    def prepare(self, jac: np.ndarray, A: np.ndarray) -> np.ndarray:
-        """Factor J at each pose of the block; (F,) False where it is (nearly) singular."""
+    def factor(self, jac: np.ndarray, A: np.ndarray) -> _Factors:
+        """Factor J at each pose of the block; ok False where it is (nearly) singular."""
         if self.sparse:
-            self.frames = [self._prepare_one(j, a) for j, a in zip(jac, A)]
-            return np.array([fr is not None for fr in self.frames], dtype=bool)
+            frames = tuple(self._prepare_one(j, a) for j, a in zip(jac, A))
+            return _Factors(np.array([fr is not None for fr in frames], dtype=bool), frames=frames)
         keep, rs, cw = self.keep, self.rs, self.cw
         Jg = global_jacobian(self.model, jac)
-        Jk = Jg[:, keep]
-        self.Jinv = _inverse(Jk)
+        Jinv = _inverse(Jg[:, keep])
         Js = scaled_jacobian(self.model, Jg, keep)
-        Jsinv = self.Jinv * cw[:, None] / rs[None, keep]
+        Jsinv = Jinv * cw[:, None] / rs[None, keep]
         with np.errstate(invalid="ignore"):
             cond = _norm1(Js) * _norm1(Jsinv)
-            return np.isfinite(cond) & (cond < COND_LIMIT)
+            return _Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv)
 
-    def take(self, m: int) -> None:
-        """Keep the first m frames of the prepared block."""
-        if self.sparse:
-            self.frames = self.frames[:m]
-        else:
-            self.Jinv = self.Jinv[:m]
-
-    def solve(self, b: np.ndarray) -> np.ndarray:
+    def solve(self, fac: _Factors, b: np.ndarray) -> np.ndarray:
         """J^-1 b as (F, nb, 6) body vectors (b (F, kept rows))."""
         if self.sparse:
-            return np.stack([self._solve_one(fr, x) for fr, x in zip(self.frames, b)])
-        return np.einsum("fij,fj->fi", self.Jinv, b).reshape(len(b), -1, 6)
+            return np.stack([self._solve_one(fr, x) for fr, x in zip(fac.frames, b)])
+        return np.einsum("fij,fj->fi", fac.Jinv, b).reshape(len(b), -1, 6)
 
-    def solve_t(self, f: np.ndarray) -> np.ndarray:
+    def solve_t(self, fac: _Factors, f: np.ndarray) -> np.ndarray:
         """J^-T f for body vectors f (F, nb, 6): the kept rows' multipliers (F, kept rows)."""
         if self.sparse:
             sc = self.schur
             out = []
-            for (Jb, Mi, vals, W), x in zip(self.frames, f):
+            for (Jb, Mi, vals, W), x in zip(fac.frames, f):
                 mf = np.einsum("bij,bj->bi", Mi, np.vstack([x, np.zeros((1, 6))]))
                 out.append(sc.solve(vals, sc.times(Jb, mf)))
             return np.array(out)
-        return np.einsum("fji,fj->fi", self.Jinv, f.reshape(len(f), -1))
+        return np.einsum("fji,fj->fi", fac.Jinv, f.reshape(len(f), -1))
 
     # banded path, one frame at a time
     def _prepare_one(self, jac: np.ndarray, A: np.ndarray) -> tuple | None:
         """(J blocks, M^-1 blocks, S entries, M^-1 J^T blocks) at one pose, or None."""
         sc = self.schur
         Jb = sc.blocks(jac)
-        Mi = inverse_mass(self.model, A, self.inv_inertia)
+        Mi = inverse_mass(self.model, A)
         try:
             vals, W = sc.matrix(Jb, Mi)
             fr = (Jb, Mi, vals, W)
@@ -282,9 +289,9 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         R, P, jac, A, ok, iters = _newton(model, alg, R, P, fv[ks])
         m = int(np.argmin(ok)) if not ok.all() else len(ok)
         if m:
-            ok = alg.prepare(jac[:m], A[:m])
-            m = int(np.argmin(ok)) if not ok.all() else m
-            alg.take(m)
+            fac = alg.factor(jac[:m], A[:m])
+            m = int(np.argmin(fac.ok)) if not fac.ok.all() else m
+            fac = fac.take(m)
         if m == 0:
             if len(ks) > 1:
                 size = 1
@@ -301,19 +308,19 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         # the motion rows; gamma also -quad)
         nu = np.zeros((m, nc))
         nu[:, mrows] = f[:, mix, 1]
-        vel = alg.solve(nu[:, keep])
+        vel = alg.solve(fac, nu[:, keep])
         V, W = vel[..., :3], vel[..., 3:]
         rg, A, vg, wg = body_arrays(model, R, P, V, W)
         gamma = -evaluate(model, rg, A, vg, wg, need_jac=False).quad    # J: Newton's, same pose
         gamma[:, mrows] += f[:, mix, 2]
-        accel = alg.solve(gamma[:, keep])
+        accel = alg.solve(fac, gamma[:, keep])
         Ac, Al = accel[..., :3], accel[..., 3:]
         if prev is not None and len(ks) > 1:
             m = _smooth_prefix(model, prev.state, np.diff(times[np.r_[ks[0] - 1, ks]]), R, P, V, W, Ac, Al)
             if m == 0:
                 size = 1
                 continue
-            alg.take(m)
+            fac = fac.take(m)
             ks, R, P, V, W, Ac, Al, f = ks[:m], R[:m], P[:m], V[:m], W[:m], Ac[:m], Al[:m], f[:m]
             rg, A, vg, wg, jac = rg[:m], A[:m], vg[:m], wg[:m], jac[:m]
         # inverse dynamics: J^T lambda = Q - M a
@@ -327,7 +334,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         Ma = np.concatenate([model.body_mass[:, None] * Ac,
                              np.einsum("fbij,fbj->fbi", Iw, Al)], axis=-1)
         lam = np.zeros((m, nc))
-        lam[:, keep] = alg.solve_t(Q - Ma)
+        lam[:, keep] = alg.solve_t(fac, Q - Ma)
         if st.redundant.size:   # least-norm joint multipliers with the same constraint forces
             J = global_jacobian(model, jac)
             lam[:, kept_joint] = 0.0

@@ -70,6 +70,7 @@ class Model:
     body_com: np.ndarray          # (nb, 3) centre of mass in the part frame
     body_length: np.ndarray       # (nb,) characteristic length, m (rotation weights)
     body_inverse_mass: np.ndarray  # (nb+1, 6, 6) 1/m I blocks, rotation blocks zero, ground zero
+    body_inverse_inertia: np.ndarray  # (nb, 3, 3) inverse of body_inertia, body axes
     gravity: np.ndarray           # (3,)
     # constraint rows, in joint order then motion order
     row_kind: np.ndarray          # (nc,) AT | DOT2 | DIST | DOT1 | ANGLE (vocabulary.joints)
@@ -209,6 +210,7 @@ def compile_model(mech: Any) -> Model:
     kinds = col("kind", int)
     row_length = np.where((kinds == AT) | (kinds == DOT2) | (kinds == DIST), length_scale, 1.0)
     mass = _frozen([p.mass for p in moving])
+    inertia = np.reshape([p.inertia for p in moving], (nb, 3, 3)).astype(float)
     minv = np.zeros((nb + 1, 6, 6))       # the constant part of the inverse mass blocks
     minv[:nb, :3, :3] = np.eye(3)[None] / mass[:, None, None]
     fixed = {p.name: (_frozen(p.position), _frozen(p.orientation)) for p in mech.parts.values() if p.fixed}
@@ -217,9 +219,10 @@ def compile_model(mech: Any) -> Model:
             table[key] = _frozen(table[key])
     return Model(
         body_part=tuple(p.name for p in moving), body_mass=mass,
-        body_inertia=_frozen(np.reshape([p.inertia for p in moving], (nb, 3, 3))),
+        body_inertia=_frozen(inertia),
         body_com=_frozen(np.reshape([p.center_of_mass for p in moving], (nb, 3))),
         body_length=_frozen(body_length), body_inverse_mass=_frozen(minv),
+        body_inverse_inertia=_frozen(np.linalg.inv(inertia) if nb else np.zeros((0, 3, 3))),
         gravity=_frozen(mech.gravity),
         row_kind=kinds, row_bi=col("bi", int), row_bj=col("bj", int),
         row_joint=col("joint", int), row_motion=col("motion", int),
