@@ -38,8 +38,12 @@ from ..model.results import Result, report_progress
 from ..model.state import State
 from .structure import Structure
 
+
 class _System:
-    """The constrained equations of one model: state packing, right-hand side, projection."""
+    """The workspace of one dynamic run: the constrained equations of one model (state
+    packing, right-hand side, projection) with what they reuse (the kept rows' J M^-1 J^T
+    layout) and the one piece of run state they need between steps, ``ts_ref``: each
+    torsion spring's last angle, so that its angle stays on the same turn (atan2 branch)."""
 
     def __init__(self, model: Model, st: Structure) -> None:
         self.m, self.keep = model, st.keep
