@@ -17,7 +17,7 @@ from . import bake
 from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
 from .io.settings import JOINT_KINDS
-from .io.timeline import with_frame
+from .io.timeline import with_frame, with_scene_frame
 from .properties import ROLES
 from .scene_reader import read_scene
 
@@ -225,8 +225,14 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         bake.write_bake(context.scene, sm, result)
         _store_mass_display(sm)
         context.scene.frame_set(context.scene.frame_current)
-        self.report({"INFO"}, f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), "
-                              f"{len(result.times)} frames ({result.analysis})")
+        done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), "
+                f"{len(result.times)} frames ({result.analysis})")
+        if result.notes:      # what the user should know (e.g. imperfect geometry accepted)
+            notes = [with_scene_frame(n, sm.timeline.frames) for n in result.notes]
+            context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes])
+            self.report({"WARNING"}, "; ".join([done] + notes))
+        else:
+            self.report({"INFO"}, done)
         return {"FINISHED"}
 
     def invoke(self, context, event):

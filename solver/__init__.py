@@ -28,7 +28,7 @@ Glossary (ours -> seeds):
 Public API: ``Mechanism`` (build, check, assemble, solve), ``Result``, ``MechanismError``
 (bad input, a ValueError) and ``SolverError`` (a failed analysis; names time and joints).
 """
-from .analyses.structure import CheckReport
+from .analyses.check import CheckReport
 from .base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError
 from .mechanism import Mechanism
 from .model.results import Result

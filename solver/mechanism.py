@@ -11,7 +11,7 @@ from typing import Any
 from .analyses.assembly import assemble
 from .analyses.run import frame_times, output_times, run, settings
 from .analyses.statics import statics as _statics
-from .analyses.structure import CheckReport, check as _check
+from .analyses.check import CheckReport, check as _check
 from .base.errors import MechanismError
 from .model.compile import compile_model
 from .model.results import Result

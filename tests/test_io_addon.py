@@ -137,6 +137,15 @@ def test_with_frame_names_the_scene_frame() -> None:
     assert wf("bad input", None) == "bad input"
 
 
+def test_with_scene_frame_maps_the_output_index() -> None:
+    """A result note names output frame k; the user reads scene frame frames[k]."""
+    ws = timeline.with_scene_frame
+    frames = timeline.Timeline(5, 100, 24.0).frames
+    assert ws("gap at t = 2.5 s (frame 60), the largest", frames) == "gap at t = 2.5 s (frame 65), the largest"
+    assert ws("no frame named", frames) == "no frame named"
+    assert ws("past the end (frame 500)", frames) == "past the end (frame 500)"
+
+
 # ---------------------------------------------------------------- keyframes: exact F-curves
 K = keyframes.Key
 

@@ -63,3 +63,13 @@ def with_frame(message: str, frame: float | None) -> str:
     if _FRAME.search(message):
         return _FRAME.sub(f"({text})", message, count=1)
     return f"{message} [{text}]"
+
+
+def with_scene_frame(message: str, frames: np.ndarray) -> str:
+    """A solver message that names an output frame by its index k ("(frame k)", e.g. a
+    result's note) with the scene's frame frames[k] instead; unchanged when it names none."""
+    found = _FRAME.search(message)
+    if found is None:
+        return message
+    k = int(found.group(0)[7:-1])
+    return with_frame(message, float(frames[k]) if 0 <= k < len(frames) else None)

@@ -10,10 +10,11 @@ from .newton import RANK_TOL, scaled_jacobian
 
 
 
-def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray,
+                     tol: float = RANK_TOL) -> np.ndarray:
     """Rows (indices into J, taken in order) that are independent of the rows before them.
 
-    On the scaled Jacobian a row is redundant when less than RANK_TOL of its length points
+    On the scaled Jacobian a row is redundant when less than ``tol`` of its length points
     in a new direction: greedy Gram-Schmidt with re-orthogonalization for small sets; for
     large ones whose Gram matrix is banded in this order, the same test as a Cholesky
     factorization of the Gram matrix that skips rows with a pivot below RANK_TOL^2 of
@@ -21,7 +22,7 @@ def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """
     Js = scaled_jacobian(model, J, rows)
     if len(rows) > 60:
-        keep = _banded_independent(model, Js, rows)
+        keep = _banded_independent(model, Js, rows, tol)
         if keep is not None:
             return keep
     basis = np.empty((min(len(rows), J.shape[1]), J.shape[1]))
@@ -35,14 +36,15 @@ def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray) -> np.ndarray:
         x = row - B.T @ (B @ row)
         x -= B.T @ (B @ x)
         nx = np.linalg.norm(x)
-        if nx > RANK_TOL * n0:
+        if nx > tol * n0:
             basis[nk] = x / nx
             nk += 1
             keep.append(k)
     return np.array(keep, dtype=int)
 
 
-def _banded_independent(model: Any, Js: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
+def _banded_independent(model: Any, Js: np.ndarray, rows: np.ndarray,
+                        tol: float = RANK_TOL) -> np.ndarray | None:
     """The greedy rank test by a skipping Cholesky of G = Js Js^T when G's band (rows in the
     given order) is narrow; None when it is not.  Rows appended out of band order (motions
     after all joints) are also tried sorted by body: when every row is independent in that
@@ -50,10 +52,10 @@ def _banded_independent(model: Any, Js: np.ndarray, rows: np.ndarray) -> np.ndar
     bi, bj = model.row_bi[rows], model.row_bj[rows]
     kd = _gram_band(model, bi, bj)
     if (kd + 1) * 4 < len(rows):
-        return rows[_skipping_cholesky(Js, kd)]
+        return rows[_skipping_cholesky(Js, kd, tol)]
     order = np.argsort(np.minimum(bi, bj), kind="stable")     # the ground (nb) sorts last
     kd = _gram_band(model, bi[order], bj[order])
-    if (kd + 1) * 4 < len(rows) and _skipping_cholesky(Js[order], kd).all():
+    if (kd + 1) * 4 < len(rows) and _skipping_cholesky(Js[order], kd, tol).all():
         return rows
     return None
 
@@ -64,10 +66,10 @@ def _gram_band(model: Any, bi: np.ndarray, bj: np.ndarray) -> int:
     return max((int(e.max() - e.min()) for e in ends if e.size), default=0)
 
 
-def _skipping_cholesky(Js: np.ndarray, kd: int) -> np.ndarray:
+def _skipping_cholesky(Js: np.ndarray, kd: int, tol: float = RANK_TOL) -> np.ndarray:
     """(n,) mask of rows independent of the kept rows before them: Cholesky of the banded
     G = Js Js^T (half-bandwidth kd) that skips a row whose pivot (the squared length of its
-    new direction) is below RANK_TOL^2 of its squared length."""
+    new direction) is below tol^2 of its squared length."""
     n = len(Js)
     G = Js @ Js.T           # dense but only band entries are non-zero; n is a few hundred
     L = np.zeros((n, n))
@@ -84,7 +86,7 @@ def _skipping_cholesky(Js: np.ndarray, kd: int) -> np.ndarray:
             piv = gkk - float(lk @ lk)
         else:
             piv = gkk
-        if piv > RANK_TOL ** 2 * gkk:
+        if piv > tol ** 2 * gkk:
             if win.size:
                 L[k, win] = lk
             L[k, k] = np.sqrt(piv)

@@ -2,55 +2,123 @@
 Gauss-Newton on the scaled constraint equations)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..algebra.newton import newton, scaled_jacobian, scales, step_pose, step_size
+from ..algebra.newton import NEWTON_TOL, RANK_TOL, newton, scaled_jacobian, scales, step_pose, step_size
 from ..algebra.rank import row_owner
 from ..algebra.schur import Schur
 from ..base.errors import ExpressionError, SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..model.compile import Model
 from ..model.state import State
+from .structure import Structure, structure
 
 
-def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
-                   max_iter: int = 60) -> tuple[np.ndarray, np.ndarray]:
+# redundant equations that disagree by at most this share of the model's size (or this many
+# radians) after the others are closed are taken as imperfect geometry (CAD positions
+# printed to a few digits): accepted with a warning; above it, the joints cannot be closed
+MISMATCH_TOL = 1e-6
+
+
+@dataclass
+class Assembly:
+    """An assembled pose; when redundant equations disagree (imperfect geometry), the
+    structure whose kept rows hold exactly, and a warning that names the joints and the size
+    of the disagreement."""
+    r: np.ndarray
+    p: np.ndarray
+    structure: Structure | None = None
+    notes: tuple[str, ...] = ()
+
+
+def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
+                  max_iter: int = 60) -> Assembly:
     """Least-movement Newton: each step is the minimum-norm solution of J dq = -Phi with
     rotations weighted by the part's size (Gauss-Newton, halving steps that do not reduce
-    the residual).  Raises SolverError naming the joints that cannot be closed."""
+    the residual).  When the equations cannot all be met, the redundant ones are set aside
+    (rank at the least-squares pose) and the others closed exactly: motions that over-drive
+    the mechanism, redundant equations that disagree by more than MISMATCH_TOL of the
+    model's size, or joints that cannot be closed raise a SolverError naming them."""
     if model.nc == 0:
-        return r, p
-    rs, cw = scales(model)
+        return Assembly(r, p)
     try:
         f = motion_values(model, t)
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
-    sparse = _sparse_assembly(model, cw)
+    out = _least_movement(model, r, p, f, np.arange(model.nc), max_iter)
+    if out.ok and out.err <= NEWTON_TOL:
+        return Assembly(*out.x)
+    # the equations cannot all be met (or only to rounding: a least-squares compromise)
+    jrows = np.flatnonzero(model.row_joint >= 0)
+    if len(jrows) < model.nc:            # do the joints close without the motions?
+        joints = _least_movement(model, r, p, f, jrows, max_iter)     # from the user's pose
+        if joints.ok and joints.err <= NEWTON_TOL:
+            st = structure(model, *joints.x)
+            if st.bad_motions:
+                raise SolverError(f"the motions over-drive the mechanism: motion "
+                                  f"{st.bad_motions[0]!r} drives a coordinate that the joints "
+                                  "and the other motions already fix (conflicting motions); "
+                                  "remove it or free its joint", t, tuple(st.bad_motions))
+    # redundant equations that disagree: their rows are dependent only up to about the
+    # disagreement at the least-squares pose, so the rank test allows for it there
+    tol = min(max(RANK_TOL, 1e3 * float(out.err)), 1e-4)
+    st = structure(model, *out.x, tol)
+    kept = _least_movement(model, *out.x, f, st.keep, max_iter) if not st.bad_motions else None
+    if kept is None or not kept.ok or kept.err > NEWTON_TOL:
+        _cannot_close(model, out.data[1], t)
+    res = kept.data[1]
+    gap = np.abs(res[st.redundant]) if st.redundant.size else np.zeros(0)
+    if not gap.size or gap.max() <= MISMATCH_TOL:
+        # a disagreement at rounding level (the least-squares start) is not worth a word
+        note = (_disagreement(model, kept.x, st, res),) if gap.size and gap.max() > 10 * NEWTON_TOL else ()
+        return Assembly(*kept.x, st, note)
+    joints = _loop_joints(model, kept.x, st, res)
+    raise SolverError(f"assembly failed: the joints cannot all be closed: joints "
+                      f"{', '.join(map(repr, joints))} leave a gap of "
+                      f"{_size_text(model, res, st.redundant)}", t, joints)
+
+
+def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
+                   max_iter: int = 60) -> tuple[np.ndarray, np.ndarray]:
+    """assemble_pose's pose alone."""
+    asm = assemble_pose(model, r, p, t, max_iter)
+    return asm.r, asm.p
+
+
+def _least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
+    """newton() on the given rows (all, or the independent ones): NewtonResult whose data
+    is (row evaluation, scaled residual of every row)."""
+    rs, cw = scales(model)
+    sparse = _sparse_assembly(model, cw, rows)
 
     def scaled_residual(x):
         ev = evaluate(model, *body_arrays(model, *x)[:2])
         res = residual(model, ev.phi, f) * rs
-        return np.max(np.abs(res)), (ev, res)
+        return np.max(np.abs(res[rows]), initial=0.0), (ev, res)
 
     def solve(x, data):
         ev, res = data
         if sparse is not None:
-            return sparse(ev.jac * rs[:, None], res)
-        Js = scaled_jacobian(model, global_jacobian(model, ev.jac))
-        return np.linalg.lstsq(Js, -res, rcond=1e-10)[0] / cw
+            return sparse(ev.jac * rs[:, None], res[rows])
+        Js = scaled_jacobian(model, global_jacobian(model, ev.jac), rows)
+        return np.linalg.lstsq(Js, -res[rows], rcond=1e-10)[0] / cw
 
     def first_alpha(dq):
         # keep each rotation step below 0.5 rad so that a far start does not flip parts
         big = np.abs(dq.reshape(-1, 6)[:, 3:]).max(initial=0.0)
         return min(1.0, 0.5 / big) if big > 0 else 1.0
 
-    out = newton((r, p), scaled_residual, solve, lambda x, dq, alpha: step_pose(*x, dq, alpha),
-                 lambda x, dq, alpha: step_size(model, dq, alpha), max_iter, line_search=True,
-                 first_alpha=first_alpha, stall=(0.9, 8))
-    if out.ok:
-        return out.x
-    res = np.abs(out.data[1])
+    return newton((r, p), scaled_residual, solve, lambda x, dq, alpha: step_pose(*x, dq, alpha),
+                  lambda x, dq, alpha: step_size(model, dq, alpha), max_iter, line_search=True,
+                  first_alpha=first_alpha, stall=(0.9, 8))
+
+
+def _cannot_close(model: Model, res: np.ndarray, t: float) -> None:
+    """Raise naming the joints with the largest residuals and the gap in metres."""
+    res = np.abs(res)
     bad = []
     for k in np.argsort(-res):
         if res[k] <= 1e-6 * max(res.max(), 1e-300) or len(bad) >= 6:
@@ -58,25 +126,83 @@ def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
         nm = row_owner(model, k)
         if nm not in bad:
             bad.append(nm)
-    raise SolverError(f"assembly failed: the joints cannot all be closed (largest residual "
-                      f"{res.max():.3g}); look at: {', '.join(bad)}", t, tuple(bad))
+    raise SolverError(f"assembly failed: the joints cannot all be closed: a gap of "
+                      f"{_size_text(model, res)} remains; look at: {', '.join(bad)}", t, tuple(bad))
+
+
+def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None) -> str:
+    """The largest of scaled residuals as a length (m, and its share of the model's size)
+    and/or an angle (rad)."""
+    rows = np.arange(len(scaled)) if rows is None else rows
+    length = model.row_length[rows] != 1.0
+    L = model.length_scale
+    parts = []
+    if np.any(length):
+        g = float(np.max(np.abs(scaled[rows][length])))
+        parts.append(f"{g * L:.3g} m, {g:.1e} of the model's size {L:.3g} m")
+    if np.any(~length):
+        parts.append(f"{float(np.max(np.abs(scaled[rows][~length]))):.3g} rad")
+    return " and ".join(parts)
+
+
+def _loop_joints(model: Model, x, st: Structure, res: np.ndarray) -> tuple[str, ...]:
+    """The joints of the loops whose redundant equations disagree: the rows each
+    disagreeing equation depends on (J_kept^T c = J_row, c != 0), and its own joint."""
+    bad = st.redundant[np.abs(res[st.redundant]) > 1e-3 * np.max(np.abs(res[st.redundant]))]
+    J = scaled_jacobian(model, global_jacobian(model, evaluate(model, *body_arrays(model, *x)[:2]).jac))
+    kept = np.intersect1d(st.keep, np.flatnonzero(model.row_joint >= 0))
+    names: list[str] = []
+    for k in bad:
+        c = np.linalg.lstsq(J[kept].T, J[k], rcond=1e-10)[0]
+        rows = [k] + list(kept[np.abs(c) > 1e-6 * max(np.abs(c).max(), 1e-300)])
+        for row in sorted(rows):
+            nm = row_owner(model, row)
+            if nm not in names:
+                names.append(nm)
+    return tuple(names)
+
+
+def _disagreement(model: Model, x, st: Structure, res: np.ndarray, where: str = "") -> str:
+    joints = _loop_joints(model, x, st, res)
+    return (f"redundant equations in joints {', '.join(map(repr, joints))} disagree by "
+            f"{_size_text(model, res, st.redundant)}{where} (accepted as imperfect geometry, "
+            "e.g. positions rounded in a CAD export); the mechanism follows the other "
+            "equations")
+
+
+def run_disagreement(model: Model, st: Structure, times: np.ndarray, R: np.ndarray,
+                     P: np.ndarray) -> str | None:
+    """A note when the redundant (dropped) equations disagree by more than rounding at some
+    output frame of a run (COM positions R (F, nb, 3), Euler parameters P (F, nb, 4)):
+    imperfect geometry that shows only as the mechanism moves; None otherwise."""
+    if not st.redundant.size or not len(R):
+        return None
+    rs = scales(model)[0]
+    phi = evaluate(model, *body_arrays(model, R, P)[:2], need_jac=False).phi
+    gap = np.abs(phi[:, st.redundant] * rs[st.redundant])
+    k = int(np.argmax(gap.max(axis=1)))
+    if gap[k].max() <= 10 * NEWTON_TOL:
+        return None
+    res = phi[k] * rs
+    return _disagreement(model, (R[k], P[k]), st, res,
+                         f" at t = {float(times[k]):.6g} s (frame {k}), the largest in the run")
 
 
 @single_thread
-def _sparse_assembly(model: Model, cw: np.ndarray):
+def _sparse_assembly(model: Model, cw: np.ndarray, rows: np.ndarray):
     """For a large mechanism whose J W^-1 J^T is banded: a function (scaled row Jacobian
     blocks, scaled residual) -> the weighted least-movement step -W^-1 J^T (J W^-1 J^T +
     mu I)^-1 res, W = diag(cw^2) (Levenberg-Marquardt with a tiny mu, so redundant but
     consistent rows do no harm).  None for small or wide-band mechanisms (dense lstsq)."""
-    if model.nc <= 60:
+    if len(rows) <= 60:
         return None
-    sc = Schur(model, np.arange(model.nc))
+    sc = Schur(model, rows)
     if not sc.band.banded:
         return None
     nb = model.nb
     Wi = np.zeros((nb + 1, 6, 6))
     Wi[:nb] = np.eye(6)[None] / (cw.reshape(nb, 6) ** 2)[:, None, :]
-    diag = np.zeros(model.nc, dtype=int)
+    diag = np.zeros(len(rows), dtype=int)
     on_diag = np.flatnonzero(sc.pr == sc.pc)
     diag[sc.pr[on_diag][::-1]] = on_diag[::-1]            # first pair (k, k) of each row
 
@@ -91,4 +217,5 @@ def _sparse_assembly(model: Model, cw: np.ndarray):
 
 def assemble(model: Model, state: State) -> State:
     """The state moved the least so that every joint and motion holds at its time."""
-    return state.moved(*assemble_state(model, state.r, state.p, float(state.t)))
+    asm = assemble_pose(model, state.r, state.p, float(state.t))
+    return state.moved(asm.r, asm.p)

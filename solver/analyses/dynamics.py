@@ -121,7 +121,7 @@ class _System:
             rg, A = body_arrays(m, *x)[:2]
             ev = evaluate(m, rg, A)
             res = residual(m, ev.phi, f)
-            return np.max(np.abs(res * rs), initial=0.0), (ev, A, res)
+            return np.max(np.abs(res[self.keep] * rs[self.keep]), initial=0.0), (ev, A, res)
 
         def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
             nonlocal mats

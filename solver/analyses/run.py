@@ -12,7 +12,7 @@ from ..base.errors import MechanismError, SolverError
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
-from .assembly import assemble
+from .assembly import assemble_pose, run_disagreement
 from .dynamics import dynamic_run
 from .structure import structure
 from .sweep import kinematic_sweep
@@ -82,17 +82,26 @@ def run(model: Model, state: State, times: np.ndarray, how: Settings = Settings(
     """Assemble the state at times[0] (its pose and velocities are the start), choose the
     analysis and compute every output time; returns a Result with one frame per time."""
     t0 = float(times[0])
-    start = assemble(model, replace(state, t=t0))
-    st = structure(model, start.r, start.p)
+    asm = assemble_pose(model, state.r, state.p, t0)
+    start = replace(state, t=t0).moved(asm.r, asm.p)
+    st = asm.structure or structure(model, start.r, start.p)
     if st.bad_motions:
-        raise SolverError(f"motion {st.bad_motions[0]!r} drives a coordinate that is already "
-                          "fixed by the joints or other motions", t0, tuple(st.bad_motions))
+        raise SolverError(f"the motions over-drive the mechanism: motion {st.bad_motions[0]!r} "
+                          "drives a coordinate that the joints and the other motions already "
+                          "fix; remove it or free its joint", t0, tuple(st.bad_motions))
     analysis = how.analysis
     if analysis == "auto":
         analysis = "kinematic" if st.driven_dof == 0 else "dynamic"
     if analysis == "dynamic":
-        return dynamic_run(model, st, start, times, how.tolerance, how.method, progress)
-    if st.driven_dof > 0:
+        out = dynamic_run(model, st, start, times, how.tolerance, how.method, progress)
+    elif st.driven_dof > 0:
         raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", t0)
-    return kinematic_sweep(model, st, start, times, progress)
+    else:
+        out = kinematic_sweep(model, st, start, times, progress)
+    out.notes[:0] = list(asm.notes)
+    if not asm.notes:                    # imperfect geometry that shows only in motion
+        note = run_disagreement(model, st, out.times, out._r, out._p)
+        if note:
+            out.notes.insert(0, note)
+    return out

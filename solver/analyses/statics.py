@@ -22,7 +22,7 @@ from ..kernels.forces import inertia_world, total_forces
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
-from .assembly import assemble_state
+from .assembly import assemble_pose
 from .structure import structure
 
 
@@ -35,8 +35,9 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     efforts are the equilibrium loads, and the equilibrium state.
     """
     time = float(state.t)
-    r, p = assemble_state(model, state.r, state.p, time)
-    st = structure(model, r, p)
+    asm = assemble_pose(model, state.r, state.p, time)
+    r, p = asm.r, asm.p
+    st = asm.structure or structure(model, r, p)
     keep, nb = st.keep, model.nb
     rs, cw = scales(model)
     try:
@@ -122,6 +123,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
         _no_equilibrium(model, big, R, n, time, why)
 
     out = Result.empty(model, np.array([float(time)]), "static")
+    out.notes += list(asm.notes)
     out.method = "static equilibrium (Newton)"
     out.stable = _stable(tangent(r, p, lam, R), scaled_jacobian(model, J, keep), cw)
     if not out.stable:

@@ -207,7 +207,7 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
         jac[live], A[live] = ev.jac, Al
         res = residual(model, ev.phi, fv[live])
         with np.errstate(invalid="ignore"):
-            err = np.max(np.abs(res * rs), axis=-1, initial=0.0)
+            err = np.max(np.abs(res[..., keep] * rs[keep]), axis=-1, initial=0.0)
             sl = size[live]
             conv = converged(err, sl)
             alive = np.isfinite(err) & np.isfinite(ev.jac).all(axis=(-2, -1)) & ~conv

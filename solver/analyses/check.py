@@ -1,0 +1,69 @@
+"""check(): the diagnosis the user reads before an analysis: degrees of freedom, redundant
+equations by joint, redundant equations that disagree (imperfect CAD geometry), motions
+that over-drive the mechanism, and why a mechanism does not assemble."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..algebra.blas import single_thread
+from ..algebra.rank import row_owner
+from ..base.errors import SolverError
+from ..model.compile import Model
+from ..model.state import State
+from .assembly import assemble_pose
+from .structure import structure
+
+
+@dataclass
+class CheckReport:
+    """What check() found: DOF by rank (without and with motions), redundant equations by
+    joint, problems that stop an analysis, and notes."""
+    dof: int
+    driven_dof: int
+    redundant: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    assembled: bool = True
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def __str__(self) -> str:
+        lines = [f"degrees of freedom: {self.dof} ({self.driven_dof} after motions)"]
+        for j, eqs in self.redundant.items():
+            lines.append(f"redundant in joint {j!r}: {len(eqs)} equation(s): {', '.join(eqs)}")
+        lines += [f"problem: {p}" for p in self.problems] + [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+@single_thread
+def check(model: Model, state: State) -> CheckReport:
+    """Assemble the state's pose at its time (the state is not changed), then count
+    freedoms and name redundant equations; never raises for a mechanism that fails to
+    assemble (that is reported as a problem)."""
+    r, p = state.r, state.p
+    problems, notes, assembled, st = [], [], True, None
+    try:
+        asm = assemble_pose(model, r, p, float(state.t))
+        r, p, st = asm.r, asm.p, asm.structure
+        notes += list(asm.notes)
+    except SolverError as exc:
+        problems.append(str(exc))
+        assembled = False
+    st = st or structure(model, r, p)
+    redundant: dict[str, list[str]] = {}
+    for k in st.redundant:
+        redundant.setdefault(row_owner(model, k), []).append(model.row_label[k].split(": ", 1)[1])
+    for mn in st.bad_motions:
+        if not any(mn in prob for prob in problems):
+            problems.append(f"motion {mn!r} drives a coordinate that the joints and other motions "
+                            "already fix (redundant or conflicting motion)")
+    if redundant:
+        notes.append(f"{len(st.redundant)} redundant equation(s) removed; reactions in joints "
+                     f"{', '.join(map(repr, redundant))} are not unique: the least-norm "
+                     "multipliers are reported")
+    if st.driven_dof > 0:
+        notes.append(f"{st.driven_dof} degree(s) of freedom are not driven by motions: "
+                     "a dynamic analysis is needed")
+    return CheckReport(st.dof, st.driven_dof, redundant, problems, notes, assembled)

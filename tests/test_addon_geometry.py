@@ -1,0 +1,70 @@
+"""Imperfect geometry and over-driven loops in real Blender (issue 11, issue 14 defect 4): a
+four-bar built with Connect whose rocker pivot is lifted a little out of the plane bakes,
+and the Bake reports that redundant equations disagree (joints and gap); lifted a lot, the
+Bake refuses with the gap and changes nothing; with motions on two of its pins, Bake and
+Assemble say the motions over-drive the mechanism and change nothing."""
+from __future__ import annotations
+
+import pytest
+
+import blender_scenes as bs
+
+
+def four_bar(bpy, lift: float = 0.0, second_motion: bool = False) -> dict:
+    """Crank 0.4 m, coupler 1 m, rocker 0.8 m, ground pivots 1 m apart, all pins about
+    world z, the crank driven; the rocker's ground marker lifted by ``lift`` m along z."""
+    from mathutils import Matrix
+    bs.set_range(bpy, 1, 13)
+    ground = bs.add_box(bpy, "ground", (1.2, 0.1, 0.1), (0.5, 0.0, -0.2))
+    crank = bs.add_box(bpy, "crank", (0.4, 0.05, 0.05), (0.2, 0.0, 0.0))
+    # coupler from (0.4, 0) to B, rocker from (1, 0) to B: the loop closes at B
+    # B with |B - A| = 1 and |B - O4| = 0.8, A = (0.4, 0), O4 = (1, 0): circles' upper crossing
+    bx = (1.0 - 0.64 + 1.0 - 0.16) / (2 * 0.6)                  # from |B-A|^2 - |B-O4|^2
+    by = (1.0 - (bx - 0.4) ** 2) ** 0.5
+    coupler = bs.add_box(bpy, "coupler", (1.0, 0.05, 0.05), ((0.4 + bx) / 2, by / 2, 0.0))
+    rocker = bs.add_box(bpy, "rocker", (0.8, 0.05, 0.05), ((1.0 + bx) / 2, by / 2, 0.0))
+    bs.tag(bpy, [ground, crank, coupler, rocker], "PART")
+    ground.mechanism.ground = True
+    pivot2 = bs.connect(bpy, crank, ground, (0.0, 0.0, 0.0))
+    pin_a = bs.connect(bpy, coupler, crank, (0.4, 0.0, 0.0))
+    pin_b = bs.connect(bpy, coupler, rocker, (bx, by, 0.0))
+    pivot4 = bs.connect(bpy, rocker, ground, (1.0, 0.0, 0.0))
+    mk = pivot4.mechanism.marker_j
+    mk.matrix_world = Matrix.Translation((0.0, 0.0, lift)) @ mk.matrix_world
+    for joint, on in ((pivot2, True), (pivot4, second_motion)):
+        if on:
+            s = joint.mechanism
+            s.motion_type, s.motion_coordinate, s.motion_expression = "EXPRESSION", "ANGLE", "0.5*t"
+    bpy.context.scene.mechanism.analysis = "KINEMATIC"
+    bpy.context.view_layer.update()
+    return dict(ground=ground, crank=crank, rocker=rocker, pivot4=pivot4)
+
+
+def test_planar_four_bar_bakes_without_a_note(blender) -> None:
+    four_bar(blender)
+    assert blender.ops.mechanism.bake() == {"FINISHED"}
+    assert "disagree" not in blender.context.scene.mechanism.report
+
+
+def test_slightly_lifted_pivot_bakes_with_a_note(blender) -> None:
+    d = four_bar(blender, lift=4e-7)
+    assert blender.ops.mechanism.bake() == {"FINISHED"}
+    report = blender.context.scene.mechanism.report
+    assert "disagree by" in report and d["pivot4"].name in report, report
+    gap = float(report.split("disagree by ")[1].split(" m")[0])
+    assert 1e-7 < gap < 1e-6
+    assert len(bs.curve(d["rocker"], "rotation_quaternion", 3)) == 13     # (frame, value) keys
+
+
+@pytest.mark.parametrize("lift, second_motion, words", [
+    (0.01, False, "gap of"),                     # a loop that does not close
+    (0.0, True, "over-drive"),                   # two motions on one loop
+])
+def test_refused_bake_names_the_reason_and_changes_nothing(blender, lift, second_motion, words) -> None:
+    four_bar(blender, lift=lift, second_motion=second_motion)
+    before = bs.snapshot(blender)
+    with pytest.raises(RuntimeError, match=words):
+        blender.ops.mechanism.bake()
+    with pytest.raises(RuntimeError, match=words):
+        blender.ops.mechanism.assemble()
+    assert bs.differences(before, bs.snapshot(blender)) == []

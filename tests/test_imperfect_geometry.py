@@ -1,0 +1,135 @@
+"""Imperfect geometry (issue 11): tolerances relative to the model's size, redundant
+equations that disagree a little (a CAD export's rounded positions) accepted with a warning
+naming the joints and the gap, a real mismatch refused with the gap in metres, and motions
+that over-drive a loop named as such."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mechanisms import G, chain, crank_angle, four_bar, four_bar_closed_form, joint_gaps, rod_inertia
+from solver import MechanismError, SolverError
+
+
+def tilted_four_bar(delta: float, scale: float = 1.0):
+    """The planar four-bar (revolutes about z, three redundant equations) with the rocker's
+    ground pivot lifted out of the plane by ``delta`` of the model's size: the loop's z
+    closure and the revolutes' parallel axes then disagree by about delta (an in-plane error
+    would just change the angles, with nothing to disagree)."""
+    m = four_bar(a=0.4 * scale, b=1.0 * scale, c=0.8 * scale, d=1.0 * scale,
+                 error_m=0.01 * scale)
+    size = 1.0 * scale
+    m.markers["O4"].position = m.markers["O4"].position + np.array([0.0, 0.0, delta * size])
+    return m
+
+
+def test_consistent_loop_has_no_warning() -> None:
+    m = tilted_four_bar(0.0)
+    report = m.check()
+    assert report.ok and not any("disagree" in n for n in report.notes)
+    assert sum(len(v) for v in report.redundant.values()) == 3
+    assert not any("disagree" in n for n in m.solve(0.5, 24).notes)
+
+
+@pytest.mark.parametrize("delta", [1e-9, 1e-8, 3e-7])
+def test_small_disagreement_is_accepted_with_a_warning(delta: float) -> None:
+    """Assembly, check and the sweep accept it; the warning names the loop's joints and a
+    gap of the size of the lift; the motion is the planar four-bar's to about the lift."""
+    m = tilted_four_bar(delta)
+    report = m.check()
+    assert report.ok, report.problems
+    (warning,) = [n for n in report.notes if "disagree" in n]
+    assert "'pivot4'" in warning and "of the model's size" in warning
+    gap = float(warning.split("disagree by ")[1].split(" m")[0])
+    assert 0.2 * delta <= gap <= 5 * delta           # in metres, model size 1 m
+    res = m.solve(1.0, 24)
+    assert any("disagree" in n for n in res.notes)
+    th = crank_angle(res.times)
+    exact = four_bar_closed_form(*th, a=0.4, b=1.0, c=0.8, d=1.0)
+    rocker = np.arctan2(*(res.marker_frame("rocker_B")[0] - res.marker_frame("rocker_O4")[0])[:, 1::-1].T)
+    np.testing.assert_allclose(np.unwrap(rocker), np.unwrap(exact.theta4), atol=50 * delta + 1e-10)
+    gaps = joint_gaps(m, res)
+    assert max(gaps.values()) <= 5 * delta + 1e-10   # the lift is spread over the joints
+
+
+def test_dynamics_accepts_a_small_disagreement() -> None:
+    """Undriven and under gravity in the plane, the tilted four-bar swings with its energy
+    kept to the run's tolerance."""
+    m = tilted_four_bar(1e-8)
+    m.motions.clear()
+    m.gravity = np.array([0.0, -G, 0.0])
+    res = m.solve(0.5, 24, analysis="dynamic")
+    assert any("disagree" in n for n in res.notes)
+    ke, pe, work = res.energy()
+    assert np.max(np.abs(ke + pe - work - (ke[0] + pe[0]))) < 1e-5 * np.max(np.abs(pe - pe[0]))
+
+
+def test_large_disagreement_is_refused_with_the_gap() -> None:
+    """A lift of 1e-3 of the model's size: SolverError naming the loop and the gap in m."""
+    m = tilted_four_bar(1e-3)
+    with pytest.raises(SolverError, match="cannot all be closed") as err:
+        m.assemble()
+    msg = str(err.value)
+    assert "pivot4" in err.value.joints and "gap of" in msg
+    gap = float(msg.split("gap of ")[1].split(" m")[0])
+    assert 2e-4 <= gap <= 5e-3
+    assert not m.check().ok
+
+
+def test_over_driven_loop_says_so() -> None:
+    """Motions on two pins of one four-bar: the second motion is named as over-driving the
+    mechanism by Assemble, Check and Solve (not 'assembly failed' with every joint)."""
+    m = four_bar()
+    m.add_motion("drive4", "pivot4", "0.3*t")
+    for act in (m.assemble, lambda: m.solve(0.5, 24)):
+        with pytest.raises(SolverError, match="over-drive") as err:
+            act()
+        assert err.value.joints == ("drive4",)
+    report = m.check()
+    assert any("drive4" in p and "over-drive" in p for p in report.problems)
+
+
+def scaled_pendulum(s: float):
+    """A double pendulum (two 1 kg rods) on revolutes about y with a spring-damper from
+    its tip to a ground anchor, built in units of s metres: lengths and gravity times s,
+    inertias times s^2; stiffness and damping unchanged (so are the frequencies)."""
+    inertia = np.array(rod_inertia(1.0, 1.0)) * s * s
+    m = chain([0.0, 0.6], lengths=1.0 * s, masses=1.0, inertia=inertia, kind="revolute",
+              axis="y", gravity=(0.0, 0.0, -G * s))
+    m.add_marker("anchor", "ground", position=(1.2 * s, 0.0, 0.5 * s))
+    m.add_spring_damper("spring", "link1_end", "anchor", stiffness=20.0, damping=0.5,
+                        free_length=0.4 * s)
+    return m
+
+
+@pytest.mark.parametrize("s", [1e-3, 1e3])
+def test_same_motion_in_mm_m_and_km(s: float) -> None:
+    """The same mechanism in mm and km moves as in m, positions over s to 1e-9 of the
+    model's size: every tolerance is relative to the model's size."""
+    ref = scaled_pendulum(1.0).solve(1.0, 24, analysis="dynamic")
+    res = scaled_pendulum(s).solve(1.0, 24, analysis="dynamic")
+    for part in ("link0", "link1"):
+        np.testing.assert_allclose(res.position(part) / s, ref.position(part), rtol=0, atol=1e-9)
+        np.testing.assert_allclose(res.orientation(part), ref.orientation(part), rtol=0, atol=1e-9)
+    ke, pe, _ = res.energy()
+    ke1, pe1, _ = ref.energy()
+    np.testing.assert_allclose(ke / s ** 2, ke1, rtol=0, atol=1e-9 * np.max(np.abs(pe1)))
+
+
+@pytest.mark.parametrize("s", [1e-3, 1e3])
+def test_same_kinematics_and_disagreement_in_mm_and_km(s: float) -> None:
+    """The four-bar sweep in mm and km follows the closed form to 1e-9 of its size, and a
+    lift of 1e-8 of the size is accepted in any unit, 1e-3 refused."""
+    res = tilted_four_bar(0.0, s).solve(0.5, 24)
+    th = crank_angle(res.times)
+    exact = four_bar_closed_form(*th, a=0.4 * s, b=1.0 * s, c=0.8 * s, d=1.0 * s)
+    d = res.marker_frame("rocker_B")[0] - res.marker_frame("rocker_O4")[0]
+    np.testing.assert_allclose(d[:, 0] / s, 0.8 * np.cos(exact.theta4), atol=1e-9)
+    assert tilted_four_bar(1e-8, s).check().ok
+    with pytest.raises(SolverError, match="cannot all be closed"):
+        tilted_four_bar(1e-3, s).assemble()
+
+
+def test_bad_scale_input_still_rejected() -> None:
+    with pytest.raises(MechanismError):
+        chain([0.0], lengths=[float("nan")])
