@@ -79,8 +79,26 @@ class Schur:
             return np.zeros(0)
         if self.band.banded:
             return self.band.solve(vals, None, b)
-        S = np.bincount(self.flat, weights=vals, minlength=self.n * self.n).reshape(self.n, self.n)
-        return np.linalg.solve(S, b)
+        return np.linalg.solve(self.dense(vals), b)
+
+    def dense(self, vals: np.ndarray) -> np.ndarray:
+        """S as a dense (n, n) matrix."""
+        return np.bincount(self.flat, weights=vals, minlength=self.n * self.n).reshape(self.n, self.n)
+
+    def solve_least_norm(self, vals: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
+        """S x = b solved in S's eigenvectors with each eigenvalue l inverted as
+        l / (l^2 + e^2), e = rcond times the largest (a Tikhonov filter; Golub-Van Loan
+        5.5.4): where S (symmetric positive semi-definite) loses rank, because the
+        constraints became dependent (a parallelogram lined up, a bifurcation), x keeps
+        (almost) no part along the lost directions instead of dividing rounding by their
+        vanishing eigenvalues; elsewhere it is the exact solution."""
+        if not self.n:
+            return np.zeros(0)
+        lam, V = np.linalg.eigh(self.dense(vals))
+        eps = rcond * max(float(lam[-1]), 0.0)
+        lam = np.maximum(lam, 0.0)
+        inv = lam / (lam * lam + eps * eps) if eps > 0 else np.zeros_like(lam)
+        return V @ (inv * (V.T @ b))
 
     def times(self, Jb: np.ndarray, x: np.ndarray) -> np.ndarray:
         """J x for body vectors x (nb+1, 6)."""

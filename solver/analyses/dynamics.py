@@ -11,6 +11,15 @@ accepted step the positions and velocities are projected back onto the constrain
 Newton precision at every frame with no drift, and the multipliers at each output frame give
 the reactions and motion efforts as in kinematics.
 
+Singular positions (a parallelogram's links lined up, a bifurcation: the kept constraint
+rows dependent for an instant) make J M^-1 J^T singular there, and dividing by its vanishing
+eigenvalue turns rounding into steps that shrink without end.  When a step has been cut
+below a tenth of a frame at such a position, and no motion is involved (a motion driven into
+a limit is a lock-up), the run goes on with least-norm solves (Tikhonov-filtered
+eigen-decomposition, Golub-Van Loan 5.5.4) until the Jacobian is well conditioned again:
+the motion follows the branch its momentum carries, and the reactions there are the
+least-norm ones (a note says where).
+
 Integrators (error-controlled; output frames are hit exactly, never interpolated):
 - explicit Runge-Kutta for ordinary mechanisms (``explicit.py``): Dormand-Prince 8(5,3) at
   the default and tighter tolerances (twelve right-hand sides a step, eighth order, so tight
@@ -42,8 +51,9 @@ from .structure import Structure
 class _System:
     """The workspace of one dynamic run: the constrained equations of one model (state
     packing, right-hand side, projection) with what they reuse (the kept rows' J M^-1 J^T
-    layout) and the one piece of run state they need between steps, ``ts_ref``: each
-    torsion spring's last angle, so that its angle stays on the same turn (atan2 branch)."""
+    layout) and the run state they need between steps: ``ts_ref``, each torsion spring's
+    last angle, so that its angle stays on the same turn (atan2 branch), and ``robust``:
+    True while the run passes a singular position (see ``solve``)."""
 
     def __init__(self, model: Model, st: Structure) -> None:
         self.m, self.keep = model, st.keep
@@ -52,6 +62,18 @@ class _System:
         self.kept_motion = np.intersect1d(st.keep, self.mrows)
         self.ts_ref = np.zeros(len(model.forces.ts_names))
         self.schur = Schur(model, st.keep)
+        self.robust = False
+        self.robust_tol = 1e-6        # constraint residual accepted while robust (run's goal)
+
+    def solve(self, vals: np.ndarray, b: np.ndarray, rcond: float | None = None) -> np.ndarray:
+        """S x = b with S = J M^-1 J^T of the kept rows.  While the run passes a singular
+        position (``robust``: the constraints dependent for an instant, e.g. a parallelogram
+        lined up) the least-norm solution with S's vanishing directions left out
+        (ROBUST_RCOND): the accelerations and velocities stay those the momentum carries,
+        instead of dividing rounding noise by a vanishing eigenvalue."""
+        if self.robust:
+            return self.schur.solve_least_norm(vals, b, ROBUST_RCOND if rcond is None else rcond)
+        return self.schur.solve(vals, b)
 
     # y = [r (3nb), p (4nb), v (3nb), w (3nb), work]
     def pack(self, r, p, v, w, work: float) -> np.ndarray:
@@ -92,7 +114,7 @@ class _System:
         vals, W = sc.matrix(Jb, Mi)
         MiQg = np.zeros((self.nb + 1, 6))
         MiQg[: self.nb] = np.einsum("bij,bj->bi", Mi[: self.nb], Q)
-        lam_k = sc.solve(vals, sc.times(Jb, MiQg) - gamma[self.keep])
+        lam_k = self.solve(vals, sc.times(Jb, MiQg) - gamma[self.keep])
         a = (MiQg - sc.transpose_times(W, lam_k))[: self.nb]
         lam = np.zeros(m.nc)
         lam[self.keep] = lam_k
@@ -127,11 +149,14 @@ class _System:
             nonlocal mats
             ev, A, res = data
             mats = sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
-            return -sc.transpose_times(mats[1], sc.solve(mats[0], res[self.keep]))[: self.nb].reshape(-1)
+            return -sc.transpose_times(mats[1], self.solve(mats[0], res[self.keep], PROJECT_RCOND))[: self.nb].reshape(-1)
 
         out = newton((r, p), scaled_residual, solve, lambda x, d, alpha: step_pose(*x, d, alpha),
-                     lambda x, d, alpha: step_size(m, d, alpha), 20)
-        if not out.ok:
+                     lambda x, d, alpha: step_size(m, d, alpha), 100 if self.robust else 20)
+        if not out.ok and not (self.robust and out.err <= self.robust_tol):
+            # (at a singular position the residual along the lost direction is quadratic
+            # in the distance, out of Newton's reach; up to the run's accuracy goal it is
+            # left for the exact projections after the crossing)
             raise np.linalg.LinAlgError("position projection did not converge")
         (r, p), (ev, A, _) = out.x, out.data
         if not sc.n:
@@ -144,7 +169,7 @@ class _System:
         nu = np.zeros(m.nc)
         nu[self.mrows] = f[m.row_motion[self.mrows], 1]
         vel = np.vstack([np.concatenate([v, w], 1), np.zeros((1, 6))])
-        mu = sc.solve(vals, sc.times(Jb, vel) - nu[self.keep])
+        mu = self.solve(vals, sc.times(Jb, vel) - nu[self.keep])
         vel = vel - sc.transpose_times(W, mu)
         return r, p, vel[: self.nb, :3], vel[: self.nb, 3:]
 
@@ -161,6 +186,9 @@ def choose_method(sysm: _System, t: float, r, p, v, w, method: str) -> str:
 
 
 STIFF_RATE = 300.0
+SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
+PROJECT_RCOND = 1e-14   # the same for the position projection's Newton steps
+ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position
 
 
 def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
@@ -172,6 +200,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     (L-stable SDIRK 4(3), for stiff springs and dampers) or "auto" (implicit only when a
     force element is stiff)."""
     sysm = _System(model, st)
+    sysm.robust_tol = tolerance
     t = float(times[0])
     r, p, v, w = start.r, start.p, start.v, start.w
     try:
@@ -200,7 +229,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
 
     work = 0.0
     h = f_end = None
+    passed: list[tuple[float, tuple[str, ...]]] = []   # singular positions passed: (t, joints)
     expo = -1.0 / (stepper.order + 1)
+    frame = float(np.max(np.diff(times))) if len(times) > 1 else 1.0
 
     def fail(msg: str, k: int, tt: float, who=()):
         raise SolverError(msg, tt, who, out.truncated(k))
@@ -223,6 +254,15 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         h_next = hs * min(5.0, max(0.2, fac))
                         break
                     hs *= max(0.1, min(0.9, fac))
+                    who = (_free_singular(model, st, r, p) if hs < SINGULAR_STEP * frame
+                           and not sysm.robust else ())
+                    if who:
+                        # a singular position the motion may pass (constraints dependent for
+                        # an instant): least-norm solves until it is passed, natural step
+                        sysm.robust, hs = True, min(h, t_out - t)
+                        passed.append((t, who))
+                        f0 = sysm.rhs(t, y)
+                        continue
                     if hs < 1e-12 * max(1.0, abs(t)):
                         who = _near_singular(model, st, r, p)
                         why = (f"the mechanism is at a singular position (joints involved: "
@@ -234,15 +274,22 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 if hs == h or h_next < h:
                     h = h_next
                 f_end = getattr(stepper, "k_end", None)
-                t = t + hs
+                r1, p1, v1, w1, work1 = sysm.unpack(ynew)
+                r, p, v, w = sysm.project(t + hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
+                t, work = t + hs, work1
                 out.steps += 1
-                r1, p1, v1, w1, work = sysm.unpack(ynew)
-                r, p, v, w = sysm.project(t, r1.copy(), p1.copy(), v1.copy(), w1.copy())
+                if sysm.robust and not _near_singular(model, st, r, p):
+                    sysm.robust, f_end = False, None     # past it: exact solves again
                 if len(sysm.ts_ref):
                     sysm.ts_ref = sysm.accelerations(t, r, p, v, w)[2].ts_angle
             except ExpressionError as exc:
                 fail(str(exc), k, t)
             except np.linalg.LinAlgError:
+                who = () if sysm.robust else _free_singular(model, st, r, p)
+                if who:                      # S not positive definite at a free singular position
+                    sysm.robust, f_end = True, None
+                    passed.append((t, who))
+                    continue
                 rg, A = body_arrays(model, r, p)[:2]
                 J = global_jacobian(model, evaluate(model, rg, A).jac)
                 who = involved(model, J, st.keep)
@@ -262,6 +309,12 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
         out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work)
         report_progress(progress, k, len(times), out)
+    if passed:
+        t0, who = passed[0]
+        more = f" and {len(passed) - 1} more" if len(passed) > 1 else ""
+        out.notes.append(f"the mechanism passed a singular position at t = {t0:.6g} s{more} "
+                         f"(joints {', '.join(who)} dependent for an instant, e.g. links lined "
+                         "up); near it the reactions of those joints are the least-norm ones")
     return out
 
 
@@ -278,6 +331,14 @@ def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) ->
     if s[-1] > 1e-4 * s[0]:
         return ()
     return involved(model, J, st.keep)
+
+
+def _free_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
+    """The joints of a singular position that the motion may pass (their constraints
+    dependent for an instant, e.g. a parallelogram lined up), else (): not singular, or a
+    motion driven into a position it cannot pass (a motion among the rows: a lock-up)."""
+    who = _near_singular(model, st, r, p)
+    return () if set(who) & set(model.motion_names) else who
 
 
 def _initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,
