@@ -9,6 +9,30 @@ import numpy as np
 from .newton import RANK_TOL, scaled_jacobian
 
 
+def best_rows(model: Any, J: np.ndarray, rows: np.ndarray, count: int,
+              first: np.ndarray | None = None) -> np.ndarray:
+    """``count`` of ``rows`` chosen to be as independent as possible on the scaled
+    Jacobian, after the rows ``first`` (always kept): Gram-Schmidt with pivoting, each time
+    the row with the largest part outside the span of those chosen (QR with column pivoting
+    on J^T, Golub-Van Loan 5.4.1).  For redundant equations whose independent subset changes
+    as the mechanism moves (a spatial overconstrained loop), in the order rows were given."""
+    first = np.zeros(0, int) if first is None else np.asarray(first, int)
+    X = scaled_jacobian(model, J, rows).copy()
+    if first.size:
+        Q, _ = np.linalg.qr(scaled_jacobian(model, J, first).T)
+        X -= (X @ Q) @ Q.T
+    chosen: list[int] = []
+    for _ in range(min(count, len(rows))):
+        norms = np.einsum("ij,ij->i", X, X)
+        norms[chosen] = -1.0
+        k = int(np.argmax(norms))
+        if norms[k] <= 0.0:
+            break
+        chosen.append(k)
+        q = X[k] / np.sqrt(norms[k])
+        X -= np.outer(X @ q, q)
+    return np.sort(rows[chosen])
+
 
 def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray,
                      tol: float = RANK_TOL) -> np.ndarray:

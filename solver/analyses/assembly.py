@@ -181,7 +181,7 @@ def run_disagreement(model: Model, st: Structure, times: np.ndarray, R: np.ndarr
     phi = evaluate(model, *body_arrays(model, R, P)[:2], need_jac=False).phi
     gap = np.abs(phi[:, st.redundant] * rs[st.redundant])
     k = int(np.argmax(gap.max(axis=1)))
-    if gap[k].max() <= 10 * NEWTON_TOL:
+    if gap[k].max() <= 1e3 * NEWTON_TOL:     # the stopping rule's slack: not geometry
         return None
     res = phi[k] * rs
     return _disagreement(model, (R[k], P[k]), st, res,

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..algebra.newton import newton, scaled_jacobian, scales, step_pose, step_size
-from ..algebra.rank import involved
+from ..algebra.rank import best_rows, involved
 from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import quat_rate, rotate_world
@@ -56,12 +56,18 @@ class _System:
     True while the run passes a singular position (see ``solve``)."""
 
     def __init__(self, model: Model, st: Structure) -> None:
-        self.m, self.keep = model, st.keep
+        self.m = model
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
-        self.kept_motion = np.intersect1d(st.keep, self.mrows)
         self.ts_ref = np.zeros(len(model.forces.ts_names))
-        self.schur = Schur(model, st.keep)
+        self.use(st)
+
+    def use(self, st: Structure) -> None:
+        """Solve with the kept rows of ``st`` (at the start, and when the independent
+        subset of redundant equations changes as the mechanism moves)."""
+        self.keep = st.keep
+        self.kept_motion = np.intersect1d(st.keep, self.mrows)
+        self.schur = Schur(self.m, st.keep)
         self.robust = False
         self.robust_tol = 1e-6        # constraint residual accepted while robust (run's goal)
 
@@ -230,6 +236,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     work = 0.0
     h = f_end = None
     passed: list[tuple[float, tuple[str, ...]]] = []   # singular positions passed: (t, joints)
+    rechosen: list[float] = []                          # times the kept rows were chosen anew
     expo = -1.0 / (stepper.order + 1)
     frame = float(np.max(np.diff(times))) if len(times) > 1 else 1.0
 
@@ -257,10 +264,20 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     who = (_free_singular(model, st, r, p) if hs < SINGULAR_STEP * frame
                            and not sysm.robust else ())
                     if who:
-                        # a singular position the motion may pass (constraints dependent for
-                        # an instant): least-norm solves until it is passed, natural step
-                        sysm.robust, hs = True, min(h, t_out - t)
-                        passed.append((t, who))
+                        better = _rechosen(model, st, r, p)
+                        if better is not None:
+                            # redundant equations whose independent subset changed as the
+                            # mechanism moved (a spatial overconstrained loop): exact again
+                            # with the rows that are independent here
+                            st = better
+                            sysm.use(st)
+                            rechosen.append(t)
+                        else:
+                            # a singular position the motion may pass (constraints dependent
+                            # for an instant): least-norm solves until it is passed
+                            sysm.robust = True
+                            passed.append((t, who))
+                        hs = min(h, t_out - t)
                         f0 = sysm.rhs(t, y)
                         continue
                     if hs < 1e-12 * max(1.0, abs(t)):
@@ -331,6 +348,24 @@ def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) ->
     if s[-1] > 1e-4 * s[0]:
         return ()
     return involved(model, J, st.keep)
+
+
+def _rechosen(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> Structure | None:
+    """When the kept rows are nearly dependent here but another subset of the same size
+    (motions always kept) is well conditioned, that subset; else None (a true singular
+    position, where every subset loses rank)."""
+    if not st.redundant.size:
+        return None
+    J = global_jacobian(model, evaluate(model, *body_arrays(model, r, p)[:2]).jac)
+    jrows = np.flatnonzero(model.row_joint >= 0)
+    mrows = np.intersect1d(st.keep, np.flatnonzero(model.row_motion >= 0))
+    nj = len(st.keep) - len(mrows)
+    kj = best_rows(model, J, jrows, nj)
+    new = Structure(np.concatenate([kj, mrows]), np.setdiff1d(jrows, kj), st.dof, st.driven_dof,
+                    st.bad_motions)
+    if set(new.keep) == set(st.keep) or _near_singular(model, new, r, p):
+        return None
+    return new
 
 
 def _free_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
