@@ -215,6 +215,7 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         sm = None
         try:
             sm = read_scene(context.scene)
+            bake.refuse_pose_keys(sm.parts)
             result = _solve_read(context.scene, sm)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm))
@@ -242,6 +243,7 @@ class MECHANISM_OT_bake(bpy.types.Operator):
             return self.execute(context)
         try:
             self._sm = read_scene(context.scene)
+            bake.refuse_pose_keys(self._sm.parts)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}

@@ -152,6 +152,32 @@ def slider_crank(bpy, crank: float = 0.1, rod: float = 0.3) -> dict[str, Any]:
                 big_end=big_end, cylinder=cylinder, small_end=small_end)
 
 
+def key_own_channels(bpy, ob) -> dict[int, tuple]:
+    """The user's own animation of a part, none of it location or rotation: a custom
+    property "glow" (0 -> 10), the scale (y, z 0.1 -> 0.3) and the render visibility
+    (hidden from frame 13), keyed over FRAME_START..FRAME_END.  Returns frame -> (glow,
+    scale, hide_render) as they play, for frames 1, 7, 13 and 25; leaves the scene at
+    FRAME_START."""
+    ob["glow"] = 0.0
+    ob.keyframe_insert('["glow"]', frame=FRAME_START)
+    ob["glow"] = 10.0
+    ob.keyframe_insert('["glow"]', frame=FRAME_END)
+    sy, sz = ob.scale[1], ob.scale[2]
+    ob.keyframe_insert("scale", frame=FRAME_START)
+    ob.scale[1], ob.scale[2] = 3 * sy, 3 * sz
+    ob.keyframe_insert("scale", frame=FRAME_END)
+    ob.hide_render = False
+    ob.keyframe_insert("hide_render", frame=FRAME_START)
+    ob.hide_render = True
+    ob.keyframe_insert("hide_render", frame=13)
+    plays = {}
+    for f in (1, 7, 13, 25):
+        bpy.context.scene.frame_set(f)
+        plays[f] = (ob["glow"], tuple(ob.scale), ob.hide_render)
+    bpy.context.scene.frame_set(FRAME_START)
+    return plays
+
+
 # ---------------------------------------------------------------- reading F-curves
 def channelbag(ob, action=None):
     """The channelbag of ``action`` (default: the object's active action) for its slot."""
@@ -177,9 +203,11 @@ def curve(ob, path: str, index: int = 0, action=None) -> np.ndarray:
 
 
 def baked_pose(ob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(frames (n,), location (n, 3), quaternion (n, 4)) keyed by the bake on a part."""
-    loc = [curve(ob, "location", i) for i in range(3)]
-    quat = [curve(ob, "rotation_quaternion", i) for i in range(4)]
+    """(frames (n,), location (n, 3), quaternion (n, 4)) keyed by the bake on a part (in its
+    bake action, which plays beside any action of the user's)."""
+    act = ob.mechanism.bake_action
+    loc = [curve(ob, "location", i, act) for i in range(3)]
+    quat = [curve(ob, "rotation_quaternion", i, act) for i in range(4)]
     return loc[0][:, 0], np.stack([c[:, 1] for c in loc], 1), np.stack([c[:, 1] for c in quat], 1)
 
 

@@ -311,8 +311,9 @@ def key_user_animation(bpy, d) -> tuple:
 
 
 def test_rebake_replaces_and_clear_restores(blender) -> None:
-    """Re-bake: the same actions and F-curves, no duplicates.  Clear: the arm's matrix,
-    rotation mode and action come back exactly; no action of the user's is ever modified."""
+    """Re-bake: the same actions and F-curves, no duplicates (the arm's bake on one NLA track
+    beneath the user's action, which stays active).  Clear: the arm's matrix, rotation mode
+    and action come back exactly; no action of the user's is ever modified."""
     bpy = blender
     d = bs.pendulum(bpy)
     user, cube = key_user_animation(bpy, d)
@@ -330,10 +331,12 @@ def test_rebake_replaces_and_clear_restores(blender) -> None:
     for _ in range(2):
         assert bpy.ops.mechanism.bake() == {"FINISHED"}
         assert sorted(a.name for a in bpy.data.actions) == names
-        assert len(bs.channelbag(arm).fcurves) == 7
+        assert len(bs.channelbag(arm, arm.mechanism.bake_action).fcurves) == 7
         assert len(bs.channelbag(pin).fcurves) == 8  # no motion: reactions only
         assert pin.animation_data.action == pin.mechanism.bake_action
-        assert len(pin.animation_data.nla_tracks) == 0 and len(arm.animation_data.nla_tracks) == 0
+        assert arm.animation_data.action == user
+        assert len(pin.animation_data.nla_tracks) == 0
+        assert [t.name for t in arm.animation_data.nla_tracks] == ["Mechanism bake"]
         keys_close(all_bake_keys(bpy), first)
     assert arm.mechanism.backup_action == user
     assert bs.action_keys(user) == user_keys
@@ -352,6 +355,50 @@ def test_rebake_replaces_and_clear_restores(blender) -> None:
     assert bs.action_keys(user) == user_keys
     assert sorted(a.name for a in bpy.data.actions) == sorted([user.name, cube.animation_data.action.name])
     assert not bs.differences(before, bs.snapshot(bpy, display=False))  # all else too (custom props gone)
+
+
+def test_part_animation_plays_beside_the_bake(blender) -> None:
+    """Issue 14 defect 1: a part's own animation (a custom property, its scale, its render
+    visibility) keeps playing after Bake and the baked location and rotation play with it;
+    the user's action stays the active one, slot and keys unchanged; Clear Bake leaves the
+    scene as it was before the bake."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    plays = bs.key_own_channels(bpy, arm)
+    ad = arm.animation_data
+    user, slot = ad.action, ad.action_slot.identifier
+    user_keys = bs.action_keys(user)
+    before = bs.snapshot(bpy, display=False)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert (ad.action, ad.action_slot.identifier) == (user, slot)
+    assert bs.action_keys(user) == user_keys
+    _, loc, quat = bs.baked_pose(arm)
+    for f, own in plays.items():
+        bpy.context.scene.frame_set(f)
+        assert (arm["glow"], tuple(arm.scale), arm.hide_render) == own, f"frame {f}"
+        close(np.array(arm.location), loc[f - bs.FRAME_START], what=f"frame {f} location")
+        close(np.array(arm.rotation_quaternion), quat[f - bs.FRAME_START], what=f"frame {f} rotation")
+    bpy.context.scene.frame_set(bs.FRAME_START)
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert (ad.action, ad.action_slot.identifier) == (user, slot)
+    assert bs.action_keys(user) == user_keys
+    assert not bs.differences(before, bs.snapshot(bpy, display=False))
+
+
+@pytest.mark.parametrize("channel", ["location", "rotation_quaternion"])
+def test_bake_refuses_a_part_whose_own_action_keys_its_pose(blender, channel: str) -> None:
+    """The user's action plays over the bake: keys of the part's location or quaternion
+    there would hide the baked motion, so Bake says so, naming the part, the action and the
+    channel, and changes nothing."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    arm.rotation_mode = "QUATERNION"
+    arm.keyframe_insert(channel, frame=bs.FRAME_START)
+    name = arm.animation_data.action.name
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=rf"part 'arm': its action '{name}' keys {channel}"):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
 
 
 def joint_angle(mi, mj) -> float:
