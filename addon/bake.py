@@ -98,23 +98,32 @@ def _backup(ob: bpy.types.Object) -> None:
 
 
 def _world_matrices(sm: SceneMechanism, result) -> dict[str, np.ndarray]:
-    """World matrices, built once, that parented parts need for their keys in parent space:
-    (n, 4, 4) of each such moving part and of a moving parent (from the result), (4, 4) of a
-    fixed parent (a ground part as designed, any other object as it is now)."""
-    moving = {ob.name for ob in sm.parts}
+    """World matrices, built once, that the parts' keys are read from: (n, 4, 4) of each
+    moving part (from the result) and (4, 4) of a fixed parent (a ground part as designed,
+    any other object as it is now)."""
     world: dict[str, np.ndarray] = {}
     for ob in sm.parts:
-        for o in ((ob, ob.parent) if ob.parent is not None else ()):
-            if o.name in world:
-                continue
-            if o.name in moving:
-                world[o.name] = pose_matrices(result.position(o.name), result.orientation(o.name),
-                                              sm.part_frames[o.name].stretch, sm.scale)
-            elif o.name in sm.part_frames:
-                world[o.name] = sm.part_frames[o.name].matrix
-            else:
-                world[o.name] = np.array(o.matrix_world, dtype=float)
+        world[ob.name] = pose_matrices(result.position(ob.name), result.orientation(ob.name),
+                                       sm.part_frames[ob.name].stretch, sm.scale)
+    for ob in sm.parts:
+        parent = ob.parent
+        if parent is None or parent.name in world:
+            continue
+        if parent.name in sm.part_frames:
+            world[parent.name] = sm.part_frames[parent.name].matrix
+        else:
+            world[parent.name] = np.array(parent.matrix_world, dtype=float)
     return world
+
+
+def _pose_keys(ob: bpy.types.Object, world: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(location (n, 3), quaternion (n, 4)) keys of a part at its solved world matrices, its
+    scale channel kept (negative scale: see io/part_frames.basis_pose)."""
+    signs = np.sign(np.array(ob.scale, dtype=float) * np.array(ob.delta_scale, dtype=float))
+    if ob.parent is None:                        # basis = world
+        return basis_pose(world[ob.name], np.eye(4), np.eye(4), signs)
+    return basis_pose(world[ob.name], world[ob.parent.name],
+                      np.array(ob.matrix_parent_inverse, dtype=float), signs)
 
 
 def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
@@ -125,12 +134,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     world = _world_matrices(sm, result)
     for ob in sm.parts:
         _backup(ob)
-        if ob.parent is None:                    # basis = world: the solver's frame itself
-            loc = result.position(ob.name) / sm.scale
-            quat = result.orientation(ob.name)
-        else:
-            loc, quat = basis_pose(world[ob.name], world[ob.parent.name],
-                                   np.array(ob.matrix_parent_inverse, dtype=float))
+        loc, quat = _pose_keys(ob, world)
         act, slot, bag = _bake_action(ob)
         for i in range(3):
             _write_curve(bag, "location", i, frames, loc[:, i], "Object Transforms")

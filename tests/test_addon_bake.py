@@ -115,6 +115,40 @@ def test_slider_crank_bake_equals_solver(blender, extension) -> None:
     close(loc[:, 1:], 0.0 * loc[:, 1:], what="piston stays on the x axis")
 
 
+@pytest.mark.parametrize("scale", [(-0.8, 0.1, 0.05), (-1.0, -0.1, 0.1)])
+def test_negative_scale_bakes_the_solver_pose(blender, extension, scale) -> None:
+    """Issue 14 defect 2: a pendulum arm mirrored by a negative scale (one axis: a
+    reflection; two: a half turn about the third, as design.md's polar decomposition reads
+    them) keeps its scale channel, and the baked rotation with it puts the arm and its
+    markers at the solver's frames: the world matrices [R(q) S, position] of the part and
+    the marker frames of Result.marker_frame, at frames 1, 9 and 25."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground, arm = bs.ground_and_arm(bpy)
+    arm.scale = scale
+    pin = bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    tip = bs.add_marker(bpy, arm, (0.9, 0.0, 0.05))
+    bpy.context.scene.mechanism.tolerance = 1e-9
+    addon = extension.addon
+    sm = addon.scene_reader.read_scene(bpy.context.scene)
+    r = sm.mech.solve(times=sm.timeline.times, analysis="dynamic", tolerance=1e-9)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    stretch = sm.part_frames["arm"].stretch
+    for f in (1, 9, 25):
+        bpy.context.scene.frame_set(f)
+        k = f - bs.FRAME_START
+        W = addon.io.part_frames.pose_matrices(r.position("arm")[k], r.orientation("arm")[k],
+                                               stretch, sm.scale)
+        close(np.array(arm.matrix_world), W, what=f"frame {f}: the arm's world matrix")
+        close(np.array(arm.scale), scale, what="the scale channel is kept")
+        for mk in (pin.mechanism.marker_i, tip):
+            origin, axes = r.marker_frame(mk.name)
+            M = np.array(mk.matrix_world)
+            close(M[:3, 3], origin[k], what=f"frame {f}: {mk.name} origin")
+            close(M[:3, :3] / np.linalg.norm(M[:3, :3], axis=0), axes[k],
+                  what=f"frame {f}: {mk.name} axes")
+
+
 # ---------------------------------------------------------------- 2. mass properties
 def polygon_moment(n: int) -> tuple[float, float]:
     """(area, polar second moment per unit area) of a regular n-gon of circumradius 1: n

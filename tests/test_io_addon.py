@@ -309,6 +309,27 @@ def test_basis_pose_of_a_parented_part() -> None:
         assert np.all(np.sum(quat[1:] * quat[:-1], axis=1) > 0)
 
 
+@pytest.mark.parametrize("scale", [(-2.0, 0.5, 1.5), (-2.0, -0.5, 1.5), (-2.0, -0.5, -1.5)])
+def test_basis_pose_keeps_a_negative_scale_channel(scale) -> None:
+    """An object without a parent whose scale channel has negative entries: its world matrix
+    [R diag(s), t] gives back the rotation channel R (not the polar decomposition's, which
+    folds the reflection or half turn into it) when the signs of s are passed; the part
+    frame's pose matrices, turned, give the turned R.  Issue 14 defect 2."""
+    R = rot("z", 0.7) @ rot("x", -0.4)
+    M = affine(R @ np.diag(scale), (1.0, -2.0, 3.0))
+    f = part_frames.part_frame(M)
+    turns = [np.eye(3), rot("y", 0.5), rot("x", 2.0)]
+    q = rotations.matrix_to_quat(np.array([T @ f.rotation for T in turns]))
+    W = part_frames.pose_matrices(np.tile(f.position, (3, 1)), q, f.stretch, 1.0)
+    I = np.eye(4)
+    loc, quat = part_frames.basis_pose(W, I, I, np.sign(scale))
+    np.testing.assert_allclose(loc, np.tile(f.position, (3, 1)), atol=1e-14)
+    for k, T in enumerate(turns):
+        Rk = rotations.quat_to_matrix(quat[k])
+        np.testing.assert_allclose(Rk, T @ R, atol=1e-13)
+        np.testing.assert_allclose(affine(Rk @ np.diag(scale), loc[k]), W[k], atol=1e-13)
+
+
 # ---------------------------------------------------------------- mass properties
 CUBE_VERTS = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
 CUBE_FACES = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
