@@ -167,10 +167,10 @@ class MECHANISM_OT_check(bpy.types.Operator):
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
         _store_mass_display(sm)
-        lines = str(report).splitlines() + [f"mesh {n!r}: {w}" for n, (_, w) in
-                                            sm.mass_properties.items() if w]
+        mesh = sm.mesh_notes()
+        lines = str(report).splitlines() + mesh
         scene.mechanism.report = " | ".join(lines)
-        self.report({"WARNING"} if report.problems else {"INFO"}, "; ".join(lines))
+        self.report({"WARNING"} if report.problems or mesh else {"INFO"}, "; ".join(lines))
         return {"FINISHED"}
 
 
@@ -228,8 +228,9 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         context.scene.frame_set(context.scene.frame_current)
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), "
                 f"{len(result.times)} frames ({result.analysis})")
-        if result.notes:      # what the user should know (e.g. imperfect geometry accepted)
-            notes = [with_scene_frame(n, sm.timeline.frames) for n in result.notes]
+        # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
+        notes = sm.mesh_notes() + [with_scene_frame(n, sm.timeline.frames) for n in result.notes]
+        if notes:
             context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes])
             self.report({"WARNING"}, "; ".join([done] + notes))
         else:

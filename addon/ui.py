@@ -64,7 +64,14 @@ def _draw_part(layout, ob, s):
     layout.prop(s, "mass_mode", expand=True)
     col = layout.column(align=True)
     if s.mass_mode == "MESH":
-        col.prop(s, "density")
+        bad = not s.density > 0.0             # refused by Check and Bake (they name the part)
+        row = col.row()
+        row.alert = bad
+        row.prop(s, "density")
+        if bad:
+            row = col.row()
+            row.alert = True
+            row.label(text="Density must be above 0", icon="ERROR")
         col.label(text=f"Mass {s.computed_mass:.6g} kg")
         i = s.computed_inertia
         col.label(text=f"Ixx {i[0]:.4g}  Iyy {i[1]:.4g}  Izz {i[2]:.4g} kg m²")

@@ -178,6 +178,51 @@ def key_own_channels(bpy, ob) -> dict[int, tuple]:
     return plays
 
 
+# ---------------------------------------------------------------- what a panel shows
+class Layout:
+    """Stands in for a panel's layout and records what draw() puts in it, in order:
+    ("label", text, icon, alert), ("prop", property name, alert), ("operator", idname)."""
+
+    def __init__(self, items: list | None = None) -> None:
+        self.items = [] if items is None else items
+        self.alert = False
+
+    def _child(self, *args, **kw) -> "Layout":
+        child = Layout(self.items)
+        child.alert = self.alert
+        return child
+
+    row = column = box = split = _child
+
+    def label(self, text: str = "", icon: str = "NONE", **kw) -> None:
+        self.items.append(("label", text, icon, self.alert))
+
+    def prop(self, data, name: str, **kw) -> None:
+        self.items.append(("prop", name, self.alert))
+
+    def operator(self, idname: str, **kw):
+        from types import SimpleNamespace
+        self.items.append(("operator", idname))
+        return SimpleNamespace()
+
+    def template_list(self, *args, **kw) -> None:
+        self.items.append(("list",) + tuple(a for a in args if isinstance(a, str)))
+
+
+def panel_items(bpy, panel: str) -> list[tuple]:
+    """What the sidebar panel ``panel`` (its class name) draws in the present context."""
+    cls = bpy.types.Panel.bl_rna_get_subclass_py(panel)
+    layout = Layout()
+    from types import SimpleNamespace
+    cls.draw(SimpleNamespace(layout=layout), bpy.context)
+    return layout.items
+
+
+def panel_labels(bpy, panel: str) -> list[str]:
+    """The texts of the labels the panel draws."""
+    return [item[1] for item in panel_items(bpy, panel) if item[0] == "label"]
+
+
 # ---------------------------------------------------------------- reading F-curves
 def channelbag(ob, action=None):
     """The channelbag of ``action`` (default: the object's active action) for its slot."""

@@ -377,6 +377,25 @@ def test_mesh_errors_name_the_part() -> None:
         mass.from_mesh("sheet", flat, [(0, 1, 2, 3)], frame, 1000.0, 1.0)
     with pytest.raises(solver.MechanismError, match=r"part 'bad': "):
         mass.from_mesh("bad", CUBE_VERTS, CUBE_FACES[:-1] + [(1, 5, 7, 99)], frame, 1000.0, 1.0)
+    for density in (0.0, -5.0, float("nan")):
+        with pytest.raises(solver.MechanismError, match=r"part 'box': density .* above 0"):
+            mass.from_mesh("box", CUBE_VERTS, CUBE_FACES, frame, density, 1.0)
+
+
+def test_mesh_note_names_the_problem_and_the_mass_used() -> None:
+    """An open unit cube (one face gone) gets the divergence-theorem mass of its five faces
+    (800 kg, not the solid's 1000); the note names the part, the edges and that mass, and
+    says how to fix it; inside-out faces alone are flipped: the mass is right, no fix."""
+    frame = part_frames.part_frame(np.eye(4))
+    props, warning = mass.from_mesh("lid", CUBE_VERTS, CUBE_FACES[:-1], frame, 1000.0, 1.0)
+    assert warning == "open mesh: 4 boundary edges"
+    note = mass.mesh_note("lid", warning, props["mass"])
+    assert note.startswith("part 'lid': open mesh: 4 boundary edges; mass used 800 kg (")
+    assert "close the mesh" in note
+    flipped = [tuple(reversed(f)) for f in CUBE_FACES]
+    props, warning = mass.from_mesh("cube", CUBE_VERTS, flipped, frame, 1000.0, 1.0)
+    assert mass.mesh_note("cube", warning, props["mass"]) == (
+        "part 'cube': inside-out normals (negative volume): flipped; mass used 1000 kg")
 
 
 # ---------------------------------------------------------------- what a bake writes
