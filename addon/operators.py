@@ -17,6 +17,7 @@ from . import bake
 from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
 from .io.settings import JOINT_KINDS
+from .io.start_gaps import start_notes
 from .io.timeline import with_frame, with_scene_frame
 from .properties import ROLES
 from .scene_reader import read_scene
@@ -152,6 +153,27 @@ class MECHANISM_OT_connect(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def length_text(scene, metres: float) -> str:
+    """A length in the scene's units ("5 cm"; plain Blender units when the unit system is
+    None)."""
+    units = scene.unit_settings
+    if units.system == "NONE":
+        return f"{metres / (units.scale_length or 1.0):.4g}"
+    return bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
+
+
+def _start_notes(scene, sm) -> list[str]:
+    """Check's lines on joints open where the user left the parts (io/start_gaps.py): the
+    scene's mechanism is assembled as a Bake would (the scene is not changed)."""
+    before = {ob.name: sm.mech.pose(ob.name) for ob in sm.parts}
+    try:
+        sm.mech.assemble()
+    except (MechanismError, SolverError):      # check() has said why
+        return []
+    after = {ob.name: sm.mech.pose(ob.name) for ob in sm.parts}
+    return start_notes(sm.mech, before, after, lambda metres: length_text(scene, metres))
+
+
 class MECHANISM_OT_check(bpy.types.Operator):
     """Count degrees of freedom, name redundant equations and problems"""
     bl_idname = "mechanism.check"
@@ -167,10 +189,10 @@ class MECHANISM_OT_check(bpy.types.Operator):
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
         _store_mass_display(sm)
-        mesh = sm.mesh_notes()
-        lines = str(report).splitlines() + mesh
+        warn = sm.mesh_notes() + (_start_notes(scene, sm) if report.assembled else [])
+        lines = str(report).splitlines() + warn
         scene.mechanism.report = " | ".join(lines)
-        self.report({"WARNING"} if report.problems or mesh else {"INFO"}, "; ".join(lines))
+        self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
         return {"FINISHED"}
 
 

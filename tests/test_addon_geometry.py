@@ -91,3 +91,27 @@ def test_open_mesh_bakes_with_a_warning_naming_part_and_mass(blender) -> None:
     bpy.context.scene.mechanism.report = ""
     assert blender.ops.mechanism.check() == {"FINISHED"}
     assert said in bpy.context.scene.mechanism.report, bpy.context.scene.mechanism.report
+
+
+def test_check_names_a_joint_open_at_the_start(blender) -> None:
+    """Issue 14: the slider-crank's piston lifted 5 cm off its slide (its markers with it):
+    Check names the two joints on the piston as open by 5 cm, in the scene's units, and the
+    move that a Bake would make; built closed, no such line; with the unit system None, the
+    lengths are Blender units.  The scene is not moved."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    report = lambda: bpy.context.scene.mechanism.report          # noqa: E731
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "open" not in report() and "moves" not in report(), report()
+    d["piston"].location.y += 0.05
+    bpy.context.view_layer.update()
+    matrix = [tuple(r) for r in d["piston"].matrix_world]
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    lines = report().split(" | ")
+    for joint in (d["cylinder"], d["small_end"]):
+        assert f"joint {joint.name!r} is open at the start by 5 cm" in lines, lines
+    assert any(line.startswith("the assembly moves part 'piston' by 5 cm") for line in lines), lines
+    assert [tuple(r) for r in d["piston"].matrix_world] == matrix
+    bpy.context.scene.unit_settings.system = "NONE"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert f"joint {d['cylinder'].name!r} is open at the start by 0.05" in report().split(" | ")
