@@ -16,7 +16,7 @@ from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake
 from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
-from .io.settings import JOINT_KINDS
+from .io.settings import JOINT_KINDS, kind_label
 from .io.start_gaps import start_notes
 from .io.timeline import with_frame, with_scene_frame
 from .properties import ROLES
@@ -142,7 +142,7 @@ class MECHANISM_OT_connect(bpy.types.Operator):
         where = Matrix.Translation(context.scene.cursor.location) @ turn
         mi = add_marker(context, part_i, where, f"{part_i.name}.{part_j.name}.I")
         mj = add_marker(context, part_j, where, f"{part_j.name}.{part_i.name}.J")
-        joint = bpy.data.objects.new(f"{self.kind.title()} {part_i.name}-{part_j.name}", None)
+        joint = bpy.data.objects.new(f"{kind_label(self.kind)} {part_i.name}-{part_j.name}", None)
         joint.empty_display_type = "SPHERE"
         joint.empty_display_size = 0.1
         context.scene.collection.objects.link(joint)

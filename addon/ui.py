@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import bpy
 
+from .io.settings import kind_label
+
 
 class MECHANISM_UL_objects(bpy.types.UIList):
     """Scene objects of one role (the list's filter_role); clicking a name selects it."""
@@ -17,7 +19,7 @@ class MECHANISM_UL_objects(bpy.types.UIList):
                           if s.role == "SPRING" else "FORCE_FORCE")
         op.name = item.name
         if s.role == "JOINT":
-            row.label(text=s.joint_kind.replace("_", " ").title())
+            row.label(text=kind_label(s.joint_kind))
             if self.list_id == "motion" and s.motion_type != "NONE":
                 row.label(text=s.motion_type.title())
 

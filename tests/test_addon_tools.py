@@ -160,3 +160,18 @@ def test_spring_force_and_torsion_through_the_scene(blender) -> None:
     theta = 2 * np.arctan2(w[1], w[0])
     np.testing.assert_allclose(theta, -0.4 + 0.4 * np.cos(np.sqrt(3.0 / I) * t), atol=2e-6)
     assert slide["reaction_force"] >= 0.0 and "motion_effort" not in slide.keys()
+
+
+@pytest.mark.parametrize("kind, name", [("IN_LINE", "In-line rod-piston"),
+                                        ("PARALLEL_AXES", "Parallel-axes rod-piston"),
+                                        ("REVOLUTE", "Revolute rod-piston")])
+def test_connect_names_the_joint_by_its_kind(blender, kind: str, name: str) -> None:
+    """Issue 14: Connect names a joint as the Kind menu labels its kind, then the parts
+    (not 'In_Line rod-piston')."""
+    bpy = blender
+    rod = bs.add_box(bpy, "rod", (0.3, 0.02, 0.02), (0.0, 0.0, 0.0))
+    piston = bs.add_box(bpy, "piston", (0.05, 0.05, 0.05), (0.2, 0.0, 0.0))
+    bs.tag(bpy, [rod, piston], "PART")
+    joint = bs.connect(bpy, rod, piston, (0.15, 0.0, 0.0), kind)
+    assert joint.name == name
+    assert joint.mechanism.joint_kind == kind

@@ -492,13 +492,15 @@ def test_force_arrows_scale_newtons_to_blender_units() -> None:
 
 
 def test_kind_menu_names_every_solver_kind() -> None:
-    """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line')."""
+    """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line'); its label
+    is the kind with a capital, as Connect names joints ('In-line', issue 14)."""
     values = [v for v, _, _ in settings.JOINT_KINDS]
     assert [settings.kind_name(v) for v in values] == list(solver.JOINT_KINDS)
     assert "IN_LINE" in values and "PARALLEL_AXES" in values
     labels = {v: (label, d) for v, label, d in settings.JOINT_KINDS}
     assert labels["REVOLUTE"] == ("Revolute", "5 equations")
-    assert labels["IN_LINE"] == ("In Line", "2 equations")
+    assert labels["IN_LINE"] == ("In-line", "2 equations")
+    assert settings.kind_label("PARALLEL_AXES") == labels["PARALLEL_AXES"][0] == "Parallel-axes"
 
 
 def test_split_components() -> None:
