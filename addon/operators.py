@@ -58,7 +58,10 @@ class MECHANISM_OT_set_role(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return bool(context.selected_objects)
+        if not context.selected_objects:
+            cls.poll_message_set("Select the objects to tag first")
+            return False
+        return True
 
     def execute(self, context):
         for ob in context.selected_objects:
@@ -79,7 +82,10 @@ class MECHANISM_OT_add_marker(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         ob = context.active_object
-        return ob is not None and ob.mechanism.role == "PART"
+        if ob is None or ob.mechanism.role != "PART":
+            cls.poll_message_set("Make a part the active object (markers go on parts)")
+            return False
+        return True
 
     def execute(self, context):
         part = context.active_object
@@ -132,7 +138,10 @@ class MECHANISM_OT_connect(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         parts = [o for o in context.selected_objects if o.mechanism.role == "PART"]
-        return len(parts) == 2 and context.active_object in parts
+        if len(parts) != 2 or context.active_object not in parts:
+            cls.poll_message_set("Select two parts; the active one gets marker I")
+            return False
+        return True
 
     def execute(self, context):
         part_i = context.active_object
@@ -230,7 +239,12 @@ class MECHANISM_OT_bake(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return context.scene is not None and context.mode == "OBJECT"
+        if context.scene is None:
+            return False
+        if context.mode != "OBJECT":              # keys are written to objects, not meshes
+            cls.poll_message_set("Bake works in Object Mode: leave Edit Mode (Tab) first")
+            return False
+        return True
 
     def execute(self, context):
         """Synchronous bake (scripts, tests, the command line)."""

@@ -175,3 +175,22 @@ def test_connect_names_the_joint_by_its_kind(blender, kind: str, name: str) -> N
     joint = bs.connect(bpy, rod, piston, (0.15, 0.0, 0.0), kind)
     assert joint.name == name
     assert joint.mechanism.joint_kind == kind
+
+
+def test_greyed_out_buttons_say_why(blender) -> None:
+    """Issue 14: Bake in Edit Mode, Connect without two parts and Add Marker without an
+    active part are unavailable, and the reason comes with them (poll_message_set: the
+    tooltip in the UI, the error text in a script)."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    bs.select(bpy, [d["arm"]], d["arm"])
+    with pytest.raises(RuntimeError, match="Select two parts; the active one gets marker I"):
+        bpy.ops.mechanism.connect()
+    bpy.ops.object.mode_set(mode="EDIT")
+    with pytest.raises(RuntimeError, match=r"Bake works in Object Mode: leave Edit Mode \(Tab\) first"):
+        bpy.ops.mechanism.bake()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bs.select(bpy, [d["pin"]], d["pin"])
+    with pytest.raises(RuntimeError, match=r"Make a part the active object"):
+        bpy.ops.mechanism.add_marker()
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
