@@ -14,6 +14,7 @@ from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake
+from .io.csv_table import export_path
 from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
 from .io.settings import JOINT_KINDS, kind_label
@@ -350,9 +351,9 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
     filepath: StringProperty(subtype="FILE_PATH")
 
     def execute(self, context):
-        path = bpy.path.abspath(self.filepath or context.scene.mechanism.csv_path)
         sm = None
         try:
+            path = export_path(self.filepath or context.scene.mechanism.csv_path, bpy.data.filepath)
             sm = read_scene(context.scene)
             rows = bake.write_csv(path, sm, _solve_read(context.scene, sm))
         except (MechanismError, SolverError, OSError) as exc:

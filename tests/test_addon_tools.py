@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 
 import numpy as np
 import pytest
@@ -87,6 +88,24 @@ def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:
     bs.slider_crank(bpy)
     with pytest.raises(RuntimeError, match="No such file or directory"):
         bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "missing" / "f.csv"))
+
+
+def test_export_csv_of_an_unsaved_file(blender, tmp_path, monkeypatch, capfd) -> None:
+    """Issue 14: in an unsaved file the default path '//mechanism.csv' has no folder: Export
+    CSV says so and writes nothing (not into the folder Blender was started from); once the
+    file is saved it writes next to it and reports the absolute path."""
+    bpy = blender
+    bs.slider_crank(bpy)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RuntimeError, match=r"'//mechanism.csv' is relative to the .blend file, "
+                                           r"which is not saved"):
+        bpy.ops.mechanism.export_csv()
+    assert os.listdir(tmp_path) == []
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "crank.blend"))
+    capfd.readouterr()
+    assert bpy.ops.mechanism.export_csv() == {"FINISHED"}
+    assert (tmp_path / "mechanism.csv").is_file()
+    assert f"frames to {tmp_path / 'mechanism.csv'}" in capfd.readouterr().out
 
 
 def test_bake_of_parented_parts(blender, extension) -> None:

@@ -463,6 +463,23 @@ def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:
         csv_table.write_rows(str(tmp_path / "missing" / "f.csv"), rows)
 
 
+def test_export_path_needs_a_folder() -> None:
+    """Export CSV's file: relative paths ('//' or plain) from the saved .blend file's folder,
+    absolute ones as typed; relative in an unsaved file: refused with the path (issue 14)."""
+    blend = os.path.join(os.sep, "work", "scenes", "crank.blend")
+    folder = os.path.dirname(blend)
+    assert csv_table.export_path("//mechanism.csv", blend) == os.path.join(folder, "mechanism.csv")
+    assert csv_table.export_path("//../out/f.csv", blend) == os.path.join(os.sep, "work", "out", "f.csv")
+    assert csv_table.export_path("f.csv", blend) == os.path.join(folder, "f.csv")
+    absolute = os.path.join(os.sep, "tmp", "f.csv")
+    assert csv_table.export_path(absolute, "") == absolute
+    for path in ("//mechanism.csv", "f.csv"):
+        with pytest.raises(solver.MechanismError, match=f"'{path}' is relative to the .blend file"):
+            csv_table.export_path(path, "")
+    with pytest.raises(solver.MechanismError, match="give the CSV file's path"):
+        csv_table.export_path(" ", blend)
+
+
 # ---------------------------------------------------------------- viewport arrows
 
 
