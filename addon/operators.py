@@ -47,6 +47,7 @@ def _store_mass_display(sm) -> None:
         if props is not None and s.mass_mode == "MESH":
             s.computed_mass = props["mass"]
             s.computed_inertia = inertia_six(props["inertia"])
+            s.computed_density = s.density
         s.mesh_warning = warning
 
 

@@ -47,9 +47,11 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     initial_angular_velocity: FloatVectorProperty(name="Angular Velocity", size=3, subtype="EULER",
                                                   unit="ROTATION",
                                                   description="Initial angular velocity, world axes, per second")
-    # computed from the mesh (shown in the panel; refreshed by Check and Bake)
+    # computed from the mesh (shown in the panel; refreshed by Check and Bake); 0: not yet,
+    # and not shown either when the density has changed since (computed_density)
     computed_mass: FloatProperty(name="Computed Mass", unit="MASS")
     computed_inertia: FloatVectorProperty(name="Computed Inertia", size=6)
+    computed_density: FloatProperty(name="Computed With Density", options={"HIDDEN"})
     mesh_warning: StringProperty(name="Mesh Warning")
 
     # -- joint, spring and force: the markers they connect

@@ -74,9 +74,12 @@ def _draw_part(layout, ob, s):
             row = col.row()
             row.alert = True
             row.label(text="Density must be above 0", icon="ERROR")
-        col.label(text=f"Mass {s.computed_mass:.6g} kg")
-        i = s.computed_inertia
-        col.label(text=f"Ixx {i[0]:.4g}  Iyy {i[1]:.4g}  Izz {i[2]:.4g} kg m²")
+        if s.computed_mass > 0.0 and s.computed_density == s.density:
+            col.label(text=f"Mass {s.computed_mass:.6g} kg at the last Check or Bake")
+            i = s.computed_inertia
+            col.label(text=f"Ixx {i[0]:.4g}  Iyy {i[1]:.4g}  Izz {i[2]:.4g} kg m²")
+        else:                                 # not computed yet, or for another density
+            col.label(text="Mass: computed at Check or Bake")
         if s.mesh_warning:
             col.label(text=s.mesh_warning, icon="ERROR")
     else:

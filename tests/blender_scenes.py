@@ -273,7 +273,8 @@ def action_keys(action) -> dict[tuple[str, str, int], list]:
 # ---------------------------------------------------------------- whole-scene snapshot
 SETTINGS = ("role", "ground", "mass_mode", "density", "joint_kind", "motion_type",
             "motion_expression", "motion_coordinate", "baked")
-DISPLAY = ("computed_mass", "computed_inertia", "mesh_warning", "backup_rotation_mode")
+DISPLAY = ("computed_mass", "computed_inertia", "computed_density", "mesh_warning",
+           "backup_rotation_mode")
 
 
 def _plain(value):

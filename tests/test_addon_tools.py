@@ -213,3 +213,22 @@ def test_greyed_out_buttons_say_why(blender) -> None:
     with pytest.raises(RuntimeError, match=r"Make a part the active object"):
         bpy.ops.mechanism.add_marker()
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
+
+
+def test_panel_mass_is_never_a_stale_or_zero_number(blender) -> None:
+    """Issue 14: before Check the part's panel says when its mass is computed (not "Mass 0
+    kg"); after Check it shows the 10 kg of the 1 x 0.1 x 0.1 m arm at 1000 kg/m^3 and its
+    inertia; a new density hides the old number until Bake computes 20 kg."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    bs.select(bpy, [arm], arm)
+    mass_lines = lambda: [t for t in bs.panel_labels(bpy, "VIEW3D_PT_mechanism_object")  # noqa: E731
+                          if t.startswith(("Mass", "Ixx"))]
+    assert mass_lines() == ["Mass: computed at Check or Bake"]
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    shown = mass_lines()
+    assert shown[0] == "Mass 10 kg at the last Check or Bake" and shown[1].startswith("Ixx 0.0166")
+    arm.mechanism.density = 2000.0
+    assert mass_lines() == ["Mass: computed at Check or Bake"]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert mass_lines()[0] == "Mass 20 kg at the last Check or Bake"
