@@ -10,6 +10,7 @@ matrices (cos(pi/2) = -4.4e-8), which moves a solution by the same order.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -411,7 +412,8 @@ def test_part_animation_plays_beside_the_bake(blender) -> None:
         bpy.context.scene.frame_set(f)
         assert (arm["glow"], tuple(arm.scale), arm.hide_render) == own, f"frame {f}"
         close(np.array(arm.location), loc[f - bs.FRAME_START], what=f"frame {f} location")
-        close(np.array(arm.rotation_quaternion), quat[f - bs.FRAME_START], what=f"frame {f} rotation")
+        close(np.array(arm.rotation_quaternion), quat[f - bs.FRAME_START],
+              what=f"frame {f} rotation")
     bpy.context.scene.frame_set(bs.FRAME_START)
     assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
     assert (ad.action, ad.action_slot.identifier) == (user, slot)
@@ -419,18 +421,36 @@ def test_part_animation_plays_beside_the_bake(blender) -> None:
     assert not bs.differences(before, bs.snapshot(bpy, display=False))
 
 
-@pytest.mark.parametrize("channel", ["location", "rotation_quaternion"])
-def test_bake_refuses_a_part_whose_own_action_keys_its_pose(blender, channel: str) -> None:
-    """The user's action plays over the bake: keys of the part's location or quaternion
-    there would hide the baked motion, so Bake says so, naming the part, the action and the
-    channel, and changes nothing."""
+def pose_keys(bpy, anim, arm, how: str) -> str:
+    """Animate the arm's pose as a user might: keys of ``how`` in its own action, a driver on
+    its location, or (a file baked before bakes went beside the user's action) an action
+    with location keys that Clear would put back; returns what Bake must say."""
+    arm.rotation_mode = "QUATERNION"
+    if how == "driver":
+        arm.driver_add("location", 0).driver.expression = "0.5"
+        return "part 'arm': a driver drives location"
+    if how == "old bake":
+        assert bpy.ops.mechanism.bake() == {"FINISHED"}       # the bake is the arm's action
+        user = bpy.data.actions.new("armAction")
+        slot = user.slots.new(id_type="OBJECT", name="arm")
+        fc = anim.ensure_channelbag(user, slot).fcurves.new("location", index=0)
+        fc.keyframe_points.insert(1, 0.5)
+        arm.mechanism.backup_action, arm.mechanism.backup_slot = user, slot.identifier
+        return "part 'arm': its action 'armAction' keys location"
+    arm.keyframe_insert(how, frame=bs.FRAME_START)
+    return f"part 'arm': its action '{arm.animation_data.action.name}' keys {how}"
+
+
+@pytest.mark.parametrize("how", ["location", "rotation_quaternion", "driver", "old bake"])
+def test_bake_refuses_a_part_whose_own_animation_places_it(blender, extension, how: str) -> None:
+    """The user's action (and a driver) plays over the bake: keys of the part's location or
+    quaternion there would hide the baked motion, so Bake says so, naming the part, the
+    action and the channel, and changes nothing."""
     bpy = blender
     arm = bs.pendulum(bpy)["arm"]
-    arm.rotation_mode = "QUATERNION"
-    arm.keyframe_insert(channel, frame=bs.FRAME_START)
-    name = arm.animation_data.action.name
+    said = pose_keys(bpy, extension.addon.anim, arm, how)
     before = bs.snapshot(bpy)
-    with pytest.raises(RuntimeError, match=rf"part 'arm': its action '{name}' keys {channel}"):
+    with pytest.raises(RuntimeError, match=re.escape(said)):
         bpy.ops.mechanism.bake()
     assert not bs.differences(before, bs.snapshot(bpy))
 
