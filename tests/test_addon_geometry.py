@@ -100,7 +100,10 @@ def test_check_names_a_joint_open_at_the_start(blender) -> None:
     lengths are Blender units.  The scene is not moved."""
     bpy = blender
     d = bs.slider_crank(bpy)
-    report = lambda: bpy.context.scene.mechanism.report          # noqa: E731
+
+    def report() -> str:
+        return bpy.context.scene.mechanism.report
+
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert "open" not in report() and "moves" not in report(), report()
     d["piston"].location.y += 0.05
