@@ -1,25 +1,61 @@
 """Write a solved mechanism into the scene as keyframes, and take a bake back out.
 
 Parts: location and rotation_quaternion keyframes on every frame of the scene range, in a
-bake action of their own ("MA bake <object>"); the action, rotation mode and transform the
-part had before are saved on it and put back by Clear.  Joints: reaction force and torque
+bake action of their own ("MA bake <object>"); the rotation mode and transform the part had
+before are saved on it and put back by Clear.  Joints: reaction force and torque
 (components and magnitudes, N and N m, world axes, on part I at marker I) and motion
-efforts as animated custom properties; when the joint already has an action of the user's
-(say, a keyframed motion), the bake goes on an NLA track so that action is not touched.
-Keys are written in bulk with ``foreach_set`` (glTF exporter style).
+efforts as animated custom properties.  Parts and joints alike: when the object already has
+an action of the user's (a keyframed motion, a custom property, the scale, the visibility),
+the bake goes on an NLA track beneath it, so that action stays active, untouched and
+playing; a user's action that keys the part's location or rotation would hide the bake and
+is refused (``refuse_pose_keys``).  Keys are written in bulk with ``foreach_set`` (glTF
+exporter style).
 """
 from __future__ import annotations
 
 import bpy
 import numpy as np
 
-from .anim import ensure_channelbag
+from ..solver import MechanismError
+from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
 from .io.part_frames import basis_pose, pose_matrices
 from .io.plots import BAKED_PROPS, joint_plots
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
+# channels that place a part: the user's action plays over the bake's NLA track, so its keys
+# (or drivers) of these would hide the baked motion (rotation_mode is QUATERNION when baked)
+POSE_CHANNELS = ("location", "rotation_quaternion", "delta_location", "delta_rotation_quaternion")
+
+
+def _user_action(ob: bpy.types.Object):
+    """(action, slot) of the user's that plays on the object once baked: its active action,
+    or, while a bake is the active action, the one Clear puts back; (None, None) if none."""
+    ad, s = ob.animation_data, ob.mechanism
+    if ad is None:
+        return None, None
+    if ad.action is not None and ad.action != s.bake_action:
+        return ad.action, ad.action_slot
+    act = s.backup_action if s.baked else None
+    return act, (act.slots.get(s.backup_slot) if act is not None and s.backup_slot else None)
+
+
+def refuse_pose_keys(parts) -> None:
+    """MechanismError naming the part, the action (or driver) and the channel when the
+    user's own animation drives a channel that places the part (POSE_CHANNELS)."""
+    for ob in parts:
+        act, slot = _user_action(ob)
+        bag = find_channelbag(act, slot)
+        for fc in (bag.fcurves if bag is not None else ()):
+            if fc.data_path in POSE_CHANNELS and not fc.mute:
+                raise MechanismError(f"part {ob.name!r}: its action {act.name!r} keys "
+                                     f"{fc.data_path}, which would play over the baked motion: "
+                                     "delete those keys (the mechanism moves the part)")
+        for fc in (ob.animation_data.drivers if ob.animation_data is not None else ()):
+            if fc.data_path in POSE_CHANNELS and not fc.mute:
+                raise MechanismError(f"part {ob.name!r}: a driver drives {fc.data_path}, which "
+                                     "would override the baked motion: remove the driver")
 
 
 def _bake_action(ob: bpy.types.Object):
@@ -62,23 +98,32 @@ def _backup(ob: bpy.types.Object) -> None:
 
 
 def _world_matrices(sm: SceneMechanism, result) -> dict[str, np.ndarray]:
-    """World matrices, built once, that parented parts need for their keys in parent space:
-    (n, 4, 4) of each such moving part and of a moving parent (from the result), (4, 4) of a
-    fixed parent (a ground part as designed, any other object as it is now)."""
-    moving = {ob.name for ob in sm.parts}
+    """World matrices, built once, that the parts' keys are read from: (n, 4, 4) of each
+    moving part (from the result) and (4, 4) of a fixed parent (a ground part as designed,
+    any other object as it is now)."""
     world: dict[str, np.ndarray] = {}
     for ob in sm.parts:
-        for o in ((ob, ob.parent) if ob.parent is not None else ()):
-            if o.name in world:
-                continue
-            if o.name in moving:
-                world[o.name] = pose_matrices(result.position(o.name), result.orientation(o.name),
-                                              sm.part_frames[o.name].stretch, sm.scale)
-            elif o.name in sm.part_frames:
-                world[o.name] = sm.part_frames[o.name].matrix
-            else:
-                world[o.name] = np.array(o.matrix_world, dtype=float)
+        world[ob.name] = pose_matrices(result.position(ob.name), result.orientation(ob.name),
+                                       sm.part_frames[ob.name].stretch, sm.scale)
+    for ob in sm.parts:
+        parent = ob.parent
+        if parent is None or parent.name in world:
+            continue
+        if parent.name in sm.part_frames:
+            world[parent.name] = sm.part_frames[parent.name].matrix
+        else:
+            world[parent.name] = np.array(parent.matrix_world, dtype=float)
     return world
+
+
+def _pose_keys(ob: bpy.types.Object, world: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(location (n, 3), quaternion (n, 4)) keys of a part at its solved world matrices, its
+    scale channel kept (negative scale: see io/part_frames.basis_pose)."""
+    signs = np.sign(np.array(ob.scale, dtype=float) * np.array(ob.delta_scale, dtype=float))
+    if ob.parent is None:                        # basis = world
+        return basis_pose(world[ob.name], np.eye(4), np.eye(4), signs)
+    return basis_pose(world[ob.name], world[ob.parent.name],
+                      np.array(ob.matrix_parent_inverse, dtype=float), signs)
 
 
 def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
@@ -89,21 +134,14 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     world = _world_matrices(sm, result)
     for ob in sm.parts:
         _backup(ob)
-        if ob.parent is None:                    # basis = world: the solver's frame itself
-            loc = result.position(ob.name) / sm.scale
-            quat = result.orientation(ob.name)
-        else:
-            loc, quat = basis_pose(world[ob.name], world[ob.parent.name],
-                                   np.array(ob.matrix_parent_inverse, dtype=float))
+        loc, quat = _pose_keys(ob, world)
         act, slot, bag = _bake_action(ob)
         for i in range(3):
             _write_curve(bag, "location", i, frames, loc[:, i], "Object Transforms")
         for i in range(4):
             _write_curve(bag, "rotation_quaternion", i, frames, quat[:, i], "Object Transforms")
         ob.rotation_mode = "QUATERNION"
-        ad = ob.animation_data or ob.animation_data_create()
-        ad.action = act
-        ad.action_slot = slot
+        _attach(ob, act, slot, sm.timeline.frame_start)
         ob.mechanism.baked = True
     plots = joint_plots(result, [ob.name for ob in sm.joints],
                         {name: (job.name, coord) for name, (job, coord) in sm.motions.items()})
@@ -113,16 +151,23 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
         for prop, values in plots[ob.name].items():
             ob[prop] = float(values[0])
             _write_curve(bag, f'["{prop}"]', 0, frames, values, "Mechanism")
-        ad = ob.animation_data or ob.animation_data_create()
-        if ad.action is None or ad.action == act:
-            ad.action = act
-            ad.action_slot = slot
-        else:                                   # the user's action stays active
-            track = ad.nla_tracks.new()
-            track.name = TRACK
-            strip = track.strips.new(act.name, int(sm.timeline.frame_start), act)
-            strip.action_slot = slot
+        _attach(ob, act, slot, sm.timeline.frame_start)
         ob.mechanism.baked = True
+
+
+def _attach(ob: bpy.types.Object, act, slot, frame_start: int) -> None:
+    """Play the bake action on the object: as its action when it has none of the user's,
+    else on an NLA track beneath the user's action, which stays active and untouched (NLA
+    tracks play below the active action: the user's channels keep playing over the bake)."""
+    ad = ob.animation_data or ob.animation_data_create()
+    if ad.action is None or ad.action == act:
+        ad.action = act
+        ad.action_slot = slot
+        return
+    track = ad.nla_tracks.new()
+    track.name = TRACK
+    strip = track.strips.new(act.name, int(frame_start), act)
+    strip.action_slot = slot
 
 
 def clear_bake(scene: bpy.types.Scene, only=None) -> int:

@@ -7,6 +7,7 @@ Python (``bpy`` from PyPI, the extension enabled; see addon/headless.py):
 """
 from __future__ import annotations
 
+import os
 import sys
 
 import bpy
@@ -22,8 +23,8 @@ def bake_file(in_path: str, out_path: str, csv_path: str | None = None) -> int:
     bpy.ops.wm.open_mainfile(filepath=in_path)
     try:
         bpy.ops.mechanism.bake()
-        if csv_path:
-            bpy.ops.mechanism.export_csv(filepath=csv_path)
+        if csv_path:      # a relative path on the command line is from the working folder
+            bpy.ops.mechanism.export_csv(filepath=os.path.abspath(csv_path))
     except RuntimeError as exc:       # an operator that reported an error
         print(f"mechanism bake failed: {exc}", file=sys.stderr)
         return 1

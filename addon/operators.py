@@ -14,9 +14,11 @@ from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake
+from .io.csv_table import export_path
 from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
-from .io.settings import JOINT_KINDS
+from .io.settings import JOINT_KINDS, kind_label
+from .io.start_gaps import start_notes
 from .io.timeline import with_frame, with_scene_frame
 from .properties import ROLES
 from .scene_reader import read_scene
@@ -45,6 +47,7 @@ def _store_mass_display(sm) -> None:
         if props is not None and s.mass_mode == "MESH":
             s.computed_mass = props["mass"]
             s.computed_inertia = inertia_six(props["inertia"])
+            s.computed_density = s.density
         s.mesh_warning = warning
 
 
@@ -57,7 +60,10 @@ class MECHANISM_OT_set_role(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return bool(context.selected_objects)
+        if not context.selected_objects:
+            cls.poll_message_set("Select the objects to tag first")
+            return False
+        return True
 
     def execute(self, context):
         for ob in context.selected_objects:
@@ -78,7 +84,10 @@ class MECHANISM_OT_add_marker(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         ob = context.active_object
-        return ob is not None and ob.mechanism.role == "PART"
+        if ob is None or ob.mechanism.role != "PART":
+            cls.poll_message_set("Make a part the active object (markers go on parts)")
+            return False
+        return True
 
     def execute(self, context):
         part = context.active_object
@@ -131,7 +140,10 @@ class MECHANISM_OT_connect(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         parts = [o for o in context.selected_objects if o.mechanism.role == "PART"]
-        return len(parts) == 2 and context.active_object in parts
+        if len(parts) != 2 or context.active_object not in parts:
+            cls.poll_message_set("Select two parts; the active one gets marker I")
+            return False
+        return True
 
     def execute(self, context):
         part_i = context.active_object
@@ -141,7 +153,7 @@ class MECHANISM_OT_connect(bpy.types.Operator):
         where = Matrix.Translation(context.scene.cursor.location) @ turn
         mi = add_marker(context, part_i, where, f"{part_i.name}.{part_j.name}.I")
         mj = add_marker(context, part_j, where, f"{part_j.name}.{part_i.name}.J")
-        joint = bpy.data.objects.new(f"{self.kind.title()} {part_i.name}-{part_j.name}", None)
+        joint = bpy.data.objects.new(f"{kind_label(self.kind)} {part_i.name}-{part_j.name}", None)
         joint.empty_display_type = "SPHERE"
         joint.empty_display_size = 0.1
         context.scene.collection.objects.link(joint)
@@ -150,6 +162,27 @@ class MECHANISM_OT_connect(bpy.types.Operator):
         s.role, s.joint_kind, s.marker_i, s.marker_j = "JOINT", self.kind, mi, mj
         self.report({"INFO"}, f"joint {joint.name!r}: {mi.name!r} to {mj.name!r}")
         return {"FINISHED"}
+
+
+def length_text(scene, metres: float) -> str:
+    """A length in the scene's units ("5 cm"; plain Blender units when the unit system is
+    None)."""
+    units = scene.unit_settings
+    if units.system == "NONE":
+        return f"{metres / (units.scale_length or 1.0):.4g}"
+    return bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
+
+
+def _start_notes(scene, sm) -> list[str]:
+    """Check's lines on joints open where the user left the parts (io/start_gaps.py): the
+    scene's mechanism is assembled as a Bake would (the scene is not changed)."""
+    before = {ob.name: sm.mech.pose(ob.name) for ob in sm.parts}
+    try:
+        sm.mech.assemble()
+    except (MechanismError, SolverError):      # check() has said why
+        return []
+    after = {ob.name: sm.mech.pose(ob.name) for ob in sm.parts}
+    return start_notes(sm.mech, before, after, lambda metres: length_text(scene, metres))
 
 
 class MECHANISM_OT_check(bpy.types.Operator):
@@ -167,10 +200,10 @@ class MECHANISM_OT_check(bpy.types.Operator):
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
         _store_mass_display(sm)
-        lines = str(report).splitlines() + [f"mesh {n!r}: {w}" for n, (_, w) in
-                                            sm.mass_properties.items() if w]
+        warn = sm.mesh_notes() + (_start_notes(scene, sm) if report.assembled else [])
+        lines = str(report).splitlines() + warn
         scene.mechanism.report = " | ".join(lines)
-        self.report({"WARNING"} if report.problems else {"INFO"}, "; ".join(lines))
+        self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
         return {"FINISHED"}
 
 
@@ -208,13 +241,19 @@ class MECHANISM_OT_bake(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        return context.scene is not None and context.mode == "OBJECT"
+        if context.scene is None:
+            return False
+        if context.mode != "OBJECT":              # keys are written to objects, not meshes
+            cls.poll_message_set("Bake works in Object Mode: leave Edit Mode (Tab) first")
+            return False
+        return True
 
     def execute(self, context):
         """Synchronous bake (scripts, tests, the command line)."""
         sm = None
         try:
             sm = read_scene(context.scene)
+            bake.refuse_pose_keys(sm.parts)
             result = _solve_read(context.scene, sm)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm))
@@ -227,8 +266,9 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         context.scene.frame_set(context.scene.frame_current)
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), "
                 f"{len(result.times)} frames ({result.analysis})")
-        if result.notes:      # what the user should know (e.g. imperfect geometry accepted)
-            notes = [with_scene_frame(n, sm.timeline.frames) for n in result.notes]
+        # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
+        notes = sm.mesh_notes() + [with_scene_frame(n, sm.timeline.frames) for n in result.notes]
+        if notes:
             context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes])
             self.report({"WARNING"}, "; ".join([done] + notes))
         else:
@@ -242,6 +282,7 @@ class MECHANISM_OT_bake(bpy.types.Operator):
             return self.execute(context)
         try:
             self._sm = read_scene(context.scene)
+            bake.refuse_pose_keys(self._sm.parts)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
@@ -311,9 +352,9 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
     filepath: StringProperty(subtype="FILE_PATH")
 
     def execute(self, context):
-        path = bpy.path.abspath(self.filepath or context.scene.mechanism.csv_path)
         sm = None
         try:
+            path = export_path(self.filepath or context.scene.mechanism.csv_path, bpy.data.filepath)
             sm = read_scene(context.scene)
             rows = bake.write_csv(path, sm, _solve_read(context.scene, sm))
         except (MechanismError, SolverError, OSError) as exc:

@@ -32,8 +32,10 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     mass_mode: EnumProperty(name="Mass", items=[
         ("MESH", "From Mesh", "Mass, centre of mass and inertia from the closed mesh and a density"),
         ("MANUAL", "Typed In", "Mass, centre of mass and inertia typed in")], default="MESH")
-    density: FloatProperty(name="Density", description="kg per cubic metre", default=1000.0,
-                           min=1e-9, soft_max=20000.0)
+    # min 0, not a tiny positive number: what is typed is kept (below 0 stops at 0) and a
+    # density of 0 is refused by name at Check and Bake, never baked as a near-massless part
+    density: FloatProperty(name="Density", description="kg per cubic metre, above 0",
+                           default=1000.0, min=0.0, soft_min=1.0, soft_max=20000.0)
     mass: FloatProperty(name="Mass", unit="MASS", default=1.0, min=1e-12)
     center_of_mass: FloatVectorProperty(name="Centre of Mass", size=3, subtype="XYZ", unit="LENGTH",
                                         description="In the object's local coordinates")
@@ -45,9 +47,11 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     initial_angular_velocity: FloatVectorProperty(name="Angular Velocity", size=3, subtype="EULER",
                                                   unit="ROTATION",
                                                   description="Initial angular velocity, world axes, per second")
-    # computed from the mesh (shown in the panel; refreshed by Check and Bake)
+    # computed from the mesh (shown in the panel; refreshed by Check and Bake); 0: not yet,
+    # and not shown either when the density has changed since (computed_density)
     computed_mass: FloatProperty(name="Computed Mass", unit="MASS")
     computed_inertia: FloatVectorProperty(name="Computed Inertia", size=6)
+    computed_density: FloatProperty(name="Computed With Density", options={"HIDDEN"})
     mesh_warning: StringProperty(name="Mesh Warning")
 
     # -- joint, spring and force: the markers they connect

@@ -35,6 +35,11 @@ class SceneMechanism:
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
     part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
 
+    def mesh_notes(self) -> list[str]:
+        """One line per part whose mesh has problems: the part, what is wrong, the mass used."""
+        return [mass.mesh_note(name, warning, props["mass"])
+                for name, (props, warning) in self.mass_properties.items() if warning]
+
     @property
     def fps(self) -> float:
         return self.timeline.fps

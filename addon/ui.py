@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import bpy
 
+from .io.settings import kind_label
+
 
 class MECHANISM_UL_objects(bpy.types.UIList):
     """Scene objects of one role (the list's filter_role); clicking a name selects it."""
@@ -17,7 +19,7 @@ class MECHANISM_UL_objects(bpy.types.UIList):
                           if s.role == "SPRING" else "FORCE_FORCE")
         op.name = item.name
         if s.role == "JOINT":
-            row.label(text=s.joint_kind.replace("_", " ").title())
+            row.label(text=kind_label(s.joint_kind))
             if self.list_id == "motion" and s.motion_type != "NONE":
                 row.label(text=s.motion_type.title())
 
@@ -64,10 +66,20 @@ def _draw_part(layout, ob, s):
     layout.prop(s, "mass_mode", expand=True)
     col = layout.column(align=True)
     if s.mass_mode == "MESH":
-        col.prop(s, "density")
-        col.label(text=f"Mass {s.computed_mass:.6g} kg")
-        i = s.computed_inertia
-        col.label(text=f"Ixx {i[0]:.4g}  Iyy {i[1]:.4g}  Izz {i[2]:.4g} kg m²")
+        bad = not s.density > 0.0             # refused by Check and Bake (they name the part)
+        row = col.row()
+        row.alert = bad
+        row.prop(s, "density")
+        if bad:
+            row = col.row()
+            row.alert = True
+            row.label(text="Density must be above 0", icon="ERROR")
+        if s.computed_mass > 0.0 and s.computed_density == s.density:
+            col.label(text=f"Mass {s.computed_mass:.6g} kg at the last Check or Bake")
+            i = s.computed_inertia
+            col.label(text=f"Ixx {i[0]:.4g}  Iyy {i[1]:.4g}  Izz {i[2]:.4g} kg m²")
+        else:                                 # not computed yet, or for another density
+            col.label(text="Mass: computed at Check or Bake")
         if s.mesh_warning:
             col.label(text=s.mesh_warning, icon="ERROR")
     else:

@@ -152,6 +152,77 @@ def slider_crank(bpy, crank: float = 0.1, rod: float = 0.3) -> dict[str, Any]:
                 big_end=big_end, cylinder=cylinder, small_end=small_end)
 
 
+def key_own_channels(bpy, ob) -> dict[int, tuple]:
+    """The user's own animation of a part, none of it location or rotation: a custom
+    property "glow" (0 -> 10), the scale (y, z 0.1 -> 0.3) and the render visibility
+    (hidden from frame 13), keyed over FRAME_START..FRAME_END.  Returns frame -> (glow,
+    scale, hide_render) as they play, for frames 1, 7, 13 and 25; leaves the scene at
+    FRAME_START."""
+    ob["glow"] = 0.0
+    ob.keyframe_insert('["glow"]', frame=FRAME_START)
+    ob["glow"] = 10.0
+    ob.keyframe_insert('["glow"]', frame=FRAME_END)
+    sy, sz = ob.scale[1], ob.scale[2]
+    ob.keyframe_insert("scale", frame=FRAME_START)
+    ob.scale[1], ob.scale[2] = 3 * sy, 3 * sz
+    ob.keyframe_insert("scale", frame=FRAME_END)
+    ob.hide_render = False
+    ob.keyframe_insert("hide_render", frame=FRAME_START)
+    ob.hide_render = True
+    ob.keyframe_insert("hide_render", frame=13)
+    plays = {}
+    for f in (1, 7, 13, 25):
+        bpy.context.scene.frame_set(f)
+        plays[f] = (ob["glow"], tuple(ob.scale), ob.hide_render)
+    bpy.context.scene.frame_set(FRAME_START)
+    return plays
+
+
+# ---------------------------------------------------------------- what a panel shows
+class Layout:
+    """Stands in for a panel's layout and records what draw() puts in it, in order:
+    ("label", text, icon, alert), ("prop", property name, alert), ("operator", idname)."""
+
+    def __init__(self, items: list | None = None) -> None:
+        self.items = [] if items is None else items
+        self.alert = False
+
+    def _child(self, *args, **kw) -> "Layout":
+        child = Layout(self.items)
+        child.alert = self.alert
+        return child
+
+    row = column = box = split = _child
+
+    def label(self, text: str = "", icon: str = "NONE", **kw) -> None:
+        self.items.append(("label", text, icon, self.alert))
+
+    def prop(self, data, name: str, **kw) -> None:
+        self.items.append(("prop", name, self.alert))
+
+    def operator(self, idname: str, **kw):
+        from types import SimpleNamespace
+        self.items.append(("operator", idname))
+        return SimpleNamespace()
+
+    def template_list(self, *args, **kw) -> None:
+        self.items.append(("list",) + tuple(a for a in args if isinstance(a, str)))
+
+
+def panel_items(bpy, panel: str) -> list[tuple]:
+    """What the sidebar panel ``panel`` (its class name) draws in the present context."""
+    cls = bpy.types.Panel.bl_rna_get_subclass_py(panel)
+    layout = Layout()
+    from types import SimpleNamespace
+    cls.draw(SimpleNamespace(layout=layout), bpy.context)
+    return layout.items
+
+
+def panel_labels(bpy, panel: str) -> list[str]:
+    """The texts of the labels the panel draws."""
+    return [item[1] for item in panel_items(bpy, panel) if item[0] == "label"]
+
+
 # ---------------------------------------------------------------- reading F-curves
 def channelbag(ob, action=None):
     """The channelbag of ``action`` (default: the object's active action) for its slot."""
@@ -177,9 +248,11 @@ def curve(ob, path: str, index: int = 0, action=None) -> np.ndarray:
 
 
 def baked_pose(ob) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(frames (n,), location (n, 3), quaternion (n, 4)) keyed by the bake on a part."""
-    loc = [curve(ob, "location", i) for i in range(3)]
-    quat = [curve(ob, "rotation_quaternion", i) for i in range(4)]
+    """(frames (n,), location (n, 3), quaternion (n, 4)) keyed by the bake on a part (in its
+    bake action, which plays beside any action of the user's)."""
+    act = ob.mechanism.bake_action
+    loc = [curve(ob, "location", i, act) for i in range(3)]
+    quat = [curve(ob, "rotation_quaternion", i, act) for i in range(4)]
     return loc[0][:, 0], np.stack([c[:, 1] for c in loc], 1), np.stack([c[:, 1] for c in quat], 1)
 
 
@@ -200,7 +273,8 @@ def action_keys(action) -> dict[tuple[str, str, int], list]:
 # ---------------------------------------------------------------- whole-scene snapshot
 SETTINGS = ("role", "ground", "mass_mode", "density", "joint_kind", "motion_type",
             "motion_expression", "motion_coordinate", "baked")
-DISPLAY = ("computed_mass", "computed_inertia", "mesh_warning", "backup_rotation_mode")
+DISPLAY = ("computed_mass", "computed_inertia", "computed_density", "mesh_warning",
+           "backup_rotation_mode")
 
 
 def _plain(value):

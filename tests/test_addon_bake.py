@@ -10,6 +10,7 @@ matrices (cos(pi/2) = -4.4e-8), which moves a solution by the same order.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -113,6 +114,40 @@ def test_slider_crank_bake_equals_solver(blender, extension) -> None:
     x = 0.1 * np.cos(th) + np.sqrt(0.3**2 - (0.1 * np.sin(th)) ** 2)
     close(loc[:, 0], x, what="piston x against the closed form")
     close(loc[:, 1:], 0.0 * loc[:, 1:], what="piston stays on the x axis")
+
+
+@pytest.mark.parametrize("scale", [(-0.8, 0.1, 0.05), (-1.0, -0.1, 0.1)])
+def test_negative_scale_bakes_the_solver_pose(blender, extension, scale) -> None:
+    """Issue 14 defect 2: a pendulum arm mirrored by a negative scale (one axis: a
+    reflection; two: a half turn about the third, as design.md's polar decomposition reads
+    them) keeps its scale channel, and the baked rotation with it puts the arm and its
+    markers at the solver's frames: the world matrices [R(q) S, position] of the part and
+    the marker frames of Result.marker_frame, at frames 1, 9 and 25."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground, arm = bs.ground_and_arm(bpy)
+    arm.scale = scale
+    pin = bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    tip = bs.add_marker(bpy, arm, (0.9, 0.0, 0.05))
+    bpy.context.scene.mechanism.tolerance = 1e-9
+    addon = extension.addon
+    sm = addon.scene_reader.read_scene(bpy.context.scene)
+    r = sm.mech.solve(times=sm.timeline.times, analysis="dynamic", tolerance=1e-9)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    stretch = sm.part_frames["arm"].stretch
+    for f in (1, 9, 25):
+        bpy.context.scene.frame_set(f)
+        k = f - bs.FRAME_START
+        W = addon.io.part_frames.pose_matrices(r.position("arm")[k], r.orientation("arm")[k],
+                                               stretch, sm.scale)
+        close(np.array(arm.matrix_world), W, what=f"frame {f}: the arm's world matrix")
+        close(np.array(arm.scale), scale, what="the scale channel is kept")
+        for mk in (pin.mechanism.marker_i, tip):
+            origin, axes = r.marker_frame(mk.name)
+            M = np.array(mk.matrix_world)
+            close(M[:3, 3], origin[k], what=f"frame {f}: {mk.name} origin")
+            close(M[:3, :3] / np.linalg.norm(M[:3, :3], axis=0), axes[k],
+                  what=f"frame {f}: {mk.name} axes")
 
 
 # ---------------------------------------------------------------- 2. mass properties
@@ -311,8 +346,9 @@ def key_user_animation(bpy, d) -> tuple:
 
 
 def test_rebake_replaces_and_clear_restores(blender) -> None:
-    """Re-bake: the same actions and F-curves, no duplicates.  Clear: the arm's matrix,
-    rotation mode and action come back exactly; no action of the user's is ever modified."""
+    """Re-bake: the same actions and F-curves, no duplicates (the arm's bake on one NLA track
+    beneath the user's action, which stays active).  Clear: the arm's matrix, rotation mode
+    and action come back exactly; no action of the user's is ever modified."""
     bpy = blender
     d = bs.pendulum(bpy)
     user, cube = key_user_animation(bpy, d)
@@ -330,10 +366,12 @@ def test_rebake_replaces_and_clear_restores(blender) -> None:
     for _ in range(2):
         assert bpy.ops.mechanism.bake() == {"FINISHED"}
         assert sorted(a.name for a in bpy.data.actions) == names
-        assert len(bs.channelbag(arm).fcurves) == 7
+        assert len(bs.channelbag(arm, arm.mechanism.bake_action).fcurves) == 7
         assert len(bs.channelbag(pin).fcurves) == 8  # no motion: reactions only
         assert pin.animation_data.action == pin.mechanism.bake_action
-        assert len(pin.animation_data.nla_tracks) == 0 and len(arm.animation_data.nla_tracks) == 0
+        assert arm.animation_data.action == user
+        assert len(pin.animation_data.nla_tracks) == 0
+        assert [t.name for t in arm.animation_data.nla_tracks] == ["Mechanism bake"]
         keys_close(all_bake_keys(bpy), first)
     assert arm.mechanism.backup_action == user
     assert bs.action_keys(user) == user_keys
@@ -352,6 +390,69 @@ def test_rebake_replaces_and_clear_restores(blender) -> None:
     assert bs.action_keys(user) == user_keys
     assert sorted(a.name for a in bpy.data.actions) == sorted([user.name, cube.animation_data.action.name])
     assert not bs.differences(before, bs.snapshot(bpy, display=False))  # all else too (custom props gone)
+
+
+def test_part_animation_plays_beside_the_bake(blender) -> None:
+    """Issue 14 defect 1: a part's own animation (a custom property, its scale, its render
+    visibility) keeps playing after Bake and the baked location and rotation play with it;
+    the user's action stays the active one, slot and keys unchanged; Clear Bake leaves the
+    scene as it was before the bake."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    plays = bs.key_own_channels(bpy, arm)
+    ad = arm.animation_data
+    user, slot = ad.action, ad.action_slot.identifier
+    user_keys = bs.action_keys(user)
+    before = bs.snapshot(bpy, display=False)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert (ad.action, ad.action_slot.identifier) == (user, slot)
+    assert bs.action_keys(user) == user_keys
+    _, loc, quat = bs.baked_pose(arm)
+    for f, own in plays.items():
+        bpy.context.scene.frame_set(f)
+        assert (arm["glow"], tuple(arm.scale), arm.hide_render) == own, f"frame {f}"
+        close(np.array(arm.location), loc[f - bs.FRAME_START], what=f"frame {f} location")
+        close(np.array(arm.rotation_quaternion), quat[f - bs.FRAME_START],
+              what=f"frame {f} rotation")
+    bpy.context.scene.frame_set(bs.FRAME_START)
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert (ad.action, ad.action_slot.identifier) == (user, slot)
+    assert bs.action_keys(user) == user_keys
+    assert not bs.differences(before, bs.snapshot(bpy, display=False))
+
+
+def pose_keys(bpy, anim, arm, how: str) -> str:
+    """Animate the arm's pose as a user might: keys of ``how`` in its own action, a driver on
+    its location, or (a file baked before bakes went beside the user's action) an action
+    with location keys that Clear would put back; returns what Bake must say."""
+    arm.rotation_mode = "QUATERNION"
+    if how == "driver":
+        arm.driver_add("location", 0).driver.expression = "0.5"
+        return "part 'arm': a driver drives location"
+    if how == "old bake":
+        assert bpy.ops.mechanism.bake() == {"FINISHED"}       # the bake is the arm's action
+        user = bpy.data.actions.new("armAction")
+        slot = user.slots.new(id_type="OBJECT", name="arm")
+        fc = anim.ensure_channelbag(user, slot).fcurves.new("location", index=0)
+        fc.keyframe_points.insert(1, 0.5)
+        arm.mechanism.backup_action, arm.mechanism.backup_slot = user, slot.identifier
+        return "part 'arm': its action 'armAction' keys location"
+    arm.keyframe_insert(how, frame=bs.FRAME_START)
+    return f"part 'arm': its action '{arm.animation_data.action.name}' keys {how}"
+
+
+@pytest.mark.parametrize("how", ["location", "rotation_quaternion", "driver", "old bake"])
+def test_bake_refuses_a_part_whose_own_animation_places_it(blender, extension, how: str) -> None:
+    """The user's action (and a driver) plays over the bake: keys of the part's location or
+    quaternion there would hide the baked motion, so Bake says so, naming the part, the
+    action and the channel, and changes nothing."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    said = pose_keys(bpy, extension.addon.anim, arm, how)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=re.escape(said)):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
 
 
 def joint_angle(mi, mj) -> float:

@@ -90,6 +90,13 @@ def flat_part(bpy) -> None:
     plane.mechanism.mass_mode = "MESH"
 
 
+def no_density(bpy) -> None:
+    """Issue 14 defect 3: a density of 0 (or typed below 0: the property stops at 0) is
+    refused, not stored as a tiny positive density."""
+    d = baked(bpy, bs.pendulum)
+    d["arm"].mechanism.density = -5.0
+
+
 PIN, MOTOR = "Revolute arm-ground", "Revolute crank-block"
 CASES = {  # name: (break a baked scene, match (names the item), more patterns, read-time error)
     "marker not parented": (loose_marker, r"marker 'loose' is not parented to a part", [], True),
@@ -105,6 +112,7 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
     "spring markers removed": (spring_without_markers, r"spring 'spring': marker I is not set or was deleted",
                                [], True),
     "part without volume": (flat_part, r"part 'sheet': the mesh encloses no volume", [], True),
+    "density not above 0": (no_density, r"part 'arm': density 0 kg/m\^3", [r"above 0"], True),
 }
 
 
@@ -142,3 +150,17 @@ def test_lock_up_message_names_one_frame(blender) -> None:
     with pytest.raises(RuntimeError) as info:
         blender.ops.mechanism.bake()
     assert re.findall(r"frame (\d+)", str(info.value)) == ["3"]
+
+
+def test_density_not_above_0_is_kept_and_flagged_in_the_panel(blender) -> None:
+    """Issue 14 defect 3: the Density field stops at 0 (not at a tiny positive density that
+    looks like 0), and the panel marks a density of 0 in red with the reason."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    assert arm.mechanism.bl_rna.properties["density"].hard_min == 0.0
+    arm.mechanism.density = -5.0
+    assert arm.mechanism.density == 0.0
+    bs.select(bpy, [arm], arm)
+    items = bs.panel_items(bpy, "VIEW3D_PT_mechanism_object")
+    assert ("prop", "density", True) in items
+    assert [i[1] for i in items if i[0] == "label" and i[3]] == ["Density must be above 0"]

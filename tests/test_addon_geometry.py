@@ -1,8 +1,9 @@
-"""Imperfect geometry and over-driven loops in real Blender (issue 11, issue 14 defect 4): a
-four-bar built with Connect whose rocker pivot is lifted a little out of the plane bakes,
-and the Bake reports that redundant equations disagree (joints and gap); lifted a lot, the
-Bake refuses with the gap and changes nothing; with motions on two of its pins, Bake and
-Assemble say the motions over-drive the mechanism and change nothing."""
+"""Imperfect geometry and over-driven loops in real Blender (issue 11, issue 14 defects 3 and
+4): a four-bar built with Connect whose rocker pivot is lifted a little out of the plane
+bakes, and the Bake reports that redundant equations disagree (joints and gap); lifted a
+lot, the Bake refuses with the gap and changes nothing; with motions on two of its pins,
+Bake and Assemble say the motions over-drive the mechanism and change nothing.  A part
+whose mesh is open bakes with a warning that names it, what is wrong and the mass used."""
 from __future__ import annotations
 
 import pytest
@@ -68,3 +69,52 @@ def test_refused_bake_names_the_reason_and_changes_nothing(blender, lift, second
     with pytest.raises(RuntimeError, match=words):
         blender.ops.mechanism.assemble()
     assert bs.differences(before, bs.snapshot(blender)) == []
+
+
+def test_open_mesh_bakes_with_a_warning_naming_part_and_mass(blender) -> None:
+    """Issue 14 defect 3: the pendulum's 10 kg arm with its +x end face deleted is an open
+    mesh (4 boundary edges) whose divergence-theorem mass is less; Bake and Check both say
+    so in the scene's report, with the part's name and the mass used."""
+    import bmesh
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    bm = bmesh.new()
+    bm.from_mesh(arm.data)
+    bmesh.ops.delete(bm, geom=[f for f in bm.faces if f.normal.x > 0.9], context="FACES_ONLY")
+    bm.to_mesh(arm.data)
+    bm.free()
+    assert blender.ops.mechanism.bake() == {"FINISHED"}
+    mass = arm.mechanism.computed_mass
+    assert 0.0 < mass < 10.0 - 1e-3
+    said = f"part 'arm': open mesh: 4 boundary edges; mass used {mass:.4g} kg"
+    assert said in bpy.context.scene.mechanism.report, bpy.context.scene.mechanism.report
+    bpy.context.scene.mechanism.report = ""
+    assert blender.ops.mechanism.check() == {"FINISHED"}
+    assert said in bpy.context.scene.mechanism.report, bpy.context.scene.mechanism.report
+
+
+def test_check_names_a_joint_open_at_the_start(blender) -> None:
+    """Issue 14: the slider-crank's piston lifted 5 cm off its slide (its markers with it):
+    Check names the two joints on the piston as open by 5 cm, in the scene's units, and the
+    move that a Bake would make; built closed, no such line; with the unit system None, the
+    lengths are Blender units.  The scene is not moved."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+
+    def report() -> str:
+        return bpy.context.scene.mechanism.report
+
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "open" not in report() and "moves" not in report(), report()
+    d["piston"].location.y += 0.05
+    bpy.context.view_layer.update()
+    matrix = [tuple(r) for r in d["piston"].matrix_world]
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    lines = report().split(" | ")
+    for joint in (d["cylinder"], d["small_end"]):
+        assert f"joint {joint.name!r} is open at the start by 5 cm" in lines, lines
+    assert any(line.startswith("the assembly moves part 'piston' by 5 cm") for line in lines), lines
+    assert [tuple(r) for r in d["piston"].matrix_world] == matrix
+    bpy.context.scene.unit_settings.system = "NONE"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert f"joint {d['cylinder'].name!r} is open at the start by 0.05" in report().split(" | ")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 
 import numpy as np
 import pytest
@@ -89,6 +90,24 @@ def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:
         bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "missing" / "f.csv"))
 
 
+def test_export_csv_of_an_unsaved_file(blender, tmp_path, monkeypatch, capfd) -> None:
+    """Issue 14: in an unsaved file the default path '//mechanism.csv' has no folder: Export
+    CSV says so and writes nothing (not into the folder Blender was started from); once the
+    file is saved it writes next to it and reports the absolute path."""
+    bpy = blender
+    bs.slider_crank(bpy)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RuntimeError, match=r"'//mechanism.csv' is relative to the .blend file, "
+                                           r"which is not saved"):
+        bpy.ops.mechanism.export_csv()
+    assert os.listdir(tmp_path) == []
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "crank.blend"))
+    capfd.readouterr()
+    assert bpy.ops.mechanism.export_csv() == {"FINISHED"}
+    assert (tmp_path / "mechanism.csv").is_file()
+    assert f"frames to {tmp_path / 'mechanism.csv'}" in capfd.readouterr().out
+
+
 def test_bake_of_parented_parts(blender, extension) -> None:
     """A part parented to a turned, moved Empty and a part parented to another moving part:
     the baked keys are in parent space, and the evaluated world poses equal the solver's."""
@@ -160,3 +179,59 @@ def test_spring_force_and_torsion_through_the_scene(blender) -> None:
     theta = 2 * np.arctan2(w[1], w[0])
     np.testing.assert_allclose(theta, -0.4 + 0.4 * np.cos(np.sqrt(3.0 / I) * t), atol=2e-6)
     assert slide["reaction_force"] >= 0.0 and "motion_effort" not in slide.keys()
+
+
+@pytest.mark.parametrize("kind, name", [("IN_LINE", "In-line rod-piston"),
+                                        ("PARALLEL_AXES", "Parallel-axes rod-piston"),
+                                        ("REVOLUTE", "Revolute rod-piston")])
+def test_connect_names_the_joint_by_its_kind(blender, kind: str, name: str) -> None:
+    """Issue 14: Connect names a joint as the Kind menu labels its kind, then the parts
+    (not 'In_Line rod-piston')."""
+    bpy = blender
+    rod = bs.add_box(bpy, "rod", (0.3, 0.02, 0.02), (0.0, 0.0, 0.0))
+    piston = bs.add_box(bpy, "piston", (0.05, 0.05, 0.05), (0.2, 0.0, 0.0))
+    bs.tag(bpy, [rod, piston], "PART")
+    joint = bs.connect(bpy, rod, piston, (0.15, 0.0, 0.0), kind)
+    assert joint.name == name
+    assert joint.mechanism.joint_kind == kind
+
+
+def test_greyed_out_buttons_say_why(blender) -> None:
+    """Issue 14: Bake in Edit Mode, Connect without two parts and Add Marker without an
+    active part are unavailable, and the reason comes with them (poll_message_set: the
+    tooltip in the UI, the error text in a script)."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    bs.select(bpy, [d["arm"]], d["arm"])
+    with pytest.raises(RuntimeError, match="Select two parts; the active one gets marker I"):
+        bpy.ops.mechanism.connect()
+    bpy.ops.object.mode_set(mode="EDIT")
+    with pytest.raises(RuntimeError, match=r"Bake works in Object Mode: leave Edit Mode"):
+        bpy.ops.mechanism.bake()
+    bpy.ops.object.mode_set(mode="OBJECT")
+    bs.select(bpy, [d["pin"]], d["pin"])
+    with pytest.raises(RuntimeError, match=r"Make a part the active object"):
+        bpy.ops.mechanism.add_marker()
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+
+
+def test_panel_mass_is_never_a_stale_or_zero_number(blender) -> None:
+    """Issue 14: before Check the part's panel says when its mass is computed (not "Mass 0
+    kg"); after Check it shows the 10 kg of the 1 x 0.1 x 0.1 m arm at 1000 kg/m^3 and its
+    inertia; a new density hides the old number until Bake computes 20 kg."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    bs.select(bpy, [arm], arm)
+
+    def mass_lines() -> list[str]:
+        labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_object")
+        return [t for t in labels if t.startswith(("Mass", "Ixx"))]
+
+    assert mass_lines() == ["Mass: computed at Check or Bake"]
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    shown = mass_lines()
+    assert shown[0] == "Mass 10 kg at the last Check or Bake" and shown[1].startswith("Ixx 0.0166")
+    arm.mechanism.density = 2000.0
+    assert mass_lines() == ["Mass: computed at Check or Bake"]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert mass_lines()[0] == "Mass 20 kg at the last Check or Bake"

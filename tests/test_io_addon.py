@@ -309,6 +309,27 @@ def test_basis_pose_of_a_parented_part() -> None:
         assert np.all(np.sum(quat[1:] * quat[:-1], axis=1) > 0)
 
 
+@pytest.mark.parametrize("scale", [(-2.0, 0.5, 1.5), (-2.0, -0.5, 1.5), (-2.0, -0.5, -1.5)])
+def test_basis_pose_keeps_a_negative_scale_channel(scale) -> None:
+    """An object without a parent whose scale channel has negative entries: its world matrix
+    [R diag(s), t] gives back the rotation channel R (not the polar decomposition's, which
+    folds the reflection or half turn into it) when the signs of s are passed; the part
+    frame's pose matrices, turned, give the turned R.  Issue 14 defect 2."""
+    R = rot("z", 0.7) @ rot("x", -0.4)
+    M = affine(R @ np.diag(scale), (1.0, -2.0, 3.0))
+    f = part_frames.part_frame(M)
+    turns = [np.eye(3), rot("y", 0.5), rot("x", 2.0)]
+    q = rotations.matrix_to_quat(np.array([T @ f.rotation for T in turns]))
+    W = part_frames.pose_matrices(np.tile(f.position, (3, 1)), q, f.stretch, 1.0)
+    I = np.eye(4)
+    loc, quat = part_frames.basis_pose(W, I, I, np.sign(scale))
+    np.testing.assert_allclose(loc, np.tile(f.position, (3, 1)), atol=1e-14)
+    for k, T in enumerate(turns):
+        Rk = rotations.quat_to_matrix(quat[k])
+        np.testing.assert_allclose(Rk, T @ R, atol=1e-13)
+        np.testing.assert_allclose(affine(Rk @ np.diag(scale), loc[k]), W[k], atol=1e-13)
+
+
 # ---------------------------------------------------------------- mass properties
 CUBE_VERTS = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
 CUBE_FACES = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
@@ -356,6 +377,25 @@ def test_mesh_errors_name_the_part() -> None:
         mass.from_mesh("sheet", flat, [(0, 1, 2, 3)], frame, 1000.0, 1.0)
     with pytest.raises(solver.MechanismError, match=r"part 'bad': "):
         mass.from_mesh("bad", CUBE_VERTS, CUBE_FACES[:-1] + [(1, 5, 7, 99)], frame, 1000.0, 1.0)
+    for density in (0.0, -5.0, float("nan")):
+        with pytest.raises(solver.MechanismError, match=r"part 'box': density .* above 0"):
+            mass.from_mesh("box", CUBE_VERTS, CUBE_FACES, frame, density, 1.0)
+
+
+def test_mesh_note_names_the_problem_and_the_mass_used() -> None:
+    """An open unit cube (one face gone) gets the divergence-theorem mass of its five faces
+    (800 kg, not the solid's 1000); the note names the part, the edges and that mass, and
+    says how to fix it; inside-out faces alone are flipped: the mass is right, no fix."""
+    frame = part_frames.part_frame(np.eye(4))
+    props, warning = mass.from_mesh("lid", CUBE_VERTS, CUBE_FACES[:-1], frame, 1000.0, 1.0)
+    assert warning == "open mesh: 4 boundary edges"
+    note = mass.mesh_note("lid", warning, props["mass"])
+    assert note.startswith("part 'lid': open mesh: 4 boundary edges; mass used 800 kg (")
+    assert "close the mesh" in note
+    flipped = [tuple(reversed(f)) for f in CUBE_FACES]
+    props, warning = mass.from_mesh("cube", CUBE_VERTS, flipped, frame, 1000.0, 1.0)
+    assert mass.mesh_note("cube", warning, props["mass"]) == (
+        "part 'cube': inside-out normals (negative volume): flipped; mass used 1000 kg")
 
 
 # ---------------------------------------------------------------- what a bake writes
@@ -423,6 +463,24 @@ def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:
         csv_table.write_rows(str(tmp_path / "missing" / "f.csv"), rows)
 
 
+def test_export_path_needs_a_folder() -> None:
+    """Export CSV's file: relative paths ('//' or plain) from the saved .blend file's folder,
+    absolute ones as typed; relative in an unsaved file: refused with the path (issue 14)."""
+    blend = os.path.join(os.sep, "work", "scenes", "crank.blend")
+    folder = os.path.dirname(blend)
+    assert csv_table.export_path("//mechanism.csv", blend) == os.path.join(folder, "mechanism.csv")
+    up = os.path.join(os.sep, "work", "out", "f.csv")
+    assert csv_table.export_path("//../out/f.csv", blend) == up
+    assert csv_table.export_path("f.csv", blend) == os.path.join(folder, "f.csv")
+    absolute = os.path.join(os.sep, "tmp", "f.csv")
+    assert csv_table.export_path(absolute, "") == absolute
+    for path in ("//mechanism.csv", "f.csv"):
+        with pytest.raises(solver.MechanismError, match=f"'{path}' is relative to the .blend file"):
+            csv_table.export_path(path, "")
+    with pytest.raises(solver.MechanismError, match="give the CSV file's path"):
+        csv_table.export_path(" ", blend)
+
+
 # ---------------------------------------------------------------- viewport arrows
 
 
@@ -452,13 +510,15 @@ def test_force_arrows_scale_newtons_to_blender_units() -> None:
 
 
 def test_kind_menu_names_every_solver_kind() -> None:
-    """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line')."""
+    """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line'); its label
+    is the kind with a capital, as Connect names joints ('In-line', issue 14)."""
     values = [v for v, _, _ in settings.JOINT_KINDS]
     assert [settings.kind_name(v) for v in values] == list(solver.JOINT_KINDS)
     assert "IN_LINE" in values and "PARALLEL_AXES" in values
     labels = {v: (label, d) for v, label, d in settings.JOINT_KINDS}
     assert labels["REVOLUTE"] == ("Revolute", "5 equations")
-    assert labels["IN_LINE"] == ("In Line", "2 equations")
+    assert labels["IN_LINE"] == ("In-line", "2 equations")
+    assert settings.kind_label("PARALLEL_AXES") == labels["PARALLEL_AXES"][0] == "Parallel-axes"
 
 
 def test_split_components() -> None:

@@ -1,13 +1,17 @@
 """The rows Export CSV writes: one per frame with the frame number, time (s), every moving
 part's frame origin (m, world) and quaternion (w x y z), every joint's reaction force and
 torque (N, N m; on part I at marker I, world axes) and every motion's effort (N m or N).
-Numbers are written with 9 significant digits."""
+Numbers are written with 9 significant digits.  ``export_path`` says where: a path relative
+to the .blend file needs the file saved."""
 from __future__ import annotations
 
 import csv
+import os
 from typing import Sequence
 
 import numpy as np
+
+from ...solver import MechanismError
 
 PART_COLUMNS = ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")
 JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
@@ -35,3 +39,19 @@ def write_rows(path: str, rows: list[list[str]]) -> None:
     """Write ``rows`` as a CSV file (OSError for a bad path)."""
     with open(path, "w", newline="") as fh:
         csv.writer(fh).writerows(rows)
+
+
+def export_path(path: str, blend_file: str) -> str:
+    """The absolute file Export CSV writes: ``path`` as typed, a relative one ("//name",
+    Blender's mark, or plain) taken from the folder of ``blend_file`` (bpy.data.filepath).
+    MechanismError when the path is relative and the .blend file is not saved: it would land
+    in whatever folder Blender was started from."""
+    if not path.strip():
+        raise MechanismError("Export CSV: give the CSV file's path")
+    rest = path[2:] if path.startswith("//") else path
+    if os.path.isabs(rest) and not path.startswith("//"):
+        return os.path.normpath(path)
+    if not blend_file:
+        raise MechanismError(f"Export CSV: {path!r} is relative to the .blend file, which is not "
+                             "saved: save the file first, or give an absolute path")
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(blend_file)), rest))

@@ -42,7 +42,11 @@ def from_mesh(name: str, vertices: np.ndarray, faces: Sequence, frame: PartFrame
     """(solver part arguments, mesh warning text or "") of the solid a closed mesh encloses:
     ``vertices`` (n, 3) in the object's local coordinates, ``faces`` vertex index lists,
     ``frame`` the part as designed (its world matrix carries the object's scale), ``density``
-    kg/m^3.  MechanismError naming the part for bad faces or a mesh without volume."""
+    kg/m^3.  MechanismError naming the part for a density not above 0, bad faces or a mesh
+    without volume."""
+    if not density > 0.0:                      # also NaN
+        raise MechanismError(f"part {name!r}: density {density:g} kg/m^3: a density must be "
+                             "above 0 (water 1000, steel 7850); set it, or type the mass in")
     try:
         mp = mesh_mass_properties(vertices, faces, density=1.0, matrix=frame.matrix)
     except ValueError as exc:
@@ -55,3 +59,14 @@ def from_mesh(name: str, vertices: np.ndarray, faces: Sequence, frame: PartFrame
         raise MechanismError(f"part {name!r}: the mesh encloses no volume ({warning or 'flat'}); "
                              "close the mesh or type the mass properties in")
     return dict(mass=mass, center_of_mass=com, inertia=inertia), warning
+
+
+def mesh_note(name: str, warning: str, mass: float) -> str:
+    """What Check and Bake say about a part whose mesh has problems (``warning`` from
+    ``from_mesh``): the part, what is wrong and the mass used (kg).  An open, non-manifold
+    or inconsistently oriented mesh gives the divergence-theorem mass of the faces it has,
+    not the solid's; inside-out normals alone are flipped and the mass is right."""
+    flipped_only = all(w.startswith("inside-out") for w in warning.split("; "))
+    fix = "" if flipped_only else (" (of the faces there are, not of a solid: close the mesh, "
+                                   "or type the mass in)")
+    return f"part {name!r}: {warning}; mass used {mass:.4g} kg{fix}"

@@ -3,8 +3,11 @@
 A part's frame is its object's world matrix with the scale taken out: the linear part is
 L = R @ S (polar decomposition, ``part_frame_from_matrix``), R the part axes and S the
 scale and shear in them; the origin is the object's origin.  The solver moves that rigid
-frame; Blender shows a solved pose as the matrix [R(q) @ S, position].  Markers are given
-to the solver in their part's frame; a parented part is keyed in its parent's space.
+frame; Blender shows a solved pose as the matrix [R(q) @ S, position].  With a negative
+scale the frame's axes differ from the object's rotation channel (a reflection is folded
+into S, design.md), so the keys are read back from that matrix (``basis_pose``) with the
+object's scale channel kept.  Markers are given to the solver in their part's frame; a
+parented part is keyed in its parent's space.
 Each part's frame is computed once when the scene is read (``part_frame``) and passed on.
 """
 from __future__ import annotations
@@ -63,14 +66,18 @@ def pose_matrices(position: np.ndarray, orientation: np.ndarray, stretch: np.nda
     return W
 
 
-def basis_pose(world: np.ndarray, parent_world: np.ndarray, parent_inverse: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """(location (n, 3), quaternion (n, 4)) keys that put a parented object at the world
-    matrices ``world`` (n, 4, 4): matrix_basis = (parent_world @ parent_inverse)^-1 @ world,
-    with ``parent_world`` (n, 4, 4) for a moving parent or (4, 4) for a fixed one.  The
-    rotation is the basis's axes normalised (its scale is in the object's scale channel);
-    quaternion signs are kept continuous from frame to frame."""
+def basis_pose(world: np.ndarray, parent_world: np.ndarray, parent_inverse: np.ndarray,
+               scale_signs=(1.0, 1.0, 1.0)) -> tuple[np.ndarray, np.ndarray]:
+    """(location (n, 3), quaternion (n, 4)) keys that put an object at the world matrices
+    ``world`` (n, 4, 4): matrix_basis = (parent_world @ parent_inverse)^-1 @ world, with
+    ``parent_world`` (n, 4, 4) for a moving parent or (4, 4) for a fixed one (the identity,
+    and ``parent_inverse`` too, for an object without a parent).  The object keeps its scale
+    channel s, so the basis's axes are R(q) @ diag(s): the rotation is the axes normalised and
+    multiplied by ``scale_signs`` = sign(s) (3,), which takes a negative scale's reflection (or
+    half turn) back out of the rotation; quaternion signs are kept continuous from frame to
+    frame."""
     P = parent_world @ parent_inverse
     B = np.linalg.inv(P) @ world
     R = B[:, :3, :3] / np.linalg.norm(B[:, :3, :3], axis=1, keepdims=True)
+    R = R * np.asarray(scale_signs, dtype=float)
     return B[:, :3, 3], continuous_quats(matrix_to_quat(R))

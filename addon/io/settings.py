@@ -6,14 +6,21 @@ from __future__ import annotations
 from ...solver import MechanismError
 from ...solver.vocabulary.joints import JOINT_ROWS
 
-# the Kind menu: (enum value, label, description) per solver joint kind, 'in-line' -> 'IN_LINE'
-JOINT_KINDS = [(k.upper().replace("-", "_"), k.replace("-", " ").title(), f"{len(rows)} equations")
-               for k, rows in JOINT_ROWS.items()]
-
-
 def kind_name(enum_value: str) -> str:
     """Solver joint kind of a JOINT_KINDS enum value ('IN_LINE' -> 'in-line')."""
     return enum_value.lower().replace("_", "-")
+
+
+def kind_label(enum_value: str) -> str:
+    """What the user reads for a joint kind (the menu, the joint list, the names Connect
+    gives): the solver's kind with a capital ('IN_LINE' -> 'In-line')."""
+    kind = kind_name(enum_value)
+    return kind[:1].upper() + kind[1:]
+
+
+# the Kind menu: (enum value, label, description) per solver joint kind, 'in-line' -> 'IN_LINE'
+JOINT_KINDS = [(k.upper().replace("-", "_"), kind_label(k), f"{len(rows)} equations")
+               for k, rows in JOINT_ROWS.items()]
 
 
 def motion_name(joint: str, coordinate: str = "angle") -> str:

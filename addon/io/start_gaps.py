@@ -1,0 +1,91 @@
+"""How far a mechanism is from assembled where the user left it, so that Check can say which
+joint is open at the start and by how much before a Bake makes a part jump there.
+
+A joint's gap is read from the joint table (``JOINT_ROWS``, design.md "what each joint kind
+holds") at the parts' placements: the length rows (at-point, on-axis, in-plane, distance)
+give the distance by which marker I's origin misses where the joint holds it (m), the
+direction rows (dot-1) the angle by which the axes miss (rad).  A part's move is the
+largest displacement of its origin and markers from the user's placement to the assembled
+one.  Both count when above OPEN_SHARE of the model's size (the spread of the parts' and
+markers' origins), or OPEN_SHARE radians.  SI units in, as the solver's builder holds them.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ...solver.base.rotations import quat_to_matrix
+from ...solver.vocabulary.joints import JOINT_ROWS, canonical_kind
+
+# a joint open, or a part moved by the assembly, by more than this share of the model's
+# size (or this many radians) shows on a Bake as a jump at the first frame
+OPEN_SHARE = 1e-4
+
+Pose = tuple[np.ndarray, np.ndarray]          # position (3,) m, orientation (4,) w x y z
+
+
+def marker_frames(mech, poses: dict[str, Pose]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """World (origin (3,) m, axes (3, 3) as columns) of every marker of the builder ``mech``
+    with its part at ``poses[part]`` (a part not in ``poses``: where the builder has it)."""
+    out = {}
+    for mk in mech.markers.values():
+        part = mech.parts[mk.part]
+        pos, quat = poses.get(mk.part, (part.position, part.orientation))
+        R = quat_to_matrix(np.asarray(quat, dtype=float))
+        out[mk.name] = (pos + R @ mk.position, R @ quat_to_matrix(mk.orientation))
+    return out
+
+
+def joint_gap(kind: str, frame_i, frame_j, length: float | None = None) -> tuple[float, float]:
+    """(distance m, angle rad) by which markers I and J (world (origin, axes) each) miss
+    what a joint of ``kind`` holds; ``length`` of a distance joint (None: the present one)."""
+    (oi, ai), (oj, aj) = frame_i, frame_j
+    d = oi - oj
+    lengths, sines = [], []
+    for prim in JOINT_ROWS[canonical_kind(kind)]:
+        if prim[0] == "at":
+            lengths.append(d[prim[1]])
+        elif prim[0] == "dot2":
+            lengths.append(d @ aj[:, prim[1]])
+        elif prim[0] == "dist":
+            lengths.append(np.linalg.norm(d) - length if length is not None else 0.0)
+        else:
+            sines.append(ai[:, prim[1]] @ aj[:, prim[2]])
+    sine = min(1.0, float(np.linalg.norm(sines))) if sines else 0.0
+    return float(np.linalg.norm(lengths)) if lengths else 0.0, float(np.arcsin(sine))
+
+
+def model_size(frames: dict, poses: dict[str, Pose]) -> float:
+    """The spread (m, largest extent along a world axis) of the markers' and parts' origins."""
+    points = [o for o, _ in frames.values()] + [pos for pos, _ in poses.values()]
+    return max(float(np.max(np.ptp(np.array(points), axis=0))) if len(points) > 1 else 0.0, 1e-9)
+
+
+def start_notes(mech, before: dict[str, Pose], after: dict[str, Pose],
+                length_text: Callable[[float], str]) -> list[str]:
+    """Check's lines about the start: nothing when the assembly moves no part by more than
+    OPEN_SHARE of the model's size; else each joint open at the user's placement (``before``,
+    the moving parts' poses) and by how much, and the parts the assembly (``after``) moves and
+    how far.  ``length_text`` writes a length in metres in the scene's units."""
+    was, now = marker_frames(mech, before), marker_frames(mech, after)
+    size = model_size(was, before)
+    moved = {}
+    for name, (pos, _) in before.items():
+        points = [(pos, after[name][0])] + [(was[m.name][0], now[m.name][0])
+                                            for m in mech.markers.values() if m.part == name]
+        moved[name] = max(float(np.linalg.norm(b - a)) for a, b in points)
+    moved = {name: d for name, d in moved.items() if d > OPEN_SHARE * size}
+    if not moved:
+        return []
+    lines = []
+    for j in mech.joints.values():
+        dist, angle = joint_gap(j.kind, was[j.marker_i], was[j.marker_j], j.length)
+        by = ([length_text(dist)] if dist > OPEN_SHARE * size else []) + (
+            [f"{np.degrees(angle):.3g} degrees"] if angle > OPEN_SHARE else [])
+        if by:
+            lines.append(f"joint {j.name!r} is open at the start by {' and '.join(by)}")
+    parts = ", ".join(f"part {name!r} by {length_text(d)}" for name, d in moved.items())
+    why = "to close them" if lines else "to meet the motions at the start"
+    lines.append(f"the assembly moves {parts} {why}: a Bake starts there (Assemble shows it)")
+    return lines
