@@ -30,7 +30,7 @@ def build() -> dict:
     coupler = link("Coupler", pa, pb, (0.5, 0.5, 0.55))
     rocker = link("Rocker", (D, 0), pb, (0.1, 0.4, 0.8))
     joint("Crank pivot", "REVOLUTE", marker(crank, "Crank.O", (0, 0, 0)),
-          marker(ground, "Frame.O", (0, 0, 0)), motion="pi/3 + 2*pi*t")
+          marker(ground, "Frame.O", (0, 0, 0)), motion="2*pi*t")      # angle 0 as drawn
     joint("Crank pin", "REVOLUTE", marker(coupler, "Coupler.A", (*pa, 0)), marker(crank, "Crank.A", (*pa, 0)))
     joint("Coupler pin", "REVOLUTE", marker(rocker, "Rocker.B", (*pb, 0)), marker(coupler, "Coupler.B", (*pb, 0)))
     joint("Rocker pivot", "REVOLUTE", marker(rocker, "Rocker.D", (D, 0, 0)), marker(ground, "Frame.D", (D, 0, 0)))
