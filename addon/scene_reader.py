@@ -18,8 +18,8 @@ from .anim import find_channelbag
 from .io import mass
 from .io.keyframes import Key, KeyframedFunction, time_derivatives
 from .io.part_frames import PartFrame, marker_pose, part_frame
-from .io.settings import (kind_name, motion_name, speed_expression, split_components,
-                          torsion_spring_name)
+from .io.settings import (kind_name, motion_coordinate, motion_name, speed_expression,
+                          split_components, torsion_spring_name)
 from .io.timeline import Timeline
 
 
@@ -184,7 +184,7 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
     s = ob.mechanism
     mech = sm.mech
     if s.motion_type != "NONE":
-        coord = "angle" if s.motion_coordinate == "ANGLE" else "slide"
+        coord = motion_coordinate(s.joint_kind, s.motion_coordinate)
         name = motion_name(ob.name, coord)
         deriv = None
         if s.motion_type == "EXPRESSION":

@@ -116,6 +116,26 @@ def test_slider_crank_bake_equals_solver(blender, extension) -> None:
     close(loc[:, 1:], 0.0 * loc[:, 1:], what="piston stays on the x axis")
 
 
+def test_motion_on_a_prismatic_joint_drives_its_slide(blender, extension) -> None:
+    """The sidebar shows a prismatic joint's motion without a Coordinate choice (it can
+    only be the slide): a motion set there drives the slider along its axis, whatever the
+    hidden choice says (it defaults to Angle, which the joint does not have)."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "rail", (1.0, 0.05, 0.05), (0.0, 0.0, -0.1))
+    slider = bs.add_box(bpy, "slider", (0.1, 0.1, 0.1), (0.2, 0.0, 0.0))
+    bs.tag(bpy, [ground, slider], "PART")
+    ground.mechanism.ground = True
+    joint = bs.connect(bpy, slider, ground, (0.2, 0.0, 0.0), "PRISMATIC", "X")
+    s = joint.mechanism
+    s.motion_type, s.motion_expression = "EXPRESSION", "0.1*t + 0.02*sin(2*pi*t)"
+    assert s.motion_coordinate == "ANGLE"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    _, loc, _ = bs.baked_pose(slider)
+    t = np.arange(len(loc)) / 24.0
+    close(loc[:, 0], 0.2 + 0.1 * t + 0.02 * np.sin(2 * np.pi * t), what="slider x follows its motion")
+
+
 @pytest.mark.parametrize("scale", [(-0.8, 0.1, 0.05), (-1.0, -0.1, 0.1)])
 def test_negative_scale_bakes_the_solver_pose(blender, extension, scale) -> None:
     """Issue 14 defect 2: a pendulum arm mirrored by a negative scale (one axis: a

@@ -137,6 +137,12 @@ def test_with_frame_names_the_scene_frame() -> None:
     assert wf("bad input", None) == "bad input"
 
 
+def test_motion_coordinate_follows_the_joint_kind() -> None:
+    mc = settings.motion_coordinate
+    assert mc("REVOLUTE", "SLIDE") == "angle" and mc("PRISMATIC", "ANGLE") == "slide"
+    assert mc("CYLINDRICAL", "ANGLE") == "angle" and mc("CYLINDRICAL", "SLIDE") == "slide"
+
+
 def test_with_scene_frame_maps_the_output_index() -> None:
     """A result note names output frame k; the user reads scene frame frames[k]."""
     ws = timeline.with_scene_frame

@@ -4,7 +4,7 @@ three components of an applied force or torque typed as text."""
 from __future__ import annotations
 
 from ...solver import MechanismError
-from ...solver.vocabulary.joints import JOINT_ROWS
+from ...solver.vocabulary.joints import JOINT_COORDINATES, JOINT_ROWS
 
 def kind_name(enum_value: str) -> str:
     """Solver joint kind of a JOINT_KINDS enum value ('IN_LINE' -> 'in-line')."""
@@ -21,6 +21,15 @@ def kind_label(enum_value: str) -> str:
 # the Kind menu: (enum value, label, description) per solver joint kind, 'in-line' -> 'IN_LINE'
 JOINT_KINDS = [(k.upper().replace("-", "_"), kind_label(k), f"{len(rows)} equations")
                for k, rows in JOINT_ROWS.items()]
+
+
+def motion_coordinate(kind_enum: str, choice: str) -> str:
+    """The coordinate a joint's motion drives: a revolute its "angle", a prismatic its
+    "slide" (whatever the hidden Coordinate choice says: the panel shows it only for
+    cylindrical joints), a cylindrical the one chosen ("ANGLE" or "SLIDE")."""
+    allowed = JOINT_COORDINATES.get(kind_name(kind_enum), ())
+    wanted = "angle" if choice == "ANGLE" else "slide"
+    return wanted if wanted in allowed or not allowed else allowed[0]
 
 
 def motion_name(joint: str, coordinate: str = "angle") -> str:
