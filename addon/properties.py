@@ -36,7 +36,9 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     # density of 0 is refused by name at Check and Bake, never baked as a near-massless part
     density: FloatProperty(name="Density", description="kg per cubic metre, above 0",
                            default=1000.0, min=0.0, soft_min=1.0, soft_max=20000.0)
-    mass: FloatProperty(name="Mass", unit="MASS", default=1.0, min=1e-12)
+    # like density: 0 is kept and refused by name at Check and Bake (the solver's "mass must
+    # be positive"), never baked as a 1e-12 kg part
+    mass: FloatProperty(name="Mass", unit="MASS", default=1.0, min=0.0)
     center_of_mass: FloatVectorProperty(name="Centre of Mass", size=3, subtype="XYZ", unit="LENGTH",
                                         description="In the object's local coordinates")
     inertia: FloatVectorProperty(name="Inertia", size=6, default=(0.01, 0.01, 0.01, 0.0, 0.0, 0.0),

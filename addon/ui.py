@@ -83,7 +83,11 @@ def _draw_part(layout, ob, s):
         if s.mesh_warning:
             col.label(text=s.mesh_warning, icon="ERROR")
     else:
-        col.prop(s, "mass")
+        row = col.row()
+        row.alert = not s.mass > 0.0 and not s.ground
+        row.prop(s, "mass")
+        if row.alert:
+            col.label(text="Mass must be above 0", icon="ERROR")
         col.prop(s, "center_of_mass")
         col.prop(s, "inertia")
     col = layout.column(align=True)

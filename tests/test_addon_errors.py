@@ -97,6 +97,14 @@ def no_density(bpy) -> None:
     d["arm"].mechanism.density = -5.0
 
 
+def no_mass(bpy) -> None:
+    """A typed-in mass of 0 (or typed below 0: the property stops at 0) is refused by the
+    part's name, not baked as a 1e-12 kg part."""
+    d = baked(bpy, bs.pendulum)
+    d["arm"].mechanism.mass_mode = "MANUAL"
+    d["arm"].mechanism.mass = -1.0
+
+
 PIN, MOTOR = "Revolute arm-ground", "Revolute crank-block"
 CASES = {  # name: (break a baked scene, match (names the item), more patterns, read-time error)
     "marker not parented": (loose_marker, r"marker 'loose' is not parented to a part", [], True),
@@ -113,6 +121,7 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                                [], True),
     "part without volume": (flat_part, r"part 'sheet': the mesh encloses no volume", [], True),
     "density not above 0": (no_density, r"part 'arm': density 0 kg/m\^3", [r"above 0"], True),
+    "mass not above 0": (no_mass, r"part 'arm': mass must be positive", [], True),
 }
 
 
