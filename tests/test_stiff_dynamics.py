@@ -1,11 +1,13 @@
 """The stiff path (issue 11, "stiff without crawling"): analytic force Jacobians against
-finite differences."""
+finite differences, and the Newton rule with a contraction estimate that the implicit
+stages use."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from solver import Mechanism
+from solver.algebra.newton import newton
 from solver.base.rotations import rotate_world
 from solver.kernels.constraints import body_arrays
 from solver.kernels.forces import force_jacobians, total_forces
@@ -91,3 +93,32 @@ def test_force_jacobians_match_finite_differences(moving: bool) -> None:
     assert np.abs(K - Kf).max() <= 1e-6
     assert np.abs(C - Cf).max() <= 1e-6
     assert np.abs(Kf).max() > 10.0 and np.abs(Cf).max() > 1.0        # not a vacuous match
+
+
+# ================================================================ 2. Newton's rate rule
+def contraction(theta: float, x0: float = 1.0):
+    """A simplified Newton whose error shrinks by theta each step (root 0): residual not
+    measured, the step's size is |dx|."""
+    return newton(x0, lambda x: (None, x), lambda x, _: -(1.0 - theta) * x,
+                  lambda x, dx, a: x + dx, lambda x1, dx, a: abs(dx), 10,
+                  step_tol=1e-3, rate=0.5)
+
+
+def test_newton_rate_rule_stops_on_the_predicted_error() -> None:
+    """theta = 0.2: steps 0.8, 0.16, 0.032, 0.0064, 0.00128; theta / (1 - theta) size first
+    <= 1e-3 after the fifth (3.2e-4), which is then exactly the error left (x = 0.2^5);
+    the rule without a rate (step <= 1e-3) would take a sixth step."""
+    out = contraction(0.2)
+    assert out.ok and out.iterations == 5
+    assert out.x == pytest.approx(0.2 ** 5, rel=1e-12)
+    assert out.rate == pytest.approx(0.2, rel=1e-9)
+
+
+def test_newton_rate_rule_gives_up_early() -> None:
+    """theta = 0.95 would need about 130 steps for 1e-3: the forecast
+    theta^(steps left) / (1 - theta) size > tol fails it at step 3 instead of step 10;
+    theta = 1.2 (diverging) fails at step 2."""
+    slow = contraction(0.95)
+    assert not slow.ok and slow.iterations == 3
+    away = contraction(-1.2)
+    assert not away.ok and away.iterations == 2
