@@ -10,7 +10,7 @@ Layers (each imports only the ones above it in this list; docs/architecture.md):
   model/        compiled, read-only Model (and force arrays), run state, Result
   kernels/      one formula per constraint primitive kind; force elements
   algebra/      Newton's pieces, rank, J M^-1 J^T (Schur), banded Cholesky, BLAS threads
-  integrators/  explicit Runge-Kutta (DOP853, DoPri5), SDIRK4
+  integrators/  explicit Runge-Kutta (DOP853, DoPri5), Radau IIA (order 9), step control
   analyses/     assembly, structure and check, kinematic sweep, dynamics, statics, run
   mechanism.py  Mechanism = Builder + the analyses as methods
 

@@ -1,4 +1,4 @@
-"""Static equilibrium (m.statics), the stiff implicit integrator (SDIRK4) and dynamic failures,
+"""Static equilibrium (m.statics), the stiff implicit integrator (Radau IIA) and dynamic failures,
 against hand solutions written here (brentq / fsolve / closed forms), never the solver's own.
 
 Statics converges Newton to a force residual of 1e-11 of the loads (statics.py), so positions
@@ -271,13 +271,13 @@ def energy_drift(r) -> float:
 @pytest.mark.slow
 @pytest.mark.parametrize("c, max_steps", [(200.0, 1000), (1000.0, 300), (2000.0, 300)])
 def test_stiff_spring_implicit(c: float, max_steps: int) -> None:
-    """(a, c) k = 1e6 N/m (sqrt(k/m) = 1000 1/s > 300): auto picks SDIRK4.  2 s at 24 fps.
-    Steps: the start transient is resolved to the tolerance (accuracy-limited, more cycles
-    for less damping), then about one step a frame (48).  Measured 551 / 161 / 130 steps
-    for c = 200 / 1000 / 2000.  Frames match the closed form to 1e-10 m (1e-5 of the 9.8 um
-    static sag, far inside the tolerance goal 1e-6 x 0.1 m; measured 3.4e-12 / 4e-14 /
-    2e-15); energy balance 1e-6 of the energy exchanged (measured 3.7e-7 / 1.7e-7 / 5e-8:
-    at c = 200 the margin is under 3, the tightest bound in this file)."""
+    """(a, c) k = 1e6 N/m (sqrt(k/m) = 1000 1/s > 300): auto picks the implicit Radau IIA.
+    2 s at 24 fps.  Steps: the start transient is resolved to the tolerance (accuracy-
+    limited, more cycles for less damping), then about one step a frame (48).  Measured
+    217 / 131 / 76 steps for c = 200 / 1000 / 2000 (551 / 161 / 130 with the SDIRK4 used
+    before).  Frames match the closed form to 1e-10 m (1e-5 of the 9.8 um static sag, far
+    inside the tolerance goal 1e-6 x 0.1 m; measured 9e-13 / 2e-16 / 1e-18); energy
+    balance 1e-6 of the energy exchanged (measured 1.4e-8 / 3.6e-9 / 1.2e-10)."""
     r = stiff_run(c)
     assert "implicit" in r.method
     assert r.steps < max_steps
@@ -292,7 +292,7 @@ def test_stiff_spring_implicit(c: float, max_steps: int) -> None:
 def test_stiff_spring_explicit_needs_more_steps() -> None:
     """Dormand-Prince 8(5,3) on the same c = 2000 case (critically damped, both rates -1000
     1/s) is held by stability: its real stability interval reaches about -6, so h <= 6 / 1000 s
-    and 2 s need >= 330 steps (measured 355, against 130 implicit); Dormand-Prince 5(4)
+    and 2 s need >= 330 steps (measured 355, against 76 implicit); Dormand-Prince 5(4)
     (interval about -3.3) needs >= 600 (measured 626).  Its answer is right too (measured
     5e-13 m)."""
     r = stiff_run(2000.0, "explicit")
@@ -305,13 +305,13 @@ def test_stiff_spring_explicit_needs_more_steps() -> None:
 
 def test_stiff_spring_transient() -> None:
     """The transient itself (c = 1000, zeta = 0.5) sampled at 2000 fps for 10 ms: position to
-    1e-10 m (1e-5 of the sag; measured 8e-13), velocity to 1e-8 m/s (measured 7e-10)."""
+    1e-10 m (1e-5 of the sag; measured 2e-17), velocity to 1e-8 m/s (measured 1e-14)."""
     r = stiff_slider(1000.0).solve(0.01, fps=2000)
     assert "implicit" in r.method
     s, v = oscillator(r.times, 1000.0)
     assert np.abs(r.position("s")[:, 2] + SL - s).max() <= 1e-10
     assert np.abs(r.velocity("s")[:, 2] - v).max() <= 1e-8
-    assert energy_drift(r) <= 1e-6                   # measured 1.4e-7
+    assert energy_drift(r) <= 1e-6                   # measured 3.5e-7
 
 
 def damper_slider(v0: float = 10.0, c: float = 1e4) -> Mechanism:
@@ -324,8 +324,8 @@ def damper_slider(v0: float = 10.0, c: float = 1e4) -> Mechanism:
 def test_stiff_damper() -> None:
     """(b, c) c = 1e4 N s/m on 1 kg (rate c/m = 1e4 1/s): x = v0 m/c (1 - exp(-c t/m)), so
     every frame after the first sits at the total travel v0 m/c = 1 mm, the integral of
-    the whole transient.  Implicit 1 s: < 300 steps (measured 246, nearly all resolving the
-    first 3 ms); energy: all 50 J go into the damper (drift 1e-6 relative, measured 9e-9).
+    the whole transient.  Implicit 1 s: < 300 steps (measured 71, most resolving the first
+    3 ms); energy: all 50 J go into the damper (drift 1e-6 relative, measured 5e-13).
     Explicit Dormand-Prince 8(5,3) (real stability interval about -6) needs h <= 6e-4 s:
     >= 400 steps for only 0.25 s (measured 421; 5(4) needed 843)."""
     r = damper_slider().solve(1.0, fps=24)
@@ -333,9 +333,9 @@ def test_stiff_damper() -> None:
     assert r.steps < 300
     t = r.times
     x = r.position("s")[:, 0] + 0.1
-    assert np.abs(x - 1e-3 * (1 - np.exp(-1e4 * t))).max() <= 1e-12     # measured 2e-15
+    assert np.abs(x - 1e-3 * (1 - np.exp(-1e4 * t))).max() <= 1e-12     # measured 4e-17
     assert np.abs(r.velocity("s")[:, 0] - 10.0 * np.exp(-1e4 * t)).max() <= 1e-10
-    assert abs(r.energy()[2][-1] + 50.0) <= 1e-6 * 50.0          # J, measured 4.4e-7
+    assert abs(r.energy()[2][-1] + 50.0) <= 1e-6 * 50.0          # J, measured 5e-11
     assert energy_drift(r) <= 1e-6
     rx = damper_slider().solve(0.25, fps=24, method="explicit")
     assert rx.steps >= 380
@@ -346,8 +346,8 @@ def test_stiff_damper() -> None:
 def test_stiff_torsion_spring() -> None:
     """(d) Rotor Izz = 0.01 kg m^2 on a pin with k = 1e5 N m/rad, c = 50 N m s (sqrt(k/I) =
     3162 1/s, zeta = 0.79), spun at 10 rad/s: theta = w0/wd exp(-s t) sin(wd t).  Sampled at
-    4000 fps for 6 ms: angle to 1e-10 rad (amplitude 1.3e-3; measured 1.1e-11), energy
-    1e-6 of the 0.5 J start (measured 9e-8)."""
+    4000 fps for 6 ms: angle to 1e-10 rad (amplitude 1.3e-3; measured 3e-16), energy
+    1e-6 of the 0.5 J start (measured 1.1e-8)."""
     I, k, c, w0 = 0.01, 1e5, 50.0, 10.0
     # a rotor: the pendulum with its centre of mass on the pin; gravity along the pin
     m = mk.pendulum("revolute", "z", part="rot", inertia=(0.006, 0.006, I),

@@ -68,13 +68,14 @@ class NewtonResult:
     err: Any          # its scaled residual (None when not measured)
     size: float       # the last scaled step
     data: Any         # what residual() returned with err at x
+    rate: float = 0.0  # the last contraction estimate (with ``rate=``), size / previous size
 
 
 def newton(x: Any, residual: Callable, solve: Callable, move: Callable, size: Callable,
            max_iter: int, tol: float = NEWTON_TOL, step_tol: float = STEP_TOL,
            line_search: bool = False, first_alpha: Callable | None = None,
            contraction: float | None = None, stall: tuple[float, int] | None = None,
-           accept: Callable | None = None) -> NewtonResult:
+           accept: Callable | None = None, rate: float | None = None) -> NewtonResult:
     """Newton's iteration on one system, used by assembly, position projection, statics and
     the implicit stages (the kinematic sweep runs many frames in lockstep with the same
     rule, ``converged``).
@@ -86,12 +87,21 @@ def newton(x: Any, residual: Callable, solve: Callable, move: Callable, size: Ca
     ``contraction`` c fails as soon as a step is larger than c times the one before (the
     iteration diverges); ``stall`` (ratio, count) stops after more than count steps in a
     row that reduce the residual by less than the ratio; ``accept(x, data)`` is called
-    with each accepted iterate.  Stops with ok=False when max_iter steps do not converge,
-    no step reduces the residual, or it diverges or stalls.
+    with each accepted iterate.  ``rate`` (step-only iterations, err None) switches the
+    step rule to the predicted remaining error (Hairer-Wanner IV.8, simplified Newton iterations):
+    with the contraction theta (``rate`` for the first step, size / previous size for the
+    second, then the geometric mean of the last two such ratios, as the code RADAU5 does),
+    converged when theta / (1 - theta) size <= step_tol; failed when theta >= 1, or from
+    the third step on when theta^(steps left) / (1 - theta) size > step_tol (it would not
+    converge in time).  The second step's single ratio is kept out of that forecast on
+    purpose: from a poor start the iteration may contract slowly once, then fast (measured
+    on a spinning governor: 0.5, then 0.04).  Stops with ok=False when max_iter steps do
+    not converge, no step reduces the residual, or it diverges or stalls.
     """
     err, data = residual(x)
     last = np.inf
     stalled = 0
+    last_ratio = rate
     for it in range(max_iter):
         if converged(err, last, tol, step_tol):
             return NewtonResult(x, True, it, err, last, data)
@@ -100,7 +110,16 @@ def newton(x: Any, residual: Callable, solve: Callable, move: Callable, size: Ca
         for _ in range(30 if line_search else 1):
             x1 = move(x, dx, alpha)
             s1 = size(x1, dx, alpha)
-            if err is None:                  # step-only: stop before another residual
+            if err is None and rate is not None:     # step-only, predicted remaining error
+                ratio = s1 / last if it else rate
+                theta = np.sqrt(ratio * last_ratio) if it > 1 else ratio
+                if not np.isfinite(s1) or theta >= 1.0 or it > 1 and \
+                        theta ** (max_iter - it - 1) / (1.0 - theta) * s1 > step_tol:
+                    return NewtonResult(x1, False, it + 1, None, s1, None, theta)
+                if theta / (1.0 - theta) * s1 <= step_tol:
+                    return NewtonResult(x1, True, it + 1, None, s1, None, theta)
+                last_ratio = ratio
+            elif err is None:                # step-only: stop before another residual
                 if s1 <= step_tol:
                     return NewtonResult(x1, True, it + 1, None, s1, None)
                 if not np.isfinite(s1) or (contraction is not None and s1 > contraction * last):

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from ..base.errors import ExpressionError
-from ..base.rotations import congruence, cross
+from ..base.rotations import congruence, cross, skew
 from ..model.force_model import ForceModel
 from .constraints import joint_angle
 
@@ -64,6 +64,88 @@ def _actuator(act: Callable[..., float], what: str, t: float, x: float, xd: floa
     return val
 
 
+class _SpringDampers(NamedTuple):
+    """Spring-damper geometry and tension at one state (one entry per element)."""
+    si: np.ndarray       # (n, 3) arm from I's centre of mass to P_I, world
+    sj: np.ndarray
+    u: np.ndarray        # (n, 3) unit direction from P_I to P_J
+    L: np.ndarray        # (n,) length l
+    dd: np.ndarray       # (n, 3) relative velocity of P_J from P_I
+    Ld: np.ndarray       # (n,) dl/dt
+    tanh: np.ndarray     # (n,) tanh(dl/dt / V_FRICTION)
+    fnc: np.ndarray      # (n,) the non-conservative part of the tension
+    f: np.ndarray        # (n,) tension
+
+
+def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
+    """Seed 001 "Translational spring-damper-actuator": d = P_J - P_I, l = |d|, the tension
+    f = k (l - L0) + preload + c dl/dt + friction tanh(dl/dt / V) + actuator(t, l, dl/dt)."""
+    bi, bj = fm.sd_bi, fm.sd_bj
+    si = np.einsum("nij,nj->ni", A[bi], fm.sd_si)
+    sj = np.einsum("nij,nj->ni", A[bj], fm.sd_sj)
+    d = r[bj] + sj - r[bi] - si                       # from P_I to P_J
+    L = np.linalg.norm(d, axis=1)
+    if np.any(L < 1e-12):
+        k = int(np.argmin(L))
+        raise FloatingPointError(f"spring-damper {fm.sd_names[k]!r}: its two markers coincide "
+                                 "(length 0, no direction for the force)")
+    u = d / L[:, None]
+    dd = v[bj] + cross(w[bj], sj) - v[bi] - cross(w[bi], si)
+    Ld = _dot(u, dd)
+    tanh = np.tanh(Ld / V_FRICTION)
+    fnc = fm.sd_c * Ld + fm.sd_fric * tanh
+    for k, act in enumerate(fm.sd_act):
+        if act is not None:
+            fnc[k] += _actuator(act, f"spring-damper {fm.sd_names[k]!r}", t, L[k], Ld[k])
+    f = fm.sd_k * (L - fm.sd_L0) + fm.sd_pre + fnc
+    return _SpringDampers(si, sj, u, L, dd, Ld, tanh, fnc, f)
+
+
+class _Torsions(NamedTuple):
+    """Torsion-spring angles and torques at one state (one entry per element)."""
+    xi: np.ndarray       # (n, 3) x_I, x_J, y_J in world axes
+    xj: np.ndarray
+    yj: np.ndarray
+    angle: tuple         # joint_angle's (theta, g, c, s, rho, gc, gs)
+    th: np.ndarray       # (n,) angle on the turn of ts_ref
+    thd: np.ndarray      # (n,) its rate g . (w_I - w_J)
+    tanh: np.ndarray
+    tnc: np.ndarray      # (n,) the non-conservative part of the torque
+    T: np.ndarray        # (n,) torque
+
+
+def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
+    """Seed 001 "Rotational spring-damper-actuator" on the joint angle: T = k (theta -
+    theta0) + preload + c dtheta/dt + friction tanh(dtheta/dt / V) + actuator(t, theta,
+    dtheta/dt), theta on the atan2 branch nearest ts_ref."""
+    bi, bj = fm.ts_bi, fm.ts_bj
+    xi = np.einsum("nij,nj->ni", A[bi], fm.ts_xi)
+    xj = np.einsum("nij,nj->ni", A[bj], fm.ts_xj)
+    yj = np.einsum("nij,nj->ni", A[bj], fm.ts_yj)
+    angle = joint_angle(xi, xj, yj)
+    raw, g = angle[:2]
+    th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
+    thd = _dot(g, w[bi] - w[bj])
+    tanh = np.tanh(thd / V_FRICTION)
+    tnc = fm.ts_c * thd + fm.ts_fric * tanh
+    for k, act in enumerate(fm.ts_act):
+        if act is not None:
+            tnc[k] += _actuator(act, f"torsion spring {fm.ts_names[k]!r}", t, th[k], thd[k])
+    T = fm.ts_k * (th - fm.ts_th0) + fm.ts_pre + tnc
+    return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)
+
+
+def _loads(fm: ForceModel, t: float, A) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(F, T, s) (n, 3) each: every applied load's force and torque in world axes (turned
+    by the marker's axes when given in them) and its point's arm from the centre of mass."""
+    vals = np.array([[f.value(t) for f in funcs] for funcs in fm.ld_funcs])   # (n, 6)
+    Ab = A[fm.ld_body]
+    axes = np.einsum("nij,njk->nik", Ab, fm.ld_axes)
+    F = np.where(fm.ld_in_marker[:, None], np.einsum("nij,nj->ni", axes, vals[:, :3]), vals[:, :3])
+    Tq = np.where(fm.ld_in_marker[:, None], np.einsum("nij,nj->ni", axes, vals[:, 3:]), vals[:, 3:])
+    return F, Tq, np.einsum("nij,nj->ni", Ab, fm.ld_point)
+
+
 def evaluate_forces(fm: ForceModel, t: float, r: np.ndarray, A: np.ndarray, v: np.ndarray,
                     w: np.ndarray, ts_ref: np.ndarray) -> ForceEval:
     """Generalized forces of all force elements at one state (arrays with the ground last).
@@ -78,22 +160,7 @@ def evaluate_forces(fm: ForceModel, t: float, r: np.ndarray, A: np.ndarray, v: n
     L = fsd = np.zeros(0)
     if n:
         bi, bj = fm.sd_bi, fm.sd_bj
-        si = np.einsum("nij,nj->ni", A[bi], fm.sd_si)
-        sj = np.einsum("nij,nj->ni", A[bj], fm.sd_sj)
-        d = r[bj] + sj - r[bi] - si                       # from P_I to P_J
-        L = np.linalg.norm(d, axis=1)
-        if np.any(L < 1e-12):
-            k = int(np.argmin(L))
-            raise FloatingPointError(f"spring-damper {fm.sd_names[k]!r}: its two markers coincide "
-                                     "(length 0, no direction for the force)")
-        u = d / L[:, None]
-        dd = v[bj] + cross(w[bj], sj) - v[bi] - cross(w[bi], si)
-        Ld = _dot(u, dd)
-        fnc = fm.sd_c * Ld + fm.sd_fric * np.tanh(Ld / V_FRICTION)
-        for k, act in enumerate(fm.sd_act):
-            if act is not None:
-                fnc[k] += _actuator(act, f"spring-damper {fm.sd_names[k]!r}", t, L[k], Ld[k])
-        fsd = fm.sd_k * (L - fm.sd_L0) + fm.sd_pre + fnc
+        si, sj, u, L, _, Ld, _, fnc, fsd = _spring_dampers(fm, t, r, A, v, w)
         F = fsd[:, None] * u                              # on I; -F on J
         np.add.at(Q, bi, np.concatenate([F, cross(si, F)], axis=1))
         np.add.at(Q, bj, np.concatenate([-F, -cross(sj, F)], axis=1))
@@ -104,18 +171,9 @@ def evaluate_forces(fm: ForceModel, t: float, r: np.ndarray, A: np.ndarray, v: n
     th = T = np.zeros(0)
     if n:
         bi, bj = fm.ts_bi, fm.ts_bj
-        xi = np.einsum("nij,nj->ni", A[bi], fm.ts_xi)
-        xj = np.einsum("nij,nj->ni", A[bj], fm.ts_xj)
-        yj = np.einsum("nij,nj->ni", A[bj], fm.ts_yj)
-        raw, g = joint_angle(xi, xj, yj)[:2]
-        th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
-        thd = _dot(g, w[bi] - w[bj])
-        tnc = fm.ts_c * thd + fm.ts_fric * np.tanh(thd / V_FRICTION)
-        for k, act in enumerate(fm.ts_act):
-            if act is not None:
-                tnc[k] += _actuator(act, f"torsion spring {fm.ts_names[k]!r}", t, th[k], thd[k])
-        T = fm.ts_k * (th - fm.ts_th0) + fm.ts_pre + tnc
-        tq = T[:, None] * g
+        ts = _torsions(fm, t, A, w, ts_ref)
+        th, thd, tnc, T = ts.th, ts.thd, ts.tnc, ts.T
+        tq = T[:, None] * ts.angle[1]
         np.add.at(Q[:, 3:], bi, -tq)
         np.add.at(Q[:, 3:], bj, tq)
         pot += float(np.sum(0.5 * fm.ts_k * (th - fm.ts_th0) ** 2 + fm.ts_pre * th))
@@ -123,13 +181,8 @@ def evaluate_forces(fm: ForceModel, t: float, r: np.ndarray, A: np.ndarray, v: n
     # applied forces and torques at markers
     n = len(fm.ld_names)
     if n:
-        vals = np.array([[f.value(t) for f in funcs] for funcs in fm.ld_funcs])   # (n, 6)
         b = fm.ld_body
-        Ab = A[b]
-        axes = np.einsum("nij,njk->nik", Ab, fm.ld_axes)
-        F = np.where(fm.ld_in_marker[:, None], np.einsum("nij,nj->ni", axes, vals[:, :3]), vals[:, :3])
-        Tq = np.where(fm.ld_in_marker[:, None], np.einsum("nij,nj->ni", axes, vals[:, 3:]), vals[:, 3:])
-        s = np.einsum("nij,nj->ni", Ab, fm.ld_point)
+        F, Tq, s = _loads(fm, t, A)
         np.add.at(Q, b, np.concatenate([F, cross(s, F) + Tq], axis=1))
         vp = v[b] + cross(w[b], s)
         pnc += float(np.sum(_dot(F, vp) + _dot(Tq, w[b])))
@@ -162,3 +215,163 @@ def body_loads(model: Any, A: np.ndarray, wg: np.ndarray) -> tuple[np.ndarray, n
 def inertia_world(model: Any, A: np.ndarray) -> np.ndarray:
     """(nb, 3, 3) inertia about the centre of mass in world axes, A I A^T."""
     return congruence(A, model.body_inertia)
+
+
+# ---------------------------------------------------------------- force Jacobians
+# K = dQ/dq and C = dQ/dv of total_forces, with q_b = (delta r_b, delta pi_b) (COM shift and
+# small world-axes turn) and v_b = (v_b, w_b), world axes: what an implicit integrator's
+# iteration matrix and the stiffness rate need.  The chain rule of each force element's
+# formula, as seed 001 differentiates it in time ("Translational spring-damper-actuator":
+# F_dot = (f_dot l d + f l d_dot - f l_dot d) / l^2), here in the coordinates instead.
+# Identities used: d(pi x s) = -[s x] d pi; [a x][b x] - [b x][a x] = [(a x b) x].
+
+def _act_slopes(acts: list, what: str, names: list, t: float, x: np.ndarray,
+                xd: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(d act/dx, d act/dxd) of user actuators by central differences (steps 1e-6 of the
+    value's size plus ``scale``; truncation about 1e-12, rounding about 1e-10 of the
+    actuator's size over that step): the one place a force Jacobian is not analytic, since
+    an actuator is any function of (t, x, xd), a user's callable included."""
+    dx, dxd = np.zeros(len(acts)), np.zeros(len(acts))
+    for k, act in enumerate(acts):
+        if act is None:
+            continue
+        label = f"{what} {names[k]!r}"
+        hx = 1e-6 * (abs(x[k]) + scale[k])
+        hv = 1e-6 * (abs(xd[k]) + scale[k])
+        dx[k] = (_actuator(act, label, t, x[k] + hx, xd[k])
+                 - _actuator(act, label, t, x[k] - hx, xd[k])) / (2.0 * hx)
+        dxd[k] = (_actuator(act, label, t, x[k], xd[k] + hv)
+                  - _actuator(act, label, t, x[k], xd[k] - hv)) / (2.0 * hv)
+    return dx, dxd
+
+
+def _add_blocks(G: np.ndarray, rows: np.ndarray, cols: np.ndarray, blocks: np.ndarray) -> None:
+    """G[rows[n], :, cols[n], :] += blocks[n] for (n, a, b) blocks (repeats add up)."""
+    np.add.at(G, (rows[:, None, None], np.arange(blocks.shape[1])[None, :, None],
+                  cols[:, None, None], np.arange(blocks.shape[2])[None, None, :]), blocks)
+
+
+def _spring_damper_jacobian(fm: ForceModel, t: float, r, A, v, w, K, C) -> None:
+    """Spring-dampers: F = f u on I at P_I, -F on J at P_J (d = P_J - P_I, u = d / l, d_dot
+    the relative velocity): dF = Kd delta(d) + Cd delta(d_dot) with
+    Kd = (f / l) P + k' u u^T + (c' / l) u (P d_dot)^T, Cd = c' u u^T, P = I - u u^T,
+    k' = k + d act/dl, c' = c + the friction's slope + d act/d(dl/dt); delta(P_b) = G_b dq_b
+    with G_b = [I, -[s_b x]], and the point's velocity turns with the body too,
+    delta(w_b x s_b) = -[w_b x][s_b x] d pi_b; Q_I = G_I^T F gains [0; [F x][s_I x] d pi_I]."""
+    bi, bj = fm.sd_bi, fm.sd_bj
+    si, sj, u, L, dd, Ld, tanh, _, f = _spring_dampers(fm, t, r, A, v, w)
+    dl, dld = _act_slopes(fm.sd_act, "spring-damper", fm.sd_names, t, L, Ld, L)
+    kp = fm.sd_k + dl
+    cp = fm.sd_c + fm.sd_fric * (1.0 - tanh * tanh) / V_FRICTION + dld
+    n = len(L)
+    uu = u[:, :, None] * u[:, None, :]
+    P = np.eye(3) - uu
+    Pdd = np.einsum("nij,nj->ni", P, dd)
+    Kd = (f / L)[:, None, None] * P + kp[:, None, None] * uu \
+        + (cp / L)[:, None, None] * (u[:, :, None] * Pdd[:, None, :])
+    Cd = cp[:, None, None] * uu
+    F = f[:, None] * u
+
+    def G(s: np.ndarray) -> np.ndarray:            # (n, 3, 6): [I, -[s x]]
+        out = np.zeros((n, 3, 6))
+        out[:, :, :3] = np.eye(3)
+        out[:, :, 3:] = -skew(s)
+        return out
+
+    Gi, Gj = G(si), G(sj)
+    Gti, Gtj = np.swapaxes(Gi, 1, 2), np.swapaxes(Gj, 1, 2)
+    dFq_i = -Kd @ Gi
+    dFq_i[:, :, 3:] += Cd @ skew(w[bi]) @ skew(si)
+    dFq_j = Kd @ Gj
+    dFq_j[:, :, 3:] -= Cd @ skew(w[bj]) @ skew(sj)
+    dFv_i, dFv_j = -Cd @ Gi, Cd @ Gj
+    turn_i = np.zeros((n, 6, 6))
+    turn_i[:, 3:, 3:] = skew(F) @ skew(si)
+    turn_j = np.zeros((n, 6, 6))
+    turn_j[:, 3:, 3:] = skew(F) @ skew(sj)
+    _add_blocks(K, bi, bi, Gti @ dFq_i + turn_i)
+    _add_blocks(K, bi, bj, Gti @ dFq_j)
+    _add_blocks(K, bj, bi, -Gtj @ dFq_i)
+    _add_blocks(K, bj, bj, -Gtj @ dFq_j - turn_j)
+    _add_blocks(C, bi, bi, Gti @ dFv_i)
+    _add_blocks(C, bi, bj, Gti @ dFv_j)
+    _add_blocks(C, bj, bi, -Gtj @ dFv_i)
+    _add_blocks(C, bj, bj, -Gtj @ dFv_j)
+
+
+def _torsion_jacobian(fm: ForceModel, t: float, A, w, ts_ref, K, C) -> None:
+    """Torsion springs: moment -T g on I, +T g on J, g = d theta / d pi_I = -d theta / d pi_J
+    (joint_angle), theta_dot = g . (w_I - w_J).  g = (c gs - s gc) / rho turns with the
+    bodies: with c = x_I . x_J, s = x_I . y_J, gc = x_I x x_J, gs = x_I x y_J,
+    dc/dpi_I = gc, ds/dpi_I = gs, dgc/dpi_I = [x_J x][x_I x], dgs/dpi_I = [y_J x][x_I x],
+    and for pi_J the negatives with dgc/dpi_J = -[x_I x][x_J x], dgs/dpi_J = -[x_I x][y_J x]."""
+    bi, bj = fm.ts_bi, fm.ts_bj
+    xi, xj, yj, angle, th, thd, tanh, _, T = _torsions(fm, t, A, w, ts_ref)
+    _, g, c, s, rho, gc, gs = angle
+    dw = w[bi] - w[bj]
+    dth, dthd = _act_slopes(fm.ts_act, "torsion spring", fm.ts_names, t, th, thd, np.ones(len(th)))
+    kp = fm.ts_k + dth
+    cp = fm.ts_c + fm.ts_fric * (1.0 - tanh * tanh) / V_FRICTION + dthd
+    Xi, Xj, Yj = skew(xi), skew(xj), skew(yj)
+    outer = np.einsum                                   # outer(a, b) = a b^T per element
+
+    def dg(sign: float, dgc: np.ndarray, dgs: np.ndarray) -> np.ndarray:
+        dc, ds = sign * gc, sign * gs
+        drho = 2.0 * (c[:, None] * dc + s[:, None] * ds)
+        num = (outer("ni,nj->nij", gs, dc) + c[:, None, None] * dgs
+               - outer("ni,nj->nij", gc, ds) - s[:, None, None] * dgc)
+        return (num - outer("ni,nj->nij", g, drho)) / rho[:, None, None]
+
+    Dg = (dg(1.0, Xj @ Xi, Yj @ Xi), dg(-1.0, -Xi @ Xj, -Xi @ Yj))   # d g / d pi_I, d pi_J
+    dT = (kp[:, None] * g + cp[:, None] * np.einsum("nji,nj->ni", Dg[0], dw),
+          -kp[:, None] * g + cp[:, None] * np.einsum("nji,nj->ni", Dg[1], dw))
+    gT = cp[:, None] * g                                            # d T / d w_I = -d T / d w_J
+    for b, Dgb, dTb, sw in ((bi, Dg[0], dT[0], 1.0), (bj, Dg[1], dT[1], -1.0)):
+        dM = -(outer("ni,nj->nij", g, dTb) + T[:, None, None] * Dgb)   # d(-T g)/d pi_b
+        dMw = -sw * outer("ni,nj->nij", g, gT)                          # d(-T g)/d w_b
+        for row, sr in ((bi, 1.0), (bj, -1.0)):
+            blk = np.zeros((len(T), 6, 6))
+            blk[:, 3:, 3:] = sr * dM
+            _add_blocks(K, row, b, blk)
+            blk = np.zeros((len(T), 6, 6))
+            blk[:, 3:, 3:] = sr * dMw
+            _add_blocks(C, row, b, blk)
+
+
+def _load_jacobian(fm: ForceModel, t: float, A, K) -> None:
+    """Applied loads (functions of time): the moment arm s = A s_body turns with the body,
+    d(s x F) = [F x][s x] d pi; a load in marker axes turns too, dF = -[F x] d pi,
+    dT = -[T x] d pi, so then d(s x F) = [(F x s) x] d pi."""
+    b, mk = fm.ld_body, fm.ld_in_marker
+    F, Tq, s = _loads(fm, t, A)
+    blk = np.zeros((len(b), 6, 6))
+    blk[:, 3:, 3:] = np.where(mk[:, None, None], skew(cross(F, s)) - skew(Tq), skew(F) @ skew(s))
+    blk[:, :3, 3:] = np.where(mk[:, None, None], -skew(F), 0.0)
+    _add_blocks(K, b, b, blk)
+
+
+def force_jacobians(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
+                    wg: np.ndarray, ts_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """K = dQ/dq and C = dQ/dv (6 nb, 6 nb) of total_forces at one state (arrays with the
+    ground last): every force element and the gyroscopic moment -w x (I_w w), whose
+    derivatives are d/dw = [(I_w w) x] - [w x] I_w and d/dpi = [w x][(I_w w) x] - [w x] I_w [w x]
+    (I_w = A I A^T turns with the body).  Gravity is constant.  Columns and rows of body b:
+    6b..6b+2 translation, 6b+3..6b+5 world rotation (as the constraint Jacobian)."""
+    nb = model.nb
+    K = np.zeros((nb + 1, 6, nb + 1, 6))
+    C = np.zeros((nb + 1, 6, nb + 1, 6))
+    fm = model.forces
+    if len(fm.sd_names):
+        _spring_damper_jacobian(fm, t, rg, A, vg, wg, K, C)
+    if len(fm.ts_names):
+        _torsion_jacobian(fm, t, A, wg, ts_ref, K, C)
+    if len(fm.ld_names):
+        _load_jacobian(fm, t, A, K)
+    w = wg[:nb]
+    Iw = congruence(A[:nb], model.body_inertia)
+    h = np.einsum("bij,bj->bi", Iw, w)
+    W, H = skew(w), skew(h)
+    idx = np.arange(nb)
+    K[idx, 3:, idx, 3:] += W @ H - W @ Iw @ W
+    C[idx, 3:, idx, 3:] += H - W @ Iw
+    return K[:nb, :, :nb, :].reshape(6 * nb, 6 * nb), C[:nb, :, :nb, :].reshape(6 * nb, 6 * nb)
