@@ -68,7 +68,6 @@ class _System:
         """Solve with the kept rows of ``st`` (at the start, and when the independent
         subset of redundant equations changes as the mechanism moves)."""
         self.keep = st.keep
-        self.kept_motion = np.intersect1d(st.keep, self.mrows)
         self.schur = Schur(self.m, st.keep)
         self.robust = False
         self.robust_tol = 1e-6        # constraint residual accepted while robust (run's goal)
