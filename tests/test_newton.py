@@ -51,23 +51,15 @@ def test_no_root_stops_and_says_so() -> None:
     assert not out.ok and out.err >= 1.0
 
 
-def test_step_only_mode_and_contraction() -> None:
-    """With the residual not measured, the step alone decides; an iteration whose steps
-    stop shrinking is reported as diverging after the first such step."""
-    calls = []
-
-    def residual(x):
-        calls.append(x)
-        return None, x * x - 2.0
-
-    ok = newton(1.0, residual, lambda x, fx: -fx / 2.8, lambda x, dx, a: x + dx,
-                lambda x1, dx, a: abs(dx), 30, step_tol=1e-10, contraction=0.8)
+def test_step_only_mode_with_predicted_error() -> None:
+    """With the residual not measured (simplified Newton, a fixed slope), ``rate`` stops on
+    the predicted remaining error theta / (1 - theta) |dx|; a slope so wrong that the steps
+    grow (theta >= 1) is reported as failing at once."""
+    ok = newton(1.0, lambda x: (None, x * x - 2.0), lambda x, fx: -fx / 2.8,
+                lambda x, dx, a: x + dx, lambda x1, dx, a: abs(dx), 30, step_tol=1e-10, rate=0.1)
     assert ok.ok and abs(ok.x - math.sqrt(2.0)) < 1e-9
-    assert len(calls) == ok.iterations      # no residual after the converged step
-    # a fixed slope far too small: the steps grow, so the iteration is stopped at once
     bad = newton(1.0, lambda x: (None, x * x - 2.0), lambda x, fx: -fx / 0.1,
-                 lambda x, dx, a: x + dx, lambda x1, dx, a: abs(dx), 30, step_tol=1e-10,
-                 contraction=0.8)
+                 lambda x, dx, a: x + dx, lambda x1, dx, a: abs(dx), 30, step_tol=1e-10, rate=0.1)
     assert not bad.ok and bad.iterations <= 3
 
 

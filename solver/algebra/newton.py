@@ -74,7 +74,7 @@ class NewtonResult:
 def newton(x: Any, residual: Callable, solve: Callable, move: Callable, size: Callable,
            max_iter: int, tol: float = NEWTON_TOL, step_tol: float = STEP_TOL,
            line_search: bool = False, first_alpha: Callable | None = None,
-           contraction: float | None = None, stall: tuple[float, int] | None = None,
+           stall: tuple[float, int] | None = None,
            accept: Callable | None = None, rate: float | None = None) -> NewtonResult:
     """Newton's iteration on one system, used by assembly, position projection, statics and
     the implicit stages (the kinematic sweep runs many frames in lockstep with the same
@@ -84,8 +84,7 @@ def newton(x: Any, residual: Callable, solve: Callable, move: Callable, size: Ca
     solve needs; solve(x, data) -> dx; move(x, dx, alpha) -> x + alpha dx; size(x1, dx,
     alpha) -> the scaled size of the step just taken.  Options: ``line_search`` halves
     alpha (up to 30 times) until the residual decreases, starting from first_alpha(dx);
-    ``contraction`` c fails as soon as a step is larger than c times the one before (the
-    iteration diverges); ``stall`` (ratio, count) stops after more than count steps in a
+    ``stall`` (ratio, count) stops after more than count steps in a
     row that reduce the residual by less than the ratio; ``accept(x, data)`` is called
     with each accepted iterate.  ``rate`` (step-only iterations, err None) switches the
     step rule to the predicted remaining error (Hairer-Wanner IV.8, simplified Newton iterations):
@@ -119,11 +118,6 @@ def newton(x: Any, residual: Callable, solve: Callable, move: Callable, size: Ca
                 if theta / (1.0 - theta) * s1 <= step_tol:
                     return NewtonResult(x1, True, it + 1, None, s1, None, theta)
                 last_ratio = ratio
-            elif err is None:                # step-only: stop before another residual
-                if s1 <= step_tol:
-                    return NewtonResult(x1, True, it + 1, None, s1, None)
-                if not np.isfinite(s1) or (contraction is not None and s1 > contraction * last):
-                    return NewtonResult(x1, False, it + 1, None, s1, None)
             err1, data1 = residual(x1)
             if not line_search or err1 < err or converged(err1, s1, tol, step_tol):
                 break
