@@ -92,13 +92,21 @@ def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
     u = d / L[:, None]
     dd = v[bj] + cross(w[bj], sj) - v[bi] - cross(w[bi], si)
     Ld = _dot(u, dd)
-    tanh = np.tanh(Ld / V_FRICTION)
-    fnc = fm.sd_c * Ld + fm.sd_fric * tanh
-    for k, act in enumerate(fm.sd_act):
-        if act is not None:
-            fnc[k] += _actuator(act, f"spring-damper {fm.sd_names[k]!r}", t, L[k], Ld[k])
-    f = fm.sd_k * (L - fm.sd_L0) + fm.sd_pre + fnc
+    tanh, fnc, f = _law("spring-damper", fm.sd_names, fm.sd_k, fm.sd_L0, fm.sd_pre, fm.sd_c,
+                        fm.sd_fric, fm.sd_act, t, L, Ld)
     return _SpringDampers(si, sj, u, L, dd, Ld, tanh, fnc, f)
+
+
+def _law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, xd):
+    """Seed 001's spring-damper-actuator law, the same for a length and a joint angle:
+    (tanh(xd / V), the non-conservative part c xd + friction tanh(xd / V) + actuator(t, x,
+    xd), the whole k (x - x0) + preload + that), one entry per element."""
+    tanh = np.tanh(xd / V_FRICTION)
+    nc = c * xd + fric * tanh
+    for i, act in enumerate(acts):
+        if act is not None:
+            nc[i] += _actuator(act, f"{kind} {names[i]!r}", t, x[i], xd[i])
+    return tanh, nc, k * (x - x0) + pre + nc
 
 
 class _Torsions(NamedTuple):
@@ -126,12 +134,8 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
     raw, g = angle[:2]
     th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
     thd = _dot(g, w[bi] - w[bj])
-    tanh = np.tanh(thd / V_FRICTION)
-    tnc = fm.ts_c * thd + fm.ts_fric * tanh
-    for k, act in enumerate(fm.ts_act):
-        if act is not None:
-            tnc[k] += _actuator(act, f"torsion spring {fm.ts_names[k]!r}", t, th[k], thd[k])
-    T = fm.ts_k * (th - fm.ts_th0) + fm.ts_pre + tnc
+    tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, fm.ts_pre, fm.ts_c,
+                        fm.ts_fric, fm.ts_act, t, th, thd)
     return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)
 
 
