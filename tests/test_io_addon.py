@@ -569,13 +569,7 @@ def test_command_line(capsys) -> None:
 def test_progress_callback_and_cancel() -> None:
     """solve(progress=...) is called once per frame; answering False cancels with the frames
     done so far (what the modal bake's Esc does)."""
-    m = solver.Mechanism()
-    m.add_part("ground", fixed=True)
-    m.add_part("arm", mass=1.0, center_of_mass=(0.5, 0, 0))
-    m.add_marker("O", "ground")
-    m.add_marker("A", "arm")
-    m.add_joint("pin", "revolute", "A", "O")
-    m.add_motion("spin", "pin", "2*pi*t")
+    m = driven_crank()
     calls = []
     r = m.solve(1.0, 24, progress=lambda k, n: calls.append((k, n)))
     assert calls == [(k, 25) for k in range(1, 26)] and len(r) == 25
