@@ -16,11 +16,12 @@ from ..base.rotations import congruence
 
 
 def inverse_mass(model: Model, A: np.ndarray) -> np.ndarray:
-    """(nb+1, 6, 6) inverse mass blocks in world axes (1/m I and A I^-1 A^T), with a zero
-    block for the ground last.  A: rotation matrices, at least nb of them."""
+    """(..., nb+1, 6, 6) inverse mass blocks in world axes (1/m I and A I^-1 A^T), with a
+    zero block for the ground last.  A (..., at least nb, 3, 3): rotation matrices."""
     nb = model.nb
-    Mi = model.body_inverse_mass.copy()   # 1/m I blocks, ground zero
-    Mi[:nb, 3:, 3:] = congruence(A[:nb], model.body_inverse_inertia)
+    Mi = np.empty(A.shape[:-3] + model.body_inverse_mass.shape)
+    Mi[...] = model.body_inverse_mass       # 1/m I blocks, ground zero
+    Mi[..., :nb, 3:, 3:] = congruence(A[..., :nb, :, :], model.body_inverse_inertia)
     return Mi
 
 
@@ -62,28 +63,38 @@ class Schur:
         self.band = BandedSPD(self.n, self.pr, self.pc)
 
     def blocks(self, jac: np.ndarray) -> np.ndarray:
-        """(n, 2, 6) Jacobian blocks of the rows on body I and body J."""
-        return jac[self.rows].reshape(self.n, 2, 6)
+        """(..., n, 2, 6) Jacobian blocks of the rows on body I and body J."""
+        return jac[..., self.rows, :].reshape(jac.shape[:-2] + (self.n, 2, 6))
+
+    # Leading axes (..., e.g. the stages of an implicit step) are carried through by every
+    # method below: one set of numpy calls for all of them.
 
     def matrix(self, Jb: np.ndarray, Mi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(S's entries at the pairs, W = M^-1 J^T per body and slot (nb, 6, slots)); Mi
-        (at least nb, 6, 6) inverse mass (or weight) blocks."""
-        Jg = Jb[self.slot_take, self.slot_side]                  # (nb, slots, 6)
-        W = Mi[: self.nb] @ np.swapaxes(Jg, 1, 2)
-        vals = (Jg @ W).reshape(-1)[self.pair_index]
+        """(S's entries at the pairs, W = M^-1 J^T per body and slot (..., nb, 6, slots));
+        Mi (..., at least nb, 6, 6) inverse mass (or weight) blocks."""
+        Jg = Jb[..., self.slot_take, self.slot_side, :]          # (..., nb, slots, 6)
+        W = Mi[..., : self.nb, :, :] @ np.swapaxes(Jg, -1, -2)
+        vals = (Jg @ W).reshape(Jg.shape[:-3] + (-1,))[..., self.pair_index]
         return vals, W
 
     def solve(self, vals: np.ndarray, b: np.ndarray) -> np.ndarray:
         """S x = b: banded Cholesky when S's band is narrow, else a dense solve."""
         if not self.n:
-            return np.zeros(0)
+            return np.zeros(b.shape)
         if self.band.banded:
-            return self.band.solve(vals, None, b)
-        return np.linalg.solve(self.dense(vals), b)
+            if vals.ndim == 1:
+                return self.band.solve(vals, None, b)
+            lead = vals.shape[:-1]
+            V, B = vals.reshape(-1, vals.shape[-1]), b.reshape(-1, self.n)
+            return np.stack([self.band.solve(V[i], None, B[i]) for i in range(len(V))]).reshape(lead + (self.n,))
+        return np.linalg.solve(self.dense(vals), b[..., None])[..., 0]
 
     def dense(self, vals: np.ndarray) -> np.ndarray:
-        """S as a dense (n, n) matrix."""
-        return np.bincount(self.flat, weights=vals, minlength=self.n * self.n).reshape(self.n, self.n)
+        """S as a dense (..., n, n) matrix (pairs of rows that share a body repeat: summed)."""
+        n2, lead = self.n * self.n, vals.shape[:-1]
+        count = int(np.prod(lead))
+        at = (np.arange(count)[:, None] * n2 + self.flat).reshape(-1)
+        return np.bincount(at, weights=vals.reshape(-1), minlength=count * n2).reshape(lead + (self.n, self.n))
 
     def solve_least_norm(self, vals: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
         """S x = b solved in S's eigenvectors with each eigenvalue l inverted as
@@ -93,21 +104,24 @@ class Schur:
         (almost) no part along the lost directions instead of dividing rounding by their
         vanishing eigenvalues; elsewhere it is the exact solution."""
         if not self.n:
-            return np.zeros(0)
+            return np.zeros(b.shape)
         lam, V = np.linalg.eigh(self.dense(vals))
-        eps = rcond * max(float(lam[-1]), 0.0)
+        eps = rcond * np.maximum(lam[..., -1:], 0.0)
         lam = np.maximum(lam, 0.0)
-        inv = lam / (lam * lam + eps * eps) if eps > 0 else np.zeros_like(lam)
-        return V @ (inv * (V.T @ b))
+        den = lam * lam + eps * eps
+        inv = np.divide(lam, den, out=np.zeros_like(lam), where=den > 0)
+        Vtb = np.einsum("...ji,...j->...i", V, b)
+        return np.einsum("...ij,...j->...i", V, inv * Vtb)
 
     def times(self, Jb: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """J x for body vectors x (nb+1, 6)."""
-        return np.einsum("ksi,ksi->k", Jb, x[self.ends])
+        """J x for body vectors x (..., nb+1, 6)."""
+        return np.einsum("...ksi,...ksi->...k", Jb, x[..., self.ends, :])
 
     def transpose_times(self, W: np.ndarray, lam: np.ndarray) -> np.ndarray:
-        """M^-1 J^T lam as body vectors (nb+1, 6), ground row zero (W from matrix())."""
-        out = np.zeros((self.nb + 1, 6))
+        """M^-1 J^T lam as body vectors (..., nb+1, 6), ground row zero (W from matrix())."""
+        lead = lam.shape[:-1]
+        out = np.zeros(lead + (self.nb + 1, 6))
         if self.n:
-            lg = np.append(lam, 0.0)[self.slot_row]                # padding slots: 0
-            out[: self.nb] = np.einsum("bik,bk->bi", W, lg)
+            lg = np.concatenate([lam, np.zeros(lead + (1,))], -1)[..., self.slot_row]   # padding: 0
+            out[..., : self.nb, :] = np.einsum("...bik,...bk->...bi", W, lg)
         return out

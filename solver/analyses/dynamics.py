@@ -82,17 +82,19 @@ class _System:
             return self.schur.solve_least_norm(vals, b, ROBUST_RCOND if rcond is None else rcond)
         return self.schur.solve(vals, b)
 
-    # y = [r (3nb), p (4nb), v (3nb), w (3nb), work]
-    def pack(self, r, p, v, w, work: float) -> np.ndarray:
-        return np.concatenate([r.ravel(), p.ravel(), v.ravel(), w.ravel(), [work]])
+    # y = [r (3nb), p (4nb), v (3nb), w (3nb), work]; leading axes (stages) carried through
+    def pack(self, r, p, v, w, work) -> np.ndarray:
+        lead = np.shape(work)
+        return np.concatenate([x.reshape(lead + (-1,)) for x in (r, p, v, w)]
+                              + [np.reshape(work, lead + (1,))], -1)
 
     def unpack(self, y: np.ndarray):
-        nb = self.nb
-        r = y[: 3 * nb].reshape(nb, 3)
-        p = y[3 * nb: 7 * nb].reshape(nb, 4)
-        v = y[7 * nb: 10 * nb].reshape(nb, 3)
-        w = y[10 * nb: 13 * nb].reshape(nb, 3)
-        return r, p, v, w, y[-1]
+        nb, lead = self.nb, y.shape[:-1]
+        r = y[..., : 3 * nb].reshape(lead + (nb, 3))
+        p = y[..., 3 * nb: 7 * nb].reshape(lead + (nb, 4))
+        v = y[..., 7 * nb: 10 * nb].reshape(lead + (nb, 3))
+        w = y[..., 10 * nb: 13 * nb].reshape(lead + (nb, 3))
+        return r, p, v, w, y[..., -1]
 
     def minv(self, A: np.ndarray) -> np.ndarray:
         """(nb, 6, 6) inverse mass blocks, world axes: 1/m I and A I^-1 A^T."""
@@ -104,38 +106,42 @@ class _System:
         return np.einsum("bij,bjk->bik", Mi, X.reshape(self.nb, 6, k)).reshape(6 * self.nb, k)
 
     def _minv_ground(self, A: np.ndarray) -> np.ndarray:
-        """Inverse mass blocks with a zero block for the ground appended (nb+1, 6, 6)."""
+        """Inverse mass blocks with a zero block for the ground appended (..., nb+1, 6, 6)."""
         return inverse_mass(self.m, A)
 
-    def accelerations(self, t: float, r, p, v, w):
-        """(a (nb,6), lambda (nc,), ForceEval, jac, f): the augmented system at one state."""
+    def accelerations(self, t, r, p, v, w):
+        """(a (nb,6), lambda (nc,), ForceEval, jac, f): the augmented system at one state.
+        With t an array (S,) and a leading axis S on r, p, v, w: S states at once (the
+        stages of an implicit step), every result with that axis: the kinematics, the force
+        elements and the Schur solves are one set of numpy calls for all of them."""
         m, sc = self.m, self.schur
-        f = motion_values(m, t)
         rg, A, vg, wg = body_arrays(m, r, p, v, w)
         ev = evaluate(m, rg, A, vg, wg)
+        f = motion_values(m, t)
         Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref)
         gamma = -ev.quad
-        gamma[self.mrows] += f[m.row_motion[self.mrows], 2]
+        gamma[..., self.mrows] += f[..., m.row_motion[self.mrows], 2]
         Mi = self._minv_ground(A)
         Jb = sc.blocks(ev.jac)
         vals, W = sc.matrix(Jb, Mi)
-        MiQg = np.zeros((self.nb + 1, 6))
-        MiQg[: self.nb] = np.einsum("bij,bj->bi", Mi[: self.nb], Q)
-        lam_k = self.solve(vals, sc.times(Jb, MiQg) - gamma[self.keep])
-        a = (MiQg - sc.transpose_times(W, lam_k))[: self.nb]
-        lam = np.zeros(m.nc)
-        lam[self.keep] = lam_k
+        MiQg = np.zeros(Mi.shape[:-2] + (6,))
+        MiQg[..., : self.nb, :] = np.einsum("...bij,...bj->...bi", Mi[..., : self.nb, :, :], Q)
+        lam_k = self.solve(vals, sc.times(Jb, MiQg) - gamma[..., self.keep])
+        a = (MiQg - sc.transpose_times(W, lam_k))[..., : self.nb, :]
+        lam = np.zeros(lam_k.shape[:-1] + (m.nc,))
+        lam[..., self.keep] = lam_k
         if not np.isfinite(a.sum() + lam_k.sum()):     # a sum is NaN or inf if any term is
             raise np.linalg.LinAlgError("non-finite accelerations")
         return a, lam, fe, ev.jac, f
 
-    def rhs(self, t: float, y: np.ndarray) -> np.ndarray:
+    def rhs(self, t, y: np.ndarray) -> np.ndarray:
+        """dy/dt at (t, y); t (S,) and y (S, n): S states at once (see accelerations)."""
         r, p, v, w, _ = self.unpack(y)
-        pn = p / np.linalg.norm(p, axis=1, keepdims=True)
+        pn = p / np.linalg.norm(p, axis=-1, keepdims=True)
         a, lam, fe, _, f = self.accelerations(t, r, pn, v, w)
-        pdot = quat_rate(pn, w)
-        power = fe.power_nc + float(np.dot(-lam[self.mrows], f[self.m.row_motion[self.mrows], 1]))
-        return np.concatenate([v.ravel(), pdot.ravel(), a[:, :3].ravel(), a[:, 3:].ravel(), [power]])
+        mr = self.mrows
+        power = fe.power_nc + np.sum(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
+        return self.pack(v, quat_rate(pn, w), a[..., :3], a[..., 3:], power)
 
     def project(self, t: float, r, p, v, w):
         """Positions onto Phi = 0 (M-weighted least-change Newton), then velocities onto

@@ -218,7 +218,7 @@ class RadauIIA:
             ts = t + self.c * h
 
             def residual(Z):
-                return None, np.array([s.rhs(ts[i], y + Z[i]) for i in range(self.s)])
+                return None, s.rhs(ts, y[None, :] + Z)      # all stages in one call
 
             def size(Z1, dZ, alpha):
                 return float(np.sqrt(np.mean([norm(dZ[i], y, y + Z1[i]) ** 2 for i in range(self.s)])))

@@ -227,11 +227,15 @@ def body_arrays(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray | None
     return rg, A, _with_ground(v, zero), _with_ground(w, zero)
 
 
-def motion_values(model: Model, t: float) -> np.ndarray:
-    """(nmotion, 3): value, first and second time derivative of every motion at t."""
-    if not model.motion_functions:
+def motion_values(model: Model, t) -> np.ndarray:
+    """(nmotion, 3): value, first and second time derivative of every motion at t; for
+    times t (S,) (S, nmotion, 3), each function evaluated once on all of them."""
+    fns = model.motion_functions
+    if np.ndim(t):
+        return np.stack([fn.table(t) for fn in fns], axis=1) if fns else np.zeros((len(t), 0, 3))
+    if not fns:
         return np.zeros((0, 3))
-    return np.array([fn.derivatives(t) for fn in model.motion_functions], dtype=float)
+    return np.array([fn.derivatives(t) for fn in fns], dtype=float)
 
 
 def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:

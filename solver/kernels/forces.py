@@ -46,7 +46,7 @@ _NO_FORCES = ForceEval(np.zeros((0, 6)), 0.0, 0.0, np.zeros(0), np.zeros(0), np.
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.einsum("ij,ij->i", a, b)
+    return np.einsum("...i,...i->...", a, b)
 
 
 def _actuator(act: Callable[..., float], what: str, t: float, x: float, xd: float) -> float:
@@ -81,16 +81,16 @@ def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
     """Seed 001 "Translational spring-damper-actuator": d = P_J - P_I, l = |d|, the tension
     f = k (l - L0) + preload + c dl/dt + friction tanh(dl/dt / V) + actuator(t, l, dl/dt)."""
     bi, bj = fm.sd_bi, fm.sd_bj
-    si = np.einsum("nij,nj->ni", A[bi], fm.sd_si)
-    sj = np.einsum("nij,nj->ni", A[bj], fm.sd_sj)
-    d = r[bj] + sj - r[bi] - si                       # from P_I to P_J
-    L = np.linalg.norm(d, axis=1)
+    si = np.einsum("...nij,nj->...ni", A[..., bi, :, :], fm.sd_si)
+    sj = np.einsum("...nij,nj->...ni", A[..., bj, :, :], fm.sd_sj)
+    d = r[..., bj, :] + sj - r[..., bi, :] - si       # from P_I to P_J
+    L = np.linalg.norm(d, axis=-1)
     if np.any(L < 1e-12):
-        k = int(np.argmin(L))
+        k = int(np.argmin(L)) % len(bi)
         raise FloatingPointError(f"spring-damper {fm.sd_names[k]!r}: its two markers coincide "
                                  "(length 0, no direction for the force)")
-    u = d / L[:, None]
-    dd = v[bj] + cross(w[bj], sj) - v[bi] - cross(w[bi], si)
+    u = d / L[..., None]
+    dd = v[..., bj, :] + cross(w[..., bj, :], sj) - v[..., bi, :] - cross(w[..., bi, :], si)
     Ld = _dot(u, dd)
     tanh, fnc, f = _law("spring-damper", fm.sd_names, fm.sd_k, fm.sd_L0, fm.sd_pre, fm.sd_c,
                         fm.sd_fric, fm.sd_act, t, L, Ld)
@@ -104,8 +104,13 @@ def _law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, x
     tanh = np.tanh(xd / V_FRICTION)
     nc = c * xd + fric * tanh
     for i, act in enumerate(acts):
-        if act is not None:
-            nc[i] += _actuator(act, f"{kind} {names[i]!r}", t, x[i], xd[i])
+        if act is None:
+            continue
+        what = f"{kind} {names[i]!r}"
+        if np.ndim(t):      # one leading axis of states, one time each
+            nc[:, i] += [_actuator(act, what, tk, xk, xdk) for tk, xk, xdk in zip(t, x[:, i], xd[:, i])]
+        else:
+            nc[i] += _actuator(act, what, t, x[i], xd[i])
     return tanh, nc, k * (x - x0) + pre + nc
 
 
@@ -127,13 +132,13 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
     theta0) + preload + c dtheta/dt + friction tanh(dtheta/dt / V) + actuator(t, theta,
     dtheta/dt), theta on the atan2 branch nearest ts_ref."""
     bi, bj = fm.ts_bi, fm.ts_bj
-    xi = np.einsum("nij,nj->ni", A[bi], fm.ts_xi)
-    xj = np.einsum("nij,nj->ni", A[bj], fm.ts_xj)
-    yj = np.einsum("nij,nj->ni", A[bj], fm.ts_yj)
+    xi = np.einsum("...nij,nj->...ni", A[..., bi, :, :], fm.ts_xi)
+    xj = np.einsum("...nij,nj->...ni", A[..., bj, :, :], fm.ts_xj)
+    yj = np.einsum("...nij,nj->...ni", A[..., bj, :, :], fm.ts_yj)
     angle = joint_angle(xi, xj, yj)
     raw, g = angle[:2]
     th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
-    thd = _dot(g, w[bi] - w[bj])
+    thd = _dot(g, w[..., bi, :] - w[..., bj, :])
     tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, fm.ts_pre, fm.ts_c,
                         fm.ts_fric, fm.ts_act, t, th, thd)
     return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)
@@ -142,55 +147,67 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
 def _loads(fm: ForceModel, t: float, A) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(F, T, s) (n, 3) each: every applied load's force and torque in world axes (turned
     by the marker's axes when given in them) and its point's arm from the centre of mass."""
-    vals = np.array([[f.value(t) for f in funcs] for funcs in fm.ld_funcs])   # (n, 6)
-    Ab = A[fm.ld_body]
-    axes = np.einsum("nij,njk->nik", Ab, fm.ld_axes)
-    F = np.where(fm.ld_in_marker[:, None], np.einsum("nij,nj->ni", axes, vals[:, :3]), vals[:, :3])
-    Tq = np.where(fm.ld_in_marker[:, None], np.einsum("nij,nj->ni", axes, vals[:, 3:]), vals[:, 3:])
-    return F, Tq, np.einsum("nij,nj->ni", Ab, fm.ld_point)
+    if np.ndim(t):          # (S, n, 6) for S times
+        vals = np.array([[[f.value(tk) for f in funcs] for funcs in fm.ld_funcs] for tk in t])
+    else:                   # (n, 6)
+        vals = np.array([[f.value(t) for f in funcs] for funcs in fm.ld_funcs])
+    Ab = A[..., fm.ld_body, :, :]
+    axes = np.einsum("...nij,njk->...nik", Ab, fm.ld_axes)
+    inm = fm.ld_in_marker[:, None]
+    F = np.where(inm, np.einsum("...nij,...nj->...ni", axes, vals[..., :3]), vals[..., :3])
+    Tq = np.where(inm, np.einsum("...nij,...nj->...ni", axes, vals[..., 3:]), vals[..., 3:])
+    return F, Tq, np.einsum("...nij,nj->...ni", Ab, fm.ld_point)
 
 
-def evaluate_forces(fm: ForceModel, t: float, r: np.ndarray, A: np.ndarray, v: np.ndarray,
+def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarray,
                     w: np.ndarray, ts_ref: np.ndarray) -> ForceEval:
     """Generalized forces of all force elements at one state (arrays with the ground last).
 
     ``ts_ref`` (nts,) is a recent value of each torsion angle; the angle returned is the
     branch of atan2 nearest to it, so springs wound past half a turn keep their torque.
+    With t an array (S,) and one leading axis S on r, A, v, w: S states at once (the stages
+    of an implicit step), every field of the result with that axis.
     """
-    Q = np.zeros((len(r), 6))
+    Q = np.zeros(r.shape[:-1] + (6,))
     pot = pnc = 0.0
     # translational spring-damper-actuators (seed 001)
     n = len(fm.sd_names)
     L = fsd = np.zeros(0)
     if n:
-        bi, bj = fm.sd_bi, fm.sd_bj
         si, sj, u, L, _, Ld, _, fnc, fsd = _spring_dampers(fm, t, r, A, v, w)
-        F = fsd[:, None] * u                              # on I; -F on J
-        np.add.at(Q, bi, np.concatenate([F, cross(si, F)], axis=1))
-        np.add.at(Q, bj, np.concatenate([-F, -cross(sj, F)], axis=1))
-        pot += float(np.sum(0.5 * fm.sd_k * (L - fm.sd_L0) ** 2 + fm.sd_pre * L))
-        pnc -= float(np.sum(fnc * Ld))
+        F = fsd[..., None] * u                            # on I; -F on J
+        _scatter(Q, fm.sd_bi, np.concatenate([F, cross(si, F)], axis=-1))
+        _scatter(Q, fm.sd_bj, np.concatenate([-F, -cross(sj, F)], axis=-1))
+        pot = pot + np.sum(0.5 * fm.sd_k * (L - fm.sd_L0) ** 2 + fm.sd_pre * L, axis=-1)
+        pnc = pnc - np.sum(fnc * Ld, axis=-1)
     # torsion springs: generalized torque -T dtheta/dpi (the angle row's Jacobian g)
     n = len(fm.ts_names)
     th = T = np.zeros(0)
     if n:
-        bi, bj = fm.ts_bi, fm.ts_bj
         ts = _torsions(fm, t, A, w, ts_ref)
         th, thd, tnc, T = ts.th, ts.thd, ts.tnc, ts.T
-        tq = T[:, None] * ts.angle[1]
-        np.add.at(Q[:, 3:], bi, -tq)
-        np.add.at(Q[:, 3:], bj, tq)
-        pot += float(np.sum(0.5 * fm.ts_k * (th - fm.ts_th0) ** 2 + fm.ts_pre * th))
-        pnc -= float(np.sum(tnc * thd))
+        tq = T[..., None] * ts.angle[1]
+        zero = np.zeros(tq.shape)
+        _scatter(Q, fm.ts_bi, np.concatenate([zero, -tq], axis=-1))
+        _scatter(Q, fm.ts_bj, np.concatenate([zero, tq], axis=-1))
+        pot = pot + np.sum(0.5 * fm.ts_k * (th - fm.ts_th0) ** 2 + fm.ts_pre * th, axis=-1)
+        pnc = pnc - np.sum(tnc * thd, axis=-1)
     # applied forces and torques at markers
     n = len(fm.ld_names)
     if n:
         b = fm.ld_body
         F, Tq, s = _loads(fm, t, A)
-        np.add.at(Q, b, np.concatenate([F, cross(s, F) + Tq], axis=1))
-        vp = v[b] + cross(w[b], s)
-        pnc += float(np.sum(_dot(F, vp) + _dot(Tq, w[b])))
+        _scatter(Q, b, np.concatenate([F, cross(s, F) + Tq], axis=-1))
+        vp = v[..., b, :] + cross(w[..., b, :], s)
+        pnc = pnc + np.sum(_dot(F, vp) + _dot(Tq, w[..., b, :]), axis=-1)
+    if not np.ndim(t):
+        pot, pnc = float(pot), float(pnc)
     return ForceEval(Q, pot, pnc, L, fsd, th, T)
+
+
+def _scatter(Q: np.ndarray, bodies: np.ndarray, vals: np.ndarray) -> None:
+    """Q[..., bodies, :] += vals with repeated bodies summed (leading axes carried)."""
+    np.add.at(np.moveaxis(Q, -2, 0), bodies, np.moveaxis(vals, -2, 0))
 
 
 def total_forces(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
@@ -200,7 +217,7 @@ def total_forces(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.nda
     if model.forces.empty:
         return body_loads(model, A, wg)[0], _NO_FORCES
     fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref)
-    return fe.Q[: model.nb] + body_loads(model, A, wg)[0], fe
+    return fe.Q[..., : model.nb, :] + body_loads(model, A, wg)[0], fe
 
 
 def body_loads(model: Any, A: np.ndarray, wg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
