@@ -27,9 +27,9 @@ def count_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     sizes: list[int] = []
     newton = sweep._newton
 
-    def spy(model, alg, R, P, fv):
+    def spy(model, alg, R, P, fv, ref=None):
         sizes.append(len(R))
-        return newton(model, alg, R, P, fv)
+        return newton(model, alg, R, P, fv, ref)
     monkeypatch.setattr(sweep, "_newton", spy)
     return sizes
 

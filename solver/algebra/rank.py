@@ -73,21 +73,22 @@ def _banded_independent(model: Any, Js: np.ndarray, rows: np.ndarray,
     given order) is narrow; None when it is not.  Rows appended out of band order (motions
     after all joints) are also tried sorted by body: when every row is independent in that
     order the answer does not depend on the order; otherwise None."""
-    bi, bj = model.row_bi[rows], model.row_bj[rows]
-    kd = _gram_band(model, bi, bj)
+    ends = model.row_ends[rows]
+    kd = _gram_band(model, ends)
     if (kd + 1) * 4 < len(rows):
         return rows[_skipping_cholesky(Js, kd, tol)]
-    order = np.argsort(np.minimum(bi, bj), kind="stable")     # the ground (nb) sorts last
-    kd = _gram_band(model, bi[order], bj[order])
+    order = np.argsort(ends.min(axis=1), kind="stable")       # the ground (nb) sorts last
+    kd = _gram_band(model, ends[order])
     if (kd + 1) * 4 < len(rows) and _skipping_cholesky(Js[order], kd, tol).all():
         return rows
     return None
 
 
-def _gram_band(model: Any, bi: np.ndarray, bj: np.ndarray) -> int:
-    """Half-bandwidth of the Gram matrix of rows touching bodies bi, bj (in this order)."""
-    ends = [np.flatnonzero((bi == b) | (bj == b)) for b in range(model.nb)]
-    return max((int(e.max() - e.min()) for e in ends if e.size), default=0)
+def _gram_band(model: Any, ends: np.ndarray) -> int:
+    """Half-bandwidth of the Gram matrix of rows touching bodies ``ends`` (n, E) (in this
+    order)."""
+    on = [np.flatnonzero((ends == b).any(axis=1)) for b in range(model.nb)]
+    return max((int(e.max() - e.min()) for e in on if e.size), default=0)
 
 
 def _skipping_cholesky(Js: np.ndarray, kd: int, tol: float = RANK_TOL) -> np.ndarray:
@@ -132,6 +133,9 @@ def involved(model: Any, J: np.ndarray, rows: np.ndarray) -> tuple[str, ...]:
 
 
 def row_owner(model: Any, k: int) -> str:
+    """The joint, motion or coupler a row belongs to."""
     if model.row_joint[k] >= 0:
         return model.joint_names[model.row_joint[k]]
+    if model.row_coupler[k] >= 0:
+        return model.couplers.names[model.row_coupler[k]]
     return model.motion_names[model.row_motion[k]]

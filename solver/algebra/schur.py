@@ -39,10 +39,11 @@ class Schur:
     def __init__(self, model: Model, rows: np.ndarray) -> None:
         nb = model.nb
         self.nb, self.rows, self.n = nb, rows, len(rows)
-        self.ends = np.stack([model.row_bi[rows], model.row_bj[rows]], axis=1)   # (n, 2)
+        self.ends = model.row_ends[rows]             # (n, E): (bi, bj), a coupler's more
+        self.E = self.ends.shape[1]
         touch: list[list[tuple[int, int]]] = [[] for _ in range(nb)]
         for k in range(self.n):
-            for side in (0, 1):
+            for side in range(self.E):
                 b = int(self.ends[k, side])
                 if b < nb:
                     touch[b].append((k, side))
@@ -63,8 +64,8 @@ class Schur:
         self.band = BandedSPD(self.n, self.pr, self.pc)
 
     def blocks(self, jac: np.ndarray) -> np.ndarray:
-        """(..., n, 2, 6) Jacobian blocks of the rows on body I and body J."""
-        return jac[..., self.rows, :].reshape(jac.shape[:-2] + (self.n, 2, 6))
+        """(..., n, E, 6) Jacobian blocks of the rows on each body they touch (I, J, ...)."""
+        return jac[..., self.rows, :].reshape(jac.shape[:-2] + (self.n, self.E, 6))
 
     # Leading axes (..., e.g. the stages of an implicit step) are carried through by every
     # method below: one set of numpy calls for all of them.

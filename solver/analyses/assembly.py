@@ -52,7 +52,7 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     if out.ok and out.err <= NEWTON_TOL:
         return Assembly(*out.x)
     # the equations cannot all be met (or only to rounding: a least-squares compromise)
-    jrows = np.flatnonzero(model.row_joint >= 0)
+    jrows = model.constraint_rows
     if len(jrows) < model.nc:            # do the joints close without the motions?
         joints = _least_movement(model, r, p, f, jrows, max_iter)     # from the user's pose
         if joints.ok and joints.err <= NEWTON_TOL:
@@ -96,7 +96,7 @@ def _least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
 
     def scaled_residual(x):
         ev = evaluate(model, *body_arrays(model, *x)[:2])
-        res = residual(model, ev.phi, f) * rs
+        res = residual(model, ev.phi, f, ev.coords) * rs     # couplers: turns of the pose as built
         return np.max(np.abs(res[rows]), initial=0.0), (ev, res)
 
     def solve(x, data):
@@ -150,7 +150,7 @@ def _loop_joints(model: Model, x, st: Structure, res: np.ndarray) -> tuple[str, 
     disagreeing equation depends on (J_kept^T c = J_row, c != 0), and its own joint."""
     bad = st.redundant[np.abs(res[st.redundant]) > 1e-3 * np.max(np.abs(res[st.redundant]))]
     J = scaled_jacobian(model, global_jacobian(model, evaluate(model, *body_arrays(model, *x)[:2]).jac))
-    kept = np.intersect1d(st.keep, np.flatnonzero(model.row_joint >= 0))
+    kept = np.intersect1d(st.keep, model.constraint_rows)
     names: list[str] = []
     for k in bad:
         c = np.linalg.lstsq(J[kept].T, J[k], rcond=1e-10)[0]

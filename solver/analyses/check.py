@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..algebra.blas import single_thread
 from ..algebra.rank import row_owner
 from ..base.errors import SolverError
@@ -63,6 +65,13 @@ def check(model: Model, state: State) -> CheckReport:
         notes.append(f"{len(st.redundant)} redundant equation(s) removed; reactions in joints "
                      f"{', '.join(map(repr, redundant))} are not unique: the least-norm "
                      "multipliers are reported")
+    cp = model.couplers
+    for k, name in enumerate(cp.names if cp is not None else ()):
+        row = int(np.flatnonzero(model.row_coupler == k)[0])
+        tied = ", ".join(map(repr, cp.coupled[k]))
+        notes.append(f"{cp.kinds[k]} {name!r} ties joint(s) {tied}: "
+                     + ("removes 1 degree of freedom" if row in set(st.keep) else
+                        "removes nothing (its relation already holds: redundant)"))
     if st.driven_dof > 0:
         notes.append(f"{st.driven_dof} degree(s) of freedom are not driven by motions: "
                      "a dynamic analysis is needed")

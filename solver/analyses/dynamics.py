@@ -42,7 +42,8 @@ from ..base.rotations import quat_rate, rotate_world
 from ..integrators.control import PredictiveControl, StandardControl
 from ..integrators.explicit import explicit_stepper
 from ..integrators.implicit import RadauIIA, stiffness_rate
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
+from ..kernels.constraints import (body_arrays, evaluate, global_jacobian, motion_values, residual,
+                                  unwrapped)
 from ..kernels.forces import inertia_world, total_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
@@ -62,6 +63,7 @@ class _System:
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
         self.ts_ref = np.zeros(len(model.forces.ts_names))
+        self.q_ref = None         # the couplers' coordinates at the last projection, unwrapped
         self.use(st)
 
     def use(self, st: Structure) -> None:
@@ -155,7 +157,7 @@ class _System:
         def scaled_residual(x):
             rg, A = body_arrays(m, *x)[:2]
             ev = evaluate(m, rg, A)
-            res = residual(m, ev.phi, f)
+            res = residual(m, ev.phi, f, ev.coords, self.q_ref)
             return np.max(np.abs(res[self.keep] * rs[self.keep]), initial=0.0), (ev, A, res)
 
         def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
@@ -172,6 +174,8 @@ class _System:
             # left for the exact projections after the crossing)
             raise np.linalg.LinAlgError("position projection did not converge")
         (r, p), (ev, A, _) = out.x, out.data
+        if m.couplers is not None:   # the turn each coupled angle is on, for the next step
+            self.q_ref = unwrapped(m, ev.coords, self.q_ref)
         if not sc.n:
             return r, p, v, w
         # velocities: S and M^-1 J^T from the last Newton iteration, whose pose differs from
@@ -367,7 +371,7 @@ def _rechosen(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> Stru
     if not st.redundant.size:
         return None
     J = global_jacobian(model, evaluate(model, *body_arrays(model, r, p)[:2]).jac)
-    jrows = np.flatnonzero(model.row_joint >= 0)
+    jrows = model.constraint_rows
     mrows = np.intersect1d(st.keep, np.flatnonzero(model.row_motion >= 0))
     nj = len(st.keep) - len(mrows)
     kj = best_rows(model, J, jrows, nj)

@@ -17,7 +17,8 @@ from ..algebra.blas import single_thread
 from ..algebra.newton import newton, scaled_jacobian, scales, step_size
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import rotate_world
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
+from ..kernels.constraints import (body_arrays, evaluate, global_jacobian, motion_values, residual,
+                                  unwrapped)
 from ..kernels.forces import inertia_world, total_forces
 from ..model.compile import Model
 from ..model.results import Result
@@ -46,12 +47,15 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
         raise SolverError(str(exc), time) from None
     zero = np.zeros((nb, 3))
     ts_ref = np.zeros(len(model.forces.ts_names))
+    cref = None            # the couplers' angles stay on the start's turns
+    if model.couplers is not None:
+        cref = unwrapped(model, evaluate(model, *body_arrays(model, r, p)[:2]).coords, None)
 
     def parts(r_, p_):
         rg, A = body_arrays(model, r_, p_)[:2]
         ev = evaluate(model, rg, A)
         Q, fe = total_forces(model, time, *body_arrays(model, r_, p_, zero, zero), ts_ref)
-        return Q.ravel(), global_jacobian(model, ev.jac), residual(model, ev.phi, f), fe
+        return Q.ravel(), global_jacobian(model, ev.jac), residual(model, ev.phi, f, ev.coords, cref), fe
 
     def resid(r_, p_, lam_):
         Q, J, phi, _ = parts(r_, p_)

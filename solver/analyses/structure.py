@@ -26,7 +26,7 @@ def structure(model: Model, r: np.ndarray, p: np.ndarray, tol: float = RANK_TOL)
     redundant when less than ``tol`` of its scaled length is new)."""
     ev = evaluate(model, *body_arrays(model, r, p)[:2])
     J = global_jacobian(model, ev.jac)
-    jrows = np.flatnonzero(model.row_joint >= 0)
+    jrows = model.constraint_rows
     mrows = np.flatnonzero(model.row_motion >= 0)
     kj = independent_rows(model, J, jrows, tol)
     kall = independent_rows(model, J, np.concatenate([kj, mrows]), tol)

@@ -29,7 +29,8 @@ from ..algebra.rank import involved
 from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import rotate_world
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
+from ..kernels.constraints import (body_arrays, coordinates, evaluate, global_jacobian, residual,
+                                  unwrapped)
 from ..kernels.forces import body_loads, evaluate_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
@@ -188,15 +189,17 @@ def _inverse(M: np.ndarray) -> np.ndarray:
     return _per_frame(np.linalg.inv, M.shape, M)
 
 
-def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.ndarray):
+def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.ndarray,
+            ref: np.ndarray | None = None):
     """Newton on every frame of a block from its predicted pose, each frame stopping by
     the one rule (algebra.newton.converged); each iteration evaluates only the frames not
-    yet converged.  Returns the poses, the Jacobian blocks and rotation
+    yet converged; ``ref`` (F, ncoord): the couplers' predicted coordinates, whose turn
+    their angles are taken on.  Returns the poses, the Jacobian blocks and rotation
     matrices at them, a (F,) converged mask and the iterations used."""
     rs, cw = scales(model)
     keep = alg.keep
     F = len(R)
-    jac = np.zeros((F, model.nc, 12))
+    jac = np.zeros((F, model.nc, model.row_width))
     A = np.zeros((F, model.nb + 1, 3, 3))
     done = np.zeros(F, dtype=bool)
     size = np.full(F, np.inf)              # last step, relative to the length scale
@@ -205,7 +208,7 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
         rg, Al = body_arrays(model, R[live], P[live])[:2]
         ev = evaluate(model, rg, Al)
         jac[live], A[live] = ev.jac, Al
-        res = residual(model, ev.phi, fv[live])
+        res = residual(model, ev.phi, fv[live], ev.coords, None if ref is None else ref[live])
         with np.errstate(invalid="ignore"):
             err = np.max(np.abs(res[..., keep] * rs[keep]), axis=-1, initial=0.0)
             sl = size[live]
@@ -235,7 +238,9 @@ class _Last:
     state: State
     jerk: np.ndarray          # (nb, 3) d a / dt
     djerk: np.ndarray         # (nb, 3) d alpha / dt
-    jac: np.ndarray           # (nc, 12)
+    jac: np.ndarray           # (nc, 6 E)
+    q: np.ndarray | None      # (ncoord,) the couplers' coordinates, unwrapped, and their rates
+    qd: np.ndarray | None
 
 
 def _smooth_prefix(model: Model, prev: State, h: np.ndarray, R, P, V, W, Ac, Al) -> int:
@@ -264,7 +269,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
     nb, nc, n = model.nb, model.nc, len(times)
     keep = st.keep
     out = Result.empty(model, times)
-    jrows = np.flatnonzero(model.row_joint >= 0)
+    jrows = model.constraint_rows
     mrows = np.flatnonzero(model.row_motion >= 0)
     mix = model.row_motion[mrows]
     kept_joint = np.intersect1d(keep, jrows)
@@ -275,6 +280,8 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
     biggest = int(max(1, min(BLOCK_MAX, BLOCK_FLOATS // per_frame)))
     prev: _Last | None = None              # the last solved frame
     ts_ref = np.zeros(len(model.forces.ts_names))
+    cpl = model.couplers is not None
+    q0 = unwrapped(model, evaluate(model, *body_arrays(model, r, p)[:2]).coords, None) if cpl else None
     k0, size = 0, 1
     while k0 < n_ok:
         ks = np.arange(k0, min(k0 + size, n_ok))
@@ -286,7 +293,10 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
             h = (times[ks] - s.t)[:, None, None]
             R = s.r + h * (s.v + h * (0.5 * s.a + h / 6.0 * prev.jerk))
             P = rotate_world(s.p, h * (s.w + h * (0.5 * s.alpha + h / 6.0 * prev.djerk)))
-        R, P, jac, A, ok, iters = _newton(model, alg, R, P, fv[ks])
+        ref = None
+        if cpl:     # each coupled coordinate predicted from the last frame's rate: its turn
+            ref = q0[None] if prev is None else prev.q + prev.qd * (times[ks] - prev.state.t)[:, None]
+        R, P, jac, A, ok, iters = _newton(model, alg, R, P, fv[ks], ref)
         m = int(np.argmin(ok)) if not ok.all() else len(ok)
         if m:
             fac = alg.factor(jac[:m], A[:m])
@@ -351,8 +361,12 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
             dt, a0, al0 = times[ks[-1]] - prev.state.t, prev.state.a, prev.state.alpha
         else:
             dt, a0, al0 = 1.0, Ac[-1], Al[-1]
+        q = qd = None
+        if cpl:
+            raw, _, _, qd = coordinates(model, rg[-1], A[-1], vg[-1], wg[-1], rates=True)
+            q = unwrapped(model, raw, ref[m - 1])
         prev = _Last(State(times[ks[-1]], R[-1], P[-1], V[-1], W[-1], Ac[-1], Al[-1]),
-                     (Ac[-1] - a0) / dt, (Al[-1] - al0) / dt, jac[-1])
+                     (Ac[-1] - a0) / dt, (Al[-1] - al0) / dt, jac[-1], q, qd)
         for k in ks:             # once per frame, as the frame-by-frame sweep did
             report_progress(progress, int(k), n, out)
         k0 = int(ks[-1]) + 1

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..base.rotations import cross, quat_to_matrix, skew
 from ..model.compile import Model, RowGroup
-from ..vocabulary.joints import ANGLE, AT, DIST, DOT1, DOT2
+from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2
 
 
 @dataclass
@@ -26,6 +26,7 @@ class RowEval:
     phi: np.ndarray    # (nc,) residuals without motion functions (angle rows: the angle, rad)
     jac: np.ndarray    # (nc, 12) Jacobian blocks, see module docstring
     quad: np.ndarray   # (nc,) velocity-quadratic part of the second derivative, or None
+    coords: np.ndarray | None = None   # (ncoord,) the couplers' joint coordinates (raw angles)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -161,6 +162,42 @@ def angle(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
 KERNELS = {AT: at_point, DOT2: dot2, DIST: distance, DOT1: dot1, ANGLE: angle}
 
 
+def coordinates(model: Model, r, A, v=None, w=None, need_jac: bool = False, rates: bool = False):
+    """The couplers' joint coordinates (angles raw in (-pi, pi], slides): (q, Jacobian
+    blocks (..., n, 12) or None, with velocities quad, with ``rates`` dq/dt), by the same
+    kernels as the motions' angle and slide rows."""
+    cp = model.couplers
+    lead = r.shape[:-2]
+    q = np.empty(lead + (cp.n,))
+    qj = np.zeros(lead + (cp.n, 12)) if need_jac or rates else None
+    qq = None if v is None else np.empty(lead + (cp.n,))
+    for g in cp.coords:
+        KERNELS[g.kind](g, r, A, v, w, q[..., g.rows], None if qj is None else qj[..., g.rows, :],
+                        None if qq is None else qq[..., g.rows])
+    rate = None
+    if rates:
+        ends = np.stack([np.concatenate([v, w], -1)[..., b, :] for b in
+                         (np.concatenate([g.bi for g in cp.coords]),
+                          np.concatenate([g.bj for g in cp.coords]))], -2)   # (..., n, 2, 6)
+        rate = np.einsum("...ke,...ke->...k", qj, ends.reshape(lead + (cp.n, 12)))
+    return q, qj, qq, rate
+
+
+def couplers(model: Model, r, A, v, w, phi, jac, quad) -> np.ndarray:
+    """The couplers' rows, sum_i s_i q_i - sum_i s_i q_i0 (raw angles: ``residual`` adds
+    the whole turns), their Jacobian blocks (term i's joint at ends 2i, 2i+1) and quad;
+    returns the raw coordinates."""
+    cp = model.couplers
+    q, qj, qq, _ = coordinates(model, r, A, v, w, need_jac=jac is not None)
+    phi[...] = np.einsum("...ct,ct->...c", q[..., cp.terms], cp.scale) - cp.offset
+    if jac is not None:
+        blocks = qj[..., cp.terms, :] * cp.scale[:, :, None]          # (..., ncpl, T, 12)
+        jac[..., : 12 * cp.terms.shape[1]] = blocks.reshape(blocks.shape[:-2] + (-1,))
+    if quad is not None:
+        quad[...] = np.einsum("...ct,ct->...c", qq[..., cp.terms], cp.scale)
+    return q
+
+
 def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = None,
              w: np.ndarray | None = None, need_jac: bool = True) -> RowEval:
     """Residual, Jacobian and (with velocities) quad of every row.
@@ -176,18 +213,22 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     plan = model.plan
     lead = r.shape[:-2]
     phi = np.empty(lead + (nc,))
-    jac = np.zeros(lead + (nc, 12)) if need_jac else None
+    jac = np.zeros(lead + (nc, model.row_width)) if need_jac else None
     quad = None if v is None else np.empty(lead + (nc,))
+    coords = None
     for g in plan.groups:
         s = g.rows
-        KERNELS[g.kind](g, r, A, v, w, phi[..., s], None if jac is None else jac[..., s, :],
-                        None if quad is None else quad[..., s])
+        kernel = couplers if g.kind == COUPLER else KERNELS[g.kind]
+        out = kernel(model if g.kind == COUPLER else g, r, A, v, w, phi[..., s],
+                     None if jac is None else jac[..., s, :], None if quad is None else quad[..., s])
+        if g.kind == COUPLER:
+            coords = out
     if not plan.identity:                 # back to model row order
         inv = plan.inv
         phi = phi[..., inv]
         jac = None if jac is None else jac[..., inv, :]
         quad = None if quad is None else quad[..., inv]
-    return RowEval(phi, jac, quad)
+    return RowEval(phi, jac, quad, coords)
 
 
 def global_jacobian(model: Model, jac: np.ndarray) -> np.ndarray:
@@ -199,8 +240,8 @@ def global_jacobian(model: Model, jac: np.ndarray) -> np.ndarray:
     nc, nb = model.nc, model.nb
     J = np.zeros(jac.shape[:-2] + (nc, 6 * (nb + 1)))
     rows = np.arange(nc)[:, None]
-    J[..., rows, 6 * model.row_bi[:, None] + np.arange(6)] += jac[..., :6]
-    J[..., rows, 6 * model.row_bj[:, None] + np.arange(6)] += jac[..., 6:]
+    for e in range(model.row_ends.shape[1]):       # (ends repeat for a coupler: added)
+        J[..., rows, 6 * model.row_ends[:, e, None] + np.arange(6)] += jac[..., 6 * e: 6 * e + 6]
     return J[..., : 6 * nb]
 
 
@@ -238,10 +279,27 @@ def motion_values(model: Model, t) -> np.ndarray:
     return np.array([fn.derivatives(t) for fn in fns], dtype=float)
 
 
-def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:
+def unwrapped(model: Model, coords: np.ndarray, ref: np.ndarray | None) -> np.ndarray:
+    """The couplers' coordinates with their angles on the turn nearest ``ref`` (unwrapped
+    values of a nearby pose, run state; None: the pose as built, CouplerPlan.q0)."""
+    cp = model.couplers
+    ref = cp.q0 if ref is None else ref
+    turns = np.where(cp.is_angle, np.round((ref - coords) / (2.0 * np.pi)), 0.0)
+    return coords + 2.0 * np.pi * turns
+
+
+def residual(model: Model, phi: np.ndarray, f: np.ndarray, coords: np.ndarray | None = None,
+             ref: np.ndarray | None = None) -> np.ndarray:
     """Constraint residuals with motion functions subtracted; angles wrapped to (-pi, pi].
-    phi (..., nc) and f (..., nmotion, 3) may carry leading axes (frames)."""
+    phi (..., nc) and f (..., nmotion, 3) may carry leading axes (frames).  Couplers: their
+    angles taken on the turn nearest ``ref`` (see ``unwrapped``; coords = RowEval.coords),
+    so a gear pair holds its ratio over any number of turns."""
     res = phi.copy()
+    if model.couplers is not None and coords is not None:
+        cp = model.couplers
+        whole = unwrapped(model, coords, ref) - coords
+        rows = np.flatnonzero(model.row_coupler >= 0)
+        res[..., rows] += np.einsum("...ct,ct->...c", whole[..., cp.terms], cp.scale)[..., model.row_coupler[rows]]
     drv = model.row_motion >= 0
     if drv.any():
         res[..., drv] -= f[..., model.row_motion[drv], 0]

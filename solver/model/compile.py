@@ -14,7 +14,8 @@ import numpy as np
 
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
-from ..vocabulary.joints import ANGLE, AT, DIST, DOT1, DOT2, EVAL_ORDER, JOINT_ROWS, label as _label
+from ..vocabulary.joints import (ANGLE, AT, COUPLER, DIST, DOT1, DOT2, EVAL_ORDER, JOINT_ROWS,
+                                  label as _label)
 from .force_model import ForceModel, compile_forces
 
 
@@ -56,6 +57,29 @@ class RowPlan:
 
 
 @dataclass(frozen=True)
+class CouplerPlan:
+    """The couplers' rows (vocabulary/couplers.py: sum_i s_i (q_i - q_i0) = 0), as the
+    coupler kernel reads them.  Their joint coordinates are evaluated by the angle and
+    dot-2 kernels as ``coords`` groups whose ``rows`` index the coordinate vector (angles
+    first, then slides).  Scales are divided by the largest |s_i| u_i (u = 1 rad for an
+    angle, the model's length scale for a slide), so a coupler's residual is in radians
+    of its largest term and its multiplier in the matching generalized-force unit."""
+    coords: tuple[RowGroup, ...]
+    n: int                         # coordinates
+    is_angle: np.ndarray           # (n,) angle (wraps at +-pi) or slide
+    q0: np.ndarray                 # (n,) coordinates in the pose as built (raw angles)
+    terms: np.ndarray              # (ncpl, T) coordinate of each term (padding: 0, scale 0)
+    scale: np.ndarray              # (ncpl, T) normalized s_i
+    count: np.ndarray              # (ncpl,) terms of each coupler
+    offset: np.ndarray             # (ncpl,) sum_i s_i q_i0
+    names: tuple[str, ...]
+    kinds: tuple[str, ...]
+    radii: tuple[Any, ...]         # gears' pitch radii (or None)
+    pressure: np.ndarray           # (ncpl,) gears' pressure angles, rad
+    coupled: tuple[tuple[str, ...], ...]   # each coupler's joints
+
+
+@dataclass(frozen=True)
 class Model:
     """Frozen arrays of a mechanism (MuJoCo naming: entity_quantity, shapes in comments),
     made once by compile_model and read-only afterwards (arrays not writeable); run state
@@ -73,11 +97,15 @@ class Model:
     body_inverse_inertia: np.ndarray  # (nb, 3, 3) inverse of body_inertia, body axes
     gravity: np.ndarray           # (3,)
     # constraint rows, in joint order then motion order
-    row_kind: np.ndarray          # (nc,) AT | DOT2 | DIST | DOT1 | ANGLE (vocabulary.joints)
+    row_kind: np.ndarray          # (nc,) AT | DOT2 | DIST | DOT1 | ANGLE | COUPLER
     row_bi: np.ndarray            # (nc,) body of marker I (nb = ground)
     row_bj: np.ndarray            # (nc,) body of marker J
-    row_joint: np.ndarray         # (nc,) joint index, -1 for motion rows
-    row_motion: np.ndarray        # (nc,) motion index, -1 for joint rows
+    row_ends: np.ndarray          # (nc, E) every body a row touches: (bi, bj), a coupler's
+    #                               (bi_1, bj_1, bi_2, bj_2, ...); padding the ground.  A
+    #                               row's Jacobian blocks are (E, 6): jac (..., nc, 6 E)
+    row_joint: np.ndarray         # (nc,) joint index, -1 for motion and coupler rows
+    row_motion: np.ndarray        # (nc,) motion index, -1 for joint and coupler rows
+    row_coupler: np.ndarray       # (nc,) coupler index, -1 for joint and motion rows
     row_length: np.ndarray        # (nc,) residual unit: the length scale for length rows, else 1
     row_label: tuple[str, ...]    # (nc,) "pin: at-point x"
     plan: RowPlan                 # the rows grouped by kind for the kernels
@@ -92,6 +120,17 @@ class Model:
     length_scale: float
     forces: ForceModel
     fixed_parts: Mapping[str, tuple[np.ndarray, np.ndarray]]
+    couplers: CouplerPlan | None = None
+
+    @property
+    def row_width(self) -> int:
+        """Entries of a row's Jacobian blocks: 6 per body end (12 without couplers)."""
+        return 6 * self.row_ends.shape[1]
+
+    @property
+    def constraint_rows(self) -> np.ndarray:
+        """Rows of joints and couplers (not motions): what holds the mechanism together."""
+        return np.flatnonzero(self.row_motion < 0)
 
     @property
     def nb(self) -> int:
@@ -174,7 +213,7 @@ def compile_model(mech: Any) -> Model:
         for prim in JOINT_ROWS[jt.kind]:
             row = dict(kind=DOT1, bi=marker_body[mi], bj=marker_body[mj], ui=np.zeros(3),
                        uj=np.zeros(3), a=np.zeros(3), b=np.zeros(3), target=0.0,
-                       joint=jn, motion=-1, label=f"{name}: {_label(prim)}")
+                       joint=jn, motion=-1, coupler=-1, label=f"{name}: {_label(prim)}")
             Ci, Cj = marker_axes[mi], marker_axes[mj]
             if prim[0] == "dot1":
                 row.update(kind=DOT1, ui=Ci[:, prim[1]], a=Cj[:, prim[2]])
@@ -196,18 +235,24 @@ def compile_model(mech: Any) -> Model:
         mi, mj = jt.marker_i, jt.marker_j
         Ci, Cj = marker_axes[mi], marker_axes[mj]
         row = dict(bi=marker_body[mi], bj=marker_body[mj], target=0.0,
-                   joint=-1, motion=mn, label=f"{name}: {mo.coordinate} of {mo.joint}")
+                   joint=-1, motion=mn, coupler=-1, label=f"{name}: {mo.coordinate} of {mo.joint}")
         if mo.coordinate == "angle":
             row.update(kind=ANGLE, ui=Ci[:, 0], uj=np.zeros(3), a=Cj[:, 0], b=Cj[:, 1])
         else:
             row.update(kind=DOT2, ui=marker_point[mi], uj=marker_point[mj], a=Cj[:, 2],
                        b=np.zeros(3))
         rows.append(row)
+    cplan = _couplers(mech, rows, marker_body, marker_point, marker_axes, length_scale, nb)
 
     def col(key: str, dtype: Any = float) -> np.ndarray:
         return _frozen([r[key] for r in rows], dtype)
 
     kinds = col("kind", int)
+    width = max([len(r.get("ends", ())) for r in rows] + [2])
+    ends = np.full((len(rows), width), nb, dtype=int)
+    for k, r in enumerate(rows):
+        e = r.get("ends", (r["bi"], r["bj"]))
+        ends[k, : len(e)] = e
     row_length = np.where((kinds == AT) | (kinds == DOT2) | (kinds == DIST), length_scale, 1.0)
     mass = _frozen([p.mass for p in moving])
     inertia = np.reshape([p.inertia for p in moving], (nb, 3, 3)).astype(float)
@@ -225,7 +270,9 @@ def compile_model(mech: Any) -> Model:
         body_inverse_inertia=_frozen(np.linalg.inv(inertia) if nb else np.zeros((0, 3, 3))),
         gravity=_frozen(mech.gravity),
         row_kind=kinds, row_bi=col("bi", int), row_bj=col("bj", int),
+        row_ends=_frozen(ends.reshape(len(rows), width), int),
         row_joint=col("joint", int), row_motion=col("motion", int),
+        row_coupler=col("coupler", int),
         row_length=_frozen(row_length), row_label=tuple(r["label"] for r in rows),
         plan=_plan(rows, nb),
         joint_names=tuple(mech.joints), joint_marker_i=tuple(j.marker_i for j in mech.joints.values()),
@@ -236,7 +283,74 @@ def compile_model(mech: Any) -> Model:
         marker_axes=MappingProxyType(marker_axes), length_scale=length_scale,
         fixed_parts=MappingProxyType(fixed),
         forces=compile_forces(mech, marker_body, marker_point, marker_axes,
-                              lambda mk: _marker_world(mech, mk)))
+                              lambda mk: _marker_world(mech, mk)),
+        couplers=cplan)
+
+
+def _couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
+              length_scale: float, nb: int) -> CouplerPlan | None:
+    """One row per coupler (appended to ``rows``) and the CouplerPlan its kernel reads."""
+    couplers = getattr(mech, "couplers", {})
+    if not couplers:
+        return None
+    # the coupled coordinates, each once: angles first, then slides
+    keys = sorted({(j, c) for cp in couplers.values() for j, c, _ in cp.terms},
+                  key=lambda jc: (jc[1] != "angle", list(mech.joints).index(jc[0])))
+    index = {k: i for i, k in enumerate(keys)}
+    entries, q0 = [], []
+    for jn, coord in keys:
+        jt = mech.joints[jn]
+        mi, mj = jt.marker_i, jt.marker_j
+        Ci, Cj = marker_axes[mi], marker_axes[mj]
+        e = dict(bi=marker_body[mi], bj=marker_body[mj], ui=np.zeros(3), uj=np.zeros(3),
+                 a=np.zeros(3), b=np.zeros(3), target=0.0)
+        Wi, Wj = _world_axes(mech, mi), _world_axes(mech, mj)
+        if coord == "angle":        # x_I from x_J about z_J (the motion's angle row)
+            e.update(kind=ANGLE, ui=Ci[:, 0], a=Cj[:, 0], b=Cj[:, 1])
+            q0.append(np.arctan2(Wi[:, 0] @ Wj[:, 1], Wi[:, 0] @ Wj[:, 0]))
+        else:                       # (P_I - P_J) . z_J (the motion's slide row)
+            e.update(kind=DOT2, ui=marker_point[mi], uj=marker_point[mj], a=Cj[:, 2])
+            q0.append((_marker_world(mech, mi) - _marker_world(mech, mj)) @ Wj[:, 2])
+        entries.append(e)
+    groups, start = [], 0
+    for kind in (ANGLE, DOT2):
+        sel = [e for e in entries if e["kind"] == kind]
+        if sel:
+            def col(key: str, dtype: Any = float) -> np.ndarray:
+                return _frozen([e[key] for e in sel], dtype)
+            bj = col("bj", int)
+            groups.append(RowGroup(kind, slice(start, start + len(sel)), col("bi", int), bj, bj,
+                                   col("ui"), col("uj"), col("a"), col("b"), col("target")))
+            start += len(sel)
+    T = max(len(cp.terms) for cp in couplers.values())
+    terms = np.zeros((len(couplers), T), dtype=int)
+    scale = np.zeros((len(couplers), T))
+    is_angle = np.array([c == "angle" for _, c in keys])
+    for k, (name, cp) in enumerate(couplers.items()):
+        idx = [index[(j, c)] for j, c, _ in cp.terms]
+        s = np.array([x for _, _, x in cp.terms])
+        unit = np.where(is_angle[idx], 1.0, length_scale)
+        terms[k, : len(idx)], scale[k, : len(idx)] = idx, s / np.max(np.abs(s) * unit)
+        ends = []
+        for i in idx:
+            ends += [entries[i]["bi"], entries[i]["bj"]]
+        rows.append(dict(kind=COUPLER, bi=ends[0], bj=ends[1], ends=tuple(ends), ui=np.zeros(3),
+                         uj=np.zeros(3), a=np.zeros(3), b=np.zeros(3), target=0.0, joint=-1,
+                         motion=-1, coupler=k, label=f"{name}: {cp.kind}"))
+    q0 = np.array(q0, dtype=float)
+    return CouplerPlan(tuple(groups), len(keys), _frozen(is_angle, bool), _frozen(q0),
+                       _frozen(terms, int), _frozen(scale),
+                       _frozen([len(cp.terms) for cp in couplers.values()], int),
+                       _frozen(np.sum(scale * q0[terms], axis=1)),
+                       tuple(couplers), tuple(cp.kind for cp in couplers.values()),
+                       tuple(cp.radii for cp in couplers.values()),
+                       _frozen([cp.pressure_angle for cp in couplers.values()]),
+                       tuple(tuple(dict.fromkeys(j for j, _, _ in cp.terms)) for cp in couplers.values()))
+
+
+def _world_axes(mech: Any, marker: str) -> np.ndarray:
+    mk = mech.markers[marker]
+    return quat_to_matrix(mech.parts[mk.part].orientation) @ quat_to_matrix(mk.orientation)
 
 
 def _marker_world(mech: Any, marker: str) -> np.ndarray:

@@ -190,6 +190,33 @@ class Result:
             raise MechanismError(f"frame must be 'world' or 'J', got {frame!r}")
         return F, T
 
+    def coupler(self, name: str) -> np.ndarray:
+        """(n, terms): the generalized force (N m on an angle, N on a slide) a coupler applies
+        along each of its joint coordinates, in the order they were given, on part I of
+        that joint (part J takes the opposite): -s_i lambda (seed 003 reactions from
+        multipliers; vocabulary/couplers.py for the relation).  A gear pair's two torques
+        are in the ratio of its pitch radii; a mechanism's power through the coupler,
+        sum_i Q_i dq_i/dt, is zero."""
+        k, cp = self._coupler_index(name)
+        row = int(np.flatnonzero(self.model.row_coupler == k)[0])
+        return -self.multipliers[:, row, None] * cp.scale[k, : cp.count[k]]
+
+    def tooth_force(self, name: str) -> np.ndarray:
+        """(n,) a gear pair's tooth force (N) along the line of action: gear 1's torque over
+        its pitch radius and the cosine of the pressure angle (positive: it drives gear 1
+        forward, i.e. resists gear 2 driving it).  Needs the pitch radii."""
+        k, cp = self._coupler_index(name)
+        if cp.kinds[k] != "gear" or cp.radii[k] is None:
+            raise MechanismError(f"coupler {name!r}: the tooth force needs a gear given by its "
+                                 "pitch radii (add_gear(..., radii=(r1, r2)))")
+        return self.coupler(name)[:, 0] / (cp.radii[k][0] * np.cos(cp.pressure[k]))
+
+    def _coupler_index(self, name: str):
+        cp = self.model.couplers
+        if cp is None or name not in cp.names:
+            raise MechanismError(f"unknown coupler {name!r}")
+        return cp.names.index(name), cp
+
     def effort(self, motion: str) -> np.ndarray:
         """(n,) torque (N m) or force (N) the motion applies along its joint coordinate."""
         names = self.model.motion_names

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import ExpressionError, MechanismError
+from .couplers import make_coupler, make_gear, make_rack_pinion, make_screw
 from .items import (Joint, Load, Marker, Motion, Part, SpringDamper, TorsionSpring, make_load,
                     make_spring_damper, make_torsion_spring)
 from .joints import JOINT_COORDINATES, JOINT_ROWS, canonical_kind
@@ -29,6 +30,7 @@ class Builder:
         self.springs: dict[str, Any] = {}            # items.SpringDamper
         self.torsion_springs: dict[str, Any] = {}    # items.TorsionSpring
         self.loads: dict[str, Any] = {}              # items.Load
+        self.couplers: dict[str, Any] = {}           # couplers.Coupler
 
     # -- building
     def _new_name(self, name: Any, what: str) -> str:
@@ -36,7 +38,7 @@ class Builder:
         for table, kind in ((self.parts, "part"), (self.markers, "marker"),
                             (self.joints, "joint"), (self.motions, "motion"),
                             (self.springs, "spring-damper"), (self.torsion_springs, "torsion spring"),
-                            (self.loads, "force")):
+                            (self.loads, "force"), (self.couplers, "coupler")):
             if name in table:
                 raise MechanismError(f"{what} name {name!r} is already used by a {kind}")
         return name
@@ -167,6 +169,38 @@ class Builder:
         if marker not in self.markers:
             raise MechanismError(f"force {name!r}: unknown marker {marker!r}")
         self.loads[name] = make_load(name, marker, force, torque, frame)
+
+    # -- couplers (vocabulary/couplers.py has the relations and signs)
+    def add_gear(self, name: str, joint1: str, joint2: str, ratio: float | None = None,
+                 teeth: Any = None, radii: Any = None, mesh: str = "external",
+                 pressure_angle: float = 20.0) -> None:
+        """Gear the angles of two revolute or cylindrical joints: r_1 theta_1 = -r_2 theta_2
+        (external), = +r_2 theta_2 (internal, belt, chain), each angle counted from its
+        joint's marker J (a planet counts from its carrier).  One of ``radii`` (pitch radii,
+        m: also gives the tooth force), ``teeth`` (z_1, z_2) or ``ratio`` (r_2 / r_1)."""
+        name = self._new_name(name, "gear")
+        self.couplers[name] = make_gear(name, self.joints, joint1, joint2, ratio, teeth, radii,
+                                        mesh, pressure_angle)
+
+    def add_rack_pinion(self, name: str, pinion: str, rack: str, pitch_radius: float) -> None:
+        """Couple a pinion's revolute angle and a rack's prismatic slide: s = r theta (m,
+        rad; a negative radius runs the rack the other way)."""
+        name = self._new_name(name, "rack and pinion")
+        self.couplers[name] = make_rack_pinion(name, self.joints, pinion, rack, pitch_radius)
+
+    def add_screw(self, name: str, joint: str, pitch: float, slide_joint: str | None = None,
+                  hand: str = "right") -> None:
+        """A lead screw on a cylindrical joint (or a revolute's angle and ``slide_joint``'s
+        slide): advance = pitch (m per turn) x turns, right- or left-handed."""
+        name = self._new_name(name, "screw")
+        self.couplers[name] = make_screw(name, self.joints, joint, pitch, slide_joint, hand)
+
+    def add_coupler(self, name: str, joints: Any, scales: Any, coordinates: Any = None) -> None:
+        """General coupler (Adams COUPLER): sum_i scales_i (q_i - q_i0) = 0 over two or three
+        joint coordinates (angles in rad, slides in m; ``coordinates`` picks "angle" or
+        "slide" of a cylindrical joint), q_i0 the coordinates in the pose as built."""
+        name = self._new_name(name, "coupler")
+        self.couplers[name] = make_coupler(name, self.joints, joints, scales, coordinates)
 
     # -- placement
     def pose(self, part: str) -> tuple[np.ndarray, np.ndarray]:

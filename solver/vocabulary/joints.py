@@ -7,9 +7,11 @@ import numpy as np
 
 # Constraint-row kinds of the compiled model (seed 003 primitives), and the order in which
 # kernels/constraints.py evaluates them (rows grouped by kind, contiguous).
-DOT1, DOT2, DIST, ANGLE, AT = 0, 1, 2, 3, 4
-EVAL_ORDER = (AT, DOT2, DIST, DOT1, ANGLE)
-KIND_NAMES = {AT: "at-point", DOT2: "dot-2", DIST: "distance", DOT1: "dot-1", ANGLE: "angle"}
+# COUPLER: a linear relation of joint coordinates (vocabulary/couplers.py), one row per coupler.
+DOT1, DOT2, DIST, ANGLE, AT, COUPLER = 0, 1, 2, 3, 4, 5
+EVAL_ORDER = (AT, DOT2, DIST, DOT1, ANGLE, COUPLER)
+KIND_NAMES = {AT: "at-point", DOT2: "dot-2", DIST: "distance", DOT1: "dot-1", ANGLE: "angle",
+              COUPLER: "coupler"}
 
 # Rows of each joint kind: ("dot1", axis of I, axis of J) -- a_I . b_J = 0;
 # ("dot2", axis of J) -- (P_I - P_J) . a_J = 0; ("at", k) -- world component k of P_I - P_J;

@@ -1,0 +1,156 @@
+"""Couplers: linear relations between joint coordinates (Adams COUPLER), and the gears,
+racks and screws that are couplers with named parameters.
+
+A coupler with terms (joint_i, coordinate_i, s_i) holds
+
+    sum_i s_i (q_i - q_i0) = 0,
+
+q_i the joint coordinate (the angle of x_I from x_J about z_J, rad, unwrapped over turns; or
+the slide of I's origin from J's along z_J, m: design.md "Conventions"), q_i0 its value in
+the pose the mechanism is built in: the gears mesh, the rack sits on the pinion, as
+modelled, and assembly and every analysis keep that relation.  Each coordinate is relative
+to its own joint's marker J, so a gear on a turning carrier (a planetary train) counts its
+turns from the carrier.
+
+Named kinds, all couplers:
+- gear (external mesh): r_1 theta_1 + r_2 theta_2 = 0 (the gears turn opposite ways, their
+  pitch circles roll without slip); internal mesh, belt and chain: r_1 theta_1 - r_2 theta_2
+  = 0.  Ratio from pitch radii, teeth counts or ``ratio`` = theta_1 / theta_2 magnitude =
+  r_2 / r_1.  Bevel and worm pairs are the same relation on their joints' angles.
+- rack and pinion: s = r theta (a revolute's angle, a prismatic's slide; negative r turns
+  the other way).
+- screw: s = pitch theta / (2 pi) on a cylindrical joint's two coordinates (right-handed:
+  turning positively about z advances along +z), or between a revolute and a prismatic.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..base.errors import MechanismError
+from .joints import JOINT_COORDINATES
+from .validate import number
+
+
+@dataclass(frozen=True)
+class Coupler:
+    name: str
+    kind: str                          # "gear", "rack-and-pinion", "screw", "coupler"
+    terms: tuple[tuple[str, str, float], ...]   # (joint, "angle" | "slide", scale)
+    radii: tuple[float, float] | None = None    # gears: pitch radii (m), for the tooth force
+    pressure_angle: float = math.radians(20.0)  # gears: rad
+
+
+def _coordinate(joints: dict, what: str, joint: Any, coordinate: str | None,
+                need: str | None = None) -> tuple[str, str]:
+    """(joint, coordinate) checked: the joint exists and has that coordinate."""
+    if not isinstance(joint, str) or joint not in joints:
+        raise MechanismError(f"{what}: unknown joint {joint!r}")
+    kind = joints[joint].kind
+    allowed = JOINT_COORDINATES.get(kind, ())
+    coord = coordinate if coordinate is not None else (need or (allowed[0] if allowed else None))
+    if coord not in allowed:
+        have = f"its coordinates are {', '.join(allowed)}" if allowed else "it has no coordinate"
+        raise MechanismError(f"{what}: joint {joint!r} is {kind}; {have}, not {coord!r} "
+                             "(couplers relate revolute, prismatic and cylindrical joints)")
+    return joint, coord
+
+
+def _positive(value: Any, what: str) -> float:
+    x = number(value, what)
+    if x <= 0.0:
+        raise MechanismError(f"{what} must be positive, got {x}")
+    return x
+
+
+def make_coupler(name: str, joints: dict, coupled: Any, scales: Any,
+                 coordinates: Any = None) -> Coupler:
+    """A general coupler over two or three joint coordinates: sum s_i (q_i - q_i0) = 0."""
+    what = f"coupler {name!r}"
+    coupled = [coupled] if isinstance(coupled, str) else list(coupled)
+    if not 2 <= len(coupled) <= 3:
+        raise MechanismError(f"{what}: couples two or three joint coordinates, got {len(coupled)}")
+    scales = list(scales) if not isinstance(scales, (int, float)) else [scales]
+    if len(scales) != len(coupled):
+        raise MechanismError(f"{what}: {len(coupled)} joints but {len(scales)} scales")
+    coords = [None] * len(coupled) if coordinates is None else list(coordinates)
+    if len(coords) != len(coupled):
+        raise MechanismError(f"{what}: {len(coupled)} joints but {len(coords)} coordinates")
+    terms = []
+    for k, (jn, c, s) in enumerate(zip(coupled, coords, scales)):
+        joint, coord = _coordinate(joints, what, jn, c)
+        if (joint, coord) in [(t[0], t[1]) for t in terms]:
+            raise MechanismError(f"{what}: the {coord} of joint {joint!r} appears twice")
+        terms.append((joint, coord, number(s, f"{what}: scale {k + 1}")))
+    if sum(1 for t in terms if t[2] != 0.0) < 2:
+        raise MechanismError(f"{what}: at least two scales must be non-zero")
+    return Coupler(name, "coupler", tuple(terms))
+
+
+def make_gear(name: str, joints: dict, joint1: Any, joint2: Any, ratio: Any = None,
+              teeth: Any = None, radii: Any = None, mesh: str = "external",
+              pressure_angle: Any = 20.0) -> Coupler:
+    """Two revolute or cylindrical joints' angles geared together (module docstring); one
+    of ``radii`` (pitch radii r_1, r_2, m), ``teeth`` (z_1, z_2) or ``ratio`` (r_2 / r_1).
+    ``pressure_angle`` in degrees (tooth force along the line of action, with radii)."""
+    what = f"gear {name!r}"
+    j1 = _coordinate(joints, what, joint1, None, "angle")
+    j2 = _coordinate(joints, what, joint2, None, "angle")
+    if j1[0] == j2[0]:
+        raise MechanismError(f"{what}: joint {j1[0]!r} is geared to itself")
+    given = [x is not None for x in (ratio, teeth, radii)]
+    if sum(given) != 1:
+        raise MechanismError(f"{what}: give exactly one of ratio, teeth or radii")
+    pitch = None
+    if radii is not None:
+        r1, r2 = (_positive(x, f"{what}: pitch radius") for x in _pair(radii, what, "radii"))
+        pitch = (r1, r2)
+    elif teeth is not None:
+        r1, r2 = (_positive(x, f"{what}: teeth") for x in _pair(teeth, what, "teeth"))
+    else:
+        r1, r2 = 1.0, _positive(ratio, f"{what}: ratio")
+    mesh = str(mesh).strip().lower()
+    if mesh not in ("external", "internal", "belt", "chain"):
+        raise MechanismError(f"{what}: mesh must be external, internal, belt or chain, got {mesh!r}")
+    sign = 1.0 if mesh == "external" else -1.0
+    pa = number(pressure_angle, f"{what}: pressure_angle")
+    if not 0.0 <= pa < 60.0:
+        raise MechanismError(f"{what}: pressure_angle must be in [0, 60) degrees, got {pa}")
+    return Coupler(name, "gear", ((j1[0], "angle", r1), (j2[0], "angle", sign * r2)),
+                   pitch, math.radians(pa))
+
+
+def make_rack_pinion(name: str, joints: dict, pinion: Any, rack: Any, pitch_radius: Any) -> Coupler:
+    """A revolute (or cylindrical) joint's angle and a prismatic (or cylindrical) joint's
+    slide: s = r theta."""
+    what = f"rack and pinion {name!r}"
+    jp = _coordinate(joints, what, pinion, None, "angle")
+    jr = _coordinate(joints, what, rack, None, "slide")
+    r = number(pitch_radius, f"{what}: pitch_radius")
+    if r == 0.0:
+        raise MechanismError(f"{what}: pitch_radius must not be zero")
+    return Coupler(name, "rack-and-pinion", ((jr[0], "slide", 1.0), (jp[0], "angle", -r)))
+
+
+def make_screw(name: str, joints: dict, joint: Any, pitch: Any, slide_joint: Any = None,
+               hand: str = "right") -> Coupler:
+    """A lead screw: s = pitch theta / (2 pi), pitch in m per turn; on one cylindrical
+    joint, or the angle of ``joint`` and the slide of ``slide_joint``."""
+    what = f"screw {name!r}"
+    lead = _positive(pitch, f"{what}: pitch")
+    ja = _coordinate(joints, what, joint, None, "angle")
+    js = _coordinate(joints, what, joint if slide_joint is None else slide_joint, None, "slide")
+    hand = str(hand).strip().lower()
+    if hand not in ("right", "left"):
+        raise MechanismError(f"{what}: hand must be 'right' or 'left', got {hand!r}")
+    lead = lead if hand == "right" else -lead
+    return Coupler(name, "screw", ((js[0], "slide", 1.0), (ja[0], "angle", -lead / (2.0 * math.pi))))
+
+
+def _pair(value: Any, what: str, label: str) -> tuple[Any, Any]:
+    try:
+        a, b = value
+    except (TypeError, ValueError):
+        raise MechanismError(f"{what}: {label} must be two numbers, got {value!r}") from None
+    return a, b

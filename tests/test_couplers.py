@@ -1,0 +1,299 @@
+"""Couplers (issue 12): gears, racks, screws and general couplers between joint coordinates,
+against closed forms on every analysis path: the ratio over 1,000 turns (kinematic sweep),
+a planetary train against the Willis formula, screw advance per turn, rack travel, the
+natural frequency and energy of a geared torsion oscillator (dynamics), an equilibrium
+through a gear (statics), the coupler's torques against each gear's torque balance (power
+in = power out), finite-difference Jacobians of the coupler rows, and bad input."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from solver import Mechanism, MechanismError
+from solver.model.compile import compile_model
+from test_constraints import check_gamma, check_jacobian, random_quat, random_state
+
+TAU = 2.0 * math.pi
+Z_UP = (1.0, 0.0, 0.0, 0.0)
+Y_AXIS = (math.cos(-math.pi / 4), math.sin(-math.pi / 4), 0.0, 0.0)   # marker z along world y
+
+
+def wrap(a: np.ndarray) -> np.ndarray:
+    return (a + math.pi) % TAU - math.pi
+
+
+def turn_z(result, part: str) -> np.ndarray:
+    """A part's rotation about world z, in (-pi, pi] (parts that only turn about z)."""
+    q = result.orientation(part)
+    return wrap(2.0 * np.arctan2(q[:, 3], q[:, 0]))
+
+
+def spur_pair(r1: float = 0.1, r2: float = 0.25, mesh: str = "external", axis=Z_UP,
+              inertia=((0.01, 0.01, 0.02), (0.05, 0.05, 0.08))) -> Mechanism:
+    """Two gears on ground-fixed axles (revolute j1 at the origin, j2 at r1 + r2 on x, or
+    r2 - r1 for an internal mesh), axles along the markers' z, geared by their pitch radii."""
+    m = Mechanism(gravity=(0.0, 0.0, -9.81))
+    m.add_part("ground", fixed=True)
+    d = r1 + r2 if mesh == "external" else r2 - r1
+    for k, (x, I) in enumerate(((0.0, inertia[0]), (d, inertia[1])), start=1):
+        m.add_part(f"g{k}", mass=1.0 + k, inertia=I, position=(x, 0.0, 0.0), orientation=axis)
+        m.add_marker(f"axle{k}", "ground", position=(x, 0.0, 0.0), orientation=axis)
+        m.add_marker(f"hub{k}", f"g{k}")
+        m.add_joint(f"j{k}", "revolute", f"hub{k}", f"axle{k}")
+    m.add_gear("mesh", "j1", "j2", radii=(r1, r2), mesh=mesh)
+    return m
+
+
+# ================================================================ kinematic sweep
+@pytest.mark.parametrize("mesh", ["external", "internal"])
+def test_gear_ratio_holds_over_1000_turns(mesh: str) -> None:
+    """Gear 1 driven at 100 turns/s for 10 s (1,000 turns) at 24 fps, i.e. about four
+    turns between frames: gear 2 stays at -+(r1/r2) f(t) on every frame.  The angles are
+    read back modulo a turn (frames this far apart cannot be unwrapped from the poses),
+    so the bound is absolute: 1e-11 rad against angles up to 6.3e3 rad, 1.6e-15 of the
+    angle, Newton's rounding on a 1e4 rad argument being about 1e-12."""
+    m = spur_pair(mesh=mesh)
+    m.add_motion("drive", "j1", f"{TAU * 100} * t")
+    r = m.solve(duration=10.0, fps=24)
+    f = TAU * 100 * r.times
+    sign = -1.0 if mesh == "external" else 1.0
+    assert np.abs(wrap(turn_z(r, "g1") - f)).max() < 1e-11
+    assert np.abs(wrap(turn_z(r, "g2") - sign * 0.1 / 0.25 * f)).max() < 1e-11
+
+
+def planetary(ring_teeth: int = 72, sun_teeth: int = 24, general: bool = False) -> Mechanism:
+    """A planetary stage, the ring fixed: the carrier turns on the central axle, driven;
+    the sun on the same axle; one planet on the carrier.  ``general``: the sun is hinged
+    to the ground and both meshes are general couplers on (sun, carrier, planet) angles;
+    else the sun is hinged to the carrier, so plain gears on the carrier-relative angles
+    express both meshes (the ring: a second hinge from the ground to the carrier, a
+    redundant joint whose angle is the ring's turn seen from the carrier)."""
+    rs, rR = sun_teeth / 1000.0, ring_teeth / 1000.0      # module 2 mm: r = z m / 2
+    rp = (rR - rs) / 2.0
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_marker("axle", "ground")
+    for part, mass, I in (("carrier", 1.0, (0.01, 0.01, 0.02)), ("sun", 0.5, (0.002, 0.002, 0.003)),
+                          ("planet", 0.2, (0.001, 0.001, 0.0015))):
+        m.add_part(part, mass=mass, inertia=I, position=(rs + rp, 0, 0) if part == "planet" else (0, 0, 0))
+    m.add_marker("carrier_hub", "carrier")
+    m.add_joint("carrier_axle", "revolute", "carrier_hub", "axle")
+    m.add_motion("drive", "carrier_axle", "3 * t + 0.5 * t**2")
+    m.add_marker("sun_hub", "sun")
+    m.add_marker("planet_hub", "planet")
+    m.add_marker("pin_seat", "carrier", position=(rs + rp, 0, 0))
+    m.add_joint("planet_pin", "revolute", "planet_hub", "pin_seat")
+    if general:
+        m.add_joint("sun_axle", "revolute", "sun_hub", "axle")
+        # sun-planet, seen from the carrier: rs (th_s - th_c) + rp th_p = 0
+        m.add_coupler("sun_mesh", ["sun_axle", "carrier_axle", "planet_pin"], [rs, -rs, rp])
+        # planet-ring (internal), the ring fixed: rp th_p = rR (th_R - th_c) = -rR th_c
+        m.add_coupler("ring_mesh", ["planet_pin", "carrier_axle"], [rp, rR])
+    else:
+        m.add_marker("carrier_centre", "carrier")
+        m.add_joint("sun_on_carrier", "revolute", "sun_hub", "carrier_centre")
+        m.add_marker("ring_seat", "ground")
+        m.add_joint("ring_in_carrier", "revolute", "ring_seat", "carrier_centre")
+        m.add_gear("sun_mesh", "sun_on_carrier", "planet_pin", teeth=(sun_teeth, (ring_teeth - sun_teeth) // 2))
+        m.add_gear("ring_mesh", "planet_pin", "ring_in_carrier", radii=(rp, rR), mesh="internal")
+    return m
+
+
+@pytest.mark.parametrize("general", [False, True], ids=["gears-on-carrier", "general-couplers"])
+def test_planetary_train_against_willis(general: bool) -> None:
+    """Willis: (w_s - w_c) / (w_R - w_c) = -z_R / z_s; the ring fixed, w_s = (1 + z_R/z_s)
+    w_c = 4 w_c, and the planet (z_p = 24) on its pin: (w_p - w_c) z_p = -(w_s - w_c) z_s,
+    so w_p = -2 w_c.  Speeds from the solver's angular velocities (exact rows of the
+    velocity solve: 1e-12 of w_c); angles modulo a turn against the integrated closed
+    form.  One degree of freedom: the drive."""
+    m = planetary(general=general)
+    rep = m.check()
+    assert rep.ok and rep.driven_dof == 0 and rep.dof == 1
+    r = m.solve(duration=4.0, fps=30)
+    t = r.times
+    th_c, w_c = 3 * t + 0.5 * t**2, 3 + t
+    w_s = r.angular_velocity("sun")[:, 2]
+    w_p = r.angular_velocity("planet")[:, 2]
+    np.testing.assert_allclose(w_s, 4.0 * w_c, rtol=0, atol=1e-11 * w_c.max())
+    np.testing.assert_allclose((w_p - w_c) * 24, -(w_s - w_c) * 24, atol=1e-10 * w_c.max())
+    assert np.abs(wrap(turn_z(r, "sun") - 4.0 * th_c)).max() < 1e-10
+    assert np.abs(wrap(turn_z(r, "planet") - (-2.0 * th_c))).max() < 1e-10     # w_p = -2 w_c
+
+
+@pytest.mark.parametrize("hand", ["right", "left"])
+def test_screw_advance_per_turn(hand: str) -> None:
+    """A nut on a cylindrical joint with a 5 mm lead, turned 20 turns (10 per s): it
+    advances 5 mm per turn, +z for a right-handed screw; and the same screw as a revolute
+    shaft driving a nut on a prismatic guide (two joints).  Exact to rounding (1e-12 m)."""
+    sign = 1.0 if hand == "right" else -1.0
+    m = Mechanism(gravity=(0, 0, 0))
+    m.add_part("ground", fixed=True)
+    m.add_part("nut", mass=0.1, inertia=(1e-4, 1e-4, 1e-4))
+    m.add_marker("shaft", "ground")
+    m.add_marker("bore", "nut")
+    m.add_joint("thread", "cylindrical", "bore", "shaft")
+    m.add_screw("lead", "thread", pitch=0.005, hand=hand)
+    m.add_motion("turn", "thread", f"{TAU * 10} * t")
+    r = m.solve(duration=2.0, fps=50)
+    np.testing.assert_allclose(r.position("nut")[:, 2], sign * 0.005 * 10 * r.times, atol=1e-12)
+    # two joints: a revolute shaft and a nut on a prismatic guide parallel to it
+    m = Mechanism(gravity=(0, 0, 0))
+    m.add_part("ground", fixed=True)
+    m.add_part("shaft", mass=0.5, inertia=(1e-3, 1e-3, 1e-4))
+    m.add_part("nut", mass=0.1, inertia=(1e-4, 1e-4, 1e-4), position=(0.05, 0, 0))
+    m.add_marker("bearing", "ground")
+    m.add_marker("journal", "shaft")
+    m.add_joint("spin", "revolute", "journal", "bearing")
+    m.add_marker("way", "ground", position=(0.05, 0, 0))
+    m.add_marker("slider", "nut")
+    m.add_joint("guide", "prismatic", "slider", "way")
+    m.add_screw("lead", "spin", pitch=0.005, slide_joint="guide", hand=hand)
+    m.add_motion("turn", "spin", f"{TAU * 10} * t")
+    r = m.solve(duration=2.0, fps=50)
+    np.testing.assert_allclose(r.position("nut")[:, 2], sign * 0.005 * 10 * r.times, atol=1e-12)
+
+
+def test_rack_and_pinion_travel_and_force() -> None:
+    """A 40 mm pinion turning sin(t) drives a 2 kg rack on a horizontal guide: x = r theta;
+    the rack's force -m a is what the pinion's teeth push with: the coupler's force on the
+    slide is m x'' (the rack's only horizontal force), its torque on the pinion -r times
+    it (power balance), and the drive's torque is that torque's reaction plus I theta''."""
+    m = Mechanism(gravity=(0, 0, -9.81))
+    m.add_part("ground", fixed=True)
+    m.add_part("pinion", mass=0.3, inertia=(1e-4, 2e-4, 1e-4), position=(0, 0, 0.04))   # 2e-4 about y
+    m.add_part("rack", mass=2.0, inertia=(1e-3, 1e-2, 1e-2))
+    m.add_marker("axle", "ground", position=(0, 0, 0.04), orientation=Y_AXIS)
+    m.add_marker("hub", "pinion", orientation=Y_AXIS)
+    m.add_joint("spin", "revolute", "hub", "axle")
+    x_axis = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)     # marker z along world x
+    m.add_marker("way", "ground", orientation=x_axis)
+    m.add_marker("shoe", "rack", orientation=x_axis)
+    m.add_joint("guide", "prismatic", "shoe", "way")
+    m.add_rack_pinion("teeth", "spin", "guide", pitch_radius=0.04)
+    m.add_motion("drive", "spin", "sin(t)")
+    r = m.solve(duration=3.0, fps=20)
+    t = r.times
+    np.testing.assert_allclose(r.position("rack")[:, 0], 0.04 * np.sin(t), atol=1e-13)
+    Q = r.coupler("teeth")                     # (slide force on the rack, torque on the pinion)
+    x_dd = -0.04 * np.sin(t)
+    np.testing.assert_allclose(Q[:, 0], 2.0 * x_dd, atol=1e-10)
+    np.testing.assert_allclose(Q[:, 1], -0.04 * Q[:, 0], atol=1e-12)
+    np.testing.assert_allclose(r.effort("drive"), 2e-4 * -np.sin(t) - Q[:, 1], atol=1e-10)
+
+
+# ================================================================ dynamics and statics
+def test_geared_torsion_oscillator_frequency_and_energy() -> None:
+    """Gear 1 on a torsion spring k, gear 2 (r2/r1 = 2.5) as a flywheel: one coordinate
+    theta_1 with inertia I_1 + I_2 (r1/r2)^2, so theta_1 = A cos(w t), w^2 = k / I_eff.
+    Dynamics at tolerance 1e-9 for three periods: the angle against the closed form to
+    1e-6 of A (the run's accuracy goal over a few hundred steps), the energy (kinetic +
+    spring) held to 1e-8 relative, the ratio to 1e-10 rad, and the power through the mesh
+    Q_1 w_1 + Q_2 w_2 zero to 1e-9 of the peak power of the spring."""
+    I1, I2 = 0.02, 0.08
+    m = spur_pair(inertia=((0.01, 0.01, I1), (0.05, 0.05, I2)))
+    k, A = 3.0, 0.4
+    m.add_torsion_spring("spring", "j1", stiffness=k, free_angle=A)
+    Ieff = I1 + I2 * (0.1 / 0.25) ** 2
+    w = math.sqrt(k / Ieff)
+    r = m.solve(duration=3 * TAU / w, fps=60, analysis="dynamic", tolerance=1e-9)
+    th1 = turn_z(r, "g1")
+    np.testing.assert_allclose(th1, A - A * np.cos(w * r.times), atol=1e-6 * A)
+    assert np.abs(wrap(turn_z(r, "g2") + 0.4 * th1)).max() < 1e-10
+    ke, pe, work = r.energy()
+    total = ke + pe - work
+    assert np.abs(total - total[0]).max() <= 1e-8 * np.abs(pe).max()
+    Q = r.coupler("mesh")
+    w1, w2 = r.angular_velocity("g1")[:, 2], r.angular_velocity("g2")[:, 2]
+    assert np.abs(Q[:, 0] * w1 + Q[:, 1] * w2).max() <= 1e-9 * k * A * A * w
+    # the coupler's torque on gear 2 is what accelerates it: I2 alpha2 (axles frictionless)
+    np.testing.assert_allclose(Q[:, 1], I2 * r.angular_acceleration("g2")[:, 2], atol=1e-8)
+
+
+def test_statics_through_a_gear() -> None:
+    """Gear 2 (axles along world y) carries its 3 kg centre of mass d = 0.1 m above its
+    axle; gear 1 a torsion spring k = 2 N m/rad with free angle 0.3 rad.  With n = r1/r2
+    and th2 = -n th1, V = k (th1 - 0.3)^2 / 2 + m g d cos(th2), so the equilibrium solves
+    k (th1 - 0.3) - m g d n sin(n th1) = 0 (unique: its derivative k - m g d n^2 cos > 0),
+    found independently by brentq; the solver's statics to 1e-9 rad, and the spring's
+    torque passes through the mesh: the coupler's torque on gear 1 balances it."""
+    m = spur_pair(axis=Y_AXIS)
+    m.parts["g2"].center_of_mass[:] = (0.0, -0.1, 0.0)     # frame -y is world +z
+    k, n, mgd = 2.0, 0.1 / 0.25, 3.0 * 9.81 * 0.1
+    m.add_torsion_spring("spring", "j1", stiffness=k, free_angle=0.3)
+    th_expect = brentq(lambda th: k * (th - 0.3) - mgd * n * math.sin(n * th), -10.0, 10.0)
+    r = m.statics()
+    _, C = r.marker_frame("hub1")
+    axle = m.parts["g1"].orientation                        # the axle's axes: Y_AXIS
+    from solver.base.rotations import quat_to_matrix
+    J = quat_to_matrix(np.array(axle))
+    th1 = math.atan2(C[-1][:, 0] @ J[:, 1], C[-1][:, 0] @ J[:, 0])
+    assert abs(th1 - th_expect) < 1e-9
+    np.testing.assert_allclose(r.coupler("mesh")[-1, 0], k * (th1 - 0.3), atol=1e-9)
+
+
+# ================================================================ rows, check, bad input
+def random_coupled_model(rng: np.random.Generator):
+    """Four parts in general poses, a revolute, a prismatic and a cylindrical joint among
+    them, coupled by a gear, a screw, a rack and a three-term coupler with mixed angles and
+    slides: the coupler rows' Jacobians and quad checked against differences."""
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    for k in range(4):
+        m.add_part(f"p{k}", mass=1.0, position=rng.normal(size=3), orientation=random_quat(rng))
+    spec = [("rev", "revolute", "p0", "ground"), ("pri", "prismatic", "p1", "p0"),
+            ("cyl", "cylindrical", "p2", "p1"), ("rev2", "revolute", "p3", "p0")]
+    for name, kind, a, b in spec:
+        m.add_marker(f"{name}_I", a, position=rng.normal(size=3) * 0.5, orientation=random_quat(rng))
+        m.add_marker(f"{name}_J", b, position=rng.normal(size=3) * 0.5, orientation=random_quat(rng))
+        m.add_joint(name, kind, f"{name}_I", f"{name}_J")
+    m.add_gear("g", "rev", "rev2", teeth=(20, 35))
+    m.add_screw("s", "cyl", pitch=0.3)
+    m.add_rack_pinion("rp", "rev2", "pri", pitch_radius=0.2)
+    m.add_coupler("c3", ["rev", "pri", "cyl"], [1.0, -2.0, 0.5], coordinates=["angle", "slide", "slide"])
+    return compile_model(m)
+
+
+def test_coupler_rows_match_finite_differences() -> None:
+    rng = np.random.default_rng(5)
+    model = random_coupled_model(rng)
+    assert model.row_width == 36          # the three-term coupler touches six body ends
+    check_jacobian(model, *random_state(model, rng)[:2])
+    check_gamma(model, rng)
+
+
+def test_check_counts_what_couplers_remove() -> None:
+    """Two hinged gears: 2 freedoms, 1 with the mesh; Check names the coupler."""
+    m = spur_pair()
+    rep = m.check()
+    assert rep.ok and rep.dof == 1
+    assert any("mesh" in n and "j1" in n and "j2" in n for n in rep.notes)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda m: m.add_gear("x", "j1", "ball", ratio=2.0), "'ball' is spherical"),
+    (lambda m: m.add_gear("x", "j1", "gone", ratio=2.0), "unknown joint 'gone'"),
+    (lambda m: m.add_gear("x", "j1", "j2", ratio=0.0), "ratio must be positive"),
+    (lambda m: m.add_gear("x", "j1", "j2", ratio=float("nan")), "NaN"),
+    (lambda m: m.add_gear("x", "j1", "j1", ratio=2.0), "geared to itself"),
+    (lambda m: m.add_gear("x", "j1", "j2", ratio=2.0, teeth=(10, 20)), "exactly one of"),
+    (lambda m: m.add_gear("x", "j1", "j2", radii=(0.1, -0.2)), "pitch radius must be positive"),
+    (lambda m: m.add_gear("x", "j1", "j2", ratio=2.0, mesh="worm"), "mesh must be"),
+    (lambda m: m.add_rack_pinion("x", "j1", "j2", pitch_radius=0.1), "not 'slide'"),
+    (lambda m: m.add_screw("x", "j1", pitch=0.0), "pitch must be positive"),
+    (lambda m: m.add_coupler("x", ["j1"], [1.0]), "two or three"),
+    (lambda m: m.add_coupler("x", ["j1", "j2"], [1.0, 0.0]), "two scales must be non-zero"),
+    (lambda m: m.add_coupler("x", ["j1", "j2"], [1.0]), "but 1 scales"),
+    (lambda m: m.add_gear("mesh", "j1", "j2", ratio=2.0), "already used"),
+])
+def test_bad_couplers_are_named(call, message: str) -> None:
+    m = spur_pair()
+    m.add_part("b", mass=1.0)
+    m.add_marker("b_c", "b")
+    m.add_joint("ball", "spherical", "b_c", "axle1")
+    before = dict(m.couplers)
+    with pytest.raises(MechanismError, match=message):
+        call(m)
+    assert m.couplers == before
