@@ -185,6 +185,7 @@ def test_rack_and_pinion_travel_and_force() -> None:
 
 
 # ================================================================ dynamics and statics
+@pytest.mark.slow
 def test_geared_torsion_oscillator_frequency_and_energy() -> None:
     """Gear 1 on a torsion spring k, gear 2 (r2/r1 = 2.5) as a flywheel: one coordinate
     theta_1 with inertia I_1 + I_2 (r1/r2)^2, so theta_1 = A cos(w t), w^2 = k / I_eff.
@@ -210,6 +211,31 @@ def test_geared_torsion_oscillator_frequency_and_energy() -> None:
     assert np.abs(Q[:, 0] * w1 + Q[:, 1] * w2).max() <= 1e-9 * k * A * A * w
     # the coupler's torque on gear 2 is what accelerates it: I2 alpha2 (axles frictionless)
     np.testing.assert_allclose(Q[:, 1], I2 * r.angular_acceleration("g2")[:, 2], atol=1e-8)
+    # the tooth force along the line of action: gear 1's torque / (r1 cos 20 deg)
+    np.testing.assert_allclose(r.tooth_force("mesh"), Q[:, 0] / (0.1 * math.cos(math.radians(20))),
+                               rtol=1e-14)
+    # one tooth force F at the contact point (x = r1 from gear 1, -r2 from gear 2): F on gear 1
+    # and -F on gear 2 give torques r1 x F and (-r2 x) x (-F): Q1 / r1 = Q2 / r2
+    np.testing.assert_allclose(Q[:, 1] / 0.25, Q[:, 0] / 0.1, atol=1e-9)
+
+
+@pytest.mark.slow
+def test_free_spinning_train_holds_its_ratio_over_many_turns() -> None:
+    """Dynamics: gear 1 launched at 50 turns/s, gear 2 at rest: the start projection gives
+    the pair the common motion of least kinetic-energy change (momentum shared through the
+    mesh), then nothing acts about the axles, so both spin steadily: 100 turns of gear 1
+    in 2 s, gear 2 at -r1/r2 of it, angles against w t to 1e-7 rad (the integrator's
+    accuracy goal 1e-9 over 2 s of ~1e3 steps), kinetic energy constant to 1e-9."""
+    m = spur_pair()
+    m.parts["g1"].angular_velocity[:] = (0.0, 0.0, TAU * 50)
+    r = m.solve(duration=2.0, fps=30, analysis="dynamic", tolerance=1e-9)
+    w1, w2 = r.angular_velocity("g1")[:, 2], r.angular_velocity("g2")[:, 2]
+    assert w1[0] > TAU * 10 and abs(w2[0] / w1[0] + 0.4) < 1e-12
+    assert np.abs(wrap(turn_z(r, "g1") - w1[0] * r.times)).max() < 1e-7
+    assert np.abs(wrap(turn_z(r, "g2") - w2[0] * r.times)).max() < 1e-7
+    ke = r.energy()[0]
+    assert np.abs(ke - ke[0]).max() <= 1e-9 * ke[0]
+    assert abs(w1[0] * r.times[-1] / TAU) > 20       # many turns indeed
 
 
 def test_statics_through_a_gear() -> None:
