@@ -3,11 +3,12 @@ user's points, in a chord-length parameter, evaluated with three derivatives for
 
 Parameter.  u runs from 0 to ``length`` = the sum of the chords between the knots (closing
 chord included for a closed curve), so |dx/du| is close to 1 and tolerances on u are in model
-length units (Lee's chord-length parametrization; for a circle sampled n times the speed is
-exactly theta / (2 sin(theta / 2)), theta = 2 pi / n: 1 + 1.0e-5 for n = 400).
+length units (the chord-length parametrization, e.g. E. T. Y. Lee, CAD 21, 1989).  For a
+circle sampled n times the speed is theta / (2 sin(theta / 2)), theta = 2 pi / n: 1 + 1.0e-5
+for n = 400.
 
 Degree 5, not 3.  A cubic interpolant of a circle errs by h^4 |x''''| / 384 at the midpoints
-(h the knot spacing; 1e-9 of R needs n >= 260 samples, which is fine), but its curvature errs by
+(h the knot spacing; 1e-9 of R needs n >= 253 samples, which is fine), but its curvature errs by
 ~h^2 / 12 (5e-5 relative at n = 256) and its x''' jumps at every knot.  A constraint built on it
 has a right-hand side whose derivative jumps at each knot a follower crosses; the order 8-9
 integrators of this solver (DOP853, Radau IIA) then cut their steps at every knot.  The quintic
@@ -19,8 +20,9 @@ the measured errors of tests/test_curves.py.  With the default 400 samples a cir
 is reproduced to rounding (h^6/15360 = 4e-15 relative), its curvature to ~1e-10.
 
 End conditions of an open curve: not-a-knot (the knots at the 2nd, 3rd and the two matching
-ones at the other end are removed, so the first and last three spans are one quintic each, as
-in de Boor's ch. XIII / scipy's make_interp_spline(k=5)).  Natural conditions would force
+ones at the other end are removed, so the first and last three spans are one quintic each:
+de Boor ch. IV for cubics, ch. XIII in general; the same spline as scipy's
+make_interp_spline(k=5), which the tests check).  Natural conditions would force
 x''' = x'''' = 0 at the ends, a false flattening exactly where a pin leaves its slot; not-a-knot
 keeps the O(h^6) accuracy up to the ends.  Open curves with fewer than six points are the one
 polynomial of degree n - 1 through them.  Outside [0, length] ``evaluate`` returns the end
@@ -115,7 +117,8 @@ def _solve(n: int, rows: np.ndarray, offs: np.ndarray, vals: np.ndarray,
     """Solve A z = rhs, A given as entries (row, row + offset, value); column indices outside
     [0, n) wrap round (a cyclic system).  The band is eliminated by ``_band_solve`` and the
     wrapped corner entries, A = B + U V^T, restored by Sherman-Morrison-Woodbury:
-    A^-1 = B^-1 - B^-1 U (I + V^T B^-1 U)^-1 V^T B^-1 (Golub and Van Loan, Matrix Computations, sec. 2.1)."""
+    A^-1 = B^-1 - B^-1 U (I + V^T B^-1 U)^-1 V^T B^-1 (Golub and Van Loan, Matrix
+    Computations, sec. 2.1)."""
     keep = vals != 0.0
     rows, offs, vals = rows[keep], offs[keep], vals[keep]
     cols = rows + offs
