@@ -96,7 +96,7 @@ def _least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
 
     def scaled_residual(x):
         ev = evaluate(model, *body_arrays(model, *x)[:2])
-        res = residual(model, ev.phi, f, ev.coords) * rs     # couplers: turns of the pose as built
+        res = residual(model, ev.phi, f) * rs
         return np.max(np.abs(res[rows]), initial=0.0), (ev, res)
 
     def solve(x, data):

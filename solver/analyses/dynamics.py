@@ -42,8 +42,7 @@ from ..base.rotations import quat_rate, rotate_world
 from ..integrators.control import PredictiveControl, StandardControl
 from ..integrators.explicit import explicit_stepper
 from ..integrators.implicit import RadauIIA, stiffness_rate
-from ..kernels.constraints import (body_arrays, evaluate, global_jacobian, motion_values, residual,
-                                  unwrapped)
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..kernels.forces import inertia_world, total_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
@@ -63,7 +62,7 @@ class _System:
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
         self.ts_ref = np.zeros(len(model.forces.ts_names))
-        self.q_ref = None         # the couplers' coordinates at the last projection, unwrapped
+        self.track = None         # tracked values (couplers, curve contacts) at the last projection
         self.use(st)
 
     def use(self, st: Structure) -> None:
@@ -118,7 +117,7 @@ class _System:
         elements and the Schur solves are one set of numpy calls for all of them."""
         m, sc = self.m, self.schur
         rg, A, vg, wg = body_arrays(m, r, p, v, w)
-        ev = evaluate(m, rg, A, vg, wg)
+        ev = evaluate(m, rg, A, vg, wg, ref=self.track)
         f = motion_values(m, t)
         Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref)
         gamma = -ev.quad
@@ -156,8 +155,8 @@ class _System:
 
         def scaled_residual(x):
             rg, A = body_arrays(m, *x)[:2]
-            ev = evaluate(m, rg, A)
-            res = residual(m, ev.phi, f, ev.coords, self.q_ref)
+            ev = evaluate(m, rg, A, ref=self.track)
+            res = residual(m, ev.phi, f)
             return np.max(np.abs(res[self.keep] * rs[self.keep]), initial=0.0), (ev, A, res)
 
         def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
@@ -174,8 +173,8 @@ class _System:
             # left for the exact projections after the crossing)
             raise np.linalg.LinAlgError("position projection did not converge")
         (r, p), (ev, A, _) = out.x, out.data
-        if m.couplers is not None:   # the turn each coupled angle is on, for the next step
-            self.q_ref = unwrapped(m, ev.coords, self.q_ref)
+        if m.ntrack:      # the couplers' turns and the curve contacts, for the next step
+            self.track = ev.track
         if not sc.n:
             return r, p, v, w
         # velocities: S and M^-1 J^T from the last Newton iteration, whose pose differs from
@@ -335,7 +334,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
             fail(f"lock-up at t = {t:.6g} s: the constraint equations are singular", k, t)
         sysm.ts_ref = fe.ts_angle
         A = body_arrays(model, r, p)[1]
-        out.store(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J)
+        out.store(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, sysm.track)
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
         out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work)

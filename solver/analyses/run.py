@@ -99,9 +99,41 @@ def run(model: Model, state: State, times: np.ndarray, how: Settings = Settings(
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", t0)
     else:
         out = kinematic_sweep(model, st, start, times, progress)
+    if model.curves is not None:
+        _curve_checks(model, out)
     out.notes[:0] = list(asm.notes)
     if not asm.notes:                    # imperfect geometry that shows only in motion
         note = run_disagreement(model, st, out.times, out._r, out._p)
         if note:
             out.notes.insert(0, note)
     return out
+
+
+def _curve_checks(model: Model, out: Result) -> None:
+    """A point that ran off the end of its open curve stops the run there (SolverError
+    naming the joint, the time and the frame, with the frames before); a cam contact that
+    would have to pull is noted with the time and force (the result holds the curves
+    together, as a bilateral joint would)."""
+    cp = model.curves
+    checks = [(name, cp.first + e, curve) for e, (name, curve) in enumerate(zip(cp.pc_names, cp.pc_curve))]
+    first = cp.first + len(cp.pc_names)
+    for e, (name, (ci, cj)) in enumerate(zip(cp.cam_names, cp.cam_curve)):
+        checks += [(name, first + 2 * e, ci), (name, first + 2 * e + 1, cj)]
+    for name, k, curve in checks:
+        off = ~curve.inside(out.track[:, k])
+        if off.any():
+            f = int(np.argmax(off))
+            t = float(out.times[f])
+            raise SolverError(f"joint {name!r}: the contact ran off the end of the open curve "
+                              f"{curve.name!r} at t = {t:.6g} s (frame {f}); make the curve "
+                              "longer or the motion shorter", t, (name,), out.truncated(f))
+    for name in cp.cam_names:
+        force = out.contact_force(name)
+        if len(force) and force.min() < -1e-9 * max(float(np.abs(force).max()), 1e-300):
+            f = int(np.argmin(force))
+            first_pull = int(np.argmax(force < 0.0))
+            out.notes.append(f"cam {name!r}: the contact would have to pull from t = "
+                             f"{out.times[first_pull]:.6g} s (frame {first_pull}); the largest pull "
+                             f"is {-force[f]:.4g} N at t = {out.times[f]:.6g} s: the follower would "
+                             "lift off (a stiffer spring or a lower speed keeps it on); the "
+                             "result holds the curves together")

@@ -17,8 +17,7 @@ from ..algebra.blas import single_thread
 from ..algebra.newton import newton, scaled_jacobian, scales, step_size
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import rotate_world
-from ..kernels.constraints import (body_arrays, evaluate, global_jacobian, motion_values, residual,
-                                  unwrapped)
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..kernels.forces import inertia_world, total_forces
 from ..model.compile import Model
 from ..model.results import Result
@@ -47,15 +46,14 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
         raise SolverError(str(exc), time) from None
     zero = np.zeros((nb, 3))
     ts_ref = np.zeros(len(model.forces.ts_names))
-    cref = None            # the couplers' angles stay on the start's turns
-    if model.couplers is not None:
-        cref = unwrapped(model, evaluate(model, *body_arrays(model, r, p)[:2]).coords, None)
+    # the couplers' angles stay on the start's turns, the curve contacts start from its
+    track = evaluate(model, *body_arrays(model, r, p)[:2]).track
 
     def parts(r_, p_):
         rg, A = body_arrays(model, r_, p_)[:2]
-        ev = evaluate(model, rg, A)
+        ev = evaluate(model, rg, A, ref=track)
         Q, fe = total_forces(model, time, *body_arrays(model, r_, p_, zero, zero), ts_ref)
-        return Q.ravel(), global_jacobian(model, ev.jac), residual(model, ev.phi, f, ev.coords, cref), fe
+        return Q.ravel(), global_jacobian(model, ev.jac), residual(model, ev.phi, f), fe
 
     def resid(r_, p_, lam_):
         Q, J, phi, _ = parts(r_, p_)
@@ -138,7 +136,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     lam_full = np.zeros(model.nc)
     lam_full[keep] = lam
     rest = State(time, r, p, zero, zero, zero, zero)
-    out.store(0, rest, lam_full, ev.jac)
+    out.store(0, rest, lam_full, ev.jac, ev.track)
     _, fe = total_forces(model, time, rg, A, vg, wg, ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
     return out, rest

@@ -29,8 +29,7 @@ from ..algebra.rank import involved
 from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import rotate_world
-from ..kernels.constraints import (body_arrays, coordinates, evaluate, global_jacobian, residual,
-                                  unwrapped)
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
 from ..kernels.forces import body_loads, evaluate_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
@@ -193,8 +192,8 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
             ref: np.ndarray | None = None):
     """Newton on every frame of a block from its predicted pose, each frame stopping by
     the one rule (algebra.newton.converged); each iteration evaluates only the frames not
-    yet converged; ``ref`` (F, ncoord): the couplers' predicted coordinates, whose turn
-    their angles are taken on.  Returns the poses, the Jacobian blocks and rotation
+    yet converged; ``ref`` (F, ntrack): the tracked values predicted for each frame (the
+    couplers' turns, the curve contacts' start).  Returns the poses, the Jacobian blocks and rotation
     matrices at them, a (F,) converged mask and the iterations used."""
     rs, cw = scales(model)
     keep = alg.keep
@@ -206,9 +205,9 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
     live = np.arange(F)
     for it in range(25):
         rg, Al = body_arrays(model, R[live], P[live])[:2]
-        ev = evaluate(model, rg, Al)
+        ev = evaluate(model, rg, Al, ref=None if ref is None else ref[live])
         jac[live], A[live] = ev.jac, Al
-        res = residual(model, ev.phi, fv[live], ev.coords, None if ref is None else ref[live])
+        res = residual(model, ev.phi, fv[live])
         with np.errstate(invalid="ignore"):
             err = np.max(np.abs(res[..., keep] * rs[keep]), axis=-1, initial=0.0)
             sl = size[live]
@@ -239,7 +238,7 @@ class _Last:
     jerk: np.ndarray          # (nb, 3) d a / dt
     djerk: np.ndarray         # (nb, 3) d alpha / dt
     jac: np.ndarray           # (nc, 6 E)
-    q: np.ndarray | None      # (ncoord,) the couplers' coordinates, unwrapped, and their rates
+    q: np.ndarray | None      # (ntrack,) the tracked values (evaluate's ref) and their rates
     qd: np.ndarray | None
 
 
@@ -280,8 +279,8 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
     biggest = int(max(1, min(BLOCK_MAX, BLOCK_FLOATS // per_frame)))
     prev: _Last | None = None              # the last solved frame
     ts_ref = np.zeros(len(model.forces.ts_names))
-    cpl = model.couplers is not None
-    q0 = unwrapped(model, evaluate(model, *body_arrays(model, r, p)[:2]).coords, None) if cpl else None
+    cpl = model.ntrack > 0
+    q0 = evaluate(model, *body_arrays(model, r, p)[:2]).track
     k0, size = 0, 1
     while k0 < n_ok:
         ks = np.arange(k0, min(k0 + size, n_ok))
@@ -294,7 +293,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
             R = s.r + h * (s.v + h * (0.5 * s.a + h / 6.0 * prev.jerk))
             P = rotate_world(s.p, h * (s.w + h * (0.5 * s.alpha + h / 6.0 * prev.djerk)))
         ref = None
-        if cpl:     # each coupled coordinate predicted from the last frame's rate: its turn
+        if cpl:     # each tracked value predicted from the last frame's rate
             ref = q0[None] if prev is None else prev.q + prev.qd * (times[ks] - prev.state.t)[:, None]
         R, P, jac, A, ok, iters = _newton(model, alg, R, P, fv[ks], ref)
         m = int(np.argmin(ok)) if not ok.all() else len(ok)
@@ -321,7 +320,8 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         vel = alg.solve(fac, nu[:, keep])
         V, W = vel[..., :3], vel[..., 3:]
         rg, A, vg, wg = body_arrays(model, R, P, V, W)
-        gamma = -evaluate(model, rg, A, vg, wg, need_jac=False).quad    # J: Newton's, same pose
+        evq = evaluate(model, rg, A, vg, wg, need_jac=False, ref=None if ref is None else ref[:m])
+        gamma = -evq.quad                                               # J: Newton's, same pose
         gamma[:, mrows] += f[:, mix, 2]
         accel = alg.solve(fac, gamma[:, keep])
         Ac, Al = accel[..., :3], accel[..., 3:]
@@ -353,7 +353,8 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
             pinv = np.linalg.pinv(np.swapaxes(J[:, jrows], 1, 2), rcond=1e-10)
             lam[:, jrows] = np.einsum("fij,fj->fi", pinv, fc)
         block = slice(ks[0], ks[-1] + 1)
-        out.store(block, State(times[ks], R, P, V, W, Ac, Al), lam, jac)
+        out.store(block, State(times[ks], R, P, V, W, Ac, Al), lam, jac,
+                  evq.track[:m] if evq.track is not None else None)
         out.store_energy(block, Iw, pot, pnc - np.einsum("fm,fm->f", lam[:, mrows], f[:, mix, 1]))
         if m > 1:
             dt, a0, al0 = times[ks[-1]] - times[ks[-2]], Ac[-2], Al[-2]
@@ -363,8 +364,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
             dt, a0, al0 = 1.0, Ac[-1], Al[-1]
         q = qd = None
         if cpl:
-            raw, _, _, qd = coordinates(model, rg[-1], A[-1], vg[-1], wg[-1], rates=True)
-            q = unwrapped(model, raw, ref[m - 1])
+            q, qd = evq.track[m - 1], evq.rate[m - 1]
         prev = _Last(State(times[ks[-1]], R[-1], P[-1], V[-1], W[-1], Ac[-1], Al[-1]),
                      (Ac[-1] - a0) / dt, (Al[-1] - al0) / dt, jac[-1], q, qd)
         for k in ks:             # once per frame, as the frame-by-frame sweep did

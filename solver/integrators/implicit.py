@@ -88,7 +88,7 @@ class Jacobian:
         r, p, v, w, _ = sysm.unpack(y)
         pn = p / np.linalg.norm(p, axis=1, keepdims=True)
         rg, A, vg, wg = body_arrays(m, r, pn, v, w)
-        self.J = global_jacobian(m, evaluate(m, rg, A).jac)[sysm.keep]
+        self.J = global_jacobian(m, evaluate(m, rg, A, ref=sysm.track).jac)[sysm.keep]
         self.K, self.C = force_jacobians(m, t, rg, A, vg, wg, sysm.ts_ref)
         nb = sysm.nb
         self.M = np.zeros((nb, 6, nb, 6))
@@ -275,7 +275,7 @@ def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60) -> float:
     K, C = force_jacobians(m, t, rg, A, vg, wg, sysm.ts_ref)
     if not (np.any(K) or np.any(C)):
         return 0.0
-    J = global_jacobian(m, evaluate(m, rg, A).jac)[sysm.keep]
+    J = global_jacobian(m, evaluate(m, rg, A, ref=sysm.track).jac)[sysm.keep]
     Mi = sysm.minv(A[: sysm.nb])
     MiJt = sysm._apply_minv(Mi, J.T.copy())
     G = np.linalg.pinv(J @ MiJt) if J.size else np.zeros((0, 0))

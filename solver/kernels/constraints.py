@@ -18,7 +18,8 @@ import numpy as np
 
 from ..base.rotations import cross, quat_to_matrix, skew
 from ..model.compile import Model, RowGroup
-from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2
+from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2
+from .curve_rows import cam, point_on_curve
 
 
 @dataclass
@@ -26,7 +27,9 @@ class RowEval:
     phi: np.ndarray    # (nc,) residuals without motion functions (angle rows: the angle, rad)
     jac: np.ndarray    # (nc, 12) Jacobian blocks, see module docstring
     quad: np.ndarray   # (nc,) velocity-quadratic part of the second derivative, or None
-    coords: np.ndarray | None = None   # (ncoord,) the couplers' joint coordinates (raw angles)
+    track: np.ndarray | None = None    # (ntrack,) tracked values: the couplers' joint
+    #                                    coordinates (angles unwrapped), the curve parameters
+    rate: np.ndarray | None = None     # (ntrack,) their time derivatives (with velocities)
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -183,23 +186,29 @@ def coordinates(model: Model, r, A, v=None, w=None, need_jac: bool = False, rate
     return q, qj, qq, rate
 
 
-def couplers(model: Model, r, A, v, w, phi, jac, quad) -> np.ndarray:
-    """The couplers' rows, sum_i s_i q_i - sum_i s_i q_i0 (raw angles: ``residual`` adds
-    the whole turns), their Jacobian blocks (term i's joint at ends 2i, 2i+1) and quad;
-    returns the raw coordinates."""
+def couplers(model: Model, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
+    """The couplers' rows, sum_i s_i (q_i - q_i0), each angle on the turn nearest its value
+    in ``ref`` (the tracked values of a nearby pose; None: the pose as built), so a gear pair
+    holds its ratio over any number of turns; their Jacobian blocks (term i's joint at
+    ends 2i, 2i+1) and quad.  Writes the coordinates and their rates into track, rate."""
     cp = model.couplers
-    q, qj, qq, _ = coordinates(model, r, A, v, w, need_jac=jac is not None)
+    q, qj, qq, qd = coordinates(model, r, A, v, w, need_jac=jac is not None, rates=rate is not None)
+    ref = cp.q0 if ref is None else ref[..., : cp.n]
+    q = q + 2.0 * np.pi * np.where(cp.is_angle, np.round((ref - q) / (2.0 * np.pi)), 0.0)
+    track[..., : cp.n] = q
+    if rate is not None:
+        rate[..., : cp.n] = qd
     phi[...] = np.einsum("...ct,ct->...c", q[..., cp.terms], cp.scale) - cp.offset
     if jac is not None:
         blocks = qj[..., cp.terms, :] * cp.scale[:, :, None]          # (..., ncpl, T, 12)
         jac[..., : 12 * cp.terms.shape[1]] = blocks.reshape(blocks.shape[:-2] + (-1,))
     if quad is not None:
         quad[...] = np.einsum("...ct,ct->...c", qq[..., cp.terms], cp.scale)
-    return q
 
 
 def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = None,
-             w: np.ndarray | None = None, need_jac: bool = True) -> RowEval:
+             w: np.ndarray | None = None, need_jac: bool = True,
+             ref: np.ndarray | None = None) -> RowEval:
     """Residual, Jacobian and (with velocities) quad of every row.
 
     r (nb+1, 3), A (nb+1, 3, 3): COM positions and rotation matrices with the ground last
@@ -207,7 +216,10 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     axes (e.g. frames: r (F, nb+1, 3)) are carried through: phi (F, nc), jac (F, nc, 12).
     The rows are computed grouped by kind, one kernel per kind (Model.plan), and put back
     in model order at the end.  need_jac=False skips the Jacobian (jac is None): for quad
-    at a pose whose Jacobian is known.
+    at a pose whose Jacobian is known.  ``ref`` (ntrack,) (or with the leading axes): the
+    tracked values (RowEval.track) of a nearby pose, run state that the analyses carry from
+    frame to frame: the couplers' angles are taken on its turns, the curve joints' contact
+    parameters start from it; None: the pose as built (a global search on the curves).
     """
     nc = model.nc
     plan = model.plan
@@ -215,20 +227,24 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     phi = np.empty(lead + (nc,))
     jac = np.zeros(lead + (nc, model.row_width)) if need_jac else None
     quad = None if v is None else np.empty(lead + (nc,))
-    coords = None
+    track = np.empty(lead + (model.ntrack,)) if model.ntrack else None
+    rate = np.empty(lead + (model.ntrack,)) if model.ntrack and v is not None else None
     for g in plan.groups:
         s = g.rows
-        kernel = couplers if g.kind == COUPLER else KERNELS[g.kind]
-        out = kernel(model if g.kind == COUPLER else g, r, A, v, w, phi[..., s],
-                     None if jac is None else jac[..., s, :], None if quad is None else quad[..., s])
-        if g.kind == COUPLER:
-            coords = out
+        views = (phi[..., s], None if jac is None else jac[..., s, :], None if quad is None else quad[..., s])
+        if g.kind in TRACKED:
+            TRACKED[g.kind](model, r, A, v, w, *views, ref, track, rate)
+        else:
+            KERNELS[g.kind](g, r, A, v, w, *views)
     if not plan.identity:                 # back to model row order
         inv = plan.inv
         phi = phi[..., inv]
         jac = None if jac is None else jac[..., inv, :]
         quad = None if quad is None else quad[..., inv]
-    return RowEval(phi, jac, quad, coords)
+    return RowEval(phi, jac, quad, track, rate)
+
+
+TRACKED = {COUPLER: couplers, CURVE: point_on_curve, CAM: cam}
 
 
 def global_jacobian(model: Model, jac: np.ndarray) -> np.ndarray:
@@ -279,27 +295,10 @@ def motion_values(model: Model, t) -> np.ndarray:
     return np.array([fn.derivatives(t) for fn in fns], dtype=float)
 
 
-def unwrapped(model: Model, coords: np.ndarray, ref: np.ndarray | None) -> np.ndarray:
-    """The couplers' coordinates with their angles on the turn nearest ``ref`` (unwrapped
-    values of a nearby pose, run state; None: the pose as built, CouplerPlan.q0)."""
-    cp = model.couplers
-    ref = cp.q0 if ref is None else ref
-    turns = np.where(cp.is_angle, np.round((ref - coords) / (2.0 * np.pi)), 0.0)
-    return coords + 2.0 * np.pi * turns
-
-
-def residual(model: Model, phi: np.ndarray, f: np.ndarray, coords: np.ndarray | None = None,
-             ref: np.ndarray | None = None) -> np.ndarray:
+def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:
     """Constraint residuals with motion functions subtracted; angles wrapped to (-pi, pi].
-    phi (..., nc) and f (..., nmotion, 3) may carry leading axes (frames).  Couplers: their
-    angles taken on the turn nearest ``ref`` (see ``unwrapped``; coords = RowEval.coords),
-    so a gear pair holds its ratio over any number of turns."""
+    phi (..., nc) and f (..., nmotion, 3) may carry leading axes (frames)."""
     res = phi.copy()
-    if model.couplers is not None and coords is not None:
-        cp = model.couplers
-        whole = unwrapped(model, coords, ref) - coords
-        rows = np.flatnonzero(model.row_coupler >= 0)
-        res[..., rows] += np.einsum("...ct,ct->...c", whole[..., cp.terms], cp.scale)[..., model.row_coupler[rows]]
     drv = model.row_motion >= 0
     if drv.any():
         res[..., drv] -= f[..., model.row_motion[drv], 0]

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
-from ..vocabulary.joints import (ANGLE, AT, COUPLER, DIST, DOT1, DOT2, EVAL_ORDER, JOINT_ROWS,
-                                  label as _label)
+from ..vocabulary.joints import (ANGLE, AT, CAM, COUPLER, CURVE, CURVE_JOINT_ROWS, DIST, DOT1,
+                                  DOT2, EVAL_ORDER, JOINT_ROWS, label as _label)
 from .force_model import ForceModel, compile_forces
 
 
@@ -80,6 +80,34 @@ class CouplerPlan:
 
 
 @dataclass(frozen=True)
+class CurvePlan:
+    """The curve joints' rows (vocabulary/curve_joints.py), as kernels/curve_rows.py reads
+    them, each joint's entry in joint order.  Each curve is in its marker's frame; ``off``
+    and ``C`` place that frame in the part's body frame (COM-centred; the ground's in world).
+    The contact parameters are tracked values (RowEval.track) from ``first`` on: one per
+    point on curve, two (u on curve I, v on curve J) per cam."""
+    first: int                     # the parameters' place in the tracked values
+    nparam: int
+    # point on curve: marker I's point ui on body bi, the curve on body bj
+    pc_names: tuple[str, ...]
+    pc_bi: np.ndarray
+    pc_bj: np.ndarray
+    pc_ui: np.ndarray              # (n, 3)
+    pc_off: np.ndarray             # (n, 3) marker J's origin in body j
+    pc_C: np.ndarray               # (n, 3, 3) marker J's axes in body j
+    pc_curve: tuple[Any, ...]
+    # cam: curve I on body bi (marker I frame), curve J on body bj (marker J frame)
+    cam_names: tuple[str, ...]
+    cam_bi: np.ndarray
+    cam_bj: np.ndarray
+    cam_off: np.ndarray            # (n, 2, 3) markers I, J origins in their bodies
+    cam_C: np.ndarray              # (n, 2, 3, 3) markers I, J axes in their bodies
+    cam_curve: tuple[tuple[Any, Any], ...]
+    cam_sigma: np.ndarray          # (n, 2) turn of closed curves I, J about their marker z:
+    #                                +1 counter-clockwise, -1 clockwise, 0 open
+
+
+@dataclass(frozen=True)
 class Model:
     """Frozen arrays of a mechanism (MuJoCo naming: entity_quantity, shapes in comments),
     made once by compile_model and read-only afterwards (arrays not writeable); run state
@@ -121,6 +149,14 @@ class Model:
     forces: ForceModel
     fixed_parts: Mapping[str, tuple[np.ndarray, np.ndarray]]
     couplers: CouplerPlan | None = None
+    curves: CurvePlan | None = None
+
+    @property
+    def ntrack(self) -> int:
+        """Tracked values (kernels.constraints.evaluate's ref): the couplers' coordinates,
+        then the curve joints' contact parameters."""
+        return ((self.couplers.n if self.couplers is not None else 0)
+                + (self.curves.nparam if self.curves is not None else 0))
 
     @property
     def row_width(self) -> int:
@@ -210,7 +246,7 @@ def compile_model(mech: Any) -> Model:
     rows: list[dict] = []
     for jn, (name, jt) in enumerate(mech.joints.items()):
         mi, mj = jt.marker_i, jt.marker_j
-        for prim in JOINT_ROWS[jt.kind]:
+        for prim in JOINT_ROWS.get(jt.kind) or CURVE_JOINT_ROWS[jt.kind]:
             row = dict(kind=DOT1, bi=marker_body[mi], bj=marker_body[mj], ui=np.zeros(3),
                        uj=np.zeros(3), a=np.zeros(3), b=np.zeros(3), target=0.0,
                        joint=jn, motion=-1, coupler=-1, label=f"{name}: {_label(prim)}")
@@ -221,6 +257,8 @@ def compile_model(mech: Any) -> Model:
                 row.update(kind=DOT2, ui=marker_point[mi], uj=marker_point[mj], a=Cj[:, prim[1]])
             elif prim[0] == "at":
                 row.update(kind=AT, ui=marker_point[mi], uj=marker_point[mj])
+            elif prim[0] in ("curve", "cam"):       # the kernel reads the CurvePlan
+                row.update(kind=CURVE if prim[0] == "curve" else CAM)
             else:
                 L = jt.length
                 if L is None:
@@ -243,6 +281,7 @@ def compile_model(mech: Any) -> Model:
                        b=np.zeros(3))
         rows.append(row)
     cplan = _couplers(mech, rows, marker_body, marker_point, marker_axes, length_scale, nb)
+    kplan = _curves(mech, marker_body, marker_point, marker_axes, cplan.n if cplan else 0)
 
     def col(key: str, dtype: Any = float) -> np.ndarray:
         return _frozen([r[key] for r in rows], dtype)
@@ -253,7 +292,7 @@ def compile_model(mech: Any) -> Model:
     for k, r in enumerate(rows):
         e = r.get("ends", (r["bi"], r["bj"]))
         ends[k, : len(e)] = e
-    row_length = np.where((kinds == AT) | (kinds == DOT2) | (kinds == DIST), length_scale, 1.0)
+    row_length = np.where(np.isin(kinds, (AT, DOT2, DIST, CURVE, CAM)), length_scale, 1.0)
     mass = _frozen([p.mass for p in moving])
     inertia = np.reshape([p.inertia for p in moving], (nb, 3, 3)).astype(float)
     minv = np.zeros((nb + 1, 6, 6))       # the constant part of the inverse mass blocks
@@ -284,7 +323,41 @@ def compile_model(mech: Any) -> Model:
         fixed_parts=MappingProxyType(fixed),
         forces=compile_forces(mech, marker_body, marker_point, marker_axes,
                               lambda mk: _marker_world(mech, mk)),
-        couplers=cplan)
+        couplers=cplan, curves=kplan)
+
+
+def _curves(mech: Any, marker_body, marker_point, marker_axes, first: int) -> CurvePlan | None:
+    """The curve joints' entries (CurvePlan), in joint order."""
+    pcs = [j for j in mech.joints.values() if j.kind == "point-on-curve"]
+    cams = [j for j in mech.joints.values() if j.kind == "cam"]
+    if not pcs and not cams:
+        return None
+
+    def arr(x, shape, dtype: Any = float) -> np.ndarray:
+        return _frozen(np.reshape(np.array(x, dtype=dtype), shape), dtype)
+    n, k = len(pcs), len(cams)
+    return CurvePlan(
+        first, n + 2 * k,
+        tuple(j.name for j in pcs), arr([marker_body[j.marker_i] for j in pcs], (n,), int),
+        arr([marker_body[j.marker_j] for j in pcs], (n,), int),
+        arr([marker_point[j.marker_i] for j in pcs], (n, 3)),
+        arr([marker_point[j.marker_j] for j in pcs], (n, 3)),
+        arr([marker_axes[j.marker_j] for j in pcs], (n, 3, 3)), tuple(j.curves[0] for j in pcs),
+        tuple(j.name for j in cams), arr([marker_body[j.marker_i] for j in cams], (k,), int),
+        arr([marker_body[j.marker_j] for j in cams], (k,), int),
+        arr([[marker_point[j.marker_i], marker_point[j.marker_j]] for j in cams], (k, 2, 3)),
+        arr([[marker_axes[j.marker_i], marker_axes[j.marker_j]] for j in cams], (k, 2, 3, 3)),
+        tuple((j.curves[0], j.curves[1]) for j in cams),
+        arr([[_turn(c) for c in j.curves] for j in cams], (k, 2)))
+
+
+def _turn(curve: Any) -> float:
+    """+1 for a closed curve running counter-clockwise about its marker's z, -1 clockwise,
+    0 for an open one (twice the signed area of its knots' polygon)."""
+    if not curve.closed:
+        return 0.0
+    x, y = curve.points[:, 0], curve.points[:, 1]
+    return float(np.sign(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)))
 
 
 def _couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,

@@ -35,6 +35,7 @@ class Result:
         self._effort = np.zeros((n, len(model.motion_names)))
         self._energy = np.zeros((n, 3))       # kinetic, potential, work of non-conservative loads
         self._power_nc = np.zeros(n)
+        self.track = np.zeros((n, model.ntrack))   # tracked values (kernels.constraints.evaluate)
         self._body = {name: b for b, name in enumerate(model.body_part)}
         # marker I of each joint: body and point (body frame; ground: world)
         mi = model.joint_marker_i
@@ -45,7 +46,8 @@ class Result:
     def empty(cls, model: Any, times: np.ndarray, analysis: str = "kinematic") -> "Result":
         return cls(model, times, analysis)
 
-    def store(self, k: int | slice, state: State, lam: np.ndarray, jac: np.ndarray) -> None:
+    def store(self, k: int | slice, state: State, lam: np.ndarray, jac: np.ndarray,
+              track: np.ndarray | None = None) -> None:
         """Save frame k (or a slice of frames: a state with a leading frame axis) with its
         accelerations, multipliers lam (..., nc) and Jacobian blocks jac (..., nc, 12);
         reactions from multipliers (seed 003): the generalized force of a joint's rows on
@@ -54,6 +56,8 @@ class Result:
         self._r[k], self._p[k], self._v[k], self._w[k] = state.r, p, state.v, state.w
         self._a[k], self._alpha[k] = state.a, state.alpha
         self.multipliers[k] = lam
+        if track is not None:
+            self.track[k] = track
         jr = model.row_joint >= 0
         gen = -lam[..., jr, None] * jac[..., jr, :6]              # (..., joint rows, 6)
         tot = np.zeros((len(model.joint_names),) + gen.shape[:-2] + (6,))
@@ -98,7 +102,7 @@ class Result:
         """The first k frames (what was solved before a failure)."""
         out = Result(self.model, self.times[:k], self.analysis)
         for name in ("_r", "_p", "_v", "_w", "_a", "_alpha", "multipliers", "_reaction", "_effort",
-                     "_energy", "_power_nc"):
+                     "_energy", "_power_nc", "track"):
             setattr(out, name, getattr(self, name)[:k].copy())
         return out
 
@@ -210,6 +214,19 @@ class Result:
             raise MechanismError(f"coupler {name!r}: the tooth force needs a gear given by its "
                                  "pitch radii (add_gear(..., radii=(r1, r2)))")
         return self.coupler(name)[:, 0] / (cp.radii[k][0] * np.cos(cp.pressure[k]))
+
+    def contact_force(self, joint: str) -> np.ndarray:
+        """(n,) a cam joint's contact force along the common normal, N: positive when the
+        curves push each other apart (a real contact), negative where holding them together
+        would take a pull (the follower would lift off).  Needs a closed curve on one side
+        (a disc, a roller) to tell the parts' sides apart; with two open curves the sign
+        follows curve J's left normal."""
+        names = self.model.joint_names
+        cp = self.model.curves
+        if joint not in names or cp is None or joint not in cp.cam_names:
+            raise MechanismError(f"{joint!r} is not a cam joint")
+        row = int(np.flatnonzero(self.model.row_joint == names.index(joint))[0])
+        return -self.multipliers[:, row].copy()
 
     def _coupler_index(self, name: str):
         cp = self.model.couplers

@@ -9,9 +9,10 @@ import numpy as np
 
 from ..base.errors import ExpressionError, MechanismError
 from .couplers import make_coupler, make_gear, make_rack_pinion, make_screw
+from .curve_joints import as_curve, check_planar
 from .items import (Joint, Load, Marker, Motion, Part, SpringDamper, TorsionSpring, make_load,
                     make_spring_damper, make_torsion_spring)
-from .joints import JOINT_COORDINATES, JOINT_ROWS, canonical_kind
+from .joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS, canonical_kind
 from .timefunctions import time_function
 from .validate import check_name, inertia as inertia_tensor, number, quaternion, vector
 
@@ -81,9 +82,23 @@ class Builder:
         axes are the joint axis."""
         name = self._new_name(name, "joint")
         k = canonical_kind(kind)
+        if k in CURVE_JOINT_ROWS:
+            raise MechanismError(f"joint {name!r}: a {k} joint needs its curves: use "
+                                 + ("add_point_on_curve" if k == "point-on-curve" else "add_cam"))
         if k not in JOINT_ROWS:
             raise MechanismError(f"joint {name!r}: unknown kind {kind!r} "
                                  f"(known: {', '.join(JOINT_ROWS)})")
+        self._joint_markers(name, marker_i, marker_j)
+        if length is not None:
+            if k != "distance":
+                raise MechanismError(f"joint {name!r}: length applies to distance joints only")
+            length = float(length)
+            if not (math.isfinite(length) and length > 0.0):
+                raise MechanismError(f"joint {name!r}: length must be positive and finite")
+        self.joints[name] = Joint(name, k, marker_i, marker_j, length)
+
+    def _joint_markers(self, name: str, marker_i: str, marker_j: str) -> None:
+        """A joint's two markers exist, on two parts that are not both fixed."""
         for label, mk in (("marker I", marker_i), ("marker J", marker_j)):
             if mk not in self.markers:
                 raise MechanismError(f"joint {name!r}: {label} {mk!r} is not a marker")
@@ -93,13 +108,6 @@ class Builder:
                                  f"on part {pi!r}; a joint must connect two different parts")
         if self.parts[pi].fixed and self.parts[pj].fixed:
             raise MechanismError(f"joint {name!r}: parts {pi!r} and {pj!r} are both fixed")
-        if length is not None:
-            if k != "distance":
-                raise MechanismError(f"joint {name!r}: length applies to distance joints only")
-            length = float(length)
-            if not (math.isfinite(length) and length > 0.0):
-                raise MechanismError(f"joint {name!r}: length must be positive and finite")
-        self.joints[name] = Joint(name, k, marker_i, marker_j, length)
 
     def add_motion(self, name: str, joint: str, expression: Any, coordinate: str | None = None,
                    derivatives: Any = None) -> None:
@@ -169,6 +177,29 @@ class Builder:
         if marker not in self.markers:
             raise MechanismError(f"force {name!r}: unknown marker {marker!r}")
         self.loads[name] = make_load(name, marker, force, torque, frame)
+
+    # -- joints on curves (vocabulary/curve_joints.py has the conventions)
+    def add_point_on_curve(self, name: str, marker_i: str, marker_j: str, curve: Any,
+                           closed: bool | None = None) -> None:
+        """Keep marker I's origin on ``curve`` (a Curve, or points with ``closed``), given in
+        marker J's frame (m): a pin in a slot, a roller in a track.  Removes two freedoms."""
+        name = self._new_name(name, "joint")
+        self._joint_markers(name, marker_i, marker_j)
+        c = as_curve(curve, closed, f"joint {name!r}: curve")
+        self.joints[name] = Joint(name, "point-on-curve", marker_i, marker_j, None, (c,))
+
+    def add_cam(self, name: str, marker_i: str, curve_i: Any, marker_j: str, curve_j: Any,
+                closed_i: bool | None = None, closed_j: bool | None = None) -> None:
+        """Keep planar curve I (in marker I's xy plane, on I's part) touching planar curve J
+        (in marker J's xy plane) with a common tangent: a cam and its follower.  The
+        markers' z axes must stay parallel.  Removes one freedom."""
+        name = self._new_name(name, "joint")
+        self._joint_markers(name, marker_i, marker_j)
+        ci = as_curve(curve_i, closed_i, f"joint {name!r}: curve I")
+        cj = as_curve(curve_j, closed_j, f"joint {name!r}: curve J")
+        check_planar(ci, f"joint {name!r}: curve I")
+        check_planar(cj, f"joint {name!r}: curve J")
+        self.joints[name] = Joint(name, "cam", marker_i, marker_j, None, (ci, cj))
 
     # -- couplers (vocabulary/couplers.py has the relations and signs)
     def add_gear(self, name: str, joint1: str, joint2: str, ratio: float | None = None,

@@ -43,6 +43,7 @@ class Joint:
     marker_i: str
     marker_j: str
     length: float | None = None  # distance joints only
+    curves: tuple = ()           # curve joints: (curve on J,) or (curve on I, curve on J)
 
 
 @dataclass

@@ -7,11 +7,13 @@ import numpy as np
 
 # Constraint-row kinds of the compiled model (seed 003 primitives), and the order in which
 # kernels/constraints.py evaluates them (rows grouped by kind, contiguous).
-# COUPLER: a linear relation of joint coordinates (vocabulary/couplers.py), one row per coupler.
-DOT1, DOT2, DIST, ANGLE, AT, COUPLER = 0, 1, 2, 3, 4, 5
-EVAL_ORDER = (AT, DOT2, DIST, DOT1, ANGLE, COUPLER)
+# COUPLER: a linear relation of joint coordinates (vocabulary/couplers.py), one row per coupler;
+# CURVE: a point on a curve (two rows per joint), CAM: two curves in contact (one row):
+# kernels/curve_rows.py.
+DOT1, DOT2, DIST, ANGLE, AT, COUPLER, CURVE, CAM = 0, 1, 2, 3, 4, 5, 6, 7
+EVAL_ORDER = (AT, DOT2, DIST, DOT1, ANGLE, COUPLER, CURVE, CAM)
 KIND_NAMES = {AT: "at-point", DOT2: "dot-2", DIST: "distance", DOT1: "dot-1", ANGLE: "angle",
-              COUPLER: "coupler"}
+              COUPLER: "coupler", CURVE: "point on curve", CAM: "cam contact"}
 
 # Rows of each joint kind: ("dot1", axis of I, axis of J) -- a_I . b_J = 0;
 # ("dot2", axis of J) -- (P_I - P_J) . a_J = 0; ("at", k) -- world component k of P_I - P_J;
@@ -33,6 +35,12 @@ JOINT_ROWS: dict[str, list[tuple]] = {
     "perpendicular": [("dot1", 2, 2)],
     "distance": [("dist",)],
 }
+# Joints on curves (added by add_point_on_curve and add_cam, which take the curves): the
+# point's two normal components off the curve; the two curves' separation along their normal.
+CURVE_JOINT_ROWS: dict[str, list[tuple]] = {
+    "point-on-curve": [("curve", 0), ("curve", 1)],
+    "cam": [("cam",)],
+}
 # Joint coordinates a motion may drive (design.md "Conventions").
 JOINT_COORDINATES = {"revolute": ("angle",), "prismatic": ("slide",),
                      "cylindrical": ("angle", "slide")}
@@ -47,6 +55,10 @@ def label(prim: tuple) -> str:
         return f"{_AXIS[prim[1]]}_I . {_AXIS[prim[2]]}_J"
     if prim[0] == "dot2":
         return f"(P_I - P_J) . {_AXIS[prim[1]]}_J"
+    if prim[0] == "curve":
+        return ("normal", "binormal")[prim[1]] + " off the curve"
+    if prim[0] == "cam":
+        return "separation of the curves"
     return "distance"
 
 

@@ -1,0 +1,221 @@
+"""Rows of the joints on curves (vocabulary/curve_joints.py), with the contact parameter
+eliminated: it is the nearest point (point on curve) or the common normal (cam), found by a
+few Newton steps from the tracked value of a nearby pose (evaluate's ``ref``), so the state
+stays the bodies' alone.
+
+Point on curve (Adams PTCV).  The curve c(u) is fixed in marker J's frame R (world axes),
+origin O; P is marker I's origin.  u* makes d = R^T (P - O) - c(u) normal to the tangent
+c'(u).  Rows: n . d and b . d, b the unit part of z_J normal to the tangent (the binormal
+of a curve in J's xy plane), n = b x t.  On the curve (d = 0) their derivatives do not
+involve du*/dq (d is zero, and n, b are normal to the tangent), so the Jacobian is that of
+a dot-2 row with axis n (or b) between P and the curve's material point under it; quad,
+from d2/dt2 of n . d at d = 0, d' = 0 (Haug's gamma with the point sliding along the curve):
+
+    n . [w_i x (w_i x s_i) - w_j x (w_j x s_j) - 2 w_j x T u' - K u'^2],
+    u' = T . (v_P - v_X) / |T|^2,
+
+s_i = P - r_i, s_j = X - r_j, T = R c'(u), K = R c''(u), v_X the velocity of the body-J
+point at X = O + R c(u).  Off the curve (Newton's iterates) these are the first-order
+terms: the iteration converges quadratically all the same.
+
+Cam (Adams CVCV, planar).  Curve I (marker I's frame, on body i) and curve J (marker J's
+frame) in their markers' xy planes, the z axes parallel.  (u*, v*): the common normal,
+t_J . (x_i(u) - x_j(v)) = 0 and n_J . T_i(u) = 0 (x, T in J's frame), a 2x2 Newton whose
+matrix is regular unless the curvatures match at the contact (a pin in a hole of its own
+radius).  Row: n_J . (x_i - x_j), n_J = z x t_J.  Its derivative at fixed (u, v) is exact
+wherever those two conditions hold (the parameters' terms are n_J . T_i = 0 and n_J' . d,
+n_J' parallel to t_J, t_J . d = 0); quad, with both points sliding,
+
+    n . [w_i x (w_i x s_i) + 2 w_i x T_i u' + K_i u'^2 - w_j x (w_j x s_j) - 2 w_j x T_j v' - K_j v'^2],
+
+(u', v') from the tangential part of d' = 0 and d/dt (n_J . T_i) = 0.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..base.rotations import cross
+
+_Z = np.array([0.0, 0.0, 1.0])
+NEWTON_STEPS = 30
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("...i,...i->...", a, b)
+
+
+def _mv(M: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return np.einsum("...ij,...j->...i", M, x)
+
+
+def _mtv(M: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return np.einsum("...ji,...j->...i", M, x)
+
+
+def _body(r, A, v, w, b: int, off: np.ndarray, C: np.ndarray):
+    """A marker frame on body b: (body origin r_b, frame origin O, axes R, v_b, w_b)."""
+    Ab = A[..., b, :, :]
+    vb = None if v is None else v[..., b, :]
+    wb = None if w is None else w[..., b, :]
+    return r[..., b, :], r[..., b, :] + _mv(Ab, off), Ab @ C, vb, wb
+
+
+def _rows(jac, quad, row: int, a, s_i, rj_rel, base) -> None:
+    """A dot-2-like row with world axis a: Jacobian [a, s_i x a, -a, a x (P - r_j)] and quad
+    a . base."""
+    if jac is not None:
+        jac[..., row, 0:3] = a
+        jac[..., row, 3:6] = cross(s_i, a)
+        jac[..., row, 6:9] = -a
+        jac[..., row, 9:12] = cross(a, rj_rel)
+    if quad is not None:
+        quad[..., row] = _dot(a, base)
+
+
+def point_on_curve(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
+    """The point-on-curve rows (two per joint: normal, binormal), module docstring."""
+    cp = model.curves
+    for e, curve in enumerate(cp.pc_curve):
+        k = cp.first + e
+        ri = r[..., cp.pc_bi[e], :]
+        s_i = _mv(A[..., cp.pc_bi[e], :, :], cp.pc_ui[e])
+        P = ri + s_i
+        rj, O, R, vj, wj = _body(r, A, v, w, cp.pc_bj[e], cp.pc_off[e], cp.pc_C[e])
+        p = _mtv(R, P - O)
+        u = _nearest(curve, p, None if ref is None else ref[..., k])
+        c, c1, c2 = curve.evaluate(u, 2)
+        d = p - c
+        speed2 = _dot(c1, c1)
+        t = c1 / np.sqrt(speed2)[..., None]
+        b = _Z - t[..., 2:3] * t
+        b = b / np.linalg.norm(b, axis=-1, keepdims=True)
+        n = cross(b, t)
+        phi[..., 2 * e] = _dot(n, d)
+        phi[..., 2 * e + 1] = _dot(b, d)
+        track[..., k] = u
+        nw, bw = _mv(R, n), _mv(R, b)
+        base = None
+        if v is not None:
+            T, K = _mv(R, c1), _mv(R, c2)
+            s_j = O + _mv(R, c) - rj
+            wi = w[..., cp.pc_bi[e], :]
+            vP = v[..., cp.pc_bi[e], :] + cross(wi, s_i)
+            vX = vj + cross(wj, s_j)
+            ud = _dot(T, vP - vX) / speed2
+            if rate is not None:
+                rate[..., k] = ud
+            base = (cross(wi, cross(wi, s_i)) - cross(wj, cross(wj, s_j))
+                    - 2.0 * cross(wj, T) * ud[..., None] - K * (ud * ud)[..., None])
+        _rows(jac, quad, 2 * e, nw, s_i, P - rj, base)
+        _rows(jac, quad, 2 * e + 1, bw, s_i, P - rj, base)
+
+
+def _nearest(curve: Any, p: np.ndarray, guess: np.ndarray | None) -> np.ndarray:
+    """u of the curve point nearest p: local from the tracked guess, global where that local
+    search ends off the true foot (the guess more than two spans away).  Past an open
+    curve's end, u continues along the end tangent (outside [0, length]: the run's check
+    stops there, naming the joint)."""
+    if guess is None:
+        u = np.asarray(curve.nearest(p), dtype=float)
+    else:
+        u = np.asarray(curve.nearest(p, guess), dtype=float)
+        c, c1 = curve.evaluate(u, 1)
+        off = np.abs(_dot(c1, p - c)) > 1e-9 * curve.size * np.sqrt(_dot(c1, c1))
+        if np.any(off):
+            u = np.where(off, np.asarray(curve.nearest(p), dtype=float), u)
+    if not curve.closed:     # nearest() stops at the ends: past one, u goes on along the tangent
+        c, c1 = curve.evaluate(u, 1)
+        past = _dot(c1, p - c) / _dot(c1, c1)
+        u = np.where(((u <= 0.0) & (past < 0.0)) | ((u >= curve.length) & (past > 0.0)), u + past, u)
+    return u
+
+
+def _cross2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """z . (a x b) of vectors in the xy plane."""
+    return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
+
+
+def _cam_start(ci: Any, cj: Any, M: np.ndarray, o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(u, v) near the contact without a tracked value: of curve I's knots (and midpoints),
+    the one nearest curve J, with its foot on J (leading axes of M, o carried)."""
+    us = np.concatenate([ci.parameters, 0.5 * (ci.parameters[:-1] + ci.parameters[1:])])
+    xi = o[..., None, :] + np.einsum("...ij,kj->...ki", M, ci.evaluate(us, 0)[0])
+    vs = np.asarray(cj.nearest(xi), dtype=float)
+    gap = np.linalg.norm(xi - cj.evaluate(vs, 0)[0], axis=-1)
+    best = np.argmin(gap, axis=-1)
+    return us[best], np.take_along_axis(vs, best[..., None], -1)[..., 0]
+
+
+def _side(sigma: np.ndarray, M: np.ndarray, ti: np.ndarray, tu: np.ndarray) -> np.ndarray:
+    """+-1: the sign that turns z x t_J into the normal pointing into curve I's inside (a
+    closed curve I: roller, follower disc), else out of curve J's inside (closed J: the
+    cam disc), else +1; so the contact force -lambda is positive when the curves push."""
+    si, sj = sigma
+    if si != 0.0:       # curve I's inward normal, in J's frame: sigma_i (M z) x (M t_i)
+        inward = si * cross(M[..., :, 2], _mv(M, ti))
+        return np.where(_dot(cross(_Z, tu), inward) >= 0.0, 1.0, -1.0)
+    return np.full(tu.shape[:-1], -sj if sj != 0.0 else 1.0)
+
+
+def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
+    """The cam rows (one per joint), module docstring."""
+    cp = model.curves
+    first = cp.first + len(cp.pc_curve)
+    for e, (ci, cj) in enumerate(cp.cam_curve):
+        ku, kv = first + 2 * e, first + 2 * e + 1
+        ri, Oi, Ri, vi, wi = _body(r, A, v, w, cp.cam_bi[e], cp.cam_off[e, 0], cp.cam_C[e, 0])
+        rj, Oj, Rj, vj, wj = _body(r, A, v, w, cp.cam_bj[e], cp.cam_off[e, 1], cp.cam_C[e, 1])
+        M = np.swapaxes(Rj, -1, -2) @ Ri            # curve I's axes in J's frame
+        o = _mtv(Rj, Oi - Oj)
+        if ref is None:
+            u, vv = _cam_start(ci, cj, M, o)
+        else:
+            u, vv = ref[..., ku].copy(), ref[..., kv].copy()
+        for _ in range(NEWTON_STEPS):              # the common normal (module docstring)
+            xi0, ti, ki = ci.evaluate(u, 2)
+            xj, tj, kj = cj.evaluate(vv, 2)
+            xi, Ti, Ki = o + _mv(M, xi0), _mv(M, ti), _mv(M, ki)
+            d = xi - xj
+            g1, g2 = _dot(tj, d), _cross2(tj, Ti)
+            a11, a12 = _dot(tj, Ti), _dot(kj, d) - _dot(tj, tj)
+            a21, a22 = _cross2(tj, Ki), _cross2(kj, Ti)
+            det = a11 * a22 - a12 * a21
+            du = (g1 * a22 - g2 * a12) / det
+            dv = (a11 * g2 - a21 * g1) / det
+            u, vv = u - du, vv - dv
+            if np.all(np.abs(du) + np.abs(dv) <= 1e-13 * (ci.size + cj.size)):
+                break
+        xi0, ti, ki = ci.evaluate(u, 2)
+        xj, tj, kj = cj.evaluate(vv, 2)
+        xi = o + _mv(M, xi0)
+        sj2 = _dot(tj, tj)
+        tu = tj / np.sqrt(sj2)[..., None]
+        side = _side(cp.cam_sigma[e], M, ti, tu)[..., None]
+        n = cross(_Z, tu) * side
+        phi[..., e] = _dot(n, xi - xj)
+        track[..., ku], track[..., kv] = u, vv
+        nw = _mv(Rj, n)
+        Xi = Oj + _mv(Rj, xi)                       # the contact point on curve I, world
+        s_i = Xi - ri
+        base = None
+        if v is not None:
+            Ti, Ki = _mv(Ri, ti), _mv(Ri, ki)
+            Tj, Kj = _mv(Rj, tj), _mv(Rj, kj)
+            s_j = Oj + _mv(Rj, xj) - rj
+            tw = _mv(Rj, tu)
+            dn = _mv(Rj, cross(_Z, (kj - _dot(tu, kj)[..., None] * tu) / np.sqrt(sj2)[..., None])) * side
+            rel = vi + cross(wi, s_i) - vj - cross(wj, s_j)
+            # [t . T_i, -t . T_j; n . K_i, n' . T_i] (u', v') = (-t . rel, -(w_j x n) . T_i - n . (w_i x T_i))
+            m11, m12 = _dot(tw, Ti), -_dot(tw, Tj)
+            m21, m22 = _dot(nw, Ki), _dot(dn, Ti)
+            b1 = -_dot(tw, rel)
+            b2 = -_dot(cross(wj, nw), Ti) - _dot(nw, cross(wi, Ti))
+            det = m11 * m22 - m12 * m21
+            ud, vd = (b1 * m22 - b2 * m12) / det, (m11 * b2 - m21 * b1) / det
+            if rate is not None:
+                rate[..., ku], rate[..., kv] = ud, vd
+            base = (cross(wi, cross(wi, s_i)) + 2.0 * cross(wi, Ti) * ud[..., None] + Ki * (ud * ud)[..., None]
+                    - cross(wj, cross(wj, s_j)) - 2.0 * cross(wj, Tj) * vd[..., None] - Kj * (vd * vd)[..., None])
+        _rows(jac, quad, e, nw, s_i, Xi - rj, base)

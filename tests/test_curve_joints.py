@@ -1,0 +1,218 @@
+"""Joints on curves (issue 12): a point on a curve (pin in a slot) and a planar cam, against
+closed forms: a bead on a circular track is a point pendulum (normal force m g (3 cos th -
+2 cos th0), the period by the complete elliptic integral, its equilibrium under a side
+force); an eccentric disc cam under a roller (the centres stay R + rho apart) and under a
+flat face (simple harmonic lift); a Scotch yoke's pin in a straight slot; a pin that runs
+off its slot; a follower that would lift off; finite-difference Jacobians at poses on the
+curves; and bad input."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.special import ellipk
+
+from solver import Mechanism, MechanismError, SolverError
+from solver.base import jet
+from solver.base.curves import Curve
+from solver.model.compile import compile_model
+from test_constraints import check_jacobian
+
+G = 9.81
+Z_ALONG_Y = (math.cos(-math.pi / 4), math.sin(-math.pi / 4), 0.0, 0.0)   # marker z along world y
+Z_ALONG_X = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)     # marker z along world x
+
+
+def bead(th0: float, R: float = 0.5, mass: float = 2.0, gravity=(0.0, -G, 0.0)) -> Mechanism:
+    """A bead (its centre of mass at the pin) on a circular track of radius R about the
+    origin in the world xy plane, th0 from the bottom."""
+    m = Mechanism(gravity=gravity)
+    m.add_part("ground", fixed=True)
+    m.add_part("bead", mass=mass, inertia=(1e-3, 1e-3, 1e-3),
+               position=(R * math.sin(th0), -R * math.cos(th0), 0.0))
+    m.add_marker("pin", "bead")
+    m.add_marker("track", "ground")
+    m.add_point_on_curve("slot", "pin", "track", Curve.circle(R))
+    return m
+
+
+def test_bead_on_a_circle_is_a_point_pendulum() -> None:
+    """Released at 60 deg: the bead stays on the circle (1e-12 m), the track's normal force
+    is m g (3 cos th - 2 cos th0) (energy: v^2 = 2 g R (cos th - cos th0)) to 1e-7 of m g,
+    the energy holds to 1e-9 of m g R, and the bead is back at th0 after the period
+    T = 4 sqrt(R/g) K(sin^2(th0/2)) to 1e-7 rad (tolerance 1e-10 over one period).  The
+    normal force is the whole reaction (the track is frictionless: no tangential part)."""
+    th0, R, m_ = math.radians(60.0), 0.5, 2.0
+    T = 4.0 * math.sqrt(R / G) * ellipk(math.sin(th0 / 2.0) ** 2)
+    r = bead(th0, R, m_).solve(times=np.linspace(0.0, T, 61), analysis="dynamic", tolerance=1e-10)
+    x = r.position("bead")
+    assert np.abs(np.linalg.norm(x[:, :2], axis=1) - R).max() < 1e-12
+    assert np.abs(x[:, 2]).max() < 1e-12
+    th = np.arctan2(x[:, 0], -x[:, 1])
+    F, _ = r.reaction("slot")
+    radial = -x / R                                      # toward the centre
+    np.testing.assert_allclose(np.einsum("ij,ij->i", F, radial),
+                               m_ * G * (3 * np.cos(th) - 2 * np.cos(th0)), atol=1e-7 * m_ * G)
+    np.testing.assert_allclose(np.linalg.norm(F, axis=1), np.abs(np.einsum("ij,ij->i", F, radial)),
+                               atol=1e-7 * m_ * G)
+    ke, pe, work = r.energy()
+    assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() < 1e-9 * m_ * G * R
+    assert abs(th[-1] - th0) < 1e-7 and th.min() < -th0 + 1e-3
+
+
+def test_bead_statics_under_a_side_force() -> None:
+    """A horizontal 5 N pull on the 2 kg bead: equilibrium where tan th = F / (m g)."""
+    m = bead(0.3)
+    m.add_force("pull", "pin", force=(5.0, 0.0, 0.0))
+    r = m.statics()
+    x = r.position("bead")[0]
+    assert abs(math.atan2(x[0], -x[1]) - math.atan2(5.0, 2.0 * G)) < 1e-10
+
+
+def eccentric_cam(follower: str, omega: float = 4 * math.pi, Rc: float = 0.05, e: float = 0.015,
+                  rho: float = 0.01, mass: float = 0.3, gravity: float = G) -> Mechanism:
+    """A disc of radius Rc, its centre e from the axle (at theta = 0 on the cam's x), turned
+    by a motion at omega; a follower on a vertical guide through the axle: a roller of
+    radius rho or a flat face (a horizontal segment), its marker at the roller's centre or
+    on the face."""
+    m = Mechanism(gravity=(0.0, -gravity, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("cam", mass=1.0, inertia=(1e-3, 1e-3, 2e-3))
+    m.add_marker("axle", "ground")
+    m.add_marker("hub", "cam")
+    m.add_joint("spin", "revolute", "hub", "axle")
+    m.add_motion("drive", "spin", f"{omega} * t")
+    y0 = math.sqrt((Rc + rho) ** 2 - e * e) if follower == "roller" else Rc
+    m.add_part("follower", mass=mass, inertia=(1e-4, 1e-4, 1e-4), position=(0.0, y0, 0.0))
+    m.add_marker("guide", "ground", orientation=Z_ALONG_Y)
+    m.add_marker("stem", "follower", orientation=Z_ALONG_Y)
+    m.add_joint("slide", "prismatic", "stem", "guide")
+    m.add_marker("face", "follower")
+    m.add_marker("disc", "cam")
+    shape = (Curve.circle(rho, name="roller") if follower == "roller"
+             else Curve.from_points([(-0.08, 0.0), (0.0, 0.0), (0.08, 0.0)], closed=False, name="face"))
+    m.add_cam("contact", "face", shape, "disc", Curve.circle(Rc, center=(e, 0.0, 0.0), name="disc"))
+    return m
+
+
+def lift(follower: str, t: np.ndarray, omega: float = 4 * math.pi, Rc: float = 0.05,
+         e: float = 0.015, rho: float = 0.01):
+    """The follower's height and its two time derivatives (exact, by jets): the roller's
+    centre stays Rc + rho from the disc's centre (e cos th, e sin th); a flat face touches
+    the disc's top: e sin th + Rc (simple harmonic)."""
+    th = jet.Jet(omega * t, omega * np.ones_like(t), np.zeros_like(t))
+    if follower == "roller":
+        y = e * jet.sin(th) + jet.sqrt((Rc + rho) ** 2 - (e * jet.cos(th)) ** 2)
+    else:
+        y = e * jet.sin(th) + Rc
+    return y.v, y.d, y.dd
+
+
+@pytest.mark.parametrize("follower", ["roller", "flat"])
+def test_eccentric_cam_lift_against_closed_form(follower: str) -> None:
+    """Lift, velocity and acceleration of the follower to 1e-9 of their peaks over one turn
+    at 120 fps (the disc is a 400-knot quintic spline: its curvature errs by ~1e-10, which
+    the acceleration feels); the contact pushes (positive) and its vertical part carries
+    the follower: m (y'' + g)."""
+    m = eccentric_cam(follower)
+    rep = m.check()
+    assert rep.ok and rep.dof == 1 and rep.driven_dof == 0
+    r = m.solve(duration=0.5, fps=120)
+    y, yd, ydd = lift(follower, r.times)
+    np.testing.assert_allclose(r.position("follower")[:, 1], y, atol=1e-9 * np.abs(y).max())
+    np.testing.assert_allclose(r.velocity("follower")[:, 1], yd, atol=1e-9 * np.abs(yd).max())
+    np.testing.assert_allclose(r.acceleration("follower")[:, 1], ydd, atol=1e-9 * np.abs(ydd).max())
+    F, _ = r.reaction("contact")
+    np.testing.assert_allclose(F[:, 1], 0.3 * (ydd + G), atol=1e-9 * 0.3 * G)
+    assert r.contact_force("contact").min() > 0.0 and not r.notes
+
+
+def test_follower_that_would_lift_off_is_named() -> None:
+    """Spun fast enough that the follower's downward acceleration exceeds g, the flat face
+    would have to be pulled down: a note names the cam, the first frame where the force
+    turns negative (the closed form: y'' + g < 0 first at 60 fps) and the largest pull."""
+    omega = 40.0                       # e omega^2 = 24 m/s^2 > g
+    m = eccentric_cam("flat", omega=omega)
+    r = m.solve(duration=0.3, fps=60)
+    _, _, ydd = lift("flat", r.times, omega=omega)
+    first = int(np.argmax(ydd + G < 0.0))
+    notes = [n for n in r.notes if "cam 'contact'" in n]
+    assert len(notes) == 1 and f"(frame {first})" in notes[0]
+    assert f"{0.3 * -(ydd + G).min():.4g} N" in notes[0]
+
+
+def scotch_yoke(slot_half: float = 0.08) -> Mechanism:
+    """A crank of radius 0.05 turned at 2 turns/s; its pin runs in a vertical straight slot
+    (2 slot_half long) on a yoke that slides along x: x_yoke = r cos th."""
+    m = Mechanism(gravity=(0.0, -G, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("crank", mass=0.5, inertia=(1e-4, 1e-4, 2e-4))
+    m.add_marker("axle", "ground")
+    m.add_marker("hub", "crank")
+    m.add_joint("spin", "revolute", "hub", "axle")
+    m.add_motion("drive", "spin", f"{4 * math.pi} * t")
+    m.add_marker("pin", "crank", position=(0.05, 0.0, 0.0))
+    m.add_part("yoke", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.05, 0.0, 0.0))
+    m.add_marker("way", "ground", position=(0.05, 0.0, 0.0), orientation=Z_ALONG_X)
+    m.add_marker("shoe", "yoke", orientation=Z_ALONG_X)
+    m.add_joint("rail", "prismatic", "shoe", "way")
+    m.add_marker("slot_frame", "yoke")
+    m.add_point_on_curve("slot", "pin", "slot_frame",
+                         [(0.0, -slot_half), (0.0, 0.0), (0.0, slot_half)], closed=False)
+    return m
+
+
+def test_scotch_yoke_pin_in_a_straight_slot() -> None:
+    """The yoke follows r cos th exactly (1e-13 m), its acceleration -r w^2 cos th, and the
+    slot's force on the pin is horizontal: it is what accelerates the yoke, m x''."""
+    r = scotch_yoke().solve(duration=0.5, fps=100)
+    th = 4 * math.pi * r.times
+    np.testing.assert_allclose(r.position("yoke")[:, 0], 0.05 * np.cos(th), atol=1e-13)
+    np.testing.assert_allclose(r.acceleration("yoke")[:, 0], -0.05 * (4 * math.pi) ** 2 * np.cos(th),
+                               atol=1e-9)
+    F, _ = r.reaction("slot")
+    np.testing.assert_allclose(-F[:, 0], 1.0 * r.acceleration("yoke")[:, 0], atol=1e-9)
+    assert np.abs(F[:, 1]).max() < 1e-9
+
+
+def test_pin_running_off_its_slot_stops_with_the_frame() -> None:
+    """A slot 2 x 0.03 m long, the pin rising 0.05 m: the run stops at the first frame where
+    the pin is past the end (sin th > 0.03 / 0.05 at 100 fps), naming the joint and the
+    frame, with the frames before kept."""
+    with pytest.raises(SolverError, match=r"joint 'slot': the contact ran off the end") as info:
+        scotch_yoke(slot_half=0.03).solve(duration=0.5, fps=100)
+    th = 4 * math.pi * np.arange(51) / 100
+    first = int(np.argmax(np.abs(0.05 * np.sin(th)) > 0.03))
+    assert f"(frame {first})" in str(info.value)
+    assert len(info.value.result) == first and info.value.joints == ("slot",)
+
+
+def test_curve_rows_jacobian_at_poses_on_the_curves() -> None:
+    """At poses the solver put on the curves (a roller cam and a pin in a slot mid-run), the
+    rows' Jacobian equals central differences of their residual (which re-finds the
+    contact parameters): there the parameters' own derivatives drop out (curve_rows.py)."""
+    for m, dt in ((eccentric_cam("roller"), 0.37), (scotch_yoke(), 0.13)):
+        r = m.solve(times=[0.0, dt])
+        model = compile_model(m)
+        R = np.stack([r._r[-1][b] for b in range(model.nb)])
+        P = np.stack([r._p[-1][b] for b in range(model.nb)])
+        check_jacobian(model, R, P)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda m: m.add_joint("x", "point-on-curve", "pin", "track"), "use add_point_on_curve"),
+    (lambda m: m.add_point_on_curve("x", "pin", "track", [(0, 0), (1, 0), (2, 1)]), "give closed="),
+    (lambda m: m.add_point_on_curve("x", "pin", "track", [(0, 0), (1e-15, 0)], closed=False),
+     "joint 'x': curve"),
+    (lambda m: m.add_cam("x", "pin", Curve.circle(0.1), "track",
+                         [(0, 0, 0), (1, 0, 0.1), (2, 1, 0), (1, 2, 0)], closed_j=True),
+     "leaves its marker's xy plane"),
+    (lambda m: m.add_point_on_curve("x", "pin", "nowhere", Curve.circle(1.0)), "'nowhere' is not a marker"),
+])
+def test_bad_curve_joints_are_named(call, message: str) -> None:
+    m = bead(0.2)
+    before = dict(m.joints)
+    with pytest.raises(MechanismError, match=message):
+        call(m)
+    assert m.joints == before
