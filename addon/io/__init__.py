@@ -13,4 +13,5 @@ Blender in tests/test_io_addon.py.
   csv_table.py    the rows of Export CSV
   arrows.py       the viewport's force arrows as line segments
   command_line.py the arguments of the ``mechanism`` command
+  curve_shapes.py Bezier, NURBS and poly splines as the solver's curves (curve joints)
 """
