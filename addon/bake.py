@@ -4,12 +4,13 @@ Parts: location and rotation_quaternion keyframes on every frame of the scene ra
 bake action of their own ("MA bake <object>"); the rotation mode and transform the part had
 before are saved on it and put back by Clear.  Joints: reaction force and torque
 (components and magnitudes, N and N m, world axes, on part I at marker I) and motion
-efforts as animated custom properties.  Parts and joints alike: when the object already has
-an action of the user's (a keyframed motion, a custom property, the scale, the visibility),
-the bake goes on an NLA track beneath it, so that action stays active, untouched and
-playing; a user's action that keys the part's location or rotation would hide the bake and
-is refused (``refuse_pose_keys``).  Keys are written in bulk with ``foreach_set`` (glTF
-exporter style).
+efforts as animated custom properties; couplers likewise the torque or force along each
+coordinate they tie and a gear's tooth force (io/plots.py).  Parts, joints and couplers
+alike: when the object already has an action of the user's (a keyframed motion, a custom
+property, the scale, the visibility), the bake goes on an NLA track beneath it, so that
+action stays active, untouched and playing; a user's action that keys the part's location
+or rotation would hide the bake and is refused (``refuse_pose_keys``).  Keys are written in
+bulk with ``foreach_set`` (glTF exporter style).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from ..solver import MechanismError
 from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
 from .io.part_frames import basis_pose, pose_matrices
-from .io.plots import BAKED_PROPS, joint_plots
+from .io.plots import BAKED_PROPS, coupler_plots, joint_plots
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -130,7 +131,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     """Replace any old bake with the keyframes and plots of ``result`` (solved at
     ``sm.timeline.times``: row k is keyed at frame ``sm.timeline.frames[k]``)."""
     frames = sm.timeline.frames_of(result.times)
-    clear_bake(scene, only=sm.parts + sm.joints)
+    clear_bake(scene, only=sm.parts + sm.joints + sm.couplers)
     world = _world_matrices(sm, result)
     for ob in sm.parts:
         _backup(ob)
@@ -145,7 +146,8 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
         ob.mechanism.baked = True
     plots = joint_plots(result, [ob.name for ob in sm.joints],
                         {name: (job.name, coord) for name, (job, coord) in sm.motions.items()})
-    for ob in sm.joints:
+    plots.update(coupler_plots(result, sm.coupler_calls))
+    for ob in sm.joints + sm.couplers:
         _backup(ob)
         act, slot, bag = _bake_action(ob)
         for prop, values in plots[ob.name].items():
@@ -213,6 +215,6 @@ def write_csv(path: str, sm: SceneMechanism, result) -> int:
     """Export CSV (see io/csv_table.py) of a result solved at the scene's times; returns the
     number of frames written."""
     rows = csv_rows(result, sm.timeline.frames_of(result.times), [ob.name for ob in sm.parts],
-                    [ob.name for ob in sm.joints], list(sm.motions))
+                    [ob.name for ob in sm.joints], list(sm.motions), sm.coupler_calls)
     write_rows(path, rows)
     return len(rows) - 1

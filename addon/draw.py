@@ -1,12 +1,15 @@
 """Viewport overlay: each baked joint's reaction force as an arrow at its marker I (the
-current frame's value; length proportional to the force).  The geometry is io/arrows.py,
-tested without Blender or a GPU; drawing only runs in a viewport."""
+current frame's value; length proportional to the force), and for each selected coupler a
+line joining the joints it ties (their marker I origins).  The geometry is io/arrows.py and
+io/couplers.py, tested without Blender or a GPU; drawing only runs in a viewport."""
 from __future__ import annotations
 
 import bpy
 import numpy as np
 
+from .coupling import joint_origin, used_joints
 from .io.arrows import force_arrows
+from .io.couplers import tie_lines
 
 _handler = None
 
@@ -24,12 +27,15 @@ def _draw() -> None:
             continue
         forces.append([ob["reaction_force_x"], ob["reaction_force_y"], ob["reaction_force_z"]])
         origins.append(np.array(s.marker_i.matrix_world.translation))
-    if not origins:
-        return
+    ties = [[joint_origin(j) for j in used_joints(ob) if j is not None]
+            for ob in bpy.context.selected_objects if ob.mechanism.role == "COUPLER"]
     shader = gpu.shader.from_builtin("UNIFORM_COLOR")
-    batch = batch_for_shader(shader, "LINES", {"pos": force_arrows(origins, forces)})
-    shader.uniform_float("color", (1.0, 0.4, 0.1, 1.0))
-    batch.draw(shader)
+    for lines, color in ((force_arrows(origins, forces), (1.0, 0.4, 0.1, 1.0)),
+                         (tie_lines(ties), (0.2, 0.8, 1.0, 1.0))):
+        if len(lines):
+            batch = batch_for_shader(shader, "LINES", {"pos": lines})
+            shader.uniform_float("color", color)
+            batch.draw(shader)
 
 
 def register() -> None:

@@ -1,4 +1,5 @@
-"""Operators: tag objects, add markers and joints, check, assemble, bake, clear, export.
+"""Operators: tag objects, add markers, joints and couplers, check, assemble, bake, clear,
+export.
 
 Each operator is thin (style.md): validate, build the model (scene_reader), solve, write
 back (bake), report.  Every failure is reported with the object or joint and the frame, and
@@ -13,7 +14,7 @@ from bpy.props import EnumProperty, StringProperty
 from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
-from . import bake
+from . import bake, coupling
 from .io.csv_table import export_path
 from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
@@ -164,6 +165,59 @@ class MECHANISM_OT_connect(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class MECHANISM_OT_couple(bpy.types.Operator):
+    """Tie the selected joints with a coupler: two revolute or cylindrical joints a gear, a
+    revolute and a prismatic a rack and pinion (the revolute is the pinion), one cylindrical
+    joint a screw, three joints a general coupler (the active joint first)"""
+    bl_idname = "mechanism.couple"
+    bl_label = "Couple"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        if not 1 <= len(coupling.selected_joints(context)) <= 3:
+            cls.poll_message_set("Select two or three joints, or one cylindrical joint")
+            return False
+        return True
+
+    def execute(self, context):
+        try:
+            ob = coupling.couple(context, coupling.selected_joints(context))
+        except MechanismError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"coupler {ob.name!r}: set its ratio, radius or pitch in the sidebar")
+        return {"FINISHED"}
+
+
+class MECHANISM_OT_measure_radii(bpy.types.Operator):
+    """Set the active gear coupler's pitch radii (a rack's pinion radius) to each gear
+    mesh's outer radius about its joint axis: the tip circle of a toothed mesh, so correct
+    it to the pitch radius if the mesh has teeth"""
+    bl_idname = "mechanism.measure_radii"
+    bl_label = "Radii from Meshes"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        ob = context.active_object
+        if ob is None or ob.mechanism.role != "COUPLER" or \
+                ob.mechanism.coupler_kind not in ("GEAR", "RACK_PINION"):
+            cls.poll_message_set("Make a gear or rack-and-pinion coupler the active object")
+            return False
+        return True
+
+    def execute(self, context):
+        ob = context.active_object
+        try:
+            said = coupling.measure_radii(context, ob)
+        except MechanismError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"coupler {ob.name!r}: {said} (outer radii of the meshes)")
+        return {"FINISHED"}
+
+
 def length_text(scene, metres: float) -> str:
     """A length in the scene's units ("5 cm"; plain Blender units when the unit system is
     None)."""
@@ -264,7 +318,8 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         bake.write_bake(context.scene, sm, result)
         _store_mass_display(sm)
         context.scene.frame_set(context.scene.frame_current)
-        done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), "
+        couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
+        done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), {couplers}"
                 f"{len(result.times)} frames ({result.analysis})")
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
         notes = sm.mesh_notes() + [with_scene_frame(n, sm.timeline.frames) for n in result.notes]
@@ -384,5 +439,5 @@ class MECHANISM_OT_select(bpy.types.Operator):
 
 
 classes = (MECHANISM_OT_set_role, MECHANISM_OT_add_marker, MECHANISM_OT_connect,
-           MECHANISM_OT_check, MECHANISM_OT_assemble, MECHANISM_OT_bake, MECHANISM_OT_clear_bake,
+           MECHANISM_OT_couple, MECHANISM_OT_measure_radii, MECHANISM_OT_check, MECHANISM_OT_assemble, MECHANISM_OT_bake, MECHANISM_OT_clear_bake,
            MECHANISM_OT_export_csv, MECHANISM_OT_select)

@@ -5,11 +5,13 @@ scene carries ``scene.mechanism`` (analysis settings and list indices).  Lengths
 Blender units (the reader applies the scene's unit scale), angles in radians (shown in
 degrees), masses in kg.
 """
+import math
 
 import bpy
 from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty,
                        PointerProperty, StringProperty)
 
+from .io.couplers import COUPLER_KINDS
 from .io.settings import JOINT_KINDS
 
 ROLES = [("NONE", "None", "Not part of the mechanism"),
@@ -17,11 +19,18 @@ ROLES = [("NONE", "None", "Not part of the mechanism"),
          ("MARKER", "Marker", "A coordinate frame on a part (an Empty parented to the part)"),
          ("JOINT", "Joint", "Connects marker I to marker J; the marker z axes are the joint axis"),
          ("SPRING", "Spring", "Translational spring-damper-actuator between two markers"),
-         ("FORCE", "Force", "Applied force and torque at a marker")]
+         ("FORCE", "Force", "Applied force and torque at a marker"),
+         ("COUPLER", "Coupler", "Ties joint coordinates: gears, rack and pinion, screw, general coupler")]
+COORDINATES = [("ANGLE", "Angle", "Angle of x_I from x_J about z_J"),
+               ("SLIDE", "Slide", "Slide of I's origin along z_J")]
 
 
 def is_marker(self, obj: bpy.types.Object) -> bool:
     return obj.mechanism.role == "MARKER"
+
+
+def is_joint(self, obj: bpy.types.Object) -> bool:
+    return obj.mechanism.role == "JOINT"
 
 
 class MA_ObjectSettings(bpy.types.PropertyGroup):
@@ -71,9 +80,7 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
         ("EXPRESSION", "Expression", "A function of time t (seconds)"),
         ("SPEED", "Constant Speed", "Constant rate from zero"),
         ("KEYFRAMED", "Keyframed", "The joint's Angle or Slide value as keyframed")], default="NONE")
-    motion_coordinate: EnumProperty(name="Coordinate", items=[
-        ("ANGLE", "Angle", "Angle of x_I from x_J about z_J"),
-        ("SLIDE", "Slide", "Slide of I's origin along z_J")], default="ANGLE")
+    motion_coordinate: EnumProperty(name="Coordinate", items=COORDINATES, default="ANGLE")
     motion_expression: StringProperty(name="Expression", default="2*pi*t",
                                       description="Radians or metres as a function of t (s)")
     motion_speed: FloatProperty(name="Speed", default=6.283185307179586,
@@ -108,7 +115,54 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     force_frame: EnumProperty(name="Axes", items=[("WORLD", "World", ""),
                                                   ("MARKER", "Marker", "The marker's axes")])
 
-    # -- bake bookkeeping (parts and joints)
+    # -- coupler: ties joint coordinates (io/couplers.py turns these into the solver's call;
+    # the fields' meaning follows the kind: gear 1, gear 2; pinion, rack; screw, nut slide)
+    coupler_kind: EnumProperty(name="Kind", items=COUPLER_KINDS, default="GEAR")
+    joint_a: PointerProperty(name="Joint A", type=bpy.types.Object, poll=is_joint,
+                             description="Gear 1; the pinion; the screw; joint 1 (a revolute, "
+                                         "prismatic or cylindrical joint)")
+    joint_b: PointerProperty(name="Joint B", type=bpy.types.Object, poll=is_joint,
+                             description="Gear 2; the rack; the nut's prismatic joint (empty: the "
+                                         "screw's own cylindrical joint); joint 2")
+    joint_c: PointerProperty(name="Joint C", type=bpy.types.Object, poll=is_joint,
+                             description="A general coupler's third joint (optional)")
+    ratio_mode: EnumProperty(name="Ratio From", items=[
+        ("RADII", "Pitch Radii", "Pitch radii of the two gears (also gives the tooth force)"),
+        ("TEETH", "Teeth", "Teeth counts of the two gears"),
+        ("RATIO", "Ratio", "Turns of gear 1 per turn of gear 2")], default="RADII")
+    radius_a: FloatProperty(name="Radius 1", unit="LENGTH", min=0.0, description="Pitch radius of gear 1")
+    radius_b: FloatProperty(name="Radius 2", unit="LENGTH", min=0.0, description="Pitch radius of gear 2")
+    teeth_a: IntProperty(name="Teeth 1", default=20, min=1, description="Teeth of gear 1")
+    teeth_b: IntProperty(name="Teeth 2", default=40, min=1, description="Teeth of gear 2")
+    gear_ratio: FloatProperty(name="Ratio", default=2.0, min=0.0,
+                              description="Turns of gear 1 per turn of gear 2 (r2 / r1), above 0")
+    mesh: EnumProperty(name="Mesh", items=[
+        ("EXTERNAL", "External", "Two external gears: they turn opposite ways"),
+        ("INTERNAL", "Internal", "A gear inside a ring gear: they turn the same way"),
+        ("BELT", "Belt or Chain", "Pulleys or sprockets: they turn the same way")], default="EXTERNAL")
+    pressure_angle: FloatProperty(name="Pressure Angle", subtype="ANGLE", unit="ROTATION",
+                                  default=math.radians(20.0), min=0.0, soft_max=math.radians(45.0),
+                                  description="Angle of the line of action (tooth force), below 60 degrees")
+    pitch_radius: FloatProperty(name="Pitch Radius", unit="LENGTH", default=0.0,
+                                description="The pinion's pitch radius: rack travel = radius x "
+                                            "angle (negative: the rack runs the other way)")
+    pitch: FloatProperty(name="Pitch", unit="LENGTH", default=0.0, min=0.0,
+                         description="Lead of the screw: advance per turn")
+    hand: EnumProperty(name="Hand", items=[
+        ("RIGHT", "Right", "Turning positively about z advances along +z"),
+        ("LEFT", "Left", "Turning positively about z advances along -z")], default="RIGHT")
+    scale_a: FloatProperty(name="Scale 1", default=1.0,
+                           description="s1 in s1 q1 + s2 q2 + s3 q3 = 0 (q: rad, or Blender units for a slide)")
+    scale_b: FloatProperty(name="Scale 2", default=-1.0, description="s2")
+    scale_c: FloatProperty(name="Scale 3", default=1.0, description="s3 (used when Joint 3 is set)")
+    coordinate_a: EnumProperty(name="Coordinate 1", items=COORDINATES, default="ANGLE",
+                               description="Which coordinate of a cylindrical joint")
+    coordinate_b: EnumProperty(name="Coordinate 2", items=COORDINATES, default="ANGLE",
+                               description="Which coordinate of a cylindrical joint")
+    coordinate_c: EnumProperty(name="Coordinate 3", items=COORDINATES, default="ANGLE",
+                               description="Which coordinate of a cylindrical joint")
+
+    # -- bake bookkeeping (parts, joints and couplers)
     baked: BoolProperty(name="Baked", options={"HIDDEN"})
     bake_action: PointerProperty(type=bpy.types.Action, options={"HIDDEN"})
     backup_action: PointerProperty(type=bpy.types.Action, options={"HIDDEN"})
@@ -132,6 +186,7 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
     joint_index: IntProperty(default=-1)
     motion_index: IntProperty(default=-1)
     force_index: IntProperty(default=-1)
+    coupler_index: IntProperty(default=-1)
     report: StringProperty(name="Last Check", description="What the last Check found")
     csv_path: StringProperty(name="CSV", subtype="FILE_PATH", default="//mechanism.csv")
 

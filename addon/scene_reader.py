@@ -16,6 +16,7 @@ import numpy as np
 from ..solver import Mechanism, MechanismError
 from .anim import find_channelbag
 from .io import mass
+from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
 from .io.keyframes import Key, KeyframedFunction, time_derivatives
 from .io.part_frames import PartFrame, marker_pose, part_frame
 from .io.settings import (kind_name, motion_coordinate, motion_name, speed_expression,
@@ -31,6 +32,8 @@ class SceneMechanism:
     timeline: Timeline                             # frame range and fps: frames <-> times
     parts: list = field(default_factory=list)      # moving part objects
     joints: list = field(default_factory=list)     # joint objects
+    couplers: list = field(default_factory=list)   # coupler objects
+    coupler_calls: dict = field(default_factory=dict)     # coupler name -> io CouplerCall
     motions: dict = field(default_factory=dict)    # motion name -> (joint object, "angle"|"slide")
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
     part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
@@ -118,7 +121,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
     by_role = {r: [ob for ob in objs if ob.mechanism.role == r]
-               for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE")}
+               for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE", "COUPLER")}
     for ob in by_role["PART"]:
         s = ob.mechanism
         frame = sm.part_frames[ob.name] = part_frame(design_matrix(ob))
@@ -156,6 +159,8 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
         mech.add_joint(ob.name, kind, s.marker_i.name, s.marker_j.name, length=length)
         sm.joints.append(ob)
         _add_joint_extras(sm, ob)
+    for ob in by_role["COUPLER"]:
+        _add_coupler(sm, ob, scene)
     for ob in by_role["SPRING"]:
         s = ob.mechanism
         for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):
@@ -201,3 +206,39 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
         mech.add_torsion_spring(torsion_spring_name(ob.name), ob.name, stiffness=s.torsion_stiffness,
                                 damping=s.torsion_damping, free_angle=s.torsion_free_angle,
                                 preload=s.torsion_preload)
+
+
+def coupler_settings(s) -> CouplerSettings:
+    """A coupler object's settings (its ``mechanism`` property group) as plain values."""
+    return CouplerSettings(
+        kind=s.coupler_kind, ratio_mode=s.ratio_mode, radius_a=s.radius_a, radius_b=s.radius_b,
+        teeth_a=s.teeth_a, teeth_b=s.teeth_b, gear_ratio=s.gear_ratio, mesh=s.mesh,
+        pressure_angle=s.pressure_angle, pitch_radius=s.pitch_radius, pitch=s.pitch, hand=s.hand,
+        scales=(s.scale_a, s.scale_b, s.scale_c),
+        coordinates=(s.coordinate_a, s.coordinate_b, s.coordinate_c))
+
+
+def coupler_joints(ob, scene) -> list:
+    """(name, solver kind) or None (unset) of each joint field the coupler's kind uses; a
+    field pointing at an object deleted from the scene or no longer a joint is refused."""
+    s = ob.mechanism
+    out = []
+    for label, joint in zip(SLOT_LABELS[s.coupler_kind], (s.joint_a, s.joint_b, s.joint_c)):
+        if joint is None:
+            out.append(None)
+            continue
+        if not _in_scene(joint, scene) or joint.mechanism.role != "JOINT":
+            raise MechanismError(f"coupler {ob.name!r}: {label} {joint.name!r} was deleted or is "
+                                 "no longer a joint: pick a joint")
+        out.append((joint.name, kind_name(joint.mechanism.joint_kind)))
+    return out
+
+
+def _add_coupler(sm: SceneMechanism, ob, scene) -> CouplerCall:
+    """Add the coupler object's gear, rack, screw or coupler to the mechanism (joint object
+    names are the solver's joint names)."""
+    call = coupler_call(ob.name, coupler_settings(ob.mechanism), coupler_joints(ob, scene), sm.scale)
+    getattr(sm.mech, call.method)(ob.name, **call.kwargs)
+    sm.couplers.append(ob)
+    sm.coupler_calls[ob.name] = call
+    return call

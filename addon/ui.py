@@ -1,23 +1,28 @@
 """The "Mechanism" tab of the 3D viewport sidebar: the active object's role and settings,
-and the mechanism's buttons and lists (joints, motions, springs and forces)."""
+and the mechanism's buttons and lists (joints, motions, couplers, springs and forces)."""
 from __future__ import annotations
 
 import bpy
 
+from .io.couplers import KIND_LABELS, SLOT_LABELS
 from .io.settings import kind_label
+
+ICONS = {"JOINT": "CONSTRAINT", "SPRING": "FORCE_HARMONIC", "FORCE": "FORCE_FORCE", "COUPLER": "DRIVER"}
 
 
 class MECHANISM_UL_objects(bpy.types.UIList):
-    """Scene objects of one role (the list's filter_role); clicking a name selects it."""
+    """Scene objects of the roles the list's list_id names (joint, motion: joints, the latter
+    those with a motion; coupler; force: springs and forces); clicking a name selects it."""
     bl_idname = "MECHANISM_UL_objects"
 
     def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index):
         s = item.mechanism
         row = layout.row(align=True)
         op = row.operator("mechanism.select", text=item.name, emboss=False,
-                          icon="CONSTRAINT" if s.role == "JOINT" else "FORCE_HARMONIC"
-                          if s.role == "SPRING" else "FORCE_FORCE")
+                          icon=ICONS.get(s.role, "OBJECT_DATA"))
         op.name = item.name
+        if s.role == "COUPLER":
+            row.label(text=KIND_LABELS[s.coupler_kind])
         if s.role == "JOINT":
             row.label(text=kind_label(s.joint_kind))
             if self.list_id == "motion" and s.motion_type != "NONE":
@@ -25,7 +30,8 @@ class MECHANISM_UL_objects(bpy.types.UIList):
 
     def filter_items(self, context, data, propname):
         objs = getattr(data, propname)
-        want = {"joint": ("JOINT",), "motion": ("JOINT",), "force": ("SPRING", "FORCE")}.get(
+        want = {"joint": ("JOINT",), "motion": ("JOINT",), "force": ("SPRING", "FORCE"),
+                "coupler": ("COUPLER",)}.get(
             self.list_id, ("JOINT",))
         flags = []
         for ob in objs:
@@ -50,7 +56,7 @@ class VIEW3D_PT_mechanism_object(bpy.types.Panel):
         s = ob.mechanism
         layout.prop(s, "role")
         draw = {"PART": _draw_part, "MARKER": _draw_marker, "JOINT": _draw_joint,
-                "SPRING": _draw_spring, "FORCE": _draw_force}.get(s.role)
+                "SPRING": _draw_spring, "FORCE": _draw_force, "COUPLER": _draw_coupler}.get(s.role)
         if draw is not None:
             draw(layout, ob, s)
         row = layout.row(align=True)
@@ -147,6 +153,48 @@ def _draw_force(layout, ob, s):
     layout.prop(s, "force_frame", expand=True)
 
 
+def _draw_coupler(layout, ob, s):
+    """Only the fields the coupler's kind uses; a general coupler's coordinate choice only
+    for a cylindrical joint (a revolute has only its angle, a prismatic its slide)."""
+    kind = s.coupler_kind
+    layout.prop(s, "coupler_kind")
+    for k, label in enumerate(SLOT_LABELS[kind]):
+        col = layout.column(align=True)
+        col.prop(s, "joint_" + "abc"[k], text=label)
+        joint = getattr(s, "joint_" + "abc"[k])
+        if kind == "COUPLER":
+            if joint is not None and joint.mechanism.joint_kind == "CYLINDRICAL":
+                col.row().prop(s, "coordinate_" + "abc"[k], expand=True)
+            col.prop(s, "scale_" + "abc"[k])
+    if kind == "GEAR":
+        layout.prop(s, "mesh")
+        layout.prop(s, "ratio_mode", expand=True)
+        col = layout.column(align=True)
+        if s.ratio_mode == "RADII":
+            for p in ("radius_a", "radius_b"):
+                row = col.row()
+                row.alert = not getattr(s, p) > 0.0      # refused by Check and Bake, by name
+                row.prop(s, p)
+            col.operator("mechanism.measure_radii", icon="DRIVER_DISTANCE")
+            col.label(text="Measured: the meshes' outer radii; correct them if toothed")
+            col.prop(s, "pressure_angle")
+        elif s.ratio_mode == "TEETH":
+            col.prop(s, "teeth_a")
+            col.prop(s, "teeth_b")
+        else:
+            col.prop(s, "gear_ratio")
+    elif kind == "RACK_PINION":
+        row = layout.row()
+        row.alert = s.pitch_radius == 0.0
+        row.prop(s, "pitch_radius")
+        layout.operator("mechanism.measure_radii", icon="DRIVER_DISTANCE")
+    elif kind == "SCREW":
+        row = layout.row()
+        row.alert = not s.pitch > 0.0
+        row.prop(s, "pitch")
+        layout.prop(s, "hand", expand=True)
+
+
 class VIEW3D_PT_mechanism(bpy.types.Panel):
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
@@ -159,6 +207,7 @@ class VIEW3D_PT_mechanism(bpy.types.Panel):
         st = scene.mechanism
         row = layout.row(align=True)
         row.operator("mechanism.connect", icon="LINKED")
+        row.operator("mechanism.couple", icon="DRIVER")
         row = layout.row(align=True)
         row.operator("mechanism.check", icon="CHECKMARK")
         row.operator("mechanism.assemble", icon="SNAP_ON")
@@ -177,6 +226,7 @@ class VIEW3D_PT_mechanism(bpy.types.Panel):
             for line in st.report.split(" | "):
                 box.label(text=line)
         for title, key, prop in (("Joints", "joint", "joint_index"), ("Motions", "motion", "motion_index"),
+                                 ("Couplers", "coupler", "coupler_index"),
                                  ("Springs and Forces", "force", "force_index")):
             layout.label(text=title)
             layout.template_list("MECHANISM_UL_objects", key, scene, "objects", st, prop,

@@ -10,7 +10,7 @@ from mathutils import Euler, Matrix, Vector
 
 # marker orientations: the joint axis is the marker's z axis
 AXIS = {"X": Euler((0.0, math.pi / 2, 0.0)), "Y": Euler((-math.pi / 2, 0.0, 0.0)),
-        "Z": Euler((0.0, 0.0, 0.0))}
+        "-Y": Euler((math.pi / 2, 0.0, 0.0)), "Z": Euler((0.0, 0.0, 0.0))}
 
 
 def new_scene(seconds: float, fps: int = 24) -> bpy.types.Scene:
@@ -47,6 +47,38 @@ def cylinder(name: str, radius: float, depth: float, location: tuple, axis: str 
     bpy.ops.mesh.primitive_cylinder_add(vertices=32, radius=radius, depth=depth, location=location,
                                         rotation=AXIS[axis])
     return _part(name, ground, density, color, rotation=True)
+
+
+def mesh_part(name: str, verts: list, faces: list, location: tuple, rotation: tuple = (0, 0, 0),
+              ground: bool = False, density: float = 7800.0, color: tuple = (0.6, 0.6, 0.65)):
+    """A part from a closed mesh given as vertices and faces (outward normals), placed at
+    ``location`` with Euler XYZ ``rotation`` (kept on the object: its frame turns with it)."""
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(verts, [], faces)
+    mesh.validate()
+    mesh.update()
+    ob = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(ob)
+    ob.location, ob.rotation_euler = location, rotation
+    ob.data.materials.append(_material(name + ".mat", color))
+    s = ob.mechanism
+    s.role, s.ground, s.density = "PART", ground, density
+    return ob
+
+
+def decoration(name: str, parent, size: tuple, location: tuple, color: tuple,
+               rotation: tuple = (0, 0, 0)) -> bpy.types.Object:
+    """An untagged box (not part of the mechanism) that rides on ``parent``: a stripe or a
+    spoke that makes a turning part's rotation visible."""
+    bpy.ops.mesh.primitive_cube_add(size=1.0, location=location, rotation=rotation)
+    ob = bpy.context.active_object
+    ob.name = name
+    ob.scale = size
+    ob.data.materials.append(_material(name + ".mat", color))
+    bpy.context.view_layer.update()
+    ob.parent = parent
+    ob.matrix_parent_inverse = parent.matrix_world.inverted()
+    return ob
 
 
 def _part(name: str, ground: bool, density: float, color: tuple, rotation: bool) -> bpy.types.Object:
@@ -86,6 +118,23 @@ def joint(name: str, kind: str, marker_i, marker_j, motion: str | None = None,
     s.role, s.joint_kind, s.marker_i, s.marker_j = "JOINT", kind, marker_i, marker_j
     if motion is not None:
         s.motion_type, s.motion_expression, s.motion_coordinate = "EXPRESSION", motion, coordinate
+    return ob
+
+
+def coupler(name: str, kind: str, joints: list, **settings) -> bpy.types.Object:
+    """A coupler Empty tying ``joints`` (fields A, B, C in order) of ``kind`` (GEAR,
+    RACK_PINION, SCREW, COUPLER), with its settings (ratio_mode, radius_a, teeth_a, mesh,
+    pitch_radius, pitch, scale_a, ...) set as the sidebar sets them (lengths in Blender units)."""
+    ob = bpy.data.objects.new(name, None)
+    ob.empty_display_type = "CIRCLE"
+    ob.empty_display_size = 0.05
+    bpy.context.scene.collection.objects.link(ob)
+    s = ob.mechanism
+    s.role, s.coupler_kind = "COUPLER", kind
+    for field, jt in zip(("joint_a", "joint_b", "joint_c"), joints):
+        setattr(s, field, jt)
+    for key, value in settings.items():
+        setattr(s, key, value)
     return ob
 
 

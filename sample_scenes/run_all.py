@@ -13,7 +13,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCENES = ["pendulum", "double_pendulum", "slider_crank", "four_bar", "excavator", "suspension"]
+SCENES = ["pendulum", "double_pendulum", "slider_crank", "four_bar", "excavator", "suspension",
+          "gear_train", "rack_steering"]
 
 
 def main(argv: list[str]) -> int:

@@ -13,6 +13,11 @@ slider-crank  block (ground) cube 0.05 at (0, 0, -0.1); crank box CRANK x 0.02 x
               cylinder: prismatic along x (Connect, axis X); the small end: in-line about z from
               two Add Marker markers and a joint Empty whose properties are set by hand.  The
               main bearing is driven by the expression 2*pi*t; analysis Kinematic.
+gear pair     ground box at (0, 0, -0.5); gear 1 a 32-sided disc (cylinder, depth 0.02) of radius
+              R1 at the origin, gear 2 of radius R2 at (R1 + R2, 0, 0) (external) or (R2 - R1, 0,
+              0) (internal: gear 1 inside gear 2); each on a revolute joint to the ground about
+              world z at its centre (Connect); Couple on the two joints (a gear), Radii from
+              Meshes; gear 1 driven by GEAR_DRIVE (past a turn, with an acceleration).
 """
 from __future__ import annotations
 
@@ -152,6 +157,47 @@ def slider_crank(bpy, crank: float = 0.1, rod: float = 0.3) -> dict[str, Any]:
                 big_end=big_end, cylinder=cylinder, small_end=small_end)
 
 
+R1, R2 = 0.1, 0.25
+GEAR_DRIVE = "3*pi*t + 0.5*sin(2*pi*t)"     # rad: 1.5 turns in the second, never at rest
+
+
+def disc(bpy, name: str, radius: float, location, depth: float = 0.02, vertices: int = 32):
+    """A cylinder mesh (axis along its local z) of ``radius``; its vertices lie on the radius."""
+    bpy.ops.mesh.primitive_cylinder_add(vertices=vertices, radius=radius, depth=depth, location=location)
+    ob = bpy.context.active_object
+    ob.name = ob.data.name = name
+    return ob
+
+
+def couple(bpy, joints, active=None):
+    """Couple operator on ``joints`` (``active`` the active one, default the first); the new
+    coupler, which is then the active object."""
+    select(bpy, joints, active or joints[0])
+    before = set(bpy.data.objects)
+    assert bpy.ops.mechanism.couple() == {"FINISHED"}
+    coupler, = set(bpy.data.objects) - before
+    assert bpy.context.active_object == coupler
+    return coupler
+
+
+def gear_pair(bpy, mesh: str = "EXTERNAL") -> dict[str, Any]:
+    """Two gears on revolute joints geared by Couple and Radii from Meshes (module docstring)."""
+    set_range(bpy)
+    ground = add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
+    d = R1 + R2 if mesh == "EXTERNAL" else R2 - R1
+    g1, g2 = disc(bpy, "g1", R1, (0.0, 0.0, 0.0)), disc(bpy, "g2", R2, (d, 0.0, 0.0))
+    tag(bpy, [ground, g1, g2], "PART")
+    ground.mechanism.ground = True
+    j1 = connect(bpy, g1, ground, (0.0, 0.0, 0.0))
+    j2 = connect(bpy, g2, ground, (d, 0.0, 0.0))
+    gear = couple(bpy, [j1, j2])
+    gear.mechanism.mesh = mesh
+    assert bpy.ops.mechanism.measure_radii() == {"FINISHED"}
+    s = j1.mechanism
+    s.motion_type, s.motion_expression = "EXPRESSION", GEAR_DRIVE
+    return dict(ground=ground, g1=g1, g2=g2, j1=j1, j2=j2, gear=gear)
+
+
 def key_own_channels(bpy, ob) -> dict[int, tuple]:
     """The user's own animation of a part, none of it location or rotation: a custom
     property "glow" (0 -> 10), the scale (y, z 0.1 -> 0.3) and the render visibility
@@ -272,7 +318,8 @@ def action_keys(action) -> dict[tuple[str, str, int], list]:
 
 # ---------------------------------------------------------------- whole-scene snapshot
 SETTINGS = ("role", "ground", "mass_mode", "density", "joint_kind", "motion_type",
-            "motion_expression", "motion_coordinate", "baked")
+            "motion_expression", "motion_coordinate", "baked", "coupler_kind", "ratio_mode",
+            "radius_a", "radius_b", "pitch_radius", "pitch")
 DISPLAY = ("computed_mass", "computed_inertia", "computed_density", "mesh_warning",
            "backup_rotation_mode")
 
@@ -305,7 +352,8 @@ def snapshot(bpy, display: bool = True) -> dict:
             props={k: _plain(ob[k]) for k in ob.keys() if k != "mechanism"},
             settings={k: _plain(getattr(s, k)) for k in SETTINGS + (DISPLAY if display else ())},
             pointers=tuple(p.name if p is not None else None
-                           for p in (s.marker_i, s.marker_j, s.bake_action, s.backup_action)),
+                           for p in (s.marker_i, s.marker_j, s.bake_action, s.backup_action,
+                                     s.joint_a, s.joint_b, s.joint_c)),
             parent=ob.parent.name if ob.parent else None,
             action=(ad.action.name if ad and ad.action else None),
             nla=[(t.name, [st.name for st in t.strips]) for t in ad.nla_tracks] if ad else [])

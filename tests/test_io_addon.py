@@ -440,7 +440,10 @@ def test_joint_plots_split_the_solvers_reactions() -> None:
     np.testing.assert_array_equal(got["rail"]["motion_effort"], r.effort("turn"))
     assert not np.array_equal(r.effort("push"), r.effort("turn"))
     assert list(plots.joint_plots(r, ["pin"], {})["pin"]) == list(plots.REACTION_PROPS)
-    assert set(plots.BAKED_PROPS) == set(plots.REACTION_PROPS) | {"motion_effort", "motion_effort_slide"}
+    assert set(plots.BAKED_PROPS) == (set(plots.REACTION_PROPS) | {"motion_effort", "motion_effort_slide"}
+                                      | set(plots.COUPLER_PROPS))
+    assert set(plots.COUPLER_PROPS) == {f"coupler_{w}_{k}" for w in ("torque", "force")
+                                        for k in (1, 2, 3)} | {"tooth_force"}
 
 
 def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:

@@ -2,14 +2,15 @@
 """The add-on's logic that needs no Blender (glTF exporter style: ``io/`` apart from the
 Blender side).  Nothing here imports bpy, mathutils or a Blender-side module of addon/;
 the callers read the scene into plain numbers and write the results back.  Tested without
-Blender in tests/test_io_addon.py.
+Blender in tests/test_io_addon.py (couplers.py in tests/test_io_couplers.py).
 
   timeline.py     scene frames <-> solver times
   settings.py     sidebar settings as solver arguments (kind names, motion names, force text)
   keyframes.py    exact F-curve evaluation (a keyframed motion's value and rates)
   part_frames.py  part frames (scale taken out), marker frames, pose matrices, parent space
   mass.py         a part's mass, centre of mass and inertia in SI, typed in or from its mesh
-  plots.py        the custom properties a bake animates on joints: reactions and efforts
+  plots.py        the custom properties a bake animates on joints (reactions, efforts) and couplers
+  couplers.py     a coupler's settings as its solver call, Couple's guess, gear radii, tie lines
   csv_table.py    the rows of Export CSV
   arrows.py       the viewport's force arrows as line segments
   command_line.py the arguments of the ``mechanism`` command

@@ -1,25 +1,28 @@
 """The rows Export CSV writes: one per frame with the frame number, time (s), every moving
 part's frame origin (m, world) and quaternion (w x y z), every joint's reaction force and
-torque (N, N m; on part I at marker I, world axes) and every motion's effort (N m or N).
+torque (N, N m; on part I at marker I, world axes), every motion's effort (N m or N) and every
+coupler's baked series (io/plots.py: "<coupler> coupler_torque_1_Nm", "... tooth_force_N").
 Numbers are written with 9 significant digits.  ``export_path`` says where: a path relative
 to the .blend file needs the file saved."""
 from __future__ import annotations
 
 import csv
 import os
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ...solver import MechanismError
+from .plots import coupler_plots
 
 PART_COLUMNS = ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")
 JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
 
 
 def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[str],
-             motions: Sequence[str]) -> list[list[str]]:
-    """Header and one row of text per result row (row k is scene frame ``frames[k]``)."""
+             motions: Sequence[str], couplers: Mapping[str, Any] | None = None) -> list[list[str]]:
+    """Header and one row of text per result row (row k is scene frame ``frames[k]``);
+    ``couplers``: coupler name -> its io.couplers.CouplerCall."""
     header = ["frame", "time_s"]
     cols = [frames, result.times]
     for name in parts:
@@ -32,6 +35,10 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
     for name in motions:
         header.append(f"{name} effort")
         cols.append(result.effort(name))
+    for name, series in coupler_plots(result, couplers or {}).items():
+        for prop, values in series.items():
+            header.append(f"{name} {prop}_{'Nm' if 'torque' in prop else 'N'}")
+            cols.append(values)
     return [header] + [[f"{x:.9g}" for x in row] for row in np.array(cols, dtype=float).T]
 
 

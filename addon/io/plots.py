@@ -1,21 +1,34 @@
-"""What a bake animates on each joint object: its reaction and its motions' efforts, as
-custom-property series (one value per frame) for the Graph Editor.
+"""What a bake animates on each joint object (its reaction and its motions' efforts) and on
+each coupler object (the generalized force it applies along each coupled coordinate, and a
+gear's tooth force), as custom-property series (one value per frame) for the Graph Editor.
 
 Reaction (the solver's convention, design.md): force and torque the joint applies to part I
 at marker I's origin, world axes, N and N m; each as x, y, z components and the magnitude.
 Effort: the force or torque a motion applies along its coordinate (N m for an angle, N for
 a slide), on the joint that motion drives.
+Coupler: Result.coupler's torque (N m, on an angle) or force (N, on a slide) along each
+coupled coordinate, on part I of that joint, as "coupler_torque_<k>" or "coupler_force_<k>"
+with k the coupler's joint field (1, 2, 3 for A, B, C: a screw on one cylindrical joint has
+both on field 1); a gear given by its pitch radii also "tooth_force" (N, along the line of
+action, Result.tooth_force).
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 REACTION_PROPS = ("reaction_force_x", "reaction_force_y", "reaction_force_z", "reaction_force",
                   "reaction_torque_x", "reaction_torque_y", "reaction_torque_z", "reaction_torque")
 EFFORT_PROPS = {"angle": "motion_effort", "slide": "motion_effort_slide"}
-BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values())
+COUPLER_PROPS = tuple(f"coupler_{w}_{k}" for k in (1, 2, 3) for w in ("torque", "force")) + ("tooth_force",)
+BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS
+
+
+def coupler_prop(coordinate: str, field: int) -> str:
+    """The property of a coupler's term on joint field ``field`` (1-3): torque on an angle,
+    force on a slide."""
+    return f"coupler_{'torque' if coordinate == 'angle' else 'force'}_{field}"
 
 
 def reaction_series(force: np.ndarray, torque: np.ndarray) -> dict[str, np.ndarray]:
@@ -35,3 +48,17 @@ def joint_plots(result, joints: Sequence[str], motions: Mapping[str, tuple[str, 
         efforts.setdefault(joint, {})[EFFORT_PROPS[coord]] = result.effort(name)
     return {joint: {**reaction_series(*result.reaction(joint)), **efforts.get(joint, {})}
             for joint in joints}
+
+
+def coupler_plots(result, couplers: Mapping[str, Any]) -> dict[str, dict[str, np.ndarray]]:
+    """Coupler name -> {property -> (n,) values} from a solver Result; ``couplers``: name ->
+    its io.couplers.CouplerCall (``props``: one per column of Result.coupler, then
+    "tooth_force" when ``tooth_force``)."""
+    out = {}
+    for name, call in couplers.items():
+        Q = result.coupler(name)
+        series = {prop: Q[:, k] for k, prop in enumerate(call.props[:Q.shape[1]])}
+        if call.tooth_force:
+            series["tooth_force"] = result.tooth_force(name)
+        out[name] = series
+    return out

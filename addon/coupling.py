@@ -1,0 +1,111 @@
+"""The Blender side of couplers' tools: Couple (a coupler Empty for the selected joints, its
+kind guessed from theirs), Radii from Meshes (a gear's pitch radius measured from its part's
+mesh about the joint axis) and the joint origins the viewport's tie line joins.  The rules
+and the geometry are io/couplers.py, tested without Blender; errors are MechanismError
+naming the object, reported by the operators."""
+from __future__ import annotations
+
+import math
+
+import bpy
+import numpy as np
+
+from ..solver import MechanismError
+from .io.couplers import SLOT_LABELS, coupler_object_name, guess_kind, radius_about_axis
+from .io.settings import kind_name
+
+
+def selected_joints(context) -> list:
+    """The selected joint objects, the active one first, the others by name."""
+    joints = sorted((o for o in context.selected_objects if o.mechanism.role == "JOINT"),
+                    key=lambda o: o.name)
+    active = context.active_object
+    if active in joints:
+        joints.remove(active)
+        joints.insert(0, active)
+    return joints
+
+
+def joint_origin(joint: bpy.types.Object) -> np.ndarray:
+    """Where a joint is now (world, Blender units): its marker I's origin, which moves with
+    its part; the joint object's own origin when marker I is unset."""
+    mk = joint.mechanism.marker_i
+    return np.array((mk or joint).matrix_world.translation, dtype=float)
+
+
+def used_joints(ob: bpy.types.Object) -> list:
+    """The coupler's joint fields its kind uses (A, B[, C]), each an object or None."""
+    s = ob.mechanism
+    return list((s.joint_a, s.joint_b, s.joint_c)[:len(SLOT_LABELS[s.coupler_kind])])
+
+
+def couple(context, joints: list) -> bpy.types.Object:
+    """A new coupler Empty tying ``joints`` (the active first): named after its kind and
+    joints ("Gear j1-j2"), at the mean of their origins, selected and active."""
+    kind, order = guess_kind([(j.name, kind_name(j.mechanism.joint_kind)) for j in joints])
+    joints = [joints[k] for k in order]
+    ob = bpy.data.objects.new(coupler_object_name(kind, [j.name for j in joints]), None)
+    ob.empty_display_type = "CIRCLE"
+    ob.empty_display_size = 0.1
+    context.scene.collection.objects.link(ob)
+    ob.location = np.mean([joint_origin(j) for j in joints], axis=0)
+    s = ob.mechanism
+    s.role, s.coupler_kind = "COUPLER", kind
+    for k, joint in enumerate(joints):
+        setattr(s, "joint_" + "abc"[k], joint)
+        if kind == "COUPLER":
+            prismatic = kind_name(joint.mechanism.joint_kind) == "prismatic"
+            setattr(s, "coordinate_" + "abc"[k], "SLIDE" if prismatic else "ANGLE")
+    for o in context.selected_objects:
+        o.select_set(False)
+    ob.select_set(True)
+    context.view_layer.objects.active = ob
+    return ob
+
+
+def mesh_radius(coupler: str, label: str, joint, depsgraph) -> float:
+    """Outer radius (Blender units) of the evaluated mesh of the part that carries the
+    joint's marker I, about the joint axis (marker J's z axis line), world space with the
+    object's scale: a cylinder's radius, a toothed gear's tip radius."""
+    what = f"coupler {coupler!r}: {label}"
+    if joint is None:
+        raise MechanismError(f"{what} is not set: pick the gear's joint first")
+    mi, mj = joint.mechanism.marker_i, joint.mechanism.marker_j
+    if mi is None or mj is None:
+        raise MechanismError(f"{what}: joint {joint.name!r} has no marker I or J")
+    part = mi.parent
+    if part is None or part.type != "MESH":
+        raise MechanismError(f"{what}: marker I {mi.name!r} of joint {joint.name!r} is not on a "
+                             "mesh part: nothing to measure")
+    ev = part.evaluated_get(depsgraph)
+    mesh = ev.to_mesh()
+    try:
+        co = np.empty(3 * len(mesh.vertices))
+        mesh.vertices.foreach_get("co", co)
+    finally:
+        ev.to_mesh_clear()
+    if len(co) == 0:
+        raise MechanismError(f"{what}: part {part.name!r} has no vertices to measure")
+    M = np.array(ev.matrix_world, dtype=float)
+    world = co.reshape(-1, 3) @ M[:3, :3].T + M[:3, 3]
+    J = np.array(mj.matrix_world, dtype=float)
+    return radius_about_axis(world, J[:3, 3], J[:3, 2])
+
+
+def measure_radii(context, ob) -> str:
+    """Radii from Meshes on coupler ``ob``: a gear's two pitch radii (Ratio From: Pitch
+    Radii), or a rack's pinion radius (its sign kept); returns what was set, for the report."""
+    s = ob.mechanism
+    context.view_layer.update()
+    depsgraph = context.evaluated_depsgraph_get()
+    labels = SLOT_LABELS[s.coupler_kind]
+    if s.coupler_kind == "GEAR":
+        r1 = mesh_radius(ob.name, labels[0], s.joint_a, depsgraph)
+        r2 = mesh_radius(ob.name, labels[1], s.joint_b, depsgraph)
+        s.radius_a, s.radius_b, s.ratio_mode = r1, r2, "RADII"
+        return f"radii {r1:.6g} and {r2:.6g}"
+    if s.coupler_kind == "RACK_PINION":
+        r = mesh_radius(ob.name, labels[0], s.joint_a, depsgraph)
+        s.pitch_radius = math.copysign(r, s.pitch_radius) if s.pitch_radius else r
+        return f"pitch radius {s.pitch_radius:.6g}"
+    raise MechanismError(f"coupler {ob.name!r}: Radii from Meshes measures gears and pinions")

@@ -1,0 +1,232 @@
+"""Coupler objects without Blender: a coupler's sidebar settings as the solver call that adds
+it, the kind Couple guesses from the selected joints, the pitch radius measured from a
+gear's mesh, and the viewport's line between the joints a coupler ties.
+
+A coupler object ties joint coordinates (solver/vocabulary/couplers.py has the relations
+and signs).  It has up to three joint fields, A, B and C, whose meaning follows its kind
+(SLOT_LABELS: gear 1 and gear 2; pinion and rack; screw and nut slide; joints 1 to 3).  The
+reader passes each used field as (joint object name, solver joint kind) or None when unset;
+errors name the coupler object, the field as the panel labels it, and what to put there.
+Lengths are in Blender units, times ``scale`` (metres per unit) for the solver, like every
+other length the add-on reads.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from ...solver import MechanismError
+from ...solver.vocabulary.joints import JOINT_COORDINATES
+from .plots import coupler_prop
+
+COUPLER_KINDS = [
+    ("GEAR", "Gear", "Two joints' angles geared: external or internal mesh, belt or chain"),
+    ("RACK_PINION", "Rack and Pinion", "A pinion's angle and a rack's slide: travel = radius x angle"),
+    ("SCREW", "Screw", "A lead screw: advance = pitch x turns (a cylindrical joint, or a revolute "
+                       "and a prismatic joint)"),
+    ("COUPLER", "Coupler", "Any linear relation s1 q1 + s2 q2 (+ s3 q3) = 0 between two or three "
+                           "joint coordinates")]
+KIND_LABELS = {"GEAR": "Gear", "RACK_PINION": "Rack and pinion", "SCREW": "Screw", "COUPLER": "Coupler"}
+# what the panel calls fields A, B, C for each kind (and how errors name them)
+SLOT_LABELS = {"GEAR": ("Gear 1", "Gear 2"), "RACK_PINION": ("Pinion", "Rack"),
+               "SCREW": ("Screw", "Nut Slide"), "COUPLER": ("Joint 1", "Joint 2", "Joint 3")}
+# fields that must be set (the rest are optional: a screw's separate slide, a third term)
+REQUIRED = {"GEAR": 2, "RACK_PINION": 2, "SCREW": 1, "COUPLER": 2}
+_JOINTS_FOR = {"angle": "a revolute or cylindrical joint", "slide": "a prismatic or cylindrical joint",
+               None: "a revolute, prismatic or cylindrical joint"}
+
+Joint = tuple[str, str]          # (joint object name = solver joint name, solver joint kind)
+
+
+@dataclass(frozen=True)
+class CouplerSettings:
+    """A coupler object's settings as plain values (properties.py: same names; lengths in
+    Blender units, the pressure angle in radians, enum values as stored)."""
+    kind: str = "GEAR"
+    ratio_mode: str = "RADII"
+    radius_a: float = 0.0
+    radius_b: float = 0.0
+    teeth_a: int = 20
+    teeth_b: int = 40
+    gear_ratio: float = 2.0
+    mesh: str = "EXTERNAL"
+    pressure_angle: float = math.radians(20.0)
+    pitch_radius: float = 0.0
+    pitch: float = 0.0
+    hand: str = "RIGHT"
+    scales: tuple[float, ...] = (1.0, -1.0, 1.0)
+    coordinates: tuple[str, ...] = ("ANGLE", "ANGLE", "ANGLE")
+
+
+@dataclass(frozen=True)
+class CouplerCall:
+    """How to add a coupler to a Mechanism: ``getattr(mech, method)(name, **kwargs)``.
+    ``terms``: (field number 1-3, "angle" | "slide") in the order of Result.coupler's
+    columns; ``tooth_force``: a gear given by its pitch radii (Result.tooth_force exists)."""
+    method: str
+    kwargs: dict = field(default_factory=dict)
+    terms: tuple[tuple[int, str], ...] = ()
+    tooth_force: bool = False
+
+    @property
+    def props(self) -> tuple[str, ...]:
+        """The custom properties a bake animates, one per term in Result.coupler's column
+        order ("coupler_torque_<field>" on an angle, "coupler_force_<field>" on a slide),
+        then "tooth_force" for a gear given by radii."""
+        return tuple(coupler_prop(c, k) for k, c in self.terms) + (
+            ("tooth_force",) if self.tooth_force else ())
+
+
+def coordinates_of(kind: str) -> tuple[str, ...]:
+    """The coordinates a solver joint kind has ("revolute" -> ("angle",))."""
+    return JOINT_COORDINATES.get(kind, ())
+
+
+def chosen_coordinate(kind: str, choice: str) -> str | None:
+    """The coordinate a general coupler's term takes on a joint of solver ``kind``: the
+    choice ("ANGLE" | "SLIDE") on a cylindrical joint, the only one a revolute or prismatic
+    joint has (whatever the hidden choice says), None for a joint without coordinates."""
+    have = coordinates_of(kind)
+    wanted = "angle" if choice == "ANGLE" else "slide"
+    return wanted if wanted in have else (have[0] if len(have) == 1 else None)
+
+
+def _joint(what: str, kind: str, joints: Sequence[Joint | None], k: int, need: str | None,
+           optional: bool = False) -> str | None:
+    """Field k's joint name, checked: set (unless ``optional``) and having coordinate ``need``."""
+    label = SLOT_LABELS[kind][k]
+    j = joints[k] if k < len(joints) else None
+    if j is None:
+        if optional:
+            return None
+        raise MechanismError(f"{what}: {label} is not set: pick {_JOINTS_FOR[need]}")
+    name, jkind = j
+    have = coordinates_of(jkind)
+    if (need is None and not have) or (need is not None and need not in have):
+        raise MechanismError(f"{what}: {label} {name!r} is a {jkind} joint, which has no "
+                             f"{need or 'coordinate'}: pick {_JOINTS_FOR[need]}")
+    return name
+
+
+def coupler_call(name: str, settings: CouplerSettings, joints: Sequence[Joint | None],
+                 scale: float = 1.0) -> CouplerCall:
+    """The solver call that adds coupler object ``name`` with ``settings``; ``joints`` its
+    fields A, B, C (unused ones ignored); ``scale`` metres per Blender unit.  MechanismError
+    naming the coupler and the field for a field unset or of the wrong joint kind, and for
+    a gear radius or rack pitch radius left at 0 (the solver checks the rest by the same
+    name)."""
+    s, kind = settings, settings.kind
+    what = f"coupler {name!r}"
+    if kind == "GEAR":
+        a = _joint(what, kind, joints, 0, "angle")
+        b = _joint(what, kind, joints, 1, "angle")
+        args: dict = dict(joint1=a, joint2=b, mesh=s.mesh.lower(),
+                          pressure_angle=math.degrees(s.pressure_angle))
+        if s.ratio_mode == "RADII":
+            if not (s.radius_a > 0.0 and s.radius_b > 0.0):
+                raise MechanismError(f"{what}: the pitch radii must be above 0 (Radius 1 "
+                                     f"{s.radius_a:g}, Radius 2 {s.radius_b:g}): type them, or "
+                                     "press Radii from Meshes")
+            args["radii"] = (s.radius_a * scale, s.radius_b * scale)
+        elif s.ratio_mode == "TEETH":
+            args["teeth"] = (s.teeth_a, s.teeth_b)
+        else:
+            args["ratio"] = s.gear_ratio
+        return CouplerCall("add_gear", args, ((1, "angle"), (2, "angle")), s.ratio_mode == "RADII")
+    if kind == "RACK_PINION":
+        pinion = _joint(what, kind, joints, 0, "angle")
+        rack = _joint(what, kind, joints, 1, "slide")
+        if s.pitch_radius == 0.0:
+            raise MechanismError(f"{what}: the pinion's pitch radius is 0: type it (negative "
+                                 "runs the rack the other way), or press Radii from Meshes")
+        return CouplerCall("add_rack_pinion", dict(pinion=pinion, rack=rack,
+                                                   pitch_radius=s.pitch_radius * scale),
+                           ((2, "slide"), (1, "angle")))
+    if kind == "SCREW":
+        screw = _joint(what, kind, joints, 0, "angle")
+        nut = _joint(what, kind, joints, 1, "slide", optional=True)
+        if nut is None and "slide" not in coordinates_of(joints[0][1]):
+            raise MechanismError(f"{what}: {SLOT_LABELS[kind][0]} {screw!r} is a {joints[0][1]} "
+                                 f"joint, which has no slide: make it cylindrical, or set "
+                                 f"{SLOT_LABELS[kind][1]} to the nut's prismatic joint")
+        return CouplerCall("add_screw", dict(joint=screw, pitch=s.pitch * scale, slide_joint=nut,
+                                             hand=s.hand.lower()),
+                           ((1 if nut is None else 2, "slide"), (1, "angle")))
+    if kind == "COUPLER":
+        names, coords, scales, terms = [], [], [], []
+        for k in range(3):
+            jn = _joint(what, kind, joints, k, None, optional=k >= REQUIRED[kind])
+            if jn is None:
+                continue
+            coord = chosen_coordinate(joints[k][1], s.coordinates[k])
+            names.append(jn)
+            coords.append(coord)
+            # the relation in scene units: a slide counted in Blender units is slide_m / scale
+            scales.append(s.scales[k] / scale if coord == "slide" else s.scales[k])
+            terms.append((k + 1, coord))
+        return CouplerCall("add_coupler", dict(joints=names, scales=scales, coordinates=coords),
+                           tuple(terms))
+    raise MechanismError(f"{what}: unknown coupler kind {kind!r}")
+
+
+def guess_kind(joints: Sequence[Joint]) -> tuple[str, list[int]]:
+    """What Couple makes of the selected joints (in the order given, the active first):
+    (kind, the order in which they fill fields A, B, C).  Two joints with angles (revolute
+    or cylindrical): a gear; one with an angle and one prismatic: rack and pinion, the
+    pinion (the one with the angle) first; two prismatic: a coupler of their slides; one
+    cylindrical: a screw; three: a general coupler.  MechanismError naming a joint that has
+    no coordinate, or a selection that makes no coupler."""
+    for name, kind in joints:
+        if not coordinates_of(kind):
+            raise MechanismError(f"Couple: joint {name!r} is a {kind} joint, which has no "
+                                 "coordinate to couple (revolute, prismatic or cylindrical only)")
+    n = len(joints)
+    if n == 1:
+        name, kind = joints[0]
+        if kind != "cylindrical":
+            raise MechanismError(f"Couple: one joint selected, {name!r}, a {kind} joint: a "
+                                 "screw on one joint needs a cylindrical joint (or select two "
+                                 "or three joints)")
+        return "SCREW", [0]
+    if n == 2:
+        angle = ["angle" in coordinates_of(k) for _, k in joints]
+        if all(angle):
+            return "GEAR", [0, 1]
+        if any(angle):
+            return "RACK_PINION", [0, 1] if angle[0] else [1, 0]
+        return "COUPLER", [0, 1]
+    if n == 3:
+        return "COUPLER", [0, 1, 2]
+    raise MechanismError(f"Couple: select one, two or three joints (got {n})")
+
+
+def coupler_object_name(kind: str, joints: Sequence[str]) -> str:
+    """The name Couple gives a coupler object: its kind, then its joints ('Gear j1-j2')."""
+    return f"{KIND_LABELS[kind]} {'-'.join(joints)}"
+
+
+def radius_about_axis(points: np.ndarray, origin: np.ndarray, direction: np.ndarray) -> float:
+    """Largest distance of ``points`` (n, 3) from the line through ``origin`` along
+    ``direction`` (any length): a gear mesh's outer radius about its joint axis (the tip
+    circle of a toothed mesh; a cylinder's radius).  MechanismError for no points or a
+    zero direction."""
+    p = np.asarray(points, float).reshape(-1, 3)
+    d = np.asarray(direction, float)
+    n = float(np.linalg.norm(d))
+    if len(p) == 0 or n == 0.0:
+        raise MechanismError("no vertices to measure" if len(p) == 0 else "the axis has no direction")
+    rel = p - np.asarray(origin, float)
+    along = rel @ (d / n)
+    perp = rel - along[:, None] * (d / n)
+    return float(np.sqrt(np.max(np.sum(perp * perp, axis=1))))
+
+
+def tie_lines(origins: Sequence[Sequence[np.ndarray]]) -> np.ndarray:
+    """Vertices (k, 3) float32 of a LINES batch: for each coupler the origins (Blender units,
+    world) of the joints it ties, in field order, joined one to the next (a screw on one
+    joint draws nothing); (0, 3) for none."""
+    segs = [np.array([a, b], float) for pts in origins for a, b in zip(pts[:-1], pts[1:])]
+    return np.concatenate(segs).astype(np.float32) if segs else np.zeros((0, 3), np.float32)
