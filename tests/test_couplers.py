@@ -323,3 +323,30 @@ def test_bad_couplers_are_named(call, message: str) -> None:
     with pytest.raises(MechanismError, match=message):
         call(m)
     assert m.couplers == before
+
+
+def test_redundant_meshes_over_many_turns_give_no_false_note() -> None:
+    """Two planets on fixed pins, each meshing with the sun and the ring: the second
+    planet's meshes repeat the first's relation (redundant rows).  Past half a turn of a
+    planet their angles must be compared on the right turns: no 'disagree' note (a gap of
+    0.4 x 2 pi was reported when the check unwrapped from the pose as built), and the ring
+    turns at -(12/60) of the sun exactly."""
+    m = Mechanism(gravity=(0, 0, 0))
+    m.add_part("ground", fixed=True)
+    m.add_marker("c", "ground")
+    for name, mass in (("sun", 1.0), ("ring", 3.0)):
+        m.add_part(name, mass=mass, inertia=(0.1, 0.1, 0.2))
+        m.add_marker(name + ".hub", name)
+        m.add_joint(name + "_ax", "revolute", name + ".hub", "c")
+    m.add_motion("drive", "sun_ax", "pi*t")
+    for k in range(2):
+        c = (0.18 * math.cos(TAU * k / 3), 0.18 * math.sin(TAU * k / 3), 0.0)
+        m.add_part(f"p{k}", mass=0.5, inertia=(0.01, 0.01, 0.02), position=c)
+        m.add_marker(f"p{k}.hub", f"p{k}")
+        m.add_marker(f"pin{k}", "ground", position=c)
+        m.add_joint(f"pj{k}", "revolute", f"p{k}.hub", f"pin{k}")
+        m.add_gear(f"sp{k}", "sun_ax", f"pj{k}", teeth=(12, 24))
+        m.add_gear(f"pr{k}", f"pj{k}", "ring_ax", radii=(0.12, 0.30), mesh="internal")
+    r = m.solve(duration=4.0, fps=24)
+    assert not r.notes
+    assert np.abs(wrap(turn_z(r, "ring") + 0.2 * math.pi * r.times)).max() < 1e-12

@@ -171,14 +171,16 @@ def _disagreement(model: Model, x, st: Structure, res: np.ndarray, where: str = 
 
 
 def run_disagreement(model: Model, st: Structure, times: np.ndarray, R: np.ndarray,
-                     P: np.ndarray) -> str | None:
+                     P: np.ndarray, track: np.ndarray | None = None) -> str | None:
     """A note when the redundant (dropped) equations disagree by more than rounding at some
-    output frame of a run (COM positions R (F, nb, 3), Euler parameters P (F, nb, 4)):
+    output frame of a run (COM positions R (F, nb, 3), Euler parameters P (F, nb, 4), the
+    tracked values at each, Result.track: a redundant coupler's angles on their turns):
     imperfect geometry that shows only as the mechanism moves; None otherwise."""
     if not st.redundant.size or not len(R):
         return None
     rs = scales(model)[0]
-    phi = evaluate(model, *body_arrays(model, R, P)[:2], need_jac=False).phi
+    phi = evaluate(model, *body_arrays(model, R, P)[:2], need_jac=False,
+                   ref=track if model.ntrack else None).phi
     gap = np.abs(phi[:, st.redundant] * rs[st.redundant])
     k = int(np.argmax(gap.max(axis=1)))
     if gap[k].max() <= 1e3 * NEWTON_TOL:     # the stopping rule's slack: not geometry

@@ -103,7 +103,7 @@ def run(model: Model, state: State, times: np.ndarray, how: Settings = Settings(
         _curve_checks(model, out)
     out.notes[:0] = list(asm.notes)
     if not asm.notes:                    # imperfect geometry that shows only in motion
-        note = run_disagreement(model, st, out.times, out._r, out._p)
+        note = run_disagreement(model, st, out.times, out._r, out._p, out.track)
         if note:
             out.notes.insert(0, note)
     return out
