@@ -48,7 +48,8 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
         f = motion_values(model, t)
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
-    out = _least_movement(model, r, p, f, np.arange(model.nc), max_iter)
+    rows = np.flatnonzero(model.row_limit < 0)        # every joint, coupler and motion
+    out = _least_movement(model, r, p, f, rows, max_iter)
     if out.ok and out.err <= NEWTON_TOL:
         return Assembly(*out.x)
     # the equations cannot all be met (or only to rounding: a least-squares compromise)

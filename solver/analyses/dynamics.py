@@ -47,6 +47,7 @@ from ..kernels.forces import inertia_world, total_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
+from .stops import Stops, check_start
 from .structure import Structure
 
 
@@ -223,6 +224,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     sysm.robust_tol = tolerance
     t = float(times[0])
     r, p, v, w = start.r, start.p, start.v, start.w
+    check_start(model, r, p, t)
+    stops = Stops(model) if model.limits is not None else None
+    base = st                  # the structure without stops in contact
     try:
         r, p, v, w = sysm.project(t, r, p, v, w)      # consistent initial velocities
     except np.linalg.LinAlgError:
@@ -303,11 +307,36 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 # keep the natural step for the next one unless this step was cut to the frame
                 if hs == h or h_next < h:
                     h = h_next
+                hit = np.zeros(0, dtype=int)
+                if stops is not None:            # a stop reached within the step: its instant
+                    g1 = stops.gaps_at(*sysm.unpack(ynew)[:2], sysm.track)
+                    hit = stops.crossed(g1)
+                    if hit.size:
+                        g0 = stops.gaps_at(r, p, sysm.track)
+
+                        def restep(hh: float):
+                            yy = stepper.step(t, y, f0, hh, norm)[0]
+                            return yy, stops.gaps_at(*sysm.unpack(yy)[:2], sysm.track)
+                        hs, ynew = stops.locate(restep, g0, g1, hit, hs)
                 f_end = getattr(stepper, "k_end", None)
                 r1, p1, v1, w1, work1 = sysm.unpack(ynew)
                 r, p, v, w = sysm.project(t + hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
                 t, work = t + hs, work1
                 out.steps += 1
+                if hit.size:                     # Newton's impact law; slow rebounds rest
+                    v, w, lost = stops.impact(sysm, t, r, p, v, w, hit, motion_values(model, t))
+                    work += lost
+                    out.impacts.append((t, tuple(model.limits.names[b] for b in hit)))
+                    st = _with_stops(base, stops)
+                    sysm.use(st)
+                    r, p, v, w = sysm.project(t, r, p, v, w)
+                    f_end = None
+                elif stops is not None and stops.resting.any():
+                    lam = sysm.accelerations(t, r, p, v, w)[1]
+                    if stops.release(lam):       # a stop that would pull lets go
+                        st = _with_stops(base, stops)
+                        sysm.use(st)
+                        f_end = None
                 if sysm.robust and not _near_singular(model, st, r, p):
                     sysm.robust, f_end = False, None     # past it: exact solves again
                 if len(sysm.ts_ref):
@@ -346,6 +375,13 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                          f"(joints {', '.join(who)} dependent for an instant, e.g. links lined "
                          "up); near it the reactions of those joints are the least-norm ones")
     return out
+
+
+def _with_stops(base: Structure, stops: Stops) -> Structure:
+    """The run's rows with the stops in resting contact held (their rows kept)."""
+    rows = stops.active_rows()
+    return Structure(np.concatenate([base.keep, rows]), base.redundant, base.dof,
+                     base.driven_dof - len(rows), base.bad_motions)
 
 
 def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:

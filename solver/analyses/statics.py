@@ -23,6 +23,7 @@ from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose
+from .stops import check_start, gaps, tolerance
 from .structure import structure
 
 
@@ -38,6 +39,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     asm = assemble_pose(model, state.r, state.p, time)
     r, p = asm.r, asm.p
     st = asm.structure or structure(model, r, p)
+    check_start(model, r, p, time)
     keep, nb = st.keep, model.nb
     rs, cw = scales(model)
     try:
@@ -64,7 +66,6 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     # load scale: gravity and the force elements' present loads
     fscale = max(float(np.max(np.abs(Q0), initial=0.0)),
                  float(np.max(model.body_mass, initial=0.0)) * float(np.linalg.norm(model.gravity)), 1e-9)
-    lam = np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0]    # best multipliers at the start
     n = 6 * nb
 
     def merit(R_: np.ndarray) -> float:
@@ -115,14 +116,32 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
         nonlocal ts_ref
         ts_ref = parts(x[0], x[1])[3].ts_angle
 
-    sol = newton((r, p, lam), scaled_residual, solve, move,
-                 lambda x, dx, alpha: step_size(model, dx[:n], alpha), max_iter,
-                 line_search=True, accept=accept)
-    (r, p, lam), (R, J) = sol.x, sol.data
-    if not sol.ok:
-        why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
-               f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
-        _no_equilibrium(model, big, R, n, time, why)
+    # the stops: an active set (stops.py) -- bounds the equilibrium would pass are held,
+    # stops that would pull are let go, until neither changes
+    held = np.zeros(0, dtype=int)
+    for _ in range(2 * (len(model.limits.rows) if model.limits is not None else 0) + 1):
+        keep = np.concatenate([st.keep, held])
+        J0 = parts(r, p)[1]
+        lam = np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0]    # best multipliers here
+        sol = newton((r, p, lam), scaled_residual, solve, move,
+                     lambda x, dx, alpha: step_size(model, dx[:n], alpha), max_iter,
+                     line_search=True, accept=accept)
+        (r, p, lam), (R, J) = sol.x, sol.data
+        if not sol.ok:
+            why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
+                   f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
+            _no_equilibrium(model, big, R, n, time, why)
+        if model.limits is None:
+            break
+        lm = model.limits
+        g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
+        lam_rows = dict(zip(keep.tolist(), lam))
+        push = np.array([-lm.sgn[b] * lam_rows.get(int(row), 0.0) for b, row in enumerate(lm.rows)])
+        holding = np.isin(lm.rows, held)
+        new = lm.rows[(holding & (push >= 0.0)) | (~holding & (g < -tolerance(model)))]
+        if set(new.tolist()) == set(held.tolist()):
+            break
+        held = new
 
     out = Result.empty(model, np.array([float(time)]), "static")
     out.notes += list(asm.notes)

@@ -34,6 +34,7 @@ from ..kernels.forces import body_loads, evaluate_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
+from .stops import check_start, sweep_check
 from .structure import Structure
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
@@ -265,6 +266,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
     """Positions, velocities, accelerations, multipliers and reactions at every frame,
     from the assembled start state at times[0]."""
     r, p = start.r, start.p
+    check_start(model, r, p, float(times[0]))
     nb, nc, n = model.nb, model.nc, len(times)
     keep = st.keep
     out = Result.empty(model, times)
@@ -356,6 +358,8 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         out.store(block, State(times[ks], R, P, V, W, Ac, Al), lam, jac,
                   evq.track[:m] if evq.track is not None else None)
         out.store_energy(block, Iw, pot, pnc - np.einsum("fm,fm->f", lam[:, mrows], f[:, mix, 1]))
+        if model.limits is not None:      # a motion driven through a stop stops the sweep
+            sweep_check(model, evq.phi[:m], times[ks], int(ks[0]), out)
         if m > 1:
             dt, a0, al0 = times[ks[-1]] - times[ks[-2]], Ac[-2], Al[-2]
         elif prev is not None:

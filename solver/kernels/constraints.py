@@ -299,6 +299,11 @@ def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:
     """Constraint residuals with motion functions subtracted; angles wrapped to (-pi, pi].
     phi (..., nc) and f (..., nmotion, 3) may carry leading axes (frames)."""
     res = phi.copy()
+    lm = model.limits
+    if lm is not None:              # a limit's row: the coordinate's distance from its bound
+        res[..., lm.rows] -= lm.value
+        ang = model.row_kind[lm.rows] == ANGLE
+        res[..., lm.rows[ang]] = (res[..., lm.rows[ang]] + np.pi) % (2.0 * np.pi) - np.pi
     drv = model.row_motion >= 0
     if drv.any():
         res[..., drv] -= f[..., model.row_motion[drv], 0]

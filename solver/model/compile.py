@@ -108,6 +108,22 @@ class CurvePlan:
 
 
 @dataclass(frozen=True)
+class LimitPlan:
+    """The joint limits' bounds (vocabulary/limits.py), one row each (the motion's angle or
+    slide row, never among the kept rows until its stop is in resting contact).  The gap
+    sgn (q - value) is >= 0 inside the range (sgn +1 for a lower bound, -1 for an upper),
+    and the stop's push, -sgn lambda, is >= 0 while it holds."""
+    names: tuple[str, ...]         # (nbound,) the limit of each bound
+    joints: tuple[str, ...]
+    bounds: tuple[str, ...]        # "lower" | "upper"
+    rows: np.ndarray               # (nbound,) model row
+    value: np.ndarray              # (nbound,) rad or m
+    sgn: np.ndarray
+    restitution: np.ndarray
+    rest_speed: np.ndarray         # rad/s or m/s
+
+
+@dataclass(frozen=True)
 class Model:
     """Frozen arrays of a mechanism (MuJoCo naming: entity_quantity, shapes in comments),
     made once by compile_model and read-only afterwards (arrays not writeable); run state
@@ -134,6 +150,7 @@ class Model:
     row_joint: np.ndarray         # (nc,) joint index, -1 for motion and coupler rows
     row_motion: np.ndarray        # (nc,) motion index, -1 for joint and coupler rows
     row_coupler: np.ndarray       # (nc,) coupler index, -1 for joint and motion rows
+    row_limit: np.ndarray         # (nc,) limit bound index (LimitPlan), else -1
     row_length: np.ndarray        # (nc,) residual unit: the length scale for length rows, else 1
     row_label: tuple[str, ...]    # (nc,) "pin: at-point x"
     plan: RowPlan                 # the rows grouped by kind for the kernels
@@ -150,6 +167,7 @@ class Model:
     fixed_parts: Mapping[str, tuple[np.ndarray, np.ndarray]]
     couplers: CouplerPlan | None = None
     curves: CurvePlan | None = None
+    limits: LimitPlan | None = None
 
     @property
     def ntrack(self) -> int:
@@ -165,8 +183,9 @@ class Model:
 
     @property
     def constraint_rows(self) -> np.ndarray:
-        """Rows of joints and couplers (not motions): what holds the mechanism together."""
-        return np.flatnonzero(self.row_motion < 0)
+        """Rows of joints and couplers (not motions, not limits): what holds the mechanism
+        together."""
+        return np.flatnonzero((self.row_motion < 0) & (self.row_limit < 0))
 
     @property
     def nb(self) -> int:
@@ -281,6 +300,7 @@ def compile_model(mech: Any) -> Model:
                        b=np.zeros(3))
         rows.append(row)
     cplan = _couplers(mech, rows, marker_body, marker_point, marker_axes, length_scale, nb)
+    lplan = _limits(mech, rows, marker_body, marker_point, marker_axes, length_scale)
     kplan = _curves(mech, marker_body, marker_point, marker_axes, cplan.n if cplan else 0)
 
     def col(key: str, dtype: Any = float) -> np.ndarray:
@@ -312,6 +332,7 @@ def compile_model(mech: Any) -> Model:
         row_ends=_frozen(ends.reshape(len(rows), width), int),
         row_joint=col("joint", int), row_motion=col("motion", int),
         row_coupler=col("coupler", int),
+        row_limit=_frozen([r.get("limit", -1) for r in rows], int),
         row_length=_frozen(row_length), row_label=tuple(r["label"] for r in rows),
         plan=_plan(rows, nb),
         joint_names=tuple(mech.joints), joint_marker_i=tuple(j.marker_i for j in mech.joints.values()),
@@ -323,7 +344,42 @@ def compile_model(mech: Any) -> Model:
         fixed_parts=MappingProxyType(fixed),
         forces=compile_forces(mech, marker_body, marker_point, marker_axes,
                               lambda mk: _marker_world(mech, mk)),
-        couplers=cplan, curves=kplan)
+        couplers=cplan, curves=kplan, limits=lplan)
+
+
+def _limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
+            length_scale: float) -> LimitPlan | None:
+    """One row per bound (appended to ``rows``): the motion's angle or slide row."""
+    limits = getattr(mech, "limits", {})
+    if not limits:
+        return None
+    names, joints, bounds, at, value, sgn, e, speed = [], [], [], [], [], [], [], []
+    for lm in limits.values():
+        jt = mech.joints[lm.joint]
+        mi, mj = jt.marker_i, jt.marker_j
+        Ci, Cj = marker_axes[mi], marker_axes[mj]
+        for bound, b, s in (("lower", lm.lower, 1.0), ("upper", lm.upper, -1.0)):
+            if b is None:
+                continue
+            row = dict(bi=marker_body[mi], bj=marker_body[mj], target=0.0, joint=-1, motion=-1,
+                       coupler=-1, limit=len(names), label=f"{lm.name}: {bound} {lm.coordinate} of {lm.joint}")
+            if lm.coordinate == "angle":
+                row.update(kind=ANGLE, ui=Ci[:, 0], uj=np.zeros(3), a=Cj[:, 0], b=Cj[:, 1])
+            else:
+                row.update(kind=DOT2, ui=marker_point[mi], uj=marker_point[mj], a=Cj[:, 2],
+                           b=np.zeros(3))
+            at.append(len(rows))
+            rows.append(row)
+            names.append(lm.name)
+            joints.append(lm.joint)
+            bounds.append(bound)
+            value.append(b)
+            sgn.append(s)
+            e.append(lm.restitution)
+            unit = 1.0 if lm.coordinate == "angle" else length_scale
+            speed.append(1e-3 * unit if lm.rest_speed is None else lm.rest_speed)
+    return LimitPlan(tuple(names), tuple(joints), tuple(bounds), _frozen(at, int), _frozen(value),
+                     _frozen(sgn), _frozen(e), _frozen(speed))
 
 
 def _curves(mech: Any, marker_body, marker_point, marker_axes, first: int) -> CurvePlan | None:

@@ -22,6 +22,7 @@ class Result:
         self.method = "kinematic sweep (Newton on blocks of frames)" if analysis == "kinematic" else ""
         self.steps = 0                       # integrator steps taken (dynamic runs)
         self.notes: list[str] = []           # things the user should know about this result
+        self.impacts: list[tuple[float, tuple[str, ...]]] = []   # (t, limits) of each impact
         self.stable: bool | None = None      # statics: is the equilibrium stable
         self.times = np.asarray(times, dtype=float)
         self._r = np.zeros((n, nb, 3))      # centre of mass
@@ -227,6 +228,17 @@ class Result:
             raise MechanismError(f"{joint!r} is not a cam joint")
         row = int(np.flatnonzero(self.model.row_joint == names.index(joint))[0])
         return -self.multipliers[:, row].copy()
+
+    def limit(self, name: str) -> np.ndarray:
+        """(n,) the generalized force a limit's stops apply along its joint coordinate (N m on
+        an angle, N on a slide; positive toward a larger angle or slide: a lower stop pushes
+        up, an upper one down), zero while the coordinate is inside its range.  Impacts are
+        instants (their impulses change the velocities between frames: Result.impacts)."""
+        lm = self.model.limits
+        if lm is None or name not in lm.names:
+            raise MechanismError(f"unknown limit {name!r}")
+        rows = lm.rows[[k for k, n in enumerate(lm.names) if n == name]]
+        return -self.multipliers[:, rows].sum(axis=1)
 
     def _coupler_index(self, name: str):
         cp = self.model.couplers

@@ -10,6 +10,7 @@ import numpy as np
 from ..base.errors import ExpressionError, MechanismError
 from .couplers import make_coupler, make_gear, make_rack_pinion, make_screw
 from .curve_joints import as_curve, check_planar
+from .limits import make_limit
 from .items import (Joint, Load, Marker, Motion, Part, SpringDamper, TorsionSpring, make_load,
                     make_spring_damper, make_torsion_spring)
 from .joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS, canonical_kind
@@ -32,6 +33,7 @@ class Builder:
         self.torsion_springs: dict[str, Any] = {}    # items.TorsionSpring
         self.loads: dict[str, Any] = {}              # items.Load
         self.couplers: dict[str, Any] = {}           # couplers.Coupler
+        self.limits: dict[str, Any] = {}             # limits.Limit
 
     # -- building
     def _new_name(self, name: Any, what: str) -> str:
@@ -39,7 +41,8 @@ class Builder:
         for table, kind in ((self.parts, "part"), (self.markers, "marker"),
                             (self.joints, "joint"), (self.motions, "motion"),
                             (self.springs, "spring-damper"), (self.torsion_springs, "torsion spring"),
-                            (self.loads, "force"), (self.couplers, "coupler")):
+                            (self.loads, "force"), (self.couplers, "coupler"),
+                            (self.limits, "limit")):
             if name in table:
                 raise MechanismError(f"{what} name {name!r} is already used by a {kind}")
         return name
@@ -177,6 +180,15 @@ class Builder:
         if marker not in self.markers:
             raise MechanismError(f"force {name!r}: unknown marker {marker!r}")
         self.loads[name] = make_load(name, marker, force, torque, frame)
+
+    def add_limit(self, name: str, joint: str, lower: float | None = None, upper: float | None = None,
+                  coordinate: str | None = None, restitution: float = 0.5,
+                  rest_speed: float | None = None) -> None:
+        """Stops on a joint's angle (rad, within [-pi, pi]) or slide (m): a rigid stop with
+        coefficient of restitution e (vocabulary/limits.py).  Either bound may be None."""
+        name = self._new_name(name, "limit")
+        self.limits[name] = make_limit(name, self.joints, joint, lower, upper, coordinate,
+                                       restitution, rest_speed)
 
     # -- joints on curves (vocabulary/curve_joints.py has the conventions)
     def add_point_on_curve(self, name: str, marker_i: str, marker_j: str, curve: Any,

@@ -1,0 +1,172 @@
+"""Rigid joint stops in the analyses (vocabulary/limits.py; issue 13).
+
+Each bound of a limit is a row of the model (model.limits, LimitPlan) that is not among the
+kept rows while the coordinate is inside its range; its gap g = sgn (q - bound) >= 0.
+
+- Dynamics: after each accepted step the free bounds' gaps are checked at the step's end; a
+  crossing is located by re-stepping from the step's start (regula falsi with the Illinois
+  modification on the step size, every trial a full integrator step, so the located state
+  is the integrator's own, never an interpolation) to ``EVENT_TIME`` s; then Newton's impact
+  law through all the constraints (Pfeiffer and Glocker, Multibody Dynamics with Unilateral
+  Contacts, ch. 5; Haug eq. 11.5.x for the impulse form): the velocities jump by
+  M^-1 C^T Lambda with C the kept rows and the hitting bound's row, so that every joint and
+  motion holds at the velocity level and the bound's rate becomes -e times its rate
+  before.  A rebound slower than the bound's rest speed becomes resting contact: the row
+  joins the kept rows (the projection holds q at the bound) until the stop would have to
+  pull (its push -sgn lambda < 0), when it is released.  The kinetic energy lost at an
+  impact is added to the work of non-conservative loads, so kinetic + potential - work stays
+  constant (Result.energy).
+- Kinematic sweep: a motion that drives a coordinate past a bound stops the sweep there
+  (SolverError naming the limit, the joint, the bound and the frame, with the frames before).
+- Statics: an active set: bounds the equilibrium would pass are held, bounds whose stop
+  would pull are let go, until neither changes.
+- Every analysis: a start outside the range is refused, naming the limit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base.errors import SolverError
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
+from ..model.compile import Model
+
+EVENT_TIME = 1e-10      # s: an impact's instant located to this
+GAP_TOL = 1e-9          # a gap below -GAP_TOL (times the model's size for a slide) is a crossing
+
+
+def gaps(model: Model, phi: np.ndarray) -> np.ndarray:
+    """(..., nbound) sgn (q - bound) of every bound from the rows' phi (..., nc)."""
+    lm = model.limits
+    res = residual(model, phi, np.zeros(phi.shape[:-1] + (len(model.motion_names), 3)))
+    return lm.sgn * res[..., lm.rows]
+
+
+def tolerance(model: Model) -> np.ndarray:
+    """(nbound,) the gap below which a bound is crossed: GAP_TOL rad or model sizes."""
+    lm = model.limits
+    angle = model.row_kind[lm.rows] == 3          # vocabulary.joints.ANGLE
+    return np.where(angle, GAP_TOL, GAP_TOL * model.length_scale)
+
+
+def describe(model: Model, b: int) -> str:
+    lm = model.limits
+    unit = "rad" if model.row_kind[lm.rows[b]] == 3 else "m"
+    return (f"limit {lm.names[b]!r}: joint {lm.joints[b]!r} past its {lm.bounds[b]} bound "
+            f"{lm.value[b]:.6g} {unit}")
+
+
+def check_start(model: Model, r: np.ndarray, p: np.ndarray, t: float) -> None:
+    """SolverError naming the limit when the start lies outside a limit's range."""
+    if model.limits is None:
+        return
+    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False).phi)
+    bad = np.flatnonzero(g < -tolerance(model))
+    if bad.size:
+        b = int(bad[0])
+        lm = model.limits
+        raise SolverError(f"the mechanism starts outside a limit: {describe(model, b)} by "
+                          f"{-g[b]:.3g} at t = {t:.6g} s; move the joint inside its range or "
+                          "change the motion", t, (lm.names[b], lm.joints[b]))
+
+
+def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, out) -> None:
+    """A sweep's block of frames (phi (F, nc) at times (F,), frame index of the first):
+    SolverError at the first frame a motion drove a coordinate past a bound."""
+    g = gaps(model, phi)
+    past = g < -tolerance(model)
+    if past.any():
+        f, b = np.argwhere(past)[0]
+        t = float(times[f])
+        lm = model.limits
+        raise SolverError(f"{describe(model, int(b))} at t = {t:.6g} s (frame {first + f}): the "
+                          "motion drives it through its stop; change the motion or the limit",
+                          t, (lm.names[b], lm.joints[b]), out.truncated(first + int(f)))
+
+
+class Stops:
+    """The bounds in resting contact during a dynamic run, and the impact law."""
+
+    def __init__(self, model: Model) -> None:
+        self.m = model
+        self.lm = model.limits
+        self.tol = tolerance(model)
+        self.resting = np.zeros(len(self.lm.rows), dtype=bool)
+
+    def gaps_at(self, r, p, track=None) -> np.ndarray:
+        return gaps(self.m, evaluate(self.m, *body_arrays(self.m, r, p)[:2], need_jac=False,
+                                     ref=track).phi)
+
+    def crossed(self, g: np.ndarray) -> np.ndarray:
+        return np.flatnonzero(~self.resting & (g < -self.tol))
+
+    def active_rows(self) -> np.ndarray:
+        return self.lm.rows[self.resting]
+
+    def locate(self, step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float):
+        """The first instant in (0, hs] where one of the ``hit`` bounds' gaps reaches zero:
+        (h, the step's result there).  ``step(h)`` integrates from the step's start;
+        g0, g1 the gaps at its start and end."""
+        def worst(g):        # the root: a gap of -tol/2, inside the tolerance either way
+            return float(np.min(g[hit] + 0.5 * self.tol[hit]))
+        a, fa, b, fb = 0.0, worst(g0), hs, worst(g1)
+        y_b = None
+        side = 0
+        while b - a > EVENT_TIME:
+            c = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
+            y_c, g_c = step(c)
+            fc = worst(g_c)
+            if fc > 0.0:
+                a, fa = c, fc
+                if side == 1:
+                    fb *= 0.5          # Illinois: the end kept twice has its value halved
+                side = 1
+            else:
+                b, fb, y_b = c, fc, y_c
+                if side == -1:
+                    fa *= 0.5
+                side = -1
+        if y_b is None:
+            y_b, _ = step(b)
+        return b, y_b
+
+    def impact(self, sysm, t: float, r, p, v, w, hit: np.ndarray, f: np.ndarray):
+        """Newton's impact law at (t, r, p): new (v, w), the kinetic energy change (J, <= 0)
+        and the bounds that come to rest."""
+        m, nb = self.m, self.m.nb
+        rg, A = body_arrays(m, r, p)[:2]
+        J = global_jacobian(m, evaluate(m, rg, A, ref=sysm.track).jac)
+        rows = np.concatenate([sysm.keep, self.lm.rows[hit]])
+        C = J[rows]
+        Mi = np.zeros((6 * nb, 6 * nb))
+        for b, blk in enumerate(sysm.minv(A[:nb])):
+            Mi[6 * b: 6 * b + 6, 6 * b: 6 * b + 6] = blk
+        vel = np.concatenate([v, w], axis=1).reshape(-1)
+        nu = np.zeros(m.nc)
+        mr = sysm.mrows
+        nu[mr] = f[m.row_motion[mr], 1]
+        target = nu[rows]
+        rate = J[self.lm.rows[hit]] @ vel                       # d q / dt into the stop
+        bounce = -self.lm.restitution[hit] * rate
+        rest = np.abs(bounce) < self.lm.rest_speed[hit]
+        target[len(sysm.keep):] = np.where(rest, 0.0, bounce)
+        lam = np.linalg.lstsq(C @ Mi @ C.T, target - C @ vel, rcond=1e-12)[0]
+        new = (vel + Mi @ C.T @ lam).reshape(nb, 6)
+        ke = _kinetic(m, A[:nb], vel.reshape(nb, 6))
+        ke1 = _kinetic(m, A[:nb], new)
+        self.resting[hit[rest]] = True
+        return new[:, :3], new[:, 3:], ke1 - ke
+
+    def release(self, lam: np.ndarray) -> bool:
+        """Let go of resting bounds whose stop would pull (push -sgn lambda < 0); True if any."""
+        push = -self.lm.sgn * lam[self.lm.rows]
+        go = self.resting & (push < 0.0)
+        self.resting &= ~go
+        return bool(go.any())
+
+
+def _kinetic(model: Model, A: np.ndarray, vel: np.ndarray) -> float:
+    """Kinetic energy of body velocities (nb, 6) (world axes)."""
+    Iw = A @ model.body_inertia @ np.swapaxes(A, -1, -2)
+    w = vel[:, 3:]
+    return float(0.5 * np.sum(model.body_mass * np.sum(vel[:, :3] ** 2, axis=1))
+                 + 0.5 * np.einsum("bi,bij,bj->", w, Iw, w))

@@ -1,0 +1,66 @@
+"""Joint limits: stops on a revolute angle or a prismatic or cylindrical slide (issue 13).
+
+A limit has a lower and/or an upper bound on one joint coordinate (rad or m: the motion's
+angle of x_I from x_J about z_J, or slide of I's origin along z_J) and a rigid stop's
+coefficient of restitution e in [0, 1]: dynamics locates the instant the coordinate reaches
+a bound, applies Newton's impact law through all the constraints (the coordinate's rate
+reverses to -e times itself; every joint and motion holds at the velocity level), and a
+bounce slower than ``rest_speed`` (rad/s or m/s) becomes resting contact, held while the
+stop pushes and released when it would pull.  A kinematic sweep driven past a bound stops
+with an error naming the limit, the bound and the frame.  Angle bounds lie in [-pi, pi]
+(the joint angle's range).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..base.errors import MechanismError
+from .joints import JOINT_COORDINATES
+from .validate import number
+
+
+@dataclass(frozen=True)
+class Limit:
+    name: str
+    joint: str
+    coordinate: str                # "angle" or "slide"
+    lower: float | None
+    upper: float | None
+    restitution: float
+    rest_speed: float | None       # None: 1e-3 rad/s, or 1e-3 model sizes per second
+
+
+def make_limit(name: str, joints: dict, joint: Any, lower: Any, upper: Any, coordinate: Any,
+               restitution: Any, rest_speed: Any) -> Limit:
+    what = f"limit {name!r}"
+    if not isinstance(joint, str) or joint not in joints:
+        raise MechanismError(f"{what}: unknown joint {joint!r}")
+    kind = joints[joint].kind
+    allowed = JOINT_COORDINATES.get(kind, ())
+    if not allowed:
+        raise MechanismError(f"{what}: a {kind} joint ({joint!r}) has no angle or slide to limit "
+                             "(limits apply to revolute, prismatic and cylindrical joints)")
+    coord = allowed[0] if coordinate is None else str(coordinate)
+    if coord not in allowed:
+        raise MechanismError(f"{what}: joint {joint!r} is {kind}; its coordinates are "
+                             f"{', '.join(allowed)}, not {coord!r}")
+    lo = None if lower is None else number(lower, f"{what}: lower")
+    hi = None if upper is None else number(upper, f"{what}: upper")
+    if lo is None and hi is None:
+        raise MechanismError(f"{what}: give a lower or an upper bound (or both)")
+    if lo is not None and hi is not None and not lo < hi:
+        raise MechanismError(f"{what}: the lower bound {lo:g} is not below the upper {hi:g}")
+    if coord == "angle":
+        for label, b in (("lower", lo), ("upper", hi)):
+            if b is not None and abs(b) > math.pi + 1e-12:
+                raise MechanismError(f"{what}: the {label} bound {b:g} rad is outside [-pi, pi], "
+                                     "the range of a joint angle")
+    e = number(restitution, f"{what}: restitution")
+    if not 0.0 <= e <= 1.0:
+        raise MechanismError(f"{what}: restitution must be between 0 and 1, got {e:g}")
+    speed = None if rest_speed is None else number(rest_speed, f"{what}: rest_speed")
+    if speed is not None and speed < 0.0:
+        raise MechanismError(f"{what}: rest_speed must not be negative, got {speed:g}")
+    return Limit(name, joint, coord, lo, hi, e, speed)

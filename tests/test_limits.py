@@ -1,0 +1,163 @@
+"""Joint limits with rigid stops (issue 13): a ball on a vertical prismatic joint dropped
+onto a stop with restitution e (impact instants and apex heights in closed form, rest at
+the stop with the stop carrying the weight, the energy balance with the impact losses), a
+door swinging shut against its stop, a motion driven through a stop in a kinematic sweep,
+a stop carrying load in statics, and bad input."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from solver import Mechanism, MechanismError, SolverError
+
+G = 9.81
+
+
+def dropped_ball(h: float = 2.0, e: float = 0.8, mass: float = 0.5) -> Mechanism:
+    """A ball on a vertical prismatic joint, its slide h above the stop (lower bound 0)."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_part("ball", mass=mass, inertia=(1e-3, 1e-3, 1e-3), position=(0.0, 0.0, h))
+    m.add_marker("rail", "ground")
+    m.add_marker("shoe", "ball")
+    m.add_joint("drop", "prismatic", "shoe", "rail")
+    m.add_limit("floor", "drop", lower=0.0, restitution=e)
+    return m
+
+
+def bounce_times(h: float, e: float, n: int) -> np.ndarray:
+    """The first n impact instants: T1 = sqrt(2 h / g), then flights of 2 e^k T1."""
+    T1 = math.sqrt(2.0 * h / G)
+    return T1 * (1.0 + 2.0 * np.concatenate([[0.0], np.cumsum(e ** np.arange(1, n))]))
+
+
+@pytest.mark.slow
+def test_ball_bounces_to_closed_form_and_comes_to_rest() -> None:
+    """Impacts at T1 (1 + 2 sum_k e^k) to 1e-9 s (the event located to 1e-10 s on the
+    integrator's own steps, tolerance 1e-9 making each flight's error ~1e-11 s); the apex
+    between impacts k and k+1 at height e^(2k) h to 1e-9 m (output times placed at the
+    apexes); once a rebound is slower than the rest speed the ball rests on the stop, which
+    then carries its weight m g; kinetic + potential - work (impact losses included) is
+    constant to 1e-9 of m g h."""
+    h, e, mass = 2.0, 0.8, 0.5
+    T1 = math.sqrt(2.0 * h / G)
+    impacts = bounce_times(h, e, 10)
+    apex = impacts[:-1] + e ** np.arange(1, 10) * T1
+    total = T1 * (1.0 + 2.0 * e / (1.0 - e))           # the bounces' accumulation point
+    times = np.sort(np.concatenate([[0.0], apex, [total + 0.5]]))
+    r = dropped_ball(h, e, mass).solve(times=times, analysis="dynamic", tolerance=1e-9)
+    got = np.array([t for t, _ in r.impacts[:10]])
+    np.testing.assert_allclose(got, impacts, atol=1e-9)
+    z = r.position("ball")[:, 2]
+    at_apex = np.searchsorted(times, apex)
+    np.testing.assert_allclose(z[at_apex], e ** (2 * np.arange(1, 10)) * h, atol=1e-9)
+    assert abs(z[-1]) < 1e-12 and np.abs(r.velocity("ball")[-1]).max() < 1e-12
+    np.testing.assert_allclose(r.limit("floor")[-1], mass * G, rtol=1e-12)
+    assert np.all(r.limit("floor")[:-1] == 0.0)                  # in flight at the apexes
+    ke, pe, work = r.energy()
+    assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() < 1e-9 * mass * G * h
+    assert work[-1] == pytest.approx(-mass * G * h, rel=1e-9)   # all of it lost at impacts
+
+
+def door(closer: float = 2.0, e: float = 0.0) -> Mechanism:
+    """A door (10 kg, 0.8 m wide) on a vertical hinge, opened 80 deg, a torsion spring closer
+    pulling it toward -20 deg, a stop at 0 (the frame): it swings shut against the stop."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    a0 = math.radians(80.0)
+    m.add_part("door", mass=10.0, inertia=(3.33, 3.87, 0.54), center_of_mass=(0.4, 0.0, 0.0),
+               orientation=(math.cos(a0 / 2), 0.0, 0.0, math.sin(a0 / 2)))
+    m.add_marker("frame", "ground")
+    m.add_marker("leaf", "door")
+    m.add_joint("hinge", "revolute", "leaf", "frame")
+    m.add_torsion_spring("closer", "hinge", stiffness=closer, free_angle=math.radians(-20.0))
+    m.add_limit("stop", "hinge", lower=0.0, restitution=e)
+    return m
+
+
+def test_door_swings_shut_against_its_stop_and_is_held() -> None:
+    """With e = 0 the door stops dead at the frame and stays: the stop then carries the
+    closer's torque k (0 - (-20 deg)) (statics of the resting contact), the angle is 0 to
+    1e-12 rad, and the one impact's loss is the kinetic energy it arrived with."""
+    m = door()
+    r = m.solve(duration=4.0, fps=30, analysis="dynamic")
+    q = r.orientation("door")
+    angle = 2.0 * np.arctan2(q[:, 3], q[:, 0])
+    assert len(r.impacts) == 1 and r.impacts[0][1] == ("stop",)
+    after = r.times > r.impacts[0][0] + 1e-6
+    assert np.abs(angle[after]).max() < 1e-12 and angle.min() > -1e-12
+    np.testing.assert_allclose(r.limit("stop")[after], 2.0 * math.radians(20.0), rtol=1e-9)
+    ke, pe, work = r.energy()
+    assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() < 1e-8
+
+
+def test_statics_holds_the_door_on_its_stop() -> None:
+    """Statics from 80 deg open: the closer would turn it to -20 deg; the stop holds it at
+    0 with its torque k 20 deg."""
+    r = door().statics()
+    q = r.orientation("door")[0]
+    assert abs(2.0 * math.atan2(q[3], q[0])) < 1e-10
+    assert r.limit("stop")[0] == pytest.approx(2.0 * math.radians(20.0), rel=1e-9)
+
+
+def test_statics_lets_a_stop_go_when_it_would_pull() -> None:
+    """A closer toward +30 deg with a stop at 0: the equilibrium is at 30 deg, inside the
+    range (the stop carries nothing)."""
+    m = door()
+    m.torsion_springs["closer"] = type(m.torsion_springs["closer"])(
+        **{**m.torsion_springs["closer"].__dict__, "free_angle": math.radians(30.0)})
+    r = m.statics()
+    q = r.orientation("door")[0]
+    assert 2.0 * math.atan2(q[3], q[0]) == pytest.approx(math.radians(30.0), abs=1e-9)
+    assert r.limit("stop")[0] == 0.0
+
+
+def test_motion_driven_through_a_stop_stops_the_sweep() -> None:
+    """A hinge driven at 1 rad/s with a stop at 0.5 rad: the sweep stops at the first frame
+    past it (frame 13 at 24 fps: 13/24 > 0.5), naming the limit, the joint and the bound,
+    with the frames before kept."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, inertia=(0.01, 0.01, 0.01))
+    m.add_marker("o", "ground")
+    m.add_marker("a", "arm")
+    m.add_joint("pin", "revolute", "a", "o")
+    m.add_motion("turn", "pin", "t")
+    m.add_limit("stop", "pin", lower=-1.0, upper=0.5)
+    with pytest.raises(SolverError, match=r"limit 'stop': joint 'pin' past its upper bound 0.5 rad "
+                                          r"at t = 0.541667 s \(frame 13\)") as info:
+        m.solve(duration=1.0, fps=24)
+    assert len(info.value.result) == 13 and info.value.joints == ("stop", "pin")
+
+
+def test_start_outside_the_range_is_refused() -> None:
+    m = door()
+    m.limits["stop"] = type(m.limits["stop"])(**{**m.limits["stop"].__dict__, "lower": math.radians(85.0),
+                                                  "upper": math.radians(120.0)})
+    with pytest.raises(SolverError, match="starts outside a limit: limit 'stop'"):
+        m.solve(duration=0.5, fps=10, analysis="dynamic")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(joint="hinge", lower=0.5, upper=0.2), "not below the upper"),
+    (dict(joint="hinge", lower=0.0, restitution=1.5), "between 0 and 1"),
+    (dict(joint="hinge", lower=0.0, restitution=-0.1), "between 0 and 1"),
+    (dict(joint="hinge"), "give a lower or an upper"),
+    (dict(joint="hinge", lower=0.0, coordinate="slide"), "not 'slide'"),
+    (dict(joint="hinge", lower=-4.0), "outside \\[-pi, pi\\]"),
+    (dict(joint="nope", lower=0.0), "unknown joint 'nope'"),
+    (dict(joint="ball", lower=0.0), "has no angle or slide"),
+    (dict(joint="hinge", lower=float("nan")), "NaN"),
+    (dict(joint="hinge", lower=0.0, rest_speed=-1.0), "must not be negative"),
+])
+def test_bad_limits_are_named(kwargs, message: str) -> None:
+    m = door()
+    m.add_part("b", mass=1.0)
+    m.add_marker("bm", "b")
+    m.add_joint("ball", "spherical", "bm", "frame")
+    before = dict(m.limits)
+    with pytest.raises(MechanismError, match=message):
+        m.add_limit("x", **kwargs)
+    assert m.limits == before
