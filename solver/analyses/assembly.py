@@ -48,7 +48,7 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
         f = motion_values(model, t)
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
-    rows = np.flatnonzero(model.row_limit < 0)        # every joint, coupler and motion
+    rows = np.flatnonzero(~model.switched)            # every joint, coupler and motion
     out = _least_movement(model, r, p, f, rows, max_iter)
     if out.ok and out.err <= NEWTON_TOL:
         return Assembly(*out.x)

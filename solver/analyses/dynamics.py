@@ -47,7 +47,9 @@ from ..kernels.forces import inertia_world, total_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
-from .stops import Stops, check_start
+from ..vocabulary.joints import ANGLE
+from .friction import ITERATIONS, Slip, body_forces, limit as friction_limit, loads, rates, slip_force
+from .stops import Stops, check_start, locate
 from .structure import Structure
 
 
@@ -64,6 +66,9 @@ class _System:
         self.mrows = np.flatnonzero(model.row_motion >= 0)
         self.ts_ref = np.zeros(len(model.forces.ts_names))
         self.track = None         # tracked values (couplers, curve contacts) at the last projection
+        self.slip = Slip(model) if model.frictions is not None else None
+        self.friction = None      # the friction elements' Q_q at the last accelerations
+        self.friction_power = 0.0
         self.use(st)
 
     def use(self, st: Structure) -> None:
@@ -128,11 +133,27 @@ class _System:
         vals, W = sc.matrix(Jb, Mi)
         MiQg = np.zeros(Mi.shape[:-2] + (6,))
         MiQg[..., : self.nb, :] = np.einsum("...bij,...bj->...bi", Mi[..., : self.nb, :, :], Q)
-        lam_k = self.solve(vals, sc.times(Jb, MiQg) - gamma[..., self.keep])
-        a = (MiQg - sc.transpose_times(W, lam_k))[..., : self.nb, :]
-        lam = np.zeros(lam_k.shape[:-1] + (m.nc,))
-        lam[..., self.keep] = lam_k
-        if not np.isfinite(a.sum() + lam_k.sum()):     # a sum is NaN or inf if any term is
+
+        def solved(MiQ):
+            lam_k = self.solve(vals, sc.times(Jb, MiQ) - gamma[..., self.keep])
+            lam = np.zeros(lam_k.shape[:-1] + (m.nc,))
+            lam[..., self.keep] = lam_k
+            return (MiQ - sc.transpose_times(W, lam_k))[..., : self.nb, :], lam
+        a, lam = solved(MiQg)
+        if self.slip is not None:        # friction from the joints' reactions (friction.py)
+            vq = rates(m, ev.jac, np.concatenate([vg, wg], axis=-1))
+            sliding = ~self.slip.stuck
+            used = np.zeros(vq.shape)
+            for _ in range(ITERATIONS):   # until the friction the solve used reproduces itself
+                Qq = np.where(sliding, slip_force(m, vq, loads(m, lam, ev.jac, A), self.slip.direction), 0.0)
+                if np.all(np.abs(Qq - used) <= 1e-12 * (np.abs(Qq) + np.abs(used)) + 1e-300):
+                    break
+                Qf = body_forces(m, Qq, ev.jac, self.nb + 1)
+                a, lam = solved(MiQg + np.einsum("...bij,...bj->...bi", Mi, Qf))
+                used = Qq
+            self.friction = np.where(sliding, Qq, -lam[..., m.frictions.rows])
+            self.friction_power = np.sum(Qq * vq, axis=-1)
+        if not np.isfinite(a.sum() + lam.sum()):       # a sum is NaN or inf if any term is
             raise np.linalg.LinAlgError("non-finite accelerations")
         return a, lam, fe, ev.jac, f
 
@@ -143,6 +164,8 @@ class _System:
         a, lam, fe, _, f = self.accelerations(t, r, pn, v, w)
         mr = self.mrows
         power = fe.power_nc + np.sum(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
+        if self.slip is not None:
+            power = power + self.friction_power
         return self.pack(v, quat_rate(pn, w), a[..., :3], a[..., 3:], power)
 
     def project(self, t: float, r, p, v, w):
@@ -158,6 +181,10 @@ class _System:
             rg, A = body_arrays(m, *x)[:2]
             ev = evaluate(m, rg, A, ref=self.track)
             res = residual(m, ev.phi, f)
+            if self.slip is not None and self.slip.stuck.any():    # sticking joints held
+                rows = self.slip.rows()
+                res[rows] = _wrap(res[rows] - self.slip.lock[self.slip.stuck],
+                                  m.row_kind[rows] == ANGLE)
             return np.max(np.abs(res[self.keep] * rs[self.keep]), initial=0.0), (ev, A, res)
 
         def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
@@ -226,7 +253,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     r, p, v, w = start.r, start.p, start.v, start.w
     check_start(model, r, p, t)
     stops = Stops(model) if model.limits is not None else None
-    base = st                  # the structure without stops in contact
+    base = st                  # the structure without stops in contact or joints sticking
     try:
         r, p, v, w = sysm.project(t, r, p, v, w)      # consistent initial velocities
     except np.linalg.LinAlgError:
@@ -234,6 +261,12 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                           f"met at t = {t:.6g} s", t) from None
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
+    if sysm.slip is not None:         # joints at rest stick if they can, moving ones slip
+        vq = _friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
+        sysm.slip.direction = np.where(vq < 0.0, -1.0, 1.0)
+        still = np.flatnonzero(np.abs(vq) <= 1e-12 * np.maximum(model.frictions.speed, 1e-300) * 1e3)
+        if still.size:
+            (r, p, v, w), st = _stick(sysm, t, r, p, v, w, still, base, stops)
     method = choose_method(sysm, t, r, p, v, w, method)
     rtol = tolerance * 1e-2
     stepper = RadauIIA(sysm) if method == "implicit" else explicit_stepper(sysm.rhs, rtol)
@@ -318,6 +351,17 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                             yy = stepper.step(t, y, f0, hh, norm)[0]
                             return yy, stops.gaps_at(*sysm.unpack(yy)[:2], sysm.track)
                         hs, ynew = stops.locate(restep, g0, g1, hit, hs)
+                slid = np.zeros(0, dtype=int)
+                if sysm.slip is not None and not hit.size and not sysm.slip.stuck.all():
+                    # a slipping joint's speed through zero: its instant
+                    d = sysm.slip.direction
+                    s1 = d * _friction_rates(sysm, ynew)
+                    slid = np.flatnonzero(~sysm.slip.stuck & (s1 <= 0.0))
+                    if slid.size:
+                        def restep(hh: float):
+                            yy = stepper.step(t, y, f0, hh, norm)[0]
+                            return yy, d * _friction_rates(sysm, yy)
+                        hs, ynew = locate(restep, d * _friction_rates(sysm, y), s1, slid, hs)
                 f_end = getattr(stepper, "k_end", None)
                 r1, p1, v1, w1, work1 = sysm.unpack(ynew)
                 r, p, v, w = sysm.project(t + hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
@@ -327,14 +371,17 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     v, w, lost = stops.impact(sysm, t, r, p, v, w, hit, motion_values(model, t))
                     work += lost
                     out.impacts.append((t, tuple(model.limits.names[b] for b in hit)))
-                    st = _with_stops(base, stops)
+                    st = _switched(base, stops, sysm.slip)
                     sysm.use(st)
                     r, p, v, w = sysm.project(t, r, p, v, w)
                     f_end = None
-                elif stops is not None and stops.resting.any():
-                    lam = sysm.accelerations(t, r, p, v, w)[1]
-                    if stops.release(lam):       # a stop that would pull lets go
-                        st = _with_stops(base, stops)
+                elif slid.size:                  # stick if the static limit holds the joint
+                    (r, p, v, w), st = _stick(sysm, t, r, p, v, w, slid, base, stops)
+                    f_end = None
+                elif ((stops is not None and stops.resting.any())
+                      or (sysm.slip is not None and sysm.slip.stuck.any())):
+                    if _released(sysm, t, r, p, v, w, stops):   # a pulling stop, a slipping joint
+                        st = _switched(base, stops, sysm.slip)
                         sysm.use(st)
                         f_end = None
                 if sysm.robust and not _near_singular(model, st, r, p):
@@ -364,6 +411,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         sysm.ts_ref = fe.ts_angle
         A = body_arrays(model, r, p)[1]
         out.store(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, sysm.track)
+        if sysm.slip is not None:
+            out._friction[k] = sysm.friction
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
         out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work)
@@ -377,11 +426,67 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     return out
 
 
-def _with_stops(base: Structure, stops: Stops) -> Structure:
-    """The run's rows with the stops in resting contact held (their rows kept)."""
-    rows = stops.active_rows()
+def _wrap(x: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """Angle differences into (-pi, pi] where ``angle``; lengths as they are."""
+    return np.where(angle, (x + np.pi) % (2.0 * np.pi) - np.pi, x)
+
+
+def _switched(base: Structure, stops: Stops | None, slip: Slip | None) -> Structure:
+    """The run's rows with the stops in resting contact and the sticking joints held."""
+    rows = np.concatenate([stops.active_rows() if stops is not None else np.zeros(0, int),
+                           slip.rows() if slip is not None else np.zeros(0, int)]).astype(int)
     return Structure(np.concatenate([base.keep, rows]), base.redundant, base.dof,
                      base.driven_dof - len(rows), base.bad_motions)
+
+
+def _friction_rates(sysm: _System, y: np.ndarray) -> np.ndarray:
+    """The friction coordinates' rates at a packed state."""
+    m = sysm.m
+    r, p, v, w, _ = sysm.unpack(y)
+    rg, A, vg, wg = body_arrays(m, r, p / np.linalg.norm(p, axis=-1, keepdims=True), v, w)
+    return rates(m, evaluate(m, rg, A, ref=sysm.track).jac, np.concatenate([vg, wg], axis=-1))
+
+
+def _stick(sysm: _System, t: float, r, p, v, w, which: np.ndarray, base: Structure,
+           stops: Stops | None):
+    """Try holding the friction elements ``which`` (their speed is zero now): those whose
+    needed force |lambda| is within mu_s L + preload stick, the others slip the way the
+    force pushes.  Returns the (projected) state and the structure."""
+    m, slip = sysm.m, sysm.slip
+    fp = m.frictions
+    phi = evaluate(m, *body_arrays(m, r, p)[:2], need_jac=False, ref=sysm.track).phi
+    slip.stuck[which] = True
+    slip.lock[which] = phi[fp.rows[which]]
+    st = _switched(base, stops, slip)
+    sysm.use(st)
+    r, p, v, w = sysm.project(t, r, p, v, w)
+    _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
+    A = body_arrays(m, r, p)[1]
+    need = lam[fp.rows[which]]
+    go = which[np.abs(need) > friction_limit(m, loads(m, lam, jac, A))[which]]
+    if go.size:
+        slip.stuck[go] = False
+        slip.direction[go] = np.sign(lam[fp.rows[go]])
+        st = _switched(base, stops, slip)
+        sysm.use(st)
+    return (r, p, v, w), st
+
+
+def _released(sysm: _System, t: float, r, p, v, w, stops: Stops | None) -> bool:
+    """Let go of resting stops that would pull and sticking joints whose needed friction
+    exceeds the static limit (slipping the way the force pushes); True if any changed."""
+    m, slip = sysm.m, sysm.slip
+    _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
+    changed = stops.release(lam) if stops is not None else False
+    if slip is not None and slip.stuck.any():
+        fp = m.frictions
+        A = body_arrays(m, r, p)[1]
+        over = slip.stuck & (np.abs(lam[fp.rows]) > friction_limit(m, loads(m, lam, jac, A)))
+        if over.any():
+            slip.stuck &= ~over
+            slip.direction[over] = np.sign(lam[fp.rows[over]])
+            changed = True
+    return changed
 
 
 def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:

@@ -83,6 +83,39 @@ def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, ou
                           t, (lm.names[b], lm.joints[b]), out.truncated(first + int(f)))
 
 
+def locate(step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
+           offset: np.ndarray | float = 0.0):
+    """The first instant h in (0, hs] where min over ``hit`` of g + offset reaches zero, and
+    the step's result there: ``step(h)`` integrates from the step's start and returns (its
+    result, g there); g0, g1 are g at the step's start and end (the start positive, the
+    end not).  Regula falsi with the Illinois modification on h, every trial a full step of
+    the integrator, to EVENT_TIME s; the result returned is the one on the far side."""
+    off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g0))
+
+    def worst(g):
+        return float(np.min(g[hit] + off[hit]))
+    a, fa, b, fb = 0.0, worst(g0), hs, worst(g1)
+    y_b = None
+    side = 0
+    while b - a > EVENT_TIME:
+        c = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
+        y_c, g_c = step(c)
+        fc = worst(g_c)
+        if fc > 0.0:
+            a, fa = c, fc
+            if side == 1:
+                fb *= 0.5              # Illinois: the end kept twice has its value halved
+            side = 1
+        else:
+            b, fb, y_b = c, fc, y_c
+            if side == -1:
+                fa *= 0.5
+            side = -1
+    if y_b is None:
+        y_b, _ = step(b)
+    return b, y_b
+
+
 class Stops:
     """The bounds in resting contact during a dynamic run, and the impact law."""
 
@@ -103,31 +136,9 @@ class Stops:
         return self.lm.rows[self.resting]
 
     def locate(self, step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float):
-        """The first instant in (0, hs] where one of the ``hit`` bounds' gaps reaches zero:
-        (h, the step's result there).  ``step(h)`` integrates from the step's start;
-        g0, g1 the gaps at its start and end."""
-        def worst(g):        # the root: a gap of -tol/2, inside the tolerance either way
-            return float(np.min(g[hit] + 0.5 * self.tol[hit]))
-        a, fa, b, fb = 0.0, worst(g0), hs, worst(g1)
-        y_b = None
-        side = 0
-        while b - a > EVENT_TIME:
-            c = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
-            y_c, g_c = step(c)
-            fc = worst(g_c)
-            if fc > 0.0:
-                a, fa = c, fc
-                if side == 1:
-                    fb *= 0.5          # Illinois: the end kept twice has its value halved
-                side = 1
-            else:
-                b, fb, y_b = c, fc, y_c
-                if side == -1:
-                    fa *= 0.5
-                side = -1
-        if y_b is None:
-            y_b, _ = step(b)
-        return b, y_b
+        """The first instant in (0, hs] where one of the ``hit`` bounds' gaps reaches -tol/2
+        (inside the tolerance either way): ``locate`` with the stops' offsets."""
+        return locate(step, g0, g1, hit, hs, 0.5 * self.tol)
 
     def impact(self, sysm, t: float, r, p, v, w, hit: np.ndarray, f: np.ndarray):
         """Newton's impact law at (t, r, p): new (v, w), the kinetic energy change (J, <= 0)

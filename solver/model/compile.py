@@ -124,6 +124,29 @@ class LimitPlan:
 
 
 @dataclass(frozen=True)
+class FrictionPlan:
+    """Joint friction elements (vocabulary/friction.py): the coordinate's row (kept only
+    while the joint sticks), the joint's own rows (its reaction: the load), marker I (the
+    reaction's point) and marker J's axes (the joint axis z) in their bodies' frames."""
+    names: tuple[str, ...]
+    rows: np.ndarray               # (n,) the coordinate row
+    joint_rows: tuple[np.ndarray, ...]
+    bi: np.ndarray
+    point_i: np.ndarray            # (n, 3) marker I in body bi
+    bj: np.ndarray
+    axes_j: np.ndarray             # (n, 3, 3) marker J's axes in body bj
+    is_angle: np.ndarray
+    static: np.ndarray
+    dynamic: np.ndarray
+    speed: np.ndarray              # transition speed
+    viscous: np.ndarray
+    preload: np.ndarray
+    radius: np.ndarray
+    arm: np.ndarray
+    length: np.ndarray
+
+
+@dataclass(frozen=True)
 class Model:
     """Frozen arrays of a mechanism (MuJoCo naming: entity_quantity, shapes in comments),
     made once by compile_model and read-only afterwards (arrays not writeable); run state
@@ -151,6 +174,7 @@ class Model:
     row_motion: np.ndarray        # (nc,) motion index, -1 for joint and coupler rows
     row_coupler: np.ndarray       # (nc,) coupler index, -1 for joint and motion rows
     row_limit: np.ndarray         # (nc,) limit bound index (LimitPlan), else -1
+    row_friction: np.ndarray      # (nc,) friction index (FrictionPlan), else -1
     row_length: np.ndarray        # (nc,) residual unit: the length scale for length rows, else 1
     row_label: tuple[str, ...]    # (nc,) "pin: at-point x"
     plan: RowPlan                 # the rows grouped by kind for the kernels
@@ -168,6 +192,7 @@ class Model:
     couplers: CouplerPlan | None = None
     curves: CurvePlan | None = None
     limits: LimitPlan | None = None
+    frictions: FrictionPlan | None = None
 
     @property
     def ntrack(self) -> int:
@@ -185,7 +210,12 @@ class Model:
     def constraint_rows(self) -> np.ndarray:
         """Rows of joints and couplers (not motions, not limits): what holds the mechanism
         together."""
-        return np.flatnonzero((self.row_motion < 0) & (self.row_limit < 0))
+        return np.flatnonzero((self.row_motion < 0) & ~self.switched)
+
+    @property
+    def switched(self) -> np.ndarray:
+        """(nc,) rows held only while a stop rests or a joint sticks (limits, friction)."""
+        return (self.row_limit >= 0) | (self.row_friction >= 0)
 
     @property
     def nb(self) -> int:
@@ -301,6 +331,7 @@ def compile_model(mech: Any) -> Model:
         rows.append(row)
     cplan = _couplers(mech, rows, marker_body, marker_point, marker_axes, length_scale, nb)
     lplan = _limits(mech, rows, marker_body, marker_point, marker_axes, length_scale)
+    fplan = _frictions(mech, rows, marker_body, marker_point, marker_axes, length_scale)
     kplan = _curves(mech, marker_body, marker_point, marker_axes, cplan.n if cplan else 0)
 
     def col(key: str, dtype: Any = float) -> np.ndarray:
@@ -333,6 +364,7 @@ def compile_model(mech: Any) -> Model:
         row_joint=col("joint", int), row_motion=col("motion", int),
         row_coupler=col("coupler", int),
         row_limit=_frozen([r.get("limit", -1) for r in rows], int),
+        row_friction=_frozen([r.get("friction", -1) for r in rows], int),
         row_length=_frozen(row_length), row_label=tuple(r["label"] for r in rows),
         plan=_plan(rows, nb),
         joint_names=tuple(mech.joints), joint_marker_i=tuple(j.marker_i for j in mech.joints.values()),
@@ -344,7 +376,52 @@ def compile_model(mech: Any) -> Model:
         fixed_parts=MappingProxyType(fixed),
         forces=compile_forces(mech, marker_body, marker_point, marker_axes,
                               lambda mk: _marker_world(mech, mk)),
-        couplers=cplan, curves=kplan, limits=lplan)
+        couplers=cplan, curves=kplan, limits=lplan, frictions=fplan)
+
+
+def _coordinate_row(mi: str, mj: str, coordinate: str, marker_body, marker_point, marker_axes,
+                    **extra) -> dict:
+    """A motion's angle or slide row between markers I and J (also limits and friction)."""
+    Ci, Cj = marker_axes[mi], marker_axes[mj]
+    row = dict(bi=marker_body[mi], bj=marker_body[mj], target=0.0, joint=-1, motion=-1,
+               coupler=-1, **extra)
+    if coordinate == "angle":
+        row.update(kind=ANGLE, ui=Ci[:, 0], uj=np.zeros(3), a=Cj[:, 0], b=Cj[:, 1])
+    else:
+        row.update(kind=DOT2, ui=marker_point[mi], uj=marker_point[mj], a=Cj[:, 2], b=np.zeros(3))
+    return row
+
+
+def _frictions(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
+               length_scale: float) -> FrictionPlan | None:
+    """One row per friction element (appended to ``rows``): its coordinate's row."""
+    frictions = getattr(mech, "frictions", {})
+    if not frictions:
+        return None
+    names = list(mech.joints)
+    joint_of = np.array([r.get("joint", -1) for r in rows])
+    at, jrows, fr = [], [], list(frictions.values())
+    for k, fc in enumerate(fr):
+        jt = mech.joints[fc.joint]
+        jrows.append(_frozen(np.flatnonzero(joint_of == names.index(fc.joint)), int))
+        at.append(len(rows))
+        rows.append(_coordinate_row(jt.marker_i, jt.marker_j, fc.coordinate, marker_body,
+                                    marker_point, marker_axes, friction=k,
+                                    label=f"{fc.name}: {fc.coordinate} of {fc.joint} (sticking)"))
+    mi = [mech.joints[f.joint].marker_i for f in fr]
+    mj = [mech.joints[f.joint].marker_j for f in fr]
+    angle = np.array([f.coordinate == "angle" for f in fr])
+    speed = [f.transition_speed if f.transition_speed is not None else
+             (1e-3 if f.coordinate == "angle" else 1e-3 * length_scale) for f in fr]
+    n = len(fr)
+    return FrictionPlan(
+        tuple(f.name for f in fr), _frozen(at, int), tuple(jrows),
+        _frozen([marker_body[m] for m in mi], int), _frozen(np.reshape([marker_point[m] for m in mi], (n, 3))),
+        _frozen([marker_body[m] for m in mj], int), _frozen(np.reshape([marker_axes[m] for m in mj], (n, 3, 3))),
+        _frozen(angle, bool), _frozen([f.static for f in fr]), _frozen([f.dynamic for f in fr]),
+        _frozen(speed), _frozen([f.viscous for f in fr]), _frozen([f.preload for f in fr]),
+        _frozen([f.radius for f in fr]), _frozen([f.arm for f in fr]),
+        _frozen([f.bearing_length for f in fr]))
 
 
 def _limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,

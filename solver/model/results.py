@@ -23,6 +23,7 @@ class Result:
         self.steps = 0                       # integrator steps taken (dynamic runs)
         self.notes: list[str] = []           # things the user should know about this result
         self.impacts: list[tuple[float, tuple[str, ...]]] = []   # (t, limits) of each impact
+        self._friction = np.zeros((n, len(model.frictions.names) if model.frictions else 0))
         self.stable: bool | None = None      # statics: is the equilibrium stable
         self.times = np.asarray(times, dtype=float)
         self._r = np.zeros((n, nb, 3))      # centre of mass
@@ -103,7 +104,7 @@ class Result:
         """The first k frames (what was solved before a failure)."""
         out = Result(self.model, self.times[:k], self.analysis)
         for name in ("_r", "_p", "_v", "_w", "_a", "_alpha", "multipliers", "_reaction", "_effort",
-                     "_energy", "_power_nc", "track"):
+                     "_energy", "_power_nc", "track", "_friction"):
             setattr(out, name, getattr(self, name)[:k].copy())
         return out
 
@@ -228,6 +229,15 @@ class Result:
             raise MechanismError(f"{joint!r} is not a cam joint")
         row = int(np.flatnonzero(self.model.row_joint == names.index(joint))[0])
         return -self.multipliers[:, row].copy()
+
+    def friction(self, name: str) -> np.ndarray:
+        """(n,) a friction element's force (N) or torque (N m) along its joint coordinate on
+        part I (positive toward a larger slide or angle): slipping, -mu L - c v against the
+        motion; sticking, what holds the joint (at most mu_s L + preload).  Dynamic runs."""
+        fp = self.model.frictions
+        if fp is None or name not in fp.names:
+            raise MechanismError(f"unknown friction {name!r}")
+        return self._friction[:, fp.names.index(name)].copy()
 
     def limit(self, name: str) -> np.ndarray:
         """(n,) the generalized force a limit's stops apply along its joint coordinate (N m on

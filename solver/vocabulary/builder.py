@@ -10,6 +10,7 @@ import numpy as np
 from ..base.errors import ExpressionError, MechanismError
 from .couplers import make_coupler, make_gear, make_rack_pinion, make_screw
 from .curve_joints import as_curve, check_planar
+from .friction import make_friction
 from .limits import make_limit
 from .items import (Joint, Load, Marker, Motion, Part, SpringDamper, TorsionSpring, make_load,
                     make_spring_damper, make_torsion_spring)
@@ -34,6 +35,7 @@ class Builder:
         self.loads: dict[str, Any] = {}              # items.Load
         self.couplers: dict[str, Any] = {}           # couplers.Coupler
         self.limits: dict[str, Any] = {}             # limits.Limit
+        self.frictions: dict[str, Any] = {}          # friction.Friction
 
     # -- building
     def _new_name(self, name: Any, what: str) -> str:
@@ -42,7 +44,7 @@ class Builder:
                             (self.joints, "joint"), (self.motions, "motion"),
                             (self.springs, "spring-damper"), (self.torsion_springs, "torsion spring"),
                             (self.loads, "force"), (self.couplers, "coupler"),
-                            (self.limits, "limit")):
+                            (self.limits, "limit"), (self.frictions, "friction")):
             if name in table:
                 raise MechanismError(f"{what} name {name!r} is already used by a {kind}")
         return name
@@ -189,6 +191,19 @@ class Builder:
         name = self._new_name(name, "limit")
         self.limits[name] = make_limit(name, self.joints, joint, lower, upper, coordinate,
                                        restitution, rest_speed)
+
+    def add_friction(self, name: str, joint: str, static: float, dynamic: float | None = None,
+                     coordinate: str | None = None, transition_speed: float | None = None,
+                     viscous: float = 0.0, preload: float = 0.0, radius: float = 0.0,
+                     arm: float = 0.0, bearing_length: float = 0.0) -> None:
+        """Coulomb friction with sticking on a joint's angle or slide, its load the joint's
+        reaction (vocabulary/friction.py): coefficients, transition speed (rad/s or m/s),
+        viscous term, preload (N m or N), pin radius, thrust arm, bearing length (m)."""
+        name = self._new_name(name, "friction")
+        self.frictions[name] = make_friction(name, self.joints, joint, coordinate, static,
+                                             static if dynamic is None else dynamic,
+                                             transition_speed, viscous, preload, radius, arm,
+                                             bearing_length)
 
     # -- joints on curves (vocabulary/curve_joints.py has the conventions)
     def add_point_on_curve(self, name: str, marker_i: str, marker_j: str, curve: Any,

@@ -1,0 +1,75 @@
+"""Joint friction in the manner of Adams' joint friction (issue 13): Coulomb friction on a
+revolute angle or a prismatic or cylindrical slide whose normal load is the joint's own
+reaction, with true sticking.
+
+Load.  From the joint's reaction at marker I (force F, moment M, in marker J's axes, z the
+joint axis): a slide's friction force is mu (|F_xy| + |M_xy| / bearing_length) + preload; an
+angle's friction torque is mu (radius |F_xy| + arm |F_z| + radius |M_xy| / bearing_length)
++ preload (radius: the pin's; arm: the thrust face's mean radius; bearing_length 0: the
+bending moment ignored).  So friction grows with load.
+
+Coefficient.  mu = mu_static below the transition speed v_s, mu_dynamic above 1.5 v_s, a
+smooth step between; slipping, the force opposes the relative motion (its sign held through
+each integrator step) and a viscous term c v is added.  Sticking: when the relative speed
+reaches zero (the instant located like an impact) and the force needed to hold the joint is
+at most the static limit, the coordinate is held (a constraint row whose multiplier is the
+friction force) until the needed force exceeds the limit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..base.errors import MechanismError
+from .joints import JOINT_COORDINATES
+from .validate import number
+
+
+@dataclass(frozen=True)
+class Friction:
+    name: str
+    joint: str
+    coordinate: str
+    static: float
+    dynamic: float
+    transition_speed: float | None   # rad/s or m/s; None: 1e-3 (rad/s, or model sizes per s)
+    viscous: float                   # N m s / rad or N s / m
+    preload: float                   # N m or N
+    radius: float                    # m (angles)
+    arm: float                       # m (angles: thrust)
+    bearing_length: float            # m (0: bending ignored)
+
+
+def make_friction(name: str, joints: dict, joint: Any, coordinate: Any, static: Any, dynamic: Any,
+                  transition_speed: Any, viscous: Any, preload: Any, radius: Any, arm: Any,
+                  bearing_length: Any) -> Friction:
+    what = f"friction {name!r}"
+    if not isinstance(joint, str) or joint not in joints:
+        raise MechanismError(f"{what}: unknown joint {joint!r}")
+    kind = joints[joint].kind
+    allowed = JOINT_COORDINATES.get(kind, ())
+    if not allowed:
+        raise MechanismError(f"{what}: a {kind} joint ({joint!r}) has no angle or slide for friction "
+                             "(revolute, prismatic and cylindrical joints)")
+    coord = allowed[0] if coordinate is None else str(coordinate)
+    if coord not in allowed:
+        raise MechanismError(f"{what}: joint {joint!r} is {kind}; its coordinates are "
+                             f"{', '.join(allowed)}, not {coord!r}")
+
+    def nonneg(x: Any, label: str) -> float:
+        v = number(x, f"{what}: {label}")
+        if v < 0.0:
+            raise MechanismError(f"{what}: {label} must not be negative, got {v:g}")
+        return v
+    mu_s, mu_d = nonneg(static, "static coefficient"), nonneg(dynamic, "dynamic coefficient")
+    if mu_d > mu_s:
+        raise MechanismError(f"{what}: the dynamic coefficient {mu_d:g} exceeds the static {mu_s:g}")
+    vs = None if transition_speed is None else nonneg(transition_speed, "transition_speed")
+    if vs is not None and vs == 0.0:
+        raise MechanismError(f"{what}: transition_speed must be positive")
+    r = nonneg(radius, "radius")
+    if coord == "angle" and r == 0.0 and (mu_s > 0.0):
+        raise MechanismError(f"{what}: an angle's friction needs the pin radius (m)")
+    return Friction(name, joint, coord, mu_s, mu_d, vs, nonneg(viscous, "viscous"),
+                    nonneg(preload, "preload"), r, nonneg(arm, "arm"),
+                    nonneg(bearing_length, "bearing_length"))

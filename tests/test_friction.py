@@ -1,0 +1,118 @@
+"""Joint friction with sticking (issue 13) against closed forms: a block on an incline
+sticks below the friction angle and slides with a = g (sin a - mu_d cos a) above it; a
+pressing load raises the friction (it grows with the joint's reaction); a pendulum with a
+dry pin loses 2 mu r / L of amplitude per half swing and stops inside its dead band; the
+energy balance includes what friction dissipates; bad input is named."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from solver import Mechanism, MechanismError
+
+G = 9.81
+
+
+def incline(alpha_deg: float, mu_s: float, mu_d: float, press: float = 0.0) -> Mechanism:
+    """A 2 kg block on a prismatic joint down an incline of alpha (the slide's z axis points
+    down-slope in the world xz plane), dry friction on the slide; ``press`` N pushes it onto
+    the incline (along the incline's inward normal)."""
+    a = math.radians(alpha_deg)
+    b = math.pi / 2 + a                      # turns z to (cos a, 0, -sin a): down the slope
+    q = (math.cos(b / 2), 0.0, math.sin(b / 2), 0.0)
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_part("block", mass=2.0, inertia=(0.01, 0.01, 0.01))
+    m.add_marker("way", "ground", orientation=q)
+    m.add_marker("shoe", "block", orientation=q)
+    m.add_joint("slide", "prismatic", "shoe", "way")
+    m.add_friction("dry", "slide", static=mu_s, dynamic=mu_d, transition_speed=1e-9)
+    if press:
+        m.add_force("press", "shoe", force=(-press * math.sin(a), 0.0, -press * math.cos(a)))
+    return m
+
+
+def slide_of(r, alpha_deg: float) -> np.ndarray:
+    a = math.radians(alpha_deg)
+    x = r.position("block")
+    return x[:, 0] * math.cos(a) - x[:, 2] * math.sin(a)
+
+
+def test_block_sticks_below_the_friction_angle() -> None:
+    """20 deg < atan(0.6): held for 10 s with drift below 1e-9 m; the friction holding it is
+    m g sin a, within mu_s m g cos a."""
+    r = incline(20.0, 0.6, 0.5).solve(duration=10.0, fps=10, analysis="dynamic")
+    assert np.abs(slide_of(r, 20.0)).max() < 1e-9
+    np.testing.assert_allclose(r.friction("dry"), -2.0 * G * math.sin(math.radians(20.0)), rtol=1e-9)
+
+
+@pytest.mark.parametrize("press", [0.0, 2.0])
+def test_block_slides_above_it_with_dynamic_friction(press: float) -> None:
+    """35 deg > atan(0.6): it slides at a = g sin a - mu_d (g cos a + P / m) from rest (the
+    transition speed 1e-9 m/s: the static coefficient acts for ~1e-9 s), the friction
+    -mu_d (m g cos a + P) grows with the pressing load P (2 N still lets it go: mu_s (m g
+    cos a + P) = 10.8 N < m g sin a = 11.3 N): position to 1e-7 of the travel."""
+    a = math.radians(35.0)
+    r = incline(35.0, 0.6, 0.5, press).solve(duration=2.0, fps=10, analysis="dynamic")
+    acc = G * math.sin(a) - 0.5 * (G * math.cos(a) + press / 2.0)
+    s = slide_of(r, 35.0)
+    np.testing.assert_allclose(s, 0.5 * acc * r.times ** 2, atol=1e-7 * s.max())
+    np.testing.assert_allclose(r.friction("dry")[1:], -0.5 * (2.0 * G * math.cos(a) + press), rtol=1e-9)
+    ke, pe, work = r.energy()
+    assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() < 1e-8 * abs(pe).max()
+
+
+@pytest.mark.slow
+def test_pendulum_with_a_dry_pin_decays_linearly_and_stops_in_its_dead_band() -> None:
+    """A 1 kg point pendulum (L = 1 m) from 0.1 rad with a pin of radius 0.05 m, mu 0.2:
+    the friction torque mu r N, N ~ m g for small swings, takes 2 mu r / L = 0.02 rad of
+    amplitude each half swing (to 2 % : the load varies with theta^2 and theta'^2, ~1 %
+    at 0.1 rad); it comes to rest within mu r / L = 0.01 rad of the bottom, where the pin
+    holds the gravity torque."""
+    th0, L, mu, rp = 0.1, 1.0, 0.2, 0.05
+    m = Mechanism(gravity=(0.0, -G, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("bob", mass=1.0, inertia=(1e-6, 1e-6, 1e-6),
+               center_of_mass=(L * math.sin(th0), -L * math.cos(th0), 0.0))
+    m.add_marker("o", "ground")
+    m.add_marker("h", "bob")
+    m.add_joint("pin", "revolute", "h", "o")
+    m.add_friction("bearing", "pin", static=mu, dynamic=mu, radius=rp, transition_speed=1e-7)
+    r = m.solve(duration=6.0, fps=100, analysis="dynamic", tolerance=1e-8)
+    c = r.center_of_mass("bob")
+    th = np.arctan2(c[:, 0], -c[:, 1])
+    w = r.angular_velocity("bob")[:, 2]
+    turns = np.abs(th[np.flatnonzero(np.sign(w[1:]) != np.sign(w[:-1]))])
+    steps = -np.diff(turns[turns > 0.012])
+    assert len(steps) >= 3
+    np.testing.assert_allclose(steps, 2 * mu * rp / L, rtol=0.02)
+    assert abs(th[-1]) <= mu * rp / L and np.abs(w[-10:]).max() < 1e-9
+    np.testing.assert_allclose(r.friction("bearing")[-1], G * L * math.sin(th[-1]), rtol=1e-6)
+    ke, pe, work = r.energy()
+    assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() < 1e-9
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(joint="slide", static=-0.1), "must not be negative"),
+    (dict(joint="slide", static=0.3, dynamic=0.5), "exceeds the static"),
+    (dict(joint="slide", static=0.3, transition_speed=0.0), "must be positive"),
+    (dict(joint="hinge", static=0.3), "needs the pin radius"),
+    (dict(joint="hinge", static=0.3, radius=-0.01), "must not be negative"),
+    (dict(joint="ball", static=0.3), "has no angle or slide"),
+    (dict(joint="slide", static=0.3, coordinate="angle"), "not 'angle'"),
+    (dict(joint="nope", static=0.3), "unknown joint 'nope'"),
+])
+def test_bad_friction_is_named(kwargs, message: str) -> None:
+    m = incline(20.0, 0.6, 0.5)
+    m.add_part("p", mass=1.0)
+    m.add_marker("pm", "p")
+    m.add_joint("hinge", "revolute", "pm", "way")
+    m.add_part("b", mass=1.0)
+    m.add_marker("bm", "b")
+    m.add_joint("ball", "spherical", "bm", "way")
+    before = dict(m.frictions)
+    with pytest.raises(MechanismError, match=message):
+        m.add_friction("x", **kwargs)
+    assert m.frictions == before
