@@ -43,3 +43,9 @@ def test_readme_couplers_and_curves_example_runs() -> None:
     d = gr.position("bead") - origin
     assert np.abs(np.linalg.norm(d, axis=1) - 0.2).max() < 1e-9
     assert np.abs(gr.coupler("mesh")).max() > 1e-3
+    assert gr.impacts and gr.impacts[0][1] == ("stops",)        # the arm hits its lower stop
+    q = gr.orientation("arm")
+    assert (2 * np.arctan2(q[:, 3], q[:, 0])).min() > -1.0 - 1e-9
+    assert np.abs(gr.friction("bearing")).max() > 0.0
+    ke, pe, work = gr.energy()
+    assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() < 1e-6

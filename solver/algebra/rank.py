@@ -138,4 +138,8 @@ def row_owner(model: Any, k: int) -> str:
         return model.joint_names[model.row_joint[k]]
     if model.row_coupler[k] >= 0:
         return model.couplers.names[model.row_coupler[k]]
+    if model.row_limit[k] >= 0:
+        return model.limits.names[model.row_limit[k]]
+    if model.row_friction[k] >= 0:
+        return model.frictions.names[model.row_friction[k]]
     return model.motion_names[model.row_motion[k]]

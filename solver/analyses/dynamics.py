@@ -49,7 +49,7 @@ from ..model.results import Result, report_progress
 from ..model.state import State
 from ..vocabulary.joints import ANGLE
 from .friction import ITERATIONS, Slip, body_forces, limit as friction_limit, loads, rates, slip_force
-from .stops import Stops, check_start, locate
+from .stops import Stops, _kinetic, check_start, locate
 from .structure import Structure
 
 
@@ -142,10 +142,14 @@ class _System:
         a, lam = solved(MiQg)
         if self.slip is not None:        # friction from the joints' reactions (friction.py)
             vq = rates(m, ev.jac, np.concatenate([vg, wg], axis=-1))
-            sliding = ~self.slip.stuck
+            fp = m.frictions
+            # a joint held by a resting stop takes no friction; one a motion drives slips the
+            # way the motion moves it (no event: its speed is given)
+            sliding = ~self.slip.stuck & ~self.slip.frozen
+            d = np.where(fp.held, np.sign(vq), self.slip.direction)
             used = np.zeros(vq.shape)
             for _ in range(ITERATIONS):   # until the friction the solve used reproduces itself
-                Qq = np.where(sliding, slip_force(m, vq, loads(m, lam, ev.jac, A), self.slip.direction), 0.0)
+                Qq = np.where(sliding, slip_force(m, vq, loads(m, lam, ev.jac, A), d), 0.0)
                 if np.all(np.abs(Qq - used) <= 1e-12 * (np.abs(Qq) + np.abs(used)) + 1e-300):
                     break
                 Qf = body_forces(m, Qq, ev.jac, self.nb + 1)
@@ -352,11 +356,11 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                             return yy, stops.gaps_at(*sysm.unpack(yy)[:2], sysm.track)
                         hs, ynew = stops.locate(restep, g0, g1, hit, hs)
                 slid = np.zeros(0, dtype=int)
-                if sysm.slip is not None and not hit.size and not sysm.slip.stuck.all():
+                if sysm.slip is not None and not hit.size and sysm.slip.free().any():
                     # a slipping joint's speed through zero: its instant
                     d = sysm.slip.direction
                     s1 = d * _friction_rates(sysm, ynew)
-                    slid = np.flatnonzero(~sysm.slip.stuck & (s1 <= 0.0))
+                    slid = np.flatnonzero(sysm.slip.free() & (s1 <= 0.0))
                     if slid.size:
                         def restep(hh: float):
                             yy = stepper.step(t, y, f0, hh, norm)[0]
@@ -371,10 +375,21 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     v, w, lost = stops.impact(sysm, t, r, p, v, w, hit, motion_values(model, t))
                     work += lost
                     out.impacts.append((t, tuple(model.limits.names[b] for b in hit)))
+                    # on the bound exactly (a rebound starts from a gap of zero, not -tol/2)
+                    sysm.use(Structure(np.union1d(_switched(base, stops, sysm.slip).keep,
+                                                  model.limits.rows[hit]), base.redundant,
+                                       base.dof, base.driven_dof, base.bad_motions))
+                    e0 = _energy_of(sysm, t, r, p, v, w)
+                    r, p = sysm.project(t, r, p, v, w)[:2]      # positions only: the rebound stays
                     st = _switched(base, stops, sysm.slip)
                     sysm.use(st)
                     r, p, v, w = sysm.project(t, r, p, v, w)
+                    work += _energy_of(sysm, t, r, p, v, w) - e0   # that move's energy, booked
+                    _freeze(sysm, stops)
                     f_end = None
+                    if sysm.slip is not None:    # a rebound reverses the joints' slip
+                        vq = _friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
+                        sysm.slip.direction = np.where(vq < 0.0, -1.0, np.where(vq > 0.0, 1.0, sysm.slip.direction))
                 elif slid.size:                  # stick if the static limit holds the joint
                     (r, p, v, w), st = _stick(sysm, t, r, p, v, w, slid, base, stops)
                     f_end = None
@@ -383,6 +398,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     if _released(sysm, t, r, p, v, w, stops):   # a pulling stop, a slipping joint
                         st = _switched(base, stops, sysm.slip)
                         sysm.use(st)
+                        _freeze(sysm, stops)
                         f_end = None
                 if sysm.robust and not _near_singular(model, st, r, p):
                     sysm.robust, f_end = False, None     # past it: exact solves again
@@ -439,6 +455,22 @@ def _switched(base: Structure, stops: Stops | None, slip: Slip | None) -> Struct
                      base.driven_dof - len(rows), base.bad_motions)
 
 
+def _freeze(sysm: _System, stops: Stops | None) -> None:
+    """Friction elements whose coordinate a resting stop holds take no friction."""
+    if sysm.slip is not None and stops is not None:
+        fp = sysm.m.frictions
+        sysm.slip.frozen = np.array([bool(stops.resting[b].any()) for b in fp.stops], dtype=bool)
+
+
+def _energy_of(sysm: _System, t: float, r, p, v, w) -> float:
+    """Kinetic + potential energy (gravity and springs) of a state, J."""
+    m = sysm.m
+    rg, A, vg, wg = body_arrays(m, r, p, v, w)
+    gravity = -float(np.sum(m.body_mass * (r @ m.gravity)))
+    springs = total_forces(m, t, rg, A, vg, wg, sysm.ts_ref)[1].potential
+    return _kinetic(m, A[: sysm.nb], np.concatenate([v, w], axis=1)) + gravity + springs
+
+
 def _friction_rates(sysm: _System, y: np.ndarray) -> np.ndarray:
     """The friction coordinates' rates at a packed state."""
     m = sysm.m
@@ -454,6 +486,12 @@ def _stick(sysm: _System, t: float, r, p, v, w, which: np.ndarray, base: Structu
     force pushes.  Returns the (projected) state and the structure."""
     m, slip = sysm.m, sysm.slip
     fp = m.frictions
+    # a coordinate a motion drives, or a stop holds, is held already: no second row for it
+    free = [k for k in which if not fp.held[k]
+            and not (stops is not None and stops.resting[fp.stops[k]].any())]
+    which = np.array(free, dtype=int)
+    if not which.size:
+        return (r, p, v, w), _switched(base, stops, slip)
     phi = evaluate(m, *body_arrays(m, r, p)[:2], need_jac=False, ref=sysm.track).phi
     slip.stuck[which] = True
     slip.lock[which] = phi[fp.rows[which]]

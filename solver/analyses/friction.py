@@ -102,6 +102,12 @@ class Slip:
         self.direction = np.ones(n)
         self.stuck = np.zeros(n, dtype=bool)
         self.lock = np.zeros(n)          # the held coordinate of a sticking element
+        self.frozen = np.zeros(n, dtype=bool)   # a resting stop holds the coordinate
 
     def rows(self) -> np.ndarray:
         return self.m.frictions.rows[self.stuck]
+
+    def free(self) -> np.ndarray:
+        """Slipping elements whose speed's zero crossing is an event: not sticking, not held
+        by a motion or a resting stop."""
+        return ~self.stuck & ~self.frozen & ~self.m.frictions.held

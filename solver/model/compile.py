@@ -144,6 +144,8 @@ class FrictionPlan:
     radius: np.ndarray
     arm: np.ndarray
     length: np.ndarray
+    held: np.ndarray               # (n,) a motion drives the coordinate: it never sticks
+    stops: tuple[np.ndarray, ...]  # the limit bounds (LimitPlan index) on the same coordinate
 
 
 @dataclass(frozen=True)
@@ -331,7 +333,7 @@ def compile_model(mech: Any) -> Model:
         rows.append(row)
     cplan = _couplers(mech, rows, marker_body, marker_point, marker_axes, length_scale, nb)
     lplan = _limits(mech, rows, marker_body, marker_point, marker_axes, length_scale)
-    fplan = _frictions(mech, rows, marker_body, marker_point, marker_axes, length_scale)
+    fplan = _frictions(mech, rows, marker_body, marker_point, marker_axes, length_scale, lplan)
     kplan = _curves(mech, marker_body, marker_point, marker_axes, cplan.n if cplan else 0)
 
     def col(key: str, dtype: Any = float) -> np.ndarray:
@@ -393,7 +395,7 @@ def _coordinate_row(mi: str, mj: str, coordinate: str, marker_body, marker_point
 
 
 def _frictions(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
-               length_scale: float) -> FrictionPlan | None:
+               length_scale: float, lplan: LimitPlan | None) -> FrictionPlan | None:
     """One row per friction element (appended to ``rows``): its coordinate's row."""
     frictions = getattr(mech, "frictions", {})
     if not frictions:
@@ -421,7 +423,12 @@ def _frictions(mech: Any, rows: list[dict], marker_body, marker_point, marker_ax
         _frozen(angle, bool), _frozen([f.static for f in fr]), _frozen([f.dynamic for f in fr]),
         _frozen(speed), _frozen([f.viscous for f in fr]), _frozen([f.preload for f in fr]),
         _frozen([f.radius for f in fr]), _frozen([f.arm for f in fr]),
-        _frozen([f.bearing_length for f in fr]))
+        _frozen([f.bearing_length for f in fr]),
+        _frozen([any(mo.joint == f.joint and mo.coordinate == f.coordinate
+                     for mo in mech.motions.values()) for f in fr], bool),
+        tuple(_frozen([b for b, lm in enumerate(lplan.names) if lplan.joints[b] == f.joint
+                       and mech.limits[lm].coordinate == f.coordinate] if lplan else [], int)
+              for f in fr))
 
 
 def _limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
