@@ -271,3 +271,21 @@ def test_cam_contact_force_in_plots_and_csv() -> None:
     rows = csv_table.csv_rows(r, np.arange(1, 8.0), ["tappet"], ["spin", "lobe"], ["drive"], cams=["lobe"])
     col = rows[0].index("lobe contact_force_N")
     np.testing.assert_allclose([float(row[col]) for row in rows[1:]], r.contact_force("lobe"), rtol=1e-8)
+
+
+def test_bezier_corners_are_named() -> None:
+    """Handles in line (the Bezier circle): no corner.  A square whose handles sit on their
+    points (Vector handles of zero length): a corner at each of its four points (the
+    directions in and out come from the neighbours).  An open spline with one handle turned
+    by 0.01 rad: a corner there only; its ends are never corners.  Check's note names them."""
+    co, left, right = bezier_circle(1.0)
+    assert curve_joints.bezier_corners(co, left, right, True) == ()
+    sq = np.array([[1, 1, 0], [-1, 1, 0], [-1, -1, 0], [1, -1, 0]], dtype=float)
+    assert curve_joints.bezier_corners(sq, sq, sq, True) == (0, 1, 2, 3)
+    pts = np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]], dtype=float)
+    left, right = pts - [0.3, 0, 0], pts + [0.3, 0, 0]
+    right[2] = pts[2] + 0.3 * np.array([math.cos(0.01), math.sin(0.01), 0.0])
+    assert curve_joints.bezier_corners(pts, left, right, False) == (2,)
+    shape = curve_joints.joint_curve("j", "Curve", "kinked", SplineData("BEZIER", pts, False, left, right),
+                                     np.eye(4))
+    assert shape.note().startswith("joint 'j': Curve 'kinked' has a corner at point(s) 2 (handles not in line)")

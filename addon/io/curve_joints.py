@@ -33,7 +33,9 @@ exactly that (tests/test_addon_curves.py compares), except with the Bezier knot 
 Endpoint on a cyclic spline, which use other knots: both are refused with what to change.
 A poly spline becomes the smooth curve through its points (a pin cannot turn a corner), so
 Check says how far that curve runs from the straight segments Blender draws; a poly of two
-points is the straight segment (its midpoint added: the spline needs three points).
+points is the straight segment (its midpoint added: the spline needs three points).  A
+Bezier point whose handles are not in line (Free or Vector handles) is a corner, which the
+solver's smooth curve rounds off: Check names such points (``bezier_corners``).
 """
 from __future__ import annotations
 
@@ -56,6 +58,7 @@ _PICK = {("POINT_ON_CURVE", "curve"): "the slot or track, on marker J's part",
          ("CAM", "follower_curve"): "the follower's profile, on marker I's part"}
 FLAT_SHARE = 1e-6       # a cam curve this share of its size and reach off its plane is flattened
 FIT_SHARE = 1e-6        # Check notes a fitting error (or a poly's departure) above this share of the size
+CORNER_ANGLE = 1e-4      # rad: a Bezier point whose tangents in and out differ more is a corner
 GAP_SAMPLES = 9         # points per span (the middle one included) at which a poly's curve meets its segments
 
 LengthText = Callable[[float], str]
@@ -100,6 +103,7 @@ class CurveShape:
     kind: str
     curve: Curve
     drawn_gap: float = 0.0
+    corners: tuple[int, ...] = ()
 
     @property
     def fit_error(self) -> float:
@@ -121,6 +125,12 @@ class CurveShape:
         """Check's note when the solver's curve departs from the drawn one by more than
         FIT_SHARE of its size; None otherwise."""
         limit = FIT_SHARE * self.size
+        if self.corners:
+            which = ", ".join(str(k) for k in self.corners[:5]) + (", ..." if len(self.corners) > 5 else "")
+            return (f"joint {self.joint!r}: {self.label} {self.name!r} has a corner at point(s) "
+                    f"{which} (handles not in line): the joint follows a smooth curve, which "
+                    f"rounds it off (fitted to {length_text(self.fit_error)} where measured); "
+                    "make those handles Aligned or Automatic")
         if self.kind == "POLY" and self.drawn_gap > limit:
             return (f"joint {self.joint!r}: {self.label} {self.name!r} is a poly spline: the "
                     f"joint follows the smooth curve through its points, which runs up to "
@@ -209,6 +219,34 @@ def drawn_gap(curve: Curve) -> float:
     return float(np.linalg.norm(x - (a + s[..., None] * d), axis=-1).max())
 
 
+def bezier_corners(co: np.ndarray, left: np.ndarray, right: np.ndarray, cyclic: bool) -> tuple[int, ...]:
+    """Indices (from 0) of the points of a Bezier spline where it turns a corner: the
+    directions in and out differ by more than CORNER_ANGLE.  A direction is that of the
+    handle, or where the handle sits on its point (a Vector handle of zero length), of the
+    next control point along (the neighbour's handle, then the neighbour)."""
+    co, left, right = (np.asarray(x, dtype=float).reshape(-1, 3) for x in (co, left, right))
+    n = len(co)
+    tiny = 1e-12 * max(float(np.ptp(np.vstack([co, left, right]), axis=0).max()), 1e-300)
+
+    def first(*vectors):
+        for v in vectors:
+            if np.linalg.norm(v) > tiny:
+                return v
+        return None
+
+    out = []
+    for k in range(n) if cyclic else range(1, n - 1):
+        a, b = (k - 1) % n, (k + 1) % n
+        d_in = first(co[k] - left[k], co[k] - right[a], co[k] - co[a])
+        d_out = first(right[k] - co[k], left[b] - co[k], co[b] - co[k])
+        if d_in is None or d_out is None:
+            continue
+        cos = d_in @ d_out / (np.linalg.norm(d_in) * np.linalg.norm(d_out))
+        if np.arccos(np.clip(cos, -1.0, 1.0)) > CORNER_ANGLE:
+            out.append(k)
+    return tuple(out)
+
+
 def _reword(what: str, name: str, exc: MechanismError) -> MechanismError:
     """A curve's own error ("curve 'x': ...") as one that names the joint and field."""
     text = str(exc)
@@ -236,7 +274,9 @@ def joint_curve(joint: str, label: str, name: str, spline: SplineData, matrix: n
     except MechanismError as exc:
         raise _reword(what, name, exc) from None
     gap = drawn_gap(curve) if spline.kind == "POLY" else 0.0
-    return CurveShape(joint, label, name, spline.kind, curve, gap)
+    corners = (bezier_corners(spline.co, spline.left, spline.right, spline.cyclic)
+               if spline.kind == "BEZIER" else ())
+    return CurveShape(joint, label, name, spline.kind, curve, gap, corners)
 
 
 def unset_message(joint: str, kind: str, field: str, label: str) -> str:

@@ -67,10 +67,17 @@ def curve_gap(kind: str, curves: tuple, frame_i, frame_j) -> float:
     if kind == "point-on-curve":
         return float(_off(curves[0], (aj.T @ (oi - oj))[None])[0])
     ci, cj = curves
-    i_in_j = (ci.points @ ai.T + oi - oj) @ aj       # curve I's knots in J's frame
-    j_in_i = (cj.points @ aj.T + oj - oi) @ ai       # curve J's knots in I's frame
+    i_in_j = (_dense(ci) @ ai.T + oi - oj) @ aj      # points along curve I in J's frame
+    j_in_i = (_dense(cj) @ aj.T + oj - oi) @ ai      # points along curve J in I's frame
     return cam_gap(_off(cj, i_in_j), _inside(i_in_j, cj) if cj.closed else None,
                    _off(ci, j_in_i), _inside(j_in_i, ci) if ci.closed else None)
+
+
+def _dense(curve, count: int = 2000) -> np.ndarray:
+    """(count, 3) points evenly along a curve's parameter (its knots alone may be sparse: a
+    poly spline's)."""
+    u = np.linspace(0.0, curve.length, count, endpoint=not curve.closed)
+    return curve.evaluate(u, 0)[0]
 
 
 def _off(curve, points: np.ndarray) -> np.ndarray:
