@@ -438,26 +438,37 @@ YOKE_R = 0.05                 # crank radius (Blender units at unit scale 1)
 YOKE_DRIVE = "4*pi*t"         # two turns in the second
 
 
-def scotch_yoke(bpy, unit: float = 1.0, kind: str = "BEZIER") -> dict[str, Any]:
+def scotch_yoke(bpy, unit: float = 1.0, kind: str = "BEZIER", plane: str = "XY") -> dict[str, Any]:
     """Scotch yoke in the world xy plane, lengths times ``unit`` (Blender units): a crank
     (box) about world z at the origin driven by YOKE_DRIVE (Connect); a yoke box centred at
     (YOKE_R, 0, 0) on a prismatic joint along world x (Connect, axis X); the crank pin a
     marker on the crank at (YOKE_R, 0, 0); the slot a straight vertical curve through the
     yoke's centre from y = -2 YOKE_R to 2 YOKE_R (a two-point Bezier, or poly), parented to
     the yoke, and a marker on the yoke at its centre (Add Marker); the pin on the slot is a
-    Point on Curve joint.  Kinematic (the crank's drive sets everything)."""
+    Point on Curve joint.  Kinematic (the crank's drive sets everything).  ``plane`` "XZ":
+    the same standing in the world xz plane, the crank about world y (Connect, axis Y), the
+    slot along world z, the two markers' z along world y (the 3D cursor turned -90 degrees
+    about x: float32 rotations, so the slot reads off their xy plane by round-off)."""
     set_range(bpy)
     r = YOKE_R * unit
+    up = 1 if plane == "XY" else 2                  # the axis the slot runs along
     ground = add_box(bpy, "frame", (0.02 * unit, 0.02 * unit, 0.02 * unit), (0.0, 0.0, -0.05 * unit))
     crank = add_box(bpy, "crank", (r, 0.01 * unit, 0.01 * unit), (r / 2, 0.0, 0.01 * unit))
-    yoke = add_box(bpy, "yoke", (0.02 * unit, 4 * r, 0.01 * unit), (r, 0.0, 0.0))
+    size = [0.02 * unit, 0.01 * unit, 0.01 * unit]
+    size[up] = 4 * r
+    yoke = add_box(bpy, "yoke", tuple(size), (r, 0.0, 0.0))
     tag(bpy, [ground, crank, yoke], "PART")
     ground.mechanism.ground = True
-    spin = connect(bpy, crank, ground, (0.0, 0.0, 0.0))
+    spin = connect(bpy, crank, ground, (0.0, 0.0, 0.0), axis="Z" if plane == "XY" else "Y")
     rail = connect(bpy, yoke, ground, (r, 0.0, 0.0), "PRISMATIC", "X")
+    if plane != "XY":
+        bpy.context.scene.cursor.rotation_euler = (-np.pi / 2, 0.0, 0.0)
     pin = add_marker(bpy, crank, (r, 0.0, 0.0))
     seat = add_marker(bpy, yoke, (r, 0.0, 0.0))
-    a, b = (r, -2 * r, 0.0), (r, 2 * r, 0.0)
+    bpy.context.scene.cursor.rotation_euler = (0.0, 0.0, 0.0)
+    a, b = np.zeros(3), np.zeros(3)
+    a[0] = b[0] = r
+    a[up], b[up] = -2 * r, 2 * r
     if kind == "BEZIER":
         pts, left, right = straight_bezier(a, b)
         slot = curve_object(bpy, "slot", "BEZIER", pts, parent=yoke, left=left, right=right)

@@ -216,6 +216,7 @@ def test_poly_curve_departs_from_its_segments_by_the_sagitta() -> None:
     np.testing.assert_allclose(x[:, 0], 0.0, atol=1e-15)
     assert line.curve.length == pytest.approx(4.0, rel=1e-14)
     assert line.drawn_gap < 1e-15 and line.note() is None
+    assert line.fit_line() == "Curve 'bar': through its points, as drawn"
 
 
 def test_bezier_circle_fit_is_reported_below_the_note_threshold() -> None:
@@ -225,7 +226,7 @@ def test_bezier_circle_fit_is_reported_below_the_note_threshold() -> None:
     shape = curve_joints.joint_curve("cam", "Curve", "lobe", SplineData("BEZIER", co, True, left, right),
                                      np.eye(4))
     assert 0.0 < shape.fit_error < 1e-7 * 0.25 and shape.note() is None
-    assert shape.fit_line().startswith(f"Curve 'lobe': fitted to {shape.fit_error:.3g} m (")
+    assert shape.fit_line() == f"Curve 'lobe': fitted to {shape.fit_error / shape.size:.2g} of its size"
 
 
 def test_start_gap_of_curve_joints() -> None:
@@ -289,3 +290,15 @@ def test_bezier_corners_are_named() -> None:
     shape = curve_joints.joint_curve("j", "Curve", "kinked", SplineData("BEZIER", pts, False, left, right),
                                      np.eye(4))
     assert shape.note().startswith("joint 'j': Curve 'kinked' has a corner at point(s) 2 (handles not in line)")
+
+
+def test_point_on_curve_flattened_only_when_drawn_in_the_plane() -> None:
+    """A straight slot 1e-7 rad out of its marker's xy plane (float32 round-off) is put in
+    the plane; a helix climbing 0.1 per turn is a 3D track and is read as drawn."""
+    slot = poly([(0.0, -0.1, -0.1 * 1e-7), (0.0, 0.1, 0.1 * 1e-7)])
+    shape = curve_joints.joint_curve("pin", "Curve", "slot", slot, np.eye(4))
+    assert np.abs(shape.curve.points[:, 2]).max() == 0.0
+    a = np.linspace(0.0, 4 * np.pi, 80)
+    helix = poly(np.column_stack([np.cos(a), np.sin(a), 0.1 * a / (2 * np.pi)]))
+    shape = curve_joints.joint_curve("bead", "Curve", "helix", helix, np.eye(4))
+    np.testing.assert_allclose(shape.curve.points[:, 2], 0.1 * a / (2 * np.pi), atol=1e-15)

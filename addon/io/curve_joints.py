@@ -23,9 +23,13 @@ drawn in the plane of a marker that is turned, or far from the origin, reads off
 few times 6e-8 of the lengths involved; within FLAT_SHARE (16 times that) of the curve's
 size plus its reach (the largest distance of a control point from the marker's origin,
 and of the marker from the world origin) the curve is projected onto the plane, beyond it
-the cam is refused naming the curve and by how much it leaves the plane.  A spline's curve
-lies in the convex hull of its control points (Bezier handles included; NURBS weights are
-positive), so the control points bound it.
+the cam is refused naming the curve and by how much it leaves the plane.  A point on
+curve's curve is flattened the same way when it is that close to the plane (a slot drawn in
+it), and read as drawn when it leaves it (a 3D track): left tilted by round-off (1e-7 rad),
+a straight slot's binormal row ties a Scotch yoke's crank angle by some 1e-9 at its dead
+centre, which the solver's rank test counts, so it takes the crank's motion for an
+over-drive.  A spline's curve lies in the convex hull of its control points (Bezier
+handles included; NURBS weights are positive), so the control points bound it.
 
 Splines (io/curve_shapes.py): Bezier, poly and NURBS.  A NURBS spline is read with uniform
 knots, clamped at the ends with Endpoint, periodic when cyclic; Blender 4.5 and 5.0 draw
@@ -114,12 +118,16 @@ class CurveShape:
         return float(self.curve.size)
 
     def fit_line(self, length_text: LengthText = _metres) -> str:
-        """The panel's line: how closely the solver's curve follows the drawn one."""
+        """The panel's line: how closely the solver's curve follows the drawn one (the
+        length too when above FIT_SHARE of the size)."""
+        limit = FIT_SHARE * self.size
         if self.kind == "POLY":
+            if self.drawn_gap <= limit:
+                return f"{self.label} {self.name!r}: through its points, as drawn"
             return (f"{self.label} {self.name!r}: the smooth curve through its points, up to "
                     f"{length_text(self.drawn_gap)} from the drawn segments")
-        return (f"{self.label} {self.name!r}: fitted to {length_text(self.fit_error)} "
-                f"({self.fit_error / self.size:.2g} of its size)")
+        share = f"{self.label} {self.name!r}: fitted to {self.fit_error / self.size:.2g} of its size"
+        return share + (f" ({length_text(self.fit_error)})" if self.fit_error > limit else "")
 
     def note(self, length_text: LengthText = _metres) -> str | None:
         """Check's note when the solver's curve departs from the drawn one by more than
@@ -162,16 +170,20 @@ def curve_matrix(marker: np.ndarray, curve_world: np.ndarray, scale: float) -> n
 
 
 def flatten(what: str, matrix: np.ndarray, spline: SplineData, marker_reach: float,
-            length_text: LengthText = _metres) -> np.ndarray:
+            length_text: LengthText = _metres, required: bool = True) -> np.ndarray:
     """``matrix`` followed by the projection onto the marker's xy plane (z = 0) when the
     spline's control points are within FLAT_SHARE of the curve's size and reach of it (float32
-    round-off: module docstring); MechanismError naming ``what`` and the distance beyond.
-    ``marker_reach``: the marker's distance from the world origin (m)."""
+    round-off: module docstring); beyond, MechanismError naming ``what`` and the distance
+    (``required``: a cam's curve), or ``matrix`` as it is (a point on curve's: a curve
+    meant to leave the plane).  ``marker_reach``: the marker's distance from the world
+    origin (m)."""
     pts = to_frame(matrix, spline.control_points())
     off = float(np.abs(pts[:, 2]).max())
     size = float(np.ptp(pts, axis=0).max())
     reach = float(np.linalg.norm(pts, axis=1).max()) + marker_reach
     if off > FLAT_SHARE * (size + reach):
+        if not required:
+            return matrix
         raise MechanismError(f"{what} leaves the marker's xy plane by {length_text(off)}: a cam's "
                              "curves must lie in their markers' xy planes (draw the curve flat "
                              "in that plane, or place the marker in the curve's plane, its z "
@@ -259,12 +271,11 @@ def joint_curve(joint: str, label: str, name: str, spline: SplineData, matrix: n
                 length_text: LengthText = _metres) -> CurveShape:
     """The solver's curve (in the frame ``matrix`` maps the spline into: curve_matrix) of
     curve object ``name`` in field ``label`` of joint ``joint``; a cam's is flattened onto
-    the marker's xy plane or refused (``flatten``).  Errors name the joint, the field and
-    the curve object."""
+    the marker's xy plane or refused, a point on curve's flattened when it is drawn in
+    that plane (``flatten``).  Errors name the joint, the field and the curve object."""
     what = f"joint {joint!r}: {label} {name!r}"
     check_spline(what, spline)
-    if cam:
-        matrix = flatten(what, matrix, spline, marker_reach, length_text)
+    matrix = flatten(what, matrix, spline, marker_reach, length_text, required=cam)
     co = np.asarray(spline.co, dtype=float).reshape(-1, 3)
     if spline.kind == "POLY" and len(co) == 2 and not spline.cyclic:
         co = np.array([co[0], 0.5 * (co[0] + co[1]), co[1]])
