@@ -238,9 +238,10 @@ def _cam(bpy):
     return d, d["cam"]
 
 
-def replace_spline(bpy, ob, kind: str, points, **options) -> None:
-    """Give curve object ``ob`` new data: one spline of ``kind`` through ``points``."""
-    new = bs.curve_object(bpy, "scratch", kind, points)
+def replace_spline(bpy, ob, kind: str, points, left=None, right=None, **options) -> None:
+    """Give curve object ``ob`` new data: one spline of ``kind`` through ``points`` (a
+    Bezier's handles ``left``, ``right``), spline ``options`` set as given."""
+    new = bs.curve_object(bpy, "scratch", kind, points, left=left, right=right)
     sp = new.data.splines[0]
     for key, value in options.items():
         setattr(sp, key, value)
@@ -293,6 +294,27 @@ def test_bad_curve_is_named_and_nothing_changes(blender, case: str, op: str) -> 
     before = bs.snapshot(bpy)
     with pytest.raises(RuntimeError, match=re.escape(said)):
         getattr(bpy.ops.mechanism, op)()
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_pin_running_off_its_slot_is_named_with_the_scene_frame(blender) -> None:
+    """The baked Scotch yoke's slot shortened to y = +-0.03 (the pin rises to 0.05): Bake
+    stops naming the joint, the curve object and the scene frame where the pin first is past
+    the end (r sin(4 pi t) > 0.03: frame 3, t = 2/24), and the scene is as it was."""
+    bpy = blender
+    d = bs.scotch_yoke(bpy)
+    bpy.context.scene.frame_end = 7
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    r = bs.YOKE_R
+    pts, left, right = bs.straight_bezier((r, -0.03, 0.0), (r, 0.03, 0.0))
+    replace_spline(bpy, d["slot"], "BEZIER", pts, left=left, right=right)
+    k = int(np.argmax(r * np.abs(np.sin(4 * np.pi * TIMES)) > 0.03))
+    assert FRAMES[k] == 3
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=re.escape(
+            f"joint 'pin in slot': the contact ran off the end of the open curve 'slot' at "
+            f"t = {TIMES[k]:.6g} s (frame 3)")):
+        bpy.ops.mechanism.bake()
     assert not bs.differences(before, bs.snapshot(bpy))
 
 
