@@ -15,6 +15,7 @@ from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, coupling
+from .curve_reader import length_text
 from .io.csv_table import export_path
 from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
@@ -41,7 +42,8 @@ def _message(exc: Exception, sm=None) -> str:
 
 
 def _store_mass_display(sm) -> None:
-    """Show computed mass properties on the parts (after a successful read)."""
+    """Show computed mass properties on the parts, and how closely each curve joint follows
+    its curves on the joint (after a successful read)."""
     for ob in sm.parts:
         props, warning = sm.mass_properties.get(ob.name, (None, ""))
         s = ob.mechanism
@@ -50,6 +52,10 @@ def _store_mass_display(sm) -> None:
             s.computed_inertia = inertia_six(props["inertia"])
             s.computed_density = s.density
         s.mesh_warning = warning
+    for ob in sm.joints:
+        lines = " | ".join(sm.curve_lines.get(ob.name, ()))
+        if ob.mechanism.curve_fit != lines:
+            ob.mechanism.curve_fit = lines
 
 
 class MECHANISM_OT_set_role(bpy.types.Operator):
@@ -218,15 +224,6 @@ class MECHANISM_OT_measure_radii(bpy.types.Operator):
         return {"FINISHED"}
 
 
-def length_text(scene, metres: float) -> str:
-    """A length in the scene's units ("5 cm"; plain Blender units when the unit system is
-    None)."""
-    units = scene.unit_settings
-    if units.system == "NONE":
-        return f"{metres / (units.scale_length or 1.0):.4g}"
-    return bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
-
-
 def _start_notes(scene, sm) -> list[str]:
     """Check's lines on joints open where the user left the parts (io/start_gaps.py): the
     scene's mechanism is assembled as a Bake would (the scene is not changed)."""
@@ -254,7 +251,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
         _store_mass_display(sm)
-        warn = sm.mesh_notes() + (_start_notes(scene, sm) if report.assembled else [])
+        warn = sm.mesh_notes() + sm.curve_notes + (_start_notes(scene, sm) if report.assembled else [])
         lines = str(report).splitlines() + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
@@ -322,7 +319,8 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), {couplers}"
                 f"{len(result.times)} frames ({result.analysis})")
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
-        notes = sm.mesh_notes() + [with_scene_frame(n, sm.timeline.frames) for n in result.notes]
+        notes = sm.mesh_notes() + sm.curve_notes + [with_scene_frame(n, sm.timeline.frames)
+                                                    for n in result.notes]
         if notes:
             context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes])
             self.report({"WARNING"}, "; ".join([done] + notes))

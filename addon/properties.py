@@ -33,6 +33,10 @@ def is_joint(self, obj: bpy.types.Object) -> bool:
     return obj.mechanism.role == "JOINT"
 
 
+def is_curve(self, obj: bpy.types.Object) -> bool:
+    return obj.type == "CURVE"
+
+
 class MA_ObjectSettings(bpy.types.PropertyGroup):
     role: EnumProperty(name="Role", items=ROLES, default="NONE")
 
@@ -73,6 +77,17 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     joint_kind: EnumProperty(name="Kind", items=JOINT_KINDS, default="REVOLUTE")
     distance: FloatProperty(name="Distance", unit="LENGTH", default=0.0, min=0.0,
                             description="Distance joints: 0 keeps the markers' present distance")
+    # -- joints on curves (io/curve_joints.py): curve objects, read at their design pose into
+    # their marker's frame (parent each to the part it belongs to)
+    curve: PointerProperty(name="Curve", type=bpy.types.Object, poll=is_curve,
+                           description="Point on Curve: the slot or track marker I's origin "
+                                       "stays on; Cam: the cam's profile in marker J's xy plane. "
+                                       "On marker J's part (parent it to that part)")
+    follower_curve: PointerProperty(name="Follower Curve", type=bpy.types.Object, poll=is_curve,
+                                    description="Cam: the follower's profile in marker I's xy "
+                                                "plane, on marker I's part (parent it to that part)")
+    curve_fit: StringProperty(name="Curve Fit", description="How closely the joint follows its "
+                                                            "curves, at the last Check or Bake")
 
     # -- motion on the joint's coordinate
     motion_type: EnumProperty(name="Motion", items=[

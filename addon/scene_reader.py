@@ -15,8 +15,10 @@ import numpy as np
 
 from ..solver import Mechanism, MechanismError
 from .anim import find_channelbag
+from .curve_reader import add_curve_joint, length_text
 from .io import mass
 from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
+from .io.curve_joints import CURVE_KINDS
 from .io.keyframes import Key, KeyframedFunction, time_derivatives
 from .io.part_frames import PartFrame, marker_pose, part_frame
 from .io.settings import (kind_name, motion_coordinate, motion_name, speed_expression,
@@ -37,6 +39,9 @@ class SceneMechanism:
     motions: dict = field(default_factory=dict)    # motion name -> (joint object, "angle"|"slide")
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
     part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
+    cams: list = field(default_factory=list)       # names of the cam joints (contact force)
+    curve_lines: dict = field(default_factory=dict)       # joint name -> panel lines on its curves
+    curve_notes: list = field(default_factory=list)       # Check's notes on curves (fit, parent)
 
     def mesh_notes(self) -> list[str]:
         """One line per part whose mesh has problems: the part, what is wrong, the mass used."""
@@ -155,8 +160,11 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
                 raise MechanismError(f"joint {ob.name!r}: {label} {mk.name!r} was deleted or is "
                                      "no longer a marker")
         kind = kind_name(s.joint_kind)
-        length = s.distance * scale if kind == "distance" and s.distance > 0 else None
-        mech.add_joint(ob.name, kind, s.marker_i.name, s.marker_j.name, length=length)
+        if s.joint_kind in CURVE_KINDS:
+            _add_curve_joint(sm, ob, scene)
+        else:
+            length = s.distance * scale if kind == "distance" and s.distance > 0 else None
+            mech.add_joint(ob.name, kind, s.marker_i.name, s.marker_j.name, length=length)
         sm.joints.append(ob)
         _add_joint_extras(sm, ob)
     for ob in by_role["COUPLER"]:
@@ -206,6 +214,17 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
         mech.add_torsion_spring(torsion_spring_name(ob.name), ob.name, stiffness=s.torsion_stiffness,
                                 damping=s.torsion_damping, free_angle=s.torsion_free_angle,
                                 preload=s.torsion_preload)
+
+
+def _add_curve_joint(sm: SceneMechanism, ob, scene) -> None:
+    """A Point on Curve or Cam joint with its curve objects (curve_reader.py); what Check
+    and the panel say about its curves, in the scene's units."""
+    shapes, notes = add_curve_joint(sm.mech, ob, scene, sm.part_frames, sm.scale)
+    text = lambda m: length_text(scene, m)     # noqa: E731
+    sm.curve_lines[ob.name] = [shape.fit_line(text) for shape in shapes]
+    sm.curve_notes += notes + [n for n in (shape.note(text) for shape in shapes) if n]
+    if ob.mechanism.joint_kind == "CAM":
+        sm.cams.append(ob.name)
 
 
 def coupler_settings(s) -> CouplerSettings:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import bpy
 
 from .io.couplers import KIND_LABELS, SLOT_LABELS
+from .io.curve_joints import FIELDS
 from .io.settings import kind_label
 
 ICONS = {"JOINT": "CONSTRAINT", "SPRING": "FORCE_HARMONIC", "FORCE": "FORCE_FORCE", "COUPLER": "DRIVER"}
@@ -114,6 +115,8 @@ def _draw_joint(layout, ob, s):
     layout.prop(s, "marker_j")
     if s.joint_kind == "DISTANCE":
         layout.prop(s, "distance")
+    if s.joint_kind in FIELDS:
+        _draw_curves(layout, s)
     if s.joint_kind in ("REVOLUTE", "PRISMATIC", "CYLINDRICAL"):
         box = layout.box()
         box.prop(s, "motion_type")
@@ -133,6 +136,22 @@ def _draw_joint(layout, ob, s):
         if s.torsion:
             for p in ("torsion_stiffness", "torsion_damping", "torsion_free_angle", "torsion_preload"):
                 box.prop(s, p)
+
+
+def _draw_curves(layout, s):
+    """A curve joint's curve objects (red when unset) and, after a Check or Bake, how closely
+    the joint follows each (the fitting error, or a poly spline's departure from its
+    segments)."""
+    col = layout.column(align=True)
+    for field, label, side in FIELDS[s.joint_kind]:
+        row = col.row()
+        row.alert = getattr(s, field) is None         # refused by Check and Bake, by name
+        row.prop(s, field, text=f"{label} ({side})")
+    if s.curve_fit:
+        for line in s.curve_fit.split(" | "):
+            col.label(text=line, icon="CURVE_DATA")
+    else:
+        col.label(text="Fit: shown after Check or Bake")
 
 
 def _draw_spring(layout, ob, s):

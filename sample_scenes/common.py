@@ -107,8 +107,10 @@ def marker(part: bpy.types.Object, name: str, location: tuple, axis: str = "Z") 
 
 
 def joint(name: str, kind: str, marker_i, marker_j, motion: str | None = None,
-          coordinate: str = "ANGLE") -> bpy.types.Object:
-    """A joint Empty between two markers; ``motion`` an expression of t (rad or m)."""
+          coordinate: str = "ANGLE", curve=None, follower_curve=None) -> bpy.types.Object:
+    """A joint Empty between two markers; ``motion`` an expression of t (rad or m); a Point
+    on Curve or Cam joint's curve objects (``curve`` on marker J's part, a cam's
+    ``follower_curve`` on marker I's)."""
     ob = bpy.data.objects.new(name, None)
     ob.empty_display_type = "SPHERE"
     ob.empty_display_size = 0.05
@@ -116,8 +118,48 @@ def joint(name: str, kind: str, marker_i, marker_j, motion: str | None = None,
     ob.matrix_world = marker_j.matrix_world.copy()
     s = ob.mechanism
     s.role, s.joint_kind, s.marker_i, s.marker_j = "JOINT", kind, marker_i, marker_j
+    s.curve, s.follower_curve = curve, follower_curve
     if motion is not None:
         s.motion_type, s.motion_expression, s.motion_coordinate = "EXPRESSION", motion, coordinate
+    return ob
+
+
+def curve(name: str, kind: str, points: list, parent, cyclic: bool = False,
+          rotation: tuple = (0, 0, 0), handles: tuple | None = None, order: int = 4,
+          extrude: float = 0.0, bevel: float = 0.0, color: tuple = (0.2, 0.2, 0.22)):
+    """A curve object with one spline of ``kind`` (POLY, BEZIER, NURBS: uniform knots, no
+    Endpoint, no Bezier knots) through ``points`` (x, y) or (x, y, z) in its local
+    coordinates, turned by Euler XYZ ``rotation`` about the world origin, parented to the
+    part ``parent`` where it is (it moves with the part).  ``handles``: a Bezier's (left,
+    right) lists.  Shown as a solid: ``extrude`` (a flat 2D profile filled and extruded
+    this much each way) or ``bevel`` (a tube of this radius)."""
+    pts = [tuple(p) + (0.0,) * (3 - len(p)) for p in points]
+    data = bpy.data.curves.new(name, "CURVE")
+    data.dimensions = "2D" if extrude > 0.0 else "3D"
+    sp = data.splines.new(kind)
+    if kind == "BEZIER":
+        sp.bezier_points.add(len(pts) - 1)
+        for p, co, a, b in zip(sp.bezier_points, pts, *handles):
+            p.handle_left_type = p.handle_right_type = "FREE"
+            p.co, p.handle_left, p.handle_right = co, tuple(a) + (0.0,) * (3 - len(a)), tuple(b) + (0.0,) * (3 - len(b))
+    else:
+        sp.points.add(len(pts) - 1)
+        for p, co in zip(sp.points, pts):
+            p.co = (*co, 1.0)
+        if kind == "NURBS":
+            sp.order_u, sp.use_endpoint_u, sp.use_bezier_u = order, False, False
+    sp.use_cyclic_u = cyclic
+    sp.resolution_u = 24
+    data.extrude, data.bevel_depth = extrude, bevel
+    if extrude > 0.0:
+        data.fill_mode = "BOTH"
+    ob = bpy.data.objects.new(name, data)
+    bpy.context.scene.collection.objects.link(ob)
+    ob.rotation_euler = rotation
+    ob.data.materials.append(_material(name + ".mat", color))
+    bpy.context.view_layer.update()
+    ob.parent = parent
+    ob.matrix_parent_inverse = parent.matrix_world.inverted()
     return ob
 
 

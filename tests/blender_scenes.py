@@ -321,7 +321,7 @@ SETTINGS = ("role", "ground", "mass_mode", "density", "joint_kind", "motion_type
             "motion_expression", "motion_coordinate", "baked", "coupler_kind", "ratio_mode",
             "radius_a", "radius_b", "pitch_radius", "pitch")
 DISPLAY = ("computed_mass", "computed_inertia", "computed_density", "mesh_warning",
-           "backup_rotation_mode")
+           "backup_rotation_mode", "curve_fit")
 
 
 def _plain(value):
@@ -353,7 +353,7 @@ def snapshot(bpy, display: bool = True) -> dict:
             settings={k: _plain(getattr(s, k)) for k in SETTINGS + (DISPLAY if display else ())},
             pointers=tuple(p.name if p is not None else None
                            for p in (s.marker_i, s.marker_j, s.bake_action, s.backup_action,
-                                     s.joint_a, s.joint_b, s.joint_c)),
+                                     s.joint_a, s.joint_b, s.joint_c, s.curve, s.follower_curve)),
             parent=ob.parent.name if ob.parent else None,
             action=(ad.action.name if ad and ad.action else None),
             nla=[(t.name, [st.name for st in t.strips]) for t in ad.nla_tracks] if ad else [])
@@ -371,3 +371,161 @@ def differences(a, b, path: str = "") -> list[str]:
             out += differences(a[k], b[k], f"{path}/{k}")
         return out
     return [] if a == b else [f"{path}: {a!r} -> {b!r}"]
+
+
+# ---------------------------------------------------------------- curve objects, curve joints
+def curve_object(bpy, name: str, kind: str, points, cyclic: bool = False, parent=None,
+                 left=None, right=None, weights=None, order: int = 4, endpoint: bool = False):
+    """A curve object (at the origin, unrotated) with one spline of ``kind`` ("POLY",
+    "BEZIER", "NURBS") through ``points`` (n, 3), Blender units; a Bezier's handles ``left``,
+    ``right``; a NURBS's ``weights``, ``order`` and Endpoint option (Bezier knots off).
+    ``parent``: the part it is parented to, keeping its place (parent inverse)."""
+    points = np.asarray(points, dtype=float)
+    data = bpy.data.curves.new(name, "CURVE")
+    data.dimensions = "3D"
+    sp = data.splines.new(kind)
+    if kind == "BEZIER":
+        sp.bezier_points.add(len(points) - 1)
+        for p, co, a, b in zip(sp.bezier_points, points, left, right):
+            p.handle_left_type = p.handle_right_type = "FREE"
+            p.co, p.handle_left, p.handle_right = co, a, b
+    else:
+        sp.points.add(len(points) - 1)
+        w = np.ones(len(points)) if weights is None else weights
+        for p, co, wk in zip(sp.points, points, w):
+            p.co = (*co, wk)
+        if kind == "NURBS":
+            sp.order_u, sp.use_endpoint_u, sp.use_bezier_u = order, endpoint, False
+    sp.use_cyclic_u = cyclic
+    ob = bpy.data.objects.new(name, data)
+    bpy.context.scene.collection.objects.link(ob)
+    if parent is not None:
+        parent_to(bpy, ob, parent)
+    return ob
+
+
+def parent_to(bpy, ob, part) -> None:
+    """Parent ``ob`` to ``part`` where it is (Ctrl P, Object: the parent inverse keeps it)."""
+    bpy.context.view_layer.update()
+    ob.parent = part
+    ob.matrix_parent_inverse = part.matrix_world.inverted()
+
+
+def circle_points(radius: float, centre, n: int) -> np.ndarray:
+    """(n, 3) points evenly round a circle in the xy plane, counter-clockwise from +x."""
+    a = 2 * np.pi * np.arange(n) / n
+    return np.column_stack([centre[0] + radius * np.cos(a), centre[1] + radius * np.sin(a),
+                            np.full(n, float(centre[2]))])
+
+
+def straight_bezier(a, b, cyclic: bool = False) -> tuple:
+    """(points, left, right) of a straight two-point Bezier from ``a`` to ``b``, its handles
+    a third of the way along the line."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    d = (b - a) / 3.0
+    return np.array([a, b]), np.array([a - d, b - d]), np.array([a + d, b + d])
+
+
+def curve_joint(bpy, name: str, kind: str, marker_i, marker_j, curve=None, follower=None):
+    """A Point on Curve or Cam joint Empty: its markers and curve objects set by property."""
+    joint = new_joint(bpy, name, kind, marker_i, marker_j)
+    joint.mechanism.curve = curve
+    joint.mechanism.follower_curve = follower
+    return joint
+
+
+YOKE_R = 0.05                 # crank radius (Blender units at unit scale 1)
+YOKE_DRIVE = "4*pi*t"         # two turns in the second
+
+
+def scotch_yoke(bpy, unit: float = 1.0, kind: str = "BEZIER", plane: str = "XY") -> dict[str, Any]:
+    """Scotch yoke in the world xy plane, lengths times ``unit`` (Blender units): a crank
+    (box) about world z at the origin driven by YOKE_DRIVE (Connect); a yoke box centred at
+    (YOKE_R, 0, 0) on a prismatic joint along world x (Connect, axis X); the crank pin a
+    marker on the crank at (YOKE_R, 0, 0); the slot a straight vertical curve through the
+    yoke's centre from y = -2 YOKE_R to 2 YOKE_R (a two-point Bezier, or poly), parented to
+    the yoke, and a marker on the yoke at its centre (Add Marker); the pin on the slot is a
+    Point on Curve joint.  Kinematic (the crank's drive sets everything).  ``plane`` "XZ":
+    the same standing in the world xz plane, the crank about world y (Connect, axis Y), the
+    slot along world z, the two markers' z along world y (the 3D cursor turned -90 degrees
+    about x: float32 rotations, so the slot reads off their xy plane by round-off)."""
+    set_range(bpy)
+    r = YOKE_R * unit
+    up = 1 if plane == "XY" else 2                  # the axis the slot runs along
+    ground = add_box(bpy, "frame", (0.02 * unit, 0.02 * unit, 0.02 * unit), (0.0, 0.0, -0.05 * unit))
+    crank = add_box(bpy, "crank", (r, 0.01 * unit, 0.01 * unit), (r / 2, 0.0, 0.01 * unit))
+    size = [0.02 * unit, 0.01 * unit, 0.01 * unit]
+    size[up] = 4 * r
+    yoke = add_box(bpy, "yoke", tuple(size), (r, 0.0, 0.0))
+    tag(bpy, [ground, crank, yoke], "PART")
+    ground.mechanism.ground = True
+    spin = connect(bpy, crank, ground, (0.0, 0.0, 0.0), axis="Z" if plane == "XY" else "Y")
+    rail = connect(bpy, yoke, ground, (r, 0.0, 0.0), "PRISMATIC", "X")
+    if plane != "XY":
+        bpy.context.scene.cursor.rotation_euler = (-np.pi / 2, 0.0, 0.0)
+    pin = add_marker(bpy, crank, (r, 0.0, 0.0))
+    seat = add_marker(bpy, yoke, (r, 0.0, 0.0))
+    bpy.context.scene.cursor.rotation_euler = (0.0, 0.0, 0.0)
+    a, b = np.zeros(3), np.zeros(3)
+    a[0] = b[0] = r
+    a[up], b[up] = -2 * r, 2 * r
+    if kind == "BEZIER":
+        pts, left, right = straight_bezier(a, b)
+        slot = curve_object(bpy, "slot", "BEZIER", pts, parent=yoke, left=left, right=right)
+    else:
+        slot = curve_object(bpy, "slot", "POLY", [a, b], parent=yoke)
+    joint = curve_joint(bpy, "pin in slot", "POINT_ON_CURVE", pin, seat, curve=slot)
+    s = spin.mechanism
+    s.motion_type, s.motion_expression = "EXPRESSION", YOKE_DRIVE
+    bpy.context.scene.mechanism.analysis = "KINEMATIC"
+    return dict(ground=ground, crank=crank, yoke=yoke, spin=spin, rail=rail, pin=pin, seat=seat,
+                slot=slot, joint=joint)
+
+
+CAM_R, CAM_E, ROLLER_R = 0.05, 0.015, 0.01      # disc radius, eccentricity, roller radius
+CAM_POINTS, ROLLER_POINTS = 64, 32
+
+
+def eccentric_cam(bpy, follower: str = "roller", drive: str = "4*pi*t",
+                  profile: str = "POLY") -> dict[str, Any]:
+    """An eccentric disc cam in the world xy plane under gravity -9.81 along world y: the
+    disc (cylinder of radius CAM_R centred at (CAM_E, 0, 0)) turns about world z at the
+    origin (Connect) driven by ``drive``; its profile a cyclic poly circle of CAM_POINTS
+    points (``profile`` "POLY") or Blender's Bezier circle primitive ("BEZIER") parented to
+    it, and a cam marker at the origin (Add Marker).  The follower, a box
+    on a prismatic joint along world y through the axle (Connect, axis Y), carries a roller
+    (cyclic poly circle of ROLLER_POINTS, radius ROLLER_R, centred on its marker, which sits
+    at the roller's centre touching the disc) or a flat face (a two-point poly line, 0.16
+    long, at y = CAM_R: the disc's top, its marker there).  The Cam joint: marker I on the
+    follower, marker J on the disc."""
+    set_range(bpy)
+    scene = bpy.context.scene
+    scene.gravity = (0.0, -9.81, 0.0)
+    ground = add_box(bpy, "frame", (0.02, 0.02, 0.02), (0.0, 0.0, -0.05))
+    disc_ob = disc(bpy, "disc", CAM_R, (CAM_E, 0.0, 0.0))
+    y0 = float(np.sqrt((CAM_R + ROLLER_R) ** 2 - CAM_E ** 2)) if follower == "roller" else CAM_R
+    tappet = add_box(bpy, "tappet", (0.02, 0.04, 0.02), (0.0, y0 + 0.03, 0.0))
+    tag(bpy, [ground, disc_ob, tappet], "PART")
+    ground.mechanism.ground = True
+    spin = connect(bpy, disc_ob, ground, (0.0, 0.0, 0.0))
+    guide = connect(bpy, tappet, ground, (0.0, y0, 0.0), "PRISMATIC", "Y")
+    cam_marker = add_marker(bpy, disc_ob, (0.0, 0.0, 0.0))
+    face_marker = add_marker(bpy, tappet, (0.0, y0, 0.0))
+    if profile == "POLY":
+        profile = curve_object(bpy, "profile", "POLY", circle_points(CAM_R, (CAM_E, 0.0, 0.0), CAM_POINTS),
+                               cyclic=True, parent=disc_ob)
+    else:
+        bpy.ops.curve.primitive_bezier_circle_add(radius=CAM_R, location=(CAM_E, 0.0, 0.0))
+        profile = bpy.context.active_object
+        profile.name = "profile"
+        parent_to(bpy, profile, disc_ob)
+    if follower == "roller":
+        face = curve_object(bpy, "roller", "POLY", circle_points(ROLLER_R, (0.0, y0, 0.0), ROLLER_POINTS),
+                            cyclic=True, parent=tappet)
+    else:
+        face = curve_object(bpy, "face", "POLY", [(-0.08, y0, 0.0), (0.08, y0, 0.0)], parent=tappet)
+    cam = curve_joint(bpy, "cam", "CAM", face_marker, cam_marker, curve=profile, follower=face)
+    s = spin.mechanism
+    s.motion_type, s.motion_expression = "EXPRESSION", drive
+    return dict(ground=ground, disc=disc_ob, tappet=tappet, spin=spin, guide=guide, cam=cam,
+                profile=profile, face=face, cam_marker=cam_marker, face_marker=face_marker)

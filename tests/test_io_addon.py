@@ -441,7 +441,7 @@ def test_joint_plots_split_the_solvers_reactions() -> None:
     assert not np.array_equal(r.effort("push"), r.effort("turn"))
     assert list(plots.joint_plots(r, ["pin"], {})["pin"]) == list(plots.REACTION_PROPS)
     assert set(plots.BAKED_PROPS) == (set(plots.REACTION_PROPS) | {"motion_effort", "motion_effort_slide"}
-                                      | set(plots.COUPLER_PROPS))
+                                      | set(plots.COUPLER_PROPS) | {"contact_force"})
     assert set(plots.COUPLER_PROPS) == {f"coupler_{w}_{k}" for w in ("torque", "force")
                                         for k in (1, 2, 3)} | {"tooth_force"}
 
@@ -519,10 +519,14 @@ def test_force_arrows_scale_newtons_to_blender_units() -> None:
 
 
 def test_kind_menu_names_every_solver_kind() -> None:
-    """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line'); its label
-    is the kind with a capital, as Connect names joints ('In-line', issue 14)."""
+    """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line'), the joints
+    on curves last (a saved file's menu values keep their places); its label is the kind
+    with a capital, as Connect names joints ('In-line', issue 14; 'Point on curve')."""
+    from mechanism_animator.solver.vocabulary.joints import CURVE_JOINT_ROWS
     values = [v for v, _, _ in settings.JOINT_KINDS]
-    assert [settings.kind_name(v) for v in values] == list(solver.JOINT_KINDS)
+    assert [settings.kind_name(v) for v in values] == list(solver.JOINT_KINDS) + list(CURVE_JOINT_ROWS)
+    assert values[-2:] == ["POINT_ON_CURVE", "CAM"]
+    assert [settings.kind_label(v) for v in values[-2:]] == ["Point on curve", "Cam"]
     assert "IN_LINE" in values and "PARALLEL_AXES" in values
     labels = {v: (label, d) for v, label, d in settings.JOINT_KINDS}
     assert labels["REVOLUTE"] == ("Revolute", "5 equations")

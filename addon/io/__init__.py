@@ -2,7 +2,8 @@
 """The add-on's logic that needs no Blender (glTF exporter style: ``io/`` apart from the
 Blender side).  Nothing here imports bpy, mathutils or a Blender-side module of addon/;
 the callers read the scene into plain numbers and write the results back.  Tested without
-Blender in tests/test_io_addon.py (couplers.py in tests/test_io_couplers.py).
+Blender in tests/test_io_addon.py (couplers.py in tests/test_io_couplers.py, the curve
+modules in tests/test_io_curves.py).
 
   timeline.py     scene frames <-> solver times
   settings.py     sidebar settings as solver arguments (kind names, motion names, force text)
@@ -15,4 +16,5 @@ Blender in tests/test_io_addon.py (couplers.py in tests/test_io_couplers.py).
   arrows.py       the viewport's force arrows as line segments
   command_line.py the arguments of the ``mechanism`` command
   curve_shapes.py Bezier, NURBS and poly splines as the solver's curves (curve joints)
+  curve_joints.py a curve joint's curve objects in their markers' frames, checks, fit notes
 """

@@ -1,7 +1,8 @@
 """The rows Export CSV writes: one per frame with the frame number, time (s), every moving
 part's frame origin (m, world) and quaternion (w x y z), every joint's reaction force and
 torque (N, N m; on part I at marker I, world axes), every motion's effort (N m or N) and every
-coupler's baked series (io/plots.py: "<coupler> coupler_torque_1_Nm", "... tooth_force_N").
+coupler's baked series (io/plots.py: "<coupler> coupler_torque_1_Nm", "... tooth_force_N") and
+every cam's contact force ("<cam> contact_force_N").
 Numbers are written with 9 significant digits.  ``export_path`` says where: a path relative
 to the .blend file needs the file saved."""
 from __future__ import annotations
@@ -20,9 +21,10 @@ JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
 
 
 def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[str],
-             motions: Sequence[str], couplers: Mapping[str, Any] | None = None) -> list[list[str]]:
+             motions: Sequence[str], couplers: Mapping[str, Any] | None = None,
+             cams: Sequence[str] = ()) -> list[list[str]]:
     """Header and one row of text per result row (row k is scene frame ``frames[k]``);
-    ``couplers``: coupler name -> its io.couplers.CouplerCall."""
+    ``couplers``: coupler name -> its io.couplers.CouplerCall; ``cams``: cam joint names."""
     header = ["frame", "time_s"]
     cols = [frames, result.times]
     for name in parts:
@@ -35,6 +37,9 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
     for name in motions:
         header.append(f"{name} effort")
         cols.append(result.effort(name))
+    for name in cams:
+        header.append(f"{name} contact_force_N")
+        cols.append(result.contact_force(name))
     for name, series in coupler_plots(result, couplers or {}).items():
         for prop, values in series.items():
             header.append(f"{name} {prop}_{'Nm' if 'torque' in prop else 'N'}")

@@ -11,6 +11,8 @@ coupled coordinate, on part I of that joint, as "coupler_torque_<k>" or "coupler
 with k the coupler's joint field (1, 2, 3 for A, B, C: a screw on one cylindrical joint has
 both on field 1); a gear given by its pitch radii also "tooth_force" (N, along the line of
 action, Result.tooth_force).
+Cam: "contact_force" (N) along the common normal, positive pushing (Result.contact_force;
+negative where the follower would lift off), besides the cam joint's reaction.
 """
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ REACTION_PROPS = ("reaction_force_x", "reaction_force_y", "reaction_force_z", "r
                   "reaction_torque_x", "reaction_torque_y", "reaction_torque_z", "reaction_torque")
 EFFORT_PROPS = {"angle": "motion_effort", "slide": "motion_effort_slide"}
 COUPLER_PROPS = tuple(f"coupler_{w}_{k}" for k in (1, 2, 3) for w in ("torque", "force")) + ("tooth_force",)
-BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS
+CONTACT_PROP = "contact_force"
+BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (CONTACT_PROP,)
 
 
 def coupler_prop(coordinate: str, field: int) -> str:
@@ -38,14 +41,16 @@ def reaction_series(force: np.ndarray, torque: np.ndarray) -> dict[str, np.ndarr
                                      T[:, 0], T[:, 1], T[:, 2], np.linalg.norm(T, axis=1))))
 
 
-def joint_plots(result, joints: Sequence[str], motions: Mapping[str, tuple[str, str]]
-                ) -> dict[str, dict[str, np.ndarray]]:
+def joint_plots(result, joints: Sequence[str], motions: Mapping[str, tuple[str, str]],
+                cams: Sequence[str] = ()) -> dict[str, dict[str, np.ndarray]]:
     """Joint name -> {property -> (n,) values} from a solver Result: the reaction series,
-    then the effort of each motion on it.  ``motions``: motion name -> (joint name,
-    "angle" | "slide")."""
+    then the effort of each motion on it, and a cam's contact force.  ``motions``: motion
+    name -> (joint name, "angle" | "slide"); ``cams``: the cam joints' names."""
     efforts: dict[str, dict[str, np.ndarray]] = {}
     for name, (joint, coord) in motions.items():
         efforts.setdefault(joint, {})[EFFORT_PROPS[coord]] = result.effort(name)
+    for name in cams:
+        efforts.setdefault(name, {})[CONTACT_PROP] = result.contact_force(name)
     return {joint: {**reaction_series(*result.reaction(joint)), **efforts.get(joint, {})}
             for joint in joints}
 

@@ -4,7 +4,16 @@ three components of an applied force or torque typed as text."""
 from __future__ import annotations
 
 from ...solver import MechanismError
-from ...solver.vocabulary.joints import JOINT_COORDINATES, JOINT_ROWS
+from ...solver.vocabulary.joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS
+
+# labels that are not the solver's kind with a capital
+_LABELS = {"point-on-curve": "Point on curve"}
+# the curve kinds' menu descriptions (their curves are picked on the joint: io/curve_joints.py)
+_CURVE_HELP = {"point-on-curve": "Marker I's origin stays on a curve object fixed to marker J's "
+                                 "part (a pin in a slot): 2 equations",
+               "cam": "A curve on marker I's part touches a curve on marker J's part (a cam and "
+                      "its follower, both in their markers' xy planes): 1 equation"}
+
 
 def kind_name(enum_value: str) -> str:
     """Solver joint kind of a JOINT_KINDS enum value ('IN_LINE' -> 'in-line')."""
@@ -15,12 +24,14 @@ def kind_label(enum_value: str) -> str:
     """What the user reads for a joint kind (the menu, the joint list, the names Connect
     gives): the solver's kind with a capital ('IN_LINE' -> 'In-line')."""
     kind = kind_name(enum_value)
-    return kind[:1].upper() + kind[1:]
+    return _LABELS.get(kind, kind[:1].upper() + kind[1:])
 
 
-# the Kind menu: (enum value, label, description) per solver joint kind, 'in-line' -> 'IN_LINE'
+# the Kind menu: (enum value, label, description) per solver joint kind, 'in-line' -> 'IN_LINE',
+# then the joints on curves (appended: a saved file's menu values keep their places)
 JOINT_KINDS = [(k.upper().replace("-", "_"), kind_label(k), f"{len(rows)} equations")
-               for k, rows in JOINT_ROWS.items()]
+               for k, rows in JOINT_ROWS.items()] + [
+    (k.upper().replace("-", "_"), kind_label(k), _CURVE_HELP[k]) for k in CURVE_JOINT_ROWS]
 
 
 def motion_coordinate(kind_enum: str, choice: str) -> str:

@@ -8,6 +8,9 @@ direction rows (dot-1) the angle by which the axes miss (rad).  A part's move is
 largest displacement of its origin and markers from the user's placement to the assembled
 one.  Both count when above OPEN_SHARE of the model's size (the spread of the parts' and
 markers' origins), or OPEN_SHARE radians.  SI units in, as the solver's builder holds them.
+Joints on curves: a point on curve misses by marker I's origin's distance from its curve; a
+cam by the distance between its two curves where they are apart (``cam_gap``), or by how
+deep one reaches into the other's closed profile where they overlap.
 """
 from __future__ import annotations
 
@@ -56,6 +59,56 @@ def joint_gap(kind: str, frame_i, frame_j, length: float | None = None) -> tuple
     return float(np.linalg.norm(lengths)) if lengths else 0.0, float(np.arcsin(sine))
 
 
+def curve_gap(kind: str, curves: tuple, frame_i, frame_j) -> float:
+    """Distance (m) by which a joint on curves misses (a point on curve, or a cam: module
+    docstring), its curves in its markers' frames, the markers at ``frame_i``, ``frame_j``
+    (world (origin, axes) each)."""
+    (oi, ai), (oj, aj) = frame_i, frame_j
+    if kind == "point-on-curve":
+        return float(_off(curves[0], (aj.T @ (oi - oj))[None])[0])
+    ci, cj = curves
+    i_in_j = (_dense(ci) @ ai.T + oi - oj) @ aj      # points along curve I in J's frame
+    j_in_i = (_dense(cj) @ aj.T + oj - oi) @ ai      # points along curve J in I's frame
+    return cam_gap(_off(cj, i_in_j), _inside(i_in_j, cj) if cj.closed else None,
+                   _off(ci, j_in_i), _inside(j_in_i, ci) if ci.closed else None)
+
+
+def _dense(curve, count: int = 2000) -> np.ndarray:
+    """(count, 3) points evenly along a curve's parameter (its knots alone may be sparse: a
+    poly spline's)."""
+    u = np.linspace(0.0, curve.length, count, endpoint=not curve.closed)
+    return curve.evaluate(u, 0)[0]
+
+
+def _off(curve, points: np.ndarray) -> np.ndarray:
+    """(m,) distance of each point (m, 3) from the curve."""
+    return np.linalg.norm(curve.evaluate(np.atleast_1d(curve.nearest(points)), 0)[0] - points, axis=1)
+
+
+def _inside(points: np.ndarray, curve, most: int = 512) -> np.ndarray:
+    """(m,) whether each point's xy lies inside a closed curve's xy (even-odd rule on at
+    most ``most`` of its knots)."""
+    poly = curve.points[:: -(-len(curve.points) // most)]
+    x, y = points[:, 0, None], points[:, 1, None]
+    a, b = poly[:, :2], np.roll(poly[:, :2], -1, axis=0)
+    crosses = (a[:, 1] > y) != (b[:, 1] > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = a[:, 0] + (y - a[:, 1]) * (b[:, 0] - a[:, 0]) / (b[:, 1] - a[:, 1])
+    return (np.sum(crosses & (x < at), axis=1) % 2) == 1
+
+
+def cam_gap(off_i: np.ndarray, inside_i, off_j: np.ndarray, inside_j) -> float:
+    """A cam's miss (m): ``off_i`` the distances of curve I's points from curve J and
+    ``inside_i`` which of them lie inside J's closed profile (None: J is open), and the same
+    of J's points from I.  Where a point lies inside the other profile, the largest such
+    depth; else the least distance between the curves."""
+    depths = [off[inside] for off, inside in ((off_i, inside_i), (off_j, inside_j))
+              if inside is not None and inside.any()]
+    if depths:
+        return float(max(d.max() for d in depths))
+    return float(min(off_i.min(), off_j.min()))
+
+
 def model_size(frames: dict, poses: dict[str, Pose]) -> float:
     """The spread (m, largest extent along a world axis) of the markers' and parts' origins."""
     points = [o for o, _ in frames.values()] + [pos for pos, _ in poses.values()]
@@ -80,7 +133,10 @@ def start_notes(mech, before: dict[str, Pose], after: dict[str, Pose],
         return []
     lines = []
     for j in mech.joints.values():
-        dist, angle = joint_gap(j.kind, was[j.marker_i], was[j.marker_j], j.length)
+        if j.curves:
+            dist, angle = curve_gap(j.kind, j.curves, was[j.marker_i], was[j.marker_j]), 0.0
+        else:
+            dist, angle = joint_gap(j.kind, was[j.marker_i], was[j.marker_j], j.length)
         by = ([length_text(dist)] if dist > OPEN_SHARE * size else []) + (
             [f"{np.degrees(angle):.3g} degrees"] if angle > OPEN_SHARE else [])
         if by:

@@ -1,0 +1,119 @@
+"""The Blender side of joints on curves: the curve objects a Point on Curve or Cam joint
+names, read into the solver's curves (the rules, frames and messages are io/curve_joints.py,
+tested without Blender), and lengths written in the scene's units.
+
+A curve object is read at its design pose: its world matrix through its parents, a part's
+from before any bake (``design_world``); it belongs to the part it is parented to (directly
+or through other objects), which must be its marker's part.  Nothing in the scene is changed.
+"""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+from ..solver import MechanismError
+from .io.curve_joints import (CURVE_KINDS, FIELDS, CurveShape, SplineData, curve_matrix,
+                              joint_curve, loose_note, marker_world, unset_message)
+from .io.start_gaps import marker_frames
+
+
+def length_text(scene, metres: float) -> str:
+    """A length in the scene's units ("5 cm"; plain Blender units when the unit system is
+    None)."""
+    units = scene.unit_settings
+    if units.system == "NONE":
+        return f"{metres / (units.scale_length or 1.0):.4g}"
+    return bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
+
+
+def design_world(ob, part_frames: dict) -> np.ndarray:
+    """(4, 4) world matrix of ``ob`` as designed: a part's from before any bake (``part_frames``:
+    part name -> io PartFrame), any other object's through its parents (object parenting),
+    an object without a parent where it is."""
+    if ob.name in part_frames:
+        return part_frames[ob.name].matrix
+    if ob.parent is not None and ob.parent_type == "OBJECT":
+        return (design_world(ob.parent, part_frames) @ np.array(ob.matrix_parent_inverse, dtype=float)
+                @ np.array(ob.matrix_basis, dtype=float))
+    return np.array(ob.matrix_world, dtype=float)
+
+
+def owning_part(ob):
+    """The part object ``ob`` is parented to (directly or through other objects), or None."""
+    up = ob.parent
+    while up is not None and up.mechanism.role != "PART":
+        up = up.parent
+    return up
+
+
+def spline_data(what: str, ob) -> SplineData:
+    """The numbers of a curve object's only spline; MechanismError naming ``what`` for a
+    curve object without a spline or with several."""
+    splines = ob.data.splines
+    if len(splines) == 0:
+        raise MechanismError(f"{what} has no spline: draw one in Edit Mode")
+    if len(splines) > 1:
+        raise MechanismError(f"{what} has {len(splines)} splines and a joint follows one: "
+                             "separate the others into their own object (Edit Mode, P) or "
+                             "delete them")
+    sp = splines[0]
+    if sp.type == "BEZIER":
+        n = len(sp.bezier_points)
+        arrays = []
+        for attr in ("co", "handle_left", "handle_right"):
+            a = np.empty(3 * n)
+            sp.bezier_points.foreach_get(attr, a)
+            arrays.append(a.reshape(n, 3))
+        return SplineData("BEZIER", arrays[0], sp.use_cyclic_u, arrays[1], arrays[2])
+    n = len(sp.points)
+    co = np.empty(4 * n)
+    sp.points.foreach_get("co", co)
+    co = co.reshape(n, 4)
+    return SplineData(sp.type, co[:, :3], sp.use_cyclic_u, weights=co[:, 3], order=sp.order_u,
+                      endpoint=sp.use_endpoint_u, bezier_knots=sp.use_bezier_u)
+
+
+def _in_scene(ob, scene) -> bool:
+    return ob is not None and scene.objects.get(ob.name) is ob
+
+
+def add_curve_joint(mech, ob, scene, part_frames: dict, scale: float
+                    ) -> tuple[list[CurveShape], list[str]]:
+    """Add joint object ``ob`` (kind Point on Curve or Cam, its markers already checked and
+    added to ``mech``) with its curve objects; returns the curves read and Check's notes on
+    curves not parented to their moving part.  MechanismError naming the joint, the field
+    and the curve object."""
+    s = ob.mechanism
+    kind = s.joint_kind
+    text = lambda m: length_text(scene, m)     # noqa: E731 (lengths in the scene's units)
+    frames = marker_frames(mech, {})
+    shapes, notes = [], []
+    for field, label, side in FIELDS[kind]:
+        cv = getattr(s, field)
+        if cv is None:
+            raise MechanismError(unset_message(ob.name, kind, field, label))
+        what = f"joint {ob.name!r}: {label} {cv.name!r}"
+        if not _in_scene(cv, scene):
+            raise MechanismError(f"{what} was deleted or is not in the scene: pick a curve object")
+        if cv.type != "CURVE":
+            raise MechanismError(f"{what} is a {cv.type.lower()} object, not a curve: pick a curve "
+                                 "object (Add > Curve)")
+        marker = (s.marker_i if side == "I" else s.marker_j).name
+        part = mech.markers[marker].part
+        owner = owning_part(cv)
+        if owner is not None and owner.name != part:
+            raise MechanismError(f"{what} is parented to part {owner.name!r}, but marker {side} "
+                                 f"{marker!r} is on part {part!r}: parent the curve to {part!r}")
+        if owner is None and not mech.parts[part].fixed:
+            notes.append(loose_note(ob.name, label, cv.name, part))
+        origin, axes = frames[marker]
+        M = curve_matrix(marker_world(origin, axes), design_world(cv, part_frames), scale)
+        shapes.append(joint_curve(ob.name, label, cv.name, spline_data(what, cv), M,
+                                  cam=kind == "CAM", marker_reach=float(np.linalg.norm(origin)),
+                                  length_text=text))
+    mi, mj = s.marker_i.name, s.marker_j.name
+    if CURVE_KINDS[kind] == "cam":
+        mech.add_cam(ob.name, mi, shapes[1].curve, mj, shapes[0].curve)
+    else:
+        mech.add_point_on_curve(ob.name, mi, mj, shapes[0].curve)
+    return shapes, notes
