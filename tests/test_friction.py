@@ -116,3 +116,36 @@ def test_bad_friction_is_named(kwargs, message: str) -> None:
     with pytest.raises(MechanismError, match=message):
         m.add_friction("x", **kwargs)
     assert m.frictions == before
+
+
+def test_kinematic_sweep_effort_includes_the_friction() -> None:
+    """The incline's block driven down at 0.5 m/s^2 (a motion on its slide): the motion's
+    effort is m a - m g sin a + mu_d m g cos a (friction opposes the motion, its load the
+    slide's reaction), exactly, from the second frame on (at rest, frame 0, the static
+    friction is not determined and taken as zero); the friction series is -mu_d m g cos a."""
+    a = math.radians(20.0)
+    m = incline(20.0, 0.6, 0.5)
+    m.add_motion("push", "slide", "0.25 * t**2")
+    r = m.solve(duration=1.0, fps=10)
+    assert r.analysis == "kinematic"
+    fr = -0.5 * 2.0 * G * math.cos(a)
+    np.testing.assert_allclose(r.friction("dry")[1:], fr, rtol=1e-12)
+    np.testing.assert_allclose(r.effort("push")[1:], 2.0 * 0.5 - 2.0 * G * math.sin(a) - fr, rtol=1e-12)
+
+
+def test_statics_friction_holds_where_it_can() -> None:
+    """Statics from rest: on 20 deg the friction holds the block where it is (its force
+    m g sin a, within the static limit); on 35 deg it cannot, a note says so and the
+    equilibrium is the frictionless one: a 100 N/m spring from an anchor 0.5 m up the
+    slope (free length 0.5 m) stretched by m g sin a / k."""
+    r = incline(20.0, 0.6, 0.5).statics()
+    assert abs(slide_of(r, 20.0)[0]) < 1e-12 and not r.notes
+    np.testing.assert_allclose(r.friction("dry")[0], -2.0 * G * math.sin(math.radians(20.0)), rtol=1e-9)
+    a = math.radians(35.0)
+    m = incline(35.0, 0.6, 0.5)
+    m.add_marker("anchor", "ground", position=(-0.5 * math.cos(a), 0.0, 0.5 * math.sin(a)))
+    m.add_spring_damper("hold", "shoe", "anchor", stiffness=100.0, free_length=0.5)
+    r = m.statics()
+    assert slide_of(r, 35.0)[0] == pytest.approx(2.0 * G * math.sin(a) / 100.0, abs=1e-10)
+    assert any("friction 'dry' cannot hold the start" in n for n in r.notes)
+    assert r.friction("dry")[0] == 0.0

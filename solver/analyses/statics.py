@@ -23,6 +23,8 @@ from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose
+from ..vocabulary.joints import ANGLE
+from .friction import limit as friction_limit, loads
 from .stops import check_start, gaps, tolerance
 from .structure import structure
 
@@ -50,12 +52,25 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     ts_ref = np.zeros(len(model.forces.ts_names))
     # the couplers' angles stay on the start's turns, the curve contacts start from its
     track = evaluate(model, *body_arrays(model, r, p)[:2]).track
+    # friction: every joint whose coordinate no motion drives is held where it starts; one
+    # whose friction cannot hold it (needed force above mu_s L + preload) is let go (a note)
+    fp = model.frictions
+    stuck = np.zeros(0, dtype=int)
+    lock = np.zeros(0)
+    if fp is not None:
+        stuck = np.flatnonzero(~fp.held)
+        lock = evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi[fp.rows]
+    slipped: list[str] = []
 
     def parts(r_, p_):
         rg, A = body_arrays(model, r_, p_)[:2]
         ev = evaluate(model, rg, A, ref=track)
         Q, fe = total_forces(model, time, *body_arrays(model, r_, p_, zero, zero), ts_ref)
-        return Q.ravel(), global_jacobian(model, ev.jac), residual(model, ev.phi, f), fe
+        res = residual(model, ev.phi, f)
+        if stuck.size:               # joints friction holds, at their start coordinate
+            rows = fp.rows[stuck]
+            res[rows] = _wrap(res[rows] - lock[stuck], model.row_kind[rows] == ANGLE)
+        return Q.ravel(), global_jacobian(model, ev.jac), res, fe
 
     def resid(r_, p_, lam_):
         Q, J, phi, _ = parts(r_, p_)
@@ -119,8 +134,10 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     # the stops: an active set (stops.py) -- bounds the equilibrium would pass are held,
     # stops that would pull are let go, until neither changes
     held = np.zeros(0, dtype=int)
-    for _ in range(2 * (len(model.limits.rows) if model.limits is not None else 0) + 1):
-        keep = np.concatenate([st.keep, held])
+    rounds = 2 * ((len(model.limits.rows) if model.limits is not None else 0)
+                  + (len(fp.rows) if fp is not None else 0)) + 1
+    for _ in range(rounds):
+        keep = np.concatenate([st.keep, held, fp.rows[stuck] if stuck.size else np.zeros(0, int)]).astype(int)
         J0 = parts(r, p)[1]
         lam = np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0]    # best multipliers here
         sol = newton((r, p, lam), scaled_residual, solve, move,
@@ -131,6 +148,15 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
             why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
                    f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
             _no_equilibrium(model, big, R, n, time, why)
+        if fp is not None and stuck.size:    # friction that cannot hold lets go
+            full = np.zeros(model.nc)
+            full[keep] = lam
+            A = body_arrays(model, r, p)[1]
+            over = stuck[np.abs(full[fp.rows[stuck]]) > friction_limit(model, loads(model, full, evaluate(model, *body_arrays(model, r, p)[:2], ref=track).jac, A))[stuck]]
+            if over.size:
+                slipped += [fp.names[k] for k in over]
+                stuck = np.setdiff1d(stuck, over)
+                continue
         if model.limits is None:
             break
         lm = model.limits
@@ -145,6 +171,9 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
 
     out = Result.empty(model, np.array([float(time)]), "static")
     out.notes += list(asm.notes)
+    if slipped:
+        out.notes.append(f"friction {', '.join(map(repr, slipped))} cannot hold the start (the needed "
+                         "force exceeds the static limit): the equilibrium shown is without it")
     out.method = "static equilibrium (Newton)"
     out.stable = _stable(tangent(r, p, lam, R), scaled_jacobian(model, J, keep), cw)
     if not out.stable:
@@ -154,11 +183,17 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     ev = evaluate(model, rg, A, vg, wg)
     lam_full = np.zeros(model.nc)
     lam_full[keep] = lam
+    if fp is not None:                # what friction holds (its multiplier), or nothing
+        out._friction[0, stuck] = -lam_full[fp.rows[stuck]]
     rest = State(time, r, p, zero, zero, zero, zero)
     out.store(0, rest, lam_full, ev.jac, ev.track)
     _, fe = total_forces(model, time, rg, A, vg, wg, ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
     return out, rest
+
+
+def _wrap(x: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    return np.where(angle, (x + np.pi) % (2.0 * np.pi) - np.pi, x)
 
 
 def _stable(T: np.ndarray, Js: np.ndarray, cw: np.ndarray) -> bool:

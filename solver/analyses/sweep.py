@@ -34,6 +34,7 @@ from ..kernels.forces import body_loads, evaluate_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
+from .friction import ITERATIONS, body_forces, loads, rates, slip_force
 from .stops import check_start, sweep_check
 from .structure import Structure
 
@@ -226,6 +227,27 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
     return R, P, jac, A, done, it
 
 
+def _with_friction(model: Model, alg: _Algebra, fac, lam, jac, A, vg, wg, F):
+    """The multipliers with each joint's friction (F = Q - M a, (F, nb, 6)): every coordinate
+    moves as the motions make it, so each element slips the way it moves (none where it
+    stands still: a static friction force is not determined there), its load the reaction
+    with the friction (fixed point, friction.ITERATIONS).  Returns (lam, Q_q (F, n))."""
+    vq = rates(model, jac, np.concatenate([vg, wg], axis=-1))
+    d = np.sign(vq)
+    used = np.zeros(vq.shape)
+    keep = alg.keep
+    Qq = used
+    for _ in range(ITERATIONS):
+        Qq = slip_force(model, vq, loads(model, lam, jac, A), d) * (d != 0.0)
+        if np.all(np.abs(Qq - used) <= 1e-12 * (np.abs(Qq) + np.abs(used)) + 1e-300):
+            break
+        Qf = body_forces(model, Qq, jac, model.nb + 1)[:, : model.nb]
+        lam = np.zeros_like(lam)
+        lam[:, keep] = alg.solve_t(fac, F + Qf)
+        used = Qq
+    return lam, Qq
+
+
 def _angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Approximate rotation angle between unit quaternions (exact to first order)."""
     return 2.0 * np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
@@ -346,11 +368,17 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         Ma = np.concatenate([model.body_mass[:, None] * Ac,
                              np.einsum("fbij,fbj->fbi", Iw, Al)], axis=-1)
         lam = np.zeros((m, nc))
-        lam[:, keep] = alg.solve_t(fac, Q - Ma)
+        Fnet = Q - Ma
+        lam[:, keep] = alg.solve_t(fac, Fnet)
+        if model.frictions is not None:   # joint friction: its load is the reaction (friction.py)
+            lam, Qq = _with_friction(model, alg, fac, lam, jac, A, vg, wg, Fnet)
+            Fnet = Fnet + body_forces(model, Qq, jac, nb + 1)[:, :nb]
+            pnc = pnc + np.sum(Qq * rates(model, jac, np.concatenate([vg, wg], axis=-1)), axis=-1)
+            out._friction[ks[0]: ks[-1] + 1] = Qq
         if st.redundant.size:   # least-norm joint multipliers with the same constraint forces
             J = global_jacobian(model, jac)
             lam[:, kept_joint] = 0.0
-            fc = (Q - Ma).reshape(m, -1) - np.einsum("fki,fk->fi", J[:, kept_motion],
+            fc = Fnet.reshape(m, -1) - np.einsum("fki,fk->fi", J[:, kept_motion],
                                                      lam[:, kept_motion])
             pinv = np.linalg.pinv(np.swapaxes(J[:, jrows], 1, 2), rcond=1e-10)
             lam[:, jrows] = np.einsum("fij,fj->fi", pinv, fc)
