@@ -216,3 +216,19 @@ def test_bad_curve_joints_are_named(call, message: str) -> None:
     with pytest.raises(MechanismError, match=message):
         call(m)
     assert m.joints == before
+
+
+def test_float32_tilt_of_a_redundant_row_is_still_redundant() -> None:
+    """Blender stores placements in float32: a planar yoke's straight slot tilted 1e-7 rad
+    out of its marker's plane.  Its binormal equation adds a direction of 1e-7 of its length
+    to the crank's and yoke's joints: below the rank test's 1e-6 (RANK_TOL, the same share
+    as the imperfect-geometry tolerance), so it is redundant as in the exact plane: one
+    freedom, the motion drives it, the yoke follows r cos th."""
+    m = scotch_yoke()
+    h = 0.08
+    m.joints["slot"].curves = (Curve.from_points([(0.0, y, y * 1e-7) for y in (-h, 0.0, h)],
+                                                 closed=False, name="slot"),)
+    rep = m.check()
+    assert rep.dof == 1 and rep.driven_dof == 0 and "slot" in rep.redundant
+    r = m.solve(duration=0.25, fps=24)
+    np.testing.assert_allclose(r.position("yoke")[:, 0], 0.05 * np.cos(4 * math.pi * r.times), atol=1e-12)

@@ -10,7 +10,7 @@ import numpy as np
 from ..base.rotations import rotate_world
 
 NEWTON_TOL = 1e-12      # scaled residual (rows in m divided by the length scale)
-RANK_TOL = 1e-8         # relative size of a row's new direction to count as independent
+RANK_TOL = 1e-6         # relative size of a row's new direction to count as independent
 COND_LIMIT = 1e10       # 1-norm condition of the scaled Jacobian taken as a lock-up
 
 
