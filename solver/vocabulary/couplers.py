@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.errors import MechanismError
-from .joints import JOINT_COORDINATES
+from .joints import joint_coordinate
 from .validate import number
 
 
@@ -40,21 +40,6 @@ class Coupler:
     terms: tuple[tuple[str, str, float], ...]   # (joint, "angle" | "slide", scale)
     radii: tuple[float, float] | None = None    # gears: pitch radii (m), for the tooth force
     pressure_angle: float = math.radians(20.0)  # gears: rad
-
-
-def _coordinate(joints: dict, what: str, joint: Any, coordinate: str | None,
-                need: str | None = None) -> tuple[str, str]:
-    """(joint, coordinate) checked: the joint exists and has that coordinate."""
-    if not isinstance(joint, str) or joint not in joints:
-        raise MechanismError(f"{what}: unknown joint {joint!r}")
-    kind = joints[joint].kind
-    allowed = JOINT_COORDINATES.get(kind, ())
-    coord = coordinate if coordinate is not None else (need or (allowed[0] if allowed else None))
-    if coord not in allowed:
-        have = f"its coordinates are {', '.join(allowed)}" if allowed else "it has no coordinate"
-        raise MechanismError(f"{what}: joint {joint!r} is {kind}; {have}, not {coord!r} "
-                             "(couplers relate revolute, prismatic and cylindrical joints)")
-    return joint, coord
 
 
 def _positive(value: Any, what: str) -> float:
@@ -79,7 +64,7 @@ def make_coupler(name: str, joints: dict, coupled: Any, scales: Any,
         raise MechanismError(f"{what}: {len(coupled)} joints but {len(coords)} coordinates")
     terms = []
     for k, (jn, c, s) in enumerate(zip(coupled, coords, scales)):
-        joint, coord = _coordinate(joints, what, jn, c)
+        joint, coord = joint_coordinate(joints, what, jn, c)
         if (joint, coord) in [(t[0], t[1]) for t in terms]:
             raise MechanismError(f"{what}: the {coord} of joint {joint!r} appears twice")
         terms.append((joint, coord, number(s, f"{what}: scale {k + 1}")))
@@ -95,8 +80,8 @@ def make_gear(name: str, joints: dict, joint1: Any, joint2: Any, ratio: Any = No
     of ``radii`` (pitch radii r_1, r_2, m), ``teeth`` (z_1, z_2) or ``ratio`` (r_2 / r_1).
     ``pressure_angle`` in degrees (tooth force along the line of action, with radii)."""
     what = f"gear {name!r}"
-    j1 = _coordinate(joints, what, joint1, None, "angle")
-    j2 = _coordinate(joints, what, joint2, None, "angle")
+    j1 = joint_coordinate(joints, what, joint1, None, "angle")
+    j2 = joint_coordinate(joints, what, joint2, None, "angle")
     if j1[0] == j2[0]:
         raise MechanismError(f"{what}: joint {j1[0]!r} is geared to itself")
     given = [x is not None for x in (ratio, teeth, radii)]
@@ -125,8 +110,8 @@ def make_rack_pinion(name: str, joints: dict, pinion: Any, rack: Any, pitch_radi
     """A revolute (or cylindrical) joint's angle and a prismatic (or cylindrical) joint's
     slide: s = r theta."""
     what = f"rack and pinion {name!r}"
-    jp = _coordinate(joints, what, pinion, None, "angle")
-    jr = _coordinate(joints, what, rack, None, "slide")
+    jp = joint_coordinate(joints, what, pinion, None, "angle")
+    jr = joint_coordinate(joints, what, rack, None, "slide")
     r = number(pitch_radius, f"{what}: pitch_radius")
     if r == 0.0:
         raise MechanismError(f"{what}: pitch_radius must not be zero")
@@ -139,8 +124,8 @@ def make_screw(name: str, joints: dict, joint: Any, pitch: Any, slide_joint: Any
     joint, or the angle of ``joint`` and the slide of ``slide_joint``."""
     what = f"screw {name!r}"
     lead = _positive(pitch, f"{what}: pitch")
-    ja = _coordinate(joints, what, joint, None, "angle")
-    js = _coordinate(joints, what, joint if slide_joint is None else slide_joint, None, "slide")
+    ja = joint_coordinate(joints, what, joint, None, "angle")
+    js = joint_coordinate(joints, what, joint if slide_joint is None else slide_joint, None, "slide")
     hand = str(hand).strip().lower()
     if hand not in ("right", "left"):
         raise MechanismError(f"{what}: hand must be 'right' or 'left', got {hand!r}")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.errors import MechanismError
-from .joints import JOINT_COORDINATES
+from .joints import joint_coordinate
 from .validate import number
 
 
@@ -44,17 +44,7 @@ def make_friction(name: str, joints: dict, joint: Any, coordinate: Any, static: 
                   transition_speed: Any, viscous: Any, preload: Any, radius: Any, arm: Any,
                   bearing_length: Any) -> Friction:
     what = f"friction {name!r}"
-    if not isinstance(joint, str) or joint not in joints:
-        raise MechanismError(f"{what}: unknown joint {joint!r}")
-    kind = joints[joint].kind
-    allowed = JOINT_COORDINATES.get(kind, ())
-    if not allowed:
-        raise MechanismError(f"{what}: a {kind} joint ({joint!r}) has no angle or slide for friction "
-                             "(revolute, prismatic and cylindrical joints)")
-    coord = allowed[0] if coordinate is None else str(coordinate)
-    if coord not in allowed:
-        raise MechanismError(f"{what}: joint {joint!r} is {kind}; its coordinates are "
-                             f"{', '.join(allowed)}, not {coord!r}")
+    joint, coord = joint_coordinate(joints, what, joint, coordinate)
 
     def nonneg(x: Any, label: str) -> float:
         v = number(x, f"{what}: {label}")

@@ -3,7 +3,11 @@ revolute = 3 at-point + 2 dot-1), the coordinates a motion may drive, and the pr
 kinds of the compiled model.  The add-on's joint menu reads this table."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+from ..base.errors import MechanismError
 
 # Constraint-row kinds of the compiled model (seed 003 primitives), and the order in which
 # kernels/constraints.py evaluates them (rows grouped by kind, contiguous).
@@ -60,6 +64,23 @@ def label(prim: tuple) -> str:
     if prim[0] == "cam":
         return "separation of the curves"
     return "distance"
+
+
+def joint_coordinate(joints: dict, what: str, joint: Any, coordinate: str | None = None,
+                     need: str | None = None) -> tuple[str, str]:
+    """(joint, coordinate) of an item that acts on a joint coordinate (a motion's coupler,
+    a limit, friction): the joint exists and has that coordinate ("angle" or "slide"; by
+    default ``need``, else the joint's first); MechanismError naming ``what`` otherwise."""
+    if not isinstance(joint, str) or joint not in joints:
+        raise MechanismError(f"{what}: unknown joint {joint!r}")
+    kind = joints[joint].kind
+    allowed = JOINT_COORDINATES.get(kind, ())
+    coord = coordinate if coordinate is not None else (need or (allowed[0] if allowed else None))
+    if coord not in allowed:
+        have = (f"its coordinates are {', '.join(allowed)}, not {coord!r}" if allowed else
+                "it has no angle or slide (revolute, prismatic and cylindrical joints have)")
+        raise MechanismError(f"{what}: joint {joint!r} is {kind}; {have}")
+    return joint, str(coord)
 
 
 def canonical_kind(kind: str) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.errors import MechanismError
-from .joints import JOINT_COORDINATES
+from .joints import joint_coordinate
 from .validate import number
 
 
@@ -35,17 +35,7 @@ class Limit:
 def make_limit(name: str, joints: dict, joint: Any, lower: Any, upper: Any, coordinate: Any,
                restitution: Any, rest_speed: Any) -> Limit:
     what = f"limit {name!r}"
-    if not isinstance(joint, str) or joint not in joints:
-        raise MechanismError(f"{what}: unknown joint {joint!r}")
-    kind = joints[joint].kind
-    allowed = JOINT_COORDINATES.get(kind, ())
-    if not allowed:
-        raise MechanismError(f"{what}: a {kind} joint ({joint!r}) has no angle or slide to limit "
-                             "(limits apply to revolute, prismatic and cylindrical joints)")
-    coord = allowed[0] if coordinate is None else str(coordinate)
-    if coord not in allowed:
-        raise MechanismError(f"{what}: joint {joint!r} is {kind}; its coordinates are "
-                             f"{', '.join(allowed)}, not {coord!r}")
+    joint, coord = joint_coordinate(joints, what, joint, coordinate)
     lo = None if lower is None else number(lower, f"{what}: lower")
     hi = None if upper is None else number(upper, f"{what}: upper")
     if lo is None and hi is None:
