@@ -316,8 +316,9 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         _store_mass_display(sm)
         context.scene.frame_set(context.scene.frame_current)
         couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
+        impacts = f", {len(result.impacts)} impact(s) at the stops" if sm.limits else ""
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), {couplers}"
-                f"{len(result.times)} frames ({result.analysis})")
+                f"{len(result.times)} frames ({result.analysis}){impacts}")
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
         notes = sm.mesh_notes() + sm.curve_notes + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes]
