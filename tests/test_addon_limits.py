@@ -227,3 +227,52 @@ def test_range_lines_at_marker_j(blender, extension) -> None:
     np.testing.assert_allclose(v[-1], M[:3, 3] + 1.25 * r * M[:3, 0] / np.linalg.norm(M[:3, 0]), atol=1e-6)
     d["hinge"].mechanism.use_limit_lower = False
     assert draw.selected_limit_lines([d["hinge"]]).shape == (0, 3)
+
+
+def test_panel_shows_the_limits_and_friction_boxes(blender) -> None:
+    """A revolute joint: the stops' switches and angle bounds, restitution once a stop is
+    on, the friction switch and, once on, its fields; the bounds red when the lower is not
+    below the upper, the pin radius red at 0; a prismatic joint: slide bounds; a cylindrical
+    joint: the coordinate choices; a spherical joint: neither box."""
+    bpy = blender
+    d = bs.door(bpy)
+    bs.select(bpy, [d["hinge"]], d["hinge"])
+    s = d["hinge"].mechanism
+
+    def props() -> dict:
+        return {i[1]: i[2] for i in bs.panel_items(bpy, "VIEW3D_PT_mechanism_object") if i[0] == "prop"}
+
+    got = props()
+    assert {"use_limit_lower", "limit_lower_angle", "use_limit_upper", "limit_upper_angle",
+            "limit_restitution", "use_joint_friction"} <= got.keys()
+    assert not {"limit_lower_slide", "limit_coordinate", "friction_static"} & got.keys()
+    s.use_limit_upper, s.limit_upper_angle = True, -0.1
+    assert props()["limit_lower_angle"] is True and props()["limit_upper_angle"] is True
+    s.use_joint_friction = True
+    got = props()
+    assert {"friction_static", "friction_dynamic", "friction_transition_speed", "friction_viscous",
+            "friction_preload", "friction_radius", "friction_arm", "friction_bearing_length"} <= got.keys()
+    assert got["friction_radius"] is True
+    s.friction_radius = 0.01
+    assert props()["friction_radius"] is False
+    s.joint_kind = "PRISMATIC"
+    assert {"limit_lower_slide", "limit_upper_slide"} <= props().keys()
+    s.joint_kind = "CYLINDRICAL"
+    assert {"limit_coordinate", "friction_coordinate"} <= props().keys()
+    s.joint_kind = "SPHERICAL"
+    assert not {"use_limit_lower", "use_joint_friction"} & props().keys()
+
+
+def test_kinematic_bake_says_friction_is_left_out(blender, capfd) -> None:
+    """A driven slide with friction bakes kinematically: no friction_force, and the Bake's
+    report and report box say the friction was left out, naming the joint."""
+    bpy = blender
+    d = millimetre_slide(bpy, -300.0, drive="-0.2*t")
+    s = d["rail"].mechanism
+    s.use_joint_friction, s.friction_static, s.friction_dynamic = True, 0.3, 0.2
+    capfd.readouterr()
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    said = f"friction on joint(s) '{d['rail'].name}' is left out of a kinematic run"
+    assert said in capfd.readouterr().out
+    assert said in bpy.context.scene.mechanism.report
+    assert "friction_force" not in d["rail"].keys() and "limit_force" in d["rail"].keys()

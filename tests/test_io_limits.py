@@ -188,3 +188,23 @@ def test_plots_and_csv_carry_the_stop_and_friction() -> None:
     np.testing.assert_allclose([float(row[k_lim]) for row in rows[1:]], r.limit("hinge: limit"), rtol=1e-8)
     np.testing.assert_allclose([float(row[k_fr]) for row in rows[1:]], r.friction("hinge: friction"),
                                rtol=1e-8, atol=1e-12)
+
+
+def test_friction_note_outside_dynamic_runs() -> None:
+    """The kinematic sweep leaves friction out (Result.friction is zeros there): the Bake
+    says so, naming the joints; nothing to say for a dynamic run or without friction."""
+    m = solver.Mechanism(gravity=(0.0, 0.0, -9.81))
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, inertia=(0.01, 0.01, 0.01), center_of_mass=(0.5, 0.0, 0.0))
+    m.add_marker("o", "ground")
+    m.add_marker("a", "arm")
+    m.add_joint("pin", "revolute", "a", "o")
+    m.add_motion("turn", "pin", "t")
+    m.add_friction(**limits.friction_call("pin", FS("REVOLUTE", "ANGLE", True, static=0.3,
+                                                    dynamic=0.3, radius=0.02), 1.0))
+    r = m.solve(duration=1.0, fps=4)
+    assert r.analysis == "kinematic" and np.all(r.friction("pin: friction") == 0.0)
+    note = limits.friction_note(r.analysis, ["pin"])
+    assert "'pin'" in note and "kinematic run" in note
+    assert limits.friction_note("dynamic", ["pin"]) is None
+    assert limits.friction_note("kinematic", []) is None
