@@ -4,7 +4,8 @@ Parts: location and rotation_quaternion keyframes on every frame of the scene ra
 bake action of their own ("MA bake <object>"); the rotation mode and transform the part had
 before are saved on it and put back by Clear.  Joints: reaction force and torque
 (components and magnitudes, N and N m, world axes, on part I at marker I) and motion
-efforts as animated custom properties, and a cam's contact force; couplers likewise the
+efforts as animated custom properties, a cam's contact force, the force of a joint's stops
+and friction; couplers likewise the
 torque or force along each coordinate they tie and a gear's tooth force (io/plots.py).
 Parts, joints and couplers alike: when the object already has an action of the user's (a keyframed motion, a custom
 property, the scale, the visibility), the bake goes on an NLA track beneath it, so that
@@ -146,7 +147,8 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
         ob.mechanism.baked = True
     plots = joint_plots(result, [ob.name for ob in sm.joints],
                         {name: (job.name, coord) for name, (job, coord) in sm.motions.items()},
-                        sm.cams)
+                        sm.cams, {name: job.name for name, (job, _) in sm.limits.items()},
+                        {name: job.name for name, (job, _) in sm.frictions.items()})
     plots.update(coupler_plots(result, sm.coupler_calls))
     for ob in sm.joints + sm.couplers:
         _backup(ob)
@@ -216,6 +218,8 @@ def write_csv(path: str, sm: SceneMechanism, result) -> int:
     """Export CSV (see io/csv_table.py) of a result solved at the scene's times; returns the
     number of frames written."""
     rows = csv_rows(result, sm.timeline.frames_of(result.times), [ob.name for ob in sm.parts],
-                    [ob.name for ob in sm.joints], list(sm.motions), sm.coupler_calls, sm.cams)
+                    [ob.name for ob in sm.joints], list(sm.motions), sm.coupler_calls, sm.cams,
+                    {n: (job.name, c) for n, (job, c) in sm.limits.items()},
+                    {n: (job.name, c) for n, (job, c) in sm.frictions.items()})
     write_rows(path, rows)
     return len(rows) - 1

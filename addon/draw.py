@@ -1,7 +1,9 @@
 """Viewport overlay: each baked joint's reaction force as an arrow at its marker I (the
-current frame's value; length proportional to the force), and for each selected coupler a
-line joining the joints it ties (their marker I origins).  The geometry is io/arrows.py and
-io/couplers.py, tested without Blender or a GPU; drawing only runs in a viewport."""
+current frame's value; length proportional to the force), for each selected coupler a
+line joining the joints it ties (their marker I origins), and for each selected joint with
+stops the range they allow at its marker J (an arc about J's z axis, or a segment along
+it).  The geometry is io/arrows.py, io/couplers.py and io/limits.py, tested without Blender
+or a GPU; drawing only runs in a viewport."""
 from __future__ import annotations
 
 import bpy
@@ -10,6 +12,8 @@ import numpy as np
 from .coupling import joint_origin, used_joints
 from .io.arrows import force_arrows
 from .io.couplers import tie_lines
+from .io.limits import limit_bounds, limit_lines
+from .scene_reader import limit_settings
 
 _handler = None
 
@@ -31,11 +35,28 @@ def _draw() -> None:
             for ob in bpy.context.selected_objects if ob.mechanism.role == "COUPLER"]
     shader = gpu.shader.from_builtin("UNIFORM_COLOR")
     for lines, color in ((force_arrows(origins, forces), (1.0, 0.4, 0.1, 1.0)),
-                         (tie_lines(ties), (0.2, 0.8, 1.0, 1.0))):
+                         (tie_lines(ties), (0.2, 0.8, 1.0, 1.0)),
+                         (selected_limit_lines(bpy.context.selected_objects), (1.0, 0.85, 0.1, 1.0))):
         if len(lines):
             batch = batch_for_shader(shader, "LINES", {"pos": lines})
             shader.uniform_float("color", color)
             batch.draw(shader)
+
+
+def selected_limit_lines(objects) -> np.ndarray:
+    """LINES vertices of the range of every selected joint with stops, at its marker J
+    (io/limits.limit_lines; the arc's radius the marker's display size)."""
+    out = []
+    for ob in objects:
+        s = ob.mechanism
+        if s.role != "JOINT" or s.marker_j is None or s.joint_kind not in ("REVOLUTE", "PRISMATIC",
+                                                                            "CYLINDRICAL"):
+            continue
+        coord, lower, upper = limit_bounds(limit_settings(s))
+        mj = s.marker_j
+        size = max(mj.empty_display_size, 0.05) if mj.type == "EMPTY" else 0.25
+        out.append(limit_lines(np.array(mj.matrix_world, dtype=float), coord, lower, upper, size))
+    return np.concatenate(out) if out else np.zeros((0, 3), np.float32)
 
 
 def register() -> None:

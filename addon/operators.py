@@ -17,6 +17,7 @@ from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, coupling
 from .curve_reader import length_text
 from .io.csv_table import export_path
+from .io.limits import friction_note
 from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
 from .io.settings import JOINT_KINDS, kind_label
@@ -316,11 +317,14 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         _store_mass_display(sm)
         context.scene.frame_set(context.scene.frame_current)
         couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
+        impacts = f", {len(result.impacts)} impact(s) at the stops" if sm.limits else ""
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), {couplers}"
-                f"{len(result.times)} frames ({result.analysis})")
+                f"{len(result.times)} frames ({result.analysis}){impacts}")
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
         notes = sm.mesh_notes() + sm.curve_notes + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes]
+        friction = friction_note(result.analysis, [job.name for job, _ in sm.frictions.values()])
+        notes += [friction] if friction else []
         if notes:
             context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes])
             self.report({"WARNING"}, "; ".join([done] + notes))

@@ -112,6 +112,52 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     torsion_free_angle: FloatProperty(name="Free Angle", subtype="ANGLE", unit="ROTATION")
     torsion_preload: FloatProperty(name="Preload", description="N m at the free angle")
 
+    # -- stops on a revolute angle or a prismatic or cylindrical slide (io/limits.py); the
+    # angle and slide bounds are separate properties so each shows the scene's units
+    use_limit_lower: BoolProperty(name="Lower", description="A stop at the lower bound")
+    use_limit_upper: BoolProperty(name="Upper", description="A stop at the upper bound")
+    limit_lower_angle: FloatProperty(name="Lower", subtype="ANGLE", unit="ROTATION",
+                                     min=-math.pi, max=math.pi, default=-math.pi / 2,
+                                     description="Smallest joint angle (x_I from x_J about z_J)")
+    limit_upper_angle: FloatProperty(name="Upper", subtype="ANGLE", unit="ROTATION",
+                                     min=-math.pi, max=math.pi, default=math.pi / 2,
+                                     description="Largest joint angle (x_I from x_J about z_J)")
+    limit_lower_slide: FloatProperty(name="Lower", unit="LENGTH", default=-1.0,
+                                     description="Smallest slide of I's origin along z_J")
+    limit_upper_slide: FloatProperty(name="Upper", unit="LENGTH", default=1.0,
+                                     description="Largest slide of I's origin along z_J")
+    limit_restitution: FloatProperty(name="Restitution", default=0.5, min=0.0, max=1.0,
+                                     description="Rebound speed over impact speed at a stop "
+                                                 "(0: stops dead, 1: bounces back at full speed)")
+    limit_coordinate: EnumProperty(name="Coordinate", items=COORDINATES, default="ANGLE",
+                                   description="Which coordinate of a cylindrical joint the "
+                                               "stops act on")
+
+    # -- friction in the joint (dynamic runs; io/limits.py)
+    use_joint_friction: BoolProperty(name="Friction", description="Coulomb friction with "
+                                     "sticking, its load the joint's reaction")
+    friction_static: FloatProperty(name="Static", default=0.2, min=0.0,
+                                   description="Static friction coefficient")
+    friction_dynamic: FloatProperty(name="Dynamic", default=0.15, min=0.0,
+                                    description="Sliding friction coefficient (at most the static)")
+    friction_transition_speed: FloatProperty(name="Transition Speed", default=0.0, min=0.0,
+                                             description="rad/s, or m/s on a slide, below which "
+                                                         "the joint sticks (0: the solver's default)")
+    friction_viscous: FloatProperty(name="Viscous", default=0.0, min=0.0,
+                                    description="N m s per radian, or N s per metre on a slide")
+    friction_preload: FloatProperty(name="Preload", default=0.0, min=0.0,
+                                    description="Friction torque (N m) or force (N) with no load")
+    friction_radius: FloatProperty(name="Pin Radius", unit="LENGTH", default=0.0, min=0.0,
+                                   description="Radius of the pin (needed on an angle)")
+    friction_arm: FloatProperty(name="Thrust Arm", unit="LENGTH", default=0.0, min=0.0,
+                                description="Lever of the friction from a load along the axis")
+    friction_bearing_length: FloatProperty(name="Bearing Length", unit="LENGTH", default=0.0,
+                                           min=0.0, description="Length of the bearing: a "
+                                           "bending moment over it loads the pin (0: ignored)")
+    friction_coordinate: EnumProperty(name="Coordinate", items=COORDINATES, default="ANGLE",
+                                      description="Which coordinate of a cylindrical joint the "
+                                                  "friction acts on")
+
     # -- spring-damper between marker I and marker J
     stiffness: FloatProperty(name="Stiffness", min=0.0, description="N per metre")
     damping: FloatProperty(name="Damping", min=0.0, description="N s per metre")

@@ -20,6 +20,7 @@ from .io import mass
 from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
 from .io.curve_joints import CURVE_KINDS
 from .io.keyframes import Key, KeyframedFunction, time_derivatives
+from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
 from .io.part_frames import PartFrame, marker_pose, part_frame
 from .io.settings import (kind_name, motion_coordinate, motion_name, speed_expression,
                           split_components, torsion_spring_name)
@@ -37,6 +38,8 @@ class SceneMechanism:
     couplers: list = field(default_factory=list)   # coupler objects
     coupler_calls: dict = field(default_factory=dict)     # coupler name -> io CouplerCall
     motions: dict = field(default_factory=dict)    # motion name -> (joint object, "angle"|"slide")
+    limits: dict = field(default_factory=dict)     # limit name -> (joint object, "angle"|"slide")
+    frictions: dict = field(default_factory=dict)  # friction name -> (joint object, "angle"|"slide")
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
     part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
     cams: list = field(default_factory=list)       # names of the cam joints (contact force)
@@ -193,7 +196,8 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
 
 
 def _add_joint_extras(sm: SceneMechanism, ob) -> None:
-    """The joint's motion and torsion spring, when it has them."""
+    """The joint's motion, torsion spring, stops and friction, when it has them (the
+    solver's errors name the items "<joint>: limit", "<joint>: friction")."""
     s = ob.mechanism
     mech = sm.mech
     if s.motion_type != "NONE":
@@ -214,6 +218,34 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
         mech.add_torsion_spring(torsion_spring_name(ob.name), ob.name, stiffness=s.torsion_stiffness,
                                 damping=s.torsion_damping, free_angle=s.torsion_free_angle,
                                 preload=s.torsion_preload)
+    call = limit_call(ob.name, limit_settings(s), sm.scale)
+    if call is not None:
+        mech.add_limit(**call)
+        sm.limits[call["name"]] = (ob, call["coordinate"])
+    call = friction_call(ob.name, friction_settings(s), sm.scale)
+    if call is not None:
+        mech.add_friction(**call)
+        sm.frictions[call["name"]] = (ob, call["coordinate"])
+
+
+def limit_settings(s) -> LimitSettings:
+    """A joint object's stops (its ``mechanism`` property group) as plain values."""
+    return LimitSettings(kind=s.joint_kind, coordinate=s.limit_coordinate,
+                         use_lower=s.use_limit_lower, use_upper=s.use_limit_upper,
+                         lower_angle=s.limit_lower_angle, upper_angle=s.limit_upper_angle,
+                         lower_slide=s.limit_lower_slide, upper_slide=s.limit_upper_slide,
+                         restitution=s.limit_restitution)
+
+
+def friction_settings(s) -> FrictionSettings:
+    """A joint object's friction settings as plain values."""
+    return FrictionSettings(kind=s.joint_kind, coordinate=s.friction_coordinate,
+                            use=s.use_joint_friction, static=s.friction_static,
+                            dynamic=s.friction_dynamic,
+                            transition_speed=s.friction_transition_speed,
+                            viscous=s.friction_viscous, preload=s.friction_preload,
+                            radius=s.friction_radius, arm=s.friction_arm,
+                            bearing_length=s.friction_bearing_length)
 
 
 def _add_curve_joint(sm: SceneMechanism, ob, scene) -> None:

@@ -136,6 +136,59 @@ def _draw_joint(layout, ob, s):
         if s.torsion:
             for p in ("torsion_stiffness", "torsion_damping", "torsion_free_angle", "torsion_preload"):
                 box.prop(s, p)
+    if s.joint_kind in ("REVOLUTE", "PRISMATIC", "CYLINDRICAL"):
+        _draw_limits(layout, s)
+        _draw_friction(layout, s)
+
+
+def _draw_limits(layout, s):
+    """The Limits box: each bound's switch and value (an angle in the scene's rotation
+    units, a slide in its length units), red when the lower is not below the upper (refused
+    by Check and Bake, naming the joint), and the restitution."""
+    box = layout.box()
+    box.label(text="Limits", icon="EMPTY_SINGLE_ARROW")
+    if s.joint_kind == "CYLINDRICAL":
+        box.row().prop(s, "limit_coordinate", expand=True)
+    slide = s.joint_kind == "PRISMATIC" or (s.joint_kind == "CYLINDRICAL" and
+                                            s.limit_coordinate == "SLIDE")
+    lower, upper = ("limit_lower_slide", "limit_upper_slide") if slide else \
+        ("limit_lower_angle", "limit_upper_angle")
+    bad = s.use_limit_lower and s.use_limit_upper and not getattr(s, lower) < getattr(s, upper)
+    col = box.column(align=True)
+    for use, prop in (("use_limit_lower", lower), ("use_limit_upper", upper)):
+        row = col.row(align=True)
+        row.prop(s, use, text="")
+        sub = row.row(align=True)
+        sub.active = getattr(s, use)
+        sub.alert = bad
+        sub.prop(s, prop)
+    if bad:
+        box.label(text="The lower bound must be below the upper", icon="ERROR")
+    if s.use_limit_lower or s.use_limit_upper:
+        box.prop(s, "limit_restitution")
+
+
+def _draw_friction(layout, s):
+    """The Friction box (dynamic runs): coefficients, speeds and the bearing's sizes; the
+    pin radius red when friction on an angle has none (refused by Check and Bake)."""
+    box = layout.box()
+    box.prop(s, "use_joint_friction")
+    if not s.use_joint_friction:
+        return
+    if s.joint_kind == "CYLINDRICAL":
+        box.row().prop(s, "friction_coordinate", expand=True)
+    col = box.column(align=True)
+    for p in ("friction_static", "friction_dynamic", "friction_transition_speed",
+              "friction_viscous", "friction_preload"):
+        col.prop(s, p)
+    angle = s.joint_kind == "REVOLUTE" or (s.joint_kind == "CYLINDRICAL" and
+                                           s.friction_coordinate == "ANGLE")
+    col = box.column(align=True)
+    row = col.row()
+    row.alert = angle and s.friction_static > 0.0 and not s.friction_radius > 0.0
+    row.prop(s, "friction_radius")
+    col.prop(s, "friction_arm")
+    col.prop(s, "friction_bearing_length")
 
 
 def _draw_curves(layout, s):

@@ -316,10 +316,39 @@ def action_keys(action) -> dict[tuple[str, str, int], list]:
     return out
 
 
+DOOR_OPEN, CLOSER_K, CLOSER_C, CLOSER_FREE = 80.0, 20.0, 2.0, -20.0   # deg, N m/rad, N m s/rad, deg
+
+
+def door(bpy, restitution: float = 0.2) -> dict[str, Any]:
+    """A door (box 0.8 x 0.04 x 2, density 600: 38.4 kg) hinged to a ground post about
+    world z at the origin (Connect at (0, 0, 1), closed along +x), then opened DOOR_OPEN
+    degrees about the hinge; a closer (torsion spring CLOSER_K, CLOSER_C, free angle
+    CLOSER_FREE) and a lower stop at 0 (the frame) set on the joint's properties.  Frames
+    1-73 (3 s at 24 fps): it swings shut, bounces on the stop and comes to rest by 2.2 s."""
+    import math
+    from mathutils import Matrix
+    set_range(bpy, 1, 73)
+    post = add_box(bpy, "post", (0.1, 0.1, 2.0), (-0.06, 0.0, 1.0))
+    leaf = add_box(bpy, "door", (0.8, 0.04, 2.0), (0.4, 0.0, 1.0))
+    tag(bpy, [post, leaf], "PART")
+    post.mechanism.ground = True
+    leaf.mechanism.density = 600.0
+    hinge = connect(bpy, leaf, post, (0.0, 0.0, 1.0))
+    bpy.context.view_layer.update()
+    leaf.matrix_world = Matrix.Rotation(math.radians(DOOR_OPEN), 4, "Z") @ leaf.matrix_world
+    s = hinge.mechanism
+    s.torsion, s.torsion_stiffness, s.torsion_damping = True, CLOSER_K, CLOSER_C
+    s.torsion_free_angle = math.radians(CLOSER_FREE)
+    s.use_limit_lower, s.limit_lower_angle, s.limit_restitution = True, 0.0, restitution
+    return dict(post=post, door=leaf, hinge=hinge)
+
+
 # ---------------------------------------------------------------- whole-scene snapshot
 SETTINGS = ("role", "ground", "mass_mode", "density", "joint_kind", "motion_type",
             "motion_expression", "motion_coordinate", "baked", "coupler_kind", "ratio_mode",
-            "radius_a", "radius_b", "pitch_radius", "pitch")
+            "radius_a", "radius_b", "pitch_radius", "pitch", "use_limit_lower", "use_limit_upper",
+            "limit_lower_angle", "limit_upper_angle", "limit_lower_slide", "limit_upper_slide",
+            "use_joint_friction")
 DISPLAY = ("computed_mass", "computed_inertia", "computed_density", "mesh_warning",
            "backup_rotation_mode", "curve_fit")
 

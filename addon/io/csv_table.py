@@ -2,7 +2,8 @@
 part's frame origin (m, world) and quaternion (w x y z), every joint's reaction force and
 torque (N, N m; on part I at marker I, world axes), every motion's effort (N m or N) and every
 coupler's baked series (io/plots.py: "<coupler> coupler_torque_1_Nm", "... tooth_force_N") and
-every cam's contact force ("<cam> contact_force_N").
+every cam's contact force ("<cam> contact_force_N"), every joint's stops' force and (dynamic
+runs) its friction ("<joint> limit_force_Nm", "<joint> friction_force_N" on a slide).
 Numbers are written with 9 significant digits.  ``export_path`` says where: a path relative
 to the .blend file needs the file saved."""
 from __future__ import annotations
@@ -22,9 +23,11 @@ JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
 
 def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[str],
              motions: Sequence[str], couplers: Mapping[str, Any] | None = None,
-             cams: Sequence[str] = ()) -> list[list[str]]:
+             cams: Sequence[str] = (), limits: Mapping[str, tuple[str, str]] | None = None,
+             frictions: Mapping[str, tuple[str, str]] | None = None) -> list[list[str]]:
     """Header and one row of text per result row (row k is scene frame ``frames[k]``);
-    ``couplers``: coupler name -> its io.couplers.CouplerCall; ``cams``: cam joint names."""
+    ``couplers``: coupler name -> its io.couplers.CouplerCall; ``cams``: cam joint names;
+    ``limits``, ``frictions``: item name -> (joint name, "angle" | "slide")."""
     header = ["frame", "time_s"]
     cols = [frames, result.times]
     for name in parts:
@@ -40,6 +43,13 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
     for name in cams:
         header.append(f"{name} contact_force_N")
         cols.append(result.contact_force(name))
+    for (items, prop, series_of) in ((limits, "limit_force", result.limit),
+                                     (frictions, "friction_force", result.friction)):
+        if prop == "friction_force" and result.analysis != "dynamic":
+            continue
+        for name, (joint, coord) in (items or {}).items():
+            header.append(f"{joint} {prop}_{'Nm' if coord == 'angle' else 'N'}")
+            cols.append(series_of(name))
     for name, series in coupler_plots(result, couplers or {}).items():
         for prop, values in series.items():
             header.append(f"{name} {prop}_{'Nm' if 'torque' in prop else 'N'}")

@@ -13,6 +13,10 @@ both on field 1); a gear given by its pitch radii also "tooth_force" (N, along t
 action, Result.tooth_force).
 Cam: "contact_force" (N) along the common normal, positive pushing (Result.contact_force;
 negative where the follower would lift off), besides the cam joint's reaction.
+Stops: "limit_force" (N m on an angle, N on a slide) the joint's stops apply along its
+coordinate, positive toward a larger angle or slide, zero inside the range (Result.limit);
+friction: "friction_force" (N m or N) along the coordinate (Result.friction), baked from
+dynamic runs only (the solver's other analyses leave friction out).
 """
 from __future__ import annotations
 
@@ -25,7 +29,9 @@ REACTION_PROPS = ("reaction_force_x", "reaction_force_y", "reaction_force_z", "r
 EFFORT_PROPS = {"angle": "motion_effort", "slide": "motion_effort_slide"}
 COUPLER_PROPS = tuple(f"coupler_{w}_{k}" for k in (1, 2, 3) for w in ("torque", "force")) + ("tooth_force",)
 CONTACT_PROP = "contact_force"
-BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (CONTACT_PROP,)
+LIMIT_PROP, FRICTION_PROP = "limit_force", "friction_force"
+BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
+    CONTACT_PROP, LIMIT_PROP, FRICTION_PROP)
 
 
 def coupler_prop(coordinate: str, field: int) -> str:
@@ -42,15 +48,21 @@ def reaction_series(force: np.ndarray, torque: np.ndarray) -> dict[str, np.ndarr
 
 
 def joint_plots(result, joints: Sequence[str], motions: Mapping[str, tuple[str, str]],
-                cams: Sequence[str] = ()) -> dict[str, dict[str, np.ndarray]]:
+                cams: Sequence[str] = (), limits: Mapping[str, str] | None = None,
+                frictions: Mapping[str, str] | None = None) -> dict[str, dict[str, np.ndarray]]:
     """Joint name -> {property -> (n,) values} from a solver Result: the reaction series,
-    then the effort of each motion on it, and a cam's contact force.  ``motions``: motion
-    name -> (joint name, "angle" | "slide"); ``cams``: the cam joints' names."""
+    then the effort of each motion on it, a cam's contact force, the stops' and the
+    friction's force.  ``motions``: motion name -> (joint name, "angle" | "slide"); ``cams``:
+    the cam joints' names; ``limits``, ``frictions``: item name -> joint name."""
     efforts: dict[str, dict[str, np.ndarray]] = {}
     for name, (joint, coord) in motions.items():
         efforts.setdefault(joint, {})[EFFORT_PROPS[coord]] = result.effort(name)
     for name in cams:
         efforts.setdefault(name, {})[CONTACT_PROP] = result.contact_force(name)
+    for name, joint in (limits or {}).items():
+        efforts.setdefault(joint, {})[LIMIT_PROP] = result.limit(name)
+    for name, joint in (frictions or {}).items() if result.analysis == "dynamic" else ():
+        efforts.setdefault(joint, {})[FRICTION_PROP] = result.friction(name)
     return {joint: {**reaction_series(*result.reaction(joint)), **efforts.get(joint, {})}
             for joint in joints}
 

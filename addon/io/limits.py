@@ -1,0 +1,161 @@
+"""A joint's stops and friction (issue 13) as the solver's calls, and the viewport's drawing
+of a limit's range, without Blender.
+
+Settings as the sidebar stores them on a JOINT object: angle bounds in radians, slide bounds
+and lengths (pin radius, thrust arm, bearing length) in Blender units (times the scene's
+``scale_length`` for the solver's metres); coefficients, restitution, transition speed
+(rad/s or m/s), viscous term and preload in SI.  A cylindrical joint's limit and friction
+act on the coordinate chosen (the motion's rule: a revolute has only its angle, a prismatic
+only its slide).  The solver names the items "<joint>: limit" and "<joint>: friction", so
+its errors name the joint object.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...solver.vocabulary.joints import JOINT_COORDINATES
+from .settings import kind_name, motion_coordinate
+
+# float32 storage of pi is 8.7e-8 above math.pi: a bound typed as +-180 degrees is clipped
+# to +-pi when it is that close (the solver refuses angles outside [-pi, pi])
+_PI_SLACK = 1e-6
+
+
+@dataclass(frozen=True)
+class LimitSettings:
+    """A joint's stops as stored (see the module docstring for units)."""
+    kind: str                       # the JOINT_KINDS enum value ("REVOLUTE", ...)
+    coordinate: str                 # "ANGLE" or "SLIDE" (a cylindrical joint's choice)
+    use_lower: bool
+    use_upper: bool
+    lower_angle: float = 0.0
+    upper_angle: float = 0.0
+    lower_slide: float = 0.0
+    upper_slide: float = 0.0
+    restitution: float = 0.5
+
+
+@dataclass(frozen=True)
+class FrictionSettings:
+    """A joint's friction as stored (see the module docstring for units)."""
+    kind: str
+    coordinate: str
+    use: bool
+    static: float = 0.0
+    dynamic: float = 0.0
+    transition_speed: float = 0.0   # 0: the solver's default
+    viscous: float = 0.0
+    preload: float = 0.0
+    radius: float = 0.0
+    arm: float = 0.0
+    bearing_length: float = 0.0
+
+
+def limit_name(joint: str) -> str:
+    """Solver name of the stops on a joint (errors and the CSV show it)."""
+    return f"{joint}: limit"
+
+
+def friction_name(joint: str) -> str:
+    """Solver name of the friction on a joint."""
+    return f"{joint}: friction"
+
+
+def has_coordinate(kind: str) -> bool:
+    """Whether a joint kind (enum value) has an angle or slide to limit or rub on."""
+    return bool(JOINT_COORDINATES.get(kind_name(kind), ()))
+
+
+def _angle(a: float) -> float:
+    return max(-math.pi, min(math.pi, a)) if abs(a) <= math.pi + _PI_SLACK else a
+
+
+def limit_bounds(s: LimitSettings) -> tuple[str, float | None, float | None]:
+    """(coordinate, lower, upper): "angle" (rad) or "slide" (Blender units); None for a
+    bound that is off."""
+    coord = motion_coordinate(s.kind, s.coordinate)
+    if coord == "angle":
+        lo, hi = _angle(s.lower_angle), _angle(s.upper_angle)
+    else:
+        lo, hi = s.lower_slide, s.upper_slide
+    return coord, (lo if s.use_lower else None), (hi if s.use_upper else None)
+
+
+def limit_call(joint: str, s: LimitSettings, scale: float) -> dict | None:
+    """Keyword arguments of ``Mechanism.add_limit`` for a joint's stops (slides in metres:
+    Blender units times ``scale``); None when neither bound is on or the kind has no angle
+    or slide."""
+    if not (s.use_lower or s.use_upper) or not has_coordinate(s.kind):
+        return None
+    coord, lo, hi = limit_bounds(s)
+    k = scale if coord == "slide" else 1.0
+    return dict(name=limit_name(joint), joint=joint, coordinate=coord,
+                lower=None if lo is None else lo * k, upper=None if hi is None else hi * k,
+                restitution=s.restitution)
+
+
+def friction_call(joint: str, s: FrictionSettings, scale: float) -> dict | None:
+    """Keyword arguments of ``Mechanism.add_friction`` for a joint's friction (lengths in
+    metres); None when it is off or the kind has no angle or slide."""
+    if not s.use or not has_coordinate(s.kind):
+        return None
+    return dict(name=friction_name(joint), joint=joint,
+                coordinate=motion_coordinate(s.kind, s.coordinate),
+                static=s.static, dynamic=s.dynamic,
+                transition_speed=s.transition_speed if s.transition_speed > 0.0 else None,
+                viscous=s.viscous, preload=s.preload, radius=s.radius * scale,
+                arm=s.arm * scale, bearing_length=s.bearing_length * scale)
+
+
+def friction_note(analysis: str, joints: list[str]) -> str | None:
+    """The Bake's note when joints have friction but the run is not dynamic (the solver's
+    kinematic sweep leaves friction out: no friction_force is baked, the motions' efforts
+    do not include it); None otherwise."""
+    if analysis == "dynamic" or not joints:
+        return None
+    names = ", ".join(repr(j) for j in joints)
+    return (f"friction on joint(s) {names} is left out of a {analysis} run (dynamic runs "
+            "only): no friction_force is baked and the motion efforts do not include it")
+
+
+def _axes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    M = np.asarray(matrix, dtype=float)
+    cols = [M[:3, k] / np.linalg.norm(M[:3, k]) for k in range(3)]
+    return M[:3, 3], cols[0], cols[1], cols[2]
+
+
+def limit_lines(matrix: np.ndarray, coordinate: str, lower: float | None, upper: float | None,
+                size: float, segments: int = 64) -> np.ndarray:
+    """Vertices (k, 3) float32 of a LINES batch drawing a limit's range at marker J (its
+    world ``matrix`` (4, 4), Blender units; scale taken out of its axes).  An angle: an arc
+    of radius ``size`` in J's xy plane from ``lower`` to ``upper`` about J's z axis (angles
+    from J's x axis), a bound that is off reaching round to -pi or pi, and a radial stroke
+    from the origin to 1.25 ``size`` at each bound that is on.  A slide: a segment along
+    J's z axis from ``lower`` to ``upper`` (Blender units), a bound that is off drawn
+    ``size`` beyond the other, and a stroke of ``size``/2 along J's x axis across each bound
+    that is on.  (0, 3) when both bounds are off."""
+    if lower is None and upper is None:
+        return np.zeros((0, 3), np.float32)
+    o, x, y, z = _axes(matrix)
+    lines = []
+    if coordinate == "angle":
+        lo = -math.pi if lower is None else lower
+        hi = math.pi if upper is None else upper
+        n = max(2, int(math.ceil(segments * (hi - lo) / (2.0 * math.pi))))
+        a = np.linspace(lo, hi, n + 1)
+        pts = o + size * (np.cos(a)[:, None] * x + np.sin(a)[:, None] * y)
+        lines.append(np.stack([pts[:-1], pts[1:]], axis=1).reshape(-1, 3))
+        for b in (lower, upper):
+            if b is not None:
+                lines.append(np.array([o, o + 1.25 * size * (math.cos(b) * x + math.sin(b) * y)]))
+    else:
+        lo = upper - size if lower is None else lower
+        hi = lower + size if upper is None else upper
+        lines.append(np.array([o + lo * z, o + hi * z]))
+        for b in (lower, upper):
+            if b is not None:
+                lines.append(np.array([o + b * z - 0.25 * size * x, o + b * z + 0.25 * size * x]))
+    return np.concatenate(lines).astype(np.float32)
