@@ -17,7 +17,6 @@ from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, coupling
 from .curve_reader import length_text
 from .io.csv_table import export_path
-from .io.limits import friction_note
 from .io.mass import inertia_six
 from .io.part_frames import pose_matrices
 from .io.settings import JOINT_KINDS, kind_label
@@ -323,8 +322,6 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
         notes = sm.mesh_notes() + sm.curve_notes + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes]
-        friction = friction_note(result.analysis, [job.name for job, _ in sm.frictions.values()])
-        notes += [friction] if friction else []
         if notes:
             context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes])
             self.report({"WARNING"}, "; ".join([done] + notes))

@@ -263,16 +263,22 @@ def test_panel_shows_the_limits_and_friction_boxes(blender) -> None:
     assert not {"use_limit_lower", "use_joint_friction"} & props().keys()
 
 
-def test_kinematic_bake_says_friction_is_left_out(blender, capfd) -> None:
-    """A driven slide with friction bakes kinematically: no friction_force, and the Bake's
-    report and report box say the friction was left out, naming the joint."""
+def test_kinematic_bake_bakes_the_friction(blender, extension) -> None:
+    """A driven slide with friction bakes kinematically, gravity sideways (9.81 m/s^2 along
+    x) so the slide's reaction m g is the friction's load: friction_force is baked, equal to
+    an independent solve of the scene to float32 precision, and it is mu_d m g against the
+    downward drive (positive: up the slide), the motion's effort carrying it."""
     bpy = blender
     d = millimetre_slide(bpy, -300.0, drive="-0.2*t")
+    bpy.context.scene.gravity = (9810.0, 0.0, 0.0)
     s = d["rail"].mechanism
     s.use_joint_friction, s.friction_static, s.friction_dynamic = True, 0.3, 0.2
-    capfd.readouterr()
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
-    said = f"friction on joint(s) '{d['rail'].name}' is left out of a kinematic run"
-    assert said in capfd.readouterr().out
-    assert said in bpy.context.scene.mechanism.report
-    assert "friction_force" not in d["rail"].keys() and "limit_force" in d["rail"].keys()
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    r = sm.mech.solve(times=sm.timeline.times, analysis="kinematic")
+    name = next(iter(sm.frictions))
+    got = baked_prop(d["rail"], "friction_force")
+    np.testing.assert_allclose(got, r.friction(name), rtol=1e-6, atol=1e-12)
+    mass = sm.mech.parts["block"].mass
+    assert r.analysis == "kinematic"
+    np.testing.assert_allclose(got[1:], 0.2 * mass * 9.81, rtol=1e-5)

@@ -190,9 +190,10 @@ def test_plots_and_csv_carry_the_stop_and_friction() -> None:
                                rtol=1e-8, atol=1e-12)
 
 
-def test_friction_note_outside_dynamic_runs() -> None:
-    """The kinematic sweep leaves friction out (Result.friction is zeros there): the Bake
-    says so, naming the joints; nothing to say for a dynamic run or without friction."""
+def test_kinematic_sweep_carries_the_friction() -> None:
+    """A driven arm with a dry pin: the kinematic sweep's friction series is the pin's
+    (against the turn: negative), and the motion's effort carries it; the baked series is
+    that array."""
     m = solver.Mechanism(gravity=(0.0, 0.0, -9.81))
     m.add_part("ground", fixed=True)
     m.add_part("arm", mass=1.0, inertia=(0.01, 0.01, 0.01), center_of_mass=(0.5, 0.0, 0.0))
@@ -203,8 +204,10 @@ def test_friction_note_outside_dynamic_runs() -> None:
     m.add_friction(**limits.friction_call("pin", FS("REVOLUTE", "ANGLE", True, static=0.3,
                                                     dynamic=0.3, radius=0.02), 1.0))
     r = m.solve(duration=1.0, fps=4)
-    assert r.analysis == "kinematic" and np.all(r.friction("pin: friction") == 0.0)
-    note = limits.friction_note(r.analysis, ["pin"])
-    assert "'pin'" in note and "kinematic run" in note
-    assert limits.friction_note("dynamic", ["pin"]) is None
-    assert limits.friction_note("kinematic", []) is None
+    fr = r.friction("pin: friction")
+    assert r.analysis == "kinematic" and np.all(fr[1:] < 0.0)
+    # gravity along the axis: the pin carries m g axially, the turn's centripetal load
+    # radially; the effort overcomes the friction (and the arm's inertia, zero at constant speed)
+    np.testing.assert_allclose(r.effort("turn")[1:], -fr[1:], rtol=1e-9)
+    plots = io("plots").joint_plots(r, ["pin"], {}, (), {}, {"pin: friction": "pin"})
+    np.testing.assert_array_equal(plots["pin"]["friction_force"], fr)

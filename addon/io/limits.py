@@ -110,17 +110,6 @@ def friction_call(joint: str, s: FrictionSettings, scale: float) -> dict | None:
                 arm=s.arm * scale, bearing_length=s.bearing_length * scale)
 
 
-def friction_note(analysis: str, joints: list[str]) -> str | None:
-    """The Bake's note when joints have friction but the run is not dynamic (the solver's
-    kinematic sweep leaves friction out: no friction_force is baked, the motions' efforts
-    do not include it); None otherwise."""
-    if analysis == "dynamic" or not joints:
-        return None
-    names = ", ".join(repr(j) for j in joints)
-    return (f"friction on joint(s) {names} is left out of a {analysis} run (dynamic runs "
-            "only): no friction_force is baked and the motion efforts do not include it")
-
-
 def _axes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     M = np.asarray(matrix, dtype=float)
     cols = [M[:3, k] / np.linalg.norm(M[:3, k]) for k in range(3)]

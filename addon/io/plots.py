@@ -15,8 +15,8 @@ Cam: "contact_force" (N) along the common normal, positive pushing (Result.conta
 negative where the follower would lift off), besides the cam joint's reaction.
 Stops: "limit_force" (N m on an angle, N on a slide) the joint's stops apply along its
 coordinate, positive toward a larger angle or slide, zero inside the range (Result.limit);
-friction: "friction_force" (N m or N) along the coordinate (Result.friction), baked from
-dynamic runs only (the solver's other analyses leave friction out).
+friction: "friction_force" (N m or N) along the coordinate (Result.friction), from every
+analysis (a kinematic sweep's motions carry it in their efforts).
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def joint_plots(result, joints: Sequence[str], motions: Mapping[str, tuple[str, 
         efforts.setdefault(name, {})[CONTACT_PROP] = result.contact_force(name)
     for name, joint in (limits or {}).items():
         efforts.setdefault(joint, {})[LIMIT_PROP] = result.limit(name)
-    for name, joint in (frictions or {}).items() if result.analysis == "dynamic" else ():
+    for name, joint in (frictions or {}).items():
         efforts.setdefault(joint, {})[FRICTION_PROP] = result.friction(name)
     return {joint: {**reaction_series(*result.reaction(joint)), **efforts.get(joint, {})}
             for joint in joints}
