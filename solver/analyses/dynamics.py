@@ -48,8 +48,9 @@ from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
 from ..vocabulary.joints import ANGLE
-from .friction import ITERATIONS, Slip, body_forces, limit as friction_limit, loads, rates, slip_force
-from .stops import Stops, _kinetic, check_start, locate
+from .friction import ITERATIONS, Slip, body_forces, loads, rates, slip_force
+from .stops import Stops, check_start, locate
+from .switching import energy_of, freeze, friction_rates, released, stick, switched, wrap
 from .structure import Structure
 
 
@@ -187,7 +188,7 @@ class _System:
             res = residual(m, ev.phi, f)
             if self.slip is not None and self.slip.stuck.any():    # sticking joints held
                 rows = self.slip.rows()
-                res[rows] = _wrap(res[rows] - self.slip.lock[self.slip.stuck],
+                res[rows] = wrap(res[rows] - self.slip.lock[self.slip.stuck],
                                   m.row_kind[rows] == ANGLE)
             return np.max(np.abs(res[self.keep] * rs[self.keep]), initial=0.0), (ev, A, res)
 
@@ -266,11 +267,11 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
     if sysm.slip is not None:         # joints at rest stick if they can, moving ones slip
-        vq = _friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
+        vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
         sysm.slip.direction = np.where(vq < 0.0, -1.0, 1.0)
         still = np.flatnonzero(np.abs(vq) <= 1e-12 * np.maximum(model.frictions.speed, 1e-300) * 1e3)
         if still.size:
-            (r, p, v, w), st = _stick(sysm, t, r, p, v, w, still, base, stops)
+            (r, p, v, w), st = stick(sysm, t, r, p, v, w, still, base, stops)
     method = choose_method(sysm, t, r, p, v, w, method)
     rtol = tolerance * 1e-2
     stepper = RadauIIA(sysm) if method == "implicit" else explicit_stepper(sysm.rhs, rtol)
@@ -359,13 +360,13 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 if sysm.slip is not None and not hit.size and sysm.slip.free().any():
                     # a slipping joint's speed through zero: its instant
                     d = sysm.slip.direction
-                    s1 = d * _friction_rates(sysm, ynew)
+                    s1 = d * friction_rates(sysm, ynew)
                     slid = np.flatnonzero(sysm.slip.free() & (s1 <= 0.0))
                     if slid.size:
                         def restep(hh: float):
                             yy = stepper.step(t, y, f0, hh, norm)[0]
-                            return yy, d * _friction_rates(sysm, yy)
-                        hs, ynew = locate(restep, d * _friction_rates(sysm, y), s1, slid, hs)
+                            return yy, d * friction_rates(sysm, yy)
+                        hs, ynew = locate(restep, d * friction_rates(sysm, y), s1, slid, hs)
                 f_end = getattr(stepper, "k_end", None)
                 r1, p1, v1, w1, work1 = sysm.unpack(ynew)
                 r, p, v, w = sysm.project(t + hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
@@ -376,29 +377,29 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     work += lost
                     out.impacts.append((t, tuple(model.limits.names[b] for b in hit)))
                     # on the bound exactly (a rebound starts from a gap of zero, not -tol/2)
-                    sysm.use(Structure(np.union1d(_switched(base, stops, sysm.slip).keep,
+                    sysm.use(Structure(np.union1d(switched(base, stops, sysm.slip).keep,
                                                   model.limits.rows[hit]), base.redundant,
                                        base.dof, base.driven_dof, base.bad_motions))
-                    e0 = _energy_of(sysm, t, r, p, v, w)
+                    e0 = energy_of(sysm, t, r, p, v, w)
                     r, p = sysm.project(t, r, p, v, w)[:2]      # positions only: the rebound stays
-                    st = _switched(base, stops, sysm.slip)
+                    st = switched(base, stops, sysm.slip)
                     sysm.use(st)
                     r, p, v, w = sysm.project(t, r, p, v, w)
-                    work += _energy_of(sysm, t, r, p, v, w) - e0   # that move's energy, booked
-                    _freeze(sysm, stops)
+                    work += energy_of(sysm, t, r, p, v, w) - e0   # that move's energy, booked
+                    freeze(sysm, stops)
                     f_end = None
                     if sysm.slip is not None:    # a rebound reverses the joints' slip
-                        vq = _friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
+                        vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
                         sysm.slip.direction = np.where(vq < 0.0, -1.0, np.where(vq > 0.0, 1.0, sysm.slip.direction))
                 elif slid.size:                  # stick if the static limit holds the joint
-                    (r, p, v, w), st = _stick(sysm, t, r, p, v, w, slid, base, stops)
+                    (r, p, v, w), st = stick(sysm, t, r, p, v, w, slid, base, stops)
                     f_end = None
                 elif ((stops is not None and stops.resting.any())
                       or (sysm.slip is not None and sysm.slip.stuck.any())):
-                    if _released(sysm, t, r, p, v, w, stops):   # a pulling stop, a slipping joint
-                        st = _switched(base, stops, sysm.slip)
+                    if released(sysm, t, r, p, v, w, stops):   # a pulling stop, a slipping joint
+                        st = switched(base, stops, sysm.slip)
                         sysm.use(st)
-                        _freeze(sysm, stops)
+                        freeze(sysm, stops)
                         f_end = None
                 if sysm.robust and not _near_singular(model, st, r, p):
                     sysm.robust, f_end = False, None     # past it: exact solves again
@@ -440,91 +441,6 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                          f"(joints {', '.join(who)} dependent for an instant, e.g. links lined "
                          "up); near it the reactions of those joints are the least-norm ones")
     return out
-
-
-def _wrap(x: np.ndarray, angle: np.ndarray) -> np.ndarray:
-    """Angle differences into (-pi, pi] where ``angle``; lengths as they are."""
-    return np.where(angle, (x + np.pi) % (2.0 * np.pi) - np.pi, x)
-
-
-def _switched(base: Structure, stops: Stops | None, slip: Slip | None) -> Structure:
-    """The run's rows with the stops in resting contact and the sticking joints held."""
-    rows = np.concatenate([stops.active_rows() if stops is not None else np.zeros(0, int),
-                           slip.rows() if slip is not None else np.zeros(0, int)]).astype(int)
-    return Structure(np.concatenate([base.keep, rows]), base.redundant, base.dof,
-                     base.driven_dof - len(rows), base.bad_motions)
-
-
-def _freeze(sysm: _System, stops: Stops | None) -> None:
-    """Friction elements whose coordinate a resting stop holds take no friction."""
-    if sysm.slip is not None and stops is not None:
-        fp = sysm.m.frictions
-        sysm.slip.frozen = np.array([bool(stops.resting[b].any()) for b in fp.stops], dtype=bool)
-
-
-def _energy_of(sysm: _System, t: float, r, p, v, w) -> float:
-    """Kinetic + potential energy (gravity and springs) of a state, J."""
-    m = sysm.m
-    rg, A, vg, wg = body_arrays(m, r, p, v, w)
-    gravity = -float(np.sum(m.body_mass * (r @ m.gravity)))
-    springs = total_forces(m, t, rg, A, vg, wg, sysm.ts_ref)[1].potential
-    return _kinetic(m, A[: sysm.nb], np.concatenate([v, w], axis=1)) + gravity + springs
-
-
-def _friction_rates(sysm: _System, y: np.ndarray) -> np.ndarray:
-    """The friction coordinates' rates at a packed state."""
-    m = sysm.m
-    r, p, v, w, _ = sysm.unpack(y)
-    rg, A, vg, wg = body_arrays(m, r, p / np.linalg.norm(p, axis=-1, keepdims=True), v, w)
-    return rates(m, evaluate(m, rg, A, ref=sysm.track).jac, np.concatenate([vg, wg], axis=-1))
-
-
-def _stick(sysm: _System, t: float, r, p, v, w, which: np.ndarray, base: Structure,
-           stops: Stops | None):
-    """Try holding the friction elements ``which`` (their speed is zero now): those whose
-    needed force |lambda| is within mu_s L + preload stick, the others slip the way the
-    force pushes.  Returns the (projected) state and the structure."""
-    m, slip = sysm.m, sysm.slip
-    fp = m.frictions
-    # a coordinate a motion drives, or a stop holds, is held already: no second row for it
-    free = [k for k in which if not fp.held[k]
-            and not (stops is not None and stops.resting[fp.stops[k]].any())]
-    which = np.array(free, dtype=int)
-    if not which.size:
-        return (r, p, v, w), _switched(base, stops, slip)
-    phi = evaluate(m, *body_arrays(m, r, p)[:2], need_jac=False, ref=sysm.track).phi
-    slip.stuck[which] = True
-    slip.lock[which] = phi[fp.rows[which]]
-    st = _switched(base, stops, slip)
-    sysm.use(st)
-    r, p, v, w = sysm.project(t, r, p, v, w)
-    _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
-    A = body_arrays(m, r, p)[1]
-    need = lam[fp.rows[which]]
-    go = which[np.abs(need) > friction_limit(m, loads(m, lam, jac, A))[which]]
-    if go.size:
-        slip.stuck[go] = False
-        slip.direction[go] = np.sign(lam[fp.rows[go]])
-        st = _switched(base, stops, slip)
-        sysm.use(st)
-    return (r, p, v, w), st
-
-
-def _released(sysm: _System, t: float, r, p, v, w, stops: Stops | None) -> bool:
-    """Let go of resting stops that would pull and sticking joints whose needed friction
-    exceeds the static limit (slipping the way the force pushes); True if any changed."""
-    m, slip = sysm.m, sysm.slip
-    _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
-    changed = stops.release(lam) if stops is not None else False
-    if slip is not None and slip.stuck.any():
-        fp = m.frictions
-        A = body_arrays(m, r, p)[1]
-        over = slip.stuck & (np.abs(lam[fp.rows]) > friction_limit(m, loads(m, lam, jac, A)))
-        if over.any():
-            slip.stuck &= ~over
-            slip.direction[over] = np.sign(lam[fp.rows[over]])
-            changed = True
-    return changed
 
 
 def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:

@@ -162,8 +162,8 @@ class Stops:
         target[len(sysm.keep):] = np.where(rest, 0.0, bounce)
         lam = np.linalg.lstsq(C @ Mi @ C.T, target - C @ vel, rcond=1e-12)[0]
         new = (vel + Mi @ C.T @ lam).reshape(nb, 6)
-        ke = _kinetic(m, A[:nb], vel.reshape(nb, 6))
-        ke1 = _kinetic(m, A[:nb], new)
+        ke = kinetic(m, A[:nb], vel.reshape(nb, 6))
+        ke1 = kinetic(m, A[:nb], new)
         self.resting[hit[rest]] = True
         return new[:, :3], new[:, 3:], ke1 - ke
 
@@ -175,7 +175,7 @@ class Stops:
         return bool(go.any())
 
 
-def _kinetic(model: Model, A: np.ndarray, vel: np.ndarray) -> float:
+def kinetic(model: Model, A: np.ndarray, vel: np.ndarray) -> float:
     """Kinetic energy of body velocities (nb, 6) (world axes)."""
     Iw = A @ model.body_inertia @ np.swapaxes(A, -1, -2)
     w = vel[:, 3:]

@@ -1,0 +1,98 @@
+"""The rows a dynamic run switches on and off (stops resting, joints sticking) and the
+run-state helpers around them: the structure with them held, friction's zero-speed test,
+the energy a position correction moves (booked as work).  Used by analyses/dynamics.py;
+``sysm`` is its _System (the equations of one run)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernels.constraints import body_arrays, evaluate
+from ..kernels.forces import total_forces
+from .friction import Slip, limit as friction_limit, loads, rates
+from .stops import Stops, kinetic
+from .structure import Structure
+
+
+def wrap(x: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """Angle differences into (-pi, pi] where ``angle``; lengths as they are."""
+    return np.where(angle, (x + np.pi) % (2.0 * np.pi) - np.pi, x)
+
+
+def switched(base: Structure, stops: Stops | None, slip: Slip | None) -> Structure:
+    """The run's rows with the stops in resting contact and the sticking joints held."""
+    rows = np.concatenate([stops.active_rows() if stops is not None else np.zeros(0, int),
+                           slip.rows() if slip is not None else np.zeros(0, int)]).astype(int)
+    return Structure(np.concatenate([base.keep, rows]), base.redundant, base.dof,
+                     base.driven_dof - len(rows), base.bad_motions)
+
+
+def freeze(sysm, stops: Stops | None) -> None:
+    """Friction elements whose coordinate a resting stop holds take no friction."""
+    if sysm.slip is not None and stops is not None:
+        fp = sysm.m.frictions
+        sysm.slip.frozen = np.array([bool(stops.resting[b].any()) for b in fp.stops], dtype=bool)
+
+
+def energy_of(sysm, t: float, r, p, v, w) -> float:
+    """Kinetic + potential energy (gravity and springs) of a state, J."""
+    m = sysm.m
+    rg, A, vg, wg = body_arrays(m, r, p, v, w)
+    gravity = -float(np.sum(m.body_mass * (r @ m.gravity)))
+    springs = total_forces(m, t, rg, A, vg, wg, sysm.ts_ref)[1].potential
+    return kinetic(m, A[: sysm.nb], np.concatenate([v, w], axis=1)) + gravity + springs
+
+
+def friction_rates(sysm, y: np.ndarray) -> np.ndarray:
+    """The friction coordinates' rates at a packed state."""
+    m = sysm.m
+    r, p, v, w, _ = sysm.unpack(y)
+    rg, A, vg, wg = body_arrays(m, r, p / np.linalg.norm(p, axis=-1, keepdims=True), v, w)
+    return rates(m, evaluate(m, rg, A, ref=sysm.track).jac, np.concatenate([vg, wg], axis=-1))
+
+
+def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
+           stops: Stops | None):
+    """Try holding the friction elements ``which`` (their speed is zero now): those whose
+    needed force |lambda| is within mu_s L + preload stick, the others slip the way the
+    force pushes.  Returns the (projected) state and the structure."""
+    m, slip = sysm.m, sysm.slip
+    fp = m.frictions
+    # a coordinate a motion drives, or a stop holds, is held already: no second row for it
+    free = [k for k in which if not fp.held[k]
+            and not (stops is not None and stops.resting[fp.stops[k]].any())]
+    which = np.array(free, dtype=int)
+    if not which.size:
+        return (r, p, v, w), switched(base, stops, slip)
+    phi = evaluate(m, *body_arrays(m, r, p)[:2], need_jac=False, ref=sysm.track).phi
+    slip.stuck[which] = True
+    slip.lock[which] = phi[fp.rows[which]]
+    st = switched(base, stops, slip)
+    sysm.use(st)
+    r, p, v, w = sysm.project(t, r, p, v, w)
+    _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
+    A = body_arrays(m, r, p)[1]
+    need = lam[fp.rows[which]]
+    go = which[np.abs(need) > friction_limit(m, loads(m, lam, jac, A))[which]]
+    if go.size:
+        slip.stuck[go] = False
+        slip.direction[go] = np.sign(lam[fp.rows[go]])
+        st = switched(base, stops, slip)
+        sysm.use(st)
+    return (r, p, v, w), st
+
+
+def released(sysm, t: float, r, p, v, w, stops: Stops | None) -> bool:
+    """Let go of resting stops that would pull and sticking joints whose needed friction
+    exceeds the static limit (slipping the way the force pushes); True if any changed."""
+    m, slip = sysm.m, sysm.slip
+    _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
+    changed = stops.release(lam) if stops is not None else False
+    if slip is not None and slip.stuck.any():
+        fp = m.frictions
+        A = body_arrays(m, r, p)[1]
+        over = slip.stuck & (np.abs(lam[fp.rows]) > friction_limit(m, loads(m, lam, jac, A)))
+        if over.any():
+            slip.stuck &= ~over
+            slip.direction[over] = np.sign(lam[fp.rows[over]])
+            changed = True
+    return changed
