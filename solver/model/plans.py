@@ -1,0 +1,316 @@
+"""The compiled model's per-row data and the plans of the rows beyond the joint table:
+couplers (vocabulary/couplers.py), curve joints (curve_joints.py), limits (limits.py) and
+friction (friction.py), each built from the builder's items by its function here and read
+by its kernel or analysis.  ``compile.py`` assembles them into the Model."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..base.rotations import quat_to_matrix
+from ..vocabulary.joints import ANGLE, COUPLER, DOT2
+
+def _frozen(a: Any, dtype: Any = float) -> np.ndarray:
+    """A read-only copy of an array."""
+    out = np.array(a, dtype=dtype)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True)
+class RowGroup:
+    """The rows of one primitive kind, as the kernel of that kind reads them.
+
+    ``rows`` is the group's place in the kind-ordered rows (RowPlan.order).  At-point
+    groups hold one entry per joint point (three rows each: world x, y, z of P_I - P_J);
+    the other kinds one entry per row.  Vectors and points are in body frames (the ground's
+    in world)."""
+    kind: int
+    rows: slice
+    bi: np.ndarray        # (n,) body of marker I (nb = ground)
+    bj: np.ndarray        # (n,) body of marker J
+    ba: np.ndarray        # (n,) body carrying vector a (dot-2: J's, at-point: ground)
+    ui: np.ndarray        # (n, 3) point (at, dot-2, distance) or vector (dot-1, angle: x_I) on I
+    uj: np.ndarray        # (n, 3) point on J (at, dot-2, distance)
+    a: np.ndarray         # (n, 3) vector on J: dot-2 axis, dot-1 b_J, angle x_J
+    b: np.ndarray         # (n, 3) second vector on J: angle y_J
+    target: np.ndarray    # (n,) distance length
+
+
+@dataclass(frozen=True)
+class CouplerPlan:
+    """The couplers' rows (vocabulary/couplers.py: sum_i s_i (q_i - q_i0) = 0), as the
+    coupler kernel reads them.  Their joint coordinates are evaluated by the angle and
+    dot-2 kernels as ``coords`` groups whose ``rows`` index the coordinate vector (angles
+    first, then slides).  Scales are divided by the largest |s_i| u_i (u = 1 rad for an
+    angle, the model's length scale for a slide), so a coupler's residual is in radians
+    of its largest term and its multiplier in the matching generalized-force unit."""
+    coords: tuple[RowGroup, ...]
+    n: int                         # coordinates
+    is_angle: np.ndarray           # (n,) angle (wraps at +-pi) or slide
+    q0: np.ndarray                 # (n,) coordinates in the pose as built (raw angles)
+    terms: np.ndarray              # (ncpl, T) coordinate of each term (padding: 0, scale 0)
+    scale: np.ndarray              # (ncpl, T) normalized s_i
+    count: np.ndarray              # (ncpl,) terms of each coupler
+    offset: np.ndarray             # (ncpl,) sum_i s_i q_i0
+    names: tuple[str, ...]
+    kinds: tuple[str, ...]
+    radii: tuple[Any, ...]         # gears' pitch radii (or None)
+    pressure: np.ndarray           # (ncpl,) gears' pressure angles, rad
+    coupled: tuple[tuple[str, ...], ...]   # each coupler's joints
+
+
+@dataclass(frozen=True)
+class CurvePlan:
+    """The curve joints' rows (vocabulary/curve_joints.py), as kernels/curve_rows.py reads
+    them, each joint's entry in joint order.  Each curve is in its marker's frame; ``off``
+    and ``C`` place that frame in the part's body frame (COM-centred; the ground's in world).
+    The contact parameters are tracked values (RowEval.track) from ``first`` on: one per
+    point on curve, two (u on curve I, v on curve J) per cam."""
+    first: int                     # the parameters' place in the tracked values
+    nparam: int
+    # point on curve: marker I's point ui on body bi, the curve on body bj
+    pc_names: tuple[str, ...]
+    pc_bi: np.ndarray
+    pc_bj: np.ndarray
+    pc_ui: np.ndarray              # (n, 3)
+    pc_off: np.ndarray             # (n, 3) marker J's origin in body j
+    pc_C: np.ndarray               # (n, 3, 3) marker J's axes in body j
+    pc_curve: tuple[Any, ...]
+    # cam: curve I on body bi (marker I frame), curve J on body bj (marker J frame)
+    cam_names: tuple[str, ...]
+    cam_bi: np.ndarray
+    cam_bj: np.ndarray
+    cam_off: np.ndarray            # (n, 2, 3) markers I, J origins in their bodies
+    cam_C: np.ndarray              # (n, 2, 3, 3) markers I, J axes in their bodies
+    cam_curve: tuple[tuple[Any, Any], ...]
+    cam_sigma: np.ndarray          # (n, 2) turn of closed curves I, J about their marker z:
+    #                                +1 counter-clockwise, -1 clockwise, 0 open
+
+
+@dataclass(frozen=True)
+class LimitPlan:
+    """The joint limits' bounds (vocabulary/limits.py), one row each (the motion's angle or
+    slide row, never among the kept rows until its stop is in resting contact).  The gap
+    sgn (q - value) is >= 0 inside the range (sgn +1 for a lower bound, -1 for an upper),
+    and the stop's push, -sgn lambda, is >= 0 while it holds."""
+    names: tuple[str, ...]         # (nbound,) the limit of each bound
+    joints: tuple[str, ...]
+    bounds: tuple[str, ...]        # "lower" | "upper"
+    rows: np.ndarray               # (nbound,) model row
+    value: np.ndarray              # (nbound,) rad or m
+    sgn: np.ndarray
+    restitution: np.ndarray
+    rest_speed: np.ndarray         # rad/s or m/s
+
+
+@dataclass(frozen=True)
+class FrictionPlan:
+    """Joint friction elements (vocabulary/friction.py): the coordinate's row (kept only
+    while the joint sticks), the joint's own rows (its reaction: the load), marker I (the
+    reaction's point) and marker J's axes (the joint axis z) in their bodies' frames."""
+    names: tuple[str, ...]
+    rows: np.ndarray               # (n,) the coordinate row
+    joint_rows: tuple[np.ndarray, ...]
+    bi: np.ndarray
+    point_i: np.ndarray            # (n, 3) marker I in body bi
+    bj: np.ndarray
+    axes_j: np.ndarray             # (n, 3, 3) marker J's axes in body bj
+    is_angle: np.ndarray
+    static: np.ndarray
+    dynamic: np.ndarray
+    speed: np.ndarray              # transition speed
+    viscous: np.ndarray
+    preload: np.ndarray
+    radius: np.ndarray
+    arm: np.ndarray
+    length: np.ndarray
+    held: np.ndarray               # (n,) a motion drives the coordinate: it never sticks
+    stops: tuple[np.ndarray, ...]  # the limit bounds (LimitPlan index) on the same coordinate
+
+
+def coordinate_row(mi: str, mj: str, coordinate: str, marker_body, marker_point, marker_axes,
+                    **extra) -> dict:
+    """A motion's angle or slide row between markers I and J (also limits and friction)."""
+    Ci, Cj = marker_axes[mi], marker_axes[mj]
+    row = dict(bi=marker_body[mi], bj=marker_body[mj], target=0.0, joint=-1, motion=-1,
+               coupler=-1)
+    row.update(extra)
+    if coordinate == "angle":
+        row.update(kind=ANGLE, ui=Ci[:, 0], uj=np.zeros(3), a=Cj[:, 0], b=Cj[:, 1])
+    else:
+        row.update(kind=DOT2, ui=marker_point[mi], uj=marker_point[mj], a=Cj[:, 2], b=np.zeros(3))
+    return row
+
+
+def frictions(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
+               length_scale: float, lplan: LimitPlan | None) -> FrictionPlan | None:
+    """One row per friction element (appended to ``rows``): its coordinate's row."""
+    frictions = getattr(mech, "frictions", {})
+    if not frictions:
+        return None
+    names = list(mech.joints)
+    joint_of = np.array([r.get("joint", -1) for r in rows])
+    at, jrows, fr = [], [], list(frictions.values())
+    for k, fc in enumerate(fr):
+        jt = mech.joints[fc.joint]
+        jrows.append(_frozen(np.flatnonzero(joint_of == names.index(fc.joint)), int))
+        at.append(len(rows))
+        rows.append(coordinate_row(jt.marker_i, jt.marker_j, fc.coordinate, marker_body,
+                                    marker_point, marker_axes, friction=k,
+                                    label=f"{fc.name}: {fc.coordinate} of {fc.joint} (sticking)"))
+    mi = [mech.joints[f.joint].marker_i for f in fr]
+    mj = [mech.joints[f.joint].marker_j for f in fr]
+    angle = np.array([f.coordinate == "angle" for f in fr])
+    speed = [f.transition_speed if f.transition_speed is not None else
+             (1e-3 if f.coordinate == "angle" else 1e-3 * length_scale) for f in fr]
+    n = len(fr)
+    return FrictionPlan(
+        tuple(f.name for f in fr), _frozen(at, int), tuple(jrows),
+        _frozen([marker_body[m] for m in mi], int), _frozen(np.reshape([marker_point[m] for m in mi], (n, 3))),
+        _frozen([marker_body[m] for m in mj], int), _frozen(np.reshape([marker_axes[m] for m in mj], (n, 3, 3))),
+        _frozen(angle, bool), _frozen([f.static for f in fr]), _frozen([f.dynamic for f in fr]),
+        _frozen(speed), _frozen([f.viscous for f in fr]), _frozen([f.preload for f in fr]),
+        _frozen([f.radius for f in fr]), _frozen([f.arm for f in fr]),
+        _frozen([f.bearing_length for f in fr]),
+        _frozen([any(mo.joint == f.joint and mo.coordinate == f.coordinate
+                     for mo in mech.motions.values()) for f in fr], bool),
+        tuple(_frozen([b for b, lm in enumerate(lplan.names) if lplan.joints[b] == f.joint
+                       and mech.limits[lm].coordinate == f.coordinate] if lplan else [], int)
+              for f in fr))
+
+
+def limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
+            length_scale: float) -> LimitPlan | None:
+    """One row per bound (appended to ``rows``): the motion's angle or slide row."""
+    limits = getattr(mech, "limits", {})
+    if not limits:
+        return None
+    names, joints, bounds, at, value, sgn, e, speed = [], [], [], [], [], [], [], []
+    for lm in limits.values():
+        jt = mech.joints[lm.joint]
+        for bound, b, s in (("lower", lm.lower, 1.0), ("upper", lm.upper, -1.0)):
+            if b is None:
+                continue
+            at.append(len(rows))
+            rows.append(coordinate_row(jt.marker_i, jt.marker_j, lm.coordinate, marker_body,
+                                       marker_point, marker_axes, limit=len(names),
+                                       label=f"{lm.name}: {bound} {lm.coordinate} of {lm.joint}"))
+            names.append(lm.name)
+            joints.append(lm.joint)
+            bounds.append(bound)
+            value.append(b)
+            sgn.append(s)
+            e.append(lm.restitution)
+            unit = 1.0 if lm.coordinate == "angle" else length_scale
+            speed.append(1e-3 * unit if lm.rest_speed is None else lm.rest_speed)
+    return LimitPlan(tuple(names), tuple(joints), tuple(bounds), _frozen(at, int), _frozen(value),
+                     _frozen(sgn), _frozen(e), _frozen(speed))
+
+
+def curves(mech: Any, marker_body, marker_point, marker_axes, first: int) -> CurvePlan | None:
+    """The curve joints' entries (CurvePlan), in joint order."""
+    pcs = [j for j in mech.joints.values() if j.kind == "point-on-curve"]
+    cams = [j for j in mech.joints.values() if j.kind == "cam"]
+    if not pcs and not cams:
+        return None
+
+    def arr(x, shape, dtype: Any = float) -> np.ndarray:
+        return _frozen(np.reshape(np.array(x, dtype=dtype), shape), dtype)
+    n, k = len(pcs), len(cams)
+    return CurvePlan(
+        first, n + 2 * k,
+        tuple(j.name for j in pcs), arr([marker_body[j.marker_i] for j in pcs], (n,), int),
+        arr([marker_body[j.marker_j] for j in pcs], (n,), int),
+        arr([marker_point[j.marker_i] for j in pcs], (n, 3)),
+        arr([marker_point[j.marker_j] for j in pcs], (n, 3)),
+        arr([marker_axes[j.marker_j] for j in pcs], (n, 3, 3)), tuple(j.curves[0] for j in pcs),
+        tuple(j.name for j in cams), arr([marker_body[j.marker_i] for j in cams], (k,), int),
+        arr([marker_body[j.marker_j] for j in cams], (k,), int),
+        arr([[marker_point[j.marker_i], marker_point[j.marker_j]] for j in cams], (k, 2, 3)),
+        arr([[marker_axes[j.marker_i], marker_axes[j.marker_j]] for j in cams], (k, 2, 3, 3)),
+        tuple((j.curves[0], j.curves[1]) for j in cams),
+        arr([[_turn(c) for c in j.curves] for j in cams], (k, 2)))
+
+
+def _turn(curve: Any) -> float:
+    """+1 for a closed curve running counter-clockwise about its marker's z, -1 clockwise,
+    0 for an open one (twice the signed area of its knots' polygon)."""
+    if not curve.closed:
+        return 0.0
+    x, y = curve.points[:, 0], curve.points[:, 1]
+    return float(np.sign(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)))
+
+
+def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
+              length_scale: float, nb: int) -> CouplerPlan | None:
+    """One row per coupler (appended to ``rows``) and the CouplerPlan its kernel reads."""
+    couplers = getattr(mech, "couplers", {})
+    if not couplers:
+        return None
+    # the coupled coordinates, each once: angles first, then slides
+    keys = sorted({(j, c) for cp in couplers.values() for j, c, _ in cp.terms},
+                  key=lambda jc: (jc[1] != "angle", list(mech.joints).index(jc[0])))
+    index = {k: i for i, k in enumerate(keys)}
+    entries, q0 = [], []
+    for jn, coord in keys:
+        jt = mech.joints[jn]
+        mi, mj = jt.marker_i, jt.marker_j
+        Ci, Cj = marker_axes[mi], marker_axes[mj]
+        e = dict(bi=marker_body[mi], bj=marker_body[mj], ui=np.zeros(3), uj=np.zeros(3),
+                 a=np.zeros(3), b=np.zeros(3), target=0.0)
+        Wi, Wj = world_axes(mech, mi), world_axes(mech, mj)
+        if coord == "angle":        # x_I from x_J about z_J (the motion's angle row)
+            e.update(kind=ANGLE, ui=Ci[:, 0], a=Cj[:, 0], b=Cj[:, 1])
+            q0.append(np.arctan2(Wi[:, 0] @ Wj[:, 1], Wi[:, 0] @ Wj[:, 0]))
+        else:                       # (P_I - P_J) . z_J (the motion's slide row)
+            e.update(kind=DOT2, ui=marker_point[mi], uj=marker_point[mj], a=Cj[:, 2])
+            q0.append((marker_world(mech, mi) - marker_world(mech, mj)) @ Wj[:, 2])
+        entries.append(e)
+    groups, start = [], 0
+    for kind in (ANGLE, DOT2):
+        sel = [e for e in entries if e["kind"] == kind]
+        if sel:
+            def col(key: str, dtype: Any = float) -> np.ndarray:
+                return _frozen([e[key] for e in sel], dtype)
+            bj = col("bj", int)
+            groups.append(RowGroup(kind, slice(start, start + len(sel)), col("bi", int), bj, bj,
+                                   col("ui"), col("uj"), col("a"), col("b"), col("target")))
+            start += len(sel)
+    T = max(len(cp.terms) for cp in couplers.values())
+    terms = np.zeros((len(couplers), T), dtype=int)
+    scale = np.zeros((len(couplers), T))
+    is_angle = np.array([c == "angle" for _, c in keys])
+    for k, (name, cp) in enumerate(couplers.items()):
+        idx = [index[(j, c)] for j, c, _ in cp.terms]
+        s = np.array([x for _, _, x in cp.terms])
+        unit = np.where(is_angle[idx], 1.0, length_scale)
+        terms[k, : len(idx)], scale[k, : len(idx)] = idx, s / np.max(np.abs(s) * unit)
+        ends = []
+        for i in idx:
+            ends += [entries[i]["bi"], entries[i]["bj"]]
+        rows.append(dict(kind=COUPLER, bi=ends[0], bj=ends[1], ends=tuple(ends), ui=np.zeros(3),
+                         uj=np.zeros(3), a=np.zeros(3), b=np.zeros(3), target=0.0, joint=-1,
+                         motion=-1, coupler=k, label=f"{name}: {cp.kind}"))
+    q0 = np.array(q0, dtype=float)
+    return CouplerPlan(tuple(groups), len(keys), _frozen(is_angle, bool), _frozen(q0),
+                       _frozen(terms, int), _frozen(scale),
+                       _frozen([len(cp.terms) for cp in couplers.values()], int),
+                       _frozen(np.sum(scale * q0[terms], axis=1)),
+                       tuple(couplers), tuple(cp.kind for cp in couplers.values()),
+                       tuple(cp.radii for cp in couplers.values()),
+                       _frozen([cp.pressure_angle for cp in couplers.values()]),
+                       tuple(tuple(dict.fromkeys(j for j, _, _ in cp.terms)) for cp in couplers.values()))
+
+
+def world_axes(mech: Any, marker: str) -> np.ndarray:
+    mk = mech.markers[marker]
+    return quat_to_matrix(mech.parts[mk.part].orientation) @ quat_to_matrix(mk.orientation)
+
+
+def marker_world(mech: Any, marker: str) -> np.ndarray:
+    mk = mech.markers[marker]
+    part = mech.parts[mk.part]
+    return part.position + quat_to_matrix(part.orientation) @ mk.position
