@@ -350,3 +350,18 @@ def test_redundant_meshes_over_many_turns_give_no_false_note() -> None:
     r = m.solve(duration=4.0, fps=24)
     assert not r.notes
     assert np.abs(wrap(turn_z(r, "ring") + 0.2 * math.pi * r.times)).max() < 1e-12
+
+
+@pytest.mark.slow
+def test_ratio_after_3000_turns_with_a_wobbling_drive() -> None:
+    """10,000 frames at 24 fps, gear 1 at 7.3 turns/s with a wobble (0.3 sin 5t): 3,040 turns,
+    angles near 1.9e4 rad, whose rounding (4e-12 rad) exceeds Newton's 1e-12 tolerance: the
+    rows count as met below the rounding of their own terms (a motion's value, a coupler's
+    sum), so the sweep goes on; gear 2 at -0.4 of gear 1 to 2e-11 rad (1e-15 of the angle)."""
+    m = spur_pair()
+    m.add_motion("drive", "j1", f"{TAU * 7.3} * t + 0.3 * sin(5 * t)")
+    r = m.solve(duration=10000 / 24, fps=24)
+    f = TAU * 7.3 * r.times + 0.3 * np.sin(5 * r.times)
+    assert f[-1] / TAU > 3000
+    assert np.abs(wrap(turn_z(r, "g1") - f)).max() < 2e-11
+    assert np.abs(wrap(turn_z(r, "g2") + 0.4 * f)).max() < 2e-11

@@ -198,7 +198,12 @@ def couplers(model: Model, r, A, v, w, phi, jac, quad, ref, track, rate) -> None
     track[..., : cp.n] = q
     if rate is not None:
         rate[..., : cp.n] = qd
-    phi[...] = np.einsum("...ct,ct->...c", q[..., cp.terms], cp.scale) - cp.offset
+    terms = q[..., cp.terms] * cp.scale
+    phi[...] = terms.sum(axis=-1) - cp.offset
+    # after many turns the angles are large and their sum cancels: below its rounding (a few
+    # ulps of the terms) the relation holds as well as doubles can tell, so it is met
+    noise = 8.0 * np.finfo(float).eps * (np.abs(terms).sum(axis=-1) + np.abs(cp.offset))
+    phi[...] = np.where(np.abs(phi) <= noise, 0.0, phi)
     if jac is not None:
         blocks = qj[..., cp.terms, :] * cp.scale[:, :, None]          # (..., ncpl, T, 12)
         jac[..., : 12 * cp.terms.shape[1]] = blocks.reshape(blocks.shape[:-2] + (-1,))
@@ -306,7 +311,12 @@ def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:
         res[..., lm.rows[ang]] = (res[..., lm.rows[ang]] + np.pi) % (2.0 * np.pi) - np.pi
     drv = model.row_motion >= 0
     if drv.any():
-        res[..., drv] -= f[..., model.row_motion[drv], 0]
+        fv = f[..., model.row_motion[drv], 0]
+        res[..., drv] -= fv
+        # a motion's value after many turns: below its rounding the row is met (as couplers)
+        noise = 8.0 * np.finfo(float).eps * (np.abs(fv) + np.pi)
         ang = drv & (model.row_kind == ANGLE)
         res[..., ang] = (res[..., ang] + np.pi) % (2.0 * np.pi) - np.pi
+        rd = res[..., drv]
+        res[..., drv] = np.where(np.abs(rd) <= noise, 0.0, rd)
     return res
