@@ -74,6 +74,12 @@ def decoration(name: str, parent, size: tuple, location: tuple, color: tuple,
     ob = bpy.context.active_object
     ob.name = name
     ob.scale = size
+    return _dressed_child(ob, name, color, parent)
+
+
+def _dressed_child(ob, name: str, color: tuple, parent) -> bpy.types.Object:
+    """Give ``ob`` its material and parent it to ``parent`` where it stands (decorations and
+    curves ride on their part)."""
     ob.data.materials.append(_material(name + ".mat", color))
     bpy.context.view_layer.update()
     ob.parent = parent
@@ -156,11 +162,7 @@ def curve(name: str, kind: str, points: list, parent, cyclic: bool = False,
     ob = bpy.data.objects.new(name, data)
     bpy.context.scene.collection.objects.link(ob)
     ob.rotation_euler = rotation
-    ob.data.materials.append(_material(name + ".mat", color))
-    bpy.context.view_layer.update()
-    ob.parent = parent
-    ob.matrix_parent_inverse = parent.matrix_world.inverted()
-    return ob
+    return _dressed_child(ob, name, color, parent)
 
 
 def coupler(name: str, kind: str, joints: list, **settings) -> bpy.types.Object:
