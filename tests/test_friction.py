@@ -149,3 +149,26 @@ def test_statics_friction_holds_where_it_can() -> None:
     assert slide_of(r, 35.0)[0] == pytest.approx(2.0 * G * math.sin(a) / 100.0, abs=1e-10)
     assert any("friction 'dry' cannot hold the start" in n for n in r.notes)
     assert r.friction("dry")[0] == 0.0
+
+
+def test_block_breaks_loose_at_the_closed_form_instant() -> None:
+    """Stuck on 20 deg, pushed down the slope by 10 t N: it breaks loose when the needed
+    friction 10 t + m g sin a reaches mu_s m g cos a, at t* = 0.4352 s (located like an
+    impact, to 1e-10 s), then slides with a = (10 t + m g sin a - mu_d m g cos a) / m.  The
+    static coefficient still acts until the speed passes 1.5 v_s (v_s = 1e-9 m/s): the
+    acceleration grows from zero as 5 (t - t*) for sqrt(1.5 v_s / 2.5) = 2.4e-5 s, a
+    speed deficit of 0.92 x 2.4e-5 m/s, so the slide trails the closed form with mu_d from
+    t* by at most 1.3e-5 m over the run: bound 2e-5 m.  Taking t* at step resolution (a
+    step near 0.05 s) would miss by ~1e-2 m; before t* the block does not move (1e-12 m)."""
+    a = math.radians(20.0)
+    m = incline(20.0, 0.6, 0.5)
+    m.add_force("push", "shoe", force=(f"10*t*{math.cos(a)}", 0.0, f"-10*t*{math.sin(a)}"))
+    r = m.solve(duration=1.0, fps=20, analysis="dynamic", tolerance=1e-9)
+    mg = 2.0 * G
+    ts = (0.6 * mg * math.cos(a) - mg * math.sin(a)) / 10.0
+    c = (mg * math.sin(a) - 0.5 * mg * math.cos(a)) / 2.0          # a(t) = 5 t + c
+    t = np.maximum(r.times, ts)
+    s_exp = 5.0 * ((t ** 3 - ts ** 3) / 6.0 - ts ** 2 * (t - ts) / 2.0) + 0.5 * c * (t - ts) ** 2
+    np.testing.assert_allclose(slide_of(r, 20.0), s_exp, atol=2e-5)
+    assert np.abs(slide_of(r, 20.0)[r.times < ts]).max() < 1e-12
+    assert slide_of(r, 20.0)[-1] > 0.1

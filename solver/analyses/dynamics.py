@@ -50,7 +50,8 @@ from ..model.state import State
 from ..vocabulary.joints import ANGLE
 from .friction import ITERATIONS, Slip, body_forces, loads, rates, slip_force
 from .stops import Stops, check_start, locate
-from .switching import energy_of, freeze, friction_rates, released, stick, switched, wrap
+from .switching import (energy_of, freeze, friction_rates, hold_margin, released, stick, switched,
+                        wrap)
 from .structure import Structure
 
 
@@ -367,6 +368,16 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                             yy = stepper.step(t, y, f0, hh, norm)[0]
                             return yy, d * friction_rates(sysm, yy)
                         hs, ynew = locate(restep, d * friction_rates(sysm, y), s1, slid, hs)
+                broke = np.zeros(0, dtype=int)
+                if (sysm.slip is not None and sysm.slip.stuck.any() and not hit.size
+                        and not slid.size):     # a sticking joint's needed force reaching the limit
+                    m1 = hold_margin(sysm, t + hs, ynew)
+                    broke = over = np.flatnonzero(m1 < 0.0)
+                    if over.size:
+                        def restep(hh: float):
+                            yy = stepper.step(t, y, f0, hh, norm)[0]
+                            return yy, hold_margin(sysm, t + hh, yy)
+                        hs, ynew = locate(restep, hold_margin(sysm, t, y), m1, over, hs)
                 f_end = getattr(stepper, "k_end", None)
                 r1, p1, v1, w1, work1 = sysm.unpack(ynew)
                 r, p, v, w = sysm.project(t + hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
@@ -393,6 +404,13 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         sysm.slip.direction = np.where(vq < 0.0, -1.0, np.where(vq > 0.0, 1.0, sysm.slip.direction))
                 elif slid.size:                  # stick if the static limit holds the joint
                     (r, p, v, w), st = stick(sysm, t, r, p, v, w, slid, base, stops)
+                    f_end = None
+                elif broke.size:                 # the located instant a stuck joint breaks loose
+                    lam = sysm.accelerations(t, r, p, v, w)[1]
+                    sysm.slip.stuck[broke] = False
+                    sysm.slip.direction[broke] = np.sign(lam[model.frictions.rows[broke]])
+                    st = switched(base, stops, sysm.slip)
+                    sysm.use(st)
                     f_end = None
                 elif ((stops is not None and stops.resting.any())
                       or (sysm.slip is not None and sysm.slip.stuck.any())):

@@ -99,8 +99,12 @@ def locate(step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
     side = 0
     while b - a > EVENT_TIME:
         c = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
+        if not a < c < b:                  # no progress (a root at an end): bisect
+            c = 0.5 * (a + b)
         y_c, g_c = step(c)
         fc = worst(g_c)
+        if fc == 0.0:                      # on the root exactly
+            return c, y_c
         if fc > 0.0:
             a, fa = c, fc
             if side == 1:

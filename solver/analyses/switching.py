@@ -96,3 +96,17 @@ def released(sysm, t: float, r, p, v, w, stops: Stops | None) -> bool:
             slip.direction[over] = np.sign(lam[fp.rows[over]])
             changed = True
     return changed
+
+
+def hold_margin(sysm, t: float, y: np.ndarray) -> np.ndarray:
+    """(n,) how far each sticking friction element is from slipping at a packed state: its
+    static limit mu_s L + preload minus the force it must hold, |lambda| (+inf for elements
+    not sticking); its zero is the instant a stuck joint breaks loose."""
+    m, slip = sysm.m, sysm.slip
+    fp = m.frictions
+    r, p, v, w, _ = sysm.unpack(y)
+    p = p / np.linalg.norm(p, axis=-1, keepdims=True)
+    _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
+    A = body_arrays(m, r, p)[1]
+    margin = friction_limit(m, loads(m, lam, jac, A)) - np.abs(lam[fp.rows])
+    return np.where(slip.stuck, margin, np.inf)
