@@ -38,7 +38,7 @@ from ..algebra.newton import newton, scaled_jacobian, scales, step_pose, step_si
 from ..algebra.rank import best_rows, involved
 from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, SolverError
-from ..base.rotations import quat_rate, rotate_world
+from ..base.rotations import quat_rate
 from ..integrators.control import PredictiveControl, StandardControl
 from ..integrators.explicit import explicit_stepper
 from ..integrators.implicit import RadauIIA, stiffness_rate

@@ -26,6 +26,7 @@ from .assembly import assemble_pose
 from ..vocabulary.joints import ANGLE
 from .friction import limit as friction_limit, loads
 from .stops import check_start, gaps, tolerance
+from .switching import wrap
 from .structure import structure
 
 
@@ -69,7 +70,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
         res = residual(model, ev.phi, f)
         if stuck.size:               # joints friction holds, at their start coordinate
             rows = fp.rows[stuck]
-            res[rows] = _wrap(res[rows] - lock[stuck], model.row_kind[rows] == ANGLE)
+            res[rows] = wrap(res[rows] - lock[stuck], model.row_kind[rows] == ANGLE)
         return Q.ravel(), global_jacobian(model, ev.jac), res, fe
 
     def resid(r_, p_, lam_):
@@ -190,10 +191,6 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     _, fe = total_forces(model, time, rg, A, vg, wg, ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
     return out, rest
-
-
-def _wrap(x: np.ndarray, angle: np.ndarray) -> np.ndarray:
-    return np.where(angle, (x + np.pi) % (2.0 * np.pi) - np.pi, x)
 
 
 def _stable(T: np.ndarray, Js: np.ndarray, cw: np.ndarray) -> bool:

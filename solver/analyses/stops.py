@@ -29,6 +29,7 @@ import numpy as np
 from ..base.errors import SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
 from ..model.compile import Model
+from ..vocabulary.joints import ANGLE
 
 EVENT_TIME = 1e-10      # s: an impact's instant located to this
 GAP_TOL = 1e-9          # a gap below -GAP_TOL (times the model's size for a slide) is a crossing
@@ -44,13 +45,13 @@ def gaps(model: Model, phi: np.ndarray) -> np.ndarray:
 def tolerance(model: Model) -> np.ndarray:
     """(nbound,) the gap below which a bound is crossed: GAP_TOL rad or model sizes."""
     lm = model.limits
-    angle = model.row_kind[lm.rows] == 3          # vocabulary.joints.ANGLE
+    angle = model.row_kind[lm.rows] == ANGLE
     return np.where(angle, GAP_TOL, GAP_TOL * model.length_scale)
 
 
 def describe(model: Model, b: int) -> str:
     lm = model.limits
-    unit = "rad" if model.row_kind[lm.rows[b]] == 3 else "m"
+    unit = "rad" if model.row_kind[lm.rows[b]] == ANGLE else "m"
     return (f"limit {lm.names[b]!r}: joint {lm.joints[b]!r} past its {lm.bounds[b]} bound "
             f"{lm.value[b]:.6g} {unit}")
 

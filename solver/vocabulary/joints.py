@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..base.errors import MechanismError
 
 # Constraint-row kinds of the compiled model (seed 003 primitives), and the order in which
