@@ -132,6 +132,23 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     limit_coordinate: EnumProperty(name="Coordinate", items=COORDINATES, default="ANGLE",
                                    description="Which coordinate of a cylindrical joint the "
                                                "stops act on")
+    limit_model: EnumProperty(name="Stop", default="RIGID", items=[
+        ("RIGID", "Rigid", "An impact with restitution, then resting contact"),
+        ("COMPLIANT", "Compliant", "A stiff, damped contact force past the bound (Adams IMPACT)")])
+    limit_stiffness: FloatProperty(name="Stiffness", default=1e5, min=0.0,
+                                   description="k of the push k delta^n: N per metre^n on a "
+                                               "slide, N m per radian^n on an angle")
+    limit_exponent: FloatProperty(name="Exponent", default=1.0, min=0.01,
+                                  description="n of the push k delta^n (1: linear, 1.5: Hertz)")
+    limit_damping: FloatProperty(name="Damping", default=0.0, min=0.0,
+                                 description="Largest damping, N s/m or N m s/rad, reached at "
+                                             "the penetration depth below")
+    limit_penetration_angle: FloatProperty(name="Penetration", subtype="ANGLE", unit="ROTATION",
+                                           default=1e-3, min=1e-9, description="Penetration "
+                                           "at which the damping is full")
+    limit_penetration_slide: FloatProperty(name="Penetration", unit="LENGTH", default=1e-3,
+                                           min=1e-12, description="Penetration at which the "
+                                           "damping is full")
 
     # -- friction in the joint (dynamic runs; io/limits.py)
     use_joint_friction: BoolProperty(name="Friction", description="Coulomb friction with "

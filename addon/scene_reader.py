@@ -234,7 +234,11 @@ def limit_settings(s) -> LimitSettings:
                          use_lower=s.use_limit_lower, use_upper=s.use_limit_upper,
                          lower_angle=s.limit_lower_angle, upper_angle=s.limit_upper_angle,
                          lower_slide=s.limit_lower_slide, upper_slide=s.limit_upper_slide,
-                         restitution=s.limit_restitution)
+                         restitution=s.limit_restitution,
+                         compliant=s.limit_model == "COMPLIANT", stiffness=s.limit_stiffness,
+                         exponent=s.limit_exponent, damping=s.limit_damping,
+                         penetration_angle=s.limit_penetration_angle,
+                         penetration_slide=s.limit_penetration_slide)
 
 
 def friction_settings(s) -> FrictionSettings:

@@ -144,7 +144,8 @@ def _draw_joint(layout, ob, s):
 def _draw_limits(layout, s):
     """The Limits box: each bound's switch and value (an angle in the scene's rotation
     units, a slide in its length units), red when the lower is not below the upper (refused
-    by Check and Bake, naming the joint), and the restitution."""
+    by Check and Bake, naming the joint), and a rigid stop's restitution or a compliant
+    stop's law."""
     box = layout.box()
     box.label(text="Limits", icon="EMPTY_SINGLE_ARROW")
     if s.joint_kind == "CYLINDRICAL":
@@ -165,7 +166,14 @@ def _draw_limits(layout, s):
     if bad:
         box.label(text="The lower bound must be below the upper", icon="ERROR")
     if s.use_limit_lower or s.use_limit_upper:
-        box.prop(s, "limit_restitution")
+        box.row().prop(s, "limit_model", expand=True)
+        if s.limit_model == "RIGID":
+            box.prop(s, "limit_restitution")
+        else:
+            col = box.column(align=True)
+            for prop in ("limit_stiffness", "limit_exponent", "limit_damping"):
+                col.prop(s, prop)
+            col.prop(s, "limit_penetration_slide" if slide else "limit_penetration_angle")
 
 
 def _draw_friction(layout, s):

@@ -122,6 +122,29 @@ def test_slide_stop_in_millimetres(blender, extension) -> None:
     np.testing.assert_allclose(baked_prop(d["rail"], "limit_force")[rest], mass * 9.81, rtol=1e-5)
 
 
+def test_compliant_slide_stop_in_millimetres(blender, extension) -> None:
+    """The same block on a compliant stop at -50 mm (k = 2e4 N/m^1.5, n = 1.5, damped
+    with 50 N s/m from 0.5 mm): it settles into the stop where k delta^n = m g, delta =
+    (m g / k)^(2/3) = 1.27 mm below -50 mm (penetration depth in the scene's millimetres,
+    stiffness in SI), the stop's force m g.  The keys are float32 in Blender units, and the
+    block is still to 1e-6 of its weight after a second (critically damped well before)."""
+    bpy = blender
+    d = millimetre_slide(bpy, -50.0)
+    s = d["rail"].mechanism
+    s.limit_model, s.limit_stiffness, s.limit_exponent = "COMPLIANT", 2e4, 1.5
+    s.limit_damping, s.limit_penetration_slide = 50.0, 0.5
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    sm, _ = solve_scene(bpy, extension)
+    lm = sm.mech.limits[f"{d['rail'].name}: limit"]
+    assert (lm.stiffness, lm.exponent, lm.damping) == (2e4, 1.5, 50.0)
+    assert lm.penetration == pytest.approx(0.5e-3, rel=F32)
+    mass = d["block"].mechanism.computed_mass
+    delta = (mass * 9.81 / 2e4) ** (1 / 1.5) * 1000.0            # mm
+    _, loc, _ = bs.baked_pose(d["block"])
+    assert loc[-1, 2] == pytest.approx(-50.0 - delta, rel=1e-5)
+    assert baked_prop(d["rail"], "limit_force")[-1] == pytest.approx(mass * 9.81, rel=1e-5)
+
+
 def test_motion_through_a_stop_is_refused_with_the_frame(blender) -> None:
     """The slide driven down at 0.2 m/s with its stop at -100 mm passes it after 0.5 s: the
     first frame past is 14 (13/24 s).  Bake reports the joint, the bound in metres and the

@@ -42,6 +42,29 @@ def test_limit_call_units_and_coordinates() -> None:
     assert limits.limit_call("J", LS("SPHERICAL", "ANGLE", True, True), 1.0) is None
 
 
+def test_compliant_stop_call_and_its_penetration_units() -> None:
+    """A compliant stop passes its law in SI; its penetration depth is radians on an angle
+    and Blender units times the scale on a slide; a rigid stop passes none of it.  The
+    calls build real solver limits."""
+    s = LS("PRISMATIC", "ANGLE", True, False, lower_slide=-50.0, compliant=True, stiffness=2e4,
+           exponent=1.5, damping=50.0, penetration_angle=0.01, penetration_slide=0.5)
+    call = limits.limit_call("P", s, 0.001)
+    assert call["stiffness"] == 2e4 and call["exponent"] == 1.5 and call["damping"] == 50.0
+    assert call["penetration"] == pytest.approx(5e-4, rel=1e-15)
+    s = LS("REVOLUTE", "ANGLE", True, False, lower_angle=-1.0, compliant=True, stiffness=10.0,
+           penetration_angle=0.01, penetration_slide=0.5)
+    assert limits.limit_call("R", s, 0.001)["penetration"] == 0.01
+    assert "stiffness" not in limits.limit_call("R", LS("REVOLUTE", "ANGLE", True, False), 1.0)
+    m = solver.Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, inertia=(1, 1, 1))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "arm")
+    m.add_joint("R", "revolute", "A", "O")
+    m.add_limit(**limits.limit_call("R", s, 0.001))
+    assert m.limits["R: limit"].stiffness == 10.0
+
+
 def test_float32_pi_bounds_are_clipped_to_pi() -> None:
     """A property clamped to pi stores float32(pi) = 3.14159274, 8.7e-8 above math.pi,
     which the solver refuses: it becomes pi; a bound clearly outside is left for the

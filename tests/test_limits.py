@@ -102,6 +102,19 @@ def test_statics_holds_the_door_on_its_stop() -> None:
     assert r.limit("stop")[0] == pytest.approx(2.0 * math.radians(20.0), rel=1e-9)
 
 
+def test_statics_brings_a_loaded_free_coordinate_to_its_stop() -> None:
+    """A ball 2 m above its stop has no equilibrium in the air (gravity on a free slide, no
+    stiffness): statics finds the stop the load pushes toward and rests the ball on it, the
+    stop carrying m g; with a second stop above, the one below is still the one reached."""
+    r = dropped_ball(2.0, 0.5, 0.5).statics()
+    assert abs(r.position("ball")[0, 2]) < 1e-12
+    assert r.limit("floor")[0] == pytest.approx(0.5 * G, rel=1e-12)
+    m = dropped_ball(2.0, 0.5, 0.5)
+    m.add_limit("ceiling", "drop", upper=3.0)
+    r = m.statics()
+    assert abs(r.position("ball")[0, 2]) < 1e-12 and r.limit("ceiling")[0] == 0.0
+
+
 def test_statics_lets_a_stop_go_when_it_would_pull() -> None:
     """A closer toward +30 deg with a stop at 0: the equilibrium is at 30 deg, inside the
     range (the stop carries nothing)."""

@@ -4,7 +4,8 @@ of a limit's range, without Blender.
 Settings as the sidebar stores them on a JOINT object: angle bounds in radians, slide bounds
 and lengths (pin radius, thrust arm, bearing length) in Blender units (times the scene's
 ``scale_length`` for the solver's metres); coefficients, restitution, transition speed
-(rad/s or m/s), viscous term and preload in SI.  A cylindrical joint's limit and friction
+(rad/s or m/s), viscous term and preload in SI; a compliant stop's stiffness and damping
+in SI, its penetration depth in radians or Blender units.  A cylindrical joint's limit and friction
 act on the coordinate chosen (the motion's rule: a revolute has only its angle, a prismatic
 only its slide).  The solver names the items "<joint>: limit" and "<joint>: friction", so
 its errors name the joint object.
@@ -36,6 +37,12 @@ class LimitSettings:
     lower_slide: float = 0.0
     upper_slide: float = 0.0
     restitution: float = 0.5
+    compliant: bool = False         # a compliant stop (Adams IMPACT) instead of a rigid one
+    stiffness: float = 0.0          # N/m^n or N m/rad^n
+    exponent: float = 1.0
+    damping: float = 0.0            # N s/m or N m s/rad, reached at the penetration below
+    penetration_angle: float = 1e-3     # rad
+    penetration_slide: float = 1e-3     # Blender units
 
 
 @dataclass(frozen=True)
@@ -92,9 +99,14 @@ def limit_call(joint: str, s: LimitSettings, scale: float) -> dict | None:
         return None
     coord, lo, hi = limit_bounds(s)
     k = scale if coord == "slide" else 1.0
-    return dict(name=limit_name(joint), joint=joint, coordinate=coord,
+    call = dict(name=limit_name(joint), joint=joint, coordinate=coord,
                 lower=None if lo is None else lo * k, upper=None if hi is None else hi * k,
                 restitution=s.restitution)
+    if s.compliant:
+        call.update(stiffness=s.stiffness, exponent=s.exponent, damping=s.damping,
+                    penetration=s.penetration_slide * scale if coord == "slide"
+                    else s.penetration_angle)
+    return call
 
 
 def friction_call(joint: str, s: FrictionSettings, scale: float) -> dict | None:

@@ -43,7 +43,7 @@ from ..integrators.control import PredictiveControl, StandardControl
 from ..integrators.explicit import explicit_stepper
 from ..integrators.implicit import RadauIIA, stiffness_rate
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
-from ..kernels.forces import inertia_world, total_forces
+from ..kernels.forces import inertia_world, stop_forces, total_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
@@ -71,6 +71,7 @@ class _System:
         self.slip = Slip(model) if model.frictions is not None else None
         self.friction = None      # the friction elements' Q_q at the last accelerations
         self.friction_power = 0.0
+        self.stop_power = 0.0     # the compliant stops' power at the last accelerations
         self.use(st)
 
     def use(self, st: Structure) -> None:
@@ -128,6 +129,10 @@ class _System:
         ev = evaluate(m, rg, A, vg, wg, ref=self.track)
         f = motion_values(m, t)
         Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref)
+        stop = stop_forces(m, ev.phi, ev.jac, np.concatenate([vg, wg], axis=-1))
+        if stop is not None:             # compliant stops: forces along their coordinates
+            Q = Q + stop.Q[..., : self.nb, :]
+            self.stop_power = stop.power
         gamma = -ev.quad
         gamma[..., self.mrows] += f[..., m.row_motion[self.mrows], 2]
         Mi = self._minv_ground(A)
@@ -159,6 +164,8 @@ class _System:
                 used = Qq
             self.friction = np.where(sliding, Qq, -lam[..., m.frictions.rows])
             self.friction_power = np.sum(Qq * vq, axis=-1)
+        if stop is not None:             # read as the limit's force (Result.limit)
+            lam[..., m.limits.rows[stop.bounds]] = -stop.Qq
         if not np.isfinite(a.sum() + lam.sum()):       # a sum is NaN or inf if any term is
             raise np.linalg.LinAlgError("non-finite accelerations")
         return a, lam, fe, ev.jac, f
@@ -172,6 +179,7 @@ class _System:
         power = fe.power_nc + np.sum(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
         if self.slip is not None:
             power = power + self.friction_power
+        power = power + self.stop_power
         return self.pack(v, quat_rate(pn, w), a[..., :3], a[..., 3:], power)
 
     def project(self, t: float, r, p, v, w):

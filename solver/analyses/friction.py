@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.rotations import cross
+from ..kernels.constraints import row_forces, row_rates
 from ..model.compile import Model
 
 ITERATIONS = 8
@@ -34,10 +35,7 @@ def _dot(a, b):
 def rates(model: Model, jac: np.ndarray, vel: np.ndarray) -> np.ndarray:
     """(..., n) the friction coordinates' rates q' from the rows' Jacobian blocks (..., nc, W)
     and body velocities vel (..., nb+1, 6) (ground last, zero)."""
-    fp = model.frictions
-    ends = model.row_ends[fp.rows]                                    # (n, E)
-    blocks = jac[..., fp.rows, :].reshape(jac.shape[:-2] + ends.shape + (6,))
-    return np.einsum("...ked,...ked->...k", blocks, vel[..., ends, :])
+    return row_rates(model, model.frictions.rows, jac, vel)
 
 
 def loads(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarray) -> np.ndarray:
@@ -84,13 +82,7 @@ def limit(model: Model, load: np.ndarray) -> np.ndarray:
 
 def body_forces(model: Model, Qq: np.ndarray, jac: np.ndarray, nbg: int) -> np.ndarray:
     """(..., nb+1, 6) the generalized forces Q_q grad q on the bodies (ground row last)."""
-    fp = model.frictions
-    ends = model.row_ends[fp.rows]
-    blocks = jac[..., fp.rows, :].reshape(jac.shape[:-2] + ends.shape + (6,)) * Qq[..., None, None]
-    out = np.zeros(jac.shape[:-2] + (nbg, 6))
-    np.add.at(np.moveaxis(out, -2, 0), ends.reshape(-1),
-              np.moveaxis(blocks.reshape(blocks.shape[:-3] + (-1, 6)), -2, 0))
-    return out
+    return row_forces(model, model.frictions.rows, Qq, jac, nbg)
 
 
 class Slip:

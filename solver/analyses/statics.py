@@ -18,7 +18,7 @@ from ..algebra.newton import newton, scaled_jacobian, scales, step_size
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
-from ..kernels.forces import inertia_world, total_forces
+from ..kernels.forces import inertia_world, stop_forces, total_forces
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
@@ -62,12 +62,19 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
         stuck = np.flatnonzero(~fp.held)
         lock = evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi[fp.rows]
     slipped: list[str] = []
+    lm = model.limits
+    shift = np.zeros(len(lm.rows) if lm is not None else 0)   # see the stops' active set
 
     def parts(r_, p_):
         rg, A = body_arrays(model, r_, p_)[:2]
         ev = evaluate(model, rg, A, ref=track)
         Q, fe = total_forces(model, time, *body_arrays(model, r_, p_, zero, zero), ts_ref)
+        stop = stop_forces(model, ev.phi, ev.jac, np.zeros((nb + 1, 6)))
+        if stop is not None:          # compliant stops (a spring past their bounds)
+            Q = Q + stop.Q[:nb]
         res = residual(model, ev.phi, f)
+        if shift.size:               # compliant stops approached: held at a penetration
+            res[model.limits.rows] += shift
         if stuck.size:               # joints friction holds, at their start coordinate
             rows = fp.rows[stuck]
             res[rows] = wrap(res[rows] - lock[stuck], model.row_kind[rows] == ANGLE)
@@ -134,8 +141,12 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
 
     # the stops: an active set (stops.py) -- bounds the equilibrium would pass are held,
     # stops that would pull are let go, until neither changes
+    # A load on a free coordinate with no stiffness (Newton's tangent singular along it) that
+    # pushes it toward a stop: the stop is held, and the equilibrium found on it.  A
+    # compliant stop is held at the penetration where its law carries the load the held stop
+    # took (delta = (F / k)^(1/n)), then let go: Newton finishes from there.
     held = np.zeros(0, dtype=int)
-    rounds = 2 * ((len(model.limits.rows) if model.limits is not None else 0)
+    rounds = 4 * ((len(lm.rows) if lm is not None else 0)
                   + (len(fp.rows) if fp is not None else 0)) + 1
     for _ in range(rounds):
         keep = np.concatenate([st.keep, held, fp.rows[stuck] if stuck.size else np.zeros(0, int)]).astype(int)
@@ -145,6 +156,12 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
                      lambda x, dx, alpha: step_size(model, dx[:n], alpha), max_iter,
                      line_search=True, accept=accept)
         (r, p, lam), (R, J) = sol.x, sol.data
+        if not sol.ok and lm is not None:
+            toward = _pushed_toward(model, R, J, keep, n, r, p, track)
+            toward = toward[~np.isin(lm.rows[toward], held)]
+            if toward.size:
+                held = np.union1d(held, lm.rows[toward])
+                continue
         if not sol.ok:
             why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
                    f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
@@ -158,14 +175,27 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
                 slipped += [fp.names[k] for k in over]
                 stuck = np.setdiff1d(stuck, over)
                 continue
-        if model.limits is None:
+        if lm is None:
             break
-        lm = model.limits
+        if lm.compliant.any():                # compliant stops held: at their penetration, then let go
+            full = np.zeros(model.nc)
+            full[keep] = lam
+            on = np.flatnonzero(lm.compliant & np.isin(lm.rows, held))
+            placed = on[shift[on] != 0.0]
+            if placed.size:
+                held = np.setdiff1d(held, lm.rows[placed])
+                shift[placed] = 0.0
+                continue
+            if on.size:
+                F = np.maximum(-lm.sgn[on] * full[lm.rows[on]], 0.0)
+                shift[on] = lm.sgn[on] * (F / lm.stiffness[on]) ** (1.0 / lm.exponent[on])
+                continue
         g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
         lam_rows = dict(zip(keep.tolist(), lam))
         push = np.array([-lm.sgn[b] * lam_rows.get(int(row), 0.0) for b, row in enumerate(lm.rows)])
-        holding = np.isin(lm.rows, held)
-        new = lm.rows[(holding & (push >= 0.0)) | (~holding & (g < -tolerance(model)))]
+        holding = np.isin(lm.rows, held) & ~lm.compliant
+        new = lm.rows[(holding & (push >= 0.0))
+                      | (~holding & ~lm.compliant & (g < -tolerance(model)))]
         if set(new.tolist()) == set(held.tolist()):
             break
         held = new
@@ -186,11 +216,37 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     lam_full[keep] = lam
     if fp is not None:                # what friction holds (its multiplier), or nothing
         out._friction[0, stuck] = -lam_full[fp.rows[stuck]]
+    stop = stop_forces(model, ev.phi, ev.jac, np.zeros((nb + 1, 6)))
+    if stop is not None:              # a compliant stop's push, read as its limit's force
+        lam_full[model.limits.rows[stop.bounds]] = -stop.Qq
     rest = State(time, r, p, zero, zero, zero, zero)
     out.store(0, rest, lam_full, ev.jac, ev.track)
     _, fe = total_forces(model, time, rg, A, vg, wg, ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
     return out, rest
+
+
+def _pushed_toward(model: Model, R: np.ndarray, J: np.ndarray, keep: np.ndarray, n: int,
+                   r, p, track) -> np.ndarray:
+    """The limit bounds (LimitPlan index) that an unbalanced load on the free motions pushes
+    their coordinate toward: the load R[:n] projected on the motions the kept rows allow
+    (null space of J[keep]) moves each bound's gap at the rate sgn J_row x; negative: toward
+    it.  Bounds already past, or far, count alike: the nearest is the one Newton reaches."""
+    lm = model.limits
+    Jk = J[keep]
+    if Jk.size:
+        _, s, vt = np.linalg.svd(Jk)
+        N = vt[np.sum(s > 1e-9 * s.max()):].T
+    else:
+        N = np.eye(n)
+    x = N @ (N.T @ R[:n])
+    rate = lm.sgn * (J[lm.rows] @ x)
+    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
+    toward = np.flatnonzero(rate < -1e-9 * max(float(np.abs(R[:n]).max()), 1e-300)
+                            * np.linalg.norm(J[lm.rows], axis=1))
+    if toward.size > 1:            # the nearest stop along the way is the one reached
+        toward = toward[[int(np.argmin(g[toward] / -rate[toward]))]]
+    return toward
 
 
 def _stable(T: np.ndarray, Js: np.ndarray, cw: np.ndarray) -> bool:

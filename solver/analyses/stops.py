@@ -1,4 +1,6 @@
-"""Rigid joint stops in the analyses (vocabulary/limits.py; issue 13).
+"""Joint stops in the analyses (vocabulary/limits.py; issue 13).  Compliant stops are
+forces (kernels/forces.py ``stop_forces``, in dynamics and statics); what follows is about
+rigid ones, except the sweep's and the start's checks, which hold for both.
 
 Each bound of a limit is a row of the model (model.limits, LimitPlan) that is not among the
 kept rows while the coordinate is inside its range; its gap g = sgn (q - bound) >= 0.
@@ -135,7 +137,8 @@ class Stops:
                                      ref=track).phi)
 
     def crossed(self, g: np.ndarray) -> np.ndarray:
-        return np.flatnonzero(~self.resting & (g < -self.tol))
+        """Rigid bounds crossed (a compliant stop's penetration is its force's, no event)."""
+        return np.flatnonzero(~self.resting & ~self.lm.compliant & (g < -self.tol))
 
     def active_rows(self) -> np.ndarray:
         return self.lm.rows[self.resting]

@@ -45,7 +45,7 @@ import numpy as np
 from ..algebra.newton import newton
 from ..base.rotations import congruence, quat_multiply
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian
-from ..kernels.forces import force_jacobians
+from ..kernels.forces import force_jacobians, stop_jacobians
 
 
 def radau_iia(s: int):
@@ -76,6 +76,15 @@ def radau_iia(s: int):
     return c, A, lam, T, gamma0, d
 
 
+
+def all_force_jacobians(m, t, rg, A, vg, wg, ts_ref, ev) -> tuple[np.ndarray, np.ndarray]:
+    """K = dQ/dq, C = dQ/dv (6 nb, 6 nb) of the force elements and the compliant stops."""
+    K, C = force_jacobians(m, t, rg, A, vg, wg, ts_ref)
+    stops = stop_jacobians(m, ev.phi, ev.jac, np.concatenate([vg, wg], axis=-1))
+    if stops is not None:
+        K, C = K + stops[0], C + stops[1]
+    return K, C
+
 class Jacobian:
     """The constrained iteration matrix's ingredients at one state: the kept constraint
     rows J (nk, 6nb), force Jacobians K, C and the mass matrix M (6nb, 6nb, world axes),
@@ -88,8 +97,9 @@ class Jacobian:
         r, p, v, w, _ = sysm.unpack(y)
         pn = p / np.linalg.norm(p, axis=1, keepdims=True)
         rg, A, vg, wg = body_arrays(m, r, pn, v, w)
-        self.J = global_jacobian(m, evaluate(m, rg, A, ref=sysm.track).jac)[sysm.keep]
-        self.K, self.C = force_jacobians(m, t, rg, A, vg, wg, sysm.ts_ref)
+        ev = evaluate(m, rg, A, ref=sysm.track)
+        self.J = global_jacobian(m, ev.jac)[sysm.keep]
+        self.K, self.C = all_force_jacobians(m, t, rg, A, vg, wg, sysm.ts_ref, ev)
         nb = sysm.nb
         self.M = np.zeros((nb, 6, nb, 6))
         idx = np.arange(nb)
@@ -272,10 +282,11 @@ def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60) -> float:
     grows like |lambda|^n); a cheap estimate for choosing the integrator."""
     m = sysm.m
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
-    K, C = force_jacobians(m, t, rg, A, vg, wg, sysm.ts_ref)
+    ev = evaluate(m, rg, A, ref=sysm.track)
+    K, C = all_force_jacobians(m, t, rg, A, vg, wg, sysm.ts_ref, ev)
     if not (np.any(K) or np.any(C)):
         return 0.0
-    J = global_jacobian(m, evaluate(m, rg, A, ref=sysm.track).jac)[sysm.keep]
+    J = global_jacobian(m, ev.jac)[sysm.keep]
     Mi = sysm.minv(A[: sysm.nb])
     MiJt = sysm._apply_minv(Mi, J.T.copy())
     G = np.linalg.pinv(J @ MiJt) if J.size else np.zeros((0, 0))

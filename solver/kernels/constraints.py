@@ -266,6 +266,26 @@ def global_jacobian(model: Model, jac: np.ndarray) -> np.ndarray:
     return J[..., : 6 * nb]
 
 
+def row_rates(model: Model, rows: np.ndarray, jac: np.ndarray, vel: np.ndarray) -> np.ndarray:
+    """(..., n) the rates J_row v of the given rows (a coordinate's q') from the rows'
+    Jacobian blocks jac (..., nc, W) and body velocities vel (..., nb+1, 6) (ground last)."""
+    ends = model.row_ends[rows]                                       # (n, E)
+    blocks = jac[..., rows, :].reshape(jac.shape[:-2] + ends.shape + (6,))
+    return np.einsum("...ked,...ked->...k", blocks, vel[..., ends, :])
+
+
+def row_forces(model: Model, rows: np.ndarray, Qq: np.ndarray, jac: np.ndarray,
+               nbg: int) -> np.ndarray:
+    """(..., nbg, 6) the bodies' generalized forces J_row^T Q_q of forces Q_q (..., n) along
+    the given rows' coordinates (ground row last)."""
+    ends = model.row_ends[rows]
+    blocks = jac[..., rows, :].reshape(jac.shape[:-2] + ends.shape + (6,)) * Qq[..., None, None]
+    out = np.zeros(jac.shape[:-2] + (nbg, 6))
+    np.add.at(np.moveaxis(out, -2, 0), ends.reshape(-1),
+              np.moveaxis(blocks.reshape(blocks.shape[:-3] + (-1, 6)), -2, 0))
+    return out
+
+
 def _with_ground(x: np.ndarray, ground: np.ndarray) -> np.ndarray:
     """x (..., n, *ground.shape) with ground appended as row n."""
     ax = x.ndim - ground.ndim - 1              # the body axis

@@ -104,6 +104,15 @@ class LimitPlan:
     sgn: np.ndarray
     restitution: np.ndarray
     rest_speed: np.ndarray         # rad/s or m/s
+    stiffness: np.ndarray          # a compliant stop's k; 0: a rigid stop
+    exponent: np.ndarray
+    damping: np.ndarray            # c_max
+    penetration: np.ndarray        # depth of full damping, rad or m
+
+    @property
+    def compliant(self) -> np.ndarray:
+        """(nbound,) True for compliant stops (a force, never a kept row)."""
+        return self.stiffness > 0.0
 
 
 @dataclass(frozen=True)
@@ -189,6 +198,7 @@ def limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
     if not limits:
         return None
     names, joints, bounds, at, value, sgn, e, speed = [], [], [], [], [], [], [], []
+    law = []                                       # (k, n, c_max, d) of compliant stops
     for lm in limits.values():
         jt = mech.joints[lm.joint]
         for bound, b, s in (("lower", lm.lower, 1.0), ("upper", lm.upper, -1.0)):
@@ -206,8 +216,11 @@ def limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
             e.append(lm.restitution)
             unit = 1.0 if lm.coordinate == "angle" else length_scale
             speed.append(1e-3 * unit if lm.rest_speed is None else lm.rest_speed)
+            law.append((lm.stiffness or 0.0, lm.exponent, lm.damping,
+                        1e-3 * unit if lm.penetration is None else lm.penetration))
+    k, n, c, d = (_frozen(x) for x in zip(*law))
     return LimitPlan(tuple(names), tuple(joints), tuple(bounds), _frozen(at, int), _frozen(value),
-                     _frozen(sgn), _frozen(e), _frozen(speed))
+                     _frozen(sgn), _frozen(e), _frozen(speed), k, n, c, d)
 
 
 def curves(mech: Any, marker_body, marker_point, marker_axes, first: int) -> CurvePlan | None:

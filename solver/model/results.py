@@ -242,8 +242,8 @@ class Result:
     def limit(self, name: str) -> np.ndarray:
         """(n,) the generalized force a limit's stops apply along its joint coordinate (N m on
         an angle, N on a slide; positive toward a larger angle or slide: a lower stop pushes
-        up, an upper one down), zero while the coordinate is inside its range.  Impacts are
-        instants (their impulses change the velocities between frames: Result.impacts)."""
+        up, an upper one down), zero while the coordinate is inside its range (a compliant
+        stop: its IMPACT force while penetrated).  Impacts are instants (their impulses change the velocities between frames: Result.impacts)."""
         lm = self.model.limits
         if lm is None or name not in lm.names:
             raise MechanismError(f"unknown limit {name!r}")

@@ -185,12 +185,17 @@ class Builder:
 
     def add_limit(self, name: str, joint: str, lower: float | None = None, upper: float | None = None,
                   coordinate: str | None = None, restitution: float = 0.5,
-                  rest_speed: float | None = None) -> None:
+                  rest_speed: float | None = None, stiffness: float | None = None,
+                  exponent: float = 1.0, damping: float = 0.0,
+                  penetration: float | None = None) -> None:
         """Stops on a joint's angle (rad, within [-pi, pi]) or slide (m): a rigid stop with
-        coefficient of restitution e (vocabulary/limits.py).  Either bound may be None."""
+        coefficient of restitution e, or with ``stiffness`` a compliant one (Adams IMPACT:
+        stiffness, force exponent, maximum damping reached at the penetration depth;
+        vocabulary/limits.py).  Either bound may be None."""
         name = self._new_name(name, "limit")
         self.limits[name] = make_limit(name, self.joints, joint, lower, upper, coordinate,
-                                       restitution, rest_speed)
+                                       restitution, rest_speed, stiffness, exponent, damping,
+                                       penetration)
 
     def add_friction(self, name: str, joint: str, static: float, dynamic: float | None = None,
                      coordinate: str | None = None, transition_speed: float | None = None,
