@@ -25,6 +25,7 @@ range a one-DOF mechanism can move through (a full turn for a crank).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +44,7 @@ RCOND = 1e-10           # singular values below this share of the largest are no
 MAX_ROTATION = 0.3      # rad: the largest turn of a body in one drag step
 MAX_MOVE = 0.25         # of the model's length scale: the largest move of a body in one step
 STATIONARY = 1e-11      # scaled step at which an unreachable target's closest point is found
+POOR_STEP = 1e-2        # a drag step cut below this share: the point is at the edge of its reach
 DAMPING = 1e-12         # Levenberg term on the point rows (scaled), keeps singular poses calm
 ANGLE_STEP = 0.1        # rad: set_coordinate moves an angle in steps of at most this
 SLIDE_STEP = 0.05       # of the length scale: ... and a slide in steps of at most this
@@ -135,7 +137,7 @@ class Poser:
                          lambda y, dq, a: step_size(self.model, dq, a), 8)
             if out.ok:
                 return out.x, out.data[0].track
-        out = _least_movement(self.model, *x, self._f, rows, 40)
+        out = _least_movement(self.model, *x, self._f, rows, 12)
         if out.ok and out.err <= NEWTON_TOL:
             return out.x, self._evaluate(out.x, need_jac=False)[0].track
         return None
@@ -156,13 +158,15 @@ class Poser:
         a = quat_to_matrix(x[1][b]) @ u
         return x[0][b] + a, a
 
-    def drag_to(self, part: str, point: np.ndarray, target: np.ndarray,
-                max_iter: int = 30) -> tuple[np.ndarray, np.ndarray]:
+    def drag_to(self, part: str, point: np.ndarray, target: np.ndarray, max_iter: int = 30,
+                budget: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Pull ``point`` of ``part`` (m, in the part's frame) towards ``target`` (m, world)
         as far as the joints allow, every held row (joints, couplers, motions at t) exact;
         returns the new pose (r, p) and keeps it for the next call.  Stops when the point
         is on the target, when no step gets it closer (the closest point), or after
-        ``max_iter`` steps (a pose as close as found so far, assembled)."""
+        ``max_iter`` steps or ``budget`` seconds (a pose as close as found so far,
+        assembled: a live drag goes on from it at the next mouse move)."""
+        start = time.perf_counter()
         b = self._body(part)
         u = np.asarray(point, float) - self.model.body_com[b]
         T = np.asarray(target, float)
@@ -173,6 +177,7 @@ class Poser:
         f0 = float(e @ e)
         G = np.zeros((3, n))
         last = 1.0                                    # the last step's length
+        poor = False
         for _ in range(max_iter):
             if converged(np.sqrt(f0) / L, np.inf):
                 break
@@ -214,11 +219,15 @@ class Poser:
                 found = self._line_search(x, dq, alpha, pinv, b, u, T, f0, df0)
                 if found is None:
                     break                             # no step gets closer
-                moved, a1, P1, f1, alpha = found
+                moved, a1, P1, f1, alpha_ok = found
+                # a step cut to a sliver: the point is pressed against the edge of what the
+                # joints allow (a chain pulled straight), where steps crawl; stop there
+                poor, alpha = alpha_ok < POOR_STEP * alpha, alpha_ok
             last = alpha
             x, self._track = moved
             a, e, f0 = a1, P1 - T, f1
-            if alpha * size <= STATIONARY:
+            if alpha * size <= STATIONARY or poor or \
+                    budget is not None and time.perf_counter() - start > budget:
                 break
         self.r, self.p = x
         return x
