@@ -11,6 +11,8 @@ import bpy
 from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty,
                        PointerProperty, StringProperty)
 
+from .drag import (get_wiggle_angle, get_wiggle_position, get_wiggle_slide, set_wiggle_angle,
+                   set_wiggle_position, set_wiggle_slide)
 from .io.couplers import COUPLER_KINDS
 from .io.settings import JOINT_KINDS
 
@@ -104,6 +106,17 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                 description="Keyframe this to drive the joint angle")
     motion_slide: FloatProperty(name="Slide", unit="LENGTH",
                                 description="Keyframe this to drive the joint slide")
+
+    # -- wiggle: the joint's coordinate as the parts stand; setting it poses the mechanism
+    # (addon/drag.py; not stored: it is read from the markers)
+    wiggle_angle: FloatProperty(name="Angle", subtype="ANGLE", unit="ROTATION",
+                                get=get_wiggle_angle, set=set_wiggle_angle,
+                                description="The joint angle now; set it to pose the mechanism "
+                                            "(the other joints stay closed)")
+    wiggle_slide: FloatProperty(name="Slide", unit="LENGTH", get=get_wiggle_slide,
+                                set=set_wiggle_slide,
+                                description="The joint slide now; set it to pose the mechanism "
+                                            "(the other joints stay closed)")
 
     # -- torsion spring on a revolute or cylindrical joint
     torsion: BoolProperty(name="Torsion Spring")
@@ -267,6 +280,16 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
     coupler_index: IntProperty(default=-1)
     report: StringProperty(name="Last Check", description="What the last Check found")
     csv_path: StringProperty(name="CSV", subtype="FILE_PATH", default="//mechanism.csv")
+    # the one-DOF slider (addon/drag.py): the joint coordinate it moves and its range (rad or m)
+    wiggle_joint: StringProperty(name="Slider Joint")
+    wiggle_coordinate: StringProperty(default="angle")
+    wiggle_lower: FloatProperty()
+    wiggle_upper: FloatProperty()
+    wiggle_full_turn: BoolProperty()
+    wiggle_position: FloatProperty(name="Position", subtype="FACTOR", min=0.0, max=1.0,
+                                   get=get_wiggle_position, set=set_wiggle_position,
+                                   description="Where the mechanism is in its range of motion; "
+                                               "move it to pose the mechanism")
 
 
 classes = (MA_ObjectSettings, MA_SceneSettings)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import bpy
 
-from . import cli, draw, operators, properties, ui
+from . import cli, drag, draw, operators, properties, ui
 
-_classes = properties.classes + operators.classes + ui.classes
+_classes = properties.classes + operators.classes + drag.classes + ui.classes
 _register, _unregister = bpy.utils.register_classes_factory(_classes)
 
 
@@ -14,11 +14,13 @@ def register() -> None:
     _register()
     properties.register_properties()
     draw.register()
+    drag.register_keymap()
     cli.register()
 
 
 def unregister() -> None:
     cli.unregister()
+    drag.unregister_keymap()
     draw.unregister()
     properties.unregister_properties()
     _unregister()

@@ -130,6 +130,7 @@ def _draw_joint(layout, ob, s):
             else:
                 slide = s.joint_kind == "PRISMATIC" or s.motion_coordinate == "SLIDE"
                 box.prop(s, "motion_slide" if slide else "motion_angle")
+    _draw_wiggle(layout, s)
     if s.joint_kind in ("REVOLUTE", "CYLINDRICAL"):
         box = layout.box()
         box.prop(s, "torsion")
@@ -139,6 +140,20 @@ def _draw_joint(layout, ob, s):
     if s.joint_kind in ("REVOLUTE", "PRISMATIC", "CYLINDRICAL"):
         _draw_limits(layout, s)
         _draw_friction(layout, s)
+
+
+def _draw_wiggle(layout, s):
+    """The joint's angle and slide as they stand: moving one poses the mechanism (the
+    other joints closed); a coordinate a motion drives is not offered."""
+    coords = {"REVOLUTE": ("ANGLE",), "PRISMATIC": ("SLIDE",),
+              "CYLINDRICAL": ("ANGLE", "SLIDE")}.get(s.joint_kind, ())
+    if s.motion_type != "NONE":
+        driven = "SLIDE" if s.joint_kind == "PRISMATIC" else s.motion_coordinate
+        coords = tuple(c for c in coords if c != driven)
+    if coords:
+        col = layout.column(align=True)
+        for c in coords:
+            col.prop(s, "wiggle_" + c.lower())
 
 
 def _draw_limits(layout, s):
@@ -291,6 +306,11 @@ class VIEW3D_PT_mechanism(bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("mechanism.check", icon="CHECKMARK")
         row.operator("mechanism.assemble", icon="SNAP_ON")
+        row = layout.row(align=True)
+        row.operator("mechanism.drag", icon="VIEW_PAN")
+        row.operator("mechanism.find_range", icon="ARROW_LEFTRIGHT")
+        if st.wiggle_joint and scene.objects.get(st.wiggle_joint) is not None:
+            layout.prop(st, "wiggle_position", text=f"Position ({st.wiggle_joint})", slider=True)
         layout.prop(st, "analysis")
         if st.analysis != "KINEMATIC":
             layout.prop(st, "tolerance")

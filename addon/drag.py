@@ -1,0 +1,328 @@
+"""Posing the mechanism by hand: the Drag operator (grab a moving part in the viewport, every
+part follows with the joints held) and the wiggle sliders (a joint's angle or slide, and a
+one-DOF mechanism's position over its range of motion).
+
+Thin over ``solver/analyses/drag.py`` (the ``Poser``) and ``io/drag.py`` (the maths without
+Blender).  Both write the parts' ``matrix_world`` (not keyframes): a pose moved by hand is
+like the user moving the parts, the design pose a later Bake starts from; both refuse a
+baked mechanism (its keys would play over the pose).  Motions are held at their values at
+the scene's current frame.
+"""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+from bpy.props import FloatVectorProperty, StringProperty
+from mathutils import Matrix
+
+from ..solver import MechanismError, SolverError
+from ..solver.analyses.drag import Poser
+from ..solver.model.compile import compile_model
+from ..solver.model.state import read_state
+from .io.drag import (drag_plane_point, joint_coordinate, point_in_part, range_fraction,
+                      range_value, time_of_frame, wiggle_candidates)
+from .io.part_frames import pose_matrices
+from .io.settings import kind_name
+from .scene_reader import read_scene
+
+BUDGET = 0.015          # s of solving per mouse move (bench/bench_drag.py)
+
+
+class PoseSession:
+    """A scene's mechanism ready to be posed by hand: the scene read once, the ``Poser`` at
+    the current frame's time (the start pose assembled), each part's matrix from before."""
+
+    def __init__(self, scene) -> None:
+        sm = read_scene(scene)
+        if any(ob.mechanism.baked for ob in sm.parts):
+            raise MechanismError("the mechanism is baked: clear the bake before posing it by hand")
+        self.sm, self.scene = sm, scene
+        self.model = compile_model(sm.mech)
+        t = time_of_frame(sm.timeline.frame_start, sm.timeline.fps, scene.frame_current)
+        st = read_state(self.model, sm.mech, t)
+        self.original = {ob.name: ob.matrix_world.copy() for ob in sm.parts}
+        self.poser = Poser(self.model, st.r, st.p, t)
+
+    def write(self) -> None:
+        """Put every moving part at the poser's pose (matrix_world, Blender units)."""
+        pos, quat = self.poser.part_poses()
+        objects = self.scene.objects
+        for b, name in enumerate(self.model.body_part):
+            M = pose_matrices(pos[b], quat[b], self.sm.part_frames[name].stretch, self.sm.scale)
+            objects[name].matrix_world = Matrix(M.tolist())
+
+    def restore(self) -> None:
+        """Every part back where it was before the session."""
+        for name, M in self.original.items():
+            self.scene.objects[name].matrix_world = M
+
+    def drag(self, part: str, point, target, budget: float | None = BUDGET) -> None:
+        """Pull ``point`` (m, part frame) of ``part`` to ``target`` (world, Blender units)."""
+        self.poser.drag_to(part, point, np.asarray(target, float) * self.sm.scale, budget=budget)
+        self.write()
+
+
+def _view_ray(context, x: float, y: float):
+    """(origin, direction) in world of the mouse ray at region pixel (x, y)."""
+    from bpy_extras import view3d_utils
+    region, rv3d = context.region, context.region_data
+    return (np.array(view3d_utils.region_2d_to_origin_3d(region, rv3d, (x, y))),
+            np.array(view3d_utils.region_2d_to_vector_3d(region, rv3d, (x, y))))
+
+
+def _moving_part(ob, session: PoseSession):
+    """The moving part an object belongs to (itself, or a part it is parented under)."""
+    names = set(session.model.body_part)
+    while ob is not None and ob.name not in names:
+        ob = ob.parent
+    return ob
+
+
+class MECHANISM_OT_drag(bpy.types.Operator):
+    """Drag a moving part with the mouse: every part follows with its joints held (motions
+    at the current frame); click or Enter to keep the pose, Esc or right click to put
+    everything back"""
+    bl_idname = "mechanism.drag"
+    bl_label = "Drag"
+    bl_options = {"REGISTER", "UNDO"}
+    part: StringProperty(name="Part", description="Scripts: the part to drag")
+    point: FloatVectorProperty(name="Point", size=3, subtype="TRANSLATION", unit="LENGTH",
+                               description="Scripts: the grabbed point (world, before the "
+                                           "drag; default the part's origin)")
+    target: FloatVectorProperty(name="Target", size=3, subtype="TRANSLATION", unit="LENGTH",
+                                description="Scripts: where the grabbed point is pulled to")
+
+    @classmethod
+    def poll(cls, context):
+        if context.mode != "OBJECT":
+            cls.poll_message_set("Drag works in Object Mode")
+            return False
+        return context.scene is not None
+
+    def execute(self, context):
+        """One drag as scripts call it: ``part``'s ``point`` pulled to ``target``."""
+        try:
+            session = PoseSession(context.scene)
+            ob = context.scene.objects.get(self.part)
+            if ob is None or ob.name not in session.model.body_part:
+                raise MechanismError(f"{self.part!r} is not a moving part of the mechanism")
+            frame = session.sm.part_frames[ob.name]
+            grab = self.point if self.properties.is_property_set("point") else frame.position
+            session.drag(ob.name, point_in_part(frame, grab, session.sm.scale), self.target,
+                         budget=None)
+        except (MechanismError, SolverError) as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+    def invoke(self, context, event):
+        if context.region_data is None:
+            self.report({"ERROR"}, "Drag works in the 3D viewport")
+            return {"CANCELLED"}
+        if not self.begin(context, event):
+            return {"CANCELLED"}
+        context.window_manager.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def begin(self, context, event) -> bool:
+        """Read the scene and grab the moving part under the mouse (else the active
+        object's part, at its origin); False (reported) when there is nothing to drag."""
+        try:
+            self._session = session = PoseSession(context.scene)
+        except (MechanismError, SolverError) as exc:
+            self.report({"ERROR"}, str(exc))
+            return False
+        session.write()                      # the start pose, assembled
+        origin, direction = _view_ray(context, event.mouse_region_x, event.mouse_region_y)
+        hit, where, _n, _i, ob, _m = context.scene.ray_cast(context.evaluated_depsgraph_get(),
+                                                             origin, direction)
+        part = _moving_part(ob, session) if hit else None
+        if part is None:
+            part = _moving_part(context.active_object, session)
+            where = part.matrix_world.translation if part is not None else None
+        if part is None:
+            session.restore()
+            self.report({"ERROR"}, "Drag: point at a moving part of the mechanism")
+            return False
+        self._part, self._grab = part.name, np.array(where)
+        self._normal = direction / np.linalg.norm(direction)     # the plane faces the view
+        frame = session.sm.part_frames[part.name]
+        self._point = point_in_part(frame, self._grab, session.sm.scale)
+        return True
+
+    def modal(self, context, event):
+        session = self._session
+        if event.type == "MOUSEMOVE":
+            origin, direction = _view_ray(context, event.mouse_region_x, event.mouse_region_y)
+            target = drag_plane_point(origin, direction, self._grab, self._normal)
+            if target is not None:
+                try:
+                    session.drag(self._part, self._point, target)
+                except SolverError as exc:
+                    self.report({"WARNING"}, str(exc))
+            return {"RUNNING_MODAL"}
+        if event.type in {"LEFTMOUSE", "RET", "NUMPAD_ENTER"} and event.value in {"PRESS", "RELEASE"}:
+            return {"FINISHED"}
+        if event.type in {"ESC", "RIGHTMOUSE"} and event.value == "PRESS":
+            session.restore()
+            return {"CANCELLED"}
+        return {"RUNNING_MODAL"}
+
+
+# ---------------------------------------------------------------- wiggle sliders
+def _say(scene, text: str) -> None:
+    scene.mechanism.report = text
+
+
+def joint_value(joint, coordinate: str) -> float:
+    """A joint object's angle (rad) or slide (Blender units) as its markers stand now."""
+    s = joint.mechanism
+    if s.marker_i is None or s.marker_j is None:
+        return 0.0
+    return joint_coordinate(np.array(s.marker_i.matrix_world), np.array(s.marker_j.matrix_world),
+                            coordinate, 1.0)
+
+
+def set_joint_value(joint, coordinate: str, value: float) -> None:
+    """Pose the scene's mechanism with the joint's angle (rad) or slide (Blender units) at
+    ``value`` and the rest assembled; a failure is said in the Mechanism panel's report
+    (the parts stay where they were)."""
+    scene = bpy.context.scene
+    try:
+        session = PoseSession(scene)
+        v = value * session.sm.scale if coordinate == "slide" else value
+        session.poser.set_coordinate(joint.name, v, coordinate)
+    except (MechanismError, SolverError) as exc:
+        _say(scene, f"wiggle: {exc}")
+        return
+    session.write()
+
+
+def _wiggle_coordinate(s) -> str:
+    return "slide" if s.joint_kind == "PRISMATIC" else "angle"
+
+
+def get_wiggle_angle(self) -> float:
+    return joint_value(self.id_data, "angle")
+
+
+def set_wiggle_angle(self, value: float) -> None:
+    set_joint_value(self.id_data, "angle", value)
+
+
+def get_wiggle_slide(self) -> float:
+    return joint_value(self.id_data, "slide")
+
+
+def set_wiggle_slide(self, value: float) -> None:
+    set_joint_value(self.id_data, "slide", value)
+
+
+def find_range(scene) -> str:
+    """For a one-DOF mechanism (motions not counted, none driving it): the joint coordinate
+    its slider moves and its range, stored on the scene's settings; returns what was found.
+    MechanismError when the mechanism has more or fewer freedoms."""
+    session = PoseSession(scene)
+    st = scene.mechanism
+    report = session.sm.mech.check()
+    free = report.dof - len(session.sm.motions)
+    if free != 1:
+        raise MechanismError(f"the slider is for a mechanism with one freedom; this one has "
+                             f"{free} (motions counted): drag it instead")
+    model = session.model
+    joints = []
+    for ob in session.sm.joints:
+        s = ob.mechanism
+        grounded = any(m.parent is not None and m.parent.mechanism.ground
+                       for m in (s.marker_i, s.marker_j))
+        joints.append((ob.name, kind_name(s.joint_kind), s.motion_type != "NONE", grounded))
+    best = None
+    for name, coord in wiggle_candidates(joints)[:4]:
+        try:
+            rng = session.poser.coordinate_range(name, coord)
+        except SolverError:
+            continue
+        if rng.upper - rng.lower > 1e-6 * (1.0 if coord == "angle" else model.length_scale):
+            best = rng
+            break
+    if best is None:
+        raise MechanismError("no joint angle or slide moves this mechanism")
+    st.wiggle_joint, st.wiggle_coordinate = best.joint, best.name
+    st.wiggle_lower, st.wiggle_upper, st.wiggle_full_turn = best.lower, best.upper, best.full_turn
+    if best.name == "slide":
+        return f"{best.joint}: slide {best.lower:.4g} .. {best.upper:.4g} m"
+    if best.full_turn:
+        return f"{best.joint}: angle, a full turn"
+    return f"{best.joint}: angle {np.degrees(best.lower):.2f} .. {np.degrees(best.upper):.2f} degrees"
+
+
+def _wiggle_joint(scene):
+    st = scene.mechanism
+    ob = scene.objects.get(st.wiggle_joint) if st.wiggle_joint else None
+    return ob if ob is not None and ob.mechanism.role == "JOINT" else None
+
+
+def get_wiggle_position(self) -> float:
+    """The 1-DOF slider: where the joint's coordinate is in the range found (0..1)."""
+    scene = self.id_data
+    ob = _wiggle_joint(scene)
+    if ob is None:
+        return 0.0
+    st = scene.mechanism
+    v = joint_value(ob, st.wiggle_coordinate) * (scene.unit_settings.scale_length or 1.0
+                                                 if st.wiggle_coordinate == "slide" else 1.0)
+    return range_fraction(v, st.wiggle_lower, st.wiggle_upper, st.wiggle_coordinate == "angle",
+                          st.wiggle_full_turn)
+
+
+def set_wiggle_position(self, value: float) -> None:
+    scene = self.id_data
+    ob = _wiggle_joint(scene)
+    if ob is None:
+        _say(scene, "wiggle: press Range of Motion first")
+        return
+    st = scene.mechanism
+    v = range_value(value, st.wiggle_lower, st.wiggle_upper)
+    if st.wiggle_coordinate == "slide":
+        v /= scene.unit_settings.scale_length or 1.0
+    set_joint_value(ob, st.wiggle_coordinate, v)
+
+
+class MECHANISM_OT_find_range(bpy.types.Operator):
+    """One-DOF mechanism: find the joint whose slider moves it and its range of motion
+    (swept until the joints cannot close, a stop, or a full turn)"""
+    bl_idname = "mechanism.find_range"
+    bl_label = "Range of Motion"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        try:
+            said = find_range(context.scene)
+        except (MechanismError, SolverError) as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        self.report({"INFO"}, said)
+        return {"FINISHED"}
+
+
+classes = (MECHANISM_OT_drag, MECHANISM_OT_find_range)
+
+
+_keymaps: list = []
+
+
+def register_keymap() -> None:
+    """Ctrl Alt D in the 3D viewport starts Drag (when Blender has a window manager's
+    add-on key configuration; headless it has none)."""
+    kc = bpy.context.window_manager.keyconfigs.addon
+    if kc is None:
+        return
+    km = kc.keymaps.new(name="3D View", space_type="VIEW_3D")
+    kmi = km.keymap_items.new(MECHANISM_OT_drag.bl_idname, "D", "PRESS", ctrl=True, alt=True)
+    _keymaps.append((km, kmi))
+
+
+def unregister_keymap() -> None:
+    for km, kmi in _keymaps:
+        km.keymap_items.remove(kmi)
+    _keymaps.clear()

@@ -1,0 +1,91 @@
+"""Drag and wiggle without Blender: the mouse ray on the drag plane, a grabbed point in its
+part's frame, a joint coordinate read from its markers' world matrices, and the one-DOF
+slider's position over the range of motion.
+
+Units: Blender units (BU) in the scene, metres in the solver (``scale`` metres per BU);
+angles in radians.  Matrices are (4, 4) numpy arrays (``matrix_world``)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .part_frames import PartFrame
+
+
+def drag_plane_point(origin, direction, plane_point, plane_normal) -> np.ndarray | None:
+    """Where the ray origin + s direction (s >= 0) meets the plane through ``plane_point``
+    with normal ``plane_normal`` (all BU, world); None when the ray runs along the plane or
+    points away from it."""
+    o, d = np.asarray(origin, float), np.asarray(direction, float)
+    n = np.asarray(plane_normal, float)
+    den = float(d @ n)
+    if abs(den) <= 1e-12 * np.linalg.norm(d) * np.linalg.norm(n):
+        return None
+    s = float((np.asarray(plane_point, float) - o) @ n) / den
+    return None if s < 0.0 else o + s * d
+
+
+def point_in_part(frame: PartFrame, world_point, scale: float) -> np.ndarray:
+    """A world point (BU) in the part's rigid frame (``PartFrame``), in metres."""
+    return frame.rotation.T @ (np.asarray(world_point, float) - frame.position) * scale
+
+
+def rigid(matrix) -> tuple[np.ndarray, np.ndarray]:
+    """(origin (3,), unit axes (3, 3) as columns) of a world matrix, its scale dropped."""
+    M = np.asarray(matrix, float)
+    axes = M[:3, :3] / np.linalg.norm(M[:3, :3], axis=0, keepdims=True)
+    return M[:3, 3], axes
+
+
+def joint_coordinate(marker_i, marker_j, coordinate: str, scale: float) -> float:
+    """A joint's angle (rad: x_I from x_J about z_J, in (-pi, pi]) or slide (m: I's origin
+    from J's along z_J) from the markers' world matrices (design.md "Conventions")."""
+    oi, Ci = rigid(marker_i)
+    oj, Cj = rigid(marker_j)
+    if coordinate == "angle":
+        return math.atan2(float(Ci[:, 0] @ Cj[:, 1]), float(Ci[:, 0] @ Cj[:, 0]))
+    return float((oi - oj) @ Cj[:, 2]) * scale
+
+
+def wrap(angle: float) -> float:
+    """An angle in [-pi, pi)."""
+    return (angle + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def range_value(fraction: float, lower: float, upper: float) -> float:
+    """The coordinate at ``fraction`` (0..1, clamped) of the range [lower, upper]."""
+    f = min(max(float(fraction), 0.0), 1.0)
+    return lower + f * (upper - lower)
+
+
+def range_fraction(value: float, lower: float, upper: float, angle: bool,
+                   full_turn: bool = False) -> float:
+    """Where ``value`` lies in [lower, upper], 0..1 (clamped): an angle taken on the turn
+    that puts it in the range (or nearest to its middle); a full turn is [-pi, pi)."""
+    if upper <= lower:
+        return 0.0
+    if angle:
+        mid = 0.5 * (lower + upper)
+        value = mid + wrap(value - mid) if not full_turn else wrap(value)
+    return min(max((value - lower) / (upper - lower), 0.0), 1.0)
+
+
+def wiggle_candidates(joints: list[tuple[str, str, bool, bool]]) -> list[tuple[str, str]]:
+    """The joint coordinates a one-DOF mechanism's slider may move, best first, from
+    (joint name, solver kind, driven by a motion, one of its markers on the ground) in
+    scene order: undriven revolute angles at the ground first (a crank or a rocker), then
+    the other revolutes, then the slides of prismatic and cylindrical joints."""
+    rank = []
+    for k, (name, kind, driven, grounded) in enumerate(joints):
+        if driven or kind not in ("revolute", "prismatic", "cylindrical"):
+            continue
+        coord = "slide" if kind == "prismatic" else "angle"
+        rank.append(((0 if coord == "angle" else 2) + (0 if grounded else 1), k, name, coord))
+    return [(name, coord) for *_, name, coord in sorted(rank)]
+
+
+def time_of_frame(frame_start: int, fps: float, frame: float) -> float:
+    """The solver time (s) of a scene frame, as a bake counts it: motions are held at
+    their values at this time while the mechanism is posed by hand."""
+    return (float(frame) - frame_start) / fps

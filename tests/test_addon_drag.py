@@ -1,0 +1,226 @@
+"""Drag and the wiggle sliders in real Blender (addon/drag.py): the Drag operator run from a
+script and its modal part driven by stand-in events in the real 3D viewport (the mouse ray
+from view3d_utils, the part found by ray casting); Esc puts everything back exactly; a
+confirmed drag is one undo step; the joint's Angle slider and the one-DOF Position slider
+pose the mechanism; the pose survives save and reload; a baked mechanism is refused."""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+
+
+def matrix(ob) -> np.ndarray:
+    return np.array(ob.matrix_world, dtype=float)
+
+
+def viewport(bpy):
+    """(window, area, region, rv3d) of the Layout screen's 3D viewport (its default view:
+    headless, a changed view is not redrawn, so its matrices stay the default's)."""
+    win = bpy.context.window_manager.windows[0]
+    area = next(a for a in win.screen.areas if a.type == "VIEW_3D")
+    region = next(r for r in area.regions if r.type == "WINDOW")
+    return win, area, region, area.spaces.active.region_3d
+
+
+def event(type_: str, xy=(0.0, 0.0), value: str = "PRESS"):
+    return SimpleNamespace(type=type_, value=value, mouse_region_x=int(round(xy[0])),
+                           mouse_region_y=int(round(xy[1])))
+
+
+def pin_gap(pin) -> float:
+    """Distance between the pin's two marker origins (Blender units)."""
+    s = pin.mechanism
+    return float(np.linalg.norm(np.array(s.marker_i.matrix_world.translation)
+                                - np.array(s.marker_j.matrix_world.translation)))
+
+
+def test_drag_from_a_script_swings_the_pendulum_down(blender) -> None:
+    """The 1 m arm pinned at the origin about y, its far end pulled to (0, 0, -2): it hangs
+    straight down (the closest it can come), the pin closed."""
+    bpy = blender
+    sc = bs.pendulum(bpy)
+    arm = sc["arm"]
+    assert bpy.ops.mechanism.drag(part="arm", point=(1.0, 0.0, 0.0), target=(0.0, 0.0, -2.0)) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    np.testing.assert_allclose(arm.matrix_world.translation, (0.0, 0.0, -0.5), atol=1e-6)
+    np.testing.assert_allclose(np.array(arm.matrix_world.col[0][:3]), (0.0, 0.0, -1.0), atol=1e-6)
+    assert pin_gap(sc["pin"]) <= 1e-6
+    with pytest.raises(RuntimeError, match="'ground' is not a moving part"):
+        bpy.ops.mechanism.drag(part="ground", target=(0.0, 0.0, 0.0))
+
+
+def test_modal_drag_follows_the_mouse_and_esc_puts_everything_back(blender) -> None:
+    """The modal operator's begin() and modal() called with stand-in events in the real
+    viewport: the arm grabbed under the mouse at 0.9 m follows it down about its pin, the
+    pin closed all the way; Esc restores every
+    part's matrix exactly; a second drag confirmed with a click keeps its pose."""
+    bpy = blender
+    from bpy_extras import view3d_utils
+    from mathutils import Matrix, Vector
+    sc = bs.pendulum(bpy)
+    arm, pin = sc["arm"], sc["pin"]
+    bpy.context.view_layer.update()
+    before = matrix(arm)
+    cls = bpy.types.Operator.bl_rna_get_subclass_py("MECHANISM_OT_drag")
+    win, area, region, rv3d = viewport(bpy)
+    reports = []
+    with bpy.context.temp_override(window=win, area=area, region=region):
+        ctx = bpy.context
+        grab = view3d_utils.location_3d_to_region_2d(region, rv3d, (0.9, 0.0, 0.0))
+        target = view3d_utils.location_3d_to_region_2d(region, rv3d, (0.0, 0.0, -0.9))
+        for confirm in (False, True):
+            op = SimpleNamespace(report=lambda kind, text: reports.append(text))
+            assert cls.begin(op, ctx, event("LEFTMOUSE", grab)) is True
+            assert op._part == "arm"
+            for k in range(1, 11):
+                xy = grab + (target - grab) * (k / 10)
+                assert cls.modal(op, ctx, event("MOUSEMOVE", xy, "NOTHING")) == {"RUNNING_MODAL"}
+                ctx.view_layer.update()
+                assert pin_gap(pin) <= 1e-6
+                y = np.array(arm.matrix_world.col[1][:3])
+                np.testing.assert_allclose(y / np.linalg.norm(y), (0.0, 1.0, 0.0), atol=1e-6)
+            # the grabbed point (near 0.9 m out) is the point of its circle closest to where
+            # the mouse ray meets the drag plane (through the grab, facing the view)
+            o = np.array(view3d_utils.region_2d_to_origin_3d(region, rv3d, (round(xy[0]), round(xy[1]))))
+            d = np.array(view3d_utils.region_2d_to_vector_3d(region, rv3d, (round(xy[0]), round(xy[1]))))
+            g = np.array(view3d_utils.region_2d_to_vector_3d(region, rv3d, (round(grab[0]), round(grab[1]))))
+            T = o + d * float((op._grab - o) @ g) / float(d @ g)
+            P = op._grab                           # the ray's hit on the arm's surface
+            rho = math.hypot(P[0], P[2])
+            h = math.hypot(T[0], T[2])
+            want = np.array([rho * T[0] / h, P[1], rho * T[2] / h])
+            local = Matrix(before.tolist()).inverted() @ Vector(P)
+            np.testing.assert_allclose(arm.matrix_world @ local, want, atol=1e-5)
+            assert want[2] < -0.2                  # swung down (the default view is oblique)
+            if not confirm:
+                assert cls.modal(op, ctx, event("ESC")) == {"CANCELLED"}
+                ctx.view_layer.update()
+                np.testing.assert_array_equal(matrix(arm), before)
+            else:
+                assert cls.modal(op, ctx, event("LEFTMOUSE", xy, "RELEASE")) == {"FINISHED"}
+                assert not np.allclose(matrix(arm), before)
+    assert reports == []
+
+
+def test_modal_drag_needs_a_moving_part(blender) -> None:
+    bpy = blender
+    bs.pendulum(bpy)
+    bs.deselect_all(bpy)
+    bpy.context.view_layer.objects.active = None
+    cls = bpy.types.Operator.bl_rna_get_subclass_py("MECHANISM_OT_drag")
+    win, area, region, rv3d = viewport(bpy)
+    reports = []
+    with bpy.context.temp_override(window=win, area=area, region=region):
+        op = SimpleNamespace(report=lambda kind, text: reports.append(text))
+        assert cls.begin(op, bpy.context, event("LEFTMOUSE", (2.0, 2.0))) is False
+    assert reports == ["Drag: point at a moving part of the mechanism"]
+
+
+def test_a_drag_is_one_undo_step(blender) -> None:
+    bpy = blender
+    sc = bs.pendulum(bpy)
+    bpy.context.view_layer.update()
+    before = matrix(sc["arm"])
+    bpy.ops.ed.undo_push(message="before the drag")
+    assert bpy.ops.mechanism.drag("EXEC_DEFAULT", True, part="arm", point=(1.0, 0.0, 0.0),
+                                  target=(0.0, 0.0, -2.0)) == {"FINISHED"}
+    arm = bpy.context.scene.objects["arm"]
+    assert not np.allclose(matrix(arm), before, atol=1e-3)
+    bpy.ops.ed.undo()
+    arm = bpy.context.scene.objects["arm"]
+    np.testing.assert_allclose(matrix(arm), before, atol=1e-7)
+
+
+def free_slider_crank(bpy):
+    sc = bs.slider_crank(bpy)
+    sc["main"].mechanism.motion_type = "NONE"
+    return sc
+
+
+def crank_angle(sc) -> float:
+    x = sc["crank"].matrix_world.col[0]
+    return math.atan2(x[1], x[0])
+
+
+def test_wiggle_angle_poses_the_mechanism(blender, tmp_path) -> None:
+    """The slider-crank without its drive: the main bearing's Angle set to 60 degrees turns
+    the crank there and the piston to the closed form; the slider reads it back; the pose
+    survives save and reload."""
+    bpy = blender
+    sc = free_slider_crank(bpy)
+    s = sc["main"].mechanism
+    assert abs(s.wiggle_angle) <= 1e-6
+    s.wiggle_angle = math.radians(60.0)
+    bpy.context.view_layer.update()
+    assert abs(crank_angle(sc) - math.radians(60.0)) <= 1e-6
+    assert abs(s.wiggle_angle - math.radians(60.0)) <= 1e-6
+    th = math.radians(60.0)
+    x = 0.1 * math.cos(th) + math.sqrt(0.09 - (0.1 * math.sin(th)) ** 2)
+    assert abs(sc["piston"].matrix_world.translation.x - x) <= 1e-6
+    assert abs(sc["cylinder"].mechanism.wiggle_slide) >= 0.0       # readable
+    assert pin_gap(sc["big_end"]) <= 1e-6
+    path = str(tmp_path / "wiggled.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    scene = bpy.context.scene
+    assert abs(scene.objects["piston"].matrix_world.translation.x - x) <= 1e-6
+    main = next(o for o in scene.objects if o.mechanism.role == "JOINT" and
+                o.mechanism.marker_j is not None and o.mechanism.marker_j.parent.name == "block"
+                and o.mechanism.joint_kind == "REVOLUTE")
+    assert abs(main.mechanism.wiggle_angle - th) <= 1e-6
+
+
+def test_wiggle_that_cannot_be_reached_says_so(blender) -> None:
+    """The piston's slide set beyond crank + rod: refused in the panel's report, nothing moved."""
+    bpy = blender
+    sc = free_slider_crank(bpy)
+    bpy.context.view_layer.update()
+    before = matrix(sc["piston"])
+    sc["cylinder"].mechanism.wiggle_slide = 0.5
+    assert "cannot reach" in bpy.context.scene.mechanism.report
+    np.testing.assert_array_equal(matrix(sc["piston"]), before)
+
+
+def test_position_slider_of_a_one_dof_mechanism(blender) -> None:
+    """Range of Motion picks the crank (a full turn); Position 0.75 is +90 degrees; an undo
+    step taken after it is undone to the pose before."""
+    bpy = blender
+    sc = free_slider_crank(bpy)
+    assert bpy.ops.mechanism.find_range() == {"FINISHED"}
+    st = bpy.context.scene.mechanism
+    assert st.wiggle_joint == sc["main"].name and st.wiggle_full_turn
+    assert abs(st.wiggle_position - 0.5) <= 1e-6
+    bpy.ops.ed.undo_push(message="before the slider")
+    st.wiggle_position = 0.75
+    bpy.context.view_layer.update()
+    assert abs(crank_angle(sc) - math.pi / 2) <= 1e-5
+    assert abs(st.wiggle_position - 0.75) <= 1e-6
+    bpy.ops.ed.undo_push(message="slider")
+    bpy.ops.ed.undo()
+    crank = bpy.context.scene.objects["crank"]
+    assert abs(math.atan2(crank.matrix_world.col[0][1], crank.matrix_world.col[0][0])) <= 1e-6
+
+
+def test_range_of_motion_needs_one_freedom(blender) -> None:
+    bpy = blender
+    bs.slider_crank(bpy)                     # driven: no freedom left
+    with pytest.raises(RuntimeError, match="one freedom; this one has 0"):
+        bpy.ops.mechanism.find_range()
+
+
+def test_baked_mechanism_is_not_posed(blender) -> None:
+    bpy = blender
+    sc = bs.slider_crank(bpy)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.context.view_layer.update()
+    before = matrix(sc["crank"])
+    sc["big_end"].mechanism.wiggle_angle = 0.3
+    assert "clear the bake" in bpy.context.scene.mechanism.report
+    np.testing.assert_array_equal(matrix(sc["crank"]), before)
+    with pytest.raises(RuntimeError, match="clear the bake"):
+        bpy.ops.mechanism.drag(part="crank", target=(0.0, 0.1, 0.0))

@@ -1,0 +1,178 @@
+"""Posing by hand (solver/analyses/drag.py): a grabbed point dragged to a target with every
+joint held, one joint coordinate set with the rest assembled, a coordinate's range; checked
+against closed forms (a pendulum, a two-link arm, the Grashof four-bar of mechanisms.py)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import mechanisms as mk
+from solver import SolverError
+from solver.analyses.drag import Poser, joint_kinds
+from solver.base.rotations import quat_to_matrix
+from solver.kernels.constraints import body_arrays, evaluate, motion_values, residual
+from solver.model.compile import compile_model
+from solver.model.state import read_state
+
+
+def poser(mech, t: float = 0.0) -> Poser:
+    model = compile_model(mech)
+    st = read_state(model, mech, t)
+    return Poser(model, st.r, st.p, t)
+
+
+def gap(ps: Poser) -> float:
+    """Largest residual of the joint and motion rows at the poser's pose (m or rad)."""
+    model = ps.model
+    ev = evaluate(model, *body_arrays(model, *ps.pose)[:2])
+    res = residual(model, ev.phi, motion_values(model, ps.t))
+    return float(np.max(np.abs(res[~model.switched])))
+
+
+def world_point(ps: Poser, part: str, point) -> np.ndarray:
+    pos, q = ps.part_poses()
+    b = ps.model.body_part.index(part)
+    return pos[b] + quat_to_matrix(q[b]) @ np.asarray(point, float)
+
+
+def angle_of(ps: Poser, part: str) -> float:
+    return float(mk.planar_angle(ps.part_poses()[1][ps.model.body_part.index(part)]))
+
+
+# ---------------------------------------------------------------- drag
+def test_reachable_target_is_reached_with_the_joints_held() -> None:
+    """A two-link arm (1 m links on revolutes about z): its tip goes to a point 1.5 m away."""
+    ps = poser(mk.chain([0.0, 0.0], kind="revolute"))
+    ps.drag_to("link1", (1.0, 0.0, 0.0), (1.2, 0.9, 0.0))
+    np.testing.assert_allclose(world_point(ps, "link1", (1, 0, 0)), (1.2, 0.9, 0.0), atol=1e-9)
+    assert gap(ps) <= 1e-9
+    # elbow on the side it started (the arm bends the least way): cos of the elbow angle
+    d = 1.5
+    assert math.isclose(np.cos(angle_of(ps, "link1") - angle_of(ps, "link0")),
+                        (d * d - 2.0) / 2.0, abs_tol=1e-9)
+
+
+@pytest.mark.parametrize("target, closest", [((3.0, 4.0, 0.0), (0.6, 0.8, 0.0)),
+                                             ((0.0, 2.0, 0.5), (0.0, 1.0, 0.0)),
+                                             ((-5.0, 0.1, 0.0), (-5.0, 0.1, 0.0))])
+def test_unreachable_target_gives_the_closest_point(target, closest) -> None:
+    """A 1 m pendulum about z dragged by its tip beyond its length: it points at the
+    target's projection on its plane."""
+    ps = poser(mk.pendulum())
+    ps.drag_to("bob", (1.0, 0.0, 0.0), target)
+    c = np.asarray(closest) / np.linalg.norm(closest)
+    np.testing.assert_allclose(world_point(ps, "bob", (1, 0, 0)), c, atol=1e-8)
+    assert gap(ps) <= 1e-9
+
+
+def test_a_driven_joint_stays_at_its_motion() -> None:
+    """The two-link arm with joint0 driven 0.3 + t, at t = 0.5: dragging the tip moves only
+    the elbow; the tip ends on the line from the elbow to the target."""
+    m = mk.chain([0.0, 0.0], kind="revolute")
+    m.add_motion("drive", "joint0", "0.3 + t")
+    ps = poser(m, t=0.5)
+    assert math.isclose(ps.value("joint0"), 0.8, abs_tol=1e-12)
+    target = np.array([-0.5, 1.5, 0.0])
+    ps.drag_to("link1", (1.0, 0.0, 0.0), target)
+    assert math.isclose(ps.value("joint0"), 0.8, abs_tol=1e-12)
+    elbow = np.array([math.cos(0.8), math.sin(0.8), 0.0])
+    want = elbow + (target - elbow) / np.linalg.norm(target - elbow)
+    np.testing.assert_allclose(world_point(ps, "link1", (1, 0, 0)), want, atol=1e-8)
+    assert gap(ps) <= 1e-9
+
+
+def test_warm_start_keeps_the_branch() -> None:
+    """The four-bar's coupler point dragged round a path in small steps (each from the last
+    pose): the rocker stays on the open branch the mechanism was built on; every pose is the
+    closed form's at its crank angle."""
+    ps = poser(mk.four_bar(driven=False, theta2_0=0.3))
+    for th2 in np.linspace(0.3, 2.0 * np.pi + 0.3, 73)[1:]:
+        # where the crank's end A would be at th2: drag the crank's end there
+        ps.drag_to("crank", (0.4, 0.0, 0.0), (0.4 * math.cos(th2), 0.4 * math.sin(th2), 0.0))
+        th3, th4 = (float(v) for v in mk.four_bar_angles(th2, 0.4, 1.0, 0.8, 1.0, 1))
+        assert abs(mk.wrap(angle_of(ps, "crank") - th2)) <= 1e-9
+        assert abs(mk.wrap(angle_of(ps, "rocker") - th4)) <= 1e-8
+        assert gap(ps) <= 1e-9
+
+
+def test_drag_errors_name_the_part() -> None:
+    ps = poser(mk.pendulum())
+    r, p = ps.pose
+    with pytest.raises(SolverError, match="part 'ground' is ground"):
+        ps.drag_to("ground", (0, 0, 0), (1, 1, 1))
+    with pytest.raises(SolverError, match="part 'nope' is not a part"):
+        ps.drag_to("nope", (0, 0, 0), (1, 1, 1))
+    assert ps.pose[0] is r and ps.pose[1] is p
+
+
+# ---------------------------------------------------------------- wiggle
+def test_joint_kinds_from_the_rows() -> None:
+    assert joint_kinds(compile_model(mk.slider_crank(variant="RRRP"))) == {
+        "crank_pin": "revolute", "crank_rod": "revolute", "wrist": "revolute", "slide": "prismatic"}
+
+
+def test_set_coordinate_hits_the_value_and_the_rest_assembles() -> None:
+    ps = poser(mk.four_bar(driven=False))
+    ps.set_coordinate("pivot2", 1.0)
+    assert abs(ps.value("pivot2") - 1.0) <= 1e-12
+    assert gap(ps) <= 1e-9
+    th3, th4 = (float(v) for v in mk.four_bar_angles(1.0, 0.4, 1.0, 0.8, 1.0, 1))
+    assert abs(mk.wrap(angle_of(ps, "rocker") - th4)) <= 1e-9
+    assert abs(mk.wrap(angle_of(ps, "coupler") - th3)) <= 1e-9
+    ps.set_coordinate("pivot2", -3.0)               # the shorter way round, through pi
+    assert abs(ps.value("pivot2") + 3.0) <= 1e-12
+
+
+def test_set_slide() -> None:
+    """The slider-crank's slider (prismatic "slide" along world x, slide = its x) moved
+    back 5 cm: the crank angle satisfies x = r cos th + sqrt(l^2 - r^2 sin^2 th)."""
+    m = mk.slider_crank()
+    del m.motions["drive"]
+    ps = poser(m)
+    x0 = ps.value("slide")
+    ps.set_coordinate("slide", x0 - 0.05)
+    assert abs(ps.value("slide") - (x0 - 0.05)) <= 1e-12
+    th = angle_of(ps, "crank")
+    assert abs(0.1 * math.cos(th) + math.sqrt(0.09 - 0.01 * math.sin(th) ** 2) - (x0 - 0.05)) <= 1e-9
+    assert gap(ps) <= 1e-9
+
+
+def test_set_coordinate_errors_name_the_joint_and_change_nothing() -> None:
+    ps = poser(mk.four_bar(driven=False))
+    r, p = ps.pose
+    with pytest.raises(SolverError, match="joint 'nope' is not a joint"):
+        ps.set_coordinate("nope", 0.0)
+    with pytest.raises(SolverError, match=r"joint 'pivot4': its angle cannot reach 2.7 rad") as err:
+        ps.set_coordinate("pivot4", 2.7)          # the rocker swings 1.369..2.498 rad
+    assert err.value.joints == ("pivot4",)
+    assert ps.pose[0] is r and ps.pose[1] is p
+    driven = poser(mk.four_bar())
+    with pytest.raises(SolverError, match="joint 'pivot2': its angle is driven by motion 'drive'"):
+        driven.set_coordinate("pivot2", 0.5)
+    with pytest.raises(SolverError, match="has no slide"):
+        ps.set_coordinate("pivot2", 0.5, "slide")
+
+
+def test_coordinate_range_of_a_crank_and_a_rocker() -> None:
+    """Grashof crank-rocker (a, b, c, d = 0.4, 1, 0.8, 1): the crank turns fully; the rocker
+    swings between its toggle angles, cos th4 = ((b +- a)^2 - c^2 - d^2) / (2 c d)."""
+    ps = poser(mk.four_bar(driven=False))
+    r, p = ps.pose
+    crank = ps.coordinate_range("pivot2")
+    assert crank.full_turn and (crank.lower, crank.upper) == (-math.pi, math.pi)
+    rocker = ps.coordinate_range("pivot4")
+    assert not rocker.full_turn
+    assert abs(rocker.lower - math.acos(0.2)) <= 1e-5
+    assert abs(rocker.upper - math.acos(-0.8)) <= 1e-5
+    np.testing.assert_array_equal(ps.pose[0], r)
+
+
+def test_coordinate_range_stops_at_a_limit() -> None:
+    m = mk.four_bar(driven=False)
+    m.add_limit("stop", "pivot2", lower=-0.5, upper=1.0)
+    ps = poser(m)
+    rng = ps.coordinate_range("pivot2")
+    assert not rng.full_turn
+    assert abs(rng.lower + 0.5) <= 1e-12 and abs(rng.upper - 1.0) <= 1e-12
