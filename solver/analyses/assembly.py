@@ -49,13 +49,13 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
     rows = np.flatnonzero(~model.switched)            # every joint, coupler and motion
-    out = _least_movement(model, r, p, f, rows, max_iter)
+    out = least_movement(model, r, p, f, rows, max_iter)
     if out.ok and out.err <= NEWTON_TOL:
         return Assembly(*out.x)
     # the equations cannot all be met (or only to rounding: a least-squares compromise)
     jrows = model.constraint_rows
     if len(jrows) < model.nc:            # do the joints close without the motions?
-        joints = _least_movement(model, r, p, f, jrows, max_iter)     # from the user's pose
+        joints = least_movement(model, r, p, f, jrows, max_iter)     # from the user's pose
         if joints.ok and joints.err <= NEWTON_TOL:
             st = structure(model, *joints.x)
             if st.bad_motions:
@@ -67,7 +67,7 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     # disagreement at the least-squares pose, so the rank test allows for it there
     tol = min(max(RANK_TOL, 1e3 * float(out.err)), 1e-4)
     st = structure(model, *out.x, tol)
-    kept = _least_movement(model, *out.x, f, st.keep, max_iter) if not st.bad_motions else None
+    kept = least_movement(model, *out.x, f, st.keep, max_iter) if not st.bad_motions else None
     if kept is None or not kept.ok or kept.err > NEWTON_TOL:
         _cannot_close(model, out.data[1], t)
     res = kept.data[1]
@@ -89,7 +89,7 @@ def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     return asm.r, asm.p
 
 
-def _least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
+def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
     """newton() on the given rows (all, or the independent ones): NewtonResult whose data
     is (row evaluation, scaled residual of every row)."""
     rs, cw = scales(model)

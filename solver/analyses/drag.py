@@ -36,8 +36,8 @@ from ..base.rotations import quat_to_matrix, skew
 from ..kernels.constraints import KERNELS, body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..model.compile import Model
 from ..model.plans import RowGroup, coordinate_row
-from ..vocabulary.joints import ANGLE, JOINT_COORDINATES, JOINT_ROWS, label
-from .assembly import _least_movement, assemble_pose
+from ..vocabulary.joints import ANGLE, JOINT_COORDINATES
+from .assembly import assemble_pose, least_movement
 from .structure import structure
 
 RCOND = 1e-10           # singular values below this share of the largest are not steps
@@ -72,14 +72,8 @@ class CoordinateRange:
 
 
 def joint_kinds(model: Model) -> dict[str, str]:
-    """Joint name -> kind, for the joints of the table (vocabulary/joints.py), recognised
-    by their rows' labels (the model keeps the rows, not the kind)."""
-    own = {kind: [label(p) for p in rows] for kind, rows in JOINT_ROWS.items()}
-    out: dict[str, str] = {}
-    for jn, name in enumerate(model.joint_names):
-        labels = [model.row_label[k][len(name) + 2:] for k in np.flatnonzero(model.row_joint == jn)]
-        out[name] = next((kind for kind, rows in own.items() if rows == labels), "")
-    return out
+    """Joint name -> kind ("revolute", ...)."""
+    return dict(zip(model.joint_names, model.joint_kind))
 
 
 class Poser:
@@ -137,7 +131,7 @@ class Poser:
                          lambda y, dq, a: step_size(self.model, dq, a), 8)
             if out.ok:
                 return out.x, out.data[0].track
-        out = _least_movement(self.model, *x, self._f, rows, 12)
+        out = least_movement(self.model, *x, self._f, rows, 12)
         if out.ok and out.err <= NEWTON_TOL:
             return out.x, self._evaluate(out.x, need_jac=False)[0].track
         return None

@@ -64,6 +64,7 @@ class Model:
     row_label: tuple[str, ...]    # (nc,) "pin: at-point x"
     plan: RowPlan                 # the rows grouped by kind for the kernels
     joint_names: tuple[str, ...]
+    joint_kind: tuple[str, ...]   # each joint's kind ("revolute", "point-on-curve", ...)
     joint_marker_i: tuple[str, ...]
     joint_marker_j: tuple[str, ...]
     motion_names: tuple[str, ...]
@@ -245,7 +246,8 @@ def compile_model(mech: Any) -> Model:
         row_friction=_frozen([r.get("friction", -1) for r in rows], int),
         row_length=_frozen(row_length), row_label=tuple(r["label"] for r in rows),
         plan=_plan(rows, nb),
-        joint_names=tuple(mech.joints), joint_marker_i=tuple(j.marker_i for j in mech.joints.values()),
+        joint_names=tuple(mech.joints), joint_kind=tuple(j.kind for j in mech.joints.values()),
+        joint_marker_i=tuple(j.marker_i for j in mech.joints.values()),
         joint_marker_j=tuple(j.marker_j for j in mech.joints.values()),
         motion_names=tuple(mech.motions),
         motion_functions=tuple(m.function for m in mech.motions.values()),
