@@ -18,6 +18,7 @@ from . import bake, coupling
 from .curve_reader import length_text
 from .io.csv_table import export_path
 from .io.mass import inertia_six
+from .io.limits import bounds_in_scene_units
 from .io.part_frames import pose_matrices
 from .io.settings import JOINT_KINDS, kind_label
 from .io.start_gaps import start_notes
@@ -38,7 +39,12 @@ def _message(exc: Exception, sm=None) -> str:
     """The error's text, naming the scene frame of the time a SolverError names."""
     time = getattr(exc, "time", None)
     frame = sm.timeline.frame_of(time) if sm is not None and time is not None else None
-    return with_frame(str(exc), frame)
+    text = with_frame(str(exc), frame)
+    if sm is not None and getattr(exc, "joints", ()):
+        slides = {n: (sm.mech.limits[n].lower, sm.mech.limits[n].upper)
+                  for n, (_, coord) in sm.limits.items() if coord == "slide"}
+        text = bounds_in_scene_units(text, exc.joints, slides, sm.scale)
+    return text
 
 
 def _store_mass_display(sm) -> None:

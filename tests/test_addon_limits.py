@@ -157,7 +157,23 @@ def test_motion_through_a_stop_is_refused_with_the_frame(blender) -> None:
     before = bs.snapshot(bpy)
     name = re.escape(d["rail"].name)
     with pytest.raises(RuntimeError, match=f"limit '{name}: limit': joint '{name}' past its lower "
-                                           r"bound -0\.1 m at t = 0\.541667 s \(frame 14\)"):
+                                           r"bound -0\.1 m at t = 0\.541667 s \(frame 14\).*"
+                                           r"\(the stops in the scene's units: lower -100\)"):
+        bpy.ops.mechanism.bake()
+    assert bs.differences(before, bs.snapshot(bpy)) == []
+
+
+def test_start_outside_the_range_is_refused_naming_the_joint(blender) -> None:
+    """The block starts at 0 with its lower stop at +20 mm (above it): Bake refuses naming
+    the limit, the joint and the bound in metres and in the scene's millimetres; nothing in
+    the scene changes."""
+    bpy = blender
+    d = millimetre_slide(bpy, 20.0)
+    before = bs.snapshot(bpy)
+    name = re.escape(d["rail"].name)
+    with pytest.raises(RuntimeError, match=f"starts outside a limit: limit '{name}: limit': "
+                                           f"joint '{name}' past its lower bound 0\\.02 m by "
+                                           r"0\.02 m .*scene's units: lower 20\)"):
         bpy.ops.mechanism.bake()
     assert bs.differences(before, bs.snapshot(bpy)) == []
 

@@ -234,3 +234,15 @@ def test_kinematic_sweep_carries_the_friction() -> None:
     np.testing.assert_allclose(r.effort("turn")[1:], -fr[1:], rtol=1e-9)
     plots = io("plots").joint_plots(r, ["pin"], {}, (), {}, {"pin: friction": "pin"})
     np.testing.assert_array_equal(plots["pin"]["friction_force"], fr)
+
+
+def test_slide_bounds_in_the_scene_units() -> None:
+    """A solver message naming a slide limit gets its bounds in the scene's units (metres
+    divided by the scale); an angle limit, another item or a scale of 1: unchanged."""
+    slides = {"rail: limit": (-0.05, None), "other: limit": (0.0, 0.25)}
+    msg = "limit 'rail: limit': joint 'rail' past its lower bound -0.05 m"
+    assert limits.bounds_in_scene_units(msg, ("rail: limit", "rail"), slides, 0.001) == \
+        msg + " (the stops in the scene's units: lower -50)"
+    assert limits.bounds_in_scene_units(msg, ("other: limit",), slides, 0.01).endswith("lower 0, upper 25)")
+    assert limits.bounds_in_scene_units(msg, ("hinge: limit",), slides, 0.001) == msg
+    assert limits.bounds_in_scene_units(msg, ("rail: limit",), slides, 1.0) == msg

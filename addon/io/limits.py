@@ -109,6 +109,21 @@ def limit_call(joint: str, s: LimitSettings, scale: float) -> dict | None:
     return call
 
 
+def bounds_in_scene_units(message: str, names, slides: dict, scale: float) -> str:
+    """A solver message naming a slide limit (its names among ``names``) with that limit's
+    bounds also in the scene's length units (the solver speaks metres; a millimetre scene's
+    user typed millimetres).  ``slides``: limit name -> (lower, upper) in metres, None for a
+    bound that is off.  Unchanged at a scale of 1 or for an angle limit."""
+    if scale == 1.0:
+        return message
+    for name in names:
+        if name in slides:
+            text = ", ".join(f"{label} {b / scale:.6g}" for label, b in zip(("lower", "upper"), slides[name])
+                             if b is not None)
+            return f"{message} (the stops in the scene's units: {text})"
+    return message
+
+
 def friction_call(joint: str, s: FrictionSettings, scale: float) -> dict | None:
     """Keyword arguments of ``Mechanism.add_friction`` for a joint's friction (lengths in
     metres); None when it is off or the kind has no angle or slide."""

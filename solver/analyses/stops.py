@@ -67,8 +67,9 @@ def check_start(model: Model, r: np.ndarray, p: np.ndarray, t: float) -> None:
     if bad.size:
         b = int(bad[0])
         lm = model.limits
+        unit = "rad" if model.row_kind[lm.rows[b]] == ANGLE else "m"
         raise SolverError(f"the mechanism starts outside a limit: {describe(model, b)} by "
-                          f"{-g[b]:.3g} at t = {t:.6g} s; move the joint inside its range or "
+                          f"{-g[b]:.3g} {unit} at t = {t:.6g} s; move the joint inside its range or "
                           "change the motion", t, (lm.names[b], lm.joints[b]))
 
 
