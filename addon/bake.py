@@ -186,6 +186,8 @@ def clear_bake(scene: bpy.types.Scene, only=None) -> int:
         act = s.bake_action
         ad = ob.animation_data
         if ad is not None:
+            if ad.use_tweak_mode:               # Plot shows an NLA bake in tweak mode
+                ad.use_tweak_mode = False
             for track in [t for t in ad.nla_tracks if t.name == TRACK]:
                 ad.nla_tracks.remove(track)
             if ad.action is not None and ad.action == act:

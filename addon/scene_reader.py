@@ -100,8 +100,13 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     path = "mechanism.motion_angle" if coordinate == "angle" else "mechanism.motion_slide"
     ad = joint.animation_data
     fc = None
-    if ad is not None and ad.action is not None:
-        bag = find_channelbag(ad.action, ad.action_slot)
+    act, slot = (ad.action, ad.action_slot) if ad is not None else (None, None)
+    if ad is not None and ad.use_tweak_mode:      # Plot shows the bake's NLA strip in tweak mode
+        act = ad.action_tweak_storage
+        slot = next((sl for sl in (act.slots if act is not None else ())
+                     if sl.handle == ad.action_slot_handle_tweak_storage), None)
+    if act is not None:
+        bag = find_channelbag(act, slot)
         fc = bag.fcurves.find(path) if bag is not None else None
     if fc is None or len(fc.keyframe_points) == 0:
         raise MechanismError(f"joint {joint.name!r}: the motion is Keyframed but its "
