@@ -447,15 +447,6 @@ def test_joint_plots_split_the_solvers_reactions() -> None:
                                         for k in (1, 2, 3)} | {"tooth_force"}
 
 
-def test_plot_channels_are_the_baked_series() -> None:
-    """Plot shows the F-curves of the baked custom properties and no other channel."""
-    for prop in plots.BAKED_PROPS:
-        assert plots.is_plot_channel(f'["{prop}"]')
-    for path in ("location", "rotation_quaternion", '["glow"]', "mechanism.motion_angle",
-                 '["reaction_force_x"].x', 'reaction_force', '["reaction_force_w"]'):
-        assert not plots.is_plot_channel(path), path
-
-
 def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:
     """Written and read back with the csv module: a header naming each column, one row per
     frame (frame numbers from the timeline), and every number the Result's to 9 digits."""
