@@ -122,17 +122,18 @@ def _pose_keys(ob: bpy.types.Object, world: dict[str, np.ndarray]) -> tuple[np.n
     """(location (n, 3), quaternion (n, 4)) keys of a part at its solved world matrices, its
     scale channel kept (negative scale: see io/part_frames.basis_pose)."""
     signs = np.sign(np.array(ob.scale, dtype=float) * np.array(ob.delta_scale, dtype=float))
+    deltas = (tuple(ob.delta_location), tuple(ob.delta_rotation_quaternion))
     if ob.parent is None:                        # basis = world
-        return basis_pose(world[ob.name], np.eye(4), np.eye(4), signs)
+        return basis_pose(world[ob.name], np.eye(4), np.eye(4), signs, *deltas)
     return basis_pose(world[ob.name], world[ob.parent.name],
-                      np.array(ob.matrix_parent_inverse, dtype=float), signs)
+                      np.array(ob.matrix_parent_inverse, dtype=float), signs, *deltas)
 
 
 def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     """Replace any old bake with the keyframes and plots of ``result`` (solved at
     ``sm.timeline.times``: row k is keyed at frame ``sm.timeline.frames[k]``)."""
     frames = sm.timeline.frames_of(result.times)
-    clear_bake(scene, only=sm.parts + sm.joints + sm.couplers)
+    clear_bake(scene)       # every old bake: also of objects no longer in the mechanism
     world = _world_matrices(sm, result)
     for ob in sm.parts:
         _backup(ob)
@@ -184,13 +185,18 @@ def clear_bake(scene: bpy.types.Scene, only=None) -> int:
         if not s.baked:
             continue
         act = s.bake_action
+        # keyed as a part (its role may have changed since): its transforms go back
+        bag = find_channelbag(act, act.slots[0]) if act is not None and len(act.slots) else None
+        was_part = s.role == "PART" or (bag is not None and bag.fcurves.find("location") is not None)
         ad = ob.animation_data
         if ad is not None:
+            if ad.use_tweak_mode:               # Plot shows an NLA bake in tweak mode
+                ad.use_tweak_mode = False
             for track in [t for t in ad.nla_tracks if t.name == TRACK]:
                 ad.nla_tracks.remove(track)
             if ad.action is not None and ad.action == act:
                 ad.action = None
-        if s.role == "PART":
+        if was_part:
             ob.rotation_mode = s.backup_rotation_mode or "XYZ"
             if s.backup_action is not None:
                 ad = ob.animation_data or ob.animation_data_create()
@@ -212,6 +218,29 @@ def clear_bake(scene: bpy.types.Scene, only=None) -> int:
         s.backup_action = None
         count += 1
     return count
+
+
+def hidden_notes(objects) -> list[str]:
+    """What keeps each baked object's bake from playing, one note per object: a soloed NLA
+    track of the user's (only that track plays, not the bake's track nor the active
+    action), or the object's NLA turned off while the bake plays on an NLA track beneath
+    the user's action."""
+    notes = []
+    for ob in objects:
+        ad = ob.animation_data
+        act = ob.mechanism.bake_action
+        if ad is None or act is None:
+            continue
+        what = "baked motion" if ob.mechanism.role == "PART" else "baked forces"
+        solo = [t.name for t in ad.nla_tracks if t.is_solo and t.name != TRACK]
+        if solo:
+            notes.append(f"{ob.name!r}: NLA track {solo[0]!r} is soloed, so the {what} does not "
+                         "play: un-solo it (the star in the NLA editor)")
+        elif ad.action != act and not ad.use_nla:
+            notes.append(f"{ob.name!r}: its NLA is off, so the {what} does not play (it is on "
+                         f"NLA track {TRACK!r} beneath the object's action): turn the NLA on "
+                         "(the checkbox by the object in the NLA editor)")
+    return notes
 
 
 def write_csv(path: str, sm: SceneMechanism, result) -> int:

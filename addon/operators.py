@@ -327,7 +327,8 @@ class MECHANISM_OT_bake(bpy.types.Operator):
                 f"{len(result.times)} frames ({result.analysis}){impacts}")
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
         notes = sm.mesh_notes() + sm.curve_notes + [with_scene_frame(n, sm.timeline.frames)
-                                                    for n in result.notes]
+                                                    for n in result.notes] + \
+            bake.hidden_notes(sm.parts + sm.joints + sm.couplers)
         if notes:
             context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes])
             self.report({"WARNING"}, "; ".join([done] + notes))

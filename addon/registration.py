@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import bpy
 
-from . import cli, drag, draw, operators, properties, ui
+from . import cli, drag, draw, operators, plotting, properties, ui
 
-_classes = properties.classes + operators.classes + drag.classes + ui.classes
+_classes = properties.classes + operators.classes + drag.classes + plotting.classes + ui.classes
 _register, _unregister = bpy.utils.register_classes_factory(_classes)
 
 

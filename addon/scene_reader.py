@@ -100,8 +100,13 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     path = "mechanism.motion_angle" if coordinate == "angle" else "mechanism.motion_slide"
     ad = joint.animation_data
     fc = None
-    if ad is not None and ad.action is not None:
-        bag = find_channelbag(ad.action, ad.action_slot)
+    act, slot = (ad.action, ad.action_slot) if ad is not None else (None, None)
+    if ad is not None and ad.use_tweak_mode:      # Plot shows the bake's NLA strip in tweak mode
+        act = ad.action_tweak_storage
+        slot = next((sl for sl in (act.slots if act is not None else ())
+                     if sl.handle == ad.action_slot_handle_tweak_storage), None)
+    if act is not None:
+        bag = find_channelbag(act, slot)
         fc = bag.fcurves.find(path) if bag is not None else None
     if fc is None or len(fc.keyframe_points) == 0:
         raise MechanismError(f"joint {joint.name!r}: the motion is Keyframed but its "
@@ -132,7 +137,11 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
                for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE", "COUPLER")}
     for ob in by_role["PART"]:
         s = ob.mechanism
-        frame = sm.part_frames[ob.name] = part_frame(design_matrix(ob))
+        try:
+            frame = sm.part_frames[ob.name] = part_frame(design_matrix(ob))
+        except ValueError:
+            raise MechanismError(f"part {ob.name!r}: its scale is zero (or its matrix singular): "
+                                 "give it a scale other than 0 on every axis") from None
         pos, quat = frame.position, frame.orientation
         if s.ground:
             mech.add_part(ob.name, fixed=True, position=pos * scale, orientation=quat)
@@ -150,9 +159,13 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
                                  "the part it belongs to (Ctrl P)")
         # marker frame relative to the part frame, both as designed: the part's matrix from
         # before any bake, the marker's through its parent relation (not the animated pose)
-        position, orientation = marker_pose(sm.part_frames[part.name],
-                                            np.array(ob.matrix_parent_inverse, dtype=float),
-                                            np.array(ob.matrix_basis, dtype=float))
+        try:
+            position, orientation = marker_pose(sm.part_frames[part.name],
+                                                np.array(ob.matrix_parent_inverse, dtype=float),
+                                                np.array(ob.matrix_basis, dtype=float))
+        except ValueError:
+            raise MechanismError(f"marker {ob.name!r}: its scale is zero (or its matrix "
+                                 "singular): give it a scale other than 0 on every axis") from None
         mech.add_marker(ob.name, part.name, position=position * scale, orientation=orientation)
     for ob in by_role["JOINT"]:
         s = ob.mechanism

@@ -28,6 +28,8 @@ class MECHANISM_UL_objects(bpy.types.UIList):
             row.label(text=kind_label(s.joint_kind))
             if self.list_id == "motion" and s.motion_type != "NONE":
                 row.label(text=s.motion_type.title())
+        if s.baked and s.role in ("JOINT", "COUPLER"):
+            row.operator("mechanism.plot", text="", icon="GRAPH", emboss=False).name = item.name
 
     def filter_items(self, context, data, propname):
         objs = getattr(data, propname)
@@ -109,6 +111,14 @@ def _draw_marker(layout, ob, s):
         layout.label(text=f"On part {ob.parent.name}")
 
 
+def _draw_plot(layout, ob, s):
+    """The Plot button of a joint or coupler: its baked forces in a Graph Editor."""
+    row = layout.row()
+    row.enabled = s.baked
+    row.operator("mechanism.plot", text="Plot Forces" if s.baked else "Plot Forces (bake first)",
+                 icon="GRAPH")
+
+
 def _draw_joint(layout, ob, s):
     layout.prop(s, "joint_kind")
     layout.prop(s, "marker_i")
@@ -140,6 +150,7 @@ def _draw_joint(layout, ob, s):
     if s.joint_kind in ("REVOLUTE", "PRISMATIC", "CYLINDRICAL"):
         _draw_limits(layout, s)
         _draw_friction(layout, s)
+    _draw_plot(layout, ob, s)
 
 
 def _draw_wiggle(layout, s):
@@ -253,6 +264,7 @@ def _draw_coupler(layout, ob, s):
     for a cylindrical joint (a revolute has only its angle, a prismatic its slide)."""
     kind = s.coupler_kind
     layout.prop(s, "coupler_kind")
+    _draw_plot(layout, ob, s)
     for k, label in enumerate(SLOT_LABELS[kind]):
         col = layout.column(align=True)
         col.prop(s, "joint_" + "abc"[k], text=label)

@@ -1,8 +1,11 @@
 """README's main job: build every sample scene, bake it through the real extension, save
-the .blend and render a small Cycles preview of it.
+the .blend, render a small Cycles preview of it, a short animation and plot its forces.
 
 Run:  .venv/bin/python sample_scenes/run_all.py [out_dir] [scene ...]
-Writes out_dir/<scene>.blend and out_dir/<scene>.png (default out_dir: out/samples).
+Writes in out_dir (default out/samples): <scene>.blend, <scene>.png (a still),
+<scene>.mp4 and <scene>.gif (its first 4 s: Blender's FFmpeg output, and a smaller GIF)
+and <scene>_plot.png (the main joint reactions and efforts against time, read back from
+the baked custom properties; sample_scenes/force_plot.py).
 """
 from __future__ import annotations
 
@@ -39,14 +42,23 @@ def main(argv: list[str]) -> int:
             print(f"[{name}] bake failed: {exc}")
             failed += 1
             continue
+        t1 = time.perf_counter()
         blend = os.path.join(out, f"{name}.blend")
         bpy.ops.wm.save_as_mainfile(filepath=blend)
-        from common import render_preview
+        from common import render_animation, render_preview
+        from force_plot import plot_forces
         png = os.path.join(out, f"{name}.png")
         render_preview(png, info["preview_frame"])
+        t2 = time.perf_counter()
+        render_animation(os.path.join(out, name))
+        t3 = time.perf_counter()
+        plot_forces(bpy.context.scene, os.path.join(out, f"{name}_plot.png"), name.replace("_", " "))
+        t4 = time.perf_counter()
         scene = bpy.context.scene
         print(f"[{name}] baked frames {scene.frame_start}-{scene.frame_end}, saved {blend}, "
-              f"preview {png} ({time.perf_counter() - t0:.1f} s)")
+              f"preview {png}, {name}.mp4, {name}.gif, {name}_plot.png ({t4 - t0:.1f} s: "
+              f"build and bake {t1 - t0:.1f}, still {t2 - t1:.1f}, animation {t3 - t2:.1f}, "
+              f"plot {t4 - t3:.1f})")
     print(f"{len(names) - failed} of {len(names)} sample scenes baked into {out}")
     return 1 if failed else 0
 

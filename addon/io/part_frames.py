@@ -67,7 +67,8 @@ def pose_matrices(position: np.ndarray, orientation: np.ndarray, stretch: np.nda
 
 
 def basis_pose(world: np.ndarray, parent_world: np.ndarray, parent_inverse: np.ndarray,
-               scale_signs=(1.0, 1.0, 1.0)) -> tuple[np.ndarray, np.ndarray]:
+               scale_signs=(1.0, 1.0, 1.0), delta_location=(0.0, 0.0, 0.0),
+               delta_quaternion=(1.0, 0.0, 0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
     """(location (n, 3), quaternion (n, 4)) keys that put an object at the world matrices
     ``world`` (n, 4, 4): matrix_basis = (parent_world @ parent_inverse)^-1 @ world, with
     ``parent_world`` (n, 4, 4) for a moving parent or (4, 4) for a fixed one (the identity,
@@ -75,9 +76,13 @@ def basis_pose(world: np.ndarray, parent_world: np.ndarray, parent_inverse: np.n
     channel s, so the basis's axes are R(q) @ diag(s): the rotation is the axes normalised and
     multiplied by ``scale_signs`` = sign(s) (3,), which takes a negative scale's reflection (or
     half turn) back out of the rotation; quaternion signs are kept continuous from frame to
-    frame."""
+    frame.  The object's delta transforms are taken out of the keys (Blender's basis is
+    translation(location + delta_location) @ R(delta_quaternion) @ R(q) @ scale, in the
+    quaternion rotation mode a bake sets), so that they are not applied twice."""
     P = parent_world @ parent_inverse
     B = np.linalg.inv(P) @ world
     R = B[:, :3, :3] / np.linalg.norm(B[:, :3, :3], axis=1, keepdims=True)
     R = R * np.asarray(scale_signs, dtype=float)
-    return B[:, :3, 3], continuous_quats(matrix_to_quat(R))
+    dq = np.asarray(delta_quaternion, dtype=float)
+    R = quat_to_matrix(dq / np.linalg.norm(dq)).T @ R
+    return B[:, :3, 3] - np.asarray(delta_location, dtype=float), continuous_quats(matrix_to_quat(R))

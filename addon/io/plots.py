@@ -34,6 +34,12 @@ BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
     CONTACT_PROP, LIMIT_PROP, FRICTION_PROP)
 
 
+def is_plot_channel(data_path: str) -> bool:
+    """Whether an F-curve's ``data_path`` is one of the baked force series
+    ('["reaction_force_x"]', ...): the channels Plot shows."""
+    return data_path.startswith('["') and data_path.endswith('"]') and data_path[2:-2] in BAKED_PROPS
+
+
 def coupler_prop(coordinate: str, field: int) -> str:
     """The property of a coupler's term on joint field ``field`` (1-3): torque on an angle,
     force on a slide."""

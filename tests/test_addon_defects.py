@@ -1,0 +1,163 @@
+"""Small bake defects of issue 14, each in real Blender (scenes: blender_scenes.py):
+delta transforms, NLA settings that hide a bake, baked properties left on an object whose
+role changed, a part scaled to zero.  Tolerances as in test_addon_bake.py (float32)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+
+F32 = 1e-6
+
+
+def solved(bpy, extension):
+    """(SceneMechanism, Result) of the scene as the Bake solves it."""
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    st = bpy.context.scene.mechanism
+    return sm, sm.mech.solve(times=sm.timeline.times, analysis=st.analysis.lower(),
+                             tolerance=st.tolerance)
+
+
+@pytest.mark.parametrize("mode, deltas", [
+    ("XYZ", dict(delta_location=(0.05, 0.02, -0.1))),
+    ("XYZ", dict(delta_location=(0.0, 0.1, 0.0), delta_rotation_euler=(0.2, 0.0, 0.3))),
+    ("XYZ", dict(delta_rotation_quaternion=(math.cos(0.2), 0.0, math.sin(0.2), 0.0))),
+    ("QUATERNION", dict(delta_location=(0.03, 0.0, 0.0),
+                        delta_rotation_quaternion=(math.cos(0.3), 0.0, 0.0, math.sin(0.3)))),
+])
+def test_delta_transforms_are_not_applied_twice(blender, extension, mode, deltas) -> None:
+    """A pendulum arm with delta transforms (location, an Euler or quaternion delta
+    rotation, in Euler or quaternion rotation mode): its frame is read where it is shown,
+    and the baked arm is at the solver's pose at every checked frame, markers with it (the
+    keys make up for the deltas: Blender adds delta_location to the location and turns by
+    delta_rotation_quaternion in the baked quaternion mode).  Clear Bake restores it."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground, arm = bs.ground_and_arm(bpy)
+    arm.rotation_mode = mode
+    for key, value in deltas.items():
+        setattr(arm, key, value)
+    bpy.context.view_layer.update()
+    at = np.array(arm.matrix_world)[:3, 3] - np.array(arm.matrix_world)[:3, 0] * 0.5
+    pin = bs.connect(bpy, arm, ground, tuple(at), "REVOLUTE", "Y")
+    bpy.context.scene.mechanism.tolerance = 1e-9
+    before = [tuple(r) for r in arm.matrix_world]
+    sm, r = solved(bpy, extension)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    stretch = sm.part_frames["arm"].stretch
+    for f in (1, 9, 25):
+        bpy.context.scene.frame_set(f)
+        k = f - bs.FRAME_START
+        W = extension.addon.io.part_frames.pose_matrices(r.position("arm")[k], r.orientation("arm")[k],
+                                                         stretch, sm.scale)
+        np.testing.assert_allclose(np.array(arm.matrix_world), W, rtol=0, atol=F32,
+                                   err_msg=f"frame {f}: the arm")
+        origin, _ = r.marker_frame(pin.mechanism.marker_i.name)
+        np.testing.assert_allclose(np.array(pin.mechanism.marker_i.matrix_world)[:3, 3], origin[k],
+                                   rtol=0, atol=F32, err_msg=f"frame {f}: marker I")
+    bpy.context.scene.frame_set(1)
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert arm.rotation_mode == mode
+    np.testing.assert_allclose([tuple(r) for r in arm.matrix_world], before, rtol=0, atol=1e-7)
+
+
+def nla_track(bpy, ob, name: str):
+    """A user NLA track on ``ob`` with one strip of a new, empty action."""
+    act = bpy.data.actions.new(name)
+    slot = act.slots.new(id_type="OBJECT", name=ob.name)
+    ad = ob.animation_data or ob.animation_data_create()
+    track = ad.nla_tracks.new()
+    track.name = name
+    track.strips.new(name, 1, act).action_slot = slot
+    return track
+
+
+@pytest.mark.parametrize("how", ["solo", "solo over the active bake", "nla off"])
+def test_bake_says_when_the_nla_hides_it(blender, how) -> None:
+    """The bake plays as the object's action, or on an NLA track beneath the user's action;
+    a soloed track of the user's (either way), or the object's NLA turned off (the bake on a
+    track), would hide it: Bake says so in its report, naming the part and what to change,
+    and the bake is written all the same."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm = d["arm"]
+    if how != "solo over the active bake":
+        arm.keyframe_insert("scale", frame=1)        # the user's action: the bake on a track
+    if how.startswith("solo"):
+        nla_track(bpy, arm, "walk").is_solo = True
+        said = "'arm': NLA track 'walk' is soloed"
+    else:
+        arm.animation_data.use_nla = False
+        said = "'arm': its NLA is off"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert said in report and "the baked motion does not play" in report, report
+    assert arm.mechanism.baked
+    # without it the report has no such note
+    if how.startswith("solo"):
+        arm.animation_data.nla_tracks["walk"].is_solo = False
+    else:
+        arm.animation_data.use_nla = True
+    bpy.context.scene.mechanism.report = ""          # a Bake with nothing to note leaves it
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "does not play" not in bpy.context.scene.mechanism.report
+    bpy.context.scene.frame_set(20)
+    _, loc, _ = bs.baked_pose(arm)
+    np.testing.assert_allclose(np.array(arm.location), loc[19], rtol=0, atol=F32)
+
+
+@pytest.mark.parametrize("role", ["MARKER", "NONE"])
+def test_rebake_clears_objects_whose_role_changed(blender, role) -> None:
+    """A pendulum with a bob fixed to its arm (Connect), baked; then the bob's joint made a
+    marker (parented to the arm) or untagged, the bob and its markers untagged: Bake again
+    removes the old bake from them as Clear Bake would: no baked custom properties, bake
+    action or flag on the joint object; the bob back where it was before the first bake
+    (its transforms and rotation mode)."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm = d["arm"]
+    bob = bs.add_box(bpy, "bob", (0.1, 0.1, 0.1), (1.0, 0.0, 0.0))
+    bs.tag(bpy, [bob], "PART")
+    weld = bs.connect(bpy, bob, arm, (1.0, 0.0, 0.0), "FIXED", "Y")
+    bpy.context.view_layer.update()
+    before = [tuple(r) for r in bob.matrix_world]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "reaction_force" in weld.keys() and weld.mechanism.baked and bob.mechanism.baked
+    bpy.context.scene.frame_set(20)
+    assert bob.rotation_mode == "QUATERNION"
+    bob_markers = [ob for ob in bpy.data.objects if ob.parent == bob]
+    weld.mechanism.role = role
+    if role == "MARKER":
+        bs.parent_to(bpy, weld, arm)
+    for ob in bob_markers + [bob]:
+        ob.mechanism.role = "NONE"
+    bpy.context.scene.frame_set(1)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert not any(p in weld.keys() for p in ("reaction_force", "reaction_torque_x"))
+    for ob in (weld, bob):
+        assert not ob.mechanism.baked and ob.mechanism.bake_action is None, ob.name
+        assert ob.animation_data is None or ob.animation_data.action is None, ob.name
+        assert not any(a.name == f"MA bake {ob.name}" for a in bpy.data.actions)
+    bpy.context.scene.frame_set(20)
+    assert bob.rotation_mode == "XYZ"
+    np.testing.assert_allclose([tuple(r) for r in bob.matrix_world], before, rtol=0, atol=1e-7)
+    assert arm.mechanism.baked and "reaction_force" in d["pin"].keys()
+
+
+@pytest.mark.parametrize("what", ["part", "marker"])
+def test_zero_scale_is_named(blender, what) -> None:
+    """A part (or a marker) scaled to zero on one axis: Check and Bake name it and say what
+    to fix, and change nothing (was: a plain ValueError from the matrix decomposition)."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    ob = d["arm"] if what == "part" else d["pin"].mechanism.marker_i
+    ob.scale = (ob.scale[0], 0.0, ob.scale[2])
+    before = bs.snapshot(bpy)
+    for op in (bpy.ops.mechanism.check, bpy.ops.mechanism.bake):
+        with pytest.raises(RuntimeError, match=f"{what} {ob.name!r}: its scale is zero"):
+            op()
+    assert not bs.differences(before, bs.snapshot(bpy))

@@ -1,0 +1,35 @@
+"""The add-on's Blender-free logic behind issue 14's results and small defects: which
+F-curves Plot shows (io/plots.py), and a part's keys with its delta transforms taken out
+(io/part_frames.basis_pose).  Doubles throughout: 1e-13."""
+from __future__ import annotations
+
+import numpy as np
+
+from test_io_addon import affine, io, rot, rotations
+
+part_frames, plots = io("part_frames"), io("plots")
+
+
+def test_plot_channels_are_the_baked_series() -> None:
+    """Plot shows the F-curves of the baked custom properties and no other channel."""
+    for prop in plots.BAKED_PROPS:
+        assert plots.is_plot_channel(f'["{prop}"]')
+    for path in ("location", "rotation_quaternion", '["glow"]', "mechanism.motion_angle",
+                 '["reaction_force_x"].x', 'reaction_force', '["reaction_force_w"]'):
+        assert not plots.is_plot_channel(path), path
+
+
+def test_basis_pose_takes_the_delta_transforms_out() -> None:
+    """An object with delta_location d and delta_rotation_quaternion p: the keys (l, q) are
+    such that Blender's basis translation(l + d) @ R(p) @ R(q) @ S is the wanted world."""
+    n = 4
+    angles = np.linspace(0.0, 3.0, n)
+    world = np.array([affine(rot("z", a) @ rot("x", 0.5 * a) @ np.diag([2.0, 0.5, 1.0]),
+                             (a, 1.0, -a)) for a in angles])
+    d = np.array([0.1, -0.2, 0.3])
+    p = np.array([np.cos(0.4), 0.0, np.sin(0.4), 0.0])
+    loc, quat = part_frames.basis_pose(world, np.eye(4), np.eye(4), (1.0, 1.0, 1.0), d, p)
+    for k in range(n):
+        B = affine(rotations.quat_to_matrix(p) @ rotations.quat_to_matrix(quat[k])
+                   @ np.diag([2.0, 0.5, 1.0]), loc[k] + d)
+        np.testing.assert_allclose(B, world[k], atol=1e-13)
