@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bpy
 import numpy as np
+from mathutils import Quaternion
 
 from ..solver import MechanismError
 from .anim import ensure_channelbag, find_channelbag
@@ -127,6 +128,42 @@ def _pose_keys(ob: bpy.types.Object, world: dict[str, np.ndarray]) -> tuple[np.n
         return basis_pose(world[ob.name], np.eye(4), np.eye(4), signs, *deltas)
     return basis_pose(world[ob.name], world[ob.parent.name],
                       np.array(ob.matrix_parent_inverse, dtype=float), signs, *deltas)
+
+
+def place_parts(sm: SceneMechanism, pose, names=None) -> None:
+    """Put every moving part at one solved pose, as Assemble and Drag do (no keys): its
+    location and rotation channels, in the object's own rotation mode, are set so that it
+    sits at [R(q) S, position] (io/part_frames.pose_matrices) with its scale channel and
+    delta transforms kept (a negative scale's reflection taken out of the rotation, as a
+    bake's keys).  ``pose(name)`` gives a part's (position (3,) m, quaternion (4,) w x y z);
+    parents that are parts are placed first (their new matrices are used for children).
+    ``names``: only these parts (default: every part)."""
+    parts = [ob for ob in sm.parts if names is None or ob.name in names]
+    world = {ob.name: pose_matrices(*pose(ob.name), sm.part_frames[ob.name].stretch, sm.scale)[None]
+             for ob in parts}
+    for ob in parts:
+        mode = ob.rotation_mode
+        if mode == "QUATERNION":
+            dq = tuple(ob.delta_rotation_quaternion)
+        elif mode == "AXIS_ANGLE":
+            dq = (1.0, 0.0, 0.0, 0.0)
+        else:
+            dq = tuple(ob.delta_rotation_euler.to_quaternion())
+        signs = np.sign(np.array(ob.scale, dtype=float) * np.array(ob.delta_scale, dtype=float))
+        parent, inverse = np.eye(4), np.eye(4)
+        if ob.parent is not None:
+            parent = world[ob.parent.name] if ob.parent.name in world else np.array(ob.parent.matrix_world, dtype=float)
+            inverse = np.array(ob.matrix_parent_inverse, dtype=float)
+        loc, q = basis_pose(world[ob.name], parent, inverse, signs, tuple(ob.delta_location), dq)
+        ob.location = loc[0]
+        quat = Quaternion(q[0])
+        if mode == "QUATERNION":
+            ob.rotation_quaternion = quat
+        elif mode == "AXIS_ANGLE":
+            axis, angle = quat.to_axis_angle()
+            ob.rotation_axis_angle = (angle, *axis)
+        else:
+            ob.rotation_euler = quat.to_euler(mode, ob.rotation_euler)
 
 
 def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:

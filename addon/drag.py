@@ -13,7 +13,6 @@ from __future__ import annotations
 import bpy
 import numpy as np
 from bpy.props import FloatVectorProperty, StringProperty
-from mathutils import Matrix
 
 from ..solver import MechanismError, SolverError
 from ..solver.analyses.drag import Poser
@@ -21,11 +20,20 @@ from ..solver.model.compile import compile_model
 from ..solver.model.state import read_state
 from .io.drag import (drag_plane_point, joint_coordinate, point_in_part, range_fraction,
                       range_value, time_of_frame, wiggle_candidates)
-from .io.part_frames import pose_matrices
 from .io.settings import kind_name
+from .bake import place_parts
 from .scene_reader import read_scene
 
 BUDGET = 0.015          # s of solving per mouse move (bench/bench_drag.py)
+
+
+_CHANNELS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle")
+
+
+def _channels(ob) -> dict:
+    """An object's location and rotation channels as they are (restored exactly: writing
+    its matrix back could turn a negative scale's reflection into other channels)."""
+    return {attr: tuple(getattr(ob, attr)) for attr in _CHANNELS}
 
 
 class PoseSession:
@@ -40,21 +48,21 @@ class PoseSession:
         self.model = compile_model(sm.mech)
         t = time_of_frame(sm.timeline.frame_start, sm.timeline.fps, scene.frame_current)
         st = read_state(self.model, sm.mech, t)
-        self.original = {ob.name: ob.matrix_world.copy() for ob in sm.parts}
+        self.original = {ob.name: _channels(ob) for ob in sm.parts}
         self.poser = Poser(self.model, st.r, st.p, t)
 
     def write(self) -> None:
         """Put every moving part at the poser's pose (matrix_world, Blender units)."""
         pos, quat = self.poser.part_poses()
-        objects = self.scene.objects
-        for b, name in enumerate(self.model.body_part):
-            M = pose_matrices(pos[b], quat[b], self.sm.part_frames[name].stretch, self.sm.scale)
-            objects[name].matrix_world = Matrix(M.tolist())
+        body = {name: b for b, name in enumerate(self.model.body_part)}
+        place_parts(self.sm, lambda name: (pos[body[name]], quat[body[name]]), body)
 
     def restore(self) -> None:
         """Every part back where it was before the session."""
-        for name, M in self.original.items():
-            self.scene.objects[name].matrix_world = M
+        for name, channels in self.original.items():
+            ob = self.scene.objects[name]
+            for attr, value in channels.items():
+                setattr(ob, attr, value)
 
     def drag(self, part: str, point, target, budget: float | None = BUDGET) -> None:
         """Pull ``point`` (m, part frame) of ``part`` to ``target`` (world, Blender units)."""

@@ -19,7 +19,6 @@ from .curve_reader import length_text
 from .io.csv_table import export_path
 from .io.mass import inertia_six
 from .io.limits import bounds_in_scene_units
-from .io.part_frames import pose_matrices
 from .io.settings import JOINT_KINDS, kind_label
 from .io.start_gaps import start_notes
 from .io.timeline import with_frame, with_scene_frame
@@ -281,10 +280,7 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm))
             return {"CANCELLED"}
-        for ob in sm.parts:
-            pos, quat = sm.mech.pose(ob.name)
-            M = pose_matrices(pos, quat, sm.part_frames[ob.name].stretch, sm.scale)
-            ob.matrix_world = Matrix([list(r) for r in M])
+        bake.place_parts(sm, sm.mech.pose)
         self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)")
         return {"FINISHED"}
 

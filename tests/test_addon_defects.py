@@ -161,3 +161,48 @@ def test_zero_scale_is_named(blender, what) -> None:
         with pytest.raises(RuntimeError, match=f"{what} {ob.name!r}: its scale is zero"):
             op()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+@pytest.mark.parametrize("mode", ["XYZ", "QUATERNION", "AXIS_ANGLE"])
+def test_assemble_and_drag_keep_a_negative_scale(blender, extension, mode) -> None:
+    """A mirrored arm (scale (-0.8, 0.1, 0.05)) with a delta location, in Euler, quaternion
+    or axis-angle rotation mode, driven to 0.5 rad: Assemble puts it at the solver's pose
+    [R(q) S, position] while its scale channel, rotation mode and deltas stay as they were
+    (writing the matrix would turn the reflection into other channels); a drag writes the
+    same way, and Esc puts the channels back exactly."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground, arm = bs.ground_and_arm(bpy)
+    arm.scale = (-0.8, 0.1, 0.05)
+    arm.rotation_mode = mode
+    arm.delta_location = (0.0, 0.0, 0.02)
+    bpy.context.view_layer.update()
+    pin = bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    pin.mechanism.motion_type, pin.mechanism.motion_expression = "EXPRESSION", "0.5"
+    bpy.context.view_layer.update()
+    scale = tuple(arm.scale)                             # float32 as stored
+    channels = {a: tuple(getattr(arm, a)) for a in ("location", "rotation_quaternion",
+                                                    "rotation_euler", "rotation_axis_angle")}
+    assert bpy.ops.mechanism.assemble() == {"FINISHED"}
+    bpy.context.view_layer.update()
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    sm.mech.assemble()
+    W = extension.addon.io.part_frames.pose_matrices(*sm.mech.pose("arm"), sm.part_frames["arm"].stretch, sm.scale)
+    np.testing.assert_allclose(np.array(arm.matrix_world), W, atol=F32)
+    assert tuple(arm.scale) == scale
+    assert arm.rotation_mode == mode and tuple(arm.delta_location) == pytest.approx((0.0, 0.0, 0.02))
+    assert any(tuple(getattr(arm, a)) != v for a, v in channels.items())     # it did move
+    # a drag: the same placement, and Esc (restore) puts the channels back exactly
+    pin.mechanism.motion_type = "NONE"
+    session = extension.addon.drag.PoseSession(bpy.context.scene)
+    before = {a: tuple(getattr(arm, a)) for a in channels}
+    frame = session.sm.part_frames["arm"]                  # the point twice as far as the origin
+    far = 2.0 * np.array(arm.matrix_world)[:3, 3]          # from the pin (at 0), in part axes
+    reach = float(np.linalg.norm(far)) / 2.0
+    end = frame.rotation.T @ (far - frame.position)
+    session.drag("arm", end * session.sm.scale, (0.0, 0.0, -2.0 * reach), budget=None)
+    bpy.context.view_layer.update()
+    assert tuple(arm.scale) == scale and arm.rotation_mode == mode
+    np.testing.assert_allclose(np.array(arm.matrix_world)[:3, 3], (0.0, 0.0, -reach), atol=1e-6)
+    session.restore()
+    assert {a: tuple(getattr(arm, a)) for a in channels} == before
