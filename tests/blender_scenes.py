@@ -126,6 +126,21 @@ def ground_and_arm(bpy) -> tuple[Any, Any]:
     return ground, arm
 
 
+def keyed_pendulum(bpy) -> dict[str, Any]:
+    """The pendulum with its pin's angle keyframed (0, 1, 0.3 rad at frames 1, 13, 25) as a
+    Keyframed motion; also the joint's own action ("user") and its keys ("user_keys")."""
+    d = pendulum(bpy)
+    pin = d["pin"]
+    s = pin.mechanism
+    s.motion_type, s.motion_coordinate = "KEYFRAMED", "ANGLE"
+    for f, a in ((1, 0.0), (13, 1.0), (25, 0.3)):
+        s.motion_angle = a
+        pin.keyframe_insert("mechanism.motion_angle", frame=f)
+    d["user"] = pin.animation_data.action
+    d["user_keys"] = action_keys(d["user"])
+    return d
+
+
 def pendulum(bpy) -> dict[str, Any]:
     """Ground cube and a 1 m arm pinned about world y at the origin (dynamic)."""
     set_range(bpy)

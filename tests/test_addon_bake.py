@@ -487,15 +487,9 @@ def test_keyframed_motion_drives_joint(blender) -> None:
     """motion_angle keyed on the joint drives it: at every frame the markers' angle is the
     F-curve's value; the joint's own action is untouched (the bake is on an NLA track)."""
     bpy = blender
-    d = bs.pendulum(bpy)
-    pin = d["pin"]
+    d = bs.keyed_pendulum(bpy)
+    pin, user, user_keys = d["pin"], d["user"], d["user_keys"]
     s = pin.mechanism
-    s.motion_type, s.motion_coordinate = "KEYFRAMED", "ANGLE"
-    for f, a in ((1, 0.0), (13, 1.0), (25, 0.3)):
-        s.motion_angle = a
-        pin.keyframe_insert("mechanism.motion_angle", frame=f)
-    user = pin.animation_data.action
-    user_keys = bs.action_keys(user)
     fc = bs.channelbag(pin).fcurves.find("mechanism.motion_angle")
     bpy.context.scene.frame_set(1)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}

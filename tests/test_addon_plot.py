@@ -63,15 +63,9 @@ def test_plot_a_keyframed_motion_then_rebake_and_clear(blender) -> None:
     Bake again reads the keyframed motion as before (same keys) and Clear Bake leaves
     tweak mode and puts the user's action back."""
     bpy = blender
-    d = bs.pendulum(bpy)
-    pin = d["pin"]
+    d = bs.keyed_pendulum(bpy)
+    pin, user, user_keys = d["pin"], d["user"], d["user_keys"]
     s = pin.mechanism
-    s.motion_type, s.motion_coordinate = "KEYFRAMED", "ANGLE"
-    for f, a in ((1, 0.0), (13, 1.0), (25, 0.3)):
-        s.motion_angle = a
-        pin.keyframe_insert("mechanism.motion_angle", frame=f)
-    user = pin.animation_data.action
-    user_keys = bs.action_keys(user)
     bpy.context.scene.frame_set(1)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     effort = bs.curve(pin, '["motion_effort"]', action=s.bake_action)
