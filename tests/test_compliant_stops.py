@@ -14,6 +14,7 @@ import pytest
 from scipy.optimize import brentq
 
 from solver import Mechanism, MechanismError
+from test_limits import door
 
 G = 9.81
 
@@ -105,18 +106,9 @@ def test_door_onto_a_compliant_angle_stop() -> None:
     at rest): it comes to rest at the angle where the
     stop balances the closer, k_s (-theta) = k_c (theta - theta_0) (linear stop), and the
     stop's torque there equals the closer's."""
-    m = Mechanism(gravity=(0.0, 0.0, -G))
-    m.add_part("ground", fixed=True)
-    a0 = math.radians(60.0)
-    m.add_part("door", mass=10.0, inertia=(3.33, 3.87, 0.54), center_of_mass=(0.4, 0.0, 0.0),
-               orientation=(math.cos(a0 / 2), 0.0, 0.0, math.sin(a0 / 2)))
-    m.add_marker("frame", "ground")
-    m.add_marker("leaf", "door")
-    m.add_joint("hinge", "revolute", "leaf", "frame")
     th0, kc, ks = math.radians(-20.0), 20.0, 500.0
-    m.add_torsion_spring("closer", "hinge", stiffness=kc, damping=5.0, free_angle=th0)
-    m.add_limit("stop", "hinge", lower=0.0, stiffness=ks, exponent=1.0, damping=20.0,
-                penetration=0.001)
+    m = door(kc, opened=60.0, closer_damping=5.0, stiffness=ks, exponent=1.0, damping=20.0,
+             penetration=0.001)
     r = m.solve(duration=8.0, fps=50, analysis="dynamic", tolerance=1e-7)
     q = r.orientation("door")[-1]
     theta = 2 * math.atan2(q[3], q[0])

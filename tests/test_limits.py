@@ -61,19 +61,22 @@ def test_ball_bounces_to_closed_form_and_comes_to_rest() -> None:
     assert work[-1] == pytest.approx(-mass * G * h, rel=1e-9)   # all of it lost at impacts
 
 
-def door(closer: float = 2.0, e: float = 0.0) -> Mechanism:
-    """A door (10 kg, 0.8 m wide) on a vertical hinge, opened 80 deg, a torsion spring closer
-    pulling it toward -20 deg, a stop at 0 (the frame): it swings shut against the stop."""
+def door(closer: float = 2.0, e: float = 0.0, opened: float = 80.0, closer_damping: float = 0.0,
+         **stop) -> Mechanism:
+    """A door (10 kg, 0.8 m wide) on a vertical hinge, opened ``opened`` deg, a torsion spring
+    closer pulling it toward -20 deg, a stop at 0 (the frame): it swings shut against the
+    stop (rigid with restitution e, or ``stop``: a compliant stop's settings)."""
     m = Mechanism(gravity=(0.0, 0.0, -G))
     m.add_part("ground", fixed=True)
-    a0 = math.radians(80.0)
+    a0 = math.radians(opened)
     m.add_part("door", mass=10.0, inertia=(3.33, 3.87, 0.54), center_of_mass=(0.4, 0.0, 0.0),
                orientation=(math.cos(a0 / 2), 0.0, 0.0, math.sin(a0 / 2)))
     m.add_marker("frame", "ground")
     m.add_marker("leaf", "door")
     m.add_joint("hinge", "revolute", "leaf", "frame")
-    m.add_torsion_spring("closer", "hinge", stiffness=closer, free_angle=math.radians(-20.0))
-    m.add_limit("stop", "hinge", lower=0.0, restitution=e)
+    m.add_torsion_spring("closer", "hinge", stiffness=closer, damping=closer_damping,
+                         free_angle=math.radians(-20.0))
+    m.add_limit("stop", "hinge", lower=0.0, restitution=e, **stop)
     return m
 
 
