@@ -178,7 +178,7 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     friction_preload: FloatProperty(name="Preload", default=0.0, min=0.0,
                                     description="Friction torque (N m) or force (N) with no load")
     friction_radius: FloatProperty(name="Pin Radius", unit="LENGTH", default=0.0, min=0.0,
-                                   description="Radius of the pin (needed on an angle)")
+                                   description="Radius of the pin (needed on an angle) or of a spherical joint's ball")
     friction_arm: FloatProperty(name="Thrust Arm", unit="LENGTH", default=0.0, min=0.0,
                                 description="Lever of the friction from a load along the axis")
     friction_bearing_length: FloatProperty(name="Bearing Length", unit="LENGTH", default=0.0,

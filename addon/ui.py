@@ -149,6 +149,7 @@ def _draw_joint(layout, ob, s):
                 box.prop(s, p)
     if s.joint_kind in ("REVOLUTE", "PRISMATIC", "CYLINDRICAL"):
         _draw_limits(layout, s)
+    if s.joint_kind in ("REVOLUTE", "PRISMATIC", "CYLINDRICAL", "SPHERICAL"):
         _draw_friction(layout, s)
     _draw_plot(layout, ob, s)
 
@@ -203,8 +204,9 @@ def _draw_limits(layout, s):
 
 
 def _draw_friction(layout, s):
-    """The Friction box (dynamic runs): coefficients, speeds and the bearing's sizes; the
-    pin radius red when friction on an angle has none (refused by Check and Bake)."""
+    """The Friction box (dynamic runs): coefficients, speeds and the bearing's sizes (a
+    ball: its radius only); the radius red when friction on an angle or a ball has none
+    (refused by Check and Bake)."""
     box = layout.box()
     box.prop(s, "use_joint_friction")
     if not s.use_joint_friction:
@@ -215,14 +217,16 @@ def _draw_friction(layout, s):
     for p in ("friction_static", "friction_dynamic", "friction_transition_speed",
               "friction_viscous", "friction_preload"):
         col.prop(s, p)
-    angle = s.joint_kind == "REVOLUTE" or (s.joint_kind == "CYLINDRICAL" and
-                                           s.friction_coordinate == "ANGLE")
+    ball = s.joint_kind == "SPHERICAL"
+    angle = ball or s.joint_kind == "REVOLUTE" or (s.joint_kind == "CYLINDRICAL" and
+                                                   s.friction_coordinate == "ANGLE")
     col = box.column(align=True)
     row = col.row()
     row.alert = angle and s.friction_static > 0.0 and not s.friction_radius > 0.0
-    row.prop(s, "friction_radius")
-    col.prop(s, "friction_arm")
-    col.prop(s, "friction_bearing_length")
+    row.prop(s, "friction_radius", text="Ball Radius" if ball else None)
+    if not ball:
+        col.prop(s, "friction_arm")
+        col.prop(s, "friction_bearing_length")
 
 
 def _draw_curves(layout, s):

@@ -218,6 +218,38 @@ def test_friction_on_a_hinge(blender, extension) -> None:
     assert fast.sum() > 10 and np.all(np.sign(got[fast]) == -np.sign(w[fast]))
 
 
+def test_friction_on_a_ball_joint(blender, extension, tmp_path) -> None:
+    """The pendulum's pin made a spherical joint with dry friction (ball radius 20 mm): the
+    reader passes it as friction on the joint's rotation; the baked friction_torque_x/y/z
+    are the solver's torque in world axes (to float32): the arm swings about world y, so
+    the torque lies along y (x and z below 1e-6 of it) and opposes the swing; the CSV has
+    the same columns and the magnitude."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    s = d["pin"].mechanism
+    s.joint_kind = "SPHERICAL"
+    s.use_joint_friction, s.friction_static, s.friction_dynamic, s.friction_radius = True, 0.3, 0.2, 0.02
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    sm, r = solve_scene(bpy, extension)
+    name = f"{d['pin'].name}: friction"
+    assert sm.mech.frictions[name].coordinate == "rotation"
+    T = np.stack([baked_prop(d["pin"], f"friction_torque_{a}") for a in "xyz"], axis=1)
+    want = extension.addon.io.plots.friction_series(r, name, d["pin"].name)
+    for k, a in enumerate("xyz"):
+        close(T[:, k], want[f"friction_torque_{a}"], what=f"friction torque {a}")
+    close(baked_prop(d["pin"], "friction_torque"), want["friction_torque"], what="its size")
+    size = np.abs(T[:, 1]).max()
+    assert size > 0.05 and np.abs(T[:, [0, 2]]).max() < 1e-6 * size
+    w = r.angular_velocity("arm")[:, 1]
+    fast = np.abs(w) > 0.5
+    assert fast.sum() > 10 and np.all(np.sign(T[fast, 1]) == -np.sign(w[fast]))
+    assert bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "ball.csv")) == {"FINISHED"}
+    with open(tmp_path / "ball.csv") as fh:
+        header = next(csv.reader(fh))
+    assert [f"{d['pin'].name} friction_torque{a}_Nm" for a in ("_x", "_y", "_z", "")] == [
+        h for h in header if "friction_torque" in h]
+
+
 def test_save_reload_rebake_csv_and_clear(blender, tmp_path) -> None:
     """A door with a dry hinge: bake, save, open: the keys are saved; Clear and bake again:
     the same keys bit for bit; the CSV has the stop's and the friction's columns equal to
@@ -272,7 +304,8 @@ def test_panel_shows_the_limits_and_friction_boxes(blender) -> None:
     """A revolute joint: the stops' switches and angle bounds, restitution once a stop is
     on, the friction switch and, once on, its fields; the bounds red when the lower is not
     below the upper, the pin radius red at 0; a prismatic joint: slide bounds; a cylindrical
-    joint: the coordinate choices; a spherical joint: neither box."""
+    joint: the coordinate choices; a spherical joint: the friction box with the ball's radius
+    only; a universal joint: neither box."""
     bpy = blender
     d = bs.door(bpy)
     bs.select(bpy, [d["hinge"]], d["hinge"])
@@ -299,6 +332,10 @@ def test_panel_shows_the_limits_and_friction_boxes(blender) -> None:
     s.joint_kind = "CYLINDRICAL"
     assert {"limit_coordinate", "friction_coordinate"} <= props().keys()
     s.joint_kind = "SPHERICAL"
+    got = props()
+    assert "use_limit_lower" not in got and {"use_joint_friction", "friction_radius"} <= got.keys()
+    assert not {"friction_arm", "friction_bearing_length", "friction_coordinate"} & got.keys()
+    s.joint_kind = "UNIVERSAL"
     assert not {"use_limit_lower", "use_joint_friction"} & props().keys()
 
 

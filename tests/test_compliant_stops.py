@@ -119,6 +119,25 @@ def test_door_onto_a_compliant_angle_stop() -> None:
     assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() < 1e-6 * kc * th0 ** 2
 
 
+def test_kinematic_sweep_pushes_into_a_compliant_stop() -> None:
+    """The block's slide driven down through the compliant floor at 0.1 m/s (a motion from
+    1 cm above, no bounce in a sweep): past the floor the stop pushes k delta^n + c(delta)
+    delta' (delta = 0.1 t - 0.01, c reaching c_max at d = 1 mm by the cubic step), so the
+    motion's effort (upward) is m g, holding the block, minus that, and Result.limit is the stop's push, exactly (1e-9
+    relative: the sweep's poses meet the motion to rounding); zero above the floor.  A
+    rigid stop there stops the sweep (test_limits.py)."""
+    m = dropped_block(h=0.01, k=1e5, n=1.5, c=50.0, d=1e-3)
+    m.add_motion("press", "drop", "0.01 - 0.1*t", coordinate="slide")
+    r = m.solve(duration=0.2, fps=100)
+    assert r.analysis == "kinematic"
+    delta = np.maximum(0.1 * r.times - 0.01, 0.0)
+    s = np.clip(delta / 1e-3, 0.0, 1.0)
+    push = 1e5 * delta ** 1.5 + 50.0 * s * s * (3.0 - 2.0 * s) * 0.1
+    np.testing.assert_allclose(r.limit("floor"), push, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(r.effort("press"), 1.0 * G - push, rtol=1e-9)
+    assert push[-1] > 100.0
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(stiffness=-1.0), "stiffness must be positive"),
     (dict(stiffness=1e4, exponent=0.0), "exponent must be positive"),

@@ -100,7 +100,10 @@ def test_pendulum_with_a_dry_pin_decays_linearly_and_stops_in_its_dead_band() ->
     (dict(joint="slide", static=0.3, transition_speed=0.0), "must be positive"),
     (dict(joint="hinge", static=0.3), "needs the pin radius"),
     (dict(joint="hinge", static=0.3, radius=-0.01), "must not be negative"),
-    (dict(joint="ball", static=0.3), "has no angle or slide"),
+    (dict(joint="ball", static=0.3), "needs the ball radius"),
+    (dict(joint="ball", static=0.3, radius=0.01, bearing_length=0.02), "do not apply to a ball"),
+    (dict(joint="ball", static=0.3, radius=0.01, coordinate="angle"), "not 'angle'"),
+    (dict(joint="hooke", static=0.3), "has no angle or slide or rotation"),
     (dict(joint="slide", static=0.3, coordinate="angle"), "not 'angle'"),
     (dict(joint="nope", static=0.3), "unknown joint 'nope'"),
 ])
@@ -112,6 +115,9 @@ def test_bad_friction_is_named(kwargs, message: str) -> None:
     m.add_part("b", mass=1.0)
     m.add_marker("bm", "b")
     m.add_joint("ball", "spherical", "bm", "way")
+    m.add_part("u", mass=1.0)
+    m.add_marker("um", "u")
+    m.add_joint("hooke", "universal", "um", "way")
     before = dict(m.frictions)
     with pytest.raises(MechanismError, match=message):
         m.add_friction("x", **kwargs)

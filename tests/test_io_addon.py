@@ -442,7 +442,8 @@ def test_joint_plots_split_the_solvers_reactions() -> None:
     assert list(plots.joint_plots(r, ["pin"], {})["pin"]) == list(plots.REACTION_PROPS)
     assert set(plots.BAKED_PROPS) == (set(plots.REACTION_PROPS) | {"motion_effort", "motion_effort_slide"}
                                       | set(plots.COUPLER_PROPS) | {"contact_force", "limit_force",
-                                                                      "friction_force"})
+                                                                      "friction_force"}
+                                      | set(plots.BALL_FRICTION_PROPS))
     assert set(plots.COUPLER_PROPS) == {f"coupler_{w}_{k}" for w in ("torque", "force")
                                         for k in (1, 2, 3)} | {"tooth_force"}
 

@@ -89,6 +89,39 @@ def test_friction_call_scales_lengths_only() -> None:
     assert limits.friction_call("J", FS("REVOLUTE", "ANGLE", False, static=0.3), 1.0) is None
 
 
+def test_ball_friction_call_takes_the_ball_radius_only() -> None:
+    """A spherical joint's friction acts on its rotation with the ball's radius (scaled to
+    metres); the hidden thrust arm and bearing length are not passed; a universal joint has
+    nothing to rub on."""
+    s = FS("SPHERICAL", "ANGLE", True, static=0.3, dynamic=0.2, preload=0.1, radius=15.0,
+           arm=20.0, bearing_length=40.0)
+    assert limits.friction_call("B", s, 0.001) == dict(
+        name="B: friction", joint="B", coordinate="rotation", static=0.3, dynamic=0.2,
+        transition_speed=None, viscous=0.0, preload=0.1, radius=0.015)
+    assert limits.friction_call("U", FS("UNIVERSAL", "ANGLE", True, static=0.3), 1.0) is None
+    assert limits.has_friction("SPHERICAL") and not limits.has_coordinate("SPHERICAL")
+
+
+def test_ball_friction_series_are_world_axes() -> None:
+    """The baked series of a ball's friction: the torque turned from marker J's axes (here
+    a socket marker turned 69 deg about (1, 1, 1)) into world axes, where it
+    opposes the bob's angular velocity (the socket is on the ground), to 1e-9; the
+    magnitude column is its size."""
+    import test_friction_ball as tfb
+    axis = np.array([1.0, 1.0, 1.0]) / math.sqrt(3.0)
+    m = tfb.pendulum(10.0, swirl=3.0, socket=(math.cos(0.6), *(math.sin(0.6) * axis)))
+    r = m.solve(times=np.linspace(0.0, 0.3, 13), analysis="dynamic")
+    series = plots.friction_series(r, "dry", "pivot")
+    assert set(series) == set(plots.BALL_FRICTION_PROPS)
+    T = np.stack([series[f"friction_torque_{a}"] for a in "xyz"], axis=1)
+    w = r.angular_velocity("bob")
+    moving = np.linalg.norm(w, axis=1) > 0.01
+    assert moving.sum() > 5
+    cosine = np.einsum("ni,ni->n", T, w)[moving] / (np.linalg.norm(T, axis=1) * np.linalg.norm(w, axis=1))[moving]
+    np.testing.assert_allclose(cosine, -1.0, atol=1e-9)
+    np.testing.assert_allclose(series["friction_torque"], np.linalg.norm(r.friction("dry"), axis=1), rtol=1e-12)
+
+
 def hinge() -> "solver.Mechanism":
     m = solver.Mechanism(gravity=(0.0, 0.0, -9.81))
     m.add_part("ground", fixed=True)

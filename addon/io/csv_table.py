@@ -3,7 +3,8 @@ part's frame origin (m, world) and quaternion (w x y z), every joint's reaction 
 torque (N, N m; on part I at marker I, world axes), every motion's effort (N m or N) and every
 coupler's baked series (io/plots.py: "<coupler> coupler_torque_1_Nm", "... tooth_force_N") and
 every cam's contact force ("<cam> contact_force_N"), every joint's stops' force and (dynamic
-runs) its friction ("<joint> limit_force_Nm", "<joint> friction_force_N" on a slide).
+runs) its friction ("<joint> limit_force_Nm", "<joint> friction_force_N" on a slide, a
+ball's "<joint> friction_torque_x_Nm" ... in world axes).
 Numbers are written with 9 significant digits.  ``export_path`` says where: a path relative
 to the .blend file needs the file saved."""
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ...solver import MechanismError
-from .plots import coupler_plots
+from .plots import coupler_plots, friction_series
 
 PART_COLUMNS = ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")
 JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
@@ -43,13 +44,13 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
     for name in cams:
         header.append(f"{name} contact_force_N")
         cols.append(result.contact_force(name))
-    for (items, prop, series_of) in ((limits, "limit_force", result.limit),
-                                     (frictions, "friction_force", result.friction)):
-        if prop == "friction_force" and result.analysis != "dynamic":
-            continue
-        for name, (joint, coord) in (items or {}).items():
-            header.append(f"{joint} {prop}_{'Nm' if coord == 'angle' else 'N'}")
-            cols.append(series_of(name))
+    for name, (joint, coord) in (limits or {}).items():
+        header.append(f"{joint} limit_force_{'Nm' if coord == 'angle' else 'N'}")
+        cols.append(result.limit(name))
+    for name, (joint, coord) in (frictions or {}).items() if result.analysis == "dynamic" else ():
+        for prop, values in friction_series(result, name, joint).items():
+            header.append(f"{joint} {prop}_{'N' if coord == 'slide' else 'Nm'}")
+            cols.append(values)
     for name, series in coupler_plots(result, couplers or {}).items():
         for prop, values in series.items():
             header.append(f"{name} {prop}_{'Nm' if 'torque' in prop else 'N'}")

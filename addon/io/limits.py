@@ -8,7 +8,9 @@ and lengths (pin radius, thrust arm, bearing length) in Blender units (times the
 in SI, its penetration depth in radians or Blender units.  A cylindrical joint's limit and friction
 act on the coordinate chosen (the motion's rule: a revolute has only its angle, a prismatic
 only its slide).  The solver names the items "<joint>: limit" and "<joint>: friction", so
-its errors name the joint object.
+its errors name the joint object.  A spherical joint's friction acts on its relative
+rotation (any direction) with the ball's radius as its lever (Pin Radius in the panel);
+thrust arm and bearing length do not apply to a ball.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...solver.vocabulary.joints import JOINT_COORDINATES
+from ...solver.vocabulary.joints import FRICTION_COORDINATES, JOINT_COORDINATES
 from .settings import kind_name, motion_coordinate
 
 # float32 storage of pi is 8.7e-8 above math.pi: a bound typed as +-180 degrees is clipped
@@ -124,11 +126,22 @@ def bounds_in_scene_units(message: str, names, slides: dict, scale: float) -> st
     return message
 
 
+def has_friction(kind: str) -> bool:
+    """Whether a joint kind (enum value) can have friction: an angle, a slide or a ball's
+    rotation to rub on."""
+    return bool(FRICTION_COORDINATES.get(kind_name(kind), ()))
+
+
 def friction_call(joint: str, s: FrictionSettings, scale: float) -> dict | None:
     """Keyword arguments of ``Mechanism.add_friction`` for a joint's friction (lengths in
-    metres); None when it is off or the kind has no angle or slide."""
-    if not s.use or not has_coordinate(s.kind):
+    metres); None when it is off or the kind has nothing to rub on."""
+    if not s.use or not has_friction(s.kind):
         return None
+    if kind_name(s.kind) == "spherical":
+        return dict(name=friction_name(joint), joint=joint, coordinate="rotation",
+                    static=s.static, dynamic=s.dynamic,
+                    transition_speed=s.transition_speed if s.transition_speed > 0.0 else None,
+                    viscous=s.viscous, preload=s.preload, radius=s.radius * scale)
     return dict(name=friction_name(joint), joint=joint,
                 coordinate=motion_coordinate(s.kind, s.coordinate),
                 static=s.static, dynamic=s.dynamic,

@@ -16,7 +16,9 @@ negative where the follower would lift off), besides the cam joint's reaction.
 Stops: "limit_force" (N m on an angle, N on a slide) the joint's stops apply along its
 coordinate, positive toward a larger angle or slide, zero inside the range (Result.limit);
 friction: "friction_force" (N m or N) along the coordinate (Result.friction), from every
-analysis (a kinematic sweep's motions carry it in their efforts).
+analysis (a kinematic sweep's motions carry it in their efforts); a spherical joint's
+friction torque on part I as "friction_torque_x", "_y", "_z" (world axes, as the reaction)
+and its magnitude "friction_torque".
 """
 from __future__ import annotations
 
@@ -30,8 +32,9 @@ EFFORT_PROPS = {"angle": "motion_effort", "slide": "motion_effort_slide"}
 COUPLER_PROPS = tuple(f"coupler_{w}_{k}" for k in (1, 2, 3) for w in ("torque", "force")) + ("tooth_force",)
 CONTACT_PROP = "contact_force"
 LIMIT_PROP, FRICTION_PROP = "limit_force", "friction_force"
+BALL_FRICTION_PROPS = ("friction_torque_x", "friction_torque_y", "friction_torque_z", "friction_torque")
 BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
-    CONTACT_PROP, LIMIT_PROP, FRICTION_PROP)
+    CONTACT_PROP, LIMIT_PROP, FRICTION_PROP) + BALL_FRICTION_PROPS
 
 
 def is_plot_channel(data_path: str) -> bool:
@@ -53,6 +56,18 @@ def reaction_series(force: np.ndarray, torque: np.ndarray) -> dict[str, np.ndarr
                                      T[:, 0], T[:, 1], T[:, 2], np.linalg.norm(T, axis=1))))
 
 
+def friction_series(result, name: str, joint: str) -> dict[str, np.ndarray]:
+    """A friction element's baked series: FRICTION_PROP along an angle or slide, or a ball's
+    BALL_FRICTION_PROPS (Result.friction's torque in marker J's axes turned into world axes)."""
+    f = result.friction(name)
+    if f.ndim == 1:
+        return {FRICTION_PROP: f}
+    m = result.model
+    _, C = result.marker_frame(m.joint_marker_j[m.joint_names.index(joint)])
+    T = np.einsum("nij,nj->ni", C, f)
+    return dict(zip(BALL_FRICTION_PROPS, (T[:, 0], T[:, 1], T[:, 2], np.linalg.norm(T, axis=1))))
+
+
 def joint_plots(result, joints: Sequence[str], motions: Mapping[str, tuple[str, str]],
                 cams: Sequence[str] = (), limits: Mapping[str, str] | None = None,
                 frictions: Mapping[str, str] | None = None) -> dict[str, dict[str, np.ndarray]]:
@@ -68,7 +83,7 @@ def joint_plots(result, joints: Sequence[str], motions: Mapping[str, tuple[str, 
     for name, joint in (limits or {}).items():
         efforts.setdefault(joint, {})[LIMIT_PROP] = result.limit(name)
     for name, joint in (frictions or {}).items():
-        efforts.setdefault(joint, {})[FRICTION_PROP] = result.friction(name)
+        efforts.setdefault(joint, {}).update(friction_series(result, name, joint))
     return {joint: {**reaction_series(*result.reaction(joint)), **efforts.get(joint, {})}
             for joint in joints}
 

@@ -47,11 +47,9 @@ from ..kernels.forces import inertia_world, stop_forces, total_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
-from ..vocabulary.joints import ANGLE
-from .friction import ITERATIONS, Slip, body_forces, loads, rates, slip_force
+from .friction import Slip, body_forces, magnitudes, rates, with_slip
 from .stops import Stops, check_start, locate
-from .switching import (energy_of, freeze, friction_rates, hold_margin, released, stick, switched,
-                        wrap)
+from .switching import energy_of, freeze, friction_rates, hold_margin, released, stick, switched
 from .structure import Structure
 
 
@@ -141,8 +139,8 @@ class _System:
         MiQg = np.zeros(Mi.shape[:-2] + (6,))
         MiQg[..., : self.nb, :] = np.einsum("...bij,...bj->...bi", Mi[..., : self.nb, :, :], Q)
 
-        def solved(MiQ):
-            lam_k = self.solve(vals, sc.times(Jb, MiQ) - gamma[..., self.keep])
+        def solved(MiQ, affine: bool = True):      # affine=False: the response to MiQ alone
+            lam_k = self.solve(vals, sc.times(Jb, MiQ) - gamma[..., self.keep] * affine)
             lam = np.zeros(lam_k.shape[:-1] + (m.nc,))
             lam[..., self.keep] = lam_k
             return (MiQ - sc.transpose_times(W, lam_k))[..., : self.nb, :], lam
@@ -152,16 +150,15 @@ class _System:
             fp = m.frictions
             # a joint held by a resting stop takes no friction; one a motion drives slips the
             # way the motion moves it (no event: its speed is given)
-            sliding = ~self.slip.stuck & ~self.slip.frozen
-            d = np.where(fp.held, np.sign(vq), self.slip.direction)
-            used = np.zeros(vq.shape)
-            for _ in range(ITERATIONS):   # until the friction the solve used reproduces itself
-                Qq = np.where(sliding, slip_force(m, vq, loads(m, lam, ev.jac, A), d), 0.0)
-                if np.all(np.abs(Qq - used) <= 1e-12 * (np.abs(Qq) + np.abs(used)) + 1e-300):
-                    break
-                Qf = body_forces(m, Qq, ev.jac, self.nb + 1)
-                a, lam = solved(MiQg + np.einsum("...bij,...bj->...bi", Mi, Qf))
-                used = Qq
+            sliding = (~self.slip.stuck & ~self.slip.frozen)[fp.element]
+            d = np.where(fp.held[fp.element], np.sign(vq), self.slip.direction)
+
+            def respond(Qq):              # accelerations and multipliers per unit friction
+                da, dlam = solved(np.einsum("...bij,...bj->...bi", Mi, body_forces(m, Qq, ev.jac, self.nb + 1)), False)
+                return dlam, da
+            Qq, lam, da = with_slip(m, respond, lam, ev.jac, A, vq, d, sliding)
+            if da is not None:
+                a = a + da
             self.friction = np.where(sliding, Qq, -lam[..., m.frictions.rows])
             self.friction_power = np.sum(Qq * vq, axis=-1)
         if stop is not None:             # read as the limit's force (Result.limit)
@@ -195,10 +192,8 @@ class _System:
             rg, A = body_arrays(m, *x)[:2]
             ev = evaluate(m, rg, A, ref=self.track)
             res = residual(m, ev.phi, f)
-            if self.slip is not None and self.slip.stuck.any():    # sticking joints held
-                rows = self.slip.rows()
-                res[rows] = wrap(res[rows] - self.slip.lock[self.slip.stuck],
-                                  m.row_kind[rows] == ANGLE)
+            if self.slip is not None:        # sticking joints held
+                self.slip.lock_residual(res, A)
             return np.max(np.abs(res[self.keep] * rs[self.keep]), initial=0.0), (ev, A, res)
 
         def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
@@ -277,8 +272,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         raise SolverError(str(exc), t) from None
     if sysm.slip is not None:         # joints at rest stick if they can, moving ones slip
         vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
-        sysm.slip.direction = np.where(vq < 0.0, -1.0, 1.0)
-        still = np.flatnonzero(np.abs(vq) <= 1e-12 * np.maximum(model.frictions.speed, 1e-300) * 1e3)
+        sysm.slip.aim(vq)
+        still = np.flatnonzero(magnitudes(model, vq) <= 1e-9 * model.frictions.speed)
         if still.size:
             (r, p, v, w), st = stick(sysm, t, r, p, v, w, still, base, stops)
     method = choose_method(sysm, t, r, p, v, w, method)
@@ -368,14 +363,17 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 slid = np.zeros(0, dtype=int)
                 if sysm.slip is not None and not hit.size and sysm.slip.free().any():
                     # a slipping joint's speed through zero: its instant
-                    d = sysm.slip.direction
-                    s1 = d * friction_rates(sysm, ynew)
+                    vq0 = friction_rates(sysm, y) if model.frictions.is_ball.any() else None
+
+                    def event(yy):
+                        return sysm.slip.event(friction_rates(sysm, yy), vq0)
+                    s1 = event(ynew)
                     slid = np.flatnonzero(sysm.slip.free() & (s1 <= 0.0))
                     if slid.size:
                         def restep(hh: float):
                             yy = stepper.step(t, y, f0, hh, norm)[0]
-                            return yy, d * friction_rates(sysm, yy)
-                        hs, ynew = locate(restep, d * friction_rates(sysm, y), s1, slid, hs)
+                            return yy, event(yy)
+                        hs, ynew = locate(restep, event(y), s1, slid, hs)
                 broke = np.zeros(0, dtype=int)
                 if (sysm.slip is not None and sysm.slip.stuck.any() and not hit.size
                         and not slid.size):     # a sticking joint's needed force reaching the limit
@@ -409,14 +407,13 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     f_end = None
                     if sysm.slip is not None:    # a rebound reverses the joints' slip
                         vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
-                        sysm.slip.direction = np.where(vq < 0.0, -1.0, np.where(vq > 0.0, 1.0, sysm.slip.direction))
+                        sysm.slip.aim(vq)
                 elif slid.size:                  # stick if the static limit holds the joint
                     (r, p, v, w), st = stick(sysm, t, r, p, v, w, slid, base, stops)
                     f_end = None
                 elif broke.size:                 # the located instant a stuck joint breaks loose
                     lam = sysm.accelerations(t, r, p, v, w)[1]
-                    sysm.slip.stuck[broke] = False
-                    sysm.slip.direction[broke] = np.sign(lam[model.frictions.rows[broke]])
+                    sysm.slip.release(broke, lam)
                     st = switched(base, stops, sysm.slip)
                     sysm.use(st)
                     f_end = None

@@ -1,77 +1,175 @@
 """Joint friction in dynamics (vocabulary/friction.py has the model; issue 13).
 
-Slipping, an element's generalized force along its coordinate q is
+Slipping, an element's generalized force along its coordinate q (an angle or a slide; a
+ball's three relative rotations about marker J's axes, q' its relative angular velocity) is
 
-    Q_q = -d (mu(|q'|) L + preload) - c q',
+    Q_q = -(mu(|q'|) L + preload) u - c q',    u = q' / |q'| while q' . d > 0, else d,
 
-d the direction of slip (+-1, held through each integrator step so that the right-hand side
-stays smooth within it; the instant q' reaches zero is located like an impact), L the load
-from the joint's reaction (``loads``) and mu the static coefficient below the transition
-speed, the dynamic one above 1.5 times it (a cubic step between).  The load depends on the
-multipliers, which depend on the friction: the augmented system is solved again with the
-friction of the last solve until that friction reproduces itself to 1e-12 (at most
-``ITERATIONS`` times; the friction moves the reaction by a fraction of itself, so the loop
-contracts fast: a pendulum's pin load does not depend on its friction at all, one solve).
+d the held direction of slip (+-1, or a unit vector for a ball, set at each event and held
+so that the right-hand side stays smooth up to the next: the instant q' . d reaches zero is
+located like an impact, and a ball's u turning away from d is followed exactly meanwhile),
+L the load from the joint's reaction (``loads``) and mu the static coefficient below the
+transition speed, the dynamic one above 1.5 times it (a cubic step between).  The load
+depends on the multipliers, which depend on the friction: the multipliers' response to
+each slipping element's friction is solved once, and the loads' fixed point iterated on the
+reactions alone (``with_slip``).
 
-Sticking: the coordinate's row is held at its value (``Slip.lock``) and its multiplier is
-the friction force, -lambda along q; the joint sticks at a zero crossing of q' when
-|lambda| <= mu_s L + preload, and slips again (direction sign(lambda)) when it exceeds it.
+Sticking: the coordinate's rows are held at their values (``Slip.hold``; a ball's three
+rotations about its lock orientation, kernels/constraints.py ``spin``) and their
+multipliers are the friction, -lambda along q; the joint sticks at a zero of q' . d when
+|lambda| <= mu_s L + preload, and slips again (direction lambda / |lambda|) when it exceeds it.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..base.rotations import cross
-from ..kernels.constraints import row_forces, row_rates
+from ..kernels.constraints import row_forces, row_rates, spin_measure
 from ..model.compile import Model
+from ..vocabulary.joints import ANGLE
 
-ITERATIONS = 8
+ITERATIONS = 60     # of the load's fixed point (with_slip): each a few small numpy calls
+# a ball slowing below this fraction of its transition speed is at rest: it sticks if its
+# friction can hold it, else it slips on the way the needed torque pushes (Slip.event)
+STILL = 1e-2
 
 
 def _dot(a, b):
     return np.einsum("...i,...i->...", a, b)
 
 
+def wrap(x: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """Angle differences into (-pi, pi] where ``angle``; lengths as they are."""
+    return np.where(angle, (x + np.pi) % (2.0 * np.pi) - np.pi, x)
+
+
 def rates(model: Model, jac: np.ndarray, vel: np.ndarray) -> np.ndarray:
-    """(..., n) the friction coordinates' rates q' from the rows' Jacobian blocks (..., nc, W)
+    """(..., m) the friction components' rates q' from the rows' Jacobian blocks (..., nc, W)
     and body velocities vel (..., nb+1, 6) (ground last, zero)."""
     return row_rates(model, model.frictions.rows, jac, vel)
 
 
-def loads(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarray) -> np.ndarray:
-    """(..., n) each element's load L: the limit of its friction is mu L + preload (module
-    docstring and vocabulary/friction.py), from its joint's reaction at marker I."""
+def per_element(model: Model, x: np.ndarray) -> np.ndarray:
+    """(..., n) the sums over each element's components of x (..., m)."""
+    return np.add.reduceat(x, model.frictions.first, axis=-1)
+
+
+def magnitudes(model: Model, x: np.ndarray) -> np.ndarray:
+    """(..., n) |x| over each element's components: a speed, a held force's size."""
+    return np.sqrt(per_element(model, x * x))
+
+
+def joint_reactions(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarray):
+    """(F, M, z), each (..., n, 3) in world axes: every element's joint reaction on part I
+    at marker I (force, moment) and its joint axis z_J.  F and M are linear in lam."""
     fp = model.frictions
-    out = np.empty(lam.shape[:-1] + (len(fp.names),))
+    lead = lam.shape[:-1]
+    n = len(fp.names)
+    F, M, z = np.empty(lead + (n, 3)), np.empty(lead + (n, 3)), np.empty(lead + (n, 3))
     for k, rows in enumerate(fp.joint_rows):
         g = -lam[..., rows, None] * jac[..., rows, :6]                 # on body I, about its COM
-        F, Mc = g[..., :3].sum(axis=-2), g[..., 3:].sum(axis=-2)
+        F[..., k, :], Mc = g[..., :3].sum(axis=-2), g[..., 3:].sum(axis=-2)
         arm = np.einsum("...ij,j->...i", A[..., fp.bi[k], :, :], fp.point_i[k])
-        M = Mc - cross(arm, F)
-        z = np.einsum("...ij,j->...i", A[..., fp.bj[k], :, :], fp.axes_j[k][:, 2])
-        Fz, Mz = _dot(F, z), _dot(M, z)
-        Fxy = np.linalg.norm(F - Fz[..., None] * z, axis=-1)
-        Mxy = np.linalg.norm(M - Mz[..., None] * z, axis=-1)
-        bend = Mxy / fp.length[k] if fp.length[k] > 0.0 else 0.0 * Mxy
-        if fp.is_angle[k]:
-            out[..., k] = fp.radius[k] * (Fxy + bend) + fp.arm[k] * np.abs(Fz)
-        else:
-            out[..., k] = Fxy + bend
-    return out
+        M[..., k, :] = Mc - cross(arm, F[..., k, :])
+        z[..., k, :] = np.einsum("...ij,j->...i", A[..., fp.bj[k], :, :], fp.axes_j[k][:, 2])
+    return F, M, z
+
+
+def load_of(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """(..., n) each element's load L from its joint reaction (joint_reactions): the limit of
+    its friction is mu L + preload (vocabulary/friction.py)."""
+    fp = model.frictions
+    FF, Fz, MM, Mz = _dot(F, F), _dot(F, z), _dot(M, M), _dot(M, z)
+    Fxy = np.sqrt(np.maximum(FF - Fz * Fz, 0.0))            # |F - (F . z) z|, z a unit vector
+    bend = np.sqrt(np.maximum(MM - Mz * Mz, 0.0)) * fp.inv_length
+    return np.where(fp.is_ball, fp.radius * np.sqrt(FF),
+                    fp.lever * (Fxy + bend) + fp.arm * np.abs(Fz))
+
+
+def loads(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """(..., n) each element's load L (load_of) from the multipliers lam (..., nc)."""
+    return load_of(model, *joint_reactions(model, lam, jac, A))
 
 
 def coefficient(model: Model, speed: np.ndarray) -> np.ndarray:
-    """mu(|q'|): static up to the transition speed, dynamic from 1.5 times it, a cubic
-    step (Adams STEP) between."""
+    """mu(|q'|) (..., n) from the elements' speeds: static up to the transition speed,
+    dynamic from 1.5 times it, a cubic step (Adams STEP) between."""
     fp = model.frictions
-    s = np.clip((np.abs(speed) - fp.speed) / (0.5 * fp.speed), 0.0, 1.0)
+    s = np.clip((speed - fp.speed) / (0.5 * fp.speed), 0.0, 1.0)
     return fp.static + (fp.dynamic - fp.static) * s * s * (3.0 - 2.0 * s)
 
 
-def slip_force(model: Model, speed: np.ndarray, load: np.ndarray, direction: np.ndarray) -> np.ndarray:
-    """(..., n) Q_q of slipping elements (module docstring)."""
+def slip_direction(model: Model, vq: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """(..., m) u: q' / |q'| while q' . d > 0, else the held direction d."""
     fp = model.frictions
-    return -direction * (coefficient(model, speed) * load + fp.preload) - fp.viscous * speed
+    e = fp.element
+    speed = magnitudes(model, vq)
+    ahead = (per_element(model, vq * direction) > 0.0) & (speed > 0.0)
+    return np.where(ahead[..., e], vq / np.where(ahead, speed, 1.0)[..., e], direction)
+
+
+def slip_force(model: Model, vq: np.ndarray, load: np.ndarray, direction: np.ndarray) -> np.ndarray:
+    """(..., m) Q_q of slipping elements from the component rates vq (..., m), the loads
+    (..., n) and the held directions (..., m) (module docstring)."""
+    fp = model.frictions
+    size = coefficient(model, magnitudes(model, vq)) * load + fp.preload
+    return -size[..., fp.element] * slip_direction(model, vq, direction) - fp.viscous[fp.element] * vq
+
+
+def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.ndarray,
+              vq: np.ndarray, direction: np.ndarray, sliding: np.ndarray):
+    """The slipping elements' friction Q_q (..., m) and the multipliers lam (..., nc) with
+    it, and the sum of ``respond``'s other output (accelerations) for it.
+
+    Q_q = -s u - c q' with s = mu L(lam) + preload per element: the directions u do not
+    depend on the loads, and lam is affine in the forces, so lam(s) = lam + dlam_c + sum_k
+    s_k dlam_k with one response per slipping element (``respond(Q_q) -> (dlam, other)``:
+    the linear response of the multipliers, and of anything else, to generalized forces
+    Q_q along the friction components), and the joint reactions are linear in lam.  The
+    only nonlinear part, s = mu L(F(s)) + preload (L: norms of the reaction), is iterated
+    on the reactions alone until s repeats itself to 1e-13 (the friction moves its own load
+    by a fraction of itself: a contraction).  ``sliding`` (m,) marks the components of
+    slipping elements; the others get no friction."""
+    fp = model.frictions
+    e = fp.element
+    u = slip_direction(model, vq, direction)
+    mu = coefficient(model, magnitudes(model, vq))
+    Qq = np.where(sliding, -fp.viscous[e] * vq, 0.0)
+    other = None
+    if np.any(fp.viscous[e[sliding]] > 0.0):
+        dlam, other = respond(Qq)
+        lam = lam + dlam
+    live = np.unique(e[sliding])
+    if not live.size:
+        return Qq, lam, other
+    F, M, z = joint_reactions(model, lam, jac, A)
+    unit, dF, dM, outs = [], [], [], []
+    for k in live:                    # the response to element k's friction of size 1
+        Qk = np.where(sliding & (e == k), -u, 0.0)
+        dlam, o = respond(Qk)
+        Fk, Mk, _ = joint_reactions(model, dlam, jac, A)
+        unit.append((Qk, dlam))
+        dF.append(Fk)
+        dM.append(Mk)
+        outs.append(o)
+    dF, dM = np.stack(dF, axis=-3), np.stack(dM, axis=-3)        # (..., live, n, 3)
+    s = np.zeros(lam.shape[:-1] + (len(live),))
+    for _ in range(ITERATIONS):
+        Fs = F + np.einsum("...l,...lni->...ni", s, dF)
+        Ms = M + np.einsum("...l,...lni->...ni", s, dM)
+        s_new = (mu * load_of(model, Fs, Ms, z) + fp.preload)[..., live]
+        done = np.all(np.abs(s_new - s) <= 1e-13 * np.abs(s_new) + 1e-300)
+        s = s_new
+        if done:
+            break
+    for j, (Qk, dlam) in enumerate(unit):
+        sj = s[..., j, None]
+        Qq = Qq + sj * Qk
+        lam = lam + sj * dlam
+        if outs[j] is not None:
+            o = outs[j] * s[..., j].reshape(s.shape[:-1] + (1,) * (outs[j].ndim - s.ndim + 1))
+            other = o if other is None else other + o
+    return Qq, lam, other
 
 
 def limit(model: Model, load: np.ndarray) -> np.ndarray:
@@ -80,26 +178,113 @@ def limit(model: Model, load: np.ndarray) -> np.ndarray:
     return fp.static * load + fp.preload
 
 
+def needed(model: Model, lam: np.ndarray) -> np.ndarray:
+    """(..., n) the size of the friction a held element needs, |lambda| over its rows."""
+    return magnitudes(model, lam[..., model.frictions.rows])
+
+
 def body_forces(model: Model, Qq: np.ndarray, jac: np.ndarray, nbg: int) -> np.ndarray:
     """(..., nb+1, 6) the generalized forces Q_q grad q on the bodies (ground row last)."""
     return row_forces(model, model.frictions.rows, Qq, jac, nbg)
 
 
+def ball_turn(model: Model, A: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """(k, 3, 3) the balls' relative orientations C_J^T C_I (world axes from the bodies'
+    rotation matrices A (nb+1, 3, 3)) of the elements ``which``."""
+    fp = model.frictions
+    Ri = A[fp.bi[which]] @ fp.axes_i[which]
+    Rj = A[fp.bj[which]] @ fp.axes_j[which]
+    return np.swapaxes(Rj, -1, -2) @ Ri
+
+
 class Slip:
-    """Run state of the friction elements: slip directions, which stick, and where."""
+    """Run state of the friction elements: slip directions (per component), which stick
+    (per element), and where: a coordinate's value, a ball's orientation."""
 
     def __init__(self, model: Model) -> None:
-        n = len(model.frictions.names)
+        fp = model.frictions
+        n = len(fp.names)
         self.m = model
-        self.direction = np.ones(n)
+        self.direction = np.where(fp.is_ball[fp.element] & (np.arange(len(fp.rows)) > fp.first[fp.element]),
+                                  0.0, 1.0)                      # a ball's: its x axis
         self.stuck = np.zeros(n, dtype=bool)
-        self.lock = np.zeros(n)          # the held coordinate of a sticking element
+        self.lock = np.zeros(len(fp.rows))   # the held coordinate of a sticking element
+        self.turn = np.tile(np.eye(3), (n, 1, 1))   # a sticking ball's C_J^T C_I
         self.frozen = np.zeros(n, dtype=bool)   # a resting stop holds the coordinate
 
     def rows(self) -> np.ndarray:
-        return self.m.frictions.rows[self.stuck]
+        fp = self.m.frictions
+        return fp.rows[self.stuck[fp.element]]
 
     def free(self) -> np.ndarray:
         """Slipping elements whose speed's zero crossing is an event: not sticking, not held
         by a motion or a resting stop."""
         return ~self.stuck & ~self.frozen & ~self.m.frictions.held
+
+    def parts(self, which: np.ndarray) -> np.ndarray:
+        """The components (indices into the friction rows) of the elements ``which``."""
+        return np.flatnonzero(np.isin(self.m.frictions.element, which))
+
+    def along(self, vq: np.ndarray) -> np.ndarray:
+        """(..., n) q' . d: its zero is the instant an element stops slipping its way."""
+        return per_element(self.m, vq * self.direction)
+
+    def event(self, vq: np.ndarray, vq0: np.ndarray | None) -> np.ndarray:
+        """(..., n) the event function of the slipping elements at rates vq, in a step that
+        started at rates vq0 (None: no balls): q' . d, and for a ball that started the step faster than
+        STILL times its transition speed also that speed's excess, so that a ball coming to
+        rest is caught before its slip direction turns arbitrarily fast (near |q'| = 0
+        d(q'/|q'|)/dt grows like 1/|q'|: no step size follows it down to zero)."""
+        fp = self.m.frictions
+        g = self.along(vq)
+        if vq0 is None:
+            return g
+        floor = STILL * fp.speed
+        armed = fp.is_ball & (magnitudes(self.m, vq0) > floor)
+        return np.where(armed, np.minimum(g, magnitudes(self.m, vq) - floor), g)
+
+    def aim(self, vq: np.ndarray, which: np.ndarray | None = None) -> None:
+        """Slip directions from the rates vq (m,): the way each element (of ``which``, or all)
+        moves; an element standing still keeps its direction."""
+        fp = self.m.frictions
+        speed = magnitudes(self.m, vq)
+        go = speed > 0.0 if which is None else np.isin(np.arange(len(speed)), which) & (speed > 0.0)
+        c = go[fp.element]
+        self.direction[c] = vq[c] / speed[fp.element][c]
+
+    def hold(self, which: np.ndarray, phi: np.ndarray, A: np.ndarray) -> None:
+        """Stick the elements ``which`` where they are: the coordinate values phi (nc,) of
+        their rows, a ball's orientation from the rotation matrices A (nb+1, 3, 3)."""
+        fp = self.m.frictions
+        self.stuck[which] = True
+        c = self.parts(which)
+        self.lock[c] = phi[fp.rows[c]]
+        balls = which[fp.is_ball[which]]
+        self.turn[balls] = ball_turn(self.m, A, balls)
+
+    def release(self, which: np.ndarray, lam: np.ndarray) -> None:
+        """Let the elements ``which`` slip the way their held force lambda (nc,) pushes."""
+        fp = self.m.frictions
+        self.stuck[which] = False
+        c = self.parts(which)
+        size = needed(self.m, lam)[fp.element[c]]
+        self.direction[c] = np.where(size > 0.0, lam[fp.rows[c]] / np.where(size > 0.0, size, 1.0),
+                                     self.direction[c])
+
+    def lock_residual(self, res: np.ndarray, A: np.ndarray) -> None:
+        """Put the sticking rows' residuals into res (nc,) in place: a coordinate's distance
+        from its held value; a ball's rotation from its lock orientation L,
+        vee(skew(C_J^T C_I L^T)) (kernels/constraints.py ``spin``)."""
+        fp = self.m.frictions
+        c = np.flatnonzero(self.stuck[fp.element])
+        if not c.size:
+            return
+        rows = fp.rows[c]
+        ball = fp.is_ball[fp.element[c]]
+        res[rows[~ball]] = wrap(res[rows[~ball]] - self.lock[c[~ball]],
+                                self.m.row_kind[rows[~ball]] == ANGLE)
+        balls = np.flatnonzero(self.stuck & fp.is_ball)
+        if balls.size:
+            Ri = A[fp.bi[balls]] @ fp.axes_i[balls] @ np.swapaxes(self.turn[balls], -1, -2)
+            Rj = A[fp.bj[balls]] @ fp.axes_j[balls]
+            res[fp.rows[self.parts(balls)]] = spin_measure(Ri, Rj).reshape(-1)

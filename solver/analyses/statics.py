@@ -23,10 +23,8 @@ from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose
-from ..vocabulary.joints import ANGLE
-from .friction import limit as friction_limit, loads
+from .friction import Slip, limit as friction_limit, loads, needed
 from .stops import check_start, gaps, tolerance
-from .switching import wrap
 from .structure import structure
 
 
@@ -56,11 +54,10 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     # friction: every joint whose coordinate no motion drives is held where it starts; one
     # whose friction cannot hold it (needed force above mu_s L + preload) is let go (a note)
     fp = model.frictions
-    stuck = np.zeros(0, dtype=int)
-    lock = np.zeros(0)
-    if fp is not None:
-        stuck = np.flatnonzero(~fp.held)
-        lock = evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi[fp.rows]
+    slip = Slip(model) if fp is not None else None
+    if slip is not None:
+        rg, A = body_arrays(model, r, p)[:2]
+        slip.hold(np.flatnonzero(~fp.held), evaluate(model, rg, A, need_jac=False, ref=track).phi, A)
     slipped: list[str] = []
     lm = model.limits
     shift = np.zeros(len(lm.rows) if lm is not None else 0)   # see the stops' active set
@@ -75,9 +72,8 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
         res = residual(model, ev.phi, f)
         if shift.size:               # compliant stops approached: held at a penetration
             res[model.limits.rows] += shift
-        if stuck.size:               # joints friction holds, at their start coordinate
-            rows = fp.rows[stuck]
-            res[rows] = wrap(res[rows] - lock[stuck], model.row_kind[rows] == ANGLE)
+        if slip is not None:         # joints friction holds, where they start
+            slip.lock_residual(res, A)
         return Q.ravel(), global_jacobian(model, ev.jac), res, fe
 
     def resid(r_, p_, lam_):
@@ -149,7 +145,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     rounds = 4 * ((len(lm.rows) if lm is not None else 0)
                   + (len(fp.rows) if fp is not None else 0)) + 1
     for _ in range(rounds):
-        keep = np.concatenate([st.keep, held, fp.rows[stuck] if stuck.size else np.zeros(0, int)]).astype(int)
+        keep = np.concatenate([st.keep, held, slip.rows() if slip else np.zeros(0, int)]).astype(int)
         J0 = parts(r, p)[1]
         lam = np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0]    # best multipliers here
         sol = newton((r, p, lam), scaled_residual, solve, move,
@@ -166,14 +162,15 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
             why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
                    f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
             _no_equilibrium(model, big, R, n, time, why)
-        if fp is not None and stuck.size:    # friction that cannot hold lets go
+        if slip is not None and slip.stuck.any():    # friction that cannot hold lets go
             full = np.zeros(model.nc)
             full[keep] = lam
-            A = body_arrays(model, r, p)[1]
-            over = stuck[np.abs(full[fp.rows[stuck]]) > friction_limit(model, loads(model, full, evaluate(model, *body_arrays(model, r, p)[:2], ref=track).jac, A))[stuck]]
+            rg, A = body_arrays(model, r, p)[:2]
+            limit = friction_limit(model, loads(model, full, evaluate(model, rg, A, ref=track).jac, A))
+            over = np.flatnonzero(slip.stuck & (needed(model, full) > limit))
             if over.size:
                 slipped += [fp.names[k] for k in over]
-                stuck = np.setdiff1d(stuck, over)
+                slip.stuck[over] = False
                 continue
         if lm is None:
             break
@@ -214,8 +211,9 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     ev = evaluate(model, rg, A, vg, wg)
     lam_full = np.zeros(model.nc)
     lam_full[keep] = lam
-    if fp is not None:                # what friction holds (its multiplier), or nothing
-        out._friction[0, stuck] = -lam_full[fp.rows[stuck]]
+    if slip is not None:              # what friction holds (its multiplier), or nothing
+        held_parts = slip.stuck[fp.element]
+        out._friction[0, held_parts] = -lam_full[fp.rows[held_parts]]
     stop = stop_forces(model, ev.phi, ev.jac, np.zeros((nb + 1, 6)))
     if stop is not None:              # a compliant stop's push, read as its limit's force
         lam_full[model.limits.rows[stop.bounds]] = -stop.Qq

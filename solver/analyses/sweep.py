@@ -30,11 +30,11 @@ from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
-from ..kernels.forces import body_loads, evaluate_forces
+from ..kernels.forces import body_loads, evaluate_forces, stop_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
-from .friction import ITERATIONS, body_forces, loads, rates, slip_force
+from .friction import body_forces, magnitudes, rates, with_slip
 from .stops import check_start, sweep_check
 from .structure import Structure
 
@@ -227,24 +227,23 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
     return R, P, jac, A, done, it
 
 
-def _with_friction(model: Model, alg: _Algebra, fac, lam, jac, A, vg, wg, F):
-    """The multipliers with each joint's friction (F = Q - M a, (F, nb, 6)): every coordinate
-    moves as the motions make it, so each element slips the way it moves (none where it
-    stands still: a static friction force is not determined there), its load the reaction
-    with the friction (fixed point, friction.ITERATIONS).  Returns (lam, Q_q (F, n))."""
+def _with_friction(model: Model, alg: _Algebra, fac, lam, jac, A, vg, wg):
+    """The multipliers with each joint's friction: every coordinate moves as the motions
+    make it, so each element slips the way it moves (none where it stands still: a static
+    friction force is not determined there), its load the reaction with the friction
+    (friction.with_slip).  Returns (lam, Q_q (F, m))."""
     vq = rates(model, jac, np.concatenate([vg, wg], axis=-1))
-    d = np.sign(vq)
-    used = np.zeros(vq.shape)
-    keep = alg.keep
-    Qq = used
-    for _ in range(ITERATIONS):
-        Qq = slip_force(model, vq, loads(model, lam, jac, A), d) * (d != 0.0)
-        if np.all(np.abs(Qq - used) <= 1e-12 * (np.abs(Qq) + np.abs(used)) + 1e-300):
-            break
-        Qf = body_forces(model, Qq, jac, model.nb + 1)[:, : model.nb]
-        lam = np.zeros_like(lam)
-        lam[:, keep] = alg.solve_t(fac, F + Qf)
-        used = Qq
+    e = model.frictions.element
+    speed = magnitudes(model, vq)
+    moving = (speed > 0.0)[..., e]
+    d = np.where(moving, vq / np.where(speed > 0.0, speed, 1.0)[..., e], 0.0)
+
+    def respond(Qq):
+        dlam = np.zeros_like(lam)
+        dlam[:, alg.keep] = alg.solve_t(fac, body_forces(model, Qq, jac, model.nb + 1)[:, : model.nb])
+        return dlam, None
+    # frames where an element stands still: u = d = 0, so it gets no friction
+    Qq, lam, _ = with_slip(model, respond, lam, jac, A, vq, d, np.ones(len(e), dtype=bool))
     return lam, Qq
 
 
@@ -365,13 +364,19 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
                 fe = evaluate_forces(model.forces, float(times[k]), rg[i], A[i], vg[i], wg[i], ts_ref)
                 Q[i] += fe.Q[:nb]
                 pot[i], pnc[i], ts_ref = fe.potential, fe.power_nc, fe.ts_angle
+        stop = stop_forces(model, evq.phi[:m], jac, np.concatenate([vg, wg], axis=-1))
+        if stop is not None:              # compliant stops the motions push into: their force
+            Q = Q + stop.Q[:, :nb]
+            pnc = pnc + stop.power
         Ma = np.concatenate([model.body_mass[:, None] * Ac,
                              np.einsum("fbij,fbj->fbi", Iw, Al)], axis=-1)
         lam = np.zeros((m, nc))
         Fnet = Q - Ma
         lam[:, keep] = alg.solve_t(fac, Fnet)
+        if stop is not None:              # read as the limit's force (Result.limit)
+            lam[:, model.limits.rows[stop.bounds]] = -stop.Qq
         if model.frictions is not None:   # joint friction: its load is the reaction (friction.py)
-            lam, Qq = _with_friction(model, alg, fac, lam, jac, A, vg, wg, Fnet)
+            lam, Qq = _with_friction(model, alg, fac, lam, jac, A, vg, wg)
             Fnet = Fnet + body_forces(model, Qq, jac, nb + 1)[:, :nb]
             pnc = pnc + np.sum(Qq * rates(model, jac, np.concatenate([vg, wg], axis=-1)), axis=-1)
             out._friction[ks[0]: ks[-1] + 1] = Qq
@@ -386,7 +391,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         out.store(block, State(times[ks], R, P, V, W, Ac, Al), lam, jac,
                   evq.track[:m] if evq.track is not None else None)
         out.store_energy(block, Iw, pot, pnc - np.einsum("fm,fm->f", lam[:, mrows], f[:, mix, 1]))
-        if model.limits is not None:      # a motion driven through a stop stops the sweep
+        if model.limits is not None:      # a motion driven through a rigid stop stops the sweep
             sweep_check(model, evq.phi[:m], times[ks], int(ks[0]), out)
         if m > 1:
             dt, a0, al0 = times[ks[-1]] - times[ks[-2]], Ac[-2], Al[-2]

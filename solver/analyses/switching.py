@@ -8,14 +8,9 @@ import numpy as np
 
 from ..kernels.constraints import body_arrays, evaluate
 from ..kernels.forces import total_forces
-from .friction import Slip, limit as friction_limit, loads, rates
+from .friction import STILL, Slip, limit as friction_limit, loads, magnitudes, needed, rates
 from .stops import Stops, kinetic
 from .structure import Structure
-
-
-def wrap(x: np.ndarray, angle: np.ndarray) -> np.ndarray:
-    """Angle differences into (-pi, pi] where ``angle``; lengths as they are."""
-    return np.where(angle, (x + np.pi) % (2.0 * np.pi) - np.pi, x)
 
 
 def switched(base: Structure, stops: Stops | None, slip: Slip | None) -> Structure:
@@ -52,30 +47,33 @@ def friction_rates(sysm, y: np.ndarray) -> np.ndarray:
 
 def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
            stops: Stops | None):
-    """Try holding the friction elements ``which`` (their speed is zero now): those whose
-    needed force |lambda| is within mu_s L + preload stick, the others slip the way the
-    force pushes.  Returns the (projected) state and the structure."""
+    """Try holding the friction elements ``which`` (their q' . d is zero now, or a ball's
+    speed reached STILL times its transition speed): those whose needed force |lambda| is
+    within mu_s L + preload stick, the others slip the way the force pushes; a ball still
+    turning (q' . d zero at a speed above that: its slip turned by 90 degrees) slips on the
+    way it turns now.  Returns the (projected) state and the structure."""
     m, slip = sysm.m, sysm.slip
     fp = m.frictions
+    rg, A, vg, wg = body_arrays(m, r, p, v, w)
+    ev = evaluate(m, rg, A, ref=sysm.track)
+    vq = rates(m, ev.jac, np.concatenate([vg, wg], axis=-1))
+    turning = fp.is_ball & (magnitudes(m, vq) > STILL * fp.speed * (1.0 + 1e-9))
+    slip.aim(vq, np.intersect1d(which, np.flatnonzero(turning)))
     # a coordinate a motion drives, or a stop holds, is held already: no second row for it
-    free = [k for k in which if not fp.held[k]
+    free = [k for k in which if not fp.held[k] and not turning[k]
             and not (stops is not None and stops.resting[fp.stops[k]].any())]
     which = np.array(free, dtype=int)
     if not which.size:
         return (r, p, v, w), switched(base, stops, slip)
-    phi = evaluate(m, *body_arrays(m, r, p)[:2], need_jac=False, ref=sysm.track).phi
-    slip.stuck[which] = True
-    slip.lock[which] = phi[fp.rows[which]]
+    slip.hold(which, ev.phi, A)
     st = switched(base, stops, slip)
     sysm.use(st)
     r, p, v, w = sysm.project(t, r, p, v, w)
     _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
     A = body_arrays(m, r, p)[1]
-    need = lam[fp.rows[which]]
-    go = which[np.abs(need) > friction_limit(m, loads(m, lam, jac, A))[which]]
+    go = which[needed(m, lam)[which] > friction_limit(m, loads(m, lam, jac, A))[which]]
     if go.size:
-        slip.stuck[go] = False
-        slip.direction[go] = np.sign(lam[fp.rows[go]])
+        slip.release(go, lam)
         st = switched(base, stops, slip)
         sysm.use(st)
     return (r, p, v, w), st
@@ -88,12 +86,10 @@ def released(sysm, t: float, r, p, v, w, stops: Stops | None) -> bool:
     _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
     changed = stops.release(lam) if stops is not None else False
     if slip is not None and slip.stuck.any():
-        fp = m.frictions
         A = body_arrays(m, r, p)[1]
-        over = slip.stuck & (np.abs(lam[fp.rows]) > friction_limit(m, loads(m, lam, jac, A)))
-        if over.any():
-            slip.stuck &= ~over
-            slip.direction[over] = np.sign(lam[fp.rows[over]])
+        over = np.flatnonzero(slip.stuck & (needed(m, lam) > friction_limit(m, loads(m, lam, jac, A))))
+        if over.size:
+            slip.release(over, lam)
             changed = True
     return changed
 
@@ -103,10 +99,9 @@ def hold_margin(sysm, t: float, y: np.ndarray) -> np.ndarray:
     static limit mu_s L + preload minus the force it must hold, |lambda| (+inf for elements
     not sticking); its zero is the instant a stuck joint breaks loose."""
     m, slip = sysm.m, sysm.slip
-    fp = m.frictions
     r, p, v, w, _ = sysm.unpack(y)
     p = p / np.linalg.norm(p, axis=-1, keepdims=True)
     _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
     A = body_arrays(m, r, p)[1]
-    margin = friction_limit(m, loads(m, lam, jac, A)) - np.abs(lam[fp.rows])
+    margin = friction_limit(m, loads(m, lam, jac, A)) - needed(m, lam)
     return np.where(slip.stuck, margin, np.inf)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..base.rotations import cross, quat_to_matrix, skew
 from ..model.compile import Model, RowGroup
-from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2
+from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2, SPIN
 from .curve_rows import cam, point_on_curve
 
 
@@ -162,7 +162,37 @@ def angle(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
         quad[...] = (c * q2(yj) - sn * q2(xj)) / rho - 2.0 * thd * (c * cd + sn * sd) / rho
 
 
-KERNELS = {AT: at_point, DOT2: dot2, DIST: distance, DOT1: dot1, ANGLE: angle}
+def spin_measure(Ri: np.ndarray, Rj: np.ndarray) -> np.ndarray:
+    """(..., 3) vee(skew(Rj^T Ri)): the rotation of frame I relative to frame J (world axes
+    Ri, Rj (..., 3, 3)) in J's axes, sin(theta) times the unit axis; a small rotation's
+    rotation vector to first order, zero exactly when the frames agree."""
+    M = np.einsum("...ki,...kj->...ij", Rj, Ri)
+    return 0.5 * np.stack([M[..., 2, 1] - M[..., 1, 2], M[..., 0, 2] - M[..., 2, 0],
+                           M[..., 1, 0] - M[..., 0, 1]], axis=-1)
+
+
+def spin(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+    """A ball's relative rotation about marker J's axis e_k (model/plans.py ``spin_rows``),
+    the rows friction holds while a spherical joint sticks.  phi = vee(skew(C_J^T C_I))_k
+    (spin_measure, the design pose's C_I, C_J); the Jacobian is the relative angular
+    velocity's component e_k . (w_I - w_J), which is d(phi)/dq exactly where C_I = C_J.
+    Sticking holds the rows about the lock orientation L instead, phi = vee(skew(C_J^T C_I
+    L^T)), whose gradient there is this Jacobian exactly (analyses/friction.py
+    ``lock_residual``); and d/dt (e_k . w_rel) = e_k . (alpha_I - alpha_J) + (w_J x e_k)
+    . w_rel, so quad = (w_J x e_k) . w_rel."""
+    ui, ui2 = _rot(A[..., g.bi, :, :], g.ui), _rot(A[..., g.bi, :, :], g.uj)
+    a, b = _rot(A[..., g.bj, :, :], g.a), _rot(A[..., g.bj, :, :], g.b)
+    phi[...] = 0.5 * (_dot(a, ui) - _dot(b, ui2))
+    e = cross(b, a)                    # J's axis k = (k+1) x (k+2)
+    if jac is not None:
+        jac[..., 3:6] = e
+        jac[..., 9:12] = -e
+    if quad is not None:
+        wj = w[..., g.bj, :]
+        quad[...] = _dot(cross(wj, e), w[..., g.bi, :] - wj)
+
+
+KERNELS = {AT: at_point, DOT2: dot2, DIST: distance, DOT1: dot1, ANGLE: angle, SPIN: spin}
 
 
 def coordinates(model: Model, r, A, v=None, w=None, need_jac: bool = False, rates: bool = False):

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from ..base.rotations import quat_to_matrix
-from ..vocabulary.joints import ANGLE, COUPLER, DOT2
+from ..vocabulary.joints import ANGLE, COUPLER, DOT2, SPIN
+
 
 def _frozen(a: Any, dtype: Any = float) -> np.ndarray:
     """A read-only copy of an array."""
@@ -117,17 +118,24 @@ class LimitPlan:
 
 @dataclass(frozen=True)
 class FrictionPlan:
-    """Joint friction elements (vocabulary/friction.py): the coordinate's row (kept only
-    while the joint sticks), the joint's own rows (its reaction: the load), marker I (the
-    reaction's point) and marker J's axes (the joint axis z) in their bodies' frames."""
+    """Joint friction elements (vocabulary/friction.py): the coordinate's rows (kept only
+    while the joint sticks: one for an angle or a slide, three SPIN rows for a ball's
+    rotation about marker J's x, y, z), the joint's own rows (its reaction: the load),
+    marker I (the reaction's point and axes) and marker J's axes (the joint axis z) in
+    their bodies' frames.  Element arrays are (n,); component arrays (m,) list each
+    element's components in element order, ``first`` where each element's start."""
     names: tuple[str, ...]
-    rows: np.ndarray               # (n,) the coordinate row
+    rows: np.ndarray               # (m,) the coordinate rows, by component
+    element: np.ndarray            # (m,) the element of each component
+    first: np.ndarray              # (n,) each element's first component
     joint_rows: tuple[np.ndarray, ...]
     bi: np.ndarray
     point_i: np.ndarray            # (n, 3) marker I in body bi
+    axes_i: np.ndarray             # (n, 3, 3) marker I's axes in body bi
     bj: np.ndarray
     axes_j: np.ndarray             # (n, 3, 3) marker J's axes in body bj
     is_angle: np.ndarray
+    is_ball: np.ndarray            # (n,) a spherical joint's rotation (three components)
     static: np.ndarray
     dynamic: np.ndarray
     speed: np.ndarray              # transition speed
@@ -138,6 +146,16 @@ class FrictionPlan:
     length: np.ndarray
     held: np.ndarray               # (n,) a motion drives the coordinate: it never sticks
     stops: tuple[np.ndarray, ...]  # the limit bounds (LimitPlan index) on the same coordinate
+
+    @property
+    def inv_length(self) -> np.ndarray:
+        """1 / bearing length (0 where the bending moment is ignored)."""
+        return np.divide(1.0, self.length, out=np.zeros(len(self.length)), where=self.length > 0.0)
+
+    @property
+    def lever(self) -> np.ndarray:
+        """What multiplies the side load in the load: an angle's pin radius, 1 on a slide."""
+        return np.where(self.is_angle, self.radius, 1.0)
 
 
 def coordinate_row(mi: str, mj: str, coordinate: str, marker_body, marker_point, marker_axes,
@@ -154,33 +172,60 @@ def coordinate_row(mi: str, mj: str, coordinate: str, marker_body, marker_point,
     return row
 
 
+def spin_rows(mi: str, mj: str, marker_body, marker_axes, **extra) -> list[dict]:
+    """The three SPIN rows of marker I's rotation relative to marker J, about J's x, y, z:
+    row k is vee(skew(C_J^T C_I))_k = (a . u_I - b . u'_I) / 2 with u_I, u'_I marker I's
+    axes k+1, k+2 and a, b marker J's axes k+2, k+1 (kernels/constraints.py ``spin``)."""
+    Ci, Cj = marker_axes[mi], marker_axes[mj]
+    out = []
+    for k in range(3):
+        k1, k2 = (k + 1) % 3, (k + 2) % 3
+        row = dict(bi=marker_body[mi], bj=marker_body[mj], target=0.0, joint=-1, motion=-1,
+                   coupler=-1, kind=SPIN, ui=Ci[:, k1], uj=Ci[:, k2], a=Cj[:, k2], b=Cj[:, k1])
+        row.update(extra)
+        row["label"] = f"{row.get('label', 'rotation')} about {'xyz'[k]}_J"
+        out.append(row)
+    return out
+
+
 def frictions(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
                length_scale: float, lplan: LimitPlan | None) -> FrictionPlan | None:
-    """One row per friction element (appended to ``rows``): its coordinate's row."""
+    """The rows of each friction element (appended to ``rows``): its coordinate's row, or
+    a ball's three SPIN rows."""
     frictions = getattr(mech, "frictions", {})
     if not frictions:
         return None
     names = list(mech.joints)
     joint_of = np.array([r.get("joint", -1) for r in rows])
-    at, jrows, fr = [], [], list(frictions.values())
+    at, element, first, jrows, fr = [], [], [], [], list(frictions.values())
     for k, fc in enumerate(fr):
         jt = mech.joints[fc.joint]
         jrows.append(_frozen(np.flatnonzero(joint_of == names.index(fc.joint)), int))
-        at.append(len(rows))
-        rows.append(coordinate_row(jt.marker_i, jt.marker_j, fc.coordinate, marker_body,
-                                    marker_point, marker_axes, friction=k,
-                                    label=f"{fc.name}: {fc.coordinate} of {fc.joint} (sticking)"))
+        first.append(len(at))
+        label = f"{fc.name}: {fc.coordinate} of {fc.joint} (sticking)"
+        if fc.coordinate == "rotation":
+            new = spin_rows(jt.marker_i, jt.marker_j, marker_body, marker_axes, friction=k,
+                            label=label)
+        else:
+            new = [coordinate_row(jt.marker_i, jt.marker_j, fc.coordinate, marker_body,
+                                  marker_point, marker_axes, friction=k, label=label)]
+        at.extend(range(len(rows), len(rows) + len(new)))
+        element.extend([k] * len(new))
+        rows.extend(new)
     mi = [mech.joints[f.joint].marker_i for f in fr]
     mj = [mech.joints[f.joint].marker_j for f in fr]
-    angle = np.array([f.coordinate == "angle" for f in fr])
+    angle = np.array([f.coordinate != "slide" for f in fr])
     speed = [f.transition_speed if f.transition_speed is not None else
-             (1e-3 if f.coordinate == "angle" else 1e-3 * length_scale) for f in fr]
+             (1e-3 if f.coordinate != "slide" else 1e-3 * length_scale) for f in fr]
     n = len(fr)
     return FrictionPlan(
-        tuple(f.name for f in fr), _frozen(at, int), tuple(jrows),
+        tuple(f.name for f in fr), _frozen(at, int), _frozen(element, int), _frozen(first, int),
+        tuple(jrows),
         _frozen([marker_body[m] for m in mi], int), _frozen(np.reshape([marker_point[m] for m in mi], (n, 3))),
+        _frozen(np.reshape([marker_axes[m] for m in mi], (n, 3, 3))),
         _frozen([marker_body[m] for m in mj], int), _frozen(np.reshape([marker_axes[m] for m in mj], (n, 3, 3))),
-        _frozen(angle, bool), _frozen([f.static for f in fr]), _frozen([f.dynamic for f in fr]),
+        _frozen(angle, bool), _frozen([f.coordinate == "rotation" for f in fr], bool),
+        _frozen([f.static for f in fr]), _frozen([f.dynamic for f in fr]),
         _frozen(speed), _frozen([f.viscous for f in fr]), _frozen([f.preload for f in fr]),
         _frozen([f.radius for f in fr]), _frozen([f.arm for f in fr]),
         _frozen([f.bearing_length for f in fr]),

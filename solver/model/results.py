@@ -23,7 +23,7 @@ class Result:
         self.steps = 0                       # integrator steps taken (dynamic runs)
         self.notes: list[str] = []           # things the user should know about this result
         self.impacts: list[tuple[float, tuple[str, ...]]] = []   # (t, limits) of each impact
-        self._friction = np.zeros((n, len(model.frictions.names) if model.frictions else 0))
+        self._friction = np.zeros((n, len(model.frictions.rows) if model.frictions else 0))
         self.stable: bool | None = None      # statics: is the equilibrium stable
         self.times = np.asarray(times, dtype=float)
         self._r = np.zeros((n, nb, 3))      # centre of mass
@@ -233,11 +233,15 @@ class Result:
     def friction(self, name: str) -> np.ndarray:
         """(n,) a friction element's force (N) or torque (N m) along its joint coordinate on
         part I (positive toward a larger slide or angle): slipping, -mu L - c v against the
-        motion; sticking, what holds the joint (at most mu_s L + preload).  Dynamic runs."""
+        motion; sticking, what holds the joint (at most mu_s L + preload).  A spherical
+        joint's: (n, 3), the torque on part I in marker J's axes (its size at most mu_s L +
+        preload while it sticks, against the relative angular velocity while it slips)."""
         fp = self.model.frictions
         if fp is None or name not in fp.names:
             raise MechanismError(f"unknown friction {name!r}")
-        return self._friction[:, fp.names.index(name)].copy()
+        k = fp.names.index(name)
+        parts = self._friction[:, fp.element == k].copy()
+        return parts if fp.is_ball[k] else parts[:, 0]
 
     def limit(self, name: str) -> np.ndarray:
         """(n,) the generalized force a limit's stops apply along its joint coordinate (N m on

@@ -1,19 +1,23 @@
 """Joint friction in the manner of Adams' joint friction (issue 13): Coulomb friction on a
-revolute angle or a prismatic or cylindrical slide whose normal load is the joint's own
-reaction, with true sticking.
+revolute angle, a prismatic or cylindrical slide or a spherical joint's relative rotation,
+whose normal load is the joint's own reaction, with true sticking.
 
 Load.  From the joint's reaction at marker I (force F, moment M, in marker J's axes, z the
 joint axis): a slide's friction force is mu (|F_xy| + |M_xy| / bearing_length) + preload; an
 angle's friction torque is mu (radius |F_xy| + arm |F_z| + radius |M_xy| / bearing_length)
 + preload (radius: the pin's; arm: the thrust face's mean radius; bearing_length 0: the
-bending moment ignored).  So friction grows with load.
+bending moment ignored); a spherical joint's friction torque is mu radius |F| + preload
+(radius: the ball's; a ball carries its load in every direction and no moment), acting
+against the relative angular velocity, whatever its direction.  So friction grows with load.
 
 Coefficient.  mu = mu_static below the transition speed v_s, mu_dynamic above 1.5 v_s, a
 smooth step between; slipping, the force opposes the relative motion (its sign held through
 each integrator step) and a viscous term c v is added.  Sticking: when the relative speed
 reaches zero (the instant located like an impact) and the force needed to hold the joint is
 at most the static limit, the coordinate is held (a constraint row whose multiplier is the
-friction force) until the needed force exceeds the limit.
+friction force) until the needed force exceeds the limit; a ball sticks when its relative
+angular velocity reaches zero and its three rotations are held while the needed torque's
+magnitude is at most the limit.
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base.errors import MechanismError
-from .joints import joint_coordinate
+from .joints import FRICTION_COORDINATES, joint_coordinate
 from .validate import number
 
 
@@ -29,7 +33,7 @@ from .validate import number
 class Friction:
     name: str
     joint: str
-    coordinate: str
+    coordinate: str                  # "angle", "slide" or "rotation" (spherical)
     static: float
     dynamic: float
     transition_speed: float | None   # rad/s or m/s; None: 1e-3 (rad/s, or model sizes per s)
@@ -44,7 +48,7 @@ def make_friction(name: str, joints: dict, joint: Any, coordinate: Any, static: 
                   transition_speed: Any, viscous: Any, preload: Any, radius: Any, arm: Any,
                   bearing_length: Any) -> Friction:
     what = f"friction {name!r}"
-    joint, coord = joint_coordinate(joints, what, joint, coordinate)
+    joint, coord = joint_coordinate(joints, what, joint, coordinate, table=FRICTION_COORDINATES)
 
     def nonneg(x: Any, label: str) -> float:
         v = number(x, f"{what}: {label}")
@@ -60,6 +64,12 @@ def make_friction(name: str, joints: dict, joint: Any, coordinate: Any, static: 
     r = nonneg(radius, "radius")
     if coord == "angle" and r == 0.0 and (mu_s > 0.0):
         raise MechanismError(f"{what}: an angle's friction needs the pin radius (m)")
+    arm_, length = nonneg(arm, "arm"), nonneg(bearing_length, "bearing_length")
+    if coord == "rotation":
+        if r == 0.0 and mu_s > 0.0:
+            raise MechanismError(f"{what}: a spherical joint's friction needs the ball radius (m)")
+        if arm_ or length:
+            raise MechanismError(f"{what}: a spherical joint's friction takes the ball radius; "
+                                 f"arm and bearing_length do not apply to a ball")
     return Friction(name, joint, coord, mu_s, mu_d, vs, nonneg(viscous, "viscous"),
-                    nonneg(preload, "preload"), r, nonneg(arm, "arm"),
-                    nonneg(bearing_length, "bearing_length"))
+                    nonneg(preload, "preload"), r, arm_, length)

@@ -11,11 +11,13 @@ from ..base.errors import MechanismError
 # kernels/constraints.py evaluates them (rows grouped by kind, contiguous).
 # COUPLER: a linear relation of joint coordinates (vocabulary/couplers.py), one row per coupler;
 # CURVE: a point on a curve (two rows per joint), CAM: two curves in contact (one row):
-# kernels/curve_rows.py.
-DOT1, DOT2, DIST, ANGLE, AT, COUPLER, CURVE, CAM = 0, 1, 2, 3, 4, 5, 6, 7
-EVAL_ORDER = (AT, DOT2, DIST, DOT1, ANGLE, COUPLER, CURVE, CAM)
+# kernels/curve_rows.py.  SPIN: the relative rotation about one of marker J's axes (three
+# rows: a spherical joint's friction holding it while it sticks, analyses/friction.py).
+DOT1, DOT2, DIST, ANGLE, AT, COUPLER, CURVE, CAM, SPIN = 0, 1, 2, 3, 4, 5, 6, 7, 8
+EVAL_ORDER = (AT, DOT2, DIST, DOT1, ANGLE, SPIN, COUPLER, CURVE, CAM)
 KIND_NAMES = {AT: "at-point", DOT2: "dot-2", DIST: "distance", DOT1: "dot-1", ANGLE: "angle",
-              COUPLER: "coupler", CURVE: "point on curve", CAM: "cam contact"}
+              COUPLER: "coupler", CURVE: "point on curve", CAM: "cam contact",
+              SPIN: "relative rotation"}
 
 # Rows of each joint kind: ("dot1", axis of I, axis of J) -- a_I . b_J = 0;
 # ("dot2", axis of J) -- (P_I - P_J) . a_J = 0; ("at", k) -- world component k of P_I - P_J;
@@ -46,6 +48,8 @@ CURVE_JOINT_ROWS: dict[str, list[tuple]] = {
 # Joint coordinates a motion may drive (design.md "Conventions").
 JOINT_COORDINATES = {"revolute": ("angle",), "prismatic": ("slide",),
                      "cylindrical": ("angle", "slide")}
+# Friction also acts on a spherical joint's relative rotation (three components).
+FRICTION_COORDINATES = {**JOINT_COORDINATES, "spherical": ("rotation",)}
 _AXIS = "xyz"
 
 
@@ -65,18 +69,22 @@ def label(prim: tuple) -> str:
 
 
 def joint_coordinate(joints: dict, what: str, joint: Any, coordinate: str | None = None,
-                     need: str | None = None) -> tuple[str, str]:
+                     need: str | None = None, table: dict | None = None) -> tuple[str, str]:
     """(joint, coordinate) of an item that acts on a joint coordinate (a motion's coupler,
     a limit, friction): the joint exists and has that coordinate ("angle" or "slide"; by
-    default ``need``, else the joint's first); MechanismError naming ``what`` otherwise."""
+    default ``need``, else the joint's first; ``table``: the coordinates each kind has,
+    JOINT_COORDINATES unless given); MechanismError naming ``what`` otherwise."""
     if not isinstance(joint, str) or joint not in joints:
         raise MechanismError(f"{what}: unknown joint {joint!r}")
     kind = joints[joint].kind
-    allowed = JOINT_COORDINATES.get(kind, ())
+    table = table or JOINT_COORDINATES
+    allowed = table.get(kind, ())
     coord = coordinate if coordinate is not None else (need or (allowed[0] if allowed else None))
     if coord not in allowed:
+        kinds = list(table)
         have = (f"its coordinates are {', '.join(allowed)}, not {coord!r}" if allowed else
-                "it has no angle or slide (revolute, prismatic and cylindrical joints have)")
+                f"it has no {' or '.join(dict.fromkeys(c for cs in table.values() for c in cs))}"
+                f" ({', '.join(kinds[:-1])} and {kinds[-1]} joints have)")
         raise MechanismError(f"{what}: joint {joint!r} is {kind}; {have}")
     return joint, str(coord)
 
