@@ -256,7 +256,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
         _store_mass_display(sm)
-        warn = sm.mesh_notes() + sm.curve_notes + (_start_notes(scene, sm) if report.assembled else [])
+        warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else [])
         lines = str(report).splitlines() + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
@@ -322,7 +322,7 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), {couplers}"
                 f"{len(result.times)} frames ({result.analysis}){impacts}")
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
-        notes = sm.mesh_notes() + sm.curve_notes + [with_scene_frame(n, sm.timeline.frames)
+        notes = sm.notes() + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes] + \
             bake.hidden_notes(sm.parts + sm.joints + sm.couplers)
         if notes:

@@ -22,8 +22,8 @@ from .io.curve_joints import CURVE_KINDS
 from .io.keyframes import Key, KeyframedFunction, time_derivatives
 from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
 from .io.part_frames import PartFrame, marker_pose, part_frame
-from .io.settings import (kind_name, motion_coordinate, motion_name, speed_expression,
-                          split_components, torsion_spring_name)
+from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_name,
+                          speed_expression, split_components, torsion_spring_name)
 from .io.timeline import Timeline
 
 
@@ -45,11 +45,17 @@ class SceneMechanism:
     cams: list = field(default_factory=list)       # names of the cam joints (contact force)
     curve_lines: dict = field(default_factory=dict)       # joint name -> panel lines on its curves
     curve_notes: list = field(default_factory=list)       # Check's notes on curves (fit, parent)
+    scene_notes: list = field(default_factory=list)       # the scene's settings (gravity)
 
     def mesh_notes(self) -> list[str]:
         """One line per part whose mesh has problems: the part, what is wrong, the mass used."""
         return [mass.mesh_note(name, warning, props["mass"])
                 for name, (props, warning) in self.mass_properties.items() if warning]
+
+    def notes(self) -> list[str]:
+        """What reading the scene found worth saying (Check and Bake report it): the scene's
+        settings, the meshes, the curves."""
+        return self.scene_notes + self.mesh_notes() + self.curve_notes
 
     @property
     def fps(self) -> float:
@@ -131,6 +137,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
                                  scene.render.fps_base)
     g = np.array(scene.gravity, dtype=float) * scale if scene.use_gravity else np.zeros(3)
     sm = SceneMechanism(Mechanism(gravity=g), scale, timeline)
+    sm.scene_notes += [n for n in [gravity_note(g / scale, scale)] if n]
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
     by_role = {r: [ob for ob in objs if ob.mechanism.role == r]

@@ -1,6 +1,6 @@
 """Small bake defects of issue 14, each in real Blender (scenes: blender_scenes.py):
 delta transforms, NLA settings that hide a bake, baked properties left on an object whose
-role changed, a part scaled to zero.  Tolerances as in test_addon_bake.py (float32)."""
+role changed, a part scaled to zero, a millimetre scene's gravity.  Tolerances as in test_addon_bake.py (float32)."""
 from __future__ import annotations
 
 import math
@@ -161,6 +161,29 @@ def test_zero_scale_is_named(blender, what) -> None:
         with pytest.raises(RuntimeError, match=f"{what} {ob.name!r}: its scale is zero"):
             op()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_millimetre_scene_gravity_is_named(blender, capfd) -> None:
+    """Found trying a millimetre scene as a new user: the scene's Gravity keeps Blender's
+    -9.81 (Blender units/s^2, which its own physics reads so too), 0.00981 m/s^2 at unit
+    scale 0.001, and the pendulum barely moves.  Check and Bake say so with the value for
+    Earth's; with -9806.65 the Bake's report does not, and the arm falls: within the 1 s
+    baked it turns by more than a right angle from horizontal (a 1 m arm falls to
+    vertical in about 0.5 s)."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "0.00981 m/s^2" in bpy.context.scene.mechanism.report
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "Gravity to 9806.65" in bpy.context.scene.mechanism.report
+    bpy.context.scene.gravity = (0.0, 0.0, -9806.65)
+    capfd.readouterr()
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "baked 1 part(s)" in said and "gravity" not in said
+    _, _, q = bs.baked_pose(d["arm"])
+    assert np.abs(2.0 * np.arctan2(q[:, 2], q[:, 0])).max() > math.pi / 2
 
 
 @pytest.mark.parametrize("mode", ["XYZ", "QUATERNION", "AXIS_ANGLE"])

@@ -589,3 +589,18 @@ def test_progress_callback_and_cancel() -> None:
     with pytest.raises(solver.SolverCancelled) as info:
         m.solve(1.0, 24, progress=lambda k, n: k < 5)
     assert len(info.value.result) == 5 and info.value.result.analysis == "dynamic"
+
+
+def test_gravity_note_flags_a_unit_scale_that_weakens_gravity() -> None:
+    """A millimetre scene with Blender's default Gravity (-9.81 Blender units/s^2) is
+    0.00981 m/s^2: named, with the value that gives Earth's (9806.65 at scale 0.001); not
+    noted: the same scene with -9810, a metre scene, no gravity, Earth's in a centimetre
+    scene (-981); a Moon's 1.62 m/s^2 (162 in a centimetre scene) is below half of Earth's,
+    so it is noted (with its value in m/s^2: the user can tell it is meant)."""
+    note = settings.gravity_note((0.0, 0.0, -9.81), 0.001)
+    assert "0.00981 m/s^2" in note and "9806.65" in note and "unit scale 0.001" in note
+    assert settings.gravity_note((0.0, 0.0, -9810.0), 0.001) == ""
+    assert settings.gravity_note((0.0, 0.0, -9.81), 1.0) == ""
+    assert settings.gravity_note((0.0, 0.0, 0.0), 0.001) == ""
+    assert settings.gravity_note((0.0, -981.0, 0.0), 0.01) == ""
+    assert "1.62 m/s^2" in settings.gravity_note((0.0, 0.0, -162.0), 0.01)

@@ -1,6 +1,6 @@
 """The sidebar's settings as solver arguments: joint kind names, the names the add-on gives
-the solver's motions and torsion springs, a constant speed as an expression of t, and the
-three components of an applied force or torque typed as text."""
+the solver's motions and torsion springs, a constant speed as an expression of t, the
+three components of an applied force or torque typed as text, and the scene's gravity."""
 from __future__ import annotations
 
 from ...solver import MechanismError
@@ -83,3 +83,20 @@ def split_components(text: str, what: str) -> list:
         except ValueError:
             out.append(p)
     return out
+
+
+EARTH = 9.80665     # m/s^2
+
+
+def gravity_note(gravity, scale: float) -> str:
+    """A note when the scene's Gravity (Blender units per s^2, as Blender's own physics reads
+    it) is far from Earth's in SI at a unit scale other than 1: a millimetre scene keeps
+    the default -9.81, which is 0.00981 m/s^2 there, and every part falls a thousand times
+    too slowly.  "" when it is within a factor 2 of Earth's, zero, or the scale is 1."""
+    g = float(sum(x * x for x in gravity)) ** 0.5
+    si = g * scale
+    if scale == 1.0 or g == 0.0 or 0.5 * EARTH <= si <= 2.0 * EARTH:
+        return ""
+    return (f"gravity: the scene's Gravity {g:.4g} Blender units/s^2 is {si:.4g} m/s^2 at unit "
+            f"scale {scale:g} (Blender's own physics reads it so too); for Earth's set Scene > "
+            f"Gravity to {EARTH / scale:.6g} along its direction")
