@@ -8,15 +8,20 @@ model is only read.  Each call starts from the pose the previous call left (warm
 the mechanism follows one branch.
 
 Drag (``drag_to``): minimise |P(q) - T|^2 subject to Phi(q) = 0 (P the grabbed point, T
-the target, Phi the held rows) by Gauss-Newton on the constraint manifold: each step is
-the least-movement solution of the linearised problem, point rows below the held rows in
-priority (the step closes Phi to first order, and among such steps moves the point as
-close to T as it can with the smallest weighted motion), then the pose is brought back
-onto Phi = 0 by Newton (``algebra.newton.newton``, chord steps with the step's own
-Jacobian, else the least-movement assembly of analyses/assembly.py), and the step is
-shortened (Armijo, quadratic interpolation) until |P - T| decreases.  A reachable target
-is reached (Gauss-Newton converges quadratically on a zero residual); an unreachable one
-gives the closest point the joints allow.
+the target, Phi the held rows).  Each step closes Phi to first order and moves along the
+held rows' free directions: by Gauss-Newton (point rows below the held rows in priority:
+among such steps the one that moves the point as close to T as it can with the smallest
+weighted motion) while it converges fast, which it does, quadratically, when T is reached;
+by Newton on the Lagrangian (drag_newton.py: the full Hessian, the curvature of the
+point's path and of the joints included) once the linearised point rows cannot reach T or a
+Gauss-Newton step leaves more than a quarter of |P - T|^2 (T out of reach: Gauss-Newton
+would converge linearly, or crawl where the joints pull straight, and leave the pose short
+of the closest one).  The pose is brought back onto Phi = 0 by Newton
+(``algebra.newton.newton``, chord steps with the step's own Jacobian, else the
+least-movement assembly of analyses/assembly.py), and the step is shortened (Armijo,
+quadratic interpolation) until |P - T| decreases.  Either way one call ends on the target
+or on the closest pose the joints allow (the Lagrange conditions met to rounding), unless
+its step count or time budget runs out first.
 
 Wiggle (``set_coordinate``): the least-movement assembly with one more row, the joint's
 angle or slide (design.md "Conventions") held at a value, reached in small steps from the
@@ -38,14 +43,16 @@ from ..model.compile import Model
 from ..model.plans import RowGroup, coordinate_row
 from ..vocabulary.joints import ANGLE, JOINT_COORDINATES
 from .assembly import assemble_pose, least_movement
+from .drag_newton import newton_step, reduced_hessian
 from .structure import structure
 
 RCOND = 1e-10           # singular values below this share of the largest are not steps
 MAX_ROTATION = 0.3      # rad: the largest turn of a body in one drag step
 MAX_MOVE = 0.25         # of the model's length scale: the largest move of a body in one step
 STATIONARY = 1e-11      # scaled step at which an unreachable target's closest point is found
-POOR_STEP = 1e-2        # a drag step cut below this share: the point is at the edge of its reach
 DAMPING = 1e-12         # Levenberg term on the point rows (scaled), keeps singular poses calm
+UNREACHED = 0.25        # the linearised point rows keep this share of |P - T|^2: out of reach
+SLOW = 0.25             # a Gauss-Newton step keeps this share of |P - T|^2: on with Newton
 ANGLE_STEP = 0.1        # rad: set_coordinate moves an angle in steps of at most this
 SLIDE_STEP = 0.05       # of the length scale: ... and a slide in steps of at most this
 
@@ -97,6 +104,7 @@ class Poser:
         self.L = model.length_scale
         self._track = None
         self._track = self._evaluate((self.r, self.p))[0].track
+        self._second = False                       # drag: Newton from the first step
         self._kinds = joint_kinds(model)
 
     # ---------------------------------------------------------------- shared pieces
@@ -157,53 +165,39 @@ class Poser:
         """Pull ``point`` of ``part`` (m, in the part's frame) towards ``target`` (m, world)
         as far as the joints allow, every held row (joints, couplers, motions at t) exact;
         returns the new pose (r, p) and keeps it for the next call.  Stops when the point
-        is on the target, when no step gets it closer (the closest point), or after
-        ``max_iter`` steps or ``budget`` seconds (a pose as close as found so far,
-        assembled: a live drag goes on from it at the next mouse move)."""
+        is on the target, at the closest pose the joints allow (the Lagrange conditions
+        met: Newton with the full Hessian converges there quadratically, so one call lands
+        on it), or after ``max_iter`` steps or ``budget`` seconds (a pose as close as found
+        so far, assembled: a live drag goes on from it at the next mouse move)."""
         start = time.perf_counter()
         b = self._body(part)
         u = np.asarray(point, float) - self.model.body_com[b]
         T = np.asarray(target, float)
-        model, L, cw, n = self.model, self.L, self.cw, 6 * self.model.nb
+        model, L = self.model, self.L
         x = (self.r, self.p)
         P, a = self._point(x, b, u)
         e = P - T
         f0 = float(e @ e)
-        G = np.zeros((3, n))
         last = 1.0                                    # the last step's length
-        poor = False
+        second = self._second                 # Newton from the start (out of reach last time)
         for _ in range(max_iter):
             if converged(np.sqrt(f0) / L, np.inf):
                 break
-            ev, res = self._evaluate(x)
-            Js = scaled_jacobian(model, global_jacobian(model, ev.jac), self.rows)
-            U, S, Vt = np.linalg.svd(Js, full_matrices=True)
-            k = int(np.sum(S > RCOND * S[0])) if S.size else 0
-            pinv = (Vt[:k].T / S[:k]) @ U[:, :k].T
-            N = Vt[k:].T                                       # free directions (scaled)
-            G[:, 6 * b: 6 * b + 3] = np.eye(3)
-            G[:, 6 * b + 3: 6 * b + 6] = -skew(a)
-            Gs = G / (cw * L)
-            yc = -pinv @ res[self.rows]
-            A = Gs @ N
-            Ua, Sa, Vta = np.linalg.svd(A, full_matrices=False)
-            rhs = Ua.T @ -(e / L + Gs @ yc)
-            z = Vta.T @ (Sa / (Sa * Sa + DAMPING) * rhs)
-            free = (N @ z) / cw                    # the move along the joints' freedoms
-            dq = yc / cw + free
+            dq, free, pinv, newton_dir = self._drag_direction(x, b, u, a, e, T, second)
             size = float(step_size(model, free))
             if size <= STATIONARY:
                 break
             d = dq.reshape(-1, 6)
             alpha = min(1.0, MAX_ROTATION / max(np.abs(d[:, 3:]).max(), 1e-300),
                         MAX_MOVE * L / max(np.abs(d[:, :3]).max(), 1e-300))
+            G = self._point_jacobian(b, a)
             df0 = 2.0 * float(e @ (G @ free))     # d|P - T|^2 / d alpha at 0 (yc: rounding)
             if df0 >= 0.0:
                 break                                 # stationary: the closest point
             if -alpha * df0 <= 1e3 * NEWTON_TOL * L * np.sqrt(f0):
-                # the drop is below what the joints' own tolerance lets |P - T|^2 tell: the
-                # last step's length (the curvature hardly changes this close) and no test
-                alpha = min(alpha, last)
+                # the drop is below what the joints' own tolerance lets |P - T|^2 tell: a
+                # Newton step whole, a Gauss-Newton one as long as the last, and no test
+                alpha = alpha if newton_dir else min(alpha, last)
                 moved = self._project(step_pose(*x, dq, alpha), pinv)
                 if moved is None:
                     break
@@ -213,18 +207,56 @@ class Poser:
                 found = self._line_search(x, dq, alpha, pinv, b, u, T, f0, df0)
                 if found is None:
                     break                             # no step gets closer
-                moved, a1, P1, f1, alpha_ok = found
-                # a step cut to a sliver: the point is pressed against the edge of what the
-                # joints allow (a chain pulled straight), where steps crawl; stop there
-                poor, alpha = alpha_ok < POOR_STEP * alpha, alpha_ok
+                moved, a1, P1, f1, alpha = found
             last = alpha
             x, self._track = moved
+            # Gauss-Newton converging slowly (linearly: the target is out of reach)
+            second = second or f1 > SLOW * f0
             a, e, f0 = a1, P1 - T, f1
-            if alpha * size <= STATIONARY or poor or \
+            if alpha * size <= STATIONARY or \
                     budget is not None and time.perf_counter() - start > budget:
                 break
         self.r, self.p = x
+        self._second = second and not converged(np.sqrt(f0) / L, np.inf)
         return x
+
+    def _point_jacobian(self, b: int, a: np.ndarray) -> np.ndarray:
+        """dP/dq (3, 6 nb) of body b's point with world arm a."""
+        G = np.zeros((3, 6 * self.model.nb))
+        G[:, 6 * b: 6 * b + 3] = np.eye(3)
+        G[:, 6 * b + 3: 6 * b + 6] = -skew(a)
+        return G
+
+    def _drag_direction(self, x, b: int, u: np.ndarray, a: np.ndarray, e: np.ndarray,
+                        T: np.ndarray, second: bool):
+        """One drag step from x: (dq, its move along the joints' freedoms, the held rows'
+        pseudo-inverse, True for a Newton step at a minimum's curvature).  The step closes
+        the held rows to first order (yc) and moves along their free directions N by
+        Gauss-Newton, point rows below the held rows in priority; by Newton on the
+        Lagrangian (drag_newton.py) when ``second`` or when the linearised point rows keep
+        more than UNREACHED of |P - T|^2 (the target out of reach)."""
+        model, L, cw, rows = self.model, self.L, self.cw, self.rows
+        ev, res = self._evaluate(x)
+        Js = scaled_jacobian(model, global_jacobian(model, ev.jac), rows)
+        U, S, Vt = np.linalg.svd(Js, full_matrices=True)
+        k = int(np.sum(S > RCOND * S[0])) if S.size else 0
+        pinv = (Vt[:k].T / S[:k]) @ U[:, :k].T
+        N = Vt[k:].T                                       # free directions (scaled)
+        Gs = self._point_jacobian(b, a) / (cw * L)
+        yc = -pinv @ res[rows]
+        A = Gs @ N
+        rhs = -(e / L + Gs @ yc)
+        Ua, Sa, Vta = np.linalg.svd(A, full_matrices=False)
+        z = Vta.T @ (Sa / (Sa * Sa + DAMPING) * (Ua.T @ rhs))      # Gauss-Newton
+        lin = rhs - A @ z                          # what the linear model leaves of P - T
+        newton_dir = False
+        if N.shape[1] and (second or float(lin @ lin) > UNREACHED * float(rhs @ rhs)):
+            # the target is out of the joints' reach: Newton on the Lagrangian
+            g = Gs.T @ (e / L)                             # grad F (scaled)
+            H = reduced_hessian(model, x, N, rows, -(pinv.T @ g), b, u, T, cw, self._track)
+            z, newton_dir = newton_step(H, -(A.T @ rhs))
+        free = (N @ z) / cw                    # the move along the joints' freedoms
+        return yc / cw + free, free, pinv, newton_dir
 
     def _line_search(self, x, dq, alpha, pinv, b, u, T, f0, df0):
         """The step alpha dq (projected onto the held rows) shortened until |P - T|^2
