@@ -19,7 +19,7 @@ from ..solver.analyses.drag import Poser
 from ..solver.model.compile import compile_model
 from ..solver.model.state import read_state
 from .io.drag import (drag_plane_point, joint_coordinate, point_in_part, range_fraction,
-                      range_value, time_of_frame, wiggle_candidates)
+                      range_value, stops_note, time_of_frame, wiggle_candidates)
 from .io.settings import kind_name
 from .bake import place_parts
 from .scene_reader import read_scene
@@ -121,6 +121,9 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
+        note = stops_note(session.poser.stopped, session.sm.scale)
+        if note:
+            self.report({"INFO"}, f"Drag: {note}")
         return {"FINISHED"}
 
     def invoke(self, context, event):
@@ -193,8 +196,10 @@ def joint_value(joint, coordinate: str) -> float:
 
 def set_joint_value(joint, coordinate: str, value: float) -> None:
     """Pose the scene's mechanism with the joint's angle (rad) or slide (Blender units) at
-    ``value`` and the rest assembled; a failure is said in the Mechanism panel's report
-    (the parts stay where they were)."""
+    ``value`` and the rest assembled.  A value past the joint's stop is clamped to it, and
+    another joint's stop may hold the pose short of the value (solver/analyses/wiggle.py):
+    the Mechanism panel's report says which stop holds it; a failure is said there too (the
+    parts stay where they were); an earlier slider's line is cleared."""
     scene = bpy.context.scene
     try:
         session = PoseSession(scene)
@@ -204,6 +209,11 @@ def set_joint_value(joint, coordinate: str, value: float) -> None:
         _say(scene, f"wiggle: {exc}")
         return
     session.write()
+    note = stops_note(session.poser.stopped, session.sm.scale)
+    if note:
+        _say(scene, f"wiggle: {note}")
+    elif scene.mechanism.report.startswith("wiggle:"):
+        _say(scene, "")
 
 
 def _wiggle_coordinate(s) -> str:
