@@ -325,8 +325,9 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         notes = sm.mesh_notes() + sm.curve_notes + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes] + \
             bake.hidden_notes(sm.parts + sm.joints + sm.couplers)
-        # the report box shows this run (what was baked, and any notes), never an older one's
-        context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes])
+        # the report box holds this run's notes, or nothing: never an older run's text
+        context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes]) \
+            if notes else ""
         if notes:
             self.report({"WARNING"}, "; ".join([done] + notes))
         else:
