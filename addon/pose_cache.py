@@ -26,7 +26,8 @@ from operator import attrgetter
 import bpy
 
 SKIP = frozenset({"rna_type", "computed_mass", "computed_inertia", "computed_density",
-                  "mesh_warning", "curve_fit", "wiggle_angle", "wiggle_slide"})   # shown, not read
+                  "mesh_warning", "curve_fit", "curve_fit_key", "wiggle_angle",
+                  "wiggle_slide"})                                 # shown, not read
 
 _generation = [0]
 _sessions: dict[int, tuple[tuple, object]] = {}     # scene pointer -> (fingerprint, session)

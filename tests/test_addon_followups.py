@@ -59,3 +59,43 @@ def test_rebake_keeps_the_users_keys_in_the_bake_action(blender) -> None:
     np.testing.assert_array_equal(quat2, quat)
     bpy.context.scene.frame_set(10)
     assert tuple(arm.scale) == (1.0, 2.0, 1.0)
+
+
+def test_curve_fit_line_is_never_stale(blender) -> None:
+    """The Scotch yoke's slot: its fit line appears at Check and stays while the parts move
+    (a bake playing); once the slot is edited (a point moved) the panel says the curve
+    changed instead of the old figure until the next Check measures it again; the same for
+    a slot scaled, or replaced by another curve object."""
+    bpy = blender
+    d = bs.scotch_yoke(bpy)
+    joint, slot = d["joint"], d["slot"]
+    bs.select(bpy, [joint], joint)
+
+    def fit() -> list[str]:
+        return [t for t in bs.panel_labels(bpy, "VIEW3D_PT_mechanism_object") if t.startswith(("Fit", "Curve"))]
+
+    assert fit() == ["Fit: shown after Check or Bake"]
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    measured = fit()
+    assert len(measured) == 1 and measured[0].startswith("Curve 'slot': ")
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.context.scene.frame_set(7)
+    assert fit() == measured
+    changed = ["Fit: the curve changed since; shown after Check or Bake"]
+    slot.data.splines[0].bezier_points[1].co.x += 0.01
+    assert fit() == changed
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert fit()[0].startswith("Curve 'slot': ")
+    slot.scale = (1.0, 2.0, 1.0)
+    bpy.context.view_layer.update()
+    assert fit() == changed
+    slot.scale = (1.0, 1.0, 1.0)
+    bpy.context.view_layer.update()
+    assert fit()[0].startswith("Curve 'slot': ")
+    other = slot.copy()
+    other.data = slot.data.copy()
+    other.name = "slot 2"
+    bpy.context.scene.collection.objects.link(other)
+    joint.mechanism.curve = other
+    assert fit() == changed
