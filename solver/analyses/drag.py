@@ -76,6 +76,7 @@ class _Direction:
     pinv: np.ndarray            # the held rows' pseudo-inverse (scaled)
     newton: bool                # a Newton step at a minimum's curvature
     push: np.ndarray            # (nactive,) the held stops' push (<0: it would pull)
+    mu_size: float              # the largest multiplier of any held row (scaled)
     gap: np.ndarray             # (nbound,) every bound's gap (rad or m)
     rate: np.ndarray            # (nbound,) its change per unit step
 
@@ -283,13 +284,13 @@ class Poser(Wiggle):
             self.stopped = tuple(held_stop(self._bounds, int(k)) for k in self._active)
         return x
 
-    def _drag_step(self, x, b: int, u: np.ndarray, a: np.ndarray, e: np.ndarray, T: np.ndarray,
-                second: bool) -> _Direction:
+    def _drag_step(self, x, b: int, u: np.ndarray, a: np.ndarray, e: np.ndarray,
+                   T: np.ndarray, second: bool) -> _Direction:
         """The drag direction from x, a held stop let go first when it would have to pull
         (the most negative multiplier) and the direction without it moves its joint back
         into its range."""
         step = self._drag_direction(x, b, u, a, e, T, second)
-        if not step.push.size or step.push.min() >= -PUSH_TOL * max(np.abs(step.push).max(), 1e-300):
+        if not step.push.size or step.push.min() >= -PUSH_TOL * step.mu_size:
             return step
         held = self._active
         j = int(held[int(np.argmin(step.push))])
@@ -340,10 +341,12 @@ class Poser(Wiggle):
         free = (N @ z) / cw                    # the move along the joints' freedoms
         dq = yc / cw + free
         bd = self._bounds
+        size = float(np.max(np.abs(mu), initial=0.0))
         if bd is None:
-            return _Direction(dq, free, pinv, newton_dir, np.zeros(0), np.zeros(0), np.zeros(0))
+            return _Direction(dq, free, pinv, newton_dir, np.zeros(0), size, np.zeros(0),
+                              np.zeros(0))
         push = -bd.sgn[self._active] * mu[len(self.rows):]
-        return _Direction(dq, free, pinv, newton_dir, push, gaps(bd, ev.phi),
+        return _Direction(dq, free, pinv, newton_dir, push, size, gaps(bd, ev.phi),
                           bd.sgn * (J[bd.rows] @ dq))
 
     def _line_search(self, x, dq, alpha, pinv, b, u, T, f0, df0):
