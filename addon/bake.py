@@ -10,8 +10,10 @@ torque or force along each coordinate they tie and a gear's tooth force (io/plot
 Parts, joints and couplers alike: when the object already has an action of the user's (a keyframed motion, a custom
 property, the scale, the visibility), the bake goes on an NLA track beneath it, so that
 action stays active, untouched and playing; a user's action that keys the part's location
-or rotation would hide the bake and is refused (``refuse_pose_keys``).  Keys are written in
-bulk with ``foreach_set`` (glTF exporter style).
+or rotation would hide the bake and is refused (``refuse_pose_keys``).  A re-bake replaces
+only the channels a bake writes: keys the user put into a bake's action on other channels
+(the scale, a custom property) are kept.  Keys are written in bulk with ``foreach_set``
+(glTF exporter style).
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from ..solver import MechanismError
 from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
 from .io.part_frames import basis_pose, pose_matrices
-from .io.plots import BAKED_PROPS, coupler_plots, joint_plots
+from .io.plots import BAKED_PROPS, coupler_plots, is_plot_channel, joint_plots
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -61,8 +63,22 @@ def refuse_pose_keys(parts) -> None:
                                      "would override the baked motion: remove the driver")
 
 
+def baked_channel(data_path: str) -> bool:
+    """Whether an F-curve is one a bake writes: a part's location or rotation, a joint's or
+    coupler's force plot.  A re-bake replaces these and keeps every other channel of the
+    bake's action (keys the user put into it: the scale, a custom property)."""
+    return data_path in ("location", "rotation_quaternion") or is_plot_channel(data_path)
+
+
+def _strip_baked(act) -> None:
+    """Remove the baked channels from the bake action's slot, the user's other keys kept."""
+    bag = find_channelbag(act, act.slots[0]) if len(act.slots) else None
+    for fc in [fc for fc in (bag.fcurves if bag is not None else ()) if baked_channel(fc.data_path)]:
+        bag.fcurves.remove(fc)
+
+
 def _bake_action(ob: bpy.types.Object):
-    """The object's bake action with a fresh, empty channelbag for its slot."""
+    """The object's bake action, its slot's baked channels removed (``baked_channel``)."""
     s = ob.mechanism
     act = s.bake_action
     if act is None:
@@ -71,8 +87,7 @@ def _bake_action(ob: bpy.types.Object):
         s.bake_action = act
     slot = act.slots[0] if len(act.slots) else act.slots.new(id_type="OBJECT", name=ob.name)
     bag = ensure_channelbag(act, slot)
-    while len(bag.fcurves):
-        bag.fcurves.remove(bag.fcurves[0])
+    _strip_baked(act)
     return act, slot, bag
 
 
@@ -170,7 +185,9 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     """Replace any old bake with the keyframes and plots of ``result`` (solved at
     ``sm.timeline.times``: row k is keyed at frame ``sm.timeline.frames[k]``)."""
     frames = sm.timeline.frames_of(result.times)
-    clear_bake(scene)       # every old bake: also of objects no longer in the mechanism
+    # every old bake: also of objects no longer in the mechanism; the bake actions of the
+    # objects baked again are kept with the user's own channels in them
+    clear_bake(scene, keep={ob.name for ob in sm.parts + sm.joints + sm.couplers})
     world = _world_matrices(sm, result)
     for ob in sm.parts:
         _backup(ob)
@@ -213,9 +230,10 @@ def _attach(ob: bpy.types.Object, act, slot, frame_start: int) -> None:
     strip.action_slot = slot
 
 
-def clear_bake(scene: bpy.types.Scene, only=None) -> int:
+def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
     """Remove bakes (of the given objects, or all) and restore what each object had before;
-    returns how many objects were restored."""
+    returns how many objects were restored.  ``keep``: names of objects about to be baked
+    again, whose bake action is kept (only its baked channels removed) for the new bake."""
     count = 0
     for ob in list(only if only is not None else scene.objects):
         s = ob.mechanism
@@ -248,7 +266,9 @@ def clear_bake(scene: bpy.types.Scene, only=None) -> int:
         for prop in BAKED_PROPS:
             if prop in ob.keys():
                 del ob[prop]
-        if act is not None:
+        if act is not None and ob.name in keep:
+            _strip_baked(act)
+        elif act is not None:
             s.bake_action = None
             bpy.data.actions.remove(act)
         s.baked = False

@@ -8,6 +8,8 @@ or through other objects), which must be its marker's part.  Nothing in the scen
 """
 from __future__ import annotations
 
+import hashlib
+
 import bpy
 import numpy as np
 
@@ -117,3 +119,36 @@ def add_curve_joint(mech, ob, scene, part_frames: dict, scale: float
     else:
         mech.add_point_on_curve(ob.name, mi, mj, shapes[0].curve)
     return shapes, notes
+
+
+def fit_signature(ob, scene) -> str:
+    """A digest of what a curve joint's fit line (its panel's "Curve Fit") was measured on:
+    the joint's kind, its curve objects' names, splines (points, handles, type, order,
+    cyclic and knot options) and world scale, and the scene's length units.  The panel
+    shows the line only while this is the same (ui.py), so a curve edited, scaled or
+    replaced since the last Check or Bake never shows the old figure; moving the parts
+    (a bake playing, a drag) does not change it."""
+    s = ob.mechanism
+    units = scene.unit_settings
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{s.joint_kind}|{units.system}|{units.scale_length!r}".encode())
+    for field, _label, _side in FIELDS.get(s.joint_kind, ()):
+        cv = getattr(s, field)
+        if cv is None or cv.type != "CURVE":
+            h.update(f"|{field}: none".encode())
+            continue
+        scale = " ".join(f"{v:.6g}" for v in cv.matrix_world.to_scale())
+        h.update(f"|{field}: {cv.name} {scale} {len(cv.data.splines)}".encode())
+        for sp in cv.data.splines:
+            h.update(f"{sp.type} {sp.use_cyclic_u} {sp.order_u} {sp.use_endpoint_u} "
+                     f"{sp.use_bezier_u}".encode())
+            if sp.type == "BEZIER":
+                for attr in ("co", "handle_left", "handle_right"):
+                    a = np.empty(3 * len(sp.bezier_points), dtype=np.float32)
+                    sp.bezier_points.foreach_get(attr, a)
+                    h.update(a.tobytes())
+            else:
+                a = np.empty(4 * len(sp.points), dtype=np.float32)
+                sp.points.foreach_get("co", a)
+                h.update(a.tobytes())
+    return h.hexdigest()

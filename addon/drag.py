@@ -6,7 +6,8 @@ Thin over ``solver/analyses/drag.py`` (the ``Poser``) and ``io/drag.py`` (the ma
 Blender).  Both write the parts' ``matrix_world`` (not keyframes): a pose moved by hand is
 like the user moving the parts, the design pose a later Bake starts from; both refuse a
 baked mechanism (its keys would play over the pose).  Motions are held at their values at
-the scene's current frame.
+the scene's current frame.  A slider keeps its session (the scene read once, the model,
+the Poser) from one change to the next while the scene is unchanged (pose_cache.py).
 """
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from ..solver.analyses.drag import Poser
 from ..solver.model.compile import compile_model
 from ..solver.model.state import read_state
 from .io.drag import (drag_plane_point, joint_coordinate, point_in_part, range_fraction,
-                      range_value, time_of_frame, wiggle_candidates)
+                      range_value, stops_note, time_of_frame, wiggle_candidates)
 from .io.settings import kind_name
+from . import pose_cache
 from .bake import place_parts
 from .scene_reader import read_scene
 
@@ -121,6 +123,9 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
+        note = stops_note(session.poser.stopped, session.sm.scale)
+        if note:
+            self.report({"INFO"}, f"Drag: {note}")
         return {"FINISHED"}
 
     def invoke(self, context, event):
@@ -193,17 +198,25 @@ def joint_value(joint, coordinate: str) -> float:
 
 def set_joint_value(joint, coordinate: str, value: float) -> None:
     """Pose the scene's mechanism with the joint's angle (rad) or slide (Blender units) at
-    ``value`` and the rest assembled; a failure is said in the Mechanism panel's report
-    (the parts stay where they were)."""
+    ``value`` and the rest assembled.  A value past the joint's stop is clamped to it, and
+    another joint's stop may hold the pose short of the value (solver/analyses/wiggle.py):
+    the Mechanism panel's report says which stop holds it; a failure is said there too (the
+    parts stay where they were); an earlier slider's line is cleared."""
     scene = bpy.context.scene
     try:
-        session = PoseSession(scene)
+        session = pose_cache.session(scene, PoseSession)     # read once while unchanged
         v = value * session.sm.scale if coordinate == "slide" else value
         session.poser.set_coordinate(joint.name, v, coordinate)
     except (MechanismError, SolverError) as exc:
         _say(scene, f"wiggle: {exc}")
         return
     session.write()
+    pose_cache.remember(scene, session)
+    note = stops_note(session.poser.stopped, session.sm.scale)
+    if note:
+        _say(scene, f"wiggle: {note}")
+    elif scene.mechanism.report.startswith("wiggle:"):
+        _say(scene, "")
 
 
 def _wiggle_coordinate(s) -> str:
@@ -230,7 +243,7 @@ def find_range(scene) -> str:
     """For a one-DOF mechanism (motions not counted, none driving it): the joint coordinate
     its slider moves and its range, stored on the scene's settings; returns what was found.
     MechanismError when the mechanism has more or fewer freedoms."""
-    session = PoseSession(scene)
+    session = pose_cache.session(scene, PoseSession)
     st = scene.mechanism
     report = session.sm.mech.check()
     free = report.dof - len(session.sm.motions)

@@ -15,7 +15,7 @@ from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, coupling
-from .curve_reader import length_text
+from .curve_reader import fit_signature, length_text
 from .io.csv_table import export_path
 from .io.mass import inertia_six
 from .io.limits import bounds_in_scene_units
@@ -46,9 +46,9 @@ def _message(exc: Exception, sm=None) -> str:
     return text
 
 
-def _store_mass_display(sm) -> None:
+def _store_mass_display(sm, scene) -> None:
     """Show computed mass properties on the parts, and how closely each curve joint follows
-    its curves on the joint (after a successful read)."""
+    its curves on the joint with what that was measured on (after a successful read)."""
     for ob in sm.parts:
         props, warning = sm.mass_properties.get(ob.name, (None, ""))
         s = ob.mechanism
@@ -59,8 +59,9 @@ def _store_mass_display(sm) -> None:
         s.mesh_warning = warning
     for ob in sm.joints:
         lines = " | ".join(sm.curve_lines.get(ob.name, ()))
-        if ob.mechanism.curve_fit != lines:
-            ob.mechanism.curve_fit = lines
+        key = fit_signature(ob, scene) if lines else ""
+        if ob.mechanism.curve_fit != lines or ob.mechanism.curve_fit_key != key:
+            ob.mechanism.curve_fit, ob.mechanism.curve_fit_key = lines, key
 
 
 class MECHANISM_OT_set_role(bpy.types.Operator):
@@ -255,7 +256,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
-        _store_mass_display(sm)
+        _store_mass_display(sm, scene)
         warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else [])
         lines = str(report).splitlines() + warn
         scene.mechanism.report = " | ".join(lines)
@@ -315,7 +316,7 @@ class MECHANISM_OT_bake(bpy.types.Operator):
 
     def _finish(self, context, sm, result):
         bake.write_bake(context.scene, sm, result)
-        _store_mass_display(sm)
+        _store_mass_display(sm, context.scene)
         context.scene.frame_set(context.scene.frame_current)
         couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
         impacts = f", {len(result.impacts)} impact(s) at the stops" if sm.limits else ""
@@ -325,8 +326,10 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         notes = sm.notes() + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes] + \
             bake.hidden_notes(sm.parts + sm.joints + sm.couplers)
+        # the report box holds this run's notes, or nothing: never an older run's text
+        context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes]) \
+            if notes else ""
         if notes:
-            context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes])
             self.report({"WARNING"}, "; ".join([done] + notes))
         else:
             self.report({"INFO"}, done)

@@ -90,6 +90,8 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                                 "plane, on marker I's part (parent it to that part)")
     curve_fit: StringProperty(name="Curve Fit", description="How closely the joint follows its "
                                                             "curves, at the last Check or Bake")
+    # what curve_fit was measured on (curve_reader.fit_signature): shown only while the same
+    curve_fit_key: StringProperty(options={"HIDDEN"})
 
     # -- motion on the joint's coordinate
     motion_type: EnumProperty(name="Motion", items=[

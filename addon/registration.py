@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from . import cli, drag, draw, operators, plotting, properties, ui
+from . import cli, drag, draw, operators, plotting, pose_cache, properties, ui
 
 _classes = properties.classes + operators.classes + drag.classes + plotting.classes + ui.classes
 _register, _unregister = bpy.utils.register_classes_factory(_classes)
@@ -15,11 +15,13 @@ def register() -> None:
     properties.register_properties()
     draw.register()
     drag.register_keymap()
+    pose_cache.register()
     cli.register()
 
 
 def unregister() -> None:
     cli.unregister()
+    pose_cache.unregister()
     drag.unregister_keymap()
     draw.unregister()
     properties.unregister_properties()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bpy
 
+from .curve_reader import fit_signature
 from .io.couplers import KIND_LABELS, SLOT_LABELS
 from .io.curve_joints import FIELDS
 from .io.settings import kind_label
@@ -126,7 +127,7 @@ def _draw_joint(layout, ob, s):
     if s.joint_kind == "DISTANCE":
         layout.prop(s, "distance")
     if s.joint_kind in FIELDS:
-        _draw_curves(layout, s)
+        _draw_curves(layout, ob, s)
     if s.joint_kind in ("REVOLUTE", "PRISMATIC", "CYLINDRICAL"):
         box = layout.box()
         box.prop(s, "motion_type")
@@ -229,18 +230,22 @@ def _draw_friction(layout, s):
         col.prop(s, "friction_bearing_length")
 
 
-def _draw_curves(layout, s):
+def _draw_curves(layout, ob, s):
     """A curve joint's curve objects (red when unset) and, after a Check or Bake, how closely
     the joint follows each (the fitting error, or a poly spline's departure from its
-    segments)."""
+    segments): shown only while its curves are those it was measured on
+    (curve_reader.fit_signature), so a curve edited, scaled or replaced since says so
+    until the next Check or Bake measures it again."""
     col = layout.column(align=True)
     for field, label, side in FIELDS[s.joint_kind]:
         row = col.row()
         row.alert = getattr(s, field) is None         # refused by Check and Bake, by name
         row.prop(s, field, text=f"{label} ({side})")
-    if s.curve_fit:
+    if s.curve_fit and s.curve_fit_key == fit_signature(ob, bpy.context.scene):
         for line in s.curve_fit.split(" | "):
             col.label(text=line, icon="CURVE_DATA")
+    elif s.curve_fit:
+        col.label(text="Fit: the curve changed since; shown after Check or Bake")
     else:
         col.label(text="Fit: shown after Check or Bake")
 

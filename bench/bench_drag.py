@@ -3,8 +3,9 @@ on revolute joints about world z from the origin, bent into an arc, the last lin
 pinned to the ground: one loop, N - 3 freedoms in the plane) with the middle link grabbed
 by its far end and moved along a mouse path (a circle of 0.15 m radius in 60 steps, each
 step a new target).  For N = 5 and 10 part of the path is out of reach (the chain pulled
-straight): there the point crawls towards the edge, and a second line gives the timings
-with the time budget the add-on's Drag passes (``drag_to(budget=...)``).
+straight): there each update ends on the closest pose (Newton on the Lagrangian, whose
+Hessian has a negative curvature on the way), and a second line gives the timings with
+the time budget the add-on's Drag passes (``drag_to(budget=...)``).
 
 Prints the median and the largest milliseconds per drag update (``Poser.drag_to`` from the
 last pose) and, measured in the same run, a baseline: the same path done the naive way, the

@@ -365,7 +365,7 @@ SETTINGS = ("role", "ground", "mass_mode", "density", "joint_kind", "motion_type
             "limit_lower_angle", "limit_upper_angle", "limit_lower_slide", "limit_upper_slide",
             "use_joint_friction")
 DISPLAY = ("computed_mass", "computed_inertia", "computed_density", "mesh_warning",
-           "backup_rotation_mode", "curve_fit")
+           "backup_rotation_mode", "curve_fit", "curve_fit_key")
 
 
 def _plain(value):

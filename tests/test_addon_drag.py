@@ -224,3 +224,85 @@ def test_baked_mechanism_is_not_posed(blender) -> None:
     np.testing.assert_array_equal(matrix(sc["crank"]), before)
     with pytest.raises(RuntimeError, match="clear the bake"):
         bpy.ops.mechanism.drag(part="crank", target=(0.0, 0.1, 0.0))
+
+
+def test_wiggle_stops_at_the_joints_stops(blender) -> None:
+    """The free slider-crank with a stop on the main bearing at 60 degrees: its Angle set to
+    90 degrees stops at 60 (the piston at the closed form there) and the panel's report
+    says which stop holds it.  Then a lower stop on the piston's slide at -0.05 (x = 0.35)
+    and the crank set back to 0 and on to -90 degrees: the crank stops where the piston
+    reaches its stop, cos th from 0.1 cos th + sqrt(0.09 - 0.01 sin^2 th) = 0.35; a value
+    inside the range clears the report's line.  Angles read from the objects' float32
+    matrices: 1e-6."""
+    bpy = blender
+    sc = free_slider_crank(bpy)
+    s = sc["main"].mechanism
+    s.use_limit_upper, s.limit_upper_angle = True, math.radians(60.0)
+    s.wiggle_angle = math.radians(90.0)
+    bpy.context.view_layer.update()
+    assert abs(crank_angle(sc) - math.radians(60.0)) <= 1e-6
+    th = math.radians(60.0)
+    assert abs(sc["piston"].matrix_world.translation.x
+               - (0.1 * math.cos(th) + math.sqrt(0.09 - (0.1 * math.sin(th)) ** 2))) <= 1e-6
+    report = bpy.context.scene.mechanism.report
+    assert report == f"wiggle: {sc['main'].name!r} rests on its upper stop (60 degrees)"
+    s.wiggle_angle = 0.0
+    assert bpy.context.scene.mechanism.report == ""
+    c = sc["cylinder"].mechanism
+    c.use_limit_lower, c.limit_lower_slide = True, -0.05
+    s.wiggle_angle = math.radians(-90.0)
+    bpy.context.view_layer.update()
+    x = sc["piston"].matrix_world.translation.x
+    assert abs(x - 0.35) <= 1e-6
+    # 0.1 cos th + sqrt(0.09 - 0.01 + 0.01 cos^2 th) = 0.35: cos th = (0.35^2 - 0.08) / 0.07
+    assert abs(math.cos(crank_angle(sc)) - (0.35 ** 2 - 0.08) / 0.07) <= 1e-6
+    assert crank_angle(sc) < 0.0
+    assert bpy.context.scene.mechanism.report == \
+        f"wiggle: {sc['cylinder'].name!r} rests on its lower stop (-0.05)"
+
+
+def test_slider_keeps_its_session_until_the_scene_changes(blender, extension) -> None:
+    """The Angle slider reads the scene once and keeps the session (addon/pose_cache.py)
+    while the scene is as it left it: a second change uses the same session.  The ground
+    block moved by hand 0.2 along y (its markers with it) makes a new one, and the pose is
+    read from the moved block (the piston at y = 0.2; a stale session would leave it at 0).
+    A mesh edited (a depsgraph geometry update), a setting changed (no depsgraph update)
+    and an undo each end the kept session."""
+    bpy = blender
+    cache = extension.addon.pose_cache
+    sc = free_slider_crank(bpy)
+    scene = bpy.context.scene
+    s = sc["main"].mechanism
+    s.wiggle_angle = math.radians(30.0)
+    first = cache.kept(scene)
+    assert first is not None
+    s.wiggle_angle = math.radians(40.0)
+    assert cache.kept(scene) is first
+    bpy.context.view_layer.update()
+    assert abs(crank_angle(sc) - math.radians(40.0)) <= 1e-6
+    sc["block"].location.y += 0.2
+    s.wiggle_angle = math.radians(50.0)
+    second = cache.kept(scene)
+    assert second is not None and second is not first
+    bpy.context.view_layer.update()
+    th = math.radians(50.0)
+    np.testing.assert_allclose(sc["piston"].matrix_world.translation,
+                               (0.1 * math.cos(th) + math.sqrt(0.09 - (0.1 * math.sin(th)) ** 2),
+                                0.2, 0.0), atol=1e-6)
+    mesh = sc["crank"].data
+    mesh.vertices[0].co.x += 0.001
+    mesh.update()
+    bpy.context.view_layer.update()
+    assert cache.kept(scene) is None
+    s.wiggle_angle = math.radians(60.0)
+    third = cache.kept(scene)
+    assert third is not None and third is not second
+    sc["rod"].mechanism.density = 2000.0
+    s.wiggle_angle = math.radians(70.0)
+    assert cache.kept(scene) not in (None, third)
+    bpy.ops.ed.undo_push(message="before the slider")
+    s.wiggle_angle = math.radians(80.0)
+    assert cache.kept(scene) is not None
+    bpy.ops.ed.undo_push(message="slider")
+    bpy.ops.ed.undo()
+    assert cache.kept(bpy.context.scene) is None

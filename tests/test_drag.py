@@ -10,9 +10,11 @@ import pytest
 
 import mechanisms as mk
 from solver import SolverError
+from solver.algebra.newton import scaled_jacobian, step_pose
 from solver.analyses.drag import Poser, joint_kinds
+from solver.analyses.drag_newton import reduced_hessian
 from solver.base.rotations import quat_to_matrix
-from solver.kernels.constraints import body_arrays, evaluate, motion_values, residual
+from solver.kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from solver.model.compile import compile_model
 from solver.model.state import read_state
 
@@ -95,6 +97,113 @@ def test_warm_start_keeps_the_branch() -> None:
         assert abs(mk.wrap(angle_of(ps, "crank") - th2)) <= 1e-9
         assert abs(mk.wrap(angle_of(ps, "rocker") - th4)) <= 1e-8
         assert gap(ps) <= 1e-9
+
+
+# ---------------------------------------------------------------- out of reach: one call
+def closed_chain(n: int = 5, link: float = 0.25):
+    """bench/bench_drag.py's closed chain: n links of ``link`` m on revolutes about z from
+    the origin along a half circle's worth of turning, the last far end pinned at E."""
+    angles = [math.pi / 2 - k * math.pi / n for k in range(n)]
+    m = mk.chain(angles, lengths=link, kind="revolute")
+    E = sum(link * np.array([math.cos(a), math.sin(a), 0.0]) for a in angles)
+    m.add_marker("E", "ground", position=E)
+    m.add_joint("anchor", "revolute", f"link{n - 1}_end", "E")
+    return m, E
+
+
+@pytest.mark.parametrize("target", [(5.0, 2.0, 0.0), (-4.0, -3.0, 0.5)])
+def test_stretched_arm_grabbed_off_its_rod_lands_on_the_closest_pose(target) -> None:
+    """A two-link arm (1 m links on revolutes about z, built bent at 0.3 and 1.2 rad)
+    grabbed at (1, 0.3, 0) in link1's frame, off the rod, pulled far out of reach: the
+    closest pose points the grabbed point along the target's direction phi in the plane at
+    the arm's full reach 1 + sqrt(1.09) m, link0 at phi and link1 at phi - atan2(0.3, 1).
+    One call lands there to 1e-9 m (Gauss-Newton stopped 0.42 m short of it: it converges
+    linearly, or not at all, when the residual stays)."""
+    ps = poser(mk.chain([0.3, 1.2], kind="revolute"))
+    grab = (1.0, 0.3, 0.0)
+    ps.drag_to("link1", grab, target)
+    phi = math.atan2(target[1], target[0])
+    reach = 1.0 + math.sqrt(1.09)
+    np.testing.assert_allclose(world_point(ps, "link1", grab),
+                               (reach * math.cos(phi), reach * math.sin(phi), 0.0), atol=1e-9)
+    np.testing.assert_allclose(world_point(ps, "link1", (0, 0, 0)),
+                               (math.cos(phi), math.sin(phi), 0.0), atol=1e-9)
+    assert abs(mk.wrap(angle_of(ps, "link0") - phi)) <= 1e-9
+    assert abs(mk.wrap(angle_of(ps, "link1") - phi + math.atan2(0.3, 1.0))) <= 1e-9
+    assert gap(ps) <= 1e-9
+
+
+def test_slider_pulled_past_its_stroke_stops_at_dead_centre() -> None:
+    """The slider-crank (crank 0.1 m, rod 0.3 m, slider on the x axis) without its drive,
+    built at crank angle 1 rad, its slider pulled to (0.6, 0.1, 0), past the outer dead
+    centre x = 0.4: the closest pose is the dead centre, crank and rod along +x, to 1e-9 m
+    in one call (the crank pin r theta, the rod's far end), and it stays there while the
+    mouse stays (five more updates to the same target).  There the slider's x is flat in
+    the crank angle: Gauss-Newton's steps wandered along it, 2.7e-8 m off after the five."""
+    m = mk.slider_crank(theta0=1.0, error_deg=0.0, error_m=0.0)
+    del m.motions["drive"]
+    ps = poser(m)
+    for _ in range(6):
+        ps.drag_to("slider", (0.0, 0.0, 0.0), (0.6, 0.1, 0.0))
+        assert abs(0.1 * angle_of(ps, "crank")) <= 1e-9
+        assert abs(0.3 * angle_of(ps, "rod")) <= 1e-9
+        assert abs(ps.value("slide") - 0.4) <= 1e-12
+        assert gap(ps) <= 1e-9
+
+
+@pytest.mark.parametrize("turn", [0.0, 0.3])
+def test_closed_chain_pulled_past_its_reach(turn) -> None:
+    """bench_drag's five-link closed chain grabbed at link2's far end P (0.476 m from the
+    anchor E) and pulled to 0.7 m from E, along P - E turned ``turn`` rad: the last two
+    links straighten, P lands on the circle of radius 0.5 m about E nearest the target
+    (inside the 0.75 m the first three links reach), to 1e-9 m in one call.  Near that
+    pose the Hessian has a negative curvature (Gauss-Newton swung the pair of links from
+    one bend to the other, 30 steps a call, and stopped short)."""
+    m, E = closed_chain()
+    ps = poser(m)
+    P0 = world_point(ps, "link2", (0.25, 0.0, 0.0))
+    d = (P0 - E) / np.linalg.norm(P0 - E)
+    c, s = math.cos(turn), math.sin(turn)
+    d = np.array([c * d[0] - s * d[1], s * d[0] + c * d[1], 0.0])
+    want = E + 0.5 * d
+    assert np.linalg.norm(want) < 0.75
+    ps.drag_to("link2", (0.25, 0.0, 0.0), E + 0.7 * d)
+    np.testing.assert_allclose(world_point(ps, "link2", (0.25, 0.0, 0.0)), want, atol=1e-9)
+    assert gap(ps) <= 1e-9
+
+
+def test_reduced_hessian_is_the_curvature_along_the_joints() -> None:
+    """drag_newton.reduced_hessian (forward differences of the Lagrangian's exact gradient)
+    against second differences of F = |P - T|^2 / (2 L^2) along the joints' free
+    directions, each pose brought back onto the joints (the reduced Hessian of the
+    Lagrangian): the closed chain out of reach, where it has a negative curvature.  Agree
+    to 1e-6 of its largest entry (the forward difference's truncation, h = 1e-6 L; the
+    second differences with h = 1e-4 are good to about 1e-8)."""
+    m, E = closed_chain()
+    ps = poser(m)
+    b, u, T = 2, np.array([0.125, 0.0, 0.0]), E + np.array([-0.6, 0.35, 0.0])
+    x, cw, L = ps.pose, ps.cw, ps.L
+    ev, res = ps._evaluate(x)
+    Js = scaled_jacobian(ps.model, global_jacobian(ps.model, ev.jac), ps.rows)
+    U, S, Vt = np.linalg.svd(Js, full_matrices=True)
+    k = int(np.sum(S > 1e-10 * S[0]))
+    pinv, N = (Vt[:k].T / S[:k]) @ U[:, :k].T, Vt[k:].T
+    a = quat_to_matrix(x[1][b]) @ u
+    g = np.zeros(6 * ps.model.nb)
+    g[6 * b: 6 * b + 3], g[6 * b + 3: 6 * b + 6] = x[0][b] + a - T, np.cross(a, x[0][b] + a - T)
+    g /= cw * L * L
+    H = reduced_hessian(ps.model, x, N, ps.rows, -(pinv.T @ g), b, u, T, cw, None)
+
+    def F(z: np.ndarray) -> float:
+        y = ps._project(step_pose(*x, (N @ z) / cw), pinv)[0]
+        P = y[0][b] + quat_to_matrix(y[1][b]) @ u
+        return 0.5 * float((P - T) @ (P - T)) / (L * L)
+    h, m_ = 1e-4, N.shape[1]
+    I = np.eye(m_) * h
+    Hn = np.array([[(F(I[i] + I[j]) - F(I[i] - I[j]) - F(I[j] - I[i]) + F(-I[i] - I[j])) / (4 * h * h)
+                    for j in range(m_)] for i in range(m_)])
+    assert np.linalg.eigvalsh(Hn)[0] < -0.01 * np.abs(Hn).max()      # a saddle here
+    np.testing.assert_allclose(H, Hn, atol=1e-6 * np.abs(Hn).max())
 
 
 def test_drag_errors_name_the_part() -> None:

@@ -65,3 +65,12 @@ def test_wiggle_candidates_prefer_a_grounded_undriven_angle() -> None:
 
 def test_time_of_a_frame() -> None:
     assert drag.time_of_frame(1, 24.0, 13) == 0.5
+
+
+def test_stops_note_in_scene_units() -> None:
+    from types import SimpleNamespace as Stop
+    stops = (Stop(joint="hinge", side="upper", value=math.pi / 3, angle=True),
+             Stop(joint="rail", side="lower", value=-0.05, angle=False))
+    assert drag.stops_note(stops, 0.001) == ("'hinge' rests on its upper stop (60 degrees); "
+                                             "'rail' rests on its lower stop (-50)")
+    assert drag.stops_note((), 1.0) == ""

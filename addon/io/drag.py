@@ -89,3 +89,14 @@ def time_of_frame(frame_start: int, fps: float, frame: float) -> float:
     """The solver time (s) of a scene frame, as a bake counts it: motions are held at
     their values at this time while the mechanism is posed by hand."""
     return (float(frame) - frame_start) / fps
+
+
+def stops_note(stops, scale: float) -> str:
+    """The panel's line for the stops that hold a pose set by hand (records with ``joint``,
+    ``side``, ``value`` in rad or m and ``angle``, as the solver's ``Poser.stopped``): an
+    angle in degrees, a slide in Blender units (``scale`` metres per BU); "" for none."""
+    said = []
+    for s in stops:
+        value = f"{math.degrees(s.value):.6g} degrees" if s.angle else f"{s.value / scale:.6g}"
+        said.append(f"{s.joint!r} rests on its {s.side} stop ({value})")
+    return "; ".join(said)

@@ -1,0 +1,68 @@
+"""Slider (wiggle) speed in real Blender: the free slider-crank of tests/blender_scenes.py
+whose crank is a dense mesh (a UV sphere of SEGMENTS x RINGS squashed to the crank's
+size, about 2 x SEGMENTS x RINGS triangles: its mass is read from the mesh), its main
+bearing's Angle slider moved through CHANGES values.  Prints the median and largest
+milliseconds per slider change, and the time of one scene read for comparison.
+
+Run:  .venv/bin/python bench/bench_wiggle.py [segments] [rings]
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHANGES = 40
+
+
+def main() -> None:
+    segments = int(sys.argv[1]) if len(sys.argv) > 1 else 256
+    rings = int(sys.argv[2]) if len(sys.argv) > 2 else 128
+    spec = importlib.util.spec_from_file_location("ma_headless", os.path.join(HERE, "..", "addon", "headless.py"))
+    headless = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(headless)
+    ext = headless.enable()
+    import bmesh
+    import bpy
+    sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+    import blender_scenes as bs
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    sc = bs.slider_crank(bpy)
+    sc["main"].mechanism.motion_type = "NONE"
+    crank = sc["crank"]
+    bm = bmesh.new()
+    bmesh.ops.create_uvsphere(bm, u_segments=segments, v_segments=rings, radius=0.5)
+    for v in bm.verts:                              # the crank's box: 1 x 0.2 x 0.2 local
+        v.co.x, v.co.y, v.co.z = v.co.x, v.co.y * 0.2, v.co.z * 0.2
+    mesh = bpy.data.meshes.new("dense crank")
+    bm.to_mesh(mesh)
+    bm.free()
+    crank.data = mesh
+    bpy.context.view_layer.update()
+    reader = importlib.import_module(ext.__name__ + ".addon.scene_reader")
+    t0 = time.perf_counter()
+    reader.read_scene(bpy.context.scene)
+    read = time.perf_counter() - t0
+    s = sc["main"].mechanism
+    times = []
+    for k in range(CHANGES):
+        value = math.radians(10.0 * math.sin(k / 3.0) + 5.0 * k)
+        t0 = time.perf_counter()
+        s.wiggle_angle = value
+        times.append(time.perf_counter() - t0)
+    bpy.context.view_layer.update()
+    x = crank.matrix_world.col[0]
+    err = abs((math.atan2(x[1], x[0]) - value + math.pi) % (2.0 * math.pi) - math.pi)
+    print(f"crank mesh {len(mesh.polygons)} faces: one scene read {1e3 * read:.1f} ms; slider "
+          f"change {1e3 * np.median(times):.1f} ms median, {1e3 * np.max(times):.1f} ms largest "
+          f"({CHANGES} changes; first {1e3 * times[0]:.1f} ms); last angle off by {err:.1e} rad")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,301 @@
+"""Wiggle: one joint coordinate set by hand with the rest of the mechanism assembled
+(analyses/drag.py's ``Poser`` inherits it; its workspace, the held rows, the pose and the
+stops' active set, are the Poser's).
+
+``set_coordinate``: the least-movement assembly with one more row, the joint's angle or
+slide (design.md "Conventions") held at a value, reached in small steps from the present
+value so the branch is kept.  Stops (drag_stops.py): a value beyond the joint's own stop
+is clamped to it, and the coordinate is moved to it within its range; another joint that
+reaches its stop on the way is held there (its limit row at its bound) while the rest
+follow, and when holding it leaves the coordinate no way on, the coordinate stops where
+that stop was reached.  ``coordinate_range`` sweeps a coordinate to find the range a one-DOF
+mechanism can move through (a full turn for a crank), ending at the stops.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..algebra.newton import NEWTON_TOL, newton, scaled_jacobian, step_pose, step_size
+from ..base.errors import SolverError
+from ..kernels.constraints import KERNELS, body_arrays, global_jacobian
+from ..model.plans import RowGroup, coordinate_row
+from ..vocabulary.joints import ANGLE, JOINT_COORDINATES
+from .drag_stops import allowed, held_stop
+
+RCOND = 1e-10           # singular values below this share of the largest are not steps
+ANGLE_STEP = 0.1        # rad: set_coordinate moves an angle in steps of at most this
+SLIDE_STEP = 0.05       # of the length scale: ... and a slide in steps of at most this
+
+
+@dataclass(frozen=True)
+class Coordinate:
+    """One joint coordinate as a one-row group that the angle and dot-2 kernels evaluate."""
+    joint: str
+    name: str               # "angle" | "slide"
+    group: RowGroup
+    motion: str | None      # the motion that drives it, if any
+    limits: tuple[float | None, float | None]   # its stops (rad or m), if any
+    own: np.ndarray         # the indices of its stops among the Model's bounds (drag_stops)
+
+
+@dataclass(frozen=True)
+class CoordinateRange:
+    """The values a coordinate can be set to from the present pose (rad or m):
+    [lower, upper], or a whole turn (``full_turn``: any angle) for a crank."""
+    joint: str
+    name: str
+    lower: float
+    upper: float
+    full_turn: bool
+
+
+def wrap(angle: float) -> float:
+    """An angle in [-pi, pi)."""
+    return (angle + np.pi) % (2.0 * np.pi) - np.pi
+
+
+class Wiggle:
+    """set_coordinate, value, coordinate_range: the Poser's wiggle half (module docstring)."""
+
+    def coordinate(self, joint: str, name: str | None = None) -> Coordinate:
+        """Joint ``joint``'s coordinate ``name`` ("angle" or "slide"; default the joint's
+        first); SolverError naming the joint if it has none."""
+        model = self.model
+        if joint not in model.joint_names:
+            raise SolverError(f"joint {joint!r} is not a joint of the mechanism", self.t, (joint,))
+        kind = self._kinds.get(joint, "")
+        names = JOINT_COORDINATES.get(kind, ())
+        name = name or (names[0] if names else None)
+        if name not in names:
+            raise SolverError(f"joint {joint!r} ({kind or 'a curve joint'}) has no "
+                              f"{name or 'angle or slide'} to set (revolute, prismatic and "
+                              "cylindrical joints have)", self.t, (joint,))
+        jn = model.joint_names.index(joint)
+        mi, mj = model.joint_marker_i[jn], model.joint_marker_j[jn]
+        row = coordinate_row(mi, mj, name, model.marker_body, model.marker_point, model.marker_axes)
+        one = lambda key, dtype=float: np.array([row[key]], dtype=dtype)    # noqa: E731
+        g = RowGroup(row["kind"], slice(0, 1), one("bi", int), one("bj", int), one("bj", int),
+                     one("ui"), one("uj"), one("a"), one("b"), np.zeros(1))
+        motion = None
+        for k in np.flatnonzero(model.row_motion >= 0):
+            if model.row_label[k].endswith(f": {name} of {joint}"):
+                motion = model.motion_names[model.row_motion[k]]
+        lower = upper = None
+        own = []
+        bd = self._bounds
+        if bd is not None:
+            for k, (jt, side, value) in enumerate(zip(bd.joints, bd.sides, bd.value)):
+                if jt == joint and bool(bd.angle[k]) == (name == "angle"):
+                    own.append(k)
+                    lower, upper = (float(value), upper) if side == "lower" else (lower, float(value))
+        return Coordinate(joint, name, g, motion, (lower, upper), np.array(own, int))
+
+    def _coordinate_row(self, c: Coordinate, x):
+        """(value, scaled Jacobian row (6 nb,)) of a coordinate at x: rad or m, the row in
+        residual units (a slide over the length scale) and scaled columns."""
+        g, nb = c.group, self.model.nb
+        rg, A = body_arrays(self.model, *x)[:2]
+        phi, jac = np.empty(1), np.zeros((1, 12))
+        KERNELS[g.kind](g, rg, A, None, None, phi, jac, None)
+        row = np.zeros(6 * (nb + 1))
+        row[6 * g.bi[0]: 6 * g.bi[0] + 6] += jac[0, :6]
+        row[6 * g.bj[0]: 6 * g.bj[0] + 6] += jac[0, 6:]
+        unit = 1.0 if g.kind == ANGLE else self.L
+        return float(phi[0]), row[: 6 * nb] / (unit * self.cw)
+
+    def value(self, joint: str, name: str | None = None) -> float:
+        """The coordinate's present value: rad in (-pi, pi], or m."""
+        return self._coordinate_row(self.coordinate(joint, name), (self.r, self.p))[0]
+
+    def _span(self, c: Coordinate, q: float) -> tuple[float, float, float]:
+        """(the coordinate's value q taken on the turn of its range, the range's ends):
+        rad or m; an angle without stops gets (-inf, inf)."""
+        lo, hi = allowed(*c.limits, c.group.kind == ANGLE)
+        if c.group.kind == ANGLE and np.isfinite(lo):
+            mid = 0.5 * (lo + hi)
+            q = mid + wrap(q - mid)
+        return q, lo, hi
+
+    def _hold(self, c: Coordinate | None, x, target: float):
+        """Least-movement Newton from x with the held rows (joints, motions, the stops held)
+        and the coordinate at ``target`` (an angle taken on the turn nearest to it; c None:
+        no coordinate row): the pose and its tracked values, or None."""
+        rows, cw = self._held(), self.cw
+        angle = c is not None and c.group.kind == ANGLE
+        unit = 1.0 if angle else self.L
+
+        def resid(y):
+            ev, res = self._evaluate(y)
+            if c is None:
+                return np.max(np.abs(res[rows]), initial=0.0), (ev, res[rows], None)
+            q, jq = self._coordinate_row(c, y)
+            d = wrap(q - target) if angle else q - target
+            full = np.append(res[rows], d / unit)
+            return np.max(np.abs(full)), (ev, full, jq)
+
+        def solve(y, data):
+            ev, full, jq = data
+            Js = scaled_jacobian(self.model, global_jacobian(self.model, ev.jac), rows)
+            M = Js if jq is None else np.vstack([Js, jq])
+            return np.linalg.lstsq(M, -full, rcond=RCOND)[0] / cw
+
+        def first_alpha(dq):
+            big = np.abs(dq.reshape(-1, 6)[:, 3:]).max(initial=0.0)
+            return min(1.0, 0.5 / big) if big > 0 else 1.0
+
+        out = newton(x, resid, solve, lambda y, dq, a: step_pose(*y, dq, a),
+                     lambda y, dq, a: step_size(self.model, dq, a), 40, line_search=True,
+                     first_alpha=first_alpha, stall=(0.9, 8))
+        if not out.ok or out.err > NEWTON_TOL:
+            return None
+        return out.x, out.data[0].track
+
+    def _passed(self, c: Coordinate, out) -> np.ndarray:
+        """The free bounds (not c's own: clamped) that the pose of ``out`` = (pose, its
+        tracked values) lies past."""
+        bd = self._bounds
+        if bd is None:
+            return np.zeros(0, int)
+        g = self._gaps(*out)
+        free = ~np.isin(np.arange(len(g)), np.concatenate([self._active, c.own]))
+        return np.flatnonzero(free & (g < -bd.tol))
+
+    def _step_to(self, c: Coordinate, x, target: float):
+        """One small step of the coordinate to ``target`` with the stops: (pose, tracks,
+        True when a stop ended the move there), or None when the joints cannot close."""
+        out = self._let_go(c, x, target, self._hold(c, x, target))
+        if out is None:
+            return None
+        passed = self._passed(c, out)
+        while passed.size:                     # stops reached on the way: hold them
+            self._active = np.union1d(self._active, passed)
+            again = self._hold(c, x, target)
+            if again is None:                  # no way on with them held: stop at them
+                out = self._hold(None, x, 0.0)
+                return None if out is None else (*out, True)
+            out, passed = again, self._passed(c, again)
+        return (*out, False)
+
+    def _let_go(self, c: Coordinate, x, target: float, out):
+        """``out`` (the step to target with the stops held; None: there is none), or the
+        same step with a held stop let go when the coordinate then moves its joint back
+        into its range."""
+        for j in self._active:
+            held = self._active
+            self._active = held[held != j]
+            free = self._hold(c, x, target)
+            if free is not None and self._gaps(*free)[j] >= -self._bounds.tol[j] and \
+                    not self._passed(c, free).size:
+                out = free
+            else:
+                self._active = held
+        return out
+
+    def _move(self, c: Coordinate, delta: float) -> float | None:
+        """Move the coordinate by ``delta`` (rad or m) from its present value in steps
+        small enough to stay on the branch: how far it went (delta, or less where a stop
+        held it), or None (pose and stops unchanged) if a step fails."""
+        q0 = self._coordinate_row(c, (self.r, self.p))[0]
+        most = ANGLE_STEP if c.group.kind == ANGLE else SLIDE_STEP * self.L
+        steps = max(1, int(np.ceil(abs(delta) / most)))
+        x, track, active = (self.r, self.p), self._track, self._active
+        for k in range(1, steps + 1):
+            out = self._step_to(c, x, q0 + delta * k / steps)
+            if out is None:
+                self._track, self._active = track, active
+                return None
+            x, self._track, stopped = out
+            if stopped:
+                self.r, self.p = x
+                q = self._coordinate_row(c, x)[0]
+                return wrap(q - q0) if c.group.kind == ANGLE else q - q0
+        self.r, self.p = x
+        return delta
+
+    def set_coordinate(self, joint: str, value: float, name: str | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """Pose the mechanism with joint ``joint``'s coordinate ``name`` (default its first)
+        at ``value`` (rad: reached the shorter way round, or m) and every held row exact,
+        the rest moved the least; returns the new pose (r, p).  A value past the joint's
+        own stop is clamped to the stop (reached within the range, never through the
+        stop), like a hand turning the joint against it; another joint's stop reached on
+        the way holds that joint, and may end the move short of the value.  ``stopped``
+        says which stops hold the pose (empty: none).  SolverError naming the joint (pose
+        unchanged) when a motion drives it or the value cannot be reached with the joints
+        closed."""
+        c = self.coordinate(joint, name)
+        if c.motion is not None:
+            raise SolverError(f"joint {joint!r}: its {c.name} is driven by motion "
+                              f"{c.motion!r}; it cannot be set by hand", self.t, (joint, c.motion))
+        angle = c.group.kind == ANGLE
+        q0 = self._coordinate_row(c, (self.r, self.p))[0]
+        start, lo, hi = self._span(c, q0)
+        if np.isfinite(lo) or np.isfinite(hi):
+            want = float(np.clip(self._span(c, float(value))[0], lo, hi))
+            delta = want - start
+        else:
+            delta = wrap(float(value) - q0) if angle else float(value) - q0
+        if self._move(c, delta) is None:
+            unit = "rad" if angle else "m"
+            raise SolverError(f"joint {joint!r}: its {c.name} cannot reach {float(value):.6g} "
+                              f"{unit} with the other joints closed (it is at {q0:.6g} {unit})",
+                              self.t, (joint,))
+        g = self._gaps((self.r, self.p), self._track) if self._bounds is not None else ()
+        at = [int(k) for k in c.own if g[k] <= self._bounds.tol[k]]
+        self.stopped = tuple(held_stop(self._bounds, int(k)) for k in np.union1d(at, self._active))
+        return self.r, self.p
+
+    def coordinate_range(self, joint: str, name: str | None = None,
+                         tol: float = 1e-6) -> CoordinateRange:
+        """How far the coordinate can be set each way from the present pose: swept in
+        steps until the joints cannot close (located to ``tol`` rad, or ``tol`` of the
+        length scale), a stop (its own, or another joint's that leaves it no way on) or,
+        for an angle, a whole turn (a crank: ``full_turn``); a slide is swept at most 10
+        length scales each way.  The pose is left as it was."""
+        c = self.coordinate(joint, name)
+        if c.motion is not None:
+            raise SolverError(f"joint {joint!r}: its {c.name} is driven by motion "
+                              f"{c.motion!r}", self.t, (joint, c.motion))
+        angle = c.group.kind == ANGLE
+        start, track, active = (self.r, self.p), self._track, self._active
+        q0, lo, hi = self._span(c, self._coordinate_row(c, start)[0])
+        step = 5.0 * ANGLE_STEP if angle else 10.0 * SLIDE_STEP * self.L
+        reach = 2.0 * np.pi if angle else 10.0 * self.L
+        eps = tol * (1.0 if angle else self.L)
+        ends = []
+        for sign, stop in ((1.0, hi), (-1.0, lo)):
+            span = min(reach, max(0.0, sign * (stop - q0)))
+            done = 0.0
+            self.r, self.p = start
+            self._track, self._active = track, active
+            while done < span:
+                d = min(step, span - done)
+                went = self._move(c, sign * d)
+                if went is not None:
+                    done += abs(went)
+                    if abs(went) < d - eps:
+                        break                   # another joint's stop
+                    continue
+                low, high = 0.0, d              # bisect the failing step
+                while high - low > eps:
+                    mid = 0.5 * (low + high)
+                    went = self._move(c, sign * (mid - low))
+                    if went is None:
+                        high = mid
+                    else:
+                        short = abs(went) < mid - low - eps
+                        low += abs(went)
+                        if short:
+                            high = low          # a stop in the bisected step
+                done += low
+                break
+            ends.append(q0 + sign * done)
+            if angle and sign > 0 and not np.isfinite(hi) and done >= reach - eps:
+                self.r, self.p = start
+                self._track, self._active = track, active
+                return CoordinateRange(joint, c.name, -np.pi, np.pi, True)     # a crank
+        self.r, self.p = start
+        self._track, self._active = track, active
+        return CoordinateRange(joint, c.name, ends[1], ends[0], False)

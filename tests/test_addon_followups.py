@@ -1,0 +1,101 @@
+"""Small add-on defects after issue 14, each in real Blender (scenes: blender_scenes.py): the
+report box after a Bake with nothing to note, the curve-fit line of a curve joint whose
+curve changed, and the user's own keys in a bake's action across a re-bake.  Keys and
+custom properties are float32; values compared exactly are the very floats written."""
+from __future__ import annotations
+
+import numpy as np
+
+import blender_scenes as bs
+from test_addon_defects import nla_track
+
+
+def test_report_box_shows_the_latest_bake(blender) -> None:
+    """A bake with a note (a soloed NLA track hides it), then, un-soloed, a bake with
+    nothing to note: the report box is emptied (it kept the old run's notes); the
+    operator's own report says what was baked."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    track = nla_track(bpy, arm, "walk")
+    track.is_solo = True
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "is soloed" in bpy.context.scene.mechanism.report
+    track.is_solo = False
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert bpy.context.scene.mechanism.report == ""
+
+
+def test_rebake_keeps_the_users_keys_in_the_bake_action(blender) -> None:
+    """After a bake the user keys the arm's scale (frames 1 and 10) and a custom property
+    on the pin (frame 3) into their bake actions (the active actions); a re-bake keeps
+    those keys exactly (they were lost with the old action), writes each baked channel
+    once with a key on every frame, the same as before, and the arm still plays its scale
+    keys."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm, pin = d["arm"], d["pin"]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    frames, loc, quat = bs.baked_pose(arm)
+    arm.scale = (1.0, 1.0, 1.0)
+    arm.keyframe_insert("scale", frame=1)
+    arm.scale = (1.0, 2.0, 1.0)
+    arm.keyframe_insert("scale", frame=10)
+    pin["note"] = 0.25
+    pin.keyframe_insert('["note"]', frame=3)
+    users = {ob.name: {k: v for k, v in bs.action_keys(ob.mechanism.bake_action).items()
+                       if k[1] in ("scale", '["note"]')} for ob in (arm, pin)}
+    assert len(users[arm.name]) == 3 and len(users[pin.name]) == 1
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    for ob in (arm, pin):
+        now = bs.action_keys(ob.mechanism.bake_action)
+        assert {k: v for k, v in now.items() if k in users[ob.name]} == users[ob.name]
+        assert ob.animation_data.action == ob.mechanism.bake_action
+    paths = [(fc.data_path, fc.array_index) for fc in bs.channelbag(arm).fcurves]
+    assert sorted(paths) == sorted([("location", i) for i in range(3)] + [("scale", i) for i in range(3)]
+                                   + [("rotation_quaternion", i) for i in range(4)])
+    frames2, loc2, quat2 = bs.baked_pose(arm)
+    np.testing.assert_array_equal(frames2, frames)
+    np.testing.assert_array_equal(loc2, loc)
+    np.testing.assert_array_equal(quat2, quat)
+    bpy.context.scene.frame_set(10)
+    assert tuple(arm.scale) == (1.0, 2.0, 1.0)
+
+
+def test_curve_fit_line_is_never_stale(blender) -> None:
+    """The Scotch yoke's slot: its fit line appears at Check and stays while the parts move
+    (a bake playing); once the slot is edited (a point moved) the panel says the curve
+    changed instead of the old figure until the next Check measures it again; the same for
+    a slot scaled, or replaced by another curve object."""
+    bpy = blender
+    d = bs.scotch_yoke(bpy)
+    joint, slot = d["joint"], d["slot"]
+    bs.select(bpy, [joint], joint)
+
+    def fit() -> list[str]:
+        return [t for t in bs.panel_labels(bpy, "VIEW3D_PT_mechanism_object") if t.startswith(("Fit", "Curve"))]
+
+    assert fit() == ["Fit: shown after Check or Bake"]
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    measured = fit()
+    assert len(measured) == 1 and measured[0].startswith("Curve 'slot': ")
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.context.scene.frame_set(7)
+    assert fit() == measured
+    changed = ["Fit: the curve changed since; shown after Check or Bake"]
+    slot.data.splines[0].bezier_points[1].co.x += 0.01
+    assert fit() == changed
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert fit()[0].startswith("Curve 'slot': ")
+    slot.scale = (1.0, 2.0, 1.0)
+    bpy.context.view_layer.update()
+    assert fit() == changed
+    slot.scale = (1.0, 1.0, 1.0)
+    bpy.context.view_layer.update()
+    assert fit()[0].startswith("Curve 'slot': ")
+    other = slot.copy()
+    other.data = slot.data.copy()
+    other.name = "slot 2"
+    bpy.context.scene.collection.objects.link(other)
+    joint.mechanism.curve = other
+    assert fit() == changed

@@ -1,0 +1,88 @@
+"""The sidebar's settings as solver arguments (addon/io/settings.py) and the command line
+(addon/io/command_line.py), without Blender: joint kinds and their labels, motion
+coordinates, force components typed as text, a constant speed as an expression, the
+scene's gravity at a unit scale, the command line's arguments."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from test_io_addon import driven_crank, io, solver
+
+command_line, settings = io("command_line"), io("settings")
+
+
+def test_motion_coordinate_follows_the_joint_kind() -> None:
+    mc = settings.motion_coordinate
+    assert mc("REVOLUTE", "SLIDE") == "angle" and mc("PRISMATIC", "ANGLE") == "slide"
+    assert mc("CYLINDRICAL", "ANGLE") == "angle" and mc("CYLINDRICAL", "SLIDE") == "slide"
+
+
+def test_kind_menu_names_every_solver_kind() -> None:
+    """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line'), the joints
+    on curves last (a saved file's menu values keep their places); its label is the kind
+    with a capital, as Connect names joints ('In-line', issue 14; 'Point on curve')."""
+    from mechanism_animator.solver.vocabulary.joints import CURVE_JOINT_ROWS
+    values = [v for v, _, _ in settings.JOINT_KINDS]
+    assert [settings.kind_name(v) for v in values] == list(solver.JOINT_KINDS) + list(CURVE_JOINT_ROWS)
+    assert values[-2:] == ["POINT_ON_CURVE", "CAM"]
+    assert [settings.kind_label(v) for v in values[-2:]] == ["Point on curve", "Cam"]
+    assert "IN_LINE" in values and "PARALLEL_AXES" in values
+    labels = {v: (label, d) for v, label, d in settings.JOINT_KINDS}
+    assert labels["REVOLUTE"] == ("Revolute", "5 equations")
+    assert labels["IN_LINE"] == ("In-line", "2 equations")
+    assert settings.kind_label("PARALLEL_AXES") == labels["PARALLEL_AXES"][0] == "Parallel-axes"
+
+
+def test_split_components() -> None:
+    split = settings.split_components
+    assert split("0, 10*sin(t), 0", "f") == [0.0, "10*sin(t)", 0.0]
+    assert split(" 1e3 ,atan2(1, t),  max(t, 2*t) ", "f") == [1000.0, "atan2(1, t)", "max(t, 2*t)"]
+    for bad in ("1, 2", "1, 2, 3, 4", "", "(1, 2, 3)"):
+        with pytest.raises(solver.MechanismError, match=r"force 'push': force: give three"):
+            split(bad, "force 'push': force")
+
+
+def test_speed_expression_is_the_speed_exactly() -> None:
+    """A speed typed as 1/3 rad/s drives the crank at exactly that rate: the angle the solver
+    reaches at t = 1.5 s is 0.5 rad to Newton's precision."""
+    speed = 1 / 3
+    assert settings.speed_expression(speed) == "0.3333333333333333*t"
+    m = driven_crank()
+    m.motions.clear()
+    m.add_motion(settings.motion_name("pin"), "pin", settings.speed_expression(speed))
+    q = m.solve(times=[0.0, 1.5]).orientation("crank")[-1]
+    assert 2 * np.arctan2(q[3], q[0]) == pytest.approx(0.5, abs=1e-12)
+    assert settings.motion_name("pin", "slide") == "pin: motion (slide)"
+    assert settings.torsion_spring_name("pin") == "pin: torsion spring"
+
+
+def test_command_line(capsys) -> None:
+    parse = command_line.parse_command
+    bake = command_line.BakeCommand
+    assert parse(["bake", "in.blend", "-o", "out.blend"]) == bake("in.blend", "out.blend")
+    assert parse(["bake", "a b.blend", "--output", "c.blend", "--csv", "f.csv"]) == \
+        bake("a b.blend", "c.blend", "f.csv")
+    assert parse(["bake", "in.blend"]) == 2
+    assert "-o/--output" in capsys.readouterr().err
+    assert parse(["render", "in.blend"]) == 2
+    assert parse([]) == 2
+    capsys.readouterr()
+    assert parse(["--help"]) == 0
+    assert "Mechanism Animator from the command line" in capsys.readouterr().out
+
+
+
+def test_gravity_note_flags_a_unit_scale_that_weakens_gravity() -> None:
+    """A millimetre scene with Blender's default Gravity (-9.81 Blender units/s^2) is
+    0.00981 m/s^2: named, with the value that gives Earth's (9806.65 at scale 0.001); not
+    noted: the same scene with -9810, a metre scene, no gravity, Earth's in a centimetre
+    scene (-981); a Moon's 1.62 m/s^2 (162 in a centimetre scene) is below half of Earth's,
+    so it is noted (with its value in m/s^2: the user can tell it is meant)."""
+    note = settings.gravity_note((0.0, 0.0, -9.81), 0.001)
+    assert "0.00981 m/s^2" in note and "9806.65" in note and "unit scale 0.001" in note
+    assert settings.gravity_note((0.0, 0.0, -9810.0), 0.001) == ""
+    assert settings.gravity_note((0.0, 0.0, -9.81), 1.0) == ""
+    assert settings.gravity_note((0.0, 0.0, 0.0), 0.001) == ""
+    assert settings.gravity_note((0.0, -981.0, 0.0), 0.01) == ""
+    assert "1.62 m/s^2" in settings.gravity_note((0.0, 0.0, -162.0), 0.01)
