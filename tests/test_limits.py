@@ -148,6 +148,30 @@ def test_motion_driven_through_a_stop_stops_the_sweep() -> None:
     assert len(info.value.result) == 13 and info.value.joints == ("stop", "pin")
 
 
+@pytest.mark.parametrize("end, past", [(2.9, None), (-2.9, None), (3.1, "upper"), (-3.1, "lower")])
+def test_a_range_wider_than_half_a_turn(end: float, past) -> None:
+    """Stops at -3 and 3 rad (most of a turn): the hinge driven from 0 to +-2.9 rad stays in
+    range (it was read as past its lower stop once the shortest angle from -3 rad wrapped,
+    beyond q = 0.14 rad) and the stops take no force; to +-3.1 rad it passes the stop at
+    frame 10 (t = 1 s: 3.1 > 3; at 0.9 s, 2.79 < 3), which is named."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, inertia=(0.01, 0.01, 0.01))
+    m.add_marker("o", "ground")
+    m.add_marker("a", "arm")
+    m.add_joint("pin", "revolute", "a", "o")
+    m.add_motion("turn", "pin", f"{end}*t")
+    m.add_limit("stop", "pin", lower=-3.0, upper=3.0)
+    if past is None:
+        r = m.solve(duration=1.0, fps=10)
+        assert len(r) == 11 and np.all(r.limit("stop") == 0.0)
+        q = r.orientation("arm")[-1]
+        assert 2.0 * math.atan2(q[3], q[0]) == pytest.approx(end, abs=1e-9)
+    else:
+        with pytest.raises(SolverError, match=rf"past its {past} bound .* \(frame 10\)"):
+            m.solve(duration=1.0, fps=10)
+
+
 def test_start_outside_the_range_is_refused() -> None:
     m = door()
     m.limits["stop"] = type(m.limits["stop"])(**{**m.limits["stop"].__dict__, "lower": math.radians(85.0),

@@ -43,12 +43,7 @@ def bounds_of(model: Model) -> Bounds | None:
     if lm is None:
         return None
     angle = model.row_kind[lm.rows] == ANGLE
-    mid = lm.value.astype(float).copy()
-    for k, name in enumerate(lm.names):                # both bounds of a limit: its middle
-        pair = [j for j, n in enumerate(lm.names) if n == name]
-        if len(pair) == 2:
-            mid[k] = 0.5 * float(lm.value[pair].sum())
-    return Bounds(lm.rows, lm.sgn, lm.value, np.where(angle, mid, 0.0), angle,
+    return Bounds(lm.rows, lm.sgn, lm.value, np.where(angle, lm.centre, 0.0), angle,
                   tolerance(model), lm.names, lm.joints, lm.bounds)
 
 

@@ -350,15 +350,22 @@ def motion_values(model: Model, t) -> np.ndarray:
     return np.array([fn.derivatives(t) for fn in fns], dtype=float)
 
 
+def limit_offsets(model: Model, q: np.ndarray) -> np.ndarray:
+    """(..., nbound) q - bound of every bound from its row's coordinate q (..., nbound), an
+    angle taken on the turn nearest its limit's centre (LimitPlan.centre)."""
+    lm = model.limits
+    ang = model.row_kind[lm.rows] == ANGLE
+    q = np.where(ang, lm.centre + (q - lm.centre + np.pi) % (2.0 * np.pi) - np.pi, q)
+    return q - lm.value
+
+
 def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:
     """Constraint residuals with motion functions subtracted; angles wrapped to (-pi, pi].
     phi (..., nc) and f (..., nmotion, 3) may carry leading axes (frames)."""
     res = phi.copy()
     lm = model.limits
     if lm is not None:              # a limit's row: the coordinate's distance from its bound
-        res[..., lm.rows] -= lm.value
-        ang = model.row_kind[lm.rows] == ANGLE
-        res[..., lm.rows[ang]] = (res[..., lm.rows[ang]] + np.pi) % (2.0 * np.pi) - np.pi
+        res[..., lm.rows] = limit_offsets(model, phi[..., lm.rows])
     drv = model.row_motion >= 0
     if drv.any():
         fv = f[..., model.row_motion[drv], 0]

@@ -27,8 +27,7 @@ import numpy as np
 from ..base.errors import ExpressionError
 from ..base.rotations import congruence, cross, skew
 from ..model.force_model import ForceModel
-from ..vocabulary.joints import ANGLE
-from .constraints import global_jacobian, joint_angle, row_forces, row_rates
+from .constraints import global_jacobian, joint_angle, limit_offsets, row_forces, row_rates
 
 V_FRICTION = 1e-3
 
@@ -422,9 +421,7 @@ def stop_forces(model: Any, phi: np.ndarray, jac: np.ndarray, vel: np.ndarray) -
         return None
     b = np.flatnonzero(lm.compliant)
     rows, sgn = lm.rows[b], lm.sgn[b]
-    q = phi[..., rows] - lm.value[b]
-    ang = model.row_kind[rows] == ANGLE
-    q = np.where(ang, (q + np.pi) % (2.0 * np.pi) - np.pi, q)
+    q = limit_offsets(model, phi[..., lm.rows])[..., b]
     qd = row_rates(model, rows, jac, vel)
     delta, ddelta = np.maximum(-sgn * q, 0.0), -sgn * qd
     inside = delta > 0.0

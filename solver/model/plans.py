@@ -109,6 +109,8 @@ class LimitPlan:
     exponent: np.ndarray
     damping: np.ndarray            # c_max
     penetration: np.ndarray        # depth of full damping, rad or m
+    centre: np.ndarray             # (nbound,) an angle is read on the turn nearest this: its
+    #                                limit's middle (both bounds given) or the bound itself
 
     @property
     def compliant(self) -> np.ndarray:
@@ -264,8 +266,13 @@ def limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
             law.append((lm.stiffness or 0.0, lm.exponent, lm.damping,
                         1e-3 * unit if lm.penetration is None else lm.penetration))
     k, n, c, d = (_frozen(x) for x in zip(*law))
+    # a range wider than half a turn (lower -3, upper 3 rad) is read on its middle's turn:
+    # the shortest angle from one bound would put most of the range outside it
+    centre = [0.5 * (limits[nm].lower + limits[nm].upper)
+              if limits[nm].lower is not None and limits[nm].upper is not None else v
+              for nm, v in zip(names, value)]
     return LimitPlan(tuple(names), tuple(joints), tuple(bounds), _frozen(at, int), _frozen(value),
-                     _frozen(sgn), _frozen(e), _frozen(speed), k, n, c, d)
+                     _frozen(sgn), _frozen(e), _frozen(speed), k, n, c, d, _frozen(centre))
 
 
 def curves(mech: Any, marker_body, marker_point, marker_axes, first: int) -> CurvePlan | None:
