@@ -81,7 +81,7 @@ def test_parallelograms_pass_the_lined_up_positions(n: int, start_deg: float) ->
     reach the other one (180 degrees) with almost no speed left and turn back there; at
     least four crossings in 3 s, the swing symmetric about straight down.
     Every crank keeps the same angle (the parallelogram branch), the angle follows the
-    one-degree-of-freedom reference to 1e-5 rad over 3 s (measured 2e-6 at worst: 10 loops
+    one-degree-of-freedom reference to 1e-5 rad over 3 s (measured 2.6e-7 at worst: 10 loops
     from 0.5 degrees), energy holds to 1e-6 of its swing, and the joints stay closed."""
     m = parallelograms(n, start_deg)
     res = m.solve(3.0, 48, analysis="dynamic")
