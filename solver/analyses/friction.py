@@ -205,8 +205,9 @@ class Slip:
         fp = model.frictions
         n = len(fp.names)
         self.m = model
-        self.direction = np.where(fp.is_ball[fp.element] & (np.arange(len(fp.rows)) > fp.first[fp.element]),
-                                  0.0, 1.0)                      # a ball's: its x axis
+        # +1 on a coordinate; a ball's unit vector starts as marker J's x (its first row)
+        later = np.arange(len(fp.rows)) > fp.first[fp.element]
+        self.direction = np.where(fp.is_ball[fp.element] & later, 0.0, 1.0)
         self.stuck = np.zeros(n, dtype=bool)
         self.lock = np.zeros(len(fp.rows))   # the held coordinate of a sticking element
         self.turn = np.tile(np.eye(3), (n, 1, 1))   # a sticking ball's C_J^T C_I

@@ -222,6 +222,8 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
         dq = alg.newton_step(jac[live], A[live], res[:, keep])
         good = np.isfinite(dq).all(axis=1)
         live, dq = live[good], dq[good]
+        if not live.size:                  # every frame left diverged: not done, the caller cuts
+            break
         size[live] = step_size(model, dq)
         R[live], P[live] = step_pose(R[live], P[live], dq)
     return R, P, jac, A, done, it
