@@ -175,6 +175,9 @@ class MECHANISM_OT_drag(bpy.types.Operator):
                     self.report({"WARNING"}, str(exc))
             return {"RUNNING_MODAL"}
         if event.type in {"LEFTMOUSE", "RET", "NUMPAD_ENTER"} and event.value in {"PRESS", "RELEASE"}:
+            note = stops_note(session.poser.stopped, session.sm.scale)
+            if note:                       # the pose kept rests on a stop: say which
+                self.report({"INFO"}, f"Drag: {note}")
             return {"FINISHED"}
         if event.type in {"ESC", "RIGHTMOUSE"} and event.value == "PRESS":
             session.restore()

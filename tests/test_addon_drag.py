@@ -6,6 +6,7 @@ pose the mechanism; the pose survives save and reload; a baked mechanism is refu
 from __future__ import annotations
 
 import math
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -105,6 +106,39 @@ def test_modal_drag_follows_the_mouse_and_esc_puts_everything_back(blender) -> N
                 assert cls.modal(op, ctx, event("LEFTMOUSE", xy, "RELEASE")) == {"FINISHED"}
                 assert not np.allclose(matrix(arm), before)
     assert reports == []
+
+
+def test_modal_drag_says_which_stop_holds_the_pose(blender) -> None:
+    """The pendulum's pin with stops at -10 and 10 degrees, its arm grabbed at 0.9 m and
+    the mouse moved toward straight below the pin (in the default oblique view the arm
+    would follow it to about 20 degrees down, test above): the arm stops on the stop, 10
+    degrees from horizontal (to 1e-6 rad), and confirming reports which stop holds it, as
+    a scripted drag does (a live drag said nothing)."""
+    bpy = blender
+    from bpy_extras import view3d_utils
+    sc = bs.pendulum(bpy)
+    arm, pin = sc["arm"], sc["pin"]
+    s = pin.mechanism
+    s.use_limit_lower, s.limit_lower_angle = True, math.radians(-10.0)
+    s.use_limit_upper, s.limit_upper_angle = True, math.radians(10.0)
+    bpy.context.view_layer.update()
+    cls = bpy.types.Operator.bl_rna_get_subclass_py("MECHANISM_OT_drag")
+    win, area, region, rv3d = viewport(bpy)
+    reports = []
+    with bpy.context.temp_override(window=win, area=area, region=region):
+        ctx = bpy.context
+        grab = view3d_utils.location_3d_to_region_2d(region, rv3d, (0.9, 0.0, 0.0))
+        target = view3d_utils.location_3d_to_region_2d(region, rv3d, (0.0, 0.0, -0.9))
+        op = SimpleNamespace(report=lambda kind, text: reports.append(text))
+        assert cls.begin(op, ctx, event("LEFTMOUSE", grab)) is True
+        for k in range(1, 11):
+            xy = grab + (target - grab) * (k / 10)
+            assert cls.modal(op, ctx, event("MOUSEMOVE", xy, "NOTHING")) == {"RUNNING_MODAL"}
+        assert cls.modal(op, ctx, event("LEFTMOUSE", xy, "RELEASE")) == {"FINISHED"}
+    ctx.view_layer.update()
+    x = np.array(arm.matrix_world.col[0][:3])
+    assert abs(math.atan2(-x[2], x[0]) - math.radians(10.0)) < 1e-6
+    assert len(reports) == 1 and re.search(r"rests on its upper stop \(10 degrees\)", reports[0])
 
 
 def test_modal_drag_needs_a_moving_part(blender) -> None:
