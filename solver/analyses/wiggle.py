@@ -20,7 +20,7 @@ import numpy as np
 from ..algebra.newton import NEWTON_TOL, newton, scaled_jacobian, step_pose, step_size
 from ..base.errors import SolverError
 from ..kernels.constraints import KERNELS, body_arrays, global_jacobian
-from ..model.plans import RowGroup, coordinate_row
+from ..model.plans import RowGroup, coordinate_row, row_group
 from ..vocabulary.joints import ANGLE, JOINT_COORDINATES
 from .drag_stops import allowed, held_stop
 
@@ -76,8 +76,8 @@ class Wiggle:
         mi, mj = model.joint_marker_i[jn], model.joint_marker_j[jn]
         row = coordinate_row(mi, mj, name, model.marker_body, model.marker_point, model.marker_axes)
         one = lambda key, dtype=float: np.array([row[key]], dtype=dtype)    # noqa: E731
-        g = RowGroup(row["kind"], slice(0, 1), one("bi", int), one("bj", int), one("bj", int),
-                     one("ui"), one("uj"), one("a"), one("b"), np.zeros(1))
+        g = row_group(row["kind"], slice(0, 1), one("bi", int), one("bj", int), one("bj", int),
+                      one("ui"), one("uj"), one("a"), one("b"), np.zeros(1))
         motion = None
         for k in np.flatnonzero(model.row_motion >= 0):
             if model.row_label[k].endswith(f": {name} of {joint}"):

@@ -92,12 +92,16 @@ def quat_multiply(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def quat_rate(p: np.ndarray, w: np.ndarray) -> np.ndarray:
     """dp/dt = 1/2 [0, w] * p (..., 4) for world-axes angular velocities w (..., 3)
-    (the Hamilton product of (0, w) and p): (-w . e, e0 w + w x e) / 2."""
-    out = np.empty(p.shape)
-    e0, e = p[..., 0], p[..., 1:]
-    out[..., 0] = -0.5 * np.einsum("...i,...i->...", w, e)
-    out[..., 1:] = 0.5 * (e0[..., None] * w + cross(w, e))
-    return out
+    (the Hamilton product of (0, w) and p): (-w . e, e0 w + w x e) / 2 = G(p) w / 2 with
+    G = [-e^T; e0 I - [e x]] (4 x 3), built from p by one gather and a sign."""
+    G = p[..., _RATE_AT] * _RATE_SIGN
+    return (G @ w[..., None])[..., 0]
+
+
+# G(p) / 2 of quat_rate: rows (-e1, -e2, -e3), (e0, e3, -e2), (-e3, e0, e1), (e2, -e1, e0)
+_RATE_AT = np.array([[1, 2, 3], [0, 3, 2], [3, 0, 1], [2, 1, 0]])
+_RATE_SIGN = 0.5 * np.array([[-1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0],
+                             [1.0, -1.0, 1.0]])
 
 
 def rotvec_to_quat(phi: np.ndarray) -> np.ndarray:

@@ -59,23 +59,42 @@ def joint_angle(xi: np.ndarray, xj: np.ndarray, yj: np.ndarray):
     return np.arctan2(s, c), g, c, s, rho, gc, gs
 
 
+# -[P x] as a gather and a sign: rows (0, P2, -P1), (-P2, 0, P0), (P1, -P0, 0)
+_NEG_SKEW_AT = np.array([[0, 2, 1], [2, 0, 0], [1, 0, 0]])
+_NEG_SKEW_SIGN = np.array([[0.0, 1.0, -1.0], [-1.0, 0.0, 1.0], [1.0, -1.0, 0.0]])
+_END_SIGN = np.stack([_NEG_SKEW_SIGN, -_NEG_SKEW_SIGN])[:, None]     # I: -[P_I x]; J: +[P_J x]
+_EYE_ROWS: dict[int, np.ndarray] = {}
+_ONES3 = np.ones(3)             # x @ _ONES3: the sum over a last axis of 3 (a fast row sum)
+
+
+def _eye_rows(n: int) -> np.ndarray:
+    """(3n, 3) n identity matrices stacked (the at-point rows' translation blocks)."""
+    if n not in _EYE_ROWS:
+        _EYE_ROWS[n] = np.tile(np.eye(3), (n, 1))
+        _EYE_ROWS[n].setflags(write=False)
+    return _EYE_ROWS[n]
+
+
 def at_point(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
-    """seed 003 "Spherical": the world x, y, z of P_I - P_J, three rows per joint point,
-    each point computed once; d/dpi_I of row k is (P_I x e_k) = row k of -[P_I x]."""
+    """seed 003 "Spherical": the world x, y, z of P_I - P_J, three rows per joint point.
+    Both ends in one set of calls (ends stacked on an axis of 2, RowGroup.ends and .arms):
+    the arms P = A u, the Jacobian's rotation blocks -[P_I x] and [P_J x] as one gather,
+    and the centripetal terms w x (w x P) = w (w . P) - P |w|^2."""
     lead = r.shape[:-2]
-    Pi = _rot(A[..., g.bi, :, :], g.ui)
-    Pj = _rot(A[..., g.bj, :, :], g.uj)
-    phi[...] = (r[..., g.bi, :] + Pi - r[..., g.bj, :] - Pj).reshape(lead + (-1,))
+    P = (A[..., g.ends, :, :] @ g.arms[..., None])[..., 0]          # (..., 2, n, 3)
+    d = r[..., g.ends, :] + P
+    phi[...] = (d[..., 0, :, :] - d[..., 1, :, :]).reshape(lead + (-1,))
     if jac is not None:
-        e = np.tile(np.eye(3), (len(g.bi), 1))
+        S = P[..., _NEG_SKEW_AT] * _END_SIGN                             # (..., 2, n, 3, 3)
+        e = _eye_rows(len(g.bi))
         jac[..., 0:3] = e
-        jac[..., 3:6] = -skew(Pi).reshape(lead + (-1, 3))
+        jac[..., 3:6] = S[..., 0, :, :, :].reshape(lead + (-1, 3))
         jac[..., 6:9] = -e
-        jac[..., 9:12] = skew(Pj).reshape(lead + (-1, 3))
+        jac[..., 9:12] = S[..., 1, :, :, :].reshape(lead + (-1, 3))
     if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
-        wi, wj = w[..., g.bi, :], w[..., g.bj, :]
-        cen = cross(wi, cross(wi, Pi)) - cross(wj, cross(wj, Pj))
-        quad[...] = cen.reshape(lead + (-1,))
+        wE = w[..., g.ends, :]
+        cen = wE * ((wE * P) @ _ONES3)[..., None] - P * ((wE * wE) @ _ONES3)[..., None]
+        quad[...] = (cen[..., 0, :, :] - cen[..., 1, :, :]).reshape(lead + (-1,))
 
 
 def _separation(g: RowGroup, r, A, v, w, rates: bool):

@@ -18,7 +18,7 @@ from ..vocabulary.joints import (AT, CAM, CURVE, CURVE_JOINT_ROWS, DIST, DOT1,
                                   DOT2, EVAL_ORDER, JOINT_ROWS, label as _label)
 from .force_model import ForceModel, compile_forces
 from .plans import (CouplerPlan, CurvePlan, FrictionPlan, LimitPlan, RowGroup, _frozen,
-                    coordinate_row, couplers, curves, frictions, limits, marker_world)
+                    coordinate_row, couplers, curves, frictions, limits, marker_world, row_group)
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,8 @@ def _plan(rows: list[dict], nb: int) -> RowPlan:
             return _frozen([e[key] for e in entries], dtype)
         bi, bj = col("bi", int), col("bj", int)
         ba = bj if kind != AT else _frozen(np.full(len(entries), nb), int)
-        groups.append(RowGroup(kind, slice(start, start + len(idx)), bi, bj, ba, col("ui"),
-                               col("uj"), col("a"), col("b"), col("target")))
+        groups.append(row_group(kind, slice(start, start + len(idx)), bi, bj, ba, col("ui"),
+                                col("uj"), col("a"), col("b"), col("target")))
         start += len(idx)
     order_a = np.concatenate(order).astype(int) if order else np.zeros(0, int)
     inv = np.empty(len(order_a), dtype=int)

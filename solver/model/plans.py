@@ -38,6 +38,16 @@ class RowGroup:
     a: np.ndarray         # (n, 3) vector on J: dot-2 axis, dot-1 b_J, angle x_J
     b: np.ndarray         # (n, 3) second vector on J: angle y_J
     target: np.ndarray    # (n,) distance length
+    ends: np.ndarray      # (2, n) bi and bj stacked (at-point: both ends in one product)
+    arms: np.ndarray      # (2, n, 3) ui and uj stacked
+
+
+def row_group(kind: int, rows: slice, bi, bj, ba, ui, uj, a, b, target) -> RowGroup:
+    """A RowGroup from its per-entry columns (read-only copies), ends and arms stacked."""
+    bi, bj, ba = (_frozen(x, int) for x in (bi, bj, ba))
+    ui, uj = _frozen(ui), _frozen(uj)
+    return RowGroup(kind, rows, bi, bj, ba, ui, uj, _frozen(a), _frozen(b), _frozen(target),
+                    _frozen(np.stack([bi, bj]), int), _frozen(np.stack([ui, uj])))
 
 
 @dataclass(frozen=True)
@@ -341,8 +351,8 @@ def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
             def col(key: str, dtype: Any = float) -> np.ndarray:
                 return _frozen([e[key] for e in sel], dtype)
             bj = col("bj", int)
-            groups.append(RowGroup(kind, slice(start, start + len(sel)), col("bi", int), bj, bj,
-                                   col("ui"), col("uj"), col("a"), col("b"), col("target")))
+            groups.append(row_group(kind, slice(start, start + len(sel)), col("bi", int), bj, bj,
+                                    col("ui"), col("uj"), col("a"), col("b"), col("target")))
             start += len(sel)
     T = max(len(cp.terms) for cp in couplers.values())
     terms = np.zeros((len(couplers), T), dtype=int)
