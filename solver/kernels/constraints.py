@@ -36,11 +36,6 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.einsum("...i,...i->...", a, b)
 
 
-def _rot(A: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """A_n u_n for stacks of matrices (..., n, 3, 3) and vectors (n, 3)."""
-    return np.einsum("...nij,nj->...ni", A, u)
-
-
 # ---------------------------------------------------------------- one kernel per primitive kind
 # Each kernel reads its RowGroup (model/compile.py) and the bodies' state, and writes its
 # rows of phi, the Jacobian blocks (if asked) and quad (if velocities are given) into the
@@ -75,13 +70,23 @@ def _eye_rows(n: int) -> np.ndarray:
     return _EYE_ROWS[n]
 
 
+def _turned(g: RowGroup, A) -> np.ndarray:
+    """(..., k, n, 3) the group's body-fixed vectors in world axes (RowGroup.vecs on the
+    bodies RowGroup.ends: model/plans.py VECTORS), one gather and one product."""
+    return (A[..., g.ends, :, :] @ g.vecs[..., None])[..., 0]
+
+
+def _centripetal(wE: np.ndarray, U: np.ndarray) -> np.ndarray:
+    """w x (w x u) = w (w . u) - u |w|^2 for stacked w, u (..., 3)."""
+    return wE * ((wE * U) @ _ONES3)[..., None] - U * ((wE * wE) @ _ONES3)[..., None]
+
+
 def at_point(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
     """seed 003 "Spherical": the world x, y, z of P_I - P_J, three rows per joint point.
-    Both ends in one set of calls (ends stacked on an axis of 2, RowGroup.ends and .arms):
-    the arms P = A u, the Jacobian's rotation blocks -[P_I x] and [P_J x] as one gather,
-    and the centripetal terms w x (w x P) = w (w . P) - P |w|^2."""
+    Both ends in one set of calls: the arms P = A u as one product, the Jacobian's rotation
+    blocks -[P_I x] and [P_J x] as one gather and sign, the centripetal terms w x (w x P)."""
     lead = r.shape[:-2]
-    P = (A[..., g.ends, :, :] @ g.arms[..., None])[..., 0]          # (..., 2, n, 3)
+    P = _turned(g, A)                                                # (..., 2, n, 3)
     d = r[..., g.ends, :] + P
     phi[...] = (d[..., 0, :, :] - d[..., 1, :, :]).reshape(lead + (-1,))
     if jac is not None:
@@ -92,93 +97,92 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
         jac[..., 6:9] = -e
         jac[..., 9:12] = S[..., 1, :, :, :].reshape(lead + (-1, 3))
     if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
-        wE = w[..., g.ends, :]
-        cen = wE * ((wE * P) @ _ONES3)[..., None] - P * ((wE * wE) @ _ONES3)[..., None]
+        cen = _centripetal(w[..., g.ends, :], P)
         quad[...] = (cen[..., 0, :, :] - cen[..., 1, :, :]).reshape(lead + (-1,))
 
 
 def _separation(g: RowGroup, r, A, v, w, rates: bool):
-    """P_I, P_J (world arms from the COMs), d = P_I - P_J as points, and with rates the
-    centripetal part of d2d/dt2 and dd/dt."""
-    pi_ = _rot(A[..., g.bi, :, :], g.ui)
-    pj_ = _rot(A[..., g.bj, :, :], g.uj)
-    d = r[..., g.bi, :] + pi_ - r[..., g.bj, :] - pj_
+    """The turned vectors U (P_I, P_J first), d = P_I - P_J as points, and with rates the
+    centripetal part of d2d/dt2, dd/dt, and w x u and w x (w x u) of every vector."""
+    U = _turned(g, A)
+    d = r[..., g.bi, :] + U[..., 0, :, :] - r[..., g.bj, :] - U[..., 1, :, :]
     if not rates:
-        return pi_, pj_, d, None, None
-    wi, wj = w[..., g.bi, :], w[..., g.bj, :]
-    cen = cross(wi, cross(wi, pi_)) - cross(wj, cross(wj, pj_))
-    dd = v[..., g.bi, :] + cross(wi, pi_) - v[..., g.bj, :] - cross(wj, pj_)
-    return pi_, pj_, d, cen, dd
+        return U, d, None, None, None, None
+    wE = w[..., g.ends, :]
+    C, X = _centripetal(wE, U), cross(wE, U)
+    cen = C[..., 0, :, :] - C[..., 1, :, :]
+    dd = v[..., g.bi, :] + X[..., 0, :, :] - v[..., g.bj, :] - X[..., 1, :, :]
+    return U, d, cen, dd, C, X
 
 
 def dot2(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
-    """seed 003 "Dot-2": a_J . (P_I - P_J) = 0."""
-    pi_, pj_, d, cen, dd = _separation(g, r, A, v, w, quad is not None)
-    a = _rot(A[..., g.ba, :, :], g.a)
+    """seed 003 "Dot-2": a_J . (P_I - P_J) = 0 (vectors P_I, P_J, a: VECTORS "ija")."""
+    U, d, cen, dd, C, X = _separation(g, r, A, v, w, quad is not None)
+    pi_, pj_, a = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :]
     phi[...] = _dot(a, d)
     if jac is not None:
         jac[..., 0:3] = a
         jac[..., 3:6] = cross(pi_, a)
         jac[..., 6:9] = -a
-        jac[..., 9:12] = cross(a, d) + cross(a, pj_)
+        jac[..., 9:12] = cross(a, d + pj_)
     if quad is not None:
-        wa = w[..., g.ba, :]
-        quad[...] = (_dot(cross(wa, cross(wa, a)), d) + 2.0 * _dot(cross(wa, a), dd)
-                     + _dot(a, cen))
+        quad[...] = _dot(C[..., 2, :, :], d) + 2.0 * _dot(X[..., 2, :, :], dd) + _dot(a, cen)
 
 
 def distance(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
     """seed 003 "Double spherical", scaled to metres: (|d|^2 - L^2) / (2 L) = 0."""
-    pi_, pj_, d, cen, dd = _separation(g, r, A, v, w, quad is not None)
+    U, d, cen, dd, _, _ = _separation(g, r, A, v, w, quad is not None)
     L = g.target
     phi[...] = (_dot(d, d) - L * L) / (2.0 * L)
     if jac is not None:
         Lc = L[:, None]
+        arms = cross(U, d[..., None, :, :]) / Lc                         # P x d of both ends
         jac[..., 0:3] = d / Lc
-        jac[..., 3:6] = cross(pi_, d) / Lc
+        jac[..., 3:6] = arms[..., 0, :, :]
         jac[..., 6:9] = -d / Lc
-        jac[..., 9:12] = -cross(pj_, d) / Lc
+        jac[..., 9:12] = -arms[..., 1, :, :]
     if quad is not None:
         quad[...] = (_dot(dd, dd) + _dot(d, cen)) / L
 
 
 def dot1(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
-    """seed 003 "Dot-1": a_I . b_J = 0 (a_I = ui on I, b_J = a on J)."""
-    ai = _rot(A[..., g.bi, :, :], g.ui)
-    aj = _rot(A[..., g.ba, :, :], g.a)
+    """seed 003 "Dot-1": a_I . b_J = 0 (a_I = ui on I, b_J = a on J: VECTORS "ia")."""
+    U = _turned(g, A)
+    ai, aj = U[..., 0, :, :], U[..., 1, :, :]
     phi[...] = _dot(ai, aj)
     if jac is not None:
         axb = cross(ai, aj)
         jac[..., 3:6] = axb
         jac[..., 9:12] = -axb
     if quad is not None:
-        wi, wj = w[..., g.bi, :], w[..., g.bj, :]
-        quad[...] = (_dot(cross(wi, cross(wi, ai)), aj) + 2.0 * _dot(cross(wi, ai), cross(wj, aj))
-                     + _dot(ai, cross(wj, cross(wj, aj))))
+        wE = w[..., g.ends, :]
+        C, X = _centripetal(wE, U), cross(wE, U)
+        quad[...] = (_dot(C[..., 0, :, :], aj) + 2.0 * _dot(X[..., 0, :, :], X[..., 1, :, :])
+                     + _dot(ai, C[..., 1, :, :]))
 
 
 def angle(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
-    """A motion's angle row: the joint angle of x_I from x_J about z_J (joint_angle)."""
-    xi = _rot(A[..., g.bi, :, :], g.ui)
-    xj = _rot(A[..., g.ba, :, :], g.a)
-    yj = _rot(A[..., g.bj, :, :], g.b)
+    """A motion's angle row: the joint angle of x_I from x_J about z_J (joint_angle;
+    vectors x_I, x_J, y_J: VECTORS "iab")."""
+    U = _turned(g, A)
+    xi, xj, yj = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :]
     theta, grad, c, sn, rho, gc, gs = joint_angle(xi, xj, yj)
     phi[...] = theta
     if jac is not None:
         jac[..., 3:6] = grad
         jac[..., 9:12] = -grad
     if quad is not None:
-        wi, wj = w[..., g.bi, :], w[..., g.bj, :]
-        wr = wi - wj
+        wE = w[..., g.ends, :]
+        wr = wE[..., 0, :, :] - wE[..., 2, :, :]
         cd, sd = _dot(gc, wr), _dot(gs, wr)
         thd = (c * sd - sn * cd) / rho
-        wxi = cross(wi, xi)
+        C, X = _centripetal(wE, U), cross(wE, U)
 
-        def q2(vj: np.ndarray) -> np.ndarray:  # velocity part of d2(x_I . v_J)/dt2
-            return (_dot(cross(wi, wxi), vj) + 2.0 * _dot(wxi, cross(wj, vj))
-                    + _dot(xi, cross(wj, cross(wj, vj))))
+        def q2(k: int) -> np.ndarray:  # velocity part of d2(x_I . v_J)/dt2, v_J vector k
+            return (_dot(C[..., 0, :, :], U[..., k, :, :]) + 2.0 * _dot(X[..., 0, :, :], X[..., k, :, :])
+                    + _dot(xi, C[..., k, :, :]))
 
-        quad[...] = (c * q2(yj) - sn * q2(xj)) / rho - 2.0 * thd * (c * cd + sn * sd) / rho
+        quad[...] = (c * q2(2) - sn * q2(1)) / rho - 2.0 * thd * (c * cd + sn * sd) / rho
 
 
 def spin_measure(Ri: np.ndarray, Rj: np.ndarray) -> np.ndarray:
@@ -199,8 +203,8 @@ def spin(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
     L^T)), whose gradient there is this Jacobian exactly (analyses/friction.py
     ``lock_residual``); and d/dt (e_k . w_rel) = e_k . (alpha_I - alpha_J) + (w_J x e_k)
     . w_rel, so quad = (w_J x e_k) . w_rel."""
-    ui, ui2 = _rot(A[..., g.bi, :, :], g.ui), _rot(A[..., g.bi, :, :], g.uj)
-    a, b = _rot(A[..., g.bj, :, :], g.a), _rot(A[..., g.bj, :, :], g.b)
+    U = _turned(g, A)                  # VECTORS "iIab": I's axes k+1, k+2, J's k+2, k+1
+    ui, ui2, a, b = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :], U[..., 3, :, :]
     phi[...] = 0.5 * (_dot(a, ui) - _dot(b, ui2))
     e = cross(b, a)                    # J's axis k = (k+1) x (k+2)
     if jac is not None:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..base.rotations import quat_to_matrix
-from ..vocabulary.joints import ANGLE, COUPLER, DOT2, SPIN
+from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2, SPIN
 
 
 def _frozen(a: Any, dtype: Any = float) -> np.ndarray:
@@ -38,16 +38,27 @@ class RowGroup:
     a: np.ndarray         # (n, 3) vector on J: dot-2 axis, dot-1 b_J, angle x_J
     b: np.ndarray         # (n, 3) second vector on J: angle y_J
     target: np.ndarray    # (n,) distance length
-    ends: np.ndarray      # (2, n) bi and bj stacked (at-point: both ends in one product)
-    arms: np.ndarray      # (2, n, 3) ui and uj stacked
+    ends: np.ndarray      # (k, n) the bodies of the k body-fixed vectors a kind's kernel turns
+    vecs: np.ndarray      # (k, n, 3) those vectors (VECTORS), all turned by one product
+
+
+# The body-fixed vectors each kind's kernel turns into world axes, in this order: "i" ui on
+# bi (P_I or x_I), "j" uj on bj (P_J), "a" a on ba, "b" b on bj, "I" uj on bi (a ball's
+# second axis of I).  Kinds not listed (the tracked rows) turn none.
+VECTORS = {AT: "ij", DIST: "ij", DOT1: "ia", DOT2: "ija", ANGLE: "iab", SPIN: "iIab"}
 
 
 def row_group(kind: int, rows: slice, bi, bj, ba, ui, uj, a, b, target) -> RowGroup:
-    """A RowGroup from its per-entry columns (read-only copies), ends and arms stacked."""
+    """A RowGroup from its per-entry columns (read-only copies), with the kind's vectors
+    and their bodies stacked (VECTORS)."""
     bi, bj, ba = (_frozen(x, int) for x in (bi, bj, ba))
-    ui, uj = _frozen(ui), _frozen(uj)
-    return RowGroup(kind, rows, bi, bj, ba, ui, uj, _frozen(a), _frozen(b), _frozen(target),
-                    _frozen(np.stack([bi, bj]), int), _frozen(np.stack([ui, uj])))
+    ui, uj, a, b = (_frozen(x) for x in (ui, uj, a, b))
+    pick = {"i": (bi, ui), "j": (bj, uj), "a": (ba, a), "b": (bj, b), "I": (bi, uj)}
+    spec = VECTORS.get(kind, "")
+    ends = np.stack([pick[c][0] for c in spec]) if spec else np.zeros((0, len(bi)), int)
+    vecs = np.stack([pick[c][1] for c in spec]) if spec else np.zeros((0, len(bi), 3))
+    return RowGroup(kind, rows, bi, bj, ba, ui, uj, a, b, _frozen(target),
+                    _frozen(ends, int), _frozen(vecs))
 
 
 @dataclass(frozen=True)
