@@ -127,7 +127,8 @@ class _System:
         ev = evaluate(m, rg, A, vg, wg, ref=self.track)
         f = motion_values(m, t)
         Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref)
-        stop = stop_forces(m, ev.phi, ev.jac, np.concatenate([vg, wg], axis=-1))
+        stop = (stop_forces(m, ev.phi, ev.jac, np.concatenate([vg, wg], axis=-1))
+                if m.limits is not None else None)
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., : self.nb, :]
             self.stop_power = stop.power

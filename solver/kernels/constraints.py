@@ -339,24 +339,25 @@ def row_forces(model: Model, rows: np.ndarray, Qq: np.ndarray, jac: np.ndarray,
     return out
 
 
+_UNIT_QUAT = np.array([1.0, 0.0, 0.0, 0.0])
+
+
 def _with_ground(x: np.ndarray, ground: np.ndarray) -> np.ndarray:
-    """x (..., n, *ground.shape) with ground appended as row n."""
-    ax = x.ndim - ground.ndim - 1              # the body axis
-    shape = list(x.shape)
-    shape[ax] += 1
-    out = np.empty(shape)
-    out[(Ellipsis, slice(0, x.shape[ax])) + (slice(None),) * ground.ndim] = x
-    out[(Ellipsis, x.shape[ax]) + (slice(None),) * ground.ndim] = ground
+    """x (..., n, k) with the row ``ground`` (k,) appended as row n."""
+    out = np.empty(x.shape[:-2] + (x.shape[-2] + 1, x.shape[-1]))
+    out[..., :-1, :] = x
+    out[..., -1, :] = ground
     return out
 
 
 def body_arrays(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray | None = None,
                 w: np.ndarray | None = None):
     """Append the ground (index nb) to body arrays: (r, A, v, w) each with nb+1 rows
-    (leading axes, e.g. frames, carried through)."""
+    (leading axes, e.g. frames, carried through); the ground's A is the unit quaternion's
+    matrix, I exactly."""
     zero = np.zeros(3)
     rg = _with_ground(r, zero)
-    A = _with_ground(quat_to_matrix(p), np.eye(3))
+    A = quat_to_matrix(_with_ground(p, _UNIT_QUAT))
     if v is None:
         return rg, A, None, None
     return rg, A, _with_ground(v, zero), _with_ground(w, zero)
