@@ -135,9 +135,9 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
     scale = scene.unit_settings.scale_length or 1.0
     timeline = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                                  scene.render.fps_base)
-    g = np.array(scene.gravity, dtype=float) * scale if scene.use_gravity else np.zeros(3)
-    sm = SceneMechanism(Mechanism(gravity=g), scale, timeline)
-    sm.scene_notes += [n for n in [gravity_note(g / scale, scale)] if n]
+    g = np.array(scene.gravity, dtype=float) if scene.use_gravity else np.zeros(3)  # BU/s^2
+    sm = SceneMechanism(Mechanism(gravity=g * scale), scale, timeline)
+    sm.scene_notes += [n for n in [gravity_note(g, scale)] if n]
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
     by_role = {r: [ob for ob in objs if ob.mechanism.role == r]

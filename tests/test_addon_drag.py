@@ -5,6 +5,7 @@ confirmed drag is one undo step; the joint's Angle slider and the one-DOF Positi
 pose the mechanism; the pose survives save and reload; a baked mechanism is refused."""
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from types import SimpleNamespace
@@ -26,6 +27,24 @@ def viewport(bpy):
     area = next(a for a in win.screen.areas if a.type == "VIEW_3D")
     region = next(r for r in area.regions if r.type == "WINDOW")
     return win, area, region, area.spaces.active.region_3d
+
+
+@contextlib.contextmanager
+def modal_drag(bpy, grab_at=(0.9, 0.0, 0.0), target_at=(0.0, 0.0, -0.9)):
+    """Inside the 3D viewport's context: the Drag operator's class, the context, the mouse
+    positions of the world points ``grab_at`` and ``target_at``, region and rv3d, a
+    stand-in operator factory and the list its reports go to."""
+    from bpy_extras import view3d_utils
+    bpy.context.view_layer.update()
+    win, area, region, rv3d = viewport(bpy)
+    reports: list[str] = []
+    with bpy.context.temp_override(window=win, area=area, region=region):
+        yield SimpleNamespace(
+            cls=bpy.types.Operator.bl_rna_get_subclass_py("MECHANISM_OT_drag"), ctx=bpy.context,
+            grab=view3d_utils.location_3d_to_region_2d(region, rv3d, grab_at),
+            target=view3d_utils.location_3d_to_region_2d(region, rv3d, target_at),
+            region=region, rv3d=rv3d, reports=reports,
+            op=lambda: SimpleNamespace(report=lambda kind, text: reports.append(text)))
 
 
 def event(type_: str, xy=(0.0, 0.0), value: str = "PRESS"):
@@ -67,15 +86,10 @@ def test_modal_drag_follows_the_mouse_and_esc_puts_everything_back(blender) -> N
     arm, pin = sc["arm"], sc["pin"]
     bpy.context.view_layer.update()
     before = matrix(arm)
-    cls = bpy.types.Operator.bl_rna_get_subclass_py("MECHANISM_OT_drag")
-    win, area, region, rv3d = viewport(bpy)
-    reports = []
-    with bpy.context.temp_override(window=win, area=area, region=region):
-        ctx = bpy.context
-        grab = view3d_utils.location_3d_to_region_2d(region, rv3d, (0.9, 0.0, 0.0))
-        target = view3d_utils.location_3d_to_region_2d(region, rv3d, (0.0, 0.0, -0.9))
+    with modal_drag(bpy) as md:
+        cls, ctx, grab, target, region, rv3d = md.cls, md.ctx, md.grab, md.target, md.region, md.rv3d
         for confirm in (False, True):
-            op = SimpleNamespace(report=lambda kind, text: reports.append(text))
+            op = md.op()
             assert cls.begin(op, ctx, event("LEFTMOUSE", grab)) is True
             assert op._part == "arm"
             for k in range(1, 11):
@@ -105,7 +119,7 @@ def test_modal_drag_follows_the_mouse_and_esc_puts_everything_back(blender) -> N
             else:
                 assert cls.modal(op, ctx, event("LEFTMOUSE", xy, "RELEASE")) == {"FINISHED"}
                 assert not np.allclose(matrix(arm), before)
-    assert reports == []
+    assert md.reports == []
 
 
 def test_modal_drag_says_which_stop_holds_the_pose(blender) -> None:
@@ -115,30 +129,22 @@ def test_modal_drag_says_which_stop_holds_the_pose(blender) -> None:
     degrees from horizontal (to 1e-6 rad), and confirming reports which stop holds it, as
     a scripted drag does (a live drag said nothing)."""
     bpy = blender
-    from bpy_extras import view3d_utils
     sc = bs.pendulum(bpy)
     arm, pin = sc["arm"], sc["pin"]
     s = pin.mechanism
     s.use_limit_lower, s.limit_lower_angle = True, math.radians(-10.0)
     s.use_limit_upper, s.limit_upper_angle = True, math.radians(10.0)
-    bpy.context.view_layer.update()
-    cls = bpy.types.Operator.bl_rna_get_subclass_py("MECHANISM_OT_drag")
-    win, area, region, rv3d = viewport(bpy)
-    reports = []
-    with bpy.context.temp_override(window=win, area=area, region=region):
-        ctx = bpy.context
-        grab = view3d_utils.location_3d_to_region_2d(region, rv3d, (0.9, 0.0, 0.0))
-        target = view3d_utils.location_3d_to_region_2d(region, rv3d, (0.0, 0.0, -0.9))
-        op = SimpleNamespace(report=lambda kind, text: reports.append(text))
-        assert cls.begin(op, ctx, event("LEFTMOUSE", grab)) is True
+    with modal_drag(bpy) as md:
+        op = md.op()
+        assert md.cls.begin(op, md.ctx, event("LEFTMOUSE", md.grab)) is True
         for k in range(1, 11):
-            xy = grab + (target - grab) * (k / 10)
-            assert cls.modal(op, ctx, event("MOUSEMOVE", xy, "NOTHING")) == {"RUNNING_MODAL"}
-        assert cls.modal(op, ctx, event("LEFTMOUSE", xy, "RELEASE")) == {"FINISHED"}
-    ctx.view_layer.update()
+            xy = md.grab + (md.target - md.grab) * (k / 10)
+            assert md.cls.modal(op, md.ctx, event("MOUSEMOVE", xy, "NOTHING")) == {"RUNNING_MODAL"}
+        assert md.cls.modal(op, md.ctx, event("LEFTMOUSE", xy, "RELEASE")) == {"FINISHED"}
+    bpy.context.view_layer.update()
     x = np.array(arm.matrix_world.col[0][:3])
     assert abs(math.atan2(-x[2], x[0]) - math.radians(10.0)) < 1e-6
-    assert len(reports) == 1 and re.search(r"rests on its upper stop \(10 degrees\)", reports[0])
+    assert len(md.reports) == 1 and re.search(r"rests on its upper stop \(10 degrees\)", md.reports[0])
 
 
 def test_modal_drag_needs_a_moving_part(blender) -> None:
@@ -146,13 +152,9 @@ def test_modal_drag_needs_a_moving_part(blender) -> None:
     bs.pendulum(bpy)
     bs.deselect_all(bpy)
     bpy.context.view_layer.objects.active = None
-    cls = bpy.types.Operator.bl_rna_get_subclass_py("MECHANISM_OT_drag")
-    win, area, region, rv3d = viewport(bpy)
-    reports = []
-    with bpy.context.temp_override(window=win, area=area, region=region):
-        op = SimpleNamespace(report=lambda kind, text: reports.append(text))
-        assert cls.begin(op, bpy.context, event("LEFTMOUSE", (2.0, 2.0))) is False
-    assert reports == ["Drag: point at a moving part of the mechanism"]
+    with modal_drag(bpy) as md:
+        assert md.cls.begin(md.op(), md.ctx, event("LEFTMOUSE", (2.0, 2.0))) is False
+    assert md.reports == ["Drag: point at a moving part of the mechanism"]
 
 
 def test_a_drag_is_one_undo_step(blender) -> None:

@@ -108,14 +108,6 @@ def slip_direction(model: Model, vq: np.ndarray, direction: np.ndarray) -> np.nd
     return np.where(ahead[..., e], vq / np.where(ahead, speed, 1.0)[..., e], direction)
 
 
-def slip_force(model: Model, vq: np.ndarray, load: np.ndarray, direction: np.ndarray) -> np.ndarray:
-    """(..., m) Q_q of slipping elements from the component rates vq (..., m), the loads
-    (..., n) and the held directions (..., m) (module docstring)."""
-    fp = model.frictions
-    size = coefficient(model, magnitudes(model, vq)) * load + fp.preload
-    return -size[..., fp.element] * slip_direction(model, vq, direction) - fp.viscous[fp.element] * vq
-
-
 def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.ndarray,
               vq: np.ndarray, direction: np.ndarray, sliding: np.ndarray):
     """The slipping elements' friction Q_q (..., m) and the multipliers lam (..., nc) with
@@ -226,10 +218,6 @@ class Slip:
         """The components (indices into the friction rows) of the elements ``which``."""
         return np.flatnonzero(np.isin(self.m.frictions.element, which))
 
-    def along(self, vq: np.ndarray) -> np.ndarray:
-        """(..., n) q' . d: its zero is the instant an element stops slipping its way."""
-        return per_element(self.m, vq * self.direction)
-
     def event(self, vq: np.ndarray, vq0: np.ndarray | None) -> np.ndarray:
         """(..., n) the event function of the slipping elements at rates vq, in a step that
         started at rates vq0 (None: no balls): q' . d, and for a ball that started the step faster than
@@ -237,7 +225,7 @@ class Slip:
         rest is caught before its slip direction turns arbitrarily fast (near |q'| = 0
         d(q'/|q'|)/dt grows like 1/|q'|: no step size follows it down to zero)."""
         fp = self.m.frictions
-        g = self.along(vq)
+        g = per_element(self.m, vq * self.direction)    # q' . d
         if vq0 is None:
             return g
         floor = STILL * fp.speed
