@@ -94,7 +94,7 @@ def _dense_init(self, n, rows, cols) -> None:
 def test_schur_matches_dense_product() -> None:
     """S = J M^-1 J^T from the row pairs equals the dense product (rounding only)."""
     from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
-    from solver.analyses.dynamics import _System
+    from solver.analyses.equations import Equations
     from solver.analyses.structure import structure
     from solver.model.compile import compile_model
     from solver.model.state import read_state
@@ -103,7 +103,7 @@ def test_schur_matches_dense_product() -> None:
     s0 = read_state(model, m)
     r, p, v, w = s0.r, s0.p, s0.v, s0.w
     st = structure(model, r, p)
-    sysm = _System(model, st)
+    sysm = Equations(model, st)
     rg, A = body_arrays(model, r, p)[:2]
     ev = evaluate(model, rg, A)
     sc = sysm.schur

@@ -94,14 +94,14 @@ def test_single_thread_runs_blas_on_one_thread_and_restores(fresh_lookup) -> Non
 def test_long_chain_goes_through_dpbsv(monkeypatch) -> None:
     """A 60-link chain (180 rows): every J M^-1 J^T solve of a dynamic run is a dpbsv call,
     and the run's Schur solver reports the banded route."""
-    from solver.analyses.dynamics import _System
+    from solver.analyses.equations import Equations
     from solver.analyses.structure import structure
     from solver.model.compile import compile_model
     from solver.model.state import read_state
     m = chain(60)
     model = compile_model(m)
     s0 = read_state(model, m)
-    band = _System(model, structure(model, s0.r, s0.p)).schur.band
+    band = Equations(model, structure(model, s0.r, s0.p)).schur.band
     assert band.n == 180 and band.banded
     assert band.route == banded_solver() and band.route.startswith("lapack dpbsv via ")
 

@@ -22,7 +22,8 @@ import mechanisms as mk
 from solver import Mechanism
 from solver.algebra.newton import newton
 from solver.analyses.assembly import assemble_pose
-from solver.analyses.dynamics import STIFF_RATE, _System, choose_method
+from solver.analyses.dynamics import STIFF_RATE, choose_method
+from solver.analyses.equations import Equations
 from solver.analyses.structure import structure
 from solver.base.rotations import rotate_world
 from solver.integrators.control import PredictiveControl, StandardControl
@@ -129,7 +130,7 @@ def test_force_jacobians_match_finite_differences(moving: bool) -> None:
 
 @pytest.mark.parametrize("robust", [False, True], ids=["exact", "least-norm"])
 def test_stage_batch_matches_single_states(robust: bool) -> None:
-    """The implicit stages' right-hand sides in one call (``_System.rhs`` with a leading
+    """The implicit stages' right-hand sides in one call (``Equations.rhs`` with a leading
     stage axis: one set of numpy calls for the kinematics, the force elements, the motions
     and the Schur solves) equal the calls one state at a time.  Five states around the
     start (positions, turns and speeds perturbed by up to 0.05), every force element kind
@@ -140,7 +141,7 @@ def test_stage_batch_matches_single_states(robust: bool) -> None:
     m.add_motion("drive", "j2", "0.3*sin(2*t)")
     model = compile_model(m)
     st = read_state(model, m)
-    sysm = _System(model, structure(model, st.r, st.p))
+    sysm = Equations(model, structure(model, st.r, st.p))
     sysm.robust = robust
     y0 = sysm.pack(st.r, st.p, st.v, st.w, 0.0)
     rng = np.random.default_rng(3)
@@ -246,11 +247,11 @@ def system_at_start(mech: Mechanism):
     st = read_state(model, mech)
     asm = assemble_pose(model, st.r, st.p, 0.0)
     start = replace(st, t=0.0).moved(asm.r, asm.p)
-    sysm = _System(model, asm.structure or structure(model, start.r, start.p))
+    sysm = Equations(model, asm.structure or structure(model, start.r, start.p))
     return sysm, sysm.project(0.0, start.r, start.p, start.v, start.w)
 
 
-def exact_rate(sysm: _System, r, p, v, w) -> float:
+def exact_rate(sysm: Equations, r, p, v, w) -> float:
     """Largest |lambda| of [[0, I], [S K, S C]] by a dense eigen-solve (S: the constrained
     inverse mass), what stiffness_rate estimates by power iteration."""
     m = sysm.m

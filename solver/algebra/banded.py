@@ -87,15 +87,26 @@ class BandedSPD:
         perm = reverse_cuthill_mckee(n, rows, cols) if n else np.zeros(0, int)
         inv = np.empty(n, dtype=int)
         inv[perm] = np.arange(n)
-        self.perm = perm
+        self.perm, self.inv = perm, inv
         pr, pc = inv[rows], inv[cols]
         self.kd = int(np.max(np.abs(pr - pc), initial=0))
         lower = pr >= pc
         self.lower = lower
         # column-major band storage AB(kd+1, n), AB[i - j, j] = S[i, j] for i >= j
         self.index = (pr - pc)[lower] + pc[lower] * (self.kd + 1)
+        self.lower_at = np.flatnonzero(lower)
         self.lapack = lapack_dpbsv()
         self.banded = self.lapack is not None and n > MIN_BANDED and (self.kd + 1) * 4 < n
+        if self.banded:     # the band and right-hand side buffers and dpbsv's arguments, once
+            fn, itype, _ = self.lapack
+            self._ab = np.empty((self.kd + 1) * n)
+            self._x = np.empty(n)
+            self._info = itype(0)
+            dp = ctypes.POINTER(ctypes.c_double)
+            self._args = (ctypes.c_char_p(b"L"), ctypes.byref(itype(n)), ctypes.byref(itype(self.kd)),
+                          ctypes.byref(itype(1)), self._ab.ctypes.data_as(dp),
+                          ctypes.byref(itype(self.kd + 1)), self._x.ctypes.data_as(dp),
+                          ctypes.byref(itype(n)), ctypes.byref(self._info), ctypes.c_size_t(1))
 
     @property
     def route(self) -> str:
@@ -107,17 +118,9 @@ class BandedSPD:
         Raises LinAlgError when S is not positive definite (a singular constraint set)."""
         if not self.banded:
             return np.linalg.solve(S, b)
-        fn, itype, _ = self.lapack
-        n, kd = self.n, self.kd
-        ab = np.bincount(self.index, weights=vals[self.lower], minlength=(kd + 1) * n)
-        x = np.ascontiguousarray(b[self.perm], dtype=float)
-        info = itype(0)
-        fn(ctypes.c_char_p(b"L"), ctypes.byref(itype(n)), ctypes.byref(itype(kd)),
-           ctypes.byref(itype(1)), ab.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
-           ctypes.byref(itype(kd + 1)), x.ctypes.data_as(ctypes.POINTER(ctypes.c_double)),
-           ctypes.byref(itype(n)), ctypes.byref(info), ctypes.c_size_t(1))
-        if info.value != 0:
-            raise np.linalg.LinAlgError(f"constraint matrix not positive definite (dpbsv info {info.value})")
-        out = np.empty(n)
-        out[self.perm] = x
-        return out
+        self._ab[:] = np.bincount(self.index, weights=vals[self.lower_at], minlength=len(self._ab))
+        np.take(b, self.perm, out=self._x)
+        self.lapack[0](*self._args)
+        if self._info.value != 0:
+            raise np.linalg.LinAlgError(f"constraint matrix not positive definite (dpbsv info {self._info.value})")
+        return self._x[self.inv]

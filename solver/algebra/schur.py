@@ -55,7 +55,8 @@ class Schur:
             for i, (k, side) in enumerate(t):
                 self.slot_row[b, i], self.slot_side[b, i] = k, side
         valid = self.slot_row < self.n
-        self.slot_take = np.where(valid, self.slot_row, 0)    # padding reads row 0 (unused)
+        self.slot_take = np.where(valid, self.slot_row, 0)    # padding reads row 0 ...
+        self.slot_mask = valid[:, :, None].astype(float)      # ... and is zeroed
         # pairs: the non-padding entries of the bodies' blocks, flattened in order
         self.pair_index = np.flatnonzero(valid[:, :, None] & valid[:, None, :])
         bb, i1, i2 = np.unravel_index(self.pair_index, (nb, slots, slots))
@@ -71,9 +72,10 @@ class Schur:
     # method below: one set of numpy calls for all of them.
 
     def matrix(self, Jb: np.ndarray, Mi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(S's entries at the pairs, W = M^-1 J^T per body and slot (..., nb, 6, slots));
-        Mi (..., at least nb, 6, 6) inverse mass (or weight) blocks."""
-        Jg = Jb[..., self.slot_take, self.slot_side, :]          # (..., nb, slots, 6)
+        """(S's entries at the pairs, W = M^-1 J^T per body and slot (..., nb, 6, slots),
+        zero in the padding slots); Mi (..., at least nb, 6, 6) inverse mass (or weight)
+        blocks."""
+        Jg = Jb[..., self.slot_take, self.slot_side, :] * self.slot_mask   # (..., nb, slots, 6)
         W = Mi[..., : self.nb, :, :] @ np.swapaxes(Jg, -1, -2)
         vals = (Jg @ W).reshape(Jg.shape[:-3] + (-1,))[..., self.pair_index]
         return vals, W
@@ -118,11 +120,7 @@ class Schur:
         """J x for body vectors x (..., nb+1, 6)."""
         return np.einsum("...ksi,...ksi->...k", Jb, x[..., self.ends, :])
 
-    def transpose_times(self, W: np.ndarray, lam: np.ndarray) -> np.ndarray:
-        """M^-1 J^T lam as body vectors (..., nb+1, 6), ground row zero (W from matrix())."""
-        lead = lam.shape[:-1]
-        out = np.zeros(lead + (self.nb + 1, 6))
-        if self.n:
-            lg = np.concatenate([lam, np.zeros(lead + (1,))], -1)[..., self.slot_row]   # padding: 0
-            out[..., : self.nb, :] = np.einsum("...bik,...bk->...bi", W, lg)
-        return out
+    def apply(self, W: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """M^-1 J^T lam as body vectors (..., nb, 6), the moving bodies only (W from
+        matrix(): its padding slots are zero, so they may read any multiplier)."""
+        return (W @ lam[..., self.slot_take, None])[..., 0]

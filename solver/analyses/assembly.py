@@ -214,7 +214,7 @@ def _sparse_assembly(model: Model, cw: np.ndarray, rows: np.ndarray):
         vals, Wb = sc.matrix(Jb, Wi)
         vals = vals.copy()
         vals[diag] += 1e-10 * float(np.max(vals[diag]))
-        return -sc.transpose_times(Wb, sc.solve(vals, res))[:nb].reshape(-1)
+        return -sc.apply(Wb, sc.solve(vals, res)).reshape(-1)
     return step
 
 

@@ -1,11 +1,8 @@
 """Forward dynamics: integrate the constrained equations of motion through the output
 frames (seed 003 "Forward dynamics - dynamically driven").
 
-Each right-hand side solves the augmented system (Haug eq. 11.1.4)
-    [M  J^T] [a     ]   [Q    ]
-    [J  0  ] [lambda] = [gamma]
-by the Schur complement (M is block diagonal): (J M^-1 J^T) lambda = J M^-1 Q - gamma.
-The state (r, p, v, w) is integrated as an ODE with ``dp/dt = 1/2 [0, w] * p``; after every
+The equations (the augmented system by its Schur complement, the state's layout, the
+projection) are ``equations.py``'s; after every
 accepted step the positions and velocities are projected back onto the constraints
 (M-weighted least change; Hairer-Wanner VII.2 "projection methods"), so constraints hold to
 Newton precision at every frame with no drift, and the multipliers at each output frame give
@@ -34,201 +31,25 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import newton, scaled_jacobian, scales, step_pose, step_size
+from ..algebra.newton import scaled_jacobian
 from ..algebra.rank import best_rows, involved
-from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, SolverError
-from ..base.rotations import quat_rate
 from ..integrators.control import PredictiveControl, StandardControl
 from ..integrators.explicit import explicit_stepper
 from ..integrators.implicit import RadauIIA, stiffness_rate
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
-from ..kernels.forces import inertia_world, stop_forces, total_forces
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
+from ..kernels.forces import inertia_world
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
-from .friction import Slip, body_forces, magnitudes, rates, with_slip
+from .equations import Equations
+from .friction import magnitudes
 from .stops import Stops, check_start, locate
 from .switching import energy_of, freeze, friction_rates, hold_margin, released, stick, switched
 from .structure import Structure
 
 
-class _System:
-    """The workspace of one dynamic run: the constrained equations of one model (state
-    packing, right-hand side, projection) with what they reuse (the kept rows' J M^-1 J^T
-    layout) and the run state they need between steps: ``ts_ref``, each torsion spring's
-    last angle, so that its angle stays on the same turn (atan2 branch), and ``robust``:
-    True while the run passes a singular position (see ``solve``)."""
-
-    def __init__(self, model: Model, st: Structure) -> None:
-        self.m = model
-        self.nb = model.nb
-        self.mrows = np.flatnonzero(model.row_motion >= 0)
-        self.ts_ref = np.zeros(len(model.forces.ts_names))
-        self.track = None         # tracked values (couplers, curve contacts) at the last projection
-        self.slip = Slip(model) if model.frictions is not None else None
-        self.friction = None      # the friction elements' Q_q at the last accelerations
-        self.friction_power = 0.0
-        self.stop_power = 0.0     # the compliant stops' power at the last accelerations
-        self.use(st)
-
-    def use(self, st: Structure) -> None:
-        """Solve with the kept rows of ``st`` (at the start, and when the independent
-        subset of redundant equations changes as the mechanism moves)."""
-        self.keep = st.keep
-        self.schur = Schur(self.m, st.keep)
-        self.robust = False
-        self.robust_tol = 1e-6        # constraint residual accepted while robust (run's goal)
-
-    def solve(self, vals: np.ndarray, b: np.ndarray, rcond: float | None = None) -> np.ndarray:
-        """S x = b with S = J M^-1 J^T of the kept rows.  While the run passes a singular
-        position (``robust``: the constraints dependent for an instant, e.g. a parallelogram
-        lined up) the least-norm solution with S's vanishing directions left out
-        (ROBUST_RCOND): the accelerations and velocities stay those the momentum carries,
-        instead of dividing rounding noise by a vanishing eigenvalue."""
-        if self.robust:
-            return self.schur.solve_least_norm(vals, b, ROBUST_RCOND if rcond is None else rcond)
-        return self.schur.solve(vals, b)
-
-    # y = [r (3nb), p (4nb), v (3nb), w (3nb), work]; leading axes (stages) carried through
-    def pack(self, r, p, v, w, work) -> np.ndarray:
-        lead = np.shape(work)
-        return np.concatenate([x.reshape(lead + (-1,)) for x in (r, p, v, w)]
-                              + [np.reshape(work, lead + (1,))], -1)
-
-    def unpack(self, y: np.ndarray):
-        nb, lead = self.nb, y.shape[:-1]
-        r = y[..., : 3 * nb].reshape(lead + (nb, 3))
-        p = y[..., 3 * nb: 7 * nb].reshape(lead + (nb, 4))
-        v = y[..., 7 * nb: 10 * nb].reshape(lead + (nb, 3))
-        w = y[..., 10 * nb: 13 * nb].reshape(lead + (nb, 3))
-        return r, p, v, w, y[..., -1]
-
-    def minv(self, A: np.ndarray) -> np.ndarray:
-        """(nb, 6, 6) inverse mass blocks, world axes: 1/m I and A I^-1 A^T."""
-        return inverse_mass(self.m, A)[: self.nb]
-
-    def _apply_minv(self, Mi: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """M^-1 X for X (6nb, k)."""
-        k = X.shape[1]
-        return np.einsum("bij,bjk->bik", Mi, X.reshape(self.nb, 6, k)).reshape(6 * self.nb, k)
-
-    def _minv_ground(self, A: np.ndarray) -> np.ndarray:
-        """Inverse mass blocks with a zero block for the ground appended (..., nb+1, 6, 6)."""
-        return inverse_mass(self.m, A)
-
-    def accelerations(self, t, r, p, v, w):
-        """(a (nb,6), lambda (nc,), ForceEval, jac, f): the augmented system at one state.
-        With t an array (S,) and a leading axis S on r, p, v, w: S states at once (the
-        stages of an implicit step), every result with that axis: the kinematics, the force
-        elements and the Schur solves are one set of numpy calls for all of them."""
-        m, sc = self.m, self.schur
-        rg, A, vg, wg = body_arrays(m, r, p, v, w)
-        ev = evaluate(m, rg, A, vg, wg, ref=self.track)
-        f = motion_values(m, t)
-        Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref)
-        stop = (stop_forces(m, ev.phi, ev.jac, np.concatenate([vg, wg], axis=-1))
-                if m.limits is not None else None)
-        if stop is not None:             # compliant stops: forces along their coordinates
-            Q = Q + stop.Q[..., : self.nb, :]
-            self.stop_power = stop.power
-        gamma = -ev.quad
-        gamma[..., self.mrows] += f[..., m.row_motion[self.mrows], 2]
-        Mi = self._minv_ground(A)
-        Jb = sc.blocks(ev.jac)
-        vals, W = sc.matrix(Jb, Mi)
-        MiQg = np.zeros(Mi.shape[:-2] + (6,))
-        MiQg[..., : self.nb, :] = np.einsum("...bij,...bj->...bi", Mi[..., : self.nb, :, :], Q)
-
-        def solved(MiQ, affine: bool = True):      # affine=False: the response to MiQ alone
-            lam_k = self.solve(vals, sc.times(Jb, MiQ) - gamma[..., self.keep] * affine)
-            lam = np.zeros(lam_k.shape[:-1] + (m.nc,))
-            lam[..., self.keep] = lam_k
-            return (MiQ - sc.transpose_times(W, lam_k))[..., : self.nb, :], lam
-        a, lam = solved(MiQg)
-        if self.slip is not None:        # friction from the joints' reactions (friction.py)
-            vq = rates(m, ev.jac, np.concatenate([vg, wg], axis=-1))
-            fp = m.frictions
-            # a joint held by a resting stop takes no friction; one a motion drives slips the
-            # way the motion moves it (no event: its speed is given)
-            sliding = (~self.slip.stuck & ~self.slip.frozen)[fp.element]
-            d = np.where(fp.held[fp.element], np.sign(vq), self.slip.direction)
-
-            def respond(Qq):              # accelerations and multipliers per unit friction
-                da, dlam = solved(np.einsum("...bij,...bj->...bi", Mi, body_forces(m, Qq, ev.jac, self.nb + 1)), False)
-                return dlam, da
-            Qq, lam, da = with_slip(m, respond, lam, ev.jac, A, vq, d, sliding)
-            if da is not None:
-                a = a + da
-            self.friction = np.where(sliding, Qq, -lam[..., m.frictions.rows])
-            self.friction_power = np.sum(Qq * vq, axis=-1)
-        if stop is not None:             # read as the limit's force (Result.limit)
-            lam[..., m.limits.rows[stop.bounds]] = -stop.Qq
-        if not np.isfinite(a.sum() + lam.sum()):       # a sum is NaN or inf if any term is
-            raise np.linalg.LinAlgError("non-finite accelerations")
-        return a, lam, fe, ev.jac, f
-
-    def rhs(self, t, y: np.ndarray) -> np.ndarray:
-        """dy/dt at (t, y); t (S,) and y (S, n): S states at once (see accelerations)."""
-        r, p, v, w, _ = self.unpack(y)
-        pn = p / np.linalg.norm(p, axis=-1, keepdims=True)
-        a, lam, fe, _, f = self.accelerations(t, r, pn, v, w)
-        mr = self.mrows
-        power = fe.power_nc + np.sum(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
-        if self.slip is not None:
-            power = power + self.friction_power
-        power = power + self.stop_power
-        return self.pack(v, quat_rate(pn, w), a[..., :3], a[..., 3:], power)
-
-    def project(self, t: float, r, p, v, w):
-        """Positions onto Phi = 0 (M-weighted least-change Newton), then velocities onto
-        J v = nu.  Raises LinAlgError when the constraints cannot be met."""
-        m, sc = self.m, self.schur
-        f = motion_values(m, t)
-        rs, _ = scales(m)
-        p = p / np.linalg.norm(p, axis=1, keepdims=True)
-        mats = None
-
-        def scaled_residual(x):
-            rg, A = body_arrays(m, *x)[:2]
-            ev = evaluate(m, rg, A, ref=self.track)
-            res = residual(m, ev.phi, f)
-            if self.slip is not None:        # sticking joints held
-                self.slip.lock_residual(res, A)
-            return np.max(np.abs(res[self.keep] * rs[self.keep]), initial=0.0), (ev, A, res)
-
-        def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
-            nonlocal mats
-            ev, A, res = data
-            mats = sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
-            return -sc.transpose_times(mats[1], self.solve(mats[0], res[self.keep], PROJECT_RCOND))[: self.nb].reshape(-1)
-
-        out = newton((r, p), scaled_residual, solve, lambda x, d, alpha: step_pose(*x, d, alpha),
-                     lambda x, d, alpha: step_size(m, d, alpha), 100 if self.robust else 20)
-        if not out.ok and not (self.robust and out.err <= self.robust_tol):
-            # (at a singular position the residual along the lost direction is quadratic
-            # in the distance, out of Newton's reach; up to the run's accuracy goal it is
-            # left for the exact projections after the crossing)
-            raise np.linalg.LinAlgError("position projection did not converge")
-        (r, p), (ev, A, _) = out.x, out.data
-        if m.ntrack:      # the couplers' turns and the curve contacts, for the next step
-            self.track = ev.track
-        if not sc.n:
-            return r, p, v, w
-        # velocities: S and M^-1 J^T from the last Newton iteration, whose pose differs from
-        # this one by about the local error; J v - nu is taken at the final pose, so J v = nu
-        # holds there up to (change of J) x (velocity correction), far below rounding
-        Jb = sc.blocks(ev.jac)
-        vals, W = mats if mats is not None else sc.matrix(Jb, self._minv_ground(A))
-        nu = np.zeros(m.nc)
-        nu[self.mrows] = f[m.row_motion[self.mrows], 1]
-        vel = np.vstack([np.concatenate([v, w], 1), np.zeros((1, 6))])
-        mu = self.solve(vals, sc.times(Jb, vel) - nu[self.keep])
-        vel = vel - sc.transpose_times(W, mu)
-        return r, p, vel[: self.nb, :3], vel[: self.nb, 3:]
-
-
-def choose_method(sysm: _System, t: float, r, p, v, w, method: str) -> str:
+def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
     """"explicit" unless the force elements make the constrained system stiff: its fastest
     rate under their stiffness and damping (the largest |lambda| of the linearized
     constrained motion, ``stiffness_rate``: sqrt(k/m) for a spring, c/m for a heavy damper
@@ -245,8 +66,6 @@ def choose_method(sysm: _System, t: float, r, p, v, w, method: str) -> str:
 
 STIFF_RATE = 300.0
 SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
-PROJECT_RCOND = 1e-14   # the same for the position projection's Newton steps
-ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position
 
 
 def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
@@ -257,7 +76,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     method: "explicit" (Dormand-Prince 8(5,3), 5(4) at loose tolerances), "implicit"
     (L-stable Radau IIA of order 9, for stiff springs and dampers) or "auto" (implicit only
     when the force elements make the system stiff, ``choose_method``)."""
-    sysm = _System(model, st)
+    sysm = Equations(model, st)
     sysm.robust_tol = tolerance
     t = float(times[0])
     r, p, v, w = start.r, start.p, start.v, start.w
@@ -296,8 +115,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     # setting).  Radau IIA stays two decades under: a decade took more steps, not fewer
     # (the governor of bench_governor.py, 1.5 s: 154 against 121, its Newton iterations
     # failing on the longer steps).
-    scale = np.concatenate([np.full(3 * nb, L), np.ones(4 * nb), np.full(3 * nb, L),
-                            np.ones(3 * nb), [np.inf]])
+    scale = sysm.pack(np.full((nb, 3), L), np.ones((nb, 4)), np.full((nb, 3), L),
+                      np.ones((nb, 3)), np.inf)
 
     def norm(e: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> float:
         sc = rtol * (scale[:-1] + np.maximum(np.abs(y0[:-1]), np.abs(y1[:-1])))

@@ -158,7 +158,7 @@ class _Algebra:
     def _solve_one(self, fr: tuple, b: np.ndarray) -> np.ndarray:
         sc = self.schur
         _, _, vals, W = fr
-        return sc.transpose_times(W, sc.solve(vals, b))[: self.model.nb]
+        return sc.apply(W, sc.solve(vals, b))
 
 
 def _norm1(M: np.ndarray) -> np.ndarray:

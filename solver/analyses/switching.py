@@ -1,7 +1,7 @@
 """The rows a dynamic run switches on and off (stops resting, joints sticking) and the
 run-state helpers around them: the structure with them held, friction's zero-speed test,
 the energy a position correction moves (booked as work).  Used by analyses/dynamics.py;
-``sysm`` is its _System (the equations of one run)."""
+``sysm`` is its Equations (analyses/equations.py: the equations of one run)."""
 from __future__ import annotations
 
 import numpy as np

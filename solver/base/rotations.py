@@ -31,15 +31,18 @@ def _quadratic_form() -> np.ndarray:
 _Q2M = _quadratic_form()
 
 
-def quat_to_matrix(p: np.ndarray) -> np.ndarray:
+def quat_to_matrix(p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Rotation matrices (..., 3, 3) of unit quaternions p (..., 4), w first.
 
     A = (2 e0^2 - 1) I + 2 (e e^T + e0 [e x])  (Haug eq. 6.2.26, Nikravesh eq. 4.38),
     evaluated as one quadratic form in p (the outer products p p^T times a constant
-    matrix: three array operations for any number of quaternions).
+    matrix: three array operations for any number of quaternions).  ``out`` (..., 9): the
+    matrices' entries, row by row, are written there instead (and it is returned).
     """
     p = np.asarray(p, dtype=float)
     pp = (p[..., :, None] * p[..., None, :]).reshape(p.shape[:-1] + (16,))
+    if out is not None:
+        return np.matmul(pp, _Q2M, out=out)
     return (pp @ _Q2M).reshape(p.shape[:-1] + (3, 3))
 
 

@@ -1,6 +1,6 @@
 """Explicit embedded Runge-Kutta steppers for mechanisms without stiff force elements.
 
-Both advance the ODE state y of ``dynamics._System`` by one step of size h from (t, y)
+Both advance the ODE state y of ``equations.Equations`` by one step of size h from (t, y)
 given f0 = f(t, y), and return the new state with the error norm of the step (accepted
 when <= 1; the step factor is err^(-1/(order+1))).
 

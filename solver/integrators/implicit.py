@@ -146,7 +146,7 @@ REFRESH_RATE = 1e-3          # rebuild the Jacobian after a step whose Newton co
 
 
 class RadauIIA:
-    """One step of the L-stable Radau IIA method on the dynamics system of dynamics._System,
+    """One step of the L-stable Radau IIA method on the dynamics system of equations.Equations,
     keeping the Jacobian, the factorizations and the last collocation polynomial between
     steps (see the module docstring)."""
 

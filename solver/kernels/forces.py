@@ -214,25 +214,29 @@ def _scatter(Q: np.ndarray, bodies: np.ndarray, vals: np.ndarray) -> None:
 
 
 def total_forces(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
-                 wg: np.ndarray, ts_ref: np.ndarray) -> tuple[np.ndarray, ForceEval]:
+                 wg: np.ndarray, ts_ref: np.ndarray, Iw: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, ForceEval]:
     """Q (nb, 6): gravity at the centre of mass, gyroscopic moment -w x (I_w w) and every
-    force element, as force and moment about each body's centre of mass (world axes)."""
+    force element, as force and moment about each body's centre of mass (world axes).
+    Iw: the world inertia A I A^T if the caller has it (else computed)."""
     if model.forces.empty:
-        return body_loads(model, A, wg)[0], _NO_FORCES
+        return body_loads(model, A, wg, Iw)[0], _NO_FORCES
     fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref)
-    return fe.Q[..., : model.nb, :] + body_loads(model, A, wg)[0], fe
+    return fe.Q[..., : model.nb, :] + body_loads(model, A, wg, Iw)[0], fe
 
 
-def body_loads(model: Any, A: np.ndarray, wg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def body_loads(model: Any, A: np.ndarray, wg: np.ndarray, Iw: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """(Q (..., nb, 6): gravity at each centre of mass and the gyroscopic moment
     -w x (I_w w); I_w (..., nb, 3, 3) = A I A^T) for rotation matrices and angular
     velocities with at least nb rows (leading axes, e.g. frames, carried through)."""
     nb = model.nb
-    Ab, w = A[..., :nb, :, :], wg[..., :nb, :]
-    Iw = congruence(Ab, model.body_inertia)
+    w = wg[..., :nb, :]
+    if Iw is None:
+        Iw = congruence(A[..., :nb, :, :], model.body_inertia)
     Q = np.empty(w.shape[:-1] + (6,))
-    Q[..., :3] = model.body_mass[:, None] * model.gravity[None, :]
-    Q[..., 3:] = -cross(w, np.einsum("...bij,...bj->...bi", Iw, w))
+    Q[..., :3] = model.body_weight
+    Q[..., 3:] = -cross(w, (Iw @ w[..., None])[..., 0])
     return Q, Iw
 
 

@@ -48,6 +48,7 @@ class Model:
     body_inverse_mass: np.ndarray  # (nb+1, 6, 6) 1/m I blocks, rotation blocks zero, ground zero
     body_inverse_inertia: np.ndarray  # (nb, 3, 3) inverse of body_inertia, body axes
     gravity: np.ndarray           # (3,)
+    body_weight: np.ndarray       # (nb, 3) m g of each body, N
     # constraint rows, in joint order then motion order
     row_kind: np.ndarray          # (nc,) AT | DOT2 | DIST | DOT1 | ANGLE | COUPLER
     row_bi: np.ndarray            # (nc,) body of marker I (nb = ground)
@@ -238,6 +239,7 @@ def compile_model(mech: Any) -> Model:
         body_length=_frozen(body_length), body_inverse_mass=_frozen(minv),
         body_inverse_inertia=_frozen(np.linalg.inv(inertia) if nb else np.zeros((0, 3, 3))),
         gravity=_frozen(mech.gravity),
+        body_weight=_frozen(mass[:, None] * np.asarray(mech.gravity, float)[None, :]),
         row_kind=kinds, row_bi=col("bi", int), row_bj=col("bj", int),
         row_ends=_frozen(ends.reshape(len(rows), width), int),
         row_joint=col("joint", int), row_motion=col("motion", int),

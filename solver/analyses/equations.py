@@ -1,0 +1,287 @@
+"""The equations of one forward-dynamics run (seed 003 "Forward dynamics - dynamically
+driven"): the ODE state's layout, the right-hand side, and the projection onto the
+constraints after each step (dynamics.py drives them).
+
+Each right-hand side solves the augmented system (Haug eq. 11.1.4)
+    [M  J^T] [a     ]   [Q    ]
+    [J  0  ] [lambda] = [gamma]
+by the Schur complement (M is block diagonal): (J M^-1 J^T) lambda = J M^-1 Q - gamma,
+a = M^-1 (Q - J^T lambda).  The state is y = [r (3 nb), p (4 nb), (v, w) (6 nb, body by
+body), work], integrated as an ODE with ``dp/dt = 1/2 [0, w] * p``; the velocities of a
+body are next to each other so that the accelerations a (nb, 6) are one copy into dy.
+
+Cost: the right-hand side is a fixed set of numpy calls whatever the number of bodies
+(issue 16): the bodies' arrays are written into buffers made once per leading shape
+(``_Work``; the ground's row and the inverse masses' constant blocks set once), the world
+inertia and inverse inertia come from one pair of products, and J M^-1 J^T from the
+kept rows' fixed layout (``algebra/schur.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..algebra.newton import newton, scales, step_pose, step_size
+from ..algebra.schur import Schur, inverse_mass
+from ..base.rotations import quat_rate, quat_to_matrix
+from ..kernels.constraints import body_arrays, evaluate, motion_values, residual
+from ..kernels.forces import stop_forces, total_forces
+from ..model.compile import Model
+from .friction import Slip, body_forces, rates, with_slip
+from .structure import Structure
+
+PROJECT_RCOND = 1e-14   # Tikhonov filter of the position projection's Newton steps
+ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position
+
+
+class _Work:
+    """Arrays one right-hand side fills in place, made once per leading shape (a single
+    state, or the stages of an implicit step): the bodies' positions, velocities and
+    rotation matrices with the ground's row (zero, I) appended, and the inverse mass blocks
+    with their constant translational part.  Nothing read from them outlives the call."""
+
+    def __init__(self, model: Model, lead: tuple[int, ...]) -> None:
+        nb = model.nb
+        self.nb = nb
+        self.rg = np.zeros(lead + (nb + 1, 3))
+        self.velg = np.zeros(lead + (nb + 1, 6))          # (v, w), ground zero
+        self.vg, self.wg = self.velg[..., :3], self.velg[..., 3:]
+        self.A9 = np.zeros(lead + (nb + 1, 9))
+        self.A9[..., nb, :] = np.eye(3).reshape(9)
+        self.A = self.A9.reshape(lead + (nb + 1, 3, 3))
+        self.Mi = np.zeros(lead + (nb, 6, 6))
+        self.Mi[...] = model.body_inverse_mass[:nb]
+        self.MiQ = np.zeros(lead + (nb + 1, 6))           # M^-1 Q, ground zero
+
+    def bodies(self, r: np.ndarray, p: np.ndarray, vel: np.ndarray):
+        """(rg, A, vg, wg, velg) for COM positions r, unit quaternions p, velocities vel
+        (..., nb, 6)."""
+        nb = self.nb
+        self.rg[..., :nb, :] = r
+        self.velg[..., :nb, :] = vel
+        quat_to_matrix(p, out=self.A9[..., :nb, :])
+        return self.rg, self.A, self.vg, self.wg, self.velg
+
+    def mass(self, A: np.ndarray, pair: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(I_w = A I A^T (..., nb, 3, 3), inverse mass blocks (..., nb, 6, 6)): both
+        inertias turned by one pair of products.  ``pair`` (nb, 3, 6) is [I, I^-1] side by
+        side: A [I, I^-1] restacked as [A I; A I^-1] (6, 3) times A^T gives both at once
+        (numpy's stacked 3x3 products cost per matrix, broadcasting more: half the time
+        of a broadcast pair at 200 bodies)."""
+        nb = self.nb
+        Ab = A[..., :nb, :, :]
+        X = Ab @ pair
+        lead = X.shape[:-3]
+        Z = np.swapaxes(X.reshape(lead + (nb, 3, 2, 3)), -3, -2).reshape(lead + (nb, 6, 3))
+        both = Z @ np.swapaxes(Ab, -1, -2)
+        self.Mi[..., 3:, 3:] = both[..., 3:, :]
+        return both[..., :3, :], self.Mi
+
+
+class Equations:
+    """The workspace of one dynamic run: the constrained equations of one model (state
+    packing, right-hand side, projection) with what they reuse (the kept rows' J M^-1 J^T
+    layout, buffers) and the run state they need between steps: ``ts_ref``, each torsion
+    spring's last angle, so that its angle stays on the same turn (atan2 branch), and
+    ``robust``: True while the run passes a singular position (dynamics.py)."""
+
+    def __init__(self, model: Model, st: Structure) -> None:
+        self.m = model
+        self.nb = model.nb
+        self.mrows = np.flatnonzero(model.row_motion >= 0)
+        self.ts_ref = np.zeros(len(model.forces.ts_names))
+        self.track = None         # tracked values (couplers, curve contacts) at the last projection
+        self.slip = Slip(model) if model.frictions is not None else None
+        self.friction = None      # the friction elements' Q_q at the last accelerations
+        self.friction_power = 0.0
+        self.stop_power = 0.0     # the compliant stops' power at the last accelerations
+        self._pair = np.concatenate([model.body_inertia, model.body_inverse_inertia], 2)
+        self._work: dict[tuple[int, ...], _Work] = {}
+        self.use(st)
+
+    def use(self, st: Structure) -> None:
+        """Solve with the kept rows of ``st`` (at the start, and when the independent
+        subset of redundant equations changes as the mechanism moves)."""
+        self.keep = st.keep
+        self.schur = Schur(self.m, st.keep)
+        km = np.flatnonzero(self.m.row_motion[st.keep] >= 0)
+        self._kept_motions = (km, self.m.row_motion[st.keep[km]])   # positions in keep, motions
+        self.robust = False
+        self.robust_tol = 1e-6        # constraint residual accepted while robust (run's goal)
+
+    def work(self, lead: tuple[int, ...]) -> _Work:
+        w = self._work.get(lead)
+        if w is None:
+            w = self._work[lead] = _Work(self.m, lead)
+        return w
+
+    def solve(self, vals: np.ndarray, b: np.ndarray, rcond: float | None = None) -> np.ndarray:
+        """S x = b with S = J M^-1 J^T of the kept rows.  While the run passes a singular
+        position (``robust``: the constraints dependent for an instant, e.g. a parallelogram
+        lined up) the least-norm solution with S's vanishing directions left out
+        (ROBUST_RCOND): the accelerations and velocities stay those the momentum carries,
+        instead of dividing rounding noise by a vanishing eigenvalue."""
+        if self.robust:
+            return self.schur.solve_least_norm(vals, b, ROBUST_RCOND if rcond is None else rcond)
+        return self.schur.solve(vals, b)
+
+    # y = [r (3nb), p (4nb), (v, w) (6nb), work]; leading axes (stages) carried through
+    def pack(self, r, p, v, w, work) -> np.ndarray:
+        nb, lead = self.nb, np.shape(work)
+        y = np.empty(lead + (13 * nb + 1,), dtype=np.result_type(r, p, v, w, work))
+        y[..., : 3 * nb] = np.reshape(r, lead + (-1,))
+        y[..., 3 * nb: 7 * nb] = np.reshape(p, lead + (-1,))
+        vel = y[..., 7 * nb: 13 * nb].reshape(lead + (nb, 6))
+        vel[..., :3] = v
+        vel[..., 3:] = w
+        y[..., -1] = work
+        return y
+
+    def split(self, y: np.ndarray):
+        """Views (r (..., nb, 3), p (..., nb, 4), vel (..., nb, 6), work) of a state."""
+        nb, lead = self.nb, y.shape[:-1]
+        return (y[..., : 3 * nb].reshape(lead + (nb, 3)), y[..., 3 * nb: 7 * nb].reshape(lead + (nb, 4)),
+                y[..., 7 * nb: 13 * nb].reshape(lead + (nb, 6)), y[..., -1])
+
+    def unpack(self, y: np.ndarray):
+        r, p, vel, work = self.split(y)
+        return r, p, vel[..., :3], vel[..., 3:], work
+
+    def minv(self, A: np.ndarray) -> np.ndarray:
+        """(nb, 6, 6) inverse mass blocks, world axes: 1/m I and A I^-1 A^T."""
+        return inverse_mass(self.m, A)[: self.nb]
+
+    def _apply_minv(self, Mi: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """M^-1 X for X (6nb, k)."""
+        k = X.shape[1]
+        return np.einsum("bij,bjk->bik", Mi, X.reshape(self.nb, 6, k)).reshape(6 * self.nb, k)
+
+    def _minv_ground(self, A: np.ndarray) -> np.ndarray:
+        """Inverse mass blocks with a zero block for the ground appended (..., nb+1, 6, 6)."""
+        return inverse_mass(self.m, A)
+
+    def accelerations(self, t, r, p, v, w):
+        """(a (nb,6), lambda (nc,), ForceEval, jac, f): the augmented system at one state.
+        With t an array (S,) and a leading axis S on r, p, v, w: S states at once (the
+        stages of an implicit step), every result with that axis: the kinematics, the force
+        elements and the Schur solves are one set of numpy calls for all of them."""
+        return self._accelerations(t, r, p, np.concatenate([v, w], axis=-1))
+
+    def _accelerations(self, t, r, p, vel):
+        m, sc, nb = self.m, self.schur, self.nb
+        wk = self.work(r.shape[:-2])
+        rg, A, vg, wg, velg = wk.bodies(r, p, vel)
+        ev = evaluate(m, rg, A, vg, wg, ref=self.track)
+        f = motion_values(m, t)
+        Iw, Mi = wk.mass(A, self._pair)
+        Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref, Iw)
+        stop = stop_forces(m, ev.phi, ev.jac, velg) if m.limits is not None else None
+        if stop is not None:             # compliant stops: forces along their coordinates
+            Q = Q + stop.Q[..., :nb, :]
+            self.stop_power = stop.power
+        np.matmul(Mi, Q[..., None], out=wk.MiQ[..., :nb, :, None])
+        MiQ = wk.MiQ
+        Jb = sc.blocks(ev.jac)
+        vals, W = sc.matrix(Jb, Mi)
+        # J a = gamma = -quad + f'' on motion rows: J M^-1 Q - gamma
+        km, motion = self._kept_motions
+        affine = ev.quad[..., self.keep]
+        if km.size:
+            affine[..., km] -= f[..., motion, 2]
+
+        def solved(MiQ, offset=affine):      # offset None: the response to MiQ alone
+            b = sc.times(Jb, MiQ)
+            lam_k = self.solve(vals, b if offset is None else b + offset)
+            lam = np.zeros(lam_k.shape[:-1] + (m.nc,))
+            lam[..., self.keep] = lam_k
+            return MiQ[..., :nb, :] - sc.apply(W, lam_k), lam
+        a, lam = solved(MiQ)
+        if self.slip is not None:        # friction from the joints' reactions (friction.py)
+            vq = rates(m, ev.jac, velg)
+            fp = m.frictions
+            # a joint held by a resting stop takes no friction; one a motion drives slips the
+            # way the motion moves it (no event: its speed is given)
+            sliding = (~self.slip.stuck & ~self.slip.frozen)[fp.element]
+            d = np.where(fp.held[fp.element], np.sign(vq), self.slip.direction)
+            Mig = self._minv_ground(A)
+
+            def respond(Qq):              # accelerations and multipliers per unit friction
+                MiF = np.einsum("...bij,...bj->...bi", Mig, body_forces(m, Qq, ev.jac, nb + 1))
+                da, dlam = solved(MiF, None)
+                return dlam, da
+            Qq, lam, da = with_slip(m, respond, lam, ev.jac, A, vq, d, sliding)
+            if da is not None:
+                a = a + da
+            self.friction = np.where(sliding, Qq, -lam[..., m.frictions.rows])
+            self.friction_power = np.sum(Qq * vq, axis=-1)
+        if stop is not None:             # read as the limit's force (Result.limit)
+            lam[..., m.limits.rows[stop.bounds]] = -stop.Qq
+        if not np.isfinite(a.sum() + lam.sum()):       # a sum is NaN or inf if any term is
+            raise np.linalg.LinAlgError("non-finite accelerations")
+        return a, lam, fe, ev.jac, f
+
+    def rhs(self, t, y: np.ndarray) -> np.ndarray:
+        """dy/dt at (t, y); t (S,) and y (S, n): S states at once (see accelerations)."""
+        nb = self.nb
+        r, p, vel, _ = self.split(y)
+        pn = p / np.sqrt(np.einsum("...i,...i->...", p, p))[..., None]
+        a, lam, fe, _, f = self._accelerations(t, r, pn, vel)
+        dy = np.empty(y.shape)
+        dr, dp, dvel, _ = self.split(dy)
+        dr[...] = vel[..., :3]
+        dp[...] = quat_rate(pn, vel[..., 3:])
+        dvel[...] = a
+        power = fe.power_nc
+        mr = self.mrows
+        if mr.size:
+            power = power + np.sum(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
+        if self.slip is not None:
+            power = power + self.friction_power
+        dy[..., -1] = power + self.stop_power
+        return dy
+
+    def project(self, t: float, r, p, v, w):
+        """Positions onto Phi = 0 (M-weighted least-change Newton), then velocities onto
+        J v = nu.  Raises LinAlgError when the constraints cannot be met."""
+        m, sc = self.m, self.schur
+        f = motion_values(m, t)
+        rs, _ = scales(m)
+        p = p / np.linalg.norm(p, axis=1, keepdims=True)
+        mats = None
+
+        def scaled_residual(x):
+            rg, A = body_arrays(m, *x)[:2]
+            ev = evaluate(m, rg, A, ref=self.track)
+            res = residual(m, ev.phi, f)
+            if self.slip is not None:        # sticking joints held
+                self.slip.lock_residual(res, A)
+            return np.max(np.abs(res[self.keep] * rs[self.keep]), initial=0.0), (ev, A, res)
+
+        def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
+            nonlocal mats
+            ev, A, res = data
+            mats = sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
+            return -sc.apply(mats[1], self.solve(mats[0], res[self.keep], PROJECT_RCOND)).reshape(-1)
+
+        out = newton((r, p), scaled_residual, solve, lambda x, d, alpha: step_pose(*x, d, alpha),
+                     lambda x, d, alpha: step_size(m, d, alpha), 100 if self.robust else 20)
+        if not out.ok and not (self.robust and out.err <= self.robust_tol):
+            # (at a singular position the residual along the lost direction is quadratic
+            # in the distance, out of Newton's reach; up to the run's accuracy goal it is
+            # left for the exact projections after the crossing)
+            raise np.linalg.LinAlgError("position projection did not converge")
+        (r, p), (ev, A, _) = out.x, out.data
+        if m.ntrack:      # the couplers' turns and the curve contacts, for the next step
+            self.track = ev.track
+        if not sc.n:
+            return r, p, v, w
+        # velocities: S and M^-1 J^T from the last Newton iteration, whose pose differs from
+        # this one by about the local error; J v - nu is taken at the final pose, so J v = nu
+        # holds there up to (change of J) x (velocity correction), far below rounding
+        Jb = sc.blocks(ev.jac)
+        vals, W = mats if mats is not None else sc.matrix(Jb, self._minv_ground(A))
+        nu = np.zeros(m.nc)
+        nu[self.mrows] = f[m.row_motion[self.mrows], 1]
+        vel = np.vstack([np.concatenate([v, w], 1), np.zeros((1, 6))])
+        mu = self.solve(vals, sc.times(Jb, vel) - nu[self.keep])
+        vel = vel[: self.nb] - sc.apply(W, mu)
+        return r, p, vel[:, :3], vel[:, 3:]
