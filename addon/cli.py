@@ -2,8 +2,9 @@
 
 Blender command line (the extension enabled):
     blender -b -c mechanism bake in.blend -o out.blend [--csv forces.csv]
+    blender -b -c mechanism study in.blend --vary NAME=START:STOP:COUNT [--vary ...] -o table.csv
 Python (``bpy`` from PyPI, the extension enabled; see addon/headless.py):
-    bake_file("in.blend", "out.blend")
+    bake_file("in.blend", "out.blend"); study_file("in.blend", {"Arm.mass": [1, 2]}, "t.csv")
 """
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import sys
 
 import bpy
 
-from .io.command_line import parse_command
+from ..solver import MechanismError, Study, grid
+from .io.command_line import StudyCommand, parse_command
+from .scene_reader import read_scene
 
 _handle = None
 
@@ -33,11 +36,43 @@ def bake_file(in_path: str, out_path: str, csv_path: str | None = None) -> int:
     return 0
 
 
+def study_file(in_path: str, levels: dict, csv_path: str) -> int:
+    """Open ``in_path`` and solve its mechanism over the grid ``levels`` ({parameter: values},
+    SI units; every combination) at the scene's frames and analysis settings, writing the
+    summary table (solver/study/table.py) to ``csv_path``.  0 when the table is written (the
+    variants that failed are in its "failure" column and on stderr), 1 when nothing could
+    run (a bad scene or parameter: the reason goes to stderr).  The file is not saved."""
+    bpy.ops.wm.open_mainfile(filepath=in_path)
+    scene = bpy.context.scene
+    try:
+        sm = read_scene(scene)
+        study = Study(sm.mech, grid(levels))
+        st = scene.mechanism
+        res = study.run(times=sm.timeline.times, analysis=st.analysis.lower(),
+                        tolerance=st.tolerance)
+    except MechanismError as exc:
+        print(f"mechanism study failed: {exc}", file=sys.stderr)
+        return 1
+    res.to_csv(os.path.abspath(csv_path))
+    for i, why in res.failures.items():
+        print(f"mechanism study: variant {i} ({_values(res.variants[i])}) failed: {why}",
+              file=sys.stderr)
+    print(f"mechanism: studied {len(res)} variants of {in_path} ({len(res.failures)} failed) "
+          f"-> {csv_path}")
+    return 0
+
+
+def _values(row: dict) -> str:
+    return ", ".join(f"{k} = {v:g}" for k, v in row.items())
+
+
 def _command(argv: list[str]) -> int:
     """The ``mechanism`` command: its exit code (see io/command_line.py)."""
     cmd = parse_command(argv)
     if isinstance(cmd, int):
         return cmd
+    if isinstance(cmd, StudyCommand):
+        return study_file(cmd.blend, dict(cmd.vary), cmd.output)
     return bake_file(cmd.blend, cmd.output, cmd.csv)
 
 

@@ -12,6 +12,7 @@ Layers (each imports only the ones above it in this list; docs/architecture.md):
   algebra/      Newton's pieces, rank, J M^-1 J^T (Schur), banded Cholesky, BLAS threads
   integrators/  explicit Runge-Kutta (DOP853, DoPri5), Radau IIA (order 9), step control
   analyses/     assembly, structure and check, kinematic sweep, dynamics, statics, run
+  study/        design studies: parameters by name, samples, solve_batch, StudyResult
   mechanism.py  Mechanism = Builder + the analyses as methods
 
 Glossary (ours -> seeds):
@@ -25,16 +26,19 @@ Glossary (ours -> seeds):
   gamma (nc,)    acceleration right-hand side              seed 003 {gamma}
   lambda (nc,)   multipliers; force on bodies -J^T lambda  seed 003 {lambda}
 
-Public API: ``Mechanism`` (build, check, assemble, solve), ``Result``, ``MechanismError``
-(bad input, a ValueError) and ``SolverError`` (a failed analysis; names time and joints).
+Public API: ``Mechanism`` (build, check, assemble, solve, study), ``Result``, ``MechanismError``
+(bad input, a ValueError) and ``SolverError`` (a failed analysis; names time and joints);
+design studies: ``Study``, ``StudyResult``, ``grid``, ``latin_hypercube``, ``StudyError``.
 """
 from .analyses.check import CheckReport
-from .base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError
+from .base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError, StudyError
 from .mechanism import Mechanism
 from .model.results import Result
+from .study import Study, StudyResult, grid, latin_hypercube
 from .vocabulary.joints import JOINT_ROWS
 
 JOINT_KINDS = tuple(JOINT_ROWS)
 
 __all__ = ["Mechanism", "Result", "CheckReport", "MechanismError", "SolverError", "SolverCancelled",
-           "ExpressionError", "JOINT_KINDS"]
+           "ExpressionError", "JOINT_KINDS", "Study", "StudyResult", "StudyError", "grid",
+           "latin_hypercube"]

@@ -16,6 +16,7 @@ from .base.errors import MechanismError
 from .model.compile import compile_model
 from .model.results import Result
 from .model.state import read_state, write_pose
+from .study import Study, StudyResult
 from .vocabulary.builder import Builder
 
 
@@ -78,3 +79,17 @@ class Mechanism(Builder):
         how = settings(analysis, tolerance, method, **options)
         model = compile_model(self)
         return run(model, read_state(model, self), times, how, progress)
+
+    def study(self, samples: Any, duration: float | None = None, fps: float = 24.0,
+              times: Any = None, metrics: dict | None = None, executor: Any = None,
+              batch_size: int | None = None, progress: Any = None, **options: Any) -> StudyResult:
+        """A design study: solve every variant of ``samples`` (``grid({...})``,
+        ``latin_hypercube({...}, n, seed)``, a dict of parameter -> values or a list of dicts;
+        names like "crank.mass", "A.position.y", "spring.stiffness", "drive.omega",
+        "gravity.z": solver/study/params.py) over the frames of ``duration``/``fps`` or
+        ``times``; ``metrics`` {column: f(Result)}; ``executor`` (concurrent.futures or Dask)
+        and ``batch_size``; other options as solve's.  Returns a StudyResult (per-variant
+        Results, failures by index, the summary table).  This mechanism is not changed;
+        ``Study(self, samples, metrics)`` keeps the checked variants to run later."""
+        return Study(self, samples, metrics).run(duration, fps, times, executor, batch_size,
+                                                 progress, **options)

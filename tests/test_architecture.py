@@ -11,8 +11,8 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # solver layers, lowest first: a module may import its own layer and the ones before it
-LAYERS = ["base", "vocabulary", "model", "kernels", "algebra", "integrators", "analyses", "mechanism",
-          "__init__"]
+LAYERS = ["base", "vocabulary", "model", "kernels", "algebra", "integrators", "analyses", "study",
+          "mechanism", "__init__"]
 
 
 def modules(pkg: str) -> dict[str, str]:

@@ -1,8 +1,11 @@
 """The arguments of the ``mechanism`` command (``blender -b -c mechanism bake in.blend -o
-out.blend [--csv forces.csv]``, or ``python addon/headless.py ...``), parsed without Blender."""
+out.blend [--csv forces.csv]``; ``blender -b -c mechanism study in.blend --vary
+NAME=START:STOP:COUNT [--vary ...] -o table.csv``; or ``python addon/headless.py ...``),
+parsed without Blender."""
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import dataclass
 
 
@@ -14,6 +17,45 @@ class BakeCommand:
     csv: str | None = None
 
 
+@dataclass(frozen=True)
+class StudyCommand:
+    """study: open ``blend`` and solve its mechanism for every combination of the ``vary``
+    values (name, values), writing the summary table to ``output`` (CSV)."""
+    blend: str
+    output: str
+    vary: tuple[tuple[str, tuple[float, ...]], ...]
+
+
+def vary_values(text: str) -> tuple[str, tuple[float, ...]]:
+    """"NAME=START:STOP:COUNT" -> (NAME, COUNT values evenly from START to STOP); the name is
+    a study parameter ("Arm.mass", "Pin I.position.x"; it may hold '=' signs: the last one
+    splits).  argparse.ArgumentTypeError with what is wrong."""
+    name, eq, spec = text.rpartition("=")
+    if not eq or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: give NAME=START:STOP:COUNT")
+    parts = spec.split(":")
+    if len(parts) != 3:
+        raise argparse.ArgumentTypeError(f"{text!r}: the values are START:STOP:COUNT, got {spec!r}")
+    try:
+        start, stop = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: START and STOP must be numbers") from None
+    try:
+        count = int(parts[2])
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: COUNT must be a whole number") from None
+    if not (math.isfinite(start) and math.isfinite(stop)):
+        raise argparse.ArgumentTypeError(f"{text!r}: START and STOP must be finite")
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: COUNT must be at least 1, got {count}")
+    if count == 1 and start != stop:
+        raise argparse.ArgumentTypeError(f"{text!r}: one value from {start:g} to {stop:g}: give "
+                                         "START = STOP with COUNT 1, or COUNT >= 2")
+    step = (stop - start) / (count - 1) if count > 1 else 0.0
+    values = tuple(start + k * step for k in range(count - 1)) + (stop,)
+    return name.strip(), values
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="blender -c mechanism",
                                      description="Mechanism Animator from the command line")
@@ -22,14 +64,36 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("blend", help="input .blend file")
     b.add_argument("-o", "--output", required=True, help="output .blend file")
     b.add_argument("--csv", help="also write joint forces and positions to this CSV file")
+    st = sub.add_parser("study", help="solve the mechanism of a .blend file over a grid of "
+                        "parameter values and write one summary row per variant",
+                        description="Every combination of the --vary values is solved over "
+                        "the scene's frames (full factorial); the CSV has the values, each "
+                        "joint's peak and RMS reaction force, each motion's peak effort, each "
+                        "joint's coordinate range and why a variant failed.  Values are in SI "
+                        "units as the solver reads the scene (a length in Blender units "
+                        "times the scene's unit scale).")
+    st.add_argument("blend", help="input .blend file (not changed)")
+    st.add_argument("--vary", action="append", required=True, type=vary_values,
+                    metavar="NAME=START:STOP:COUNT",
+                    help="a parameter and its values (e.g. Arm.mass=1:3:5, 'Pin I.position.x="
+                         "-1:-0.5:3', spring.stiffness, Arm.inertia.zz, gravity.z); repeat "
+                         "for more")
+    st.add_argument("-o", "--output", required=True, help="the summary table (.csv)")
     return parser
 
 
-def parse_command(argv: list[str]) -> BakeCommand | int:
+def parse_command(argv: list[str]) -> BakeCommand | StudyCommand | int:
     """The command ``argv`` asks for, or the exit code when there is nothing to run: 0 after
     --help, 2 after a usage error (argparse prints the usage and the error to stderr)."""
+    parser = _parser()
     try:
-        args = _parser().parse_args(argv)
+        args = parser.parse_args(argv)
+        names = [name for name, _ in getattr(args, "vary", None) or ()]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            parser.error(f"--vary {twice[0]} is given more than once")
     except SystemExit as exc:
         return int(exc.code or 0)
+    if args.action == "study":
+        return StudyCommand(args.blend, args.output, tuple(args.vary))
     return BakeCommand(args.blend, args.output, args.csv)

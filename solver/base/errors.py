@@ -10,6 +10,11 @@ class MechanismError(ValueError):
     """Invalid mechanism input: unknown or duplicate names, bad numbers, wrong joint kinds."""
 
 
+class StudyError(MechanismError):
+    """Invalid design-study input (solver/study/): an unknown parameter, a value a variant
+    cannot take (named with the variant's index), empty samples; raised before anything runs."""
+
+
 class SolverError(RuntimeError):
     """An analysis could not go on.
 

@@ -112,6 +112,22 @@ class Model:
     def nc(self) -> int:
         return len(self.row_kind)
 
+    # pickling (a design study's worker sends its Results, each with its Model, back): the
+    # read-only mappings go as dicts and come back read-only, the arrays read-only again
+    def __getstate__(self) -> dict:
+        return {k: dict(v) if isinstance(v, MappingProxyType) else v for k, v in vars(self).items()}
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            if k in _MAPPINGS:
+                v = MappingProxyType(v)
+            elif isinstance(v, np.ndarray):
+                v.setflags(write=False)
+            object.__setattr__(self, k, v)
+
+
+_MAPPINGS = ("marker_body", "marker_point", "marker_axes", "fixed_parts")
+
 
 def _plan(rows: list[dict], nb: int) -> RowPlan:
     """Group the rows by kind in EVAL_ORDER; at-point rows, which come as x, y, z triples

@@ -12,8 +12,9 @@ from .couplers import make_coupler, make_gear, make_rack_pinion, make_screw
 from .curve_joints import as_curve, check_planar
 from .friction import make_friction
 from .limits import make_limit
+from .expressions import named_constants
 from .items import (Joint, Load, Marker, Motion, Part, SpringDamper, TorsionSpring, make_load,
-                    make_spring_damper, make_torsion_spring)
+                    make_spring_damper, make_torsion_spring, unused_constants)
 from .joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS, canonical_kind
 from .timefunctions import time_function
 from .validate import check_name, inertia as inertia_tensor, number, quaternion, vector
@@ -115,10 +116,12 @@ class Builder:
             raise MechanismError(f"joint {name!r}: parts {pi!r} and {pj!r} are both fixed")
 
     def add_motion(self, name: str, joint: str, expression: Any, coordinate: str | None = None,
-                   derivatives: Any = None) -> None:
+                   derivatives: Any = None, constants: dict | None = None) -> None:
         """Drive a joint coordinate: the angle (rad) of x_I from x_J about z_J, or the slide
         (m) of I's origin from J's along z_J.  ``expression``: a number, a string of ``t``
-        (parsed safely, see ``expressions.py``) or a callable f(t)."""
+        (parsed safely, see ``expressions.py``) or a callable f(t).  ``constants``: named
+        numbers the string uses ({"omega": 6.0} for "omega*t"; a design study varies them
+        as "<motion>.omega")."""
         name = self._new_name(name, "motion")
         if joint not in self.joints:
             raise MechanismError(f"motion {name!r}: unknown joint {joint!r}")
@@ -136,11 +139,14 @@ class Builder:
                 raise MechanismError(f"motion {name!r}: the {coord} of joint {joint!r} is already "
                                      f"driven by motion {other.name!r}")
         try:
-            fn = time_function(expression, name=f"motion {name!r}", derivatives=derivatives)
+            consts = named_constants(constants, ("t",), f"motion {name!r}: ")
+            fn = time_function(expression, name=f"motion {name!r}", derivatives=derivatives,
+                               constants=consts)
             fn.derivatives(0.0)
         except ExpressionError as exc:
             raise MechanismError(str(exc)) from None
-        self.motions[name] = Motion(name, joint, coord, fn, expression)
+        unused_constants(consts, [fn], f"motion {name!r}")
+        self.motions[name] = Motion(name, joint, coord, fn, expression, consts)
 
     # -- force elements (kernels/forces.py has the conventions)
     def add_spring_damper(self, name: str, marker_i: str, marker_j: str, stiffness: float = 0.0,
@@ -175,13 +181,15 @@ class Builder:
                                                          preload, friction, actuator)
 
     def add_force(self, name: str, marker: str, force: Any = (0.0, 0.0, 0.0),
-                  torque: Any = (0.0, 0.0, 0.0), frame: str = "world") -> None:
+                  torque: Any = (0.0, 0.0, 0.0), frame: str = "world",
+                  constants: dict | None = None) -> None:
         """Force (N) at a marker's origin and torque (N m) on its part; each component a
-        number, an expression of t or a callable; axes of the world or of the marker."""
+        number, an expression of t or a callable; axes of the world or of the marker.
+        ``constants``: named numbers the expressions use (as add_motion's)."""
         name = self._new_name(name, "force")
         if marker not in self.markers:
             raise MechanismError(f"force {name!r}: unknown marker {marker!r}")
-        self.loads[name] = make_load(name, marker, force, torque, frame)
+        self.loads[name] = make_load(name, marker, force, torque, frame, constants)
 
     def add_limit(self, name: str, joint: str, lower: float | None = None, upper: float | None = None,
                   coordinate: str | None = None, restitution: float = 0.5,

@@ -2,7 +2,9 @@
 
 Motions and forces are typed by users ("pi/6 + 2*pi*t", "100*sin(t) - 5*speed"). They are parsed
 with ``ast`` in 'eval' mode, checked against a whitelist and turned into closures once; the text is
-never eval'd, exec'd or compiled to code. Evaluating on a :class:`Jet` (base/jet.py: a truncated
+never eval'd, exec'd or compiled to code.  Named constants (``parse("omega*t", constants={"omega":
+6.0})``) are numbers fixed at parse time, like ``pi``: a design study (solver/study/) varies one by
+parsing the same text with a new value. Evaluating on a :class:`Jet` (base/jet.py: a truncated
 second-order Taylor number) gives value, first and second derivative exactly, so solvers get
 velocity and acceleration without finite differences.  Functions of time f(t) built from
 expressions, numbers or callables are in ``timefunctions.py``.
@@ -58,8 +60,9 @@ class Expression:
     Jets); returns a float (or array) or a Jet. Built once into closures, so calls are fast."""
 
     def __init__(self, source: str, variables: tuple[str, ...], name: str,
-                 fn: Callable[[dict[str, Any]], Any]) -> None:
+                 fn: Callable[[dict[str, Any]], Any], constants: frozenset = frozenset()) -> None:
         self.source, self.variables, self.name, self._fn = source, variables, name, fn
+        self.constants_used = constants     # the named constants the text uses
         self._prefix = f"{name}: " if name else ""
 
     def __repr__(self) -> str:
@@ -87,10 +90,12 @@ class Expression:
 class _Builder:
     """Validates the AST against the whitelist and turns it into closures (env dict -> value)."""
 
-    def __init__(self, source: str, variables: tuple[str, ...], prefix: str) -> None:
+    def __init__(self, source: str, variables: tuple[str, ...], prefix: str,
+                 constants: dict[str, float]) -> None:
         self.source, self.variables, self.prefix = source, variables, prefix
-        self.allowed = (f"allowed: {', '.join(variables + tuple(_CONSTANTS))} and the functions "
-                        f"{', '.join(_FUNCS)}")
+        self.constants, self.used = constants, set()
+        self.allowed = (f"allowed: {', '.join(variables + tuple(constants) + tuple(_CONSTANTS))} "
+                        f"and the functions {', '.join(_FUNCS)}")
 
     def fail(self, what: str) -> None:
         raise ExpressionError(f"{self.prefix}expression {self.source!r} {what}")
@@ -115,8 +120,10 @@ class _Builder:
             n = node.id
             if n in self.variables:
                 return operator.itemgetter(n)
-            if n in _CONSTANTS:
-                k = _CONSTANTS[n]
+            if n in _CONSTANTS or n in self.constants:
+                k = _CONSTANTS[n] if n in _CONSTANTS else self.constants[n]
+                if n in self.constants:
+                    self.used.add(n)
                 return lambda env: k
             if n in _FUNCS:
                 self.fail(f"is invalid: '{n}' is a function and must be called, e.g. {n}(t)")
@@ -161,7 +168,7 @@ class _Builder:
             self.fail("is invalid: only the allowed functions can be called")
         n = node.func.id
         if n not in _FUNCS:
-            if n in self.variables or n in _CONSTANTS:
+            if n in self.variables or n in _CONSTANTS or n in self.constants:
                 self.fail(f"is invalid: '{n}' is not a function")
             if n.startswith("_") or hasattr(builtins, n):
                 self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed})")
@@ -182,14 +189,17 @@ class _Builder:
         return lambda env: fn(*[a(env) for a in args])
 
 
-def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "") -> Expression:
-    """Parse safely (whitelisted AST, no eval). `name` (e.g. "motion 'drive'") prefixes errors."""
+def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "",
+          constants: dict[str, float] | None = None) -> Expression:
+    """Parse safely (whitelisted AST, no eval). `name` (e.g. "motion 'drive'") prefixes errors.
+    ``constants``: named numbers the text may use (``{"omega": 6.0}``), fixed at parse time."""
     prefix = f"{name}: " if name else ""
     variables = tuple(variables)
     for v in variables:
         if (not isinstance(v, str) or not v.isidentifier() or keyword.iskeyword(v)
                 or v in _CONSTANTS or v in _FUNCS):
             raise ExpressionError(f"{prefix}{v!r} cannot be used as a variable name")
+    consts = named_constants(constants, variables, prefix)
     if not isinstance(source, str):
         raise ExpressionError(f"{prefix}expression must be a string, got {type(source).__name__}")
     text = source.strip()
@@ -198,7 +208,7 @@ def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "") -> E
     if len(text) > MAX_LENGTH:
         raise ExpressionError(f"{prefix}expression is too long ({len(text)} characters, "
                               f"at most {MAX_LENGTH})")
-    builder = _Builder(text, variables, prefix)
+    builder = _Builder(text, variables, prefix, consts)
     depth = deepest = 0
     for ch in text:  # brackets leave no AST node, so count them here (also guards ast.parse)
         depth += (ch in "([{") - (ch in ")]}")
@@ -211,4 +221,31 @@ def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "") -> E
         builder.fail(f"has a syntax error at column {exc.offset}: {exc.msg}")
     except (ValueError, RecursionError, MemoryError) as exc:
         builder.fail(f"cannot be parsed: {exc or 'nested too deeply'}")
-    return Expression(text, variables, name, builder.build(tree.body, 1))
+    fn = builder.build(tree.body, 1)
+    return Expression(text, variables, name, fn, frozenset(builder.used))
+
+
+def named_constants(constants: Any, variables: tuple[str, ...] = ("t",),
+                    prefix: str = "") -> dict[str, float]:
+    """Validated named constants: {identifier: finite number}, no name of a variable, a
+    built-in constant (pi, e) or a function; ExpressionError otherwise."""
+    if constants is None:
+        return {}
+    if not isinstance(constants, dict):
+        raise ExpressionError(f"{prefix}constants must be a dict of name -> number, got "
+                              f"{type(constants).__name__}")
+    out = {}
+    for k, v in constants.items():
+        if (not isinstance(k, str) or not k.isidentifier() or keyword.iskeyword(k)
+                or k.startswith("_") or k in variables or k in _CONSTANTS or k in _FUNCS):
+            raise ExpressionError(f"{prefix}{k!r} cannot be used as a constant's name (a name "
+                                  f"that is not a variable ({', '.join(variables)}), pi, e or a "
+                                  "function)")
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            raise ExpressionError(f"{prefix}constant {k!r} must be a number, got {v!r}") from None
+        if isinstance(v, bool) or not math.isfinite(x):
+            raise ExpressionError(f"{prefix}constant {k!r} must be a finite number, got {v!r}")
+        out[k] = x
+    return out

@@ -4,13 +4,13 @@ spring-damper-actuator"; conventions in kernels/forces.py), with their validatin
 constructors."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
 from ..base.errors import ExpressionError, MechanismError
-from .expressions import parse
+from .expressions import named_constants, parse
 from .timefunctions import time_function
 from .validate import nonnegative as _nonneg, number as _number
 
@@ -52,7 +52,8 @@ class Motion:
     joint: str
     coordinate: str              # "angle" (rad) or "slide" (m)
     function: Any                # expressions.TimeFunction
-    source: Any = None
+    source: Any = None           # the expression as given (a number, text or a callable)
+    constants: dict = field(default_factory=dict)   # named constants of a text expression
 
 
 @dataclass
@@ -87,21 +88,43 @@ class Load:
     force: list            # 3 TimeFunctions
     torque: list           # 3 TimeFunctions
     frame: str             # "world" or "marker"
+    source: tuple = ()     # (force, torque) as given
+    constants: dict = field(default_factory=dict)   # named constants of its text components
+
+
+class ScalarFunction:
+    """f(*variables) from a number or a safe expression string: callable with the variables'
+    values in order; pickles as its recipe (the number, or the text and its variables)."""
+
+    def __init__(self, spec: Any, variables: tuple[str, ...], what: str) -> None:
+        self._recipe = (spec, tuple(variables), what)
+        if isinstance(spec, str):
+            try:
+                self._expr = parse(spec, variables, what)
+            except ExpressionError as exc:
+                raise MechanismError(str(exc)) from None
+            self._names = tuple(variables)
+        else:
+            self._expr, self._c = None, _number(spec, what)
+
+    def __call__(self, *args: Any) -> Any:
+        if self._expr is None:
+            return self._c
+        return self._expr(**dict(zip(self._names, args)))
+
+    def __reduce__(self) -> Any:
+        return (ScalarFunction, self._recipe)
+
+    def __deepcopy__(self, memo: dict) -> "ScalarFunction":
+        return self           # immutable: a copied mechanism shares it
 
 
 def scalar_function(spec: Any, variables: tuple[str, ...], what: str) -> Callable[..., float] | None:
     """A safe f(*variables) from None, a number, an expression string or a callable."""
     if spec is None:
         return None
-    if isinstance(spec, (int, float)) and not isinstance(spec, bool):
-        c = _number(spec, what)
-        return lambda *args: c
-    if isinstance(spec, str):
-        try:
-            expr = parse(spec, variables, what)
-        except ExpressionError as exc:
-            raise MechanismError(str(exc)) from None
-        return lambda *args: expr(**dict(zip(variables, args)))
+    if (isinstance(spec, (int, float)) and not isinstance(spec, bool)) or isinstance(spec, str):
+        return ScalarFunction(spec, variables, what)
     if callable(spec):
         return spec
     raise MechanismError(f"{what} must be a number, an expression of {', '.join(variables)} or a "
@@ -127,19 +150,39 @@ def make_torsion_spring(name: str, joint: str, stiffness: Any, damping: Any, fre
                          scalar_function(actuator, ("t", "angle", "speed"), f"{what}: actuator"))
 
 
-def make_load(name: str, marker: str, force: Any, torque: Any, frame: str) -> Load:
+def make_load(name: str, marker: str, force: Any, torque: Any, frame: str,
+              constants: dict | None = None) -> Load:
+    """A Load; ``constants``: named numbers its text components may use (each one used by at
+    least one of them)."""
     what = f"force {name!r}"
     if frame not in ("world", "marker"):
         raise MechanismError(f"{what}: frame must be 'world' or 'marker', got {frame!r}")
     comps = []
+    try:
+        consts = named_constants(constants, ("t",), f"{what}: ")
+    except ExpressionError as exc:
+        raise MechanismError(str(exc)) from None
     for label, vec in (("force", force), ("torque", torque)):
         if isinstance(vec, str) or callable(vec) or len(vec) != 3:
             raise MechanismError(f"{what}: {label} must have 3 components (numbers, expressions "
                                  "of t or callables)")
         try:
-            comps.append([time_function(c, name=f"{what}: {label}[{k}]") for k, c in enumerate(vec)])
+            comps.append([time_function(c, name=f"{what}: {label}[{k}]",
+                                        constants=consts if isinstance(c, str) else None)
+                          for k, c in enumerate(vec)])
         except ExpressionError as exc:
             raise MechanismError(str(exc)) from None
-    return Load(name, marker, comps[0], comps[1], frame)
+    unused_constants(consts, comps[0] + comps[1], what)
+    return Load(name, marker, comps[0], comps[1], frame, (tuple(force), tuple(torque)), consts)
+
+
+def unused_constants(constants: dict, functions: list, what: str) -> None:
+    """MechanismError naming a named constant that none of ``functions`` uses (varying it
+    would change nothing)."""
+    used = set().union(*(getattr(f, "constants_used", ()) for f in functions))
+    unused = [k for k in constants if k not in used]
+    if unused:
+        raise MechanismError(f"{what}: the constant(s) {', '.join(map(repr, unused))} appear in "
+                             "no expression")
 
 

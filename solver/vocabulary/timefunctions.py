@@ -1,7 +1,10 @@
 """Functions of time f(t) with exact first and second derivatives, as motions and applied
 loads use them: from a number, a safe expression string (``expressions.parse``) or a Python
 callable (evaluated on a :class:`base.jet.Jet`).  Expressions, which have no branches, are
-also evaluated over all frame times at once (``TimeFunction.table``)."""
+also evaluated over all frame times at once (``TimeFunction.table``).  A TimeFunction pickles as
+the recipe it was made from (a number or an expression string with its named constants is plain
+data; a callable pickles as itself), so a mechanism can be sent to another process (a design
+study's workers, solver/study/)."""
 from __future__ import annotations
 
 import math
@@ -19,13 +22,25 @@ class TimeFunction:
 
     def __init__(self, source: str, name: str, value: Callable[[float], Any],
                  derivs: Callable[[float], tuple[Any, Any, Any]],
-                 many: Callable[[np.ndarray], tuple[Any, Any, Any]] | None = None) -> None:
+                 many: Callable[[np.ndarray], tuple[Any, Any, Any]] | None = None,
+                 recipe: tuple | None = None, constants_used: frozenset = frozenset()) -> None:
         self.source, self.name, self._value, self._derivs = source, name, value, derivs
         self._many = many     # derivs on an array of times (expressions: no branches)
         self._label = f"{name}: {source}" if name else source
+        self._recipe = recipe     # time_function's arguments, to pickle by
+        self.constants_used = constants_used    # named constants an expression uses
 
     def __repr__(self) -> str:
         return f"TimeFunction({self.source!r}, name={self.name!r})"
+
+    def __reduce__(self) -> Any:
+        if self._recipe is None:
+            raise TypeError(f"{self._label}: this TimeFunction was not made by time_function "
+                            "and cannot be pickled")
+        return (time_function, self._recipe)
+
+    def __deepcopy__(self, memo: dict) -> "TimeFunction":
+        return self           # immutable: a copied mechanism shares it
 
     def _check(self, x: Any, which: str, t: float) -> float:
         try:
@@ -67,8 +82,10 @@ class TimeFunction:
     __call__ = value
 
 
-def time_function(spec: Any, name: str = "", derivatives: Any = None) -> TimeFunction:
-    """Build a TimeFunction from a number, an expression string (variable t) or a callable f(t).
+def time_function(spec: Any, name: str = "", derivatives: Any = None,
+                  constants: dict[str, float] | None = None) -> TimeFunction:
+    """Build a TimeFunction from a number, an expression string (variable t; ``constants``:
+    named numbers it may use, expressions.parse) or a callable f(t).
     A callable is evaluated on Jet(t, 1, 0) unless derivatives=(df, ddf) callables are given;
     it is probed once at t = 0 so one using math/numpy functions is reported right away."""
     prefix = f"{name}: " if name else ""
@@ -76,17 +93,21 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None) -> TimeFun
         return spec
     if derivatives is not None and not callable(spec):
         raise ExpressionError(f"{prefix}derivatives=(df, ddf) only applies to a callable")
+    if constants and not isinstance(spec, str):
+        raise ExpressionError(f"{prefix}named constants apply to an expression string only")
+    recipe = (spec, name, derivatives, dict(constants) if constants else None)
     if isinstance(spec, (int, float, np.integer, np.floating)) and not isinstance(spec, bool):
         c = float(spec)
         if not math.isfinite(c):
             raise ExpressionError(f"{prefix}constant {c} is not finite")
         return TimeFunction(repr(c), name, lambda t: c, lambda t: (c, 0.0, 0.0),
-                            lambda ts: (c, 0.0, 0.0))
+                            lambda ts: (c, 0.0, 0.0), recipe)
     if isinstance(spec, str):
-        expr = parse(spec, ("t",), name)
+        expr = parse(spec, ("t",), name, constants)
         return TimeFunction(repr(expr.source), name, lambda t: expr(t=t),
                             lambda t: _parts(expr(t=_jet(t, 1.0, 0.0))),
-                            lambda ts: _parts(expr(t=_jet(ts, np.ones_like(ts), np.zeros_like(ts)))))
+                            lambda ts: _parts(expr(t=_jet(ts, np.ones_like(ts), np.zeros_like(ts)))),
+                            recipe, expr.constants_used)
     if not callable(spec):
         raise ExpressionError(f"{prefix}expected a number, an expression string or a callable "
                               f"f(t), got {type(spec).__name__}")
@@ -110,7 +131,8 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None) -> TimeFun
         if len(fns) != 2 or not all(callable(g) for g in fns):
             raise ExpressionError(f"{prefix}derivatives must be a pair of callables (df, ddf)")
         return TimeFunction(label, name, lambda t: call(spec, t),
-                            lambda t: (call(spec, t), call(fns[0], t), call(fns[1], t)))
+                            lambda t: (call(spec, t), call(fns[0], t), call(fns[1], t)),
+                            recipe=(spec, name, fns, None))
 
     def derivs(t: float) -> tuple[Any, Any, Any]:
         token = _STRICT.set(True)  # float(jet) now raises TypeError
@@ -124,7 +146,7 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None) -> TimeFun
     except ExpressionError as exc:
         if "differentiated exactly" in str(exc):
             raise
-    return TimeFunction(label, name, lambda t: call(spec, t), derivs)
+    return TimeFunction(label, name, lambda t: call(spec, t), derivs, recipe=recipe)
 
 
 def _parts(r: Any) -> tuple[Any, Any, Any]:

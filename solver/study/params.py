@@ -1,0 +1,249 @@
+"""A design study's parameters, addressed by name, and a variant: a copy of the mechanism with
+the parameters set.
+
+A parameter is ``<item>.<field>`` (an item's name may itself hold dots: "Crank.001.mass"; the
+longest item name that fits is taken) or ``gravity.<axis>``:
+
+  part (moving)       mass, center_of_mass.x|y|z, inertia.xx|yy|zz|xy|xz|yz (about the centre
+                      of mass, part axes; xy sets Ixy and Iyx), velocity.x|y|z,
+                      angular_velocity.x|y|z (the initial ones)
+  marker              position.x|y|z (in its part's frame)
+  distance joint      length
+  spring-damper       stiffness, damping, free_length, preload, friction
+  torsion spring      stiffness, damping, free_angle, preload, friction
+  motion, force       a named constant of its expression (``add_motion(..., "omega*t",
+                      constants={"omega": 6.0})`` -> "<motion>.omega")
+  gravity             gravity.x|y|z (an item named "gravity" takes precedence)
+
+A part's inertia is the one it was given (or computed from its mass at add_part): varying the
+mass leaves it; vary "inertia.*" with it.  A variant is made by re-adding each changed item
+through the Builder's own add_* method on a deep copy, so the Builder's validation (a positive
+mass, a positive definite inertia, a non-negative stiffness ...) applies unchanged and the
+user's mechanism is never touched; the items keep their order.
+"""
+from __future__ import annotations
+
+import copy
+import difflib
+from dataclasses import dataclass, replace
+from typing import Any, Callable
+
+import numpy as np
+
+from ..base.errors import MechanismError, StudyError
+from ..vocabulary.builder import Builder
+from ..vocabulary.validate import vector
+
+_AXES = ("x", "y", "z")
+_INERTIA = {"xx": (0, 0), "yy": (1, 1), "zz": (2, 2), "xy": (0, 1), "xz": (0, 2), "yz": (1, 2),
+            "yx": (0, 1), "zx": (0, 2), "zy": (1, 2)}
+_SPRING = ("stiffness", "damping", "free_length", "preload", "friction")
+_TORSION = ("stiffness", "damping", "free_angle", "preload", "friction")
+# the builder's tables: attribute, kind (as in its error messages)
+TABLES = (("parts", "part"), ("markers", "marker"), ("joints", "joint"),
+          ("springs", "spring-damper"), ("torsion_springs", "torsion spring"),
+          ("motions", "motion"), ("loads", "force"), ("couplers", "coupler"),
+          ("limits", "limit"), ("frictions", "friction"))
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One resolved parameter: ``name`` as given; ``table`` (a TABLES attribute, or
+    "gravity"), ``item``, ``field`` and ``index`` (an axis 0..2, an inertia entry (i, j), or
+    None) say what it sets."""
+    name: str
+    table: str
+    item: str
+    field: str
+    index: Any = None
+
+    @property
+    def target(self) -> tuple:
+        return (self.table, self.item, self.field, self.index)
+
+
+def item_fields(builder: Builder, table: str, item: str) -> list[str]:
+    """The parameter fields an item has (canonical spellings), [] for none."""
+    if table == "parts":
+        if builder.parts[item].fixed:
+            return []
+        return (["mass"] + [f"center_of_mass.{a}" for a in _AXES]
+                + [f"inertia.{k}" for k in ("xx", "yy", "zz", "xy", "xz", "yz")]
+                + [f"velocity.{a}" for a in _AXES] + [f"angular_velocity.{a}" for a in _AXES])
+    if table == "markers":
+        return [f"position.{a}" for a in _AXES]
+    if table == "joints":
+        return ["length"] if builder.joints[item].kind == "distance" else []
+    if table == "springs":
+        return list(_SPRING)
+    if table == "torsion_springs":
+        return list(_TORSION)
+    if table in ("motions", "loads"):
+        return list(getattr(builder, table)[item].constants)
+    return []
+
+
+def parameter_names(builder: Builder) -> list[str]:
+    """Every parameter a study of ``builder`` may vary, in the builder's order."""
+    out = []
+    for table, _ in TABLES:
+        for item in getattr(builder, table):
+            out += [f"{item}.{f}" for f in item_fields(builder, table, item)]
+    return out + [f"gravity.{a}" for a in _AXES]
+
+
+def _field(builder: Builder, table: str, item: str, field: str) -> tuple[str, Any] | None:
+    """(field, index) if ``field`` names one of the item's parameters, else None."""
+    head, _, tail = field.partition(".")
+    if table == "parts" and not builder.parts[item].fixed:
+        if field == "mass":
+            return "mass", None
+        if head in ("center_of_mass", "velocity", "angular_velocity") and tail in _AXES:
+            return head, _AXES.index(tail)
+        if head == "inertia" and tail in _INERTIA:
+            return "inertia", _INERTIA[tail]
+    elif table == "markers" and head == "position" and tail in _AXES:
+        return "position", _AXES.index(tail)
+    elif table in ("motions", "loads") and field in getattr(builder, table)[item].constants:
+        return "constant", field
+    elif field in item_fields(builder, table, item):
+        return field, None
+    return None
+
+
+def resolve(builder: Builder, name: Any) -> Parameter:
+    """The Parameter ``name`` addresses in ``builder``, or StudyError naming it and what the
+    valid ones are."""
+    if not isinstance(name, str) or not name:
+        raise StudyError(f"a parameter name must be a non-empty string, got {name!r}")
+    found = []
+    for table, kind in TABLES:
+        for item in getattr(builder, table):
+            if name.startswith(item + "."):
+                found.append((len(item), table, kind, item))
+    for _, table, kind, item in sorted(found, reverse=True):
+        field = name[len(item) + 1:]
+        hit = _field(builder, table, item, field)
+        if hit is not None:
+            return Parameter(name, table, item, hit[0], hit[1])
+    if not found and name.startswith("gravity.") and name[8:] in _AXES:
+        return Parameter(name, "gravity", "gravity", "gravity", _AXES.index(name[8:]))
+    if found:
+        _, table, kind, item = max(found)
+        fields = item_fields(builder, table, item)
+        if table == "parts" and builder.parts[item].fixed:
+            why = f"part {item!r} is fixed: it has no parameters"
+        elif table in ("motions", "loads") and not fields:
+            why = (f"{kind} {item!r} has no named constants (give them as add_"
+                   f"{'motion' if table == 'motions' else 'force'}(..., constants={{'name': value}}) "
+                   "and use the names in the expression)")
+        elif not fields:
+            why = f"{kind} {item!r} has no parameters"
+        else:
+            why = f"{kind} {item!r} has no parameter {name[len(item) + 1:]!r}; its parameters: " \
+                  + ", ".join(fields)
+        raise StudyError(f"unknown parameter {name!r}: {why}")
+    if name.startswith("gravity."):
+        raise StudyError(f"unknown parameter {name!r}: gravity's parameters are gravity.x, "
+                         "gravity.y and gravity.z")
+    valid = parameter_names(builder)
+    close = difflib.get_close_matches(name, valid, n=3)
+    hint = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+    shown = ", ".join(valid[:40]) + (f", ... ({len(valid)} in all)" if len(valid) > 40 else "")
+    raise StudyError(f"unknown parameter {name!r}: no item of the mechanism is named "
+                     f"{name.rsplit('.', 1)[0]!r}{hint}; the parameters are: {shown}")
+
+
+def resolve_all(builder: Builder, names: Any) -> list[Parameter]:
+    """Each name resolved; StudyError for an unknown one or two that set the same value."""
+    params = [resolve(builder, n) for n in names]
+    seen: dict[tuple, str] = {}
+    for p in params:
+        if p.target in seen:
+            raise StudyError(f"parameters {seen[p.target]!r} and {p.name!r} set the same value")
+        seen[p.target] = p.name
+    return params
+
+
+def make_variant(base: Builder, params: list[Parameter], values: Any, index: int) -> Builder:
+    """A deep copy of ``base`` with each parameter set to its value; StudyError naming the
+    variant ``index``, the parameters and what the Builder refused."""
+    values = [float(v) for v in values]
+    out = copy.deepcopy(base)
+    groups: dict[tuple[str, str], list[tuple[Parameter, float]]] = {}
+    for p, v in zip(params, values):
+        groups.setdefault((p.table, p.item), []).append((p, v))
+    for (table, item), changes in groups.items():
+        try:
+            _apply(out, table, item, changes)
+        except MechanismError as exc:
+            what = ", ".join(f"{p.name} = {v:g}" for p, v in changes)
+            raise StudyError(f"variant {index}: {what}: {exc}") from None
+    return out
+
+
+def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, float]]) -> None:
+    """Set one item's parameters on the copy ``b`` by re-adding it (the Builder validates)."""
+    if table == "gravity":
+        g = b.gravity.copy()
+        for p, v in changes:
+            g[p.index] = v
+        b.gravity = vector(g, 3, "gravity")
+        return
+    old = getattr(b, table)[item]
+    if table == "parts":
+        f = {"mass": old.mass, "inertia": old.inertia.copy(), "center_of_mass": old.center_of_mass.copy(),
+             "velocity": old.velocity.copy(), "angular_velocity": old.angular_velocity.copy()}
+        for p, v in changes:
+            if p.field == "mass":
+                f["mass"] = v
+            elif p.field == "inertia":
+                i, j = p.index
+                f["inertia"][i, j] = f["inertia"][j, i] = v
+            else:
+                f[p.field][p.index] = v
+        _readd(b, table, item, lambda: b.add_part(item, fixed=old.fixed, position=old.position,
+                                                  orientation=old.orientation, **f))
+        # the orientation as it was (re-adding normalizes it again, which may move a last bit)
+        b.parts[item] = replace(b.parts[item], orientation=old.orientation)
+    elif table == "markers":
+        pos = old.position.copy()
+        for p, v in changes:
+            pos[p.index] = v
+        _readd(b, table, item, lambda: b.add_marker(item, old.part, pos, old.orientation))
+        b.markers[item] = replace(b.markers[item], orientation=old.orientation)
+    elif table == "joints":
+        _readd(b, table, item, lambda: b.add_joint(item, old.kind, old.marker_i, old.marker_j,
+                                                   changes[-1][1]))
+    elif table in ("springs", "torsion_springs"):
+        f = {k: getattr(old, k) for k in (_SPRING if table == "springs" else _TORSION)}
+        f.update({p.field: v for p, v in changes})
+        add: Callable = b.add_spring_damper if table == "springs" else b.add_torsion_spring
+        ends = (old.marker_i, old.marker_j) if table == "springs" else (old.joint,)
+        _readd(b, table, item, lambda: add(item, *ends, actuator=old.actuator, **f))
+    elif table == "motions":
+        consts = {**old.constants, **{p.index: v for p, v in changes}}
+        _readd(b, table, item, lambda: b.add_motion(item, old.joint, old.source, old.coordinate,
+                                                    constants=consts))
+    elif table == "loads":
+        consts = {**old.constants, **{p.index: v for p, v in changes}}
+        _readd(b, table, item, lambda: b.add_force(item, old.marker, old.source[0], old.source[1],
+                                                   old.frame, constants=consts))
+    else:                                     # resolve() lets no other table through
+        raise AssertionError(table)
+
+
+def _readd(b: Builder, table: str, item: str, add: Callable[[], None]) -> None:
+    """Take ``item`` out of ``b``'s table, add it again with ``add`` and restore the order."""
+    entries = getattr(b, table)
+    order = list(entries)
+    del entries[item]
+    add()
+    moved = [(k, entries[k]) for k in order]
+    entries.clear()
+    entries.update(moved)
+
+
+def values_table(params: list[Parameter], values: np.ndarray) -> list[dict[str, float]]:
+    """Rows of values as dicts: parameter name -> value."""
+    return [{p.name: float(v) for p, v in zip(params, row)} for row in np.asarray(values)]

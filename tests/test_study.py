@@ -1,0 +1,367 @@
+"""Design studies (issue 15, solver/study/): every variant equals a solve of the same mechanism
+built by hand; Latin hypercubes are reproducible and stratified; a failing variant is reported
+by index while the others finish; threads and a local Dask cluster give the local run's
+numbers; bad input is refused before anything runs.  Named expression constants and pickling
+(what the executors need) are tested here too."""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import copy
+import csv
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+from mechanisms import PI, pendulum, slider_crank
+from solver import (Mechanism, MechanismError, SolverCancelled, SolverError, Study, StudyError,
+                    grid, latin_hypercube)
+from solver.analyses.run import settings
+from solver.study import Samples, VariantBatch, parameter_names, solve_batch
+from solver.vocabulary.expressions import parse
+
+REL = 1e-10
+
+
+def close(a, b, rel: float = REL) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and float(np.max(np.abs(a - b), initial=0.0)) <= rel * max(
+        float(np.max(np.abs(b), initial=0.0)), 1.0)
+
+
+def same_run(r, ref, parts, joints, motions=()) -> None:
+    """Positions of ``parts``, reactions of ``joints`` and efforts of ``motions`` agree."""
+    assert np.array_equal(r.times, ref.times)
+    for p in parts:
+        assert close(r.position(p), ref.position(p)), p
+        assert close(r.orientation(p), ref.orientation(p)), p
+    for j in joints:
+        for a, b in zip(r.reaction(j), ref.reaction(j)):
+            assert close(a, b), j
+    for m in motions:
+        assert close(r.effort(m), ref.effort(m)), m
+
+
+# ---------------------------------------------------------------- mechanisms built by hand
+def crank_by_hand(radius: float, rod: float, theta0: float = 0.0) -> Mechanism:
+    """tests/mechanisms.slider_crank placed as built for r = 0.1, l = 0.3, with the crank pin
+    marker at ``radius`` and the rod's wrist marker at ``rod``: what the study's variant of
+    crank_A.position.x, rod_B.position.x must be."""
+    base = slider_crank(theta0=theta0, error_deg=0.0, error_m=0.0)
+    m = Mechanism(gravity=base.gravity)
+    for p in base.parts.values():
+        m.add_part(p.name, p.fixed, p.mass, None if p.fixed else p.inertia, p.center_of_mass,
+                   p.position, p.orientation)
+    for k in base.markers.values():
+        pos = {"crank_A": (radius, 0, 0), "rod_B": (rod, 0, 0)}.get(k.name, k.position)
+        m.add_marker(k.name, k.part, pos, k.orientation)
+    for j in base.joints.values():
+        m.add_joint(j.name, j.kind, j.marker_i, j.marker_j)
+    m.add_motion("drive", "crank_pin", base.motions["drive"].source)
+    return m
+
+
+def swing_by_hand(mass: float, stiffness: float) -> Mechanism:
+    """A pendulum swinging under gravity about world y on a torsion spring "hinge"."""
+    m = pendulum(axis="y", mass=mass)
+    m.add_torsion_spring("hinge", "pin", stiffness=stiffness, damping=0.05)
+    return m
+
+
+SC_PARTS, SC_JOINTS = ("crank", "rod", "slider"), ("crank_pin", "crank_rod", "wrist", "slide")
+
+
+# ---------------------------------------------------------------- every variant = by hand
+def test_kinematic_sweep_of_crank_radius_and_rod_length_matches_solves_by_hand() -> None:
+    m = slider_crank(error_deg=0.0, error_m=0.0)
+    before = m.markers["crank_A"].position.copy()
+    levels = {"crank_A.position.x": [0.08, 0.12], "rod_B.position.x": [0.25, 0.4]}
+    res = m.study(grid(levels), duration=0.5, fps=24)
+    assert res.failures == {} and len(res) == 4
+    assert res.variants[1] == {"crank_A.position.x": 0.08, "rod_B.position.x": 0.4}
+    assert np.array_equal(res.values, [[0.08, 0.25], [0.08, 0.4], [0.12, 0.25], [0.12, 0.4]])
+    for i, row in enumerate(res.variants):
+        ref = crank_by_hand(row["crank_A.position.x"], row["rod_B.position.x"]).solve(
+            duration=0.5, fps=24)
+        r = res.result(i)
+        same_run(r, ref, SC_PARTS, SC_JOINTS, ("drive",))
+        # the summary is read from that Result
+        size = np.linalg.norm(ref.reaction("wrist")[0], axis=1)
+        assert math.isclose(res.summary["peak reaction wrist"][i], size.max(), rel_tol=1e-12)
+        assert math.isclose(res.summary["rms reaction wrist"][i], np.sqrt(np.mean(size ** 2)),
+                            rel_tol=1e-12)
+        assert math.isclose(res.summary["peak effort drive"][i], np.abs(ref.effort("drive")).max(),
+                            rel_tol=1e-12)
+        x = ref.position("slider")[:, 0]                  # slide = slider x (rail along x)
+        assert math.isclose(res.summary["max slide slide"][i], x.max(), rel_tol=1e-9)
+        assert math.isclose(res.summary["min slide slide"][i], x.min(), rel_tol=1e-9)
+    # the crank turns a half turn in 0.5 s: its angle runs 0 .. pi
+    assert np.allclose(res.summary["max crank_pin angle"], PI, rtol=1e-9)
+    assert np.array_equal(m.markers["crank_A"].position, before)      # the user's is untouched
+
+
+def test_dynamic_pendulum_sweep_of_mass_and_spring_rate_matches_solves_by_hand() -> None:
+    m = swing_by_hand(1.0, 1.0)
+    res = m.study(grid({"bob.mass": [0.5, 2.0], "hinge.stiffness": [0.0, 40.0]}),
+                  duration=0.5, fps=24, metrics={"lowest z": lambda r: r.center_of_mass("bob")[:, 2].min()})
+    assert res.failures == {}
+    for i, row in enumerate(res.variants):
+        ref = swing_by_hand(row["bob.mass"], row["hinge.stiffness"]).solve(duration=0.5, fps=24)
+        assert res.result(i).analysis == "dynamic"
+        same_run(res.result(i), ref, ("bob",), ("pin",))
+        assert res.summary["lowest z"][i] == ref.center_of_mass("bob")[:, 2].min()
+    # a stiffer spring holds the bob higher; mass changes the reaction
+    z = res.summary["lowest z"]
+    assert z[1] > z[0] and z[3] > z[2]
+    assert res.best("lowest z", minimize=False) in (1, 3)
+
+
+def test_expression_constants_force_constants_and_gravity_as_parameters() -> None:
+    def by_hand(omega: float, push: float, g: float) -> Mechanism:
+        m = pendulum(axis="y", gravity=(0.0, 0.0, g))
+        m.add_marker("tip", "bob", position=(1.0, 0, 0))
+        m.add_force("kick", "tip", force=(0.0, 0.0, "F*sin(w*t)"), constants={"F": push, "w": omega})
+        return m
+
+    base = by_hand(3.0, 1.0, -9.81)
+    rows = [{"kick.F": 2.0, "kick.w": 5.0, "gravity.z": -9.81}, {"kick.F": 0.5, "kick.w": 1.0, "gravity.z": -3.7}]
+    res = base.study(rows, times=[0.0, 0.1, 0.2, 0.3])
+    assert res.failures == {}
+    for i, row in enumerate(rows):
+        ref = by_hand(row["kick.w"], row["kick.F"], row["gravity.z"]).solve(times=[0.0, 0.1, 0.2, 0.3])
+        same_run(res.result(i), ref, ("bob",), ("pin",))
+    # a motion's constant: the wheel's speed
+    c = Mechanism()
+    c.add_part("ground", fixed=True)
+    c.add_part("wheel", mass=1.0, inertia=(0.1, 0.1, 0.1))
+    c.add_marker("O", "ground")
+    c.add_marker("hub", "wheel")
+    c.add_joint("axle", "revolute", "hub", "O")
+    c.add_motion("spin", "axle", "omega*t", constants={"omega": 1.0})
+    res = c.study({"spin.omega": [1.0, 2.0]}, times=[0.0, 0.5])
+    assert np.allclose(res.summary["max axle angle"], [0.5, 1.0], rtol=1e-12)
+    assert np.allclose(res.summary["peak effort spin"], 0.0, atol=1e-12)
+
+
+# ---------------------------------------------------------------- samples
+def test_latin_hypercube_is_reproducible_by_seed_and_stratified() -> None:
+    ranges = {"crank.mass": (1.0, 3.0), "rod.mass": (0.5, 0.6), "gravity.z": (-10.0, -9.0)}
+    a, b = latin_hypercube(ranges, 17, seed=42), latin_hypercube(ranges, 17, seed=42)
+    assert np.array_equal(a.values, b.values) and a.names == tuple(ranges)
+    assert not np.array_equal(a.values, latin_hypercube(ranges, 17, seed=43).values)
+    for j, (lo, hi) in enumerate(ranges.values()):
+        strata = np.floor((a.values[:, j] - lo) / (hi - lo) * 17).astype(int)
+        assert sorted(strata) == list(range(17))          # one point in each of 17 strata
+    assert a.values.shape == (17, 3) and len(a.rows()) == 17
+    g = grid({"a": [1, 2, 3], "b": 5.0})
+    assert g.values.tolist() == [[1, 5], [2, 5], [3, 5]]
+    assert Samples.from_rows([{"a": 1, "b": 2}, {"b": 4, "a": 3}]).values.tolist() == [[1, 2], [3, 4]]
+
+
+# ---------------------------------------------------------------- failures
+def crank_with_a_short_rod():
+    """Crank built at 90 degrees: a 0.05 m rod cannot reach the rail (assembly fails)."""
+    return slider_crank(theta0=PI / 2, error_deg=0.0, error_m=0.0)
+
+
+def test_a_failing_variant_is_reported_by_index_while_the_others_finish() -> None:
+    m = crank_with_a_short_rod()
+    res = m.study({"rod_B.position.x": [0.3, 0.05, 0.4]}, duration=0.25, fps=24)
+    assert list(res.failures) == [1]
+    assert "assembly failed" in res.failures[1] and "'crank_rod'" in res.failures[1]
+    with pytest.raises(SolverError, match=r"variant 1 \(rod_B.position.x = 0.05\) failed: .*assembly"):
+        res.result(1)
+    assert np.isnan(res.summary["peak reaction wrist"][1])
+    assert res.summary["rod_B.position.x"][1] == 0.05           # the parameters are kept
+    assert res.best("peak effort drive") in (0, 2)
+    for i, rod in ((0, 0.3), (2, 0.4)):
+        same_run(res.result(i), crank_by_hand(0.1, rod, PI / 2).solve(duration=0.25, fps=24),
+                 SC_PARTS, SC_JOINTS, ("drive",))
+    assert res.results[1] is None and np.isfinite(res.seconds).all()
+
+
+def test_summary_csv_and_cancel(tmp_path) -> None:
+    m = crank_with_a_short_rod()
+    res = m.study({"rod_B.position.x": [0.3, 0.05]}, duration=0.1, fps=24,
+                  metrics={"bad": lambda r: 1 / 0, "first x": lambda r: r.position("slider")[0, 0]})
+    path = tmp_path / "study.csv"
+    res.to_csv(path)
+    rows = list(csv.reader(open(path, encoding="utf-8")))
+    assert rows[0][:2] == ["variant", "rod_B.position.x"] and rows[0][-1] == "failure"
+    assert rows[0].index("peak reaction crank_pin") == 2 and "first x" in rows[0]
+    assert float(rows[1][2]) == res.summary["peak reaction crank_pin"][0]
+    assert rows[2][2] == "nan" and rows[2][-1].startswith("SolverError: assembly failed")
+    assert res.notes == ["metric 'bad' failed on variant 0: ZeroDivisionError: division by zero"]
+    assert np.isnan(res.summary["bad"]).all()
+    # progress(variants done, in all); False cancels, the rest are "not run"
+    seen = []
+    with pytest.raises(SolverCancelled) as info:
+        m.study({"rod_B.position.x": [0.3, 0.35, 0.4]}, duration=0.1, fps=24,
+                progress=lambda k, n: seen.append((k, n)) or k < 2)
+    assert seen == [(1, 3), (2, 3)]
+    partial = info.value.result
+    assert list(partial.failures) == [2] and "cancelled" in partial.failures[2]
+    assert len(partial.result(1)) == 3          # frames 0, 1/24, 2/24
+
+
+# ---------------------------------------------------------------- executors
+def crank_study():
+    return Study(crank_with_a_short_rod(), {"rod_B.position.x": [0.3, 0.05, 0.4, 0.35, 0.45],
+                                            "crank_A.position.x": [0.1, 0.12]},
+                 metrics={"mean x": lambda r: float(r.position("slider")[:, 0].mean())})
+
+
+def same_study(a, b) -> None:
+    assert a.failures == b.failures and list(a.summary) == list(b.summary)
+    for k in a.summary:
+        np.testing.assert_array_equal(a.summary[k], b.summary[k])
+    for i in range(len(a)):
+        if i not in a.failures:
+            assert np.array_equal(a.result(i).position("slider"), b.result(i).position("slider"))
+            assert np.array_equal(a.result(i).reaction("wrist")[0], b.result(i).reaction("wrist")[0])
+
+
+def test_a_thread_pool_gives_the_local_numbers() -> None:
+    study = crank_study()
+    local = study.run(duration=0.25, fps=24)
+    assert sorted(local.failures) == [2, 3]                      # the 0.05 m rod
+    with cf.ThreadPoolExecutor(max_workers=2) as pool:
+        done = []
+        threads = study.run(duration=0.25, fps=24, executor=pool,
+                            progress=lambda k, n: done.append((k, n)))
+        same_study(local, threads)
+        assert sorted(done)[-1] == (10, 10) and len(done) == 2   # one batch per worker
+        same_study(local, study.run(duration=0.25, fps=24, executor=pool, batch_size=3))
+
+
+def test_batches_pickle_and_solve_alike() -> None:
+    """What an executor gets is plain data: a batch pickles, and solving the unpickled batch
+    (a Result pickled back too) gives the same numbers."""
+    study = crank_study()
+    batch = VariantBatch(study.base, study.samples.names, study.samples.values[:2], (0, 1))
+    times, how = np.arange(4) / 24.0, settings()
+    here = solve_batch(batch, times, how)
+    there = pickle.loads(pickle.dumps(solve_batch(pickle.loads(pickle.dumps(batch)), times, how)))
+    for a, b in zip(here, there):
+        assert a.index == b.index and a.failure == b.failure
+        assert np.array_equal(a.result.reaction("slide")[0], b.result.reaction("slide")[0])
+
+
+@pytest.mark.slow
+def test_a_local_dask_cluster_gives_the_local_numbers() -> None:
+    distributed = pytest.importorskip("distributed")
+    study = Study(swing_by_hand(1.0, 1.0), grid({"bob.mass": [0.5, 2.0], "hinge.stiffness": [0.0, 40.0]}))
+    local = study.run(duration=0.25, fps=24)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        remote = study.run(duration=0.25, fps=24, executor=client.get_executor())
+        same_dynamic = [np.array_equal(local.result(i).position("bob"), remote.result(i).position("bob"))
+                        for i in range(len(local))]
+        assert all(same_dynamic)
+        for k in local.summary:
+            np.testing.assert_array_equal(local.summary[k], remote.summary[k])
+        assert local.failures == remote.failures == {}
+
+
+# ---------------------------------------------------------------- bad input, before running
+def test_bad_input_is_refused_before_anything_runs() -> None:
+    m = slider_crank(error_deg=0.0, error_m=0.0)
+    calls = []
+    metric = {"x": lambda r: calls.append(1) or 0.0}
+    cases = [
+        ({"crank.mas": [1.0]}, r"unknown parameter 'crank.mas': part 'crank' has no parameter "
+                               r"'mas'; its parameters: mass, center_of_mass.x"),
+        ({"crnk.mass": [1.0]}, r"no item of the mechanism is named 'crnk' \(did you mean 'crank.mass'"),
+        ({"ground.mass": [1.0]}, r"part 'ground' is fixed"),
+        ({"drive.omega": [1.0]}, r"motion 'drive' has no named constants"),
+        ({"gravity.w": [1.0]}, r"gravity.x, gravity.y and gravity.z"),
+        ({"crank.mass": [1.0, 0.0]}, r"variant 1: crank.mass = 0: part 'crank': mass must be positive"),
+        ({"crank.inertia.xx": [1.0]}, r"variant 0: crank.inertia.xx = 1: part 'crank': inertia "
+                                      r"breaks the triangle inequality"),
+        ({"crank.inertia.xy": [0.1]}, r"not positive definite"),
+        ({"crank.mass": []}, r"crank.mass has no values \(an empty range\)"),
+        ({"crank.mass": [1.0, float("nan")]}, r"NaN"),
+        ([], r"no variants"),
+        ([{"crank.mass": 1.0}, {"rod.mass": 1.0}], r"variant 1: every sample needs the same"),
+        ({"crank.inertia.xy": [0.001], "crank.inertia.yx": [0.001]}, r"set the same value"),
+    ]
+    for spec, message in cases:
+        with pytest.raises(StudyError, match=message):
+            m.study(spec, duration=0.1, metrics=metric)
+    with pytest.raises(StudyError, match=r"range \(2, 2\) is empty"):
+        latin_hypercube({"crank.mass": (2.0, 2.0)}, 4, seed=1)
+    with pytest.raises(StudyError, match="at least 1, got 0"):
+        latin_hypercube({"crank.mass": (1.0, 2.0)}, 0, seed=1)
+    with pytest.raises(StudyError, match="two columns"):
+        Study(m, {"crank.mass": [1.0]}, metrics={"peak effort drive": len})
+    with pytest.raises(StudyError, match="batch_size"):
+        Study(m, {"crank.mass": [1.0]}).run(duration=0.1, batch_size=0)
+    with pytest.raises(MechanismError, match="duration"):
+        Study(m, {"crank.mass": [1.0]}).run()
+    assert calls == []
+    # a spring's parameters, a distance joint's length, all the names listed
+    names = parameter_names(swing_by_hand(1.0, 1.0))
+    assert {"hinge.stiffness", "hinge.free_angle", "bob.inertia.yz", "P.position.z",
+            "gravity.x"} <= set(names)
+
+
+def test_dotted_item_names_and_variants_as_mechanisms() -> None:
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("Arm.001", mass=1.0, inertia=(0.1, 0.1, 0.1))
+    m.add_marker("Arm.001.hub", "Arm.001")
+    m.add_marker("O", "ground")
+    m.add_joint("hinge", "revolute", "Arm.001.hub", "O")
+    s = Study(m, {"Arm.001.mass": [2.0], "Arm.001.hub.position.y": [0.5]})
+    v = s.variant(0)
+    assert v.parts["Arm.001"].mass == 2.0 and v.markers["Arm.001.hub"].position[1] == 0.5
+    assert list(v.markers) == list(m.markers) and m.parts["Arm.001"].mass == 1.0
+    assert isinstance(v, Mechanism)
+
+
+# ---------------------------------------------------------------- named expression constants
+def test_named_constants_in_expressions() -> None:
+    e = parse("a*t + b", ("t",), constants={"a": 2.0, "b": 1.0})
+    assert e(t=3.0) == 7.0 and e.constants_used == {"a", "b"}
+    assert parse("sin(t)", constants={"a": 1.0}).constants_used == frozenset()
+    from solver.base.errors import ExpressionError
+    for bad, msg in (({"pi": 1.0}, "cannot be used as a constant"), ({"t": 1.0}, "cannot be used"),
+                     ({"sin": 1.0}, "cannot be used"), ({"a": "x"}, "must be a number"),
+                     ({"a": math.inf}, "finite")):
+        with pytest.raises(ExpressionError, match=msg):
+            parse("a*t", constants=bad)
+    with pytest.raises(ExpressionError, match="'a' is not a function"):
+        parse("a(t)", constants={"a": 1.0})
+    m = pendulum()
+    with pytest.raises(MechanismError, match=r"constant\(s\) 'b' appear in no expression"):
+        m.add_motion("d", "pin", "a*t", constants={"a": 1.0, "b": 2.0})
+    with pytest.raises(MechanismError, match="expression string only"):
+        m.add_motion("d", "pin", 1.0, constants={"a": 1.0})
+    m.add_motion("d", "pin", "a*t", constants={"a": 1.5})
+    assert m.motions["d"].function.derivatives(2.0) == (3.0, 1.5, 0.0)
+    # pickled as their recipes; a deep copy shares them
+    fn = pickle.loads(pickle.dumps(m.motions["d"].function))
+    assert fn.derivatives(2.0) == (3.0, 1.5, 0.0)
+    assert copy.deepcopy(m).motions["d"].function is m.motions["d"].function
+
+
+def test_readme_study_example_runs(tmp_path, monkeypatch) -> None:
+    """README's "Design studies" example runs as written: the 0.05 m rod's six variants lock
+    up, the other twelve run, and the table names its columns as the README says."""
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    text = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+    start = text.index("```python\nimport numpy as np\nfrom solver import Mechanism, grid") + 10
+    code = text[start:text.index("```", start)]
+    monkeypatch.chdir(tmp_path)                     # it writes study.csv
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)     # our own documentation, not user input
+    res = scope["res"]
+    assert sorted(res.failures) == [4, 5, 10, 11, 16, 17]
+    assert all("lock-up" in why for why in res.failures.values())
+    assert {"peak reaction wrist", "rms reaction wrist", "peak effort drive", "min slide slide",
+            "max crank_pin angle", "stroke"} <= set(res.summary)
+    assert np.allclose(res.summary["stroke"][[0, 6, 12]], [0.16, 0.2, 0.24], rtol=1e-9)
+    assert (tmp_path / "study.csv").exists() and len(scope["lhs"]) == 20
