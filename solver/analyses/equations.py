@@ -18,6 +18,8 @@ kept rows' fixed layout (``algebra/schur.py``).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..algebra.newton import newton, scales, step_pose, step_size
@@ -31,6 +33,9 @@ from .structure import Structure
 
 PROJECT_RCOND = 1e-14   # Tikhonov filter of the position projection's Newton steps
 ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position
+_NO_MOTION = np.zeros((0, 3))   # motion_values of a model without motions
+_NO_MOTION.setflags(write=False)
+_ONES4 = np.ones(4)
 
 
 class _Work:
@@ -51,6 +56,7 @@ class _Work:
         self.Mi = np.zeros(lead + (nb, 6, 6))
         self.Mi[...] = model.body_inverse_mass[:nb]
         self.MiQ = np.zeros(lead + (nb + 1, 6))           # M^-1 Q, ground zero
+        self.MiQ_moving = self.MiQ[..., :nb, :, None]     # its moving bodies, as matmul's out
 
     def bodies(self, r: np.ndarray, p: np.ndarray, vel: np.ndarray):
         """(rg, A, vg, wg, velg) for COM positions r, unit quaternions p, velocities vel
@@ -167,34 +173,32 @@ class Equations:
         return self._accelerations(t, r, p, np.concatenate([v, w], axis=-1))
 
     def _accelerations(self, t, r, p, vel):
-        m, sc, nb = self.m, self.schur, self.nb
-        wk = self.work(r.shape[:-2])
+        m, sc, nb, keep = self.m, self.schur, self.nb, self.keep
+        lead = r.shape[:-2]
+        wk = self._work.get(lead) or self.work(lead)
         rg, A, vg, wg, velg = wk.bodies(r, p, vel)
         ev = evaluate(m, rg, A, vg, wg, ref=self.track)
-        f = motion_values(m, t)
+        f = motion_values(m, t) if self.mrows.size else _NO_MOTION
         Iw, Mi = wk.mass(A, self._pair)
         Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref, Iw)
         stop = stop_forces(m, ev.phi, ev.jac, velg) if m.limits is not None else None
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., :nb, :]
             self.stop_power = stop.power
-        np.matmul(Mi, Q[..., None], out=wk.MiQ[..., :nb, :, None])
         MiQ = wk.MiQ
+        np.matmul(Mi, Q[..., None], out=wk.MiQ_moving)
         Jb = sc.blocks(ev.jac)
         vals, W = sc.matrix(Jb, Mi)
-        # J a = gamma = -quad + f'' on motion rows: J M^-1 Q - gamma
+        # S lambda = J M^-1 Q - gamma, gamma = -quad + f'' (f'' on the motion rows)
+        b = sc.times(Jb, MiQ)
+        b += ev.quad[..., keep]
         km, motion = self._kept_motions
-        affine = ev.quad[..., self.keep]
         if km.size:
-            affine[..., km] -= f[..., motion, 2]
-
-        def solved(MiQ, offset=affine):      # offset None: the response to MiQ alone
-            b = sc.times(Jb, MiQ)
-            lam_k = self.solve(vals, b if offset is None else b + offset)
-            lam = np.zeros(lam_k.shape[:-1] + (m.nc,))
-            lam[..., self.keep] = lam_k
-            return MiQ[..., :nb, :] - sc.apply(W, lam_k), lam
-        a, lam = solved(MiQ)
+            b[..., km] -= f[..., motion, 2]
+        lam_k = self.solve(vals, b)
+        lam = np.zeros(lead + (m.nc,))
+        lam[..., keep] = lam_k
+        a = MiQ[..., :nb, :] - sc.apply(W, lam_k)
         if self.slip is not None:        # friction from the joints' reactions (friction.py)
             vq = rates(m, ev.jac, velg)
             fp = m.frictions
@@ -206,8 +210,10 @@ class Equations:
 
             def respond(Qq):              # accelerations and multipliers per unit friction
                 MiF = np.einsum("...bij,...bj->...bi", Mig, body_forces(m, Qq, ev.jac, nb + 1))
-                da, dlam = solved(MiF, None)
-                return dlam, da
+                dlam_k = self.solve(vals, sc.times(Jb, MiF))
+                dlam = np.zeros(dlam_k.shape[:-1] + (m.nc,))
+                dlam[..., keep] = dlam_k
+                return dlam, MiF[..., :nb, :] - sc.apply(W, dlam_k)
             Qq, lam, da = with_slip(m, respond, lam, ev.jac, A, vq, d, sliding)
             if da is not None:
                 a = a + da
@@ -215,28 +221,27 @@ class Equations:
             self.friction_power = np.sum(Qq * vq, axis=-1)
         if stop is not None:             # read as the limit's force (Result.limit)
             lam[..., m.limits.rows[stop.bounds]] = -stop.Qq
-        if not np.isfinite(a.sum() + lam.sum()):       # a sum is NaN or inf if any term is
+        if not math.isfinite(a.sum()):   # NaN or inf anywhere (Q, lambda) shows in a's sum
             raise np.linalg.LinAlgError("non-finite accelerations")
         return a, lam, fe, ev.jac, f
 
     def rhs(self, t, y: np.ndarray) -> np.ndarray:
         """dy/dt at (t, y); t (S,) and y (S, n): S states at once (see accelerations)."""
-        nb = self.nb
         r, p, vel, _ = self.split(y)
-        pn = p / np.sqrt(np.einsum("...i,...i->...", p, p))[..., None]
+        pn = p / np.sqrt((p * p) @ _ONES4)[..., None]
         a, lam, fe, _, f = self._accelerations(t, r, pn, vel)
         dy = np.empty(y.shape)
         dr, dp, dvel, _ = self.split(dy)
         dr[...] = vel[..., :3]
         dp[...] = quat_rate(pn, vel[..., 3:])
         dvel[...] = a
-        power = fe.power_nc
+        power = fe.power_nc + self.stop_power
         mr = self.mrows
         if mr.size:
             power = power + np.sum(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
         if self.slip is not None:
             power = power + self.friction_power
-        dy[..., -1] = power + self.stop_power
+        dy[..., -1] = power
         return dy
 
     def project(self, t: float, r, p, v, w):
