@@ -35,6 +35,12 @@ def level_values(start: float, stop: float, count: int) -> tuple[float, ...]:
     return tuple(float(start + k * step) for k in range(count - 1)) + (float(stop),)
 
 
+def typed(x: float) -> float:
+    """A value as typed into a Blender float field: the field keeps 32 bits (0.15 is held as
+    0.15000000596...), so it is read back to the 7 significant digits the field shows."""
+    return float(f"{float(x):.7g}")
+
+
 def study_levels(specs: list[tuple[str, float, float, int]]) -> dict[str, tuple[float, ...]]:
     """{parameter: values} for the solver's ``grid`` from the panel's (name, start, stop,
     count) rows; StudyError when a parameter is not picked or picked twice (the names
@@ -46,6 +52,9 @@ def study_levels(specs: list[tuple[str, float, float, int]]) -> dict[str, tuple[
                              "items) first")
         if name in levels:
             raise StudyError(f"Study: {name!r} is picked twice: vary two different parameters")
+        if int(count) > 1 and start == stop:
+            raise StudyError(f"Study: {name} from {start:g} to {stop:g} is an empty range: "
+                             f"{int(count)} equal values; set Stop, or Count 1")
         levels[name] = level_values(start, stop, count)
     return levels
 
