@@ -92,7 +92,8 @@ def _keep(key: str, items: list) -> list:
 
 
 def _parameter_items(self, context):
-    scene = context.scene if context is not None else None
+    scene = self.id_data if isinstance(self.id_data, bpy.types.Scene) else \
+        (context.scene if context is not None else None)
     names = parameter_choices(scene)[0] if scene is not None else []
     return _keep("parameters", [(NONE, "(pick a parameter)", "Nothing picked", 0)] +
                  [(n, n, f"Vary {n} (SI units, as the solver reads the scene)", k + 1)
