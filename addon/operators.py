@@ -6,8 +6,6 @@ back (bake), report.  Every failure is reported with the object or joint and the
 leaves the scene as it was: nothing is written until the solver has succeeded.
 """
 
-import threading
-
 import bpy
 import numpy as np
 from bpy.props import EnumProperty, StringProperty
@@ -15,6 +13,7 @@ from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, coupling
+from .background import BackgroundRun
 from .curve_reader import fit_signature, length_text
 from .io.csv_table import export_path
 from .io.mass import inertia_six
@@ -286,7 +285,7 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class MECHANISM_OT_bake(bpy.types.Operator):
+class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
     """Solve the mechanism over the scene's frame range and bake keyframes and joint forces
     (Esc cancels a long bake)"""
     bl_idname = "mechanism.bake"
@@ -316,6 +315,7 @@ class MECHANISM_OT_bake(bpy.types.Operator):
 
     def _finish(self, context, sm, result):
         bake.write_bake(context.scene, sm, result)
+        context.scene.mechanism.study.baked_variant = -1
         _store_mass_display(sm, context.scene)
         context.scene.frame_set(context.scene.frame_current)
         couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
@@ -336,8 +336,9 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         return {"FINISHED"}
 
     def invoke(self, context, event):
-        """Modal bake: the solver runs in a worker thread (numpy only, no bpy), the timer
-        shows progress in the status bar, Esc cancels; the scene is written on the main thread."""
+        """Modal bake (background.py): the solver runs in a worker thread (numpy only, no
+        bpy), the timer shows progress in the status bar, Esc cancels; the scene is written
+        on the main thread."""
         if bpy.app.background:
             return self.execute(context)
         try:
@@ -346,50 +347,23 @@ class MECHANISM_OT_bake(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
-        self._done = [0, 1]
-        self._cancel = False
-        self._out: dict = {}
+        st = context.scene.mechanism
+        sm, analysis, tolerance = self._sm, st.analysis.lower(), st.tolerance
 
-        def progress(k, n):
-            self._done[:] = [k, n]
-            return not self._cancel
+        def work(progress):
+            return sm.mech.solve(times=sm.timeline.times, analysis=analysis,
+                                 tolerance=tolerance, progress=progress)
 
-        def work():
-            try:
-                self._out["result"] = _solve_read(context.scene, self._sm, progress)
-            except Exception as exc:  # reported on the main thread
-                self._out["error"] = exc
+        return self.start(context, work, "Mechanism bake: frame {k} of {n} (Esc to cancel)")
 
-        self._thread = threading.Thread(target=work, daemon=True)
-        self._thread.start()
-        wm = context.window_manager
-        self._timer = wm.event_timer_add(0.1, window=context.window)
-        wm.progress_begin(0, 100)
-        wm.modal_handler_add(self)
-        return {"RUNNING_MODAL"}
-
-    def modal(self, context, event):
-        wm = context.window_manager
-        if event.type == "ESC":
-            self._cancel = True
-        if event.type != "TIMER":
-            return {"RUNNING_MODAL"}
-        k, n = self._done
-        wm.progress_update(int(100 * k / max(n, 1)))
-        context.workspace.status_text_set(f"Mechanism bake: frame {k} of {n} (Esc to cancel)")
-        if self._thread.is_alive():
-            return {"RUNNING_MODAL"}
-        wm.event_timer_remove(self._timer)
-        wm.progress_end()
-        context.workspace.status_text_set(None)
-        err = self._out.get("error")
+    def finished(self, context, err, result):
         if isinstance(err, SolverCancelled):
             self.report({"WARNING"}, "bake cancelled; nothing was changed")
             return {"CANCELLED"}
         if err is not None:
             self.report({"ERROR"}, _message(err, self._sm))
             return {"CANCELLED"}
-        return self._finish(context, self._sm, self._out["result"])
+        return self._finish(context, self._sm, result)
 
 
 class MECHANISM_OT_clear_bake(bpy.types.Operator):
@@ -400,6 +374,7 @@ class MECHANISM_OT_clear_bake(bpy.types.Operator):
 
     def execute(self, context):
         n = bake.clear_bake(context.scene)
+        context.scene.mechanism.study.baked_variant = -1
         self.report({"INFO"}, f"cleared the bake of {n} object(s)")
         return {"FINISHED"}
 

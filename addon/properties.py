@@ -15,6 +15,8 @@ from .drag import (get_wiggle_angle, get_wiggle_position, get_wiggle_slide, set_
                    set_wiggle_position, set_wiggle_slide)
 from .io.couplers import COUPLER_KINDS
 from .io.settings import JOINT_KINDS
+from .study import MA_StudySettings
+from .study import classes as study_classes
 
 ROLES = [("NONE", "None", "Not part of the mechanism"),
          ("PART", "Part", "A rigid body"),
@@ -294,9 +296,11 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
                                    get=get_wiggle_position, set=set_wiggle_position,
                                    description="Where the mechanism is in its range of motion; "
                                                "move it to pose the mechanism")
+    # the Study section (study.py): what to vary, the last run's table
+    study: PointerProperty(type=MA_StudySettings)
 
 
-classes = (MA_ObjectSettings, MA_SceneSettings)
+classes = study_classes + (MA_ObjectSettings, MA_SceneSettings)
 
 
 def register_properties() -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import bpy
 
-from . import cli, drag, draw, operators, plotting, pose_cache, properties, ui
+from . import (cli, drag, draw, operators, plotting, pose_cache, properties, study, study_ops,
+               study_ui, ui)
 
-_classes = properties.classes + operators.classes + drag.classes + plotting.classes + ui.classes
+_classes = (properties.classes + operators.classes + drag.classes + plotting.classes
+            + study_ops.classes + ui.classes + study_ui.classes)
 _register, _unregister = bpy.utils.register_classes_factory(_classes)
 
 
@@ -25,4 +27,5 @@ def unregister() -> None:
     drag.unregister_keymap()
     draw.unregister()
     properties.unregister_properties()
+    study.forget()
     _unregister()

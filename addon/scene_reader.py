@@ -128,10 +128,14 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     return f, (df, ddf)
 
 
-def read_scene(scene: bpy.types.Scene, depsgraph=None) -> SceneMechanism:
-    """Build the Mechanism of the scene's tagged objects; raises MechanismError naming the object."""
-    bpy.context.view_layer.update()          # matrix_world of objects changed by scripts
-    depsgraph = depsgraph or bpy.context.evaluated_depsgraph_get()
+def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> SceneMechanism:
+    """Build the Mechanism of the scene's tagged objects; raises MechanismError naming the
+    object.  ``update=False`` reads the depsgraph as it stands, evaluating nothing (a panel's
+    draw, where the Study's parameter list is read)."""
+    if update:
+        bpy.context.view_layer.update()      # matrix_world of objects changed by scripts
+    depsgraph = depsgraph or (bpy.context.evaluated_depsgraph_get() if update
+                              else bpy.context.view_layer.depsgraph)
     scale = scene.unit_settings.scale_length or 1.0
     timeline = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                                  scene.render.fps_base)

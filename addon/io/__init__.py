@@ -17,4 +17,6 @@ modules in tests/test_io_curves.py).
   command_line.py the arguments of the ``mechanism`` command
   curve_shapes.py Bezier, NURBS and poly splines as the solver's curves (curve joints)
   curve_joints.py a curve joint's curve objects in their markers' frames, checks, fit notes
+  study_table.py  the Study panel's table as the scene keeps it (JSON), its order, CSV, plot lines
+  png_plot.py     a line plot drawn with numpy and written as a PNG (no matplotlib in Blender)
 """

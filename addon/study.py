@@ -1,0 +1,252 @@
+"""The Study section's settings and state: what to vary (one or two parameters of the scene's
+mechanism, each from Start to Stop in Count values: a grid), the summary table of the last
+run kept in the scene (JSON, addon/io/study_table.py; one row item per variant for the
+panel's list), the column to sort by and to plot, and the last StudyResult kept in memory
+for the session.
+
+The parameter pickers list ``parameter_names`` of the scene's mechanism, read as Bake reads
+it (scene_reader.read_scene) and kept while the tagged objects' names and settings are the
+same (a panel redraws often; reading every mesh each time would not do).  A scene without a
+mechanism lists nothing and the panel shows why.
+"""
+from __future__ import annotations
+
+import pickle
+from operator import attrgetter
+
+import bpy
+from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty,
+                       IntProperty, StringProperty)
+
+from ..solver import MechanismError, SolverError, Study, grid
+from ..solver.study import parameter_names
+from .io.study_table import StudyTable, study_levels, typed
+from .scene_reader import read_scene
+
+NONE = "__none__"
+# animated or shown settings: not what the parameter list depends on
+_SKIP = frozenset({"rna_type", "computed_mass", "computed_inertia", "computed_density",
+                   "mesh_warning", "curve_fit", "curve_fit_key", "wiggle_angle", "wiggle_slide",
+                   "motion_angle", "motion_slide", "baked", "bake_action", "backup_action",
+                   "backup_slot", "backup_matrix", "backup_rotation_mode", "backup_location",
+                   "backup_scale", "backup_euler", "backup_quaternion", "backup_axis_angle"})
+_getter: list = []
+_choices: dict[int, tuple] = {}      # scene pointer -> (key, names, error)
+_items: dict[str, list] = {}         # enum items kept alive (Blender keeps no reference)
+_memory: dict[int, dict] = {}        # scene pointer -> the last run: run_id, result, mech, times
+_tables: dict[str, StudyTable] = {}  # JSON text -> its table (the panel draws often)
+
+
+def _settings_key(ob) -> tuple:
+    s = ob.mechanism
+    if not _getter:
+        props = [p.identifier for p in s.bl_rna.properties if p.identifier not in _SKIP]
+        _getter.append(attrgetter(*props))
+    out = []
+    for v in _getter[0](s):
+        if isinstance(v, bpy.types.ID):
+            out.append(v.name)
+        elif hasattr(v, "__len__") and not isinstance(v, str):
+            out.append(tuple(v))
+        else:
+            out.append(v)
+    return tuple(out)
+
+
+def _names_key(scene) -> tuple:
+    return (scene.as_pointer(), scene.use_gravity, tuple(
+        (ob.name, ob.type, ob.parent.name if ob.parent else "", _settings_key(ob))
+        for ob in scene.objects if ob.mechanism.role != "NONE"))
+
+
+def parameter_choices(scene) -> tuple[list[str], str]:
+    """(the parameters a study of the scene's mechanism may vary, "" or why there are none)."""
+    key = _names_key(scene)
+    hit = _choices.get(scene.as_pointer())
+    if hit is not None and hit[0] == key:
+        return hit[1], hit[2]
+    try:
+        names, error = parameter_names(read_scene(scene, update=False).mech), ""
+    except Exception as exc:        # noqa: BLE001 - shown as the panel's hint
+        names, error = [], str(exc) or type(exc).__name__
+    _choices[scene.as_pointer()] = (key, names, error)
+    return names, error
+
+
+def stored_table(st) -> StudyTable | None:
+    """The table of the scene's last study run (None before the first)."""
+    text = st.table
+    if not text:
+        return None
+    table = _tables.get(text)
+    if table is None:
+        _tables.clear()
+        table = _tables[text] = StudyTable.from_json(text)
+    return table
+
+
+# ------------------------------------------------------------------ enum pickers
+def _keep(key: str, items: list) -> list:
+    _items[key] = items
+    return items
+
+
+def _parameter_items(self, context):
+    scene = self.id_data if isinstance(self.id_data, bpy.types.Scene) else \
+        (context.scene if context is not None else None)
+    names = parameter_choices(scene)[0] if scene is not None else []
+    return _keep("parameters", [(NONE, "(pick a parameter)", "Nothing picked", 0)] +
+                 [(n, n, f"Vary {n} (SI units, as the solver reads the scene)", k + 1)
+                  for k, n in enumerate(names)])
+
+
+def _column_items(self, context):
+    table = stored_table(self)
+    cols = table.columns if table is not None else []
+    return _keep("columns", [(NONE, "(run the study first)", "No table yet", 0)] +
+                 [(c, c, f"The summary column {c!r}", k + 1) for k, c in enumerate(cols)])
+
+
+def _getter_of(prop: str, items):
+    def get(self):
+        ids = [it[0] for it in items(self, bpy.context)]
+        value = getattr(self, prop)
+        return ids.index(value) if value in ids else 0
+    return get
+
+
+def _setter_of(prop: str, items):
+    def set_(self, index):
+        ids = [it[0] for it in items(self, bpy.context)]
+        value = ids[index] if 0 <= index < len(ids) else NONE
+        setattr(self, prop, "" if value == NONE else value)
+    return set_
+
+
+def _pick(prop: str, label: str, items, description: str):
+    return EnumProperty(name=label, items=items, description=description,
+                        get=_getter_of(prop, items), set=_setter_of(prop, items))
+
+
+class MA_StudyRow(bpy.types.PropertyGroup):
+    """One variant of the stored table (its numbers are in MA_StudySettings.table)."""
+    variant: IntProperty(name="Variant")
+
+
+class MA_StudySettings(bpy.types.PropertyGroup):
+    parameter_1: StringProperty(name="Parameter 1", description="The first parameter varied")
+    parameter_2: StringProperty(name="Parameter 2", description="The second parameter varied")
+    pick_1: _pick("parameter_1", "Parameter", _parameter_items,
+                  "The first parameter to vary (a property of a tagged item, or gravity)")
+    pick_2: _pick("parameter_2", "Parameter", _parameter_items,
+                  "The second parameter to vary: every combination with the first is solved")
+    use_parameter_2: BoolProperty(name="Second Parameter",
+                                  description="Vary a second parameter too (a full grid)")
+    start_1: FloatProperty(name="Start", default=0.0, description="First value (SI units)")
+    stop_1: FloatProperty(name="Stop", default=1.0, description="Last value (SI units)")
+    count_1: IntProperty(name="Count", default=3, min=1, soft_max=50,
+                         description="How many values from Start to Stop (1: Start only)")
+    start_2: FloatProperty(name="Start", default=0.0, description="First value (SI units)")
+    stop_2: FloatProperty(name="Stop", default=1.0, description="Last value (SI units)")
+    count_2: IntProperty(name="Count", default=3, min=1, soft_max=50,
+                         description="How many values from Start to Stop (1: Start only)")
+    sort_column: StringProperty(name="Sort By")
+    plot_column: StringProperty(name="Plot")
+    sort_pick: _pick("sort_column", "Sort By", _column_items,
+                     "The summary column the table is sorted by")
+    plot_pick: _pick("plot_column", "Plot", _column_items,
+                     "The summary column plotted against the first parameter")
+    sort_descending: BoolProperty(name="Descending", description="Largest first")
+    table: StringProperty(name="Table", options={"HIDDEN"},
+                          description="The last run's summary table (JSON)")
+    rows: CollectionProperty(type=MA_StudyRow, options={"HIDDEN"})
+    row_index: IntProperty(name="Variant", default=0, description="The selected variant")
+    baked_variant: IntProperty(default=-1, options={"HIDDEN"})
+    csv_path: StringProperty(name="Study CSV", subtype="FILE_PATH", default="//study.csv")
+    plot_path: StringProperty(name="Plot File", subtype="FILE_PATH", default="//study_plot.png",
+                              description="Where Plot writes its PNG (an unsaved file: the "
+                                          "temporary folder)")
+
+
+# ------------------------------------------------------------------ running
+def study_of(scene):
+    """(scene mechanism, Study, settings) of the scene's Study section: its grid of one or
+    two parameters over the scene's frames with its analysis settings.  MechanismError
+    (StudyError) naming what is wrong; nothing is changed."""
+    st = scene.mechanism.study
+    specs = [(st.parameter_1, typed(st.start_1), typed(st.stop_1), st.count_1)]
+    if st.use_parameter_2:
+        specs.append((st.parameter_2, typed(st.start_2), typed(st.stop_2), st.count_2))
+    levels = study_levels(specs)
+    sm = read_scene(scene)
+    study = Study(sm.mech, grid(levels))
+    tl = sm.timeline
+    how = {"frames": [tl.frame_start, tl.frame_end], "fps": tl.fps,
+           "analysis": scene.mechanism.analysis.lower(), "tolerance": scene.mechanism.tolerance}
+    return sm, study, how
+
+
+def run_study(study, sm, how, progress=None):
+    """The study run as the command line runs it (the scene's times and settings)."""
+    return study.run(times=sm.timeline.times, analysis=how["analysis"],
+                     tolerance=how["tolerance"], progress=progress)
+
+
+def store(scene, sm, res, how) -> StudyTable:
+    """Keep a run: its table in the scene (rows for the list) and the StudyResult in memory."""
+    st = scene.mechanism.study
+    table = StudyTable.from_result(res, how)
+    st.table = table.to_json()
+    st.rows.clear()
+    for i in range(len(table)):
+        st.rows.add().variant = i
+    st.row_index = min(max(st.row_index, 0), len(table) - 1)
+    if st.sort_column not in table.columns:
+        st.sort_column = table.result_columns()[0] if table.result_columns() else "variant"
+    if st.plot_column not in table.columns:
+        st.plot_column = st.sort_column
+    _memory[scene.as_pointer()] = dict(run_id=table.run_id, result=res, mech=_frozen(sm.mech),
+                                       times=sm.timeline.times.copy())
+    return table
+
+
+def _frozen(mech) -> bytes | None:
+    """The mechanism as bytes, to tell whether a later read of the scene is the same one."""
+    try:
+        return pickle.dumps(mech)
+    except Exception:               # noqa: BLE001 - then it is never taken as the same
+        return None
+
+
+def last_result(scene):
+    """The StudyResult of the scene's last run in this session (None: none, or the scene's
+    table is from another run: a file loaded, an undo)."""
+    mem = _memory.get(scene.as_pointer())
+    table = stored_table(scene.mechanism.study)
+    if mem is None or table is None or mem["run_id"] != table.run_id:
+        return None
+    return mem["result"]
+
+
+def kept_result(scene, sm, i: int):
+    """Variant i's Result from the last run when the scene reads as the same mechanism over
+    the same frames, else None (solve it again)."""
+    res = last_result(scene)
+    if res is None or i in res.failures:
+        return None
+    mem = _memory[scene.as_pointer()]
+    frozen = _frozen(sm.mech)
+    if frozen is None or frozen != mem["mech"] or len(mem["times"]) != len(sm.timeline.times) \
+            or (mem["times"] != sm.timeline.times).any():
+        return None
+    return res.result(i)
+
+
+def forget() -> None:
+    _memory.clear()
+    _choices.clear()
+    _tables.clear()
+
+
+ERRORS = (MechanismError, SolverError, ValueError)
+classes = (MA_StudyRow, MA_StudySettings)

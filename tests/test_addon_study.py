@@ -1,0 +1,211 @@
+"""The Study section of the Mechanism tab in real Blender (addon/study.py, study_ops.py,
+study_ui.py): a slider-crank scene studied over the piston's mass and the rod's length
+(its small-end marker's x on the rod; the shortest rod cannot reach: those variants fail),
+the table equal to the solver's own Study of the same scene, sorted, a variant baked and its
+keys read back, the file saved and loaded again (table, Bake Variant), Export, Plot, and
+errors that name what is wrong and change nothing."""
+from __future__ import annotations
+
+import csv
+import importlib
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+
+MASSES = [0.5, 1.25, 2.0]
+
+
+def _mods(extension):
+    def m(name):
+        return importlib.import_module(f"{extension.__name__}.{name}")
+    return SimpleNamespace(solver=m("solver"), study=m("addon.study"),
+                           reader=m("addon.scene_reader"))
+
+
+def setup(bpy):
+    """The slider-crank with the study set: piston mass x rod (small end marker x)."""
+    sc = bs.slider_crank(bpy)
+    rod_marker = sc["small_end"].mechanism.marker_j.name           # on the rod, x = 0.15
+    st = bpy.context.scene.mechanism.study
+    st.pick_1 = "piston.mass"                                       # through the picker
+    st.start_1, st.stop_1, st.count_1 = MASSES[0], MASSES[-1], len(MASSES)
+    st.use_parameter_2 = True
+    st.parameter_2 = f"{rod_marker}.position.x"
+    st.start_2, st.stop_2, st.count_2 = 0.15, -0.1, 2                # -0.1: cannot reach
+    return sc, rod_marker
+
+
+def reference(bpy, mods, rod_marker):
+    sm = mods.reader.read_scene(bpy.context.scene)
+    return mods.solver.Study(sm.mech, mods.solver.grid(
+        {"piston.mass": MASSES, f"{rod_marker}.position.x": [0.15, -0.1]})).run(
+        times=sm.timeline.times, analysis="kinematic")
+
+
+def same_table(table, ref) -> None:
+    assert table.columns == list(ref.summary)
+    for c, col in ref.summary.items():
+        np.testing.assert_allclose(table.column(c), np.asarray(col, dtype=float), rtol=1e-10,
+                                   atol=0, equal_nan=True, err_msg=c)
+    assert table.failures == ref.failures
+
+
+def baked_matches(sc, result) -> None:
+    """The piston's and crank's baked keys are the variant's solved poses (float32 keys)."""
+    for part in ("piston", "crank", "rod"):
+        frames, loc, quat = bs.baked_pose(sc[part] if part in sc else None)
+        np.testing.assert_array_equal(frames, np.arange(bs.FRAME_START, bs.FRAME_END + 1))
+        np.testing.assert_allclose(loc, result.position(part), atol=2e-7)
+        q = result.orientation(part)
+        q = q * np.sign(np.sum(q * quat, axis=1))[:, None]
+        np.testing.assert_allclose(quat, q, atol=2e-7)
+
+
+def design(bpy) -> dict:
+    """The design: every object's mechanism settings and every marker's own transform."""
+    snap = bs.snapshot(bpy, display=False)["objects"]
+    return {name: ({k: v for k, v in o["settings"].items() if k != "baked"},
+                   o["basis"] if bpy.data.objects[name].mechanism.role == "MARKER" else None,
+                   o["pointers"][:2])
+            for name, o in snap.items()}
+
+
+def test_study_table_sort_bake_reload_export_plot(blender, extension, tmp_path) -> None:
+    bpy = blender
+    mods = _mods(extension)
+    sc, rod_marker = setup(bpy)
+    scene = bpy.context.scene
+    st = scene.mechanism.study
+    assert st.parameter_1 == "piston.mass"
+    names, error = mods.study.parameter_choices(scene)
+    assert error == "" and "piston.mass" in names and f"{rod_marker}.position.x" in names
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    table = mods.study.stored_table(st)
+    ref = reference(bpy, mods, rod_marker)
+    same_table(table, ref)
+    assert sorted(table.failures) == [1, 3, 5] and "SolverError" in table.failures[1]
+    assert len(st.rows) == 6 and mods.study.last_result(scene) is not None
+    # sorting: by the cylinder's peak reaction, largest first, the failed rows last
+    col = f"peak reaction {sc['cylinder'].name}"
+    st.sort_pick = col
+    st.sort_descending = True
+    assert st.sort_column == col
+    ul = bpy.types.UIList.bl_rna_get_subclass_py("MECHANISM_UL_study")
+    flags, order = ul.filter_items(SimpleNamespace(bitflag_filter_item=1 << 30), bpy.context,
+                                   st, "rows")
+    shown = [v for _, v in sorted(zip(order, range(6)))]
+    assert shown == [4, 2, 0, 1, 3, 5]                       # heavier piston, larger load
+    # the panel: pickers, Run, the list, the selected row, Bake Variant, Plot, Export
+    items = bs.panel_items(bpy, "VIEW3D_PT_mechanism_study")
+    ops = [i[1] for i in items if i[0] == "operator"]
+    assert ops == ["mechanism.study_run", "mechanism.study_bake", "mechanism.study_plot",
+                   "mechanism.study_export_csv"]
+    assert ("list", "MECHANISM_UL_study", "", "rows", "row_index") in items
+    # Bake Variant 4 (piston 2 kg, the rod as designed): the variant's motion, the design kept
+    before = design(bpy)
+    st.row_index = 4
+    assert bpy.ops.mechanism.study_bake() == {"FINISHED"}
+    baked_matches(sc, ref.result(4))
+    assert design(bpy) == before and st.baked_variant == 4
+    assert sc["piston"].mechanism.baked and "reaction_force" in "".join(sc["cylinder"].keys())
+    # a failed variant: refused by name, nothing changed
+    snap = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=r"variant 1 \(piston.mass = 0.5, .*\) failed"):
+        bpy.ops.mechanism.study_bake(variant=1)
+    assert bs.differences(snap, bs.snapshot(bpy)) == []
+    # Export: the solver's own CSV
+    out = tmp_path / "study.csv"
+    assert bpy.ops.mechanism.study_export_csv(filepath=str(out)) == {"FINISHED"}
+    rows = list(csv.reader(open(out, encoding="utf-8")))
+    assert rows[0] == list(ref.summary) + ["failure"]
+    ref_path = tmp_path / "ref.csv"
+    ref.to_csv(ref_path)
+    ref_rows = list(csv.reader(open(ref_path, encoding="utf-8")))
+    for a, b in zip(rows[1:], ref_rows[1:]):
+        assert a[-1] == b[-1]
+        np.testing.assert_allclose([float(x) for x in a[:-1]], [float(x) for x in b[:-1]],
+                                   rtol=1e-10, equal_nan=True)
+    # save, load: the table, the sort and Bake Variant (solved again) survive
+    path = str(tmp_path / "crank.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    scene = bpy.context.scene
+    st = scene.mechanism.study
+    same_table(mods.study.stored_table(st), ref)
+    assert len(st.rows) == 6 and st.sort_column == col and st.sort_descending
+    assert st.parameter_2 == f"{rod_marker}.position.x" and st.baked_variant == 4
+    sc = {n: scene.objects[n] for n in ("piston", "crank", "rod")}
+    assert bpy.ops.mechanism.study_bake(variant=2) == {"FINISHED"}
+    baked_matches(sc, ref.result(2))
+    # Plot: a PNG next to the saved file, loaded as an image
+    st.plot_pick = col
+    assert bpy.ops.mechanism.study_plot() == {"FINISHED"}
+    assert (tmp_path / "study_plot.png").exists()
+    img = bpy.data.images["Mechanism study plot"]
+    assert tuple(img.size) == (800, 500)
+    px = np.empty(800 * 500 * 4, dtype=np.float32)
+    img.pixels.foreach_get(px)
+    rgb = px.reshape(500, 800, 4)[:, :, :3]
+    assert (rgb < 0.1).all(axis=2).any() and (rgb > 0.99).all(axis=2).mean() > 0.5
+    blue = np.all(np.abs(rgb - np.array([31, 119, 180]) / 255) < 0.02, axis=2)
+    assert blue.any()                                           # the first line (x = 0.15)
+
+
+def test_bad_parameters_name_the_problem_and_change_nothing(blender, extension) -> None:
+    bpy = blender
+    mods = _mods(extension)
+    # no mechanism: no parameters, the panel says why
+    names, error = mods.study.parameter_choices(bpy.context.scene)
+    assert names == [] and "no moving part" in error
+    labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_study")
+    assert "No mechanism to study:" in labels and any("no moving part" in t for t in labels)
+    sc, rod_marker = setup(bpy)
+    st = bpy.context.scene.mechanism.study
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    snap, table = bs.snapshot(bpy), st.table
+    for change, msg in (
+            (dict(parameter_1="nope.mass"), "unknown parameter 'nope.mass'"),
+            (dict(parameter_1="block.mass"), "part 'block' is fixed"),
+            (dict(start_1=2.0, stop_1=2.0), "piston.mass from 2 to 2 is an empty range"),
+            (dict(parameter_2="piston.mass"), "'piston.mass' is picked twice"),
+            (dict(start_1=-1.0), "mass")):
+        old = {k: getattr(st, k) for k in change}
+        for k, v in change.items():
+            setattr(st, k, v)
+        with pytest.raises(RuntimeError, match=msg):
+            bpy.ops.mechanism.study_run()
+        assert st.table == table and bs.differences(snap, bs.snapshot(bpy)) == []
+        for k, v in old.items():
+            setattr(st, k, v)
+    # a zero count cannot be set (Count's minimum is 1); the solver refuses no values anyway
+    st.count_1 = 0
+    assert st.count_1 == 1
+    # a parameter that is gone from the scene: Bake Variant refuses by name
+    bpy.data.objects.remove(bpy.data.objects[rod_marker])
+    sc["small_end"].mechanism.marker_j = None
+    with pytest.raises(RuntimeError, match="Bake Variant: joint 'small end': marker J is not set"):
+        bpy.ops.mechanism.study_bake(variant=0)
+
+
+@pytest.mark.parametrize("op", ["study_run", "study_bake"])
+def test_study_operators_declare_undo(blender, op: str) -> None:
+    cls = blender.types.Operator.bl_rna_get_subclass_py(f"MECHANISM_OT_{op}")
+    assert cls is not None and "UNDO" in cls.bl_options
+
+
+def test_bake_variant_is_one_undo_step(blender, extension) -> None:
+    bpy = blender
+    sc, _ = setup(bpy)
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    bpy.ops.ed.undo_push(message="before the variant")
+    assert bpy.ops.mechanism.study_bake("EXEC_DEFAULT", True, variant=2) == {"FINISHED"}
+    assert bpy.context.scene.objects["piston"].mechanism.baked
+    bpy.ops.ed.undo()
+    scene = bpy.context.scene
+    assert not scene.objects["piston"].mechanism.baked
+    assert scene.mechanism.study.baked_variant == -1 and len(scene.mechanism.study.rows) == 6
