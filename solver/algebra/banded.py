@@ -98,15 +98,38 @@ class BandedSPD:
         self.lapack = lapack_dpbsv()
         self.banded = self.lapack is not None and n > MIN_BANDED and (self.kd + 1) * 4 < n
         if self.banded:     # the band and right-hand side buffers and dpbsv's arguments, once
-            fn, itype, _ = self.lapack
+            itype = self.lapack[1]
             self._ab = np.empty((self.kd + 1) * n)
             self._x = np.empty(n)
             self._info = itype(0)
-            dp = ctypes.POINTER(ctypes.c_double)
-            self._args = (ctypes.c_char_p(b"L"), ctypes.byref(itype(n)), ctypes.byref(itype(self.kd)),
-                          ctypes.byref(itype(1)), self._ab.ctypes.data_as(dp),
-                          ctypes.byref(itype(self.kd + 1)), self._x.ctypes.data_as(dp),
-                          ctypes.byref(itype(n)), ctypes.byref(self._info), ctypes.c_size_t(1))
+            self._args = self._dpbsv_args(self._ab, self._x, n, self._info)
+        self._stacks: dict[int, tuple] = {}
+
+    def _dpbsv_args(self, ab: np.ndarray, x: np.ndarray, n: int, info) -> tuple:
+        itype = self.lapack[1]
+        dp = ctypes.POINTER(ctypes.c_double)
+        return (ctypes.c_char_p(b"L"), ctypes.byref(itype(n)), ctypes.byref(itype(self.kd)),
+                ctypes.byref(itype(1)), ab.ctypes.data_as(dp), ctypes.byref(itype(self.kd + 1)),
+                x.ctypes.data_as(dp), ctypes.byref(itype(n)), ctypes.byref(info), ctypes.c_size_t(1))
+
+    def solve_many(self, vals: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """x (K, n) with S_k x_k = b_k for K systems of this pattern (vals (K, pairs)): one
+        dpbsv on the block-diagonal system of all K, whose band is as narrow as one's (the
+        blocks do not couple), so a stack of small systems (a design study's variants) costs
+        one LAPACK call.  LinAlgError names the first system that is not positive definite."""
+        K, n, kd = len(b), self.n, self.kd
+        if K not in self._stacks:
+            ab, x, info = np.empty((kd + 1) * n * K), np.empty(n * K), self.lapack[1](0)
+            at = (self.index[None, :] + (kd + 1) * n * np.arange(K)[:, None]).reshape(-1)
+            self._stacks[K] = (ab, x, info, at, self._dpbsv_args(ab, x, n * K, info))
+        ab, x, info, at, args = self._stacks[K]
+        ab[:] = np.bincount(at, weights=vals[:, self.lower_at].reshape(-1), minlength=len(ab))
+        x[:] = b[:, self.perm].reshape(-1)
+        self.lapack[0](*args)
+        if info.value != 0:
+            raise np.linalg.LinAlgError(f"constraint matrix {(info.value - 1) // n} of the stack "
+                                        f"not positive definite (dpbsv info {info.value})")
+        return x.reshape(K, n)[:, self.inv]
 
     @property
     def route(self) -> str:

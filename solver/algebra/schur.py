@@ -18,9 +18,9 @@ from ..base.rotations import congruence
 def inverse_mass(model: Model, A: np.ndarray) -> np.ndarray:
     """(..., nb+1, 6, 6) inverse mass blocks in world axes (1/m I and A I^-1 A^T), with a
     zero block for the ground last.  A (..., at least nb, 3, 3): rotation matrices."""
-    nb = model.nb
-    Mi = np.empty(A.shape[:-3] + model.body_inverse_mass.shape)
-    Mi[...] = model.body_inverse_mass       # 1/m I blocks, ground zero
+    nb, bim = model.nb, model.body_inverse_mass      # (a study's stacked model: (V, nb+1, 6, 6))
+    Mi = np.empty(np.broadcast_shapes(A.shape[:-3], bim.shape[:-3]) + bim.shape[-3:])
+    Mi[...] = bim                           # 1/m I blocks, ground zero
     Mi[..., :nb, 3:, 3:] = congruence(A[..., :nb, :, :], model.body_inverse_inertia)
     return Mi
 
@@ -81,15 +81,17 @@ class Schur:
         return vals, W
 
     def solve(self, vals: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """S x = b: banded Cholesky when S's band is narrow, else a dense solve."""
+        """S x = b: banded Cholesky when S's band is narrow, else a dense solve; a stack
+        (leading axes: an implicit step's stages, a study's variants) in one banded call."""
         if not self.n:
             return np.zeros(b.shape)
-        if self.band.banded:
-            if vals.ndim == 1:
+        if vals.ndim == 1:
+            if self.band.banded:
                 return self.band.solve(vals, None, b)
+        elif self.band.banded:      # a stack: one banded call on the block-diagonal system
             lead = vals.shape[:-1]
-            V, B = vals.reshape(-1, vals.shape[-1]), b.reshape(-1, self.n)
-            return np.stack([self.band.solve(V[i], None, B[i]) for i in range(len(V))]).reshape(lead + (self.n,))
+            x = self.band.solve_many(vals.reshape(-1, vals.shape[-1]), b.reshape(-1, self.n))
+            return x.reshape(lead + (self.n,))
         return np.linalg.solve(self.dense(vals), b[..., None])[..., 0]
 
     def dense(self, vals: np.ndarray) -> np.ndarray:

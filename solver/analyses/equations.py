@@ -54,7 +54,7 @@ class _Work:
         self.A9[..., nb, :] = np.eye(3).reshape(9)
         self.A = self.A9.reshape(lead + (nb + 1, 3, 3))
         self.Mi = np.zeros(lead + (nb, 6, 6))
-        self.Mi[...] = model.body_inverse_mass[:nb]
+        self.Mi[...] = model.body_inverse_mass[..., :nb, :, :]
         self.MiQ = np.zeros(lead + (nb + 1, 6))           # M^-1 Q, ground zero
         self.MiQ_moving = self.MiQ[..., :nb, :, None]     # its moving bodies, as matmul's out
 
@@ -100,7 +100,7 @@ class Equations:
         self.friction = None      # the friction elements' Q_q at the last accelerations
         self.friction_power = 0.0
         self.stop_power = 0.0     # the compliant stops' power at the last accelerations
-        self._pair = np.concatenate([model.body_inertia, model.body_inverse_inertia], 2)
+        self._pair = np.concatenate([model.body_inertia, model.body_inverse_inertia], -1)
         self._work: dict[tuple[int, ...], _Work] = {}
         self.use(st)
 

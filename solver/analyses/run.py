@@ -14,7 +14,7 @@ from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose, run_disagreement
 from .dynamics import dynamic_run
-from .structure import structure
+from .structure import Structure, structure
 from .sweep import kinematic_sweep
 
 
@@ -78,11 +78,20 @@ def frame_times(duration: float, fps: float) -> np.ndarray:
     return np.arange(int(round(duration * fps)) + 1) / fps
 
 
-@single_thread
-def run(model: Model, state: State, times: np.ndarray, how: Settings = Settings(),
-        progress=None) -> Result:
-    """Assemble the state at times[0] (its pose and velocities are the start), choose the
-    analysis and compute every output time; returns a Result with one frame per time."""
+@dataclass(frozen=True)
+class Start:
+    """What a run starts from (``prepare``): the assembled state at times[0], the structure
+    there, the analysis chosen and the assembly's notes."""
+    state: State
+    structure: Structure
+    analysis: str
+    notes: tuple[str, ...]
+
+
+def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Settings()) -> Start:
+    """Assemble the state at times[0] (its pose and velocities are the start), find the
+    structure there and choose the analysis; SolverError for over-driving motions or a
+    kinematic analysis of a mechanism with free degrees of freedom."""
     t0 = float(times[0])
     asm = assemble_pose(model, state.r, state.p, t0)
     start = replace(state, t=t0).moved(asm.r, asm.p)
@@ -94,21 +103,37 @@ def run(model: Model, state: State, times: np.ndarray, how: Settings = Settings(
     analysis = how.analysis
     if analysis == "auto":
         analysis = "kinematic" if st.driven_dof == 0 else "dynamic"
-    if analysis == "dynamic":
-        out = dynamic_run(model, st, start, times, how.tolerance, how.method, progress)
-    elif st.driven_dof > 0:
+    if analysis == "kinematic" and st.driven_dof > 0:
         raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", t0)
-    else:
-        out = kinematic_sweep(model, st, start, times, progress)
+    return Start(start, st, analysis, tuple(asm.notes))
+
+
+def finish(model: Model, begun: Start, out: Result) -> Result:
+    """The checks and notes every run ends with: curve contacts off their curves, the
+    assembly's notes, imperfect geometry that shows only in motion."""
     if model.curves is not None:
         _curve_checks(model, out)
-    out.notes[:0] = list(asm.notes)
-    if not asm.notes:                    # imperfect geometry that shows only in motion
-        note = run_disagreement(model, st, out.times, out._r, out._p, out.track)
+    out.notes[:0] = list(begun.notes)
+    if not begun.notes:
+        note = run_disagreement(model, begun.structure, out.times, out._r, out._p, out.track)
         if note:
             out.notes.insert(0, note)
     return out
+
+
+@single_thread
+def run(model: Model, state: State, times: np.ndarray, how: Settings = Settings(),
+        progress=None) -> Result:
+    """Assemble the state at times[0] (its pose and velocities are the start), choose the
+    analysis and compute every output time; returns a Result with one frame per time."""
+    begun = prepare(model, state, times, how)
+    if begun.analysis == "dynamic":
+        out = dynamic_run(model, begun.structure, begun.state, times, how.tolerance, how.method,
+                          progress)
+    else:
+        out = kinematic_sweep(model, begun.structure, begun.state, times, progress)
+    return finish(model, begun, out)
 
 
 def _curve_checks(model: Model, out: Result) -> None:

@@ -135,7 +135,7 @@ def distance(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
     L = g.target
     phi[...] = (_dot(d, d) - L * L) / (2.0 * L)
     if jac is not None:
-        Lc = L[:, None]
+        Lc = L[..., None]
         arms = cross(U, d[..., None, :, :]) / Lc                         # P x d of both ends
         jac[..., 0:3] = d / Lc
         jac[..., 3:6] = arms[..., 0, :, :]

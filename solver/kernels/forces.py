@@ -84,8 +84,8 @@ def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
     """Seed 001 "Translational spring-damper-actuator": d = P_J - P_I, l = |d|, the tension
     f = k (l - L0) + preload + c dl/dt + friction tanh(dl/dt / V) + actuator(t, l, dl/dt)."""
     bi, bj = fm.sd_bi, fm.sd_bj
-    si = np.einsum("...nij,nj->...ni", A[..., bi, :, :], fm.sd_si)
-    sj = np.einsum("...nij,nj->...ni", A[..., bj, :, :], fm.sd_sj)
+    si = np.einsum("...nij,...nj->...ni", A[..., bi, :, :], fm.sd_si)
+    sj = np.einsum("...nij,...nj->...ni", A[..., bj, :, :], fm.sd_sj)
     d = r[..., bj, :] + sj - r[..., bi, :] - si       # from P_I to P_J
     L = np.linalg.norm(d, axis=-1)
     if np.any(L < 1e-12):
@@ -135,9 +135,9 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
     theta0) + preload + c dtheta/dt + friction tanh(dtheta/dt / V) + actuator(t, theta,
     dtheta/dt), theta on the atan2 branch nearest ts_ref."""
     bi, bj = fm.ts_bi, fm.ts_bj
-    xi = np.einsum("...nij,nj->...ni", A[..., bi, :, :], fm.ts_xi)
-    xj = np.einsum("...nij,nj->...ni", A[..., bj, :, :], fm.ts_xj)
-    yj = np.einsum("...nij,nj->...ni", A[..., bj, :, :], fm.ts_yj)
+    xi = np.einsum("...nij,...nj->...ni", A[..., bi, :, :], fm.ts_xi)
+    xj = np.einsum("...nij,...nj->...ni", A[..., bj, :, :], fm.ts_xj)
+    yj = np.einsum("...nij,...nj->...ni", A[..., bj, :, :], fm.ts_yj)
     angle = joint_angle(xi, xj, yj)
     raw, g = angle[:2]
     th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
@@ -155,11 +155,11 @@ def _loads(fm: ForceModel, t: float, A) -> tuple[np.ndarray, np.ndarray, np.ndar
     else:                   # (n, 6)
         vals = np.array([[f.value(t) for f in funcs] for funcs in fm.ld_funcs])
     Ab = A[..., fm.ld_body, :, :]
-    axes = np.einsum("...nij,njk->...nik", Ab, fm.ld_axes)
+    axes = np.einsum("...nij,...njk->...nik", Ab, fm.ld_axes)
     inm = fm.ld_in_marker[:, None]
     F = np.where(inm, np.einsum("...nij,...nj->...ni", axes, vals[..., :3]), vals[..., :3])
     Tq = np.where(inm, np.einsum("...nij,...nj->...ni", axes, vals[..., 3:]), vals[..., 3:])
-    return F, Tq, np.einsum("...nij,nj->...ni", Ab, fm.ld_point)
+    return F, Tq, np.einsum("...nij,...nj->...ni", Ab, fm.ld_point)
 
 
 def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarray,

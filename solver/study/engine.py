@@ -4,15 +4,17 @@ A batch is the study's base mechanism and a block of parameter rows (``VariantBa
 picklable data, no closures), so the local run and every executor (threads, processes, a Dask
 cluster) call the same function with the same arguments and get the same numbers.  Here each
 variant is a copy of the base with its values set (study/params.py), compiled and run by the
-existing analyses (analyses/run.py, as Mechanism.solve does), one after the other; a variant
-that fails (assembly cannot close a loop, a lock-up, any error) becomes an Outcome with its
-reason while the rest of the batch goes on.
+existing analyses: forward dynamics of all variants together in one lockstep run
+(study/batch.py: every array with a variant axis, each variant with its own steps, equal to
+its separate run), everything else one variant after the other (analyses/run.py, as
+Mechanism.solve does); a variant that fails (assembly cannot close a loop, a lock-up, any
+error) becomes an Outcome with its reason while the rest of the batch goes on.
 
-A vectorized engine (every array with a variant axis) replaces the body of ``solve_batch``:
-all variants of a batch share the base's topology, and ``VariantBatch.params`` says which
-item fields differ, so the base can be compiled once and only those arrays given a variant
-axis.  It must keep the contract: one Outcome per variant, in the batch's order, with a
-Result (or a failure reason) per variant.
+The lockstep run takes the variants whose models differ only in numbers (study/batch.py
+``stack_models``); kinematic sweeps, stiff (implicit) runs, and runs with stops, friction,
+couplers or curve joints still go one by one: giving them a variant axis is the next step.
+The contract stays: one Outcome per variant, in the batch's order, with a Result (or a
+failure reason) per variant.
 """
 from __future__ import annotations
 
@@ -22,11 +24,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.run import Settings, run
+from ..algebra.blas import single_thread
+from ..analyses.run import Settings, finish, prepare, run
 from ..model.compile import compile_model
 from ..model.results import Result
 from ..model.state import read_state
 from ..vocabulary.builder import Builder
+from .batch import batch_dynamics
 from .params import Parameter, make_variant, resolve_all
 
 
@@ -67,18 +71,74 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
                 progress: Callable[[int], Any] | None = None) -> list[Outcome]:
     """Every variant of ``batch`` over ``times`` with the settings ``how``: one Outcome per
     variant, in order.  ``progress(variants done)``, after each variant (the local run
-    passes it; an executor's workers get None), returning False stops the batch early."""
-    out: list[Outcome] = []
+    passes it; an executor's workers get None), returning False stops the batch early.
+
+    Variants whose forward dynamics can run together (study/batch.py: the same structure,
+    the explicit method, no events) run in one lockstep run; the rest, and any group the
+    lockstep run hands back, one by one."""
+    out: dict[int, Outcome] = {}
+    start = _time.perf_counter()
+    together = _together(batch, times, how, out)
+    if together is not None:
+        idx, models, begun = together
+        results = single_thread(batch_dynamics)(models, begun[0].structure,
+                                                [b.state for b in begun], times,
+                                                how.tolerance, how.method)
+        if results is not None:
+            each = (_time.perf_counter() - start) / len(idx)
+            for i, m, b, r in zip(idx, models, begun, results):
+                out[i] = _finished(i, lambda: finish(m, b, r), each)
+            if progress is not None and progress(len(out)) is False:
+                return [out[i] for i in sorted(out)]
     params = batch.params
     for k, (index, row) in enumerate(zip(batch.indices, batch.values)):
+        if index in out:
+            continue
+        start = _time.perf_counter()
+        out[index] = _finished(index, lambda: solve_variant(
+            make_variant(batch.base, params, row, index), times, how), None, start)
+        if progress is not None and progress(len(out)) is False:
+            break
+    return [out[i] for i in batch.indices if i in out]
+
+
+def _finished(index: int, fn: Callable[[], Result], seconds: float | None,
+              start: float = 0.0) -> Outcome:
+    """fn()'s Result as variant ``index``'s Outcome, or its failure (any error is this
+    variant's alone)."""
+    try:
+        result, failure = fn(), None
+    except Exception as exc:        # noqa: BLE001 - any failure is this variant's alone
+        result, failure = None, f"{type(exc).__name__}: {exc}"
+    took = seconds if seconds is not None else _time.perf_counter() - start
+    return Outcome(index, result, failure, took)
+
+
+def _together(batch: VariantBatch, times: np.ndarray, how: Settings, out: dict):
+    """(indices, models, Starts) of the variants that may run as one lockstep dynamic
+    run: two or more whose dynamic analyses start from the same kept rows; None if there
+    are not two.  A variant that fails here (a loop that does not close) gets its Outcome
+    in ``out`` now."""
+    if len(batch) < 2 or how.analysis == "kinematic" or how.method == "implicit":
+        return None
+    params = batch.params
+    idx, models, begun = [], [], []
+    for index, row in zip(batch.indices, batch.values):
         start = _time.perf_counter()
         try:
-            result, failure = solve_variant(make_variant(batch.base, params, row, index),
-                                            times, how), None
-        except Exception as exc:        # noqa: BLE001 - any failure is this variant's alone
-            result, failure = None, f"{type(exc).__name__}: {exc}"
-        out.append(Outcome(index, result, failure, _time.perf_counter() - start))
-        if progress is not None and progress(k + 1) is False:
-            break
-    return out
-
+            builder = make_variant(batch.base, params, row, index)
+            model = compile_model(builder)
+            b = single_thread(prepare)(model, read_state(model, builder), times, how)
+        except Exception as exc:    # noqa: BLE001 - any failure is this variant's alone
+            out[index] = Outcome(index, None, f"{type(exc).__name__}: {exc}",
+                                 _time.perf_counter() - start)
+            continue
+        if b.analysis != "dynamic":
+            return None
+        idx.append(index)
+        models.append(model)
+        begun.append(b)
+    keep = begun[0].structure.keep if begun else None
+    if len(idx) < 2 or any(not np.array_equal(b.structure.keep, keep) for b in begun):
+        return None
+    return idx, models, begun

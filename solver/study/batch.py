@@ -1,0 +1,318 @@
+"""Many variants of one mechanism in one forward-dynamics run (issue 15).
+
+The variants of a study share their topology, so their compiled models differ only in
+numbers (masses, inertias, marker points, spring rates, gravity).  ``stack_models`` puts
+those numbers on a leading variant axis, and the equations (analyses/equations.py), whose
+kernels, force elements and J M^-1 J^T solves carry leading axes through, then evaluate
+every variant's right-hand side in one set of numpy calls: the per-call cost that dominates
+a small mechanism is paid once for all of them.
+
+``batch_dynamics`` runs the explicit integrator of analyses/dynamics.py on all variants in
+lockstep, each with its own time, step size and step control, its own projection onto its
+constraints (a Newton iteration per variant, masked) and its own output frames, so each
+variant takes exactly the steps its separate run takes and its Result equals that run's to
+rounding.  It covers the common case (Dormand-Prince 8(5,3), no stops, friction,
+couplers or curve joints, the same motion and force functions in every variant); anything
+else, and any event the separate run handles specially (a singular position, a step that
+collapses, a projection that fails), returns None, and the caller runs the variants one by
+one, where each gets its own full treatment and its own error message.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..algebra.newton import NEWTON_TOL, STEP_TOL, converged, step_pose
+from ..analyses.dynamics import SINGULAR_STEP, _free_singular, _initial_step, choose_method
+from ..analyses.equations import PROJECT_RCOND, Equations
+from ..analyses.structure import Structure
+from ..integrators.control import StandardControl
+from ..integrators.explicit import _A8, _B8, _BHH, _C8, _E5, DOP853, DOP853_BELOW
+from ..kernels.constraints import body_arrays, evaluate, motion_values, residual
+from ..kernels.forces import inertia_world
+from ..model.compile import Model
+from ..model.results import Result
+from ..model.state import State
+
+_SHARED_OK = ("marker_body", "marker_point", "marker_axes", "fixed_parts", "length_scale",
+              "motion_functions")
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.shape(a) == np.shape(b) and bool(np.array_equal(a, b))
+    return a == b
+
+
+def _stack_fields(objs: list, skip: tuple = ()) -> dict | None:
+    """{field: stacked array} for the float array fields that differ between the
+    dataclasses ``objs``; None if another field differs (not the same topology)."""
+    out = {}
+    for f in dataclasses.fields(objs[0]):
+        if f.name in skip:
+            continue
+        vals = [getattr(o, f.name) for o in objs]
+        if all(_same(vals[0], v) for v in vals[1:]):
+            continue
+        if all(isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.shape == vals[0].shape
+               for v in vals):
+            out[f.name] = np.stack(vals)
+        else:
+            return None
+    return out
+
+
+def stack_models(models: list[Model]) -> Model | None:
+    """One Model whose numbers that differ between ``models`` carry a leading variant axis
+    (V, ...), for the equations of all variants at once; None when they differ in anything
+    but numbers, or have features the batched run leaves to separate runs."""
+    m0 = models[0]
+    if any(m.limits is not None or m.frictions is not None or m.couplers is not None
+           or m.curves is not None for m in models):
+        return None
+    # the functions of motions and forces: the same expressions and constants in all
+    if len({repr(getattr(fn, "__reduce__", lambda: fn)()) for m in models
+            for fn in m.motion_functions}) > len(m0.motion_functions):
+        return None
+    fm0 = m0.forces
+    if fm0.ld_names or any(a is not None for a in list(fm0.sd_act) + list(fm0.ts_act)):
+        return None
+    top = _stack_fields(models, skip=("plan", "forces") + _SHARED_OK)
+    forces = _stack_fields([m.forces for m in models], skip=("sd_act", "ts_act", "ld_funcs"))
+    if top is None or forces is None:
+        return None
+    groups = []
+    for gs in zip(*(m.plan.groups for m in models)):
+        g = _stack_fields(list(gs))
+        if g is None:
+            return None
+        groups.append(dataclasses.replace(gs[0], **g))
+    plan = dataclasses.replace(m0.plan, groups=tuple(groups))
+    fm = dataclasses.replace(fm0, **forces)
+    return dataclasses.replace(m0, plan=plan, forces=fm, **top)
+
+
+class _Fallback(Exception):
+    """The batch meets something its separate runs handle specially."""
+
+
+class _Batch:
+    """The lockstep run's per-variant scales and the masked position/velocity projection
+    (Equations.project for V variants: each variant's Newton stops by the one rule)."""
+
+    def __init__(self, eq: Equations, models: list[Model]) -> None:
+        self.eq, self.models = eq, models
+        self.rs = np.stack([1.0 / m.row_length for m in models])               # (V, nc)
+        col = np.ones((len(models), eq.nb, 6))
+        col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
+        self.cw = col.reshape(len(models), -1)
+        self.L = np.array([m.length_scale for m in models])
+
+    def _residual(self, r, p, f):
+        eq = self.eq
+        rg, A = body_arrays(eq.m, r, p)[:2]
+        ev = evaluate(eq.m, rg, A)
+        res = residual(eq.m, ev.phi, f)[:, eq.keep]
+        return np.max(np.abs(res * self.rs[:, eq.keep]), axis=-1, initial=0.0), ev, A, res
+
+    def _mats(self, ev, A):
+        sc = self.eq.schur
+        return sc.matrix(sc.blocks(ev.jac), self.eq._minv_ground(A))
+
+    def project(self, t, r, p, v, w, todo: np.ndarray):
+        """Positions onto Phi = 0, then velocities onto J v = nu, for the variants
+        ``todo`` (V,) (the others are returned as they are)."""
+        eq, sc = self.eq, self.eq.schur
+        f = motion_values(eq.m, t) if eq.mrows.size else np.zeros((len(t), 0, 3))
+        p = p / np.linalg.norm(p, axis=-1, keepdims=True)
+        err, ev, A, res = self._residual(r, p, f)
+        last = np.full(len(t), np.inf)
+        live = todo & ~converged(err, last)
+        iterated = np.zeros(len(t), dtype=bool)
+        vals = W = None
+        for _ in range(20):
+            if not live.any():
+                break
+            mv, mW = self._mats(ev, A)
+            vals = mv if vals is None else np.where(live[:, None], mv, vals)
+            W = mW if W is None else np.where(live[:, None, None, None], mW, W)
+            dq = -sc.apply(mW, eq.solve(mv, res, PROJECT_RCOND)).reshape(len(t), -1)
+            r1, p1 = step_pose(r, p, dq)
+            size = np.max(np.abs(dq * self.cw), axis=-1, initial=0.0) / self.L
+            r = np.where(live[:, None, None], r1, r)
+            p = np.where(live[:, None, None], p1, p)
+            last = np.where(live, size, last)
+            iterated |= live
+            err, ev, A, res = self._residual(r, p, f)
+            live &= ~converged(err, last)
+        if (todo & ~converged(err, last)).any():
+            raise _Fallback("position projection did not converge")
+        if not sc.n:
+            return r, p, v, w
+        fv, fW = self._mats(ev, A)
+        vals = fv if vals is None else np.where(iterated[:, None], vals, fv)
+        W = fW if W is None else np.where(iterated[:, None, None, None], W, fW)
+        nu = np.zeros((len(t), eq.m.nc))
+        nu[:, eq.mrows] = f[:, eq.m.row_motion[eq.mrows], 1]
+        vel = np.zeros((len(t), eq.nb + 1, 6))
+        vel[:, : eq.nb, :3], vel[:, : eq.nb, 3:] = v, w
+        mu = eq.solve(vals, sc.times(sc.blocks(ev.jac), vel) - nu[:, eq.keep])
+        vel = vel[:, : eq.nb] - sc.apply(W, mu)
+        keep = todo[:, None, None]
+        return r, p, np.where(keep, vel[..., :3], v), np.where(keep, vel[..., 3:], w)
+
+
+def _dop853(eq: Equations, t, y, f0, h, norm):
+    """One DOP853 step (integrators/explicit.py) for every variant, step h (V,)."""
+    K = np.empty((12,) + y.shape)
+    K[0] = f0
+    hc = h[:, None]
+    for i in range(1, 12):
+        K[i] = eq.rhs(t + _C8[i] * h, y + hc * np.tensordot(_A8[i, :i], K[:i], axes=1))
+    inc = np.tensordot(_B8, K, axes=1)
+    ynew = y + hc * inc
+    e5 = norm(np.tensordot(_E5, K, axes=1), y, ynew)
+    e3 = norm(inc - (_BHH[0] * K[0] + _BHH[1] * K[8] + _BHH[2] * K[11]), y, ynew)
+    den = e5 * e5 + 0.01 * e3 * e3
+    with np.errstate(invalid="ignore", divide="ignore"):
+        err = np.where(den > 0.0, h * e5 * e5 / np.sqrt(den), 0.0)
+    bad = ~np.isfinite(ynew).all(axis=-1) | (e5 >= 1e10) | (e3 >= 1e10)
+    return ynew, np.where(bad, np.inf, err)
+
+
+def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
+                   times: np.ndarray, tolerance: float, method: str = "auto") -> list[Result] | None:
+    """Forward dynamics of every variant (models of one topology, structure ``st``, each
+    from its assembled start) in lockstep; their Results, or None when the batch cannot
+    take them (see the module docstring): then run them separately."""
+    rtol = tolerance * 1e-1
+    stacked = stack_models(models)
+    if stacked is None or rtol > DOP853_BELOW or method == "implicit":
+        return None
+    V, nb, F = len(models), models[0].nb, len(times)
+    t = np.full(V, float(times[0]))
+    r = np.stack([s.r for s in starts])
+    p = np.stack([s.p for s in starts])
+    v = np.stack([s.v for s in starts])
+    w = np.stack([s.w for s in starts])
+    for m, s in zip(models, starts):         # the same choice as each separate run
+        if not m.forces.empty and choose_method(Equations(m, st), t[0], s.r, s.p, s.v, s.w,
+                                                method) != "explicit":
+            return None
+    eq = Equations(stacked, st)
+    eq.ts_ref = np.zeros((V, len(stacked.forces.ts_names)))
+    batch = _Batch(eq, models)
+    outs = [Result.empty(m, times, "dynamic") for m in models]
+    for o in outs:
+        o.method = DOP853.name
+    try:
+        r, p, v, w = batch.project(t, r, p, v, w, np.ones(V, dtype=bool))
+        # the separate run's integrator settings (analyses/dynamics.py)
+        scale = eq.pack(batch.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 4)),
+                        batch.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 3)),
+                        np.full(V, np.inf))
+        control = StandardControl(DOP853.order)
+
+        def norm(e, y0, y1):
+            sc = rtol * (scale[:, :-1] + np.maximum(np.abs(y0[:, :-1]), np.abs(y1[:, :-1])))
+            x = np.sqrt(np.mean((e[:, :-1] / sc) ** 2, axis=-1))
+            return np.where(np.isfinite(x), x, 1e10)
+
+        frame = float(np.max(np.diff(times))) if F > 1 else 1.0
+        frames = _Frames(eq, V, F)
+        k = np.zeros(V, dtype=int)                     # each variant's next output frame
+        h = np.full(V, np.nan)
+        retry = np.full(V, np.nan)                     # a rejected step's next size
+        work = np.zeros(V)
+        while True:
+            t_out = times[np.minimum(k, F - 1)]
+            at = (k < F) & (t >= t_out - 1e-14 * np.maximum(1.0, np.abs(t_out)))
+            if at.any():
+                frames.take(at, k, t, r, p, v, w, work)
+                k = k + at
+                continue
+            live = k < F
+            if not live.any():
+                break
+            y = eq.pack(r, p, v, w, work)
+            f0 = eq.rhs(t, y)
+            new = np.isnan(h)
+            if new.any():
+                h = np.where(new, [_initial_step(f0[i], y[i], scale[i], rtol, times) if new[i]
+                                   else 0.0 for i in range(V)], h)
+            hs = np.where(np.isnan(retry), np.minimum(h, t_out - t), retry)
+            hs = np.where(live, hs, h)                 # finished variants: any valid step
+            ynew, err = _dop853(eq, t, y, f0, hs, norm)
+            ok = live & (err <= 1.0)
+            bad = live & ~ok
+            if bad.any():
+                fac = np.where(err > 0, 0.9 * np.where(bad, err, 1.0) ** control.expo, 5.0)
+                retry = np.where(bad, hs * np.maximum(0.1, np.minimum(0.9, fac)), retry)
+                for i in np.flatnonzero(bad & (retry < SINGULAR_STEP * frame)):
+                    if retry[i] < 1e-12 * max(1.0, abs(t[i])) or _free_singular(
+                            models[i], st, r[i], p[i]):
+                        raise _Fallback("a singular position, or a step that collapsed")
+            if not ok.any():
+                continue
+            fac = np.where(err > 0, 0.9 * np.where(ok, err, 1.0) ** control.expo, 5.0)
+            h_next = hs * np.minimum(5.0, np.maximum(0.2, fac))
+            h = np.where(ok & ((hs == h) | (h_next < h)), h_next, h)
+            r1, p1, v1, w1, work1 = eq.unpack(ynew)
+            r1, p1, v1, w1 = batch.project(t + hs, r1, p1, v1, w1, ok)
+            sel = ok[:, None, None]
+            r, p = np.where(sel, r1, r), np.where(sel, p1, p)
+            v, w = np.where(sel, v1, v), np.where(sel, w1, w)
+            t, work = np.where(ok, t + hs, t), np.where(ok, work1, work)
+            retry = np.where(ok, np.nan, retry)
+            for i in np.flatnonzero(ok):
+                outs[i].steps += 1
+            if eq.ts_ref.shape[1]:
+                ang = eq.accelerations(t, r, p, v, w)[2].ts_angle
+                eq.ts_ref = np.where(ok[:, None], ang, eq.ts_ref)
+    except (_Fallback, np.linalg.LinAlgError, FloatingPointError, ArithmeticError):
+        return None
+    frames.results(outs)
+    return outs
+
+
+class _Frames:
+    """Each variant's output frames as they are reached (the lockstep run reaches a frame at
+    a different iteration for each variant), stored into the Results in one call each."""
+
+    def __init__(self, eq: Equations, V: int, F: int) -> None:
+        m, nb = eq.m, eq.nb
+        self.eq = eq
+        self.t = np.zeros((V, F))
+        self.state = np.zeros((V, F, nb, 19))          # r, p, v, w, a, alpha
+        self.lam = np.zeros((V, F, m.nc))
+        self.jac = np.zeros((V, F, m.nc, m.row_width))
+        self.energy = np.zeros((V, F, 3))              # potential, power, work
+
+    def take(self, at: np.ndarray, k: np.ndarray, t, r, p, v, w, work) -> None:
+        """Frame k[i] of each variant i in ``at``: its projected state, accelerations,
+        multipliers and energies, as analyses/dynamics.py stores them."""
+        eq = self.eq
+        a, lam, fe, jac, f = eq.accelerations(t, r, p, v, w)
+        if eq.ts_ref.shape[1]:
+            eq.ts_ref = np.where(at[:, None], fe.ts_angle, eq.ts_ref)
+        power = np.broadcast_to(fe.power_nc, t.shape)
+        mr = eq.mrows
+        if mr.size:
+            power = power + np.einsum("vk,vk->v", -lam[:, mr], f[:, eq.m.row_motion[mr], 1])
+        i = np.flatnonzero(at)
+        kk = k[i]
+        self.t[i, kk] = t[i]
+        self.state[i, kk] = np.concatenate([r, p, v, w, a], -1)[i]
+        self.lam[i, kk], self.jac[i, kk] = lam[i], jac[i]
+        self.energy[i, kk] = np.stack([np.broadcast_to(fe.potential, t.shape), power, work], -1)[i]
+
+    def results(self, outs: list[Result]) -> None:
+        for i, o in enumerate(outs):
+            m, X = o.model, self.state[i]
+            rows = slice(0, X.shape[0])
+            o.store(rows, State(self.t[i], X[..., 0:3], X[..., 3:7], X[..., 7:10], X[..., 10:13],
+                                X[..., 13:16], X[..., 16:19]), self.lam[i], self.jac[i], None)
+            A = body_arrays(m, X[..., 0:3], X[..., 3:7])[1]
+            e = self.energy[i]
+            o.store_energy(rows, inertia_world(m, A[:, : m.nb]), e[:, 0], e[:, 1], e[:, 2])

@@ -1,0 +1,128 @@
+"""The design study's lockstep dynamics (solver/study/batch.py): many variants of one
+mechanism as one run with a variant axis in every array, each variant with its own step
+control, equal to its separate run."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver import Mechanism
+from solver.study import Study, grid, latin_hypercube
+from solver.study import engine
+from solver.study.batch import batch_dynamics, stack_models
+from solver.model.compile import compile_model
+
+from mechanisms import four_bar, rod_inertia
+
+
+def sprung_pendulum() -> Mechanism:
+    """A rod hinged to the ground by a revolute joint, held by a torsion spring and a
+    spring-damper to a ground point, released at rest off its equilibrium: a regular,
+    damped motion (not chaotic), so a variant's separate run and its lockstep run differ
+    only by rounding."""
+    m = Mechanism(gravity=(0.0, -9.81, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("rod", mass=2.0, inertia=rod_inertia(2.0, 0.8), center_of_mass=(0.4, 0.0, 0.0),
+               orientation=(np.cos(0.3), 0.0, 0.0, np.sin(0.3)))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "ground", position=(0.5, 0.6, 0.0))
+    m.add_marker("hinge", "rod")
+    m.add_marker("tip", "rod", position=(0.8, 0.0, 0.0))
+    m.add_joint("pin", "revolute", "hinge", "O")
+    m.add_torsion_spring("coil", "pin", stiffness=4.0, damping=0.2)
+    m.add_spring_damper("strut", "tip", "A", stiffness=30.0, damping=0.5, free_length=0.5)
+    return m
+
+
+VARY = {"rod.mass": [1.0, 2.5], "tip.position.x": [0.7, 0.9], "strut.stiffness": [20.0, 45.0],
+        "gravity.y": [-9.81, -3.7]}
+
+
+def _close(a: np.ndarray, b: np.ndarray, rel: float = 1e-10) -> float:
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
+
+
+def test_every_variant_equals_its_separate_run():
+    """Sixteen variants (mass, a marker point, a spring rate, gravity) in one lockstep run:
+    each variant's steps, positions, reactions and energies equal its own Mechanism.solve
+    to 1e-10 relative (rounding differs between a stacked and a single product)."""
+    study = Study(sprung_pendulum(), grid(VARY))
+    res = study.run(duration=1.0, fps=24)
+    assert not res.failures
+    for i in range(len(study)):
+        alone = study.variant(i).solve(1.0, 24)
+        got = res.result(i)
+        assert got.steps == alone.steps
+        assert _close(got._r, alone._r) <= 1e-10
+        assert _close(got._w, alone._w) <= 1e-10
+        assert _close(got._reaction, alone._reaction) <= 1e-10
+        assert _close(got._energy, alone._energy) <= 1e-10
+
+
+def test_the_lockstep_run_is_what_ran(monkeypatch):
+    """The study's dynamics went through batch_dynamics once, for all variants, and it
+    did not hand them back."""
+    calls = []
+    real = engine.batch_dynamics
+
+    def spy(models, *args, **kw):
+        out = real(models, *args, **kw)
+        calls.append((len(models), out is not None))
+        return out
+    monkeypatch.setattr(engine, "batch_dynamics", spy)
+    Study(sprung_pendulum(), latin_hypercube({"rod.mass": (1.0, 3.0), "coil.stiffness": (1.0, 8.0)},
+                                              6, seed=3)).run(duration=0.5, fps=24)
+    assert calls == [(6, True)]
+
+
+def test_stacked_model_carries_only_the_numbers_that_differ():
+    """stack_models gives the varied numbers a leading variant axis and keeps the rest as
+    they are; a different topology (a limit added) is refused."""
+    study = Study(sprung_pendulum(), grid({"rod.mass": [1.0, 2.0, 3.0]}))
+    models = [compile_model(study.variant(i)) for i in range(3)]
+    s = stack_models(models)
+    assert s.body_mass.shape == (3, 1) and s.body_inverse_mass.shape == (3, 2, 6, 6)
+    assert s.body_inertia.shape == (1, 3, 3)          # not varied: shared
+    assert s.forces.sd_k.shape == (1,)
+    other = study.variant(0)
+    other.add_limit("stop", "pin", lower=-1.0, upper=1.0)
+    assert stack_models(models[:2] + [compile_model(other)]) is None
+
+
+def test_a_failing_variant_is_isolated_and_the_rest_run_together(monkeypatch):
+    """An unpowered four-bar falling under gravity: a variant whose coupler is too long to
+    close the loop fails at assembly, by index and with its reason; the other three still
+    run in one lockstep run (with the loop's redundant rows set aside) and equal their
+    separate runs."""
+    sizes = []
+    real = engine.batch_dynamics
+    monkeypatch.setattr(engine, "batch_dynamics",
+                        lambda models, *a, **k: sizes.append(len(models)) or real(models, *a, **k))
+    m = four_bar(driven=False, error_deg=0.0, error_m=0.0)
+    m.gravity = (0.0, -9.81, 0.0)
+    study = Study(m, {"coupler_B.position.x": [0.95, 1.0, 3.0, 1.05]})
+    res = study.run(duration=0.5, fps=24)
+    assert sizes == [3]
+    assert list(res.failures) == [2] and "assembl" in res.failures[2].lower()
+    for i in (0, 1, 3):
+        alone = study.variant(i).solve(0.5, 24)
+        assert _close(res.result(i)._r, alone._r) <= 1e-10
+        assert _close(res.result(i)._reaction, alone._reaction) <= 1e-9
+
+
+def test_stiff_variants_go_one_by_one_and_still_equal_their_runs():
+    """A damper heavy enough for the implicit method (c/m far above dynamics.STIFF_RATE):
+    the lockstep run (explicit only) hands the variants back, and each runs alone with
+    Radau IIA, as its own solve does."""
+    study = Study(sprung_pendulum(), grid({"strut.damping": [3000.0, 4000.0]}))
+    res = study.run(duration=0.25, fps=24)
+    for i in range(2):
+        alone = study.variant(i).solve(0.25, 24)
+        assert res.result(i).method == alone.method and "Radau" in alone.method
+        assert _close(res.result(i)._r, alone._r) <= 1e-12
+
+
+def test_batch_dynamics_returns_none_for_the_implicit_method():
+    study = Study(sprung_pendulum(), grid({"rod.mass": [1.0, 2.0]}))
+    models = [compile_model(study.variant(i)) for i in range(2)]
+    assert batch_dynamics(models, None, [], np.zeros(1), 1e-6, "implicit") is None
