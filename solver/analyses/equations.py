@@ -67,17 +67,23 @@ class _Work:
         quat_to_matrix(p, out=self.A9[..., :nb, :])
         return self.rg, self.A, self.vg, self.wg, self.velg
 
-    def mass(self, A: np.ndarray, pair: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def mass(self, A: np.ndarray, pair: np.ndarray, diag: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
         """(I_w = A I A^T (..., nb, 3, 3), inverse mass blocks (..., nb, 6, 6)): both
         inertias turned by one pair of products.  ``pair`` (nb, 3, 6) is [I, I^-1] side by
         side: A [I, I^-1] restacked as [A I; A I^-1] (6, 3) times A^T gives both at once
         (numpy's stacked 3x3 products cost per matrix, broadcasting more: half the time
-        of a broadcast pair at 200 bodies)."""
+        of a broadcast pair at 200 bodies).  ``diag`` (nb, 2, 3): the diagonals of I and
+        I^-1 when every inertia is diagonal in its part's axes; then A D is a scaling of
+        A's columns and one product remains."""
         nb = self.nb
         Ab = A[..., :nb, :, :]
-        X = Ab @ pair
-        lead = X.shape[:-3]
-        Z = np.swapaxes(X.reshape(lead + (nb, 3, 2, 3)), -3, -2).reshape(lead + (nb, 6, 3))
+        lead = Ab.shape[:-3]
+        if diag is not None:
+            Z = (Ab[..., None, :, :] * diag[..., :, None, :]).reshape(lead + (nb, 6, 3))
+        else:
+            X = Ab @ pair
+            Z = np.swapaxes(X.reshape(lead + (nb, 3, 2, 3)), -3, -2).reshape(lead + (nb, 6, 3))
         both = Z @ np.swapaxes(Ab, -1, -2)
         self.Mi[..., 3:, 3:] = both[..., 3:, :]
         return both[..., :3, :], self.Mi
@@ -101,6 +107,9 @@ class Equations:
         self.friction_power = 0.0
         self.stop_power = 0.0     # the compliant stops' power at the last accelerations
         self._pair = np.concatenate([model.body_inertia, model.body_inverse_inertia], -1)
+        both = np.stack([model.body_inertia, model.body_inverse_inertia], -3)  # (..., nb, 2, 3, 3)
+        on = np.diagonal(both, axis1=-2, axis2=-1)
+        self._diag = on.copy() if np.array_equal(both, on[..., None] * np.eye(3)) else None
         self._work: dict[tuple[int, ...], _Work] = {}
         self.use(st)
 
@@ -179,7 +188,7 @@ class Equations:
         rg, A, vg, wg, velg = wk.bodies(r, p, vel)
         ev = evaluate(m, rg, A, vg, wg, ref=self.track)
         f = motion_values(m, t) if self.mrows.size else _NO_MOTION
-        Iw, Mi = wk.mass(A, self._pair)
+        Iw, Mi = wk.mass(A, self._pair, self._diag)
         Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref, Iw)
         stop = stop_forces(m, ev.phi, ev.jac, velg) if m.limits is not None else None
         if stop is not None:             # compliant stops: forces along their coordinates

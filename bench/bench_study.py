@@ -1,0 +1,138 @@
+"""Design studies (issue 15): many variants of one mechanism in one call, timed beside one
+variant, beside the same variants run one by one, and beside 100 sequential MuJoCo runs,
+all in one run.
+
+Cases (shared/docs/benchmarks.md mechanisms):
+- chain: the chain of 10 rods on spherical joints, 2 s at 24 fps, every link's mass varied
+  (Latin hypercube in [0.8, 1.2] kg, seed 1); the study steps them in lockstep
+  (solver/study/batch.py).  MuJoCo: the same chain (bench/peers.py) with the same masses,
+  100 runs one after the other, at its default step (RK4, 1/240 s) and at about our accuracy
+  (1/1920 s: README, "Against MuJoCo and Exudyn").
+- slider-crank: crank radius and rod length varied on a 10 x 10 grid (0.08-0.12 m, 0.25-0.35
+  m), 1 s at 240 fps, reactions; kinematic sweeps.
+
+Columns: wall s; ratio to one variant; ratio to the variants run one by one; the largest
+energy error over the variants (chain, divided by m g L N^2 / 2) or slider x error (m).
+
+Run:  .venv/bin/python bench/bench_study.py [--variants 100] [--quick]
+      (MuJoCo from bench/requirements.txt if installed: .venv-peers/bin/python)
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+import peers  # noqa: E402
+from bench_dynamics import chain  # noqa: E402
+from bench_kinematics import slider_crank  # noqa: E402
+from solver.study import Study, grid, latin_hypercube  # noqa: E402
+
+N = 10
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, out
+
+
+def chain_error(r) -> float:
+    ke, pe, work = r.energy()
+    return peers.chain_error(ke + pe - work, N)
+
+
+def mujoco_runs(masses: np.ndarray, per: int) -> tuple[float, float]:
+    """(wall s, largest energy error) of one MuJoCo chain run per row of masses."""
+    import mujoco
+    xml = peers.mujoco_chain_xml(N, dt=1 / (per * 24))
+    steps = 48 * per
+    worst, wall = 0.0, 0.0
+    for row in masses:
+        model = mujoco.MjModel.from_xml_string(xml)
+        model.body_mass[1:] = row
+        data = mujoco.MjData(model)
+        t0 = time.perf_counter()
+        qs, vs = [data.qpos.copy()], [data.qvel.copy()]
+        for i in range(1, steps + 1):
+            mujoco.mj_step(model, data)
+            if i % per == 0:
+                qs.append(data.qpos.copy())
+                vs.append(data.qvel.copy())
+        wall += time.perf_counter() - t0
+        e = []
+        v6 = np.zeros(6)
+        for q, v in zip(qs, vs):
+            data.qpos[:], data.qvel[:] = q, v
+            mujoco.mj_forward(model, data)
+            energy = 0.0
+            for k in range(N):
+                b = k + 1
+                mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, b, v6, 1)
+                w_loc = v6[:3]                    # local (inertial) axes, as peers.py
+                energy += 0.5 * row[k] * v6[3:] @ v6[3:] + 0.5 * w_loc @ (model.body_inertia[b] * w_loc) \
+                    + row[k] * peers.G * data.xipos[b][2]
+            e.append(energy)
+        e = np.array(e)
+        worst = max(worst, float(np.abs(e - e[0]).max()) / (peers.G * N * N / 2))
+    return wall, worst
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--variants", type=int, default=100)
+    ap.add_argument("--quick", action="store_true", help="skip the variants one by one")
+    a = ap.parse_args()
+    V = a.variants
+    rows = []
+
+    # chain: masses varied
+    study = Study(chain(N), latin_hypercube({f"link{k}.mass": (0.8, 1.2) for k in range(N)},
+                                            V, seed=1))
+    one, r1 = min((timed(lambda: study.variant(0).solve(2.0, 24)) for _ in range(3)),
+                  key=lambda x: x[0])
+    wall, res = timed(lambda: study.run(duration=2.0, fps=24))
+    err = max(chain_error(res.result(i)) for i in range(V))
+    sep = None
+    if not a.quick:
+        sep, _ = timed(lambda: [study.variant(i).solve(2.0, 24) for i in range(V)])
+    rows.append(("chain N=10, masses", "ours: study", wall, one, sep, f"{err:.1e}"))
+    if sep is not None:
+        rows.append(("chain N=10, masses", "ours: one by one", sep, one, sep, ""))
+    masses = np.array([[row[f"link{k}.mass"] for k in range(N)] for row in study.variants])
+    for per, what in ((10, "MuJoCo RK4 1/240 s"), (80, "MuJoCo RK4 1/1920 s")):
+        try:
+            mw, merr = mujoco_runs(masses, per)
+            rows.append(("chain N=10, masses", f"{what}, one by one", mw, one, sep, f"{merr:.1e}"))
+        except ImportError:
+            rows.append(("chain N=10, masses", what, None, None, None, "not installed"))
+
+    # slider-crank: crank radius and rod length on a grid
+    k = int(round(np.sqrt(V)))
+    study = Study(slider_crank(), grid({"c1.position.x": np.linspace(0.08, 0.12, k),
+                                        "r1.position.x": np.linspace(0.25, 0.35, k)}))
+    one, _ = min((timed(lambda: study.variant(0).solve(1.0, 240)) for _ in range(3)),
+                 key=lambda x: x[0])
+    wall, res = timed(lambda: study.run(duration=1.0, fps=240))
+    sep = None
+    if not a.quick:
+        sep, _ = timed(lambda: [study.variant(i).solve(1.0, 240) for i in range(len(study))])
+    rows.append((f"slider-crank {k}x{k}", "ours: study", wall, one, sep, f"{len(res.failures)} failed"))
+
+    print(f"{'case':22s} {'engine':34s} {'wall s':>8s} {'/ one':>7s} {'/ one by one':>13s}  error")
+    for case, eng, w, o, s, e in rows:
+        if w is None:
+            print(f"{case:22s} {eng:34s} {'-':>8s} {'-':>7s} {'-':>13s}  {e}")
+            continue
+        print(f"{case:22s} {eng:34s} {w:8.2f} {w / o:7.1f} {(w / s if s else float('nan')):13.2f}  {e}")
+    print(f"one variant: chain {rows[0][3]:.3f} s; {V} variants; energy error over all variants")
+
+
+if __name__ == "__main__":
+    main()
