@@ -45,9 +45,10 @@ def _same(a, b) -> bool:
     return a == b
 
 
-def _stack_fields(objs: list, skip: tuple = ()) -> dict | None:
-    """{field: stacked array} for the float array fields that differ between the
-    dataclasses ``objs``; None if another field differs (not the same topology)."""
+def _stack_fields(objs: list, skip: tuple = (), axes: int = 0) -> dict | None:
+    """{field: stacked array (V, 1 x axes, ...)} for the float array fields that differ
+    between the dataclasses ``objs``; None if another field differs (not the same
+    topology)."""
     out = {}
     for f in dataclasses.fields(objs[0]):
         if f.name in skip:
@@ -57,16 +58,18 @@ def _stack_fields(objs: list, skip: tuple = ()) -> dict | None:
             continue
         if all(isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.shape == vals[0].shape
                for v in vals):
-            out[f.name] = np.stack(vals)
+            x = np.stack(vals)
+            out[f.name] = x.reshape(x.shape[:1] + (1,) * axes + x.shape[1:])
         else:
             return None
     return out
 
 
-def stack_models(models: list[Model]) -> Model | None:
+def stack_models(models: list[Model], axes: int = 0) -> Model | None:
     """One Model whose numbers that differ between ``models`` carry a leading variant axis
-    (V, ...), for the equations of all variants at once; None when they differ in anything
-    but numbers, or have features the batched run leaves to separate runs."""
+    (V, ...), for the equations of all variants at once (``axes`` more axes of length one
+    after it: (V, 1, ...) broadcasts against states (V, frames, ...)); None when they differ
+    in anything but numbers, or have features the batched run leaves to separate runs."""
     m0 = models[0]
     if any(m.limits is not None or m.frictions is not None or m.couplers is not None
            or m.curves is not None for m in models):
@@ -78,13 +81,13 @@ def stack_models(models: list[Model]) -> Model | None:
     fm0 = m0.forces
     if fm0.ld_names or any(a is not None for a in list(fm0.sd_act) + list(fm0.ts_act)):
         return None
-    top = _stack_fields(models, skip=("plan", "forces") + _SHARED_OK)
-    forces = _stack_fields([m.forces for m in models], skip=("sd_act", "ts_act", "ld_funcs"))
+    top = _stack_fields(models, ("plan", "forces") + _SHARED_OK, axes)
+    forces = _stack_fields([m.forces for m in models], ("sd_act", "ts_act", "ld_funcs"), axes)
     if top is None or forces is None:
         return None
     groups = []
     for gs in zip(*(m.plan.groups for m in models)):
-        g = _stack_fields(list(gs))
+        g = _stack_fields(list(gs), axes=axes)
         if g is None:
             return None
         groups.append(dataclasses.replace(gs[0], **g))

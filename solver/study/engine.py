@@ -31,6 +31,7 @@ from ..model.results import Result
 from ..model.state import read_state
 from ..vocabulary.builder import Builder
 from .batch import batch_dynamics
+from .batch_sweep import batch_sweep
 from .params import Parameter, make_variant, resolve_all
 
 
@@ -73,17 +74,21 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
     variant, in order.  ``progress(variants done)``, after each variant (the local run
     passes it; an executor's workers get None), returning False stops the batch early.
 
-    Variants whose forward dynamics can run together (study/batch.py: the same structure,
-    the explicit method, no events) run in one lockstep run; the rest, and any group the
-    lockstep run hands back, one by one."""
+    Variants that can run together (the same structure; study/batch.py: forward dynamics
+    by the explicit method without events, in lockstep; study/batch_sweep.py: kinematic
+    sweeps, in blocks of (variants, frames)) run as one; the rest, and any group that is
+    handed back, one by one."""
     out: dict[int, Outcome] = {}
     start = _time.perf_counter()
     together = _together(batch, times, how, out)
     if together is not None:
         idx, models, begun = together
-        results = single_thread(batch_dynamics)(models, begun[0].structure,
-                                                [b.state for b in begun], times,
-                                                how.tolerance, how.method)
+        states = [b.state for b in begun]
+        if begun[0].analysis == "dynamic":
+            results = single_thread(batch_dynamics)(models, begun[0].structure, states, times,
+                                                    how.tolerance, how.method)
+        else:
+            results = single_thread(batch_sweep)(models, begun[0].structure, states, times)
         if results is not None:
             each = (_time.perf_counter() - start) / len(idx)
             for i, m, b, r in zip(idx, models, begun, results):
@@ -115,11 +120,11 @@ def _finished(index: int, fn: Callable[[], Result], seconds: float | None,
 
 
 def _together(batch: VariantBatch, times: np.ndarray, how: Settings, out: dict):
-    """(indices, models, Starts) of the variants that may run as one lockstep dynamic
-    run: two or more whose dynamic analyses start from the same kept rows; None if there
+    """(indices, models, Starts) of the variants that may run as one: two or more whose
+    analyses (all dynamic, or all kinematic) start from the same kept rows; None if there
     are not two.  A variant that fails here (a loop that does not close) gets its Outcome
     in ``out`` now."""
-    if len(batch) < 2 or how.analysis == "kinematic" or how.method == "implicit":
+    if len(batch) < 2:
         return None
     params = batch.params
     idx, models, begun = [], [], []
@@ -133,7 +138,7 @@ def _together(batch: VariantBatch, times: np.ndarray, how: Settings, out: dict):
             out[index] = Outcome(index, None, f"{type(exc).__name__}: {exc}",
                                  _time.perf_counter() - start)
             continue
-        if b.analysis != "dynamic":
+        if begun and b.analysis != begun[0].analysis:
             return None
         idx.append(index)
         models.append(model)

@@ -1,0 +1,202 @@
+"""Many variants of one fully driven mechanism in one kinematic sweep (issue 15).
+
+The sweep of analyses/sweep.py solves blocks of frames as one array computation; here the
+block is (variants, frames): a model stacked with ``stack_models(models, axes=1)`` (arrays
+(V, 1, ...)) broadcasts against poses (V, F, ...), and every step of the sweep (the third-
+order prediction off each variant's last frame, Newton on every frame of every variant with
+the one stopping rule, velocities J v = nu, accelerations J a = gamma, the reactions
+J^T lambda = Q - M a) is a set of numpy calls on the whole block.  A block is cut at the
+first frame where any variant has not converged or leaves its smooth prediction, as the
+single sweep cuts its own; each variant's frames are the solutions of the same equations to
+the same tolerance, so its Result equals its separate sweep to Newton's tolerance.
+
+It covers the common case (dense J: up to MIN_BANDED kept rows, no redundant rows, no
+force elements, stops, friction, couplers or curve joints); anything else, and any frame a
+variant cannot solve (a lock-up, a singular position), returns None, and the caller sweeps
+the variants one by one, where each gets its own full treatment and error message.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..algebra.banded import MIN_BANDED
+from ..algebra.newton import COND_LIMIT, converged, step_pose
+from ..analyses.structure import Structure
+from ..analyses.sweep import (BLOCK_FIRST, BLOCK_FLOATS, BLOCK_MAX, GROWTH, QUICK, SMOOTH,
+                              motion_table)
+from ..base.rotations import rotate_world
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
+from ..kernels.forces import body_loads
+from ..model.compile import Model
+from ..model.results import Result
+from ..model.state import State
+from .batch import stack_models
+
+
+class _Fail(Exception):
+    """A frame the batch leaves to the separate sweeps."""
+
+
+def _angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Approximate rotation angle between unit quaternions (sweep.py's)."""
+    return 2.0 * np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
+
+
+def batch_sweep(models: list[Model], st: Structure, starts: list[State],
+                times: np.ndarray) -> list[Result] | None:
+    """Kinematic sweeps of every variant (models of one topology, structure ``st``, each
+    from its assembled start) over ``times`` as one; their Results, or None (see the
+    module docstring)."""
+    m0 = models[0]
+    keep = st.keep
+    if (st.redundant.size or len(keep) > MIN_BANDED or not m0.forces.empty
+            or len(keep) != 6 * m0.nb):
+        return None
+    sm = stack_models(models, axes=1)
+    fv, n_ok, bad = motion_table(m0, times)
+    if sm is None or bad is not None or not m0.nb:
+        return None
+    try:
+        return _sweep(models, sm, st, starts, times, fv)
+    except (_Fail, np.linalg.LinAlgError, FloatingPointError, ArithmeticError):
+        return None
+
+
+def _sweep(models, sm: Model, st: Structure, starts, times, fv) -> list[Result]:
+    V, nb, nc, n = len(models), sm.nb, sm.nc, len(times)
+    keep = st.keep
+    mrows = np.flatnonzero(sm.row_motion >= 0)
+    mix = sm.row_motion[mrows]
+    rs = np.stack([1.0 / m.row_length for m in models])[:, None, keep]        # (V, 1, nk)
+    col = np.ones((V, nb, 6))
+    col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
+    cw = col.reshape(V, 1, -1)
+    L = np.array([m.length_scale for m in models])[:, None]                    # (V, 1)
+    blen = np.stack([m.body_length for m in models])[:, None]                  # (V, 1, nb)
+    outs = [Result.empty(m, times) for m in models]
+    biggest = int(max(1, min(BLOCK_MAX, BLOCK_FLOATS // (V * max(nc, 1) * (12 + 6 * nb)))))
+    prev = None                       # each variant's last solved frame
+    r0 = np.stack([s.r for s in starts])
+    p0 = np.stack([s.p for s in starts])
+    k0, size = 0, 1
+    while k0 < n:
+        ks = np.arange(k0, min(k0 + size, n))
+        tried = len(ks)
+        if prev is None:
+            R, P = r0[:, None].copy(), p0[:, None].copy()
+        else:      # sweep.py's third-order predictor off each variant's last frame
+            t1, r1, p1, v1, w1, a1, al1, jerk, djerk = prev
+            h = (times[ks] - t1)[None, :, None, None]
+            R = r1[:, None] + h * (v1[:, None] + h * (0.5 * a1[:, None] + h / 6.0 * jerk[:, None]))
+            P = rotate_world(np.broadcast_to(p1[:, None], (V, len(ks), nb, 4)),
+                             h * (w1[:, None] + h * (0.5 * al1[:, None] + h / 6.0 * djerk[:, None])))
+        f = fv[ks][None]                                                        # (1, F, nm, 3)
+        R, P, jac, A, ok, iters = _newton(sm, keep, rs, cw, L, R, P, f)
+        m = int(np.argmin(ok.all(axis=0))) if not ok.all() else len(ks)
+        Jinv = None
+        if m:
+            Jg = global_jacobian(sm, jac[:, :m])[..., keep, :]
+            Jinv = np.linalg.inv(Jg)
+            Js = Jg * rs[..., None] / cw[..., None, :]
+            Jsinv = Jinv * cw[..., :, None] / rs[..., None, :]
+            with np.errstate(invalid="ignore"):
+                cond = np.abs(Js).sum(-2).max(-1) * np.abs(Jsinv).sum(-2).max(-1)
+            good = (np.isfinite(cond) & (cond < COND_LIMIT)).all(axis=0)
+            m = int(np.argmin(good)) if not good.all() else m
+        if m == 0:
+            if len(ks) > 1:
+                size = 1
+                continue
+            raise _Fail("a frame no variant's Newton solves here")
+        ks, R, P, jac, A, Jinv, f = ks[:m], R[:, :m], P[:, :m], jac[:, :m], A[:, :m], Jinv[:, :m], f[:, :m]
+        nu = np.zeros((V, m, nc))
+        nu[..., mrows] = f[..., mix, 1]
+        vel = (Jinv @ nu[..., keep, None])[..., 0].reshape(V, m, nb, 6)
+        Vv, W = vel[..., :3], vel[..., 3:]
+        rg, Ag, vg, wg = body_arrays(sm, R, P, Vv, W)
+        evq = evaluate(sm, rg, Ag, vg, wg, need_jac=False)
+        gamma = -evq.quad
+        gamma[..., mrows] += f[..., mix, 2]
+        acc = (Jinv @ gamma[..., keep, None])[..., 0].reshape(V, m, nb, 6)
+        Ac, Al = acc[..., :3], acc[..., 3:]
+        if prev is not None and len(ks) > 1:
+            m2 = _smooth(prev, np.diff(times[np.r_[ks[0] - 1, ks]]), R, P, Vv, W, Ac, Al, blen, L)
+            if m2 == 0:
+                size = 1
+                continue
+            if m2 < m:
+                m = m2
+                ks, R, P, jac, A, Jinv, f = ks[:m], R[:, :m], P[:, :m], jac[:, :m], A[:, :m], Jinv[:, :m], f[:, :m]
+                Vv, W, Ac, Al = Vv[:, :m], W[:, :m], Ac[:, :m], Al[:, :m]
+                Ag, wg = Ag[:, :m], wg[:, :m]
+        # inverse dynamics: J^T lambda = Q - M a
+        Q, Iw = body_loads(sm, Ag, wg)
+        Ma = np.concatenate([sm.body_mass[..., None] * Ac, (Iw @ Al[..., None])[..., 0]], -1)
+        lam = np.zeros((V, m, nc))
+        lam[..., keep] = (np.swapaxes(Jinv, -1, -2) @ (Q - Ma).reshape(V, m, -1, 1))[..., 0]
+        power = -(lam[..., mrows] * f[..., mix, 1]).sum(axis=-1)
+        block = slice(int(ks[0]), int(ks[-1]) + 1)
+        for i, o in enumerate(outs):
+            o.store(block, State(times[ks], R[i], P[i], Vv[i], W[i], Ac[i], Al[i]), lam[i], jac[i], None)
+            o.store_energy(block, Iw[i], np.zeros(m), power[i])
+        if m > 1:
+            dt, a0, al0 = times[ks[-1]] - times[ks[-2]], Ac[:, -2], Al[:, -2]
+        elif prev is not None:
+            dt, a0, al0 = times[ks[-1]] - prev[0], prev[5], prev[6]
+        else:
+            dt, a0, al0 = 1.0, Ac[:, -1], Al[:, -1]
+        prev = (times[ks[-1]], R[:, -1], P[:, -1], Vv[:, -1], W[:, -1], Ac[:, -1], Al[:, -1],
+                (Ac[:, -1] - a0) / dt, (Al[:, -1] - al0) / dt)
+        k0 = int(ks[-1]) + 1
+        if k0 == 1:
+            size = min(BLOCK_FIRST, biggest)
+        elif m < tried:
+            size = max(1, m)
+        elif iters <= QUICK:
+            size = min(GROWTH * size, biggest)
+    return outs
+
+
+def _newton(sm: Model, keep, rs, cw, L, R, P, f):
+    """Newton on every frame of every variant of a block in lockstep (sweep.py's _newton on
+    a (V, F) block): each stops by the one rule; a frame that has converged is no longer
+    moved.  Returns poses, Jacobian blocks, rotation matrices, the (V, F) converged mask and
+    the iterations."""
+    shape = R.shape[:2]
+    size = np.full(shape, np.inf)
+    done = np.zeros(shape, dtype=bool)
+    for it in range(25):
+        rg, A = body_arrays(sm, R, P)[:2]
+        ev = evaluate(sm, rg, A)
+        res = residual(sm, ev.phi, f)[..., keep]
+        with np.errstate(invalid="ignore"):
+            err = np.max(np.abs(res * rs), axis=-1, initial=0.0)
+            done = converged(err, size) & np.isfinite(ev.jac).all(axis=(-2, -1))
+        live = ~done & np.isfinite(err)
+        if not live.any():
+            break
+        Jg = global_jacobian(sm, ev.jac)[..., keep, :]
+        Jg = np.where(live[..., None, None], Jg, np.eye(len(keep)))     # converged: any solvable J
+        dq = -np.linalg.solve(Jg, np.where(live[..., None], res, 0.0)[..., None])[..., 0]
+        step = np.max(np.abs(dq * cw), axis=-1, initial=0.0) / L
+        R1, P1 = step_pose(R, P, dq)
+        sel = live[..., None, None]
+        R, P = np.where(sel, R1, R), np.where(sel, P1, P)
+        size = np.where(live, step, size)
+    return R, P, ev.jac, A, done, it
+
+
+def _smooth(prev, h, R, P, V, W, Ac, Al, blen, L) -> int:
+    """How many leading frames of the block continue the frame before smoothly in every
+    variant (sweep.py's _smooth_prefix on a (V, F) block)."""
+    def before(x, first):
+        return np.concatenate([first[:, None], x[:, :-1]], axis=1)
+    r0, p0, v0, w0 = before(R, prev[1]), before(P, prev[2]), before(V, prev[3]), before(W, prev[4])
+    a0, al0 = before(Ac, prev[5]), before(Al, prev[6])
+    hh = h[None, :, None, None]
+    rp = r0 + v0 * hh + 0.5 * a0 * hh * hh
+    pp = rotate_world(p0, w0 * hh + 0.5 * al0 * hh * hh)
+    miss = np.max(np.linalg.norm(R - rp, axis=-1) + blen * _angle(P, pp), axis=-1, initial=0.0)
+    move = np.max(np.linalg.norm(R - r0, axis=-1) + blen * _angle(P, p0), axis=-1, initial=0.0)
+    ok = (miss <= SMOOTH * move + 1e-8 * L).all(axis=0)
+    return int(np.argmin(ok)) if not ok.all() else len(ok)
