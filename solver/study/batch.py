@@ -153,9 +153,10 @@ class _Batch:
             raise _Fallback("position projection did not converge")
         if not sc.n:
             return r, p, v, w
-        fv, fW = self._mats(ev, A)
-        vals = fv if vals is None else np.where(iterated[:, None], vals, fv)
-        W = fW if W is None else np.where(iterated[:, None, None, None], W, fW)
+        if vals is None or not iterated[todo].all():    # J M^-1 J^T at the final pose for
+            fv, fW = self._mats(ev, A)                     # those that took no Newton step
+            vals = fv if vals is None else np.where(iterated[:, None], vals, fv)
+            W = fW if W is None else np.where(iterated[:, None, None, None], W, fW)
         nu = np.zeros((len(t), eq.m.nc))
         nu[:, eq.mrows] = f[:, eq.m.row_motion[eq.mrows], 1]
         vel = np.zeros((len(t), eq.nb + 1, 6))
