@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from .analyses.assembly import assemble
-from .analyses.run import frame_times, output_times, run, settings
+from .analyses.run import requested_times, run, settings
 from .analyses.statics import statics as _statics
 from .analyses.check import CheckReport, check as _check
-from .base.errors import MechanismError
 from .model.compile import compile_model
 from .model.results import Result
 from .model.state import read_state, write_pose
@@ -68,14 +67,7 @@ class Mechanism(Builder):
         analyses/dynamics.py); progress: optional callable(frames done, frames in all)
         called after each frame, returning False to cancel (SolverCancelled, with the
         frames done in .result)."""
-        if times is None:
-            if duration is None:
-                raise MechanismError("solve needs a duration (with fps) or output times")
-            times = frame_times(duration, fps)
-        else:
-            if duration is not None:
-                raise MechanismError("give either duration (with fps) or times, not both")
-            times = output_times(times)
+        times = requested_times(duration, fps, times, "solve")
         how = settings(analysis, tolerance, method, **options)
         model = compile_model(self)
         return run(model, read_state(model, self), times, how, progress)

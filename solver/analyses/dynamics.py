@@ -141,7 +141,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 # before the projection moved y by the size of the local error, or anew
                 f0 = sysm.rhs(t, y) if f_end is None else f_end
                 if h is None:
-                    h = _initial_step(f0, y, scale, rtol, times)
+                    h = initial_step(f0, y, scale, rtol, times)
                 hs = control.trial(h, t_out - t)
                 while True:
                     ynew, err = stepper.step(t, y, f0, hs, norm)
@@ -149,7 +149,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         h_next = control.accepted(hs, err, stepper)
                         break
                     hs = control.rejected(hs, err, stepper)
-                    who = (_free_singular(model, st, r, p) if hs < SINGULAR_STEP * frame
+                    who = (free_singular(model, st, r, p) if hs < SINGULAR_STEP * frame
                            and not sysm.robust else ())
                     if who:
                         better = _rechosen(model, st, r, p)
@@ -260,7 +260,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
             except ExpressionError as exc:
                 fail(str(exc), k, t)
             except np.linalg.LinAlgError:
-                who = () if sysm.robust else _free_singular(model, st, r, p)
+                who = () if sysm.robust else free_singular(model, st, r, p)
                 if who:                      # S not positive definite at a free singular position
                     sysm.robust, f_end = True, None
                     passed.append((t, who))
@@ -328,7 +328,7 @@ def _rechosen(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> Stru
     return new
 
 
-def _free_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
+def free_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
     """The joints of a singular position that the motion may pass (their constraints
     dependent for an instant, e.g. a parallelogram lined up), else (): not singular, or a
     motion driven into a position it cannot pass (a motion among the rows: a lock-up)."""
@@ -336,7 +336,7 @@ def _free_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) ->
     return () if set(who) & set(model.motion_names) else who
 
 
-def _initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,
+def initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,
                   times: np.ndarray) -> float:
     """Starting step from the first derivative's size (Hairer-Norsett-Wanner II.4)."""
     sc = rtol * (scale + np.abs(y))

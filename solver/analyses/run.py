@@ -78,6 +78,18 @@ def frame_times(duration: float, fps: float) -> np.ndarray:
     return np.arange(int(round(duration * fps)) + 1) / fps
 
 
+def requested_times(duration: Any, fps: Any, times: Any, what: str = "solve") -> np.ndarray:
+    """The output times of a call given a duration (with fps) or times, never both;
+    MechanismError naming ``what`` needs them otherwise."""
+    if times is None:
+        if duration is None:
+            raise MechanismError(f"{what} needs a duration (with fps) or output times")
+        return frame_times(duration, fps)
+    if duration is not None:
+        raise MechanismError("give either duration (with fps) or times, not both")
+    return output_times(times)
+
+
 @dataclass(frozen=True)
 class Start:
     """What a run starts from (``prepare``): the assembled state at times[0], the structure

@@ -190,6 +190,17 @@ def _inverse(M: np.ndarray) -> np.ndarray:
     return _per_frame(np.linalg.inv, M.shape, M)
 
 
+def next_block(k0: int, solved: int, tried: int, iters: int, size: int, biggest: int) -> int:
+    """The next block's frames, after a block that solved ``solved`` of ``tried`` frames in
+    ``iters`` Newton iterations and ends before frame k0: BLOCK_FIRST after frame 0, the
+    frames solved after a cut, GROWTH times more after an easy block (up to ``biggest``)."""
+    if k0 == 1:
+        return min(BLOCK_FIRST, biggest)
+    if solved < tried:
+        return max(1, solved)
+    return min(GROWTH * size, biggest) if iters <= QUICK else size
+
+
 def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.ndarray,
             ref: np.ndarray | None = None):
     """Newton on every frame of a block from its predicted pose, each frame stopping by
@@ -409,12 +420,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         for k in ks:             # once per frame, as the frame-by-frame sweep did
             report_progress(progress, int(k), n, out)
         k0 = int(ks[-1]) + 1
-        if k0 == 1:
-            size = min(BLOCK_FIRST, biggest)
-        elif m < tried:
-            size = max(1, m)
-        elif iters <= QUICK:
-            size = min(GROWTH * size, biggest)
+        size = next_block(k0, m, tried, iters, size, biggest)
     if bad is not None:
         raise SolverError(str(bad), float(times[n_ok]), (), out.truncated(n_ok))
     return out

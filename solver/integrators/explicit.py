@@ -85,21 +85,23 @@ class DoPri5:
         self.rhs = rhs
         self.k_end: np.ndarray | None = None
 
-    def stages(self, t: float, y: np.ndarray, f0: np.ndarray, h: float) -> np.ndarray:
-        """(stages, len(y)) stage derivatives k_i = f(t + c_i h, y + h sum_j a_ij k_j)."""
+    def stages(self, t, y: np.ndarray, f0: np.ndarray, h) -> np.ndarray:
+        """(stages,) + y.shape stage derivatives k_i = f(t + c_i h, y + h sum_j a_ij k_j).
+        y (n,) with t, h numbers, or many states y (S, n) with their own t, h (S,) (a
+        design study's variants, each with its own step)."""
         n = len(self.C)
-        K = np.empty((n, len(y)))
+        K = np.empty((n,) + y.shape)
         K[0] = f0
+        hh = np.asarray(h)[..., None]
         for i in range(1, n):
-            K[i] = self.rhs(t + self.C[i] * h, y + h * (self.A[i, :i] @ K[:i]))
+            K[i] = self.rhs(t + self.C[i] * h, y + hh * np.tensordot(self.A[i, :i], K[:i], axes=1))
         return K
 
-    def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float,
-             norm) -> tuple[np.ndarray, float]:
+    def step(self, t, y: np.ndarray, f0: np.ndarray, h, norm):
         K = self.stages(t, y, f0, h)
-        ynew = y + h * (self.B @ K)
+        ynew = y + np.asarray(h)[..., None] * np.tensordot(self.B, K, axes=1)
         self.k_end = K[6]        # f(t + h, ynew): first stage of the next step (FSAL)
-        return ynew, norm(h * (self.E @ K), y, ynew)
+        return ynew, norm(np.asarray(h)[..., None] * np.tensordot(self.E, K, axes=1), y, ynew)
 
 
 class DOP853(DoPri5):
@@ -108,18 +110,22 @@ class DOP853(DoPri5):
     name = "explicit Dormand-Prince 8(5,3)"
     C, A, B, E = _C8, _A8, _B8, _E5
 
-    def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float,
-             norm) -> tuple[np.ndarray, float]:
+    def step(self, t, y: np.ndarray, f0: np.ndarray, h, norm):
+        """(y at t + h, the error norm); with many states y (S, n), t and h (S,), and a
+        norm giving one value per state: one error per state."""
         K = self.stages(t, y, f0, h)
-        inc = self.B @ K
-        ynew = y + h * inc
+        inc = np.tensordot(self.B, K, axes=1)
+        hh = np.asarray(h)
+        ynew = y + hh[..., None] * inc
         self.k_end = None        # the last stage is not at the new point
-        e5 = norm(self.E @ K, y, ynew)
+        e5 = norm(np.tensordot(self.E, K, axes=1), y, ynew)
         e3 = norm(inc - (_BHH[0] * K[0] + _BHH[1] * K[8] + _BHH[2] * K[11]), y, ynew)
-        if not (np.all(np.isfinite(ynew)) and e5 < 1e10 and e3 < 1e10):
-            return ynew, np.inf      # a failed stage: reject however small h is
         den = e5 * e5 + 0.01 * e3 * e3
-        return ynew, (h * e5 * e5 / np.sqrt(den) if den > 0.0 else 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            err = np.where(den > 0.0, hh * e5 * e5 / np.sqrt(den), 0.0)
+        # a failed stage: reject however small h is
+        err = np.where(np.isfinite(ynew).all(axis=-1) & (e5 < 1e10) & (e3 < 1e10), err, np.inf)
+        return ynew, (float(err) if err.ndim == 0 else err)
 
 
 def explicit_stepper(rhs, rtol: float) -> DoPri5:

@@ -23,12 +23,12 @@ import dataclasses
 
 import numpy as np
 
-from ..algebra.newton import NEWTON_TOL, STEP_TOL, converged, step_pose
-from ..analyses.dynamics import SINGULAR_STEP, _free_singular, _initial_step, choose_method
+from ..algebra.newton import converged, step_pose
+from ..analyses.dynamics import SINGULAR_STEP, choose_method, free_singular, initial_step
 from ..analyses.equations import PROJECT_RCOND, Equations
 from ..analyses.structure import Structure
 from ..integrators.control import StandardControl
-from ..integrators.explicit import _A8, _B8, _BHH, _C8, _E5, DOP853, DOP853_BELOW
+from ..integrators.explicit import DOP853, DOP853_BELOW
 from ..kernels.constraints import body_arrays, evaluate, motion_values, residual
 from ..kernels.forces import inertia_world
 from ..model.compile import Model
@@ -167,24 +167,6 @@ class _Batch:
         return r, p, np.where(keep, vel[..., :3], v), np.where(keep, vel[..., 3:], w)
 
 
-def _dop853(eq: Equations, t, y, f0, h, norm):
-    """One DOP853 step (integrators/explicit.py) for every variant, step h (V,)."""
-    K = np.empty((12,) + y.shape)
-    K[0] = f0
-    hc = h[:, None]
-    for i in range(1, 12):
-        K[i] = eq.rhs(t + _C8[i] * h, y + hc * np.tensordot(_A8[i, :i], K[:i], axes=1))
-    inc = np.tensordot(_B8, K, axes=1)
-    ynew = y + hc * inc
-    e5 = norm(np.tensordot(_E5, K, axes=1), y, ynew)
-    e3 = norm(inc - (_BHH[0] * K[0] + _BHH[1] * K[8] + _BHH[2] * K[11]), y, ynew)
-    den = e5 * e5 + 0.01 * e3 * e3
-    with np.errstate(invalid="ignore", divide="ignore"):
-        err = np.where(den > 0.0, h * e5 * e5 / np.sqrt(den), 0.0)
-    bad = ~np.isfinite(ynew).all(axis=-1) | (e5 >= 1e10) | (e3 >= 1e10)
-    return ynew, np.where(bad, np.inf, err)
-
-
 def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                    times: np.ndarray, tolerance: float, method: str = "auto") -> list[Result] | None:
     """Forward dynamics of every variant (models of one topology, structure ``st``, each
@@ -217,6 +199,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                         batch.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 3)),
                         np.full(V, np.inf))
         control = StandardControl(DOP853.order)
+        stepper = DOP853(eq.rhs)                   # steps every variant with its own h
 
         def norm(e, y0, y1):
             sc = rtol * (scale[:, :-1] + np.maximum(np.abs(y0[:, :-1]), np.abs(y1[:, :-1])))
@@ -243,18 +226,18 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             f0 = eq.rhs(t, y)
             new = np.isnan(h)
             if new.any():
-                h = np.where(new, [_initial_step(f0[i], y[i], scale[i], rtol, times) if new[i]
+                h = np.where(new, [initial_step(f0[i], y[i], scale[i], rtol, times) if new[i]
                                    else 0.0 for i in range(V)], h)
             hs = np.where(np.isnan(retry), np.minimum(h, t_out - t), retry)
             hs = np.where(live, hs, h)                 # finished variants: any valid step
-            ynew, err = _dop853(eq, t, y, f0, hs, norm)
+            ynew, err = stepper.step(t, y, f0, hs, norm)
             ok = live & (err <= 1.0)
             bad = live & ~ok
             if bad.any():
                 fac = np.where(err > 0, 0.9 * np.where(bad, err, 1.0) ** control.expo, 5.0)
                 retry = np.where(bad, hs * np.maximum(0.1, np.minimum(0.9, fac)), retry)
                 for i in np.flatnonzero(bad & (retry < SINGULAR_STEP * frame)):
-                    if retry[i] < 1e-12 * max(1.0, abs(t[i])) or _free_singular(
+                    if retry[i] < 1e-12 * max(1.0, abs(t[i])) or free_singular(
                             models[i], st, r[i], p[i]):
                         raise _Fallback("a singular position, or a step that collapsed")
             if not ok.any():

@@ -22,8 +22,7 @@ import numpy as np
 from ..algebra.banded import MIN_BANDED
 from ..algebra.newton import COND_LIMIT, converged, step_pose
 from ..analyses.structure import Structure
-from ..analyses.sweep import (BLOCK_FIRST, BLOCK_FLOATS, BLOCK_MAX, GROWTH, QUICK, SMOOTH,
-                              motion_table)
+from ..analyses.sweep import BLOCK_FLOATS, BLOCK_MAX, SMOOTH, motion_table, next_block
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
 from ..kernels.forces import body_loads
@@ -148,12 +147,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv) -> list[Result]:
         prev = (times[ks[-1]], R[:, -1], P[:, -1], Vv[:, -1], W[:, -1], Ac[:, -1], Al[:, -1],
                 (Ac[:, -1] - a0) / dt, (Al[:, -1] - al0) / dt)
         k0 = int(ks[-1]) + 1
-        if k0 == 1:
-            size = min(BLOCK_FIRST, biggest)
-        elif m < tried:
-            size = max(1, m)
-        elif iters <= QUICK:
-            size = min(GROWTH * size, biggest)
+        size = next_block(k0, m, tried, iters, size, biggest)
     return outs
 
 

@@ -11,8 +11,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..analyses.run import Settings, frame_times, output_times, settings
-from ..base.errors import MechanismError, SolverCancelled, StudyError
+from ..analyses.run import Settings, requested_times, settings
+from ..base.errors import SolverCancelled, StudyError
 from ..vocabulary.builder import Builder
 from .engine import Outcome, VariantBatch, solve_batch
 from .params import make_variant, resolve_all
@@ -75,14 +75,7 @@ class Study:
         numbers are the same either way.  ``progress(variants done, variants in all)``,
         after each variant here or each batch on an executor, returning False cancels
         (SolverCancelled with .result: the StudyResult so far, the rest failed as not run)."""
-        if times is None:
-            if duration is None:
-                raise MechanismError("a study's run needs a duration (with fps) or output times")
-            times = frame_times(duration, fps)
-        else:
-            if duration is not None:
-                raise MechanismError("give either duration (with fps) or times, not both")
-            times = output_times(times)
+        times = requested_times(duration, fps, times, "a study's run")
         how = settings(analysis, tolerance, method, **options)
         n = len(self)
         if batch_size is None:
