@@ -131,3 +131,70 @@ def test_plot_pixels_axes_lines_and_png(tmp_path) -> None:
         png_plot.read_png(data[:40] + bytes([data[40] ^ 1]) + data[41:])
     empty = png_plot.plot_pixels([(None, x, np.full(5, np.nan))], 200, 150)
     assert np.all(empty[png_plot.TOP:150 - png_plot.BOTTOM, png_plot.LEFT] == 0)
+
+
+# ---------------------------------------------------------------- the modal run's worker
+def test_background_run_reports_progress_and_cancels_on_esc() -> None:
+    """addon/background.py (Bake, Run Study, Bake Variant in a window): the work runs in a
+    thread, each timer event shows its progress, Esc makes progress() return False, and
+    ``finished`` gets the work's result or error on the main thread.  Headless Blender has
+    no window, so its window manager and events are stood in for here."""
+    import importlib
+    import threading
+    import time
+    from test_io_addon import PACKAGE, package
+    package()
+    BackgroundRun = importlib.import_module(f"{PACKAGE}.addon.background").BackgroundRun
+
+    class Log:
+        def __init__(self):
+            self.calls = []
+
+        def __getattr__(self, name):
+            return lambda *a, **k: self.calls.append((name, a)) or name
+
+    class Ctx:
+        window = None
+
+        def __init__(self):
+            self.window_manager, self.workspace = Log(), Log()
+
+    class Op(BackgroundRun):
+        def finished(self, context, error, result):
+            self.got = (error, result)
+            return {"FINISHED"} if error is None else {"CANCELLED"}
+
+    class Event:
+        def __init__(self, kind):
+            self.type = kind
+
+    def drive(op, ctx, esc_after=None):
+        out, k = {"RUNNING_MODAL"}, 0
+        while out == {"RUNNING_MODAL"}:
+            k += 1
+            out = op.modal(ctx, Event("ESC" if esc_after == k else "TIMER"))
+            time.sleep(0.002)
+        return out
+
+    go = threading.Event()
+
+    def work(progress):          # ten frames; stops when progress says cancel
+        for i in range(10):
+            go.wait()
+            if progress(i + 1, 10) is False:
+                raise RuntimeError("cancelled")
+        return "done"
+
+    op, ctx = Op(), Ctx()
+    assert op.start(ctx, work, "frame {k} of {n}") == {"RUNNING_MODAL"}
+    go.set()
+    assert drive(op, ctx) == {"FINISHED"} and op.got == (None, "done")
+    shown = [a[0] for name, a in ctx.workspace.calls if name == "status_text_set"]
+    assert shown[-1] is None and any(s and s.endswith("of 10") for s in shown)
+    assert ("progress_end", ()) in ctx.window_manager.calls
+    go.clear()
+    op, ctx = Op(), Ctx()
+    op.start(ctx, work, "frame {k} of {n}")
+    threading.Timer(0.05, go.set).start()
+    assert drive(op, ctx, esc_after=1) == {"CANCELLED"}
+    assert isinstance(op.got[0], RuntimeError)
