@@ -171,3 +171,21 @@ def test_redundant_rows_are_swept_one_by_one():
     for i in range(2):
         alone = study.variant(i).solve(0.5, 24)
         assert np.array_equal(res.result(i)._r, alone._r)
+
+
+def test_long_runs_keep_a_bounded_buffer_of_frames(monkeypatch):
+    """The lockstep run hands its output frames to the Results a buffer at a time (a long
+    run's Jacobians are not all kept): with room for six of the thirteen frames per variant
+    (three buffers each), the Results are the same as with room for all."""
+    import solver.study.batch as batch
+    study = Study(sprung_pendulum(), grid({"rod.mass": [1.0, 2.0, 3.0]}))
+    whole = study.run(duration=0.5, fps=24)
+    monkeypatch.setattr(batch, "FRAME_BYTES", 3 * 3 * 8 * (19 + 12 * 13 + 4))
+    parts = study.run(duration=0.5, fps=24)
+    model = compile_model(study.variant(0))
+    per = 8 * (model.nb * 19 + model.nc * (1 + model.row_width) + 4)
+    assert batch.FRAME_BYTES // (3 * per) == 6
+    for i in range(3):
+        assert np.array_equal(parts.result(i)._r, whole.result(i)._r)
+        assert np.array_equal(parts.result(i)._reaction, whole.result(i)._reaction)
+        assert np.array_equal(parts.result(i)._energy, whole.result(i)._energy)

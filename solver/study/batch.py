@@ -35,6 +35,7 @@ from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
 
+FRAME_BYTES = 64 * 2 ** 20    # output frames kept at once before they go into the Results
 _SHARED_OK = ("marker_body", "marker_point", "marker_axes", "fixed_parts", "length_scale",
               "motion_functions")
 
@@ -207,7 +208,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             return np.where(np.isfinite(x), x, 1e10)
 
         frame = float(np.max(np.diff(times))) if F > 1 else 1.0
-        frames = _Frames(eq, V, F)
+        frames = _Frames(eq, outs, F)
         k = np.zeros(V, dtype=int)                     # each variant's next output frame
         h = np.full(V, np.nan)
         retry = np.full(V, np.nan)                     # a rejected step's next size
@@ -259,22 +260,26 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                 eq.ts_ref = np.where(ok[:, None], ang, eq.ts_ref)
     except (_Fallback, np.linalg.LinAlgError, FloatingPointError, ArithmeticError):
         return None
-    frames.results(outs)
     return outs
 
 
 class _Frames:
     """Each variant's output frames as they are reached (the lockstep run reaches a frame at
-    a different iteration for each variant), stored into the Results in one call each."""
+    a different iteration for each variant), gathered in a buffer of C frames per variant
+    and stored into its Result a buffer at a time (C: all frames, or as many as FRAME_BYTES
+    holds for all variants: a long run's Jacobians are not all kept)."""
 
-    def __init__(self, eq: Equations, V: int, F: int) -> None:
-        m, nb = eq.m, eq.nb
-        self.eq = eq
-        self.t = np.zeros((V, F))
-        self.state = np.zeros((V, F, nb, 19))          # r, p, v, w, a, alpha
-        self.lam = np.zeros((V, F, m.nc))
-        self.jac = np.zeros((V, F, m.nc, m.row_width))
-        self.energy = np.zeros((V, F, 3))              # potential, power, work
+    def __init__(self, eq: Equations, outs: list[Result], F: int) -> None:
+        m, nb, V = eq.m, eq.nb, len(outs)
+        self.eq, self.outs, self.F = eq, outs, F
+        per = 8 * (nb * 19 + m.nc * (1 + m.row_width) + 4)
+        self.C = C = int(max(1, min(F, FRAME_BYTES // (V * per))))
+        self.base = np.zeros(V, dtype=int)                # each buffer's first frame
+        self.t = np.zeros((V, C))
+        self.state = np.zeros((V, C, nb, 19))              # r, p, v, w, a, alpha
+        self.lam = np.zeros((V, C, m.nc))
+        self.jac = np.zeros((V, C, m.nc, m.row_width))
+        self.energy = np.zeros((V, C, 3))                  # potential, power, work
 
     def take(self, at: np.ndarray, k: np.ndarray, t, r, p, v, w, work) -> None:
         """Frame k[i] of each variant i in ``at``: its projected state, accelerations,
@@ -288,18 +293,20 @@ class _Frames:
         if mr.size:
             power = power + np.einsum("vk,vk->v", -lam[:, mr], f[:, eq.m.row_motion[mr], 1])
         i = np.flatnonzero(at)
-        kk = k[i]
+        kk = k[i] - self.base[i]
         self.t[i, kk] = t[i]
         self.state[i, kk] = np.concatenate([r, p, v, w, a], -1)[i]
         self.lam[i, kk], self.jac[i, kk] = lam[i], jac[i]
         self.energy[i, kk] = np.stack([np.broadcast_to(fe.potential, t.shape), power, work], -1)[i]
+        for j in i[(kk == self.C - 1) | (k[i] == self.F - 1)]:     # a full buffer, the end
+            self._store(int(j), int(k[j]) - int(self.base[j]) + 1)
+            self.base[j] += self.C
 
-    def results(self, outs: list[Result]) -> None:
-        for i, o in enumerate(outs):
-            m, X = o.model, self.state[i]
-            rows = slice(0, X.shape[0])
-            o.store(rows, State(self.t[i], X[..., 0:3], X[..., 3:7], X[..., 7:10], X[..., 10:13],
-                                X[..., 13:16], X[..., 16:19]), self.lam[i], self.jac[i], None)
-            A = body_arrays(m, X[..., 0:3], X[..., 3:7])[1]
-            e = self.energy[i]
-            o.store_energy(rows, inertia_world(m, A[:, : m.nb]), e[:, 0], e[:, 1], e[:, 2])
+    def _store(self, i: int, n: int) -> None:
+        o, X = self.outs[i], self.state[i, :n]
+        m, rows = o.model, slice(int(self.base[i]), int(self.base[i]) + n)
+        o.store(rows, State(self.t[i, :n], X[..., 0:3], X[..., 3:7], X[..., 7:10], X[..., 10:13],
+                            X[..., 13:16], X[..., 16:19]), self.lam[i, :n], self.jac[i, :n], None)
+        A = body_arrays(m, X[..., 0:3], X[..., 3:7])[1]
+        e = self.energy[i, :n]
+        o.store_energy(rows, inertia_world(m, A[:, : m.nb]), e[:, 0], e[:, 1], e[:, 2])
