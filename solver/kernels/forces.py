@@ -82,22 +82,34 @@ class _SpringDampers(NamedTuple):
 
 def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
     """Seed 001 "Translational spring-damper-actuator": d = P_J - P_I, l = |d|, the tension
-    f = k (l - L0) + preload + c dl/dt + friction tanh(dl/dt / V) + actuator(t, l, dl/dt)."""
-    bi, bj = fm.sd_bi, fm.sd_bj
-    si = np.einsum("...nij,...nj->...ni", A[..., bi, :, :], fm.sd_si)
-    sj = np.einsum("...nij,...nj->...ni", A[..., bj, :, :], fm.sd_sj)
-    d = r[..., bj, :] + sj - r[..., bi, :] - si       # from P_I to P_J
-    L = np.linalg.norm(d, axis=-1)
-    if np.any(L < 1e-12):
-        k = int(np.argmin(L)) % len(bi)
+    f = k (l - L0) + preload + c dl/dt + friction tanh(dl/dt / V) + actuator(t, l, dl/dt).
+    Both ends' arms turned by one product, their points and velocities gathered once."""
+    n = len(fm.sd_names)
+    ends = np.concatenate([fm.sd_bi, fm.sd_bj])
+    S = (A[..., ends, :, :] @ _stacked(fm.sd_si, fm.sd_sj)[..., None])[..., 0]
+    P = r[..., ends, :] + S
+    d = P[..., n:, :] - P[..., :n, :]                # from P_I to P_J
+    L = np.sqrt((d * d) @ _ONES3)
+    if L.min() < 1e-12:
+        k = int(np.argmin(L)) % n
         raise FloatingPointError(f"spring-damper {fm.sd_names[k]!r}: its two markers coincide "
                                  "(length 0, no direction for the force)")
     u = d / L[..., None]
-    dd = v[..., bj, :] + cross(w[..., bj, :], sj) - v[..., bi, :] - cross(w[..., bi, :], si)
-    Ld = _dot(u, dd)
+    Vp = v[..., ends, :] + cross(w[..., ends, :], S)
+    dd = Vp[..., n:, :] - Vp[..., :n, :]
+    Ld = (u * dd) @ _ONES3
     tanh, fnc, f = _law("spring-damper", fm.sd_names, fm.sd_k, fm.sd_L0, fm.sd_pre, fm.sd_c,
                         fm.sd_fric, fm.sd_act, t, L, Ld)
-    return _SpringDampers(si, sj, u, L, dd, Ld, tanh, fnc, f)
+    return _SpringDampers(S[..., :n, :], S[..., n:, :], u, L, dd, Ld, tanh, fnc, f)
+
+
+_ONES3 = np.ones(3)
+
+
+def _stacked(*vecs: np.ndarray) -> np.ndarray:
+    """Body-frame vectors (n, 3) of the elements' ends one after the other (2n or 3n, 3);
+    a design study's stacked model may give some a leading variant axis: broadcast."""
+    return np.concatenate(np.broadcast_arrays(*vecs), axis=-2)
 
 
 def _law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, xd):
@@ -106,7 +118,7 @@ def _law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, x
     xd), the whole k (x - x0) + preload + that), one entry per element."""
     tanh = np.tanh(xd / V_FRICTION)
     nc = c * xd + fric * tanh
-    for i, act in enumerate(acts):
+    for i, act in enumerate(acts if any(a is not None for a in acts) else ()):
         if act is None:
             continue
         what = f"{kind} {names[i]!r}"
@@ -134,14 +146,14 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
     """Seed 001 "Rotational spring-damper-actuator" on the joint angle: T = k (theta -
     theta0) + preload + c dtheta/dt + friction tanh(dtheta/dt / V) + actuator(t, theta,
     dtheta/dt), theta on the atan2 branch nearest ts_ref."""
-    bi, bj = fm.ts_bi, fm.ts_bj
-    xi = np.einsum("...nij,...nj->...ni", A[..., bi, :, :], fm.ts_xi)
-    xj = np.einsum("...nij,...nj->...ni", A[..., bj, :, :], fm.ts_xj)
-    yj = np.einsum("...nij,...nj->...ni", A[..., bj, :, :], fm.ts_yj)
+    bi, bj, n = fm.ts_bi, fm.ts_bj, len(fm.ts_names)
+    X = (A[..., np.concatenate([bi, bj, bj]), :, :]
+         @ _stacked(fm.ts_xi, fm.ts_xj, fm.ts_yj)[..., None])[..., 0]
+    xi, xj, yj = X[..., :n, :], X[..., n:2 * n, :], X[..., 2 * n:, :]
     angle = joint_angle(xi, xj, yj)
     raw, g = angle[:2]
     th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
-    thd = _dot(g, w[..., bi, :] - w[..., bj, :])
+    thd = ((w[..., bi, :] - w[..., bj, :]) * g) @ _ONES3
     tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, fm.ts_pre, fm.ts_c,
                         fm.ts_fric, fm.ts_act, t, th, thd)
     return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)
@@ -173,28 +185,31 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
     """
     Q = np.zeros(r.shape[:-1] + (6,))
     pot = pnc = 0.0
+    nbg = r.shape[-2]
     # translational spring-damper-actuators (seed 001)
     n = len(fm.sd_names)
     L = fsd = np.zeros(0)
     if n:
-        si, sj, u, L, _, Ld, _, fnc, fsd = _spring_dampers(fm, t, r, A, v, w)
-        F = fsd[..., None] * u                            # on I; -F on J
-        _scatter(Q, fm.sd_bi, np.concatenate([F, cross(si, F)], axis=-1))
-        _scatter(Q, fm.sd_bj, np.concatenate([-F, -cross(sj, F)], axis=-1))
-        pot = pot + np.sum(0.5 * fm.sd_k * (L - fm.sd_L0) ** 2 + fm.sd_pre * L, axis=-1)
-        pnc = pnc - np.sum(fnc * Ld, axis=-1)
+        sd = _spring_dampers(fm, t, r, A, v, w)
+        L, fsd = sd.L, sd.f
+        F = fsd[..., None] * sd.u                         # on I; -F on J
+        Fe = np.concatenate([F, -F], axis=-2)
+        arms = np.concatenate([sd.si, sd.sj], axis=-2)
+        Q = _incidence(fm, "sd", nbg) @ np.concatenate([Fe, cross(arms, Fe)], axis=-1)
+        pot = (0.5 * fm.sd_k * (L - fm.sd_L0) ** 2 + fm.sd_pre * L).sum(-1)
+        pnc = -(sd.fnc * sd.Ld).sum(-1)
     # torsion springs: generalized torque -T dtheta/dpi (the angle row's Jacobian g)
     n = len(fm.ts_names)
     th = T = np.zeros(0)
     if n:
         ts = _torsions(fm, t, A, w, ts_ref)
-        th, thd, tnc, T = ts.th, ts.thd, ts.tnc, ts.T
+        th, T = ts.th, ts.T
         tq = T[..., None] * ts.angle[1]
-        zero = np.zeros(tq.shape)
-        _scatter(Q, fm.ts_bi, np.concatenate([zero, -tq], axis=-1))
-        _scatter(Q, fm.ts_bj, np.concatenate([zero, tq], axis=-1))
-        pot = pot + np.sum(0.5 * fm.ts_k * (th - fm.ts_th0) ** 2 + fm.ts_pre * th, axis=-1)
-        pnc = pnc - np.sum(tnc * thd, axis=-1)
+        gen = np.zeros(tq.shape[:-2] + (2 * n, 6))
+        gen[..., :n, 3:], gen[..., n:, 3:] = -tq, tq
+        Q = Q + _incidence(fm, "ts", nbg) @ gen
+        pot = pot + (0.5 * fm.ts_k * (th - fm.ts_th0) ** 2 + fm.ts_pre * th).sum(-1)
+        pnc = pnc - (ts.tnc * ts.thd).sum(-1)
     # applied forces and torques at markers
     n = len(fm.ld_names)
     if n:
@@ -206,6 +221,21 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
     if not np.ndim(t):
         pot, pnc = float(pot), float(pnc)
     return ForceEval(Q, pot, pnc, L, fsd, th, T)
+
+
+def _incidence(fm: ForceModel, kind: str, nbg: int) -> np.ndarray:
+    """(nbg, 2 n) the 0/1 matrix that adds each element's loads on its I ends (first n
+    columns) and J ends (last n) into the bodies' rows: the scatter of many elements as one
+    product, leading axes carried by matmul.  Made once per force model and body count."""
+    key = (kind, nbg)
+    cache = fm.__dict__.setdefault("_incidence", {})
+    if key not in cache:
+        ends = np.concatenate([getattr(fm, kind + "_bi"), getattr(fm, kind + "_bj")])
+        S = np.zeros((nbg, len(ends)))
+        S[ends, np.arange(len(ends))] = 1.0
+        S.setflags(write=False)
+        cache[key] = S
+    return cache[key]
 
 
 def _scatter(Q: np.ndarray, bodies: np.ndarray, vals: np.ndarray) -> None:
