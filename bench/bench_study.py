@@ -12,7 +12,8 @@ Cases (shared/docs/benchmarks.md mechanisms):
   m), 1 s at 240 fps, reactions; kinematic sweeps.
 
 Columns: wall s; ratio to one variant; ratio to the variants run one by one; the largest
-energy error over the variants (chain, divided by m g L N^2 / 2) or slider x error (m).
+energy error over the variants (chain, divided by m g L N^2 / 2) or the largest slider x
+error against each variant's closed form (m).
 
 Run:  .venv/bin/python bench/bench_study.py [--variants 100] [--quick]
       (MuJoCo from bench/requirements.txt if installed: .venv-peers/bin/python)
@@ -123,7 +124,15 @@ def main() -> None:
     sep = None
     if not a.quick:
         sep, _ = timed(lambda: [study.variant(i).solve(1.0, 240) for i in range(len(study))])
-    rows.append((f"slider-crank {k}x{k}", "ours: study", wall, one, sep, f"{len(res.failures)} failed"))
+    xerr = 0.0
+    for i, row in enumerate(study.variants):          # each against its closed form
+        rr, ll = row["c1.position.x"], row["r1.position.x"]
+        got = res.result(i)
+        th = 2 * np.pi * got.times
+        x = rr * np.cos(th) + np.sqrt(ll * ll - (rr * np.sin(th)) ** 2)
+        xerr = max(xerr, float(np.abs(got.position("slider")[:, 0] - x).max()))
+    rows.append((f"slider-crank {k}x{k}", "ours: study", wall, one, sep,
+                 f"x error {xerr:.1e} m, {len(res.failures)} failed"))
 
     print(f"{'case':22s} {'engine':34s} {'wall s':>8s} {'/ one':>7s} {'/ one by one':>13s}  error")
     for case, eng, w, o, s, e in rows:
