@@ -189,3 +189,25 @@ def test_long_runs_keep_a_bounded_buffer_of_frames(monkeypatch):
         assert np.array_equal(parts.result(i)._r, whole.result(i)._r)
         assert np.array_equal(parts.result(i)._reaction, whole.result(i)._reaction)
         assert np.array_equal(parts.result(i)._energy, whole.result(i)._energy)
+
+
+@pytest.mark.parametrize("kind", ["dynamic", "kinematic"])
+def test_progress_while_variants_run_together_and_cancel(kind):
+    """A study run as one (lockstep dynamics, a batched sweep) still reports progress as it
+    goes, in variants' worth, rising to all of them; returning False stops it in the
+    middle: SolverCancelled, no variant finished, each marked as not run."""
+    from solver.base.errors import SolverCancelled
+    if kind == "dynamic":
+        study = Study(sprung_pendulum(), grid({"rod.mass": [1.0, 1.5, 2.0, 2.5]}))
+    else:
+        study = Study(slider_crank(variant="RSUP"), grid({"crank_A.position.x": [0.08, 0.09, 0.1, 0.11]}))
+    seen = []
+    study.run(duration=1.0, fps=24, progress=lambda k, n: seen.append((k, n)))
+    assert len(seen) > 2 and seen[-1] == (4, 4) and all(n == 4 for _, n in seen)
+    assert [k for k, _ in seen] == sorted(k for k, _ in seen) and seen[0][0] < 4
+    calls = []
+    with pytest.raises(SolverCancelled) as stop:
+        study.run(duration=1.0, fps=24, progress=lambda k, n: calls.append(k) or len(calls) < 2)
+    part = stop.value.result
+    assert len(calls) == 2 and len(part.failures) == 4
+    assert all("not run" in why for why in part.failures.values())

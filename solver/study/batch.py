@@ -20,6 +20,7 @@ one, where each gets its own full treatment and its own error message.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any, Callable
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from ..algebra.newton import converged, step_pose
 from ..analyses.dynamics import SINGULAR_STEP, choose_method, free_singular, initial_step
 from ..analyses.equations import PROJECT_RCOND, Equations
 from ..analyses.structure import Structure
+from ..base.errors import SolverCancelled
 from ..integrators.control import StandardControl
 from ..integrators.explicit import DOP853, DOP853_BELOW
 from ..kernels.constraints import body_arrays, evaluate, motion_values, residual
@@ -169,10 +171,13 @@ class _Batch:
 
 
 def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
-                   times: np.ndarray, tolerance: float, method: str = "auto") -> list[Result] | None:
+                   times: np.ndarray, tolerance: float, method: str = "auto",
+                   progress: Callable[[int], Any] | None = None) -> list[Result] | None:
     """Forward dynamics of every variant (models of one topology, structure ``st``, each
     from its assembled start) in lockstep; their Results, or None when the batch cannot
-    take them (see the module docstring): then run them separately."""
+    take them (see the module docstring): then run them separately.  ``progress(variants'
+    worth done)``, as the slowest variant passes each output frame; returning False stops
+    the run (SolverCancelled)."""
     rtol = tolerance * 1e-1
     stacked = stack_models(models)
     if stacked is None or rtol > DOP853_BELOW or method == "implicit":
@@ -218,7 +223,11 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             at = (k < F) & (t >= t_out - 1e-14 * np.maximum(1.0, np.abs(t_out)))
             if at.any():
                 frames.take(at, k, t, r, p, v, w, work)
+                slowest = int(k.min())
                 k = k + at
+                if progress is not None and k.min() > slowest \
+                        and progress(V * int(k.min()) // F) is False:
+                    raise SolverCancelled("design study cancelled", float(t.min()))
                 continue
             live = k < F
             if not live.any():

@@ -17,11 +17,14 @@ the variants one by one, where each gets its own full treatment and error messag
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 
 from ..algebra.banded import MIN_BANDED
 from ..algebra.newton import COND_LIMIT, converged, step_pose
 from ..analyses.structure import Structure
+from ..base.errors import SolverCancelled
 from ..analyses.sweep import BLOCK_FLOATS, BLOCK_MAX, SMOOTH, motion_table, next_block
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
@@ -42,10 +45,12 @@ def _angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def batch_sweep(models: list[Model], st: Structure, starts: list[State],
-                times: np.ndarray) -> list[Result] | None:
+                times: np.ndarray, progress: Callable[[int], Any] | None = None
+                ) -> list[Result] | None:
     """Kinematic sweeps of every variant (models of one topology, structure ``st``, each
     from its assembled start) over ``times`` as one; their Results, or None (see the
-    module docstring)."""
+    module docstring).  ``progress(variants' worth done)`` after each block; returning
+    False stops the sweep (SolverCancelled)."""
     m0 = models[0]
     keep = st.keep
     if (st.redundant.size or len(keep) > MIN_BANDED or not m0.forces.empty
@@ -56,12 +61,12 @@ def batch_sweep(models: list[Model], st: Structure, starts: list[State],
     if sm is None or bad is not None or not m0.nb:
         return None
     try:
-        return _sweep(models, sm, st, starts, times, fv)
+        return _sweep(models, sm, st, starts, times, fv, progress)
     except (_Fail, np.linalg.LinAlgError, FloatingPointError, ArithmeticError):
         return None
 
 
-def _sweep(models, sm: Model, st: Structure, starts, times, fv) -> list[Result]:
+def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> list[Result]:
     V, nb, nc, n = len(models), sm.nb, sm.nc, len(times)
     keep = st.keep
     mrows = np.flatnonzero(sm.row_motion >= 0)
@@ -147,6 +152,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv) -> list[Result]:
         prev = (times[ks[-1]], R[:, -1], P[:, -1], Vv[:, -1], W[:, -1], Ac[:, -1], Al[:, -1],
                 (Ac[:, -1] - a0) / dt, (Al[:, -1] - al0) / dt)
         k0 = int(ks[-1]) + 1
+        if progress is not None and progress(V * k0 // n) is False:
+            raise SolverCancelled("design study cancelled", float(times[k0 - 1]))
         size = next_block(k0, m, tried, iters, size, biggest)
     return outs
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..algebra.blas import single_thread
 from ..analyses.run import Settings, finish, prepare, run
+from ..base.errors import SolverCancelled
 from ..model.compile import compile_model
 from ..model.results import Result
 from ..model.state import read_state
@@ -84,11 +85,17 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
     if together is not None:
         idx, models, begun = together
         states = [b.state for b in begun]
-        if begun[0].analysis == "dynamic":
-            results = single_thread(batch_dynamics)(models, begun[0].structure, states, times,
-                                                    how.tolerance, how.method)
-        else:
-            results = single_thread(batch_sweep)(models, begun[0].structure, states, times)
+        failed = len(out)                 # variants that failed already count as done
+        report = None if progress is None else (lambda k: progress(failed + k))
+        try:
+            if begun[0].analysis == "dynamic":
+                results = single_thread(batch_dynamics)(models, begun[0].structure, states, times,
+                                                        how.tolerance, how.method, report)
+            else:
+                results = single_thread(batch_sweep)(models, begun[0].structure, states, times,
+                                                     report)
+        except SolverCancelled:
+            return [out[i] for i in batch.indices if i in out]
         if results is not None:
             each = (_time.perf_counter() - start) / len(idx)
             for i, m, b, r in zip(idx, models, begun, results):
