@@ -119,21 +119,21 @@ def dot2(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
     """seed 003 "Dot-2": a_J . (P_I - P_J) = 0 (vectors P_I, P_J, a: VECTORS "ija")."""
     U, d, cen, dd, C, X = _separation(g, r, A, v, w, quad is not None)
     pi_, pj_, a = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :]
-    phi[...] = _dot(a, d)
+    phi[...] = (a * d) @ _ONES3
     if jac is not None:
         jac[..., 0:3] = a
         jac[..., 3:6] = cross(pi_, a)
         jac[..., 6:9] = -a
         jac[..., 9:12] = cross(a, d + pj_)
     if quad is not None:
-        quad[...] = _dot(C[..., 2, :, :], d) + 2.0 * _dot(X[..., 2, :, :], dd) + _dot(a, cen)
+        quad[...] = (C[..., 2, :, :] * d + 2.0 * X[..., 2, :, :] * dd + a * cen) @ _ONES3
 
 
 def distance(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
     """seed 003 "Double spherical", scaled to metres: (|d|^2 - L^2) / (2 L) = 0."""
     U, d, cen, dd, _, _ = _separation(g, r, A, v, w, quad is not None)
     L = g.target
-    phi[...] = (_dot(d, d) - L * L) / (2.0 * L)
+    phi[...] = ((d * d) @ _ONES3 - L * L) / (2.0 * L)
     if jac is not None:
         Lc = L[..., None]
         arms = cross(U, d[..., None, :, :]) / Lc                         # P x d of both ends
@@ -142,23 +142,23 @@ def distance(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
         jac[..., 6:9] = -d / Lc
         jac[..., 9:12] = -arms[..., 1, :, :]
     if quad is not None:
-        quad[...] = (_dot(dd, dd) + _dot(d, cen)) / L
+        quad[...] = ((dd * dd + d * cen) @ _ONES3) / L
 
 
 def dot1(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
     """seed 003 "Dot-1": a_I . b_J = 0 (a_I = ui on I, b_J = a on J: VECTORS "ia")."""
     U = _turned(g, A)
     ai, aj = U[..., 0, :, :], U[..., 1, :, :]
-    phi[...] = _dot(ai, aj)
+    phi[...] = (ai * aj) @ _ONES3
     if jac is not None:
         axb = cross(ai, aj)
         jac[..., 3:6] = axb
         jac[..., 9:12] = -axb
-    if quad is not None:
+    if quad is not None:   # (w_I x (w_I x a)) . b + 2 (w_I x a) . (w_J x b) + a . (w_J x (w_J x b))
         wE = w[..., g.ends, :]
         C, X = _centripetal(wE, U), cross(wE, U)
-        quad[...] = (_dot(C[..., 0, :, :], aj) + 2.0 * _dot(X[..., 0, :, :], X[..., 1, :, :])
-                     + _dot(ai, C[..., 1, :, :]))
+        quad[...] = (C[..., 0, :, :] * aj + ai * C[..., 1, :, :]
+                     + 2.0 * X[..., 0, :, :] * X[..., 1, :, :]) @ _ONES3
 
 
 def angle(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
@@ -179,8 +179,8 @@ def angle(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
         C, X = _centripetal(wE, U), cross(wE, U)
 
         def q2(k: int) -> np.ndarray:  # velocity part of d2(x_I . v_J)/dt2, v_J vector k
-            return (_dot(C[..., 0, :, :], U[..., k, :, :]) + 2.0 * _dot(X[..., 0, :, :], X[..., k, :, :])
-                    + _dot(xi, C[..., k, :, :]))
+            return (C[..., 0, :, :] * U[..., k, :, :] + 2.0 * X[..., 0, :, :] * X[..., k, :, :]
+                    + xi * C[..., k, :, :]) @ _ONES3
 
         quad[...] = (c * q2(2) - sn * q2(1)) / rho - 2.0 * thd * (c * cd + sn * sd) / rho
 
