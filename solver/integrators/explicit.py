@@ -75,6 +75,12 @@ _E5 = np.array([  # 5th-order error estimator
 _BHH = np.array([0.2440944881889764, 0.7338466882816118, 0.022058823529411766])
 
 
+def _combine(c: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """sum_i c_i K_i over the stages (the first axis of K), one matrix-vector product
+    whatever the shape of a stage (one state or many)."""
+    return (c @ K.reshape(len(K), -1)).reshape(K.shape[1:])
+
+
 class DoPri5:
     """Explicit Dormand-Prince 5(4): cheap steps at moderate tolerances."""
     order = 4          # of the error estimate: step factor err^(-1/(order+1))
@@ -94,14 +100,14 @@ class DoPri5:
         K[0] = f0
         hh = np.asarray(h)[..., None]
         for i in range(1, n):
-            K[i] = self.rhs(t + self.C[i] * h, y + hh * np.tensordot(self.A[i, :i], K[:i], axes=1))
+            K[i] = self.rhs(t + self.C[i] * h, y + hh * _combine(self.A[i, :i], K[:i]))
         return K
 
     def step(self, t, y: np.ndarray, f0: np.ndarray, h, norm):
         K = self.stages(t, y, f0, h)
-        ynew = y + np.asarray(h)[..., None] * np.tensordot(self.B, K, axes=1)
+        ynew = y + np.asarray(h)[..., None] * _combine(self.B, K)
         self.k_end = K[6]        # f(t + h, ynew): first stage of the next step (FSAL)
-        return ynew, norm(np.asarray(h)[..., None] * np.tensordot(self.E, K, axes=1), y, ynew)
+        return ynew, norm(np.asarray(h)[..., None] * _combine(self.E, K), y, ynew)
 
 
 class DOP853(DoPri5):
@@ -114,11 +120,11 @@ class DOP853(DoPri5):
         """(y at t + h, the error norm); with many states y (S, n), t and h (S,), and a
         norm giving one value per state: one error per state."""
         K = self.stages(t, y, f0, h)
-        inc = np.tensordot(self.B, K, axes=1)
+        inc = _combine(self.B, K)
         hh = np.asarray(h)
         ynew = y + hh[..., None] * inc
         self.k_end = None        # the last stage is not at the new point
-        e5 = norm(np.tensordot(self.E, K, axes=1), y, ynew)
+        e5 = norm(_combine(self.E, K), y, ynew)
         e3 = norm(inc - (_BHH[0] * K[0] + _BHH[1] * K[8] + _BHH[2] * K[11]), y, ynew)
         den = e5 * e5 + 0.01 * e3 * e3
         with np.errstate(invalid="ignore", divide="ignore"):
