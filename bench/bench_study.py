@@ -50,39 +50,10 @@ def chain_error(r) -> float:
 
 
 def mujoco_runs(masses: np.ndarray, per: int) -> tuple[float, float]:
-    """(wall s, largest energy error) of one MuJoCo chain run per row of masses."""
-    import mujoco
-    xml = peers.mujoco_chain_xml(N, dt=1 / (per * 24))
-    steps = 48 * per
-    worst, wall = 0.0, 0.0
-    for row in masses:
-        model = mujoco.MjModel.from_xml_string(xml)
-        model.body_mass[1:] = row
-        data = mujoco.MjData(model)
-        t0 = time.perf_counter()
-        qs, vs = [data.qpos.copy()], [data.qvel.copy()]
-        for i in range(1, steps + 1):
-            mujoco.mj_step(model, data)
-            if i % per == 0:
-                qs.append(data.qpos.copy())
-                vs.append(data.qvel.copy())
-        wall += time.perf_counter() - t0
-        e = []
-        v6 = np.zeros(6)
-        for q, v in zip(qs, vs):
-            data.qpos[:], data.qvel[:] = q, v
-            mujoco.mj_forward(model, data)
-            energy = 0.0
-            for k in range(N):
-                b = k + 1
-                mujoco.mj_objectVelocity(model, data, mujoco.mjtObj.mjOBJ_BODY, b, v6, 1)
-                w_loc = v6[:3]                    # local (inertial) axes, as peers.py
-                energy += 0.5 * row[k] * v6[3:] @ v6[3:] + 0.5 * w_loc @ (model.body_inertia[b] * w_loc) \
-                    + row[k] * peers.G * data.xipos[b][2]
-            e.append(energy)
-        e = np.array(e)
-        worst = max(worst, float(np.abs(e - e[0]).max()) / (peers.G * N * N / 2))
-    return wall, worst
+    """(wall s, largest energy error) of one MuJoCo chain run (bench/peers.py) per row of
+    masses, one after the other."""
+    runs = [peers.mujoco_chain(N, 2.0, 24, repeats=1, per=per, masses=row) for row in masses]
+    return sum(r.wall for r in runs), max(r.error for r in runs)
 
 
 def main() -> None:

@@ -71,11 +71,12 @@ def best_of(build: Callable[[], object], solve: Callable[[object], object], repe
     return best, out
 
 
-def chain_energy(pos: np.ndarray, vel: np.ndarray, omega_local: np.ndarray) -> np.ndarray:
+def chain_energy(pos: np.ndarray, vel: np.ndarray, omega_local: np.ndarray,
+                 mass: np.ndarray | float = MASS) -> np.ndarray:
     """Total energy per frame from COM positions and velocities (frames, N, 3) and body-axis
-    angular velocities (frames, N, 3) of the benchmark links."""
-    kin = 0.5 * MASS * (vel ** 2).sum(axis=(1, 2)) + 0.5 * (INERTIA * omega_local ** 2).sum(axis=(1, 2))
-    return kin + MASS * G * pos[..., 2].sum(axis=1)
+    angular velocities (frames, N, 3) of the benchmark links (masses (N,) if not all MASS)."""
+    kin = 0.5 * ((mass * (vel ** 2).sum(axis=2)).sum(axis=1)) + 0.5 * (INERTIA * omega_local ** 2).sum(axis=(1, 2))
+    return kin + G * (mass * pos[..., 2]).sum(axis=1)
 
 
 def chain_error(energy: np.ndarray, n: int) -> float:
@@ -116,16 +117,18 @@ def mujoco_chain_xml(n: int, dt: float = 1 / 240) -> str:
 
 
 def mujoco_chain(n: int, duration: float = 2.0, fps: int = 24, repeats: int = 3,
-                 per: int = 10) -> PeerResult:
+                 per: int = 10, masses: np.ndarray | None = None) -> PeerResult:
     """Step the MJCF chain with dt 1/(per fps) (default 480 steps of 1/240 s), keeping
     qpos/qvel at every per-th step; the energy and end points are computed afterwards with
-    mj_forward at the kept states."""
+    mj_forward at the kept states.  ``masses`` (n,): the links' masses if not all MASS."""
     import mujoco
 
     xml = mujoco_chain_xml(n, dt=1 / (per * fps))
     nsteps = round(duration * fps) * per
     model = mujoco.MjModel.from_xml_string(xml)
     assert abs(model.opt.timestep * per - 1 / fps) < 1e-12
+    mass = np.full(n, MASS) if masses is None else np.asarray(masses, float)
+    model.body_mass[1:] = mass
 
     def build() -> mujoco.MjData:
         return mujoco.MjData(model)
@@ -155,8 +158,8 @@ def mujoco_chain(n: int, duration: float = 2.0, fps: int = 24, repeats: int = 3,
             pos[f, k] = data.xipos[b]
             near[f, k] = data.xpos[b]
             far[f, k] = data.xpos[b] + data.xmat[b].reshape(3, 3)[:, 0] * LENGTH
-    assert np.allclose(model.body_inertia[1:], INERTIA) and np.allclose(model.body_mass[1:], MASS)
-    return PeerResult(wall=wall, error=chain_error(chain_energy(pos, vel, om), n),
+    assert np.allclose(model.body_inertia[1:], INERTIA) and np.allclose(model.body_mass[1:], mass)
+    return PeerResult(wall=wall, error=chain_error(chain_energy(pos, vel, om, mass), n),
                       gap=chain_gap(near, far), steps=nsteps,
                       ends=np.concatenate([near, far[:, -1:]], axis=1),
                       note="reduced coordinates: no gap by construction")
