@@ -211,3 +211,50 @@ def test_progress_while_variants_run_together_and_cancel(kind):
     part = stop.value.result
     assert len(calls) == 2 and len(part.failures) == 4
     assert all("not run" in why for why in part.failures.values())
+
+
+def test_an_error_inside_a_batch_becomes_each_variants_own_failure():
+    """A motion undefined after t = 0.5 s (sqrt of a negative number): the batched sweep
+    meets it, hands the variants back, and each variant's own sweep reports it with the time
+    and the frames before it; the study itself does not fail."""
+    m = slider_crank(variant="RSUP", drive="2*pi*t + sqrt(0.5 - t)")
+    study = Study(m, grid({"crank_A.position.x": [0.09, 0.11]}))
+    res = study.run(duration=1.0, fps=24)
+    assert sorted(res.failures) == [0, 1]
+    alone = None
+    try:
+        study.variant(0).solve(1.0, 24)
+    except Exception as exc:        # the same error as the variant's separate run
+        alone = f"{type(exc).__name__}: {exc}"
+    assert res.failures[0] == alone and "sqrt" in alone
+
+
+def test_a_failure_inside_the_lockstep_run_becomes_each_variants_own_failure(monkeypatch):
+    """A double pendulum whose upper joint follows a motion undefined after t = 0.3 s
+    (sqrt of a negative number): the lockstep run meets it mid-run, its steps collapse,
+    it hands the variants back, and each variant's own run reports the failure with its
+    time; the study does not fail.  An exception inside the lockstep run is handed back
+    the same way (solve_batch)."""
+    from mechanisms import chain
+    calls = []
+    real = engine.batch_dynamics
+    monkeypatch.setattr(engine, "batch_dynamics",
+                        lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    m = chain([0.0, 0.3], kind="revolute", axis="y")
+    m.add_motion("swing", "joint0", "0.5*t - sqrt(0.3 - t)")
+    study = Study(m, grid({"link1.mass": [0.5, 1.0]}))
+    res = study.run(duration=0.5, fps=24)
+    assert calls == [None] and sorted(res.failures) == [0, 1]
+    try:
+        study.variant(1).solve(0.5, 24)
+    except Exception as exc:
+        alone = f"{type(exc).__name__}: {exc}"
+    assert res.failures[1] == alone and "t = 0.3 s" in alone
+
+    def boom(*a, **k):
+        raise ValueError("a failure the lockstep run did not foresee")
+    monkeypatch.setattr(engine, "batch_dynamics", boom)
+    again = Study(chain([0.0, 0.3], kind="revolute", axis="y"), grid({"link1.mass": [0.5, 1.0]}))
+    out = again.run(duration=0.2, fps=24)
+    assert not out.failures
+    assert np.array_equal(out.result(0)._r, again.variant(0).solve(0.2, 24)._r)

@@ -96,6 +96,8 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
                                                      report)
         except SolverCancelled:
             return [out[i] for i in batch.indices if i in out]
+        except Exception:           # noqa: BLE001 - e.g. a motion undefined at some time:
+            results = None          # the variants alone say which and where
         if results is not None:
             each = (_time.perf_counter() - start) / len(idx)
             for i, m, b, r in zip(idx, models, begun, results):
