@@ -115,6 +115,36 @@ def test_schur_matches_dense_product() -> None:
     np.testing.assert_allclose(S, dense, atol=1e-13)
 
 
+def test_world_inertias_by_one_pair_of_products_and_by_diagonals() -> None:
+    """Equations' inertias in world axes (A I A^T for the gyroscopic moment, A I^-1 A^T in
+    the inverse mass) equal the plain congruence, by the general pair of products and by
+    the diagonal shortcut the chain's part-axis inertias take, one state and a stack."""
+    from solver.analyses.equations import Equations
+    from solver.analyses.structure import structure
+    from solver.base.rotations import quat_to_matrix
+    from solver.model.compile import compile_model
+    from solver.model.state import read_state
+    m = chain(4)
+    model = compile_model(m)
+    s0 = read_state(model, m)
+    eq = Equations(model, structure(model, s0.r, s0.p))
+    assert eq._diag is not None                       # the chain's inertias are diagonal
+    rng = np.random.default_rng(2)
+    for lead in ((), (3,)):
+        q = rng.normal(size=lead + (model.nb + 1, 4))
+        A = quat_to_matrix(q / np.linalg.norm(q, axis=-1, keepdims=True))
+        Ab = A[..., : model.nb, :, :]
+        want_I = Ab @ model.body_inertia @ np.swapaxes(Ab, -1, -2)
+        want_Ii = Ab @ model.body_inverse_inertia @ np.swapaxes(Ab, -1, -2)
+        wk = eq.work(lead)
+        for diag in (None, eq._diag):
+            Iw, Mi = wk.mass(A, eq._pair, diag)
+            np.testing.assert_allclose(Iw, want_I, atol=1e-15)
+            np.testing.assert_allclose(Mi[..., 3:, 3:], want_Ii, rtol=1e-13, atol=1e-12)
+            np.testing.assert_array_equal(Mi[..., :3, :3], np.broadcast_to(
+                model.body_inverse_mass[: model.nb, :3, :3], Mi.shape[:-2] + (3, 3)))
+
+
 def test_large_mechanism_assembles_through_the_banded_path() -> None:
     """A 40-link chain (120 rows: the sparse least-movement step) placed a few centimetres
     and degrees off closes every joint to Newton precision."""

@@ -277,21 +277,25 @@ class _Last:
     qd: np.ndarray | None
 
 
-def _smooth_prefix(model: Model, prev: State, h: np.ndarray, R, P, V, W, Ac, Al) -> int:
+def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
+                  length_scale) -> int:
     """How many leading frames of a block each continue the frame before smoothly: the
     distance (m; rotations times the part's length) from the second-order prediction off
-    the frame before is at most SMOOTH times the motion between the two frames."""
+    the frame before is at most SMOOTH times the motion between the two frames.  The block's
+    arrays are (..., F, nb, k) (leading axes: a design study's variants, all of which must
+    pass), ``prev`` the frame before as (r, p, v, w, a, alpha), each (..., nb, k);
+    ``body_length`` (..., nb) and ``length_scale`` (...) broadcast against them."""
     def before(x, first):
-        return np.concatenate([first[None], x[:-1]])
-    r0, p0, v0, w0 = before(R, prev.r), before(P, prev.p), before(V, prev.v), before(W, prev.w)
-    a0, al0 = before(Ac, prev.a), before(Al, prev.alpha)
+        return np.concatenate([first[..., None, :, :], x[..., :-1, :, :]], axis=-3)
+    r0, p0, v0, w0, a0, al0 = (before(x, f) for x, f in zip((R, P, V, W, Ac, Al), prev))
     hh = h[:, None, None]
     rp = r0 + v0 * hh + 0.5 * a0 * hh * hh
     pp = rotate_world(p0, w0 * hh + 0.5 * al0 * hh * hh)
-    L = model.body_length
+    L = np.expand_dims(body_length, -2)
     miss = np.max(np.linalg.norm(R - rp, axis=-1) + L * _angle(P, pp), axis=-1, initial=0.0)
     move = np.max(np.linalg.norm(R - r0, axis=-1) + L * _angle(P, p0), axis=-1, initial=0.0)
-    ok = miss <= SMOOTH * move + 1e-8 * model.length_scale
+    ok = miss <= SMOOTH * move + 1e-8 * np.expand_dims(length_scale, -1)
+    ok = ok.reshape(-1, ok.shape[-1]).all(axis=0)
     return int(np.argmin(ok)) if not ok.all() else len(ok)
 
 
@@ -362,7 +366,9 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         accel = alg.solve(fac, gamma[:, keep])
         Ac, Al = accel[..., :3], accel[..., 3:]
         if prev is not None and len(ks) > 1:
-            m = _smooth_prefix(model, prev.state, np.diff(times[np.r_[ks[0] - 1, ks]]), R, P, V, W, Ac, Al)
+            ps = prev.state
+            m = smooth_prefix((ps.r, ps.p, ps.v, ps.w, ps.a, ps.alpha), np.diff(times[np.r_[ks[0] - 1, ks]]),
+                              R, P, V, W, Ac, Al, model.body_length, model.length_scale)
             if m == 0:
                 size = 1
                 continue

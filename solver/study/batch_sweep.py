@@ -25,7 +25,7 @@ from ..algebra.banded import MIN_BANDED
 from ..algebra.newton import COND_LIMIT, converged, step_pose
 from ..analyses.structure import Structure
 from ..base.errors import SolverCancelled
-from ..analyses.sweep import BLOCK_FLOATS, BLOCK_MAX, SMOOTH, motion_table, next_block
+from ..analyses.sweep import BLOCK_FLOATS, BLOCK_MAX, motion_table, next_block, smooth_prefix
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
 from ..kernels.forces import body_loads
@@ -37,11 +37,6 @@ from .batch import stack_models
 
 class _Fail(Exception):
     """A frame the batch leaves to the separate sweeps."""
-
-
-def _angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Approximate rotation angle between unit quaternions (sweep.py's)."""
-    return 2.0 * np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
 
 
 def batch_sweep(models: list[Model], st: Structure, starts: list[State],
@@ -76,7 +71,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
     cw = col.reshape(V, 1, -1)
     L = np.array([m.length_scale for m in models])[:, None]                    # (V, 1)
-    blen = np.stack([m.body_length for m in models])[:, None]                  # (V, 1, nb)
+    blen = np.stack([m.body_length for m in models])                           # (V, nb)
     outs = [Result.empty(m, times) for m in models]
     biggest = int(max(1, min(BLOCK_MAX, BLOCK_FLOATS // (V * max(nc, 1) * (12 + 6 * nb)))))
     prev = None                       # each variant's last solved frame
@@ -124,7 +119,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         acc = (Jinv @ gamma[..., keep, None])[..., 0].reshape(V, m, nb, 6)
         Ac, Al = acc[..., :3], acc[..., 3:]
         if prev is not None and len(ks) > 1:
-            m2 = _smooth(prev, np.diff(times[np.r_[ks[0] - 1, ks]]), R, P, Vv, W, Ac, Al, blen, L)
+            m2 = smooth_prefix(prev[1:7], np.diff(times[np.r_[ks[0] - 1, ks]]), R, P, Vv, W, Ac, Al,
+                               blen, L[:, 0])
             if m2 == 0:
                 size = 1
                 continue
@@ -185,19 +181,3 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f):
         R, P = np.where(sel, R1, R), np.where(sel, P1, P)
         size = np.where(live, step, size)
     return R, P, ev.jac, A, done, it
-
-
-def _smooth(prev, h, R, P, V, W, Ac, Al, blen, L) -> int:
-    """How many leading frames of the block continue the frame before smoothly in every
-    variant (sweep.py's _smooth_prefix on a (V, F) block)."""
-    def before(x, first):
-        return np.concatenate([first[:, None], x[:, :-1]], axis=1)
-    r0, p0, v0, w0 = before(R, prev[1]), before(P, prev[2]), before(V, prev[3]), before(W, prev[4])
-    a0, al0 = before(Ac, prev[5]), before(Al, prev[6])
-    hh = h[None, :, None, None]
-    rp = r0 + v0 * hh + 0.5 * a0 * hh * hh
-    pp = rotate_world(p0, w0 * hh + 0.5 * al0 * hh * hh)
-    miss = np.max(np.linalg.norm(R - rp, axis=-1) + blen * _angle(P, pp), axis=-1, initial=0.0)
-    move = np.max(np.linalg.norm(R - r0, axis=-1) + blen * _angle(P, p0), axis=-1, initial=0.0)
-    ok = (miss <= SMOOTH * move + 1e-8 * L).all(axis=0)
-    return int(np.argmin(ok)) if not ok.all() else len(ok)
