@@ -70,9 +70,12 @@ def _eye_rows(n: int) -> np.ndarray:
     return _EYE_ROWS[n]
 
 
-def _turned(g: RowGroup, A) -> np.ndarray:
+def _turned(g: RowGroup, A, U=None) -> np.ndarray:
     """(..., k, n, 3) the group's body-fixed vectors in world axes (RowGroup.vecs on the
-    bodies RowGroup.ends: model/plans.py VECTORS), one gather and one product."""
+    bodies RowGroup.ends: model/plans.py VECTORS), one gather and one product; or, given
+    U (..., K, 3), every group's vectors turned together (evaluate), the group's part."""
+    if U is not None:
+        return U[..., g.turn, :].reshape(U.shape[:-2] + g.ends.shape + (3,))
     return (A[..., g.ends, :, :] @ g.vecs[..., None])[..., 0]
 
 
@@ -81,12 +84,12 @@ def _centripetal(wE: np.ndarray, U: np.ndarray) -> np.ndarray:
     return wE * ((wE * U) @ _ONES3)[..., None] - U * ((wE * wE) @ _ONES3)[..., None]
 
 
-def at_point(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """seed 003 "Spherical": the world x, y, z of P_I - P_J, three rows per joint point.
     Both ends in one set of calls: the arms P = A u as one product, the Jacobian's rotation
     blocks -[P_I x] and [P_J x] as one gather and sign, the centripetal terms w x (w x P)."""
     lead = r.shape[:-2]
-    P = _turned(g, A)                                                # (..., 2, n, 3)
+    P = _turned(g, A, U)                                             # (..., 2, n, 3)
     d = r[..., g.ends, :] + P
     phi[...] = (d[..., 0, :, :] - d[..., 1, :, :]).reshape(lead + (-1,))
     if jac is not None:
@@ -101,10 +104,10 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
         quad[...] = (cen[..., 0, :, :] - cen[..., 1, :, :]).reshape(lead + (-1,))
 
 
-def _separation(g: RowGroup, r, A, v, w, rates: bool):
+def _separation(g: RowGroup, r, A, v, w, rates: bool, U=None):
     """The turned vectors U (P_I, P_J first), d = P_I - P_J as points, and with rates the
     centripetal part of d2d/dt2, dd/dt, and w x u and w x (w x u) of every vector."""
-    U = _turned(g, A)
+    U = _turned(g, A, U)
     d = r[..., g.bi, :] + U[..., 0, :, :] - r[..., g.bj, :] - U[..., 1, :, :]
     if not rates:
         return U, d, None, None, None, None
@@ -115,9 +118,9 @@ def _separation(g: RowGroup, r, A, v, w, rates: bool):
     return U, d, cen, dd, C, X
 
 
-def dot2(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+def dot2(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """seed 003 "Dot-2": a_J . (P_I - P_J) = 0 (vectors P_I, P_J, a: VECTORS "ija")."""
-    U, d, cen, dd, C, X = _separation(g, r, A, v, w, quad is not None)
+    U, d, cen, dd, C, X = _separation(g, r, A, v, w, quad is not None, U)
     pi_, pj_, a = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :]
     phi[...] = (a * d) @ _ONES3
     if jac is not None:
@@ -129,9 +132,9 @@ def dot2(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
         quad[...] = (C[..., 2, :, :] * d + 2.0 * X[..., 2, :, :] * dd + a * cen) @ _ONES3
 
 
-def distance(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+def distance(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """seed 003 "Double spherical", scaled to metres: (|d|^2 - L^2) / (2 L) = 0."""
-    U, d, cen, dd, _, _ = _separation(g, r, A, v, w, quad is not None)
+    U, d, cen, dd, _, _ = _separation(g, r, A, v, w, quad is not None, U)
     L = g.target
     phi[...] = ((d * d) @ _ONES3 - L * L) / (2.0 * L)
     if jac is not None:
@@ -145,9 +148,9 @@ def distance(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
         quad[...] = ((dd * dd + d * cen) @ _ONES3) / L
 
 
-def dot1(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """seed 003 "Dot-1": a_I . b_J = 0 (a_I = ui on I, b_J = a on J: VECTORS "ia")."""
-    U = _turned(g, A)
+    U = _turned(g, A, U)
     ai, aj = U[..., 0, :, :], U[..., 1, :, :]
     phi[...] = (ai * aj) @ _ONES3
     if jac is not None:
@@ -161,10 +164,10 @@ def dot1(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
                      + 2.0 * X[..., 0, :, :] * X[..., 1, :, :]) @ _ONES3
 
 
-def angle(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """A motion's angle row: the joint angle of x_I from x_J about z_J (joint_angle;
     vectors x_I, x_J, y_J: VECTORS "iab")."""
-    U = _turned(g, A)
+    U = _turned(g, A, U)
     xi, xj, yj = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :]
     theta, grad, c, sn, rho, gc, gs = joint_angle(xi, xj, yj)
     phi[...] = theta
@@ -194,7 +197,7 @@ def spin_measure(Ri: np.ndarray, Rj: np.ndarray) -> np.ndarray:
                            M[..., 1, 0] - M[..., 0, 1]], axis=-1)
 
 
-def spin(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
+def spin(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """A ball's relative rotation about marker J's axis e_k (model/plans.py ``spin_rows``),
     the rows friction holds while a spherical joint sticks.  phi = vee(skew(C_J^T C_I))_k
     (spin_measure, the design pose's C_I, C_J); the Jacobian is the relative angular
@@ -203,7 +206,7 @@ def spin(g: RowGroup, r, A, v, w, phi, jac, quad) -> None:
     L^T)), whose gradient there is this Jacobian exactly (analyses/friction.py
     ``lock_residual``); and d/dt (e_k . w_rel) = e_k . (alpha_I - alpha_J) + (w_J x e_k)
     . w_rel, so quad = (w_J x e_k) . w_rel."""
-    U = _turned(g, A)                  # VECTORS "iIab": I's axes k+1, k+2, J's k+2, k+1
+    U = _turned(g, A, U)               # VECTORS "iIab": I's axes k+1, k+2, J's k+2, k+1
     ui, ui2, a, b = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :], U[..., 3, :, :]
     phi[...] = 0.5 * (_dot(a, ui) - _dot(b, ui2))
     e = cross(b, a)                    # J's axis k = (k+1) x (k+2)
@@ -287,13 +290,15 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     quad = None if v is None else np.empty(lead + (nc,))
     track = np.empty(lead + (model.ntrack,)) if model.ntrack else None
     rate = np.empty(lead + (model.ntrack,)) if model.ntrack and v is not None else None
+    # every group's body-fixed vectors into world axes by one gather and one product
+    U = (A[..., plan.ends, :, :] @ plan.vecs[..., None])[..., 0] if plan.ends.size else None
     for g in plan.groups:
         s = g.rows
         views = (phi[..., s], None if jac is None else jac[..., s, :], None if quad is None else quad[..., s])
         if g.kind in TRACKED:
             TRACKED[g.kind](model, r, A, v, w, *views, ref, track, rate)
         else:
-            KERNELS[g.kind](g, r, A, v, w, *views)
+            KERNELS[g.kind](g, r, A, v, w, *views, U)
     if not plan.identity:                 # back to model row order
         inv = plan.inv
         phi = phi[..., inv]
@@ -309,14 +314,19 @@ def global_jacobian(model: Model, jac: np.ndarray) -> np.ndarray:
     """Dense (nc, 6 nb) Jacobian from row blocks (leading axes carried through); ground
     columns dropped.
 
-    Columns of body b: 6b..6b+2 translation, 6b+3..6b+5 world rotation.
+    Columns of body b: 6b..6b+2 translation, 6b+3..6b+5 world rotation.  One gather and
+    one scatter by the model's ``jacobian_layout``.
     """
     nc, nb = model.nc, model.nb
-    J = np.zeros(jac.shape[:-2] + (nc, 6 * (nb + 1)))
-    rows = np.arange(nc)[:, None]
-    for e in range(model.row_ends.shape[1]):       # (ends repeat for a coupler: added)
-        J[..., rows, 6 * model.row_ends[:, e, None] + np.arange(6)] += jac[..., 6 * e: 6 * e + 6]
-    return J[..., : 6 * nb]
+    src, dst, unique = model.jacobian_layout
+    lead = jac.shape[:-2]
+    J = np.zeros(lead + (nc * 6 * nb,))
+    x = jac.reshape(lead + (-1,))[..., src]
+    if unique:
+        J[..., dst] = x
+    else:                                          # (ends repeat for a coupler: added)
+        np.add.at(np.moveaxis(J, -1, 0), dst, np.moveaxis(x, -1, 0))
+    return J.reshape(lead + (nc, 6 * nb))
 
 
 def row_rates(model: Model, rows: np.ndarray, jac: np.ndarray, vel: np.ndarray) -> np.ndarray:
@@ -390,14 +400,13 @@ def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:
     lm = model.limits
     if lm is not None:              # a limit's row: the coordinate's distance from its bound
         res[..., lm.rows] = limit_offsets(model, phi[..., lm.rows])
-    drv = model.row_motion >= 0
-    if drv.any():
-        fv = f[..., model.row_motion[drv], 0]
-        res[..., drv] -= fv
+    drv, motion, ang = model.motion_rows
+    if drv.size:
+        fv = f[..., motion, 0]
+        rd = res[..., drv] - fv
+        if ang.size:
+            rd[..., ang] = (rd[..., ang] + np.pi) % (2.0 * np.pi) - np.pi
         # a motion's value after many turns: below its rounding the row is met (as couplers)
         noise = 8.0 * np.finfo(float).eps * (np.abs(fv) + np.pi)
-        ang = drv & (model.row_kind == ANGLE)
-        res[..., ang] = (res[..., ang] + np.pi) % (2.0 * np.pi) - np.pi
-        rd = res[..., drv]
         res[..., drv] = np.where(np.abs(rd) <= noise, 0.0, rd)
     return res

@@ -6,7 +6,8 @@ so that the kernels and analyses never touch a Python object per constraint.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -14,7 +15,7 @@ import numpy as np
 
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
-from ..vocabulary.joints import (AT, CAM, CURVE, CURVE_JOINT_ROWS, DIST, DOT1,
+from ..vocabulary.joints import (ANGLE, AT, CAM, CURVE, CURVE_JOINT_ROWS, DIST, DOT1,
                                   DOT2, EVAL_ORDER, JOINT_ROWS, label as _label)
 from .force_model import ForceModel, compile_forces
 from .plans import (CouplerPlan, CurvePlan, FrictionPlan, LimitPlan, RowGroup, _frozen,
@@ -29,6 +30,8 @@ class RowPlan:
     inv: np.ndarray
     identity: bool                      # model order is already kind order
     groups: tuple[RowGroup, ...]        # non-empty groups, in EVAL_ORDER
+    ends: np.ndarray                    # (K,) every group's vector bodies, k-major (RowGroup.turn)
+    vecs: np.ndarray                    # (K, 3) and the vectors: all turned by one product
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,28 @@ class Model:
         """(nc,) rows held only while a stop rests or a joint sticks (limits, friction)."""
         return (self.row_limit >= 0) | (self.row_friction >= 0)
 
+    @cached_property
+    def jacobian_layout(self) -> tuple[np.ndarray, np.ndarray, bool]:
+        """Where the rows' Jacobian blocks go in the dense (nc, 6 nb) Jacobian, made once:
+        (src, dst, unique) with jac.reshape(..., -1)[..., src] the entries on moving bodies
+        and dst their flat positions; ``unique`` False when a row touches a body at two of
+        its ends (a coupler of two joints on one part), whose entries must be summed."""
+        nc, E = self.row_ends.shape
+        ends = np.repeat(self.row_ends, 6, axis=1)                        # (nc, 6 E)
+        col = 6 * ends + np.tile(np.arange(6), E)
+        moving = ends < self.nb
+        src = np.flatnonzero(moving)
+        dst = (np.arange(nc)[:, None] * 6 * self.nb + col)[moving]
+        return _frozen(src, int), _frozen(dst, int), len(np.unique(dst)) == len(dst)
+
+    @cached_property
+    def motion_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, motions, angle) made once: the rows a motion drives, the motion of each
+        and where among them the motion drives an angle (wrapped to (-pi, pi])."""
+        rows = np.flatnonzero(self.row_motion >= 0)
+        ang = np.flatnonzero(self.row_kind[rows] == ANGLE)
+        return _frozen(rows, int), _frozen(self.row_motion[rows], int), _frozen(ang, int)
+
     @property
     def nb(self) -> int:
         return len(self.body_part)
@@ -151,8 +176,15 @@ def _plan(rows: list[dict], nb: int) -> RowPlan:
     order_a = np.concatenate(order).astype(int) if order else np.zeros(0, int)
     inv = np.empty(len(order_a), dtype=int)
     inv[order_a] = np.arange(len(order_a))
+    at, turned = 0, []
+    for g in groups:                    # each group's vectors' place in the plan's
+        turned.append(replace(g, turn=slice(at, at + g.ends.size)))
+        at += g.ends.size
+    ends = np.concatenate([g.ends.reshape(-1) for g in groups]) if groups else np.zeros(0, int)
+    vecs = np.concatenate([g.vecs.reshape(-1, 3) for g in groups]) if groups else np.zeros((0, 3))
     return RowPlan(_frozen(order_a, int), _frozen(inv, int),
-                   bool(np.all(np.diff(order_a) == 1)), tuple(groups))
+                   bool(np.all(np.diff(order_a) == 1)), tuple(turned), _frozen(ends, int),
+                   _frozen(vecs))
 
 
 def compile_model(mech: Any) -> Model:

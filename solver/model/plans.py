@@ -40,6 +40,8 @@ class RowGroup:
     target: np.ndarray    # (n,) distance length
     ends: np.ndarray      # (k, n) the bodies of the k body-fixed vectors a kind's kernel turns
     vecs: np.ndarray      # (k, n, 3) those vectors (VECTORS), all turned by one product
+    turn: slice | None = None   # their place in RowPlan.vecs (all groups' vectors turned
+    #                             together by evaluate); None: turned by the kernel itself
 
 
 # The body-fixed vectors each kind's kernel turns into world axes, in this order: "i" ui on

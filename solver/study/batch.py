@@ -94,7 +94,10 @@ def stack_models(models: list[Model], axes: int = 0) -> Model | None:
         if g is None:
             return None
         groups.append(dataclasses.replace(gs[0], **g))
-    plan = dataclasses.replace(m0.plan, groups=tuple(groups))
+    vecs = _stack_fields([m.plan for m in models], ("groups",), axes)   # the turned vectors
+    if vecs is None:
+        return None
+    plan = dataclasses.replace(m0.plan, groups=tuple(groups), **vecs)
     fm = dataclasses.replace(fm0, **forces)
     return dataclasses.replace(m0, plan=plan, forces=fm, **top)
 
