@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algebra.banded import MIN_BANDED
-from ..algebra.newton import COND_LIMIT, converged, scaled_jacobian, scales, step_pose, step_size
+from ..algebra.newton import COND_LIMIT, converged, scales, step_pose, step_size
 from ..algebra.rank import involved
 from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, SolverError
@@ -97,6 +97,10 @@ class _Algebra:
         self.schur = Schur(model, keep) if len(keep) > MIN_BANDED else None
         self.sparse = self.schur is not None and self.schur.band.banded
         self.rs, self.cw = scales(model)
+        # the square J's scaling (rows in residual units, rotation columns in body lengths:
+        # algebra.newton.scaled_jacobian) and its inverse's, made once
+        self._js = self.rs[keep, None] / self.cw[None, :]
+        self._jsinv = 1.0 / self._js.T
 
     def newton_step(self, jac: np.ndarray, A: np.ndarray, res: np.ndarray) -> np.ndarray:
         """-J^-1 res (F, 6 nb) per frame (no condition check: Newton only); NaN rows where
@@ -115,13 +119,10 @@ class _Algebra:
         if self.sparse:
             frames = tuple(self._prepare_one(j, a) for j, a in zip(jac, A))
             return _Factors(np.array([fr is not None for fr in frames], dtype=bool), frames=frames)
-        keep, rs, cw = self.keep, self.rs, self.cw
-        Jg = global_jacobian(self.model, jac)
-        Jinv = _inverse(Jg[:, keep])
-        Js = scaled_jacobian(self.model, Jg, keep)
-        Jsinv = Jinv * cw[:, None] / rs[None, keep]
+        Jk = global_jacobian(self.model, jac)[:, self.keep]
+        Jinv = _inverse(Jk)
         with np.errstate(invalid="ignore"):
-            cond = _norm1(Js) * _norm1(Jsinv)
+            cond = _norm1(Jk * self._js) * _norm1(Jinv * self._jsinv)
             return _Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv)
 
     def solve(self, fac: _Factors, b: np.ndarray) -> np.ndarray:
