@@ -271,8 +271,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 fail(f"lock-up at t = {t:.6g} s: the constraint equations became singular "
                      f"(joints involved: {', '.join(who)})", k, t, who)
         # output frame: projected state, accelerations and multipliers
-        try:
-            a, lam, fe, J, f = sysm.accelerations(t, r, p, v, w)
+        try:   # the next step starts here: its first stage is this evaluation
+            dy, (a, lam, fe, J, f) = sysm.rhs_parts(t, sysm.pack(r, p, v, w, work))
+            if f_end is None:
+                f_end = dy
         except ExpressionError as exc:
             fail(str(exc), k, t)
         except np.linalg.LinAlgError:

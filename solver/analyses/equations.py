@@ -236,9 +236,16 @@ class Equations:
 
     def rhs(self, t, y: np.ndarray) -> np.ndarray:
         """dy/dt at (t, y); t (S,) and y (S, n): S states at once (see accelerations)."""
+        return self.rhs_parts(t, y)[0]
+
+    def rhs_parts(self, t, y: np.ndarray):
+        """(dy/dt, (a, lambda, ForceEval, jac, f)) at (t, y): the derivative and what an
+        output frame stores (accelerations' results), from one evaluation, so that a frame
+        and the step that starts there share it."""
         r, p, vel, _ = self.split(y)
         pn = p / np.sqrt((p * p) @ _ONES4)[..., None]
-        a, lam, fe, _, f = self._accelerations(t, r, pn, vel)
+        parts = self._accelerations(t, r, pn, vel)
+        a, lam, fe, _, f = parts
         dy = np.empty(y.shape)
         dr, dp, dvel, _ = self.split(dy)
         dr[...] = vel[..., :3]
@@ -251,7 +258,7 @@ class Equations:
         if self.slip is not None:
             power = power + self.friction_power
         dy[..., -1] = power
-        return dy
+        return dy, parts
 
     def project(self, t: float, r, p, v, w):
         """Positions onto Phi = 0 (M-weighted least-change Newton), then velocities onto

@@ -222,21 +222,22 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
         while True:
+            # one evaluation serves the frames reached here and the steps that start here
+            y = eq.pack(r, p, v, w, work)
+            f0, parts = eq.rhs_parts(t, y)
             t_out = times[np.minimum(k, F - 1)]
             at = (k < F) & (t >= t_out - 1e-14 * np.maximum(1.0, np.abs(t_out)))
             if at.any():
-                frames.take(at, k, t, r, p, v, w, work)
+                frames.take(at, k, t, r, p, v, w, work, parts)
                 slowest = int(k.min())
                 k = k + at
                 if progress is not None and k.min() > slowest \
                         and progress(V * int(k.min()) // F) is False:
                     raise SolverCancelled("design study cancelled", float(t.min()))
-                continue
+                t_out = times[np.minimum(k, F - 1)]
             live = k < F
             if not live.any():
                 break
-            y = eq.pack(r, p, v, w, work)
-            f0 = eq.rhs(t, y)
             new = np.isnan(h)
             if new.any():
                 h = np.where(new, [initial_step(f0[i], y[i], scale[i], rtol, times) if new[i]
@@ -293,11 +294,12 @@ class _Frames:
         self.jac = np.zeros((V, C, m.nc, m.row_width))
         self.energy = np.zeros((V, C, 3))                  # potential, power, work
 
-    def take(self, at: np.ndarray, k: np.ndarray, t, r, p, v, w, work) -> None:
+    def take(self, at: np.ndarray, k: np.ndarray, t, r, p, v, w, work, parts) -> None:
         """Frame k[i] of each variant i in ``at``: its projected state, accelerations,
-        multipliers and energies, as analyses/dynamics.py stores them."""
+        multipliers and energies (``parts``: Equations.rhs_parts' at this state), as
+        analyses/dynamics.py stores them."""
         eq = self.eq
-        a, lam, fe, jac, f = eq.accelerations(t, r, p, v, w)
+        a, lam, fe, jac, f = parts
         if eq.ts_ref.shape[1]:
             eq.ts_ref = np.where(at[:, None], fe.ts_angle, eq.ts_ref)
         power = np.broadcast_to(fe.power_nc, t.shape)
