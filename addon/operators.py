@@ -418,6 +418,43 @@ class MECHANISM_OT_select(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class MECHANISM_OT_constant_add(bpy.types.Operator):
+    """Add a named constant that motion and force expressions may use (and a study may vary)"""
+    bl_idname = "mechanism.constant_add"
+    bl_label = "Add Constant"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        st = context.scene.mechanism
+        names = {c.name for c in st.constants}
+        k = 1
+        while f"k{k}" in names:
+            k += 1
+        c = st.constants.add()
+        c.name, c.value = f"k{k}", 1.0
+        st.constant_index = len(st.constants) - 1
+        return {"FINISHED"}
+
+
+class MECHANISM_OT_constant_remove(bpy.types.Operator):
+    """Remove the selected constant (an expression that uses it then reports it unknown)"""
+    bl_idname = "mechanism.constant_remove"
+    bl_label = "Remove Constant"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        st = context.scene.mechanism
+        return 0 <= st.constant_index < len(st.constants)
+
+    def execute(self, context):
+        st = context.scene.mechanism
+        st.constants.remove(st.constant_index)
+        st.constant_index = min(st.constant_index, len(st.constants) - 1)
+        return {"FINISHED"}
+
+
 classes = (MECHANISM_OT_set_role, MECHANISM_OT_add_marker, MECHANISM_OT_connect,
            MECHANISM_OT_couple, MECHANISM_OT_measure_radii, MECHANISM_OT_check, MECHANISM_OT_assemble, MECHANISM_OT_bake, MECHANISM_OT_clear_bake,
-           MECHANISM_OT_export_csv, MECHANISM_OT_select)
+           MECHANISM_OT_export_csv, MECHANISM_OT_select, MECHANISM_OT_constant_add,
+           MECHANISM_OT_constant_remove)

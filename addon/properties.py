@@ -8,8 +8,8 @@ degrees), masses in kg.
 import math
 
 import bpy
-from bpy.props import (BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty,
-                       PointerProperty, StringProperty)
+from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty,
+                       FloatVectorProperty, IntProperty, PointerProperty, StringProperty)
 
 from .drag import (get_wiggle_angle, get_wiggle_position, get_wiggle_slide, set_wiggle_angle,
                    set_wiggle_position, set_wiggle_slide)
@@ -103,7 +103,8 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
         ("KEYFRAMED", "Keyframed", "The joint's Angle or Slide value as keyframed")], default="NONE")
     motion_coordinate: EnumProperty(name="Coordinate", items=COORDINATES, default="ANGLE")
     motion_expression: StringProperty(name="Expression", default="2*pi*t",
-                                      description="Radians or metres as a function of t (s)")
+                                      description="Radians or metres as a function of t (s) and the "
+                                                  "scene's Constants")
     motion_speed: FloatProperty(name="Speed", default=6.283185307179586,
                                 description="Radians (or metres) per second")
     motion_angle: FloatProperty(name="Angle", subtype="ANGLE", unit="ROTATION",
@@ -204,9 +205,11 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
 
     # -- applied force at marker I
     force: StringProperty(name="Force", default="0, 0, 0",
-                          description="Three components, N: numbers or expressions of t")
+                          description="Three components, N: numbers or expressions of t "
+                                      "and the scene's Constants")
     torque: StringProperty(name="Torque", default="0, 0, 0",
-                           description="Three components, N m: numbers or expressions of t")
+                           description="Three components, N m: numbers or expressions of t "
+                                       "and the scene's Constants")
     force_frame: EnumProperty(name="Axes", items=[("WORLD", "World", ""),
                                                   ("MARKER", "Marker", "The marker's axes")])
 
@@ -271,6 +274,14 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     backup_axis_angle: FloatVectorProperty(size=4, options={"HIDDEN"})
 
 
+class MA_Constant(bpy.types.PropertyGroup):
+    """A named number that motion and force expressions may use (``name`` is the
+    PropertyGroup's own); a design study varies it as "constants.<name>"."""
+    value: FloatProperty(name="Value", default=1.0,
+                         description="The constant's value (plain number, SI units as the "
+                                     "expressions that use it)")
+
+
 class MA_SceneSettings(bpy.types.PropertyGroup):
     analysis: EnumProperty(name="Analysis", items=[
         ("AUTO", "Auto", "Kinematic when the motions drive every freedom, else dynamic"),
@@ -296,11 +307,14 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
                                    get=get_wiggle_position, set=set_wiggle_position,
                                    description="Where the mechanism is in its range of motion; "
                                                "move it to pose the mechanism")
+    # named constants of the motion and force expressions ("omega*t" with omega = 6.28)
+    constants: CollectionProperty(type=MA_Constant)
+    constant_index: IntProperty(default=-1)
     # the Study section (study.py): what to vary, the last run's table
     study: PointerProperty(type=MA_StudySettings)
 
 
-classes = study_classes + (MA_ObjectSettings, MA_SceneSettings)
+classes = study_classes + (MA_ObjectSettings, MA_Constant, MA_SceneSettings)
 
 
 def register_properties() -> None:

@@ -23,7 +23,8 @@ from .io.keyframes import Key, KeyframedFunction, time_derivatives
 from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
 from .io.part_frames import PartFrame, marker_pose, part_frame
 from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_name,
-                          speed_expression, split_components, torsion_spring_name)
+                          scene_constants, speed_expression, split_components,
+                          torsion_spring_name, used_constants)
 from .io.timeline import Timeline
 
 
@@ -46,6 +47,7 @@ class SceneMechanism:
     curve_lines: dict = field(default_factory=dict)       # joint name -> panel lines on its curves
     curve_notes: list = field(default_factory=list)       # Check's notes on curves (fit, parent)
     scene_notes: list = field(default_factory=list)       # the scene's settings (gravity)
+    constants: dict = field(default_factory=dict)  # the scene's Constants: name -> value
 
     def mesh_notes(self) -> list[str]:
         """One line per part whose mesh has problems: the part, what is wrong, the mass used."""
@@ -142,6 +144,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     g = np.array(scene.gravity, dtype=float) if scene.use_gravity else np.zeros(3)  # BU/s^2
     sm = SceneMechanism(Mechanism(gravity=g * scale), scale, timeline)
     sm.scene_notes += [n for n in [gravity_note(g, scale)] if n]
+    sm.constants = scene_constants((c.name, c.value) for c in scene.mechanism.constants)
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
     by_role = {r: [ob for ob in objs if ob.mechanism.role == r]
@@ -210,10 +213,11 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         s = ob.mechanism
         if s.marker_i is None or not _in_scene(s.marker_i, scene) or s.marker_i.mechanism.role != "MARKER":
             raise MechanismError(f"force {ob.name!r}: its marker is not set or was deleted")
-        mech.add_force(ob.name, s.marker_i.name,
-                       force=split_components(s.force, f"force {ob.name!r}: force"),
-                       torque=split_components(s.torque, f"force {ob.name!r}: torque"),
-                       frame="marker" if s.force_frame == "MARKER" else "world")
+        force = split_components(s.force, f"force {ob.name!r}: force")
+        torque = split_components(s.torque, f"force {ob.name!r}: torque")
+        mech.add_force(ob.name, s.marker_i.name, force=force, torque=torque,
+                       frame="marker" if s.force_frame == "MARKER" else "world",
+                       constants=used_constants(force + torque, sm.constants))
     if not sm.parts:
         raise MechanismError("the scene has no moving part: tag objects as parts (and one as ground)")
     return sm
@@ -236,7 +240,8 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
             spec = speed_expression(s.motion_speed)
         else:
             spec, deriv = keyframed_motion(ob, coord, sm.timeline, sm.scale)
-        mech.add_motion(name, ob.name, spec, coordinate=coord, derivatives=deriv)
+        mech.add_motion(name, ob.name, spec, coordinate=coord, derivatives=deriv,
+                        constants=used_constants([spec], sm.constants) if deriv is None else None)
         sm.motions[name] = (ob, coord)
     if s.torsion:
         mech.add_torsion_spring(torsion_spring_name(ob.name), ob.name, stiffness=s.torsion_stiffness,

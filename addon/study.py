@@ -54,7 +54,8 @@ def _settings_key(ob) -> tuple:
 
 
 def _names_key(scene) -> tuple:
-    return (scene.as_pointer(), scene.use_gravity, tuple(
+    return (scene.as_pointer(), scene.use_gravity,
+            tuple((c.name, c.value) for c in scene.mechanism.constants), tuple(
         (ob.name, ob.type, ob.parent.name if ob.parent else "", _settings_key(ob))
         for ob in scene.objects if ob.mechanism.role != "NONE"))
 

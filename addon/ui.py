@@ -354,4 +354,33 @@ class VIEW3D_PT_mechanism(bpy.types.Panel):
                                  rows=3)
 
 
-classes = (MECHANISM_UL_objects, VIEW3D_PT_mechanism_object, VIEW3D_PT_mechanism)
+class MECHANISM_UL_constants(bpy.types.UIList):
+    """The scene's named constants: name and value, both editable in place."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        row = layout.row(align=True)
+        row.prop(item, "name", text="", emboss=False)
+        row.prop(item, "value", text="")
+
+
+class VIEW3D_PT_mechanism_constants(bpy.types.Panel):
+    """Named numbers for the motion and force expressions ("omega*t"); a design study can
+    vary each as "constants.<name>" (every expression that uses it at once)."""
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Mechanism"
+    bl_label = "Constants"
+    bl_parent_id = "VIEW3D_PT_mechanism"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        st = context.scene.mechanism
+        row = self.layout.row()
+        row.template_list("MECHANISM_UL_constants", "", st, "constants", st, "constant_index", rows=3)
+        col = row.column(align=True)
+        col.operator("mechanism.constant_add", text="", icon="ADD")
+        col.operator("mechanism.constant_remove", text="", icon="REMOVE")
+
+
+classes = (MECHANISM_UL_objects, VIEW3D_PT_mechanism_object, VIEW3D_PT_mechanism,
+           MECHANISM_UL_constants, VIEW3D_PT_mechanism_constants)

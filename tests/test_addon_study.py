@@ -209,3 +209,61 @@ def test_bake_variant_is_one_undo_step(blender, extension) -> None:
     scene = bpy.context.scene
     assert not scene.objects["piston"].mechanism.baked
     assert scene.mechanism.study.baked_variant == -1 and len(scene.mechanism.study.rows) == 6
+
+
+def test_scene_constants_drive_expressions_and_a_study_varies_them(blender, extension,
+                                                                      tmp_path) -> None:
+    """The Constants sub-panel: the crank driven at "omega*t" with omega = 3 rad/s from the
+    scene's list (added and named through the operators) bakes the crank at 3 t; a study of
+    "constants.omega" equals the solver's Study of the same scene; the list survives save
+    and reload; a constant named like the variable t and an unknown name in an expression
+    are refused by name and change nothing."""
+    bpy = blender
+    mods = _mods(extension)
+    sc = bs.slider_crank(bpy)
+    main_name = sc["main"].name
+    st = bpy.context.scene.mechanism
+    assert bpy.ops.mechanism.constant_add() == {"FINISHED"}
+    assert bpy.ops.mechanism.constant_add() == {"FINISHED"}
+    assert [c.name for c in st.constants] == ["k1", "k2"] and st.constant_index == 1
+    assert bpy.ops.mechanism.constant_remove() == {"FINISHED"}
+    st.constants[0].name, st.constants[0].value = "omega", 3.0
+    sc["main"].mechanism.motion_expression = "omega*t"
+    items = bs.panel_items(bpy, "VIEW3D_PT_mechanism_constants")
+    assert ("operator", "mechanism.constant_add") in items
+    assert ("list", "MECHANISM_UL_constants", "", "constants", "constant_index") in items
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    frames, _, quat = bs.baked_pose(sc["crank"])
+    t = (frames - bs.FRAME_START) / 24.0
+    angle = 2.0 * np.arctan2(quat[:, 3], quat[:, 0])           # about z, from the bake
+    np.testing.assert_allclose(np.angle(np.exp(1j * (angle - 3.0 * t))), 0.0, atol=1e-6)
+    # the study's parameter list offers the constant; the table is the solver's own
+    names, _ = mods.study.parameter_choices(bpy.context.scene)
+    assert "constants.omega" in names
+    ss = st.study
+    ss.pick_1 = "constants.omega"
+    ss.start_1, ss.stop_1, ss.count_1 = 2.0, 4.0, 2
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    sm = mods.reader.read_scene(bpy.context.scene)
+    ref = mods.solver.Study(sm.mech, mods.solver.grid({"constants.omega": [2.0, 4.0]})).run(
+        times=sm.timeline.times, analysis="kinematic")
+    same_table(mods.study.stored_table(ss), ref)
+    # saved with the file
+    path = str(tmp_path / "constants.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    st = bpy.context.scene.mechanism
+    assert [(c.name, c.value) for c in st.constants] == [("omega", 3.0)]
+    # bad names: refused by name, nothing changed
+    snap = bs.snapshot(bpy)
+    st.constants[0].name = "t"
+    with pytest.raises(RuntimeError, match="Constants: 't' cannot be used as a constant's name"):
+        bpy.ops.mechanism.bake()
+    st.constants[0].name = "omega"
+    main = bpy.data.objects[main_name]
+    main.mechanism.motion_expression = "omegaa*t"
+    with pytest.raises(RuntimeError, match=r"omegaa.*allowed: t, omega"):
+        bpy.ops.mechanism.bake()
+    main.mechanism.motion_expression = "omega*t"
+    assert bs.differences(snap, bs.snapshot(bpy)) == []

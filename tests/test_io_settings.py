@@ -86,3 +86,31 @@ def test_gravity_note_flags_a_unit_scale_that_weakens_gravity() -> None:
     assert settings.gravity_note((0.0, 0.0, 0.0), 0.001) == ""
     assert settings.gravity_note((0.0, -981.0, 0.0), 0.01) == ""
     assert "1.62 m/s^2" in settings.gravity_note((0.0, 0.0, -162.0), 0.01)
+
+
+def test_scene_constants_and_the_ones_an_expression_uses() -> None:
+    """The Constants list as named constants: refused by name when unnamed, named twice or
+    named like t, pi or a function; each expression gets only the ones it uses (the solver
+    refuses an unused one), and a text that does not parse gets them all, so the solver's
+    error lists them among the allowed names."""
+    MechanismError = solver.MechanismError
+    consts = settings.scene_constants([("omega", 6.0), (" lift ", 0.25)])
+    assert consts == {"omega": 6.0, "lift": 0.25}
+    for pairs, msg in (([("", 1.0)], "entry 1 has no name"),
+                       ([("a", 1.0), ("a", 2.0)], "'a' is defined twice"),
+                       ([("t", 1.0)], "'t' cannot be used as a constant's name"),
+                       ([("sin", 1.0)], "'sin' cannot be used"),
+                       ([("2x", 1.0)], "'2x' cannot be used"),
+                       ([("k", float("nan"))], "finite number")):
+        with pytest.raises(MechanismError, match=msg):
+            settings.scene_constants(pairs)
+    used = settings.used_constants
+    assert used(["omega*t"], consts) == {"omega": 6.0}
+    assert used([0.0, "lift*sin(omega*t)", 1.0], consts) == consts
+    assert used(["2*pi*t", 3.0], consts) == {}
+    assert used(["omega*t + oops"], consts) == consts          # the solver names 'oops'
+    assert used(["omega*t"], {}) == {}
+    m = driven_crank()
+    with pytest.raises(MechanismError, match=r"oops.*allowed: t, omega, lift"):
+        m.add_force("push", "A", force=(0.0, "omega*t + oops", 0.0),
+                    constants=used(["omega*t + oops"], consts))

@@ -144,6 +144,43 @@ def test_expression_constants_force_constants_and_gravity_as_parameters() -> Non
     assert np.allclose(res.summary["peak effort spin"], 0.0, atol=1e-12)
 
 
+def test_a_shared_constant_varies_every_expression_that_uses_it() -> None:
+    """"constants.<name>" sets the constant in every motion and force that uses it (the
+    Blender scene's Constants are one list for all expressions): a wheel driven at omega
+    with a torque omega N m on a second, free wheel; each variant equals the mechanism
+    built by hand with that omega in both, and naming the constant twice is refused."""
+    def by_hand(omega: float) -> Mechanism:
+        c = Mechanism(gravity=(0.0, 0.0, 0.0))
+        c.add_part("ground", fixed=True)
+        for w in ("wheel", "free"):
+            c.add_part(w, mass=1.0, inertia=(0.1, 0.1, 0.1))
+            c.add_marker(f"{w} hub", w)
+        c.add_marker("O", "ground")
+        c.add_joint("axle", "revolute", "wheel hub", "O")
+        c.add_joint("bearing", "revolute", "free hub", "O")
+        c.add_motion("spin", "axle", "omega*t", constants={"omega": omega})
+        c.add_force("twist", "free hub", torque=(0.0, 0.0, "omega"), constants={"omega": omega})
+        return c
+
+    base = by_hand(1.0)
+    assert "constants.omega" in parameter_names(base)
+    times = [0.0, 0.25, 0.5]
+    res = base.study({"constants.omega": [2.0, 3.0]}, times=times)
+    assert res.failures == {}
+    for i, omega in enumerate((2.0, 3.0)):
+        ref = by_hand(omega).solve(times=times)
+        same_run(res.result(i), ref, ("wheel", "free"), ("axle", "bearing"))
+        # the free wheel: I w' = omega N m, from rest
+        assert np.isclose(res.result(i).angular_velocity("free")[-1, 2], omega / 0.1 * 0.5,
+                          rtol=1e-9)
+    assert np.allclose(res.summary["max axle angle"], [1.0, 1.5], rtol=1e-12)
+    with pytest.raises(StudyError, match="set the same value"):
+        base.study({"constants.omega": [1.0], "spin.omega": [2.0]}, times=times)
+    with pytest.raises(StudyError, match=r"no motion or force uses a named constant 'w'; the "
+                                         r"named constants are: omega"):
+        base.study({"constants.w": [1.0]}, times=times)
+
+
 # ---------------------------------------------------------------- samples
 def test_latin_hypercube_is_reproducible_by_seed_and_stratified() -> None:
     ranges = {"crank.mass": (1.0, 3.0), "rod.mass": (0.5, 0.6), "gravity.z": (-10.0, -9.0)}

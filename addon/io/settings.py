@@ -3,7 +3,8 @@ the solver's motions and torsion springs, a constant speed as an expression of t
 three components of an applied force or torque typed as text, and the scene's gravity."""
 from __future__ import annotations
 
-from ...solver import MechanismError
+from ...solver import ExpressionError, MechanismError
+from ...solver.vocabulary.expressions import named_constants, parse
 from ...solver.vocabulary.joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS
 
 # labels that are not the solver's kind with a capital
@@ -83,6 +84,39 @@ def split_components(text: str, what: str) -> list:
         except ValueError:
             out.append(p)
     return out
+
+
+def scene_constants(pairs) -> dict[str, float]:
+    """The scene's Constants, (name, value) pairs as the Constants list holds them, as the
+    named constants every motion and force expression may use: {name: value}, or
+    MechanismError naming the constant that is unnamed, named twice or named like t, pi, e
+    or a function."""
+    out: dict[str, float] = {}
+    for k, (name, value) in enumerate(pairs):
+        name = str(name).strip()
+        if not name:
+            raise MechanismError(f"Constants: entry {k + 1} has no name")
+        if name in out:
+            raise MechanismError(f"Constants: {name!r} is defined twice")
+        out[name] = value
+    try:
+        return named_constants(out, ("t",), "Constants: ")
+    except ExpressionError as exc:
+        raise MechanismError(str(exc)) from None
+
+
+def used_constants(texts, constants: dict[str, float]) -> dict[str, float]:
+    """The named ``constants`` that the expression texts (numbers among them are skipped)
+    use, for add_motion/add_force (which refuse a constant no expression uses).  A text that
+    does not parse gets them all, so the solver's error lists them among the allowed names."""
+    used: set[str] = set()
+    for text in texts:
+        if isinstance(text, str) and constants:
+            try:
+                used |= parse(text, ("t",), constants=constants).constants_used
+            except ExpressionError:
+                return dict(constants)
+    return {k: v for k, v in constants.items() if k in used}
 
 
 EARTH = 9.80665     # m/s^2

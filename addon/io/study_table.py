@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ...solver import StudyError
+from ...solver.study.params import shared_constants
 
 
 def level_values(start: float, stop: float, count: int) -> tuple[float, ...]:
@@ -176,6 +177,9 @@ def design_value(builder: Any, param: Any) -> float | None:
     try:
         if param.table == "gravity":
             return float(builder.gravity[param.index])
+        if param.table == "constants":          # a named constant shared by its users
+            table, name = shared_constants(builder)[param.index][0]
+            return float(getattr(builder, table)[name].constants[param.index])
         item = getattr(builder, param.table)[param.item]
         if param.field == "constant":
             return float(item.constants[param.index])

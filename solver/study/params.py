@@ -14,6 +14,9 @@ longest item name that fits is taken) or ``gravity.<axis>``:
   motion, force       a named constant of its expression (``add_motion(..., "omega*t",
                       constants={"omega": 6.0})`` -> "<motion>.omega")
   gravity             gravity.x|y|z (an item named "gravity" takes precedence)
+  constants           constants.<name>: a named constant in every motion and force whose
+                      expression uses it, all at once (as the Blender scene's Constants are
+                      shared; an item named "constants" takes precedence)
 
 A part's inertia is the one it was given (or computed from its mass at add_part): varying the
 mass leaves it; vary "inertia.*" with it.  A variant is made by re-adding each changed item
@@ -89,7 +92,18 @@ def parameter_names(builder: Builder) -> list[str]:
     for table, _ in TABLES:
         for item in getattr(builder, table):
             out += [f"{item}.{f}" for f in item_fields(builder, table, item)]
-    return out + [f"gravity.{a}" for a in _AXES]
+    return out + [f"gravity.{a}" for a in _AXES] + [f"constants.{c}" for c in shared_constants(builder)]
+
+
+def shared_constants(builder: Builder) -> dict[str, list[tuple[str, str]]]:
+    """{named constant: [(table, item) of every motion and force whose expression uses
+    it]}, the names sorted: what "constants.<name>" sets."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for table in ("motions", "loads"):
+        for item, it in getattr(builder, table).items():
+            for c in it.constants:
+                out.setdefault(c, []).append((table, item))
+    return dict(sorted(out.items()))
 
 
 def _field(builder: Builder, table: str, item: str, field: str) -> tuple[str, Any] | None:
@@ -128,6 +142,13 @@ def resolve(builder: Builder, name: Any) -> Parameter:
             return Parameter(name, table, item, hit[0], hit[1])
     if not found and name.startswith("gravity.") and name[8:] in _AXES:
         return Parameter(name, "gravity", "gravity", "gravity", _AXES.index(name[8:]))
+    if not found and name.startswith("constants."):
+        shared = shared_constants(builder)
+        if name[10:] in shared:
+            return Parameter(name, "constants", "constants", "constant", name[10:])
+        raise StudyError(f"unknown parameter {name!r}: no motion or force uses a named constant "
+                         f"{name[10:]!r}" + (f"; the named constants are: {', '.join(shared)}"
+                                             if shared else ""))
     if found:
         _, table, kind, item = max(found)
         fields = item_fields(builder, table, item)
@@ -159,10 +180,30 @@ def resolve_all(builder: Builder, names: Any) -> list[Parameter]:
     params = [resolve(builder, n) for n in names]
     seen: dict[tuple, str] = {}
     for p in params:
-        if p.target in seen:
-            raise StudyError(f"parameters {seen[p.target]!r} and {p.name!r} set the same value")
-        seen[p.target] = p.name
+        for target in _targets(builder, p):
+            if target in seen:
+                raise StudyError(f"parameters {seen[target]!r} and {p.name!r} set the same value")
+            seen[target] = p.name
     return params
+
+
+def _targets(builder: Builder, p: Parameter) -> list[tuple]:
+    """The values ``p`` sets: its own, or for "constants.<name>" the constant in each item
+    that uses it."""
+    if p.table != "constants":
+        return [p.target]
+    return [(table, item, "constant", p.index) for table, item in shared_constants(builder)[p.index]]
+
+
+def _expanded(builder: Builder, params: list[Parameter], values: list[float]):
+    """(Parameter, value) pairs with each "constants.<name>" split into one per item that
+    uses the constant."""
+    for p, v in zip(params, values):
+        if p.table != "constants":
+            yield p, v
+            continue
+        for table, item, field, index in _targets(builder, p):
+            yield Parameter(p.name, table, item, field, index), v
 
 
 def make_variant(base: Builder, params: list[Parameter], values: Any, index: int) -> Builder:
@@ -171,7 +212,7 @@ def make_variant(base: Builder, params: list[Parameter], values: Any, index: int
     values = [float(v) for v in values]
     out = copy.deepcopy(base)
     groups: dict[tuple[str, str], list[tuple[Parameter, float]]] = {}
-    for p, v in zip(params, values):
+    for p, v in _expanded(base, params, values):
         groups.setdefault((p.table, p.item), []).append((p, v))
     for (table, item), changes in groups.items():
         try:
