@@ -201,7 +201,8 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     preload: FloatProperty(name="Preload", description="Tension at the free length, N")
     friction: FloatProperty(name="Friction", min=0.0, description="Coulomb friction force, N")
     actuator: StringProperty(name="Actuator", description="Extra tension, N, as an expression of "
-                                                          "t, length (m) and speed (m/s)")
+                                                          "t, length (m), speed (m/s) and the "
+                                                          "scene's Constants")
 
     # -- applied force at marker I
     force: StringProperty(name="Force", default="0, 0, 0",

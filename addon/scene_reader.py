@@ -204,11 +204,13 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):
             if mk is None or not _in_scene(mk, scene) or mk.mechanism.role != "MARKER":
                 raise MechanismError(f"spring {ob.name!r}: {label} is not set or was deleted")
+        actuator = s.actuator.strip() or None
         mech.add_spring_damper(ob.name, s.marker_i.name, s.marker_j.name, stiffness=s.stiffness,
                                damping=s.damping,
                                free_length=s.free_length * scale if s.use_free_length else None,
-                               preload=s.preload, friction=s.friction,
-                               actuator=s.actuator.strip() or None)
+                               preload=s.preload, friction=s.friction, actuator=actuator,
+                               constants=used_constants([actuator], sm.constants,
+                                                        ("t", "length", "speed")) or None)
     for ob in by_role["FORCE"]:
         s = ob.mechanism
         if s.marker_i is None or not _in_scene(s.marker_i, scene) or s.marker_i.mechanism.role != "MARKER":

@@ -237,9 +237,18 @@ def test_scene_constants_drive_expressions_and_a_study_varies_them(blender, exte
     t = (frames - bs.FRAME_START) / 24.0
     angle = 2.0 * np.arctan2(quat[:, 3], quat[:, 0])           # about z, from the bake
     np.testing.assert_allclose(np.angle(np.exp(1j * (angle - 3.0 * t))), 0.0, atol=1e-6)
+    # a spring's actuator and a force take them too (each only the ones it uses)
+    piston_pin = sc["small_end"].mechanism.marker_i
+    rod_pin = sc["small_end"].mechanism.marker_j
+    bs.new_spring(bpy, "cord", piston_pin, rod_pin, stiffness=10.0, actuator="omega*(1 + speed)")
+    bs.new_force(bpy, "push", piston_pin, force="0, 0, -omega")
+    mech = mods.reader.read_scene(bpy.context.scene).mech
+    assert mech.springs["cord"].constants == {"omega": 3.0}
+    assert mech.loads["push"].constants == {"omega": 3.0}
+    assert mech.motions[next(iter(mech.motions))].constants == {"omega": 3.0}
     # the study's parameter list offers the constant; the table is the solver's own
     names, _ = mods.study.parameter_choices(bpy.context.scene)
-    assert "constants.omega" in names
+    assert {"constants.omega", "cord.omega", "push.omega"} <= set(names)
     ss = st.study
     ss.pick_1 = "constants.omega"
     ss.start_1, ss.stop_1, ss.count_1 = 2.0, 4.0, 2

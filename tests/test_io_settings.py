@@ -110,6 +110,7 @@ def test_scene_constants_and_the_ones_an_expression_uses() -> None:
     assert used(["2*pi*t", 3.0], consts) == {}
     assert used(["omega*t + oops"], consts) == consts          # the solver names 'oops'
     assert used(["omega*t"], {}) == {}
+    assert used(["lift*speed"], consts, ("t", "length", "speed")) == {"lift": 0.25}   # an actuator
     m = driven_crank()
     with pytest.raises(MechanismError, match=r"oops.*allowed: t, omega, lift"):
         m.add_force("push", "A", force=(0.0, "omega*t + oops", 0.0),

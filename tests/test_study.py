@@ -176,9 +176,44 @@ def test_a_shared_constant_varies_every_expression_that_uses_it() -> None:
     assert np.allclose(res.summary["max axle angle"], [1.0, 1.5], rtol=1e-12)
     with pytest.raises(StudyError, match="set the same value"):
         base.study({"constants.omega": [1.0], "spin.omega": [2.0]}, times=times)
-    with pytest.raises(StudyError, match=r"no motion or force uses a named constant 'w'; the "
+    with pytest.raises(StudyError, match=r"no motion, force or spring uses a named constant 'w'; the "
                                          r"named constants are: omega"):
         base.study({"constants.w": [1.0]}, times=times)
+
+
+def test_a_spring_actuators_constants_are_parameters() -> None:
+    """A spring-damper's text actuator and a torsion spring's take named constants as
+    motions do: each is a study parameter ("<spring>.F"), with the spring's own fields
+    beside it, and shared ones vary with "constants.<name>"; every variant equals the
+    mechanism built by hand; an unused or misplaced constant is refused by name."""
+    def by_hand(F: float, stiffness: float, T: float) -> Mechanism:
+        m = swing_by_hand(1.0, 1.0)
+        m.add_marker("top", "ground", position=(0.0, 0.0, 2.0))
+        m.add_marker("bob top", "bob", position=(0.0, 0.0, 0.1))
+        m.add_spring_damper("cord", "bob top", "top", stiffness=stiffness,
+                            actuator="F*(1 + 0.1*speed)", constants={"F": F})
+        m.add_torsion_spring("twist", "pin", actuator="T*sin(t)", constants={"T": T})
+        return m
+
+    base = by_hand(2.0, 5.0, 0.5)
+    names = parameter_names(base)
+    assert {"cord.F", "cord.stiffness", "twist.T", "constants.F", "constants.T"} <= set(names)
+    times = [0.0, 0.2, 0.4]
+    rows = [{"cord.F": 3.0, "cord.stiffness": 8.0, "constants.T": 0.25},
+            {"cord.F": 0.5, "cord.stiffness": 5.0, "constants.T": 1.0}]
+    res = base.study(rows, times=times)
+    assert res.failures == {}
+    for i, row in enumerate(rows):
+        ref = by_hand(row["cord.F"], row["cord.stiffness"], row["constants.T"]).solve(times=times)
+        same_run(res.result(i), ref, ("bob",), ("pin",))
+    assert pickle.loads(pickle.dumps(base.springs["cord"].actuator))(0.0, 1.0, 2.0) == 2.0 * 1.2
+    with pytest.raises(MechanismError, match=r"spring-damper 's': the constant\(s\) 'G' appear in "
+                                             r"no expression"):
+        base.add_spring_damper("s", "bob top", "top", actuator="F*t", constants={"F": 1.0, "G": 2.0})
+    with pytest.raises(MechanismError, match="named constants apply to an expression string only"):
+        base.add_torsion_spring("s", "pin", actuator=1.0, constants={"F": 1.0})
+    with pytest.raises(MechanismError, match=r"'speed' cannot be used as a constant's name"):
+        base.add_spring_damper("s", "bob top", "top", actuator="speed", constants={"speed": 1.0})
 
 
 # ---------------------------------------------------------------- samples

@@ -105,15 +105,17 @@ def scene_constants(pairs) -> dict[str, float]:
         raise MechanismError(str(exc)) from None
 
 
-def used_constants(texts, constants: dict[str, float]) -> dict[str, float]:
-    """The named ``constants`` that the expression texts (numbers among them are skipped)
-    use, for add_motion/add_force (which refuse a constant no expression uses).  A text that
-    does not parse gets them all, so the solver's error lists them among the allowed names."""
+def used_constants(texts, constants: dict[str, float],
+                   variables: tuple[str, ...] = ("t",)) -> dict[str, float]:
+    """The named ``constants`` that the expression texts (of ``variables``; numbers among
+    them are skipped) use, for add_motion/add_force/a spring's actuator (which refuse a
+    constant no expression uses).  A text that does not parse gets them all, so the
+    solver's error lists them among the allowed names."""
     used: set[str] = set()
     for text in texts:
         if isinstance(text, str) and constants:
             try:
-                used |= parse(text, ("t",), constants=constants).constants_used
+                used |= parse(text, variables, constants=constants).constants_used
             except ExpressionError:
                 return dict(constants)
     return {k: v for k, v in constants.items() if k in used}

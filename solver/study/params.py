@@ -12,10 +12,11 @@ longest item name that fits is taken) or ``gravity.<axis>``:
   spring-damper       stiffness, damping, free_length, preload, friction
   torsion spring      stiffness, damping, free_angle, preload, friction
   motion, force       a named constant of its expression (``add_motion(..., "omega*t",
-                      constants={"omega": 6.0})`` -> "<motion>.omega")
+                      constants={"omega": 6.0})`` -> "<motion>.omega"), and so a spring's
+                      or torsion spring's of its actuator
   gravity             gravity.x|y|z (an item named "gravity" takes precedence)
-  constants           constants.<name>: a named constant in every motion and force whose
-                      expression uses it, all at once (as the Blender scene's Constants are
+  constants           constants.<name>: a named constant in every motion, force and
+                      spring whose expression uses it, all at once (as the Blender scene's Constants are
                       shared; an item named "constants" takes precedence)
 
 A part's inertia is the one it was given (or computed from its mass at add_part): varying the
@@ -41,6 +42,7 @@ _AXES = ("x", "y", "z")
 _INERTIA = {"xx": (0, 0), "yy": (1, 1), "zz": (2, 2), "xy": (0, 1), "xz": (0, 2), "yz": (1, 2),
             "yx": (0, 1), "zx": (0, 2), "zy": (1, 2)}
 _SPRING = ("stiffness", "damping", "free_length", "preload", "friction")
+_EXPRESSIONS = ("motions", "loads", "springs", "torsion_springs")   # items with named constants
 _TORSION = ("stiffness", "damping", "free_angle", "preload", "friction")
 # the builder's tables: attribute, kind (as in its error messages)
 TABLES = (("parts", "part"), ("markers", "marker"), ("joints", "joint"),
@@ -78,9 +80,9 @@ def item_fields(builder: Builder, table: str, item: str) -> list[str]:
     if table == "joints":
         return ["length"] if builder.joints[item].kind == "distance" else []
     if table == "springs":
-        return list(_SPRING)
+        return list(_SPRING) + list(builder.springs[item].constants)
     if table == "torsion_springs":
-        return list(_TORSION)
+        return list(_TORSION) + list(builder.torsion_springs[item].constants)
     if table in ("motions", "loads"):
         return list(getattr(builder, table)[item].constants)
     return []
@@ -96,10 +98,10 @@ def parameter_names(builder: Builder) -> list[str]:
 
 
 def shared_constants(builder: Builder) -> dict[str, list[tuple[str, str]]]:
-    """{named constant: [(table, item) of every motion and force whose expression uses
-    it]}, the names sorted: what "constants.<name>" sets."""
+    """{named constant: [(table, item) of every motion, force and spring whose expression
+    uses it]}, the names sorted: what "constants.<name>" sets."""
     out: dict[str, list[tuple[str, str]]] = {}
-    for table in ("motions", "loads"):
+    for table in _EXPRESSIONS:
         for item, it in getattr(builder, table).items():
             for c in it.constants:
                 out.setdefault(c, []).append((table, item))
@@ -118,7 +120,10 @@ def _field(builder: Builder, table: str, item: str, field: str) -> tuple[str, An
             return "inertia", _INERTIA[tail]
     elif table == "markers" and head == "position" and tail in _AXES:
         return "position", _AXES.index(tail)
-    elif table in ("motions", "loads") and field in getattr(builder, table)[item].constants:
+    elif table in ("springs", "torsion_springs") and field in (_SPRING if table == "springs"
+                                                              else _TORSION):
+        return field, None
+    elif table in _EXPRESSIONS and field in getattr(builder, table)[item].constants:
         return "constant", field
     elif field in item_fields(builder, table, item):
         return field, None
@@ -146,7 +151,7 @@ def resolve(builder: Builder, name: Any) -> Parameter:
         shared = shared_constants(builder)
         if name[10:] in shared:
             return Parameter(name, "constants", "constants", "constant", name[10:])
-        raise StudyError(f"unknown parameter {name!r}: no motion or force uses a named constant "
+        raise StudyError(f"unknown parameter {name!r}: no motion, force or spring uses a named constant "
                          f"{name[10:]!r}" + (f"; the named constants are: {', '.join(shared)}"
                                              if shared else ""))
     if found:
@@ -258,10 +263,13 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
                                                    changes[-1][1]))
     elif table in ("springs", "torsion_springs"):
         f = {k: getattr(old, k) for k in (_SPRING if table == "springs" else _TORSION)}
-        f.update({p.field: v for p, v in changes})
+        f.update({p.field: v for p, v in changes if p.field != "constant"})
+        consts = {**old.constants, **{p.index: v for p, v in changes if p.field == "constant"}}
         add: Callable = b.add_spring_damper if table == "springs" else b.add_torsion_spring
         ends = (old.marker_i, old.marker_j) if table == "springs" else (old.joint,)
-        _readd(b, table, item, lambda: add(item, *ends, actuator=old.actuator, **f))
+        # a text actuator is parsed again with its constants; a callable is passed on
+        act = getattr(old.actuator, "source", old.actuator)
+        _readd(b, table, item, lambda: add(item, *ends, actuator=act, constants=consts or None, **f))
     elif table == "motions":
         consts = {**old.constants, **{p.index: v for p, v in changes}}
         _readd(b, table, item, lambda: b.add_motion(item, old.joint, old.source, old.coordinate,

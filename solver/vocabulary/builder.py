@@ -151,10 +151,12 @@ class Builder:
     # -- force elements (kernels/forces.py has the conventions)
     def add_spring_damper(self, name: str, marker_i: str, marker_j: str, stiffness: float = 0.0,
                           damping: float = 0.0, free_length: float | None = None,
-                          preload: float = 0.0, friction: float = 0.0, actuator: Any = None) -> None:
+                          preload: float = 0.0, friction: float = 0.0, actuator: Any = None,
+                          constants: dict | None = None) -> None:
         """Translational spring-damper-actuator between two markers' origins.  Tension
         k (l - L0) + c dl/dt + preload + friction + actuator(t, length, speed) pulls them
-        together (N, m, s); free_length defaults to the present distance."""
+        together (N, m, s); free_length defaults to the present distance.  ``constants``:
+        named numbers a text actuator uses (as add_motion's)."""
         name = self._new_name(name, "spring-damper")
         for mk in (marker_i, marker_j):
             if mk not in self.markers:
@@ -163,14 +165,14 @@ class Builder:
             raise MechanismError(f"spring-damper {name!r}: both markers are on part "
                                  f"{self.markers[marker_i].part!r}")
         self.springs[name] = make_spring_damper(name, marker_i, marker_j, stiffness, damping,
-                                                free_length, preload, friction, actuator)
+                                                free_length, preload, friction, actuator, constants)
 
     def add_torsion_spring(self, name: str, joint: str, stiffness: float = 0.0, damping: float = 0.0,
                            free_angle: float = 0.0, preload: float = 0.0, friction: float = 0.0,
-                           actuator: Any = None) -> None:
+                           actuator: Any = None, constants: dict | None = None) -> None:
         """Rotational spring-damper-actuator on a revolute or cylindrical joint's angle:
         torque k (theta - free_angle) + c dtheta/dt + preload + friction + actuator(t, angle,
-        speed) resists the angle (N m, rad)."""
+        speed) resists the angle (N m, rad); ``constants`` as add_spring_damper's."""
         name = self._new_name(name, "torsion spring")
         if joint not in self.joints:
             raise MechanismError(f"torsion spring {name!r}: unknown joint {joint!r}")
@@ -178,7 +180,7 @@ class Builder:
             raise MechanismError(f"torsion spring {name!r}: joint {joint!r} is "
                                  f"{self.joints[joint].kind}; it needs a revolute or cylindrical joint")
         self.torsion_springs[name] = make_torsion_spring(name, joint, stiffness, damping, free_angle,
-                                                         preload, friction, actuator)
+                                                         preload, friction, actuator, constants)
 
     def add_force(self, name: str, marker: str, force: Any = (0.0, 0.0, 0.0),
                   torque: Any = (0.0, 0.0, 0.0), frame: str = "world",

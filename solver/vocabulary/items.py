@@ -67,6 +67,7 @@ class SpringDamper:
     preload: float
     friction: float
     actuator: Callable[..., float] | None
+    constants: dict = field(default_factory=dict)   # named constants of a text actuator
 
 
 @dataclass
@@ -79,6 +80,7 @@ class TorsionSpring:
     preload: float
     friction: float
     actuator: Callable[..., float] | None
+    constants: dict = field(default_factory=dict)   # named constants of a text actuator
 
 
 @dataclass
@@ -96,16 +98,24 @@ class ScalarFunction:
     """f(*variables) from a number or a safe expression string: callable with the variables'
     values in order; pickles as its recipe (the number, or the text and its variables)."""
 
-    def __init__(self, spec: Any, variables: tuple[str, ...], what: str) -> None:
-        self._recipe = (spec, tuple(variables), what)
+    def __init__(self, spec: Any, variables: tuple[str, ...], what: str,
+                 constants: dict | None = None) -> None:
+        self._recipe = (spec, tuple(variables), what, dict(constants) if constants else None)
+        self.constants_used: frozenset = frozenset()     # named constants the text uses
         if isinstance(spec, str):
             try:
-                self._expr = parse(spec, variables, what)
+                self._expr = parse(spec, variables, what, constants)
             except ExpressionError as exc:
                 raise MechanismError(str(exc)) from None
             self._names = tuple(variables)
+            self.constants_used = self._expr.constants_used
         else:
             self._expr, self._c = None, _number(spec, what)
+
+    @property
+    def source(self) -> Any:
+        """The number or text it was made from (a study re-adds its item from it)."""
+        return self._recipe[0]
 
     def __call__(self, *args: Any) -> Any:
         if self._expr is None:
@@ -119,35 +129,54 @@ class ScalarFunction:
         return self           # immutable: a copied mechanism shares it
 
 
-def scalar_function(spec: Any, variables: tuple[str, ...], what: str) -> Callable[..., float] | None:
-    """A safe f(*variables) from None, a number, an expression string or a callable."""
+def scalar_function(spec: Any, variables: tuple[str, ...], what: str,
+                    constants: dict | None = None) -> Callable[..., float] | None:
+    """A safe f(*variables) from None, a number, an expression string (``constants``: named
+    numbers it may use) or a callable."""
+    if constants and not isinstance(spec, str):
+        raise MechanismError(f"{what}: named constants apply to an expression string only")
     if spec is None:
         return None
     if (isinstance(spec, (int, float)) and not isinstance(spec, bool)) or isinstance(spec, str):
-        return ScalarFunction(spec, variables, what)
+        return ScalarFunction(spec, variables, what, constants)
     if callable(spec):
         return spec
     raise MechanismError(f"{what} must be a number, an expression of {', '.join(variables)} or a "
                          f"callable, got {type(spec).__name__}")
 
 
+def _actuator(spec: Any, variables: tuple[str, ...], what: str, constants: dict | None):
+    """(f, constants) of a spring's actuator with its named constants validated, each one
+    used by the text."""
+    try:
+        consts = named_constants(constants, variables, f"{what}: ")
+    except ExpressionError as exc:
+        raise MechanismError(str(exc)) from None
+    fn = scalar_function(spec, variables, f"{what}: actuator", consts)
+    unused_constants(consts, [fn], what)
+    return fn, consts
+
+
 def make_spring_damper(name: str, marker_i: str, marker_j: str, stiffness: Any, damping: Any,
-                       free_length: Any, preload: Any, friction: Any, actuator: Any) -> SpringDamper:
+                       free_length: Any, preload: Any, friction: Any, actuator: Any,
+                       constants: dict | None = None) -> SpringDamper:
     what = f"spring-damper {name!r}"
     L0 = None if free_length is None else _nonneg(free_length, f"{what}: free_length")
+    fn, consts = _actuator(actuator, ("t", "length", "speed"), what, constants)
     return SpringDamper(name, marker_i, marker_j, _nonneg(stiffness, f"{what}: stiffness"),
                         _nonneg(damping, f"{what}: damping"), L0, _number(preload, f"{what}: preload"),
-                        _nonneg(friction, f"{what}: friction"),
-                        scalar_function(actuator, ("t", "length", "speed"), f"{what}: actuator"))
+                        _nonneg(friction, f"{what}: friction"), fn, consts)
 
 
 def make_torsion_spring(name: str, joint: str, stiffness: Any, damping: Any, free_angle: Any,
-                        preload: Any, friction: Any, actuator: Any) -> TorsionSpring:
+                        preload: Any, friction: Any, actuator: Any,
+                        constants: dict | None = None) -> TorsionSpring:
     what = f"torsion spring {name!r}"
+    fn, consts = _actuator(actuator, ("t", "angle", "speed"), what, constants)
     return TorsionSpring(name, joint, _nonneg(stiffness, f"{what}: stiffness"),
                          _nonneg(damping, f"{what}: damping"), _number(free_angle, f"{what}: free_angle"),
                          _number(preload, f"{what}: preload"), _nonneg(friction, f"{what}: friction"),
-                         scalar_function(actuator, ("t", "angle", "speed"), f"{what}: actuator"))
+                         fn, consts)
 
 
 def make_load(name: str, marker: str, force: Any, torque: Any, frame: str,
