@@ -415,3 +415,63 @@ def test_spring_with_coincident_markers_fails_when_solving() -> None:
     m.add_spring_damper("s", "B", "G1", stiffness=1.0, free_length=0.5)
     with pytest.raises(MechanismError, match="markers 'B' and 'G1' coincide"):
         m.solve(1.0)
+
+
+# ---------------------------------------------------------------- steps past the frames
+def settling_pendulum() -> Mechanism:
+    """A pendulum on a damped torsion spring about world y, released 1 rad off: it comes to
+    rest within a few seconds and then hangs there for the rest of a long run."""
+    m = mk.pendulum(axis="y", angle=1.0)
+    m.add_torsion_spring("coil", "pin", stiffness=20.0, damping=4.0)
+    return m
+
+
+def _run(m: Mechanism, times, monkeypatch=None, cut: bool = False):
+    if cut:        # every frame a step's end, as runs with stops or closed loops
+        monkeypatch.setattr("solver.analyses.dynamics.LONG_STEP", float("inf"))
+    r = m.solve(times=times)
+    if cut:
+        monkeypatch.undo()
+    return r
+
+
+def test_a_run_at_rest_steps_past_its_frames_and_keeps_them_exact(monkeypatch) -> None:
+    """600 frames (25 s at 24 fps) of a pendulum that settles: once the steps outgrow the
+    frames (dynamics.LONG_STEP) they run past them and the frames in between are the steps'
+    dense output, projected and evaluated: under a quarter of the steps of the run whose
+    every frame is a step's end, with the same poses (1e-9 m), angular velocities and
+    reactions (1e-8 of their size), the hinge closed (1e-10 m) and the energy balance
+    (KE + PE + the spring's, less the damper's work: 1e-7 of the energy released)."""
+    m, times = settling_pendulum(), np.arange(600) / 24.0
+    r = _run(m, times)
+    ref = _run(m, times, monkeypatch, cut=True)
+    assert ref.steps >= 599 and r.steps < ref.steps / 4
+    assert np.array_equal(r.times, ref.times)
+    assert np.abs(r.position("bob") - ref.position("bob")).max() <= 1e-9
+    assert np.abs(r.angular_velocity("bob") - ref.angular_velocity("bob")).max() <= 1e-8 * 2.0
+    size = np.abs(ref.reaction("pin")[0]).max()            # N (the torque about y is zero)
+    for a, b in zip(r.reaction("pin"), ref.reaction("pin")):
+        assert np.abs(a - b).max() <= 1e-8 * size
+    assert max(mk.joint_gaps(m, r).values()) <= 1e-10
+    ke, pe, work = r.energy()
+    total = ke + pe - work
+    assert np.abs(total - total[0]).max() <= 1e-7 * (pe[0] - pe.min())
+
+
+def test_fast_frames_of_a_moving_chain_come_from_the_dense_output(monkeypatch) -> None:
+    """A swinging chain of three rods at 960 fps: the steps (about 10 frames long) run past
+    the frames and the frames agree with the cut run's to 1e-8 m, the energy balance of
+    both within 1e-8 of m g L N^2 / 2 (the tolerance's goal is 1e-7 on it); a four-bar, a
+    closed loop, keeps every frame a step's end."""
+    m = mk.chain([0.3, -0.4, 0.2])
+    times = np.arange(481) / 960.0
+    r = _run(m, times)
+    ref = _run(m, times, monkeypatch, cut=True)
+    assert r.steps < ref.steps / 3
+    for k in range(3):
+        assert np.abs(r.position(f"link{k}") - ref.position(f"link{k}")).max() <= 1e-8
+    for res in (r, ref):
+        ke, pe, work = res.energy()
+        assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() <= 1e-8 * G * 9 / 2
+    fb = mk.four_bar(driven=False, error_deg=0.0, error_m=0.0)
+    assert fb.solve(times=times[:97]).steps >= 96

@@ -72,3 +72,32 @@ def test_the_order_follows_the_tolerance() -> None:
     m = four_bar(driven=False)
     assert "8(5,3)" in m.solve(0.2, 24).method
     assert "5(4)" in m.solve(0.2, 24, tolerance=1e-3).method
+
+
+def test_dop853_dense_output_is_hairers_of_order_seven() -> None:
+    """The dense output within a step (Hairer-Norsett-Wanner II.6, contd8): equal to scipy's
+    DOP853 interpolant (the published coefficients) to rounding, exact at both ends, and of
+    local order 8 in h (halving h divides the largest error over the step by about 2^8:
+    at least 150 here) on y'' = -4 y, z' = -z/2."""
+    from scipy.integrate import solve_ivp
+
+    def f(t, y):
+        return np.array([y[1], -4.0 * y[0], -0.5 * y[2]])
+
+    def exact(t):
+        return np.array([np.cos(2 * t), -2 * np.sin(2 * t), np.exp(-0.5 * t)])
+
+    st, y0 = DOP853(f), np.array([1.0, 0.0, 1.0])
+    worst = []
+    for h in (0.4, 0.2, 0.1):
+        ynew, _ = st.step(0.0, y0, f(0.0, y0), h, lambda e, a, b: 0.0)
+        assert np.array_equal(st.dense(0.0), y0)
+        assert np.abs(st.dense(1.0) - ynew).max() <= 1e-15
+        worst.append(max(np.abs(st.dense(th) - exact(th * h)).max()
+                         for th in np.linspace(0.0, 1.0, 21)))
+    assert worst[0] / worst[1] > 150 and worst[1] / worst[2] > 150
+    sol = solve_ivp(f, (0.0, 0.4), y0, method="DOP853", dense_output=True, first_step=0.4,
+                    max_step=0.4, rtol=1.0, atol=1.0)
+    st.step(0.0, y0, f(0.0, y0), 0.4, lambda e, a, b: 0.0)
+    assert max(np.abs(sol.sol(th * 0.4) - st.dense(th)).max()
+               for th in np.linspace(0.0, 1.0, 9)) <= 1e-14

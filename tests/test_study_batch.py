@@ -59,9 +59,8 @@ def test_every_variant_equals_its_separate_run():
         assert _close(got._energy, alone._energy) <= 1e-10
 
 
-def test_the_lockstep_run_is_what_ran(monkeypatch):
-    """The study's dynamics went through batch_dynamics once, for all variants, and it
-    did not hand them back."""
+def _spy_batches(monkeypatch) -> list:
+    """[(variants, ran together)] of every batch_dynamics call of the studies that follow."""
     calls = []
     real = engine.batch_dynamics
 
@@ -70,6 +69,13 @@ def test_the_lockstep_run_is_what_ran(monkeypatch):
         calls.append((len(models), out is not None))
         return out
     monkeypatch.setattr(engine, "batch_dynamics", spy)
+    return calls
+
+
+def test_the_lockstep_run_is_what_ran(monkeypatch):
+    """The study's dynamics went through batch_dynamics once, for all variants, and it
+    did not hand them back."""
+    calls = _spy_batches(monkeypatch)
     Study(sprung_pendulum(), latin_hypercube({"rod.mass": (1.0, 3.0), "coil.stiffness": (1.0, 8.0)},
                                               6, seed=3)).run(duration=0.5, fps=24)
     assert calls == [(6, True)]
@@ -258,3 +264,18 @@ def test_a_failure_inside_the_lockstep_run_becomes_each_variants_own_failure(mon
     out = again.run(duration=0.2, fps=24)
     assert not out.failures
     assert np.array_equal(out.result(0)._r, again.variant(0).solve(0.2, 24)._r)
+
+
+def test_variants_whose_steps_outgrow_the_frames_run_alone(monkeypatch):
+    """A run that comes to rest steps past its frames (dense output, analyses/dynamics.py
+    LONG_STEP), which the lockstep run does not do: it hands the variants back when one of
+    them would, and each variant then equals its separate run exactly."""
+    calls = _spy_batches(monkeypatch)
+    study = Study(sprung_pendulum(), grid({"coil.damping": [2.0, 4.0]}))
+    times = np.arange(240) / 24.0
+    res = study.run(times=times)
+    assert calls == [(2, False)] and not res.failures
+    for i in range(2):
+        alone = study.variant(i).solve(times=times)
+        assert res.result(i).steps == alone.steps < 200
+        assert np.array_equal(res.result(i)._r, alone._r)

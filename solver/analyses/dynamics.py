@@ -17,7 +17,18 @@ eigen-decomposition, Golub-Van Loan 5.5.4) until the Jacobian is well conditione
 the motion follows the branch its momentum carries, and the reactions there are the
 least-norm ones (a note says where).
 
-Integrators (error-controlled; output frames are hit exactly, never interpolated):
+Output frames are step ends: a step is cut to end on the next frame, so every frame is an
+integrated state.  Only where the steps outgrow the frames (a mechanism coming to rest over
+thousands of frames, where the step control would take steps of many frames) does a step of
+DOP853 run past them, LONG_STEP frames or more, when nothing needs the steps' ends near it:
+no stops or friction (events located by re-stepping) and an open tree of joints (no closed
+loop, whose lined-up positions the cut steps find, below).  The frames inside a long step
+are its dense output of order 7 (Hairer-Norsett-Wanner II.6), each projected onto the
+constraints like a step end and evaluated for its accelerations and reactions.  That costs
+about four right-hand sides a step and three a frame, against a full step of twelve for
+every frame.
+
+Integrators (error-controlled):
 - explicit Runge-Kutta for ordinary mechanisms (``explicit.py``): Dormand-Prince 8(5,3) at
   the default and tighter tolerances (twelve right-hand sides a step, eighth order, so tight
   energy conservation costs few steps and few projections), Dormand-Prince 5(4) at loose ones;
@@ -35,7 +46,7 @@ from ..algebra.newton import scaled_jacobian
 from ..algebra.rank import best_rows, involved
 from ..base.errors import ExpressionError, SolverError
 from ..integrators.control import PredictiveControl, StandardControl
-from ..integrators.explicit import explicit_stepper
+from ..integrators.explicit import DOP853, explicit_stepper
 from ..integrators.implicit import RadauIIA, stiffness_rate
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
 from ..kernels.forces import inertia_world
@@ -46,7 +57,7 @@ from .equations import Equations
 from .friction import magnitudes
 from .stops import Stops, check_start, locate
 from .switching import energy_of, freeze, friction_rates, hold_margin, released, stick, switched
-from .structure import Structure
+from .structure import Structure, open_tree
 
 
 def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
@@ -125,6 +136,14 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
 
     work = 0.0
     h = f_end = None
+    # long steps with dense output (module docstring): DOP853 without events to locate
+    # and no lined-up position to find by the steps' shrinking (a closed loop's, which the
+    # frames' cut steps meet: the singular positions above)
+    dense = (isinstance(stepper, DOP853) and stops is None and sysm.slip is None
+             and open_tree(model))
+    t_end = float(times[-1])
+    t_last = t                 # where the last accepted step began (its dense output's start)
+    grow = 0.0                 # the step the control proposed after the last accepted one
     passed: list[tuple[float, tuple[str, ...]]] = []   # singular positions passed: (t, joints)
     rechosen: list[float] = []                          # times the kept rows were chosen anew
     frame = float(np.max(np.diff(times))) if len(times) > 1 else 1.0
@@ -142,7 +161,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 f0 = sysm.rhs(t, y) if f_end is None else f_end
                 if h is None:
                     h = initial_step(f0, y, scale, rtol, times)
-                hs = control.trial(h, t_out - t)
+                # a step cut to the next frame, or past it when the steps outgrow the frames
+                long = dense and grow >= LONG_STEP * frame and grow > t_out - t
+                hs = min(grow, t_end - t) if long else control.trial(h, t_out - t)
+                at_start = (sysm.track, sysm.ts_ref)    # the run state a step's stages use
                 while True:
                     ynew, err = stepper.step(t, y, f0, hs, norm)
                     if err <= 1.0:
@@ -166,6 +188,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                             sysm.robust = True
                             passed.append((t, who))
                         hs = control.trial(h, t_out - t)
+                        long = False
                         f0 = sysm.rhs(t, y)
                         continue
                     if hs < 1e-12 * max(1.0, abs(t)):
@@ -176,8 +199,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         fail(f"integration failed at t = {t:.6g} s: the step size fell below "
                              f"{hs:.1e} s ({why})", k, t, who)
                 # keep the natural step for the next one unless this step was cut to the frame
-                if hs == h or h_next < h:
+                if long or hs == h or h_next < h:
                     h = h_next
+                grow = long_proposal(hs, err, control.expo)
                 hit = np.zeros(0, dtype=int)
                 if stops is not None:            # a stop reached within the step: its instant
                     g1 = stops.gaps_at(*sysm.unpack(ynew)[:2], sysm.track)
@@ -216,7 +240,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 f_end = getattr(stepper, "k_end", None)
                 r1, p1, v1, w1, work1 = sysm.unpack(ynew)
                 r, p, v, w = sysm.project(t + hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
-                t, work = t + hs, work1
+                t_last, t, work = t, t + hs, work1
                 out.steps += 1
                 if hit.size:                     # Newton's impact law; slow rebounds rest
                     v, w, lost = stops.impact(sysm, t, r, p, v, w, hit, motion_values(model, t))
@@ -271,22 +295,36 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 fail(f"lock-up at t = {t:.6g} s: the constraint equations became singular "
                      f"(joints involved: {', '.join(who)})", k, t, who)
         # output frame: projected state, accelerations and multipliers
-        try:   # the next step starts here: its first stage is this evaluation
-            dy, (a, lam, fe, J, f) = sysm.rhs_parts(t, sysm.pack(r, p, v, w, work))
-            if f_end is None:
+        inside = t > t_out + 1e-14 * max(1.0, abs(t_out))     # within a long step
+        try:
+            if inside:     # the step's dense output at the frame, projected like a step end
+                kept = (sysm.track, sysm.ts_ref)
+                sysm.track, sysm.ts_ref = at_start     # turns taken as the step's stages took them
+                yk = stepper.dense((t_out - t_last) / (t - t_last))
+                rk, pk, vk, wk, work_k = sysm.unpack(yk)
+                state = (t_out,) + sysm.project(t_out, rk.copy(), pk.copy(), vk.copy(), wk.copy())
+            else:
+                state, work_k = (t, r, p, v, w), work
+            dy, (a, lam, fe, J, f) = sysm.rhs_parts(t_out if inside else t,
+                                                    sysm.pack(*state[1:], work_k))
+            if f_end is None and not inside:   # the next step starts here: its first stage
                 f_end = dy
         except ExpressionError as exc:
-            fail(str(exc), k, t)
+            fail(str(exc), k, t_out)
         except np.linalg.LinAlgError:
-            fail(f"lock-up at t = {t:.6g} s: the constraint equations are singular", k, t)
-        sysm.ts_ref = fe.ts_angle
-        A = body_arrays(model, r, p)[1]
-        out.store(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, sysm.track)
+            fail(f"lock-up at t = {t_out:.6g} s: the constraint equations are singular", k, t_out)
+        tk, rk, pk, vk, wk = state
+        A = body_arrays(model, rk, pk)[1]
+        out.store(k, State(tk, rk, pk, vk, wk, a[:, :3], a[:, 3:]), lam, J, sysm.track)
+        if inside:         # the run goes on from the step's end
+            sysm.track, sysm.ts_ref = kept
+        else:
+            sysm.ts_ref = fe.ts_angle
         if sysm.slip is not None:
             out._friction[k] = sysm.friction
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
-        out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work)
+        out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work_k)
         report_progress(progress, k, len(times), out)
     if passed:
         t0, who = passed[0]
@@ -295,6 +333,23 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                          f"(joints {', '.join(who)} dependent for an instant, e.g. links lined "
                          "up); near it the reactions of those joints are the least-norm ones")
     return out
+
+
+LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output)
+LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the dense output
+
+
+def long_proposal(hs, err, expo: float):
+    """The next step past the frames after an accepted step hs with error norm err (a float
+    or one per variant): the standard proposal, hs min(5, 0.9 (err / LONG_ERR)^expo), for an
+    error goal LONG_ERR times the step's.  The dense output between step ends is of order 7
+    against the step's 8: on long steps its error reaches some 40 times the step's (a
+    tumbling body at the default tolerance: 4e-6 against 1e-7), so a long step is held to
+    about 0.4 of what the step's own goal would allow, which keeps the frames within it to
+    the tolerance; a mechanism at rest (err ~ 0) still takes steps of many frames."""
+    with np.errstate(divide="ignore"):
+        fac = np.where(err > 0, 0.9 * (np.maximum(err, 1e-300) / LONG_ERR) ** expo, 5.0)
+    return hs * np.minimum(5.0, fac)
 
 
 def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:

@@ -33,3 +33,26 @@ def structure(model: Model, r: np.ndarray, p: np.ndarray, tol: float = RANK_TOL)
     bad = [model.motion_names[model.row_motion[k]] for k in mrows if k not in set(kall)]
     return Structure(kall, np.setdiff1d(jrows, kj), 6 * model.nb - len(kj),
                      6 * model.nb - len(kall), bad)
+
+
+def open_tree(model: Model) -> bool:
+    """True when the joints join the parts as a tree (no closed loop, no coupler or curve
+    joint): then the joints' rows stay independent wherever the mechanism moves, with no
+    lined-up position to pass (analyses/dynamics.py lets such runs step past their frames)."""
+    if model.couplers is not None or model.curves is not None:
+        return False
+    parent = list(range(model.nb + 1))
+
+    def root(b: int) -> int:
+        while parent[b] != b:
+            parent[b] = parent[parent[b]]
+            b = parent[b]
+        return b
+    rows = np.flatnonzero(model.row_joint >= 0)
+    _, first = np.unique(model.row_joint[rows], return_index=True)
+    for k in rows[first]:                      # one row of each joint: its two bodies
+        a, b = root(int(model.row_bi[k])), root(int(model.row_bj[k]))
+        if a == b:
+            return False
+        parent[a] = b
+    return True

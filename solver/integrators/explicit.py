@@ -74,6 +74,41 @@ _E5 = np.array([  # 5th-order error estimator
 # the 3rd-order estimator's weights on stages 1, 9, 12
 _BHH = np.array([0.2440944881889764, 0.7338466882816118, 0.022058823529411766])
 
+# DOP853's dense output of order 7 (Hairer, Norsett, Wanner, Solving ODEs I, Sec. II.6 and
+# their code DOP853, "contd8"): stage 13 is f at the new point (weights _B8), stages 14-16
+# are three more at c = 0.1, 0.2, 7/9; _D8 gives the interpolant's last four coefficients.
+_C8X = np.array([1.0, 0.1, 0.2, 0.7777777777777778])
+_A8X = np.zeros((4, 16))
+_A8X[0, :12] = _B8
+for _j, _a in {0: 0.056167502283047954, 6: 0.25350021021662483, 7: -0.2462390374708025,
+               8: -0.12419142326381637, 9: 0.15329179827876568, 10: 0.00820105229563469,
+               11: 0.007567897660545699, 12: -0.008298}.items():
+    _A8X[1, _j] = _a
+for _j, _a in {0: 0.03183464816350214, 5: 0.028300909672366776, 6: 0.053541988307438566,
+               7: -0.05492374857139099, 10: -0.00010834732869724932,
+               11: 0.0003825710908356584, 12: -0.00034046500868740456,
+               13: 0.1413124436746325}.items():
+    _A8X[2, _j] = _a
+for _j, _a in {0: -0.42889630158379194, 5: -4.697621415361164, 6: 7.683421196062599,
+               7: 4.06898981839711, 8: 0.3567271874552811, 12: -0.0013990241651590145,
+               13: 2.9475147891527724, 14: -9.15095847217987}.items():
+    _A8X[3, _j] = _a
+_D8 = np.zeros((4, 16))
+for _i, _row in enumerate((
+        (-8.428938276109013, 0.5667149535193777, -3.0689499459498917, 2.38466765651207,
+         2.117034582445028, -0.871391583777973, 2.2404374302607883, 0.6315787787694688,
+         -0.08899033645133331, 18.148505520854727, -9.194632392478356, -4.436036387594894),
+        (10.427508642579134, 242.28349177525817, 165.20045171727028, -374.5467547226902,
+         -22.113666853125306, 7.733432668472264, -30.674084731089398, -9.332130526430229,
+         15.697238121770845, -31.139403219565178, -9.35292435884448, 35.81684148639408),
+        (19.985053242002433, -387.0373087493518, -189.17813819516758, 527.8081592054236,
+         -11.57390253995963, 6.8812326946963, -1.0006050966910838, 0.7777137798053443,
+         -2.778205752353508, -60.19669523126412, 84.32040550667716, 11.99229113618279),
+        (-25.69393346270375, -154.18974869023643, -231.5293791760455, 357.6391179106141,
+         93.40532418362432, -37.45832313645163, 104.0996495089623, 29.8402934266605,
+         -43.53345659001114, 96.32455395918828, -39.17726167561544, -149.72683625798564))):
+    _D8[_i, [0, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]] = _row
+
 
 def _combine(c: np.ndarray, K: np.ndarray) -> np.ndarray:
     """sum_i c_i K_i over the stages (the first axis of K), one matrix-vector product
@@ -124,6 +159,8 @@ class DOP853(DoPri5):
         hh = np.asarray(h)
         ynew = y + hh[..., None] * inc
         self.k_end = None        # the last stage is not at the new point
+        self._last = (t, y, h, K, ynew)
+        self._dense = None
         e5 = norm(_combine(self.E, K), y, ynew)
         e3 = norm(inc - (_BHH[0] * K[0] + _BHH[1] * K[8] + _BHH[2] * K[11]), y, ynew)
         den = e5 * e5 + 0.01 * e3 * e3
@@ -132,6 +169,31 @@ class DOP853(DoPri5):
         # a failed stage: reject however small h is
         err = np.where(np.isfinite(ynew).all(axis=-1) & (e5 < 1e10) & (e3 < 1e10), err, np.inf)
         return ynew, (float(err) if err.ndim == 0 else err)
+
+
+    def dense(self, theta: float) -> np.ndarray:
+        """y at t + theta h (0 <= theta <= 1) within the last step (one state): DOP853's
+        dense output of order 7 (contd8), made on first use from the step's stages and four
+        more right-hand sides (stage 13 at the new point, 14-16), then a polynomial:
+        y0 + th (d1 + (1-th) (d2 + th (d3 + (1-th) (d4 + th (d5 + (1-th) (d6 + th d7))))))."""
+        if self._dense is None:
+            t, y, h, K, ynew = self._last
+            X = np.empty((16,) + y.shape)
+            X[:12] = K
+            for i in range(4):
+                X[12 + i] = self.rhs(t + _C8X[i] * h, y + h * _combine(_A8X[i, :12 + i], X[:12 + i]))
+            dy = ynew - y
+            d2 = h * X[0] - dy
+            coef = np.empty((7,) + y.shape)
+            coef[0], coef[1], coef[2] = dy, d2, dy - h * X[12] - d2
+            coef[3:] = h * (_D8 @ X.reshape(16, -1)).reshape((4,) + y.shape)
+            self._dense = (y, coef)
+        y0, c = self._dense
+        th, th1 = theta, 1.0 - theta
+        acc = c[6]
+        for k in range(5, 0, -1):
+            acc = c[k] + (th if k % 2 else th1) * acc
+        return y0 + th * (c[0] + th1 * acc)
 
 
 def explicit_stepper(rhs, rtol: float) -> DoPri5:

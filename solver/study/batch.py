@@ -25,9 +25,10 @@ from typing import Any, Callable
 import numpy as np
 
 from ..algebra.newton import converged, step_pose
-from ..analyses.dynamics import SINGULAR_STEP, choose_method, free_singular, initial_step
+from ..analyses.dynamics import (LONG_STEP, SINGULAR_STEP, choose_method, free_singular,
+                                 initial_step, long_proposal)
 from ..analyses.equations import PROJECT_RCOND, Equations
-from ..analyses.structure import Structure
+from ..analyses.structure import Structure, open_tree
 from ..base.errors import SolverCancelled
 from ..integrators.control import StandardControl
 from ..integrators.explicit import DOP853, DOP853_BELOW
@@ -219,6 +220,8 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         frames = _Frames(eq, outs, F)
         k = np.zeros(V, dtype=int)                     # each variant's next output frame
         h = np.full(V, np.nan)
+        grow = np.zeros(V)                             # the proposal after the last accepted step
+        tree = open_tree(models[0])                    # a separate run may step past frames
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
         while True:
@@ -242,6 +245,10 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             if new.any():
                 h = np.where(new, [initial_step(f0[i], y[i], scale[i], rtol, times) if new[i]
                                    else 0.0 for i in range(V)], h)
+            if tree and (live & np.isnan(retry) & (grow >= LONG_STEP * frame)
+                         & (grow > t_out - t)).any():
+                # a separate run would step past its frames (dense output): run them so
+                raise _Fallback("steps that outgrow the frames")
             hs = np.where(np.isnan(retry), np.minimum(h, t_out - t), retry)
             hs = np.where(live, hs, h)                 # finished variants: any valid step
             ynew, err = stepper.step(t, y, f0, hs, norm)
@@ -259,6 +266,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             fac = np.where(err > 0, 0.9 * np.where(ok, err, 1.0) ** control.expo, 5.0)
             h_next = hs * np.minimum(5.0, np.maximum(0.2, fac))
             h = np.where(ok & ((hs == h) | (h_next < h)), h_next, h)
+            grow = np.where(ok, long_proposal(hs, err, control.expo), grow)
             r1, p1, v1, w1, work1 = eq.unpack(ynew)
             r1, p1, v1, w1 = batch.project(t + hs, r1, p1, v1, w1, ok)
             sel = ok[:, None, None]
