@@ -24,9 +24,10 @@ DOP853 run past them, LONG_STEP frames or more, when nothing needs the steps' en
 no stops or friction (events located by re-stepping) and an open tree of joints (no closed
 loop, whose lined-up positions the cut steps find, below).  The frames inside a long step
 are its dense output of order 7 (Hairer-Norsett-Wanner II.6), each projected onto the
-constraints like a step end and evaluated for its accelerations and reactions.  That costs
-about four right-hand sides a step and three a frame, against a full step of twelve for
-every frame.
+constraints like a step end and evaluated for its accelerations and reactions, all the
+frames of a step as one stack (``_frames_inside``).  That costs four right-hand sides a
+step and a share of one stacked projection and evaluation a frame, against a full step of
+twelve for every frame.
 
 Integrators (error-controlled):
 - explicit Runge-Kutta for ordinary mechanisms (``explicit.py``): Dormand-Prince 8(5,3) at
@@ -42,7 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import scaled_jacobian
+from ..algebra.newton import scaled_jacobian, scales
 from ..algebra.rank import best_rows, involved
 from ..base.errors import ExpressionError, SolverError
 from ..integrators.control import PredictiveControl, StandardControl
@@ -151,7 +152,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     def fail(msg: str, k: int, tt: float, who=()):
         raise SolverError(msg, tt, who, out.truncated(k))
 
+    stored = 0                 # frames stored ahead (those inside a long step, together)
     for k, t_out in enumerate(times):
+        if k < stored:
+            continue
         # integrate up to the frame time
         while t < t_out - 1e-14 * max(1.0, abs(t_out)):
             try:
@@ -295,36 +299,32 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 fail(f"lock-up at t = {t:.6g} s: the constraint equations became singular "
                      f"(joints involved: {', '.join(who)})", k, t, who)
         # output frame: projected state, accelerations and multipliers
-        inside = t > t_out + 1e-14 * max(1.0, abs(t_out))     # within a long step
-        try:
-            if inside:     # the step's dense output at the frame, projected like a step end
-                kept = (sysm.track, sysm.ts_ref)
-                sysm.track, sysm.ts_ref = at_start     # turns taken as the step's stages took them
-                yk = stepper.dense((t_out - t_last) / (t - t_last))
-                rk, pk, vk, wk, work_k = sysm.unpack(yk)
-                state = (t_out,) + sysm.project(t_out, rk.copy(), pk.copy(), vk.copy(), wk.copy())
-            else:
-                state, work_k = (t, r, p, v, w), work
-            dy, (a, lam, fe, J, f) = sysm.rhs_parts(t_out if inside else t,
-                                                    sysm.pack(*state[1:], work_k))
-            if f_end is None and not inside:   # the next step starts here: its first stage
+        if t > t_out + 1e-14 * max(1.0, abs(t_out)):     # within a long step: it and the
+            try:                                         # frames after it in that step
+                stored = _frames_inside(sysm, stepper, out, times, k, (t_last, t), at_start,
+                                        progress)
+            except ExpressionError as exc:
+                fail(str(exc), k, t_out)
+            except np.linalg.LinAlgError:
+                fail(f"lock-up at t = {t_out:.6g} s: the constraint equations are singular",
+                     k, t_out)
+            continue
+        try:   # the next step starts here: its first stage is this evaluation
+            dy, (a, lam, fe, J, f) = sysm.rhs_parts(t, sysm.pack(r, p, v, w, work))
+            if f_end is None:
                 f_end = dy
         except ExpressionError as exc:
-            fail(str(exc), k, t_out)
+            fail(str(exc), k, t)
         except np.linalg.LinAlgError:
-            fail(f"lock-up at t = {t_out:.6g} s: the constraint equations are singular", k, t_out)
-        tk, rk, pk, vk, wk = state
-        A = body_arrays(model, rk, pk)[1]
-        out.store(k, State(tk, rk, pk, vk, wk, a[:, :3], a[:, 3:]), lam, J, sysm.track)
-        if inside:         # the run goes on from the step's end
-            sysm.track, sysm.ts_ref = kept
-        else:
-            sysm.ts_ref = fe.ts_angle
+            fail(f"lock-up at t = {t:.6g} s: the constraint equations are singular", k, t)
+        sysm.ts_ref = fe.ts_angle
+        A = body_arrays(model, r, p)[1]
+        out.store(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, sysm.track)
         if sysm.slip is not None:
             out._friction[k] = sysm.friction
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
-        out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work_k)
+        out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work)
         report_progress(progress, k, len(times), out)
     if passed:
         t0, who = passed[0]
@@ -336,6 +336,46 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
 
 
 LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output)
+FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
+
+
+def _frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: int,
+                   step: tuple[float, float], at_start: tuple, progress) -> int:
+    """Store frames k, k+1, ... that lie within the last step (t0, t1) (at most
+    FRAMES_AT_ONCE): the step's dense output there, projected onto the constraints and
+    evaluated for accelerations and multipliers as a step's end is, all frames as one
+    stack (a leading frame axis through the projection's Newton and the equations);
+    ``at_start``: the run state (tracked values, torsion springs' turns) the step's stages
+    used.  Returns the index of the first frame not stored."""
+    model, (t0, t1) = sysm.m, step
+    end = int(np.searchsorted(times, t1 - 1e-14 * max(1.0, abs(t1)), side="left"))
+    end = min(end, k + FRAMES_AT_ONCE)
+    ts = times[k:end]
+    kept = (sysm.track, sysm.ts_ref)
+    sysm.track, sysm.ts_ref = at_start        # turns taken as the step's stages took them
+    try:
+        R, P, V, W, work = sysm.unpack(stepper.dense((ts - t0) / (t1 - t0)))
+        if sysm.robust:                       # near a singular position: one at a time
+            R, P, V, W = (np.stack(x) for x in zip(*(
+                sysm.project(tt, R[i].copy(), P[i].copy(), V[i].copy(), W[i].copy())
+                for i, tt in enumerate(ts))))
+        else:
+            R, P, V, W = sysm.project_many(ts, R, P, V, W, np.ones(len(ts), dtype=bool),
+                                           1.0 / model.row_length, scales(model)[1],
+                                           model.length_scale)
+        a, lam, fe, J, f = sysm.rhs_parts(ts, sysm.pack(R, P, V, W, work))[1]
+    finally:
+        sysm.track, sysm.ts_ref = kept        # the run goes on from the step's end
+    block = slice(k, end)
+    out.store(block, State(ts, R, P, V, W, a[..., :3], a[..., 3:]), lam, J, None)
+    mr = sysm.mrows
+    power = fe.power_nc + (np.sum(-lam[:, mr] * f[:, model.row_motion[mr], 1], axis=-1)
+                           if mr.size else 0.0)
+    A = body_arrays(model, R, P)[1]
+    out.store_energy(block, inertia_world(model, A[:, : model.nb]), fe.potential, power, work)
+    for j in range(k, end):
+        report_progress(progress, j, len(times), out)
+    return end
 LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the dense output
 
 

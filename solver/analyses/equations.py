@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ..algebra.newton import newton, scales, step_pose, step_size
+from ..algebra.newton import converged, newton, scales, step_pose, step_size
 from ..algebra.schur import Schur, inverse_mass
 from ..base.rotations import quat_rate, quat_to_matrix
 from ..kernels.constraints import body_arrays, evaluate, motion_values, residual
@@ -259,6 +259,64 @@ class Equations:
             power = power + self.friction_power
         dy[..., -1] = power
         return dy, parts
+
+    def project_many(self, t, r, p, v, w, todo: np.ndarray, rs, cw, L):
+        """Equations.project for many states at once (leading axis S: a design study's
+        variants, the frames within a long step), each state's Newton stopping by the one
+        rule; the states ``todo`` (S,) projected, the others returned as they are.  Row
+        scales ``rs`` (..., nc), column weights ``cw`` (..., 6 nb) and length scales ``L``
+        broadcast against (S, ...) (a stacked model's per variant, or one model's).  Not
+        for a run at a singular position or with joints sticking (``project``).  Raises
+        LinAlgError when a state's positions do not converge."""
+        m, sc, keep = self.m, self.schur, self.keep
+        f = motion_values(m, t) if self.mrows.size else np.zeros((len(t), 0, 3))
+        p = p / np.linalg.norm(p, axis=-1, keepdims=True)
+        rk = np.asarray(rs)[..., keep]
+
+        def residual_at(r, p):
+            rg, A = body_arrays(m, r, p)[:2]
+            ev = evaluate(m, rg, A)
+            res = residual(m, ev.phi, f)[:, keep]
+            return np.max(np.abs(res * rk), axis=-1, initial=0.0), ev, A, res
+
+        def mats(ev, A):
+            return sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
+        err, ev, A, res = residual_at(r, p)
+        last = np.full(len(t), np.inf)
+        live = todo & ~converged(err, last)
+        iterated = np.zeros(len(t), dtype=bool)
+        vals = W = None
+        for _ in range(20):
+            if not live.any():
+                break
+            mv, mW = mats(ev, A)
+            vals = mv if vals is None else np.where(live[:, None], mv, vals)
+            W = mW if W is None else np.where(live[:, None, None, None], mW, W)
+            dq = -sc.apply(mW, self.solve(mv, res, PROJECT_RCOND)).reshape(len(t), -1)
+            r1, p1 = step_pose(r, p, dq)
+            size = np.max(np.abs(dq * cw), axis=-1, initial=0.0) / L
+            r = np.where(live[:, None, None], r1, r)
+            p = np.where(live[:, None, None], p1, p)
+            last = np.where(live, size, last)
+            iterated |= live
+            err, ev, A, res = residual_at(r, p)
+            live &= ~converged(err, last)
+        if (todo & ~converged(err, last)).any():
+            raise np.linalg.LinAlgError("position projection did not converge")
+        if not sc.n:
+            return r, p, v, w
+        if vals is None or not iterated[todo].all():    # J M^-1 J^T at the final pose for
+            fv, fW = mats(ev, A)                           # those that took no Newton step
+            vals = fv if vals is None else np.where(iterated[:, None], vals, fv)
+            W = fW if W is None else np.where(iterated[:, None, None, None], W, fW)
+        nu = np.zeros((len(t), m.nc))
+        nu[:, self.mrows] = f[:, m.row_motion[self.mrows], 1]
+        vel = np.zeros((len(t), self.nb + 1, 6))
+        vel[:, : self.nb, :3], vel[:, : self.nb, 3:] = v, w
+        mu = self.solve(vals, sc.times(sc.blocks(ev.jac), vel) - nu[:, keep])
+        vel = vel[:, : self.nb] - sc.apply(W, mu)
+        sel = todo[:, None, None]
+        return r, p, np.where(sel, vel[..., :3], v), np.where(sel, vel[..., 3:], w)
 
     def project(self, t: float, r, p, v, w):
         """Positions onto Phi = 0 (M-weighted least-change Newton), then velocities onto

@@ -171,8 +171,9 @@ class DOP853(DoPri5):
         return ynew, (float(err) if err.ndim == 0 else err)
 
 
-    def dense(self, theta: float) -> np.ndarray:
-        """y at t + theta h (0 <= theta <= 1) within the last step (one state): DOP853's
+    def dense(self, theta) -> np.ndarray:
+        """y at t + theta h (0 <= theta <= 1, or an array of them: (F, n)) within the last
+        step (one state): DOP853's
         dense output of order 7 (contd8), made on first use from the step's stages and four
         more right-hand sides (stage 13 at the new point, 14-16), then a polynomial:
         y0 + th (d1 + (1-th) (d2 + th (d3 + (1-th) (d4 + th (d5 + (1-th) (d6 + th d7))))))."""
@@ -189,7 +190,8 @@ class DOP853(DoPri5):
             coef[3:] = h * (_D8 @ X.reshape(16, -1)).reshape((4,) + y.shape)
             self._dense = (y, coef)
         y0, c = self._dense
-        th, th1 = theta, 1.0 - theta
+        th = np.asarray(theta, dtype=float)[..., None]     # several thetas: (F, n)
+        th1 = 1.0 - th
         acc = c[6]
         for k in range(5, 0, -1):
             acc = c[k] + (th if k % 2 else th1) * acc

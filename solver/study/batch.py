@@ -24,15 +24,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..algebra.newton import converged, step_pose
 from ..analyses.dynamics import (LONG_STEP, SINGULAR_STEP, choose_method, free_singular,
                                  initial_step, long_proposal)
-from ..analyses.equations import PROJECT_RCOND, Equations
+from ..analyses.equations import Equations
 from ..analyses.structure import Structure, open_tree
 from ..base.errors import SolverCancelled
 from ..integrators.control import StandardControl
 from ..integrators.explicit import DOP853, DOP853_BELOW
-from ..kernels.constraints import body_arrays, evaluate, motion_values, residual
+from ..kernels.constraints import body_arrays
 from ..kernels.forces import inertia_world
 from ..model.compile import Model
 from ..model.results import Result
@@ -108,8 +107,8 @@ class _Fallback(Exception):
 
 
 class _Batch:
-    """The lockstep run's per-variant scales and the masked position/velocity projection
-    (Equations.project for V variants: each variant's Newton stops by the one rule)."""
+    """The lockstep run's per-variant scales for the masked projection of all variants
+    (Equations.project_many: each variant's Newton stops by the one rule)."""
 
     def __init__(self, eq: Equations, models: list[Model]) -> None:
         self.eq, self.models = eq, models
@@ -119,59 +118,10 @@ class _Batch:
         self.cw = col.reshape(len(models), -1)
         self.L = np.array([m.length_scale for m in models])
 
-    def _residual(self, r, p, f):
-        eq = self.eq
-        rg, A = body_arrays(eq.m, r, p)[:2]
-        ev = evaluate(eq.m, rg, A)
-        res = residual(eq.m, ev.phi, f)[:, eq.keep]
-        return np.max(np.abs(res * self.rs[:, eq.keep]), axis=-1, initial=0.0), ev, A, res
-
-    def _mats(self, ev, A):
-        sc = self.eq.schur
-        return sc.matrix(sc.blocks(ev.jac), self.eq._minv_ground(A))
-
     def project(self, t, r, p, v, w, todo: np.ndarray):
         """Positions onto Phi = 0, then velocities onto J v = nu, for the variants
         ``todo`` (V,) (the others are returned as they are)."""
-        eq, sc = self.eq, self.eq.schur
-        f = motion_values(eq.m, t) if eq.mrows.size else np.zeros((len(t), 0, 3))
-        p = p / np.linalg.norm(p, axis=-1, keepdims=True)
-        err, ev, A, res = self._residual(r, p, f)
-        last = np.full(len(t), np.inf)
-        live = todo & ~converged(err, last)
-        iterated = np.zeros(len(t), dtype=bool)
-        vals = W = None
-        for _ in range(20):
-            if not live.any():
-                break
-            mv, mW = self._mats(ev, A)
-            vals = mv if vals is None else np.where(live[:, None], mv, vals)
-            W = mW if W is None else np.where(live[:, None, None, None], mW, W)
-            dq = -sc.apply(mW, eq.solve(mv, res, PROJECT_RCOND)).reshape(len(t), -1)
-            r1, p1 = step_pose(r, p, dq)
-            size = np.max(np.abs(dq * self.cw), axis=-1, initial=0.0) / self.L
-            r = np.where(live[:, None, None], r1, r)
-            p = np.where(live[:, None, None], p1, p)
-            last = np.where(live, size, last)
-            iterated |= live
-            err, ev, A, res = self._residual(r, p, f)
-            live &= ~converged(err, last)
-        if (todo & ~converged(err, last)).any():
-            raise _Fallback("position projection did not converge")
-        if not sc.n:
-            return r, p, v, w
-        if vals is None or not iterated[todo].all():    # J M^-1 J^T at the final pose for
-            fv, fW = self._mats(ev, A)                     # those that took no Newton step
-            vals = fv if vals is None else np.where(iterated[:, None], vals, fv)
-            W = fW if W is None else np.where(iterated[:, None, None, None], W, fW)
-        nu = np.zeros((len(t), eq.m.nc))
-        nu[:, eq.mrows] = f[:, eq.m.row_motion[eq.mrows], 1]
-        vel = np.zeros((len(t), eq.nb + 1, 6))
-        vel[:, : eq.nb, :3], vel[:, : eq.nb, 3:] = v, w
-        mu = eq.solve(vals, sc.times(sc.blocks(ev.jac), vel) - nu[:, eq.keep])
-        vel = vel[:, : eq.nb] - sc.apply(W, mu)
-        keep = todo[:, None, None]
-        return r, p, np.where(keep, vel[..., :3], v), np.where(keep, vel[..., 3:], w)
+        return self.eq.project_many(t, r, p, v, w, todo, self.rs, self.cw, self.L)
 
 
 def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
