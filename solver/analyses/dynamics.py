@@ -20,10 +20,12 @@ least-norm ones (a note says where).
 Output frames are step ends: a step is cut to end on the next frame, so every frame is an
 integrated state.  Only where the steps outgrow the frames (a mechanism coming to rest over
 thousands of frames, where the step control would take steps of many frames) does a step of
-DOP853 run past them, LONG_STEP frames or more, when nothing needs the steps' ends near it:
+DOP853 or Radau IIA run past them, LONG_STEP frames or more, when nothing needs the steps'
+ends near it:
 no stops or friction (events located by re-stepping) and an open tree of joints (no closed
 loop, whose lined-up positions the cut steps find, below).  The frames inside a long step
-are its dense output of order 7 (Hairer-Norsett-Wanner II.6), each projected onto the
+are its dense output (DOP853's of order 7, Hairer-Norsett-Wanner II.6; Radau IIA's
+collocation polynomial, Hairer-Wanner IV.5), each projected onto the
 constraints like a step end and evaluated for its accelerations and reactions, all the
 frames of a step as one stack (``_frames_inside``).  That costs four right-hand sides a
 step and a share of one stacked projection and evaluation a frame, against a full step of
@@ -140,7 +142,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     # long steps with dense output (module docstring): DOP853 without events to locate
     # and no lined-up position to find by the steps' shrinking (a closed loop's, which the
     # frames' cut steps meet: the singular positions above)
-    dense = (isinstance(stepper, DOP853) and stops is None and sysm.slip is None
+    dense = (isinstance(stepper, (DOP853, RadauIIA)) and stops is None and sysm.slip is None
              and open_tree(model))
     t_end = float(times[-1])
     t_last = t                 # where the last accepted step began (its dense output's start)
@@ -203,7 +205,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         fail(f"integration failed at t = {t:.6g} s: the step size fell below "
                              f"{hs:.1e} s ({why})", k, t, who)
                 # keep the natural step for the next one unless this step was cut to the frame
-                if long or hs == h or h_next < h:
+                if long or hs == h or h_next < h or (method == "implicit" and h_next > h):
                     h = h_next
                 grow = long_proposal(hs, err, control.expo)
                 hit = np.zeros(0, dtype=int)
@@ -381,14 +383,17 @@ LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the de
 
 def long_proposal(hs, err, expo: float):
     """The next step past the frames after an accepted step hs with error norm err (a float
-    or one per variant): the standard proposal, hs min(5, 0.9 (err / LONG_ERR)^expo), for an
-    error goal LONG_ERR times the step's.  The dense output between step ends is of order 7
-    against the step's 8: on long steps its error reaches some 40 times the step's (a
-    tumbling body at the default tolerance: 4e-6 against 1e-7), so a long step is held to
-    about 0.4 of what the step's own goal would allow, which keeps the frames within it to
-    the tolerance; a mechanism at rest (err ~ 0) still takes steps of many frames."""
+    or one per variant): the standard proposal, hs min(5, 0.9 (err / LONG_ERR)^-|expo|)
+    (expo: the control's exponent, -1/(q+1) or 1/(q+1)), for an error goal LONG_ERR times
+    the step's.  The dense output between step ends is of lower order than the step's end
+    (DOP853: 7 against 8; Radau IIA: 5 against 9): on long steps its error reaches some 40
+    times the step's (a tumbling body at the default tolerance: 4e-6 against 1e-7), so a
+    long step is held to about 0.4 (DOP853) or 0.3 (Radau IIA, whose error estimate is of
+    order 5 as its polynomial) of what the step's own goal would allow, which keeps the
+    frames within it to the tolerance; a mechanism at rest (err ~ 0) still takes steps of
+    many frames."""
     with np.errstate(divide="ignore"):
-        fac = np.where(err > 0, 0.9 * (np.maximum(err, 1e-300) / LONG_ERR) ** expo, 5.0)
+        fac = np.where(err > 0, 0.9 * (np.maximum(err, 1e-300) / LONG_ERR) ** -abs(expo), 5.0)
     return hs * np.minimum(5.0, fac)
 
 

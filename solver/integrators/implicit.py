@@ -194,14 +194,28 @@ class RadauIIA:
         if self.last is None:
             return self.c[:, None] * h * f0[None, :]
         t0, h0, y0, Z = self.last
+        return self._collocation((t + self.c * h - t0) / h0) - y[None, :]
+
+    def _collocation(self, tau) -> np.ndarray:
+        """The last accepted step's collocation polynomial u(tau) (u(0) = y0, u(c_i) = y0 +
+        Z_i, tau in units of its h from its start), (len(tau), n)."""
+        _, _, y0, Z = self.last
+        tau = np.atleast_1d(np.asarray(tau, dtype=float))
         nodes = np.concatenate([[0.0], self.c])
-        tau = (t + self.c * h - t0) / h0
-        L = np.ones((self.s, self.s + 1))                # Lagrange basis on nodes at tau
+        L = np.ones((len(tau), self.s + 1))              # Lagrange basis on nodes at tau
         for j in range(self.s + 1):
             for m in range(self.s + 1):
                 if m != j:
                     L[:, j] *= (tau - nodes[m]) / (nodes[j] - nodes[m])
-        return y0[None, :] + L[:, 1:] @ Z - y[None, :]
+        return y0[None, :] + L[:, 1:] @ Z
+
+    def dense(self, theta) -> np.ndarray:
+        """y at t + theta h within the last accepted step (theta in [0, 1], or an array of
+        them: (F, n)): its collocation polynomial, of order s = 5 there (the step's result,
+        theta = 1, is of order 2s - 1), exact at both ends (Hairer-Wanner IV.5,
+        "continuous output")."""
+        out = self._collocation(theta)
+        return out if np.ndim(theta) else out[0]
 
     def _solve(self, F: np.ndarray, Z: np.ndarray, h: float) -> np.ndarray:
         """Simplified Newton step dZ from F(y0 + Z) (s, n), transformed by T."""
