@@ -475,3 +475,28 @@ def test_fast_frames_of_a_moving_chain_come_from_the_dense_output(monkeypatch) -
         assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() <= 1e-8 * G * 9 / 2
     fb = mk.four_bar(driven=False, error_deg=0.0, error_m=0.0)
     assert fb.solve(times=times[:97]).steps >= 96
+
+
+def test_steps_past_the_frames_stay_within_the_explicit_methods_stability() -> None:
+    """A pendulum hanging exactly at rest: the explicit method's error estimate is zero, so
+    only stability bounds a long step (dynamics.STABLE over the equations' fastest rate,
+    motion_rate: here the pendulum's sqrt(g/l), within 2%); the run takes a tenth of the
+    frames' steps and its parts stay at rest to rounding (before the bound, steps of tens of
+    seconds turned rounding into 8e-5 rad/s)."""
+    from solver.analyses.dynamics import motion_rate
+    from solver.analyses.equations import Equations
+    from solver.analyses.run import prepare
+    from solver.model.compile import compile_model
+    from solver.model.state import read_state
+    m = mk.pendulum(axis="y", angle=math.pi / 2)               # straight down
+    r = m.solve(times=np.arange(2000) / 24.0)
+    assert r.steps < 200
+    assert np.abs(r.angular_velocity("bob")).max() <= 1e-12
+    assert np.abs(r.position("bob") - r.position("bob")[0]).max() <= 1e-12
+    model = compile_model(m)
+    begun = prepare(model, read_state(model, m), np.array([0.0, 1.0]))
+    eq = Equations(model, begun.structure)
+    s = begun.state
+    l = 1.0                                                      # pin to centre of mass, m
+    omega = math.sqrt(model.body_mass[0] * G * l / (model.body_mass[0] * l * l + 4e-5))
+    assert motion_rate(eq, 0.0, eq.pack(s.r, s.p, s.v, s.w, 0.0)) == pytest.approx(omega, rel=0.02)

@@ -310,18 +310,7 @@ def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60) -> float:
         return y - MiJt @ (G @ (J @ y)) if J.size else y
 
     def radius(apply, n: int) -> float:
-        """Spectral radius by power iteration, the growth averaged over the last 2/3."""
-        x = np.random.default_rng(0).normal(size=n)
-        x /= np.linalg.norm(x)
-        logs = []
-        for _ in range(iterations):
-            y = apply(x)
-            g = float(np.linalg.norm(y))
-            if g == 0.0 or not np.isfinite(g):
-                return 0.0 if g == 0.0 else np.inf
-            logs.append(np.log(g))
-            x = y / g
-        return float(np.exp(np.mean(logs[iterations // 3:])))
+        return spectral_radius(apply, n, iterations)
 
     n = K.shape[0]
     # balance the companion with sigma ~ its radius: [sigma x, u] turns [[0, I], [SK, SC]]
@@ -330,3 +319,20 @@ def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60) -> float:
     if sigma == 0.0 or not np.isfinite(sigma):
         return sigma
     return radius(lambda x: np.concatenate([sigma * x[n:], S(K @ x[:n] / sigma + C @ x[n:])]), 2 * n)
+
+
+def spectral_radius(apply, n: int, iterations: int = 60) -> float:
+    """Spectral radius of a linear map (``apply``: x -> A x on R^n) by power iteration from a
+    fixed random start, the growth averaged over the last 2/3 of the iterations (a complex
+    pair does not settle on one direction; its norm grows like |lambda|^k)."""
+    x = np.random.default_rng(0).normal(size=n)
+    x /= np.linalg.norm(x)
+    logs = []
+    for _ in range(iterations):
+        y = apply(x)
+        g = float(np.linalg.norm(y))
+        if g == 0.0 or not np.isfinite(g):
+            return 0.0 if g == 0.0 else np.inf
+        logs.append(np.log(g))
+        x = y / g
+    return float(np.exp(np.mean(logs[iterations // 3:])))
