@@ -22,8 +22,8 @@ integrated state.  Only where the steps outgrow the frames (a mechanism coming t
 thousands of frames, where the step control would take steps of many frames) does a step of
 DOP853 or Radau IIA run past them, LONG_STEP frames or more, when nothing needs the steps'
 ends near it:
-no stops or friction (events located by re-stepping) and an open tree of joints (no closed
-loop, whose lined-up positions the cut steps find, below).  The frames inside a long step
+no stops or friction (events located by re-stepping), and an open tree of joints or a closed
+loop at rest (a moving loop's lined-up positions are found by the cut steps, below).  The frames inside a long step
 are its dense output (DOP853's of order 7, Hairer-Norsett-Wanner II.6; Radau IIA's
 collocation polynomial, Hairer-Wanner IV.5), each projected onto the
 constraints like a step end and evaluated for its accelerations and reactions, all the
@@ -139,11 +139,11 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
 
     work = 0.0
     h = f_end = None
-    # long steps with dense output (module docstring): DOP853 without events to locate
-    # and no lined-up position to find by the steps' shrinking (a closed loop's, which the
-    # frames' cut steps meet: the singular positions above)
-    dense = (isinstance(stepper, (DOP853, RadauIIA)) and stops is None and sysm.slip is None
-             and open_tree(model))
+    # long steps with dense output (module docstring): DOP853 or Radau IIA without events to
+    # locate; in a closed loop only while it rests (no lined-up position to find then)
+    dense = isinstance(stepper, (DOP853, RadauIIA)) and stops is None and sysm.slip is None
+    tree = open_tree(model)
+    resting = False            # the last accepted step left every part where it was
     t_end = float(times[-1])
     t_last = t                 # where the last accepted step began (its dense output's start)
     explicit = isinstance(stepper, DOP853)
@@ -170,7 +170,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 if h is None:
                     h = initial_step(f0, y, scale, rtol, times)
                 # a step cut to the next frame, or past it when the steps outgrow the frames
-                long = dense and grow >= LONG_STEP * frame and grow > t_out - t
+                long = (dense and (tree or resting) and grow >= LONG_STEP * frame
+                        and grow > t_out - t)
                 if long and explicit:      # within the explicit method's stability
                     if rate is None or long_steps % RATE_EVERY == 0:
                         rate = motion_rate(sysm, t, y)
@@ -253,7 +254,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         hs, ynew = locate(restep, hold_margin(sysm, t, y), m1, over, hs)
                 f_end = getattr(stepper, "k_end", None)
                 r1, p1, v1, w1, work1 = sysm.unpack(ynew)
+                r0, p0 = r, p
                 r, p, v, w = sysm.project(t + hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
+                resting = not tree and moved(model, r0, p0, r, p) <= REST * L
                 t_last, t, work = t, t + hs, work1
                 out.steps += 1
                 if hit.size:                     # Newton's impact law; slow rebounds rest
@@ -347,6 +350,15 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
 
 LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output)
 STABLE = 1.5         # an explicit long step's h times the fastest rate, at most
+REST = 1e-9          # a closed loop rests when a step moves no point more than this x its size
+
+
+def moved(model: Model, r0, p0, r1, p1) -> float:
+    """How far (m) the parts moved between two poses: the largest move of a centre of mass
+    plus the part's length times its rotation (a small angle's first-order size)."""
+    turn = 2.0 * np.minimum(np.linalg.norm(p1 - p0, axis=-1), np.linalg.norm(p1 + p0, axis=-1))
+    return float(np.max(np.linalg.norm(r1 - r0, axis=-1) + model.body_length * turn,
+                        initial=0.0))
 RATE_EVERY = 16      # long steps in a row between estimates of that rate
 
 

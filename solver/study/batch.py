@@ -27,7 +27,7 @@ import numpy as np
 from ..analyses.dynamics import (LONG_STEP, SINGULAR_STEP, choose_method, free_singular,
                                  initial_step, long_proposal)
 from ..analyses.equations import Equations
-from ..analyses.structure import Structure, open_tree
+from ..analyses.structure import Structure
 from ..base.errors import SolverCancelled
 from ..integrators.control import StandardControl
 from ..integrators.explicit import DOP853, DOP853_BELOW
@@ -171,7 +171,6 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         k = np.zeros(V, dtype=int)                     # each variant's next output frame
         h = np.full(V, np.nan)
         grow = np.zeros(V)                             # the proposal after the last accepted step
-        tree = open_tree(models[0])                    # a separate run may step past frames
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
         while True:
@@ -195,9 +194,9 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             if new.any():
                 h = np.where(new, [initial_step(f0[i], y[i], scale[i], rtol, times) if new[i]
                                    else 0.0 for i in range(V)], h)
-            if tree and (live & np.isnan(retry) & (grow >= LONG_STEP * frame)
-                         & (grow > t_out - t)).any():
-                # a separate run would step past its frames (dense output): run them so
+            if (live & np.isnan(retry) & (grow >= LONG_STEP * frame) & (grow > t_out - t)).any():
+                # a separate run may step past its frames (dense output: an open tree, or a
+                # closed loop at rest, analyses/dynamics.py): run them so
                 raise _Fallback("steps that outgrow the frames")
             hs = np.where(np.isnan(retry), np.minimum(h, t_out - t), retry)
             hs = np.where(live, hs, h)                 # finished variants: any valid step
