@@ -22,8 +22,9 @@ integrated state.  Only where the steps outgrow the frames (a mechanism coming t
 thousands of frames, where the step control would take steps of many frames) does a step of
 DOP853 or Radau IIA run past them, LONG_STEP frames or more, when nothing needs the steps'
 ends near it:
-no stops or friction (events located by re-stepping), and an open tree of joints or a closed
-loop at rest (a moving loop's lined-up positions are found by the cut steps, below).  The frames inside a long step
+no stops or friction (events located by re-stepping), no couplers or curve joints (their
+tracked values go from frame to frame), and an open tree of joints or a closed loop at
+rest (a moving loop's lined-up positions are found by the cut steps, below).  The frames inside a long step
 are its dense output (DOP853's of order 7, Hairer-Norsett-Wanner II.6; Radau IIA's
 collocation polynomial, Hairer-Wanner IV.5), each projected onto the
 constraints like a step end and evaluated for its accelerations and reactions, all the
@@ -141,7 +142,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     h = f_end = None
     # long steps with dense output (module docstring): DOP853 or Radau IIA without events to
     # locate; in a closed loop only while it rests (no lined-up position to find then)
-    dense = isinstance(stepper, (DOP853, RadauIIA)) and stops is None and sysm.slip is None
+    # and no tracked values (a coupler's turns, a cam's contact) to carry frame by frame
+    dense = (isinstance(stepper, (DOP853, RadauIIA)) and stops is None and sysm.slip is None
+             and model.ntrack == 0)
     tree = open_tree(model)
     resting = False            # the last accepted step left every part where it was
     t_end = float(times[-1])
