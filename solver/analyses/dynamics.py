@@ -21,14 +21,13 @@ Output frames are step ends: a step is cut to end on the next frame, so every fr
 integrated state.  Only where the steps outgrow the frames (a mechanism coming to rest over
 thousands of frames, where the step control would take steps of many frames) does a step of
 DOP853 or Radau IIA run past them, LONG_STEP frames or more, when nothing needs the steps'
-ends near it:
-no stops or friction (events located by re-stepping), no couplers or curve joints (their
-tracked values go from frame to frame), and an open tree of joints or a closed loop at
-rest (a moving loop's lined-up positions are found by the cut steps, below).  The frames inside a long step
-are its dense output (DOP853's of order 7, Hairer-Norsett-Wanner II.6; Radau IIA's
-collocation polynomial, Hairer-Wanner IV.5), each projected onto the
-constraints like a step end and evaluated for its accelerations and reactions, all the
-frames of a step as one stack (``_frames_inside``).  That costs four right-hand sides a
+ends near it: no stops or friction (events located by re-stepping), no couplers or curve
+joints (their tracked values go from frame to frame), and an open tree of joints or a
+closed loop at rest (a moving loop's lined-up positions are found by the cut steps,
+below).  The frames inside a long step are its dense output (DOP853's of order 7,
+Hairer-Norsett-Wanner II.6; Radau IIA's collocation polynomial, Hairer-Wanner IV.5), each
+projected onto the constraints like a step end and evaluated for its accelerations and
+reactions, all the frames of a step as one stack (``_frames_inside``).  That costs four right-hand sides a
 step and a share of one stacked projection and evaluation a frame, against a full step of
 twelve for every frame.
 
@@ -352,17 +351,27 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
 
 
 LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output)
+LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the dense output
 STABLE = 1.5         # an explicit long step's h times the fastest rate, at most
-REST = 1e-9          # a closed loop rests when a step moves no point more than this x its size
-
-
-def moved(model: Model, r0, p0, r1, p1) -> float:
-    """How far (m) the parts moved between two poses: the largest move of a centre of mass
-    plus the part's length times its rotation (a small angle's first-order size)."""
-    turn = 2.0 * np.minimum(np.linalg.norm(p1 - p0, axis=-1), np.linalg.norm(p1 + p0, axis=-1))
-    return float(np.max(np.linalg.norm(r1 - r0, axis=-1) + model.body_length * turn,
-                        initial=0.0))
 RATE_EVERY = 16      # long steps in a row between estimates of that rate
+REST = 1e-9          # a closed loop rests when a step moves no point more than this x its size
+FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
+
+
+def long_proposal(hs, err, expo: float):
+    """The next step past the frames after an accepted step hs with error norm err (a float
+    or one per variant): the standard proposal, hs min(5, 0.9 (err / LONG_ERR)^-|expo|)
+    (expo: the control's exponent, -1/(q+1) or 1/(q+1)), for an error goal LONG_ERR times
+    the step's.  The dense output between step ends is of lower order than the step's end
+    (DOP853: 7 against 8; Radau IIA: 5 against 9): on long steps its error reaches some 40
+    times the step's (a tumbling body at the default tolerance: 4e-6 against 1e-7), so a
+    long step is held to about 0.4 (DOP853) or 0.3 (Radau IIA, whose error estimate is of
+    order 5 as its polynomial) of what the step's own goal would allow, which keeps the
+    frames within it to the tolerance; a mechanism at rest (err ~ 0) still takes steps of
+    many frames."""
+    with np.errstate(divide="ignore"):
+        fac = np.where(err > 0, 0.9 * (np.maximum(err, 1e-300) / LONG_ERR) ** -abs(expo), 5.0)
+    return hs * np.minimum(5.0, fac)
 
 
 def motion_rate(sysm: Equations, t: float, y: np.ndarray, iterations: int = 30) -> float:
@@ -375,7 +384,14 @@ def motion_rate(sysm: Equations, t: float, y: np.ndarray, iterations: int = 30) 
     f0 = sysm.rhs(t, y)
     eps = 1e-7 * max(1.0, float(np.max(np.abs(y[:-1]))))
     return spectral_radius(lambda x: (sysm.rhs(t, y + eps * x) - f0) / eps, len(y), iterations)
-FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
+
+
+def moved(model: Model, r0, p0, r1, p1) -> float:
+    """How far (m) the parts moved between two poses: the largest move of a centre of mass
+    plus the part's length times its rotation (a small angle's first-order size)."""
+    turn = 2.0 * np.minimum(np.linalg.norm(p1 - p0, axis=-1), np.linalg.norm(p1 + p0, axis=-1))
+    return float(np.max(np.linalg.norm(r1 - r0, axis=-1) + model.body_length * turn,
+                        initial=0.0))
 
 
 def _frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: int,
@@ -415,23 +431,6 @@ def _frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: 
     for j in range(k, end):
         report_progress(progress, j, len(times), out)
     return end
-LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the dense output
-
-
-def long_proposal(hs, err, expo: float):
-    """The next step past the frames after an accepted step hs with error norm err (a float
-    or one per variant): the standard proposal, hs min(5, 0.9 (err / LONG_ERR)^-|expo|)
-    (expo: the control's exponent, -1/(q+1) or 1/(q+1)), for an error goal LONG_ERR times
-    the step's.  The dense output between step ends is of lower order than the step's end
-    (DOP853: 7 against 8; Radau IIA: 5 against 9): on long steps its error reaches some 40
-    times the step's (a tumbling body at the default tolerance: 4e-6 against 1e-7), so a
-    long step is held to about 0.4 (DOP853) or 0.3 (Radau IIA, whose error estimate is of
-    order 5 as its polynomial) of what the step's own goal would allow, which keeps the
-    frames within it to the tolerance; a mechanism at rest (err ~ 0) still takes steps of
-    many frames."""
-    with np.errstate(divide="ignore"):
-        fac = np.where(err > 0, 0.9 * (np.maximum(err, 1e-300) / LONG_ERR) ** -abs(expo), 5.0)
-    return hs * np.minimum(5.0, fac)
 
 
 def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
