@@ -525,3 +525,19 @@ def test_steps_past_the_frames_stay_within_the_explicit_methods_stability() -> N
     l = 1.0                                                      # pin to centre of mass, m
     omega = math.sqrt(model.body_mass[0] * G * l / (model.body_mass[0] * l * l + 4e-5))
     assert motion_rate(eq, 0.0, eq.pack(s.r, s.p, s.v, s.w, 0.0)) == pytest.approx(omega, rel=0.02)
+
+
+def test_a_fast_mode_keeps_the_steps_cut_and_the_rate_is_seldom_estimated(monkeypatch) -> None:
+    """A pendulum on a stiff torsion spring (45 rad/s, explicit) that settles: its steps
+    outgrow the frames, but the fast mode bounds an explicit long step below two frames, so
+    every frame stays a step's end; the rate is estimated again later and later (each
+    estimate costs 31 right-hand sides; a run once paid one every step: 3x its time)."""
+    import solver.analyses.dynamics as dyn
+    calls = []
+    real = dyn.motion_rate
+    monkeypatch.setattr(dyn, "motion_rate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    m = mk.pendulum(axis="y", angle=0.3)
+    m.add_torsion_spring("coil", "pin", stiffness=2000.0, damping=5.0)
+    r = m.solve(times=np.arange(1200) / 24.0)
+    assert r.method.startswith("explicit") and r.steps >= 1199
+    assert 1 <= len(calls) <= 12

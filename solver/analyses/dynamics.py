@@ -149,7 +149,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     t_end = float(times[-1])
     t_last = t                 # where the last accepted step began (its dense output's start)
     explicit = isinstance(stepper, DOP853)
-    rate, long_steps = None, 0   # the equations' fastest rate, long steps in a row
+    rate, rate_age, rate_wait = 0.0, RATE_EVERY, RATE_EVERY   # the equations' fastest rate,
+    #                                                             steps since, steps to the next
     grow = 0.0                 # the step the control proposed after the last accepted one
     passed: list[tuple[float, tuple[str, ...]]] = []   # singular positions passed: (t, joints)
     rechosen: list[float] = []                          # times the kept rows were chosen anew
@@ -175,12 +176,15 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 long = (dense and (tree or resting) and grow >= LONG_STEP * frame
                         and grow > t_out - t)
                 if long and explicit:      # within the explicit method's stability
-                    if rate is None or long_steps % RATE_EVERY == 0:
-                        rate = motion_rate(sysm, t, y)
+                    if rate_age >= rate_wait:
+                        rate, rate_age = motion_rate(sysm, t, y), 0
+                        # a rate that keeps the steps short is looked at again later and later
+                        short = STABLE / max(rate, 1e-300) < LONG_STEP * frame
+                        rate_wait = min(2 * rate_wait, 64 * RATE_EVERY) if short else RATE_EVERY
                     long = min(grow, STABLE / max(rate, 1e-300)) >= LONG_STEP * frame
                 hs = (min(grow, t_end - t, STABLE / max(rate, 1e-300) if explicit else np.inf)
                       if long else control.trial(h, t_out - t))
-                long_steps = long_steps + 1 if long else 0
+                rate_age += 1
                 at_start = (sysm.track, sysm.ts_ref)    # the run state a step's stages use
                 while True:
                     ynew, err = stepper.step(t, y, f0, hs, norm)
@@ -353,7 +357,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
 LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output)
 LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the dense output
 STABLE = 1.5         # an explicit long step's h times the fastest rate, at most
-RATE_EVERY = 16      # long steps in a row between estimates of that rate
+RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right-hand sides)
 REST = 1e-9          # a closed loop rests when a step moves no point more than this x its size
 FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
 
