@@ -427,8 +427,9 @@ def settling_pendulum() -> Mechanism:
 
 
 def _run(m: Mechanism, times, monkeypatch=None, cut: bool = False):
-    if cut:        # every frame a step's end, as runs with stops or closed loops
+    if cut:        # every frame a step's end, integrated to the last one even at rest
         monkeypatch.setattr("solver.analyses.dynamics.LONG_STEP", float("inf"))
+        monkeypatch.setattr("solver.analyses.dynamics.REST_SPEED", -1.0)
     r = m.solve(times=times)
     if cut:
         monkeypatch.undo()
@@ -491,14 +492,14 @@ def test_a_closed_loop_at_rest_steps_past_its_frames(monkeypatch) -> None:
     more than dynamics.REST of its size; moving, the cut steps are what finds a lined-up
     position): the damped four-bar settling over 2,000 frames takes under half of the
     cut run's steps, its parts' orientations within 1e-9 of the cut run's and at rest to
-    1e-12 rad/s once settled, its joints closed to 1e-10 m."""
+    1e-9 rad/s once settled, its joints closed to 1e-10 m."""
     fb, times = swinging_four_bar(), np.arange(2000) / 24.0
     r = fb.solve(times=times)
     cut = _run(fb, times, monkeypatch, cut=True)
     assert cut.steps >= 1999 and r.steps < cut.steps / 2
     for part in ("crank", "coupler", "rocker"):
         assert np.abs(r.orientation(part) - cut.orientation(part)).max() <= 1e-9
-        assert np.abs(r.angular_velocity(part)[1200:]).max() <= 1e-12
+        assert np.abs(r.angular_velocity(part)[1200:]).max() <= 1e-9     # at rest (at_rest)
     assert max(mk.joint_gaps(fb, r).values()) <= 1e-10
 
 
@@ -536,8 +537,35 @@ def test_a_fast_mode_keeps_the_steps_cut_and_the_rate_is_seldom_estimated(monkey
     calls = []
     real = dyn.motion_rate
     monkeypatch.setattr(dyn, "motion_rate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(dyn, "REST_SPEED", -1.0)       # integrated to the end, even at rest
     m = mk.pendulum(axis="y", angle=0.3)
     m.add_torsion_spring("coil", "pin", stiffness=2000.0, damping=5.0)
     r = m.solve(times=np.arange(1200) / 24.0)
     assert r.method.startswith("explicit") and r.steps >= 1199
     assert 1 <= len(calls) <= 12
+
+
+def test_a_mechanism_at_rest_holds_its_pose_for_the_frames_after() -> None:
+    """Nothing that depends on time acts on the settling pendulum (no motion, applied load or
+    actuator): once no part moves or accelerates beyond rounding (dynamics.at_rest) the
+    frames after hold its pose, reactions and energies, with a note saying from when; the
+    held frames equal the integrated run's (1e-10 m, the reactions to 1e-9 of their
+    size).  A driven or loaded mechanism is never held."""
+    m, times = settling_pendulum(), np.arange(2400) / 24.0
+    r = m.solve(times=times)
+    assert any("at rest from t = " in n for n in r.notes)
+    import solver.analyses.dynamics as dyn
+    rest, dyn.REST_SPEED = dyn.REST_SPEED, -1.0
+    try:
+        full = m.solve(times=times)
+    finally:
+        dyn.REST_SPEED = rest
+    assert not any("at rest" in n for n in full.notes)
+    assert np.abs(r.position("bob") - full.position("bob")).max() <= 1e-10
+    size = np.abs(full.reaction("pin")[0]).max()
+    assert np.abs(r.reaction("pin")[0] - full.reaction("pin")[0]).max() <= 1e-9 * size
+    assert np.array_equal(r.position("bob")[-1], r.position("bob")[-500])
+    pushed = settling_pendulum()
+    pushed.add_marker("tip", "bob", position=(1.0, 0, 0))
+    pushed.add_force("nudge", "tip", force=(0.0, 0.0, "0.0*t"))
+    assert not any("at rest" in n for n in pushed.solve(times=times[:600]).notes)

@@ -160,6 +160,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         raise SolverError(msg, tt, who, out.truncated(k))
 
     stored = 0                 # frames stored ahead (those inside a long step, together)
+    # nothing depends on time (no motion, applied load or actuator): once at rest, at rest
+    fm = model.forces
+    autonomous = (not model.motion_functions and not fm.ld_names
+                  and all(a is None for a in list(fm.sd_act) + list(fm.ts_act)))
     for k, t_out in enumerate(times):
         if k < stored:
             continue
@@ -322,6 +326,12 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
             try:                                         # frames after it in that step
                 stored = _frames_inside(sysm, stepper, out, times, k, (t_last, t), at_start,
                                         progress)
+                j = stored - 1                           # the chunk's last frame, at rest?
+                if autonomous and stored < len(times) and at_rest(
+                        model, out._v[j], out._w[j], np.concatenate([out._a[j], out._alpha[j]], -1),
+                        tolerance):
+                    _hold(out, j, progress)
+                    break
             except ExpressionError as exc:
                 fail(str(exc), k, t_out)
             except np.linalg.LinAlgError:
@@ -345,6 +355,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
         out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work)
         report_progress(progress, k, len(times), out)
+        if autonomous and k + 1 < len(times) and at_rest(model, v, w, a, tolerance):
+            _hold(out, k, progress)    # nothing will move it again
+            break
     if passed:
         t0, who = passed[0]
         more = f" and {len(passed) - 1} more" if len(passed) > 1 else ""
@@ -360,6 +373,32 @@ STABLE = 1.5         # an explicit long step's h times the fastest rate, at most
 RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right-hand sides)
 REST = 1e-9          # a closed loop rests when a step moves no point more than this x its size
 FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
+
+
+REST_SPEED = 1e-4    # at rest: no point faster than this x the tolerance x the model's size
+REST_ACCEL = 1e-3    # per second, and none accelerating faster than this x ... per second^2
+
+
+def at_rest(model: Model, v, w, a, tolerance: float) -> bool:
+    """No part moves or accelerates (centres of mass, and rotations times the part's length)
+    beyond REST_SPEED and REST_ACCEL times the run's tolerance and the model's size: the
+    residue of a settled run (a pendulum settled on a damped spring, its frames from long
+    steps: 3e-11 rad/s, 2e-10 rad/s^2 at the default 1e-6), which held for 10,000 frames
+    moves nothing by as much as the tolerance."""
+    L, lw = model.length_scale * tolerance, model.body_length[:, None]
+    speed = np.max(np.abs(v), initial=0.0) + np.max(np.abs(w) * lw, initial=0.0)
+    accel = np.max(np.abs(a[:, :3]), initial=0.0) + np.max(np.abs(a[:, 3:]) * lw, initial=0.0)
+    return speed <= REST_SPEED * L and accel <= REST_ACCEL * L
+
+
+def _hold(out: Result, k: int, progress) -> None:
+    """The frames after frame k hold its pose (a mechanism at rest that nothing depending on
+    time acts on), with a note saying from when."""
+    out.hold(k)
+    out.notes.append(f"at rest from t = {out.times[k]:.6g} s (frame {k}) on: nothing that "
+                     "depends on time acts on it, so the frames after hold that pose")
+    for j in range(k + 1, len(out.times)):     # frame by frame, as a run reports (and cancels)
+        report_progress(progress, j, len(out.times), out)
 
 
 def long_proposal(hs, err, expo: float):

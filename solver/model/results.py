@@ -100,13 +100,22 @@ class Result:
         motions, so kinetic + potential - work_nc stays constant."""
         return self._energy[:, 0].copy(), self._energy[:, 1].copy(), self._energy[:, 2].copy()
 
+    _FRAME_FIELDS = ("_r", "_p", "_v", "_w", "_a", "_alpha", "multipliers", "_reaction",
+                     "_effort", "_energy", "_power_nc", "track", "_friction")
+
     def truncated(self, k: int) -> "Result":
         """The first k frames (what was solved before a failure)."""
         out = Result(self.model, self.times[:k], self.analysis)
-        for name in ("_r", "_p", "_v", "_w", "_a", "_alpha", "multipliers", "_reaction", "_effort",
-                     "_energy", "_power_nc", "track", "_friction"):
+        for name in self._FRAME_FIELDS:
             setattr(out, name, getattr(self, name)[:k].copy())
         return out
+
+    def hold(self, k: int) -> None:
+        """Every frame after frame k as frame k: a mechanism at rest that nothing moves any
+        more (analyses/dynamics.py)."""
+        for name in self._FRAME_FIELDS:
+            x = getattr(self, name)
+            x[k + 1:] = x[k]
 
     def __len__(self) -> int:
         return len(self.times)

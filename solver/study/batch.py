@@ -24,8 +24,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.dynamics import (LONG_STEP, SINGULAR_STEP, choose_method, free_singular,
-                                 initial_step, long_proposal)
+from ..analyses.dynamics import (LONG_STEP, SINGULAR_STEP, at_rest, choose_method,
+                                 free_singular, initial_step, long_proposal)
 from ..analyses.equations import Equations
 from ..analyses.structure import Structure
 from ..base.errors import SolverCancelled
@@ -171,6 +171,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         k = np.zeros(V, dtype=int)                     # each variant's next output frame
         h = np.full(V, np.nan)
         grow = np.zeros(V)                             # the proposal after the last accepted step
+        autonomous = not stacked.motion_functions      # (loads and actuators never batch)
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
         while True:
@@ -181,6 +182,11 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             at = (k < F) & (t >= t_out - 1e-14 * np.maximum(1.0, np.abs(t_out)))
             if at.any():
                 frames.take(at, k, t, r, p, v, w, work, parts)
+                if autonomous and any(k[i] + 1 < F and at_rest(models[i], v[i], w[i], parts[0][i],
+                                                                 tolerance)
+                                      for i in np.flatnonzero(at)):
+                    # a separate run holds the pose of a mechanism at rest: run them so
+                    raise _Fallback("a variant at rest")
                 slowest = int(k.min())
                 k = k + at
                 if progress is not None and k.min() > slowest \
