@@ -393,10 +393,8 @@ def at_rest(model: Model, v, w, a, tolerance: float) -> bool:
 
 def _hold(out: Result, k: int, progress) -> None:
     """The frames after frame k hold its pose (a mechanism at rest that nothing depending on
-    time acts on), with a note saying from when."""
+    time acts on); ``Result.rest_from`` = k says from where (not a note: nothing is wrong)."""
     out.hold(k)
-    out.notes.append(f"at rest from t = {out.times[k]:.6g} s (frame {k}) on: nothing that "
-                     "depends on time acts on it, so the frames after hold that pose")
     for j in range(k + 1, len(out.times)):     # frame by frame, as a run reports (and cancels)
         report_progress(progress, j, len(out.times), out)
 

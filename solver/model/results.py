@@ -25,6 +25,7 @@ class Result:
         self.impacts: list[tuple[float, tuple[str, ...]]] = []   # (t, limits) of each impact
         self._friction = np.zeros((n, len(model.frictions.rows) if model.frictions else 0))
         self.stable: bool | None = None      # statics: is the equilibrium stable
+        self.rest_from: int | None = None    # dynamics: the frame whose pose the later frames hold
         self.times = np.asarray(times, dtype=float)
         self._r = np.zeros((n, nb, 3))      # centre of mass
         self._p = np.zeros((n, nb, 4))
@@ -116,6 +117,7 @@ class Result:
         for name in self._FRAME_FIELDS:
             x = getattr(self, name)
             x[k + 1:] = x[k]
+        self.rest_from = k
 
     def __len__(self) -> int:
         return len(self.times)
