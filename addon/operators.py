@@ -320,8 +320,11 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         context.scene.frame_set(context.scene.frame_current)
         couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
         impacts = f", {len(result.impacts)} impact(s) at the stops" if sm.limits else ""
+        rest = result.rest_from
+        rest = (f", at rest from frame {sm.timeline.frames[rest]}"
+                if rest is not None and rest + 1 < len(result.times) else "")
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), {couplers}"
-                f"{len(result.times)} frames ({result.analysis}){impacts}")
+                f"{len(result.times)} frames ({result.analysis}){impacts}{rest}")
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
         notes = sm.notes() + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes] + \

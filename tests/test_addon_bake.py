@@ -518,3 +518,20 @@ def test_operators_declare_undo(blender, op: str) -> None:
     """Undo does not run headless; the operators at least register an undo step."""
     cls = blender.types.Operator.bl_rna_get_subclass_py(f"MECHANISM_OT_{op}")
     assert cls is not None and "UNDO" in cls.bl_options
+
+
+def test_a_pendulum_at_rest_bakes_its_held_pose(blender) -> None:
+    """A pendulum on a damped torsion spring over 20 s: it comes to rest and the frames after
+    hold its pose (solver Result.rest_from): the baked keys from there on are one pose, equal
+    to the solver's last frame (float32 keys)."""
+    bpy = blender
+    pen = bs.pendulum(bpy)
+    bs.set_range(bpy, 1, 481)
+    bpy.context.scene.mechanism.tolerance = 1e-6               # the default
+    s = pen["pin"].mechanism
+    s.torsion, s.torsion_stiffness, s.torsion_damping = True, 300.0, 30.0
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    frames, loc, quat = bs.baked_pose(pen["arm"])
+    assert len(frames) == 481
+    assert np.array_equal(quat[-1], quat[-100]) and np.array_equal(loc[-1], loc[-100])
+    assert not np.array_equal(quat[0], quat[-1])              # it swung before it settled
