@@ -422,7 +422,7 @@ class MECHANISM_OT_select(bpy.types.Operator):
 
 
 class MECHANISM_OT_constant_add(bpy.types.Operator):
-    """Add a named constant that motion and force expressions may use (and a study may vary)"""
+    """Add a named constant that motion, force and spring expressions may use (and a study may vary)"""
     bl_idname = "mechanism.constant_add"
     bl_label = "Add Constant"
     bl_options = {"REGISTER", "UNDO"}

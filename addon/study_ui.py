@@ -9,6 +9,7 @@ import bpy
 
 from . import study
 from .io.study_table import describe
+from .ui import MechanismSubPanel
 
 
 def _number(x: float) -> str:
@@ -64,13 +65,8 @@ def _draw_parameter(layout, st, k: int, names: list[str]) -> None:
     row.prop(st, f"count_{k}")
 
 
-class VIEW3D_PT_mechanism_study(bpy.types.Panel):
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Mechanism"
+class VIEW3D_PT_mechanism_study(MechanismSubPanel, bpy.types.Panel):
     bl_label = "Study"
-    bl_parent_id = "VIEW3D_PT_mechanism"
-    bl_options = {"DEFAULT_CLOSED"}
 
     def draw(self, context):
         layout = self.layout

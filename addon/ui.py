@@ -363,15 +363,20 @@ class MECHANISM_UL_constants(bpy.types.UIList):
         row.prop(item, "value", text="")
 
 
-class VIEW3D_PT_mechanism_constants(bpy.types.Panel):
-    """Named numbers for the motion and force expressions ("omega*t"); a design study can
-    vary each as "constants.<name>" (every expression that uses it at once)."""
+class MechanismSubPanel:
+    """Where a section of the Mechanism tab goes: under the Mechanism panel, closed at first
+    (the Constants and Study sections)."""
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Mechanism"
-    bl_label = "Constants"
     bl_parent_id = "VIEW3D_PT_mechanism"
     bl_options = {"DEFAULT_CLOSED"}
+
+
+class VIEW3D_PT_mechanism_constants(MechanismSubPanel, bpy.types.Panel):
+    """Named numbers for the motion, force and spring expressions ("omega*t"); a design
+    study can vary each as "constants.<name>" (every expression that uses it at once)."""
+    bl_label = "Constants"
 
     def draw(self, context):
         st = context.scene.mechanism

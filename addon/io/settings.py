@@ -88,7 +88,7 @@ def split_components(text: str, what: str) -> list:
 
 def scene_constants(pairs) -> dict[str, float]:
     """The scene's Constants, (name, value) pairs as the Constants list holds them, as the
-    named constants every motion and force expression may use: {name: value}, or
+    named constants every motion, force and spring expression may use: {name: value}, or
     MechanismError naming the constant that is unnamed, named twice or named like t, pi, e
     or a function."""
     out: dict[str, float] = {}

@@ -27,9 +27,10 @@ closed loop at rest (a moving loop's lined-up positions are found by the cut ste
 below).  The frames inside a long step are its dense output (DOP853's of order 7,
 Hairer-Norsett-Wanner II.6; Radau IIA's collocation polynomial, Hairer-Wanner IV.5), each
 projected onto the constraints like a step end and evaluated for its accelerations and
-reactions, all the frames of a step as one stack (``_frames_inside``).  That costs four right-hand sides a
-step and a share of one stacked projection and evaluation a frame, against a full step of
-twelve for every frame.
+reactions, all the frames of a step as one stack (``_frames_inside``).  That costs four
+right-hand sides a step and a share of one stacked projection and evaluation a frame,
+against a full step of twelve for every frame.  And a mechanism at rest that nothing
+depending on time acts on holds its pose for the frames after (``at_rest``, Result.hold).
 
 Integrators (error-controlled):
 - explicit Runge-Kutta for ordinary mechanisms (``explicit.py``): Dormand-Prince 8(5,3) at
@@ -48,6 +49,7 @@ import numpy as np
 from ..algebra.newton import scaled_jacobian, scales
 from ..algebra.rank import best_rows, involved
 from ..base.errors import ExpressionError, SolverError
+from ..base.rotations import quat_angle
 from ..integrators.control import PredictiveControl, StandardControl
 from ..integrators.explicit import DOP853, explicit_stepper
 from ..integrators.implicit import RadauIIA, spectral_radius, stiffness_rate
@@ -223,7 +225,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                                "a discontinuity or an extremely stiff element")
                         fail(f"integration failed at t = {t:.6g} s: the step size fell below "
                              f"{hs:.1e} s ({why})", k, t, who)
-                # keep the natural step for the next one unless this step was cut to the frame
+                # keep the natural step for the next one unless this step was cut to the frame;
+                # the implicit method's grows after cut steps too (held below a frame it took
+                # two steps a frame at rest); the explicit one's growth past the frames is
+                # ``grow``, which the study's lockstep run follows step for step
                 if long or hs == h or h_next < h or (method == "implicit" and h_next > h):
                     h = h_next
                 grow = long_proposal(hs, err, control.expo)
@@ -324,13 +329,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         # output frame: projected state, accelerations and multipliers
         if t > t_out + 1e-14 * max(1.0, abs(t_out)):     # within a long step: it and the
             try:                                         # frames after it in that step
-                stored = _frames_inside(sysm, stepper, out, times, k, (t_last, t), at_start,
-                                        progress)
-                j = stored - 1                           # the chunk's last frame, at rest?
-                if autonomous and stored < len(times) and at_rest(
-                        model, out._v[j], out._w[j], np.concatenate([out._a[j], out._alpha[j]], -1),
-                        tolerance):
-                    _hold(out, j, progress)
+                stored, last = _frames_inside(sysm, stepper, out, times, k, (t_last, t),
+                                              at_start, progress)
+                if autonomous and stored < len(times) and at_rest(model, *last, tolerance):
+                    _hold(out, stored - 1, progress)     # the chunk's last frame is at rest
                     break
             except ExpressionError as exc:
                 fail(str(exc), k, t_out)
@@ -373,8 +375,6 @@ STABLE = 1.5         # an explicit long step's h times the fastest rate, at most
 RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right-hand sides)
 REST = 1e-9          # a closed loop rests when a step moves no point more than this x its size
 FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
-
-
 REST_SPEED = 1e-4    # at rest: no point faster than this x the tolerance x the model's size
 REST_ACCEL = 1e-3    # per second, and none accelerating faster than this x ... per second^2
 
@@ -430,19 +430,19 @@ def motion_rate(sysm: Equations, t: float, y: np.ndarray, iterations: int = 30) 
 def moved(model: Model, r0, p0, r1, p1) -> float:
     """How far (m) the parts moved between two poses: the largest move of a centre of mass
     plus the part's length times its rotation (a small angle's first-order size)."""
-    turn = 2.0 * np.minimum(np.linalg.norm(p1 - p0, axis=-1), np.linalg.norm(p1 + p0, axis=-1))
-    return float(np.max(np.linalg.norm(r1 - r0, axis=-1) + model.body_length * turn,
+    return float(np.max(np.linalg.norm(r1 - r0, axis=-1) + model.body_length * quat_angle(p1, p0),
                         initial=0.0))
 
 
 def _frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: int,
-                   step: tuple[float, float], at_start: tuple, progress) -> int:
+                   step: tuple[float, float], at_start: tuple, progress) -> tuple[int, tuple]:
     """Store frames k, k+1, ... that lie within the last step (t0, t1) (at most
     FRAMES_AT_ONCE): the step's dense output there, projected onto the constraints and
     evaluated for accelerations and multipliers as a step's end is, all frames as one
     stack (a leading frame axis through the projection's Newton and the equations);
     ``at_start``: the run state (tracked values, torsion springs' turns) the step's stages
-    used.  Returns the index of the first frame not stored."""
+    used.  Returns the index of the first frame not stored and the last stored frame's
+    (v, w, a) (for ``at_rest``)."""
     model, (t0, t1) = sysm.m, step
     end = int(np.searchsorted(times, t1 - 1e-14 * max(1.0, abs(t1)), side="left"))
     end = min(end, k + FRAMES_AT_ONCE)
@@ -471,7 +471,7 @@ def _frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: 
     out.store_energy(block, inertia_world(model, A[:, : model.nb]), fe.potential, power, work)
     for j in range(k, end):
         report_progress(progress, j, len(times), out)
-    return end
+    return end, (V[-1], W[-1], a[-1])
 
 
 def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ from ..algebra.newton import COND_LIMIT, converged, scales, step_pose, step_size
 from ..algebra.rank import involved
 from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, SolverError
-from ..base.rotations import rotate_world
+from ..base.rotations import quat_angle, rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
 from ..kernels.forces import body_loads, evaluate_forces, stop_forces
 from ..model.compile import Model
@@ -261,11 +261,6 @@ def _with_friction(model: Model, alg: _Algebra, fac, lam, jac, A, vg, wg):
     return lam, Qq
 
 
-def _angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Approximate rotation angle between unit quaternions (exact to first order)."""
-    return 2.0 * np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
-
-
 @dataclass
 class _Last:
     """The last solved frame: its state (with accelerations), the rates of change of its
@@ -293,8 +288,8 @@ def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
     rp = r0 + v0 * hh + 0.5 * a0 * hh * hh
     pp = rotate_world(p0, w0 * hh + 0.5 * al0 * hh * hh)
     L = np.expand_dims(body_length, -2)
-    miss = np.max(np.linalg.norm(R - rp, axis=-1) + L * _angle(P, pp), axis=-1, initial=0.0)
-    move = np.max(np.linalg.norm(R - r0, axis=-1) + L * _angle(P, p0), axis=-1, initial=0.0)
+    miss = np.max(np.linalg.norm(R - rp, axis=-1) + L * quat_angle(P, pp), axis=-1, initial=0.0)
+    move = np.max(np.linalg.norm(R - r0, axis=-1) + L * quat_angle(P, p0), axis=-1, initial=0.0)
     ok = miss <= SMOOTH * move + 1e-8 * np.expand_dims(length_scale, -1)
     ok = ok.reshape(-1, ok.shape[-1]).all(axis=0)
     return int(np.argmin(ok)) if not ok.all() else len(ok)

@@ -118,6 +118,12 @@ def rotvec_to_quat(phi: np.ndarray) -> np.ndarray:
     return np.concatenate([np.cos(half), k * phi], axis=-1)
 
 
+def quat_angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Approximate rotation angle (rad) between unit quaternions p, q (..., 4), exact to
+    first order: 2 min(|p - q|, |p + q|) (q and -q are the same rotation)."""
+    return 2.0 * np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
+
+
 def rotate_world(p: np.ndarray, phi: np.ndarray) -> np.ndarray:
     """Quaternions p (..., 4) turned further by world-axes rotation vectors phi (..., 3),
     renormalized: exp(phi) * p = cos(|phi|/2) p + sin(|phi|/2)/|phi| [0, phi] * p, the

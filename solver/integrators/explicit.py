@@ -170,19 +170,19 @@ class DOP853(DoPri5):
         err = np.where(np.isfinite(ynew).all(axis=-1) & (e5 < 1e10) & (e3 < 1e10), err, np.inf)
         return ynew, (float(err) if err.ndim == 0 else err)
 
-
     def dense(self, theta) -> np.ndarray:
         """y at t + theta h (0 <= theta <= 1, or an array of them: (F, n)) within the last
-        step (one state): DOP853's
-        dense output of order 7 (contd8), made on first use from the step's stages and four
-        more right-hand sides (stage 13 at the new point, 14-16), then a polynomial:
+        step (one state): DOP853's dense output of order 7 (contd8), made on first use from
+        the step's stages and four more right-hand sides (stage 13 at the new point, 14-16),
+        then a polynomial:
         y0 + th (d1 + (1-th) (d2 + th (d3 + (1-th) (d4 + th (d5 + (1-th) (d6 + th d7))))))."""
         if self._dense is None:
             t, y, h, K, ynew = self._last
             X = np.empty((16,) + y.shape)
             X[:12] = K
             for i in range(4):
-                X[12 + i] = self.rhs(t + _C8X[i] * h, y + h * _combine(_A8X[i, :12 + i], X[:12 + i]))
+                X[12 + i] = self.rhs(t + _C8X[i] * h,
+                                     y + h * _combine(_A8X[i, :12 + i], X[:12 + i]))
             dy = ynew - y
             d2 = h * X[0] - dy
             coef = np.empty((7,) + y.shape)

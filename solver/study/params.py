@@ -16,8 +16,9 @@ longest item name that fits is taken) or ``gravity.<axis>``:
                       or torsion spring's of its actuator
   gravity             gravity.x|y|z (an item named "gravity" takes precedence)
   constants           constants.<name>: a named constant in every motion, force and
-                      spring whose expression uses it, all at once (as the Blender scene's Constants are
-                      shared; an item named "constants" takes precedence)
+                      spring whose expression uses it, all at once (as the Blender
+                      scene's Constants are shared; an item named "constants" takes
+                      precedence)
 
 A part's inertia is the one it was given (or computed from its mass at add_part): varying the
 mass leaves it; vary "inertia.*" with it.  A variant is made by re-adding each changed item
@@ -94,7 +95,8 @@ def parameter_names(builder: Builder) -> list[str]:
     for table, _ in TABLES:
         for item in getattr(builder, table):
             out += [f"{item}.{f}" for f in item_fields(builder, table, item)]
-    return out + [f"gravity.{a}" for a in _AXES] + [f"constants.{c}" for c in shared_constants(builder)]
+    return (out + [f"gravity.{a}" for a in _AXES]
+            + [f"constants.{c}" for c in shared_constants(builder)])
 
 
 def shared_constants(builder: Builder) -> dict[str, list[tuple[str, str]]]:
@@ -151,9 +153,9 @@ def resolve(builder: Builder, name: Any) -> Parameter:
         shared = shared_constants(builder)
         if name[10:] in shared:
             return Parameter(name, "constants", "constants", "constant", name[10:])
-        raise StudyError(f"unknown parameter {name!r}: no motion, force or spring uses a named constant "
-                         f"{name[10:]!r}" + (f"; the named constants are: {', '.join(shared)}"
-                                             if shared else ""))
+        raise StudyError(f"unknown parameter {name!r}: no motion, force or spring uses a "
+                         f"named constant {name[10:]!r}"
+                         + (f"; the named constants are: {', '.join(shared)}" if shared else ""))
     if found:
         _, table, kind, item = max(found)
         fields = item_fields(builder, table, item)
@@ -197,7 +199,8 @@ def _targets(builder: Builder, p: Parameter) -> list[tuple]:
     that uses it."""
     if p.table != "constants":
         return [p.target]
-    return [(table, item, "constant", p.index) for table, item in shared_constants(builder)[p.index]]
+    return [(table, item, "constant", p.index)
+            for table, item in shared_constants(builder)[p.index]]
 
 
 def _expanded(builder: Builder, params: list[Parameter], values: list[float]):
@@ -269,7 +272,8 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
         ends = (old.marker_i, old.marker_j) if table == "springs" else (old.joint,)
         # a text actuator is parsed again with its constants; a callable is passed on
         act = getattr(old.actuator, "source", old.actuator)
-        _readd(b, table, item, lambda: add(item, *ends, actuator=act, constants=consts or None, **f))
+        _readd(b, table, item,
+               lambda: add(item, *ends, actuator=act, constants=consts or None, **f))
     elif table == "motions":
         consts = {**old.constants, **{p.index: v for p, v in changes}}
         _readd(b, table, item, lambda: b.add_motion(item, old.joint, old.source, old.coordinate,
