@@ -365,3 +365,18 @@ def test_ratio_after_3000_turns_with_a_wobbling_drive() -> None:
     assert f[-1] / TAU > 3000
     assert np.abs(wrap(turn_z(r, "g1") - f)).max() < 2e-11
     assert np.abs(wrap(turn_z(r, "g2") + 0.4 * f)).max() < 2e-11
+
+
+def test_the_dense_jacobian_sums_a_body_met_at_two_ends() -> None:
+    """global_jacobian scatters each row's blocks by the model's layout (Model.jacobian_layout);
+    a screw's two coordinates on the same pair of parts put two ends of one coupler row on
+    one body, whose blocks must add: equal to a row-by-row assembly of random blocks."""
+    from solver.kernels.constraints import global_jacobian
+    model = random_coupled_model(np.random.default_rng(4))
+    assert not model.jacobian_layout[2]                       # some ends repeat
+    jac = np.random.default_rng(5).normal(size=(3, model.nc, model.row_width))
+    want = np.zeros((3, model.nc, 6 * (model.nb + 1)))
+    for k in range(model.nc):
+        for e, b in enumerate(model.row_ends[k]):
+            want[:, k, 6 * b: 6 * b + 6] += jac[:, k, 6 * e: 6 * e + 6]
+    np.testing.assert_allclose(global_jacobian(model, jac), want[..., : 6 * model.nb], rtol=0, atol=1e-14)
