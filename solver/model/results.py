@@ -53,26 +53,8 @@ class Result:
               track: np.ndarray | None = None) -> None:
         """Save frame k (or a slice of frames: a state with a leading frame axis) with its
         accelerations, multipliers lam (..., nc) and Jacobian blocks jac (..., nc, 12);
-        reactions from multipliers (seed 003): the generalized force of a joint's rows on
-        body I is -jac_I^T lambda; its moment is moved from I's centre of mass to marker I."""
-        model, p = self.model, state.p
-        self._r[k], self._p[k], self._v[k], self._w[k] = state.r, p, state.v, state.w
-        self._a[k], self._alpha[k] = state.a, state.alpha
-        self.multipliers[k] = lam
-        if track is not None:
-            self.track[k] = track
-        jr = model.row_joint >= 0
-        gen = -lam[..., jr, None] * jac[..., jr, :6]              # (..., joint rows, 6)
-        tot = np.zeros((len(model.joint_names),) + gen.shape[:-2] + (6,))
-        np.add.at(tot, model.row_joint[jr], np.moveaxis(gen, -2, 0))
-        tot = np.moveaxis(tot, 0, -2)                            # (..., joints, 6)
-        A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
-                           axis=-3)
-        arm = np.einsum("...nij,nj->...ni", A[..., self._ji_body, :, :], self._ji_point)  # P_I - r_I
-        tot[..., 3:] -= cross(arm, tot[..., :3])
-        self._reaction[k] = tot
-        mr = model.row_motion >= 0
-        self._effort[k, model.row_motion[mr]] = -lam[..., mr]
+        reactions from multipliers (``_reactions``)."""
+        _store(self, self.model, (k,), state, lam, jac, track, self._ji_point)
 
     def store_energy(self, k: int | slice, Iw: np.ndarray, spring_potential, power_nc,
                      work_nc=None) -> None:
@@ -81,19 +63,8 @@ class Result:
         applied loads, motions) is given by the integrator (dynamic runs) or accumulated by
         the trapezoidal rule from the power."""
         m = self.model
-        v, w = self._v[k], self._w[k]
-        ke = 0.5 * (np.einsum("b,...bi,...bi->...", m.body_mass, v, v)
-                    + np.einsum("...bi,...bij,...bj->...", w, Iw, w))
-        pe = -np.einsum("b,...bi,i->...", m.body_mass, self._r[k], m.gravity) + spring_potential
-        self._power_nc[k] = power_nc
-        if work_nc is None:
-            i = np.atleast_1d(np.arange(len(self.times))[k])
-            lo = max(int(i[0]) - 1, 0)
-            t, pw = self.times[lo:i[-1] + 1], self._power_nc[lo:i[-1] + 1]
-            work = np.cumsum(0.5 * np.diff(t) * (pw[1:] + pw[:-1]))
-            work_nc = (self._energy[lo, 2] + work if i[0] > 0 else np.concatenate([[0.0], work]))
-            work_nc = np.reshape(work_nc, np.shape(ke))
-        self._energy[k, 0], self._energy[k, 1], self._energy[k, 2] = ke, pe, work_nc
+        _store_energy(self, (k,), m.body_mass, m.gravity, Iw, spring_potential, power_nc,
+                      work_nc)
 
     def energy(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kinetic, potential, work_nc), each (n,) J.  Potential: gravity and springs;
@@ -284,3 +255,92 @@ def report_progress(progress: Any, k: int, n: int, result: Result) -> None:
     if progress is not None and progress(k + 1, n) is False:
         t = float(result.times[k])
         raise SolverCancelled(f"cancelled at t = {t:.6g} s (frame {k})", t, (), result.truncated(k + 1))
+
+
+def _reactions(model: Any, ji_body: np.ndarray, ji_point: np.ndarray, p: np.ndarray,
+               lam: np.ndarray, jac: np.ndarray) -> np.ndarray:
+    """(..., joints, 6) each joint's force and moment on body I at marker I, world axes, from
+    the multipliers lam (..., nc) and Jacobian blocks jac (..., nc, 12) at orientations p
+    (..., nb, 4) (seed 003): the generalized force of a joint's rows on body I is
+    -jac_I^T lambda; its moment is moved from I's centre of mass to marker I.  ji_point
+    (joints, 3), or with a variant axis broadcasting against p's leading axes."""
+    jr = model.row_joint >= 0
+    gen = -lam[..., jr, None] * jac[..., jr, :6]              # (..., joint rows, 6)
+    tot = np.zeros((len(model.joint_names),) + gen.shape[:-2] + (6,))
+    np.add.at(tot, model.row_joint[jr], np.moveaxis(gen, -2, 0))
+    tot = np.moveaxis(tot, 0, -2)                            # (..., joints, 6)
+    A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
+                       axis=-3)
+    arm = (A[..., ji_body, :, :] @ ji_point[..., None])[..., 0]          # P_I - r_I
+    tot[..., 3:] -= cross(arm, tot[..., :3])
+    return tot
+
+
+def _store(res: Any, model: Any, at: tuple, state: State, lam: np.ndarray, jac: np.ndarray,
+           track: np.ndarray | None, ji_point: np.ndarray) -> None:
+    """Result.store into the frame arrays of ``res`` at index ``at`` (a Result's (k,), a
+    ResultStack's (slice(None), k): all variants)."""
+    p = state.p
+    res._r[at], res._p[at], res._v[at], res._w[at] = state.r, p, state.v, state.w
+    res._a[at], res._alpha[at] = state.a, state.alpha
+    res.multipliers[at] = lam
+    if track is not None:
+        res.track[at] = track
+    res._reaction[at] = _reactions(model, res._ji_body, ji_point, p, lam, jac)
+    mr = model.row_motion >= 0
+    res._effort[at + (model.row_motion[mr],)] = -lam[..., mr]
+
+
+def _store_energy(res: Any, at: tuple, mass: np.ndarray, gravity: np.ndarray, Iw: np.ndarray,
+                  spring_potential, power_nc, work_nc) -> None:
+    """Result.store_energy into ``res`` at index ``at`` (see _store); mass (nb,) and
+    gravity (3,), or a stack's (V, 1, nb) and (V, 1, 3)."""
+    k = at[-1]
+    lead = len(at) - 1                                   # a stack's variant axis
+    v, w, r = res._v[at], res._w[at], res._r[at]
+    ke = 0.5 * (np.einsum("...b,...bi,...bi->...", mass, v, v)
+                + np.einsum("...bi,...bij,...bj->...", w, Iw, w))
+    pe = -np.einsum("...b,...bi,...i->...", mass, r, gravity) + spring_potential
+    res._power_nc[at] = power_nc
+    if work_nc is None:
+        i = np.atleast_1d(np.arange(len(res.times))[k])
+        lo = max(int(i[0]) - 1, 0)
+        sl = (slice(None),) * lead
+        t, pw = res.times[lo:i[-1] + 1], res._power_nc[sl + (slice(lo, i[-1] + 1),)]
+        work = np.cumsum(0.5 * np.diff(t) * (pw[..., 1:] + pw[..., :-1]), axis=-1)
+        if i[0] > 0:
+            work_nc = res._energy[sl + (lo, 2)][..., None] + work
+        else:
+            work_nc = np.concatenate([np.zeros(work.shape[:-1] + (1,)), work], -1)
+        work_nc = np.reshape(work_nc, np.shape(ke))
+    res._energy[at + (0,)], res._energy[at + (1,)], res._energy[at + (2,)] = ke, pe, work_nc
+
+
+class ResultStack:
+    """The Results of variants of one topology (a design study, study/) over the same times,
+    whose frame arrays are views of stacked ones (V, n, ...): a block of frames of every
+    variant is stored in one set of numpy calls.  ``results``: the Results, each as usable
+    (and picklable) as any other."""
+
+    def __init__(self, models: list, times: np.ndarray, analysis: str = "kinematic") -> None:
+        self.results = [Result(m, times, analysis) for m in models]
+        self.model, self.times = models[0], self.results[0].times
+        for name in Result._FRAME_FIELDS:
+            big = np.stack([getattr(o, name) for o in self.results])
+            setattr(self, name, big)
+            for o, view in zip(self.results, big):
+                setattr(o, name, view)
+        self._ji_body = self.results[0]._ji_body
+        self._ji_point = np.stack([o._ji_point for o in self.results])[:, None]  # (V, 1, nj, 3)
+        self._mass = np.stack([m.body_mass for m in models])[:, None]          # (V, 1, nb)
+        self._gravity = np.stack([m.gravity for m in models])[:, None]         # (V, 1, 3)
+
+    def store(self, k: int | slice, state: State, lam: np.ndarray, jac: np.ndarray) -> None:
+        """Result.store of frames k of every variant: arrays (V, frames, ...)."""
+        _store(self, self.model, (slice(None), k), state, lam, jac, None, self._ji_point)
+
+    def store_energy(self, k: int | slice, Iw: np.ndarray, spring_potential, power_nc) -> None:
+        """Result.store_energy of frames k of every variant (V, frames, ...), the work by
+        the trapezoidal rule."""
+        _store_energy(self, (slice(None), k), self._mass, self._gravity, Iw, spring_potential,
+                      power_nc, None)

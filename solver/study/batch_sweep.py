@@ -30,7 +30,7 @@ from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
 from ..kernels.forces import body_loads
 from ..model.compile import Model
-from ..model.results import Result
+from ..model.results import Result, ResultStack
 from ..model.state import State
 from .batch import stack_models
 
@@ -72,7 +72,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     cw = col.reshape(V, 1, -1)
     L = np.array([m.length_scale for m in models])[:, None]                    # (V, 1)
     blen = np.stack([m.body_length for m in models])                           # (V, nb)
-    outs = [Result.empty(m, times) for m in models]
+    outs = ResultStack(models, times)
     biggest = int(max(1, min(BLOCK_MAX, BLOCK_FLOATS // (V * max(nc, 1) * (12 + 6 * nb)))))
     prev = None                       # each variant's last solved frame
     r0 = np.stack([s.r for s in starts])
@@ -136,9 +136,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         lam[..., keep] = (np.swapaxes(Jinv, -1, -2) @ (Q - Ma).reshape(V, m, -1, 1))[..., 0]
         power = -(lam[..., mrows] * f[..., mix, 1]).sum(axis=-1)
         block = slice(int(ks[0]), int(ks[-1]) + 1)
-        for i, o in enumerate(outs):
-            o.store(block, State(times[ks], R[i], P[i], Vv[i], W[i], Ac[i], Al[i]), lam[i], jac[i], None)
-            o.store_energy(block, Iw[i], np.zeros(m), power[i])
+        outs.store(block, State(times[ks], R, P, Vv, W, Ac, Al), lam, jac)
+        outs.store_energy(block, Iw, 0.0, power)
         if m > 1:
             dt, a0, al0 = times[ks[-1]] - times[ks[-2]], Ac[:, -2], Al[:, -2]
         elif prev is not None:
@@ -151,7 +150,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         if progress is not None and progress(V * k0 // n) is False:
             raise SolverCancelled("design study cancelled", float(times[k0 - 1]))
         size = next_block(k0, m, tried, iters, size, biggest)
-    return outs
+    return outs.results
 
 
 def _newton(sm: Model, keep, rs, cw, L, R, P, f):
