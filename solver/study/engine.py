@@ -110,7 +110,7 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
             continue
         start = _time.perf_counter()
         out[index] = _finished(index, lambda: solve_variant(
-            make_variant(batch.base, params, row, index), times, how), None, start)
+            make_variant(batch.base, params, row, index, shared=True), times, how), None, start)
         if progress is not None and progress(len(out)) is False:
             break
     return [out[i] for i in batch.indices if i in out]
@@ -140,7 +140,7 @@ def _together(batch: VariantBatch, times: np.ndarray, how: Settings, out: dict):
     for index, row in zip(batch.indices, batch.values):
         start = _time.perf_counter()
         try:
-            builder = make_variant(batch.base, params, row, index)
+            builder = make_variant(batch.base, params, row, index, shared=True)
             model = compile_model(builder)
             b = single_thread(prepare)(model, read_state(model, builder), times, how)
         except Exception as exc:    # noqa: BLE001 - any failure is this variant's alone

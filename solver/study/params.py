@@ -214,11 +214,21 @@ def _expanded(builder: Builder, params: list[Parameter], values: list[float]):
             yield Parameter(p.name, table, item, field, index), v
 
 
-def make_variant(base: Builder, params: list[Parameter], values: Any, index: int) -> Builder:
+def make_variant(base: Builder, params: list[Parameter], values: Any, index: int,
+                 shared: bool = False) -> Builder:
     """A deep copy of ``base`` with each parameter set to its value; StudyError naming the
-    variant ``index``, the parameters and what the Builder refused."""
+    variant ``index``, the parameters and what the Builder refused.  ``shared``: a copy
+    of the tables only, sharing with ``base`` the items it does not change (setting a
+    value replaces an item, never changes one in place): for a variant that is checked or
+    compiled and dropped, never handed to the user."""
     values = [float(v) for v in values]
-    out = copy.deepcopy(base)
+    if shared:
+        out = copy.copy(base)
+        for name, val in vars(base).items():
+            if isinstance(val, dict):
+                setattr(out, name, dict(val))
+    else:
+        out = copy.deepcopy(base)
     groups: dict[tuple[str, str], list[tuple[Parameter, float]]] = {}
     for p, v in _expanded(base, params, values):
         groups.setdefault((p.table, p.item), []).append((p, v))

@@ -47,7 +47,7 @@ class Study:
         self.metrics = metrics
         columns(self.base, self.samples, metrics)       # no two columns of one name
         for i, row in enumerate(self.samples.values):
-            make_variant(self.base, self.params, row, i)
+            make_variant(self.base, self.params, row, i, shared=True)
 
     def __len__(self) -> int:
         return len(self.samples)
