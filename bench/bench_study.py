@@ -11,6 +11,10 @@ Cases (shared/docs/benchmarks.md mechanisms):
 - slider-crank: crank radius and rod length varied on a 10 x 10 grid (0.08-0.12 m, 0.25-0.35
   m), 1 s at 240 fps, reactions; kinematic sweeps.
 
+A last row: numpy's stacked solve of one linear system per variant and frame with the
+study's own Jacobians, the least any exact sweep of these variants solves (its velocities),
+against the goal of 3 times one variant.
+
 Columns: wall s; ratio to one variant; ratio to the variants run one by one; the largest
 energy error over the variants (chain, divided by m g L N^2 / 2) or the largest slider x
 error against each variant's closed form (m).
@@ -33,6 +37,8 @@ sys.path.insert(0, HERE)
 import peers  # noqa: E402
 from bench_dynamics import chain  # noqa: E402
 from bench_kinematics import slider_crank  # noqa: E402
+from solver.kernels.constraints import body_arrays, evaluate, global_jacobian  # noqa: E402
+from solver.model.compile import compile_model  # noqa: E402
 from solver.study import Study, grid, latin_hypercube  # noqa: E402
 
 N = 10
@@ -54,6 +60,22 @@ def mujoco_runs(masses: np.ndarray, per: int) -> tuple[float, float]:
     masses, one after the other."""
     runs = [peers.mujoco_chain(N, 2.0, 24, repeats=1, per=per, masses=row) for row in masses]
     return sum(r.wall for r in runs), max(r.error for r in runs)
+
+
+def solve_floor(study: Study, res) -> float:
+    """Wall s of numpy's stacked solve J x = b with every variant's Jacobian at every frame
+    of its Result (the rows' Jacobian, kernels/constraints.py, at the solved poses), best of
+    3: every exact kinematic sweep solves at least this (the velocities J v = nu, with J
+    new at each frame of each variant), so it bounds the study's time from below."""
+    Js = []
+    for i in range(len(study)):
+        model = compile_model(study.variant(i))
+        got = res.result(i)
+        rg, A = body_arrays(model, got._r, got._p)[:2]
+        Js.append(global_jacobian(model, evaluate(model, rg, A).jac))
+    J = np.concatenate(Js)
+    b = np.ones(J.shape[:-1] + (1,))
+    return min(timed(lambda: np.linalg.solve(J, b))[0] for _ in range(3))
 
 
 def main() -> None:
@@ -104,6 +126,9 @@ def main() -> None:
         xerr = max(xerr, float(np.abs(got.position("slider")[:, 0] - x).max()))
     rows.append((f"slider-crank {k}x{k}", "ours: study", wall, one, sep,
                  f"x error {xerr:.1e} m, {len(res.failures)} failed"))
+    floor = solve_floor(study, res)
+    rows.append((f"slider-crank {k}x{k}", "numpy: one solve a variant and frame", floor, one,
+                 sep, "the least an exact sweep solves (see solve_floor)"))
 
     print(f"{'case':22s} {'engine':34s} {'wall s':>8s} {'/ one':>7s} {'/ one by one':>13s}  error")
     for case, eng, w, o, s, e in rows:
