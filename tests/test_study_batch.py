@@ -157,16 +157,27 @@ def test_swept_variants_run_as_one_and_equal_their_sweeps(monkeypatch):
         assert _close(got._energy, alone._energy) <= 1e-9
 
 
-def test_a_variant_that_locks_up_sends_the_sweep_back_one_by_one():
-    """A rod shorter than the crank: that variant's slider cannot follow a full turn.  The
-    batched sweep hands the variants back; each is swept alone, the lock-up is that
-    variant's failure with its time, the others are whole."""
+def test_a_variant_that_locks_up_leaves_the_batched_sweep_and_the_others_go_on(monkeypatch):
+    """Rods shorter than the crank: those variants' sliders cannot follow a full turn.  At
+    the frame one cannot solve, it leaves the batched sweep, which goes on with the others;
+    it is then swept alone, its lock-up its failure with its time, and every other variant
+    (all still batched) equals its own sweep."""
+    got = []
+    real = engine.batch_sweep
+    monkeypatch.setattr(engine, "batch_sweep",
+                        lambda *a: got.append(real(*a)) or got[-1])
     study = Study(slider_crank(variant="RRLP", r=0.1, l=0.3),
-                  [{"rod_B.position.x": 0.3}, {"rod_B.position.x": 0.08}])
+                  [{"rod_B.position.x": 0.3}, {"rod_B.position.x": 0.08},
+                   {"rod_B.position.x": 0.25}, {"rod_B.position.x": 0.06}])
     res = study.run(duration=1.0, fps=24)
-    assert list(res.failures) == [1] and "lock-up" in res.failures[1]
-    alone = study.variant(0).solve(1.0, 24)
-    assert np.abs(res.result(0)._r - alone._r).max() <= 1e-10
+    assert sorted(res.failures) == [1, 3]
+    for i in (1, 3):
+        assert "lock-up" in res.failures[i] and "t = " in res.failures[i]
+    assert len(got) == 1 and [r is None for r in got[0]] == [False, True, False, True]
+    for i in (0, 2):
+        alone = study.variant(i).solve(1.0, 24)
+        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-10
+        assert _close(res.result(i)._reaction, alone._reaction) <= 1e-9
 
 
 def test_redundant_rows_are_swept_one_by_one():

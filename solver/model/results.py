@@ -335,6 +335,18 @@ class ResultStack:
         self._mass = np.stack([m.body_mass for m in models])[:, None]          # (V, 1, nb)
         self._gravity = np.stack([m.gravity for m in models])[:, None]         # (V, 1, 3)
 
+    def keep(self, mask: np.ndarray) -> None:
+        """Go on with the variants ``mask`` (V,) only (the others' Results keep what was
+        stored in them so far)."""
+        self.results = [o for o, k in zip(self.results, mask) if k]
+        for name in Result._FRAME_FIELDS:
+            big = getattr(self, name)[mask]
+            setattr(self, name, big)
+            for o, view in zip(self.results, big):
+                setattr(o, name, view)
+        self._ji_point, self._mass = self._ji_point[mask], self._mass[mask]
+        self._gravity = self._gravity[mask]
+
     def store(self, k: int | slice, state: State, lam: np.ndarray, jac: np.ndarray) -> None:
         """Result.store of frames k of every variant: arrays (V, frames, ...)."""
         _store(self, self.model, (slice(None), k), state, lam, jac, None, self._ji_point)

@@ -11,9 +11,11 @@ single sweep cuts its own; each variant's frames are the solutions of the same e
 the same tolerance, so its Result equals its separate sweep to Newton's tolerance.
 
 It covers the common case (dense J: up to MIN_BANDED kept rows, no redundant rows, no
-force elements, stops, friction, couplers or curve joints); anything else, and any frame a
-variant cannot solve (a lock-up, a singular position), returns None, and the caller sweeps
-the variants one by one, where each gets its own full treatment and error message.
+force elements, stops, friction, couplers or curve joints); anything else returns None, and
+the caller sweeps the variants one by one, where each gets its own full treatment and error
+message.  A variant that cannot solve a frame (a lock-up, a singular position: a study of
+a range often reaches past what the mechanism can do) leaves the batch there, and the
+others go on; the caller sweeps it alone for its own result or error.
 """
 from __future__ import annotations
 
@@ -50,10 +52,11 @@ class _Fail(Exception):
 
 def batch_sweep(models: list[Model], st: Structure, starts: list[State],
                 times: np.ndarray, progress: Callable[[int], Any] | None = None
-                ) -> list[Result] | None:
+                ) -> list[Result | None] | None:
     """Kinematic sweeps of every variant (models of one topology, structure ``st``, each
-    from its assembled start) over ``times`` as one; their Results, or None (see the
-    module docstring).  ``progress(variants' worth done)`` after each block; returning
+    from its assembled start) over ``times`` as one; their Results, None for a variant
+    that left the batch at a frame it could not solve, or None for all (see the module
+    docstring).  ``progress(variants' worth done)`` after each block; returning
     False stops the sweep (SolverCancelled)."""
     m0 = models[0]
     keep = st.keep
@@ -82,6 +85,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     L = np.array([m.length_scale for m in models])[:, None]                    # (V, 1)
     blen = np.stack([m.body_length for m in models])                           # (V, nb)
     outs = ResultStack(models, times)
+    results = list(outs.results)
+    alive = np.arange(V)              # the variants still in the batch
     biggest = int(max(1, min(BLOCK_MAX, CACHE_FLOATS // (V * max(nc, 1) * (12 + 6 * nb)))))
     prev = None                       # each variant's last solved frame
     r0 = np.stack([s.r for s in starts])
@@ -102,6 +107,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         R, P, jac, A, ok, iters = _newton(sm, keep, rs, cw, L, R, P, f)
         m = int(np.argmin(ok.all(axis=0))) if not ok.all() else len(ks)
         Jinv = None
+        solved = ok[:, 0]                # (V,) the variants that solve the block's first frame
         if m:
             Jg = global_jacobian(sm, jac[:, :m])[..., keep, :]
             Jinv = np.linalg.inv(Jg)
@@ -109,13 +115,28 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             Jsinv = Jinv * cw[..., :, None] / rs[..., None, :]
             with np.errstate(invalid="ignore"):
                 cond = np.abs(Js).sum(-2).max(-1) * np.abs(Jsinv).sum(-2).max(-1)
-            good = (np.isfinite(cond) & (cond < COND_LIMIT)).all(axis=0)
+            goodv = np.isfinite(cond) & (cond < COND_LIMIT)
+            good = goodv.all(axis=0)
             m = int(np.argmin(good)) if not good.all() else m
+            solved = solved & goodv[:, 0]
         if m == 0:
             if len(ks) > 1:
                 size = 1
                 continue
-            raise _Fail("a frame no variant's Newton solves here")
+            if not solved.any():
+                raise _Fail("a frame no variant's Newton solves here")
+            # the variants that cannot solve this frame (a lock-up, a singular position)
+            # leave the batch, which goes on without them; their own sweeps say why
+            alive = alive[solved]
+            sm = stack_models([models[i] for i in alive], axes=1)
+            if sm is None:
+                raise _Fail("the variants left do not stack")
+            V = len(alive)
+            rs, cw, L, blen, r0, p0 = (x[solved] for x in (rs, cw, L, blen, r0, p0))
+            if prev is not None:
+                prev = prev[:1] + tuple(x[solved] for x in prev[1:])
+            outs.keep(solved)
+            continue
         ks, R, P, jac, A, Jinv, f = ks[:m], R[:, :m], P[:, :m], jac[:, :m], A[:, :m], Jinv[:, :m], f[:, :m]
         nu = np.zeros((V, m, nc))
         nu[..., mrows] = f[..., mix, 1]
@@ -159,7 +180,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         if progress is not None and progress(V * k0 // n) is False:
             raise SolverCancelled("design study cancelled", float(times[k0 - 1]))
         size = next_block(k0, m, tried, iters, size, biggest)
-    return outs.results
+    left = set(alive.tolist())
+    return [o if i in left else None for i, o in enumerate(results)]
 
 
 def _newton(sm: Model, keep, rs, cw, L, R, P, f):

@@ -101,7 +101,8 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
         if results is not None:
             each = (_time.perf_counter() - start) / len(idx)
             for i, m, b, r in zip(idx, models, begun, results):
-                out[i] = _finished(i, lambda: finish(m, b, r), each)
+                if r is not None:          # (None: a variant that left the batch, run alone below)
+                    out[i] = _finished(i, lambda: finish(m, b, r), each)
             if progress is not None and progress(len(out)) is False:
                 return [out[i] for i in sorted(out)]
     params = batch.params
