@@ -13,9 +13,11 @@ constraints (a Newton iteration per variant, masked) and its own output frames, 
 variant takes exactly the steps its separate run takes and its Result equals that run's to
 rounding.  It covers the common case (Dormand-Prince 8(5,3), no stops, friction,
 couplers or curve joints, the same motion and force functions in every variant); anything
-else, and any event the separate run handles specially (a singular position, a step that
-collapses, a projection that fails), returns None, and the caller runs the variants one by
-one, where each gets its own full treatment and its own error message.
+else, and a projection that fails, returns None, and the caller runs the variants one by
+one, where each gets its own full treatment and its own error message.  A variant that
+meets what its separate run handles specially (a singular position, a step that collapses,
+steps that would outgrow its frames, rest) leaves the lockstep run there (``_Group.keep``)
+and runs alone; the others go on.
 """
 from __future__ import annotations
 
@@ -106,17 +108,51 @@ class _Fallback(Exception):
     """The batch meets something its separate runs handle specially."""
 
 
-class _Batch:
-    """The lockstep run's per-variant scales for the masked projection of all variants
-    (Equations.project_many: each variant's Newton stops by the one rule)."""
+class _Group:
+    """The variants still in the lockstep run: their models stacked, the equations (with the
+    torsion springs' turns, run state), the per-variant scales of the masked projection
+    (Equations.project_many: each variant's Newton stops by the one rule), the stepper and
+    the frame buffers.  ``keep(mask)`` goes on with some of them: a variant that meets what
+    its separate run handles specially (a singular position, steps past the frames, rest)
+    leaves, and runs alone."""
 
-    def __init__(self, eq: Equations, models: list[Model]) -> None:
-        self.eq, self.models = eq, models
+    def __init__(self, models: list[Model], st: Structure, outs: list[Result], F: int) -> None:
+        self.st, self.F = st, F
+        self.index = np.arange(len(models))          # into the run's variants
+        self._build(models, outs, None)
+
+    def _build(self, models: list[Model], outs: list[Result], ts_ref) -> None:
+        stacked = stack_models(models)
+        if stacked is None:
+            raise _Fallback("the variants left do not stack")
+        self.models, self.stacked = models, stacked
+        self.eq = eq = Equations(stacked, self.st)
+        eq.ts_ref = (np.zeros((len(models), len(stacked.forces.ts_names))) if ts_ref is None
+                     else ts_ref)
         self.rs = np.stack([1.0 / m.row_length for m in models])               # (V, nc)
         col = np.ones((len(models), eq.nb, 6))
         col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
         self.cw = col.reshape(len(models), -1)
         self.L = np.array([m.length_scale for m in models])
+        V, nb = len(models), eq.nb
+        # the separate run's integrator settings (analyses/dynamics.py)
+        self.scale = eq.pack(self.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 4)),
+                             self.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 3)),
+                             np.full(V, np.inf))
+        self.stepper = DOP853(eq.rhs)                   # steps every variant with its own h
+        if not hasattr(self, "frames"):
+            self.frames = _Frames(eq, outs, self.F)
+        else:
+            self.frames.eq = eq
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Go on with the variants ``mask`` (V,); an empty group raises _Fallback."""
+        if not mask.any():
+            raise _Fallback("no variant left")
+        self.index = self.index[mask]
+        self.frames.keep(mask)
+        self._build([m for m, k in zip(self.models, mask) if k], self.frames.outs,
+                    self.eq.ts_ref[mask])
 
     def project(self, t, r, p, v, w, todo: np.ndarray):
         """Positions onto Phi = 0, then velocities onto J v = nu, for the variants
@@ -126,17 +162,17 @@ class _Batch:
 
 def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                    times: np.ndarray, tolerance: float, method: str = "auto",
-                   progress: Callable[[int], Any] | None = None) -> list[Result] | None:
+                   progress: Callable[[int], Any] | None = None) -> list[Result | None] | None:
     """Forward dynamics of every variant (models of one topology, structure ``st``, each
-    from its assembled start) in lockstep; their Results, or None when the batch cannot
-    take them (see the module docstring): then run them separately.  ``progress(variants'
-    worth done)``, as the slowest variant passes each output frame; returning False stops
-    the run (SolverCancelled)."""
+    from its assembled start) in lockstep; their Results (None for a variant that left the
+    run: it then runs alone), or None when the batch cannot take them (see the module
+    docstring): then run them separately.  ``progress(variants' worth done)``, as the
+    slowest variant passes each output frame; returning False stops the run
+    (SolverCancelled)."""
     rtol = tolerance * 1e-1
-    stacked = stack_models(models)
-    if stacked is None or rtol > DOP853_BELOW or method == "implicit":
+    if stack_models(models) is None or rtol > DOP853_BELOW or method == "implicit":
         return None
-    V, nb, F = len(models), models[0].nb, len(times)
+    V, F = len(models), len(times)
     t = np.full(V, float(times[0]))
     r = np.stack([s.r for s in starts])
     p = np.stack([s.p for s in starts])
@@ -146,76 +182,78 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         if not m.forces.empty and choose_method(Equations(m, st), t[0], s.r, s.p, s.v, s.w,
                                                 method) != "explicit":
             return None
-    eq = Equations(stacked, st)
-    eq.ts_ref = np.zeros((V, len(stacked.forces.ts_names)))
-    batch = _Batch(eq, models)
     outs = [Result.empty(m, times, "dynamic") for m in models]
     for o in outs:
         o.method = DOP853.name
     try:
-        r, p, v, w = batch.project(t, r, p, v, w, np.ones(V, dtype=bool))
-        # the separate run's integrator settings (analyses/dynamics.py)
-        scale = eq.pack(batch.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 4)),
-                        batch.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 3)),
-                        np.full(V, np.inf))
+        g = _Group(models, st, outs, F)
+        r, p, v, w = g.project(t, r, p, v, w, np.ones(V, dtype=bool))
         control = StandardControl(DOP853.order)
-        stepper = DOP853(eq.rhs)                   # steps every variant with its own h
 
         def norm(e, y0, y1):
+            scale = g.scale
             sc = rtol * (scale[:, :-1] + np.maximum(np.abs(y0[:, :-1]), np.abs(y1[:, :-1])))
             x = np.sqrt(np.mean((e[:, :-1] / sc) ** 2, axis=-1))
             return np.where(np.isfinite(x), x, 1e10)
 
         frame = float(np.max(np.diff(times))) if F > 1 else 1.0
-        frames = _Frames(eq, outs, F)
         k = np.zeros(V, dtype=int)                     # each variant's next output frame
         h = np.full(V, np.nan)
         grow = np.zeros(V)                             # the proposal after the last accepted step
-        autonomous = not stacked.motion_functions      # (loads and actuators never batch)
+        autonomous = not g.stacked.motion_functions    # (loads and actuators never batch)
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
         while True:
+            eq = g.eq
             # one evaluation serves the frames reached here and the steps that start here
             y = eq.pack(r, p, v, w, work)
             f0, parts = eq.rhs_parts(t, y)
             t_out = times[np.minimum(k, F - 1)]
             at = (k < F) & (t >= t_out - 1e-14 * np.maximum(1.0, np.abs(t_out)))
+            leave = np.zeros(len(t), dtype=bool)
             if at.any():
-                frames.take(at, k, t, r, p, v, w, work, parts)
-                if autonomous and any(k[i] + 1 < F and at_rest(models[i], v[i], w[i], parts[0][i],
-                                                                 tolerance)
-                                      for i in np.flatnonzero(at)):
-                    # a separate run holds the pose of a mechanism at rest: run them so
-                    raise _Fallback("a variant at rest")
+                g.frames.take(at, k, t, r, p, v, w, work, parts)
+                if autonomous:    # a separate run holds the pose of a mechanism at rest
+                    for i in np.flatnonzero(at & (k + 1 < F)):
+                        leave[i] = at_rest(g.models[i], v[i], w[i], parts[0][i], tolerance)
                 slowest = int(k.min())
                 k = k + at
                 if progress is not None and k.min() > slowest \
-                        and progress(V * int(k.min()) // F) is False:
+                        and progress(len(k) * int(k.min()) // F) is False:
                     raise SolverCancelled("design study cancelled", float(t.min()))
                 t_out = times[np.minimum(k, F - 1)]
             live = k < F
+            # a separate run may step past its frames (dense output: an open tree, or a
+            # closed loop at rest, analyses/dynamics.py)
+            leave |= live & np.isnan(retry) & (grow >= LONG_STEP * frame) & (grow > t_out - t)
+            if leave.any():
+                g.keep(~leave)
+                t, r, p, v, w, k, h, grow, retry, work = (
+                    x[~leave] for x in (t, r, p, v, w, k, h, grow, retry, work))
+                continue
             if not live.any():
                 break
             new = np.isnan(h)
             if new.any():
-                h = np.where(new, [initial_step(f0[i], y[i], scale[i], rtol, times) if new[i]
-                                   else 0.0 for i in range(V)], h)
-            if (live & np.isnan(retry) & (grow >= LONG_STEP * frame) & (grow > t_out - t)).any():
-                # a separate run may step past its frames (dense output: an open tree, or a
-                # closed loop at rest, analyses/dynamics.py): run them so
-                raise _Fallback("steps that outgrow the frames")
+                h = np.where(new, [initial_step(f0[i], y[i], g.scale[i], rtol, times) if new[i]
+                                   else 0.0 for i in range(len(t))], h)
             hs = np.where(np.isnan(retry), np.minimum(h, t_out - t), retry)
             hs = np.where(live, hs, h)                 # finished variants: any valid step
-            ynew, err = stepper.step(t, y, f0, hs, norm)
+            ynew, err = g.stepper.step(t, y, f0, hs, norm)
             ok = live & (err <= 1.0)
             bad = live & ~ok
             if bad.any():
                 fac = np.where(err > 0, 0.9 * np.where(bad, err, 1.0) ** control.expo, 5.0)
                 retry = np.where(bad, hs * np.maximum(0.1, np.minimum(0.9, fac)), retry)
                 for i in np.flatnonzero(bad & (retry < SINGULAR_STEP * frame)):
-                    if retry[i] < 1e-12 * max(1.0, abs(t[i])) or free_singular(
-                            models[i], st, r[i], p[i]):
-                        raise _Fallback("a singular position, or a step that collapsed")
+                    # a singular position, or a step that collapsed: the separate run's
+                    leave[i] = bool(retry[i] < 1e-12 * max(1.0, abs(t[i])) or free_singular(
+                        g.models[i], st, r[i], p[i]))
+                if leave.any():        # (the others take this step again, as they were)
+                    g.keep(~leave)
+                    t, r, p, v, w, k, h, grow, retry, work = (
+                        x[~leave] for x in (t, r, p, v, w, k, h, grow, retry, work))
+                    continue
             if not ok.any():
                 continue
             fac = np.where(err > 0, 0.9 * np.where(ok, err, 1.0) ** control.expo, 5.0)
@@ -223,20 +261,21 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             h = np.where(ok & ((hs == h) | (h_next < h)), h_next, h)
             grow = np.where(ok, long_proposal(hs, err, control.expo), grow)
             r1, p1, v1, w1, work1 = eq.unpack(ynew)
-            r1, p1, v1, w1 = batch.project(t + hs, r1, p1, v1, w1, ok)
+            r1, p1, v1, w1 = g.project(t + hs, r1, p1, v1, w1, ok)
             sel = ok[:, None, None]
             r, p = np.where(sel, r1, r), np.where(sel, p1, p)
             v, w = np.where(sel, v1, v), np.where(sel, w1, w)
             t, work = np.where(ok, t + hs, t), np.where(ok, work1, work)
             retry = np.where(ok, np.nan, retry)
             for i in np.flatnonzero(ok):
-                outs[i].steps += 1
+                g.frames.outs[i].steps += 1
             if eq.ts_ref.shape[1]:
                 ang = eq.accelerations(t, r, p, v, w)[2].ts_angle
                 eq.ts_ref = np.where(ok[:, None], ang, eq.ts_ref)
     except (_Fallback, np.linalg.LinAlgError, FloatingPointError, ArithmeticError):
         return None
-    return outs
+    left = set(g.index.tolist())
+    return [o if i in left else None for i, o in enumerate(outs)]
 
 
 class _Frames:
@@ -256,6 +295,13 @@ class _Frames:
         self.lam = np.zeros((V, C, m.nc))
         self.jac = np.zeros((V, C, m.nc, m.row_width))
         self.energy = np.zeros((V, C, 3))                  # potential, power, work
+
+    def keep(self, mask: np.ndarray) -> None:
+        """Go on with the variants ``mask`` (V,) (the others' frames are dropped: they run
+        alone)."""
+        self.outs = [o for o, k in zip(self.outs, mask) if k]
+        for name in ("base", "t", "state", "lam", "jac", "energy"):
+            setattr(self, name, getattr(self, name)[mask])
 
     def take(self, at: np.ndarray, k: np.ndarray, t, r, p, v, w, work, parts) -> None:
         """Frame k[i] of each variant i in ``at``: its projected state, accelerations,
