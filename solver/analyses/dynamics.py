@@ -385,10 +385,19 @@ def at_rest(model: Model, v, w, a, tolerance: float) -> bool:
     residue of a settled run (a pendulum settled on a damped spring, its frames from long
     steps: 3e-11 rad/s, 2e-10 rad/s^2 at the default 1e-6), which held for 10,000 frames
     moves nothing by as much as the tolerance."""
-    L, lw = model.length_scale * tolerance, model.body_length[:, None]
-    speed = np.max(np.abs(v), initial=0.0) + np.max(np.abs(w) * lw, initial=0.0)
-    accel = np.max(np.abs(a[:, :3]), initial=0.0) + np.max(np.abs(a[:, 3:]) * lw, initial=0.0)
-    return speed <= REST_SPEED * L and accel <= REST_ACCEL * L
+    return bool(resting(model.length_scale, model.body_length, v, w, a, tolerance))
+
+
+def resting(length_scale, body_length, v, w, a, tolerance: float):
+    """at_rest of many states at once: v, w (..., nb, 3), a (..., nb, 6), length_scale (...)
+    and body_length (..., nb) of each (a design study's variants); a bool per state."""
+    L, lw = np.asarray(length_scale) * tolerance, np.asarray(body_length)[..., None]
+    most = (-2, -1)
+    speed = (np.max(np.abs(v), axis=most, initial=0.0)
+             + np.max(np.abs(w) * lw, axis=most, initial=0.0))
+    accel = (np.max(np.abs(a[..., :3]), axis=most, initial=0.0)
+             + np.max(np.abs(a[..., 3:]) * lw, axis=most, initial=0.0))
+    return (speed <= REST_SPEED * L) & (accel <= REST_ACCEL * L)
 
 
 def _hold(out: Result, k: int, progress) -> None:

@@ -26,8 +26,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.dynamics import (LONG_STEP, SINGULAR_STEP, at_rest, choose_method,
-                                 free_singular, initial_step, long_proposal)
+from ..analyses.dynamics import (LONG_STEP, SINGULAR_STEP, choose_method, free_singular,
+                                 initial_step, long_proposal, resting)
 from ..analyses.equations import Equations
 from ..analyses.structure import Structure
 from ..base.errors import SolverCancelled
@@ -134,6 +134,7 @@ class _Group:
         col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
         self.cw = col.reshape(len(models), -1)
         self.L = np.array([m.length_scale for m in models])
+        self.body_length = np.stack([m.body_length for m in models])            # (V, nb)
         V, nb = len(models), eq.nb
         # the separate run's integrator settings (analyses/dynamics.py)
         self.scale = eq.pack(self.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 4)),
@@ -214,8 +215,8 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             if at.any():
                 g.frames.take(at, k, t, r, p, v, w, work, parts)
                 if autonomous:    # a separate run holds the pose of a mechanism at rest
-                    for i in np.flatnonzero(at & (k + 1 < F)):
-                        leave[i] = at_rest(g.models[i], v[i], w[i], parts[0][i], tolerance)
+                    leave = at & (k + 1 < F) & resting(g.L, g.body_length, v, w, parts[0],
+                                                       tolerance)
                 slowest = int(k.min())
                 k = k + at
                 if progress is not None and k.min() > slowest \
