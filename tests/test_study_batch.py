@@ -297,3 +297,24 @@ def test_variants_whose_steps_outgrow_the_frames_leave_the_lockstep_run(monkeypa
         assert res.result(i).steps == alone.steps
         assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
     assert alone.rest_from is not None and res.result(2).rest_from == alone.rest_from
+
+
+def test_a_closed_loop_in_motion_stays_in_the_lockstep_run_at_many_frames(monkeypatch):
+    """A four-bar swinging under gravity at 240 fps: its steps would outgrow the frames,
+    but a separate run of a closed loop in motion keeps every frame a step's end (long
+    steps only for open trees, or a loop at rest), so its variants stay in the lockstep
+    run (before, each left it) and still equal their separate runs exactly."""
+    got = []
+    real = engine.batch_dynamics
+    monkeypatch.setattr(engine, "batch_dynamics",
+                        lambda *a, **kw: got.append(real(*a, **kw)) or got[-1])
+    m = four_bar(driven=False, error_deg=0.0, error_m=0.0)
+    m.gravity = np.array([0.0, -9.81, 0.0])
+    study = Study(m, grid({"crank.mass": [0.5, 1.0, 2.0]}))
+    res = study.run(duration=0.5, fps=240)
+    assert len(got) == 1 and got[0] is not None and all(r is not None for r in got[0])
+    for i in range(3):
+        alone = study.variant(i).solve(0.5, 240)
+        assert res.result(i).steps == alone.steps
+        assert np.array_equal(res.result(i)._r, alone._r)
+

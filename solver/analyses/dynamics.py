@@ -385,10 +385,10 @@ def at_rest(model: Model, v, w, a, tolerance: float) -> bool:
     residue of a settled run (a pendulum settled on a damped spring, its frames from long
     steps: 3e-11 rad/s, 2e-10 rad/s^2 at the default 1e-6), which held for 10,000 frames
     moves nothing by as much as the tolerance."""
-    return bool(resting(model.length_scale, model.body_length, v, w, a, tolerance))
+    return bool(at_rest_many(model.length_scale, model.body_length, v, w, a, tolerance))
 
 
-def resting(length_scale, body_length, v, w, a, tolerance: float):
+def at_rest_many(length_scale, body_length, v, w, a, tolerance: float):
     """at_rest of many states at once: v, w (..., nb, 3), a (..., nb, 6), length_scale (...)
     and body_length (..., nb) of each (a design study's variants); a bool per state."""
     L, lw = np.asarray(length_scale) * tolerance, np.asarray(body_length)[..., None]
@@ -439,8 +439,14 @@ def motion_rate(sysm: Equations, t: float, y: np.ndarray, iterations: int = 30) 
 def moved(model: Model, r0, p0, r1, p1) -> float:
     """How far (m) the parts moved between two poses: the largest move of a centre of mass
     plus the part's length times its rotation (a small angle's first-order size)."""
-    return float(np.max(np.linalg.norm(r1 - r0, axis=-1) + model.body_length * quat_angle(p1, p0),
-                        initial=0.0))
+    return float(travel(model.body_length, r0, p0, r1, p1))
+
+
+def travel(body_length, r0, p0, r1, p1):
+    """moved() of poses with leading axes (..., nb, 3 or 4) (a design study's variants);
+    body_length (..., nb)."""
+    return np.max(np.linalg.norm(r1 - r0, axis=-1) + body_length * quat_angle(p1, p0),
+                  axis=-1, initial=0.0)
 
 
 def _frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: int,

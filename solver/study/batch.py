@@ -26,10 +26,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.dynamics import (LONG_STEP, SINGULAR_STEP, choose_method, free_singular,
-                                 initial_step, long_proposal, resting)
+from ..analyses.dynamics import (LONG_STEP, REST, SINGULAR_STEP, at_rest_many, choose_method,
+                                 free_singular, initial_step, long_proposal, travel)
 from ..analyses.equations import Equations
-from ..analyses.structure import Structure
+from ..analyses.structure import Structure, open_tree
 from ..base.errors import SolverCancelled
 from ..integrators.control import StandardControl
 from ..integrators.explicit import DOP853, DOP853_BELOW
@@ -204,6 +204,8 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         autonomous = not g.stacked.motion_functions    # (loads and actuators never batch)
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
+        tree = open_tree(models[0])
+        still = np.zeros(V, dtype=bool)      # a closed loop's last step moved no part (REST)
         while True:
             eq = g.eq
             # one evaluation serves the frames reached here and the steps that start here
@@ -215,7 +217,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             if at.any():
                 g.frames.take(at, k, t, r, p, v, w, work, parts)
                 if autonomous:    # a separate run holds the pose of a mechanism at rest
-                    leave = at & (k + 1 < F) & resting(g.L, g.body_length, v, w, parts[0],
+                    leave = at & (k + 1 < F) & at_rest_many(g.L, g.body_length, v, w, parts[0],
                                                        tolerance)
                 slowest = int(k.min())
                 k = k + at
@@ -226,11 +228,12 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             live = k < F
             # a separate run may step past its frames (dense output: an open tree, or a
             # closed loop at rest, analyses/dynamics.py)
-            leave |= live & np.isnan(retry) & (grow >= LONG_STEP * frame) & (grow > t_out - t)
+            leave |= (live & np.isnan(retry) & (grow >= LONG_STEP * frame) & (grow > t_out - t)
+                      & (tree | still))
             if leave.any():
                 g.keep(~leave)
-                t, r, p, v, w, k, h, grow, retry, work = (
-                    x[~leave] for x in (t, r, p, v, w, k, h, grow, retry, work))
+                t, r, p, v, w, k, h, grow, retry, work, still = (
+                    x[~leave] for x in (t, r, p, v, w, k, h, grow, retry, work, still))
                 continue
             if not live.any():
                 break
@@ -252,8 +255,8 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                         g.models[i], st, r[i], p[i]))
                 if leave.any():        # (the others take this step again, as they were)
                     g.keep(~leave)
-                    t, r, p, v, w, k, h, grow, retry, work = (
-                        x[~leave] for x in (t, r, p, v, w, k, h, grow, retry, work))
+                    t, r, p, v, w, k, h, grow, retry, work, still = (
+                        x[~leave] for x in (t, r, p, v, w, k, h, grow, retry, work, still))
                     continue
             if not ok.any():
                 continue
@@ -264,6 +267,8 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             r1, p1, v1, w1, work1 = eq.unpack(ynew)
             r1, p1, v1, w1 = g.project(t + hs, r1, p1, v1, w1, ok)
             sel = ok[:, None, None]
+            if not tree:     # as analyses/dynamics.py: no part moved by REST of the size
+                still = np.where(ok, travel(g.body_length, r, p, r1, p1) <= REST * g.L, still)
             r, p = np.where(sel, r1, r), np.where(sel, p1, p)
             v, w = np.where(sel, v1, v), np.where(sel, w1, w)
             t, work = np.where(ok, t + hs, t), np.where(ok, work1, work)
