@@ -104,6 +104,23 @@ def stack_models(models: list[Model], axes: int = 0) -> Model | None:
     return dataclasses.replace(m0, plan=plan, forces=fm, **top)
 
 
+def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
+    """The model of variants ``idx`` (repeats allowed) of ``stacked``, a stack_models of
+    models whose first is ``base``: its stacked numbers taken along the variant axis, the
+    shared ones as they are (a stacked field is a new array, a shared one ``base``'s
+    own)."""
+    def pick(obj, ref, skip=()):
+        ch = {f.name: getattr(obj, f.name)[idx] for f in dataclasses.fields(obj)
+              if f.name not in skip and isinstance(getattr(obj, f.name), np.ndarray)
+              and getattr(obj, f.name) is not getattr(ref, f.name)}
+        return dataclasses.replace(obj, **ch) if ch else obj
+
+    groups = tuple(pick(g, g0) for g, g0 in zip(stacked.plan.groups, base.plan.groups))
+    plan = dataclasses.replace(pick(stacked.plan, base.plan, ("groups",)), groups=groups)
+    return dataclasses.replace(pick(stacked, base, ("plan", "forces")), plan=plan,
+                               forces=pick(stacked.forces, base.forces))
+
+
 class _Fallback(Exception):
     """The batch meets something its separate runs handle specially."""
 

@@ -34,7 +34,7 @@ from ..kernels.forces import body_loads
 from ..model.compile import Model
 from ..model.results import Result, ResultStack
 from ..model.state import State
-from .batch import stack_models
+from .batch import stack_models, take_variants
 
 
 # A (variants, frames) block holds at most this many numbers in its Jacobians (1.6 MB, about
@@ -86,6 +86,10 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     blen = np.stack([m.body_length for m in models])                           # (V, nb)
     outs = ResultStack(models, times)
     results = list(outs.results)
+
+    def take(vi):        # the variants of the batch's entries vi
+        return take_variants(sm, models[alive[0]], vi)
+
     alive = np.arange(V)              # the variants still in the batch
     biggest = int(max(1, min(BLOCK_MAX, CACHE_FLOATS // (V * max(nc, 1) * (12 + 6 * nb)))))
     prev = None                       # each variant's last solved frame
@@ -104,7 +108,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             P = rotate_world(np.broadcast_to(p1[:, None], (V, len(ks), nb, 4)),
                              h * (w1[:, None] + h * (0.5 * al1[:, None] + h / 6.0 * djerk[:, None])))
         f = fv[ks][None]                                                        # (1, F, nm, 3)
-        R, P, jac, A, ok, iters = _newton(sm, keep, rs, cw, L, R, P, f)
+        R, P, jac, A, ok, iters = _newton(sm, keep, rs, cw, L, R, P, f, take)
         m = int(np.argmin(ok.all(axis=0))) if not ok.all() else len(ks)
         Jinv = None
         solved = ok[:, 0]                # (V,) the variants that solve the block's first frame
@@ -184,15 +188,22 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     return [o if i in left else None for i, o in enumerate(results)]
 
 
-def _newton(sm: Model, keep, rs, cw, L, R, P, f):
+FEW_LIVE = 0.25       # Newton goes on with only the frames still iterating below this share
+
+
+def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: int = 25):
     """Newton on every frame of every variant of a block in lockstep (sweep.py's _newton on
     a (V, F) block): each stops by the one rule; a frame that has converged is no longer
     moved.  Returns poses, Jacobian blocks, rotation matrices, the (V, F) converged mask and
-    the iterations."""
+    the iterations.  ``take(vi)``: the model of variants vi (study/batch.py take_variants);
+    with it, once few frames still iterate (FEW_LIVE: a variant near a singular position
+    converges slowly), only those go on, each as a variant of its own, so the rest of the
+    block is not evaluated again for them; ``size``: the last steps' sizes."""
     shape = R.shape[:2]
-    size = np.full(shape, np.inf)
+    size = np.full(shape, np.inf) if size is None else size
     done = np.zeros(shape, dtype=bool)
-    for it in range(25):
+    it = 0
+    for it in range(budget):
         rg, A = body_arrays(sm, R, P)[:2]
         ev = evaluate(sm, rg, A)
         res = residual(sm, ev.phi, f)[..., keep]
@@ -202,6 +213,16 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f):
         live = ~done & np.isfinite(err)
         if not live.any():
             break
+        if take is not None and it >= 1 and live.sum() <= FEW_LIVE * live.size:
+            vi, fi = np.nonzero(live)
+            Rc, Pc, jc, Ac, dc, more = _newton(
+                take(vi), keep, rs[vi], cw[vi], L[vi], R[vi, fi][:, None], P[vi, fi][:, None],
+                f[0, fi][:, None], take=None, size=size[vi, fi][:, None], budget=budget - it)
+            R, P, jac, A = R.copy(), P.copy(), ev.jac.copy(), A.copy()
+            R[vi, fi], P[vi, fi], jac[vi, fi], A[vi, fi] = Rc[:, 0], Pc[:, 0], jc[:, 0], Ac[:, 0]
+            done = done.copy()
+            done[vi, fi] = dc[:, 0]
+            return R, P, jac, A, done, it + more
         Jg = global_jacobian(sm, ev.jac)[..., keep, :]
         Jg = np.where(live[..., None, None], Jg, np.eye(len(keep)))     # converged: any solvable J
         dq = -np.linalg.solve(Jg, np.where(live[..., None], res, 0.0)[..., None])[..., 0]
