@@ -47,9 +47,10 @@ def joint_angle(xi: np.ndarray, xj: np.ndarray, yj: np.ndarray):
     g = dtheta/dpi_I = -dtheta/dpi_J in world axes.  Returns (theta, g, c, s, rho, gc, gs)
     with c = x_I . x_J, s = x_I . y_J, rho = c^2 + s^2 and gc, gs their gradients in pi_I,
     which the second derivative needs."""
-    c, s = _dot(xi, xj), _dot(xi, yj)
+    xy = np.stack(np.broadcast_arrays(xj, yj))              # x_J and y_J: one product each
+    cs, gcs = (xi * xy) @ _ONES3, cross(xi, xy)            # gc, gs = d c, d s / d pi_I
+    c, s, gc, gs = cs[0], cs[1], gcs[0], gcs[1]
     rho = c * c + s * s
-    gc, gs = cross(xi, xj), cross(xi, yj)      # d c / d pi_I, d s / d pi_I
     g = (c[..., None] * gs - s[..., None] * gc) / rho[..., None]
     return np.arctan2(s, c), g, c, s, rho, gc, gs
 

@@ -37,15 +37,36 @@ class ForceEval:
     """Generalized forces Q (nb+1, 6) (ground row last, force and moment about the COM) and
     what energy bookkeeping needs."""
     Q: np.ndarray
-    potential: float          # springs' stored energy (k and preload terms), J
     power_nc: float           # power of dampers, friction, actuators and loads, W
     sd_length: np.ndarray
     sd_tension: np.ndarray
     ts_angle: np.ndarray
     ts_torque: np.ndarray
+    fm: ForceModel | None = None
+
+    @property
+    def potential(self):
+        """The springs' stored energy (k and preload terms), J (a float, or one per state
+        with leading axes): made when asked (output frames), not at every right-hand side."""
+        fm = self.fm
+        if fm is None:
+            return 0.0
+        L, th = self.sd_length, self.ts_angle
+        pot = ((0.5 * fm.sd_k * (L - fm.sd_L0) ** 2 + fm.sd_pre * L).sum(-1)
+               + (0.5 * fm.ts_k * (th - fm.ts_th0) ** 2 + fm.ts_pre * th).sum(-1))
+        return float(pot) if not np.ndim(pot) else pot
 
 
-_NO_FORCES = ForceEval(np.zeros((0, 6)), 0.0, 0.0, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
+_NO_FORCES = ForceEval(np.zeros((0, 6)), 0.0, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
+
+
+def _fixed(fm: ForceModel, key: str, make: Callable[[], Any]) -> Any:
+    """What ``make`` derives from the force model's fixed arrays (the elements' ends, their
+    body-frame vectors side by side), made once per force model."""
+    cache = fm.__dict__.setdefault("_fixed", {})
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -69,8 +90,7 @@ def _actuator(act: Callable[..., float], what: str, t: float, x: float, xd: floa
 
 class _SpringDampers(NamedTuple):
     """Spring-damper geometry and tension at one state (one entry per element)."""
-    si: np.ndarray       # (n, 3) arm from I's centre of mass to P_I, world
-    sj: np.ndarray
+    arms: np.ndarray     # (2n, 3) arms from I's (then J's) centre of mass to P_I (P_J), world
     u: np.ndarray        # (n, 3) unit direction from P_I to P_J
     L: np.ndarray        # (n,) length l
     dd: np.ndarray       # (n, 3) relative velocity of P_J from P_I
@@ -85,8 +105,9 @@ def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
     f = k (l - L0) + preload + c dl/dt + friction tanh(dl/dt / V) + actuator(t, l, dl/dt).
     Both ends' arms turned by one product, their points and velocities gathered once."""
     n = len(fm.sd_names)
-    ends = np.concatenate([fm.sd_bi, fm.sd_bj])
-    S = (A[..., ends, :, :] @ _stacked(fm.sd_si, fm.sd_sj)[..., None])[..., 0]
+    ends = _fixed(fm, "sd_ends", lambda: np.concatenate([fm.sd_bi, fm.sd_bj]))
+    vecs = _fixed(fm, "sd_vecs", lambda: _stacked(fm.sd_si, fm.sd_sj)[..., None])
+    S = (A[..., ends, :, :] @ vecs)[..., 0]
     P = r[..., ends, :] + S
     d = P[..., n:, :] - P[..., :n, :]                # from P_I to P_J
     L = np.sqrt((d * d) @ _ONES3)
@@ -100,7 +121,7 @@ def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
     Ld = (u * dd) @ _ONES3
     tanh, fnc, f = _law("spring-damper", fm.sd_names, fm.sd_k, fm.sd_L0, fm.sd_pre, fm.sd_c,
                         fm.sd_fric, fm.sd_act, t, L, Ld)
-    return _SpringDampers(S[..., :n, :], S[..., n:, :], u, L, dd, Ld, tanh, fnc, f)
+    return _SpringDampers(S, u, L, dd, Ld, tanh, fnc, f)
 
 
 _ONES3 = np.ones(3)
@@ -118,7 +139,7 @@ def _law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, x
     xd), the whole k (x - x0) + preload + that), one entry per element."""
     tanh = np.tanh(xd / V_FRICTION)
     nc = c * xd + fric * tanh
-    for i, act in enumerate(acts if any(a is not None for a in acts) else ()):
+    for i, act in enumerate(acts if acts.count(None) < len(acts) else ()):
         if act is None:
             continue
         what = f"{kind} {names[i]!r}"
@@ -147,8 +168,9 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
     theta0) + preload + c dtheta/dt + friction tanh(dtheta/dt / V) + actuator(t, theta,
     dtheta/dt), theta on the atan2 branch nearest ts_ref."""
     bi, bj, n = fm.ts_bi, fm.ts_bj, len(fm.ts_names)
-    X = (A[..., np.concatenate([bi, bj, bj]), :, :]
-         @ _stacked(fm.ts_xi, fm.ts_xj, fm.ts_yj)[..., None])[..., 0]
+    ends = _fixed(fm, "ts_ends", lambda: np.concatenate([bi, bj, bj]))
+    vecs = _fixed(fm, "ts_vecs", lambda: _stacked(fm.ts_xi, fm.ts_xj, fm.ts_yj)[..., None])
+    X = (A[..., ends, :, :] @ vecs)[..., 0]
     xi, xj, yj = X[..., :n, :], X[..., n:2 * n, :], X[..., 2 * n:, :]
     angle = joint_angle(xi, xj, yj)
     raw, g = angle[:2]
@@ -184,7 +206,7 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
     of an implicit step), every field of the result with that axis.
     """
     Q = np.zeros(r.shape[:-1] + (6,))
-    pot = pnc = 0.0
+    pnc = 0.0
     nbg = r.shape[-2]
     # translational spring-damper-actuators (seed 001)
     n = len(fm.sd_names)
@@ -194,9 +216,8 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
         L, fsd = sd.L, sd.f
         F = fsd[..., None] * sd.u                         # on I; -F on J
         Fe = np.concatenate([F, -F], axis=-2)
-        arms = np.concatenate([sd.si, sd.sj], axis=-2)
+        arms = sd.arms                                    # si, then sj
         Q = _incidence(fm, "sd", nbg) @ np.concatenate([Fe, cross(arms, Fe)], axis=-1)
-        pot = (0.5 * fm.sd_k * (L - fm.sd_L0) ** 2 + fm.sd_pre * L).sum(-1)
         pnc = -(sd.fnc * sd.Ld).sum(-1)
     # torsion springs: generalized torque -T dtheta/dpi (the angle row's Jacobian g)
     n = len(fm.ts_names)
@@ -208,7 +229,6 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
         gen = np.zeros(tq.shape[:-2] + (2 * n, 6))
         gen[..., :n, 3:], gen[..., n:, 3:] = -tq, tq
         Q = Q + _incidence(fm, "ts", nbg) @ gen
-        pot = pot + (0.5 * fm.ts_k * (th - fm.ts_th0) ** 2 + fm.ts_pre * th).sum(-1)
         pnc = pnc - (ts.tnc * ts.thd).sum(-1)
     # applied forces and torques at markers
     n = len(fm.ld_names)
@@ -219,8 +239,8 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
         vp = v[..., b, :] + cross(w[..., b, :], s)
         pnc = pnc + np.sum(_dot(F, vp) + _dot(Tq, w[..., b, :]), axis=-1)
     if not np.ndim(t):
-        pot, pnc = float(pot), float(pnc)
-    return ForceEval(Q, pot, pnc, L, fsd, th, T)
+        pnc = float(pnc)
+    return ForceEval(Q, pnc, L, fsd, th, T, fm)
 
 
 def _incidence(fm: ForceModel, kind: str, nbg: int) -> np.ndarray:
@@ -317,7 +337,9 @@ def _spring_damper_jacobian(fm: ForceModel, t: float, r, A, v, w, K, C) -> None:
     with G_b = [I, -[s_b x]], and the point's velocity turns with the body too,
     delta(w_b x s_b) = -[w_b x][s_b x] d pi_b; Q_I = G_I^T F gains [0; [F x][s_I x] d pi_I]."""
     bi, bj = fm.sd_bi, fm.sd_bj
-    si, sj, u, L, dd, Ld, tanh, _, f = _spring_dampers(fm, t, r, A, v, w)
+    arms, u, L, dd, Ld, tanh, _, f = _spring_dampers(fm, t, r, A, v, w)
+    n = len(fm.sd_names)
+    si, sj = arms[..., :n, :], arms[..., n:, :]
     dl, dld = _act_slopes(fm.sd_act, "spring-damper", fm.sd_names, t, L, Ld, L)
     kp = fm.sd_k + dl
     cp = fm.sd_c + fm.sd_fric * (1.0 - tanh * tanh) / V_FRICTION + dld
