@@ -8,6 +8,8 @@ the kinematic sweep of large mechanisms (for a square J, M^-1 J^T S^-1 b = J^-1 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .banded import BandedSPD
@@ -63,6 +65,7 @@ class Schur:
         self.pr, self.pc = self.slot_row[bb, i1], self.slot_row[bb, i2]
         self.flat = self.pr * self.n + self.pc
         self.band = BandedSPD(self.n, self.pr, self.pc)
+        self._dense_at: dict[int, np.ndarray] = {}
 
     def blocks(self, jac: np.ndarray) -> np.ndarray:
         """(..., n, E, 6) Jacobian blocks of the rows on each body they touch (I, J, ...)."""
@@ -97,8 +100,10 @@ class Schur:
     def dense(self, vals: np.ndarray) -> np.ndarray:
         """S as a dense (..., n, n) matrix (pairs of rows that share a body repeat: summed)."""
         n2, lead = self.n * self.n, vals.shape[:-1]
-        count = int(np.prod(lead))
-        at = (np.arange(count)[:, None] * n2 + self.flat).reshape(-1)
+        count = math.prod(lead)
+        at = self._dense_at.get(count)
+        if at is None:          # where each entry of each of the count matrices goes, once
+            at = self._dense_at[count] = (np.arange(count)[:, None] * n2 + self.flat).reshape(-1)
         return np.bincount(at, weights=vals.reshape(-1), minlength=count * n2).reshape(lead + (self.n, self.n))
 
     def solve_least_norm(self, vals: np.ndarray, b: np.ndarray, rcond: float) -> np.ndarray:
