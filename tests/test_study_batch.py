@@ -277,11 +277,12 @@ def test_a_failure_inside_the_lockstep_run_becomes_each_variants_own_failure(mon
     assert np.array_equal(out.result(0)._r, again.variant(0).solve(0.2, 24)._r)
 
 
-def test_variants_whose_steps_outgrow_the_frames_leave_the_lockstep_run(monkeypatch):
-    """A run that comes to rest steps past its frames (dense output, analyses/dynamics.py
-    LONG_STEP), which the lockstep run does not do: such a variant leaves the lockstep run
-    when it would, and runs alone; the others go on together.  Each variant then equals its
-    separate run, its steps too."""
+def test_long_steps_and_the_held_pose_inside_the_lockstep_run(monkeypatch):
+    """Runs whose steps outgrow the frames step past them (dense output, analyses/dynamics.py
+    LONG_STEP, within the explicit method's stability: the equations' fastest rate by
+    power iteration), and one that comes to rest holds its pose: all inside the lockstep
+    run, each variant with its own long steps, rate estimates and held frames.  Each
+    variant equals its separate run, its step count and the frame it rests from too."""
     got = []
     real = engine.batch_dynamics
     monkeypatch.setattr(engine, "batch_dynamics",
@@ -291,12 +292,16 @@ def test_variants_whose_steps_outgrow_the_frames_leave_the_lockstep_run(monkeypa
     times = np.arange(240) / 24.0
     res = study.run(times=times)
     assert not res.failures
-    assert len(got) == 1 and [r is None for r in got[0]] == [False, False, True]
+    assert len(got) == 1 and got[0] is not None and all(r is not None for r in got[0])
     for i in range(3):
         alone = study.variant(i).solve(times=times)
         assert res.result(i).steps == alone.steps
         assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
-    assert alone.rest_from is not None and res.result(2).rest_from == alone.rest_from
+        assert _close(res.result(i)._reaction, alone._reaction) <= 1e-9
+        assert _close(res.result(i)._energy, alone._energy) <= 1e-9
+        assert res.result(i).rest_from == alone.rest_from
+    assert res.result(2).rest_from is not None and res.result(0).rest_from is None
+    assert res.result(2).steps < res.result(2).rest_from       # long steps: fewer than frames
 
 
 def test_a_closed_loop_in_motion_stays_in_the_lockstep_run_at_many_frames(monkeypatch):

@@ -27,7 +27,7 @@ closed loop at rest (a moving loop's lined-up positions are found by the cut ste
 below).  The frames inside a long step are its dense output (DOP853's of order 7,
 Hairer-Norsett-Wanner II.6; Radau IIA's collocation polynomial, Hairer-Wanner IV.5), each
 projected onto the constraints like a step end and evaluated for its accelerations and
-reactions, all the frames of a step as one stack (``_frames_inside``).  That costs four
+reactions, all the frames of a step as one stack (``frames_inside``).  That costs four
 right-hand sides a step and a share of one stacked projection and evaluation a frame,
 against a full step of twelve for every frame.  And a mechanism at rest that nothing
 depending on time acts on holds its pose for the frames after (``at_rest``, Result.hold).
@@ -329,7 +329,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         # output frame: projected state, accelerations and multipliers
         if t > t_out + 1e-14 * max(1.0, abs(t_out)):     # within a long step: it and the
             try:                                         # frames after it in that step
-                stored, last = _frames_inside(sysm, stepper, out, times, k, (t_last, t),
+                stored, last = frames_inside(sysm, stepper, out, times, k, (t_last, t),
                                               at_start, progress)
                 if autonomous and stored < len(times) and at_rest(model, *last, tolerance):
                     _hold(out, stored - 1, progress)     # the chunk's last frame is at rest
@@ -449,7 +449,7 @@ def travel(body_length, r0, p0, r1, p1):
                   axis=-1, initial=0.0)
 
 
-def _frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: int,
+def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: int,
                    step: tuple[float, float], at_start: tuple, progress) -> tuple[int, tuple]:
     """Store frames k, k+1, ... that lie within the last step (t0, t1) (at most
     FRAMES_AT_ONCE): the step's dense output there, projected onto the constraints and

@@ -170,26 +170,30 @@ class DOP853(DoPri5):
         err = np.where(np.isfinite(ynew).all(axis=-1) & (e5 < 1e10) & (e3 < 1e10), err, np.inf)
         return ynew, (float(err) if err.ndim == 0 else err)
 
-    def dense(self, theta) -> np.ndarray:
+    def dense(self, theta, row: int | None = None) -> np.ndarray:
         """y at t + theta h (0 <= theta <= 1, or an array of them: (F, n)) within the last
-        step (one state): DOP853's dense output of order 7 (contd8), made on first use from
+        step (one state, or state ``row`` of a stack of them: the coefficients of all made
+        together): DOP853's dense output of order 7 (contd8), made on first use from
         the step's stages and four more right-hand sides (stage 13 at the new point, 14-16),
         then a polynomial:
         y0 + th (d1 + (1-th) (d2 + th (d3 + (1-th) (d4 + th (d5 + (1-th) (d6 + th d7))))))."""
         if self._dense is None:
             t, y, h, K, ynew = self._last
+            hh = np.asarray(h)[..., None]       # (a stack: one h per state)
             X = np.empty((16,) + y.shape)
             X[:12] = K
             for i in range(4):
                 X[12 + i] = self.rhs(t + _C8X[i] * h,
-                                     y + h * _combine(_A8X[i, :12 + i], X[:12 + i]))
+                                     y + hh * _combine(_A8X[i, :12 + i], X[:12 + i]))
             dy = ynew - y
-            d2 = h * X[0] - dy
+            d2 = hh * X[0] - dy
             coef = np.empty((7,) + y.shape)
-            coef[0], coef[1], coef[2] = dy, d2, dy - h * X[12] - d2
-            coef[3:] = h * (_D8 @ X.reshape(16, -1)).reshape((4,) + y.shape)
+            coef[0], coef[1], coef[2] = dy, d2, dy - hh * X[12] - d2
+            coef[3:] = hh * (_D8 @ X.reshape(16, -1)).reshape((4,) + y.shape)
             self._dense = (y, coef)
         y0, c = self._dense
+        if row is not None:                     # one state of a stack
+            y0, c = y0[row], c[:, row]
         th = np.asarray(theta, dtype=float)[..., None]     # several thetas: (F, n)
         th1 = 1.0 - th
         acc = c[6]

@@ -325,14 +325,26 @@ def spectral_radius(apply, n: int, iterations: int = 60) -> float:
     """Spectral radius of a linear map (``apply``: x -> A x on R^n) by power iteration from a
     fixed random start, the growth averaged over the last 2/3 of the iterations (a complex
     pair does not settle on one direction; its norm grows like |lambda|^k)."""
+    return float(spectral_radii(lambda X: apply(X[0])[None], 1, n, iterations)[0])
+
+
+def spectral_radii(apply, count: int, n: int, iterations: int = 60) -> np.ndarray:
+    """spectral_radius of ``count`` linear maps at once (``apply``: X (count, n) -> each
+    row's map applied to that row, e.g. a design study's variants), one per map (count,),
+    each from the same start: 0 for a map that gives 0, inf for one that overflows."""
     x = np.random.default_rng(0).normal(size=n)
-    x /= np.linalg.norm(x)
-    logs = []
-    for _ in range(iterations):
-        y = apply(x)
-        g = float(np.linalg.norm(y))
-        if g == 0.0 or not np.isfinite(g):
-            return 0.0 if g == 0.0 else np.inf
-        logs.append(np.log(g))
-        x = y / g
-    return float(np.exp(np.mean(logs[iterations // 3:])))
+    X = np.tile(x / np.linalg.norm(x), (count, 1))
+    logs = np.zeros((iterations, count))
+    zero = np.zeros(count, dtype=bool)
+    bad = np.zeros(count, dtype=bool)
+    for k in range(iterations):
+        Y = apply(X)
+        g = np.linalg.norm(Y, axis=-1)
+        zero |= ~bad & (g == 0.0)
+        bad |= ~zero & ~np.isfinite(g)
+        ok = ~zero & ~bad
+        logs[k] = np.log(np.where(ok, g, 1.0))
+        X = np.where(ok[:, None], Y / np.where(ok, g, 1.0)[:, None], X)
+    rate = np.exp(np.mean(logs[iterations // 3:], axis=0))
+    return np.where(zero, 0.0, np.where(bad, np.inf, rate))
+

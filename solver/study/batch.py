@@ -14,10 +14,13 @@ variant takes exactly the steps its separate run takes and its Result equals tha
 rounding.  It covers the common case (Dormand-Prince 8(5,3), no stops, friction,
 couplers or curve joints, the same motion and force functions in every variant); anything
 else, and a projection that fails, returns None, and the caller runs the variants one by
-one, where each gets its own full treatment and its own error message.  A variant that
-meets what its separate run handles specially (a singular position, a step that collapses,
-steps that would outgrow its frames, rest) leaves the lockstep run there (``_Group.keep``)
-and runs alone; the others go on.
+one, where each gets its own full treatment and its own error message.  Long steps past
+the frames (an open tree, or a closed loop at rest) are taken as the separate run takes
+them: the stability bound from each variant's own rate estimates (power iteration on the
+stacked equations, ``spectral_radii``), the frames inside from the stepper's dense output
+of that variant's row, stored by the separate run's own ``frames_inside``; a variant at
+rest holds its pose.  A variant at a singular position or whose step collapses leaves the
+lockstep run there (``_Group.keep``) and runs alone; the others go on.
 """
 from __future__ import annotations
 
@@ -26,13 +29,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.dynamics import (LONG_STEP, REST, SINGULAR_STEP, at_rest_many, choose_method,
-                                 free_singular, initial_step, long_proposal, travel)
+from ..analyses.dynamics import (LONG_STEP, RATE_EVERY, REST, SINGULAR_STEP, STABLE, at_rest,
+                                 at_rest_many, choose_method, frames_inside, free_singular,
+                                 initial_step, long_proposal, travel)
 from ..analyses.equations import Equations
 from ..analyses.structure import Structure, open_tree
 from ..base.errors import SolverCancelled
 from ..integrators.control import StandardControl
 from ..integrators.explicit import DOP853, DOP853_BELOW
+from ..integrators.implicit import spectral_radii
 from ..kernels.constraints import body_arrays
 from ..kernels.forces import inertia_world
 from ..model.compile import Model
@@ -121,6 +126,16 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
                                forces=pick(stacked.forces, base.forces))
 
 
+class _Row:
+    """Row i of a stacked stepper's dense output, as frames_inside reads a stepper."""
+
+    def __init__(self, stepper: DOP853, i: int) -> None:
+        self.stepper, self.i = stepper, i
+
+    def dense(self, theta):
+        return self.stepper.dense(theta, row=self.i)
+
+
 class _Fallback(Exception):
     """The batch meets something its separate runs handle specially."""
 
@@ -158,6 +173,7 @@ class _Group:
                              self.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 3)),
                              np.full(V, np.inf))
         self.stepper = DOP853(eq.rhs)                   # steps every variant with its own h
+        self._alone: dict[int, Equations] = getattr(self, "_alone", {})   # one variant's own
         if not hasattr(self, "frames"):
             self.frames = _Frames(eq, outs, self.F)
         else:
@@ -171,6 +187,30 @@ class _Group:
         self.frames.keep(mask)
         self._build([m for m, k in zip(self.models, mask) if k], self.frames.outs,
                     self.eq.ts_ref[mask])
+
+    def inside(self, i: int, t0: float, t1: float, k: int, times: np.ndarray,
+               tolerance: float, autonomous: bool) -> int:
+        """Variant i's frames k, k+1, ... within its last step (t0, t1) stored as its
+        separate run stores them (dynamics.frames_inside, on its own model, from the
+        stepper's dense output of that row) and, nothing depending on time, its pose held
+        from the first that rests; returns its next frame (F when held)."""
+        model = self.models[i]
+        sysm = self._alone.get(id(model))
+        if sysm is None:
+            sysm = self._alone[id(model)] = Equations(model, self.st)
+        sysm.ts_ref = self.eq.ts_ref[i].copy()
+        self.frames.flush(i, k)
+        out = self.frames.outs[i]
+        stepper = _Row(self.stepper, i)
+        F = len(times)
+        while k < F and times[k] < t1 - 1e-14 * max(1.0, abs(t1)):
+            k, last = frames_inside(sysm, stepper, out, times, k, (t0, t1),
+                                     (None, sysm.ts_ref), None)
+            if autonomous and k < F and at_rest(model, *last, tolerance):
+                out.hold(k - 1)
+                k = F
+        self.frames.base[i] = k
+        return k
 
     def project(self, t, r, p, v, w, todo: np.ndarray):
         """Positions onto Phi = 0, then velocities onto J v = nu, for the variants
@@ -215,6 +255,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             return np.where(np.isfinite(x), x, 1e10)
 
         frame = float(np.max(np.diff(times))) if F > 1 else 1.0
+        t_end = float(times[-1])
         k = np.zeros(V, dtype=int)                     # each variant's next output frame
         h = np.full(V, np.nan)
         grow = np.zeros(V)                             # the proposal after the last accepted step
@@ -223,6 +264,10 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         work = np.zeros(V)
         tree = open_tree(models[0])
         still = np.zeros(V, dtype=bool)      # a closed loop's last step moved no part (REST)
+        # long steps past the frames, as analyses/dynamics.py takes them: the step is long,
+        # the equations' fastest rate (its estimate's age, the steps to the next estimate)
+        long = np.zeros(V, dtype=bool)
+        rate, rate_age, rate_wait = np.zeros(V), np.full(V, RATE_EVERY), np.full(V, RATE_EVERY)
         while True:
             eq = g.eq
             # one evaluation serves the frames reached here and the steps that start here
@@ -233,33 +278,48 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             leave = np.zeros(len(t), dtype=bool)
             if at.any():
                 g.frames.take(at, k, t, r, p, v, w, work, parts)
-                if autonomous:    # a separate run holds the pose of a mechanism at rest
-                    leave = at & (k + 1 < F) & at_rest_many(g.L, g.body_length, v, w, parts[0],
-                                                       tolerance)
+                held = np.zeros(len(t), dtype=bool)
+                if autonomous:    # at rest: the later frames hold this pose (dynamics._hold)
+                    held = at & (k + 1 < F) & at_rest_many(g.L, g.body_length, v, w, parts[0],
+                                                           tolerance)
                 slowest = int(k.min())
                 k = k + at
+                for i in np.flatnonzero(held):
+                    g.frames.flush(i, int(k[i]))
+                    g.frames.outs[i].hold(int(k[i]) - 1)
+                    k[i] = F
                 if progress is not None and k.min() > slowest \
                         and progress(len(k) * int(k.min()) // F) is False:
                     raise SolverCancelled("design study cancelled", float(t.min()))
                 t_out = times[np.minimum(k, F - 1)]
             live = k < F
-            # a separate run may step past its frames (dense output: an open tree, or a
-            # closed loop at rest, analyses/dynamics.py)
-            leave |= (live & np.isnan(retry) & (grow >= LONG_STEP * frame) & (grow > t_out - t)
-                      & (tree | still))
-            if leave.any():
-                g.keep(~leave)
-                t, r, p, v, w, k, h, grow, retry, work, still = (
-                    x[~leave] for x in (t, r, p, v, w, k, h, grow, retry, work, still))
-                continue
             if not live.any():
                 break
             new = np.isnan(h)
             if new.any():
                 h = np.where(new, [initial_step(f0[i], y[i], g.scale[i], rtol, times) if new[i]
                                    else 0.0 for i in range(len(t))], h)
-            hs = np.where(np.isnan(retry), np.minimum(h, t_out - t), retry)
+            # a new step (not a retry) is cut to the next frame, or runs past it when the
+            # steps outgrow the frames, within the explicit method's stability
+            fresh = live & np.isnan(retry)
+            cand = fresh & (tree | still) & (grow >= LONG_STEP * frame) & (grow > t_out - t)
+            due = cand & (rate_age >= rate_wait)
+            if due.any():
+                eps = 1e-7 * np.maximum(1.0, np.max(np.abs(y[:, :-1]), axis=-1))[:, None]
+                est = spectral_radii(lambda X: (eq.rhs(t, y + eps * X) - f0) / eps, len(t),
+                                     y.shape[-1], 30)
+                rate, rate_age = np.where(due, est, rate), np.where(due, 0, rate_age)
+                short = STABLE / np.maximum(rate, 1e-300) < LONG_STEP * frame
+                rate_wait = np.where(due, np.where(short, np.minimum(2 * rate_wait,
+                                                                      64 * RATE_EVERY),
+                                                   RATE_EVERY), rate_wait)
+            bound = STABLE / np.maximum(rate, 1e-300)
+            long = np.where(fresh, cand & (np.minimum(grow, bound) >= LONG_STEP * frame), long)
+            hs = np.where(long, np.minimum(np.minimum(grow, t_end - t), bound),
+                          np.minimum(h, t_out - t))
+            hs = np.where(np.isnan(retry), hs, retry)
             hs = np.where(live, hs, h)                 # finished variants: any valid step
+            rate_age = rate_age + fresh
             ynew, err = g.stepper.step(t, y, f0, hs, norm)
             ok = live & (err <= 1.0)
             bad = live & ~ok
@@ -272,26 +332,33 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                         g.models[i], st, r[i], p[i]))
                 if leave.any():        # (the others take this step again, as they were)
                     g.keep(~leave)
-                    t, r, p, v, w, k, h, grow, retry, work, still = (
-                        x[~leave] for x in (t, r, p, v, w, k, h, grow, retry, work, still))
+                    (t, r, p, v, w, k, h, grow, retry, work, still, long, rate, rate_age,
+                     rate_wait) = (x[~leave] for x in (t, r, p, v, w, k, h, grow, retry, work,
+                                                       still, long, rate, rate_age, rate_wait))
                     continue
             if not ok.any():
                 continue
             fac = np.where(err > 0, 0.9 * np.where(ok, err, 1.0) ** control.expo, 5.0)
             h_next = hs * np.minimum(5.0, np.maximum(0.2, fac))
-            h = np.where(ok & ((hs == h) | (h_next < h)), h_next, h)
+            h = np.where(ok & (long | (hs == h) | (h_next < h)), h_next, h)
             grow = np.where(ok, long_proposal(hs, err, control.expo), grow)
             r1, p1, v1, w1, work1 = eq.unpack(ynew)
             r1, p1, v1, w1 = g.project(t + hs, r1, p1, v1, w1, ok)
             sel = ok[:, None, None]
             if not tree:     # as analyses/dynamics.py: no part moved by REST of the size
                 still = np.where(ok, travel(g.body_length, r, p, r1, p1) <= REST * g.L, still)
+            t0 = t
             r, p = np.where(sel, r1, r), np.where(sel, p1, p)
             v, w = np.where(sel, v1, v), np.where(sel, w1, w)
             t, work = np.where(ok, t + hs, t), np.where(ok, work1, work)
             retry = np.where(ok, np.nan, retry)
             for i in np.flatnonzero(ok):
                 g.frames.outs[i].steps += 1
+            # frames within a long step: its dense output there (dynamics.frames_inside)
+            t_out = times[np.minimum(k, F - 1)]
+            past = ok & (k < F) & (t > t_out + 1e-14 * np.maximum(1.0, np.abs(t_out)))
+            for i in np.flatnonzero(past):
+                k[i] = g.inside(i, t0[i], t[i], int(k[i]), times, tolerance, autonomous)
             if eq.ts_ref.shape[1]:
                 ang = eq.accelerations(t, r, p, v, w)[2].ts_angle
                 eq.ts_ref = np.where(ok[:, None], ang, eq.ts_ref)
@@ -345,8 +412,16 @@ class _Frames:
         self.lam[i, kk], self.jac[i, kk] = lam[i], jac[i]
         self.energy[i, kk] = np.stack([np.broadcast_to(fe.potential, t.shape), power, work], -1)[i]
         for j in i[(kk == self.C - 1) | (k[i] == self.F - 1)]:     # a full buffer, the end
-            self._store(int(j), int(k[j]) - int(self.base[j]) + 1)
-            self.base[j] += self.C
+            self.flush(int(j), int(k[j]) + 1)
+
+    def flush(self, i: int, upto: int) -> None:
+        """Store variant i's buffered frames before frame ``upto`` into its Result; its
+        buffer then starts at frame ``upto`` (frames a long step stored directly, a held
+        pose)."""
+        n = upto - int(self.base[i])
+        if n > 0:
+            self._store(i, n)
+        self.base[i] = upto
 
     def _store(self, i: int, n: int) -> None:
         o, X = self.outs[i], self.state[i, :n]
