@@ -228,7 +228,14 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
     slowest variant passes each output frame; returning False stops the run
     (SolverCancelled)."""
     rtol = tolerance * 1e-1
-    if stack_models(models) is None or rtol > DOP853_BELOW or method == "implicit":
+    if rtol > DOP853_BELOW or method == "implicit":
+        return None
+    outs = [Result.empty(m, times, "dynamic") for m in models]
+    for o in outs:
+        o.method = DOP853.name
+    try:
+        g = _Group(models, st, outs, len(times))
+    except _Fallback:                               # not only numbers differ
         return None
     V, F = len(models), len(times)
     t = np.full(V, float(times[0]))
@@ -240,11 +247,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         if not m.forces.empty and choose_method(Equations(m, st), t[0], s.r, s.p, s.v, s.w,
                                                 method) != "explicit":
             return None
-    outs = [Result.empty(m, times, "dynamic") for m in models]
-    for o in outs:
-        o.method = DOP853.name
     try:
-        g = _Group(models, st, outs, F)
         r, p, v, w = g.project(t, r, p, v, w, np.ones(V, dtype=bool))
         control = StandardControl(DOP853.order)
 
