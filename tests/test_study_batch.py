@@ -342,3 +342,31 @@ def test_frames_that_converge_slowly_iterate_alone_and_equal_their_sweeps(monkey
         assert np.abs(res.result(i)._r - alone._r).max() <= 1e-10
         assert _close(res.result(i)._reaction, alone._reaction) <= 1e-9
 
+
+def test_a_swept_mechanism_with_springs_runs_as_one_and_equals_its_sweeps(monkeypatch):
+    """A driven slider-crank whose slider is held by a spring-damper to the ground and whose
+    crank turns against a torsion spring (past half a turn, so the spring's angle must
+    stay on its turn from frame to frame): the motor torque against the spring rates.  The
+    variants sweep as one (the springs a frame at a time for all of them) and each equals
+    its own sweep: poses, efforts, reactions and energies with the springs' potential."""
+    got = []
+    real = engine.batch_sweep
+    monkeypatch.setattr(engine, "batch_sweep", lambda *a: got.append(real(*a)) or got[-1])
+    m = slider_crank(variant="RSUP")
+    m.add_marker("anchor", "ground", position=(0.6, 0.0, 0.0))
+    m.add_spring_damper("return", "slider_B", "anchor", stiffness=200.0, damping=3.0,
+                        free_length=0.15)
+    m.add_torsion_spring("coil", "crank_pin", stiffness=0.4, damping=0.01)
+    study = Study(m, grid({"return.stiffness": [100.0, 400.0], "coil.stiffness": [0.2, 0.8]}))
+    res = study.run(duration=1.0, fps=48)
+    assert not res.failures and len(got) == 1 and all(r is not None for r in got[0])
+    for i in range(4):
+        alone = study.variant(i).solve(1.0, 48)
+        got_i = res.result(i)
+        assert np.abs(got_i._r - alone._r).max() <= 1e-10
+        assert _close(got_i.effort("drive"), alone.effort("drive")) <= 1e-9
+        assert _close(got_i._reaction, alone._reaction) <= 1e-9
+        assert _close(got_i._energy, alone._energy) <= 1e-9
+    # the springs matter: the stiffer pair needs a different torque
+    assert _close(res.result(3).effort("drive"), res.result(0).effort("drive")) > 0.1
+

@@ -238,7 +238,7 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
         _scatter(Q, b, np.concatenate([F, cross(s, F) + Tq], axis=-1))
         vp = v[..., b, :] + cross(w[..., b, :], s)
         pnc = pnc + np.sum(_dot(F, vp) + _dot(Tq, w[..., b, :]), axis=-1)
-    if not np.ndim(t):
+    if not np.ndim(pnc):
         pnc = float(pnc)
     return ForceEval(Q, pnc, L, fsd, th, T, fm)
 

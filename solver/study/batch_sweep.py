@@ -10,8 +10,10 @@ first frame where any variant has not converged or leaves its smooth prediction,
 single sweep cuts its own; each variant's frames are the solutions of the same equations to
 the same tolerance, so its Result equals its separate sweep to Newton's tolerance.
 
-It covers the common case (dense J: up to MIN_BANDED kept rows, no redundant rows, no
-force elements, stops, friction, couplers or curve joints); anything else returns None, and
+It covers the common case (dense J: up to MIN_BANDED kept rows, no redundant rows, stops,
+friction, couplers, curve joints, actuators or applied loads; spring-dampers and torsion
+springs are evaluated a frame at a time for all variants, as sweep.py evaluates them a
+frame at a time); anything else returns None, and
 the caller sweeps the variants one by one, where each gets its own full treatment and error
 message.  A variant that cannot solve a frame (a lock-up, a singular position: a study of
 a range often reaches past what the mechanism can do) leaves the batch there, and the
@@ -30,7 +32,7 @@ from ..base.errors import SolverCancelled
 from ..analyses.sweep import BLOCK_MAX, motion_table, next_block, smooth_prefix
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
-from ..kernels.forces import body_loads
+from ..kernels.forces import body_loads, evaluate_forces
 from ..model.compile import Model
 from ..model.results import Result, ResultStack
 from ..model.state import State
@@ -60,7 +62,7 @@ def batch_sweep(models: list[Model], st: Structure, starts: list[State],
     False stops the sweep (SolverCancelled)."""
     m0 = models[0]
     keep = st.keep
-    if (st.redundant.size or len(keep) > MIN_BANDED or not m0.forces.empty
+    if (st.redundant.size or len(keep) > MIN_BANDED
             or len(keep) != 6 * m0.nb):
         return None
     sm = stack_models(models, axes=1)
@@ -86,6 +88,10 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     blen = np.stack([m.body_length for m in models])                           # (V, nb)
     outs = ResultStack(models, times)
     results = list(outs.results)
+    # the force elements' numbers with a variant axis only (V, ...): evaluated a frame at a
+    # time, each variant's torsion springs on the turns of its frame before
+    fmv = None if models[0].forces.empty else stack_models(models).forces
+    ts_ref = np.zeros((V, len(models[0].forces.ts_names)))
 
     def take(vi):        # the variants of the batch's entries vi
         return take_variants(sm, models[alive[0]], vi)
@@ -136,7 +142,10 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             if sm is None:
                 raise _Fail("the variants left do not stack")
             V = len(alive)
-            rs, cw, L, blen, r0, p0 = (x[solved] for x in (rs, cw, L, blen, r0, p0))
+            rs, cw, L, blen, r0, p0, ts_ref = (x[solved] for x in (rs, cw, L, blen, r0, p0,
+                                                                    ts_ref))
+            if fmv is not None:
+                fmv = stack_models([models[i] for i in alive]).forces
             if prev is not None:
                 prev = prev[:1] + tuple(x[solved] for x in prev[1:])
             outs.keep(solved)
@@ -162,16 +171,23 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
                 m = m2
                 ks, R, P, jac, A, Jinv, f = ks[:m], R[:, :m], P[:, :m], jac[:, :m], A[:, :m], Jinv[:, :m], f[:, :m]
                 Vv, W, Ac, Al = Vv[:, :m], W[:, :m], Ac[:, :m], Al[:, :m]
-                Ag, wg = Ag[:, :m], wg[:, :m]
+                rg, Ag, vg, wg = rg[:, :m], Ag[:, :m], vg[:, :m], wg[:, :m]
         # inverse dynamics: J^T lambda = Q - M a
         Q, Iw = body_loads(sm, Ag, wg)
+        pot, pnc = np.zeros((V, m)), np.zeros((V, m))
+        if fmv is not None:      # force elements frame by frame, as sweep.py (torsion turns)
+            for j in range(m):
+                fe = evaluate_forces(fmv, float(times[ks[j]]), rg[:, j], Ag[:, j], vg[:, j],
+                                     wg[:, j], ts_ref)
+                Q[:, j] += fe.Q[..., :nb, :]
+                pot[:, j], pnc[:, j], ts_ref = fe.potential, fe.power_nc, fe.ts_angle
         Ma = np.concatenate([sm.body_mass[..., None] * Ac, (Iw @ Al[..., None])[..., 0]], -1)
         lam = np.zeros((V, m, nc))
         lam[..., keep] = (np.swapaxes(Jinv, -1, -2) @ (Q - Ma).reshape(V, m, -1, 1))[..., 0]
-        power = -(lam[..., mrows] * f[..., mix, 1]).sum(axis=-1)
+        power = pnc - (lam[..., mrows] * f[..., mix, 1]).sum(axis=-1)
         block = slice(int(ks[0]), int(ks[-1]) + 1)
         outs.store(block, State(times[ks], R, P, Vv, W, Ac, Al), lam, jac)
-        outs.store_energy(block, Iw, 0.0, power)
+        outs.store_energy(block, Iw, pot, power)
         if m > 1:
             dt, a0, al0 = times[ks[-1]] - times[ks[-2]], Ac[:, -2], Al[:, -2]
         elif prev is not None:
