@@ -370,3 +370,41 @@ def test_a_swept_mechanism_with_springs_runs_as_one_and_equals_its_sweeps(monkey
     # the springs matter: the stiffer pair needs a different torque
     assert _close(res.result(3).effort("drive"), res.result(0).effort("drive")) > 0.1
 
+
+def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch):
+    """An applied force given by an expression of t, the same in every variant: the
+    batched sweep (a press on a slider-crank's slider: the motor torque) and the lockstep
+    dynamics (a pushed pendulum) take it, each variant equal to its own run.  A study that
+    varies the force's own constant evaluates different functions per variant: it runs one
+    by one, and still equals each run."""
+    got = {}
+    for name in ("batch_sweep", "batch_dynamics"):
+        real = getattr(engine, name)
+
+        def spy(*a, _real=real, _name=name, **kw):
+            got.setdefault(_name, []).append(_real(*a, **kw))
+            return got[_name][-1]
+        monkeypatch.setattr(engine, name, spy)
+    m = slider_crank(variant="RSUP")
+    m.add_force("press", "slider_B", force=("-40*sin(2*pi*t)", "0", "0"))
+    study = Study(m, grid({"slider.mass": [0.5, 2.0], "crank_A.position.x": [0.08, 0.12]}))
+    res = study.run(duration=1.0, fps=48)
+    assert all(r is not None for r in got["batch_sweep"][0]) and not res.failures
+    for i in range(4):
+        alone = study.variant(i).solve(1.0, 48)
+        assert _close(res.result(i).effort("drive"), alone.effort("drive")) <= 1e-9
+        assert _close(res.result(i)._energy, alone._energy) <= 1e-9
+    p = sprung_pendulum()
+    p.add_force("push", "tip", force=("0", "F*cos(4*t)", "0"), constants={"F": 3.0})
+    times = np.arange(72) / 24.0
+    for vary, together in (({"rod.mass": [1.0, 2.0]}, True), ({"push.F": [1.0, 3.0]}, False)):
+        got.clear()
+        study = Study(p, grid(vary))
+        res = study.run(times=times)
+        assert (got["batch_dynamics"][0] is not None) == together and not res.failures
+        for i in range(2):
+            alone = study.variant(i).solve(times=times)
+            assert res.result(i).steps == alone.steps
+            assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
+            assert _close(res.result(i)._energy, alone._energy) <= 1e-9
+

@@ -184,8 +184,9 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
 def _loads(fm: ForceModel, t: float, A) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(F, T, s) (n, 3) each: every applied load's force and torque in world axes (turned
     by the marker's axes when given in them) and its point's arm from the centre of mass."""
-    if np.ndim(t):          # (S, n, 6) for S times
-        vals = np.array([[[f.value(tk) for f in funcs] for funcs in fm.ld_funcs] for tk in t])
+    if np.ndim(t):          # (S, n, 6) for S times: each function on all of them at once
+        vals = np.stack([np.stack([f.table(t)[:, 0] for f in funcs], -1)
+                         for funcs in fm.ld_funcs], -2)
     else:                   # (n, 6)
         vals = np.array([[f.value(t) for f in funcs] for funcs in fm.ld_funcs])
     Ab = A[..., fm.ld_body, :, :]

@@ -75,6 +75,20 @@ def _stack_fields(objs: list, skip: tuple = (), axes: int = 0) -> dict | None:
     return out
 
 
+def _same_functions(lists: list[list]) -> bool:
+    """Every list holds the same functions in the same places: the same objects, or the
+    same expression with the same constants (what pickles them)."""
+    def key(fn):
+        try:
+            return repr(fn.__reduce__())
+        except TypeError:          # a Python callable: the same object only
+            return id(fn)
+    first = [key(fn) for fn in lists[0]]
+    return all(len(fs) == len(first) and all(f is g or key(f) == k
+                                             for f, g, k in zip(fs, lists[0], first))
+               for fs in lists[1:])
+
+
 def stack_models(models: list[Model], axes: int = 0) -> Model | None:
     """One Model whose numbers that differ between ``models`` carry a leading variant axis
     (V, ...), for the equations of all variants at once (``axes`` more axes of length one
@@ -84,12 +98,12 @@ def stack_models(models: list[Model], axes: int = 0) -> Model | None:
     if any(m.limits is not None or m.frictions is not None or m.couplers is not None
            or m.curves is not None for m in models):
         return None
-    # the functions of motions and forces: the same expressions and constants in all
-    if len({repr(getattr(fn, "__reduce__", lambda: fn)()) for m in models
-            for fn in m.motion_functions}) > len(m0.motion_functions):
+    # the functions of motions and applied loads: the same expressions and constants in all
+    if not (_same_functions([m.motion_functions for m in models])
+            and _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])):
         return None
     fm0 = m0.forces
-    if fm0.ld_names or any(a is not None for a in list(fm0.sd_act) + list(fm0.ts_act)):
+    if any(a is not None for a in list(fm0.sd_act) + list(fm0.ts_act)):
         return None
     top = _stack_fields(models, ("plan", "forces") + _SHARED_OK, axes)
     forces = _stack_fields([m.forces for m in models], ("sd_act", "ts_act", "ld_funcs"), axes)
@@ -262,7 +276,8 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         k = np.zeros(V, dtype=int)                     # each variant's next output frame
         h = np.full(V, np.nan)
         grow = np.zeros(V)                             # the proposal after the last accepted step
-        autonomous = not g.stacked.motion_functions    # (loads and actuators never batch)
+        fs = g.stacked.forces                          # (actuators never batch)
+        autonomous = not g.stacked.motion_functions and not fs.ld_names
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
         tree = open_tree(models[0])
