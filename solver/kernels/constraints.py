@@ -41,15 +41,16 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # rows of phi, the Jacobian blocks (if asked) and quad (if velocities are given) into the
 # views it is passed.  Leading axes of r, A, v, w (frames) are carried through.
 
-def joint_angle(xi: np.ndarray, xj: np.ndarray, yj: np.ndarray):
+def joint_angle(xi: np.ndarray, xy: np.ndarray):
     """The joint angle of x_I from x_J about z_J, theta = atan2(x_I . y_J, x_I . x_J), as
     motions and torsion springs use it (design.md "Conventions"), and its gradient
-    g = dtheta/dpi_I = -dtheta/dpi_J in world axes.  Returns (theta, g, c, s, rho, gc, gs)
-    with c = x_I . x_J, s = x_I . y_J, rho = c^2 + s^2 and gc, gs their gradients in pi_I,
+    g = dtheta/dpi_I = -dtheta/dpi_J in world axes; xi (..., n, 3), xy (..., 2, n, 3): x_J
+    and y_J (one product each for both).  Returns (theta, g, c, s, rho, gc, gs) with
+    c = x_I . x_J, s = x_I . y_J, rho = c^2 + s^2 and gc, gs their gradients in pi_I,
     which the second derivative needs."""
-    xy = np.stack(np.broadcast_arrays(xj, yj))              # x_J and y_J: one product each
-    cs, gcs = (xi * xy) @ _ONES3, cross(xi, xy)            # gc, gs = d c, d s / d pi_I
-    c, s, gc, gs = cs[0], cs[1], gcs[0], gcs[1]
+    x = xi[..., None, :, :]
+    cs, gcs = (x * xy) @ _ONES3, cross(x, xy)              # gc, gs = d c, d s / d pi_I
+    c, s, gc, gs = cs[..., 0, :], cs[..., 1, :], gcs[..., 0, :, :], gcs[..., 1, :, :]
     rho = c * c + s * s
     g = (c[..., None] * gs - s[..., None] * gc) / rho[..., None]
     return np.arctan2(s, c), g, c, s, rho, gc, gs
@@ -169,8 +170,8 @@ def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """A motion's angle row: the joint angle of x_I from x_J about z_J (joint_angle;
     vectors x_I, x_J, y_J: VECTORS "iab")."""
     U = _turned(g, A, U)
-    xi, xj, yj = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :]
-    theta, grad, c, sn, rho, gc, gs = joint_angle(xi, xj, yj)
+    xi = U[..., 0, :, :]
+    theta, grad, c, sn, rho, gc, gs = joint_angle(xi, U[..., 1:3, :, :])      # x_J, y_J
     phi[...] = theta
     if jac is not None:
         jac[..., 3:6] = grad

@@ -172,7 +172,7 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
     vecs = _fixed(fm, "ts_vecs", lambda: _stacked(fm.ts_xi, fm.ts_xj, fm.ts_yj)[..., None])
     X = (A[..., ends, :, :] @ vecs)[..., 0]
     xi, xj, yj = X[..., :n, :], X[..., n:2 * n, :], X[..., 2 * n:, :]
-    angle = joint_angle(xi, xj, yj)
+    angle = joint_angle(xi, X[..., n:, :].reshape(X.shape[:-2] + (2, n, 3)))   # x_J, y_J
     raw, g = angle[:2]
     th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
     thd = ((w[..., bi, :] - w[..., bj, :]) * g) @ _ONES3
