@@ -408,3 +408,35 @@ def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch)
             assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
             assert _close(res.result(i)._energy, alone._energy) <= 1e-9
 
+
+def test_spring_actuators_shared_by_the_variants_run_as_one(monkeypatch):
+    """A spring-damper with a text actuator (a force law of time, length and speed), the
+    same in every variant: the lockstep run evaluates it for each variant's own state and
+    time, each variant equal to its separate run; varying the actuator's own constant
+    gives each variant another function: those run one by one, still equal."""
+    got = []
+    real = engine.batch_dynamics
+    monkeypatch.setattr(engine, "batch_dynamics",
+                        lambda *a, **kw: got.append(real(*a, **kw)) or got[-1])
+    m = Mechanism(gravity=(0.0, -9.81, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("rod", mass=2.0, inertia=rod_inertia(2.0, 0.8), center_of_mass=(0.4, 0.0, 0.0))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "ground", position=(0.5, 0.6, 0.0))
+    m.add_marker("hinge", "rod")
+    m.add_marker("tip", "rod", position=(0.8, 0.0, 0.0))
+    m.add_joint("pin", "revolute", "hinge", "O")
+    m.add_spring_damper("cord", "tip", "A", stiffness=30.0, damping=0.5, free_length=0.5,
+                        actuator="F*sin(3*t)*(1 + speed)", constants={"F": 2.0})
+    times = np.arange(48) / 24.0
+    for vary, together in (({"rod.mass": [1.0, 2.5]}, True), ({"cord.F": [1.0, 4.0]}, False)):
+        got.clear()
+        study = Study(m, grid(vary))
+        res = study.run(times=times)
+        assert (got[0] is not None) == together and not res.failures
+        for i in range(2):
+            alone = study.variant(i).solve(times=times)
+            assert res.result(i).steps == alone.steps
+            assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
+            assert _close(res.result(i)._energy, alone._energy) <= 1e-9
+

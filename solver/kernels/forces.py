@@ -143,8 +143,11 @@ def _law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, x
         if act is None:
             continue
         what = f"{kind} {names[i]!r}"
-        if np.ndim(t):      # one leading axis of states, one time each
-            nc[:, i] += [_actuator(act, what, tk, xk, xdk) for tk, xk, xdk in zip(t, x[:, i], xd[:, i])]
+        if np.ndim(x) > 1:  # leading axes of states (stages, a study's variants), a time each
+            ts = np.broadcast_to(t, x.shape[:-1]).reshape(-1)
+            nc[..., i] += np.reshape([_actuator(act, what, tk, xk, xdk) for tk, xk, xdk in
+                                      zip(ts, x[..., i].reshape(-1), xd[..., i].reshape(-1))],
+                                     x.shape[:-1])
         else:
             nc[i] += _actuator(act, what, t, x[i], xd[i])
     return tanh, nc, k * (x - x0) + pre + nc

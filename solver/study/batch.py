@@ -79,6 +79,8 @@ def _same_functions(lists: list[list]) -> bool:
     """Every list holds the same functions in the same places: the same objects, or the
     same expression with the same constants (what pickles them)."""
     def key(fn):
+        if fn is None:
+            return None
         try:
             return repr(fn.__reduce__())
         except TypeError:          # a Python callable: the same object only
@@ -98,13 +100,14 @@ def stack_models(models: list[Model], axes: int = 0) -> Model | None:
     if any(m.limits is not None or m.frictions is not None or m.couplers is not None
            or m.curves is not None for m in models):
         return None
-    # the functions of motions and applied loads: the same expressions and constants in all
+    # the functions of motions, applied loads and actuators: the same expressions and
+    # constants in all
     if not (_same_functions([m.motion_functions for m in models])
-            and _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])):
+            and _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
+            and _same_functions([list(m.forces.sd_act) + list(m.forces.ts_act)
+                                 for m in models])):
         return None
     fm0 = m0.forces
-    if any(a is not None for a in list(fm0.sd_act) + list(fm0.ts_act)):
-        return None
     top = _stack_fields(models, ("plan", "forces") + _SHARED_OK, axes)
     forces = _stack_fields([m.forces for m in models], ("sd_act", "ts_act", "ld_funcs"), axes)
     if top is None or forces is None:
@@ -276,8 +279,9 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         k = np.zeros(V, dtype=int)                     # each variant's next output frame
         h = np.full(V, np.nan)
         grow = np.zeros(V)                             # the proposal after the last accepted step
-        fs = g.stacked.forces                          # (actuators never batch)
-        autonomous = not g.stacked.motion_functions and not fs.ld_names
+        fs = g.stacked.forces           # nothing that depends on time: rest holds (dynamics)
+        autonomous = (not g.stacked.motion_functions and not fs.ld_names
+                      and all(a is None for a in list(fs.sd_act) + list(fs.ts_act)))
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
         tree = open_tree(models[0])

@@ -11,9 +11,10 @@ single sweep cuts its own; each variant's frames are the solutions of the same e
 the same tolerance, so its Result equals its separate sweep to Newton's tolerance.
 
 It covers the common case (dense J: up to MIN_BANDED kept rows, no redundant rows, stops,
-friction, couplers, curve joints, actuators or applied loads; spring-dampers and torsion
-springs are evaluated a frame at a time for all variants, as sweep.py evaluates them a
-frame at a time); anything else returns None, and
+friction, couplers or curve joints; spring-dampers, torsion springs and applied loads are
+evaluated a frame at a time for all variants, as sweep.py evaluates them a frame at a time,
+when their expressions are the same in all: study/batch.py stack_models); anything else
+returns None, and
 the caller sweeps the variants one by one, where each gets its own full treatment and error
 message.  A variant that cannot solve a frame (a lock-up, a singular position: a study of
 a range often reaches past what the mechanism can do) leaves the batch there, and the
