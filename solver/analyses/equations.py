@@ -73,14 +73,16 @@ class _Work:
         inertias turned by one pair of products.  ``pair`` (nb, 3, 6) is [I, I^-1] side by
         side: A [I, I^-1] restacked as [A I; A I^-1] (6, 3) times A^T gives both at once
         (numpy's stacked 3x3 products cost per matrix, broadcasting more: half the time
-        of a broadcast pair at 200 bodies).  ``diag`` (nb, 2, 3): the diagonals of I and
-        I^-1 when every inertia is diagonal in its part's axes; then A D is a scaling of
-        A's columns and one product remains."""
+        of a broadcast pair at 200 bodies).  ``diag`` (nb, 2, 9): the diagonals of I and
+        I^-1 when every inertia is diagonal in its part's axes, each entry where it scales
+        A's entries row by row (d0 d1 d2 d0 d1 d2 d0 d1 d2); then A D is one contiguous
+        product (4x faster than a broadcast one on a study's stacks) and one product
+        remains."""
         nb = self.nb
         Ab = A[..., :nb, :, :]
         lead = Ab.shape[:-3]
         if diag is not None:
-            Z = (Ab[..., None, :, :] * diag[..., :, None, :]).reshape(lead + (nb, 6, 3))
+            Z = np.multiply(Ab.reshape(lead + (nb, 1, 9)), diag).reshape(lead + (nb, 6, 3))
         else:
             X = Ab @ pair
             Z = np.swapaxes(X.reshape(lead + (nb, 3, 2, 3)), -3, -2).reshape(lead + (nb, 6, 3))
@@ -109,7 +111,8 @@ class Equations:
         self._pair = np.concatenate([model.body_inertia, model.body_inverse_inertia], -1)
         both = np.stack([model.body_inertia, model.body_inverse_inertia], -3)  # (..., nb, 2, 3, 3)
         on = np.diagonal(both, axis1=-2, axis2=-1)
-        self._diag = on.copy() if np.array_equal(both, on[..., None] * np.eye(3)) else None
+        self._diag = (np.concatenate([on, on, on], -1)     # (..., nb, 2, 9), see _Work.mass
+                      if np.array_equal(both, on[..., None] * np.eye(3)) else None)
         self._work: dict[tuple[int, ...], _Work] = {}
         self.use(st)
 
