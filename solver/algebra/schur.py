@@ -59,6 +59,10 @@ class Schur:
         valid = self.slot_row < self.n
         self.slot_take = np.where(valid, self.slot_row, 0)    # padding reads row 0 ...
         self.slot_mask = valid[:, :, None].astype(float)      # ... and is zeroed
+        # the same as one flat gather of the row blocks' entries (n, E, 6) and its mask
+        self.slot_at = ((self.slot_take * self.E + self.slot_side)[..., None] * 6
+                        + np.arange(6)).reshape(-1)
+        self.slot_mask6 = np.repeat(valid.reshape(-1).astype(float), 6)
         # pairs: the non-padding entries of the bodies' blocks, flattened in order
         self.pair_index = np.flatnonzero(valid[:, :, None] & valid[:, None, :])
         bb, i1, i2 = np.unravel_index(self.pair_index, (nb, slots, slots))
@@ -69,7 +73,7 @@ class Schur:
 
     def blocks(self, jac: np.ndarray) -> np.ndarray:
         """(..., n, E, 6) Jacobian blocks of the rows on each body they touch (I, J, ...)."""
-        return jac[..., self.rows, :].reshape(jac.shape[:-2] + (self.n, self.E, 6))
+        return np.take(jac, self.rows, axis=-2).reshape(jac.shape[:-2] + (self.n, self.E, 6))
 
     # Leading axes (..., e.g. the stages of an implicit step) are carried through by every
     # method below: one set of numpy calls for all of them.
@@ -78,7 +82,9 @@ class Schur:
         """(S's entries at the pairs, W = M^-1 J^T per body and slot (..., nb, 6, slots),
         zero in the padding slots); Mi (..., at least nb, 6, 6) inverse mass (or weight)
         blocks."""
-        Jg = Jb[..., self.slot_take, self.slot_side, :] * self.slot_mask   # (..., nb, slots, 6)
+        lead = Jb.shape[:-3]          # one flat take (a 2-D gather costs 7x more on stacks)
+        Jg = np.take(Jb.reshape(lead + (-1,)), self.slot_at, axis=-1) * self.slot_mask6
+        Jg = Jg.reshape(lead + self.slot_take.shape + (6,))                # (..., nb, slots, 6)
         W = Mi[..., : self.nb, :, :] @ np.swapaxes(Jg, -1, -2)
         vals = (Jg @ W).reshape(Jg.shape[:-3] + (-1,))[..., self.pair_index]
         return vals, W
@@ -125,9 +131,9 @@ class Schur:
 
     def times(self, Jb: np.ndarray, x: np.ndarray) -> np.ndarray:
         """J x for body vectors x (..., nb+1, 6)."""
-        return np.einsum("...ksi,...ksi->...k", Jb, x[..., self.ends, :])
+        return np.einsum("...ksi,...ksi->...k", Jb, np.take(x, self.ends, axis=-2))
 
     def apply(self, W: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """M^-1 J^T lam as body vectors (..., nb, 6), the moving bodies only (W from
         matrix(): its padding slots are zero, so they may read any multiplier)."""
-        return (W @ lam[..., self.slot_take, None])[..., 0]
+        return (W @ np.take(lam, self.slot_take, axis=-1)[..., None])[..., 0]
