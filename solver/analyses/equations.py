@@ -287,7 +287,6 @@ class Equations:
         err, ev, A, res = residual_at(r, p)
         last = np.full(len(t), np.inf)
         live = todo & ~converged(err, last)
-        iterated = np.zeros(len(t), dtype=bool)
         vals = W = None
         for _ in range(20):
             if not live.any():
@@ -301,17 +300,14 @@ class Equations:
             r = np.where(live[:, None, None], r1, r)
             p = np.where(live[:, None, None], p1, p)
             last = np.where(live, size, last)
-            iterated |= live
             err, ev, A, res = residual_at(r, p)
             live &= ~converged(err, last)
         if (todo & ~converged(err, last)).any():
             raise np.linalg.LinAlgError("position projection did not converge")
         if not sc.n:
             return r, p, v, w
-        if vals is None or not iterated[todo].all():    # J M^-1 J^T at the final pose for
-            fv, fW = mats(ev, A)                           # those that took no Newton step
-            vals = fv if vals is None else np.where(iterated[:, None], vals, fv)
-            W = fW if W is None else np.where(iterated[:, None, None, None], W, fW)
+        if vals is None:          # no Newton step at all: J M^-1 J^T at the (final) pose; a
+            vals, W = mats(ev, A)  # state that took none beside others got it at its pose
         nu = np.zeros((len(t), m.nc))
         nu[:, self.mrows] = f[:, m.row_motion[self.mrows], 1]
         vel = np.zeros((len(t), self.nb + 1, 6))
