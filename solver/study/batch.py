@@ -161,9 +161,9 @@ class _Group:
     """The variants still in the lockstep run: their models stacked, the equations (with the
     torsion springs' turns, run state), the per-variant scales of the masked projection
     (Equations.project_many: each variant's Newton stops by the one rule), the stepper and
-    the frame buffers.  ``keep(mask)`` goes on with some of them: a variant that meets what
-    its separate run handles specially (a singular position, steps past the frames, rest)
-    leaves, and runs alone."""
+    the frame buffers, and each variant's own equations for the frames inside its long
+    steps.  ``keep(mask)`` goes on with some of them: a variant at a singular position, or
+    whose step collapsed, leaves and runs alone."""
 
     def __init__(self, models: list[Model], st: Structure, outs: list[Result], F: int) -> None:
         self.st, self.F = st, F
