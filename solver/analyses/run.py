@@ -139,7 +139,13 @@ def run(model: Model, state: State, times: np.ndarray, how: Settings = Settings(
         progress=None) -> Result:
     """Assemble the state at times[0] (its pose and velocities are the start), choose the
     analysis and compute every output time; returns a Result with one frame per time."""
-    begun = prepare(model, state, times, how)
+    return run_from(model, prepare(model, state, times, how), times, how, progress)
+
+
+def run_from(model: Model, begun: Start, times: np.ndarray, how: Settings = Settings(),
+             progress=None) -> Result:
+    """run() from what ``prepare`` gave (a design study prepares its variants together and
+    runs alone the ones that leave the batched run)."""
     if begun.analysis == "dynamic":
         out = dynamic_run(model, begun.structure, begun.state, times, how.tolerance, how.method,
                           progress)

@@ -25,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..analyses.run import Settings, finish, prepare, run
+from ..analyses.run import Settings, finish, prepare, run, run_from
 from ..base.errors import SolverCancelled
 from ..model.compile import compile_model
 from ..model.results import Result
@@ -101,8 +101,15 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
         if results is not None:
             each = (_time.perf_counter() - start) / len(idx)
             for i, m, b, r in zip(idx, models, begun, results):
-                if r is not None:          # (None: a variant that left the batch, run alone below)
+                if r is not None:
                     out[i] = _finished(i, lambda: finish(m, b, r), each)
+            for i, m, b, r in zip(idx, models, begun, results):
+                if r is None:              # a variant that left the batch: alone, as prepared
+                    start = _time.perf_counter()
+                    out[i] = _finished(i, lambda: single_thread(run_from)(m, b, times, how),
+                                       None, start)
+                    if progress is not None and progress(len(out)) is False:
+                        return [out[i] for i in sorted(out)]
             if progress is not None and progress(len(out)) is False:
                 return [out[i] for i in sorted(out)]
     params = batch.params
