@@ -330,7 +330,7 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     if not plan.identity:                 # back to model row order
         inv = plan.inv
         phi = phi[..., inv]
-        jac = None if jac is None else jac[..., inv, :]
+        jac = None if jac is None else np.take(jac, inv, axis=-2)
         quad = None if quad is None else quad[..., inv]
     return RowEval(phi, jac, quad, track, rate)
 
