@@ -440,3 +440,26 @@ def test_spring_actuators_shared_by_the_variants_run_as_one(monkeypatch):
             assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
             assert _close(res.result(i)._energy, alone._energy) <= 1e-9
 
+
+def test_long_steps_in_the_lockstep_run_still_report_progress_and_cancel():
+    """Two free bodies at 9,600 frames a second: every step of the lockstep run spans
+    hundreds of frames (dense output, in chunks), so frames are rarely a step's end; the run
+    still reports its progress as the frames pass, and returning False stops it there."""
+    from solver.base.errors import SolverCancelled
+    m = Mechanism(gravity=(0.0, 0.0, -9.81))
+    m.add_part("ground", fixed=True)
+    m.add_part("box", mass=1.0, inertia=(0.1, 0.2, 0.3), angular_velocity=(0.0, 0.0, 0.5),
+               velocity=(1.0, 0.0, 5.0))
+    m.add_part("box2", mass=1.0, inertia=(0.1, 0.2, 0.3), position=(2.0, 0.0, 0.0),
+               angular_velocity=(0.3, 0.0, 0.0))
+    study = Study(m, grid({"box.mass": [1.0, 2.0], "box2.inertia.xx": [0.1, 0.15]}))
+    seen = []
+    res = study.run(duration=3.0, fps=9600, progress=lambda k, n: seen.append(k))
+    alone = study.variant(3).solve(3.0, 9600)
+    assert res.result(3).steps == alone.steps < 100 and np.array_equal(res.result(3)._p, alone._p)
+    assert len(seen) > 5 and seen[-1] == 4
+    calls = []
+    with pytest.raises(SolverCancelled):
+        study.run(duration=3.0, fps=9600, progress=lambda k, n: calls.append(k) or len(calls) < 3)
+    assert len(calls) == 3
+

@@ -381,6 +381,9 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             past = ok & (k < F) & (t > t_out + 1e-14 * np.maximum(1.0, np.abs(t_out)))
             for i in np.flatnonzero(past):
                 k[i] = g.inside(i, t0[i], t[i], int(k[i]), times, tolerance, autonomous)
+            if past.any() and progress is not None \
+                    and progress(len(k) * int(k.min()) // F) is False:     # (Esc: as at frames)
+                raise SolverCancelled("design study cancelled", float(t.min()))
             if eq.ts_ref.shape[1]:
                 ang = eq.accelerations(t, r, p, v, w)[2].ts_angle
                 eq.ts_ref = np.where(ok[:, None], ang, eq.ts_ref)
