@@ -14,7 +14,7 @@ import pickle
 import numpy as np
 import pytest
 
-from mechanisms import PI, pendulum, slider_crank
+from mechanisms import PI, benchmark_chain, pendulum, slider_crank
 from solver import (Mechanism, MechanismError, SolverCancelled, SolverError, Study, StudyError,
                     grid, latin_hypercube)
 from solver.analyses.run import settings
@@ -266,10 +266,12 @@ def test_summary_csv_and_cancel(tmp_path) -> None:
     assert rows[2][2] == "nan" and rows[2][-1].startswith("SolverError: assembly failed")
     assert res.notes == ["metric 'bad' failed on variant 0: ZeroDivisionError: division by zero"]
     assert np.isnan(res.summary["bad"]).all()
-    # progress(variants done, in all); False cancels, the rest are "not run"
+    # progress(variants done, in all); False cancels, the rest are "not run" (batches of one
+    # variant: each solved alone, so two finish before the cancel; a batched run's
+    # cancel is tests/test_study_batch.py's)
     seen = []
     with pytest.raises(SolverCancelled) as info:
-        m.study({"rod_B.position.x": [0.3, 0.35, 0.4]}, duration=0.1, fps=24,
+        m.study({"rod_B.position.x": [0.3, 0.35, 0.4]}, duration=0.1, fps=24, batch_size=1,
                 progress=lambda k, n: seen.append((k, n)) or k < 2)
     assert seen == [(1, 3), (2, 3)]
     partial = info.value.result
@@ -284,17 +286,29 @@ def crank_study():
                  metrics={"mean x": lambda r: float(r.position("slider")[:, 0].mean())})
 
 
-def same_study(a, b) -> None:
+def same_study(a, b, rtol: float = 0.0) -> None:
+    """The same study: exactly (rtol 0), or to ``rtol`` (a batched sweep split otherwise:
+    its frames agree to Newton's tolerance, 1e-12 of the size; README, "Beyond one
+    machine")."""
     assert a.failures == b.failures and list(a.summary) == list(b.summary)
     for k in a.summary:
-        np.testing.assert_array_equal(a.summary[k], b.summary[k])
+        np.testing.assert_allclose(a.summary[k], b.summary[k], rtol=rtol, atol=0)
     for i in range(len(a)):
         if i not in a.failures:
-            assert np.array_equal(a.result(i).position("slider"), b.result(i).position("slider"))
-            assert np.array_equal(a.result(i).reaction("wrist")[0], b.result(i).reaction("wrist")[0])
+            np.testing.assert_allclose(a.result(i).position("slider"),
+                                       b.result(i).position("slider"), rtol=0, atol=1e-12)
+            np.testing.assert_allclose(a.result(i).reaction("wrist")[0],
+                                       b.result(i).reaction("wrist")[0], rtol=rtol, atol=rtol)
+            if rtol == 0.0:
+                assert np.array_equal(a.result(i).position("slider"),
+                                      b.result(i).position("slider"))
 
 
 def test_a_thread_pool_gives_the_local_numbers() -> None:
+    """A batched sweep split over two threads (five variants a batch against ten): the
+    local numbers to Newton's tolerance; one variant a batch (each swept alone, here and
+    locally with batches of one): bit for bit.  The lockstep dynamics' bit-for-bit case is
+    the Dask test's."""
     study = crank_study()
     local = study.run(duration=0.25, fps=24)
     assert sorted(local.failures) == [2, 3]                      # the 0.05 m rod
@@ -302,9 +316,30 @@ def test_a_thread_pool_gives_the_local_numbers() -> None:
         done = []
         threads = study.run(duration=0.25, fps=24, executor=pool,
                             progress=lambda k, n: done.append((k, n)))
-        same_study(local, threads)
+        same_study(local, threads, rtol=1e-10)
         assert sorted(done)[-1] == (10, 10) and len(done) == 2   # one batch per worker
-        same_study(local, study.run(duration=0.25, fps=24, executor=pool, batch_size=3))
+        same_study(local, study.run(duration=0.25, fps=24, executor=pool, batch_size=3),
+                   rtol=1e-10)
+        alone = study.run(duration=0.25, fps=24, batch_size=1)
+        same_study(alone, study.run(duration=0.25, fps=24, executor=pool, batch_size=1))
+
+
+def test_lockstep_dynamics_split_over_threads_gives_the_local_numbers() -> None:
+    """60 variants of a 10-link chain (600 bodies in the local lockstep run, 300 in each
+    thread's): the split run gives the local numbers to rounding (a variant's last bits may
+    depend on the others in its batch: README, "Beyond one machine"); the array operations
+    take the same form however many variants share them (rotations.QUATS_OUTER counts a
+    state's bodies, not the stack)."""
+    study = Study(benchmark_chain(10), latin_hypercube({f"link{k}.mass": (0.8, 1.2)
+                                                        for k in range(10)}, 60, seed=2))
+    local = study.run(duration=0.2, fps=24)
+    with cf.ThreadPoolExecutor(max_workers=2) as pool:
+        split = study.run(duration=0.2, fps=24, executor=pool)
+    assert not local.failures and not split.failures
+    for i in range(len(study)):
+        assert np.abs(local.result(i)._r - split.result(i)._r).max() <= 1e-12
+        np.testing.assert_allclose(local.result(i)._reaction, split.result(i)._reaction,
+                                   rtol=1e-9, atol=1e-9)
 
 
 def test_batches_pickle_and_solve_alike() -> None:

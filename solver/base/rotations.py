@@ -40,7 +40,7 @@ def quat_to_matrix(p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     matrices' entries, row by row, are written there instead (and it is returned).
     """
     p = np.asarray(p, dtype=float)
-    if p.size > 4 * QUATS_OUTER:      # many: entry by entry (the outer products cost per element)
+    if p.ndim > 1 and p.shape[-2] > QUATS_OUTER:   # many bodies: entry by entry
         A = np.empty(p.shape[:-1] + (3, 3))
         _entries(p, A)
         if out is None:
@@ -53,8 +53,11 @@ def quat_to_matrix(p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     return (pp @ _Q2M).reshape(p.shape[:-1] + (3, 3))
 
 
-QUATS_OUTER = 512      # quaternions up to which quat_to_matrix takes the outer products
-#                        (at 11,000, a design study's block, entry by entry is 7x faster)
+QUATS_OUTER = 512      # bodies up to which quat_to_matrix takes the outer products (at
+#                        11,000 entry by entry is 7x faster).  Counted along the bodies' axis
+#                        only, never the stacked states': the two forms differ in the last bit,
+#                        and a design study's variants must get the same numbers however they
+#                        are batched (an executor's split, the local run)
 
 
 def _entries(p: np.ndarray, A: np.ndarray) -> None:
@@ -187,7 +190,7 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     and 0), two numpy calls, bit-identical to a1 b2 - a2 b1 etc. and about 5x faster than
     np.cross on the small arrays of the per-step hot path; beyond, component by component
     (9 products over the whole arrays: at 1,000 vectors 3x faster than the outer products,
-    at the (variants, frames) blocks of a design study 8x)."""
+    at the (variants, frames) blocks of a design study 8x; both forms give the same bits)."""
     a, b = np.asarray(a), np.asarray(b)
     if max(a.size, b.size) <= 3 * CROSS_OUTER:
         outer = a[..., :, None] * b[..., None, :]

@@ -10,7 +10,8 @@ first frame where any variant has not converged or leaves its smooth prediction,
 single sweep cuts its own; each variant's frames are the solutions of the same equations to
 the same tolerance, so its Result equals its separate sweep to Newton's tolerance.
 
-It covers the common case (dense J: up to MIN_BANDED kept rows, no redundant rows, stops,
+It covers the common case (dense J: up to MIN_BANDED kept rows; redundant rows, as a
+planar loop of revolutes has, get the least-norm multipliers sweep.py gives them; no stops,
 friction, couplers or curve joints; spring-dampers, torsion springs and applied loads are
 evaluated a frame at a time for all variants, as sweep.py evaluates them a frame at a time,
 when their expressions are the same in all: study/batch.py stack_models); anything else
@@ -63,8 +64,7 @@ def batch_sweep(models: list[Model], st: Structure, starts: list[State],
     False stops the sweep (SolverCancelled)."""
     m0 = models[0]
     keep = st.keep
-    if (st.redundant.size or len(keep) > MIN_BANDED
-            or len(keep) != 6 * m0.nb):
+    if len(keep) > MIN_BANDED or len(keep) != 6 * m0.nb:
         return None
     sm = stack_models(models, axes=1)
     fv, n_ok, bad = motion_table(m0, times)
@@ -81,6 +81,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     keep = st.keep
     mrows = np.flatnonzero(sm.row_motion >= 0)
     mix = sm.row_motion[mrows]
+    jrows = sm.constraint_rows
+    kept_joint, kept_motion = np.intersect1d(keep, jrows), np.intersect1d(keep, mrows)
     rs = np.stack([1.0 / m.row_length for m in models])[:, None, keep]        # (V, 1, nk)
     col = np.ones((V, nb, 6))
     col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
@@ -184,7 +186,14 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
                 pot[:, j], pnc[:, j], ts_ref = fe.potential, fe.power_nc, fe.ts_angle
         Ma = np.concatenate([sm.body_mass[..., None] * Ac, (Iw @ Al[..., None])[..., 0]], -1)
         lam = np.zeros((V, m, nc))
-        lam[..., keep] = (np.swapaxes(Jinv, -1, -2) @ (Q - Ma).reshape(V, m, -1, 1))[..., 0]
+        Fnet = (Q - Ma).reshape(V, m, -1)
+        lam[..., keep] = (np.swapaxes(Jinv, -1, -2) @ Fnet[..., None])[..., 0]
+        if st.redundant.size:   # least-norm joint multipliers with the same forces (sweep.py)
+            J = global_jacobian(sm, jac)
+            lam[..., kept_joint] = 0.0
+            fc = Fnet - np.einsum("vfki,vfk->vfi", J[..., kept_motion, :], lam[..., kept_motion])
+            pinv = np.linalg.pinv(np.swapaxes(J[..., jrows, :], -1, -2), rcond=1e-10)
+            lam[..., jrows] = np.einsum("vfij,vfj->vfi", pinv, fc)
         power = pnc - (lam[..., mrows] * f[..., mix, 1]).sum(axis=-1)
         block = slice(int(ks[0]), int(ks[-1]) + 1)
         outs.store(block, State(times[ks], R, P, Vv, W, Ac, Al), lam, jac)

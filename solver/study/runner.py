@@ -107,10 +107,16 @@ def _local(batches: list[VariantBatch], times: np.ndarray, how: Settings,
     outcomes: list[Outcome] = []
     for batch in batches:
         before = len(outcomes)
-        report = None if progress is None else (lambda k: progress(before + k, n))
-        got = solve_batch(batch, times, how, report)
+        stopped: list[bool] = []        # a False from progress, even after a batch's last variant
+
+        def report(k: int, before: int = before) -> Any:
+            ok = progress(before + k, n)
+            if ok is False:
+                stopped.append(True)
+            return ok
+        got = solve_batch(batch, times, how, None if progress is None else report)
         outcomes += got
-        if len(got) < len(batch):
+        if stopped or len(got) < len(batch):
             return outcomes, True
     return outcomes, False
 
