@@ -14,6 +14,8 @@ when <= 1; the step factor is err^(-1/(order+1))).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 # Dormand-Prince 5(4)
@@ -110,10 +112,24 @@ for _i, _row in enumerate((
     _D8[_i, [0, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]] = _row
 
 
-def _combine(c: np.ndarray, K: np.ndarray) -> np.ndarray:
-    """sum_i c_i K_i over the stages (the first axis of K), one matrix-vector product
-    whatever the shape of a stage (one state or many)."""
-    return (c @ K.reshape(len(K), -1)).reshape(K.shape[1:])
+def _combine(c: np.ndarray, K2: np.ndarray, shape: tuple) -> np.ndarray:
+    """sum_i c_i K_i over the stages, one matrix-vector product whatever the shape of a
+    stage (one state or many): K2 (stages, size + _PAD) their entries flat, then _PAD zero
+    columns.  BLAS treats a matrix's last columns apart (another order of the same sums):
+    with the padding no state's entries are among them, so a design study's variant gets
+    the same bits wherever it stands in its stack, and in a stack of any size."""
+    size = K2.shape[1] - _PAD
+    return (c @ K2)[:size].reshape(shape)
+
+
+_PAD = 32          # zero columns after the stages' entries (_combine)
+
+
+def _padded(count: int, shape: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(K2 (count, size + _PAD) zeros, its first size columns as (count,) + shape)."""
+    size = math.prod(shape)
+    K2 = np.zeros((count, size + _PAD))
+    return K2, K2[:, :size].reshape((count,) + shape)
 
 
 class DoPri5:
@@ -131,18 +147,18 @@ class DoPri5:
         y (n,) with t, h numbers, or many states y (S, n) with their own t, h (S,) (a
         design study's variants, each with its own step)."""
         n = len(self.C)
-        K = np.empty((n,) + y.shape)
+        K2, K = _padded(n, y.shape)
         K[0] = f0
         hh = np.asarray(h)[..., None]
         for i in range(1, n):
-            K[i] = self.rhs(t + self.C[i] * h, y + hh * _combine(self.A[i, :i], K[:i]))
-        return K
+            K[i] = self.rhs(t + self.C[i] * h, y + hh * _combine(self.A[i, :i], K2[:i], y.shape))
+        return K2
 
     def step(self, t, y: np.ndarray, f0: np.ndarray, h, norm):
-        K = self.stages(t, y, f0, h)
-        ynew = y + np.asarray(h)[..., None] * _combine(self.B, K)
-        self.k_end = K[6]        # f(t + h, ynew): first stage of the next step (FSAL)
-        return ynew, norm(np.asarray(h)[..., None] * _combine(self.E, K), y, ynew)
+        K2 = self.stages(t, y, f0, h)
+        ynew = y + np.asarray(h)[..., None] * _combine(self.B, K2, y.shape)
+        self.k_end = K2[6, : y.size].reshape(y.shape)   # f(t + h, ynew): the next step's first (FSAL)
+        return ynew, norm(np.asarray(h)[..., None] * _combine(self.E, K2, y.shape), y, ynew)
 
 
 class DOP853(DoPri5):
@@ -154,14 +170,15 @@ class DOP853(DoPri5):
     def step(self, t, y: np.ndarray, f0: np.ndarray, h, norm):
         """(y at t + h, the error norm); with many states y (S, n), t and h (S,), and a
         norm giving one value per state: one error per state."""
-        K = self.stages(t, y, f0, h)
-        inc = _combine(self.B, K)
+        K2 = self.stages(t, y, f0, h)
+        K = K2[:, : y.size].reshape((len(K2),) + y.shape)
+        inc = _combine(self.B, K2, y.shape)
         hh = np.asarray(h)
         ynew = y + hh[..., None] * inc
         self.k_end = None        # the last stage is not at the new point
-        self._last = (t, y, h, K, ynew)
+        self._last = (t, y, h, K2, ynew)
         self._dense = None
-        e5 = norm(_combine(self.E, K), y, ynew)
+        e5 = norm(_combine(self.E, K2, y.shape), y, ynew)
         e3 = norm(inc - (_BHH[0] * K[0] + _BHH[1] * K[8] + _BHH[2] * K[11]), y, ynew)
         den = e5 * e5 + 0.01 * e3 * e3
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -178,18 +195,18 @@ class DOP853(DoPri5):
         then a polynomial:
         y0 + th (d1 + (1-th) (d2 + th (d3 + (1-th) (d4 + th (d5 + (1-th) (d6 + th d7))))))."""
         if self._dense is None:
-            t, y, h, K, ynew = self._last
+            t, y, h, K2, ynew = self._last
             hh = np.asarray(h)[..., None]       # (a stack: one h per state)
-            X = np.empty((16,) + y.shape)
-            X[:12] = K
+            X2, X = _padded(16, y.shape)
+            X2[:12] = K2
             for i in range(4):
                 X[12 + i] = self.rhs(t + _C8X[i] * h,
-                                     y + hh * _combine(_A8X[i, :12 + i], X[:12 + i]))
+                                     y + hh * _combine(_A8X[i, :12 + i], X2[:12 + i], y.shape))
             dy = ynew - y
             d2 = hh * X[0] - dy
             coef = np.empty((7,) + y.shape)
             coef[0], coef[1], coef[2] = dy, d2, dy - hh * X[12] - d2
-            coef[3:] = hh * (_D8 @ X.reshape(16, -1)).reshape((4,) + y.shape)
+            coef[3:] = hh * (_D8 @ X2)[:, : y.size].reshape((4,) + y.shape)
             self._dense = (y, coef)
         y0, c = self._dense
         if row is not None:                     # one state of a stack
