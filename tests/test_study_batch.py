@@ -471,3 +471,48 @@ def test_long_steps_in_the_lockstep_run_still_report_progress_and_cancel():
         study.run(duration=3.0, fps=9600, progress=lambda k, n: calls.append(k) or len(calls) < 3)
     assert len(calls) == 3
 
+
+def readme_slider_crank() -> Mechanism:
+    """README's design-study example: a planar slider-crank (redundant rows) driven at
+    omega*t with a named constant."""
+    m = Mechanism(gravity=(0.0, 0.0, -9.81))
+    along_x = (np.cos(np.pi / 4), 0.0, np.sin(np.pi / 4), 0.0)
+    m.add_part("ground", fixed=True)
+    m.add_part("crank", mass=1.0, inertia=(1e-3, 1e-3, 2e-3))
+    m.add_part("rod", mass=0.5, inertia=(1e-4, 4e-3, 4e-3), position=(0.1, 0, 0))
+    m.add_part("slider", mass=0.8, inertia=(1e-3, 1e-3, 1e-3), position=(0.4, 0, 0))
+    m.add_marker("O", "ground")
+    m.add_marker("rail", "ground", orientation=along_x)
+    m.add_marker("crank_O", "crank")
+    m.add_marker("crank_A", "crank", position=(0.1, 0, 0))
+    m.add_marker("rod_A", "rod")
+    m.add_marker("rod_B", "rod", position=(0.3, 0, 0))
+    m.add_marker("slider_B", "slider")
+    m.add_marker("slider_rail", "slider", orientation=along_x)
+    m.add_joint("crank_pin", "revolute", "crank_O", "O")
+    m.add_joint("crank_rod", "revolute", "rod_A", "crank_A")
+    m.add_joint("wrist", "revolute", "rod_B", "slider_B")
+    m.add_joint("slide", "prismatic", "slider_rail", "rail")
+    m.add_motion("drive", "crank_pin", "omega*t", constants={"omega": 2 * np.pi})
+    return m
+
+
+def test_a_sweep_study_of_a_motions_constant_runs_as_one(monkeypatch):
+    """README's example varies the drive's speed (drive.omega) with the crank radius: each
+    variant's motion is its own function, tabulated for it, and the variants still sweep
+    as one batch (the motor torque against the speed), each equal to its own sweep."""
+    got = []
+    real = engine.batch_sweep
+    monkeypatch.setattr(engine, "batch_sweep", lambda *a: got.append(real(*a)) or got[-1])
+    study = Study(readme_slider_crank(), grid({"crank_A.position.x": [0.08, 0.12],
+                                               "drive.omega": [2 * np.pi, 4 * np.pi]}))
+    res = study.run(duration=1.0, fps=48)
+    assert len(got) == 1 and got[0] is not None and all(r is not None for r in got[0])
+    for i in range(4):
+        alone = study.variant(i).solve(1.0, 48)
+        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-10
+        assert _close(res.result(i).effort("drive"), alone.effort("drive")) <= 1e-9
+        assert _close(res.result(i)._reaction, alone._reaction) <= 1e-9
+    fast, slow = res.result(1).effort("drive"), res.result(0).effort("drive")
+    assert np.abs(fast).max() > 2 * np.abs(slow).max()        # twice the speed: more torque
+

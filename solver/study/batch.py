@@ -91,18 +91,20 @@ def _same_functions(lists: list[list]) -> bool:
                for fs in lists[1:])
 
 
-def stack_models(models: list[Model], axes: int = 0) -> Model | None:
+def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Model | None:
     """One Model whose numbers that differ between ``models`` carry a leading variant axis
     (V, ...), for the equations of all variants at once (``axes`` more axes of length one
     after it: (V, 1, ...) broadcasts against states (V, frames, ...)); None when they differ
-    in anything but numbers, or have features the batched run leaves to separate runs."""
+    in anything but numbers, or have features the batched run leaves to separate runs.
+    ``motions`` False: the motions' functions may differ (a sweep tabulates each variant's
+    own; the stacked model's are the first's)."""
     m0 = models[0]
     if any(m.limits is not None or m.frictions is not None or m.couplers is not None
            or m.curves is not None for m in models):
         return None
     # the functions of motions, applied loads and actuators: the same expressions and
     # constants in all
-    if not (_same_functions([m.motion_functions for m in models])
+    if not ((not motions or _same_functions([m.motion_functions for m in models]))
             and _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
             and _same_functions([list(m.forces.sd_act) + list(m.forces.ts_act)
                                  for m in models])):

@@ -66,10 +66,13 @@ def batch_sweep(models: list[Model], st: Structure, starts: list[State],
     keep = st.keep
     if len(keep) > MIN_BANDED or len(keep) != 6 * m0.nb:
         return None
-    sm = stack_models(models, axes=1)
-    fv, n_ok, bad = motion_table(m0, times)
-    if sm is None or bad is not None or not m0.nb:
+    sm = stack_models(models, axes=1, motions=False)
+    if sm is None or not m0.nb:
         return None
+    tables = [motion_table(m, times) for m in models]     # each variant's own motions
+    if any(bad is not None for _, _, bad in tables):
+        return None
+    fv = np.stack([tab for tab, _, _ in tables])         # (V, frames, motions, 3)
     try:
         return _sweep(models, sm, st, starts, times, fv, progress)
     except (_Fail, np.linalg.LinAlgError, FloatingPointError, ArithmeticError):
@@ -93,7 +96,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     results = list(outs.results)
     # the force elements' numbers with a variant axis only (V, ...): evaluated a frame at a
     # time, each variant's torsion springs on the turns of its frame before
-    fmv = None if models[0].forces.empty else stack_models(models).forces
+    fmv = None if models[0].forces.empty else stack_models(models, motions=False).forces
     ts_ref = np.zeros((V, len(models[0].forces.ts_names)))
 
     def take(vi):        # the variants of the batch's entries vi
@@ -116,7 +119,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             R = r1[:, None] + h * (v1[:, None] + h * (0.5 * a1[:, None] + h / 6.0 * jerk[:, None]))
             P = rotate_world(np.broadcast_to(p1[:, None], (V, len(ks), nb, 4)),
                              h * (w1[:, None] + h * (0.5 * al1[:, None] + h / 6.0 * djerk[:, None])))
-        f = fv[ks][None]                                                        # (1, F, nm, 3)
+        f = fv[:, ks]                                                           # (V, F, nm, 3)
         R, P, jac, A, ok, iters = _newton(sm, keep, rs, cw, L, R, P, f, take)
         m = int(np.argmin(ok.all(axis=0))) if not ok.all() else len(ks)
         Jinv = None
@@ -141,14 +144,14 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             # the variants that cannot solve this frame (a lock-up, a singular position)
             # leave the batch, which goes on without them; their own sweeps say why
             alive = alive[solved]
-            sm = stack_models([models[i] for i in alive], axes=1)
+            sm = stack_models([models[i] for i in alive], axes=1, motions=False)
             if sm is None:
                 raise _Fail("the variants left do not stack")
             V = len(alive)
-            rs, cw, L, blen, r0, p0, ts_ref = (x[solved] for x in (rs, cw, L, blen, r0, p0,
-                                                                    ts_ref))
+            rs, cw, L, blen, r0, p0, ts_ref, fv = (x[solved] for x in (rs, cw, L, blen, r0,
+                                                                        p0, ts_ref, fv))
             if fmv is not None:
-                fmv = stack_models([models[i] for i in alive]).forces
+                fmv = stack_models([models[i] for i in alive], motions=False).forces
             if prev is not None:
                 prev = prev[:1] + tuple(x[solved] for x in prev[1:])
             outs.keep(solved)
@@ -243,7 +246,7 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: i
             vi, fi = np.nonzero(live)
             Rc, Pc, jc, Ac, dc, more = _newton(
                 take(vi), keep, rs[vi], cw[vi], L[vi], R[vi, fi][:, None], P[vi, fi][:, None],
-                f[0, fi][:, None], take=None, size=size[vi, fi][:, None], budget=budget - it)
+                f[vi, fi][:, None], take=None, size=size[vi, fi][:, None], budget=budget - it)
             R, P, jac, A = R.copy(), P.copy(), ev.jac.copy(), A.copy()
             R[vi, fi], P[vi, fi], jac[vi, fi], A[vi, fi] = Rc[:, 0], Pc[:, 0], jc[:, 0], Ac[:, 0]
             done = done.copy()
