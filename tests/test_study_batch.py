@@ -516,3 +516,34 @@ def test_a_sweep_study_of_a_motions_constant_runs_as_one(monkeypatch):
     fast, slow = res.result(1).effort("drive"), res.result(0).effort("drive")
     assert np.abs(fast).max() > 2 * np.abs(slow).max()        # twice the speed: more torque
 
+
+def test_dynamics_whose_motions_differ_run_in_lockstep(monkeypatch):
+    """A pendulum on a cart shaken at 0.05 sin(omega t), omega varied: each variant's
+    motion is its own function, evaluated at its own times inside the one lockstep run
+    (batch._PerVariant), and each variant equals its separate run, its steps too."""
+    got = []
+    real = engine.batch_dynamics
+    monkeypatch.setattr(engine, "batch_dynamics",
+                        lambda *a, **kw: got.append(real(*a, **kw)) or got[-1])
+    m = Mechanism(gravity=(0.0, -9.81, 0.0))
+    along_x = (np.cos(np.pi / 4), 0.0, np.sin(np.pi / 4), 0.0)
+    m.add_part("ground", fixed=True)
+    m.add_part("cart", mass=1.0)
+    m.add_part("rod", mass=0.5, inertia=rod_inertia(0.5, 0.6), center_of_mass=(0.0, -0.3, 0.0))
+    m.add_marker("rail", "ground", orientation=along_x)
+    m.add_marker("cart_rail", "cart", orientation=along_x)
+    m.add_marker("pivot", "cart")
+    m.add_marker("top", "rod")
+    m.add_joint("slide", "prismatic", "cart_rail", "rail")
+    m.add_joint("hinge", "revolute", "top", "pivot")
+    m.add_motion("shake", "slide", "0.05*sin(omega*t)", constants={"omega": 6.0})
+    study = Study(m, grid({"shake.omega": [3.0, 9.0], "rod.mass": [0.5, 1.0]}))
+    times = np.arange(48) / 24.0
+    res = study.run(times=times)
+    assert len(got) == 1 and got[0] is not None and all(r is not None for r in got[0])
+    for i in range(4):
+        alone = study.variant(i).solve(times=times)
+        assert alone.analysis == "dynamic" and res.result(i).steps == alone.steps
+        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
+        assert _close(res.result(i).effort("shake"), alone.effort("shake")) <= 1e-9
+

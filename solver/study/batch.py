@@ -96,16 +96,16 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
     (V, ...), for the equations of all variants at once (``axes`` more axes of length one
     after it: (V, 1, ...) broadcasts against states (V, frames, ...)); None when they differ
     in anything but numbers, or have features the batched run leaves to separate runs.
-    ``motions`` False: the motions' functions may differ (a sweep tabulates each variant's
-    own; the stacked model's are the first's)."""
+    Motions whose functions differ between the variants (a motion's constant varied) get
+    one ``_PerVariant`` function each, which evaluates every variant's own at its own time;
+    ``motions`` False: leave the first's (a sweep tabulates each variant's own)."""
     m0 = models[0]
     if any(m.limits is not None or m.frictions is not None or m.couplers is not None
            or m.curves is not None for m in models):
         return None
     # the functions of motions, applied loads and actuators: the same expressions and
     # constants in all
-    if not ((not motions or _same_functions([m.motion_functions for m in models]))
-            and _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
+    if not (_same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
             and _same_functions([list(m.forces.sd_act) + list(m.forces.ts_act)
                                  for m in models])):
         return None
@@ -125,7 +125,33 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
         return None
     plan = dataclasses.replace(m0.plan, groups=tuple(groups), **vecs)
     fm = dataclasses.replace(fm0, **forces)
+    if motions and not _same_functions([m.motion_functions for m in models]):
+        top["motion_functions"] = tuple(_PerVariant([m.motion_functions[i] for m in models])
+                                        for i in range(len(m0.motion_functions)))
     return dataclasses.replace(m0, plan=plan, forces=fm, **top)
+
+
+class _PerVariant:
+    """One motion of a stacked model whose function differs between the variants (a
+    constant varied): table(t) with one time per variant, t (V,), evaluates each variant's
+    own function at its own time (equal functions once for all that share them)."""
+
+    def __init__(self, functions: list) -> None:
+        self.functions = functions
+        keys: dict = {}
+        for v, fn in enumerate(functions):
+            keys.setdefault(id(fn), []).append(v)
+        self.groups = [(functions[vs[0]], np.array(vs)) for vs in keys.values()]
+
+    def table(self, ts: np.ndarray) -> np.ndarray:
+        """(V, 3): f, df/dt, d2f/dt2 of variant v's function at ts[v]."""
+        ts = np.asarray(ts, dtype=float).reshape(-1)
+        if len(ts) != len(self.functions):
+            raise ValueError("a per-variant motion needs one time per variant")
+        out = np.empty((len(ts), 3))
+        for fn, vs in self.groups:
+            out[vs] = fn.table(ts[vs])
+        return out
 
 
 def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
