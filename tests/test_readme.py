@@ -49,3 +49,40 @@ def test_readme_couplers_and_curves_example_runs() -> None:
     assert np.abs(gr.friction("bearing")).max() > 0.0
     ke, pe, work = gr.energy()
     assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() < 1e-6
+
+
+def test_readme_design_study_example_runs_as_one_batch(tmp_path, monkeypatch) -> None:
+    """The design-study example, as written: a planar slider-crank (redundant rows) over
+    crank radius, rod length and the drive's speed (drive.omega: each variant's own
+    motion).  Its 18 variants sweep as one batch; the six with the 0.05 m rod lock up, as
+    the example says, and leave the batch for their own sweeps' errors; every other variant
+    equals its own sweep, and twice the speed takes more torque."""
+    import numpy as np
+    from solver.study import engine
+    got = []
+    real = engine.batch_sweep
+    monkeypatch.setattr(engine, "batch_sweep",
+                        lambda models, *a: got.append(real(models, *a)) or got[-1])
+    monkeypatch.chdir(tmp_path)                          # the example writes study.csv
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    start = (text.index("```python\nimport numpy as np\nfrom solver import Mechanism, grid")
+             + len("```python\n"))
+    code = text[start:text.index("```", start)]
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)     # our own documentation, not user input
+    res, m = scope["res"], scope["m"]
+    short = [i for i, row in enumerate(res.variants) if row["rod_B.position.x"] == 0.05]
+    assert sorted(res.failures) == short == [4, 5, 10, 11, 16, 17]
+    assert all("lock-up at t = " in res.failures[i] for i in short)
+    assert len(got) == 1 and [r is None for r in got[0]] == [i in short for i in range(18)]
+    assert (tmp_path / "study.csv").exists()
+    from solver.study import Study
+    study = Study(m, res.variants)
+    for i in (0, 1, 13):
+        alone = study.variant(i).solve(1.0, 48)
+        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-10
+        d = np.abs(res.result(i).effort("drive") - alone.effort("drive")).max()
+        assert d <= 1e-9 * np.abs(alone.effort("drive")).max()
+    fast, slow = res.result(1).effort("drive"), res.result(0).effort("drive")
+    assert np.abs(fast).max() > 2 * np.abs(slow).max()
+

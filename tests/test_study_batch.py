@@ -12,7 +12,7 @@ from solver.study import engine
 from solver.study.batch import batch_dynamics, stack_models
 from solver.model.compile import compile_model
 
-from mechanisms import four_bar, rod_inertia, slider_crank
+from mechanisms import benchmark_chain, four_bar, rod_inertia, slider_crank
 
 
 def sprung_pendulum() -> Mechanism:
@@ -352,8 +352,8 @@ def test_frames_that_converge_slowly_iterate_alone_and_equal_their_sweeps(monkey
 
 
 def test_a_swept_mechanism_with_springs_runs_as_one_and_equals_its_sweeps(monkeypatch):
-    """A driven slider-crank whose slider is held by a spring-damper to the ground and whose
-    crank turns against a torsion spring (past half a turn, so the spring's angle must
+    """A driven slider-crank whose slider is held by a spring-damper (with a text actuator,
+    the same in every variant) to the ground and whose crank turns against a torsion spring (past half a turn, so the spring's angle must
     stay on its turn from frame to frame): the motor torque against the spring rates.  The
     variants sweep as one (the springs a frame at a time for all of them) and each equals
     its own sweep: poses, efforts, reactions and energies with the springs' potential."""
@@ -363,7 +363,7 @@ def test_a_swept_mechanism_with_springs_runs_as_one_and_equals_its_sweeps(monkey
     m = slider_crank(variant="RSUP")
     m.add_marker("anchor", "ground", position=(0.6, 0.0, 0.0))
     m.add_spring_damper("return", "slider_B", "anchor", stiffness=200.0, damping=3.0,
-                        free_length=0.15)
+                        free_length=0.15, actuator="5*(1 + sin(2*pi*t))*speed")
     m.add_torsion_spring("coil", "crank_pin", stiffness=0.4, damping=0.01)
     study = Study(m, grid({"return.stiffness": [100.0, 400.0], "coil.stiffness": [0.2, 0.8]}))
     res = study.run(duration=1.0, fps=48)
@@ -472,51 +472,6 @@ def test_long_steps_in_the_lockstep_run_still_report_progress_and_cancel():
     assert len(calls) == 3
 
 
-def readme_slider_crank() -> Mechanism:
-    """README's design-study example: a planar slider-crank (redundant rows) driven at
-    omega*t with a named constant."""
-    m = Mechanism(gravity=(0.0, 0.0, -9.81))
-    along_x = (np.cos(np.pi / 4), 0.0, np.sin(np.pi / 4), 0.0)
-    m.add_part("ground", fixed=True)
-    m.add_part("crank", mass=1.0, inertia=(1e-3, 1e-3, 2e-3))
-    m.add_part("rod", mass=0.5, inertia=(1e-4, 4e-3, 4e-3), position=(0.1, 0, 0))
-    m.add_part("slider", mass=0.8, inertia=(1e-3, 1e-3, 1e-3), position=(0.4, 0, 0))
-    m.add_marker("O", "ground")
-    m.add_marker("rail", "ground", orientation=along_x)
-    m.add_marker("crank_O", "crank")
-    m.add_marker("crank_A", "crank", position=(0.1, 0, 0))
-    m.add_marker("rod_A", "rod")
-    m.add_marker("rod_B", "rod", position=(0.3, 0, 0))
-    m.add_marker("slider_B", "slider")
-    m.add_marker("slider_rail", "slider", orientation=along_x)
-    m.add_joint("crank_pin", "revolute", "crank_O", "O")
-    m.add_joint("crank_rod", "revolute", "rod_A", "crank_A")
-    m.add_joint("wrist", "revolute", "rod_B", "slider_B")
-    m.add_joint("slide", "prismatic", "slider_rail", "rail")
-    m.add_motion("drive", "crank_pin", "omega*t", constants={"omega": 2 * np.pi})
-    return m
-
-
-def test_a_sweep_study_of_a_motions_constant_runs_as_one(monkeypatch):
-    """README's example varies the drive's speed (drive.omega) with the crank radius: each
-    variant's motion is its own function, tabulated for it, and the variants still sweep
-    as one batch (the motor torque against the speed), each equal to its own sweep."""
-    got = []
-    real = engine.batch_sweep
-    monkeypatch.setattr(engine, "batch_sweep", lambda *a: got.append(real(*a)) or got[-1])
-    study = Study(readme_slider_crank(), grid({"crank_A.position.x": [0.08, 0.12],
-                                               "drive.omega": [2 * np.pi, 4 * np.pi]}))
-    res = study.run(duration=1.0, fps=48)
-    assert len(got) == 1 and got[0] is not None and all(r is not None for r in got[0])
-    for i in range(4):
-        alone = study.variant(i).solve(1.0, 48)
-        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-10
-        assert _close(res.result(i).effort("drive"), alone.effort("drive")) <= 1e-9
-        assert _close(res.result(i)._reaction, alone._reaction) <= 1e-9
-    fast, slow = res.result(1).effort("drive"), res.result(0).effort("drive")
-    assert np.abs(fast).max() > 2 * np.abs(slow).max()        # twice the speed: more torque
-
-
 def test_dynamics_whose_motions_differ_run_in_lockstep(monkeypatch):
     """A pendulum on a cart shaken at 0.05 sin(omega t), omega varied: each variant's
     motion is its own function, evaluated at its own times inside the one lockstep run
@@ -546,4 +501,34 @@ def test_dynamics_whose_motions_differ_run_in_lockstep(monkeypatch):
         assert alone.analysis == "dynamic" and res.result(i).steps == alone.steps
         assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
         assert _close(res.result(i).effort("shake"), alone.effort("shake")) <= 1e-9
+
+
+def test_a_variant_at_a_singular_position_leaves_the_lockstep_run(monkeypatch):
+    """When a rejected step finds a variant at a singular position (made to happen here
+    for variant 1 at its first rejected step), that variant leaves the lockstep run, which
+    goes on with the rest (their models stacked again, their frames and run state kept),
+    and is run alone; every variant still equals its separate run."""
+    import solver.study.batch as batch
+    got = []
+    real = engine.batch_dynamics
+    monkeypatch.setattr(engine, "batch_dynamics",
+                        lambda *a, **kw: got.append(real(*a, **kw)) or got[-1])
+    study = Study(benchmark_chain(5), grid({"link2.mass": [1.0, 1.5, 2.0]}))
+    marked = compile_model(study.variant(1)).body_mass.copy()
+    calls = []
+
+    def singular(model, st, r, p):
+        calls.append(1)
+        return ("pin",) if np.array_equal(model.body_mass, marked) else ()
+    monkeypatch.setattr(batch, "free_singular", singular)
+    monkeypatch.setattr(batch, "SINGULAR_STEP", 1e9)      # every rejected step asks
+    times = np.arange(48) / 24.0
+    res = study.run(times=times)
+    assert calls and len(got) == 1 and [r is None for r in got[0]] == [False, True, False]
+    assert not res.failures
+    for i in range(3):
+        alone = study.variant(i).solve(times=times)
+        assert res.result(i).steps == alone.steps
+        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
+        assert _close(res.result(i)._energy, alone._energy) <= 1e-9
 

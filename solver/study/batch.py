@@ -194,11 +194,13 @@ class _Group:
     whose step collapsed, leaves and runs alone."""
 
     def __init__(self, models: list[Model], st: Structure, outs: list[Result], F: int) -> None:
-        self.st, self.F = st, F
+        self.st = st
         self.index = np.arange(len(models))          # into the run's variants
-        self._build(models, outs, None)
+        self._alone: dict[int, Equations] = {}       # a variant's own, for its long steps
+        self._build(models, None)
+        self.frames = _Frames(self.eq, outs, F)
 
-    def _build(self, models: list[Model], outs: list[Result], ts_ref) -> None:
+    def _build(self, models: list[Model], ts_ref) -> None:
         stacked = stack_models(models)
         if stacked is None:
             raise _Fallback("the variants left do not stack")
@@ -218,20 +220,14 @@ class _Group:
                              self.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 3)),
                              np.full(V, np.inf))
         self.stepper = DOP853(eq.rhs)                   # steps every variant with its own h
-        self._alone: dict[int, Equations] = getattr(self, "_alone", {})   # one variant's own
-        if not hasattr(self, "frames"):
-            self.frames = _Frames(eq, outs, self.F)
-        else:
-            self.frames.eq = eq
 
     def keep(self, mask: np.ndarray) -> None:
         """Go on with the variants ``mask`` (V,); an empty group raises _Fallback."""
         if not mask.any():
             raise _Fallback("no variant left")
         self.index = self.index[mask]
-        self.frames.keep(mask)
-        self._build([m for m, k in zip(self.models, mask) if k], self.frames.outs,
-                    self.eq.ts_ref[mask])
+        self._build([m for m, k in zip(self.models, mask) if k], self.eq.ts_ref[mask])
+        self.frames.keep(mask, self.eq)
 
     def inside(self, i: int, t0: float, t1: float, k: int, times: np.ndarray,
                tolerance: float, autonomous: bool) -> int:
@@ -439,9 +435,10 @@ class _Frames:
         self.jac = np.zeros((V, C, m.nc, m.row_width))
         self.energy = np.zeros((V, C, 3))                  # potential, power, work
 
-    def keep(self, mask: np.ndarray) -> None:
-        """Go on with the variants ``mask`` (V,) (the others' frames are dropped: they run
-        alone)."""
+    def keep(self, mask: np.ndarray, eq: Equations) -> None:
+        """Go on with the variants ``mask`` (V,) and their equations ``eq`` (the others'
+        frames are dropped: they run alone)."""
+        self.eq = eq
         self.outs = [o for o, k in zip(self.outs, mask) if k]
         for name in ("base", "t", "state", "lam", "jac", "energy"):
             setattr(self, name, getattr(self, name)[mask])

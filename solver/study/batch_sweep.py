@@ -10,16 +10,16 @@ first frame where any variant has not converged or leaves its smooth prediction,
 single sweep cuts its own; each variant's frames are the solutions of the same equations to
 the same tolerance, so its Result equals its separate sweep to Newton's tolerance.
 
-It covers the common case (dense J: up to MIN_BANDED kept rows; redundant rows, as a
-planar loop of revolutes has, get the least-norm multipliers sweep.py gives them; no stops,
-friction, couplers or curve joints; spring-dampers, torsion springs and applied loads are
-evaluated a frame at a time for all variants, as sweep.py evaluates them a frame at a time,
-when their expressions are the same in all: study/batch.py stack_models); anything else
-returns None, and
-the caller sweeps the variants one by one, where each gets its own full treatment and error
-message.  A variant that cannot solve a frame (a lock-up, a singular position: a study of
-a range often reaches past what the mechanism can do) leaves the batch there, and the
-others go on; the caller sweeps it alone for its own result or error.
+It covers the common case: dense J (up to MIN_BANDED kept rows); redundant rows, as a
+planar loop of revolutes has, with the least-norm multipliers sweep.py gives them; each
+variant's own motions, tabulated for it; spring-dampers, torsion springs, actuators and
+applied loads a frame at a time for all variants, as sweep.py takes them, when their
+expressions are the same in all (study/batch.py stack_models); no stops, friction,
+couplers or curve joints.  Anything else returns None, and the caller sweeps the variants
+one by one, where each gets its own full treatment and error message.  A variant that
+cannot solve a frame (a lock-up, a singular position: a study of a range often reaches
+past what the mechanism can do) leaves the batch there, and the others go on; the caller
+sweeps it alone for its own result or error.
 """
 from __future__ import annotations
 
@@ -94,10 +94,9 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     blen = np.stack([m.body_length for m in models])                           # (V, nb)
     outs = ResultStack(models, times)
     results = list(outs.results)
-    # the force elements' numbers with a variant axis only (V, ...): evaluated a frame at a
-    # time, each variant's torsion springs on the turns of its frame before
-    fmv = None if models[0].forces.empty else stack_models(models, motions=False).forces
-    ts_ref = np.zeros((V, len(models[0].forces.ts_names)))
+    # the force elements are evaluated a frame at a time (states (V, 1, ...), as the
+    # stacked model's numbers are), each variant's torsion springs on its frame before's turns
+    ts_ref = np.zeros((V, 1, len(models[0].forces.ts_names)))
 
     def take(vi):        # the variants of the batch's entries vi
         return take_variants(sm, models[alive[0]], vi)
@@ -150,8 +149,6 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             V = len(alive)
             rs, cw, L, blen, r0, p0, ts_ref, fv = (x[solved] for x in (rs, cw, L, blen, r0,
                                                                         p0, ts_ref, fv))
-            if fmv is not None:
-                fmv = stack_models([models[i] for i in alive], motions=False).forces
             if prev is not None:
                 prev = prev[:1] + tuple(x[solved] for x in prev[1:])
             outs.keep(solved)
@@ -181,12 +178,13 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         # inverse dynamics: J^T lambda = Q - M a
         Q, Iw = body_loads(sm, Ag, wg)
         pot, pnc = np.zeros((V, m)), np.zeros((V, m))
-        if fmv is not None:      # force elements frame by frame, as sweep.py (torsion turns)
+        if not sm.forces.empty:  # force elements frame by frame, as sweep.py (torsion turns)
             for j in range(m):
-                fe = evaluate_forces(fmv, float(times[ks[j]]), rg[:, j], Ag[:, j], vg[:, j],
-                                     wg[:, j], ts_ref)
-                Q[:, j] += fe.Q[..., :nb, :]
-                pot[:, j], pnc[:, j], ts_ref = fe.potential, fe.power_nc, fe.ts_angle
+                at = slice(j, j + 1)
+                fe = evaluate_forces(sm.forces, float(times[ks[j]]), rg[:, at], Ag[:, at],
+                                     vg[:, at], wg[:, at], ts_ref)
+                Q[:, at] += fe.Q[..., :nb, :]
+                pot[:, at], pnc[:, at], ts_ref = fe.potential, fe.power_nc, fe.ts_angle
         Ma = np.concatenate([sm.body_mass[..., None] * Ac, (Iw @ Al[..., None])[..., 0]], -1)
         lam = np.zeros((V, m, nc))
         Fnet = (Q - Ma).reshape(V, m, -1)

@@ -80,6 +80,7 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
     sweeps, in blocks of (variants, frames)) run as one; the rest, and any group that is
     handed back, one by one."""
     out: dict[int, Outcome] = {}
+    prepared: dict[int, tuple] = {}     # (model, Start) of a variant that left the batch
     start = _time.perf_counter()
     together = _together(batch, times, how, out)
     if together is not None:
@@ -103,22 +104,23 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
             for i, m, b, r in zip(idx, models, begun, results):
                 if r is not None:
                     out[i] = _finished(i, lambda: finish(m, b, r), each)
-            for i, m, b, r in zip(idx, models, begun, results):
-                if r is None:              # a variant that left the batch: alone, as prepared
-                    start = _time.perf_counter()
-                    out[i] = _finished(i, lambda: single_thread(run_from)(m, b, times, how),
-                                       None, start)
-                    if progress is not None and progress(len(out)) is False:
-                        return [out[i] for i in sorted(out)]
+                else:                      # it left the batch: alone below, as prepared
+                    prepared[i] = (m, b)
             if progress is not None and progress(len(out)) is False:
                 return [out[i] for i in sorted(out)]
     params = batch.params
-    for k, (index, row) in enumerate(zip(batch.indices, batch.values)):
+    for index, row in zip(batch.indices, batch.values):
         if index in out:
             continue
         start = _time.perf_counter()
-        out[index] = _finished(index, lambda: solve_variant(
-            make_variant(batch.base, params, row, index, shared=True), times, how), None, start)
+        if index in prepared:
+            m, b = prepared[index]
+            out[index] = _finished(index, lambda: single_thread(run_from)(m, b, times, how),
+                                   None, start)
+        else:
+            out[index] = _finished(index, lambda: solve_variant(
+                make_variant(batch.base, params, row, index, shared=True), times, how), None,
+                start)
         if progress is not None and progress(len(out)) is False:
             break
     return [out[i] for i in batch.indices if i in out]
