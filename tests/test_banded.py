@@ -246,3 +246,54 @@ def test_rank_test_with_motions_after_the_joints(motions, monkeypatch) -> None:
     np.testing.assert_array_equal(st.keep, ref.keep)
     assert st.bad_motions == ref.bad_motions == [f"drive_{j}" for j in motions[1:]]
     assert st.driven_dof == 0
+
+
+def test_band_cholesky_is_numpy_cholesky() -> None:
+    """band_cholesky's factor in band storage equals the dense Cholesky factor's band (the
+    rank test's one-call path), and a matrix that is not positive definite gives None."""
+    from solver.algebra.banded import band_cholesky, banded_solver
+    if banded_solver() is None:
+        pytest.skip("no LAPACK dpbsv in this numpy")
+    rng = np.random.default_rng(3)
+    n, kd = 40, 4
+    X = rng.standard_normal((n, n + 5))
+    X *= np.abs(np.subtract.outer(np.arange(n), np.arange(n + 5) * n / (n + 5))) < 2.5
+    G = X @ X.T
+    G[np.abs(np.subtract.outer(np.arange(n), np.arange(n))) > kd] = 0.0
+    G += n * np.eye(n)                       # positive definite after the band cut
+    band = np.zeros((n, kd + 1))
+    for d in range(kd + 1):
+        band[: n - d, d] = np.diagonal(G, -d)
+    L = band_cholesky(band)
+    ref = np.linalg.cholesky(G)
+    for d in range(kd + 1):
+        np.testing.assert_allclose(L[: n - d, d], np.diagonal(ref, -d), rtol=1e-12, atol=1e-12)
+    band[7, 0] = -1.0
+    assert band_cholesky(band) is None
+
+
+def test_rank_test_of_independent_rows_takes_one_cholesky(monkeypatch) -> None:
+    """A long chain (every row independent): the rank test's one banded Cholesky keeps every
+    row, as greedy Gram-Schmidt does, without the row-by-row loop."""
+    import sys
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
+    from bench_dynamics import chain
+    from solver.algebra import rank
+    from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
+    from solver.algebra.newton import scales
+    from solver.model.compile import compile_model
+    from solver.model.state import read_state
+    m = chain(40)
+    model = compile_model(m)
+    s0 = read_state(model, m)
+    J = global_jacobian(model, evaluate(model, *body_arrays(model, s0.r, s0.p)[:2]).jac)
+    rows = np.arange(model.nc)
+    rs, cw = scales(model)
+    calls = []
+    orig = np.linalg.solve
+    monkeypatch.setattr(np.linalg, "solve", lambda *a: calls.append(1) or orig(*a))
+    fast = rank._banded_independent(model, J * rs[:, None] / cw[None, :], rows)
+    assert calls == [] and model.nc == 120
+    monkeypatch.setattr(rank, "_banded_independent", lambda *a: None)
+    np.testing.assert_array_equal(fast, rank.independent_rows(model, J, rows))
+    np.testing.assert_array_equal(fast, rows)

@@ -46,6 +46,25 @@ def lapack_dpbsv() -> tuple[Any, Any, str] | None:
     return _cache["dpbsv"]
 
 
+def band_cholesky(ab: np.ndarray) -> np.ndarray | None:
+    """The lower Cholesky factor of a symmetric positive definite band matrix G, in the same
+    storage as its input ``ab`` (n, kd+1): ab[j, d] = G[j+d, j] (LAPACK's lower band, column
+    by column; zero past the end).  None when there is no LAPACK or G is not positive
+    definite (dpbsv on a zero right-hand side: its factorization is the answer)."""
+    found = lapack_dpbsv()
+    n, kd1 = ab.shape
+    if found is None or n == 0:
+        return None
+    fn, itype, _ = found
+    L = np.array(ab, dtype=float, order="C")
+    x, info = np.zeros(n), itype(0)
+    dp = ctypes.POINTER(ctypes.c_double)
+    fn(ctypes.c_char_p(b"L"), ctypes.byref(itype(n)), ctypes.byref(itype(kd1 - 1)),
+       ctypes.byref(itype(1)), L.ctypes.data_as(dp), ctypes.byref(itype(kd1)),
+       x.ctypes.data_as(dp), ctypes.byref(itype(n)), ctypes.byref(info), ctypes.c_size_t(1))
+    return L if info.value == 0 else None
+
+
 def banded_solver() -> str | None:
     """Which banded Cholesky runs for narrow bands: "lapack dpbsv via <library> (<symbol>)",
     or None when there is none and every J M^-1 J^T solve is dense."""

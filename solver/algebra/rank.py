@@ -8,7 +8,10 @@ from typing import Any
 
 import numpy as np
 
+from .banded import band_cholesky
 from .newton import RANK_TOL, scaled_jacobian
+
+CLEAR = 100.0     # margin over the rank test's threshold for the one-call banded Cholesky
 
 
 def best_rows(model: Any, J: np.ndarray, rows: np.ndarray, count: int,
@@ -98,6 +101,16 @@ def _skipping_cholesky(Js: np.ndarray, kd: int, tol: float = RANK_TOL) -> np.nda
     G = Js Js^T (half-bandwidth kd) that skips a row whose pivot (the squared length of its
     new direction) is below tol^2 of its squared length."""
     n = len(Js)
+    # G's band, G[j+d, j] for d = 0..kd, row by row (the dense product costs n^2 columns)
+    band = np.zeros((n, kd + 1))
+    for d in range(min(kd + 1, n)):
+        band[: n - d, d] = np.einsum("ij,ij->i", Js[d:], Js[: n - d])
+    # every row clearly independent (the common case): one banded Cholesky whose pivots,
+    # the squared lengths of the rows' new directions, all pass with a wide margin, so the
+    # test below would skip none
+    L = band_cholesky(band)
+    if L is not None and (L[:, 0] ** 2 > CLEAR * tol ** 2 * band[:, 0]).all():
+        return np.ones(n, dtype=bool)
     G = Js @ Js.T           # dense but only band entries are non-zero; n is a few hundred
     L = np.zeros((n, n))
     keep = np.zeros(n, dtype=bool)
