@@ -114,6 +114,7 @@ class Equations:
         self._diag = (np.concatenate([on, on, on], -1)     # (..., nb, 2, 9), see _Work.mass
                       if np.array_equal(both, on[..., None] * np.eye(3)) else None)
         self._work: dict[tuple[int, ...], _Work] = {}
+        self._last = None         # the last single state's pose, rows and J M^-1 J^T (project)
         self.use(st)
 
     def use(self, st: Structure) -> None:
@@ -125,6 +126,7 @@ class Equations:
         self._kept_motions = (km, self.m.row_motion[st.keep[km]])   # positions in keep, motions
         self.robust = False
         self.robust_tol = 1e-6        # constraint residual accepted while robust (run's goal)
+        self._last = None
 
     def work(self, lead: tuple[int, ...]) -> _Work:
         w = self._work.get(lead)
@@ -235,6 +237,8 @@ class Equations:
             lam[..., m.limits.rows[stop.bounds]] = -stop.Qq
         if not math.isfinite(a.sum()):   # NaN or inf anywhere (Q, lambda) shows in a's sum
             raise np.linalg.LinAlgError("non-finite accelerations")
+        # (A is the buffer the next single state's call refills: that call replaces _last)
+        self._last = (r, p, ev, A, (vals, W)) if not lead else None
         return a, lam, fe, ev.jac, f
 
     def rhs(self, t, y: np.ndarray) -> np.ndarray:
@@ -323,12 +327,25 @@ class Equations:
         m, sc = self.m, self.schur
         f = motion_values(m, t)
         rs, _ = scales(m)
-        p = p / np.linalg.norm(p, axis=1, keepdims=True)
+        p = p / np.sqrt((p * p) @ _ONES4)[:, None]      # (as rhs_parts: the same bits)
         mats = None
+        # an explicit step whose last stage is its new point (Dormand-Prince 5(4)) evaluated
+        # the rows and J M^-1 J^T there: the first iteration's, taken as they are
+        last = self._last
+        pending = (last if last is not None and np.array_equal(r, last[0])
+                   and np.array_equal(p, last[1]) else None)
+
+        ready = None                 # J M^-1 J^T at the pose the residual was last taken
 
         def scaled_residual(x):
-            rg, A = body_arrays(m, *x)[:2]
-            ev = evaluate(m, rg, A, ref=self.track)
+            nonlocal pending, ready
+            if pending is not None:
+                _, _, ev, A, ready = pending
+                pending = None
+            else:
+                rg, A = body_arrays(m, *x)[:2]
+                ev = evaluate(m, rg, A, ref=self.track)
+                ready = None
             res = residual(m, ev.phi, f)
             if self.slip is not None:        # sticking joints held
                 self.slip.lock_residual(res, A)
@@ -337,7 +354,7 @@ class Equations:
         def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
             nonlocal mats
             ev, A, res = data
-            mats = sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
+            mats = ready if ready is not None else sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
             return -sc.apply(mats[1], self.solve(mats[0], res[self.keep], PROJECT_RCOND)).reshape(-1)
 
         out = newton((r, p), scaled_residual, solve, lambda x, d, alpha: step_pose(*x, d, alpha),
@@ -356,7 +373,8 @@ class Equations:
         # this one by about the local error; J v - nu is taken at the final pose, so J v = nu
         # holds there up to (change of J) x (velocity correction), far below rounding
         Jb = sc.blocks(ev.jac)
-        vals, W = mats if mats is not None else sc.matrix(Jb, self._minv_ground(A))
+        vals, W = (mats if mats is not None else ready if ready is not None
+                   else sc.matrix(Jb, self._minv_ground(A)))
         nu = np.zeros(m.nc)
         nu[self.mrows] = f[m.row_motion[self.mrows], 1]
         vel = np.vstack([np.concatenate([v, w], 1), np.zeros((1, 6))])

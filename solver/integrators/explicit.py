@@ -151,13 +151,17 @@ class DoPri5:
         K[0] = f0
         hh = np.asarray(h)[..., None]
         for i in range(1, n):
-            K[i] = self.rhs(t + self.C[i] * h, y + hh * _combine(self.A[i, :i], K2[:i], y.shape))
+            self.y_stage = y + hh * _combine(self.A[i, :i], K2[:i], y.shape)
+            K[i] = self.rhs(t + self.C[i] * h, self.y_stage)
         return K2
 
     def step(self, t, y: np.ndarray, f0: np.ndarray, h, norm):
         K2 = self.stages(t, y, f0, h)
-        ynew = y + np.asarray(h)[..., None] * _combine(self.B, K2, y.shape)
-        self.k_end = K2[6, : y.size].reshape(y.shape)   # f(t + h, ynew): the next step's first (FSAL)
+        # the last stage's state is the new point (its weights are B: first same as last),
+        # taken as that stage had it, so that f(t + h, ynew) is the next step's first stage
+        # and the projection finds that stage's rows at ynew (Equations.project)
+        ynew = self.y_stage
+        self.k_end = K2[6, : y.size].reshape(y.shape)
         return ynew, norm(np.asarray(h)[..., None] * _combine(self.E, K2, y.shape), y, ynew)
 
 
