@@ -297,3 +297,30 @@ def test_rank_test_of_independent_rows_takes_one_cholesky(monkeypatch) -> None:
     monkeypatch.setattr(rank, "_banded_independent", lambda *a: None)
     np.testing.assert_array_equal(fast, rank.independent_rows(model, J, rows))
     np.testing.assert_array_equal(fast, rows)
+
+
+@pytest.mark.parametrize("which", ["chain", "slider_crank", "ladder"])
+def test_rank_test_one_cholesky_agrees_with_the_loop(which, monkeypatch) -> None:
+    """Small row sets (Gram-Schmidt's) and large ones (the banded loop's): the one-Cholesky
+    answer (every row clearly independent) or its fallback keeps exactly the rows the
+    row-by-row test keeps, joints then motions; the ladder's redundant rows take the
+    fallback."""
+    import sys
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
+    from bench_dynamics import chain
+    from bench_kinematics import slider_crank
+    from solver.algebra import rank
+    from solver.analyses.structure import structure
+    from solver.model.compile import compile_model
+    from solver.model.state import read_state
+    from solver.analyses.assembly import assemble_state
+    m = {"chain": lambda: chain(6), "slider_crank": slider_crank, "ladder": lambda: ladder(5)}[which]()
+    model = compile_model(m)
+    s0 = read_state(model, m)
+    r, p = assemble_state(model, s0.r, s0.p)
+    fast = structure(model, r, p)
+    monkeypatch.setattr(rank, "_clearly_independent", lambda *a, **k: False)
+    slow = structure(model, r, p)
+    np.testing.assert_array_equal(fast.keep, slow.keep)
+    np.testing.assert_array_equal(fast.redundant, slow.redundant)
+    assert (len(fast.redundant) > 0) == (which == "ladder")

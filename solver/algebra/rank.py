@@ -47,13 +47,17 @@ def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray,
     in a new direction: greedy Gram-Schmidt with re-orthogonalization for small sets; for
     large ones whose Gram matrix is banded in this order, the same test as a Cholesky
     factorization of the Gram matrix that skips rows with a pivot below RANK_TOL^2 of
-    their squared length (the pivot is the squared length of the new direction).
+    their squared length (the pivot is the squared length of the new direction).  When
+    every row is clearly independent (``_clearly_independent``), one Cholesky
+    factorization says so and neither row-by-row loop runs.
     """
     Js = scaled_jacobian(model, J, rows)
     if len(rows) > 60:
         keep = _banded_independent(model, Js, rows, tol)
         if keep is not None:
             return keep
+    elif len(rows) and _clearly_independent(Js @ Js.T, tol):
+        return np.asarray(rows, dtype=int)
     basis = np.empty((min(len(rows), J.shape[1]), J.shape[1]))
     nk = 0
     keep = []
@@ -89,6 +93,27 @@ def _banded_independent(model: Any, Js: np.ndarray, rows: np.ndarray,
     return None
 
 
+def _clearly_independent(G: np.ndarray, tol: float, banded: bool = False) -> bool:
+    """True when every row is independent of those before it with a wide margin: the
+    Cholesky factor of their Gram matrix G (dense (n, n), or ``banded``: its lower band
+    (n, kd+1), column 0 the diagonal) has every pivot, the squared length of a row's new
+    direction, above CLEAR tol^2 times the row's squared length, so the row-by-row test
+    (which keeps a row above tol^2) keeps them all: the common case, in one factorization.
+    False when the factorization fails or a pivot is near the threshold."""
+    if banded:
+        L = band_cholesky(G)
+        if L is None:
+            return False
+        piv, diag = L[:, 0], G[:, 0]
+    else:
+        try:
+            L = np.linalg.cholesky(G)
+        except np.linalg.LinAlgError:
+            return False
+        piv, diag = np.diagonal(L), np.diagonal(G)
+    return bool((piv * piv > CLEAR * tol ** 2 * diag).all())
+
+
 def _gram_band(model: Any, ends: np.ndarray) -> int:
     """Half-bandwidth of the Gram matrix of rows touching bodies ``ends`` (n, E) (in this
     order)."""
@@ -108,8 +133,7 @@ def _skipping_cholesky(Js: np.ndarray, kd: int, tol: float = RANK_TOL) -> np.nda
     # every row clearly independent (the common case): one banded Cholesky whose pivots,
     # the squared lengths of the rows' new directions, all pass with a wide margin, so the
     # test below would skip none
-    L = band_cholesky(band)
-    if L is not None and (L[:, 0] ** 2 > CLEAR * tol ** 2 * band[:, 0]).all():
+    if _clearly_independent(band, tol, banded=True):
         return np.ones(n, dtype=bool)
     G = Js @ Js.T           # dense but only band entries are non-zero; n is a few hundred
     L = np.zeros((n, n))

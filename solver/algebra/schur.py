@@ -41,6 +41,7 @@ class Schur:
     def __init__(self, model: Model, rows: np.ndarray) -> None:
         nb = model.nb
         self.nb, self.rows, self.n = nb, rows, len(rows)
+        self.every = bool(np.array_equal(rows, np.arange(model.nc)))   # all rows, in order
         self.ends = model.row_ends[rows]             # (n, E): (bi, bj), a coupler's more
         self.E = self.ends.shape[1]
         touch: list[list[tuple[int, int]]] = [[] for _ in range(nb)]
@@ -73,7 +74,8 @@ class Schur:
 
     def blocks(self, jac: np.ndarray) -> np.ndarray:
         """(..., n, E, 6) Jacobian blocks of the rows on each body they touch (I, J, ...)."""
-        return np.take(jac, self.rows, axis=-2).reshape(jac.shape[:-2] + (self.n, self.E, 6))
+        Jr = jac if self.every else np.take(jac, self.rows, axis=-2)
+        return Jr.reshape(jac.shape[:-2] + (self.n, self.E, 6))
 
     # Leading axes (..., e.g. the stages of an implicit step) are carried through by every
     # method below: one set of numpy calls for all of them.

@@ -205,13 +205,16 @@ class Equations:
         vals, W = sc.matrix(Jb, Mi)
         # S lambda = J M^-1 Q - gamma, gamma = -quad + f'' (f'' on the motion rows)
         b = sc.times(Jb, MiQ)
-        b += ev.quad[..., keep]
+        b += ev.quad if sc.every else ev.quad[..., keep]
         km, motion = self._kept_motions
         if km.size:
             b[..., km] -= f[..., motion, 2]
         lam_k = self.solve(vals, b)
-        lam = np.zeros(lead + (m.nc,))
-        lam[..., keep] = lam_k
+        if sc.every:
+            lam = lam_k
+        else:
+            lam = np.zeros(lead + (m.nc,))
+            lam[..., keep] = lam_k
         a = MiQ[..., :nb, :] - sc.apply(W, lam_k)
         if self.slip is not None:        # friction from the joints' reactions (friction.py)
             vq = rates(m, ev.jac, velg)
