@@ -101,3 +101,40 @@ def test_dop853_dense_output_is_hairers_of_order_seven() -> None:
     st.step(0.0, y0, f(0.0, y0), 0.4, lambda e, a, b: 0.0)
     assert max(np.abs(sol.sol(th * 0.4) - st.dense(th)).max()
                for th in np.linspace(0.0, 1.0, 9)) <= 1e-14
+
+
+def test_projection_takes_dopri5s_last_stage() -> None:
+    """Dormand-Prince 5(4)'s new point is its last stage's state, so the projection after
+    an accepted step finds that stage's rows and J M^-1 J^T (Equations._last) and evaluates
+    no rows for its first Newton iteration; the run equals one whose projections evaluate
+    everything anew, to the rounding of the Newton steps (far below the tolerance)."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from bench_dynamics import chain
+    from solver.analyses import equations
+    hits = []
+    project = equations.Equations.project
+
+    def spy(self, t, r, p, v, w):
+        last = self._last
+        pn = p / np.sqrt((p * p) @ np.ones(4))[:, None]
+        hits.append(last is not None and np.array_equal(r, last[0]) and np.array_equal(pn, last[1]))
+        return project(self, t, r, p, v, w)
+
+    def anew(self, t, r, p, v, w):
+        self._last = None
+        return project(self, t, r, p, v, w)
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setattr(equations.Equations, "project", spy)
+        res = chain(6).solve(1.0, 24, tolerance=1e-3)
+        mp.setattr(equations.Equations, "project", anew)
+        ref = chain(6).solve(1.0, 24, tolerance=1e-3)
+    finally:
+        mp.undo()
+    assert res.method == DoPri5.name and res.steps == ref.steps
+    assert sum(hits) >= res.steps - 1          # every projection after an accepted step
+    for k in range(6):
+        np.testing.assert_allclose(res.position(f"link{k}"), ref.position(f"link{k}"),
+                                   rtol=0, atol=1e-12)

@@ -31,11 +31,11 @@ def scaled_jacobian(model: Any, J: np.ndarray, rows: np.ndarray | None = None) -
     return J[..., rows, :] * rs[rows, None] / cw[None, :]
 
 
-def step_size(model: Any, dq: np.ndarray, alpha: float = 1.0) -> Any:
+def step_size(model: Any, dq: np.ndarray, alpha: float = 1.0, cw: np.ndarray | None = None) -> Any:
     """Size of the step alpha dq (..., 6 nb) for the stopping rule: the largest move of a
     body, rotations times the body's length, relative to the model's length scale (a float,
-    or one per frame for leading axes)."""
-    cw = scales(model)[1]
+    or one per frame for leading axes).  ``cw``: scales(model)'s column weights, if kept."""
+    cw = scales(model)[1] if cw is None else cw
     return np.max(np.abs(alpha * dq * cw), axis=-1, initial=0.0) / model.length_scale
 
 

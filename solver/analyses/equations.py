@@ -115,6 +115,7 @@ class Equations:
                       if np.array_equal(both, on[..., None] * np.eye(3)) else None)
         self._work: dict[tuple[int, ...], _Work] = {}
         self._last = None         # the last single state's pose, rows and J M^-1 J^T (project)
+        self._rs, self._cw = scales(model)      # the projection's row scales, column weights
         self.use(st)
 
     def use(self, st: Structure) -> None:
@@ -122,6 +123,7 @@ class Equations:
         subset of redundant equations changes as the mechanism moves)."""
         self.keep = st.keep
         self.schur = Schur(self.m, st.keep)
+        self._rs_keep = self._rs[st.keep]
         km = np.flatnonzero(self.m.row_motion[st.keep] >= 0)
         self._kept_motions = (km, self.m.row_motion[st.keep[km]])   # positions in keep, motions
         self.robust = False
@@ -329,7 +331,7 @@ class Equations:
         J v = nu.  Raises LinAlgError when the constraints cannot be met."""
         m, sc = self.m, self.schur
         f = motion_values(m, t)
-        rs, _ = scales(m)
+        rs, cw = self._rs_keep, self._cw
         p = p / np.sqrt((p * p) @ _ONES4)[:, None]      # (as rhs_parts: the same bits)
         mats = None
         # an explicit step whose last stage is its new point (Dormand-Prince 5(4)) evaluated
@@ -352,7 +354,7 @@ class Equations:
             res = residual(m, ev.phi, f)
             if self.slip is not None:        # sticking joints held
                 self.slip.lock_residual(res, A)
-            return np.max(np.abs(res[self.keep] * rs[self.keep]), initial=0.0), (ev, A, res)
+            return np.max(np.abs(res[self.keep] * rs), initial=0.0), (ev, A, res)
 
         def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
             nonlocal mats
@@ -361,7 +363,7 @@ class Equations:
             return -sc.apply(mats[1], self.solve(mats[0], res[self.keep], PROJECT_RCOND)).reshape(-1)
 
         out = newton((r, p), scaled_residual, solve, lambda x, d, alpha: step_pose(*x, d, alpha),
-                     lambda x, d, alpha: step_size(m, d, alpha), 100 if self.robust else 20)
+                     lambda x, d, alpha: step_size(m, d, alpha, cw), 100 if self.robust else 20)
         if not out.ok and not (self.robust and out.err <= self.robust_tol):
             # (at a singular position the residual along the lost direction is quadratic
             # in the distance, out of Newton's reach; up to the run's accuracy goal it is
