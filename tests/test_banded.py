@@ -275,9 +275,6 @@ def test_band_cholesky_is_numpy_cholesky() -> None:
 def test_rank_test_of_independent_rows_takes_one_cholesky(monkeypatch) -> None:
     """A long chain (every row independent): the rank test's one banded Cholesky keeps every
     row, as greedy Gram-Schmidt does, without the row-by-row loop."""
-    import sys
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
-    from bench_dynamics import chain
     from solver.algebra import rank
     from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
     from solver.algebra.newton import scales
@@ -303,12 +300,9 @@ def test_rank_test_of_independent_rows_takes_one_cholesky(monkeypatch) -> None:
 def test_rank_test_one_cholesky_agrees_with_the_loop(which, monkeypatch) -> None:
     """Small row sets (Gram-Schmidt's) and large ones (the banded loop's): the one-Cholesky
     answer (every row clearly independent) or its fallback keeps exactly the rows the
-    row-by-row test keeps, joints then motions; the ladder's redundant rows take the
-    fallback."""
-    import sys
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1] / "bench"))
-    from bench_dynamics import chain
-    from bench_kinematics import slider_crank
+    row-by-row test keeps, joints then motions; the redundant rows of the ladder and of
+    the planar slider-crank (a loop of revolutes) take the fallback."""
+    from mechanisms import slider_crank
     from solver.algebra import rank
     from solver.analyses.structure import structure
     from solver.model.compile import compile_model
@@ -323,4 +317,4 @@ def test_rank_test_one_cholesky_agrees_with_the_loop(which, monkeypatch) -> None
     slow = structure(model, r, p)
     np.testing.assert_array_equal(fast.keep, slow.keep)
     np.testing.assert_array_equal(fast.redundant, slow.redundant)
-    assert (len(fast.redundant) > 0) == (which == "ladder")
+    assert (len(fast.redundant) > 0) == (which != "chain")     # planar loops: redundant rows

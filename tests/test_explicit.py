@@ -108,10 +108,7 @@ def test_projection_takes_dopri5s_last_stage() -> None:
     an accepted step finds that stage's rows and J M^-1 J^T (Equations._last) and evaluates
     no rows for its first Newton iteration; the run equals one whose projections evaluate
     everything anew, to the rounding of the Newton steps (far below the tolerance)."""
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-    from bench_dynamics import chain
+    from mechanisms import benchmark_chain
     from solver.analyses import equations
     hits = []
     project = equations.Equations.project
@@ -128,9 +125,9 @@ def test_projection_takes_dopri5s_last_stage() -> None:
     mp = pytest.MonkeyPatch()
     try:
         mp.setattr(equations.Equations, "project", spy)
-        res = chain(6).solve(1.0, 24, tolerance=1e-3)
+        res = benchmark_chain(6).solve(1.0, 24, tolerance=1e-3)
         mp.setattr(equations.Equations, "project", anew)
-        ref = chain(6).solve(1.0, 24, tolerance=1e-3)
+        ref = benchmark_chain(6).solve(1.0, 24, tolerance=1e-3)
     finally:
         mp.undo()
     assert res.method == DoPri5.name and res.steps == ref.steps

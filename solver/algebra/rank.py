@@ -135,18 +135,17 @@ def _skipping_cholesky(Js: np.ndarray, kd: int, tol: float = RANK_TOL) -> np.nda
     # test below would skip none
     if _clearly_independent(band, tol, banded=True):
         return np.ones(n, dtype=bool)
-    G = Js @ Js.T           # dense but only band entries are non-zero; n is a few hundred
     L = np.zeros((n, n))
     keep = np.zeros(n, dtype=bool)
     for k in range(n):
-        gkk = G[k, k]
+        gkk = band[k, 0]
         if gkk == 0.0:
             continue
         lo = max(0, k - kd)
         win = np.flatnonzero(keep[lo:k]) + lo
         if win.size:
             Lw = L[np.ix_(win, win)]
-            lk = np.linalg.solve(Lw, G[k, win])       # L_ww l = g: the row's projections
+            lk = np.linalg.solve(Lw, band[win, k - win])   # L_ww l = G[k, win]: its projections
             piv = gkk - float(lk @ lk)
         else:
             piv = gkk
