@@ -19,16 +19,16 @@ least-norm ones (a note says where).
 
 Output frames are step ends: a step is cut to end on the next frame, so every frame is an
 integrated state.  Only where the steps outgrow the frames (a mechanism coming to rest over
-thousands of frames, where the step control would take steps of many frames) does a step of
-DOP853 or Radau IIA run past them, LONG_STEP frames or more, when nothing needs the steps'
+thousands of frames, or frames faster than the motion needs, where the step control would
+take steps of many frames) does a step run past them, LONG_STEP frames or more, when nothing needs the steps'
 ends near it: no stops or friction (events located by re-stepping), no couplers or curve
 joints (their tracked values go from frame to frame), and an open tree of joints or a
 closed loop at rest (a moving loop's lined-up positions are found by the cut steps,
-below).  The frames inside a long step are its dense output (DOP853's of order 7,
-Hairer-Norsett-Wanner II.6; Radau IIA's collocation polynomial, Hairer-Wanner IV.5), each
+below).  The frames inside a long step are its dense output (DOP853's of order 7 and
+Dormand-Prince 5(4)'s of order 4, Shampine's, Hairer-Norsett-Wanner II.6; Radau IIA's collocation polynomial, Hairer-Wanner IV.5), each
 projected onto the constraints like a step end and evaluated for its accelerations and
 reactions, all the frames of a step as one stack (``frames_inside``).  That costs four
-right-hand sides a step and a share of one stacked projection and evaluation a frame,
+right-hand sides a step (DOP853; none for 5(4), whose seventh stage is at the new point) and a share of one stacked projection and evaluation a frame,
 against a full step of twelve for every frame.  And a mechanism at rest that nothing
 depending on time acts on holds its pose for the frames after (``at_rest``, Result.hold).
 
@@ -51,7 +51,7 @@ from ..algebra.rank import best_rows, involved
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import quat_angle
 from ..integrators.control import PredictiveControl, StandardControl
-from ..integrators.explicit import DOP853, explicit_stepper
+from ..integrators.explicit import DoPri5, explicit_stepper
 from ..integrators.implicit import RadauIIA, spectral_radius, stiffness_rate
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
 from ..kernels.forces import inertia_world
@@ -141,16 +141,15 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
 
     work = 0.0
     h = f_end = None
-    # long steps with dense output (module docstring): DOP853 or Radau IIA without events to
+    # long steps with dense output (module docstring): every stepper has one; no events to
     # locate; in a closed loop only while it rests (no lined-up position to find then)
     # and no tracked values (a coupler's turns, a cam's contact) to carry frame by frame
-    dense = (isinstance(stepper, (DOP853, RadauIIA)) and stops is None and sysm.slip is None
-             and model.ntrack == 0)
+    dense = stops is None and sysm.slip is None and model.ntrack == 0
     tree = open_tree(model)
     resting = False            # the last accepted step left every part where it was
     t_end = float(times[-1])
     t_last = t                 # where the last accepted step began (its dense output's start)
-    explicit = isinstance(stepper, DOP853)
+    explicit = isinstance(stepper, DoPri5)     # both Dormand-Prince pairs
     rate, rate_age, rate_wait = 0.0, RATE_EVERY, RATE_EVERY   # the equations' fastest rate,
     #                                                             steps since, steps to the next
     grow = 0.0                 # the step the control proposed after the last accepted one
@@ -413,10 +412,11 @@ def long_proposal(hs, err, expo: float):
     or one per variant): the standard proposal, hs min(5, 0.9 (err / LONG_ERR)^-|expo|)
     (expo: the control's exponent, -1/(q+1) or 1/(q+1)), for an error goal LONG_ERR times
     the step's.  The dense output between step ends is of lower order than the step's end
-    (DOP853: 7 against 8; Radau IIA: 5 against 9): on long steps its error reaches some 40
-    times the step's (a tumbling body at the default tolerance: 4e-6 against 1e-7), so a
-    long step is held to about 0.4 (DOP853) or 0.3 (Radau IIA, whose error estimate is of
-    order 5 as its polynomial) of what the step's own goal would allow, which keeps the
+    (DOP853: 7 against 8; Dormand-Prince 5(4): 4 against 5; Radau IIA: 5 against 9): on
+    long steps its error reaches some 40 times the step's (a tumbling body at the default
+    tolerance: 4e-6 against 1e-7), so a long step is held to about 0.4 (DOP853), 0.25
+    (5(4)) or 0.3 (Radau IIA, whose error estimate is of order 5 as its polynomial) of
+    what the step's own goal would allow, which keeps the
     frames within it to the tolerance; a mechanism at rest (err ~ 0) still takes steps of
     many frames."""
     with np.errstate(divide="ignore"):

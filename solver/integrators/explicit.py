@@ -5,7 +5,9 @@ given f0 = f(t, y), and return the new state with the error norm of the step (ac
 when <= 1; the step factor is err^(-1/(order+1))).
 
 - Dormand-Prince 5(4) (Hairer, Norsett, Wanner, Solving ODEs I, Table II.5.2): seven
-  stages, the last one at the new point, so it is the next step's first (FSAL).
+  stages, the last one at the new point, so it is the next step's first (FSAL); its dense
+  output is Shampine's continuous extension of order 4 (same book, Sec. II.6), from the
+  seven stages alone.
 - Dormand-Prince 8(5,3) "DOP853" (same book, Sec. II.10; coefficients as published by
   Hairer and Wanner with their code DOP853): twelve stages of order 8.  Its error estimate
   combines a 5th-order estimator E5 and a 3rd-order one E3 as h E5^2 / sqrt(E5^2 +
@@ -29,6 +31,11 @@ _A5[5, :5] = [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656]
 _A5[6, :6] = [35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]
 _B5 = _A5[6].copy()
 _E4 = _B5 - np.array([5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40])
+# its continuous extension of order 4 (Shampine 1986; Hairer-Norsett-Wanner II.6, code
+# DOPRI5 "contd5"): the weights of the stages in the interpolant's last coefficient
+_D5 = np.array([-12715105075 / 11282082432, 0.0, 87487479700 / 32700410799,
+                -10690763975 / 1880347072, 701980252875 / 199316789632,
+                -1453857185 / 822651844, 69997945 / 29380423])
 
 # Dormand-Prince 8(5,3)
 _C8 = np.array([
@@ -162,7 +169,42 @@ class DoPri5:
         # and the projection finds that stage's rows at ynew (Equations.project)
         ynew = self.y_stage
         self.k_end = K2[6, : y.size].reshape(y.shape)
+        self._last = (t, y, h, K2, ynew)
+        self._dense = None
         return ynew, norm(np.asarray(h)[..., None] * _combine(self.E, K2, y.shape), y, ynew)
+
+    def _coefficients(self) -> np.ndarray:
+        """The last step's dense output's coefficients (4,) + y.shape: Shampine's
+        continuous extension of order 4 (Hairer-Norsett-Wanner II.6, their code DOPRI5,
+        "contd5"), from the step's seven stages (the seventh is f at the new point), no
+        right-hand side more:
+        y0 + th (c0 + (1-th) (c1 + th (c2 + (1-th) c3)))."""
+        t, y, h, K2, ynew = self._last
+        hh = np.asarray(h)[..., None]
+        dy = ynew - y
+        c1 = hh * K2[0, : y.size].reshape(y.shape) - dy
+        coef = np.empty((4,) + y.shape)
+        coef[0], coef[1] = dy, c1
+        coef[2] = dy - hh * K2[6, : y.size].reshape(y.shape) - c1
+        coef[3] = hh * _combine(_D5, K2, y.shape)
+        return coef
+
+    def dense(self, theta, row: int | None = None) -> np.ndarray:
+        """y at t + theta h (0 <= theta <= 1, or an array of them: (F, n)) within the last
+        step (one state, or state ``row`` of a stack of them: the coefficients of all made
+        together, on first use): the polynomial of ``_coefficients`` in theta, nested as
+        y0 + th (c0 + (1-th) (c1 + th (c2 + (1-th) (c3 + ...))))."""
+        if self._dense is None:
+            self._dense = (self._last[1], self._coefficients())
+        y0, c = self._dense
+        if row is not None:                     # one state of a stack
+            y0, c = y0[row], c[:, row]
+        th = np.asarray(theta, dtype=float)[..., None]     # several thetas: (F, n)
+        th1 = 1.0 - th
+        acc = c[-1]
+        for k in range(len(c) - 2, 0, -1):
+            acc = c[k] + (th if k % 2 else th1) * acc
+        return y0 + th * (c[0] + th1 * acc)
 
 
 class DOP853(DoPri5):
@@ -191,36 +233,24 @@ class DOP853(DoPri5):
         err = np.where(np.isfinite(ynew).all(axis=-1) & (e5 < 1e10) & (e3 < 1e10), err, np.inf)
         return ynew, (float(err) if err.ndim == 0 else err)
 
-    def dense(self, theta, row: int | None = None) -> np.ndarray:
-        """y at t + theta h (0 <= theta <= 1, or an array of them: (F, n)) within the last
-        step (one state, or state ``row`` of a stack of them: the coefficients of all made
-        together): DOP853's dense output of order 7 (contd8), made on first use from
-        the step's stages and four more right-hand sides (stage 13 at the new point, 14-16),
-        then a polynomial:
+    def _coefficients(self) -> np.ndarray:
+        """DOP853's dense output of order 7 (contd8): its coefficients (7,) + y.shape, from
+        the step's stages and four more right-hand sides (stage 13 at the new point,
+        14-16), as ``dense`` nests them:
         y0 + th (d1 + (1-th) (d2 + th (d3 + (1-th) (d4 + th (d5 + (1-th) (d6 + th d7))))))."""
-        if self._dense is None:
-            t, y, h, K2, ynew = self._last
-            hh = np.asarray(h)[..., None]       # (a stack: one h per state)
-            X2, X = _padded(16, y.shape)
-            X2[:12] = K2
-            for i in range(4):
-                X[12 + i] = self.rhs(t + _C8X[i] * h,
-                                     y + hh * _combine(_A8X[i, :12 + i], X2[:12 + i], y.shape))
-            dy = ynew - y
-            d2 = hh * X[0] - dy
-            coef = np.empty((7,) + y.shape)
-            coef[0], coef[1], coef[2] = dy, d2, dy - hh * X[12] - d2
-            coef[3:] = hh * (_D8 @ X2)[:, : y.size].reshape((4,) + y.shape)
-            self._dense = (y, coef)
-        y0, c = self._dense
-        if row is not None:                     # one state of a stack
-            y0, c = y0[row], c[:, row]
-        th = np.asarray(theta, dtype=float)[..., None]     # several thetas: (F, n)
-        th1 = 1.0 - th
-        acc = c[6]
-        for k in range(5, 0, -1):
-            acc = c[k] + (th if k % 2 else th1) * acc
-        return y0 + th * (c[0] + th1 * acc)
+        t, y, h, K2, ynew = self._last
+        hh = np.asarray(h)[..., None]       # (a stack: one h per state)
+        X2, X = _padded(16, y.shape)
+        X2[:12] = K2
+        for i in range(4):
+            X[12 + i] = self.rhs(t + _C8X[i] * h,
+                                 y + hh * _combine(_A8X[i, :12 + i], X2[:12 + i], y.shape))
+        dy = ynew - y
+        d2 = hh * X[0] - dy
+        coef = np.empty((7,) + y.shape)
+        coef[0], coef[1], coef[2] = dy, d2, dy - hh * X[12] - d2
+        coef[3:] = hh * (_D8 @ X2)[:, : y.size].reshape((4,) + y.shape)
+        return coef
 
 
 def explicit_stepper(rhs, rtol: float) -> DoPri5:
