@@ -42,23 +42,6 @@ def _close(a: np.ndarray, b: np.ndarray, rel: float = 1e-10) -> float:
     return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
 
 
-def test_every_variant_equals_its_separate_run():
-    """Sixteen variants (mass, a marker point, a spring rate, gravity) in one lockstep run:
-    each variant's steps, positions, reactions and energies equal its own Mechanism.solve
-    to 1e-10 relative (rounding differs between a stacked and a single product)."""
-    study = Study(sprung_pendulum(), grid(VARY))
-    res = study.run(duration=1.0, fps=24)
-    assert not res.failures
-    for i in range(len(study)):
-        alone = study.variant(i).solve(1.0, 24)
-        got = res.result(i)
-        assert got.steps == alone.steps
-        assert _close(got._r, alone._r) <= 1e-10
-        assert _close(got._w, alone._w) <= 1e-10
-        assert _close(got._reaction, alone._reaction) <= 1e-10
-        assert _close(got._energy, alone._energy) <= 1e-10
-
-
 def _spy_batches(monkeypatch) -> list:
     """[(variants, ran together)] of every batch_dynamics call of the studies that follow."""
     calls = []
@@ -70,6 +53,28 @@ def _spy_batches(monkeypatch) -> list:
         return out
     monkeypatch.setattr(engine, "batch_dynamics", spy)
     return calls
+
+
+@pytest.mark.parametrize("tolerance, stepper", [(1e-6, "8(5,3)"), (1e-3, "5(4)")])
+def test_every_variant_equals_its_separate_run(monkeypatch, tolerance, stepper):
+    """Sixteen variants (mass, a marker point, a spring rate, gravity) in one lockstep run,
+    at the default tolerance (Dormand-Prince 8(5,3)) and a loose one (5(4), whose first
+    stage is each variant's last stage of its step before): each variant's steps,
+    positions, reactions and energies equal its own Mechanism.solve to 1e-10 relative
+    (rounding differs between a stacked and a single product)."""
+    calls = _spy_batches(monkeypatch)
+    study = Study(sprung_pendulum(), grid(VARY))
+    res = study.run(duration=1.0, fps=24, tolerance=tolerance)
+    assert not res.failures and calls == [(16, True)]
+    for i in range(len(study)):
+        alone = study.variant(i).solve(1.0, 24, tolerance=tolerance)
+        assert stepper in alone.method and res.result(i).method == alone.method
+        got = res.result(i)
+        assert got.steps == alone.steps
+        assert _close(got._r, alone._r) <= 1e-10
+        assert _close(got._w, alone._w) <= 1e-10
+        assert _close(got._reaction, alone._reaction) <= 1e-10
+        assert _close(got._energy, alone._energy) <= 1e-10
 
 
 def test_the_lockstep_run_is_what_ran(monkeypatch):

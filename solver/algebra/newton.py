@@ -15,10 +15,12 @@ COND_LIMIT = 1e10       # 1-norm condition of the scaled Jacobian taken as a loc
 
 
 def scales(model: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Row scales (1/m for length rows) and column weights (body length for rotations)."""
-    col = np.ones((model.nb, 6))
-    col[:, 3:] = model.body_length[:, None]
-    return 1.0 / model.row_length, col.reshape(-1)
+    """Row scales (1/m for length rows) and column weights (body length for rotations);
+    a design study's stacked model (study/batch.py): each variant's, on its leading axes."""
+    bl = np.asarray(model.body_length)
+    col = np.ones(bl.shape + (6,))
+    col[..., 3:] = bl[..., None]
+    return 1.0 / model.row_length, col.reshape(bl.shape[:-1] + (-1,))
 
 
 def scaled_jacobian(model: Any, J: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

@@ -123,7 +123,7 @@ class Equations:
         subset of redundant equations changes as the mechanism moves)."""
         self.keep = st.keep
         self.schur = Schur(self.m, st.keep)
-        self._rs_keep = self._rs[st.keep]
+        self._rs_keep = self._rs[..., st.keep]
         km = np.flatnonzero(self.m.row_motion[st.keep] >= 0)
         self._kept_motions = (km, self.m.row_motion[st.keep[km]])   # positions in keep, motions
         self.robust = False

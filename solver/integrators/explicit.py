@@ -253,9 +253,14 @@ class DOP853(DoPri5):
         return coef
 
 
-def explicit_stepper(rhs, rtol: float) -> DoPri5:
+def explicit_method(rtol: float) -> type[DoPri5]:
     """DOP853 at tight local tolerances (rtol <= DOP853_BELOW), Dormand-Prince 5(4) else."""
-    return DOP853(rhs) if rtol <= DOP853_BELOW else DoPri5(rhs)
+    return DOP853 if rtol <= DOP853_BELOW else DoPri5
+
+
+def explicit_stepper(rhs, rtol: float) -> DoPri5:
+    """The stepper of ``explicit_method(rtol)`` on the right-hand side ``rhs``."""
+    return explicit_method(rtol)(rhs)
 
 
 # Where DOP853 starts to pay (chain of 10 rods, 2 s, solve tolerance = 100 rtol): at 1e-3

@@ -11,8 +11,9 @@ a small mechanism is paid once for all of them.
 lockstep, each with its own time, step size and step control, its own projection onto its
 constraints (a Newton iteration per variant, masked) and its own output frames, so each
 variant takes exactly the steps its separate run takes and its Result equals that run's to
-rounding.  It covers the common case (Dormand-Prince 8(5,3), no stops, friction,
-couplers or curve joints, the same motion and force functions in every variant); anything
+rounding.  It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
+tolerances 5(4), whose first stage is each variant's last stage of its step before, as in
+its separate run; no stops, friction, couplers or curve joints, the same motion and force functions in every variant); anything
 else, and a projection that fails, returns None, and the caller runs the variants one by
 one, where each gets its own full treatment and its own error message.  Long steps past
 the frames (an open tree, or a closed loop at rest) are taken as the separate run takes
@@ -36,7 +37,7 @@ from ..analyses.equations import Equations
 from ..analyses.structure import Structure, open_tree
 from ..base.errors import SolverCancelled
 from ..integrators.control import StandardControl
-from ..integrators.explicit import DOP853, DOP853_BELOW
+from ..integrators.explicit import DoPri5, explicit_method
 from ..integrators.implicit import spectral_radii
 from ..kernels.constraints import body_arrays
 from ..kernels.forces import inertia_world
@@ -174,7 +175,7 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
 class _Row:
     """Row i of a stacked stepper's dense output, as frames_inside reads a stepper."""
 
-    def __init__(self, stepper: DOP853, i: int) -> None:
+    def __init__(self, stepper: DoPri5, i: int) -> None:
         self.stepper, self.i = stepper, i
 
     def dense(self, theta):
@@ -193,8 +194,9 @@ class _Group:
     steps.  ``keep(mask)`` goes on with some of them: a variant at a singular position, or
     whose step collapsed, leaves and runs alone."""
 
-    def __init__(self, models: list[Model], st: Structure, outs: list[Result], F: int) -> None:
-        self.st = st
+    def __init__(self, models: list[Model], st: Structure, outs: list[Result], F: int,
+                 method: type[DoPri5]) -> None:
+        self.st, self.method = st, method
         self.index = np.arange(len(models))          # into the run's variants
         self._alone: dict[int, Equations] = {}       # a variant's own, for its long steps
         self._build(models, None)
@@ -219,7 +221,7 @@ class _Group:
         self.scale = eq.pack(self.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 4)),
                              self.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 3)),
                              np.full(V, np.inf))
-        self.stepper = DOP853(eq.rhs)                   # steps every variant with its own h
+        self.stepper = self.method(eq.rhs)              # steps every variant with its own h
 
     def keep(self, mask: np.ndarray) -> None:
         """Go on with the variants ``mask`` (V,); an empty group raises _Fallback."""
@@ -269,13 +271,14 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
     slowest variant passes each output frame; returning False stops the run
     (SolverCancelled)."""
     rtol = tolerance * 1e-1
-    if rtol > DOP853_BELOW or method == "implicit":
+    if method == "implicit":
         return None
+    stepper = explicit_method(rtol)              # as each separate run chooses it
     outs = [Result.empty(m, times, "dynamic") for m in models]
     for o in outs:
-        o.method = DOP853.name
+        o.method = stepper.name
     try:
-        g = _Group(models, st, outs, len(times))
+        g = _Group(models, st, outs, len(times), stepper)
     except _Fallback:                               # not only numbers differ
         return None
     V, F = len(models), len(times)
@@ -290,7 +293,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             return None
     try:
         r, p, v, w = g.project(t, r, p, v, w, np.ones(V, dtype=bool))
-        control = StandardControl(DOP853.order)
+        control = StandardControl(stepper.order)
 
         def norm(e, y0, y1):
             scale = g.scale
@@ -314,6 +317,9 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         # the equations' fastest rate (its estimate's age, the steps to the next estimate)
         long = np.zeros(V, dtype=bool)
         rate, rate_age, rate_wait = np.zeros(V), np.full(V, RATE_EVERY), np.full(V, RATE_EVERY)
+        # Dormand-Prince 5(4): each variant's last stage of its last accepted step, its
+        # next step's first (first same as last; NaN: none yet, the evaluation here serves)
+        fsal = np.full((V, 13 * g.eq.nb + 1), np.nan)        # (the state's size)
         while True:
             eq = g.eq
             # one evaluation serves the frames reached here and the steps that start here
@@ -366,7 +372,8 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             hs = np.where(np.isnan(retry), hs, retry)
             hs = np.where(live, hs, h)                 # finished variants: any valid step
             rate_age = rate_age + fresh
-            ynew, err = g.stepper.step(t, y, f0, hs, norm)
+            first = np.where(np.isnan(fsal[:, :1]), f0, fsal)     # as its separate run
+            ynew, err = g.stepper.step(t, y, first, hs, norm)
             ok = live & (err <= 1.0)
             bad = live & ~ok
             if bad.any():
@@ -379,8 +386,9 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                 if leave.any():        # (the others take this step again, as they were)
                     g.keep(~leave)
                     (t, r, p, v, w, k, h, grow, retry, work, still, long, rate, rate_age,
-                     rate_wait) = (x[~leave] for x in (t, r, p, v, w, k, h, grow, retry, work,
-                                                       still, long, rate, rate_age, rate_wait))
+                     rate_wait, fsal) = (x[~leave] for x in (t, r, p, v, w, k, h, grow, retry,
+                                                             work, still, long, rate,
+                                                             rate_age, rate_wait, fsal))
                     continue
             if not ok.any():
                 continue
@@ -388,6 +396,8 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             h_next = hs * np.minimum(5.0, np.maximum(0.2, fac))
             h = np.where(ok & (long | (hs == h) | (h_next < h)), h_next, h)
             grow = np.where(ok, long_proposal(hs, err, control.expo), grow)
+            if g.stepper.k_end is not None:
+                fsal = np.where(ok[:, None], g.stepper.k_end, fsal)
             r1, p1, v1, w1, work1 = eq.unpack(ynew)
             r1, p1, v1, w1 = g.project(t + hs, r1, p1, v1, w1, ok)
             sel = ok[:, None, None]
