@@ -56,7 +56,7 @@ from ..integrators.implicit import RadauIIA, spectral_radius, stiffness_rate
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
 from ..kernels.forces import inertia_world
 from ..model.compile import Model
-from ..model.results import Result, report_progress
+from ..model.results import FrameBuffer, Result, report_progress
 from ..model.state import State
 from .equations import Equations
 from .friction import magnitudes
@@ -157,7 +157,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     rechosen: list[float] = []                          # times the kept rows were chosen anew
     frame = float(np.max(np.diff(times))) if len(times) > 1 else 1.0
 
+    frames = FrameBuffer(out)    # the frames at step ends, stored a block at a time
+
     def fail(msg: str, k: int, tt: float, who=()):
+        frames.flush()
         raise SolverError(msg, tt, who, out.truncated(k))
 
     stored = 0                 # frames stored ahead (those inside a long step, together)
@@ -327,7 +330,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                      f"(joints involved: {', '.join(who)})", k, t, who)
         # output frame: projected state, accelerations and multipliers
         if t > t_out + 1e-14 * max(1.0, abs(t_out)):     # within a long step: it and the
-            try:                                         # frames after it in that step
+            frames.flush()                               # frames after it in that step
+            try:
                 stored, last = frames_inside(sysm, stepper, out, times, k, (t_last, t),
                                               at_start, progress)
                 if autonomous and stored < len(times) and at_rest(model, *last, tolerance):
@@ -348,17 +352,16 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         except np.linalg.LinAlgError:
             fail(f"lock-up at t = {t:.6g} s: the constraint equations are singular", k, t)
         sysm.ts_ref = fe.ts_angle
-        A = body_arrays(model, r, p)[1]
-        out.store(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, sysm.track)
-        if sysm.slip is not None:
-            out._friction[k] = sysm.friction
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
-        out.store_energy(k, inertia_world(model, A[:nb]), fe.potential, power, work)
-        report_progress(progress, k, len(times), out)
+        frames.add(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, sysm.track,
+                   fe.potential, power, work, sysm.friction if sysm.slip is not None else None)
+        report_progress(progress, k, len(times), out, frames.flush)
         if autonomous and k + 1 < len(times) and at_rest(model, v, w, a, tolerance):
+            frames.flush()
             _hold(out, k, progress)    # nothing will move it again
             break
+    frames.flush()
     if passed:
         t0, who = passed[0]
         more = f" and {len(passed) - 1} more" if len(passed) > 1 else ""
@@ -384,6 +387,8 @@ def at_rest(model: Model, v, w, a, tolerance: float) -> bool:
     residue of a settled run (a pendulum settled on a damped spring, its frames from long
     steps: 3e-11 rad/s, 2e-10 rad/s^2 at the default 1e-6), which held for 10,000 frames
     moves nothing by as much as the tolerance."""
+    if float(np.abs(v).max(initial=0.0)) > REST_SPEED * model.length_scale * tolerance:
+        return False          # a centre of mass moves: the usual answer, in one reduction
     return bool(at_rest_many(model.length_scale, model.body_length, v, w, a, tolerance))
 
 
