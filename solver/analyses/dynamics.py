@@ -314,7 +314,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 if sysm.robust and not _near_singular(model, st, r, p):
                     sysm.robust, f_end = False, None     # past it: exact solves again
                 if len(sysm.ts_ref):
-                    sysm.ts_ref = sysm.accelerations(t, r, p, v, w)[2].ts_angle
+                    sysm.ts_ref = sysm.turns(r, p)
             except ExpressionError as exc:
                 fail(str(exc), k, t)
             except np.linalg.LinAlgError:

@@ -26,7 +26,7 @@ from ..algebra.newton import converged, newton, scales, step_pose, step_size
 from ..algebra.schur import Schur, inverse_mass
 from ..base.rotations import quat_rate, quat_to_matrix
 from ..kernels.constraints import body_arrays, evaluate, motion_values, residual
-from ..kernels.forces import stop_forces, total_forces
+from ..kernels.forces import stop_forces, torsion_angles, total_forces
 from ..model.compile import Model
 from .friction import Slip, body_forces, rates, with_slip
 from .structure import Structure
@@ -245,6 +245,13 @@ class Equations:
         # (A is the buffer the next single state's call refills: that call replaces _last)
         self._last = (r, p, ev, A, (vals, W)) if not lead else None
         return a, lam, fe, ev.jac, f
+
+    def turns(self, r: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """The torsion springs' angles at the pose (r, p) (leading axes allowed) on the
+        turns of ``ts_ref``: what ``ts_ref`` becomes after a step, so that the next step's
+        stages take their angles on the same turn (the springs' angles alone, not a
+        right-hand side)."""
+        return torsion_angles(self.m.forces, body_arrays(self.m, r, p)[1], self.ts_ref)
 
     def rhs(self, t, y: np.ndarray) -> np.ndarray:
         """dy/dt at (t, y); t (S,) and y (S, n): S states at once (see accelerations)."""

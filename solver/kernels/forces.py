@@ -166,19 +166,35 @@ class _Torsions(NamedTuple):
     T: np.ndarray        # (n,) torque
 
 
-def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
-    """Seed 001 "Rotational spring-damper-actuator" on the joint angle: T = k (theta -
-    theta0) + preload + c dtheta/dt + friction tanh(dtheta/dt / V) + actuator(t, theta,
-    dtheta/dt), theta on the atan2 branch nearest ts_ref."""
-    bi, bj, n = fm.ts_bi, fm.ts_bj, len(fm.ts_names)
-    ends = _fixed(fm, "ts_ends", lambda: np.concatenate([bi, bj, bj]))
+def _torsion_angles(fm: ForceModel, A, ts_ref):
+    """(x_I, x_J, y_J (..., n, 3), joint_angle's tuple, theta (..., n)): each torsion
+    spring's axes in world axes and its joint angle on the atan2 branch nearest ts_ref."""
+    n = len(fm.ts_names)
+    ends = _fixed(fm, "ts_ends", lambda: np.concatenate([fm.ts_bi, fm.ts_bj, fm.ts_bj]))
     vecs = _fixed(fm, "ts_vecs", lambda: _stacked(fm.ts_xi, fm.ts_xj, fm.ts_yj)[..., None])
     X = (A[..., ends, :, :] @ vecs)[..., 0]
     xi, xj, yj = X[..., :n, :], X[..., n:2 * n, :], X[..., 2 * n:, :]
     angle = joint_angle(xi, X[..., n:, :].reshape(X.shape[:-2] + (2, n, 3)))   # x_J, y_J
-    raw, g = angle[:2]
+    raw = angle[0]
     th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
-    thd = ((w[..., bi, :] - w[..., bj, :]) * g) @ _ONES3
+    return xi, xj, yj, angle, th
+
+
+def torsion_angles(fm: ForceModel, A: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
+    """Each torsion spring's joint angle (..., n) at rotation matrices A (..., nb+1, 3, 3)
+    on the atan2 branch nearest ts_ref: ForceEval.ts_angle without the rest of the
+    forces (a run keeps it after each step, so that the next step's stages take the same
+    turn)."""
+    return _torsion_angles(fm, A, ts_ref)[4]
+
+
+def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
+    """Seed 001 "Rotational spring-damper-actuator" on the joint angle: T = k (theta -
+    theta0) + preload + c dtheta/dt + friction tanh(dtheta/dt / V) + actuator(t, theta,
+    dtheta/dt), theta on the atan2 branch nearest ts_ref."""
+    bi, bj = fm.ts_bi, fm.ts_bj
+    xi, xj, yj, angle, th = _torsion_angles(fm, A, ts_ref)
+    thd = ((w[..., bi, :] - w[..., bj, :]) * angle[1]) @ _ONES3
     tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, fm.ts_pre, fm.ts_c,
                         fm.ts_fric, fm.ts_act, t, th, thd)
     return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)

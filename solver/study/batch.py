@@ -419,7 +419,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                     and progress(len(k) * int(k.min()) // F) is False:     # (Esc: as at frames)
                 raise SolverCancelled("design study cancelled", float(t.min()))
             if eq.ts_ref.shape[1]:
-                ang = eq.accelerations(t, r, p, v, w)[2].ts_angle
+                ang = eq.turns(r, p)
                 eq.ts_ref = np.where(ok[:, None], ang, eq.ts_ref)
     except (_Fallback, np.linalg.LinAlgError, FloatingPointError, ArithmeticError):
         return None
