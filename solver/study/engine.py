@@ -26,7 +26,7 @@ import numpy as np
 
 from ..algebra.blas import single_thread
 from ..analyses.run import Settings, finish, prepare, run, run_from
-from ..base.errors import SolverCancelled
+from ..base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError
 from ..model.compile import compile_model
 from ..model.results import Result
 from ..model.state import read_state
@@ -56,11 +56,19 @@ class VariantBatch:
 @dataclass
 class Outcome:
     """One variant's run: its Result, or ``failure`` (the reason, "<error type>: <message>");
-    ``seconds``: the wall time it took."""
+    ``seconds``: the wall time it took; ``note``: what the study's user should know about
+    how it ran (StudyResult.notes)."""
     index: int
     result: Result | None
     failure: str | None = None
     seconds: float = 0.0
+    note: str | None = None
+
+
+# what a batched run may meet and hand to the variants alone, who then say which and where
+# (a motion undefined at some time, a lock-up); anything else is a defect of the batched
+# run, and the variants that then ran alone carry a note saying so
+_FORESEEN = (MechanismError, SolverError, ExpressionError, np.linalg.LinAlgError, ArithmeticError)
 
 
 def solve_variant(builder: Builder, times: np.ndarray, how: Settings) -> Result:
@@ -81,6 +89,7 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
     handed back, one by one."""
     out: dict[int, Outcome] = {}
     prepared: dict[int, tuple] = {}     # (model, Start) of a variant that left the batch
+    note = None                         # why the variants that could run as one did not
     start = _time.perf_counter()
     together = _together(batch, times, how, out)
     if together is not None:
@@ -97,8 +106,12 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
                                                      report)
         except SolverCancelled:
             return [out[i] for i in batch.indices if i in out]
-        except Exception:           # noqa: BLE001 - e.g. a motion undefined at some time:
+        except Exception as exc:    # noqa: BLE001 - e.g. a motion undefined at some time:
             results = None          # the variants alone say which and where
+            if not isinstance(exc, _FORESEEN):
+                note = (f"variants {idx[0]} to {idx[-1]} ran one by one: their batched run "
+                        f"stopped on {type(exc).__name__}: {exc} (a defect of the batched "
+                        "run, please report it; each variant's result is its separate run's)")
         if results is not None:
             each = (_time.perf_counter() - start) / len(idx)
             for i, m, b, r in zip(idx, models, begun, results):
@@ -123,6 +136,10 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
                 start)
         if progress is not None and progress(len(out)) is False:
             break
+    if note is not None:
+        for i in together[0]:
+            if i in out:
+                out[i].note = note
     return [out[i] for i in batch.indices if i in out]
 
 

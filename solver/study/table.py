@@ -106,6 +106,8 @@ class StudyResult:
             self.seconds[o.index] = o.seconds
             if o.failure is not None:
                 self.failures[o.index] = o.failure
+            if o.note is not None and o.note not in self.notes:
+                self.notes.append(o.note)
         cols = columns(base, samples, metrics)
         table = np.full((n, len(cols)), np.nan)
         table[:, 0] = np.arange(n)
