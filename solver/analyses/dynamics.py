@@ -18,19 +18,21 @@ the motion follows the branch its momentum carries, and the reactions there are 
 least-norm ones (a note says where).
 
 Output frames are step ends: a step is cut to end on the next frame, so every frame is an
-integrated state.  Only where the steps outgrow the frames (a mechanism coming to rest over
+integrated state. Only where the steps outgrow the frames (a mechanism coming to rest over
 thousands of frames, or frames faster than the motion needs, where the step control would
-take steps of many frames) does a step run past them, LONG_STEP frames or more, when nothing needs the steps'
-ends near it: no stops or friction (events located by re-stepping), no couplers or curve
-joints (their tracked values go from frame to frame), and an open tree of joints or a
-closed loop at rest (a moving loop's lined-up positions are found by the cut steps,
-below).  The frames inside a long step are its dense output (DOP853's of order 7 and
-Dormand-Prince 5(4)'s of order 4, Shampine's, Hairer-Norsett-Wanner II.6; Radau IIA's collocation polynomial, Hairer-Wanner IV.5), each
+take steps of many frames) does a step run past them, LONG_STEP frames or more, when
+nothing needs the steps' ends near it: no stops or friction (events located by
+re-stepping), no couplers or curve joints (their tracked values go from frame to frame),
+and an open tree of joints or a closed loop at rest (a moving loop's lined-up positions are
+found by the cut steps, below). The frames inside a long step are its dense output
+(DOP853's of order 7 and Dormand-Prince 5(4)'s of order 4, Shampine's,
+Hairer-Norsett-Wanner II.6; Radau IIA's collocation polynomial, Hairer-Wanner IV.5), each
 projected onto the constraints like a step end and evaluated for its accelerations and
-reactions, all the frames of a step as one stack (``frames_inside``).  That costs four
-right-hand sides a step (DOP853; none for 5(4), whose seventh stage is at the new point) and a share of one stacked projection and evaluation a frame,
-against a full step of twelve for every frame.  And a mechanism at rest that nothing
-depending on time acts on holds its pose for the frames after (``at_rest``, Result.hold).
+reactions, all the frames of a step as one stack (``frames_inside``). That costs four
+right-hand sides a step (DOP853; none for 5(4), whose seventh stage is at the new point)
+and a share of one stacked projection and evaluation a frame, against a full step of twelve
+for every frame. And a mechanism at rest that nothing depending on time acts on holds its
+pose for the frames after (``at_rest``, Result.hold).
 
 Integrators (error-controlled):
 - explicit Runge-Kutta for ordinary mechanisms (``explicit.py``): Dormand-Prince 8(5,3) at
@@ -187,11 +189,11 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     if rate_age >= rate_wait:
                         rate, rate_age = motion_rate(sysm, t, y), 0
                         # a rate that keeps the steps short is looked at again later and later
-                        short = STABLE / max(rate, 1e-300) < LONG_STEP * frame
+                        short = stepper.stable / max(rate, 1e-300) < LONG_STEP * frame
                         rate_wait = min(2 * rate_wait, 64 * RATE_EVERY) if short else RATE_EVERY
-                    long = min(grow, STABLE / max(rate, 1e-300)) >= LONG_STEP * frame
-                hs = (min(grow, t_end - t, STABLE / max(rate, 1e-300) if explicit else np.inf)
-                      if long else control.trial(h, t_out - t))
+                    long = min(grow, stepper.stable / max(rate, 1e-300)) >= LONG_STEP * frame
+                bound = stepper.stable / max(rate, 1e-300) if explicit else np.inf
+                hs = min(grow, t_end - t, bound) if long else control.trial(h, t_out - t)
                 rate_age += 1
                 at_start = (sysm.track, sysm.ts_ref)    # the run state a step's stages use
                 while True:
@@ -373,7 +375,6 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
 
 LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output)
 LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the dense output
-STABLE = 1.5         # an explicit long step's h times the fastest rate, at most
 RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right-hand sides)
 REST = 1e-9          # a closed loop rests when a step moves no point more than this x its size
 FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
@@ -435,7 +436,7 @@ def motion_rate(sysm: Equations, t: float, y: np.ndarray, iterations: int = 30) 
     right-hand side).  At rest the explicit method's error estimate vanishes and nothing
     but stability bounds its step: past h |lambda| ~ 3 (DOP853) rounding grows into motion
     (a pendulum hanging at rest, steps of 40 s: 8e-5 rad/s), so long steps are held to
-    STABLE / rate."""
+    the stepper's ``stable`` over the rate (explicit.py: 1.5 for DOP853, 0.9 for 5(4))."""
     f0 = sysm.rhs(t, y)
     eps = 1e-7 * max(1.0, float(np.max(np.abs(y[:-1]))))
     return spectral_radius(lambda x: (sysm.rhs(t, y + eps * x) - f0) / eps, len(y), iterations)

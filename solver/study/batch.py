@@ -11,17 +11,18 @@ a small mechanism is paid once for all of them.
 lockstep, each with its own time, step size and step control, its own projection onto its
 constraints (a Newton iteration per variant, masked) and its own output frames, so each
 variant takes exactly the steps its separate run takes and its Result equals that run's to
-rounding.  It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
+rounding. It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
 tolerances 5(4), whose first stage is each variant's last stage of its step before, as in
-its separate run; no stops, friction, couplers or curve joints, the same motion and force functions in every variant); anything
-else, and a projection that fails, returns None, and the caller runs the variants one by
-one, where each gets its own full treatment and its own error message.  Long steps past
-the frames (an open tree, or a closed loop at rest) are taken as the separate run takes
-them: the stability bound from each variant's own rate estimates (power iteration on the
-stacked equations, ``spectral_radii``), the frames inside from the stepper's dense output
-of that variant's row, stored by the separate run's own ``frames_inside``; a variant at
-rest holds its pose.  A variant at a singular position or whose step collapses leaves the
-lockstep run there (``_Group.keep``) and runs alone; the others go on.
+its separate run; no stops, friction, couplers or curve joints, the same motion and force
+functions in every variant); anything else, and a projection that fails, returns None, and
+the caller runs the variants one by one, where each gets its own full treatment and its own
+error message. Long steps past the frames (an open tree, or a closed loop at rest) are
+taken as the separate run takes them: the stability bound from each variant's own rate
+estimates (power iteration on the stacked equations, ``spectral_radii``), the frames inside
+from the stepper's dense output of that variant's row, stored by the separate run's own
+``frames_inside``; a variant at rest holds its pose. A variant at a singular position or
+whose step collapses leaves the lockstep run there (``_Group.keep``) and runs alone; the
+others go on.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.dynamics import (LONG_STEP, RATE_EVERY, REST, SINGULAR_STEP, STABLE, at_rest,
+from ..analyses.dynamics import (LONG_STEP, RATE_EVERY, REST, SINGULAR_STEP, at_rest,
                                  at_rest_many, choose_method, frames_inside, free_singular,
                                  initial_step, long_proposal, travel)
 from ..analyses.equations import Equations
@@ -361,11 +362,11 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                 est = spectral_radii(lambda X: (eq.rhs(t, y + eps * X) - f0) / eps, len(t),
                                      y.shape[-1], 30)
                 rate, rate_age = np.where(due, est, rate), np.where(due, 0, rate_age)
-                short = STABLE / np.maximum(rate, 1e-300) < LONG_STEP * frame
+                short = stepper.stable / np.maximum(rate, 1e-300) < LONG_STEP * frame
                 rate_wait = np.where(due, np.where(short, np.minimum(2 * rate_wait,
                                                                       64 * RATE_EVERY),
                                                    RATE_EVERY), rate_wait)
-            bound = STABLE / np.maximum(rate, 1e-300)
+            bound = stepper.stable / np.maximum(rate, 1e-300)
             long = np.where(fresh, cand & (np.minimum(grow, bound) >= LONG_STEP * frame), long)
             hs = np.where(long, np.minimum(np.minimum(grow, t_end - t), bound),
                           np.minimum(h, t_out - t))
