@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.rotations import quat_to_matrix
+from ..base.rotations import cross, quat_to_matrix
 from .compile import Model
 
 
@@ -38,13 +38,15 @@ def read_state(model: Model, mech: Any, t: float = 0.0) -> State:
     part-frame origin's velocity moved to the centre of mass)."""
     r, p, v, w = (np.zeros((model.nb, 3)), np.zeros((model.nb, 4)),
                   np.zeros((model.nb, 3)), np.zeros((model.nb, 3)))
+    arm = np.zeros((model.nb, 3))
     for b, name in enumerate(model.body_part):
         part = mech.parts[name]
-        arm = quat_to_matrix(part.orientation) @ part.center_of_mass
-        r[b] = part.position + arm
+        arm[b] = quat_to_matrix(part.orientation) @ part.center_of_mass
+        r[b] = part.position + arm[b]
         p[b] = part.orientation
         w[b] = part.angular_velocity
-        v[b] = part.velocity + np.cross(part.angular_velocity, arm)
+        v[b] = part.velocity
+    v += cross(w, arm)                 # the origin's velocity moved to the centre of mass
     return State(float(t), r, p, v, w)
 
 
