@@ -57,6 +57,8 @@ def study_file(in_path: str, levels: dict, csv_path: str) -> int:
     for i, why in res.failures.items():
         print(f"mechanism study: variant {i} ({_values(res.variants[i])}) failed: {why}",
               file=sys.stderr)
+    for note in res.notes:
+        print(f"mechanism study: note: {note}", file=sys.stderr)
     print(f"mechanism: studied {len(res)} variants of {in_path} ({len(res.failures)} failed) "
           f"-> {csv_path}")
     return 0

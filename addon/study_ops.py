@@ -107,6 +107,8 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
         if table.failures:
             i, why = next(iter(table.failures.items()))
             self.report({"WARNING"}, f"{done}, {len(table.failures)} failed (variant {i}: {why})")
+        elif res.notes:               # e.g. the batched run fell back to one by one (a defect)
+            self.report({"WARNING"}, f"{done}; note: {res.notes[0]}")
         else:
             order = table.order(st.sort_column, st.sort_descending)
             self.report({"INFO"}, f"{done}; first by {st.sort_column}: variant {order[0]} "

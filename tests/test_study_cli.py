@@ -71,3 +71,24 @@ def test_cli_study_of_a_saved_scene(blender, extension, tmp_path, capsys) -> Non
     # a bad parameter: exit 1, named
     assert cli._command(["study", path, "--vary", "nope.mass=1:2:2", "-o", table]) == 1
     assert "unknown parameter 'nope.mass'" in capsys.readouterr().err
+
+
+def test_cli_study_prints_the_studys_notes(blender, extension, tmp_path, capsys,
+                                           monkeypatch) -> None:
+    """What a study says about how it ran (StudyResult.notes: here its batched sweep
+    stopped on an error it did not foresee, so the variants ran one by one) goes to stderr
+    beside the failures; the table is written all the same."""
+    bs.slider_crank(blender)
+    path, table = str(tmp_path / "crank.blend"), str(tmp_path / "study.csv")
+    blender.ops.wm.save_as_mainfile(filepath=path)
+    cli = importlib.import_module(extension.__name__ + ".addon.cli")
+    engine = importlib.import_module(extension.__name__ + ".solver.study.engine")
+
+    def boom(*a, **k):
+        raise ValueError("an unforeseen failure")
+    monkeypatch.setattr(engine, "batch_sweep", boom)
+    assert cli._command(["study", path, "--vary", "piston.mass=1:2:2", "-o", table]) == 0
+    out = capsys.readouterr()
+    assert "studied 2 variants" in out.out and "(0 failed)" in out.out
+    assert "mechanism study: note: variants 0 to 1 ran one by one" in out.err
+    assert "ValueError: an unforeseen failure" in out.err
