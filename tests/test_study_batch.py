@@ -395,8 +395,10 @@ def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch)
     """An applied force given by an expression of t, the same in every variant: the
     batched sweep (a press on a slider-crank's slider: the motor torque) and the lockstep
     dynamics (a pushed pendulum) take it, each variant equal to its own run.  A study that
-    varies the force's own constant evaluates different functions per variant: it runs one
-    by one, and still equals each run."""
+    varies the force's own constant evaluates a different function per variant: the
+    lockstep dynamics evaluates each variant's own at its own time (the push's amplitude
+    varied: together, each equal to its run; the sweep evaluates the loads at one time
+    for all, so a sweep's would run one by one)."""
     got = {}
     for name in ("batch_sweep", "batch_dynamics"):
         real = getattr(engine, name)
@@ -414,10 +416,14 @@ def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch)
         alone = study.variant(i).solve(1.0, 48)
         assert _close(res.result(i).effort("drive"), alone.effort("drive")) <= 1e-9
         assert _close(res.result(i)._energy, alone._energy) <= 1e-9
+    m.add_force("press2", "slider_B", force=("-P*sin(2*pi*t)", "0", "0"), constants={"P": 1.0})
+    got.clear()
+    swept = Study(m, grid({"press2.P": [10.0, 30.0]})).run(duration=0.5, fps=48)
+    assert got["batch_sweep"] == [None] and not swept.failures and not swept.notes
     p = sprung_pendulum()
     p.add_force("push", "tip", force=("0", "F*cos(4*t)", "0"), constants={"F": 3.0})
     times = np.arange(72) / 24.0
-    for vary, together in (({"rod.mass": [1.0, 2.0]}, True), ({"push.F": [1.0, 3.0]}, False)):
+    for vary, together in (({"rod.mass": [1.0, 2.0]}, True), ({"push.F": [1.0, 3.0]}, True)):
         got.clear()
         study = Study(p, grid(vary))
         res = study.run(times=times)

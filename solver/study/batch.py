@@ -13,16 +13,16 @@ constraints (a Newton iteration per variant, masked) and its own output frames, 
 variant takes exactly the steps its separate run takes and its Result equals that run's to
 rounding. It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
 tolerances 5(4), whose first stage is each variant's last stage of its step before, as in
-its separate run; no stops, friction, couplers or curve joints, the same motion and force
-functions in every variant); anything else, and a projection that fails, returns None, and
-the caller runs the variants one by one, where each gets its own full treatment and its own
-error message. Long steps past the frames (an open tree, or a closed loop at rest) are
-taken as the separate run takes them: the stability bound from each variant's own rate
-estimates (power iteration on the stacked equations, ``spectral_radii``), the frames inside
-from the stepper's dense output of that variant's row, stored by the separate run's own
-``frames_inside``; a variant at rest holds its pose. A variant at a singular position or
-whose step collapses leaves the lockstep run there (``_Group.keep``) and runs alone; the
-others go on.
+its separate run; no stops, friction, couplers or curve joints, the same actuator functions
+in every variant, motions and applied loads each variant's own); anything else, and a
+projection that fails, returns None, and the caller runs the variants one by one, where
+each gets its own full treatment and its own error message. Long steps past the frames (an
+open tree, or a closed loop at rest) are taken as the separate run takes them: the
+stability bound from each variant's own rate estimates (power iteration on the stacked
+equations, ``spectral_radii``), the frames inside from the stepper's dense output of that
+variant's row, stored by the separate run's own ``frames_inside``; a variant at rest holds
+its pose. A variant at a singular position or whose step collapses leaves the lockstep run
+there (``_Group.keep``) and runs alone; the others go on.
 """
 from __future__ import annotations
 
@@ -98,16 +98,18 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
     (V, ...), for the equations of all variants at once (``axes`` more axes of length one
     after it: (V, 1, ...) broadcasts against states (V, frames, ...)); None when they differ
     in anything but numbers, or have features the batched run leaves to separate runs.
-    Motions whose functions differ between the variants (a motion's constant varied) get
-    one ``_PerVariant`` function each, which evaluates every variant's own at its own time;
-    ``motions`` False: leave the first's (a sweep tabulates each variant's own)."""
+    Motions and applied loads whose functions differ between the variants (a motion's or a
+    load's constant varied) get one ``_PerVariant`` function each, which evaluates every
+    variant's own at its own time (the lockstep run's times: one per variant); ``motions``
+    False (a sweep, which tabulates each variant's own motions and evaluates the loads at
+    one time for all): the motions left as the first's, the loads' functions the same in
+    all or None.  Actuators (functions of the state too) must be the same in all."""
     m0 = models[0]
     if any(m.limits is not None or m.frictions is not None or m.couplers is not None
            or m.curves is not None for m in models):
         return None
-    # the functions of motions, applied loads and actuators: the same expressions and
-    # constants in all
-    if not (_same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
+    same_loads = _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
+    if not ((same_loads or motions)
             and _same_functions([list(m.forces.sd_act) + list(m.forces.ts_act)
                                  for m in models])):
         return None
@@ -127,6 +129,10 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
         return None
     plan = dataclasses.replace(m0.plan, groups=tuple(groups), **vecs)
     fm = dataclasses.replace(fm0, **forces)
+    if not same_loads:                  # each variant's own force at its own time
+        fm = dataclasses.replace(fm, ld_funcs=[
+            [_PerVariant([m.forces.ld_funcs[i][j] for m in models]) for j in range(len(fs))]
+            for i, fs in enumerate(fm0.ld_funcs)])
     if motions and not _same_functions([m.motion_functions for m in models]):
         top["motion_functions"] = tuple(_PerVariant([m.motion_functions[i] for m in models])
                                         for i in range(len(m0.motion_functions)))
@@ -134,9 +140,10 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
 
 
 class _PerVariant:
-    """One motion of a stacked model whose function differs between the variants (a
-    constant varied): table(t) with one time per variant, t (V,), evaluates each variant's
-    own function at its own time (equal functions once for all that share them)."""
+    """One motion, or one component of an applied load, of a stacked model whose function
+    differs between the variants (a constant varied): table(t) with one time per variant,
+    t (V,), evaluates each variant's own function at its own time (equal functions once
+    for all that share them)."""
 
     def __init__(self, functions: list) -> None:
         self.functions = functions
