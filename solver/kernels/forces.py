@@ -145,9 +145,12 @@ def _law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, x
         what = f"{kind} {names[i]!r}"
         if np.ndim(x) > 1:  # leading axes of states (stages, a study's variants), a time each
             ts = np.broadcast_to(t, x.shape[:-1]).reshape(-1)
-            nc[..., i] += np.reshape([_actuator(act, what, tk, xk, xdk) for tk, xk, xdk in
-                                      zip(ts, x[..., i].reshape(-1), xd[..., i].reshape(-1))],
-                                     x.shape[:-1])
+            # one function for all, or (a design study's stacked model: ``each``) one per
+            # state, each variant's own
+            fns = act.each(len(ts)) if hasattr(act, "each") else [act] * len(ts)
+            nc[..., i] += np.reshape([_actuator(f, what, tk, xk, xdk) for f, tk, xk, xdk in
+                                      zip(fns, ts, x[..., i].reshape(-1),
+                                          xd[..., i].reshape(-1))], x.shape[:-1])
         else:
             nc[i] += _actuator(act, what, t, x[i], xd[i])
     return tanh, nc, k * (x - x0) + pre + nc

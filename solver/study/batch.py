@@ -13,16 +13,16 @@ constraints (a Newton iteration per variant, masked) and its own output frames, 
 variant takes exactly the steps its separate run takes and its Result equals that run's to
 rounding. It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
 tolerances 5(4), whose first stage is each variant's last stage of its step before, as in
-its separate run; no stops, friction, couplers or curve joints, the same actuator functions
-in every variant, motions and applied loads each variant's own); anything else, and a
-projection that fails, returns None, and the caller runs the variants one by one, where
-each gets its own full treatment and its own error message. Long steps past the frames (an
-open tree, or a closed loop at rest) are taken as the separate run takes them: the
-stability bound from each variant's own rate estimates (power iteration on the stacked
-equations, ``spectral_radii``), the frames inside from the stepper's dense output of that
-variant's row, stored by the separate run's own ``frames_inside``; a variant at rest holds
-its pose. A variant at a singular position or whose step collapses leaves the lockstep run
-there (``_Group.keep``) and runs alone; the others go on.
+its separate run; no stops, friction, couplers or curve joints, motions, applied loads and
+actuators each variant's own); anything else, and a projection that fails, returns None,
+and the caller runs the variants one by one, where each gets its own full treatment and its
+own error message. Long steps past the frames (an open tree, or a closed loop at rest) are
+taken as the separate run takes them: the stability bound from each variant's own rate
+estimates (power iteration on the stacked equations, ``spectral_radii``), the frames inside
+from the stepper's dense output of that variant's row, stored by the separate run's own
+``frames_inside``; a variant at rest holds its pose. A variant at a singular position or
+whose step collapses leaves the lockstep run there (``_Group.keep``) and runs alone; the
+others go on.
 """
 from __future__ import annotations
 
@@ -100,19 +100,22 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
     in anything but numbers, or have features the batched run leaves to separate runs.
     Motions and applied loads whose functions differ between the variants (a motion's or a
     load's constant varied) get one ``_PerVariant`` function each, which evaluates every
-    variant's own at its own time (the lockstep run's times: one per variant); ``motions``
-    False (a sweep, which tabulates each variant's own motions and evaluates the loads at
-    one time for all): the motions left as the first's, the loads' functions the same in
-    all or None.  Actuators (functions of the state too) must be the same in all."""
+    variant's own at its own time (the lockstep run's times: one per variant), and such
+    actuators one ``_PerVariantActuator`` each (each variant's own at its own state);
+    ``motions`` False (a sweep, which tabulates each variant's own motions and evaluates
+    the loads at one time for all): the motions left as the first's, the loads' and
+    actuators' functions the same in all or None."""
     m0 = models[0]
     if any(m.limits is not None or m.frictions is not None or m.couplers is not None
            or m.curves is not None for m in models):
         return None
     same_loads = _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
-    if not ((same_loads or motions)
-            and _same_functions([list(m.forces.sd_act) + list(m.forces.ts_act)
-                                 for m in models])):
+    acts = [list(m.forces.sd_act) + list(m.forces.ts_act) for m in models]
+    same_acts = _same_functions(acts)
+    if not ((same_loads and same_acts) or motions):
         return None
+    if any((a is None) != (b is None) for fs in acts[1:] for a, b in zip(fs, acts[0])):
+        return None          # an element with an actuator in some variants only
     fm0 = m0.forces
     top = _stack_fields(models, ("plan", "forces") + _SHARED_OK, axes)
     forces = _stack_fields([m.forces for m in models], ("sd_act", "ts_act", "ld_funcs"), axes)
@@ -129,6 +132,12 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
         return None
     plan = dataclasses.replace(m0.plan, groups=tuple(groups), **vecs)
     fm = dataclasses.replace(fm0, **forces)
+    if not same_acts:                   # each variant's own actuator at its own state
+        def own(kind: str) -> list:
+            return [None if a is None else _PerVariantActuator(
+                [getattr(m.forces, kind)[i] for m in models])
+                for i, a in enumerate(getattr(fm0, kind))]
+        fm = dataclasses.replace(fm, sd_act=own("sd_act"), ts_act=own("ts_act"))
     if not same_loads:                  # each variant's own force at its own time
         fm = dataclasses.replace(fm, ld_funcs=[
             [_PerVariant([m.forces.ld_funcs[i][j] for m in models]) for j in range(len(fs))]
@@ -161,6 +170,23 @@ class _PerVariant:
         for fn, vs in self.groups:
             out[vs] = fn.table(ts[vs])
         return out
+
+
+class _PerVariantActuator:
+    """One actuator of a stacked model whose function differs between the variants (its
+    constant varied): ``each(n)`` the n functions of a stack of n states, one per variant
+    in order (kernels/forces.py _law: the lockstep run's states, one per variant)."""
+
+    def __init__(self, functions: list) -> None:
+        self.functions = functions
+
+    def each(self, n: int) -> list:
+        if n != len(self.functions):
+            raise ValueError("a per-variant actuator needs one state per variant")
+        return self.functions
+
+    def __call__(self, t, x, xd):          # (a stack of one state per variant only)
+        raise ValueError("a per-variant actuator needs one state per variant")
 
 
 def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
