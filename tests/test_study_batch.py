@@ -395,10 +395,10 @@ def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch)
     """An applied force given by an expression of t, the same in every variant: the
     batched sweep (a press on a slider-crank's slider: the motor torque) and the lockstep
     dynamics (a pushed pendulum) take it, each variant equal to its own run.  A study that
-    varies the force's own constant evaluates a different function per variant: the
-    lockstep dynamics evaluates each variant's own at its own time (the push's amplitude
-    varied: together, each equal to its run; the sweep evaluates the loads at one time
-    for all, so a sweep's would run one by one)."""
+    varies the force's own constant evaluates a different function per variant, each
+    variant's own at its own time: the lockstep dynamics (the push's amplitude varied) and
+    the batched sweep (the press's amplitude and a spring actuator's gain varied) still
+    take them together, each variant equal to its run."""
     got = {}
     for name in ("batch_sweep", "batch_dynamics"):
         real = getattr(engine, name)
@@ -417,9 +417,17 @@ def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch)
         assert _close(res.result(i).effort("drive"), alone.effort("drive")) <= 1e-9
         assert _close(res.result(i)._energy, alone._energy) <= 1e-9
     m.add_force("press2", "slider_B", force=("-P*sin(2*pi*t)", "0", "0"), constants={"P": 1.0})
+    m.add_spring_damper("bungee", "slider_B", "O", stiffness=5.0, free_length=0.2,
+                        actuator="G*speed", constants={"G": 1.0})
     got.clear()
-    swept = Study(m, grid({"press2.P": [10.0, 30.0]})).run(duration=0.5, fps=48)
-    assert got["batch_sweep"] == [None] and not swept.failures and not swept.notes
+    study = Study(m, grid({"press2.P": [10.0, 30.0], "bungee.G": [0.0, 2.0]}))
+    swept = study.run(duration=0.5, fps=48)
+    assert all(r is not None for r in got["batch_sweep"][0]) and not swept.failures
+    for i in range(4):
+        alone = study.variant(i).solve(0.5, 48)
+        assert _close(swept.result(i).effort("drive"), alone.effort("drive")) <= 1e-9
+        assert _close(swept.result(i)._energy, alone._energy) <= 1e-9
+    assert _close(swept.result(1).effort("drive"), swept.result(0).effort("drive")) > 0.01
     p = sprung_pendulum()
     p.add_force("push", "tip", force=("0", "F*cos(4*t)", "0"), constants={"F": 3.0})
     times = np.arange(72) / 24.0

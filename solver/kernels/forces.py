@@ -209,8 +209,12 @@ def _loads(fm: ForceModel, t: float, A) -> tuple[np.ndarray, np.ndarray, np.ndar
     if np.ndim(t):          # (S, n, 6) for S times: each function on all of them at once
         vals = np.stack([np.stack([f.table(t)[:, 0] for f in funcs], -1)
                          for funcs in fm.ld_funcs], -2)
-    else:                   # (n, 6)
-        vals = np.array([[f.value(t) for f in funcs] for funcs in fm.ld_funcs])
+    else:                   # (n, 6); a design study's per-variant function gives one value
+        vals = [[f.value(t) for f in funcs] for funcs in fm.ld_funcs]    # per variant: (V, ...)
+        if any(np.ndim(x) for fs in vals for x in fs):
+            vals = np.stack([np.stack(np.broadcast_arrays(*fs), -1) for fs in vals], -2)
+        else:
+            vals = np.array(vals)
     Ab = A[..., fm.ld_body, :, :]
     axes = np.einsum("...nij,...njk->...nik", Ab, fm.ld_axes)
     inm = fm.ld_in_marker[:, None]

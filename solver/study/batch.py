@@ -100,11 +100,10 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
     in anything but numbers, or have features the batched run leaves to separate runs.
     Motions and applied loads whose functions differ between the variants (a motion's or a
     load's constant varied) get one ``_PerVariant`` function each, which evaluates every
-    variant's own at its own time (the lockstep run's times: one per variant), and such
-    actuators one ``_PerVariantActuator`` each (each variant's own at its own state);
-    ``motions`` False (a sweep, which tabulates each variant's own motions and evaluates
-    the loads at one time for all): the motions left as the first's, the loads' and
-    actuators' functions the same in all or None."""
+    variant's own at its own time (the lockstep run's times: one per variant; a sweep's one
+    time for all, ``value``), and such actuators one ``_PerVariantActuator`` each (each
+    variant's own at its own state); ``motions`` False: the motions left as the first's (a
+    sweep tabulates each variant's own)."""
     m0 = models[0]
     if any(m.limits is not None or m.frictions is not None or m.couplers is not None
            or m.curves is not None for m in models):
@@ -112,8 +111,6 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
     same_loads = _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
     acts = [list(m.forces.sd_act) + list(m.forces.ts_act) for m in models]
     same_acts = _same_functions(acts)
-    if not ((same_loads and same_acts) or motions):
-        return None
     if any((a is None) != (b is None) for fs in acts[1:] for a, b in zip(fs, acts[0])):
         return None          # an element with an actuator in some variants only
     fm0 = m0.forces
@@ -140,8 +137,8 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
         fm = dataclasses.replace(fm, sd_act=own("sd_act"), ts_act=own("ts_act"))
     if not same_loads:                  # each variant's own force at its own time
         fm = dataclasses.replace(fm, ld_funcs=[
-            [_PerVariant([m.forces.ld_funcs[i][j] for m in models]) for j in range(len(fs))]
-            for i, fs in enumerate(fm0.ld_funcs)])
+            [_PerVariant([m.forces.ld_funcs[i][j] for m in models], axes)
+             for j in range(len(fs))] for i, fs in enumerate(fm0.ld_funcs)])
     if motions and not _same_functions([m.motion_functions for m in models]):
         top["motion_functions"] = tuple(_PerVariant([m.motion_functions[i] for m in models])
                                         for i in range(len(m0.motion_functions)))
@@ -152,14 +149,21 @@ class _PerVariant:
     """One motion, or one component of an applied load, of a stacked model whose function
     differs between the variants (a constant varied): table(t) with one time per variant,
     t (V,), evaluates each variant's own function at its own time (equal functions once
-    for all that share them)."""
+    for all that share them); value(t), one time for all (a sweep's frame), each variant's
+    own value there, shaped (V, 1 x axes) as the stacked model's numbers are."""
 
-    def __init__(self, functions: list) -> None:
-        self.functions = functions
+    def __init__(self, functions: list, axes: int = 0) -> None:
+        self.functions, self.axes = functions, axes
         keys: dict = {}
         for v, fn in enumerate(functions):
             keys.setdefault(id(fn), []).append(v)
         self.groups = [(functions[vs[0]], np.array(vs)) for vs in keys.values()]
+
+    def value(self, t: float) -> np.ndarray:
+        out = np.empty(len(self.functions))
+        for fn, vs in self.groups:
+            out[vs] = fn.value(t)
+        return out.reshape((-1,) + (1,) * self.axes)
 
     def table(self, ts: np.ndarray) -> np.ndarray:
         """(V, 3): f, df/dt, d2f/dt2 of variant v's function at ts[v]."""
@@ -175,7 +179,8 @@ class _PerVariant:
 class _PerVariantActuator:
     """One actuator of a stacked model whose function differs between the variants (its
     constant varied): ``each(n)`` the n functions of a stack of n states, one per variant
-    in order (kernels/forces.py _law: the lockstep run's states, one per variant)."""
+    in order (kernels/forces.py _law: the lockstep run's states, one per variant, or a
+    sweep's frame of all variants, (V, 1))."""
 
     def __init__(self, functions: list) -> None:
         self.functions = functions
@@ -193,7 +198,8 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
     """The model of variants ``idx`` (repeats allowed) of ``stacked``, a stack_models of
     models whose first is ``base``: its stacked numbers taken along the variant axis, the
     shared ones as they are (a stacked field is a new array, a shared one ``base``'s
-    own)."""
+    own).  For its constraint rows (a sweep's Newton): the force elements' per-variant
+    functions stay the whole stack's."""
     def pick(obj, ref, skip=()):
         ch = {f.name: getattr(obj, f.name)[idx] for f in dataclasses.fields(obj)
               if f.name not in skip and isinstance(getattr(obj, f.name), np.ndarray)

@@ -13,8 +13,8 @@ the same tolerance, so its Result equals its separate sweep to Newton's toleranc
 It covers the common case: dense J (up to MIN_BANDED kept rows); redundant rows, as a
 planar loop of revolutes has, with the least-norm multipliers sweep.py gives them; each
 variant's own motions, tabulated for it; spring-dampers, torsion springs, actuators and
-applied loads a frame at a time for all variants, as sweep.py takes them, when their
-expressions are the same in all (study/batch.py stack_models); no stops, friction,
+applied loads a frame at a time for all variants, as sweep.py takes them, each variant's
+own functions where their constants differ (study/batch.py stack_models); no stops, friction,
 couplers or curve joints.  Anything else returns None, and the caller sweeps the variants
 one by one, where each gets its own full treatment and error message.  A variant that
 cannot solve a frame (a lock-up, a singular position: a study of a range often reaches

@@ -10,9 +10,11 @@ its separate run), everything else one variant after the other (analyses/run.py,
 Mechanism.solve does); a variant that fails (assembly cannot close a loop, a lock-up, any
 error) becomes an Outcome with its reason while the rest of the batch goes on.
 
-The lockstep run takes the variants whose models differ only in numbers (study/batch.py
-``stack_models``); kinematic sweeps, stiff (implicit) runs, and runs with stops, friction,
-couplers or curve joints still go one by one: giving them a variant axis is the next step.
+The batched runs take the variants whose models differ only in numbers and in the
+functions of their motions, loads and actuators (study/batch.py ``stack_models``): forward
+dynamics in lockstep, kinematic sweeps in blocks (study/batch_sweep.py); stiff (implicit)
+runs, and runs with stops, friction, couplers or curve joints still go one by one: giving
+them a variant axis is the next step.
 The contract stays: one Outcome per variant, in the batch's order, with a Result (or a
 failure reason) per variant.
 """
