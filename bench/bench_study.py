@@ -11,6 +11,9 @@ Cases (shared/docs/benchmarks.md mechanisms):
   (1/1920 s: README, "Against MuJoCo and Exudyn").
 - slider-crank: crank radius and rod length varied on a 10 x 10 grid (0.08-0.12 m, 0.25-0.35
   m), 1 s at 240 fps, reactions; kinematic sweeps.
+- slider-crank payload: a press on the slider, -P sin(2 pi t), its amplitude P varied
+  (50-500 N, a force expression's constant: each variant its own function), the motor's
+  peak torque per variant; batched sweeps.
 
 A last row: numpy's stacked solve of one linear system per variant and frame with the
 study's own Jacobians, the least any exact sweep of these variants solves (its velocities),
@@ -134,6 +137,23 @@ def main() -> None:
     floor = solve_floor(study, res)
     rows.append((f"slider-crank {k}x{k}", "numpy: one solve a variant and frame", floor, one,
                  sep, "the least an exact sweep solves (see solve_floor)"))
+
+    # payload: a press on the slider, its amplitude varied (a force expression's constant)
+    m = slider_crank()
+    m.add_force("payload", "s0", force=("-P*sin(2*pi*t)", "0", "0"), constants={"P": 100.0})
+    study = Study(m, grid({"payload.P": np.linspace(50.0, 500.0, V)}))
+    one, _ = min((timed(lambda: study.variant(0).solve(1.0, 240)) for _ in range(3)),
+                 key=lambda x: x[0])
+    wall, res = timed(lambda: study.run(duration=1.0, fps=240))
+    sep = None
+    if not a.quick:
+        sep, _ = timed(lambda: [study.variant(i).solve(1.0, 240) for i in range(len(study))])
+    peak = res.summary["peak effort drive"]
+    rows.append(("slider-crank payload", "ours: study", wall, one, sep,
+                 f"peak torque {np.nanmin(peak):.3g} to {np.nanmax(peak):.3g} N m, "
+                 f"{len(res.failures)} failed"))
+    if sep is not None:
+        rows.append(("slider-crank payload", "ours: one by one", sep, one, sep, ""))
 
     print(f"{'case':22s} {'engine':34s} {'wall s':>8s} {'/ one':>7s} {'/ one by one':>13s}  error")
     for case, eng, w, o, s, e in rows:
