@@ -178,3 +178,53 @@ def test_block_breaks_loose_at_the_closed_form_instant() -> None:
     np.testing.assert_allclose(slide_of(r, 20.0), s_exp, atol=2e-5)
     assert np.abs(slide_of(r, 20.0)[r.times < ts]).max() < 1e-12
     assert slide_of(r, 20.0)[-1] > 0.1
+
+
+def test_the_loads_fixed_point_is_extrapolated_and_gives_the_same_run(monkeypatch) -> None:
+    """with_slip's fixed point s = mu L(F(s)) + preload (the friction moves its own load),
+    extrapolated by Aitken's delta-squared every third iterate: a pendulum from 1.2 rad on
+    a strongly coupled dry pin (mu 0.5, pin radius 0.2 m) runs as with the plain iteration
+    (positions to 1e-10 m, friction to 1e-9 of its size: both stop at 1e-13 of the load,
+    a difference the 0.5 s run carries to 4e-12 m and 5e-11) with at most
+    5 loads per call where the plain iteration takes 7 (the stronger the coupling, the more
+    the plain iteration takes; the extrapolated one stays at 5)."""
+    import solver.analyses.friction as fr
+    th0 = 1.2
+
+    def run(extrapolate: bool):
+        monkeypatch.setattr(fr, "EXTRAPOLATE", extrapolate)
+        counts, real, slip = [], fr.load_of, fr.with_slip
+        calls = [0]
+
+        def load_of(*a, **k):
+            calls[0] += 1
+            return real(*a, **k)
+
+        def with_slip(*a, **k):
+            c0 = calls[0]
+            out = slip(*a, **k)
+            counts.append(calls[0] - c0)
+            return out
+        monkeypatch.setattr(fr, "load_of", load_of)
+        monkeypatch.setattr("solver.analyses.equations.with_slip", with_slip)
+        m = Mechanism(gravity=(0.0, -G, 0.0))
+        m.add_part("ground", fixed=True)
+        m.add_part("bob", mass=1.0, inertia=(1e-6, 1e-6, 1e-6),
+                   center_of_mass=(math.sin(th0), -math.cos(th0), 0.0))
+        m.add_marker("o", "ground")
+        m.add_marker("h", "bob")
+        m.add_joint("pin", "revolute", "h", "o")
+        m.add_friction("bearing", "pin", static=0.5, dynamic=0.5, radius=0.2,
+                       transition_speed=1e-7)
+        r = m.solve(duration=0.5, fps=50, analysis="dynamic")
+        monkeypatch.undo()
+        return r, np.array(counts)
+    fast, n_fast = run(True)
+    plain, n_plain = run(False)
+    assert fast.steps == plain.steps
+    np.testing.assert_allclose(fast.center_of_mass("bob"), plain.center_of_mass("bob"),
+                               rtol=0, atol=1e-10)
+    f = plain.friction("bearing")
+    assert np.abs(f).max() > 0.0
+    np.testing.assert_allclose(fast.friction("bearing"), f, rtol=0, atol=1e-9 * np.abs(f).max())
+    assert n_fast.max() <= 5 and n_plain.max() >= 7
