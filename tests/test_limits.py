@@ -201,3 +201,33 @@ def test_bad_limits_are_named(kwargs, message: str) -> None:
     with pytest.raises(MechanismError, match=message):
         m.add_limit("x", **kwargs)
     assert m.limits == before
+
+
+def test_an_impact_is_first_tried_where_the_dense_output_puts_it(monkeypatch) -> None:
+    """A stop's crossing is located by re-stepping (every trial a full integrator step, to
+    EVENT_TIME = 1e-10 s), its first trial where the step's dense output puts the instant
+    (stops.dense_guess): the dropped ball's first five impacts at the closed-form instants
+    to 1e-9 s (as the test above), in at most half the trial steps of the search without
+    the guess (measured 12 against 33 for the five), the same instants within 2e-10 s."""
+    import solver.analyses.stops as so
+    h, e = 2.0, 0.8
+    impacts = bounce_times(h, e, 5)
+    times = np.linspace(0.0, impacts[-1] + 0.05, 41)
+
+    def run(guess: bool):
+        trials = []
+        real = so.locate
+
+        def counting(step, *a, **k):
+            return real(lambda c: trials.append(c) or step(c), *a, **k)
+        monkeypatch.setattr(so, "locate", counting)
+        if not guess:
+            monkeypatch.setattr(so, "dense_guess", lambda *a, **k: None)
+        r = dropped_ball(h, e).solve(times=times, analysis="dynamic", tolerance=1e-9)
+        monkeypatch.undo()
+        return np.array([t for t, _ in r.impacts[:5]]), len(trials)
+    got, n = run(True)
+    plain, n_plain = run(False)
+    np.testing.assert_allclose(got, impacts, atol=1e-9)
+    np.testing.assert_allclose(got, plain, atol=2e-10)
+    assert n <= n_plain / 2

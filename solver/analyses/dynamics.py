@@ -246,7 +246,11 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         def restep(hh: float):
                             yy = stepper.step(t, y, f0, hh, norm)[0]
                             return yy, stops.gaps_at(*sysm.unpack(yy)[:2], sysm.track)
-                        hs, ynew = stops.locate(restep, g0, g1, hit, hs)
+
+                        def along(th: float):     # the gaps on the step's dense output
+                            return stops.gaps_at(*sysm.unpack(stepper.dense(th))[:2],
+                                                 sysm.track)
+                        hs, ynew = stops.locate(restep, g0, g1, hit, hs, along)
                 slid = np.zeros(0, dtype=int)
                 if sysm.slip is not None and not hit.size and sysm.slip.free().any():
                     # a slipping joint's speed through zero: its instant

@@ -8,7 +8,8 @@ kept rows while the coordinate is inside its range; its gap g = sgn (q - bound) 
 - Dynamics: after each accepted step the free bounds' gaps are checked at the step's end; a
   crossing is located by re-stepping from the step's start (regula falsi with the Illinois
   modification on the step size, every trial a full integrator step, so the located state
-  is the integrator's own, never an interpolation) to ``EVENT_TIME`` s; then Newton's impact
+  is the integrator's own, never an interpolation; the first trial where the step's dense
+  output puts the crossing, ``dense_guess``) to ``EVENT_TIME`` s; then Newton's impact
   law through all the constraints (Pfeiffer and Glocker, Multibody Dynamics with Unilateral
   Contacts, ch. 5; Haug eq. 11.5.x for the impulse form): the velocities jump by
   M^-1 C^T Lambda with C the kept rows and the hitting bound's row, so that every joint and
@@ -89,40 +90,70 @@ def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, ou
 
 
 def locate(step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
-           offset: np.ndarray | float = 0.0):
+           offset: np.ndarray | float = 0.0, guess: float | None = None):
     """The first instant h in (0, hs] where min over ``hit`` of g + offset reaches zero, and
     the step's result there: ``step(h)`` integrates from the step's start and returns (its
     result, g there); g0, g1 are g at the step's start and end (the start positive, the
     end not).  Regula falsi with the Illinois modification on h, every trial a full step of
-    the integrator, to EVENT_TIME s; the result returned is the one on the far side."""
-    off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g0))
+    the integrator, to EVENT_TIME s; the result returned is the one on the far side.
+    ``guess``: where the step's dense output puts the instant (``dense_guess``), the first
+    trial: from a good one two or three trials narrow to EVENT_TIME instead of seven."""
+    worst = _worst(hit, offset, g0)
 
-    def worst(g):
-        return float(np.min(g[hit] + off[hit]))
-    a, fa, b, fb = 0.0, worst(g0), hs, worst(g1)
-    y_b = None
-    side = 0
-    while b - a > EVENT_TIME:
-        c = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
-        if not a < c < b:                  # no progress (a root at an end): bisect
-            c = 0.5 * (a + b)
+    def trial(c):
         y_c, g_c = step(c)
-        fc = worst(g_c)
+        return worst(g_c), y_c
+    b, y_b = _falsi(trial, 0.0, worst(g0), hs, worst(g1), EVENT_TIME, guess)
+    if y_b is None:
+        y_b, _ = step(b)
+    return b, y_b
+
+
+def dense_guess(value, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
+                offset: np.ndarray | float = 0.0) -> float:
+    """Where ``locate``'s instant lies by the last step's dense output: ``value(theta)`` is
+    g at t + theta hs from the step's interpolant (no integrator step, within its error of
+    the integrated state, so only a first trial for ``locate``); the same regula falsi on
+    theta to EVENT_TIME s."""
+    worst = _worst(hit, offset, g0)
+    theta, _ = _falsi(lambda th: (worst(value(th)), None), 0.0, worst(g0), 1.0, worst(g1),
+                      EVENT_TIME / hs)
+    return theta * hs
+
+
+def _worst(hit: np.ndarray, offset, g0: np.ndarray):
+    off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g0))
+    return lambda g: float(np.min(g[hit] + off[hit]))
+
+
+def _falsi(trial, a: float, fa: float, b: float, fb: float, width: float,
+           first: float | None = None):
+    """Regula falsi with the Illinois modification on (a, b), fa > 0 >= fb, narrowed to
+    ``width``: trial(c) -> (f(c), its data); ``first``: the first trial when inside.
+    Returns (b, the data of the last trial at b, None if none)."""
+    data_b = None
+    side = 0
+    c = first
+    while b - a > width:
+        if c is None or not a < c < b:
+            c = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
+            if not a < c < b:              # no progress (a root at an end): bisect
+                c = 0.5 * (a + b)
+        fc, data = trial(c)
         if fc == 0.0:                      # on the root exactly
-            return c, y_c
+            return c, data
         if fc > 0.0:
             a, fa = c, fc
             if side == 1:
                 fb *= 0.5              # Illinois: the end kept twice has its value halved
             side = 1
         else:
-            b, fb, y_b = c, fc, y_c
+            b, fb, data_b = c, fc, data
             if side == -1:
                 fa *= 0.5
             side = -1
-    if y_b is None:
-        y_b, _ = step(b)
-    return b, y_b
+        c = None
+    return b, data_b
 
 
 class Stops:
@@ -145,10 +176,13 @@ class Stops:
     def active_rows(self) -> np.ndarray:
         return self.lm.rows[self.resting]
 
-    def locate(self, step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float):
+    def locate(self, step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
+               dense=None):
         """The first instant in (0, hs] where one of the ``hit`` bounds' gaps reaches -tol/2
-        (inside the tolerance either way): ``locate`` with the stops' offsets."""
-        return locate(step, g0, g1, hit, hs, 0.5 * self.tol)
+        (inside the tolerance either way): ``locate`` with the stops' offsets; ``dense``:
+        the gaps along the step's dense output, for the first trial (``dense_guess``)."""
+        guess = None if dense is None else dense_guess(dense, g0, g1, hit, hs, 0.5 * self.tol)
+        return locate(step, g0, g1, hit, hs, 0.5 * self.tol, guess)
 
     def impact(self, sysm, t: float, r, p, v, w, hit: np.ndarray, f: np.ndarray):
         """Newton's impact law at (t, r, p): new (v, w), the kinetic energy change (J, <= 0)
