@@ -124,8 +124,8 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     by a fraction of itself: a contraction).  The map is nearly affine in s (norms of
     affine functions of it), so every third iterate is extrapolated by Aitken's
     delta-squared (exact for an affine map; element by element), and the iteration goes on
-    from there: four or five loads instead of seven on a door's dry hinge.  ``sliding`` (m,) marks the components of
-    slipping elements; the others get no friction."""
+    from there: four or five loads instead of seven on a door's dry hinge.  ``sliding``
+    (m,) marks the components of slipping elements; the others get no friction."""
     fp = model.frictions
     e = fp.element
     u = slip_direction(model, vq, direction)
