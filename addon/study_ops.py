@@ -104,11 +104,11 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
         st = context.scene.mechanism.study
         done = (f"studied {len(table)} variant(s) of {', '.join(table.parameters)} over "
                 f"{len(res.times)} frames: {len(table) - len(table.failures)} ran")
+        for note in res.notes[:1]:    # e.g. the batched run fell back to one by one (a defect)
+            self.report({"WARNING"}, f"Study note: {note}")
         if table.failures:
             i, why = next(iter(table.failures.items()))
             self.report({"WARNING"}, f"{done}, {len(table.failures)} failed (variant {i}: {why})")
-        elif res.notes:               # e.g. the batched run fell back to one by one (a defect)
-            self.report({"WARNING"}, f"{done}; note: {res.notes[0]}")
         else:
             order = table.order(st.sort_column, st.sort_descending)
             self.report({"INFO"}, f"{done}; first by {st.sort_column}: variant {order[0]} "

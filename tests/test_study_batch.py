@@ -162,20 +162,26 @@ def test_swept_variants_run_as_one_and_equal_their_sweeps(monkeypatch):
         assert _close(got._energy, alone._energy) <= 1e-9
 
 
-def test_a_variant_that_locks_up_leaves_the_batched_sweep_and_the_others_go_on(monkeypatch):
+@pytest.mark.parametrize("press", [False, True])
+def test_a_variant_that_locks_up_leaves_the_batched_sweep_and_the_others_go_on(monkeypatch,
+                                                                               press):
     """Rods shorter than the crank: those variants' sliders cannot follow a full turn.  At
     the frame one cannot solve, it leaves the batched sweep, which goes on with the others;
     it is then swept alone, its lock-up its failure with its time, and every other variant
-    (all still batched) equals its own sweep."""
+    (all still batched) equals its own sweep.  With a force element (a press on the slider)
+    too: the force elements' run state follows the variants that stay (once an IndexError
+    that sent the whole batch one by one)."""
     got = []
     real = engine.batch_sweep
     monkeypatch.setattr(engine, "batch_sweep",
                         lambda *a: got.append(real(*a)) or got[-1])
-    study = Study(slider_crank(variant="RRLP", r=0.1, l=0.3),
-                  [{"rod_B.position.x": 0.3}, {"rod_B.position.x": 0.08},
-                   {"rod_B.position.x": 0.25}, {"rod_B.position.x": 0.06}])
+    m = slider_crank(variant="RRLP", r=0.1, l=0.3)
+    if press:
+        m.add_force("press", "slider_B", force=("-P*sin(2*pi*t)", "0", "0"), constants={"P": 1.0})
+    study = Study(m, [{"rod_B.position.x": 0.3}, {"rod_B.position.x": 0.08},
+                      {"rod_B.position.x": 0.25}, {"rod_B.position.x": 0.06}])
     res = study.run(duration=1.0, fps=24)
-    assert sorted(res.failures) == [1, 3]
+    assert sorted(res.failures) == [1, 3] and not res.notes
     for i in (1, 3):
         assert "lock-up" in res.failures[i] and "t = " in res.failures[i]
     assert len(got) == 1 and [r is None for r in got[0]] == [False, True, False, True]

@@ -90,5 +90,5 @@ def test_cli_study_prints_the_studys_notes(blender, extension, tmp_path, capsys,
     assert cli._command(["study", path, "--vary", "piston.mass=1:2:2", "-o", table]) == 0
     out = capsys.readouterr()
     assert "studied 2 variants" in out.out and "(0 failed)" in out.out
-    assert "mechanism study: note: variants 0 to 1 ran one by one" in out.err
+    assert "mechanism study: note: 2 variants (0 to 1) ran one by one" in out.err
     assert "ValueError: an unforeseen failure" in out.err

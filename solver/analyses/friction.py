@@ -122,9 +122,10 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     only nonlinear part, s = mu L(F(s)) + preload (L: norms of the reaction), is iterated
     on the reactions alone until s repeats itself to 1e-13 (the friction moves its own load
     by a fraction of itself: a contraction).  The map is nearly affine in s (norms of
-    affine functions of it), so every third iterate is extrapolated by Aitken's
-    delta-squared (exact for an affine map; element by element), and the iteration goes on
-    from there: four or five loads instead of seven on a door's dry hinge.  ``sliding``
+    affine functions of it), so with one element slipping every third iterate is
+    extrapolated by Aitken's delta-squared (exact for an affine map; never below zero), and
+    the iteration goes on from there: four or five loads instead of seven on a door's dry
+    hinge.  ``sliding``
     (m,) marks the components of slipping elements; the others get no friction."""
     fp = model.frictions
     e = fp.element
@@ -151,7 +152,10 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     dF, dM = np.stack(dF, axis=-3), np.stack(dM, axis=-3)        # (..., live, n, 3)
     s = np.zeros(lam.shape[:-1] + (len(live),))
     seq = [s]                     # the plain iterates since the last extrapolation
-    for _ in range(ITERATIONS):
+    # (one slipping element: a scalar map per state, where Aitken is sound; coupled
+    # elements' componentwise extrapolation can jump away, so they iterate plainly)
+    extrapolate = EXTRAPOLATE and len(live) == 1
+    for it in range(ITERATIONS):
         Fs = F + np.einsum("...l,...lni->...ni", s, dF)
         Ms = M + np.einsum("...l,...lni->...ni", s, dM)
         s_new = (mu * load_of(model, Fs, Ms, z) + fp.preload)[..., live]
@@ -160,12 +164,13 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
             break
         seq.append(s_new)
         s = s_new
-        if len(seq) == 3 and EXTRAPOLATE:   # Aitken's delta-squared: exact for an affine map
+        if len(seq) == 3 and extrapolate and it < ITERATIONS - 1:
+            # Aitken's delta-squared (exact for an affine map); s = mu L + preload >= 0
             d1, d2 = seq[1] - seq[0], seq[2] - seq[1]
             den = d2 - d1
             jump = np.abs(den) > 1e-300
             s = np.where(jump, seq[2] - d2 * d2 / np.where(jump, den, 1.0), seq[2])
-            s = np.where(np.isfinite(s), s, seq[2])
+            s = np.where(np.isfinite(s) & (s >= 0.0), s, seq[2])
             seq = [s]
     for j, (Qk, dlam) in enumerate(unit):
         sj = s[..., j, None]

@@ -137,8 +137,10 @@ def _falsi(trial, a: float, fa: float, b: float, fb: float, width: float,
     while b - a > width:
         if c is None or not a < c < b:
             c = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
-            if not a < c < b:              # no progress (a root at an end): bisect
-                c = 0.5 * (a + b)
+            if not a < c < b:    # the root at an end, to rounding: a trial just inside it
+                c = a + width if c <= a else b - width
+                if not a < c < b:
+                    c = 0.5 * (a + b)
         fc, data = trial(c)
         if fc == 0.0:                      # on the root exactly
             return c, data

@@ -184,7 +184,9 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
                 fe = evaluate_forces(sm.forces, float(times[ks[j]]), rg[:, at], Ag[:, at],
                                      vg[:, at], wg[:, at], ts_ref)
                 Q[:, at] += fe.Q[..., :nb, :]
-                pot[:, at], pnc[:, at], ts_ref = fe.potential, fe.power_nc, fe.ts_angle
+                pot[:, at], pnc[:, at] = fe.potential, fe.power_nc
+                if ts_ref.shape[-1]:      # (no torsion spring: ts_angle has no variant axis)
+                    ts_ref = fe.ts_angle
         Ma = np.concatenate([sm.body_mass[..., None] * Ac, (Iw @ Al[..., None])[..., 0]], -1)
         lam = np.zeros((V, m, nc))
         Fnet = (Q - Ma).reshape(V, m, -1)

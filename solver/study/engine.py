@@ -111,9 +111,10 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
         except Exception as exc:    # noqa: BLE001 - e.g. a motion undefined at some time:
             results = None          # the variants alone say which and where
             if not isinstance(exc, _FORESEEN):
-                note = (f"variants {idx[0]} to {idx[-1]} ran one by one: their batched run "
-                        f"stopped on {type(exc).__name__}: {exc} (a defect of the batched "
-                        "run, please report it; each variant's result is its separate run's)")
+                note = (f"{len(idx)} variants ({idx[0]} to {idx[-1]}) ran one by one: their "
+                        f"batched run stopped on {type(exc).__name__}: {exc} (a defect of the "
+                        "batched run, please report it; each variant's result is its separate "
+                        "run's)")
         if results is not None:
             each = (_time.perf_counter() - start) / len(idx)
             for i, m, b, r in zip(idx, models, begun, results):
