@@ -55,6 +55,20 @@ def timed(fn):
     return time.perf_counter() - t0, out
 
 
+def time_study(study: Study, quick: bool, duration: float, fps: float, **how):
+    """(one variant's best of 3 s, its Result, the study's s, its StudyResult, the variants
+    one by one s or None when ``quick``), every run over ``duration`` at ``fps`` with the
+    settings ``how`` (e.g. tolerance)."""
+    one, r1 = min((timed(lambda: study.variant(0).solve(duration, fps, **how))
+                   for _ in range(3)), key=lambda x: x[0])
+    wall, res = timed(lambda: study.run(duration=duration, fps=fps, **how))
+    sep = None
+    if not quick:
+        sep, _ = timed(lambda: [study.variant(i).solve(duration, fps, **how)
+                                for i in range(len(study))])
+    return one, r1, wall, res, sep
+
+
 def chain_error(r) -> float:
     ke, pe, work = r.energy()
     return peers.chain_error(ke + pe - work, N)
@@ -95,14 +109,8 @@ def main() -> None:
     study = Study(chain(N), latin_hypercube({f"link{k}.mass": (0.8, 1.2) for k in range(N)},
                                             V, seed=1))
     for tol, case in ((1e-6, "chain N=10, masses"), (BAR_TOLERANCE, "the same at 5e-5")):
-        one, r1 = min((timed(lambda: study.variant(0).solve(2.0, 24, tolerance=tol))
-                       for _ in range(3)), key=lambda x: x[0])
-        wall, res = timed(lambda: study.run(duration=2.0, fps=24, tolerance=tol))
+        one, r1, wall, res, sep = time_study(study, a.quick, 2.0, 24, tolerance=tol)
         err = max(chain_error(res.result(i)) for i in range(V))
-        sep = None
-        if not a.quick:
-            sep, _ = timed(lambda: [study.variant(i).solve(2.0, 24, tolerance=tol)
-                                    for i in range(V)])
         rows.append((case, "ours: study", wall, one, sep, f"{err:.1e}, {r1.method}"))
         if sep is not None:
             rows.append((case, "ours: one by one", sep, one, sep, ""))
@@ -119,12 +127,7 @@ def main() -> None:
     k = int(round(np.sqrt(V)))
     study = Study(slider_crank(), grid({"c1.position.x": np.linspace(0.08, 0.12, k),
                                         "r1.position.x": np.linspace(0.25, 0.35, k)}))
-    one, _ = min((timed(lambda: study.variant(0).solve(1.0, 240)) for _ in range(3)),
-                 key=lambda x: x[0])
-    wall, res = timed(lambda: study.run(duration=1.0, fps=240))
-    sep = None
-    if not a.quick:
-        sep, _ = timed(lambda: [study.variant(i).solve(1.0, 240) for i in range(len(study))])
+    one, _, wall, res, sep = time_study(study, a.quick, 1.0, 240)
     xerr = 0.0
     for i, row in enumerate(study.variants):          # each against its closed form
         rr, ll = row["c1.position.x"], row["r1.position.x"]
@@ -142,12 +145,7 @@ def main() -> None:
     m = slider_crank()
     m.add_force("payload", "s0", force=("-P*sin(2*pi*t)", "0", "0"), constants={"P": 100.0})
     study = Study(m, grid({"payload.P": np.linspace(50.0, 500.0, V)}))
-    one, _ = min((timed(lambda: study.variant(0).solve(1.0, 240)) for _ in range(3)),
-                 key=lambda x: x[0])
-    wall, res = timed(lambda: study.run(duration=1.0, fps=240))
-    sep = None
-    if not a.quick:
-        sep, _ = timed(lambda: [study.variant(i).solve(1.0, 240) for i in range(len(study))])
+    one, _, wall, res, sep = time_study(study, a.quick, 1.0, 240)
     peak = res.summary["peak effort drive"]
     rows.append(("slider-crank payload", "ours: study", wall, one, sep,
                  f"peak torque {np.nanmin(peak):.3g} to {np.nanmax(peak):.3g} N m, "

@@ -101,7 +101,7 @@ def test_schur_matches_dense_product() -> None:
     m = chain(6)
     model = compile_model(m)
     s0 = read_state(model, m)
-    r, p, v, w = s0.r, s0.p, s0.v, s0.w
+    r, p = s0.r, s0.p
     st = structure(model, r, p)
     sysm = Equations(model, st)
     rg, A = body_arrays(model, r, p)[:2]

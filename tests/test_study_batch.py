@@ -415,24 +415,23 @@ def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch)
         monkeypatch.setattr(engine, name, spy)
     m = slider_crank(variant="RSUP")
     m.add_force("press", "slider_B", force=("-40*sin(2*pi*t)", "0", "0"))
-    study = Study(m, grid({"slider.mass": [0.5, 2.0], "crank_A.position.x": [0.08, 0.12]}))
-    res = study.run(duration=1.0, fps=48)
-    assert all(r is not None for r in got["batch_sweep"][0]) and not res.failures
-    for i in range(4):
-        alone = study.variant(i).solve(1.0, 48)
-        assert _close(res.result(i).effort("drive"), alone.effort("drive")) <= 1e-9
-        assert _close(res.result(i)._energy, alone._energy) <= 1e-9
+    def swept_as_one(vary: dict, duration: float):
+        """The study swept as one batch, each variant's motor torque and energies its own
+        sweep's."""
+        got.clear()
+        study = Study(m, grid(vary))
+        res = study.run(duration=duration, fps=48)
+        assert all(r is not None for r in got["batch_sweep"][0]) and not res.failures
+        for i in range(len(study)):
+            alone = study.variant(i).solve(duration, 48)
+            assert _close(res.result(i).effort("drive"), alone.effort("drive")) <= 1e-9
+            assert _close(res.result(i)._energy, alone._energy) <= 1e-9
+        return res
+    swept_as_one({"slider.mass": [0.5, 2.0], "crank_A.position.x": [0.08, 0.12]}, 1.0)
     m.add_force("press2", "slider_B", force=("-P*sin(2*pi*t)", "0", "0"), constants={"P": 1.0})
     m.add_spring_damper("bungee", "slider_B", "O", stiffness=5.0, free_length=0.2,
                         actuator="G*speed", constants={"G": 1.0})
-    got.clear()
-    study = Study(m, grid({"press2.P": [10.0, 30.0], "bungee.G": [0.0, 2.0]}))
-    swept = study.run(duration=0.5, fps=48)
-    assert all(r is not None for r in got["batch_sweep"][0]) and not swept.failures
-    for i in range(4):
-        alone = study.variant(i).solve(0.5, 48)
-        assert _close(swept.result(i).effort("drive"), alone.effort("drive")) <= 1e-9
-        assert _close(swept.result(i)._energy, alone._energy) <= 1e-9
+    swept = swept_as_one({"press2.P": [10.0, 30.0], "bungee.G": [0.0, 2.0]}, 0.5)
     assert _close(swept.result(1).effort("drive"), swept.result(0).effort("drive")) > 0.01
     p = sprung_pendulum()
     p.add_force("push", "tip", force=("0", "F*cos(4*t)", "0"), constants={"F": 3.0})

@@ -7,7 +7,6 @@ import csv
 import importlib
 
 import numpy as np
-import pytest
 
 import blender_scenes as bs
 from test_io_addon import io

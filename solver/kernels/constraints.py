@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base.rotations import cross, quat_to_matrix, skew
+from ..base.rotations import cross, quat_to_matrix
 from ..model.compile import Model, RowGroup
 from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2, SPIN
 from .curve_rows import cam, point_on_curve

@@ -56,6 +56,19 @@ class Result:
         reactions from multipliers (``_reactions``)."""
         _store(self, self.model, (k,), state, lam, jac, track, self._ji_point)
 
+    def store_packed(self, first: int, t: np.ndarray, X: np.ndarray, lam: np.ndarray,
+                     jac: np.ndarray, energy: np.ndarray, track: np.ndarray | None = None
+                     ) -> None:
+        """Frames first, first+1, ... stored together from packed arrays: X (n, nb, FRAME)
+        each frame's r, p, v, w, a, alpha side by side (as FrameBuffer and a design study's
+        lockstep run gather them), energy (n, 3) its spring potential, power and work; the
+        world inertias are made here from the orientations."""
+        block = slice(first, first + len(t))
+        self.store(block, State(t, X[..., 0:3], X[..., 3:7], X[..., 7:10], X[..., 10:13],
+                                X[..., 13:16], X[..., 16:19]), lam, jac, track)
+        Iw = congruence(quat_to_matrix(X[..., 3:7]), self.model.body_inertia)
+        self.store_energy(block, Iw, energy[:, 0], energy[:, 1], energy[:, 2])
+
     def store_energy(self, k: int | slice, Iw: np.ndarray, spring_potential, power_nc,
                      work_nc=None) -> None:
         """Kinetic and potential energy (gravity and springs) of frame k (or a slice of
@@ -261,6 +274,9 @@ def report_progress(progress: Any, k: int, n: int, result: Result,
         raise SolverCancelled(f"cancelled at t = {t:.6g} s (frame {k})", t, (), result.truncated(k + 1))
 
 
+FRAME = 19      # a packed frame's numbers per body: r, p, v, w, a, alpha (store_packed)
+
+
 class FrameBuffer:
     """A run's output frames gathered as they are reached and stored into its Result a
     block of consecutive frames at a time (``Result.store`` and ``store_energy`` on a
@@ -275,10 +291,10 @@ class FrameBuffer:
         m = out.model
         self.out, self.count, self.first = out, 0, 0
         nf = out._friction.shape[1]
-        per = 8 * (1 + 19 * m.nb + m.nc * (1 + m.row_width) + m.ntrack + nf + 3)
+        per = 8 * (1 + FRAME * m.nb + m.nc * (1 + m.row_width) + m.ntrack + nf + 3)
         C = int(max(1, min(self.BLOCK, self.BLOCK_BYTES // per, len(out.times))))
         self.t = np.zeros(C)
-        self.state = np.zeros((C, m.nb, 19))              # r, p, v, w, a, alpha
+        self.state = np.zeros((C, m.nb, FRAME))           # r, p, v, w, a, alpha
         self.lam = np.zeros((C, m.nc))
         self.jac = np.zeros((C, m.nc, m.row_width))
         self.track = np.zeros((C, m.ntrack))
@@ -314,17 +330,11 @@ class FrameBuffer:
         n = self.count
         if not n:
             return
-        out, m = self.out, self.out.model
-        block = slice(self.first, self.first + n)
-        X = self.state[:n]
-        out.store(block, State(self.t[:n], X[..., 0:3], X[..., 3:7], X[..., 7:10], X[..., 10:13],
-                               X[..., 13:16], X[..., 16:19]), self.lam[:n], self.jac[:n],
-                  self.track[:n] if m.ntrack else None)
+        out = self.out
+        out.store_packed(self.first, self.t[:n], self.state[:n], self.lam[:n], self.jac[:n],
+                         self.energy[:n], self.track[:n] if out.model.ntrack else None)
         if self.friction.shape[1]:
-            out._friction[block] = self.friction[:n]
-        Iw = congruence(quat_to_matrix(X[..., 3:7]), m.body_inertia)
-        e = self.energy[:n]
-        out.store_energy(block, Iw, e[:, 0], e[:, 1], e[:, 2])
+            out._friction[self.first: self.first + n] = self.friction[:n]
         self.count = 0
 
 

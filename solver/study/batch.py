@@ -40,10 +40,8 @@ from ..base.errors import SolverCancelled
 from ..integrators.control import StandardControl
 from ..integrators.explicit import DoPri5, explicit_method
 from ..integrators.implicit import spectral_radii
-from ..kernels.constraints import body_arrays
-from ..kernels.forces import inertia_world
 from ..model.compile import Model
-from ..model.results import Result
+from ..model.results import FRAME, Result
 from ..model.state import State
 
 FRAME_BYTES = 64 * 2 ** 20    # output frames kept at once before they go into the Results
@@ -189,9 +187,6 @@ class _PerVariantActuator:
         if n != len(self.functions):
             raise ValueError("a per-variant actuator needs one state per variant")
         return self.functions
-
-    def __call__(self, t, x, xd):          # (a stack of one state per variant only)
-        raise ValueError("a per-variant actuator needs one state per variant")
 
 
 def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
@@ -476,11 +471,11 @@ class _Frames:
     def __init__(self, eq: Equations, outs: list[Result], F: int) -> None:
         m, nb, V = eq.m, eq.nb, len(outs)
         self.eq, self.outs, self.F = eq, outs, F
-        per = 8 * (nb * 19 + m.nc * (1 + m.row_width) + 4)
+        per = 8 * (nb * FRAME + m.nc * (1 + m.row_width) + 4)
         self.C = C = int(max(1, min(F, FRAME_BYTES // (V * per))))
         self.base = np.zeros(V, dtype=int)                # each buffer's first frame
         self.t = np.zeros((V, C))
-        self.state = np.zeros((V, C, nb, 19))              # r, p, v, w, a, alpha
+        self.state = np.zeros((V, C, nb, FRAME))           # r, p, v, w, a, alpha
         self.lam = np.zeros((V, C, m.nc))
         self.jac = np.zeros((V, C, m.nc, m.row_width))
         self.energy = np.zeros((V, C, 3))                  # potential, power, work
@@ -524,10 +519,5 @@ class _Frames:
         self.base[i] = upto
 
     def _store(self, i: int, n: int) -> None:
-        o, X = self.outs[i], self.state[i, :n]
-        m, rows = o.model, slice(int(self.base[i]), int(self.base[i]) + n)
-        o.store(rows, State(self.t[i, :n], X[..., 0:3], X[..., 3:7], X[..., 7:10], X[..., 10:13],
-                            X[..., 13:16], X[..., 16:19]), self.lam[i, :n], self.jac[i, :n], None)
-        A = body_arrays(m, X[..., 0:3], X[..., 3:7])[1]
-        e = self.energy[i, :n]
-        o.store_energy(rows, inertia_world(m, A[:, : m.nb]), e[:, 0], e[:, 1], e[:, 2])
+        self.outs[i].store_packed(int(self.base[i]), self.t[i, :n], self.state[i, :n],
+                                  self.lam[i, :n], self.jac[i, :n], self.energy[i, :n])
