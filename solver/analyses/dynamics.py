@@ -50,7 +50,7 @@ import numpy as np
 
 from ..algebra.newton import scaled_jacobian, scales
 from ..algebra.rank import best_rows, involved
-from ..base.errors import ExpressionError, SolverError
+from ..base.errors import ExpressionError, FrictionJam, SolverError
 from ..base.rotations import quat_angle
 from ..integrators.control import PredictiveControl, StandardControl
 from ..integrators.explicit import DoPri5, explicit_stepper
@@ -323,6 +323,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     sysm.ts_ref = sysm.turns(r, p)
             except ExpressionError as exc:
                 fail(str(exc), k, t)
+            except FrictionJam as exc:
+                fail(f"jam at t = {t:.6g} s: {exc}", k, t, exc.names)
             except np.linalg.LinAlgError:
                 who = () if sysm.robust else free_singular(model, st, r, p)
                 if who:                      # S not positive definite at a free singular position
@@ -345,6 +347,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     break
             except ExpressionError as exc:
                 fail(str(exc), k, t_out)
+            except FrictionJam as exc:
+                fail(f"jam at t = {t_out:.6g} s: {exc}", k, t_out, exc.names)
             except np.linalg.LinAlgError:
                 fail(f"lock-up at t = {t_out:.6g} s: the constraint equations are singular",
                      k, t_out)
@@ -355,6 +359,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 f_end = dy
         except ExpressionError as exc:
             fail(str(exc), k, t)
+        except FrictionJam as exc:
+            fail(f"jam at t = {t:.6g} s: {exc}", k, t, exc.names)
         except np.linalg.LinAlgError:
             fail(f"lock-up at t = {t:.6g} s: the constraint equations are singular", k, t)
         sysm.ts_ref = fe.ts_angle

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.errors import FrictionJam
 from ..base.rotations import cross
 from ..kernels.constraints import row_forces, row_rates, spin_measure
 from ..model.compile import Model
 from ..vocabulary.joints import ANGLE
 
-ITERATIONS = 60     # of the load's fixed point (with_slip): each a few small numpy calls
-EXTRAPOLATE = True  # Aitken's delta-squared every third iterate (False: the plain iteration)
+ITERATIONS = 30     # Newton iterations of the loads' fixed point (with_slip), each a few
+#                     small numpy calls; three or four are the rule
 # a ball slowing below this fraction of its transition speed is at rest: it sticks if its
 # friction can hold it, else it slips on the way the needed torque pushes (Slip.event)
 STILL = 1e-2
@@ -78,13 +79,10 @@ def joint_reactions(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarra
 
 def load_of(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray) -> np.ndarray:
     """(..., n) each element's load L from its joint reaction (joint_reactions): the limit of
-    its friction is mu L + preload (vocabulary/friction.py)."""
-    fp = model.frictions
-    FF, Fz, MM, Mz = _dot(F, F), _dot(F, z), _dot(M, M), _dot(M, z)
-    Fxy = np.sqrt(np.maximum(FF - Fz * Fz, 0.0))            # |F - (F . z) z|, z a unit vector
-    bend = np.sqrt(np.maximum(MM - Mz * Mz, 0.0)) * fp.inv_length
-    return np.where(fp.is_ball, fp.radius * np.sqrt(FF),
-                    fp.lever * (Fxy + bend) + fp.arm * np.abs(Fz))
+    its friction is mu L + preload (vocabulary/friction.py).  A pin's or slide's is
+    lever (|F_xy| + |M_xy| / length) + arm |F_z| (F_xy, M_xy across the axis z), a ball's
+    radius |F|."""
+    return load_slope(model, F, M, z)[0]
 
 
 def loads(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarray) -> np.ndarray:
@@ -109,6 +107,28 @@ def slip_direction(model: Model, vq: np.ndarray, direction: np.ndarray) -> np.nd
     return np.where(ahead[..., e], vq / np.where(ahead, speed, 1.0)[..., e], direction)
 
 
+def load_slope(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray):
+    """(L, dL/dF, dL/dM): each element's load (load_of) and its gradients (..., n, 3) with
+    respect to the reaction's force and moment (zero where a norm is zero: L is a sum of
+    norms, convex, and any subgradient serves Newton there)."""
+    fp = model.frictions
+    FF, Fz, MM, Mz = _dot(F, F), _dot(F, z), _dot(M, M), _dot(M, z)
+    Fxy = np.sqrt(np.maximum(FF - Fz * Fz, 0.0))
+    Mxy = np.sqrt(np.maximum(MM - Mz * Mz, 0.0))
+    Fn = np.sqrt(FF)
+    ball = fp.is_ball
+    L = np.where(ball, fp.radius * Fn, fp.lever * (Fxy + Mxy * fp.inv_length) + fp.arm * np.abs(Fz))
+
+    def unit(x, size):            # x / size, 0 where size is 0
+        return x / np.where(size > 0.0, size, np.inf)[..., None]
+    gF = np.where(ball[..., None], fp.radius[..., None] * unit(F, Fn),
+                  fp.lever[..., None] * unit(F - Fz[..., None] * z, Fxy)
+                  + (fp.arm * np.sign(Fz))[..., None] * z)
+    gM = np.where(ball[..., None], 0.0,
+                  (fp.lever * fp.inv_length)[..., None] * unit(M - Mz[..., None] * z, Mxy))
+    return L, gF, gM
+
+
 def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.ndarray,
               vq: np.ndarray, direction: np.ndarray, sliding: np.ndarray):
     """The slipping elements' friction Q_q (..., m) and the multipliers lam (..., nc) with
@@ -119,14 +139,14 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     s_k dlam_k with one response per slipping element (``respond(Q_q) -> (dlam, other)``:
     the linear response of the multipliers, and of anything else, to generalized forces
     Q_q along the friction components), and the joint reactions are linear in lam.  The
-    only nonlinear part, s = mu L(F(s)) + preload (L: norms of the reaction), is iterated
-    on the reactions alone until s repeats itself to 1e-13 (the friction moves its own load
-    by a fraction of itself: a contraction).  The map is nearly affine in s (norms of
-    affine functions of it), so with one element slipping every third iterate is
-    extrapolated by Aitken's delta-squared (exact for an affine map; never below zero), and
-    the iteration goes on from there: four or five loads instead of seven on a door's dry
-    hinge.  ``sliding``
-    (m,) marks the components of slipping elements; the others get no friction."""
+    only nonlinear part, s = g(s) = mu L(F(s)) + preload (L: norms of the reaction, affine
+    in s), is solved by Newton on g(s) - s on the reactions alone, with g's Jacobian from
+    the norms' gradients (``load_slope``), until s repeats itself to 1e-13: three or four
+    loads (the plain iteration s <- g(s) took 7 on a door's dry hinge, and on strongly
+    coupled dry pins, where the friction moves its own load by nearly itself, ran out of 60
+    iterations).  A step that would make some s negative stops there at 0; where no s >= 0
+    solves it (g grows faster than s) the joints jam: ``FrictionJam``.  ``sliding`` (m,)
+    marks the components of slipping elements; the others get no friction."""
     fp = model.frictions
     e = fp.element
     u = slip_direction(model, vq, direction)
@@ -151,27 +171,34 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
         outs.append(o)
     dF, dM = np.stack(dF, axis=-3), np.stack(dM, axis=-3)        # (..., live, n, 3)
     s = np.zeros(lam.shape[:-1] + (len(live),))
-    seq = [s]                     # the plain iterates since the last extrapolation
-    # (one slipping element: a scalar map per state, where Aitken is sound; coupled
-    # elements' componentwise extrapolation can jump away, so they iterate plainly)
-    extrapolate = EXTRAPOLATE and len(live) == 1
-    for it in range(ITERATIONS):
-        Fs = F + np.einsum("...l,...lni->...ni", s, dF)
-        Ms = M + np.einsum("...l,...lni->...ni", s, dM)
-        s_new = (mu * load_of(model, Fs, Ms, z) + fp.preload)[..., live]
-        if np.all(np.abs(s_new - s) <= 1e-13 * np.abs(s_new) + 1e-300):
-            s = s_new
+    mu_live = mu[..., live, None]
+    eye = np.eye(len(live))
+    for _ in range(ITERATIONS):
+        L, gF, gM = load_slope(model, F + np.einsum("...l,...lni->...ni", s, dF),
+                               M + np.einsum("...l,...lni->...ni", s, dM), z)
+        g = (mu * L + fp.preload)[..., live]
+        res = g - s
+        done = np.all(np.abs(res) <= 1e-13 * np.abs(g) + 1e-300, axis=-1)
+        if done.all():
+            s = g
             break
-        seq.append(s_new)
+        # g's Jacobian: dL_n/ds_l = dL/dF_n . dF_ln + dL/dM_n . dM_ln
+        Jg = mu_live * (np.einsum("...ni,...lni->...nl", gF[..., live, :], dF[..., live, :])
+                        + np.einsum("...ni,...lni->...nl", gM[..., live, :], dM[..., live, :]))
+        try:
+            step = np.linalg.solve(eye - Jg, res[..., None])[..., 0]
+        except np.linalg.LinAlgError:          # g's slope exactly 1 somewhere: plain steps
+            step = res
+        s_new = np.maximum(s + np.where(np.isfinite(step), step, res), 0.0)
+        s_new = np.where(done[..., None], g, s_new)
+        stuck = ~done & np.all(s_new == s, axis=-1)
+        if stuck.any():                        # held at 0 with g(0) > 0: no s >= 0
+            _jam(model, live, res, g, stuck)
         s = s_new
-        if len(seq) == 3 and extrapolate and it < ITERATIONS - 1:
-            # Aitken's delta-squared (exact for an affine map); s = mu L + preload >= 0
-            d1, d2 = seq[1] - seq[0], seq[2] - seq[1]
-            den = d2 - d1
-            jump = np.abs(den) > 1e-300
-            s = np.where(jump, seq[2] - d2 * d2 / np.where(jump, den, 1.0), seq[2])
-            s = np.where(np.isfinite(s) & (s >= 0.0), s, seq[2])
-            seq = [s]
+    else:
+        bad = ~np.all(np.abs(res) <= 1e-10 * np.abs(g) + 1e-300, axis=-1)
+        if bad.any():
+            _jam(model, live, res, g, bad)
     for j, (Qk, dlam) in enumerate(unit):
         sj = s[..., j, None]
         Qq = Qq + sj * Qk
@@ -180,6 +207,17 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
             o = outs[j] * s[..., j].reshape(s.shape[:-1] + (1,) * (outs[j].ndim - s.ndim + 1))
             other = o if other is None else other + o
     return Qq, lam, other
+
+
+def _jam(model: Model, live: np.ndarray, res: np.ndarray, g: np.ndarray, where: np.ndarray):
+    """Raise FrictionJam for the first state of ``where`` (leading axes), naming its
+    elements whose load did not settle."""
+    index = tuple(int(i) for i in np.argwhere(where)[0]) if np.ndim(where) else ()
+    r, gg = res[index], g[index]
+    off = np.abs(r) > 1e-10 * np.abs(gg) + 1e-300
+    names = tuple(model.frictions.names[k] for k in live[off]) or \
+        tuple(model.frictions.names[k] for k in live)
+    raise FrictionJam(names, index)
 
 
 def limit(model: Model, load: np.ndarray) -> np.ndarray:

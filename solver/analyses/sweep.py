@@ -27,7 +27,7 @@ from ..algebra.banded import MIN_BANDED
 from ..algebra.newton import COND_LIMIT, converged, scales, step_pose, step_size
 from ..algebra.rank import involved
 from ..algebra.schur import Schur, inverse_mass
-from ..base.errors import ExpressionError, SolverError
+from ..base.errors import ExpressionError, FrictionJam, SolverError
 from ..base.rotations import quat_angle, rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
 from ..kernels.forces import body_loads, evaluate_forces, stop_forces
@@ -391,7 +391,12 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         if stop is not None:              # read as the limit's force (Result.limit)
             lam[:, model.limits.rows[stop.bounds]] = -stop.Qq
         if model.frictions is not None:   # joint friction: its load is the reaction (friction.py)
-            lam, Qq = _with_friction(model, alg, fac, lam, jac, A, vg, wg)
+            try:
+                lam, Qq = _with_friction(model, alg, fac, lam, jac, A, vg, wg)
+            except FrictionJam as exc:    # the motions cannot drive it: the frames before
+                tj = float(times[ks[exc.index[0]]])        # this block stand
+                raise SolverError(f"jam at t = {tj:.6g} s: {exc}", tj, exc.names,
+                                  out.truncated(int(ks[0]))) from None
             Fnet = Fnet + body_forces(model, Qq, jac, nb + 1)[:, :nb]
             pnc = pnc + np.sum(Qq * rates(model, jac, np.concatenate([vg, wg], axis=-1)), axis=-1)
             out._friction[ks[0]: ks[-1] + 1] = Qq

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 
 class MechanismError(ValueError):
     """Invalid mechanism input: unknown or duplicate names, bad numbers, wrong joint kinds."""
@@ -38,3 +40,22 @@ class SolverCancelled(SolverError):
 class ExpressionError(ValueError):
     """Any parse or evaluation failure of a user expression; the message names the
     expression and what is wrong."""
+
+
+class FrictionJam(np.linalg.LinAlgError):
+    """Slipping joints whose friction raises its own load faster than itself: s = mu L(s) +
+    preload has no solution s >= 0 (Painleve's paradox, a drawer pushed off its axis, a
+    self-locking screw), so the joints jam (analyses/friction.py ``with_slip``).  ``names``:
+    the friction elements; ``index``: the first leading index (a frame of a block, a stage)
+    where it happens, () for a single state.  A LinAlgError, so that every analysis that
+    stops on a singular system stops on it; the analyses name it with its time."""
+
+    def __init__(self, names: tuple[str, ...], index: tuple[int, ...] = ()) -> None:
+        super().__init__(
+            f"joint friction {', '.join(repr(n) for n in names)} jams its joint: slipping, its "
+            f"friction would raise its own load faster than itself: its coefficient is too "
+            f"large for the joint's pin radius, thrust arm or bearing length")
+        self.names, self.index = tuple(names), tuple(index)
+
+    def __reduce__(self):          # (pickled by its arguments, not its message)
+        return (FrictionJam, (self.names, self.index))

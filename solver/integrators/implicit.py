@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..algebra.newton import newton
+from ..base.errors import FrictionJam
 from ..base.rotations import congruence, quat_multiply
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian
 from ..kernels.forces import force_jacobians, stop_jacobians
@@ -265,6 +266,8 @@ class RadauIIA:
                 # off the slow manifold (the start, after a rejection)
                 e2 = self.gamma0 * h * s.rhs(t, y + err_vec) + self.d @ Z
                 err = norm(self.jac.correction(-e2, hg, inv), y, ynew)
+        except FrictionJam:          # the friction, not the step: no smaller step helps
+            raise
         except np.linalg.LinAlgError:
             return self._failed(t, y)
         self.rejected = err > 1.0
