@@ -82,7 +82,12 @@ def load_of(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray) -> np.nda
     its friction is mu L + preload (vocabulary/friction.py).  A pin's or slide's is
     lever (|F_xy| + |M_xy| / length) + arm |F_z| (F_xy, M_xy across the axis z), a ball's
     radius |F|."""
-    return load_slope(model, F, M, z)[0]
+    fp = model.frictions
+    FF, Fz, MM, Mz = _dot(F, F), _dot(F, z), _dot(M, M), _dot(M, z)
+    Fxy = np.sqrt(np.maximum(FF - Fz * Fz, 0.0))            # |F - (F . z) z|, z a unit vector
+    bend = np.sqrt(np.maximum(MM - Mz * Mz, 0.0)) * fp.inv_length
+    return np.where(fp.is_ball, fp.radius * np.sqrt(FF),
+                    fp.lever * (Fxy + bend) + fp.arm * np.abs(Fz))
 
 
 def loads(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarray) -> np.ndarray:
@@ -107,26 +112,23 @@ def slip_direction(model: Model, vq: np.ndarray, direction: np.ndarray) -> np.nd
     return np.where(ahead[..., e], vq / np.where(ahead, speed, 1.0)[..., e], direction)
 
 
-def load_slope(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray):
-    """(L, dL/dF, dL/dM): each element's load (load_of) and its gradients (..., n, 3) with
-    respect to the reaction's force and moment (zero where a norm is zero: L is a sum of
+def load_gradient(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray):
+    """(dL/dF, dL/dM) (..., n, 3): the gradients of each element's load (load_of) with
+    respect to its reaction's force and moment (zero where a norm is zero: L is a sum of
     norms, convex, and any subgradient serves Newton there)."""
     fp = model.frictions
-    FF, Fz, MM, Mz = _dot(F, F), _dot(F, z), _dot(M, M), _dot(M, z)
-    Fxy = np.sqrt(np.maximum(FF - Fz * Fz, 0.0))
-    Mxy = np.sqrt(np.maximum(MM - Mz * Mz, 0.0))
-    Fn = np.sqrt(FF)
-    ball = fp.is_ball
-    L = np.where(ball, fp.radius * Fn, fp.lever * (Fxy + Mxy * fp.inv_length) + fp.arm * np.abs(Fz))
+    Fz, Mz = _dot(F, z)[..., None], _dot(M, z)[..., None]
+    Fxy, Mxy = F - Fz * z, M - Mz * z                   # across the axis
 
-    def unit(x, size):            # x / size, 0 where size is 0
-        return x / np.where(size > 0.0, size, np.inf)[..., None]
-    gF = np.where(ball[..., None], fp.radius[..., None] * unit(F, Fn),
-                  fp.lever[..., None] * unit(F - Fz[..., None] * z, Fxy)
-                  + (fp.arm * np.sign(Fz))[..., None] * z)
-    gM = np.where(ball[..., None], 0.0,
-                  (fp.lever * fp.inv_length)[..., None] * unit(M - Mz[..., None] * z, Mxy))
-    return L, gF, gM
+    def unit(x):                  # x / |x|, 0 where |x| is 0
+        size = np.sqrt(_dot(x, x))[..., None]
+        return x / np.where(size > 0.0, size, np.inf)
+    gF = fp.lever[..., None] * unit(Fxy) + fp.arm[..., None] * np.sign(Fz) * z
+    gM = (fp.lever * fp.inv_length)[..., None] * unit(Mxy)
+    if fp.is_ball.any():
+        ball = fp.is_ball[..., None]
+        gF, gM = np.where(ball, fp.radius[..., None] * unit(F), gF), np.where(ball, 0.0, gM)
+    return gF, gM
 
 
 def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.ndarray,
@@ -140,11 +142,13 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     the linear response of the multipliers, and of anything else, to generalized forces
     Q_q along the friction components), and the joint reactions are linear in lam.  The
     only nonlinear part, s = g(s) = mu L(F(s)) + preload (L: norms of the reaction, affine
-    in s), is solved by Newton on g(s) - s on the reactions alone, with g's Jacobian from
-    the norms' gradients (``load_slope``), until s repeats itself to 1e-13: three or four
-    loads (the plain iteration s <- g(s) took 7 on a door's dry hinge, and on strongly
-    coupled dry pins, where the friction moves its own load by nearly itself, ran out of 60
-    iterations).  A step that would make some s negative stops there at 0; where no s >= 0
+    in s), is solved by Newton on g(s) - s on the reactions alone, g's slope from the norms'
+    gradients (``load_gradient``); with one element slipping, from the first iterate on the
+    secant's slope through the last two (superlinear, and no gradient).  It stops when s
+    repeats itself to 1e-13, or when the rate of convergence says that what the last step
+    left is below that (Hairer-Wanner IV.8's rule): two or three loads on a door's dry hinge,
+    four on a strongly coupled pin, four or five on three coupled dry pins (the plain
+    iteration s <- g(s) took 4-7, 7 and ran out of its 60).  A step that would make some s negative stops there at 0; where no s >= 0
     solves it (g grows faster than s) the joints jam: ``FrictionJam``.  ``sliding`` (m,)
     marks the components of slipping elements; the others get no friction."""
     fp = model.frictions
@@ -172,31 +176,53 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     dF, dM = np.stack(dF, axis=-3), np.stack(dM, axis=-3)        # (..., live, n, 3)
     s = np.zeros(lam.shape[:-1] + (len(live),))
     mu_live = mu[..., live, None]
-    eye = np.eye(len(live))
+    Jg = None                 # dg/ds at the last slope taken
+    last = prev = None        # the iterate before: each state's largest |g(s) - s|; (s, g)
+    one = len(live) == 1
     for _ in range(ITERATIONS):
-        L, gF, gM = load_slope(model, F + np.einsum("...l,...lni->...ni", s, dF),
-                               M + np.einsum("...l,...lni->...ni", s, dM), z)
-        g = (mu * L + fp.preload)[..., live]
+        Fs = F + np.einsum("...l,...lni->...ni", s, dF)
+        Ms = M + np.einsum("...l,...lni->...ni", s, dM)
+        g = (mu * load_of(model, Fs, Ms, z) + fp.preload)[..., live]
         res = g - s
-        done = np.all(np.abs(res) <= 1e-13 * np.abs(g) + 1e-300, axis=-1)
-        if done.all():
+        size = np.max(np.abs(res), axis=-1)
+        if np.all(size <= 1e-13 * np.max(np.abs(g), axis=-1) + 1e-300):
             s = g
             break
-        # g's Jacobian: dL_n/ds_l = dL/dF_n . dF_ln + dL/dM_n . dM_ln
-        Jg = mu_live * (np.einsum("...ni,...lni->...nl", gF[..., live, :], dF[..., live, :])
-                        + np.einsum("...ni,...lni->...nl", gM[..., live, :], dM[..., live, :]))
-        try:
-            step = np.linalg.solve(eye - Jg, res[..., None])[..., 0]
-        except np.linalg.LinAlgError:          # g's slope exactly 1 somewhere: plain steps
-            step = res
-        s_new = np.maximum(s + np.where(np.isfinite(step), step, res), 0.0)
-        s_new = np.where(done[..., None], g, s_new)
-        stuck = ~done & np.all(s_new == s, axis=-1)
-        if stuck.any():                        # held at 0 with g(0) > 0: no s >= 0
-            _jam(model, live, res, g, stuck)
-        s = s_new
+        if Jg is None or not one:       # g's slope: dg_n/ds_l = mu_n (dL/dF_n . dF_ln + ...)
+            gF, gM = load_gradient(model, Fs, Ms, z)
+            Jg = mu_live * (np.einsum("...ni,...lni->...nl", gF[..., live, :], dF[..., live, :])
+                            + np.einsum("...ni,...lni->...nl", gM[..., live, :], dM[..., live, :]))
+        else:                           # one element: the secant's slope of g, where s moved
+            ds = s - prev[0]
+            moved = ds != 0.0
+            Jg = np.where(moved, (g - prev[1]) / np.where(moved, ds, 1.0), Jg[..., 0])[..., None]
+        if one:                   # (a slope of exactly 1: an infinite step, a plain one below)
+            flat = 1.0 - Jg[..., 0]
+            step = np.divide(res, flat, out=np.full(s.shape, np.inf), where=flat != 0.0)
+        else:
+            try:
+                G = np.linalg.inv(np.eye(len(live)) - Jg)
+            except np.linalg.LinAlgError:              # singular: plain steps
+                G = np.broadcast_to(np.eye(len(live)), Jg.shape)
+            step = (G @ res[..., None])[..., 0]
+        s_new = s + step
+        if not (np.isfinite(s_new).all() and np.all(s_new >= 0.0)):
+            # a plain step where the step is not finite (a slope of 1), and s >= 0
+            s_new = np.maximum(np.where(np.isfinite(step), s_new, g), 0.0)
+            stuck = np.all(s_new == s, axis=-1)
+            if stuck.any():             # held at 0 with g(0) > 0: no s >= 0 solves it
+                _jam(model, live, res, g, stuck)
+        theta = None if last is None else size / np.where(last > 0.0, last, np.inf)
+        last, prev, s = size, (s, g), s_new
+        if theta is not None and np.all(theta < 0.5):
+            # converging at the rate theta: what is left after this step is about
+            # theta / (1 - theta) of it (Hairer-Wanner IV.8's stopping rule); below 1e-13
+            # of s, no evaluation is needed to see it
+            left = theta / (1.0 - theta) * np.max(np.abs(step), axis=-1)
+            if np.all(left <= 1e-13 * np.max(np.abs(s), axis=-1)):
+                break
     else:
-        bad = ~np.all(np.abs(res) <= 1e-10 * np.abs(g) + 1e-300, axis=-1)
+        bad = ~(np.max(np.abs(res), axis=-1) <= 1e-10 * np.max(np.abs(g), axis=-1) + 1e-300)
         if bad.any():
             _jam(model, live, res, g, bad)
     for j, (Qk, dlam) in enumerate(unit):
