@@ -27,8 +27,8 @@ def four_bar(bpy, lift: float = 0.0, second_motion: bool = False) -> dict:
     bs.tag(bpy, [ground, crank, coupler, rocker], "PART")
     ground.mechanism.ground = True
     pivot2 = bs.connect(bpy, crank, ground, (0.0, 0.0, 0.0))
-    pin_a = bs.connect(bpy, coupler, crank, (0.4, 0.0, 0.0))
-    pin_b = bs.connect(bpy, coupler, rocker, (bx, by, 0.0))
+    bs.connect(bpy, coupler, crank, (0.4, 0.0, 0.0))      # pin A
+    bs.connect(bpy, coupler, rocker, (bx, by, 0.0))       # pin B
     pivot4 = bs.connect(bpy, rocker, ground, (1.0, 0.0, 0.0))
     mk = pivot4.mechanism.marker_j
     mk.matrix_world = Matrix.Translation((0.0, 0.0, lift)) @ mk.matrix_world

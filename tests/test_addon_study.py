@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import importlib
-import math
 from types import SimpleNamespace
 
 import numpy as np

@@ -457,8 +457,8 @@ def test_redundant_four_bar_reactions_are_least_norm() -> None:
     for k in range(len(r)):
         E = np.zeros((18, 20))        # loads (force, moment about the origin) per part
         for jn, j in enumerate(("j1", "j2", "j3", "j4")):
-            for mk, sign in ((m.joints[j].marker_i, 1), (m.joints[j].marker_j, -1)):
-                part = m.markers[mk].part
+            for marker, sign in ((m.joints[j].marker_i, 1), (m.joints[j].marker_j, -1)):
+                part = m.markers[marker].part
                 if part == "ground":
                     continue
                 b = 6 * parts.index(part)

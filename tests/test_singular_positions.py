@@ -14,7 +14,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from mechanisms import G, joint_gaps, planar_angle, quat_about, rod_inertia, slider_crank
-from solver import Mechanism, SolverError
+from solver import Mechanism
 
 
 def test_flywheel_carries_the_slider_crank_through_dead_centres() -> None:

@@ -13,8 +13,8 @@ from .curve_joints import as_curve, check_planar
 from .friction import make_friction
 from .limits import make_limit
 from .expressions import named_constants
-from .items import (Joint, Load, Marker, Motion, Part, SpringDamper, TorsionSpring, make_load,
-                    make_spring_damper, make_torsion_spring, unused_constants)
+from .items import (Joint, Marker, Motion, Part, make_load, make_spring_damper,
+                    make_torsion_spring, unused_constants)
 from .joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS, canonical_kind
 from .timefunctions import time_function
 from .validate import check_name, inertia as inertia_tensor, number, quaternion, vector
