@@ -14,6 +14,9 @@ Cases (shared/docs/benchmarks.md mechanisms):
 - slider-crank payload: a press on the slider, -P sin(2 pi t), its amplitude P varied
   (50-500 N, a force expression's constant: each variant its own function), the motor's
   peak torque per variant; batched sweeps.
+- governor, stiff: the flyball governor of bench_governor.py (a 1e6 N/m sleeve spring), its
+  spring rate varied (5e5-2e6 N/m, a fifth as many variants), 1 s at 24 fps: each variant
+  stiff, so Radau IIA, the variants in lockstep (solver/study/batch_implicit.py).
 
 A last row: numpy's stacked solve of one linear system per variant and frame with the
 study's own Jacobians, the least any exact sweep of these variants solves (its velocities),
@@ -40,6 +43,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
 import peers  # noqa: E402
 from bench_dynamics import chain  # noqa: E402
+from bench_governor import governor  # noqa: E402
 from bench_kinematics import slider_crank  # noqa: E402
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402
@@ -152,6 +156,15 @@ def main() -> None:
                  f"{len(res.failures)} failed"))
     if sep is not None:
         rows.append(("slider-crank payload", "ours: one by one", sep, one, sep, ""))
+
+    # stiff: the flyball governor's sleeve spring rate varied (Radau IIA in lockstep)
+    Vs = max(2, V // 5)
+    study = Study(governor(), grid({"sleeve_spring.stiffness": np.linspace(5e5, 2e6, Vs)}))
+    one, r1, wall, res, sep = time_study(study, a.quick, 1.0, 24)
+    rows.append((f"governor {Vs}, stiff", "ours: study", wall, one, sep,
+                 f"{r1.method}, {len(res.failures)} failed"))
+    if sep is not None:
+        rows.append((f"governor {Vs}, stiff", "ours: one by one", sep, one, sep, ""))
 
     print(f"{'case':22s} {'engine':34s} {'wall s':>8s} {'/ one':>7s} {'/ one by one':>13s}  error")
     for case, eng, w, o, s, e in rows:

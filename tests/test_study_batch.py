@@ -121,18 +121,6 @@ def test_a_failing_variant_is_isolated_and_the_rest_run_together(monkeypatch):
         assert _close(res.result(i)._reaction, alone._reaction) <= 1e-9
 
 
-def test_stiff_variants_go_one_by_one_and_still_equal_their_runs():
-    """A damper heavy enough for the implicit method (c/m far above dynamics.STIFF_RATE):
-    the lockstep run (explicit only) hands the variants back, and each runs alone with
-    Radau IIA, as its own solve does."""
-    study = Study(sprung_pendulum(), grid({"strut.damping": [3000.0, 4000.0]}))
-    res = study.run(duration=0.25, fps=24)
-    for i in range(2):
-        alone = study.variant(i).solve(0.25, 24)
-        assert res.result(i).method == alone.method and "Radau" in alone.method
-        assert _close(res.result(i)._r, alone._r) <= 1e-12
-
-
 def test_batch_dynamics_returns_none_for_the_implicit_method():
     study = Study(sprung_pendulum(), grid({"rod.mass": [1.0, 2.0]}))
     models = [compile_model(study.variant(i)) for i in range(2)]
@@ -563,33 +551,3 @@ def test_a_variant_at_a_singular_position_leaves_the_lockstep_run(monkeypatch):
         assert res.result(i).steps == alone.steps
         assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
         assert _close(res.result(i)._energy, alone._energy) <= 1e-9
-
-
-
-def test_stiff_variants_run_alone_and_the_others_together(monkeypatch):
-    """A damping study whose heaviest damper makes the system stiff (3000 N s/m: c/m far
-    above dynamics.STIFF_RATE, so its separate run takes Radau IIA): that variant leaves
-    the lockstep run at once and runs alone by the implicit method, the three others still
-    run together; every variant equals its separate run (1e-10)."""
-    calls = _spy_batches(monkeypatch)
-    study = Study(sprung_pendulum(), grid({"strut.damping": [0.5, 1.0, 2.0, 3000.0]}))
-    res = study.run(duration=0.5, fps=24)
-    assert not res.failures and calls == [(4, True)]
-    methods = [res.result(i).method for i in range(4)]
-    assert all("Dormand-Prince" in m for m in methods[:3]) and "Radau" in methods[3]
-    for i in range(4):
-        alone = study.variant(i).solve(0.5, 24)
-        got = res.result(i)
-        assert got.method == alone.method and got.steps == alone.steps
-        assert _close(got._r, alone._r) <= 1e-10
-        assert _close(got._reaction, alone._reaction) <= 1e-10
-    inner = []
-    real = batch_dynamics
-
-    def spy(models, *a, **k):
-        out = real(models, *a, **k)
-        inner.append((len(models), None if out is None else [o is not None for o in out]))
-        return out
-    monkeypatch.setattr("solver.study.batch.batch_dynamics", spy)
-    study.run(duration=0.5, fps=24)
-    assert inner == [(3, [True, True, True])]     # the lockstep run of the three

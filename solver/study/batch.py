@@ -14,9 +14,8 @@ variant takes exactly the steps its separate run takes and its Result equals tha
 rounding. It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
 tolerances 5(4), whose first stage is each variant's last stage of its step before, as in
 its separate run; no stops, friction, couplers or curve joints, motions, applied loads and
-actuators each variant's own); a variant whose separate run takes the implicit method (its
-force elements make it stiff) leaves the run at once and runs alone, while the others run
-together; anything else, and a projection that fails, returns None,
+actuators each variant's own; the variants whose separate runs take the implicit method
+run together in batch_implicit.py); anything else, and a projection that fails, returns None,
 and the caller runs the variants one by one, where each gets its own full treatment and its
 own error message. Long steps past the frames (an open tree, or a closed loop at rest) are
 taken as the separate run takes them: the stability bound from each variant's own rate
@@ -34,7 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..analyses.dynamics import (LONG_STEP, RATE_EVERY, REST, SINGULAR_STEP, at_rest,
-                                 at_rest_many, choose_method, frames_inside, free_singular,
+                                 at_rest_many, frames_inside, free_singular,
                                  initial_step, long_proposal, travel)
 from ..analyses.equations import Equations
 from ..analyses.structure import Structure, open_tree
@@ -300,33 +299,17 @@ class _Group:
 
 def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                    times: np.ndarray, tolerance: float, method: str = "auto",
-                   progress: Callable[[int], Any] | None = None,
-                   _explicit: bool = False) -> list[Result | None] | None:
+                   progress: Callable[[int], Any] | None = None) -> list[Result | None] | None:
     """Forward dynamics of every variant (models of one topology, structure ``st``, each
     from its assembled start) in lockstep; their Results (None for a variant that left the
     run: it then runs alone), or None when the batch cannot take them (see the module
     docstring): then run them separately.  ``progress(variants' worth done)``, as the
     slowest variant passes each output frame; returning False stops the run
-    (SolverCancelled)."""
+    (SolverCancelled).  Each variant's separate run must take the explicit method (the
+    caller chose: study/engine.py ``_dynamics``)."""
     rtol = tolerance * 1e-1
-    if method == "implicit":
+    if method == "implicit":       # (stiff variants: batch_implicit.py)
         return None
-    # the same choice as each separate run: stiff variants (a spring-rate study's stiffest)
-    # leave the run at once and run alone (the implicit method), the others run together
-    explicit = [_explicit or m.forces.empty
-                or choose_method(Equations(m, st), float(times[0]), s.r, s.p, s.v, s.w,
-                                 method) == "explicit"
-                for m, s in zip(models, starts)]
-    if not all(explicit):
-        idx = [i for i, e in enumerate(explicit) if e]
-        got = batch_dynamics([models[i] for i in idx], st, [starts[i] for i in idx], times,
-                             tolerance, method, progress, True) if len(idx) > 1 else None
-        if got is None:
-            return None
-        out: list[Result | None] = [None] * len(models)
-        for i, res in zip(idx, got):
-            out[i] = res
-        return out
     stepper = explicit_method(rtol)              # as each separate run chooses it
     outs = [Result.empty(m, times, "dynamic") for m in models]
     for o in outs:

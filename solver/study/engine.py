@@ -12,9 +12,10 @@ error) becomes an Outcome with its reason while the rest of the batch goes on.
 
 The batched runs take the variants whose models differ only in numbers and in the
 functions of their motions, loads and actuators (study/batch.py ``stack_models``): forward
-dynamics in lockstep, kinematic sweeps in blocks (study/batch_sweep.py); stiff (implicit)
-runs, and runs with stops, friction, couplers or curve joints still go one by one: giving
-them a variant axis is the next step.
+dynamics in lockstep (stiff variants by Radau IIA, study/batch_implicit.py, the others by
+the explicit method), kinematic sweeps in blocks (study/batch_sweep.py); runs with stops,
+friction, couplers or curve joints still go one by one: giving them a variant axis is the
+next step.
 The contract stays: one Outcome per variant, in the batch's order, with a Result (or a
 failure reason) per variant.
 """
@@ -27,13 +28,17 @@ from typing import Any, Callable
 import numpy as np
 
 from ..algebra.blas import single_thread
+from ..analyses.dynamics import choose_method
+from ..analyses.equations import Equations
 from ..analyses.run import Settings, finish, prepare, run, run_from
+from ..analyses.structure import Structure
 from ..base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError
-from ..model.compile import compile_model
+from ..model.compile import Model, compile_model
 from ..model.results import Result
-from ..model.state import read_state
+from ..model.state import State, read_state
 from ..vocabulary.builder import Builder
 from .batch import batch_dynamics
+from .batch_implicit import batch_implicit
 from .batch_sweep import batch_sweep
 from .params import Parameter, make_variant, resolve_all
 
@@ -101,8 +106,8 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
         report = None if progress is None else (lambda k: progress(failed + k))
         try:
             if begun[0].analysis == "dynamic":
-                results = single_thread(batch_dynamics)(models, begun[0].structure, states, times,
-                                                        how.tolerance, how.method, report)
+                results = single_thread(_dynamics)(models, begun[0].structure, states, times,
+                                                   how, report)
             else:
                 results = single_thread(batch_sweep)(models, begun[0].structure, states, times,
                                                      report)
@@ -144,6 +149,34 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
             if i in out:
                 out[i].note = note
     return [out[i] for i in batch.indices if i in out]
+
+
+def _dynamics(models: list[Model], st: Structure, states: list[State], times: np.ndarray,
+              how: Settings, progress: Callable[[int], Any] | None = None
+              ) -> list[Result | None] | None:
+    """Forward dynamics of the variants together: each takes the method its separate run
+    takes (analyses/dynamics.py ``choose_method``: the implicit one where its force elements
+    make it stiff), the explicit ones in one lockstep run (study/batch.py), the stiff ones
+    in another (study/batch_implicit.py), two or more a group (one runs alone).  Their
+    Results, None where a variant runs alone; None when no group ran together."""
+    t0 = float(times[0])
+    stiff = [choose_method(Equations(m, st), t0, s.r, s.p, s.v, s.w, how.method) == "implicit"
+             for m, s in zip(models, states)]
+    out: list[Result | None] = [None] * len(models)
+    ran, done = False, 0
+    for implicit in (False, True):
+        idx = [i for i, x in enumerate(stiff) if x == implicit]
+        if len(idx) < 2:
+            continue
+        report = None if progress is None else (lambda k, d=done: progress(d + k))
+        args = ([models[i] for i in idx], st, [states[i] for i in idx], times, how.tolerance)
+        got = (batch_implicit(*args, report) if implicit
+               else batch_dynamics(*args, how.method, report))
+        if got is not None:
+            ran, done = True, done + len(idx)
+            for i, res in zip(idx, got):
+                out[i] = res
+    return out if ran else None
 
 
 def _finished(index: int, fn: Callable[[], Result], seconds: float | None,

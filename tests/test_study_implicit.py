@@ -1,0 +1,125 @@
+"""Stiff variants of a design study in one lockstep Radau IIA run (solver/study/
+batch_implicit.py): each variant equal to its separate run (Mechanism.solve), with the
+same steps, while the right-hand sides and the iteration matrices of all are stacked."""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from solver.study import Study, grid
+import solver.study.batch_implicit as batch_implicit
+from solver.study import engine
+
+from test_study_batch import _close, sprung_pendulum
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+from bench_governor import governor  # noqa: E402
+
+
+def _spy(monkeypatch, name: str) -> list:
+    """[(variants, [ran in the batch, per variant] or None)] of every call of the engine's
+    ``name`` (batch_implicit: the stiff group, or batch_dynamics: the explicit one)."""
+    calls = []
+    real = getattr(engine, name)
+
+    def spy(models, *args, **kw):
+        out = real(models, *args, **kw)
+        calls.append((len(models), None if out is None else [o is not None for o in out]))
+        return out
+    monkeypatch.setattr(engine, name, spy)
+    return calls
+
+
+def _equal_to_separate_runs(study: Study, res, duration: float, fps: int, method: str = "auto",
+                            rel: float = 1e-10) -> list[str]:
+    """Each variant's steps, method, positions, velocities, reactions and energies against
+    its own solve; the methods."""
+    methods = []
+    for i in range(len(study)):
+        alone = study.variant(i).solve(duration, fps, method=method)
+        got = res.result(i)
+        assert got.method == alone.method and got.steps == alone.steps, i
+        for name in ("_r", "_w", "_reaction", "_energy"):
+            assert _close(getattr(got, name), getattr(alone, name)) <= rel, (i, name)
+        methods.append(alone.method)
+    return methods
+
+
+@pytest.mark.parametrize("mechanism, vary, duration", [
+    (sprung_pendulum, {"strut.damping": [2000.0, 3000.0, 4000.0, 5000.0]}, 1.0),
+    (governor, {"sleeve_spring.stiffness": [5e5, 2e6], "sleeve_spring.damping": [4e4, 6e4]}, 0.3),
+])
+def test_stiff_variants_run_together_and_equal_their_separate_runs(monkeypatch, mechanism, vary,
+                                                                     duration):
+    """Four stiff variants (a heavy damper on the sprung pendulum: c/m far above
+    dynamics.STIFF_RATE; the flyball governor's sleeve spring and damper) in one lockstep
+    Radau IIA run, which kept them all: each equals its separate run to 1e-10 relative,
+    with the same steps (the pendulum's last second of long steps past the frames and the
+    governor's rebuilt Jacobians and refactorizations included)."""
+    calls = _spy(monkeypatch, "batch_implicit")
+    study = Study(mechanism(), grid(vary))
+    res = study.run(duration=duration, fps=24)
+    assert not res.failures and calls == [(4, [True] * 4)]
+    methods = _equal_to_separate_runs(study, res, duration, 24)
+    assert all("Radau" in m for m in methods)
+
+
+def test_a_mixed_study_runs_both_groups_in_lockstep(monkeypatch):
+    """Two light dampers (explicit) and two heavy ones (implicit): the explicit pair in the
+    explicit lockstep run, the stiff pair in the implicit one, every variant equal to its
+    separate run."""
+    stiff = _spy(monkeypatch, "batch_implicit")
+    explicit = _spy(monkeypatch, "batch_dynamics")     # (the explicit group's own call)
+    study = Study(sprung_pendulum(), grid({"strut.damping": [0.5, 3000.0, 2.0, 4500.0]}))
+    res = study.run(duration=0.5, fps=24)
+    assert not res.failures
+    assert stiff == [(2, [True, True])] and explicit == [(2, [True, True])]
+    methods = _equal_to_separate_runs(study, res, 0.5, 24)
+    assert ["Radau" in m for m in methods] == [False, True, False, True]
+
+
+def test_a_study_with_the_implicit_method_runs_all_together(monkeypatch):
+    """method="implicit" given: every variant (none of them stiff) by Radau IIA, together,
+    as their separate runs with that method."""
+    calls = _spy(monkeypatch, "batch_implicit")
+    study = Study(sprung_pendulum(), grid({"rod.mass": [1.0, 2.5], "coil.stiffness": [2.0, 6.0]}))
+    res = study.run(duration=0.5, fps=24, method="implicit")
+    assert calls == [(4, [True] * 4)]
+    methods = _equal_to_separate_runs(study, res, 0.5, 24, method="implicit")
+    assert all("Radau" in m for m in methods)
+
+
+def test_a_variant_leaves_the_implicit_lockstep_run_and_runs_alone(monkeypatch):
+    """A variant whose projection fails in the lockstep run (as a lock-up does: here made
+    to fail at its fourth step) leaves it and runs alone; the other three finish together,
+    and all four equal their separate runs."""
+    calls = _spy(monkeypatch, "batch_implicit")
+    real = batch_implicit._project
+    count = [0]
+
+    def failing(radau, sel, t, r, p, v, w):
+        r, p, v, w, failed = real(radau, sel, t, r, p, v, w)
+        count[0] += 1
+        if count[0] == 4:           # (the first call is the start's)
+            damping = [float(radau.own(int(i)).m.forces.sd_c[0]) for i in range(len(t))]
+            failed[int(np.argmax(damping))] = True      # the heaviest damper's variant
+        return r, p, v, w, failed
+    monkeypatch.setattr(batch_implicit, "_project", failing)
+    study = Study(sprung_pendulum(), grid({"strut.damping": [2000.0, 5000.0, 3000.0, 4000.0]}))
+    res = study.run(duration=0.5, fps=24)
+    assert not res.failures and calls == [(4, [True, False, True, True])]
+    _equal_to_separate_runs(study, res, 0.5, 24)
+
+
+def test_a_stiff_variant_alone_is_not_batched(monkeypatch):
+    """One stiff variant among explicit ones: no implicit lockstep run of one (it runs
+    alone), the explicit ones together."""
+    calls = _spy(monkeypatch, "batch_implicit")
+    explicit = _spy(monkeypatch, "batch_dynamics")
+    study = Study(sprung_pendulum(), grid({"strut.damping": [0.5, 1.0, 3000.0]}))
+    res = study.run(duration=0.25, fps=24)
+    assert calls == [] and explicit == [(2, [True, True])]
+    _equal_to_separate_runs(study, res, 0.25, 24)
