@@ -65,6 +65,17 @@ def lock_up(bpy) -> None:
     bpy.context.scene.frame_end = bs.FRAME_END
 
 
+def friction_jam(bpy) -> None:
+    """A crosshead: crank 0.2, rod 0.25 (the rod leans up to 53 degrees), dry friction 0.9 on
+    the piston's guide: past tan(phi) = 1 / 0.9 with the rod pushing along the motion no
+    friction solves the equations (solver: tests/test_friction.py's crosshead) and the sweep
+    stops with a jam that names the friction and the frame."""
+    d = baked(bpy, bs.slider_crank, crank=0.2, rod=0.25)
+    s = d["cylinder"].mechanism
+    s.use_joint_friction, s.friction_static, s.friction_dynamic = True, 0.9, 0.9
+    bpy.context.scene.frame_end = bs.FRAME_END        # a whole turn
+
+
 def unsafe_expression(bpy) -> None:
     d = baked(bpy, bs.slider_crank)
     d["main"].mechanism.motion_expression = "__import__('os')"
@@ -115,6 +126,8 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
     "markers on one part": (one_part_joint, r"joint 'same': markers .* both on part 'arm'", [], True),
     "unassemblable": (unassemblable, r"assembly failed", [r"\bfar\b", PIN], False),
     "lock-up": (lock_up, r"lock-up", [r"\(frame 3\)", MOTOR], False),
+    "friction jam": (friction_jam, r"jam at t = .*joint friction '.*: friction' jams its joint",
+                     [r"\[frame \d+\]"], False),
     "unsafe expression": (unsafe_expression, rf"motion '{MOTOR}: motion'",
                           [r"not allowed: '__import__'"], True),
     "spring markers removed": (spring_without_markers, r"spring 'spring': marker I is not set or was deleted",
