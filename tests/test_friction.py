@@ -287,6 +287,15 @@ def test_the_loads_gradient_is_their_derivative() -> None:
             fd[:, i] = (load_of(model, *args_p, z) - load_of(model, *args_m, z)) / (2 * dX[0, i])
         np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-9 * np.abs(g).max())
     assert np.all(gM[2] == 0.0) and np.abs(gM[:2]).max() > 0.0
+    # a pure thrust F = 50 z (no moment): the load is the thrust arm's (pin 0.02 x 50, the
+    # slide none, the ball 0.04 x 50) to rounding, and its slope along z the arm (the side
+    # vector F - (F . z) z is rounding there: its direction is noise, its part in the slope 0)
+    thrust = 50.0 * z
+    np.testing.assert_allclose(load_of(model, thrust, 0 * M, z), [1.0, 0.0, 2.0], rtol=1e-14,
+                               atol=1e-14)
+    gF = load_gradient(model, thrust, 0 * M, z)[0]
+    np.testing.assert_allclose(np.einsum("ni,ni->n", gF, z), [0.02, 0.0, 0.04], rtol=1e-12,
+                               atol=1e-14)
 
 
 def _drawer(mu: float) -> Mechanism:

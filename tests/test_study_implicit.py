@@ -123,3 +123,21 @@ def test_a_stiff_variant_alone_is_not_batched(monkeypatch):
     res = study.run(duration=0.25, fps=24)
     assert calls == [] and explicit == [(2, [True, True])]
     _equal_to_separate_runs(study, res, 0.25, 24)
+
+
+def test_cancelling_the_stiff_group_keeps_the_explicit_groups_variants():
+    """A mixed study (two light dampers in the explicit lockstep run, two heavy ones in the
+    Radau IIA one) cancelled while the stiff group runs (progress returning False once it
+    passes 3 variants' worth): SolverCancelled, with the explicit group's two variants,
+    which progress had counted as done, handed back as finished and equal to their
+    separate runs; the stiff ones not run."""
+    from solver.base.errors import SolverCancelled
+    study = Study(sprung_pendulum(), grid({"strut.damping": [0.5, 3000.0, 2.0, 4500.0]}))
+    with pytest.raises(SolverCancelled) as stop:
+        study.run(duration=0.5, fps=24, progress=lambda k, n: k < 3)
+    part = stop.value.result
+    assert sorted(part.failures) == [1, 3]
+    assert all("not run" in why for why in part.failures.values())
+    for i in (0, 2):
+        alone = study.variant(i).solve(0.5, 24)
+        assert _close(part.result(i)._r, alone._r) <= 1e-10

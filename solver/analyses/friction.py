@@ -83,11 +83,12 @@ def load_of(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray) -> np.nda
     lever (|F_xy| + |M_xy| / length) + arm |F_z| (F_xy, M_xy across the axis z), a ball's
     radius |F|."""
     fp = model.frictions
-    FF, Fz, MM, Mz = _dot(F, F), _dot(F, z), _dot(M, M), _dot(M, z)
-    Fxy = np.sqrt(np.maximum(FF - Fz * Fz, 0.0))            # |F - (F . z) z|, z a unit vector
-    bend = np.sqrt(np.maximum(MM - Mz * Mz, 0.0)) * fp.inv_length
-    return np.where(fp.is_ball, fp.radius * np.sqrt(FF),
-                    fp.lever * (Fxy + bend) + fp.arm * np.abs(Fz))
+    Fz = _dot(F, z)
+    Pf, Pm = F - Fz[..., None] * z, M - _dot(M, z)[..., None] * z     # across the axis z
+    # (the norms of the vectors across, not sqrt(|F|^2 - Fz^2): under a pure thrust that
+    # difference leaves rounding of 1e-8 |F|)
+    side = fp.lever * (np.sqrt(_dot(Pf, Pf)) + np.sqrt(_dot(Pm, Pm)) * fp.inv_length)
+    return np.where(fp.is_ball, fp.radius * np.sqrt(_dot(F, F)), side + fp.arm * np.abs(Fz))
 
 
 def loads(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarray) -> np.ndarray:
@@ -120,14 +121,15 @@ def load_gradient(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray):
     Fz, Mz = _dot(F, z)[..., None], _dot(M, z)[..., None]
     Fxy, Mxy = F - Fz * z, M - Mz * z                   # across the axis
 
-    def unit(x):                  # x / |x|, 0 where |x| is 0
-        size = np.sqrt(_dot(x, x))[..., None]
-        return x / np.where(size > 0.0, size, np.inf)
-    gF = fp.lever[..., None] * unit(Fxy) + fp.arm[..., None] * np.sign(Fz) * z
-    gM = (fp.lever * fp.inv_length)[..., None] * unit(Mxy)
+    def unit(x, whole):           # x / |x|, 0 where |x| is rounding of |whole| (a pure
+        size = np.sqrt(_dot(x, x))[..., None]          # thrust: x's direction is noise)
+        big = size > 1e-12 * np.sqrt(_dot(whole, whole))[..., None]
+        return x / np.where(big & (size > 0.0), size, np.inf)
+    gF = fp.lever[..., None] * unit(Fxy, F) + fp.arm[..., None] * np.sign(Fz) * z
+    gM = (fp.lever * fp.inv_length)[..., None] * unit(Mxy, M)
     if fp.is_ball.any():
         ball = fp.is_ball[..., None]
-        gF, gM = np.where(ball, fp.radius[..., None] * unit(F), gF), np.where(ball, 0.0, gM)
+        gF, gM = np.where(ball, fp.radius[..., None] * unit(F, F), gF), np.where(ball, 0.0, gM)
     return gF, gM
 
 
@@ -183,9 +185,12 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
         Fs = F + np.einsum("...l,...lni->...ni", s, dF)
         Ms = M + np.einsum("...l,...lni->...ni", s, dM)
         g = (mu * load_of(model, Fs, Ms, z) + fp.preload)[..., live]
+        if not np.isfinite(g).all():     # a wild state (a trial stage): not the friction's
+            raise np.linalg.LinAlgError("non-finite joint reactions in the friction loads")
         res = g - s
         size = np.max(np.abs(res), axis=-1)
-        if np.all(size <= 1e-13 * np.max(np.abs(g), axis=-1) + 1e-300):
+        conv = size <= 1e-13 * np.max(np.abs(g), axis=-1) + 1e-300
+        if np.all(conv):
             s = g
             break
         if Jg is None or not one:       # g's slope: dg_n/ds_l = mu_n (dL/dF_n . dF_ln + ...)
@@ -209,7 +214,7 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
         if not (np.isfinite(s_new).all() and np.all(s_new >= 0.0)):
             # a plain step where the step is not finite (a slope of 1), and s >= 0
             s_new = np.maximum(np.where(np.isfinite(step), s_new, g), 0.0)
-            stuck = np.all(s_new == s, axis=-1)
+            stuck = ~conv & np.all(s_new == s, axis=-1)
             if stuck.any():             # held at 0 with g(0) > 0: no s >= 0 solves it
                 _jam(model, live, res, g, stuck)
         theta = None if last is None else size / np.where(last > 0.0, last, np.inf)

@@ -111,7 +111,10 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
             else:
                 results = single_thread(batch_sweep)(models, begun[0].structure, states, times,
                                                      report)
-        except SolverCancelled:
+        except SolverCancelled as exc:     # (the groups a dynamic run finished before: kept)
+            for i, m, b, r in zip(idx, models, begun, getattr(exc, "finished", None) or ()):
+                if r is not None:
+                    out[i] = _finished(i, lambda: finish(m, b, r), None)
             return [out[i] for i in batch.indices if i in out]
         except Exception as exc:    # noqa: BLE001 - e.g. a motion undefined at some time:
             results = None          # the variants alone say which and where
@@ -170,8 +173,12 @@ def _dynamics(models: list[Model], st: Structure, states: list[State], times: np
             continue
         report = None if progress is None else (lambda k, d=done: progress(d + k))
         args = ([models[i] for i in idx], st, [states[i] for i in idx], times, how.tolerance)
-        got = (batch_implicit(*args, report) if implicit
-               else batch_dynamics(*args, how.method, report))
+        try:
+            got = (batch_implicit(*args, report) if implicit
+                   else batch_dynamics(*args, how.method, report))
+        except SolverCancelled as exc:    # what the group before finished is not lost
+            exc.finished = out
+            raise
         if got is not None:
             ran, done = True, done + len(idx)
             for i, res in zip(idx, got):
