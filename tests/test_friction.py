@@ -12,6 +12,8 @@ import pytest
 
 from solver import Mechanism, MechanismError, SolverError
 
+from mechanisms import slider_crank
+
 G = 9.81
 
 
@@ -334,30 +336,15 @@ def test_a_drawer_off_its_axis_slides_with_its_closed_form_friction_or_jams() ->
 
 
 def test_a_crosshead_jams_when_the_rod_leans_past_the_friction_angle() -> None:
-    """A slider-crank (crank 0.8 m, rod 1 m) driven at 20 rad/s, dry friction on the
-    piston's guide: the rod's push on the piston F cos(phi) - mu |F sin(phi)| = m a has no
-    solution once tan(phi) > 1 / mu with the push along the motion.  At mu 0.3 (tan(phi)
+    """A slider-crank (tests/mechanisms.py: crank 0.8 m, rod 1 m, slider 5 kg) driven at
+    20 rad/s, dry friction on the slider's guide: the rod's push on the slider
+    F cos(phi) - mu |F sin(phi)| = m a has no solution once tan(phi) > 1 / mu with the
+    push along the motion.  At mu 0.3 (tan(phi)
     at most 1.33 < 3.3) the sweep runs; at mu 0.9 it stops with a jam that names the
     friction, at a frame where tan(phi) > 1 / 0.9, keeping the frames of earlier blocks."""
     def crank(mu: float) -> Mechanism:
-        rc, ln = 0.8, 1.0
-        m = Mechanism(gravity=(0.0, 0.0, 0.0))
-        m.add_part("ground", fixed=True)
-        m.add_part("crank", mass=1.0, inertia=(0.01, 0.01, 0.01), center_of_mass=(rc / 2, 0, 0))
-        m.add_part("rod", mass=1.0, inertia=(0.05, 0.05, 0.05), center_of_mass=(rc + ln / 2, 0, 0))
-        m.add_part("piston", mass=5.0, inertia=(0.01, 0.01, 0.01), center_of_mass=(rc + ln, 0, 0))
-        q = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)    # z along x
-        for name, body, x, o in (("O", "ground", 0, None), ("c0", "crank", 0, None),
-                                 ("c1", "crank", rc, None), ("r0", "rod", rc, None),
-                                 ("r1", "rod", rc + ln, None), ("p0", "piston", rc + ln, None),
-                                 ("g1", "ground", rc + ln, q), ("p1", "piston", rc + ln, q)):
-            m.add_marker(name, body, position=(x, 0.0, 0.0), orientation=o or (1, 0, 0, 0))
-        m.add_joint("main", "revolute", "c0", "O")
-        m.add_joint("pin", "revolute", "r0", "c1")
-        m.add_joint("wrist", "revolute", "p0", "r1")
-        m.add_joint("guide", "prismatic", "p1", "g1")
-        m.add_friction("dry", "guide", static=mu, dynamic=mu, transition_speed=1e-6)
-        m.add_motion("drive", "main", "20*t")
+        m = slider_crank(r=0.8, l=1.0, omega=20.0, masses=(1.0, 1.0, 5.0))
+        m.add_friction("dry", "slide", static=mu, dynamic=mu, transition_speed=1e-6)
         return m
     r = crank(0.3).solve(duration=0.5, fps=100)
     assert np.abs(r.friction("dry")).max() > 0.0

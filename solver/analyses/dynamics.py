@@ -324,7 +324,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
             except ExpressionError as exc:
                 fail(str(exc), k, t)
             except FrictionJam as exc:
-                fail(f"jam at t = {t:.6g} s: {exc}", k, t, exc.names)
+                fail(exc.at(t), k, t, exc.names)
             except np.linalg.LinAlgError:
                 who = () if sysm.robust else free_singular(model, st, r, p)
                 if who:                      # S not positive definite at a free singular position
@@ -348,7 +348,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
             except ExpressionError as exc:
                 fail(str(exc), k, t_out)
             except FrictionJam as exc:
-                fail(f"jam at t = {t_out:.6g} s: {exc}", k, t_out, exc.names)
+                fail(exc.at(t_out), k, t_out, exc.names)
             except np.linalg.LinAlgError:
                 fail(f"lock-up at t = {t_out:.6g} s: the constraint equations are singular",
                      k, t_out)
@@ -360,7 +360,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         except ExpressionError as exc:
             fail(str(exc), k, t)
         except FrictionJam as exc:
-            fail(f"jam at t = {t:.6g} s: {exc}", k, t, exc.names)
+            fail(exc.at(t), k, t, exc.names)
         except np.linalg.LinAlgError:
             fail(f"lock-up at t = {t:.6g} s: the constraint equations are singular", k, t)
         sysm.ts_ref = fe.ts_angle

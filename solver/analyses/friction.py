@@ -150,9 +150,12 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     repeats itself to 1e-13, or when the rate of convergence says that what the last step
     left is below that (Hairer-Wanner IV.8's rule): two or three loads on a door's dry hinge,
     four on a strongly coupled pin, four or five on three coupled dry pins (the plain
-    iteration s <- g(s) took 4-7, 7 and ran out of its 60).  A step that would make some s negative stops there at 0; where no s >= 0
-    solves it (g grows faster than s) the joints jam: ``FrictionJam``.  ``sliding`` (m,)
-    marks the components of slipping elements; the others get no friction."""
+    iteration s <- g(s) took 4-7, 7 and ran out of its 60).  A step that would make some s
+    negative stops there at 0; where no s >= 0 solves it (g grows faster than s) the joints
+    jam: ``FrictionJam``; after ITERATIONS, a state within 1e-10 is taken, any other jams.
+    A non-finite load (a wild trial state) is a LinAlgError, as a singular system is.
+    ``sliding`` (m,) marks the components of slipping elements; the others get no
+    friction."""
     fp = model.frictions
     e = fp.element
     u = slip_direction(model, vq, direction)

@@ -395,8 +395,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
                 lam, Qq = _with_friction(model, alg, fac, lam, jac, A, vg, wg)
             except FrictionJam as exc:    # the motions cannot drive it: the frames before
                 tj = float(times[ks[exc.index[0]]])        # this block stand
-                raise SolverError(f"jam at t = {tj:.6g} s: {exc}", tj, exc.names,
-                                  out.truncated(int(ks[0]))) from None
+                raise SolverError(exc.at(tj), tj, exc.names, out.truncated(int(ks[0]))) from None
             Fnet = Fnet + body_forces(model, Qq, jac, nb + 1)[:, :nb]
             pnc = pnc + np.sum(Qq * rates(model, jac, np.concatenate([vg, wg], axis=-1)), axis=-1)
             out._friction[ks[0]: ks[-1] + 1] = Qq

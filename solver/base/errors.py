@@ -57,5 +57,9 @@ class FrictionJam(np.linalg.LinAlgError):
             f"large for the joint's pin radius, thrust arm or bearing length")
         self.names, self.index = tuple(names), tuple(index)
 
+    def at(self, t: float) -> str:
+        """The message an analysis stops with, at time t (s)."""
+        return f"jam at t = {t:.6g} s: {self}"
+
     def __reduce__(self):          # (pickled by its arguments, not its message)
         return (FrictionJam, (self.names, self.index))

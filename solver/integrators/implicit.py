@@ -78,6 +78,17 @@ def radau_iia(s: int):
 
 
 
+def lagrange_basis(nodes: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """(tau.shape + (len(nodes),)) the Lagrange polynomials on ``nodes`` at ``tau``: the
+    collocation polynomial through values at the nodes is their sum weighted by these."""
+    L = np.ones(tau.shape + (len(nodes),))
+    for j in range(len(nodes)):
+        for m in range(len(nodes)):
+            if m != j:
+                L[..., j] *= (tau - nodes[m]) / (nodes[j] - nodes[m])
+    return L
+
+
 def all_force_jacobians(m, t, rg, A, vg, wg, ts_ref, ev) -> tuple[np.ndarray, np.ndarray]:
     """K = dQ/dq, C = dQ/dv (6 nb, 6 nb) of the force elements and the compliant stops."""
     K, C = force_jacobians(m, t, rg, A, vg, wg, ts_ref)
@@ -202,12 +213,7 @@ class RadauIIA:
         Z_i, tau in units of its h from its start), (len(tau), n)."""
         _, _, y0, Z = self.last
         tau = np.atleast_1d(np.asarray(tau, dtype=float))
-        nodes = np.concatenate([[0.0], self.c])
-        L = np.ones((len(tau), self.s + 1))              # Lagrange basis on nodes at tau
-        for j in range(self.s + 1):
-            for m in range(self.s + 1):
-                if m != j:
-                    L[:, j] *= (tau - nodes[m]) / (nodes[j] - nodes[m])
+        L = lagrange_basis(np.concatenate([[0.0], self.c]), tau)
         return y0[None, :] + L[:, 1:] @ Z
 
     def dense(self, theta) -> np.ndarray:

@@ -268,7 +268,7 @@ class _Group:
         self.frames.keep(mask, self.eq)
 
     def inside(self, i: int, t0: float, t1: float, k: int, times: np.ndarray,
-               tolerance: float, autonomous: bool) -> int:
+               tolerance: float) -> int:
         """Variant i's frames k, k+1, ... within its last step (t0, t1) stored as its
         separate run stores them (dynamics.frames_inside, on its own model, from the
         stepper's dense output of that row) and, nothing depending on time, its pose held
@@ -285,7 +285,7 @@ class _Group:
         while k < F and times[k] < t1 - 1e-14 * max(1.0, abs(t1)):
             k, last = frames_inside(sysm, stepper, out, times, k, (t0, t1),
                                      (None, sysm.ts_ref), None)
-            if autonomous and k < F and at_rest(model, *last, tolerance):
+            if self.autonomous and k < F and at_rest(model, *last, tolerance):
                 out.hold(k - 1)
                 k = F
         self.frames.base[i] = k
@@ -295,6 +295,80 @@ class _Group:
         """Positions onto Phi = 0, then velocities onto J v = nu, for the variants
         ``todo`` (V,) (the others are returned as they are)."""
         return self.eq.project_many(t, r, p, v, w, todo, self.rs, self.cw, self.L)
+
+    @property
+    def autonomous(self) -> bool:
+        """Nothing depends on time (no motion, applied load or actuator): a variant at rest
+        stays at rest, and its separate run holds its pose (dynamics.py)."""
+        fs = self.stacked.forces
+        return (not self.stacked.motion_functions and not fs.ld_names
+                and all(a is None for a in list(fs.sd_act) + list(fs.ts_act)))
+
+    def first_steps(self, h: np.ndarray, f0, y, rtol: float, times) -> np.ndarray:
+        """h with each variant's first step (NaN: none yet) as its separate run takes it
+        (dynamics.initial_step)."""
+        new = np.isnan(h)
+        if not new.any():
+            return h
+        return np.where(new, [initial_step(f0[i], y[i], self.scale[i], rtol, times) if new[i]
+                              else 0.0 for i in range(len(h))], h)
+
+    def reach(self, k: np.ndarray, t, r, p, v, w, work, parts, times: np.ndarray,
+              tolerance: float, progress) -> np.ndarray:
+        """The variants at their next frame's time store it (projected state, ``parts``:
+        Equations.rhs_parts' at this state); one at rest, nothing depending on time, holds
+        its pose for its later frames (dynamics._hold); progress as the slowest variant
+        passes a frame (False: SolverCancelled).  Returns each variant's next frame."""
+        F = len(times)
+        t_out = times[np.minimum(k, F - 1)]
+        at = (k < F) & (t >= t_out - 1e-14 * np.maximum(1.0, np.abs(t_out)))
+        if not at.any():
+            return k
+        self.frames.take(at, k, t, r, p, v, w, work, parts)
+        held = np.zeros(len(t), dtype=bool)
+        if self.autonomous:
+            held = at & (k + 1 < F) & at_rest_many(self.L, self.body_length, v, w, parts[0],
+                                                   tolerance)
+        slowest = int(k.min())
+        k = k + at
+        for i in np.flatnonzero(held):
+            self.frames.flush(i, int(k[i]))
+            self.frames.outs[i].hold(int(k[i]) - 1)
+            k[i] = F
+        if progress is not None and k.min() > slowest \
+                and progress(len(k) * int(k.min()) // F) is False:
+            raise SolverCancelled("design study cancelled", float(t.min()))
+        return k
+
+    def advance(self, ok: np.ndarray, hs, t, r, p, v, w, work, new: tuple, still, tree: bool,
+                k: np.ndarray, times: np.ndarray, tolerance: float, progress) -> tuple:
+        """The accepted steps ``ok`` (of sizes hs): each such variant at its projected step
+        end ``new`` (r, p, v, w, work), whether its step moved no part (a closed loop, REST:
+        it rests), its step count, the frames within a long step from its dense output
+        (``inside``), progress (False: SolverCancelled) and the torsion springs' turns, as
+        dynamics.py after a step.  Returns (t, r, p, v, w, work, still, k)."""
+        F = len(times)
+        r1, p1, v1, w1, work1 = new
+        sel = ok[:, None, None]
+        if not tree:     # as analyses/dynamics.py: no part moved by REST of the size
+            still = np.where(ok, travel(self.body_length, r, p, r1, p1) <= REST * self.L, still)
+        t0 = t
+        r, p = np.where(sel, r1, r), np.where(sel, p1, p)
+        v, w = np.where(sel, v1, v), np.where(sel, w1, w)
+        t, work = np.where(ok, t + hs, t), np.where(ok, work1, work)
+        for i in np.flatnonzero(ok):
+            self.frames.outs[i].steps += 1
+        t_out = times[np.minimum(k, F - 1)]
+        past = ok & (k < F) & (t > t_out + 1e-14 * np.maximum(1.0, np.abs(t_out)))
+        for i in np.flatnonzero(past):
+            k[i] = self.inside(i, t0[i], t[i], int(k[i]), times, tolerance)
+        if past.any() and progress is not None \
+                and progress(len(k) * int(k.min()) // F) is False:     # (Esc: as at frames)
+            raise SolverCancelled("design study cancelled", float(t.min()))
+        eq = self.eq
+        if eq.ts_ref.shape[1]:
+            eq.ts_ref = np.where(ok[:, None], eq.turns(r, p), eq.ts_ref)
+        return t, r, p, v, w, work, still, k
 
 
 def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
@@ -339,9 +413,6 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         k = np.zeros(V, dtype=int)                     # each variant's next output frame
         h = np.full(V, np.nan)
         grow = np.zeros(V)                             # the proposal after the last accepted step
-        fs = g.stacked.forces           # nothing that depends on time: rest holds (dynamics)
-        autonomous = (not g.stacked.motion_functions and not fs.ld_names
-                      and all(a is None for a in list(fs.sd_act) + list(fs.ts_act)))
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
         tree = open_tree(models[0])
@@ -358,32 +429,13 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             # one evaluation serves the frames reached here and the steps that start here
             y = eq.pack(r, p, v, w, work)
             f0, parts = eq.rhs_parts(t, y)
+            k = g.reach(k, t, r, p, v, w, work, parts, times, tolerance, progress)
             t_out = times[np.minimum(k, F - 1)]
-            at = (k < F) & (t >= t_out - 1e-14 * np.maximum(1.0, np.abs(t_out)))
             leave = np.zeros(len(t), dtype=bool)
-            if at.any():
-                g.frames.take(at, k, t, r, p, v, w, work, parts)
-                held = np.zeros(len(t), dtype=bool)
-                if autonomous:    # at rest: the later frames hold this pose (dynamics._hold)
-                    held = at & (k + 1 < F) & at_rest_many(g.L, g.body_length, v, w, parts[0],
-                                                           tolerance)
-                slowest = int(k.min())
-                k = k + at
-                for i in np.flatnonzero(held):
-                    g.frames.flush(i, int(k[i]))
-                    g.frames.outs[i].hold(int(k[i]) - 1)
-                    k[i] = F
-                if progress is not None and k.min() > slowest \
-                        and progress(len(k) * int(k.min()) // F) is False:
-                    raise SolverCancelled("design study cancelled", float(t.min()))
-                t_out = times[np.minimum(k, F - 1)]
             live = k < F
             if not live.any():
                 break
-            new = np.isnan(h)
-            if new.any():
-                h = np.where(new, [initial_step(f0[i], y[i], g.scale[i], rtol, times) if new[i]
-                                   else 0.0 for i in range(len(t))], h)
+            h = g.first_steps(h, f0, y, rtol, times)
             # a new step (not a retry) is cut to the next frame, or runs past it when the
             # steps outgrow the frames, within the explicit method's stability
             fresh = live & np.isnan(retry)
@@ -433,27 +485,10 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                 fsal = np.where(ok[:, None], g.stepper.k_end, fsal)
             r1, p1, v1, w1, work1 = eq.unpack(ynew)
             r1, p1, v1, w1 = g.project(t + hs, r1, p1, v1, w1, ok)
-            sel = ok[:, None, None]
-            if not tree:     # as analyses/dynamics.py: no part moved by REST of the size
-                still = np.where(ok, travel(g.body_length, r, p, r1, p1) <= REST * g.L, still)
-            t0 = t
-            r, p = np.where(sel, r1, r), np.where(sel, p1, p)
-            v, w = np.where(sel, v1, v), np.where(sel, w1, w)
-            t, work = np.where(ok, t + hs, t), np.where(ok, work1, work)
             retry = np.where(ok, np.nan, retry)
-            for i in np.flatnonzero(ok):
-                g.frames.outs[i].steps += 1
-            # frames within a long step: its dense output there (dynamics.frames_inside)
-            t_out = times[np.minimum(k, F - 1)]
-            past = ok & (k < F) & (t > t_out + 1e-14 * np.maximum(1.0, np.abs(t_out)))
-            for i in np.flatnonzero(past):
-                k[i] = g.inside(i, t0[i], t[i], int(k[i]), times, tolerance, autonomous)
-            if past.any() and progress is not None \
-                    and progress(len(k) * int(k.min()) // F) is False:     # (Esc: as at frames)
-                raise SolverCancelled("design study cancelled", float(t.min()))
-            if eq.ts_ref.shape[1]:
-                ang = eq.turns(r, p)
-                eq.ts_ref = np.where(ok[:, None], ang, eq.ts_ref)
+            t, r, p, v, w, work, still, k = g.advance(ok, hs, t, r, p, v, w, work,
+                                                      (r1, p1, v1, w1, work1), still, tree, k,
+                                                      times, tolerance, progress)
     except (_Fallback, np.linalg.LinAlgError, FloatingPointError, ArithmeticError):
         return None
     left = set(g.index.tolist())

@@ -35,14 +35,13 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..analyses.dynamics import (LONG_STEP, REST, SINGULAR_STEP, at_rest_many, free_singular,
-                                 initial_step, long_proposal, travel)
+from ..analyses.dynamics import LONG_STEP, SINGULAR_STEP, free_singular, long_proposal
 from ..analyses.equations import Equations
 from ..analyses.structure import Structure, open_tree
-from ..base.errors import SolverCancelled
 from ..base.rotations import congruence, quat_multiply
 from ..integrators.control import PredictiveControl
-from ..integrators.implicit import NEWTON_KAPPA, NEWTON_MAX, REFRESH_RATE, RadauIIA
+from ..integrators.implicit import (NEWTON_KAPPA, NEWTON_MAX, REFRESH_RATE, RadauIIA,
+                                   lagrange_basis)
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian
 from ..kernels.forces import force_jacobians
 from ..model.compile import Model
@@ -131,12 +130,7 @@ class _Radau:
         on = np.flatnonzero(self.has_last)
         if on.size:
             tau = (t[on, None] + rk.c * h[on, None] - self.last_t[on, None]) / self.last_h[on, None]
-            nodes = np.concatenate([[0.0], rk.c])
-            L = np.ones(tau.shape + (self.s + 1,))
-            for j in range(self.s + 1):
-                for m in range(self.s + 1):
-                    if m != j:
-                        L[..., j] *= (tau - nodes[m]) / (nodes[j] - nodes[m])
+            L = lagrange_basis(np.concatenate([[0.0], rk.c]), tau)
             Z0[on] = (self.last_y[on, None, :] + L[..., 1:] @ self.last_Z[on]) - y[on, None, :]
         return Z0
 
@@ -445,7 +439,6 @@ def _run(g, radau: _Radau, models: list[Model], st: Structure, times: np.ndarray
     k = np.zeros(V, dtype=int)
     h = np.full(V, np.nan)
     grow = np.zeros(V)
-    still_time = _autonomous(g)
     retry = np.full(V, np.nan)
     work = np.zeros(V)
     tree = open_tree(models[0])
@@ -457,31 +450,12 @@ def _run(g, radau: _Radau, models: list[Model], st: Structure, times: np.ndarray
         # first-same-as-last: f(t, y) anew, as dynamic_run's implicit path)
         y = eq.pack(r, p, v, w, work)
         f0, parts = eq.rhs_parts(t, y)
+        k = g.reach(k, t, r, p, v, w, work, parts, times, tolerance, progress)
         t_out = times[np.minimum(k, F - 1)]
-        at = (k < F) & (t >= t_out - 1e-14 * np.maximum(1.0, np.abs(t_out)))
-        if at.any():
-            g.frames.take(at, k, t, r, p, v, w, work, parts)
-            held = np.zeros(len(t), dtype=bool)
-            if still_time:
-                held = at & (k + 1 < F) & at_rest_many(g.L, g.body_length, v, w, parts[0],
-                                                       tolerance)
-            slowest = int(k.min())
-            k = k + at
-            for i in np.flatnonzero(held):
-                g.frames.flush(i, int(k[i]))
-                g.frames.outs[i].hold(int(k[i]) - 1)
-                k[i] = F
-            if progress is not None and k.min() > slowest \
-                    and progress(len(k) * int(k.min()) // F) is False:
-                raise SolverCancelled("design study cancelled", float(t.min()))
-            t_out = times[np.minimum(k, F - 1)]
         live = k < F
         if not live.any():
             break
-        new = np.isnan(h)
-        if new.any():
-            h = np.where(new, [initial_step(f0[i], y[i], g.scale[i], rtol, times) if new[i]
-                               else 0.0 for i in range(len(t))], h)
+        h = g.first_steps(h, f0, y, rtol, times)
         # a new step is cut to the next frame (PredictiveControl.trial), or runs past it
         # when the steps outgrow the frames; a retry takes the rejected step's proposal
         fresh = live & np.isnan(retry)
@@ -543,9 +517,7 @@ def _accept(g, radau: _Radau, controls: list, ok, leave, expo: float, tree: bool
     in ``leave``), each variant's next h from its controller (the implicit path takes every
     proposal), the proposal past the frames, the frames inside a long step and the torsion
     springs' turns, as dynamic_run after a step."""
-    F = len(times)
-    eq = g.eq
-    r1, p1, v1, w1, work1 = eq.unpack(ynew)
+    r1, p1, v1, w1, work1 = g.eq.unpack(ynew)
     r1, p1, v1, w1, gone = _project(radau, ok, t + hs, r1, p1, v1, w1)
     leave |= gone
     ok = ok & ~gone
@@ -554,31 +526,8 @@ def _accept(g, radau: _Radau, controls: list, ok, leave, expo: float, tree: bool
         h[i] = controls[i].accepted(float(hs[i]), float(err[i]), view)
     for i in np.flatnonzero(ok):      # (one at a time: numpy's array power rounds differently)
         grow[i] = long_proposal(float(hs[i]), float(err[i]), expo)
-    sel = ok[:, None, None]
-    if not tree:     # a closed loop's step that moved no part (REST): it rests
-        still = np.where(ok, travel(g.body_length, r, p, r1, p1) <= REST * g.L, still)
-    t0 = t
-    r, p = np.where(sel, r1, r), np.where(sel, p1, p)
-    v, w = np.where(sel, v1, v), np.where(sel, w1, w)
-    t, work = np.where(ok, t + hs, t), np.where(ok, work1, work)
     retry = np.where(ok, np.nan, retry)
-    for i in np.flatnonzero(ok):
-        g.frames.outs[i].steps += 1
-    t_out = times[np.minimum(k, F - 1)]
-    past = ok & (k < F) & (t > t_out + 1e-14 * np.maximum(1.0, np.abs(t_out)))
-    for i in np.flatnonzero(past):    # the frames within a long step: its dense output
-        k[i] = g.inside(i, t0[i], t[i], int(k[i]), times, tolerance, _autonomous(g))
-    if past.any() and progress is not None \
-            and progress(len(k) * int(k.min()) // F) is False:
-        raise SolverCancelled("design study cancelled", float(t.min()))
-    if eq.ts_ref.shape[1]:
-        eq.ts_ref = np.where(ok[:, None], eq.turns(r, p), eq.ts_ref)
+    t, r, p, v, w, work, still, k = g.advance(ok, hs, t, r, p, v, w, work,
+                                              (r1, p1, v1, w1, work1), still, tree, k, times,
+                                              tolerance, progress)
     return t, r, p, v, w, k, h, grow, retry, work, still
-
-
-def _autonomous(g) -> bool:
-    """Nothing depends on time (no motion, applied load or actuator): a variant at rest
-    stays at rest (dynamic_run holds its pose)."""
-    fs = g.stacked.forces
-    return (not g.stacked.motion_functions and not fs.ld_names
-            and all(a is None for a in list(fs.sd_act) + list(fs.ts_act)))
