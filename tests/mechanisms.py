@@ -249,20 +249,24 @@ def slider_crank(r: float = 0.1, l: float = 0.3, omega: float = 2 * PI, offset: 
                  theta0: float = 0.0, wobble: float = 0.0, variant: str = "RRRP",
                  drive: str | None = None, place_theta: float | None = None,
                  error_deg: float = 2.0, error_m: float = 0.005,
-                 masses: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> Mechanism:
+                 masses: tuple[float, float, float] = (1.0, 1.0, 1.0),
+                 flywheel: tuple[float, float] | None = None) -> Mechanism:
     """Slider-crank in the xy plane: crank O->A (length r) pinned to ground at the origin
     about world z and driven by ``drive`` (default ``drive_expression(omega, theta0,
     wobble)``) through motion "drive" on joint "crank_pin"; rod A->B (length l); slider B
     on the line y = offset along world x (joint "slide", slide = x).  ``variant`` picks the
     joints (see SLIDER_CRANK_VARIANTS).  Parts are placed at crank angle ``place_theta``
     (default theta0) with the given placement error; ``masses`` of crank, rod, slider (kg;
-    inertias the solver's default)."""
+    inertias the solver's default).  ``flywheel`` (inertia kg m^2, spin rad/s): no motion,
+    the crank a flywheel of that inertia spinning at that rate about z (dynamics)."""
     kinds = SLIDER_CRANK_VARIANTS[variant]
     th = theta0 if place_theta is None else place_theta
     st = slider_crank_closed_form(th, 0.0, 0.0, r, l, offset)
     m = Mechanism()
     m.add_part("ground", fixed=True)
-    _rough(m, "crank", (0, 0, 0), th, 0, error_deg, error_m, mass=masses[0])
+    spin = {} if flywheel is None else dict(inertia=(flywheel[0],) * 3,
+                                            angular_velocity=(0.0, 0.0, flywheel[1]))
+    _rough(m, "crank", (0, 0, 0), th, 0, error_deg, error_m, mass=masses[0], **spin)
     _rough(m, "rod", (r * math.cos(th), r * math.sin(th), 0), float(st.phi), 1,
            error_deg, error_m, mass=masses[1])
     _rough(m, "slider", (float(st.x), offset, 0), 0.0, 2, error_deg, error_m, mass=masses[2])
@@ -280,7 +284,8 @@ def slider_crank(r: float = 0.1, l: float = 0.3, omega: float = 2 * PI, offset: 
     m.add_joint("crank_rod", kinds[1], "rod_A", "crank_A")
     m.add_joint("wrist", kinds[2], "rod_B", "slider_B")
     m.add_joint("slide", kinds[3], "slider_rail", "rail")
-    m.add_motion("drive", "crank_pin", drive or drive_expression(omega, theta0, wobble))
+    if flywheel is None:
+        m.add_motion("drive", "crank_pin", drive or drive_expression(omega, theta0, wobble))
     return m
 
 

@@ -82,6 +82,19 @@ def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
     return "implicit" if stiffness_rate(sysm, t, r, p, v, w) > STIFF_RATE else "explicit"
 
 
+def _near_jam(sysm: Equations) -> tuple[str, ...]:
+    """The friction elements whose headroom from a jam (friction.with_slip: 1 - dg/ds) was
+    below JAM_HEADROOM at the last right-hand side, any of its stages: where a step size
+    collapses, the friction that grows without bound there (a crosshead nearing its
+    friction angle) is named."""
+    room = sysm.headroom
+    if room is None:
+        return ()
+    close = np.min(np.reshape(room, (-1, room.shape[-1])), axis=0) < JAM_HEADROOM
+    return tuple(sysm.m.frictions.names[i] for i in np.flatnonzero(close))
+
+
+JAM_HEADROOM = 1e-2
 STIFF_RATE = 300.0
 SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
 
@@ -227,6 +240,13 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         why = (f"the mechanism is at a singular position (joints involved: "
                                f"{', '.join(who)})" if who else
                                "a discontinuity or an extremely stiff element")
+                        jam = _near_jam(sysm)
+                        if jam and not who:
+                            who = jam
+                            why = (f"joint friction {', '.join(map(repr, jam))} nears a jam: "
+                                   "slipping, it raises its own load nearly as fast as itself "
+                                   "and grows without bound; its coefficient is too large for "
+                                   "the joint's pin radius, thrust arm or bearing length")
                         fail(f"integration failed at t = {t:.6g} s: the step size fell below "
                              f"{hs:.1e} s ({why})", k, t, who)
                 # keep the natural step for the next one unless this step was cut to the frame;

@@ -107,6 +107,7 @@ class Equations:
         self.slip = Slip(model) if model.frictions is not None else None
         self.friction = None      # the friction elements' Q_q at the last accelerations
         self.friction_power = 0.0
+        self.headroom = None      # the friction elements' headroom from a jam (with_slip), last
         self.stop_power = 0.0     # the compliant stops' power at the last accelerations
         self._pair = np.concatenate([model.body_inertia, model.body_inverse_inertia], -1)
         both = np.stack([model.body_inertia, model.body_inverse_inertia], -3)  # (..., nb, 2, 3, 3)
@@ -233,7 +234,8 @@ class Equations:
                 dlam = np.zeros(dlam_k.shape[:-1] + (m.nc,))
                 dlam[..., keep] = dlam_k
                 return dlam, MiF[..., :nb, :] - sc.apply(W, dlam_k)
-            Qq, lam, da = with_slip(m, respond, lam, ev.jac, A, vq, d, sliding)
+            Qq, lam, da, room = with_slip(m, respond, lam, ev.jac, A, vq, d, sliding)
+            self.headroom = room
             if da is not None:
                 a = a + da
             self.friction = np.where(sliding, Qq, -lam[..., m.frictions.rows])

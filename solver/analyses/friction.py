@@ -136,7 +136,10 @@ def load_gradient(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray):
 def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.ndarray,
               vq: np.ndarray, direction: np.ndarray, sliding: np.ndarray):
     """The slipping elements' friction Q_q (..., m) and the multipliers lam (..., nc) with
-    it, and the sum of ``respond``'s other output (accelerations) for it.
+    it, the sum of ``respond``'s other output (accelerations) for it, and each element's
+    headroom (..., n): 1 - dg/ds, how far its friction is from raising its own load as fast
+    as itself (0: a jam; coupled elements: 1 / the row sum of |(I - dg/ds)^-1|; inf where it
+    does not slip).
 
     Q_q = -s u - c q' with s = mu L(lam) + preload per element: the directions u do not
     depend on the loads, and lam is affine in the forces, so lam(s) = lam + dlam_c + sum_k
@@ -166,8 +169,9 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
         dlam, other = respond(Qq)
         lam = lam + dlam
     live = np.unique(e[sliding])
+    headroom = np.full(lam.shape[:-1] + (len(fp.names),), np.inf)
     if not live.size:
-        return Qq, lam, other
+        return Qq, lam, other, headroom
     F, M, z = joint_reactions(model, lam, jac, A)
     unit, dF, dM, outs = [], [], [], []
     for k in live:                    # the response to element k's friction of size 1
@@ -207,11 +211,14 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
         if one:                   # (a slope of exactly 1: an infinite step, a plain one below)
             flat = 1.0 - Jg[..., 0]
             step = np.divide(res, flat, out=np.full(s.shape, np.inf), where=flat != 0.0)
+            headroom[..., live] = flat
         else:
             try:
                 G = np.linalg.inv(np.eye(len(live)) - Jg)
+                headroom[..., live] = 1.0 / np.sum(np.abs(G), axis=-1)
             except np.linalg.LinAlgError:              # singular: plain steps
                 G = np.broadcast_to(np.eye(len(live)), Jg.shape)
+                headroom[..., live] = 0.0
             step = (G @ res[..., None])[..., 0]
         s_new = s + step
         if not (np.isfinite(s_new).all() and np.all(s_new >= 0.0)):
@@ -240,7 +247,7 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
         if outs[j] is not None:
             o = outs[j] * s[..., j].reshape(s.shape[:-1] + (1,) * (outs[j].ndim - s.ndim + 1))
             other = o if other is None else other + o
-    return Qq, lam, other
+    return Qq, lam, other, headroom
 
 
 def _jam(model: Model, live: np.ndarray, res: np.ndarray, g: np.ndarray, where: np.ndarray):

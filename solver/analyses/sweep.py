@@ -257,7 +257,7 @@ def _with_friction(model: Model, alg: _Algebra, fac, lam, jac, A, vg, wg):
         dlam[:, alg.keep] = alg.solve_t(fac, body_forces(model, Qq, jac, model.nb + 1)[:, : model.nb])
         return dlam, None
     # frames where an element stands still: u = d = 0, so it gets no friction
-    Qq, lam, _ = with_slip(model, respond, lam, jac, A, vq, d, np.ones(len(e), dtype=bool))
+    Qq, lam, _, _ = with_slip(model, respond, lam, jac, A, vq, d, np.ones(len(e), dtype=bool))
     return lam, Qq
 
 
@@ -393,8 +393,12 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         if model.frictions is not None:   # joint friction: its load is the reaction (friction.py)
             try:
                 lam, Qq = _with_friction(model, alg, fac, lam, jac, A, vg, wg)
-            except FrictionJam as exc:    # the motions cannot drive it: the frames before
-                tj = float(times[ks[exc.index[0]]])        # this block stand
+            except FrictionJam as exc:    # the motions cannot drive it
+                j = exc.index[0]
+                if j:                     # the block's frames before it first, then it alone
+                    size = j
+                    continue
+                tj = float(times[ks[0]])
                 raise SolverError(exc.at(tj), tj, exc.names, out.truncated(int(ks[0]))) from None
             Fnet = Fnet + body_forces(model, Qq, jac, nb + 1)[:, :nb]
             pnc = pnc + np.sum(Qq * rates(model, jac, np.concatenate([vg, wg], axis=-1)), axis=-1)

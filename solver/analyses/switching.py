@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.constraints import body_arrays, evaluate
+from ..algebra.newton import scaled_jacobian
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, row_rates
 from ..kernels.forces import total_forces
 from .friction import STILL, Slip, limit as friction_limit, loads, magnitudes, needed, rates
 from .stops import Stops, kinetic
@@ -63,6 +64,10 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
     free = [k for k in which if not fp.held[k] and not turning[k]
             and not (stops is not None and stops.resting[fp.stops[k]].any())]
     which = np.array(free, dtype=int)
+    dead = _dead_centres(sysm, which, ev.jac)
+    if dead.size:          # a dead centre: the others' motion, not friction, stopped it
+        reverse(sysm, t, r, p, v, w, dead)
+        which = np.setdiff1d(which, dead)
     if not which.size:
         return (r, p, v, w), switched(base, stops, slip)
     slip.hold(which, ev.phi, A)
@@ -77,6 +82,46 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
         st = switched(base, stops, slip)
         sysm.use(st)
     return (r, p, v, w), st
+
+
+DEAD_CENTRE = 1e-4   # smallest over largest singular value: the held coordinate is dependent
+
+
+def _dead_centres(sysm, which: np.ndarray, jac: np.ndarray) -> np.ndarray:
+    """The elements of ``which`` (angles and slides) whose coordinate, at this pose, depends
+    on the kept rows (a scaled smallest singular value under DEAD_CENTRE times the largest,
+    the rule of dynamics._near_singular): a crank's slider at its dead centre, whose rate is
+    zero because the crank's motion makes it so.  Holding it would take an unbounded force
+    (no static limit holds it), and its row, nearly dependent, turns the projection's
+    rounding into a velocity change (a flywheel lost 0.3% of its speed at each reversal)."""
+    m = sysm.m
+    fp = m.frictions
+    cand = [k for k in which if not fp.is_ball[k]]
+    if not cand or not m.nb:
+        return np.zeros(0, dtype=int)
+    J = global_jacobian(m, jac)
+    out = []
+    for k in cand:
+        rows = np.concatenate([sysm.keep, fp.rows[fp.element == k]])
+        s = np.linalg.svd(scaled_jacobian(m, J, rows), compute_uv=False)
+        if s[-1] < DEAD_CENTRE * s[0]:
+            out.append(k)
+    return np.array(out, dtype=int)
+
+
+def reverse(sysm, t: float, r, p, v, w, which: np.ndarray) -> None:
+    """The elements ``which`` slip on the way their coordinate accelerates now, q'' =
+    J_q a + quad_q (seed 003's gamma convention) from the accelerations without them held:
+    at a dead centre the coordinate turns back."""
+    m, slip = sysm.m, sysm.slip
+    fp = m.frictions
+    a = sysm.accelerations(t, r, p, v, w)[0]
+    rg, A, vg, wg = body_arrays(m, r, p, v, w)
+    ev = evaluate(m, rg, A, vg, wg, ref=sysm.track)
+    acc = np.vstack([a, np.zeros((1, 6))])
+    qdd = row_rates(m, fp.rows, ev.jac, acc) + ev.quad[fp.rows]
+    c = np.flatnonzero(np.isin(fp.element, which) & (qdd != 0.0))
+    slip.direction[c] = np.sign(qdd[c])
 
 
 def released(sysm, t: float, r, p, v, w, stops: Stops | None) -> bool:
