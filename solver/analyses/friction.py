@@ -151,7 +151,7 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     gradients (``load_gradient``); with one element slipping, from the first iterate on the
     secant's slope through the last two (superlinear, and no gradient).  It stops when s
     repeats itself to 1e-13, or when the rate of convergence says that what the last step
-    left is below that (Hairer-Wanner IV.8's rule): two or three loads on a door's dry hinge,
+    left is below that (Hairer-Wanner IV.8's rule, an estimate: misses up to 6e-13 seen): two or three loads on a door's dry hinge,
     four on a strongly coupled pin, four or five on three coupled dry pins (the plain
     iteration s <- g(s) took 4-7, 7 and ran out of its 60).  A step that would make some s
     negative stops there at 0; where no s >= 0 solves it (g grows faster than s) the joints
