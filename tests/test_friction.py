@@ -257,8 +257,8 @@ def test_the_loads_solve_their_fixed_point_by_newton(monkeypatch) -> None:
 
 
 def test_the_loads_gradient_is_their_derivative() -> None:
-    """load_gradient's dL/dF, dL/dM (what Newton's slope is made of) against central
-    differences of the load, for a pin (radius, thrust arm, bearing length), a slide
+    """load_gradient's dL/dR (force and moment: what Newton's slope is made of) against
+    central differences of the load, for a pin (radius, thrust arm, bearing length), a slide
     (bearing length) and a ball, at random reactions: to 1e-7 relative."""
     from solver.analyses.friction import load_gradient, load_of
     from solver.model.compile import compile_model
@@ -274,28 +274,26 @@ def test_the_loads_gradient_is_their_derivative() -> None:
     m.add_friction("fc", "jc", static=0.3, radius=0.04)
     model = compile_model(m)
     rng = np.random.default_rng(7)
-    F, M = rng.normal(size=(3, 3)) * 100.0, rng.normal(size=(3, 3)) * 10.0
+    R = rng.normal(size=(3, 2, 3)) * np.array([100.0, 10.0])[:, None]    # force, moment
     z = rng.normal(size=(3, 3))
     z /= np.linalg.norm(z, axis=1, keepdims=True)
-    gF, gM = load_gradient(model, F, M, z)
-    h = 1e-5
-    for X, g, which in ((F, gF, 0), (M, gM, 1)):
-        fd = np.zeros((3, 3))
+    g = load_gradient(model, R, z)
+    fd = np.zeros((3, 2, 3))
+    for k in range(2):
+        h = 1e-5 * np.abs(R[:, k]).max()
         for i in range(3):
-            dX = np.zeros((3, 3))
-            dX[:, i] = h * np.abs(X).max()
-            args_p, args_m = [F, M], [F, M]
-            args_p[which], args_m[which] = X + dX, X - dX
-            fd[:, i] = (load_of(model, *args_p, z) - load_of(model, *args_m, z)) / (2 * dX[0, i])
-        np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-9 * np.abs(g).max())
-    assert np.all(gM[2] == 0.0) and np.abs(gM[:2]).max() > 0.0
+            dR = np.zeros((3, 2, 3))
+            dR[:, k, i] = h
+            fd[:, k, i] = (load_of(model, R + dR, z) - load_of(model, R - dR, z)) / (2 * h)
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-9 * np.abs(g).max())
+    assert np.all(g[2, 1] == 0.0) and np.abs(g[:2, 1]).max() > 0.0
     # a pure thrust F = 50 z (no moment): the load is the thrust arm's (pin 0.02 x 50, the
     # slide none, the ball 0.04 x 50) to rounding, and its slope along z the arm (the side
     # vector F - (F . z) z is rounding there: its direction is noise, its part in the slope 0)
-    thrust = 50.0 * z
-    np.testing.assert_allclose(load_of(model, thrust, 0 * M, z), [1.0, 0.0, 2.0], rtol=1e-14,
+    thrust = np.stack([50.0 * z, 0.0 * z], axis=1)
+    np.testing.assert_allclose(load_of(model, thrust, z), [1.0, 0.0, 2.0], rtol=1e-14,
                                atol=1e-14)
-    gF = load_gradient(model, thrust, 0 * M, z)[0]
+    gF = load_gradient(model, thrust, z)[:, 0]
     np.testing.assert_allclose(np.einsum("ni,ni->n", gF, z), [0.02, 0.0, 0.04], rtol=1e-12,
                                atol=1e-14)
 

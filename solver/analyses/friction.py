@@ -62,33 +62,39 @@ def magnitudes(model: Model, x: np.ndarray) -> np.ndarray:
 
 
 def joint_reactions(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarray):
-    """(F, M, z), each (..., n, 3) in world axes: every element's joint reaction on part I
-    at marker I (force, moment) and its joint axis z_J.  F and M are linear in lam."""
+    """(R (..., n, 2, 3), z (..., n, 3)) in world axes: every element's joint reaction on
+    part I at marker I, force R[..., 0, :] and moment R[..., 1, :], and its joint axis z_J.
+    R is linear in lam."""
     fp = model.frictions
-    lead = lam.shape[:-1]
-    n = len(fp.names)
-    F, M, z = np.empty(lead + (n, 3)), np.empty(lead + (n, 3)), np.empty(lead + (n, 3))
-    for k, rows in enumerate(fp.joint_rows):
-        g = -lam[..., rows, None] * jac[..., rows, :6]                 # on body I, about its COM
-        F[..., k, :], Mc = g[..., :3].sum(axis=-2), g[..., 3:].sum(axis=-2)
-        arm = np.einsum("...ij,j->...i", A[..., fp.bi[k], :, :], fp.point_i[k])
-        M[..., k, :] = Mc - cross(arm, F[..., k, :])
-        z[..., k, :] = np.einsum("...ij,j->...i", A[..., fp.bj[k], :, :], fp.axes_j[k][:, 2])
-    return F, M, z
+    rows, starts = fp.reaction_rows
+    g = -lam[..., rows, None] * jac[..., rows, :6]          # on body I, about its COM
+    R = np.add.reduceat(g, starts, axis=-2).reshape(lam.shape[:-1] + (len(starts), 2, 3))
+    arm = np.einsum("...nij,nj->...ni", A[..., fp.bi, :, :], fp.point_i)
+    R[..., 1, :] -= cross(arm, R[..., 0, :])                # the moment about marker I
+    z = np.einsum("...nij,nj->...ni", A[..., fp.bj, :, :], fp.axes_j[:, :, 2])
+    return R, z
 
 
-def load_of(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """(..., n) each element's load L from its joint reaction (joint_reactions): the limit of
-    its friction is mu L + preload (vocabulary/friction.py).  A pin's or slide's is
+def _across(R: np.ndarray, z: np.ndarray):
+    """(axial parts (..., n, 2), the parts across the axis (..., n, 2, 3), their norms):
+    the vectors across, not sqrt(|R|^2 - axial^2), whose difference under a pure thrust
+    leaves rounding of 1e-8 |F|."""
+    ax = np.einsum("...nki,...ni->...nk", R, z)
+    P = R - ax[..., None] * z[..., None, :]
+    return ax, P, np.sqrt(np.einsum("...nki,...nki->...nk", P, P))
+
+
+def load_of(model: Model, R: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """(..., n) each element's load L from its joint reaction R (joint_reactions): the limit
+    of its friction is mu L + preload (vocabulary/friction.py).  A pin's or slide's is
     lever (|F_xy| + |M_xy| / length) + arm |F_z| (F_xy, M_xy across the axis z), a ball's
     radius |F|."""
     fp = model.frictions
-    Fz = _dot(F, z)
-    Pf, Pm = F - Fz[..., None] * z, M - _dot(M, z)[..., None] * z     # across the axis z
-    # (the norms of the vectors across, not sqrt(|F|^2 - Fz^2): under a pure thrust that
-    # difference leaves rounding of 1e-8 |F|)
-    side = fp.lever * (np.sqrt(_dot(Pf, Pf)) + np.sqrt(_dot(Pm, Pm)) * fp.inv_length)
-    return np.where(fp.is_ball, fp.radius * np.sqrt(_dot(F, F)), side + fp.arm * np.abs(Fz))
+    ax, _, side = _across(R, z)
+    L = np.einsum("...nk,nk->...n", side, fp.side_levers) + fp.arm * np.abs(ax[..., 0])
+    if fp.is_ball.any():
+        L = np.where(fp.is_ball, fp.radius * np.sqrt(_dot(R[..., 0, :], R[..., 0, :])), L)
+    return L
 
 
 def loads(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarray) -> np.ndarray:
@@ -113,24 +119,23 @@ def slip_direction(model: Model, vq: np.ndarray, direction: np.ndarray) -> np.nd
     return np.where(ahead[..., e], vq / np.where(ahead, speed, 1.0)[..., e], direction)
 
 
-def load_gradient(model: Model, F: np.ndarray, M: np.ndarray, z: np.ndarray):
-    """(dL/dF, dL/dM) (..., n, 3): the gradients of each element's load (load_of) with
-    respect to its reaction's force and moment (zero where a norm is zero: L is a sum of
+def load_gradient(model: Model, R: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """dL/dR (..., n, 2, 3): the gradient of each element's load (load_of) with respect to
+    its reaction's force and moment (zero where a norm is zero, or rounding of the whole
+    reaction, as under a pure thrust, where the side's direction is noise: L is a sum of
     norms, convex, and any subgradient serves Newton there)."""
     fp = model.frictions
-    Fz, Mz = _dot(F, z)[..., None], _dot(M, z)[..., None]
-    Fxy, Mxy = F - Fz * z, M - Mz * z                   # across the axis
-
-    def unit(x, whole):           # x / |x|, 0 where |x| is rounding of |whole| (a pure
-        size = np.sqrt(_dot(x, x))[..., None]          # thrust: x's direction is noise)
-        big = size > 1e-12 * np.sqrt(_dot(whole, whole))[..., None]
-        return x / np.where(big & (size > 0.0), size, np.inf)
-    gF = fp.lever[..., None] * unit(Fxy, F) + fp.arm[..., None] * np.sign(Fz) * z
-    gM = (fp.lever * fp.inv_length)[..., None] * unit(Mxy, M)
+    ax, P, side = _across(R, z)
+    whole = np.sqrt(np.einsum("...nki,...nki->...nk", R, R))
+    big = (side > 1e-12 * whole) & (side > 0.0)
+    g = P * (fp.side_levers / np.where(big, side, np.inf))[..., None]
+    g[..., 0, :] += (fp.arm * np.sign(ax[..., 0]))[..., None] * z
     if fp.is_ball.any():
-        ball = fp.is_ball[..., None]
-        gF, gM = np.where(ball, fp.radius[..., None] * unit(F, F), gF), np.where(ball, 0.0, gM)
-    return gF, gM
+        ball = fp.is_ball[..., None, None]
+        full = np.where(whole > 0.0, whole, np.inf)[..., 0, None]
+        g = np.where(ball, 0.0, g)
+        g[..., 0, :] += np.where(ball[..., 0], fp.radius[..., None] * R[..., 0, :] / full, 0.0)
+    return g
 
 
 def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.ndarray,
@@ -151,9 +156,11 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     gradients (``load_gradient``); with one element slipping, from the first iterate on the
     secant's slope through the last two (superlinear, and no gradient).  It stops when s
     repeats itself to 1e-13, or when the rate of convergence says that what the last step
-    left is below that (Hairer-Wanner IV.8's rule, an estimate: misses up to 6e-13 seen): two or three loads on a door's dry hinge,
-    four on a strongly coupled pin, four or five on three coupled dry pins (the plain
-    iteration s <- g(s) took 4-7, 7 and ran out of its 60).  A step that would make some s
+    left is below that (Hairer-Wanner IV.8's rule, an estimate: misses up to 6e-13 seen):
+    two or three loads on a door's dry hinge, four on a strongly coupled pin, four or five
+    on three coupled dry pins (the plain iteration s <- g(s) took 4-7, 7 and ran out of its
+    60).  The force and the moment go together through every product (``R``: (..., n, 2,
+    3)), so that a load is a dozen numpy calls.  A step that would make some s
     negative stops there at 0; where no s >= 0 solves it (g grows faster than s) the joints
     jam: ``FrictionJam``; after ITERATIONS, a state within 1e-10 is taken, any other jams.
     A non-finite load (a wild trial state) is a LinAlgError, as a singular system is.
@@ -172,26 +179,23 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     headroom = np.full(lam.shape[:-1] + (len(fp.names),), np.inf)
     if not live.size:
         return Qq, lam, other, headroom
-    F, M, z = joint_reactions(model, lam, jac, A)
-    unit, dF, dM, outs = [], [], [], []
+    R, z = joint_reactions(model, lam, jac, A)
+    unit, dR, outs = [], [], []
     for k in live:                    # the response to element k's friction of size 1
         Qk = np.where(sliding & (e == k), -u, 0.0)
         dlam, o = respond(Qk)
-        Fk, Mk, _ = joint_reactions(model, dlam, jac, A)
         unit.append((Qk, dlam))
-        dF.append(Fk)
-        dM.append(Mk)
+        dR.append(joint_reactions(model, dlam, jac, A)[0])
         outs.append(o)
-    dF, dM = np.stack(dF, axis=-3), np.stack(dM, axis=-3)        # (..., live, n, 3)
+    dR = np.stack(dR, axis=-4)                    # (..., live, n, 2, 3)
     s = np.zeros(lam.shape[:-1] + (len(live),))
     mu_live = mu[..., live, None]
     Jg = None                 # dg/ds at the last slope taken
     last = prev = None        # the iterate before: each state's largest |g(s) - s|; (s, g)
     one = len(live) == 1
     for _ in range(ITERATIONS):
-        Fs = F + np.einsum("...l,...lni->...ni", s, dF)
-        Ms = M + np.einsum("...l,...lni->...ni", s, dM)
-        g = (mu * load_of(model, Fs, Ms, z) + fp.preload)[..., live]
+        Rs = R + np.einsum("...l,...lnki->...nki", s, dR)
+        g = (mu * load_of(model, Rs, z) + fp.preload)[..., live]
         if not np.isfinite(g).all():     # a wild state (a trial stage): not the friction's
             raise np.linalg.LinAlgError("non-finite joint reactions in the friction loads")
         res = g - s
@@ -200,10 +204,9 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
         if np.all(conv):
             s = g
             break
-        if Jg is None or not one:       # g's slope: dg_n/ds_l = mu_n (dL/dF_n . dF_ln + ...)
-            gF, gM = load_gradient(model, Fs, Ms, z)
-            Jg = mu_live * (np.einsum("...ni,...lni->...nl", gF[..., live, :], dF[..., live, :])
-                            + np.einsum("...ni,...lni->...nl", gM[..., live, :], dM[..., live, :]))
+        if Jg is None or not one:       # g's slope: dg_n/ds_l = mu_n dL/dR_n . dR_ln
+            gR = load_gradient(model, Rs, z)[..., live, :, :]
+            Jg = mu_live * np.einsum("...nki,...lnki->...nl", gR, dR[..., live, :, :])
         else:                           # one element: the secant's slope of g, where s moved
             ds = s - prev[0]
             moved = ds != 0.0

@@ -5,6 +5,7 @@ by its kernel or analysis.  ``compile.py`` assembles them into the Model."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -172,15 +173,28 @@ class FrictionPlan:
     held: np.ndarray               # (n,) a motion drives the coordinate: it never sticks
     stops: tuple[np.ndarray, ...]  # the limit bounds (LimitPlan index) on the same coordinate
 
-    @property
+    @cached_property
     def inv_length(self) -> np.ndarray:
         """1 / bearing length (0 where the bending moment is ignored)."""
         return np.divide(1.0, self.length, out=np.zeros(len(self.length)), where=self.length > 0.0)
 
-    @property
+    @cached_property
     def lever(self) -> np.ndarray:
         """What multiplies the side load in the load: an angle's pin radius, 1 on a slide."""
         return np.where(self.is_angle, self.radius, 1.0)
+
+    @cached_property
+    def side_levers(self) -> np.ndarray:
+        """(n, 2) what multiplies the side force and the side moment in the load: lever and
+        lever / bearing length (0 where the bending moment is ignored)."""
+        return np.stack([self.lever, self.lever * self.inv_length], axis=-1)
+
+    @cached_property
+    def reaction_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(every element's joint rows one after the other, where each element's start):
+        the reactions of all elements as one gather and one segment sum."""
+        sizes = np.array([len(r) for r in self.joint_rows])
+        return np.concatenate(self.joint_rows), np.concatenate([[0], np.cumsum(sizes)[:-1]])
 
 
 def coordinate_row(mi: str, mj: str, coordinate: str, marker_body, marker_point, marker_axes,
