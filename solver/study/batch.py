@@ -304,17 +304,24 @@ class _Group:
         return (not self.stacked.motion_functions and not fs.ld_names
                 and all(a is None for a in list(fs.sd_act) + list(fs.ts_act)))
 
-    def first_steps(self, h: np.ndarray, f0, y, rtol: float, times) -> np.ndarray:
-        """h with each variant's first step (NaN: none yet) as its separate run takes it
-        (dynamics.initial_step)."""
+    def begin(self, t, r, p, v, w, work, k: np.ndarray, h: np.ndarray, times: np.ndarray,
+              tolerance: float, rtol: float, progress):
+        """One right-hand side at the variants' states, (y, f0, k, live, h): it serves the
+        frames they reached (``_reach``) and the steps that start here; the variants still
+        running (``live``: a frame ahead) and each one's step, its first (NaN: none yet) as
+        its separate run takes it (dynamics.initial_step)."""
+        y = self.eq.pack(r, p, v, w, work)
+        f0, parts = self.eq.rhs_parts(t, y)
+        k = self._reach(k, t, r, p, v, w, work, parts, times, tolerance, progress)
+        live = k < len(times)
         new = np.isnan(h)
-        if not new.any():
-            return h
-        return np.where(new, [initial_step(f0[i], y[i], self.scale[i], rtol, times) if new[i]
-                              else 0.0 for i in range(len(h))], h)
+        if new.any():
+            h = np.where(new, [initial_step(f0[i], y[i], self.scale[i], rtol, times)
+                               if new[i] else 0.0 for i in range(len(h))], h)
+        return y, f0, k, live, h
 
-    def reach(self, k: np.ndarray, t, r, p, v, w, work, parts, times: np.ndarray,
-              tolerance: float, progress) -> np.ndarray:
+    def _reach(self, k: np.ndarray, t, r, p, v, w, work, parts, times: np.ndarray,
+               tolerance: float, progress) -> np.ndarray:
         """The variants at their next frame's time store it (projected state, ``parts``:
         Equations.rhs_parts' at this state); one at rest, nothing depending on time, holds
         its pose for its later frames (dynamics._hold); progress as the slowest variant
@@ -371,6 +378,12 @@ class _Group:
         return t, r, p, v, w, work, still, k
 
 
+def stacked_starts(starts: list[State], t0: float):
+    """(t, r, p, v, w) of the variants' start states with a leading variant axis."""
+    return (np.full(len(starts), t0),) + tuple(
+        np.stack([getattr(s, f) for s in starts]) for f in ("r", "p", "v", "w"))
+
+
 def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                    times: np.ndarray, tolerance: float, method: str = "auto",
                    progress: Callable[[int], Any] | None = None) -> list[Result | None] | None:
@@ -393,11 +406,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
     except _Fallback:                               # not only numbers differ
         return None
     V, F = len(models), len(times)
-    t = np.full(V, float(times[0]))
-    r = np.stack([s.r for s in starts])
-    p = np.stack([s.p for s in starts])
-    v = np.stack([s.v for s in starts])
-    w = np.stack([s.w for s in starts])
+    t, r, p, v, w = stacked_starts(starts, float(times[0]))
     try:
         r, p, v, w = g.project(t, r, p, v, w, np.ones(V, dtype=bool))
         control = StandardControl(stepper.order)
@@ -426,16 +435,12 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         fsal = np.full((V, 13 * g.eq.nb + 1), np.nan)        # (the state's size)
         while True:
             eq = g.eq
-            # one evaluation serves the frames reached here and the steps that start here
-            y = eq.pack(r, p, v, w, work)
-            f0, parts = eq.rhs_parts(t, y)
-            k = g.reach(k, t, r, p, v, w, work, parts, times, tolerance, progress)
-            t_out = times[np.minimum(k, F - 1)]
-            leave = np.zeros(len(t), dtype=bool)
-            live = k < F
+            y, f0, k, live, h = g.begin(t, r, p, v, w, work, k, h, times, tolerance, rtol,
+                                        progress)
             if not live.any():
                 break
-            h = g.first_steps(h, f0, y, rtol, times)
+            t_out = times[np.minimum(k, F - 1)]
+            leave = np.zeros(len(t), dtype=bool)
             # a new step (not a retry) is cut to the next frame, or runs past it when the
             # steps outgrow the frames, within the explicit method's stability
             fresh = live & np.isnan(retry)

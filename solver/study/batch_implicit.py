@@ -47,7 +47,7 @@ from ..kernels.forces import force_jacobians
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
-from .batch import _Fallback, _Group, stack_models
+from .batch import _Fallback, _Group, stack_models, stacked_starts
 
 
 class _View(NamedTuple):
@@ -405,13 +405,9 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
         g = _Group(models, st, outs, F, lambda rhs: radau)
     except _Fallback:                  # not only numbers differ
         return None
-    t = np.full(V, float(times[0]))
-    r = np.stack([s.r for s in starts])
-    p = np.stack([s.p for s in starts])
-    v = np.stack([s.v for s in starts])
-    w = np.stack([s.w for s in starts])
     try:
-        return _run(g, radau, models, st, times, tolerance, rtol, progress, t, r, p, v, w)
+        return _run(g, radau, models, st, times, tolerance, rtol, progress,
+                    *stacked_starts(starts, float(times[0])))
     except (np.linalg.LinAlgError, FloatingPointError, ArithmeticError):
         return None
 
@@ -445,17 +441,11 @@ def _run(g, radau: _Radau, models: list[Model], st: Structure, times: np.ndarray
     still = np.zeros(V, dtype=bool)
     long = np.zeros(V, dtype=bool)
     while True:
-        eq = g.eq
-        # one evaluation serves the frames reached here and the steps that start here (no
-        # first-same-as-last: f(t, y) anew, as dynamic_run's implicit path)
-        y = eq.pack(r, p, v, w, work)
-        f0, parts = eq.rhs_parts(t, y)
-        k = g.reach(k, t, r, p, v, w, work, parts, times, tolerance, progress)
-        t_out = times[np.minimum(k, F - 1)]
-        live = k < F
+        # f(t, y) anew at every step (no first-same-as-last), as dynamic_run's implicit path
+        y, f0, k, live, h = g.begin(t, r, p, v, w, work, k, h, times, tolerance, rtol, progress)
         if not live.any():
             break
-        h = g.first_steps(h, f0, y, rtol, times)
+        t_out = times[np.minimum(k, F - 1)]
         # a new step is cut to the next frame (PredictiveControl.trial), or runs past it
         # when the steps outgrow the frames; a retry takes the rejected step's proposal
         fresh = live & np.isnan(retry)
@@ -466,7 +456,7 @@ def _run(g, radau: _Radau, models: list[Model], st: Structure, times: np.ndarray
         hs = np.where(long, np.minimum(grow, t_end - t), trial)
         hs = np.where(np.isnan(retry), hs, retry)
         hs = np.where(live, hs, 1.0)
-        ynew, err = radau.step(eq, live, t, y, f0, hs, norm)
+        ynew, err = radau.step(g.eq, live, t, y, f0, hs, norm)
         ok = live & (err <= 1.0)
         bad = live & ~ok
         leave = np.zeros(len(t), dtype=bool)
