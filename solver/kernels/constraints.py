@@ -289,10 +289,10 @@ def couplers(model: Model, r, A, v, w, phi, jac, quad, ref, track, rate) -> None
     noise = 8.0 * np.finfo(float).eps * (np.abs(terms).sum(axis=-1) + np.abs(cp.offset))
     phi[...] = np.where(np.abs(phi) <= noise, 0.0, phi)
     if jac is not None:
-        blocks = qj[..., cp.terms, :] * cp.scale[:, :, None]          # (..., ncpl, T, 12)
+        blocks = qj[..., cp.terms, :] * cp.scale[..., None]           # (..., ncpl, T, 12)
         jac[..., : 12 * cp.terms.shape[1]] = blocks.reshape(blocks.shape[:-2] + (-1,))
     if quad is not None:
-        quad[...] = np.einsum("...ct,ct->...c", qq[..., cp.terms], cp.scale)
+        quad[...] = np.einsum("...ct,...ct->...c", qq[..., cp.terms], cp.scale)
 
 
 def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = None,

@@ -80,9 +80,9 @@ def point_on_curve(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> 
     for e, curve in enumerate(cp.pc_curve):
         k = cp.first + e
         ri = r[..., cp.pc_bi[e], :]
-        s_i = _mv(A[..., cp.pc_bi[e], :, :], cp.pc_ui[e])
+        s_i = _mv(A[..., cp.pc_bi[e], :, :], cp.pc_ui[..., e, :])
         P = ri + s_i
-        rj, O, R, vj, wj = _body(r, A, v, w, cp.pc_bj[e], cp.pc_off[e], cp.pc_C[e])
+        rj, O, R, vj, wj = _body(r, A, v, w, cp.pc_bj[e], cp.pc_off[..., e, :], cp.pc_C[..., e, :, :])
         p = _mtv(R, P - O)
         u = _nearest(curve, p, None if ref is None else ref[..., k])
         c, c1, c2 = curve.evaluate(u, 2)
@@ -165,8 +165,10 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
     first = cp.first + len(cp.pc_curve)
     for e, (ci, cj) in enumerate(cp.cam_curve):
         ku, kv = first + 2 * e, first + 2 * e + 1
-        ri, Oi, Ri, vi, wi = _body(r, A, v, w, cp.cam_bi[e], cp.cam_off[e, 0], cp.cam_C[e, 0])
-        rj, Oj, Rj, vj, wj = _body(r, A, v, w, cp.cam_bj[e], cp.cam_off[e, 1], cp.cam_C[e, 1])
+        ri, Oi, Ri, vi, wi = _body(r, A, v, w, cp.cam_bi[e], cp.cam_off[..., e, 0, :],
+                                      cp.cam_C[..., e, 0, :, :])
+        rj, Oj, Rj, vj, wj = _body(r, A, v, w, cp.cam_bj[e], cp.cam_off[..., e, 1, :],
+                                      cp.cam_C[..., e, 1, :, :])
         M = np.swapaxes(Rj, -1, -2) @ Ri            # curve I's axes in J's frame
         o = _mtv(Rj, Oi - Oj)
         if ref is None:

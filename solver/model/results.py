@@ -428,9 +428,10 @@ class ResultStack:
         self._ji_point, self._mass = self._ji_point[mask], self._mass[mask]
         self._gravity = self._gravity[mask]
 
-    def store(self, k: int | slice, state: State, lam: np.ndarray, jac: np.ndarray) -> None:
+    def store(self, k: int | slice, state: State, lam: np.ndarray, jac: np.ndarray,
+              track: np.ndarray | None = None) -> None:
         """Result.store of frames k of every variant: arrays (V, frames, ...)."""
-        _store(self, self.model, (slice(None), k), state, lam, jac, None, self._ji_point)
+        _store(self, self.model, (slice(None), k), state, lam, jac, track, self._ji_point)
 
     def store_energy(self, k: int | slice, Iw: np.ndarray, spring_potential, power_nc) -> None:
         """Result.store_energy of frames k of every variant (V, frames, ...), the work by

@@ -53,7 +53,10 @@ _SHARED_OK = ("marker_body", "marker_point", "marker_axes", "fixed_parts", "leng
 def _same(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.shape(a) == np.shape(b) and bool(np.array_equal(a, b))
-    return a == b
+    try:                 # (objects that hold arrays, e.g. curves: the same objects only)
+        return bool(a == b)
+    except (ValueError, TypeError):
+        return False
 
 
 def _stack_fields(objs: list, skip: tuple = (), axes: int = 0) -> dict | None:
@@ -76,6 +79,18 @@ def _stack_fields(objs: list, skip: tuple = (), axes: int = 0) -> dict | None:
     return out
 
 
+def _stack_groups(lists: list, axes: int) -> tuple | None:
+    """The RowGroups of each model's list (the same groups in the same order), each with
+    the numbers that differ stacked (_stack_fields); None if anything else differs."""
+    out = []
+    for gs in zip(*lists):
+        g = _stack_fields(list(gs), axes=axes)
+        if g is None:
+            return None
+        out.append(dataclasses.replace(gs[0], **g))
+    return tuple(out)
+
+
 def _same_functions(lists: list[list]) -> bool:
     """Every list holds the same functions in the same places: the same objects, or the
     same expression with the same constants (what pickles them)."""
@@ -92,7 +107,8 @@ def _same_functions(lists: list[list]) -> bool:
                for fs in lists[1:])
 
 
-def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Model | None:
+def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
+                 tracked: bool = False) -> Model | None:
     """One Model whose numbers that differ between ``models`` carry a leading variant axis
     (V, ...), for the equations of all variants at once (``axes`` more axes of length one
     after it: (V, 1, ...) broadcasts against states (V, frames, ...)); None when they differ
@@ -102,10 +118,16 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
     variant's own at its own time (the lockstep run's times: one per variant; a sweep's one
     time for all, ``value``), and such actuators one ``_PerVariantActuator`` each (each
     variant's own at its own state); ``motions`` False: the motions left as the first's (a
-    sweep tabulates each variant's own)."""
+    sweep tabulates each variant's own); ``tracked``: couplers and curve joints too, whose
+    tracked values (their turns, contact parameters) the caller carries for each variant
+    (batch_sweep.py does; the lockstep dynamics do not yet: None for them)."""
     m0 = models[0]
-    if any(m.limits is not None or m.frictions is not None or m.couplers is not None
-           or m.curves is not None for m in models):
+    if any(m.limits is not None or m.frictions is not None for m in models):
+        return None
+    if not tracked and any(m.couplers is not None or m.curves is not None for m in models):
+        return None
+    if any((m.couplers is None) != (m0.couplers is None) or (m.curves is None) != (m0.curves is None)
+           for m in models):
         return None
     same_loads = _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
     acts = [list(m.forces.sd_act) + list(m.forces.ts_act) for m in models]
@@ -113,20 +135,26 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True) -> Mo
     if any((a is None) != (b is None) for fs in acts[1:] for a, b in zip(fs, acts[0])):
         return None          # an element with an actuator in some variants only
     fm0 = m0.forces
-    top = _stack_fields(models, ("plan", "forces") + _SHARED_OK, axes)
+    top = _stack_fields(models, ("plan", "forces", "couplers", "curves") + _SHARED_OK, axes)
     forces = _stack_fields([m.forces for m in models], ("sd_act", "ts_act", "ld_funcs"), axes)
     if top is None or forces is None:
         return None
-    groups = []
-    for gs in zip(*(m.plan.groups for m in models)):
-        g = _stack_fields(list(gs), axes=axes)
-        if g is None:
-            return None
-        groups.append(dataclasses.replace(gs[0], **g))
+    groups = _stack_groups([m.plan.groups for m in models], axes)
     vecs = _stack_fields([m.plan for m in models], ("groups",), axes)   # the turned vectors
-    if vecs is None:
+    if groups is None or vecs is None:
         return None
-    plan = dataclasses.replace(m0.plan, groups=tuple(groups), **vecs)
+    plan = dataclasses.replace(m0.plan, groups=groups, **vecs)
+    if m0.couplers is not None:      # the couplers' coordinate rows and numbers (q0, scales)
+        coords = _stack_groups([m.couplers.coords for m in models], axes)
+        cpl = _stack_fields([m.couplers for m in models], ("coords",), axes)
+        if coords is None or cpl is None:
+            return None
+        top["couplers"] = dataclasses.replace(m0.couplers, coords=coords, **cpl)
+    if m0.curves is not None:        # the curve joints' marker frames (the curves shared)
+        crv = _stack_fields([m.curves for m in models], axes=axes)
+        if crv is None:
+            return None
+        top["curves"] = dataclasses.replace(m0.curves, **crv)
     fm = dataclasses.replace(fm0, **forces)
     if not same_acts:                   # each variant's own actuator at its own state
         def own(kind: str) -> list:
@@ -202,10 +230,20 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
               and getattr(obj, f.name) is not getattr(ref, f.name)}
         return dataclasses.replace(obj, **ch) if ch else obj
 
-    groups = tuple(pick(g, g0) for g, g0 in zip(stacked.plan.groups, base.plan.groups))
-    plan = dataclasses.replace(pick(stacked.plan, base.plan, ("groups",)), groups=groups)
-    return dataclasses.replace(pick(stacked, base, ("plan", "forces")), plan=plan,
-                               forces=pick(stacked.forces, base.forces))
+    def pick_groups(gs, gs0):
+        return tuple(pick(g, g0) for g, g0 in zip(gs, gs0))
+
+    plan = dataclasses.replace(pick(stacked.plan, base.plan, ("groups",)),
+                               groups=pick_groups(stacked.plan.groups, base.plan.groups))
+    more = {}
+    if stacked.couplers is not None:
+        cp, cp0 = stacked.couplers, base.couplers
+        more["couplers"] = dataclasses.replace(pick(cp, cp0, ("coords",)),
+                                               coords=pick_groups(cp.coords, cp0.coords))
+    if stacked.curves is not None:
+        more["curves"] = pick(stacked.curves, base.curves)
+    return dataclasses.replace(pick(stacked, base, ("plan", "forces", "couplers", "curves")),
+                               plan=plan, forces=pick(stacked.forces, base.forces), **more)
 
 
 class _Row:

@@ -14,8 +14,10 @@ It covers the common case: dense J (up to MIN_BANDED kept rows); redundant rows,
 planar loop of revolutes has, with the least-norm multipliers sweep.py gives them; each
 variant's own motions, tabulated for it; spring-dampers, torsion springs, actuators and
 applied loads a frame at a time for all variants, as sweep.py takes them, each variant's
-own functions where their constants differ (study/batch.py stack_models); no stops, friction,
-couplers or curve joints.  Anything else returns None, and the caller sweeps the variants
+own functions where their constants differ (study/batch.py stack_models); couplers and
+curve joints with each variant's tracked values (the couplers' turns, the contact
+parameters) predicted from its own last frame, as sweep.py predicts them; no stops or
+friction.  Anything else returns None, and the caller sweeps the variants
 one by one, where each gets its own full treatment and error message.  A variant that
 cannot solve a frame (a lock-up, a singular position: a study of a range often reaches
 past what the mechanism can do) leaves the batch there, and the others go on; the caller
@@ -66,7 +68,7 @@ def batch_sweep(models: list[Model], st: Structure, starts: list[State],
     keep = st.keep
     if len(keep) > MIN_BANDED or len(keep) != 6 * m0.nb:
         return None
-    sm = stack_models(models, axes=1, motions=False)
+    sm = stack_models(models, axes=1, motions=False, tracked=True)
     if sm is None or not m0.nb:
         return None
     tables = [motion_table(m, times) for m in models]     # each variant's own motions
@@ -106,6 +108,9 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     prev = None                       # each variant's last solved frame
     r0 = np.stack([s.r for s in starts])
     p0 = np.stack([s.p for s in starts])
+    # the tracked values (couplers' turns, curve contacts) at each variant's start, as built
+    q0 = (evaluate(sm, *body_arrays(sm, r0[:, None], p0[:, None])[:2]).track
+          if sm.ntrack else np.zeros((V, 1, 0)))                                  # (V, 1, nt)
     k0, size = 0, 1
     while k0 < n:
         ks = np.arange(k0, min(k0 + size, n))
@@ -113,13 +118,16 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         if prev is None:
             R, P = r0[:, None].copy(), p0[:, None].copy()
         else:      # sweep.py's third-order predictor off each variant's last frame
-            t1, r1, p1, v1, w1, a1, al1, jerk, djerk = prev
+            t1, r1, p1, v1, w1, a1, al1, jerk, djerk, q1, qd1 = prev
             h = (times[ks] - t1)[None, :, None, None]
             R = r1[:, None] + h * (v1[:, None] + h * (0.5 * a1[:, None] + h / 6.0 * jerk[:, None]))
             P = rotate_world(np.broadcast_to(p1[:, None], (V, len(ks), nb, 4)),
                              h * (w1[:, None] + h * (0.5 * al1[:, None] + h / 6.0 * djerk[:, None])))
         f = fv[:, ks]                                                           # (V, F, nm, 3)
-        R, P, jac, A, ok, iters = _newton(sm, keep, rs, cw, L, R, P, f, take)
+        # each tracked value predicted from its variant's last frame's rate (sweep.py)
+        ref = (None if not sm.ntrack else q0 if prev is None
+               else q1[:, None] + qd1[:, None] * (times[ks] - t1)[None, :, None])
+        R, P, jac, A, ok, iters = _newton(sm, keep, rs, cw, L, R, P, f, take, ref=ref)
         m = int(np.argmin(ok.all(axis=0))) if not ok.all() else len(ks)
         Jinv = None
         solved = ok[:, 0]                # (V,) the variants that solve the block's first frame
@@ -143,12 +151,13 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             # the variants that cannot solve this frame (a lock-up, a singular position)
             # leave the batch, which goes on without them; their own sweeps say why
             alive = alive[solved]
-            sm = stack_models([models[i] for i in alive], axes=1, motions=False)
+            sm = stack_models([models[i] for i in alive], axes=1, motions=False,
+                              tracked=True)
             if sm is None:
                 raise _Fail("the variants left do not stack")
             V = len(alive)
-            rs, cw, L, blen, r0, p0, ts_ref, fv = (x[solved] for x in (rs, cw, L, blen, r0,
-                                                                        p0, ts_ref, fv))
+            rs, cw, L, blen, r0, p0, ts_ref, fv, q0 = (
+                x[solved] for x in (rs, cw, L, blen, r0, p0, ts_ref, fv, q0))
             if prev is not None:
                 prev = prev[:1] + tuple(x[solved] for x in prev[1:])
             outs.keep(solved)
@@ -159,7 +168,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         vel = (Jinv @ nu[..., keep, None])[..., 0].reshape(V, m, nb, 6)
         Vv, W = vel[..., :3], vel[..., 3:]
         rg, Ag, vg, wg = body_arrays(sm, R, P, Vv, W)
-        evq = evaluate(sm, rg, Ag, vg, wg, need_jac=False)
+        evq = evaluate(sm, rg, Ag, vg, wg, need_jac=False,
+                       ref=None if ref is None else ref[:, :m])
         gamma = -evq.quad
         gamma[..., mrows] += f[..., mix, 2]
         acc = (Jinv @ gamma[..., keep, None])[..., 0].reshape(V, m, nb, 6)
@@ -199,7 +209,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             lam[..., jrows] = np.einsum("vfij,vfj->vfi", pinv, fc)
         power = pnc - (lam[..., mrows] * f[..., mix, 1]).sum(axis=-1)
         block = slice(int(ks[0]), int(ks[-1]) + 1)
-        outs.store(block, State(times[ks], R, P, Vv, W, Ac, Al), lam, jac)
+        track = None if evq.track is None else evq.track[:, :m]
+        outs.store(block, State(times[ks], R, P, Vv, W, Ac, Al), lam, jac, track)
         outs.store_energy(block, Iw, pot, power)
         if m > 1:
             dt, a0, al0 = times[ks[-1]] - times[ks[-2]], Ac[:, -2], Al[:, -2]
@@ -207,8 +218,10 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             dt, a0, al0 = times[ks[-1]] - prev[0], prev[5], prev[6]
         else:
             dt, a0, al0 = 1.0, Ac[:, -1], Al[:, -1]
+        q1, qd1 = ((evq.track[:, m - 1], evq.rate[:, m - 1]) if sm.ntrack
+                   else (np.zeros((V, 0)), np.zeros((V, 0))))
         prev = (times[ks[-1]], R[:, -1], P[:, -1], Vv[:, -1], W[:, -1], Ac[:, -1], Al[:, -1],
-                (Ac[:, -1] - a0) / dt, (Al[:, -1] - al0) / dt)
+                (Ac[:, -1] - a0) / dt, (Al[:, -1] - al0) / dt, q1, qd1)
         k0 = int(ks[-1]) + 1
         if progress is not None and progress(V * k0 // n) is False:
             raise SolverCancelled("design study cancelled", float(times[k0 - 1]))
@@ -220,21 +233,23 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
 FEW_LIVE = 0.25       # Newton goes on with only the frames still iterating below this share
 
 
-def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: int = 25):
+def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: int = 25,
+            ref=None):
     """Newton on every frame of every variant of a block in lockstep (sweep.py's _newton on
     a (V, F) block): each stops by the one rule; a frame that has converged is no longer
     moved.  Returns poses, Jacobian blocks, rotation matrices, the (V, F) converged mask and
     the iterations.  ``take(vi)``: the model of variants vi (study/batch.py take_variants);
     with it, once few frames still iterate (FEW_LIVE: a variant near a singular position
     converges slowly), only those go on, each as a variant of its own, so the rest of the
-    block is not evaluated again for them; ``size``: the last steps' sizes."""
+    block is not evaluated again for them; ``size``: the last steps' sizes; ``ref``
+    (V, F, ntrack): the tracked values predicted for each frame (sweep.py's _newton)."""
     shape = R.shape[:2]
     size = np.full(shape, np.inf) if size is None else size
     done = np.zeros(shape, dtype=bool)
     it = 0
     for it in range(budget):
         rg, A = body_arrays(sm, R, P)[:2]
-        ev = evaluate(sm, rg, A)
+        ev = evaluate(sm, rg, A, ref=ref)
         res = residual(sm, ev.phi, f)[..., keep]
         with np.errstate(invalid="ignore"):
             err = np.max(np.abs(res * rs), axis=-1, initial=0.0)
@@ -246,7 +261,8 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: i
             vi, fi = np.nonzero(live)
             Rc, Pc, jc, Ac, dc, more = _newton(
                 take(vi), keep, rs[vi], cw[vi], L[vi], R[vi, fi][:, None], P[vi, fi][:, None],
-                f[vi, fi][:, None], take=None, size=size[vi, fi][:, None], budget=budget - it)
+                f[vi, fi][:, None], take=None, size=size[vi, fi][:, None], budget=budget - it,
+                ref=None if ref is None else ref[vi, fi][:, None])
             R, P, jac, A = R.copy(), P.copy(), ev.jac.copy(), A.copy()
             R[vi, fi], P[vi, fi], jac[vi, fi], A[vi, fi] = Rc[:, 0], Pc[:, 0], jc[:, 0], Ac[:, 0]
             done = done.copy()

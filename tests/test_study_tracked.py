@@ -1,0 +1,122 @@
+"""Design studies of mechanisms with couplers and curve joints (issue 15): their kinematic
+sweeps run as one batched sweep (solver/study/batch_sweep.py) with each variant's tracked
+values (a gear's turns, a slot's or cam's contact parameters) carried from its own frames,
+and every variant equals its separate sweep."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver.study import Study, engine, grid
+
+from test_couplers import spur_pair
+from test_curve_joints import eccentric_cam, scotch_yoke
+
+
+def _spy(monkeypatch) -> list:
+    """[(variants, every variant finished in the batch)] of each batched sweep."""
+    ran = []
+    real = engine.batch_sweep
+
+    def spy(models, *args):
+        out = real(models, *args)
+        ran.append((len(models), out is not None and all(o is not None for o in out)))
+        return out
+    monkeypatch.setattr(engine, "batch_sweep", spy)
+    return ran
+
+
+def _rel(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
+
+
+def _equal_to_separate(study: Study, res, duration: float, fps: float) -> None:
+    """Both solve the same equations to Newton's tolerance (1e-12 of the size): poses and
+    tracked values to 1e-10, reactions, efforts and energies to 1e-9 relative."""
+    for i in range(len(study)):
+        alone = study.variant(i).solve(duration, fps)
+        got = res.result(i)
+        assert np.abs(got._r - alone._r).max() <= 1e-10
+        assert np.abs(got.track - alone.track).max() <= 1e-10
+        assert _rel(got._reaction, alone._reaction) <= 1e-9
+        assert _rel(got._energy, alone._energy) <= 1e-9
+
+
+def test_a_gear_train_over_many_turns_sweeps_as_one(monkeypatch):
+    """A spur pair driven through about 10 turns of its pinion (3 t + 2 t^2 rad over 5 s),
+    masses and an inertia varied: one batched sweep.  The gear's row takes each angle on
+    the turn its tracked value predicts, so every variant holds the ratio over all the
+    turns as its own sweep does (taking the angles on the built turn instead would break
+    the ratio after half a turn)."""
+    ran = _spy(monkeypatch)
+    m = spur_pair()
+    m.add_motion("drive", "j1", "3*t + 2*t**2")
+    study = Study(m, grid({"g2.mass": [1.0, 3.0], "g1.inertia.zz": [0.012, 0.018]}))
+    res = study.run(duration=5.0, fps=24)
+    assert ran == [(4, True)] and not res.failures
+    _equal_to_separate(study, res, 5.0, 24)
+    for i in range(len(study)):
+        got = res.result(i)
+        q1, q2 = got.track[:, 0], got.track[:, 1]        # the two axles' unwrapped angles
+        assert q1[-1] - q1[0] == pytest.approx(3 * 5 + 2 * 25, rel=1e-12)
+        np.testing.assert_allclose(q2 - q2[0], -(q1 - q1[0]) * 0.1 / 0.25, rtol=0, atol=1e-9)
+    # the variants differ where they should: the motor's torque with the inertias
+    peaks = [np.abs(res.result(i).effort("drive")).max() for i in range(len(study))]
+    assert np.ptp(peaks) > 0.1 * max(peaks)
+
+
+def test_a_pin_in_a_slot_sweeps_as_one_and_a_variant_off_its_slot_fails_alone(monkeypatch):
+    """A Scotch yoke (point on an open curve) with the crank pin's radius and the yoke's
+    mass varied: one batched sweep, each variant equal to its own; a pin radius past the
+    slot's half length runs the pin off the slot, and that variant (only) fails with its
+    separate run's message."""
+    ran = _spy(monkeypatch)
+    study = Study(scotch_yoke(), grid({"pin.position.x": [0.04, 0.06, 0.09],
+                                       "yoke.mass": [0.5, 1.5]}))
+    res = study.run(duration=0.5, fps=60)
+    assert ran == [(6, True)]
+    off = [i for i, row in enumerate(study.variants) if row["pin.position.x"] > 0.08]
+    assert sorted(res.failures) == off
+    with pytest.raises(Exception) as alone:
+        study.variant(off[0]).solve(0.5, 60)
+    assert str(alone.value) in res.failures[off[0]]
+    assert "ran off the end of the open curve" in res.failures[off[0]]
+    ok = [i for i in range(len(study)) if i not in off]
+    for i in ok:
+        alone = study.variant(i).solve(0.5, 60)
+        got = res.result(i)
+        assert np.abs(got._r - alone._r).max() <= 1e-10
+        assert _rel(got._reaction, alone._reaction) <= 1e-9
+        # the yoke follows x = r cos(theta), its pin's radius its own
+        r = study.variants[i]["pin.position.x"]
+        np.testing.assert_allclose(got.position("yoke")[:, 0],
+                                   r * np.cos(4 * np.pi * got.times), rtol=0, atol=1e-10)
+
+
+def test_a_cam_and_follower_sweeps_as_one(monkeypatch):
+    """An eccentric disc cam and a roller follower, the follower's mass and the cam's
+    mass varied: one batched sweep, each variant's lift and contact force its own sweep's
+    (the force grows with the follower's mass: gravity and inertia)."""
+    ran = _spy(monkeypatch)
+    study = Study(eccentric_cam("roller"), grid({"follower.mass": [0.2, 0.5],
+                                                 "cam.mass": [1.0, 2.0]}))
+    res = study.run(duration=0.5, fps=120)
+    assert ran == [(4, True)] and not res.failures
+    _equal_to_separate(study, res, 0.5, 120)
+    light = res.result(0).contact_force("contact")
+    heavy = res.result(2).contact_force("contact")
+    assert study.variants[2]["follower.mass"] > study.variants[0]["follower.mass"]
+    assert np.all(heavy > light)
+
+
+def test_a_geared_dynamic_study_runs_its_variants_one_by_one():
+    """Forward dynamics does not yet carry tracked values per variant in lockstep: a
+    geared study's dynamic variants run one by one, each equal to its separate run."""
+    study = Study(spur_pair(), grid({"g2.mass": [1.0, 3.0], "g1.angular_velocity.z": [20.0]}))
+    res = study.run(duration=1.0, fps=24)
+    assert not res.failures
+    for i in range(len(study)):
+        alone = study.variant(i).solve(1.0, 24)
+        got = res.result(i)
+        assert np.array_equal(got._r, alone._r) and np.array_equal(got.track, alone.track)
+        assert got.track[-1, 0] - got.track[0, 0] > 2 * np.pi          # over a turn
