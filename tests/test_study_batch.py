@@ -9,7 +9,8 @@ import pytest
 from solver import Mechanism
 from solver.study import Study, grid, latin_hypercube
 from solver.study import engine
-from solver.study.batch import batch_dynamics, stack_models
+from solver.study.batch import batch_dynamics
+from solver.study.stack import stack_models
 from solver.model.compile import compile_model
 
 from mechanisms import benchmark_chain, four_bar, rod_inertia, slider_crank
@@ -495,7 +496,7 @@ def test_long_steps_in_the_lockstep_run_still_report_progress_and_cancel():
 def test_dynamics_whose_motions_differ_run_in_lockstep(monkeypatch):
     """A pendulum on a cart shaken at 0.05 sin(omega t), omega varied: each variant's
     motion is its own function, evaluated at its own times inside the one lockstep run
-    (batch._PerVariant), and each variant equals its separate run, its steps too."""
+    (stack._PerVariant), and each variant equals its separate run, its steps too."""
     got = []
     real = engine.batch_dynamics
     monkeypatch.setattr(engine, "batch_dynamics",

@@ -287,16 +287,19 @@ class Equations:
         rule; the states ``todo`` (S,) projected, the others returned as they are.  Row
         scales ``rs`` (..., nc), column weights ``cw`` (..., 6 nb) and length scales ``L``
         broadcast against (S, ...) (a stacked model's per variant, or one model's).  Not
-        for a run at a singular position or with joints sticking (``project``).  Raises
-        LinAlgError when a state's positions do not converge."""
+        for a run at a singular position or with joints sticking (``project``).  Tracked
+        values (couplers' turns, curve contacts) are taken near ``track`` ((S, ntrack), or
+        None: as built), which then holds the projected states' own.  Raises LinAlgError
+        when a state's positions do not converge."""
         m, sc, keep = self.m, self.schur, self.keep
         f = motion_values(m, t) if self.mrows.size else np.zeros((len(t), 0, 3))
         p = p / np.linalg.norm(p, axis=-1, keepdims=True)
         rk = np.asarray(rs)[..., keep]
+        ref = self.track
 
         def residual_at(r, p):
             rg, A = body_arrays(m, r, p)[:2]
-            ev = evaluate(m, rg, A)
+            ev = evaluate(m, rg, A, ref=ref)
             res = residual(m, ev.phi, f)[:, keep]
             return np.max(np.abs(res * rk), axis=-1, initial=0.0), ev, A, res
 
@@ -322,6 +325,8 @@ class Equations:
             live &= ~converged(err, last)
         if (todo & ~converged(err, last)).any():
             raise np.linalg.LinAlgError("position projection did not converge")
+        if m.ntrack:          # the projected states' turns and contacts, for their next step
+            self.track = ev.track if ref is None else np.where(todo[:, None], ev.track, ref)
         if not sc.n:
             return r, p, v, w
         if vals is None:          # no Newton step at all: J M^-1 J^T at the (final) pose; a

@@ -1,8 +1,8 @@
 """Many variants of one mechanism in one forward-dynamics run (issue 15).
 
 The variants of a study share their topology, so their compiled models differ only in
-numbers (masses, inertias, marker points, spring rates, gravity).  ``stack_models`` puts
-those numbers on a leading variant axis, and the equations (analyses/equations.py), whose
+numbers (masses, inertias, marker points, spring rates, gravity).  ``stack_models``
+(stack.py) puts those numbers on a leading variant axis, and the equations (analyses/equations.py), whose
 kernels, force elements and J M^-1 J^T solves carry leading axes through, then evaluate
 every variant's right-hand side in one set of numpy calls: the per-call cost that dominates
 a small mechanism is paid once for all of them.
@@ -13,8 +13,9 @@ constraints (a Newton iteration per variant, masked) and its own output frames, 
 variant takes exactly the steps its separate run takes and its Result equals that run's to
 rounding. It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
 tolerances 5(4), whose first stage is each variant's last stage of its step before, as in
-its separate run; no stops, friction, couplers or curve joints, motions, applied loads and
-actuators each variant's own; the variants whose separate runs take the implicit method
+its separate run; no stops or friction; couplers and curve joints with each variant's own
+tracked values, from its own projections (``Equations.project_many``); motions, applied
+loads and actuators each variant's own; the variants whose separate runs take the implicit method
 run together in batch_implicit.py); anything else, and a projection that fails, returns None,
 and the caller runs the variants one by one, where each gets its own full treatment and its
 own error message. Long steps past the frames (an open tree, or a closed loop at rest) are
@@ -27,7 +28,6 @@ others go on.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Callable
 
 import numpy as np
@@ -44,206 +44,9 @@ from ..integrators.implicit import spectral_radii
 from ..model.compile import Model
 from ..model.results import FRAME, Result
 from ..model.state import State
+from .stack import stack_models
 
 FRAME_BYTES = 64 * 2 ** 20    # output frames kept at once before they go into the Results
-_SHARED_OK = ("marker_body", "marker_point", "marker_axes", "fixed_parts", "length_scale",
-              "motion_functions")
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.shape(a) == np.shape(b) and bool(np.array_equal(a, b))
-    try:                 # (objects that hold arrays, e.g. curves: the same objects only)
-        return bool(a == b)
-    except (ValueError, TypeError):
-        return False
-
-
-def _stack_fields(objs: list, skip: tuple = (), axes: int = 0) -> dict | None:
-    """{field: stacked array (V, 1 x axes, ...)} for the float array fields that differ
-    between the dataclasses ``objs``; None if another field differs (not the same
-    topology)."""
-    out = {}
-    for f in dataclasses.fields(objs[0]):
-        if f.name in skip:
-            continue
-        vals = [getattr(o, f.name) for o in objs]
-        if all(_same(vals[0], v) for v in vals[1:]):
-            continue
-        if all(isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.shape == vals[0].shape
-               for v in vals):
-            x = np.stack(vals)
-            out[f.name] = x.reshape(x.shape[:1] + (1,) * axes + x.shape[1:])
-        else:
-            return None
-    return out
-
-
-def _stack_groups(lists: list, axes: int) -> tuple | None:
-    """The RowGroups of each model's list (the same groups in the same order), each with
-    the numbers that differ stacked (_stack_fields); None if anything else differs."""
-    out = []
-    for gs in zip(*lists):
-        g = _stack_fields(list(gs), axes=axes)
-        if g is None:
-            return None
-        out.append(dataclasses.replace(gs[0], **g))
-    return tuple(out)
-
-
-def _same_functions(lists: list[list]) -> bool:
-    """Every list holds the same functions in the same places: the same objects, or the
-    same expression with the same constants (what pickles them)."""
-    def key(fn):
-        if fn is None:
-            return None
-        try:
-            return repr(fn.__reduce__())
-        except TypeError:          # a Python callable: the same object only
-            return id(fn)
-    first = [key(fn) for fn in lists[0]]
-    return all(len(fs) == len(first) and all(f is g or key(f) == k
-                                             for f, g, k in zip(fs, lists[0], first))
-               for fs in lists[1:])
-
-
-def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
-                 tracked: bool = False) -> Model | None:
-    """One Model whose numbers that differ between ``models`` carry a leading variant axis
-    (V, ...), for the equations of all variants at once (``axes`` more axes of length one
-    after it: (V, 1, ...) broadcasts against states (V, frames, ...)); None when they differ
-    in anything but numbers, or have features the batched run leaves to separate runs.
-    Motions and applied loads whose functions differ between the variants (a motion's or a
-    load's constant varied) get one ``_PerVariant`` function each, which evaluates every
-    variant's own at its own time (the lockstep run's times: one per variant; a sweep's one
-    time for all, ``value``), and such actuators one ``_PerVariantActuator`` each (each
-    variant's own at its own state); ``motions`` False: the motions left as the first's (a
-    sweep tabulates each variant's own); ``tracked``: couplers and curve joints too, whose
-    tracked values (their turns, contact parameters) the caller carries for each variant
-    (batch_sweep.py does; the lockstep dynamics do not yet: None for them)."""
-    m0 = models[0]
-    if any(m.limits is not None or m.frictions is not None for m in models):
-        return None
-    if not tracked and any(m.couplers is not None or m.curves is not None for m in models):
-        return None
-    if any((m.couplers is None) != (m0.couplers is None) or (m.curves is None) != (m0.curves is None)
-           for m in models):
-        return None
-    same_loads = _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
-    acts = [list(m.forces.sd_act) + list(m.forces.ts_act) for m in models]
-    same_acts = _same_functions(acts)
-    if any((a is None) != (b is None) for fs in acts[1:] for a, b in zip(fs, acts[0])):
-        return None          # an element with an actuator in some variants only
-    fm0 = m0.forces
-    top = _stack_fields(models, ("plan", "forces", "couplers", "curves") + _SHARED_OK, axes)
-    forces = _stack_fields([m.forces for m in models], ("sd_act", "ts_act", "ld_funcs"), axes)
-    if top is None or forces is None:
-        return None
-    groups = _stack_groups([m.plan.groups for m in models], axes)
-    vecs = _stack_fields([m.plan for m in models], ("groups",), axes)   # the turned vectors
-    if groups is None or vecs is None:
-        return None
-    plan = dataclasses.replace(m0.plan, groups=groups, **vecs)
-    if m0.couplers is not None:      # the couplers' coordinate rows and numbers (q0, scales)
-        coords = _stack_groups([m.couplers.coords for m in models], axes)
-        cpl = _stack_fields([m.couplers for m in models], ("coords",), axes)
-        if coords is None or cpl is None:
-            return None
-        top["couplers"] = dataclasses.replace(m0.couplers, coords=coords, **cpl)
-    if m0.curves is not None:        # the curve joints' marker frames (the curves shared)
-        crv = _stack_fields([m.curves for m in models], axes=axes)
-        if crv is None:
-            return None
-        top["curves"] = dataclasses.replace(m0.curves, **crv)
-    fm = dataclasses.replace(fm0, **forces)
-    if not same_acts:                   # each variant's own actuator at its own state
-        def own(kind: str) -> list:
-            return [None if a is None else _PerVariantActuator(
-                [getattr(m.forces, kind)[i] for m in models])
-                for i, a in enumerate(getattr(fm0, kind))]
-        fm = dataclasses.replace(fm, sd_act=own("sd_act"), ts_act=own("ts_act"))
-    if not same_loads:                  # each variant's own force at its own time
-        fm = dataclasses.replace(fm, ld_funcs=[
-            [_PerVariant([m.forces.ld_funcs[i][j] for m in models], axes)
-             for j in range(len(fs))] for i, fs in enumerate(fm0.ld_funcs)])
-    if motions and not _same_functions([m.motion_functions for m in models]):
-        top["motion_functions"] = tuple(_PerVariant([m.motion_functions[i] for m in models])
-                                        for i in range(len(m0.motion_functions)))
-    return dataclasses.replace(m0, plan=plan, forces=fm, **top)
-
-
-class _PerVariant:
-    """One motion, or one component of an applied load, of a stacked model whose function
-    differs between the variants (a constant varied): table(t) with one time per variant,
-    t (V,), evaluates each variant's own function at its own time (equal functions once
-    for all that share them); value(t), one time for all (a sweep's frame), each variant's
-    own value there, shaped (V, 1 x axes) as the stacked model's numbers are."""
-
-    def __init__(self, functions: list, axes: int = 0) -> None:
-        self.functions, self.axes = functions, axes
-        keys: dict = {}
-        for v, fn in enumerate(functions):
-            keys.setdefault(id(fn), []).append(v)
-        self.groups = [(functions[vs[0]], np.array(vs)) for vs in keys.values()]
-
-    def value(self, t: float) -> np.ndarray:
-        out = np.empty(len(self.functions))
-        for fn, vs in self.groups:
-            out[vs] = fn.value(t)
-        return out.reshape((-1,) + (1,) * self.axes)
-
-    def table(self, ts: np.ndarray) -> np.ndarray:
-        """(V, 3): f, df/dt, d2f/dt2 of variant v's function at ts[v]."""
-        ts = np.asarray(ts, dtype=float).reshape(-1)
-        if len(ts) != len(self.functions):
-            raise ValueError("a per-variant motion needs one time per variant")
-        out = np.empty((len(ts), 3))
-        for fn, vs in self.groups:
-            out[vs] = fn.table(ts[vs])
-        return out
-
-
-class _PerVariantActuator:
-    """One actuator of a stacked model whose function differs between the variants (its
-    constant varied): ``each(n)`` the n functions of a stack of n states, one per variant
-    in order (kernels/forces.py _law: the lockstep run's states, one per variant, or a
-    sweep's frame of all variants, (V, 1))."""
-
-    def __init__(self, functions: list) -> None:
-        self.functions = functions
-
-    def each(self, n: int) -> list:
-        if n != len(self.functions):
-            raise ValueError("a per-variant actuator needs one state per variant")
-        return self.functions
-
-
-def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
-    """The model of variants ``idx`` (repeats allowed) of ``stacked``, a stack_models of
-    models whose first is ``base``: its stacked numbers taken along the variant axis, the
-    shared ones as they are (a stacked field is a new array, a shared one ``base``'s
-    own).  For its constraint rows (a sweep's Newton): the force elements' per-variant
-    functions stay the whole stack's."""
-    def pick(obj, ref, skip=()):
-        ch = {f.name: getattr(obj, f.name)[idx] for f in dataclasses.fields(obj)
-              if f.name not in skip and isinstance(getattr(obj, f.name), np.ndarray)
-              and getattr(obj, f.name) is not getattr(ref, f.name)}
-        return dataclasses.replace(obj, **ch) if ch else obj
-
-    def pick_groups(gs, gs0):
-        return tuple(pick(g, g0) for g, g0 in zip(gs, gs0))
-
-    plan = dataclasses.replace(pick(stacked.plan, base.plan, ("groups",)),
-                               groups=pick_groups(stacked.plan.groups, base.plan.groups))
-    more = {}
-    if stacked.couplers is not None:
-        cp, cp0 = stacked.couplers, base.couplers
-        more["couplers"] = dataclasses.replace(pick(cp, cp0, ("coords",)),
-                                               coords=pick_groups(cp.coords, cp0.coords))
-    if stacked.curves is not None:
-        more["curves"] = pick(stacked.curves, base.curves)
-    return dataclasses.replace(pick(stacked, base, ("plan", "forces", "couplers", "curves")),
-                               plan=plan, forces=pick(stacked.forces, base.forces), **more)
 
 
 class _Row:
@@ -273,17 +76,18 @@ class _Group:
         self.st, self.method = st, method
         self.index = np.arange(len(models))          # into the run's variants
         self._alone: dict[int, Equations] = {}       # a variant's own, for its long steps
-        self._build(models, None)
+        self._build(models, None, None)
         self.frames = _Frames(self.eq, outs, F)
 
-    def _build(self, models: list[Model], ts_ref) -> None:
-        stacked = stack_models(models)
+    def _build(self, models: list[Model], ts_ref, track) -> None:
+        stacked = stack_models(models, tracked=True)
         if stacked is None:
             raise _Fallback("the variants left do not stack")
         self.models, self.stacked = models, stacked
         self.eq = eq = Equations(stacked, self.st)
         eq.ts_ref = (np.zeros((len(models), len(stacked.forces.ts_names))) if ts_ref is None
                      else ts_ref)
+        eq.track = track          # each variant's tracked values (V, ntrack): project_many's
         self.rs = np.stack([1.0 / m.row_length for m in models])               # (V, nc)
         col = np.ones((len(models), eq.nb, 6))
         col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
@@ -302,7 +106,9 @@ class _Group:
         if not mask.any():
             raise _Fallback("no variant left")
         self.index = self.index[mask]
-        self._build([m for m, k in zip(self.models, mask) if k], self.eq.ts_ref[mask])
+        track = self.eq.track
+        self._build([m for m, k in zip(self.models, mask) if k], self.eq.ts_ref[mask],
+                    None if track is None else track[mask])
         self.frames.keep(mask, self.eq)
 
     def inside(self, i: int, t0: float, t1: float, k: int, times: np.ndarray,
@@ -463,6 +269,8 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
         tree = open_tree(models[0])
+        # no long steps with tracked values to carry frame by frame (analyses/dynamics.py)
+        dense = models[0].ntrack == 0
         still = np.zeros(V, dtype=bool)      # a closed loop's last step moved no part (REST)
         # long steps past the frames, as analyses/dynamics.py takes them: the step is long,
         # the equations' fastest rate (its estimate's age, the steps to the next estimate)
@@ -482,7 +290,8 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
             # a new step (not a retry) is cut to the next frame, or runs past it when the
             # steps outgrow the frames, within the explicit method's stability
             fresh = live & np.isnan(retry)
-            cand = fresh & (tree | still) & (grow >= LONG_STEP * frame) & (grow > t_out - t)
+            cand = (fresh & dense & (tree | still) & (grow >= LONG_STEP * frame)
+                    & (grow > t_out - t))
             due = cand & (rate_age >= rate_wait)
             if due.any():
                 eps = 1e-7 * np.maximum(1.0, np.max(np.abs(y[:, :-1]), axis=-1))[:, None]
@@ -555,13 +364,14 @@ class _Frames:
         self.lam = np.zeros((V, C, m.nc))
         self.jac = np.zeros((V, C, m.nc, m.row_width))
         self.energy = np.zeros((V, C, 3))                  # potential, power, work
+        self.track = np.zeros((V, C, m.ntrack))            # tracked values (couplers, curves)
 
     def keep(self, mask: np.ndarray, eq: Equations) -> None:
         """Go on with the variants ``mask`` (V,) and their equations ``eq`` (the others'
         frames are dropped: they run alone)."""
         self.eq = eq
         self.outs = [o for o, k in zip(self.outs, mask) if k]
-        for name in ("base", "t", "state", "lam", "jac", "energy"):
+        for name in ("base", "t", "state", "lam", "jac", "energy", "track"):
             setattr(self, name, getattr(self, name)[mask])
 
     def take(self, at: np.ndarray, k: np.ndarray, t, r, p, v, w, work, parts) -> None:
@@ -582,6 +392,8 @@ class _Frames:
         self.state[i, kk] = np.concatenate([r, p, v, w, a], -1)[i]
         self.lam[i, kk], self.jac[i, kk] = lam[i], jac[i]
         self.energy[i, kk] = np.stack([np.broadcast_to(fe.potential, t.shape), power, work], -1)[i]
+        if eq.m.ntrack:                # the projection's, at this state (as dynamics.py stores)
+            self.track[i, kk] = eq.track[i]
         for j in i[(kk == self.C - 1) | (k[i] == self.F - 1)]:     # a full buffer, the end
             self.flush(int(j), int(k[j]) + 1)
 
@@ -596,4 +408,5 @@ class _Frames:
 
     def _store(self, i: int, n: int) -> None:
         self.outs[i].store_packed(int(self.base[i]), self.t[i, :n], self.state[i, :n],
-                                  self.lam[i, :n], self.jac[i, :n], self.energy[i, :n])
+                                  self.lam[i, :n], self.jac[i, :n], self.energy[i, :n],
+                                  self.track[i, :n] if self.eq.m.ntrack else None)

@@ -47,7 +47,8 @@ from ..kernels.forces import force_jacobians
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
-from .batch import _Fallback, _Group, stack_models, stacked_starts
+from .batch import _Fallback, _Group, stacked_starts
+from .stack import stack_models
 
 
 class _View(NamedTuple):

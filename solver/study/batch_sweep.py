@@ -40,7 +40,7 @@ from ..kernels.forces import body_loads, evaluate_forces
 from ..model.compile import Model
 from ..model.results import Result, ResultStack
 from ..model.state import State
-from .batch import stack_models, take_variants
+from .stack import stack_models, take_variants
 
 
 # A (variants, frames) block holds at most this many numbers in its Jacobians (1.6 MB, about
