@@ -100,8 +100,8 @@ def test_a_variant_leaves_the_implicit_lockstep_run_and_runs_alone(monkeypatch):
     real = batch_implicit._project
     count = [0]
 
-    def failing(radau, sel, t, r, p, v, w):
-        r, p, v, w, failed = real(radau, sel, t, r, p, v, w)
+    def failing(g, radau, sel, t, r, p, v, w):
+        r, p, v, w, failed = real(g, radau, sel, t, r, p, v, w)
         count[0] += 1
         if count[0] == 4:           # (the first call is the start's)
             damping = [float(radau.own(int(i)).m.forces.sd_c[0]) for i in range(len(t))]

@@ -163,14 +163,28 @@ def test_a_bead_on_a_circle_runs_in_lockstep(monkeypatch):
         assert np.ptp(ke + pe - work) <= 1e-6 * np.abs(pe).max()
 
 
-def test_stiff_geared_variants_run_one_by_one():
-    """The Radau IIA lockstep run does not carry tracked values yet: stiff geared variants
-    (the pinion on a stiff torsion spring) run one by one, each its separate run."""
+def test_stiff_geared_variants_run_in_the_radau_lockstep(monkeypatch):
+    """Stiff geared variants (the pinion on a stiff, overdamped torsion spring whose free
+    angle is 7 rad away: it winds the pinion over a turn; the wheel's inertia varied) run
+    in the Radau IIA lockstep run, each variant's gear row on its own turns from its own
+    projections; each equals its separate run to the last bit."""
+    ran = []
+    real = engine.batch_implicit
+    monkeypatch.setattr(engine, "batch_implicit", lambda models, *a: ran.append(
+        (len(models), real(models, *a))) or ran[-1][1])
     m = spur_pair()
-    m.add_torsion_spring("coil", "j1", stiffness=1e4, damping=20.0)
-    study = Study(m, grid({"g2.mass": [1.0, 3.0], "g1.angular_velocity.z": [5.0]}))
-    res = study.run(duration=0.2, fps=24)
+    m.add_torsion_spring("coil", "j1", stiffness=1e4, damping=100.0, free_angle=7.0)
+    study = Study(m, grid({"g2.inertia.zz": [0.06, 0.095]}))
+    res = study.run(duration=0.3, fps=24)
+    assert len(ran) == 1 and ran[0][0] == 2 and all(o is not None for o in ran[0][1])
     assert not res.failures and res.result(0).method.startswith("implicit")
     for i in range(len(study)):
-        alone = study.variant(i).solve(0.2, 24)
-        assert np.array_equal(res.result(i)._r, alone._r)
+        alone = study.variant(i).solve(0.3, 24)
+        got = res.result(i)
+        assert got.steps == alone.steps
+        assert np.array_equal(got._r, alone._r) and np.array_equal(got.track, alone.track)
+        assert np.array_equal(got._reaction, alone._reaction)
+    # the spring winds the pinion to its free angle, over a turn: the wheel follows
+    q1, q2 = res.result(0).track[:, 0], res.result(0).track[:, 1]
+    assert q1[-1] == pytest.approx(7.0, abs=1e-3)
+    np.testing.assert_allclose(q2 - q2[0], -(q1 - q1[0]) * 0.1 / 0.25, rtol=0, atol=1e-9)

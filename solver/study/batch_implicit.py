@@ -356,7 +356,7 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
     V, F = len(models), len(times)
     if V < 2 or len(starts) != V or st is None:
         return None
-    stacked = stack_models(models)
+    stacked = stack_models(models, tracked=True)
     if stacked is None:
         return None
     rtol = tolerance * 1e-2            # two decades under the goal, as dynamic_run's implicit path
@@ -370,6 +370,7 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
         if sysm is None:
             sysm = alone[id(m)] = Equations(m, st)
         sysm.ts_ref = g.eq.ts_ref[i].copy()
+        sysm.track = None if g.eq.track is None else g.eq.track[i].copy()
         return sysm
 
     def stages(ts: np.ndarray, Y: np.ndarray, act: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -379,12 +380,14 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
         eq = g.eq
         if Y.ndim == 3:                  # stages: each variant's model repeated s times
             if seq.get("for") is not g.models:
-                rep = stack_models([m for m in g.models for _ in range(Y.shape[1])])
+                rep = stack_models([m for m in g.models for _ in range(Y.shape[1])],
+                                   tracked=True)
                 if rep is None:
                     raise np.linalg.LinAlgError("the stages do not stack")
                 seq["eq"], seq["for"] = Equations(rep, st), g.models
             eq = seq["eq"]
             eq.ts_ref = np.repeat(g.eq.ts_ref, Y.shape[1], axis=0)
+            eq.track = None if g.eq.track is None else np.repeat(g.eq.track, Y.shape[1], axis=0)
         bad = np.zeros(len(Y), dtype=bool)
         try:
             return eq.rhs(ts.reshape(-1), Y.reshape(-1, Y.shape[-1])).reshape(Y.shape), bad
@@ -418,7 +421,7 @@ def _run(g, radau: _Radau, models: list[Model], st: Structure, times: np.ndarray
     """batch_implicit's loop: dynamic_run's implicit path for every variant of ``g``."""
     V, F = len(models), len(times)
     outs = list(g.frames.outs)
-    r, p, v, w, gone = _project(radau, np.ones(V, dtype=bool), t, r, p, v, w)
+    r, p, v, w, gone = _project(g, radau, np.ones(V, dtype=bool), t, r, p, v, w)
     if gone.any():                     # a singular start: each alone says so
         return None
     controls = [PredictiveControl(radau.order) for _ in range(V)]
@@ -439,6 +442,7 @@ def _run(g, radau: _Radau, models: list[Model], st: Structure, times: np.ndarray
     retry = np.full(V, np.nan)
     work = np.zeros(V)
     tree = open_tree(models[0])
+    dense = models[0].ntrack == 0        # (no long steps with tracked values: dynamics.py)
     still = np.zeros(V, dtype=bool)
     long = np.zeros(V, dtype=bool)
     while True:
@@ -450,7 +454,7 @@ def _run(g, radau: _Radau, models: list[Model], st: Structure, times: np.ndarray
         # a new step is cut to the next frame (PredictiveControl.trial), or runs past it
         # when the steps outgrow the frames; a retry takes the rejected step's proposal
         fresh = live & np.isnan(retry)
-        long = np.where(fresh, fresh & (tree | still) & (grow >= LONG_STEP * frame)
+        long = np.where(fresh, fresh & dense & (tree | still) & (grow >= LONG_STEP * frame)
                         & (grow > t_out - t), long)
         left = t_out - t
         trial = np.where(left <= h, left, np.where(left < 2.0 * h, 0.5 * left, h))
@@ -485,20 +489,29 @@ def _run(g, radau: _Radau, models: list[Model], st: Structure, times: np.ndarray
     return [o if i in done else None for i, o in enumerate(outs)]
 
 
-def _project(radau: _Radau, sel: np.ndarray, t, r, p, v, w):
+def _project(g, radau: _Radau, sel: np.ndarray, t, r, p, v, w):
     """Positions onto the constraints, then velocities (Equations.project), for each
     variant ``sel`` on its own equations, as its separate run projects (the stacked
     projection, Equations.project_many, rounds differently, and a stiff spring turns a
-    rounding of the positions into 1e-9 of its force); (r, p, v, w, failed): a variant whose
-    projection fails (a lock-up, a singular position) runs alone."""
+    rounding of the positions into 1e-9 of its force), its tracked values (couplers' turns,
+    curve contacts) then the group's (``g.eq.track``); (r, p, v, w, failed): a variant
+    whose projection fails (a lock-up, a singular position) runs alone."""
     r, p, v, w = (x.copy() for x in (r, p, v, w))
     failed = np.zeros(len(t), dtype=bool)
+    tracks = {}
     for i in np.flatnonzero(sel):
         try:
-            r[i], p[i], v[i], w[i] = radau.own(int(i)).project(
+            own = radau.own(int(i))
+            r[i], p[i], v[i], w[i] = own.project(
                 float(t[i]), r[i].copy(), p[i].copy(), v[i].copy(), w[i].copy())
+            tracks[i] = own.track
         except np.linalg.LinAlgError:
             failed[i] = True
+    if g.eq.m.ntrack and tracks:
+        if g.eq.track is None:
+            g.eq.track = np.zeros((len(t), g.eq.m.ntrack))
+        for i, q in tracks.items():
+            g.eq.track[i] = q
     return r, p, v, w, failed
 
 
@@ -509,7 +522,7 @@ def _accept(g, radau: _Radau, controls: list, ok, leave, expo: float, tree: bool
     proposal), the proposal past the frames, the frames inside a long step and the torsion
     springs' turns, as dynamic_run after a step."""
     r1, p1, v1, w1, work1 = g.eq.unpack(ynew)
-    r1, p1, v1, w1, gone = _project(radau, ok, t + hs, r1, p1, v1, w1)
+    r1, p1, v1, w1, gone = _project(g, radau, ok, t + hs, r1, p1, v1, w1)
     leave |= gone
     ok = ok & ~gone
     for i in np.flatnonzero(ok):

@@ -88,8 +88,7 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
     variant's own at its own state); ``motions`` False: the motions left as the first's (a
     sweep tabulates each variant's own); ``tracked``: couplers and curve joints too, whose
     tracked values (their turns, contact parameters) the caller carries for each variant
-    (batch_sweep.py and the explicit lockstep run do; batch_implicit.py does not yet: None
-    for it)."""
+    (batch_sweep.py, batch.py and batch_implicit.py do)."""
     m0 = models[0]
     if any(m.limits is not None or m.frictions is not None for m in models):
         return None
