@@ -69,9 +69,9 @@ def joint_reactions(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarra
     rows, starts = fp.reaction_rows
     g = -lam[..., rows, None] * jac[..., rows, :6]          # on body I, about its COM
     R = np.add.reduceat(g, starts, axis=-2).reshape(lam.shape[:-1] + (len(starts), 2, 3))
-    arm = np.einsum("...nij,nj->...ni", A[..., fp.bi, :, :], fp.point_i)
+    arm = np.einsum("...nij,...nj->...ni", A[..., fp.bi, :, :], fp.point_i)
     R[..., 1, :] -= cross(arm, R[..., 0, :])                # the moment about marker I
-    z = np.einsum("...nij,nj->...ni", A[..., fp.bj, :, :], fp.axes_j[:, :, 2])
+    z = np.einsum("...nij,...nj->...ni", A[..., fp.bj, :, :], fp.axes_j[..., 2])
     return R, z
 
 

@@ -241,11 +241,14 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
     return R, P, jac, A, done, it
 
 
-def _with_friction(model: Model, alg: _Algebra, fac, lam, jac, A, vg, wg):
+def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg):
     """The multipliers with each joint's friction: every coordinate moves as the motions
     make it, so each element slips the way it moves (none where it stands still: a static
     friction force is not determined there), its load the reaction with the friction
-    (friction.with_slip).  Returns (lam, Q_q (F, m))."""
+    (friction.with_slip).  ``solve_t(f)``: J^-T f for body vectors f (..., nb, 6), the kept
+    rows' multipliers; leading axes (frames; a study's variants and frames) carried
+    through.  Returns (lam, Q_q (..., m)); FrictionJam where the motions cannot drive a
+    joint."""
     vq = rates(model, jac, np.concatenate([vg, wg], axis=-1))
     e = model.frictions.element
     speed = magnitudes(model, vq)
@@ -254,7 +257,7 @@ def _with_friction(model: Model, alg: _Algebra, fac, lam, jac, A, vg, wg):
 
     def respond(Qq):
         dlam = np.zeros_like(lam)
-        dlam[:, alg.keep] = alg.solve_t(fac, body_forces(model, Qq, jac, model.nb + 1)[:, : model.nb])
+        dlam[..., keep] = solve_t(body_forces(model, Qq, jac, model.nb + 1)[..., : model.nb, :])
         return dlam, None
     # frames where an element stands still: u = d = 0, so it gets no friction
     Qq, lam, _, _ = with_slip(model, respond, lam, jac, A, vq, d, np.ones(len(e), dtype=bool))
@@ -392,7 +395,8 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
             lam[:, model.limits.rows[stop.bounds]] = -stop.Qq
         if model.frictions is not None:   # joint friction: its load is the reaction (friction.py)
             try:
-                lam, Qq = _with_friction(model, alg, fac, lam, jac, A, vg, wg)
+                lam, Qq = with_friction(model, keep, lambda f: alg.solve_t(fac, f), lam, jac,
+                                        A, vg, wg)
             except FrictionJam as exc:    # the motions cannot drive it
                 j = exc.index[0]
                 if j:                     # the block's frames before it first, then it alone

@@ -80,7 +80,7 @@ class _Group:
         self.frames = _Frames(self.eq, outs, F)
 
     def _build(self, models: list[Model], ts_ref, track) -> None:
-        stacked = stack_models(models, tracked=True)
+        stacked = stack_models(models)
         if stacked is None:
             raise _Fallback("the variants left do not stack")
         self.models, self.stacked = models, stacked

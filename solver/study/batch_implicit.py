@@ -356,7 +356,7 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
     V, F = len(models), len(times)
     if V < 2 or len(starts) != V or st is None:
         return None
-    stacked = stack_models(models, tracked=True)
+    stacked = stack_models(models)
     if stacked is None:
         return None
     rtol = tolerance * 1e-2            # two decades under the goal, as dynamic_run's implicit path
@@ -380,8 +380,7 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
         eq = g.eq
         if Y.ndim == 3:                  # stages: each variant's model repeated s times
             if seq.get("for") is not g.models:
-                rep = stack_models([m for m in g.models for _ in range(Y.shape[1])],
-                                   tracked=True)
+                rep = stack_models([m for m in g.models for _ in range(Y.shape[1])])
                 if rep is None:
                     raise np.linalg.LinAlgError("the stages do not stack")
                 seq["eq"], seq["for"] = Equations(rep, st), g.models

@@ -14,10 +14,12 @@ It covers the common case: dense J (up to MIN_BANDED kept rows); redundant rows,
 planar loop of revolutes has, with the least-norm multipliers sweep.py gives them; each
 variant's own motions, tabulated for it; spring-dampers, torsion springs, actuators and
 applied loads a frame at a time for all variants, as sweep.py takes them, each variant's
-own functions where their constants differ (study/batch.py stack_models); couplers and
+own functions where their constants differ (study/stack.py stack_models); couplers and
 curve joints with each variant's tracked values (the couplers' turns, the contact
-parameters) predicted from its own last frame, as sweep.py predicts them; no stops or
-friction.  Anything else returns None, and the caller sweeps the variants
+parameters) predicted from its own last frame, as sweep.py predicts them; stops (a
+compliant one's force, a rigid one a motion drives through: that variant leaves the batch
+there) and joint friction (its load the reaction, a jam cutting the block as sweep.py
+cuts its own).  Anything else returns None, and the caller sweeps the variants
 one by one, where each gets its own full treatment and error message.  A variant that
 cannot solve a frame (a lock-up, a singular position: a study of a range often reaches
 past what the mechanism can do) leaves the batch there, and the others go on; the caller
@@ -32,11 +34,13 @@ import numpy as np
 from ..algebra.banded import MIN_BANDED
 from ..algebra.newton import COND_LIMIT, converged, step_pose
 from ..analyses.structure import Structure
-from ..base.errors import SolverCancelled
-from ..analyses.sweep import BLOCK_MAX, motion_table, next_block, smooth_prefix
+from ..base.errors import FrictionJam, SolverCancelled
+from ..analyses.friction import body_forces, rates
+from ..analyses.stops import gaps, tolerance
+from ..analyses.sweep import BLOCK_MAX, motion_table, next_block, smooth_prefix, with_friction
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
-from ..kernels.forces import body_loads, evaluate_forces
+from ..kernels.forces import body_loads, evaluate_forces, stop_forces
 from ..model.compile import Model
 from ..model.results import Result, ResultStack
 from ..model.state import State
@@ -68,7 +72,7 @@ def batch_sweep(models: list[Model], st: Structure, starts: list[State],
     keep = st.keep
     if len(keep) > MIN_BANDED or len(keep) != 6 * m0.nb:
         return None
-    sm = stack_models(models, axes=1, motions=False, tracked=True)
+    sm = stack_models(models, axes=1, motions=False, switched=True)
     if sm is None or not m0.nb:
         return None
     tables = [motion_table(m, times) for m in models]     # each variant's own motions
@@ -112,7 +116,24 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     q0 = (evaluate(sm, *body_arrays(sm, r0[:, None], p0[:, None])[:2]).track
           if sm.ntrack else np.zeros((V, 1, 0)))                                  # (V, 1, nt)
     k0, size = 0, 1
+    gone = None                       # variants that leave the batch at frame k0
     while k0 < n:
+        if gone is not None:          # the batch goes on without them; their sweeps say why
+            if gone.all():
+                raise _Fail("no variant left")
+            solved = ~gone
+            alive = alive[solved]
+            sm = stack_models([models[i] for i in alive], axes=1, motions=False,
+                              switched=True)
+            if sm is None:
+                raise _Fail("the variants left do not stack")
+            V = len(alive)
+            rs, cw, L, blen, r0, p0, ts_ref, fv, q0 = (
+                x[solved] for x in (rs, cw, L, blen, r0, p0, ts_ref, fv, q0))
+            if prev is not None:
+                prev = prev[:1] + tuple(x[solved] for x in prev[1:])
+            outs.keep(solved)
+            gone = None
         ks = np.arange(k0, min(k0 + size, n))
         tried = len(ks)
         if prev is None:
@@ -148,19 +169,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
                 continue
             if not solved.any():
                 raise _Fail("a frame no variant's Newton solves here")
-            # the variants that cannot solve this frame (a lock-up, a singular position)
-            # leave the batch, which goes on without them; their own sweeps say why
-            alive = alive[solved]
-            sm = stack_models([models[i] for i in alive], axes=1, motions=False,
-                              tracked=True)
-            if sm is None:
-                raise _Fail("the variants left do not stack")
-            V = len(alive)
-            rs, cw, L, blen, r0, p0, ts_ref, fv, q0 = (
-                x[solved] for x in (rs, cw, L, blen, r0, p0, ts_ref, fv, q0))
-            if prev is not None:
-                prev = prev[:1] + tuple(x[solved] for x in prev[1:])
-            outs.keep(solved)
+            gone = ~solved        # (a lock-up, a singular position)
             continue
         ks, R, P, jac, A, Jinv, f = ks[:m], R[:, :m], P[:, :m], jac[:, :m], A[:, :m], Jinv[:, :m], f[:, :m]
         nu = np.zeros((V, m, nc))
@@ -188,6 +197,11 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         # inverse dynamics: J^T lambda = Q - M a
         Q, Iw = body_loads(sm, Ag, wg)
         pot, pnc = np.zeros((V, m)), np.zeros((V, m))
+        vel = np.concatenate([vg, wg], axis=-1)
+        stop = stop_forces(sm, evq.phi[:, :m], jac, vel) if sm.limits is not None else None
+        if stop is not None:    # compliant stops the motions push into: their force (sweep.py)
+            Q = Q + stop.Q[..., :nb, :]
+            pnc = pnc + stop.power
         if not sm.forces.empty:  # force elements frame by frame, as sweep.py (torsion turns)
             for j in range(m):
                 at = slice(j, j + 1)
@@ -200,7 +214,25 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         Ma = np.concatenate([sm.body_mass[..., None] * Ac, (Iw @ Al[..., None])[..., 0]], -1)
         lam = np.zeros((V, m, nc))
         Fnet = (Q - Ma).reshape(V, m, -1)
-        lam[..., keep] = (np.swapaxes(Jinv, -1, -2) @ Fnet[..., None])[..., 0]
+        JinvT = np.swapaxes(Jinv, -1, -2)
+        lam[..., keep] = (JinvT @ Fnet[..., None])[..., 0]
+        if stop is not None:              # read as the limit's force (Result.limit)
+            lam[..., sm.limits.rows[stop.bounds]] = -stop.Qq
+        if sm.frictions is not None:      # joint friction: its load is the reaction (sweep.py)
+            try:
+                lam, Qq = with_friction(
+                    sm, keep, lambda F: (JinvT @ F.reshape(V, m, -1)[..., None])[..., 0], lam,
+                    jac, Ag, vg, wg)
+            except FrictionJam as exc:    # the motions cannot drive a joint of variant v
+                v, j = exc.index[:2]
+                if j:                     # the block's frames before it first
+                    size = j
+                else:                     # it leaves here; its own sweep names the jam
+                    gone = np.arange(V) == v
+                continue
+            Fnet = Fnet + body_forces(sm, Qq, jac, nb + 1)[..., :nb, :].reshape(V, m, -1)
+            pnc = pnc + np.sum(Qq * rates(sm, jac, vel), axis=-1)
+            outs._friction[:, ks[0]: ks[-1] + 1] = Qq
         if st.redundant.size:   # least-norm joint multipliers with the same forces (sweep.py)
             J = global_jacobian(sm, jac)
             lam[..., kept_joint] = 0.0
@@ -222,10 +254,17 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
                    else (np.zeros((V, 0)), np.zeros((V, 0))))
         prev = (times[ks[-1]], R[:, -1], P[:, -1], Vv[:, -1], W[:, -1], Ac[:, -1], Al[:, -1],
                 (Ac[:, -1] - a0) / dt, (Al[:, -1] - al0) / dt, q1, qd1)
+        if sm.limits is not None:   # a motion that drives a rigid stop through: that variant
+            tol = np.stack([tolerance(models[i]) for i in alive])[:, None]    # leaves here,
+            past = (gaps(sm, evq.phi[:, :m]) < -tol) & ~sm.limits.compliant    # its own sweep
+            if past.any():                                                      # says where
+                gone = past.any(axis=(-2, -1))
         k0 = int(ks[-1]) + 1
         if progress is not None and progress(V * k0 // n) is False:
             raise SolverCancelled("design study cancelled", float(times[k0 - 1]))
         size = next_block(k0, m, tried, iters, size, biggest)
+    if gone is not None:              # the last block's leavers
+        alive = alive[~gone]
     left = set(alive.tolist())
     return [o if i in left else None for i, o in enumerate(results)]
 

@@ -14,8 +14,9 @@ The batched runs take the variants whose models differ only in numbers and in th
 functions of their motions, loads and actuators (study/batch.py ``stack_models``): forward
 dynamics in lockstep (stiff variants by Radau IIA, study/batch_implicit.py, the others by
 the explicit method), kinematic sweeps in blocks (study/batch_sweep.py); couplers and
-curve joints included, each variant's tracked values its own; runs with stops or friction
-still go one by one: giving them a variant axis is the next step.
+curve joints included, each variant's tracked values its own; stops and friction in sweeps
+(no events there); forward dynamics with stops or friction (events: impacts, sticking)
+still goes one by one: giving it a variant axis is the next step.
 The contract stays: one Outcome per variant, in the batch's order, with a Result (or a
 failure reason) per variant.
 """

@@ -21,6 +21,8 @@ _SHARED_OK = ("marker_body", "marker_point", "marker_axes", "fixed_parts", "leng
 def _same(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return np.shape(a) == np.shape(b) and bool(np.array_equal(a, b))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     try:                 # (objects that hold arrays, e.g. curves: the same objects only)
         return bool(a == b)
     except (ValueError, TypeError):
@@ -76,7 +78,7 @@ def _same_functions(lists: list[list]) -> bool:
 
 
 def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
-                 tracked: bool = False) -> Model | None:
+                 switched: bool = False) -> Model | None:
     """One Model whose numbers that differ between ``models`` carry a leading variant axis
     (V, ...), for the equations of all variants at once (``axes`` more axes of length one
     after it: (V, 1, ...) broadcasts against states (V, frames, ...)); None when they differ
@@ -86,16 +88,15 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
     variant's own at its own time (the lockstep run's times: one per variant; a sweep's one
     time for all, ``value``), and such actuators one ``_PerVariantActuator`` each (each
     variant's own at its own state); ``motions`` False: the motions left as the first's (a
-    sweep tabulates each variant's own); ``tracked``: couplers and curve joints too, whose
-    tracked values (their turns, contact parameters) the caller carries for each variant
-    (batch_sweep.py, batch.py and batch_implicit.py do)."""
+    sweep tabulates each variant's own).  Couplers and curve joints are stacked too: their
+    tracked values (turns, contact parameters) are run state each caller carries for each
+    variant.  ``switched``: stops and friction too (a sweep's: no events), the stops the
+    same in every variant, the friction elements' marker points and axes stacked."""
     m0 = models[0]
-    if any(m.limits is not None or m.frictions is not None for m in models):
+    if not switched and any(m.limits is not None or m.frictions is not None for m in models):
         return None
-    if not tracked and any(m.couplers is not None or m.curves is not None for m in models):
-        return None
-    if any((m.couplers is None) != (m0.couplers is None) or (m.curves is None) != (m0.curves is None)
-           for m in models):
+    if any(any((getattr(m, f) is None) != (getattr(m0, f) is None) for m in models)
+           for f in ("couplers", "curves", "limits", "frictions")):
         return None
     same_loads = _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
     acts = [list(m.forces.sd_act) + list(m.forces.ts_act) for m in models]
@@ -103,7 +104,8 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
     if any((a is None) != (b is None) for fs in acts[1:] for a, b in zip(fs, acts[0])):
         return None          # an element with an actuator in some variants only
     fm0 = m0.forces
-    top = _stack_fields(models, ("plan", "forces", "couplers", "curves") + _SHARED_OK, axes)
+    top = _stack_fields(models, ("plan", "forces", "couplers", "curves", "limits", "frictions")
+                        + _SHARED_OK, axes)
     forces = _stack_fields([m.forces for m in models], ("sd_act", "ts_act", "ld_funcs"), axes)
     if top is None or forces is None:
         return None
@@ -123,6 +125,16 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
         if crv is None:
             return None
         top["curves"] = dataclasses.replace(m0.curves, **crv)
+    if m0.limits is not None:        # a stop's numbers are its own, never a study's, but
+        lim = _stack_fields([m.limits for m in models], axes=axes)     # the speed below which
+        if lim is None or set(lim) - {"rest_speed"}:                    # it rests scales with
+            return None                                                 # the parts (dynamics)
+        top["limits"] = dataclasses.replace(m0.limits, **lim)
+    if m0.frictions is not None:     # the joints' marker points and axes may differ
+        fr = _stack_fields([m.frictions for m in models], axes=axes)
+        if fr is None or set(fr) - {"point_i", "axes_i", "axes_j"}:
+            return None
+        top["frictions"] = dataclasses.replace(m0.frictions, **fr)
     fm = dataclasses.replace(fm0, **forces)
     if not same_acts:                   # each variant's own actuator at its own state
         def own(kind: str) -> list:
@@ -210,5 +222,8 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
                                                coords=pick_groups(cp.coords, cp0.coords))
     if stacked.curves is not None:
         more["curves"] = pick(stacked.curves, base.curves)
-    return dataclasses.replace(pick(stacked, base, ("plan", "forces", "couplers", "curves")),
+    if stacked.frictions is not None:
+        more["frictions"] = pick(stacked.frictions, base.frictions)
+    return dataclasses.replace(pick(stacked, base, ("plan", "forces", "couplers", "curves",
+                                                    "frictions")),
                                plan=plan, forces=pick(stacked.forces, base.forces), **more)

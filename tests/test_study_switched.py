@@ -1,0 +1,140 @@
+"""Design studies of fully driven mechanisms with stops and joint friction (issue 15): their
+kinematic sweeps run as one batched sweep (solver/study/batch_sweep.py), a compliant
+stop's force and each joint's friction computed for every variant and frame at once; a
+variant whose motion drives a rigid stop through, or whose friction jams, leaves the batch
+there and fails with its own sweep's message while the others finish together."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from solver import Mechanism
+from solver.study import Study, engine, grid
+
+from mechanisms import G, slider_crank
+from test_compliant_stops import dropped_block
+
+
+def _spy(monkeypatch) -> list:
+    """[(variants, which finished in the batch)] of each batched sweep."""
+    ran = []
+    real = engine.batch_sweep
+
+    def spy(models, *args):
+        out = real(models, *args)
+        ran.append((len(models), None if out is None else [o is not None for o in out]))
+        return out
+    monkeypatch.setattr(engine, "batch_sweep", spy)
+    return ran
+
+
+def _rel(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
+
+
+def crosshead(mu: float) -> Mechanism:
+    """tests/mechanisms.py's slider-crank (crank 0.8 m, rod 1 m, slider 5 kg) at 20 rad/s,
+    dry friction mu on the slider's guide."""
+    m = slider_crank(r=0.8, l=1.0, omega=20.0, masses=(1.0, 1.0, 5.0))
+    m.add_friction("dry", "slide", static=mu, dynamic=mu, transition_speed=1e-6)
+    return m
+
+
+def test_a_dry_crosshead_sweeps_as_one_and_a_jamming_variant_fails_alone(monkeypatch):
+    """Crank radii 0.3, 0.5 and 0.8 m at mu 0.9: the rod leans at most asin(r / l), past
+    the friction angle (tan > 1 / 0.9) only at 0.8 m, whose friction jams there; it leaves
+    the batch and fails with its separate sweep's message, the frame its own.  The other
+    two finish together, each equal to its separate sweep, its friction opposing the
+    slider's motion with the size mu times the guide's reaction."""
+    ran = _spy(monkeypatch)
+    study = Study(crosshead(0.9), grid({"crank_A.position.x": [0.3, 0.5, 0.8],
+                                        "slider.mass": [5.0, 8.0]}))
+    res = study.run(duration=0.5, fps=100)
+    jam = [i for i, row in enumerate(study.variants) if row["crank_A.position.x"] == 0.8]
+    assert len(ran) == 1 and ran[0][0] == 6
+    assert [not ok for ok in ran[0][1]] == [i in jam for i in range(6)]
+    assert sorted(res.failures) == jam
+    for i in jam:
+        with pytest.raises(Exception) as alone:
+            study.variant(i).solve(0.5, 100)
+        assert "jam at t = " in res.failures[i] and str(alone.value) in res.failures[i]
+    for i in (i for i in range(6) if i not in jam):
+        alone = study.variant(i).solve(0.5, 100)
+        got = res.result(i)
+        assert np.abs(got._r - alone._r).max() <= 1e-10
+        assert _rel(got.friction("dry"), alone.friction("dry")) <= 1e-9
+        assert _rel(got.effort("drive"), alone.effort("drive")) <= 1e-9
+        assert _rel(got._reaction, alone._reaction) <= 1e-9
+        v = got.velocity("slider")[:, 0]
+        moving = np.abs(v) > 1e-6
+        assert np.all(got.friction("dry")[moving] * v[moving] < 0.0)
+
+
+def test_a_compliant_stop_pushed_into_sweeps_as_one(monkeypatch):
+    """The block pressed down through its compliant floor (test_compliant_stops.py), its
+    mass varied: one batched sweep; each variant's stop force is the closed form
+    k delta^n + c(delta) delta' (the same in every variant: the motion sets delta) and its
+    motion's effort m g minus it."""
+    ran = _spy(monkeypatch)
+    m = dropped_block(h=0.01, k=1e5, n=1.5, c=50.0, d=1e-3)
+    m.add_motion("press", "drop", "0.01 - 0.1*t", coordinate="slide")
+    study = Study(m, grid({"block.mass": [1.0, 2.0, 4.0]}))
+    res = study.run(duration=0.2, fps=100)
+    assert ran == [(3, [True] * 3)] and not res.failures
+    for i, row in enumerate(study.variants):
+        r = res.result(i)
+        delta = np.maximum(0.1 * r.times - 0.01, 0.0)
+        s = np.clip(delta / 1e-3, 0.0, 1.0)
+        push = 1e5 * delta ** 1.5 + 50.0 * s * s * (3.0 - 2.0 * s) * 0.1
+        np.testing.assert_allclose(r.limit("floor"), push, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(r.effort("press"), row["block.mass"] * G - push, rtol=1e-9)
+
+
+def test_a_variant_driven_through_a_rigid_stop_fails_alone(monkeypatch):
+    """A hinge turned at w rad/s (w varied: 0.4, 0.8, 1.2) against a rigid stop at
+    0.5 rad, 1 s at 24 fps: the two faster variants reach it at frames 15 and 10 and pass
+    it at the next, leave the batch and fail with their own sweeps' messages (the frame
+    where each passes); the slowest finishes."""
+    ran = _spy(monkeypatch)
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, inertia=(0.01, 0.01, 0.01))
+    m.add_marker("o", "ground")
+    m.add_marker("a", "arm")
+    m.add_joint("pin", "revolute", "a", "o")
+    m.add_motion("turn", "pin", "w*t", constants={"w": 1.0})
+    m.add_limit("stop", "pin", lower=-1.0, upper=0.5)
+    study = Study(m, grid({"turn.w": [0.4, 0.8, 1.2], "arm.mass": [1.0, 2.0]}))
+    res = study.run(duration=1.0, fps=24)
+    fast = [i for i, row in enumerate(study.variants) if row["turn.w"] > 0.5]
+    assert len(ran) == 1 and [not ok for ok in ran[0][1]] == [i in fast for i in range(6)]
+    assert sorted(res.failures) == fast
+    for i in fast:
+        w = study.variants[i]["turn.w"]
+        frame = math.floor(0.5 / w * 24) + 1        # (at 0.5 / w exactly, it is at the stop)
+        assert f"(frame {frame})" in res.failures[i] and "limit 'stop'" in res.failures[i]
+        with pytest.raises(Exception) as alone:
+            study.variant(i).solve(1.0, 24)
+        assert str(alone.value) in res.failures[i]
+    for i in (i for i in range(6) if i not in fast):
+        alone = study.variant(i).solve(1.0, 24)
+        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
+        assert _rel(res.result(i).effort("turn"), alone.effort("turn")) <= 1e-10
+
+
+def test_friction_markers_that_differ_between_variants_stack(monkeypatch):
+    """The guide's friction marker moved along the slide in some variants (the friction's
+    marker point, where its reaction is taken, differs: stacked with the variants): one
+    batched sweep, each variant's friction its separate sweep's."""
+    ran = _spy(monkeypatch)
+    study = Study(crosshead(0.3), grid({"slider_rail.position.x": [0.0, 0.05],
+                                        "slider.mass": [5.0, 8.0]}))
+    res = study.run(duration=0.5, fps=100)
+    assert ran == [(4, [True] * 4)] and not res.failures
+    for i in range(len(study)):
+        alone = study.variant(i).solve(0.5, 100)
+        got = res.result(i)
+        assert np.abs(got._r - alone._r).max() <= 1e-10
+        assert _rel(got.friction("dry"), alone.friction("dry")) <= 1e-9
