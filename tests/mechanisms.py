@@ -169,6 +169,21 @@ def benchmark_chain(n: int = 5, gravity=(0.0, 0.0, -G)) -> Mechanism:
 
 
 # ---------------------------------------------------------------- mass on a rail
+def driven_wheel(expression: str, constants: dict | None = None, *, part: str = "wheel",
+                 joint: str = "axle", motion: str = "spin", inertia=(0.1, 0.1, 0.1),
+                 gravity=(0.0, 0.0, 0.0)) -> Mechanism:
+    """A 1 kg part on a revolute joint about world z at the origin (markers "O" on the
+    ground, "hub" on the part), turned by a motion ``expression`` (rad) with ``constants``."""
+    m = Mechanism(gravity=gravity)
+    m.add_part("ground", fixed=True)
+    m.add_part(part, mass=1.0, inertia=inertia)
+    m.add_marker("O", "ground")
+    m.add_marker("hub", part)
+    m.add_joint(joint, "revolute", "hub", "O")
+    m.add_motion(motion, joint, expression, constants=constants or {})
+    return m
+
+
 def rail_slider(axis="x", *, part: str = "slider", mass: float = 1.0, inertia=None,
                 position=(0.0, 0.0, 0.0), velocity=(0.0, 0.0, 0.0), rail=(0.0, 0.0, 0.0),
                 anchor=None, spring: str | None = "spring", gravity=(0.0, 0.0, -G),

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from mechanisms import driven_wheel
 from solver import Mechanism, MechanismError, SolverError
 
 G = 9.81
@@ -136,13 +137,8 @@ def test_motion_driven_through_a_stop_stops_the_sweep() -> None:
     """A hinge driven at 1 rad/s with a stop at 0.5 rad: the sweep stops at the first frame
     past it (frame 13 at 24 fps: 13/24 > 0.5), naming the limit, the joint and the bound,
     with the frames before kept."""
-    m = Mechanism(gravity=(0.0, 0.0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("arm", mass=1.0, inertia=(0.01, 0.01, 0.01))
-    m.add_marker("o", "ground")
-    m.add_marker("a", "arm")
-    m.add_joint("pin", "revolute", "a", "o")
-    m.add_motion("turn", "pin", "t")
+    m = driven_wheel("t", part="arm", joint="pin", motion="turn", inertia=(0.01, 0.01, 0.01),
+                     gravity=(0.0, 0.0, -G))
     m.add_limit("stop", "pin", lower=-1.0, upper=0.5)
     with pytest.raises(SolverError, match=r"limit 'stop': joint 'pin' past its upper bound 0.5 rad "
                                           r"at t = 0.541667 s \(frame 13\)") as info:

@@ -14,7 +14,7 @@ import pickle
 import numpy as np
 import pytest
 
-from mechanisms import PI, benchmark_chain, pendulum, slider_crank
+from mechanisms import PI, benchmark_chain, driven_wheel, pendulum, slider_crank
 from solver import (Mechanism, MechanismError, SolverCancelled, SolverError, Study, StudyError,
                     grid, latin_hypercube)
 from solver.analyses.run import settings
@@ -132,13 +132,7 @@ def test_expression_constants_force_constants_and_gravity_as_parameters() -> Non
         ref = by_hand(row["kick.w"], row["kick.F"], row["gravity.z"]).solve(times=[0.0, 0.1, 0.2, 0.3])
         same_run(res.result(i), ref, ("bob",), ("pin",))
     # a motion's constant: the wheel's speed
-    c = Mechanism()
-    c.add_part("ground", fixed=True)
-    c.add_part("wheel", mass=1.0, inertia=(0.1, 0.1, 0.1))
-    c.add_marker("O", "ground")
-    c.add_marker("hub", "wheel")
-    c.add_joint("axle", "revolute", "hub", "O")
-    c.add_motion("spin", "axle", "omega*t", constants={"omega": 1.0})
+    c = driven_wheel("omega*t", {"omega": 1.0})
     res = c.study({"spin.omega": [1.0, 2.0]}, times=[0.0, 0.5])
     assert np.allclose(res.summary["max axle angle"], [0.5, 1.0], rtol=1e-12)
     assert np.allclose(res.summary["peak effort spin"], 0.0, atol=1e-12)

@@ -13,7 +13,7 @@ import pytest
 from solver import Mechanism
 from solver.study import Study, engine, grid
 
-from mechanisms import G, slider_crank
+from mechanisms import G, driven_wheel, slider_crank
 from test_compliant_stops import dropped_block
 
 
@@ -98,13 +98,8 @@ def test_a_variant_driven_through_a_rigid_stop_fails_alone(monkeypatch):
     it at the next, leave the batch and fail with their own sweeps' messages (the frame
     where each passes); the slowest finishes."""
     ran = _spy(monkeypatch)
-    m = Mechanism(gravity=(0.0, 0.0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("arm", mass=1.0, inertia=(0.01, 0.01, 0.01))
-    m.add_marker("o", "ground")
-    m.add_marker("a", "arm")
-    m.add_joint("pin", "revolute", "a", "o")
-    m.add_motion("turn", "pin", "w*t", constants={"w": 1.0})
+    m = driven_wheel("w*t", {"w": 1.0}, part="arm", joint="pin", motion="turn",
+                     inertia=(0.01, 0.01, 0.01), gravity=(0.0, 0.0, -G))
     m.add_limit("stop", "pin", lower=-1.0, upper=0.5)
     study = Study(m, grid({"turn.w": [0.4, 0.8, 1.2], "arm.mass": [1.0, 2.0]}))
     res = study.run(duration=1.0, fps=24)
