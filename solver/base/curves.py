@@ -303,9 +303,12 @@ class Curve:
             object.__setattr__(self, key, value)
         object.__setattr__(self, "_sx", self.evaluate(su, 0)[0])
         self._sx.flags.writeable = False
-        # |x|^2 of the candidates: |p - x|^2 = |p|^2 - 2 p . x + |x|^2 ranks them by one product
-        object.__setattr__(self, "_sxx", np.einsum("ij,ij->i", self._sx, self._sx))
-        self._sxx.flags.writeable = False
+        # |p - x|^2 = |p|^2 - 2 p . x + |x|^2 ranks the candidates by one product with -2 x^T
+        # (contiguous) and one sum in place
+        for key, value in (("_sxx", np.einsum("ij,ij->i", self._sx, self._sx)),
+                           ("_sx_2", np.ascontiguousarray(-2.0 * self._sx.T))):
+            value.flags.writeable = False
+            object.__setattr__(self, key, value)
 
     def __setattr__(self, key: str, value: Any) -> None:
         raise AttributeError(f"curve {self.name!r} is read-only")
@@ -453,7 +456,8 @@ class Curve:
             best = np.empty(len(p), dtype=int)
             chunk = max(1, 2 ** 22 // len(self._su))
             for a in range(0, len(p), chunk):   # |p - x|^2 less |p|^2, the same for a row
-                d2 = self._sxx - 2.0 * (p[a:a + chunk] @ self._sx.T)
+                d2 = p[a:a + chunk] @ self._sx_2
+                d2 += self._sxx
                 best[a:a + chunk] = np.argmin(d2, axis=1)
             u0, w = self._su[best], 2.0 * self._sdu[best]
         else:
