@@ -309,3 +309,34 @@ def test_a_stiff_study_runs_its_variants_together(blender, extension, monkeypatc
         times=sm.timeline.times, tolerance=1e-6)
     assert "Radau" in ref.result(0).method and not table.failures
     same_table(table, ref)
+
+
+def test_a_gear_ratio_study_through_the_panel(blender, extension) -> None:
+    """Couple's gear (radii from the discs' meshes) offers its ratio to the Study picker;
+    Run Study over two ratios gives the solver's own table of the scene, and Bake Variant
+    of the second bakes gear 2 turning -1/ratio times gear 1's drive while the gear object's
+    own settings stay as designed."""
+    bpy = blender
+    mods = _mods(extension)
+    d = bs.gear_pair(bpy)
+    name = f"{d['gear'].name}.ratio"
+    names, _ = mods.study.parameter_choices(bpy.context.scene)
+    assert name in names
+    st = bpy.context.scene.mechanism.study
+    st.pick_1 = name
+    st.start_1, st.stop_1, st.count_1 = 2.0, 4.0, 2
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    sm = mods.reader.read_scene(bpy.context.scene)
+    ref = mods.solver.Study(sm.mech, mods.solver.grid({name: [2.0, 4.0]})).run(
+        times=sm.timeline.times)
+    table = mods.study.stored_table(st)
+    assert not table.failures
+    same_table(table, ref)
+    before = design(bpy)
+    st.row_index = 1
+    assert bpy.ops.mechanism.study_bake() == {"FINISHED"}
+    assert design(bpy) == before
+    frames, _, q1 = bs.baked_pose(d["g1"])
+    _, _, q2 = bs.baked_pose(d["g2"])
+    turn = [np.unwrap(2.0 * np.arctan2(q[:, 3], q[:, 0])) for q in (q1, q2)]
+    np.testing.assert_allclose(turn[1] - turn[1][0], -(turn[0] - turn[0][0]) / 4.0, atol=2e-6)

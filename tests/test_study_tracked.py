@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.study import Study, engine, grid
+from solver import Mechanism, StudyError
+from solver.study import Study, engine, grid, parameter_names
 
 from test_couplers import spur_pair
 from test_curve_joints import bead, eccentric_cam, scotch_yoke
@@ -188,3 +189,91 @@ def test_stiff_geared_variants_run_in_the_radau_lockstep(monkeypatch):
     q1, q2 = res.result(0).track[:, 0], res.result(0).track[:, 1]
     assert q1[-1] == pytest.approx(7.0, abs=1e-3)
     np.testing.assert_allclose(q2 - q2[0], -(q1 - q1[0]) * 0.1 / 0.25, rtol=0, atol=1e-9)
+
+
+def screw_nut(hand: str = "left") -> Mechanism:
+    """A revolute shaft turned 10 turns a second drives a nut on a prismatic guide parallel
+    to it through a 5 mm lead screw (test_couplers.py's two-joint screw)."""
+    m = Mechanism(gravity=(0, 0, 0))
+    m.add_part("ground", fixed=True)
+    m.add_part("shaft", mass=0.5, inertia=(1e-3, 1e-3, 1e-4))
+    m.add_part("nut", mass=0.1, inertia=(1e-4, 1e-4, 1e-4), position=(0.05, 0, 0))
+    m.add_marker("bearing", "ground")
+    m.add_marker("journal", "shaft")
+    m.add_joint("spin", "revolute", "journal", "bearing")
+    m.add_marker("way", "ground", position=(0.05, 0, 0))
+    m.add_marker("slider", "nut")
+    m.add_joint("guide", "prismatic", "slider", "way")
+    m.add_screw("lead", "spin", pitch=0.005, slide_joint="guide", hand=hand)
+    m.add_motion("turn", "spin", f"{2 * np.pi * 10} * t")
+    return m
+
+
+def test_a_gear_ratio_and_a_screw_pitch_are_study_parameters(monkeypatch):
+    """A gear's ratio (its pitch radii r_1, r_2 r_1 / r_1 with r_1 kept, as the tooth
+    force needs) and a screw's pitch vary like any parameter: each variant re-added
+    through add_gear / add_screw (the mesh, the hand and the joints as built), the
+    variants swept as one, the wheel turning -theta_1 / ratio and the nut advancing
+    -pitch per turn (left-handed); each equal to its separate sweep; the tooth force each
+    variant's own; a ratio of zero is refused naming the variant."""
+    ran = _spy(monkeypatch)
+    m = spur_pair()
+    m.add_motion("drive", "j1", "3*t")
+    assert [n for n in parameter_names(m) if n.startswith("mesh.")] == ["mesh.ratio"]
+    study = Study(m, grid({"mesh.ratio": [1.5, 2.5, 4.0]}))
+    res = study.run(duration=1.0, fps=24)
+    assert ran == [(3, True)] and not res.failures
+    for i, row in enumerate(study.variants):
+        got, alone = res.result(i), study.variant(i).solve(1.0, 24)
+        q1, q2 = got.track[:, 0] - got.track[0, 0], got.track[:, 1] - got.track[0, 1]
+        np.testing.assert_allclose(q2, -q1 / row["mesh.ratio"], rtol=0, atol=1e-12)
+        assert np.abs(got._r - alone._r).max() <= 1e-12
+        np.testing.assert_allclose(got.tooth_force("mesh"), alone.tooth_force("mesh"),
+                                   rtol=1e-10, atol=1e-12)
+    assert study.variant(0).couplers["mesh"].radii == (0.1, 0.15000000000000002)
+    ran.clear()
+    study = Study(screw_nut(), grid({"lead.pitch": [0.002, 0.005, 0.01]}))
+    res = study.run(duration=0.5, fps=50)
+    assert ran == [(3, True)] and not res.failures
+    for i, row in enumerate(study.variants):
+        got = res.result(i)
+        np.testing.assert_allclose(got.position("nut")[:, 2], -row["lead.pitch"] * 10 * got.times,
+                                   rtol=0, atol=1e-12)
+    with pytest.raises(StudyError, match=r"variant 1: mesh.ratio = 0: gear 'mesh': ratio must "
+                                         r"be positive"):
+        Study(m, grid({"mesh.ratio": [1.0, 0.0]}))
+    with pytest.raises(StudyError, match=r"gear 'mesh' has no parameter 'teeth'; its "
+                                         r"parameters: ratio"):
+        Study(m, grid({"mesh.teeth": [1.0]}))
+
+
+def test_every_coupler_kind_reads_its_parameters_and_rebuilds_itself():
+    """Each coupler kind's study parameters read back their design values (what the Study
+    panel shows), and a variant given those values re-adds the coupler with the same rows
+    (the mesh, the hand, the joints and the coordinates as built)."""
+    from solver.study.params import make_variant, resolve
+    from test_io_addon import io
+    design_value = io("study_table").design_value
+    m = screw_nut("right")
+    m.add_part("pinion", mass=0.2, inertia=(1e-4, 1e-4, 2e-4), position=(0.0, 0.3, 0.0))
+    m.add_marker("p_axle", "ground", position=(0.0, 0.3, 0.0))
+    m.add_marker("p_hub", "pinion")
+    m.add_joint("p_pin", "revolute", "p_hub", "p_axle")
+    m.add_rack_pinion("teeth", "p_pin", "guide", pitch_radius=0.04)
+    m.add_coupler("link", ["p_pin", "spin"], [1.0, -0.3])
+    m.add_gear("inner", "spin", "p_pin", teeth=(20, 60), mesh="internal")
+    want = {"lead.pitch": 0.005, "teeth.pitch_radius": 0.04, "link.scale1": 1.0,
+            "link.scale2": -0.3, "inner.ratio": 3.0}
+    names = [n for n in parameter_names(m) if n.split(".")[0] in ("lead", "teeth", "link", "inner")]
+    assert names == ["lead.pitch", "teeth.pitch_radius", "link.scale1", "link.scale2",
+                     "inner.ratio"]
+    for name, value in want.items():
+        p = resolve(m, name)
+        assert design_value(m, p) == pytest.approx(value, rel=1e-15)
+        again = make_variant(m, [p], [value], 0)
+        for k in ("lead", "teeth", "link", "inner"):
+            a, b = again.couplers[k], m.couplers[k]
+            assert a.kind == b.kind and [t[:2] for t in a.terms] == [t[:2] for t in b.terms]
+            sa = np.array([t[2] for t in a.terms])
+            sb = np.array([t[2] for t in b.terms])
+            np.testing.assert_allclose(sa / sa[0], sb / sb[0], rtol=1e-15)

@@ -181,6 +181,8 @@ def design_value(builder: Any, param: Any) -> float | None:
             table, name = shared_constants(builder)[param.index][0]
             return float(getattr(builder, table)[name].constants[param.index])
         item = getattr(builder, param.table)[param.item]
+        if param.table == "couplers":           # a gear's ratio, a screw's pitch ...
+            return float(item.parameter(param.field))
         if param.field == "constant":
             return float(item.constants[param.index])
         v = getattr(item, param.field)

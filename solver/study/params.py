@@ -14,6 +14,10 @@ longest item name that fits is taken) or ``gravity.<axis>``:
   motion, force       a named constant of its expression (``add_motion(..., "omega*t",
                       constants={"omega": 6.0})`` -> "<motion>.omega"), and so a spring's
                       or torsion spring's of its actuator
+  gear                ratio (r_2 / r_1; with pitch radii, r_1 kept)
+  rack and pinion     pitch_radius (m)
+  screw               pitch (m per turn)
+  coupler             scale1, scale2 (, scale3)
   gravity             gravity.x|y|z (an item named "gravity" takes precedence)
   constants           constants.<name>: a named constant in every motion, force and
                       spring whose expression uses it, all at once (as the Blender
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
@@ -86,6 +91,8 @@ def item_fields(builder: Builder, table: str, item: str) -> list[str]:
         return list(_TORSION) + list(builder.torsion_springs[item].constants)
     if table in ("motions", "loads"):
         return list(getattr(builder, table)[item].constants)
+    if table == "couplers":
+        return builder.couplers[item].parameters
     return []
 
 
@@ -158,6 +165,8 @@ def resolve(builder: Builder, name: Any) -> Parameter:
                          + (f"; the named constants are: {', '.join(shared)}" if shared else ""))
     if found:
         _, table, kind, item = max(found)
+        if table == "couplers":          # a gear, a rack and pinion, a screw, a coupler
+            kind = builder.couplers[item].kind.replace("-", " ")
         fields = item_fields(builder, table, item)
         if table == "parts" and builder.parts[item].fixed:
             why = f"part {item!r} is fixed: it has no parameters"
@@ -292,8 +301,34 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
         consts = {**old.constants, **{p.index: v for p, v in changes}}
         _readd(b, table, item, lambda: b.add_force(item, old.marker, old.source[0], old.source[1],
                                                    old.frame, constants=consts))
+    elif table == "couplers":
+        _readd(b, table, item, lambda: _add_coupler(b, item, old, {p.field: v for p, v in changes}))
     else:                                     # resolve() lets no other table through
         raise AssertionError(table)
+
+
+def _add_coupler(b: Builder, name: str, old: Any, new: dict[str, float]) -> None:
+    """Add coupler ``name`` again as ``old`` (vocabulary/couplers.py) with the parameters
+    ``new`` (Coupler.parameters), through the Builder's add_* (which validates them): a
+    gear's mesh (external: the scales' signs agree) and pitch radii (the first kept), a
+    screw's hand and joints, a coupler's joints and coordinates as they were."""
+    (j1, _, s1), (j2, _, s2) = old.terms[:2]
+    if old.kind == "gear":
+        ratio, mesh = new["ratio"], "external" if s1 * s2 > 0.0 else "internal"
+        if not ratio > 0.0:          # (as itself, not as the second pitch radius it makes)
+            raise MechanismError(f"gear {name!r}: ratio must be positive, got {ratio}")
+        how = (dict(radii=(old.radii[0], old.radii[0] * ratio)) if old.radii
+               else dict(ratio=ratio))
+        b.add_gear(name, j1, j2, mesh=mesh, pressure_angle=math.degrees(old.pressure_angle),
+                   **how)
+    elif old.kind == "rack-and-pinion":          # terms: the rack's slide, the pinion's angle
+        b.add_rack_pinion(name, j2, j1, new["pitch_radius"])
+    elif old.kind == "screw":                    # terms: the slide, then the angle
+        b.add_screw(name, j2, new["pitch"], None if j1 == j2 else j1,
+                    "right" if s2 < 0.0 else "left")
+    else:
+        scales = [new.get(f"scale{k + 1}", t[2]) for k, t in enumerate(old.terms)]
+        b.add_coupler(name, [t[0] for t in old.terms], scales, [t[1] for t in old.terms])
 
 
 def _readd(b: Builder, table: str, item: str, add: Callable[[], None]) -> None:

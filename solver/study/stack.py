@@ -114,9 +114,10 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
     if groups is None or vecs is None:
         return None
     plan = dataclasses.replace(m0.plan, groups=groups, **vecs)
-    if m0.couplers is not None:      # the couplers' coordinate rows and numbers (q0, scales)
+    if m0.couplers is not None:      # the couplers' coordinate rows and numbers (q0, scales;
+        #                              the pitch radii are the Results' own models')
         coords = _stack_groups([m.couplers.coords for m in models], axes)
-        cpl = _stack_fields([m.couplers for m in models], ("coords",), axes)
+        cpl = _stack_fields([m.couplers for m in models], ("coords", "radii"), axes)
         if coords is None or cpl is None:
             return None
         top["couplers"] = dataclasses.replace(m0.couplers, coords=coords, **cpl)

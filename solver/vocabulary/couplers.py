@@ -41,6 +41,27 @@ class Coupler:
     radii: tuple[float, float] | None = None    # gears: pitch radii (m), for the tooth force
     pressure_angle: float = math.radians(20.0)  # gears: rad
 
+    @property
+    def parameters(self) -> list[str]:
+        """The numbers a design study may vary (study/params.py): a gear's ratio r_2 / r_1,
+        a rack's pitch radius (m), a screw's pitch (m per turn), a coupler's scales."""
+        if self.kind == "gear":
+            return ["ratio"]
+        if self.kind == "rack-and-pinion":
+            return ["pitch_radius"]
+        if self.kind == "screw":
+            return ["pitch"]
+        return [f"scale{k + 1}" for k in range(len(self.terms))]
+
+    def parameter(self, field: str) -> float:
+        """The value of the parameter ``field`` (one of ``parameters``) as built."""
+        s = [t[2] for t in self.terms]
+        values = {"gear": {"ratio": abs(s[1] / s[0])},
+                  "rack-and-pinion": {"pitch_radius": -s[1]},
+                  "screw": {"pitch": 2.0 * math.pi * abs(s[1])}}.get(
+                      self.kind, {f"scale{k + 1}": x for k, x in enumerate(s)})
+        return values[field]
+
 
 def _positive(value: Any, what: str) -> float:
     x = number(value, what)
