@@ -123,6 +123,24 @@ def test_planetary_train_against_willis(general: bool) -> None:
     assert np.abs(wrap(turn_z(r, "planet") - (-2.0 * th_c))).max() < 1e-10     # w_p = -2 w_c
 
 
+def screw_nut(hand: str = "right", pitch: float = 0.005) -> Mechanism:
+    """A revolute shaft turned 10 turns a second drives a nut on a prismatic guide parallel
+    to it through a lead screw of ``pitch`` m per turn (the screw's two-joint form)."""
+    m = Mechanism(gravity=(0, 0, 0))
+    m.add_part("ground", fixed=True)
+    m.add_part("shaft", mass=0.5, inertia=(1e-3, 1e-3, 1e-4))
+    m.add_part("nut", mass=0.1, inertia=(1e-4, 1e-4, 1e-4), position=(0.05, 0, 0))
+    m.add_marker("bearing", "ground")
+    m.add_marker("journal", "shaft")
+    m.add_joint("spin", "revolute", "journal", "bearing")
+    m.add_marker("way", "ground", position=(0.05, 0, 0))
+    m.add_marker("slider", "nut")
+    m.add_joint("guide", "prismatic", "slider", "way")
+    m.add_screw("lead", "spin", pitch=pitch, slide_joint="guide", hand=hand)
+    m.add_motion("turn", "spin", f"{TAU * 10} * t")
+    return m
+
+
 @pytest.mark.parametrize("hand", ["right", "left"])
 def test_screw_advance_per_turn(hand: str) -> None:
     """A nut on a cylindrical joint with a 5 mm lead, turned 20 turns (10 per s): it
@@ -140,19 +158,7 @@ def test_screw_advance_per_turn(hand: str) -> None:
     r = m.solve(duration=2.0, fps=50)
     np.testing.assert_allclose(r.position("nut")[:, 2], sign * 0.005 * 10 * r.times, atol=1e-12)
     # two joints: a revolute shaft and a nut on a prismatic guide parallel to it
-    m = Mechanism(gravity=(0, 0, 0))
-    m.add_part("ground", fixed=True)
-    m.add_part("shaft", mass=0.5, inertia=(1e-3, 1e-3, 1e-4))
-    m.add_part("nut", mass=0.1, inertia=(1e-4, 1e-4, 1e-4), position=(0.05, 0, 0))
-    m.add_marker("bearing", "ground")
-    m.add_marker("journal", "shaft")
-    m.add_joint("spin", "revolute", "journal", "bearing")
-    m.add_marker("way", "ground", position=(0.05, 0, 0))
-    m.add_marker("slider", "nut")
-    m.add_joint("guide", "prismatic", "slider", "way")
-    m.add_screw("lead", "spin", pitch=0.005, slide_joint="guide", hand=hand)
-    m.add_motion("turn", "spin", f"{TAU * 10} * t")
-    r = m.solve(duration=2.0, fps=50)
+    r = screw_nut(hand).solve(duration=2.0, fps=50)
     np.testing.assert_allclose(r.position("nut")[:, 2], sign * 0.005 * 10 * r.times, atol=1e-12)
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver import Mechanism, StudyError
+from solver import StudyError
 from solver.study import Study, engine, grid, parameter_names
 
-from test_couplers import spur_pair
+from test_couplers import screw_nut, spur_pair
 from test_curve_joints import bead, eccentric_cam, scotch_yoke
 
 
@@ -191,24 +191,6 @@ def test_stiff_geared_variants_run_in_the_radau_lockstep(monkeypatch):
     np.testing.assert_allclose(q2 - q2[0], -(q1 - q1[0]) * 0.1 / 0.25, rtol=0, atol=1e-9)
 
 
-def screw_nut(hand: str = "left") -> Mechanism:
-    """A revolute shaft turned 10 turns a second drives a nut on a prismatic guide parallel
-    to it through a 5 mm lead screw (test_couplers.py's two-joint screw)."""
-    m = Mechanism(gravity=(0, 0, 0))
-    m.add_part("ground", fixed=True)
-    m.add_part("shaft", mass=0.5, inertia=(1e-3, 1e-3, 1e-4))
-    m.add_part("nut", mass=0.1, inertia=(1e-4, 1e-4, 1e-4), position=(0.05, 0, 0))
-    m.add_marker("bearing", "ground")
-    m.add_marker("journal", "shaft")
-    m.add_joint("spin", "revolute", "journal", "bearing")
-    m.add_marker("way", "ground", position=(0.05, 0, 0))
-    m.add_marker("slider", "nut")
-    m.add_joint("guide", "prismatic", "slider", "way")
-    m.add_screw("lead", "spin", pitch=0.005, slide_joint="guide", hand=hand)
-    m.add_motion("turn", "spin", f"{2 * np.pi * 10} * t")
-    return m
-
-
 def test_a_gear_ratio_and_a_screw_pitch_are_study_parameters(monkeypatch):
     """A gear's ratio (its pitch radii r_1, r_2 r_1 / r_1 with r_1 kept, as the tooth
     force needs) and a screw's pitch vary like any parameter: each variant re-added
@@ -232,7 +214,7 @@ def test_a_gear_ratio_and_a_screw_pitch_are_study_parameters(monkeypatch):
                                    rtol=1e-10, atol=1e-12)
     assert study.variant(0).couplers["mesh"].radii == (0.1, 0.15000000000000002)
     ran.clear()
-    study = Study(screw_nut(), grid({"lead.pitch": [0.002, 0.005, 0.01]}))
+    study = Study(screw_nut("left"), grid({"lead.pitch": [0.002, 0.005, 0.01]}))
     res = study.run(duration=0.5, fps=50)
     assert ran == [(3, True)] and not res.failures
     for i, row in enumerate(study.variants):
