@@ -14,6 +14,11 @@ Cases (shared/docs/benchmarks.md mechanisms):
 - slider-crank payload: a press on the slider, -P sin(2 pi t), its amplitude P varied
   (50-500 N, a force expression's constant: each variant its own function), the motor's
   peak torque per variant; batched sweeps.
+- dry crosshead: the slider-crank with dry friction (mu 0.3) on its guide, crank radius
+  (0.08-0.12 m) and slider mass (0.3-0.8 kg) on a 10 x 10 grid, 1 s at 240 fps; batched
+  sweeps with the friction for every variant and frame at once.
+- gear ratio: a spur pair driven through 10 turns, its ratio varied (1.5-4, a coupler's
+  parameter), 5 s at 24 fps; batched sweeps, each variant's turns tracked.
 - governor, stiff: the flyball governor of bench_governor.py (a 1e6 N/m sleeve spring), its
   spring rate varied (5e5-2e6 N/m, a fifth as many variants), 1 s at 24 fps: each variant
   stiff, so Radau IIA, the variants in lockstep (solver/study/batch_implicit.py).
@@ -47,10 +52,26 @@ from bench_governor import governor  # noqa: E402
 from bench_kinematics import slider_crank  # noqa: E402
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402
+from solver import Mechanism  # noqa: E402
 from solver.study import Study, grid, latin_hypercube  # noqa: E402
 
 N = 10
 BAR_TOLERANCE = 5e-5    # bench_peers' ours@bar for this chain: energy error <= 1e-6 (issue 16)
+
+
+def gear_pair() -> Mechanism:
+    """Two gears on ground-fixed axles (pitch radii 0.1 and 0.25 m), the pinion driven
+    through 10 turns in 5 s (3 t + 2 t^2 rad) against the wheel's inertia."""
+    m = Mechanism(gravity=(0.0, 0.0, -9.81))
+    m.add_part("ground", fixed=True)
+    for k, (x, inertia) in enumerate(((0.0, (0.01, 0.01, 0.02)), (0.35, (0.05, 0.05, 0.08))), 1):
+        m.add_part(f"g{k}", mass=1.0 + k, inertia=inertia, position=(x, 0.0, 0.0))
+        m.add_marker(f"axle{k}", "ground", position=(x, 0.0, 0.0))
+        m.add_marker(f"hub{k}", f"g{k}")
+        m.add_joint(f"j{k}", "revolute", f"hub{k}", f"axle{k}")
+    m.add_gear("mesh", "j1", "j2", radii=(0.1, 0.25))
+    m.add_motion("drive", "j1", "3*t + 2*t**2")
+    return m
 
 
 def timed(fn):
@@ -156,6 +177,23 @@ def main() -> None:
                  f"{len(res.failures)} failed"))
     if sep is not None:
         rows.append(("slider-crank payload", "ours: one by one", sep, one, sep, ""))
+
+    # a dry crosshead (joint friction, its load the guide's reaction): crank radius x
+    # slider mass; and a gear train's ratio (a coupler's parameter, its turns tracked)
+    m = slider_crank()
+    m.add_friction("dry", "slide", static=0.3, dynamic=0.3, transition_speed=1e-6)
+    study = Study(m, grid({"c1.position.x": np.linspace(0.08, 0.12, k),
+                           "slider.mass": np.linspace(0.3, 0.8, k)}))
+    one, _, wall, res, sep = time_study(study, a.quick, 1.0, 240)
+    rows.append((f"dry crosshead {k}x{k}", "ours: study", wall, one, sep,
+                 f"{len(res.failures)} failed"))
+    if sep is not None:
+        rows.append((f"dry crosshead {k}x{k}", "ours: one by one", sep, one, sep, ""))
+    study = Study(gear_pair(), grid({"mesh.ratio": np.linspace(1.5, 4.0, V)}))
+    one, _, wall, res, sep = time_study(study, a.quick, 5.0, 24)
+    rows.append(("gear ratio", "ours: study", wall, one, sep, f"{len(res.failures)} failed"))
+    if sep is not None:
+        rows.append(("gear ratio", "ours: one by one", sep, one, sep, ""))
 
     # stiff: the flyball governor's sleeve spring rate varied (Radau IIA in lockstep)
     Vs = max(2, V // 5)
