@@ -15,6 +15,7 @@ from solver.study import Study, engine, grid
 
 from mechanisms import G, driven_wheel, slider_crank
 from test_compliant_stops import dropped_block
+from test_limits import door
 
 
 def _spy(monkeypatch) -> list:
@@ -133,3 +134,33 @@ def test_friction_markers_that_differ_between_variants_stack(monkeypatch):
         got = res.result(i)
         assert np.abs(got._r - alone._r).max() <= 1e-10
         assert _rel(got.friction("dry"), alone.friction("dry")) <= 1e-9
+
+
+def test_doors_onto_a_compliant_stop_run_in_lockstep(monkeypatch):
+    """A door pulled shut onto a compliant stop (a force, no events: test_compliant_stops.py),
+    its mass and the closer's damping varied: the explicit lockstep run takes every
+    variant, each equal to its separate run (its stop force too), each coming to rest
+    where the stop balances the closer, k_s (-theta) = k_c (theta - theta_0)."""
+    from solver.study import engine as eng
+    ran = []
+    real = eng.batch_dynamics
+
+    def spy(models, *a, **k):
+        out = real(models, *a, **k)
+        ran.append((len(models), out is not None and all(o is not None for o in out)))
+        return out
+    monkeypatch.setattr(eng, "batch_dynamics", spy)
+    th0, kc, ks = math.radians(-20.0), 20.0, 500.0
+    m = door(kc, opened=60.0, closer_damping=5.0, stiffness=ks, exponent=1.0, damping=20.0,
+             penetration=0.001)
+    study = Study(m, grid({"door.mass": [8.0, 12.0], "closer.damping": [4.0, 6.0]}))
+    res = study.run(duration=8.0, fps=50, tolerance=1e-7)
+    assert ran == [(4, True)] and not res.failures
+    expect = kc * th0 / (kc + ks)
+    for i in range(len(study)):
+        got, alone = res.result(i), study.variant(i).solve(8.0, 50, tolerance=1e-7)
+        assert got.method == alone.method and got.steps == alone.steps
+        assert np.abs(got._r - alone._r).max() <= 1e-12
+        assert _rel(got.limit("stop"), alone.limit("stop")) <= 1e-10
+        q = got.orientation("door")[-1]
+        assert 2 * math.atan2(q[3], q[0]) == pytest.approx(expect, rel=1e-4)

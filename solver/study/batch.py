@@ -13,7 +13,8 @@ constraints (a Newton iteration per variant, masked) and its own output frames, 
 variant takes exactly the steps its separate run takes and its Result equals that run's to
 rounding. It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
 tolerances 5(4), whose first stage is each variant's last stage of its step before, as in
-its separate run; no stops or friction; couplers and curve joints with each variant's own
+its separate run; no friction or rigid stops (compliant stops are forces: no events);
+couplers and curve joints with each variant's own
 tracked values, from its own projections (``Equations.project_many``); motions, applied
 loads and actuators each variant's own; the variants whose separate runs take the implicit method
 run together in batch_implicit.py); anything else, and a projection that fails, returns None,
@@ -80,7 +81,7 @@ class _Group:
         self.frames = _Frames(self.eq, outs, F)
 
     def _build(self, models: list[Model], ts_ref, track) -> None:
-        stacked = stack_models(models)
+        stacked = stack_models(models, switched=True)     # (batch_dynamics: compliant stops)
         if stacked is None:
             raise _Fallback("the variants left do not stack")
         self.models, self.stacked = models, stacked
@@ -241,6 +242,9 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
     rtol = tolerance * 1e-1
     if method == "implicit":       # (stiff variants: batch_implicit.py)
         return None
+    m0 = models[0]
+    if m0.frictions is not None or (m0.limits is not None and not m0.limits.compliant.all()):
+        return None                # events (impacts, sticking): each variant's own run
     stepper = explicit_method(rtol)              # as each separate run chooses it
     outs = [Result.empty(m, times, "dynamic") for m in models]
     for o in outs:
@@ -269,8 +273,9 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         retry = np.full(V, np.nan)                     # a rejected step's next size
         work = np.zeros(V)
         tree = open_tree(models[0])
-        # no long steps with tracked values to carry frame by frame (analyses/dynamics.py)
-        dense = models[0].ntrack == 0
+        # no long steps with tracked values to carry frame by frame or stops to watch
+        # (analyses/dynamics.py)
+        dense = models[0].ntrack == 0 and models[0].limits is None
         still = np.zeros(V, dtype=bool)      # a closed loop's last step moved no part (REST)
         # long steps past the frames, as analyses/dynamics.py takes them: the step is long,
         # the equations' fastest rate (its estimate's age, the steps to the next estimate)

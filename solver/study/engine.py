@@ -15,8 +15,9 @@ functions of their motions, loads and actuators (study/batch.py ``stack_models``
 dynamics in lockstep (stiff variants by Radau IIA, study/batch_implicit.py, the others by
 the explicit method), kinematic sweeps in blocks (study/batch_sweep.py); couplers and
 curve joints included, each variant's tracked values its own; stops and friction in sweeps
-(no events there); forward dynamics with stops or friction (events: impacts, sticking)
-still goes one by one: giving it a variant axis is the next step.
+(no events there), compliant stops in the explicit lockstep run (forces, no events);
+forward dynamics with rigid stops or friction (events: impacts, sticking) still goes one
+by one: giving it a variant axis is the next step.
 The contract stays: one Outcome per variant, in the batch's order, with a Result (or a
 failure reason) per variant.
 """
