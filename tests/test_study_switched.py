@@ -16,6 +16,7 @@ from solver.study import Study, engine, grid
 from mechanisms import G, driven_wheel, slider_crank
 from test_compliant_stops import dropped_block
 from test_limits import door
+from test_study_tracked import _spy_dynamics
 
 
 def _spy(monkeypatch) -> list:
@@ -141,15 +142,7 @@ def test_doors_onto_a_compliant_stop_run_in_lockstep(monkeypatch):
     its mass and the closer's damping varied: the explicit lockstep run takes every
     variant, each equal to its separate run (its stop force too), each coming to rest
     where the stop balances the closer, k_s (-theta) = k_c (theta - theta_0)."""
-    from solver.study import engine as eng
-    ran = []
-    real = eng.batch_dynamics
-
-    def spy(models, *a, **k):
-        out = real(models, *a, **k)
-        ran.append((len(models), out is not None and all(o is not None for o in out)))
-        return out
-    monkeypatch.setattr(eng, "batch_dynamics", spy)
+    ran = _spy_dynamics(monkeypatch)
     th0, kc, ks = math.radians(-20.0), 20.0, 500.0
     m = door(kc, opened=60.0, closer_damping=5.0, stiffness=ks, exponent=1.0, damping=20.0,
              penetration=0.001)
