@@ -41,9 +41,8 @@ from ..analyses.structure import Structure, open_tree
 from ..base.rotations import congruence, quat_multiply
 from ..integrators.control import PredictiveControl
 from ..integrators.implicit import (NEWTON_KAPPA, NEWTON_MAX, REFRESH_RATE, RadauIIA,
-                                   lagrange_basis)
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian
-from ..kernels.forces import force_jacobians
+                                   all_force_jacobians, lagrange_basis)
+from ..kernels.constraints import RowEval, body_arrays, evaluate, global_jacobian
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
@@ -139,9 +138,9 @@ class _Radau:
         """A new Jacobian (implicit.py ``Jacobian``) for the variants ``rows`` (their
         separate runs keep none): at the predicted middle of the step, or at its start on
         the first step.  The kept constraint rows J, the mass matrix M and the quaternion
-        maps E of all variants at once on the stacked model; the force Jacobians K, C each
-        on its variant's own model (kernels/forces.py takes one state; a stacked model has
-        no compliant stops, whose Jacobians Jacobian adds)."""
+        maps E of all variants at once on the stacked model; the force Jacobians K, C (and
+        the compliant stops') each on its variant's own model (kernels/forces.py takes one
+        state)."""
         if not rows.size:
             return
         rk, m, nb = self.rk, eq.m, eq.nb
@@ -150,7 +149,8 @@ class _Radau:
         r, p, v, w, _ = eq.unpack(ya)
         pn = p / np.linalg.norm(p, axis=-1, keepdims=True)
         rg, A, vg, wg = body_arrays(m, r, pn, v, w)
-        J = global_jacobian(m, evaluate(m, rg, A, ref=eq.track).jac)[:, eq.keep]
+        ev = evaluate(m, rg, A, ref=eq.track)
+        J = global_jacobian(m, ev.jac)[:, eq.keep]
         Iw = congruence(A[:, :nb], m.body_inertia)
         mass = np.broadcast_to(m.body_mass, (len(t), nb))
         M = np.zeros((len(rows), nb, 6, nb, 6))
@@ -164,8 +164,9 @@ class _Radau:
                                  for e in np.eye(3)], -2)
         for i in rows:
             own = self.own(int(i))
-            self.K[i], self.C[i] = force_jacobians(own.m, ta[i], rg[i], A[i], vg[i], wg[i],
-                                                   own.ts_ref)
+            self.K[i], self.C[i] = all_force_jacobians(
+                own.m, ta[i], rg[i], A[i], vg[i], wg[i], own.ts_ref,
+                RowEval(ev.phi[i], ev.jac[i], None, None, None))
         self.has_jac[rows], self.fresh[rows], self.h_fact[rows] = True, True, np.nan
 
     def _factors(self, rows: np.ndarray, h, failed: np.ndarray) -> None:
@@ -356,7 +357,10 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
     V, F = len(models), len(times)
     if V < 2 or len(starts) != V or st is None:
         return None
-    stacked = stack_models(models)
+    m0 = models[0]
+    if m0.frictions is not None or (m0.limits is not None and not m0.limits.compliant.all()):
+        return None                # events (impacts, sticking): each variant's own run
+    stacked = stack_models(models, switched=True)
     if stacked is None:
         return None
     rtol = tolerance * 1e-2            # two decades under the goal, as dynamic_run's implicit path
@@ -380,7 +384,8 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
         eq = g.eq
         if Y.ndim == 3:                  # stages: each variant's model repeated s times
             if seq.get("for") is not g.models:
-                rep = stack_models([m for m in g.models for _ in range(Y.shape[1])])
+                rep = stack_models([m for m in g.models for _ in range(Y.shape[1])],
+                                   switched=True)
                 if rep is None:
                     raise np.linalg.LinAlgError("the stages do not stack")
                 seq["eq"], seq["for"] = Equations(rep, st), g.models
@@ -441,7 +446,8 @@ def _run(g, radau: _Radau, models: list[Model], st: Structure, times: np.ndarray
     retry = np.full(V, np.nan)
     work = np.zeros(V)
     tree = open_tree(models[0])
-    dense = models[0].ntrack == 0        # (no long steps with tracked values: dynamics.py)
+    # (no long steps with tracked values or stops: dynamics.py)
+    dense = models[0].ntrack == 0 and models[0].limits is None
     still = np.zeros(V, dtype=bool)
     long = np.zeros(V, dtype=bool)
     while True:
