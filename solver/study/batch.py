@@ -137,9 +137,9 @@ class _Group:
         """Positions onto Phi = 0, then velocities onto J v = nu, for the variants
         ``todo`` (V,) (the others are returned as they are): all at once, or with compliant
         stops each on its own equations as its separate run projects (the stacked
-        projection's banded solve rounds differently: 5e-13 m on the chain of 10 after 2 s,
-        which a stiff stop's force, dF/dx = 5e4 N/m at 1e6 N/m^1.5, would magnify to
-        about 1e-10 of it)."""
+        projection's Newton rounds differently from the separate run's: 5e-13 m on the
+        chain of 10 after 2 s, which a stiff stop's force, dF/dx = 5e4 N/m at
+        1e6 N/m^1.5, would magnify to about 1e-10 of it)."""
         eq = self.eq
         if self.stacked.limits is None:
             return eq.project_many(t, r, p, v, w, todo, self.rs, self.cw, self.L)
