@@ -293,7 +293,7 @@ class Equations:
         when a state's positions do not converge."""
         m, sc, keep = self.m, self.schur, self.keep
         f = motion_values(m, t) if self.mrows.size else np.zeros((len(t), 0, 3))
-        p = p / np.linalg.norm(p, axis=-1, keepdims=True)
+        p = p / np.sqrt((p * p) @ _ONES4)[..., None]      # (as project: the same bits)
         rk = np.asarray(rs)[..., keep]
         ref = self.track
 

@@ -11,7 +11,7 @@ a small mechanism is paid once for all of them.
 lockstep, each with its own time, step size and step control, its own projection onto its
 constraints (a Newton iteration per variant, masked) and its own output frames, so each
 variant takes exactly the steps its separate run takes and its Result equals that run's to
-rounding. It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
+the last bit. It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
 tolerances 5(4), whose first stage is each variant's last stage of its step before, as in
 its separate run; no friction or rigid stops (compliant stops are forces: no events);
 couplers and curve joints with each variant's own
@@ -135,24 +135,9 @@ class _Group:
 
     def project(self, t, r, p, v, w, todo: np.ndarray):
         """Positions onto Phi = 0, then velocities onto J v = nu, for the variants
-        ``todo`` (V,) (the others are returned as they are): all at once, or with compliant
-        stops each on its own equations as its separate run projects (the stacked
-        projection's Newton rounds differently from the separate run's: 5e-13 m on the
-        chain of 10 after 2 s, which a stiff stop's force, dF/dx = 5e4 N/m at
-        1e6 N/m^1.5, would magnify to about 1e-10 of it)."""
-        eq = self.eq
-        if self.stacked.limits is None:
-            return eq.project_many(t, r, p, v, w, todo, self.rs, self.cw, self.L)
-        r, p, v, w = (x.copy() for x in (r, p, v, w))
-        for i in np.flatnonzero(todo):
-            own = self.own(int(i))
-            r[i], p[i], v[i], w[i] = own.project(float(t[i]), r[i].copy(), p[i].copy(),
-                                                 v[i].copy(), w[i].copy())
-            if own.track is not None:
-                if eq.track is None:
-                    eq.track = np.zeros((len(t), len(own.track)))
-                eq.track[i] = own.track
-        return r, p, v, w
+        ``todo`` (V,) (the others are returned as they are): Equations.project_many, each
+        variant's Newton giving the bits of its separate run's projection."""
+        return self.eq.project_many(t, r, p, v, w, todo, self.rs, self.cw, self.L)
 
     def own(self, i: int) -> Equations:
         """Variant i's own equations (its model's), with its run state (torsion springs'
