@@ -17,11 +17,10 @@ whose h or Jacobian changed; the simplified Newton iterations, masked per varian
 that converged or failed stops changing); the constraint rows and mass matrices of new
 Jacobians.  Per variant: the force Jacobians K, C (kernels/forces.py takes one state), the
 controller's few scalar operations, the scalars that numpy's array arithmetic rounds
-differently from the separate run's scalar arithmetic (complex h / lambda, powers), and
-the projection after each step, on the variant's own equations (Equations.project): the
-stacked projection (Equations.project_many) rounds differently, and a stiff spring turns
-that rounding of the positions into its force (the governor's reactions: 3e-9 relative
-after 1 s).
+differently from the separate run's scalar arithmetic (complex h / lambda, powers).  The
+projection after each step is stacked (Equations.project_many, which gives each variant
+the bits of its separate run's projection: it normalizes the quaternions as
+Equations.project does; before, the governor's reactions parted by 3e-9 relative in 1 s).
 
 A variant that would leave the separate run's common path (its step collapsing, a singular
 position, a projection that fails) leaves the lockstep run (None in its place) and runs
@@ -495,14 +494,17 @@ def _run(g, radau: _Radau, models: list[Model], st: Structure, times: np.ndarray
 
 
 def _project(g, radau: _Radau, sel: np.ndarray, t, r, p, v, w):
-    """Positions onto the constraints, then velocities (Equations.project), for each
-    variant ``sel`` on its own equations, as its separate run projects (the stacked
-    projection, Equations.project_many, rounds differently, and a stiff spring turns a
-    rounding of the positions into 1e-9 of its force), its tracked values (couplers' turns,
-    curve contacts) then the group's (``g.eq.track``); (r, p, v, w, failed): a variant
-    whose projection fails (a lock-up, a singular position) runs alone."""
-    r, p, v, w = (x.copy() for x in (r, p, v, w))
+    """Positions onto the constraints, then velocities, for the variants ``sel``: all at
+    once (Equations.project_many, whose Newton gives each variant the bits of its separate
+    run's projection, its tracked values kept in ``g.eq.track``), or, where one fails,
+    each on its own equations (Equations.project) to tell which; (r, p, v, w, failed): a
+    variant whose projection fails (a lock-up, a singular position) runs alone."""
     failed = np.zeros(len(t), dtype=bool)
+    try:
+        return g.project(t, r, p, v, w, sel) + (failed,)
+    except np.linalg.LinAlgError:
+        pass
+    r, p, v, w = (x.copy() for x in (r, p, v, w))
     tracks = {}
     for i in np.flatnonzero(sel):
         try:
