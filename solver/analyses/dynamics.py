@@ -443,9 +443,11 @@ def _hold(out: Result, k: int, progress) -> None:
         report_progress(progress, j, len(out.times), out)
 
 
-def long_proposal(hs, err, expo: float):
-    """The next step past the frames after an accepted step hs with error norm err (a float
-    or one per variant): the standard proposal, hs min(5, 0.9 (err / LONG_ERR)^-|expo|)
+def long_proposal(hs: float, err: float, expo: float) -> float:
+    """The next step past the frames after an accepted step hs with error norm err (floats:
+    a study's lockstep runs call it for one variant at a time, so that each gets its
+    separate run's bits; numpy's array power differs in the last bit): the standard
+    proposal, hs min(5, 0.9 (err / LONG_ERR)^-|expo|)
     (expo: the control's exponent, -1/(q+1) or 1/(q+1)), for an error goal LONG_ERR times
     the step's.  The dense output between step ends is of lower order than the step's end
     (DOP853: 7 against 8; Dormand-Prince 5(4): 4 against 5; Radau IIA: 5 against 9): on
@@ -455,9 +457,8 @@ def long_proposal(hs, err, expo: float):
     what the step's own goal would allow, which keeps the
     frames within it to the tolerance; a mechanism at rest (err ~ 0) still takes steps of
     many frames."""
-    with np.errstate(divide="ignore"):
-        fac = np.where(err > 0, 0.9 * (np.maximum(err, 1e-300) / LONG_ERR) ** -abs(expo), 5.0)
-    return hs * np.minimum(5.0, fac)
+    fac = 0.9 * (max(err, 1e-300) / LONG_ERR) ** -abs(expo) if err > 0 else 5.0
+    return hs * min(5.0, fac)
 
 
 def motion_rate(sysm: Equations, t: float, y: np.ndarray, iterations: int = 30) -> float:
