@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from solver import Mechanism
-from solver.study import Study, engine, grid
+from solver import StudyError
+from solver.study import Study, engine, grid, parameter_names
 
 from mechanisms import G, driven_wheel, slider_crank
 from test_compliant_stops import dropped_block
@@ -176,3 +177,58 @@ def test_blocks_dropped_onto_a_stiff_compliant_floor_equal_their_runs_bit_for_bi
         assert np.array_equal(got._r, alone._r) and np.array_equal(got._v, alone._v)
         assert np.array_equal(got.limit("floor"), alone.limit("floor"))
         assert got.limit("floor").max() > 50.0
+
+
+def test_friction_coefficients_and_stop_laws_are_study_parameters(monkeypatch):
+    """A joint friction's coefficients and a stop's law vary like any parameter (each
+    variant's item re-added through add_friction / add_limit, which validates it):
+    - the dry crosshead (crank 0.8 m, rod 1 m) over four pairs of coefficients: one
+      batched sweep; the variant slipping at 0.95 jams where tan(phi) > 1 / 0.95 and
+      fails alone with its sweep's message, the others finish, each equal to its own sweep
+      (the friction at 0.3 the same whatever the static coefficient: the slider moves);
+    - the pressed block's compliant floor over stiffness x exponent: one batched sweep,
+      each variant's force its own closed form k delta^n + c(delta) delta';
+    - blocks dropped on floors of three stiffnesses: the explicit lockstep run, each equal
+      to its separate run to the last bit;
+    - a dynamic coefficient above the static one is refused naming the variant."""
+    ran = _spy(monkeypatch)
+    study = Study(crosshead(0.3), [{"dry.static": s, "dry.dynamic": d}
+                                   for s, d in ((0.5, 0.3), (0.95, 0.3), (0.95, 0.5), (0.95, 0.95))])
+    assert [n for n in parameter_names(crosshead(0.3)) if n.startswith("dry.")][:2] == \
+        ["dry.static", "dry.dynamic"]
+    res = study.run(duration=0.5, fps=100)
+    jam = [i for i, row in enumerate(study.variants) if row["dry.dynamic"] == 0.95]
+    assert len(ran) == 1 and [not ok for ok in ran[0][1]] == [i in jam for i in range(4)]
+    assert sorted(res.failures) == jam and all("jam at t = " in res.failures[i] for i in jam)
+    for i in (i for i in range(4) if i not in jam):
+        got, alone = res.result(i), study.variant(i).solve(0.5, 100)
+        assert _rel(got.friction("dry"), alone.friction("dry")) <= 1e-9
+        assert _rel(got.effort("drive"), alone.effort("drive")) <= 1e-9
+    np.testing.assert_allclose(res.result(1).friction("dry")[1:],
+                               res.result(0).friction("dry")[1:], rtol=1e-12)
+    assert np.abs(res.result(2).friction("dry")).max() > 1.5 * np.abs(res.result(0).friction("dry")).max()
+    ran.clear()
+    m = dropped_block(h=0.01, k=1e5, n=1.5, c=50.0, d=1e-3)
+    m.add_motion("press", "drop", "0.01 - 0.1*t", coordinate="slide")
+    study = Study(m, grid({"floor.stiffness": [5e4, 1e5], "floor.exponent": [1.0, 1.5]}))
+    res = study.run(duration=0.2, fps=100)
+    assert ran == [(4, [True] * 4)] and not res.failures
+    for i, row in enumerate(study.variants):
+        r = res.result(i)
+        delta = np.maximum(0.1 * r.times - 0.01, 0.0)
+        s = np.clip(delta / 1e-3, 0.0, 1.0)
+        push = (row["floor.stiffness"] * delta ** row["floor.exponent"]
+                + 50.0 * s * s * (3.0 - 2.0 * s) * 0.1)
+        np.testing.assert_allclose(r.limit("floor"), push, rtol=1e-9, atol=1e-9)
+    lock = _spy_dynamics(monkeypatch)
+    study = Study(dropped_block(h=0.05, k=1e6, n=1.5, c=200.0, d=1e-3),
+                  grid({"floor.stiffness": [5e5, 1e6, 2e6]}))
+    res = study.run(duration=0.3, fps=100)
+    assert lock == [(3, True)] and not res.failures
+    for i in range(len(study)):
+        got, alone = res.result(i), study.variant(i).solve(0.3, 100)
+        assert np.array_equal(got._r, alone._r)
+        assert np.array_equal(got.limit("floor"), alone.limit("floor"))
+    with pytest.raises(StudyError, match=r"variant 1: dry.dynamic = 0.6: friction 'dry': the "
+                                         r"dynamic coefficient 0.6 exceeds the static 0.5"):
+        Study(crosshead(0.5), grid({"dry.dynamic": [0.3, 0.6]}))

@@ -91,7 +91,7 @@ def load_of(model: Model, R: np.ndarray, z: np.ndarray) -> np.ndarray:
     radius |F|."""
     fp = model.frictions
     ax, _, side = _across(R, z)
-    L = np.einsum("...nk,nk->...n", side, fp.side_levers) + fp.arm * np.abs(ax[..., 0])
+    L = np.einsum("...nk,...nk->...n", side, fp.side_levers) + fp.arm * np.abs(ax[..., 0])
     if fp.is_ball.any():
         L = np.where(fp.is_ball, fp.radius * np.sqrt(_dot(R[..., 0, :], R[..., 0, :])), L)
     return L
@@ -170,9 +170,9 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     e = fp.element
     u = slip_direction(model, vq, direction)
     mu = coefficient(model, magnitudes(model, vq))
-    Qq = np.where(sliding, -fp.viscous[e] * vq, 0.0)
+    Qq = np.where(sliding, -fp.viscous[..., e] * vq, 0.0)
     other = None
-    if np.any(fp.viscous[e[sliding]] > 0.0):
+    if np.any(fp.viscous[..., e[sliding]] > 0.0):
         dlam, other = respond(Qq)
         lam = lam + dlam
     live = np.unique(e[sliding])

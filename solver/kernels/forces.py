@@ -508,14 +508,15 @@ def stop_forces(model: Any, phi: np.ndarray, jac: np.ndarray, vel: np.ndarray) -
     qd = row_rates(model, rows, jac, vel)
     delta, ddelta = np.maximum(-sgn * q, 0.0), -sgn * qd
     inside = delta > 0.0
-    s = np.clip(delta / lm.penetration[b], 0.0, 1.0)
-    c = lm.damping[b] * s * s * (3.0 - 2.0 * s)
-    dpow = np.where(inside, delta, 1.0) ** (lm.exponent[b] - 1.0)
-    raw = lm.stiffness[b] * dpow * delta + c * ddelta
+    # (a study's stacked plan has these per variant: (V, ..., nbound), hence the ...)
+    k, n, c_max, d = (x[..., b] for x in (lm.stiffness, lm.exponent, lm.damping, lm.penetration))
+    s = np.clip(delta / d, 0.0, 1.0)
+    c = c_max * s * s * (3.0 - 2.0 * s)
+    dpow = np.where(inside, delta, 1.0) ** (n - 1.0)
+    raw = k * dpow * delta + c * ddelta
     on = inside & (raw > 0.0)
     F = np.where(on, raw, 0.0)
-    dF = np.where(on, lm.stiffness[b] * lm.exponent[b] * dpow
-                  + lm.damping[b] * 6.0 * s * (1.0 - s) / lm.penetration[b] * ddelta, 0.0)
+    dF = np.where(on, k * n * dpow + c_max * 6.0 * s * (1.0 - s) / d * ddelta, 0.0)
     Qq = sgn * F
     Q = row_forces(model, rows, Qq, jac, model.nb + 1)
     return StopEval(b, Q, Qq, np.sum(Qq * qd, axis=-1), dF, np.where(on, c, 0.0))

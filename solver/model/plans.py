@@ -138,8 +138,11 @@ class LimitPlan:
 
     @property
     def compliant(self) -> np.ndarray:
-        """(nbound,) True for compliant stops (a force, never a kept row)."""
-        return self.stiffness > 0.0
+        """(nbound,) True for compliant stops (a force, never a kept row); of a study's
+        stacked plan (stiffness (V, ..., nbound)), its first variant's, every variant's
+        the same (study/stack.py)."""
+        k = self.stiffness
+        return (k.reshape(-1, k.shape[-1])[0] if k.ndim > 1 else k) > 0.0
 
 
 @dataclass(frozen=True)
@@ -176,7 +179,7 @@ class FrictionPlan:
     @cached_property
     def inv_length(self) -> np.ndarray:
         """1 / bearing length (0 where the bending moment is ignored)."""
-        return np.divide(1.0, self.length, out=np.zeros(len(self.length)), where=self.length > 0.0)
+        return np.divide(1.0, self.length, out=np.zeros(self.length.shape), where=self.length > 0.0)
 
     @cached_property
     def lever(self) -> np.ndarray:

@@ -18,6 +18,10 @@ longest item name that fits is taken) or ``gravity.<axis>``:
   rack and pinion     pitch_radius (m)
   screw               pitch (m per turn)
   coupler             scale1, scale2 (, scale3)
+  joint friction      static, dynamic, transition_speed, viscous, preload, radius, arm,
+                      bearing_length
+  limit               lower, upper (the bounds it has), restitution (a rigid stop) or
+                      stiffness, exponent, damping, penetration (a compliant one)
   gravity             gravity.x|y|z (an item named "gravity" takes precedence)
   constants           constants.<name>: a named constant in every motion, force and
                       spring whose expression uses it, all at once (as the Blender
@@ -50,6 +54,9 @@ _INERTIA = {"xx": (0, 0), "yy": (1, 1), "zz": (2, 2), "xy": (0, 1), "xz": (0, 2)
 _SPRING = ("stiffness", "damping", "free_length", "preload", "friction")
 _EXPRESSIONS = ("motions", "loads", "springs", "torsion_springs")   # items with named constants
 _TORSION = ("stiffness", "damping", "free_angle", "preload", "friction")
+_FRICTION = ("static", "dynamic", "transition_speed", "viscous", "preload", "radius", "arm",
+             "bearing_length")
+_COMPLIANT = ("stiffness", "exponent", "damping", "penetration")
 # the builder's tables: attribute, kind (as in its error messages)
 TABLES = (("parts", "part"), ("markers", "marker"), ("joints", "joint"),
           ("springs", "spring-damper"), ("torsion_springs", "torsion spring"),
@@ -93,6 +100,12 @@ def item_fields(builder: Builder, table: str, item: str) -> list[str]:
         return list(getattr(builder, table)[item].constants)
     if table == "couplers":
         return builder.couplers[item].parameters
+    if table == "frictions":
+        return list(_FRICTION)
+    if table == "limits":
+        lm = builder.limits[item]
+        bounds = [b for b in ("lower", "upper") if getattr(lm, b) is not None]
+        return bounds + (list(_COMPLIANT) if lm.stiffness is not None else ["restitution"])
     return []
 
 
@@ -303,6 +316,17 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
                                                    old.frame, constants=consts))
     elif table == "couplers":
         _readd(b, table, item, lambda: _add_coupler(b, item, old, {p.field: v for p, v in changes}))
+    elif table == "frictions":
+        f = {k: getattr(old, k) for k in _FRICTION}
+        f.update({p.field: v for p, v in changes})
+        _readd(b, table, item, lambda: b.add_friction(item, old.joint, coordinate=old.coordinate,
+                                                      **f))
+    elif table == "limits":
+        f = {k: getattr(old, k) for k in ("lower", "upper", "restitution", "rest_speed")
+             + _COMPLIANT}
+        f.update({p.field: v for p, v in changes})
+        _readd(b, table, item, lambda: b.add_limit(item, old.joint, coordinate=old.coordinate,
+                                                   **f))
     else:                                     # resolve() lets no other table through
         raise AssertionError(table)
 

@@ -90,8 +90,9 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
     variant's own at its own state); ``motions`` False: the motions left as the first's (a
     sweep tabulates each variant's own).  Couplers and curve joints are stacked too: their
     tracked values (turns, contact parameters) are run state each caller carries for each
-    variant.  ``switched``: stops and friction too (a sweep's: no events), the stops the
-    same in every variant, the friction elements' marker points and axes stacked."""
+    variant.  ``switched``: stops and friction too (a sweep's: no events; the lockstep
+    runs' compliant stops), their numbers stacked, each stop the same kind (rigid or
+    compliant) in every variant."""
     m0 = models[0]
     if not switched and any(m.limits is not None or m.frictions is not None for m in models):
         return None
@@ -126,14 +127,15 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
         if crv is None:
             return None
         top["curves"] = dataclasses.replace(m0.curves, **crv)
-    if m0.limits is not None:        # a stop's numbers are its own, never a study's, but
-        lim = _stack_fields([m.limits for m in models], axes=axes)     # the speed below which
-        if lim is None or set(lim) - {"rest_speed"}:                    # it rests scales with
-            return None                                                 # the parts (dynamics)
+    if m0.limits is not None:        # a stop's numbers (its bounds, its law), the same kinds
+        lim = _stack_fields([m.limits for m in models], axes=axes)
+        if lim is None or any(not np.array_equal(m.limits.compliant, m0.limits.compliant)
+                              for m in models):
+            return None
         top["limits"] = dataclasses.replace(m0.limits, **lim)
-    if m0.frictions is not None:     # the joints' marker points and axes may differ
+    if m0.frictions is not None:     # coefficients, preloads, lever arms, marker points
         fr = _stack_fields([m.frictions for m in models], axes=axes)
-        if fr is None or set(fr) - {"point_i", "axes_i", "axes_j"}:
+        if fr is None:
             return None
         top["frictions"] = dataclasses.replace(m0.frictions, **fr)
     fm = dataclasses.replace(fm0, **forces)
