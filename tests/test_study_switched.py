@@ -75,6 +75,15 @@ def test_a_dry_crosshead_sweeps_as_one_and_a_jamming_variant_fails_alone(monkeyp
         assert np.all(got.friction("dry")[moving] * v[moving] < 0.0)
 
 
+def pressed_floor_push(t: np.ndarray, k: float = 1e5, n: float = 1.5) -> np.ndarray:
+    """The compliant floor's push on the block pressed down at 0.1 m/s from 1 cm above
+    (test_compliant_stops.py): k delta^n + c(delta) delta', delta = 0.1 t - 0.01, c reaching
+    50 N s/m at 1 mm by the cubic step."""
+    delta = np.maximum(0.1 * t - 0.01, 0.0)
+    s = np.clip(delta / 1e-3, 0.0, 1.0)
+    return k * delta ** n + 50.0 * s * s * (3.0 - 2.0 * s) * 0.1
+
+
 def test_a_compliant_stop_pushed_into_sweeps_as_one(monkeypatch):
     """The block pressed down through its compliant floor (test_compliant_stops.py), its
     mass varied: one batched sweep; each variant's stop force is the closed form
@@ -88,9 +97,7 @@ def test_a_compliant_stop_pushed_into_sweeps_as_one(monkeypatch):
     assert ran == [(3, [True] * 3)] and not res.failures
     for i, row in enumerate(study.variants):
         r = res.result(i)
-        delta = np.maximum(0.1 * r.times - 0.01, 0.0)
-        s = np.clip(delta / 1e-3, 0.0, 1.0)
-        push = 1e5 * delta ** 1.5 + 50.0 * s * s * (3.0 - 2.0 * s) * 0.1
+        push = pressed_floor_push(r.times)
         np.testing.assert_allclose(r.limit("floor"), push, rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(r.effort("press"), row["block.mass"] * G - push, rtol=1e-9)
 
@@ -215,10 +222,7 @@ def test_friction_coefficients_and_stop_laws_are_study_parameters(monkeypatch):
     assert ran == [(4, [True] * 4)] and not res.failures
     for i, row in enumerate(study.variants):
         r = res.result(i)
-        delta = np.maximum(0.1 * r.times - 0.01, 0.0)
-        s = np.clip(delta / 1e-3, 0.0, 1.0)
-        push = (row["floor.stiffness"] * delta ** row["floor.exponent"]
-                + 50.0 * s * s * (3.0 - 2.0 * s) * 0.1)
+        push = pressed_floor_push(r.times, row["floor.stiffness"], row["floor.exponent"])
         np.testing.assert_allclose(r.limit("floor"), push, rtol=1e-9, atol=1e-9)
     lock = _spy_dynamics(monkeypatch)
     study = Study(dropped_block(h=0.05, k=1e6, n=1.5, c=200.0, d=1e-3),
