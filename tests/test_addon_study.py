@@ -340,3 +340,32 @@ def test_a_gear_ratio_study_through_the_panel(blender, extension) -> None:
     _, _, q2 = bs.baked_pose(d["g2"])
     turn = [np.unwrap(2.0 * np.arctan2(q[:, 3], q[:, 0])) for q in (q1, q2)]
     np.testing.assert_allclose(turn[1] - turn[1][0], -(turn[0] - turn[0][0]) / 4.0, atol=2e-6)
+
+
+def test_a_door_stop_study_through_the_panel(blender, extension) -> None:
+    """The door's lower stop (on its hinge's properties) offers its bound and restitution
+    to the Study picker, the restitution's design value shown; Run Study over two
+    restitutions (a rigid stop: the variants run one by one, with their impacts) gives the
+    solver's own table of the scene."""
+    bpy = blender
+    mods = _mods(extension)
+    d = bs.door(bpy, restitution=0.2)
+    limit = f"{d['hinge'].name}: limit"
+    names, _ = mods.study.parameter_choices(bpy.context.scene)
+    assert {f"{limit}.lower", f"{limit}.restitution"} <= set(names)
+    sm = mods.reader.read_scene(bpy.context.scene)
+    design_value = importlib.import_module(
+        f"{extension.__name__}.addon.io.study_table").design_value
+    p = mods.solver.study.resolve(sm.mech, f"{limit}.restitution")
+    assert design_value(sm.mech, p) == pytest.approx(0.2)
+    st = bpy.context.scene.mechanism.study
+    st.pick_1 = f"{limit}.restitution"
+    st.start_1, st.stop_1, st.count_1 = 0.2, 0.6, 2
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    ref = mods.solver.Study(sm.mech, mods.solver.grid({f"{limit}.restitution": [0.2, 0.6]})).run(
+        times=sm.timeline.times)
+    table = mods.study.stored_table(st)
+    assert not table.failures and table.columns == list(ref.summary)
+    for c, col in ref.summary.items():     # (the door at rest on its stop: angles of 1e-16
+        np.testing.assert_allclose(        # rad, rounding of zero, hence an absolute floor)
+            table.column(c), np.asarray(col, dtype=float), rtol=1e-10, atol=1e-12, err_msg=c)
