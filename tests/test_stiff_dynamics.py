@@ -9,6 +9,7 @@ Runs over about 1.5 s are marked ``slow`` (the governor).
 """
 from __future__ import annotations
 
+import copy
 import importlib.util
 import math
 import os
@@ -30,6 +31,7 @@ from solver.integrators.control import PredictiveControl, StandardControl
 from solver.integrators.implicit import radau_iia, stiffness_rate
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
 from solver.kernels.forces import force_jacobians, total_forces
+from solver.study.stack import stack_models
 from solver.model.compile import compile_model
 from solver.model.state import read_state
 
@@ -126,6 +128,38 @@ def test_force_jacobians_match_finite_differences(moving: bool) -> None:
     assert np.abs(K - Kf).max() <= 1e-6
     assert np.abs(C - Cf).max() <= 1e-6
     assert np.abs(Kf).max() > 10.0 and np.abs(Cf).max() > 1.0        # not a vacuous match
+
+
+def test_force_jacobians_of_a_stack_are_each_states_own() -> None:
+    """force_jacobians on a stack of states (a study's stiff variants, each its own spring
+    rates) gives each state's K and C to the last bit, as one state at a time does; with
+    an actuator or an applied load (one state at a time only) it refuses the stack."""
+    m = every_force(True)
+    for name in ("sd2", "f1", "f2"):
+        getattr(m, "springs" if name.startswith("sd") else "loads").pop(name)
+    m.torsion_springs["ts"] = replace(m.torsion_springs["ts"], actuator=None)
+    variants = []
+    for k in (30.0, 300.0, 3000.0):
+        mv = copy.deepcopy(m)
+        mv.springs["sd1"] = replace(mv.springs["sd1"], stiffness=k)
+        variants.append(compile_model(mv))
+    stacked = stack_models(variants)
+    st = read_state(variants[0], m)
+    rng = np.random.default_rng(4)
+    r = st.r + 0.01 * rng.normal(size=(3,) + st.r.shape)
+    p = np.stack([rotate_world(st.p, 0.1 * rng.normal(size=st.p.shape[:-1] + (3,)))
+                  for _ in range(3)])
+    v, w = rng.normal(size=r.shape), rng.normal(size=r.shape)
+    ts_ref = np.full((3, 1), 0.2)
+    K, C = force_jacobians(stacked, np.full(3, 0.7), *body_arrays(stacked, r, p, v, w), ts_ref)
+    for i, model in enumerate(variants):
+        Ki, Ci = force_jacobians(model, 0.7, *body_arrays(model, r[i], p[i], v[i], w[i]),
+                                 ts_ref[i])
+        assert np.array_equal(K[i], Ki) and np.array_equal(C[i], Ci)
+    assert not np.array_equal(K[0], K[2])
+    loaded = compile_model(every_force(True))
+    with pytest.raises(ValueError, match="no actuators"):
+        force_jacobians(loaded, np.full(3, 0.7), *body_arrays(loaded, r, p, v, w), ts_ref)
 
 
 @pytest.mark.parametrize("robust", [False, True], ids=["exact", "least-norm"])

@@ -351,51 +351,59 @@ def _act_slopes(acts: list, what: str, names: list, t: float, x: np.ndarray,
 
 
 def _add_blocks(G: np.ndarray, rows: np.ndarray, cols: np.ndarray, blocks: np.ndarray) -> None:
-    """G[rows[n], :, cols[n], :] += blocks[n] for (n, a, b) blocks (repeats add up)."""
-    np.add.at(G, (rows[:, None, None], np.arange(blocks.shape[1])[None, :, None],
-                  cols[:, None, None], np.arange(blocks.shape[2])[None, None, :]), blocks)
+    """G[..., rows[n], :, cols[n], :] += blocks[..., n, :, :] for (..., n, a, b) blocks, in
+    element order (repeats add up one after the other, as np.add.at adds them); leading
+    axes: a study's variants."""
+    ra, rb = blocks.shape[-2:]
+    for k, (i, j) in enumerate(zip(rows.tolist(), cols.tolist())):
+        G[..., i, :ra, j, :rb] += blocks[..., k, :, :]
 
 
-def _spring_damper_jacobian(fm: ForceModel, t: float, r, A, v, w, K, C) -> None:
+def _spring_damper_jacobian(fm: ForceModel, t, r, A, v, w, K, C) -> None:
     """Spring-dampers: F = f u on I at P_I, -F on J at P_J (d = P_J - P_I, u = d / l, d_dot
     the relative velocity): dF = Kd delta(d) + Cd delta(d_dot) with
     Kd = (f / l) P + k' u u^T + (c' / l) u (P d_dot)^T, Cd = c' u u^T, P = I - u u^T,
     k' = k + d act/dl, c' = c + the friction's slope + d act/d(dl/dt); delta(P_b) = G_b dq_b
     with G_b = [I, -[s_b x]], and the point's velocity turns with the body too,
-    delta(w_b x s_b) = -[w_b x][s_b x] d pi_b; Q_I = G_I^T F gains [0; [F x][s_I x] d pi_I]."""
+    delta(w_b x s_b) = -[w_b x][s_b x] d pi_b; Q_I = G_I^T F gains [0; [F x][s_I x] d pi_I].
+    Leading axes (a study's variants) carried through, without actuators."""
     bi, bj = fm.sd_bi, fm.sd_bj
     arms, u, L, dd, Ld, tanh, _, f = _spring_dampers(fm, t, r, A, v, w)
     n = len(fm.sd_names)
     si, sj = arms[..., :n, :], arms[..., n:, :]
-    dl, dld = _act_slopes(fm.sd_act, "spring-damper", fm.sd_names, t, L, Ld, L)
+    if np.ndim(L) > 1:
+        if any(a is not None for a in fm.sd_act):
+            raise ValueError("stacked spring-damper Jacobians take no actuators")
+        dl = dld = 0.0
+    else:
+        dl, dld = _act_slopes(fm.sd_act, "spring-damper", fm.sd_names, t, L, Ld, L)
     kp = fm.sd_k + dl
     cp = fm.sd_c + fm.sd_fric * (1.0 - tanh * tanh) / V_FRICTION + dld
-    n = len(L)
-    uu = u[:, :, None] * u[:, None, :]
+    uu = u[..., :, None] * u[..., None, :]
     P = np.eye(3) - uu
-    Pdd = np.einsum("nij,nj->ni", P, dd)
-    Kd = (f / L)[:, None, None] * P + kp[:, None, None] * uu \
-        + (cp / L)[:, None, None] * (u[:, :, None] * Pdd[:, None, :])
-    Cd = cp[:, None, None] * uu
-    F = f[:, None] * u
+    Pdd = np.einsum("...nij,...nj->...ni", P, dd)
+    Kd = (f / L)[..., None, None] * P + kp[..., None, None] * uu \
+        + (cp / L)[..., None, None] * (u[..., :, None] * Pdd[..., None, :])
+    Cd = cp[..., None, None] * uu
+    F = f[..., None] * u
 
-    def G(s: np.ndarray) -> np.ndarray:            # (n, 3, 6): [I, -[s x]]
-        out = np.zeros((n, 3, 6))
-        out[:, :, :3] = np.eye(3)
-        out[:, :, 3:] = -skew(s)
+    def G(s: np.ndarray) -> np.ndarray:            # (..., n, 3, 6): [I, -[s x]]
+        out = np.zeros(s.shape[:-1] + (3, 6))
+        out[..., :, :3] = np.eye(3)
+        out[..., :, 3:] = -skew(s)
         return out
 
     Gi, Gj = G(si), G(sj)
-    Gti, Gtj = np.swapaxes(Gi, 1, 2), np.swapaxes(Gj, 1, 2)
+    Gti, Gtj = np.swapaxes(Gi, -1, -2), np.swapaxes(Gj, -1, -2)
     dFq_i = -Kd @ Gi
-    dFq_i[:, :, 3:] += Cd @ skew(w[bi]) @ skew(si)
+    dFq_i[..., :, 3:] += Cd @ skew(w[..., bi, :]) @ skew(si)
     dFq_j = Kd @ Gj
-    dFq_j[:, :, 3:] -= Cd @ skew(w[bj]) @ skew(sj)
+    dFq_j[..., :, 3:] -= Cd @ skew(w[..., bj, :]) @ skew(sj)
     dFv_i, dFv_j = -Cd @ Gi, Cd @ Gj
-    turn_i = np.zeros((n, 6, 6))
-    turn_i[:, 3:, 3:] = skew(F) @ skew(si)
-    turn_j = np.zeros((n, 6, 6))
-    turn_j[:, 3:, 3:] = skew(F) @ skew(sj)
+    turn_i = np.zeros(si.shape[:-1] + (6, 6))
+    turn_i[..., 3:, 3:] = skew(F) @ skew(si)
+    turn_j = np.zeros(si.shape[:-1] + (6, 6))
+    turn_j[..., 3:, 3:] = skew(F) @ skew(sj)
     _add_blocks(K, bi, bi, Gti @ dFq_i + turn_i)
     _add_blocks(K, bi, bj, Gti @ dFq_j)
     _add_blocks(K, bj, bi, -Gtj @ dFq_i)
@@ -406,17 +414,24 @@ def _spring_damper_jacobian(fm: ForceModel, t: float, r, A, v, w, K, C) -> None:
     _add_blocks(C, bj, bj, -Gtj @ dFv_j)
 
 
-def _torsion_jacobian(fm: ForceModel, t: float, A, w, ts_ref, K, C) -> None:
+def _torsion_jacobian(fm: ForceModel, t, A, w, ts_ref, K, C) -> None:
     """Torsion springs: moment -T g on I, +T g on J, g = d theta / d pi_I = -d theta / d pi_J
     (joint_angle), theta_dot = g . (w_I - w_J).  g = (c gs - s gc) / rho turns with the
     bodies: with c = x_I . x_J, s = x_I . y_J, gc = x_I x x_J, gs = x_I x y_J,
     dc/dpi_I = gc, ds/dpi_I = gs, dgc/dpi_I = [x_J x][x_I x], dgs/dpi_I = [y_J x][x_I x],
-    and for pi_J the negatives with dgc/dpi_J = -[x_I x][x_J x], dgs/dpi_J = -[x_I x][y_J x]."""
+    and for pi_J the negatives with dgc/dpi_J = -[x_I x][x_J x], dgs/dpi_J = -[x_I x][y_J x].
+    Leading axes (a study's variants) carried through, without actuators."""
     bi, bj = fm.ts_bi, fm.ts_bj
     xi, xj, yj, angle, th, thd, tanh, _, T = _torsions(fm, t, A, w, ts_ref)
     _, g, c, s, rho, gc, gs = angle
-    dw = w[bi] - w[bj]
-    dth, dthd = _act_slopes(fm.ts_act, "torsion spring", fm.ts_names, t, th, thd, np.ones(len(th)))
+    dw = w[..., bi, :] - w[..., bj, :]
+    if np.ndim(th) > 1:
+        if any(a is not None for a in fm.ts_act):
+            raise ValueError("stacked torsion-spring Jacobians take no actuators")
+        dth = dthd = 0.0
+    else:
+        dth, dthd = _act_slopes(fm.ts_act, "torsion spring", fm.ts_names, t, th, thd,
+                                np.ones(len(th)))
     kp = fm.ts_k + dth
     cp = fm.ts_c + fm.ts_fric * (1.0 - tanh * tanh) / V_FRICTION + dthd
     Xi, Xj, Yj = skew(xi), skew(xj), skew(yj)
@@ -424,24 +439,24 @@ def _torsion_jacobian(fm: ForceModel, t: float, A, w, ts_ref, K, C) -> None:
 
     def dg(sign: float, dgc: np.ndarray, dgs: np.ndarray) -> np.ndarray:
         dc, ds = sign * gc, sign * gs
-        drho = 2.0 * (c[:, None] * dc + s[:, None] * ds)
-        num = (outer("ni,nj->nij", gs, dc) + c[:, None, None] * dgs
-               - outer("ni,nj->nij", gc, ds) - s[:, None, None] * dgc)
-        return (num - outer("ni,nj->nij", g, drho)) / rho[:, None, None]
+        drho = 2.0 * (c[..., None] * dc + s[..., None] * ds)
+        num = (outer("...ni,...nj->...nij", gs, dc) + c[..., None, None] * dgs
+               - outer("...ni,...nj->...nij", gc, ds) - s[..., None, None] * dgc)
+        return (num - outer("...ni,...nj->...nij", g, drho)) / rho[..., None, None]
 
     Dg = (dg(1.0, Xj @ Xi, Yj @ Xi), dg(-1.0, -Xi @ Xj, -Xi @ Yj))   # d g / d pi_I, d pi_J
-    dT = (kp[:, None] * g + cp[:, None] * np.einsum("nji,nj->ni", Dg[0], dw),
-          -kp[:, None] * g + cp[:, None] * np.einsum("nji,nj->ni", Dg[1], dw))
-    gT = cp[:, None] * g                                            # d T / d w_I = -d T / d w_J
+    dT = (kp[..., None] * g + cp[..., None] * np.einsum("...nji,...nj->...ni", Dg[0], dw),
+          -kp[..., None] * g + cp[..., None] * np.einsum("...nji,...nj->...ni", Dg[1], dw))
+    gT = cp[..., None] * g                                          # d T / d w_I = -d T / d w_J
     for b, Dgb, dTb, sw in ((bi, Dg[0], dT[0], 1.0), (bj, Dg[1], dT[1], -1.0)):
-        dM = -(outer("ni,nj->nij", g, dTb) + T[:, None, None] * Dgb)   # d(-T g)/d pi_b
-        dMw = -sw * outer("ni,nj->nij", g, gT)                          # d(-T g)/d w_b
+        dM = -(outer("...ni,...nj->...nij", g, dTb) + T[..., None, None] * Dgb)  # d(-T g)/d pi_b
+        dMw = -sw * outer("...ni,...nj->...nij", g, gT)                        # d(-T g)/d w_b
         for row, sr in ((bi, 1.0), (bj, -1.0)):
-            blk = np.zeros((len(T), 6, 6))
-            blk[:, 3:, 3:] = sr * dM
+            blk = np.zeros(dM.shape[:-2] + (6, 6))
+            blk[..., 3:, 3:] = sr * dM
             _add_blocks(K, row, b, blk)
-            blk = np.zeros((len(T), 6, 6))
-            blk[:, 3:, 3:] = sr * dMw
+            blk = np.zeros(dM.shape[:-2] + (6, 6))
+            blk[..., 3:, 3:] = sr * dMw
             _add_blocks(C, row, b, blk)
 
 
@@ -457,31 +472,39 @@ def _load_jacobian(fm: ForceModel, t: float, A, K) -> None:
     _add_blocks(K, b, b, blk)
 
 
-def force_jacobians(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
+def force_jacobians(model: Any, t, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
                     wg: np.ndarray, ts_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """K = dQ/dq and C = dQ/dv (6 nb, 6 nb) of total_forces at one state (arrays with the
     ground last): every force element and the gyroscopic moment -w x (I_w w), whose
     derivatives are d/dw = [(I_w w) x] - [w x] I_w and d/dpi = [w x][(I_w w) x] - [w x] I_w [w x]
     (I_w = A I A^T turns with the body).  Gravity is constant.  Columns and rows of body b:
-    6b..6b+2 translation, 6b+3..6b+5 world rotation (as the constraint Jacobian)."""
+    6b..6b+2 translation, 6b+3..6b+5 world rotation (as the constraint Jacobian).  Leading
+    axes (a study's stiff variants, t (V,)): K, C (..., 6 nb, 6 nb), the same numbers as
+    one state at a time; for force elements without actuators or applied loads
+    (ValueError otherwise: the caller takes its states one at a time)."""
     nb = model.nb
-    K = np.zeros((nb + 1, 6, nb + 1, 6))
-    C = np.zeros((nb + 1, 6, nb + 1, 6))
+    lead = rg.shape[:-2]
+    K = np.zeros(lead + (nb + 1, 6, nb + 1, 6))
+    C = np.zeros(lead + (nb + 1, 6, nb + 1, 6))
     fm = model.forces
     if len(fm.sd_names):
         _spring_damper_jacobian(fm, t, rg, A, vg, wg, K, C)
     if len(fm.ts_names):
         _torsion_jacobian(fm, t, A, wg, ts_ref, K, C)
     if len(fm.ld_names):
+        if lead:
+            raise ValueError("stacked force Jacobians take no applied loads")
         _load_jacobian(fm, t, A, K)
-    w = wg[:nb]
-    Iw = congruence(A[:nb], model.body_inertia)
-    h = np.einsum("bij,bj->bi", Iw, w)
+    w = wg[..., :nb, :]
+    Iw = congruence(A[..., :nb, :, :], model.body_inertia)
+    h = np.einsum("...bij,...bj->...bi", Iw, w)
     W, H = skew(w), skew(h)
-    idx = np.arange(nb)
-    K[idx, 3:, idx, 3:] += W @ H - W @ Iw @ W
-    C[idx, 3:, idx, 3:] += H - W @ Iw
-    return K[:nb, :, :nb, :].reshape(6 * nb, 6 * nb), C[:nb, :, :nb, :].reshape(6 * nb, 6 * nb)
+    gyro_q, gyro_v = W @ H - W @ Iw @ W, H - W @ Iw
+    for b in range(nb):
+        K[..., b, 3:, b, 3:] += gyro_q[..., b, :, :]
+        C[..., b, 3:, b, 3:] += gyro_v[..., b, :, :]
+    shape = lead + (6 * nb, 6 * nb)
+    return K[..., :nb, :, :nb, :].reshape(shape), C[..., :nb, :, :nb, :].reshape(shape)
 
 
 class StopEval(NamedTuple):

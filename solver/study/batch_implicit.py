@@ -42,6 +42,7 @@ from ..integrators.control import PredictiveControl
 from ..integrators.implicit import (NEWTON_KAPPA, NEWTON_MAX, REFRESH_RATE, RadauIIA,
                                    all_force_jacobians, lagrange_basis)
 from ..kernels.constraints import RowEval, body_arrays, evaluate, global_jacobian
+from ..kernels.forces import force_jacobians
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
@@ -137,9 +138,9 @@ class _Radau:
         """A new Jacobian (implicit.py ``Jacobian``) for the variants ``rows`` (their
         separate runs keep none): at the predicted middle of the step, or at its start on
         the first step.  The kept constraint rows J, the mass matrix M and the quaternion
-        maps E of all variants at once on the stacked model; the force Jacobians K, C (and
-        the compliant stops') each on its variant's own model (kernels/forces.py takes one
-        state)."""
+        maps E of all variants at once on the stacked model; the force Jacobians K, C too
+        (the same numbers as each variant's), but one at a time on each variant's own
+        model with actuators, applied loads or compliant stops."""
         if not rows.size:
             return
         rk, m, nb = self.rk, eq.m, eq.nb
@@ -161,7 +162,16 @@ class _Radau:
         self.pn[rows] = pn[rows]
         self.E[rows] = np.stack([quat_multiply(np.concatenate([[0.0], e]), pn[rows])
                                  for e in np.eye(3)], -2)
+        stacked = None
+        if len(rows) > 1 and m.limits is None:    # all variants' force Jacobians at once
+            try:                                  # (the same numbers as one at a time)
+                stacked = force_jacobians(m, ta, rg, A, vg, wg, eq.ts_ref)
+            except (ValueError, FloatingPointError):   # actuators, loads: one at a time
+                stacked = None
         for i in rows:
+            if stacked is not None:
+                self.K[i], self.C[i] = stacked[0][i], stacked[1][i]
+                continue
             own = self.own(int(i))
             self.K[i], self.C[i] = all_force_jacobians(
                 own.m, ta[i], rg[i], A[i], vg[i], wg[i], own.ts_ref,
