@@ -337,6 +337,21 @@ def test_nearest_on_circle() -> None:
     assert c.nearest([0.3, 0.4]) == pytest.approx(u0, abs=1e-12)
 
 
+@pytest.mark.parametrize("offset, radius", [(1e3, 1e-3), (1e4, 1e-3), (1e4, 1e-2)])
+def test_nearest_far_from_the_origin(offset: float, radius: float) -> None:
+    """A 1 mm (1 cm) circle 1 km or 10 km from the origin, points 1% outside it: the
+    global search's foot is the true one to rounding of the offset (1e-11 m), as near the
+    origin; ranking the candidates by |p|^2 - 2 p . x + |x|^2 about the origin instead
+    picked the wrong sample (feet 4e-6 to 1.3e-4 m off)."""
+    c = Curve.circle(radius, center=(offset, 0.0, 0.0))
+    th = np.linspace(0.0, 2.0 * np.pi, 200, endpoint=False)
+    pts = np.stack([offset + 1.01 * radius * np.cos(th), 1.01 * radius * np.sin(th),
+                    0.0 * th], axis=-1)
+    foot = c.evaluate(c.nearest(pts), 0)[0]
+    err = np.linalg.norm(foot - pts, axis=1) - 0.01 * radius
+    assert np.abs(err).max() <= 1e-11
+
+
 def test_nearest_on_s_curve_against_brute_force() -> None:
     """An open S-curve and random points around it: squared distance at nearest() never
     exceeds a brute-force scan of 200k parameters (rounding 1e-15), and is below it by at

@@ -236,3 +236,30 @@ def test_friction_coefficients_and_stop_laws_are_study_parameters(monkeypatch):
     with pytest.raises(StudyError, match=r"variant 1: dry.dynamic = 0.6: friction 'dry': the "
                                          r"dynamic coefficient 0.6 exceeds the static 0.5"):
         Study(crosshead(0.5), grid({"dry.dynamic": [0.3, 0.6]}))
+
+
+def test_a_rigid_stop_never_reached_with_its_bound_varied_sweeps_as_one(monkeypatch):
+    """A rigid stop on the crosshead's slide that the motion never reaches, its upper
+    bound varied with the crank radius: one batched sweep with no note, each variant equal
+    to its own sweep, also where a few slow frames iterate alone on their variants' own
+    models (study/stack.py take_variants took the stops' bounds of the whole stack there:
+    a broadcasting error sent every variant one by one)."""
+    ran = _spy(monkeypatch)
+    m = slider_crank(r=0.3, l=1.0, omega=20.0, masses=(1.0, 1.0, 5.0))
+    m.add_limit("lim", "slide", lower=-5.0, upper=5.0)
+    study = Study(m, grid({"crank_A.position.x": [0.2, 0.3, 0.4, 0.5], "lim.upper": [4.0, 5.0]}))
+    res = study.run(duration=1.0, fps=100)
+    assert ran == [(8, [True] * 8)] and not res.failures and not res.notes
+    for i in range(len(study)):
+        got, alone = res.result(i), study.variant(i).solve(1.0, 100)
+        assert np.abs(got._r - alone._r).max() <= 1e-10
+        assert _rel(got.effort("drive"), alone.effort("drive")) <= 1e-9
+
+
+def test_a_balls_friction_offers_no_thrust_arm_or_bearing():
+    """A spherical joint's friction has a radius but no thrust arm or bearing length (the
+    Builder refuses them on a ball): its study parameters leave them out."""
+    from test_friction_ball import pendulum
+    m = pendulum(5.0)
+    names = [n for n in parameter_names(m) if n.startswith("dry.")]
+    assert "dry.radius" in names and "dry.arm" not in names and "dry.bearing_length" not in names

@@ -304,9 +304,12 @@ class Curve:
         object.__setattr__(self, "_sx", self.evaluate(su, 0)[0])
         self._sx.flags.writeable = False
         # |p - x|^2 = |p|^2 - 2 p . x + |x|^2 ranks the candidates by one product with -2 x^T
-        # (contiguous) and one sum in place
-        for key, value in (("_sxx", np.einsum("ij,ij->i", self._sx, self._sx)),
-                           ("_sx_2", np.ascontiguousarray(-2.0 * self._sx.T))):
+        # (contiguous) and one sum in place, all about the candidates' centre (far from the
+        # origin, |p|^2 and 2 p . x would cancel to the rounding of their size)
+        centre = self._sx.mean(axis=0)
+        sxc = self._sx - centre
+        for key, value in (("_sx_centre", centre), ("_sxx", np.einsum("ij,ij->i", sxc, sxc)),
+                           ("_sx_2", np.ascontiguousarray(-2.0 * sxc.T))):
             value.flags.writeable = False
             object.__setattr__(self, key, value)
 
@@ -455,8 +458,9 @@ class Curve:
         if u_guess is None:
             best = np.empty(len(p), dtype=int)
             chunk = max(1, 2 ** 22 // len(self._su))
+            pc = p - self._sx_centre
             for a in range(0, len(p), chunk):   # |p - x|^2 less |p|^2, the same for a row
-                d2 = p[a:a + chunk] @ self._sx_2
+                d2 = pc[a:a + chunk] @ self._sx_2
                 d2 += self._sxx
                 best[a:a + chunk] = np.argmin(d2, axis=1)
             u0, w = self._su[best], 2.0 * self._sdu[best]

@@ -100,8 +100,9 @@ def item_fields(builder: Builder, table: str, item: str) -> list[str]:
         return list(getattr(builder, table)[item].constants)
     if table == "couplers":
         return builder.couplers[item].parameters
-    if table == "frictions":
-        return list(_FRICTION)
+    if table == "frictions":          # (a ball's friction has no thrust arm or bearing)
+        ball = builder.frictions[item].coordinate == "rotation"
+        return [f for f in _FRICTION if not (ball and f in ("arm", "bearing_length"))]
     if table == "limits":
         lm = builder.limits[item]
         bounds = [b for b in ("lower", "upper") if getattr(lm, b) is not None]

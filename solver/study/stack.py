@@ -225,8 +225,9 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
                                                coords=pick_groups(cp.coords, cp0.coords))
     if stacked.curves is not None:
         more["curves"] = pick(stacked.curves, base.curves)
-    if stacked.frictions is not None:
-        more["frictions"] = pick(stacked.frictions, base.frictions)
+    for name in ("frictions", "limits"):
+        if getattr(stacked, name) is not None:
+            more[name] = pick(getattr(stacked, name), getattr(base, name))
     return dataclasses.replace(pick(stacked, base, ("plan", "forces", "couplers", "curves",
-                                                    "frictions")),
+                                                    "frictions", "limits")),
                                plan=plan, forces=pick(stacked.forces, base.forces), **more)
