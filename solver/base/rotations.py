@@ -126,7 +126,9 @@ def quat_rate(p: np.ndarray, w: np.ndarray) -> np.ndarray:
     (the Hamilton product of (0, w) and p): (-w . e, e0 w + w x e) / 2 = G(p) w / 2 with
     G = [-e^T; e0 I - [e x]] (4 x 3), built from p by one gather and a sign."""
     G = p[..., _RATE_AT] * _RATE_SIGN
-    return (G @ w[..., None])[..., 0]
+    # (G w as products and one product with ones: the same bits for a body in a stack of
+    # any size; G @ w[..., None] rounded a lone body apart from a stack of them)
+    return (G * w[..., None, :]) @ _ONES3
 
 
 # G(p) / 2 of quat_rate: rows (-e1, -e2, -e3), (e0, e3, -e2), (-e3, e0, e1), (e2, -e1, e0)
