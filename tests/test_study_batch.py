@@ -563,3 +563,4 @@ def test_a_variant_at_a_singular_position_leaves_the_lockstep_run(monkeypatch):
         assert res.result(i).steps == alone.steps
         assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
         assert _close(res.result(i)._energy, alone._energy) <= 1e-9
+

@@ -1,18 +1,21 @@
-"""Design studies of fully driven mechanisms with stops and joint friction (issue 15): their
-kinematic sweeps run as one batched sweep (solver/study/batch_sweep.py), a compliant
-stop's force and each joint's friction computed for every variant and frame at once; a
-variant whose motion drives a rigid stop through, or whose friction jams, leaves the batch
-there and fails with its own sweep's message while the others finish together."""
+"""Design studies of fully driven mechanisms with stops and joint friction, and larger
+ones (issue 15): their kinematic sweeps run as one batched sweep
+(solver/study/batch_sweep.py), a compliant stop's force and each joint's friction computed
+for every variant and frame at once; a variant whose motion drives a rigid stop through,
+or whose friction jams, leaves the batch there and fails with its own sweep's message
+while the others finish together."""
 from __future__ import annotations
 
+import importlib.util
 import math
+import os
 
 import numpy as np
 import pytest
 
 from solver import Mechanism
 from solver import StudyError
-from solver.study import Study, engine, grid, parameter_names
+from solver.study import Study, engine, grid, latin_hypercube, parameter_names
 
 from mechanisms import G, driven_wheel, slider_crank
 from test_compliant_stops import dropped_block
@@ -264,3 +267,40 @@ def test_a_balls_friction_offers_no_thrust_arm_or_bearing():
     m = pendulum(5.0)
     names = [n for n in parameter_names(m) if n.startswith("dry.")]
     assert "dry.radius" in names and "dry.arm" not in names and "dry.bearing_length" not in names
+
+
+def driven_revolute_chain(n: int) -> Mechanism:
+    """bench/bench_kinematics.py's driven chain: n links of 1 m on revolute joints
+    alternately about world z and y, each turned by its own motion (5 n rows)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location(
+        "bench_kinematics", os.path.join(root, "bench", "bench_kinematics.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.driven_chain(n)
+
+
+def test_a_larger_mechanism_sweeps_as_one_where_its_sweep_solves_densely(monkeypatch):
+    """A driven chain of 5 revolute links (25 rows, over MIN_BANDED, its J M^-1 J^T not
+    banded: the single sweep solves it densely, as the batch does) sweeps as one, each
+    variant equal to its own sweep; one of 12 links (60 rows, banded: the single sweep
+    solves through S = J M^-1 J^T, whose rounding, cond(J)^2, parted a batch's reactions
+    from the sweeps' by 1e-9) runs one by one, each its separate sweep exactly."""
+    ran = []
+    real = engine.batch_sweep
+
+    def spy(models, *a):
+        out = real(models, *a)
+        ran.append((len(models), out is not None))
+        return out
+    monkeypatch.setattr(engine, "batch_sweep", spy)
+    for n, together in ((5, True), (12, False)):
+        ran.clear()
+        study = Study(driven_revolute_chain(n),
+                      latin_hypercube({f"l{k}.mass": (0.8, 1.2) for k in range(n)}, 4, seed=2))
+        res = study.run(duration=0.5, fps=60)
+        assert ran[0] == (4, together) and not res.failures
+        for i in range(len(study)):
+            got, alone = res.result(i), study.variant(i).solve(0.5, 60)
+            assert np.abs(got._r - alone._r).max() <= 1e-10
+            assert _rel(got._reaction, alone._reaction) <= (1e-10 if together else 0.0)

@@ -10,7 +10,8 @@ first frame where any variant has not converged or leaves its smooth prediction,
 single sweep cuts its own; each variant's frames are the solutions of the same equations to
 the same tolerance, so its Result equals its separate sweep to Newton's tolerance.
 
-It covers the common case: dense J (up to MIN_BANDED kept rows); redundant rows, as a
+It covers the common case: dense J (up to MIN_BANDED kept rows, or more where J M^-1 J^T
+is not banded, as the single sweep then solves densely too); redundant rows, as a
 planar loop of revolutes has, with the least-norm multipliers sweep.py gives them; each
 variant's own motions, tabulated for it; spring-dampers, torsion springs, actuators and
 applied loads a frame at a time for all variants, as sweep.py takes them, each variant's
@@ -32,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..algebra.banded import MIN_BANDED
+from ..algebra.schur import Schur
 from ..algebra.newton import COND_LIMIT, converged, step_pose
 from ..analyses.structure import Structure
 from ..base.errors import FrictionJam, SolverCancelled
@@ -70,7 +72,11 @@ def batch_sweep(models: list[Model], st: Structure, starts: list[State],
     False stops the sweep (SolverCancelled)."""
     m0 = models[0]
     keep = st.keep
-    if len(keep) > MIN_BANDED or len(keep) != 6 * m0.nb:
+    if len(keep) != 6 * m0.nb or (len(keep) > MIN_BANDED and Schur(m0, keep).band.banded):
+        # (a large mechanism whose J M^-1 J^T is banded: its sweep solves through S =
+        # J M^-1 J^T, whose rounding grows with cond(J)^2 (1e-9 of a 12-link chain's
+        # reactions); a batch's poses, within Newton's tolerance of the sweep's own, then
+        # part from them by as much: the variants run one by one)
         return None
     sm = stack_models(models, axes=1, motions=False, switched=True)
     if sm is None or not m0.nb:
