@@ -177,17 +177,24 @@ def test_blocks_dropped_onto_a_stiff_compliant_floor_equal_their_runs_bit_for_bi
     its steps and its floor force (up to 540 N) too.  A stiff contact magnifies any
     difference of rounding: a step size after a rejection taken by numpy's array power
     instead of the separate run's float power (one ulp) gave 1.7e-7 N."""
+    res = _drops_in_lockstep(monkeypatch, {"block.mass": [1.0, 2.0, 4.0]}, 0.4)
+    assert all(res.result(i).limit("floor").max() > 50.0 for i in range(3))
+
+
+def _drops_in_lockstep(monkeypatch, vary: dict, duration: float):
+    """A block dropped 5 cm onto a stiff compliant floor (1e6 N/m^1.5), three variants
+    ``vary``: they run in the explicit lockstep run, each equal to its separate run to the
+    last bit (steps, positions, velocities, floor force).  Returns the StudyResult."""
     ran = _spy_dynamics(monkeypatch)
-    study = Study(dropped_block(h=0.05, k=1e6, n=1.5, c=200.0, d=1e-3),
-                  grid({"block.mass": [1.0, 2.0, 4.0]}))
-    res = study.run(duration=0.4, fps=100)
+    study = Study(dropped_block(h=0.05, k=1e6, n=1.5, c=200.0, d=1e-3), grid(vary))
+    res = study.run(duration=duration, fps=100)
     assert ran == [(3, True)] and not res.failures
     for i in range(len(study)):
-        got, alone = res.result(i), study.variant(i).solve(0.4, 100)
+        got, alone = res.result(i), study.variant(i).solve(duration, 100)
         assert got.steps == alone.steps
         assert np.array_equal(got._r, alone._r) and np.array_equal(got._v, alone._v)
         assert np.array_equal(got.limit("floor"), alone.limit("floor"))
-        assert got.limit("floor").max() > 50.0
+    return res
 
 
 def test_friction_coefficients_and_stop_laws_are_study_parameters(monkeypatch):
@@ -228,18 +235,15 @@ def test_friction_coefficients_and_stop_laws_are_study_parameters(monkeypatch):
         r = res.result(i)
         push = pressed_floor_push(r.times, row["floor.stiffness"], row["floor.exponent"])
         np.testing.assert_allclose(r.limit("floor"), push, rtol=1e-9, atol=1e-9)
-    lock = _spy_dynamics(monkeypatch)
-    study = Study(dropped_block(h=0.05, k=1e6, n=1.5, c=200.0, d=1e-3),
-                  grid({"floor.stiffness": [5e5, 1e6, 2e6]}))
-    res = study.run(duration=0.3, fps=100)
-    assert lock == [(3, True)] and not res.failures
-    for i in range(len(study)):
-        got, alone = res.result(i), study.variant(i).solve(0.3, 100)
-        assert np.array_equal(got._r, alone._r)
-        assert np.array_equal(got.limit("floor"), alone.limit("floor"))
+    _drops_in_lockstep(monkeypatch, {"floor.stiffness": [5e5, 1e6, 2e6]}, 0.3)
     with pytest.raises(StudyError, match=r"variant 1: dry.dynamic = 0.6: friction 'dry': the "
                                          r"dynamic coefficient 0.6 exceeds the static 0.5"):
         Study(crosshead(0.5), grid({"dry.dynamic": [0.3, 0.6]}))
+    with pytest.raises(StudyError, match=r"variant 1: floor.stiffness = -1: limit 'floor'"):
+        Study(m, grid({"floor.stiffness": [1e5, -1.0]}))
+    with pytest.raises(StudyError, match=r"limit 'floor' has no parameter 'restitution'; its "
+                                         r"parameters: lower, stiffness, exponent, damping"):
+        Study(m, grid({"floor.restitution": [0.5]}))        # (a compliant stop: its law)
 
 
 def test_a_rigid_stop_never_reached_with_its_bound_varied_sweeps_as_one(monkeypatch):

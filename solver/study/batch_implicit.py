@@ -376,17 +376,10 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
         return None
     rtol = tolerance * 1e-2            # two decades under the goal, as dynamic_run's implicit path
     outs = [Result.empty(m, times, "dynamic") for m in models]
-    alone: dict[int, Equations] = {}    # each variant's own equations (its Jacobians)
     seq: dict[str, Any] = {}            # the stages' equations (each variant's model s times)
 
-    def own(i: int) -> Equations:
-        m = g.models[i]
-        sysm = alone.get(id(m))
-        if sysm is None:
-            sysm = alone[id(m)] = Equations(m, st)
-        sysm.ts_ref = g.eq.ts_ref[i].copy()
-        sysm.track = None if g.eq.track is None else g.eq.track[i].copy()
-        return sysm
+    def own(i: int) -> Equations:       # variant i's own equations (its Jacobians)
+        return g.own(i)
 
     def stages(ts: np.ndarray, Y: np.ndarray, act: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The right-hand sides at Y (V, [s,] n), times ts (V, [s]), of all variants in one

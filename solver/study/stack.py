@@ -115,29 +115,24 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
     if groups is None or vecs is None:
         return None
     plan = dataclasses.replace(m0.plan, groups=groups, **vecs)
-    if m0.couplers is not None:      # the couplers' coordinate rows and numbers (q0, scales;
-        #                              the pitch radii are the Results' own models')
-        coords = _stack_groups([m.couplers.coords for m in models], axes)
-        cpl = _stack_fields([m.couplers for m in models], ("coords", "radii"), axes)
-        if coords is None or cpl is None:
+    # the plans of couplers (coordinate rows, q0, scales; the pitch radii are the Results'
+    # own models'), curve joints (marker frames; the curves shared), stops (bounds, laws:
+    # each the same kind in every variant) and friction (coefficients, levers, markers)
+    for name, skip in (("couplers", ("coords", "radii")), ("curves", ()), ("limits", ()),
+                       ("frictions", ())):
+        if getattr(m0, name) is None:
+            continue
+        plans = [getattr(m, name) for m in models]
+        fields = _stack_fields(plans, skip, axes)
+        if name == "couplers" and fields is not None:
+            coords = _stack_groups([cp.coords for cp in plans], axes)
+            fields = None if coords is None else dict(fields, coords=coords)
+        if name == "limits" and any(not np.array_equal(lm.compliant, plans[0].compliant)
+                                    for lm in plans):
+            fields = None
+        if fields is None:
             return None
-        top["couplers"] = dataclasses.replace(m0.couplers, coords=coords, **cpl)
-    if m0.curves is not None:        # the curve joints' marker frames (the curves shared)
-        crv = _stack_fields([m.curves for m in models], axes=axes)
-        if crv is None:
-            return None
-        top["curves"] = dataclasses.replace(m0.curves, **crv)
-    if m0.limits is not None:        # a stop's numbers (its bounds, its law), the same kinds
-        lim = _stack_fields([m.limits for m in models], axes=axes)
-        if lim is None or any(not np.array_equal(m.limits.compliant, m0.limits.compliant)
-                              for m in models):
-            return None
-        top["limits"] = dataclasses.replace(m0.limits, **lim)
-    if m0.frictions is not None:     # coefficients, preloads, lever arms, marker points
-        fr = _stack_fields([m.frictions for m in models], axes=axes)
-        if fr is None:
-            return None
-        top["frictions"] = dataclasses.replace(m0.frictions, **fr)
+        top[name] = dataclasses.replace(plans[0], **fields)
     fm = dataclasses.replace(fm0, **forces)
     if not same_acts:                   # each variant's own actuator at its own state
         def own(kind: str) -> list:
