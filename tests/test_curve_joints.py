@@ -200,6 +200,44 @@ def test_curve_rows_jacobian_at_poses_on_the_curves() -> None:
         check_jacobian(model, R, P)
 
 
+def _exhaustive_start(ci: Curve, cj: Curve, M: np.ndarray, o: np.ndarray):
+    """The cam's start search done in full: every knot and midpoint of curve I, each one's
+    foot on curve J by J's global search, the nearest of them (the first of equals)."""
+    us = np.concatenate([ci.parameters, 0.5 * (ci.parameters[:-1] + ci.parameters[1:])])
+    xi = o[..., None, :] + np.einsum("...ij,kj->...ki", M, ci.evaluate(us, 0)[0])
+    vs = np.asarray(cj.nearest(xi), dtype=float)
+    best = np.argmin(np.linalg.norm(xi - cj.evaluate(vs, 0)[0], axis=-1), axis=-1)
+    return us[best], np.take_along_axis(vs, best[..., None], -1)[..., 0]
+
+
+def test_cam_start_search_finds_what_the_exhaustive_search_finds() -> None:
+    """The coarse-to-fine start of a cam's contact (curve_rows._cam_start: only the cells of
+    curve I that may hold the nearest point are searched) gives the exhaustive search's (u,
+    v) for pairs touching, apart and overlapping, convex and not, near the origin and 10 km
+    from it, one pose at a time and as a stack of 40."""
+    from solver.kernels.curve_rows import _cam_start
+    wavy = [(0.0, 0.0), (0.1, 0.02), (0.2, -0.03), (0.3, 0.0), (0.25, 0.1), (0.1, 0.06)]
+    pairs = [(Curve.circle(0.01), Curve.circle(0.05, center=(0.015, 0.0, 0.0))),
+             (Curve.from_points([(-0.08, 0.0), (0.0, 0.0), (0.08, 0.0)], closed=False),
+              Curve.circle(0.05, center=(0.015, 0.0, 0.0))),
+             (Curve.ellipse(0.03, 0.01), Curve.from_points(wavy, closed=True)),
+             (Curve.circle(0.01, center=(1e4, 2e4, 0.0)), Curve.ellipse(0.05, 0.02, center=(1e4, 2e4, 0.0)))]
+    rng = np.random.default_rng(7)
+    for ci, cj in pairs:
+        th = rng.uniform(0.0, 2.0 * np.pi, 40)
+        M = np.zeros((40, 3, 3))
+        M[:, 0, 0], M[:, 0, 1], M[:, 1, 0], M[:, 1, 1], M[:, 2, 2] = (np.cos(th), -np.sin(th), np.sin(th),
+                                                                      np.cos(th), 1.0)
+        o = np.zeros((40, 3))
+        o[:, :2] = rng.normal(0.0, 0.05, (40, 2))
+        u, v = _cam_start(ci, cj, M, o)
+        want_u, want_v = _exhaustive_start(ci, cj, M, o)
+        np.testing.assert_array_equal(u, want_u)
+        np.testing.assert_allclose(v, want_v, rtol=0.0, atol=1e-12 * cj.size)
+        for k in range(0, 40, 7):
+            assert _cam_start(ci, cj, M[k], o[k])[0] == want_u[k]
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda m: m.add_joint("x", "point-on-curve", "pin", "track"), "use add_point_on_curve"),
     (lambda m: m.add_point_on_curve("x", "pin", "track", [(0, 0), (1, 0), (2, 1)]), "give closed="),

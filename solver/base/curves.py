@@ -441,6 +441,11 @@ class Curve:
                 break
         return u
 
+    def candidates(self) -> tuple[np.ndarray, np.ndarray]:
+        """(u, points) of ``nearest``'s global search candidates, SPAN_SAMPLES a span (and
+        an open curve's end), in order along the curve; read-only."""
+        return self._su, self._sx
+
     def nearest(self, point: Any, u_guess: Any = None) -> Any:
         """Parameter u of the curve point closest to ``point`` ((3,), (2,), or (..., 3)).
 

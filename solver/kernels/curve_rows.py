@@ -32,7 +32,8 @@ n_J' parallel to t_J, t_J . d = 0); quad, with both points sliding,
 """
 from __future__ import annotations
 
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -137,15 +138,81 @@ def _cross2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]
 
 
+START_CELL = 8          # _cam_start: curve I's candidates per coarse cell, curve J's per coarse sample
+
+
+class _Start(NamedTuple):
+    """A cam's start search, curve by curve, made once (``_start_plan``): curve I's
+    candidates (knots and midpoints) in their fixed order and positions, the coarse cells
+    they fall in (START_CELL consecutive candidates along u), each cell's representative
+    and radius (the farthest of its candidates from it); curve J's coarse samples (every
+    START_CELL-th of its global-search candidates) and how far any point of curve J can lie
+    from the nearest of them."""
+    us: np.ndarray          # (K,) curve I's candidates, the order of the exhaustive search
+    x: np.ndarray           # (K, 3) their points
+    cell: np.ndarray        # (K,) their coarse cell
+    rep: np.ndarray         # (C,) each cell's representative (an index into us)
+    radius: np.ndarray      # (C,)
+    coarse: np.ndarray      # (S, 3) curve J's coarse samples, about their centre
+    centre: np.ndarray      # (3,) that centre (the ranking's products stay exact far away)
+    reach: float            # every point of curve J lies within reach of a coarse sample
+
+
+@lru_cache(maxsize=64)
+def _start_plan(ci: Any, cj: Any) -> _Start:
+    """The start search's fixed part for the curve pair (ci, cj) (curves are read-only)."""
+    us = np.concatenate([ci.parameters, 0.5 * (ci.parameters[:-1] + ci.parameters[1:])])
+    x = ci.evaluate(us, 0)[0]
+    order = np.argsort(us, kind="stable")
+    cell = np.empty(len(us), dtype=int)
+    cell[order] = np.arange(len(us)) // START_CELL
+    ncell = int(cell.max()) + 1
+    rep = order[np.minimum(np.arange(ncell) * START_CELL + START_CELL // 2, len(us) - 1)]
+    radius = np.zeros(ncell)
+    np.maximum.at(radius, cell, np.linalg.norm(x - x[rep[cell]], axis=-1))
+    # curve J: its candidates (cj.nearest's), every START_CELL-th kept, the last too; a point
+    # of the curve between two candidates lies within half their arc of one, the arc
+    # bounded by 1.5 chords (8 candidates a span: the chord is the arc to ~1e-4), and each
+    # candidate within reach of the kept ones on either side of it
+    sx = cj.candidates()[1]
+    keep = np.unique(np.append(np.arange(0, len(sx), START_CELL), len(sx) - 1))
+    at = np.searchsorted(keep, np.arange(len(sx)), side="right") - 1
+    after = keep[np.minimum(at + 1, len(keep) - 1)]      # (the last candidate is kept)
+    near = np.minimum(np.linalg.norm(sx - sx[keep[at]], axis=-1), np.linalg.norm(sx - sx[after], axis=-1))
+    ring = np.roll(sx, -1, axis=0) if cj.closed else sx[1:]
+    chord = np.linalg.norm(ring - sx[: len(ring)], axis=-1).max(initial=0.0)
+    reach = float(near.max() + 0.75 * chord)
+    centre = sx[keep].mean(axis=0)
+    return _Start(us, x, cell, rep, radius, np.ascontiguousarray(sx[keep] - centre), centre, reach)
+
+
 def _cam_start(ci: Any, cj: Any, M: np.ndarray, o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(u, v) near the contact without a tracked value: of curve I's knots (and midpoints),
-    the one nearest curve J, with its foot on J (leading axes of M, o carried)."""
-    us = np.concatenate([ci.parameters, 0.5 * (ci.parameters[:-1] + ci.parameters[1:])])
-    xi = o[..., None, :] + np.einsum("...ij,kj->...ki", M, ci.evaluate(us, 0)[0])
+    the one nearest curve J, with its foot on J (leading axes of M, o carried).
+
+    Coarse to fine, with the exhaustive search's answer: a cell of curve I's candidates
+    whose representative lies g from curve J's coarse samples holds no candidate nearer
+    curve J than g - (cell radius) - (J's reach); the representatives' own distances bound
+    the nearest from above.  Only the cells that may hold it are searched exactly (their
+    candidates in the exhaustive order, so that ties go the same way)."""
+    sp = _start_plan(ci, cj)
+    rep = (o - sp.centre)[..., None, :] + np.einsum("...ij,kj->...ki", M, sp.x[sp.rep])
+    cen = sp.coarse
+    d2 = (rep * rep).sum(-1)[..., None] - 2.0 * rep @ cen.T + (cen * cen).sum(-1)
+    g = np.sqrt(np.maximum(d2.min(axis=-1), 0.0))        # (..., C)
+    slack = 1e-6 * (ci.size + cj.size)                    # the product's rounding, and more
+    maybe = g - sp.radius - sp.reach <= g.min(axis=-1, keepdims=True) + slack
+    chosen = maybe[..., sp.cell]                          # (..., K)
+    n = int(chosen.sum(axis=-1).max())
+    # the chosen candidates first, in the exhaustive order (the rest cannot be nearest)
+    pick = np.argsort(~chosen, axis=-1, kind="stable")[..., :n]
+    us = sp.us[pick]
+    xi = o[..., None, :] + np.einsum("...ij,...kj->...ki", M, sp.x[pick])
     vs = np.asarray(cj.nearest(xi), dtype=float)
     gap = np.linalg.norm(xi - cj.evaluate(vs, 0)[0], axis=-1)
     best = np.argmin(gap, axis=-1)
-    return us[best], np.take_along_axis(vs, best[..., None], -1)[..., 0]
+    return (np.take_along_axis(us, best[..., None], -1)[..., 0],
+            np.take_along_axis(vs, best[..., None], -1)[..., 0])
 
 
 def _side(sigma: np.ndarray, M: np.ndarray, ti: np.ndarray, tu: np.ndarray) -> np.ndarray:
