@@ -8,7 +8,9 @@ Cases (shared/docs/benchmarks.md mechanisms):
   (solver/study/batch.py), at the default tolerance (DOP853) and at 5e-5 (Dormand-Prince
   5(4): the loosest tolerance that meets issue 16's bar for this chain, bench_peers.py).  MuJoCo: the same chain (bench/peers.py) with the same masses,
   100 runs one after the other, at its default step (RK4, 1/240 s) and at about our accuracy
-  (1/1920 s: README, "Against MuJoCo and Exudyn").
+  (1/1920 s: README, "Against MuJoCo and Exudyn").  And the study with an executor of
+  this machine's cores (concurrent.futures processes, one batch a worker), its numbers
+  checked against the local run's bit for bit.
 - slider-crank: crank radius and rod length varied on a 10 x 10 grid (0.08-0.12 m, 0.25-0.35
   m), 1 s at 240 fps, reactions; kinematic sweeps.
 - slider-crank payload: a press on the slider, -P sin(2 pi t), its amplitude P varied
@@ -19,6 +21,9 @@ Cases (shared/docs/benchmarks.md mechanisms):
   sweeps with the friction for every variant and frame at once.
 - gear ratio: a spur pair driven through 10 turns, its ratio varied (1.5-4, a coupler's
   parameter), 5 s at 24 fps; batched sweeps, each variant's turns tracked.
+- cam follower: a roller follower over an eccentric disc cam (2 turns a second), the
+  follower's mass (0.2-0.5 kg) and the disc's eccentricity (its marker moved 0-4 mm) on a
+  10 x 10 grid, 1 s at 240 fps; batched sweeps, each variant's contact tracked.
 - governor, stiff: the flyball governor of bench_governor.py (a 1e6 N/m sleeve spring), its
   spring rate varied (5e5-2e6 N/m, a fifth as many variants), 1 s at 24 fps: each variant
   stiff, so Radau IIA, the variants in lockstep (solver/study/batch_implicit.py).
@@ -38,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from concurrent.futures import ProcessPoolExecutor
 import sys
 import time
 
@@ -53,6 +59,7 @@ from bench_kinematics import slider_crank  # noqa: E402
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402
 from solver import Mechanism  # noqa: E402
+from solver.base.curves import Curve  # noqa: E402
 from solver.study import Study, grid, latin_hypercube  # noqa: E402
 
 N = 10
@@ -71,6 +78,29 @@ def gear_pair() -> Mechanism:
         m.add_joint(f"j{k}", "revolute", f"hub{k}", f"axle{k}")
     m.add_gear("mesh", "j1", "j2", radii=(0.1, 0.25))
     m.add_motion("drive", "j1", "3*t + 2*t**2")
+    return m
+
+
+def cam_follower() -> Mechanism:
+    """A roller follower (radius 10 mm, 0.3 kg) on a vertical guide over a disc cam of
+    radius 50 mm whose centre is 15 mm off its axle, turned at 2 turns a second."""
+    m = Mechanism(gravity=(0.0, -9.81, 0.0))
+    z_along_y = (np.cos(-np.pi / 4), np.sin(-np.pi / 4), 0.0, 0.0)
+    m.add_part("ground", fixed=True)
+    m.add_part("cam", mass=1.0, inertia=(1e-3, 1e-3, 2e-3))
+    m.add_marker("axle", "ground")
+    m.add_marker("hub", "cam")
+    m.add_joint("spin", "revolute", "hub", "axle")
+    m.add_motion("drive", "spin", "4*pi*t")
+    m.add_part("follower", mass=0.3, inertia=(1e-4, 1e-4, 1e-4),
+               position=(0.0, np.sqrt(0.06 ** 2 - 0.015 ** 2), 0.0))
+    m.add_marker("guide", "ground", orientation=z_along_y)
+    m.add_marker("stem", "follower", orientation=z_along_y)
+    m.add_joint("slide", "prismatic", "stem", "guide")
+    m.add_marker("face", "follower")
+    m.add_marker("disc", "cam")
+    m.add_cam("contact", "face", Curve.circle(0.01, name="roller"), "disc",
+              Curve.circle(0.05, center=(0.015, 0.0, 0.0), name="disc"))
     return m
 
 
@@ -139,6 +169,14 @@ def main() -> None:
         rows.append((case, "ours: study", wall, one, sep, f"{err:.1e}, {r1.method}"))
         if sep is not None:
             rows.append((case, "ours: one by one", sep, one, sep, ""))
+    # the same study on this machine's cores: an executor, variants in one batch a worker
+    with ProcessPoolExecutor(os.cpu_count()) as pool:
+        list(pool.map(abs, range(os.cpu_count())))           # the workers started
+        local = study.run(duration=2.0, fps=24)
+        wall, res = timed(lambda: study.run(duration=2.0, fps=24, executor=pool))
+    same = all(np.array_equal(res.result(i)._r, local.result(i)._r) for i in range(V))
+    rows.append(("chain N=10, masses", f"ours: study, {os.cpu_count()} worker processes", wall,
+                 rows[0][3], rows[0][4], f"the local run's bits: {same}"))
     one, sep = rows[0][3], rows[0][4]          # the MuJoCo rows: against the default's
     masses = np.array([[row[f"link{k}.mass"] for k in range(N)] for row in study.variants])
     for per, what in ((10, "MuJoCo RK4 1/240 s"), (80, "MuJoCo RK4 1/1920 s")):
@@ -194,6 +232,14 @@ def main() -> None:
     rows.append(("gear ratio", "ours: study", wall, one, sep, f"{len(res.failures)} failed"))
     if sep is not None:
         rows.append(("gear ratio", "ours: one by one", sep, one, sep, ""))
+
+    # a cam: the follower's mass x the disc's eccentricity (its marker moved along x)
+    study = Study(cam_follower(), grid({"follower.mass": np.linspace(0.2, 0.5, k),
+                                        "disc.position.x": np.linspace(0.0, 0.004, k)}))
+    one, _, wall, res, sep = time_study(study, a.quick, 1.0, 240)
+    rows.append((f"cam follower {k}x{k}", "ours: study", wall, one, sep, f"{len(res.failures)} failed"))
+    if sep is not None:
+        rows.append((f"cam follower {k}x{k}", "ours: one by one", sep, one, sep, ""))
 
     # stiff: the flyball governor's sleeve spring rate varied (Radau IIA in lockstep)
     Vs = max(2, V // 5)
