@@ -203,7 +203,7 @@ def _cam_start(ci: Any, cj: Any, M: np.ndarray, o: np.ndarray) -> tuple[np.ndarr
     slack = 1e-6 * (ci.size + cj.size)                    # the product's rounding, and more
     maybe = g - sp.radius - sp.reach <= g.min(axis=-1, keepdims=True) + slack
     chosen = maybe[..., sp.cell]                          # (..., K)
-    n = int(chosen.sum(axis=-1).max())
+    n = max(1, int(chosen.sum(axis=-1).max()))          # (a pose not finite keeps none)
     # the chosen candidates first, in the exhaustive order (the rest cannot be nearest)
     pick = np.argsort(~chosen, axis=-1, kind="stable")[..., :n]
     us = sp.us[pick]
