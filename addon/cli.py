@@ -15,6 +15,7 @@ import bpy
 
 from ..solver import MechanismError, Study, grid
 from .io.command_line import StudyCommand, parse_command
+from .io.settings import tolerance
 from .scene_reader import read_scene
 
 _handle = None
@@ -49,7 +50,7 @@ def study_file(in_path: str, levels: dict, csv_path: str) -> int:
         study = Study(sm.mech, grid(levels))
         st = scene.mechanism
         res = study.run(times=sm.timeline.times, analysis=st.analysis.lower(),
-                        tolerance=st.tolerance)
+                        tolerance=tolerance(st))
     except MechanismError as exc:
         print(f"mechanism study failed: {exc}", file=sys.stderr)
         return 1

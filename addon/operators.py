@@ -18,7 +18,7 @@ from .curve_reader import fit_signature, length_text
 from .io.csv_table import export_path
 from .io.mass import inertia_six
 from .io.limits import bounds_in_scene_units
-from .io.settings import JOINT_KINDS, kind_label
+from .io.settings import JOINT_KINDS, kind_label, tolerance
 from .io.start_gaps import start_notes
 from .io.timeline import with_frame, with_scene_frame
 from .properties import ROLES
@@ -30,7 +30,7 @@ def _solve_read(scene, sm, progress=None):
     scene's frames (row k of the Result is frame sm.timeline.frames[k])."""
     st = scene.mechanism
     return sm.mech.solve(times=sm.timeline.times, analysis=st.analysis.lower(),
-                         tolerance=st.tolerance, progress=progress)
+                         tolerance=tolerance(st), progress=progress)
 
 
 def _message(exc: Exception, sm=None) -> str:
@@ -351,11 +351,11 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
         st = context.scene.mechanism
-        sm, analysis, tolerance = self._sm, st.analysis.lower(), st.tolerance
+        sm, analysis, tol = self._sm, st.analysis.lower(), tolerance(st)
 
         def work(progress):
             return sm.mech.solve(times=sm.timeline.times, analysis=analysis,
-                                 tolerance=tolerance, progress=progress)
+                                 tolerance=tol, progress=progress)
 
         return self.start(context, work, "Mechanism bake: frame {k} of {n} (Esc to cancel)")
 

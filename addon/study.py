@@ -20,7 +20,8 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
 
 from ..solver import MechanismError, SolverError, Study, grid
 from ..solver.study import parameter_names
-from .io.study_table import StudyTable, study_levels, typed
+from .io.settings import tolerance, typed
+from .io.study_table import StudyTable, study_levels
 from .scene_reader import read_scene
 
 NONE = "__none__"
@@ -183,7 +184,7 @@ def study_of(scene):
     study = Study(sm.mech, grid(levels))
     tl = sm.timeline
     how = {"frames": [tl.frame_start, tl.frame_end], "fps": tl.fps,
-           "analysis": scene.mechanism.analysis.lower(), "tolerance": scene.mechanism.tolerance}
+           "analysis": scene.mechanism.analysis.lower(), "tolerance": tolerance(scene.mechanism)}
     return sm, study, how
 
 

@@ -22,6 +22,7 @@ from ..solver.study.table import result_row, result_columns
 from . import bake, study
 from .background import BackgroundRun
 from .io.csv_table import export_path
+from .io.settings import tolerance
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
 from .operators import _message
@@ -157,7 +158,7 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
             if result is None:
                 s = context.scene.mechanism
                 result = self._variant.solve(times=self._sm.timeline.times,
-                                             analysis=s.analysis.lower(), tolerance=s.tolerance)
+                                             analysis=s.analysis.lower(), tolerance=tolerance(s))
         except study.ERRORS as exc:
             self.report({"ERROR"}, f"Bake Variant: {_message(exc, self._sm)}")
             return {"CANCELLED"}
@@ -176,7 +177,7 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
             return self._finish(context, kept)
         s = context.scene.mechanism
         variant, times, analysis, tol = self._variant, self._sm.timeline.times, \
-            s.analysis.lower(), s.tolerance
+            s.analysis.lower(), tolerance(s)
         return self.start(context, lambda progress: variant.solve(
             times=times, analysis=analysis, tolerance=tol, progress=progress),
             f"Mechanism bake of variant {self._i}: frame {{k}} of {{n}} (Esc to cancel)")

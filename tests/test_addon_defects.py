@@ -18,7 +18,7 @@ def solved(bpy, extension):
     sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
     st = bpy.context.scene.mechanism
     return sm, sm.mech.solve(times=sm.timeline.times, analysis=st.analysis.lower(),
-                             tolerance=st.tolerance)
+                             tolerance=extension.addon.io.settings.tolerance(bpy.context.scene.mechanism))
 
 
 @pytest.mark.parametrize("mode, deltas", [

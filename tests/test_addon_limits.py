@@ -47,7 +47,7 @@ def solve_scene(bpy, extension):
     """The scene read and solved again as Bake does (an independent run for comparison)."""
     sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
     return sm, sm.mech.solve(times=sm.timeline.times, analysis="dynamic",
-                             tolerance=bpy.context.scene.mechanism.tolerance)
+                             tolerance=extension.addon.io.settings.tolerance(bpy.context.scene.mechanism))
 
 
 def test_door_shuts_against_its_stop_and_is_held(blender, extension, capfd) -> None:

@@ -115,3 +115,16 @@ def test_scene_constants_and_the_ones_an_expression_uses() -> None:
     with pytest.raises(MechanismError, match=r"oops.*allowed: t, omega, lift"):
         m.add_force("push", "A", force=(0.0, "omega*t + oops", 0.0),
                     constants=used(["omega*t + oops"], consts))
+
+
+def test_values_and_the_tolerance_as_typed() -> None:
+    """A Blender float field keeps 32 bits: what the user typed comes back to the solver as
+    typed (0.15, not 0.15000000596), and so does the scene's Tolerance (1e-6, not
+    9.99999997e-07), so that a bake equals a script's solve(tolerance=1e-6)."""
+    assert settings.typed(np.float32(0.15)) == 0.15 and settings.typed(1e6) == 1e6
+    assert float(np.float32(1e-6)) != 1e-6
+
+    class Scene:
+        tolerance = float(np.float32(1e-6))
+    assert settings.tolerance(Scene) == 1e-6
+

@@ -31,7 +31,6 @@ def test_level_values_and_levels() -> None:
     lv = study_table.level_values
     assert lv(0.0, 0.3, 4) == pytest.approx((0.0, 0.1, 0.2, 0.3)) and lv(0.0, 0.3, 4)[-1] == 0.3
     assert lv(2.0, 9.0, 1) == (2.0,) and lv(1.0, 2.0, 0) == ()
-    assert study_table.typed(np.float32(0.15)) == 0.15 and study_table.typed(1e6) == 1e6
     assert study_table.study_levels([("a", 1, 2, 2), ("b", 0, 0, 1)]) == {"a": (1.0, 2.0), "b": (0.0,)}
     with pytest.raises(ValueError, match="pick parameter 2"):
         study_table.study_levels([("a", 1, 2, 2), ("", 0, 1, 2)])

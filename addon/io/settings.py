@@ -136,3 +136,16 @@ def gravity_note(gravity, scale: float) -> str:
     return (f"gravity: the scene's Gravity {g:.4g} Blender units/s^2 is {si:.4g} m/s^2 at unit "
             f"scale {scale:g} (Blender's own physics reads it so too); for Earth's set Scene > "
             f"Gravity to {EARTH / scale:.6g} along its direction")
+
+
+def typed(x: float) -> float:
+    """A value as typed into a Blender float field: the field keeps 32 bits (0.15 is held as
+    0.15000000596...), so it is read back to the 7 significant digits the field shows."""
+    return float(f"{float(x):.7g}")
+
+
+def tolerance(settings) -> float:
+    """The Tolerance of the scene's Mechanism settings as the solver gets it, as typed (1e-6,
+    not the 9.99999997e-07 the field holds): a bake, a study and the command line then give
+    a script's ``solve(tolerance=1e-6)`` to the last bit."""
+    return typed(settings.tolerance)

@@ -36,12 +36,6 @@ def level_values(start: float, stop: float, count: int) -> tuple[float, ...]:
     return tuple(float(start + k * step) for k in range(count - 1)) + (float(stop),)
 
 
-def typed(x: float) -> float:
-    """A value as typed into a Blender float field: the field keeps 32 bits (0.15 is held as
-    0.15000000596...), so it is read back to the 7 significant digits the field shows."""
-    return float(f"{float(x):.7g}")
-
-
 def study_levels(specs: list[tuple[str, float, float, int]]) -> dict[str, tuple[float, ...]]:
     """{parameter: values} for the solver's ``grid`` from the panel's (name, start, stop,
     count) rows; StudyError when a parameter is not picked or picked twice (the names
