@@ -21,7 +21,8 @@ Cases (shared/docs/benchmarks.md mechanisms):
   sweeps with the friction for every variant and frame at once.
 - gear ratio: a spur pair driven through 10 turns, its ratio varied (1.5-4, a coupler's
   parameter), 5 s at 24 fps; batched sweeps, each variant's turns tracked.
-- cam follower: a roller follower over an eccentric disc cam (2 turns a second), the
+- cam follower: a roller follower over an eccentric disc cam (2 turns a second; tests/
+  mechanisms.py ``eccentric_cam("roller")``), the
   follower's mass (0.2-0.5 kg) and the disc's eccentricity (its marker moved 0-4 mm) on a
   10 x 10 grid, 1 s at 240 fps; batched sweeps, each variant's contact tracked.
 - governor, stiff: the flyball governor of bench_governor.py (a 1e6 N/m sleeve spring), its
@@ -52,14 +53,15 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))      # its canonical mechanisms
 import peers  # noqa: E402
 from bench_dynamics import chain  # noqa: E402
 from bench_governor import governor  # noqa: E402
 from bench_kinematics import slider_crank  # noqa: E402
+from mechanisms import eccentric_cam  # noqa: E402
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402
 from solver import Mechanism  # noqa: E402
-from solver.base.curves import Curve  # noqa: E402
 from solver.study import Study, grid, latin_hypercube  # noqa: E402
 
 N = 10
@@ -78,29 +80,6 @@ def gear_pair() -> Mechanism:
         m.add_joint(f"j{k}", "revolute", f"hub{k}", f"axle{k}")
     m.add_gear("mesh", "j1", "j2", radii=(0.1, 0.25))
     m.add_motion("drive", "j1", "3*t + 2*t**2")
-    return m
-
-
-def cam_follower() -> Mechanism:
-    """A roller follower (radius 10 mm, 0.3 kg) on a vertical guide over a disc cam of
-    radius 50 mm whose centre is 15 mm off its axle, turned at 2 turns a second."""
-    m = Mechanism(gravity=(0.0, -9.81, 0.0))
-    z_along_y = (np.cos(-np.pi / 4), np.sin(-np.pi / 4), 0.0, 0.0)
-    m.add_part("ground", fixed=True)
-    m.add_part("cam", mass=1.0, inertia=(1e-3, 1e-3, 2e-3))
-    m.add_marker("axle", "ground")
-    m.add_marker("hub", "cam")
-    m.add_joint("spin", "revolute", "hub", "axle")
-    m.add_motion("drive", "spin", "4*pi*t")
-    m.add_part("follower", mass=0.3, inertia=(1e-4, 1e-4, 1e-4),
-               position=(0.0, np.sqrt(0.06 ** 2 - 0.015 ** 2), 0.0))
-    m.add_marker("guide", "ground", orientation=z_along_y)
-    m.add_marker("stem", "follower", orientation=z_along_y)
-    m.add_joint("slide", "prismatic", "stem", "guide")
-    m.add_marker("face", "follower")
-    m.add_marker("disc", "cam")
-    m.add_cam("contact", "face", Curve.circle(0.01, name="roller"), "disc",
-              Curve.circle(0.05, center=(0.015, 0.0, 0.0), name="disc"))
     return m
 
 
@@ -234,7 +213,7 @@ def main() -> None:
         rows.append(("gear ratio", "ours: one by one", sep, one, sep, ""))
 
     # a cam: the follower's mass x the disc's eccentricity (its marker moved along x)
-    study = Study(cam_follower(), grid({"follower.mass": np.linspace(0.2, 0.5, k),
+    study = Study(eccentric_cam("roller"), grid({"follower.mass": np.linspace(0.2, 0.5, k),
                                         "disc.position.x": np.linspace(0.0, 0.004, k)}))
     one, _, wall, res, sep = time_study(study, a.quick, 1.0, 240)
     rows.append((f"cam follower {k}x{k}", "ours: study", wall, one, sep, f"{len(res.failures)} failed"))

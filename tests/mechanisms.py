@@ -10,6 +10,8 @@ chain         rods end to end from the ground ("link{k}", joints "joint{k}");
 rail_slider   a mass on a prismatic joint "rail" with a spring-damper to a ground anchor
 slider-crank  crank origin O (pivot), x axis along O->A; rod origin A, x axis along A->B;
               slider origin B.  Crank angle theta, rod angle phi (of A->B from world x).
+eccentric_cam a disc cam "cam" turned by the motion "drive" on its joint "spin", and a
+              "follower" on a vertical guide "slide": a roller or a flat face, cam "contact"
 four-bar      crank origin O2 = (0,0,0) angle theta2; coupler origin A angle theta3;
               rocker origin O4 = (d,0,0) angle theta4 (of O4->B from world x).
 
@@ -28,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solver import Mechanism
+from solver.base.curves import Curve
 
 PI = math.pi
 G = 9.81                                                     # m/s^2, the tests' gravity
@@ -429,3 +432,32 @@ def joint_gaps(mech: Mechanism, result) -> dict[str, float]:
             gaps.append(np.abs(np.einsum("ni,ni->n", d, zj)).max())
         out[name] = float(max(gaps))
     return out
+
+
+_Z_ALONG_Y = (math.cos(-math.pi / 4), math.sin(-math.pi / 4), 0.0, 0.0)   # marker z along world y
+
+
+def eccentric_cam(follower: str, omega: float = 4 * math.pi, Rc: float = 0.05, e: float = 0.015,
+                  rho: float = 0.01, mass: float = 0.3, gravity: float = G) -> Mechanism:
+    """A disc of radius Rc, its centre e from the axle (at theta = 0 on the cam's x), turned
+    by a motion at omega; a follower on a vertical guide through the axle: a roller of
+    radius rho or a flat face (a horizontal segment), its marker at the roller's centre or
+    on the face."""
+    m = Mechanism(gravity=(0.0, -gravity, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("cam", mass=1.0, inertia=(1e-3, 1e-3, 2e-3))
+    m.add_marker("axle", "ground")
+    m.add_marker("hub", "cam")
+    m.add_joint("spin", "revolute", "hub", "axle")
+    m.add_motion("drive", "spin", f"{omega} * t")
+    y0 = math.sqrt((Rc + rho) ** 2 - e * e) if follower == "roller" else Rc
+    m.add_part("follower", mass=mass, inertia=(1e-4, 1e-4, 1e-4), position=(0.0, y0, 0.0))
+    m.add_marker("guide", "ground", orientation=_Z_ALONG_Y)
+    m.add_marker("stem", "follower", orientation=_Z_ALONG_Y)
+    m.add_joint("slide", "prismatic", "stem", "guide")
+    m.add_marker("face", "follower")
+    m.add_marker("disc", "cam")
+    shape = (Curve.circle(rho, name="roller") if follower == "roller"
+             else Curve.from_points([(-0.08, 0.0), (0.0, 0.0), (0.08, 0.0)], closed=False, name="face"))
+    m.add_cam("contact", "face", shape, "disc", Curve.circle(Rc, center=(e, 0.0, 0.0), name="disc"))
+    return m

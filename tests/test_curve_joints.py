@@ -17,6 +17,7 @@ from solver import Mechanism, MechanismError, SolverError
 from solver.base import jet
 from solver.base.curves import Curve
 from solver.model.compile import compile_model
+from mechanisms import eccentric_cam
 from test_constraints import check_jacobian
 
 G = 9.81
@@ -68,32 +69,6 @@ def test_bead_statics_under_a_side_force() -> None:
     r = m.statics()
     x = r.position("bead")[0]
     assert abs(math.atan2(x[0], -x[1]) - math.atan2(5.0, 2.0 * G)) < 1e-10
-
-
-def eccentric_cam(follower: str, omega: float = 4 * math.pi, Rc: float = 0.05, e: float = 0.015,
-                  rho: float = 0.01, mass: float = 0.3, gravity: float = G) -> Mechanism:
-    """A disc of radius Rc, its centre e from the axle (at theta = 0 on the cam's x), turned
-    by a motion at omega; a follower on a vertical guide through the axle: a roller of
-    radius rho or a flat face (a horizontal segment), its marker at the roller's centre or
-    on the face."""
-    m = Mechanism(gravity=(0.0, -gravity, 0.0))
-    m.add_part("ground", fixed=True)
-    m.add_part("cam", mass=1.0, inertia=(1e-3, 1e-3, 2e-3))
-    m.add_marker("axle", "ground")
-    m.add_marker("hub", "cam")
-    m.add_joint("spin", "revolute", "hub", "axle")
-    m.add_motion("drive", "spin", f"{omega} * t")
-    y0 = math.sqrt((Rc + rho) ** 2 - e * e) if follower == "roller" else Rc
-    m.add_part("follower", mass=mass, inertia=(1e-4, 1e-4, 1e-4), position=(0.0, y0, 0.0))
-    m.add_marker("guide", "ground", orientation=Z_ALONG_Y)
-    m.add_marker("stem", "follower", orientation=Z_ALONG_Y)
-    m.add_joint("slide", "prismatic", "stem", "guide")
-    m.add_marker("face", "follower")
-    m.add_marker("disc", "cam")
-    shape = (Curve.circle(rho, name="roller") if follower == "roller"
-             else Curve.from_points([(-0.08, 0.0), (0.0, 0.0), (0.08, 0.0)], closed=False, name="face"))
-    m.add_cam("contact", "face", shape, "disc", Curve.circle(Rc, center=(e, 0.0, 0.0), name="disc"))
-    return m
 
 
 def lift(follower: str, t: np.ndarray, omega: float = 4 * math.pi, Rc: float = 0.05,
