@@ -407,13 +407,19 @@ class Curve:
         u = np.asarray(u, dtype=float)
         if self.closed:
             u = np.mod(u, self.length)
-        i = np.clip(np.searchsorted(self._breaks, u, side="right") - 1, 0, len(self._h) - 1)
+        # (ufuncs and a transpose rather than np.clip, np.cumprod and np.moveaxis, whose
+        # Python wrappers cost as much as the arithmetic at the few points a joint asks for)
+        i = np.minimum(np.maximum(np.searchsorted(self._breaks, u, side="right") - 1, 0),
+                       len(self._h) - 1)
         s = u - self._breaks[i]
         nd = int(derivatives) + 1
-        powers = np.ones(s.shape + (_ORDER,))
+        powers = np.empty(s.shape + (_ORDER,))
+        powers[..., 0] = 1.0
         powers[..., 1:] = s[..., None]
-        powers = np.cumprod(powers, axis=-1)[..., _E[:nd]] * _W[:nd]     # (..., nd, 6)
-        return np.moveaxis(powers @ self._coef[i], -2, 0)
+        np.multiply.accumulate(powers, axis=-1, out=powers)                  # 1, s, s^2, ...
+        x = (powers[..., _E[:nd]] * _W[:nd]) @ self._coef[i]                 # (..., nd, 3)
+        n = x.ndim
+        return x.transpose((n - 2,) + tuple(range(n - 2)) + (n - 1,))
 
     def inside(self, u: Any) -> np.ndarray:
         """True where u lies on the curve: every finite u of a closed curve, 0 <= u <= length
