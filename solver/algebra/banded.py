@@ -161,7 +161,7 @@ class BandedSPD:
         if not self.banded:
             return np.linalg.solve(S, b)
         self._ab[:] = np.bincount(self.index, weights=vals[self.lower_at], minlength=len(self._ab))
-        np.take(b, self.perm, out=self._x)
+        b.take(self.perm, out=self._x)
         self.lapack[0](*self._args)
         if self._info.value != 0:
             raise np.linalg.LinAlgError(f"constraint matrix not positive definite (dpbsv info {self._info.value})")

@@ -38,7 +38,7 @@ def step_size(model: Any, dq: np.ndarray, alpha: float = 1.0, cw: np.ndarray | N
     body, rotations times the body's length, relative to the model's length scale (a float,
     or one per frame for leading axes).  ``cw``: scales(model)'s column weights, if kept."""
     cw = scales(model)[1] if cw is None else cw
-    return np.max(np.abs(alpha * dq * cw), axis=-1, initial=0.0) / model.length_scale
+    return np.abs(alpha * dq * cw).max(axis=-1, initial=0.0) / model.length_scale
 
 
 def step_pose(r: np.ndarray, p: np.ndarray, dq: np.ndarray, alpha: float = 1.0):

@@ -74,7 +74,7 @@ class Schur:
 
     def blocks(self, jac: np.ndarray) -> np.ndarray:
         """(..., n, E, 6) Jacobian blocks of the rows on each body they touch (I, J, ...)."""
-        Jr = jac if self.every else np.take(jac, self.rows, axis=-2)
+        Jr = jac if self.every else jac.take(self.rows, axis=-2)
         return Jr.reshape(jac.shape[:-2] + (self.n, self.E, 6))
 
     # Leading axes (..., e.g. the stages of an implicit step) are carried through by every
@@ -85,9 +85,9 @@ class Schur:
         zero in the padding slots); Mi (..., at least nb, 6, 6) inverse mass (or weight)
         blocks."""
         lead = Jb.shape[:-3]          # one flat take (a 2-D gather costs 7x more on stacks)
-        Jg = np.take(Jb.reshape(lead + (-1,)), self.slot_at, axis=-1) * self.slot_mask6
+        Jg = Jb.reshape(lead + (-1,)).take(self.slot_at, axis=-1) * self.slot_mask6
         Jg = Jg.reshape(lead + self.slot_take.shape + (6,))                # (..., nb, slots, 6)
-        W = Mi[..., : self.nb, :, :] @ np.swapaxes(Jg, -1, -2)
+        W = Mi[..., : self.nb, :, :] @ Jg.swapaxes(-1, -2)
         vals = (Jg @ W).reshape(Jg.shape[:-3] + (-1,))[..., self.pair_index]
         return vals, W
 
@@ -133,9 +133,9 @@ class Schur:
 
     def times(self, Jb: np.ndarray, x: np.ndarray) -> np.ndarray:
         """J x for body vectors x (..., nb+1, 6)."""
-        return np.einsum("...ksi,...ksi->...k", Jb, np.take(x, self.ends, axis=-2))
+        return np.einsum("...ksi,...ksi->...k", Jb, x.take(self.ends, axis=-2))
 
     def apply(self, W: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """M^-1 J^T lam as body vectors (..., nb, 6), the moving bodies only (W from
         matrix(): its padding slots are zero, so they may read any multiplier)."""
-        return (W @ np.take(lam, self.slot_take, axis=-1)[..., None])[..., 0]
+        return (W @ lam.take(self.slot_take, axis=-1)[..., None])[..., 0]

@@ -428,9 +428,9 @@ def at_rest_many(length_scale, body_length, v, w, a, tolerance: float):
     and body_length (..., nb) of each (a design study's variants); a bool per state."""
     L, lw = np.asarray(length_scale) * tolerance, np.asarray(body_length)[..., None]
     most = (-2, -1)
-    speed = (np.max(np.abs(v), axis=most, initial=0.0)
+    speed = (np.abs(v).max(axis=most, initial=0.0)
              + np.max(np.abs(w) * lw, axis=most, initial=0.0))
-    accel = (np.max(np.abs(a[..., :3]), axis=most, initial=0.0)
+    accel = (np.abs(a[..., :3]).max(axis=most, initial=0.0)
              + np.max(np.abs(a[..., 3:]) * lw, axis=most, initial=0.0))
     return (speed <= REST_SPEED * L) & (accel <= REST_ACCEL * L)
 

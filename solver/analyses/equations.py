@@ -86,7 +86,7 @@ class _Work:
         else:
             X = Ab @ pair
             Z = np.swapaxes(X.reshape(lead + (nb, 3, 2, 3)), -3, -2).reshape(lead + (nb, 6, 3))
-        both = Z @ np.swapaxes(Ab, -1, -2)
+        both = Z @ Ab.swapaxes(-1, -2)
         self.Mi[..., 3:, 3:] = both[..., 3:, :]
         return both[..., :3, :], self.Mi
 
@@ -301,7 +301,7 @@ class Equations:
             rg, A = body_arrays(m, r, p)[:2]
             ev = evaluate(m, rg, A, ref=ref)
             res = residual(m, ev.phi, f)[:, keep]
-            return np.max(np.abs(res * rk), axis=-1, initial=0.0), ev, A, res
+            return np.abs(res * rk).max(axis=-1, initial=0.0), ev, A, res
 
         def mats(ev, A):
             return sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
@@ -317,7 +317,7 @@ class Equations:
             W = mW if W is None else np.where(live[:, None, None, None], mW, W)
             dq = -sc.apply(mW, self.solve(mv, res, PROJECT_RCOND)).reshape(len(t), -1)
             r1, p1 = step_pose(r, p, dq)
-            size = np.max(np.abs(dq * cw), axis=-1, initial=0.0) / L
+            size = np.abs(dq * cw).max(axis=-1, initial=0.0) / L
             r = np.where(live[:, None, None], r1, r)
             p = np.where(live[:, None, None], p1, p)
             last = np.where(live, size, last)
@@ -368,7 +368,7 @@ class Equations:
             res = residual(m, ev.phi, f)
             if self.slip is not None:        # sticking joints held
                 self.slip.lock_residual(res, A)
-            return np.max(np.abs(res[self.keep] * rs), initial=0.0), (ev, A, res)
+            return np.abs(res[self.keep] * rs).max(initial=0.0), (ev, A, res)
 
         def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
             nonlocal mats
@@ -396,7 +396,7 @@ class Equations:
                    else sc.matrix(Jb, self._minv_ground(A)))
         nu = np.zeros(m.nc)
         nu[self.mrows] = f[m.row_motion[self.mrows], 1]
-        vel = np.vstack([np.concatenate([v, w], 1), np.zeros((1, 6))])
+        vel = np.concatenate([np.concatenate([v, w], 1), np.zeros((1, 6))])
         mu = self.solve(vals, sc.times(Jb, vel) - nu[self.keep])
         vel = vel[: self.nb] - sc.apply(W, mu)
         return r, p, vel[:, :3], vel[:, 3:]

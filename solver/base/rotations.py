@@ -173,7 +173,7 @@ _ONES3, _ONES4 = np.ones(3), np.ones(4)
 def congruence(A: np.ndarray, M: np.ndarray) -> np.ndarray:
     """A M A^T for stacks of 3x3 matrices (an inertia tensor turned to world axes); matmul
     is several times faster than a three-operand einsum here."""
-    return A @ M @ np.swapaxes(A, -1, -2)
+    return A @ M @ A.swapaxes(-1, -2)
 
 
 def skew(v: np.ndarray) -> np.ndarray:

@@ -78,7 +78,7 @@ def _turned(g: RowGroup, A, U=None) -> np.ndarray:
     U (..., K, 3), every group's vectors turned together (evaluate), the group's part."""
     if U is not None:
         return U[..., g.turn, :].reshape(U.shape[:-2] + g.ends.shape + (3,))
-    return (np.take(A, g.ends, axis=-3) @ g.vecs[..., None])[..., 0]
+    return (A.take(g.ends, axis=-3) @ g.vecs[..., None])[..., 0]
 
 
 def _centripetal(wE: np.ndarray, U: np.ndarray) -> np.ndarray:
@@ -116,7 +116,7 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     blocks -[P_I x] and [P_J x] as one gather and sign, the centripetal terms w x (w x P)."""
     lead = r.shape[:-2]
     P = _turned(g, A, U)                                             # (..., 2, n, 3)
-    d = np.take(r, g.ends, axis=-2) + P
+    d = r.take(g.ends, axis=-2) + P
     phi[...] = (d[..., 0, :, :] - d[..., 1, :, :]).reshape(lead + (-1,))
     if jac is not None and P[..., 0, :, 0].size > SKEW_GATHER:
         _skew_blocks(jac, P, lead)
@@ -128,7 +128,7 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         jac[..., 6:9] = -e
         jac[..., 9:12] = S[..., 1, :, :, :].reshape(lead + (-1, 3))
     if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
-        cen = _centripetal(np.take(w, g.ends, axis=-2), P)
+        cen = _centripetal(w.take(g.ends, axis=-2), P)
         quad[...] = (cen[..., 0, :, :] - cen[..., 1, :, :]).reshape(lead + (-1,))
 
 
@@ -139,7 +139,7 @@ def _separation(g: RowGroup, r, A, v, w, rates: bool, U=None):
     d = r[..., g.bi, :] + U[..., 0, :, :] - r[..., g.bj, :] - U[..., 1, :, :]
     if not rates:
         return U, d, None, None, None, None
-    wE = np.take(w, g.ends, axis=-2)
+    wE = w.take(g.ends, axis=-2)
     C, X = _centripetal(wE, U), cross(wE, U)
     cen = C[..., 0, :, :] - C[..., 1, :, :]
     dd = v[..., g.bi, :] + X[..., 0, :, :] - v[..., g.bj, :] - X[..., 1, :, :]
@@ -319,7 +319,7 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     track = np.empty(lead + (model.ntrack,)) if model.ntrack else None
     rate = np.empty(lead + (model.ntrack,)) if model.ntrack and v is not None else None
     # every group's body-fixed vectors into world axes by one gather and one product
-    U = (np.take(A, plan.ends, axis=-3) @ plan.vecs[..., None])[..., 0] if plan.ends.size else None
+    U = (A.take(plan.ends, axis=-3) @ plan.vecs[..., None])[..., 0] if plan.ends.size else None
     for g in plan.groups:
         s = g.rows
         views = (phi[..., s], None if jac is None else jac[..., s, :], None if quad is None else quad[..., s])
@@ -330,7 +330,7 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     if not plan.identity:                 # back to model row order
         inv = plan.inv
         phi = phi[..., inv]
-        jac = None if jac is None else np.take(jac, inv, axis=-2)
+        jac = None if jac is None else jac.take(inv, axis=-2)
         quad = None if quad is None else quad[..., inv]
     return RowEval(phi, jac, quad, track, rate)
 

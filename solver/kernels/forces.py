@@ -394,7 +394,7 @@ def _spring_damper_jacobian(fm: ForceModel, t, r, A, v, w, K, C) -> None:
         return out
 
     Gi, Gj = G(si), G(sj)
-    Gti, Gtj = np.swapaxes(Gi, -1, -2), np.swapaxes(Gj, -1, -2)
+    Gti, Gtj = Gi.swapaxes(-1, -2), Gj.swapaxes(-1, -2)
     dFq_i = -Kd @ Gi
     dFq_i[..., :, 3:] += Cd @ skew(w[..., bi, :]) @ skew(si)
     dFq_j = Kd @ Gj
