@@ -223,7 +223,7 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
         jac[live], A[live] = ev.jac, Al
         res = residual(model, ev.phi, fv[live])
         with np.errstate(invalid="ignore"):
-            err = np.max(np.abs(res[..., keep] * rs[keep]), axis=-1, initial=0.0)
+            err = np.abs(res[..., keep] * rs[keep]).max(axis=-1, initial=0.0)
             sl = size[live]
             conv = converged(err, sl)
             alive = np.isfinite(err) & np.isfinite(ev.jac).all(axis=(-2, -1)) & ~conv
@@ -290,10 +290,11 @@ def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
     hh = h[:, None, None]
     rp = r0 + v0 * hh + 0.5 * a0 * hh * hh
     pp = rotate_world(p0, w0 * hh + 0.5 * al0 * hh * hh)
-    L = np.expand_dims(body_length, -2)
-    miss = np.max(np.linalg.norm(R - rp, axis=-1) + L * quat_angle(P, pp), axis=-1, initial=0.0)
-    move = np.max(np.linalg.norm(R - r0, axis=-1) + L * quat_angle(P, p0), axis=-1, initial=0.0)
-    ok = miss <= SMOOTH * move + 1e-8 * np.expand_dims(length_scale, -1)
+    L = np.asarray(body_length)[..., None, :]
+    dm, dv = R - rp, R - r0
+    miss = (np.sqrt((dm * dm).sum(axis=-1)) + L * quat_angle(P, pp)).max(axis=-1, initial=0.0)
+    move = (np.sqrt((dv * dv).sum(axis=-1)) + L * quat_angle(P, p0)).max(axis=-1, initial=0.0)
+    ok = miss <= SMOOTH * move + 1e-8 * np.asarray(length_scale)[..., None]
     ok = ok.reshape(-1, ok.shape[-1]).all(axis=0)
     return int(np.argmin(ok)) if not ok.all() else len(ok)
 

@@ -151,7 +151,8 @@ def rotvec_to_quat(phi: np.ndarray) -> np.ndarray:
 def quat_angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Approximate rotation angle (rad) between unit quaternions p, q (..., 4), exact to
     first order: 2 min(|p - q|, |p + q|) (q and -q are the same rotation)."""
-    return 2.0 * np.minimum(np.linalg.norm(p - q, axis=-1), np.linalg.norm(p + q, axis=-1))
+    d, s = p - q, p + q          # (the norms as np.linalg.norm takes them, without its wrapper)
+    return 2.0 * np.minimum(np.sqrt((d * d).sum(axis=-1)), np.sqrt((s * s).sum(axis=-1)))
 
 
 def rotate_world(p: np.ndarray, phi: np.ndarray) -> np.ndarray:
@@ -197,7 +198,7 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if max(a.size, b.size) <= 3 * CROSS_OUTER:
         outer = a[..., :, None] * b[..., None, :]
         return outer.reshape(outer.shape[:-2] + (9,)) @ _CROSS
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=np.result_type(a, b))
+    out = np.empty(np.broadcast(a, b).shape, dtype=np.result_type(a, b))
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     np.subtract(a1 * b2, a2 * b1, out=out[..., 0])
