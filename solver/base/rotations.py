@@ -125,7 +125,7 @@ def quat_rate(p: np.ndarray, w: np.ndarray) -> np.ndarray:
     """dp/dt = 1/2 [0, w] * p (..., 4) for world-axes angular velocities w (..., 3)
     (the Hamilton product of (0, w) and p): (-w . e, e0 w + w x e) / 2 = G(p) w / 2 with
     G = [-e^T; e0 I - [e x]] (4 x 3), built from p by one gather and a sign."""
-    G = p[..., _RATE_AT] * _RATE_SIGN
+    G = p.take(_RATE_AT_FLAT, axis=-1).reshape(p.shape + (3,)) * _RATE_SIGN
     # (G w as products and one product with ones: the same bits for a body in a stack of
     # any size; G @ w[..., None] rounded a lone body apart from a stack of them)
     return (G * w[..., None, :]) @ _ONES3
@@ -133,6 +133,7 @@ def quat_rate(p: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 # G(p) / 2 of quat_rate: rows (-e1, -e2, -e3), (e0, e3, -e2), (-e3, e0, e1), (e2, -e1, e0)
 _RATE_AT = np.array([[1, 2, 3], [0, 3, 2], [3, 0, 1], [2, 1, 0]])
+_RATE_AT_FLAT = _RATE_AT.reshape(-1)
 _RATE_SIGN = 0.5 * np.array([[-1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, 1.0],
                              [1.0, -1.0, 1.0]])
 

@@ -58,6 +58,7 @@ def joint_angle(xi: np.ndarray, xy: np.ndarray):
 
 # -[P x] as a gather and a sign: rows (0, P2, -P1), (-P2, 0, P0), (P1, -P0, 0)
 _NEG_SKEW_AT = np.array([[0, 2, 1], [2, 0, 0], [1, 0, 0]])
+_NEG_SKEW_FLAT = _NEG_SKEW_AT.reshape(-1)      # (a take and a reshape: a fancy index costs more)
 _NEG_SKEW_SIGN = np.array([[0.0, 1.0, -1.0], [-1.0, 0.0, 1.0], [1.0, -1.0, 0.0]])
 _END_SIGN = np.stack([_NEG_SKEW_SIGN, -_NEG_SKEW_SIGN])[:, None]     # I: -[P_I x]; J: +[P_J x]
 _EYE_ROWS: dict[int, np.ndarray] = {}
@@ -121,7 +122,7 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     if jac is not None and P[..., 0, :, 0].size > SKEW_GATHER:
         _skew_blocks(jac, P, lead)
     elif jac is not None:
-        S = P[..., _NEG_SKEW_AT] * _END_SIGN                             # (..., 2, n, 3, 3)
+        S = P.take(_NEG_SKEW_FLAT, axis=-1).reshape(P.shape + (3,)) * _END_SIGN   # (..., 2, n, 3, 3)
         e = _eye_rows(len(g.bi))
         jac[..., 0:3] = e
         jac[..., 3:6] = S[..., 0, :, :, :].reshape(lead + (-1, 3))
@@ -136,13 +137,13 @@ def _separation(g: RowGroup, r, A, v, w, rates: bool, U=None):
     """The turned vectors U (P_I, P_J first), d = P_I - P_J as points, and with rates the
     centripetal part of d2d/dt2, dd/dt, and w x u and w x (w x u) of every vector."""
     U = _turned(g, A, U)
-    d = r[..., g.bi, :] + U[..., 0, :, :] - r[..., g.bj, :] - U[..., 1, :, :]
+    d = r.take(g.bi, axis=-2) + U[..., 0, :, :] - r.take(g.bj, axis=-2) - U[..., 1, :, :]
     if not rates:
         return U, d, None, None, None, None
     wE = w.take(g.ends, axis=-2)
     C, X = _centripetal(wE, U), cross(wE, U)
     cen = C[..., 0, :, :] - C[..., 1, :, :]
-    dd = v[..., g.bi, :] + X[..., 0, :, :] - v[..., g.bj, :] - X[..., 1, :, :]
+    dd = v.take(g.bi, axis=-2) + X[..., 0, :, :] - v.take(g.bj, axis=-2) - X[..., 1, :, :]
     return U, d, cen, dd, C, X
 
 
@@ -186,7 +187,7 @@ def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         jac[..., 3:6] = axb
         jac[..., 9:12] = -axb
     if quad is not None:   # (w_I x (w_I x a)) . b + 2 (w_I x a) . (w_J x b) + a . (w_J x (w_J x b))
-        wE = w[..., g.ends, :]
+        wE = w.take(g.ends, axis=-2)
         C, X = _centripetal(wE, U), cross(wE, U)
         quad[...] = (C[..., 0, :, :] * aj + ai * C[..., 1, :, :]
                      + 2.0 * X[..., 0, :, :] * X[..., 1, :, :]) @ _ONES3
@@ -203,7 +204,7 @@ def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         jac[..., 3:6] = grad
         jac[..., 9:12] = -grad
     if quad is not None:
-        wE = w[..., g.ends, :]
+        wE = w.take(g.ends, axis=-2)
         wr = wE[..., 0, :, :] - wE[..., 2, :, :]
         cd, sd = _dot(gc, wr), _dot(gs, wr)
         thd = (c * sd - sn * cd) / rho
@@ -242,8 +243,8 @@ def spin(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         jac[..., 3:6] = e
         jac[..., 9:12] = -e
     if quad is not None:
-        wj = w[..., g.bj, :]
-        quad[...] = _dot(cross(wj, e), w[..., g.bi, :] - wj)
+        wj = w.take(g.bj, axis=-2)
+        quad[...] = _dot(cross(wj, e), w.take(g.bi, axis=-2) - wj)
 
 
 KERNELS = {AT: at_point, DOT2: dot2, DIST: distance, DOT1: dot1, ANGLE: angle, SPIN: spin}
