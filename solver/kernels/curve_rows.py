@@ -158,7 +158,7 @@ class _Start(NamedTuple):
     reach: float            # every point of curve J lies within reach of a coarse sample
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=16)       # (a cam joint needs one; it keeps its two curves alive)
 def _start_plan(ci: Any, cj: Any) -> _Start:
     """The start search's fixed part for the curve pair (ci, cj) (curves are read-only)."""
     us = np.concatenate([ci.parameters, 0.5 * (ci.parameters[:-1] + ci.parameters[1:])])
