@@ -145,21 +145,24 @@ def test_spinning_gears_run_in_lockstep_over_their_turns(monkeypatch):
     assert res.result(1).track[-1, 0] < res.result(0).track[-1, 0]
 
 
-def test_curve_joints_in_dynamics_run_one_by_one(monkeypatch):
+def test_curve_joints_in_dynamics_run_in_lockstep(monkeypatch):
     """A bead on a circular wire (point on a closed curve) swinging under two gravities,
-    and a sprung roller follower on a spinning eccentric cam, in forward dynamics: their
-    variants run one by one (the curve kernels' foot-point Newton iterates until every
-    state of a stack has converged, and a stack rounds apart from one state; the cam's
-    contact magnified that to 1.5e-8 relative in 0.5 s), each its separate run to the last
-    bit; the bead keeps its energy."""
+    and a sprung roller follower on a spinning eccentric cam (also with a stiff torsion
+    spring on its bearing: Radau IIA), in forward dynamics: their variants run in the
+    lockstep runs, each variant's contact parameters its own, and each
+    equals its separate run to the last bit (the curves' foot-point and common-normal
+    Newton stop state by state, and a lone point's polynomial is evaluated as a stack:
+    before both, a stack rounded apart from one state, which the cam's contact magnified
+    to 1.5e-8 relative in 0.5 s); the bead keeps its energy."""
     ran = _spy_dynamics(monkeypatch)
     study = Study(bead(0.5), grid({"gravity.y": [-9.81, -5.0]}))
     res = study.run(duration=2.0, fps=24)
-    assert ran == [(2, False)]              # (batch_dynamics handed them back)
+    assert ran == [(2, True)]
     assert not res.failures
     for i in range(len(study)):
         got, alone = res.result(i), study.variant(i).solve(2.0, 24)
         assert np.array_equal(got._r, alone._r) and np.array_equal(got.track, alone.track)
+        assert np.array_equal(got._reaction, alone._reaction)
         ke, pe, work = got.energy()
         assert np.ptp(ke + pe - work) <= 1e-6 * np.abs(pe).max()
     m = eccentric_cam("roller")
@@ -168,12 +171,30 @@ def test_curve_joints_in_dynamics_run_one_by_one(monkeypatch):
     m.add_marker("top", "follower", position=(0.0, 0.05, 0.0))
     m.add_marker("hook", "ground", position=(0.0, 0.2, 0.0))
     m.add_spring_damper("sp", "top", "hook", stiffness=3e4, damping=300.0, free_length=0.2)
-    study = Study(m, grid({"follower.mass": [0.3, 0.6]}))
+    study = Study(m, grid({"follower.mass": [0.3, 0.6, 0.45]}))
     res = study.run(duration=0.5, fps=60)
+    assert ran[-1] == (3, True)
+    _equal_to_separate_runs(study, res, 0.5, 60)
+    # a stiff torsion spring on the cam's bearing: Radau IIA, the variants in its lockstep
+    # run (each implicit stage's contact its own too)
+    stiff = []
+    real = engine.batch_implicit
+    monkeypatch.setattr(engine, "batch_implicit", lambda models, *a: stiff.append(
+        (len(models), real(models, *a))) or stiff[-1][1])
+    m.add_torsion_spring("wind", "spin", stiffness=1e5, damping=50.0, free_angle=3.0)
+    study = Study(m, grid({"follower.mass": [0.3, 0.6]}))
+    res = study.run(duration=0.3, fps=60)
+    assert len(stiff) == 1 and stiff[0][0] == 2 and all(o is not None for o in stiff[0][1])
+    assert res.result(0).method.startswith("implicit")
+    _equal_to_separate_runs(study, res, 0.3, 60)
+
+
+def _equal_to_separate_runs(study, res, duration: float, fps: float) -> None:
     assert not res.failures
     for i in range(len(study)):
-        got, alone = res.result(i), study.variant(i).solve(0.5, 60)
-        assert np.array_equal(got._r, alone._r)
+        got, alone = res.result(i), study.variant(i).solve(duration, fps)
+        assert got.steps == alone.steps
+        assert np.array_equal(got._r, alone._r) and np.array_equal(got.track, alone.track)
         assert np.array_equal(got.contact_force("contact"), alone.contact_force("contact"))
 
 

@@ -417,7 +417,16 @@ class Curve:
         powers[..., 0] = 1.0
         powers[..., 1:] = s[..., None]
         np.multiply.accumulate(powers, axis=-1, out=powers)                  # 1, s, s^2, ...
-        x = (powers[..., _E[:nd]] * _W[:nd]) @ self._coef[i]                 # (..., nd, 3)
+        P, C = powers[..., _E[:nd]] * _W[:nd], self._coef[i]                 # (..., nd, 6)
+        if s.size == 1:
+            # numpy hands a lone (contiguous) product to BLAS and a stack of them (laid out
+            # by the gather above) to its own loop, which sums the six terms in order; the
+            # two round apart, so a point alone takes the products and that sum itself and
+            # gets the bits it gets in any stack (a study's variants in lockstep equal
+            # their separate runs)
+            x = (P[..., :, :, None] * C[..., None, :, :]).sum(axis=-2)
+        else:
+            x = P @ C                                                        # (..., nd, 3)
         n = x.ndim
         return x.transpose((n - 2,) + tuple(range(n - 2)) + (n - 1,))
 
@@ -433,7 +442,8 @@ class Curve:
                  iterations: int = 60) -> np.ndarray:
         """Newton on g(u) = (x(u) - p) . x'(u) = 0, g' = |x'|^2 + (x - p) . x'' (Gauss-Newton
         g' = |x'|^2 where the curvature term makes g' tiny or negative), u kept in [lo, hi]."""
-        for _ in range(iterations):
+        live = np.ones(np.shape(u), dtype=bool)     # each point stops on its own step, so
+        for _ in range(iterations):                  # it ends as it would alone
             x, d1, d2 = self.evaluate(u, 2)
             r = x - p
             a = np.einsum("...j,...j->...", d1, d1)
@@ -441,9 +451,15 @@ class Curve:
             gp = np.where(gp > 1e-6 * a, gp, a)
             new = np.clip(u - np.einsum("...j,...j->...", r, d1) / gp, lo, hi)
             tol = np.maximum(1e-14 * self.length, 4.0 * np.spacing(np.abs(new)))
-            done = bool(np.all(np.abs(new - u) <= tol))
-            u = new
-            if done:
+            small = np.abs(new - u) <= tol
+            if live.size == 1:                     # one point: no stack to hold back
+                u = new
+                if small.all():
+                    break
+                continue
+            u = np.where(live, new, u)
+            live &= ~small
+            if not live.any():
                 break
         return u
 

@@ -242,7 +242,10 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
             u, vv = _cam_start(ci, cj, M, o)
         else:
             u, vv = ref[..., ku].copy(), ref[..., kv].copy()
-        for _ in range(NEWTON_STEPS):              # the common normal (module docstring)
+        # the common normal (module docstring), each state of a stack (variants, an implicit
+        # step's stages) stopping on its own step, as it would alone
+        live = np.ones(np.broadcast(u, o[..., 0]).shape, dtype=bool)
+        for _ in range(NEWTON_STEPS):
             xi0, ti, ki = ci.evaluate(u, 2)
             xj, tj, kj = cj.evaluate(vv, 2)
             xi, Ti, Ki = o + _mv(M, xi0), _mv(M, ti), _mv(M, ki)
@@ -253,8 +256,15 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
             det = a11 * a22 - a12 * a21
             du = (g1 * a22 - g2 * a12) / det
             dv = (a11 * g2 - a21 * g1) / det
-            u, vv = u - du, vv - dv
-            if np.all(np.abs(du) + np.abs(dv) <= 1e-13 * (ci.size + cj.size)):
+            small = np.abs(du) + np.abs(dv) <= 1e-13 * (ci.size + cj.size)
+            if live.size == 1:                     # one state: no stack to hold back
+                u, vv = u - du, vv - dv
+                if small.all():
+                    break
+                continue
+            u, vv = np.where(live, u - du, u), np.where(live, vv - dv, vv)
+            live &= ~small
+            if not live.any():
                 break
         xi0, ti, ki = ci.evaluate(u, 2)
         xj, tj, kj = cj.evaluate(vv, 2)

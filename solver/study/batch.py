@@ -13,9 +13,11 @@ constraints (a Newton iteration per variant, masked) and its own output frames, 
 variant takes exactly the steps its separate run takes and its Result equals that run's to
 the last bit. It covers the common case (the explicit method, Dormand-Prince 8(5,3) or at loose
 tolerances 5(4), whose first stage is each variant's last stage of its step before, as in
-its separate run; no friction or rigid stops (compliant stops are forces: no events) and
-no curve joints (batch_dynamics says why); couplers with each variant's own
-tracked values, from its own projections (``Equations.project_many``); motions, applied
+its separate run; no friction or rigid stops (compliant stops are forces: no events);
+couplers and curve joints with each variant's own tracked values, from its own
+projections (``Equations.project_many``; a curve's foot-point and common-normal Newton
+stop state by state and a lone point's polynomial is evaluated as a stack, so a stack
+rounds as one state alone, base/curves.py); motions, applied
 loads and actuators each variant's own; the variants whose separate runs take the implicit method
 run together in batch_implicit.py); anything else, and a projection that fails, returns None,
 and the caller runs the variants one by one, where each gets its own full treatment and its
@@ -254,11 +256,6 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
     m0 = models[0]
     if m0.frictions is not None or (m0.limits is not None and not m0.limits.compliant.all()):
         return None                # events (impacts, sticking): each variant's own run
-    if m0.curves is not None:      # curve joints: each variant's own run.  Their kernels'
-        return None                # foot-point Newton iterates until every state of a stack
-    #                                has converged, and a curve's polynomial is a small product
-    #                                per point, so a stack rounds apart from one state, which a
-    #                                contact magnifies (a sprung cam follower: 1.5e-8 in 0.5 s)
     stepper = explicit_method(rtol)              # as each separate run chooses it
     outs = [Result.empty(m, times, "dynamic") for m in models]
     for o in outs:

@@ -369,8 +369,6 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
     m0 = models[0]
     if m0.frictions is not None or (m0.limits is not None and not m0.limits.compliant.all()):
         return None                # events (impacts, sticking): each variant's own run
-    if m0.curves is not None:      # curve joints: each variant's own run (batch.py
-        return None                # batch_dynamics says why)
     stacked = stack_models(models, switched=True)
     if stacked is None:
         return None

@@ -13,9 +13,8 @@ error) becomes an Outcome with its reason while the rest of the batch goes on.
 The batched runs take the variants whose models differ only in numbers and in the
 functions of their motions, loads and actuators (study/batch.py ``stack_models``): forward
 dynamics in lockstep (stiff variants by Radau IIA, study/batch_implicit.py, the others by
-the explicit method), kinematic sweeps in blocks (study/batch_sweep.py); couplers
-included, each variant's tracked values its own, and curve joints in sweeps (in dynamics
-one by one: study/batch.py says why); stops and friction in sweeps
+the explicit method), kinematic sweeps in blocks (study/batch_sweep.py); couplers and
+curve joints included, each variant's tracked values its own; stops and friction in sweeps
 (no events there), compliant stops in the explicit lockstep run (forces, no events);
 forward dynamics with rigid stops or friction (events: impacts, sticking) still goes one
 by one: giving it a variant axis is the next step.
