@@ -161,6 +161,24 @@ def test_evaluate_shapes_and_read_only() -> None:
         c.evaluate(0.0, 6)
 
 
+def test_a_lone_point_evaluates_as_in_a_stack() -> None:
+    """A point alone (a scalar, or an array of one) gets the very bits it gets in a stack of
+    any shape, every derivative, on a closed and an open curve (also run on numpy 2 by
+    .ci/test): what lets a design study's variants in lockstep equal their separate runs
+    (tests/test_study_tracked.py).  numpy 1.26 hands a lone polynomial product to BLAS and a
+    stack to its own loop, which round apart (found on these points before the fix)."""
+    rng = np.random.default_rng(0)
+    for c in (Curve.circle(0.05), Curve.from_points([(0, 0), (0.1, 0.02), (0.2, -0.03), (0.3, 0)],
+                                                    closed=False)):
+        u = rng.uniform(-0.05, c.length + 0.05, 400)
+        for d in range(4):
+            stack = c.evaluate(u, d)
+            np.testing.assert_array_equal(c.evaluate(u.reshape(8, 50), d).reshape(stack.shape), stack)
+            for k in range(0, 400, 3):
+                np.testing.assert_array_equal(c.evaluate(u[k], d), stack[:, k])
+                np.testing.assert_array_equal(c.evaluate(u[k:k + 1], d)[:, 0], stack[:, k])
+
+
 # ---------------------------------------------------------------- circle, ellipse
 
 @pytest.mark.parametrize("R", [0.05, 2000.0])

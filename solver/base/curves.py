@@ -405,6 +405,15 @@ class Curve:
         if derivatives not in range(DEGREE + 1):
             raise ValueError(f"derivatives must be 0..{DEGREE}, got {derivatives}")
         u = np.asarray(u, dtype=float)
+        lone = u.shape if u.size == 1 else None
+        if lone is not None:
+            # a point alone is evaluated as a stack of two: numpy may hand a lone
+            # (contiguous) polynomial product to BLAS and a stack of them (laid out by the
+            # gather below) to another loop, which round apart (numpy 1.26 does; a sum term
+            # by term matches that loop there but not numpy 2's), so this way a point gets
+            # the bits it gets in any stack (a study's variants in lockstep equal their
+            # separate runs)
+            u = np.repeat(u.reshape(1), 2)
         if self.closed:
             u = np.mod(u, self.length)
         # (ufuncs and a transpose rather than np.clip, np.cumprod and np.moveaxis, whose
@@ -417,16 +426,9 @@ class Curve:
         powers[..., 0] = 1.0
         powers[..., 1:] = s[..., None]
         np.multiply.accumulate(powers, axis=-1, out=powers)                  # 1, s, s^2, ...
-        P, C = powers[..., _E[:nd]] * _W[:nd], self._coef[i]                 # (..., nd, 6)
-        if s.size == 1:
-            # numpy hands a lone (contiguous) product to BLAS and a stack of them (laid out
-            # by the gather above) to its own loop, which sums the six terms in order; the
-            # two round apart, so a point alone takes the products and that sum itself and
-            # gets the bits it gets in any stack (a study's variants in lockstep equal
-            # their separate runs)
-            x = (P[..., :, :, None] * C[..., None, :, :]).sum(axis=-2)
-        else:
-            x = P @ C                                                        # (..., nd, 3)
+        x = (powers[..., _E[:nd]] * _W[:nd]) @ self._coef[i]                 # (..., nd, 3)
+        if lone is not None:
+            x = x[:1].reshape(lone + (nd, 3))
         n = x.ndim
         return x.transpose((n - 2,) + tuple(range(n - 2)) + (n - 1,))
 
