@@ -451,7 +451,7 @@ class Curve:
             a = np.einsum("...j,...j->...", d1, d1)
             gp = a + np.einsum("...j,...j->...", r, d2)
             gp = np.where(gp > 1e-6 * a, gp, a)
-            new = np.clip(u - np.einsum("...j,...j->...", r, d1) / gp, lo, hi)
+            new = np.minimum(np.maximum(u - np.einsum("...j,...j->...", r, d1) / gp, lo), hi)
             tol = np.maximum(1e-14 * self.length, 4.0 * np.spacing(np.abs(new)))
             small = np.abs(new - u) <= tol
             if live.size == 1:                     # one point: no stack to hold back
