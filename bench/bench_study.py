@@ -61,7 +61,7 @@ import peers  # noqa: E402
 from bench_dynamics import chain  # noqa: E402
 from bench_governor import governor  # noqa: E402
 from bench_kinematics import slider_crank  # noqa: E402
-from mechanisms import eccentric_cam  # noqa: E402
+from mechanisms import eccentric_cam, sprung_cam  # noqa: E402
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402
 from solver import Mechanism  # noqa: E402
@@ -225,12 +225,7 @@ def main() -> None:
 
     # a sprung roller follower on a freely spinning cam, in forward dynamics: the follower's
     # mass varied (each variant's contact its own, in the lockstep run)
-    m = eccentric_cam("roller")
-    del m.motions["drive"]
-    m.parts["cam"].angular_velocity[:] = (0.0, 0.0, 20.0)
-    m.add_marker("top", "follower", position=(0.0, 0.05, 0.0))
-    m.add_marker("hook", "ground", position=(0.0, 0.2, 0.0))
-    m.add_spring_damper("sp", "top", "hook", stiffness=3e4, damping=300.0, free_length=0.2)
+    m = sprung_cam()
     Vs = max(2, V // 5)
     study = Study(m, grid({"follower.mass": np.linspace(0.2, 0.6, Vs)}))
     one, r1, wall, res, sep = time_study(study, a.quick, 1.0, 60)

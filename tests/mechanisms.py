@@ -11,7 +11,8 @@ rail_slider   a mass on a prismatic joint "rail" with a spring-damper to a groun
 slider-crank  crank origin O (pivot), x axis along O->A; rod origin A, x axis along A->B;
               slider origin B.  Crank angle theta, rod angle phi (of A->B from world x).
 eccentric_cam a disc cam "cam" turned by the motion "drive" on its joint "spin", and a
-              "follower" on a vertical guide "slide": a roller or a flat face, cam "contact"
+              "follower" on a vertical guide "slide": a roller or a flat face, cam "contact";
+              ``sprung_cam`` the roller held on the freely spinning cam by a spring
 four-bar      crank origin O2 = (0,0,0) angle theta2; coupler origin A angle theta3;
               rocker origin O4 = (d,0,0) angle theta4 (of O4->B from world x).
 
@@ -460,4 +461,17 @@ def eccentric_cam(follower: str, omega: float = 4 * math.pi, Rc: float = 0.05, e
     shape = (Curve.circle(rho, name="roller") if follower == "roller"
              else Curve.from_points([(-0.08, 0.0), (0.0, 0.0), (0.08, 0.0)], closed=False, name="face"))
     m.add_cam("contact", "face", shape, "disc", Curve.circle(Rc, center=(e, 0.0, 0.0), name="disc"))
+    return m
+
+
+def sprung_cam(omega: float = 20.0) -> Mechanism:
+    """eccentric_cam's roller follower with no motion: the cam spins freely at omega rad/s
+    and a spring-damper "sp" (3e4 N/m, 300 N s/m) from the follower's "top" to the ground's
+    "hook" holds the roller on it (forward dynamics)."""
+    m = eccentric_cam("roller")
+    del m.motions["drive"]
+    m.parts["cam"].angular_velocity[:] = (0.0, 0.0, omega)
+    m.add_marker("top", "follower", position=(0.0, 0.05, 0.0))
+    m.add_marker("hook", "ground", position=(0.0, 0.2, 0.0))
+    m.add_spring_damper("sp", "top", "hook", stiffness=3e4, damping=300.0, free_length=0.2)
     return m

@@ -11,7 +11,8 @@ from solver import StudyError
 from solver.study import Study, engine, grid, parameter_names
 
 from test_couplers import screw_nut, spur_pair
-from test_curve_joints import bead, eccentric_cam, scotch_yoke
+from mechanisms import eccentric_cam, sprung_cam
+from test_curve_joints import bead, scotch_yoke
 
 
 def _spy(monkeypatch) -> list:
@@ -165,12 +166,7 @@ def test_curve_joints_in_dynamics_run_in_lockstep(monkeypatch):
         assert np.array_equal(got._reaction, alone._reaction)
         ke, pe, work = got.energy()
         assert np.ptp(ke + pe - work) <= 1e-6 * np.abs(pe).max()
-    m = eccentric_cam("roller")
-    del m.motions["drive"]
-    m.parts["cam"].angular_velocity[:] = (0.0, 0.0, 20.0)
-    m.add_marker("top", "follower", position=(0.0, 0.05, 0.0))
-    m.add_marker("hook", "ground", position=(0.0, 0.2, 0.0))
-    m.add_spring_damper("sp", "top", "hook", stiffness=3e4, damping=300.0, free_length=0.2)
+    m = sprung_cam()
     study = Study(m, grid({"follower.mass": [0.3, 0.6, 0.45]}))
     res = study.run(duration=0.5, fps=60)
     assert ran[-1] == (3, True)
