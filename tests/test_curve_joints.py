@@ -211,6 +211,14 @@ def test_cam_start_search_finds_what_the_exhaustive_search_finds() -> None:
         np.testing.assert_allclose(v, want_v, rtol=0.0, atol=1e-12 * cj.size)
         for k in range(0, 40, 7):
             assert _cam_start(ci, cj, M[k], o[k])[0] == want_u[k]
+    # a lone pose whose search keeps a single candidate (a last cell of one) on a tie of J's
+    # candidates: the exhaustive search's v, to the bit (a one-row ranking rounded apart)
+    ci = Curve.from_points([(12.755998213199774, -10.940726219455467), (15.528450718364414, -4.2947036785371955),
+                            (11.03717059492679, -7.643399176222524), (10.440635879297659, -10.711940572450768),
+                            (-0.02460498747401478, 0.8320895002108102)], closed=False)
+    cj, M, o = Curve.circle(1.0), np.eye(3), np.array([-0.027987108290847017, -0.2317133959275699, 0.0])
+    assert _cam_start(ci, cj, M, o)[1] == _exhaustive_start(ci, cj, M, o)[1]
+    assert all(x.shape == (0,) for x in _cam_start(ci, cj, np.zeros((0, 3, 3)), np.zeros((0, 3))))
 
 
 @pytest.mark.parametrize("call, message", [

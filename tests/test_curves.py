@@ -177,6 +177,14 @@ def test_a_lone_point_evaluates_as_in_a_stack() -> None:
             for k in range(0, 400, 3):
                 np.testing.assert_array_equal(c.evaluate(u[k], d), stack[:, k])
                 np.testing.assert_array_equal(c.evaluate(u[k:k + 1], d)[:, 0], stack[:, k])
+    # the global nearest point too: a lone point ranks the candidates as in a stack (points
+    # on the bisectors of neighbouring candidates, where the ranking ties: 8 of these 3,000
+    # found another foot alone before)
+    c = Curve.circle(1.0)
+    sx = c.candidates()[1]
+    k = np.random.default_rng(1).integers(0, len(sx) - 1, 3000)
+    P = (sx[k] + sx[k + 1]) / 2 * np.random.default_rng(2).uniform(0.2, 3.0, (3000, 1))
+    np.testing.assert_array_equal([c.nearest(x) for x in P], c.nearest(P))
 
 
 # ---------------------------------------------------------------- circle, ellipse

@@ -451,7 +451,7 @@ class Curve:
             a = np.einsum("...j,...j->...", d1, d1)
             gp = a + np.einsum("...j,...j->...", r, d2)
             gp = np.where(gp > 1e-6 * a, gp, a)
-            new = np.minimum(np.maximum(u - np.einsum("...j,...j->...", r, d1) / gp, lo), hi)
+            new = np.clip(u - np.einsum("...j,...j->...", r, d1) / gp, lo, hi)
             tol = np.maximum(1e-14 * self.length, 4.0 * np.spacing(np.abs(new)))
             small = np.abs(new - u) <= tol
             if live.size == 1:                     # one point: no stack to hold back
@@ -485,13 +485,16 @@ class Curve:
             p = np.concatenate([p, np.zeros(p.shape[:-1] + (1,))], axis=-1)
         shape, p = p.shape[:-1], p.reshape(-1, 3)
         if u_guess is None:
-            best = np.empty(len(p), dtype=int)
-            chunk = max(1, 2 ** 22 // len(self._su))
             pc = p - self._sx_centre
-            for a in range(0, len(p), chunk):   # |p - x|^2 less |p|^2, the same for a row
+            if len(pc) == 1:    # a lone row's product rounds apart from the same row among
+                pc = np.repeat(pc, 2, axis=0)      # others: it is ranked as a stack of two
+            best = np.empty(len(pc), dtype=int)
+            chunk = max(2, 2 ** 22 // len(self._su))
+            for a in range(0, len(pc), chunk):   # |p - x|^2 less |p|^2, the same for a row
                 d2 = pc[a:a + chunk] @ self._sx_2
                 d2 += self._sxx
                 best[a:a + chunk] = np.argmin(d2, axis=1)
+            best = best[: len(p)]
             u0, w = self._su[best], 2.0 * self._sdu[best]
         else:
             u0 = np.broadcast_to(np.asarray(u_guess, dtype=float), shape).ravel().copy()

@@ -171,9 +171,9 @@ def _start_plan(ci: Any, cj: Any) -> _Start:
     radius = np.zeros(ncell)
     np.maximum.at(radius, cell, np.linalg.norm(x - x[rep[cell]], axis=-1))
     # curve J: its candidates (cj.nearest's), every START_CELL-th kept, the last too; a point
-    # of the curve between two candidates lies within half their arc of one, the arc
-    # bounded by 1.5 chords (8 candidates a span: the chord is the arc to ~1e-4), and each
-    # candidate within reach of the kept ones on either side of it
+    # of the curve between two candidates lies within half their arc of one, the arc taken
+    # as at most 1.5 times the largest chord (8 candidates a span; measured on random
+    # splines: at most 1.03), and each candidate within reach of the kept ones beside it
     sx = cj.candidates()[1]
     keep = np.unique(np.append(np.arange(0, len(sx), START_CELL), len(sx) - 1))
     at = np.searchsorted(keep, np.arange(len(sx)), side="right") - 1
@@ -203,7 +203,9 @@ def _cam_start(ci: Any, cj: Any, M: np.ndarray, o: np.ndarray) -> tuple[np.ndarr
     slack = 1e-6 * (ci.size + cj.size)                    # the product's rounding, and more
     maybe = g - sp.radius - sp.reach <= g.min(axis=-1, keepdims=True) + slack
     chosen = maybe[..., sp.cell]                          # (..., K)
-    n = max(1, int(chosen.sum(axis=-1).max()))          # (a pose not finite keeps none)
+    # at least two: a lone row's product with J's candidates (Curve.nearest) rounds apart
+    # from the same row among others; and a pose not finite keeps none
+    n = max(2, int(chosen.sum(axis=-1).max(initial=0)))
     # the chosen candidates first, in the exhaustive order (the rest cannot be nearest)
     pick = np.argsort(~chosen, axis=-1, kind="stable")[..., :n]
     us = sp.us[pick]
