@@ -219,6 +219,8 @@ def test_cam_start_search_finds_what_the_exhaustive_search_finds() -> None:
     cj, M, o = Curve.circle(1.0), np.eye(3), np.array([-0.027987108290847017, -0.2317133959275699, 0.0])
     assert _cam_start(ci, cj, M, o)[1] == _exhaustive_start(ci, cj, M, o)[1]
     assert all(x.shape == (0,) for x in _cam_start(ci, cj, np.zeros((0, 3, 3)), np.zeros((0, 3))))
+    nan = np.full(3, np.nan)                  # a pose not finite: what the full search gives
+    assert np.array_equal(_cam_start(ci, cj, M, nan), _exhaustive_start(ci, cj, M, nan), equal_nan=True)
 
 
 @pytest.mark.parametrize("call, message", [

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver import StudyError
+from solver import Mechanism, SolverError, StudyError
+from solver.base.curves import Curve
 from solver.study import Study, engine, grid, parameter_names
 
 from test_couplers import screw_nut, spur_pair
@@ -183,6 +184,33 @@ def test_curve_joints_in_dynamics_run_in_lockstep(monkeypatch):
     assert len(stiff) == 1 and stiff[0][0] == 2 and all(o is not None for o in stiff[0][1])
     assert res.result(0).method.startswith("implicit")
     _equal_to_separate_runs(study, res, 0.3, 60)
+
+
+def test_a_bead_that_runs_off_its_wire_fails_alone_in_the_lockstep_run(monkeypatch):
+    """Beads on an open arc of wire (+-57 deg) in forward dynamics, released at 29 deg with
+    three speeds: the fast one swings past the wire's end and fails with the separate run's
+    reason (the frame where it left); the others finish in the same lockstep run, each its
+    separate run to the last bit."""
+    ran = _spy_dynamics(monkeypatch)
+    R, th0 = 0.5, 0.5
+    m = Mechanism(gravity=(0.0, -9.81, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("bead", mass=2.0, inertia=(1e-3, 1e-3, 1e-3),
+               position=(R * np.sin(th0), -R * np.cos(th0), 0.0))
+    m.add_marker("pin", "bead")
+    m.add_marker("track", "ground")
+    arc = Curve.from_function(lambda t: np.stack([R * np.sin(t), -R * np.cos(t), 0.0 * t], -1),
+                              -1.0, 1.0, False, 200, "arc")
+    m.add_point_on_curve("wire", "pin", "track", arc)
+    study = Study(m, grid({"bead.velocity.x": [0.0, 3.0, -0.5]}))
+    res = study.run(duration=1.0, fps=24)
+    assert ran == [(3, True)]
+    with pytest.raises(SolverError) as alone:
+        study.variant(1).solve(1.0, 24)
+    assert list(res.failures) == [1] and str(alone.value) in res.failures[1]
+    assert "ran off the end of the open curve 'arc'" in res.failures[1]
+    for i in (0, 2):
+        assert np.array_equal(res.result(i)._r, study.variant(i).solve(1.0, 24)._r)
 
 
 def _equal_to_separate_runs(study, res, duration: float, fps: float) -> None:

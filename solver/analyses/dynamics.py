@@ -429,9 +429,9 @@ def at_rest_many(length_scale, body_length, v, w, a, tolerance: float):
     L, lw = np.asarray(length_scale) * tolerance, np.asarray(body_length)[..., None]
     most = (-2, -1)
     speed = (np.abs(v).max(axis=most, initial=0.0)
-             + np.max(np.abs(w) * lw, axis=most, initial=0.0))
+             + (np.abs(w) * lw).max(axis=most, initial=0.0))
     accel = (np.abs(a[..., :3]).max(axis=most, initial=0.0)
-             + np.max(np.abs(a[..., 3:]) * lw, axis=most, initial=0.0))
+             + (np.abs(a[..., 3:]) * lw).max(axis=most, initial=0.0))
     return (speed <= REST_SPEED * L) & (accel <= REST_ACCEL * L)
 
 
