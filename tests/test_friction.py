@@ -331,11 +331,15 @@ def test_dynamics_nearing_a_jam_name_the_friction(method: str) -> None:
     """The crosshead of the test below in dynamics: the crank a flywheel (50 kg m^2) at
     20 rad/s, dry friction 0.9 on the slider's guide.  Nearing the friction angle the
     friction grows without bound (its headroom 1 - dg/ds goes to 0) and the step size
-    collapses before any state without a solution is reached: the SolverError names the
-    friction (near a jam) at the time it collapsed, where the rod leans near the angle
-    (tan(phi) within 10% of 1 / mu); at mu 0.3 the same flywheel runs (the test above)."""
+    collapses there: the SolverError names the friction (near a jam) at the time it
+    collapsed, where the rod leans near the angle (tan(phi) within 10% of 1 / mu), or, when
+    rounding puts a last attempted stage a hair past the friction angle, the jam itself at
+    that same time (t = 0.236321 s either way: a change in the last bits of the inertias'
+    products moved this run from the one message to the other); at mu 0.3 the same flywheel
+    runs (the test above)."""
     with pytest.raises(SolverError, match=r"step size fell below .*joint friction 'dry' nears "
-                                          r"a jam") as e:
+                                          r"a jam|jam at t = .*joint friction 'dry' jams its "
+                                          r"joint") as e:
         _flywheel_crank(0.9).solve(duration=0.5, fps=100, method=method)
     assert e.value.joints == ("dry",)
     phi = float(planar_angle(e.value.result.orientation("rod")[-1]))    # the last frame's

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..algebra.newton import converged, newton, scales, step_pose, step_size
 from ..algebra.schur import Schur, inverse_mass
-from ..base.rotations import quat_rate, quat_to_matrix
+from ..base.rotations import own_loop, quat_rate, quat_to_matrix
 from ..kernels.constraints import body_arrays, evaluate, motion_values, residual
 from ..kernels.forces import stop_forces, torsion_angles, total_forces
 from ..model.compile import Model
@@ -55,6 +55,9 @@ class _Work:
         self.A = self.A9.reshape(lead + (nb + 1, 3, 3))
         self.Mi = np.zeros(lead + (nb, 6, 6))
         self.Mi[...] = model.body_inverse_mass[..., :nb, :, :]
+        # the inertias' products in numpy's own matmul loop (rotations.own_loop; the 6x6
+        # inverse masses stay with BLAS, faster at that size on one thread)
+        self.Z, self.both = own_loop(lead + (nb, 2, 9)), own_loop(lead + (nb, 6, 3))
         self.MiQ = np.zeros(lead + (nb + 1, 6))           # M^-1 Q, ground zero
         self.MiQ_moving = self.MiQ[..., :nb, :, None]     # its moving bodies, as matmul's out
 
@@ -82,11 +85,11 @@ class _Work:
         Ab = A[..., :nb, :, :]
         lead = Ab.shape[:-3]
         if diag is not None:
-            Z = np.multiply(Ab.reshape(lead + (nb, 1, 9)), diag).reshape(lead + (nb, 6, 3))
+            Z = np.multiply(Ab.reshape(lead + (nb, 1, 9)), diag, out=self.Z).reshape(lead + (nb, 6, 3))
         else:
             X = Ab @ pair
             Z = np.swapaxes(X.reshape(lead + (nb, 3, 2, 3)), -3, -2).reshape(lead + (nb, 6, 3))
-        both = Z @ Ab.swapaxes(-1, -2)
+        both = np.matmul(Z, Ab.swapaxes(-1, -2), out=self.both)
         self.Mi[..., 3:, 3:] = both[..., 3:, :]
         return both[..., :3, :], self.Mi
 

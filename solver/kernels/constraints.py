@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base.rotations import cross, quat_to_matrix
+from ..base.rotations import cross, own_loop, quat_to_matrix
 from ..model.compile import Model, RowGroup
 from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2, SPIN
 from .curve_rows import cam, point_on_curve
@@ -320,7 +320,11 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     track = np.empty(lead + (model.ntrack,)) if model.ntrack else None
     rate = np.empty(lead + (model.ntrack,)) if model.ntrack and v is not None else None
     # every group's body-fixed vectors into world axes by one gather and one product
-    U = (A.take(plan.ends, axis=-3) @ plan.vecs[..., None])[..., 0] if plan.ends.size else None
+    U = None
+    if plan.ends.size:      # (the ends' rotations gathered into numpy's own matmul loop)
+        Ae = A.take(plan.ends, axis=-3, out=own_loop(A.shape[:-3] + plan.ends.shape + (3, 3)),
+                    mode="clip")
+        U = (Ae @ plan.vecs[..., None])[..., 0]
     for g in plan.groups:
         s = g.rows
         views = (phi[..., s], None if jac is None else jac[..., s, :], None if quad is None else quad[..., s])
