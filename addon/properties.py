@@ -55,6 +55,8 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                            default=1000.0, min=0.0, soft_min=1.0, soft_max=20000.0)
     # like density: 0 is kept and refused by name at Check and Bake (the solver's "mass must
     # be positive"), never baked as a 1e-12 kg part
+    # unit MASS: shown and typed in the scene's mass unit, stored divided by scale_length^3
+    # (Blender's rule; the reader multiplies it back: io/mass.py mass_unit_scale)
     mass: FloatProperty(name="Mass", unit="MASS", default=1.0, min=0.0)
     center_of_mass: FloatVectorProperty(name="Centre of Mass", size=3, subtype="XYZ", unit="LENGTH",
                                         description="In the object's local coordinates")
@@ -68,7 +70,7 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                                   description="Initial angular velocity, world axes, per second")
     # computed from the mesh (shown in the panel; refreshed by Check and Bake); 0: not yet,
     # and not shown either when the density has changed since (computed_density)
-    computed_mass: FloatProperty(name="Computed Mass", unit="MASS")
+    computed_mass: FloatProperty(name="Computed Mass", description="kg (shown as a label)")
     computed_inertia: FloatVectorProperty(name="Computed Inertia", size=6)
     computed_density: FloatProperty(name="Computed With Density", options={"HIDDEN"})
     mesh_warning: StringProperty(name="Mesh Warning")

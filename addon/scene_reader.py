@@ -2,7 +2,9 @@
 
 Every error names the object (and what to fix); nothing in the scene is changed here.
 Units: lengths are Blender units times ``scene.unit_settings.scale_length`` (metres);
-angles radians; masses kg; the scene's gravity is taken in Blender units per s^2.
+angles radians; masses kg (a typed-in Mass as Blender shows it: its stored value times
+``scale_length`` cubed in a unit system, io/mass.py); the scene's gravity is taken in
+Blender units per s^2.
 A part's frame is its object's world frame with the scale taken out (polar
 decomposition); for a part already baked, the frame saved before the bake is used.
 """
@@ -81,16 +83,18 @@ def _in_scene(ob, scene) -> bool:
     return ob is not None and scene.objects.get(ob.name) is ob
 
 
-def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph) -> tuple[dict, str]:
+def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph,
+                         kg: float = 1.0) -> tuple[dict, str]:
     """Mass, centre of mass (part frame, m) and inertia (part axes, kg m^2) of a part whose
-    frame as designed is ``frame``, and the mesh's warning text ("" for a closed manifold mesh)."""
+    frame as designed is ``frame``, and the mesh's warning text ("" for a closed manifold
+    mesh); ``kg``: kg per stored unit of the typed-in Mass (mass.mass_unit_scale)."""
     s = ob.mechanism
     if s.mass_mode == "MANUAL" or ob.type != "MESH":
         if s.mass_mode == "MESH":
             raise MechanismError(f"part {ob.name!r}: mass from mesh needs a mesh object; "
                                  "type the mass properties in (Mass: Typed In)")
-        return mass.typed_in(s.mass, tuple(s.center_of_mass), tuple(s.inertia), frame.stretch,
-                             scale), ""
+        return mass.typed_in(s.mass * kg, tuple(s.center_of_mass), tuple(s.inertia),
+                             frame.stretch, scale), ""
     ev = ob.evaluated_get(depsgraph)
     mesh = ev.to_mesh()
     try:
@@ -139,6 +143,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     depsgraph = depsgraph or (bpy.context.evaluated_depsgraph_get() if update
                               else bpy.context.view_layer.depsgraph)
     scale = scene.unit_settings.scale_length or 1.0
+    kg = mass.mass_unit_scale(scene.unit_settings.system, scale)     # the Mass field's unit
     timeline = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                                  scene.render.fps_base)
     g = np.array(scene.gravity, dtype=float) if scene.use_gravity else np.zeros(3)  # BU/s^2
@@ -160,7 +165,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         if s.ground:
             mech.add_part(ob.name, fixed=True, position=pos * scale, orientation=quat)
             continue
-        props, warning = part_mass_properties(ob, frame, scale, depsgraph)
+        props, warning = part_mass_properties(ob, frame, scale, depsgraph, kg)
         sm.mass_properties[ob.name] = (props, warning)
         w = np.array(s.initial_angular_velocity, dtype=float)
         mech.add_part(ob.name, position=pos * scale, orientation=quat,

@@ -292,6 +292,28 @@ def test_unit_scale(blender, extension) -> None:
     assert d["piston"].mechanism.computed_mass == pytest.approx(1e-6 * shown, rel=F32)
 
 
+@pytest.mark.parametrize("system, scale", [("METRIC", 0.001), ("IMPERIAL", 0.01),
+                                           ("METRIC", 1.0), ("NONE", 0.01)])
+def test_typed_in_mass_is_what_the_field_shows(blender, extension, system: str,
+                                               scale: float) -> None:
+    """A typed-in Mass (unit MASS) reaches the solver as the kilograms Blender shows in the
+    field: in a unit system Blender shows and takes it times scale_length cubed (its
+    BKE_unit_value_scale), so in a millimetre scene a typed "2 kg" is stored as 2e9 and was
+    solved as 2e9 kg before the reader multiplied it back; with no unit system the stored
+    value is shown as it is.  Float32 storage: 1e-6 relative."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    units = bpy.context.scene.unit_settings
+    units.system, units.scale_length = system, scale
+    shown = 1.0 if system == "NONE" else units.scale_length ** 3     # kg per stored unit
+    s = d["piston"].mechanism
+    assert s.bl_rna.properties["mass"].unit == "MASS"                # Blender's rule applies
+    s.mass_mode, s.mass = "MANUAL", 2.0 / shown                      # the field shows 2 kg
+    got = extension.addon.scene_reader.read_scene(bpy.context.scene).mech.parts["piston"]
+    assert got.mass == pytest.approx(2.0, rel=F32)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+
+
 # ---------------------------------------------------------------- 3. save, reload, bake
 def all_bake_keys(bpy) -> dict:
     """Object name -> action_keys of its bake action, for every baked object."""

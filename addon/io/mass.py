@@ -29,10 +29,20 @@ def inertia_six(inertia: np.ndarray) -> tuple[float, ...]:
     return (i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2])
 
 
+def mass_unit_scale(system: str, scale: float) -> float:
+    """kg per stored unit of a property with Blender's MASS unit (the typed-in Mass field):
+    in a unit system (Metric, Imperial) Blender shows and takes such a value times
+    ``scale_length`` cubed, as it scales lengths by ``scale_length`` (Blender's
+    BKE_unit_value_scale; a millimetre scene's field shows a stored 1 as 1e-9 kg, and a
+    typed "2 kg" is stored as 2e9); with no unit system it shows the value as stored."""
+    return 1.0 if system == "NONE" else scale ** 3
+
+
 def typed_in(mass: float, center_of_mass: Sequence[float], inertia: Sequence[float],
              stretch: np.ndarray, scale: float) -> dict:
-    """Solver part arguments of typed-in values: ``mass`` kg, ``center_of_mass`` in the
-    object's local coordinates (Blender units), ``inertia`` six numbers (kg m^2, part axes)."""
+    """Solver part arguments of typed-in values: ``mass`` kg (the field's stored value times
+    ``mass_unit_scale``: what the field shows), ``center_of_mass`` in the object's local
+    coordinates (Blender units), ``inertia`` six numbers (kg m^2, part axes)."""
     com = stretch @ np.array(center_of_mass) * scale
     return dict(mass=mass, center_of_mass=com, inertia=inertia_matrix(inertia))
 
