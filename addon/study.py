@@ -8,6 +8,12 @@ The parameter pickers list ``parameter_names`` of the scene's mechanism, read as
 it (scene_reader.read_scene) and kept while the tagged objects' names and settings are the
 same (a panel redraws often; reading every mesh each time would not do).  A scene without a
 mechanism lists nothing and the panel shows why.
+
+Units: Start and Stop are kept in SI units (what the solver, the table, the plot and the
+command line use); the panel shows and takes them in the scene's units, as the picked
+parameter's own field does (a length in the scene's length unit and unit scale, a mass in
+its mass unit, an angle in degrees or radians), through one unit-aware view of each per
+Blender unit (``start_1_length`` ...; ``unit_of`` says which the panel draws).
 """
 from __future__ import annotations
 
@@ -19,7 +25,8 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
                        IntProperty, StringProperty)
 
 from ..solver import MechanismError, SolverError, Study, grid
-from ..solver.study import parameter_names
+from ..solver.study import parameter_names, quantity
+from .io.mass import mass_unit_scale
 from .io.settings import tolerance, typed
 from .io.study_table import StudyTable, study_levels
 from .scene_reader import read_scene
@@ -68,11 +75,40 @@ def parameter_choices(scene) -> tuple[list[str], str]:
     if hit is not None and hit[0] == key:
         return hit[1], hit[2]
     try:
-        names, error = parameter_names(read_scene(scene, update=False).mech), ""
+        mech = read_scene(scene, update=False).mech
+        names, error = parameter_names(mech), ""
+        units = {n: _UNITS[quantity(mech, n)] for n in names}
     except Exception as exc:        # noqa: BLE001 - shown as the panel's hint
-        names, error = [], str(exc) or type(exc).__name__
-    _choices[scene.as_pointer()] = (key, names, error)
+        names, error, units = [], str(exc) or type(exc).__name__, {}
+    _choices[scene.as_pointer()] = (key, names, error, units)
     return names, error
+
+
+# a parameter's quantity (solver.study.quantity) -> the Blender unit its values are shown in
+# (an angular velocity as rotation per second, as a part's Angular Velocity field shows it)
+_UNITS = {"length": "LENGTH", "mass": "MASS", "angle": "ROTATION", "velocity": "VELOCITY",
+          "angular velocity": "ROTATION", "acceleration": "ACCELERATION", "": "NONE"}
+UNIT_VIEWS = ("LENGTH", "MASS", "ROTATION", "VELOCITY", "ACCELERATION")
+
+
+def unit_of(scene, name: str) -> str:
+    """The Blender unit parameter ``name`` of the scene's mechanism is shown in ("NONE": its
+    SI value as it is, or a name that is not a parameter now)."""
+    parameter_choices(scene)
+    hit = _choices.get(scene.as_pointer())
+    return hit[3].get(name, "NONE") if hit is not None else "NONE"
+
+
+def si_per_stored(scene, unit: str) -> float:
+    """SI units per stored unit of a Blender property with ``unit``, as the scene reader
+    converts the scene's own fields: lengths, velocities and accelerations times the unit
+    scale (metres per Blender unit), masses as io/mass.py's mass_unit_scale, angles as
+    they are (rad)."""
+    u = scene.unit_settings
+    scale = u.scale_length or 1.0
+    if unit in ("LENGTH", "VELOCITY", "ACCELERATION"):
+        return scale
+    return mass_unit_scale(u.system, scale) if unit == "MASS" else 1.0
 
 
 def stored_table(st) -> StudyTable | None:
@@ -98,7 +134,7 @@ def _parameter_items(self, context):
         (context.scene if context is not None else None)
     names = parameter_choices(scene)[0] if scene is not None else []
     return _keep("parameters", [(NONE, "(pick a parameter)", "Nothing picked", 0)] +
-                 [(n, n, f"Vary {n} (SI units, as the solver reads the scene)", k + 1)
+                 [(n, n, f"Vary {n} (its range in the scene's units)", k + 1)
                   for k, n in enumerate(names)])
 
 
@@ -168,6 +204,25 @@ class MA_StudySettings(bpy.types.PropertyGroup):
     plot_path: StringProperty(name="Plot File", subtype="FILE_PATH", default="//study_plot.png",
                               description="Where Plot writes its PNG (an unsaved file: the "
                                           "temporary folder)")
+
+
+def _unit_view(prop: str, unit: str, label: str) -> FloatProperty:
+    """``prop`` (an SI value) shown and typed in the scene's ``unit``: stored / si_per_stored."""
+    def get(self):
+        return getattr(self, prop) / si_per_stored(self.id_data, unit)
+
+    def set_(self, value):
+        setattr(self, prop, value * si_per_stored(self.id_data, unit))
+    return FloatProperty(name=label, unit=unit, subtype="ANGLE" if unit == "ROTATION" else "NONE",
+                         get=get, set=set_, description=f"{label} value, in the scene's units",
+                         options=set())
+
+
+for _k in (1, 2):
+    for _end, _label in (("start", "Start"), ("stop", "Stop")):
+        for _unit in UNIT_VIEWS:
+            MA_StudySettings.__annotations__[f"{_end}_{_k}_{_unit.lower()}"] = _unit_view(
+                f"{_end}_{_k}", _unit, _label)
 
 
 # ------------------------------------------------------------------ running

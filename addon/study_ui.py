@@ -49,19 +49,21 @@ class MECHANISM_UL_study(bpy.types.UIList):
         return flags, [position.get(r.variant, k) for k, r in enumerate(rows)]
 
 
-def _draw_parameter(layout, st, k: int, names: list[str]) -> None:
+def _draw_parameter(layout, st, k: int, names: list[str], scene) -> None:
     col = layout.column(align=True)
     name = getattr(st, f"parameter_{k}")
+    unit = study.unit_of(scene, name)          # Start and Stop in the scene's units
+    view = "" if unit == "NONE" else f"_{unit.lower()}"
     row = col.row(align=True)
     row.alert = bool(name) and name not in names      # no longer in the mechanism
     row.prop(st, f"pick_{k}", text=f"Parameter {k}")
     if row.alert:
         col.label(text=f"{name!r} is not a parameter of the mechanism now", icon="ERROR")
     row = col.row(align=True)
-    row.prop(st, f"start_{k}")
+    row.prop(st, f"start_{k}{view}")
     sub = row.row(align=True)
     sub.active = getattr(st, f"count_{k}") > 1
-    sub.prop(st, f"stop_{k}")
+    sub.prop(st, f"stop_{k}{view}")
     row.prop(st, f"count_{k}")
 
 
@@ -78,10 +80,10 @@ class VIEW3D_PT_mechanism_study(MechanismSubPanel, bpy.types.Panel):
             box.label(text="No mechanism to study:", icon="INFO")
             box.label(text=error or "tag parts, markers and joints first")
         else:
-            _draw_parameter(layout, st, 1, names)
+            _draw_parameter(layout, st, 1, names, scene)
             layout.prop(st, "use_parameter_2")
             if st.use_parameter_2:
-                _draw_parameter(layout, st, 2, names)
+                _draw_parameter(layout, st, 2, names, scene)
             count = st.count_1 * (st.count_2 if st.use_parameter_2 else 1)
             row = layout.row()
             row.scale_y = 1.3

@@ -157,6 +157,44 @@ def test_study_table_sort_bake_reload_export_plot(blender, extension, tmp_path) 
     assert blue.any()                                           # the first line (x = 0.15)
 
 
+def test_the_range_is_shown_and_typed_in_the_scene_units(blender, extension) -> None:
+    """In a millimetre scene (unit scale 0.001) the panel draws a length parameter's Start
+    and Stop as lengths (the unit-aware views: a typed 150 is 150 mm, kept as 0.15 m), a
+    mass as a mass (Blender's MASS unit: stored divided by scale^3), gravity as an
+    acceleration and a stiffness as its SI number; the run's table is the solver's study of
+    the SI values, to the last bit."""
+    bpy = blender
+    mods = _mods(extension)
+    sc, rod_marker = setup(bpy)
+    scene = bpy.context.scene
+    scene.unit_settings.scale_length = 0.001            # the slider-crank is now in mm
+    st = scene.mechanism.study
+    st.use_parameter_2 = False
+    marker = f"{rod_marker}.position.x"
+    drawn = lambda: [i[1] for i in bs.panel_items(bpy, "VIEW3D_PT_mechanism_study")
+                     if i[0] == "prop" and i[1].startswith(("start_1", "stop_1"))]
+    for name, unit, shown, si in ((marker, "LENGTH", 150.0, 0.15),
+                                  ("piston.mass", "MASS", 2.0 / 0.001 ** 3, 2.0),
+                                  ("gravity.z", "ACCELERATION", -9810.0, -9.81)):
+        st.pick_1 = name
+        assert mods.study.unit_of(scene, name) == unit
+        assert drawn() == [f"start_1_{unit.lower()}", f"stop_1_{unit.lower()}"]
+        setattr(st, f"start_1_{unit.lower()}", shown)
+        assert st.start_1 == pytest.approx(si, rel=1e-6)            # float32 fields
+        assert getattr(st, f"start_1_{unit.lower()}") == pytest.approx(shown, rel=1e-6)
+    st.pick_1 = "piston.inertia.xx"                           # kg m^2: its SI number
+    assert mods.study.unit_of(scene, "piston.inertia.xx") == "NONE"
+    assert drawn() == ["start_1", "stop_1"] and mods.study.unit_of(scene, "no such") == "NONE"
+    # a length range typed in mm: the table holds the variants of 0.15 and 0.14 m
+    st.pick_1 = marker
+    st.start_1_length, st.stop_1_length, st.count_1 = 150.0, 140.0, 2
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    sm = mods.reader.read_scene(scene)
+    ref = mods.solver.Study(sm.mech, mods.solver.grid({marker: [0.15, 0.14]})).run(
+        times=sm.timeline.times, analysis="kinematic")
+    same_table(mods.study.stored_table(st), ref)
+
+
 def test_bad_parameters_name_the_problem_and_change_nothing(blender, extension) -> None:
     bpy = blender
     mods = _mods(extension)

@@ -211,6 +211,31 @@ def test_a_spring_actuators_constants_are_parameters() -> None:
 
 
 # ---------------------------------------------------------------- samples
+def test_each_parameter_says_what_it_measures() -> None:
+    """solver.study.quantity: what a user interface needs to show a parameter's range in its
+    own units (the Blender panel's Start and Stop): a limit's bounds by its coordinate (the
+    crank's angle, the slider's slide), lengths, a mass, velocities, gravity; anything with
+    another unit (a stiffness, an inertia, an expression's constant) ""."""
+    from solver.study import quantity
+    m = slider_crank()
+    m.add_limit("crank stop", "crank_pin", lower=-1.0, upper=1.0)
+    m.add_limit("slide stop", "slide", lower=0.0, stiffness=1e4, penetration=1e-3)
+    m.add_torsion_spring("coil", "crank_rod", stiffness=2.0, free_angle=0.1)
+    m.add_spring_damper("pull", "rod_B", "rail", stiffness=5.0, free_length=0.2)
+    m.add_friction("dry", "slide", static=0.2, bearing_length=0.05)
+    want = {"crank stop.lower": "angle", "crank stop.restitution": "",
+            "slide stop.lower": "length", "slide stop.penetration": "length",
+            "slide stop.stiffness": "", "coil.free_angle": "angle", "coil.stiffness": "",
+            "pull.free_length": "length", "pull.preload": "", "dry.bearing_length": "length",
+            "dry.static": "", "crank.mass": "mass", "crank.inertia.zz": "",
+            "crank.center_of_mass.x": "length", "slider.velocity.x": "velocity",
+            "rod.angular_velocity.z": "angular velocity", "crank_A.position.y": "length",
+            "gravity.z": "acceleration"}
+    assert {n: quantity(m, n) for n in want} == want
+    with pytest.raises(StudyError, match="unknown parameter 'crank.mas'"):
+        quantity(m, "crank.mas")
+
+
 def test_latin_hypercube_is_reproducible_by_seed_and_stratified() -> None:
     ranges = {"crank.mass": (1.0, 3.0), "rod.mass": (0.5, 0.6), "gravity.z": (-10.0, -9.0)}
     a, b = latin_hypercube(ranges, 17, seed=42), latin_hypercube(ranges, 17, seed=42)

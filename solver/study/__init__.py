@@ -13,10 +13,10 @@ in), ``table.py`` (``StudyResult``: the results and the summary table), ``runner
 client (or ``client.get_executor()``) is just an executor.
 """
 from .engine import Outcome, VariantBatch, solve_batch, solve_variant
-from .params import Parameter, parameter_names, resolve
+from .params import Parameter, parameter_names, quantity, resolve
 from .runner import Study
 from .samples import Samples, grid, latin_hypercube
 from .table import StudyResult
 
 __all__ = ["Study", "StudyResult", "Samples", "grid", "latin_hypercube", "parameter_names",
-           "resolve", "Parameter", "solve_batch", "solve_variant", "VariantBatch", "Outcome"]
+           "quantity", "resolve", "Parameter", "solve_batch", "solve_variant", "VariantBatch", "Outcome"]

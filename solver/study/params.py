@@ -205,6 +205,29 @@ def resolve(builder: Builder, name: Any) -> Parameter:
                      f"{name.rsplit('.', 1)[0]!r}{hint}; the parameters are: {shown}")
 
 
+# the physical quantity of a parameter field whose unit is not one of its own (N/m, kg m^2,
+# a constant of an expression: ""): what a user interface shows in its own units
+_QUANTITY = {("parts", "mass"): "mass", ("parts", "center_of_mass"): "length",
+             ("parts", "velocity"): "velocity", ("parts", "angular_velocity"): "angular velocity",
+             ("markers", "position"): "length", ("joints", "length"): "length",
+             ("springs", "free_length"): "length", ("torsion_springs", "free_angle"): "angle",
+             ("couplers", "pitch_radius"): "length", ("couplers", "pitch"): "length",
+             ("frictions", "radius"): "length", ("frictions", "arm"): "length",
+             ("frictions", "bearing_length"): "length", ("gravity", "gravity"): "acceleration"}
+
+
+def quantity(builder: Builder, name: str) -> str:
+    """What parameter ``name`` measures: "length" (m), "mass" (kg), "angle" (rad), "velocity"
+    (m/s), "angular velocity" (rad/s), "acceleration" (m/s^2), or "" for any other unit (a
+    stiffness, an inertia, a ratio, an expression's constant).  A limit's bounds and
+    penetration are an angle or a length by its joint coordinate.  StudyError for an
+    unknown name, as ``resolve``."""
+    p = resolve(builder, name)
+    if p.table == "limits" and p.field in ("lower", "upper", "penetration"):
+        return "angle" if builder.limits[p.item].coordinate == "angle" else "length"
+    return _QUANTITY.get((p.table, p.field), "")
+
+
 def resolve_all(builder: Builder, names: Any) -> list[Parameter]:
     """Each name resolved; StudyError for an unknown one or two that set the same value."""
     params = [resolve(builder, n) for n in names]
