@@ -173,13 +173,20 @@ _ONES3, _ONES4 = np.ones(3), np.ones(4)
 
 
 def own_loop(shape: tuple[int, ...]) -> np.ndarray:
-    """An empty float array of ``shape`` that numpy's matmul does not hand to BLAS (every
+    """An empty float array of ``shape`` that numpy 1.x's matmul does not hand to BLAS (every
     other element of a buffer twice as long: no unit stride), so that a stack of small
     products with it, or into it, runs numpy's own loop.  One BLAS call per matrix costs
-    about 50 ns, numpy's loop on a 3x3 product about 15 (a study's stacks of 1,000: 3x3
-    products 4x, 6x3 by 3x3 2x, 3x3 by 3-vectors 2x faster).  The loop is the same whatever
-    the stack's size, so a lone state and a stack of them get the same bits, as with BLAS."""
+    about 50 ns, numpy's loop on a 3x3 product about 15 (numpy 1.26, a study's stacks of
+    1,000: 3x3 products 4x, 6x3 by 3x3 1.5x, 3x3 by 3-vectors 2x faster; the chain study
+    0.91 of its time).  The loop is the same whatever the stack's size, so a lone state and a
+    stack of them get the same bits, as with BLAS.  On numpy 2 (2.4 measured: the 6x3 by 3x3
+    stack 15% slower through a strided buffer, the study 2% slower) a plain array."""
+    if not _STRIDED_LOOP:
+        return np.empty(shape)
     return np.empty(tuple(shape) + (2,))[..., 0]
+
+
+_STRIDED_LOOP = np.lib.NumpyVersion(np.__version__) < "2.0.0"
 
 
 def congruence(A: np.ndarray, M: np.ndarray) -> np.ndarray:
