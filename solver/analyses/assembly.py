@@ -91,17 +91,24 @@ def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
 
 def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
     """newton() on the given rows (all, or the independent ones): NewtonResult whose data
-    is (row evaluation, scaled residual of every row)."""
+    is (row evaluation, scaled residual of every row).  The tracked values (curve contacts,
+    couplers' turns) are taken at the start pose as built (a curve contact by a global
+    search) and then followed from the last accepted iterate, as the sweeps follow them from
+    frame to frame: a contact stays on its branch while Newton closes the joints, and a cam
+    is searched once an assembly instead of at every trial pose."""
     rs, cw = scales(model)
     sparse = _sparse_assembly(model, cw, rows)
+    ref = None                     # the tracked values at the last accepted iterate
 
     def scaled_residual(x):
-        ev = evaluate(model, *body_arrays(model, *x)[:2])
+        ev = evaluate(model, *body_arrays(model, *x)[:2], ref=ref)
         res = residual(model, ev.phi, f) * rs
         return np.max(np.abs(res[rows]), initial=0.0), (ev, res)
 
     def solve(x, data):
+        nonlocal ref
         ev, res = data
+        ref = ev.track
         if sparse is not None:
             return sparse(ev.jac * rs[:, None], res[rows])
         Js = scaled_jacobian(model, global_jacobian(model, ev.jac), rows)
