@@ -212,6 +212,30 @@ def test_an_assembly_follows_the_contact_it_found_at_the_start(monkeypatch) -> N
     assert asm.r[k, 1] < st.r[k, 1] - 0.002                         # it came down onto the disc
 
 
+@pytest.mark.parametrize("how", ["sweep", "dynamics", "study"])
+def test_a_run_starts_from_the_contact_its_assembly_found(monkeypatch, how: str) -> None:
+    """The assembly's tracked values (State.track) start the run: the rank test at the
+    assembled pose, the sweep's first frame and forward dynamics' first projection take the
+    contact from them, so a cam is searched globally once a run (three to five times
+    before), and once a variant in a study (its lockstep runs start each variant from its
+    own, as its separate run does)."""
+    import solver.kernels.curve_rows as rows
+    from solver.study import Study, grid
+    from mechanisms import sprung_cam
+    starts = []
+    search = rows._cam_start
+    monkeypatch.setattr(rows, "_cam_start",
+                        lambda ci, cj, M, o: starts.append(M[..., 0, 0].size) or search(ci, cj, M, o))
+    m = sprung_cam() if how == "dynamics" else eccentric_cam("roller")
+    if how == "study":
+        res = Study(m, grid({"follower.mass": [0.2, 0.3, 0.4]})).run(duration=0.05, fps=240)
+        assert not res.failures and sum(starts) == 3
+    else:
+        r = m.solve(duration=0.05, fps=240)
+        assert r.analysis == ("dynamic" if how == "dynamics" else "kinematic")
+        assert sum(starts) == 1
+
+
 def test_cam_start_search_finds_what_the_exhaustive_search_finds() -> None:
     """The coarse-to-fine start of a cam's contact (curve_rows._cam_start: only the cells of
     curve I that may hold the nearest point are searched) gives the exhaustive search's (u,

@@ -32,6 +32,7 @@ class Assembly:
     p: np.ndarray
     structure: Structure | None = None
     notes: tuple[str, ...] = ()
+    track: np.ndarray | None = None    # the tracked values at the pose (State.track)
 
 
 def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
@@ -51,7 +52,7 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     rows = np.flatnonzero(~model.switched)            # every joint, coupler and motion
     out = least_movement(model, r, p, f, rows, max_iter)
     if out.ok and out.err <= NEWTON_TOL:
-        return Assembly(*out.x)
+        return Assembly(*out.x, track=out.data[0].track)
     # the equations cannot all be met (or only to rounding: a least-squares compromise)
     jrows = model.constraint_rows
     if len(jrows) < model.nc:            # do the joints close without the motions?
@@ -66,7 +67,7 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     # redundant equations that disagree: their rows are dependent only up to about the
     # disagreement at the least-squares pose, so the rank test allows for it there
     tol = min(max(RANK_TOL, 1e3 * float(out.err)), 1e-4)
-    st = structure(model, *out.x, tol)
+    st = structure(model, *out.x, tol, out.data[0].track)
     kept = least_movement(model, *out.x, f, st.keep, max_iter) if not st.bad_motions else None
     if kept is None or not kept.ok or kept.err > NEWTON_TOL:
         _cannot_close(model, out.data[1], t)
@@ -75,7 +76,7 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     if not gap.size or gap.max() <= MISMATCH_TOL:
         # a disagreement at rounding level (the least-squares start) is not worth a word
         note = (_disagreement(model, kept.x, st, res),) if gap.size and gap.max() > 10 * NEWTON_TOL else ()
-        return Assembly(*kept.x, st, note)
+        return Assembly(*kept.x, st, note, kept.data[0].track)
     joints = _loop_joints(model, kept.x, st, res)
     raise SolverError(f"assembly failed: the joints cannot all be closed: joints "
                       f"{', '.join(map(repr, joints))} leave a gap of "

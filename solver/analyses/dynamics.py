@@ -109,6 +109,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     when the force elements make the system stiff, ``choose_method``)."""
     sysm = Equations(model, st)
     sysm.robust_tol = tolerance
+    sysm.track = start.track          # as the assembly found them (None: as built)
     t = float(times[0])
     r, p, v, w = start.r, start.p, start.v, start.w
     check_start(model, r, p, t)

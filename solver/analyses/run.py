@@ -106,8 +106,8 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     kinematic analysis of a mechanism with free degrees of freedom."""
     t0 = float(times[0])
     asm = assemble_pose(model, state.r, state.p, t0)
-    start = replace(state, t=t0).moved(asm.r, asm.p)
-    st = asm.structure or structure(model, start.r, start.p)
+    start = replace(state, t=t0).moved(asm.r, asm.p, asm.track)
+    st = asm.structure or structure(model, start.r, start.p, ref=start.track)
     if st.bad_motions:
         raise SolverError(f"the motions over-drive the mechanism: motion {st.bad_motions[0]!r} "
                           "drives a coordinate that the joints and the other motions already "

@@ -320,7 +320,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
     prev: _Last | None = None              # the last solved frame
     ts_ref = np.zeros(len(model.forces.ts_names))
     cpl = model.ntrack > 0
-    q0 = evaluate(model, *body_arrays(model, r, p)[:2]).track
+    q0 = evaluate(model, *body_arrays(model, r, p)[:2], ref=start.track).track
     k0, size = 0, 1
     while k0 < n_ok:
         ks = np.arange(k0, min(k0 + size, n_ok))

@@ -27,10 +27,14 @@ class State:
     w: np.ndarray                  # (..., nb, 3) angular velocity
     a: np.ndarray | None = None    # (..., nb, 3) centre-of-mass acceleration, once solved
     alpha: np.ndarray | None = None  # (..., nb, 3) angular acceleration, once solved
+    # (ntrack,) the tracked values at this pose (couplers' turns, curve contacts: evaluate's
+    # ``ref``), as an assembly found them; None: as built (a curve contact by a global search)
+    track: np.ndarray | None = None
 
-    def moved(self, r: np.ndarray, p: np.ndarray) -> "State":
-        """The same state at another pose (velocities kept, accelerations dropped)."""
-        return replace(self, r=r, p=p, a=None, alpha=None)
+    def moved(self, r: np.ndarray, p: np.ndarray, track: np.ndarray | None = None) -> "State":
+        """The same state at another pose (velocities kept, accelerations dropped), with
+        the tracked values there (None: as built)."""
+        return replace(self, r=r, p=p, a=None, alpha=None, track=track)
 
 
 def read_state(model: Model, mech: Any, t: float = 0.0) -> State:

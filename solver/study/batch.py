@@ -47,7 +47,7 @@ from ..integrators.implicit import spectral_radii
 from ..model.compile import Model
 from ..model.results import FRAME, Result
 from ..model.state import State
-from .stack import stack_models
+from .stack import stack_models, stacked_tracks
 
 FRAME_BYTES = 64 * 2 ** 20    # output frames kept at once before they go into the Results
 
@@ -266,6 +266,7 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         return None
     V, F = len(models), len(times)
     t, r, p, v, w = stacked_starts(starts, float(times[0]))
+    g.eq.track = stacked_tracks(starts)             # as each separate run starts (dynamics.py)
     try:
         r, p, v, w = g.project(t, r, p, v, w, np.ones(V, dtype=bool))
         control = StandardControl(stepper.order)

@@ -46,7 +46,7 @@ from ..kernels.forces import body_loads, evaluate_forces, stop_forces
 from ..model.compile import Model
 from ..model.results import Result, ResultStack
 from ..model.state import State
-from .stack import stack_models, take_variants
+from .stack import stack_models, stacked_tracks, take_variants
 
 
 # A (variants, frames) block holds at most this many numbers in its Jacobians (1.6 MB, about
@@ -118,8 +118,11 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     prev = None                       # each variant's last solved frame
     r0 = np.stack([s.r for s in starts])
     p0 = np.stack([s.p for s in starts])
-    # the tracked values (couplers' turns, curve contacts) at each variant's start, as built
-    q0 = (evaluate(sm, *body_arrays(sm, r0[:, None], p0[:, None])[:2]).track
+    # the tracked values (couplers' turns, curve contacts) at each variant's start, from
+    # those its assembly found (State.track), as sweep.py takes them
+    ref0 = stacked_tracks(starts)
+    q0 = (evaluate(sm, *body_arrays(sm, r0[:, None], p0[:, None])[:2],
+                   ref=None if ref0 is None else ref0[:, None]).track
           if sm.ntrack else np.zeros((V, 1, 0)))                                  # (V, 1, nt)
     k0, size = 0, 1
     gone = None                       # variants that leave the batch at frame k0

@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 
 from ..model.compile import Model
+from ..model.state import State
 
 _SHARED_OK = ("marker_body", "marker_point", "marker_axes", "fixed_parts", "length_scale",
               "motion_functions")
@@ -226,3 +227,11 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
     return dataclasses.replace(pick(stacked, base, ("plan", "forces", "couplers", "curves",
                                                     "frictions", "limits")),
                                plan=plan, forces=pick(stacked.forces, base.forces), **more)
+
+
+def stacked_tracks(starts: list[State]) -> np.ndarray | None:
+    """(V, ntrack) the tracked values of the variants' start states (State.track, as each
+    one's assembly found them), or None when they have none (a separate run then starts
+    from the pose as built, as the batch does)."""
+    tracks = [s.track for s in starts]
+    return None if any(q is None for q in tracks) else np.stack(tracks)
