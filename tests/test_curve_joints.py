@@ -185,31 +185,62 @@ def _exhaustive_start(ci: Curve, cj: Curve, M: np.ndarray, o: np.ndarray):
     return us[best], np.take_along_axis(vs, best[..., None], -1)[..., 0]
 
 
-def test_an_assembly_follows_the_contact_it_found_at_the_start(monkeypatch) -> None:
-    """Assembly searches a cam's contact globally once, at the pose as built, and follows it
-    from each accepted Newton iterate (as the sweeps follow it from frame to frame), instead
-    of a global search at every trial pose (about 3 an assembly before, a millisecond each):
-    the roller follower built 3 mm above the disc, and the cam turned 0.3 rad, closes onto
-    it with one search and meets the contact equations to Newton's tolerance."""
+@pytest.mark.parametrize("lift, turn, searches", [(0.003, 0.3, 2), (1e-5, 0.0, 1)])
+def test_an_assembly_follows_the_contact_once_its_steps_are_small(monkeypatch, lift: float,
+                                                                 turn: float,
+                                                                 searches: int) -> None:
+    """Assembly searches a cam's contact globally at a trial pose only while Newton's steps
+    are large (a rough start's contact may have to move to the branch the parts can
+    reach); once a step moves no part by more than TRACK_STEP (1e-3) of the model's size,
+    it follows the contact from the accepted iterate, as the sweeps do from frame to frame
+    (a global search costs about a millisecond).  The roller follower built 3 mm above the
+    disc (5% of the model's size) with the cam turned 0.3 rad: 2 searches (4 when every
+    trial pose was searched); 10 um above: 1 (3 before).  Either way the follower closes
+    onto the disc to Newton's tolerance."""
     import solver.kernels.curve_rows as rows
     from solver.analyses.assembly import assemble_pose
     from solver.kernels.constraints import body_arrays, evaluate
     from solver.model.state import read_state
     m = eccentric_cam("roller")
-    m.parts["follower"].position[1] += 0.003
-    m.parts["cam"].orientation[:] = (math.cos(0.15), 0.0, 0.0, math.sin(0.15))
+    m.parts["follower"].position[1] += lift
+    m.parts["cam"].orientation[:] = (math.cos(turn / 2), 0.0, 0.0, math.sin(turn / 2))
     model = compile_model(m)
     st = read_state(model, m)
     starts = []
     search = rows._cam_start
     monkeypatch.setattr(rows, "_cam_start", lambda *a: starts.append(1) or search(*a))
     asm = assemble_pose(model, st.r, st.p, 0.0)
-    assert len(starts) == 1
+    assert len(starts) == searches
     monkeypatch.setattr(rows, "_cam_start", search)
     ev = evaluate(model, *body_arrays(model, asm.r, asm.p)[:2])    # a fresh global search
     assert np.abs(ev.phi[model.constraint_rows]).max() < 1e-12
     k = model.body_part.index("follower")
-    assert asm.r[k, 1] < st.r[k, 1] - 0.002                         # it came down onto the disc
+    assert asm.r[k, 1] == pytest.approx(st.r[k, 1] - lift, abs=1e-9)   # down onto the disc
+
+
+def test_a_rough_start_may_move_its_contact_to_the_branch_the_parts_reach() -> None:
+    """A pendulum arm whose tip runs on an open spiral wire, built 1.46 rad from where its
+    circle meets the wire: at the pose as built the tip's nearest wire point lies on a turn
+    of the spiral the arm's circle never reaches.  Following that contact from the first
+    iterate on (a review found it so) left a 41 mm gap and an error, though the joints
+    close: the large first steps take each trial pose's contact by a global search, so the
+    arm swings to 2.1450 rad, on the wire."""
+    qz = lambda a: (math.cos(a / 2), 0.0, 0.0, math.sin(a / 2))
+    ts = np.linspace(0.0, 1.0, 30)
+    wire = [(0.3 * math.cos(3 * math.pi * t), 0.3 * math.sin(3 * math.pi * t) * (1 - t) + 0.1 * t)
+            for t in ts]
+    m = Mechanism(gravity=(0.0, -9.81, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, inertia=(1e-3,) * 3, orientation=qz(1.462))
+    m.add_marker("piv", "ground")
+    m.add_marker("hub", "arm")
+    m.add_joint("pin", "revolute", "hub", "piv")
+    m.add_marker("tip", "arm", position=(0.2489, 0.0, 0.0))
+    m.add_marker("w", "ground", position=(0.0128, 0.0243, 0.0), orientation=qz(-0.4116))
+    m.add_point_on_curve("wire", "tip", "w", Curve.from_points(wire, closed=False))
+    m.assemble()
+    q = m.parts["arm"].orientation
+    assert 2.0 * math.atan2(q[3], q[0]) == pytest.approx(2.1450, abs=1e-4)
 
 
 @pytest.mark.parametrize("how", ["sweep", "dynamics", "study"])

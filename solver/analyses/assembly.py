@@ -21,6 +21,10 @@ from .structure import Structure, structure
 # radians) after the others are closed are taken as imperfect geometry (CAD positions
 # printed to a few digits): accepted with a warning; above it, the joints cannot be closed
 MISMATCH_TOL = 1e-6
+# an assembly's Newton step that moves no part by more than this share of the model's size
+# (rotations times the part's length) cannot carry a curve contact to another branch: the
+# trial poses after it follow the contact from the accepted iterate (least_movement)
+TRACK_STEP = 1e-3
 
 
 @dataclass
@@ -93,13 +97,14 @@ def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
 def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
     """newton() on the given rows (all, or the independent ones): NewtonResult whose data
     is (row evaluation, scaled residual of every row).  The tracked values (curve contacts,
-    couplers' turns) are taken at the start pose as built (a curve contact by a global
-    search) and then followed from the last accepted iterate, as the sweeps follow them from
-    frame to frame: a contact stays on its branch while Newton closes the joints, and a cam
-    is searched once an assembly instead of at every trial pose."""
+    couplers' turns) of a trial pose are taken as built (a curve contact by a global
+    search) while Newton's steps are large, so that a rough start's contact may move to the
+    branch the parts can reach; once a step moves no part by more than TRACK_STEP of the
+    model's size they are followed from the accepted iterate, as the sweeps follow them
+    from frame to frame (the same contact, without a global search at every trial pose)."""
     rs, cw = scales(model)
     sparse = _sparse_assembly(model, cw, rows)
-    ref = None                     # the tracked values at the last accepted iterate
+    ref = None                     # the accepted iterate's tracked values, once steps are small
 
     def scaled_residual(x):
         ev = evaluate(model, *body_arrays(model, *x)[:2], ref=ref)
@@ -109,11 +114,13 @@ def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
     def solve(x, data):
         nonlocal ref
         ev, res = data
-        ref = ev.track
         if sparse is not None:
-            return sparse(ev.jac * rs[:, None], res[rows])
-        Js = scaled_jacobian(model, global_jacobian(model, ev.jac), rows)
-        return np.linalg.lstsq(Js, -res[rows], rcond=1e-10)[0] / cw
+            dq = sparse(ev.jac * rs[:, None], res[rows])
+        else:
+            Js = scaled_jacobian(model, global_jacobian(model, ev.jac), rows)
+            dq = np.linalg.lstsq(Js, -res[rows], rcond=1e-10)[0] / cw
+        ref = ev.track if step_size(model, dq, 1.0, cw) <= TRACK_STEP else None
+        return dq
 
     def first_alpha(dq):
         # keep each rotation step below 0.5 rad so that a far start does not flip parts
