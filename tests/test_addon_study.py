@@ -160,8 +160,9 @@ def test_study_table_sort_bake_reload_export_plot(blender, extension, tmp_path) 
 def test_the_range_is_shown_and_typed_in_the_scene_units(blender, extension) -> None:
     """In a millimetre scene (unit scale 0.001) the panel draws a length parameter's Start
     and Stop as lengths (the unit-aware views: a typed 150 is 150 mm, kept as 0.15 m), a
-    mass as a mass (Blender's MASS unit: stored divided by scale^3), gravity as an
-    acceleration and a stiffness as its SI number; the run's table is the solver's study of
+    mass as a mass (Blender's MASS unit: stored divided by scale^3), gravity and a
+    velocity per mm, an angular velocity as a rotation (rad stored, degrees shown) and an
+    inertia as its SI number; the run's table is the solver's study of
     the SI values, to the last bit."""
     bpy = blender
     mods = _mods(extension)
@@ -175,7 +176,9 @@ def test_the_range_is_shown_and_typed_in_the_scene_units(blender, extension) -> 
                      if i[0] == "prop" and i[1].startswith(("start_1", "stop_1"))]
     for name, unit, shown, si in ((marker, "LENGTH", 150.0, 0.15),
                                   ("piston.mass", "MASS", 2.0 / 0.001 ** 3, 2.0),
-                                  ("gravity.z", "ACCELERATION", -9810.0, -9.81)):
+                                  ("gravity.z", "ACCELERATION", -9810.0, -9.81),
+                                  ("piston.velocity.x", "VELOCITY", 500.0, 0.5),
+                                  ("crank.angular_velocity.z", "ROTATION", 2.0, 2.0)):
         st.pick_1 = name
         assert mods.study.unit_of(scene, name) == unit
         assert drawn() == [f"start_1_{unit.lower()}", f"stop_1_{unit.lower()}"]
