@@ -37,8 +37,9 @@ study's own Jacobians, the least any exact sweep of these variants solves (its v
 against the goal of 3 times one variant.
 
 Columns: wall s; ratio to one variant; ratio to the variants run one by one; the largest
-energy error over the variants (chain, divided by m g L N^2 / 2) or the largest slider x
-error against each variant's closed form (m).
+energy error over the variants (chain, divided by m g L N^2 / 2, and the largest joint gap,
+m, as bench_peers.py measures both) or the largest slider x error against each variant's
+closed form (m).
 
 Run:  .venv/bin/python bench/bench_study.py [--variants 100] [--quick]
       (MuJoCo from bench/requirements.txt if installed: .venv-peers/bin/python)
@@ -116,6 +117,13 @@ def chain_error(r) -> float:
     return peers.chain_error(ke + pe - work, N)
 
 
+def chain_gap(r) -> float:
+    """The largest joint gap of a chain's Result (m), as bench_peers.py measures it."""
+    near = np.stack([r.marker_frame(f"near{k}")[0] for k in range(N)], axis=1)
+    far = np.stack([r.marker_frame(f"far{k}")[0] for k in range(N)], axis=1)
+    return peers.chain_gap(near, far)
+
+
 def mujoco_runs(masses: np.ndarray, per: int) -> tuple[float, float]:
     """(wall s, largest energy error) of one MuJoCo chain run (bench/peers.py) per row of
     masses, one after the other."""
@@ -153,7 +161,9 @@ def main() -> None:
     for tol, case in ((1e-6, "chain N=10, masses"), (BAR_TOLERANCE, "the same at 5e-5")):
         one, r1, wall, res, sep = time_study(study, a.quick, 2.0, 24, tolerance=tol)
         err = max(chain_error(res.result(i)) for i in range(V))
-        rows.append((case, "ours: study", wall, one, sep, f"{err:.1e}, {r1.method}"))
+        gap = max(chain_gap(res.result(i)) for i in range(V))
+        rows.append((case, "ours: study", wall, one, sep,
+                     f"{err:.1e}, gap {gap:.1e} m, {r1.method}"))
         if sep is not None:
             rows.append((case, "ours: one by one", sep, one, sep, ""))
     # the same study on this machine's cores: an executor, variants in one batch a worker
