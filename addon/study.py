@@ -77,10 +77,10 @@ def parameter_choices(scene) -> tuple[list[str], str]:
     try:
         mech = read_scene(scene, update=False).mech
         names, error = parameter_names(mech), ""
-        units = {n: _UNITS[quantity(mech, n)] for n in names}
+        measures = {n: quantity(mech, n) for n in names}
     except Exception as exc:        # noqa: BLE001 - shown as the panel's hint
-        names, error, units = [], str(exc) or type(exc).__name__, {}
-    _choices[scene.as_pointer()] = (key, names, error, units)
+        names, error, measures = [], str(exc) or type(exc).__name__, {}
+    _choices[scene.as_pointer()] = (key, names, error, measures)
     return names, error
 
 
@@ -89,14 +89,27 @@ def parameter_choices(scene) -> tuple[list[str], str]:
 _UNITS = {"length": "LENGTH", "mass": "MASS", "angle": "ROTATION", "velocity": "VELOCITY",
           "angular velocity": "ROTATION", "acceleration": "ACCELERATION", "": "NONE"}
 UNIT_VIEWS = ("LENGTH", "MASS", "ROTATION", "VELOCITY", "ACCELERATION")
+# ... and the SI unit its values are in, in the table, the plot, the CSV and the reports
+_SI = {"length": "m", "mass": "kg", "angle": "rad", "velocity": "m/s",
+       "angular velocity": "rad/s", "acceleration": "m/s^2", "": ""}
+
+
+def _measure(scene, name: str) -> str:
+    parameter_choices(scene)
+    hit = _choices.get(scene.as_pointer())
+    return hit[3].get(name, "") if hit is not None else ""
 
 
 def unit_of(scene, name: str) -> str:
     """The Blender unit parameter ``name`` of the scene's mechanism is shown in ("NONE": its
     SI value as it is, or a name that is not a parameter now)."""
-    parameter_choices(scene)
-    hit = _choices.get(scene.as_pointer())
-    return hit[3].get(name, "NONE") if hit is not None else "NONE"
+    return _UNITS[_measure(scene, name)]
+
+
+def si_units(scene, names) -> dict[str, str]:
+    """{name: the SI unit of its values ("m", "kg", "rad", ...; "" for any other or a name
+    that is not a parameter now)}: what a table's values are given in."""
+    return {n: _SI[_measure(scene, n)] for n in names}
 
 
 def si_per_stored(scene, unit: str) -> float:

@@ -112,8 +112,9 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
             self.report({"WARNING"}, f"{done}, {len(table.failures)} failed (variant {i}: {why})")
         else:
             order = table.order(st.sort_column, st.sort_descending)
+            units = study.si_units(context.scene, table.parameters)
             self.report({"INFO"}, f"{done}; first by {st.sort_column}: variant {order[0]} "
-                                  f"({describe(table.values(order[0]))})")
+                                  f"({describe(table.values(order[0]), units)})")
         return {"FINISHED"}
 
 
@@ -202,7 +203,8 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
             v = design_value(sm.mech, resolve(sm.mech, name))
             if v is not None:
                 kept.append(f"{name} stays {v:.6g}")
-        done = (f"baked variant {i} ({describe(values)}): {len(result.times)} frames; the "
+        done = (f"baked variant {i} ({describe(values, study.si_units(scene, values))}): "
+                f"{len(result.times)} frames; the "
                 f"scene's design is unchanged ({', '.join(kept) or 'its settings as they were'}),"
                 " only the baked motion is the variant's")
         now = dict(zip(["variant", *table.parameters, *result_columns(self._variant)],

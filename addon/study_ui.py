@@ -103,7 +103,8 @@ class VIEW3D_PT_mechanism_study(MechanismSubPanel, bpy.types.Panel):
         if 0 <= st.row_index < len(st.rows):
             i = st.rows[st.row_index].variant
             box = layout.box()
-            head = f"Variant {i}: {describe(table.values(i))}"
+            values = table.values(i)
+            head = f"Variant {i}: {describe(values, study.si_units(scene, values))}"
             box.label(text=head + ("  (baked)" if st.baked_variant == i else ""))
             if i in table.failures:
                 box.label(text=table.failures[i], icon="ERROR")

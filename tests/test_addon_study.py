@@ -196,6 +196,10 @@ def test_the_range_is_shown_and_typed_in_the_scene_units(blender, extension) -> 
     ref = mods.solver.Study(sm.mech, mods.solver.grid({marker: [0.15, 0.14]})).run(
         times=sm.timeline.times, analysis="kinematic")
     same_table(mods.study.stored_table(st), ref)
+    st.row_index = 0                 # the selected row's values, in SI with their units
+    labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_study")
+    assert any(t.startswith(f"Variant {st.rows[0].variant}: {marker} = 0.1") and t.endswith(" m")
+               for t in labels), labels
 
 
 def test_bad_parameters_name_the_problem_and_change_nothing(blender, extension) -> None:

@@ -82,6 +82,7 @@ def test_table_round_trip_csv_and_order(crank_study, tmp_path) -> None:
     np.testing.assert_array_equal(lines[0][1], [0.05, 0.3, 0.4])
     assert math.isnan(lines[0][2][0]) and lines[0][2][1] == vals[0]
     assert study_table.describe({"a": 0.1, "b": 2.0}) == "a = 0.1, b = 2"
+    assert study_table.describe({"a": 0.1, "b": 2.0}, {"a": "m", "b": ""}) == "a = 0.1 m, b = 2"
 
 
 def test_design_value_and_row_differs() -> None:

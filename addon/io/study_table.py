@@ -160,9 +160,12 @@ class StudyTable:
         return out
 
 
-def describe(values: dict[str, float]) -> str:
-    """"a = 1, b = 0.25": a variant's values for reports."""
-    return ", ".join(f"{k} = {v:.6g}" for k, v in values.items())
+def describe(values: dict[str, float], units: dict[str, str] | None = None) -> str:
+    """"a = 1, b = 0.25": a variant's values for reports, each with its unit from ``units``
+    ({name: "m"}, SI) where it has one: "a = 1 m, b = 0.25"."""
+    units = units or {}
+    return ", ".join(f"{k} = {v:.6g}" + (f" {units[k]}" if units.get(k) else "")
+                     for k, v in values.items())
 
 
 def design_value(builder: Any, param: Any) -> float | None:
