@@ -67,7 +67,7 @@ def fingerprint(scene) -> tuple:
                      ob.matrix_parent_inverse.copy(), _plain(ob.parent), _plain(ob.data),
                      _settings(ob)) for ob in tagged)
     shapes = tuple((c.as_pointer(), c.matrix_world.copy(), _plain(c.data)) for c in curves)
-    units = scene.unit_settings.scale_length
+    units = (scene.unit_settings.scale_length, scene.unit_settings.system)   # (a typed Mass's unit)
     return (scene.as_pointer(), scene.frame_current, scene.frame_start, scene.render.fps,
             scene.render.fps_base, units, scene.use_gravity, tuple(scene.gravity),
             _generation[0], objects, shapes)
