@@ -218,15 +218,16 @@ def _cam_start(ci: Any, cj: Any, M: np.ndarray, o: np.ndarray) -> tuple[np.ndarr
             np.take_along_axis(vs, best[..., None], -1)[..., 0])
 
 
-def _side(sigma: np.ndarray, M: np.ndarray, ti: np.ndarray, tu: np.ndarray) -> np.ndarray:
-    """+-1: the sign that turns z x t_J into the normal pointing into curve I's inside (a
-    closed curve I: roller, follower disc), else out of curve J's inside (closed J: the
-    cam disc), else +1; so the contact force -lambda is positive when the curves push."""
+def _side(sigma: np.ndarray, M: np.ndarray, ti: np.ndarray, zt: np.ndarray) -> np.ndarray:
+    """+-1: the sign that turns zt = z x t_J (unit) into the normal pointing into curve I's
+    inside (a closed curve I: roller, follower disc), else out of curve J's inside (closed
+    J: the cam disc), else +1; so the contact force -lambda is positive when the curves
+    push."""
     si, sj = sigma
     if si != 0.0:       # curve I's inward normal, in J's frame: sigma_i (M z) x (M t_i)
         inward = si * cross(M[..., :, 2], _mv(M, ti))
-        return np.where(_dot(cross(_Z, tu), inward) >= 0.0, 1.0, -1.0)
-    return np.full(tu.shape[:-1], -sj if sj != 0.0 else 1.0)
+        return np.where(_dot(zt, inward) >= 0.0, 1.0, -1.0)
+    return np.full(zt.shape[:-1], -sj if sj != 0.0 else 1.0)
 
 
 def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
@@ -283,8 +284,9 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
         xi = o + _mv(M, xi0)
         sj2 = _dot(tj, tj)
         tu = tj / np.sqrt(sj2)[..., None]
-        side = _side(cp.cam_sigma[e], M, ti, tu)[..., None]
-        n = cross(_Z, tu) * side
+        zt = cross(_Z, tu)
+        side = _side(cp.cam_sigma[e], M, ti, zt)[..., None]
+        n = zt * side
         phi[..., e] = _dot(n, xi - xj)
         track[..., ku], track[..., kv] = u, vv
         nw = _mv(Rj, n)
@@ -297,16 +299,17 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
             s_j = Oj + _mv(Rj, xj) - rj
             tw = _mv(Rj, tu)
             dn = _mv(Rj, cross(_Z, (kj - _dot(tu, kj)[..., None] * tu) / np.sqrt(sj2)[..., None])) * side
-            rel = vi + cross(wi, s_i) - vj - cross(wj, s_j)
+            wsi, wsj, wTi = cross(wi, s_i), cross(wj, s_j), cross(wi, Ti)
+            rel = vi + wsi - vj - wsj
             # [t . T_i, -t . T_j; n . K_i, n' . T_i] (u', v') = (-t . rel, -(w_j x n) . T_i - n . (w_i x T_i))
             m11, m12 = _dot(tw, Ti), -_dot(tw, Tj)
             m21, m22 = _dot(nw, Ki), _dot(dn, Ti)
             b1 = -_dot(tw, rel)
-            b2 = -_dot(cross(wj, nw), Ti) - _dot(nw, cross(wi, Ti))
+            b2 = -_dot(cross(wj, nw), Ti) - _dot(nw, wTi)
             det = m11 * m22 - m12 * m21
             ud, vd = (b1 * m22 - b2 * m12) / det, (m11 * b2 - m21 * b1) / det
             if rate is not None:
                 rate[..., ku], rate[..., kv] = ud, vd
-            base = (cross(wi, cross(wi, s_i)) + 2.0 * cross(wi, Ti) * ud[..., None] + Ki * (ud * ud)[..., None]
-                    - cross(wj, cross(wj, s_j)) - 2.0 * cross(wj, Tj) * vd[..., None] - Kj * (vd * vd)[..., None])
+            base = (cross(wi, wsi) + 2.0 * wTi * ud[..., None] + Ki * (ud * ud)[..., None]
+                    - cross(wj, wsj) - 2.0 * cross(wj, Tj) * vd[..., None] - Kj * (vd * vd)[..., None])
         _rows(jac, quad, e, nw, s_i, Xi - rj, base)
