@@ -17,6 +17,7 @@ Blender unit (``start_1_length`` ...; ``unit_of`` says which the panel draws).
 """
 from __future__ import annotations
 
+import math
 import pickle
 from operator import attrgetter
 
@@ -25,10 +26,10 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
                        IntProperty, StringProperty)
 
 from ..solver import MechanismError, SolverError, Study, grid
-from ..solver.study import parameter_names, quantity
+from ..solver.study import parameter_names, quantity, resolve
 from .io.mass import mass_unit_scale
 from .io.settings import tolerance, typed
-from .io.study_table import StudyTable, study_levels
+from .io.study_table import StudyTable, design_value, study_levels
 from .scene_reader import read_scene
 
 NONE = "__none__"
@@ -79,9 +80,19 @@ def parameter_choices(scene) -> tuple[list[str], str]:
         names, error = parameter_names(mech), ""
         measures = {n: quantity(mech, n) for n in names}
     except Exception as exc:        # noqa: BLE001 - shown as the panel's hint
-        names, error, measures = [], str(exc) or type(exc).__name__, {}
-    _choices[scene.as_pointer()] = (key, names, error, measures)
+        mech, names, error, measures = None, [], str(exc) or type(exc).__name__, {}
+    _choices[scene.as_pointer()] = (key, names, error, measures, mech)
     return names, error
+
+
+def nominal(scene, name: str) -> float | None:
+    """The value parameter ``name`` has in the scene's mechanism as designed (SI), or None
+    (not a parameter now, or none to show: a spring's free length taken from the pose)."""
+    parameter_choices(scene)
+    hit = _choices.get(scene.as_pointer())
+    if hit is None or hit[4] is None or name not in hit[1]:
+        return None
+    return design_value(hit[4], resolve(hit[4], name))
 
 
 # a parameter's quantity (solver.study.quantity) -> the Blender unit its values are shown in
@@ -179,6 +190,31 @@ def _pick(prop: str, label: str, items, description: str):
                         get=_getter_of(prop, items), set=_setter_of(prop, items))
 
 
+SPAN = 0.2      # a newly picked parameter's range: its design value -20% to +20%
+
+
+def _pick_parameter(k: int, label: str, description: str):
+    """The picker of parameter k: a newly picked parameter fills Start and Stop with its
+    design value -+SPAN (Count kept), a range to edit rather than 0 to 1; one whose design
+    value is 0 or has none keeps them."""
+    prop = f"parameter_{k}"
+    pick = _setter_of(prop, _parameter_items)
+
+    def set_(self, index):
+        before = getattr(self, prop)
+        pick(self, index)
+        name = getattr(self, prop)
+        if not name or name == before or not isinstance(self.id_data, bpy.types.Scene):
+            return
+        v = nominal(self.id_data, name)
+        if v is not None and v != 0.0 and math.isfinite(v):
+            lo, hi = sorted(((1.0 - SPAN) * v, (1.0 + SPAN) * v))
+            setattr(self, f"start_{k}", lo)
+            setattr(self, f"stop_{k}", hi)
+    return EnumProperty(name=label, items=_parameter_items, description=description,
+                        get=_getter_of(prop, _parameter_items), set=set_)
+
+
 class MA_StudyRow(bpy.types.PropertyGroup):
     """One variant of the stored table (its numbers are in MA_StudySettings.table)."""
     variant: IntProperty(name="Variant")
@@ -187,10 +223,11 @@ class MA_StudyRow(bpy.types.PropertyGroup):
 class MA_StudySettings(bpy.types.PropertyGroup):
     parameter_1: StringProperty(name="Parameter 1", description="The first parameter varied")
     parameter_2: StringProperty(name="Parameter 2", description="The second parameter varied")
-    pick_1: _pick("parameter_1", "Parameter", _parameter_items,
-                  "The first parameter to vary (a property of a tagged item, or gravity)")
-    pick_2: _pick("parameter_2", "Parameter", _parameter_items,
-                  "The second parameter to vary: every combination with the first is solved")
+    pick_1: _pick_parameter(1, "Parameter", "The first parameter to vary (a property of a "
+                            "tagged item, or gravity); picking one sets its range to its design "
+                            "value -+20%")
+    pick_2: _pick_parameter(2, "Parameter", "The second parameter to vary: every combination "
+                            "with the first is solved")
     use_parameter_2: BoolProperty(name="Second Parameter",
                                   description="Vary a second parameter too (a full grid)")
     start_1: FloatProperty(name="Start", default=0.0, description="First value (SI units)")

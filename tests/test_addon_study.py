@@ -202,6 +202,33 @@ def test_the_range_is_shown_and_typed_in_the_scene_units(blender, extension) -> 
                for t in labels), labels
 
 
+def test_picking_a_parameter_sets_its_range_around_its_design_value(blender, extension) -> None:
+    """Picking a parameter fills Start and Stop with its design value -+20% (the piston's
+    mass from its mesh, the rod's small-end marker at 0.15 m, gravity -9.81 m/s^2), a range
+    to edit rather than the fields' 0 to 1; a parameter whose design value is 0 (the
+    piston's initial velocity) leaves the range as it was, and so does picking the same
+    one again after editing it; Count is kept."""
+    bpy = blender
+    mods = _mods(extension)
+    sc = bs.slider_crank(bpy)
+    scene = bpy.context.scene
+    st = scene.mechanism.study
+    st.count_1 = 7
+    mass = mods.reader.read_scene(scene).mech.parts["piston"].mass
+    marker = f"{sc['small_end'].mechanism.marker_j.name}.position.x"
+    for name, v in (("piston.mass", mass), (marker, 0.15), ("gravity.z", -9.81)):
+        st.pick_1 = name
+        lo, hi = sorted((0.8 * v, 1.2 * v))
+        assert (st.start_1, st.stop_1) == (pytest.approx(lo, rel=1e-6), pytest.approx(hi, rel=1e-6))
+    st.pick_1 = "piston.velocity.x"                     # designed at rest: 0
+    assert (st.start_1, st.stop_1) == (pytest.approx(-11.772, rel=1e-6),
+                                       pytest.approx(-7.848, rel=1e-6))
+    st.pick_1 = marker
+    st.start_1 = 0.1                                    # edited, then picked again
+    st.pick_1 = marker
+    assert st.start_1 == pytest.approx(0.1, rel=1e-6) and st.count_1 == 7
+
+
 def test_bad_parameters_name_the_problem_and_change_nothing(blender, extension) -> None:
     bpy = blender
     mods = _mods(extension)
