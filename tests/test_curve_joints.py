@@ -267,29 +267,6 @@ def test_a_run_starts_from_the_contact_its_assembly_found(monkeypatch, how: str)
         assert sum(starts) == 1
 
 
-def test_the_common_normal_stops_once_its_next_step_would_only_confirm(monkeypatch) -> None:
-    """The cam's common-normal Newton from a contact 1e-4 of the size off (a stage's start
-    from the last projection's): steps of about 1e-4, 1e-10 and 1e-17 of the curves' sizes.
-    Newton converging quadratically, the third only confirms the second, so it stops after
-    the second (2 iterations, 4 curve evaluations and the final 2; 3 iterations before),
-    and the contact is the one a converged search finds, to 1e-15 of the size."""
-    from solver.base.curves import Curve
-    from solver.kernels.constraints import body_arrays, evaluate
-    from solver.model.state import read_state
-    m = eccentric_cam("roller")
-    model = compile_model(m)
-    st = read_state(model, m)
-    rg, A = body_arrays(model, st.r, st.p)[:2]
-    exact = evaluate(model, rg, A).track
-    size = sum(c.size for c in model.curves.cam_curve[0])
-    calls = []
-    ev = Curve.evaluate
-    monkeypatch.setattr(Curve, "evaluate", lambda self, u, order=0: calls.append(1) or ev(self, u, order))
-    got = evaluate(model, rg, A, ref=exact + 1e-4 * size).track
-    assert len(calls) == 2 * 2 + 2
-    np.testing.assert_allclose(got, exact, rtol=0, atol=1e-15 * size)
-
-
 def test_cam_start_search_finds_what_the_exhaustive_search_finds() -> None:
     """The coarse-to-fine start of a cam's contact (curve_rows._cam_start: only the cells of
     curve I that may hold the nearest point are searched) gives the exhaustive search's (u,

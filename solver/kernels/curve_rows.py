@@ -41,7 +41,6 @@ from ..base.rotations import cross
 
 _Z = np.array([0.0, 0.0, 1.0])
 NEWTON_STEPS = 30
-CAM_TOL = 1e-13          # the common normal's Newton: steps below this share of the curves' sizes
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -249,8 +248,6 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
         # the common normal (module docstring), each state of a stack (variants, an implicit
         # step's stages) stopping on its own step, as it would alone
         live = np.ones(np.broadcast(u, o[..., 0]).shape, dtype=bool)
-        size = ci.size + cj.size
-        prev = np.zeros(live.shape)              # each state's last step (0: none yet)
         for _ in range(NEWTON_STEPS):
             xi0, ti, ki = ci.evaluate(u, 2)
             xj, tj, kj = cj.evaluate(vv, 2)
@@ -262,14 +259,7 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
             det = a11 * a22 - a12 * a21
             du = (g1 * a22 - g2 * a12) / det
             dv = (a11 * g2 - a21 * g1) / det
-            step = np.abs(du) + np.abs(dv)
-            # done when this step is below the tolerance, or when it is tiny and, Newton
-            # converging quadratically (next step ~ C step^2, C ~ step / prev^2), the next
-            # would be: that last step would only confirm (measured on a sprung cam: steps
-            # 2e-4, 1e-10, 6e-17 of the size; a quarter of the iterations saved)
-            small = (step <= CAM_TOL * size) | ((step <= 1e-8 * size)
-                                                & (step * step * step <= CAM_TOL * size * prev * prev))
-            prev = step
+            small = np.abs(du) + np.abs(dv) <= 1e-13 * (ci.size + cj.size)
             if live.size == 1:                     # one state: no stack to hold back
                 u, vv = u - du, vv - dv
                 if small.all():
