@@ -273,7 +273,13 @@ class MECHANISM_OT_study_plot(bpy.types.Operator):
         try:
             lines = table.series(column)
             path = plot_file(st.plot_path, bpy.data.filepath)
-            write_png(path, plot_pixels(lines))
+            units = study.si_units(context.scene, table.parameters)
+            first = table.parameters[0]
+            second = table.parameters[1] if len(table.parameters) > 1 else ""
+            write_png(path, plot_pixels(
+                lines, xlabel=f"{first} ({units[first]})" if units[first] else first,
+                ylabel=column, legend_title=(f"{second} ({units[second]})" if units.get(second)
+                                             else second)))
         except (MechanismError, OSError) as exc:
             self.report({"ERROR"}, f"Plot Study: {exc}")
             return {"CANCELLED"}

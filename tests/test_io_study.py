@@ -133,6 +133,36 @@ def test_plot_pixels_axes_lines_and_png(tmp_path) -> None:
     assert np.all(empty[png_plot.TOP:150 - png_plot.BOTTOM, png_plot.LEFT] == 0)
 
 
+def test_plot_labels_its_axes_and_legend() -> None:
+    """The x label (the parameter and its unit) centred under the tick numbers, the y label
+    (the column) turned to read upwards left of them, the legend's title (the second
+    parameter) in small letters over its values: each exactly its glyphs at its place, the
+    plot area shrunk to make room; a label too long for its axis ends in "..."."""
+    pp = png_plot
+    x = np.array([0.0, 1.0, 2.0])
+    xl, yl, lt = "Pin I.position.x (m)", "peak reaction Cylinder", "rod.mass (kg)"
+    img = pp.plot_pixels([(1.0, x, x), (2.0, x, 2 * x)], 800, 500, xlabel=xl, ylabel=yl,
+                         legend_title=lt)
+    black = np.all(img == 0, axis=2)
+    band = pp.CHAR_H + 12
+    L, R = pp.LEFT + band, 800 - pp.RIGHT - pp.LEGEND
+    T, B = pp.TOP + 7 + 6, 500 - pp.BOTTOM - band
+    assert black[T:B + 1, L].all() and black[B, L:R + 1].all()          # the frame, moved
+    m = pp.text_mask(xl)
+    xa, ya = (L + R - pp.text_width(xl)) // 2, B + 8 + pp.CHAR_H + 10
+    np.testing.assert_array_equal(black[ya:ya + m.shape[0], xa:xa + m.shape[1]], m)
+    m = np.rot90(pp.text_mask(yl))
+    ya = (T + B - m.shape[0]) // 2
+    np.testing.assert_array_equal(black[ya:ya + m.shape[0], 6:6 + m.shape[1]], m)
+    assert m.shape[0] > m.shape[1]                                     # standing up
+    m = pp.text_mask(lt, 1)
+    np.testing.assert_array_equal(black[T - 9:T - 2, R + 12:R + 12 + m.shape[1]], m)
+    assert pp.fit("a" * 10, pp.text_width("a" * 10)) == "a" * 10
+    cut = pp.fit("a" * 100, 200)
+    assert cut.endswith("...") and pp.text_width(cut) <= 200 < pp.text_width(cut + "a")
+    assert all(len(g) == 7 and all(len(r) == 5 for r in g) for g in pp.FONT.values())
+
+
 # ---------------------------------------------------------------- the modal run's worker
 def test_background_run_reports_progress_and_cancels_on_esc() -> None:
     """addon/background.py (Bake, Run Study, Bake Variant in a window): the work runs in a

@@ -3,9 +3,10 @@ ships no matplotlib): the Study panel's plot of a summary column against a param
 
 ``plot_pixels(lines)`` gives an (height, width, 3) uint8 image, row 0 at the top: white
 background, a frame round the plot area, ticks at 1-2-5 steps with their numbers (a 5 x 7
-pixel font of digits and signs, drawn at twice its size), one coloured line with square
-marks per series (a gap where a value is NaN) and, with several series, a legend of
-their colours and values at the right.  ``png_bytes`` / ``write_png`` encode it (8-bit RGB,
+pixel font of the ASCII letters, digits and signs, drawn at twice its size), one coloured
+line with square marks per series (a gap where a value is NaN), with several series a
+legend of their colours and values at the right, and the axes' labels (the parameter and
+its unit, the summary column) when given.  ``png_bytes`` / ``write_png`` encode it (8-bit RGB,
 no filter), ``read_png`` decodes such a file again (for tests).
 """
 from __future__ import annotations
@@ -37,6 +38,75 @@ FONT = {
     "n": ("00000", "00000", "10110", "11001", "10001", "10001", "10001"),
     "a": ("00000", "00000", "01110", "00001", "01111", "10001", "01111"),
     " ": ("00000",) * 7,
+    # the rest of the ASCII letters and the signs of parameter and column names (axis labels)
+    "A": ("01110", "10001", "10001", "11111", "10001", "10001", "10001"),
+    "B": ("11110", "10001", "10001", "11110", "10001", "10001", "11110"),
+    "C": ("01110", "10001", "10000", "10000", "10000", "10001", "01110"),
+    "D": ("11110", "10001", "10001", "10001", "10001", "10001", "11110"),
+    "E": ("11111", "10000", "10000", "11110", "10000", "10000", "11111"),
+    "F": ("11111", "10000", "10000", "11110", "10000", "10000", "10000"),
+    "G": ("01110", "10001", "10000", "10111", "10001", "10001", "01111"),
+    "H": ("10001", "10001", "10001", "11111", "10001", "10001", "10001"),
+    "I": ("01110", "00100", "00100", "00100", "00100", "00100", "01110"),
+    "J": ("00111", "00010", "00010", "00010", "00010", "10010", "01100"),
+    "K": ("10001", "10010", "10100", "11000", "10100", "10010", "10001"),
+    "L": ("10000", "10000", "10000", "10000", "10000", "10000", "11111"),
+    "M": ("10001", "11011", "10101", "10101", "10001", "10001", "10001"),
+    "N": ("10001", "10001", "11001", "10101", "10011", "10001", "10001"),
+    "O": ("01110", "10001", "10001", "10001", "10001", "10001", "01110"),
+    "P": ("11110", "10001", "10001", "11110", "10000", "10000", "10000"),
+    "Q": ("01110", "10001", "10001", "10001", "10101", "10010", "01101"),
+    "R": ("11110", "10001", "10001", "11110", "10100", "10010", "10001"),
+    "S": ("01111", "10000", "10000", "01110", "00001", "00001", "11110"),
+    "T": ("11111", "00100", "00100", "00100", "00100", "00100", "00100"),
+    "U": ("10001", "10001", "10001", "10001", "10001", "10001", "01110"),
+    "V": ("10001", "10001", "10001", "10001", "10001", "01010", "00100"),
+    "W": ("10001", "10001", "10001", "10101", "10101", "10101", "01010"),
+    "X": ("10001", "10001", "01010", "00100", "01010", "10001", "10001"),
+    "Y": ("10001", "10001", "10001", "01010", "00100", "00100", "00100"),
+    "Z": ("11111", "00001", "00010", "00100", "01000", "10000", "11111"),
+    "b": ("10000", "10000", "10110", "11001", "10001", "10001", "11110"),
+    "c": ("00000", "00000", "01110", "10000", "10000", "10001", "01110"),
+    "d": ("00001", "00001", "01101", "10011", "10001", "10001", "01111"),
+    "f": ("00110", "01001", "01000", "11100", "01000", "01000", "01000"),
+    "g": ("00000", "01111", "10001", "10001", "01111", "00001", "01110"),
+    "h": ("10000", "10000", "10110", "11001", "10001", "10001", "10001"),
+    "i": ("00100", "00000", "01100", "00100", "00100", "00100", "01110"),
+    "j": ("00010", "00000", "00110", "00010", "00010", "10010", "01100"),
+    "k": ("10000", "10000", "10010", "10100", "11000", "10100", "10010"),
+    "l": ("01100", "00100", "00100", "00100", "00100", "00100", "01110"),
+    "m": ("00000", "00000", "11010", "10101", "10101", "10001", "10001"),
+    "o": ("00000", "00000", "01110", "10001", "10001", "10001", "01110"),
+    "p": ("00000", "00000", "11110", "10001", "11110", "10000", "10000"),
+    "q": ("00000", "00000", "01101", "10011", "01111", "00001", "00001"),
+    "r": ("00000", "00000", "10110", "11001", "10000", "10000", "10000"),
+    "s": ("00000", "00000", "01110", "10000", "01110", "00001", "11110"),
+    "t": ("01000", "01000", "11100", "01000", "01000", "01001", "00110"),
+    "u": ("00000", "00000", "10001", "10001", "10001", "10011", "01101"),
+    "v": ("00000", "00000", "10001", "10001", "10001", "01010", "00100"),
+    "w": ("00000", "00000", "10001", "10001", "10101", "10101", "01010"),
+    "x": ("00000", "00000", "10001", "01010", "00100", "01010", "10001"),
+    "y": ("00000", "00000", "10001", "10001", "01111", "00001", "01110"),
+    "z": ("00000", "00000", "11111", "00010", "00100", "01000", "11111"),
+    "(": ("00010", "00100", "01000", "01000", "01000", "00100", "00010"),
+    ")": ("01000", "00100", "00010", "00010", "00010", "00100", "01000"),
+    "[": ("01110", "01000", "01000", "01000", "01000", "01000", "01110"),
+    "]": ("01110", "00010", "00010", "00010", "00010", "00010", "01110"),
+    "/": ("00000", "00001", "00010", "00100", "01000", "10000", "00000"),
+    ":": ("00000", "01100", "01100", "00000", "01100", "01100", "00000"),
+    ",": ("00000", "00000", "00000", "00000", "01100", "00100", "01000"),
+    "_": ("00000", "00000", "00000", "00000", "00000", "00000", "11111"),
+    "'": ("01100", "00100", "01000", "00000", "00000", "00000", "00000"),
+    '"': ("01010", "01010", "01010", "00000", "00000", "00000", "00000"),
+    "^": ("00100", "01010", "10001", "00000", "00000", "00000", "00000"),
+    "*": ("00000", "00100", "10101", "01110", "10101", "00100", "00000"),
+    "%": ("11000", "11001", "00010", "00100", "01000", "10011", "00011"),
+    "#": ("01010", "01010", "11111", "01010", "11111", "01010", "01010"),
+    "!": ("00100", "00100", "00100", "00100", "00100", "00000", "00100"),
+    "?": ("01110", "10001", "00001", "00010", "00100", "00000", "00100"),
+    ";": ("00000", "01100", "01100", "00000", "01100", "00100", "01000"),
+    "<": ("00010", "00100", "01000", "10000", "01000", "00100", "00010"),
+    ">": ("01000", "00100", "00010", "00001", "00010", "00100", "01000"),
 }
 GLYPHS = {c: np.array([[ch == "1" for ch in row] for row in rows]) for c, rows in FONT.items()}
 SCALE = 2                                   # font pixels per glyph pixel
@@ -76,20 +146,37 @@ def tick_text(v: float, step: float) -> str:
     return f"{v:.{decimals}f}"
 
 
-def text_width(text: str) -> int:
-    return len(text) * CHAR_W - SCALE
+def text_width(text: str, scale: int = SCALE) -> int:
+    return len(text) * 6 * scale - scale
 
 
-def draw_text(img: np.ndarray, text: str, x: int, y: int, colour=INK) -> None:
+def text_mask(text: str, scale: int = SCALE) -> np.ndarray:
+    """The pixels of ``text`` (7 scale rows, 6 scale columns a character); characters
+    outside FONT are blanks."""
+    row = np.hstack([np.pad(GLYPHS.get(ch, GLYPHS[" "]), ((0, 0), (0, 1))) for ch in text]) \
+        if text else np.zeros((7, 1), dtype=bool)
+    return np.kron(row, np.ones((scale, scale), dtype=bool))[:, : max(text_width(text, scale), 1)]
+
+
+def paste(img: np.ndarray, mask: np.ndarray, x: int, y: int, colour=INK) -> None:
+    """``mask``'s pixels coloured with their top-left corner at pixel (x, y), clipped."""
+    h, w = mask.shape
+    ys, xs = slice(max(y, 0), min(y + h, img.shape[0])), slice(max(x, 0), min(x + w, img.shape[1]))
+    if ys.start < ys.stop and xs.start < xs.stop:
+        img[ys, xs][mask[ys.start - y:ys.stop - y, xs.start - x:xs.stop - x]] = colour
+
+
+def draw_text(img: np.ndarray, text: str, x: int, y: int, colour=INK, scale: int = SCALE) -> None:
     """Text with its top-left corner at pixel (x, y); characters outside FONT are blanks."""
-    for k, ch in enumerate(text):
-        g = GLYPHS.get(ch, GLYPHS[" "])
-        big = np.kron(g, np.ones((SCALE, SCALE), dtype=bool))
-        x0 = x + k * CHAR_W
-        h, w = big.shape
-        ys, xs = slice(max(y, 0), min(y + h, img.shape[0])), slice(max(x0, 0), min(x0 + w, img.shape[1]))
-        sub = big[ys.start - y:ys.stop - y, xs.start - x0:xs.stop - x0]
-        img[ys, xs][sub] = colour
+    paste(img, text_mask(text, scale), x, y, colour)
+
+
+def fit(text: str, pixels: int, scale: int = SCALE) -> str:
+    """``text``, cut to end in "..." where it is wider than ``pixels``."""
+    if text_width(text, scale) <= pixels:
+        return text
+    n = max(0, (pixels + scale) // (6 * scale) - 3)
+    return text[:n] + "..."
 
 
 def draw_segment(img: np.ndarray, p: Sequence[float], q: Sequence[float], colour, width: int = 2) -> None:
@@ -110,13 +197,28 @@ def draw_box(img: np.ndarray, x: int, y: int, half: int, colour) -> None:
 
 
 def plot_pixels(lines: list[tuple[float | None, np.ndarray, np.ndarray]], width: int = 800,
-                height: int = 500) -> np.ndarray:
+                height: int = 500, xlabel: str = "", ylabel: str = "",
+                legend_title: str = "") -> np.ndarray:
     """The plot of ``lines`` [(legend value or None, x, y)] (module docstring); NaN values
-    leave gaps; no finite value at all gives the empty axes."""
+    leave gaps; no finite value at all gives the empty axes.  ``xlabel`` under the x axis's
+    numbers, ``ylabel`` turned a quarter left of the y axis's, ``legend_title`` over the
+    legend (what its values are), each cut with "..." where it does not fit."""
     img = np.full((height, width, 3), 255, dtype=np.uint8)
     legend = len(lines) > 1
-    x0, x1 = LEFT, width - RIGHT - (LEGEND if legend else 0)
-    y0, y1 = TOP, height - BOTTOM                   # plot area rows (top, bottom)
+    label = CHAR_H + 12                             # a label's band, pixels
+    x0 = LEFT + (label if ylabel else 0)
+    x1 = width - RIGHT - (LEGEND if legend else 0)
+    y0 = TOP + (CHAR_H // SCALE + 6 if legend and legend_title else 0)
+    y1 = height - BOTTOM - (label if xlabel else 0)     # plot area rows (top, bottom)
+    if xlabel:
+        text = fit(xlabel, x1 - x0)
+        draw_text(img, text, (x0 + x1 - text_width(text)) // 2, y1 + 8 + CHAR_H + 10)
+    if ylabel:
+        mask = np.rot90(text_mask(fit(ylabel, y1 - y0)))      # reading upwards
+        paste(img, mask, 6, (y0 + y1 - mask.shape[0]) // 2)
+    if legend and legend_title:                     # (small: the legend is narrow)
+        draw_text(img, fit(legend_title, LEGEND - 12, 1), x1 + 12, y0 - CHAR_H // SCALE - 2,
+                  scale=1)
     xs = np.concatenate([np.asarray(x, dtype=float) for _, x, _ in lines]) if lines else np.zeros(0)
     ys = np.concatenate([np.asarray(y, dtype=float) for _, _, y in lines]) if lines else np.zeros(0)
     fx, fy = xs[np.isfinite(xs)], ys[np.isfinite(ys) & np.isfinite(xs)]
