@@ -27,6 +27,7 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
 
 from ..solver import MechanismError, SolverError, Study, grid
 from ..solver.study import parameter_names, quantity, resolve
+from ..solver.study.table import column_units
 from .io.mass import mass_unit_scale
 from .io.settings import tolerance, typed
 from .io.study_table import StudyTable, design_value, study_levels
@@ -83,6 +84,14 @@ def parameter_choices(scene) -> tuple[list[str], str]:
         mech, names, error, measures = None, [], str(exc) or type(exc).__name__, {}
     _choices[scene.as_pointer()] = (key, names, error, measures, mech)
     return names, error
+
+
+def column_unit(scene, column: str) -> str:
+    """The SI unit of a built-in summary column of the scene's mechanism ("N", "N m", "rad",
+    "m"; "" for a user's metric or a column the mechanism no longer has)."""
+    parameter_choices(scene)
+    hit = _choices.get(scene.as_pointer())
+    return "" if hit is None or hit[4] is None else column_units(hit[4]).get(column, "")
 
 
 def nominal(scene, name: str) -> float | None:

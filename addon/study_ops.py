@@ -245,6 +245,10 @@ class MECHANISM_OT_study_export(ExportHelper, bpy.types.Operator):
         return {"FINISHED"}
 
 
+def _with_unit(name: str, unit: str) -> str:
+    return f"{name} ({unit})" if name and unit else name
+
+
 def plot_file(path: str, blend_file: str) -> str:
     """Where the plot's PNG goes: the path as Export CSV reads it, or, for a path relative
     to a .blend file not saved yet, the temporary folder."""
@@ -277,9 +281,9 @@ class MECHANISM_OT_study_plot(bpy.types.Operator):
             first = table.parameters[0]
             second = table.parameters[1] if len(table.parameters) > 1 else ""
             write_png(path, plot_pixels(
-                lines, xlabel=f"{first} ({units[first]})" if units[first] else first,
-                ylabel=column, legend_title=(f"{second} ({units[second]})" if units.get(second)
-                                             else second)))
+                lines, xlabel=_with_unit(first, units[first]),
+                ylabel=_with_unit(column, study.column_unit(context.scene, column)),
+                legend_title=_with_unit(second, units.get(second, ""))))
         except (MechanismError, OSError) as exc:
             self.report({"ERROR"}, f"Plot Study: {exc}")
             return {"CANCELLED"}

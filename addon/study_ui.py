@@ -111,7 +111,8 @@ class VIEW3D_PT_mechanism_study(MechanismSubPanel, bpy.types.Panel):
             else:
                 col = box.column(align=True)
                 for c in table.result_columns():
-                    col.label(text=f"{c}: {_number(table.column(c)[i])}")
+                    unit = study.column_unit(scene, c)
+                    col.label(text=f"{c}: {_number(table.column(c)[i])}" + (f" {unit}" if unit else ""))
             box.operator("mechanism.study_bake", icon="REC")
         row = layout.row(align=True)
         row.prop(st, "plot_pick", text="")

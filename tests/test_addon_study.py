@@ -200,6 +200,8 @@ def test_the_range_is_shown_and_typed_in_the_scene_units(blender, extension) -> 
     labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_study")
     assert any(t.startswith(f"Variant {st.rows[0].variant}: {marker} = 0.1") and t.endswith(" m")
                for t in labels), labels
+    assert any(t.startswith(f"peak reaction {sc['cylinder'].name}: ") and t.endswith(" N")
+               for t in labels), labels
 
 
 def test_picking_a_parameter_sets_its_range_around_its_design_value(blender, extension) -> None:

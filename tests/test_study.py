@@ -234,6 +234,12 @@ def test_each_parameter_says_what_it_measures() -> None:
     assert {n: quantity(m, n) for n in want} == want
     with pytest.raises(StudyError, match="unknown parameter 'crank.mas'"):
         quantity(m, "crank.mas")
+    # and what each built-in summary column is in (a plot's axis label)
+    from solver.study.table import column_units, result_columns
+    units = column_units(m)
+    assert set(units) == set(result_columns(m))
+    assert (units["peak reaction wrist"], units["rms reaction slide"], units["peak effort drive"],
+            units["min crank_pin angle"], units["max slide slide"]) == ("N", "N", "N m", "rad", "m")
 
 
 def test_latin_hypercube_is_reproducible_by_seed_and_stratified() -> None:

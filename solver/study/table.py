@@ -41,6 +41,21 @@ def result_columns(base: Builder) -> list[str]:
     return cols
 
 
+def column_units(base: Builder) -> dict[str, str]:
+    """{built-in column: its SI unit}: "N" for reactions, "N m" or "N" for a motion's effort
+    (an angle's or a slide's), "rad" or "m" for a joint coordinate's extremes (the module
+    docstring's list); what a plot labels its axis with."""
+    units = {}
+    for j in base.joints:
+        units[f"peak reaction {j}"] = units[f"rms reaction {j}"] = "N"
+    for m, motion in base.motions.items():
+        units[f"peak effort {m}"] = "N m" if motion.coordinate == "angle" else "N"
+    for j, joint in base.joints.items():
+        for c in JOINT_COORDINATES.get(joint.kind, ()):
+            units[f"min {j} {c}"] = units[f"max {j} {c}"] = "rad" if c == "angle" else "m"
+    return units
+
+
 def columns(base: Builder, samples: Samples, metrics: dict[str, Callable]) -> list[str]:
     """Every column of the study's table; StudyError if two would share a name."""
     cols = ["variant", *samples.names, *result_columns(base), *metrics]
