@@ -160,6 +160,8 @@ def test_plot_labels_its_axes_and_legend() -> None:
     assert pp.fit("a" * 10, pp.text_width("a" * 10)) == "a" * 10
     cut = pp.fit("a" * 100, 200)
     assert cut.endswith("...") and pp.text_width(cut) <= 200 < pp.text_width(cut + "a")
+    cut = pp.fit("peak reaction Prismatic piston slide (N)", 200)     # the unit is kept
+    assert cut == "peak reac... (N)" and pp.text_width(cut) <= 200
     assert all(len(g) == 7 and all(len(r) == 5 for r in g) for g in pp.FONT.values())
 
 

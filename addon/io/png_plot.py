@@ -172,11 +172,15 @@ def draw_text(img: np.ndarray, text: str, x: int, y: int, colour=INK, scale: int
 
 
 def fit(text: str, pixels: int, scale: int = SCALE) -> str:
-    """``text``, cut to end in "..." where it is wider than ``pixels``."""
+    """``text``, cut to end in "..." where it is wider than ``pixels``; a unit in brackets at
+    its end ("name (N m)") is kept, the name cut before it."""
     if text_width(text, scale) <= pixels:
         return text
-    n = max(0, (pixels + scale) // (6 * scale) - 3)
-    return text[:n] + "..."
+    room = (pixels + scale) // (6 * scale) - 3          # characters besides the "..."
+    head, sep, unit = text.rpartition(" (")
+    if sep and unit.endswith(")") and len(sep + unit) < room:
+        return head[:room - len(sep + unit)] + "..." + sep + unit
+    return text[:max(0, room)] + "..."
 
 
 def draw_segment(img: np.ndarray, p: Sequence[float], q: Sequence[float], colour, width: int = 2) -> None:
