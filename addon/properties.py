@@ -14,6 +14,7 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
 from .drag import (get_wiggle_angle, get_wiggle_position, get_wiggle_slide, set_wiggle_angle,
                    set_wiggle_position, set_wiggle_slide)
 from .io.couplers import COUPLER_KINDS
+from .io.mass import mass_unit_scale
 from .io.settings import JOINT_KINDS
 from .study import MA_StudySettings
 from .study import classes as study_classes
@@ -41,6 +42,18 @@ def is_curve(self, obj: bpy.types.Object) -> bool:
     return obj.type == "CURVE"
 
 
+def _mass_mode_changed(self, context) -> None:
+    """Typed In with the Mass as it came (1.0 stored): 1 kg as the field shows it, whatever
+    the unit scale (Blender shows a stored 1.0 as 1e-9 kg in a millimetre scene)."""
+    scene = getattr(context, "scene", None)
+    if self.mass_mode != "MANUAL" or scene is None or self.mass != 1.0:
+        return
+    units = scene.unit_settings
+    kg = mass_unit_scale(units.system, units.scale_length or 1.0)
+    if kg != 1.0:
+        self.mass = 1.0 / kg
+
+
 class MA_ObjectSettings(bpy.types.PropertyGroup):
     role: EnumProperty(name="Role", items=ROLES, default="NONE")
 
@@ -48,7 +61,8 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     ground: BoolProperty(name="Ground", description="Fixed in the world; does not move")
     mass_mode: EnumProperty(name="Mass", items=[
         ("MESH", "From Mesh", "Mass, centre of mass and inertia from the closed mesh and a density"),
-        ("MANUAL", "Typed In", "Mass, centre of mass and inertia typed in")], default="MESH")
+        ("MANUAL", "Typed In", "Mass, centre of mass and inertia typed in")], default="MESH",
+        update=_mass_mode_changed)
     # min 0, not a tiny positive number: what is typed is kept (below 0 stops at 0) and a
     # density of 0 is refused by name at Check and Bake, never baked as a near-massless part
     density: FloatProperty(name="Density", description="kg per cubic metre, above 0",

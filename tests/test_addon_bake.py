@@ -300,7 +300,9 @@ def test_typed_in_mass_is_what_the_field_shows(blender, extension, system: str,
     field: in a unit system Blender shows and takes it times scale_length cubed (its
     BKE_unit_value_scale), so in a millimetre scene a typed "2 kg" is stored as 2e9 and was
     solved as 2e9 kg before the reader multiplied it back; with no unit system the stored
-    value is shown as it is.  Float32 storage: 1e-6 relative."""
+    value is shown as it is.  A part switched to Typed In with the Mass as it came gets 1 kg
+    as the field shows it (a stored 1.0 would be 1e-9 kg in millimetres).  Float32 storage:
+    1e-6 relative."""
     bpy = blender
     d = bs.slider_crank(bpy)
     units = bpy.context.scene.unit_settings
@@ -312,6 +314,13 @@ def test_typed_in_mass_is_what_the_field_shows(blender, extension, system: str,
     got = extension.addon.scene_reader.read_scene(bpy.context.scene).mech.parts["piston"]
     assert got.mass == pytest.approx(2.0, rel=F32)
     assert bpy.ops.mechanism.check() == {"FINISHED"}
+    # a part switched to Typed In with its Mass as it came shows (and solves with) 1 kg
+    r = d["rod"].mechanism
+    assert r.mass == 1.0 and r.mass_mode == "MESH"
+    r.mass_mode = "MANUAL"
+    assert r.mass == pytest.approx(1.0 / shown, rel=F32)
+    got = extension.addon.scene_reader.read_scene(bpy.context.scene).mech.parts["rod"]
+    assert got.mass == pytest.approx(1.0, rel=F32)
 
 
 # ---------------------------------------------------------------- 3. save, reload, bake
