@@ -46,7 +46,8 @@ def _mass_mode_changed(self, context) -> None:
     """Typed In with the Mass as it came (1.0 stored): 1 kg as the field shows it, whatever
     the unit scale (Blender shows a stored 1.0 as 1e-9 kg in a millimetre scene)."""
     scene = getattr(context, "scene", None)
-    if self.mass_mode != "MANUAL" or scene is None or self.mass != 1.0:
+    if (self.mass_mode != "MANUAL" or scene is None
+            or self.mass != self.bl_rna.properties["mass"].default):
         return
     units = scene.unit_settings
     kg = mass_unit_scale(units.system, units.scale_length or 1.0)

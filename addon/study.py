@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import pickle
 from operator import attrgetter
+from typing import Any, NamedTuple
 
 import bpy
 from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty,
@@ -41,7 +42,7 @@ _SKIP = frozenset({"rna_type", "computed_mass", "computed_inertia", "computed_de
                    "backup_slot", "backup_matrix", "backup_rotation_mode", "backup_location",
                    "backup_scale", "backup_euler", "backup_quaternion", "backup_axis_angle"})
 _getter: list = []
-_choices: dict[int, tuple] = {}      # scene pointer -> (key, names, error)
+_choices: dict[int, "_Choices"] = {}  # scene pointer -> what the pickers offer
 _items: dict[str, list] = {}         # enum items kept alive (Blender keeps no reference)
 _memory: dict[int, dict] = {}        # scene pointer -> the last run: run_id, result, mech, times
 _tables: dict[str, StudyTable] = {}  # JSON text -> its table (the panel draws often)
@@ -70,38 +71,51 @@ def _names_key(scene) -> tuple:
         for ob in scene.objects if ob.mechanism.role != "NONE"))
 
 
-def parameter_choices(scene) -> tuple[list[str], str]:
-    """(the parameters a study of the scene's mechanism may vary, "" or why there are none)."""
+class _Choices(NamedTuple):
+    """The scene's mechanism as the pickers last read it (``_names_key``), None when it
+    could not be read (``error`` says why), its parameters and what each measures."""
+    key: tuple
+    mech: Any
+    names: list[str]
+    error: str
+    measures: dict[str, str]
+
+
+def _read(scene) -> _Choices:
     key = _names_key(scene)
     hit = _choices.get(scene.as_pointer())
-    if hit is not None and hit[0] == key:
-        return hit[1], hit[2]
+    if hit is not None and hit.key == key:
+        return hit
     try:
         mech = read_scene(scene, update=False).mech
-        names, error = parameter_names(mech), ""
-        measures = {n: quantity(mech, n) for n in names}
+        names = parameter_names(mech)
+        hit = _Choices(key, mech, names, "", {n: quantity(mech, n) for n in names})
     except Exception as exc:        # noqa: BLE001 - shown as the panel's hint
-        mech, names, error, measures = None, [], str(exc) or type(exc).__name__, {}
-    _choices[scene.as_pointer()] = (key, names, error, measures, mech)
-    return names, error
+        hit = _Choices(key, None, [], str(exc) or type(exc).__name__, {})
+    _choices[scene.as_pointer()] = hit
+    return hit
+
+
+def parameter_choices(scene) -> tuple[list[str], str]:
+    """(the parameters a study of the scene's mechanism may vary, "" or why there are none)."""
+    hit = _read(scene)
+    return hit.names, hit.error
 
 
 def column_unit(scene, column: str) -> str:
     """The SI unit of a built-in summary column of the scene's mechanism ("N", "N m", "rad",
     "m"; "" for a user's metric or a column the mechanism no longer has)."""
-    parameter_choices(scene)
-    hit = _choices.get(scene.as_pointer())
-    return "" if hit is None or hit[4] is None else column_units(hit[4]).get(column, "")
+    mech = _read(scene).mech
+    return "" if mech is None else column_units(mech).get(column, "")
 
 
 def nominal(scene, name: str) -> float | None:
     """The value parameter ``name`` has in the scene's mechanism as designed (SI), or None
     (not a parameter now, or none to show: a spring's free length taken from the pose)."""
-    parameter_choices(scene)
-    hit = _choices.get(scene.as_pointer())
-    if hit is None or hit[4] is None or name not in hit[1]:
+    hit = _read(scene)
+    if hit.mech is None or name not in hit.measures:
         return None
-    return design_value(hit[4], resolve(hit[4], name))
+    return design_value(hit.mech, resolve(hit.mech, name))
 
 
 # a parameter's quantity (solver.study.quantity) -> the Blender unit its values are shown in
@@ -114,22 +128,17 @@ _SI = {"length": "m", "mass": "kg", "angle": "rad", "velocity": "m/s",
        "angular velocity": "rad/s", "acceleration": "m/s^2", "": ""}
 
 
-def _measure(scene, name: str) -> str:
-    parameter_choices(scene)
-    hit = _choices.get(scene.as_pointer())
-    return hit[3].get(name, "") if hit is not None else ""
-
-
 def unit_of(scene, name: str) -> str:
     """The Blender unit parameter ``name`` of the scene's mechanism is shown in ("NONE": its
     SI value as it is, or a name that is not a parameter now)."""
-    return _UNITS[_measure(scene, name)]
+    return _UNITS[_read(scene).measures.get(name, "")]
 
 
 def si_units(scene, names) -> dict[str, str]:
     """{name: the SI unit of its values ("m", "kg", "rad", ...; "" for any other or a name
     that is not a parameter now)}: what a table's values are given in."""
-    return {n: _SI[_measure(scene, n)] for n in names}
+    measures = _read(scene).measures
+    return {n: _SI[measures.get(n, "")] for n in names}
 
 
 def si_per_stored(scene, unit: str) -> float:

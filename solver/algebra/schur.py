@@ -71,7 +71,6 @@ class Schur:
         self.flat = self.pr * self.n + self.pc
         self.band = BandedSPD(self.n, self.pr, self.pc)
         self._dense_at: dict[int, np.ndarray] = {}
-        self._blocks: dict[tuple, np.ndarray] = {}
 
     def blocks(self, jac: np.ndarray) -> np.ndarray:
         """(..., n, E, 6) Jacobian blocks of the rows on each body they touch (I, J, ...)."""
@@ -89,11 +88,7 @@ class Schur:
         Jg = Jb.reshape(lead + (-1,)).take(self.slot_at, axis=-1) * self.slot_mask6
         Jg = Jg.reshape(lead + self.slot_take.shape + (6,))                # (..., nb, slots, 6)
         W = Mi[..., : self.nb, :, :] @ Jg.swapaxes(-1, -2)
-        shape = Jg.shape[:-1] + Jg.shape[-2:-1]                              # (..., nb, slots, slots)
-        S = self._blocks.get(shape)
-        if S is None:       # (made once per shape: a fresh one each call costs page faults)
-            S = self._blocks[shape] = np.empty(shape)
-        vals = np.matmul(Jg, W, out=S).reshape(Jg.shape[:-3] + (-1,))[..., self.pair_index]
+        vals = (Jg @ W).reshape(Jg.shape[:-3] + (-1,))[..., self.pair_index]
         return vals, W
 
     def solve(self, vals: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -75,11 +75,12 @@ class _Group:
     whose step collapsed, leaves and runs alone."""
 
     def __init__(self, models: list[Model], st: Structure, outs: list[Result], F: int,
-                 method: type[DoPri5]) -> None:
+                 method: type[DoPri5], starts: list[State]) -> None:
         self.st, self.method = st, method
         self.index = np.arange(len(models))          # into the run's variants
         self._alone: dict[int, Equations] = {}       # a variant's own, for its long steps
-        self._build(models, None, None)
+        # each variant's tracked values from its start's, as its separate run (dynamics.py)
+        self._build(models, None, stacked_tracks(starts))
         self.frames = _Frames(self.eq, outs, F)
 
     def _build(self, models: list[Model], ts_ref, track) -> None:
@@ -261,12 +262,11 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
     for o in outs:
         o.method = stepper.name
     try:
-        g = _Group(models, st, outs, len(times), stepper)
+        g = _Group(models, st, outs, len(times), stepper, starts)
     except _Fallback:                               # not only numbers differ
         return None
     V, F = len(models), len(times)
     t, r, p, v, w = stacked_starts(starts, float(times[0]))
-    g.eq.track = stacked_tracks(starts)             # as each separate run starts (dynamics.py)
     try:
         r, p, v, w = g.project(t, r, p, v, w, np.ones(V, dtype=bool))
         control = StandardControl(stepper.order)

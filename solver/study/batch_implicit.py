@@ -47,7 +47,6 @@ from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
 from .batch import _Fallback, _Group, stacked_starts
-from .stack import stacked_tracks
 from .stack import stack_models
 
 
@@ -413,10 +412,9 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
     for o in outs:
         o.method = radau.name
     try:
-        g = _Group(models, st, outs, F, lambda rhs: radau)
+        g = _Group(models, st, outs, F, lambda rhs: radau, starts)
     except _Fallback:                  # not only numbers differ
         return None
-    g.eq.track = stacked_tracks(starts)              # as each separate run starts (dynamics.py)
     try:
         return _run(g, radau, models, st, times, tolerance, rtol, progress,
                     *stacked_starts(starts, float(times[0])))
