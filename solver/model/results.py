@@ -174,7 +174,8 @@ class Result:
         if b == m.nb:
             return np.tile(s, (len(self), 1)), np.tile(C, (len(self), 1, 1))
         A = quat_to_matrix(self._p[:, b])
-        return self._r[:, b] + A @ s, A @ C
+        rows = A.reshape(-1, 3)       # every frame's rows in one product (a stack: one a frame)
+        return self._r[:, b] + (rows @ s).reshape(-1, 3), (rows @ C).reshape(A.shape)
 
     def reaction(self, joint: str, frame: str = "world") -> tuple[np.ndarray, np.ndarray]:
         """(force (n, 3) N, torque (n, 3) N m) the joint applies to part I at marker I's

@@ -39,11 +39,19 @@ def _stack_fields(objs: list, skip: tuple = (), axes: int = 0) -> dict | None:
         if f.name in skip:
             continue
         vals = [getattr(o, f.name) for o in objs]
-        if all(_same(vals[0], v) for v in vals[1:]):
+        a0 = vals[0]
+        if all(v is a0 for v in vals):
             continue
-        if all(isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.shape == vals[0].shape
-               for v in vals):
+        x = None
+        if isinstance(a0, np.ndarray) and a0.dtype.kind in "biuf" and all(
+                isinstance(v, np.ndarray) and v.dtype == a0.dtype and v.shape == a0.shape
+                for v in vals):      # numbers: compared at once (as _same, NaN differs)
             x = np.stack(vals)
+            if bool((x == a0).all()):
+                continue
+        elif all(_same(a0, v) for v in vals[1:]):
+            continue
+        if x is not None and a0.dtype.kind == "f":
             out[f.name] = x.reshape(x.shape[:1] + (1,) * axes + x.shape[1:])
         else:
             return None
