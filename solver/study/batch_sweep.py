@@ -103,6 +103,9 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
     cw = col.reshape(V, 1, -1)
     L = np.array([m.length_scale for m in models])[:, None]                    # (V, 1)
+    # the condition check's scalings of J and J^-1, made once (sweep.py's _Algebra)
+    js = rs[..., :, None] / cw[..., None, :]                                   # (V, 1, nk, 6 nb)
+    jsinv = 1.0 / np.swapaxes(js, -1, -2)
     blen = np.stack([m.body_length for m in models])                           # (V, nb)
     outs = ResultStack(models, times)
     results = list(outs.results)
@@ -137,8 +140,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             if sm is None:
                 raise _Fail("the variants left do not stack")
             V = len(alive)
-            rs, cw, L, blen, r0, p0, ts_ref, fv, q0 = (
-                x[solved] for x in (rs, cw, L, blen, r0, p0, ts_ref, fv, q0))
+            rs, cw, js, jsinv, L, blen, r0, p0, ts_ref, fv, q0 = (
+                x[solved] for x in (rs, cw, js, jsinv, L, blen, r0, p0, ts_ref, fv, q0))
             if prev is not None:
                 prev = prev[:1] + tuple(x[solved] for x in prev[1:])
             outs.keep(solved)
@@ -164,10 +167,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         if m:
             Jg = global_jacobian(sm, jac[:, :m])[..., keep, :]
             Jinv = np.linalg.inv(Jg)
-            Js = Jg * rs[..., None] / cw[..., None, :]
-            Jsinv = Jinv * cw[..., :, None] / rs[..., None, :]
             with np.errstate(invalid="ignore"):
-                cond = np.abs(Js).sum(-2).max(-1) * np.abs(Jsinv).sum(-2).max(-1)
+                cond = np.abs(Jg * js).sum(-2).max(-1) * np.abs(Jinv * jsinv).sum(-2).max(-1)
             goodv = np.isfinite(cond) & (cond < COND_LIMIT)
             good = goodv.all(axis=0)
             m = int(np.argmin(good)) if not good.all() else m
