@@ -187,6 +187,26 @@ def test_a_lone_point_evaluates_as_in_a_stack() -> None:
     np.testing.assert_array_equal([c.nearest(x) for x in P], c.nearest(P))
 
 
+def test_two_curves_evaluate_together_as_each_alone() -> None:
+    """evaluate_two (a cam's two curves in one product) gives each point the bits
+    Curve.evaluate gives it, alone or in stacks of any shape, every derivative, closed and
+    open curves, u and v inside and past the ends (also run on numpy 2 by .ci/test)."""
+    from solver.base.curves import evaluate_two
+    rng = np.random.default_rng(4)
+    ci = Curve.ellipse(0.3, 0.2)
+    cj = Curve.from_points(rng.normal(size=(9, 2)), closed=False)
+    for shape in ((), (1,), (2,), (7,), (4, 3)):
+        u = rng.uniform(-0.5, ci.length + 0.5, shape)
+        v = rng.uniform(-0.5, cj.length + 0.5, shape)
+        for d in range(6):
+            xi, xj = evaluate_two(ci, u, cj, v, d)
+            np.testing.assert_array_equal(xi, ci.evaluate(u, d))
+            np.testing.assert_array_equal(xj, cj.evaluate(v, d))
+            np.testing.assert_array_equal(evaluate_two(cj, v, ci, u, d)[1], xi)
+    with pytest.raises(ValueError):
+        evaluate_two(ci, 0.0, cj, 0.0, 6)
+
+
 def test_nearest_from_guesses_in_a_stack_as_alone() -> None:
     """The local nearest-point search (from tracked guesses) gives each point of a stack the
     u it gets alone: each point's Newton stops on its own step (Curve._project).  Points

@@ -40,6 +40,7 @@ so evaluation is a search for the span and a polynomial in the local offset.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -535,3 +536,43 @@ class Curve:
             normal = -normal
         deviation = float(np.abs(c @ normal).max())
         return PlaneFit(c0, normal, deviation <= FLAT_TOL * self.size, deviation)
+
+
+@lru_cache(maxsize=16)       # (a cam joint's pair; it keeps its two curves alive)
+def _pair_coef(ci: Curve, cj: Curve) -> np.ndarray:
+    """The spans' coefficients of curve ci, then of cj (evaluate_two's one gather)."""
+    both = np.concatenate([ci._coef, cj._coef])
+    both.flags.writeable = False
+    return both
+
+
+def evaluate_two(ci: Curve, u: Any, cj: Curve, v: Any, derivatives: int = 3
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """(ci.evaluate(u, derivatives), cj.evaluate(v, derivatives)) with u and v of one shape,
+    both curves' polynomials in one product: a cam's common normal evaluates its two curves
+    at every Newton step.  Each point's numbers are those ``Curve.evaluate`` gives it (the
+    same polynomial product, a lone point's pair a stack of two as there)."""
+    if derivatives not in range(DEGREE + 1):
+        raise ValueError(f"derivatives must be 0..{DEGREE}, got {derivatives}")
+    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+    if ci.closed:
+        u = np.mod(u, ci.length)
+    if cj.closed:
+        v = np.mod(v, cj.length)
+    iu = np.minimum(np.maximum(np.searchsorted(ci._breaks, u, side="right") - 1, 0),
+                    len(ci._h) - 1)
+    iv = np.minimum(np.maximum(np.searchsorted(cj._breaks, v, side="right") - 1, 0),
+                    len(cj._h) - 1)
+    powers = np.empty(u.shape + (2, _ORDER))
+    powers[..., 0] = 1.0
+    powers[..., 0, 1:] = (u - ci._breaks[iu])[..., None]
+    powers[..., 1, 1:] = (v - cj._breaks[iv])[..., None]
+    np.multiply.accumulate(powers, axis=-1, out=powers)                  # 1, s, s^2, ...
+    span = np.empty(u.shape + (2,), dtype=np.intp)
+    span[..., 0] = iu
+    span[..., 1] = iv + len(ci._h)
+    nd = int(derivatives) + 1
+    x = (powers[..., _E[:nd]] * _W[:nd]) @ _pair_coef(ci, cj)[span]      # (..., 2, nd, 3)
+    n = x.ndim
+    x = x.transpose((n - 2,) + tuple(range(n - 3)) + (n - 3, n - 1))    # (nd, ..., 2, 3)
+    return x[..., 0, :], x[..., 1, :]

@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..base.curves import evaluate_two
 from ..base.rotations import cross
 
 _Z = np.array([0.0, 0.0, 1.0])
@@ -248,14 +249,16 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
         # the common normal (module docstring), each state of a stack (variants, an implicit
         # step's stages) stopping on its own step, as it would alone
         live = np.ones(np.broadcast(u, o[..., 0]).shape, dtype=bool)
+        u, vv = np.broadcast_to(u, live.shape), np.broadcast_to(vv, live.shape)   # (stages
+        #                                 of an implicit step from one tracked value: each its own)
         for _ in range(NEWTON_STEPS):
-            xi0, ti, ki = ci.evaluate(u, 2)
-            xj, tj, kj = cj.evaluate(vv, 2)
-            xi, Ti, Ki = o + _mv(M, xi0), _mv(M, ti), _mv(M, ki)
-            d = xi - xj
-            g1, g2 = _dot(tj, d), _cross2(tj, Ti)
+            X, (xj, tj, kj) = evaluate_two(ci, u, cj, vv, 2)
+            X = _mv(M, X)                           # curve I's x, T, K in J's frame
+            Ti = X[1]
+            d = (o + X[0]) - xj
+            g1, (g2, a21) = _dot(tj, d), _cross2(tj, X[1:])
             a11, a12 = _dot(tj, Ti), _dot(kj, d) - _dot(tj, tj)
-            a21, a22 = _cross2(tj, Ki), _cross2(kj, Ti)
+            a22 = _cross2(kj, Ti)
             det = a11 * a22 - a12 * a21
             du = (g1 * a22 - g2 * a12) / det
             dv = (a11 * g2 - a21 * g1) / det
@@ -269,8 +272,7 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
             live &= ~small
             if not live.any():
                 break
-        xi0, ti, ki = ci.evaluate(u, 2)
-        xj, tj, kj = cj.evaluate(vv, 2)
+        (xi0, ti, ki), (xj, tj, kj) = evaluate_two(ci, u, cj, vv, 2)
         xi = o + _mv(M, xi0)
         sj2 = _dot(tj, tj)
         tu = tj / np.sqrt(sj2)[..., None]
