@@ -505,8 +505,8 @@ class Curve:
             u0 = np.clip(u0, 0.0, self.length)
             lo, hi = np.maximum(lo, 0.0), np.minimum(hi, self.length)
         u = self._project(p, u0, lo, hi)
-        dist = np.linalg.norm(self.evaluate(u, 0)[0] - p, axis=1)
-        u = np.where(dist <= np.linalg.norm(self.evaluate(u0, 0)[0] - p, axis=1), u, u0)
+        dist = np.linalg.norm(self.evaluate(np.stack([u, u0]), 0)[0] - p, axis=-1)  # (2, n)
+        u = np.where(dist[0] <= dist[1], u, u0)
         if self.closed and u_guess is None:
             u = np.mod(u, self.length)
             u = np.where(u >= self.length, 0.0, u)

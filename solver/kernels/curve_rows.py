@@ -86,8 +86,7 @@ def point_on_curve(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> 
         P = ri + s_i
         rj, O, R, vj, wj = _body(r, A, v, w, cp.pc_bj[e], cp.pc_off[..., e, :], cp.pc_C[..., e, :, :])
         p = _mtv(R, P - O)
-        u = _nearest(curve, p, None if ref is None else ref[..., k])
-        c, c1, c2 = curve.evaluate(u, 2)
+        u, (c, c1, c2) = _nearest(curve, p, None if ref is None else ref[..., k])
         d = p - c
         speed2 = _dot(c1, c1)
         t = c1 / np.sqrt(speed2)[..., None]
@@ -114,24 +113,31 @@ def point_on_curve(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> 
         _rows(jac, quad, 2 * e + 1, bw, s_i, P - rj, base)
 
 
-def _nearest(curve: Any, p: np.ndarray, guess: np.ndarray | None) -> np.ndarray:
-    """u of the curve point nearest p: local from the tracked guess, global where that local
-    search ends off the true foot (the guess more than two spans away).  Past an open
-    curve's end, u continues along the end tangent (outside [0, length]: the run's check
-    stops there, naming the joint)."""
+def _nearest(curve: Any, p: np.ndarray, guess: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(u, curve.evaluate(u, 2)): u of the curve point nearest p, local from the tracked
+    guess, global where that local search ends off the true foot (the guess more than two
+    spans away).  Past an open curve's end, u continues along the end tangent (outside
+    [0, length]: the run's check stops there, naming the joint).  The curve is evaluated
+    once at the u it returns (a lower derivative's rows are the same bits at any order)."""
+    X = None
     if guess is None:
         u = np.asarray(curve.nearest(p), dtype=float)
     else:
         u = np.asarray(curve.nearest(p, guess), dtype=float)
-        c, c1 = curve.evaluate(u, 1)
+        X = curve.evaluate(u, 2)
+        c, c1 = X[0], X[1]
         off = np.abs(_dot(c1, p - c)) > 1e-9 * curve.size * np.sqrt(_dot(c1, c1))
         if np.any(off):
-            u = np.where(off, np.asarray(curve.nearest(p), dtype=float), u)
+            u, X = np.where(off, np.asarray(curve.nearest(p), dtype=float), u), None
     if not curve.closed:     # nearest() stops at the ends: past one, u goes on along the tangent
-        c, c1 = curve.evaluate(u, 1)
+        if X is None:
+            X = curve.evaluate(u, 2)
+        c, c1 = X[0], X[1]
         past = _dot(c1, p - c) / _dot(c1, c1)
-        u = np.where(((u <= 0.0) & (past < 0.0)) | ((u >= curve.length) & (past > 0.0)), u + past, u)
-    return u
+        beyond = ((u <= 0.0) & (past < 0.0)) | ((u >= curve.length) & (past > 0.0))
+        if np.any(beyond):
+            u, X = np.where(beyond, u + past, u), None
+    return u, (curve.evaluate(u, 2) if X is None else X)
 
 
 def _cross2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
