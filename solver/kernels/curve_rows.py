@@ -118,7 +118,10 @@ def _nearest(curve: Any, p: np.ndarray, guess: np.ndarray | None) -> tuple[np.nd
     guess, global where that local search ends off the true foot (the guess more than two
     spans away).  Past an open curve's end, u continues along the end tangent (outside
     [0, length]: the run's check stops there, naming the joint).  The curve is evaluated
-    once at the u it returns (a lower derivative's rows are the same bits at any order)."""
+    once at the u it returns, its checks and the rows taking their numbers from that one
+    evaluation (alone or in a stack alike; a lower derivative's rows are not always the
+    bits an evaluation of that order alone gives: numpy 2 and some BLAS kernels round the
+    orders' products apart, so they are not mixed)."""
     X = None
     if guess is None:
         u = np.asarray(curve.nearest(p), dtype=float)
