@@ -128,7 +128,7 @@ def quat_rate(p: np.ndarray, w: np.ndarray) -> np.ndarray:
     G = p.take(_RATE_AT_FLAT, axis=-1).reshape(p.shape + (3,)) * _RATE_SIGN
     # (G w as products and one product with ones: the same bits for a body in a stack of
     # any size; G @ w[..., None] rounded a lone body apart from a stack of them)
-    return sum3(G * w[..., None, :])
+    return (G * w[..., None, :]) @ _ONES3
 
 
 # G(p) / 2 of quat_rate: rows (-e1, -e2, -e3), (e0, e3, -e2), (-e3, e0, e1), (e2, -e1, e0)
@@ -161,7 +161,7 @@ def rotate_world(p: np.ndarray, phi: np.ndarray) -> np.ndarray:
     renormalized: exp(phi) * p = cos(|phi|/2) p + sin(|phi|/2)/|phi| [0, phi] * p, the
     product [0, phi] * p = G(p) phi by quat_rate's gather (fewer calls than a general
     Hamilton product on the Newton steps' many small updates)."""
-    ang = np.sqrt(sum3(phi * phi))[..., None]
+    ang = np.sqrt((phi * phi) @ _ONES3)[..., None]
     half = 0.5 * ang
     small = ang < 1e-6            # sin(half)/ang by its Taylor series near zero
     k = np.where(small, 0.5 - ang * ang / 48.0, np.sin(half) / np.where(small, 1.0, ang))
@@ -228,49 +228,6 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 CROSS_OUTER = 128      # vectors up to which cross() takes the outer products (measured)
-
-
-def sum3(x: np.ndarray) -> np.ndarray:
-    """x (..., 3) summed over its last axis.  A product with ones: numpy makes one BLAS call
-    a matrix of a stack, so for a design study's stacks of many small matrices, where that
-    cost adds up (1,000 rows 18 us against 4.4), the additions ((0 + x0) + x1) + x2 over the
-    whole array instead, beyond SUM3_BLAS rows, wherever this machine's BLAS adds a dot of
-    3 in that order (``_adds_in_order``, probed once); the kernels of some CPUs add it in
-    another order (OpenBLAS's Sandybridge, Nehalem, Core2: a third of random rows round
-    apart), and there every size takes the product.  Either way a lone state and a stack
-    of them get the same bits (tests/test_constraints.py)."""
-    if x.size <= 3 * SUM3_BLAS or not _SUM3_ADDS:
-        return x @ _ONES3
-    out = np.add(x[..., 0], 0.0)            # 0 + x0: +0 for a -0, as BLAS's dot has it
-    out += x[..., 1]
-    out += x[..., 2]
-    return out
-
-
-def _adds_in_order() -> bool:
-    """True if BLAS's product with ones(3) gives the additions' bits, ((0 + x0) + x1) + x2,
-    on rows of every count up to 17 (the kernels' blocks and remainders) and a thousand,
-    alone and stacked: random rows over 16 decades, rows whose order shows (1.7e308, 1e-300,
-    -1.7e308) and signed zeros."""
-    rng = np.random.default_rng(0)
-    odd = np.array([[1.7e308, 1e-300, -1.7e308], [1.0, 1e-16, -1.0], [-0.0, -0.0, -0.0],
-                    [1e-16, 1.0, -1.0]])
-    with np.errstate(all="ignore"):
-        for n in (*range(1, 18), 1000):
-            for lead in ((), (3,)):
-                x = rng.normal(size=lead + (n, 3)) * 10.0 ** rng.uniform(-8, 8, lead + (n, 1))
-                x[..., : min(n, len(odd)), :] = odd[: n]
-                add = np.add(x[..., 0], 0.0)
-                add += x[..., 1]
-                add += x[..., 2]
-                if not np.array_equal(x @ _ONES3, add) or \
-                        not np.array_equal(np.signbit(x @ _ONES3), np.signbit(add)):
-                    return False
-    return True
-
-
-SUM3_BLAS = 256        # rows up to which sum3 takes the product (measured: equal near 256)
-_SUM3_ADDS = _adds_in_order()
 
 
 _CROSS = np.zeros((9, 3))      # (a x b)_k = sum_ij eps_ijk a_i b_j, row 3 i + j

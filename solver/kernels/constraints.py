@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base.rotations import cross, own_loop, quat_to_matrix, sum3
+from ..base.rotations import cross, own_loop, quat_to_matrix
 from ..model.compile import Model, RowGroup
 from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2, SPIN
 from .curve_rows import cam, point_on_curve
@@ -49,7 +49,7 @@ def joint_angle(xi: np.ndarray, xy: np.ndarray):
     c = x_I . x_J, s = x_I . y_J, rho = c^2 + s^2 and gc, gs their gradients in pi_I,
     which the second derivative needs."""
     x = xi[..., None, :, :]
-    cs, gcs = sum3(x * xy), cross(x, xy)                   # gc, gs = d c, d s / d pi_I
+    cs, gcs = (x * xy) @ _ONES3, cross(x, xy)              # gc, gs = d c, d s / d pi_I
     c, s, gc, gs = cs[..., 0, :], cs[..., 1, :], gcs[..., 0, :, :], gcs[..., 1, :, :]
     rho = c * c + s * s
     g = (c[..., None] * gs - s[..., None] * gc) / rho[..., None]
@@ -62,6 +62,7 @@ _NEG_SKEW_FLAT = _NEG_SKEW_AT.reshape(-1)      # (a take and a reshape: a fancy 
 _NEG_SKEW_SIGN = np.array([[0.0, 1.0, -1.0], [-1.0, 0.0, 1.0], [1.0, -1.0, 0.0]])
 _END_SIGN = np.stack([_NEG_SKEW_SIGN, -_NEG_SKEW_SIGN])[:, None]     # I: -[P_I x]; J: +[P_J x]
 _EYE_ROWS: dict[int, np.ndarray] = {}
+_ONES3 = np.ones(3)             # x @ _ONES3: the sum over a last axis of 3 (a fast row sum)
 
 
 def _eye_rows(n: int) -> np.ndarray:
@@ -83,7 +84,7 @@ def _turned(g: RowGroup, A, U=None) -> np.ndarray:
 
 def _centripetal(wE: np.ndarray, U: np.ndarray) -> np.ndarray:
     """w x (w x u) = w (w . u) - u |w|^2 for stacked w, u (..., 3)."""
-    return wE * sum3(wE * U)[..., None] - U * sum3(wE * wE)[..., None]
+    return wE * ((wE * U) @ _ONES3)[..., None] - U * ((wE * wE) @ _ONES3)[..., None]
 
 
 SKEW_GATHER = 64        # joint points up to which at_point gathers its skew blocks at once
@@ -150,21 +151,21 @@ def dot2(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """seed 003 "Dot-2": a_J . (P_I - P_J) = 0 (vectors P_I, P_J, a: VECTORS "ija")."""
     U, d, cen, dd, C, X = _separation(g, r, A, v, w, quad is not None, U)
     pi_, pj_, a = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :]
-    phi[...] = sum3(a * d)
+    phi[...] = (a * d) @ _ONES3
     if jac is not None:
         jac[..., 0:3] = a
         jac[..., 3:6] = cross(pi_, a)
         jac[..., 6:9] = -a
         jac[..., 9:12] = cross(a, d + pj_)
     if quad is not None:
-        quad[...] = sum3(C[..., 2, :, :] * d + 2.0 * X[..., 2, :, :] * dd + a * cen)
+        quad[...] = (C[..., 2, :, :] * d + 2.0 * X[..., 2, :, :] * dd + a * cen) @ _ONES3
 
 
 def distance(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """seed 003 "Double spherical", scaled to metres: (|d|^2 - L^2) / (2 L) = 0."""
     U, d, cen, dd, _, _ = _separation(g, r, A, v, w, quad is not None, U)
     L = g.target
-    phi[...] = (sum3(d * d) - L * L) / (2.0 * L)
+    phi[...] = ((d * d) @ _ONES3 - L * L) / (2.0 * L)
     if jac is not None:
         Lc = L[..., None]
         arms = cross(U, d[..., None, :, :]) / Lc                         # P x d of both ends
@@ -173,14 +174,14 @@ def distance(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         jac[..., 6:9] = -d / Lc
         jac[..., 9:12] = -arms[..., 1, :, :]
     if quad is not None:
-        quad[...] = sum3(dd * dd + d * cen) / L
+        quad[...] = ((dd * dd + d * cen) @ _ONES3) / L
 
 
 def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """seed 003 "Dot-1": a_I . b_J = 0 (a_I = ui on I, b_J = a on J: VECTORS "ia")."""
     U = _turned(g, A, U)
     ai, aj = U[..., 0, :, :], U[..., 1, :, :]
-    phi[...] = sum3(ai * aj)
+    phi[...] = (ai * aj) @ _ONES3
     if jac is not None:
         axb = cross(ai, aj)
         jac[..., 3:6] = axb
@@ -188,8 +189,8 @@ def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     if quad is not None:   # (w_I x (w_I x a)) . b + 2 (w_I x a) . (w_J x b) + a . (w_J x (w_J x b))
         wE = w.take(g.ends, axis=-2)
         C, X = _centripetal(wE, U), cross(wE, U)
-        quad[...] = sum3(C[..., 0, :, :] * aj + ai * C[..., 1, :, :]
-                         + 2.0 * X[..., 0, :, :] * X[..., 1, :, :])
+        quad[...] = (C[..., 0, :, :] * aj + ai * C[..., 1, :, :]
+                     + 2.0 * X[..., 0, :, :] * X[..., 1, :, :]) @ _ONES3
 
 
 def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
@@ -210,8 +211,8 @@ def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         C, X = _centripetal(wE, U), cross(wE, U)
 
         def q2(k: int) -> np.ndarray:  # velocity part of d2(x_I . v_J)/dt2, v_J vector k
-            return sum3(C[..., 0, :, :] * U[..., k, :, :] + 2.0 * X[..., 0, :, :] * X[..., k, :, :]
-                        + xi * C[..., k, :, :])
+            return (C[..., 0, :, :] * U[..., k, :, :] + 2.0 * X[..., 0, :, :] * X[..., k, :, :]
+                    + xi * C[..., k, :, :]) @ _ONES3
 
         quad[...] = (c * q2(2) - sn * q2(1)) / rho - 2.0 * thd * (c * cd + sn * sd) / rho
 

@@ -25,7 +25,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from ..base.errors import ExpressionError
-from ..base.rotations import congruence, cross, skew, sum3
+from ..base.rotations import congruence, cross, skew
 from ..model.force_model import ForceModel
 from .constraints import global_jacobian, joint_angle, limit_offsets, row_forces, row_rates
 
@@ -110,7 +110,7 @@ def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
     S = (A[..., ends, :, :] @ vecs)[..., 0]
     P = r[..., ends, :] + S
     d = P[..., n:, :] - P[..., :n, :]                # from P_I to P_J
-    L = np.sqrt(sum3(d * d))
+    L = np.sqrt((d * d) @ _ONES3)
     if L.min() < 1e-12:
         k = int(np.argmin(L)) % n
         raise FloatingPointError(f"spring-damper {fm.sd_names[k]!r}: its two markers coincide "
@@ -118,10 +118,13 @@ def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
     u = d / L[..., None]
     Vp = v[..., ends, :] + cross(w[..., ends, :], S)
     dd = Vp[..., n:, :] - Vp[..., :n, :]
-    Ld = sum3(u * dd)
+    Ld = (u * dd) @ _ONES3
     tanh, fnc, f = _law("spring-damper", fm.sd_names, fm.sd_k, fm.sd_L0, fm.sd_pre, fm.sd_c,
                         fm.sd_fric, fm.sd_act, t, L, Ld)
     return _SpringDampers(S, u, L, dd, Ld, tanh, fnc, f)
+
+
+_ONES3 = np.ones(3)
 
 
 def _stacked(*vecs: np.ndarray) -> np.ndarray:
@@ -194,7 +197,7 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
     dtheta/dt), theta on the atan2 branch nearest ts_ref."""
     bi, bj = fm.ts_bi, fm.ts_bj
     xi, xj, yj, angle, th = _torsion_angles(fm, A, ts_ref)
-    thd = sum3((w[..., bi, :] - w[..., bj, :]) * angle[1])
+    thd = ((w[..., bi, :] - w[..., bj, :]) * angle[1]) @ _ONES3
     tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, fm.ts_pre, fm.ts_c,
                         fm.ts_fric, fm.ts_act, t, th, thd)
     return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)
