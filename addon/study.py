@@ -120,12 +120,15 @@ def nominal(scene, name: str) -> float | None:
 
 # a parameter's quantity (solver.study.quantity) -> the Blender unit its values are shown in
 # (an angular velocity as rotation per second, as a part's Angular Velocity field shows it)
+# (PER_LENGTH, a general coupler's scale on a slide: a plain number per Blender unit, as the
+# coupler's own Scale field takes it)
 _UNITS = {"length": "LENGTH", "mass": "MASS", "angle": "ROTATION", "velocity": "VELOCITY",
-          "angular velocity": "ROTATION", "acceleration": "ACCELERATION", "": "NONE"}
-UNIT_VIEWS = ("LENGTH", "MASS", "ROTATION", "VELOCITY", "ACCELERATION")
+          "angular velocity": "ROTATION", "acceleration": "ACCELERATION",
+          "per length": "PER_LENGTH", "": "NONE"}
+UNIT_VIEWS = ("LENGTH", "MASS", "ROTATION", "VELOCITY", "ACCELERATION", "PER_LENGTH")
 # ... and the SI unit its values are in, in the table, the plot, the CSV and the reports
 _SI = {"length": "m", "mass": "kg", "angle": "rad", "velocity": "m/s",
-       "angular velocity": "rad/s", "acceleration": "m/s^2", "": ""}
+       "angular velocity": "rad/s", "acceleration": "m/s^2", "per length": "1/m", "": ""}
 
 
 def unit_of(scene, name: str) -> str:
@@ -144,12 +147,14 @@ def si_units(scene, names) -> dict[str, str]:
 def si_per_stored(scene, unit: str) -> float:
     """SI units per stored unit of a Blender property with ``unit``, as the scene reader
     converts the scene's own fields: lengths, velocities and accelerations times the unit
-    scale (metres per Blender unit), masses as io/mass.py's mass_unit_scale, angles as
-    they are (rad)."""
+    scale (metres per Blender unit), a coupler's scale on a slide divided by it (io/
+    couplers.py), masses as io/mass.py's mass_unit_scale, angles as they are (rad)."""
     u = scene.unit_settings
     scale = u.scale_length or 1.0
     if unit in ("LENGTH", "VELOCITY", "ACCELERATION"):
         return scale
+    if unit == "PER_LENGTH":
+        return 1.0 / scale
     return mass_unit_scale(u.system, scale) if unit == "MASS" else 1.0
 
 
@@ -281,7 +286,8 @@ def _unit_view(prop: str, unit: str, label: str) -> FloatProperty:
 
     def set_(self, value):
         setattr(self, prop, value * si_per_stored(self.id_data, unit))
-    return FloatProperty(name=label, unit=unit, subtype="ANGLE" if unit == "ROTATION" else "NONE",
+    return FloatProperty(name=label, unit="NONE" if unit == "PER_LENGTH" else unit,
+                         subtype="ANGLE" if unit == "ROTATION" else "NONE",
                          get=get, set=set_, description=f"{label} value, in the scene's units",
                          options=set())
 

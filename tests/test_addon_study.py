@@ -204,6 +204,49 @@ def test_the_range_is_shown_and_typed_in_the_scene_units(blender, extension) -> 
                for t in labels), labels
 
 
+def test_a_couplers_scale_on_a_slide_is_shown_per_blender_unit(blender, extension) -> None:
+    """A general coupler of two slides (Couple on two prismatic joints) in a millimetre
+    scene: its Scale fields are per Blender unit (the reader divides them by the unit scale:
+    per metre), and the Study panel shows and takes Start and Stop the same way (a plain
+    number, PER_LENGTH: picking Scale 2 = -2 fills -2.4 to -1.6 as the field shows it, kept
+    as -2,400 to -1,600 per metre), the table's and reports' unit 1/m."""
+    bpy = blender
+    mods = _mods(extension)
+    bs.set_range(bpy)
+    scene = bpy.context.scene
+    scene.unit_settings.scale_length = 0.001
+    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -1.0))
+    a = bs.add_box(bpy, "a", (0.1, 0.1, 0.1), (0.0, 0.0, 0.0))
+    b = bs.add_box(bpy, "b", (0.1, 0.1, 0.1), (0.0, 0.5, 0.0))
+    bs.tag(bpy, [ground, a, b], "PART")
+    ground.mechanism.ground = True
+    ja = bs.connect(bpy, a, ground, (0.0, 0.0, 0.0), "PRISMATIC", "X")
+    jb = bs.connect(bpy, b, ground, (0.0, 0.5, 0.0), "PRISMATIC", "X")
+    tie = bs.couple(bpy, [ja, jb])
+    s = tie.mechanism
+    assert s.coupler_kind == "COUPLER"
+    s.scale_a, s.scale_b = 1.0, -2.0                    # b moves half as far as a
+    ja.mechanism.motion_type, ja.mechanism.motion_expression = "EXPRESSION", "10*t"
+    st = scene.mechanism.study
+    name = f"{tie.name}.scale2"
+    assert name in mods.study.parameter_choices(scene)[0]
+    st.pick_1 = name
+    assert mods.study.unit_of(scene, name) == "PER_LENGTH"
+    drawn = [i[1] for i in bs.panel_items(bpy, "VIEW3D_PT_mechanism_study")
+             if i[0] == "prop" and i[1].startswith(("start_1", "stop_1"))]
+    assert drawn == ["start_1_per_length", "stop_1_per_length"]
+    assert (st.start_1_per_length, st.stop_1_per_length) == (pytest.approx(-2.4, rel=1e-6),
+                                                            pytest.approx(-1.6, rel=1e-6))
+    assert (st.start_1, st.stop_1) == (pytest.approx(-2400.0, rel=1e-6),
+                                       pytest.approx(-1600.0, rel=1e-6))
+    st.start_1_per_length = -3.0
+    assert st.start_1 == pytest.approx(-3000.0, rel=1e-6)
+    assert mods.study.si_units(scene, [name]) == {name: "1/m"}
+    # the study's variants are the scene's own coupler with those scales (read in SI)
+    sm = mods.reader.read_scene(scene)
+    assert sm.mech.couplers[tie.name].terms[1][2] == pytest.approx(-2000.0)
+
+
 def test_picking_a_parameter_sets_its_range_around_its_design_value(blender, extension) -> None:
     """Picking a parameter fills Start and Stop with its design value -+20% (the piston's
     mass from its mesh, the rod's small-end marker at 0.15 m, gravity -9.81 m/s^2), a range

@@ -232,6 +232,9 @@ def test_each_parameter_says_what_it_measures() -> None:
             "rod.angular_velocity.z": "angular velocity", "crank_A.position.y": "length",
             "gravity.z": "acceleration"}
     assert {n: quantity(m, n) for n in want} == want
+    # a general coupler's scales: per length on a slide, none on an angle
+    m.add_coupler("tie", ["slide", "crank_pin"], [2.0, -1.0], ["slide", "angle"])
+    assert (quantity(m, "tie.scale1"), quantity(m, "tie.scale2")) == ("per length", "")
     with pytest.raises(StudyError, match="unknown parameter 'crank.mas'"):
         quantity(m, "crank.mas")
     # and what each built-in summary column is in (a plot's axis label)

@@ -218,13 +218,17 @@ _QUANTITY = {("parts", "mass"): "mass", ("parts", "center_of_mass"): "length",
 
 def quantity(builder: Builder, name: str) -> str:
     """What parameter ``name`` measures: "length" (m), "mass" (kg), "angle" (rad), "velocity"
-    (m/s), "angular velocity" (rad/s), "acceleration" (m/s^2), or "" for any other unit (a
-    stiffness, an inertia, a ratio, an expression's constant).  A limit's bounds and
-    penetration are an angle or a length by its joint coordinate.  StudyError for an
-    unknown name, as ``resolve``."""
+    (m/s), "angular velocity" (rad/s), "acceleration" (m/s^2), "per length" (1/m), or "" for
+    any other unit (a stiffness, an inertia, a ratio, an expression's constant).  A limit's
+    bounds and penetration are an angle or a length by its joint coordinate; a general
+    coupler's scale is per length on a slide (the relation counts the slide in metres),
+    without a unit on an angle.  StudyError for an unknown name, as ``resolve``."""
     p = resolve(builder, name)
     if p.table == "limits" and p.field in ("lower", "upper", "penetration"):
         return "angle" if builder.limits[p.item].coordinate == "angle" else "length"
+    if p.table == "couplers" and p.field.startswith("scale"):
+        term = builder.couplers[p.item].terms[int(p.field[len("scale"):]) - 1]
+        return "per length" if term[1] == "slide" else ""
     return _QUANTITY.get((p.table, p.field), "")
 
 
