@@ -102,11 +102,11 @@ def parameter_choices(scene) -> tuple[list[str], str]:
     return hit.names, hit.error
 
 
-def column_unit(scene, column: str) -> str:
-    """The SI unit of a built-in summary column of the scene's mechanism ("N", "N m", "rad",
-    "m"; "" for a user's metric or a column the mechanism no longer has)."""
+def column_units_of(scene) -> dict[str, str]:
+    """{built-in summary column of the scene's mechanism: its SI unit} ("N", "N m", "rad",
+    "m"; a user's metric or a column the mechanism no longer has is not in it)."""
     mech = _read(scene).mech
-    return "" if mech is None else column_units(mech).get(column, "")
+    return {} if mech is None else column_units(mech)
 
 
 def nominal(scene, name: str) -> float | None:

@@ -282,7 +282,7 @@ class MECHANISM_OT_study_plot(bpy.types.Operator):
             second = table.parameters[1] if len(table.parameters) > 1 else ""
             write_png(path, plot_pixels(
                 lines, xlabel=_with_unit(first, units[first]),
-                ylabel=_with_unit(column, study.column_unit(context.scene, column)),
+                ylabel=_with_unit(column, study.column_units_of(context.scene).get(column, "")),
                 legend_title=_with_unit(second, units.get(second, ""))))
         except (MechanismError, OSError) as exc:
             self.report({"ERROR"}, f"Plot Study: {exc}")

@@ -110,8 +110,9 @@ class VIEW3D_PT_mechanism_study(MechanismSubPanel, bpy.types.Panel):
                 box.label(text=table.failures[i], icon="ERROR")
             else:
                 col = box.column(align=True)
+                units = study.column_units_of(scene)
                 for c in table.result_columns():
-                    unit = study.column_unit(scene, c)
+                    unit = units.get(c, "")
                     col.label(text=f"{c}: {_number(table.column(c)[i])}" + (f" {unit}" if unit else ""))
             box.operator("mechanism.study_bake", icon="REC")
         row = layout.row(align=True)

@@ -110,7 +110,8 @@ FONT = {
 }
 GLYPHS = {c: np.array([[ch == "1" for ch in row] for row in rows]) for c, rows in FONT.items()}
 SCALE = 2                                   # font pixels per glyph pixel
-CHAR_W, CHAR_H = 6 * SCALE, 7 * SCALE       # advance and height
+ADVANCE, ROWS = 6, 7                        # a glyph's advance (5 + a gap) and height
+CHAR_W, CHAR_H = ADVANCE * SCALE, ROWS * SCALE       # the same in pixels
 COLOURS = np.array([(31, 119, 180), (214, 39, 40), (44, 160, 44), (255, 127, 14),
                     (148, 103, 189), (140, 86, 75), (227, 119, 194), (23, 190, 207)], dtype=np.uint8)
 INK = np.array((0, 0, 0), dtype=np.uint8)
@@ -147,14 +148,14 @@ def tick_text(v: float, step: float) -> str:
 
 
 def text_width(text: str, scale: int = SCALE) -> int:
-    return len(text) * 6 * scale - scale
+    return len(text) * ADVANCE * scale - scale
 
 
 def text_mask(text: str, scale: int = SCALE) -> np.ndarray:
-    """The pixels of ``text`` (7 scale rows, 6 scale columns a character); characters
-    outside FONT are blanks."""
+    """The pixels of ``text`` (ROWS scale rows, ADVANCE scale columns a character);
+    characters outside FONT are blanks."""
     row = np.hstack([np.pad(GLYPHS.get(ch, GLYPHS[" "]), ((0, 0), (0, 1))) for ch in text]) \
-        if text else np.zeros((7, 1), dtype=bool)
+        if text else np.zeros((ROWS, 1), dtype=bool)
     return np.kron(row, np.ones((scale, scale), dtype=bool))[:, : max(text_width(text, scale), 1)]
 
 
@@ -176,7 +177,7 @@ def fit(text: str, pixels: int, scale: int = SCALE) -> str:
     its end ("name (N m)") is kept, the name cut before it."""
     if text_width(text, scale) <= pixels:
         return text
-    room = (pixels + scale) // (6 * scale) - 3          # characters besides the "..."
+    room = (pixels + scale) // (ADVANCE * scale) - 3          # characters besides the "..."
     head, sep, unit = text.rpartition(" (")
     if sep and unit.endswith(")") and len(sep + unit) < room:
         return head[:room - len(sep + unit)] + "..." + sep + unit

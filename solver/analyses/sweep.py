@@ -99,8 +99,7 @@ class _Algebra:
         self.rs, self.cw = scales(model)
         # the square J's scaling (rows in residual units, rotation columns in body lengths:
         # algebra.newton.scaled_jacobian) and its inverse's, made once
-        self._js = self.rs[keep, None] / self.cw[None, :]
-        self._jsinv = 1.0 / self._js.T
+        self._js, self._jsinv = condition_scales(self.rs[keep], self.cw)
 
     def newton_step(self, jac: np.ndarray, A: np.ndarray, res: np.ndarray) -> np.ndarray:
         """-J^-1 res (F, 6 nb) per frame (no condition check: Newton only); NaN rows where
@@ -122,7 +121,7 @@ class _Algebra:
         Jk = global_jacobian(self.model, jac)[:, self.keep]
         Jinv = _inverse(Jk)
         with np.errstate(invalid="ignore"):
-            cond = _norm1(Jk * self._js) * _norm1(Jinv * self._jsinv)
+            cond = scaled_condition(Jk, Jinv, self._js, self._jsinv)
             return _Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv)
 
     def solve(self, fac: _Factors, b: np.ndarray) -> np.ndarray:
@@ -162,8 +161,21 @@ class _Algebra:
         return sc.apply(W, sc.solve(vals, b))
 
 
-def _norm1(M: np.ndarray) -> np.ndarray:
-    return np.abs(M).sum(axis=-2).max(axis=-1, initial=0.0)
+def condition_scales(rs: np.ndarray, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(J's scaling, J^-1's) for the condition check of a square Jacobian of kept rows: row
+    scales rs (..., nk) and column weights cw (..., 6 nb) as algebra.newton.scales gives
+    them (rows in residual units, rotation columns in body lengths: scaled_jacobian)."""
+    js = rs[..., :, None] / cw[..., None, :]
+    return js, 1.0 / np.swapaxes(js, -1, -2)
+
+
+def scaled_condition(J: np.ndarray, Jinv: np.ndarray, js: np.ndarray, jsinv: np.ndarray
+                     ) -> np.ndarray:
+    """The 1-norm condition of the scaled J (condition_scales) from J and its inverse (any
+    leading axes); a lock-up or singular pose shows as a value above COND_LIMIT (or NaN)."""
+    def norm1(M: np.ndarray) -> np.ndarray:
+        return np.abs(M).sum(axis=-2).max(axis=-1, initial=0.0)
+    return norm1(J * js) * norm1(Jinv * jsinv)
 
 
 def _per_frame(fn, shape: tuple, *stacks: np.ndarray) -> np.ndarray:

@@ -415,23 +415,24 @@ class Curve:
             # the bits it gets in any stack (a study's variants in lockstep equal their
             # separate runs)
             u = np.repeat(u.reshape(1), 2)
-        if self.closed:
-            u = np.mod(u, self.length)
-        # (ufuncs and a transpose rather than np.clip, np.cumprod and np.moveaxis, whose
-        # Python wrappers cost as much as the arithmetic at the few points a joint asks for)
-        i = np.minimum(np.maximum(np.searchsorted(self._breaks, u, side="right") - 1, 0),
-                       len(self._h) - 1)
-        s = u - self._breaks[i]
+        i, s = self._span(u)
         nd = int(derivatives) + 1
-        powers = np.empty(s.shape + (_ORDER,))
-        powers[..., 0] = 1.0
-        powers[..., 1:] = s[..., None]
-        np.multiply.accumulate(powers, axis=-1, out=powers)                  # 1, s, s^2, ...
-        x = (powers[..., _E[:nd]] * _W[:nd]) @ self._coef[i]                 # (..., nd, 3)
+        x = _taylor(s, nd) @ self._coef[i]                                   # (..., nd, 3)
         if lone is not None:
             x = x[:1].reshape(lone + (nd, 3))
         n = x.ndim
         return x.transpose((n - 2,) + tuple(range(n - 2)) + (n - 1,))
+
+    def _span(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(span index, offset s in it) of each u (a closed curve's wrapped; an open one's
+        end spans continued outside [0, length])."""
+        if self.closed:
+            u = np.mod(u, self.length)
+        # (ufuncs rather than np.clip, whose Python wrapper costs as much as the arithmetic
+        # at the few points a joint asks for)
+        i = np.minimum(np.maximum(np.searchsorted(self._breaks, u, side="right") - 1, 0),
+                       len(self._h) - 1)
+        return i, u - self._breaks[i]
 
     def inside(self, u: Any) -> np.ndarray:
         """True where u lies on the curve: every finite u of a closed curve, 0 <= u <= length
@@ -538,6 +539,16 @@ class Curve:
         return PlaneFit(c0, normal, deviation <= FLAT_TOL * self.size, deviation)
 
 
+def _taylor(s: np.ndarray, nd: int) -> np.ndarray:
+    """(..., nd, ORDER) the rows that turn a span's Taylor coefficients into x and its first
+    nd - 1 u-derivatives at offsets s (1, s, s^2, ... weighted by the derivatives' factors)."""
+    powers = np.empty(s.shape + (_ORDER,))
+    powers[..., 0] = 1.0
+    powers[..., 1:] = s[..., None]
+    np.multiply.accumulate(powers, axis=-1, out=powers)                  # 1, s, s^2, ...
+    return powers[..., _E[:nd]] * _W[:nd]
+
+
 @lru_cache(maxsize=16)       # (a cam joint's pair; it keeps its two curves alive)
 def _pair_coef(ci: Curve, cj: Curve) -> np.ndarray:
     """The spans' coefficients of curve ci, then of cj (evaluate_two's one gather)."""
@@ -554,25 +565,13 @@ def evaluate_two(ci: Curve, u: Any, cj: Curve, v: Any, derivatives: int = 3
     same polynomial product, a lone point's pair a stack of two as there)."""
     if derivatives not in range(DEGREE + 1):
         raise ValueError(f"derivatives must be 0..{DEGREE}, got {derivatives}")
-    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
-    if ci.closed:
-        u = np.mod(u, ci.length)
-    if cj.closed:
-        v = np.mod(v, cj.length)
-    iu = np.minimum(np.maximum(np.searchsorted(ci._breaks, u, side="right") - 1, 0),
-                    len(ci._h) - 1)
-    iv = np.minimum(np.maximum(np.searchsorted(cj._breaks, v, side="right") - 1, 0),
-                    len(cj._h) - 1)
-    powers = np.empty(u.shape + (2, _ORDER))
-    powers[..., 0] = 1.0
-    powers[..., 0, 1:] = (u - ci._breaks[iu])[..., None]
-    powers[..., 1, 1:] = (v - cj._breaks[iv])[..., None]
-    np.multiply.accumulate(powers, axis=-1, out=powers)                  # 1, s, s^2, ...
-    span = np.empty(u.shape + (2,), dtype=np.intp)
-    span[..., 0] = iu
-    span[..., 1] = iv + len(ci._h)
-    nd = int(derivatives) + 1
-    x = (powers[..., _E[:nd]] * _W[:nd]) @ _pair_coef(ci, cj)[span]      # (..., 2, nd, 3)
+    iu, su = ci._span(np.asarray(u, dtype=float))
+    iv, sv = cj._span(np.asarray(v, dtype=float))
+    s = np.empty(np.shape(su) + (2,))
+    s[..., 0], s[..., 1] = su, sv
+    span = np.empty(s.shape, dtype=np.intp)
+    span[..., 0], span[..., 1] = iu, iv + len(ci._h)
+    x = _taylor(s, int(derivatives) + 1) @ _pair_coef(ci, cj)[span]      # (..., 2, nd, 3)
     n = x.ndim
     x = x.transpose((n - 2,) + tuple(range(n - 3)) + (n - 3, n - 1))    # (nd, ..., 2, 3)
     return x[..., 0, :], x[..., 1, :]

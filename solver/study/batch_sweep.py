@@ -39,7 +39,8 @@ from ..analyses.structure import Structure
 from ..base.errors import FrictionJam, SolverCancelled
 from ..analyses.friction import body_forces, rates
 from ..analyses.stops import gaps, tolerance
-from ..analyses.sweep import BLOCK_MAX, motion_table, next_block, smooth_prefix, with_friction
+from ..analyses.sweep import (BLOCK_MAX, condition_scales, motion_table, next_block,
+                               scaled_condition, smooth_prefix, with_friction)
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
 from ..kernels.forces import body_loads, evaluate_forces, stop_forces
@@ -103,9 +104,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
     cw = col.reshape(V, 1, -1)
     L = np.array([m.length_scale for m in models])[:, None]                    # (V, 1)
-    # the condition check's scalings of J and J^-1, made once (sweep.py's _Algebra)
-    js = rs[..., :, None] / cw[..., None, :]                                   # (V, 1, nk, 6 nb)
-    jsinv = 1.0 / np.swapaxes(js, -1, -2)
+    js, jsinv = condition_scales(rs, cw)      # the condition check's scalings, made once
     blen = np.stack([m.body_length for m in models])                           # (V, nb)
     outs = ResultStack(models, times)
     results = list(outs.results)
@@ -168,7 +167,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             Jg = global_jacobian(sm, jac[:, :m])[..., keep, :]
             Jinv = np.linalg.inv(Jg)
             with np.errstate(invalid="ignore"):
-                cond = np.abs(Jg * js).sum(-2).max(-1) * np.abs(Jinv * jsinv).sum(-2).max(-1)
+                cond = scaled_condition(Jg, Jinv, js, jsinv)
             goodv = np.isfinite(cond) & (cond < COND_LIMIT)
             good = goodv.all(axis=0)
             m = int(np.argmin(good)) if not good.all() else m

@@ -29,22 +29,10 @@ from .engine import Outcome
 from .samples import Samples
 
 
-def result_columns(base: Builder) -> list[str]:
-    """The built-in columns a study of ``base`` has (after variant and the parameters)."""
-    cols = []
-    for j in base.joints:
-        cols += [f"peak reaction {j}", f"rms reaction {j}"]
-    cols += [f"peak effort {m}" for m in base.motions]
-    for j, joint in base.joints.items():
-        for c in JOINT_COORDINATES.get(joint.kind, ()):
-            cols += [f"min {j} {c}", f"max {j} {c}"]
-    return cols
-
-
 def column_units(base: Builder) -> dict[str, str]:
-    """{built-in column: its SI unit}: "N" for reactions, "N m" or "N" for a motion's effort
-    (an angle's or a slide's), "rad" or "m" for a joint coordinate's extremes (the module
-    docstring's list); what a plot labels its axis with."""
+    """{built-in column: its SI unit}, in the table's order: "N" for reactions, "N m" or "N"
+    for a motion's effort (an angle's or a slide's), "rad" or "m" for a joint coordinate's
+    extremes (the module docstring's list); what a plot labels its axis with."""
     units = {}
     for j in base.joints:
         units[f"peak reaction {j}"] = units[f"rms reaction {j}"] = "N"
@@ -54,6 +42,11 @@ def column_units(base: Builder) -> dict[str, str]:
         for c in JOINT_COORDINATES.get(joint.kind, ()):
             units[f"min {j} {c}"] = units[f"max {j} {c}"] = "rad" if c == "angle" else "m"
     return units
+
+
+def result_columns(base: Builder) -> list[str]:
+    """The built-in columns a study of ``base`` has (after variant and the parameters)."""
+    return list(column_units(base))
 
 
 def columns(base: Builder, samples: Samples, metrics: dict[str, Callable]) -> list[str]:
