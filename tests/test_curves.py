@@ -187,24 +187,40 @@ def test_a_lone_point_evaluates_as_in_a_stack() -> None:
     np.testing.assert_array_equal([c.nearest(x) for x in P], c.nearest(P))
 
 
-def test_two_curves_evaluate_together_as_each_alone() -> None:
-    """evaluate_two (a cam's two curves in one product) gives each point the bits
-    Curve.evaluate gives it, alone or in stacks of any shape, every derivative, closed and
-    open curves, u and v inside and past the ends (also run on numpy 2 by .ci/test)."""
-    from solver.base.curves import evaluate_two
+def test_a_table_of_curves_evaluates_each_point_as_its_curve_alone() -> None:
+    """CurveTable (many curves side by side: a mechanism's curve joints in one set of numpy
+    calls) gives each point the bits its own Curve.evaluate gives it, alone or in stacks of
+    any shape, every derivative, closed and open curves, inside and past the ends and on the
+    knots themselves (its span search is exact: (curve, u) keys as complex numbers); and
+    its local nearest-point search each point's Curve.nearest from the same guess (also run
+    on numpy 2 by .ci/test)."""
+    from solver.base.curve_table import CurveTable
     rng = np.random.default_rng(4)
-    ci = Curve.ellipse(0.3, 0.2)
-    cj = Curve.from_points(rng.normal(size=(9, 2)), closed=False)
+    curves = (Curve.ellipse(0.3, 0.2), Curve.from_points(rng.normal(size=(9, 2)), closed=False),
+              Curve.circle(0.05, center=(0.015, 0.0, 0.0)),
+              Curve.from_points([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0)], closed=False))
+    tab = CurveTable(curves)
     for shape in ((), (1,), (2,), (7,), (4, 3)):
-        u = rng.uniform(-0.5, ci.length + 0.5, shape)
-        v = rng.uniform(-0.5, cj.length + 0.5, shape)
+        c = rng.integers(0, len(curves), shape)
+        u = rng.uniform(-0.5, 1.5, shape) * tab.length[c]
+        knot = rng.uniform(size=shape) < 0.3           # some points on a knot exactly
+        for k in np.ndindex(*shape):
+            if knot[k]:
+                b = curves[int(c[k])]._breaks
+                u[k] = b[rng.integers(0, len(b))]
         for d in range(6):
-            xi, xj = evaluate_two(ci, u, cj, v, d)
-            np.testing.assert_array_equal(xi, ci.evaluate(u, d))
-            np.testing.assert_array_equal(xj, cj.evaluate(v, d))
-            np.testing.assert_array_equal(evaluate_two(cj, v, ci, u, d)[1], xi)
+            x = tab.evaluate(c, u, d)
+            assert x.shape == (d + 1,) + shape + (3,)
+            for k in np.ndindex(*shape):
+                np.testing.assert_array_equal(x[(slice(None),) + k], curves[int(c[k])].evaluate(u[k], d))
+        if shape:
+            p = tab.evaluate(c, u, 0)[0] + rng.normal(0.0, 0.01, shape + (3,))
+            guess = u + rng.normal(0.0, 0.01, shape)
+            found = tab.nearest(c, p, guess)
+            for k in np.ndindex(*shape):
+                assert found[k] == curves[int(c[k])].nearest(p[k], guess[k])
     with pytest.raises(ValueError):
-        evaluate_two(ci, 0.0, cj, 0.0, 6)
+        tab.evaluate(0, 0.0, 6)
 
 
 def test_nearest_from_guesses_in_a_stack_as_alone() -> None:

@@ -40,7 +40,6 @@ so evaluation is a search for the span and a polynomial in the local offset.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -403,25 +402,7 @@ class Curve:
         (at most 5; x''' is continuous, x'''' continuous too, x^(5) jumps at knots).  A closed
         curve wraps u modulo ``length``; an open one continues its end spans' polynomials
         outside [0, length] (see ``inside``).  Unpack as ``x, dx, ddx, dddx = evaluate(u)``."""
-        if derivatives not in range(DEGREE + 1):
-            raise ValueError(f"derivatives must be 0..{DEGREE}, got {derivatives}")
-        u = np.asarray(u, dtype=float)
-        lone = u.shape if u.size == 1 else None
-        if lone is not None:
-            # a point alone is evaluated as a stack of two: numpy may hand a lone
-            # (contiguous) polynomial product to BLAS and a stack of them (laid out by the
-            # gather below) to another loop, which round apart (numpy 1.26 does; a sum term
-            # by term matches that loop there but not numpy 2's), so this way a point gets
-            # the bits it gets in any stack (a study's variants in lockstep equal their
-            # separate runs)
-            u = np.repeat(u.reshape(1), 2)
-        i, s = self._span(u)
-        nd = int(derivatives) + 1
-        x = _taylor(s, nd) @ self._coef[i]                                   # (..., nd, 3)
-        if lone is not None:
-            x = x[:1].reshape(lone + (nd, 3))
-        n = x.ndim
-        return x.transpose((n - 2,) + tuple(range(n - 2)) + (n - 1,))
+        return polynomial_rows(self._span, self._coef, derivatives, np.asarray(u, dtype=float))
 
     def _span(self, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(span index, offset s in it) of each u (a closed curve's wrapped; an open one's
@@ -442,30 +423,9 @@ class Curve:
             return np.isfinite(u)
         return (u >= 0.0) & (u <= self.length)
 
-    def _project(self, p: np.ndarray, u: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-                 iterations: int = 60) -> np.ndarray:
-        """Newton on g(u) = (x(u) - p) . x'(u) = 0, g' = |x'|^2 + (x - p) . x'' (Gauss-Newton
-        g' = |x'|^2 where the curvature term makes g' tiny or negative), u kept in [lo, hi]."""
-        live = np.ones(np.shape(u), dtype=bool)     # each point stops on its own step, so
-        for _ in range(iterations):                  # it ends as it would alone
-            x, d1, d2 = self.evaluate(u, 2)
-            r = x - p
-            a = np.einsum("...j,...j->...", d1, d1)
-            gp = a + np.einsum("...j,...j->...", r, d2)
-            gp = np.where(gp > 1e-6 * a, gp, a)
-            new = np.clip(u - np.einsum("...j,...j->...", r, d1) / gp, lo, hi)
-            tol = np.maximum(1e-14 * self.length, 4.0 * np.spacing(np.abs(new)))
-            small = np.abs(new - u) <= tol
-            if live.size == 1:                     # one point: no stack to hold back
-                u = new
-                if small.all():
-                    break
-                continue
-            u = np.where(live, new, u)
-            live &= ~small
-            if not live.any():
-                break
-        return u
+    def _project(self, p: np.ndarray, u: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """project_points on this curve."""
+        return project_points(self.evaluate, p, u, lo, hi, self.length)
 
     def candidates(self) -> tuple[np.ndarray, np.ndarray]:
         """(u, points) of ``nearest``'s global search candidates, SPAN_SAMPLES a span (and
@@ -501,13 +461,7 @@ class Curve:
         else:
             u0 = np.broadcast_to(np.asarray(u_guess, dtype=float), shape).ravel().copy()
             w = np.full(len(p), 2.0 * self._h.max())
-        lo, hi = u0 - w, u0 + w
-        if not self.closed:
-            u0 = np.clip(u0, 0.0, self.length)
-            lo, hi = np.maximum(lo, 0.0), np.minimum(hi, self.length)
-        u = self._project(p, u0, lo, hi)
-        dist = np.linalg.norm(self.evaluate(np.stack([u, u0]), 0)[0] - p, axis=-1)  # (2, n)
-        u = np.where(dist[0] <= dist[1], u, u0)
+        u = nearest_within(self.evaluate, p, u0, w, bool(self.closed), self.length)
         if self.closed and u_guess is None:
             u = np.mod(u, self.length)
             u = np.where(u >= self.length, 0.0, u)
@@ -549,29 +503,73 @@ def _taylor(s: np.ndarray, nd: int) -> np.ndarray:
     return powers[..., _E[:nd]] * _W[:nd]
 
 
-@lru_cache(maxsize=16)       # (a cam joint's pair; it keeps its two curves alive)
-def _pair_coef(ci: Curve, cj: Curve) -> np.ndarray:
-    """The spans' coefficients of curve ci, then of cj (evaluate_two's one gather)."""
-    both = np.concatenate([ci._coef, cj._coef])
-    both.flags.writeable = False
-    return both
-
-
-def evaluate_two(ci: Curve, u: Any, cj: Curve, v: Any, derivatives: int = 3
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """(ci.evaluate(u, derivatives), cj.evaluate(v, derivatives)) with u and v of one shape,
-    both curves' polynomials in one product: a cam's common normal evaluates its two curves
-    at every Newton step.  Each point's numbers are those ``Curve.evaluate`` gives it (the
-    same polynomial product, a lone point's pair a stack of two as there)."""
+def polynomial_rows(span: Callable[..., tuple[np.ndarray, np.ndarray]], coef: np.ndarray,
+                    derivatives: int, u: np.ndarray, c: np.ndarray | None = None) -> np.ndarray:
+    """(derivatives + 1, *u.shape, 3): x and its u-derivatives at u, ``span(u)`` (or
+    ``span(c, u)``: a CurveTable's points, their curves c of u's shape or broadcasting
+    against it, e.g. (n,) for (..., n)) -> (span index into ``coef``, offset s in it).
+    Curve.evaluate and CurveTable.evaluate both: one polynomial product, so a point's
+    numbers are the same bits through either, alone or in any stack."""
     if derivatives not in range(DEGREE + 1):
         raise ValueError(f"derivatives must be 0..{DEGREE}, got {derivatives}")
-    iu, su = ci._span(np.asarray(u, dtype=float))
-    iv, sv = cj._span(np.asarray(v, dtype=float))
-    s = np.empty(np.shape(su) + (2,))
-    s[..., 0], s[..., 1] = su, sv
-    span = np.empty(s.shape, dtype=np.intp)
-    span[..., 0], span[..., 1] = iu, iv + len(ci._h)
-    x = _taylor(s, int(derivatives) + 1) @ _pair_coef(ci, cj)[span]      # (..., 2, nd, 3)
+    lone = u.shape if u.size == 1 else None
+    if lone is not None:
+        # a point alone is evaluated as a stack of two: numpy may hand a lone (contiguous)
+        # polynomial product to BLAS and a stack of them (laid out by the gather below) to
+        # another loop, which round apart (numpy 1.26 does; a sum term by term matches that
+        # loop there but not numpy 2's), so this way a point gets the bits it gets in any
+        # stack (a study's variants in lockstep equal their separate runs)
+        u = np.repeat(u.reshape(1), 2)
+        if c is not None:
+            c = np.repeat(np.reshape(c, 1), 2)
+    i, s = span(u) if c is None else span(c, u)
+    nd = int(derivatives) + 1
+    x = _taylor(s, nd) @ coef[i]                                         # (..., nd, 3)
+    if lone is not None:
+        x = x[:1].reshape(lone + (nd, 3))
     n = x.ndim
-    x = x.transpose((n - 2,) + tuple(range(n - 3)) + (n - 3, n - 1))    # (nd, ..., 2, 3)
-    return x[..., 0, :], x[..., 1, :]
+    return x.transpose((n - 2,) + tuple(range(n - 2)) + (n - 1,))
+
+
+def project_points(evaluate: Callable[..., np.ndarray], p: np.ndarray, u: np.ndarray,
+                   lo: np.ndarray, hi: np.ndarray, length: Any, iterations: int = 60) -> np.ndarray:
+    """Newton on g(u) = (x(u) - p) . x'(u) = 0, g' = |x'|^2 + (x - p) . x'' (Gauss-Newton
+    g' = |x'|^2 where the curvature term makes g' tiny or negative), u kept in [lo, hi];
+    ``evaluate(u, 2)`` the points' curve (curves), ``length`` its (their) length."""
+    live = np.ones(np.shape(u), dtype=bool)     # each point stops on its own step, so
+    for _ in range(iterations):                  # it ends as it would alone
+        x, d1, d2 = evaluate(u, 2)
+        r = x - p
+        a = np.einsum("...j,...j->...", d1, d1)
+        gp = a + np.einsum("...j,...j->...", r, d2)
+        gp = np.where(gp > 1e-6 * a, gp, a)
+        new = np.clip(u - np.einsum("...j,...j->...", r, d1) / gp, lo, hi)
+        tol = np.maximum(1e-14 * length, 4.0 * np.spacing(np.abs(new)))
+        small = np.abs(new - u) <= tol
+        if live.size == 1:                     # one point: no stack to hold back
+            u = new
+            if small.all():
+                break
+            continue
+        u = np.where(live, new, u)
+        live &= ~small
+        if not live.any():
+            break
+    return u
+
+
+def nearest_within(evaluate: Callable[..., np.ndarray], p: np.ndarray, u0: np.ndarray,
+                   w: Any, closed: Any, length: Any) -> np.ndarray:
+    """u of the local minimum of the distance from p within w of u0 (an open curve's u in
+    [0, length]), or u0 where that is no nearer: ``Curve.nearest``'s last part; ``closed``
+    (True, False, or per point) and ``length`` the points' curves' (a CurveTable's)."""
+    lo, hi = u0 - w, u0 + w
+    if closed is False:
+        u0 = np.clip(u0, 0.0, length)
+        lo, hi = np.maximum(lo, 0.0), np.minimum(hi, length)
+    elif closed is not True:
+        u0 = np.where(closed, u0, np.clip(u0, 0.0, length))
+        lo, hi = np.where(closed, lo, np.maximum(lo, 0.0)), np.where(closed, hi, np.minimum(hi, length))
+    u = project_points(evaluate, p, u0, lo, hi, length)
+    dist = np.linalg.norm(evaluate(np.stack([u, u0]), 0)[0] - p, axis=-1)   # (2, ...)
+    return np.where(dist[0] <= dist[1], u, u0)

@@ -19,6 +19,7 @@ import numpy as np
 from ..base.rotations import cross, own_loop, quat_to_matrix
 from ..model.compile import Model, RowGroup
 from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2, SPIN
+from ..vocabulary.timefunctions import derivatives_of
 from .curve_rows import cam, point_on_curve
 
 
@@ -409,12 +410,7 @@ def body_arrays(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray | None
 def motion_values(model: Model, t) -> np.ndarray:
     """(nmotion, 3): value, first and second time derivative of every motion at t; for
     times t (S,) (S, nmotion, 3), each function evaluated once on all of them."""
-    fns = model.motion_functions
-    if np.ndim(t):
-        return np.stack([fn.table(t) for fn in fns], axis=1) if fns else np.zeros((len(t), 0, 3))
-    if not fns:
-        return np.zeros((0, 3))
-    return np.array([fn.derivatives(t) for fn in fns], dtype=float)
+    return derivatives_of(model.motion_functions, t)
 
 
 def limit_offsets(model: Model, q: np.ndarray) -> np.ndarray:

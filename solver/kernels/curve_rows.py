@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..base.curves import evaluate_two
+from ..base.curve_table import CurveTable, curve_table
 from ..base.rotations import cross
 
 _Z = np.array([0.0, 0.0, 1.0])
@@ -56,91 +56,108 @@ def _mtv(M: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.einsum("...ji,...j->...i", M, x)
 
 
-def _body(r, A, v, w, b: int, off: np.ndarray, C: np.ndarray):
-    """A marker frame on body b: (body origin r_b, frame origin O, axes R, v_b, w_b)."""
-    Ab = A[..., b, :, :]
-    vb = None if v is None else v[..., b, :]
-    wb = None if w is None else w[..., b, :]
-    return r[..., b, :], r[..., b, :] + _mv(Ab, off), Ab @ C, vb, wb
+def _body(r, A, v, w, b: np.ndarray, off: np.ndarray, C: np.ndarray):
+    """Marker frames on bodies b (one a joint): (body origin r_b, frame origin O, axes R,
+    v_b, w_b), each (..., n, 3) or (..., n, 3, 3)."""
+    Ab, rb = A.take(b, axis=-3), r.take(b, axis=-2)
+    vb = None if v is None else v.take(b, axis=-2)
+    wb = None if w is None else w.take(b, axis=-2)
+    return rb, rb + _mv(Ab, off), Ab @ C, vb, wb
 
 
-def _rows(jac, quad, row: int, a, s_i, rj_rel, base) -> None:
-    """A dot-2-like row with world axis a: Jacobian [a, s_i x a, -a, a x (P - r_j)] and quad
-    a . base."""
+def _rows(jac, quad, rows, a, s_i, rj_rel, base) -> None:
+    """Dot-2-like rows with world axes a (..., n, 3): Jacobian [a, s_i x a, -a, a x (P -
+    r_j)] and quad a . base."""
     if jac is not None:
-        jac[..., row, 0:3] = a
-        jac[..., row, 3:6] = cross(s_i, a)
-        jac[..., row, 6:9] = -a
-        jac[..., row, 9:12] = cross(a, rj_rel)
+        jac[..., rows, 0:3] = a
+        jac[..., rows, 3:6] = cross(s_i, a)
+        jac[..., rows, 6:9] = -a
+        jac[..., rows, 9:12] = cross(a, rj_rel)
     if quad is not None:
-        quad[..., row] = _dot(a, base)
+        quad[..., rows] = _dot(a, base)
 
 
 def point_on_curve(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
-    """The point-on-curve rows (two per joint: normal, binormal), module docstring."""
+    """The point-on-curve rows (two per joint: normal, binormal), module docstring; every
+    joint at once (its curve by its place in the table of the joints' curves)."""
     cp = model.curves
-    for e, curve in enumerate(cp.pc_curve):
-        k = cp.first + e
-        ri = r[..., cp.pc_bi[e], :]
-        s_i = _mv(A[..., cp.pc_bi[e], :, :], cp.pc_ui[..., e, :])
-        P = ri + s_i
-        rj, O, R, vj, wj = _body(r, A, v, w, cp.pc_bj[e], cp.pc_off[..., e, :], cp.pc_C[..., e, :, :])
-        p = _mtv(R, P - O)
-        u, (c, c1, c2) = _nearest(curve, p, None if ref is None else ref[..., k])
-        d = p - c
-        speed2 = _dot(c1, c1)
-        t = c1 / np.sqrt(speed2)[..., None]
-        b = _Z - t[..., 2:3] * t
-        b = b / np.linalg.norm(b, axis=-1, keepdims=True)
-        n = cross(b, t)
-        phi[..., 2 * e] = _dot(n, d)
-        phi[..., 2 * e + 1] = _dot(b, d)
-        track[..., k] = u
-        nw, bw = _mv(R, n), _mv(R, b)
-        base = None
-        if v is not None:
-            T, K = _mv(R, c1), _mv(R, c2)
-            s_j = O + _mv(R, c) - rj
-            wi = w[..., cp.pc_bi[e], :]
-            vP = v[..., cp.pc_bi[e], :] + cross(wi, s_i)
-            vX = vj + cross(wj, s_j)
-            ud = _dot(T, vP - vX) / speed2
-            if rate is not None:
-                rate[..., k] = ud
-            base = (cross(wi, cross(wi, s_i)) - cross(wj, cross(wj, s_j))
-                    - 2.0 * cross(wj, T) * ud[..., None] - K * (ud * ud)[..., None])
-        _rows(jac, quad, 2 * e, nw, s_i, P - rj, base)
-        _rows(jac, quad, 2 * e + 1, bw, s_i, P - rj, base)
+    n = len(cp.pc_curve)
+    tab = curve_table(cp.pc_curve)
+    k = slice(cp.first, cp.first + n)
+    ri = r.take(cp.pc_bi, axis=-2)
+    s_i = _mv(A.take(cp.pc_bi, axis=-3), cp.pc_ui)
+    P = ri + s_i
+    rj, O, R, vj, wj = _body(r, A, v, w, cp.pc_bj, cp.pc_off, cp.pc_C)
+    p = _mtv(R, P - O)
+    u, (c, c1, c2) = _nearest(tab, p, None if ref is None else ref[..., k])
+    d = p - c
+    speed2 = _dot(c1, c1)
+    t = c1 / np.sqrt(speed2)[..., None]
+    b = _Z - t[..., 2:3] * t
+    b = b / np.linalg.norm(b, axis=-1, keepdims=True)
+    nrm = cross(b, t)
+    phi[..., 0:2 * n:2] = _dot(nrm, d)
+    phi[..., 1:2 * n:2] = _dot(b, d)
+    track[..., k] = u
+    nw, bw = _mv(R, nrm), _mv(R, b)
+    base = None
+    if v is not None:
+        T, K = _mv(R, c1), _mv(R, c2)
+        s_j = O + _mv(R, c) - rj
+        wi = w.take(cp.pc_bi, axis=-2)
+        vP = v.take(cp.pc_bi, axis=-2) + cross(wi, s_i)
+        vX = vj + cross(wj, s_j)
+        ud = _dot(T, vP - vX) / speed2
+        if rate is not None:
+            rate[..., k] = ud
+        base = (cross(wi, cross(wi, s_i)) - cross(wj, cross(wj, s_j))
+                - 2.0 * cross(wj, T) * ud[..., None] - K * (ud * ud)[..., None])
+    _rows(jac, quad, slice(0, 2 * n, 2), nw, s_i, P - rj, base)
+    _rows(jac, quad, slice(1, 2 * n, 2), bw, s_i, P - rj, base)
 
 
-def _nearest(curve: Any, p: np.ndarray, guess: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """(u, curve.evaluate(u, 2)): u of the curve point nearest p, local from the tracked
-    guess, global where that local search ends off the true foot (the guess more than two
-    spans away).  Past an open curve's end, u continues along the end tangent (outside
-    [0, length]: the run's check stops there, naming the joint).  The curve is evaluated
-    once at the u it returns, its checks and the rows taking their numbers from that one
-    evaluation (alone or in a stack alike; a lower derivative's rows are not always the
-    bits an evaluation of that order alone gives: numpy 2 and some BLAS kernels round the
-    orders' products apart, so they are not mixed)."""
+def _nearest(tab: CurveTable, p: np.ndarray, guess: np.ndarray | None
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """(u, the curves evaluated at u with 2 derivatives): u of the point of each joint's
+    curve (the table's curve e for p[..., e, :]) nearest p, local from the tracked guess,
+    global where that local search ends off the true foot (the guess more than two spans
+    away; joint by joint: a run's rare event).  Past an open curve's end, u continues
+    along the end tangent (outside [0, length]: the run's check stops there, naming the
+    joint).  The curves are evaluated once at the u returned, the checks and the rows
+    taking their numbers from that one evaluation (a lower derivative's rows are not
+    always the bits an evaluation of that order alone gives: numpy 2 and some BLAS kernels
+    round the orders' products apart, so they are not mixed)."""
+    c = tab.index
     X = None
     if guess is None:
-        u = np.asarray(curve.nearest(p), dtype=float)
+        u = _global(tab, p, np.ones(p.shape[:-1], dtype=bool), np.zeros(p.shape[:-1]))
     else:
-        u = np.asarray(curve.nearest(p, guess), dtype=float)
-        X = curve.evaluate(u, 2)
-        c, c1 = X[0], X[1]
-        off = np.abs(_dot(c1, p - c)) > 1e-9 * curve.size * np.sqrt(_dot(c1, c1))
-        if np.any(off):
-            u, X = np.where(off, np.asarray(curve.nearest(p), dtype=float), u), None
-    if not curve.closed:     # nearest() stops at the ends: past one, u goes on along the tangent
+        u = tab.nearest(c, p, guess)
+        X = tab.rows(c, u, 2)
+        x, x1 = X[0], X[1]
+        off = np.abs(_dot(x1, p - x)) > 1e-9 * tab.size[c] * np.sqrt(_dot(x1, x1))
+        if off.any():
+            u, X = _global(tab, p, off, u), None
+    if not tab.all_closed:   # nearest() stops at the ends: past one, u goes on along the tangent
         if X is None:
-            X = curve.evaluate(u, 2)
-        c, c1 = X[0], X[1]
-        past = _dot(c1, p - c) / _dot(c1, c1)
-        beyond = ((u <= 0.0) & (past < 0.0)) | ((u >= curve.length) & (past > 0.0))
-        if np.any(beyond):
+            X = tab.rows(c, u, 2)
+        x, x1 = X[0], X[1]
+        past = _dot(x1, p - x) / _dot(x1, x1)
+        beyond = ~tab.closed[c] & (((u <= 0.0) & (past < 0.0))
+                                   | ((u >= tab.length[c]) & (past > 0.0)))
+        if beyond.any():
             u, X = np.where(beyond, u + past, u), None
-    return u, (curve.evaluate(u, 2) if X is None else X)
+    return u, (tab.rows(c, u, 2) if X is None else X)
+
+
+def _global(tab: CurveTable, p: np.ndarray, where: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """u with, where ``where`` (..., n), the global nearest point of joint e's curve
+    (Curve.nearest without a guess), joint by joint."""
+    u = np.array(u, dtype=float)
+    for e in np.flatnonzero(where.reshape(-1, where.shape[-1]).any(axis=0)):
+        found = np.asarray(tab.curves[e].nearest(p[..., e, :]), dtype=float)
+        u[..., e] = np.where(where[..., e], found, u[..., e])
+    return u
 
 
 def _cross2(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -228,89 +245,132 @@ def _cam_start(ci: Any, cj: Any, M: np.ndarray, o: np.ndarray) -> tuple[np.ndarr
 
 
 def _side(sigma: np.ndarray, M: np.ndarray, ti: np.ndarray, zt: np.ndarray) -> np.ndarray:
-    """+-1: the sign that turns zt = z x t_J (unit) into the normal pointing into curve I's
-    inside (a closed curve I: roller, follower disc), else out of curve J's inside (closed
-    J: the cam disc), else +1; so the contact force -lambda is positive when the curves
-    push."""
-    si, sj = sigma
-    if si != 0.0:       # curve I's inward normal, in J's frame: sigma_i (M z) x (M t_i)
-        inward = si * cross(M[..., :, 2], _mv(M, ti))
-        return np.where(_dot(zt, inward) >= 0.0, 1.0, -1.0)
-    return np.full(zt.shape[:-1], -sj if sj != 0.0 else 1.0)
+    """+-1 (..., n): the sign that turns zt = z x t_J (unit) into the normal pointing into
+    curve I's inside (a closed curve I: roller, follower disc), else out of curve J's inside
+    (closed J: the cam disc), else +1; so the contact force -lambda is positive when the
+    curves push.  ``sigma`` (..., n, 2): each cam's turns of its closed curves (0 open)."""
+    si, sj = sigma[..., 0], sigma[..., 1]
+    closed_i = si != 0.0
+    if closed_i.all():
+        by_j = None
+    else:
+        by_j = np.where(sj != 0.0, -sj, 1.0)
+        if not closed_i.any():
+            return np.broadcast_to(by_j, zt.shape[:-1])
+    # curve I's inward normal, in J's frame: sigma_i (M z) x (M t_i)
+    inward = si[..., None] * cross(M[..., :, 2], _mv(M, ti))
+    into_i = np.where(_dot(zt, inward) >= 0.0, 1.0, -1.0)
+    return into_i if by_j is None else np.where(closed_i, into_i, by_j)
+
+
+def _pair(x: np.ndarray, n: int, inner: int) -> tuple[np.ndarray, np.ndarray]:
+    """x (..., 2n, ...) of cams' ends I, J in turn (``inner`` axes after them) as the views
+    (x_I, x_J), each (..., n, ...)."""
+    k = x.ndim - inner - 1
+    y = x.reshape(x.shape[:k] + (n, 2) + x.shape[k + 1:])
+    sel = (slice(None),) * (k + 1)
+    return y[sel + (0,)], y[sel + (1,)]
+
+
+class _Cams(NamedTuple):
+    """What the cam rows read of their plan, made once (``_cams``)."""
+    tab: CurveTable         # cam e's curve I is its curve 2e, curve J 2e + 1
+    ku: slice               # u's places in the tracked values
+    kv: slice               # v's
+    size: np.ndarray        # (n,) both curves' sizes (the common normal's tolerance)
+
+
+@lru_cache(maxsize=16)       # (a mechanism's cams; the table keeps their curves alive)
+def _cams(pairs: tuple[tuple[Any, Any], ...], first: int) -> _Cams:
+    tab = curve_table(tuple(c for pair in pairs for c in pair))
+    n = len(pairs)
+    return _Cams(tab, slice(first, first + 2 * n, 2), slice(first + 1, first + 2 * n, 2),
+                 tab.size[0::2] + tab.size[1::2])
 
 
 def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
-    """The cam rows (one per joint), module docstring."""
+    """The cam rows (one per joint), module docstring; every cam at once (curve I of cam e
+    is the table's curve 2e, its curve J 2e + 1)."""
     cp = model.curves
-    first = cp.first + len(cp.pc_curve)
-    for e, (ci, cj) in enumerate(cp.cam_curve):
-        ku, kv = first + 2 * e, first + 2 * e + 1
-        ri, Oi, Ri, vi, wi = _body(r, A, v, w, cp.cam_bi[e], cp.cam_off[..., e, 0, :],
-                                      cp.cam_C[..., e, 0, :, :])
-        rj, Oj, Rj, vj, wj = _body(r, A, v, w, cp.cam_bj[e], cp.cam_off[..., e, 1, :],
-                                      cp.cam_C[..., e, 1, :, :])
-        M = np.swapaxes(Rj, -1, -2) @ Ri            # curve I's axes in J's frame
-        o = _mtv(Rj, Oi - Oj)
-        if ref is None:
-            u, vv = _cam_start(ci, cj, M, o)
-        else:
-            u, vv = ref[..., ku].copy(), ref[..., kv].copy()
-        # the common normal (module docstring), each state of a stack (variants, an implicit
-        # step's stages) stopping on its own step, as it would alone
-        live = np.ones(np.broadcast(u, o[..., 0]).shape, dtype=bool)
-        u, vv = np.broadcast_to(u, live.shape), np.broadcast_to(vv, live.shape)   # (stages
-        #                                 of an implicit step from one tracked value: each its own)
-        for _ in range(NEWTON_STEPS):
-            X, (xj, tj, kj) = evaluate_two(ci, u, cj, vv, 2)
-            X = _mv(M, X)                           # curve I's x, T, K in J's frame
-            Ti = X[1]
-            d = (o + X[0]) - xj
-            g1, (g2, a21) = _dot(tj, d), _cross2(tj, X[1:])
-            a11, a12 = _dot(tj, Ti), _dot(kj, d) - _dot(tj, tj)
-            a22 = _cross2(kj, Ti)
-            det = a11 * a22 - a12 * a21
-            du = (g1 * a22 - g2 * a12) / det
-            dv = (a11 * g2 - a21 * g1) / det
-            small = np.abs(du) + np.abs(dv) <= 1e-13 * (ci.size + cj.size)
-            if live.size == 1:                     # one state: no stack to hold back
-                u, vv = u - du, vv - dv
-                if small.all():
-                    break
-                continue
-            u, vv = np.where(live, u - du, u), np.where(live, vv - dv, vv)
-            live &= ~small
-            if not live.any():
+    n = len(cp.cam_curve)
+    tab, ku, kv, size = _cams(cp.cam_curve, cp.first + len(cp.pc_curve))
+    # both markers of every cam by one gather: (..., n, 2, ...) split into I and J
+    lead = cp.cam_off.shape[:-3]
+    ends = _body(r, A, v, w, cp.cam_ends, cp.cam_off.reshape(lead + (2 * n, 3)),
+                 cp.cam_C.reshape(lead + (2 * n, 3, 3)))
+    (ri, rj), (Oi, Oj), (Ri, Rj) = _pair(ends[0], n, 1), _pair(ends[1], n, 1), _pair(ends[2], n, 2)
+    (vi, vj), (wi, wj) = ((None, None), (None, None)) if v is None else (_pair(ends[3], n, 1),
+                                                                          _pair(ends[4], n, 1))
+    M = np.swapaxes(Rj, -1, -2) @ Ri            # curve I's axes in J's frame
+    o = _mtv(Rj, Oi - Oj)
+    if ref is None:                             # a run's start: each cam's own search
+        u, vv = np.empty(o.shape[:-1]), np.empty(o.shape[:-1])
+        for e, (ci, cj) in enumerate(cp.cam_curve):
+            u[..., e], vv[..., e] = _cam_start(ci, cj, M[..., e, :, :], o[..., e, :])
+    else:
+        u, vv = ref[..., ku], ref[..., kv]
+    pair = tab.pairs                            # curves I, J of each cam
+    uv = np.empty(o.shape[:-1] + (2,))
+    uv[..., 0], uv[..., 1] = u, vv
+    # the common normal (module docstring), each cam of each state of a stack (variants,
+    # an implicit step's stages) stopping on its own step, as it would alone
+    live = np.ones(o.shape[:-1], dtype=bool) if u.size > 1 or vv.size > 1 or o.size > 3 else None
+    for _ in range(NEWTON_STEPS):
+        X = tab.rows(pair, uv, 2)                   # (3, ..., n, 2, 3)
+        Xi = _mv(M, X[:, ..., 0, :])                # curve I's x, T, K in J's frame
+        xj, tj, kj = X[0, ..., 1, :], X[1, ..., 1, :], X[2, ..., 1, :]
+        Ti = Xi[1]
+        d = (o + Xi[0]) - xj
+        g1, (g2, a21) = _dot(tj, d), _cross2(tj, Xi[1:])
+        a11, a12 = _dot(tj, Ti), _dot(kj, d) - _dot(tj, tj)
+        a22 = _cross2(kj, Ti)
+        det = a11 * a22 - a12 * a21
+        du = (g1 * a22 - g2 * a12) / det
+        dv = (a11 * g2 - a21 * g1) / det
+        small = np.abs(du) + np.abs(dv) <= 1e-13 * size
+        if live is None:                           # one cam of one state: none to hold back
+            uv[..., 0] -= du
+            uv[..., 1] -= dv
+            if small.all():
                 break
-        (xi0, ti, ki), (xj, tj, kj) = evaluate_two(ci, u, cj, vv, 2)
-        xi = o + _mv(M, xi0)
-        sj2 = _dot(tj, tj)
-        tu = tj / np.sqrt(sj2)[..., None]
-        zt = cross(_Z, tu)
-        side = _side(cp.cam_sigma[e], M, ti, zt)[..., None]
-        n = zt * side
-        phi[..., e] = _dot(n, xi - xj)
-        track[..., ku], track[..., kv] = u, vv
-        nw = _mv(Rj, n)
-        Xi = Oj + _mv(Rj, xi)                       # the contact point on curve I, world
-        s_i = Xi - ri
-        base = None
-        if v is not None:
-            Ti, Ki = _mv(Ri, ti), _mv(Ri, ki)
-            Tj, Kj = _mv(Rj, tj), _mv(Rj, kj)
-            s_j = Oj + _mv(Rj, xj) - rj
-            tw = _mv(Rj, tu)
-            dn = _mv(Rj, cross(_Z, (kj - _dot(tu, kj)[..., None] * tu) / np.sqrt(sj2)[..., None])) * side
-            wsi, wsj, wTi = cross(wi, s_i), cross(wj, s_j), cross(wi, Ti)
-            rel = vi + wsi - vj - wsj
-            # [t . T_i, -t . T_j; n . K_i, n' . T_i] (u', v') = (-t . rel, -(w_j x n) . T_i - n . (w_i x T_i))
-            m11, m12 = _dot(tw, Ti), -_dot(tw, Tj)
-            m21, m22 = _dot(nw, Ki), _dot(dn, Ti)
-            b1 = -_dot(tw, rel)
-            b2 = -_dot(cross(wj, nw), Ti) - _dot(nw, wTi)
-            det = m11 * m22 - m12 * m21
-            ud, vd = (b1 * m22 - b2 * m12) / det, (m11 * b2 - m21 * b1) / det
-            if rate is not None:
-                rate[..., ku], rate[..., kv] = ud, vd
-            base = (cross(wi, wsi) + 2.0 * wTi * ud[..., None] + Ki * (ud * ud)[..., None]
-                    - cross(wj, wsj) - 2.0 * cross(wj, Tj) * vd[..., None] - Kj * (vd * vd)[..., None])
-        _rows(jac, quad, e, nw, s_i, Xi - rj, base)
+            continue
+        uv[..., 0] = np.where(live, uv[..., 0] - du, uv[..., 0])
+        uv[..., 1] = np.where(live, uv[..., 1] - dv, uv[..., 1])
+        live &= ~small
+        if not live.any():
+            break
+    X = tab.rows(pair, uv, 2)
+    (xi0, ti, ki), (xj, tj, kj) = X[:, ..., 0, :], X[:, ..., 1, :]
+    u, vv = uv[..., 0], uv[..., 1]
+    xi = o + _mv(M, xi0)
+    sj2 = _dot(tj, tj)
+    tu = tj / np.sqrt(sj2)[..., None]
+    zt = cross(_Z, tu)
+    side = _side(cp.cam_sigma, M, ti, zt)[..., None]
+    nrm = zt * side
+    phi[..., :n] = _dot(nrm, xi - xj)
+    track[..., ku], track[..., kv] = u, vv
+    nw = _mv(Rj, nrm)
+    Xw = Oj + _mv(Rj, xi)                       # the contact point on curve I, world
+    s_i = Xw - ri
+    base = None
+    if v is not None:
+        Ti, Ki = _mv(Ri, ti), _mv(Ri, ki)
+        Tj, Kj = _mv(Rj, tj), _mv(Rj, kj)
+        s_j = Oj + _mv(Rj, xj) - rj
+        tw = _mv(Rj, tu)
+        dn = _mv(Rj, cross(_Z, (kj - _dot(tu, kj)[..., None] * tu) / np.sqrt(sj2)[..., None])) * side
+        wsi, wsj, wTi = cross(wi, s_i), cross(wj, s_j), cross(wi, Ti)
+        rel = vi + wsi - vj - wsj
+        # [t . T_i, -t . T_j; n . K_i, n' . T_i] (u', v') = (-t . rel, -(w_j x n) . T_i - n . (w_i x T_i))
+        m11, m12 = _dot(tw, Ti), -_dot(tw, Tj)
+        m21, m22 = _dot(nw, Ki), _dot(dn, Ti)
+        b1 = -_dot(tw, rel)
+        b2 = -_dot(cross(wj, nw), Ti) - _dot(nw, wTi)
+        det = m11 * m22 - m12 * m21
+        ud, vd = (b1 * m22 - b2 * m12) / det, (m11 * b2 - m21 * b1) / det
+        if rate is not None:
+            rate[..., ku], rate[..., kv] = ud, vd
+        base = (cross(wi, wsi) + 2.0 * wTi * ud[..., None] + Ki * (ud * ud)[..., None]
+                - cross(wj, wsj) - 2.0 * cross(wj, Tj) * vd[..., None] - Kj * (vd * vd)[..., None])
+    _rows(jac, quad, slice(0, n), nw, s_i, Xw - rj, base)

@@ -27,6 +27,7 @@ import numpy as np
 from ..base.errors import ExpressionError
 from ..base.rotations import congruence, cross, skew
 from ..model.force_model import ForceModel
+from ..vocabulary.timefunctions import values_of
 from .constraints import global_jacobian, joint_angle, limit_offsets, row_forces, row_rates
 
 V_FRICTION = 1e-3
@@ -206,15 +207,7 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
 def _loads(fm: ForceModel, t: float, A) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(F, T, s) (n, 3) each: every applied load's force and torque in world axes (turned
     by the marker's axes when given in them) and its point's arm from the centre of mass."""
-    if np.ndim(t):          # (S, n, 6) for S times: each function on all of them at once
-        vals = np.stack([np.stack([f.table(t)[:, 0] for f in funcs], -1)
-                         for funcs in fm.ld_funcs], -2)
-    else:                   # (n, 6); a design study's per-variant function gives one value
-        vals = [[f.value(t) for f in funcs] for funcs in fm.ld_funcs]    # per variant: (V, ...)
-        if any(np.ndim(x) for fs in vals for x in fs):
-            vals = np.stack([np.stack(np.broadcast_arrays(*fs), -1) for fs in vals], -2)
-        else:
-            vals = np.array(vals)
+    vals = values_of(fm.ld_funcs, t)        # (n, 6), (S, n, 6) for S times, (V, n, 6) per variant
     Ab = A[..., fm.ld_body, :, :]
     axes = np.einsum("...nij,...njk->...nik", Ab, fm.ld_axes)
     inm = fm.ld_in_marker[:, None]

@@ -113,6 +113,7 @@ class CurvePlan:
     cam_curve: tuple[tuple[Any, Any], ...]
     cam_sigma: np.ndarray          # (n, 2) turn of closed curves I, J about their marker z:
     #                                +1 counter-clockwise, -1 clockwise, 0 open
+    cam_ends: np.ndarray           # (2n,) bodies bi, bj of each cam in turn (one gather)
 
 
 @dataclass(frozen=True)
@@ -337,7 +338,8 @@ def curves(mech: Any, marker_body, marker_point, marker_axes, first: int) -> Cur
         arr([[marker_point[j.marker_i], marker_point[j.marker_j]] for j in cams], (k, 2, 3)),
         arr([[marker_axes[j.marker_i], marker_axes[j.marker_j]] for j in cams], (k, 2, 3, 3)),
         tuple((j.curves[0], j.curves[1]) for j in cams),
-        arr([[_turn(c) for c in j.curves] for j in cams], (k, 2)))
+        arr([[_turn(c) for c in j.curves] for j in cams], (k, 2)),
+        arr([[marker_body[j.marker_i], marker_body[j.marker_j]] for j in cams], (2 * k,), int))
 
 
 def _turn(curve: Any) -> float:

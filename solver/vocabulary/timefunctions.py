@@ -8,7 +8,7 @@ study's workers, solver/study/)."""
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -80,6 +80,31 @@ class TimeFunction:
         return np.array([self.derivatives(t) for t in ts], dtype=float).reshape(-1, 3)
 
     __call__ = value
+
+
+def derivatives_of(fns: Sequence[Any], t: Any) -> np.ndarray:
+    """(n, 3): f, df/dt, d2f/dt2 of each function at t; for times t (S,) (S, n, 3), each
+    function evaluated once on all of them.  Each user function is its own expression,
+    evaluated on its own: the one loop over items a right-hand side keeps (so
+    tests/test_fixed_calls.py leaves this module out of its count)."""
+    if np.ndim(t):
+        return np.stack([fn.table(t) for fn in fns], axis=1) if fns else np.zeros((len(t), 0, 3))
+    if not fns:
+        return np.zeros((0, 3))
+    return np.array([fn.derivatives(t) for fn in fns], dtype=float)
+
+
+def values_of(rows: Sequence[Sequence[Any]], t: Any) -> np.ndarray:
+    """(rows, columns): the values of rows of functions at t (an applied load's six
+    components a row); for times t (S,) (S, rows, columns), each function on all of them;
+    a design study's per-variant function gives one value per variant: (V, rows, columns).
+    One expression at a time, as ``derivatives_of``."""
+    if np.ndim(t):
+        return np.stack([np.stack([f.table(t)[:, 0] for f in funcs], -1) for funcs in rows], -2)
+    vals = [[f.value(t) for f in funcs] for funcs in rows]
+    if any(np.ndim(x) for fs in vals for x in fs):
+        return np.stack([np.stack(np.broadcast_arrays(*fs), -1) for fs in vals], -2)
+    return np.array(vals)
 
 
 def time_function(spec: Any, name: str = "", derivatives: Any = None,
