@@ -16,6 +16,10 @@ entry instead of outer products; ``constraints.SKEW_GATHER`` joint points: the a
 rows' skew blocks entry by entry; ``banded.MIN_BANDED`` rows and a narrow band: a banded
 instead of a dense solve; a lone point on a curve: a stack of two).  The outer-product
 limits are pinned here (one form throughout), and the sizes compared are of one class.
+
+Left out, as item by item by design: a user's functions (USER_FUNCTIONS below) and
+actuators, and joint friction, whose slipping elements each take one response (a solve
+with its own right-hand side: analyses/friction.py, ``with_slip``).
 """
 from __future__ import annotations
 
