@@ -112,6 +112,22 @@ def test_a_cam_and_follower_sweeps_as_one(monkeypatch):
     assert np.all(heavy > light)
 
 
+def test_a_cam_whose_disc_is_moved_sweeps_as_one(monkeypatch):
+    """The disc's eccentricity varied (its marker moved along x: the cams' marker offsets
+    stacked, their axes not) with the follower's mass: one batched sweep, each variant its
+    own sweep's, the lift's range twice the eccentricity."""
+    ran = _spy(monkeypatch)
+    study = Study(eccentric_cam("roller"), grid({"disc.position.x": [0.0, 0.002, 0.004],
+                                                 "follower.mass": [0.2, 0.5]}))
+    res = study.run(duration=0.5, fps=120)
+    assert ran == [(6, True)] and not res.failures and not res.notes
+    _equal_to_separate(study, res, 0.5, 120)
+    for i, row in enumerate(study.variants):
+        y = res.result(i).position("follower")[:, 1]
+        e = 0.015 + row["disc.position.x"]        # the disc's centre from the axle
+        assert abs((y.max() - y.min()) - 2 * e) < 1e-3 * e
+
+
 def _spy_dynamics(monkeypatch) -> list:
     """[(variants, every variant finished in the lockstep run)] of each batch_dynamics."""
     ran = []

@@ -294,10 +294,11 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
     cp = model.curves
     n = len(cp.cam_curve)
     tab, ku, kv, size = _cams(cp.cam_curve, cp.first + len(cp.pc_curve))
-    # both markers of every cam by one gather: (..., n, 2, ...) split into I and J
-    lead = cp.cam_off.shape[:-3]
-    ends = _body(r, A, v, w, cp.cam_ends, cp.cam_off.reshape(lead + (2 * n, 3)),
-                 cp.cam_C.reshape(lead + (2 * n, 3, 3)))
+    # both markers of every cam by one gather: (..., n, 2, ...) split into I and J (a
+    # study's stacked plan may give the offsets and the axes leading axes of their own)
+    off, C = cp.cam_off, cp.cam_C
+    ends = _body(r, A, v, w, cp.cam_ends, off.reshape(off.shape[:-3] + (2 * n, 3)),
+                 C.reshape(C.shape[:-4] + (2 * n, 3, 3)))
     (ri, rj), (Oi, Oj), (Ri, Rj) = _pair(ends[0], n, 1), _pair(ends[1], n, 1), _pair(ends[2], n, 2)
     (vi, vj), (wi, wj) = ((None, None), (None, None)) if v is None else (_pair(ends[3], n, 1),
                                                                           _pair(ends[4], n, 1))
