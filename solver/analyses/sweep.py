@@ -219,9 +219,13 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
     """Newton on every frame of a block from its predicted pose, each frame stopping by
     the one rule (algebra.newton.converged); each iteration evaluates only the frames not
     yet converged; ``ref`` (F, ntrack): the tracked values predicted for each frame (the
-    couplers' turns, the curve contacts' start).  Returns the poses, the Jacobian blocks and rotation
-    matrices at them, a (F,) converged mask and the iterations used."""
+    couplers' turns, the curve contacts' start), each frame's then followed from iteration
+    to iteration (a contact's own Newton starts from where the last pose put it).  Returns
+    the poses, the Jacobian blocks and rotation matrices at them, a (F,) converged mask, the
+    iterations used and the tracked values at the last evaluation (None without)."""
     rs, cw = scales(model)
+    if ref is not None:
+        ref = np.array(ref, dtype=float)
     keep = alg.keep
     F = len(R)
     jac = np.zeros((F, model.nc, model.row_width))
@@ -233,6 +237,8 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
         rg, Al = body_arrays(model, R[live], P[live])[:2]
         ev = evaluate(model, rg, Al, ref=None if ref is None else ref[live])
         jac[live], A[live] = ev.jac, Al
+        if ref is not None:
+            ref[live] = ev.track
         res = residual(model, ev.phi, fv[live])
         with np.errstate(invalid="ignore"):
             err = np.abs(res[..., keep] * rs[keep]).max(axis=-1, initial=0.0)
@@ -250,7 +256,7 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
             break
         size[live] = step_size(model, dq)
         R[live], P[live] = step_pose(R[live], P[live], dq)
-    return R, P, jac, A, done, it
+    return R, P, jac, A, done, it, ref
 
 
 def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg):
@@ -347,7 +353,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         ref = None
         if cpl:     # each tracked value predicted from the last frame's rate
             ref = q0[None] if prev is None else prev.q + prev.qd * (times[ks] - prev.state.t)[:, None]
-        R, P, jac, A, ok, iters = _newton(model, alg, R, P, fv[ks], ref)
+        R, P, jac, A, ok, iters, ref = _newton(model, alg, R, P, fv[ks], ref)
         m = int(np.argmin(ok)) if not ok.all() else len(ok)
         if m:
             fac = alg.factor(jac[:m], A[:m])

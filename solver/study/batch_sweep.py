@@ -159,7 +159,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         # each tracked value predicted from its variant's last frame's rate (sweep.py)
         ref = (None if not sm.ntrack else q0 if prev is None
                else q1[:, None] + qd1[:, None] * (times[ks] - t1)[None, :, None])
-        R, P, jac, A, ok, iters = _newton(sm, keep, rs, cw, L, R, P, f, take, ref=ref)
+        R, P, jac, A, ok, iters, ref = _newton(sm, keep, rs, cw, L, R, P, f, take, ref=ref)
         m = int(np.argmin(ok.all(axis=0))) if not ok.all() else len(ks)
         Jinv = None
         solved = ok[:, 0]                # (V,) the variants that solve the block's first frame
@@ -290,7 +290,8 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: i
     with it, once few frames still iterate (FEW_LIVE: a variant near a singular position
     converges slowly), only those go on, each as a variant of its own, so the rest of the
     block is not evaluated again for them; ``size``: the last steps' sizes; ``ref``
-    (V, F, ntrack): the tracked values predicted for each frame (sweep.py's _newton)."""
+    (V, F, ntrack): the tracked values predicted for each frame, then followed from
+    iteration to iteration, and returned last (sweep.py's _newton)."""
     shape = R.shape[:2]
     size = np.full(shape, np.inf) if size is None else size
     done = np.zeros(shape, dtype=bool)
@@ -298,6 +299,8 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: i
     for it in range(budget):
         rg, A = body_arrays(sm, R, P)[:2]
         ev = evaluate(sm, rg, A, ref=ref)
+        if ref is not None:
+            ref = ev.track
         res = residual(sm, ev.phi, f)[..., keep]
         with np.errstate(invalid="ignore"):
             err = np.max(np.abs(res * rs), axis=-1, initial=0.0)
@@ -307,15 +310,18 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: i
             break
         if take is not None and it >= 1 and live.sum() <= FEW_LIVE * live.size:
             vi, fi = np.nonzero(live)
-            Rc, Pc, jc, Ac, dc, more = _newton(
+            Rc, Pc, jc, Ac, dc, more, rc = _newton(
                 take(vi), keep, rs[vi], cw[vi], L[vi], R[vi, fi][:, None], P[vi, fi][:, None],
                 f[vi, fi][:, None], take=None, size=size[vi, fi][:, None], budget=budget - it,
                 ref=None if ref is None else ref[vi, fi][:, None])
             R, P, jac, A = R.copy(), P.copy(), ev.jac.copy(), A.copy()
             R[vi, fi], P[vi, fi], jac[vi, fi], A[vi, fi] = Rc[:, 0], Pc[:, 0], jc[:, 0], Ac[:, 0]
+            if ref is not None:
+                ref = ref.copy()
+                ref[vi, fi] = rc[:, 0]
             done = done.copy()
             done[vi, fi] = dc[:, 0]
-            return R, P, jac, A, done, it + more
+            return R, P, jac, A, done, it + more, ref
         Jg = global_jacobian(sm, ev.jac)[..., keep, :]
         Jg = np.where(live[..., None, None], Jg, np.eye(len(keep)))     # converged: any solvable J
         dq = -np.linalg.solve(Jg, np.where(live[..., None], res, 0.0)[..., None])[..., 0]
@@ -324,4 +330,4 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: i
         sel = live[..., None, None]
         R, P = np.where(sel, R1, R), np.where(sel, P1, P)
         size = np.where(live, step, size)
-    return R, P, ev.jac, A, done, it
+    return R, P, ev.jac, A, done, it, ref
