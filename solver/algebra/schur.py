@@ -96,6 +96,10 @@ class Schur:
         (leading axes: an implicit step's stages, a study's variants) in one banded call."""
         if not self.n:
             return np.zeros(b.shape)
+        if b.ndim > vals.ndim and self.band.banded:
+            # more right-hand sides than systems (joint friction's unit responses, a leading
+            # axis of their own): each its system's copy in the block-diagonal stack below
+            vals = np.broadcast_to(vals, b.shape[:-1] + vals.shape[-1:])
         if vals.ndim == 1:
             if self.band.banded:
                 return self.band.solve(vals, None, b)

@@ -232,6 +232,7 @@ class Equations:
             Mig = self._minv_ground(A)
 
             def respond(Qq):              # accelerations and multipliers per unit friction
+                #                               (Q_q (..., m), or (L, ..., m): L at once)
                 MiF = np.einsum("...bij,...bj->...bi", Mig, body_forces(m, Qq, ev.jac, nb + 1))
                 dlam_k = self.solve(vals, sc.times(Jb, MiF))
                 dlam = np.zeros(dlam_k.shape[:-1] + (m.nc,))

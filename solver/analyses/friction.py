@@ -150,7 +150,8 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     depend on the loads, and lam is affine in the forces, so lam(s) = lam + dlam_c + sum_k
     s_k dlam_k with one response per slipping element (``respond(Q_q) -> (dlam, other)``:
     the linear response of the multipliers, and of anything else, to generalized forces
-    Q_q along the friction components), and the joint reactions are linear in lam.  The
+    Q_q along the friction components; called once, the elements' unit forces on a leading
+    axis of their own, (L, ..., m)), and the joint reactions are linear in lam.  The
     only nonlinear part, s = g(s) = mu L(F(s)) + preload (L: norms of the reaction, affine
     in s), is solved by Newton on g(s) - s on the reactions alone, g's slope from the norms'
     gradients (``load_gradient``); with one element slipping, from the first iterate on the
@@ -180,14 +181,12 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     if not live.size:
         return Qq, lam, other, headroom
     R, z = joint_reactions(model, lam, jac, A)
-    unit, dR, outs = [], [], []
-    for k in live:                    # the response to element k's friction of size 1
-        Qk = np.where(sliding & (e == k), -u, 0.0)
-        dlam, o = respond(Qk)
-        unit.append((Qk, dlam))
-        dR.append(joint_reactions(model, dlam, jac, A)[0])
-        outs.append(o)
-    dR = np.stack(dR, axis=-4)                    # (..., live, n, 2, 3)
+    # the responses to each live element's friction of size 1, all at once on a leading
+    # axis of their own: Q_k (L, ..., m), their multipliers (L, ..., nc)
+    mine = (e == live[:, None]).reshape((len(live),) + (1,) * (u.ndim - 1) + e.shape)
+    Qk = np.where(sliding & mine, -u, 0.0)
+    dlam, outs = respond(Qk)
+    dR = np.moveaxis(joint_reactions(model, dlam, jac, A)[0], 0, -4)   # (..., live, n, 2, 3)
     s = np.zeros(lam.shape[:-1] + (len(live),))
     mu_live = mu[..., live, None]
     Jg = None                 # dg/ds at the last slope taken
@@ -243,13 +242,12 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
         bad = ~(np.max(np.abs(res), axis=-1) <= 1e-10 * np.max(np.abs(g), axis=-1) + 1e-300)
         if bad.any():
             _jam(model, live, res, g, bad)
-    for j, (Qk, dlam) in enumerate(unit):
-        sj = s[..., j, None]
-        Qq = Qq + sj * Qk
-        lam = lam + sj * dlam
-        if outs[j] is not None:
-            o = outs[j] * s[..., j].reshape(s.shape[:-1] + (1,) * (outs[j].ndim - s.ndim + 1))
-            other = o if other is None else other + o
+    sl = np.moveaxis(s, -1, 0)[..., None]                # (L, ..., 1): each response's size
+    Qq = Qq + np.sum(sl * Qk, axis=0)
+    lam = lam + np.sum(sl * dlam, axis=0)
+    if outs is not None:
+        o = np.sum(sl.reshape(sl.shape[:-1] + (1,) * (outs.ndim - sl.ndim + 1)) * outs, axis=0)
+        other = o if other is None else other + o
     return Qq, lam, other, headroom
 
 

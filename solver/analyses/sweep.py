@@ -131,15 +131,17 @@ class _Algebra:
         return np.einsum("fij,fj->fi", fac.Jinv, b).reshape(len(b), -1, 6)
 
     def solve_t(self, fac: _Factors, f: np.ndarray) -> np.ndarray:
-        """J^-T f for body vectors f (F, nb, 6): the kept rows' multipliers (F, kept rows)."""
+        """J^-T f for body vectors f (..., F, nb, 6): the kept rows' multipliers (..., F,
+        kept rows); leading axes: several sets of forces (joint friction's responses)."""
         if self.sparse:
             sc = self.schur
+            fg = np.concatenate([f, np.zeros(f.shape[:-2] + (1, 6))], axis=-2)
             out = []
-            for (Jb, Mi, vals, W), x in zip(fac.frames, f):
-                mf = np.einsum("bij,bj->bi", Mi, np.vstack([x, np.zeros((1, 6))]))
+            for k, (Jb, Mi, vals, W) in enumerate(fac.frames):
+                mf = np.einsum("bij,...bj->...bi", Mi, fg[..., k, :, :])
                 out.append(sc.solve(vals, sc.times(Jb, mf)))
-            return np.array(out)
-        return np.einsum("fji,fj->fi", fac.Jinv, f.reshape(len(f), -1))
+            return np.stack(out, axis=-2)
+        return np.einsum("fji,...fj->...fi", fac.Jinv, f.reshape(f.shape[:-2] + (-1,)))
 
     # banded path, one frame at a time
     def _prepare_one(self, jac: np.ndarray, A: np.ndarray) -> tuple | None:
@@ -273,8 +275,8 @@ def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg):
     moving = (speed > 0.0)[..., e]
     d = np.where(moving, vq / np.where(speed > 0.0, speed, 1.0)[..., e], 0.0)
 
-    def respond(Qq):
-        dlam = np.zeros_like(lam)
+    def respond(Qq):                # (Q_q (..., m), or (L, ..., m): L at once)
+        dlam = np.zeros(Qq.shape[:-1] + lam.shape[-1:])
         dlam[..., keep] = solve_t(body_forces(model, Qq, jac, model.nb + 1)[..., : model.nb, :])
         return dlam, None
     # frames where an element stands still: u = d = 0, so it gets no friction

@@ -377,7 +377,7 @@ def row_forces(model: Model, rows: np.ndarray, Qq: np.ndarray, jac: np.ndarray,
     the given rows' coordinates (ground row last)."""
     ends = model.row_ends[rows]
     blocks = jac[..., rows, :].reshape(jac.shape[:-2] + ends.shape + (6,)) * Qq[..., None, None]
-    out = np.zeros(jac.shape[:-2] + (nbg, 6))
+    out = np.zeros(blocks.shape[:-3] + (nbg, 6))       # (Q_q may have more leading axes)
     np.add.at(np.moveaxis(out, -2, 0), ends.reshape(-1),
               np.moveaxis(blocks.reshape(blocks.shape[:-3] + (-1, 6)), -2, 0))
     return out

@@ -230,7 +230,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         if sm.frictions is not None:      # joint friction: its load is the reaction (sweep.py)
             try:
                 lam, Qq = with_friction(
-                    sm, keep, lambda F: (JinvT @ F.reshape(V, m, -1)[..., None])[..., 0], lam,
+                    sm, keep, lambda F: (JinvT @ F.reshape(F.shape[:-2] + (-1,))[..., None])[..., 0], lam,
                     jac, Ag, vg, wg)
             except FrictionJam as exc:    # the motions cannot drive a joint of variant v
                 v, j = exc.index[:2]
