@@ -103,6 +103,21 @@ def test_eccentric_cam_lift_against_closed_form(follower: str) -> None:
     assert r.contact_force("contact").min() > 0.0 and not r.notes
 
 
+@pytest.mark.parametrize("omega, fps", [(15 * math.pi, 120), (25 * math.pi, 24)])
+def test_a_cam_turned_far_between_frames_stays_on_its_branch(omega: float, fps: int) -> None:
+    """A quarter turn and more between frames (0.39 and 3.3 rad): the sweep's prediction
+    of a block's later frames is far off, and a contact searched from the last iteration's
+    pose instead of the frame's prediction once jumped to another common normal there (the
+    follower 0.116 m off): the lift stays the closed form's (1e-9 of its size) and the
+    roller's contact within one turn of its curve."""
+    m = eccentric_cam("roller", omega=omega)
+    r = m.solve(duration=1.0, fps=fps)
+    y, _, _ = lift("roller", r.times, omega=omega)
+    np.testing.assert_allclose(r.position("follower")[:, 1], y, atol=1e-9 * np.abs(y).max())
+    u = r.track[:, 0]                                  # the roller's contact (its own curve)
+    assert np.all((u >= 0.0) & (u <= 2 * math.pi * 0.01 * (1 + 1e-4)))
+
+
 def test_follower_that_would_lift_off_is_named() -> None:
     """Spun fast enough that the follower's downward acceleration exceeds g, the flat face
     would have to be pulled down: a note names the cam, the first frame where the force

@@ -221,13 +221,14 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
     """Newton on every frame of a block from its predicted pose, each frame stopping by
     the one rule (algebra.newton.converged); each iteration evaluates only the frames not
     yet converged; ``ref`` (F, ntrack): the tracked values predicted for each frame (the
-    couplers' turns, the curve contacts' start), each frame's then followed from iteration
-    to iteration (a contact's own Newton starts from where the last pose put it).  Returns
+    couplers' turns, the curve contacts' start), every iteration's contact searched from
+    there (not from the last iteration's: from a poorly predicted first pose a contact's
+    Newton may jump to another branch, which the pose's Newton would then follow).  Returns
     the poses, the Jacobian blocks and rotation matrices at them, a (F,) converged mask, the
-    iterations used and the tracked values at the last evaluation (None without)."""
+    iterations used and the tracked values each frame's last evaluation found (None
+    without): the velocities' evaluation at the same pose starts from them."""
     rs, cw = scales(model)
-    if ref is not None:
-        ref = np.array(ref, dtype=float)
+    found = None if ref is None else np.array(ref, dtype=float)
     keep = alg.keep
     F = len(R)
     jac = np.zeros((F, model.nc, model.row_width))
@@ -239,8 +240,8 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
         rg, Al = body_arrays(model, R[live], P[live])[:2]
         ev = evaluate(model, rg, Al, ref=None if ref is None else ref[live])
         jac[live], A[live] = ev.jac, Al
-        if ref is not None:
-            ref[live] = ev.track
+        if found is not None:
+            found[live] = ev.track
         res = residual(model, ev.phi, fv[live])
         with np.errstate(invalid="ignore"):
             err = np.abs(res[..., keep] * rs[keep]).max(axis=-1, initial=0.0)
@@ -258,7 +259,7 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
             break
         size[live] = step_size(model, dq)
         R[live], P[live] = step_pose(R[live], P[live], dq)
-    return R, P, jac, A, done, it, ref
+    return R, P, jac, A, done, it, found
 
 
 def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg):

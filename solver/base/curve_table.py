@@ -18,8 +18,10 @@ from .curves import Curve, nearest_within, polynomial_rows
 class CurveTable:
     """The curves ``curves`` (read-only) as one table; per curve: ``closed``, ``length``,
     ``size`` and ``reach`` (two of its longest spans: how far a tracked u may move);
-    ``all_closed``;
-    ``index`` (0, 1, ... n - 1): the curve of each of n points (..., n) in order."""
+    ``all_closed``; ``index`` (0, 1, ... n - 1): the curve of each of n points (..., n) in
+    order, and ``pairs`` (n/2, 2): of points (..., n/2, 2) (a cam's curves I and J).
+    ``evaluate`` and ``nearest`` take any points; ``rows`` is evaluate without the
+    conversions (the kernels' own arrays); ``span`` finds each point's span."""
 
     def __init__(self, curves: tuple[Curve, ...]) -> None:
         self.curves = tuple(curves)
@@ -44,7 +46,8 @@ class CurveTable:
         self._keys.real = np.repeat(self.index, [len(b) for b in breaks])
         self._keys.imag = self._breaks
         self._bfirst = np.concatenate([[0], np.cumsum([len(b) for b in breaks])[:-1]]).astype(np.intp)
-        for a in (self.closed, self.length, self.size, self.reach, self.index, self._coef, self._keys):
+        for a in (self.closed, self.length, self.size, self.reach, self.index, self._coef,
+                  self._keys, self._breaks, self._bfirst, self._first, self._last):
             a.flags.writeable = False
         # one curve: its own search (the same span and offset, fewer calls)
         self.span = (lambda c, u: curves[0]._span(u)) if len(curves) == 1 else self._span

@@ -106,14 +106,12 @@ class CurvePlan:
     pc_curve: tuple[Any, ...]
     # cam: curve I on body bi (marker I frame), curve J on body bj (marker J frame)
     cam_names: tuple[str, ...]
-    cam_bi: np.ndarray
-    cam_bj: np.ndarray
     cam_off: np.ndarray            # (n, 2, 3) markers I, J origins in their bodies
     cam_C: np.ndarray              # (n, 2, 3, 3) markers I, J axes in their bodies
     cam_curve: tuple[tuple[Any, Any], ...]
     cam_sigma: np.ndarray          # (n, 2) turn of closed curves I, J about their marker z:
     #                                +1 counter-clockwise, -1 clockwise, 0 open
-    cam_ends: np.ndarray           # (2n,) bodies bi, bj of each cam in turn (one gather)
+    cam_ends: np.ndarray           # (2n,) bodies i, j of each cam in turn (one gather)
 
 
 @dataclass(frozen=True)
@@ -333,8 +331,7 @@ def curves(mech: Any, marker_body, marker_point, marker_axes, first: int) -> Cur
         arr([marker_point[j.marker_i] for j in pcs], (n, 3)),
         arr([marker_point[j.marker_j] for j in pcs], (n, 3)),
         arr([marker_axes[j.marker_j] for j in pcs], (n, 3, 3)), tuple(j.curves[0] for j in pcs),
-        tuple(j.name for j in cams), arr([marker_body[j.marker_i] for j in cams], (k,), int),
-        arr([marker_body[j.marker_j] for j in cams], (k,), int),
+        tuple(j.name for j in cams),
         arr([[marker_point[j.marker_i], marker_point[j.marker_j]] for j in cams], (k, 2, 3)),
         arr([[marker_axes[j.marker_i], marker_axes[j.marker_j]] for j in cams], (k, 2, 3, 3)),
         tuple((j.curves[0], j.curves[1]) for j in cams),

@@ -290,8 +290,9 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: i
     with it, once few frames still iterate (FEW_LIVE: a variant near a singular position
     converges slowly), only those go on, each as a variant of its own, so the rest of the
     block is not evaluated again for them; ``size``: the last steps' sizes; ``ref``
-    (V, F, ntrack): the tracked values predicted for each frame, then followed from
-    iteration to iteration, and returned last (sweep.py's _newton)."""
+    (V, F, ntrack): the tracked values predicted for each frame, every iteration's contact
+    searched from there; those the last evaluation found are returned (sweep.py's
+    _newton)."""
     shape = R.shape[:2]
     size = np.full(shape, np.inf) if size is None else size
     done = np.zeros(shape, dtype=bool)
@@ -299,8 +300,6 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: i
     for it in range(budget):
         rg, A = body_arrays(sm, R, P)[:2]
         ev = evaluate(sm, rg, A, ref=ref)
-        if ref is not None:
-            ref = ev.track
         res = residual(sm, ev.phi, f)[..., keep]
         with np.errstate(invalid="ignore"):
             err = np.max(np.abs(res * rs), axis=-1, initial=0.0)
@@ -316,12 +315,12 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: i
                 ref=None if ref is None else ref[vi, fi][:, None])
             R, P, jac, A = R.copy(), P.copy(), ev.jac.copy(), A.copy()
             R[vi, fi], P[vi, fi], jac[vi, fi], A[vi, fi] = Rc[:, 0], Pc[:, 0], jc[:, 0], Ac[:, 0]
-            if ref is not None:
-                ref = ref.copy()
-                ref[vi, fi] = rc[:, 0]
+            found = None if ref is None else ev.track.copy()
+            if found is not None:
+                found[vi, fi] = rc[:, 0]
             done = done.copy()
             done[vi, fi] = dc[:, 0]
-            return R, P, jac, A, done, it + more, ref
+            return R, P, jac, A, done, it + more, found
         Jg = global_jacobian(sm, ev.jac)[..., keep, :]
         Jg = np.where(live[..., None, None], Jg, np.eye(len(keep)))     # converged: any solvable J
         dq = -np.linalg.solve(Jg, np.where(live[..., None], res, 0.0)[..., None])[..., 0]
@@ -330,4 +329,4 @@ def _newton(sm: Model, keep, rs, cw, L, R, P, f, take=None, size=None, budget: i
         sel = live[..., None, None]
         R, P = np.where(sel, R1, R), np.where(sel, P1, P)
         size = np.where(live, step, size)
-    return R, P, ev.jac, A, done, it, ref
+    return R, P, ev.jac, A, done, it, None if ref is None else ev.track
