@@ -90,6 +90,14 @@ class CurveTable:
         whole shape), as the kernels hold them: no conversions."""
         return polynomial_rows(self.span, self._coef, derivatives, u, c)
 
+    def same_turn(self, c: np.ndarray, u: np.ndarray, start: np.ndarray) -> np.ndarray:
+        """u of closed curves c moved by whole lengths to within half a length of ``start``
+        where it lies farther (the same points, on the tracked value's turn: a contact's
+        Newton or a global search may land a turn away); open curves' u as it is."""
+        length = self.length[c]
+        turns = np.round((u - start) / length)
+        return np.where(self.closed[c] & (turns != 0.0), u - turns * length, u)
+
     def nearest(self, c: np.ndarray, p: np.ndarray, guess: np.ndarray) -> np.ndarray:
         """u of the point of curve c nearest p (..., 3), the local minimum within two spans
         of ``guess``: ``self.curves[c].nearest(p, guess)`` for every point at once (c

@@ -138,6 +138,7 @@ def _nearest(tab: CurveTable, p: np.ndarray, guess: np.ndarray | None
         off = np.abs(_dot(x1, p - x)) > 1e-9 * tab.size[c] * np.sqrt(_dot(x1, x1))
         if off.any():
             u, X = _global(tab, p, off, u), None
+            u = tab.same_turn(c, u, guess)      # (a global search's u is within one turn)
     if not tab.all_closed:   # nearest() stops at the ends: past one, u goes on along the tangent
         if X is None:
             X = tab.rows(c, u, 2)
@@ -313,6 +314,7 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
     pair = tab.pairs                            # curves I, J of each cam
     uv = np.empty(o.shape[:-1] + (2,))
     uv[..., 0], uv[..., 1] = u, vv
+    start = None if ref is None else uv.copy()
     # the common normal (module docstring), each cam of each state of a stack (variants,
     # an implicit step's stages) stopping on its own step, as it would alone
     live = np.ones(o.shape[:-1], dtype=bool) if u.size > 1 or vv.size > 1 or o.size > 3 else None
@@ -340,6 +342,8 @@ def cam(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> None:
         live &= ~small
         if not live.any():
             break
+    if start is not None:       # on the tracked values' turns (the Newton may land a turn away)
+        uv = tab.same_turn(pair, uv, start)
     X = tab.rows(pair, uv, 2)
     (xi0, ti, ki), (xj, tj, kj) = X[:, ..., 0, :], X[:, ..., 1, :]
     u, vv = uv[..., 0], uv[..., 1]
