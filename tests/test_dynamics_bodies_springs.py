@@ -269,6 +269,29 @@ def test_torsion_spring_wound_past_half_turn() -> None:
     assert abs(pe[0] - 12.5 * k) <= 1e-12 and np.abs(ke + pe - 12.5 * k).max() <= 1e-7 * 12.5 * k
 
 
+@pytest.mark.parametrize("fps", [7, 24, 240])
+def test_torsion_spring_wound_several_turns_in_a_sweep(fps: int) -> None:
+    """A driven wheel (th = 6 t + 2 sin 3t: 3.6 turns in 4 s, up to 1.2 rad between frames
+    at 7 fps) against a torsion spring (k 2, c 0.1, free angle 0.3): the motion's effort is
+    J th'' + k (th - 0.3) + c th' at every frame, the spring's angle counted on from turn
+    to turn across the sweep's blocks of frames (each block's forces one evaluation, every
+    frame's angle on the turn of the frame before).  Rounding: 1e-12 of the largest."""
+    m = Mechanism(gravity=(0, 0, 0))
+    m.add_part("ground", fixed=True)
+    m.add_part("wheel", mass=1.0, inertia=(0.01, 0.01, 0.02))
+    m.add_marker("axle", "ground")
+    m.add_marker("hub", "wheel")
+    m.add_joint("pin", "revolute", "hub", "axle")
+    m.add_motion("drive", "pin", "6*t + 2*sin(3*t)")
+    m.add_torsion_spring("ts", "pin", stiffness=2.0, damping=0.1, free_angle=0.3)
+    r = m.solve(4.0, fps=fps)
+    t = r.times
+    th, thd, thdd = 6 * t + 2 * np.sin(3 * t), 6 + 6 * np.cos(3 * t), -18 * np.sin(3 * t)
+    want = 0.02 * thdd + 2.0 * (th - 0.3) + 0.1 * thd
+    assert th[-1] > 2 * math.pi * 3.5
+    np.testing.assert_allclose(np.abs(r.effort("drive")), np.abs(want), atol=1e-12 * np.abs(want).max())
+
+
 # ---------------------------------------------------------------- 5. applied loads
 @pytest.mark.parametrize("force, exact", [
     ((3.0, -2.0, 1.0), lambda t: np.outer(t * t / (2 * 2.0), [3.0, -2.0, 1.0])),   # F t^2 / 2m

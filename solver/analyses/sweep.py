@@ -30,7 +30,7 @@ from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, FrictionJam, SolverError
 from ..base.rotations import quat_angle, rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
-from ..kernels.forces import body_loads, evaluate_forces, stop_forces
+from ..kernels.forces import body_loads, evaluate_forces, stop_forces, torsion_angles
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
@@ -262,6 +262,27 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
     return R, P, jac, A, done, it, found
 
 
+def frame_turns(model: Model, A: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
+    """(F, nts): for each frame of a block (rotation matrices A (F, nb+1, 3, 3)) the
+    torsion springs' angles of the frame before it (``ts_ref`` before the first), as a
+    frame-by-frame evaluation hands them on, so that every frame's forces are one
+    evaluation: each angle on atan2's branch nearest the one before.  Frame k's turn is
+    the turn before plus the nearest whole turns of the raw angles' change (the same turn
+    as frame by frame unless an angle moves half a turn between frames)."""
+    fm = model.forces
+    F, nts = len(A), len(fm.ts_names)
+    refs = np.broadcast_to(np.asarray(ts_ref, dtype=float), (F, nts))
+    if not nts or F == 1:
+        return refs
+    two_pi = 2.0 * np.pi
+    raw = torsion_angles(fm, A, np.zeros(nts))                       # atan2's own branch
+    turns = np.empty((F, nts))
+    turns[0] = np.round((refs[0] - raw[0]) / two_pi)
+    turns[1:] = np.round((raw[:-1] - raw[1:]) / two_pi)
+    th = raw + two_pi * np.cumsum(turns, axis=0)
+    return np.concatenate([refs[:1], th[:-1]])
+
+
 def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg):
     """The multipliers with each joint's friction: every coordinate moves as the motions
     make it, so each element slips the way it moves (none where it stands still: a static
@@ -400,10 +421,12 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         Q, Iw = body_loads(model, A, wg)
         pot, pnc = np.zeros(m), np.zeros(m)
         if not model.forces.empty:
-            for i, k in enumerate(ks):
-                fe = evaluate_forces(model.forces, float(times[k]), rg[i], A[i], vg[i], wg[i], ts_ref)
-                Q[i] += fe.Q[:nb]
-                pot[i], pnc[i], ts_ref = fe.potential, fe.power_nc, fe.ts_angle
+            fe = evaluate_forces(model.forces, times[ks], rg, A, vg, wg,
+                                 frame_turns(model, A, ts_ref))
+            Q += fe.Q[:, :nb]
+            pot, pnc = fe.potential, fe.power_nc
+            if len(model.forces.ts_names):
+                ts_ref = fe.ts_angle[-1]
         stop = stop_forces(model, evq.phi[:m], jac, np.concatenate([vg, wg], axis=-1))
         if stop is not None:              # compliant stops the motions push into: their force
             Q = Q + stop.Q[:, :nb]
