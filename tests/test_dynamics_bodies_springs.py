@@ -276,13 +276,7 @@ def test_torsion_spring_wound_several_turns_in_a_sweep(fps: int) -> None:
     J th'' + k (th - 0.3) + c th' at every frame, the spring's angle counted on from turn
     to turn across the sweep's blocks of frames (each block's forces one evaluation, every
     frame's angle on the turn of the frame before).  Rounding: 1e-12 of the largest."""
-    m = Mechanism(gravity=(0, 0, 0))
-    m.add_part("ground", fixed=True)
-    m.add_part("wheel", mass=1.0, inertia=(0.01, 0.01, 0.02))
-    m.add_marker("axle", "ground")
-    m.add_marker("hub", "wheel")
-    m.add_joint("pin", "revolute", "hub", "axle")
-    m.add_motion("drive", "pin", "6*t + 2*sin(3*t)")
+    m = mk.driven_wheel("6*t + 2*sin(3*t)", joint="pin", motion="drive", inertia=(0.01, 0.01, 0.02))
     m.add_torsion_spring("ts", "pin", stiffness=2.0, damping=0.1, free_angle=0.3)
     r = m.solve(4.0, fps=fps)
     t = r.times
