@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mechanisms as mk
-from solver import Mechanism, MechanismError, SolverError
+from solver import ExpressionError, Mechanism, MechanismError, SolverError
 
 
 def base() -> Mechanism:
@@ -153,6 +153,20 @@ def test_lock_up_names_time_and_joints_and_keeps_frames() -> None:
     x = 0.3 * np.cos(th) + np.sqrt(0.2**2 - (0.3 * np.sin(th)) ** 2)
     # the kept frames are exact (Newton leaves ~1e-12 m)
     np.testing.assert_allclose(e.result.position("slider")[:, 0], x, atol=1e-10)
+
+
+def test_a_load_needs_its_value_not_its_rate() -> None:
+    """A press on the slider, -200 sqrt(0.3 - t) N: its value is 0 at t = 0.3 s, where its
+    rate is infinite (a motion needs both; a load only the value), so a sweep's frames up
+    to 0.3 s solve (their forces evaluated for the whole block at once, as frame by frame),
+    and the first frame past it is named."""
+    m = slider_crank(0.1, 0.3)
+    m.add_marker("press", "slider")
+    m.add_force("load", "press", force=("-200*sqrt(0.3 - t)", 0.0, 0.0))
+    r = m.solve(times=np.arange(73) / 240.0)             # t = 0 to 0.3 s
+    assert r.times[-1] == 0.3 and np.all(np.isfinite(r.effort("drive")))
+    with pytest.raises(ExpressionError, match=r"force 'load'.*t=0.30416"):
+        m.solve(1.0, 240)
 
 
 def test_nan_in_motion_stops_with_time() -> None:

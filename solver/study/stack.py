@@ -179,6 +179,16 @@ class _PerVariant:
             out[vs] = fn.value(t)
         return out.reshape((-1,) + (1,) * self.axes)
 
+    def values(self, ts: np.ndarray) -> np.ndarray:
+        """(V,): variant v's function's value at ts[v] (TimeFunction.values)."""
+        ts = np.asarray(ts, dtype=float).reshape(-1)
+        if len(ts) != len(self.functions):
+            raise ValueError("a per-variant load needs one time per variant")
+        out = np.empty(len(ts))
+        for fn, vs in self.groups:
+            out[vs] = fn.values(ts[vs])
+        return out
+
     def table(self, ts: np.ndarray) -> np.ndarray:
         """(V, 3): f, df/dt, d2f/dt2 of variant v's function at ts[v]."""
         ts = np.asarray(ts, dtype=float).reshape(-1)

@@ -79,6 +79,22 @@ class TimeFunction:
                 pass
         return np.array([self.derivatives(t) for t in ts], dtype=float).reshape(-1, 3)
 
+    def values(self, ts: np.ndarray) -> np.ndarray:
+        """(len(ts),): f at many times, in one vectorized pass where the function allows it,
+        else one call per time; a failure is raised as value() raises it, at the first time
+        that fails (an applied load needs no derivative: one infinite where f is finite,
+        sqrt(0.3 - t) at 0.3, is no failure)."""
+        ts = np.asarray(ts, dtype=float).reshape(-1)
+        if self._many is not None:
+            try:
+                with np.errstate(all="ignore"):
+                    f = np.broadcast_to(np.asarray(self._many(ts)[0], dtype=float), ts.shape)
+                if np.all(np.isfinite(f)):
+                    return np.array(f)
+            except (ExpressionError, ArithmeticError, ValueError):
+                pass
+        return np.array([self.value(t) for t in ts], dtype=float)
+
     __call__ = value
 
 
@@ -100,7 +116,7 @@ def values_of(rows: Sequence[Sequence[Any]], t: Any) -> np.ndarray:
     a design study's per-variant function gives one value per variant: (V, rows, columns).
     One expression at a time, as ``derivatives_of``."""
     if np.ndim(t):
-        return np.stack([np.stack([f.table(t)[:, 0] for f in funcs], -1) for funcs in rows], -2)
+        return np.stack([np.stack([f.values(t) for f in funcs], -1) for funcs in rows], -2)
     vals = [[f.value(t) for f in funcs] for funcs in rows]
     if any(np.ndim(x) for fs in vals for x in fs):
         return np.stack([np.stack(np.broadcast_arrays(*fs), -1) for fs in vals], -2)
