@@ -169,6 +169,25 @@ def test_a_load_needs_its_value_not_its_rate() -> None:
         m.solve(1.0, 240)
 
 
+@pytest.mark.parametrize("second", ["load", "spring"])
+def test_the_first_frame_that_fails_is_named(second: str) -> None:
+    """Two elements whose expressions fail at different frames of one block of a sweep
+    (240 fps): a press that fails past 0.5 s, then a second element (a load, or a
+    spring-damper's actuator) that fails past 0.45 s: the error names the second one and
+    the first frame past 0.45 s, as frame by frame (a block's forces are one evaluation
+    of each element over all its frames)."""
+    m = slider_crank(0.1, 0.3)
+    m.add_marker("press", "slider")
+    m.add_force("A", "press", force=("-20*sqrt(0.5 - t)", 0.0, 0.0))
+    if second == "load":
+        m.add_force("B", "press", force=(0.0, "-20*sqrt(0.45 - t)", 0.0))
+    else:
+        m.add_marker("anchor", "ground", position=(0.6, 0.05, 0.0))
+        m.add_spring_damper("B", "press", "anchor", stiffness=10.0, actuator="sqrt(0.45 - t)")
+    with pytest.raises(ExpressionError, match=r"'B'.*t=0.45416"):
+        m.solve(1.0, 240)
+
+
 def test_nan_in_motion_stops_with_time() -> None:
     m = slider_crank(0.1, 0.3, drive="sqrt(0.5 - t)")   # infinite rate at t = 0.5 (frame 12)
     with pytest.raises(SolverError, match=r"motion 'drive'.*t=0.5") as err:

@@ -461,7 +461,7 @@ def test_time_function_number_string_callable():
 
 @pytest.mark.parametrize("fn", [lambda t: math.sin(t), lambda t: np.sin(t), lambda t: float(t)])
 def test_time_function_callable_without_jet_support(fn):
-    msg = r"solver\.expressions.*derivatives=\(df, ddf\)"
+    msg = r"solver\.vocabulary\.expressions.*derivatives=\(df, ddf\)"
     with pytest.raises(ExpressionError, match=msg) as info:
         time_function(fn, name="motion 'drive'")
     assert "motion 'drive'" in str(info.value)

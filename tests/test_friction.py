@@ -381,6 +381,27 @@ def test_a_drawer_off_its_axis_slides_with_its_closed_form_friction_or_jams() ->
     assert e.value.joints == ("dry",) and e.value.time == 0.0
 
 
+def test_a_jam_inside_a_block_keeps_a_torsion_springs_turn() -> None:
+    """A crosshead that jams (mu 0.9) beside a wheel driven at 40 rad/s (1.3 rad a frame at
+    30 fps) against a torsion spring (k 3): the block with the jam is solved again up to
+    it, its frames taking the spring's turn from the frame before them, not from the
+    discarded block's last frame: every kept frame's effort is k 40 t (th'' = 0; before,
+    13 turns' worth of 2 pi k off at the retried frames)."""
+    m = slider_crank(0.1, 0.12, drive="1.0*t")
+    m.add_friction("fr", "slide", static=0.9, dynamic=0.9)
+    m.add_part("wheel", mass=1.0, inertia=(0.01, 0.01, 0.02), position=(1.0, 1.0, 0.0))
+    m.add_marker("wO", "ground", position=(1.0, 1.0, 0.0))
+    m.add_marker("wh", "wheel")
+    m.add_joint("wpin", "revolute", "wh", "wO")
+    m.add_motion("wdrive", "wpin", "40*t")
+    m.add_torsion_spring("ts", "wpin", stiffness=3.0)
+    with pytest.raises(SolverError, match=r"jam at t = .* joint friction 'fr'") as e:
+        m.solve(8.0, 30)
+    r = e.value.result
+    assert len(r.times) > 100
+    np.testing.assert_allclose(np.abs(r.effort("wdrive")), 3.0 * 40 * r.times, atol=1e-9)
+
+
 def test_a_crosshead_jams_when_the_rod_leans_past_the_friction_angle() -> None:
     """A slider-crank (tests/mechanisms.py: crank 0.8 m, rod 1 m, slider 5 kg) driven at
     20 rad/s, dry friction on the slider's guide: the rod's push on the slider

@@ -262,13 +262,28 @@ def _newton(model: Model, alg: _Algebra, R: np.ndarray, P: np.ndarray, fv: np.nd
     return R, P, jac, A, done, it, found
 
 
+def _block_forces(model: Model, times: np.ndarray, rg, A, vg, wg, ts_ref: np.ndarray):
+    """The force elements at every frame of a block (times (F,), body arrays (F, ...)) in
+    one evaluation, each torsion spring's angle handed on from the frame before
+    (``frame_turns``); where some function cannot be evaluated, the frames one by one up
+    to the first that fails, so that its error names that frame's time and element as a
+    frame-by-frame sweep does."""
+    try:
+        return evaluate_forces(model.forces, times, rg, A, vg, wg, frame_turns(model, A, ts_ref))
+    except ExpressionError:
+        for k in range(len(times)):
+            fe = evaluate_forces(model.forces, float(times[k]), rg[k], A[k], vg[k], wg[k], ts_ref)
+            ts_ref = fe.ts_angle
+        raise
+
+
 def frame_turns(model: Model, A: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
     """(F, nts): for each frame of a block (rotation matrices A (F, nb+1, 3, 3)) the
     torsion springs' angles of the frame before it (``ts_ref`` before the first), as a
     frame-by-frame evaluation hands them on, so that every frame's forces are one
     evaluation: each angle on atan2's branch nearest the one before.  Frame k's turn is
-    the turn before plus the nearest whole turns of the raw angles' change (the same turn
-    as frame by frame unless an angle moves half a turn between frames)."""
+    the turn before plus the nearest whole turns of the raw angles' change (as frame by
+    frame; the two can differ only where an angle moves exactly half a turn)."""
     fm = model.forces
     F, nts = len(A), len(fm.ts_names)
     refs = np.broadcast_to(np.asarray(ts_ref, dtype=float), (F, nts))
@@ -420,13 +435,13 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         # inverse dynamics: J^T lambda = Q - M a
         Q, Iw = body_loads(model, A, wg)
         pot, pnc = np.zeros(m), np.zeros(m)
+        ts_next = ts_ref                  # (handed on once the block is kept)
         if not model.forces.empty:
-            fe = evaluate_forces(model.forces, times[ks], rg, A, vg, wg,
-                                 frame_turns(model, A, ts_ref))
+            fe = _block_forces(model, times[ks], rg, A, vg, wg, ts_ref)
             Q += fe.Q[:, :nb]
             pot, pnc = fe.potential, fe.power_nc
             if len(model.forces.ts_names):
-                ts_ref = fe.ts_angle[-1]
+                ts_next = fe.ts_angle[-1]
         stop = stop_forces(model, evq.phi[:m], jac, np.concatenate([vg, wg], axis=-1))
         if stop is not None:              # compliant stops the motions push into: their force
             Q = Q + stop.Q[:, :nb]
@@ -474,6 +489,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         q = qd = None
         if cpl:
             q, qd = evq.track[m - 1], evq.rate[m - 1]
+        ts_ref = ts_next
         prev = _Last(State(times[ks[-1]], R[-1], P[-1], V[-1], W[-1], Ac[-1], Al[-1]),
                      (Ac[-1] - a0) / dt, (Al[-1] - al0) / dt, jac[-1], q, qd)
         for k in ks:             # once per frame, as the frame-by-frame sweep did

@@ -136,9 +136,9 @@ def _nearest(tab: CurveTable, p: np.ndarray, guess: np.ndarray | None
         X = tab.rows(c, u, 2)
         x, x1 = X[0], X[1]
         off = np.abs(_dot(x1, p - x)) > 1e-9 * tab.size[c] * np.sqrt(_dot(x1, x1))
-        if off.any():
-            u, X = _global(tab, p, off, u), None
-            u = tab.same_turn(c, u, guess)      # (a global search's u is within one turn)
+        if off.any():               # (a global search's u lies on the curve's first turn:
+            u, X = _global(tab, p, off, u), None          # back on the tracked value's)
+            u = np.where(off, tab.same_turn(c, u, guess), u)
     if not tab.all_closed:   # nearest() stops at the ends: past one, u goes on along the tangent
         if X is None:
             X = tab.rows(c, u, 2)

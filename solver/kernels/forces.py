@@ -149,7 +149,7 @@ def _law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, x
             # one function for all, or (a design study's stacked model: ``each``) one per
             # state, each variant's own
             fns = act.each(len(ts)) if hasattr(act, "each") else [act] * len(ts)
-            nc[..., i] += np.reshape([_actuator(f, what, tk, xk, xdk) for f, tk, xk, xdk in
+            nc[..., i] += np.reshape([_actuator(f, what, float(tk), xk, xdk) for f, tk, xk, xdk in
                                       zip(fns, ts, x[..., i].reshape(-1),
                                           xd[..., i].reshape(-1))], x.shape[:-1])
         else:
@@ -220,8 +220,9 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
                     w: np.ndarray, ts_ref: np.ndarray) -> ForceEval:
     """Generalized forces of all force elements at one state (arrays with the ground last).
 
-    ``ts_ref`` (nts,) is a recent value of each torsion angle; the angle returned is the
-    branch of atan2 nearest to it, so springs wound past half a turn keep their torque.
+    ``ts_ref`` (nts,) is a recent value of each torsion angle (or one per state, (..., nts):
+    a sweep's frames, each the frame before's); the angle returned is the branch of atan2
+    nearest to it, so springs wound past half a turn keep their torque.
     With t an array (S,) and one leading axis S on r, A, v, w: S states at once (the stages
     of an implicit step), every field of the result with that axis.
     """

@@ -211,15 +211,16 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
         if stop is not None:    # compliant stops the motions push into: their force (sweep.py)
             Q = Q + stop.Q[..., :nb, :]
             pnc = pnc + stop.power
-        if not sm.forces.empty:  # force elements frame by frame, as sweep.py (torsion turns)
-            for j in range(m):
-                at = slice(j, j + 1)
+        ts_next = ts_ref                  # (handed on once the block is kept)
+        if not sm.forces.empty:  # force elements frame by frame (a variant's own functions
+            for j in range(m):   # take one time for all: _PerVariant.value), torsion turns
+                at = slice(j, j + 1)     # handed on from frame to frame as sweep.py hands them
                 fe = evaluate_forces(sm.forces, float(times[ks[j]]), rg[:, at], Ag[:, at],
-                                     vg[:, at], wg[:, at], ts_ref)
+                                     vg[:, at], wg[:, at], ts_next)
                 Q[:, at] += fe.Q[..., :nb, :]
                 pot[:, at], pnc[:, at] = fe.potential, fe.power_nc
-                if ts_ref.shape[-1]:      # (no torsion spring: ts_angle has no variant axis)
-                    ts_ref = fe.ts_angle
+                if ts_next.shape[-1]:     # (no torsion spring: ts_angle has no variant axis)
+                    ts_next = fe.ts_angle
         Ma = np.concatenate([sm.body_mass[..., None] * Ac, (Iw @ Al[..., None])[..., 0]], -1)
         lam = np.zeros((V, m, nc))
         Fnet = (Q - Ma).reshape(V, m, -1)
@@ -261,6 +262,7 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
             dt, a0, al0 = 1.0, Ac[:, -1], Al[:, -1]
         q1, qd1 = ((evq.track[:, m - 1], evq.rate[:, m - 1]) if sm.ntrack
                    else (np.zeros((V, 0)), np.zeros((V, 0))))
+        ts_ref = ts_next
         prev = (times[ks[-1]], R[:, -1], P[:, -1], Vv[:, -1], W[:, -1], Ac[:, -1], Al[:, -1],
                 (Ac[:, -1] - a0) / dt, (Al[:, -1] - al0) / dt, q1, qd1)
         if sm.limits is not None:   # a motion that drives a rigid stop through: that variant

@@ -163,8 +163,9 @@ class _PerVariant:
     """One motion, or one component of an applied load, of a stacked model whose function
     differs between the variants (a constant varied): table(t) with one time per variant,
     t (V,), evaluates each variant's own function at its own time (equal functions once
-    for all that share them); value(t), one time for all (a sweep's frame), each variant's
-    own value there, shaped (V, 1 x axes) as the stacked model's numbers are."""
+    for all that share them), values(t) its value alone (a load's); value(t), one time for
+    all (a sweep's frame), each variant's own value there, shaped (V, 1 x axes) as the
+    stacked model's numbers are."""
 
     def __init__(self, functions: list, axes: int = 0) -> None:
         self.functions, self.axes = functions, axes

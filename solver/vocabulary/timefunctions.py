@@ -161,8 +161,8 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None,
             if isinstance(exc, TypeError) and isinstance(t, Jet):
                 raise ExpressionError(
                     f"{prefix}the function {label!r} cannot be differentiated exactly ({exc}). It "
-                    f"must use + - * / ** and the functions of solver.expressions (from "
-                    f"solver.expressions import sin, cos, ...), not math or numpy; or pass "
+                    f"must use + - * / ** and the functions of solver.vocabulary.expressions (from "
+                    f"solver.vocabulary.expressions import sin, cos, ...), not math or numpy; or pass "
                     f"derivatives=(df, ddf)") from None
             raise ExpressionError(f"{prefix}the function {getattr(fn, '__name__', label)!r} "
                                   f"failed at t={_val(t)!r}: {type(exc).__name__}: {exc}") from None
