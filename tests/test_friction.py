@@ -387,6 +387,34 @@ def test_a_jam_inside_a_block_keeps_a_torsion_springs_turn() -> None:
     it, its frames taking the spring's turn from the frame before them, not from the
     discarded block's last frame: every kept frame's effort is k 40 t (th'' = 0; before,
     13 turns' worth of 2 pi k off at the retried frames)."""
+    m = _jamming_crosshead_and_wheel()
+    with pytest.raises(SolverError, match=r"jam at t = .* joint friction 'fr'") as e:
+        m.solve(8.0, 30)
+    r = e.value.result
+    assert len(r.times) > 100
+    np.testing.assert_allclose(np.abs(r.effort("wdrive")), 3.0 * 40 * r.times, atol=1e-9)
+
+
+def test_a_study_whose_variant_jams_keeps_the_others_torsion_turns() -> None:
+    """The same mechanism as a design study (friction 0.2 or 0.9, spring 3 or 4 N m/rad):
+    the variants at 0.9 jam, the batched sweep solves the block with the jam again up to
+    it for every variant, and the others' kept frames take the spring's turn from the
+    frame before them (before, 24 turns' worth of 2 pi k off: 452 N m in the effort)."""
+    from solver.study import Study, grid
+    m = _jamming_crosshead_and_wheel()
+    study = Study(m, grid({"fr.dynamic": [0.2, 0.9], "ts.stiffness": [3.0, 4.0]}))
+    res = study.run(duration=8.0, fps=30)
+    assert sorted(res.failures) == [2, 3] and all("jam at t" in f for f in res.failures.values())
+    for i in (0, 1):
+        r, k = res.result(i), study.variants[i]["ts.stiffness"]
+        assert len(r.times) == 241
+        np.testing.assert_allclose(np.abs(r.effort("wdrive")), k * 40 * r.times, atol=1e-9)
+
+
+def _jamming_crosshead_and_wheel() -> Mechanism:
+    """A crosshead that jams (mu 0.9; tests/mechanisms.py's slider-crank, crank 0.1 m, rod
+    0.12 m, turned at 1 rad/s) beside a wheel driven at 40 rad/s against a torsion spring
+    (k 3)."""
     m = slider_crank(0.1, 0.12, drive="1.0*t")
     m.add_friction("fr", "slide", static=0.9, dynamic=0.9)
     m.add_part("wheel", mass=1.0, inertia=(0.01, 0.01, 0.02), position=(1.0, 1.0, 0.0))
@@ -395,11 +423,7 @@ def test_a_jam_inside_a_block_keeps_a_torsion_springs_turn() -> None:
     m.add_joint("wpin", "revolute", "wh", "wO")
     m.add_motion("wdrive", "wpin", "40*t")
     m.add_torsion_spring("ts", "wpin", stiffness=3.0)
-    with pytest.raises(SolverError, match=r"jam at t = .* joint friction 'fr'") as e:
-        m.solve(8.0, 30)
-    r = e.value.result
-    assert len(r.times) > 100
-    np.testing.assert_allclose(np.abs(r.effort("wdrive")), 3.0 * 40 * r.times, atol=1e-9)
+    return m
 
 
 def test_a_crosshead_jams_when_the_rod_leans_past_the_friction_angle() -> None:
