@@ -182,22 +182,19 @@ class _PerVariant:
 
     def values(self, ts: np.ndarray) -> np.ndarray:
         """(V,): variant v's function's value at ts[v] (TimeFunction.values)."""
-        ts = np.asarray(ts, dtype=float).reshape(-1)
-        if len(ts) != len(self.functions):
-            raise ValueError("a per-variant load needs one time per variant")
-        out = np.empty(len(ts))
-        for fn, vs in self.groups:
-            out[vs] = fn.values(ts[vs])
-        return out
+        return self._each(ts, lambda fn, t: fn.values(t), ())
 
     def table(self, ts: np.ndarray) -> np.ndarray:
         """(V, 3): f, df/dt, d2f/dt2 of variant v's function at ts[v]."""
+        return self._each(ts, lambda fn, t: fn.table(t), (3,))
+
+    def _each(self, ts: np.ndarray, get, tail: tuple) -> np.ndarray:
         ts = np.asarray(ts, dtype=float).reshape(-1)
         if len(ts) != len(self.functions):
-            raise ValueError("a per-variant motion needs one time per variant")
-        out = np.empty((len(ts), 3))
+            raise ValueError("a per-variant function needs one time per variant")
+        out = np.empty((len(ts),) + tail)
         for fn, vs in self.groups:
-            out[vs] = fn.table(ts[vs])
+            out[vs] = get(fn, ts[vs])
         return out
 
 

@@ -67,33 +67,28 @@ class TimeFunction:
         """(len(ts), 3): f, df/dt, d2f/dt2 at many times, in one vectorized pass where the
         function allows it (constants, expressions), else one call per time.  Any failure
         is raised as derivatives() raises it, at the first time that fails."""
+        return self._at_times(ts, 3, self.derivatives)
+
+    def values(self, ts: np.ndarray) -> np.ndarray:
+        """(len(ts),): f at many times, as ``table``; a failure is raised as value() raises
+        it, at the first time that fails (an applied load needs no derivative: one infinite
+        where f is finite, sqrt(0.3 - t) at 0.3, is no failure)."""
+        return self._at_times(ts, 1, self.value)[:, 0]
+
+    def _at_times(self, ts: np.ndarray, k: int, one: Callable[[float], Any]) -> np.ndarray:
+        """(len(ts), k): the first k of f, df/dt, d2f/dt2 at many times, one vectorized pass
+        where it gives finite numbers, else ``one(t)`` a time (its error at the first)."""
         ts = np.asarray(ts, dtype=float).reshape(-1)
         if self._many is not None:
             try:
                 with np.errstate(all="ignore"):
                     out = np.stack([np.broadcast_to(np.asarray(x, dtype=float), ts.shape)
-                                    for x in self._many(ts)], axis=1)
+                                    for x in tuple(self._many(ts))[:k]], axis=1)
                 if np.all(np.isfinite(out)):
                     return out
             except (ExpressionError, ArithmeticError, ValueError):
                 pass
-        return np.array([self.derivatives(t) for t in ts], dtype=float).reshape(-1, 3)
-
-    def values(self, ts: np.ndarray) -> np.ndarray:
-        """(len(ts),): f at many times, in one vectorized pass where the function allows it,
-        else one call per time; a failure is raised as value() raises it, at the first time
-        that fails (an applied load needs no derivative: one infinite where f is finite,
-        sqrt(0.3 - t) at 0.3, is no failure)."""
-        ts = np.asarray(ts, dtype=float).reshape(-1)
-        if self._many is not None:
-            try:
-                with np.errstate(all="ignore"):
-                    f = np.broadcast_to(np.asarray(self._many(ts)[0], dtype=float), ts.shape)
-                if np.all(np.isfinite(f)):
-                    return np.array(f)
-            except (ExpressionError, ArithmeticError, ValueError):
-                pass
-        return np.array([self.value(t) for t in ts], dtype=float)
+        return np.array([one(t) for t in ts], dtype=float).reshape(len(ts), k)
 
     __call__ = value
 
