@@ -37,3 +37,11 @@ def blender(extension):
     import bpy
     bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
     return bpy
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test of the real-Blender tier (tests/test_addon_*.py) is marked ``blender``, so
+    ``-m "not blender"`` runs the solver and add-on-logic tiers alone."""
+    for item in items:
+        if os.path.basename(str(item.fspath)).startswith("test_addon_"):
+            item.add_marker(pytest.mark.blender)

@@ -162,6 +162,7 @@ def test_zero_scale_is_named(blender, what) -> None:
     assert not bs.differences(before, bs.snapshot(bpy))
 
 
+@pytest.mark.slow
 def test_millimetre_scene_gravity_is_named(blender, capfd) -> None:
     """Found trying a millimetre scene as a new user: the scene's Gravity keeps Blender's
     -9.81 (Blender units/s^2, which its own physics reads so too), 0.00981 m/s^2 at unit

@@ -122,6 +122,7 @@ def test_slide_stop_in_millimetres(blender, extension) -> None:
     np.testing.assert_allclose(baked_prop(d["rail"], "limit_force")[rest], mass * 9.81, rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_compliant_slide_stop_in_millimetres(blender, extension) -> None:
     """The same block on a compliant stop at -50 mm (k = 2e4 N/m^1.5, n = 1.5, damped
     with 50 N s/m from 0.5 mm): it settles into the stop where k delta^n = m g, delta =
@@ -218,6 +219,7 @@ def test_friction_on_a_hinge(blender, extension) -> None:
     assert fast.sum() > 10 and np.all(np.sign(got[fast]) == -np.sign(w[fast]))
 
 
+@pytest.mark.slow
 def test_friction_on_a_ball_joint(blender, extension, tmp_path) -> None:
     """The pendulum's pin made a spherical joint with dry friction (ball radius 20 mm): the
     reader passes it as friction on the joint's rotation; the baked friction_torque_x/y/z
@@ -250,6 +252,7 @@ def test_friction_on_a_ball_joint(blender, extension, tmp_path) -> None:
         h for h in header if "friction_torque" in h]
 
 
+@pytest.mark.slow
 def test_save_reload_rebake_csv_and_clear(blender, tmp_path) -> None:
     """A door with a dry hinge: bake, save, open: the keys are saved; Clear and bake again:
     the same keys bit for bit; the CSV has the stop's and the friction's columns equal to

@@ -28,7 +28,8 @@ HEADLESS = os.path.join(ROOT, "addon", "headless.py")
 MODULE = "bl_ext.user_default.mechanism_animator"
 
 _BPY = importlib.util.find_spec("bpy")
-pytestmark = pytest.mark.skipif(_BPY is None, reason="needs the bpy module (see .ci/requirements-blender.txt)")
+pytestmark = [pytest.mark.skipif(_BPY is None, reason="needs the bpy module (.ci/env installs it)"),
+              pytest.mark.slow]     # Blender in subprocesses: about 40 s in all
 SCRIPTS = (glob.glob(os.path.join(_BPY.submodule_search_locations[0], "*", "scripts"))[0]
            if _BPY is not None else "")
 BLENDER_EXT = os.path.join(SCRIPTS, "addons_core", "bl_pkg", "cli", "blender_ext.py")

@@ -461,6 +461,7 @@ def test_a_gear_ratio_study_through_the_panel(blender, extension) -> None:
     np.testing.assert_allclose(turn[1] - turn[1][0], -(turn[0] - turn[0][0]) / 4.0, atol=2e-6)
 
 
+@pytest.mark.slow
 def test_a_door_stop_study_through_the_panel(blender, extension) -> None:
     """The door's lower stop (on its hinge's properties) offers its bound and restitution
     to the Study picker, the restitution's design value shown; Run Study over two

@@ -143,6 +143,7 @@ def test_bake_of_parented_parts(blender, extension) -> None:
             np.testing.assert_allclose(R, quat_to_matrix(result.orientation(ob.name)[i]), atol=2e-6)
 
 
+@pytest.mark.slow
 def test_spring_force_and_torsion_through_the_scene(blender) -> None:
     """A 2 kg block (box 0.1 m, density 2000) on a vertical slider hangs from a spring of
     400 N/m (free length 0.5 m) and is pushed up by a FORCE of "0, 0, 5" N: its height

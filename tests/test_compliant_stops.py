@@ -46,6 +46,7 @@ def parabola_min(t: np.ndarray, z: np.ndarray) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("method", ["explicit", "implicit"])
+@pytest.mark.slow
 def test_peak_penetration_matches_the_energy_balance(method: str) -> None:
     """Undamped stop k = 1e5 N/m^1.5, n = 1.5, a 1 kg block from 0.1 m: the lowest point
     (a parabola through the 0.1 ms frames around it: its error ~ jerk dt^3 ~ 1e-10 m) is at
@@ -72,6 +73,7 @@ def test_peak_penetration_matches_the_energy_balance(method: str) -> None:
     assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() < 1e-6 * mass * G * h
 
 
+@pytest.mark.slow
 def test_damped_stop_never_pulls_and_books_its_work() -> None:
     """Heavy damping (c_max = 2000 N s/m reached at 1 mm): the push is never negative (the
     max(0, ...) of IMPACT: the damping term would pull as the block rebounds), the block

@@ -105,6 +105,7 @@ def swinging_four_bar() -> Mechanism:
     return fb
 
 
+@pytest.mark.slow
 def test_a_closed_loop_at_rest_steps_past_its_frames(monkeypatch) -> None:
     """A closed loop takes steps past its frames only while it rests (a step moves no part
     more than dynamics.REST of its size; moving, the cut steps are what finds a lined-up
@@ -122,6 +123,7 @@ def test_a_closed_loop_at_rest_steps_past_its_frames(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("tolerance", [1e-6, 1e-3])
+@pytest.mark.slow
 def test_steps_past_the_frames_stay_within_the_explicit_methods_stability(monkeypatch,
                                                                           tolerance) -> None:
     """Where the explicit method's error estimate vanishes only stability bounds a long step
@@ -158,6 +160,7 @@ def test_steps_past_the_frames_stay_within_the_explicit_methods_stability(monkey
     assert motion_rate(eq, 0.0, eq.pack(s.r, s.p, s.v, s.w, 0.0)) == pytest.approx(omega, rel=0.02)
 
 
+@pytest.mark.slow
 def test_a_fast_mode_keeps_the_steps_cut_and_the_rate_is_seldom_estimated(monkeypatch) -> None:
     """A pendulum on a stiff torsion spring (45 rad/s, explicit) that settles: its steps
     outgrow the frames, but the fast mode bounds an explicit long step below two frames, so
@@ -175,6 +178,7 @@ def test_a_fast_mode_keeps_the_steps_cut_and_the_rate_is_seldom_estimated(monkey
     assert 1 <= len(calls) <= 12
 
 
+@pytest.mark.slow
 def test_a_mechanism_at_rest_holds_its_pose_for_the_frames_after() -> None:
     """Nothing that depends on time acts on the settling pendulum (no motion, applied load or
     actuator): once no part moves or accelerates beyond rounding (dynamics.at_rest) the
@@ -209,6 +213,7 @@ def _rubbing_chain() -> Mechanism:
     return m
 
 
+@pytest.mark.slow
 def test_frames_stored_a_block_at_a_time_equal_frame_by_frame(monkeypatch) -> None:
     """A run's frames at step ends go into its Result a block at a time (model/results.py
     FrameBuffer: reactions, world inertias and energies of up to 64 frames in one set of

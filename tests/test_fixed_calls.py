@@ -283,6 +283,7 @@ def cam_followers(copies: int) -> Mechanism:
                                            (dry_slider_cranks, (3, 4)), (cam_followers, (2, 3))],
                          ids=["slider-cranks dense", "slider-cranks banded", "dry friction",
                               "cams and slots"])
+@pytest.mark.slow
 def test_sweep_lines_do_not_grow_with_the_mechanism(build, copies: tuple[int, int]) -> None:
     """A kinematic sweep of mechanisms side by side (each driven; positions, velocities,
     accelerations, multipliers and reactions) runs the same lines per frame for 1 and 2

@@ -327,6 +327,7 @@ def test_a_slider_reverses_at_its_dead_centre_without_losing_energy(method: str)
 
 
 @pytest.mark.parametrize("method", ["explicit", "implicit"])
+@pytest.mark.slow
 def test_dynamics_nearing_a_jam_name_the_friction(method: str) -> None:
     """The crosshead of the test below in dynamics: the crank a flywheel (50 kg m^2) at
     20 rad/s, dry friction 0.9 on the slider's guide.  Nearing the friction angle the

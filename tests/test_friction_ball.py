@@ -165,6 +165,7 @@ def test_statics_lets_an_overloaded_ball_go() -> None:
     assert tilt_of(s)[0] == pytest.approx(0.0, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_swirling_pendulum_slips_against_its_relative_spin_and_stops_in_its_cone() -> None:
     """Tilted 10 deg and pushed sideways: a non-planar swing.  While it slips the friction
     torque has size mu_d R |F| (|F| the socket's reaction) and points against the relative

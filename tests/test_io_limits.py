@@ -102,6 +102,7 @@ def test_ball_friction_call_takes_the_ball_radius_only() -> None:
     assert limits.has_friction("SPHERICAL") and not limits.has_coordinate("SPHERICAL")
 
 
+@pytest.mark.slow
 def test_ball_friction_series_are_world_axes() -> None:
     """The baked series of a ball's friction: the torque turned from marker J's axes (here
     a socket marker turned 69 deg about (1, 1, 1)) into world axes, where it
@@ -229,6 +230,7 @@ def door_result(analysis: str = "dynamic"):
     return m.solve(times=timeline.Timeline(1, 37, 24.0).times, analysis=analysis)
 
 
+@pytest.mark.slow
 def test_plots_and_csv_carry_the_stop_and_friction() -> None:
     """joint_plots puts Result.limit and Result.friction on the joint as limit_force and
     friction_force (the solver's arrays); the CSV has a column of each, N m on an angle."""

@@ -387,6 +387,7 @@ def stiff_settling_pendulum() -> Mechanism:
     return m
 
 
+@pytest.mark.slow
 def test_the_implicit_method_at_rest_steps_past_its_frames(monkeypatch) -> None:
     """Radau IIA at rest over 2,400 frames: with every frame a step's end it takes one step
     a frame (not two: the step size grows again after steps cut to a frame), and where the

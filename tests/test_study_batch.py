@@ -57,6 +57,7 @@ def _spy_batches(monkeypatch) -> list:
 
 
 @pytest.mark.parametrize("tolerance, stepper", [(1e-6, "8(5,3)"), (1e-3, "5(4)")])
+@pytest.mark.slow
 def test_every_variant_equals_its_separate_run(monkeypatch, tolerance, stepper):
     """Sixteen variants (mass, a marker point, a spring rate, gravity) in one lockstep run,
     at the default tolerance (Dormand-Prince 8(5,3)) and a loose one (5(4), whose first
@@ -75,6 +76,7 @@ def test_every_variant_equals_its_separate_run(monkeypatch, tolerance, stepper):
             assert np.array_equal(getattr(got, name), getattr(alone, name)), name
 
 
+@pytest.mark.slow
 def test_a_chaotic_chain_in_lockstep_equals_its_separate_runs_bit_for_bit():
     """Six chains of 5 spherical joints (every mass varied) over 2 s, where any two
     roundings part visibly: the lockstep run equals each variant's separate run to the last
@@ -265,6 +267,7 @@ def test_an_error_inside_a_batch_becomes_each_variants_own_failure():
     assert res.failures[0] == alone and "sqrt" in alone
 
 
+@pytest.mark.slow
 def test_a_failure_inside_the_lockstep_run_becomes_each_variants_own_failure(monkeypatch):
     """A double pendulum whose upper joint follows a motion undefined after t = 0.3 s
     (sqrt of a negative number): the lockstep run meets it mid-run, its steps collapse,
@@ -302,6 +305,7 @@ def test_a_failure_inside_the_lockstep_run_becomes_each_variants_own_failure(mon
 
 
 @pytest.mark.parametrize("tolerance", [1e-6, 1e-3])
+@pytest.mark.slow
 def test_long_steps_and_the_held_pose_inside_the_lockstep_run(monkeypatch, tolerance):
     """Runs whose steps outgrow the frames step past them (dense output, analyses/dynamics.py
     LONG_STEP, within the explicit method's stability: the equations' fastest rate by
@@ -330,6 +334,7 @@ def test_long_steps_and_the_held_pose_inside_the_lockstep_run(monkeypatch, toler
     assert res.result(2).steps < res.result(2).rest_from       # long steps: fewer than frames
 
 
+@pytest.mark.slow
 def test_a_closed_loop_in_motion_stays_in_the_lockstep_run_at_many_frames(monkeypatch):
     """A four-bar swinging under gravity at 240 fps: its steps would outgrow the frames,
     but a separate run of a closed loop in motion keeps every frame a step's end (long
@@ -397,6 +402,7 @@ def test_a_swept_mechanism_with_springs_runs_as_one_and_equals_its_sweeps(monkey
     assert _close(res.result(3).effort("drive"), res.result(0).effort("drive")) > 0.1
 
 
+@pytest.mark.slow
 def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch):
     """An applied force given by an expression of t, the same in every variant: the
     batched sweep (a press on a slider-crank's slider: the motor torque) and the lockstep
@@ -448,6 +454,7 @@ def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch)
             assert _close(res.result(i)._energy, alone._energy) <= 1e-9
 
 
+@pytest.mark.slow
 def test_spring_actuators_shared_by_the_variants_run_as_one(monkeypatch):
     """A spring-damper with a text actuator (a force law of time, length and speed), the
     same in every variant: the lockstep run evaluates it for each variant's own state and

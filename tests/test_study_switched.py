@@ -148,6 +148,7 @@ def test_friction_markers_that_differ_between_variants_stack(monkeypatch):
         assert _rel(got.friction("dry"), alone.friction("dry")) <= 1e-9
 
 
+@pytest.mark.slow
 def test_doors_onto_a_compliant_stop_run_in_lockstep(monkeypatch):
     """A door pulled shut onto a compliant stop (a force, no events: test_compliant_stops.py),
     its mass and the closer's damping varied: the explicit lockstep run takes every
@@ -171,6 +172,7 @@ def test_doors_onto_a_compliant_stop_run_in_lockstep(monkeypatch):
         assert 2 * math.atan2(q[3], q[0]) == pytest.approx(expect, rel=1e-4)
 
 
+@pytest.mark.slow
 def test_blocks_dropped_onto_a_stiff_compliant_floor_equal_their_runs_bit_for_bit(monkeypatch):
     """Blocks of 1, 2 and 4 kg dropped 5 cm onto a stiff compliant floor (1e6 N/m^1.5):
     the explicit lockstep run, each variant equal to its separate run to the last bit,
@@ -197,6 +199,7 @@ def _drops_in_lockstep(monkeypatch, vary: dict, duration: float):
     return res
 
 
+@pytest.mark.slow
 def test_friction_coefficients_and_stop_laws_are_study_parameters(monkeypatch):
     """A joint friction's coefficients and a stop's law vary like any parameter (each
     variant's item re-added through add_friction / add_limit, which validates it):

@@ -128,6 +128,7 @@ def test_a_cam_whose_disc_is_moved_sweeps_as_one(monkeypatch):
         assert abs((y.max() - y.min()) - 2 * e) < 1e-3 * e
 
 
+@pytest.mark.slow
 def test_a_fast_cam_keeps_each_variants_contact_on_its_turn(monkeypatch):
     """A cam turned 0.39 rad a frame (15 pi rad/s at 120 fps): a block's later frames are
     predicted a little differently in the batch than in the separate sweeps (their blocks
@@ -178,6 +179,7 @@ def test_spinning_gears_run_in_lockstep_over_their_turns(monkeypatch):
     assert res.result(1).track[-1, 0] < res.result(0).track[-1, 0]
 
 
+@pytest.mark.slow
 def test_curve_joints_in_dynamics_run_in_lockstep(monkeypatch):
     """A bead on a circular wire (point on a closed curve) swinging under two gravities,
     and a sprung roller follower on a spinning eccentric cam (also with a stiff torsion
@@ -217,6 +219,7 @@ def test_curve_joints_in_dynamics_run_in_lockstep(monkeypatch):
     _equal_to_separate_runs(study, res, 0.3, 60)
 
 
+@pytest.mark.slow
 def test_a_bead_that_runs_off_its_wire_fails_alone_in_the_lockstep_run(monkeypatch):
     """Beads on an open arc of wire (+-57 deg) in forward dynamics, released at 29 deg with
     three speeds: the fast one swings past the wire's end and fails with the separate run's
