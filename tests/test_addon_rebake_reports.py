@@ -1,4 +1,4 @@
-"""Small add-on defects after issue 14, each in real Blender (scenes: blender_scenes.py): the
+"""What a re-bake keeps and reports, in real Blender (scenes: blender_scenes.py): the
 report box after a Bake with nothing to note, the curve-fit line of a curve joint whose
 curve changed, and the user's own keys in a bake's action across a re-bake.  Keys and
 custom properties are float32; values compared exactly are the very floats written."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import blender_scenes as bs
-from test_addon_defects import nla_track
+from test_addon_bake_transforms import nla_track
 
 
 def test_report_box_shows_the_latest_bake(blender) -> None:

@@ -1,5 +1,5 @@
-"""Small bake defects of issue 14, each in real Blender (scenes: blender_scenes.py):
-delta transforms, NLA settings that hide a bake, baked properties left on an object whose
+"""Baking what a scene's transforms and settings can hide, in real Blender (scenes:
+blender_scenes.py): delta transforms, NLA settings that hide a bake, baked properties left on an object whose
 role changed, a part scaled to zero, a millimetre scene's gravity.  Tolerances as in test_addon_bake.py (float32)."""
 from __future__ import annotations
 
