@@ -1,4 +1,4 @@
-"""The stiff flyball governor of issue 11: a spindle driven by its engine, two arms with
+"""The stiff flyball governor: a spindle driven by its engine, two arms with
 light balls hinged at the top, two links from the arms to a sleeve that slides on the
 spindle, and the sleeve held by a stiff spring-damper (1e6 N/m, 5e4 N s/m).
 

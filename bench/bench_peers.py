@@ -7,7 +7,7 @@ bench_kinematics.slider_crank; the peers' models are in bench/peers.py. Each eng
 the solve itself (model building excluded), best of --repeats while a solve is short (< 5 s).
 
 Engines: ours (the solver's default tolerance), ours@bar (our chain at the loosest tolerance
-of a 1-2-5 series that meets issue 16's bar: energy error <= 1e-6, joint gap <= 1e-9 m; the
+of a 1-2-5 series that meets the accuracy bar: energy error <= 1e-6, joint gap <= 1e-9 m; the
 peers' notes give their time over it), mujoco, exudyn.
 
 Columns: wall s per simulated s; error (chain: max |E(t) - E(0)| / (m g L N^2 / 2) from each
@@ -46,7 +46,7 @@ DEV_UNTIL = 0.5            # s: trajectories are compared up to here (the chain 
 Row = tuple  # (case, n, engine, PeerResult | None, ratio-or-None, text)
 
 
-# issue 16's accuracy bar for the chain targets: energy error and joint gap at most these
+# the accuracy bar for the chain targets: energy error and joint gap at most these
 BAR_ERROR, BAR_GAP = 1e-6, 1e-9
 BAR_SERIES = (1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4, 1e-4, 5e-5, 2e-5, 1e-5, 5e-6, 2e-6, 1e-6)
 
@@ -168,7 +168,7 @@ def print_table(rows: list[Row], engines: list[str]) -> None:
           "constraints; slider-crank by kinematic sweep in blocks of frames (no integration).")
     if "ours@bar" in engines:
         print(f"ours@bar: our chain at the loosest tolerance of {BAR_SERIES[0]:g}, "
-              f"{BAR_SERIES[1]:g}, ... {BAR_SERIES[-1]:g} whose run meets issue 16's bar (energy "
+              f"{BAR_SERIES[1]:g}, ... {BAR_SERIES[-1]:g} whose run meets the accuracy bar (energy "
               f"error <= {BAR_ERROR:g}, joint gap <= {BAR_GAP:g} m); the peers' notes give their "
               "ratio to it.")
     if "mujoco" in engines:

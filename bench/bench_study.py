@@ -1,4 +1,4 @@
-"""Design studies (issue 15): many variants of one mechanism in one call, timed beside one
+"""Design studies: many variants of one mechanism in one call, timed beside one
 variant, beside the same variants run one by one, and beside 100 sequential MuJoCo runs,
 all in one run.
 
@@ -6,7 +6,7 @@ Cases (shared/docs/benchmarks.md mechanisms):
 - chain: the chain of 10 rods on spherical joints, 2 s at 24 fps, every link's mass varied
   (Latin hypercube in [0.8, 1.2] kg, seed 1); the study steps them in lockstep
   (solver/study/batch.py), at the default tolerance (DOP853) and at 5e-5 (Dormand-Prince
-  5(4): the loosest tolerance that meets issue 16's bar for this chain, bench_peers.py).  MuJoCo: the same chain (bench/peers.py) with the same masses,
+  5(4): the loosest tolerance that meets the accuracy bar for this chain, bench_peers.py).  MuJoCo: the same chain (bench/peers.py) with the same masses,
   100 runs one after the other, at its default step (RK4, 1/240 s) and at about our accuracy
   (1/1920 s: README, "Against MuJoCo and Exudyn").  And the study with an executor of
   this machine's cores (concurrent.futures processes, one batch a worker), its numbers
@@ -69,7 +69,7 @@ from solver import Mechanism  # noqa: E402
 from solver.study import Study, grid, latin_hypercube  # noqa: E402
 
 N = 10
-BAR_TOLERANCE = 5e-5    # bench_peers' ours@bar for this chain: energy error <= 1e-6 (issue 16)
+BAR_TOLERANCE = 5e-5    # bench_peers' ours@bar for this chain: energy error <= 1e-6
 
 
 def gear_pair() -> Mechanism:
@@ -155,7 +155,7 @@ def main() -> None:
     V = a.variants
     rows = []
 
-    # chain: masses varied; at the default tolerance and at issue 16's bar
+    # chain: masses varied; at the default tolerance and at the accuracy bar
     study = Study(chain(N), latin_hypercube({f"link{k}.mass": (0.8, 1.2) for k in range(N)},
                                             V, seed=1))
     for tol, case in ((1e-6, "chain N=10, masses"), (BAR_TOLERANCE, "the same at 5e-5")):

@@ -15,16 +15,16 @@ Layers (each imports only the ones above it in this list; docs/architecture.md):
   study/        design studies: parameters by name, samples, solve_batch, StudyResult
   mechanism.py  Mechanism = Builder + the analyses as methods
 
-Glossary (ours -> seeds):
-  r (nb, 3)      centre-of-mass position, world           seed 003 {r}, seed 004 rOpO (q_X)
-  p (nb, 4)      Euler parameters w, x, y, z of the part   seed 003 {p}, seed 004 q_E (E4, E1..E3)
-  A (nb, 3, 3)   rotation matrix, part axes -> world       seed 003 [A], seed 004 [A]ap
-  v, w (nb, 3)   COM velocity, angular velocity (world)    seed 004 v_X, omega_apa
-  marker point   marker origin from the COM, part axes     seed 003 {s'}, seed 004 rpmp
-  marker axes    (3, 3) columns x, y, z in part axes       seed 003 [C], seed 004 [A]pm
-  J (nc, 6 nb)   constraint Jacobian, columns r and pi     seed 003 [Phi_r  Phi_pi']
-  gamma (nc,)    acceleration right-hand side              seed 003 {gamma}
-  lambda (nc,)   multipliers; force on bodies -J^T lambda  seed 003 {lambda}
+Glossary (ours -> Haug 1989; Koh, OndselSolver's notes):
+  r (nb, 3)      centre-of-mass position, world           Haug {r}, Koh rOpO (q_X)
+  p (nb, 4)      Euler parameters w, x, y, z of the part   Haug {p}, Koh q_E (E4, E1..E3)
+  A (nb, 3, 3)   rotation matrix, part axes -> world       Haug [A], Koh [A]ap
+  v, w (nb, 3)   COM velocity, angular velocity (world)    Koh v_X, omega_apa
+  marker point   marker origin from the COM, part axes     Haug {s'}, Koh rpmp
+  marker axes    (3, 3) columns x, y, z in part axes       Haug [C], Koh [A]pm
+  J (nc, 6 nb)   constraint Jacobian, columns r and pi     Haug [Phi_r  Phi_pi']
+  gamma (nc,)    acceleration right-hand side              Haug {gamma}
+  lambda (nc,)   multipliers; force on bodies -J^T lambda  Haug {lambda}
 
 Public API: ``Mechanism`` (build, check, assemble, solve, study), ``Result``, ``MechanismError``
 (bad input, a ValueError) and ``SolverError`` (a failed analysis; names time and joints);

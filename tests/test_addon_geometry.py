@@ -1,5 +1,4 @@
-"""Imperfect geometry and over-driven loops in real Blender (issue 11, issue 14 defects 3 and
-4): a four-bar built with Connect whose rocker pivot is lifted a little out of the plane
+"""Imperfect geometry and over-driven loops in real Blender: a four-bar built with Connect whose rocker pivot is lifted a little out of the plane
 bakes, and the Bake reports that redundant equations disagree (joints and gap); lifted a
 lot, the Bake refuses with the gap and changes nothing; with motions on two of its pins,
 Bake and Assemble say the motions over-drive the mechanism and change nothing.  A part
@@ -72,7 +71,7 @@ def test_refused_bake_names_the_reason_and_changes_nothing(blender, lift, second
 
 
 def test_open_mesh_bakes_with_a_warning_naming_part_and_mass(blender) -> None:
-    """Issue 14 defect 3: the pendulum's 10 kg arm with its +x end face deleted is an open
+    """The pendulum's 10 kg arm with its +x end face deleted is an open
     mesh (4 boundary edges) whose divergence-theorem mass is less; Bake and Check both say
     so in the scene's report, with the part's name and the mass used."""
     import bmesh
@@ -94,7 +93,7 @@ def test_open_mesh_bakes_with_a_warning_naming_part_and_mass(blender) -> None:
 
 
 def test_check_names_a_joint_open_at_the_start(blender) -> None:
-    """Issue 14: the slider-crank's piston lifted 5 cm off its slide (its markers with it):
+    """The slider-crank's piston lifted 5 cm off its slide (its markers with it):
     Check names the two joints on the piston as open by 5 cm, in the scene's units, and the
     move that a Bake would make; built closed, no such line; with the unit system None, the
     lengths are Blender units.  The scene is not moved."""

@@ -1,7 +1,7 @@
 """Plot (addon/plotting.py) in real Blender: after a bake, a joint's (a motion's, a
 coupler's) baked reaction and effort F-curves are the only channels shown, selected and
 unhidden, in a Graph Editor of the window's screen filtered to the selected object, which
-is that joint alone.  The bpy module has a window with the Layout screen (design.md), so
+is that joint alone.  The bpy module has a window with the Layout screen, so
 the operator runs as in the UI; without a window it says so.  Scenes: blender_scenes.py."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Compliant joint stops in the manner of Adams' IMPACT function (issue 13): a block dropped
+"""Compliant joint stops in the manner of Adams' IMPACT function: a block dropped
 on a vertical prismatic joint onto a compliant lower stop. Undamped, the peak penetration
 solves the energy balance m g (h + delta) = k delta^(n+1) / (n+1) and the block rebounds to
 its height; damped, the push never turns into a pull, and kinetic + potential - work stays

@@ -1,5 +1,5 @@
 """Finite-difference checks of every constraint primitive's Jacobian and gamma at random
-poses and velocities (seed 003 primitives: dot-1, dot-2, at-point, distance, angle)."""
+poses and velocities (Haug 1989's primitives: dot-1, dot-2, at-point, distance, angle)."""
 from __future__ import annotations
 
 import zlib

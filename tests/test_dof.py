@@ -8,7 +8,7 @@ import pytest
 import mechanisms as mk
 from solver import Mechanism, SolverError
 
-# freedoms each kind leaves a free body (design.md table: 6 - equations)
+# freedoms each kind leaves a free body (docs/conventions.md table: 6 - equations)
 FREEDOMS = {"fixed": 0, "revolute": 1, "prismatic": 1, "cylindrical": 2, "spherical": 3,
             "universal": 2, "planar": 3, "in-line": 4, "in-plane": 5, "parallel-axes": 4,
             "perpendicular": 5, "distance": 5}

@@ -12,7 +12,7 @@ tests/mechanisms.py: ``pendulum``, ``chain``, ``benchmark_chain``).
   body 1: frame-0 accelerations against the paper's closed form (its Eq. 26).
 
 Runtimes (2 cores): pendulum periods about 0.5 s each, double pendulum and chain about
-3.5 s each (marked slow), damped cases about 1 s each, seed 002 0.1 s each; about 12 s
+3.5 s each (marked slow), damped cases about 1 s each, the two-body problem 0.1 s each; about 12 s
 for the file.
 """
 from __future__ import annotations
@@ -110,8 +110,8 @@ CONSERVATIVE = {
 @pytest.mark.parametrize("name", list(CONSERVATIVE))
 def test_energy_conserved_and_joints_closed(name: str) -> None:
     """No dampers or loads: KE + PE constant within 1e-6 of the scale over 10 s at the
-    default tolerance (measured: double 3.2e-7, chain 6.4e-8; at tolerance 1e-7, as before
-    issue 16, 9.1e-9 and 1.2e-9), work_nc exactly 0, and every
+    default tolerance (measured: double 3.2e-7, chain 6.4e-8; at tolerance 1e-7,
+    9.1e-9 and 1.2e-9), work_nc exactly 0, and every
     joint closed within 1e-9 (``mk.joint_gaps``: marker origins in m, and the revolutes' axes
     parallel; positions are projected to Newton precision, 1e-12 relative, after every step;
     measured 8.6e-13 and 4.8e-12).  Runtime about 3.5 s each."""
@@ -196,7 +196,7 @@ def test_translational_spring_damper_energy_balance() -> None:
     assert np.abs(total - total[0]).max() < 1e-6 * G
 
 
-# ---------------------------------------------------------------- 3. seed 002
+# ---------------------------------------------------------------- 3. Featherstone's two bodies
 def skew(u: np.ndarray) -> np.ndarray:
     """u~ with u~ v = u x v."""
     return np.array([[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]])
@@ -205,7 +205,7 @@ def skew(u: np.ndarray) -> np.ndarray:
 def featherstone_two_body(m1: float, i1: np.ndarray, m2: float, i2: np.ndarray, r1: np.ndarray,
                           r2: np.ndarray, s: np.ndarray, f: np.ndarray, tau: np.ndarray
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(a1, w1', M) of seed 002 Eq. 26: [f; tau] = [[A, B], [C, D]] [a1; w1'] with r_i = C_i P
+    """(a1, w1', M) of Featherstone's two-body example, eq. 26: [f; tau] = [[A, B], [C, D]] [a1; w1'] with r_i = C_i P
     (centre of mass to joint point), world-axis central inertias, unit joint axis s:
       J = I2 - m2 r2~ r2~,  K = J + m2 r1~ r2~,  d = s^T J s
       A = (m1 + m2) 1 + m2^2 r2~ s s^T r2~ / d
@@ -238,7 +238,7 @@ def random_inertia(rng: np.random.Generator, mass: float) -> np.ndarray:
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_seed002_two_body_revolute_initial_acceleration(seed: int) -> None:
+def test_two_body_revolute_initial_acceleration_against_featherstone(seed: int) -> None:
     """Two free bodies (no ground, no gravity) on a revolute joint at rest; force f through
     C1 and couple tau on B1.  Solver's frame-0 (a1, w1') against Eq. 26 to 1e-9 relative
     (both are one linear solve of a well-conditioned 6x6/12x12 system: measured 1e-13).

@@ -1,4 +1,4 @@
-"""Issue 16: the right-hand side, the projection and the kinematic sweep (its Newton, rates
+"""The right-hand side, the projection and the kinematic sweep (its Newton, rates
 and reactions) in a fixed set of numpy calls, whatever the mechanism's size.
 
 Every body, constraint row and force element of a kind is handled by the same array

@@ -1,4 +1,4 @@
-"""Friction on a spherical joint (issue 13): the torque mu R |F| + preload against the
+"""Friction on a spherical joint: the torque mu R |F| + preload against the
 relative angular velocity, whatever its direction, with true sticking of all three
 rotations.  Against closed forms and conservation: a ball spinning on its socket slows
 linearly along a fixed axis and stays stopped; a tilted pendulum on a ball joint holds

@@ -1,4 +1,4 @@
-"""The add-on's Blender-free logic behind issue 14's results and small defects: which
+"""The add-on's Blender-free logic behind the bake's results and reports: which
 F-curves Plot shows (io/plots.py), and a part's keys with its delta transforms taken out
 (io/part_frames.basis_pose).  Doubles throughout: 1e-13."""
 from __future__ import annotations

@@ -21,7 +21,7 @@ def test_motion_coordinate_follows_the_joint_kind() -> None:
 def test_kind_menu_names_every_solver_kind() -> None:
     """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line'), the joints
     on curves last (a saved file's menu values keep their places); its label is the kind
-    with a capital, as Connect names joints ('In-line', issue 14; 'Point on curve')."""
+    with a capital, as Connect names joints ('In-line', 'Point on curve')."""
     from mechanism_animator.solver.vocabulary.joints import CURVE_JOINT_ROWS
     values = [v for v, _, _ in settings.JOINT_KINDS]
     assert [settings.kind_name(v) for v in values] == list(solver.JOINT_KINDS) + list(CURVE_JOINT_ROWS)

@@ -13,7 +13,7 @@ start_gaps = io("start_gaps")
 
 def test_joint_gap_reads_the_joint_table() -> None:
     """Marker I at (0.3, 0, 0.4) in J's frame, its axes turned 0.2 rad about J's y: the gap
-    of each kind is what that kind holds (design.md's table): the distance from J's origin
+    of each kind is what that kind holds (docs/conventions.md's table): the distance from J's origin
     (0.5), from J's z axis (0.3) or from J's xy plane (0.4), and the angle between the z axes
     (0.2 rad; perpendicular: pi/2 - 0.2); a distance joint misses by its length's error."""
     oi, ai = np.array([0.3, 0.0, 0.4]), rot("y", 0.2)

@@ -1,4 +1,4 @@
-"""How the solver finds numpy's OpenBLAS (issue 10): symbol names derived from numpy's own
+"""How the solver finds numpy's OpenBLAS: symbol names derived from numpy's own
 build report, never guessed; on the test environment's numpy (an OpenBLAS wheel, 1.26 or
 2.x) the banded LAPACK solver and the thread control must be found, and a long chain's
 J M^-1 J^T must go through dpbsv; where numpy has no OpenBLAS the dense path is taken and

@@ -1,4 +1,4 @@
-"""Dynamics through positions where a mechanism is singular (issue 11): a slider-crank
+"""Dynamics through positions where a mechanism is singular: a slider-crank
 carried through its dead centres by a flywheel, and chains of parallelogram four-bars
 through the instants their links line up (a bifurcation: the constraints lose rank there).
 

@@ -1,4 +1,4 @@
-"""The stiff path (issue 11, "stiff without crawling"): analytic force Jacobians against
+"""The stiff path: analytic force Jacobians against
 finite differences, the Radau IIA coefficients against their defining conditions, the
 Newton rule with a contraction estimate, the step controller, the stiffness rate that
 chooses the integrator (against the eigenvalues of the linearized constrained system),

@@ -1,5 +1,5 @@
 """Design studies of fully driven mechanisms with stops and joint friction, and larger
-ones (issue 15): their kinematic sweeps run as one batched sweep
+ones: their kinematic sweeps run as one batched sweep
 (solver/study/batch_sweep.py), a compliant stop's force and each joint's friction computed
 for every variant and frame at once; a variant whose motion drives a rigid stop through,
 or whose friction jams, leaves the batch there and fails with its own sweep's message

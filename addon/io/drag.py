@@ -40,7 +40,7 @@ def rigid(matrix) -> tuple[np.ndarray, np.ndarray]:
 
 def joint_coordinate(marker_i, marker_j, coordinate: str, scale: float) -> float:
     """A joint's angle (rad: x_I from x_J about z_J, in (-pi, pi]) or slide (m: I's origin
-    from J's along z_J) from the markers' world matrices (design.md "Conventions")."""
+    from J's along z_J) from the markers' world matrices (docs/conventions.md)."""
     oi, Ci = rigid(marker_i)
     oj, Cj = rigid(marker_j)
     if coordinate == "angle":

@@ -1,4 +1,4 @@
-"""A joint's stops and friction (issue 13) as the solver's calls, and the viewport's drawing
+"""A joint's stops and friction as the solver's calls, and the viewport's drawing
 of a limit's range, without Blender.
 
 Settings as the sidebar stores them on a JOINT object: angle bounds in radians, slide bounds

@@ -2,7 +2,7 @@
 each coupler object (the generalized force it applies along each coupled coordinate, and a
 gear's tooth force), as custom-property series (one value per frame) for the Graph Editor.
 
-Reaction (the solver's convention, design.md): force and torque the joint applies to part I
+Reaction (the solver's convention, docs/conventions.md): force and torque the joint applies to part I
 at marker I's origin, world axes, N and N m; each as x, y, z components and the magnitude.
 Effort: the force or torque a motion applies along its coordinate (N m for an angle, N for
 a slide), on the joint that motion drives.

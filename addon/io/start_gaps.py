@@ -1,7 +1,7 @@
 """How far a mechanism is from assembled where the user left it, so that Check can say which
 joint is open at the start and by how much before a Bake makes a part jump there.
 
-A joint's gap is read from the joint table (``JOINT_ROWS``, design.md "what each joint kind
+A joint's gap is read from the joint table (``JOINT_ROWS``, docs/conventions.md "what each joint kind
 holds") at the parts' placements: the length rows (at-point, on-axis, in-plane, distance)
 give the distance by which marker I's origin misses where the joint holds it (m), the
 direction rows (dot-1) the angle by which the axes miss (rad).  A part's move is the

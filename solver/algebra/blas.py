@@ -8,7 +8,7 @@ thread and several milliseconds with two threads on a loaded 2-core machine).
 ``single_thread`` sets numpy's OpenBLAS to one thread for the duration of a call, then
 restores it.
 
-Found by name, never by trying names (issue 10).  numpy >= 1.25 reports its BLAS build in
+Found by name, never by trying names.  numpy >= 1.25 reports its BLAS build in
 ``numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]``: the dependency's name and,
 for OpenBLAS, the configuration string OpenBLAS gives of itself.  The exported names follow
 from them by the rules numpy's own C code uses to call that library (``BLAS_FUNC`` and

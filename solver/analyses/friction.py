@@ -1,4 +1,4 @@
-"""Joint friction in dynamics (vocabulary/friction.py has the model; issue 13).
+"""Joint friction in dynamics (vocabulary/friction.py has the model).
 
 Slipping, an element's generalized force along its coordinate q (an angle or a slide; a
 ball's three relative rotations about marker J's axes, q' its relative angular velocity) is

@@ -3,7 +3,7 @@
 stops' active set, are the Poser's).
 
 ``set_coordinate``: the least-movement assembly with one more row, the joint's angle or
-slide (design.md "Conventions") held at a value, reached in small steps from the present
+slide (docs/conventions.md) held at a value, reached in small steps from the present
 value so the branch is kept.  Stops (drag_stops.py): a value beyond the joint's own stop
 is clamped to it, and the coordinate is moved to it within its range; another joint that
 reaches its stop on the way is held there (its limit row at its bound) while the rest

@@ -1,7 +1,7 @@
 """Euler-parameter (unit quaternion) utilities, vectorized over leading axes.
 
 Quaternions are ordered (w, x, y, z) like Blender's ``mathutils.Quaternion``; they are the
-Euler parameters (e0, e1, e2, e3) of seed 004 (there written E4, E1, E2, E3).  A rotation
+Euler parameters (e0, e1, e2, e3) of Koh's OndselSolver notes (there written E4, E1, E2, E3).  A rotation
 matrix ``A`` maps body-frame components to world components: ``a = A @ a_body``.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Constraint primitives, evaluated for all rows at once (seed 003 "dot-1", "dot-2",
+"""Constraint primitives, evaluated for all rows at once (Haug 1989, "dot-1", "dot-2",
 "spherical", "double spherical"; Haug ch. 9 and 11 for the Jacobians and gamma).
 
 Velocities are per body: the centre-of-mass velocity and the angular velocity, both in
@@ -44,7 +44,7 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def joint_angle(xi: np.ndarray, xy: np.ndarray):
     """The joint angle of x_I from x_J about z_J, theta = atan2(x_I . y_J, x_I . x_J), as
-    motions and torsion springs use it (design.md "Conventions"), and its gradient
+    motions and torsion springs use it (docs/conventions.md), and its gradient
     g = dtheta/dpi_I = -dtheta/dpi_J in world axes; xi (..., n, 3), xy (..., 2, n, 3): x_J
     and y_J (one product each for both).  Returns (theta, g, c, s, rho, gc, gs) with
     c = x_I . x_J, s = x_I . y_J, rho = c^2 + s^2 and gc, gs their gradients in pi_I,
@@ -113,7 +113,7 @@ def _skew_blocks(jac: np.ndarray, P: np.ndarray, lead: tuple) -> None:
 
 
 def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
-    """seed 003 "Spherical": the world x, y, z of P_I - P_J, three rows per joint point.
+    """Haug 1989, "Spherical": the world x, y, z of P_I - P_J, three rows per joint point.
     Both ends in one set of calls: the arms P = A u as one product, the Jacobian's rotation
     blocks -[P_I x] and [P_J x] as one gather and sign, the centripetal terms w x (w x P)."""
     lead = r.shape[:-2]
@@ -149,7 +149,7 @@ def _separation(g: RowGroup, r, A, v, w, rates: bool, U=None):
 
 
 def dot2(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
-    """seed 003 "Dot-2": a_J . (P_I - P_J) = 0 (vectors P_I, P_J, a: VECTORS "ija")."""
+    """Haug 1989, "Dot-2": a_J . (P_I - P_J) = 0 (vectors P_I, P_J, a: VECTORS "ija")."""
     U, d, cen, dd, C, X = _separation(g, r, A, v, w, quad is not None, U)
     pi_, pj_, a = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :]
     phi[...] = (a * d) @ _ONES3
@@ -163,7 +163,7 @@ def dot2(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
 
 
 def distance(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
-    """seed 003 "Double spherical", scaled to metres: (|d|^2 - L^2) / (2 L) = 0."""
+    """Haug 1989, "Double spherical", scaled to metres: (|d|^2 - L^2) / (2 L) = 0."""
     U, d, cen, dd, _, _ = _separation(g, r, A, v, w, quad is not None, U)
     L = g.target
     phi[...] = ((d * d) @ _ONES3 - L * L) / (2.0 * L)
@@ -179,7 +179,7 @@ def distance(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
 
 
 def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
-    """seed 003 "Dot-1": a_I . b_J = 0 (a_I = ui on I, b_J = a on J: VECTORS "ia")."""
+    """Haug 1989, "Dot-1": a_I . b_J = 0 (a_I = ui on I, b_J = a on J: VECTORS "ia")."""
     U = _turned(g, A, U)
     ai, aj = U[..., 0, :, :], U[..., 1, :, :]
     phi[...] = (ai * aj) @ _ONES3

@@ -1,6 +1,6 @@
 """Force elements: translational spring-damper-actuators between two markers, torsion
 spring-damper-actuators on a joint's angle, and applied forces and torques at a marker
-(seed 001 "Translational / Rotational spring-damper-actuator", seed 003 generalized forces).
+(Nikravesh 1988, "Translational / Rotational spring-damper-actuator", Haug 1989's generalized forces).
 
 Sign conventions
 - Spring-damper between markers I and J: tension
@@ -229,7 +229,7 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
     Q = np.zeros(r.shape[:-1] + (6,))
     pnc = 0.0
     nbg = r.shape[-2]
-    # translational spring-damper-actuators (seed 001)
+    # translational spring-damper-actuators (Nikravesh 1988)
     n = len(fm.sd_names)
     L = fsd = np.zeros(0)
     if n:
@@ -320,7 +320,7 @@ def inertia_world(model: Any, A: np.ndarray) -> np.ndarray:
 # K = dQ/dq and C = dQ/dv of total_forces, with q_b = (delta r_b, delta pi_b) (COM shift and
 # small world-axes turn) and v_b = (v_b, w_b), world axes: what an implicit integrator's
 # iteration matrix and the stiffness rate need.  The chain rule of each force element's
-# formula, as seed 001 differentiates it in time ("Translational spring-damper-actuator":
+# formula, as Nikravesh 1988 differentiates it in time ("Translational spring-damper-actuator":
 # F_dot = (f_dot l d + f l d_dot - f l_dot d) / l^2), here in the coordinates instead.
 # Identities used: d(pi x s) = -[s x] d pi; [a x][b x] - [b x][a x] = [(a x b) x].
 

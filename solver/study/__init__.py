@@ -1,4 +1,4 @@
-"""Design studies (issue 15): one mechanism solved over many variants of its parameters.
+"""Design studies: one mechanism solved over many variants of its parameters.
 
     from solver import Mechanism, grid, latin_hypercube
     res = m.study(grid({"crank_A.position.x": [0.08, 0.1], "rod_B.position.x": [0.3, 0.4]}),

@@ -1,4 +1,4 @@
-"""Many variants of one mechanism in one forward-dynamics run (issue 15).
+"""Many variants of one mechanism in one forward-dynamics run.
 
 The variants of a study share their topology, so their compiled models differ only in
 numbers (masses, inertias, marker points, spring rates, gravity).  ``stack_models``

@@ -63,7 +63,7 @@ def columns(base: Builder, samples: Samples, metrics: dict[str, Callable]) -> li
 
 def coordinate(result: Result, joint: str, which: str) -> np.ndarray:
     """(n,) a joint's angle (rad, unwrapped over the frames) or slide (m), from its markers'
-    frames as design.md defines them: the angle of x_I from x_J about z_J, the slide of I's
+    frames as docs/conventions.md defines them: the angle of x_I from x_J about z_J, the slide of I's
     origin from J's along z_J."""
     model = result.model
     k = model.joint_names.index(joint)

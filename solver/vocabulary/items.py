@@ -1,5 +1,5 @@
 """The records of the user's vocabulary that the builder keeps by name: parts, markers,
-joints and motions, and the force elements (seed 001 "Translational / Rotational
+joints and motions, and the force elements (Nikravesh 1988, "Translational / Rotational
 spring-damper-actuator"; conventions in kernels/forces.py), with their validating
 constructors."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Joint kinds as data: each kind is a short list of scalar constraint primitives (seed 004:
+"""Joint kinds as data: each kind is a short list of scalar constraint primitives (Koh, OndselSolver:
 revolute = 3 at-point + 2 dot-1), the coordinates a motion may drive, and the primitive-row
 kinds of the compiled model.  The add-on's joint menu reads this table."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 from ..base.errors import MechanismError
 
-# Constraint-row kinds of the compiled model (seed 003 primitives), and the order in which
+# Constraint-row kinds of the compiled model (Haug 1989's primitives), and the order in which
 # kernels/constraints.py evaluates them (rows grouped by kind, contiguous).
 # COUPLER: a linear relation of joint coordinates (vocabulary/couplers.py), one row per coupler;
 # CURVE: a point on a curve (two rows per joint), CAM: two curves in contact (one row):
@@ -45,7 +45,7 @@ CURVE_JOINT_ROWS: dict[str, list[tuple]] = {
     "point-on-curve": [("curve", 0), ("curve", 1)],
     "cam": [("cam",)],
 }
-# Joint coordinates a motion may drive (design.md "Conventions").
+# Joint coordinates a motion may drive (docs/conventions.md).
 JOINT_COORDINATES = {"revolute": ("angle",), "prismatic": ("slide",),
                      "cylindrical": ("angle", "slide")}
 # Friction also acts on a spherical joint's relative rotation (three components).

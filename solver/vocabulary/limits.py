@@ -1,4 +1,4 @@
-"""Joint limits: stops on a revolute angle or a prismatic or cylindrical slide (issue 13).
+"""Joint limits: stops on a revolute angle or a prismatic or cylindrical slide.
 
 A limit has a lower and/or an upper bound on one joint coordinate (rad or m: the motion's
 angle of x_I from x_J about z_J, or slide of I's origin along z_J).  Its stops are rigid or
