@@ -1,4 +1,4 @@
-"""Forward-dynamics timings on the benchmark chain of shared/docs/benchmarks.md (N uniform
+"""Forward-dynamics timings on the benchmark chain of docs/benchmarks.md (N uniform
 rods joined by spherical joints, released horizontal on a quarter arc) and a stiff case.
 
 Prints wall seconds per simulated second, the largest total-energy error divided by

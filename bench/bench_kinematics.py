@@ -1,4 +1,4 @@
-"""Kinematic sweep timings: the slider-crank of shared/docs/benchmarks.md and chains of N
+"""Kinematic sweep timings: the slider-crank of docs/benchmarks.md and chains of N
 driven links.  Prints wall seconds per simulated second (best of 5 solves) and, for the
 chains, the cost per link relative to the N = 10 chain measured in the same run (1.0 =
 linear scaling); beside every time the accuracy it was bought at: the slider's x against the

@@ -1,5 +1,5 @@
 """Our solver against MuJoCo and Exudyn on the benchmark mechanisms of
-shared/docs/benchmarks.md, in one run, printed as one table.
+docs/benchmarks.md, in one run, printed as one table.
 
 Cases: the falling chain of N spherical-jointed rods (2 s at 24 fps) and the slider-crank
 kinematic sweep with reactions (1 s at 240 fps). Our models are bench_dynamics.chain and

@@ -2,7 +2,7 @@
 variant, beside the same variants run one by one, and beside 100 sequential MuJoCo runs,
 all in one run.
 
-Cases (shared/docs/benchmarks.md mechanisms):
+Cases (docs/benchmarks.md mechanisms):
 - chain: the chain of 10 rods on spherical joints, 2 s at 24 fps, every link's mass varied
   (Latin hypercube in [0.8, 1.2] kg, seed 1); the study steps them in lockstep
   (solver/study/batch.py), at the default tolerance (DOP853) and at 5e-5 (Dormand-Prince

@@ -1,4 +1,4 @@
-"""Peer models for bench/bench_peers.py: the benchmark mechanisms of shared/docs/benchmarks.md
+"""Peer models for bench/bench_peers.py: the benchmark mechanisms of docs/benchmarks.md
 built in MuJoCo and in Exudyn, run, and measured the same way as our solver.
 
 Every runner builds its model outside the timed region, times the solve itself (best of

@@ -6,7 +6,7 @@ Builders (each returns a ``Mechanism``; names of parts, markers and joints as li
 
 pendulum      one body on a ground joint "pin" (markers "O" on the ground, "P" on the part)
 chain         rods end to end from the ground ("link{k}", joints "joint{k}");
-              ``benchmark_chain`` is shared/docs/benchmarks.md's chain
+              ``benchmark_chain`` is docs/benchmarks.md's chain
 rail_slider   a mass on a prismatic joint "rail" with a spring-damper to a ground anchor
 slider-crank  crank origin O (pivot), x axis along O->A; rod origin A, x axis along A->B;
               slider origin B.  Crank angle theta, rod angle phi (of A->B from world x).
@@ -166,7 +166,7 @@ def chain(angles, lengths=1.0, masses=1.0, inertia=None, kind: str = "spherical"
 
 
 def benchmark_chain(n: int = 5, gravity=(0.0, 0.0, -G)) -> Mechanism:
-    """shared/docs/benchmarks.md "chain": n rods (1 m, 1 kg, I 5e-5 / 0.0833583 kg m^2) on
+    """docs/benchmarks.md "chain": n rods (1 m, 1 kg, I 5e-5 / 0.0833583 kg m^2) on
     spherical joints, link k yawed k (pi/2)/n: a horizontal quarter arc."""
     return chain([k * (PI / 2) / n for k in range(n)], inertia=(5e-5, 0.0833583, 0.0833583),
                  gravity=gravity)

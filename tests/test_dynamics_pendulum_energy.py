@@ -3,7 +3,7 @@ tests/mechanisms.py: ``pendulum``, ``chain``, ``benchmark_chain``).
 
 - Compound pendulum released from horizontal: period against 4 sqrt(I_O/(m g l)) K(1/2),
   with a revolute and with a spherical joint.
-- Double pendulum and a 5-link 3-D chain (shared/docs/benchmarks.md "chain"): total energy
+- Double pendulum and a 5-link 3-D chain (docs/benchmarks.md "chain"): total energy
   constant and joints closed over 10 s at the default tolerance.
 - Dampers (torsion spring-damper on a pendulum's pin, translational spring-damper on a
   swinging mass): kinetic + potential - work_nc constant; the force laws checked per frame
