@@ -448,3 +448,23 @@ def test_a_crosshead_jams_when_the_rod_leans_past_the_friction_angle() -> None:
     assert math.tan(phi) > 1.0 / 0.9 and e.value.joints == ("dry",)
     kept = e.value.result.times        # every frame before the jam's (100 fps)
     assert len(kept) == round(t * 100) and abs(kept[-1] - (t - 0.01)) < 1e-12
+
+
+def test_a_second_friction_on_one_joint_coordinate_is_refused_by_name() -> None:
+    """Two elements on the block's slide would hold it by two equal rows: refused at the
+    second add_friction, naming both elements and the joint, the first kept as it was; a
+    cylindrical joint's angle and slide are two coordinates, one element each."""
+    m = incline(35.0, 0.6, 0.5)
+    before = dict(m.frictions)
+    with pytest.raises(MechanismError, match=r"friction 'second': the slide of joint 'slide' "
+                                             r"already has friction 'dry'"):
+        m.add_friction("second", "slide", static=0.4, dynamic=0.3)
+    assert m.frictions == before
+    m.add_part("sleeve", mass=1.0)
+    m.add_marker("bore", "sleeve")
+    m.add_joint("tube", "cylindrical", "bore", "way")
+    m.add_friction("turning", "tube", static=0.3, coordinate="angle", radius=0.01)
+    m.add_friction("sliding", "tube", static=0.3, coordinate="slide")
+    with pytest.raises(MechanismError, match=r"the angle of joint 'tube' already has friction "
+                                             r"'turning'"):
+        m.add_friction("again", "tube", static=0.2, coordinate="angle", radius=0.01)

@@ -218,7 +218,7 @@ class Builder:
         self.frictions[name] = make_friction(name, self.joints, joint, coordinate, static,
                                              static if dynamic is None else dynamic,
                                              transition_speed, viscous, preload, radius, arm,
-                                             bearing_length)
+                                             bearing_length, self.frictions)
 
     # -- joints on curves (vocabulary/curve_joints.py has the conventions)
     def add_point_on_curve(self, name: str, marker_i: str, marker_j: str, curve: Any,

@@ -46,7 +46,9 @@ class Friction:
 
 def make_friction(name: str, joints: dict, joint: Any, coordinate: Any, static: Any, dynamic: Any,
                   transition_speed: Any, viscous: Any, preload: Any, radius: Any, arm: Any,
-                  bearing_length: Any) -> Friction:
+                  bearing_length: Any, frictions: dict | None = None) -> Friction:
+    """A validated Friction; ``frictions``: the elements already added, none of which may
+    act on the same joint coordinate."""
     what = f"friction {name!r}"
     joint, coord = joint_coordinate(joints, what, joint, coordinate, table=FRICTION_COORDINATES)
 
@@ -71,5 +73,18 @@ def make_friction(name: str, joints: dict, joint: Any, coordinate: Any, static: 
         if arm_ or length:
             raise MechanismError(f"{what}: a spherical joint's friction takes the ball radius; "
                                  f"arm and bearing_length do not apply to a ball")
+    _coordinate_free(what, joint, coord, frictions or {})
     return Friction(name, joint, coord, mu_s, mu_d, vs, nonneg(viscous, "viscous"),
                     nonneg(preload, "preload"), r, arm_, length)
+
+
+def _coordinate_free(what: str, joint: str, coord: str, frictions: dict) -> None:
+    """One friction element per joint coordinate: a second one's sticking row would repeat
+    the first's (a singular system as soon as both stick).  Two elements of the same pin
+    radius, arm and bearing length read the same reaction, so they are one element whose
+    coefficients, viscous terms and preloads are the sums."""
+    for other in frictions.values():
+        if other.joint == joint and other.coordinate == coord:
+            raise MechanismError(f"{what}: the {coord} of joint {joint!r} already has friction "
+                                 f"{other.name!r}; a joint coordinate takes one friction element: "
+                                 f"combine them into one")
