@@ -468,3 +468,36 @@ def test_a_second_friction_on_one_joint_coordinate_is_refused_by_name() -> None:
     with pytest.raises(MechanismError, match=r"the angle of joint 'tube' already has friction "
                                              r"'turning'"):
         m.add_friction("again", "tube", static=0.2, coordinate="angle", radius=0.01)
+
+
+def sliding_block(far_marker: bool) -> Mechanism:
+    """A 1 kg block launched at 1 m/s along a level slide, mu_s 0.5, mu_d 0.3, the default
+    transition speed; ``far_marker``: an unused ground marker 100 m away."""
+    q = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)      # slide z along world x
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_part("block", mass=1.0, inertia=(0.01, 0.01, 0.01), velocity=(1.0, 0.0, 0.0))
+    m.add_marker("way", "ground", orientation=q)
+    m.add_marker("shoe", "block", orientation=q)
+    m.add_joint("slide", "prismatic", "shoe", "way")
+    m.add_friction("dry", "slide", static=0.5, dynamic=0.3)
+    if far_marker:
+        m.add_marker("far", "ground", position=(100.0, 0.0, 0.0))
+    return m
+
+
+def test_default_transition_speed_does_not_depend_on_unrelated_markers() -> None:
+    """The block stops at v0^2 / (2 mu_d g) = 0.1699 m, less what the static coefficient
+    takes below 1.5 v_s = 1.5 mm/s: at most (1.5 v_s)^2 / (2 g) (1/mu_d - 1/mu_s) = 1.5e-7 m.
+    An unused marker 100 m away changes neither (1e-9 m: the integrator's tolerance 1e-9
+    of the 0.17 m travel, with room); with a default taken from the model's size it
+    stopped 1.1 mm short."""
+    mu_s, mu_d, v_s = 0.5, 0.3, 1e-3
+    closed = 1.0 / (2.0 * mu_d * G)
+    zone = (1.5 * v_s) ** 2 / (2.0 * G) * (1.0 / mu_d - 1.0 / mu_s)
+    rest = [sliding_block(far).solve(duration=0.2 + 1.0 / (mu_d * G), fps=50, analysis="dynamic",
+                                     tolerance=1e-9).position("block")[-1, 0]
+            for far in (False, True)]
+    for x in rest:
+        assert closed - zone - 1e-9 <= x <= closed + 1e-9
+    assert abs(rest[1] - rest[0]) < 1e-9

@@ -259,7 +259,7 @@ def compile_model(mech: Any) -> Model:
                                    label=f"{name}: {mo.coordinate} of {mo.joint}"))
     cplan = couplers(mech, rows, marker_body, marker_point, marker_axes, length_scale, nb)
     lplan = limits(mech, rows, marker_body, marker_point, marker_axes, length_scale)
-    fplan = frictions(mech, rows, marker_body, marker_point, marker_axes, length_scale, lplan)
+    fplan = frictions(mech, rows, marker_body, marker_point, marker_axes, lplan)
     kplan = curves(mech, marker_body, marker_point, marker_axes, cplan.n if cplan else 0)
 
     def col(key: str, dtype: Any = float) -> np.ndarray:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..base.rotations import quat_to_matrix
+from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
 from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2, SPIN
 
 
@@ -230,7 +231,7 @@ def spin_rows(mi: str, mj: str, marker_body, marker_axes, **extra) -> list[dict]
 
 
 def frictions(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
-               length_scale: float, lplan: LimitPlan | None) -> FrictionPlan | None:
+              lplan: LimitPlan | None) -> FrictionPlan | None:
     """The rows of each friction element (appended to ``rows``): its coordinate's row, or
     a ball's three SPIN rows."""
     frictions = getattr(mech, "frictions", {})
@@ -256,8 +257,8 @@ def frictions(mech: Any, rows: list[dict], marker_body, marker_point, marker_axe
     mi = [mech.joints[f.joint].marker_i for f in fr]
     mj = [mech.joints[f.joint].marker_j for f in fr]
     angle = np.array([f.coordinate != "slide" for f in fr])
-    speed = [f.transition_speed if f.transition_speed is not None else
-             (1e-3 if f.coordinate != "slide" else 1e-3 * length_scale) for f in fr]
+    speed = [DEFAULT_TRANSITION_SPEED if f.transition_speed is None else f.transition_speed
+             for f in fr]
     n = len(fr)
     return FrictionPlan(
         tuple(f.name for f in fr), _frozen(at, int), _frozen(element, int), _frozen(first, int),
