@@ -70,6 +70,14 @@ def _positive(value: Any, what: str) -> float:
     return x
 
 
+def _tooth_count(value: Any, what: str) -> float:
+    """A gear's number of teeth: a whole number >= 1 (12.0 is 12; 12.5 is no gear)."""
+    x = _positive(value, what)
+    if not x.is_integer():
+        raise MechanismError(f"{what} must be whole numbers, got {x:g}")
+    return x
+
+
 def make_coupler(name: str, joints: dict, coupled: Any, scales: Any,
                  coordinates: Any = None) -> Coupler:
     """A general coupler over two or three joint coordinates: sum s_i (q_i - q_i0) = 0."""
@@ -113,7 +121,7 @@ def make_gear(name: str, joints: dict, joint1: Any, joint2: Any, ratio: Any = No
         r1, r2 = (_positive(x, f"{what}: pitch radius") for x in _pair(radii, what, "radii"))
         pitch = (r1, r2)
     elif teeth is not None:
-        r1, r2 = (_positive(x, f"{what}: teeth") for x in _pair(teeth, what, "teeth"))
+        r1, r2 = (_tooth_count(x, f"{what}: teeth") for x in _pair(teeth, what, "teeth"))
     else:
         r1, r2 = 1.0, _positive(ratio, f"{what}: ratio")
     mesh = str(mesh).strip().lower()
