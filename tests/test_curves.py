@@ -543,6 +543,24 @@ def test_bad_functions() -> None:
         Curve.circle(-1.0, name="slot-7")
     with raises("semi-axes"):
         Curve.ellipse(1.0, 0.0, name="slot-7")
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: Curve.circle("big", name="slot-7"), "the radius must be a number, got 'big'"),
+    (lambda: Curve.circle(None, name="slot-7"), "the radius must be a number, got None"),
+    (lambda: Curve.circle(float("nan"), name="slot-7"), "the radius is NaN or infinite"),
+    (lambda: Curve.ellipse(1.0, "wide", name="slot-7"), "semi-axis b must be a number"),
+    (lambda: Curve.ellipse(1.0, 2.0, center="origin", name="slot-7"), "center must be 3 finite"),
+    (lambda: Curve.circle(1.0, samples="many", name="slot-7"), "samples must be a number"),
+    (lambda: Curve.from_function(lambda t: (t, t * t, 0), "0", None, False, name="slot-7"),
+     "u1 must be a number, got None"),
+])
+def test_constructor_arguments_that_are_not_numbers_are_named(make, message: str) -> None:
+    """Circle, ellipse and function arguments that are not numbers name the curve and the
+    argument (a MechanismError, not numpy's TypeError); a number as text is a number."""
+    with raises(message):
+        make()
+    assert Curve.circle("0.5").length == Curve.circle(0.5).length
     with raises("center"):
         Curve.circle(1.0, center=(0, 0), name="slot-7")
     with raises("3 \\(or 2\\) coordinates"):

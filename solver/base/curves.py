@@ -197,6 +197,18 @@ def _fit(P: np.ndarray, closed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 # ---------------------------------------------------------------- input checks
 
+def _number(value: Any, name: str, label: str) -> float:
+    """A constructor's argument as a finite float, or MechanismError naming the curve and
+    the argument (not numpy's TypeError for a string)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise MechanismError(f"curve {name!r}: {label} must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise MechanismError(f"curve {name!r}: {label} is NaN or infinite")
+    return x
+
+
 def _prepare(points: Any, closed: bool, name: str) -> tuple[np.ndarray, int, float]:
     """Checked knots (n, 3), the number of consecutive duplicates dropped, and the size.  A
     closed curve's end point repeating its first is dropped too, without being counted."""
@@ -337,12 +349,13 @@ class Curve:
         or (2,), or an array of m values to (m, 3) / (m, 2).  ``fit_error`` is the largest
         distance of f at the midpoints between samples from the spline: measured to the
         nearest spline point, because the spline's chord-length parameter is not f's."""
-        if not (np.isfinite(u0) and np.isfinite(u1) and u1 > u0):
-            raise MechanismError(f"curve {name!r}: the parameter range [{u0}, {u1}] is empty "
-                                 f"or not finite")
-        if int(samples) != samples or samples < 4:
+        u0, u1 = _number(u0, name, "u0"), _number(u1, name, "u1")
+        if not u1 > u0:
+            raise MechanismError(f"curve {name!r}: the parameter range [{u0}, {u1}] is empty")
+        n = _number(samples, name, "samples")
+        if not n.is_integer() or n < 4:
             raise MechanismError(f"curve {name!r}: samples must be an integer >= 4, got {samples}")
-        samples = int(samples)
+        samples = int(n)
         du = (u1 - u0) / (samples if closed else samples - 1)
         us = u0 + du * np.arange(samples)
         mids = us[:samples if closed else -1] + 0.5 * du
@@ -374,7 +387,8 @@ class Curve:
                samples: int = DEFAULT_SAMPLES, name: str = "circle") -> Curve:
         """Circle of ``radius`` about ``center`` in the plane z = center z, counter-clockwise
         about +z from (center + (radius, 0, 0)) at u = 0."""
-        if not (np.isfinite(radius) and radius > 0):
+        radius = _number(radius, name, "the radius")
+        if not radius > 0.0:
             raise MechanismError(f"curve {name!r}: the radius must be positive, got {radius}")
         return cls.ellipse(radius, radius, center, samples, name)
 
@@ -383,9 +397,13 @@ class Curve:
                 samples: int = DEFAULT_SAMPLES, name: str = "ellipse") -> Curve:
         """Ellipse with semi-axes ``a`` along x and ``b`` along y about ``center``, in the
         plane z = center z: center + (a cos t, b sin t, 0), t in [0, 2 pi), counter-clockwise."""
-        c = np.asarray(center, dtype=float)
-        if not (np.isfinite(a) and np.isfinite(b) and a > 0 and b > 0):
+        a, b = _number(a, name, "semi-axis a"), _number(b, name, "semi-axis b")
+        if not (a > 0.0 and b > 0.0):
             raise MechanismError(f"curve {name!r}: semi-axes must be positive, got {a}, {b}")
+        try:
+            c = np.asarray(center, dtype=float)
+        except (TypeError, ValueError):
+            c = np.full(0, np.nan)
         if c.shape != (3,) or not np.isfinite(c).all():
             raise MechanismError(f"curve {name!r}: center must be 3 finite numbers, got {center}")
 
