@@ -132,9 +132,10 @@ def test_follower_that_would_lift_off_is_named() -> None:
     assert f"{0.3 * -(ydd + G).min():.4g} N" in notes[0]
 
 
-def scotch_yoke(slot_half: float = 0.08) -> Mechanism:
+def scotch_yoke(slot_half: float = 0.08, slot_centre: float = 0.0) -> Mechanism:
     """A crank of radius 0.05 turned at 2 turns/s; its pin runs in a vertical straight slot
-    (2 slot_half long) on a yoke that slides along x: x_yoke = r cos th."""
+    (2 slot_half long, its middle slot_centre above the axle) on a yoke that slides along x:
+    x_yoke = r cos th."""
     m = Mechanism(gravity=(0.0, -G, 0.0))
     m.add_part("ground", fixed=True)
     m.add_part("crank", mass=0.5, inertia=(1e-4, 1e-4, 2e-4))
@@ -149,7 +150,8 @@ def scotch_yoke(slot_half: float = 0.08) -> Mechanism:
     m.add_joint("rail", "prismatic", "shoe", "way")
     m.add_marker("slot_frame", "yoke")
     m.add_point_on_curve("slot", "pin", "slot_frame",
-                         [(0.0, -slot_half), (0.0, 0.0), (0.0, slot_half)], closed=False)
+                         [(0.0, slot_centre - slot_half), (0.0, slot_centre),
+                          (0.0, slot_centre + slot_half)], closed=False)
     return m
 
 
@@ -176,6 +178,27 @@ def test_pin_running_off_its_slot_stops_with_the_frame() -> None:
     first = int(np.argmax(np.abs(0.05 * np.sin(th)) > 0.03))
     assert f"(frame {first})" in str(info.value)
     assert len(info.value.result) == first and info.value.joints == ("slot",)
+
+
+def test_a_pin_that_cannot_reach_its_slot_fails_check_and_assembly_by_name() -> None:
+    """The slot from 0.07 to 0.13 m above the axle, the pin on the axle's level at t = 0:
+    the spline continued past the slot's start closes the equations 0.07 m before it, where
+    there is no slot.  check() reports it as a problem, assemble() and solve() raise it,
+    each naming the joint and how far past the start; the parts are not moved."""
+    m = scotch_yoke(slot_half=0.03, slot_centre=0.1)
+    before = {p: m.pose(p) for p in m.parts}
+    report = m.check()
+    assert not report.ok and not report.assembled
+    assert any("joint 'slot' cannot be closed on its curve" in p and "0.07 m past the start" in p
+               for p in report.problems)
+    for call in (m.assemble, lambda: m.solve(duration=0.1, fps=10)):
+        with pytest.raises(SolverError, match=r"joint 'slot' cannot be closed on its curve: "
+                                              r"closing it needs its contact 0.07 m past the "
+                                              r"start") as info:
+            call()
+        assert info.value.joints == ("slot",) and info.value.time == 0.0
+    for p, (x, q) in before.items():
+        assert np.array_equal(m.pose(p)[0], x) and np.array_equal(m.pose(p)[1], q)
 
 
 def test_curve_rows_jacobian_at_poses_on_the_curves() -> None:

@@ -3,6 +3,7 @@ Gauss-Newton on the scaled constraint equations)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,7 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     rows = np.flatnonzero(~model.switched)            # every joint, coupler and motion
     out = least_movement(model, r, p, f, rows, max_iter)
     if out.ok and out.err <= NEWTON_TOL:
-        return Assembly(*out.x, track=out.data[0].track)
+        return _on_the_curves(model, Assembly(*out.x, track=out.data[0].track), t)
     # the equations cannot all be met (or only to rounding: a least-squares compromise)
     jrows = model.constraint_rows
     if len(jrows) < model.nc:            # do the joints close without the motions?
@@ -80,11 +81,41 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     if not gap.size or gap.max() <= MISMATCH_TOL:
         # a disagreement at rounding level (the least-squares start) is not worth a word
         note = (_disagreement(model, kept.x, st, res),) if gap.size and gap.max() > 10 * NEWTON_TOL else ()
-        return Assembly(*kept.x, st, note, kept.data[0].track)
+        return _on_the_curves(model, Assembly(*kept.x, st, note, kept.data[0].track), t)
     joints = _loop_joints(model, kept.x, st, res)
     raise SolverError(f"assembly failed: the joints cannot all be closed: joints "
                       f"{', '.join(map(repr, joints))} leave a gap of "
                       f"{_size_text(model, res, st.redundant)}", t, joints)
+
+
+def curve_contacts(model: Model) -> list[tuple[str, int, Any]]:
+    """(joint name, index in State.track, curve) of every curve contact: a point on a
+    curve's one, a cam's two (curve I, then curve J)."""
+    cp = model.curves
+    if cp is None:
+        return []
+    out = [(name, cp.first + e, curve) for e, (name, curve) in enumerate(zip(cp.pc_names, cp.pc_curve))]
+    first = cp.first + len(cp.pc_names)
+    for e, (name, (ci, cj)) in enumerate(zip(cp.cam_names, cp.cam_curve)):
+        out += [(name, first + 2 * e, ci), (name, first + 2 * e + 1, cj)]
+    return out
+
+
+def _on_the_curves(model: Model, asm: Assembly, t: float) -> Assembly:
+    """The assembly, if every curve contact lies on its curve; else SolverError naming the
+    joint: an open curve's spline continued past its end (curves.py) closes the equations,
+    but there is no slot there, so the joint cannot be closed on its curve (a run from this
+    pose would stop at its first frame)."""
+    for name, k, curve in curve_contacts(model):
+        u = float(asm.track[k])
+        if not curve.inside(u):
+            past = -u if u < 0.0 else u - curve.length
+            end = "start" if u < 0.0 else "end"
+            raise SolverError(f"assembly failed: joint {name!r} cannot be closed on its curve: "
+                              f"closing it needs its contact {past:.4g} m past the {end} of the "
+                              f"open curve {curve.name!r} (length {curve.length:.4g} m); make the "
+                              "curve longer or move the parts within its reach", t, (name,))
+    return asm
 
 
 def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,

@@ -12,7 +12,7 @@ from ..base.errors import MechanismError, SolverError
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
-from .assembly import assemble_pose, run_disagreement
+from .assembly import assemble_pose, curve_contacts, run_disagreement
 from .dynamics import dynamic_run
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
@@ -160,11 +160,7 @@ def _curve_checks(model: Model, out: Result) -> None:
     would have to pull is noted with the time and force (the result holds the curves
     together, as a bilateral joint would)."""
     cp = model.curves
-    checks = [(name, cp.first + e, curve) for e, (name, curve) in enumerate(zip(cp.pc_names, cp.pc_curve))]
-    first = cp.first + len(cp.pc_names)
-    for e, (name, (ci, cj)) in enumerate(zip(cp.cam_names, cp.cam_curve)):
-        checks += [(name, first + 2 * e, ci), (name, first + 2 * e + 1, cj)]
-    for name, k, curve in checks:
+    for name, k, curve in curve_contacts(model):
         off = ~curve.inside(out.track[:, k])
         if off.any():
             f = int(np.argmax(off))
