@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .analyses.assembly import assemble
-from .analyses.run import requested_times, run, settings
+from .analyses.run import progress_callback, requested_times, run, settings
 from .analyses.statics import statics as _statics
 from .analyses.check import CheckReport, check as _check
 from .model.compile import compile_model
@@ -69,6 +69,7 @@ class Mechanism(Builder):
         frames done in .result)."""
         times = requested_times(duration, fps, times, "solve")
         how = settings(analysis, tolerance, method, **options)
+        progress = progress_callback(progress)
         model = compile_model(self)
         return run(model, read_state(model, self), times, how, progress)
 

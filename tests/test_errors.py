@@ -123,7 +123,10 @@ def test_solve_arguments() -> None:
     m.add_motion("d", "j", "t")
     for kwargs, msg in (({"duration": -1}, "duration"), ({"duration": 1, "fps": 0}, "fps"),
                         ({"duration": 1, "analysis": "static"}, "analysis"),
-                        ({"duration": 1, "stepsize": 3}, "stepsize")):
+                        ({"duration": 1, "stepsize": 3}, "stepsize"),
+                        ({"duration": 1, "progress": 5},
+                         r"progress must be a function progress\(frames done, frames in all\) "
+                         r"or None, got 5")):
         with pytest.raises(MechanismError, match=msg):
             m.solve(**kwargs)
     with pytest.raises(MechanismError, match="unknown part 'nope'"):

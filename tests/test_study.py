@@ -442,6 +442,28 @@ def test_bad_input_is_refused_before_anything_runs() -> None:
             "gravity.x"} <= set(names)
 
 
+def test_counts_executors_and_callbacks_a_study_cannot_take_are_named() -> None:
+    """More variants than MAX_VARIANTS (a latin hypercube of 10**13, a grid of 10**10,
+    samples of 10**6 + 1 rows), an executor without submit and a progress that is not a
+    function: a StudyError naming what is wrong, before anything is allocated or run."""
+    from solver.study.samples import MAX_VARIANTS, Samples
+    m = slider_crank(error_deg=0.0, error_m=0.0)
+    with pytest.raises(StudyError, match=r"latin_hypercube: 10000000000000 variants is more "
+                                         r"than a study takes \(at most 1000000"):
+        latin_hypercube({"crank.mass": (1.0, 2.0)}, 10 ** 13, seed=1)
+    with pytest.raises(StudyError, match=r"grid: 10000000000 variants is more than"):
+        grid({"crank.mass": np.linspace(1.0, 2.0, 10 ** 5), "rod.mass": np.linspace(1.0, 2.0, 10 ** 5)})
+    with pytest.raises(StudyError, match=r"samples: 1000001 variants"):
+        Samples(["crank.mass"], np.ones(MAX_VARIANTS + 1))
+    assert len(latin_hypercube({"crank.mass": (1.0, 2.0)}, MAX_VARIANTS, seed=1)) == MAX_VARIANTS
+    study = Study(m, {"crank.mass": [1.0, 2.0]})
+    with pytest.raises(StudyError, match=r"executor must have submit\(fn, \*args\).*got <object"):
+        study.run(duration=0.1, executor=object())
+    with pytest.raises(StudyError, match=r"progress must be a function progress\(variants done, "
+                                         r"variants in all\) or None, got 5"):
+        m.study({"crank.mass": [1.0, 2.0]}, duration=0.1, progress=5)
+
+
 def test_dotted_item_names_and_variants_as_mechanisms() -> None:
     m = Mechanism()
     m.add_part("ground", fixed=True)

@@ -48,6 +48,15 @@ def settings(analysis: str = "auto", tolerance: float = 1e-6, method: str = "aut
     return Settings(analysis, tolerance, method)
 
 
+def progress_callback(progress: Any, counts: str = "frames done, frames in all") -> Any:
+    """``progress`` if it is None or callable(``counts``), else MechanismError: checked
+    before a run starts, not at its first frame."""
+    if progress is not None and not callable(progress):
+        raise MechanismError(f"progress must be a function progress({counts}) or None, "
+                             f"got {progress!r}")
+    return progress
+
+
 def output_times(times: Any) -> np.ndarray:
     """Validated output times (s): one or more finite numbers, strictly increasing."""
     try:

@@ -11,8 +11,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..analyses.run import Settings, requested_times, settings
-from ..base.errors import SolverCancelled, StudyError
+from ..analyses.run import Settings, progress_callback, requested_times, settings
+from ..base.errors import MechanismError, SolverCancelled, StudyError
 from ..vocabulary.builder import Builder
 from .engine import Outcome, VariantBatch, solve_batch
 from .params import make_variant, resolve_all
@@ -77,6 +77,11 @@ class Study:
         (SolverCancelled with .result: the StudyResult so far, the rest failed as not run)."""
         times = requested_times(duration, fps, times, "a study's run")
         how = settings(analysis, tolerance, method, **options)
+        try:
+            progress = progress_callback(progress, "variants done, variants in all")
+        except MechanismError as exc:
+            raise StudyError(str(exc)) from None
+        _check_executor(executor)
         n = len(self)
         if batch_size is None:
             size = n if executor is None else math.ceil(n / _workers(executor))
@@ -149,6 +154,14 @@ def _on_executor(executor: Any, batches: list[VariantBatch], times: np.ndarray, 
                     g.cancel()
             break
     return [o for f in futures if f in results for o in results[f]], cancelled
+
+
+def _check_executor(executor: Any) -> None:
+    """StudyError unless ``executor`` is None or has a callable ``submit``: checked before
+    any variant is sent, not as an AttributeError halfway."""
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise StudyError(f"executor must have submit(fn, *args) (a concurrent.futures executor, "
+                         f"a Dask client or client.get_executor()), got {executor!r}")
 
 
 def _workers(executor: Any) -> int:

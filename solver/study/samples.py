@@ -11,6 +11,19 @@ import numpy as np
 from ..base.errors import StudyError
 
 
+# The most variants a study takes: each is a whole run (a million at 10 ms each is nearly
+# three hours on one core) and keeps its Result, so a larger count is a slip (10**13 for
+# 10**3), refused by name before numpy tries to allocate it.
+MAX_VARIANTS = 1_000_000
+
+
+def _not_too_many(count: int, what: str) -> None:
+    """StudyError naming ``what`` if ``count`` variants exceed MAX_VARIANTS."""
+    if count > MAX_VARIANTS:
+        raise StudyError(f"{what}: {count} variants is more than a study takes (at most "
+                         f"{MAX_VARIANTS}: each variant is a whole run)")
+
+
 class Samples:
     """Parameter ``names`` (k,) and ``values`` (n, k): variant i sets names[j] to values[i, j]."""
 
@@ -29,6 +42,7 @@ class Samples:
             raise StudyError(f"sample values must be numbers, {len(names)} per variant") from None
         if len(v) == 0:
             raise StudyError("no variants: give at least one sample")
+        _not_too_many(len(v), "samples")
         bad = np.argwhere(~np.isfinite(v))
         if len(bad):
             i, j = bad[0]
@@ -90,6 +104,7 @@ def grid(levels: dict[str, Any]) -> Samples:
         if not np.all(np.isfinite(a)):
             raise StudyError(f"grid: {name} has a NaN or infinite value")
         axes.append(a)
+    _not_too_many(math.prod(a.size for a in axes), "grid")
     return Samples(tuple(levels), np.array(list(itertools.product(*axes))))
 
 
@@ -101,6 +116,7 @@ def latin_hypercube(ranges: dict[str, Any], n: int, seed: Any = None) -> Samples
         raise StudyError(f"latin_hypercube: the count must be a whole number, got {n!r}")
     if n < 1:
         raise StudyError(f"latin_hypercube: the count must be at least 1, got {n}")
+    _not_too_many(int(n), "latin_hypercube")
     if not isinstance(ranges, dict) or not ranges:
         raise StudyError("latin_hypercube needs a dict of parameter -> (low, high)")
     bounds = []
