@@ -30,10 +30,8 @@ from .validate import number
 
 # The transition speed when none is given: 1e-3 rad/s on an angle or a ball's rotation,
 # 1e-3 m/s on a slide.  A physical speed, the same whatever else the mechanism holds (not a
-# share of the model's size, which an unrelated marker far away would change): 1 mm/s is
-# within the Stribeck velocities measured for dry and boundary-lubricated metal contacts,
-# about 1e-5 to 1e-1 m/s (the range surveyed by Armstrong-Helouvry, Dupont and Canudas de
-# Wit 1994), and 1e-3 rad/s is the same 1 mm/s at a 1 m lever.  Below it the static
+# share of the model's size, which an unrelated marker far away would change): well below
+# the speeds machines run at, and 1e-3 rad/s is the same 1 mm/s at a 1 m lever.  Below it the static
 # coefficient acts, so a slipping joint's rest pose moves by at most about (1.5 v_s)^2 / (2 a),
 # a its deceleration: ~1e-7 m at 1 g.
 DEFAULT_TRANSITION_SPEED = 1e-3
