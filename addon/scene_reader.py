@@ -21,7 +21,7 @@ from .curve_reader import add_curve_joint, length_text
 from .io import mass
 from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
 from .io.curve_joints import CURVE_KINDS
-from .io.keyframes import Key, KeyframedFunction, time_derivatives
+from .io.keyframes import Key, KeyframedFunction, Modifier, time_derivatives, with_modifiers
 from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
 from .io.part_frames import PartFrame, marker_pose, part_frame
 from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_name,
@@ -107,8 +107,19 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph,
     return mass.from_mesh(ob.name, co.reshape(n, 3), faces, frame, s.density, scale)
 
 
+def fcurve_modifiers(fc) -> list[Modifier]:
+    """An F-curve's modifier stack, in order, as plain values (io/keyframes.Modifier)."""
+    return [Modifier(m.name, m.type, m.mute, m.use_influence, m.influence,
+                     m.use_restricted_range,
+                     **({k: getattr(m, k) for k in ("mode_before", "mode_after",
+                                                     "cycles_before", "cycles_after")}
+                        if m.type == "CYCLES" else {}))
+            for m in fc.modifiers]
+
+
 def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
-    """(f, (df, ddf)) of the joint's keyframed Angle or Slide, exact Bezier evaluation."""
+    """(f, (df, ddf)) of the joint's keyframed Angle or Slide, exact Bezier evaluation, a
+    Cycles modifier's repeats included (any other F-curve modifier is refused by name)."""
     path = "mechanism.motion_angle" if coordinate == "angle" else "mechanism.motion_slide"
     ad = joint.animation_data
     fc = None
@@ -127,6 +138,8 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
             for k in fc.keyframe_points]
     try:
         fn = KeyframedFunction(keys, fc.extrapolation, f"joint {joint.name!r}")
+        fn = with_modifiers(fn, fcurve_modifiers(fc),
+                            f"joint {joint.name!r}, keyframed {coordinate.title()} ({path})")
     except ValueError as exc:
         raise MechanismError(str(exc)) from None
     k = scale if coordinate == "slide" else 1.0

@@ -116,6 +116,24 @@ def no_mass(bpy) -> None:
     d["arm"].mechanism.mass = -1.0
 
 
+def keyed_motion_modifier(bpy, kind: str, **settings) -> None:
+    """The keyed pendulum baked, then an F-curve modifier of ``kind`` added to its pin's
+    keyed Angle with ``settings``."""
+    d = baked(bpy, bs.keyed_pendulum)
+    fc = bs.channelbag(d["pin"]).fcurves.find("mechanism.motion_angle")
+    modifier = fc.modifiers.new(kind)
+    for key, value in settings.items():
+        setattr(modifier, key, value)
+
+
+def noisy_keys(bpy) -> None:
+    keyed_motion_modifier(bpy, "NOISE", strength=0.3)
+
+
+def half_cycles(bpy) -> None:
+    keyed_motion_modifier(bpy, "CYCLES", use_influence=True, influence=0.5)
+
+
 PIN, MOTOR = "Revolute arm-ground", "Revolute crank-block"
 CASES = {  # name: (break a baked scene, match (names the item), more patterns, read-time error)
     "marker not parented": (loose_marker, r"marker 'loose' is not parented to a part", [], True),
@@ -135,6 +153,11 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
     "part without volume": (flat_part, r"part 'sheet': the mesh encloses no volume", [], True),
     "density not above 0": (no_density, r"part 'arm': density 0 kg/m\^3", [r"above 0"], True),
     "mass not above 0": (no_mass, r"part 'arm': mass must be positive", [], True),
+    "noise on keyed motion": (noisy_keys, rf"joint '{PIN}', keyframed Angle \(mechanism"
+                              r"\.motion_angle\): its F-curve has a Noise modifier 'Noise'",
+                              [r"cannot follow"], True),
+    "cycles blended in": (half_cycles, rf"joint '{PIN}', keyframed Angle .*Cycles modifier "
+                          r"'Cycles' has an influence", [], True),
 }
 
 

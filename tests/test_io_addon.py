@@ -526,3 +526,20 @@ def test_progress_callback_and_cancel() -> None:
     with pytest.raises(solver.SolverCancelled) as info:
         m.solve(1.0, 24, progress=lambda k, n: k < 5)
     assert len(info.value.result) == 5 and info.value.result.analysis == "dynamic"
+
+
+def test_modifier_stack_muted_modifiers_skipped_and_misplaced_cycles_named() -> None:
+    """Muted modifiers play no part (Blender skips them); a Cycles modifier behind another one
+    is not applied by Blender, so it is refused by name rather than followed; the Cycles
+    modifier's repeat maps frame 3 + 1 to 1 (REPEAT over keys at 0 and 3)."""
+    fn = keyframes.KeyframedFunction(smoothstep_keys())
+    M = keyframes.Modifier
+    noise = M("Noise", "NOISE", mute=True)
+    assert keyframes.with_modifiers(fn, [noise], "joint 'j', keyframed Angle") is fn
+    cycles = M("Cycles", "CYCLES", mode_before="REPEAT", mode_after="REPEAT")
+    with pytest.raises(ValueError, match=r"joint 'j', keyframed Angle: its F-curve's Cycles "
+                                         r"modifier 'Cycles' is not first"):
+        keyframes.with_modifiers(fn, [noise, cycles], "joint 'j', keyframed Angle")
+    looped = keyframes.with_modifiers(fn, [cycles, noise], "joint 'j'")
+    assert looped(4.0) == pytest.approx(fn(1.0), abs=1e-15)
+    assert looped(-2.0) == pytest.approx(fn(1.0), abs=1e-15)

@@ -5,11 +5,15 @@ Blender's Bezier segment between keys k and k+1 is the parametric cubic with con
 points (co_k, handle_right_k, handle_left_k+1, co_k+1) in (frame, value).  For a frame x
 we solve x(u) = x for u (bisection then Newton, to machine precision) and use
     dy/dx = y'(u) / x'(u),   d2y/dx2 = (y''(u) x'(u) - y'(u) x''(u)) / x'(u)^3.
+A Cycles F-curve modifier (the usual way to loop keyed motion) maps a frame outside the
+keys into them, as Blender's own evaluation does (``CycledFunction``); any other modifier
+cannot be followed exactly and is refused by name (``with_modifiers``).
 No bpy here: the caller passes plain numbers read from the F-curve.
 """
 from __future__ import annotations
 
 import bisect
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -67,6 +71,14 @@ class KeyframedFunction:
         i = bisect.bisect_right(self.frames, x) - 1
         return self._segment(ks[i], ks[i + 1], x)
 
+    def inside(self, x: float) -> tuple[float, float, float]:
+        """(value, d/dframe, d2/dframe2) at a frame x from the first key's to the last's, by
+        the keyed segments alone: at an end key the derivatives are its segment's (one-sided),
+        not the extrapolation's, as where a Cycles modifier carries the curve on."""
+        ks = self.keys
+        i = min(max(bisect.bisect_right(self.frames, x) - 1, 0), len(ks) - 2)
+        return self._segment(ks[i], ks[i + 1], x)
+
     @staticmethod
     def _segment(k0: Key, k1: Key, x: float) -> tuple[float, float, float]:
         if k0.interpolation == "CONSTANT":
@@ -99,7 +111,115 @@ class KeyframedFunction:
         return y, yd / xd, (ydd * xd - yd * xdd) / xd ** 3
 
 
-def time_derivatives(fn: KeyframedFunction, timeline: Timeline, scale: float = 1.0
+@dataclass(frozen=True)
+class Modifier:
+    """An F-curve modifier's settings, as plain values (Blender's FModifier and, for a
+    Cycles modifier, FModifierCycles)."""
+    name: str
+    type: str                         # CYCLES, NOISE, GENERATOR, ...
+    mute: bool = False
+    use_influence: bool = False
+    influence: float = 1.0
+    use_restricted_range: bool = False
+    mode_before: str = "NONE"         # Cycles: NONE, REPEAT, REPEAT_OFFSET, MIRROR
+    mode_after: str = "NONE"
+    cycles_before: int = 0            # Cycles: how many cycles, 0 for no end
+    cycles_after: int = 0
+
+
+CYCLE_MODES = ("NONE", "REPEAT", "REPEAT_OFFSET", "MIRROR")
+
+
+class CycledFunction:
+    """f(frame) of keys under a Cycles modifier: a frame past the keys on a side the modifier
+    repeats is mapped into them as Blender's Cycles modifier maps it (fcm_cycles_time in
+    Blender's fmodifier.cc): with the keys' span D = last - first and n = the cycle's number,
+    REPEAT plays the keys again, REPEAT_OFFSET adds n times the last key's value less the
+    first's, MIRROR plays every odd cycle backwards (so d/dframe changes sign there); past a
+    side's count of cycles (0: no end) the curve's own extrapolation holds.  At a seam (the
+    frame n D from an end) the value is Blender's, and the derivatives are those on the
+    side that value continues."""
+
+    def __init__(self, fn: KeyframedFunction, cycles: Modifier) -> None:
+        self.fn, self.cycles = fn, cycles
+        self.first, self.last = fn.frames[0], fn.frames[-1]
+        self.span = self.last - self.first
+        self.rise = fn.keys[-1].value - fn.keys[0].value
+
+    def __call__(self, x: float) -> tuple[float, float, float]:
+        """(value, d/dframe, d2/dframe2) at frame x."""
+        if self.span == 0.0:
+            return self.fn(x)
+        if self.first <= x <= self.last:
+            return self.fn.inside(x)
+        mapped = self._map(x)
+        if mapped is None:
+            return self.fn(x)
+        frame, sign, offset = mapped
+        v, d, dd = self.fn.inside(frame)
+        return v + offset, sign * d, dd
+
+    def _map(self, x: float) -> tuple[float, float, float] | None:
+        """(frame in the keys, d frame / dx (+1 or -1), value offset) of a frame x outside
+        them, or None where the modifier leaves x to the curve's extrapolation."""
+        c, first, last, span = self.cycles, self.first, self.last, self.span
+        side, mode, count, start = ((-1, c.mode_before, c.cycles_before, first) if x < first
+                                    else (1, c.mode_after, c.cycles_after, last))
+        if mode == "NONE":
+            return None
+        cycle = side * (x - start) / span              # how many spans past the end, > 0
+        within = math.fmod(x - start, span)            # the sign of x - start, as C's fmod
+        if count and cycle > count:
+            return None
+        offset = 0.0
+        if mode == "REPEAT_OFFSET":
+            n = math.floor((x - start) / span) if side < 0 else math.ceil((x - start) / span)
+            offset = n * self.rise
+        mirrored = mode == "MIRROR"
+        if within == 0.0:                              # a seam: an end key
+            odd = mirrored and int(cycle) % 2 == 1
+            frame = (first if side == 1 else last) if odd else (last if side == 1 else first)
+            return frame, (-1.0 if odd else 1.0), offset
+        if mirrored and int(cycle + 1) % 2 == 1:       # an odd cycle, played backwards
+            frame = (first if side < 0 else last) - within
+            sign = -1.0
+        else:
+            frame, sign = first + within, 1.0
+        if frame < first:
+            frame += span
+        return frame, sign, offset
+
+
+def with_modifiers(fn: KeyframedFunction, modifiers: list[Modifier], what: str
+                   ) -> KeyframedFunction | CycledFunction:
+    """``fn`` as its F-curve's modifier stack plays it: unchanged without modifiers (muted
+    ones are skipped, as Blender skips them), a CycledFunction under a Cycles modifier first
+    in the stack; ValueError naming ``what`` (the object and property) and the modifier for
+    any other modifier, a Cycles modifier not first, or one whose influence or frame range
+    blends it in (none of these can be followed exactly)."""
+    active = [(i, m) for i, m in enumerate(modifiers) if not m.mute]
+    cycles = None
+    for i, m in active:
+        label = f"{m.type.replace('_', ' ').title()} modifier {m.name!r}"
+        if m.type != "CYCLES":
+            raise ValueError(f"{what}: its F-curve has a {label}, which a motion cannot follow "
+                             "exactly: remove or mute it (a motion follows the keys, and a "
+                             "Cycles modifier to repeat them)")
+        if i != 0:
+            raise ValueError(f"{what}: its F-curve's {label} is not first in the modifier "
+                             "stack, where Blender does not apply it: move it to the top or "
+                             "remove it")
+        if (m.use_influence and m.influence != 1.0) or m.use_restricted_range:
+            raise ValueError(f"{what}: its F-curve's {label} has an influence or a restricted "
+                             "frame range, which a motion cannot follow exactly: turn them off")
+        if m.mode_before not in CYCLE_MODES or m.mode_after not in CYCLE_MODES:
+            raise ValueError(f"{what}: its F-curve's {label} uses a cycle mode a motion does "
+                             f"not know ({m.mode_before}, {m.mode_after})")
+        cycles = m
+    return fn if cycles is None else CycledFunction(fn, cycles)
+
+
+def time_derivatives(fn: KeyframedFunction | CycledFunction, timeline: Timeline, scale: float = 1.0
                      ) -> tuple[Callable[[float], float], ...]:
     """Callables f(t), f'(t), f''(t) of solver time t (s) for the scene's ``timeline``
     (frame = frame_start + t fps, so d/dt = fps d/dframe), values times ``scale`` (metres
