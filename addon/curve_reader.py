@@ -16,6 +16,7 @@ import numpy as np
 from ..solver import MechanismError
 from .io.curve_joints import (CURVE_KINDS, FIELDS, CurveShape, SplineData, curve_matrix,
                               joint_curve, loose_note, marker_world, unset_message)
+from .io.part_frames import OBJECT_PARENTING, VERTEX_PARENTING, vertex_parent_matrix
 from .io.start_gaps import marker_frames
 
 
@@ -30,14 +31,22 @@ def length_text(scene, metres: float) -> str:
 
 def design_world(ob, part_frames: dict) -> np.ndarray:
     """(4, 4) world matrix of ``ob`` as designed: a part's from before any bake (``part_frames``:
-    part name -> io PartFrame), any other object's through its parents (object parenting),
-    an object without a parent where it is."""
+    part name -> io PartFrame), any other object's through its parents (object parenting,
+    and vertex parenting: the vertices as on the parent as designed,
+    io/part_frames.vertex_parent_matrix), an object without a parent (or parented to a
+    bone) where it is."""
     if ob.name in part_frames:
         return part_frames[ob.name].matrix
-    if ob.parent is not None and ob.parent_type == "OBJECT":
-        return (design_world(ob.parent, part_frames) @ np.array(ob.matrix_parent_inverse, dtype=float)
-                @ np.array(ob.matrix_basis, dtype=float))
-    return np.array(ob.matrix_world, dtype=float)
+    parent = ob.parent
+    if parent is None or ob.parent_type not in OBJECT_PARENTING + VERTEX_PARENTING:
+        return np.array(ob.matrix_world, dtype=float)
+    local = np.array(ob.matrix_parent_inverse, dtype=float) @ np.array(ob.matrix_basis, dtype=float)
+    above = design_world(parent, part_frames)
+    if ob.parent_type in VERTEX_PARENTING:
+        above = vertex_parent_matrix(ob.parent_type, above,
+                                     np.array(parent.matrix_world, dtype=float),
+                                     np.array(ob.matrix_world, dtype=float), local)
+    return above @ local
 
 
 def owning_part(ob):

@@ -17,13 +17,13 @@ import numpy as np
 
 from ..solver import Mechanism, MechanismError
 from .anim import find_channelbag
-from .curve_reader import add_curve_joint, length_text
+from .curve_reader import add_curve_joint, design_world, length_text
 from .io import mass
 from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
 from .io.curve_joints import CURVE_KINDS
 from .io.keyframes import Key, KeyframedFunction, Modifier, time_derivatives, with_modifiers
 from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
-from .io.part_frames import PartFrame, marker_pose, part_frame
+from .io.part_frames import OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_pose, part_frame
 from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_name,
                           scene_constants, speed_expression, split_components,
                           torsion_spring_name, used_constants)
@@ -174,6 +174,11 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         except ValueError:
             raise MechanismError(f"part {ob.name!r}: its scale is zero (or its matrix singular): "
                                  "give it a scale other than 0 on every axis") from None
+        if ob.parent is not None and ob.parent_type not in OBJECT_PARENTING:
+            raise MechanismError(f"part {ob.name!r} is parented to {ob.parent.name!r} by "
+                                 f"{ob.parent_type.title().replace('_', ' ')}, and a part is "
+                                 "keyed in its parent object's space: parent it by Object "
+                                 "(Ctrl P > Object (Keep Transform)) or clear the parent (Alt P)")
         pos, quat = frame.position, frame.orientation
         if s.ground:
             mech.add_part(ob.name, fixed=True, position=pos * scale, orientation=quat)
@@ -189,13 +194,16 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         if part is None or part.mechanism.role != "PART" or not _in_scene(part, scene):
             raise MechanismError(f"marker {ob.name!r} is not parented to a part: parent it to "
                                  "the part it belongs to (Ctrl P)")
+        if ob.parent_type not in OBJECT_PARENTING + VERTEX_PARENTING:
+            raise MechanismError(f"marker {ob.name!r} is parented to part {part.name!r} by "
+                                 f"{ob.parent_type.title()}, which a marker does not follow: "
+                                 "parent it to the part's object or vertices (Ctrl P)")
         # marker frame relative to the part frame, both as designed: the part's matrix from
         # before any bake, the marker's through its parent relation (not the animated pose)
         try:
             position, orientation = marker_pose(sm.part_frames[part.name],
-                                                np.array(ob.matrix_parent_inverse, dtype=float),
-                                                np.array(ob.matrix_basis, dtype=float))
-        except ValueError:
+                                                design_world(ob, sm.part_frames))
+        except (ValueError, np.linalg.LinAlgError):
             raise MechanismError(f"marker {ob.name!r}: its scale is zero (or its matrix "
                                  "singular): give it a scale other than 0 on every axis") from None
         mech.add_marker(ob.name, part.name, position=position * scale, orientation=orientation)

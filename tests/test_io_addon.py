@@ -285,7 +285,7 @@ def test_marker_pose_in_the_part_frame() -> None:
     M_then = affine(rot("z", -0.3), (4.0, 0.0, 1.0))          # the part when parented
     parent_inverse = np.linalg.inv(M_then)
     basis = M_then @ np.linalg.inv(M0) @ target               # so M0 @ parent_inverse @ basis = target
-    pos, q = part_frames.marker_pose(f, parent_inverse, basis)
+    pos, q = part_frames.marker_pose(f, M0 @ parent_inverse @ basis)
     np.testing.assert_allclose(pos, (1.0, 0.0, 0.0), atol=1e-13)
     np.testing.assert_allclose(rotations.quat_to_matrix(q), want_R, atol=1e-13)
 
@@ -543,3 +543,19 @@ def test_modifier_stack_muted_modifiers_skipped_and_misplaced_cycles_named() -> 
     looped = keyframes.with_modifiers(fn, [cycles, noise], "joint 'j'")
     assert looped(4.0) == pytest.approx(fn(1.0), abs=1e-15)
     assert looped(-2.0) == pytest.approx(fn(1.0), abs=1e-15)
+
+
+def test_vertex_parent_matrix_moves_the_vertex_with_the_part_as_designed() -> None:
+    """Blender's Vertex parent matrix is a translation to the vertex's world position, Vertex
+    (Triangle)'s the parent's world matrix times the triangle's frame: a child shown at
+    child_now with the part at M_then is placed, with the part at M0, at the same vertex
+    (or triangle frame) in the part's object space."""
+    M_then = affine(rot("z", -0.3) @ rot("x", 0.7) * 1.5, (4.0, 0.0, 1.0))
+    local = affine(rot("y", 0.4), (0.1, -0.2, 0.3))
+    vertex = np.array([0.5, -0.25, 0.75, 1.0])
+    child_now = affine(np.eye(3), (M_then @ vertex)[:3]) @ local
+    P = part_frames.vertex_parent_matrix("VERTEX", M0, M_then, child_now, local)
+    np.testing.assert_allclose(P, affine(np.eye(3), (M0 @ vertex)[:3]), atol=1e-13)
+    tri = affine(rot("x", 1.1), vertex[:3])
+    P3 = part_frames.vertex_parent_matrix("VERTEX_3", M0, M_then, M_then @ tri @ local, local)
+    np.testing.assert_allclose(P3, M0 @ tri, atol=1e-13)

@@ -42,12 +42,39 @@ def part_frame(matrix: np.ndarray) -> PartFrame:
     return PartFrame(matrix, position, orientation, stretch)
 
 
-def marker_pose(part: PartFrame, parent_inverse: np.ndarray, basis: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+# Blender's parent types (Object.parent_type) whose parent matrix is the parent object's
+# world matrix (Armature and Lattice deform meshes, but move any child as Object does), and
+# those that follow the parent mesh's vertices
+OBJECT_PARENTING = ("OBJECT", "ARMATURE", "LATTICE")
+VERTEX_PARENTING = ("VERTEX", "VERTEX_3")
+
+
+def vertex_parent_matrix(parent_type: str, parent_design: np.ndarray, parent_now: np.ndarray,
+                         child_now: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """The (4, 4) matrix a vertex parent relation applies to its child (world = it @
+    ``local``, local = matrix_parent_inverse @ matrix_basis) with the parent object's world
+    matrix at ``parent_design`` instead of ``parent_now``, where Blender shows the child at
+    ``child_now`` (its matrix_world).  Blender's VERTEX parent matrix is a translation to the
+    vertex's world position (the parent's rotation and scale are not applied); VERTEX_3's is
+    the parent's world matrix times a frame on the triangle of three vertices, in the
+    parent's object space.  Both come exactly from where Blender puts the child now: the
+    relation's matrix now is child_now @ local^-1, and parent_now^-1 times it is the vertex
+    (or the triangle's frame) in the parent's object space, which stays there."""
+    if parent_type not in VERTEX_PARENTING:
+        raise ValueError(f"not a vertex parent type: {parent_type}")
+    in_parent = np.linalg.inv(parent_now) @ child_now @ np.linalg.inv(local)
+    if parent_type == "VERTEX_3":
+        return parent_design @ in_parent
+    out = np.eye(4)
+    out[:, 3] = parent_design @ in_parent[:, 3]
+    return out
+
+
+def marker_pose(part: PartFrame, world: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(position (3,) in Blender units, orientation (4,) w x y z) of a marker in its part's
-    frame, from the marker's parent relation (``matrix_parent_inverse``, ``matrix_basis``)
-    to the part as designed, not from an animated pose; the marker's own scale is dropped."""
-    world = part.matrix @ parent_inverse @ basis
+    frame, from the marker's world matrix ``world`` with the part as designed (its parent
+    relation applied to the part's design matrix, not an animated pose); the marker's own
+    scale is dropped."""
     pm, qm, _ = part_frame_from_matrix(world)
     Rp = part.rotation
     return Rp.T @ (pm - part.position), matrix_to_quat(Rp.T @ quat_to_matrix(qm))

@@ -1,0 +1,56 @@
+"""Markers parented to a part's vertices (Ctrl P > Vertex, Vertex (Triangle)) in real Blender:
+read where the viewport shows them, as designed (a baked part's keys do not move them), and
+a part parented by a relation its keys cannot follow refused by name.  Scenes:
+blender_scenes.py; tolerances as in test_addon_bake.py (float32)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+from test_addon_bake import F32, aligned, close
+
+
+def vertex_parent(bpy, child, part, how: str) -> None:
+    """Parent ``child`` to ``part`` by Ctrl P > ``how`` (VERTEX or VERTEX_TRI: the nearest
+    vertices), keeping it where it is."""
+    bs.select(bpy, (child, part), part)
+    assert bpy.ops.object.parent_set(type=how, keep_transform=True) == {"FINISHED"}
+    bpy.context.view_layer.update()
+
+
+@pytest.mark.parametrize("how, parent_type", [("VERTEX", "VERTEX"), ("VERTEX_TRI", "VERTEX_3")])
+def test_vertex_parented_marker_bakes_as_object_parented(blender, how, parent_type) -> None:
+    """The pendulum's arm marker parented to the arm's nearest vertices, kept in place: Check
+    finds the pin closed at the start and Bake keys the arm exactly as with the marker
+    parented to the arm's object; baked again from a frame where the bake has turned the arm
+    (a Vertex parent moves its child but does not turn it), the same keys."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm, marker = d["arm"], d["pin"].mechanism.marker_i
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    _, loc, quat = bs.baked_pose(arm)
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    world = np.array(marker.matrix_world)
+    vertex_parent(bpy, marker, arm, how)
+    assert marker.parent == arm and marker.parent_type == parent_type
+    np.testing.assert_allclose(np.array(marker.matrix_world), world, atol=F32)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "open at the start" not in bpy.context.scene.mechanism.report
+    for frame in (1, 13):
+        bpy.context.scene.frame_set(frame)
+        assert bpy.ops.mechanism.bake() == {"FINISHED"}
+        _, got_loc, got_quat = bs.baked_pose(arm)
+        close(got_loc, loc, what=f"arm location, baked at frame {frame}")
+        close(got_quat, aligned(quat, got_quat), what=f"arm quaternion, baked at frame {frame}")
+
+
+def test_part_parented_to_vertices_is_named(blender) -> None:
+    """A part parented to another part's vertex is keyed in its parent's space by a bake,
+    which the Vertex relation does not follow: Check and Bake name the part and the parent."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    vertex_parent(bpy, d["arm"], d["ground"], "VERTEX")
+    for op in (bpy.ops.mechanism.check, bpy.ops.mechanism.bake):
+        with pytest.raises(RuntimeError, match=r"part 'arm' is parented to 'ground' by Vertex"):
+            op()
