@@ -10,7 +10,7 @@ torque or force along each coordinate they tie and a gear's tooth force (io/plot
 Parts, joints and couplers alike: when the object already has an action of the user's (a keyframed motion, a custom
 property, the scale, the visibility), the bake goes on an NLA track beneath it, so that
 action stays active, untouched and playing; a user's action that keys the part's location
-or rotation would hide the bake and is refused (``refuse_pose_keys``).  A re-bake replaces
+or rotation would hide the bake and is refused (bake_checks.py).  A re-bake replaces
 only the channels a bake writes: keys the user put into a bake's action on other channels
 (the scale, a custom property) are kept.  Keys are written in bulk with ``foreach_set``
 (glTF exporter style).
@@ -21,7 +21,6 @@ import bpy
 import numpy as np
 from mathutils import Quaternion
 
-from ..solver import MechanismError
 from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
 from .io.part_frames import basis_pose, pose_matrices
@@ -34,7 +33,7 @@ TRACK = "Mechanism bake"
 POSE_CHANNELS = ("location", "rotation_quaternion", "delta_location", "delta_rotation_quaternion")
 
 
-def _user_action(ob: bpy.types.Object):
+def user_action(ob: bpy.types.Object):
     """(action, slot) of the user's that plays on the object once baked: its active action,
     or, while a bake is the active action, the one Clear puts back; (None, None) if none."""
     ad, s = ob.animation_data, ob.mechanism
@@ -44,23 +43,6 @@ def _user_action(ob: bpy.types.Object):
         return ad.action, ad.action_slot
     act = s.backup_action if s.baked else None
     return act, (act.slots.get(s.backup_slot) if act is not None and s.backup_slot else None)
-
-
-def refuse_pose_keys(parts) -> None:
-    """MechanismError naming the part, the action (or driver) and the channel when the
-    user's own animation drives a channel that places the part (POSE_CHANNELS)."""
-    for ob in parts:
-        act, slot = _user_action(ob)
-        bag = find_channelbag(act, slot)
-        for fc in (bag.fcurves if bag is not None else ()):
-            if fc.data_path in POSE_CHANNELS and not fc.mute:
-                raise MechanismError(f"part {ob.name!r}: its action {act.name!r} keys "
-                                     f"{fc.data_path}, which would play over the baked motion: "
-                                     "delete those keys (the mechanism moves the part)")
-        for fc in (ob.animation_data.drivers if ob.animation_data is not None else ()):
-            if fc.data_path in POSE_CHANNELS and not fc.mute:
-                raise MechanismError(f"part {ob.name!r}: a driver drives {fc.data_path}, which "
-                                     "would override the baked motion: remove the driver")
 
 
 def baked_channel(data_path: str) -> bool:

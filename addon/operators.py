@@ -12,7 +12,7 @@ from bpy.props import EnumProperty, StringProperty
 from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
-from . import bake, coupling
+from . import bake, bake_checks, coupling
 from .background import BackgroundRun
 from .curve_reader import fit_signature, length_text
 from .io.csv_table import export_path
@@ -256,7 +256,8 @@ class MECHANISM_OT_check(bpy.types.Operator):
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}
         _store_mass_display(sm, scene)
-        warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else [])
+        warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
+            bake_checks.bake_problems(sm, scene)
         lines = str(report).splitlines() + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
@@ -306,7 +307,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         sm = None
         try:
             sm = read_scene(context.scene)
-            bake.refuse_pose_keys(sm.parts)
+            bake_checks.refuse_bake(sm, context.scene)
             result = _solve_read(context.scene, sm)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm))
@@ -346,7 +347,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
             return self.execute(context)
         try:
             self._sm = read_scene(context.scene)
-            bake.refuse_pose_keys(self._sm.parts)
+            bake_checks.refuse_bake(self._sm, context.scene)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc))
             return {"CANCELLED"}

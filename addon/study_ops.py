@@ -19,7 +19,7 @@ from bpy_extras.io_utils import ExportHelper
 from ..solver import MechanismError, SolverCancelled, Study
 from ..solver.study import resolve
 from ..solver.study.table import result_row, result_columns
-from . import bake, study
+from . import bake, bake_checks, study
 from .background import BackgroundRun
 from .io.csv_table import export_path
 from .io.settings import tolerance
@@ -143,7 +143,7 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
             raise MechanismError(f"variant {i} ({describe(table.values(i))}) failed, there is "
                                  f"nothing to bake: {table.failures[i]}")
         sm = read_scene(context.scene)
-        bake.refuse_pose_keys(sm.parts)
+        bake_checks.refuse_bake(sm, context.scene)
         try:
             variant = Study(sm.mech, [table.values(i)]).variant(0)
         except MechanismError as exc:

@@ -134,6 +134,21 @@ def half_cycles(bpy) -> None:
     keyed_motion_modifier(bpy, "CYCLES", use_influence=True, influence=0.5)
 
 
+def limited_arm(bpy) -> None:
+    """A Limit Location constraint on the arm (z at least -0.05 m): the baked keys would
+    swing the arm to -0.5 m, and the constraint would hold it at -0.05 m."""
+    d = baked(bpy, bs.pendulum)
+    c = d["arm"].constraints.new("LIMIT_LOCATION")
+    c.use_min_z, c.min_z = True, -0.05
+
+
+def rigid_arm(bpy) -> None:
+    """Active Rigid Body physics on the arm: the simulation, not the keys, would place it."""
+    d = baked(bpy, bs.pendulum)
+    bs.select(bpy, (d["arm"],), d["arm"])
+    assert bpy.ops.rigidbody.object_add(type="ACTIVE") == {"FINISHED"}
+
+
 PIN, MOTOR = "Revolute arm-ground", "Revolute crank-block"
 CASES = {  # name: (break a baked scene, match (names the item), more patterns, read-time error)
     "marker not parented": (loose_marker, r"marker 'loose' is not parented to a part", [], True),
@@ -156,6 +171,10 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
     "noise on keyed motion": (noisy_keys, rf"joint '{PIN}', keyframed Angle \(mechanism"
                               r"\.motion_angle\): its F-curve has a Noise modifier 'Noise'",
                               [r"cannot follow"], True),
+    "constraint on a part": (limited_arm, r"part 'arm': its constraint 'Limit Location' "
+                             r"\(Limit Location\) overrides the keys that place it", [], False),
+    "rigid body on a part": (rigid_arm, r"part 'arm': its Rigid Body physics \(Active\) moves "
+                             r"it instead of its keys", [], False),
     "cycles blended in": (half_cycles, rf"joint '{PIN}', keyframed Angle .*Cycles modifier "
                           r"'Cycles' has an influence", [], True),
 }
@@ -187,6 +206,17 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
     with pytest.raises(RuntimeError, match=match):
         getattr(bpy.ops.mechanism, op)()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+@pytest.mark.parametrize("case", ["constraint on a part", "rigid body on a part"])
+def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
+    """What would override a part's baked keys does not stop Check (the mechanism solves),
+    but Check warns with the line Bake refuses with, naming the part and the cause."""
+    bpy = blender
+    setup, match, _, _ = CASES[case]
+    setup(bpy)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(match, bpy.context.scene.mechanism.report)
 
 
 def test_lock_up_message_names_one_frame(blender) -> None:
