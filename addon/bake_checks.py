@@ -1,6 +1,8 @@
-"""What would keep a bake from playing as solved, one line per object and cause: the user's
-own keys or drivers of a part's placing channels, object constraints and Rigid Body physics
-that override a part's keys.  Check lists them as warnings; Bake and Bake Variant refuse
+"""What would keep a bake from playing as solved, or from lasting, one line per object and
+cause: the user's own keys or drivers of a part's placing channels, object constraints and
+Rigid Body physics that override a part's keys, and objects a bake writes to that are not
+local to the file (linked from a library, or library overrides), whose bake a saved file
+does not keep.  Check lists them as warnings; Bake and Bake Variant refuse
 with all of them and change nothing (``refuse_bake``).
 """
 from __future__ import annotations
@@ -58,11 +60,29 @@ def rigid_body_problems(parts, scene: bpy.types.Scene) -> list[str]:
             and not ob.rigid_body.kinematic and simulated.get(ob.name) is ob]
 
 
+def not_local_problems(objects) -> list[str]:
+    """Objects a bake writes to that the file does not keep as written: linked from a
+    library (a saved file links them again as the library has them) or library overrides
+    (their mechanism settings, the bake's bookkeeping, are not overridable)."""
+    out = []
+    for ob in objects:
+        what = f"{ob.mechanism.role.lower()} {ob.name!r}"
+        if ob.library is not None:
+            out.append(f"{what} is linked from library {ob.library.name!r}, so a bake written "
+                       "to it is lost when the file is saved: make it local (Object > "
+                       "Relations > Make Local)")
+        elif ob.override_library is not None:
+            out.append(f"{what} is a library override, whose mechanism settings the saved file "
+                       "does not keep, so its bake would be lost: make it local (Object > "
+                       "Relations > Make Local)")
+    return out
+
+
 def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """Every reason a bake of the scene read as ``sm`` (scene_reader.SceneMechanism) would
     not play as solved or not last, one line each, naming the object."""
-    return (pose_key_problems(sm.parts) + constraint_problems(sm.parts)
-            + rigid_body_problems(sm.parts, scene))
+    return (not_local_problems(sm.parts + sm.joints + sm.couplers) + pose_key_problems(sm.parts)
+            + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene))
 
 
 def refuse_bake(sm, scene: bpy.types.Scene) -> None:

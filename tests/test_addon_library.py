@@ -1,0 +1,73 @@
+"""A mechanism linked from another .blend file (File > Link) in real Blender: a bake written
+to linked objects (or to library overrides of them) would be gone once the file is saved and
+opened again, so Bake refuses them by name and Check warns; made local, the bake is saved.
+The library is a real file written to a temporary folder.  Scenes: blender_scenes.py."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import blender_scenes as bs
+
+PIN = "Revolute arm-ground"
+
+
+def linked_pendulum(bpy, folder: str, override: bool = False) -> None:
+    """A new file that links every object of a saved pendulum (its library, lib.blend in
+    ``folder``) into its scene, as File > Link does; ``override``: library overrides of them."""
+    bs.pendulum(bpy)
+    library = os.path.join(folder, "lib.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=library)
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    bs.set_range(bpy)
+    with bpy.data.libraries.load(library, link=True) as (source, linked):
+        linked.objects = list(source.objects)
+    for ob in linked.objects:
+        bpy.context.scene.collection.objects.link(ob)
+    if override:
+        for ob in list(linked.objects):
+            ob.override_create(remap_local_usages=True)
+    bpy.context.scene.mechanism.tolerance = 1e-9
+
+
+def reopen(bpy, path: str) -> None:
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    bpy.ops.wm.open_mainfile(filepath=path)
+
+
+@pytest.mark.parametrize("override, said", [
+    (False, "is linked from library 'lib.blend'"), (True, "is a library override")])
+def test_bake_refuses_objects_not_local_to_the_file(blender, tmp_path, override, said) -> None:
+    """Linked (or overridden) parts and joints: Check warns and Bake refuses, naming each
+    object a bake would write to and suggesting Make Local, and nothing is changed."""
+    bpy = blender
+    linked_pendulum(bpy, str(tmp_path), override)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert f"part 'arm' {said}" in report and f"joint '{PIN}' {said}" in report
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=rf"part 'arm' {said}.*Make Local") as info:
+        bpy.ops.mechanism.bake()
+    assert f"joint '{PIN}' {said}" in str(info.value)
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_linked_mechanism_made_local_keeps_its_bake(blender, tmp_path) -> None:
+    """Made local (Object > Relations > Make Local), the linked pendulum bakes, and the saved
+    file opens baked: the flag set, the arm's and the pin's bake actions in use with the same
+    keys."""
+    bpy = blender
+    linked_pendulum(bpy, str(tmp_path))
+    scene = bpy.context.scene
+    bs.select(bpy, list(scene.objects), scene.objects["arm"])
+    assert bpy.ops.object.make_local(type="SELECT_OBJECT") == {"FINISHED"}
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    keys = bs.baked_pose(scene.objects["arm"])
+    reopen(bpy, str(tmp_path / "scene.blend"))
+    arm, pin = bpy.context.scene.objects["arm"], bpy.context.scene.objects[PIN]
+    assert arm.mechanism.baked and pin.mechanism.baked
+    assert arm.mechanism.bake_action.users >= 1 and pin.mechanism.bake_action.users >= 1
+    for got, want in zip(bs.baked_pose(arm), keys):
+        assert (got == want).all()
