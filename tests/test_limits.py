@@ -235,3 +235,24 @@ def test_an_impact_is_first_tried_where_the_dense_output_puts_it(monkeypatch, to
     if tolerance < 1e-6:
         np.testing.assert_allclose(got, impacts, rtol=0, atol=1e-8)
     assert n <= n_plain / 2
+
+
+@pytest.mark.parametrize("apart", [0.01, 0.03])
+def test_a_second_lower_stop_below_the_first_is_never_reached(apart: float) -> None:
+    """A block dropped 10 cm onto a rigid stop with a second one ``apart`` below it: a step
+    that falls past both is cut at the first, and only the first is struck (holding both at
+    their bounds would ask the slide to be in two places: a lock-up).  The impacts are the
+    single stop's closed-form instants T1 (1 + 2 sum e^k) (free fall between them, which
+    the integrator follows exactly up to the 1e-10 s location of each impact: 1e-8 s leaves
+    the few impacts' accumulated location error room), the block ends resting on the first
+    stop, which carries m g, and the second never pushes."""
+    h, e, mass = 0.1, 0.5, 1.0
+    m = dropped_ball(h, e, mass)
+    m.add_limit("below", "drop", lower=-apart, restitution=e)
+    r = m.solve(duration=1.0, fps=24, analysis="dynamic")
+    got = np.array([t for t, _ in r.impacts[:4]])
+    np.testing.assert_allclose(got, bounce_times(h, e, 4), rtol=0, atol=1e-8)
+    assert all(names == ("floor",) for _, names in r.impacts)
+    assert abs(r.position("ball")[-1, 2]) < 1e-12
+    np.testing.assert_allclose(r.limit("floor")[-1], mass * G, rtol=1e-9)
+    assert np.all(r.limit("below") == 0.0)

@@ -271,7 +271,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         def along(th: float):     # the gaps on the step's dense output
                             return stops.gaps_at(*sysm.unpack(stepper.dense(th))[:2],
                                                  sysm.track)
-                        hs, ynew = stops.locate(restep, g0, g1, hit, hs, along)
+                        hs, ynew, hit = stops.locate(restep, g0, g1, hit, hs, along)
                 slid = np.zeros(0, dtype=int)
                 if sysm.slip is not None and not hit.size and sysm.slip.free().any():
                     # a slipping joint's speed through zero: its instant

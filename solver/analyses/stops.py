@@ -121,6 +121,15 @@ def dense_guess(value, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: floa
     return theta * hs
 
 
+def reached(hit: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """The bounds of ``hit`` (crossed by the end of a step) that the located instant's gaps
+    ``g`` put at or past their bound.  Two stops on one coordinate a few centimetres apart
+    are both crossed by a step that falls past the second, but only the first is reached at
+    the impact: holding both at their bounds asks the coordinate to be in two places."""
+    at = hit[g[hit] <= 0.0]
+    return at if at.size else hit[[int(np.argmin(g[hit]))]]
+
+
 def _worst(hit: np.ndarray, offset, g0: np.ndarray):
     off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g0))
     return lambda g: float(np.min(g[hit] + off[hit]))
@@ -182,9 +191,18 @@ class Stops:
                dense=None):
         """The first instant in (0, hs] where one of the ``hit`` bounds' gaps reaches -tol/2
         (inside the tolerance either way): ``locate`` with the stops' offsets; ``dense``:
-        the gaps along the step's dense output, for the first trial (``dense_guess``)."""
+        the gaps along the step's dense output, for the first trial (``dense_guess``).
+        Returns the step to it, the state there and the bounds reached there (``reached``):
+        of the bounds the whole step crossed, only those the coordinate is at then."""
         guess = None if dense is None else dense_guess(dense, g0, g1, hit, hs, 0.5 * self.tol)
-        return locate(step, g0, g1, hit, hs, 0.5 * self.tol, guess)
+        seen = {}
+
+        def trial(h: float):
+            y, g = step(h)
+            seen[h] = g
+            return y, g
+        h, y = locate(trial, g0, g1, hit, hs, 0.5 * self.tol, guess)
+        return h, y, reached(hit, seen.get(h, g1))
 
     def impact(self, sysm, t: float, r, p, v, w, hit: np.ndarray, f: np.ndarray):
         """Newton's impact law at (t, r, p): new (v, w), the kinetic energy change (J, <= 0)
