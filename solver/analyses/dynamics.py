@@ -63,7 +63,8 @@ from ..model.state import State
 from .equations import Equations
 from .friction import magnitudes
 from .stops import Stops, check_start, locate
-from .switching import energy_of, freeze, friction_rates, hold_margin, released, stick, switched
+from .switching import (energy_of, freeze, friction_rates, hold_margin, let_go, released,
+                        stick, switched)
 from .structure import Structure, open_tree
 
 
@@ -296,6 +297,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                             yy = stepper.step(t, y, f0, hh, norm)[0]
                             return yy, hold_margin(sysm, t + hh, yy)
                         hs, ynew = locate(restep, hold_margin(sysm, t, y), m1, over, hs)
+                if (stops is not None and stops.resting.any() and not hit.size
+                        and not slid.size and not broke.size):   # a resting stop to pull
+                    hs, ynew = let_go(sysm, stops, stepper, t, y, f0, hs, ynew, norm)
                 f_end = getattr(stepper, "k_end", None)
                 r1, p1, v1, w1, work1 = sysm.unpack(ynew)
                 r0, p0 = r, p
@@ -317,6 +321,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     sysm.use(st)
                     r, p, v, w = sysm.project(t, r, p, v, w)
                     work += energy_of(sysm, t, r, p, v, w) - e0   # that move's energy, booked
+                    if stops.resting.any() and released(sysm, t, r, p, v, w, stops):
+                        st = switched(base, stops, sysm.slip)   # come to rest, pulled away
+                        sysm.use(st)                            # at once
                     freeze(sysm, stops)
                     f_end = None
                     if sysm.slip is not None:    # a rebound reverses the joints' slip

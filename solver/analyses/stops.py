@@ -232,9 +232,11 @@ class Stops:
         return new[:, :3], new[:, 3:], ke1 - ke
 
     def release(self, lam: np.ndarray) -> bool:
-        """Let go of resting bounds whose stop would pull (push -sgn lambda < 0); True if any."""
+        """Let go of resting bounds whose stop would pull or carries nothing (push -sgn
+        lambda <= 0: the instant a push falls to zero is located, ``switching.let_go``, and
+        the state there may have it exactly zero); True if any."""
         push = -self.lm.sgn * lam[self.lm.rows]
-        go = self.resting & (push < 0.0)
+        go = self.resting & (push <= 0.0)
         self.resting &= ~go
         return bool(go.any())
 

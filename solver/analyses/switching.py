@@ -10,7 +10,7 @@ from ..algebra.newton import scaled_jacobian
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, row_rates
 from ..kernels.forces import total_forces
 from .friction import STILL, Slip, limit as friction_limit, loads, magnitudes, needed, rates
-from .stops import Stops, kinetic
+from .stops import Stops, kinetic, locate
 from .structure import Structure
 
 
@@ -150,3 +150,37 @@ def hold_margin(sysm, t: float, y: np.ndarray) -> np.ndarray:
     A = body_arrays(m, r, p)[1]
     margin = friction_limit(m, loads(m, lam, jac, A)) - needed(m, lam)
     return np.where(slip.stuck, margin, np.inf)
+
+
+def stop_push(sysm, stops: Stops, t: float, y: np.ndarray) -> np.ndarray:
+    """(nbound,) the push -sgn lambda (N or N m, >= 0 while it holds) of each resting stop at
+    a packed state, +inf for bounds not resting: its zero is the instant a stop holding a
+    coordinate would start to pull, where it lets go (located like a sticking joint's
+    ``hold_margin``, so a load that turns away frees the coordinate then, not at the step's
+    end)."""
+    r, p, v, w, _ = sysm.unpack(y)
+    p = p / np.linalg.norm(p, axis=-1, keepdims=True)
+    lam = sysm.accelerations(t, r, p, v, w)[1]
+    push = -stops.lm.sgn * lam[stops.lm.rows]
+    return np.where(stops.resting, push, np.inf)
+
+
+def let_go(sysm, stops: Stops, stepper, t: float, y: np.ndarray, f0: np.ndarray,
+           hs: float, ynew: np.ndarray, norm) -> tuple[float, np.ndarray]:
+    """The accepted step (t, t + hs) -> ynew cut at the instant a resting stop's push falls
+    to zero (``stop_push``: located by re-stepping, as an impact), when one that pushed at
+    the step's start pulls at its end; else the step unchanged.  The run lets it go there
+    (``released``), so a coordinate the load turns away leaves its stop then, not a step
+    later."""
+    pushed = stop_push(sysm, stops, t + hs, ynew)
+    if not (pushed < 0.0).any():
+        return hs, ynew
+    start = stop_push(sysm, stops, t, y)
+    pulls = np.flatnonzero((pushed < 0.0) & (start > 0.0))
+    if not pulls.size:        # pulling from the start already: let go at the step's end
+        return hs, ynew
+
+    def restep(hh: float):
+        yy = stepper.step(t, y, f0, hh, norm)[0]
+        return yy, stop_push(sysm, stops, t + hh, yy)
+    return locate(restep, start, pushed, pulls, hs)
