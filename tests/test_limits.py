@@ -327,3 +327,41 @@ def test_a_resting_stop_lets_go_at_the_instant_its_load_turns() -> None:
     # 2e-6 s), so frame 0 shows no push yet
     np.testing.assert_allclose(r.limit("floor")[1:], np.maximum(mass * G - k * t, 0.0)[1:],
                                rtol=0, atol=1e-9)
+
+
+def arm_on_a_hinge(a0: float, lower: float, upper: float) -> Mechanism:
+    """A 1 kg arm, its centre of mass 0.5 m out along its x, on a horizontal hinge along
+    world -y (angle 0: the arm horizontal; pi/2: upright), started at a0 rad, with rigid
+    stops at lower and upper."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, center_of_mass=(0.5, 0.0, 0.0),
+               orientation=(math.cos(a0 / 2), 0.0, -math.sin(a0 / 2), 0.0))
+    axis = (math.cos(math.pi / 4), math.sin(math.pi / 4), 0.0, 0.0)    # marker z along -y
+    m.add_marker("base", "ground", orientation=axis)
+    m.add_marker("pin", "arm", orientation=axis)
+    m.add_joint("hinge", "revolute", "pin", "base")
+    m.add_limit("stop", "hinge", lower=lower, upper=upper)
+    return m
+
+
+@pytest.mark.parametrize("a0, lower, upper, rest", [
+    (0.05, -0.4, 1.2, -0.4), (0.3, -0.4, 1.2, -0.4), (1.1, -0.4, 1.2, -0.4),
+    (0.3, -0.4, 2.0, -0.4),          # the upright pose inside the range: still not the answer
+    (1.7, -0.4, 1.8, 1.8),           # past the upright: gravity takes it to the upper stop
+])
+def test_statics_rests_an_arm_on_the_stop_gravity_pushes_it_toward(a0, lower, upper, rest) -> None:
+    """Newton alone finds the upright balance at pi/2 (past the stop at 1.2 rad, or inside
+    a wider range, unstable either way); from rest gravity turns the arm onto the stop on
+    its side, where statics puts it: the stop carries the gravity torque m g l cos(q)
+    (closed form, to 1e-9 of it: Newton's precision), the equilibrium is stable with no
+    note, and a dynamic run from there starts inside the range and stays on the stop."""
+    m = arm_on_a_hinge(a0, lower, upper)
+    r = m.statics(update=True)
+    q = r.orientation("arm")[0]
+    assert -2.0 * math.atan2(q[2], q[0]) == pytest.approx(rest, abs=1e-10)
+    assert r.limit("stop")[0] == pytest.approx(G * 0.5 * math.cos(rest), rel=1e-9)
+    assert r.stable and not r.notes
+    run = m.solve(duration=0.5, fps=24, analysis="dynamic")
+    q = run.orientation("arm")
+    np.testing.assert_allclose(-2.0 * np.arctan2(q[:, 2], q[:, 0]), rest, atol=1e-9)

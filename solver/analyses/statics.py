@@ -22,9 +22,10 @@ from ..kernels.forces import inertia_world, stop_forces, total_forces
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
+from ..vocabulary.joints import ANGLE
 from .assembly import assemble_pose
 from .friction import Slip, limit as friction_limit, loads, needed
-from .stops import check_start, gaps, tolerance
+from .stops import check_start, describe, gaps, tolerance
 from .structure import structure
 
 
@@ -141,61 +142,102 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     # pushes it toward a stop: the stop is held, and the equilibrium found on it.  A
     # compliant stop is held at the penetration where its law carries the load the held stop
     # took (delta = (F / k)^(1/n)), then let go: Newton finishes from there.
-    held = np.zeros(0, dtype=int)
-    rounds = 4 * ((len(lm.rows) if lm is not None else 0)
-                  + (len(fp.rows) if fp is not None else 0)) + 1
-    for _ in range(rounds):
-        keep = np.concatenate([st.keep, held, slip.rows() if slip else np.zeros(0, int)]).astype(int)
-        J0 = parts(r, p)[1]
-        lam = np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0]    # best multipliers here
-        sol = newton((r, p, lam), scaled_residual, solve, move,
-                     lambda x, dx, alpha: step_size(model, dx[:n], alpha), max_iter,
-                     line_search=True, accept=accept)
-        (r, p, lam), (R, J) = sol.x, sol.data
-        if not sol.ok and lm is not None:
-            toward = _pushed_toward(model, R, J, keep, n, r, p, track)
-            toward = toward[~np.isin(lm.rows[toward], held)]
-            if toward.size:
-                held = np.union1d(held, lm.rows[toward])
-                continue
-        if not sol.ok:
-            why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
-                   f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
-            _no_equilibrium(model, big, R, n, time, why)
-        if slip is not None and slip.stuck.any():    # friction that cannot hold lets go
-            full = np.zeros(model.nc)
-            full[keep] = lam
-            rg, A = body_arrays(model, r, p)[:2]
-            limit = friction_limit(model, loads(model, full, evaluate(model, rg, A, ref=track).jac, A))
-            over = np.flatnonzero(slip.stuck & (needed(model, full) > limit))
-            if over.size:
-                slipped += [fp.names[k] for k in over]
-                slip.stuck[over] = False
-                continue
-        if lm is None:
-            break
-        if lm.compliant.any():                # compliant stops held: at their penetration, then let go
-            full = np.zeros(model.nc)
-            full[keep] = lam
-            on = np.flatnonzero(lm.compliant & np.isin(lm.rows, held))
-            placed = on[shift[on] != 0.0]
-            if placed.size:
-                held = np.setdiff1d(held, lm.rows[placed])
-                shift[placed] = 0.0
-                continue
-            if on.size:
-                F = np.maximum(-lm.sgn[on] * full[lm.rows[on]], 0.0)
-                shift[on] = lm.sgn[on] * (F / lm.stiffness[on]) ** (1.0 / lm.exponent[on])
-                continue
-        g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
-        lam_rows = dict(zip(keep.tolist(), lam))
-        push = np.array([-lm.sgn[b] * lam_rows.get(int(row), 0.0) for b, row in enumerate(lm.rows)])
-        holding = np.isin(lm.rows, held) & ~lm.compliant
-        new = lm.rows[(holding & (push >= 0.0))
-                      | (~holding & ~lm.compliant & (g < -tolerance(model)))]
-        if set(new.tolist()) == set(held.tolist()):
-            break
-        held = new
+    def settle(r, p, held):
+        """The active set from the pose (r, p) with the bounds ``held`` (rows) held:
+        Newton, then stops let go or held and friction let go, until nothing changes.
+        Returns (r, p, lambda, the residual, J); ``keep`` is left at its rows."""
+        nonlocal keep
+        rounds = 4 * ((len(lm.rows) if lm is not None else 0)
+                      + (len(fp.rows) if fp is not None else 0)) + 1
+        for _ in range(rounds):
+            keep = np.concatenate([st.keep, held, slip.rows() if slip else np.zeros(0, int)]).astype(int)
+            J0 = parts(r, p)[1]
+            lam = np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0]    # best multipliers here
+            sol = newton((r, p, lam), scaled_residual, solve, move,
+                         lambda x, dx, alpha: step_size(model, dx[:n], alpha), max_iter,
+                         line_search=True, accept=accept)
+            (r, p, lam), (R, J) = sol.x, sol.data
+            if not sol.ok and lm is not None:
+                toward = _pushed_toward(model, R, J, keep, n, r, p, track)
+                toward = toward[~np.isin(lm.rows[toward], held)]
+                if toward.size:
+                    held = np.union1d(held, lm.rows[toward])
+                    continue
+            if not sol.ok:
+                why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
+                       f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
+                _no_equilibrium(model, big, R, n, time, why)
+            if slip is not None and slip.stuck.any():    # friction that cannot hold lets go
+                full = np.zeros(model.nc)
+                full[keep] = lam
+                rg, A = body_arrays(model, r, p)[:2]
+                limit = friction_limit(model, loads(model, full, evaluate(model, rg, A, ref=track).jac, A))
+                over = np.flatnonzero(slip.stuck & (needed(model, full) > limit))
+                if over.size:
+                    slipped.extend(fp.names[k] for k in over)
+                    slip.stuck[over] = False
+                    continue
+            if lm is None:
+                break
+            if lm.compliant.any():                # compliant stops held: at their penetration, then let go
+                full = np.zeros(model.nc)
+                full[keep] = lam
+                on = np.flatnonzero(lm.compliant & np.isin(lm.rows, held))
+                placed = on[shift[on] != 0.0]
+                if placed.size:
+                    held = np.setdiff1d(held, lm.rows[placed])
+                    shift[placed] = 0.0
+                    continue
+                if on.size:
+                    F = np.maximum(-lm.sgn[on] * full[lm.rows[on]], 0.0)
+                    shift[on] = lm.sgn[on] * (F / lm.stiffness[on]) ** (1.0 / lm.exponent[on])
+                    continue
+            g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
+            lam_rows = dict(zip(keep.tolist(), lam))
+            push = np.array([-lm.sgn[b] * lam_rows.get(int(row), 0.0) for b, row in enumerate(lm.rows)])
+            holding = np.isin(lm.rows, held) & ~lm.compliant
+            new = lm.rows[(holding & (push >= 0.0))
+                          | (~holding & ~lm.compliant & (g < -tolerance(model)))]
+            if set(new.tolist()) == set(held.tolist()):
+                break
+            held = new
+        return r, p, lam, R, J
+
+    # An equilibrium past a rigid stop is never the answer, and an unstable one (Newton finds
+    # any, an arm balanced upright as well as hanging) is not where a stable one on a stop
+    # is near: the stop the start's load pushes toward (the way the mechanism would move
+    # from rest) is held from the start, and the equilibrium on it taken when it is stable,
+    # its stops push and it lies within every stop.
+    r0, p0, ts0 = r, p, ts_ref
+    r, p, lam, R, J = settle(r0, p0, np.zeros(0, dtype=int))
+    stable = _stable(tangent(r, p, lam, R), scaled_jacobian(model, J, keep), cw)
+    if lm is not None and (not stable or _past_a_stop(model, r, p, track) is not None):
+        first = (r, p, lam, R, J, keep, shift.copy(), ts_ref, len(slipped),
+                 slip.stuck.copy() if slip is not None else None)
+        keep = np.concatenate([st.keep, slip.rows() if slip else np.zeros(0, int)]).astype(int)
+        J0 = parts(r0, p0)[1]
+        R0 = resid(r0, p0, np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0])[0]
+        toward = _pushed_toward(model, R0, J0, keep, n, r0, p0, track)
+        found = None
+        if toward.size:
+            shift[:], ts_ref = 0.0, ts0
+            try:
+                x = settle(r0, p0, lm.rows[toward])
+                if (_past_a_stop(model, x[0], x[1], track) is None
+                        and _stable(tangent(*x[:4]), scaled_jacobian(model, x[4], keep), cw)):
+                    found = x
+            except SolverError:          # no equilibrium that way: the first one stands
+                pass
+        if found is not None:
+            (r, p, lam, R, J), stable = found, True
+        else:
+            r, p, lam, R, J, keep, shift[:], ts_ref, nslip, stuck = first
+            del slipped[nslip:]
+            if slip is not None:
+                slip.stuck[:] = stuck
+    past = _past_a_stop(model, r, p, track) if lm is not None else None
+    if past is not None:
+        _refuse_past(model, past, r, p, track, time)
 
     out = Result.empty(model, np.array([float(time)]), "static")
     out.notes += list(asm.notes)
@@ -203,7 +245,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
         out.notes.append(f"friction {', '.join(map(repr, slipped))} cannot hold the start (the needed "
                          "force exceeds the static limit): the equilibrium shown is without it")
     out.method = "static equilibrium (Newton)"
-    out.stable = _stable(tangent(r, p, lam, R), scaled_jacobian(model, J, keep), cw)
+    out.stable = stable
     if not out.stable:
         out.notes.append("the equilibrium is unstable (a small push moves the mechanism away "
                          "from it, like an inverted pendulum); start nearer the stable one")
@@ -245,6 +287,27 @@ def _pushed_toward(model: Model, R: np.ndarray, J: np.ndarray, keep: np.ndarray,
     if toward.size > 1:            # the nearest stop along the way is the one reached
         toward = toward[[int(np.argmin(g[toward] / -rate[toward]))]]
     return toward
+
+
+def _past_a_stop(model: Model, r, p, track) -> int | None:
+    """The first rigid bound (LimitPlan index) the pose lies past, beyond the tolerance of
+    stops.tolerance, or None."""
+    lm = model.limits
+    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
+    past = np.flatnonzero(~lm.compliant & (g < -tolerance(model)))
+    return int(past[0]) if past.size else None
+
+
+def _refuse_past(model: Model, b: int, r, p, track, time: float) -> None:
+    """SolverError naming the limit and joint whose rigid bound b the only equilibrium
+    found lies past (never returned as an answer)."""
+    lm = model.limits
+    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
+    unit = "rad" if model.row_kind[lm.rows[b]] == ANGLE else "m"
+    raise SolverError(f"no static equilibrium within the stops: the one found has "
+                      f"{describe(model, b)} by {-g[b]:.3g} {unit} (t = {time:.6g} s), and none "
+                      "was found on the stop the load pushes toward; start the mechanism nearer "
+                      "the pose it should rest in", time, (lm.names[b], lm.joints[b]))
 
 
 def _stable(T: np.ndarray, Js: np.ndarray, cw: np.ndarray) -> bool:
