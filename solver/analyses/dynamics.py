@@ -308,9 +308,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 t_last, t, work = t, t + hs, work1
                 out.steps += 1
                 if hit.size:                     # Newton's impact law; slow rebounds rest
-                    v, w, lost = stops.impact(sysm, t, r, p, v, w, hit, motion_values(model, t))
+                    v, w, lost, struck = stops.impact(sysm, t, r, p, v, w, hit,
+                                                      motion_values(model, t))
                     work += lost
-                    out.impacts.append((t, tuple(model.limits.names[b] for b in hit)))
+                    out.impacts.append(struck)
                     # on the bound exactly (a rebound starts from a gap of zero, not -tol/2)
                     sysm.use(Structure(np.union1d(switched(base, stops, sysm.slip).keep,
                                                   model.limits.rows[hit]), base.redundant,

@@ -32,6 +32,7 @@ import numpy as np
 from ..base.errors import SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
 from ..model.compile import Model
+from ..model.impacts import Impact
 from ..vocabulary.joints import ANGLE
 
 EVENT_TIME = 1e-10      # s: an impact's instant located to this
@@ -206,7 +207,10 @@ class Stops:
 
     def impact(self, sysm, t: float, r, p, v, w, hit: np.ndarray, f: np.ndarray):
         """Newton's impact law at (t, r, p): new (v, w), the kinetic energy change (J, <= 0)
-        and the bounds that come to rest."""
+        and the impact's record (model/impacts.py: the coordinates' rates before and after,
+        the stops' impulses lambda, which move the velocities by M^-1 C^T lambda, so that
+        along a coordinate whose row is dq/dx they push toward a larger q).  The bounds
+        whose rebound is slower than their rest speed come to rest."""
         m, nb = self.m, self.m.nb
         rg, A = body_arrays(m, r, p)[:2]
         J = global_jacobian(m, evaluate(m, rg, A, ref=sysm.track).jac)
@@ -229,7 +233,11 @@ class Stops:
         ke = kinetic(m, A[:nb], vel.reshape(nb, 6))
         ke1 = kinetic(m, A[:nb], new)
         self.resting[hit[rest]] = True
-        return new[:, :3], new[:, 3:], ke1 - ke
+        lm = self.lm
+        record = Impact(t, (lm.names[b] for b in hit), (lm.joints[b] for b in hit),
+                        (lm.bounds[b] for b in hit), rate, J[lm.rows[hit]] @ new.reshape(-1),
+                        lam[len(sysm.keep):])
+        return new[:, :3], new[:, 3:], ke1 - ke, record
 
     def release(self, lam: np.ndarray) -> bool:
         """Let go of resting bounds whose stop would pull or carries nothing (push -sgn

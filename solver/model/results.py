@@ -8,6 +8,7 @@ import numpy as np
 
 from ..base.errors import MechanismError, SolverCancelled
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
+from .impacts import Impact
 from .state import State
 
 
@@ -22,7 +23,7 @@ class Result:
         self.method = "kinematic sweep (Newton on blocks of frames)" if analysis == "kinematic" else ""
         self.steps = 0                       # integrator steps taken (dynamic runs)
         self.notes: list[str] = []           # things the user should know about this result
-        self.impacts: list[tuple[float, tuple[str, ...]]] = []   # (t, limits) of each impact
+        self.impacts: list[Impact] = []      # each impact at rigid stops (model/impacts.py)
         self._friction = np.zeros((n, len(model.frictions.rows) if model.frictions else 0))
         self.stable: bool | None = None      # statics: is the equilibrium stable
         self.rest_from: int | None = None    # dynamics: the frame whose pose the later frames hold
