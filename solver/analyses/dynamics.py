@@ -64,7 +64,7 @@ from .equations import Equations
 from .friction import magnitudes
 from .stops import Stops, check_start, locate
 from .switching import (energy_of, freeze, friction_rates, hold_margin, let_go, released,
-                        stick, switched)
+                        rest_at_start, stick, switched)
 from .structure import Structure, open_tree
 
 
@@ -123,6 +123,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                           f"met at t = {t:.6g} s", t) from None
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
+    if stops is not None:             # coordinates that start on a rigid stop rest on it
+        (r, p, v, w), st = rest_at_start(sysm, stops, base, t, r, p, v, w)
     if sysm.slip is not None:         # joints at rest stick if they can, moving ones slip
         vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
         sysm.slip.aim(vq)

@@ -184,3 +184,28 @@ def let_go(sysm, stops: Stops, stepper, t: float, y: np.ndarray, f0: np.ndarray,
         yy = stepper.step(t, y, f0, hh, norm)[0]
         return yy, stop_push(sysm, stops, t + hh, yy)
     return locate(restep, start, pushed, pulls, hs)
+
+
+def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):
+    """Rigid bounds a run starts on (gap within the stops' tolerance, the coordinate's rate
+    below the stop's rest speed, the rule a slow rebound follows) rest on their stop from
+    the start, so the first frame shows the stop's push (a pose from statics on a stop: the
+    load it carries, not a fall onto it a moment later counted as an impact); those that
+    would pull are let go at once.  Returns the (projected) state and the structure."""
+    m, lm = sysm.m, stops.lm
+    rg, A, vg, wg = body_arrays(m, r, p, v, w)
+    ev = evaluate(m, rg, A, ref=sysm.track)
+    rate = row_rates(m, lm.rows, ev.jac, np.concatenate([vg, wg], axis=-1))
+    g = stops.gaps_at(r, p, sysm.track)
+    on = ~lm.compliant & (np.abs(g) <= stops.tol) & (np.abs(rate) < lm.rest_speed)
+    if not on.any():
+        return (r, p, v, w), switched(base, stops, sysm.slip)
+    stops.resting |= on
+    sysm.use(switched(base, stops, sysm.slip))
+    r, p, v, w = sysm.project(t, r, p, v, w)
+    released(sysm, t, r, p, v, w, stops)
+    st = switched(base, stops, sysm.slip)
+    sysm.use(st)
+    freeze(sysm, stops)
+    return (r, p, v, w), st
+
