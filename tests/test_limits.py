@@ -416,3 +416,16 @@ def test_each_impact_records_the_speeds_and_the_impulse() -> None:
     np.testing.assert_allclose(hit.speed_before, [w], rtol=1e-7)
     np.testing.assert_allclose(hit.speed_after, [-0.5 * w], rtol=1e-7)
     np.testing.assert_allclose(hit.impulse, [-1.5 * inertia * w], rtol=1e-7)
+
+
+def test_a_run_that_fails_keeps_its_impacts() -> None:
+    """A bouncing ball under a load that cannot be evaluated past t = 1 s (sqrt(1 - t)):
+    the error's partial Result keeps the impacts before the failure, the same as a run
+    that stops at 0.95 s has."""
+    m = dropped_ball(0.5, 0.8, 0.5)
+    m.add_force("push", "shoe", force=(0.0, 0.0, "0.1 * sqrt(1.0 - t)"))
+    with pytest.raises(SolverError) as info:
+        m.solve(duration=1.5, fps=24, analysis="dynamic")
+    shorter = m.solve(duration=0.95, fps=24, analysis="dynamic")
+    assert len(shorter.impacts) >= 2
+    assert info.value.result.impacts == shorter.impacts

@@ -90,10 +90,12 @@ class Result:
                      "_effort", "_energy", "_power_nc", "track", "_friction")
 
     def truncated(self, k: int) -> "Result":
-        """The first k frames (what was solved before a failure)."""
+        """The first k frames (what was solved before a failure), with every impact up to
+        the failure (those past the last frame happened too: they are kept)."""
         out = Result(self.model, self.times[:k], self.analysis)
         for name in self._FRAME_FIELDS:
             setattr(out, name, getattr(self, name)[:k].copy())
+        out.impacts = list(self.impacts)
         return out
 
     def hold(self, k: int) -> None:
