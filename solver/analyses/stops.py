@@ -16,13 +16,18 @@ kept rows while the coordinate is inside its range; its gap g = sgn (q - bound) 
   motion holds at the velocity level and the bound's rate becomes -e times its rate
   before.  A rebound slower than the bound's rest speed becomes resting contact: the row
   joins the kept rows (the projection holds q at the bound) until the stop would have to
-  pull (its push -sgn lambda < 0), when it is released.  The kinetic energy lost at an
+  pull, when it is released: at once after the impact, or at the instant within a step
+  its push -sgn lambda falls to zero (located by re-stepping, ``switching.let_go``).  A
+  run that starts on a bound at rest (below its rest speed) starts resting on it.  Of the
+  bounds a step crosses, only those reached at the located instant are struck (``reached``).  The kinetic energy lost at an
   impact is added to the work of non-conservative loads, so kinetic + potential - work stays
   constant (Result.energy).
 - Kinematic sweep: a motion that drives a coordinate past a bound stops the sweep there
   (SolverError naming the limit, the joint, the bound and the frame, with the frames before).
 - Statics: an active set: bounds the equilibrium would pass are held, bounds whose stop
-  would pull are let go, until neither changes.
+  would pull are let go, until neither changes.  An equilibrium that is unstable or past a
+  rigid bound gives way to one on the stop the start's load pushes toward, when that one is
+  stable and within every stop; one past a rigid bound is never returned (an error names it).
 - Every analysis: a start outside the range is refused, naming the limit.
 """
 from __future__ import annotations
