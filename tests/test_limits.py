@@ -429,3 +429,26 @@ def test_a_run_that_fails_keeps_its_impacts() -> None:
     shorter = m.solve(duration=0.95, fps=24, analysis="dynamic")
     assert len(shorter.impacts) >= 2
     assert info.value.result.impacts == shorter.impacts
+
+
+def test_a_driven_joint_that_starts_on_its_stop_is_not_held_twice() -> None:
+    """A crank driven t^2 from its lower stop at 0 rad, a free link on it: the motion holds
+    the coordinate already, so the stop does not rest on it as well (a second row for one
+    coordinate made the start's projection singular); the run goes on, the crank follows
+    its motion to 1e-9 rad and the stop never pushes."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_part("crank", mass=1.0, center_of_mass=(0.5, 0.0, 0.0))
+    m.add_part("link", mass=1.0, center_of_mass=(0.5, 0.0, 0.0), position=(1.0, 0.0, 0.0))
+    m.add_marker("o", "ground")
+    m.add_marker("c0", "crank")
+    m.add_marker("c1", "crank", position=(1.0, 0.0, 0.0))
+    m.add_marker("l0", "link")
+    m.add_joint("pin", "revolute", "c0", "o")
+    m.add_joint("knee", "revolute", "l0", "c1")
+    m.add_motion("drive", "pin", "t**2")
+    m.add_limit("stop", "pin", lower=0.0, upper=2.0)
+    r = m.solve(duration=0.5, fps=24, analysis="dynamic")
+    q = r.orientation("crank")
+    np.testing.assert_allclose(2.0 * np.arctan2(q[:, 3], q[:, 0]), r.times ** 2, atol=1e-9)
+    assert np.all(r.limit("stop") == 0.0) and not r.impacts

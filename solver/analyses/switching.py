@@ -198,6 +198,7 @@ def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):
     rate = row_rates(m, lm.rows, ev.jac, np.concatenate([vg, wg], axis=-1))
     g = stops.gaps_at(r, p, sysm.track)
     on = ~lm.compliant & (np.abs(g) <= stops.tol) & (np.abs(rate) < lm.rest_speed)
+    on[on] = ~_held_already(sysm, lm.rows[on], ev.jac)
     if not on.any():
         return (r, p, v, w), switched(base, stops, sysm.slip)
     stops.resting |= on
@@ -208,4 +209,20 @@ def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):
     sysm.use(st)
     freeze(sysm, stops)
     return (r, p, v, w), st
+
+
+def _held_already(sysm, rows: np.ndarray, jac: np.ndarray) -> np.ndarray:
+    """(len(rows),) True for the rows that depend on the kept rows here (a scaled smallest
+    singular value under DEAD_CENTRE times the largest, as ``_dead_centres``): a coordinate
+    a motion drives (or a coupler ties to one) is held already, and a second row for it
+    would make the projection singular."""
+    m = sysm.m
+    if not rows.size or not m.nb:
+        return np.zeros(len(rows), dtype=bool)
+    J = global_jacobian(m, jac)
+    out = np.zeros(len(rows), dtype=bool)
+    for i, row in enumerate(rows):       # a run's start only, a few bounds
+        s = np.linalg.svd(scaled_jacobian(m, J, np.append(sysm.keep, row)), compute_uv=False)
+        out[i] = s[-1] < DEAD_CENTRE * s[0]
+    return out
 
