@@ -135,12 +135,13 @@ def test_the_python_reference_names_every_public_call() -> None:
     import solver
     from solver.base.curves import Curve
     from solver.model.results import Result
+    from solver.model.impacts import Impact
     from solver.vocabulary.builder import Builder
     guide = read(os.path.join(ROOT, "docs", "python.md"))
     studies = read(os.path.join(ROOT, "docs", "studies.md"))
     missing = []
     for cls, page in ((Builder, guide), (solver.Mechanism, guide), (Result, guide),
-                      (solver.CheckReport, guide), (Curve, guide),
+                      (solver.CheckReport, guide), (Curve, guide), (Impact, guide),
                       (solver.StudyResult, studies), (solver.Study, studies)):
         for name in sorted(public_names(cls)):
             if not re.search(rf"`[^`]*\b{re.escape(name)}\b[^`]*`", page):
