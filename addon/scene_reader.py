@@ -160,7 +160,9 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     timeline = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                                  scene.render.fps_base)
     g = np.array(scene.gravity, dtype=float) if scene.use_gravity else np.zeros(3)  # BU/s^2
-    sm = SceneMechanism(Mechanism(gravity=g * scale), scale, timeline)
+    # Blender stores locations and matrices in float32 (unit round-off 2^-24): redundant
+    # equations that disagree by that rounding are not the user's geometry
+    sm = SceneMechanism(Mechanism(gravity=g * scale, input_precision=2.0 ** -24), scale, timeline)
     sm.scene_notes += [n for n in [gravity_note(g, scale)] if n]
     sm.constants = scene_constants((c.name, c.value) for c in scene.mechanism.constants)
     mech = sm.mech

@@ -78,9 +78,11 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
         _cannot_close(model, out.data[1], t)
     res = kept.data[1]
     gap = np.abs(res[st.redundant]) if st.redundant.size else np.zeros(0)
-    if not gap.size or gap.max() <= MISMATCH_TOL:
-        # a disagreement at rounding level (the least-squares start) is not worth a word
-        note = (_disagreement(model, kept.x, st, res),) if gap.size and gap.max() > 10 * NEWTON_TOL else ()
+    if not gap.size or gap.max() <= max(MISMATCH_TOL, model.input_rounding):
+        # a disagreement at rounding level (the least-squares start, or the input's own
+        # precision: Blender's float32) is not worth a word
+        quiet = max(10 * NEWTON_TOL, model.input_rounding)
+        note = (_disagreement(model, kept.x, st, res),) if gap.size and gap.max() > quiet else ()
         return _on_the_curves(model, Assembly(*kept.x, st, note, kept.data[0].track), t)
     joints = _loop_joints(model, kept.x, st, res)
     raise SolverError(f"assembly failed: the joints cannot all be closed: joints "
@@ -230,7 +232,8 @@ def run_disagreement(model: Model, st: Structure, times: np.ndarray, R: np.ndarr
                    ref=track if model.ntrack else None).phi
     gap = np.abs(phi[:, st.redundant] * rs[st.redundant])
     k = int(np.argmax(gap.max(axis=1)))
-    if gap[k].max() <= 1e3 * NEWTON_TOL:     # the stopping rule's slack: not geometry
+    # the stopping rule's slack, or the input's rounding (model.input_rounding): not geometry
+    if gap[k].max() <= max(1e3 * NEWTON_TOL, model.input_rounding):
         return None
     res = phi[k] * rs
     return _disagreement(model, (R[k], P[k]), st, res,

@@ -83,6 +83,7 @@ class Model:
     curves: CurvePlan | None = None
     limits: LimitPlan | None = None
     frictions: FrictionPlan | None = None
+    input_rounding: float = 0.0   # scaled residual the input's rounding can leave (rounding_gap)
 
     @property
     def ntrack(self) -> int:
@@ -306,6 +307,33 @@ def compile_model(mech: Any) -> Model:
         fixed_parts=MappingProxyType(fixed),
         forces=compile_forces(mech, marker_body, marker_point, marker_axes,
                               lambda mk: marker_world(mech, mk)),
-        couplers=cplan, curves=kplan, limits=lplan, frictions=fplan)
+        couplers=cplan, curves=kplan, limits=lplan, frictions=fplan,
+        input_rounding=rounding_gap(mech, length_scale))
+
+
+# the disagreement of redundant equations that rounding each input coordinate by the unit
+# round-off u can leave, in units of u times the largest world coordinate (or the model's
+# size, if larger): a marker's point in its part's frame, R^T (x - r), carries a few u |x|
+# from the rounded matrix and location, and a loop adds its joints' errors.  Measured: a
+# Scotch yoke read from Blender (float32) disagrees by 2.2 u of its size; 8 leaves a margin
+# of 3.6 and keeps a mismatch a tenth of MISMATCH_TOL's (assembly.py) reported.  A larger
+# loop may exceed it: then the user is told of a disagreement that is rounding, never the
+# other way round
+ROUNDING_GAP = 8.0
+
+
+def rounding_gap(mech: Any, length_scale: float) -> float:
+    """The scaled residual (length over ``length_scale``) that redundant equations may show
+    from the input's rounding alone: ROUNDING_GAP times the builder's input_precision times
+    the largest distance from the world origin of its parts' and markers' positions (float32
+    rounds each coordinate relative to its own size, so a part far from the origin carries a
+    larger absolute error); 0 for exact input."""
+    u = float(getattr(mech, "input_precision", 0.0))
+    if u == 0.0:
+        return 0.0
+    where = [p.position for p in mech.parts.values()]
+    where += [marker_world(mech, m) for m in mech.markers]
+    reach = max([float(np.linalg.norm(x)) for x in where] + [length_scale])
+    return ROUNDING_GAP * u * reach / length_scale
 
 

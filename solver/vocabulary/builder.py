@@ -25,8 +25,16 @@ class Builder:
     (SI units): validation and the user's vocabulary only.  ``solver.Mechanism`` adds the
     analyses; ``model.compile.compile_model`` turns a Builder into arrays."""
 
-    def __init__(self, gravity: Any = (0.0, 0.0, -9.81)) -> None:
+    def __init__(self, gravity: Any = (0.0, 0.0, -9.81), input_precision: float = 0.0) -> None:
+        """``input_precision``: the relative rounding of the positions and orientations given
+        (0: exact; 2**-24 for numbers read from float32, as Blender stores locations and
+        matrices): redundant equations that disagree by no more than that rounding can
+        leave are not reported as imperfect geometry."""
         self.gravity = vector(gravity, 3, "gravity")
+        self.input_precision = number(input_precision, "input_precision")
+        if not 0.0 <= self.input_precision < 1e-3:
+            raise MechanismError(f"input_precision is a relative rounding (2**-24 for float32), "
+                                 f"below 1e-3; got {self.input_precision:g}")
         self.parts: dict[str, Part] = {}
         self.markers: dict[str, Marker] = {}
         self.joints: dict[str, Joint] = {}
