@@ -82,6 +82,16 @@ def test_joint_on_one_part_or_two_fixed_parts() -> None:
         m.add_joint("j", "revolute", "G2", "O")
 
 
+def test_joint_with_one_marker_twice_says_so() -> None:
+    """The same marker as I and J is one marker used twice, not two markers on one part."""
+    m = base()
+    with pytest.raises(MechanismError, match="joint 'j': marker 'A' is both marker I and "
+                                             "marker J; marker J must be a marker on another "
+                                             "part than 'arm'"):
+        m.add_joint("j", "revolute", "A", "A")
+    assert "j" not in m.joints
+
+
 @pytest.mark.parametrize("kind", ["spherical", "fixed", "universal", "planar", "in-line"])
 def test_motion_on_a_kind_without_that_coordinate(kind: str) -> None:
     m = base()

@@ -117,6 +117,10 @@ class Builder:
             if mk not in self.markers:
                 raise MechanismError(f"joint {name!r}: {label} {mk!r} is not a marker")
         pi, pj = self.markers[marker_i].part, self.markers[marker_j].part
+        if marker_i == marker_j:
+            raise MechanismError(f"joint {name!r}: marker {marker_i!r} is both marker I and "
+                                 f"marker J; marker J must be a marker on another part than "
+                                 f"{pi!r}")
         if pi == pj:
             raise MechanismError(f"joint {name!r}: markers {marker_i!r} and {marker_j!r} are both "
                                  f"on part {pi!r}; a joint must connect two different parts")
