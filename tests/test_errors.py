@@ -207,3 +207,14 @@ def test_nan_in_motion_stops_with_time() -> None:
         m.solve(1.0, 24)
     assert err.value.time == pytest.approx(0.5)
     assert len(err.value.result.times) == 12
+
+
+@pytest.mark.parametrize("given", [np.array([np.nan, 0.0, 0.25], dtype=np.float32),
+                                   (float("nan"), 0, 0.25), [np.float64("nan"), 0.0, 0.25]])
+def test_nan_position_is_shown_as_plain_numbers(given) -> None:
+    """A NaN in a vector is named with the numbers as typed, not numpy's repr."""
+    m = base()
+    with pytest.raises(MechanismError) as err:
+        m.add_marker("B", "arm", position=given)
+    assert str(err.value).endswith("position has a NaN or infinite value: (nan, 0, 0.25)")
+    assert "array" not in str(err.value) and "dtype" not in str(err.value)

@@ -18,8 +18,14 @@ def vector(value: Any, n: int, what: str) -> np.ndarray:
     if a.size != n:
         raise MechanismError(f"{what} must be {n} numbers, got {a.size}")
     if not np.all(np.isfinite(a)):
-        raise MechanismError(f"{what} has a NaN or infinite value: {value!r}")
+        raise MechanismError(f"{what} has a NaN or infinite value: {shown(a)}")
     return a
+
+
+def shown(numbers: np.ndarray) -> str:
+    """Numbers as a user reads them in a message, "(nan, 0, 0.25)": never numpy's repr
+    (array([nan, 0., 0.], dtype=float32)), whatever type the caller passed."""
+    return "(" + ", ".join(f"{float(x):.6g}" for x in np.asarray(numbers).reshape(-1)) + ")"
 
 
 def number(value: Any, what: str) -> float:
