@@ -295,8 +295,10 @@ def test_bad_parameters_name_the_problem_and_change_nothing(blender, extension) 
         old = {k: getattr(st, k) for k in change}
         for k, v in change.items():
             setattr(st, k, v)
-        with pytest.raises(RuntimeError, match=msg):
+        with pytest.raises(RuntimeError, match=msg) as err:
             bpy.ops.mechanism.study_run()
+        assert str(err.value).count("Study: ") == 1, str(err.value)   # said once, first
+        assert str(err.value).startswith("Error: Study: "), str(err.value)
         assert st.table == table and bs.differences(snap, bs.snapshot(bpy)) == []
         for k, v in old.items():
             setattr(st, k, v)

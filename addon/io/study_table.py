@@ -43,12 +43,12 @@ def study_levels(specs: list[tuple[str, float, float, int]]) -> dict[str, tuple[
     levels: dict[str, tuple[float, ...]] = {}
     for k, (name, start, stop, count) in enumerate(specs):
         if not name:
-            raise StudyError(f"Study: pick parameter {k + 1} (a property of the mechanism's "
+            raise StudyError(f"pick parameter {k + 1} (a property of the mechanism's "
                              "items) first")
         if name in levels:
-            raise StudyError(f"Study: {name!r} is picked twice: vary two different parameters")
+            raise StudyError(f"{name!r} is picked twice: vary two different parameters")
         if int(count) > 1 and start == stop:
-            raise StudyError(f"Study: {name} from {start:g} to {stop:g} is an empty range: "
+            raise StudyError(f"{name} from {start:g} to {stop:g} is an empty range: "
                              f"{int(count)} equal values; set Stop, or Count 1")
         levels[name] = level_values(start, stop, count)
     return levels
