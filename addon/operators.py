@@ -20,7 +20,7 @@ from .io.mass import inertia_six
 from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, kind_label, tolerance
 from .io.start_gaps import start_notes
-from .io.timeline import with_frame, with_scene_frame
+from .io.timeline import frame_text, with_frame, with_scene_frame
 from .properties import ROLES
 from .scene_reader import read_scene
 
@@ -322,7 +322,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
         impacts = f", {len(result.impacts)} impact(s) at the stops" if sm.limits else ""
         rest = result.rest_from
-        rest = (f", at rest from frame {sm.timeline.frames[rest]}"
+        rest = (f", at rest from frame {frame_text(sm.timeline.frames[rest])}"
                 if rest is not None and rest + 1 < len(result.times) else "")
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), {couplers}"
                 f"{len(result.times)} frames ({result.analysis}){impacts}{rest}")

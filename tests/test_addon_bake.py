@@ -551,10 +551,11 @@ def test_operators_declare_undo(blender, op: str) -> None:
     assert cls is not None and "UNDO" in cls.bl_options
 
 
-def test_a_pendulum_at_rest_bakes_its_held_pose(blender) -> None:
+def test_a_pendulum_at_rest_bakes_its_held_pose(blender, capfd) -> None:
     """A pendulum on a damped torsion spring over 20 s: it comes to rest and the frames after
     hold its pose (solver Result.rest_from): the baked keys from there on are one pose, equal
-    to the solver's last frame (float32 keys)."""
+    to the solver's last frame (float32 keys); the bake's report names the scene frame it
+    rests from as a whole number, as the timeline shows it."""
     bpy = blender
     pen = bs.pendulum(bpy)
     bs.set_range(bpy, 1, 481)
@@ -566,6 +567,8 @@ def test_a_pendulum_at_rest_bakes_its_held_pose(blender) -> None:
     assert len(frames) == 481
     assert np.array_equal(quat[-1], quat[-100]) and np.array_equal(loc[-1], loc[-100])
     assert not np.array_equal(quat[0], quat[-1])              # it swung before it settled
+    said = re.findall(r"at rest from frame (\S+?)[;,)\s]", capfd.readouterr().out)
+    assert len(said) == 1 and re.fullmatch(r"\d+", said[0]), said
 
 
 def test_a_loose_tolerance_bake_at_a_high_frame_rate_equals_the_solver(blender, extension) -> None:

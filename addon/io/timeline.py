@@ -53,13 +53,20 @@ class Timeline:
 _FRAME = re.compile(r"\(frame \d+\)")
 
 
+def frame_text(frame: float) -> str:
+    """A scene frame as the user types it: "50", not "50.0" (a whole frame, as the frames
+    of a bake are); a frame between two (a solver time, frame_of) to the nearest whole one,
+    as Blender's timeline shows it."""
+    return f"{float(frame):.0f}"
+
+
 def with_frame(message: str, frame: float | None) -> str:
     """Name the scene ``frame`` in a solver message (the solver counts its own frames from
     0 as "(frame k)"; the user sees the scene's numbers): that mention is replaced, or the
     frame is appended in brackets; the message is unchanged when ``frame`` is None."""
     if frame is None:
         return message
-    text = f"frame {frame:.0f}"
+    text = f"frame {frame_text(frame)}"
     if _FRAME.search(message):
         return _FRAME.sub(f"({text})", message, count=1)
     return f"{message} [{text}]"
