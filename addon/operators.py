@@ -15,7 +15,7 @@ from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, coupling
 from .background import BackgroundRun
 from .curve_reader import fit_signature, length_text
-from .io.csv_table import export_path
+from .io.csv_table import existing_folder, export_path
 from .io.mass import inertia_six
 from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, kind_label, tolerance
@@ -393,11 +393,12 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
     def execute(self, context):
         sm = None
         try:
-            path = export_path(self.filepath or context.scene.mechanism.csv_path, bpy.data.filepath)
+            path = existing_folder(export_path(self.filepath or context.scene.mechanism.csv_path,
+                                               bpy.data.filepath))
             sm = read_scene(context.scene)
             rows = bake.write_csv(path, sm, _solve_read(context.scene, sm))
-        except (MechanismError, SolverError, OSError) as exc:
-            self.report({"ERROR"}, _message(exc, sm))
+        except (MechanismError, SolverError) as exc:
+            self.report({"ERROR"}, f"Export CSV: {_message(exc, sm)}")
             return {"CANCELLED"}
         self.report({"INFO"}, f"wrote {rows} frames to {path}")
         return {"FINISHED"}

@@ -21,7 +21,7 @@ from ..solver.study import resolve
 from ..solver.study.table import result_row, result_columns
 from . import bake, bake_checks, study
 from .background import BackgroundRun
-from .io.csv_table import export_path
+from .io.csv_table import existing_folder, export_path
 from .io.settings import tolerance
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
@@ -235,10 +235,10 @@ class MECHANISM_OT_study_export(ExportHelper, bpy.types.Operator):
     def execute(self, context):
         table = study.stored_table(context.scene.mechanism.study)
         try:
-            path = export_path(self.filepath or context.scene.mechanism.study.csv_path,
-                               bpy.data.filepath)
+            path = existing_folder(export_path(self.filepath or context.scene.mechanism.study.csv_path,
+                                               bpy.data.filepath))
             table.write_csv(path)
-        except (MechanismError, OSError) as exc:
+        except MechanismError as exc:
             self.report({"ERROR"}, f"Export Study CSV: {exc}")
             return {"CANCELLED"}
         self.report({"INFO"}, f"wrote {len(table)} variants to {path}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -84,10 +85,18 @@ def test_export_csv(blender, tmp_path) -> None:
 
 
 def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:
+    """A file in a folder that does not exist: Export CSV names the folder (not a bare
+    "[Errno 2] ..."), and writes nothing."""
     bpy = blender
     bs.slider_crank(bpy)
-    with pytest.raises(RuntimeError, match="No such file or directory"):
-        bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "missing" / "f.csv"))
+    missing = tmp_path / "missing"
+    with pytest.raises(RuntimeError) as err:
+        bpy.ops.mechanism.export_csv(filepath=str(missing / "f.csv"))
+    assert f"Export CSV: the folder {str(missing)!r} does not exist" in str(err.value)
+    assert "Errno" not in str(err.value)
+    assert os.listdir(tmp_path) == []
+    with pytest.raises(RuntimeError, match=f"Export CSV: {re.escape(repr(str(tmp_path)))} is a folder"):
+        bpy.ops.mechanism.export_csv(filepath=str(tmp_path))
 
 
 def test_export_csv_of_an_unsaved_file(blender, tmp_path, monkeypatch, capfd) -> None:

@@ -11,6 +11,7 @@ import ast
 import importlib
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 
@@ -464,8 +465,23 @@ def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:
     for name, values in want.items():
         np.testing.assert_allclose(col[name], values, rtol=5e-9, atol=1e-300, err_msg=name)
     assert rows[1][:2] == ["1", "0"] and rows[2][1] == "0.0416666667"
-    with pytest.raises(OSError):
+    with pytest.raises(solver.MechanismError, match="the folder .*missing' does not exist"):
         csv_table.write_rows(str(tmp_path / "missing" / "f.csv"), rows)
+
+
+def test_a_failed_csv_write_keeps_the_file_there(tmp_path, monkeypatch) -> None:
+    """A write that fails (here the final rename) names the file and its cause, leaves the
+    file that was there as it was, and no partial file beside it."""
+    path = tmp_path / "out.csv"
+    path.write_text("kept\n")
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(csv_table.os, "replace", refuse)
+    with pytest.raises(solver.MechanismError, match=f"cannot write {re.escape(repr(str(path)))}: "
+                                                    "Permission denied"):
+        csv_table.write_rows(str(path), [["frame"], ["1"]])
+    assert path.read_text() == "kept\n" and os.listdir(tmp_path) == ["out.csv"]
 
 
 def test_export_path_needs_a_folder() -> None:

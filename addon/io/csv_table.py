@@ -59,22 +59,48 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
 
 
 def write_rows(path: str, rows: list[list[str]]) -> None:
-    """Write ``rows`` as a CSV file (OSError for a bad path)."""
-    with open(path, "w", newline="") as fh:
-        csv.writer(fh).writerows(rows)
+    """Write ``rows`` as a CSV file at ``path`` (absolute).  Written beside it under a
+    temporary name and then renamed over it, so a write that fails leaves a file already
+    there as it was; MechanismError naming the file or its folder for a path that cannot
+    be written (never a bare "[Errno 2] ...")."""
+    existing_folder(path)
+    temporary = f"{path}.{os.getpid()}.part"
+    try:
+        with open(temporary, "w", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerows(rows)
+        os.replace(temporary, path)
+    except OSError as exc:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise MechanismError(f"cannot write {path!r}: {exc.strerror or exc}") from None
+
+
+def existing_folder(path: str) -> str:
+    """``path`` (an absolute file path) when its folder exists and it is not itself a
+    folder; MechanismError naming what is missing otherwise (checked before a solve, so a
+    long solve is not lost to a typo in the folder's name)."""
+    folder = os.path.dirname(path)
+    if not os.path.isdir(folder):
+        raise MechanismError(f"the folder {folder!r} does not exist: create it, or pick a file "
+                             "in an existing folder")
+    if os.path.isdir(path):
+        raise MechanismError(f"{path!r} is a folder: give a file name in it, e.g. "
+                             f"{os.path.join(path, 'mechanism.csv')!r}")
+    return path
 
 
 def export_path(path: str, blend_file: str) -> str:
     """The absolute file Export CSV writes: ``path`` as typed, a relative one ("//name",
     Blender's mark, or plain) taken from the folder of ``blend_file`` (bpy.data.filepath).
     MechanismError when the path is relative and the .blend file is not saved: it would land
-    in whatever folder Blender was started from."""
+    in whatever folder Blender was started from.  The messages leave the command's name to
+    the operator that reports them (Export CSV, Export Study CSV)."""
     if not path.strip():
-        raise MechanismError("Export CSV: give the CSV file's path")
+        raise MechanismError("give the CSV file's path")
     rest = path[2:] if path.startswith("//") else path
     if os.path.isabs(rest) and not path.startswith("//"):
         return os.path.normpath(path)
     if not blend_file:
-        raise MechanismError(f"Export CSV: {path!r} is relative to the .blend file, which is not "
+        raise MechanismError(f"{path!r} is relative to the .blend file, which is not "
                              "saved: save the file first, or give an absolute path")
     return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(blend_file)), rest))

@@ -10,7 +10,6 @@ analysis, tolerance) so a later Bake Variant can say when the scene no longer ma
 """
 from __future__ import annotations
 
-import csv
 import json
 import math
 import uuid
@@ -21,6 +20,7 @@ import numpy as np
 
 from ...solver import StudyError
 from ...solver.study.params import shared_constants
+from .csv_table import write_rows
 
 
 def level_values(start: float, stop: float, count: int) -> tuple[float, ...]:
@@ -139,8 +139,9 @@ class StudyTable:
         return out
 
     def write_csv(self, path: str) -> None:
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            csv.writer(f).writerows(self.csv_rows())
+        """The table as CSV at ``path`` (csv_table.write_rows: a failed write keeps the file
+        there, MechanismError names the file or folder)."""
+        write_rows(path, self.csv_rows())
 
     def series(self, column: str) -> list[tuple[float | None, np.ndarray, np.ndarray]]:
         """The lines of a plot of ``column`` against the first parameter: (value of the
