@@ -20,7 +20,7 @@ from .io.mass import inertia_six
 from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, kind_label, tolerance
 from .io.start_gaps import start_notes
-from .io.timeline import frame_text, with_frame, with_scene_frame
+from .io.timeline import Timeline, frame_text, with_frame, with_scene_frame
 from .properties import ROLES
 from .scene_reader import read_scene
 
@@ -33,10 +33,15 @@ def _solve_read(scene, sm, progress=None):
                          tolerance=tolerance(st), progress=progress)
 
 
-def _message(exc: Exception, sm=None) -> str:
-    """The error's text, naming the scene frame of the time a SolverError names."""
+def _message(exc: Exception, sm=None, scene=None) -> str:
+    """The error's text, naming the scene frame of the time it names (a SolverError's, or
+    an expression's that fails at some time t while the scene is read): the frames of the
+    scene read (``sm``), or of ``scene`` when reading it failed."""
     time = getattr(exc, "time", None)
-    frame = sm.timeline.frame_of(time) if sm is not None and time is not None else None
+    timeline = sm.timeline if sm is not None else (
+        Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
+                          scene.render.fps_base) if scene is not None else None)
+    frame = timeline.frame_of(time) if timeline is not None and time is not None else None
     text = with_frame(str(exc), frame)
     if sm is not None and getattr(exc, "joints", ()):
         slides = {n: (sm.mech.limits[n].lower, sm.mech.limits[n].upper)
@@ -249,11 +254,12 @@ class MECHANISM_OT_check(bpy.types.Operator):
 
     def execute(self, context):
         scene = context.scene
+        sm = None
         try:
             sm = read_scene(scene)
             report = sm.mech.check()
         except (MechanismError, SolverError) as exc:
-            self.report({"ERROR"}, _message(exc))
+            self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
         _store_mass_display(sm, scene)
         warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
@@ -279,7 +285,7 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
                 raise MechanismError("the mechanism is baked: clear the bake before assembling")
             sm.mech.assemble()
         except (MechanismError, SolverError) as exc:
-            self.report({"ERROR"}, _message(exc, sm))
+            self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
         bake.place_parts(sm, sm.mech.pose)
         self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)")
@@ -310,7 +316,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
             bake_checks.refuse_bake(sm, context.scene)
             result = _solve_read(context.scene, sm)
         except (MechanismError, SolverError) as exc:
-            self.report({"ERROR"}, _message(exc, sm))
+            self.report({"ERROR"}, _message(exc, sm, context.scene))
             return {"CANCELLED"}
         return self._finish(context, sm, result)
 
@@ -349,7 +355,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
             self._sm = read_scene(context.scene)
             bake_checks.refuse_bake(self._sm, context.scene)
         except (MechanismError, SolverError) as exc:
-            self.report({"ERROR"}, _message(exc))
+            self.report({"ERROR"}, _message(exc, scene=context.scene))
             return {"CANCELLED"}
         st = context.scene.mechanism
         sm, analysis, tol = self._sm, st.analysis.lower(), tolerance(st)
@@ -398,7 +404,7 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
             sm = read_scene(context.scene)
             rows = bake.write_csv(path, sm, _solve_read(context.scene, sm))
         except (MechanismError, SolverError) as exc:
-            self.report({"ERROR"}, f"Export CSV: {_message(exc, sm)}")
+            self.report({"ERROR"}, f"Export CSV: {_message(exc, sm, context.scene)}")
             return {"CANCELLED"}
         self.report({"INFO"}, f"wrote {rows} frames to {path}")
         return {"FINISHED"}

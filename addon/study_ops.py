@@ -161,7 +161,7 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
                 result = self._variant.solve(times=self._sm.timeline.times,
                                              analysis=s.analysis.lower(), tolerance=tolerance(s))
         except study.ERRORS as exc:
-            self.report({"ERROR"}, f"Bake Variant: {_message(exc, self._sm)}")
+            self.report({"ERROR"}, f"Bake Variant: {_message(exc, self._sm, context.scene)}")
             return {"CANCELLED"}
         return self._finish(context, result)
 
@@ -172,7 +172,7 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         try:
             kept = self._prepare(context)
         except study.ERRORS as exc:
-            self.report({"ERROR"}, f"Bake Variant: {_message(exc, self._sm)}")
+            self.report({"ERROR"}, f"Bake Variant: {_message(exc, self._sm, context.scene)}")
             return {"CANCELLED"}
         if kept is not None:
             return self._finish(context, kept)

@@ -239,3 +239,27 @@ def test_density_not_above_0_is_kept_and_flagged_in_the_panel(blender) -> None:
     items = bs.panel_items(bpy, "VIEW3D_PT_mechanism_object")
     assert ("prop", "density", True) in items
     assert [i[1] for i in items if i[0] == "label" and i[3]] == ["Density must be above 0"]
+
+
+@pytest.mark.parametrize("item, op", [("motion", "check"), ("motion", "bake"), ("force", "bake")])
+def test_expression_failing_at_the_start_names_the_first_frame(blender, item: str, op: str) -> None:
+    """An expression that cannot be evaluated at t = 0 (log(t)) names the scene's first
+    frame (frame_start 5), as a failure later in the run names its frame: a motion's as
+    the scene is read (Check, Bake), a force's when the run starts (Bake; Check evaluates
+    no force) as an error, not a Python traceback.  The scene is unchanged."""
+    bpy = blender
+    d = bs.slider_crank(bpy) if item == "motion" else bs.pendulum(bpy)
+    bpy.context.scene.frame_start = 5
+    if item == "motion":
+        (joint,) = [ob for ob in bpy.data.objects if ob.mechanism.motion_type == "EXPRESSION"]
+        joint.mechanism.motion_expression = "log(t)"
+    else:
+        bs.new_force(bpy, "push", d["pin"].mechanism.marker_i, torque="0, 0, log(t)")
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError) as info:
+        getattr(bpy.ops.mechanism, op)()
+    text = str(info.value)
+    assert "Traceback" not in text, text
+    assert "expression 'log(t)' cannot be evaluated at t=0" in text, text
+    assert re.findall(r"frame (\d+)", text) == ["5"], text
+    assert not bs.differences(before, bs.snapshot(bpy))

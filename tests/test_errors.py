@@ -218,3 +218,18 @@ def test_nan_position_is_shown_as_plain_numbers(given) -> None:
         m.add_marker("B", "arm", position=given)
     assert str(err.value).endswith("position has a NaN or infinite value: (nan, 0, 0.25)")
     assert "array" not in str(err.value) and "dtype" not in str(err.value)
+
+
+def test_expression_failing_at_the_start_carries_its_time() -> None:
+    """A motion that cannot be evaluated at t = 0 is refused as it is added, and a load
+    when a dynamic run starts: both carry the time (0 s), so a caller can name its frame;
+    the load's is a SolverError, as a failure later in the run is."""
+    m = base()
+    m.add_joint("pin", "revolute", "A", "O")
+    with pytest.raises(MechanismError, match=r"expression 'log\(t\)' cannot be evaluated") as err:
+        m.add_motion("spin", "pin", "log(t)")
+    assert err.value.time == 0.0
+    m.add_force("push", "A", torque=(0.0, 0.0, "log(t)"))
+    with pytest.raises(SolverError, match=r"force 'push'.*log\(t\)") as err:
+        m.solve(0.5, 24, analysis="dynamic")
+    assert err.value.time == 0.0

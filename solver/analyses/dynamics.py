@@ -131,7 +131,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         still = np.flatnonzero(magnitudes(model, vq) <= 1e-9 * model.frictions.speed)
         if still.size:
             (r, p, v, w), st = stick(sysm, t, r, p, v, w, still, base, stops)
-    method = choose_method(sysm, t, r, p, v, w, method)
+    try:
+        method = choose_method(sysm, t, r, p, v, w, method)
+    except ExpressionError as exc:            # a load that cannot be evaluated at the start
+        raise SolverError(str(exc), t) from None
     # local error per step: a decade under the goal for the explicit method, two for the
     # implicit one (see below)
     rtol = tolerance * (1e-2 if method == "implicit" else 1e-1)

@@ -9,7 +9,13 @@ import numpy as np
 
 
 class MechanismError(ValueError):
-    """Invalid mechanism input: unknown or duplicate names, bad numbers, wrong joint kinds."""
+    """Invalid mechanism input: unknown or duplicate names, bad numbers, wrong joint kinds.
+    ``time`` (s, or None): the time at which the input failed, when it is a function of
+    time that cannot be evaluated there (a caller names its frame)."""
+
+    def __init__(self, *args: Any, time: float | None = None) -> None:
+        super().__init__(*args)
+        self.time = time
 
 
 class StudyError(MechanismError):
@@ -39,7 +45,12 @@ class SolverCancelled(SolverError):
 
 class ExpressionError(ValueError):
     """Any parse or evaluation failure of a user expression; the message names the
-    expression and what is wrong."""
+    expression and what is wrong; ``time`` (s, or None) the time it failed at, when it was
+    evaluated at one time t."""
+
+    def __init__(self, *args: Any, time: float | None = None) -> None:
+        super().__init__(*args)
+        self.time = time
 
 
 class FrictionJam(np.linalg.LinAlgError):

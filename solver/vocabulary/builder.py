@@ -156,7 +156,7 @@ class Builder:
                                constants=consts)
             fn.derivatives(0.0)
         except ExpressionError as exc:
-            raise MechanismError(str(exc)) from None
+            raise MechanismError(str(exc), time=exc.time) from None
         unused_constants(consts, [fn], f"motion {name!r}")
         self.motions[name] = Motion(name, joint, coord, fn, expression, consts)
 

@@ -18,6 +18,8 @@ import math
 import operator
 from typing import Any, Callable
 
+import numpy as np
+
 from ..base.errors import ExpressionError
 from ..base.jet import (Jet, abs, acos, asin, atan, atan2, cos, exp, fpow as _fpow, log, max, min,
                         ramp, sin, sqrt, step, step5, tan, value_of as _val)
@@ -84,7 +86,13 @@ class Expression:
             why = str(exc)
         at = ", ".join(f"{k}={_val(v)!r}" for k, v in values.items())
         raise ExpressionError(f"{self._prefix}expression {self.source!r} cannot be evaluated "
-                              f"at {at}: {why}")
+                              f"at {at}: {why}", time=_one_time(values.get("t")))
+
+
+def _one_time(t: Any) -> float | None:
+    """The time (s) an expression was evaluated at, when it was one time (not a stack)."""
+    t = _val(t)
+    return float(t) if t is not None and np.ndim(t) == 0 else None
 
 
 class _Builder:

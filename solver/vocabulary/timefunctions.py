@@ -159,8 +159,10 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None,
                     f"must use + - * / ** and the functions of solver.vocabulary.expressions (from "
                     f"solver.vocabulary.expressions import sin, cos, ...), not math or numpy; or pass "
                     f"derivatives=(df, ddf)") from None
+            at = _val(t)
             raise ExpressionError(f"{prefix}the function {getattr(fn, '__name__', label)!r} "
-                                  f"failed at t={_val(t)!r}: {type(exc).__name__}: {exc}") from None
+                                  f"failed at t={at!r}: {type(exc).__name__}: {exc}",
+                                  time=float(at) if np.ndim(at) == 0 else None) from None
 
     if derivatives is not None:
         fns = tuple(derivatives) if isinstance(derivatives, (tuple, list)) else ()
