@@ -17,6 +17,7 @@ from .background import BackgroundRun
 from .curve_reader import fit_signature, length_text
 from .io.csv_table import existing_folder, export_path
 from .io.mass import inertia_six
+from .io.run_cost import baked_channels, cost_note, result_numbers, run_cost
 from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, kind_label, tolerance
 from .io.start_gaps import start_notes
@@ -48,6 +49,33 @@ def _message(exc: Exception, sm=None, scene=None) -> str:
                   for n, (_, coord) in sm.limits.items() if coord == "slide"}
         text = bounds_in_scene_units(text, exc.joints, slides, sm.scale)
     return text
+
+
+def _cost_note(sm, analysis: str) -> str | None:
+    """The warning of a frame range that would take long or much memory to bake by
+    ``analysis`` ("kinematic" or "dynamic"; io/run_cost.py: a rough estimate from the
+    mechanism's size), or None."""
+    parts, joints, motions = len(sm.parts), len(sm.joints), len(sm.motions)
+    extra = 4 * len(sm.couplers) + len(sm.cams) + len(sm.limits) + 3 * len(sm.frictions)
+    frames = sm.timeline.frame_end - sm.timeline.frame_start + 1
+    cost = run_cost(frames, parts, baked_channels(parts, joints, motions, extra),
+                    result_numbers(parts, 5 * joints + motions, joints, motions), analysis)
+    return cost_note(frames, cost, analysis)
+
+
+def _bake_cost_note(sm, scene) -> str | None:
+    """_cost_note for the scene's analysis setting; "Auto" is decided as the solver will
+    (kinematic when the motions drive every freedom) only when a dynamic run would be worth
+    a warning, so that an ordinary bake does not check the mechanism twice."""
+    analysis = scene.mechanism.analysis.lower()
+    if analysis == "auto":
+        if _cost_note(sm, "dynamic") is None:
+            return None
+        try:
+            analysis = "kinematic" if sm.mech.check().driven_dof == 0 else "dynamic"
+        except (MechanismError, SolverError):      # the bake itself will say why
+            analysis = "dynamic"
+    return _cost_note(sm, analysis)
 
 
 def _store_mass_display(sm, scene) -> None:
@@ -262,8 +290,11 @@ class MECHANISM_OT_check(bpy.types.Operator):
             self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
         _store_mass_display(sm, scene)
+        analysis = scene.mechanism.analysis.lower()
+        if analysis == "auto":
+            analysis = "kinematic" if report.driven_dof == 0 else "dynamic"
         warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
-            bake_checks.bake_problems(sm, scene)
+            bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n]
         lines = str(report).splitlines() + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
@@ -314,6 +345,9 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         try:
             sm = read_scene(context.scene)
             bake_checks.refuse_bake(sm, context.scene)
+            self._cost = _bake_cost_note(sm, context.scene)
+            if self._cost:                 # said now, before the long run, and at its end
+                self.report({"WARNING"}, self._cost)
             result = _solve_read(context.scene, sm)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, context.scene))
@@ -335,7 +369,8 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
         notes = sm.notes() + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes] + \
-            bake.hidden_notes(sm.parts + sm.joints + sm.couplers)
+            bake.hidden_notes(sm.parts + sm.joints + sm.couplers) + \
+            [n for n in [getattr(self, "_cost", None)] if n]
         # the report box holds this run's notes, or nothing: never an older run's text
         context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes]) \
             if notes else ""
@@ -354,9 +389,12 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         try:
             self._sm = read_scene(context.scene)
             bake_checks.refuse_bake(self._sm, context.scene)
+            self._cost = _bake_cost_note(self._sm, context.scene)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, scene=context.scene))
             return {"CANCELLED"}
+        if self._cost:                     # said as it starts (Esc cancels), and at its end
+            self.report({"WARNING"}, self._cost)
         st = context.scene.mechanism
         sm, analysis, tol = self._sm, st.analysis.lower(), tolerance(st)
 

@@ -1,0 +1,67 @@
+"""A bake's rough cost before it runs (addon/io/run_cost.py): Check and Bake warn of a frame
+range that would take long or much memory (a million frames typed by mistake), and stay
+quiet for ordinary ranges.  The estimate's constants and what they were measured on are in
+run_cost's docstring; these tests check what the user is told, and where."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import blender_scenes as bs
+from test_io_addon import io
+
+run_cost = io("run_cost")
+
+
+def slider_crank_cost(frames: int, analysis: str = "kinematic"):
+    """The estimate for the slider-crank scene of blender_scenes (3 parts, 4 joints, one
+    motion), as the Check and Bake operators count it."""
+    channels = run_cost.baked_channels(3, 4, 1)
+    numbers = run_cost.result_numbers(3, 5 * 4 + 1, 4, 1)
+    return run_cost.run_cost(frames, 3, channels, numbers, analysis)
+
+
+def test_a_million_frames_is_worth_a_warning_and_a_hundred_thousand_is_not() -> None:
+    """1e5 frames of the slider crank (a user's report: 34 s and 840 MB) get no warning;
+    1e6 frames (about 8 GB) get one that gives the count, the time and the memory, and
+    says it is an estimate."""
+    assert run_cost.cost_note(100_000, slider_crank_cost(100_000), "kinematic") is None
+    note = run_cost.cost_note(1_000_000, slider_crank_cost(1_000_000), "kinematic")
+    assert note is not None and "1,000,000 frames" in note and "an estimate" in note
+    gb = float(re.search(r"([0-9.]+) GB of memory", note).group(1))
+    assert 5.0 < gb < 15.0
+
+
+def test_the_estimate_grows_with_the_frames_and_is_larger_for_dynamics() -> None:
+    one, ten = slider_crank_cost(10_000), slider_crank_cost(100_000)
+    assert ten.seconds == pytest.approx(10 * one.seconds) and ten.bytes == pytest.approx(10 * one.bytes)
+    assert slider_crank_cost(10_000, "dynamic").seconds > one.seconds
+
+
+def test_check_warns_of_a_million_frame_range(blender) -> None:
+    """Check with the frame range at 1..1,000,000 warns in its report, naming the frame
+    count and the memory; at 1..25 it does not."""
+    bpy = blender
+    bs.slider_crank(bpy)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "frames: baking it would take" not in bpy.context.scene.mechanism.report
+    bpy.context.scene.frame_end = 1_000_000
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert "the frame range has 1,000,000 frames: baking it would take roughly" in report
+    assert re.search(r"[0-9.]+ GB of memory \(kinematic; an estimate", report), report
+
+
+def test_bake_warns_past_the_threshold_and_still_bakes(blender, extension, monkeypatch) -> None:
+    """With the time threshold lowered below a 25-frame pendulum's estimate, Bake reports
+    the warning (dynamic: "Auto" decided as the solver decides it) and bakes every frame."""
+    bpy = blender
+    pen = bs.pendulum(bpy)
+    cost = extension.addon.io.run_cost
+    monkeypatch.setattr(cost, "TIME_WARNING", 1e-3)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert "frames: baking it would take roughly" in report and "(dynamic;" in report
+    frames, _, _ = bs.baked_pose(pen["arm"])
+    assert len(frames) == bs.FRAME_END - bs.FRAME_START + 1
