@@ -9,6 +9,16 @@ import threading
 from typing import Any, Callable
 
 
+# set while a synchronous run should stop: the command line's Ctrl C (cli.py); the
+# synchronous Bake and Export CSV hand the solver ``until_interrupted`` as its progress
+INTERRUPT = threading.Event()
+
+
+def until_interrupted(done: int, total: int) -> bool:
+    """A solver progress callback: False (stop: SolverCancelled) once INTERRUPT is set."""
+    return not INTERRUPT.is_set()
+
+
 class BackgroundRun:
     """Mixin for an operator: ``start(context, work, status)`` from ``invoke`` runs
     ``work(progress)`` in a thread (``progress(done, total)`` returns False once Esc was

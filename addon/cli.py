@@ -9,11 +9,15 @@ Python (``bpy`` from PyPI, the extension enabled; see addon/headless.py):
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 
 import bpy
 
 from ..solver import MechanismError, Study, grid
+from .background import INTERRUPT
 from .io.command_line import StudyCommand, parse_command
 from .io.settings import tolerance
 from .scene_reader import read_scene
@@ -21,20 +25,59 @@ from .scene_reader import read_scene
 _handle = None
 
 
+INTERRUPTED = 130      # the exit code of a command stopped by Ctrl C (128 + SIGINT)
+
+
 def bake_file(in_path: str, out_path: str, csv_path: str | None = None) -> int:
     """Open ``in_path``, bake its mechanism, save to ``out_path``; 0 on success, 1 on a
-    failure (the reason goes to stderr)."""
-    bpy.ops.wm.open_mainfile(filepath=in_path)
-    try:
-        bpy.ops.mechanism.bake()
-        if csv_path:      # a relative path on the command line is from the working folder
-            bpy.ops.mechanism.export_csv(filepath=os.path.abspath(csv_path))
-    except RuntimeError as exc:       # an operator that reported an error
-        print(f"mechanism bake failed: {exc}", file=sys.stderr)
-        return 1
+    failure (the reason goes to stderr), INTERRUPTED when Ctrl C stopped it: the solver
+    stops at its next frame and nothing is written (``out_path`` is saved only after the
+    bake and the CSV are done; the CSV is written whole or not at all)."""
+    with _ctrl_c_stops_the_run():
+        try:
+            bpy.ops.wm.open_mainfile(filepath=in_path)
+            done = bpy.ops.mechanism.bake() == {"FINISHED"}
+            if done and csv_path:  # a relative path on the command line is from the working folder
+                done = bpy.ops.mechanism.export_csv(filepath=os.path.abspath(csv_path)) == {"FINISHED"}
+        except RuntimeError as exc:       # an operator that reported an error
+            print(f"mechanism bake failed: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:         # a second Ctrl C, or one outside the solver
+            done = False
+        if not done:
+            print(f"mechanism bake interrupted (Ctrl C): {out_path} was not written"
+                  f"{' nor ' + csv_path if csv_path else ''}; {in_path} is unchanged",
+                  file=sys.stderr)
+            return INTERRUPTED
     bpy.ops.wm.save_as_mainfile(filepath=out_path, copy=False)
     print(f"mechanism: baked {in_path} -> {out_path}")
     return 0
+
+
+@contextmanager
+def _ctrl_c_stops_the_run():
+    """While the block runs, Ctrl C (SIGINT) asks the synchronous bake to stop at its next
+    frame (background.INTERRUPT) instead of killing Blender wherever it is; a second one
+    raises KeyboardInterrupt at once.  The handler before it is put back after (Blender's
+    own C handler, which Python cannot name, as the default)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        if INTERRUPT.is_set():
+            raise KeyboardInterrupt
+        INTERRUPT.set()
+        print("mechanism: stopping at the next frame (Ctrl C again to stop at once)",
+              file=sys.stderr)
+
+    INTERRUPT.clear()
+    before = signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before if before is not None else signal.SIG_DFL)
+        INTERRUPT.clear()
 
 
 def study_file(in_path: str, levels: dict, csv_path: str) -> int:

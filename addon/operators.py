@@ -13,7 +13,7 @@ from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, coupling
-from .background import BackgroundRun
+from .background import BackgroundRun, until_interrupted
 from .curve_reader import fit_signature, length_text
 from .io.csv_table import existing_folder, export_path
 from .io.mass import inertia_six
@@ -348,7 +348,10 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
             self._cost = _bake_cost_note(sm, context.scene)
             if self._cost:                 # said now, before the long run, and at its end
                 self.report({"WARNING"}, self._cost)
-            result = _solve_read(context.scene, sm)
+            result = _solve_read(context.scene, sm, until_interrupted)
+        except SolverCancelled:
+            self.report({"WARNING"}, "bake interrupted; nothing was changed")
+            return {"CANCELLED"}
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, context.scene))
             return {"CANCELLED"}
@@ -440,7 +443,10 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
             path = existing_folder(export_path(self.filepath or context.scene.mechanism.csv_path,
                                                bpy.data.filepath))
             sm = read_scene(context.scene)
-            rows = bake.write_csv(path, sm, _solve_read(context.scene, sm))
+            rows = bake.write_csv(path, sm, _solve_read(context.scene, sm, until_interrupted))
+        except SolverCancelled:
+            self.report({"WARNING"}, "Export CSV interrupted; nothing was written")
+            return {"CANCELLED"}
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, f"Export CSV: {_message(exc, sm, context.scene)}")
             return {"CANCELLED"}
