@@ -45,9 +45,9 @@ def bake_file(in_path: str, out_path: str, csv_path: str | None = None) -> int:
         except KeyboardInterrupt:         # a second Ctrl C, or one outside the solver
             done = False
         if not done:
-            print(f"mechanism bake interrupted (Ctrl C): {out_path} was not written"
-                  f"{' nor ' + csv_path if csv_path else ''}; {in_path} is unchanged",
-                  file=sys.stderr)
+            written = f"{out_path} and {csv_path} were" if csv_path else f"{out_path} was"
+            print(f"mechanism bake interrupted (Ctrl C): {written} not written; {in_path} is "
+                  "unchanged", file=sys.stderr)
             return INTERRUPTED
     bpy.ops.wm.save_as_mainfile(filepath=out_path, copy=False)
     print(f"mechanism: baked {in_path} -> {out_path}")
