@@ -187,6 +187,9 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
             continue
         props, warning = part_mass_properties(ob, frame, scale, depsgraph, kg)
         sm.mass_properties[ob.name] = (props, warning)
+        from_mesh = s.mass_mode == "MESH" and ob.type == "MESH"
+        sm.scene_notes += [n for n in [mass.implausible_note(
+            ob.name, props["mass"], s.density if from_mesh else None)] if n]
         w = np.array(s.initial_angular_velocity, dtype=float)
         mech.add_part(ob.name, position=pos * scale, orientation=quat,
                       velocity=np.array(s.initial_velocity) * scale, angular_velocity=w, **props)

@@ -263,3 +263,22 @@ def test_expression_failing_at_the_start_names_the_first_frame(blender, item: st
     assert "expression 'log(t)' cannot be evaluated at t=0" in text, text
     assert re.findall(r"frame (\d+)", text) == ["5"], text
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+@pytest.mark.parametrize("op", ["check", "bake"])
+def test_implausible_density_is_warned_of_by_name(blender, op: str) -> None:
+    """A density typed as 1e39 kg/m^3 (Blender keeps the float32 field's largest value,
+    3.4e38) is not refused (the solver can use it) but Check and Bake warn, naming the
+    part, the density and the mass it gives (the arm's volume times it)."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    d["arm"].mechanism.density = 1e39
+    density = d["arm"].mechanism.density
+    assert getattr(bpy.ops.mechanism, op)() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    found = re.search(r"part 'arm': density ([0-9.e+]+) kg/m\^3 is denser than any solid[^|]*"
+                      r"the part weighs ([0-9.e+]+) kg", report)
+    assert found, report
+    assert float(found.group(1)) == pytest.approx(density, rel=1e-3)
+    volume = d["arm"].dimensions.x * d["arm"].dimensions.y * d["arm"].dimensions.z
+    assert float(found.group(2)) == pytest.approx(density * volume, rel=1e-3)

@@ -383,6 +383,27 @@ def test_mesh_errors_name_the_part() -> None:
             mass.from_mesh("box", CUBE_VERTS, CUBE_FACES, frame, density, 1.0)
 
 
+@pytest.mark.parametrize("density, said", [(1e39, "denser than any solid"), (0.01, "lighter than any solid")])
+def test_implausible_density_is_named_with_the_mass_it_gives(density: float, said: str) -> None:
+    """A unit cube of density 1e39 kg/m^3 weighs 1e39 kg: the note names the part, the
+    density, that mass and the field; so for 0.01 kg/m^3; steel and balsa say nothing."""
+    frame = part_frames.part_frame(np.eye(4))
+    props, _ = mass.from_mesh("arm", CUBE_VERTS, CUBE_FACES, frame, density, 1.0)
+    note = mass.implausible_note("arm", props["mass"], density)
+    assert note.startswith(f"part 'arm': density {density:.4g} kg/m^3 is {said}")
+    assert f"the part weighs {density:.4g} kg; check its Density" in note
+    for fine in (7850.0, 150.0, 22590.0):
+        props, _ = mass.from_mesh("arm", CUBE_VERTS, CUBE_FACES, frame, fine, 1.0)
+        assert mass.implausible_note("arm", props["mass"], fine) is None
+
+
+@pytest.mark.parametrize("kg", [1e36, 1e-12])
+def test_implausible_typed_in_mass_is_named(kg: float) -> None:
+    note = mass.implausible_note("arm", kg)
+    assert note is not None and note.startswith(f"part 'arm': mass {kg:.4g} kg is ")
+    assert mass.implausible_note("arm", 2.0) is None and mass.implausible_note("arm", 1e5) is None
+
+
 def test_mesh_note_names_the_problem_and_the_mass_used() -> None:
     """An open unit cube (one face gone) gets the divergence-theorem mass of its five faces
     (800 kg, not the solid's 1000); the note names the part, the edges and that mass, and

@@ -80,3 +80,31 @@ def mesh_note(name: str, warning: str, mass: float) -> str:
     fix = "" if flipped_only else (" (of the faces there are, not of a solid: close the mesh, "
                                    "or type the mass in)")
     return f"part {name!r}: {warning}; mass used {mass:.4g} kg{fix}"
+
+
+# the densities of solids: from aerogels (about 1 kg/m^3) to osmium, the densest element
+# (22,590 kg/m^3); past them a density is a typing or unit slip (1e39 typed for 1e3, g/cm^3
+# for kg/m^3 read a thousand times too light): warned of, not refused
+DENSITY_RANGE = (1.0, 3.0e4)          # kg/m^3
+# a part's mass below a microgram or above a billion kilograms (a large ship is 1e8 kg) is
+# a slip too: the integrator would still run, on numbers nobody meant
+MASS_RANGE = (1e-9, 1e9)              # kg
+
+
+def implausible_note(name: str, mass: float, density: float | None = None) -> str | None:
+    """What Check and Bake say of part ``name`` whose ``density`` (kg/m^3, when its mass
+    is from its mesh) or ``mass`` (kg) is outside what a solid part can be (DENSITY_RANGE,
+    MASS_RANGE): the part, the value, the mass it gives and the field to check; None for
+    plausible values."""
+    if density is not None and not DENSITY_RANGE[0] <= density <= DENSITY_RANGE[1]:
+        than = ("denser than any solid (osmium, the densest, 22,590 kg/m^3)"
+                if density > DENSITY_RANGE[1] else
+                "lighter than any solid (aerogels, the lightest, about 1 kg/m^3)")
+        return (f"part {name!r}: density {density:.4g} kg/m^3 is {than}: the part weighs "
+                f"{mass:.4g} kg; check its Density (kg/m^3: water 1000, aluminium 2700, "
+                "steel 7850)")
+    if not MASS_RANGE[0] <= mass <= MASS_RANGE[1]:
+        size = "above a billion kg" if mass > MASS_RANGE[1] else "below a microgram"
+        return (f"part {name!r}: mass {mass:.4g} kg is {size}: check its Mass (and the "
+                "scene's unit scale, which scales a typed mass)")
+    return None
