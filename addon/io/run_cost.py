@@ -3,8 +3,9 @@ runs: Check and Bake warn when it is large (a frame range of a million frames ty
 mistake would need gigabytes and hours), so that the user can shorten it first.
 
 An estimate from the model's size, not a measurement of this scene: the constants are
-costs measured on this project's test scenes (Blender 5.0, one core of a current x86
-laptop-class machine).  Memory: a baked channel (a part's location or quaternion
+costs measured on this project's test scenes (Blender 5.0 as the bpy module, on the
+2-core machine the project's tests run on; a faster machine takes less time, the memory
+is the same).  Memory: a baked channel (a part's location or quaternion
 component, a joint's reaction or a motion's effort property) keeps one Blender keyframe
 per frame, some 150 bytes with its F-curve's share, and the solver's result about 16 bytes
 per number it stores per frame (the result and the copies the bake makes of it); measured
@@ -13,7 +14,7 @@ channels, 105 numbers; estimate 9.8 kB) and 2.5 kB for the pendulum (15 channels
 numbers; estimate 2.8 kB).  Time: the kinematic sweep about 0.15 ms per moving part a
 frame (0.12 to 0.14 ms for chains of 2 and 8 revolute links, the whole slider-crank bake
 0.7 to 0.9 ms with its keys for 3 parts: 5 microseconds per channel a frame on top);
-forward dynamics some 5 ms per moving part a frame (4.4 to 6.4 ms for a damped pendulum,
+forward dynamics some 5 ms per moving part a frame (4.4 to 6.4 ms for the pendulum scene,
 7 to 8 ms per link for swinging chains), but its steps follow the motion: a chaotic or
 stiff motion or a tight tolerance takes several times more, a mechanism at rest far less.
 """
