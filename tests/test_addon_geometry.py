@@ -47,7 +47,11 @@ def test_planar_four_bar_bakes_without_a_note(blender) -> None:
 
 
 def test_slightly_lifted_pivot_bakes_with_a_note(blender) -> None:
-    d = four_bar(blender, lift=4e-7)
+    """A pivot lifted 8e-7 m (below the 1e-6 of the model's size that is refused) is the
+    user's geometry: noted.  Not less: Blender's float32 spacing at the four-bar's 1.27 m
+    reach is 1.2e-7 m, and up to 8 unit round-offs of it (6.1e-7 m) is taken as rounding
+    (solver/model/compile.py ROUNDING_GAP)."""
+    d = four_bar(blender, lift=8e-7)
     assert blender.ops.mechanism.bake() == {"FINISHED"}
     report = blender.context.scene.mechanism.report
     assert "disagree by" in report and d["pivot4"].name in report, report
