@@ -316,9 +316,10 @@ def compile_model(mech: Any) -> Model:
 # size, if larger): a marker's point in its part's frame, R^T (x - r), carries a few u |x|
 # from the rounded matrix and location, and a loop adds its joints' errors.  Measured: a
 # Scotch yoke read from Blender (float32) disagrees by 2.2 u of its size; 8 leaves a margin
-# of 3.6 and keeps a mismatch a tenth of MISMATCH_TOL's (assembly.py) reported.  A larger
-# loop may exceed it: then the user is told of a disagreement that is rounding, never the
-# other way round
+# of 3.6.  8 u = 4.8e-7 of the reach, about half of MISMATCH_TOL (assembly.py), above which
+# a disagreement is refused anyway: for a mechanism near the world origin, mismatches
+# between the two are noted, smaller ones are the input's rounding.  A larger loop may
+# exceed it: then the user is told of a disagreement that is rounding, never the other way
 ROUNDING_GAP = 8.0
 
 
