@@ -90,10 +90,13 @@ DEAD_CENTRE = 1e-4   # smallest over largest singular value: the held coordinate
 def _dead_centres(sysm, which: np.ndarray, jac: np.ndarray) -> np.ndarray:
     """The elements of ``which`` (angles and slides) whose coordinate, at this pose, depends
     on the kept rows (a scaled smallest singular value under DEAD_CENTRE times the largest,
-    the rule of dynamics._near_singular): a crank's slider at its dead centre, whose rate is
-    zero because the crank's motion makes it so.  Holding it would take an unbounded force
-    (no static limit holds it), and its row, nearly dependent, turns the projection's
-    rounding into a velocity change (a flywheel lost 0.3% of its speed at each reversal)."""
+    the rule of dynamics._near_singular, or more rows than coordinates: the motions leave
+    the mechanism no freedom, so every coordinate is theirs): a crank's slider at its dead
+    centre, whose rate is zero because the crank's motion makes it so.  Holding it would
+    take an unbounded force (no static limit holds it), and its row, nearly dependent,
+    turns the projection's rounding into a velocity change (a flywheel lost 0.3% of its
+    speed at each reversal); with the crank driven, exactly dependent, it made the
+    projection singular."""
     m = sysm.m
     fp = m.frictions
     cand = [k for k in which if not fp.is_ball[k]]
@@ -104,7 +107,8 @@ def _dead_centres(sysm, which: np.ndarray, jac: np.ndarray) -> np.ndarray:
     for k in cand:
         rows = np.concatenate([sysm.keep, fp.rows[fp.element == k]])
         s = np.linalg.svd(scaled_jacobian(m, J, rows), compute_uv=False)
-        if s[-1] < DEAD_CENTRE * s[0]:
+        # more rows than coordinates (the motions leave no freedom): the row is dependent
+        if len(rows) > s.size or s[-1] < DEAD_CENTRE * s[0]:
             out.append(k)
     return np.array(out, dtype=int)
 
