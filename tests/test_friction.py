@@ -384,15 +384,19 @@ def test_a_drawer_off_its_axis_slides_with_its_closed_form_friction_or_jams() ->
 
 def test_a_jam_inside_a_block_keeps_a_torsion_springs_turn() -> None:
     """A crosshead that jams (mu 0.9) beside a wheel driven at 40 rad/s (1.3 rad a frame at
-    30 fps) against a torsion spring (k 3): the block with the jam is solved again up to
-    it, its frames taking the spring's turn from the frame before them, not from the
-    discarded block's last frame: every kept frame's effort is k 40 t (th'' = 0; before,
-    13 turns' worth of 2 pi k off at the retried frames)."""
+    30 fps) against a torsion spring (k 3): the jam comes at the first frame where the
+    rod leans past the friction angle, tan(phi) > 1 / 0.9 (frame 34, inside the block of
+    frames 29-60), and the block with the jam is solved again up to it, its frames taking
+    the spring's turn from the frame before them, not from the discarded block's last
+    frame: every kept frame's effort is k 40 t (th'' = 0; before, turns' worth of 2 pi k
+    off at the retried frames)."""
     m = _jamming_crosshead_and_wheel()
     with pytest.raises(SolverError, match=r"jam at t = .* joint friction 'fr'") as e:
         m.solve(8.0, 30)
     r = e.value.result
-    assert len(r.times) > 100
+    t = np.arange(0, 241) / 30.0
+    lean = np.tan(np.arcsin(0.1 / 0.12 * np.sin(t)))
+    assert len(r.times) == np.argmax(lean > 1.0 / 0.9) > 30
     np.testing.assert_allclose(np.abs(r.effort("wdrive")), 3.0 * 40 * r.times, atol=1e-9)
 
 
@@ -556,3 +560,56 @@ def test_a_driven_crosshead_with_a_dry_guide_runs_through_its_dead_centres(drive
     np.testing.assert_allclose(f[moving], fs[moving], atol=1e-6 * np.abs(fs).max())
     assert np.all(np.sign(f[moving]) == -np.sign(v[moving]))
     assert (f[moving] > 0).any() and (f[moving] < 0).any()
+
+
+def _joint_self_stresses(r, k: int) -> np.ndarray:
+    """(joint rows, s) a basis of the joint multipliers that load no part at frame k of
+    the Result r, from the null space of the joints' J^T at its pose (scipy; singular
+    values under 1e-8 of the largest count as zero: a dynamic run's poses meet the
+    constraints to its projection's precision, not to rounding, which leaves the lost
+    directions' singular values near 1e-10 instead of 1e-16)."""
+    from scipy.linalg import null_space
+    from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
+    model = r.model
+    rg, A = body_arrays(model, r._r[k], r._p[k])[:2]
+    J = global_jacobian(model, evaluate(model, rg, A).jac)
+    return null_space(J[model.constraint_rows].T, rcond=1e-8)
+
+
+def test_friction_is_mu_times_the_reported_reaction_in_every_analysis() -> None:
+    """The design-study crosshead (3 redundant equations: its joints' out-of-plane forces
+    and moments are not unique) driven from 0.3 + 2 pi t: the kinematic sweep, dynamics
+    and statics (the crank held at 0.3) all report the least-norm joint multipliers
+    (orthogonal to every self-stress of the joints, found here from the null space of
+    their J^T, to 1e-9 of the multipliers' size: one linear solve), the same reactions
+    (dynamics against the sweep to 1e-6 of the largest: its run's tolerance; statics
+    against the sweep of the held crank to 1e-9), and the guide's friction is 0.3 times
+    the reported reaction's |F_xy| (marker J's axes, z along the rail) against the motion,
+    to 1e-12 (the same numbers).  That load holds the slider's weight share on the rail:
+    |F_xy| > 3 N, where the kept rows' reaction gave 0.1 N and friction 0.03-0.15 N."""
+    m = _design_study_crosshead("0.3 + 2*pi*t")
+    sweep = m.solve(duration=0.5, fps=24, analysis="kinematic")
+    dyn = m.solve(duration=0.5, fps=24, analysis="dynamic")
+    for r in (sweep, dyn):
+        F = r.reaction("slide", frame="J")[0]
+        side = np.hypot(F[:, 0], F[:, 1])
+        assert side.min() > 3.0
+        v = r.velocity("slider")[:, 0]
+        moving = np.abs(v) > 1e-3
+        np.testing.assert_allclose(r.friction("dry")[moving], -np.sign(v[moving]) * 0.3 * side[moving],
+                                   rtol=1e-12)
+        jrows = r.model.constraint_rows
+        for k in range(0, len(r.times), 3):
+            N = _joint_self_stresses(r, k)
+            assert N.shape[1] == 3
+            lam = r.multipliers[k, jrows]
+            assert np.abs(N.T @ lam).max() <= 1e-9 * np.abs(lam).max()
+    for j in ("crank_pin", "crank_rod", "wrist", "slide"):
+        for a, b in zip(dyn.reaction(j), sweep.reaction(j)):
+            np.testing.assert_allclose(a, b, atol=1e-6 * np.abs(b).max())
+    held = _design_study_crosshead("0.3")
+    rest = held.statics()
+    still = held.solve(duration=0.1, fps=10, analysis="kinematic")
+    for j in ("crank_pin", "crank_rod", "wrist", "slide"):
+        for a, b in zip(rest.reaction(j), still.reaction(j)):
+            np.testing.assert_allclose(a[0], b[0], atol=1e-9 * np.abs(b).max())

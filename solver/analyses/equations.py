@@ -29,13 +29,18 @@ from ..kernels.constraints import body_arrays, evaluate, motion_values, residual
 from ..kernels.forces import stop_forces, torsion_angles, total_forces
 from ..model.compile import Model
 from .friction import Slip, body_forces, rates, with_slip
-from .structure import Structure
+from .structure import Structure, least_norm, self_stresses
 
 PROJECT_RCOND = 1e-14   # Tikhonov filter of the position projection's Newton steps
 ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position
 _NO_MOTION = np.zeros((0, 3))   # motion_values of a model without motions
 _NO_MOTION.setflags(write=False)
 _ONES4 = np.ones(4)
+
+
+def _ground_row(x: np.ndarray) -> np.ndarray:
+    """x (..., nb, k) with a zero row for the ground appended (..., nb+1, k)."""
+    return np.concatenate([x, np.zeros(x.shape[:-2] + (1,) + x.shape[-1:])], axis=-2)
 
 
 class _Work:
@@ -126,6 +131,7 @@ class Equations:
         """Solve with the kept rows of ``st`` (at the start, and when the independent
         subset of redundant equations changes as the mechanism moves)."""
         self.keep = st.keep
+        self.redundant = st.redundant
         self.schur = Schur(self.m, st.keep)
         self._rs_keep = self._rs[..., st.keep]
         km = np.flatnonzero(self.m.row_motion[st.keep] >= 0)
@@ -192,7 +198,7 @@ class Equations:
         elements and the Schur solves are one set of numpy calls for all of them."""
         return self._accelerations(t, r, p, np.concatenate([v, w], axis=-1))
 
-    def _accelerations(self, t, r, p, vel):
+    def _accelerations(self, t, r, p, vel, report: bool = True):
         m, sc, nb, keep = self.m, self.schur, self.nb, self.keep
         lead = r.shape[:-2]
         wk = self._work.get(lead) or self.work(lead)
@@ -222,6 +228,15 @@ class Equations:
             lam = np.zeros(lead + (m.nc,))
             lam[..., keep] = lam_k
         a = MiQ[..., :nb, :] - sc.apply(W, lam_k)
+        # redundant rows: the least-norm joint multipliers, as the sweep and statics report
+        # them (structure.least_norm), and friction's load from them; a stage of a step
+        # (``report`` False) needs them only for friction
+        reported = None
+        if self.redundant.size and (report or self.slip is not None):
+            reported = least_norm(self_stresses(
+                m, keep, self.redundant, ev.jac,
+                lambda F: self.solve(vals, sc.times(Jb, _ground_row((Mi @ F[..., None])[..., 0])))))
+            lam = reported(lam)
         if self.slip is not None:        # friction from the joints' reactions (friction.py)
             vq = rates(m, ev.jac, velg)
             fp = m.frictions
@@ -237,7 +252,7 @@ class Equations:
                 dlam_k = self.solve(vals, sc.times(Jb, MiF))
                 dlam = np.zeros(dlam_k.shape[:-1] + (m.nc,))
                 dlam[..., keep] = dlam_k
-                return dlam, MiF[..., :nb, :] - sc.apply(W, dlam_k)
+                return (dlam if reported is None else reported(dlam)), MiF[..., :nb, :] - sc.apply(W, dlam_k)
             Qq, lam, da, room = with_slip(m, respond, lam, ev.jac, A, vq, d, sliding)
             self.headroom = room
             if da is not None:
@@ -261,15 +276,17 @@ class Equations:
 
     def rhs(self, t, y: np.ndarray) -> np.ndarray:
         """dy/dt at (t, y); t (S,) and y (S, n): S states at once (see accelerations)."""
-        return self.rhs_parts(t, y)[0]
+        return self.rhs_parts(t, y, report=False)[0]
 
-    def rhs_parts(self, t, y: np.ndarray):
+    def rhs_parts(self, t, y: np.ndarray, report: bool = True):
         """(dy/dt, (a, lambda, ForceEval, jac, f)) at (t, y): the derivative and what an
         output frame stores (accelerations' results), from one evaluation, so that a frame
-        and the step that starts there share it."""
+        and the step that starts there share it.  ``report`` False: the multipliers of
+        redundant joint rows as solved (the kept rows'), not as reported (rhs: dy is the
+        same)."""
         r, p, vel, _ = self.split(y)
         pn = p / np.sqrt((p * p) @ _ONES4)[..., None]
-        parts = self._accelerations(t, r, pn, vel)
+        parts = self._accelerations(t, r, pn, vel, report)
         a, lam, fe, _, f = parts
         dy = np.empty(y.shape)
         dr, dp, dvel, _ = self.split(dy)

@@ -26,7 +26,7 @@ from ..vocabulary.joints import ANGLE
 from .assembly import assemble_pose
 from .friction import Slip, limit as friction_limit, loads, needed
 from .stops import check_start, describe, gaps, tolerance
-from .structure import structure
+from .structure import Structure, least_norm, self_stresses, structure
 
 
 @single_thread
@@ -171,7 +171,8 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
                 full = np.zeros(model.nc)
                 full[keep] = lam
                 rg, A = body_arrays(model, r, p)[:2]
-                limit = friction_limit(model, loads(model, full, evaluate(model, rg, A, ref=track).jac, A))
+                jac = evaluate(model, rg, A, ref=track).jac
+                limit = friction_limit(model, loads(model, _reported(model, st, keep, J, jac, full), jac, A))
                 over = np.flatnonzero(slip.stuck & (needed(model, full) > limit))
                 if over.size:
                     slipped.extend(fp.names[k] for k in over)
@@ -253,6 +254,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     ev = evaluate(model, rg, A, vg, wg)
     lam_full = np.zeros(model.nc)
     lam_full[keep] = lam
+    lam_full = _reported(model, st, keep, J, ev.jac, lam_full)
     if slip is not None:              # what friction holds (its multiplier), or nothing
         held_parts = slip.stuck[fp.element]
         out._friction[0, held_parts] = -lam_full[fp.rows[held_parts]]
@@ -264,6 +266,20 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     _, fe = total_forces(model, time, rg, A, vg, wg, ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
     return out, rest
+
+
+def _reported(model: Model, st: Structure, keep: np.ndarray, J: np.ndarray, jac: np.ndarray,
+              lam: np.ndarray) -> np.ndarray:
+    """The multipliers lam (nc,) of the kept rows as reported, and as friction's load takes
+    them: with redundant rows, the least-norm joint multipliers with the same forces on the
+    parts (structure.least_norm, as the sweep and dynamics report them).  J: the global
+    Jacobian (nc, 6 nb) and jac its rows' blocks, at the pose."""
+    if not st.redundant.size:
+        return lam
+
+    def solve_kept(F: np.ndarray) -> np.ndarray:     # J_k^T x = F for each F (k, nb, 6)
+        return np.linalg.lstsq(J[keep].T, F.reshape(len(F), -1).T, rcond=None)[0].T
+    return least_norm(self_stresses(model, keep, st.redundant, jac, solve_kept))(lam)
 
 
 def _pushed_toward(model: Model, R: np.ndarray, J: np.ndarray, keep: np.ndarray, n: int,

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from ..algebra.newton import RANK_TOL
 from ..algebra.rank import independent_rows
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, row_forces
 from ..model.compile import Model
 
 
@@ -59,3 +60,35 @@ def open_tree(model: Model) -> bool:
             return False
         parent[a] = b
     return True
+
+
+def self_stresses(model: Model, keep: np.ndarray, redundant: np.ndarray, jac: np.ndarray,
+                  solve_kept: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """(..., k, nc) a basis of the joints' self-stresses: multipliers of the joint rows
+    that load no part (J_joints^T x = 0), one for each of the k redundant rows r: e_r minus
+    the kept rows' multipliers with the same generalized forces J_r^T (``solve_kept(F)``:
+    the kept rows' multipliers lambda_k with J_k^T lambda_k = F for body forces F
+    (k, ..., nb, 6), any F in their range), zero outside the joint rows.  ``jac``: the
+    rows' Jacobian blocks (..., nc, W); leading axes (frames, variants) carried through."""
+    k = len(redundant)
+    lead = jac.shape[:-2]
+    unit = np.eye(k).reshape((k,) + (1,) * len(lead) + (k,))
+    F = row_forces(model, redundant, unit, jac, model.nb + 1)[..., : model.nb, :]
+    x = np.zeros((k,) + lead + (model.nc,))
+    x[..., keep] = -solve_kept(F)
+    x[..., redundant] += unit
+    x[..., model.switched | (model.row_motion >= 0)] = 0.0     # joints' rows only
+    return np.moveaxis(x, 0, -2)
+
+
+def least_norm(stresses: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """lam -> the least-norm multipliers with lam's forces on the parts: lam less its part
+    along the self-stresses N (``self_stresses``, (..., k, nc)), lam - N^T (N N^T)^-1 N lam,
+    the orthogonal projection (Golub-Van Loan 5.3).  Only the joint rows change; lam may
+    have more leading axes than N (friction's unit responses)."""
+    G = np.linalg.inv(stresses @ np.swapaxes(stresses, -1, -2))
+    P = np.swapaxes(stresses, -1, -2) @ G                 # (..., nc, k)
+
+    def report(lam: np.ndarray) -> np.ndarray:
+        return lam - (P @ (stresses @ lam[..., None]))[..., 0]
+    return report

@@ -36,7 +36,7 @@ from ..model.results import Result, report_progress
 from ..model.state import State
 from .friction import body_forces, magnitudes, rates, with_slip
 from .stops import check_start, sweep_check
-from .structure import Structure
+from .structure import Structure, least_norm, self_stresses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
 BLOCK_MAX = 64        # largest block
@@ -298,14 +298,16 @@ def frame_turns(model: Model, A: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
     return np.concatenate([refs[:1], th[:-1]])
 
 
-def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg):
+def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg, report=None):
     """The multipliers with each joint's friction: every coordinate moves as the motions
     make it, so each element slips the way it moves (none where it stands still: a static
     friction force is not determined there), its load the reaction with the friction
     (friction.with_slip).  ``solve_t(f)``: J^-T f for body vectors f (..., nb, 6), the kept
-    rows' multipliers; leading axes (frames; a study's variants and frames) carried
-    through.  Returns (lam, Q_q (..., m)); FrictionJam where the motions cannot drive a
-    joint."""
+    rows' multipliers; ``report``: with redundant rows, the map to the reported (least-norm)
+    multipliers (structure.least_norm), which lam already are, applied to the friction's
+    responses too, so that the load is the reported reaction's; leading axes (frames; a
+    study's variants and frames) carried through.  Returns (lam, Q_q (..., m));
+    FrictionJam where the motions cannot drive a joint."""
     vq = rates(model, jac, np.concatenate([vg, wg], axis=-1))
     e = model.frictions.element
     speed = magnitudes(model, vq)
@@ -315,7 +317,7 @@ def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg):
     def respond(Qq):                # (Q_q (..., m), or (L, ..., m): L at once)
         dlam = np.zeros(Qq.shape[:-1] + lam.shape[-1:])
         dlam[..., keep] = solve_t(body_forces(model, Qq, jac, model.nb + 1)[..., : model.nb, :])
-        return dlam, None
+        return (dlam if report is None else report(dlam)), None
     # frames where an element stands still: u = d = 0, so it gets no friction
     Qq, lam, _, _ = with_slip(model, respond, lam, jac, A, vq, d, np.ones(len(e), dtype=bool))
     return lam, Qq
@@ -365,11 +367,8 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
     nb, nc, n = model.nb, model.nc, len(times)
     keep = st.keep
     out = Result.empty(model, times)
-    jrows = model.constraint_rows
     mrows = np.flatnonzero(model.row_motion >= 0)
     mix = model.row_motion[mrows]
-    kept_joint = np.intersect1d(keep, jrows)
-    kept_motion = np.intersect1d(keep, mrows)
     fv, n_ok, bad = motion_table(model, times)
     alg = _Algebra(model, keep)
     per_frame = max(nc, 1) * (12 + (0 if alg.sparse else 6 * nb))
@@ -449,14 +448,18 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
         Ma = np.concatenate([model.body_mass[:, None] * Ac,
                              np.einsum("fbij,fbj->fbi", Iw, Al)], axis=-1)
         lam = np.zeros((m, nc))
-        Fnet = Q - Ma
-        lam[:, keep] = alg.solve_t(fac, Fnet)
+        lam[:, keep] = alg.solve_t(fac, Q - Ma)
+        report = None             # redundant rows: the least-norm joint multipliers, reported
+        if st.redundant.size:     # and friction's load (structure.least_norm)
+            report = least_norm(self_stresses(model, keep, st.redundant, jac,
+                                              lambda F: alg.solve_t(fac, F)))
+            lam = report(lam)
         if stop is not None:              # read as the limit's force (Result.limit)
             lam[:, model.limits.rows[stop.bounds]] = -stop.Qq
         if model.frictions is not None:   # joint friction: its load is the reaction (friction.py)
             try:
                 lam, Qq = with_friction(model, keep, lambda f: alg.solve_t(fac, f), lam, jac,
-                                        A, vg, wg)
+                                        A, vg, wg, report)
             except FrictionJam as exc:    # the motions cannot drive it
                 j = exc.index[0]
                 if j:                     # the block's frames before it first, then it alone
@@ -464,16 +467,8 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
                     continue
                 tj = float(times[ks[0]])
                 raise SolverError(exc.at(tj), tj, exc.names, out.truncated(int(ks[0]))) from None
-            Fnet = Fnet + body_forces(model, Qq, jac, nb + 1)[:, :nb]
             pnc = pnc + np.sum(Qq * rates(model, jac, np.concatenate([vg, wg], axis=-1)), axis=-1)
             out._friction[ks[0]: ks[-1] + 1] = Qq
-        if st.redundant.size:   # least-norm joint multipliers with the same constraint forces
-            J = global_jacobian(model, jac)
-            lam[:, kept_joint] = 0.0
-            fc = Fnet.reshape(m, -1) - np.einsum("fki,fk->fi", J[:, kept_motion],
-                                                     lam[:, kept_motion])
-            pinv = np.linalg.pinv(np.swapaxes(J[:, jrows], 1, 2), rcond=1e-10)
-            lam[:, jrows] = np.einsum("fij,fj->fi", pinv, fc)
         block = slice(ks[0], ks[-1] + 1)
         out.store(block, State(times[ks], R, P, V, W, Ac, Al), lam, jac,
                   evq.track[:m] if evq.track is not None else None)

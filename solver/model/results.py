@@ -182,7 +182,14 @@ class Result:
 
     def reaction(self, joint: str, frame: str = "world") -> tuple[np.ndarray, np.ndarray]:
         """(force (n, 3) N, torque (n, 3) N m) the joint applies to part I at marker I's
-        origin; world axes, or marker J's axes with frame="J".  Constraint forces only."""
+        origin; world axes, or marker J's axes with frame="J".  Constraint forces only.
+
+        Where the joints' equations are redundant (a planar loop of revolute joints in 3-D)
+        the reactions are not unique; every analysis (kinematic sweep, dynamics, statics)
+        then reports the least-norm joint multipliers with the same forces on every part
+        (analyses/structure.py ``least_norm``: the smallest sum of squares of the joint
+        rows' multipliers, N and N m as they come), and joint friction takes its load from
+        this reaction."""
         names = self.model.joint_names
         if joint not in names:
             raise MechanismError(f"unknown joint {joint!r}")

@@ -35,7 +35,7 @@ import numpy as np
 from ..algebra.banded import MIN_BANDED
 from ..algebra.schur import Schur
 from ..algebra.newton import COND_LIMIT, converged, step_pose
-from ..analyses.structure import Structure
+from ..analyses.structure import Structure, least_norm, self_stresses
 from ..base.errors import FrictionJam, SolverCancelled
 from ..analyses.friction import body_forces, rates
 from ..analyses.stops import gaps, tolerance
@@ -97,8 +97,6 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
     keep = st.keep
     mrows = np.flatnonzero(sm.row_motion >= 0)
     mix = sm.row_motion[mrows]
-    jrows = sm.constraint_rows
-    kept_joint, kept_motion = np.intersect1d(keep, jrows), np.intersect1d(keep, mrows)
     rs = np.stack([1.0 / m.row_length for m in models])[:, None, keep]        # (V, 1, nk)
     col = np.ones((V, nb, 6))
     col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
@@ -223,16 +221,20 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
                     ts_next = fe.ts_angle
         Ma = np.concatenate([sm.body_mass[..., None] * Ac, (Iw @ Al[..., None])[..., 0]], -1)
         lam = np.zeros((V, m, nc))
-        Fnet = (Q - Ma).reshape(V, m, -1)
         JinvT = np.swapaxes(Jinv, -1, -2)
-        lam[..., keep] = (JinvT @ Fnet[..., None])[..., 0]
+
+        def solve_t(F):                   # the kept rows' multipliers for body forces F
+            return (JinvT @ F.reshape(F.shape[:-2] + (-1,))[..., None])[..., 0]
+        lam[..., keep] = solve_t(Q - Ma)
+        report = None                     # the least-norm joint multipliers (sweep.py)
+        if st.redundant.size:
+            report = least_norm(self_stresses(sm, keep, st.redundant, jac, solve_t))
+            lam = report(lam)
         if stop is not None:              # read as the limit's force (Result.limit)
             lam[..., sm.limits.rows[stop.bounds]] = -stop.Qq
         if sm.frictions is not None:      # joint friction: its load is the reaction (sweep.py)
             try:
-                lam, Qq = with_friction(
-                    sm, keep, lambda F: (JinvT @ F.reshape(F.shape[:-2] + (-1,))[..., None])[..., 0], lam,
-                    jac, Ag, vg, wg)
+                lam, Qq = with_friction(sm, keep, solve_t, lam, jac, Ag, vg, wg, report)
             except FrictionJam as exc:    # the motions cannot drive a joint of variant v
                 v, j = exc.index[:2]
                 if j:                     # the block's frames before it first
@@ -240,15 +242,8 @@ def _sweep(models, sm: Model, st: Structure, starts, times, fv, progress) -> lis
                 else:                     # it leaves here; its own sweep names the jam
                     gone = np.arange(V) == v
                 continue
-            Fnet = Fnet + body_forces(sm, Qq, jac, nb + 1)[..., :nb, :].reshape(V, m, -1)
             pnc = pnc + np.sum(Qq * rates(sm, jac, vel), axis=-1)
             outs._friction[:, ks[0]: ks[-1] + 1] = Qq
-        if st.redundant.size:   # least-norm joint multipliers with the same forces (sweep.py)
-            J = global_jacobian(sm, jac)
-            lam[..., kept_joint] = 0.0
-            fc = Fnet - np.einsum("vfki,vfk->vfi", J[..., kept_motion, :], lam[..., kept_motion])
-            pinv = np.linalg.pinv(np.swapaxes(J[..., jrows, :], -1, -2), rcond=1e-10)
-            lam[..., jrows] = np.einsum("vfij,vfj->vfi", pinv, fc)
         power = pnc - (lam[..., mrows] * f[..., mix, 1]).sum(axis=-1)
         block = slice(int(ks[0]), int(ks[-1]) + 1)
         track = None if evq.track is None else evq.track[:, :m]
