@@ -15,7 +15,7 @@ past a measured size (``rotations.QUATS_OUTER`` bodies, ``CROSS_OUTER`` vectors:
 entry instead of outer products; ``constraints.SKEW_GATHER`` joint points: the at-point
 rows' skew blocks entry by entry; ``banded.MIN_BANDED`` rows and a narrow band: a banded
 instead of a dense solve; a lone point on a curve: a stack of two; one slipping friction
-element: its load's fixed point by secant steps).  The outer-product
+element: its load's fixed point by Newton on its reaction's parts).  The outer-product
 limits are pinned here (one form throughout), and the sizes compared are of one class.
 
 Left out, as item by item by design: a user's functions (USER_FUNCTIONS below) and

@@ -34,6 +34,7 @@ ITERATIONS = 30     # Newton iterations of the loads' fixed point (with_slip), e
 # a ball slowing below this fraction of its transition speed is at rest: it sticks if its
 # friction can hold it, else it slips on the way the needed torque pushes (Slip.event)
 STILL = 1e-2
+_FIRST = np.array([1.0, 0.0, 0.0])
 
 
 def _dot(a, b):
@@ -110,11 +111,13 @@ def coefficient(model: Model, speed: np.ndarray) -> np.ndarray:
     return fp.static + (fp.dynamic - fp.static) * s * s * (3.0 - 2.0 * s)
 
 
-def slip_direction(model: Model, vq: np.ndarray, direction: np.ndarray) -> np.ndarray:
-    """(..., m) u: q' / |q'| while q' . d > 0, else the held direction d."""
+def slip_direction(model: Model, vq: np.ndarray, direction: np.ndarray,
+                   speed: np.ndarray | None = None) -> np.ndarray:
+    """(..., m) u: q' / |q'| while q' . d > 0, else the held direction d (``speed``: the
+    elements' |q'|, if known)."""
     fp = model.frictions
     e = fp.element
-    speed = magnitudes(model, vq)
+    speed = magnitudes(model, vq) if speed is None else speed
     ahead = (per_element(model, vq * direction) > 0.0) & (speed > 0.0)
     return np.where(ahead[..., e], vq / np.where(ahead, speed, 1.0)[..., e], direction)
 
@@ -151,26 +154,20 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     s_k dlam_k with one response per slipping element (``respond(Q_q) -> (dlam, other)``:
     the linear response of the multipliers, and of anything else, to generalized forces
     Q_q along the friction components; called once, the elements' unit forces on a leading
-    axis of their own, (L, ..., m)), and the joint reactions are linear in lam.  The
-    only nonlinear part, s = g(s) = mu L(F(s)) + preload (L: norms of the reaction, affine
-    in s), is solved by Newton on g(s) - s on the reactions alone, g's slope from the norms'
-    gradients (``load_gradient``); with one element slipping, from the first iterate on the
-    secant's slope through the last two (superlinear, and no gradient).  It stops when s
-    repeats itself to 1e-13, or when the rate of convergence says that what the last step
-    left is below that (Hairer-Wanner IV.8's rule, an estimate: misses up to 6e-13 seen):
-    two or three loads on a door's dry hinge, four on a strongly coupled pin, four or five
-    on three coupled dry pins (the plain iteration s <- g(s) took 4-7, 7 and ran out of its
-    60).  The force and the moment go together through every product (``R``: (..., n, 2,
-    3)), so that a load is a dozen numpy calls.  A step that would make some s
-    negative stops there at 0; where no s >= 0 solves it (g grows faster than s) the joints
-    jam: ``FrictionJam``; after ITERATIONS, a state within 1e-10 is taken, any other jams.
-    A non-finite load (a wild trial state) is a LinAlgError, as a singular system is.
-    ``sliding`` (m,) marks the components of slipping elements; the others get no
-    friction."""
+    axis of their own, (L, ..., m)), and the joint reactions are linear in lam (their
+    reactions and the responses' are one call).  The only nonlinear part, s = g(s) = mu
+    L(F(s)) + preload (L: norms of the reaction, affine in s), is solved on the reactions
+    alone: with one element slipping by ``_one_slipping`` (Newton on the norms of its
+    reaction's parts, a few small numpy calls an iterate), with several by
+    ``_coupled_loads`` (Newton with the loads' gradients).  Where no s >= 0 solves it (g
+    grows faster than s) the joints jam: ``FrictionJam``.  A non-finite load (a wild trial
+    state) is a LinAlgError, as a singular system is.  ``sliding`` (m,) marks the
+    components of slipping elements; the others get no friction."""
     fp = model.frictions
     e = fp.element
-    u = slip_direction(model, vq, direction)
-    mu = coefficient(model, magnitudes(model, vq))
+    speed = magnitudes(model, vq)
+    u = slip_direction(model, vq, direction, speed)
+    mu = coefficient(model, speed)
     Qq = np.where(sliding, -fp.viscous[..., e] * vq, 0.0)
     other = None
     if np.any(fp.viscous[..., e[sliding]] > 0.0):
@@ -180,18 +177,110 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     headroom = np.full(lam.shape[:-1] + (len(fp.names),), np.inf)
     if not live.size:
         return Qq, lam, other, headroom
-    R, z = joint_reactions(model, lam, jac, A)
     # the responses to each live element's friction of size 1, all at once on a leading
     # axis of their own: Q_k (L, ..., m), their multipliers (L, ..., nc)
     mine = (e == live[:, None]).reshape((len(live),) + (1,) * (u.ndim - 1) + e.shape)
     Qk = np.where(sliding & mine, -u, 0.0)
     dlam, outs = respond(Qk)
-    dR = np.moveaxis(joint_reactions(model, dlam, jac, A)[0], 0, -4)   # (..., live, n, 2, 3)
-    s = np.zeros(lam.shape[:-1] + (len(live),))
+    both, z = joint_reactions(model, np.concatenate([lam[None], dlam]), jac, A)
+    R, dR = both[0], np.moveaxis(both[1:], 0, -4)                   # dR (..., live, n, 2, 3)
+    if len(live) == 1:
+        s, room = _one_slipping(model, int(live[0]), mu, R, dR[..., 0, :, :, :], z)
+        s = s[..., None]
+        headroom[..., live] = room[..., None]
+    else:
+        s = _coupled_loads(model, live, mu, R, dR, z, headroom)
+    sl = np.moveaxis(s, -1, 0)[..., None]                # (L, ..., 1): each response's size
+    Qq = Qq + (sl * Qk).sum(axis=0)
+    lam = lam + (sl * dlam).sum(axis=0)
+    if outs is not None:
+        o = (sl.reshape(sl.shape[:-1] + (1,) * (outs.ndim - sl.ndim + 1)) * outs).sum(axis=0)
+        other = o if other is None else other + o
+    return Qq, lam, other, headroom
+
+
+def _parts(model: Model, k: int, R: np.ndarray, z: np.ndarray):
+    """(..., 3, 3) element k's load as sum_j w_j |V_j| (load_of): its reaction's parts V_j
+    (the side force, the side moment, the thrust (F . z, 0, 0); a ball's whole force), from
+    reactions R (..., n, 2, 3) and axes z (..., n, 3), and the weights w_j (..., 3)."""
+    fp = model.frictions
+    Rk, zk = R[..., k, :, :], z[..., k, None, :]
+    V = np.zeros(Rk.shape[:-2] + (3, 3))
+    if fp.is_ball[..., k].any():          # (is_ball is shared by a study's variants)
+        V[..., 0, :] = Rk[..., 0, :]
+        return V, fp.radius[..., k, None] * _FIRST
+    ax = np.einsum("...ki,...ki->...k", Rk, zk)
+    V[..., :2, :] = Rk - ax[..., None] * zk
+    V[..., 2, 0] = ax[..., 0]
+    w = np.concatenate([fp.side_levers[..., k, :], fp.arm[..., k, None]], axis=-1)
+    return V, w
+
+
+def _one_slipping(model: Model, k: int, mu: np.ndarray, R: np.ndarray, dR: np.ndarray,
+                  z: np.ndarray):
+    """(s (...), headroom (...)): the one slipping element k's friction s = g(s) = mu L(R +
+    s dR) + preload and 1 - g'(s) there.  L(R + s dR) = sum_j w_j |V_j + s W_j| (``_parts``
+    of R and of dR: they are linear in the reaction) is convex in s, so Newton on g(s) - s
+    from s = 0 (where g >= 0) climbs monotonically to the root (each tangent lies below the
+    convex g - s), its slope exact from the parts, g'(s) = mu sum_j w_j (V_j + s W_j) . W_j /
+    |V_j + s W_j|.  It stops when s repeats g(s) to 1e-13, or when the rate of convergence
+    says that what the last step left is below that (Hairer-Wanner IV.8's rule, as
+    ``_coupled_loads``): two evaluations of g on a door's dry hinge, each a few numpy calls
+    on (..., 3, 3).  A slope g' >= 1 where g(s) > s leaves no root above: the joint jams
+    (FrictionJam); after ITERATIONS, a state within 1e-10 is taken, any other jams."""
+    fp = model.frictions
+    VW, w = _parts(model, k, np.stack([R, dR]), z)
+    V, W = VW[0], VW[1]
+    if not (np.isfinite(V).all() and np.isfinite(W).all()):   # a wild state (a trial stage)
+        raise np.linalg.LinAlgError("non-finite joint reactions in the friction loads")
+    m, pre = mu[..., k], fp.preload[..., k]
+    s = np.zeros(R.shape[:-3])
+    flat = np.ones(s.shape)   # 1 - g' at the last iterate that took a step
+    last = None               # the iterate before: the largest |g(s) - s| over the states
+    for _ in range(ITERATIONS):
+        Vs = V + s[..., None, None] * W
+        size = np.sqrt(np.einsum("...ji,...ji->...j", Vs, Vs))
+        g = m * (size * w).sum(axis=-1) + pre
+        res = g - s
+        big = np.abs(res).max()
+        if big <= 1e-13 * np.abs(g).max() + 1e-300:
+            return g, flat
+        rate = np.einsum("...ji,...ji->...j", Vs, W) / np.where(size > 0.0, size, np.inf)
+        flat = 1.0 - m * (rate * w).sum(axis=-1)
+        if (flat <= 0.0).any():          # g grows at least as fast as s from here: no root
+            stuck = (flat <= 0.0) & (res > 0.0)
+            if stuck.any():
+                _jam(model, np.array([k]), res[..., None], g[..., None], stuck)
+        step = res / np.where(flat > 0.0, flat, 1.0)
+        s = np.maximum(s + step, 0.0)
+        theta = None if last is None else big / last
+        last = big
+        if theta is not None and theta < 0.5 and \
+                theta / (1.0 - theta) * np.abs(step).max() <= 1e-13 * np.abs(s).max():
+            return s, flat
+    bad = ~(np.abs(res) <= 1e-10 * np.abs(g) + 1e-300)
+    if bad.any():
+        _jam(model, np.array([k]), res[..., None], g[..., None], bad)
+    return g, flat
+
+
+def _coupled_loads(model: Model, live: np.ndarray, mu: np.ndarray, R: np.ndarray,
+                   dR: np.ndarray, z: np.ndarray, headroom: np.ndarray) -> np.ndarray:
+    """(..., live) the sizes s of several slipping elements' friction, s = g(s) = mu L(R +
+    sum_l s_l dR_l) + preload, and their headroom written into ``headroom`` (..., n): Newton
+    on g(s) - s, g's slope dg_n/ds_l = mu_n dL/dR_n . dR_ln from the norms' gradients
+    (``load_gradient``).  It stops when s repeats itself to 1e-13, or when the rate of
+    convergence says that what the last step left is below that (Hairer-Wanner IV.8's
+    rule, an estimate: misses up to 6e-13 seen): four on a strongly coupled pin, four or
+    five on three coupled dry pins (the plain iteration s <- g(s) took 7 and ran out of
+    its 60).  The force and the moment go together through every product (``R``: (..., n,
+    2, 3)), so that a load is a dozen numpy calls.  A step that would make some s negative
+    stops there at 0; where no s >= 0 solves it the joints jam: ``FrictionJam``; after
+    ITERATIONS, a state within 1e-10 is taken, any other jams."""
+    fp = model.frictions
+    s = np.zeros(R.shape[:-3] + (len(live),))
     mu_live = mu[..., live, None]
-    Jg = None                 # dg/ds at the last slope taken
-    last = prev = None        # the iterate before: each state's largest |g(s) - s|; (s, g)
-    one = len(live) == 1
+    last = None               # the iterate before: each state's largest |g(s) - s|
     for _ in range(ITERATIONS):
         Rs = R + np.einsum("...l,...lnki->...nki", s, dR)
         g = (mu * load_of(model, Rs, z) + fp.preload)[..., live]
@@ -201,54 +290,36 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
         size = np.max(np.abs(res), axis=-1)
         conv = size <= 1e-13 * np.max(np.abs(g), axis=-1) + 1e-300
         if np.all(conv):
-            s = g
-            break
-        if Jg is None or not one:       # g's slope: dg_n/ds_l = mu_n dL/dR_n . dR_ln
-            gR = load_gradient(model, Rs, z)[..., live, :, :]
-            Jg = mu_live * np.einsum("...nki,...lnki->...nl", gR, dR[..., live, :, :])
-        else:                           # one element: the secant's slope of g, where s moved
-            ds = s - prev[0]
-            moved = ds != 0.0
-            Jg = np.where(moved, (g - prev[1]) / np.where(moved, ds, 1.0), Jg[..., 0])[..., None]
-        if one:                   # (a slope of exactly 1: an infinite step, a plain one below)
-            flat = 1.0 - Jg[..., 0]
-            step = np.divide(res, flat, out=np.full(s.shape, np.inf), where=flat != 0.0)
-            headroom[..., live] = flat
-        else:
-            try:
-                G = np.linalg.inv(np.eye(len(live)) - Jg)
-                headroom[..., live] = 1.0 / np.sum(np.abs(G), axis=-1)
-            except np.linalg.LinAlgError:              # singular: plain steps
-                G = np.broadcast_to(np.eye(len(live)), Jg.shape)
-                headroom[..., live] = 0.0
-            step = (G @ res[..., None])[..., 0]
+            return g
+        gR = load_gradient(model, Rs, z)[..., live, :, :]     # g's slope: dg_n/ds_l
+        Jg = mu_live * np.einsum("...nki,...lnki->...nl", gR, dR[..., live, :, :])
+        try:
+            G = np.linalg.inv(np.eye(len(live)) - Jg)
+            headroom[..., live] = 1.0 / np.sum(np.abs(G), axis=-1)
+        except np.linalg.LinAlgError:              # singular: plain steps
+            G = np.broadcast_to(np.eye(len(live)), Jg.shape)
+            headroom[..., live] = 0.0
+        step = (G @ res[..., None])[..., 0]
         s_new = s + step
         if not (np.isfinite(s_new).all() and np.all(s_new >= 0.0)):
-            # a plain step where the step is not finite (a slope of 1), and s >= 0
+            # a plain step where the step is not finite, and s >= 0
             s_new = np.maximum(np.where(np.isfinite(step), s_new, g), 0.0)
             stuck = ~conv & np.all(s_new == s, axis=-1)
             if stuck.any():             # held at 0 with g(0) > 0: no s >= 0 solves it
                 _jam(model, live, res, g, stuck)
         theta = None if last is None else size / np.where(last > 0.0, last, np.inf)
-        last, prev, s = size, (s, g), s_new
+        last, s = size, s_new
         if theta is not None and np.all(theta < 0.5):
             # converging at the rate theta: what is left after this step is about
             # theta / (1 - theta) of it (Hairer-Wanner IV.8's stopping rule); below 1e-13
             # of s, no evaluation is needed to see it
             left = theta / (1.0 - theta) * np.max(np.abs(step), axis=-1)
             if np.all(left <= 1e-13 * np.max(np.abs(s), axis=-1)):
-                break
-    else:
-        bad = ~(np.max(np.abs(res), axis=-1) <= 1e-10 * np.max(np.abs(g), axis=-1) + 1e-300)
-        if bad.any():
-            _jam(model, live, res, g, bad)
-    sl = np.moveaxis(s, -1, 0)[..., None]                # (L, ..., 1): each response's size
-    Qq = Qq + np.sum(sl * Qk, axis=0)
-    lam = lam + np.sum(sl * dlam, axis=0)
-    if outs is not None:
-        o = np.sum(sl.reshape(sl.shape[:-1] + (1,) * (outs.ndim - sl.ndim + 1)) * outs, axis=0)
-        other = o if other is None else other + o
-    return Qq, lam, other, headroom
+                return s
+    bad = ~(np.max(np.abs(res), axis=-1) <= 1e-10 * np.max(np.abs(g), axis=-1) + 1e-300)
+    if bad.any():
+        _jam(model, live, res, g, bad)
+    return s
 
 
 def _jam(model: Model, live: np.ndarray, res: np.ndarray, g: np.ndarray, where: np.ndarray):

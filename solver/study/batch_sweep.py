@@ -37,7 +37,7 @@ from ..algebra.schur import Schur
 from ..algebra.newton import COND_LIMIT, converged, step_pose
 from ..analyses.structure import Structure, least_norm, self_stresses
 from ..base.errors import FrictionJam, SolverCancelled
-from ..analyses.friction import body_forces, rates
+from ..analyses.friction import rates
 from ..analyses.stops import gaps, tolerance
 from ..analyses.sweep import (BLOCK_MAX, condition_scales, motion_table, next_block,
                                scaled_condition, smooth_prefix, with_friction)

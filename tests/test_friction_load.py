@@ -1,0 +1,186 @@
+"""Joint friction's load: the reaction friction takes its load from is the one reported,
+the least-norm joint multipliers where a loop's equations are redundant, in the sweep,
+dynamics and statics alike; a driven crosshead with a dry guide slips through its dead
+centres in dynamics as in the sweep; a single slipping element's fixed point s = mu L +
+preload by Newton on its reaction's parts."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from solver import Mechanism
+
+G = 9.81
+
+
+def _design_study_crosshead(drive: str) -> Mechanism:
+    """The README's design-study slider-crank (crank 0.1 m, rod 0.3 m, slider 0.8 kg, in
+    the xy plane under gravity along -z, so that the slider's weight rests across its
+    rail) driven by ``drive``, dry friction 0.3 on the slider's guide.  Its revolute
+    joints all turn about z: 3 redundant equations (the loop's out-of-plane forces and
+    moments are not unique)."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    along_x = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)
+    m.add_part("ground", fixed=True)
+    m.add_part("crank", mass=1.0, inertia=(1e-3, 1e-3, 2e-3))
+    m.add_part("rod", mass=0.5, inertia=(1e-4, 4e-3, 4e-3), position=(0.1, 0, 0))
+    m.add_part("slider", mass=0.8, inertia=(1e-3, 1e-3, 1e-3), position=(0.4, 0, 0))
+    m.add_marker("O", "ground")
+    m.add_marker("rail", "ground", orientation=along_x)
+    m.add_marker("crank_O", "crank")
+    m.add_marker("crank_A", "crank", position=(0.1, 0, 0))
+    m.add_marker("rod_A", "rod")
+    m.add_marker("rod_B", "rod", position=(0.3, 0, 0))
+    m.add_marker("slider_B", "slider")
+    m.add_marker("slider_rail", "slider", orientation=along_x)
+    m.add_joint("crank_pin", "revolute", "crank_O", "O")
+    m.add_joint("crank_rod", "revolute", "rod_A", "crank_A")
+    m.add_joint("wrist", "revolute", "rod_B", "slider_B")
+    m.add_joint("slide", "prismatic", "slider_rail", "rail")
+    m.add_motion("drive", "crank_pin", drive)
+    m.add_friction("dry", "slide", static=0.3)
+    return m
+
+
+@pytest.mark.parametrize("drive", ["2*pi*t", "0.3 + 2*pi*t"])
+def test_a_driven_crosshead_with_a_dry_guide_runs_through_its_dead_centres(drive: str) -> None:
+    """Driven, the crosshead's slider stops at each dead centre because the crank moves it
+    so, not its friction: in dynamics it slips on the way it turns back (from 2 pi t it
+    starts at a dead centre, from 0.3 + 2 pi t it reaches one at 0.452 s), as in the
+    kinematic sweep.  Every frame is solved; the slider follows the closed form
+    x = r cos(th) + sqrt(l^2 - r^2 sin(th)^2) (to 1e-9 m: both runs project onto the
+    constraints to Newton's precision), and its friction is the sweep's (to 1e-6 of its
+    largest: the dynamics' accelerations of a fully driven mechanism come from the same
+    linear equations, its run's tolerance 1e-6 on the rest), against the motion, so it
+    reverses at each dead centre."""
+    m = _design_study_crosshead(drive)
+    dyn = m.solve(duration=1.0, fps=48, analysis="dynamic")
+    sweep = m.solve(duration=1.0, fps=48, analysis="kinematic")
+    assert len(dyn.times) == len(sweep.times) == 49
+    th = eval(drive.replace("pi", "math.pi"), {"math": math, "t": dyn.times})
+    x = 0.1 * np.cos(th) + np.sqrt(0.3 ** 2 - (0.1 * np.sin(th)) ** 2)
+    np.testing.assert_allclose(dyn.position("slider")[:, 0], x, atol=1e-9)
+    v = dyn.velocity("slider")[:, 0]
+    moving = np.abs(v) > 1e-3
+    f, fs = dyn.friction("dry"), sweep.friction("dry")
+    np.testing.assert_allclose(f[moving], fs[moving], atol=1e-6 * np.abs(fs).max())
+    assert np.all(np.sign(f[moving]) == -np.sign(v[moving]))
+    assert (f[moving] > 0).any() and (f[moving] < 0).any()
+
+
+def _joint_self_stresses(r, k: int) -> np.ndarray:
+    """(joint rows, s) a basis of the joint multipliers that load no part at frame k of
+    the Result r, from the null space of the joints' J^T at its pose (scipy; singular
+    values under 1e-8 of the largest count as zero: a dynamic run's poses meet the
+    constraints to its projection's precision, not to rounding, which leaves the lost
+    directions' singular values near 1e-10 instead of 1e-16)."""
+    from scipy.linalg import null_space
+    from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
+    model = r.model
+    rg, A = body_arrays(model, r._r[k], r._p[k])[:2]
+    J = global_jacobian(model, evaluate(model, rg, A).jac)
+    return null_space(J[model.constraint_rows].T, rcond=1e-8)
+
+
+def test_friction_is_mu_times_the_reported_reaction_in_every_analysis() -> None:
+    """The design-study crosshead (3 redundant equations: its joints' out-of-plane forces
+    and moments are not unique) driven from 0.3 + 2 pi t: the kinematic sweep, dynamics
+    and statics (the crank held at 0.3) all report the least-norm joint multipliers
+    (orthogonal to every self-stress of the joints, found here from the null space of
+    their J^T, to 1e-9 of the multipliers' size: one linear solve), the same reactions
+    (dynamics against the sweep to 1e-6 of the largest: its run's tolerance; statics
+    against the sweep of the held crank to 1e-9), and the guide's friction is 0.3 times
+    the reported reaction's |F_xy| (marker J's axes, z along the rail) against the motion,
+    to 1e-12 (the same numbers).  That load holds the slider's weight share on the rail:
+    |F_xy| > 3 N, where the kept rows' reaction gave 0.1 N and friction 0.03-0.15 N."""
+    m = _design_study_crosshead("0.3 + 2*pi*t")
+    sweep = m.solve(duration=0.5, fps=24, analysis="kinematic")
+    dyn = m.solve(duration=0.5, fps=24, analysis="dynamic")
+    for r in (sweep, dyn):
+        F = r.reaction("slide", frame="J")[0]
+        side = np.hypot(F[:, 0], F[:, 1])
+        assert side.min() > 3.0
+        v = r.velocity("slider")[:, 0]
+        moving = np.abs(v) > 1e-3
+        np.testing.assert_allclose(r.friction("dry")[moving], -np.sign(v[moving]) * 0.3 * side[moving],
+                                   rtol=1e-12)
+        jrows = r.model.constraint_rows
+        for k in range(0, len(r.times), 3):
+            N = _joint_self_stresses(r, k)
+            assert N.shape[1] == 3
+            lam = r.multipliers[k, jrows]
+            assert np.abs(N.T @ lam).max() <= 1e-9 * np.abs(lam).max()
+    for j in ("crank_pin", "crank_rod", "wrist", "slide"):
+        for a, b in zip(dyn.reaction(j), sweep.reaction(j)):
+            np.testing.assert_allclose(a, b, atol=1e-6 * np.abs(b).max())
+    held = _design_study_crosshead("0.3")
+    rest = held.statics()
+    still = held.solve(duration=0.1, fps=10, analysis="kinematic")
+    for j in ("crank_pin", "crank_rod", "wrist", "slide"):
+        for a, b in zip(rest.reaction(j), still.reaction(j)):
+            np.testing.assert_allclose(a[0], b[0], atol=1e-9 * np.abs(b).max())
+
+
+def _door_with_a_dry_hinge() -> Mechanism:
+    """The door_stop sample as the add-on reads it: a 38.4 kg door (0.8 x 0.04 x 2 m) on a
+    vertical hinge 0.4 m from its centre of mass, opened 80 deg, a closer (20 N m/rad,
+    2 N m s/rad, toward -20 deg), a stop at 0 (restitution 0.2) and a dry hinge (0.2 / 0.15,
+    pin 10 mm, thrust arm 10 mm, bearing 1.6 m: its load the hinge's force and bending
+    moment from the door's weight)."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("jamb", fixed=True)
+    a0 = math.radians(80.0)
+    m.add_part("door", mass=38.4, inertia=(12.805, 14.848, 2.0531),
+               position=(0.4 * math.cos(a0), 0.4 * math.sin(a0), 1.02),
+               orientation=(math.cos(a0 / 2), 0.0, 0.0, math.sin(a0 / 2)))
+    m.add_marker("leaf", "door", position=(-0.4, 0.0, -0.02))
+    m.add_marker("post", "jamb", position=(0.0, 0.0, 1.0))
+    m.add_joint("hinge", "revolute", "leaf", "post")
+    m.add_limit("stop", "hinge", lower=0.0, restitution=0.2)
+    m.add_friction("dry", "hinge", static=0.2, dynamic=0.15, radius=0.01, arm=0.01,
+                   bearing_length=1.6)
+    m.add_torsion_spring("closer", "hinge", stiffness=20.0, damping=2.0,
+                         free_angle=math.radians(-20.0))
+    return m
+
+
+def test_one_slipping_hinge_solves_its_load_in_few_steps(monkeypatch) -> None:
+    """A single slipping element's fixed point s = mu L(R + s dR) + preload is Newton on
+    the norms of its reaction's parts (no load or gradient of every element, no secant):
+    the door swinging shut (0.5 s, slipping throughout) runs at most 100 lines of
+    friction.py a right-hand side (traced; 138 when each iterate evaluated every
+    element's load and gradient), and every call's friction is mu L + preload of the
+    multipliers it returns to 1e-12 (friction.loads, independent of the iteration)."""
+    import sys
+    import solver.analyses.friction as fr
+    where = fr.__file__
+    lines, misses, real = [0], [], fr.with_slip
+
+    def count(frame, event, arg):
+        if frame.f_code.co_filename != where:
+            return None
+
+        def local(frame, event, arg):
+            lines[0] += event == "line"
+            return local
+        return local
+
+    def traced(model, respond, lam, jac, A, vq, d, sliding):
+        sys.settrace(count)
+        try:
+            Qq, lam1, other, room = real(model, respond, lam, jac, A, vq, d, sliding)
+        finally:
+            sys.settrace(None)
+        s = fr.coefficient(model, fr.magnitudes(model, vq)) * fr.loads(model, lam1, jac, A) \
+            + model.frictions.preload
+        if sliding.any():
+            misses.append(abs(abs(Qq[0]) - s[0]) / s[0])
+        return Qq, lam1, other, room
+    monkeypatch.setattr("solver.analyses.equations.with_slip", traced)
+    r = _door_with_a_dry_hinge().solve(duration=0.5, fps=24, analysis="dynamic")
+    monkeypatch.undo()
+    assert np.all(np.abs(r.friction("dry")[1:]) > 0.5) and len(misses) > 200
+    assert max(misses) < 1e-12
+    assert lines[0] / len(misses) <= 100
