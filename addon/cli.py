@@ -19,7 +19,7 @@ import bpy
 from ..solver import MechanismError, Study, grid
 from .background import INTERRUPT
 from .io.command_line import StudyCommand, parse_command
-from .io.settings import tolerance
+from .io.settings import solve_options
 from .scene_reader import read_scene
 
 _handle = None
@@ -91,9 +91,7 @@ def study_file(in_path: str, levels: dict, csv_path: str) -> int:
     try:
         sm = read_scene(scene)
         study = Study(sm.mech, grid(levels))
-        st = scene.mechanism
-        res = study.run(times=sm.timeline.times, analysis=st.analysis.lower(),
-                        tolerance=tolerance(st))
+        res = study.run(times=sm.timeline.times, **solve_options(scene.mechanism))
     except MechanismError as exc:
         print(f"mechanism study failed: {exc}", file=sys.stderr)
         return 1

@@ -16,9 +16,6 @@ import numpy as np
 from bpy.props import FloatVectorProperty, StringProperty
 
 from ..solver import MechanismError, SolverError
-from ..solver.analyses.drag import Poser
-from ..solver.model.compile import compile_model
-from ..solver.model.state import read_state
 from .io.drag import (drag_plane_point, joint_coordinate, point_in_part, range_fraction,
                       range_value, stops_note, time_of_frame, wiggle_candidates)
 from .io.settings import kind_name
@@ -47,11 +44,10 @@ class PoseSession:
         if any(ob.mechanism.baked for ob in sm.parts):
             raise MechanismError("the mechanism is baked: clear the bake before posing it by hand")
         self.sm, self.scene = sm, scene
-        self.model = compile_model(sm.mech)
         t = time_of_frame(sm.timeline.frame_start, sm.timeline.fps, scene.frame_current)
-        st = read_state(self.model, sm.mech, t)
         self.original = {ob.name: _channels(ob) for ob in sm.parts}
-        self.poser = Poser(self.model, st.r, st.p, t)
+        self.poser = sm.mech.poser(t)
+        self.model = self.poser.model
 
     def write(self) -> None:
         """Put every moving part at the poser's pose (matrix_world, Blender units)."""

@@ -19,7 +19,7 @@ from .io.csv_table import existing_folder, export_path
 from .io.mass import inertia_six
 from .io.run_cost import baked_channels, cost_note, result_numbers, run_cost
 from .io.limits import bounds_in_scene_units
-from .io.settings import JOINT_KINDS, kind_label, tolerance
+from .io.settings import JOINT_KINDS, kind_label, solve_options
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame, with_scene_frame
 from .properties import ROLES
@@ -29,9 +29,8 @@ from .scene_reader import read_scene
 def _solve_read(scene, sm, progress=None):
     """Solve a scene already read, with the scene's analysis settings, at the times of the
     scene's frames (row k of the Result is frame sm.timeline.frames[k])."""
-    st = scene.mechanism
-    return sm.mech.solve(times=sm.timeline.times, analysis=st.analysis.lower(),
-                         tolerance=tolerance(st), progress=progress)
+    return sm.mech.solve(times=sm.timeline.times, progress=progress,
+                         **solve_options(scene.mechanism))
 
 
 def _message(exc: Exception, sm=None, scene=None) -> str:
@@ -398,12 +397,10 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
             return {"CANCELLED"}
         if self._cost:                     # said as it starts (Esc cancels), and at its end
             self.report({"WARNING"}, self._cost)
-        st = context.scene.mechanism
-        sm, analysis, tol = self._sm, st.analysis.lower(), tolerance(st)
+        sm, how = self._sm, solve_options(context.scene.mechanism)
 
         def work(progress):
-            return sm.mech.solve(times=sm.timeline.times, analysis=analysis,
-                                 tolerance=tol, progress=progress)
+            return sm.mech.solve(times=sm.timeline.times, progress=progress, **how)
 
         return self.start(context, work, "Mechanism bake: frame {k} of {n} (Esc to cancel)")
 

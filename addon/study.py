@@ -26,11 +26,11 @@ import bpy
 from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty,
                        IntProperty, StringProperty)
 
-from ..solver import MechanismError, SolverError, Study, grid
-from ..solver.study import parameter_names, quantity, resolve
-from ..solver.study.table import column_units
+from ..solver import (MechanismError, SolverError, Study, column_units, grid, parameter_names,
+                      quantity)
+from ..solver import resolve_parameter as resolve
 from .io.mass import mass_unit_scale
-from .io.settings import tolerance, typed
+from .io.settings import solve_options, typed
 from .io.study_table import StudyTable, design_value, study_levels
 from .scene_reader import read_scene
 
@@ -313,7 +313,7 @@ def study_of(scene):
     study = Study(sm.mech, grid(levels))
     tl = sm.timeline
     how = {"frames": [tl.frame_start, tl.frame_end], "fps": tl.fps,
-           "analysis": scene.mechanism.analysis.lower(), "tolerance": tolerance(scene.mechanism)}
+           **solve_options(scene.mechanism)}
     return sm, study, how
 
 

@@ -16,13 +16,12 @@ import bpy
 from bpy.props import IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
-from ..solver import MechanismError, SolverCancelled, Study
-from ..solver.study import resolve
-from ..solver.study.table import result_row, result_columns
+from ..solver import MechanismError, SolverCancelled, Study, result_columns, result_row
+from ..solver import resolve_parameter as resolve
 from . import bake, bake_checks, study
 from .background import BackgroundRun
 from .io.csv_table import existing_folder, export_path
-from .io.settings import tolerance
+from .io.settings import solve_options
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
 from .operators import _message
@@ -157,9 +156,8 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         try:
             result = self._prepare(context)
             if result is None:
-                s = context.scene.mechanism
                 result = self._variant.solve(times=self._sm.timeline.times,
-                                             analysis=s.analysis.lower(), tolerance=tolerance(s))
+                                             **solve_options(context.scene.mechanism))
         except study.ERRORS as exc:
             self.report({"ERROR"}, f"Bake Variant: {_message(exc, self._sm, context.scene)}")
             return {"CANCELLED"}
@@ -176,11 +174,10 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
             return {"CANCELLED"}
         if kept is not None:
             return self._finish(context, kept)
-        s = context.scene.mechanism
-        variant, times, analysis, tol = self._variant, self._sm.timeline.times, \
-            s.analysis.lower(), tolerance(s)
+        variant, times = self._variant, self._sm.timeline.times
+        how = solve_options(context.scene.mechanism)
         return self.start(context, lambda progress: variant.solve(
-            times=times, analysis=analysis, tolerance=tol, progress=progress),
+            times=times, progress=progress, **how),
             f"Mechanism bake of variant {self._i}: frame {{k}} of {{n}} (Esc to cancel)")
 
     def finished(self, context, err, result):

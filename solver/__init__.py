@@ -26,19 +26,42 @@ Glossary (ours -> Haug 1989; Koh, OndselSolver's notes):
   gamma (nc,)    acceleration right-hand side              Haug {gamma}
   lambda (nc,)   multipliers; force on bodies -J^T lambda  Haug {lambda}
 
-Public API: ``Mechanism`` (build, check, assemble, solve, study), ``Result``, ``MechanismError``
-(bad input, a ValueError) and ``SolverError`` (a failed analysis; names time and joints);
-design studies: ``Study``, ``StudyResult``, ``grid``, ``latin_hypercube``, ``StudyError``.
+Public API (``__all__``; docs/python.md): ``Mechanism`` (build, check, assemble, statics,
+solve, study, poser), ``Result``, ``MechanismError`` (bad input, a ValueError) and
+``SolverError`` (a failed analysis; names time and joints); design studies; and the
+vocabulary's tables and helpers a tool that builds mechanisms needs.  The add-on imports
+the solver through this module only (tests/test_architecture.py).
 """
 from .analyses.check import CheckReport
+from .analyses.drag import Poser
+from .base.curves import Curve
 from .base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError, StudyError
+from .base.mass_properties import mesh_mass_properties, part_frame_from_matrix
+from .base.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
 from .mechanism import Mechanism
+from .model.impacts import Impact
 from .model.results import Result
-from .study import Study, StudyResult, grid, latin_hypercube
-from .vocabulary.joints import JOINT_ROWS
+from .study import Study, StudyResult, grid, latin_hypercube, parameter_names, quantity
+from .study import resolve as resolve_parameter
+from .study.params import shared_constants
+from .study.table import column_units, result_columns, result_row
+from .vocabulary.expressions import named_constants
+from .vocabulary.expressions import parse as parse_expression
+from .vocabulary.joints import (CURVE_JOINT_ROWS, FRICTION_COORDINATES, JOINT_COORDINATES,
+                                JOINT_ROWS, canonical_kind)
 
 JOINT_KINDS = tuple(JOINT_ROWS)
 
-__all__ = ["Mechanism", "Result", "CheckReport", "MechanismError", "SolverError", "SolverCancelled",
-           "ExpressionError", "JOINT_KINDS", "Study", "StudyResult", "StudyError", "grid",
-           "latin_hypercube"]
+__all__ = [
+    # build, solve, read
+    "Mechanism", "Result", "CheckReport", "Impact", "Curve", "Poser",
+    "MechanismError", "SolverError", "SolverCancelled", "ExpressionError",
+    # design studies
+    "Study", "StudyResult", "StudyError", "grid", "latin_hypercube", "parameter_names",
+    "quantity", "resolve_parameter", "shared_constants", "column_units", "result_columns",
+    "result_row",
+    # the vocabulary's tables and helpers, for tools that build mechanisms (the add-on)
+    "JOINT_KINDS", "JOINT_ROWS", "CURVE_JOINT_ROWS", "JOINT_COORDINATES",
+    "FRICTION_COORDINATES", "canonical_kind", "parse_expression", "named_constants",
+    "mesh_mass_properties", "part_frame_from_matrix", "quat_to_matrix", "matrix_to_quat",
+    "continuous_quats"]

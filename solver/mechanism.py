@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .analyses.assembly import assemble
+from .analyses.drag import Poser
 from .analyses.run import progress_callback, requested_times, run, settings
 from .analyses.statics import statics as _statics
 from .analyses.check import CheckReport, check as _check
@@ -46,6 +47,15 @@ class Mechanism(Builder):
         """Move the parts the least so that every joint and motion (at ``time``) holds."""
         model = compile_model(self)
         write_pose(model, self, assemble(model, read_state(model, self, time)))
+
+    def poser(self, time: float = 0.0) -> Poser:
+        """A ``Poser`` for posing by hand at ``time`` (s; motions held at their values
+        there): the model compiled once, the parts' present placements assembled (least
+        movement); ``drag_to``, ``set_coordinate`` and ``coordinate_range`` move it with every
+        joint held, ``part_poses()`` reads the pose.  This mechanism is not changed."""
+        model = compile_model(self)
+        st = read_state(model, self, time)
+        return Poser(model, st.r, st.p, time)
 
     def statics(self, time: float = 0.0, update: bool = False) -> Result:
         """Static equilibrium under gravity, springs and loads (motions held at ``time``):

@@ -150,3 +150,25 @@ def test_solver_never_imports_blender_or_the_addon() -> None:
 def test_no_module_over_600_lines(pkg: str) -> None:
     long = {m: n for m, p in modules(pkg).items() if (n := sum(1 for _ in open(p, encoding="utf-8"))) > 600}
     assert long == {}
+
+
+def test_the_addon_uses_the_solvers_public_api_only() -> None:
+    """Every add-on module imports the solver as ``from ..solver import ...`` (the names of
+    solver/__init__.py's ``__all__``), never a submodule such as ``solver.model.compile``:
+    one boundary, so the solver's inside can move without touching the add-on."""
+    import solver
+    bad = []
+    for name, path in modules("addon").items():
+        tree = ast.parse(open(path, encoding="utf-8").read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                parts = node.module.split(".")
+                if "solver" in parts and parts[-1] != "solver":
+                    bad.append(f"addon.{name}: from {'.' * node.level}{node.module} import ...")
+                elif parts[-1] == "solver":
+                    bad += [f"addon.{name}: {a.name} is not in solver.__all__"
+                            for a in node.names if a.name not in solver.__all__]
+            elif isinstance(node, ast.Import):
+                bad += [f"addon.{name}: import {a.name}" for a in node.names
+                        if a.name.startswith("solver.")]
+    assert not bad, bad

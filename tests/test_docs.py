@@ -142,6 +142,7 @@ def test_the_python_reference_names_every_public_call() -> None:
     missing = []
     for cls, page in ((Builder, guide), (solver.Mechanism, guide), (Result, guide),
                       (solver.CheckReport, guide), (Curve, guide), (Impact, guide),
+                      (solver.Poser, guide),
                       (solver.StudyResult, studies), (solver.Study, studies)):
         for name in sorted(public_names(cls)):
             if not re.search(rf"`[^`]*\b{re.escape(name)}\b[^`]*`", page):

@@ -18,8 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...solver import MechanismError
-from ...solver.vocabulary.joints import JOINT_COORDINATES
+from ...solver import JOINT_COORDINATES, MechanismError
 from .plots import coupler_prop
 
 COUPLER_KINDS = [

@@ -48,8 +48,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...solver import MechanismError
-from ...solver.base.curves import Curve
+from ...solver import Curve, MechanismError
 from .curve_shapes import spline_curve, to_frame
 
 # the Kind menu values of the joints on curves -> solver kind

@@ -15,8 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...solver import MechanismError
-from ...solver.base.curves import Curve
+from ...solver import Curve, MechanismError
 
 SAMPLES_PER_SEGMENT = 64    # Bezier segments / NURBS spans sampled for the fit
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...solver.vocabulary.joints import FRICTION_COORDINATES, JOINT_COORDINATES
+from ...solver import FRICTION_COORDINATES, JOINT_COORDINATES
 from .settings import kind_name, motion_coordinate
 
 # float32 storage of pi is 8.7e-8 above math.pi: a bound typed as +-180 degrees is clipped

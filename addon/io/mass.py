@@ -12,8 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...solver import MechanismError
-from ...solver.base.mass_properties import mesh_mass_properties
+from ...solver import MechanismError, mesh_mass_properties
 from .part_frames import PartFrame
 
 

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...solver.base.mass_properties import part_frame_from_matrix
-from ...solver.base.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
+from ...solver import continuous_quats, matrix_to_quat, part_frame_from_matrix, quat_to_matrix
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ three components of an applied force or torque typed as text, and the scene's gr
 from __future__ import annotations
 
 from ...solver import ExpressionError, MechanismError
-from ...solver.vocabulary.expressions import named_constants, parse
-from ...solver.vocabulary.joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS
+from ...solver import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS, named_constants
+from ...solver import parse_expression as parse
 
 # labels that are not the solver's kind with a capital
 _LABELS = {"point-on-curve": "Point on curve"}
@@ -149,3 +149,10 @@ def tolerance(settings) -> float:
     not the 9.99999997e-07 the field holds): a bake, a study and the command line then give
     a script's ``solve(tolerance=1e-6)`` to the last bit."""
     return typed(settings.tolerance)
+
+
+def solve_options(settings) -> dict:
+    """The scene's analysis settings as the solver's keyword arguments, the one place the
+    add-on builds them (Bake, Bake Variant, Export CSV, the Study panel and the command
+    line): ``analysis`` ("auto", "kinematic" or "dynamic") and ``tolerance`` as typed."""
+    return {"analysis": settings.analysis.lower(), "tolerance": tolerance(settings)}

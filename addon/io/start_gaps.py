@@ -18,8 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...solver.base.rotations import quat_to_matrix
-from ...solver.vocabulary.joints import JOINT_ROWS, canonical_kind
+from ...solver import JOINT_ROWS, canonical_kind, quat_to_matrix
 
 # a joint open, or a part moved by the assembly, by more than this share of the model's
 # size (or this many radians) shows on a Bake as a jump at the first frame

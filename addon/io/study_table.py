@@ -18,8 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ...solver import StudyError
-from ...solver.study.params import shared_constants
+from ...solver import StudyError, shared_constants
 from .csv_table import write_rows
 
 
