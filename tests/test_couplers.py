@@ -123,19 +123,25 @@ def test_planetary_train_against_willis(general: bool) -> None:
     assert np.abs(wrap(turn_z(r, "planet") - (-2.0 * th_c))).max() < 1e-10     # w_p = -2 w_c
 
 
-def screw_nut(hand: str = "right", pitch: float = 0.005) -> Mechanism:
-    """A revolute shaft turned 10 turns a second drives a nut on a prismatic guide parallel
-    to it through a lead screw of ``pitch`` m per turn (the screw's two-joint form)."""
+def screw_nut(hand: str = "right", pitch: float = 0.005, shaft_first: bool = True,
+              nut_first: bool = True, axis=Z_UP) -> Mechanism:
+    """A revolute shaft turned 10 turns a second (its joint's angle) drives a nut on a
+    prismatic guide parallel to it through a lead screw of ``pitch`` m per turn (the
+    screw's two-joint form); ``shaft_first``/``nut_first``: the shaft's (the nut's) marker
+    is its joint's marker I, else J; ``axis``: the markers' orientation (z along the
+    screw)."""
     m = Mechanism(gravity=(0, 0, 0))
     m.add_part("ground", fixed=True)
     m.add_part("shaft", mass=0.5, inertia=(1e-3, 1e-3, 1e-4))
     m.add_part("nut", mass=0.1, inertia=(1e-4, 1e-4, 1e-4), position=(0.05, 0, 0))
-    m.add_marker("bearing", "ground")
-    m.add_marker("journal", "shaft")
-    m.add_joint("spin", "revolute", "journal", "bearing")
-    m.add_marker("way", "ground", position=(0.05, 0, 0))
-    m.add_marker("slider", "nut")
-    m.add_joint("guide", "prismatic", "slider", "way")
+    m.add_marker("bearing", "ground", orientation=axis)
+    m.add_marker("journal", "shaft", orientation=axis)
+    pair = ("journal", "bearing") if shaft_first else ("bearing", "journal")
+    m.add_joint("spin", "revolute", *pair)
+    m.add_marker("way", "ground", position=(0.05, 0, 0), orientation=axis)
+    m.add_marker("slider", "nut", orientation=axis)
+    pair = ("slider", "way") if nut_first else ("way", "slider")
+    m.add_joint("guide", "prismatic", *pair)
     m.add_screw("lead", "spin", pitch=pitch, slide_joint="guide", hand=hand)
     m.add_motion("turn", "spin", f"{TAU * 10} * t")
     return m
@@ -144,8 +150,10 @@ def screw_nut(hand: str = "right", pitch: float = 0.005) -> Mechanism:
 @pytest.mark.parametrize("hand", ["right", "left"])
 def test_screw_advance_per_turn(hand: str) -> None:
     """A nut on a cylindrical joint with a 5 mm lead, turned 20 turns (10 per s): it
-    advances 5 mm per turn, +z for a right-handed screw; and the same screw as a revolute
-    shaft driving a nut on a prismatic guide (two joints).  Exact to rounding (1e-12 m)."""
+    advances 5 mm per turn, +z for a right-handed screw (the nut turning positively about
+    the fixed shaft); and the same screw as a revolute shaft driving a nut on a prismatic
+    guide (two joints): the shaft turning positively about +z pulls the nut 5 mm a turn
+    towards -z (the shaft's thread screws into the nut).  Exact to rounding (1e-12 m)."""
     sign = 1.0 if hand == "right" else -1.0
     m = Mechanism(gravity=(0, 0, 0))
     m.add_part("ground", fixed=True)
@@ -159,7 +167,55 @@ def test_screw_advance_per_turn(hand: str) -> None:
     np.testing.assert_allclose(r.position("nut")[:, 2], sign * 0.005 * 10 * r.times, atol=1e-12)
     # two joints: a revolute shaft and a nut on a prismatic guide parallel to it
     r = screw_nut(hand).solve(duration=2.0, fps=50)
-    np.testing.assert_allclose(r.position("nut")[:, 2], sign * 0.005 * 10 * r.times, atol=1e-12)
+    np.testing.assert_allclose(r.position("nut")[:, 2], -sign * 0.005 * 10 * r.times, atol=1e-12)
+
+
+Z_DOWN = (0.0, 1.0, 0.0, 0.0)        # marker z along world -z (half a turn about x)
+
+
+@pytest.mark.parametrize("hand", ["right", "left"])
+@pytest.mark.parametrize("shaft_first", [True, False], ids=["shaft-I", "shaft-J"])
+@pytest.mark.parametrize("nut_first", [True, False], ids=["nut-I", "nut-J"])
+@pytest.mark.parametrize("axis", [Z_UP, Z_DOWN], ids=["z-up", "z-down"])
+def test_two_joint_screw_hand_is_the_threads_whatever_the_marker_order(
+        hand: str, shaft_first: bool, nut_first: bool, axis) -> None:
+    """A right-hand thread on a shaft held axially: turning the shaft positively about any
+    axis direction a moves the nut along -a by one lead a turn (relative to the nut the
+    shaft screws forward along a); left-hand, along +a.  In world terms, whatever the axis
+    direction: nut z = -(+-lead) x (the shaft's turn about world z) / (2 pi), for either
+    order of the revolute's markers and of the prismatic's (the joint angle then counts
+    the ground's turn from the shaft, the slide the ground's from the nut).  The shaft's
+    turn is read from its orientation (unwrapped: 0.25 turn between frames), exact to
+    rounding (1e-12 m)."""
+    sign = 1.0 if hand == "right" else -1.0
+    r = screw_nut(hand, shaft_first=shaft_first, nut_first=nut_first, axis=axis).solve(
+        duration=0.4, fps=40)
+    turn = np.unwrap(turn_z(r, "shaft"))
+    assert abs(abs(turn[-1]) - TAU * 4) < 1e-9                     # four turns either way
+    np.testing.assert_allclose(r.position("nut")[:, 2], -sign * 0.005 * turn / TAU, atol=1e-12)
+
+
+def test_two_joint_screw_needs_a_common_part_and_parallel_axes() -> None:
+    """The hand is told from the two joints' common part and their axes: joints with no
+    part in common, or a slide across the shaft, are refused naming the screw."""
+    def build(guide_part: str, slide_axis) -> Mechanism:
+        m = Mechanism(gravity=(0, 0, 0))
+        m.add_part("ground", fixed=True)
+        for part in ("shaft", "nut", "frame"):
+            m.add_part(part, mass=0.5, inertia=(1e-3, 1e-3, 1e-3))
+        m.add_marker("bearing", "ground")
+        m.add_marker("journal", "shaft")
+        m.add_joint("spin", "revolute", "journal", "bearing")
+        m.add_marker("way", guide_part, orientation=slide_axis)
+        m.add_marker("slider", "nut", orientation=slide_axis)
+        m.add_joint("guide", "prismatic", "slider", "way")
+        m.add_screw("lead", "spin", pitch=0.005, slide_joint="guide")
+        return m
+    with pytest.raises(MechanismError, match="screw 'lead': joints 'spin' and 'guide' share no part"):
+        compile_model(build("frame", Z_UP))
+    with pytest.raises(MechanismError, match="screw 'lead': the axis of 'spin' and the slide of "
+                                             "'guide' are 90 degrees apart"):
+        compile_model(build("ground", Y_AXIS))
 
 
 def test_rack_and_pinion_travel_and_force() -> None:
@@ -183,11 +239,11 @@ def test_rack_and_pinion_travel_and_force() -> None:
     r = m.solve(duration=3.0, fps=20)
     t = r.times
     np.testing.assert_allclose(r.position("rack")[:, 0], 0.04 * np.sin(t), atol=1e-13)
-    Q = r.coupler("teeth")                     # (slide force on the rack, torque on the pinion)
+    Q = r.coupler("teeth")    # in the order given: (torque on the pinion, slide force on the rack)
     x_dd = -0.04 * np.sin(t)
-    np.testing.assert_allclose(Q[:, 0], 2.0 * x_dd, atol=1e-10)
-    np.testing.assert_allclose(Q[:, 1], -0.04 * Q[:, 0], atol=1e-12)
-    np.testing.assert_allclose(r.effort("drive"), 2e-4 * -np.sin(t) - Q[:, 1], atol=1e-10)
+    np.testing.assert_allclose(Q[:, 1], 2.0 * x_dd, atol=1e-10)
+    np.testing.assert_allclose(Q[:, 0], -0.04 * Q[:, 1], atol=1e-12)
+    np.testing.assert_allclose(r.effort("drive"), 2e-4 * -np.sin(t) - Q[:, 0], atol=1e-10)
 
 
 # ================================================================ dynamics and statics

@@ -92,12 +92,13 @@ def test_gear_by_teeth_or_ratio(mode: str, want: dict) -> None:
 
 def test_rack_travel_is_the_pitch_radius_in_metres_times_the_angle() -> None:
     """Pinion (field A, revolute) and rack (field B, prismatic along world x); pitch radius
-    25 scene units at 0.01 m each: x = 0.25 theta.  Result.coupler's columns are (rack
-    slide, pinion angle): the props name them by field, force on field 2, torque on 1."""
+    25 scene units at 0.01 m each: x = 0.25 theta.  Result.coupler's columns are in the
+    order the joints are given, (pinion angle, rack slide): the props name them by field,
+    torque on field 1, force on field 2."""
     s = Settings(kind="RACK_PINION", pitch_radius=25.0)
     call = call_of("rp", s, [("spin", REV), ("guide", PRI)], 0.01)
     assert call.kwargs == dict(pinion="spin", rack="guide", pitch_radius=0.25)
-    assert call.props == ("coupler_force_2", "coupler_torque_1")
+    assert call.props == ("coupler_torque_1", "coupler_force_2")
     m = solver.Mechanism(gravity=(0.0, 0.0, 0.0))
     m.add_part("ground", fixed=True)
     m.add_part("pinion", mass=0.3, inertia=(1e-3, 1e-3, 1e-3), position=(0.0, 0.0, 0.25))
@@ -124,14 +125,14 @@ def test_screw_pitch_in_millimetres(hand: str, sign: float) -> None:
     s = Settings(kind="SCREW", pitch=5.0, hand=hand)
     call = call_of("lead", s, [("j1", CYL), None], 0.001)
     assert call.kwargs == dict(joint="j1", pitch=0.005, slide_joint=None, hand=hand.lower())
-    assert call.props == ("coupler_force_1", "coupler_torque_1")
+    assert call.props == ("coupler_torque_1", "coupler_force_1")
     m = shafts(CYL)
     add(m, "lead", call)
     m.add_motion("turn", "j1", "4*pi*t")
     r = m.solve(times=np.linspace(0.0, 1.0, 7))
     np.testing.assert_allclose(r.position("p1")[:, 2], sign * 0.005 * 2 * r.times, atol=1e-13)
     two = call_of("lead", s, [("shaft", REV), ("nut", PRI)], 0.001)
-    assert two.kwargs["slide_joint"] == "nut" and two.props == ("coupler_force_2", "coupler_torque_1")
+    assert two.kwargs["slide_joint"] == "nut" and two.props == ("coupler_torque_1", "coupler_force_2")
 
 
 def test_general_coupler_coordinates_and_slide_scales_in_scene_units() -> None:

@@ -288,7 +288,7 @@ def test_a_gear_ratio_and_a_screw_pitch_are_study_parameters(monkeypatch):
     force needs) and a screw's pitch vary like any parameter: each variant re-added
     through add_gear / add_screw (the mesh, the hand and the joints as built), the
     variants swept as one, the wheel turning -theta_1 / ratio and the nut advancing
-    -pitch per turn (left-handed); each equal to its separate sweep; the tooth force each
+    +pitch per turn of the shaft (left-handed); each equal to its separate sweep; the tooth force each
     variant's own; a ratio of zero is refused naming the variant."""
     ran = _spy(monkeypatch)
     m = spur_pair()
@@ -311,7 +311,7 @@ def test_a_gear_ratio_and_a_screw_pitch_are_study_parameters(monkeypatch):
     assert ran == [(3, True)] and not res.failures
     for i, row in enumerate(study.variants):
         got = res.result(i)
-        np.testing.assert_allclose(got.position("nut")[:, 2], -row["lead.pitch"] * 10 * got.times,
+        np.testing.assert_allclose(got.position("nut")[:, 2], row["lead.pitch"] * 10 * got.times,
                                    rtol=0, atol=1e-12)
     with pytest.raises(StudyError, match=r"variant 1: mesh.ratio = 0: gear 'mesh': ratio must "
                                          r"be positive"):

@@ -143,7 +143,7 @@ def coupler_call(name: str, settings: CouplerSettings, joints: Sequence[Joint | 
                                  "runs the rack the other way), or press Radii from Meshes")
         return CouplerCall("add_rack_pinion", dict(pinion=pinion, rack=rack,
                                                    pitch_radius=s.pitch_radius * scale),
-                           ((2, "slide"), (1, "angle")))
+                           ((1, "angle"), (2, "slide")))
     if kind == "SCREW":
         screw = _joint(what, kind, joints, 0, "angle")
         nut = _joint(what, kind, joints, 1, "slide", optional=True)
@@ -153,7 +153,7 @@ def coupler_call(name: str, settings: CouplerSettings, joints: Sequence[Joint | 
                                  f"{SLOT_LABELS[kind][1]} to the nut's prismatic joint")
         return CouplerCall("add_screw", dict(joint=screw, pitch=s.pitch * scale, slide_joint=nut,
                                              hand=s.hand.lower()),
-                           ((1 if nut is None else 2, "slide"), (1, "angle")))
+                           ((1, "angle"), (1 if nut is None else 2, "slide")))
     if kind == "COUPLER":
         names, coords, scales, terms = [], [], [], []
         for k in range(3):

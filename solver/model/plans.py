@@ -4,12 +4,14 @@ friction (friction.py), each built from the builder's items by its function here
 by its kernel or analysis.  ``compile.py`` assembles them into the Model."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
 from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2, SPIN
@@ -391,6 +393,8 @@ def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
     for k, (name, cp) in enumerate(couplers.items()):
         idx = [index[(j, c)] for j, c, _ in cp.terms]
         s = np.array([x for _, _, x in cp.terms])
+        if cp.kind == "screw" and cp.terms[0][0] != cp.terms[1][0]:
+            s[0] *= screw_sense(mech, name, cp.terms[0][0], cp.terms[1][0], marker_body)
         unit = np.where(is_angle[idx], 1.0, length_scale)
         terms[k, : len(idx)], scale[k, : len(idx)] = idx, s / np.max(np.abs(s) * unit)
         ends = []
@@ -408,6 +412,41 @@ def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
                        tuple(cp.radii for cp in couplers.values()),
                        _frozen([cp.pressure_angle for cp in couplers.values()]),
                        tuple(tuple(dict.fromkeys(j for j, _, _ in cp.terms)) for cp in couplers.values()))
+
+
+def screw_sense(mech: Any, name: str, shaft: str, nut: str, marker_body) -> float:
+    """+1 or -1: the sign that makes a two-joint screw's relation, written as on one
+    cylindrical joint (slide = lead angle / (2 pi), vocabulary/couplers.py), the thread's
+    own.  The thread turns the shaft relative to the nut: a right-hand thread moves the
+    shaft along the axis a it turns positively about.  The revolute ``shaft`` measures
+    its part I's turn relative to its part J about z_J, the prismatic ``nut`` its part I's
+    slide relative to its part J along z_J.  Two joints on one common part B (the frame
+    holding the shaft and guiding the nut): the shaft's turn relative to the nut is the
+    revolute's angle (times -1 if its part I is B), their slide the prismatic's slide
+    times -1 (+1 if its part I is B), each along its own z_J: the sense is -(z_Jr . z_Jp)
+    sigma_r sigma_p.  Both joints between the same two parts: as one cylindrical joint,
+    (z_Jr . z_Jp), times -1 if their parts I differ."""
+    jr, jp = mech.joints[shaft], mech.joints[nut]
+    ir, jr_, ip, jp_ = (marker_body[m] for m in (jr.marker_i, jr.marker_j, jp.marker_i, jp.marker_j))
+    along = float(world_axes(mech, jr.marker_j)[:, 2] @ world_axes(mech, jp.marker_j)[:, 2])
+    what = f"screw {name!r}"
+    if abs(along) < math.cos(math.radians(45.0)):
+        raise MechanismError(
+            f"{what}: the axis of {shaft!r} and the slide of {nut!r} are "
+            f"{math.degrees(math.acos(max(-1.0, min(1.0, along)))):.0f} degrees apart as built: "
+            "a screw's shaft turns about the line its nut slides along")
+    if {ir, jr_} == {ip, jp_}:
+        return math.copysign(1.0, along) * (1.0 if ir == ip else -1.0)
+    common = {ir, jr_} & {ip, jp_}
+    if len(common) != 1:
+        raise MechanismError(
+            f"{what}: joints {shaft!r} and {nut!r} share no part: the revolute must hold the "
+            "shaft and the prismatic guide the nut on one common part (the frame), so the "
+            "thread's hand can be told")
+    base = common.pop()
+    sigma_r = 1.0 if jr_ == base else -1.0
+    sigma_p = 1.0 if jp_ == base else -1.0
+    return -math.copysign(1.0, along) * sigma_r * sigma_p
 
 
 def world_axes(mech: Any, marker: str) -> np.ndarray:

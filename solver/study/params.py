@@ -373,11 +373,11 @@ def _add_coupler(b: Builder, name: str, old: Any, new: dict[str, float]) -> None
                else dict(ratio=ratio))
         b.add_gear(name, j1, j2, mesh=mesh, pressure_angle=math.degrees(old.pressure_angle),
                    **how)
-    elif old.kind == "rack-and-pinion":          # terms: the rack's slide, the pinion's angle
-        b.add_rack_pinion(name, j2, j1, new["pitch_radius"])
-    elif old.kind == "screw":                    # terms: the slide, then the angle
-        b.add_screw(name, j2, new["pitch"], None if j1 == j2 else j1,
-                    "right" if s2 < 0.0 else "left")
+    elif old.kind == "rack-and-pinion":          # terms: the pinion's angle, the rack's slide
+        b.add_rack_pinion(name, j1, j2, new["pitch_radius"])
+    elif old.kind == "screw":                    # terms: the angle, then the slide
+        b.add_screw(name, j1, new["pitch"], None if j1 == j2 else j2,
+                    "right" if s1 < 0.0 else "left")
     else:
         scales = [new.get(f"scale{k + 1}", t[2]) for k, t in enumerate(old.terms)]
         b.add_coupler(name, [t[0] for t in old.terms], scales, [t[1] for t in old.terms])

@@ -20,7 +20,17 @@ Named kinds, all couplers:
 - rack and pinion: s = r theta (a revolute's angle, a prismatic's slide; negative r turns
   the other way).
 - screw: s = pitch theta / (2 pi) on a cylindrical joint's two coordinates (right-handed:
-  turning positively about z advances along +z), or between a revolute and a prismatic.
+  the nut turning positively about z advances along +z), or between a revolute and a
+  prismatic.  The hand is the thread's: a right-hand thread advances whatever turns
+  along the axis it turns positively about, relative to its mate (Budynas and
+  Nisbett 2011, sec. 8-1), so between a revolute (the shaft) and a prismatic (the nut), on one common part,
+  the shaft turning positively about the screw's axis moves the nut backwards along it,
+  whatever the order of either joint's markers (the sign is set when the model is
+  compiled: model/plans.py ``screw_sense``); ``terms`` hold the relation as on one
+  cylindrical joint.
+
+``terms`` are in the order the joints are given: a rack and pinion's (pinion angle, rack
+slide), a screw's (angle, slide); Result.coupler's columns follow them.
 """
 from __future__ import annotations
 
@@ -57,8 +67,8 @@ class Coupler:
         """The value of the parameter ``field`` (one of ``parameters``) as built."""
         s = [t[2] for t in self.terms]
         values = {"gear": {"ratio": abs(s[1] / s[0])},
-                  "rack-and-pinion": {"pitch_radius": -s[1]},
-                  "screw": {"pitch": 2.0 * math.pi * abs(s[1])}}.get(
+                  "rack-and-pinion": {"pitch_radius": -s[0]},
+                  "screw": {"pitch": 2.0 * math.pi * abs(s[0])}}.get(
                       self.kind, {f"scale{k + 1}": x for k, x in enumerate(s)})
         return values[field]
 
@@ -144,7 +154,7 @@ def make_rack_pinion(name: str, joints: dict, pinion: Any, rack: Any, pitch_radi
     r = number(pitch_radius, f"{what}: pitch_radius")
     if r == 0.0:
         raise MechanismError(f"{what}: pitch_radius must not be zero")
-    return Coupler(name, "rack-and-pinion", ((jr[0], "slide", 1.0), (jp[0], "angle", -r)))
+    return Coupler(name, "rack-and-pinion", ((jp[0], "angle", -r), (jr[0], "slide", 1.0)))
 
 
 def make_screw(name: str, joints: dict, joint: Any, pitch: Any, slide_joint: Any = None,
@@ -159,7 +169,7 @@ def make_screw(name: str, joints: dict, joint: Any, pitch: Any, slide_joint: Any
     if hand not in ("right", "left"):
         raise MechanismError(f"{what}: hand must be 'right' or 'left', got {hand!r}")
     lead = lead if hand == "right" else -lead
-    return Coupler(name, "screw", ((js[0], "slide", 1.0), (ja[0], "angle", -lead / (2.0 * math.pi))))
+    return Coupler(name, "screw", ((ja[0], "angle", -lead / (2.0 * math.pi)), (js[0], "slide", 1.0)))
 
 
 def _pair(value: Any, what: str, label: str) -> tuple[Any, Any]:
