@@ -18,6 +18,7 @@ import numpy as np
 
 from ..base.rotations import cross, own_loop, quat_to_matrix
 from ..model.compile import Model, RowGroup
+from ..model.gear_mesh import pitch_geometry
 from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2, SPIN
 from ..vocabulary.timefunctions import derivatives_of
 from .curve_rows import cam, point_on_curve
@@ -295,6 +296,62 @@ def couplers(model: Model, r, A, v, w, phi, jac, quad, ref, track, rate) -> None
         jac[..., : 12 * cp.terms.shape[1]] = blocks.reshape(blocks.shape[:-2] + (-1,))
     if quad is not None:
         quad[...] = np.einsum("...ct,...ct->...c", qq[..., cp.terms], cp.scale)
+    if cp.mesh:
+        mesh_rows(model, r, A, v, w, phi, jac, quad)
+
+
+def mesh_forces(cp, r, A) -> np.ndarray:
+    """(..., 2 ng, 4) how much of each of its axle joint's four functions (CouplerPlan
+    ``mesh``: (P_I - P_J) . x_J, . y_J, z_I . x_J, . y_J) a meshing gear's row adds, so that
+    its multiplier acts on the gears as the tooth force at the pitch point (Adams GEAR's
+    common-velocity marker), not as torques about the axles.
+
+    The pitch point P lies on the line between the axles (marker I origins c_1, c_2, axis
+    z_1 = gear 1's z_J) where it divides the centre distance as the pitch radii do
+    (``pitch_geometry``: r_1 / (r_1 + r_2) of it from axle 1, between the axles, when the
+    gears turn opposite ways, r_1 / (r_1 - r_2), outside them, when they turn the same
+    way, an internal mesh), half way between the markers along the axis.  On gear i
+    (its joint's part I) the row's multiplier then acts as the force f_i at P, tangent to
+    its pitch circle, with the torque s_i about its axis that the coupler's angle term
+    gives: f_i = s_i / rho_i z_i x u_i (rho_i u_i: P's arm from the axle, across it); an
+    external or internal mesh gives f_2 = -f_1, the teeth's action and reaction.  Added
+    through the joint's functions, which vanish while it holds, the row keeps its value,
+    the motion and its own multiplier; only the axle joints' multipliers change: they now
+    carry the tooth force to the parts J (the housing) (Haug 1989: a row's multiplier
+    acts on the parts as -J^T lambda)."""
+    c, C, P, arm, f = pitch_geometry(cp.scale[..., cp.mesh_coupler, :2],
+                                     cp.mesh_sense.reshape(-1, 2), cp.mesh_bi,
+                                     cp.mesh_point, cp.mesh_bj, cp.mesh_axes, r, A)
+    z, x, y = C[..., 2], C[..., 0], C[..., 1]
+    tau = cross(arm, f) - cp.scale[..., cp.mesh_coupler, :2][..., None] * z   # the tilt rows'
+    out = np.stack([_dot(f, x), _dot(f, y), _dot(tau, y), -_dot(tau, x)], axis=-1)
+    return out.reshape(c.shape[:-3] + (-1, 4))
+
+
+def mesh_rows(model: Model, r, A, v, w, phi, jac, quad) -> None:
+    """Add to each meshing gear's row (phi, Jacobian blocks on its ends 0-3: gear 1's
+    joint parts I, J, gear 2's, and quad) its axle joints' functions times ``mesh_forces``
+    (the functions evaluated by the dot-2 and dot-1 kernels)."""
+    cp = model.couplers
+    lead, ng = r.shape[:-2], len(cp.mesh_coupler)
+    coef = mesh_forces(cp, r, A)
+    n = 4 * len(cp.mesh_bi)
+    ph = np.empty(lead + (n,))
+    jj = None if jac is None else np.zeros(lead + (n, 12))
+    qq = None if quad is None else np.empty(lead + (n,))
+    for g in cp.mesh:
+        KERNELS[g.kind](g, r, A, v, w, ph[..., g.rows], None if jj is None else jj[..., g.rows, :],
+                        None if qq is None else qq[..., g.rows])
+    at, rows = cp.mesh_rows, cp.mesh_coupler
+
+    def added(x: np.ndarray) -> np.ndarray:          # (..., ng): each gear's sum
+        return _dot(coef, x[..., at]).reshape(lead + (ng, 2)).sum(axis=-1)
+    phi[..., rows] += added(ph)
+    if quad is not None:
+        quad[..., rows] += added(qq)
+    if jac is not None:
+        blocks = np.einsum("...uc,...uce->...ue", coef, jj[..., at, :])
+        jac[..., rows, :24] += blocks.reshape(lead + (ng, 24))
 
 
 def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = None,

@@ -18,6 +18,7 @@ from ..base.rotations import quat_to_matrix
 from ..vocabulary.joints import (ANGLE, AT, CAM, CURVE, CURVE_JOINT_ROWS, DIST, DOT1,
                                   DOT2, EVAL_ORDER, JOINT_ROWS, label as _label)
 from .force_model import ForceModel, compile_forces
+from .gear_mesh import meshes
 from .plans import (CouplerPlan, CurvePlan, FrictionPlan, LimitPlan, RowGroup, _frozen,
                     coordinate_row, couplers, curves, frictions, limits, marker_world, row_group)
 
@@ -259,6 +260,9 @@ def compile_model(mech: Any) -> Model:
                                    marker_point, marker_axes, motion=mn,
                                    label=f"{name}: {mo.coordinate} of {mo.joint}"))
     cplan = couplers(mech, rows, marker_body, marker_point, marker_axes, length_scale, nb)
+    if cplan is not None:
+        cplan = replace(cplan, **meshes(mech, mech.couplers, marker_body, marker_point,
+                                        marker_axes, length_scale))
     lplan = limits(mech, rows, marker_body, marker_point, marker_axes, length_scale)
     fplan = frictions(mech, rows, marker_body, marker_point, marker_axes, lplan)
     kplan = curves(mech, marker_body, marker_point, marker_axes, cplan.n if cplan else 0)

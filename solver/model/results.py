@@ -8,6 +8,7 @@ import numpy as np
 
 from ..base.errors import MechanismError, SolverCancelled
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
+from .gear_mesh import pitch_geometry
 from .impacts import Impact
 from .state import State
 
@@ -45,6 +46,7 @@ class Result:
         mi = model.joint_marker_i
         self._ji_body = np.array([model.marker_body[m] for m in mi], dtype=int)
         self._ji_point = np.array([model.marker_point[m] for m in mi]).reshape(-1, 3)
+        self._mesh = mesh_numbers(model)
 
     @classmethod
     def empty(cls, model: Any, times: np.ndarray, analysis: str = "kinematic") -> "Result":
@@ -55,7 +57,7 @@ class Result:
         """Save frame k (or a slice of frames: a state with a leading frame axis) with its
         accelerations, multipliers lam (..., nc) and Jacobian blocks jac (..., nc, 12);
         reactions from multipliers (``_reactions``)."""
-        _store(self, self.model, (k,), state, lam, jac, track, self._ji_point)
+        _store(self, self.model, (k,), state, lam, jac, track, self._ji_point, self._mesh)
 
     def store_packed(self, first: int, t: np.ndarray, X: np.ndarray, lam: np.ndarray,
                      jac: np.ndarray, energy: np.ndarray, track: np.ndarray | None = None
@@ -182,7 +184,9 @@ class Result:
 
     def reaction(self, joint: str, frame: str = "world") -> tuple[np.ndarray, np.ndarray]:
         """(force (n, 3) N, torque (n, 3) N m) the joint applies to part I at marker I's
-        origin; world axes, or marker J's axes with frame="J".  Constraint forces only.
+        origin; world axes, or marker J's axes with frame="J".  Constraint forces only; a
+        meshing gear's axle carries its tooth force (``tooth_force``), the separating part
+        only where both gears' joints are on one part (the housing).
 
         Where the joints' equations are redundant (a planar loop of revolute joints in 3-D)
         the reactions are not unique; every analysis (kinematic sweep, dynamics, statics)
@@ -216,7 +220,10 @@ class Result:
     def tooth_force(self, name: str) -> np.ndarray:
         """(n,) a gear pair's tooth force (N) along the line of action: gear 1's torque over
         its pitch radius and the cosine of the pressure angle (positive: it drives gear 1
-        forward, i.e. resists gear 2 driving it).  Needs the pitch radii."""
+        forward, i.e. resists gear 2 driving it).  Needs the pitch radii.  On a meshing
+        pair (model/gear_mesh.py) it acts on gear 1 at the pitch point as T cos(alpha)
+        along gear 1's forward tangent there and |T| sin(alpha) towards gear 1's axle
+        (apart from gear 2, an internal gear's rim outwards), on gear 2 as the opposite."""
         k, cp = self._coupler_index(name)
         if cp.kinds[k] != "gear" or cp.radii[k] is None:
             raise MechanismError(f"coupler {name!r}: the tooth force needs a gear given by its "
@@ -368,10 +375,60 @@ def _reactions(model: Any, ji_body: np.ndarray, ji_point: np.ndarray, p: np.ndar
     return tot
 
 
+def mesh_numbers(model: Any) -> tuple | None:
+    """The numbers of a model's meshing gears that ``_separation`` reads and a design
+    study's variants may change: each pair's two scales and senses (ng, 2), its axles'
+    marker I points (2 ng, 3) and markers J's axes (2 ng, 3, 3) (CouplerPlan ``mesh_*``); None
+    without meshing gears."""
+    cp = model.couplers
+    if cp is None or not cp.mesh:
+        return None
+    return (cp.scale[cp.mesh_coupler, :2], cp.mesh_sense.reshape(-1, 2), cp.mesh_point,
+            cp.mesh_axes)
+
+
+def _separation(model: Any, mesh: tuple, r: np.ndarray, p: np.ndarray,
+                lam: np.ndarray) -> np.ndarray:
+    """(..., joints, 6) what the teeth's separating force adds to the axle joints'
+    reactions (force and moment on part I at marker I, world axes).  A meshing gear's row
+    carries the tangential tooth force F_t at the pitch point (kernels/constraints.py
+    ``mesh_forces``); the tooth force along the line of action also has the radial part
+    |F_t| tan(pressure angle) (Budynas and Nisbett 2011,
+    sec. 13-14), which pushes the
+    teeth apart whichever way the load goes: a pinion or external gear towards its own
+    axle, an internal gear's rim outwards.  Whichever flank carries it, it does no work
+    while the joints hold the centre distance, so it changes only the reactions of the two
+    axle joints: each holds its gear against it (the housing, the part both joints share,
+    takes the pair, which cancels there).  ``mesh``: ``mesh_numbers`` (or a stack's, with
+    a variant axis)."""
+    cp = model.couplers
+    scale, sense, point, axes = mesh
+    rg = np.concatenate([r, np.zeros(r.shape[:-2] + (1, 3))], axis=-2)
+    A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
+                       axis=-3)
+    c, C, P, arm, f = pitch_geometry(scale, sense, cp.mesh_bi, point, cp.mesh_bj, axes, rg, A)
+    rows = np.array([np.flatnonzero(model.row_coupler == k)[0] for k in cp.mesh_coupler])
+    F = np.abs(lam[..., rows]) * np.linalg.norm(f[..., 0, :], axis=-1) * np.tan(cp.mesh_pressure)
+    z1 = C[..., 0, :, 2]
+    d = c[..., 1, :] - c[..., 0, :]
+    across = d - np.einsum("...i,...i->...", d, z1)[..., None] * z1
+    e = across / np.linalg.norm(across, axis=-1)[..., None]
+    turn = scale * sense
+    k = turn[..., 0] / (turn[..., 0] + turn[..., 1])
+    h1 = -(np.sign(k * (1.0 - k)) * F)[..., None] * e        # on gear 1: apart from gear 2
+    hold = -cp.mesh_side.reshape(-1, 2)[..., None] * np.stack([h1, -h1], axis=-2)
+    add = np.concatenate([hold, cross(arm, hold)], axis=-1)
+    out = np.zeros(add.shape[:-3] + (len(model.joint_names), 6))
+    np.add.at(np.moveaxis(out, -2, 0), cp.mesh_joint,
+              np.moveaxis(add.reshape(add.shape[:-3] + (-1, 6)), -2, 0))
+    return out
+
+
 def _store(res: Any, model: Any, at: tuple, state: State, lam: np.ndarray, jac: np.ndarray,
-           track: np.ndarray | None, ji_point: np.ndarray) -> None:
+           track: np.ndarray | None, ji_point: np.ndarray, mesh: tuple | None = None) -> None:
     """Result.store into the frame arrays of ``res`` at index ``at`` (a Result's (k,), a
-    ResultStack's (slice(None), k): all variants)."""
+    ResultStack's (slice(None), k): all variants); ``mesh``: ``mesh_numbers`` (a stack's
+    with a variant axis), the teeth's separating force added to the axle reactions."""
     p = state.p
     res._r[at], res._p[at], res._v[at], res._w[at] = state.r, p, state.v, state.w
     res._a[at], res._alpha[at] = state.a, state.alpha
@@ -379,6 +436,8 @@ def _store(res: Any, model: Any, at: tuple, state: State, lam: np.ndarray, jac: 
     if track is not None:
         res.track[at] = track
     res._reaction[at] = _reactions(model, res._ji_body, ji_point, p, lam, jac)
+    if mesh is not None:
+        res._reaction[at] += _separation(model, mesh, state.r, p, lam)
     mr = model.row_motion >= 0
     res._effort[at + (model.row_motion[mr],)] = -lam[..., mr]
 
@@ -426,6 +485,9 @@ class ResultStack:
         self._ji_point = np.stack([o._ji_point for o in self.results])[:, None]  # (V, 1, nj, 3)
         self._mass = np.stack([m.body_mass for m in models])[:, None]          # (V, 1, nb)
         self._gravity = np.stack([m.gravity for m in models])[:, None]         # (V, 1, 3)
+        each = [mesh_numbers(m) for m in models]
+        self._mesh = None if each[0] is None else tuple(
+            np.stack(x)[:, None] for x in zip(*each))                          # (V, 1, ...)
 
     def keep(self, mask: np.ndarray) -> None:
         """Go on with the variants ``mask`` (V,) only (the others' Results keep what was
@@ -437,12 +499,15 @@ class ResultStack:
             for o, view in zip(self.results, big):
                 setattr(o, name, view)
         self._ji_point, self._mass = self._ji_point[mask], self._mass[mask]
+        if self._mesh is not None:
+            self._mesh = tuple(x[mask] for x in self._mesh)
         self._gravity = self._gravity[mask]
 
     def store(self, k: int | slice, state: State, lam: np.ndarray, jac: np.ndarray,
               track: np.ndarray | None = None) -> None:
         """Result.store of frames k of every variant: arrays (V, frames, ...)."""
-        _store(self, self.model, (slice(None), k), state, lam, jac, track, self._ji_point)
+        _store(self, self.model, (slice(None), k), state, lam, jac, track, self._ji_point,
+               self._mesh)
 
     def store_energy(self, k: int | slice, Iw: np.ndarray, spring_potential, power_nc) -> None:
         """Result.store_energy of frames k of every variant (V, frames, ...), the work by

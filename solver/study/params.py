@@ -362,11 +362,11 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
 def _add_coupler(b: Builder, name: str, old: Any, new: dict[str, float]) -> None:
     """Add coupler ``name`` again as ``old`` (vocabulary/couplers.py) with the parameters
     ``new`` (Coupler.parameters), through the Builder's add_* (which validates them): a
-    gear's mesh (external: the scales' signs agree) and pitch radii (the first kept), a
+    gear's mesh (external, internal, belt or chain) and pitch radii (the first kept), a
     screw's hand and joints, a coupler's joints and coordinates as they were."""
     (j1, _, s1), (j2, _, s2) = old.terms[:2]
     if old.kind == "gear":
-        ratio, mesh = new["ratio"], "external" if s1 * s2 > 0.0 else "internal"
+        ratio, mesh = new["ratio"], old.mesh
         if not ratio > 0.0:          # (as itself, not as the second pitch radius it makes)
             raise MechanismError(f"gear {name!r}: ratio must be positive, got {ratio}")
         how = (dict(radii=(old.radii[0], old.radii[0] * ratio)) if old.radii

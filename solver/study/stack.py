@@ -127,7 +127,7 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
     # the plans of couplers (coordinate rows, q0, scales; the pitch radii are the Results'
     # own models'), curve joints (marker frames; the curves shared), stops (bounds, laws:
     # each the same kind in every variant) and friction (coefficients, levers, markers)
-    for name, skip in (("couplers", ("coords", "radii")), ("curves", ()), ("limits", ()),
+    for name, skip in (("couplers", ("coords", "mesh", "radii")), ("curves", ()), ("limits", ()),
                        ("frictions", ())):
         if getattr(m0, name) is None:
             continue
@@ -135,7 +135,11 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
         fields = _stack_fields(plans, skip, axes)
         if name == "couplers" and fields is not None:
             coords = _stack_groups([cp.coords for cp in plans], axes)
-            fields = None if coords is None else dict(fields, coords=coords)
+            mesh = _stack_groups([cp.mesh for cp in plans], axes)
+            if any(len(cp.mesh) != len(plans[0].mesh) for cp in plans):
+                mesh = None
+            fields = (None if coords is None or mesh is None
+                      else dict(fields, coords=coords, mesh=mesh))
         if name == "limits" and any(not np.array_equal(lm.compliant, plans[0].compliant)
                                     for lm in plans):
             fields = None
@@ -233,8 +237,9 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
     more = {}
     if stacked.couplers is not None:
         cp, cp0 = stacked.couplers, base.couplers
-        more["couplers"] = dataclasses.replace(pick(cp, cp0, ("coords",)),
-                                               coords=pick_groups(cp.coords, cp0.coords))
+        more["couplers"] = dataclasses.replace(pick(cp, cp0, ("coords", "mesh")),
+                                               coords=pick_groups(cp.coords, cp0.coords),
+                                               mesh=pick_groups(cp.mesh, cp0.mesh))
     if stacked.curves is not None:
         more["curves"] = pick(stacked.curves, base.curves)
     for name in ("frictions", "limits"):

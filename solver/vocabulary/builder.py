@@ -262,7 +262,12 @@ class Builder:
         """Gear the angles of two revolute or cylindrical joints: r_1 theta_1 = -r_2 theta_2
         (external), = +r_2 theta_2 (internal, belt, chain), each angle counted from its
         joint's marker J (a planet counts from its carrier).  One of ``radii`` (pitch radii,
-        m: also gives the tooth force), ``teeth`` (z_1, z_2) or ``ratio`` (r_2 / r_1)."""
+        m: also gives the tooth force), ``teeth`` (z_1, z_2) or ``ratio`` (r_2 / r_1).
+        An external or internal mesh whose axes are parallel acts on the gears at the pitch
+        point (model/gear_mesh.py: on the line between the joints' marker I origins,
+        dividing it as the pitch radii do, half way between them along the axis), so the
+        axle joints' reactions carry the tooth force; belts, chains and crossed axes act as
+        torques on the joint angles only."""
         name = self._new_name(name, "gear")
         self.couplers[name] = make_gear(name, self.joints, joint1, joint2, ratio, teeth, radii,
                                         mesh, pressure_angle)

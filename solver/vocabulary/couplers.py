@@ -50,6 +50,7 @@ class Coupler:
     terms: tuple[tuple[str, str, float], ...]   # (joint, "angle" | "slide", scale)
     radii: tuple[float, float] | None = None    # gears: pitch radii (m), for the tooth force
     pressure_angle: float = math.radians(20.0)  # gears: rad
+    mesh: str | None = None                     # gears: external, internal, belt or chain
 
     @property
     def parameters(self) -> list[str]:
@@ -142,7 +143,7 @@ def make_gear(name: str, joints: dict, joint1: Any, joint2: Any, ratio: Any = No
     if not 0.0 <= pa < 60.0:
         raise MechanismError(f"{what}: pressure_angle must be in [0, 60) degrees, got {pa}")
     return Coupler(name, "gear", ((j1[0], "angle", r1), (j2[0], "angle", sign * r2)),
-                   pitch, math.radians(pa))
+                   pitch, math.radians(pa), mesh)
 
 
 def make_rack_pinion(name: str, joints: dict, pinion: Any, rack: Any, pitch_radius: Any) -> Coupler:

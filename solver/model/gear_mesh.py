@@ -1,0 +1,121 @@
+"""Gears that mesh at a pitch point: which gear pairs do (``meshing``), the functions of
+their axle joints through which their rows act there (``meshes``: CouplerPlan's
+``mesh_*`` fields, kernels/constraints.py ``mesh_forces``), and the pitch point and the
+force per unit multiplier at it (``pitch_geometry``, which Result also reads for the
+teeth's separating force).  Generic couplers, belts and chains, and gears whose axes are
+not parallel (bevel, worm) act as torques on the joint coordinates only: they have no one
+contact point the solver knows."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..base.rotations import cross
+from ..vocabulary.joints import DOT1, DOT2
+from .plans import _frozen, marker_world, row_group, world_axes
+
+
+def pitch_geometry(scale, sense, bi, point, bj, axes, r, A):
+    """The pitch point of each meshing gear pair and the force per unit multiplier its row
+    applies there (kernels/constraints.py ``mesh_forces``): scale (..., ng, 2) the row's
+    two scales s_1, s_2, sense (..., ng, 2) each joint angle's sign against its gear's
+    turn (CouplerPlan ``mesh_sense``); bi, point, bj, axes (2 ng, ...) each gear's joint's part I and
+    marker I on it, part J and marker J's axes (CouplerPlan ``mesh_*``); r (..., nb+1, 3),
+    A (..., nb+1, 3, 3) the bodies, ground last.  Returns, world axes: c (..., ng, 2, 3)
+    the axles' marker I origins, C (..., ng, 2, 3, 3) their markers J's axes, P (..., ng,
+    3) the pitch point, arm (..., ng, 2, 3) P - c, f (..., ng, 2, 3) the force on each
+    joint's part I.  P divides the axles' distance across gear 1's axis z_1 as the pitch
+    radii do, k = t_1 / (t_1 + t_2) of it from axle 1 (t_i = s_i sense_i) (between the axles for an external
+    mesh, outside them for an internal one), and lies half way between the markers along
+    z_1; f_i = s_i / rho_i (z_i x u_i), rho_i u_i the part of P - c_i across z_i, gives
+    the torque s_i about z_i of the coupler's angle term, and f_2 = -f_1 for a mesh."""
+    c = r.take(bi, axis=-2) + (A.take(bi, axis=-3) @ point[..., None])[..., 0]
+    C = A.take(bj, axis=-3) @ axes
+    lead = c.shape[:-2]
+    ng = c.shape[-2] // 2
+    c, C = c.reshape(lead + (ng, 2, 3)), C.reshape(lead + (ng, 2, 3, 3))
+    z = C[..., 2]                                                   # (..., ng, 2, 3)
+    z1 = z[..., 0, :]
+    d = c[..., 1, :] - c[..., 0, :]
+    dz = np.einsum("...i,...i->...", d, z1)[..., None]
+    turn = scale * sense                             # the relation on the gears' own turns
+    k = (turn[..., 0] / (turn[..., 0] + turn[..., 1]))[..., None]
+    P = c[..., 0, :] + 0.5 * dz * z1 + k * (d - dz * z1)
+    arm = P[..., None, :] - c
+    flat = arm - np.einsum("...i,...i->...", arm, z)[..., None] * z
+    f = (scale / np.einsum("...i,...i->...", flat, flat))[..., None] * cross(z, flat)
+    return c, C, P, arm, f
+
+
+def meshing(mech: Any, cp: Any, length_scale: float, marker_body) -> bool:
+    """A gear pair that meshes at a pitch point: an external or internal mesh (a belt's or a
+    chain's spans are not known), axes parallel within a degree and apart, as built, and a
+    relation whose two turns, as the gears turn (``_senses``), are not equal and opposite
+    (an internal mesh of equal radii: its pitch point off to infinity)."""
+    if cp.kind != "gear" or cp.mesh not in ("external", "internal"):
+        return False
+    (j1, _, s1), (j2, _, s2) = cp.terms
+    _, sense = _senses(mech, cp, marker_body)
+    if s1 * sense[0] + s2 * sense[1] == 0.0:
+        return False
+    z1, z2 = (world_axes(mech, mech.joints[j].marker_j)[:, 2] for j in (j1, j2))
+    if abs(float(z1 @ z2)) < math.cos(math.radians(1.0)):
+        return False
+    d = marker_world(mech, mech.joints[j2].marker_i) - marker_world(mech, mech.joints[j1].marker_i)
+    return float(np.linalg.norm(d - (d @ z1) * z1)) > 1e-6 * length_scale
+
+
+def _senses(mech: Any, cp: Any, marker_body) -> tuple[list[float], list[float]]:
+    """(side, sense) of a gear pair's two joints.  side: +1 where the gear is the joint's
+    part I, -1 its part J, the other being the part both joints share (the housing); 0, 0
+    when they share none or both.  sense: the sign of the joint angle against the gear's
+    own turn about gear 1's z_J (side, or +1 without a housing, times the direction of
+    the joint's z_J), so the pitch point is placed by how the gears really turn."""
+    joints = [mech.joints[j] for j, _, _ in cp.terms]
+    bi = [marker_body[j.marker_i] for j in joints]
+    bj = [marker_body[j.marker_j] for j in joints]
+    common = {bi[0], bj[0]} & {bi[1], bj[1]}
+    side = [0.0, 0.0]
+    if len(common) == 1:
+        housing = common.pop()
+        side = [1.0 if bj[i] == housing else -1.0 for i in range(2)]
+    z = [world_axes(mech, j.marker_j)[:, 2] for j in joints]
+    sense = [(side[i] or 1.0) * math.copysign(1.0, float(z[i] @ z[0])) for i in range(2)]
+    return side, sense
+
+
+def meshes(mech: Any, couplers: dict, marker_body, marker_point, marker_axes,
+           length_scale: float) -> dict:
+    """The CouplerPlan's ``mesh`` fields: for each meshing gear (``meshing``) and each of
+    its two joints, the functions (P_I - P_J) . x_J, (P_I - P_J) . y_J (a dot-2 group) and
+    z_I . x_J, z_I . y_J (a dot-1 group), zero while a revolute or cylindrical joint holds,
+    and the joint's markers, from which the kernel finds the pitch point."""
+    ks = [k for k, cp in enumerate(couplers.values())
+          if meshing(mech, cp, length_scale, marker_body)]
+    if not ks:
+        return {}
+    items = list(couplers.values())
+    joints = [mech.joints[j] for k in ks for j, _, _ in items[k].terms]
+    n = len(joints)                                          # 2 ng
+    bi = np.repeat([marker_body[j.marker_i] for j in joints], 2)
+    bj = np.repeat([marker_body[j.marker_j] for j in joints], 2)
+    pi = np.repeat([marker_point[j.marker_i] for j in joints], 2, axis=0)
+    pj = np.repeat([marker_point[j.marker_j] for j in joints], 2, axis=0)
+    axes_j = np.array([marker_axes[j.marker_j] for j in joints]).reshape(n, 3, 3)
+    xy_j = axes_j[:, :, :2].transpose(0, 2, 1).reshape(2 * n, 3)       # x_J, y_J of each
+    z_i = np.repeat([marker_axes[j.marker_i][:, 2] for j in joints], 2, axis=0)
+    zero = np.zeros((2 * n, 3))
+    groups = (row_group(DOT2, slice(0, 2 * n), bi, bj, bj, pi, pj, xy_j, zero, np.zeros(2 * n)),
+              row_group(DOT1, slice(2 * n, 4 * n), bi, bj, bj, z_i, zero, xy_j, zero,
+                        np.zeros(2 * n)))
+    u = np.arange(n)
+    return dict(mesh=groups, mesh_coupler=_frozen(ks, int),
+                mesh_rows=_frozen(np.stack([2 * u, 2 * u + 1, 2 * n + 2 * u, 2 * n + 2 * u + 1], -1), int),
+                mesh_bi=_frozen(bi[::2], int), mesh_point=_frozen(pi[::2]),
+                mesh_bj=_frozen(bj[::2], int), mesh_axes=_frozen(axes_j),
+                mesh_pressure=_frozen([items[k].pressure_angle for k in ks]),
+                mesh_joint=_frozen([list(mech.joints).index(j.name) for j in joints], int),
+                mesh_side=_frozen([x for k in ks for x in _senses(mech, items[k], marker_body)[0]]),
+                mesh_sense=_frozen([x for k in ks for x in _senses(mech, items[k], marker_body)[1]]))

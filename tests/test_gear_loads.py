@@ -1,0 +1,206 @@
+"""Gear loads: a meshing gear pair acts on its gears as the tooth force at the pitch point,
+along the line of action (tangential T cos(alpha), and T sin(alpha) pushing the teeth
+apart), so the axle joints' reactions carry it, and every part balances (Newton-Euler:
+the joint reactions, the tooth forces, the applied loads and the inertia sum to zero);
+the coupler's own result (its torques, the tooth force) is the torque-balance closed form
+as before.  A two-stage gearbox's housing, held by one joint, takes the difference of
+the input and output torques and nothing else."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.linalg import lstsq, null_space
+
+from solver import Mechanism
+from solver.base.rotations import quat_multiply, quat_to_matrix, rotvec_to_quat
+from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
+from solver.model.compile import compile_model
+from solver.model.state import read_state
+from test_constraints import check_jacobian, phi_at, trajectory
+
+ALPHA = math.radians(20.0)
+Z = np.array([0.0, 0.0, 1.0])
+
+
+def mesh_force(T: np.ndarray, c1: np.ndarray, c2: np.ndarray, r1: float, mesh: str) -> tuple:
+    """(force on gear 1 (n, 3), pitch point (3,)) of a spur mesh whose axles are at c1, c2
+    (world z axes), from its tooth force T (n,) (Result.tooth_force: positive drives gear 1
+    forward): the pitch point on gear 1's pitch circle towards gear 2 (external) or away
+    from it (internal: gear 1 the pinion inside the ring); the tangential part T cos(alpha)
+    along gear 1's forward tangent there, the separating part |T| sin(alpha) towards gear
+    1's axle (a pinion's teeth are pushed towards its centre, whichever flank carries)."""
+    e = (c2 - c1) / np.linalg.norm(c2 - c1)
+    P = c1 + (r1 if mesh == "external" else -r1) * e
+    radial = (c1 - P) / r1
+    tangent = np.cross(Z, P - c1) / r1
+    F = (T * math.cos(ALPHA))[:, None] * tangent + (np.abs(T) * math.sin(ALPHA))[:, None] * radial
+    return F, P
+
+
+def gear_pair(mesh: str, swap: bool) -> Mechanism:
+    """Two gears on revolutes in the ground, no gravity, pitch radii 0.06 and 0.15 m: the
+    ring (gear 2) 0.09 m off for an internal mesh; gear 1 driven by 0.2 N m about z.
+    ``swap``: gear 2's joint has its marker I on the ground, so its angle is minus the
+    gear's turn, and the relation that makes the same mesh is the other kind's."""
+    r1, r2 = 0.06, 0.15
+    d = r1 + r2 if mesh == "external" else r2 - r1
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    for k, (x, I) in enumerate(((0.0, 2e-4), (d, 6e-3)), start=1):
+        m.add_part(f"g{k}", mass=0.5 * k, inertia=(I, I, 2 * I), position=(x, 0.0, 0.0))
+        m.add_marker(f"axle{k}", "ground", position=(x, 0.0, 0.0))
+        m.add_marker(f"hub{k}", f"g{k}")
+        pair = (f"axle{k}", f"hub{k}") if swap and k == 2 else (f"hub{k}", f"axle{k}")
+        m.add_joint(f"j{k}", "revolute", *pair)
+    other = {"external": "internal", "internal": "external"}
+    m.add_gear("mesh", "j1", "j2", radii=(r1, r2), mesh=other[mesh] if swap else mesh)
+    m.add_force("drive", "hub1", torque=(0.0, 0.0, 0.2))
+    return m
+
+
+@pytest.mark.parametrize("swap", [False, True], ids=["I-on-gears", "gear-2-J"])
+@pytest.mark.parametrize("mesh", ["external", "internal"])
+def test_gear_axles_carry_the_tooth_force(mesh: str, swap: bool) -> None:
+    """Gear 1 accelerates at alpha_1 = 0.2 / (I_1 + I_2 (r_1/r_2)^2) (I about z); its
+    torque balance gives the coupler's torque on it, Q_1 = I_1 alpha_1 - 0.2, and the
+    tooth force T = Q_1 / (r_1 cos alpha): the coupler's result, to 1e-10 of T (the run's
+    accelerations solve exactly at each stored state).  The centres stay put, so each
+    axle's reaction is minus the tooth force on its gear, T cos(alpha) tangential and
+    |T| sin(alpha) apart, and the axles carry no moment (the pitch point in the markers'
+    plane); with gear 2's joint from the gear to the ground, its reaction (on the ground)
+    is the tooth force itself.  Before, both reactions were exactly zero."""
+    m = gear_pair(mesh, swap)
+    r = m.solve(duration=0.3, fps=20, analysis="dynamic", tolerance=1e-10)
+    I1, I2, r1, r2 = 4e-4, 1.2e-2, 0.06, 0.15
+    a1 = 0.2 / (I1 + I2 * (r1 / r2) ** 2)
+    T = (I1 * a1 - 0.2) / (r1 * math.cos(ALPHA))
+    np.testing.assert_allclose(r.tooth_force("mesh"), T, rtol=1e-10)
+    c1, c2 = r.position("g1")[0], r.position("g2")[0]
+    F1, _ = mesh_force(r.tooth_force("mesh"), c1, c2, r1, mesh)
+    scale = abs(T)
+    f1, t1 = r.reaction("j1")
+    f2, t2 = r.reaction("j2")
+    np.testing.assert_allclose(f1, -F1, rtol=0, atol=1e-10 * scale)
+    np.testing.assert_allclose(f2, F1 if not swap else -F1, rtol=0, atol=1e-10 * scale)
+    assert np.abs(t1).max() < 1e-10 * scale * r1 and np.abs(t2).max() < 1e-10 * scale * r1
+
+
+def test_gear_parts_balance_their_loads() -> None:
+    """Newton-Euler for each gear of the external pair, with every load the Result reports:
+    the axle reaction (force, and moment at marker I, the centre of mass), the tooth force
+    at the pitch point, the drive; the sum of forces is m a = 0 and the sum of moments about
+    the centre of mass I alpha, to 1e-10 of the drive."""
+    r = gear_pair("external", False).solve(duration=0.3, fps=20, analysis="dynamic",
+                                          tolerance=1e-10)
+    c1, c2 = r.position("g1")[0], r.position("g2")[0]
+    F1, P = mesh_force(r.tooth_force("mesh"), c1, c2, 0.06, "external")
+    for part, joint, F, c, I, drive in (("g1", "j1", F1, c1, 4e-4, 0.2),
+                                        ("g2", "j2", -F1, c2, 1.2e-2, 0.0)):
+        f, t = r.reaction(joint)
+        np.testing.assert_allclose(f + F, np.zeros_like(f), rtol=0, atol=1e-10 * 0.2 / 0.06)
+        moment = t + np.cross(P - c, F) + drive * Z
+        np.testing.assert_allclose(moment, I * r.angular_acceleration(part), rtol=0,
+                                   atol=1e-10 * 0.2)
+
+
+def gearbox() -> Mechanism:
+    """A two-stage reduction in one plane: a housing part held to the ground by a fixed
+    joint at (0.05, -0.1, 0); input shaft (pinion a, r 0.03) at the origin, a lay shaft
+    (wheel b r 0.09 and pinion c r 0.04 on it) at x = 0.12, the output shaft (wheel d r
+    0.10) 0.14 m from it at 60 degrees; each on a revolute from the shaft to the housing.
+    1.5 N m drives the input, the output carries -2.0 N m; no gravity."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("housing", mass=5.0, inertia=(0.1, 0.1, 0.1))
+    m.add_marker("base", "ground", position=(0.05, -0.1, 0.0))
+    m.add_marker("foot", "housing", position=(0.05, -0.1, 0.0))
+    m.add_joint("mount", "fixed", "foot", "base")
+    out = np.array([0.12, 0.0, 0.0]) + 0.14 * np.array([math.cos(math.pi / 3), math.sin(math.pi / 3), 0.0])
+    for name, c, I in (("input", (0.0, 0.0, 0.0), 1e-4), ("lay", (0.12, 0.0, 0.0), 2e-3),
+                       ("output", tuple(out), 4e-3)):
+        m.add_part(name, mass=1.0, inertia=(I, I, I), position=c)
+        m.add_marker(f"{name}_hub", name)
+        m.add_marker(f"{name}_bore", "housing", position=c)
+        m.add_joint(f"{name}_axle", "revolute", f"{name}_hub", f"{name}_bore")
+    m.add_gear("first", "input_axle", "lay_axle", radii=(0.03, 0.09))
+    m.add_gear("second", "lay_axle", "output_axle", radii=(0.04, 0.10))
+    m.add_force("motor", "input_hub", torque=(0.0, 0.0, 1.5))
+    m.add_force("load", "output_hub", torque=(0.0, 0.0, -2.0))
+    return m
+
+
+def test_gearbox_housing_reaction_balances_input_and_output_torques() -> None:
+    """Each shaft balances its axle reaction, its meshes' tooth forces at their pitch
+    points and its applied torque against I alpha (forces to zero: the shafts do not
+    move); the housing, which does not move either, balances the mount's reaction against
+    the axles' (each axle's reaction on the shaft taken back at its bore); so the mount
+    carries no force (the tooth forces cancel inside the housing) and about z the moment
+    sum_j I_j alpha_j - 1.5 + 2.0: the input and output torques' difference, less what
+    accelerates the shafts.  To 1e-9 of the torques (exact solves at stored states)."""
+    m = gearbox()
+    r = m.solve(duration=0.2, fps=20, analysis="dynamic", tolerance=1e-10)
+    c = {s: r.position(s)[0] for s in ("input", "lay", "output")}
+    Fa, Pa = mesh_force(r.tooth_force("first"), c["input"], c["lay"], 0.03, "external")
+    Fc, Pc = mesh_force(r.tooth_force("second"), c["lay"], c["output"], 0.04, "external")
+    loads = {"input": [(Fa, Pa)], "lay": [(-Fa, Pa), (Fc, Pc)], "output": [(-Fc, Pc)]}
+    torque = {"input": 1.5, "lay": 0.0, "output": -2.0}
+    inertia = {"input": 1e-4, "lay": 2e-3, "output": 4e-3}
+    mount_f, mount_t = np.zeros((len(r), 3)), np.zeros((len(r), 3))
+    foot = np.array([0.05, -0.1, 0.0])
+    spin = np.zeros(len(r))
+    for s in c:
+        f, t = r.reaction(f"{s}_axle")
+        force = f + sum(F for F, _ in loads[s])
+        moment = t + sum(np.cross(P - c[s], F) for F, P in loads[s]) + torque[s] * Z
+        alpha = r.angular_acceleration(s)
+        np.testing.assert_allclose(force, np.zeros_like(force), rtol=0, atol=1e-9 * 2.0 / 0.03)
+        np.testing.assert_allclose(moment, inertia[s] * alpha, rtol=0, atol=1e-9 * 2.0)
+        assert np.abs(f).max() > 10.0                          # the axles carry the teeth's load
+        mount_f += f
+        mount_t += t + np.cross(c[s] - foot, f)
+        spin += inertia[s] * alpha[:, 2]
+    F, Tm = r.reaction("mount")
+    np.testing.assert_allclose(F, mount_f, rtol=0, atol=1e-9 * 2.0 / 0.03)
+    np.testing.assert_allclose(Tm, mount_t, rtol=0, atol=1e-9 * 2.0)
+    np.testing.assert_allclose(F, np.zeros_like(F), rtol=0, atol=1e-9 * 2.0 / 0.03)
+    np.testing.assert_allclose(Tm[:, 2], spin - 1.5 + 2.0, rtol=0, atol=1e-9 * 2.0)
+    np.testing.assert_allclose(Tm[:, :2], np.zeros_like(Tm[:, :2]), rtol=0, atol=1e-9 * 2.0)
+
+
+def test_meshing_rows_match_finite_differences_where_the_joints_hold() -> None:
+    """A meshing gear's row adds its axle joints' functions times coefficients that depend
+    on the pose; where the joints hold (those functions zero) its Jacobian is the row's
+    gradient in every direction, on or off the joints' manifold: central differences at
+    the gearbox's assembled pose, with the housing on a free joint turned off the world
+    axes (1e-8 as tests/test_constraints.py).  Along a motion that keeps every row
+    (velocities in the Jacobian's null space, accelerations with J a + quad = 0) each
+    row's second difference vanishes, so quad is the rows' second derivative there
+    (truncation and rounding ~1e-7 at h = 1e-4; leaving the joints' functions' quad out
+    of a meshing row would be ~1 off)."""
+    rng = np.random.default_rng(7)
+    m = gearbox()
+    m.joints.pop("mount")
+    turn = rotvec_to_quat(np.array([0.3, -0.5, 0.2]))
+    for part in ("housing", "input", "lay", "output"):       # the whole box, turned rigidly
+        pos, q = m.pose(part)
+        m.parts[part].position[:] = quat_to_matrix(turn) @ pos
+        m.parts[part].orientation[:] = quat_multiply(turn, q)
+    model = compile_model(m)
+    assert len(model.couplers.mesh_coupler) == 2
+    st = read_state(model, m)
+    check_jacobian(model, st.r, st.p)
+    J = global_jacobian(model, evaluate(model, *body_arrays(model, st.r, st.p)[:2]).jac)
+    null = null_space(J)
+    vel = (null @ rng.normal(size=null.shape[1])).reshape(model.nb, 6) * 5.0
+    v, w = vel[:, :3], vel[:, 3:]
+    quad = evaluate(model, *body_arrays(model, st.r, st.p, v, w)).quad
+    acc = (lstsq(J, -quad)[0] + null @ rng.normal(size=null.shape[1])).reshape(model.nb, 6)
+    h = 1e-4
+    ph = [phi_at(model, *trajectory(model, st.r, st.p, v, w, acc[:, :3], acc[:, 3:], s))
+          for s in (-h, 0.0, h)]
+    rows = np.flatnonzero(model.row_coupler >= 0)
+    d2 = (ph[2] - 2 * ph[1] + ph[0]) / h**2
+    assert np.abs(w).max() > 1.0
+    np.testing.assert_allclose(d2[rows], np.zeros(len(rows)), rtol=0, atol=2e-5)
