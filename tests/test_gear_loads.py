@@ -169,31 +169,84 @@ def test_gearbox_housing_reaction_balances_input_and_output_torques() -> None:
     np.testing.assert_allclose(Tm[:, :2], np.zeros_like(Tm[:, :2]), rtol=0, atol=1e-9 * 2.0)
 
 
-def test_meshing_rows_match_finite_differences_where_the_joints_hold() -> None:
+def rack_and_pinion(swap: bool = False) -> Mechanism:
+    """A pinion (pitch radius 0.04 m) on a revolute at the origin, axis z, driven by 0.1 N m,
+    and a 1.5 kg rack on a prismatic along world x, its pitch line at y = -0.04 and its
+    marker and centre of mass at y = -0.05; ``swap``: the rack's joint from the ground to
+    the rack, with radius -0.04 (the same mechanism); no gravity."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("pinion", mass=0.3, inertia=(1e-4, 1e-4, 2e-4))
+    m.add_part("rack", mass=1.5, inertia=(1e-3, 1e-2, 1e-2), position=(0.0, -0.05, 0.0))
+    x_axis = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)     # marker z along world x
+    m.add_marker("axle", "ground")
+    m.add_marker("hub", "pinion")
+    m.add_joint("spin", "revolute", "hub", "axle")
+    m.add_marker("way", "ground", position=(0.0, -0.05, 0.0), orientation=x_axis)
+    m.add_marker("shoe", "rack", orientation=x_axis)
+    m.add_joint("guide", "prismatic", *(("way", "shoe") if swap else ("shoe", "way")))
+    m.add_rack_pinion("teeth", "spin", "guide", pitch_radius=-0.04 if swap else 0.04)
+    m.add_force("drive", "hub", torque=(0.0, 0.0, 0.1))
+    return m
+
+
+@pytest.mark.parametrize("swap", [False, True], ids=["I-on-rack", "rack-J"])
+def test_pinion_axle_carries_the_rack_force_at_the_pitch_point(swap: bool) -> None:
+    """A pinion (pitch radius 0.04 m, I_p 2e-4 about z) at the origin on a revolute drives
+    a 1.5 kg rack on a prismatic along world x whose pitch line is 0.04 m below the axle
+    (y = -0.04; the rack's marker and centre of mass 0.01 m lower still); 0.1 N m on the
+    pinion, no gravity.  x = r theta, so theta'' = 0.1 / (I_p + m r^2) and the teeth push
+    the rack with F = m r theta'' along x: the coupler's slide force, as before.  The
+    teeth meet at the pitch point (0, -0.04): the pinion's axle holds F along +x (minus
+    the teeth's push on the pinion; before, nothing), and the rack's guide holds the
+    moment 0.01 F about z of F acting 0.01 m above its marker (before, none).  ``swap``:
+    the rack's joint from the ground to the rack with radius -0.04, the same mechanism
+    (its reaction then on the ground).  To 1e-10 of F."""
+    m = rack_and_pinion(swap)
+    r = m.solve(duration=0.3, fps=20, analysis="dynamic", tolerance=1e-10)
+    q = r.orientation("pinion")
+    theta = 2.0 * np.arctan2(q[:, 3], q[:, 0])                 # under half a turn: 1.7 rad
+    np.testing.assert_allclose(r.position("rack")[:, 0], 0.04 * theta, rtol=0, atol=1e-12)
+    F = 1.5 * 0.04 * 0.1 / (2e-4 + 1.5 * 0.04**2)
+    Q = r.coupler("teeth")
+    sign = -1.0 if swap else 1.0
+    np.testing.assert_allclose(Q[:, 1], sign * F, rtol=1e-10)
+    f, t = r.reaction("spin")
+    np.testing.assert_allclose(f, np.tile([F, 0.0, 0.0], (len(r), 1)), rtol=0, atol=1e-10 * F)
+    np.testing.assert_allclose(t, np.zeros_like(t), rtol=0, atol=1e-10 * F)
+    f, t = r.reaction("guide")
+    np.testing.assert_allclose(f, np.zeros_like(f), rtol=0, atol=1e-10 * F)
+    np.testing.assert_allclose(t, sign * np.tile([0.0, 0.0, 0.01 * F], (len(r), 1)), rtol=0,
+                               atol=1e-10 * F)
+
+
+@pytest.mark.parametrize("build", [gearbox, rack_and_pinion], ids=["gearbox", "rack"])
+def test_meshing_rows_match_finite_differences_where_the_joints_hold(build) -> None:
     """A meshing gear's row adds its axle joints' functions times coefficients that depend
     on the pose; where the joints hold (those functions zero) its Jacobian is the row's
     gradient in every direction, on or off the joints' manifold: central differences at
-    the gearbox's assembled pose, with the housing on a free joint turned off the world
-    axes (1e-8 as tests/test_constraints.py).  Along a motion that keeps every row
+    the assembled pose of the gearbox (its housing free) and of a rack and pinion, each
+    turned off the world axes (1e-8 as tests/test_constraints.py).  Along a motion that keeps every row
     (velocities in the Jacobian's null space, accelerations with J a + quad = 0) each
     row's second difference vanishes, so quad is the rows' second derivative there
     (truncation and rounding ~1e-7 at h = 1e-4; leaving the joints' functions' quad out
     of a meshing row would be ~1 off)."""
     rng = np.random.default_rng(7)
-    m = gearbox()
-    m.joints.pop("mount")
+    m = build()
+    m.joints.pop("mount", None)
     turn = rotvec_to_quat(np.array([0.3, -0.5, 0.2]))
-    for part in ("housing", "input", "lay", "output"):       # the whole box, turned rigidly
+    for part in m.parts:                  # the whole mechanism turned about the origin
         pos, q = m.pose(part)
         m.parts[part].position[:] = quat_to_matrix(turn) @ pos
         m.parts[part].orientation[:] = quat_multiply(turn, q)
     model = compile_model(m)
-    assert len(model.couplers.mesh_coupler) == 2
+    assert len(model.couplers.mesh_coupler) == len(model.couplers.names)
     st = read_state(model, m)
     check_jacobian(model, st.r, st.p)
     J = global_jacobian(model, evaluate(model, *body_arrays(model, st.r, st.p)[:2]).jac)
     null = null_space(J)
-    vel = (null @ rng.normal(size=null.shape[1])).reshape(model.nb, 6) * 5.0
+    vel = (null @ rng.normal(size=null.shape[1])).reshape(model.nb, 6)
+    vel *= 3.0 / np.abs(vel[:, 3:]).max()                      # up to 3 rad/s
     v, w = vel[:, :3], vel[:, 3:]
     quad = evaluate(model, *body_arrays(model, st.r, st.p, v, w)).quad
     acc = (lstsq(J, -quad)[0] + null @ rng.normal(size=null.shape[1])).reshape(model.nb, 6)

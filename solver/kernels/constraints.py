@@ -319,11 +319,12 @@ def mesh_forces(cp, r, A) -> np.ndarray:
     the motion and its own multiplier; only the axle joints' multipliers change: they now
     carry the tooth force to the parts J (the housing) (Haug 1989: a row's multiplier
     acts on the parts as -J^T lambda)."""
-    c, C, P, arm, f = pitch_geometry(cp.scale[..., cp.mesh_coupler, :2],
-                                     cp.mesh_sense.reshape(-1, 2), cp.mesh_bi,
+    s = cp.scale[..., cp.mesh_coupler, :2]
+    c, C, P, arm, f = pitch_geometry(s, cp.mesh_sense.reshape(-1, 2), cp.mesh_slide, cp.mesh_bi,
                                      cp.mesh_point, cp.mesh_bj, cp.mesh_axes, r, A)
     z, x, y = C[..., 2], C[..., 0], C[..., 1]
-    tau = cross(arm, f) - cp.scale[..., cp.mesh_coupler, :2][..., None] * z   # the tilt rows'
+    turning = np.where(cp.mesh_slide, 0.0, s)      # an angle term's torque about z_J
+    tau = cross(arm, f) - turning[..., None] * z    # what the tilt rows carry
     out = np.stack([_dot(f, x), _dot(f, y), _dot(tau, y), -_dot(tau, x)], axis=-1)
     return out.reshape(c.shape[:-3] + (-1, 4))
 

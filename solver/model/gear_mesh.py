@@ -1,10 +1,11 @@
-"""Gears that mesh at a pitch point: which gear pairs do (``meshing``), the functions of
+"""Gears (and racks) that mesh at a pitch point: which pairs do (``meshing``), the functions of
 their axle joints through which their rows act there (``meshes``: CouplerPlan's
 ``mesh_*`` fields, kernels/constraints.py ``mesh_forces``), and the pitch point and the
 force per unit multiplier at it (``pitch_geometry``, which Result also reads for the
 teeth's separating force).  Generic couplers, belts and chains, and gears whose axes are
 not parallel (bevel, worm) act as torques on the joint coordinates only: they have no one
-contact point the solver knows."""
+contact point the solver knows.  A rack has no pressure angle here: its tooth force is
+the one along its slide."""
 from __future__ import annotations
 
 import math
@@ -17,46 +18,71 @@ from ..vocabulary.joints import DOT1, DOT2
 from .plans import _frozen, marker_world, row_group, world_axes
 
 
-def pitch_geometry(scale, sense, bi, point, bj, axes, r, A):
-    """The pitch point of each meshing gear pair and the force per unit multiplier its row
+def pitch_geometry(scale, sense, slide, bi, point, bj, axes, r, A):
+    """The pitch point of each meshing pair and the force per unit multiplier its row
     applies there (kernels/constraints.py ``mesh_forces``): scale (..., ng, 2) the row's
-    two scales s_1, s_2, sense (..., ng, 2) each joint angle's sign against its gear's
-    turn (CouplerPlan ``mesh_sense``); bi, point, bj, axes (2 ng, ...) each gear's joint's part I and
-    marker I on it, part J and marker J's axes (CouplerPlan ``mesh_*``); r (..., nb+1, 3),
-    A (..., nb+1, 3, 3) the bodies, ground last.  Returns, world axes: c (..., ng, 2, 3)
-    the axles' marker I origins, C (..., ng, 2, 3, 3) their markers J's axes, P (..., ng,
-    3) the pitch point, arm (..., ng, 2, 3) P - c, f (..., ng, 2, 3) the force on each
-    joint's part I.  P divides the axles' distance across gear 1's axis z_1 as the pitch
-    radii do, k = t_1 / (t_1 + t_2) of it from axle 1 (t_i = s_i sense_i) (between the axles for an external
-    mesh, outside them for an internal one), and lies half way between the markers along
-    z_1; f_i = s_i / rho_i (z_i x u_i), rho_i u_i the part of P - c_i across z_i, gives
-    the torque s_i about z_i of the coupler's angle term, and f_2 = -f_1 for a mesh."""
+    two scales s_1, s_2; sense (..., ng, 2) each joint coordinate's sign against its
+    part's own turn or slide (CouplerPlan ``mesh_sense``); slide (ng, 2) which term is a
+    rack's slide; bi, point, bj, axes (2 ng, ...) each joint's part I and marker I on it,
+    part J and marker J's axes (CouplerPlan ``mesh_*``); r (..., nb+1, 3), A (..., nb+1,
+    3, 3) the bodies, ground last.  Returns, world axes: c (..., ng, 2, 3) the joints'
+    marker I origins, C (..., ng, 2, 3, 3) their markers J's axes, P (..., ng, 3) the
+    pitch point, arm (..., ng, 2, 3) P - c, f (..., ng, 2, 3) the force on each joint's
+    part I.
+
+    Gears: P divides the axles' distance across gear 1's axis z_1 as the pitch radii do,
+    k = t_1 / (t_1 + t_2) of it from axle 1 (t_i = s_i sense_i: between the axles when
+    the gears turn opposite ways, outside them when they turn the same way, an internal
+    mesh).  A rack and pinion: P on the pinion's pitch circle, |r| = |s_1 / s_2| from its
+    axis, across the pinion's axis z_1 and the rack's slide u, on the side where the
+    pinion's rim moves as the relation moves the rack (its turn t_1 and slide t_2 of
+    opposite signs: towards u x z_1).  Either lies half way between the markers along
+    z_1.  An angle term's f_i = s_i / rho_i (z_i x u_i), rho_i u_i the part of P - c_i
+    across z_i, gives the torque s_i about z_i of the coupler's angle term; a slide
+    term's f_i = s_i u, its force, now at P; f_2 = -f_1 for a mesh."""
     c = r.take(bi, axis=-2) + (A.take(bi, axis=-3) @ point[..., None])[..., 0]
     C = A.take(bj, axis=-3) @ axes
     lead = c.shape[:-2]
     ng = c.shape[-2] // 2
     c, C = c.reshape(lead + (ng, 2, 3)), C.reshape(lead + (ng, 2, 3, 3))
-    z = C[..., 2]                                                   # (..., ng, 2, 3)
+    z = C[..., 2]                              # (..., ng, 2, 3): z_J (a rack's: its slide)
     z1 = z[..., 0, :]
     d = c[..., 1, :] - c[..., 0, :]
     dz = np.einsum("...i,...i->...", d, z1)[..., None]
-    turn = scale * sense                             # the relation on the gears' own turns
-    k = (turn[..., 0] / (turn[..., 0] + turn[..., 1]))[..., None]
-    P = c[..., 0, :] + 0.5 * dz * z1 + k * (d - dz * z1)
+    mid = c[..., 0, :] + 0.5 * dz * z1
+    turn = scale * sense                       # the relation on the parts' own motions
+    rack = slide[..., 1]
+    sum_ = turn[..., 0] + turn[..., 1]
+    k = turn[..., 0] / np.where(rack | (sum_ == 0.0), 1.0, sum_)
+    gear_P = mid + k[..., None] * (d - dz * z1)
+    across = cross(z[..., 1, :], z1)                                # u x z_1
+    size = np.sqrt(np.einsum("...i,...i->...", across, across))
+    side = -np.sign(turn[..., 0] * turn[..., 1]) * np.abs(scale[..., 0] / scale[..., 1])
+    rack_P = mid + (side / np.maximum(size, 1e-300))[..., None] * across
+    P = np.where(rack[..., None], rack_P, gear_P)
     arm = P[..., None, :] - c
     flat = arm - np.einsum("...i,...i->...", arm, z)[..., None] * z
-    f = (scale / np.einsum("...i,...i->...", flat, flat))[..., None] * cross(z, flat)
+    rho2 = np.maximum(np.einsum("...i,...i->...", flat, flat), 1e-300)
+    f = np.where(slide[..., None], scale[..., None] * z,
+                 (scale / rho2)[..., None] * cross(z, flat))
     return c, C, P, arm, f
 
 
 def meshing(mech: Any, cp: Any, length_scale: float, marker_body) -> bool:
-    """A gear pair that meshes at a pitch point: an external or internal mesh (a belt's or a
-    chain's spans are not known), axes parallel within a degree and apart, as built, and a
-    relation whose two turns, as the gears turn (``_senses``), are not equal and opposite
-    (an internal mesh of equal radii: its pitch point off to infinity)."""
-    if cp.kind != "gear" or cp.mesh not in ("external", "internal"):
+    """A pair that meshes at a pitch point: a rack and pinion whose slide is across the
+    pinion's axis (within a degree, as built); a gear pair with an external or internal
+    mesh (a belt's or a chain's spans are not known), axes parallel within a degree and
+    apart, as built, and a relation whose two turns, as the gears turn (``_senses``), are
+    not equal and opposite (an internal mesh of equal radii: its pitch point off to
+    infinity)."""
+    if cp.kind not in ("gear", "rack-and-pinion"):
         return False
     (j1, _, s1), (j2, _, s2) = cp.terms
+    if cp.kind == "rack-and-pinion":         # the slide across the pinion's axis
+        z1, u = (world_axes(mech, mech.joints[j].marker_j)[:, 2] for j in (j1, j2))
+        return abs(float(z1 @ u)) < math.sin(math.radians(1.0))
+    if cp.mesh not in ("external", "internal"):
+        return False
     _, sense = _senses(mech, cp, marker_body)
     if s1 * sense[0] + s2 * sense[1] == 0.0:
         return False
@@ -68,11 +94,12 @@ def meshing(mech: Any, cp: Any, length_scale: float, marker_body) -> bool:
 
 
 def _senses(mech: Any, cp: Any, marker_body) -> tuple[list[float], list[float]]:
-    """(side, sense) of a gear pair's two joints.  side: +1 where the gear is the joint's
-    part I, -1 its part J, the other being the part both joints share (the housing); 0, 0
-    when they share none or both.  sense: the sign of the joint angle against the gear's
-    own turn about gear 1's z_J (side, or +1 without a housing, times the direction of
-    the joint's z_J), so the pitch point is placed by how the gears really turn."""
+    """(side, sense) of a meshing pair's two joints.  side: +1 where the gear (pinion,
+    rack) is the joint's part I, -1 its part J, the other being the part both joints
+    share (the housing); 0, 0 when they share none or both.  sense: the sign of the joint
+    coordinate against the part's own turn about gear 1's z_J (side, or +1 without a
+    housing, times the direction of the joint's z_J; a rack's and its pinion's: each
+    along its own z_J), so the pitch point is placed by how the parts really move."""
     joints = [mech.joints[j] for j, _, _ in cp.terms]
     bi = [marker_body[j.marker_i] for j in joints]
     bj = [marker_body[j.marker_j] for j in joints]
@@ -82,6 +109,8 @@ def _senses(mech: Any, cp: Any, marker_body) -> tuple[list[float], list[float]]:
         housing = common.pop()
         side = [1.0 if bj[i] == housing else -1.0 for i in range(2)]
     z = [world_axes(mech, j.marker_j)[:, 2] for j in joints]
+    if cp.kind != "gear":                    # a rack's slide and its pinion's turn, each
+        return side, [x or 1.0 for x in side]    # along its own z_J
     sense = [(side[i] or 1.0) * math.copysign(1.0, float(z[i] @ z[0])) for i in range(2)]
     return side, sense
 
@@ -115,7 +144,9 @@ def meshes(mech: Any, couplers: dict, marker_body, marker_point, marker_axes,
                 mesh_rows=_frozen(np.stack([2 * u, 2 * u + 1, 2 * n + 2 * u, 2 * n + 2 * u + 1], -1), int),
                 mesh_bi=_frozen(bi[::2], int), mesh_point=_frozen(pi[::2]),
                 mesh_bj=_frozen(bj[::2], int), mesh_axes=_frozen(axes_j),
-                mesh_pressure=_frozen([items[k].pressure_angle for k in ks]),
+                mesh_pressure=_frozen([items[k].pressure_angle if items[k].kind == "gear"
+                                       else 0.0 for k in ks]),
+                mesh_slide=_frozen([[False, items[k].kind != "gear"] for k in ks], bool),
                 mesh_joint=_frozen([list(mech.joints).index(j.name) for j in joints], int),
                 mesh_side=_frozen([x for k in ks for x in _senses(mech, items[k], marker_body)[0]]),
                 mesh_sense=_frozen([x for k in ks for x in _senses(mech, items[k], marker_body)[1]]))

@@ -274,7 +274,10 @@ class Builder:
 
     def add_rack_pinion(self, name: str, pinion: str, rack: str, pitch_radius: float) -> None:
         """Couple a pinion's revolute angle and a rack's prismatic slide: s = r theta (m,
-        rad; a negative radius runs the rack the other way)."""
+        rad; a negative radius runs the rack the other way).  With the slide across the
+        pinion's axis the teeth meet at the pitch point (model/gear_mesh.py: |r| from the
+        pinion's axis, on the side where its rim moves with the rack), so the pinion's
+        axle carries the rack's force and the rack's guide its moment."""
         name = self._new_name(name, "rack and pinion")
         self.couplers[name] = make_rack_pinion(name, self.joints, pinion, rack, pitch_radius)
 
