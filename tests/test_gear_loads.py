@@ -24,22 +24,27 @@ ALPHA = math.radians(20.0)
 Z = np.array([0.0, 0.0, 1.0])
 
 
-def mesh_force(T: np.ndarray, c1: np.ndarray, c2: np.ndarray, r1: float, mesh: str) -> tuple:
+def mesh_force(T: np.ndarray, c1: np.ndarray, c2: np.ndarray, r1: float, mesh: str,
+               helix: float = 0.0) -> tuple:
     """(force on gear 1 (n, 3), pitch point (3,)) of a spur mesh whose axles are at c1, c2
     (world z axes), from its tooth force T (n,) (Result.tooth_force: positive drives gear 1
     forward): the pitch point on gear 1's pitch circle towards gear 2 (external) or away
     from it (internal: gear 1 the pinion inside the ring); the tangential part T cos(alpha)
     along gear 1's forward tangent there, the separating part |T| sin(alpha) towards gear
-    1's axle (a pinion's teeth are pushed towards its centre, whichever flank carries)."""
+    1's axle (a pinion's teeth are pushed towards its centre, whichever flank carries);
+    helical teeth (``helix`` rad, gear 1 right-handed if positive) add the thrust
+    -T cos(alpha) tan(helix) along z: a right-hand tooth's normal tilts back along the
+    axis from the forward tangent."""
     e = (c2 - c1) / np.linalg.norm(c2 - c1)
     P = c1 + (r1 if mesh == "external" else -r1) * e
     radial = (c1 - P) / r1
     tangent = np.cross(Z, P - c1) / r1
     F = (T * math.cos(ALPHA))[:, None] * tangent + (np.abs(T) * math.sin(ALPHA))[:, None] * radial
+    F = F - (T * math.cos(ALPHA) * math.tan(helix))[:, None] * Z
     return F, P
 
 
-def gear_pair(mesh: str, swap: bool) -> Mechanism:
+def gear_pair(mesh: str, swap: bool, helix: float = 0.0) -> Mechanism:
     """Two gears on revolutes in the ground, no gravity, pitch radii 0.06 and 0.15 m: the
     ring (gear 2) 0.09 m off for an internal mesh; gear 1 driven by 0.2 N m about z.
     ``swap``: gear 2's joint has its marker I on the ground, so its angle is minus the
@@ -55,7 +60,8 @@ def gear_pair(mesh: str, swap: bool) -> Mechanism:
         pair = (f"axle{k}", f"hub{k}") if swap and k == 2 else (f"hub{k}", f"axle{k}")
         m.add_joint(f"j{k}", "revolute", *pair)
     other = {"external": "internal", "internal": "external"}
-    m.add_gear("mesh", "j1", "j2", radii=(r1, r2), mesh=other[mesh] if swap else mesh)
+    m.add_gear("mesh", "j1", "j2", radii=(r1, r2), mesh=other[mesh] if swap else mesh,
+               helix_angle=helix)
     m.add_force("drive", "hub1", torque=(0.0, 0.0, 0.2))
     return m
 
@@ -87,6 +93,53 @@ def test_gear_axles_carry_the_tooth_force(mesh: str, swap: bool) -> None:
     assert np.abs(t1).max() < 1e-10 * scale * r1 and np.abs(t2).max() < 1e-10 * scale * r1
 
 
+@pytest.mark.parametrize("helix", [15.0, -25.0])
+@pytest.mark.parametrize("mesh", ["external", "internal"])
+def test_helical_gear_axles_carry_the_thrust(mesh: str, helix: float) -> None:
+    """Helical teeth (gear 1 right-handed at +15 degrees, left-handed at -25): the axles
+    also carry the thrust T cos(alpha) tan(helix) along the axes, gear 1's and gear 2's
+    opposite, and its bending moment about each axle's marker, (P - c) x thrust across
+    the axis, the pitch point r_1 from axle 1 (before, no thrust at all); the tooth
+    force (transverse plane) is as without helix.  To 1e-10 of T."""
+    b = math.radians(helix)
+    r = gear_pair(mesh, False, helix).solve(duration=0.2, fps=20, analysis="dynamic",
+                                            tolerance=1e-10)
+    T = r.tooth_force("mesh")
+    plain = gear_pair(mesh, False).solve(duration=0.2, fps=20, analysis="dynamic", tolerance=1e-10)
+    np.testing.assert_allclose(T, plain.tooth_force("mesh"), rtol=1e-10)
+    c1, c2 = r.position("g1")[0], r.position("g2")[0]
+    F1, P = mesh_force(T, c1, c2, 0.06, mesh, b)
+    scale = np.abs(T).max()
+    for joint, F, c in (("j1", F1, c1), ("j2", -F1, c2)):
+        f, t = r.reaction(joint)
+        np.testing.assert_allclose(f, -F, rtol=0, atol=1e-10 * scale)
+        bending = -np.cross(P - c, F)              # (about z: the drive and the inertia)
+        np.testing.assert_allclose(t[:, :2], bending[:, :2], rtol=0, atol=1e-10 * scale * 0.15)
+        np.testing.assert_allclose(t[:, 2], 0.0 * t[:, 2], rtol=0, atol=1e-10 * scale * 0.15)
+    assert np.abs(f[:, 2]).min() > 0.2 * scale * math.tan(abs(b))
+
+
+def test_helical_teeth_need_revolute_axles_and_a_pitch_point() -> None:
+    """Helical teeth on a cylindrical joint would slide the gear along its shaft, and on
+    gears without a pitch point (crossed axes) or a belt the thrust has nowhere to act:
+    refused, naming the gear."""
+    m = gear_pair("external", False)
+    m.couplers.pop("mesh")
+    m.add_marker("sleeve", "ground", position=(0.21, 0.0, 0.0))
+    m.add_part("g3", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.21, 0.0, 0.0))
+    m.add_marker("hub3", "g3")
+    m.add_joint("j3", "cylindrical", "hub3", "sleeve")
+    m.add_gear("helical", "j1", "j3", radii=(0.06, 0.15), helix_angle=20.0)
+    with pytest.raises(Exception, match="gear 'helical': helical teeth push the gear along its "
+                                        "axle: joint 'j3' is cylindrical"):
+        compile_model(m)
+    m = gear_pair("external", False)
+    with pytest.raises(Exception, match="gear 'belt': a belt has no helical teeth"):
+        m.add_gear("belt", "j1", "j2", ratio=2.0, mesh="belt", helix_angle=10.0)
+    with pytest.raises(Exception, match="helix_angle must be in"):
+        m.add_gear("steep", "j1", "j2", ratio=2.0, helix_angle=50.0)
+
+
 def test_gear_parts_balance_their_loads() -> None:
     """Newton-Euler for each gear of the external pair, with every load the Result reports:
     the axle reaction (force, and moment at marker I, the centre of mass), the tooth force
@@ -105,12 +158,13 @@ def test_gear_parts_balance_their_loads() -> None:
                                    atol=1e-10 * 0.2)
 
 
-def gearbox() -> Mechanism:
+def gearbox(helix: float = 0.0) -> Mechanism:
     """A two-stage reduction in one plane: a housing part held to the ground by a fixed
     joint at (0.05, -0.1, 0); input shaft (pinion a, r 0.03) at the origin, a lay shaft
     (wheel b r 0.09 and pinion c r 0.04 on it) at x = 0.12, the output shaft (wheel d r
     0.10) 0.14 m from it at 60 degrees; each on a revolute from the shaft to the housing.
-    1.5 N m drives the input, the output carries -2.0 N m; no gravity."""
+    1.5 N m drives the input, the output carries -2.0 N m; no gravity; ``helix``: the
+    first stage's helix angle, degrees."""
     m = Mechanism(gravity=(0.0, 0.0, 0.0))
     m.add_part("ground", fixed=True)
     m.add_part("housing", mass=5.0, inertia=(0.1, 0.1, 0.1))
@@ -124,7 +178,7 @@ def gearbox() -> Mechanism:
         m.add_marker(f"{name}_hub", name)
         m.add_marker(f"{name}_bore", "housing", position=c)
         m.add_joint(f"{name}_axle", "revolute", f"{name}_hub", f"{name}_bore")
-    m.add_gear("first", "input_axle", "lay_axle", radii=(0.03, 0.09))
+    m.add_gear("first", "input_axle", "lay_axle", radii=(0.03, 0.09), helix_angle=helix)
     m.add_gear("second", "lay_axle", "output_axle", radii=(0.04, 0.10))
     m.add_force("motor", "input_hub", torque=(0.0, 0.0, 1.5))
     m.add_force("load", "output_hub", torque=(0.0, 0.0, -2.0))
@@ -220,13 +274,14 @@ def test_pinion_axle_carries_the_rack_force_at_the_pitch_point(swap: bool) -> No
                                atol=1e-10 * F)
 
 
-@pytest.mark.parametrize("build", [gearbox, rack_and_pinion], ids=["gearbox", "rack"])
+@pytest.mark.parametrize("build", [gearbox, lambda: gearbox(helix=20.0), rack_and_pinion],
+                         ids=["gearbox", "helical", "rack"])
 def test_meshing_rows_match_finite_differences_where_the_joints_hold(build) -> None:
     """A meshing gear's row adds its axle joints' functions times coefficients that depend
     on the pose; where the joints hold (those functions zero) its Jacobian is the row's
     gradient in every direction, on or off the joints' manifold: central differences at
-    the assembled pose of the gearbox (its housing free) and of a rack and pinion, each
-    turned off the world axes (1e-8 as tests/test_constraints.py).  Along a motion that keeps every row
+    the assembled pose of the gearbox (its housing free; its first stage also helical)
+    and of a rack and pinion, each turned off the world axes (1e-8 as tests/test_constraints.py).  Along a motion that keeps every row
     (velocities in the Jacobian's null space, accelerations with J a + quad = 0) each
     row's second difference vanishes, so quad is the rows' second derivative there
     (truncation and rounding ~1e-7 at h = 1e-4; leaving the joints' functions' quad out

@@ -301,8 +301,8 @@ def couplers(model: Model, r, A, v, w, phi, jac, quad, ref, track, rate) -> None
 
 
 def mesh_forces(cp, r, A) -> np.ndarray:
-    """(..., 2 ng, 4) how much of each of its axle joint's four functions (CouplerPlan
-    ``mesh``: (P_I - P_J) . x_J, . y_J, z_I . x_J, . y_J) a meshing gear's row adds, so that
+    """(..., 2 ng, 5) how much of each of its axle joint's five functions (CouplerPlan
+    ``mesh``: (P_I - P_J) . x_J, . y_J, . z_J, z_I . x_J, . y_J) a meshing gear's row adds, so that
     its multiplier acts on the gears as the tooth force at the pitch point (Adams GEAR's
     common-velocity marker), not as torques about the axles.
 
@@ -320,13 +320,16 @@ def mesh_forces(cp, r, A) -> np.ndarray:
     carry the tooth force to the parts J (the housing) (Haug 1989: a row's multiplier
     acts on the parts as -J^T lambda)."""
     s = cp.scale[..., cp.mesh_coupler, :2]
-    c, C, P, arm, f = pitch_geometry(s, cp.mesh_sense.reshape(-1, 2), cp.mesh_slide, cp.mesh_bi,
-                                     cp.mesh_point, cp.mesh_bj, cp.mesh_axes, r, A)
+    c, C, P, arm, f = pitch_geometry(s, cp.mesh_sense.reshape(-1, 2), cp.mesh_slide,
+                                     cp.mesh_helix, cp.mesh_bi, cp.mesh_point, cp.mesh_bj,
+                                     cp.mesh_axes, r, A)
     z, x, y = C[..., 2], C[..., 0], C[..., 1]
     turning = np.where(cp.mesh_slide, 0.0, s)      # an angle term's torque about z_J
     tau = cross(arm, f) - turning[..., None] * z    # what the tilt rows carry
-    out = np.stack([_dot(f, x), _dot(f, y), _dot(tau, y), -_dot(tau, x)], axis=-1)
-    return out.reshape(c.shape[:-3] + (-1, 4))
+    # along the axle: helical teeth's thrust (a rack's slide force is its own term's)
+    along = np.where(cp.mesh_slide | (cp.mesh_helix == 0.0)[:, None], 0.0, _dot(f, z))
+    out = np.stack([_dot(f, x), _dot(f, y), along, _dot(tau, y), -_dot(tau, x)], axis=-1)
+    return out.reshape(c.shape[:-3] + (-1, 5))
 
 
 def mesh_rows(model: Model, r, A, v, w, phi, jac, quad) -> None:
@@ -336,7 +339,7 @@ def mesh_rows(model: Model, r, A, v, w, phi, jac, quad) -> None:
     cp = model.couplers
     lead, ng = r.shape[:-2], len(cp.mesh_coupler)
     coef = mesh_forces(cp, r, A)
-    n = 4 * len(cp.mesh_bi)
+    n = 5 * len(cp.mesh_bi)
     ph = np.empty(lead + (n,))
     jj = None if jac is None else np.zeros(lead + (n, 12))
     qq = None if quad is None else np.empty(lead + (n,))

@@ -13,17 +13,19 @@ from typing import Any
 
 import numpy as np
 
+from ..base.errors import MechanismError
 from ..base.rotations import cross
 from ..vocabulary.joints import DOT1, DOT2
 from .plans import _frozen, marker_world, row_group, world_axes
 
 
-def pitch_geometry(scale, sense, slide, bi, point, bj, axes, r, A):
+def pitch_geometry(scale, sense, slide, helix, bi, point, bj, axes, r, A):
     """The pitch point of each meshing pair and the force per unit multiplier its row
     applies there (kernels/constraints.py ``mesh_forces``): scale (..., ng, 2) the row's
     two scales s_1, s_2; sense (..., ng, 2) each joint coordinate's sign against its
     part's own turn or slide (CouplerPlan ``mesh_sense``); slide (ng, 2) which term is a
-    rack's slide; bi, point, bj, axes (2 ng, ...) each joint's part I and marker I on it,
+    rack's slide; helix (ng,) tan of the helix angle (+: gear 1 right-handed);
+    bi, point, bj, axes (2 ng, ...) each joint's part I and marker I on it,
     part J and marker J's axes (CouplerPlan ``mesh_*``); r (..., nb+1, 3), A (..., nb+1,
     3, 3) the bodies, ground last.  Returns, world axes: c (..., ng, 2, 3) the joints'
     marker I origins, C (..., ng, 2, 3, 3) their markers J's axes, P (..., ng, 3) the
@@ -39,7 +41,9 @@ def pitch_geometry(scale, sense, slide, bi, point, bj, axes, r, A):
     opposite signs: towards u x z_1).  Either lies half way between the markers along
     z_1.  An angle term's f_i = s_i / rho_i (z_i x u_i), rho_i u_i the part of P - c_i
     across z_i, gives the torque s_i about z_i of the coupler's angle term; a slide
-    term's f_i = s_i u, its force, now at P; f_2 = -f_1 for a mesh."""
+    term's f_i = s_i u, its force, now at P; f_2 = -f_1 for a mesh.  Helical teeth add
+    the thrust -tan(helix) (f_i . t_1) z_1, t_1 = z_1 x u_1 gear 1's forward tangent at P:
+    the tooth's normal lies across its helix (Budynas and Nisbett 2011, sec. 13-16)."""
     c = r.take(bi, axis=-2) + (A.take(bi, axis=-3) @ point[..., None])[..., 0]
     C = A.take(bj, axis=-3) @ axes
     lead = c.shape[:-2]
@@ -65,6 +69,9 @@ def pitch_geometry(scale, sense, slide, bi, point, bj, axes, r, A):
     rho2 = np.maximum(np.einsum("...i,...i->...", flat, flat), 1e-300)
     f = np.where(slide[..., None], scale[..., None] * z,
                  (scale / rho2)[..., None] * cross(z, flat))
+    t1 = cross(z1, flat[..., 0, :]) / np.sqrt(rho2[..., 0])[..., None]
+    thrust = -helix[..., None] * np.einsum("...ti,...i->...t", f, t1)
+    f = f + thrust[..., None] * z1[..., None, :]
     return c, C, P, arm, f
 
 
@@ -84,13 +91,27 @@ def meshing(mech: Any, cp: Any, length_scale: float, marker_body) -> bool:
     if cp.mesh not in ("external", "internal"):
         return False
     _, sense = _senses(mech, cp, marker_body)
-    if s1 * sense[0] + s2 * sense[1] == 0.0:
-        return False
     z1, z2 = (world_axes(mech, mech.joints[j].marker_j)[:, 2] for j in (j1, j2))
-    if abs(float(z1 @ z2)) < math.cos(math.radians(1.0)):
-        return False
     d = marker_world(mech, mech.joints[j2].marker_i) - marker_world(mech, mech.joints[j1].marker_i)
-    return float(np.linalg.norm(d - (d @ z1) * z1)) > 1e-6 * length_scale
+    meshes_ = (s1 * sense[0] + s2 * sense[1] != 0.0
+               and abs(float(z1 @ z2)) >= math.cos(math.radians(1.0))
+               and float(np.linalg.norm(d - (d @ z1) * z1)) > 1e-6 * length_scale)
+    if cp.helix_angle != 0.0:
+        _helical(mech, cp, meshes_)
+    return meshes_
+
+
+def _helical(mech: Any, cp: Any, meshes_: bool) -> None:
+    """Helical teeth's thrust needs a pitch point and axles that hold it: MechanismError
+    naming the gear otherwise (the thrust would be lost, or would slide the gear)."""
+    what = f"gear {cp.name!r}"
+    if not meshes_:
+        raise MechanismError(f"{what}: helical teeth (helix_angle) need parallel axes apart "
+                             "from each other, as built")
+    for j, _, _ in cp.terms:
+        if mech.joints[j].kind != "revolute":
+            raise MechanismError(f"{what}: helical teeth push the gear along its axle: joint "
+                                 f"{j!r} is {mech.joints[j].kind}, make it a revolute")
 
 
 def _senses(mech: Any, cp: Any, marker_body) -> tuple[list[float], list[float]]:
@@ -118,8 +139,10 @@ def _senses(mech: Any, cp: Any, marker_body) -> tuple[list[float], list[float]]:
 def meshes(mech: Any, couplers: dict, marker_body, marker_point, marker_axes,
            length_scale: float) -> dict:
     """The CouplerPlan's ``mesh`` fields: for each meshing gear (``meshing``) and each of
-    its two joints, the functions (P_I - P_J) . x_J, (P_I - P_J) . y_J (a dot-2 group) and
-    z_I . x_J, z_I . y_J (a dot-1 group), zero while a revolute or cylindrical joint holds,
+    its two joints, the functions (P_I - P_J) . x_J, . y_J, . z_J (a dot-2 group) and
+    z_I . x_J, z_I . y_J (a dot-1 group), zero while a revolute holds (a cylindrical or
+    prismatic joint: all but the third; helical teeth's thrust, the only load along it,
+    needs revolutes),
     and the joint's markers, from which the kernel finds the pitch point."""
     ks = [k for k, cp in enumerate(couplers.values())
           if meshing(mech, cp, length_scale, marker_body)]
@@ -128,22 +151,26 @@ def meshes(mech: Any, couplers: dict, marker_body, marker_point, marker_axes,
     items = list(couplers.values())
     joints = [mech.joints[j] for k in ks for j, _, _ in items[k].terms]
     n = len(joints)                                          # 2 ng
-    bi = np.repeat([marker_body[j.marker_i] for j in joints], 2)
-    bj = np.repeat([marker_body[j.marker_j] for j in joints], 2)
-    pi = np.repeat([marker_point[j.marker_i] for j in joints], 2, axis=0)
-    pj = np.repeat([marker_point[j.marker_j] for j in joints], 2, axis=0)
+
+    def each(values: list, k: int, axis: int = 0) -> np.ndarray:     # every joint's k times
+        return np.repeat(values, k, axis=axis)
+    bi, bj = ([marker_body[getattr(j, m)] for j in joints] for m in ("marker_i", "marker_j"))
+    pi, pj = ([marker_point[getattr(j, m)] for j in joints] for m in ("marker_i", "marker_j"))
     axes_j = np.array([marker_axes[j.marker_j] for j in joints]).reshape(n, 3, 3)
-    xy_j = axes_j[:, :, :2].transpose(0, 2, 1).reshape(2 * n, 3)       # x_J, y_J of each
-    z_i = np.repeat([marker_axes[j.marker_i][:, 2] for j in joints], 2, axis=0)
-    zero = np.zeros((2 * n, 3))
-    groups = (row_group(DOT2, slice(0, 2 * n), bi, bj, bj, pi, pj, xy_j, zero, np.zeros(2 * n)),
-              row_group(DOT1, slice(2 * n, 4 * n), bi, bj, bj, z_i, zero, xy_j, zero,
-                        np.zeros(2 * n)))
+    xyz_j = axes_j.transpose(0, 2, 1).reshape(3 * n, 3)               # x_J, y_J, z_J of each
+    xy_j = axes_j[:, :, :2].transpose(0, 2, 1).reshape(2 * n, 3)      # x_J, y_J of each
+    z_i = each([marker_axes[j.marker_i][:, 2] for j in joints], 2)
+    groups = (row_group(DOT2, slice(0, 3 * n), each(bi, 3), each(bj, 3), each(bj, 3),
+                        each(pi, 3), each(pj, 3), xyz_j, np.zeros((3 * n, 3)), np.zeros(3 * n)),
+              row_group(DOT1, slice(3 * n, 5 * n), each(bi, 2), each(bj, 2), each(bj, 2), z_i,
+                        np.zeros((2 * n, 3)), xy_j, np.zeros((2 * n, 3)), np.zeros(2 * n)))
     u = np.arange(n)
-    return dict(mesh=groups, mesh_coupler=_frozen(ks, int),
-                mesh_rows=_frozen(np.stack([2 * u, 2 * u + 1, 2 * n + 2 * u, 2 * n + 2 * u + 1], -1), int),
-                mesh_bi=_frozen(bi[::2], int), mesh_point=_frozen(pi[::2]),
-                mesh_bj=_frozen(bj[::2], int), mesh_axes=_frozen(axes_j),
+    rows = np.stack([3 * u, 3 * u + 1, 3 * u + 2, 3 * n + 2 * u, 3 * n + 2 * u + 1], -1)
+    return dict(mesh=groups, mesh_coupler=_frozen(ks, int), mesh_rows=_frozen(rows, int),
+                mesh_bi=_frozen(bi, int), mesh_point=_frozen(np.reshape(pi, (n, 3))),
+                mesh_bj=_frozen(bj, int), mesh_axes=_frozen(axes_j),
+                mesh_helix=_frozen([math.tan(items[k].helix_angle) if items[k].kind == "gear"
+                                    else 0.0 for k in ks]),
                 mesh_pressure=_frozen([items[k].pressure_angle if items[k].kind == "gear"
                                        else 0.0 for k in ks]),
                 mesh_slide=_frozen([[False, items[k].kind != "gear"] for k in ks], bool),

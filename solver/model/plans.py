@@ -88,14 +88,14 @@ class CouplerPlan:
     radii: tuple[Any, ...]         # gears' pitch radii (or None)
     pressure: np.ndarray           # (ncpl,) gears' pressure angles, rad
     coupled: tuple[tuple[str, ...], ...]   # each coupler's joints
-    # gears that mesh at a pitch point (``meshing``): their rows act there (kernels/
+    # gears that mesh at a pitch point (model/gear_mesh.py): their rows act there (kernels/
     # constraints.py ``mesh_rows``) through functions of their axles' joints that vanish
-    # while the joints hold: (P_I - P_J) . x_J, . y_J (``mesh`` group 0, dot-2) and
-    # z_I . x_J, . y_J (group 1, dot-1), four per gear ``mesh_rows``, gear 1's then gear 2's
+    # while the joints hold: (P_I - P_J) . x_J, . y_J, . z_J (``mesh`` group 0, dot-2) and
+    # z_I . x_J, . y_J (group 1, dot-1), five per gear ``mesh_rows``, gear 1's then gear 2's
     mesh: tuple[RowGroup, ...] = ()
     mesh_coupler: np.ndarray = field(default_factory=lambda: _frozen((), int))  # (ng,)
-    mesh_rows: np.ndarray = field(default_factory=lambda: _frozen(np.zeros((0, 4)), int))
-    #                                (2 ng, 4) each gear's four functions
+    mesh_rows: np.ndarray = field(default_factory=lambda: _frozen(np.zeros((0, 5)), int))
+    #                                (2 ng, 5) each gear's five functions
     mesh_bi: np.ndarray = field(default_factory=lambda: _frozen((), int))   # (2 ng,) part I
     mesh_point: np.ndarray = field(default_factory=lambda: _frozen(np.zeros((0, 3))))
     #                                (2 ng, 3) marker I on it
@@ -103,6 +103,7 @@ class CouplerPlan:
     mesh_axes: np.ndarray = field(default_factory=lambda: _frozen(np.zeros((0, 3, 3))))
     #                                (2 ng, 3, 3) marker J's axes in it
     mesh_pressure: np.ndarray = field(default_factory=lambda: _frozen(()))  # (ng,) rad
+    mesh_helix: np.ndarray = field(default_factory=lambda: _frozen(()))     # (ng,) tan
     mesh_joint: np.ndarray = field(default_factory=lambda: _frozen((), int))  # (2 ng,) joint
     mesh_side: np.ndarray = field(default_factory=lambda: _frozen(()))
     #   (2 ng,) +1: the gear is its joint's part I, -1: part J, 0: the two joints share no

@@ -406,11 +406,12 @@ def _separation(model: Any, mesh: tuple, r: np.ndarray, p: np.ndarray,
     rg = np.concatenate([r, np.zeros(r.shape[:-2] + (1, 3))], axis=-2)
     A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
                        axis=-3)
-    c, C, P, arm, f = pitch_geometry(scale, sense, cp.mesh_slide, cp.mesh_bi, point, cp.mesh_bj,
-                                     axes, rg, A)
+    c, C, P, arm, f = pitch_geometry(scale, sense, cp.mesh_slide, cp.mesh_helix, cp.mesh_bi,
+                                     point, cp.mesh_bj, axes, rg, A)
     rows = np.array([np.flatnonzero(model.row_coupler == k)[0] for k in cp.mesh_coupler])
-    F = np.abs(lam[..., rows]) * np.linalg.norm(f[..., 0, :], axis=-1) * np.tan(cp.mesh_pressure)
     z1 = C[..., 0, :, 2]
+    tangential = f[..., 0, :] - np.einsum("...i,...i->...", f[..., 0, :], z1)[..., None] * z1
+    F = np.abs(lam[..., rows]) * np.linalg.norm(tangential, axis=-1) * np.tan(cp.mesh_pressure)
     d = c[..., 1, :] - c[..., 0, :]
     across = d - np.einsum("...i,...i->...", d, z1)[..., None] * z1
     e = across / np.maximum(np.linalg.norm(across, axis=-1), 1e-300)[..., None]

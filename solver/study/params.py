@@ -372,6 +372,7 @@ def _add_coupler(b: Builder, name: str, old: Any, new: dict[str, float]) -> None
         how = (dict(radii=(old.radii[0], old.radii[0] * ratio)) if old.radii
                else dict(ratio=ratio))
         b.add_gear(name, j1, j2, mesh=mesh, pressure_angle=math.degrees(old.pressure_angle),
+                   helix_angle=math.degrees(old.helix_angle),
                    **how)
     elif old.kind == "rack-and-pinion":          # terms: the pinion's angle, the rack's slide
         b.add_rack_pinion(name, j1, j2, new["pitch_radius"])

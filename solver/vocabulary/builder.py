@@ -258,7 +258,7 @@ class Builder:
     # -- couplers (vocabulary/couplers.py has the relations and signs)
     def add_gear(self, name: str, joint1: str, joint2: str, ratio: float | None = None,
                  teeth: Any = None, radii: Any = None, mesh: str = "external",
-                 pressure_angle: float = 20.0) -> None:
+                 pressure_angle: float = 20.0, helix_angle: float = 0.0) -> None:
         """Gear the angles of two revolute or cylindrical joints: r_1 theta_1 = -r_2 theta_2
         (external), = +r_2 theta_2 (internal, belt, chain), each angle counted from its
         joint's marker J (a planet counts from its carrier).  One of ``radii`` (pitch radii,
@@ -266,11 +266,12 @@ class Builder:
         An external or internal mesh whose axes are parallel acts on the gears at the pitch
         point (model/gear_mesh.py: on the line between the joints' marker I origins,
         dividing it as the pitch radii do, half way between them along the axis), so the
-        axle joints' reactions carry the tooth force; belts, chains and crossed axes act as
-        torques on the joint angles only."""
+        axle joints' reactions carry the tooth force (and, with ``helix_angle`` in degrees,
+        positive for a right-handed gear 1, the helical teeth's thrust: revolute axles);
+        belts, chains and crossed axes act as torques on the joint angles only."""
         name = self._new_name(name, "gear")
         self.couplers[name] = make_gear(name, self.joints, joint1, joint2, ratio, teeth, radii,
-                                        mesh, pressure_angle)
+                                        mesh, pressure_angle, helix_angle)
 
     def add_rack_pinion(self, name: str, pinion: str, rack: str, pitch_radius: float) -> None:
         """Couple a pinion's revolute angle and a rack's prismatic slide: s = r theta (m,

@@ -51,6 +51,7 @@ class Coupler:
     radii: tuple[float, float] | None = None    # gears: pitch radii (m), for the tooth force
     pressure_angle: float = math.radians(20.0)  # gears: rad
     mesh: str | None = None                     # gears: external, internal, belt or chain
+    helix_angle: float = 0.0                    # gears: rad, + gear 1's teeth right-handed
 
     @property
     def parameters(self) -> list[str]:
@@ -115,10 +116,13 @@ def make_coupler(name: str, joints: dict, coupled: Any, scales: Any,
 
 def make_gear(name: str, joints: dict, joint1: Any, joint2: Any, ratio: Any = None,
               teeth: Any = None, radii: Any = None, mesh: str = "external",
-              pressure_angle: Any = 20.0) -> Coupler:
+              pressure_angle: Any = 20.0, helix_angle: Any = 0.0) -> Coupler:
     """Two revolute or cylindrical joints' angles geared together (module docstring); one
     of ``radii`` (pitch radii r_1, r_2, m), ``teeth`` (z_1, z_2) or ``ratio`` (r_2 / r_1).
-    ``pressure_angle`` in degrees (tooth force along the line of action, with radii)."""
+    ``pressure_angle`` in degrees (tooth force along the line of action, with radii), in
+    the plane across the axes; ``helix_angle`` in degrees, helical teeth: positive where
+    gear 1's are right-handed (gear 2's then left-handed on an external mesh, right-handed
+    on an internal one), whose thrust F_t tan(helix) the axles carry."""
     what = f"gear {name!r}"
     j1 = joint_coordinate(joints, what, joint1, None, "angle")
     j2 = joint_coordinate(joints, what, joint2, None, "angle")
@@ -142,8 +146,13 @@ def make_gear(name: str, joints: dict, joint1: Any, joint2: Any, ratio: Any = No
     pa = number(pressure_angle, f"{what}: pressure_angle")
     if not 0.0 <= pa < 60.0:
         raise MechanismError(f"{what}: pressure_angle must be in [0, 60) degrees, got {pa}")
+    helix = number(helix_angle, f"{what}: helix_angle")
+    if not abs(helix) < 45.0:
+        raise MechanismError(f"{what}: helix_angle must be in (-45, 45) degrees, got {helix}")
+    if helix != 0.0 and mesh not in ("external", "internal"):
+        raise MechanismError(f"{what}: a {mesh} has no helical teeth (helix_angle {helix})")
     return Coupler(name, "gear", ((j1[0], "angle", r1), (j2[0], "angle", sign * r2)),
-                   pitch, math.radians(pa), mesh)
+                   pitch, math.radians(pa), mesh, math.radians(helix))
 
 
 def make_rack_pinion(name: str, joints: dict, pinion: Any, rack: Any, pitch_radius: Any) -> Coupler:
