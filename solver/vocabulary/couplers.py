@@ -31,6 +31,14 @@ Named kinds, all couplers:
 
 ``terms`` are in the order the joints are given: a rack and pinion's (pinion angle, rack
 slide), a screw's (angle, slide); Result.coupler's columns follow them.
+
+Where the forces act: an external or internal gear pair with parallel axes, and a rack
+and pinion, act on their parts at the pitch point along the line of action
+(model/gear_mesh.py), so the axle joints' reactions carry the tooth force; a screw's
+force and torque act through the shaft and the nut along their common axis.  A general
+coupler, a belt, a chain and crossed-axis gears act along the joint coordinates only
+(torques about the axes, forces along the slides): their joints may be far apart, with
+no contact point the relation tells.
 """
 from __future__ import annotations
 
