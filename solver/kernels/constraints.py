@@ -13,6 +13,7 @@ multiply accelerations, so ``J a = gamma = -quad + d2f/dt2`` (f: a motion's func
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -300,7 +301,7 @@ def couplers(model: Model, r, A, v, w, phi, jac, quad, ref, track, rate) -> None
         mesh_rows(model, r, A, v, w, phi, jac, quad)
 
 
-def mesh_forces(cp, r, A) -> np.ndarray:
+def mesh_forces(cp: Any, r: np.ndarray, A: np.ndarray) -> np.ndarray:
     """(..., 2 ng, 5) how much of each of its axle joint's five functions (CouplerPlan
     ``mesh``: (P_I - P_J) . x_J, . y_J, . z_J, z_I . x_J, . y_J) a meshing gear's row adds, so that
     its multiplier acts on the gears as the tooth force at the pitch point (Adams GEAR's
@@ -332,7 +333,9 @@ def mesh_forces(cp, r, A) -> np.ndarray:
     return out.reshape(c.shape[:-3] + (-1, 5))
 
 
-def mesh_rows(model: Model, r, A, v, w, phi, jac, quad) -> None:
+def mesh_rows(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None,
+              w: np.ndarray | None, phi: np.ndarray, jac: np.ndarray | None,
+              quad: np.ndarray | None) -> None:
     """Add to each meshing gear's row (phi, Jacobian blocks on its ends 0-3: gear 1's
     joint parts I, J, gear 2's, and quad) its axle joints' functions times ``mesh_forces``
     (the functions evaluated by the dot-2 and dot-1 kernels)."""

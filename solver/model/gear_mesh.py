@@ -19,7 +19,9 @@ from ..vocabulary.joints import DOT1, DOT2
 from .plans import _frozen, marker_world, row_group, world_axes
 
 
-def pitch_geometry(scale, sense, slide, helix, bi, point, bj, axes, r, A):
+def pitch_geometry(scale: np.ndarray, sense: np.ndarray, slide: np.ndarray, helix: np.ndarray,
+                   bi: np.ndarray, point: np.ndarray, bj: np.ndarray, axes: np.ndarray,
+                   r: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, ...]:
     """The pitch point of each meshing pair and the force per unit multiplier its row
     applies there (kernels/constraints.py ``mesh_forces``): scale (..., ng, 2) the row's
     two scales s_1, s_2; sense (..., ng, 2) each joint coordinate's sign against its
@@ -75,7 +77,7 @@ def pitch_geometry(scale, sense, slide, helix, bi, point, bj, axes, r, A):
     return c, C, P, arm, f
 
 
-def meshing(mech: Any, cp: Any, length_scale: float, marker_body) -> bool:
+def meshing(mech: Any, cp: Any, length_scale: float, marker_body: Any) -> bool:
     """A pair that meshes at a pitch point: a rack and pinion whose slide is across the
     pinion's axis (within a degree, as built); a gear pair with an external or internal
     mesh (a belt's or a chain's spans are not known), axes parallel within a degree and
@@ -136,14 +138,13 @@ def _senses(mech: Any, cp: Any, marker_body) -> tuple[list[float], list[float]]:
     return side, sense
 
 
-def meshes(mech: Any, couplers: dict, marker_body, marker_point, marker_axes,
+def meshes(mech: Any, couplers: dict, marker_body: Any, marker_point: Any, marker_axes: Any,
            length_scale: float) -> dict:
     """The CouplerPlan's ``mesh`` fields: for each meshing gear (``meshing``) and each of
     its two joints, the functions (P_I - P_J) . x_J, . y_J, . z_J (a dot-2 group) and
     z_I . x_J, z_I . y_J (a dot-1 group), zero while a revolute holds (a cylindrical or
-    prismatic joint: all but the third; helical teeth's thrust, the only load along it,
-    needs revolutes),
-    and the joint's markers, from which the kernel finds the pitch point."""
+    prismatic joint: all but the third, which only helical teeth's thrust uses, on
+    revolutes), and the joint's markers, from which the kernel finds the pitch point."""
     ks = [k for k, cp in enumerate(couplers.values())
           if meshing(mech, cp, length_scale, marker_body)]
     if not ks:

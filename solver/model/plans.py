@@ -109,9 +109,9 @@ class CouplerPlan:
     #   (2 ng,) +1: the gear is its joint's part I, -1: part J, 0: the two joints share no
     #   part (the housing), so the teeth's separating force is not added to their reactions
     mesh_sense: np.ndarray = field(default_factory=lambda: _frozen(()))
+    #   (2 ng,) the joint coordinate's sign against its part's own turn or slide
     mesh_slide: np.ndarray = field(default_factory=lambda: _frozen(np.zeros((0, 2)), bool))
     #   (ng, 2) a rack's slide term (the pair a rack and pinion)
-    #   (2 ng,) the joint angle's sign against its gear's turn about gear 1's axis
 
 
 @dataclass(frozen=True)

@@ -393,10 +393,9 @@ def _separation(model: Any, mesh: tuple, r: np.ndarray, p: np.ndarray,
     reactions (force and moment on part I at marker I, world axes).  A meshing gear's row
     carries the tangential tooth force F_t at the pitch point (kernels/constraints.py
     ``mesh_forces``); the tooth force along the line of action also has the radial part
-    |F_t| tan(pressure angle) (Budynas and Nisbett 2011,
-    sec. 13-14), which pushes the
+    |F_t| tan(pressure angle) (Budynas and Nisbett 2011, sec. 13-14), which pushes the
     teeth apart whichever way the load goes: a pinion or external gear towards its own
-    axle, an internal gear's rim outwards.  Whichever flank carries it, it does no work
+    axle, an internal gear's rim outwards (a rack: no pressure angle, nothing added).  Whichever flank carries it, it does no work
     while the joints hold the centre distance, so it changes only the reactions of the two
     axle joints: each holds its gear against it (the housing, the part both joints share,
     takes the pair, which cancels there).  ``mesh``: ``mesh_numbers`` (or a stack's, with
@@ -416,7 +415,8 @@ def _separation(model: Any, mesh: tuple, r: np.ndarray, p: np.ndarray,
     across = d - np.einsum("...i,...i->...", d, z1)[..., None] * z1
     e = across / np.maximum(np.linalg.norm(across, axis=-1), 1e-300)[..., None]
     turn = scale * sense
-    k = turn[..., 0] / (turn[..., 0] + turn[..., 1])
+    total = turn[..., 0] + turn[..., 1]
+    k = turn[..., 0] / np.where(total == 0.0, 1.0, total)
     h1 = -(np.sign(k * (1.0 - k)) * F)[..., None] * e        # on gear 1: apart from gear 2
     hold = -cp.mesh_side.reshape(-1, 2)[..., None] * np.stack([h1, -h1], axis=-2)
     add = np.concatenate([hold, cross(arm, hold)], axis=-1)

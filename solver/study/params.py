@@ -364,7 +364,7 @@ def _add_coupler(b: Builder, name: str, old: Any, new: dict[str, float]) -> None
     ``new`` (Coupler.parameters), through the Builder's add_* (which validates them): a
     gear's mesh (external, internal, belt or chain) and pitch radii (the first kept), a
     screw's hand and joints, a coupler's joints and coordinates as they were."""
-    (j1, _, s1), (j2, _, s2) = old.terms[:2]
+    (j1, _, s1), (j2, _, _) = old.terms[:2]
     if old.kind == "gear":
         ratio, mesh = new["ratio"], old.mesh
         if not ratio > 0.0:          # (as itself, not as the second pitch radius it makes)
