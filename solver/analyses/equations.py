@@ -125,6 +125,10 @@ class Equations:
         self._work: dict[tuple[int, ...], _Work] = {}
         self._last = None         # the last single state's pose, rows and J M^-1 J^T (project)
         self._rs, self._cw = scales(model)      # the projection's row scales, column weights
+        # constraint residual a projection may be left at while the run passes a singular
+        # position (``robust``): the run's own accuracy goal, set once for the run (dynamics
+        # sets its tolerance); a change of kept rows (``use``) keeps it
+        self.robust_tol = 1e-6
         self.use(st)
 
     def use(self, st: Structure) -> None:
@@ -137,7 +141,6 @@ class Equations:
         km = np.flatnonzero(self.m.row_motion[st.keep] >= 0)
         self._kept_motions = (km, self.m.row_motion[st.keep[km]])   # positions in keep, motions
         self.robust = False
-        self.robust_tol = 1e-6        # constraint residual accepted while robust (run's goal)
         self._last = None
 
     def work(self, lead: tuple[int, ...]) -> _Work:
