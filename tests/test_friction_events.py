@@ -93,9 +93,10 @@ def test_a_dry_pin_reverses_the_same_whatever_the_frame_rate(fps: int, tolerance
     on a 1 m pendulum from 0.5 rad: its slip reverses once in 2 s (t = 1.0182 s), where its
     coefficient steps from dynamic to static within 1e-4 s.  Its angle at every 0.2 s
     matches the independent integration to within the tolerance's order at 20 and 25 fps
-    (measured 2.4e-7 rad at 1e-6 and 1.5e-9 at 1e-9, either frame rate; bounds 1e-6 and
-    1e-8).  Stepped up to the reversal without the located step's error checked, it was
-    7.3e-6 rad off at both tolerances, the error set by where the frames cut the steps."""
+    (bounds 1e-6 and 1e-8; measured 2e-12 at either, the steps ending on the coefficient's
+    breakpoints; 2.4e-7 and 1.5e-9 with steps across them).  Stepped up to the reversal
+    without the located step's error checked, it was 7.3e-6 rad off at both tolerances,
+    the error set by where the frames cut the steps."""
     th0, length, mu_s, mu_d, radius = 0.5, 1.0, 0.3, 0.2, 0.05
     r = dry_pendulum(th0, length, mu_s, mu_d, radius).solve(
         duration=2.0, fps=fps, analysis="dynamic", tolerance=tolerance)
@@ -160,3 +161,69 @@ def test_two_dry_pins_reversing_in_one_step_keep_the_energy_balance() -> None:
                                rtol=0.0, atol=1e-6)
     np.testing.assert_allclose(r.center_of_mass("l2")[-1], fine.center_of_mass("l2")[-1],
                                rtol=0.0, atol=1e-6)
+
+
+def dry_oscillator(x0: float, stiffness: float, mu_s: float, mu_d: float) -> Mechanism:
+    """A 1 kg block on a level prismatic slide (along world x, gravity -y) on a spring of
+    ``stiffness`` N/m to the origin, released at rest at x0 m; the slide dry, its load the
+    block's weight, its transition speed 1e-3 m/s."""
+    along_x = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)     # z to x
+    m = Mechanism(gravity=(0.0, -G, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("block", mass=1.0, inertia=(0.01, 0.01, 0.01), center_of_mass=(x0, 0.0, 0.0))
+    m.add_marker("way", "ground", orientation=along_x)
+    m.add_marker("shoe", "block", orientation=along_x)
+    m.add_marker("anchor", "ground", position=(-1.0, 0.0, 0.0))
+    m.add_marker("hook", "block", position=(x0, 0.0, 0.0))
+    m.add_joint("slide", "prismatic", "shoe", "way")
+    m.add_spring_damper("spring", "hook", "anchor", stiffness=stiffness, free_length=1.0)
+    m.add_friction("dry", "slide", static=mu_s, dynamic=mu_d, transition_speed=1e-3)
+    return m
+
+
+def oscillator_reference(times: np.ndarray, x0: float, stiffness: float, mu_s: float,
+                         mu_d: float, vs: float = 1e-3) -> np.ndarray:
+    """``dry_oscillator``'s x at ``times`` by solve_ivp as ``pendulum_reference`` does it:
+    x'' = -k x - d mu(|x'|) g, each slip its own integration to the next reversal, where
+    the block stays if k |x| <= mu_s m g."""
+    out = np.full(len(times), np.nan)
+    t0, y, d = float(times[0]), np.array([x0, 0.0]), -math.copysign(1.0, x0)
+    while True:
+        def reversal(t, y, d=d):
+            return y[1] * d
+        reversal.terminal, reversal.direction = True, -1
+        sol = solve_ivp(lambda t, y, d=d: [y[1], -stiffness * y[0]
+                                           - d * coefficient(abs(y[1]), mu_s, mu_d, vs) * G],
+                        (t0, times[-1]), y, method="DOP853", rtol=1e-13, atol=1e-15,
+                        dense_output=True, events=reversal, max_step=1e-3)
+        inside = (times >= t0) & (times <= sol.t[-1])
+        if inside.any():
+            out[inside] = sol.sol(times[inside])[0]
+        if sol.status != 1:
+            return out
+        t0, x = float(sol.t[-1]), float(sol.y[0, -1])
+        if stiffness * abs(x) <= mu_s * G:
+            out[times > t0] = x
+            return out
+        y, d = np.array([x, 0.0]), -math.copysign(1.0, x)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tolerance, fps, bound", [(1e-6, 25, 1e-7), (1e-9, 60, 1e-9)])
+def test_a_dry_slide_follows_the_tolerance_through_its_coefficients_breakpoints(
+        tolerance: float, fps: int, bound: float) -> None:
+    """A Coulomb oscillator (1 kg, 100 N/m, from 0.1 m, mu_s 0.3, mu_d 0.2) reverses twice
+    and stops at 0.0215 m within 2 s; around each reversal its speed passes the
+    coefficient's breakpoints 1e-3 and 1.5e-3 m/s, where mu(|v|) is only once
+    differentiable.  Its position at every frame matches the independent integration to
+    1e-7 m at tolerance 1e-6 (25 fps) and 1e-9 m at 1e-9 (60 fps) (measured 2.2e-10 and
+    2.7e-11).  With steps across the breakpoints their error went unseen: 4.7e-7 m and
+    4.3e-8 m (the second reversal 1e-7 s early); with the located steps unchecked as well,
+    4.2e-5 m at 25 fps."""
+    x0, k, mu_s, mu_d = 0.1, 100.0, 0.3, 0.2
+    r = dry_oscillator(x0, k, mu_s, mu_d).solve(duration=2.0, fps=fps, analysis="dynamic",
+                                                 tolerance=tolerance)
+    x = r.center_of_mass("block")[:, 0]
+    expected = oscillator_reference(r.times, x0, k, mu_s, mu_d)
+    assert abs(x[-1] - 0.0215) < 1e-4
+    np.testing.assert_allclose(x, expected, rtol=0.0, atol=bound)

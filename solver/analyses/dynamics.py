@@ -264,7 +264,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 hs, ynew, hit, slid, broke = ended.hs, ended.y1, ended.hit, ended.slid, ended.broke
                 if ended.cut:                    # cut short for its error: so is the next
                     h = min(h, control.accepted(hs, ended.err, stepper))
-                f_end = getattr(stepper, "k_end", None)
+                # the last stage at the new point, unless the end is a located instant
+                f_end = None if ended.located else getattr(stepper, "k_end", None)
                 r1, p1, v1, w1, work1 = sysm.unpack(ynew)
                 r0, p0 = r, p
                 r, p, v, w = sysm.project(t + hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())

@@ -21,6 +21,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .stops import Stops, locate
+from .friction import magnitudes
 from .switching import friction_rates, hold_margin
 
 
@@ -30,7 +31,8 @@ class StepEnd(NamedTuple):
     ``hit``, slipping friction elements whose speed reached zero ``slid``, sticking ones
     whose needed force reached the static limit ``broke`` (at most one kind non-empty);
     ``cut``: the step was cut short of where the control put it, for its error at an
-    event."""
+    event; ``located``: its end is a located instant (the stepper's last stage is then
+    a trial's, not this step's)."""
     hs: float
     y1: np.ndarray
     err: float
@@ -38,6 +40,7 @@ class StepEnd(NamedTuple):
     slid: np.ndarray
     broke: np.ndarray
     cut: bool
+    located: bool = False
 
 
 MIN_STEP = 1e-12     # a step cut for its error stops being cut below this x max(1, |t|) s
@@ -63,9 +66,14 @@ def step_events(sysm, stepper, control, stops: Stops | None, t: float, y: np.nda
 
 def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0: np.ndarray,
                  hs: float, y1: np.ndarray, err: float, norm: Callable) -> StepEnd:
-    """The step's first event located (stops first, then slip reversals, then breaking
-    loose), or the step as it is; the returned error is the located step's own."""
+    """The step's first event located, or the step as it is; the returned error is the
+    located step's own.  Each kind in turn (stops, slip reversals, breaking loose, the
+    coefficient's breakpoints) is checked at the end of the step as the kinds before left
+    it, and located within it: the step ends on the earliest event, and only that kind's
+    events are acted on (a later kind's location drops an earlier kind's, now ahead)."""
     none = np.zeros(0, dtype=int)
+    found = [none, none, none]        # hit, slid, broke
+    located = False
 
     def restep(measure):
         """A trial step of size hh for ``locate``: ((its end, its error, the event
@@ -77,38 +85,59 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
         return trial
 
     if stops is not None:                # a stop reached within the step: its instant
-        g1 = stops.gaps_at(*sysm.unpack(y1)[:2], sysm.track)
+        def gaps(_, yy):
+            return stops.gaps_at(*sysm.unpack(yy)[:2], sysm.track)
+
+        def along(th: float):            # the gaps on the step's dense output
+            return gaps(None, stepper.dense(th))
+        g1 = gaps(None, y1)
         hit = stops.crossed(g1)
         if hit.size:
-            g0 = stops.gaps_at(*sysm.unpack(y)[:2], sysm.track)
+            hs, (y1, err, g) = stops.locate(restep(gaps), gaps(None, y), g1, hit, hs, along)
+            found, located = [reached(g, hit, 0.5 * stops.tol), none, none], True
+    if sysm.slip is None:
+        return StepEnd(hs, y1, err, *found, False, located)
+    for kind, (measure, armed) in enumerate(_friction_events(sysm, t, y)):
+        if not armed.any():
+            continue
+        g1 = measure(t + hs, y1)
+        which = np.flatnonzero(armed & (g1 <= 0.0))
+        if which.size:
+            hs, (y1, err, g) = locate(restep(measure), measure(t, y), g1, which, hs)
+            found, located = [none, none, none], True
+            if kind < 2:                 # a breakpoint of mu ends the step, nothing more
+                found[kind + 1] = reached(g, which)
+    return StepEnd(hs, y1, err, *found, False, located)
 
-            def gaps(_, yy):
-                return stops.gaps_at(*sysm.unpack(yy)[:2], sysm.track)
 
-            def along(th: float):        # the gaps on the step's dense output
-                return gaps(None, stepper.dense(th))
-            hs, (y1, err, g) = stops.locate(restep(gaps), g0, g1, hit, hs, along)
-            return StepEnd(hs, y1, err, reached(g, hit, 0.5 * stops.tol), none, none, False)
-    slip = sysm.slip
-    if slip is not None and slip.free().any():   # a slipping joint's speed through zero
-        vq0 = friction_rates(sysm, y) if sysm.m.frictions.is_ball.any() else None
+def _friction_events(sysm, t: float, y: np.ndarray):
+    """[(event function (t, y) -> g, which of its entries are armed)] of friction, in the
+    order they are located: a slipping element's q' . d through zero (Slip.event), a stuck
+    one's hold margin through zero (hold_margin), and a slipping element's speed through
+    its coefficient's breakpoints v_s and 1.5 v_s, where mu(|q'|) is only once
+    differentiable (coefficient's cubic step; no breakpoint when mu_s = mu_d).  A step
+    across a breakpoint has an error its embedded estimate does not see (both solutions
+    of the pair miss the kink alike): a dry slide's reversal 1e-7 s early at tolerance
+    1e-9, its position 4e-8 m off; ending the steps there leaves each step smooth."""
+    m, slip = sysm.m, sysm.slip
+    fp = m.frictions
+    free = slip.free()
+    vq0 = friction_rates(sysm, y)
+    balls = vq0 if fp.is_ball.any() else None
 
-        def event(_, yy):
-            return slip.event(friction_rates(sysm, yy), vq0)
-        s1 = event(None, y1)
-        slid = np.flatnonzero(slip.free() & (s1 <= 0.0))
-        if slid.size:
-            hs, (y1, err, g) = locate(restep(event), event(None, y), s1, slid, hs)
-            return StepEnd(hs, y1, err, none, reached(g, slid), none, False)
-    if slip is not None and slip.stuck.any():    # a held force reaching the static limit
-        def margin(tt, yy):
-            return hold_margin(sysm, tt, yy)
-        m1 = margin(t + hs, y1)
-        broke = np.flatnonzero(m1 < 0.0)
-        if broke.size:
-            hs, (y1, err, g) = locate(restep(margin), margin(t, y), m1, broke, hs)
-            return StepEnd(hs, y1, err, none, none, reached(g, broke), False)
-    return StepEnd(hs, y1, err, none, none, none, False)
+    def reversal(_, yy):
+        return slip.event(friction_rates(sysm, yy), balls)
+
+    def margin(tt, yy):
+        return hold_margin(sysm, tt, yy)
+
+    breaks = np.concatenate([fp.speed, 1.5 * fp.speed])
+    side = np.sign(np.tile(magnitudes(m, vq0), 2) - breaks)
+
+    def breakpoint(_, yy):
+        return side * (np.tile(magnitudes(m, friction_rates(sysm, yy)), 2) - breaks)
+    kinked = np.tile(free & (fp.static != fp.dynamic), 2) & (side != 0.0)
+    return [(reversal, free), (margin, slip.stuck.copy()), (breakpoint, kinked)]
 
 
 def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) -> np.ndarray:
