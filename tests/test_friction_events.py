@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from solver import Mechanism
+from solver import Mechanism, MechanismError
 
 G = 9.81
 
@@ -182,10 +182,12 @@ def dry_oscillator(x0: float, stiffness: float, mu_s: float, mu_d: float) -> Mec
 
 
 def oscillator_reference(times: np.ndarray, x0: float, stiffness: float, mu_s: float,
-                         mu_d: float, vs: float = 1e-3) -> np.ndarray:
+                         mu_d: float, vs: float = 1e-3, events: list | None = None) -> np.ndarray:
     """``dry_oscillator``'s x at ``times`` by solve_ivp as ``pendulum_reference`` does it:
     x'' = -k x - d mu(|x'|) g, each slip its own integration to the next reversal, where
-    the block stays if k |x| <= mu_s m g."""
+    the block stays if k |x| <= mu_s m g.  ``events``: a list to which each reversal is
+    appended as (t, "stick") or (t, "reverse")."""
+    events = [] if events is None else events
     out = np.full(len(times), np.nan)
     t0, y, d = float(times[0]), np.array([x0, 0.0]), -math.copysign(1.0, x0)
     while True:
@@ -204,7 +206,9 @@ def oscillator_reference(times: np.ndarray, x0: float, stiffness: float, mu_s: f
         t0, x = float(sol.t[-1]), float(sol.y[0, -1])
         if stiffness * abs(x) <= mu_s * G:
             out[times > t0] = x
+            events.append((t0, "stick"))
             return out
+        events.append((t0, "reverse"))
         y, d = np.array([x, 0.0]), -math.copysign(1.0, x)
 
 
@@ -227,3 +231,62 @@ def test_a_dry_slide_follows_the_tolerance_through_its_coefficients_breakpoints(
     expected = oscillator_reference(r.times, x0, k, mu_s, mu_d)
     assert abs(x[-1] - 0.0215) < 1e-4
     np.testing.assert_allclose(x, expected, rtol=0.0, atol=bound)
+
+
+def test_a_dry_slide_records_its_reversals_and_where_it_sticks() -> None:
+    """The Coulomb oscillator's friction events: it reverses once and sticks at its second
+    reversal (k |x| = 2.15 N <= mu_s m g = 2.94 N), at the independent integration's
+    instants to 1e-8 s (each located to 1e-10 s; measured 7e-10)."""
+    x0, k, mu_s, mu_d = 0.1, 100.0, 0.3, 0.2
+    r = dry_oscillator(x0, k, mu_s, mu_d).solve(duration=2.0, fps=25, analysis="dynamic")
+    expected: list = []
+    oscillator_reference(r.times, x0, k, mu_s, mu_d, events=expected)
+    assert [(name, kind) for _, name, kind in r.friction_events] == \
+        [("dry", kind) for _, kind in expected] == [("dry", "reverse"), ("dry", "stick")]
+    np.testing.assert_allclose([t for t, _, _ in r.friction_events],
+                               [t for t, _ in expected], rtol=0.0, atol=1e-8)
+    np.testing.assert_allclose(r.friction_instants("dry", "stick"), [expected[1][0]],
+                               rtol=0.0, atol=1e-8)
+    assert r.friction_instants("dry", "slip").shape == (0,)
+    assert len(r.friction_instants("dry")) == 2
+
+
+def pushed_block(alpha_deg: float, mu_s: float, mu_d: float, push: float) -> Mechanism:
+    """A 2 kg block at rest on a prismatic joint down an incline of alpha (the slide's z
+    axis down the slope), dry friction on the slide, pushed down the slope by ``push`` t N."""
+    a = math.radians(alpha_deg)
+    b = math.pi / 2 + a
+    q = (math.cos(b / 2), 0.0, math.sin(b / 2), 0.0)
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_part("block", mass=2.0, inertia=(0.01, 0.01, 0.01))
+    m.add_marker("way", "ground", orientation=q)
+    m.add_marker("shoe", "block", orientation=q)
+    m.add_joint("slide", "prismatic", "shoe", "way")
+    m.add_friction("dry", "slide", static=mu_s, dynamic=mu_d, transition_speed=1e-9)
+    m.add_force("push", "shoe", force=(f"{push}*t*{math.cos(a)}", 0.0, f"-{push}*t*{math.sin(a)}"))
+    return m
+
+
+def test_a_stuck_block_records_when_it_breaks_loose() -> None:
+    """At rest on 20 deg below its friction angle, the block sticks from the start; pushed
+    by 10 t N it breaks loose when 10 t + m g sin a reaches mu_s m g cos a, at
+    t* = 0.4352 s: the record is a stick at 0 and a slip at t*, to 1e-9 s (located to
+    1e-10 s)."""
+    a = math.radians(20.0)
+    r = pushed_block(20.0, 0.6, 0.5, 10.0).solve(duration=1.0, fps=20, analysis="dynamic",
+                                                  tolerance=1e-9)
+    mg = 2.0 * G
+    t_star = (0.6 * mg * math.cos(a) - mg * math.sin(a)) / 10.0
+    assert [(name, kind) for _, name, kind in r.friction_events] == [("dry", "stick"),
+                                                                     ("dry", "slip")]
+    assert r.friction_events[0][0] == 0.0
+    assert abs(r.friction_instants("dry", "slip")[0] - t_star) < 1e-9
+
+
+def test_friction_events_of_an_unknown_element_or_kind_are_named() -> None:
+    r = pushed_block(20.0, 0.6, 0.5, 10.0).solve(duration=0.1, fps=20, analysis="dynamic")
+    with pytest.raises(MechanismError, match="unknown friction 'nope'"):
+        r.friction_instants("nope")
+    with pytest.raises(MechanismError, match="friction 'dry': unknown event kind 'stuck'"):
+        r.friction_instants("dry", "stuck")

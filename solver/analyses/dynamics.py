@@ -61,7 +61,7 @@ from ..model.compile import Model
 from ..model.results import FrameBuffer, Result, report_progress
 from ..model.state import State
 from .equations import Equations
-from .events import step_events
+from .events import record_friction, step_events
 from .friction import magnitudes
 from .stops import Stops, check_start
 from .switching import energy_of, freeze, friction_rates, released, stick, switched
@@ -136,6 +136,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     stepper = RadauIIA(sysm) if method == "implicit" else explicit_stepper(sysm.rhs, rtol)
     control = (PredictiveControl if method == "implicit" else StandardControl)(stepper.order)
     out = Result.empty(model, times, "dynamic")
+    if sysm.slip is not None:          # the joints held at the start
+        record_friction(out, t, np.zeros_like(sysm.slip.stuck), sysm.slip)
     out.method = stepper.name
     L = model.length_scale
     nb = model.nb
@@ -272,6 +274,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 resting = not tree and moved(model, r0, p0, r, p) <= REST * L
                 t_last, t, work = t, t + hs, work1
                 out.steps += 1
+                held = None if sysm.slip is None else sysm.slip.stuck.copy()
                 if hit.size:                     # Newton's impact law; slow rebounds rest
                     v, w, lost = stops.impact(sysm, t, r, p, v, w, hit, motion_values(model, t))
                     work += lost
@@ -307,6 +310,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         sysm.use(st)
                         freeze(sysm, stops)
                         f_end = None
+                if held is not None:             # friction's stick, slip and reversal instants
+                    record_friction(out, t, held, sysm.slip, slid)
                 if sysm.robust and not _near_singular(model, st, r, p):
                     sysm.robust, f_end = False, None     # past it: exact solves again
                 if len(sysm.ts_ref):

@@ -149,3 +149,17 @@ def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) 
     off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g))
     now = which[g[which] + off[which] <= 0.0]
     return now if now.size else which[[int(np.argmin(g[which] + off[which]))]]
+
+
+def record_friction(out, t: float, held: np.ndarray, slip, slid=()) -> None:
+    """Append to ``out.friction_events`` (Result) what changed at t for each friction
+    element: held now and not before ``held`` (Slip.stuck as it was): "stick"; held before
+    and not now: "slip"; an element of ``slid`` (its speed reached zero at t) slipping on:
+    "reverse".  Events are few: one loop over the elements that changed."""
+    names = slip.m.frictions.names
+    now = slip.stuck
+    back = np.zeros_like(now)
+    back[np.asarray(slid, dtype=int)] = True
+    for kind, which in (("stick", now & ~held), ("slip", held & ~now),
+                        ("reverse", back & ~now & ~held)):
+        out.friction_events.extend((t, names[k], kind) for k in np.flatnonzero(which))
