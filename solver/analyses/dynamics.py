@@ -260,8 +260,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 if long or hs == h or h_next < h or (method == "implicit" and h_next > h):
                     h = h_next
                 grow = long_proposal(hs, err, control.expo)
-                # the step's first event (a stop, a slip reversal, a joint breaking loose),
-                # located by re-stepping, the located step's error within the goal
+                # the step's first event (a stop, a slip reversal, a joint breaking loose, a
+                # dry coefficient's breakpoint), located by re-stepping, its error in the goal
                 ended = step_events(sysm, stepper, control, stops, t, y, f0, hs, ynew, err, norm)
                 hs, ynew, hit, slid, broke = ended.hs, ended.y1, ended.hit, ended.slid, ended.broke
                 if ended.cut:                    # cut short for its error: so is the next

@@ -1,6 +1,8 @@
 """The events inside an accepted step of a dynamic run: a rigid stop's bound reached, a
 slipping joint's speed through zero, a sticking joint's needed force reaching its static
-limit (``analyses/dynamics.py`` acts on them: impact, sticking, breaking loose).
+limit (``analyses/dynamics.py`` acts on them: impact, sticking, breaking loose), and a
+slipping dry joint's speed through its coefficient's breakpoints (where a step only ends);
+and the record of friction's events in the Result (``record_friction``).
 
 Each kind is checked at the step's end; a crossing is located by re-stepping from the
 step's start (``stops.locate``: every trial a full step of the integrator, so the state at
@@ -20,8 +22,8 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .stops import Stops, locate
 from .friction import magnitudes
+from .stops import Stops, locate
 from .switching import friction_rates, hold_margin
 
 
@@ -124,9 +126,15 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     free = slip.free()
     vq0 = friction_rates(sysm, y)
     balls = vq0 if fp.is_ball.any() else None
+    last: list = [None, None]             # the last state's rates: (state, rates)
+
+    def rates_at(yy):
+        if last[0] is not yy:
+            last[:] = yy, friction_rates(sysm, yy)
+        return last[1]
 
     def reversal(_, yy):
-        return slip.event(friction_rates(sysm, yy), balls)
+        return slip.event(rates_at(yy), balls)
 
     def margin(tt, yy):
         return hold_margin(sysm, tt, yy)
@@ -135,7 +143,7 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     side = np.sign(np.tile(magnitudes(m, vq0), 2) - breaks)
 
     def breakpoint(_, yy):
-        return side * (np.tile(magnitudes(m, friction_rates(sysm, yy)), 2) - breaks)
+        return side * (np.tile(magnitudes(m, rates_at(yy)), 2) - breaks)
     kinked = np.tile(free & (fp.static != fp.dynamic), 2) & (side != 0.0)
     return [(reversal, free), (margin, slip.stuck.copy()), (breakpoint, kinked)]
 
@@ -144,8 +152,8 @@ def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) 
     """The events of ``which`` that the located instant has reached: g + offset <= 0 there
     (``locate`` ends on the far side of the first).  The others crossed later in the step
     the event was found in, and are not events yet: a second dry pin reversing later in
-    that step must not be held now, at a speed of 2 rad/s (its hold would take its motion
-    without booking the energy: 0.08 J of 0.66 J lost in a double pendulum)."""
+    that step must not be held now, still turning at 0.37 rad/s (its hold would take its
+    motion without booking the energy: 0.024 J of 0.33 J lost in a double pendulum)."""
     off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g))
     now = which[g[which] + off[which] <= 0.0]
     return now if now.size else which[[int(np.argmin(g[which] + off[which]))]]
