@@ -96,7 +96,8 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
         hit = stops.crossed(g1)
         if hit.size:
             hs, (y1, err, g) = stops.locate(restep(gaps), gaps(None, y), g1, hit, hs, along)
-            found, located = [reached(g, hit, 0.5 * stops.tol), none, none], True
+            # the bounds in contact there, to their gap tolerance, take the impact together
+            found, located = [reached(g, hit, -stops.tol), none, none], True
     if sysm.slip is None:
         return StepEnd(hs, y1, err, *found, False, located)
     for kind, (measure, armed) in enumerate(_friction_events(sysm, t, y)):
@@ -153,7 +154,11 @@ def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) 
     (``locate`` ends on the far side of the first).  The others crossed later in the step
     the event was found in, and are not events yet: a second dry pin reversing later in
     that step must not be held now, still turning at 0.37 rad/s (its hold would take its
-    motion without booking the energy: 0.024 J of 0.33 J lost in a double pendulum)."""
+    motion without booking the energy: 0.024 J of 0.33 J lost in a double pendulum).  A
+    stop's offset is minus its gap tolerance: bounds within it of contact at the instant
+    close together and take one impact (Newton's law through all their rows; taken one by
+    one, two stops meeting at once rang against each other: 105 impacts instead of 40 in
+    0.5 s of a three-link chain)."""
     off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g))
     now = which[g[which] + off[which] <= 0.0]
     return now if now.size else which[[int(np.argmin(g[which] + off[which]))]]

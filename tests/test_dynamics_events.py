@@ -1,8 +1,10 @@
-"""Joint friction's events in dynamics (analyses/events.py): a slipping joint's reversal
-and a stuck joint breaking loose are located by re-stepping, and the located step is held
-to the run's error goal like any other, so the motion through them does not depend on
-where the output frames fall and follows the tolerance; checked against independent
-integrations of the documented law (vocabulary/friction.py) with scipy's solve_ivp."""
+"""Events inside a dynamic run's steps (analyses/events.py): a slipping joint's reversal,
+a stuck joint breaking loose, a dry coefficient's breakpoints and a stop reached are
+located by re-stepping, the located step held to the run's error goal like any other and
+only the events its instant has reached acted on, so the motion through them does not
+depend on where the output frames fall and follows the tolerance; checked against
+independent integrations of the documented friction law (vocabulary/friction.py) with
+scipy's solve_ivp, closed forms and the energy balance; and friction's record of them."""
 from __future__ import annotations
 
 import math
@@ -290,3 +292,33 @@ def test_friction_events_of_an_unknown_element_or_kind_are_named() -> None:
         r.friction_instants("nope")
     with pytest.raises(MechanismError, match="friction 'dry': unknown event kind 'stuck'"):
         r.friction_instants("dry", "stuck")
+
+
+def two_drops(h0: float, h1: float, e: float) -> Mechanism:
+    """Two 0.5 kg balls on vertical prismatic joints 1 m apart, h0 and h1 above their
+    stops (lower bound 0, restitution e)."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    for k, h in enumerate((h0, h1)):
+        m.add_part(f"ball{k}", mass=0.5, inertia=(1e-3, 1e-3, 1e-3), position=(float(k), 0.0, h))
+        m.add_marker(f"rail{k}", "ground", position=(float(k), 0.0, 0.0))
+        m.add_marker(f"shoe{k}", f"ball{k}")
+        m.add_joint(f"drop{k}", "prismatic", f"shoe{k}", f"rail{k}")
+        m.add_limit(f"floor{k}", f"drop{k}", lower=0.0, restitution=e)
+    return m
+
+
+def test_two_stops_reached_in_one_step_each_take_their_own_impact() -> None:
+    """Balls dropped from 2.0 and 2.02 m reach their stops at sqrt(2 h / g) = 0.638551 and
+    0.641736 s, both within one step at 10 fps (free fall takes steps of a frame): each is
+    its own impact at its own instant, to 1e-8 s (located to 1e-10 s), and the second
+    ball's rebound reaches e^2 h1 at 0.641736 + e sqrt(2 h1 / g) s, to 1e-9 m.  Both
+    taken at the first instant, the second ball bounced 2 cm above its stop."""
+    h0, h1, e = 2.0, 2.02, 0.8
+    t0, t1 = math.sqrt(2.0 * h0 / G), math.sqrt(2.0 * h1 / G)
+    apex = t1 * (1.0 + e)
+    r = two_drops(h0, h1, e).solve(times=np.array([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7,
+                                                   apex]), analysis="dynamic")
+    assert [names for _, names in r.impacts[:2]] == [("floor0",), ("floor1",)]
+    np.testing.assert_allclose([t for t, _ in r.impacts[:2]], [t0, t1], rtol=0.0, atol=1e-8)
+    assert abs(r.position("ball1")[-1, 2] - e * e * h1) < 1e-9
