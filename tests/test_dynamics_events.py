@@ -96,9 +96,9 @@ def test_a_dry_pin_reverses_the_same_whatever_the_frame_rate(fps: int, tolerance
     coefficient steps from dynamic to static within 1e-4 s.  Its angle at every 0.2 s
     matches the independent integration to within the tolerance's order at 20 and 25 fps
     (bounds 1e-6 and 1e-8; measured 2e-12 at either, the steps ending on the coefficient's
-    breakpoints; 2.4e-7 and 1.5e-9 with steps across them).  Stepped up to the reversal
-    without the located step's error checked, it was 7.3e-6 rad off at both tolerances,
-    the error set by where the frames cut the steps."""
+    breakpoints; 2.4e-7 and 1.5e-9 with steps across them).  A located step whose error
+    is not checked leaves it 7.3e-6 rad off at both tolerances, the error set by where the
+    frames cut the steps."""
     th0, length, mu_s, mu_d, radius = 0.5, 1.0, 0.3, 0.2, 0.05
     r = dry_pendulum(th0, length, mu_s, mu_d, radius).solve(
         duration=2.0, fps=fps, analysis="dynamic", tolerance=tolerance)
@@ -148,8 +148,8 @@ def test_two_dry_pins_reversing_in_one_step_keep_the_energy_balance() -> None:
     later step.  Kinetic + potential - work (friction's and the impacts') stays put to
     1e-6 J of the 0.33 J it exchanges (measured 2e-8 J), and the motion is the one at
     tolerance 1e-9 and 240 fps: the same four impacts to 1e-6 s and link 2's centre to
-    1e-6 m at the end (measured 1e-9).  Holding both pins at the first reversal stopped j1
-    turning at 0.37 rad/s without booking the energy: 0.024 J lost, the last impact
+    1e-6 m at the end (measured 1e-9).  Holding both pins at the first reversal would stop
+    j1 turning at 0.37 rad/s without booking the energy: 0.024 J lost, the last impact
     0.008 s early."""
     build = lambda: dry_double_pendulum(-1.85, 0.915, -0.725, 1.154)  # noqa: E731
     r = build().solve(duration=0.5, fps=24, analysis="dynamic")
@@ -223,9 +223,9 @@ def test_a_dry_slide_follows_the_tolerance_through_its_coefficients_breakpoints(
     coefficient's breakpoints 1e-3 and 1.5e-3 m/s, where mu(|v|) is only once
     differentiable.  Its position at every frame matches the independent integration to
     1e-7 m at tolerance 1e-6 (25 fps) and 1e-9 m at 1e-9 (60 fps) (measured 2.2e-10 and
-    2.7e-11).  With steps across the breakpoints their error went unseen: 4.7e-7 m and
-    4.3e-8 m (the second reversal 1e-7 s early); with the located steps unchecked as well,
-    4.2e-5 m at 25 fps."""
+    2.7e-11).  Steps across the breakpoints hide their error from the estimate: 4.7e-7 m
+    and 4.3e-8 m (the second reversal 1e-7 s early); with the located steps unchecked as
+    well, 4.2e-5 m at 25 fps."""
     x0, k, mu_s, mu_d = 0.1, 100.0, 0.3, 0.2
     r = dry_oscillator(x0, k, mu_s, mu_d).solve(duration=2.0, fps=fps, analysis="dynamic",
                                                  tolerance=tolerance)
@@ -313,7 +313,7 @@ def test_two_stops_reached_in_one_step_each_take_their_own_impact() -> None:
     0.641736 s, both within one step at 10 fps (free fall takes steps of a frame): each is
     its own impact at its own instant, to 1e-8 s (located to 1e-10 s), and the second
     ball's rebound reaches e^2 h1 at 0.641736 + e sqrt(2 h1 / g) s, to 1e-9 m.  Both
-    taken at the first instant, the second ball bounced 2 cm above its stop."""
+    taken at the first instant, the second ball would bounce 2 cm above its stop."""
     h0, h1, e = 2.0, 2.02, 0.8
     t0, t1 = math.sqrt(2.0 * h0 / G), math.sqrt(2.0 * h1 / G)
     apex = t1 * (1.0 + e)

@@ -13,8 +13,8 @@ for events again.  What happens just before an event is often the least smooth p
 motion (a dry joint's coefficient rising from dynamic to static in the last 1e-4 s before
 its slip reverses, at the default transition speed of 1e-3 rad/s), and an accepted step
 that spans the event says nothing about the shorter step that ends on it: unchecked, such a
-step carried an error of 6e4 times its goal into the rest of the run, whatever the
-tolerance, and how large it was depended on where the output frames cut the steps.
+step can carry an error of 6e4 times its goal into the rest of the run, whatever the
+tolerance, its size set by where the output frames cut the steps.
 """
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) 
     motion without booking the energy: 0.024 J of 0.33 J lost in a double pendulum).  A
     stop's offset is minus its gap tolerance: bounds within it of contact at the instant
     close together and take one impact (Newton's law through all their rows; taken one by
-    one, two stops meeting at once rang against each other: 105 impacts instead of 40 in
+    one, two stops meeting at once ring against each other: 105 impacts instead of 40 in
     0.5 s of a three-link chain)."""
     off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g))
     now = which[g[which] + off[which] <= 0.0]
