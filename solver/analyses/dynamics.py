@@ -264,6 +264,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 # dry coefficient's breakpoint), located by re-stepping, its error in the goal
                 ended = step_events(sysm, stepper, control, stops, t, y, f0, hs, ynew, err, norm)
                 hs, ynew, hit, slid, broke = ended.hs, ended.y1, ended.hit, ended.slid, ended.broke
+                if ended.err > 1.0:              # cut to MIN_STEP, still over the goal
+                    fail(f"integration failed at t = {t:.6g} s: a step ending on an event "
+                         f"stays over the error goal at {hs:.1e} s (a discontinuity or an "
+                         "extremely stiff element)", k, t)
                 if ended.cut:                    # cut short for its error: so is the next
                     h = min(h, control.accepted(hs, ended.err, stepper))
                 # the last stage at the new point, unless the end is a located instant

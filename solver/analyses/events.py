@@ -29,9 +29,10 @@ from .switching import friction_rates, hold_margin
 
 class StepEnd(NamedTuple):
     """An accepted step: its size hs (s), its end y1 (packed state), its error norm (<= 1
-    unless the step reached MIN_STEP), and the events at its end (indices): stop bounds
-    ``hit``, slipping friction elements whose speed reached zero ``slid``, sticking ones
-    whose needed force reached the static limit ``broke`` (at most one kind non-empty);
+    unless the step was cut below MIN_STEP: the run stops there), and the events at its
+    end (indices): stop bounds ``hit``, slipping friction elements whose speed reached
+    zero ``slid``, sticking ones whose needed force reached the static limit ``broke`` (at
+    most one kind non-empty);
     ``cut``: the step was cut short of where the control put it, for its error at an
     event; ``located``: its end is a located instant (the stepper's last stage is then
     a trial's, not this step's)."""
