@@ -250,10 +250,11 @@ class Result:
         order (``friction_events`` has them all, each with its element and kind): "stick"
         (held from then on: its relative speed reached zero with the needed force within
         mu_s L + preload, or at rest at the start), "slip" (a held joint breaks loose: the
-        needed force exceeded the limit), "reverse" (its relative speed reached zero, or a
-        ball's STILL times its transition speed, and it slipped on without holding: its
-        friction turned round); ``kind`` None: all of them.  Instants lie between frames
-        (located to 1e-10 s), not on them."""
+        needed force exceeded the limit), "reverse" (its relative speed reached zero, a
+        ball's a hundredth of its transition speed, and it slipped on without holding: its
+        friction turned round); ``kind`` None: all of them.  Each instant is where it
+        happened (located to 1e-10 s), not a frame's.  A slip turned round by an impact's
+        velocity jump is not among them (``impacts`` has the impact)."""
         fp = self.model.frictions
         if fp is None or name not in fp.names:
             raise MechanismError(f"unknown friction {name!r}")
