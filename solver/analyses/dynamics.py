@@ -61,10 +61,10 @@ from ..model.compile import Model
 from ..model.results import FrameBuffer, Result, report_progress
 from ..model.state import State
 from .equations import Equations
+from .events import record_friction, step_events
 from .friction import magnitudes
-from .stops import Stops, check_start, locate
-from .switching import (energy_of, freeze, friction_rates, hold_margin, let_go, released,
-                        rest_at_start, stick, switched)
+from .stops import Stops, check_start
+from .switching import energy_of, freeze, friction_rates, released, rest_at_start, stick, switched
 from .structure import Structure, open_tree
 
 
@@ -141,6 +141,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     stepper = RadauIIA(sysm) if method == "implicit" else explicit_stepper(sysm.rhs, rtol)
     control = (PredictiveControl if method == "implicit" else StandardControl)(stepper.order)
     out = Result.empty(model, times, "dynamic")
+    if sysm.slip is not None:          # the joints held at the start
+        record_friction(out, t, np.zeros_like(sysm.slip.stuck), sysm.slip)
     out.method = stepper.name
     L = model.length_scale
     nb = model.nb
@@ -263,55 +265,25 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 if long or hs == h or h_next < h or (method == "implicit" and h_next > h):
                     h = h_next
                 grow = long_proposal(hs, err, control.expo)
-                hit = np.zeros(0, dtype=int)
-                if stops is not None:            # a stop reached within the step: its instant
-                    g1 = stops.gaps_at(*sysm.unpack(ynew)[:2], sysm.track)
-                    hit = stops.crossed(g1)
-                    if hit.size:
-                        g0 = stops.gaps_at(r, p, sysm.track)
-
-                        def restep(hh: float):
-                            yy = stepper.step(t, y, f0, hh, norm)[0]
-                            return yy, stops.gaps_at(*sysm.unpack(yy)[:2], sysm.track)
-
-                        def along(th: float):     # the gaps on the step's dense output
-                            return stops.gaps_at(*sysm.unpack(stepper.dense(th))[:2],
-                                                 sysm.track)
-                        hs, ynew, hit = stops.locate(restep, g0, g1, hit, hs, along)
-                slid = np.zeros(0, dtype=int)
-                if sysm.slip is not None and not hit.size and sysm.slip.free().any():
-                    # a slipping joint's speed through zero: its instant
-                    vq0 = friction_rates(sysm, y) if model.frictions.is_ball.any() else None
-
-                    def event(yy):
-                        return sysm.slip.event(friction_rates(sysm, yy), vq0)
-                    s1 = event(ynew)
-                    slid = np.flatnonzero(sysm.slip.free() & (s1 <= 0.0))
-                    if slid.size:
-                        def restep(hh: float):
-                            yy = stepper.step(t, y, f0, hh, norm)[0]
-                            return yy, event(yy)
-                        hs, ynew = locate(restep, event(y), s1, slid, hs)
-                broke = np.zeros(0, dtype=int)
-                if (sysm.slip is not None and sysm.slip.stuck.any() and not hit.size
-                        and not slid.size):     # a sticking joint's needed force reaching the limit
-                    m1 = hold_margin(sysm, t + hs, ynew)
-                    broke = over = np.flatnonzero(m1 < 0.0)
-                    if over.size:
-                        def restep(hh: float):
-                            yy = stepper.step(t, y, f0, hh, norm)[0]
-                            return yy, hold_margin(sysm, t + hh, yy)
-                        hs, ynew = locate(restep, hold_margin(sysm, t, y), m1, over, hs)
-                if (stops is not None and stops.resting.any() and not hit.size
-                        and not slid.size and not broke.size):   # a resting stop to pull
-                    hs, ynew = let_go(sysm, stops, stepper, t, y, f0, hs, ynew, norm)
-                f_end = getattr(stepper, "k_end", None)
+                # the step's first event (a stop, a slip reversal, a joint breaking loose, a
+                # dry coefficient's breakpoint), located by re-stepping, its error in the goal
+                ended = step_events(sysm, stepper, control, stops, t, y, f0, hs, ynew, err, norm)
+                hs, ynew, hit, slid, broke = ended.hs, ended.y1, ended.hit, ended.slid, ended.broke
+                if ended.err > 1.0:              # cut to MIN_STEP, still over the goal
+                    fail(f"integration failed at t = {t:.6g} s: a step ending on an event "
+                         f"stays over the error goal at {hs:.1e} s (a discontinuity or an "
+                         "extremely stiff element)", k, t)
+                if ended.cut:                    # cut short for its error: so is the next
+                    h = min(h, control.accepted(hs, ended.err, stepper))
+                # the last stage at the new point, unless the end is a located instant
+                f_end = None if ended.located else getattr(stepper, "k_end", None)
                 r1, p1, v1, w1, work1 = sysm.unpack(ynew)
                 r0, p0 = r, p
                 r, p, v, w = sysm.project(t + hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
                 resting = not tree and moved(model, r0, p0, r, p) <= REST * L
                 t_last, t, work = t, t + hs, work1
                 out.steps += 1
+                held = None if sysm.slip is None else sysm.slip.stuck.copy()
                 if hit.size:                     # Newton's impact law; slow rebounds rest
                     v, w, lost, struck = stops.impact(sysm, t, r, p, v, w, hit,
                                                       motion_values(model, t))
@@ -351,6 +323,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         sysm.use(st)
                         freeze(sysm, stops)
                         f_end = None
+                if held is not None:             # friction's stick, slip and reversal instants
+                    record_friction(out, t, held, sysm.slip, slid)
                 if sysm.robust and not _near_singular(model, st, r, p):
                     sysm.robust, f_end = False, None     # past it: exact solves again
                 if len(sysm.ts_ref):

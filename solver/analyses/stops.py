@@ -17,9 +17,9 @@ kept rows while the coordinate is inside its range; its gap g = sgn (q - bound) 
   before.  A rebound slower than the bound's rest speed becomes resting contact: the row
   joins the kept rows (the projection holds q at the bound) until the stop would have to
   pull, when it is released: at once after the impact, or at the instant within a step
-  its push -sgn lambda falls to zero (located by re-stepping, ``switching.let_go``).  A
+  its push -sgn lambda falls to zero (located by re-stepping, ``events._release_event``).  A
   run that starts on a bound at rest (below its rest speed) starts resting on it.  Of the
-  bounds a step crosses, only those reached at the located instant are struck (``reached``).  The kinetic energy lost at an
+  bounds a step crosses, only those reached at the located instant are struck (``events.reached``).  The kinetic energy lost at an
   impact is added to the work of non-conservative loads, so kinetic + potential - work stays
   constant (Result.energy).
 - Kinematic sweep: a motion that drives a coordinate past a bound stops the sweep there
@@ -127,15 +127,6 @@ def dense_guess(value, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: floa
     return theta * hs
 
 
-def reached(hit: np.ndarray, g: np.ndarray) -> np.ndarray:
-    """The bounds of ``hit`` (crossed by the end of a step) that the located instant's gaps
-    ``g`` put at or past their bound.  Two stops on one coordinate a few centimetres apart
-    are both crossed by a step that falls past the second, but only the first is reached at
-    the impact: holding both at their bounds asks the coordinate to be in two places."""
-    at = hit[g[hit] <= 0.0]
-    return at if at.size else hit[[int(np.argmin(g[hit]))]]
-
-
 def _worst(hit: np.ndarray, offset, g0: np.ndarray):
     off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g0))
     return lambda g: float(np.min(g[hit] + off[hit]))
@@ -198,17 +189,9 @@ class Stops:
         """The first instant in (0, hs] where one of the ``hit`` bounds' gaps reaches -tol/2
         (inside the tolerance either way): ``locate`` with the stops' offsets; ``dense``:
         the gaps along the step's dense output, for the first trial (``dense_guess``).
-        Returns the step to it, the state there and the bounds reached there (``reached``):
-        of the bounds the whole step crossed, only those the coordinate is at then."""
+        Which bounds the instant has reached is the caller's (``events.reached``)."""
         guess = None if dense is None else dense_guess(dense, g0, g1, hit, hs, 0.5 * self.tol)
-        seen = {}
-
-        def trial(h: float):
-            y, g = step(h)
-            seen[h] = g
-            return y, g
-        h, y = locate(trial, g0, g1, hit, hs, 0.5 * self.tol, guess)
-        return h, y, reached(hit, seen.get(h, g1))
+        return locate(step, g0, g1, hit, hs, 0.5 * self.tol, guess)
 
     def impact(self, sysm, t: float, r, p, v, w, hit: np.ndarray, f: np.ndarray):
         """Newton's impact law at (t, r, p): new (v, w), the kinetic energy change (J, <= 0)
@@ -246,7 +229,7 @@ class Stops:
 
     def release(self, lam: np.ndarray) -> bool:
         """Let go of resting bounds whose stop would pull or carries nothing (push -sgn
-        lambda <= 0: the instant a push falls to zero is located, ``switching.let_go``, and
+        lambda <= 0: the instant a push falls to zero is located, ``events._release_event``, and
         the state there may have it exactly zero); True if any."""
         push = -self.lm.sgn * lam[self.lm.rows]
         go = self.resting & (push <= 0.0)

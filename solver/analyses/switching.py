@@ -10,7 +10,7 @@ from ..algebra.newton import scaled_jacobian
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, row_rates
 from ..kernels.forces import total_forces
 from .friction import STILL, Slip, limit as friction_limit, loads, magnitudes, needed, rates
-from .stops import Stops, kinetic, locate
+from .stops import Stops, kinetic
 from .structure import Structure
 
 
@@ -167,27 +167,6 @@ def stop_push(sysm, stops: Stops, t: float, y: np.ndarray) -> np.ndarray:
     lam = sysm.accelerations(t, r, p, v, w)[1]
     push = -stops.lm.sgn * lam[stops.lm.rows]
     return np.where(stops.resting, push, np.inf)
-
-
-def let_go(sysm, stops: Stops, stepper, t: float, y: np.ndarray, f0: np.ndarray,
-           hs: float, ynew: np.ndarray, norm) -> tuple[float, np.ndarray]:
-    """The accepted step (t, t + hs) -> ynew cut at the instant a resting stop's push falls
-    to zero (``stop_push``: located by re-stepping, as an impact), when one that pushed at
-    the step's start pulls at its end; else the step unchanged.  The run lets it go there
-    (``released``), so a coordinate the load turns away leaves its stop then, not a step
-    later."""
-    pushed = stop_push(sysm, stops, t + hs, ynew)
-    if not (pushed < 0.0).any():
-        return hs, ynew
-    start = stop_push(sysm, stops, t, y)
-    pulls = np.flatnonzero((pushed < 0.0) & (start > 0.0))
-    if not pulls.size:        # pulling from the start already: let go at the step's end
-        return hs, ynew
-
-    def restep(hh: float):
-        yy = stepper.step(t, y, f0, hh, norm)[0]
-        return yy, stop_push(sysm, stops, t + hh, yy)
-    return locate(restep, start, pushed, pulls, hs)
 
 
 def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):

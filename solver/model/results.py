@@ -13,6 +13,9 @@ from .impacts import Impact
 from .state import State
 
 
+FRICTION_EVENT_KINDS = ("stick", "slip", "reverse")     # Result.friction_events' kinds
+
+
 class Result:
     """Output frames of one analysis.  Positions are of the part-frame origin, orientations
     (w, x, y, z) of the part frame, all vectors in world axes, SI units."""
@@ -26,6 +29,8 @@ class Result:
         self.notes: list[str] = []           # things the user should know about this result
         self.impacts: list[Impact] = []      # each impact at rigid stops (model/impacts.py)
         self._friction = np.zeros((n, len(model.frictions.rows) if model.frictions else 0))
+        # dynamics: (t, friction element, "stick" | "slip" | "reverse") of each friction event
+        self.friction_events: list[tuple[float, str, str]] = []
         self.stable: bool | None = None      # statics: is the equilibrium stable
         self.rest_from: int | None = None    # dynamics: the frame whose pose the later frames hold
         self.times = np.asarray(times, dtype=float)
@@ -97,7 +102,8 @@ class Result:
         out = Result(self.model, self.times[:k], self.analysis)
         for name in self._FRAME_FIELDS:
             setattr(out, name, getattr(self, name)[:k].copy())
-        out.impacts = list(self.impacts)
+        out.impacts = list(self.impacts)                     # every one before the failure
+        out.friction_events = list(self.friction_events)
         return out
 
     def hold(self, k: int) -> None:
@@ -255,6 +261,25 @@ class Result:
         k = fp.names.index(name)
         parts = self._friction[:, fp.element == k].copy()
         return parts if fp.is_ball[k] else parts[:, 0]
+
+    def friction_instants(self, name: str, kind: str | None = None) -> np.ndarray:
+        """(k,) the instants (s) of a friction element's events in a dynamic run, in time
+        order (``friction_events`` has them all, each with its element and kind): "stick"
+        (held from then on: its relative speed reached zero with the needed force within
+        mu_s L + preload, or at rest at the start), "slip" (a held joint breaks loose: the
+        needed force exceeded the limit), "reverse" (its relative speed reached zero, a
+        ball's a hundredth of its transition speed, and it slipped on without holding: its
+        friction turned round); ``kind`` None: all of them.  Each instant is where it
+        happened (located to 1e-10 s), not a frame's.  A slip turned round by an impact's
+        velocity jump is not among them (``impacts`` has the impact)."""
+        fp = self.model.frictions
+        if fp is None or name not in fp.names:
+            raise MechanismError(f"unknown friction {name!r}")
+        if kind is not None and kind not in FRICTION_EVENT_KINDS:
+            raise MechanismError(f"friction {name!r}: unknown event kind {kind!r}; the kinds "
+                                 f"are {', '.join(map(repr, FRICTION_EVENT_KINDS))}")
+        return np.array([t for t, who, what in self.friction_events
+                         if who == name and (kind is None or what == kind)], dtype=float)
 
     def limit(self, name: str) -> np.ndarray:
         """(n,) the generalized force a limit's stops apply along its joint coordinate (N m on

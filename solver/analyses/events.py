@@ -1,0 +1,195 @@
+"""The events inside an accepted step of a dynamic run: a rigid stop's bound reached, a
+slipping joint's speed through zero, a sticking joint's needed force reaching its static
+limit (``analyses/dynamics.py`` acts on them: impact, sticking, breaking loose), and a
+slipping dry joint's speed through its coefficient's breakpoints and a resting stop's push
+through zero (where a step only ends: the run lets that stop go at the step's end);
+and the record of friction's events in the Result (``record_friction``).
+
+Each kind is checked at the step's end; a crossing is located by re-stepping from the
+step's start (``stops.locate``: every trial a full step of the integrator, so the state at
+the event is the integrator's own, never an interpolation).  The located step is then a
+step like any other, and its own error estimate must be within the goal (err <= 1): when it
+is not, the step is cut as a rejected step is (``control.rejected``) and its end checked
+for events again.  What happens just before an event is often the least smooth part of the
+motion (a dry joint's coefficient rising from dynamic to static in the last 1e-4 s before
+its slip reverses, at the default transition speed of 1e-3 rad/s), and an accepted step
+that spans the event says nothing about the shorter step that ends on it: unchecked, such a
+step can carry an error of 6e4 times its goal into the rest of the run, whatever the
+tolerance, its size set by where the output frames cut the steps.
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from .friction import magnitudes
+from .stops import Stops, locate
+from .switching import friction_rates, hold_margin, stop_push
+
+
+class StepEnd(NamedTuple):
+    """An accepted step: its size hs (s), its end y1 (packed state), its error norm (<= 1
+    unless the step was cut below MIN_STEP: the run stops there), and the events at its
+    end (indices): stop bounds ``hit``, slipping friction elements whose speed reached
+    zero ``slid``, sticking ones whose needed force reached the static limit ``broke`` (at
+    most one kind non-empty);
+    ``cut``: the step was cut short of where the control put it, for its error at an
+    event; ``located``: its end is a located instant (the stepper's last stage is then
+    a trial's, not this step's)."""
+    hs: float
+    y1: np.ndarray
+    err: float
+    hit: np.ndarray
+    slid: np.ndarray
+    broke: np.ndarray
+    cut: bool
+    located: bool = False
+
+
+MIN_STEP = 1e-12     # a step cut for its error stops being cut below this x max(1, |t|) s
+
+
+def step_events(sysm, stepper, control, stops: Stops | None, t: float, y: np.ndarray,
+                f0: np.ndarray, hs: float, y1: np.ndarray, err: float,
+                norm: Callable) -> StepEnd:
+    """The accepted step (t, y) -> y1 of size hs (error norm err <= 1) ended at its first
+    event, if any, with the located step's error within the goal: a located step whose
+    error exceeds it is cut (``control.rejected``) and the shorter step's end checked for
+    events again, until a step's error is within the goal.  ``sysm``: the run's Equations;
+    ``stepper``, ``control``, ``norm``: its integrator, step control and error norm."""
+    cut = False
+    while True:
+        end = _first_event(sysm, stepper, stops, t, y, f0, hs, y1, err, norm)
+        if end.err <= 1.0 or end.hs < MIN_STEP * max(1.0, abs(t)):
+            return end._replace(cut=cut)
+        hs = control.rejected(end.hs, end.err, stepper)
+        y1, err = stepper.step(t, y, f0, hs, norm)
+        cut = True
+
+
+def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0: np.ndarray,
+                 hs: float, y1: np.ndarray, err: float, norm: Callable) -> StepEnd:
+    """The step's first event located, or the step as it is; the returned error is the
+    located step's own.  Each kind in turn (stops, slip reversals, breaking loose, the
+    coefficient's breakpoints) is checked at the end of the step as the kinds before left
+    it, and located within it: the step ends on the earliest event, and only that kind's
+    events are acted on (a later kind's location drops an earlier kind's, now ahead)."""
+    none = np.zeros(0, dtype=int)
+    found = [none, none, none]        # hit, slid, broke
+    located = False
+
+    def restep(measure):
+        """A trial step of size hh for ``locate``: ((its end, its error, the event
+        function there), the event function ``measure(t_end, y_end)`` there)."""
+        def trial(hh: float):
+            yy, ee = stepper.step(t, y, f0, hh, norm)
+            g = measure(t + hh, yy)
+            return (yy, ee, g), g
+        return trial
+
+    if stops is not None:                # a stop reached within the step: its instant
+        def gaps(_, yy):
+            return stops.gaps_at(*sysm.unpack(yy)[:2], sysm.track)
+
+        def along(th: float):            # the gaps on the step's dense output
+            return gaps(None, stepper.dense(th))
+        g1 = gaps(None, y1)
+        hit = stops.crossed(g1)
+        if hit.size:
+            hs, (y1, err, g) = stops.locate(restep(gaps), gaps(None, y), g1, hit, hs, along)
+            # the bounds in contact there, to their gap tolerance, take the impact together
+            found, located = [reached(g, hit, -stops.tol), none, none], True
+    kinds = _friction_events(sysm, t, y) if sysm.slip is not None else [(None, None, None)] * 3
+    if stops is not None and stops.resting.any():
+        kinds.append(_release_event(sysm, stops, t, y))
+    for kind, (measure, armed, at_start) in enumerate(kinds):
+        if armed is None or not armed.any():
+            continue
+        g1 = measure(t + hs, y1)
+        which = np.flatnonzero(armed & (g1 <= 0.0))
+        if which.size:
+            hs, (y1, err, g) = locate(restep(measure), at_start, g1, which, hs)
+            found, located = [none, none, none], True
+            if kind < 2:                 # a breakpoint of mu, a stop let go: the step ends
+                found[kind + 1] = reached(g, which)
+    return StepEnd(hs, y1, err, *found, False, located)
+
+
+def _release_event(sysm, stops: Stops, t: float, y: np.ndarray):
+    """(event function, armed, its value at the step's start) of a resting stop letting go:
+    its push (``stop_push``) through zero, armed for the stops that push at the step's start.
+    The step ends at the instant; the run lets the stop go there (``released``), so a
+    coordinate the load turns away leaves its stop then, not at the step's end (a plastic
+    impact's pendulum held to the next frame: 0.07 rad off at 1 s at 24 fps).  A stop that
+    pulls from the step's start already is let go at its end."""
+    def push(tt, yy):
+        return stop_push(sysm, stops, tt, yy)
+    start = push(t, y)
+    return push, start > 0.0, start
+
+
+def _friction_events(sysm, t: float, y: np.ndarray):
+    """[(event function (t, y) -> g, which of its entries are armed, g at (t, y))] of friction, in the
+    order they are located: a slipping element's q' . d through zero (Slip.event), a stuck
+    one's hold margin through zero (hold_margin), and a slipping element's speed through
+    its coefficient's breakpoints v_s and 1.5 v_s, where mu(|q'|) is only once
+    differentiable (coefficient's cubic step; no breakpoint when mu_s = mu_d).  A step
+    across a breakpoint has an error its embedded estimate does not see (both solutions
+    of the pair miss the kink alike): a dry slide's reversal 1e-7 s early at tolerance
+    1e-9, its position 4e-8 m off; ending the steps there leaves each step smooth."""
+    m, slip = sysm.m, sysm.slip
+    fp = m.frictions
+    free = slip.free()
+    vq0 = friction_rates(sysm, y)
+    balls = vq0 if fp.is_ball.any() else None
+    last: list = [None, None]             # the last state's rates: (state, rates)
+
+    def rates_at(yy):
+        if last[0] is not yy:
+            last[:] = yy, friction_rates(sysm, yy)
+        return last[1]
+
+    def reversal(_, yy):
+        return slip.event(rates_at(yy), balls)
+
+    def margin(tt, yy):
+        return hold_margin(sysm, tt, yy)
+
+    breaks = np.concatenate([fp.speed, 1.5 * fp.speed])
+    side = np.sign(np.tile(magnitudes(m, vq0), 2) - breaks)
+
+    def breakpoint(_, yy):
+        return side * (np.tile(magnitudes(m, rates_at(yy)), 2) - breaks)
+    kinked = np.tile(free & (fp.static != fp.dynamic), 2) & (side != 0.0)
+    return [(reversal, free, reversal(t, y)), (margin, slip.stuck.copy(), margin(t, y)),
+            (breakpoint, kinked, breakpoint(t, y))]
+
+
+def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) -> np.ndarray:
+    """The events of ``which`` that the located instant has reached: g + offset <= 0 there
+    (``locate`` ends on the far side of the first).  The others crossed later in the step
+    the event was found in, and are not events yet: a second dry pin reversing later in
+    that step must not be held now, still turning at 0.37 rad/s (its hold would take its
+    motion without booking the energy: 0.024 J of 0.33 J lost in a double pendulum).  A
+    stop's offset is minus its gap tolerance: bounds within it of contact at the instant
+    close together and take one impact (Newton's law through all their rows; taken one by
+    one, two stops meeting at once ring against each other: 105 impacts instead of 40 in
+    0.5 s of a three-link chain)."""
+    off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g))
+    now = which[g[which] + off[which] <= 0.0]
+    return now if now.size else which[[int(np.argmin(g[which] + off[which]))]]
+
+
+def record_friction(out, t: float, held: np.ndarray, slip, slid=()) -> None:
+    """Append to ``out.friction_events`` (Result) what changed at t for each friction
+    element: held now and not before ``held`` (Slip.stuck as it was): "stick"; held before
+    and not now: "slip"; an element of ``slid`` (its speed reached zero at t) slipping on:
+    "reverse".  Events are few: one loop over the elements that changed."""
+    names = slip.m.frictions.names
+    now = slip.stuck
+    back = np.zeros_like(now)
+    back[np.asarray(slid, dtype=int)] = True
+    for kind, which in (("stick", now & ~held), ("slip", held & ~now),
+                        ("reverse", back & ~now & ~held)):
+        out.friction_events.extend((t, names[k], kind) for k in np.flatnonzero(which))
