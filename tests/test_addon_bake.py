@@ -138,8 +138,8 @@ def test_motion_on_a_prismatic_joint_drives_its_slide(blender, extension) -> Non
 
 @pytest.mark.parametrize("scale", [(-0.8, 0.1, 0.05), (-1.0, -0.1, 0.1)])
 def test_negative_scale_bakes_the_solver_pose(blender, extension, scale) -> None:
-    """Issue 14 defect 2: a pendulum arm mirrored by a negative scale (one axis: a
-    reflection; two: a half turn about the third, as design.md's polar decomposition reads
+    """A pendulum arm mirrored by a negative scale (one axis: a
+    reflection; two: a half turn about the third, as the polar decomposition reads
     them) keeps its scale channel, and the baked rotation with it puts the arm and its
     markers at the solver's frames: the world matrices [R(q) S, position] of the part and
     the marker frames of Result.marker_frame, at frames 1, 9 and 25."""
@@ -444,7 +444,7 @@ def test_rebake_replaces_and_clear_restores(blender) -> None:
 
 
 def test_part_animation_plays_beside_the_bake(blender) -> None:
-    """Issue 14 defect 1: a part's own animation (a custom property, its scale, its render
+    """A part's own animation (a custom property, its scale, its render
     visibility) keeps playing after Bake and the baked location and rotation play with it;
     the user's action stays the active one, slot and keys unchanged; Clear Bake leaves the
     scene as it was before the bake."""

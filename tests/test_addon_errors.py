@@ -102,7 +102,7 @@ def flat_part(bpy) -> None:
 
 
 def no_density(bpy) -> None:
-    """Issue 14 defect 3: a density of 0 (or typed below 0: the property stops at 0) is
+    """A density of 0 (or typed below 0: the property stops at 0) is
     refused, not stored as a tiny positive density."""
     d = baked(bpy, bs.pendulum)
     d["arm"].mechanism.density = -5.0
@@ -228,7 +228,7 @@ def test_lock_up_message_names_one_frame(blender) -> None:
 
 
 def test_density_not_above_0_is_kept_and_flagged_in_the_panel(blender) -> None:
-    """Issue 14 defect 3: the Density field stops at 0 (not at a tiny positive density that
+    """The Density field stops at 0 (not at a tiny positive density that
     looks like 0), and the panel marks a density of 0 in red with the reason."""
     bpy = blender
     arm = bs.pendulum(bpy)["arm"]

@@ -100,7 +100,7 @@ def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:
 
 
 def test_export_csv_of_an_unsaved_file(blender, tmp_path, monkeypatch, capfd) -> None:
-    """Issue 14: in an unsaved file the default path '//mechanism.csv' has no folder: Export
+    """In an unsaved file the default path '//mechanism.csv' has no folder: Export
     CSV says so and writes nothing (not into the folder Blender was started from); once the
     file is saved it writes next to it and reports the absolute path."""
     bpy = blender
@@ -195,7 +195,7 @@ def test_spring_force_and_torsion_through_the_scene(blender) -> None:
                                         ("PARALLEL_AXES", "Parallel-axes rod-piston"),
                                         ("REVOLUTE", "Revolute rod-piston")])
 def test_connect_names_the_joint_by_its_kind(blender, kind: str, name: str) -> None:
-    """Issue 14: Connect names a joint as the Kind menu labels its kind, then the parts
+    """Connect names a joint as the Kind menu labels its kind, then the parts
     (not 'In_Line rod-piston')."""
     bpy = blender
     rod = bs.add_box(bpy, "rod", (0.3, 0.02, 0.02), (0.0, 0.0, 0.0))
@@ -207,7 +207,7 @@ def test_connect_names_the_joint_by_its_kind(blender, kind: str, name: str) -> N
 
 
 def test_greyed_out_buttons_say_why(blender) -> None:
-    """Issue 14: Bake in Edit Mode, Connect without two parts and Add Marker without an
+    """Bake in Edit Mode, Connect without two parts and Add Marker without an
     active part are unavailable, and the reason comes with them (poll_message_set: the
     tooltip in the UI, the error text in a script)."""
     bpy = blender
@@ -226,7 +226,7 @@ def test_greyed_out_buttons_say_why(blender) -> None:
 
 
 def test_panel_mass_is_never_a_stale_or_zero_number(blender) -> None:
-    """Issue 14: before Check the part's panel says when its mass is computed (not "Mass 0
+    """Before Check the part's panel says when its mass is computed (not "Mass 0
     kg"); after Check it shows the 10 kg of the 1 x 0.1 x 0.1 m arm at 1000 kg/m^3 and its
     inertia; a new density hides the old number until Bake computes 20 kg."""
     bpy = blender

@@ -1,4 +1,4 @@
-"""Couplers (issue 12): gears, racks, screws and general couplers between joint coordinates,
+"""Couplers: gears, racks, screws and general couplers between joint coordinates,
 against closed forms on every analysis path: the ratio over 1,000 turns (kinematic sweep),
 a planetary train against the Willis formula, screw advance per turn, rack travel, the
 natural frequency and energy of a geared torsion oscillator (dynamics), an equilibrium

@@ -1,4 +1,4 @@
-"""Joints on curves (issue 12): a point on a curve (pin in a slot) and a planar cam, against
+"""Joints on curves: a point on a curve (pin in a slot) and a planar cam, against
 closed forms: a bead on a circular track is a point pendulum (normal force m g (3 cos th -
 2 cos th0), the period by the complete elliptic integral, its equilibrium under a side
 force); an eccentric disc cam under a roller (the centres stay R + rho apart) and under a

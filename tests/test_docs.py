@@ -167,3 +167,27 @@ def test_links_between_the_pages_lead_somewhere() -> None:
 
 def test_readme_stays_a_short_front_door() -> None:
     assert len(read(os.path.join(ROOT, "README.md")).splitlines()) < 200
+
+
+HISTORY = re.compile(r"[Ii]ssues? \d+|\bseeds? ?0\d\d|design\.md|shared/(docs|seeds)|"
+                     r"(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth) session|"
+                     r"\b[Rr]ound (one|two|three)\b")
+
+
+def test_no_development_history_in_the_product() -> None:
+    """README, docs/, the code, its tests, benches and samples name no issue, session or
+    round of development, and cite no file outside the repository (the history is the git
+    log and CHANGELOG.md; the sources are docs/references.md's)."""
+    found = []
+    for folder in ("solver", "addon", "tests", "bench", "sample_scenes", "docs", ".ci"):
+        for path in glob.glob(os.path.join(ROOT, folder, "**", "*"), recursive=True):
+            if os.path.isfile(path) and path.endswith((".py", ".md", ".toml", ".txt", "")) \
+                    and "__pycache__" not in path and path != os.path.abspath(__file__):
+                try:
+                    text = read(path)
+                except UnicodeDecodeError:
+                    continue
+                found += [f"{os.path.relpath(path, ROOT)}: {m.group(0)}" for m in HISTORY.finditer(text)]
+    for name in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "blender_manifest.toml", "pyproject.toml"):
+        found += [f"{name}: {m.group(0)}" for m in HISTORY.finditer(read(os.path.join(ROOT, name)))]
+    assert not found, found

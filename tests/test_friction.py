@@ -1,4 +1,4 @@
-"""Joint friction with sticking (issue 13) against closed forms: a block on an incline
+"""Joint friction with sticking against closed forms: a block on an incline
 sticks below the friction angle and slides with a = g (sin a - mu_d cos a) above it; a
 pressing load raises the friction (it grows with the joint's reaction); a pendulum with a
 dry pin loses 2 mu r / L of amplitude per half swing and stops inside its dead band; the

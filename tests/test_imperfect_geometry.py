@@ -1,4 +1,4 @@
-"""Imperfect geometry (issue 11): tolerances relative to the model's size, redundant
+"""Imperfect geometry: tolerances relative to the model's size, redundant
 equations that disagree a little (a CAD export's rounded positions) accepted with a warning
 naming the joints and the gap, a real mismatch refused with the gap in metres, and motions
 that over-drive a loop named as such."""

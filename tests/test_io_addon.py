@@ -315,7 +315,7 @@ def test_basis_pose_keeps_a_negative_scale_channel(scale) -> None:
     """An object without a parent whose scale channel has negative entries: its world matrix
     [R diag(s), t] gives back the rotation channel R (not the polar decomposition's, which
     folds the reflection or half turn into it) when the signs of s are passed; the part
-    frame's pose matrices, turned, give the turned R.  Issue 14 defect 2."""
+    frame's pose matrices, turned, give the turned R."""
     R = rot("z", 0.7) @ rot("x", -0.4)
     M = affine(R @ np.diag(scale), (1.0, -2.0, 3.0))
     f = part_frames.part_frame(M)
@@ -507,7 +507,7 @@ def test_a_failed_csv_write_keeps_the_file_there(tmp_path, monkeypatch) -> None:
 
 def test_export_path_needs_a_folder() -> None:
     """Export CSV's file: relative paths ('//' or plain) from the saved .blend file's folder,
-    absolute ones as typed; relative in an unsaved file: refused with the path (issue 14)."""
+    absolute ones as typed; relative in an unsaved file: refused with the path."""
     blend = os.path.join(os.sep, "work", "scenes", "crank.blend")
     folder = os.path.dirname(blend)
     assert csv_table.export_path("//mechanism.csv", blend) == os.path.join(folder, "mechanism.csv")

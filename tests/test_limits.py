@@ -1,4 +1,4 @@
-"""Joint limits with rigid stops (issue 13): a ball on a vertical prismatic joint dropped
+"""Joint limits with rigid stops: a ball on a vertical prismatic joint dropped
 onto a stop with restitution e (impact instants and apex heights in closed form, rest at
 the stop with the stop carrying the weight, the energy balance with the impact losses), a
 door swinging shut against its stop, a motion driven through a stop in a kinematic sweep,

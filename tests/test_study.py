@@ -1,4 +1,4 @@
-"""Design studies (issue 15, solver/study/): every variant equals a solve of the same mechanism
+"""Design studies (solver/study/): every variant equals a solve of the same mechanism
 built by hand; Latin hypercubes are reproducible and stratified; a failing variant is reported
 by index while the others finish; threads and a local Dask cluster give the local run's
 numbers; bad input is refused before anything runs.  Named expression constants and pickling

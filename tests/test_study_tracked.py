@@ -1,4 +1,4 @@
-"""Design studies of mechanisms with couplers and curve joints (issue 15): their kinematic
+"""Design studies of mechanisms with couplers and curve joints: their kinematic
 sweeps run as one batched sweep (solver/study/batch_sweep.py) with each variant's tracked
 values (a gear's turns, a slot's or cam's contact parameters) carried from its own frames,
 and every variant equals its separate sweep."""

@@ -5,7 +5,7 @@ L = R @ S (polar decomposition, ``part_frame_from_matrix``), R the part axes and
 scale and shear in them; the origin is the object's origin.  The solver moves that rigid
 frame; Blender shows a solved pose as the matrix [R(q) @ S, position].  With a negative
 scale the frame's axes differ from the object's rotation channel (a reflection is folded
-into S, design.md), so the keys are read back from that matrix (``basis_pose``) with the
+into S), so the keys are read back from that matrix (``basis_pose``) with the
 object's scale channel kept.  Markers are given to the solver in their part's frame; a
 parented part is keyed in its parent's space.
 Each part's frame is computed once when the scene is read (``part_frame``) and passed on.

@@ -1,5 +1,5 @@
 """Scene frames <-> solver times.  Frame k of a bake is time (k - frame_start) / fps with
-fps = render.fps / render.fps_base (design.md): the add-on hands the solver exactly these
+fps = render.fps / render.fps_base (docs/conventions.md): the add-on hands the solver exactly these
 times and reads result row k back as frame ``frames[k]``; nothing is rounded."""
 from __future__ import annotations
 

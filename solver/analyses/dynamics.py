@@ -1,5 +1,5 @@
 """Forward dynamics: integrate the constrained equations of motion through the output
-frames (seed 003 "Forward dynamics - dynamically driven").
+frames (Haug 1989, "Forward dynamics - dynamically driven").
 
 The equations (the augmented system by its Schur complement, the state's layout, the
 projection) are ``equations.py``'s; after every
@@ -150,7 +150,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     # The explicit method's local tolerance sits a decade under the goal, which the measured
     # global error then meets with room (largest energy change over m g L N^2 / 2, 24 fps;
     # tolerance 1e-6: chaotic double pendulum 10 s 3.2e-7, benchmark chain N = 5 10 s
-    # 6.4e-8, N = 10 2 s 3.4e-9, N = 50 5.1e-11; two decades under it, before issue 16,
+    # 6.4e-8, N = 10 2 s 3.4e-9, N = 50 5.1e-11; two decades under it, before this default,
     # gave 30-100 times less for 20-25% more right-hand sides; tolerance=1e-7 is that
     # setting).  Radau IIA stays two decades under: a decade took more steps, not fewer
     # (the governor of bench_governor.py, 1.5 s: 154 against 121, its Newton iterations

@@ -1,4 +1,4 @@
-"""The equations of one forward-dynamics run (seed 003 "Forward dynamics - dynamically
+"""The equations of one forward-dynamics run (Haug 1989, "Forward dynamics - dynamically
 driven"): the ODE state's layout, the right-hand side, and the projection onto the
 constraints after each step (dynamics.py drives them).
 
@@ -11,7 +11,7 @@ body), work], integrated as an ODE with ``dp/dt = 1/2 [0, w] * p``; the velociti
 body are next to each other so that the accelerations a (nb, 6) are one copy into dy.
 
 Cost: the right-hand side is a fixed set of numpy calls whatever the number of bodies
-(issue 16): the bodies' arrays are written into buffers made once per leading shape
+the bodies' arrays are written into buffers made once per leading shape
 (``_Work``; the ground's row and the inverse masses' constant blocks set once), the world
 inertia and inverse inertia come from one pair of products, and J M^-1 J^T from the
 kept rows' fixed layout (``algebra/schur.py``).

@@ -1,4 +1,4 @@
-"""Static equilibrium (seed 003 "Statics": accelerations and velocities zero, so
+"""Static equilibrium (Haug 1989, "Statics": accelerations and velocities zero, so
 Q(q) - J(q)^T lambda = 0 and Phi(q) = 0).
 
 Newton on (q, lambda) from the assembled start.  The tangent matrix

@@ -1,4 +1,4 @@
-"""Joint stops in the analyses (vocabulary/limits.py; issue 13).  Compliant stops are
+"""Joint stops in the analyses (vocabulary/limits.py).  Compliant stops are
 forces (kernels/forces.py ``stop_forces``, in dynamics and statics); what follows is about
 rigid ones, except the sweep's and the start's checks, which hold for both.
 

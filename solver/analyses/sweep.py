@@ -1,5 +1,5 @@
 """Kinematic sweep of a fully driven mechanism: positions by Newton, then velocities,
-accelerations, multipliers and joint reactions at every output frame (seed 003:
+accelerations, multipliers and joint reactions at every output frame (Haug 1989:
 "Inverse dynamics - kinematically driven", "Lagrange multipliers for specific
 constraints").
 

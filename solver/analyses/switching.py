@@ -115,7 +115,7 @@ def _dead_centres(sysm, which: np.ndarray, jac: np.ndarray) -> np.ndarray:
 
 def reverse(sysm, t: float, r, p, v, w, which: np.ndarray) -> None:
     """The elements ``which`` slip on the way their coordinate accelerates now, q'' =
-    J_q a + quad_q (seed 003's gamma convention) from the accelerations without them held:
+    J_q a + quad_q (Haug 1989's gamma convention) from the accelerations without them held:
     at a dead centre the coordinate turns back."""
     m, slip = sysm.m, sysm.slip
     fp = m.frictions

@@ -1,7 +1,7 @@
 """The compiled model: a builder's parts, markers, joints and motions as frozen arrays.
 
 ``compile_model`` turns a ``vocabulary.builder.Builder`` into a ``Model``: body arrays and one
-table of constraint rows (seed 004: a joint is a few scalar primitives, ``vocabulary/joints.py``),
+table of constraint rows (Koh, OndselSolver: a joint is a few scalar primitives, ``vocabulary/joints.py``),
 so that the kernels and analyses never touch a Python object per constraint.
 """
 from __future__ import annotations

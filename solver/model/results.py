@@ -215,7 +215,7 @@ class Result:
     def coupler(self, name: str) -> np.ndarray:
         """(n, terms): the generalized force (N m on an angle, N on a slide) a coupler applies
         along each of its joint coordinates, in the order they were given, on part I of
-        that joint (part J takes the opposite): -s_i lambda (seed 003 reactions from
+        that joint (part J takes the opposite): -s_i lambda (Haug 1989, reactions from
         multipliers; vocabulary/couplers.py for the relation).  A gear pair's two torques
         are in the ratio of its pitch radii; a mechanism's power through the coupler,
         sum_i Q_i dq_i/dt, is zero."""
@@ -385,7 +385,7 @@ def _reactions(model: Any, ji_body: np.ndarray, ji_point: np.ndarray, p: np.ndar
                lam: np.ndarray, jac: np.ndarray) -> np.ndarray:
     """(..., joints, 6) each joint's force and moment on body I at marker I, world axes, from
     the multipliers lam (..., nc) and Jacobian blocks jac (..., nc, 12) at orientations p
-    (..., nb, 4) (seed 003): the generalized force of a joint's rows on body I is
+    (..., nb, 4) (Haug 1989): the generalized force of a joint's rows on body I is
     -jac_I^T lambda; its moment is moved from I's centre of mass to marker I.  ji_point
     (joints, 3), or with a variant axis broadcasting against p's leading axes."""
     jr = model.row_joint >= 0

@@ -1,4 +1,4 @@
-"""Many variants of one fully driven mechanism in one kinematic sweep (issue 15).
+"""Many variants of one fully driven mechanism in one kinematic sweep.
 
 The sweep of analyses/sweep.py solves blocks of frames as one array computation; here the
 block is (variants, frames): a model stacked with ``stack_models(models, axes=1)`` (arrays

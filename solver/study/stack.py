@@ -1,4 +1,4 @@
-"""Many variants' models as one (issue 15): ``stack_models`` puts the numbers that differ
+"""Many variants' models as one: ``stack_models`` puts the numbers that differ
 between the compiled models of a study's variants (masses, inertias, marker points, spring
 rates, gravity, the couplers' and curve joints' numbers) on a leading variant axis, so that
 the kernels, force elements and J M^-1 J^T solves, which carry leading axes through, give

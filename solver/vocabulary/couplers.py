@@ -6,7 +6,7 @@ A coupler with terms (joint_i, coordinate_i, s_i) holds
     sum_i s_i (q_i - q_i0) = 0,
 
 q_i the joint coordinate (the angle of x_I from x_J about z_J, rad, unwrapped over turns; or
-the slide of I's origin from J's along z_J, m: design.md "Conventions"), q_i0 its value in
+the slide of I's origin from J's along z_J, m: docs/conventions.md), q_i0 its value in
 the pose the mechanism is built in: the gears mesh, the rack sits on the pinion, as
 modelled, and assembly and every analysis keep that relation.  Each coordinate is relative
 to its own joint's marker J, so a gear on a turning carrier (a planetary train) counts its

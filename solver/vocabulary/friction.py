@@ -1,4 +1,4 @@
-"""Joint friction in the manner of Adams' joint friction (issue 13): Coulomb friction on a
+"""Joint friction in the manner of Adams' joint friction: Coulomb friction on a
 revolute angle, a prismatic or cylindrical slide or a spherical joint's relative rotation,
 whose normal load is the joint's own reaction, with true sticking.
 
