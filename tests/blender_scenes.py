@@ -126,14 +126,14 @@ def ground_and_arm(bpy) -> tuple[Any, Any]:
     return ground, arm
 
 
-def keyed_pendulum(bpy) -> dict[str, Any]:
-    """The pendulum with its pin's angle keyframed (0, 1, 0.3 rad at frames 1, 13, 25) as a
+def keyed_pendulum(bpy, frames: tuple[int, int, int] = (1, 13, 25)) -> dict[str, Any]:
+    """The pendulum with its pin's angle keyframed (0, 1, 0.3 rad at ``frames``) as a
     Keyframed motion; also the joint's own action ("user") and its keys ("user_keys")."""
     d = pendulum(bpy)
     pin = d["pin"]
     s = pin.mechanism
     s.motion_type, s.motion_coordinate = "KEYFRAMED", "ANGLE"
-    for f, a in ((1, 0.0), (13, 1.0), (25, 0.3)):
+    for f, a in zip(frames, (0.0, 1.0, 0.3)):
         s.motion_angle = a
         pin.keyframe_insert("mechanism.motion_angle", frame=f)
     d["user"] = pin.animation_data.action

@@ -475,3 +475,39 @@ def sprung_cam(omega: float = 20.0) -> Mechanism:
     m.add_marker("hook", "ground", position=(0.0, 0.2, 0.0))
     m.add_spring_damper("sp", "top", "hook", stiffness=3e4, damping=300.0, free_length=0.2)
     return m
+
+
+def incline(alpha_deg: float, mu_s: float, mu_d: float, press: float = 0.0) -> Mechanism:
+    """A 2 kg block on a prismatic joint down an incline of alpha (the slide's z axis points
+    down-slope in the world xz plane), dry friction on the slide; ``press`` N pushes it onto
+    the incline (along the incline's inward normal)."""
+    a = math.radians(alpha_deg)
+    b = math.pi / 2 + a                      # turns z to (cos a, 0, -sin a): down the slope
+    q = (math.cos(b / 2), 0.0, math.sin(b / 2), 0.0)
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_part("block", mass=2.0, inertia=(0.01, 0.01, 0.01))
+    m.add_marker("way", "ground", orientation=q)
+    m.add_marker("shoe", "block", orientation=q)
+    m.add_joint("slide", "prismatic", "shoe", "way")
+    m.add_friction("dry", "slide", static=mu_s, dynamic=mu_d, transition_speed=1e-9)
+    if press:
+        m.add_force("press", "shoe", force=(-press * math.sin(a), 0.0, -press * math.cos(a)))
+    return m
+
+
+def dry_pendulum(th0: float, length: float, mu_s: float, mu_d: float, radius: float,
+                 transition_speed: float | None = None) -> Mechanism:
+    """A 1 kg point bob (inertia 1e-6 kg m^2) on a massless rod of ``length`` m from a pin
+    at the origin, released at rest at th0 rad from the bottom (gravity -y); the pin dry,
+    its transition speed the default 1e-3 rad/s unless given."""
+    m = Mechanism(gravity=(0.0, -G, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("bob", mass=1.0, inertia=(1e-6, 1e-6, 1e-6),
+               center_of_mass=(length * math.sin(th0), -length * math.cos(th0), 0.0))
+    m.add_marker("o", "ground")
+    m.add_marker("h", "bob")
+    m.add_joint("pin", "revolute", "h", "o")
+    m.add_friction("bearing", "pin", static=mu_s, dynamic=mu_d, radius=radius,
+                   transition_speed=transition_speed)
+    return m

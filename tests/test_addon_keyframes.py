@@ -16,14 +16,8 @@ def looped_pendulum(bpy, before: str, after: str, cycles_after: int):
     """The pendulum with its pin's Angle keyed 0, 1, 0.3 rad at frames 21, 33, 45 and a Cycles
     modifier (modes ``before``, ``after``; ``cycles_after`` repeats, 0 for no end) over
     frames 1-81, so the bake runs 20 frames before the keys and 36 past them; (pin, F-curve)."""
-    d = bs.pendulum(bpy)
+    pin = bs.keyed_pendulum(bpy, frames=(21, 33, 45))["pin"]
     bs.set_range(bpy, 1, 81)
-    pin = d["pin"]
-    s = pin.mechanism
-    s.motion_type, s.motion_coordinate = "KEYFRAMED", "ANGLE"
-    for f, a in ((21, 0.0), (33, 1.0), (45, 0.3)):
-        s.motion_angle = a
-        pin.keyframe_insert("mechanism.motion_angle", frame=f)
     fc = bs.channelbag(pin).fcurves.find("mechanism.motion_angle")
     cycles = fc.modifiers.new("CYCLES")
     cycles.mode_before, cycles.mode_after, cycles.cycles_after = before, after, cycles_after

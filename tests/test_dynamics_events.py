@@ -13,24 +13,10 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
+from mechanisms import dry_pendulum, incline
 from solver import Mechanism, MechanismError, SolverError
 
 G = 9.81
-
-
-def dry_pendulum(th0: float, length: float, mu_s: float, mu_d: float, radius: float) -> Mechanism:
-    """A 1 kg point bob (inertia 1e-6 kg m^2) on a massless rod of ``length`` m from a pin
-    at the origin, released at rest at th0 rad from the bottom (gravity -y); the pin dry,
-    its transition speed the default 1e-3 rad/s."""
-    m = Mechanism(gravity=(0.0, -G, 0.0))
-    m.add_part("ground", fixed=True)
-    m.add_part("bob", mass=1.0, inertia=(1e-6, 1e-6, 1e-6),
-               center_of_mass=(length * math.sin(th0), -length * math.cos(th0), 0.0))
-    m.add_marker("o", "ground")
-    m.add_marker("h", "bob")
-    m.add_joint("pin", "revolute", "h", "o")
-    m.add_friction("bearing", "pin", static=mu_s, dynamic=mu_d, radius=radius)
-    return m
 
 
 def coefficient(speed: float, mu_s: float, mu_d: float, vs: float) -> float:
@@ -292,18 +278,10 @@ def test_a_dry_slide_records_its_reversals_and_where_it_sticks() -> None:
 
 
 def pushed_block(alpha_deg: float, mu_s: float, mu_d: float, push: float) -> Mechanism:
-    """A 2 kg block at rest on a prismatic joint down an incline of alpha (the slide's z
-    axis down the slope), dry friction on the slide, pushed down the slope by ``push`` t N."""
+    """The incline's 2 kg block (tests/mechanisms.py) at rest, pushed down the slope by
+    ``push`` t N."""
     a = math.radians(alpha_deg)
-    b = math.pi / 2 + a
-    q = (math.cos(b / 2), 0.0, math.sin(b / 2), 0.0)
-    m = Mechanism(gravity=(0.0, 0.0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("block", mass=2.0, inertia=(0.01, 0.01, 0.01))
-    m.add_marker("way", "ground", orientation=q)
-    m.add_marker("shoe", "block", orientation=q)
-    m.add_joint("slide", "prismatic", "shoe", "way")
-    m.add_friction("dry", "slide", static=mu_s, dynamic=mu_d, transition_speed=1e-9)
+    m = incline(alpha_deg, mu_s, mu_d)
     m.add_force("push", "shoe", force=(f"{push}*t*{math.cos(a)}", 0.0, f"-{push}*t*{math.sin(a)}"))
     return m
 

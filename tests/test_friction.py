@@ -12,28 +12,9 @@ import pytest
 
 from solver import Mechanism, MechanismError, SolverError
 
-from mechanisms import planar_angle, slider_crank
+from mechanisms import dry_pendulum, incline, planar_angle, slider_crank
 
 G = 9.81
-
-
-def incline(alpha_deg: float, mu_s: float, mu_d: float, press: float = 0.0) -> Mechanism:
-    """A 2 kg block on a prismatic joint down an incline of alpha (the slide's z axis points
-    down-slope in the world xz plane), dry friction on the slide; ``press`` N pushes it onto
-    the incline (along the incline's inward normal)."""
-    a = math.radians(alpha_deg)
-    b = math.pi / 2 + a                      # turns z to (cos a, 0, -sin a): down the slope
-    q = (math.cos(b / 2), 0.0, math.sin(b / 2), 0.0)
-    m = Mechanism(gravity=(0.0, 0.0, -G))
-    m.add_part("ground", fixed=True)
-    m.add_part("block", mass=2.0, inertia=(0.01, 0.01, 0.01))
-    m.add_marker("way", "ground", orientation=q)
-    m.add_marker("shoe", "block", orientation=q)
-    m.add_joint("slide", "prismatic", "shoe", "way")
-    m.add_friction("dry", "slide", static=mu_s, dynamic=mu_d, transition_speed=1e-9)
-    if press:
-        m.add_force("press", "shoe", force=(-press * math.sin(a), 0.0, -press * math.cos(a)))
-    return m
 
 
 def slide_of(r, alpha_deg: float) -> np.ndarray:
@@ -74,14 +55,7 @@ def test_pendulum_with_a_dry_pin_decays_linearly_and_stops_in_its_dead_band() ->
     at 0.1 rad); it comes to rest within mu r / L = 0.01 rad of the bottom, where the pin
     holds the gravity torque."""
     th0, L, mu, rp = 0.1, 1.0, 0.2, 0.05
-    m = Mechanism(gravity=(0.0, -G, 0.0))
-    m.add_part("ground", fixed=True)
-    m.add_part("bob", mass=1.0, inertia=(1e-6, 1e-6, 1e-6),
-               center_of_mass=(L * math.sin(th0), -L * math.cos(th0), 0.0))
-    m.add_marker("o", "ground")
-    m.add_marker("h", "bob")
-    m.add_joint("pin", "revolute", "h", "o")
-    m.add_friction("bearing", "pin", static=mu, dynamic=mu, radius=rp, transition_speed=1e-7)
+    m = dry_pendulum(th0, L, mu, mu, rp, transition_speed=1e-7)
     r = m.solve(duration=6.0, fps=100, analysis="dynamic", tolerance=1e-8)
     c = r.center_of_mass("bob")
     th = np.arctan2(c[:, 0], -c[:, 1])

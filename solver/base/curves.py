@@ -44,7 +44,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from .errors import MechanismError
+from .errors import MechanismError, finite_number
 
 DEGREE = 5              # quintic: C4 (module docstring)
 DEFAULT_SAMPLES = 400   # from_function's samples: a circle to rounding, curvature to ~1e-10
@@ -199,14 +199,8 @@ def _fit(P: np.ndarray, closed: bool) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def _number(value: Any, name: str, label: str) -> float:
     """A constructor's argument as a finite float, or MechanismError naming the curve and
-    the argument (not numpy's TypeError for a string)."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise MechanismError(f"curve {name!r}: {label} must be a number, got {value!r}") from None
-    if not math.isfinite(x):
-        raise MechanismError(f"curve {name!r}: {label} is NaN or infinite")
-    return x
+    the argument."""
+    return finite_number(value, f"curve {name!r}: {label}")
 
 
 def _prepare(points: Any, closed: bool, name: str) -> tuple[np.ndarray, int, float]:

@@ -3,6 +3,7 @@ names the item; a failed analysis is a ``SolverError`` that names the time and t
 involved and carries the frames solved before it."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -74,3 +75,15 @@ class FrictionJam(np.linalg.LinAlgError):
 
     def __reduce__(self):          # (pickled by its arguments, not its message)
         return (FrictionJam, (self.names, self.index))
+
+
+def finite_number(value: Any, what: str) -> float:
+    """``value`` as a finite float, or MechanismError naming ``what`` (never numpy's or
+    Python's own TypeError for a string, nor a NaN let through)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise MechanismError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(x):
+        raise MechanismError(f"{what} is NaN or infinite")
+    return x

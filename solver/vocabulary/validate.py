@@ -2,12 +2,11 @@
 inertia tensors and names, each failing with a MechanismError that names the item."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from ..base.errors import MechanismError
+from ..base.errors import MechanismError, finite_number
 
 
 def vector(value: Any, n: int, what: str) -> np.ndarray:
@@ -28,15 +27,7 @@ def shown(numbers: np.ndarray) -> str:
     return "(" + ", ".join(f"{float(x):.6g}" for x in np.asarray(numbers).reshape(-1)) + ")"
 
 
-def number(value: Any, what: str) -> float:
-    """A finite float, or MechanismError naming ``what``."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise MechanismError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(x):
-        raise MechanismError(f"{what} is NaN or infinite")
-    return x
+number = finite_number          # a finite float, or MechanismError naming what it is
 
 
 def quaternion(value: Any, what: str) -> np.ndarray:
