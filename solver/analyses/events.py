@@ -126,7 +126,7 @@ def _release_event(sysm, stops: Stops, t: float, y: np.ndarray):
     def push(tt, yy):
         return stop_push(sysm, stops, tt, yy)
     start = push(t, y)
-    return push, start > 0.0, start
+    return push, stops.resting & (start > 0.0), start
 
 
 def _friction_events(sysm, t: float, y: np.ndarray):
