@@ -32,7 +32,7 @@ from ..solver import resolve_parameter as resolve
 from .io.mass import mass_unit_scale
 from .io.settings import solve_options, typed
 from .io.study_table import StudyTable, design_value, study_levels
-from .scene_reader import read_scene
+from .scene_reader import design_matrix, read_scene
 
 NONE = "__none__"
 # animated or shown settings: not what the parameter list depends on
@@ -64,10 +64,23 @@ def _settings_key(ob) -> tuple:
     return tuple(out)
 
 
+def _placement(ob) -> tuple:
+    """Where the scene reads an object as designed, cheaply and the same on every frame of a
+    baked scene's playback: a part's design matrix (its own from before the bake), any
+    other tagged object's placement on its parent (a marker rides on its part)."""
+    if ob.mechanism.role == "PART":
+        return tuple(design_matrix(ob).ravel())
+    return tuple(x for m in (ob.matrix_basis, ob.matrix_parent_inverse) for row in m for x in row)
+
+
 def _names_key(scene) -> tuple:
-    return (scene.as_pointer(), scene.use_gravity,
+    """What the pickers' reading of the scene depends on: the tagged objects' settings,
+    names, parents and design placements (a moved marker gives its position parameter a new
+    design value), the Constants, gravity and units."""
+    units = (scene.unit_settings.scale_length, scene.unit_settings.system)
+    return (scene.as_pointer(), scene.use_gravity, tuple(scene.gravity), units,
             tuple((c.name, c.value) for c in scene.mechanism.constants), tuple(
-        (ob.name, ob.type, ob.parent.name if ob.parent else "", _settings_key(ob))
+        (ob.name, ob.type, ob.parent.name if ob.parent else "", _settings_key(ob), _placement(ob))
         for ob in scene.objects if ob.mechanism.role != "NONE"))
 
 

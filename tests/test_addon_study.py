@@ -490,3 +490,36 @@ def test_a_door_stop_study_through_the_panel(blender, extension) -> None:
     assert not table.failures and table.columns == list(ref.summary)
     for c, col in ref.summary.items():     # the same numbers, to the last bit
         np.testing.assert_array_equal(table.column(c), np.asarray(col, dtype=float), err_msg=c)
+
+
+def test_a_moved_marker_gives_its_parameter_a_new_design_value(blender, extension,
+                                                               monkeypatch) -> None:
+    """The pickers read the scene once while nothing they read has changed: moving the rod's
+    small-end marker 5 cm along the rod (in its part's frame) and picking its position again
+    fills the range around the new 0.2 m (it kept the 0.15 m read before); a baked scene
+    played frame by frame is not read again (the parts' design placements are the ones
+    from before the bake)."""
+    bpy = blender
+    mods = _mods(extension)
+    sc = bs.slider_crank(bpy)
+    scene = bpy.context.scene
+    st = scene.mechanism.study
+    marker_ob = sc["small_end"].mechanism.marker_j
+    name = f"{marker_ob.name}.position.x"
+    st.pick_1 = name
+    assert (st.start_1, st.stop_1) == (pytest.approx(0.12, rel=1e-6), pytest.approx(0.18, rel=1e-6))
+    marker_ob.location.x += 0.05
+    bpy.context.view_layer.update()
+    st.pick_1 = "gravity.z"
+    st.pick_1 = name
+    assert (st.start_1, st.stop_1) == (pytest.approx(0.16, rel=1e-6), pytest.approx(0.24, rel=1e-6))
+    marker_ob.location.x -= 0.05
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    mods.study.parameter_choices(scene)
+    reads = []
+    real = mods.study.read_scene
+    monkeypatch.setattr(mods.study, "read_scene", lambda *a, **k: reads.append(1) or real(*a, **k))
+    for f in range(scene.frame_start, scene.frame_start + 12):
+        scene.frame_set(f)
+        mods.study.parameter_choices(scene)
+    assert reads == []
