@@ -2,7 +2,7 @@
 part follows with the joints held) and the wiggle sliders (a joint's angle or slide, and a
 one-DOF mechanism's position over its range of motion).
 
-Thin over ``solver/analyses/drag.py`` (the ``Poser``) and ``io/drag.py`` (the maths without
+Thin over ``solver/analyses/posing/drag.py`` (the ``Poser``) and ``io/drag.py`` (the maths without
 Blender).  Both write the parts' ``matrix_world`` (not keyframes): a pose moved by hand is
 like the user moving the parts, the design pose a later Bake starts from; both refuse a
 baked mechanism (its keys would play over the pose).  Motions are held at their values at
@@ -198,7 +198,7 @@ def joint_value(joint, coordinate: str) -> float:
 def set_joint_value(joint, coordinate: str, value: float) -> None:
     """Pose the scene's mechanism with the joint's angle (rad) or slide (Blender units) at
     ``value`` and the rest assembled.  A value past the joint's stop is clamped to it, and
-    another joint's stop may hold the pose short of the value (solver/analyses/wiggle.py):
+    another joint's stop may hold the pose short of the value (solver/analyses/posing/wiggle.py):
     the Mechanism panel's report says which stop holds it; a failure is said there too (the
     parts stay where they were); an earlier slider's line is cleared."""
     scene = bpy.context.scene

@@ -1,4 +1,4 @@
-"""Live drag timings (solver/analyses/drag.py): a closed chain of N parts (N links of 0.25 m
+"""Live drag timings (solver/analyses/posing/drag.py): a closed chain of N parts (N links of 0.25 m
 on revolute joints about world z from the origin, bent into an arc, the last link's far end
 pinned to the ground: one loop, N - 3 freedoms in the plane) with the middle link grabbed
 by its far end and moved along a mouse path (a circle of 0.15 m radius in 60 steps, each
@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from solver import Mechanism  # noqa: E402
 from solver.analyses.assembly import assemble_pose  # noqa: E402
-from solver.analyses.drag import Poser  # noqa: E402
+from solver import Poser  # noqa: E402
 from solver.base.rotations import quat_to_matrix  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402
 from solver.model.state import read_state  # noqa: E402

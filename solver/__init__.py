@@ -33,7 +33,7 @@ vocabulary's tables and helpers a tool that builds mechanisms needs.  The add-on
 the solver through this module only (tests/test_architecture.py).
 """
 from .analyses.check import CheckReport
-from .analyses.drag import Poser
+from .analyses.posing.drag import Poser
 from .base.curves import Curve
 from .base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError, StudyError
 from .base.mass_properties import mesh_mass_properties, part_frame_from_matrix

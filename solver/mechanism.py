@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .analyses.assembly import assemble
-from .analyses.drag import Poser
+from .analyses.posing.drag import Poser
 from .analyses.run import progress_callback, requested_times, run, settings
 from .analyses.statics import statics as _statics
 from .analyses.check import CheckReport, check as _check

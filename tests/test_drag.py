@@ -1,4 +1,4 @@
-"""Posing by hand (solver/analyses/drag.py): a grabbed point dragged to a target with every
+"""Posing by hand (solver/analyses/posing/drag.py): a grabbed point dragged to a target with every
 joint held, one joint coordinate set with the rest assembled, a coordinate's range; checked
 against closed forms (a pendulum, a two-link arm, the Grashof four-bar of mechanisms.py)."""
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 import mechanisms as mk
 from solver import SolverError
 from solver.algebra.newton import scaled_jacobian, step_pose
-from solver.analyses.drag import Poser, joint_kinds
-from solver.analyses.drag_newton import reduced_hessian
+from solver.analyses.posing.drag import Poser, joint_kinds
+from solver.analyses.posing.drag_newton import reduced_hessian
 from solver.base.rotations import quat_to_matrix
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from solver.model.compile import compile_model

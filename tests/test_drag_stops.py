@@ -1,4 +1,4 @@
-"""Stops while posing by hand (solver/analyses/drag_stops.py with drag.py and wiggle.py): a
+"""Stops while posing by hand (solver/analyses/posing/: drag_stops.py with drag.py and wiggle.py): a
 drag or a slider never poses a joint past its stop; the pose rests on the stop while the
 other joints follow, and leaves it when pulled back.  Closed forms: a pendulum, a two-link
 arm whose elbow stops, a slider on a rail, the Grashof four-bar of mechanisms.py."""

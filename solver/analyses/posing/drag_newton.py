@@ -1,4 +1,4 @@
-"""The second-order part of a drag step (analyses/drag.py): Newton on the constrained
+"""The second-order part of a drag step (posing/drag.py): Newton on the constrained
 least-squares problem
 
     minimise F(q) = |P(q) - T|^2 / (2 L^2)   subject to  c(q) = 0   (the held rows, scaled),
@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import step_pose
-from ..base.rotations import quat_to_matrix
-from ..kernels.constraints import body_arrays, evaluate, row_forces
-from ..model.compile import Model
+from ...algebra.newton import step_pose
+from ...base.rotations import quat_to_matrix
+from ...kernels.constraints import body_arrays, evaluate, row_forces
+from ...model.compile import Model
 
 FD_STEP = 1e-6          # of the model's size: the difference step of the Hessian
 NEGATIVE = 1e-6         # an eigenvalue below -NEGATIVE x the largest: not a minimum's Hessian

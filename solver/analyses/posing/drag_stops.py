@@ -1,4 +1,4 @@
-"""Stops while posing by hand (analyses/drag.py): the joints' limits (vocabulary/limits.py)
+"""Stops while posing by hand (posing/drag.py): the joints' limits (vocabulary/limits.py)
 as inequalities gap_k(q) = sgn_k (q_k - bound_k) >= 0, one per bound, with an active set.
 
 A bound is inactive (free) until a step would carry its coordinate past it; the step is
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.compile import Model
-from ..vocabulary.joints import ANGLE
-from .stops import tolerance
+from ...model.compile import Model
+from ...vocabulary.joints import ANGLE
+from ..stops import tolerance
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Wiggle: one joint coordinate set by hand with the rest of the mechanism assembled
-(analyses/drag.py's ``Poser`` inherits it; its workspace, the held rows, the pose and the
+(drag.py's ``Poser`` inherits it; its workspace, the held rows, the pose and the
 stops' active set, are the Poser's).
 
 ``set_coordinate``: the least-movement assembly with one more row, the joint's angle or
@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algebra.newton import NEWTON_TOL, newton, scaled_jacobian, step_pose, step_size
-from ..base.errors import SolverError
-from ..kernels.constraints import KERNELS, body_arrays, global_jacobian
-from ..model.plans import RowGroup, coordinate_row, row_group
-from ..vocabulary.joints import ANGLE, JOINT_COORDINATES
+from ...algebra.newton import NEWTON_TOL, newton, scaled_jacobian, step_pose, step_size
+from ...base.errors import SolverError
+from ...kernels.constraints import KERNELS, body_arrays, global_jacobian
+from ...model.plans import RowGroup, coordinate_row, row_group
+from ...vocabulary.joints import ANGLE, JOINT_COORDINATES
 from .drag_stops import allowed, held_stop
 
 RCOND = 1e-10           # singular values below this share of the largest are not steps

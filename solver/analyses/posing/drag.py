@@ -39,16 +39,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algebra.newton import NEWTON_TOL, converged, newton, scaled_jacobian, scales, step_pose, step_size
-from ..base.errors import ExpressionError, SolverError
-from ..base.rotations import quat_to_matrix, skew
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
-from ..model.compile import Model
-from .assembly import assemble_pose, least_movement
+from ...algebra.newton import NEWTON_TOL, converged, newton, scaled_jacobian, scales, step_pose, step_size
+from ...base.errors import ExpressionError, SolverError
+from ...base.rotations import quat_to_matrix, skew
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
+from ...model.compile import Model
+from ..assembly import assemble_pose, least_movement
+from ..stops import describe
+from ..structure import structure
 from .drag_newton import newton_step, reduced_hessian
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop
-from .stops import describe
-from .structure import structure
 from .wiggle import Coordinate, CoordinateRange, Wiggle
 
 __all__ = ["Coordinate", "CoordinateRange", "Poser", "joint_kinds"]
