@@ -470,3 +470,24 @@ def test_a_run_keeps_its_tolerance_for_singular_positions_after_a_row_switch(mon
     r = door(e=0.0).solve(duration=3.0, fps=24, analysis="dynamic", tolerance=1e-9)
     assert r.impacts and len(seen) > 2            # built once, then switched at the stop
     assert all(tol == 1e-9 for tol in seen[1:]), seen
+
+
+@pytest.mark.parametrize("far", [None, 100.0])
+def test_the_default_rest_speed_is_a_speed_unrelated_markers_leave_alone(far) -> None:
+    """A ball dropped 0.2 m onto a stop with e = 0.3 and no rest_speed given: it rests after
+    the first impact whose rebound e^k sqrt(2 g h) is below DEFAULT_REST_SPEED (1e-3 m/s),
+    the 7th (rebounds 1.44e-3 then 4.3e-4 m/s: a factor 1.4 or more from the threshold, far
+    beyond the run's speed error), and a ground marker 100 m away that nothing uses changes
+    nothing (a share of the model's size would make the rest speed 0.1 m/s there: 3
+    impacts)."""
+    from solver.vocabulary.limits import DEFAULT_REST_SPEED
+    h, e = 0.2, 0.3
+    m = dropped_ball(h, e)
+    if far is not None:
+        m.add_marker("sign", "ground", position=(far, 0.0, 0.0))
+    r = m.solve(duration=0.6, fps=24, analysis="dynamic")
+    rebounds = math.sqrt(2.0 * G * h) * e ** np.arange(1, 20)
+    expected = 1 + int(np.argmax(rebounds < DEFAULT_REST_SPEED))
+    assert expected == 7
+    assert len(r.impacts) == expected
+    assert abs(r.position("ball")[-1, 2]) < 1e-9

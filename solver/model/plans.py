@@ -14,6 +14,7 @@ import numpy as np
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
+from ..vocabulary.limits import DEFAULT_REST_SPEED
 from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2, SPIN
 
 
@@ -328,7 +329,7 @@ def limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
             sgn.append(s)
             e.append(lm.restitution)
             unit = 1.0 if lm.coordinate == "angle" else length_scale
-            speed.append(1e-3 * unit if lm.rest_speed is None else lm.rest_speed)
+            speed.append(DEFAULT_REST_SPEED if lm.rest_speed is None else lm.rest_speed)
             law.append((lm.stiffness or 0.0, lm.exponent, lm.damping,
                         1e-3 * unit if lm.penetration is None else lm.penetration))
     k, n, c, d = (_frozen(x) for x in zip(*law))

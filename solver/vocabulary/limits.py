@@ -7,8 +7,8 @@ compliant.
 A rigid stop has a coefficient of restitution e in [0, 1]: dynamics locates the instant
 the coordinate reaches a bound, applies Newton's impact law through all the constraints (the coordinate's rate
 reverses to -e times itself; every joint and motion holds at the velocity level), and a
-bounce slower than ``rest_speed`` (rad/s or m/s) becomes resting contact, held while the
-stop pushes and released when it would pull.  A kinematic sweep driven past a bound stops
+bounce slower than ``rest_speed`` (rad/s or m/s; DEFAULT_REST_SPEED when not given)
+becomes resting contact, held while the stop pushes and released when it would pull.  A kinematic sweep driven past a bound stops
 with an error naming the limit, the bound and the frame.  Angle bounds lie in [-pi, pi]
 (the joint angle's range).
 
@@ -33,6 +33,14 @@ from ..base.errors import MechanismError
 from .joints import joint_coordinate
 from .validate import number
 
+# The rest speed when none is given: 1e-3 rad/s on an angle, 1e-3 m/s on a slide.  A
+# physical speed, the same whatever else the mechanism holds (not a share of the model's
+# size, which an unrelated marker far away would change).  A rebound that slow rises
+# v^2 / (2 g) = 5e-8 m and flies 2 v / g = 0.2 ms under 1 g: invisible in any animation,
+# while bouncing on would cost a located impact for each of its ever shorter flights.
+# It matches the friction's DEFAULT_TRANSITION_SPEED (1e-3 rad/s is 1 mm/s at a 1 m lever).
+DEFAULT_REST_SPEED = 1e-3
+
 
 @dataclass(frozen=True)
 class Limit:
@@ -42,7 +50,7 @@ class Limit:
     lower: float | None
     upper: float | None
     restitution: float
-    rest_speed: float | None       # None: 1e-3 rad/s, or 1e-3 model sizes per second
+    rest_speed: float | None       # rad/s or m/s; None: DEFAULT_REST_SPEED
     stiffness: float | None = None  # a compliant stop's k (N/m^n or N m/rad^n); None: rigid
     exponent: float = 1.0
     damping: float = 0.0           # c_max, N s/m or N m s/rad
