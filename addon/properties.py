@@ -259,6 +259,12 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     pressure_angle: FloatProperty(name="Pressure Angle", subtype="ANGLE", unit="ROTATION",
                                   default=math.radians(20.0), min=0.0, soft_max=math.radians(45.0),
                                   description="Angle of the line of action (tooth force), below 60 degrees")
+    helix_angle: FloatProperty(name="Helix Angle", subtype="ANGLE", unit="ROTATION", default=0.0,
+                               soft_min=math.radians(-40.0), soft_max=math.radians(40.0),
+                               description="Helical teeth: angle of gear 1's teeth to its axis, "
+                                           "positive for right-handed gear 1 (0: spur gears). "
+                                           "The axles carry the thrust T cos(pressure angle) "
+                                           "tan(helix angle); revolute axles only, within (-45, 45) degrees")
     pitch_radius: FloatProperty(name="Pitch Radius", unit="LENGTH", default=0.0,
                                 description="The pinion's pitch radius: rack travel = radius x "
                                             "angle (negative: the rack runs the other way)")

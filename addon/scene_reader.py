@@ -330,7 +330,7 @@ def coupler_settings(s) -> CouplerSettings:
     return CouplerSettings(
         kind=s.coupler_kind, ratio_mode=s.ratio_mode, radius_a=s.radius_a, radius_b=s.radius_b,
         teeth_a=s.teeth_a, teeth_b=s.teeth_b, gear_ratio=s.gear_ratio, mesh=s.mesh,
-        pressure_angle=s.pressure_angle, pitch_radius=s.pitch_radius, pitch=s.pitch, hand=s.hand,
+        pressure_angle=s.pressure_angle, helix_angle=s.helix_angle, pitch_radius=s.pitch_radius, pitch=s.pitch, hand=s.hand,
         scales=(s.scale_a, s.scale_b, s.scale_c),
         coordinates=(s.coordinate_a, s.coordinate_b, s.coordinate_c))
 

@@ -299,6 +299,8 @@ def _draw_coupler(layout, ob, s):
             col.prop(s, "teeth_b")
         else:
             col.prop(s, "gear_ratio")
+        if s.mesh != "BELT":
+            layout.prop(s, "helix_angle")
     elif kind == "RACK_PINION":
         row = layout.row()
         row.alert = s.pitch_radius == 0.0

@@ -91,6 +91,30 @@ def test_gear_torques_and_tooth_force(blender, extension) -> None:
     assert not {"coupler_force_1", "coupler_torque_3"} & set(gear.keys())
 
 
+@pytest.mark.parametrize("helix", [20.0, -30.0])
+def test_helical_gear_axles_carry_the_thrust(blender, helix: float) -> None:
+    """Helix Angle on the Coupler (20 degrees: gear 1 right-handed; -30: left-handed), Bake:
+    the teeth push gear 1 along its axis by -T cos(alpha) tan(beta) and gear 2 by the
+    opposite (T the baked tooth force, alpha the pressure angle 20 degrees: the helical
+    teeth's axial load is the transverse tangential load T cos(alpha) times tan(beta)),
+    which the axles hold: the baked axial reaction of
+    gear 1's axle is T cos(alpha) tan(beta) and gear 2's its opposite, on every frame, to
+    F32 of the tooth force (float32 keys); the thrust is a real load, not zeros."""
+    bpy = blender
+    d = bs.gear_pair(bpy)
+    s = d["gear"].mechanism
+    s.helix_angle = math.radians(helix)
+    bpy.context.scene.use_gravity = False       # the axles' axial reaction: the thrust alone
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    T = baked_prop(d["gear"], "tooth_force")
+    thrust = T * math.cos(s.pressure_angle) * math.tan(s.helix_angle)
+    assert np.abs(thrust).max() > 0.01
+    close(baked_prop(d["j1"], "reaction_force_z"), thrust, ref=np.abs(T).max(),
+          what="gear 1's axle holds -(-T cos(alpha) tan(beta))")
+    close(baked_prop(d["j2"], "reaction_force_z"), -thrust, ref=np.abs(T).max(),
+          what="gear 2's axle holds -(T cos(alpha) tan(beta))")
+
+
 def test_radii_from_meshes_are_the_cylinders_radii(blender) -> None:
     """Gear 1: a radius-1 cylinder scaled by 0.08 in x and y (the object's scale counts);
     gear 2: a 64-sided cylinder of radius 0.3 turned to lie along world y, on a joint about y
@@ -382,7 +406,7 @@ def test_export_csv_has_the_coupler_columns(blender, tmp_path) -> None:
 # ---------------------------------------------------------------- sidebar, undo
 def test_panel_shows_the_fields_of_the_kind(blender) -> None:
     """A gear by radii: its two joints as Gear 1 and Gear 2, mesh, the radii (red at 0),
-    pressure angle and Radii from Meshes, none of the screw's or coupler's fields; a screw:
+    pressure angle, helix angle (not on a belt) and Radii from Meshes, none of the screw's or coupler's fields; a screw:
     pitch and hand; a general coupler: a coordinate choice only for its cylindrical joint.
     The Mechanism panel has Couple and a Couplers list, which lists couplers only."""
     bpy = blender
@@ -394,13 +418,17 @@ def test_panel_shows_the_fields_of_the_kind(blender) -> None:
         return {i[1] for i in bs.panel_items(bpy, "VIEW3D_PT_mechanism_object") if i[0] == "prop"}
 
     gear_fields = {"coupler_kind", "joint_a", "joint_b", "mesh", "ratio_mode", "radius_a",
-                   "radius_b", "pressure_angle"}
+                   "radius_b", "pressure_angle", "helix_angle"}
     assert props() - {"role"} == gear_fields
     assert ("operator", "mechanism.measure_radii") in bs.panel_items(bpy, "VIEW3D_PT_mechanism_object")
     s.radius_b = 0.0
     assert ("prop", "radius_b", True) in bs.panel_items(bpy, "VIEW3D_PT_mechanism_object")
     s.ratio_mode = "TEETH"
     assert props() - {"role"} == gear_fields - {"radius_a", "radius_b", "pressure_angle"} | {"teeth_a", "teeth_b"}
+    s.mesh = "BELT"                                          # a belt has no teeth
+    assert props() - {"role"} == gear_fields - {"radius_a", "radius_b", "pressure_angle",
+                                                "helix_angle"} | {"teeth_a", "teeth_b"}
+    s.mesh = "EXTERNAL"
     s.coupler_kind = "SCREW"
     assert props() - {"role"} == {"coupler_kind", "joint_a", "joint_b", "pitch", "hand"}
     s.coupler_kind, s.joint_c = "COUPLER", bs.connect(bpy, d["g2"], d["g1"], (0.2, 0, 0), "CYLINDRICAL")

@@ -56,8 +56,9 @@ def test_gear_by_radii_in_millimetres_turns_at_the_ratio(mesh: str, sign: float)
                  pressure_angle=math.radians(25.0))
     call = call_of("Gear j1-j2", s, [("j1", REV), ("j2", REV)], 0.001)
     assert call.method == "add_gear"
+    teeth = {} if mesh == "BELT" else dict(helix_angle=0.0)     # a belt has no teeth
     assert call.kwargs == dict(joint1="j1", joint2="j2", radii=(0.04, 0.1), mesh=mesh.lower(),
-                               pressure_angle=pytest.approx(25.0, rel=1e-15))
+                               pressure_angle=pytest.approx(25.0, rel=1e-15), **teeth)
     assert call.terms == ((1, "angle"), (2, "angle")) and call.tooth_force
     assert call.props == ("coupler_torque_1", "coupler_torque_2", "tooth_force")
     m = shafts(REV, REV)
@@ -279,3 +280,14 @@ def test_baked_props_and_csv_columns() -> None:
     np.testing.assert_allclose(col["G tooth_force_N"], r.tooth_force("G"), rtol=5e-9, atol=1e-300)
     assert csv_table.csv_rows(r, tl.frames_of(r.times), ["p1"], [], [])[0] == ["frame", "time_s"] + [
         f"p1 {c}" for c in csv_table.PART_COLUMNS]
+
+
+def test_a_helix_angle_reaches_the_solver_in_degrees() -> None:
+    """The helix angle, radians in Blender, reaches add_gear in degrees with its sign (a
+    left-handed gear 1 negative); a belt, whose panel hides the field, gets none."""
+    s = Settings(kind="GEAR", radius_a=0.04, radius_b=0.1, helix_angle=math.radians(-22.5))
+    call = call_of("Gear j1-j2", s, [("j1", REV), ("j2", REV)], 1.0)
+    assert call.kwargs["helix_angle"] == pytest.approx(-22.5, rel=1e-15)
+    belt = Settings(kind="GEAR", radius_a=0.04, radius_b=0.1, mesh="BELT",
+                    helix_angle=math.radians(-22.5))
+    assert "helix_angle" not in call_of("Gear j1-j2", belt, [("j1", REV), ("j2", REV)], 1.0).kwargs

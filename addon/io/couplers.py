@@ -43,7 +43,7 @@ Joint = tuple[str, str]          # (joint object name = solver joint name, solve
 @dataclass(frozen=True)
 class CouplerSettings:
     """A coupler object's settings as plain values (properties.py: same names; lengths in
-    Blender units, the pressure angle in radians, enum values as stored)."""
+    Blender units, the pressure and helix angles in radians, enum values as stored)."""
     kind: str = "GEAR"
     ratio_mode: str = "RADII"
     radius_a: float = 0.0
@@ -53,6 +53,7 @@ class CouplerSettings:
     gear_ratio: float = 2.0
     mesh: str = "EXTERNAL"
     pressure_angle: float = math.radians(20.0)
+    helix_angle: float = 0.0
     pitch_radius: float = 0.0
     pitch: float = 0.0
     hand: str = "RIGHT"
@@ -124,6 +125,8 @@ def coupler_call(name: str, settings: CouplerSettings, joints: Sequence[Joint | 
         b = _joint(what, kind, joints, 1, "angle")
         args: dict = dict(joint1=a, joint2=b, mesh=s.mesh.lower(),
                           pressure_angle=math.degrees(s.pressure_angle))
+        if s.mesh != "BELT":              # a belt has no teeth: the panel hides the field
+            args["helix_angle"] = math.degrees(s.helix_angle)
         if s.ratio_mode == "RADII":
             if not (s.radius_a > 0.0 and s.radius_b > 0.0):
                 raise MechanismError(f"{what}: the pitch radii must be above 0 (Radius 1 "
