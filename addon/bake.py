@@ -13,7 +13,8 @@ action stays active, untouched and playing; a user's action that keys the part's
 or rotation would hide the bake and is refused (bake_checks.py).  A re-bake replaces
 only the channels a bake writes: keys the user put into a bake's action on other channels
 (the scale, a custom property) are kept.  Keys are written in bulk with ``foreach_set``
-(glTF exporter style).
+(glTF exporter style).  Impacts and friction events become timeline markers (io/events.py),
+replaced by a re-bake and removed by Clear Bake; the user's own markers are never touched.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from mathutils import Quaternion
 
 from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
+from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
 from .io.part_frames import basis_pose, pose_matrices
 from .io.plots import BAKED_PROPS, coupler_plots, is_plot_channel, joint_plots
 from .scene_reader import SceneMechanism
@@ -170,6 +172,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     # every old bake: also of objects no longer in the mechanism; the bake actions of the
     # objects baked again are kept with the user's own channels in them
     clear_bake(scene, keep={ob.name for ob in sm.parts + sm.joints + sm.couplers})
+    _add_event_markers(scene, sm, result)
     world = _world_matrices(sm, result)
     for ob in sm.parts:
         _backup(ob)
@@ -212,10 +215,40 @@ def _attach(ob: bpy.types.Object, act, slot, frame_start: int) -> None:
     strip.action_slot = slot
 
 
+def _friction_joints(sm: SceneMechanism) -> dict[str, str]:
+    """Friction element name -> its joint object's name."""
+    return {name: job.name for name, (job, _) in sm.frictions.items()}
+
+
+def _add_event_markers(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
+    """A timeline marker at each impact and friction event (io/events.py), recorded on the
+    scene as Blender stored it (a long name is cut), so that only these are removed later."""
+    made = []
+    for name, frame in event_marks(result, sm.timeline.frame_of, _friction_joints(sm)):
+        marker = scene.timeline_markers.new(name, frame=frame)
+        made.append((marker.name, marker.frame))
+    scene.mechanism.event_markers = encode_marks(made)
+
+
+def remove_event_markers(scene: bpy.types.Scene) -> int:
+    """Remove the markers the last bake made (the user's own, and any of the bake's the user
+    renamed or moved, stay); returns how many were removed."""
+    markers = scene.timeline_markers
+    ours = [markers[k] for k in marks_to_remove([(m.name, m.frame) for m in markers],
+                                                decode_marks(scene.mechanism.event_markers))]
+    for marker in ours:
+        markers.remove(marker)
+    scene.mechanism.event_markers = ""
+    return len(ours)
+
+
 def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
-    """Remove bakes (of the given objects, or all) and restore what each object had before;
-    returns how many objects were restored.  ``keep``: names of objects about to be baked
-    again, whose bake action is kept (only its baked channels removed) for the new bake."""
+    """Remove bakes (of the given objects, or all: then the bake's event markers too) and
+    restore what each object had before; returns how many objects were restored.  ``keep``:
+    names of objects about to be baked again, whose bake action is kept (only its baked
+    channels removed) for the new bake."""
+    if only is None:
+        remove_event_markers(scene)
     count = 0
     for ob in list(only if only is not None else scene.objects):
         s = ob.mechanism
@@ -282,12 +315,15 @@ def hidden_notes(objects) -> list[str]:
     return notes
 
 
-def write_csv(path: str, sm: SceneMechanism, result) -> int:
-    """Export CSV (see io/csv_table.py) of a result solved at the scene's times; returns the
-    number of frames written."""
+def write_csv(path: str, sm: SceneMechanism, result) -> tuple[int, int]:
+    """Export CSV (see io/csv_table.py) of a result solved at the scene's times, and its
+    impacts and friction events beside it (io/events.py: events_path); returns the number
+    of frames and of events written."""
     rows = csv_rows(result, sm.timeline.frames_of(result.times), [ob.name for ob in sm.parts],
                     [ob.name for ob in sm.joints], list(sm.motions), sm.coupler_calls, sm.cams,
                     {n: (job.name, c) for n, (job, c) in sm.limits.items()},
                     {n: (job.name, c) for n, (job, c) in sm.frictions.items()})
+    events = event_rows(result, sm.timeline.frame_of, _friction_joints(sm))
     write_rows(path, rows)
-    return len(rows) - 1
+    write_rows(events_path(path), events)
+    return len(rows) - 1, len(events) - 1

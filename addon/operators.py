@@ -16,6 +16,7 @@ from . import bake, bake_checks, coupling
 from .background import BackgroundRun, until_interrupted
 from .curve_reader import fit_signature, length_text
 from .io.csv_table import existing_folder, export_path
+from .io.events import events_path
 from .io.mass import inertia_six
 from .io.run_cost import baked_channels, cost_note, result_numbers, run_cost
 from .io.limits import bounds_in_scene_units
@@ -439,15 +440,17 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
         try:
             path = existing_folder(export_path(self.filepath or context.scene.mechanism.csv_path,
                                                bpy.data.filepath))
+            existing_folder(events_path(path))        # both files writable before the solve
             sm = read_scene(context.scene)
-            rows = bake.write_csv(path, sm, _solve_read(context.scene, sm, until_interrupted))
+            rows, events = bake.write_csv(path, sm, _solve_read(context.scene, sm, until_interrupted))
         except SolverCancelled:
             self.report({"WARNING"}, "Export CSV interrupted; nothing was written")
             return {"CANCELLED"}
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, f"Export CSV: {_message(exc, sm, context.scene)}")
             return {"CANCELLED"}
-        self.report({"INFO"}, f"wrote {rows} frames to {path}")
+        self.report({"INFO"}, f"wrote {rows} frames to {path} and {events} event(s) to "
+                              f"{events_path(path)}")
         return {"FINISHED"}
 
 

@@ -321,6 +321,8 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
     coupler_index: IntProperty(default=-1)
     report: StringProperty(name="Last Check", description="What the last Check found")
     csv_path: StringProperty(name="CSV", subtype="FILE_PATH", default="//mechanism.csv")
+    # the timeline markers the last bake made, [[name, frame], ...] (io/events.py)
+    event_markers: StringProperty(options={"HIDDEN"})
     # the one-DOF slider (addon/drag.py): the joint coordinate it moves and its range (rad or m)
     wiggle_joint: StringProperty(name="Slider Joint")
     wiggle_coordinate: StringProperty(default="angle")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import math
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -283,6 +284,58 @@ def test_save_reload_rebake_csv_and_clear(blender, tmp_path) -> None:
     assert np.abs(baked_prop(ob, "friction_force")).max() > 0.01
     assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
     assert not {"limit_force", "friction_force"} & set(ob.keys())
+
+
+def scene_marks(bpy) -> Counter:
+    """The scene's timeline markers as a multiset of (name, frame)."""
+    return Counter((m.name, m.frame) for m in bpy.context.scene.timeline_markers)
+
+
+@pytest.mark.slow
+def test_impacts_and_friction_events_become_timeline_markers(blender, extension, tmp_path) -> None:
+    """A door with a dry hinge bounces on its stop: Bake puts a marker "impact: <hinge>" at
+    the frame nearest each impact of an independent run and "<kind>: <hinge>" at each
+    friction event's (round(1 + 24 t)); the user's own markers (one named as a bake's,
+    at another frame) stay.  A re-bake replaces the markers (not one more), they survive
+    save and reload, and Clear Bake removes them but the one the user moved and the
+    user's own.  Export CSV writes the events beside the file, each impact's instant as
+    a run of the reloaded scene has it, to the 12 digits written (the reloaded scene's
+    placements come back through float32, so its instants differ from the first run's by
+    about 1e-8 s)."""
+    bpy = blender
+    d = bs.door(bpy)
+    bpy.context.scene.frame_end = 49
+    s = d["hinge"].mechanism
+    s.use_joint_friction, s.friction_static, s.friction_dynamic, s.friction_radius = True, 0.2, 0.15, 0.01
+    hinge = d["hinge"].name
+    markers = bpy.context.scene.timeline_markers
+    mine = Counter({("key pose", 5): 1, (f"impact: {hinge}", 2): 1})
+    for name, frame in mine:
+        markers.new(name, frame=frame)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    _, r = solve_scene(bpy, extension)
+    assert len(r.impacts) >= 2 and r.friction_events
+    at = lambda t: int(math.floor(1 + 24.0 * t + 0.5))        # the nearest frame
+    baked = Counter([(f"impact: {hinge}", at(hit.time)) for hit in r.impacts] +
+                    [(f"{kind}: {hinge}", at(t)) for t, _, kind in r.friction_events])
+    assert scene_marks(bpy) == mine + baked
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert scene_marks(bpy) == mine + baked
+    save_and_open(bpy, str(tmp_path / "door.blend"))
+    assert scene_marks(bpy) == mine + baked
+    markers = bpy.context.scene.timeline_markers
+    moved = next(m for m in markers if m.name.startswith("impact") and m.frame != 2)
+    moved.frame = 48
+    path = str(tmp_path / "door.csv")
+    assert bpy.ops.mechanism.export_csv(filepath=path) == {"FINISHED"}
+    with open(tmp_path / "door_events.csv", newline="") as fh:
+        rows = list(csv.reader(fh))
+    _, again = solve_scene(bpy, extension)
+    assert len(rows) - 1 == sum(len(hit.limits) for hit in again.impacts) + len(again.friction_events)
+    hits = [row for row in rows[1:] if row[2] == "impact"]
+    assert [float(row[1]) for row in hits] == [float(f"{hit.time:.12g}") for hit in again.impacts]
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert scene_marks(bpy) == mine + Counter({(moved.name, 48): 1})
 
 
 def test_range_lines_at_marker_j(blender, extension) -> None:
