@@ -565,3 +565,19 @@ def test_constructor_arguments_that_are_not_numbers_are_named(make, message: str
         Curve.circle(1.0, center=(0, 0), name="slot-7")
     with raises("3 \\(or 2\\) coordinates"):
         Curve.circle(1.0, name="slot-7").nearest([1.0, 2.0, 3.0, 4.0])
+
+
+@pytest.mark.parametrize("center, shown", [
+    ((float("nan"), 0.0, 0.0), "got (nan, 0, 0)"),
+    (np.array([1.0, 2.5]), "got (1, 2.5)"),
+    (np.array([0.0, np.inf, 0.25], dtype=np.float32), "got (0, inf, 0.25)"),
+    ("origin", "got 'origin'"),
+])
+def test_a_bad_center_is_shown_as_plain_numbers(center, shown: str) -> None:
+    """The ellipse's (and circle's) center in its message as the other messages give
+    vectors, "(nan, 0, 0)": never numpy's array text "[nan  0.  0.]"."""
+    with pytest.raises(MechanismError) as info:
+        Curve.ellipse(1.0, 2.0, center=center, name="slot-7")
+    message = str(info.value)
+    assert message == f"curve 'slot-7': center must be 3 finite numbers, {shown}"
+    assert "[" not in message and "array" not in message

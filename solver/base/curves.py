@@ -44,7 +44,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from .errors import MechanismError, finite_number
+from .errors import MechanismError, finite_number, shown
 
 DEGREE = 5              # quintic: C4 (module docstring)
 DEFAULT_SAMPLES = 400   # from_function's samples: a circle to rounding, curvature to ~1e-10
@@ -399,7 +399,8 @@ class Curve:
         except (TypeError, ValueError):
             c = np.full(0, np.nan)
         if c.shape != (3,) or not np.isfinite(c).all():
-            raise MechanismError(f"curve {name!r}: center must be 3 finite numbers, got {center}")
+            got = shown(c) if c.size else repr(center)
+            raise MechanismError(f"curve {name!r}: center must be 3 finite numbers, got {got}")
 
         def f(t: np.ndarray) -> np.ndarray:
             t = np.asarray(t, dtype=float)

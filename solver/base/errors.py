@@ -1,6 +1,6 @@
 """Exceptions the solver raises: bad input is a ``MechanismError`` (a ``ValueError``) that
 names the item; a failed analysis is a ``SolverError`` that names the time and the joints
-involved and carries the frames solved before it."""
+involved and carries the frames solved before it; ``shown`` writes numbers into a message."""
 from __future__ import annotations
 
 import math
@@ -87,3 +87,9 @@ def finite_number(value: Any, what: str) -> float:
     if not math.isfinite(x):
         raise MechanismError(f"{what} is NaN or infinite")
     return x
+
+
+def shown(numbers: Any) -> str:
+    """Numbers as a user reads them in a message, "(nan, 0, 0.25)": never numpy's repr
+    (array([nan, 0., 0.], dtype=float32)), whatever type the caller passed."""
+    return "(" + ", ".join(f"{float(x):.6g}" for x in np.asarray(numbers).reshape(-1)) + ")"

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import MechanismError, finite_number
+from ..base.errors import MechanismError, finite_number, shown
 
 
 def vector(value: Any, n: int, what: str) -> np.ndarray:
@@ -19,12 +19,6 @@ def vector(value: Any, n: int, what: str) -> np.ndarray:
     if not np.all(np.isfinite(a)):
         raise MechanismError(f"{what} has a NaN or infinite value: {shown(a)}")
     return a
-
-
-def shown(numbers: np.ndarray) -> str:
-    """Numbers as a user reads them in a message, "(nan, 0, 0.25)": never numpy's repr
-    (array([nan, 0., 0.], dtype=float32)), whatever type the caller passed."""
-    return "(" + ", ".join(f"{float(x):.6g}" for x in np.asarray(numbers).reshape(-1)) + ")"
 
 
 number = finite_number          # a finite float, or MechanismError naming what it is
