@@ -16,8 +16,8 @@ from contextlib import contextmanager
 
 import bpy
 
-from ..solver import MechanismError, Study, grid
-from .background import INTERRUPT
+from ..solver import MechanismError, SolverCancelled, Study, grid
+from .background import INTERRUPT, until_interrupted
 from .io.command_line import StudyCommand, parse_command
 from .io.settings import solve_options
 from .scene_reader import read_scene
@@ -85,16 +85,25 @@ def study_file(in_path: str, levels: dict, csv_path: str) -> int:
     SI units; every combination) at the scene's frames and analysis settings, writing the
     summary table (solver/study/table.py) to ``csv_path``.  0 when the table is written (the
     variants that failed are in its "failure" column and on stderr), 1 when nothing could
-    run (a bad scene or parameter: the reason goes to stderr).  The file is not saved."""
-    bpy.ops.wm.open_mainfile(filepath=in_path)
-    scene = bpy.context.scene
-    try:
-        sm = read_scene(scene)
-        study = Study(sm.mech, grid(levels))
-        res = study.run(times=sm.timeline.times, **solve_options(scene.mechanism))
-    except MechanismError as exc:
-        print(f"mechanism study failed: {exc}", file=sys.stderr)
-        return 1
+    run (a bad scene or parameter: the reason goes to stderr), INTERRUPTED when Ctrl C
+    stopped it: the variants stop at their next frame and no table is written (not even
+    the variants finished: a partial table would pass for the whole grid).  The .blend
+    file is not saved."""
+    with _ctrl_c_stops_the_run():
+        try:
+            bpy.ops.wm.open_mainfile(filepath=in_path)
+            scene = bpy.context.scene
+            sm = read_scene(scene)
+            study = Study(sm.mech, grid(levels))
+            res = study.run(times=sm.timeline.times, progress=until_interrupted,
+                            **solve_options(scene.mechanism))
+        except MechanismError as exc:
+            print(f"mechanism study failed: {exc}", file=sys.stderr)
+            return 1
+        except (SolverCancelled, KeyboardInterrupt):  # a second Ctrl C: at once
+            print(f"mechanism study interrupted (Ctrl C): {csv_path} was not written; "
+                  f"{in_path} is unchanged", file=sys.stderr)
+            return INTERRUPTED
     res.to_csv(os.path.abspath(csv_path))
     for i, why in res.failures.items():
         print(f"mechanism study: variant {i} ({_values(res.variants[i])}) failed: {why}",

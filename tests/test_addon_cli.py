@@ -1,7 +1,8 @@
-"""The command-line bake (addon/cli.py) stopped by Ctrl C: the solver stops at its next
-frame, nothing is written (neither the output .blend nor the CSV), the command says so and
-exits 130 (128 + SIGINT), and Ctrl C is Blender's again afterwards.  Real bpy, in process:
-SIGINT is sent to this process from a thread once the command's handler is in place."""
+"""The command-line bake and study (addon/cli.py) stopped by Ctrl C: the solver stops at its
+next frame, nothing is written (neither the output .blend nor the CSV or the study's
+table), the command says so and exits 130 (128 + SIGINT), and Ctrl C is Blender's again
+afterwards.  Real bpy, in process: SIGINT is sent to this process from a thread once the
+command's handler is in place."""
 from __future__ import annotations
 
 import importlib
@@ -53,3 +54,32 @@ def test_ctrl_c_stops_the_command_line_bake_and_writes_nothing(blender, extensio
     assert took < 20.0                    # stopped, not run to the end (over 2 min here)
     assert signal.getsignal(signal.SIGINT) is handler
     assert not any(ob.mechanism.baked for ob in bpy.data.objects)
+
+
+def test_ctrl_c_stops_the_command_line_study_and_writes_nothing(blender, extension, tmp_path,
+                                                                capsys) -> None:
+    """``mechanism study`` of the ten-minute pendulum over two arm masses, Ctrl C half a
+    second in: the variants stop at their next frame, no table is written (not even a
+    partial one), the command says so and exits 130, the .blend file is unchanged and
+    Ctrl C is Blender's again afterwards."""
+    bpy = blender
+    bs.pendulum(bpy)
+    bs.set_range(bpy, 1, 24 * 600)                 # ten minutes of swinging: long to solve
+    blend = str(tmp_path / "in.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=blend)
+    stamp = os.path.getmtime(blend)
+    table = str(tmp_path / "study.csv")
+    cli = importlib.import_module(extension.__name__ + ".addon.cli")
+    handler = signal.getsignal(signal.SIGINT)
+    presser = ctrl_c_once_handled(0.5)
+    start = time.perf_counter()
+    code = cli.study_file(blend, {"arm.mass": [1.0, 2.0]}, table)
+    took = time.perf_counter() - start
+    presser.join(timeout=5)
+    err = capsys.readouterr().err
+    assert code == 130, err
+    assert f"mechanism study interrupted (Ctrl C): {table} was not written; {blend} is " \
+        "unchanged" in err, err
+    assert sorted(os.listdir(tmp_path)) == ["in.blend"] and os.path.getmtime(blend) == stamp
+    assert took < 20.0                    # stopped, not run to the end (35 s here)
+    assert signal.getsignal(signal.SIGINT) is handler
