@@ -158,3 +158,19 @@ def test_bad_compliant_settings_are_named(kwargs, message: str) -> None:
         m.add_limit("end", "slide", lower=-1.0, **kwargs)
     assert "'end'" in str(exc.value)
     assert not m.limits
+
+
+def test_the_default_depth_of_full_damping_is_unrelated_to_far_markers() -> None:
+    """A damped compliant stop without a penetration given damps fully at 1e-3 m, whatever
+    else the mechanism holds: the block's rebound is the same with an unused ground marker
+    100 m away (it moved the depth to 0.1 m, a model-size share, and the rebound with it)
+    and the same as with penetration=1e-3 given (to the integrator's 1e-9)."""
+    def top(d, far):
+        m = dropped_block(c=200.0, d=d)
+        if far:
+            m.add_marker("far", "ground", position=(100.0, 0.0, 0.0))
+        r = m.solve(duration=0.4, fps=200, analysis="dynamic", tolerance=1e-10)
+        return r.position("block")[:, 2]
+    given, alone, far = top(1e-3, False), top(None, False), top(None, True)
+    assert np.abs(alone - given).max() < 1e-9 and np.abs(far - given).max() < 1e-9
+    assert given[-40:].max() < 0.1 * 0.9          # the damping took energy out

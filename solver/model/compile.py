@@ -263,7 +263,7 @@ def compile_model(mech: Any) -> Model:
     if cplan is not None:
         cplan = replace(cplan, **meshes(mech, mech.couplers, marker_body, marker_point,
                                         marker_axes, length_scale))
-    lplan = limits(mech, rows, marker_body, marker_point, marker_axes, length_scale)
+    lplan = limits(mech, rows, marker_body, marker_point, marker_axes)
     fplan = frictions(mech, rows, marker_body, marker_point, marker_axes, lplan)
     kplan = curves(mech, marker_body, marker_point, marker_axes, cplan.n if cplan else 0)
 

@@ -14,7 +14,7 @@ import numpy as np
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
-from ..vocabulary.limits import DEFAULT_REST_SPEED
+from ..vocabulary.limits import DEFAULT_PENETRATION, DEFAULT_REST_SPEED
 from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2, SPIN
 
 
@@ -305,8 +305,8 @@ def frictions(mech: Any, rows: list[dict], marker_body, marker_point, marker_axe
               for f in fr))
 
 
-def limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
-            length_scale: float) -> LimitPlan | None:
+def limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
+           ) -> LimitPlan | None:
     """One row per bound (appended to ``rows``): the motion's angle or slide row."""
     limits = getattr(mech, "limits", {})
     if not limits:
@@ -328,10 +328,9 @@ def limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
             value.append(b)
             sgn.append(s)
             e.append(lm.restitution)
-            unit = 1.0 if lm.coordinate == "angle" else length_scale
             speed.append(DEFAULT_REST_SPEED if lm.rest_speed is None else lm.rest_speed)
             law.append((lm.stiffness or 0.0, lm.exponent, lm.damping,
-                        1e-3 * unit if lm.penetration is None else lm.penetration))
+                        DEFAULT_PENETRATION if lm.penetration is None else lm.penetration))
     k, n, c, d = (_frozen(x) for x in zip(*law))
     # a range wider than half a turn (lower -3, upper 3 rad) is read on its middle's turn:
     # the shortest angle from one bound would put most of the range outside it

@@ -40,6 +40,10 @@ from .validate import number
 # while bouncing on would cost a located impact for each of its ever shorter flights.
 # It matches the friction's DEFAULT_TRANSITION_SPEED (1e-3 rad/s is 1 mm/s at a 1 m lever).
 DEFAULT_REST_SPEED = 1e-3
+# A compliant stop's depth of full damping when none is given: 1e-3 m on a slide, 1e-3 rad
+# on an angle (1 mm at a 1 m lever), a physical depth as the rest speed is, not a share of
+# the model's size that an unrelated marker far away would change.
+DEFAULT_PENETRATION = 1e-3
 
 
 @dataclass(frozen=True)
