@@ -191,3 +191,17 @@ def test_no_development_history_in_the_product() -> None:
     for name in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "blender_manifest.toml", "pyproject.toml"):
         found += [f"{name}: {m.group(0)}" for m in HISTORY.finditer(read(os.path.join(ROOT, name)))]
     assert not found, found
+
+
+def test_every_source_the_code_cites_is_listed() -> None:
+    """Each "Author year" (or "Author and Author year") the solver's and the add-on's
+    docstrings cite is in docs/references.md."""
+    listed = read(os.path.join(ROOT, "docs", "references.md"))
+    cited = set()
+    for folder in ("solver", "addon"):
+        for path in glob.glob(os.path.join(ROOT, folder, "**", "*.py"), recursive=True):
+            cited |= set(re.findall(r"\b([A-Z][a-z]+(?: (?:and|&) [A-Z][a-z]+)?),? ((?:19|20)\d\d)\b",
+                                    read(path)))
+    missing = sorted(f"{who} {year}" for who, year in cited
+                     if who.split()[0] not in listed or year not in listed)
+    assert not missing, missing
