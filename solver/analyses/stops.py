@@ -136,18 +136,26 @@ def _falsi(trial, a: float, fa: float, b: float, fb: float, width: float,
            first: float | None = None):
     """Regula falsi with the Illinois modification on (a, b), fa > 0 >= fb, narrowed to
     ``width``: trial(c) -> (f(c), its data); ``first``: the first trial when inside.
+    Each trial is where the secant through the last two trials crosses zero when that lies
+    inside the bracket (superlinear near the root, where a bracket's far end is a poor
+    second point), else the bracket's Illinois point.
     Returns (b, the data of the last trial at b, None if none)."""
     data_b = None
     side = 0
     c = first
+    recent = [(a, fa), (b, fb)]          # the last two points tried (the ends at first)
     while b - a > width:
+        if c is None or not a < c < b:
+            c = _secant(*recent)
         if c is None or not a < c < b:
             c = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
             if not a < c < b:    # the root at an end, to rounding: a trial just inside it
                 c = a + width if c <= a else b - width
                 if not a < c < b:
                     c = 0.5 * (a + b)
+        c = _past_the_root(c, a, b, width)
         fc, data = trial(c)
+        recent = [recent[1], (c, fc)]
         if fc == 0.0:                      # on the root exactly
             return c, data
         if fc > 0.0:
@@ -162,6 +170,31 @@ def _falsi(trial, a: float, fa: float, b: float, fb: float, width: float,
             side = -1
         c = None
     return b, data_b
+
+
+def _secant(p0: tuple[float, float], p1: tuple[float, float]) -> float | None:
+    """Where the line through two points (x, f(x)) crosses zero; None if it is flat."""
+    (x0, f0), (x1, f1) = p0, p1
+    return None if f1 == f0 else x1 - f1 * (x1 - x0) / (f1 - f0)
+
+
+def _past_the_root(c: float, a: float, b: float, width: float) -> float:
+    """The trial c, or, when it lies closer than 0.9 ``width`` to an end of the bracket
+    (a, b), a tenth of the width past it, away from that end (but no farther than 0.9 width
+    from it): a trial within the width of an end leaves the bracket as wide as it was on the
+    other side, to be narrowed by more trials from that side; just past a good estimate of
+    the root the next trial closes it (Brent 1973, ch. 4: the step of at least the
+    tolerance), and the far side's end, the located instant, is within 0.1 width of the
+    root (a stop's impact starts from the state there).  A bracket narrower than twice the
+    width keeps its trial midway."""
+    if b - a <= 2.0 * width:
+        return 0.5 * (a + b)
+    step = 0.9 * width
+    if c - a < step:
+        return min(a + step, c + 0.1 * width)
+    if b - c < step:
+        return max(b - step, c - 0.1 * width)
+    return c
 
 
 class Stops:
