@@ -191,9 +191,9 @@ def test_the_door_locates_each_event_in_few_trial_steps(monkeypatch) -> None:
     and the dry coefficient's breakpoints around each) is located by re-stepping to
     EVENT_TIME = 1e-10 s, each trial where the secant through the last two trials puts
     the instant, and a trial closer than EVENT_TIME to a bracket's end moved just past
-    the root so that the next one closes the bracket: at most 3.6 trial steps an event
-    (measured 3.53, 106 in all; 3.86 and 135 with regula falsi on the bracket's ends,
-    which narrows from one side), and the impact and friction event instants those of a run at tolerance 1e-10
+    the root so that the next one closes the bracket: at most 4.3 trial steps an event
+    (measured 4.0, 128 in all; 5.0 and 181 with regula falsi on the bracket's ends, which
+    narrows from one side; most events are found in frame-long steps), and the impact and friction event instants those of a run at tolerance 1e-10
     to 5e-9 s (the run's own error at the default 1e-6, measured 8e-10 s)."""
     import solver.analyses.events as ev
     import solver.analyses.stops as so
@@ -220,4 +220,36 @@ def test_the_door_locates_each_event_in_few_trial_steps(monkeypatch) -> None:
     np.testing.assert_allclose([e[0] for e in r.friction_events],
                                [e[0] for e in ref.friction_events], rtol=0, atol=5e-9)
     assert calls[0] >= 30
-    assert trials[0] / calls[0] <= 3.6
+    assert trials[0] / calls[0] <= 4.3
+
+
+def test_a_step_over_its_goal_past_a_kink_of_mu_ends_on_the_kink(monkeypatch) -> None:
+    """A frame-long step across the door's slip reversal spans the dry coefficient's
+    breakpoints (1.5 v_s and v_s, where mu is only once differentiable) and misses its
+    error goal 2 to 600 times over; cut blindly it was rejected 50 times in the run (six
+    or seven cuts before each reversal).  A step over its goal whose end is past an event
+    (here a breakpoint: the joint's speed along its slip, signed, shows it even when the
+    step's end has turned back past 1.5 v_s the other way) ends on the event instead, the
+    located step held to the goal as any other: no step rejected (at most 5 allowed), and
+    at every frame the door's angle, the stop's and the friction's torque those of a run at
+    tolerance 1e-10 to 1e-9 rad and 1e-9 N m (measured 2.9e-12 rad, 3.0e-13 N m)."""
+    from solver.integrators.control import StandardControl
+    rejected = [0]
+    real = StandardControl.rejected
+
+    def counting(self, *args):
+        rejected[0] += 1
+        return real(self, *args)
+    monkeypatch.setattr(StandardControl, "rejected", counting)
+    r = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic")
+    monkeypatch.undo()
+    ref = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic",
+                                          tolerance=1e-10)
+
+    def angle(res):
+        q = res.orientation("door")
+        return 2.0 * np.arctan2(q[:, 3], q[:, 0])
+    assert rejected[0] <= 5
+    np.testing.assert_allclose(angle(r), angle(ref), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(r.limit("stop"), ref.limit("stop"), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(r.friction("dry"), ref.friction("dry"), rtol=0, atol=1e-9)

@@ -61,7 +61,7 @@ from ..model.compile import Model
 from ..model.results import FrameBuffer, Result, report_progress
 from ..model.state import State
 from .equations import Equations
-from .events import record_friction, step_events
+from .events import crossed_at_end, record_friction, step_events
 from .friction import magnitudes
 from .stops import Stops, check_start
 from .switching import energy_of, freeze, friction_rates, released, rest_at_start, stick, switched
@@ -169,6 +169,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     # locate; in a closed loop only while it rests (no lined-up position to find then)
     # and no tracked values (a coupler's turns, a cam's contact) to carry frame by frame
     dense = stops is None and sysm.slip is None and model.ntrack == 0
+    locating = stops is not None or sysm.slip is not None     # events inside the steps
     tree = open_tree(model)
     resting = False            # the last accepted step left every part where it was
     t_end = float(times[-1])
@@ -220,7 +221,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 at_start = (sysm.track, sysm.ts_ref)    # the run state a step's stages use
                 while True:
                     ynew, err = stepper.step(t, y, f0, hs, norm)
-                    if err <= 1.0:
+                    # a step over its goal past an event ends on the event (step_events)
+                    if err <= 1.0 or (locating and err < np.inf and
+                                      crossed_at_end(sysm, stops, t, y, hs, ynew)):
                         h_next = control.accepted(hs, err, stepper)
                         break
                     hs = control.rejected(hs, err, stepper)
