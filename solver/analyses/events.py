@@ -24,7 +24,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .friction import magnitudes
-from .stops import Stops, locate
+from .stops import EVENT_TIME, Stops, locate
 from .switching import friction_rates, hold_margin, stop_push
 
 
@@ -47,6 +47,12 @@ class StepEnd(NamedTuple):
     located: bool = False
 
 
+# s: a breakpoint of mu located to this.  Past it, mu is only once differentiable, the
+# motion's fourth derivative jumps, and a step that crosses it by this much carries an error
+# of order 1e-28 times that jump (the door's answers as located to EVENT_TIME to 1e-13; to
+# 1e-5 s, 1e-9 rad off).  Where the joint reverses or a stop strikes, the state there is
+# acted on: those instants stay located to EVENT_TIME.
+KINK_TIME = 1e-7
 MIN_STEP = 1e-12     # a step cut for its error stops being cut below this x max(1, |t|) s
 
 
@@ -88,8 +94,8 @@ def crossed_at_end(sysm, stops: Stops | None, t: float, y: np.ndarray, hs: float
 def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0: np.ndarray,
                  hs: float, y1: np.ndarray, err: float, norm: Callable) -> StepEnd:
     """The step's first event located, or the step as it is; the returned error is the
-    located step's own.  Each kind in turn (stops, slip reversals, breaking loose, the
-    coefficient's breakpoints) is checked at the end of the step as the kinds before left
+    located step's own.  Each kind in turn (stops, the coefficient's breakpoints, slip
+    reversals, breaking loose, a resting stop's push) is checked at the end of the step as the kinds before left
     it, and located within it: the step ends on the earliest event, and only that kind's
     events are acted on (a later kind's location drops an earlier kind's, now ahead)."""
     none = np.zeros(0, dtype=int)
@@ -120,6 +126,7 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
     # (what an event of the kind is: 1 slid, 2 broke, None: the step only ends there, a
     # breakpoint of mu or a stop let go; its event function, which are armed, its start)
     kinds = _friction_events(sysm, t, y) if sysm.slip is not None else []
+    kink = kinds[0][1] if kinds else None          # the breakpoints of mu
     if stops is not None and stops.resting.any():
         kinds.append((None, *_release_event(sysm, stops, t, y)))
     for slot, measure, armed, at_start in kinds:
@@ -128,11 +135,28 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
         g1 = measure(t + hs, y1)
         which = np.flatnonzero(armed & (g1 <= 0.0))
         if which.size:
-            hs, (y1, err, g) = locate(restep(measure), at_start, g1, which, hs)
+            hs, (y1, err, g) = locate(restep(measure), at_start, g1, which, hs,
+                                      guess=_tangent_guess(measure, t, y, f0, at_start,
+                                                           which, hs),
+                                      width=KINK_TIME if measure is kink else EVENT_TIME)
             found, located = [none, none, none], True
             if slot is not None:
                 found[slot] = reached(g, which)
     return StepEnd(hs, y1, err, *found, False, located)
+
+
+def _tangent_guess(measure, t: float, y: np.ndarray, f0: np.ndarray, g0: np.ndarray,
+                   which: np.ndarray, hs: float) -> float | None:
+    """Where the tangent at the step's start puts the first zero of ``which``'s event
+    functions (Newton's step from the start: g0 / -g'(0), g'(0) by a difference along
+    the start's derivative f0, no right-hand side), or None outside (0, hs).  A step that
+    crossed a kink of mu before the event is far from linear over its length; its start
+    is smooth."""
+    d = 1e-6 * hs
+    rate = (measure(t + d, y + d * f0)[which] - g0[which]) / d
+    ahead = np.where(rate < 0.0, -g0[which] / np.where(rate < 0.0, rate, -1.0), np.inf)
+    c = float(np.min(ahead))
+    return c if 0.0 < c < hs else None
 
 
 def _release_event(sysm, stops: Stops, t: float, y: np.ndarray):

@@ -96,12 +96,13 @@ def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, ou
 
 
 def locate(step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
-           offset: np.ndarray | float = 0.0, guess: float | None = None):
+           offset: np.ndarray | float = 0.0, guess: float | None = None,
+           width: float = EVENT_TIME):
     """The first instant h in (0, hs] where min over ``hit`` of g + offset reaches zero, and
     the step's result there: ``step(h)`` integrates from the step's start and returns (its
     result, g there); g0, g1 are g at the step's start and end (the start positive, the
     end not).  Regula falsi with the Illinois modification on h, every trial a full step of
-    the integrator, to EVENT_TIME s; the result returned is the one on the far side.
+    the integrator, to ``width`` s; the result returned is the one on the far side.
     ``guess``: where the step's dense output puts the instant (``dense_guess``), the first
     trial: from a good one two or three trials narrow to EVENT_TIME instead of seven."""
     worst = _worst(hit, offset, g0)
@@ -109,7 +110,7 @@ def locate(step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
     def trial(c):
         y_c, g_c = step(c)
         return worst(g_c), y_c
-    b, y_b = _falsi(trial, 0.0, worst(g0), hs, worst(g1), EVENT_TIME, guess)
+    b, y_b = _falsi(trial, 0.0, worst(g0), hs, worst(g1), width, guess)
     if y_b is None:
         y_b, _ = step(b)
     return b, y_b
