@@ -229,13 +229,14 @@ def test_the_door_locates_each_event_in_few_trial_steps(monkeypatch) -> None:
 def test_a_step_over_its_goal_past_a_kink_of_mu_ends_on_the_kink(monkeypatch) -> None:
     """A frame-long step across the door's slip reversal spans the dry coefficient's
     breakpoints (1.5 v_s and v_s, where mu is only once differentiable) and misses its
-    error goal 2 to 600 times over; cut blindly it was rejected 50 times in the run (six
-    or seven cuts before each reversal).  A step over its goal whose end is past an event
-    (here a breakpoint: the joint's speed along its slip, signed, shows it even when the
-    step's end has turned back past 1.5 v_s the other way) ends on the event instead, the
-    located step held to the goal as any other: no step rejected (at most 5 allowed), and
-    at every frame the door's angle, the stop's and the friction's torque those of a run at
-    tolerance 1e-10 to 1e-9 rad and 1e-9 N m (measured 2.9e-12 rad, 3.0e-13 N m)."""
+    error goal 2 to 600 times over; cut blindly, as a rejected step is, it takes 50
+    rejected steps in the run (six or seven cuts before each reversal).  A step over its
+    goal whose end is past an event (here a breakpoint: the joint's speed along its slip,
+    signed, shows it even when the step's end has turned back past 1.5 v_s the other way)
+    ends on the event instead, the located step held to the goal as any other: no step
+    rejected (at most 5 allowed), and at every frame the door's angle, the stop's and the
+    friction's torque those of a run at tolerance 1e-10 to 1e-9 rad and 1e-9 N m
+    (measured 2.0e-12 rad, 2.7e-13 N m)."""
     from solver.integrators.control import StandardControl
     rejected = [0]
     real = StandardControl.rejected

@@ -95,9 +95,10 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
                  hs: float, y1: np.ndarray, err: float, norm: Callable) -> StepEnd:
     """The step's first event located, or the step as it is; the returned error is the
     located step's own.  Each kind in turn (stops, the coefficient's breakpoints, slip
-    reversals, breaking loose, a resting stop's push) is checked at the end of the step as the kinds before left
-    it, and located within it: the step ends on the earliest event, and only that kind's
-    events are acted on (a later kind's location drops an earlier kind's, now ahead)."""
+    reversals, breaking loose, a resting stop's push) is checked at the end of the step as
+    the kinds before left it, and located within it: the step ends on the earliest event,
+    and only that kind's events are acted on (a later kind's location drops an earlier
+    kind's, now ahead)."""
     none = np.zeros(0, dtype=int)
     found = [none, none, none]        # hit, slid, broke
     located = False
