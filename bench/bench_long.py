@@ -1,6 +1,6 @@
 """Long runs and dense frames: dynamic runs whose steps outgrow their frames (mechanisms that
 come to rest over thousands of frames, frames far denser than the motion), each solved twice
-in the same run: as by default (steps past the frames, analyses/dynamics.py LONG_STEP, and a
+in the same run: as by default (steps past the frames, analyses/dynamics/driver.py LONG_STEP, and a
 mechanism at rest holding its pose, ``at_rest``) and as before both (LONG_STEP = inf and
 REST_SPEED < 0: every frame a step's end, integrated to the last: the baseline).  The dense
 chain runs at the default tolerance (DOP853) and at 1e-3 (Dormand-Prince 5(4)).
@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
 from bench_dynamics import chain  # noqa: E402
 from solver import Mechanism  # noqa: E402
-import solver.analyses.dynamics as dynamics  # noqa: E402
+import solver.analyses.dynamics.driver as dynamics  # noqa: E402
 
 G = 9.81
 

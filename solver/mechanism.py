@@ -74,7 +74,7 @@ class Mechanism(Builder):
         Result.times are exactly these); returns a Result.  analysis: "auto" (kinematic when motions drive every DOF, else dynamic),
         "kinematic" or "dynamic"; tolerance: the dynamic integrator's accuracy goal; method:
         "auto", "explicit" or "implicit" (stiff springs and dampers; see
-        analyses/dynamics.py); progress: optional callable(frames done, frames in all)
+        analyses/dynamics/driver.py); progress: optional callable(frames done, frames in all)
         called after each frame, returning False to cancel (SolverCancelled, with the
         frames done in .result)."""
         times = requested_times(duration, fps, times, "solve")

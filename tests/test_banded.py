@@ -94,7 +94,7 @@ def _dense_init(self, n, rows, cols) -> None:
 def test_schur_matches_dense_product() -> None:
     """S = J M^-1 J^T from the row pairs equals the dense product (rounding only)."""
     from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
-    from solver.analyses.equations import Equations
+    from solver.analyses.dynamics.equations import Equations
     from solver.analyses.structure import structure
     from solver.model.compile import compile_model
     from solver.model.state import read_state
@@ -119,7 +119,7 @@ def test_world_inertias_by_one_pair_of_products_and_by_diagonals() -> None:
     """Equations' inertias in world axes (A I A^T for the gyroscopic moment, A I^-1 A^T in
     the inverse mass) equal the plain congruence, by the general pair of products and by
     the diagonal shortcut the chain's part-axis inertias take, one state and a stack."""
-    from solver.analyses.equations import Equations
+    from solver.analyses.dynamics.equations import Equations
     from solver.analyses.structure import structure
     from solver.base.rotations import quat_to_matrix
     from solver.model.compile import compile_model

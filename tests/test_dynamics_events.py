@@ -1,4 +1,4 @@
-"""Events inside a dynamic run's steps (analyses/events.py): a slipping joint's reversal,
+"""Events inside a dynamic run's steps (analyses/dynamics/events.py): a slipping joint's reversal,
 a stuck joint breaking loose, a dry coefficient's breakpoints and a stop reached are
 located by re-stepping, the located step held to the run's error goal like any other and
 only the events its instant has reached acted on, so the motion through them does not
@@ -225,7 +225,7 @@ def _breakpoints_not_located(monkeypatch) -> None:
     """Leave out the coefficient's breakpoints from the events (reversals and breaking
     loose stay): the steps then cross them, and the step located on a reversal, right after
     the coefficient's step to static, is far over its error goal."""
-    import solver.analyses.events as events
+    import solver.analyses.dynamics.events as events
     real = events._friction_events
     monkeypatch.setattr(events, "_friction_events",
                         lambda *a: [kind for kind in real(*a) if kind[0] is not None])
@@ -251,7 +251,7 @@ def test_a_step_at_an_event_that_cannot_meet_the_goal_stops_the_run(monkeypatch)
     the step at the reversal near 1.018 s cannot meet its goal, and the run stops there
     with an error naming the time, the frames before it kept."""
     _breakpoints_not_located(monkeypatch)
-    monkeypatch.setattr("solver.analyses.events.MIN_STEP", 1e3)
+    monkeypatch.setattr("solver.analyses.dynamics.events.MIN_STEP", 1e3)
     with pytest.raises(SolverError, match="a step ending on an event stays over the error "
                                           "goal") as caught:
         dry_pendulum(0.5, 1.0, 0.3, 0.2, 0.05).solve(duration=2.0, fps=20,

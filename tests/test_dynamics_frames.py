@@ -1,5 +1,5 @@
 """The frames of a dynamic run: steps past frames that are denser than the motion needs
-(dense output, analyses/dynamics.py LONG_STEP) in open trees and in closed loops at rest,
+(dense output, analyses/dynamics/driver.py LONG_STEP) in open trees and in closed loops at rest,
 within the explicit method's stability; a mechanism at rest holding its pose; and the
 frames at step ends stored into the Result a block at a time (model/results.py
 FrameBuffer).  Each against the run whose every frame is a step's end, stored one by one."""
@@ -26,8 +26,8 @@ def settling_pendulum() -> Mechanism:
 
 def _run(m: Mechanism, times, monkeypatch=None, cut: bool = False):
     if cut:        # every frame a step's end, integrated to the last one even at rest
-        monkeypatch.setattr("solver.analyses.dynamics.LONG_STEP", float("inf"))
-        monkeypatch.setattr("solver.analyses.dynamics.REST_SPEED", -1.0)
+        monkeypatch.setattr("solver.analyses.dynamics.driver.LONG_STEP", float("inf"))
+        monkeypatch.setattr("solver.analyses.dynamics.driver.REST_SPEED", -1.0)
     r = m.solve(times=times)
     if cut:
         monkeypatch.undo()
@@ -84,7 +84,7 @@ def test_loose_tolerance_steps_run_past_fast_frames_too(monkeypatch) -> None:
     the tolerance's goal is 1e-4 on it) and the joints closed to 1e-10 m."""
     m = mk.chain([0.3, -0.4, 0.2])
     times = np.arange(481) / 960.0
-    monkeypatch.setattr("solver.analyses.dynamics.LONG_STEP", float("inf"))
+    monkeypatch.setattr("solver.analyses.dynamics.driver.LONG_STEP", float("inf"))
     ref = m.solve(times=times, tolerance=1e-3)
     monkeypatch.undo()
     r = m.solve(times=times, tolerance=1e-3)
@@ -135,12 +135,12 @@ def test_steps_past_the_frames_stay_within_the_explicit_methods_stability(monkey
     the bottom swings undamped for 100 s with its amplitude kept within 5% (a bound past
     5(4)'s stability on the imaginary axis, 1.5 as DOP853's, grew it 1.76-fold; measured
     0.992 and 1.000)."""
-    from solver.analyses.dynamics import motion_rate
-    from solver.analyses.equations import Equations
+    from solver.analyses.dynamics.driver import motion_rate
+    from solver.analyses.dynamics.equations import Equations
     from solver.analyses.run import prepare
     from solver.model.compile import compile_model
     from solver.model.state import read_state
-    monkeypatch.setattr("solver.analyses.dynamics.REST_SPEED", -1.0)
+    monkeypatch.setattr("solver.analyses.dynamics.driver.REST_SPEED", -1.0)
     m = mk.pendulum(axis="y", angle=math.pi / 2)               # straight down
     r = m.solve(times=np.arange(2000) / 24.0, tolerance=tolerance)
     assert r.rest_from is None and 10 <= r.steps < 400        # measured 214 and 294
@@ -166,7 +166,7 @@ def test_a_fast_mode_keeps_the_steps_cut_and_the_rate_is_seldom_estimated(monkey
     outgrow the frames, but the fast mode bounds an explicit long step below two frames, so
     every frame stays a step's end; the rate is estimated again later and later (each
     estimate costs 31 right-hand sides; a run once paid one every step: 3x its time)."""
-    import solver.analyses.dynamics as dyn
+    import solver.analyses.dynamics.driver as dyn
     calls = []
     real = dyn.motion_rate
     monkeypatch.setattr(dyn, "motion_rate", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -188,7 +188,7 @@ def test_a_mechanism_at_rest_holds_its_pose_for_the_frames_after() -> None:
     m, times = settling_pendulum(), np.arange(2400) / 24.0
     r = m.solve(times=times)
     assert r.rest_from is not None and 24 < r.rest_from < 600 and not r.notes
-    import solver.analyses.dynamics as dyn
+    import solver.analyses.dynamics.driver as dyn
     rest, dyn.REST_SPEED = dyn.REST_SPEED, -1.0
     try:
         full = m.solve(times=times)

@@ -122,7 +122,7 @@ def test_projection_takes_dopri5s_last_stage() -> None:
     no rows for its first Newton iteration; the run equals one whose projections evaluate
     everything anew, to the rounding of the Newton steps (far below the tolerance)."""
     from mechanisms import benchmark_chain
-    from solver.analyses import equations
+    from solver.analyses.dynamics import equations
     hits = []
     project = equations.Equations.project
 

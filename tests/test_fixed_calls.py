@@ -33,7 +33,7 @@ import pytest
 
 from mechanisms import quat_about
 from solver import Mechanism
-from solver.analyses.equations import Equations
+from solver.analyses.dynamics.equations import Equations
 from solver.analyses.run import prepare
 from solver.analyses.structure import structure
 from solver.analyses.sweep import kinematic_sweep

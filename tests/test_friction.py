@@ -161,7 +161,7 @@ def _checked_calls(monkeypatch, build, duration: float):
     miss of the fixed point s = mu L(lambda) + preload over the calls): each call's friction
     checked against the load of the multipliers it returned (friction.loads, independent of
     the Newton iteration's gradients)."""
-    import solver.analyses.friction as fr
+    import solver.analyses.dynamics.friction as fr
     counts, misses, real, slip = [], [], fr.load_of, fr.with_slip
     calls = [0]
 
@@ -181,7 +181,7 @@ def _checked_calls(monkeypatch, build, duration: float):
         misses.append(np.max(np.abs(got - s)[on] / s[on], initial=0.0))
         return Qq, lam1, other, room
     monkeypatch.setattr(fr, "load_of", load_of)
-    monkeypatch.setattr("solver.analyses.equations.with_slip", with_slip)
+    monkeypatch.setattr("solver.analyses.dynamics.equations.with_slip", with_slip)
     r = build().solve(duration=duration, fps=50, analysis="dynamic")
     monkeypatch.undo()
     return r, np.array(counts), max(misses)
@@ -234,7 +234,7 @@ def test_the_loads_gradient_is_their_derivative() -> None:
     """load_gradient's dL/dR (force and moment: what Newton's slope is made of) against
     central differences of the load, for a pin (radius, thrust arm, bearing length), a slide
     (bearing length) and a ball, at random reactions: to 1e-7 relative."""
-    from solver.analyses.friction import load_gradient, load_of
+    from solver.analyses.dynamics.friction import load_gradient, load_of
     from solver.model.compile import compile_model
     m = Mechanism()
     m.add_part("ground", fixed=True)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from solver import Mechanism
-from solver.analyses.friction import Slip
+from solver.analyses.dynamics.friction import Slip
 from solver.base.rotations import rotate_world
 from solver.kernels.constraints import body_arrays, evaluate
 from solver.model.compile import compile_model

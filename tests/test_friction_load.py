@@ -154,7 +154,7 @@ def test_one_slipping_hinge_solves_its_load_in_few_steps(monkeypatch) -> None:
     element's load and gradient), and every call's friction is mu L + preload of the
     multipliers it returns to 1e-12 (friction.loads, independent of the iteration)."""
     import sys
-    import solver.analyses.friction as fr
+    import solver.analyses.dynamics.friction as fr
     where = fr.__file__
     lines, misses, real = [0], [], fr.with_slip
 
@@ -178,7 +178,7 @@ def test_one_slipping_hinge_solves_its_load_in_few_steps(monkeypatch) -> None:
         if sliding.any():
             misses.append(abs(abs(Qq[0]) - s[0]) / s[0])
         return Qq, lam1, other, room
-    monkeypatch.setattr("solver.analyses.equations.with_slip", traced)
+    monkeypatch.setattr("solver.analyses.dynamics.equations.with_slip", traced)
     r = _door_with_a_dry_hinge().solve(duration=0.5, fps=24, analysis="dynamic")
     monkeypatch.undo()
     assert np.all(np.abs(r.friction("dry")[1:]) > 0.5) and len(misses) > 200
@@ -198,8 +198,8 @@ def test_the_door_locates_each_event_in_few_trial_steps(monkeypatch) -> None:
     bracket's ends, which narrows from one side), and the impact and friction event
     instants those of a run at tolerance 1e-10 to 5e-9 s (the run's own error at the
     default 1e-6, measured 7e-11 s)."""
-    import solver.analyses.events as ev
-    import solver.analyses.stops as so
+    import solver.analyses.dynamics.events as ev
+    import solver.analyses.dynamics.stops as so
     calls, trials = [0], [0]
     real = so.locate
 

@@ -211,7 +211,7 @@ def test_an_impact_is_first_tried_where_the_dense_output_puts_it(monkeypatch, to
     land a rounding away from the root: the next trial is then just past the root, not a
     bisection from the step's end, which took 38 trials; measured 11 against 33).  At 1e-9
     the instants are the closed form's to 1e-8 s (measured 4e-9)."""
-    import solver.analyses.stops as so
+    import solver.analyses.dynamics.stops as so
     h, e = 2.0, 0.8
     impacts = bounce_times(h, e, 5)
     times = np.linspace(0.0, impacts[-1] + 0.05, 41)
@@ -459,7 +459,7 @@ def test_a_run_keeps_its_tolerance_for_singular_positions_after_a_row_switch(mon
     run's tolerance (1e-9 here), and a change of the kept rows (the door coming to rest on
     its stop, then every later switch) keeps it: it used to fall back to 1e-6 at the first
     switch, so a later singular position was accepted at the default, not the user's goal."""
-    from solver.analyses import equations
+    from solver.analyses.dynamics import equations
     seen = []
     real = equations.Equations.use
 

@@ -94,7 +94,7 @@ def test_single_thread_runs_blas_on_one_thread_and_restores(fresh_lookup) -> Non
 def test_long_chain_goes_through_dpbsv(monkeypatch) -> None:
     """A 60-link chain (180 rows): every J M^-1 J^T solve of a dynamic run is a dpbsv call,
     and the run's Schur solver reports the banded route."""
-    from solver.analyses.equations import Equations
+    from solver.analyses.dynamics.equations import Equations
     from solver.analyses.structure import structure
     from solver.model.compile import compile_model
     from solver.model.state import read_state

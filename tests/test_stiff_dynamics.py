@@ -23,8 +23,8 @@ import mechanisms as mk
 from solver import Mechanism
 from solver.algebra.newton import newton
 from solver.analyses.assembly import assemble_pose
-from solver.analyses.dynamics import STIFF_RATE, choose_method
-from solver.analyses.equations import Equations
+from solver.analyses.dynamics.driver import STIFF_RATE, choose_method
+from solver.analyses.dynamics.equations import Equations
 from solver.analyses.structure import structure
 from solver.base.rotations import rotate_world
 from solver.integrators.control import PredictiveControl, StandardControl
@@ -397,8 +397,8 @@ def test_the_implicit_method_at_rest_steps_past_its_frames(monkeypatch) -> None:
     m, times = stiff_settling_pendulum(), np.arange(2400) / 24.0
     r = m.solve(times=times)
     assert r.method.startswith("implicit")
-    monkeypatch.setattr("solver.analyses.dynamics.LONG_STEP", float("inf"))
-    monkeypatch.setattr("solver.analyses.dynamics.REST_SPEED", -1.0)   # integrated to the end
+    monkeypatch.setattr("solver.analyses.dynamics.driver.LONG_STEP", float("inf"))
+    monkeypatch.setattr("solver.analyses.dynamics.driver.REST_SPEED", -1.0)   # integrated to the end
     cut = m.solve(times=times)
     monkeypatch.undo()
     assert 2399 <= cut.steps <= 2500 and r.steps < cut.steps / 10

@@ -307,7 +307,7 @@ def test_a_failure_inside_the_lockstep_run_becomes_each_variants_own_failure(mon
 @pytest.mark.parametrize("tolerance", [1e-6, 1e-3])
 @pytest.mark.slow
 def test_long_steps_and_the_held_pose_inside_the_lockstep_run(monkeypatch, tolerance):
-    """Runs whose steps outgrow the frames step past them (dense output, analyses/dynamics.py
+    """Runs whose steps outgrow the frames step past them (dense output, analyses/dynamics/driver.py
     LONG_STEP, within the explicit method's stability: the equations' fastest rate by
     power iteration), and one that comes to rest holds its pose: all inside the lockstep
     run, each variant with its own long steps, rate estimates and held frames, by

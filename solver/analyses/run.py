@@ -13,7 +13,7 @@ from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose, curve_contacts, run_disagreement
-from .dynamics import dynamic_run
+from .dynamics.driver import dynamic_run
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
 
@@ -22,7 +22,7 @@ from .sweep import kinematic_sweep
 class Settings:
     """How to run: the analysis ("auto": kinematic when the motions drive every degree of
     freedom, else dynamic; "kinematic"; "dynamic"), the dynamic integrator's accuracy goal
-    (relative: the energy and positions of a run meet it with room, analyses/dynamics.py
+    (relative: the energy and positions of a run meet it with room, analyses/dynamics/driver.py
     has the measured errors; 1e-7 and below for tighter runs) and its method ("auto",
     "explicit", "implicit")."""
     analysis: str = "auto"

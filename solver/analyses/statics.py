@@ -24,8 +24,8 @@ from ..model.results import Result
 from ..model.state import State
 from ..vocabulary.joints import ANGLE
 from .assembly import assemble_pose
-from .friction import Slip, limit as friction_limit, loads, needed
-from .stops import check_start, describe, gaps, tolerance
+from .dynamics.friction import Slip, limit as friction_limit, loads, needed
+from .dynamics.stops import check_start, describe, gaps, tolerance
 from .structure import Structure, least_norm, self_stresses, structure
 
 

@@ -42,7 +42,7 @@ def structure(model: Model, r: np.ndarray, p: np.ndarray, tol: float = RANK_TOL,
 def open_tree(model: Model) -> bool:
     """True when the joints join the parts as a tree (no closed loop, no coupler or curve
     joint): then the joints' rows stay independent wherever the mechanism moves, with no
-    lined-up position to pass (analyses/dynamics.py lets such runs step past their frames)."""
+    lined-up position to pass (analyses/dynamics/driver.py lets such runs step past their frames)."""
     if model.couplers is not None or model.curves is not None:
         return False
     parent = list(range(model.nb + 1))

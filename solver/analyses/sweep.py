@@ -34,8 +34,8 @@ from ..kernels.forces import body_loads, evaluate_forces, stop_forces, torsion_a
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State
-from .friction import body_forces, magnitudes, rates, with_slip
-from .stops import check_start, sweep_check
+from .dynamics.friction import body_forces, magnitudes, rates, with_slip
+from .dynamics.stops import check_start, sweep_check
 from .structure import Structure, least_norm, self_stresses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0

@@ -57,7 +57,7 @@ class ExpressionError(ValueError):
 class FrictionJam(np.linalg.LinAlgError):
     """Slipping joints whose friction raises its own load faster than itself: s = mu L(s) +
     preload has no solution s >= 0 (Painleve's paradox, a drawer pushed off its axis, a
-    self-locking screw), so the joints jam (analyses/friction.py ``with_slip``).  ``names``:
+    self-locking screw), so the joints jam (analyses/dynamics/friction.py ``with_slip``).  ``names``:
     the friction elements; ``index``: the first leading index (a frame of a block, a stage)
     where it happens, () for a single state.  A LinAlgError, so that every analysis that
     stops on a singular system stops on it; the analyses name it with its time."""

@@ -144,7 +144,7 @@ class DoPri5:
     order = 4          # of the error estimate: step factor err^(-1/(order+1))
     name = "explicit Dormand-Prince 5(4)"
     C, A, B, E = _C5, _A5, _B5, _E4
-    # a step past the frames (analyses/dynamics.py) at most this over the equations' fastest
+    # a step past the frames (analyses/dynamics/driver.py) at most this over the equations' fastest
     # rate: where the error estimate vanishes (at rest) only stability bounds the step, and
     # an undamped oscillation's eigenvalues lie on the imaginary axis, where |R(iy)| <= 1
     # for y up to 0.998 (5(4): |R(1.5i)| = 1.003 grew a resting pendulum's rounding 44-fold

@@ -235,7 +235,7 @@ def spin(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     (spin_measure, the design pose's C_I, C_J); the Jacobian is the relative angular
     velocity's component e_k . (w_I - w_J), which is d(phi)/dq exactly where C_I = C_J.
     Sticking holds the rows about the lock orientation L instead, phi = vee(skew(C_J^T C_I
-    L^T)), whose gradient there is this Jacobian exactly (analyses/friction.py
+    L^T)), whose gradient there is this Jacobian exactly (analyses/dynamics/friction.py
     ``lock_residual``); and d/dt (e_k . w_rel) = e_k . (alpha_I - alpha_J) + (w_J x e_k)
     . w_rel, so quad = (w_J x e_k) . w_rel."""
     U = _turned(g, A, U)               # VECTORS "iIab": I's axes k+1, k+2, J's k+2, k+1

@@ -1,5 +1,5 @@
 """An impact at rigid stops during a dynamic run, as ``Result.impacts`` lists it: when,
-which stops, and what the impact did to the joint coordinates (analyses/stops.py applies
+which stops, and what the impact did to the joint coordinates (analyses/dynamics/stops.py applies
 Newton's impact law; this is its record)."""
 from __future__ import annotations
 

@@ -108,7 +108,7 @@ class Result:
 
     def hold(self, k: int) -> None:
         """Every frame after frame k as frame k: a mechanism at rest that nothing moves any
-        more (analyses/dynamics.py)."""
+        more (analyses/dynamics/driver.py)."""
         for name in self._FRAME_FIELDS:
             x = getattr(self, name)
             x[k + 1:] = x[k]

@@ -2,12 +2,12 @@
 
 The variants of a study share their topology, so their compiled models differ only in
 numbers (masses, inertias, marker points, spring rates, gravity).  ``stack_models``
-(stack.py) puts those numbers on a leading variant axis, and the equations (analyses/equations.py), whose
+(stack.py) puts those numbers on a leading variant axis, and the equations (analyses/dynamics/equations.py), whose
 kernels, force elements and J M^-1 J^T solves carry leading axes through, then evaluate
 every variant's right-hand side in one set of numpy calls: the per-call cost that dominates
 a small mechanism is paid once for all of them.
 
-``batch_dynamics`` runs the explicit integrator of analyses/dynamics.py on all variants in
+``batch_dynamics`` runs the explicit integrator of analyses/dynamics/driver.py on all variants in
 lockstep, each with its own time, step size and step control, its own projection onto its
 constraints (a Newton iteration per variant, masked) and its own output frames, so each
 variant takes exactly the steps its separate run takes and its Result equals that run's to
@@ -35,10 +35,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.dynamics import (LONG_STEP, RATE_EVERY, REST, SINGULAR_STEP, at_rest,
+from ..analyses.dynamics.driver import (LONG_STEP, RATE_EVERY, REST, SINGULAR_STEP, at_rest,
                                  at_rest_many, frames_inside, free_singular,
                                  initial_step, long_proposal, travel)
-from ..analyses.equations import Equations
+from ..analyses.dynamics.equations import Equations
 from ..analyses.structure import Structure, open_tree
 from ..base.errors import SolverCancelled
 from ..integrators.control import StandardControl
@@ -99,7 +99,7 @@ class _Group:
         self.L = np.array([m.length_scale for m in models])
         self.body_length = np.stack([m.body_length for m in models])            # (V, nb)
         V, nb = len(models), eq.nb
-        # the separate run's integrator settings (analyses/dynamics.py)
+        # the separate run's integrator settings (analyses/dynamics/driver.py)
         self.scale = eq.pack(self.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 4)),
                              self.L[:, None, None] * np.ones((V, nb, 3)), np.ones((V, nb, 3)),
                              np.full(V, np.inf))
@@ -214,7 +214,7 @@ class _Group:
         F = len(times)
         r1, p1, v1, w1, work1 = new
         sel = ok[:, None, None]
-        if not tree:     # as analyses/dynamics.py: no part moved by REST of the size
+        if not tree:     # as analyses/dynamics/driver.py: no part moved by REST of the size
             still = np.where(ok, travel(self.body_length, r, p, r1, p1) <= REST * self.L, still)
         t0 = t
         r, p = np.where(sel, r1, r), np.where(sel, p1, p)
@@ -286,10 +286,10 @@ def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
         work = np.zeros(V)
         tree = open_tree(models[0])
         # no long steps with tracked values to carry frame by frame or stops to watch
-        # (analyses/dynamics.py)
+        # (analyses/dynamics/driver.py)
         dense = models[0].ntrack == 0 and models[0].limits is None
         still = np.zeros(V, dtype=bool)      # a closed loop's last step moved no part (REST)
-        # long steps past the frames, as analyses/dynamics.py takes them: the step is long,
+        # long steps past the frames, as analyses/dynamics/driver.py takes them: the step is long,
         # the equations' fastest rate (its estimate's age, the steps to the next estimate)
         long = np.zeros(V, dtype=bool)
         rate, rate_age, rate_wait = np.zeros(V), np.full(V, RATE_EVERY), np.full(V, RATE_EVERY)
@@ -395,7 +395,7 @@ class _Frames:
     def take(self, at: np.ndarray, k: np.ndarray, t, r, p, v, w, work, parts) -> None:
         """Frame k[i] of each variant i in ``at``: its projected state, accelerations,
         multipliers and energies (``parts``: Equations.rhs_parts' at this state), as
-        analyses/dynamics.py stores them."""
+        analyses/dynamics/driver.py stores them."""
         eq = self.eq
         a, lam, fe, jac, f = parts
         if eq.ts_ref.shape[1]:

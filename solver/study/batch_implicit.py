@@ -1,6 +1,6 @@
 """Stiff variants of a design study in one lockstep Radau IIA run.
 
-A variant whose separate run takes the implicit method (analyses/dynamics.py
+A variant whose separate run takes the implicit method (analyses/dynamics/driver.py
 ``choose_method``: its force elements make it stiff) runs here with the others like it:
 every array has a variant axis, and each variant keeps what its separate run keeps (its
 time, step size, Gustafsson controller, Jacobian and its reuse, factorizations, Newton
@@ -34,8 +34,8 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..analyses.dynamics import LONG_STEP, SINGULAR_STEP, free_singular, long_proposal
-from ..analyses.equations import Equations
+from ..analyses.dynamics.driver import LONG_STEP, SINGULAR_STEP, free_singular, long_proposal
+from ..analyses.dynamics.equations import Equations
 from ..analyses.structure import Structure, open_tree
 from ..base.rotations import congruence, quat_multiply
 from ..integrators.control import PredictiveControl
@@ -358,7 +358,7 @@ def batch_implicit(models: list[Model], st: Structure, starts: list[State], time
                    tolerance: float, progress: Callable[[int], Any] | None = None
                    ) -> list[Result | None] | None:
     """Forward dynamics of stiff variants (models of one topology, structure ``st``, each
-    from its assembled start) by Radau IIA in lockstep, each as analyses/dynamics.py's
+    from its assembled start) by Radau IIA in lockstep, each as analyses/dynamics/driver.py's
     ``dynamic_run`` takes its implicit path; their Results (None for a variant that left
     the run: it then runs alone), or None when the batch cannot take them (then run them
     separately).  ``progress(variants' worth done)`` as the slowest variant passes each

@@ -37,8 +37,8 @@ from ..algebra.schur import Schur
 from ..algebra.newton import COND_LIMIT, converged, step_pose
 from ..analyses.structure import Structure, least_norm, self_stresses
 from ..base.errors import FrictionJam, SolverCancelled
-from ..analyses.friction import rates
-from ..analyses.stops import gaps, tolerance
+from ..analyses.dynamics.friction import rates
+from ..analyses.dynamics.stops import gaps, tolerance
 from ..analyses.sweep import (BLOCK_MAX, condition_scales, motion_table, next_block,
                                scaled_condition, smooth_prefix, with_friction)
 from ..base.rotations import rotate_world

@@ -30,8 +30,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..analyses.dynamics import choose_method
-from ..analyses.equations import Equations
+from ..analyses.dynamics.driver import choose_method
+from ..analyses.dynamics.equations import Equations
 from ..analyses.run import Settings, finish, prepare, run, run_from
 from ..analyses.structure import Structure
 from ..base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError
@@ -160,7 +160,7 @@ def _dynamics(models: list[Model], st: Structure, states: list[State], times: np
               how: Settings, progress: Callable[[int], Any] | None = None
               ) -> list[Result | None] | None:
     """Forward dynamics of the variants together: each takes the method its separate run
-    takes (analyses/dynamics.py ``choose_method``: the implicit one where its force elements
+    takes (analyses/dynamics/driver.py ``choose_method``: the implicit one where its force elements
     make it stiff), the explicit ones in one lockstep run (study/batch.py), the stiff ones
     in another (study/batch_implicit.py), two or more a group (one runs alone).  Their
     Results, None where a variant runs alone; None when no group ran together."""

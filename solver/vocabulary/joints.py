@@ -12,7 +12,7 @@ from ..base.errors import MechanismError
 # COUPLER: a linear relation of joint coordinates (vocabulary/couplers.py), one row per coupler;
 # CURVE: a point on a curve (two rows per joint), CAM: two curves in contact (one row):
 # kernels/curve_rows.py.  SPIN: the relative rotation about one of marker J's axes (three
-# rows: a spherical joint's friction holding it while it sticks, analyses/friction.py).
+# rows: a spherical joint's friction holding it while it sticks, analyses/dynamics/friction.py).
 DOT1, DOT2, DIST, ANGLE, AT, COUPLER, CURVE, CAM, SPIN = 0, 1, 2, 3, 4, 5, 6, 7, 8
 EVAL_ORDER = (AT, DOT2, DIST, DOT1, ANGLE, SPIN, COUPLER, CURVE, CAM)
 KIND_NAMES = {AT: "at-point", DOT2: "dot-2", DIST: "distance", DOT1: "dot-1", ANGLE: "angle",

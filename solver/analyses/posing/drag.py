@@ -45,7 +45,7 @@ from ...base.rotations import quat_to_matrix, skew
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ...model.compile import Model
 from ..assembly import assemble_pose, least_movement
-from ..stops import describe
+from ..dynamics.stops import describe
 from ..structure import structure
 from .drag_newton import newton_step, reduced_hessian
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop

@@ -20,7 +20,7 @@ import numpy as np
 
 from ...model.compile import Model
 from ...vocabulary.joints import ANGLE
-from ..stops import tolerance
+from ..dynamics.stops import tolerance
 
 
 @dataclass(frozen=True)

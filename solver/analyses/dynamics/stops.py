@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base.errors import SolverError
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
-from ..model.compile import Model
-from ..model.impacts import Impact
-from ..vocabulary.joints import ANGLE
+from ...base.errors import SolverError
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, residual
+from ...model.compile import Model
+from ...model.impacts import Impact
+from ...vocabulary.joints import ANGLE
 
 EVENT_TIME = 1e-10      # s: an impact's instant located to this
 GAP_TOL = 1e-9          # a gap below -GAP_TOL (times the model's size for a slide) is a crossing

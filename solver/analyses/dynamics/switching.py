@@ -1,17 +1,17 @@
 """The rows a dynamic run switches on and off (stops resting, joints sticking) and the
 run-state helpers around them: the structure with them held, friction's zero-speed test,
-the energy a position correction moves (booked as work).  Used by analyses/dynamics.py;
-``sysm`` is its Equations (analyses/equations.py: the equations of one run)."""
+the energy a position correction moves (booked as work).  Used by analyses/dynamics/driver.py;
+``sysm`` is its Equations (analyses/dynamics/equations.py: the equations of one run)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import scaled_jacobian
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, row_rates
-from ..kernels.forces import total_forces
+from ...algebra.newton import scaled_jacobian
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, row_rates
+from ...kernels.forces import total_forces
 from .friction import STILL, Slip, limit as friction_limit, loads, magnitudes, needed, rates
 from .stops import Stops, kinetic
-from .structure import Structure
+from ..structure import Structure
 
 
 def switched(base: Structure, stops: Stops | None, slip: Slip | None) -> Structure:

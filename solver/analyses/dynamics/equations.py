@@ -22,14 +22,14 @@ import math
 
 import numpy as np
 
-from ..algebra.newton import converged, newton, scales, step_pose, step_size
-from ..algebra.schur import Schur, inverse_mass
-from ..base.rotations import own_loop, quat_rate, quat_to_matrix
-from ..kernels.constraints import body_arrays, evaluate, motion_values, residual
-from ..kernels.forces import stop_forces, torsion_angles, total_forces
-from ..model.compile import Model
+from ...algebra.newton import converged, newton, scales, step_pose, step_size
+from ...algebra.schur import Schur, inverse_mass
+from ...base.rotations import own_loop, quat_rate, quat_to_matrix
+from ...kernels.constraints import body_arrays, evaluate, motion_values, residual
+from ...kernels.forces import stop_forces, torsion_angles, total_forces
+from ...model.compile import Model
 from .friction import Slip, body_forces, rates, with_slip
-from .structure import Structure, least_norm, self_stresses
+from ..structure import Structure, least_norm, self_stresses
 
 PROJECT_RCOND = 1e-14   # Tikhonov filter of the position projection's Newton steps
 ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base.errors import FrictionJam
-from ..base.rotations import cross
-from ..kernels.constraints import row_forces, row_rates, spin_measure
-from ..model.compile import Model
-from ..vocabulary.joints import ANGLE
+from ...base.errors import FrictionJam
+from ...base.rotations import cross
+from ...kernels.constraints import row_forces, row_rates, spin_measure
+from ...model.compile import Model
+from ...vocabulary.joints import ANGLE
 
 ITERATIONS = 30     # Newton iterations of the loads' fixed point (with_slip), each a few
 #                     small numpy calls; three or four are the rule

@@ -1,6 +1,6 @@
 """The events inside an accepted step of a dynamic run: a rigid stop's bound reached, a
 slipping joint's speed through zero, a sticking joint's needed force reaching its static
-limit (``analyses/dynamics.py`` acts on them: impact, sticking, breaking loose), and a
+limit (``analyses/dynamics/driver.py`` acts on them: impact, sticking, breaking loose), and a
 slipping dry joint's speed through its coefficient's breakpoints and a resting stop's push
 through zero (where a step only ends: the run lets that stop go at the step's end);
 and the record of friction's events in the Result (``record_friction``).

@@ -48,24 +48,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import scaled_jacobian, scales
-from ..algebra.rank import best_rows, involved
-from ..base.errors import ExpressionError, FrictionJam, SolverError
-from ..base.rotations import quat_angle
-from ..integrators.control import PredictiveControl, StandardControl
-from ..integrators.explicit import DoPri5, explicit_stepper
-from ..integrators.implicit import RadauIIA, spectral_radius, stiffness_rate
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
-from ..kernels.forces import inertia_world
-from ..model.compile import Model
-from ..model.results import FrameBuffer, Result, report_progress
-from ..model.state import State
+from ...algebra.newton import scaled_jacobian, scales
+from ...algebra.rank import best_rows, involved
+from ...base.errors import ExpressionError, FrictionJam, SolverError
+from ...base.rotations import quat_angle
+from ...integrators.control import PredictiveControl, StandardControl
+from ...integrators.explicit import DoPri5, explicit_stepper
+from ...integrators.implicit import RadauIIA, spectral_radius, stiffness_rate
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
+from ...kernels.forces import inertia_world
+from ...model.compile import Model
+from ...model.results import FrameBuffer, Result, report_progress
+from ...model.state import State
 from .equations import Equations
 from .events import crossed_at_end, record_friction, step_events
 from .friction import magnitudes
 from .stops import Stops, check_start
 from .switching import energy_of, freeze, friction_rates, released, rest_at_start, stick, switched
-from .structure import Structure, open_tree
+from ..structure import Structure, open_tree
 
 
 def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
