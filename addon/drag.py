@@ -7,7 +7,7 @@ Blender).  Both write the parts' ``matrix_world`` (not keyframes): a pose moved 
 like the user moving the parts, the design pose a later Bake starts from; both refuse a
 baked mechanism (its keys would play over the pose).  Motions are held at their values at
 the scene's current frame.  A slider keeps its session (the scene read once, the model,
-the Poser) from one change to the next while the scene is unchanged (pose_cache.py).
+the Poser) from one change to the next while the scene is unchanged (scene_cache.py).
 """
 from __future__ import annotations
 
@@ -16,12 +16,14 @@ import numpy as np
 from bpy.props import FloatVectorProperty, StringProperty
 
 from ..solver import MechanismError, SolverError
+from . import scene_cache
+from .bake import place_parts
 from .io.drag import (drag_plane_point, joint_coordinate, point_in_part, range_fraction,
                       range_value, stops_note, time_of_frame, wiggle_candidates)
 from .io.settings import kind_name
-from . import pose_cache
-from .bake import place_parts
 from .scene_reader import read_scene
+
+POSE = "pose session"          # the joint sliders' reading of the scene (scene_cache.py)
 
 BUDGET = 0.015          # s of solving per mouse move (bench/bench_drag.py)
 
@@ -203,14 +205,14 @@ def set_joint_value(joint, coordinate: str, value: float) -> None:
     parts stay where they were); an earlier slider's line is cleared."""
     scene = bpy.context.scene
     try:
-        session = pose_cache.session(scene, PoseSession)     # read once while unchanged
+        session = scene_cache.kept_or_made(scene, POSE, PoseSession, at_frame=True, keep=False)
         v = value * session.sm.scale if coordinate == "slide" else value
         session.poser.set_coordinate(joint.name, v, coordinate)
     except (MechanismError, SolverError) as exc:
         _say(scene, f"wiggle: {exc}")
         return
     session.write()
-    pose_cache.remember(scene, session)
+    scene_cache.remember(scene, POSE, session, at_frame=True)
     note = stops_note(session.poser.stopped, session.sm.scale)
     if note:
         _say(scene, f"wiggle: {note}")
@@ -242,7 +244,7 @@ def find_range(scene) -> str:
     """For a one-DOF mechanism (motions not counted, none driving it): the joint coordinate
     its slider moves and its range, stored on the scene's settings; returns what was found.
     MechanismError when the mechanism has more or fewer freedoms."""
-    session = pose_cache.session(scene, PoseSession)
+    session = scene_cache.kept_or_made(scene, POSE, PoseSession, at_frame=True, keep=False)
     st = scene.mechanism
     report = session.sm.mech.check()
     free = report.dof - len(session.sm.motions)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from . import (cli, drag, draw, operators, plotting, pose_cache, properties, study, study_ops,
+from . import (cli, drag, draw, operators, plotting, properties, scene_cache, study, study_ops,
                study_ui, ui)
 
 _classes = (properties.classes + operators.classes + drag.classes + plotting.classes
@@ -17,13 +17,13 @@ def register() -> None:
     properties.register_properties()
     draw.register()
     drag.register_keymap()
-    pose_cache.register()
+    scene_cache.register()
     cli.register()
 
 
 def unregister() -> None:
     cli.unregister()
-    pose_cache.unregister()
+    scene_cache.unregister()
     drag.unregister_keymap()
     draw.unregister()
     properties.unregister_properties()

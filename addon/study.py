@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import pickle
-from operator import attrgetter
 from typing import Any, NamedTuple
 
 import bpy
@@ -31,82 +30,39 @@ from ..solver import (MechanismError, SolverError, Study, column_units, grid, pa
 from ..solver import resolve_parameter as resolve
 from .io.mass import mass_unit_scale
 from .io.settings import solve_options, typed
+from . import scene_cache
 from .io.study_table import StudyTable, design_value, study_levels
-from .scene_reader import design_matrix, read_scene
+from .scene_reader import read_scene
 
 NONE = "__none__"
-# animated or shown settings: not what the parameter list depends on
-_SKIP = frozenset({"rna_type", "computed_mass", "computed_inertia", "computed_density",
-                   "mesh_warning", "curve_fit", "curve_fit_key", "wiggle_angle", "wiggle_slide",
-                   "motion_angle", "motion_slide", "baked", "bake_action", "backup_action",
-                   "backup_slot", "backup_matrix", "backup_rotation_mode", "backup_location",
-                   "backup_scale", "backup_euler", "backup_quaternion", "backup_axis_angle"})
-_getter: list = []
-_choices: dict[int, "_Choices"] = {}  # scene pointer -> what the pickers offer
+CHOICES = "study choices"            # the pickers' reading of the scene (scene_cache.py)
 _items: dict[str, list] = {}         # enum items kept alive (Blender keeps no reference)
 _memory: dict[int, dict] = {}        # scene pointer -> the last run: run_id, result, mech, times
 _tables: dict[str, StudyTable] = {}  # JSON text -> its table (the panel draws often)
 
 
-def _settings_key(ob) -> tuple:
-    s = ob.mechanism
-    if not _getter:
-        props = [p.identifier for p in s.bl_rna.properties if p.identifier not in _SKIP]
-        _getter.append(attrgetter(*props))
-    out = []
-    for v in _getter[0](s):
-        if isinstance(v, bpy.types.ID):
-            out.append(v.name)
-        elif hasattr(v, "__len__") and not isinstance(v, str):
-            out.append(tuple(v))
-        else:
-            out.append(v)
-    return tuple(out)
-
-
-def _placement(ob) -> tuple:
-    """Where the scene reads an object as designed, cheaply and the same on every frame of a
-    baked scene's playback: a part's design matrix (its own from before the bake), any
-    other tagged object's placement on its parent (a marker rides on its part)."""
-    if ob.mechanism.role == "PART":
-        return tuple(design_matrix(ob).ravel())
-    return tuple(x for m in (ob.matrix_basis, ob.matrix_parent_inverse) for row in m for x in row)
-
-
-def _names_key(scene) -> tuple:
-    """What the pickers' reading of the scene depends on: the tagged objects' settings,
-    names, parents and design placements (a moved marker gives its position parameter a new
-    design value), the Constants, gravity and units."""
-    units = (scene.unit_settings.scale_length, scene.unit_settings.system)
-    return (scene.as_pointer(), scene.use_gravity, tuple(scene.gravity), units,
-            tuple((c.name, c.value) for c in scene.mechanism.constants), tuple(
-        (ob.name, ob.type, ob.parent.name if ob.parent else "", _settings_key(ob), _placement(ob))
-        for ob in scene.objects if ob.mechanism.role != "NONE"))
-
-
 class _Choices(NamedTuple):
-    """The scene's mechanism as the pickers last read it (``_names_key``), None when it
-    could not be read (``error`` says why), its parameters and what each measures."""
-    key: tuple
+    """The scene's mechanism as the pickers last read it, None when it could not be read
+    (``error`` says why), its parameters and what each measures."""
     mech: Any
     names: list[str]
     error: str
     measures: dict[str, str]
 
 
-def _read(scene) -> _Choices:
-    key = _names_key(scene)
-    hit = _choices.get(scene.as_pointer())
-    if hit is not None and hit.key == key:
-        return hit
+def _choices_of(scene) -> _Choices:
     try:
         mech = read_scene(scene, update=False).mech
         names = parameter_names(mech)
-        hit = _Choices(key, mech, names, "", {n: quantity(mech, n) for n in names})
+        return _Choices(mech, names, "", {n: quantity(mech, n) for n in names})
     except Exception as exc:        # noqa: BLE001 - shown as the panel's hint
-        hit = _Choices(key, None, [], str(exc) or type(exc).__name__, {})
-    _choices[scene.as_pointer()] = hit
-    return hit
+        return _Choices(None, [], str(exc) or type(exc).__name__, {})
+
+
+def _read(scene) -> _Choices:
+    """The pickers' reading of the scene, read again only when the design it depends on
+    changed (scene_cache.py: the same on every frame of a baked scene's playback)."""
+    return scene_cache.kept_or_made(scene, CHOICES, _choices_of, at_frame=False)
 
 
 def parameter_choices(scene) -> tuple[list[str], str]:
@@ -388,7 +344,6 @@ def kept_result(scene, sm, i: int):
 
 def forget() -> None:
     _memory.clear()
-    _choices.clear()
     _tables.clear()
 
 

@@ -298,27 +298,28 @@ def test_wiggle_stops_at_the_joints_stops(blender) -> None:
 
 
 def test_slider_keeps_its_session_until_the_scene_changes(blender, extension) -> None:
-    """The Angle slider reads the scene once and keeps the session (addon/pose_cache.py)
+    """The Angle slider reads the scene once and keeps the session (addon/scene_cache.py)
     while the scene is as it left it: a second change uses the same session.  The ground
     block moved by hand 0.2 along y (its markers with it) makes a new one, and the pose is
     read from the moved block (the piston at y = 0.2; a stale session would leave it at 0).
     A mesh edited (a depsgraph geometry update), a setting changed (no depsgraph update)
     and an undo each end the kept session."""
     bpy = blender
-    cache = extension.addon.pose_cache
+    cache = extension.addon.scene_cache
+    POSE = extension.addon.drag.POSE
     sc = free_slider_crank(bpy)
     scene = bpy.context.scene
     s = sc["main"].mechanism
     s.wiggle_angle = math.radians(30.0)
-    first = cache.kept(scene)
+    first = cache.kept(scene, POSE)
     assert first is not None
     s.wiggle_angle = math.radians(40.0)
-    assert cache.kept(scene) is first
+    assert cache.kept(scene, POSE) is first
     bpy.context.view_layer.update()
     assert abs(crank_angle(sc) - math.radians(40.0)) <= 1e-6
     sc["block"].location.y += 0.2
     s.wiggle_angle = math.radians(50.0)
-    second = cache.kept(scene)
+    second = cache.kept(scene, POSE)
     assert second is not None and second is not first
     bpy.context.view_layer.update()
     th = math.radians(50.0)
@@ -329,16 +330,36 @@ def test_slider_keeps_its_session_until_the_scene_changes(blender, extension) ->
     mesh.vertices[0].co.x += 0.001
     mesh.update()
     bpy.context.view_layer.update()
-    assert cache.kept(scene) is None
+    assert cache.kept(scene, POSE) is None
     s.wiggle_angle = math.radians(60.0)
-    third = cache.kept(scene)
+    third = cache.kept(scene, POSE)
     assert third is not None and third is not second
     sc["rod"].mechanism.density = 2000.0
     s.wiggle_angle = math.radians(70.0)
-    assert cache.kept(scene) not in (None, third)
+    assert cache.kept(scene, POSE) not in (None, third)
     bpy.ops.ed.undo_push(message="before the slider")
     s.wiggle_angle = math.radians(80.0)
-    assert cache.kept(scene) is not None
+    assert cache.kept(scene, POSE) is not None
     bpy.ops.ed.undo_push(message="slider")
     bpy.ops.ed.undo()
-    assert cache.kept(bpy.context.scene) is None
+    assert cache.kept(bpy.context.scene, POSE) is None
+
+
+def test_a_changed_constant_ends_the_kept_session(blender, extension) -> None:
+    """A scene Constant is read with the scene (a motion's expression may use it), so
+    changing its value makes the slider read the scene again (addon/scene_cache.py): the
+    kept session read the old value."""
+    bpy = blender
+    cache, POSE = extension.addon.scene_cache, extension.addon.drag.POSE
+    sc = free_slider_crank(bpy)
+    scene = bpy.context.scene
+    assert bpy.ops.mechanism.constant_add() == {"FINISHED"}
+    scene.mechanism.constants[0].name, scene.mechanism.constants[0].value = "omega", 3.0
+    s = sc["main"].mechanism
+    s.wiggle_angle = math.radians(30.0)
+    first = cache.kept(scene, POSE)
+    s.wiggle_angle = math.radians(35.0)
+    assert cache.kept(scene, POSE) is first
+    scene.mechanism.constants[0].value = 4.0
+    s.wiggle_angle = math.radians(40.0)
+    assert cache.kept(scene, POSE) not in (None, first)
