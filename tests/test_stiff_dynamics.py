@@ -21,7 +21,7 @@ from scipy.optimize import brentq
 
 import mechanisms as mk
 from solver import Mechanism
-from solver.algebra.newton import newton
+from solver.algebra.newton import NewtonOptions, NewtonProblem, newton
 from solver.analyses.assembly import assemble_pose
 from solver.analyses.dynamics.driver import STIFF_RATE, choose_method
 from solver.analyses.dynamics.equations import Equations
@@ -216,12 +216,29 @@ def test_radau_coefficients(s: int) -> None:
 
 
 # ================================================================ 3. Newton and step control
+class Contraction(NewtonProblem):
+    """x = 0 by the steps -(1 - theta) x: the error shrinks by theta each step."""
+
+    def __init__(self, theta: float) -> None:
+        self.theta = theta
+
+    def residual(self, x):
+        return None, x
+
+    def solve(self, x, data):
+        return -(1.0 - self.theta) * x
+
+    def move(self, x, dx, alpha):
+        return x + dx
+
+    def size(self, x1, dx, alpha):
+        return abs(dx)
+
+
 def contraction(theta: float, x0: float = 1.0):
     """A simplified Newton whose error shrinks by theta each step (root 0): residual not
     measured, the step's size is |dx|."""
-    return newton(x0, lambda x: (None, x), lambda x, _: -(1.0 - theta) * x,
-                  lambda x, dx, a: x + dx, lambda x1, dx, a: abs(dx), 10,
-                  step_tol=1e-3, rate=0.5)
+    return newton(Contraction(theta), x0, NewtonOptions(10, step_tol=1e-3, rate=0.5))
 
 
 def test_newton_rate_rule_stops_on_the_predicted_error() -> None:

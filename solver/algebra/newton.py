@@ -3,7 +3,7 @@ residuals and steps comparable across lengths and angles, and the pose update.""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -70,47 +70,88 @@ class NewtonResult:
     err: Any          # its scaled residual (None when not measured)
     size: float       # the last scaled step
     data: Any         # what residual() returned with err at x
-    rate: float = 0.0  # the last contraction estimate (with ``rate=``), size / previous size
+    rate: float = 0.0  # the last contraction estimate (with ``rate``), size / previous size
 
 
-def newton(x: Any, residual: Callable, solve: Callable, move: Callable, size: Callable,
-           max_iter: int, tol: float = NEWTON_TOL, step_tol: float = STEP_TOL,
-           line_search: bool = False, first_alpha: Callable | None = None,
-           stall: tuple[float, int] | None = None,
-           accept: Callable | None = None, rate: float | None = None) -> NewtonResult:
-    """Newton's iteration on one system, used by assembly, position projection, statics and
-    the implicit stages (the kinematic sweep runs many frames in lockstep with the same
-    rule, ``converged``).
+@dataclass(frozen=True)
+class NewtonOptions:
+    """How newton() iterates and when it stops.
+
+    max_iter: the most steps.  tol, step_tol: the stopping rule's scaled residual and
+    scaled step (``converged``).  line_search: halve alpha (up to 30 times) until the
+    residual decreases.  stall (ratio, count): stop after more than count steps in a row
+    that reduce the residual by less than the ratio.  rate (step-only problems, residual
+    not measured): the first step's contraction estimate, which switches the stopping rule
+    to the predicted remaining error (see newton())."""
+    max_iter: int
+    tol: float = NEWTON_TOL
+    step_tol: float = STEP_TOL
+    line_search: bool = False
+    stall: tuple[float, int] | None = None
+    rate: float | None = None
+
+
+class NewtonProblem:
+    """One system for newton(): a subclass holds what its iteration needs as attributes
+    and defines residual, solve, move and size; first_alpha and accept have defaults.
 
     residual(x) -> (err, data): the scaled residual's size (None: not measured) and what
-    solve needs; solve(x, data) -> dx; move(x, dx, alpha) -> x + alpha dx; size(x1, dx,
-    alpha) -> the scaled size of the step just taken.  Options: ``line_search`` halves
-    alpha (up to 30 times) until the residual decreases, starting from first_alpha(dx);
-    ``stall`` (ratio, count) stops after more than count steps in a
-    row that reduce the residual by less than the ratio; ``accept(x, data)`` is called
-    with each accepted iterate.  ``rate`` (step-only iterations, err None) switches the
-    step rule to the predicted remaining error (Hairer-Wanner IV.8, simplified Newton iterations):
-    with the contraction theta (``rate`` for the first step, size / previous size for the
-    second, then the geometric mean of the last two such ratios, as the code RADAU5 does),
-    converged when theta / (1 - theta) size <= step_tol; failed when theta >= 1, or from
-    the third step on when theta^(steps left) / (1 - theta) size > step_tol (it would not
-    converge in time).  The second step's single ratio is kept out of that forecast on
-    purpose: from a poor start the iteration may contract slowly once, then fast (measured
-    on a spinning governor: 0.5, then 0.04).  Stops with ok=False when max_iter steps do
-    not converge, no step reduces the residual, or it diverges or stalls.
+    solve needs.  solve(x, data) -> dx, the Newton step.  move(x, dx, alpha) -> x + alpha
+    dx.  size(x1, dx, alpha) -> the scaled size of the step just taken (to x1).
+    first_alpha(dx) -> the line search's first alpha (1).  accept(x, data) is called with
+    each accepted iterate (nothing)."""
+
+    def residual(self, x: Any) -> tuple[Any, Any]:
+        raise NotImplementedError
+
+    def solve(self, x: Any, data: Any) -> Any:
+        raise NotImplementedError
+
+    def move(self, x: Any, dx: Any, alpha: float) -> Any:
+        raise NotImplementedError
+
+    def size(self, x1: Any, dx: Any, alpha: float) -> float:
+        raise NotImplementedError
+
+    def first_alpha(self, dx: Any) -> float:
+        return 1.0
+
+    def accept(self, x: Any, data: Any) -> None:
+        return None
+
+
+def newton(problem: NewtonProblem, x: Any, options: NewtonOptions) -> NewtonResult:
+    """Newton's iteration on one system from x, used by assembly, position projection,
+    statics, posing and the implicit stages (the kinematic sweep runs many frames in
+    lockstep with the same rule, ``converged``).
+
+    With ``options.line_search``, alpha starts at problem.first_alpha(dx) and is halved
+    (up to 30 times) until the residual decreases.  ``options.rate`` (step-only
+    iterations, err None) switches the step rule to the predicted remaining error
+    (Hairer-Wanner IV.8, simplified Newton iterations): with the contraction theta
+    (``rate`` for the first step, size / previous size for the second, then the geometric
+    mean of the last two such ratios, as the code RADAU5 does), converged when
+    theta / (1 - theta) size <= step_tol; failed when theta >= 1, or from the third step
+    on when theta^(steps left) / (1 - theta) size > step_tol (it would not converge in
+    time).  The second step's single ratio is kept out of that forecast on purpose: from
+    a poor start the iteration may contract slowly once, then fast (measured on a
+    spinning governor: 0.5, then 0.04).  Stops with ok=False when max_iter steps do not
+    converge, no step reduces the residual, or it diverges or stalls.
     """
-    err, data = residual(x)
+    max_iter, tol, step_tol = options.max_iter, options.tol, options.step_tol
+    line_search, stall, rate = options.line_search, options.stall, options.rate
+    err, data = problem.residual(x)
     last = np.inf
     stalled = 0
     last_ratio = rate
     for it in range(max_iter):
         if converged(err, last, tol, step_tol):
             return NewtonResult(x, True, it, err, last, data)
-        dx = solve(x, data)
-        alpha = first_alpha(dx) if first_alpha is not None else 1.0
+        dx = problem.solve(x, data)
+        alpha = problem.first_alpha(dx)
         for _ in range(30 if line_search else 1):
-            x1 = move(x, dx, alpha)
-            s1 = size(x1, dx, alpha)
+            x1 = problem.move(x, dx, alpha)
+            s1 = problem.size(x1, dx, alpha)
             if err is None and rate is not None:     # step-only, predicted remaining error
                 ratio = s1 / last if it else rate
                 theta = np.sqrt(ratio * last_ratio) if it > 1 else ratio
@@ -120,7 +161,7 @@ def newton(x: Any, residual: Callable, solve: Callable, move: Callable, size: Ca
                 if theta / (1.0 - theta) * s1 <= step_tol:
                     return NewtonResult(x1, True, it + 1, None, s1, None, theta)
                 last_ratio = ratio
-            err1, data1 = residual(x1)
+            err1, data1 = problem.residual(x1)
             if not line_search or err1 < err or converged(err1, s1, tol, step_tol):
                 break
             alpha *= 0.5
@@ -129,8 +170,7 @@ def newton(x: Any, residual: Callable, solve: Callable, move: Callable, size: Ca
         if stall is not None:
             stalled = stalled + 1 if err1 > stall[0] * err else 0
         x, err, data, last = x1, err1, data1, s1
-        if accept is not None:
-            accept(x, data)
+        problem.accept(x, data)
         if stall is not None and stalled > stall[1]:
             return NewtonResult(x, False, it + 1, err, last, data)
     return NewtonResult(x, bool(converged(err, last, tol, step_tol)), max_iter, err, last, data)

@@ -8,13 +8,14 @@ from typing import Any
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..algebra.newton import NEWTON_TOL, RANK_TOL, newton, scaled_jacobian, scales, step_pose, step_size
+from ..algebra.newton import NEWTON_TOL, RANK_TOL, NewtonOptions, newton, scaled_jacobian, scales
 from ..algebra.rank import row_owner
 from ..algebra.schur import Schur
 from ..base.errors import ExpressionError, SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..model.compile import Model
 from ..model.state import State
+from .assembly_newton import LeastMovement
 from .structure import Structure, structure
 
 
@@ -22,10 +23,6 @@ from .structure import Structure, structure
 # radians) after the others are closed are taken as imperfect geometry (CAD positions
 # printed to a few digits): accepted with a warning; above it, the joints cannot be closed
 MISMATCH_TOL = 1e-6
-# an assembly's Newton step that moves no part by more than this share of the model's size
-# (rotations times the part's length) cannot carry a curve contact to another branch: the
-# trial poses after it follow the contact from the accepted iterate (least_movement)
-TRACK_STEP = 1e-3
 
 
 @dataclass
@@ -136,33 +133,8 @@ def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
     model's size they are followed from the accepted iterate, as the sweeps follow them
     from frame to frame (the same contact, without a global search at every trial pose)."""
     rs, cw = scales(model)
-    sparse = _sparse_assembly(model, cw, rows)
-    ref = None                     # the accepted iterate's tracked values, once steps are small
-
-    def scaled_residual(x):
-        ev = evaluate(model, *body_arrays(model, *x)[:2], ref=ref)
-        res = residual(model, ev.phi, f) * rs
-        return np.max(np.abs(res[rows]), initial=0.0), (ev, res)
-
-    def solve(x, data):
-        nonlocal ref
-        ev, res = data
-        if sparse is not None:
-            dq = sparse(ev.jac * rs[:, None], res[rows])
-        else:
-            Js = scaled_jacobian(model, global_jacobian(model, ev.jac), rows)
-            dq = np.linalg.lstsq(Js, -res[rows], rcond=1e-10)[0] / cw
-        ref = ev.track if step_size(model, dq, 1.0, cw) <= TRACK_STEP else None
-        return dq
-
-    def first_alpha(dq):
-        # keep each rotation step below 0.5 rad so that a far start does not flip parts
-        big = np.abs(dq.reshape(-1, 6)[:, 3:]).max(initial=0.0)
-        return min(1.0, 0.5 / big) if big > 0 else 1.0
-
-    return newton((r, p), scaled_residual, solve, lambda x, dq, alpha: step_pose(*x, dq, alpha),
-                  lambda x, dq, alpha: step_size(model, dq, alpha), max_iter, line_search=True,
-                  first_alpha=first_alpha, stall=(0.9, 8))
+    problem = LeastMovement(model, f, rows, rs, cw, _sparse_assembly(model, cw, rows))
+    return newton(problem, (r, p), NewtonOptions(max_iter, line_search=True, stall=(0.9, 8)))
 
 
 def _cannot_close(model: Model, res: np.ndarray, t: float) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..algebra.newton import newton, scaled_jacobian, scales, step_size
+from ..algebra.newton import NewtonOptions, newton, scaled_jacobian, scales
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
@@ -26,6 +26,7 @@ from ..vocabulary.joints import ANGLE
 from .assembly import assemble_pose
 from .dynamics.friction import Slip, limit as friction_limit, loads, needed
 from .dynamics.stops import check_start, describe, gaps, tolerance
+from .statics_newton import Equilibrium
 from .structure import Structure, least_norm, self_stresses, structure
 
 
@@ -104,37 +105,12 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
             T[:, c] = (resid(r1, p1, lam_)[0][:n] - R_[:n]) / hstep
         return T
 
-    big = None
-
-    def scaled_residual(x):
-        R_, _, J_ = resid(*x)
-        return merit(R_), (R_, J_)
-
-    def solve(x, data):
-        nonlocal big
-        R_, J_ = data
-        nk = len(keep)
-        big = np.zeros((n + nk, n + nk))
-        big[:n, :n] = tangent(*x, R_)
-        big[:n, n:] = -J_[keep].T
-        big[n:, :n] = J_[keep] * rs[keep, None]
-        # least squares: a neutral direction (no stiffness and no load, e.g. a part's spin
-        # about the one point its springs hold) is left where it is
-        try:
-            dx = np.linalg.lstsq(big, -R_, rcond=1e-12)[0]
-            if not np.all(np.isfinite(dx)):
-                raise np.linalg.LinAlgError
-        except np.linalg.LinAlgError:
-            _no_equilibrium(model, big, R_, n, time, "the tangent matrix is not finite")
-        return dx
-
-    def move(x, dx, alpha):
-        d = alpha * dx[:n].reshape(nb, 6)
-        return x[0] + d[:, :3], rotate_world(x[1], d[:, 3:]), x[2] + alpha * dx[n:]
-
-    def accept(x, data):             # the torsion angles' branch follows the accepted pose
+    def follow(r_, p_):             # the torsion angles' branch follows the accepted pose
         nonlocal ts_ref
-        ts_ref = parts(x[0], x[1])[3].ts_angle
+        ts_ref = parts(r_, p_)[3].ts_angle
+
+    eqm = Equilibrium(model, resid, tangent, merit, follow,
+                      lambda big, R_, why: _no_equilibrium(model, big, R_, n, time, why), keep, rs)
 
     # the stops: an active set (stops.py) -- bounds the equilibrium would pass are held,
     # stops that would pull are let go, until neither changes
@@ -153,9 +129,8 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
             keep = np.concatenate([st.keep, held, slip.rows() if slip else np.zeros(0, int)]).astype(int)
             J0 = parts(r, p)[1]
             lam = np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0]    # best multipliers here
-            sol = newton((r, p, lam), scaled_residual, solve, move,
-                         lambda x, dx, alpha: step_size(model, dx[:n], alpha), max_iter,
-                         line_search=True, accept=accept)
+            eqm.keep = keep
+            sol = newton(eqm, (r, p, lam), NewtonOptions(max_iter, line_search=True))
             (r, p, lam), (R, J) = sol.x, sol.data
             if not sol.ok and lm is not None:
                 toward = _pushed_toward(model, R, J, keep, n, r, p, track)
@@ -166,7 +141,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
             if not sol.ok:
                 why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
                        f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
-                _no_equilibrium(model, big, R, n, time, why)
+                _no_equilibrium(model, eqm.big, R, n, time, why)
             if slip is not None and slip.stuck.any():    # friction that cannot hold lets go
                 full = np.zeros(model.nc)
                 full[keep] = lam

@@ -42,11 +42,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import newton
+from ..algebra.newton import NewtonOptions, newton
 from ..base.errors import FrictionJam
 from ..base.rotations import congruence, quat_multiply
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian
 from ..kernels.forces import force_jacobians, stop_jacobians
+from .radau_newton import RadauStages
 
 
 def radau_iia(s: int):
@@ -248,14 +249,8 @@ class RadauIIA:
             self._factors(h)
             ts = t + self.c * h
 
-            def residual(Z):
-                return None, s.rhs(ts, y[None, :] + Z)      # all stages in one call
-
-            def size(Z1, dZ, alpha):
-                return float(np.sqrt(np.mean([norm(dZ[i], y, y + Z1[i]) ** 2 for i in range(self.s)])))
-
-            sol = newton(Z0, residual, lambda Z, F: self._solve(F, Z, h), lambda Z, dZ, a: Z + dZ,
-                         size, NEWTON_MAX, step_tol=NEWTON_KAPPA, rate=max(self.rate, 1e-3) ** 0.8)
+            sol = newton(RadauStages(self, ts, y, h, norm), Z0,
+                         NewtonOptions(NEWTON_MAX, step_tol=NEWTON_KAPPA, rate=max(self.rate, 1e-3) ** 0.8))
             self.newton_iterations = sol.iterations
             if not sol.ok:
                 return self._failed(t, y)

@@ -22,16 +22,16 @@ import math
 
 import numpy as np
 
-from ...algebra.newton import converged, newton, scales, step_pose, step_size
+from ...algebra.newton import NewtonOptions, converged, newton, scales, step_pose, step_size
 from ...algebra.schur import Schur, inverse_mass
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix
 from ...kernels.constraints import body_arrays, evaluate, motion_values, residual
 from ...kernels.forces import stop_forces, torsion_angles, total_forces
 from ...model.compile import Model
 from .friction import Slip, body_forces, rates, with_slip
+from .projection import PROJECT_RCOND, PositionProjection
 from ..structure import Structure, least_norm, self_stresses
 
-PROJECT_RCOND = 1e-14   # Tikhonov filter of the position projection's Newton steps
 ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position
 _NO_MOTION = np.zeros((0, 3))   # motion_values of a model without motions
 _NO_MOTION.setflags(write=False)
@@ -371,37 +371,15 @@ class Equations:
         f = motion_values(m, t)
         rs, cw = self._rs_keep, self._cw
         p = p / np.sqrt((p * p) @ _ONES4)[:, None]      # (as rhs_parts: the same bits)
-        mats = None
         # an explicit step whose last stage is its new point (Dormand-Prince 5(4)) evaluated
         # the rows and J M^-1 J^T there: the first iteration's, taken as they are
         last = self._last
         pending = (last if last is not None and np.array_equal(r, last[0])
                    and np.array_equal(p, last[1]) else None)
 
-        ready = None                 # J M^-1 J^T at the pose the residual was last taken
-
-        def scaled_residual(x):
-            nonlocal pending, ready
-            if pending is not None:
-                _, _, ev, A, ready = pending
-                pending = None
-            else:
-                rg, A = body_arrays(m, *x)[:2]
-                ev = evaluate(m, rg, A, ref=self.track)
-                ready = None
-            res = residual(m, ev.phi, f)
-            if self.slip is not None:        # sticking joints held
-                self.slip.lock_residual(res, A)
-            return np.abs(res[self.keep] * rs).max(initial=0.0), (ev, A, res)
-
-        def solve(x, data):          # M-weighted least change: -M^-1 J^T S^-1 res
-            nonlocal mats
-            ev, A, res = data
-            mats = ready if ready is not None else sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
-            return -sc.apply(mats[1], self.solve(mats[0], res[self.keep], PROJECT_RCOND)).reshape(-1)
-
-        out = newton((r, p), scaled_residual, solve, lambda x, d, alpha: step_pose(*x, d, alpha),
-                     lambda x, d, alpha: step_size(m, d, alpha, cw), 100 if self.robust else 20)
+        problem = PositionProjection(self, f, rs, cw, pending)
+        out = newton(problem, (r, p), NewtonOptions(100 if self.robust else 20))
+        mats, ready = problem.mats, problem.ready
         if not out.ok and not (self.robust and out.err <= self.robust_tol):
             # (at a singular position the residual along the lost direction is quadratic
             # in the distance, out of Newton's reach; up to the run's accuracy goal it is

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...algebra.newton import NEWTON_TOL, converged, newton, scaled_jacobian, scales, step_pose, step_size
+from ...algebra.newton import NEWTON_TOL, NewtonOptions, converged, newton, scaled_jacobian, scales, step_pose, step_size
 from ...base.errors import ExpressionError, SolverError
 from ...base.rotations import quat_to_matrix, skew
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
@@ -48,6 +48,7 @@ from ..assembly import assemble_pose, least_movement
 from ..dynamics.stops import describe
 from ..structure import structure
 from .drag_newton import newton_step, reduced_hessian
+from .held_newton import ChordOntoRows
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop
 from .wiggle import Coordinate, CoordinateRange, Wiggle
 
@@ -147,12 +148,7 @@ class Poser(Wiggle):
         converges."""
         rows, cw = self._held(), self.cw
         if pinv is not None:
-            def resid(y):
-                ev, res = self._evaluate(y, need_jac=False)
-                return np.max(np.abs(res[rows]), initial=0.0), (ev, res)
-            out = newton(x, resid, lambda y, d: -(pinv @ d[1][rows]) / cw,
-                         lambda y, dq, a: step_pose(*y, dq, a),
-                         lambda y, dq, a: step_size(self.model, dq, a), 8)
+            out = newton(ChordOntoRows(self, rows, pinv, cw), x, NewtonOptions(8))
             if out.ok:
                 return out.x, out.data[0].track
         out = least_movement(self.model, *x, self._f, rows, 12)

@@ -17,14 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...algebra.newton import NEWTON_TOL, newton, scaled_jacobian, step_pose, step_size
+from ...algebra.newton import NEWTON_TOL, NewtonOptions, newton
 from ...base.errors import SolverError
-from ...kernels.constraints import KERNELS, body_arrays, global_jacobian
+from ...kernels.constraints import KERNELS, body_arrays
 from ...model.plans import RowGroup, coordinate_row, row_group
 from ...vocabulary.joints import ANGLE, JOINT_COORDINATES
 from .drag_stops import allowed, held_stop
+from .held_newton import HoldCoordinate
 
-RCOND = 1e-10           # singular values below this share of the largest are not steps
 ANGLE_STEP = 0.1        # rad: set_coordinate moves an angle in steps of at most this
 SLIDE_STEP = 0.05       # of the length scale: ... and a slide in steps of at most this
 
@@ -126,28 +126,8 @@ class Wiggle:
         angle = c is not None and c.group.kind == ANGLE
         unit = 1.0 if angle else self.L
 
-        def resid(y):
-            ev, res = self._evaluate(y)
-            if c is None:
-                return np.max(np.abs(res[rows]), initial=0.0), (ev, res[rows], None)
-            q, jq = self._coordinate_row(c, y)
-            d = wrap(q - target) if angle else q - target
-            full = np.append(res[rows], d / unit)
-            return np.max(np.abs(full)), (ev, full, jq)
-
-        def solve(y, data):
-            ev, full, jq = data
-            Js = scaled_jacobian(self.model, global_jacobian(self.model, ev.jac), rows)
-            M = Js if jq is None else np.vstack([Js, jq])
-            return np.linalg.lstsq(M, -full, rcond=RCOND)[0] / cw
-
-        def first_alpha(dq):
-            big = np.abs(dq.reshape(-1, 6)[:, 3:]).max(initial=0.0)
-            return min(1.0, 0.5 / big) if big > 0 else 1.0
-
-        out = newton(x, resid, solve, lambda y, dq, a: step_pose(*y, dq, a),
-                     lambda y, dq, a: step_size(self.model, dq, a), 40, line_search=True,
-                     first_alpha=first_alpha, stall=(0.9, 8))
+        problem = HoldCoordinate(self, c, rows, target, angle, unit, cw, wrap)
+        out = newton(problem, x, NewtonOptions(40, line_search=True, stall=(0.9, 8)))
         if not out.ok or out.err > NEWTON_TOL:
             return None
         return out.x, out.data[0].track
