@@ -39,7 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...algebra.newton import NEWTON_TOL, NewtonOptions, converged, newton, scaled_jacobian, scales, step_pose, step_size
+from ...algebra.newton import (NEWTON_TOL, NewtonOptions, converged, newton, scaled_jacobian,
+                               scales, step_pose, step_size)
 from ...base.errors import ExpressionError, SolverError
 from ...base.rotations import quat_to_matrix, skew
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
@@ -48,13 +49,12 @@ from ..assembly import assemble_pose, least_movement
 from ..dynamics.stops import describe
 from ..structure import structure
 from .drag_newton import newton_step, reduced_hessian
-from .held_newton import ChordOntoRows
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop
+from .held_newton import RCOND, ChordOntoRows
 from .wiggle import Coordinate, CoordinateRange, Wiggle
 
 __all__ = ["Coordinate", "CoordinateRange", "Poser", "joint_kinds"]
 
-RCOND = 1e-10           # singular values below this share of the largest are not steps
 MAX_ROTATION = 0.3      # rad: the largest turn of a body in one drag step
 MAX_MOVE = 0.25         # of the model's length scale: the largest move of a body in one step
 STATIONARY = 1e-11      # scaled step at which an unreachable target's closest point is found
