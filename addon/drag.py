@@ -6,7 +6,7 @@ Thin over ``solver/analyses/posing/drag.py`` (the ``Poser``) and ``io/drag.py`` 
 Blender).  Both write the parts' ``matrix_world`` (not keyframes): a pose moved by hand is
 like the user moving the parts, the design pose a later Bake starts from; both refuse a
 baked mechanism (its keys would play over the pose).  Motions are held at their values at
-the scene's current frame.  A slider keeps its session (the scene read once, the model,
+the scene's current frame.  A slider keeps its posing (the scene read once, the model,
 the Poser) from one change to the next while the scene is unchanged (scene_cache.py).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .io.drag import (drag_plane_point, joint_coordinate, point_in_part, range_f
 from .io.settings import kind_name
 from .scene_reader import read_scene
 
-POSE = "pose session"          # the joint sliders' reading of the scene (scene_cache.py)
+POSE = "posing"          # the joint sliders' reading of the scene (scene_cache.py)
 
 BUDGET = 0.015          # s of solving per mouse move (bench/bench_drag.py)
 
@@ -37,7 +37,7 @@ def _channels(ob) -> dict:
     return {attr: tuple(getattr(ob, attr)) for attr in _CHANNELS}
 
 
-class PoseSession:
+class Posing:
     """A scene's mechanism ready to be posed by hand: the scene read once, the ``Poser`` at
     the current frame's time (the start pose assembled), each part's matrix from before."""
 
@@ -58,7 +58,7 @@ class PoseSession:
         place_parts(self.sm, lambda name: (pos[body[name]], quat[body[name]]), body)
 
     def restore(self) -> None:
-        """Every part back where it was before the session."""
+        """Every part back where it was before posing began."""
         for name, channels in self.original.items():
             ob = self.scene.objects[name]
             for attr, value in channels.items():
@@ -78,9 +78,9 @@ def _view_ray(context, x: float, y: float):
             np.array(view3d_utils.region_2d_to_vector_3d(region, rv3d, (x, y))))
 
 
-def _moving_part(ob, session: PoseSession):
+def _moving_part(ob, posing: Posing):
     """The moving part an object belongs to (itself, or a part it is parented under)."""
-    names = set(session.model.body_part)
+    names = set(posing.model.body_part)
     while ob is not None and ob.name not in names:
         ob = ob.parent
     return ob
@@ -110,18 +110,18 @@ class MECHANISM_OT_drag(bpy.types.Operator):
     def execute(self, context):
         """One drag as scripts call it: ``part``'s ``point`` pulled to ``target``."""
         try:
-            session = PoseSession(context.scene)
+            posing = Posing(context.scene)
             ob = context.scene.objects.get(self.part)
-            if ob is None or ob.name not in session.model.body_part:
+            if ob is None or ob.name not in posing.model.body_part:
                 raise MechanismError(f"{self.part!r} is not a moving part of the mechanism")
-            frame = session.sm.part_frames[ob.name]
+            frame = posing.sm.part_frames[ob.name]
             grab = self.point if self.properties.is_property_set("point") else frame.position
-            session.drag(ob.name, point_in_part(frame, grab, session.sm.scale), self.target,
+            posing.drag(ob.name, point_in_part(frame, grab, posing.sm.scale), self.target,
                          budget=None)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
-        note = stops_note(session.poser.stopped, session.sm.scale)
+        note = stops_note(posing.poser.stopped, posing.sm.scale)
         if note:
             self.report({"INFO"}, f"Drag: {note}")
         return {"FINISHED"}
@@ -139,46 +139,46 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         """Read the scene and grab the moving part under the mouse (else the active
         object's part, at its origin); False (reported) when there is nothing to drag."""
         try:
-            self._session = session = PoseSession(context.scene)
+            self._posing = posing = Posing(context.scene)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, str(exc))
             return False
-        session.write()                      # the start pose, assembled
+        posing.write()                      # the start pose, assembled
         origin, direction = _view_ray(context, event.mouse_region_x, event.mouse_region_y)
         hit, where, _n, _i, ob, _m = context.scene.ray_cast(context.evaluated_depsgraph_get(),
                                                              origin, direction)
-        part = _moving_part(ob, session) if hit else None
+        part = _moving_part(ob, posing) if hit else None
         if part is None:
-            part = _moving_part(context.active_object, session)
+            part = _moving_part(context.active_object, posing)
             where = part.matrix_world.translation if part is not None else None
         if part is None:
-            session.restore()
+            posing.restore()
             self.report({"ERROR"}, "Drag: point at a moving part of the mechanism")
             return False
         self._part, self._grab = part.name, np.array(where)
         self._normal = direction / np.linalg.norm(direction)     # the plane faces the view
-        frame = session.sm.part_frames[part.name]
-        self._point = point_in_part(frame, self._grab, session.sm.scale)
+        frame = posing.sm.part_frames[part.name]
+        self._point = point_in_part(frame, self._grab, posing.sm.scale)
         return True
 
     def modal(self, context, event):
-        session = self._session
+        posing = self._posing
         if event.type == "MOUSEMOVE":
             origin, direction = _view_ray(context, event.mouse_region_x, event.mouse_region_y)
             target = drag_plane_point(origin, direction, self._grab, self._normal)
             if target is not None:
                 try:
-                    session.drag(self._part, self._point, target)
+                    posing.drag(self._part, self._point, target)
                 except SolverError as exc:
                     self.report({"WARNING"}, str(exc))
             return {"RUNNING_MODAL"}
         if event.type in {"LEFTMOUSE", "RET", "NUMPAD_ENTER"} and event.value in {"PRESS", "RELEASE"}:
-            note = stops_note(session.poser.stopped, session.sm.scale)
+            note = stops_note(posing.poser.stopped, posing.sm.scale)
             if note:                       # the pose kept rests on a stop: say which
                 self.report({"INFO"}, f"Drag: {note}")
             return {"FINISHED"}
         if event.type in {"ESC", "RIGHTMOUSE"} and event.value == "PRESS":
-            session.restore()
+            posing.restore()
             return {"CANCELLED"}
         return {"RUNNING_MODAL"}
 
@@ -205,15 +205,15 @@ def set_joint_value(joint, coordinate: str, value: float) -> None:
     parts stay where they were); an earlier slider's line is cleared."""
     scene = bpy.context.scene
     try:
-        session = scene_cache.kept_or_made(scene, POSE, PoseSession, at_frame=True, keep=False)
-        v = value * session.sm.scale if coordinate == "slide" else value
-        session.poser.set_coordinate(joint.name, v, coordinate)
+        posing = scene_cache.kept_or_made(scene, POSE, Posing, at_frame=True, keep=False)
+        v = value * posing.sm.scale if coordinate == "slide" else value
+        posing.poser.set_coordinate(joint.name, v, coordinate)
     except (MechanismError, SolverError) as exc:
         _say(scene, f"wiggle: {exc}")
         return
-    session.write()
-    scene_cache.remember(scene, POSE, session, at_frame=True)
-    note = stops_note(session.poser.stopped, session.sm.scale)
+    posing.write()
+    scene_cache.remember(scene, POSE, posing, at_frame=True)
+    note = stops_note(posing.poser.stopped, posing.sm.scale)
     if note:
         _say(scene, f"wiggle: {note}")
     elif scene.mechanism.report.startswith("wiggle:"):
@@ -244,16 +244,16 @@ def find_range(scene) -> str:
     """For a one-DOF mechanism (motions not counted, none driving it): the joint coordinate
     its slider moves and its range, stored on the scene's settings; returns what was found.
     MechanismError when the mechanism has more or fewer freedoms."""
-    session = scene_cache.kept_or_made(scene, POSE, PoseSession, at_frame=True, keep=False)
+    posing = scene_cache.kept_or_made(scene, POSE, Posing, at_frame=True, keep=False)
     st = scene.mechanism
-    report = session.sm.mech.check()
-    free = report.dof - len(session.sm.motions)
+    report = posing.sm.mech.check()
+    free = report.dof - len(posing.sm.motions)
     if free != 1:
         raise MechanismError(f"the slider is for a mechanism with one freedom; this one has "
                              f"{free} (motions counted): drag it instead")
-    model = session.model
+    model = posing.model
     joints = []
-    for ob in session.sm.joints:
+    for ob in posing.sm.joints:
         s = ob.mechanism
         grounded = any(m.parent is not None and m.parent.mechanism.ground
                        for m in (s.marker_i, s.marker_j))
@@ -261,7 +261,7 @@ def find_range(scene) -> str:
     best = None
     for name, coord in wiggle_candidates(joints)[:4]:
         try:
-            rng = session.poser.coordinate_range(name, coord)
+            rng = posing.poser.coordinate_range(name, coord)
         except SolverError:
             continue
         if rng.upper - rng.lower > 1e-6 * (1.0 if coord == "angle" else model.length_scale):

@@ -3,7 +3,7 @@ one cache for the readings the add-on keeps.
 
 Reading the scene (every part's mesh for its mass, the curves, the keyframed motions) and
 compiling the model cost far more than what is done with them: a joint slider dragged
-through many values (the pose session, drag.py) and the Study panel's parameter list, drawn
+through many values (the posing, drag.py) and the Study panel's parameter list, drawn
 at every redraw (study.py), would pay it each time.  A reading is kept per scene and purpose
 with the scene's ``fingerprint`` and used again while the fingerprint is the same:
 
@@ -15,7 +15,7 @@ with the scene's ``fingerprint`` and used again while the fingerprint is the sam
   data-block other than an object or the scene (a mesh or curve edited, a modifier, a
   keyframe moved).
 
-A reading made ``at_frame`` (the pose session: the parts as they stand, motions held at the
+A reading made ``at_frame`` (the posing: the parts as they stand, motions held at the
 frame's time) depends on the frame and on every object's world matrix as it is now; the
 others (the Study panel) on the design placements, the same on every frame of a baked
 scene's playback: a part's own from before the bake, any other object's placement on its
@@ -99,7 +99,7 @@ def fingerprint(scene, at_frame: bool) -> tuple:
 def kept_or_made(scene, purpose: str, make: Callable[[Any], Any], at_frame: bool,
                  keep: bool = True) -> Any:
     """The reading kept for (scene, purpose) if nothing it depends on has changed, else
-    ``make(scene)``, kept unless ``keep`` is False (a pose session is kept once it has
+    ``make(scene)``, kept unless ``keep`` is False (a posing is kept once it has
     written its pose: ``remember``)."""
     if at_frame:
         bpy.context.view_layer.update()

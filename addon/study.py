@@ -2,7 +2,7 @@
 mechanism, each from Start to Stop in Count values: a grid), the summary table of the last
 run kept in the scene (JSON, addon/io/study_table.py; one row item per variant for the
 panel's list), the column to sort by and to plot, and the last StudyResult kept in memory
-for the session.
+while Blender runs.
 
 The parameter pickers list ``parameter_names`` of the scene's mechanism, read as Bake reads
 it (scene_reader.read_scene) and kept while the tagged objects' names and settings are the
@@ -319,7 +319,7 @@ def _frozen(mech) -> bytes | None:
 
 
 def last_result(scene):
-    """The StudyResult of the scene's last run in this session (None: none, or the scene's
+    """The StudyResult of the scene's last run since Blender started (None: none, or the scene's
     table is from another run: a file loaded, an undo)."""
     mem = _memory.get(scene.as_pointer())
     table = stored_table(scene.mechanism.study)

@@ -1,6 +1,6 @@
 """Shared test set-up.  Blender tests use the real ``bpy`` module: BLENDER_USER_RESOURCES
 must point at a private folder before bpy is first imported, so it is set here, at
-collection time; the ``blender`` fixture enables the extension once per session (linked
+collection time; the ``blender`` fixture enables the extension once per test run (linked
 from this checkout, as installing would) and gives each test an empty factory scene."""
 from __future__ import annotations
 

@@ -217,15 +217,15 @@ def test_assemble_and_drag_keep_a_negative_scale(blender, extension, mode) -> No
     assert any(tuple(getattr(arm, a)) != v for a, v in channels.items())     # it did move
     # a drag: the same placement, and Esc (restore) puts the channels back exactly
     pin.mechanism.motion_type = "NONE"
-    session = extension.addon.drag.PoseSession(bpy.context.scene)
+    posing = extension.addon.drag.Posing(bpy.context.scene)
     before = {a: tuple(getattr(arm, a)) for a in channels}
-    frame = session.sm.part_frames["arm"]                  # the point twice as far as the origin
+    frame = posing.sm.part_frames["arm"]                  # the point twice as far as the origin
     far = 2.0 * np.array(arm.matrix_world)[:3, 3]          # from the pin (at 0), in part axes
     reach = float(np.linalg.norm(far)) / 2.0
     end = frame.rotation.T @ (far - frame.position)
-    session.drag("arm", end * session.sm.scale, (0.0, 0.0, -2.0 * reach), budget=None)
+    posing.drag("arm", end * posing.sm.scale, (0.0, 0.0, -2.0 * reach), budget=None)
     bpy.context.view_layer.update()
     assert tuple(arm.scale) == scale and arm.rotation_mode == mode
     np.testing.assert_allclose(np.array(arm.matrix_world)[:3, 3], (0.0, 0.0, -reach), atol=1e-6)
-    session.restore()
+    posing.restore()
     assert {a: tuple(getattr(arm, a)) for a in channels} == before

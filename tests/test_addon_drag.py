@@ -297,13 +297,13 @@ def test_wiggle_stops_at_the_joints_stops(blender) -> None:
         f"wiggle: {sc['cylinder'].name!r} rests on its lower stop (-0.05)"
 
 
-def test_slider_keeps_its_session_until_the_scene_changes(blender, extension) -> None:
-    """The Angle slider reads the scene once and keeps the session (addon/scene_cache.py)
-    while the scene is as it left it: a second change uses the same session.  The ground
+def test_slider_keeps_its_reading_until_the_scene_changes(blender, extension) -> None:
+    """The Angle slider reads the scene once and keeps its reading (addon/scene_cache.py)
+    while the scene is as it left it: a second change uses the same reading.  The ground
     block moved by hand 0.2 along y (its markers with it) makes a new one, and the pose is
-    read from the moved block (the piston at y = 0.2; a stale session would leave it at 0).
+    read from the moved block (the piston at y = 0.2; a stale reading would leave it at 0).
     A mesh edited (a depsgraph geometry update), a setting changed (no depsgraph update)
-    and an undo each end the kept session."""
+    and an undo each end the kept reading."""
     bpy = blender
     cache = extension.addon.scene_cache
     POSE = extension.addon.drag.POSE
@@ -345,10 +345,10 @@ def test_slider_keeps_its_session_until_the_scene_changes(blender, extension) ->
     assert cache.kept(bpy.context.scene, POSE) is None
 
 
-def test_a_changed_constant_ends_the_kept_session(blender, extension) -> None:
+def test_a_changed_constant_ends_the_kept_reading(blender, extension) -> None:
     """A scene Constant is read with the scene (a motion's expression may use it), so
     changing its value makes the slider read the scene again (addon/scene_cache.py): the
-    kept session read the old value."""
+    kept reading had the old value."""
     bpy = blender
     cache, POSE = extension.addon.scene_cache, extension.addon.drag.POSE
     sc = free_slider_crank(bpy)

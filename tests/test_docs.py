@@ -170,7 +170,7 @@ def test_readme_stays_a_short_front_door() -> None:
     assert len(read(os.path.join(ROOT, "README.md")).splitlines()) < 200
 
 
-HISTORY = re.compile(r"[Ii]ssues? \d+|\bseeds? ?0\d\d|design\.md|shared/(docs|seeds)|"
+HISTORY = re.compile(r"[Ii]ssues? \d+|\b[Ss]eeds? ?0\d\d|design\.md|shared/(docs|seeds)|"
                      r"(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth) session|"
                      r"\b[Rr]ound (one|two|three)\b")
 

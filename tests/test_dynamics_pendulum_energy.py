@@ -8,7 +8,7 @@ tests/mechanisms.py: ``pendulum``, ``chain``, ``benchmark_chain``).
 - Dampers (torsion spring-damper on a pendulum's pin, translational spring-damper on a
   swinging mass): kinetic + potential - work_nc constant; the force laws checked per frame
   by equation-of-motion / power balances written here.
-- Seed 002 (Featherstone): two free bodies joined by a revolute joint, at rest, pushed on
+- Featherstone's two-body example: two free bodies joined by a revolute joint, at rest, pushed on
   body 1: frame-0 accelerations against the paper's closed form (its Eq. 26).
 
 Runtimes (2 cores): pendulum periods about 0.5 s each, double pendulum and chain about

@@ -102,7 +102,7 @@ class _SpringDampers(NamedTuple):
 
 
 def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
-    """Seed 001 "Translational spring-damper-actuator": d = P_J - P_I, l = |d|, the tension
+    """Nikravesh 1988, "Translational spring-damper-actuator": d = P_J - P_I, l = |d|, the tension
     f = k (l - L0) + preload + c dl/dt + friction tanh(dl/dt / V) + actuator(t, l, dl/dt).
     Both ends' arms turned by one product, their points and velocities gathered once."""
     n = len(fm.sd_names)
@@ -135,7 +135,7 @@ def _stacked(*vecs: np.ndarray) -> np.ndarray:
 
 
 def _law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, xd):
-    """Seed 001's spring-damper-actuator law, the same for a length and a joint angle:
+    """Nikravesh 1988's spring-damper-actuator law, the same for a length and a joint angle:
     (tanh(xd / V), the non-conservative part c xd + friction tanh(xd / V) + actuator(t, x,
     xd), the whole k (x - x0) + preload + that), one entry per element."""
     tanh = np.tanh(xd / V_FRICTION)
@@ -193,7 +193,7 @@ def torsion_angles(fm: ForceModel, A: np.ndarray, ts_ref: np.ndarray) -> np.ndar
 
 
 def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
-    """Seed 001 "Rotational spring-damper-actuator" on the joint angle: T = k (theta -
+    """Nikravesh 1988, "Rotational spring-damper-actuator" on the joint angle: T = k (theta -
     theta0) + preload + c dtheta/dt + friction tanh(dtheta/dt / V) + actuator(t, theta,
     dtheta/dt), theta on the atan2 branch nearest ts_ref."""
     bi, bj = fm.ts_bi, fm.ts_bj

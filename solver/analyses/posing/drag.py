@@ -1,5 +1,5 @@
 """Posing by hand: drag a point of a part towards a target, or set one joint coordinate,
-with every joint (and every motion at the session's time) held exactly.
+with every joint (and every motion at the posing's time) held exactly.
 
 A ``Poser`` is made once per interaction (a mouse drag, a slider being moved) from the
 compiled Model and a start pose; it keeps its own workspace (the held rows, the row and
