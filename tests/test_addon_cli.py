@@ -30,6 +30,22 @@ def ctrl_c_once_handled(delay: float) -> threading.Thread:
     return thread
 
 
+def interrupted(command, capsys) -> tuple[str, float]:
+    """Run a command-line ``command`` with Ctrl C pressed half a second in: (what it wrote
+    to stderr, seconds it took); it must exit 130 and give Ctrl C back to Blender's own
+    handler afterwards."""
+    handler = signal.getsignal(signal.SIGINT)
+    presser = ctrl_c_once_handled(0.5)
+    start = time.perf_counter()
+    code = command()
+    took = time.perf_counter() - start
+    presser.join(timeout=5)
+    err = capsys.readouterr().err
+    assert code == 130, err
+    assert signal.getsignal(signal.SIGINT) is handler
+    return err, took
+
+
 def test_ctrl_c_stops_the_command_line_bake_and_writes_nothing(blender, extension, tmp_path,
                                                                capsys) -> None:
     bpy = blender
@@ -40,19 +56,11 @@ def test_ctrl_c_stops_the_command_line_bake_and_writes_nothing(blender, extensio
     stamp = os.path.getmtime(blend)
     out, table = str(tmp_path / "out.blend"), str(tmp_path / "forces.csv")
     cli = importlib.import_module(extension.__name__ + ".addon.cli")
-    handler = signal.getsignal(signal.SIGINT)
-    presser = ctrl_c_once_handled(0.5)
-    start = time.perf_counter()
-    code = cli.bake_file(blend, out, table)
-    took = time.perf_counter() - start
-    presser.join(timeout=5)
-    err = capsys.readouterr().err
-    assert code == 130, err
+    err, took = interrupted(lambda: cli.bake_file(blend, out, table), capsys)
     assert f"mechanism bake interrupted (Ctrl C): {out} and {table} were not written; {blend} is " \
         "unchanged" in err, err
     assert sorted(os.listdir(tmp_path)) == ["in.blend"] and os.path.getmtime(blend) == stamp
     assert took < 20.0                    # stopped, not run to the end (over 2 min here)
-    assert signal.getsignal(signal.SIGINT) is handler
     assert not any(ob.mechanism.baked for ob in bpy.data.objects)
 
 
@@ -70,16 +78,8 @@ def test_ctrl_c_stops_the_command_line_study_and_writes_nothing(blender, extensi
     stamp = os.path.getmtime(blend)
     table = str(tmp_path / "study.csv")
     cli = importlib.import_module(extension.__name__ + ".addon.cli")
-    handler = signal.getsignal(signal.SIGINT)
-    presser = ctrl_c_once_handled(0.5)
-    start = time.perf_counter()
-    code = cli.study_file(blend, {"arm.mass": [1.0, 2.0]}, table)
-    took = time.perf_counter() - start
-    presser.join(timeout=5)
-    err = capsys.readouterr().err
-    assert code == 130, err
+    err, took = interrupted(lambda: cli.study_file(blend, {"arm.mass": [1.0, 2.0]}, table), capsys)
     assert f"mechanism study interrupted (Ctrl C): {table} was not written; {blend} is " \
         "unchanged" in err, err
     assert sorted(os.listdir(tmp_path)) == ["in.blend"] and os.path.getmtime(blend) == stamp
     assert took < 20.0                    # stopped, not run to the end (35 s here)
-    assert signal.getsignal(signal.SIGINT) is handler

@@ -176,7 +176,7 @@ HISTORY = re.compile(r"[Ii]ssues? \d+|\b[Ss]eeds? ?0\d\d|design\.md|shared/(docs
 
 
 def test_no_development_history_in_the_product() -> None:
-    """README, docs/, the code, its tests, benches and samples name no issue, session or
+    """README, docs/, the code, its tests, benches and samples name no issue number or
     round of development, and cite no file outside the repository (the history is the git
     log and CHANGELOG.md; the sources are docs/references.md's)."""
     found = []

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from test_io_addon import io, solver
+from test_io_addon import driven_crank, io, solver
 
 events, timeline = io("events"), io("timeline")
 G = 9.81
@@ -99,14 +99,7 @@ def test_the_events_csv_has_each_impacts_speeds_and_impulse() -> None:
 
 def test_a_kinematic_run_has_no_events() -> None:
     """Without impacts or friction events: no markers, and the CSV's header alone."""
-    m = solver.Mechanism()
-    m.add_part("ground", fixed=True)
-    m.add_part("arm", mass=1.0, inertia=(1.0, 1.0, 1.0))
-    m.add_marker("pin", "ground")
-    m.add_marker("hub", "arm")
-    m.add_joint("hinge", "revolute", "hub", "pin")
-    m.add_motion("turn", "hinge", "t")
-    r = m.solve(duration=1.0, fps=4)
+    r = driven_crank().solve(duration=1.0, fps=4)
     assert events.event_marks(r, lambda t: 1 + 4 * t, {}) == []
     assert events.event_rows(r, lambda t: 1 + 4 * t, {}) == [list(events.EVENT_COLUMNS)]
 
