@@ -1,12 +1,9 @@
 """Static equilibrium (Haug 1989, "Statics": accelerations and velocities zero, so
 Q(q) - J(q)^T lambda = 0 and Phi(q) = 0).
 
-Newton on (q, lambda) from the assembled start.  The tangent matrix
-    [ dQ/dq - d(J^T lambda)/dq   -J^T ]
-    [ J                            0  ]
-has its first block by finite differences (it holds the springs' stiffness and the
-geometric stiffness that makes a hanging pendulum stable); steps that do not reduce the
-residual are halved.  With no equilibrium near (a part free to move under load) the
+Newton on (q, lambda) from the assembled start (the force balance and its tangent are
+statics_newton.py's Equilibrium; steps that do not reduce the residual are halved), inside
+an active-set loop over the stops and friction (``_ActiveSet``).  With no equilibrium near (a part free to move under load) the
 matrix is singular or the iteration stalls, and the error names the parts that move.
 """
 from __future__ import annotations
@@ -14,10 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..algebra.newton import NewtonOptions, newton, scaled_jacobian, scales
+from ..algebra.newton import NewtonOptions, newton, scaled_jacobian
 from ..base.errors import ExpressionError, SolverError
-from ..base.rotations import rotate_world
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
+from ..kernels.constraints import body_arrays, evaluate, motion_values
 from ..kernels.forces import inertia_world, stop_forces, total_forces
 from ..model.compile import Model
 from ..model.results import Result
@@ -40,100 +36,74 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     """
     time = float(state.t)
     asm = assemble_pose(model, state.r, state.p, time)
-    r, p = asm.r, asm.p
-    st = asm.structure or structure(model, r, p)
-    check_start(model, r, p, time)
-    keep, nb = st.keep, model.nb
-    rs, cw = scales(model)
+    st = asm.structure or structure(model, asm.r, asm.p)
+    check_start(model, asm.r, asm.p, time)
     try:
         f = motion_values(model, time)
     except ExpressionError as exc:
         raise SolverError(str(exc), time) from None
-    zero = np.zeros((nb, 3))
-    ts_ref = np.zeros(len(model.forces.ts_names))
-    # the couplers' angles stay on the start's turns, the curve contacts start from its
-    track = evaluate(model, *body_arrays(model, r, p)[:2]).track
-    # friction: every joint whose coordinate no motion drives is held where it starts; one
-    # whose friction cannot hold it (needed force above mu_s L + preload) is let go (a note)
-    fp = model.frictions
-    slip = Slip(model) if fp is not None else None
-    if slip is not None:
-        rg, A = body_arrays(model, r, p)[:2]
-        slip.hold(np.flatnonzero(~fp.held), evaluate(model, rg, A, need_jac=False, ref=track).phi, A)
-    slipped: list[str] = []
-    lm = model.limits
-    shift = np.zeros(len(lm.rows) if lm is not None else 0)   # see the stops' active set
+    run = _ActiveSet(model, st, time, f, asm.r, asm.p, max_iter)
+    x, stable = run.equilibrium()
+    return _result(model, st, run, x, stable, asm.notes)
 
-    def parts(r_, p_):
-        rg, A = body_arrays(model, r_, p_)[:2]
-        ev = evaluate(model, rg, A, ref=track)
-        Q, fe = total_forces(model, time, *body_arrays(model, r_, p_, zero, zero), ts_ref)
-        stop = stop_forces(model, ev.phi, ev.jac, np.zeros((nb + 1, 6)))
-        if stop is not None:          # compliant stops (a spring past their bounds)
-            Q = Q + stop.Q[:nb]
-        res = residual(model, ev.phi, f)
-        if shift.size:               # compliant stops approached: held at a penetration
-            res[model.limits.rows] += shift
-        if slip is not None:         # joints friction holds, where they start
-            slip.lock_residual(res, A)
-        return Q.ravel(), global_jacobian(model, ev.jac), res, fe
 
-    def resid(r_, p_, lam_):
-        Q, J, phi, _ = parts(r_, p_)
-        return np.concatenate([Q - J[keep].T @ lam_, phi[keep] * rs[keep]]), Q, J
+class _ActiveSet:
+    """The stops and friction around Newton's equilibrium (stops.py's active set): bounds
+    the equilibrium would pass are held, stops that would pull are let go, friction that
+    cannot hold lets go, until nothing changes.  A load on a free coordinate with no
+    stiffness (Newton's tangent singular along it) that pushes it toward a stop holds that
+    stop, and the equilibrium is found on it.  A compliant stop is held at the penetration
+    where its law carries the load the held stop took (delta = (F / k)^(1/n)), then let go:
+    Newton finishes from there.  The force balance and its state (rows held, shifts,
+    friction's holds, the torsion branch) are the Equilibrium ``eqm``'s; ``slipped`` names
+    the friction elements let go."""
 
-    Q0, J0, _, fe = parts(r, p)
-    ts_ref = fe.ts_angle
-    # load scale: gravity and the force elements' present loads
-    fscale = max(float(np.max(np.abs(Q0), initial=0.0)),
-                 float(np.max(model.body_mass, initial=0.0)) * float(np.linalg.norm(model.gravity)), 1e-9)
-    n = 6 * nb
+    def __init__(self, model: Model, st: Structure, time: float, f: np.ndarray,
+                 r: np.ndarray, p: np.ndarray, max_iter: int) -> None:
+        self.model, self.st, self.time, self.max_iter = model, st, time, max_iter
+        self.lm, self.fp = model.limits, model.frictions
+        self.r0, self.p0 = r, p
+        # the couplers' angles stay on the start's turns, the curve contacts start from its
+        track = evaluate(model, *body_arrays(model, r, p)[:2]).track
+        # friction: every joint whose coordinate no motion drives is held where it starts;
+        # one whose friction cannot hold it (needed force above mu_s L + preload) is let go
+        slip = Slip(model) if self.fp is not None else None
+        if slip is not None:
+            rg, A = body_arrays(model, r, p)[:2]
+            slip.hold(np.flatnonzero(~self.fp.held),
+                      evaluate(model, rg, A, need_jac=False, ref=track).phi, A)
+        self.track, self.slip = track, slip
+        self.slipped: list[str] = []
+        self.eqm = Equilibrium(model, time, f, track, slip, st.keep, r, p)
+        self.ts_start = self.eqm.ts_ref
 
-    def merit(R_: np.ndarray) -> float:
-        return max(float(np.max(np.abs(R_[:n]), initial=0.0)) / fscale,
-                   float(np.max(np.abs(R_[n:]), initial=0.0)))
+    def _base_rows(self, held: np.ndarray) -> np.ndarray:
+        """The rows held: the structure's, the stops ``held`` and friction's holds."""
+        slip = self.slip
+        return np.concatenate([self.st.keep, held,
+                               slip.rows() if slip else np.zeros(0, int)]).astype(int)
 
-    def tangent(r_, p_, lam_, R_):
-        """d(Q - J^T lambda)/dq (n, n) by forward differences in (r, world rotation)."""
-        T = np.zeros((n, n))
-        for c in range(n):
-            b, k = divmod(c, 6)
-            e = np.zeros((nb, 3))
-            hstep = 1e-7 * cw[c] if k < 3 else 1e-7
-            e[b, k % 3] = hstep
-            r1, p1 = (r_ + e, p_) if k < 3 else (r_, rotate_world(p_, e))
-            T[:, c] = (resid(r1, p1, lam_)[0][:n] - R_[:n]) / hstep
-        return T
+    def _first_multipliers(self, r: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """The best multipliers at the pose for the start's loads (least squares)."""
+        J0 = self.eqm.parts(r, p)[1]
+        return np.linalg.lstsq(J0[self.eqm.keep].T, self.eqm.start_load, rcond=None)[0]
 
-    def follow(r_, p_):             # the torsion angles' branch follows the accepted pose
-        nonlocal ts_ref
-        ts_ref = parts(r_, p_)[3].ts_angle
-
-    eqm = Equilibrium(model, resid, tangent, merit, follow,
-                      lambda big, R_, why: _no_equilibrium(model, big, R_, n, time, why), keep, rs)
-
-    # the stops: an active set (stops.py) -- bounds the equilibrium would pass are held,
-    # stops that would pull are let go, until neither changes
-    # A load on a free coordinate with no stiffness (Newton's tangent singular along it) that
-    # pushes it toward a stop: the stop is held, and the equilibrium found on it.  A
-    # compliant stop is held at the penetration where its law carries the load the held stop
-    # took (delta = (F / k)^(1/n)), then let go: Newton finishes from there.
-    def settle(r, p, held):
+    def settle(self, r: np.ndarray, p: np.ndarray, held: np.ndarray) -> tuple:
         """The active set from the pose (r, p) with the bounds ``held`` (rows) held:
         Newton, then stops let go or held and friction let go, until nothing changes.
-        Returns (r, p, lambda, the residual, J); ``keep`` is left at its rows."""
-        nonlocal keep
+        Returns (r, p, lambda, the residual, J); ``eqm.keep`` is left at its rows."""
+        model, lm, fp, eqm, slip = self.model, self.lm, self.fp, self.eqm, self.slip
+        n, max_iter = eqm.n, self.max_iter
         rounds = 4 * ((len(lm.rows) if lm is not None else 0)
                       + (len(fp.rows) if fp is not None else 0)) + 1
         for _ in range(rounds):
-            keep = np.concatenate([st.keep, held, slip.rows() if slip else np.zeros(0, int)]).astype(int)
-            J0 = parts(r, p)[1]
-            lam = np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0]    # best multipliers here
-            eqm.keep = keep
+            eqm.keep = self._base_rows(held)
+            lam = self._first_multipliers(r, p)
             sol = newton(eqm, (r, p, lam), NewtonOptions(max_iter, line_search=True))
             (r, p, lam), (R, J) = sol.x, sol.data
+            keep = eqm.keep
             if not sol.ok and lm is not None:
-                toward = _pushed_toward(model, R, J, keep, n, r, p, track)
+                toward = _pushed_toward(model, R, J, keep, n, r, p, self.track)
                 toward = toward[~np.isin(lm.rows[toward], held)]
                 if toward.size:
                     held = np.union1d(held, lm.rows[toward])
@@ -141,84 +111,121 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
             if not sol.ok:
                 why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
                        f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
-                _no_equilibrium(model, eqm.big, R, n, time, why)
-            if slip is not None and slip.stuck.any():    # friction that cannot hold lets go
-                full = np.zeros(model.nc)
-                full[keep] = lam
-                rg, A = body_arrays(model, r, p)[:2]
-                jac = evaluate(model, rg, A, ref=track).jac
-                limit = friction_limit(model, loads(model, _reported(model, st, keep, J, jac, full), jac, A))
-                over = np.flatnonzero(slip.stuck & (needed(model, full) > limit))
-                if over.size:
-                    slipped.extend(fp.names[k] for k in over)
-                    slip.stuck[over] = False
-                    continue
+                eqm.fail(R, why)
+            if slip is not None and slip.stuck.any() and self._friction_lets_go(r, p, lam, J):
+                continue
             if lm is None:
                 break
-            if lm.compliant.any():                # compliant stops held: at their penetration, then let go
-                full = np.zeros(model.nc)
-                full[keep] = lam
-                on = np.flatnonzero(lm.compliant & np.isin(lm.rows, held))
-                placed = on[shift[on] != 0.0]
-                if placed.size:
-                    held = np.setdiff1d(held, lm.rows[placed])
-                    shift[placed] = 0.0
+            if lm.compliant.any():
+                moved, held = self._place_compliant(lam, held)
+                if moved:
                     continue
-                if on.size:
-                    F = np.maximum(-lm.sgn[on] * full[lm.rows[on]], 0.0)
-                    shift[on] = lm.sgn[on] * (F / lm.stiffness[on]) ** (1.0 / lm.exponent[on])
-                    continue
-            g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
-            lam_rows = dict(zip(keep.tolist(), lam))
-            push = np.array([-lm.sgn[b] * lam_rows.get(int(row), 0.0) for b, row in enumerate(lm.rows)])
-            holding = np.isin(lm.rows, held) & ~lm.compliant
-            new = lm.rows[(holding & (push >= 0.0))
-                          | (~holding & ~lm.compliant & (g < -tolerance(model)))]
+            new = self._stops_held(r, p, lam, held)
             if set(new.tolist()) == set(held.tolist()):
                 break
             held = new
         return r, p, lam, R, J
 
-    # An equilibrium past a rigid stop is never the answer, and an unstable one (Newton finds
-    # any, an arm balanced upright as well as hanging) is not where a stable one on a stop
-    # is near: the stop the start's load pushes toward (the way the mechanism would move
-    # from rest) is held from the start, and the equilibrium on it taken when it is stable,
-    # its stops push and it lies within every stop.
-    r0, p0, ts0 = r, p, ts_ref
-    r, p, lam, R, J = settle(r0, p0, np.zeros(0, dtype=int))
-    stable = _stable(tangent(r, p, lam, R), scaled_jacobian(model, J, keep), cw)
-    if lm is not None and (not stable or _past_a_stop(model, r, p, track) is not None):
-        first = (r, p, lam, R, J, keep, shift.copy(), ts_ref, len(slipped),
-                 slip.stuck.copy() if slip is not None else None)
-        keep = np.concatenate([st.keep, slip.rows() if slip else np.zeros(0, int)]).astype(int)
-        J0 = parts(r0, p0)[1]
-        R0 = resid(r0, p0, np.linalg.lstsq(J0[keep].T, Q0, rcond=None)[0])[0]
-        toward = _pushed_toward(model, R0, J0, keep, n, r0, p0, track)
-        found = None
-        if toward.size:
-            shift[:], ts_ref = 0.0, ts0
-            try:
-                x = settle(r0, p0, lm.rows[toward])
-                if (_past_a_stop(model, x[0], x[1], track) is None
-                        and _stable(tangent(*x[:4]), scaled_jacobian(model, x[4], keep), cw)):
-                    found = x
-            except SolverError:          # no equilibrium that way: the first one stands
-                pass
-        if found is not None:
-            (r, p, lam, R, J), stable = found, True
-        else:
-            r, p, lam, R, J, keep, shift[:], ts_ref, nslip, stuck = first
-            del slipped[nslip:]
-            if slip is not None:
-                slip.stuck[:] = stuck
-    past = _past_a_stop(model, r, p, track) if lm is not None else None
-    if past is not None:
-        _refuse_past(model, past, r, p, track, time)
+    def _friction_lets_go(self, r, p, lam, J) -> bool:
+        """Let go the friction holds whose needed force passes their limit (True if any)."""
+        model, fp, slip, keep = self.model, self.fp, self.slip, self.eqm.keep
+        full = np.zeros(model.nc)
+        full[keep] = lam
+        rg, A = body_arrays(model, r, p)[:2]
+        jac = evaluate(model, rg, A, ref=self.track).jac
+        limit = friction_limit(model, loads(model, _reported(model, self.st, keep, J, jac, full),
+                                            jac, A))
+        over = np.flatnonzero(slip.stuck & (needed(model, full) > limit))
+        if over.size:
+            self.slipped.extend(fp.names[k] for k in over)
+            slip.stuck[over] = False
+        return bool(over.size)
 
+    def _place_compliant(self, lam, held) -> tuple[bool, np.ndarray]:
+        """Compliant stops held: placed at their penetration, then let go.  (changed, the
+        bounds held)."""
+        model, lm, shift = self.model, self.lm, self.eqm.shift
+        full = np.zeros(model.nc)
+        full[self.eqm.keep] = lam
+        on = np.flatnonzero(lm.compliant & np.isin(lm.rows, held))
+        placed = on[shift[on] != 0.0]
+        if placed.size:
+            shift[placed] = 0.0
+            return True, np.setdiff1d(held, lm.rows[placed])
+        if on.size:
+            F = np.maximum(-lm.sgn[on] * full[lm.rows[on]], 0.0)
+            shift[on] = lm.sgn[on] * (F / lm.stiffness[on]) ** (1.0 / lm.exponent[on])
+            return True, held
+        return False, held
+
+    def _stops_held(self, r, p, lam, held) -> np.ndarray:
+        """The rigid bounds held next: those held that push, and those the pose passes."""
+        model, lm = self.model, self.lm
+        g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False,
+                                 ref=self.track).phi)
+        lam_rows = dict(zip(self.eqm.keep.tolist(), lam))
+        push = np.array([-lm.sgn[b] * lam_rows.get(int(row), 0.0) for b, row in enumerate(lm.rows)])
+        holding = np.isin(lm.rows, held) & ~lm.compliant
+        return lm.rows[(holding & (push >= 0.0))
+                       | (~holding & ~lm.compliant & (g < -tolerance(model)))]
+
+    def _is_stable(self, x: tuple) -> bool:
+        r, p, lam, R, J = x
+        return _stable(self.eqm.tangent(r, p, lam, R),
+                       scaled_jacobian(self.model, J, self.eqm.keep), self.eqm.cw)
+
+    def equilibrium(self) -> tuple[tuple, bool]:
+        """((r, p, lambda, R, J), stable).  An equilibrium past a rigid stop is never the
+        answer, and an unstable one (Newton finds any, an arm balanced upright as well as
+        hanging) is not where a stable one on a stop is near: the stop the start's load
+        pushes toward (the way the mechanism would move from rest) is held from the start,
+        and the equilibrium on it taken when it is stable, its stops push and it lies within
+        every stop."""
+        model, lm, eqm, slip = self.model, self.lm, self.eqm, self.slip
+        r0, p0 = self.r0, self.p0
+        x = self.settle(r0, p0, np.zeros(0, dtype=int))
+        stable = self._is_stable(x)
+        if lm is not None and (not stable or _past_a_stop(model, x[0], x[1], self.track) is not None):
+            first = (x, eqm.keep, eqm.shift.copy(), eqm.ts_ref, len(self.slipped),
+                     slip.stuck.copy() if slip is not None else None)
+            eqm.keep = self._base_rows(np.zeros(0, int))
+            J0 = eqm.parts(r0, p0)[1]
+            R0 = eqm.balance(r0, p0, np.linalg.lstsq(J0[eqm.keep].T, eqm.start_load,
+                                                      rcond=None)[0])[0]
+            toward = _pushed_toward(model, R0, J0, eqm.keep, eqm.n, r0, p0, self.track)
+            found = None
+            if toward.size:
+                eqm.shift[:], eqm.ts_ref = 0.0, self.ts_start
+                try:
+                    y = self.settle(r0, p0, lm.rows[toward])
+                    if (_past_a_stop(model, y[0], y[1], self.track) is None
+                            and self._is_stable(y)):
+                        found = y
+                except SolverError:          # no equilibrium that way: the first one stands
+                    pass
+            if found is not None:
+                x, stable = found, True
+            else:
+                x, eqm.keep, eqm.shift[:], eqm.ts_ref, nslip, stuck = first
+                del self.slipped[nslip:]
+                if slip is not None:
+                    slip.stuck[:] = stuck
+        past = _past_a_stop(model, x[0], x[1], self.track) if lm is not None else None
+        if past is not None:
+            _refuse_past(model, past, x[0], x[1], self.track, self.time)
+        return x, stable
+
+
+def _result(model: Model, st: Structure, run: _ActiveSet, x: tuple, stable: bool,
+            notes) -> tuple[Result, State]:
+    """The one-frame Result of the equilibrium x = (r, p, lambda, R, J) and its state."""
+    r, p, lam, _, J = x
+    time, keep, nb = run.time, run.eqm.keep, model.nb
+    zero = np.zeros((nb, 3))
     out = Result.empty(model, np.array([float(time)]), "static")
-    out.notes += list(asm.notes)
-    if slipped:
-        out.notes.append(f"friction {', '.join(map(repr, slipped))} cannot hold the start (the needed "
+    out.notes += list(notes)
+    if run.slipped:
+        out.notes.append(f"friction {', '.join(map(repr, run.slipped))} cannot hold the start (the needed "
                          "force exceeds the static limit): the equilibrium shown is without it")
     out.method = "static equilibrium (Newton)"
     out.stable = stable
@@ -230,6 +237,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     lam_full = np.zeros(model.nc)
     lam_full[keep] = lam
     lam_full = _reported(model, st, keep, J, ev.jac, lam_full)
+    fp, slip = model.frictions, run.slip
     if slip is not None:              # what friction holds (its multiplier), or nothing
         held_parts = slip.stuck[fp.element]
         out._friction[0, held_parts] = -lam_full[fp.rows[held_parts]]
@@ -238,7 +246,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
         lam_full[model.limits.rows[stop.bounds]] = -stop.Qq
     rest = State(time, r, p, zero, zero, zero, zero)
     out.store(0, rest, lam_full, ev.jac, ev.track)
-    _, fe = total_forces(model, time, rg, A, vg, wg, ts_ref)
+    _, fe = total_forces(model, time, rg, A, vg, wg, run.eqm.ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
     return out, rest
 
@@ -315,21 +323,3 @@ def _stable(T: np.ndarray, Js: np.ndarray, cw: np.ndarray) -> bool:
     H = N.T @ (0.5 * (K + K.T)) @ N
     lam = np.linalg.eigvalsh(H)
     return bool(lam[0] >= -1e-7 * max(1.0, float(np.abs(lam).max())))
-
-
-def _no_equilibrium(model, big: np.ndarray, R: np.ndarray, n: int, time: float, why: str) -> None:
-    """Raise naming the parts whose unbalanced load lies in the tangent matrix's null space
-    (directions with no stiffness to hold the load)."""
-    try:
-        U, s, _ = np.linalg.svd(big)
-        null = U[:, s <= 1e-9 * s.max()] if s.size and s.max() > 0 else U
-        x = null @ (null.T @ R) if null.size else U[:, -1]
-        v = np.abs(x[:n]).reshape(-1, 6).max(axis=1)
-        if not v.max() > 0:
-            v = np.abs(U[:n, -1]).reshape(-1, 6).max(axis=1)
-        names = [model.body_part[b] for b in np.flatnonzero(v > 0.2 * v.max())]
-    except np.linalg.LinAlgError:
-        names = list(model.body_part)
-    raise SolverError(f"no static equilibrium near the start ({why}): parts "
-                      f"{', '.join(map(repr, names))} are free to move under the loads "
-                      "(an unrestrained degree of freedom)", time, tuple(names))

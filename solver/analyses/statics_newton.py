@@ -1,35 +1,104 @@
-"""The equilibrium of statics.py as a Newton problem (algebra/newton.py): x = (r, p,
-lambda), the residual R = [Q - J^T lambda; scaled Phi] over the kept rows, the step the
-least-squares solution of the tangent system."""
+"""The force balance of statics.py as a Newton problem (algebra/newton.py): x = (r, p,
+lambda), the residual R = [Q - J^T lambda; scaled Phi] over the rows held, the step the
+least-squares solution of the tangent system
+
+    [ dQ/dq - d(J^T lambda)/dq   -J^T ]
+    [ J                            0  ]
+
+whose first block is taken by forward differences (it holds the springs' stiffness and the
+geometric stiffness that makes a hanging pendulum stable; Haug 1989, "Statics")."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from ..algebra.newton import NewtonProblem, step_size
+from ..algebra.newton import NewtonProblem, scales, step_size
+from ..base.errors import SolverError
 from ..base.rotations import rotate_world
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
+from ..kernels.forces import stop_forces, total_forces
 from ..model.compile import Model
+from .dynamics.friction import Slip
 
 
 class Equilibrium(NewtonProblem):
-    """``resid(r, p, lam) -> (R, Q, J)``, ``tangent(r, p, lam, R)`` (n, n) and ``merit(R)``
-    are the statics run's force balance (its loads, stops and friction); ``keep`` the rows
-    held (set again for each active set); ``follow(r, p)`` takes the accepted pose's
-    torsion angles as the branch the next residual follows.  ``big`` is the last tangent
-    system (n + nk square), kept for the report when no equilibrium is found; ``fail(big,
-    R, why)`` raises that report."""
+    """Q(q) - J^T lambda = 0 and Phi(q) = 0 at ``time``, with the motions at their values
+    ``f`` and the couplers and curve contacts on the start's ``track``.
 
-    def __init__(self, model: Model, resid: Callable, tangent: Callable, merit: Callable,
-                 follow: Callable, fail: Callable, keep: np.ndarray, rs: np.ndarray) -> None:
-        self.model, self.resid, self.tangent, self.merit = model, resid, tangent, merit
-        self.follow, self.fail, self.keep, self.rs = follow, fail, keep, rs
+    It owns the active set's state, which statics.py's loop changes between solves:
+    ``keep`` (the rows held: the structure's, the stops held, the joints friction holds),
+    ``shift`` (per limit bound: a compliant stop held at a penetration, else 0), ``slip``
+    (friction's holds, or None) and ``ts_ref`` (the torsion springs' branch, following the
+    accepted pose).  ``big`` is the last tangent system (n + nk square), kept for the report
+    when no equilibrium is found; ``start_load`` the generalized loads at the start pose."""
+
+    def __init__(self, model: Model, time: float, f: np.ndarray, track: Any, slip: Slip | None,
+                 keep: np.ndarray, r: np.ndarray, p: np.ndarray) -> None:
+        self.model, self.time, self.f, self.track, self.slip, self.keep = (
+            model, time, f, track, slip, keep)
         self.nb = model.nb
         self.n = 6 * model.nb
+        self.rs, self.cw = scales(model)
+        self.zero = np.zeros((model.nb, 3))
+        self.ts_ref = np.zeros(len(model.forces.ts_names))
+        lm = model.limits
+        self.shift = np.zeros(len(lm.rows) if lm is not None else 0)
         self.big: Any = None
+        Q0, _, _, fe = self.parts(r, p)
+        self.start_load = Q0
+        self.ts_ref = fe.ts_angle
+        # load scale: gravity and the force elements' present loads
+        self.fscale = max(float(np.max(np.abs(Q0), initial=0.0)),
+                          float(np.max(model.body_mass, initial=0.0))
+                          * float(np.linalg.norm(model.gravity)), 1e-9)
+
+    def parts(self, r: np.ndarray, p: np.ndarray) -> tuple:
+        """(Q (6 nb,), the global Jacobian (nc, 6 nb), the residual of every row (nc,) with
+        the compliant stops' shifts and friction's holds, the force elements' evaluation)."""
+        model = self.model
+        rg, A = body_arrays(model, r, p)[:2]
+        ev = evaluate(model, rg, A, ref=self.track)
+        Q, fe = total_forces(model, self.time, *body_arrays(model, r, p, self.zero, self.zero),
+                             self.ts_ref)
+        stop = stop_forces(model, ev.phi, ev.jac, np.zeros((self.nb + 1, 6)))
+        if stop is not None:          # compliant stops (a spring past their bounds)
+            Q = Q + stop.Q[:self.nb]
+        res = residual(model, ev.phi, self.f)
+        if self.shift.size:           # compliant stops approached: held at a penetration
+            res[model.limits.rows] += self.shift
+        if self.slip is not None:     # joints friction holds, where they start
+            self.slip.lock_residual(res, A)
+        return Q.ravel(), global_jacobian(model, ev.jac), res, fe
+
+    def balance(self, r: np.ndarray, p: np.ndarray, lam: np.ndarray) -> tuple:
+        """(R = [Q - J_k^T lambda; scaled Phi_k], Q, J) at the pose, over the rows held."""
+        Q, J, phi, _ = self.parts(r, p)
+        keep = self.keep
+        return np.concatenate([Q - J[keep].T @ lam, phi[keep] * self.rs[keep]]), Q, J
+
+    def merit(self, R: np.ndarray) -> float:
+        """The residual's size: the force balance relative to the load scale, the
+        constraints in their scaled units."""
+        n = self.n
+        return max(float(np.max(np.abs(R[:n]), initial=0.0)) / self.fscale,
+                   float(np.max(np.abs(R[n:]), initial=0.0)))
+
+    def tangent(self, r: np.ndarray, p: np.ndarray, lam: np.ndarray, R: np.ndarray) -> np.ndarray:
+        """d(Q - J^T lambda)/dq (n, n) by forward differences in (r, world rotation)."""
+        n, nb, cw = self.n, self.nb, self.cw
+        T = np.zeros((n, n))
+        for c in range(n):
+            b, k = divmod(c, 6)
+            e = np.zeros((nb, 3))
+            hstep = 1e-7 * cw[c] if k < 3 else 1e-7
+            e[b, k % 3] = hstep
+            r1, p1 = (r + e, p) if k < 3 else (r, rotate_world(p, e))
+            T[:, c] = (self.balance(r1, p1, lam)[0][:n] - R[:n]) / hstep
+        return T
 
     def residual(self, x):
-        R_, _, J_ = self.resid(*x)
+        R_, _, J_ = self.balance(*x)
         return self.merit(R_), (R_, J_)
 
     def solve(self, x, data):
@@ -47,7 +116,7 @@ class Equilibrium(NewtonProblem):
             if not np.all(np.isfinite(dx)):
                 raise np.linalg.LinAlgError
         except np.linalg.LinAlgError:
-            self.fail(big, R_, "the tangent matrix is not finite")
+            self.fail(R_, "the tangent matrix is not finite")
         return dx
 
     def move(self, x, dx, alpha):
@@ -60,4 +129,22 @@ class Equilibrium(NewtonProblem):
 
     def accept(self, x, data) -> None:
         """The torsion angles' branch follows the accepted pose."""
-        self.follow(x[0], x[1])
+        self.ts_ref = self.parts(x[0], x[1])[3].ts_angle
+
+    def fail(self, R: np.ndarray, why: str) -> None:
+        """Raise naming the parts whose unbalanced load lies in the last tangent system's
+        null space (directions with no stiffness to hold the load)."""
+        model, n = self.model, self.n
+        try:
+            U, s, _ = np.linalg.svd(self.big)
+            null = U[:, s <= 1e-9 * s.max()] if s.size and s.max() > 0 else U
+            x = null @ (null.T @ R) if null.size else U[:, -1]
+            v = np.abs(x[:n]).reshape(-1, 6).max(axis=1)
+            if not v.max() > 0:
+                v = np.abs(U[:n, -1]).reshape(-1, 6).max(axis=1)
+            names = [model.body_part[b] for b in np.flatnonzero(v > 0.2 * v.max())]
+        except (np.linalg.LinAlgError, ValueError):
+            names = list(model.body_part)
+        raise SolverError(f"no static equilibrium near the start ({why}): parts "
+                          f"{', '.join(map(repr, names))} are free to move under the loads "
+                          "(an unrestrained degree of freedom)", self.time, tuple(names))
