@@ -27,12 +27,13 @@ Glossary (ours -> Haug 1989; Koh, OndselSolver's notes):
   lambda (nc,)   multipliers; force on bodies -J^T lambda  Haug {lambda}
 
 Public API (``__all__``; docs/python.md): ``Mechanism`` (build, check, assemble, statics,
-solve, study, poser), ``Result``, ``MechanismError`` (bad input, a ValueError) and
+modes, solve, study, poser), ``Result``, ``MechanismError`` (bad input, a ValueError) and
 ``SolverError`` (a failed analysis; names time and joints); design studies; and the
 vocabulary's tables and helpers a tool that builds mechanisms needs.  The add-on imports
 the solver through this module only (tests/test_architecture.py).
 """
 from .analyses.check import CheckReport
+from .analyses.modes import Modes
 from .analyses.posing.drag import Poser
 from .base.curves import Curve
 from .base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError, StudyError
@@ -54,7 +55,7 @@ JOINT_KINDS = tuple(JOINT_ROWS)
 
 __all__ = [
     # build, solve, read
-    "Mechanism", "Result", "CheckReport", "Impact", "Curve", "Poser",
+    "Mechanism", "Result", "CheckReport", "Impact", "Curve", "Poser", "Modes",
     "MechanismError", "SolverError", "SolverCancelled", "ExpressionError",
     # design studies
     "Study", "StudyResult", "StudyError", "grid", "latin_hypercube", "parameter_names",

@@ -11,6 +11,7 @@ from typing import Any
 from .analyses.assembly import assemble
 from .analyses.posing.drag import Poser
 from .analyses.run import progress_callback, requested_times, run, settings
+from .analyses.modes import Modes, modes as _modes
 from .analyses.statics import statics as _statics
 from .analyses.check import CheckReport, check as _check
 from .model.compile import compile_model
@@ -65,6 +66,13 @@ class Mechanism(Builder):
         if update:
             write_pose(model, self, rest)
         return result
+
+    def modes(self, time: float = 0.0) -> Modes:
+        """Natural frequencies, damping and mode shapes about the static equilibrium (found
+        from the parts' present placements, motions held at ``time``, as ``statics``): a
+        ``Modes``.  This mechanism is not changed."""
+        model = compile_model(self)
+        return _modes(model, read_state(model, self, time))
 
     def solve(self, duration: float | None = None, fps: float = 24.0, analysis: str = "auto",
               tolerance: float = 1e-6, method: str = "auto", progress: Any = None,

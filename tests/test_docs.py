@@ -61,7 +61,8 @@ def test_readme_pendulum_gives_the_pin_force_at_release(tmp_path, monkeypatch) -
 
 
 def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None:
-    """docs/python.md: the sprung crank keeps KE + PE - work; statics is one frame; the gears
+    """docs/python.md: the sprung crank keeps KE + PE - work; statics is one frame; its mode
+    is the torsion spring's; the gears
     keep their ratio (gear 2 at -0.4 of gear 1's angle), the bead stays on its track, the
     arm hits its lower stop and its dry bearing acts; the energy balance holds."""
     monkeypatch.chdir(tmp_path)
@@ -70,6 +71,14 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     total = kinetic + potential - work
     assert np.abs(total - total[0]).max() < 1e-4 * max(1.0, np.abs(total).max())
     assert scope["eq"].reaction("pin")[0].shape == (1, 3)
+    # the crank turns about the vertical: only the torsion spring (k 2 N m/rad, c 0.1 N m s)
+    # holds it (the shock's line is vertical, so it acts at second order); I_O = 0.02 +
+    # 2 * 0.05^2 kg m^2
+    modes, i_o = scope["modes"], 0.02 + 2.0 * 0.05 ** 2
+    omega = np.sqrt(2.0 / i_o)
+    assert modes.frequencies == pytest.approx([omega / (2 * np.pi)], rel=1e-7)
+    assert modes.damping_ratios == pytest.approx([0.1 / (2 * omega * i_o)], rel=1e-7)
+    assert set(scope["poses"]) == {"crank"} and scope["poses"]["crank"][1].shape == (2, 4)
     gr = scope["gr"]
     q1, q2 = gr.orientation("gear1"), gr.orientation("gear2")
     th1 = np.unwrap(2 * np.arctan2(q1[:, 3], q1[:, 0]))
@@ -143,7 +152,7 @@ def test_the_python_reference_names_every_public_call() -> None:
     missing = []
     for cls, page in ((Builder, guide), (solver.Mechanism, guide), (Result, guide),
                       (solver.CheckReport, guide), (Curve, guide), (Impact, guide),
-                      (solver.Poser, guide),
+                      (solver.Poser, guide), (solver.Modes, guide),
                       (solver.StudyResult, studies), (solver.Study, studies)):
         for name in sorted(public_names(cls)):
             if not re.search(rf"`[^`]*\b{re.escape(name)}\b[^`]*`", page):

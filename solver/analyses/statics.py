@@ -8,6 +8,8 @@ matrix is singular or the iteration stalls, and the error names the parts that m
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..algebra.blas import single_thread
@@ -34,6 +36,24 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
     Returns a one-frame Result (velocities and accelerations zero) whose reactions and
     efforts are the equilibrium loads, and the equilibrium state.
     """
+    eq = find_equilibrium(model, state, max_iter)
+    return _result(model, eq.structure, eq.run, eq.x, eq.stable, eq.notes)
+
+
+class Found(NamedTuple):
+    """An equilibrium: ``x`` = (r, p, lambda of the rows held, the residual, J); ``run``
+    the active set that found it (its ``eqm`` the force balance there, with the rows held
+    in ``eqm.keep``); the structure, whether it is stable, and the assembly's notes."""
+    x: tuple
+    run: "_ActiveSet"
+    structure: Structure
+    stable: bool
+    notes: tuple
+
+
+def find_equilibrium(model: Model, state: State, max_iter: int = 100) -> Found:
+    """The static equilibrium from the state's pose (motions at the state's time): the
+    assembly, the structure, Newton inside the active set of stops and friction."""
     time = float(state.t)
     asm = assemble_pose(model, state.r, state.p, time)
     st = asm.structure or structure(model, asm.r, asm.p)
@@ -44,7 +64,7 @@ def statics(model: Model, state: State, max_iter: int = 100) -> tuple[Result, St
         raise SolverError(str(exc), time) from None
     run = _ActiveSet(model, st, time, f, asm.r, asm.p, max_iter)
     x, stable = run.equilibrium()
-    return _result(model, st, run, x, stable, asm.notes)
+    return Found(x, run, st, stable, tuple(asm.notes))
 
 
 class _ActiveSet:

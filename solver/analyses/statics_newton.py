@@ -84,18 +84,31 @@ class Equilibrium(NewtonProblem):
         return max(float(np.max(np.abs(R[:n]), initial=0.0)) / self.fscale,
                    float(np.max(np.abs(R[n:]), initial=0.0)))
 
-    def tangent(self, r: np.ndarray, p: np.ndarray, lam: np.ndarray, R: np.ndarray) -> np.ndarray:
-        """d(Q - J^T lambda)/dq (n, n) by forward differences in (r, world rotation)."""
+    def tangent(self, r: np.ndarray, p: np.ndarray, lam: np.ndarray, R: np.ndarray,
+                central: bool = False) -> np.ndarray:
+        """d(Q - J^T lambda)/dq (n, n) by differences in (r, world rotation): forward from
+        the residual R (Newton's steps), or ``central`` (error of order h^2, for the
+        stiffness of a linear analysis; R unused)."""
         n, nb, cw = self.n, self.nb, self.cw
         T = np.zeros((n, n))
         for c in range(n):
             b, k = divmod(c, 6)
-            e = np.zeros((nb, 3))
-            hstep = 1e-7 * cw[c] if k < 3 else 1e-7
-            e[b, k % 3] = hstep
-            r1, p1 = (r + e, p) if k < 3 else (r, rotate_world(p, e))
-            T[:, c] = (self.balance(r1, p1, lam)[0][:n] - R[:n]) / hstep
+            if central:         # a hundred-thousandth of the part's size, or of a radian
+                hstep = 1e-5 * (cw[6 * b + 3] if k < 3 else 1.0)
+            else:
+                hstep = 1e-7 * cw[c] if k < 3 else 1e-7
+            T[:, c] = ((self._moved(r, p, lam, b, k, hstep) - self._moved(r, p, lam, b, k, -hstep))
+                       / (2.0 * hstep) if central else
+                       (self._moved(r, p, lam, b, k, hstep) - R[:n]) / hstep)
         return T
+
+    def _moved(self, r, p, lam, b: int, k: int, h: float) -> np.ndarray:
+        """Q - J^T lambda (n,) with body b moved by h along its coordinate k (0-2: world
+        translation, 3-5: world rotation)."""
+        e = np.zeros((self.nb, 3))
+        e[b, k % 3] = h
+        r1, p1 = (r + e, p) if k < 3 else (r, rotate_world(p, e))
+        return self.balance(r1, p1, lam)[0][:self.n]
 
     def residual(self, x):
         R_, _, J_ = self.balance(*x)
