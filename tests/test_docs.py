@@ -79,6 +79,12 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     assert modes.frequencies == pytest.approx([omega / (2 * np.pi)], rel=1e-7)
     assert modes.damping_ratios == pytest.approx([0.1 / (2 * omega * i_o)], rel=1e-7)
     assert set(scope["poses"]) == {"crank"} and scope["poses"]["crank"][1].shape == (2, 4)
+    # the engine on its bushing sags by m g / k_z, the bushing carries its weight, and its
+    # six frequencies are sqrt(k / m) and sqrt(k_r / I) (the bushing at the centre of mass)
+    assert scope["sag"][0] == pytest.approx([0.0, 0.0, -80.0 * G / 4e5], abs=1e-12)
+    assert scope["force"][0] == pytest.approx([0.0, 0.0, 80.0 * G], rel=1e-9)
+    six = np.sqrt(np.array([2e5, 2e5, 4e5, 8e3, 8e3, 6e3]) / [80.0, 80.0, 80.0, 2.0, 3.0, 2.5])
+    assert scope["mount"].modes().frequencies == pytest.approx(np.sort(six) / (2 * np.pi), rel=1e-7)
     gr = scope["gr"]
     q1, q2 = gr.orientation("gear1"), gr.orientation("gear2")
     th1 = np.unwrap(2 * np.arctan2(q1[:, 3], q1[:, 0]))

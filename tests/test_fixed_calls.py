@@ -137,6 +137,8 @@ def every_kind(copies: int) -> Mechanism:
         m.add_torsion_spring(f"ts{c}", f"j{c}_3", stiffness=4.0, damping=0.5, free_angle=0.3)
         m.add_screw(f"screw{c}", f"j{c}_3", pitch=0.01)
         m.add_spring_damper(f"sd{c}", f"p{c}_1_out", f"p{c}_6_in", stiffness=30.0, damping=2.0)
+        m.add_bushing(f"bu{c}", f"p{c}_5_out", f"p{c}_2_in", stiffness=(50, 60, 70, 3, 4, 5),
+                      damping=(1, 1, 1, 0.1, 0.1, 0.1), preload=(0, 0, 1, 0, 0.1, 0))
         m.add_force(f"f{c}", f"p{c}_2_out", force=(1.0, "2*t", 3.0), torque=(0.5, -0.2, "t"),
                     frame="marker")
         # a compliant stop on the slide, dry friction on the cylinder and on the ball
@@ -180,6 +182,8 @@ def test_every_kind_is_in_the_mechanism() -> None:
     assert set(EVAL_ORDER) - {SPIN} <= present, set(EVAL_ORDER) - present
     assert model.couplers is not None and model.curves is not None
     assert model.limits is not None and model.frictions is not None
+    fm = model.forces
+    assert fm.sd_names and fm.ts_names and fm.ld_names and fm.bu_names
 
 
 @pytest.mark.parametrize("what", ["right-hand side", "projection"])

@@ -1,5 +1,6 @@
 """Force elements: translational spring-damper-actuators between two markers, torsion
-spring-damper-actuators on a joint's angle, and applied forces and torques at a marker
+spring-damper-actuators on a joint's angle, bushings (six-component spring-dampers between
+two markers, model/bushings.py), and applied forces and torques at a marker
 (Nikravesh 1988, "Translational / Rotational spring-damper-actuator", Haug 1989's generalized forces).
 
 Sign conventions
@@ -26,6 +27,8 @@ import numpy as np
 
 from ..base.errors import ExpressionError
 from ..base.rotations import congruence, cross, skew
+from ..model.bushings import bushing_state, potential as bushing_potential, power as bushing_power
+from ..model.bushings import jacobian_blocks as bushing_blocks, world_loads as bushing_loads
 from ..model.force_model import ForceModel
 from ..vocabulary.timefunctions import values_of
 from .constraints import global_jacobian, joint_angle, limit_offsets, row_forces, row_rates
@@ -44,6 +47,7 @@ class ForceEval:
     ts_angle: np.ndarray
     ts_torque: np.ndarray
     fm: ForceModel | None = None
+    bu_disp: np.ndarray | None = None     # (..., n, 6) bushings' displacements (model/bushings.py)
 
     @property
     def potential(self):
@@ -55,6 +59,8 @@ class ForceEval:
         L, th = self.sd_length, self.ts_angle
         pot = ((0.5 * fm.sd_k * (L - fm.sd_L0) ** 2 + fm.sd_pre * L).sum(-1)
                + (0.5 * fm.ts_k * (th - fm.ts_th0) ** 2 + fm.ts_pre * th).sum(-1))
+        if self.bu_disp is not None:
+            pot = pot + bushing_potential(fm, self.bu_disp)
         return float(pot) if not np.ndim(pot) else pot
 
 
@@ -259,9 +265,17 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
         _scatter(Q, b, np.concatenate([F, cross(s, F) + Tq], axis=-1))
         vp = v[..., b, :] + cross(w[..., b, :], s)
         pnc = pnc + np.sum(_dot(F, vp) + _dot(Tq, w[..., b, :]), axis=-1)
+    # bushings (Adams BUSHING; model/bushings.py)
+    disp = None
+    if len(fm.bu_names):
+        bs = bushing_state(fm, r, A, v, w)
+        on_i, on_j = bushing_loads(bs)
+        Q = Q + _incidence(fm, "bu", nbg) @ np.concatenate([on_i, on_j], axis=-2)
+        pnc = pnc + bushing_power(fm, bs)
+        disp = bs.disp
     if not np.ndim(pnc):
         pnc = float(pnc)
-    return ForceEval(Q, pnc, L, fsd, th, T, fm)
+    return ForceEval(Q, pnc, L, fsd, th, T, fm, disp)
 
 
 def _incidence(fm: ForceModel, kind: str, nbg: int) -> np.ndarray:
@@ -466,6 +480,16 @@ def _load_jacobian(fm: ForceModel, t: float, A, K) -> None:
     _add_blocks(K, b, b, blk)
 
 
+def _bushing_jacobian(fm: ForceModel, r, A, v, w, K, C) -> None:
+    """Bushings: each one's 12 x 12 blocks (model/bushings.py ``jacobian_blocks``) added at
+    its two parts' rows and columns."""
+    dq, dv = bushing_blocks(fm, r, A, v, w)
+    for G, D in ((K, dq), (C, dv)):
+        for rows, ro in ((fm.bu_bi, 0), (fm.bu_bj, 6)):
+            for cols, co in ((fm.bu_bi, 0), (fm.bu_bj, 6)):
+                _add_blocks(G, rows, cols, D[..., ro:ro + 6, co:co + 6])
+
+
 def force_jacobians(model: Any, t, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
                     wg: np.ndarray, ts_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """K = dQ/dq and C = dQ/dv (6 nb, 6 nb) of total_forces at one state (arrays with the
@@ -489,6 +513,8 @@ def force_jacobians(model: Any, t, rg: np.ndarray, A: np.ndarray, vg: np.ndarray
         if lead:
             raise ValueError("stacked force Jacobians take no applied loads")
         _load_jacobian(fm, t, A, K)
+    if len(fm.bu_names):
+        _bushing_jacobian(fm, rg, A, vg, wg, K, C)
     w = wg[..., :nb, :]
     Iw = congruence(A[..., :nb, :, :], model.body_inertia)
     h = np.einsum("...bij,...bj->...bi", Iw, w)

@@ -42,10 +42,20 @@ class ForceModel:
     ld_axes: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))  # marker axes, body frame
     ld_in_marker: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     ld_funcs: list = field(default_factory=list)                          # 6 TimeFunctions each
+    bu_names: list[str] = field(default_factory=list)                     # bushings
+    bu_bi: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    bu_bj: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    bu_si: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))   # marker I's origin, body I
+    bu_sj: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    bu_ai: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))  # marker axes, body frame
+    bu_aj: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
+    bu_k: np.ndarray = field(default_factory=lambda: np.zeros((0, 6)))
+    bu_c: np.ndarray = field(default_factory=lambda: np.zeros((0, 6)))
+    bu_pre: np.ndarray = field(default_factory=lambda: np.zeros((0, 6)))
 
     @property
     def empty(self) -> bool:
-        return not (self.sd_names or self.ts_names or self.ld_names)
+        return not (self.sd_names or self.ts_names or self.ld_names or self.bu_names)
 
 
 def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes: dict,
@@ -60,10 +70,7 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
                                      f"{sd.marker_j!r} coincide, so the force has no direction; "
                                      "place its ends apart")
         fm.sd_names = [s.name for s in sds]
-        fm.sd_bi = np.array([marker_body[s.marker_i] for s in sds], dtype=int)
-        fm.sd_bj = np.array([marker_body[s.marker_j] for s in sds], dtype=int)
-        fm.sd_si = np.array([marker_point[s.marker_i] for s in sds], dtype=float)
-        fm.sd_sj = np.array([marker_point[s.marker_j] for s in sds], dtype=float)
+        fm.sd_bi, fm.sd_bj, fm.sd_si, fm.sd_sj = _ends(sds, marker_body, marker_point)
         fm.sd_k = np.array([s.stiffness for s in sds])
         fm.sd_c = np.array([s.damping for s in sds])
         fm.sd_L0 = np.array([np.linalg.norm(marker_world(s.marker_i) - marker_world(s.marker_j))
@@ -95,7 +102,25 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
         fm.ld_axes = np.array([marker_axes[ld.marker] for ld in lds], dtype=float)
         fm.ld_in_marker = np.array([ld.frame == "marker" for ld in lds], dtype=bool)
         fm.ld_funcs = [ld.force + ld.torque for ld in lds]
+    bus = list(getattr(mech, "bushings", {}).values())
+    if bus:
+        fm.bu_names = [b.name for b in bus]
+        fm.bu_bi, fm.bu_bj, fm.bu_si, fm.bu_sj = _ends(bus, marker_body, marker_point)
+        fm.bu_ai = np.array([marker_axes[b.marker_i] for b in bus], dtype=float)
+        fm.bu_aj = np.array([marker_axes[b.marker_j] for b in bus], dtype=float)
+        fm.bu_k = np.array([b.stiffness for b in bus])
+        fm.bu_c = np.array([b.damping for b in bus])
+        fm.bu_pre = np.array([b.preload for b in bus])
     for value in vars(fm).values():           # read-only from here on, like the Model
         if isinstance(value, np.ndarray):
             value.setflags(write=False)
     return fm
+
+
+def _ends(items: list, marker_body: dict, marker_point: dict) -> tuple[np.ndarray, ...]:
+    """(bodies of the markers I, of the markers J, their points in those bodies' frames) of
+    force elements between two markers."""
+    return (np.array([marker_body[x.marker_i] for x in items], dtype=int),
+            np.array([marker_body[x.marker_j] for x in items], dtype=int),
+            np.array([marker_point[x.marker_i] for x in items], dtype=float),
+            np.array([marker_point[x.marker_j] for x in items], dtype=float))

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..base.errors import MechanismError, SolverCancelled
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
+from .bushings import bushing_state, one_bushing
 from .gear_mesh import pitch_geometry
 from .impacts import Impact
 from .state import State
@@ -291,6 +292,38 @@ class Result:
             raise MechanismError(f"unknown limit {name!r}")
         rows = lm.rows[[k for k, n in enumerate(lm.names) if n == name]]
         return -self.multipliers[:, rows].sum(axis=1)
+
+    def bushing(self, name: str, frame: str = "world") -> tuple[np.ndarray, np.ndarray]:
+        """(force (n, 3) N, torque (n, 3) N m) the bushing applies to part I at marker I's
+        origin (part J takes the opposite at the same point); ``frame="J"``: in marker J's
+        axes, where force = -K_t d - C_t d_dot + F_0 and torque = -K_r theta - C_r w_rel +
+        T_0 (model/bushings.py).  ``bushing_displacement`` gives d and theta."""
+        bs = self._bushing_state(name)
+        load = bs.load
+        if frame == "J":
+            return load[:, :3].copy(), load[:, 3:].copy()
+        if frame != "world":
+            raise MechanismError(f"bushing {name!r}: frame must be 'world' or 'J', got {frame!r}")
+        return ((bs.Rj @ load[:, :3, None])[..., 0], (bs.Rj @ load[:, 3:, None])[..., 0])
+
+    def bushing_displacement(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(d (n, 3) m, theta (n, 3) rad): marker I's origin from marker J's and the rotation
+        vector of I's axes from J's, in J's axes."""
+        d = self._bushing_state(name).disp
+        return d[:, :3].copy(), d[:, 3:].copy()
+
+    def _bushing_state(self, name: str):
+        fm = self.model.forces
+        if name not in fm.bu_names:
+            raise MechanismError(f"unknown bushing {name!r}")
+        one = one_bushing(fm, fm.bu_names.index(name))
+        n = len(self.times)
+        ground = np.zeros((n, 1, 3))
+        A = quat_to_matrix(np.concatenate([self._p, np.broadcast_to(
+            np.array([1.0, 0.0, 0.0, 0.0]), (n, 1, 4))], axis=1))
+        rg, vg, wg = (np.concatenate([x, ground], axis=1) for x in (self._r, self._v, self._w))
+        bs = bushing_state(one, rg, A, vg, wg)
+        return bs._replace(Rj=bs.Rj[:, 0], disp=bs.disp[:, 0], load=bs.load[:, 0])
 
     def _coupler_index(self, name: str):
         cp = self.model.couplers

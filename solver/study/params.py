@@ -11,6 +11,8 @@ longest item name that fits is taken) or ``gravity.<axis>``:
   distance joint      length
   spring-damper       stiffness, damping, free_length, preload, friction
   torsion spring      stiffness, damping, free_angle, preload, friction
+  bushing             stiffness.x|y|z|rx|ry|rz, damping.*, preload.* (along and about
+                      marker J's axes)
   motion, force       a named constant of its expression (``add_motion(..., "omega*t",
                       constants={"omega": 6.0})`` -> "<motion>.omega"), and so a spring's
                       or torsion spring's of its actuator
@@ -57,11 +59,13 @@ _TORSION = ("stiffness", "damping", "free_angle", "preload", "friction")
 _FRICTION = ("static", "dynamic", "transition_speed", "viscous", "preload", "radius", "arm",
              "bearing_length")
 _COMPLIANT = ("stiffness", "exponent", "damping", "penetration")
+_BUSHING = ("stiffness", "damping", "preload")
+_SIX = ("x", "y", "z", "rx", "ry", "rz")          # along, then about, marker J's axes
 # the builder's tables: attribute, kind (as in its error messages)
 TABLES = (("parts", "part"), ("markers", "marker"), ("joints", "joint"),
           ("springs", "spring-damper"), ("torsion_springs", "torsion spring"),
           ("motions", "motion"), ("loads", "force"), ("couplers", "coupler"),
-          ("limits", "limit"), ("frictions", "friction"))
+          ("limits", "limit"), ("frictions", "friction"), ("bushings", "bushing"))
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,8 @@ def item_fields(builder: Builder, table: str, item: str) -> list[str]:
     if table == "frictions":          # (a ball's friction has no thrust arm or bearing)
         ball = builder.frictions[item].coordinate == "rotation"
         return [f for f in _FRICTION if not (ball and f in ("arm", "bearing_length"))]
+    if table == "bushings":
+        return [f"{f}.{c}" for f in _BUSHING for c in _SIX]
     if table == "limits":
         lm = builder.limits[item]
         bounds = [b for b in ("lower", "upper") if getattr(lm, b) is not None]
@@ -143,6 +149,8 @@ def _field(builder: Builder, table: str, item: str, field: str) -> tuple[str, An
             return "inertia", _INERTIA[tail]
     elif table == "markers" and head == "position" and tail in _AXES:
         return "position", _AXES.index(tail)
+    elif table == "bushings" and head in _BUSHING and tail in _SIX:
+        return head, _SIX.index(tail)
     elif table in ("springs", "torsion_springs") and field in (_SPRING if table == "springs"
                                                               else _TORSION):
         return field, None
@@ -355,6 +363,11 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
         f.update({p.field: v for p, v in changes})
         _readd(b, table, item, lambda: b.add_limit(item, old.joint, coordinate=old.coordinate,
                                                    **f))
+    elif table == "bushings":
+        f = {k: np.array(getattr(old, k)) for k in _BUSHING}
+        for p, v in changes:
+            f[p.field][p.index] = v
+        _readd(b, table, item, lambda: b.add_bushing(item, old.marker_i, old.marker_j, **f))
     else:                                     # resolve() lets no other table through
         raise AssertionError(table)
 

@@ -13,8 +13,8 @@ from .curve_joints import as_curve, check_planar
 from .friction import make_friction
 from .limits import make_limit
 from .expressions import named_constants
-from .items import (Joint, Marker, Motion, Part, make_load, make_spring_damper,
-                    make_torsion_spring, unused_constants)
+from .items import (Joint, Marker, Motion, Part, make_bushing, make_load,
+                    make_spring_damper, make_torsion_spring, unused_constants)
 from .joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS, canonical_kind
 from .timefunctions import time_function
 from .validate import check_name, inertia as inertia_tensor, number, quaternion, vector
@@ -42,6 +42,7 @@ class Builder:
         self.springs: dict[str, Any] = {}            # items.SpringDamper
         self.torsion_springs: dict[str, Any] = {}    # items.TorsionSpring
         self.loads: dict[str, Any] = {}              # items.Load
+        self.bushings: dict[str, Any] = {}           # items.Bushing
         self.couplers: dict[str, Any] = {}           # couplers.Coupler
         self.limits: dict[str, Any] = {}             # limits.Limit
         self.frictions: dict[str, Any] = {}          # friction.Friction
@@ -52,7 +53,8 @@ class Builder:
         for table, kind in ((self.parts, "part"), (self.markers, "marker"),
                             (self.joints, "joint"), (self.motions, "motion"),
                             (self.springs, "spring-damper"), (self.torsion_springs, "torsion spring"),
-                            (self.loads, "force"), (self.couplers, "coupler"),
+                            (self.loads, "force"), (self.bushings, "bushing"),
+                            (self.couplers, "coupler"),
                             (self.limits, "limit"), (self.frictions, "friction")):
             if name in table:
                 raise MechanismError(f"{what} name {name!r} is already used by a {kind}")
@@ -170,12 +172,7 @@ class Builder:
         together (N, m, s); free_length defaults to the present distance.  ``constants``:
         named numbers a text actuator uses (as add_motion's)."""
         name = self._new_name(name, "spring-damper")
-        for mk in (marker_i, marker_j):
-            if mk not in self.markers:
-                raise MechanismError(f"spring-damper {name!r}: unknown marker {mk!r}")
-        if self.markers[marker_i].part == self.markers[marker_j].part:
-            raise MechanismError(f"spring-damper {name!r}: both markers are on part "
-                                 f"{self.markers[marker_i].part!r}")
+        self._between_parts(f"spring-damper {name!r}", marker_i, marker_j)
         self.springs[name] = make_spring_damper(name, marker_i, marker_j, stiffness, damping,
                                                 free_length, preload, friction, actuator, constants)
 
@@ -193,6 +190,28 @@ class Builder:
                                  f"{self.joints[joint].kind}; it needs a revolute or cylindrical joint")
         self.torsion_springs[name] = make_torsion_spring(name, joint, stiffness, damping, free_angle,
                                                          preload, friction, actuator, constants)
+
+    def add_bushing(self, name: str, marker_i: str, marker_j: str, stiffness: Any = 0.0,
+                    damping: Any = 0.0, preload: Any = 0.0) -> None:
+        """Six-component linear spring-damper (Adams BUSHING) holding marker I to marker J:
+        on I, force -K_t d - C_t d_dot + F_0 and torque -K_r theta - C_r w_rel + T_0 in
+        marker J's axes, d the displacement of I's origin from J's and theta the rotation of
+        I's axes from J's (model/bushings.py).  ``stiffness`` (N/m, N/m, N/m, N m/rad x3),
+        ``damping`` (N s/m x3, N m s/rad x3), ``preload`` (N x3, N m x3): six numbers along
+        and about J's x, y, z, or one for all six.  The load is zero (but for the preload)
+        when the two markers coincide."""
+        name = self._new_name(name, "bushing")
+        self._between_parts(f"bushing {name!r}", marker_i, marker_j)
+        self.bushings[name] = make_bushing(name, marker_i, marker_j, stiffness, damping, preload)
+
+    def _between_parts(self, what: str, marker_i: str, marker_j: str) -> None:
+        """A force element's two markers exist and lie on two parts (else MechanismError)."""
+        for mk in (marker_i, marker_j):
+            if mk not in self.markers:
+                raise MechanismError(f"{what}: unknown marker {mk!r}")
+        if self.markers[marker_i].part == self.markers[marker_j].part:
+            raise MechanismError(f"{what}: both markers are on part "
+                                 f"{self.markers[marker_i].part!r}")
 
     def add_force(self, name: str, marker: str, force: Any = (0.0, 0.0, 0.0),
                   torque: Any = (0.0, 0.0, 0.0), frame: str = "world",

@@ -84,6 +84,19 @@ class TorsionSpring:
 
 
 @dataclass
+class Bushing:
+    """Six-component linear spring-damper from marker J to marker I (model/bushings.py):
+    stiffness (N/m x3, N m/rad x3), damping (N s/m x3, N m s/rad x3) and preload (N x3,
+    N m x3, the load on I at zero displacement) along and about marker J's x, y, z."""
+    name: str
+    marker_i: str
+    marker_j: str
+    stiffness: np.ndarray
+    damping: np.ndarray
+    preload: np.ndarray
+
+
+@dataclass
 class Load:
     name: str
     marker: str
@@ -166,6 +179,35 @@ def make_spring_damper(name: str, marker_i: str, marker_j: str, stiffness: Any, 
     return SpringDamper(name, marker_i, marker_j, _nonneg(stiffness, f"{what}: stiffness"),
                         _nonneg(damping, f"{what}: damping"), L0, _number(preload, f"{what}: preload"),
                         _nonneg(friction, f"{what}: friction"), fn, consts)
+
+
+def make_bushing(name: str, marker_i: str, marker_j: str, stiffness: Any, damping: Any,
+                 preload: Any) -> Bushing:
+    what = f"bushing {name!r}"
+    k = _six(stiffness, f"{what}: stiffness", nonnegative=True)
+    c = _six(damping, f"{what}: damping", nonnegative=True)
+    return Bushing(name, marker_i, marker_j, k, c, _six(preload, f"{what}: preload"))
+
+
+def _six(value: Any, what: str, nonnegative: bool = False) -> np.ndarray:
+    """Six numbers (three along, three about marker J's axes), or one for all six."""
+    try:
+        a = np.array(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise MechanismError(f"{what} must be six numbers (x, y, z, then about x, y, z), "
+                             f"got {value!r}") from None
+    if a.size == 1:
+        a = np.repeat(a, 6)
+    if a.size != 6:
+        raise MechanismError(f"{what} must be six numbers (x, y, z, then about x, y, z), "
+                             f"got {a.size}")
+    if not np.all(np.isfinite(a)):
+        raise MechanismError(f"{what} has a NaN or infinite value")
+    if nonnegative and np.any(a < 0):
+        bad = ", ".join("x y z rx ry rz".split()[i] for i in np.flatnonzero(a < 0))
+        raise MechanismError(f"{what} must not be negative (component {bad})")
+    a.setflags(write=False)
+    return a
 
 
 def make_torsion_spring(name: str, joint: str, stiffness: Any, damping: Any, free_angle: Any,
