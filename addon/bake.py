@@ -26,7 +26,7 @@ from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
 from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
 from .io.part_frames import basis_pose, pose_matrices
-from .io.plots import BAKED_PROPS, coupler_plots, is_plot_channel, joint_plots
+from .io.plots import BAKED_PROPS, bushing_plots, coupler_plots, is_plot_channel, joint_plots
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -171,7 +171,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     frames = sm.timeline.frames_of(result.times)
     # every old bake: also of objects no longer in the mechanism; the bake actions of the
     # objects baked again are kept with the user's own channels in them
-    clear_bake(scene, keep={ob.name for ob in sm.parts + sm.joints + sm.couplers})
+    clear_bake(scene, keep={ob.name for ob in sm.parts + sm.joints + sm.couplers + sm.bushings})
     _add_event_markers(scene, sm, result)
     world = _world_matrices(sm, result)
     for ob in sm.parts:
@@ -190,7 +190,8 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
                         sm.cams, {name: job.name for name, (job, _) in sm.limits.items()},
                         {name: job.name for name, (job, _) in sm.frictions.items()})
     plots.update(coupler_plots(result, sm.coupler_calls))
-    for ob in sm.joints + sm.couplers:
+    plots.update(bushing_plots(result, [ob.name for ob in sm.bushings]))
+    for ob in sm.joints + sm.couplers + sm.bushings:
         _backup(ob)
         act, slot, bag = _bake_action(ob)
         for prop, values in plots[ob.name].items():
@@ -322,7 +323,8 @@ def write_csv(path: str, sm: SceneMechanism, result) -> tuple[int, int]:
     rows = csv_rows(result, sm.timeline.frames_of(result.times), [ob.name for ob in sm.parts],
                     [ob.name for ob in sm.joints], list(sm.motions), sm.coupler_calls, sm.cams,
                     {n: (job.name, c) for n, (job, c) in sm.limits.items()},
-                    {n: (job.name, c) for n, (job, c) in sm.frictions.items()})
+                    {n: (job.name, c) for n, (job, c) in sm.frictions.items()},
+                    [ob.name for ob in sm.bushings])
     events = event_rows(result, sm.timeline.frame_of, _friction_joints(sm))
     write_rows(path, rows)
     write_rows(events_path(path), events)

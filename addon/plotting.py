@@ -16,7 +16,7 @@ from .anim import find_channelbag
 from .bake import TRACK
 from .io.plots import is_plot_channel
 
-PLOTTED = ("JOINT", "COUPLER")
+PLOTTED = ("JOINT", "COUPLER", "BUSHING")
 
 
 def _bake_strip(ob):
@@ -36,7 +36,7 @@ def plot_target(ob) -> str:
         return "Make a baked joint the active object"
     s = ob.mechanism
     if s.role not in PLOTTED:
-        return f"{ob.name!r} is not a joint or coupler: its forces are not baked"
+        return f"{ob.name!r} is not a joint, coupler or bushing: its forces are not baked"
     if not s.baked or s.bake_action is None:
         return f"{ob.name!r} has no baked forces yet: Bake first"
     return ""

@@ -25,6 +25,8 @@ ROLES = [("NONE", "None", "Not part of the mechanism"),
          ("JOINT", "Joint", "Connects marker I to marker J; the marker z axes are the joint axis"),
          ("SPRING", "Spring", "Translational spring-damper-actuator between two markers"),
          ("FORCE", "Force", "Applied force and torque at a marker"),
+         ("BUSHING", "Bushing", "Six-component spring-damper between two markers: a rubber "
+                                "mount, along and about marker J's axes"),
          ("COUPLER", "Coupler", "Ties joint coordinates: gears, rack and pinion, screw, general coupler")]
 COORDINATES = [("ANGLE", "Angle", "Angle of x_I from x_J about z_J"),
                ("SLIDE", "Slide", "Slide of I's origin along z_J")]
@@ -220,6 +222,25 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     actuator: StringProperty(name="Actuator", description="Extra tension, N, as an expression of "
                                                           "t, length (m), speed (m/s) and the "
                                                           "scene's Constants")
+
+    # -- bushing between marker I and marker J (SI units: the solver's add_bushing)
+    bushing_stiffness: FloatVectorProperty(name="Translational Stiffness", size=3, min=0.0,
+                                           default=(1e4, 1e4, 1e4),
+                                           description="N per metre along marker J's x, y, z")
+    bushing_rotational_stiffness: FloatVectorProperty(
+        name="Rotational Stiffness", size=3, min=0.0, default=(100.0, 100.0, 100.0),
+        description="N m per radian about marker J's x, y, z")
+    bushing_damping: FloatVectorProperty(name="Translational Damping", size=3, min=0.0,
+                                         description="N s per metre along marker J's x, y, z")
+    bushing_rotational_damping: FloatVectorProperty(
+        name="Rotational Damping", size=3, min=0.0,
+        description="N m s per radian about marker J's x, y, z")
+    bushing_preload: FloatVectorProperty(name="Preload Force", size=3,
+                                         description="Force on marker I's part at zero "
+                                                     "displacement, N, marker J's axes")
+    bushing_preload_torque: FloatVectorProperty(name="Preload Torque", size=3,
+                                                description="Torque on marker I's part at zero "
+                                                            "rotation, N m, marker J's axes")
 
     # -- applied force at marker I
     force: StringProperty(name="Force", default="0, 0, 0",

@@ -45,6 +45,7 @@ class SceneMechanism:
     frictions: dict = field(default_factory=dict)  # friction name -> (joint object, "angle"|"slide")
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
     part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
+    bushings: list = field(default_factory=list)   # bushing objects
     cams: list = field(default_factory=list)       # names of the cam joints (contact force)
     curve_lines: dict = field(default_factory=dict)       # joint name -> panel lines on its curves
     curve_notes: list = field(default_factory=list)       # Check's notes on curves (fit, parent)
@@ -168,7 +169,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
     by_role = {r: [ob for ob in objs if ob.mechanism.role == r]
-               for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE", "COUPLER")}
+               for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE", "COUPLER", "BUSHING")}
     for ob in by_role["PART"]:
         s = ob.mechanism
         try:
@@ -242,6 +243,8 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
                                preload=s.preload, friction=s.friction, actuator=actuator,
                                constants=used_constants([actuator], sm.constants,
                                                         ("t", "length", "speed")) or None)
+    for ob in by_role["BUSHING"]:
+        _add_bushing(sm, ob, scene)
     for ob in by_role["FORCE"]:
         s = ob.mechanism
         if s.marker_i is None or not _in_scene(s.marker_i, scene) or s.marker_i.mechanism.role != "MARKER":
@@ -254,6 +257,20 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     if not sm.parts:
         raise MechanismError("the scene has no moving part: tag objects as parts (and one as ground)")
     return sm
+
+
+def _add_bushing(sm: SceneMechanism, ob, scene) -> None:
+    """A Bushing object's add_bushing: its six stiffnesses, dampings and preloads (SI) along
+    and about marker J's axes."""
+    s = ob.mechanism
+    for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):
+        if mk is None or not _in_scene(mk, scene) or mk.mechanism.role != "MARKER":
+            raise MechanismError(f"bushing {ob.name!r}: {label} is not set or was deleted")
+    sm.mech.add_bushing(ob.name, s.marker_i.name, s.marker_j.name,
+                        stiffness=(*s.bushing_stiffness, *s.bushing_rotational_stiffness),
+                        damping=(*s.bushing_damping, *s.bushing_rotational_damping),
+                        preload=(*s.bushing_preload, *s.bushing_preload_torque))
+    sm.bushings.append(ob)
 
 
 def _add_joint_extras(sm: SceneMechanism, ob) -> None:

@@ -9,7 +9,8 @@ from .io.couplers import KIND_LABELS, SLOT_LABELS
 from .io.curve_joints import FIELDS
 from .io.settings import kind_label
 
-ICONS = {"JOINT": "CONSTRAINT", "SPRING": "FORCE_HARMONIC", "FORCE": "FORCE_FORCE", "COUPLER": "DRIVER"}
+ICONS = {"JOINT": "CONSTRAINT", "SPRING": "FORCE_HARMONIC", "FORCE": "FORCE_FORCE", "COUPLER": "DRIVER",
+         "BUSHING": "MOD_PHYSICS"}
 
 
 class MECHANISM_UL_objects(bpy.types.UIList):
@@ -29,12 +30,12 @@ class MECHANISM_UL_objects(bpy.types.UIList):
             row.label(text=kind_label(s.joint_kind))
             if self.list_id == "motion" and s.motion_type != "NONE":
                 row.label(text=s.motion_type.title())
-        if s.baked and s.role in ("JOINT", "COUPLER"):
+        if s.baked and s.role in ("JOINT", "COUPLER", "BUSHING"):
             row.operator("mechanism.plot", text="", icon="GRAPH", emboss=False).name = item.name
 
     def filter_items(self, context, data, propname):
         objs = getattr(data, propname)
-        want = {"joint": ("JOINT",), "motion": ("JOINT",), "force": ("SPRING", "FORCE"),
+        want = {"joint": ("JOINT",), "motion": ("JOINT",), "force": ("SPRING", "FORCE", "BUSHING"),
                 "coupler": ("COUPLER",)}.get(
             self.list_id, ("JOINT",))
         flags = []
@@ -60,7 +61,8 @@ class VIEW3D_PT_mechanism_object(bpy.types.Panel):
         s = ob.mechanism
         layout.prop(s, "role")
         draw = {"PART": _draw_part, "MARKER": _draw_marker, "JOINT": _draw_joint,
-                "SPRING": _draw_spring, "FORCE": _draw_force, "COUPLER": _draw_coupler}.get(s.role)
+                "SPRING": _draw_spring, "FORCE": _draw_force, "COUPLER": _draw_coupler,
+                "BUSHING": _draw_bushing}.get(s.role)
         if draw is not None:
             draw(layout, ob, s)
         row = layout.row(align=True)
@@ -259,6 +261,15 @@ def _draw_spring(layout, ob, s):
         layout.prop(s, "free_length")
     for p in ("preload", "friction", "actuator"):
         layout.prop(s, p)
+
+
+def _draw_bushing(layout, ob, s):
+    layout.prop(s, "marker_i")
+    layout.prop(s, "marker_j")
+    _draw_plot(layout, ob, s)
+    for p in ("bushing_stiffness", "bushing_rotational_stiffness", "bushing_damping",
+              "bushing_rotational_damping", "bushing_preload", "bushing_preload_torque"):
+        layout.column(align=True).prop(s, p)
 
 
 def _draw_force(layout, ob, s):

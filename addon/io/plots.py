@@ -19,6 +19,9 @@ friction: "friction_force" (N m or N) along the coordinate (Result.friction), fr
 analysis (a kinematic sweep's motions carry it in their efforts); a spherical joint's
 friction torque on part I as "friction_torque_x", "_y", "_z" (world axes, as the reaction)
 and its magnitude "friction_torque".
+Bushing: "bushing_force_x", "_y", "_z", "bushing_force" and "bushing_torque_*" on the
+bushing object: the load it applies to marker I's part at marker I's origin, world axes
+(Result.bushing; marker J's part takes the opposite).
 """
 from __future__ import annotations
 
@@ -33,8 +36,10 @@ COUPLER_PROPS = tuple(f"coupler_{w}_{k}" for k in (1, 2, 3) for w in ("torque", 
 CONTACT_PROP = "contact_force"
 LIMIT_PROP, FRICTION_PROP = "limit_force", "friction_force"
 BALL_FRICTION_PROPS = ("friction_torque_x", "friction_torque_y", "friction_torque_z", "friction_torque")
+BUSHING_PROPS = ("bushing_force_x", "bushing_force_y", "bushing_force_z", "bushing_force",
+                 "bushing_torque_x", "bushing_torque_y", "bushing_torque_z", "bushing_torque")
 BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
-    CONTACT_PROP, LIMIT_PROP, FRICTION_PROP) + BALL_FRICTION_PROPS
+    CONTACT_PROP, LIMIT_PROP, FRICTION_PROP) + BALL_FRICTION_PROPS + BUSHING_PROPS
 
 
 def is_plot_channel(data_path: str) -> bool:
@@ -49,11 +54,20 @@ def coupler_prop(coordinate: str, field: int) -> str:
     return f"coupler_{'torque' if coordinate == 'angle' else 'force'}_{field}"
 
 
-def reaction_series(force: np.ndarray, torque: np.ndarray) -> dict[str, np.ndarray]:
-    """REACTION_PROPS -> (n,) values of a reaction ``force`` and ``torque`` (n, 3)."""
+def reaction_series(force: np.ndarray, torque: np.ndarray,
+                    props: Sequence[str] = REACTION_PROPS) -> dict[str, np.ndarray]:
+    """``props`` (REACTION_PROPS, or BUSHING_PROPS) -> (n,) values of a ``force`` and a
+    ``torque`` (n, 3): the components, then the magnitude, of each."""
     F, T = force, torque
-    return dict(zip(REACTION_PROPS, (F[:, 0], F[:, 1], F[:, 2], np.linalg.norm(F, axis=1),
-                                     T[:, 0], T[:, 1], T[:, 2], np.linalg.norm(T, axis=1))))
+    return dict(zip(props, (F[:, 0], F[:, 1], F[:, 2], np.linalg.norm(F, axis=1),
+                            T[:, 0], T[:, 1], T[:, 2], np.linalg.norm(T, axis=1))))
+
+
+def bushing_plots(result, bushings: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+    """Bushing name -> {BUSHING_PROPS -> (n,) values}: the force and torque the bushing
+    applies to marker I's part at marker I's origin, world axes (Result.bushing)."""
+    return {name: reaction_series(*result.bushing(name), props=BUSHING_PROPS)
+            for name in bushings}
 
 
 def friction_series(result, name: str, joint: str) -> dict[str, np.ndarray]:
