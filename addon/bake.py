@@ -173,18 +173,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     # objects baked again are kept with the user's own channels in them
     clear_bake(scene, keep={ob.name for ob in sm.parts + sm.joints + sm.couplers + sm.bushings})
     _add_event_markers(scene, sm, result)
-    world = _world_matrices(sm, result)
-    for ob in sm.parts:
-        _backup(ob)
-        loc, quat = _pose_keys(ob, world)
-        act, slot, bag = _bake_action(ob)
-        for i in range(3):
-            _write_curve(bag, "location", i, frames, loc[:, i], "Object Transforms")
-        for i in range(4):
-            _write_curve(bag, "rotation_quaternion", i, frames, quat[:, i], "Object Transforms")
-        ob.rotation_mode = "QUATERNION"
-        _attach(ob, act, slot, sm.timeline.frame_start)
-        ob.mechanism.baked = True
+    write_part_keys(sm, result, frames)
     plots = joint_plots(result, [ob.name for ob in sm.joints],
                         {name: (job.name, coord) for name, (job, coord) in sm.motions.items()},
                         sm.cams, {name: job.name for name, (job, _) in sm.limits.items()},
@@ -199,6 +188,31 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
             _write_curve(bag, f'["{prop}"]', 0, frames, values, "Mechanism")
         _attach(ob, act, slot, sm.timeline.frame_start)
         ob.mechanism.baked = True
+
+
+def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray) -> None:
+    """Location and quaternion keys of every moving part at ``frames`` from a result's part
+    poses (``position``, ``orientation``: a solver Result, or io/modes.ModeAnimation), in
+    each part's bake action; the parts' old bakes already cleared (their actions kept)."""
+    world = _world_matrices(sm, result)
+    for ob in sm.parts:
+        _backup(ob)
+        loc, quat = _pose_keys(ob, world)
+        act, slot, bag = _bake_action(ob)
+        for i in range(3):
+            _write_curve(bag, "location", i, frames, loc[:, i], "Object Transforms")
+        for i in range(4):
+            _write_curve(bag, "rotation_quaternion", i, frames, quat[:, i], "Object Transforms")
+        ob.rotation_mode = "QUATERNION"
+        _attach(ob, act, slot, sm.timeline.frame_start)
+        ob.mechanism.baked = True
+
+
+def write_mode(scene: bpy.types.Scene, sm: SceneMechanism, animation) -> None:
+    """Replace any old bake with a mode's oscillation (io/modes.ModeAnimation): part keys
+    only (no forces: a mode shape has none to show)."""
+    clear_bake(scene, keep={ob.name for ob in sm.parts})
+    write_part_keys(sm, animation, sm.timeline.frames_of(animation.times))
 
 
 def _attach(ob: bpy.types.Object, act, slot, frame_start: int) -> None:

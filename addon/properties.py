@@ -327,6 +327,13 @@ class MA_Constant(bpy.types.PropertyGroup):
                                      "expressions that use it)")
 
 
+class MA_Mode(bpy.types.PropertyGroup):
+    """One mode the last Find Modes found (Mechanism.modes): its natural frequency (Hz;
+    negative: a diverging mode) and modal damping ratio."""
+    frequency: FloatProperty(name="Frequency", description="Hz")
+    damping_ratio: FloatProperty(name="Damping Ratio")
+
+
 class MA_SceneSettings(bpy.types.PropertyGroup):
     analysis: EnumProperty(name="Analysis", items=[
         ("AUTO", "Auto", "Kinematic when the motions drive every freedom, else dynamic"),
@@ -357,11 +364,21 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
     # named constants of the motion and force expressions ("omega*t" with omega = 6.28)
     constants: CollectionProperty(type=MA_Constant)
     constant_index: IntProperty(default=-1)
+    # the Modes section (modes.py): the last Find Modes, and how Bake Mode shows one
+    modes: CollectionProperty(type=MA_Mode)
+    mode_index: IntProperty(default=0)
+    mode_amplitude: FloatProperty(name="Amplitude", unit="LENGTH", default=0.05, min=0.0,
+                                  description="How far the part that moves most moves (a turn "
+                                              "counted times the part's size)")
+    mode_cycles: FloatProperty(name="Cycles", default=2.0, min=0.0,
+                               description="Whole periods the mode swings through over the "
+                                           "scene's frame range (a viewing aid: not its real "
+                                           "frequency)")
     # the Study section (study.py): what to vary, the last run's table
     study: PointerProperty(type=MA_StudySettings)
 
 
-classes = study_classes + (MA_ObjectSettings, MA_Constant, MA_SceneSettings)
+classes = study_classes + (MA_ObjectSettings, MA_Constant, MA_Mode, MA_SceneSettings)
 
 
 def register_properties() -> None:

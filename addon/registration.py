@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import bpy
 
-from . import (cli, drag, draw, operators, plotting, properties, scene_cache, study, study_ops,
-               study_ui, ui)
+from . import (cli, drag, draw, modes, operators, plotting, properties, scene_cache, study,
+               study_ops, study_ui, ui)
 
 _classes = (properties.classes + operators.classes + drag.classes + plotting.classes
-            + study_ops.classes + ui.classes + study_ui.classes)
+            + study_ops.classes + ui.classes + study_ui.classes + modes.classes)
 _register, _unregister = bpy.utils.register_classes_factory(_classes)
 
 

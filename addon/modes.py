@@ -1,0 +1,115 @@
+"""Modes in the sidebar: Find Modes (the natural frequencies about the static equilibrium at
+the current frame, Mechanism.modes), the list of them, and Bake Mode (one mode's
+oscillation keyed on the parts for viewing, io/modes.py)."""
+from __future__ import annotations
+
+import bpy
+
+from ..solver import MechanismError, SolverError
+from . import bake
+from .io.modes import ModeAnimation, mode_label
+from .io.timeline import frame_text
+from .operators import _message
+from .scene_reader import read_scene
+
+
+def _time_now(scene, sm) -> float:
+    """The solver time of the scene's current frame (s)."""
+    return (scene.frame_current - sm.timeline.frame_start) / sm.timeline.fps
+
+
+class MECHANISM_OT_find_modes(bpy.types.Operator):
+    """Natural frequencies and damping of the mechanism about its static equilibrium, with
+    the motions held at the current frame (nothing in the scene moves)"""
+    bl_idname = "mechanism.find_modes"
+    bl_label = "Find Modes"
+    bl_options = {"REGISTER"}
+
+    def execute(self, context):
+        scene = context.scene
+        sm = None
+        try:
+            sm = read_scene(scene)
+            modes = sm.mech.modes(time=_time_now(scene, sm))
+        except (MechanismError, SolverError) as exc:
+            self.report({"ERROR"}, _message(exc, sm, scene))
+            return {"CANCELLED"}
+        st = scene.mechanism
+        st.modes.clear()
+        for f, z in zip(modes.frequencies, modes.damping_ratios):
+            item = st.modes.add()
+            item.frequency, item.damping_ratio = float(f), float(z)
+        st.mode_index = 0
+        said = f"{len(modes)} mode(s) about the equilibrium at frame {frame_text(scene.frame_current)}"
+        if modes.notes:
+            self.report({"WARNING"}, "; ".join([said] + modes.notes))
+        else:
+            self.report({"INFO"}, said)
+        return {"FINISHED"}
+
+
+class MECHANISM_OT_bake_mode(bpy.types.Operator):
+    """Key the selected mode's oscillation on the parts over the frame range, for viewing
+    (Clear Bake removes it)"""
+    bl_idname = "mechanism.bake_mode"
+    bl_label = "Bake Mode"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        st = context.scene.mechanism if context.scene else None
+        if st is None or not 0 <= st.mode_index < len(st.modes):
+            cls.poll_message_set("Find Modes first, then pick one in the list")
+            return False
+        return context.mode == "OBJECT"
+
+    def execute(self, context):
+        scene = context.scene
+        st = scene.mechanism
+        sm = None
+        try:
+            sm = read_scene(scene)
+            modes = sm.mech.modes(time=_time_now(scene, sm))
+            if st.mode_index >= len(modes):
+                raise MechanismError(f"the mechanism has {len(modes)} mode(s) now, not "
+                                     f"{st.mode_index + 1}: press Find Modes again")
+            anim = ModeAnimation(modes, st.mode_index, st.mode_amplitude * sm.scale,
+                                 st.mode_cycles, sm.timeline.times)
+        except (MechanismError, SolverError) as exc:
+            self.report({"ERROR"}, _message(exc, sm, scene))
+            return {"CANCELLED"}
+        bake.write_mode(scene, sm, anim)
+        scene.frame_set(scene.frame_current)
+        self.report({"INFO"}, f"baked mode {mode_label(st.mode_index, modes.frequencies[st.mode_index], modes.damping_ratios[st.mode_index])}")
+        return {"FINISHED"}
+
+
+class MECHANISM_UL_modes(bpy.types.UIList):
+    """The modes the last Find Modes found, slowest first."""
+
+    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0):
+        layout.label(text=mode_label(index, item.frequency, item.damping_ratio))
+
+
+class VIEW3D_PT_mechanism_modes(bpy.types.Panel):
+    """Natural frequencies and mode shapes about the static equilibrium."""
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Mechanism"
+    bl_parent_id = "VIEW3D_PT_mechanism"
+    bl_options = {"DEFAULT_CLOSED"}
+    bl_label = "Modes"
+
+    def draw(self, context):
+        layout = self.layout
+        st = context.scene.mechanism
+        layout.operator("mechanism.find_modes", icon="FORCE_HARMONIC")
+        layout.template_list("MECHANISM_UL_modes", "", st, "modes", st, "mode_index", rows=3)
+        row = layout.row(align=True)
+        row.prop(st, "mode_amplitude")
+        row.prop(st, "mode_cycles")
+        layout.operator("mechanism.bake_mode", icon="REC")
+
+
+classes = (MECHANISM_OT_find_modes, MECHANISM_OT_bake_mode, MECHANISM_UL_modes,
+           VIEW3D_PT_mechanism_modes)

@@ -1,0 +1,55 @@
+"""Modes in real Blender: Find Modes lists the pendulum's frequency (closed form), Bake Mode
+keys its oscillation with the pin closed, Clear Bake takes it away; a mechanism with no
+equilibrium is named."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+
+
+def test_find_modes_and_bake_mode_on_the_pendulum(blender) -> None:
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm = d["arm"]
+    scene = bpy.context.scene
+    before = (tuple(arm.location), tuple(arm.rotation_euler))
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    st = scene.mechanism
+    # the 1 m x 0.1 m x 0.1 m box (1000 kg/m^3: 10 kg) hangs from its end: a compound
+    # pendulum, omega^2 = m g d / I_pivot with d = 0.5 m, I_pivot = m (1 + 0.01) / 12 + m d^2
+    m, dist = 10.0, 0.5
+    omega = math.sqrt(m * 9.81 * dist / (m * (1.0 + 0.01) / 12.0 + m * dist * dist))
+    assert len(st.modes) == 1
+    assert st.modes[0].frequency == pytest.approx(omega / (2 * math.pi), rel=1e-5)  # float32
+    assert (tuple(arm.location), tuple(arm.rotation_euler)) == before         # nothing moved
+    st.mode_amplitude, st.mode_cycles = 0.1, 2.0
+    assert bpy.ops.mechanism.bake_mode() == {"FINISHED"}
+    loc = np.array([bs.curve(arm, "location", i)[:, 1] for i in range(3)]).T
+    qw, qy = bs.curve(arm, "rotation_quaternion", 0)[:, 1], bs.curve(arm, "rotation_quaternion", 2)[:, 1]
+    angle = 2 * np.arctan2(qy, qw)
+    # the arm's origin is its centre: it stays 0.5 m from the pin at the origin
+    assert np.allclose(np.linalg.norm(loc, axis=1), 0.5, atol=1e-6)
+    # about the hanging pose (a quarter turn about y), two whole periods over frames 1..25
+    swing = angle - angle[0]
+    phase = 2 * math.pi * 2.0 * np.arange(25) / 24
+    ratio = swing[3] / math.sin(phase[3])
+    assert angle[0] == pytest.approx(math.pi / 2, abs=1e-6)
+    # the largest motion is the centre's, 0.5 m from the pin: 0.1 m is about 0.2 rad (each
+    # pose closed onto the pin by least movement, so the swing is the sine to about 1.5%)
+    assert abs(ratio) == pytest.approx(0.1 / 0.5, rel=0.02)
+    assert np.allclose(swing, ratio * np.sin(phase), atol=0.02 * abs(ratio))
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert (tuple(arm.location), tuple(arm.rotation_euler)) == before
+
+
+def test_bake_mode_waits_for_find_modes_and_a_free_part_is_named(blender) -> None:
+    bpy = blender
+    bs.set_range(bpy)
+    ground, arm = bs.ground_and_arm(bpy)
+    assert not bpy.ops.mechanism.bake_mode.poll()
+    with pytest.raises(RuntimeError, match="no static equilibrium.*'arm'"):
+        bpy.ops.mechanism.find_modes()
