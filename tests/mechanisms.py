@@ -511,3 +511,40 @@ def dry_pendulum(th0: float, length: float, mu_s: float, mu_d: float, radius: fl
     m.add_friction("bearing", "pin", static=mu_s, dynamic=mu_d, radius=radius,
                    transition_speed=transition_speed)
     return m
+
+
+# ---------------------------------------------------------------- force Jacobians
+def force_jacobians_and_differences(mech: Mechanism, t: float = 0.0, seed: int = 3):
+    """(K, C) of kernels/forces.py ``force_jacobians`` at the mechanism's placements with
+    random velocities, and the same by central differences (steps 1e-6) of ``total_forces``
+    in each part's shift, small world turn, velocity and angular velocity."""
+    from solver.base.rotations import rotate_world
+    from solver.kernels.constraints import body_arrays
+    from solver.kernels.forces import force_jacobians, total_forces
+    from solver.model.compile import compile_model
+    from solver.model.state import read_state
+    model = compile_model(mech)
+    st = read_state(model, mech)
+    nb = model.nb
+    rng = np.random.default_rng(seed)
+    v, w = rng.normal(size=(2, nb, 3))
+    ts = np.zeros(len(model.forces.ts_names))
+
+    def Q(r, p, v, w):
+        return total_forces(model, t, *body_arrays(model, r, p, v, w), ts)[0].ravel()
+
+    K, C = force_jacobians(model, t, *body_arrays(model, st.r, st.p, v, w), ts)
+    h = 1e-6
+    Kfd, Cfd = np.zeros_like(K), np.zeros_like(C)
+    for c in range(6 * nb):
+        b, k = divmod(c, 6)
+        e = np.zeros((nb, 3))
+        e[b, k % 3] = h
+        if k < 3:
+            Kfd[:, c] = (Q(st.r + e, st.p, v, w) - Q(st.r - e, st.p, v, w)) / (2 * h)
+            Cfd[:, c] = (Q(st.r, st.p, v + e, w) - Q(st.r, st.p, v - e, w)) / (2 * h)
+        else:
+            Kfd[:, c] = (Q(st.r, rotate_world(st.p, e), v, w)
+                         - Q(st.r, rotate_world(st.p, -e), v, w)) / (2 * h)
+            Cfd[:, c] = (Q(st.r, st.p, v, w + e) - Q(st.r, st.p, v, w - e)) / (2 * h)
+    return (K, C), (Kfd, Cfd)

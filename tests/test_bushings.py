@@ -10,12 +10,7 @@ import numpy as np
 import pytest
 
 from solver import Mechanism, MechanismError
-from solver.base.rotations import rotate_world
-from solver.kernels.constraints import body_arrays
-from solver.kernels.forces import force_jacobians, total_forces
-from solver.model.compile import compile_model
-from solver.model.state import read_state
-from tests.mechanisms import G, quat_z
+from tests.mechanisms import G, force_jacobians_and_differences, quat_z
 
 K6 = (100.0, 200.0, 300.0, 4.0, 5.0, 6.0)
 MASS, INERTIA = 2.0, (0.02, 0.03, 0.04)
@@ -147,29 +142,7 @@ def test_force_jacobians_match_finite_differences():
     m.add_bushing("b1", "Ia", "G", stiffness=(10, 20, 30, 1, 2, 3), damping=(1, 2, 3, .1, .2, .3),
                   preload=(1, -2, 0.5, 0.1, 0, -0.2))
     m.add_bushing("b2", "Ib", "Ja", stiffness=(40, 10, 20, 3, 1, 2), damping=(2, 1, 1, .2, .1, .1))
-    model = compile_model(m)
-    st = read_state(model, m)
-    rng = np.random.default_rng(3)
-    v, w = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
-    ts = np.zeros(0)
-
-    def Q(r, p, v, w):
-        return total_forces(model, 0.0, *body_arrays(model, r, p, v, w), ts)[0].ravel()
-
-    K, C = force_jacobians(model, 0.0, *body_arrays(model, st.r, st.p, v, w), ts)
-    h = 1e-6
-    Kfd, Cfd = np.zeros_like(K), np.zeros_like(C)
-    for c in range(12):
-        b, k = divmod(c, 6)
-        e = np.zeros((2, 3))
-        e[b, k % 3] = h
-        if k < 3:
-            Kfd[:, c] = (Q(st.r + e, st.p, v, w) - Q(st.r - e, st.p, v, w)) / (2 * h)
-            Cfd[:, c] = (Q(st.r, st.p, v + e, w) - Q(st.r, st.p, v - e, w)) / (2 * h)
-        else:
-            Kfd[:, c] = (Q(st.r, rotate_world(st.p, e), v, w)
-                         - Q(st.r, rotate_world(st.p, -e), v, w)) / (2 * h)
-            Cfd[:, c] = (Q(st.r, st.p, v, w + e) - Q(st.r, st.p, v, w - e)) / (2 * h)
+    (K, C), (Kfd, Cfd) = force_jacobians_and_differences(m, t=0.0, seed=3)
     # both by central differences with 1e-6 steps: they agree to about 1e-8 of the largest
     # entry (truncation 1e-12, rounding 1e-10 relative, each)
     assert np.abs(K - Kfd).max() < 1e-7 * np.abs(K).max()

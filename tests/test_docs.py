@@ -79,6 +79,10 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     assert modes.frequencies == pytest.approx([omega / (2 * np.pi)], rel=1e-7)
     assert modes.damping_ratios == pytest.approx([0.1 / (2 * omega * i_o)], rel=1e-7)
     assert set(scope["poses"]) == {"crank"} and scope["poses"]["crank"][1].shape == (2, 4)
+    # the flywheel under its motor's torque-speed line: w0 (1 - exp(-T0 t / (I w0)))
+    t = scope["spin"].times
+    assert scope["speed"] == pytest.approx(30.0 * (1 - np.exp(-8.0 * t / (0.4 * 30.0))), abs=1e-6)
+    assert scope["motor_torque"][:, 2] == pytest.approx(8.0 * (1 - scope["speed"] / 30.0), abs=1e-9)
     # the engine on its bushing sags by m g / k_z, the bushing carries its weight, and its
     # six frequencies are sqrt(k / m) and sqrt(k_r / I) (the bushing at the centre of mass)
     assert scope["sag"][0] == pytest.approx([0.0, 0.0, -80.0 * G / 4e5], abs=1e-12)

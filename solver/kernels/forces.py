@@ -30,6 +30,9 @@ from ..base.rotations import congruence, cross, skew
 from ..model.bushings import bushing_state, potential as bushing_potential, power as bushing_power
 from ..model.bushings import jacobian_blocks as bushing_blocks, world_loads as bushing_loads
 from ..model.force_model import ForceModel
+from ..model.vector_forces import jacobians as vector_force_jacobians
+from ..model.vector_forces import power as vector_force_power, vector_force_state
+from ..model.vector_forces import world_loads as vector_force_loads
 from ..vocabulary.timefunctions import values_of
 from .constraints import global_jacobian, joint_angle, limit_offsets, row_forces, row_rates
 
@@ -273,6 +276,12 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
         Q = Q + _incidence(fm, "bu", nbg) @ np.concatenate([on_i, on_j], axis=-2)
         pnc = pnc + bushing_power(fm, bs)
         disp = bs.disp
+    # vector forces (Adams GFORCE; model/vector_forces.py): functions of time and state
+    if len(fm.vf_names):
+        vs = vector_force_state(fm, t, r, A, v, w)
+        on_i, on_j = vector_force_loads(vs)
+        Q = Q + _incidence(fm, "vf", nbg) @ np.concatenate([on_i, on_j], axis=-2)
+        pnc = pnc + vector_force_power(vs)
     if not np.ndim(pnc):
         pnc = float(pnc)
     return ForceEval(Q, pnc, L, fsd, th, T, fm, disp)
@@ -515,6 +524,12 @@ def force_jacobians(model: Any, t, rg: np.ndarray, A: np.ndarray, vg: np.ndarray
         _load_jacobian(fm, t, A, K)
     if len(fm.bu_names):
         _bushing_jacobian(fm, rg, A, vg, wg, K, C)
+    if len(fm.vf_names):
+        if lead:
+            raise ValueError("stacked force Jacobians take no vector forces")
+        Kv, Cv = vector_force_jacobians(fm, t, rg, A, vg, wg)
+        K += Kv
+        C += Cv
     w = wg[..., :nb, :]
     Iw = congruence(A[..., :nb, :, :], model.body_inertia)
     h = np.einsum("...bij,...bj->...bi", Iw, w)

@@ -8,6 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..base.errors import MechanismError
+from .vector_forces import measure_plan
 
 
 @dataclass
@@ -52,10 +53,20 @@ class ForceModel:
     bu_k: np.ndarray = field(default_factory=lambda: np.zeros((0, 6)))
     bu_c: np.ndarray = field(default_factory=lambda: np.zeros((0, 6)))
     bu_pre: np.ndarray = field(default_factory=lambda: np.zeros((0, 6)))
+    vf_names: list[str] = field(default_factory=list)                     # vector forces
+    vf_bi: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    vf_bj: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    vf_si: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))   # marker I's origin, body I
+    vf_frame_body: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    vf_frame_axes: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
+    vf_funcs: list = field(default_factory=list)       # six numbers or Expressions each
+    vf_slices: list = field(default_factory=list)      # six (start, stop) into the measures each
+    vf_measures: Any = None                            # vector_forces.MeasurePlan
 
     @property
     def empty(self) -> bool:
-        return not (self.sd_names or self.ts_names or self.ld_names or self.bu_names)
+        return not (self.sd_names or self.ts_names or self.ld_names or self.bu_names
+                    or self.vf_names)
 
 
 def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes: dict,
@@ -111,6 +122,10 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
         fm.bu_k = np.array([b.stiffness for b in bus])
         fm.bu_c = np.array([b.damping for b in bus])
         fm.bu_pre = np.array([b.preload for b in bus])
+    vfs = list(getattr(mech, "vector_forces", {}).values())
+    if vfs:
+        ground = sum(not p.fixed for p in mech.parts.values())      # the ground's index, nb
+        _compile_vector_forces(fm, vfs, marker_body, marker_point, marker_axes, ground)
     for value in vars(fm).values():           # read-only from here on, like the Model
         if isinstance(value, np.ndarray):
             value.setflags(write=False)
@@ -124,3 +139,26 @@ def _ends(items: list, marker_body: dict, marker_point: dict) -> tuple[np.ndarra
             np.array([marker_body[x.marker_j] for x in items], dtype=int),
             np.array([marker_point[x.marker_i] for x in items], dtype=float),
             np.array([marker_point[x.marker_j] for x in items], dtype=float))
+
+
+def _compile_vector_forces(fm: ForceModel, vfs: list, marker_body: dict, marker_point: dict,
+                           marker_axes: dict, ground: int) -> None:
+    """The vector forces' arrays, and one measure plan for all their components' measures
+    (each component's in a slice of it, in its expression's order); ``ground``: the ground's
+    body index (the world's axes for the frame "world")."""
+    fm.vf_names = [v.name for v in vfs]
+    fm.vf_bi, fm.vf_bj, fm.vf_si, _ = _ends(vfs, marker_body, marker_point)
+    fm.vf_frame_body = np.array([ground if v.frame == "world" else marker_body[v.frame]
+                                 for v in vfs], dtype=int)
+    fm.vf_frame_axes = np.array([np.eye(3) if v.frame == "world" else marker_axes[v.frame]
+                                 for v in vfs], dtype=float)
+    rows: list = []
+    for v in vfs:
+        fm.vf_funcs.append(v.components)
+        cols = []
+        for fn in v.components:
+            used = getattr(fn, "measures", ())
+            cols.append((len(rows), len(rows) + len(used)))
+            rows += list(used)
+        fm.vf_slices.append(tuple(cols))
+    fm.vf_measures = measure_plan(rows, marker_body, marker_point, marker_axes, ground)

@@ -9,6 +9,7 @@ import numpy as np
 from ..base.errors import MechanismError, SolverCancelled
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
 from .bushings import bushing_state, one_bushing
+from .vector_forces import vector_force_state
 from .gear_mesh import pitch_geometry
 from .impacts import Impact
 from .state import State
@@ -312,17 +313,32 @@ class Result:
         d = self._bushing_state(name).disp
         return d[:, :3].copy(), d[:, 3:].copy()
 
-    def _bushing_state(self, name: str):
+    def vector_force(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(force (n, 3) N, torque (n, 3) N m) the vector force applies to part I at marker
+        I's origin, world axes (part J takes the opposite at the same point), its
+        expressions evaluated at the stored states (model/vector_forces.py)."""
         fm = self.model.forces
-        if name not in fm.bu_names:
-            raise MechanismError(f"unknown bushing {name!r}")
-        one = one_bushing(fm, fm.bu_names.index(name))
+        if name not in fm.vf_names:
+            raise MechanismError(f"unknown vector force {name!r}")
+        k = fm.vf_names.index(name)
+        vs = vector_force_state(fm, self.times, *self._with_ground())
+        return vs.F[:, k].copy(), vs.T[:, k].copy()
+
+    def _with_ground(self) -> tuple[np.ndarray, ...]:
+        """(r, A, v, w) of every frame with the ground appended (the kernels' arrays)."""
         n = len(self.times)
         ground = np.zeros((n, 1, 3))
         A = quat_to_matrix(np.concatenate([self._p, np.broadcast_to(
             np.array([1.0, 0.0, 0.0, 0.0]), (n, 1, 4))], axis=1))
         rg, vg, wg = (np.concatenate([x, ground], axis=1) for x in (self._r, self._v, self._w))
-        bs = bushing_state(one, rg, A, vg, wg)
+        return rg, A, vg, wg
+
+    def _bushing_state(self, name: str):
+        fm = self.model.forces
+        if name not in fm.bu_names:
+            raise MechanismError(f"unknown bushing {name!r}")
+        one = one_bushing(fm, fm.bu_names.index(name))
+        bs = bushing_state(one, *self._with_ground())
         return bs._replace(Rj=bs.Rj[:, 0], disp=bs.disp[:, 0], load=bs.load[:, 0])
 
     def _coupler_index(self, name: str):

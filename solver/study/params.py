@@ -13,8 +13,8 @@ longest item name that fits is taken) or ``gravity.<axis>``:
   torsion spring      stiffness, damping, free_angle, preload, friction
   bushing             stiffness.x|y|z|rx|ry|rz, damping.*, preload.* (along and about
                       marker J's axes)
-  motion, force       a named constant of its expression (``add_motion(..., "omega*t",
-                      constants={"omega": 6.0})`` -> "<motion>.omega"), and so a spring's
+  motion, force,      a named constant of its expression (``add_motion(..., "omega*t",
+  vector force        constants={"omega": 6.0})`` -> "<motion>.omega"), and so a spring's
                       or torsion spring's of its actuator
   gear                ratio (r_2 / r_1; with pitch radii, r_1 kept)
   rack and pinion     pitch_radius (m)
@@ -54,7 +54,7 @@ _AXES = ("x", "y", "z")
 _INERTIA = {"xx": (0, 0), "yy": (1, 1), "zz": (2, 2), "xy": (0, 1), "xz": (0, 2), "yz": (1, 2),
             "yx": (0, 1), "zx": (0, 2), "zy": (1, 2)}
 _SPRING = ("stiffness", "damping", "free_length", "preload", "friction")
-_EXPRESSIONS = ("motions", "loads", "springs", "torsion_springs")   # items with named constants
+_EXPRESSIONS = ("motions", "loads", "springs", "torsion_springs", "vector_forces")  # named constants
 _TORSION = ("stiffness", "damping", "free_angle", "preload", "friction")
 _FRICTION = ("static", "dynamic", "transition_speed", "viscous", "preload", "radius", "arm",
              "bearing_length")
@@ -65,7 +65,8 @@ _SIX = ("x", "y", "z", "rx", "ry", "rz")          # along, then about, marker J'
 TABLES = (("parts", "part"), ("markers", "marker"), ("joints", "joint"),
           ("springs", "spring-damper"), ("torsion_springs", "torsion spring"),
           ("motions", "motion"), ("loads", "force"), ("couplers", "coupler"),
-          ("limits", "limit"), ("frictions", "friction"), ("bushings", "bushing"))
+          ("limits", "limit"), ("frictions", "friction"), ("bushings", "bushing"),
+          ("vector_forces", "vector force"))
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def item_fields(builder: Builder, table: str, item: str) -> list[str]:
         return list(_SPRING) + list(builder.springs[item].constants)
     if table == "torsion_springs":
         return list(_TORSION) + list(builder.torsion_springs[item].constants)
-    if table in ("motions", "loads"):
+    if table in ("motions", "loads", "vector_forces"):
         return list(getattr(builder, table)[item].constants)
     if table == "couplers":
         return builder.couplers[item].parameters
@@ -363,6 +364,11 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
         f.update({p.field: v for p, v in changes})
         _readd(b, table, item, lambda: b.add_limit(item, old.joint, coordinate=old.coordinate,
                                                    **f))
+    elif table == "vector_forces":
+        consts = {**old.constants, **{p.index: v for p, v in changes}}
+        _readd(b, table, item, lambda: b.add_vector_force(
+            item, old.marker_i, old.marker_j, old.source[:3], old.source[3:],
+            old.frame, constants=consts))
     elif table == "bushings":
         f = {k: np.array(getattr(old, k)) for k in _BUSHING}
         for p, v in changes:

@@ -14,7 +14,8 @@ from .friction import make_friction
 from .limits import make_limit
 from .expressions import named_constants
 from .items import (Joint, Marker, Motion, Part, make_bushing, make_load,
-                    make_spring_damper, make_torsion_spring, unused_constants)
+                    make_spring_damper, make_torsion_spring, make_vector_force,
+                    unused_constants)
 from .joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS, canonical_kind
 from .timefunctions import time_function
 from .validate import check_name, inertia as inertia_tensor, number, quaternion, vector
@@ -43,6 +44,7 @@ class Builder:
         self.torsion_springs: dict[str, Any] = {}    # items.TorsionSpring
         self.loads: dict[str, Any] = {}              # items.Load
         self.bushings: dict[str, Any] = {}           # items.Bushing
+        self.vector_forces: dict[str, Any] = {}      # items.VectorForce
         self.couplers: dict[str, Any] = {}           # couplers.Coupler
         self.limits: dict[str, Any] = {}             # limits.Limit
         self.frictions: dict[str, Any] = {}          # friction.Friction
@@ -54,6 +56,7 @@ class Builder:
                             (self.joints, "joint"), (self.motions, "motion"),
                             (self.springs, "spring-damper"), (self.torsion_springs, "torsion spring"),
                             (self.loads, "force"), (self.bushings, "bushing"),
+                            (self.vector_forces, "vector force"),
                             (self.couplers, "coupler"),
                             (self.limits, "limit"), (self.frictions, "friction")):
             if name in table:
@@ -212,6 +215,32 @@ class Builder:
         if self.markers[marker_i].part == self.markers[marker_j].part:
             raise MechanismError(f"{what}: both markers are on part "
                                  f"{self.markers[marker_i].part!r}")
+
+    def add_vector_force(self, name: str, marker_i: str, marker_j: str,
+                         force: Any = (0.0, 0.0, 0.0), torque: Any = (0.0, 0.0, 0.0),
+                         frame: str | None = None, constants: dict | None = None) -> None:
+        """Force (N) on marker I's part at marker I's origin and torque (N m) on it, the
+        opposite on marker J's part at the same point (Adams GFORCE): three components each
+        along ``frame``'s axes (a marker's name; None: marker J's; "world"), each a number or
+        an expression of t and the mechanism's state: DX, DY, DZ, DM, VX, VY, VZ, VR, WX,
+        WY, WZ, WM, AX, AY, AZ of markers named in quotes (model/vector_forces.py), e.g.
+        ``force=("-2000*DX('I', 'J') - 30*VX('I', 'J')", 0, 0)``.  ``constants``: named
+        numbers the expressions use."""
+        name = self._new_name(name, "vector force")
+        what = f"vector force {name!r}"
+        self._between_parts(what, marker_i, marker_j)
+        frame = marker_j if frame is None else frame
+        if frame != "world" and frame not in self.markers:
+            raise MechanismError(f"{what}: frame must be a marker's name or 'world', got {frame!r}")
+        vf = make_vector_force(name, marker_i, marker_j, force, torque, frame, constants)
+        for c, fn in zip(("force x", "force y", "force z", "torque x", "torque y", "torque z"),
+                         vf.components):
+            for measure, names in getattr(fn, "measures", ()):
+                for mk in names:
+                    if mk not in self.markers:
+                        raise MechanismError(f"{what}: {c}: {measure} names an unknown marker "
+                                             f"{mk!r}")
+        self.vector_forces[name] = vf
 
     def add_force(self, name: str, marker: str, force: Any = (0.0, 0.0, 0.0),
                   torque: Any = (0.0, 0.0, 0.0), frame: str = "world",

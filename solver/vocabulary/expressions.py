@@ -39,6 +39,12 @@ _FUNCS: dict[str, tuple[Callable[..., Any], int, str]] = {
     "min": (min, -2, ""), "max": (max, -2, ""), "step": (step, 5, " (x, x0, h0, x1, h1)"),
     "step5": (step5, 5, " (x, x0, h0, x1, h1)"), "ramp": (ramp, 3, " (x, x0, x1)")}
 _CONSTANTS = {"pi": math.pi, "e": math.e}
+# measures of the mechanism's state a force may use (Adams' function names): name -> (the
+# fewest, the most marker names it takes); the markers are given as strings, DX("tip", "O")
+MEASURES: dict[str, tuple[int, int]] = {
+    **{n: (2, 3) for n in ("DX", "DY", "DZ", "VX", "VY", "VZ", "WX", "WY", "WZ")},
+    **{n: (2, 2) for n in ("DM", "VR", "WM", "AX", "AY", "AZ")}}
+MEASURE_VARIABLE = "_measures"     # the hidden variable that carries their values
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.Pow: lambda a, b: (
                a ** b if isinstance(a, Jet) or isinstance(b, Jet) else _fpow(a, b))}
@@ -62,9 +68,13 @@ class Expression:
     Jets); returns a float (or array) or a Jet. Built once into closures, so calls are fast."""
 
     def __init__(self, source: str, variables: tuple[str, ...], name: str,
-                 fn: Callable[[dict[str, Any]], Any], constants: frozenset = frozenset()) -> None:
+                 fn: Callable[[dict[str, Any]], Any], constants: frozenset = frozenset(),
+                 measures: tuple = ()) -> None:
         self.source, self.variables, self.name, self._fn = source, variables, name, fn
         self.constants_used = constants     # the named constants the text uses
+        # the state measures the text uses, (function, marker names) in the order their
+        # values come in the hidden variable MEASURE_VARIABLE (..., len(measures))
+        self.measures = measures
         self._prefix = f"{name}: " if name else ""
 
     def __repr__(self) -> str:
@@ -99,11 +109,14 @@ class _Builder:
     """Validates the AST against the whitelist and turns it into closures (env dict -> value)."""
 
     def __init__(self, source: str, variables: tuple[str, ...], prefix: str,
-                 constants: dict[str, float]) -> None:
+                 constants: dict[str, float], measures: bool = False) -> None:
         self.source, self.variables, self.prefix = source, variables, prefix
         self.constants, self.used = constants, set()
+        self.measures_allowed = measures
+        self.measures: list[tuple[str, tuple[str, ...]]] = []
+        funcs = tuple(_FUNCS) + (tuple(MEASURES) if measures else ())
         self.allowed = (f"allowed: {', '.join(variables + tuple(constants) + tuple(_CONSTANTS))} "
-                        f"and the functions {', '.join(_FUNCS)}")
+                        f"and the functions {', '.join(funcs)}")
 
     def fail(self, what: str) -> None:
         raise ExpressionError(f"{self.prefix}expression {self.source!r} {what}")
@@ -175,6 +188,8 @@ class _Builder:
             self.build(node.func, depth + 1)  # reports attribute access, lambda, ...
             self.fail("is invalid: only the allowed functions can be called")
         n = node.func.id
+        if n in MEASURES:
+            return _measure_call(self, node, n)
         if n not in _FUNCS:
             if n in self.variables or n in _CONSTANTS or n in self.constants:
                 self.fail(f"is invalid: '{n}' is not a function")
@@ -197,10 +212,39 @@ class _Builder:
         return lambda env: fn(*[a(env) for a in args])
 
 
+def _measure_call(builder: "_Builder", node: ast.Call, n: str) -> Callable[[dict[str, Any]], Any]:
+    """A state measure's call: its marker names (string constants), recorded in the
+    builder; the closure reads its value from the hidden variable."""
+    if not builder.measures_allowed:
+        builder.fail(f"is invalid: '{n}' measures the mechanism's state, which only a force's "
+                     "expression may use (not a motion's)")
+    least, most = MEASURES[n]
+    if node.keywords:
+        builder.fail(f"is invalid: keyword arguments are not allowed (in the call of '{n}')")
+    got = len(node.args)
+    if not least <= got <= most:
+        many = f"{least}" if least == most else f"{least} or {most}"
+        builder.fail(f"is invalid: '{n}' takes {many} marker names, e.g. {n}(\"I\", \"J\"), got {got}")
+    names = []
+    for a in node.args:
+        if not (isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value):
+            builder.fail(f"is invalid: the arguments of '{n}' are marker names in quotes, "
+                         f"e.g. {n}(\"I\", \"J\")")
+        names.append(a.value)
+    key = (n, tuple(names))
+    if key not in builder.measures:
+        builder.measures.append(key)
+    k = builder.measures.index(key)
+    return lambda env: env[MEASURE_VARIABLE][..., k]
+
+
 def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "",
-          constants: dict[str, float] | None = None) -> Expression:
+          constants: dict[str, float] | None = None, measures: bool = False) -> Expression:
     """Parse safely (whitelisted AST, no eval). `name` (e.g. "motion 'drive'") prefixes errors.
-    ``constants``: named numbers the text may use (``{"omega": 6.0}``), fixed at parse time."""
+    ``constants``: named numbers the text may use (``{"omega": 6.0}``), fixed at parse time.
+    ``measures``: the text may use the state's measures (MEASURES: DX("I", "J"), ...), whose
+    values the caller passes as the variable MEASURE_VARIABLE (Expression.measures says
+    which)."""
     prefix = f"{name}: " if name else ""
     variables = tuple(variables)
     for v in variables:
@@ -216,7 +260,7 @@ def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "",
     if len(text) > MAX_LENGTH:
         raise ExpressionError(f"{prefix}expression is too long ({len(text)} characters, "
                               f"at most {MAX_LENGTH})")
-    builder = _Builder(text, variables, prefix, consts)
+    builder = _Builder(text, variables, prefix, consts, measures)
     depth = deepest = 0
     for ch in text:  # brackets leave no AST node, so count them here (also guards ast.parse)
         depth += (ch in "([{") - (ch in ")]}")
@@ -230,7 +274,10 @@ def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "",
     except (ValueError, RecursionError, MemoryError) as exc:
         builder.fail(f"cannot be parsed: {exc or 'nested too deeply'}")
     fn = builder.build(tree.body, 1)
-    return Expression(text, variables, name, fn, frozenset(builder.used))
+    if builder.measures:
+        variables = variables + (MEASURE_VARIABLE,)
+    return Expression(text, variables, name, fn, frozenset(builder.used),
+                      tuple(builder.measures))
 
 
 def named_constants(constants: Any, variables: tuple[str, ...] = ("t",),

@@ -97,6 +97,20 @@ class Bushing:
 
 
 @dataclass
+class VectorForce:
+    """Force and torque on marker I's part at its origin, the opposite on marker J's part
+    (model/vector_forces.py): six components along ``frame``'s axes (a marker's name, or
+    "world"), each a number or an Expression of t and the state's measures."""
+    name: str
+    marker_i: str
+    marker_j: str
+    frame: str
+    components: tuple                 # six: float or Expression
+    source: tuple                     # six: as given (numbers or texts)
+    constants: dict = field(default_factory=dict)
+
+
+@dataclass
 class Load:
     name: str
     marker: str
@@ -208,6 +222,29 @@ def _six(value: Any, what: str, nonnegative: bool = False) -> np.ndarray:
         raise MechanismError(f"{what} must not be negative (component {bad})")
     a.setflags(write=False)
     return a
+
+
+def make_vector_force(name: str, marker_i: str, marker_j: str, force: Any, torque: Any,
+                      frame: str, constants: dict | None = None) -> VectorForce:
+    """Six components, each a finite number or the text of an expression of t and the
+    state's measures (DX("I", "J"), VX, WX, AZ, ...: vocabulary/expressions.py MEASURES)."""
+    what = f"vector force {name!r}"
+    consts = named_constants(constants, ("t",), f"{what}: ")
+    comps, source = [], []
+    for label, given in (("force", force), ("torque", torque)):
+        if isinstance(given, str) or not hasattr(given, "__len__") or len(given) != 3:
+            raise MechanismError(f"{what}: {label} must be three components (numbers or "
+                                 f"expressions), got {given!r}")
+        for axis, spec in zip("xyz", given):
+            part = f"{what}: {label} {axis}"
+            if isinstance(spec, str):
+                comps.append(parse(spec, ("t",), part, consts, measures=True))
+            else:
+                comps.append(_number(spec, part))
+            source.append(spec)
+    fns = [c for c in comps if not isinstance(c, float)]
+    unused_constants(consts, fns, what)
+    return VectorForce(name, marker_i, marker_j, frame, tuple(comps), tuple(source), consts)
 
 
 def make_torsion_spring(name: str, joint: str, stiffness: Any, damping: Any, free_angle: Any,
