@@ -57,7 +57,7 @@ def _cost_note(sm, analysis: str) -> str | None:
     mechanism's size), or None."""
     parts, joints, motions = len(sm.parts), len(sm.joints), len(sm.motions)
     extra = (4 * len(sm.couplers) + len(sm.cams) + len(sm.limits) + 3 * len(sm.frictions)
-             + 8 * len(sm.bushings))
+             + 8 * (len(sm.bushings) + len(sm.vector_forces)))
     frames = sm.timeline.frame_end - sm.timeline.frame_start + 1
     cost = run_cost(frames, parts, baked_channels(parts, joints, motions, extra),
                     result_numbers(parts, 5 * joints + motions, joints, motions), analysis)
@@ -373,7 +373,8 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
         notes = sm.notes() + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes] + \
-            bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings) + \
+            bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
+                              + sm.vector_forces) + \
             [n for n in [getattr(self, "_cost", None)] if n]
         # the report box holds this run's notes, or nothing: never an older run's text
         context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes]) \

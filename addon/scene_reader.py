@@ -26,7 +26,7 @@ from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_cal
 from .io.part_frames import OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_pose, part_frame
 from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_name,
                           scene_constants, speed_expression, split_components,
-                          torsion_spring_name, used_constants)
+                          state_measures, torsion_spring_name, used_constants)
 from .io.timeline import Timeline
 
 
@@ -46,6 +46,7 @@ class SceneMechanism:
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
     part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
     bushings: list = field(default_factory=list)   # bushing objects
+    vector_forces: list = field(default_factory=list)     # force objects with a Reaction
     cams: list = field(default_factory=list)       # names of the cam joints (contact force)
     curve_lines: dict = field(default_factory=dict)       # joint name -> panel lines on its curves
     curve_notes: list = field(default_factory=list)       # Check's notes on curves (fit, parent)
@@ -251,6 +252,22 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
             raise MechanismError(f"force {ob.name!r}: its marker is not set or was deleted")
         force = split_components(s.force, f"force {ob.name!r}: force")
         torque = split_components(s.torque, f"force {ob.name!r}: torque")
+        react = s.marker_j
+        if react is not None:           # a force between two parts: of time and state
+            if not _in_scene(react, scene) or react.mechanism.role != "MARKER":
+                raise MechanismError(f"force {ob.name!r}: its Reaction marker was deleted or is "
+                                     "no longer a marker")
+            mech.add_vector_force(ob.name, s.marker_i.name, react.name, force, torque,
+                                  frame=s.marker_i.name if s.force_frame == "MARKER" else "world",
+                                  constants=used_constants(force + torque, sm.constants,
+                                                           measures=True))
+            sm.vector_forces.append(ob)
+            continue
+        measured = state_measures(force + torque)
+        if measured:
+            raise MechanismError(f"force {ob.name!r}: {measured[0]} measures the mechanism's "
+                                 "state: set the force's Reaction marker (the marker whose part "
+                                 "takes the opposite force; one on the ground for none)")
         mech.add_force(ob.name, s.marker_i.name, force=force, torque=torque,
                        frame="marker" if s.force_frame == "MARKER" else "world",
                        constants=used_constants(force + torque, sm.constants))

@@ -30,7 +30,7 @@ class MECHANISM_UL_objects(bpy.types.UIList):
             row.label(text=kind_label(s.joint_kind))
             if self.list_id == "motion" and s.motion_type != "NONE":
                 row.label(text=s.motion_type.title())
-        if s.baked and s.role in ("JOINT", "COUPLER", "BUSHING"):
+        if s.baked and s.role in ("JOINT", "COUPLER", "BUSHING", "FORCE"):
             row.operator("mechanism.plot", text="", icon="GRAPH", emboss=False).name = item.name
 
     def filter_items(self, context, data, propname):
@@ -274,6 +274,9 @@ def _draw_bushing(layout, ob, s):
 
 def _draw_force(layout, ob, s):
     layout.prop(s, "marker_i", text="Marker")
+    layout.prop(s, "marker_j", text="Reaction")
+    if s.marker_j is not None:
+        _draw_plot(layout, ob, s)
     layout.prop(s, "force")
     layout.prop(s, "torque")
     layout.prop(s, "force_frame", expand=True)

@@ -192,7 +192,7 @@ def test_bad_expressions_name_the_force(force, message):
 
 def test_measures_belong_to_forces_not_motions_and_failures_name_the_time():
     m = _rail()
-    with pytest.raises(MechanismError, match="only a force.s expression may use"):
+    with pytest.raises(MechanismError, match="only a vector force.s components may use"):
         m.add_motion("drive", joint="rail", expression="DX('c', 'anchor')")
     with pytest.raises(MechanismError, match="frame must be a marker's name or 'world'"):
         m.add_vector_force("pull", "c", "anchor", frame="nowhere")

@@ -21,17 +21,19 @@ from .plots import coupler_plots, friction_series
 PART_COLUMNS = ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")
 JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
 BUSHING_COLUMNS = tuple(f"bushing_{c}" for c in JOINT_COLUMNS)
+FORCE_COLUMNS = tuple(f"applied_{c}" for c in JOINT_COLUMNS)
 
 
 def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[str],
              motions: Sequence[str], couplers: Mapping[str, Any] | None = None,
              cams: Sequence[str] = (), limits: Mapping[str, tuple[str, str]] | None = None,
              frictions: Mapping[str, tuple[str, str]] | None = None,
-             bushings: Sequence[str] = ()) -> list[list[str]]:
+             bushings: Sequence[str] = (), vector_forces: Sequence[str] = ()) -> list[list[str]]:
     """Header and one row of text per result row (row k is scene frame ``frames[k]``);
     ``couplers``: coupler name -> its io.couplers.CouplerCall; ``cams``: cam joint names;
     ``limits``, ``frictions``: item name -> (joint name, "angle" | "slide"); ``bushings``:
-    their names (the load on marker I's part, world axes)."""
+    their names (the load on marker I's part, world axes); ``vector_forces``: the forces with
+    a Reaction marker (their load on their marker's part, world axes)."""
     header = ["frame", "time_s"]
     cols = [frames, result.times]
     for name in parts:
@@ -57,6 +59,10 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
     for name in bushings:
         F, T = result.bushing(name)
         header += [f"{name} {c}" for c in BUSHING_COLUMNS]
+        cols += list(F.T) + list(T.T)
+    for name in vector_forces:
+        F, T = result.vector_force(name)
+        header += [f"{name} {c}" for c in FORCE_COLUMNS]
         cols += list(F.T) + list(T.T)
     for name, series in coupler_plots(result, couplers or {}).items():
         for prop, values in series.items():

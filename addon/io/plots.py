@@ -19,6 +19,8 @@ friction: "friction_force" (N m or N) along the coordinate (Result.friction), fr
 analysis (a kinematic sweep's motions carry it in their efforts); a spherical joint's
 friction torque on part I as "friction_torque_x", "_y", "_z" (world axes, as the reaction)
 and its magnitude "friction_torque".
+Force with a Reaction marker (a force of state): "applied_force_x", "_y", "_z",
+"applied_force" and "applied_torque_*" on the force object (Result.vector_force).
 Bushing: "bushing_force_x", "_y", "_z", "bushing_force" and "bushing_torque_*" on the
 bushing object: the load it applies to marker I's part at marker I's origin, world axes
 (Result.bushing; marker J's part takes the opposite).
@@ -38,8 +40,11 @@ LIMIT_PROP, FRICTION_PROP = "limit_force", "friction_force"
 BALL_FRICTION_PROPS = ("friction_torque_x", "friction_torque_y", "friction_torque_z", "friction_torque")
 BUSHING_PROPS = ("bushing_force_x", "bushing_force_y", "bushing_force_z", "bushing_force",
                  "bushing_torque_x", "bushing_torque_y", "bushing_torque_z", "bushing_torque")
+VECTOR_FORCE_PROPS = ("applied_force_x", "applied_force_y", "applied_force_z", "applied_force",
+                      "applied_torque_x", "applied_torque_y", "applied_torque_z", "applied_torque")
 BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
-    CONTACT_PROP, LIMIT_PROP, FRICTION_PROP) + BALL_FRICTION_PROPS + BUSHING_PROPS
+    CONTACT_PROP, LIMIT_PROP, FRICTION_PROP) + BALL_FRICTION_PROPS + BUSHING_PROPS + \
+    VECTOR_FORCE_PROPS
 
 
 def is_plot_channel(data_path: str) -> bool:
@@ -61,6 +66,14 @@ def reaction_series(force: np.ndarray, torque: np.ndarray,
     F, T = force, torque
     return dict(zip(props, (F[:, 0], F[:, 1], F[:, 2], np.linalg.norm(F, axis=1),
                             T[:, 0], T[:, 1], T[:, 2], np.linalg.norm(T, axis=1))))
+
+
+def vector_force_plots(result, forces: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+    """Force name -> {VECTOR_FORCE_PROPS -> (n,) values}: a force with a Reaction marker
+    (the solver's vector force), on its marker's part at the marker, world axes
+    (Result.vector_force; the reaction marker's part takes the opposite)."""
+    return {name: reaction_series(*result.vector_force(name), props=VECTOR_FORCE_PROPS)
+            for name in forces}
 
 
 def bushing_plots(result, bushings: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:

@@ -106,16 +106,18 @@ def scene_constants(pairs) -> dict[str, float]:
 
 
 def used_constants(texts, constants: dict[str, float],
-                   variables: tuple[str, ...] = ("t",)) -> dict[str, float]:
+                   variables: tuple[str, ...] = ("t",), measures: bool = False) -> dict[str, float]:
     """The named ``constants`` that the expression texts (of ``variables``; numbers among
     them are skipped) use, for add_motion/add_force/a spring's actuator (which refuse a
     constant no expression uses).  A text that does not parse gets them all, so the
-    solver's error lists them among the allowed names."""
+    solver's error lists them among the allowed names.  ``measures``: the texts may use the
+    state's measures (a force with a Reaction marker: the solver's add_vector_force)."""
     used: set[str] = set()
     for text in texts:
         if isinstance(text, str) and constants:
             try:
-                used |= parse(text, variables, constants=constants).constants_used
+                used |= parse(text, variables, constants=constants,
+                              measures=measures).constants_used
             except ExpressionError:
                 return dict(constants)
     return {k: v for k, v in constants.items() if k in used}
@@ -156,3 +158,16 @@ def solve_options(settings) -> dict:
     add-on builds them (Bake, Bake Variant, Export CSV, the Study panel and the command
     line): ``analysis`` ("auto", "kinematic" or "dynamic") and ``tolerance`` as typed."""
     return {"analysis": settings.analysis.lower(), "tolerance": tolerance(settings)}
+
+
+def state_measures(texts) -> list[str]:
+    """The state measures (DX, VX, ...) the expression texts use, in order (numbers and
+    texts that do not parse: none)."""
+    found: list[str] = []
+    for text in texts:
+        if isinstance(text, str):
+            try:
+                found += [m for m, _ in parse(text, ("t",), measures=True).measures if m not in found]
+            except ExpressionError:
+                pass
+    return found

@@ -216,8 +216,9 @@ def _measure_call(builder: "_Builder", node: ast.Call, n: str) -> Callable[[dict
     """A state measure's call: its marker names (string constants), recorded in the
     builder; the closure reads its value from the hidden variable."""
     if not builder.measures_allowed:
-        builder.fail(f"is invalid: '{n}' measures the mechanism's state, which only a force's "
-                     "expression may use (not a motion's)")
+        builder.fail(f"is invalid: '{n}' measures the mechanism's state, which only a vector "
+                     "force's components may use (add_vector_force), not a motion, an applied "
+                     "force or an actuator")
     least, most = MEASURES[n]
     if node.keywords:
         builder.fail(f"is invalid: keyword arguments are not allowed (in the call of '{n}')")
