@@ -79,6 +79,11 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     assert modes.frequencies == pytest.approx([omega / (2 * np.pi)], rel=1e-7)
     assert modes.damping_ratios == pytest.approx([0.1 / (2 * omega * i_o)], rel=1e-7)
     assert set(scope["poses"]) == {"crank"} and scope["poses"]["crank"][1].shape == (2, 4)
+    # the arm's tip on its circle (the placements as written put it at the start's target)
+    tip, _ = scope["traced"].marker_frame("tip")
+    t = scope["traced"].times
+    assert np.abs(tip[:, 0] - (0.6 + 0.1 * np.cos(2 * np.pi * t))).max() < 1e-12
+    assert scope["push"].shape == (len(t), 3) and np.allclose(scope["push"][:, 2], 0.0)
     # the flywheel under its motor's torque-speed line: w0 (1 - exp(-T0 t / (I w0)))
     t = scope["spin"].times
     assert scope["speed"] == pytest.approx(30.0 * (1 - np.exp(-8.0 * t / (0.4 * 30.0))), abs=1e-6)

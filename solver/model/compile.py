@@ -259,6 +259,18 @@ def compile_model(mech: Any) -> Model:
         rows.append(coordinate_row(jt.marker_i, jt.marker_j, mo.coordinate, marker_body,
                                    marker_point, marker_axes, motion=mn,
                                    label=f"{name}: {mo.coordinate} of {mo.joint}"))
+    # a general motion's directions, each a motion of its own after the joints' motions
+    motion_names, motion_functions = list(mech.motions), [m.function for m in mech.motions.values()]
+    for name, gm in getattr(mech, "general_motions", {}).items():
+        Cj = marker_axes[gm.marker_j]
+        for axis, fn in zip(gm.axes, gm.functions):
+            rows.append(dict(kind=DOT2, bi=marker_body[gm.marker_i], bj=marker_body[gm.marker_j],
+                             ui=marker_point[gm.marker_i], uj=marker_point[gm.marker_j],
+                             a=Cj[:, "xyz".index(axis)], b=np.zeros(3), target=0.0, joint=-1,
+                             motion=len(motion_names), coupler=-1,
+                             label=f"{name}: {axis} of {gm.marker_i} in {gm.marker_j}"))
+            motion_names.append(general_motion_name(name, axis))
+            motion_functions.append(fn)
     cplan = couplers(mech, rows, marker_body, marker_point, marker_axes, length_scale, nb)
     if cplan is not None:
         cplan = replace(cplan, **meshes(mech, mech.couplers, marker_body, marker_point,
@@ -304,8 +316,8 @@ def compile_model(mech: Any) -> Model:
         joint_names=tuple(mech.joints), joint_kind=tuple(j.kind for j in mech.joints.values()),
         joint_marker_i=tuple(j.marker_i for j in mech.joints.values()),
         joint_marker_j=tuple(j.marker_j for j in mech.joints.values()),
-        motion_names=tuple(mech.motions),
-        motion_functions=tuple(m.function for m in mech.motions.values()),
+        motion_names=tuple(motion_names),
+        motion_functions=tuple(motion_functions),
         marker_body=MappingProxyType(marker_body), marker_point=MappingProxyType(marker_point),
         marker_axes=MappingProxyType(marker_axes), length_scale=length_scale,
         fixed_parts=MappingProxyType(fixed),
@@ -325,6 +337,11 @@ def compile_model(mech: Any) -> Model:
 # between the two are noted, smaller ones are the input's rounding.  A larger loop may
 # exceed it: then the user is told of a disagreement that is rounding, never the other way
 ROUNDING_GAP = 8.0
+
+
+def general_motion_name(name: str, axis: str) -> str:
+    """The motion name of a general motion's direction ("path.x"): its efforts and errors."""
+    return f"{name}.{axis}"
 
 
 def rounding_gap(mech: Any, length_scale: float) -> float:

@@ -8,8 +8,7 @@ import numpy as np
 
 from ..base.errors import MechanismError, SolverCancelled
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
-from .bushings import bushing_state, one_bushing
-from .vector_forces import vector_force_state
+from .readouts import bushing_displacement, bushing_load, vector_force_load
 from .gear_mesh import pitch_geometry
 from .impacts import Impact
 from .state import State
@@ -299,53 +298,42 @@ class Result:
         origin (part J takes the opposite at the same point); ``frame="J"``: in marker J's
         axes, where force = -K_t d - C_t d_dot + F_0 and torque = -K_r theta - C_r w_rel +
         T_0 (model/bushings.py).  ``bushing_displacement`` gives d and theta."""
-        bs = self._bushing_state(name)
-        load = bs.load
-        if frame == "J":
-            return load[:, :3].copy(), load[:, 3:].copy()
-        if frame != "world":
-            raise MechanismError(f"bushing {name!r}: frame must be 'world' or 'J', got {frame!r}")
-        return ((bs.Rj @ load[:, :3, None])[..., 0], (bs.Rj @ load[:, 3:, None])[..., 0])
+        return bushing_load(self.model.forces, name, frame, self._states())
 
     def bushing_displacement(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(d (n, 3) m, theta (n, 3) rad): marker I's origin from marker J's and the rotation
         vector of I's axes from J's, in J's axes."""
-        d = self._bushing_state(name).disp
-        return d[:, :3].copy(), d[:, 3:].copy()
+        return bushing_displacement(self.model.forces, name, self._states())
 
     def vector_force(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(force (n, 3) N, torque (n, 3) N m) the vector force applies to part I at marker
         I's origin, world axes (part J takes the opposite at the same point), its
         expressions evaluated at the stored states (model/vector_forces.py)."""
-        fm = self.model.forces
-        if name not in fm.vf_names:
-            raise MechanismError(f"unknown vector force {name!r}")
-        k = fm.vf_names.index(name)
-        vs = vector_force_state(fm, self.times, *self._with_ground())
-        return vs.F[:, k].copy(), vs.T[:, k].copy()
+        return vector_force_load(self.model.forces, name, self.times, self._states())
 
-    def _with_ground(self) -> tuple[np.ndarray, ...]:
-        """(r, A, v, w) of every frame with the ground appended (the kernels' arrays)."""
-        n = len(self.times)
-        ground = np.zeros((n, 1, 3))
-        A = quat_to_matrix(np.concatenate([self._p, np.broadcast_to(
-            np.array([1.0, 0.0, 0.0, 0.0]), (n, 1, 4))], axis=1))
-        rg, vg, wg = (np.concatenate([x, ground], axis=1) for x in (self._r, self._v, self._w))
-        return rg, A, vg, wg
-
-    def _bushing_state(self, name: str):
-        fm = self.model.forces
-        if name not in fm.bu_names:
-            raise MechanismError(f"unknown bushing {name!r}")
-        one = one_bushing(fm, fm.bu_names.index(name))
-        bs = bushing_state(one, *self._with_ground())
-        return bs._replace(Rj=bs.Rj[:, 0], disp=bs.disp[:, 0], load=bs.load[:, 0])
+    def _states(self) -> tuple[np.ndarray, ...]:
+        """(r, p, v, w) of every frame: what a force element's read-out evaluates."""
+        return self._r, self._p, self._v, self._w
 
     def _coupler_index(self, name: str):
         cp = self.model.couplers
         if cp is None or name not in cp.names:
             raise MechanismError(f"unknown coupler {name!r}")
         return cp.names.index(name), cp
+
+    def general_motion(self, name: str) -> np.ndarray:
+        """(n, 3) N: the force a general motion applies to marker I's part at marker I's
+        origin along marker J's x, y, z (0 along a free direction): the push an actuator
+        prescribing that motion would give."""
+        names = self.model.motion_names
+        cols = [names.index(f"{name}.{a}") if f"{name}.{a}" in names else -1 for a in "xyz"]
+        if all(c < 0 for c in cols):
+            raise MechanismError(f"unknown general motion {name!r}")
+        out = np.zeros((len(self.times), 3))
+        for k, c in enumerate(cols):
+            if c >= 0:
+                out[:, k] = self._effort[:, c]
+        return out
 
     def effort(self, motion: str) -> np.ndarray:
         """(n,) torque (N m) or force (N) the motion applies along its joint coordinate."""

@@ -13,7 +13,7 @@ from .curve_joints import as_curve, check_planar
 from .friction import make_friction
 from .limits import make_limit
 from .expressions import named_constants
-from .items import (Joint, Marker, Motion, Part, make_bushing, make_load,
+from .items import (GeneralMotion, Joint, Marker, Motion, Part, make_bushing, make_load,
                     make_spring_damper, make_torsion_spring, make_vector_force,
                     unused_constants)
 from .joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS, canonical_kind
@@ -40,6 +40,7 @@ class Builder:
         self.markers: dict[str, Marker] = {}
         self.joints: dict[str, Joint] = {}
         self.motions: dict[str, Motion] = {}
+        self.general_motions: dict[str, Any] = {}    # items.GeneralMotion
         self.springs: dict[str, Any] = {}            # items.SpringDamper
         self.torsion_springs: dict[str, Any] = {}    # items.TorsionSpring
         self.loads: dict[str, Any] = {}              # items.Load
@@ -54,6 +55,7 @@ class Builder:
         name = check_name(name, what)
         for table, kind in ((self.parts, "part"), (self.markers, "marker"),
                             (self.joints, "joint"), (self.motions, "motion"),
+                            (self.general_motions, "general motion"),
                             (self.springs, "spring-damper"), (self.torsion_springs, "torsion spring"),
                             (self.loads, "force"), (self.bushings, "bushing"),
                             (self.vector_forces, "vector force"),
@@ -164,6 +166,35 @@ class Builder:
             raise MechanismError(str(exc), time=exc.time) from None
         unused_constants(consts, [fn], f"motion {name!r}")
         self.motions[name] = Motion(name, joint, coord, fn, expression, consts)
+
+    def add_general_motion(self, name: str, marker_i: str, marker_j: str, x: Any = None,
+                           y: Any = None, z: Any = None, constants: dict | None = None) -> None:
+        """Prescribe marker I's origin in marker J's axes (Adams MOTION X, Y, Z between two
+        markers): each of ``x``, ``y``, ``z`` given (a number, a text of ``t`` or a
+        callable f(t), m) is held to its function; None leaves that direction free.  The
+        parts between I and J move as their joints allow (closed loops solve themselves);
+        ``Result.general_motion(name)`` is the force the motion applies to I's part along
+        J's axes (the effort of an actuator that would make it).  ``constants`` as
+        add_motion's."""
+        name = self._new_name(name, "general motion")
+        what = f"general motion {name!r}"
+        self._between_parts(what, marker_i, marker_j)
+        given = [(a, spec) for a, spec in zip("xyz", (x, y, z)) if spec is not None]
+        if not given:
+            raise MechanismError(f"{what}: give at least one of x, y, z (the others stay free)")
+        try:
+            consts = named_constants(constants, ("t",), f"{what}: ")
+            fns = []
+            for a, spec in given:
+                fn = time_function(spec, name=f"{what}: {a}", constants=consts)
+                fn.derivatives(0.0)
+                fns.append(fn)
+            unused_constants(consts, fns, what)
+        except ExpressionError as exc:
+            raise MechanismError(str(exc), time=exc.time) from None
+        self.general_motions[name] = GeneralMotion(name, marker_i, marker_j,
+                                                   tuple(a for a, _ in given), tuple(fns),
+                                                   tuple(s for _, s in given), consts)
 
     # -- force elements (kernels/forces.py has the conventions)
     def add_spring_damper(self, name: str, marker_i: str, marker_j: str, stiffness: float = 0.0,

@@ -57,6 +57,19 @@ class Motion:
 
 
 @dataclass
+class GeneralMotion:
+    """Marker I's origin prescribed in marker J's axes: ``axes`` (some of "x", "y", "z") each
+    driven by its function of time (expressions.TimeFunction), m."""
+    name: str
+    marker_i: str
+    marker_j: str
+    axes: tuple[str, ...]
+    functions: tuple[Any, ...]
+    source: tuple[Any, ...]
+    constants: dict = field(default_factory=dict)
+
+
+@dataclass
 class SpringDamper:
     name: str
     marker_i: str

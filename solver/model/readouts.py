@@ -1,0 +1,58 @@
+"""Force elements read back from a Result's stored states (Result.bushing, .vector_force):
+their laws evaluated at every frame at once, the ground appended as the kernels take it."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..base.errors import MechanismError
+from ..base.rotations import quat_to_matrix
+from .bushings import BushingState, bushing_state, one_bushing
+from .vector_forces import vector_force_state
+
+
+def with_ground(states: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """(r, A, v, w) of every frame with the ground appended, from (r, p, v, w) (n, nb, ...)."""
+    r, p, v, w = states
+    n = len(r)
+    ground = np.zeros((n, 1, 3))
+    A = quat_to_matrix(np.concatenate([p, np.broadcast_to(np.array([1.0, 0.0, 0.0, 0.0]),
+                                                            (n, 1, 4))], axis=1))
+    rg, vg, wg = (np.concatenate([x, ground], axis=1) for x in (r, v, w))
+    return rg, A, vg, wg
+
+
+def _bushing(fm: Any, name: str, states: tuple) -> BushingState:
+    """One bushing's state at every frame (the bushing axis dropped)."""
+    if name not in fm.bu_names:
+        raise MechanismError(f"unknown bushing {name!r}")
+    bs = bushing_state(one_bushing(fm, fm.bu_names.index(name)), *with_ground(states))
+    return bs._replace(Rj=bs.Rj[:, 0], disp=bs.disp[:, 0], load=bs.load[:, 0])
+
+
+def bushing_load(fm: Any, name: str, frame: str, states: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(force, torque) (n, 3) of bushing ``name`` on part I, world axes or ``frame="J"``."""
+    bs = _bushing(fm, name, states)
+    load = bs.load
+    if frame == "J":
+        return load[:, :3].copy(), load[:, 3:].copy()
+    if frame != "world":
+        raise MechanismError(f"bushing {name!r}: frame must be 'world' or 'J', got {frame!r}")
+    return (bs.Rj @ load[:, :3, None])[..., 0], (bs.Rj @ load[:, 3:, None])[..., 0]
+
+
+def bushing_displacement(fm: Any, name: str, states: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """(d, theta) (n, 3) of bushing ``name``, marker J's axes."""
+    d = _bushing(fm, name, states).disp
+    return d[:, :3].copy(), d[:, 3:].copy()
+
+
+def vector_force_load(fm: Any, name: str, times: np.ndarray, states: tuple
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """(force, torque) (n, 3) of vector force ``name`` on part I, world axes."""
+    if name not in fm.vf_names:
+        raise MechanismError(f"unknown vector force {name!r}")
+    k = fm.vf_names.index(name)
+    vs = vector_force_state(fm, times, *with_ground(states))
+    return vs.F[:, k].copy(), vs.T[:, k].copy()
