@@ -186,6 +186,45 @@ def test_one_slipping_hinge_solves_its_load_in_few_steps(monkeypatch) -> None:
     assert lines[0] / len(misses) <= 100
 
 
+def test_a_slipping_hinge_costs_one_schur_solve_a_right_hand_side(monkeypatch) -> None:
+    """The multipliers and their responses to a unit force along each friction component
+    come from one Schur solve (the components' unit forces stacked beside the applied
+    loads' right-hand side, J M^-1 J^T the same for all): the door swinging shut (0.5 s,
+    slipping throughout) makes one solve a right-hand side (two when the responses were
+    solved after the multipliers), and its friction is mu L + preload of the multipliers
+    each right-hand side returns while it slips, to 1e-12 (friction.loads, independent of
+    the solve)."""
+    import solver.analyses.dynamics.equations as eq
+    import solver.analyses.dynamics.friction as fr
+    from solver.algebra.schur import Schur
+    solves, per_rhs, misses = [0], [], []
+    real_solve, real_accel = Schur.solve, eq.Equations._accelerations
+
+    def counted(self, *a, **k):
+        solves[0] += 1
+        return real_solve(self, *a, **k)
+
+    def accelerations(self, t, r, p, vel, report=True):
+        before = solves[0]
+        out = real_accel(self, t, r, p, vel, report)
+        per_rhs.append(solves[0] - before)
+        model, lam, jac = self.m, out[1], out[3]
+        A = eq.body_arrays(model, r, p)[1]
+        vq = fr.rates(model, jac, eq._ground_row(vel))
+        s = fr.coefficient(model, fr.magnitudes(model, vq)) * fr.loads(model, lam, jac, A) \
+            + model.frictions.preload
+        if not self.slip.stuck[0]:
+            misses.append(abs(abs(self.friction[0]) - s[0]) / s[0])
+        return out
+    monkeypatch.setattr(Schur, "solve", counted)
+    monkeypatch.setattr(eq.Equations, "_accelerations", accelerations)
+    r = _door_with_a_dry_hinge().solve(duration=0.5, fps=24, analysis="dynamic")
+    monkeypatch.undo()
+    assert np.all(np.abs(r.friction("dry")[1:]) > 0.5) and len(per_rhs) > 200
+    assert max(per_rhs) == 1
+    assert max(misses) < 1e-12
+
+
 def test_the_door_locates_each_event_in_few_trial_steps(monkeypatch) -> None:
     """Every event inside a step (the door's 5 impacts on its stop, its 4 slip reversals
     and the dry coefficient's breakpoints around each) is located by re-stepping, each

@@ -14,7 +14,10 @@ Cost: the right-hand side is a fixed set of numpy calls whatever the number of b
 the bodies' arrays are written into buffers made once per leading shape
 (``_Work``; the ground's row and the inverse masses' constant blocks set once), the world
 inertia and inverse inertia come from one pair of products, and J M^-1 J^T from the
-kept rows' fixed layout (``algebra/schur.py``).
+kept rows' fixed layout (``algebra/schur.py``).  With joint friction, the right-hand sides
+of a force of 1 along each friction component's row are solved beside the applied loads'
+(one factorization of J M^-1 J^T): a slipping element's friction is then a weighted sum
+of those responses (friction.py ``with_slip``).
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ from ...base.rotations import own_loop, quat_rate, quat_to_matrix
 from ...kernels.constraints import body_arrays, evaluate, motion_values, residual
 from ...kernels.forces import stop_forces, torsion_angles, total_forces
 from ...model.compile import Model
-from .friction import Slip, body_forces, rates, with_slip
+from .friction import Slip, rates, with_slip
 from .projection import PROJECT_RCOND, PositionProjection
 from ..structure import Structure, least_norm, self_stresses
 
@@ -36,6 +39,17 @@ ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singu
 _NO_MOTION = np.zeros((0, 3))   # motion_values of a model without motions
 _NO_MOTION.setflags(write=False)
 _ONES4 = np.ones(4)
+
+
+def _responses(dlam: np.ndarray, da: np.ndarray):
+    """respond(Q_q) -> (multipliers (..., nc), accelerations (..., nb, 6)) for forces Q_q
+    (..., m) along the friction components (or (L, ..., m): L sets at once): the sums of
+    each component's responses to a force of 1, dlam (m, ..., nc) and da (m, ..., nb, 6),
+    weighted by Q_q (both linear in the forces)."""
+    def respond(Qq: np.ndarray):
+        return (np.einsum("...j,j...c->...c", Qq, dlam),
+                np.einsum("...j,j...bi->...bi", Qq, da))
+    return respond
 
 
 def _ground_row(x: np.ndarray) -> np.ndarray:
@@ -58,13 +72,40 @@ class _Work:
         self.A9 = np.zeros(lead + (nb + 1, 9))
         self.A9[..., nb, :] = np.eye(3).reshape(9)
         self.A = self.A9.reshape(lead + (nb + 1, 3, 3))
-        self.Mi = np.zeros(lead + (nb, 6, 6))
-        self.Mi[...] = model.body_inverse_mass[..., :nb, :, :]
         # the inertias' products in numpy's own matmul loop (rotations.own_loop; the 6x6
         # inverse masses stay with BLAS, faster at that size on one thread)
         self.Z, self.both = own_loop(lead + (nb, 2, 9)), own_loop(lead + (nb, 6, 3))
-        self.MiQ = np.zeros(lead + (nb + 1, 6))           # M^-1 Q, ground zero
+        if model.frictions is None:
+            self.Mi = np.zeros(lead + (nb, 6, 6))
+            self.Mi[...] = model.body_inverse_mass[..., :nb, :, :]
+            self.MiQ = np.zeros(lead + (nb + 1, 6))           # M^-1 Q, ground zero
+        else:
+            # with joint friction also the ground's (zero) block, and M^-1 Q stacked with
+            # M^-1 J_f^T of each friction component's row (``unit_friction``): one Schur
+            # solve for the multipliers and their responses to each component's force
+            m = len(model.frictions.rows)
+            self.Mig = np.zeros(lead + (nb + 1, 6, 6))
+            self.Mig[...] = model.body_inverse_mass
+            self.Mi = self.Mig[..., :nb, :, :]
+            self.MiX = np.zeros((1 + m,) + lead + (nb + 1, 6))
+            self.MiQ = self.MiX[0]
+            ends = model.row_ends[model.frictions.rows]                   # (m, E)
+            self.unit_at = (1 + np.repeat(np.arange(m), ends.shape[1]), Ellipsis,
+                            ends.reshape(-1), slice(None))
         self.MiQ_moving = self.MiQ[..., :nb, :, None]     # its moving bodies, as matmul's out
+
+    def unit_friction(self, model: Model, jac: np.ndarray) -> np.ndarray:
+        """MiX (1 + m, ..., nb+1, 6): M^-1 Q (filled by the caller) and, written here,
+        M^-1 J_f^T for a force of 1 along each friction component's row f (N or N m on
+        its two bodies, world axes), the ground's zero.  Only the rows' own bodies are
+        written, the same entries every call: the others stay zero."""
+        fp = model.frictions
+        ends = model.row_ends[fp.rows]
+        lead = jac.shape[:-2]
+        blocks = jac[..., fp.rows, :].reshape(lead + ends.shape + (6,))   # (..., m, E, 6)
+        unit = np.einsum("...jeab,...jeb->je...a", self.Mig[..., ends, :, :], blocks)
+        self.MiX[self.unit_at] = unit.reshape((-1,) + lead + (6,))
+        return self.MiX
 
     def bodies(self, r: np.ndarray, p: np.ndarray, vel: np.ndarray):
         """(rg, A, vg, wg, velg) for COM positions r, unit quaternions p, velocities vel
@@ -214,23 +255,26 @@ class Equations:
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., :nb, :]
             self.stop_power = stop.power
-        MiQ = wk.MiQ
         np.matmul(Mi, Q[..., None], out=wk.MiQ_moving)
+        # with friction, M^-1 Q and each friction component's unit force (1 + m, ...): the
+        # multipliers and accelerations of both from one solve
+        X = wk.MiQ if self.slip is None else wk.unit_friction(m, ev.jac)
         Jb = sc.blocks(ev.jac)
         vals, W = sc.matrix(Jb, Mi)
         # S lambda = J M^-1 Q - gamma, gamma = -quad + f'' (f'' on the motion rows)
-        b = sc.times(Jb, MiQ)
-        b += ev.quad if sc.every else ev.quad[..., keep]
+        b = sc.times(Jb, X)
+        b0 = b if self.slip is None else b[0]
+        b0 += ev.quad if sc.every else ev.quad[..., keep]
         km, motion = self._kept_motions
         if km.size:
-            b[..., km] -= f[..., motion, 2]
+            b0[..., km] -= f[..., motion, 2]
         lam_k = self.solve(vals, b)
         if sc.every:
             lam = lam_k
         else:
-            lam = np.zeros(lead + (m.nc,))
+            lam = np.zeros(lam_k.shape[:-1] + (m.nc,))
             lam[..., keep] = lam_k
-        a = MiQ[..., :nb, :] - sc.apply(W, lam_k)
+        a = X[..., :nb, :] - sc.apply(W, lam_k)
         # redundant rows: the least-norm joint multipliers, as the sweep and statics report
         # them (structure.least_norm), and friction's load from them; a stage of a step
         # (``report`` False) needs them only for friction
@@ -246,16 +290,9 @@ class Equations:
             # a joint held by a resting stop takes no friction; one a motion drives slips the
             # way the motion moves it (no event: its speed is given)
             sliding = (~self.slip.stuck & ~self.slip.frozen)[fp.element]
-            d = np.where(fp.held[fp.element], np.sign(vq), self.slip.direction)
-            Mig = self._minv_ground(A)
-
-            def respond(Qq):              # accelerations and multipliers per unit friction
-                #                               (Q_q (..., m), or (L, ..., m): L at once)
-                MiF = np.einsum("...bij,...bj->...bi", Mig, body_forces(m, Qq, ev.jac, nb + 1))
-                dlam_k = self.solve(vals, sc.times(Jb, MiF))
-                dlam = np.zeros(dlam_k.shape[:-1] + (m.nc,))
-                dlam[..., keep] = dlam_k
-                return (dlam if reported is None else reported(dlam)), MiF[..., :nb, :] - sc.apply(W, dlam_k)
+            d = (np.where(fp.held[fp.element], np.sign(vq), self.slip.direction)
+                 if fp.held.any() else self.slip.direction)
+            lam, a, respond = lam[0], a[0], _responses(lam[1:], a[1:])
             Qq, lam, da, room = with_slip(m, respond, lam, ev.jac, A, vq, d, sliding)
             self.headroom = room
             if da is not None:

@@ -153,8 +153,10 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     depend on the loads, and lam is affine in the forces, so lam(s) = lam + dlam_c + sum_k
     s_k dlam_k with one response per slipping element (``respond(Q_q) -> (dlam, other)``:
     the linear response of the multipliers, and of anything else, to generalized forces
-    Q_q along the friction components; called once, the elements' unit forces on a leading
-    axis of their own, (L, ..., m)), and the joint reactions are linear in lam (their
+    Q_q along the friction components; called once, one element's unit force (..., m), or
+    several elements' on a leading axis of their own, (L, ..., m); the dynamics' is a sum of
+    each component's response, all solved with the multipliers), and the joint reactions
+    are linear in lam (their
     reactions and the responses' are one call).  The only nonlinear part, s = g(s) = mu
     L(F(s)) + preload (L: norms of the reaction, affine in s), is solved on the reactions
     alone: with one element slipping by ``_one_slipping`` (Newton on the norms of its
@@ -168,15 +170,22 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     speed = magnitudes(model, vq)
     u = slip_direction(model, vq, direction, speed)
     mu = coefficient(model, speed)
-    Qq = np.where(sliding, -fp.viscous[..., e] * vq, 0.0)
     other = None
-    if np.any(fp.viscous[..., e[sliding]] > 0.0):
-        dlam, other = respond(Qq)
-        lam = lam + dlam
-    live = np.unique(e[sliding])
+    if fp.viscous.any():
+        Qq = np.where(sliding, -fp.viscous[..., e] * vq, 0.0)
+        if np.any(fp.viscous[..., e[sliding]] > 0.0):
+            dlam, other = respond(Qq)
+            lam = lam + dlam
+    else:
+        Qq = np.zeros(vq.shape)
+    live = np.flatnonzero(np.logical_or.reduceat(sliding, fp.first))
     headroom = np.full(lam.shape[:-1] + (len(fp.names),), np.inf)
     if not live.size:
         return Qq, lam, other, headroom
+    if len(live) == 1:
+        k = int(live[0])
+        return _with_one(model, k, respond, lam, jac, A, mu, np.where(sliding & (e == k), -u, 0.0),
+                         Qq, other, headroom)
     # the responses to each live element's friction of size 1, all at once on a leading
     # axis of their own: Q_k (L, ..., m), their multipliers (L, ..., nc)
     mine = (e == live[:, None]).reshape((len(live),) + (1,) * (u.ndim - 1) + e.shape)
@@ -184,12 +193,7 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     dlam, outs = respond(Qk)
     both, z = joint_reactions(model, np.concatenate([lam[None], dlam]), jac, A)
     R, dR = both[0], np.moveaxis(both[1:], 0, -4)                   # dR (..., live, n, 2, 3)
-    if len(live) == 1:
-        s, room = _one_slipping(model, int(live[0]), mu, R, dR[..., 0, :, :, :], z)
-        s = s[..., None]
-        headroom[..., live] = room[..., None]
-    else:
-        s = _coupled_loads(model, live, mu, R, dR, z, headroom)
+    s = _coupled_loads(model, live, mu, R, dR, z, headroom)
     sl = np.moveaxis(s, -1, 0)[..., None]                # (L, ..., 1): each response's size
     Qq = Qq + (sl * Qk).sum(axis=0)
     lam = lam + (sl * dlam).sum(axis=0)
@@ -197,6 +201,21 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
         o = (sl.reshape(sl.shape[:-1] + (1,) * (outs.ndim - sl.ndim + 1)) * outs).sum(axis=0)
         other = o if other is None else other + o
     return Qq, lam, other, headroom
+
+
+def _with_one(model: Model, k: int, respond, lam: np.ndarray, jac: np.ndarray, A: np.ndarray,
+              mu: np.ndarray, Qk: np.ndarray, Qq: np.ndarray, other, headroom: np.ndarray):
+    """with_slip's outputs when element k alone slips: its unit friction Qk (..., m) (-u on
+    its components), the responses to it and the reactions of lam and of them in one call
+    each, its size s by ``_one_slipping``, and Qq, lam, other moved by s times them."""
+    dlam, out = respond(Qk)
+    both, z = joint_reactions(model, np.stack([lam, dlam]), jac, A)
+    s, headroom[..., k] = _one_slipping(model, k, mu, both, z)
+    s = s[..., None]
+    if out is not None:
+        o = s[..., None] * out
+        other = o if other is None else other + o
+    return Qq + s * Qk, lam + s * dlam, other, headroom
 
 
 def _parts(model: Model, k: int, R: np.ndarray, z: np.ndarray):
@@ -216,10 +235,9 @@ def _parts(model: Model, k: int, R: np.ndarray, z: np.ndarray):
     return V, w
 
 
-def _one_slipping(model: Model, k: int, mu: np.ndarray, R: np.ndarray, dR: np.ndarray,
-                  z: np.ndarray):
+def _one_slipping(model: Model, k: int, mu: np.ndarray, RdR: np.ndarray, z: np.ndarray):
     """(s (...), headroom (...)): the one slipping element k's friction s = g(s) = mu L(R +
-    s dR) + preload and 1 - g'(s) there.  L(R + s dR) = sum_j w_j |V_j + s W_j| (``_parts``
+    s dR) + preload and 1 - g'(s) there (RdR (2, ..., n, 2, 3): the reactions R and dR).  L(R + s dR) = sum_j w_j |V_j + s W_j| (``_parts``
     of R and of dR: they are linear in the reaction) is convex in s, so Newton on g(s) - s
     from s = 0 (where g >= 0) climbs monotonically to the root (each tangent lies below the
     convex g - s), its slope exact from the parts, g'(s) = mu sum_j w_j (V_j + s W_j) . W_j /
@@ -229,24 +247,23 @@ def _one_slipping(model: Model, k: int, mu: np.ndarray, R: np.ndarray, dR: np.nd
     on (..., 3, 3).  A slope g' >= 1 where g(s) > s leaves no root above: the joint jams
     (FrictionJam); after ITERATIONS, a state within 1e-10 is taken, any other jams."""
     fp = model.frictions
-    VW, w = _parts(model, k, np.stack([R, dR]), z)
-    V, W = VW[0], VW[1]
-    if not (np.isfinite(V).all() and np.isfinite(W).all()):   # a wild state (a trial stage)
+    VW, w = _parts(model, k, RdR, z)
+    if not np.isfinite(VW).all():          # a wild state (a trial stage)
         raise np.linalg.LinAlgError("non-finite joint reactions in the friction loads")
-    m, pre = mu[..., k], fp.preload[..., k]
-    s = np.zeros(R.shape[:-3])
+    V, W = VW[0], VW[1]
+    mw, pre = mu[..., k, None] * w, fp.preload[..., k]     # each part's weight times mu
+    s = np.zeros(V.shape[:-2])
     flat = np.ones(s.shape)   # 1 - g' at the last iterate that took a step
     last = None               # the iterate before: the largest |g(s) - s| over the states
     for _ in range(ITERATIONS):
-        Vs = V + s[..., None, None] * W
+        Vs = V if last is None else V + s[..., None, None] * W      # (s = 0 at first)
         size = np.sqrt(np.einsum("...ji,...ji->...j", Vs, Vs))
-        g = m * (size * w).sum(axis=-1) + pre
+        g = np.einsum("...j,...j->...", size, mw) + pre
         res = g - s
         big = np.abs(res).max()
         if big <= 1e-13 * np.abs(g).max() + 1e-300:
             return g, flat
-        rate = np.einsum("...ji,...ji->...j", Vs, W) / np.where(size > 0.0, size, np.inf)
-        flat = 1.0 - m * (rate * w).sum(axis=-1)
+        flat = 1.0 - np.einsum("...ji,...ji,...j->...", Vs, W, mw / np.where(size > 0.0, size, np.inf))
         if (flat <= 0.0).any():          # g grows at least as fast as s from here: no root
             stuck = (flat <= 0.0) & (res > 0.0)
             if stuck.any():
