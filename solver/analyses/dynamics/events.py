@@ -7,7 +7,9 @@ and the record of friction's events in the Result (``record_friction``).
 
 Each kind is checked at the step's end; a crossing is located by re-stepping from the
 step's start (``stops.locate``: every trial a full step of the integrator, so the state at
-the event is the integrator's own, never an interpolation).  The located step is then a
+the event is the integrator's own, never an interpolation; each trial's end also gives
+Newton's next instant, the event function's rate there by one right-hand side, and a
+trial just past the root by its own tangent ends the search).  The located step is then a
 step like any other, and its own error estimate must be within the goal (err <= 1): when it
 is not, the step is cut as a rejected step is (``control.rejected``) and its end checked
 for events again.  What happens just before an event is often the least smooth part of the
@@ -105,12 +107,34 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
 
     def restep(measure):
         """A trial step of size hh for ``locate``: ((its end, its error, the event
-        function there), the event function ``measure(t_end, y_end)`` there)."""
+        function there, hh), the event function ``measure(t_end, y_end)`` there)."""
         def trial(hh: float):
             yy, ee = stepper.step(t, y, f0, hh, norm)
             g = measure(t + hh, yy)
-            return (yy, ee, g), g
+            return (yy, ee, g, hh), g
         return trial
+
+    def tangent(measure):
+        """For ``locate``: where the tangents at a trial's end put the first instant one
+        of ``which`` reaches zero, g + offset (Newton's step for each, g' by a difference
+        along f there: one right-hand side, a twelfth of a trial), or None when one that
+        is past zero there does not fall (its crossing is then bracketed only).  The
+        difference moves the state by 1e-8 of its largest entry (rounding leaves about
+        1e-8 of g' whatever the step's size)."""
+        def newton(data, which: np.ndarray, offset: np.ndarray) -> float | None:
+            yy, _, g, hh = data
+            f = sysm.rhs(t + hh, yy)
+            speed = float(np.abs(f[:-1]).max())          # (the work, last, left out)
+            if not 0.0 < speed < np.inf:
+                return None
+            d = 1e-8 * max(1.0, float(np.abs(yy[:-1]).max())) / speed
+            left = g[which] + offset[which]
+            rate = (measure(t + hh + d, yy + d * f)[which] - g[which]) / d
+            falls = (rate < 0.0) & np.isfinite(rate)
+            if not np.all(falls | (left > 0.0)) or not falls.any():
+                return None
+            return hh + float(np.min(-left[falls] / rate[falls]))
+        return newton
 
     if stops is not None:                # a stop reached within the step: its instant
         def gaps(_, yy):
@@ -121,7 +145,8 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
         g1 = gaps(None, y1)
         hit = stops.crossed(g1)
         if hit.size:
-            hs, (y1, err, g) = stops.locate(restep(gaps), gaps(None, y), g1, hit, hs, along)
+            hs, (y1, err, g, _) = stops.locate(restep(gaps), gaps(None, y), g1, hit, hs, along,
+                                               tangent(gaps))
             # the bounds in contact there, to their gap tolerance, take the impact together
             found, located = [reached(g, hit, -stops.tol), none, none], True
     # (what an event of the kind is: 1 slid, 2 broke, None: the step only ends there, a
@@ -136,10 +161,11 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
         g1 = measure(t + hs, y1)
         which = np.flatnonzero(armed & (g1 <= 0.0))
         if which.size:
-            hs, (y1, err, g) = locate(restep(measure), at_start, g1, which, hs,
-                                      guess=_tangent_guess(measure, t, y, f0, at_start,
-                                                           which, hs),
-                                      width=KINK_TIME if measure is kink else EVENT_TIME)
+            hs, (y1, err, g, _) = locate(restep(measure), at_start, g1, which, hs,
+                                         guess=_tangent_guess(measure, t, y, f0, at_start,
+                                                              which, hs),
+                                         width=KINK_TIME if measure is kink else EVENT_TIME,
+                                         tangent=tangent(measure))
             found, located = [none, none, none], True
             if slot is not None:
                 found[slot] = reached(g, which)

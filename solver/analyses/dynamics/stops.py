@@ -9,7 +9,8 @@ kept rows while the coordinate is inside its range; its gap g = sgn (q - bound) 
   crossing is located by re-stepping from the step's start (regula falsi with the Illinois
   modification on the step size, every trial a full integrator step, so the located state
   is the integrator's own, never an interpolation; the first trial where the step's dense
-  output puts the crossing, ``dense_guess``) to ``EVENT_TIME`` s; then Newton's impact
+  output puts the crossing, ``dense_guess``, the next ones Newton's from each trial's end
+  while they converge as Newton's do) to ``EVENT_TIME`` s; then Newton's impact
   law through all the constraints (Pfeiffer and Glocker, Multibody Dynamics with Unilateral
   Contacts, ch. 5; Haug eq. 11.5.x for the impulse form): the velocities jump by
   M^-1 C^T Lambda with C the kept rows and the hitting bound's row, so that every joint and
@@ -97,20 +98,28 @@ def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, ou
 
 def locate(step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
            offset: np.ndarray | float = 0.0, guess: float | None = None,
-           width: float = EVENT_TIME):
+           width: float = EVENT_TIME, tangent=None):
     """The first instant h in (0, hs] where min over ``hit`` of g + offset reaches zero, and
     the step's result there: ``step(h)`` integrates from the step's start and returns (its
     result, g there); g0, g1 are g at the step's start and end (the start positive, the
     end not).  Regula falsi with the Illinois modification on h, every trial a full step of
     the integrator, to ``width`` s; the result returned is the one on the far side.
     ``guess``: where the step's dense output puts the instant (``dense_guess``), the first
-    trial: from a good one two or three trials narrow to EVENT_TIME instead of seven."""
+    trial: from a good one two or three trials narrow to EVENT_TIME instead of seven.
+    ``tangent(result, hit, offset)``: where the tangent of the first of ``hit`` to reach
+    zero at a trial's end puts the instant (h), or None: each next trial is then that
+    Newton step, a tenth of ``width`` past the root, and a trial past the root that its
+    tangent puts within 0.9 ``width`` of it ends the search without a trial from the near
+    side (the tangent's error, g''/(2 g') times that distance squared, is far below the
+    width)."""
     worst = _worst(hit, offset, g0)
 
     def trial(c):
         y_c, g_c = step(c)
         return worst(g_c), y_c
-    b, y_b = _falsi(trial, 0.0, worst(g0), hs, worst(g1), width, guess)
+    off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g0))
+    newton = None if tangent is None else lambda y_c: tangent(y_c, hit, off)
+    b, y_b = _falsi(trial, 0.0, worst(g0), hs, worst(g1), width, guess, newton)
     if y_b is None:
         y_b, _ = step(b)
     return b, y_b
@@ -134,15 +143,20 @@ def _worst(hit: np.ndarray, offset, g0: np.ndarray):
 
 
 def _falsi(trial, a: float, fa: float, b: float, fb: float, width: float,
-           first: float | None = None):
+           first: float | None = None, newton=None):
     """Regula falsi with the Illinois modification on (a, b), fa > 0 >= fb, narrowed to
     ``width``: trial(c) -> (f(c), its data); ``first``: the first trial when inside.
     Each trial is where the secant through the last two trials crosses zero when that lies
     inside the bracket (superlinear near the root, where a bracket's far end is a poor
-    second point), else the bracket's Illinois point.
+    second point), else the bracket's Illinois point.  ``newton(data)``: the root by the
+    tangent at a trial (or None): the next trial a tenth of the width past it while
+    Newton's steps shrink at least tenfold (a trial step across a kink of the motion
+    converges only linearly, its integrated values off the smooth curve), and a trial
+    past the root by at most 0.9 width by its own tangent ends the search.
     Returns (b, the data of the last trial at b, None if none)."""
     data_b = None
     side = 0
+    moved = None                         # the size of the last Newton step (newton)
     c = first
     recent = [(a, fa), (b, fb)]          # the last two points tried (the ends at first)
     while b - a > width:
@@ -159,6 +173,7 @@ def _falsi(trial, a: float, fa: float, b: float, fb: float, width: float,
         recent = [recent[1], (c, fc)]
         if fc == 0.0:                      # on the root exactly
             return c, data
+        root = None if newton is None else newton(data)
         if fc > 0.0:
             a, fa = c, fc
             if side == 1:
@@ -169,7 +184,15 @@ def _falsi(trial, a: float, fa: float, b: float, fb: float, width: float,
             if side == -1:
                 fa *= 0.5
             side = -1
-        c = None
+            if root is not None and 0.0 <= c - root <= 0.9 * width:
+                return c, data         # past the root, within the width by its tangent
+        if root is not None:
+            # Newton's next trial while its steps shrink as Newton's do (each at most a
+            # tenth of the one before), else the secant's and Illinois' from here on
+            move = abs(root - c)
+            newton = newton if moved is None or move <= 0.1 * moved else None
+            moved = move
+        c = None if root is None or newton is None else root + 0.1 * width
     return b, data_b
 
 
@@ -219,13 +242,14 @@ class Stops:
         return self.lm.rows[self.resting]
 
     def locate(self, step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
-               dense=None):
+               dense=None, tangent=None):
         """The first instant in (0, hs] where one of the ``hit`` bounds' gaps reaches -tol/2
         (inside the tolerance either way): ``locate`` with the stops' offsets; ``dense``:
-        the gaps along the step's dense output, for the first trial (``dense_guess``).
+        the gaps along the step's dense output, for the first trial (``dense_guess``);
+        ``tangent``: Newton's steps from the trials (``locate``).
         Which bounds the instant has reached is the caller's (``events.reached``)."""
         guess = None if dense is None else dense_guess(dense, g0, g1, hit, hs, 0.5 * self.tol)
-        return locate(step, g0, g1, hit, hs, 0.5 * self.tol, guess)
+        return locate(step, g0, g1, hit, hs, 0.5 * self.tol, guess, tangent=tangent)
 
     def impact(self, sysm, t: float, r, p, v, w, hit: np.ndarray, f: np.ndarray):
         """Newton's impact law at (t, r, p): new (v, w), the kinetic energy change (J, <= 0)
