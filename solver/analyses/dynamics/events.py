@@ -205,10 +205,11 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     located: a slipping element's speed through its coefficient's breakpoints v_s and
     1.5 v_s, where mu(|q'|) is only once differentiable (coefficient's cubic step; no
     breakpoint when mu_s = mu_d), a slipping element's q' . d through zero (Slip.event),
-    and a stuck one's hold margin through zero (hold_margin).  A step across a breakpoint
-    has an error its embedded estimate does not see (both solutions of the pair miss the
-    kink alike): a dry slide's reversal 1e-7 s early at tolerance 1e-9, its position 4e-8 m
-    off; ending the steps there leaves each step smooth.  A joint slowing to its reversal
+    and a stuck one's hold margin through zero (hold_margin: a right-hand side, taken only
+    while some element sticks).  A step across a breakpoint has an error its embedded
+    estimate does not see (both solutions of the pair miss the kink alike): a dry slide's
+    reversal 1e-7 s early at tolerance 1e-9, its position 4e-8 m off; ending the steps
+    there leaves each step smooth.  A joint slowing to its reversal
     passes both breakpoints first, so they are located first, the reversal then checked at
     the earlier end (no trial steps through the kinks to locate a reversal that a breakpoint
     overtakes); and a coordinate's speed is signed, q' . d (a ball's is |q'|), so that a
@@ -242,7 +243,8 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     kinked = np.tile(free & (fp.static != fp.dynamic), 2) & (side != 0.0)
     return [(None, breakpoint, kinked, breakpoint(t, y)),
             (1, reversal, free, reversal(t, y)),
-            (2, margin, slip.stuck.copy(), margin(t, y))]
+            (2, margin, slip.stuck.copy(),
+             margin(t, y) if slip.stuck.any() else np.full(len(fp.names), np.inf))]
 
 
 def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) -> np.ndarray:
