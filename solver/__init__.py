@@ -46,6 +46,7 @@ from .study import Study, StudyResult, grid, latin_hypercube, parameter_names, q
 from .study import resolve as resolve_parameter
 from .study.params import shared_constants
 from .study.table import column_units, result_columns, result_row
+from .vocabulary.contacts import Shape
 from .vocabulary.expressions import named_constants
 from .vocabulary.expressions import parse as parse_expression
 from .vocabulary.joints import (CURVE_JOINT_ROWS, FRICTION_COORDINATES, JOINT_COORDINATES,
@@ -55,7 +56,7 @@ JOINT_KINDS = tuple(JOINT_ROWS)
 
 __all__ = [
     # build, solve, read
-    "Mechanism", "Result", "CheckReport", "Impact", "Curve", "Poser", "Modes",
+    "Mechanism", "Result", "CheckReport", "Impact", "Curve", "Shape", "Poser", "Modes",
     "MechanismError", "SolverError", "SolverCancelled", "ExpressionError",
     # design studies
     "Study", "StudyResult", "StudyError", "grid", "latin_hypercube", "parameter_names",

@@ -64,7 +64,8 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     """docs/python.md: the sprung crank keeps KE + PE - work; statics is one frame; its mode
     is the torsion spring's; the gears
     keep their ratio (gear 2 at -0.4 of gear 1's angle), the bead stays on its track, the
-    arm hits its lower stop and its dry bearing acts; the energy balance holds."""
+    arm hits its lower stop and its dry bearing acts; the energy balance holds; the ball
+    dropped on a floor bounces back up."""
     monkeypatch.chdir(tmp_path)
     scope = run_examples(os.path.join(ROOT, "docs", "python.md"))
     kinetic, potential, work = scope["kinetic"], scope["potential"], scope["work"]
@@ -108,6 +109,9 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     assert np.abs(gr.friction("bearing")).max() > 0.0
     ke, pe, w = gr.energy()
     assert np.abs(ke + pe - w - (ke + pe - w)[0]).max() < 1e-6
+    # the dropped ball bounces back up, to at most the height its restitution allows
+    top = scope["bounced"].position("ball")[6:, 2].max()
+    assert 0.01 + 0.5 * 0.09 < top < 0.01 + 0.8 ** 2 * 0.09
 
 
 @pytest.mark.slow

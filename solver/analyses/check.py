@@ -13,6 +13,7 @@ from ..base.errors import SolverError
 from ..model.compile import Model
 from ..model.state import State
 from .assembly import assemble_pose
+from .contact_check import overlapping_contacts
 from .structure import structure
 
 
@@ -72,6 +73,7 @@ def check(model: Model, state: State) -> CheckReport:
         notes.append(f"{cp.kinds[k]} {name!r} ties joint(s) {tied}: "
                      + ("removes 1 degree of freedom" if row in set(st.keep) else
                         "removes nothing (its relation already holds: redundant)"))
+    notes += overlapping_contacts(model, r, p)
     if st.driven_dof > 0:
         notes.append(f"{st.driven_dof} degree(s) of freedom are not driven by motions: "
                      "a dynamic analysis is needed")

@@ -13,6 +13,7 @@ from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose, curve_contacts, run_disagreement
+from .contact_check import record_contacts
 from .dynamics.driver import dynamic_run
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
@@ -135,6 +136,7 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
     assembly's notes, imperfect geometry that shows only in motion."""
     if model.curves is not None:
         _curve_checks(model, out)
+    record_contacts(model, out, out.analysis == "kinematic")
     out.notes[:0] = list(begun.notes)
     if not begun.notes:
         note = run_disagreement(model, begun.structure, out.times, out._r, out._p, out.track)

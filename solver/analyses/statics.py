@@ -16,7 +16,9 @@ from ..algebra.blas import single_thread
 from ..algebra.newton import NewtonOptions, newton, scaled_jacobian
 from ..base.errors import ExpressionError, SolverError
 from ..kernels.constraints import body_arrays, evaluate, motion_values
-from ..kernels.forces import inertia_world, stop_forces, total_forces
+from ..kernels.contacts import summary_rows
+from ..kernels.forces import inertia_world, total_forces
+from ..kernels.stop_forces import stop_forces
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
@@ -268,6 +270,8 @@ def _result(model: Model, st: Structure, run: _ActiveSet, x: tuple, stable: bool
     out.store(0, rest, lam_full, ev.jac, ev.track)
     _, fe = total_forces(model, time, rg, A, vg, wg, run.eqm.ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
+    if fe.contact is not None:        # the contacts' forces at rest (Result.contact)
+        out._contact[0] = summary_rows(model.forces.contacts, fe.contact, rg)
     return out, rest
 
 

@@ -17,7 +17,8 @@ from ..algebra.newton import NewtonProblem, scales, step_size
 from ..base.errors import SolverError
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
-from ..kernels.forces import stop_forces, total_forces
+from ..kernels.forces import total_forces
+from ..kernels.stop_forces import stop_forces
 from ..model.compile import Model
 from .dynamics.friction import Slip
 

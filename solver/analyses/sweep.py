@@ -30,7 +30,8 @@ from ..algebra.schur import Schur, inverse_mass
 from ..base.errors import ExpressionError, FrictionJam, SolverError
 from ..base.rotations import quat_angle, rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
-from ..kernels.forces import body_loads, evaluate_forces, stop_forces, torsion_angles
+from ..kernels.forces import body_loads, evaluate_forces, torsion_angles
+from ..kernels.stop_forces import stop_forces
 from ..model.compile import Model
 from ..model.results import Result, report_progress
 from ..model.state import State

@@ -46,7 +46,8 @@ from ..algebra.newton import NewtonOptions, newton
 from ..base.errors import FrictionJam
 from ..base.rotations import congruence, quat_multiply
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian
-from ..kernels.forces import force_jacobians, stop_jacobians
+from ..kernels.forces import force_jacobians
+from ..kernels.stop_forces import stop_jacobians
 from .radau_newton import RadauStages
 
 

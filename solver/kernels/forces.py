@@ -13,7 +13,7 @@ Sign conventions
   x_J about z_J, continuous over turns): torque -T on part I, +T on part J.
 - Compliant stop on a joint limit's bound (vocabulary/limits.py, Adams IMPACT): a push
   ``F = max(0, k delta^n + c(delta) d delta/dt) >= 0`` along the coordinate back into its
-  range, delta the penetration past the bound (``stop_forces``).
+  range, delta the penetration past the bound (kernels/stop_forces.py).
 - Coulomb friction is smoothed by tanh over V_FRICTION (1 mm/s, 1 mrad/s) so the
   equations stay smooth for the integrator.
 """
@@ -34,7 +34,8 @@ from ..model.vector_forces import jacobians as vector_force_jacobians
 from ..model.vector_forces import power as vector_force_power, vector_force_state
 from ..model.vector_forces import world_loads as vector_force_loads
 from ..vocabulary.timefunctions import values_of
-from .constraints import global_jacobian, joint_angle, limit_offsets, row_forces, row_rates
+from .constraints import joint_angle
+from .contacts import ContactEval, contact_forces, contact_jacobians
 
 V_FRICTION = 1e-3
 
@@ -51,11 +52,13 @@ class ForceEval:
     ts_torque: np.ndarray
     fm: ForceModel | None = None
     bu_disp: np.ndarray | None = None     # (..., n, 6) bushings' displacements (model/bushings.py)
+    contact: ContactEval | None = None      # the contacts' forces (kernels/contacts.py)
 
     @property
     def potential(self):
-        """The springs' stored energy (k and preload terms), J (a float, or one per state
-        with leading axes): made when asked (output frames), not at every right-hand side."""
+        """The springs' and contacts' stored energy (k and preload terms; the contacts'
+        elastic part), J (a float, or one per state with leading axes): made when asked
+        (output frames), not at every right-hand side."""
         fm = self.fm
         if fm is None:
             return 0.0
@@ -64,6 +67,8 @@ class ForceEval:
                + (0.5 * fm.ts_k * (th - fm.ts_th0) ** 2 + fm.ts_pre * th).sum(-1))
         if self.bu_disp is not None:
             pot = pot + bushing_potential(fm, self.bu_disp)
+        if self.contact is not None:
+            pot = pot + self.contact.potential
         return float(pot) if not np.ndim(pot) else pot
 
 
@@ -226,14 +231,16 @@ def _loads(fm: ForceModel, t: float, A) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarray,
-                    w: np.ndarray, ts_ref: np.ndarray) -> ForceEval:
+                    w: np.ndarray, ts_ref: np.ndarray, onset: np.ndarray | None = None
+                    ) -> ForceEval:
     """Generalized forces of all force elements at one state (arrays with the ground last).
 
     ``ts_ref`` (nts,) is a recent value of each torsion angle (or one per state, (..., nts):
     a sweep's frames, each the frame before's); the angle returned is the branch of atan2
     nearest to it, so springs wound past half a turn keep their torque.
     With t an array (S,) and one leading axis S on r, A, v, w: S states at once (the stages
-    of an implicit step), every field of the result with that axis.
+    of an implicit step), every field of the result with that axis.  ``onset``: the contact
+    points' approach speeds at touchdown (kernels/contacts.py; None: not tracked).
     """
     Q = np.zeros(r.shape[:-1] + (6,))
     pnc = 0.0
@@ -282,9 +289,14 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
         on_i, on_j = vector_force_loads(vs)
         Q = Q + _incidence(fm, "vf", nbg) @ np.concatenate([on_i, on_j], axis=-2)
         pnc = pnc + vector_force_power(vs)
+    ce = None
+    if fm.contacts is not None:          # contacts between parts (kernels/contacts.py)
+        ce = contact_forces(fm.contacts, r, A, v, w, onset)
+        Q = Q + ce.Q
+        pnc = pnc + ce.power_nc
     if not np.ndim(pnc):
         pnc = float(pnc)
-    return ForceEval(Q, pnc, L, fsd, th, T, fm, disp)
+    return ForceEval(Q, pnc, L, fsd, th, T, fm, disp, ce)
 
 
 def _incidence(fm: ForceModel, kind: str, nbg: int) -> np.ndarray:
@@ -308,14 +320,15 @@ def _scatter(Q: np.ndarray, bodies: np.ndarray, vals: np.ndarray) -> None:
 
 
 def total_forces(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
-                 wg: np.ndarray, ts_ref: np.ndarray, Iw: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, ForceEval]:
+                 wg: np.ndarray, ts_ref: np.ndarray, Iw: np.ndarray | None = None,
+                 onset: np.ndarray | None = None) -> tuple[np.ndarray, ForceEval]:
     """Q (nb, 6): gravity at the centre of mass, gyroscopic moment -w x (I_w w) and every
     force element, as force and moment about each body's centre of mass (world axes).
-    Iw: the world inertia A I A^T if the caller has it (else computed)."""
+    Iw: the world inertia A I A^T if the caller has it (else computed); ``onset``: the
+    contact points' touchdown speeds (evaluate_forces)."""
     if model.forces.empty:
         return body_loads(model, A, wg, Iw)[0], _NO_FORCES
-    fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref)
+    fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref, onset)
     return fe.Q[..., : model.nb, :] + body_loads(model, A, wg, Iw)[0], fe
 
 
@@ -530,6 +543,13 @@ def force_jacobians(model: Any, t, rg: np.ndarray, A: np.ndarray, vg: np.ndarray
         Kv, Cv = vector_force_jacobians(fm, t, rg, A, vg, wg)
         K += Kv
         C += Cv
+    if fm.contacts is not None:        # by finite differences (kernels/contacts.py)
+        if lead:
+            raise ValueError("stacked force Jacobians take no contacts")
+        Kc, Cc = contact_jacobians(fm.contacts, nb, rg, A, vg, wg, None,
+                                   1e-7 * model.length_scale)
+        K[:nb, :, :nb, :] += Kc.reshape(nb, 6, nb, 6)
+        C[:nb, :, :nb, :] += Cc.reshape(nb, 6, nb, 6)
     w = wg[..., :nb, :]
     Iw = congruence(A[..., :nb, :, :], model.body_inertia)
     h = np.einsum("...bij,...bj->...bi", Iw, w)
@@ -541,52 +561,3 @@ def force_jacobians(model: Any, t, rg: np.ndarray, A: np.ndarray, vg: np.ndarray
     shape = lead + (6 * nb, 6 * nb)
     return K[..., :nb, :, :nb, :].reshape(shape), C[..., :nb, :, :nb, :].reshape(shape)
 
-
-class StopEval(NamedTuple):
-    """Compliant stops at one state (one entry per compliant bound, LimitPlan order)."""
-    bounds: np.ndarray   # (n,) LimitPlan index
-    Q: np.ndarray        # (..., nb+1, 6) generalized forces on the bodies (ground last)
-    Qq: np.ndarray       # (..., n) force along the coordinate (sgn F: toward a larger q > 0)
-    power: np.ndarray    # (...,) sum Qq q', W
-    dF: np.ndarray       # (..., n) dF / d delta
-    c: np.ndarray        # (..., n) dF / d(d delta / dt): the damping in effect
-
-
-def stop_forces(model: Any, phi: np.ndarray, jac: np.ndarray, vel: np.ndarray) -> StopEval | None:
-    """The compliant stops' forces from the rows' values phi (..., nc), Jacobian blocks and
-    body velocities vel (..., nb+1, 6) (ground last): delta = -sgn (q - bound) > 0 past the
-    bound, F = max(0, k delta^n + c_max STEP(delta/d) d delta/dt) (Adams IMPACT; STEP the cubic
-    s^2 (3 - 2 s) on [0, 1]), Q_q = sgn F along the coordinate.  None without such stops."""
-    lm = model.limits
-    if lm is None or not lm.compliant.any():
-        return None
-    b = np.flatnonzero(lm.compliant)
-    rows, sgn = lm.rows[b], lm.sgn[b]
-    q = limit_offsets(model, phi[..., lm.rows])[..., b]
-    qd = row_rates(model, rows, jac, vel)
-    delta, ddelta = np.maximum(-sgn * q, 0.0), -sgn * qd
-    inside = delta > 0.0
-    # (a study's stacked plan has these per variant: (V, ..., nbound), hence the ...)
-    k, n, c_max, d = (x[..., b] for x in (lm.stiffness, lm.exponent, lm.damping, lm.penetration))
-    s = np.clip(delta / d, 0.0, 1.0)
-    c = c_max * s * s * (3.0 - 2.0 * s)
-    dpow = np.where(inside, delta, 1.0) ** (n - 1.0)
-    raw = k * dpow * delta + c * ddelta
-    on = inside & (raw > 0.0)
-    F = np.where(on, raw, 0.0)
-    dF = np.where(on, k * n * dpow + c_max * 6.0 * s * (1.0 - s) / d * ddelta, 0.0)
-    Qq = sgn * F
-    Q = row_forces(model, rows, Qq, jac, model.nb + 1)
-    return StopEval(b, Q, Qq, np.sum(Qq * qd, axis=-1), dF, np.where(on, c, 0.0))
-
-
-def stop_jacobians(model: Any, phi: np.ndarray, jac: np.ndarray,
-                   vel: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """dQ/dq and dQ/dv (6 nb, 6 nb) of the compliant stops at one state: Q = J_q^T sgn F with
-    d delta = -sgn J_q dq, so dQ/dq = -J_q^T F'(delta) J_q and dQ/dv = -J_q^T c J_q (the
-    term F dJ_q/dq, the row's curvature, left out: an iteration matrix)."""
-    se = stop_forces(model, phi, jac, vel)
-    if se is None or not (np.any(se.dF) or np.any(se.c)):
-        return None
-    Jq = global_jacobian(model, jac)[model.limits.rows[se.bounds]]
-    return -(Jq.T * se.dF) @ Jq, -(Jq.T * se.c) @ Jq

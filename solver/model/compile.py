@@ -17,6 +17,7 @@ from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
 from ..vocabulary.joints import (ANGLE, AT, CAM, CURVE, CURVE_JOINT_ROWS, DIST, DOT1,
                                   DOT2, EVAL_ORDER, JOINT_ROWS, label as _label)
+from .contact_model import contact_plan
 from .force_model import ForceModel, compile_forces
 from .gear_mesh import meshes
 from .plans import (CouplerPlan, CurvePlan, FrictionPlan, LimitPlan, RowGroup, _frozen,
@@ -322,7 +323,9 @@ def compile_model(mech: Any) -> Model:
         marker_axes=MappingProxyType(marker_axes), length_scale=length_scale,
         fixed_parts=MappingProxyType(fixed),
         forces=compile_forces(mech, marker_body, marker_point, marker_axes,
-                              lambda mk: marker_world(mech, mk)),
+                              lambda mk: marker_world(mech, mk),
+                              contact_plan(mech, {p.name: index.get(p.name, nb)
+                                                  for p in mech.parts.values()})),
         couplers=cplan, curves=kplan, limits=lplan, frictions=fplan,
         input_rounding=rounding_gap(mech, length_scale))
 

@@ -63,16 +63,19 @@ class ForceModel:
     vf_slices: list = field(default_factory=list)      # six (start, stop) into the measures each
     vf_measures: Any = None                            # vector_forces.MeasurePlan
 
+    contacts: Any = None                    # model/contact_model.py ContactPlan, or None
+
     @property
     def empty(self) -> bool:
         return not (self.sd_names or self.ts_names or self.ld_names or self.bu_names
-                    or self.vf_names)
+                    or self.vf_names or self.contacts is not None)
 
 
 def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes: dict,
-                   marker_world: Callable[[str], np.ndarray]) -> ForceModel:
-    """ForceModel arrays from the mechanism's force elements (marker data as in Model)."""
-    fm = ForceModel()
+                   marker_world: Callable[[str], np.ndarray], contacts: Any = None) -> ForceModel:
+    """ForceModel arrays from the mechanism's force elements (marker data as in Model);
+    ``contacts``: the contacts' ContactPlan (model/contact_model.py), or None."""
+    fm = ForceModel(contacts=contacts)
     sds = list(mech.springs.values())
     if sds:
         for sd in sds:

@@ -1,5 +1,6 @@
-"""Force elements read back from a Result's stored states (Result.bushing, .vector_force):
-their laws evaluated at every frame at once, the ground appended as the kernels take it."""
+"""Force elements read back from a Result (Result.bushing, .vector_force, .contact,
+.general_motion): their laws evaluated at every stored frame at once, the ground appended as
+the kernels take it, or their columns of the stored arrays."""
 from __future__ import annotations
 
 from typing import Any
@@ -56,3 +57,25 @@ def vector_force_load(fm: Any, name: str, times: np.ndarray, states: tuple
     k = fm.vf_names.index(name)
     vs = vector_force_state(fm, times, *with_ground(states))
     return vs.F[:, k].copy(), vs.T[:, k].copy()
+
+
+def contact_index(model: Any, name: str) -> int:
+    """The column of contact ``name`` in a Result's contact arrays."""
+    cp = model.forces.contacts
+    if cp is None or name not in cp.names:
+        raise MechanismError(f"unknown contact {name!r}")
+    return cp.names.index(name)
+
+
+def general_motion_load(motion_names: tuple, effort: np.ndarray, name: str) -> np.ndarray:
+    """(n, 3) the efforts of general motion ``name``'s directions x, y, z (0 where free),
+    from a Result's efforts (n, motions)."""
+    cols = [motion_names.index(f"{name}.{a}") if f"{name}.{a}" in motion_names else -1
+            for a in "xyz"]
+    if all(c < 0 for c in cols):
+        raise MechanismError(f"unknown general motion {name!r}")
+    out = np.zeros((len(effort), 3))
+    for k, c in enumerate(cols):
+        if c >= 0:
+            out[:, k] = effort[:, c]
+    return out

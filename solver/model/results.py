@@ -8,7 +8,8 @@ import numpy as np
 
 from ..base.errors import MechanismError, SolverCancelled
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
-from .readouts import bushing_displacement, bushing_load, vector_force_load
+from .readouts import (bushing_displacement, bushing_load, contact_index, general_motion_load,
+                       vector_force_load)
 from .gear_mesh import pitch_geometry
 from .impacts import Impact
 from .state import State
@@ -47,6 +48,9 @@ class Result:
         self._energy = np.zeros((n, 3))       # kinetic, potential, work of non-conservative loads
         self._power_nc = np.zeros(n)
         self.track = np.zeros((n, model.ntrack))   # tracked values (kernels.constraints.evaluate)
+        cp = model.forces.contacts     # per contact: force, torque on a, depth, point (n, nct, 10)
+        self._contact = np.zeros((n, 0 if cp is None else len(cp.names), 10))
+        self._interference = np.zeros(self._contact.shape[:2] + (4,))   # least gap, where
         self._body = {name: b for b, name in enumerate(model.body_part)}
         # marker I of each joint: body and point (body frame; ground: world)
         mi = model.joint_marker_i
@@ -95,7 +99,8 @@ class Result:
         return self._energy[:, 0].copy(), self._energy[:, 1].copy(), self._energy[:, 2].copy()
 
     _FRAME_FIELDS = ("_r", "_p", "_v", "_w", "_a", "_alpha", "multipliers", "_reaction",
-                     "_effort", "_energy", "_power_nc", "track", "_friction")
+                     "_effort", "_energy", "_power_nc", "track", "_friction", "_contact",
+                     "_interference")
 
     def truncated(self, k: int) -> "Result":
         """The first k frames (what was solved before a failure), with every impact up to
@@ -298,22 +303,35 @@ class Result:
         origin (part J takes the opposite at the same point); ``frame="J"``: in marker J's
         axes, where force = -K_t d - C_t d_dot + F_0 and torque = -K_r theta - C_r w_rel +
         T_0 (model/bushings.py).  ``bushing_displacement`` gives d and theta."""
-        return bushing_load(self.model.forces, name, frame, self._states())
+        return bushing_load(self.model.forces, name, frame, (self._r, self._p, self._v, self._w))
 
     def bushing_displacement(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(d (n, 3) m, theta (n, 3) rad): marker I's origin from marker J's and the rotation
         vector of I's axes from J's, in J's axes."""
-        return bushing_displacement(self.model.forces, name, self._states())
+        return bushing_displacement(self.model.forces, name, (self._r, self._p, self._v, self._w))
 
     def vector_force(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(force (n, 3) N, torque (n, 3) N m) the vector force applies to part I at marker
         I's origin, world axes (part J takes the opposite at the same point), its
         expressions evaluated at the stored states (model/vector_forces.py)."""
-        return vector_force_load(self.model.forces, name, self.times, self._states())
+        return vector_force_load(self.model.forces, name, self.times, (self._r, self._p, self._v, self._w))
 
-    def _states(self) -> tuple[np.ndarray, ...]:
-        """(r, p, v, w) of every frame: what a force element's read-out evaluates."""
-        return self._r, self._p, self._v, self._w
+    def contact(self, name: str) -> dict[str, np.ndarray]:
+        """A contact's (add_contact) forces at every frame: {"force", "torque"} (n, 3) on
+        part a (N, N m; the torque about part a's centre of mass), world axes (part b takes
+        the opposite force); "penetration" (n,) the deepest (m, 0 apart); "point" (n, 3)
+        the touching points' centroid weighted by their penetration (NaN apart)."""
+        x = self._contact[:, contact_index(self.model, name)]
+        return {"force": x[:, 0:3].copy(), "torque": x[:, 3:6].copy(),
+                "penetration": x[:, 6].copy(), "point": x[:, 7:10].copy()}
+
+    def interference(self, name: str) -> dict[str, np.ndarray]:
+        """A contact's closest approach at every frame: {"gap"} (n,) m, the least gap
+        between its contact points and the other side's surface (negative: the deepest
+        penetration), and {"point"} (n, 3) m, where (world).  For a kinematic sweep, where
+        the motions may drive the parts into each other, as for any run."""
+        x = self._interference[:, contact_index(self.model, name)]
+        return {"gap": x[:, 0].copy(), "point": x[:, 1:].copy()}
 
     def _coupler_index(self, name: str):
         cp = self.model.couplers
@@ -325,15 +343,7 @@ class Result:
         """(n, 3) N: the force a general motion applies to marker I's part at marker I's
         origin along marker J's x, y, z (0 along a free direction): the push an actuator
         prescribing that motion would give."""
-        names = self.model.motion_names
-        cols = [names.index(f"{name}.{a}") if f"{name}.{a}" in names else -1 for a in "xyz"]
-        if all(c < 0 for c in cols):
-            raise MechanismError(f"unknown general motion {name!r}")
-        out = np.zeros((len(self.times), 3))
-        for k, c in enumerate(cols):
-            if c >= 0:
-                out[:, k] = self._effort[:, c]
-        return out
+        return general_motion_load(self.model.motion_names, self._effort, name)
 
     def effort(self, motion: str) -> np.ndarray:
         """(n,) torque (N m) or force (N) the motion applies along its joint coordinate."""
@@ -380,12 +390,15 @@ class FrameBuffer:
         self.track = np.zeros((C, m.ntrack))
         self.friction = np.zeros((C, nf))
         self.energy = np.zeros((C, 3))                     # spring potential, power, work
+        self.contact = np.zeros((C,) + out._contact.shape[1:])   # Result.contact's numbers
 
     def add(self, k: int, state: State, lam: np.ndarray, jac: np.ndarray,
             track: np.ndarray | None, spring_potential: float, power_nc: float,
-            work_nc: float, friction: np.ndarray | None = None) -> None:
+            work_nc: float, friction: np.ndarray | None = None,
+            contact: np.ndarray | None = None) -> None:
         """Frame k as Result.store and store_energy take it (the world inertia is made
-        from the orientations when the block is stored)."""
+        from the orientations when the block is stored); ``contact``: (contacts, 10) each
+        contact's force and torque on part a, penetration and point (Result.contact)."""
         if self.count and k != self.first + self.count:
             self.flush()
         if not self.count:
@@ -400,6 +413,8 @@ class FrameBuffer:
             self.track[i] = track
         if friction is not None:
             self.friction[i] = friction
+        if contact is not None:
+            self.contact[i] = contact
         self.energy[i] = spring_potential, power_nc, work_nc
         self.count += 1
         if self.count == len(self.t):
@@ -415,6 +430,8 @@ class FrameBuffer:
                          self.energy[:n], self.track[:n] if out.model.ntrack else None)
         if self.friction.shape[1]:
             out._friction[self.first: self.first + n] = self.friction[:n]
+        if self.contact.shape[1]:
+            out._contact[self.first: self.first + n] = self.contact[:n]
         self.count = 0
 
 

@@ -43,7 +43,8 @@ from ..analyses.sweep import (BLOCK_MAX, condition_scales, motion_table, next_bl
                                scaled_condition, smooth_prefix, with_friction)
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
-from ..kernels.forces import body_loads, evaluate_forces, stop_forces
+from ..kernels.forces import body_loads, evaluate_forces
+from ..kernels.stop_forces import stop_forces
 from ..model.compile import Model
 from ..model.results import Result, ResultStack
 from ..model.state import State

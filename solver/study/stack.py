@@ -105,6 +105,8 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
     m0 = models[0]
     if not switched and any(m.limits is not None or m.frictions is not None for m in models):
         return None
+    if any(m.forces.contacts is not None for m in models):
+        return None          # contacts' touchdowns are events: each variant runs alone
     if any(any((getattr(m, f) is None) != (getattr(m0, f) is None) for m in models)
            for f in ("couplers", "curves", "limits", "frictions")):
         return None

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import ExpressionError, MechanismError
+from .contacts import make_contact
 from .couplers import make_coupler, make_gear, make_rack_pinion, make_screw
 from .curve_joints import as_curve, check_planar
 from .friction import make_friction
@@ -49,6 +50,7 @@ class Builder:
         self.couplers: dict[str, Any] = {}           # couplers.Coupler
         self.limits: dict[str, Any] = {}             # limits.Limit
         self.frictions: dict[str, Any] = {}          # friction.Friction
+        self.contacts: dict[str, Any] = {}           # contacts.Contact
 
     # -- building
     def _new_name(self, name: Any, what: str) -> str:
@@ -60,7 +62,8 @@ class Builder:
                             (self.loads, "force"), (self.bushings, "bushing"),
                             (self.vector_forces, "vector force"),
                             (self.couplers, "coupler"),
-                            (self.limits, "limit"), (self.frictions, "friction")):
+                            (self.limits, "limit"), (self.frictions, "friction"),
+                            (self.contacts, "contact")):
             if name in table:
                 raise MechanismError(f"{what} name {name!r} is already used by a {kind}")
         return name
@@ -310,6 +313,24 @@ class Builder:
                                              static if dynamic is None else dynamic,
                                              transition_speed, viscous, preload, radius, arm,
                                              bearing_length, self.frictions)
+
+    def add_contact(self, name: str, part_a: str, part_b: str, shape_a: Any, shape_b: Any,
+                    restitution: float = 0.5, stiffness: float | None = None,
+                    exponent: float | None = None, time_constant: float | None = None,
+                    young: Any = None, poisson: Any = 0.3, friction: float = 0.0,
+                    dynamic_friction: float | None = None, slip_speed: float = 1e-2) -> None:
+        """Contact between two parts' shapes (``Shape``, in each part's frame): a compliant
+        Hunt-Crossley force with Flores' damping for the restitution e (kernels/contacts.py).
+        Stiffness (N/m^n, exponent n, default 1.5), or Hertz's from ``young`` (Pa) and
+        ``poisson`` (each one number or a pair (a, b); needs a sphere or capsule side), or
+        by default from ``time_constant`` (s, 0.01: a linear spring whose contact lasts
+        that long with the parts' reduced mass).  Coulomb friction (``friction`` static,
+        ``dynamic_friction``) regularized below ``slip_speed`` (m/s)."""
+        name = self._new_name(name, "contact")
+        self.contacts[name] = make_contact(name, self.parts, part_a, part_b, shape_a, shape_b,
+                                           restitution, stiffness, exponent, time_constant,
+                                           young, poisson, friction, dynamic_friction,
+                                           slip_speed)
 
     # -- joints on curves (vocabulary/curve_joints.py has the conventions)
     def add_point_on_curve(self, name: str, marker_i: str, marker_j: str, curve: Any,

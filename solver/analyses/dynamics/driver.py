@@ -56,6 +56,7 @@ from ...integrators.control import PredictiveControl, StandardControl
 from ...integrators.explicit import DoPri5, explicit_stepper
 from ...integrators.implicit import RadauIIA, spectral_radius, stiffness_rate
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
+from ...kernels.contacts import summary_rows
 from ...kernels.forces import inertia_world
 from ...model.compile import Model
 from ...model.results import FrameBuffer, Result, report_progress
@@ -64,6 +65,7 @@ from .equations import Equations
 from .events import crossed_at_end, record_friction, step_events
 from .friction import magnitudes
 from .stops import Stops, check_start
+from .touchdown import touch
 from .switching import energy_of, freeze, friction_rates, released, rest_at_start, stick, switched
 from ..structure import Structure, open_tree
 
@@ -168,8 +170,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     # long steps with dense output (module docstring): every stepper has one; no events to
     # locate; in a closed loop only while it rests (no lined-up position to find then)
     # and no tracked values (a coupler's turns, a cam's contact) to carry frame by frame
-    dense = stops is None and sysm.slip is None and model.ntrack == 0
-    locating = stops is not None or sysm.slip is not None     # events inside the steps
+    contacts = sysm.onset is not None          # contact points touching down (touchdown.py)
+    dense = stops is None and sysm.slip is None and model.ntrack == 0 and not contacts
+    locating = stops is not None or sysm.slip is not None or contacts   # events in the steps
     tree = open_tree(model)
     resting = False            # the last accepted step left every part where it was
     t_end = float(times[-1])
@@ -332,6 +335,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     sysm.robust, f_end = False, None     # past it: exact solves again
                 if len(sysm.ts_ref):
                     sysm.ts_ref = sysm.turns(r, p)
+                if contacts and touch(sysm, r, p, v, w):
+                    f_end = None                 # a touchdown speed taken: the forces' run state
             except ExpressionError as exc:
                 fail(str(exc), k, t)
             except FrictionJam as exc:
@@ -378,7 +383,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
         frames.add(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, sysm.track,
-                   fe.potential, power, work, sysm.friction if sysm.slip is not None else None)
+                   fe.potential, power, work, sysm.friction if sysm.slip is not None else None,
+                   None if fe.contact is None else
+                   summary_rows(model.forces.contacts, fe.contact, body_arrays(model, r, p)[0]))
         report_progress(progress, k, len(times), out, frames.flush)
         if autonomous and k + 1 < len(times) and at_rest(model, v, w, a, tolerance):
             frames.flush()

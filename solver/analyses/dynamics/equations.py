@@ -29,7 +29,8 @@ from ...algebra.newton import NewtonOptions, converged, newton, scales, step_pos
 from ...algebra.schur import Schur, inverse_mass
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix
 from ...kernels.constraints import body_arrays, evaluate, motion_values, residual
-from ...kernels.forces import stop_forces, torsion_angles, total_forces
+from ...kernels.forces import torsion_angles, total_forces
+from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
 from .friction import Slip, rates, with_slip
 from .projection import PROJECT_RCOND, PositionProjection
@@ -158,6 +159,8 @@ class Equations:
         self.friction_power = 0.0
         self.headroom = None      # the friction elements' headroom from a jam (with_slip), last
         self.stop_power = 0.0     # the compliant stops' power at the last accelerations
+        cp = model.forces.contacts  # each contact point's touchdown speed (touchdown.py)
+        self.onset = None if cp is None else np.full(cp.n, np.nan)
         self._pair = np.concatenate([model.body_inertia, model.body_inverse_inertia], -1)
         both = np.stack([model.body_inertia, model.body_inverse_inertia], -3)  # (..., nb, 2, 3, 3)
         on = np.diagonal(both, axis1=-2, axis2=-1)
@@ -250,7 +253,7 @@ class Equations:
         ev = evaluate(m, rg, A, vg, wg, ref=self.track)
         f = motion_values(m, t) if self.mrows.size else _NO_MOTION
         Iw, Mi = wk.mass(A, self._pair, self._diag)
-        Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref, Iw)
+        Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref, Iw, self.onset)
         stop = stop_forces(m, ev.phi, ev.jac, velg) if m.limits is not None else None
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., :nb, :]

@@ -28,6 +28,7 @@ import numpy as np
 from .friction import magnitudes
 from .stops import EVENT_TIME, Stops, locate
 from .switching import friction_rates, hold_margin, stop_push
+from .touchdown import touchdown_event
 
 
 class StepEnd(NamedTuple):
@@ -89,6 +90,8 @@ def crossed_at_end(sysm, stops: Stops | None, t: float, y: np.ndarray, hs: float
     kinds = _friction_events(sysm, t, y) if sysm.slip is not None else []
     if stops is not None and stops.resting.any():
         kinds.append((None, *_release_event(sysm, stops, t, y)))
+    if sysm.onset is not None:           # a contact point touching down (touchdown.py)
+        kinds.append((None, *touchdown_event(sysm, t, y)))
     return any(armed.any() and bool((armed & (measure(t + hs, y1) <= 0.0)).any())
                for _, measure, armed, _ in kinds)
 
@@ -155,6 +158,8 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
     kink = kinds[0][1] if kinds else None          # the breakpoints of mu
     if stops is not None and stops.resting.any():
         kinds.append((None, *_release_event(sysm, stops, t, y)))
+    if sysm.onset is not None:           # a contact point touching down (touchdown.py)
+        kinds.append((None, *touchdown_event(sysm, t, y)))
     for slot, measure, armed, at_start in kinds:
         if not armed.any():
             continue

@@ -1,0 +1,45 @@
+"""Contact touchdowns in a dynamic run: the instant a contact point that was apart reaches
+the other side's surface is an event (``events.py`` locates it by re-stepping, as a stop's
+bound), and the approach speed there is the point's delta'_0, the run state of the
+Hunt-Crossley force with Flores et al. 2011's damping (kernels/contacts.py), kept in
+``Equations.onset`` until the point leaves the surface again."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...kernels.constraints import body_arrays
+from ...kernels.contacts import gaps, geometry, relative_velocity
+
+GAP_TOL = 1e-9     # a point within this times the model's size of the surface is not apart
+
+
+def touchdown_event(sysm, t: float, y: np.ndarray):
+    """(event function (t, y) -> the contact points' gaps, which are armed, the gaps at the
+    step's start): the points apart at the start by more than GAP_TOL times the model's
+    size, of the contacts none of whose points touch then.  A contact's first touchdown is
+    located; the points of a contact already touching (a face settling, an edge rolling
+    onto the next points of a mesh) take their approach speed at the end of the step they
+    touch in, as one more located instant for each would cost a few steps (thousands of a
+    finely sampled mesh)."""
+    cp = sysm.m.forces.contacts
+
+    def gap(_, yy):
+        r, p = sysm.split(yy)[:2]
+        rg, A = body_arrays(sysm.m, r, p)[:2]
+        return gaps(cp, rg, A)
+    start = gap(t, y)
+    touching = (cp.summed @ (start <= 0.0)) > 0.0
+    return gap, (start > GAP_TOL * sysm.m.length_scale) & ~touching[cp.contact], start
+
+
+def touch(sysm, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray) -> bool:
+    """After an accepted step: a point penetrating with no touchdown speed yet takes its
+    approach speed now (at a located touchdown, the speed of the impact); a point apart
+    forgets its own.  True if any point touched down."""
+    cp = sysm.m.forces.contacts
+    rg, A, vg, wg = body_arrays(sysm.m, r, p, v, w)
+    geo = geometry(cp, rg, A)
+    rate = -np.einsum("...i,...i->...", relative_velocity(cp, geo, rg, vg, wg), geo.n)
+    new = (geo.gap <= 0.0) & np.isnan(sysm.onset)
+    sysm.onset = np.where(geo.gap > 0.0, np.nan, np.where(new, np.abs(rate), sysm.onset))
+    return bool(new.any())

@@ -1,0 +1,107 @@
+"""Analytic signed-distance functions of contact primitives, each in its own shape frame,
+evaluated over many points at once (one call per kind, leading axes carried through).
+
+Every function takes points x (..., n, 3) in the shape frame and the shapes' parameters
+(n, 3) (one row per point: the points of many shapes of one kind are evaluated together)
+and returns (d (..., n), g (..., n, 3)): the signed distance (m; negative inside the solid)
+and its unit gradient, the outward normal of the nearest surface point.  Conventions:
+
+- sphere: centre at the origin, parameters (R, 0, 0);
+- box: centred, edges along the axes, parameters (half sizes hx, hy, hz);
+- capsule: a segment from (0, 0, -h) to (0, 0, h) swept by a sphere, parameters (R, h, 0);
+- cylinder: axis z, from z = -h to h, parameters (R, h, 0);
+- half-space: the solid z <= 0 (its surface the plane z = 0, the normal +z).
+
+The box's and cylinder's distances are exact outside and inside (Quilez's formulas: the
+distance to the nearest face inside, to the nearest point of the surface outside).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_UP = np.array([0.0, 0.0, 1.0])
+
+
+def _unit(v: np.ndarray, fallback: np.ndarray = _UP) -> tuple[np.ndarray, np.ndarray]:
+    """(|v| (..., n), v / |v| (..., n, 3)), ``fallback`` where v vanishes (a point on a
+    sphere's centre or a capsule's axis: any direction is as near)."""
+    size = np.sqrt(np.einsum("...i,...i->...", v, v))
+    safe = np.where(size > 0.0, size, 1.0)[..., None]
+    return size, np.where(size[..., None] > 0.0, v / safe, fallback)
+
+
+def sphere_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """|x| - R and x / |x|."""
+    size, g = _unit(x)
+    return size - params[:, 0], g
+
+
+def capsule_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distance to the segment z in [-h, h] on the axis, less R."""
+    h = params[:, 1]
+    near = np.zeros(x.shape)
+    near[..., 2] = np.clip(x[..., 2], -h, h)
+    size, g = _unit(x - near)
+    return size - params[:, 0], g
+
+
+def _box_like(q: np.ndarray, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A box's distance from q = |x| - half sizes (..., n, k) per axis: outside, the norm
+    of q's positive part; inside, its largest (negative) entry.  Gradient (..., n, k) with
+    the point's signs."""
+    pos = np.maximum(q, 0.0)
+    out_size = np.sqrt(np.einsum("...i,...i->...", pos, pos))
+    inside = np.minimum(q.max(axis=-1), 0.0)
+    face = np.eye(q.shape[-1])[np.argmax(q, axis=-1)]
+    outward = pos / np.where(out_size > 0.0, out_size, 1.0)[..., None]
+    g = np.where((out_size > 0.0)[..., None], outward, face) * signs
+    return out_size + inside, g
+
+
+def box_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact signed distance of the box with half sizes params."""
+    signs = np.where(x < 0.0, -1.0, 1.0)
+    return _box_like(np.abs(x) - params, signs)
+
+
+def cylinder_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact signed distance of the cylinder: a box in (radial distance, |z|)."""
+    rho, radial = _unit(x[..., :2], np.array([1.0, 0.0]))
+    q = np.stack([rho - params[:, 0], np.abs(x[..., 2]) - params[:, 1]], axis=-1)
+    signs = np.stack([np.ones(rho.shape), np.where(x[..., 2] < 0.0, -1.0, 1.0)], axis=-1)
+    d, g2 = _box_like(q, signs)
+    g = np.concatenate([g2[..., :1] * radial, g2[..., 1:]], axis=-1)
+    return d, g
+
+
+def half_space_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """z, and +z."""
+    return x[..., 2].copy(), np.broadcast_to(_UP, x.shape).copy()
+
+
+# kind -> its distance function (the kinds' order: the model groups contact points by it)
+PRIMITIVES = {"sphere": sphere_distance, "capsule": capsule_distance, "box": box_distance,
+              "cylinder": cylinder_distance, "half-space": half_space_distance}
+
+
+def box_corners(half: np.ndarray) -> np.ndarray:
+    """(8, 3) the corners of a box with half sizes ``half``."""
+    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+    return signs * half
+
+
+_BOX_QUADS = ((0, 2, 6, 4), (1, 5, 7, 3), (0, 4, 5, 1), (2, 3, 7, 6), (0, 1, 3, 2), (4, 6, 7, 5))
+
+
+def box_mesh(half: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(corners (8, 3), triangles (12, 3)) of a box with half sizes ``half``, wound
+    counter-clockwise seen from outside (corner 4 ix + 2 iy + iz at signs -1, +1)."""
+    faces = np.array([t for a, b, c, d in _BOX_QUADS for t in ((a, b, c), (a, c, d))])
+    return box_corners(half), faces
+
+
+def cylinder_rims(radius: float, half: float, count: int) -> np.ndarray:
+    """(2 count, 3) points evenly spaced on the cylinder's two rim circles."""
+    a = 2.0 * np.pi * np.arange(count) / count
+    ring = np.stack([radius * np.cos(a), radius * np.sin(a), np.zeros(count)], axis=-1)
+    return np.concatenate([ring - [0.0, 0.0, half], ring + [0.0, 0.0, half]])

@@ -1,0 +1,183 @@
+"""The contacts of one compiled model as arrays of contact points (kernels/contacts.py
+evaluates them): every point that one side's surface offers (a sphere's centre with its
+radius, a box's corners, a mesh's surface samples) against the other side's signed
+distance, grouped by the distance's kind so that each kind is one call over all its
+points, whatever the number of contacts.
+
+Which side offers points (``_directions``): a half-space offers none; a sphere or capsule
+is exact as points with a radius, so against any other shape only it offers them (both
+rounded: side a); two other shapes (boxes, cylinders, meshes) offer them both ways round,
+each way carrying half of the contact's stiffness.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..base.errors import MechanismError
+from ..base.rotations import quat_to_matrix
+from ..base.sdf_grid import GridSet, grid_set
+from ..base.shapes import PRIMITIVES
+from ..vocabulary.contacts import Contact, hertz_stiffness
+from .plans import _frozen
+
+GROUP_ORDER = tuple(PRIMITIVES) + ("mesh",)
+
+
+@dataclass(frozen=True)
+class ContactPlan:
+    """Contact points (np,) sorted by the kind of distance they are measured against, and
+    per contact (nct,) its name, parts and bodies (nb: the ground)."""
+    names: tuple[str, ...]
+    part_a: tuple[str, ...]
+    part_b: tuple[str, ...]
+    body_a: np.ndarray          # (nct,)
+    body_b: np.ndarray
+    contact: np.ndarray         # (np,) the contact of each point
+    on_a: np.ndarray            # (np,) the point is on side a (else b: the distance is a's)
+    sb: np.ndarray              # (np,) the body carrying the point
+    fb: np.ndarray              # (np,) the body carrying the distance
+    point: np.ndarray           # (np, 3) in sb's frame (from its centre of mass; ground: world)
+    radius: np.ndarray          # (np,) the point's radius (a sphere's), m
+    frame: np.ndarray           # (np, 3, 3) the distance's shape axes in fb's frame
+    origin: np.ndarray          # (np, 3) the distance's shape origin in fb's frame
+    stiffness: np.ndarray       # (np,) K times the point's share, N/m^n
+    exponent: np.ndarray        # (np,)
+    damping: np.ndarray         # (np,) 8 (1 - e) / (5 e) (Flores et al. 2011)
+    static: np.ndarray          # (np,)
+    dynamic: np.ndarray
+    slip_speed: np.ndarray
+    groups: tuple               # (kind, slice of points, params (k, 3) or grid index (k,))
+    grids: GridSet | None
+    summed: np.ndarray          # (nct, np) 0/1: the points of each contact
+    # each contact's two bounding spheres (side a, side b): body (nct, 2), centre in the
+    # body's frame (nct, 2, 3), radius (nct, 2) (a half-space's infinite)
+    bound_body: np.ndarray
+    bound_centre: np.ndarray
+    bound_radius: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return len(self.contact)
+
+
+def _directions(c: Contact) -> list[tuple[bool, float]]:
+    """[(points from side a?, share)] of a contact: see the module docstring."""
+    a, b = c.shape_a, c.shape_b
+    if b.kind == "half-space":
+        return [(True, 1.0)]
+    if a.kind == "half-space":
+        return [(False, 1.0)]
+    if a.rounded:
+        return [(True, 1.0)]
+    if b.rounded:
+        return [(False, 1.0)]
+    return [(True, 0.5), (False, 0.5)]
+
+
+def _radius_of(shape) -> float:
+    return shape.params[0] if shape.kind in ("sphere", "capsule") else math.inf
+
+
+def _stiffness(c: Contact, masses: tuple[float, float]) -> float:
+    """K of the whole contact: as given; Hertz's from the moduli and the rounded sides'
+    radii; or from the time constant: a linear spring whose half period pi sqrt(m/K) with
+    the parts' reduced mass m (a fixed part's infinite) lasts the time constant."""
+    if c.stiffness is not None:
+        return c.stiffness
+    if c.young is not None:
+        return hertz_stiffness(c.young, c.poisson, (_radius_of(c.shape_a), _radius_of(c.shape_b)))
+    m = 1.0 / sum(1.0 / x for x in masses if math.isfinite(x))
+    return m * (math.pi / c.time_constant) ** 2
+
+
+def _shape_frame(shape, part, body_fixed: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(axes (3, 3), origin (3,)) of a shape in its body's frame: part axes from the centre
+    of mass, or world for a fixed part."""
+    R = quat_to_matrix(shape.orientation)
+    if body_fixed:
+        Rp = quat_to_matrix(part.orientation)
+        return Rp @ R, part.position + Rp @ shape.position
+    return R, shape.position - part.center_of_mass
+
+
+def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
+    """The ContactPlan of a builder's contacts (``body``: part -> body index, nb for the
+    fixed parts), or None without contacts."""
+    contacts = list(getattr(mech, "contacts", {}).values())
+    if not contacts:
+        return None
+    rows: list[dict] = []
+    grids, grid_of = [], {}
+    for ci, c in enumerate(contacts):
+        parts = (mech.parts[c.part_a], mech.parts[c.part_b])
+        masses = tuple(math.inf if p.fixed else p.mass for p in parts)
+        K = _stiffness(c, masses)
+        damping = 8.0 * (1.0 - c.restitution) / (5.0 * c.restitution)
+        for from_a, share in _directions(c):
+            s_shape, f_shape = (c.shape_a, c.shape_b) if from_a else (c.shape_b, c.shape_a)
+            s_part, f_part = (parts[0], parts[1]) if from_a else (parts[1], parts[0])
+            pts, weights, radius = s_shape.samples()
+            if not len(pts):
+                raise MechanismError(f"contact {c.name!r}: no points to touch with")
+            Rs, ts = _shape_frame(s_shape, s_part, s_part.fixed)
+            Rf, tf = _shape_frame(f_shape, f_part, f_part.fixed)
+            params = np.zeros(3)
+            params[: len(f_shape.params)] = f_shape.params if f_shape.kind != "mesh" else 0.0
+            if f_shape.kind == "mesh":
+                key = id(f_shape)
+                if key not in grid_of:
+                    grid_of[key] = len(grids)
+                    grids.append(f_shape.grid)
+                params[0] = grid_of[key]
+            for p, w in zip(pts, weights):
+                rows.append(dict(contact=ci, on_a=from_a, sb=body[s_part.name],
+                                 fb=body[f_part.name], point=ts + Rs @ p, radius=radius,
+                                 frame=Rf, origin=tf, stiffness=K * w * share,
+                                 exponent=c.exponent, damping=damping, static=c.static,
+                                 dynamic=c.dynamic, slip_speed=c.slip_speed, kind=f_shape.kind,
+                                 params=params))
+    order = sorted(range(len(rows)), key=lambda i: GROUP_ORDER.index(rows[i]["kind"]))
+    rows = [rows[i] for i in order]
+
+    def col(key: str, dtype: Any = float) -> np.ndarray:
+        return _frozen([r[key] for r in rows], dtype)
+    kinds = [r["kind"] for r in rows]
+    groups, start = [], 0
+    for kind in GROUP_ORDER:
+        k = kinds.count(kind)
+        if k:
+            params = col("params")[start: start + k]
+            spec = _frozen(params[:, 0], int) if kind == "mesh" else _frozen(params)
+            groups.append((kind, slice(start, start + k), spec))
+            start += k
+    bounds = [[_bounds(sh, mech.parts[pn], body[pn]) for sh, pn in ((c.shape_a, c.part_a),
+                                                                    (c.shape_b, c.part_b))]
+              for c in contacts]
+    contact = col("contact", int)
+    summed = np.zeros((len(contacts), len(rows)))
+    summed[contact, np.arange(len(rows))] = 1.0
+    return ContactPlan(
+        names=tuple(c.name for c in contacts), part_a=tuple(c.part_a for c in contacts),
+        part_b=tuple(c.part_b for c in contacts),
+        body_a=_frozen([body[c.part_a] for c in contacts], int),
+        body_b=_frozen([body[c.part_b] for c in contacts], int),
+        contact=contact, on_a=col("on_a", bool), sb=col("sb", int), fb=col("fb", int),
+        point=col("point"), radius=col("radius"), frame=col("frame"), origin=col("origin"),
+        stiffness=col("stiffness"), exponent=col("exponent"), damping=col("damping"),
+        static=col("static"), dynamic=col("dynamic"), slip_speed=col("slip_speed"),
+        groups=tuple(groups), grids=grid_set(grids) if grids else None,
+        summed=_frozen(summed),
+        bound_body=_frozen([[b[0] for b in pair] for pair in bounds], int),
+        bound_centre=_frozen([[b[1] for b in pair] for pair in bounds]),
+        bound_radius=_frozen([[b[2] for b in pair] for pair in bounds]))
+
+
+def _bounds(shape, part, b: int) -> tuple[int, np.ndarray, float]:
+    """(body, centre in the body's frame, radius) of a shape's bounding sphere."""
+    centre, radius = shape.bounding_sphere()
+    R, t = _shape_frame(shape, part, part.fixed)
+    return b, t + R @ centre, radius

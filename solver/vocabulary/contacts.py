@@ -1,0 +1,307 @@
+"""Contact between two parts: the shapes a user gives each side (``Shape``), the contact's
+force law and friction (``Contact``), validated as they are added.
+
+Shapes are in their part's frame (m): a sphere, a box, a capsule, a cylinder, a half-space
+and a closed triangle mesh (kernels/contacts.py has the force law and the geometry's use;
+base/shapes.py and base/sdf_grid.py the distances).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..base.errors import MechanismError
+from ..base.sdf_grid import CELLS, Grid, build_grid, check_mesh, surface_samples
+from ..base.shapes import box_corners, box_mesh, cylinder_rims
+from .validate import number, quaternion, vector
+
+SHAPE_KINDS = ("sphere", "capsule", "box", "cylinder", "half-space", "mesh")
+RIM_POINTS = 12          # points on each rim of a cylinder
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A contact shape in its part's frame: ``kind`` (SHAPE_KINDS), its parameters (m;
+    see the constructors), its frame's position and orientation (w, x, y, z) in the part
+    frame; a mesh carries its vertices, faces and built distance grid.  Made by the
+    constructors ``Shape.sphere``, ``box``, ``capsule``, ``cylinder``, ``half_space`` and
+    ``mesh``."""
+    kind: str
+    params: tuple
+    position: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    orientation: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
+    vertices: np.ndarray | None = None
+    faces: np.ndarray | None = None
+    spacing: float | None = None       # a box's or mesh's contact points this far apart, m
+    _built: dict = field(default_factory=dict, compare=False, repr=False)   # a mesh's grid
+
+    @property
+    def grid(self) -> Grid | None:
+        """A mesh's signed-distance grid once ``prepare`` has built it (None before, and
+        for the other kinds)."""
+        return self._built.get("grid")
+
+    def prepare(self, what: str) -> None:
+        """A mesh's checks (closed and consistently wound: MechanismError naming ``what``
+        and an open edge) and its distance grid, built once however many contacts use it."""
+        if self.kind != "mesh" or "grid" in self._built:
+            return
+        check_mesh(self.vertices, self.faces, what)
+        self._built["grid"] = build_grid(self.vertices, self.faces, self.params[0])
+
+    @staticmethod
+    def sphere(radius: float, center: Any = (0.0, 0.0, 0.0)) -> "Shape":
+        """A sphere of ``radius`` (m) about ``center`` (part frame)."""
+        return Shape("sphere", (_size(radius, "sphere radius"),), vector(center, 3, "sphere center"))
+
+    @staticmethod
+    def box(size: Any, center: Any = (0.0, 0.0, 0.0),
+            orientation: Any = (1.0, 0.0, 0.0, 0.0), spacing: float | None = None) -> "Shape":
+        """A box of full edge lengths ``size`` (sx, sy, sz) (m) along its axes, centred at
+        ``center``, turned by ``orientation`` (part frame).  It touches another box,
+        cylinder or mesh with its corners, or with ``spacing`` (m) with points on its
+        faces that far apart (as a mesh's)."""
+        s = vector(size, 3, "box size")
+        if not np.all(s > 0.0):
+            raise MechanismError(f"box size must be three positive lengths, got {tuple(s)}")
+        return Shape("box", tuple(0.5 * s), vector(center, 3, "box center"),
+                     quaternion(orientation, "box orientation"),
+                     spacing=_spacing(spacing, float(s.max()), "box"))
+
+    @staticmethod
+    def capsule(radius: float, length: float, center: Any = (0.0, 0.0, 0.0),
+                orientation: Any = (1.0, 0.0, 0.0, 0.0)) -> "Shape":
+        """A capsule: the segment of ``length`` (m, between the end spheres' centres)
+        along its z axis swept by a sphere of ``radius``."""
+        return Shape("capsule", (_size(radius, "capsule radius"),
+                                 0.5 * _size(length, "capsule length", zero=True)),
+                     vector(center, 3, "capsule center"),
+                     quaternion(orientation, "capsule orientation"))
+
+    @staticmethod
+    def cylinder(radius: float, length: float, center: Any = (0.0, 0.0, 0.0),
+                 orientation: Any = (1.0, 0.0, 0.0, 0.0)) -> "Shape":
+        """A solid cylinder of ``radius`` and ``length`` (m) along its z axis."""
+        return Shape("cylinder", (_size(radius, "cylinder radius"),
+                                  0.5 * _size(length, "cylinder length")),
+                     vector(center, 3, "cylinder center"),
+                     quaternion(orientation, "cylinder orientation"))
+
+    @staticmethod
+    def half_space(point: Any = (0.0, 0.0, 0.0), normal: Any = (0.0, 0.0, 1.0)) -> "Shape":
+        """The solid below the plane through ``point`` with outward ``normal`` (part
+        frame): a floor, a wall."""
+        n = vector(normal, 3, "half-space normal")
+        size = float(np.linalg.norm(n))
+        if size < 1e-12:
+            raise MechanismError("half-space normal must not be zero")
+        return Shape("half-space", (), vector(point, 3, "half-space point"), _turn_z_to(n / size))
+
+    @staticmethod
+    def mesh(vertices: Any, faces: Any, cells: int = CELLS,
+             spacing: float | None = None) -> "Shape":
+        """A closed triangle mesh (vertices (n, 3) m, part frame; faces (f, 3) vertex
+        indices, wound counter-clockwise seen from outside): checked, and its
+        signed-distance grid of ``cells`` cells along its largest extent built, when a
+        contact first uses it (``prepare``).  It touches another mesh, box or cylinder
+        with its vertices and face centroids, or with ``spacing`` (m) those of its faces
+        cut to triangles no longer than that (an edge crossing another between vertices
+        is then felt)."""
+        try:
+            V = np.array(vertices, dtype=float).reshape(-1, 3)
+            F = np.array(faces, dtype=int).reshape(-1, 3)
+        except (TypeError, ValueError):
+            raise MechanismError("mesh vertices must be (n, 3) numbers and faces (f, 3) "
+                                 "vertex indices (triangles)") from None
+        if not np.all(np.isfinite(V)):
+            raise MechanismError("mesh vertices have a NaN or infinite value")
+        cells = int(cells)
+        if not 4 <= cells <= 256:
+            raise MechanismError(f"mesh cells must be between 4 and 256, got {cells}")
+        return Shape("mesh", (cells,), vertices=V, faces=F,
+                     spacing=_spacing(spacing, float(np.ptp(V, axis=0).max()), "mesh"))
+
+    def samples(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """(points (k, 3) in the shape frame, weights (k,) summing to 1 over surface points,
+        1 each for a sphere's or capsule's centres, the points' radius): the points that
+        touch the other side's surface (a sphere: its centre with its radius; a capsule:
+        its end spheres' centres; a box: its corners; a cylinder: its rims; a mesh: its
+        vertices and face centroids by area; a half-space: none)."""
+        if self.kind == "sphere":
+            return np.zeros((1, 3)), np.ones(1), self.params[0]
+        if self.kind == "capsule":
+            h = self.params[1]
+            return np.array([[0.0, 0.0, -h], [0.0, 0.0, h]]), np.ones(2), self.params[0]
+        if self.kind == "box" and self.spacing is not None:
+            pts, w = surface_samples(*box_mesh(np.array(self.params)), self.spacing)
+            return pts, w, 0.0
+        if self.kind == "box":
+            return box_corners(np.array(self.params)), np.full(8, 1.0 / 8.0), 0.0
+        if self.kind == "cylinder":
+            pts = cylinder_rims(self.params[0], self.params[1], RIM_POINTS)
+            return pts, np.full(len(pts), 1.0 / len(pts)), 0.0
+        if self.kind == "mesh":
+            pts, w = surface_samples(self.vertices, self.faces, self.spacing)
+            return pts, w, 0.0
+        return np.zeros((0, 3)), np.zeros(0), 0.0
+
+    def bounding_sphere(self) -> tuple[np.ndarray, float]:
+        """(centre (3,) in the shape frame, radius m) of a sphere holding the whole shape
+        (a half-space: infinite), for the contacts' pair test."""
+        p = self.params
+        if self.kind == "mesh":
+            lo, hi = self.vertices.min(axis=0), self.vertices.max(axis=0)
+            c = 0.5 * (lo + hi)
+            return c, float(np.linalg.norm(self.vertices - c, axis=1).max())
+        radius = {"sphere": lambda: p[0], "capsule": lambda: p[0] + p[1],
+                  "box": lambda: float(np.linalg.norm(p)), "cylinder": lambda: math.hypot(*p),
+                  "half-space": lambda: math.inf}[self.kind]()
+        return np.zeros(3), radius
+
+    @property
+    def rounded(self) -> bool:
+        """A sphere or capsule: its samples are centres with a radius (exact contact)."""
+        return self.kind in ("sphere", "capsule")
+
+
+def _size(value: Any, what: str, zero: bool = False) -> float:
+    x = number(value, what)
+    if not (x > 0.0 or (zero and x == 0.0)):
+        raise MechanismError(f"{what} must be {'non-negative' if zero else 'positive'}, got {x}")
+    return x
+
+
+def _spacing(value: Any, size: float, what: str) -> float | None:
+    """A contact points' spacing (m), or None; at least a thousandth of the shape's size
+    (a finer one makes millions of points)."""
+    if value is None:
+        return None
+    x = _size(value, f"{what} spacing")
+    if x < 1e-3 * size:
+        raise MechanismError(f"{what} spacing {x:g} m is below a thousandth of its size "
+                             f"{size:g} m (millions of contact points)")
+    return x
+
+
+def _turn_z_to(n: np.ndarray) -> np.ndarray:
+    """A unit quaternion turning +z onto the unit vector n."""
+    w = 1.0 + float(n[2])
+    if w < 1e-12:
+        return np.array([0.0, 1.0, 0.0, 0.0])
+    q = np.array([w, -float(n[1]), float(n[0]), 0.0])
+    return q / np.linalg.norm(q)
+
+
+@dataclass
+class Contact:
+    """A contact between parts a and b: their shapes, and the force law (kernels/contacts.py):
+    stiffness K (N/m^n per sphere or per side's whole surface), exponent n, restitution e,
+    or a time constant (s) from which K is made, Young's moduli (Pa) and Poisson's ratios
+    per side (Hertz); friction coefficients and the slip speed (m/s) of its regularization."""
+    name: str
+    part_a: str
+    part_b: str
+    shape_a: Shape
+    shape_b: Shape
+    restitution: float
+    stiffness: float | None
+    exponent: float
+    time_constant: float | None
+    young: tuple[float, float] | None
+    poisson: tuple[float, float]
+    static: float
+    dynamic: float
+    slip_speed: float
+
+
+def _positive(value: Any, what: str) -> float:
+    x = number(value, what)
+    if not x > 0.0:
+        raise MechanismError(f"{what} must be positive, got {x}")
+    return x
+
+
+def _pair(value: Any, what: str) -> tuple[float, float]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        value = (value, value)
+    v = vector(value, 2, what)
+    return float(v[0]), float(v[1])
+
+
+TIME_CONSTANT = 0.01     # s: the default contact's duration (linear spring, mass ratio)
+
+
+def make_contact(name: str, parts: dict, part_a: str, part_b: str, shape_a: Any, shape_b: Any,
+                 restitution: Any, stiffness: Any, exponent: Any, time_constant: Any,
+                 young: Any, poisson: Any, friction: Any, dynamic_friction: Any,
+                 slip_speed: Any) -> Contact:
+    """A validated Contact; every error names the contact."""
+    what = f"contact {name!r}"
+    for label, part in (("part_a", part_a), ("part_b", part_b)):
+        if part not in parts:
+            raise MechanismError(f"{what}: {label} {part!r} is not a part")
+    if part_a == part_b:
+        raise MechanismError(f"{what}: part {part_a!r} is both sides; a contact is between two "
+                             "different parts")
+    if parts[part_a].fixed and parts[part_b].fixed:
+        raise MechanismError(f"{what}: parts {part_a!r} and {part_b!r} are both fixed")
+    for label, shape in (("shape_a", shape_a), ("shape_b", shape_b)):
+        if not isinstance(shape, Shape):
+            raise MechanismError(f"{what}: {label} must be a Shape (Shape.sphere, box, capsule, "
+                                 f"cylinder, half_space, mesh), got {type(shape).__name__}")
+    for label, shape in (("shape_a", shape_a), ("shape_b", shape_b)):
+        shape.prepare(f"{what}: {label} mesh")
+    if shape_a.kind == "half-space" and shape_b.kind == "half-space":
+        raise MechanismError(f"{what}: two half-spaces have no points to touch each other")
+    try:
+        e = number(restitution, f"{what}: restitution")
+        if not 0.0 < e <= 1.0:
+            raise MechanismError(f"{what}: restitution must be in (0, 1], got {e}")
+        modes = [x is not None for x in (stiffness, time_constant, young)]
+        if sum(modes) > 1:
+            raise MechanismError(f"{what}: give one of stiffness, time_constant or young "
+                                 "(Young's moduli), not several")
+        K = None if stiffness is None else _positive(stiffness, f"{what}: stiffness")
+        tau = None if time_constant is None else _positive(time_constant, f"{what}: time_constant")
+        E = None if young is None else _pair(young, f"{what}: young")
+        nu = _pair(poisson, f"{what}: poisson")
+        if E is not None:
+            if min(E) <= 0.0:
+                raise MechanismError(f"{what}: young must be positive, got {E}")
+            if not (shape_a.rounded or shape_b.rounded):
+                raise MechanismError(f"{what}: Hertz stiffness from young needs a sphere or a "
+                                     "capsule on one side; give stiffness or time_constant")
+        if not all(-1.0 < x < 0.5 for x in nu):
+            raise MechanismError(f"{what}: poisson must be in (-1, 0.5), got {nu}")
+        if K is None and E is None and tau is None:
+            tau = TIME_CONSTANT
+        if tau is not None and exponent is not None and float(exponent) != 1.0:
+            raise MechanismError(f"{what}: a stiffness from time_constant is linear (exponent "
+                                 "1); give stiffness to use another exponent")
+        n = number(exponent, f"{what}: exponent") if exponent is not None else (
+            1.0 if tau is not None else 1.5)
+        if not 1.0 <= n <= 3.0:
+            raise MechanismError(f"{what}: exponent must be in [1, 3], got {n}")
+        mu_s = number(friction, f"{what}: friction")
+        mu_d = mu_s if dynamic_friction is None else number(dynamic_friction,
+                                                            f"{what}: dynamic_friction")
+        if mu_s < 0.0 or mu_d < 0.0:
+            raise MechanismError(f"{what}: friction coefficients must be non-negative, got "
+                                 f"{mu_s}, {mu_d}")
+        vs = _positive(slip_speed, f"{what}: slip_speed")
+    except MechanismError as exc:
+        msg = str(exc)
+        raise MechanismError(msg if msg.startswith(what) else f"{what}: {msg}") from None
+    return Contact(name, part_a, part_b, shape_a, shape_b, e, K, n, tau, E, nu, mu_s, mu_d, vs)
+
+
+def hertz_stiffness(young: tuple[float, float], poisson: tuple[float, float],
+                    radii: tuple[float, float]) -> float:
+    """K = 4/3 E* sqrt(R*) (Johnson 1985, eq. 4.22-4.23): 1/E* = (1 - nu_a^2)/E_a +
+    (1 - nu_b^2)/E_b, 1/R* = 1/R_a + 1/R_b (a flat side: infinite radius)."""
+    e_star = 1.0 / sum((1.0 - nu * nu) / E for E, nu in zip(young, poisson))
+    curv = sum(1.0 / R for R in radii if math.isfinite(R))
+    return 4.0 / 3.0 * e_star * math.sqrt(1.0 / curv)
