@@ -9,13 +9,13 @@ import math
 import numpy as np
 import pytest
 
-from solver import Mechanism, MechanismError, SolverError
+from solver import Mechanism, MechanismError, SolverError, grid
 from tests.mechanisms import planar_angle
 
 L1, L2 = 0.5, 0.4
 
 
-def _arm(x: str, y: str) -> Mechanism:
+def _arm(x: str, y: str, constants: dict | None = None) -> Mechanism:
     """A planar two-link arm about z (no gravity) whose tip marker follows (x(t), y(t)) in
     the ground's axes."""
     m = Mechanism(gravity=(0.0, 0.0, 0.0))
@@ -31,7 +31,7 @@ def _arm(x: str, y: str) -> Mechanism:
     m.add_marker("tip", "fore", position=(L2, 0, 0))
     m.add_joint("shoulder", "revolute", "U0", "O")
     m.add_joint("elbow", "revolute", "F0", "U1")
-    m.add_general_motion("path", "tip", "O", x=x, y=y)
+    m.add_general_motion("path", "tip", "O", x=x, y=y, constants=constants)
     return m
 
 
@@ -132,3 +132,14 @@ def test_bad_general_motions_are_named(kwargs, message):
         m.add_general_motion("path3", "tip", "F0", x=0.1)
     with pytest.raises(MechanismError, match="unknown general motion 'nope'"):
         m.solve(duration=0.1, fps=24).general_motion("nope")
+
+
+def test_a_study_varies_a_general_motion_s_named_constant():
+    """"path.r", the radius of the tip's circle: each variant's tip on its own circle."""
+    m = _arm("0.6 + r*cos(2*pi*t)", "0.3 + r*sin(2*pi*t)", constants={"r": 0.1})
+    st = m.study(grid({"path.r": [0.05, 0.15]}), duration=0.5, fps=24)
+    assert not st.failures
+    for res, rad in zip(st.results, (0.05, 0.15)):
+        tip, _ = res.marker_frame("tip")
+        t = res.times
+        assert np.abs(tip[:, 0] - (0.6 + rad * np.cos(2 * np.pi * t))).max() < 1e-12

@@ -14,8 +14,8 @@ longest item name that fits is taken) or ``gravity.<axis>``:
   bushing             stiffness.x|y|z|rx|ry|rz, damping.*, preload.* (along and about
                       marker J's axes)
   motion, force,      a named constant of its expression (``add_motion(..., "omega*t",
-  vector force        constants={"omega": 6.0})`` -> "<motion>.omega"), and so a spring's
-                      or torsion spring's of its actuator
+  vector force,       constants={"omega": 6.0})`` -> "<motion>.omega"), and so a spring's
+  general motion      or torsion spring's of its actuator
   gear                ratio (r_2 / r_1; with pitch radii, r_1 kept)
   rack and pinion     pitch_radius (m)
   screw               pitch (m per turn)
@@ -54,7 +54,8 @@ _AXES = ("x", "y", "z")
 _INERTIA = {"xx": (0, 0), "yy": (1, 1), "zz": (2, 2), "xy": (0, 1), "xz": (0, 2), "yz": (1, 2),
             "yx": (0, 1), "zx": (0, 2), "zy": (1, 2)}
 _SPRING = ("stiffness", "damping", "free_length", "preload", "friction")
-_EXPRESSIONS = ("motions", "loads", "springs", "torsion_springs", "vector_forces")  # named constants
+_EXPRESSIONS = ("motions", "general_motions", "loads", "springs", "torsion_springs",
+                "vector_forces")                       # the items with named constants
 _TORSION = ("stiffness", "damping", "free_angle", "preload", "friction")
 _FRICTION = ("static", "dynamic", "transition_speed", "viscous", "preload", "radius", "arm",
              "bearing_length")
@@ -66,7 +67,7 @@ TABLES = (("parts", "part"), ("markers", "marker"), ("joints", "joint"),
           ("springs", "spring-damper"), ("torsion_springs", "torsion spring"),
           ("motions", "motion"), ("loads", "force"), ("couplers", "coupler"),
           ("limits", "limit"), ("frictions", "friction"), ("bushings", "bushing"),
-          ("vector_forces", "vector force"))
+          ("vector_forces", "vector force"), ("general_motions", "general motion"))
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def item_fields(builder: Builder, table: str, item: str) -> list[str]:
         return list(_SPRING) + list(builder.springs[item].constants)
     if table == "torsion_springs":
         return list(_TORSION) + list(builder.torsion_springs[item].constants)
-    if table in ("motions", "loads", "vector_forces"):
+    if table in ("motions", "loads", "vector_forces", "general_motions"):
         return list(getattr(builder, table)[item].constants)
     if table == "couplers":
         return builder.couplers[item].parameters
@@ -364,6 +365,11 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
         f.update({p.field: v for p, v in changes})
         _readd(b, table, item, lambda: b.add_limit(item, old.joint, coordinate=old.coordinate,
                                                    **f))
+    elif table == "general_motions":
+        consts = {**old.constants, **{p.index: v for p, v in changes}}
+        _readd(b, table, item, lambda: b.add_general_motion(
+            item, old.marker_i, old.marker_j, constants=consts,
+            **{a: _given(src) for a, src in zip(old.axes, old.source)}))
     elif table == "vector_forces":
         consts = {**old.constants, **{p.index: v for p, v in changes}}
         _readd(b, table, item, lambda: b.add_vector_force(
@@ -417,3 +423,9 @@ def _readd(b: Builder, table: str, item: str, add: Callable[[], None]) -> None:
 def values_table(params: list[Parameter], values: np.ndarray) -> list[dict[str, float]]:
     """Rows of values as dicts: parameter name -> value."""
     return [{p.name: float(v) for p, v in zip(params, row)} for row in np.asarray(values)]
+
+
+def _given(source: Any) -> Any:
+    """A motion component as given again: a text is parsed anew with the new constants, a
+    number or a callable passed on."""
+    return getattr(source, "source", source)
