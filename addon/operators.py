@@ -12,7 +12,7 @@ from bpy.props import EnumProperty, StringProperty
 from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
-from . import bake, bake_checks, coupling
+from . import bake, bake_checks, contacts, coupling
 from .background import BackgroundRun, until_interrupted
 from .curve_reader import fit_signature, length_text
 from .io.csv_table import existing_folder, export_path
@@ -57,7 +57,7 @@ def _cost_note(sm, analysis: str) -> str | None:
     mechanism's size), or None."""
     parts, joints, motions = len(sm.parts), len(sm.joints), len(sm.motions)
     extra = (4 * len(sm.couplers) + len(sm.cams) + len(sm.limits) + 3 * len(sm.frictions)
-             + 8 * (len(sm.bushings) + len(sm.vector_forces)))
+             + 8 * (len(sm.bushings) + len(sm.vector_forces)) + 4 * len(sm.contacts))
     frames = sm.timeline.frame_end - sm.timeline.frame_start + 1
     cost = run_cost(frames, parts, baked_channels(parts, joints, motions, extra),
                     result_numbers(parts, 5 * joints + motions, joints, motions), analysis)
@@ -235,6 +235,26 @@ class MECHANISM_OT_couple(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class MECHANISM_OT_add_contact(bpy.types.Operator):
+    """Keep the two selected parts from passing through each other: a Contact object naming
+    them (the active part is Part A); its shapes come from the parts' meshes"""
+    bl_idname = "mechanism.add_contact"
+    bl_label = "Add Contact"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        if len(contacts.selected_parts(context)) != 2:
+            cls.poll_message_set("Select two parts; the active one is Part A")
+            return False
+        return True
+
+    def execute(self, context):
+        ob = contacts.add_contact_object(context, *contacts.selected_parts(context))
+        self.report({"INFO"}, f"contact {ob.name!r}: set its shapes and restitution in the sidebar")
+        return {"FINISHED"}
+
+
 class MECHANISM_OT_measure_radii(bpy.types.Operator):
     """Set the active gear coupler's pitch radii (a rack's pinion radius) to each gear
     mesh's outer radius about its joint axis: the tip circle of a toothed mesh, so correct
@@ -374,7 +394,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         notes = sm.notes() + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes] + \
             bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
-                              + sm.vector_forces) + \
+                              + sm.vector_forces + sm.contacts) + \
             [n for n in [getattr(self, "_cost", None)] if n]
         # the report box holds this run's notes, or nothing: never an older run's text
         context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes]) \
@@ -512,6 +532,6 @@ class MECHANISM_OT_constant_remove(bpy.types.Operator):
 
 
 classes = (MECHANISM_OT_set_role, MECHANISM_OT_add_marker, MECHANISM_OT_connect,
-           MECHANISM_OT_couple, MECHANISM_OT_measure_radii, MECHANISM_OT_check, MECHANISM_OT_assemble, MECHANISM_OT_bake, MECHANISM_OT_clear_bake,
+           MECHANISM_OT_couple, MECHANISM_OT_add_contact, MECHANISM_OT_measure_radii, MECHANISM_OT_check, MECHANISM_OT_assemble, MECHANISM_OT_bake, MECHANISM_OT_clear_bake,
            MECHANISM_OT_export_csv, MECHANISM_OT_select, MECHANISM_OT_constant_add,
            MECHANISM_OT_constant_remove)

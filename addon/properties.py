@@ -13,6 +13,7 @@ from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProp
 
 from .drag import (get_wiggle_angle, get_wiggle_position, get_wiggle_slide, set_wiggle_angle,
                    set_wiggle_position, set_wiggle_slide)
+from .io.contact_shapes import CONTACT_SHAPES
 from .io.couplers import COUPLER_KINDS
 from .io.mass import mass_unit_scale
 from .io.settings import JOINT_KINDS
@@ -27,13 +28,19 @@ ROLES = [("NONE", "None", "Not part of the mechanism"),
          ("FORCE", "Force", "Applied force and torque at a marker"),
          ("BUSHING", "Bushing", "Six-component spring-damper between two markers: a rubber "
                                 "mount, along and about marker J's axes"),
-         ("COUPLER", "Coupler", "Ties joint coordinates: gears, rack and pinion, screw, general coupler")]
+         ("COUPLER", "Coupler", "Ties joint coordinates: gears, rack and pinion, screw, general coupler"),
+         ("CONTACT", "Contact", "Keeps two parts' shapes from passing through each other: a "
+                                "compliant push where they overlap")]
 COORDINATES = [("ANGLE", "Angle", "Angle of x_I from x_J about z_J"),
                ("SLIDE", "Slide", "Slide of I's origin along z_J")]
 
 
 def is_marker(self, obj: bpy.types.Object) -> bool:
     return obj.mechanism.role == "MARKER"
+
+
+def is_part(self, obj: bpy.types.Object) -> bool:
+    return obj.mechanism.role == "PART"
 
 
 def is_joint(self, obj: bpy.types.Object) -> bool:
@@ -241,6 +248,36 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     bushing_preload_torque: FloatVectorProperty(name="Preload Torque", size=3,
                                                 description="Torque on marker I's part at zero "
                                                             "rotation, N m, marker J's axes")
+
+    # -- contact between two parts (addon/contacts.py, io/contact_shapes.py; SI but the
+    # shapes, which come from the parts' meshes in the scene's units)
+    contact_part_a: PointerProperty(name="Part A", type=bpy.types.Object, poll=is_part,
+                                    description="The part that the baked force acts on")
+    contact_part_b: PointerProperty(name="Part B", type=bpy.types.Object, poll=is_part,
+                                    description="The other part (it takes the opposite force)")
+    contact_shape_a: EnumProperty(name="Shape A", items=CONTACT_SHAPES, default="MESH",
+                                  description="Part A's contact shape, from its mesh")
+    contact_shape_b: EnumProperty(name="Shape B", items=CONTACT_SHAPES, default="MESH",
+                                  description="Part B's contact shape, from its mesh")
+    contact_cells: IntProperty(name="Grid Cells", default=32, min=4, max=256,
+                               description="A Mesh shape's distance grid: cells along the "
+                                           "mesh's largest extent (finer follows small "
+                                           "features, costs memory and time to build)")
+    contact_restitution: FloatProperty(name="Restitution", default=0.5, min=0.01, max=1.0,
+                                       description="Rebound speed over landing speed (1: no "
+                                                   "loss)")
+    contact_stiffness: FloatProperty(name="Stiffness", default=0.0, min=0.0,
+                                     description="K of the push K delta^n, N per metre^n (0: "
+                                                 "a linear spring whose contact lasts 0.01 s)")
+    contact_exponent: FloatProperty(name="Exponent", default=1.5, min=1.0, max=3.0,
+                                    description="n of the push K delta^n (1.5: Hertz), with a "
+                                                "Stiffness above 0")
+    contact_friction: FloatProperty(name="Static Friction", default=0.0, min=0.0,
+                                    description="Friction coefficient at the contact point, "
+                                                "reached at 0.01 m/s of slip")
+    contact_dynamic_friction: FloatProperty(name="Dynamic Friction", default=0.0, min=0.0,
+                                            description="Sliding friction coefficient, reached "
+                                                        "at 0.02 m/s (0: the static)")
 
     # -- applied force at marker I
     force: StringProperty(name="Force", default="0, 0, 0",

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..solver import Mechanism, MechanismError
 from .anim import find_channelbag
+from .contacts import add_contact
 from .curve_reader import add_curve_joint, design_world, length_text
 from .io import mass
 from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
@@ -46,6 +47,7 @@ class SceneMechanism:
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
     part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
     bushings: list = field(default_factory=list)   # bushing objects
+    contacts: list = field(default_factory=list)   # contact objects (between parts)
     vector_forces: list = field(default_factory=list)     # force objects with a Reaction
     cams: list = field(default_factory=list)       # names of the cam joints (contact force)
     curve_lines: dict = field(default_factory=dict)       # joint name -> panel lines on its curves
@@ -170,7 +172,8 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
     by_role = {r: [ob for ob in objs if ob.mechanism.role == r]
-               for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE", "COUPLER", "BUSHING")}
+               for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE", "COUPLER", "BUSHING",
+                         "CONTACT")}
     for ob in by_role["PART"]:
         s = ob.mechanism
         try:
@@ -246,6 +249,9 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
                                                         ("t", "length", "speed")) or None)
     for ob in by_role["BUSHING"]:
         _add_bushing(sm, ob, scene)
+    for ob in by_role["CONTACT"]:
+        add_contact(mech, ob, scene, sm.part_frames, scale, depsgraph)
+        sm.contacts.append(ob)
     for ob in by_role["FORCE"]:
         s = ob.mechanism
         if s.marker_i is None or not _in_scene(s.marker_i, scene) or s.marker_i.mechanism.role != "MARKER":

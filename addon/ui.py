@@ -10,7 +10,7 @@ from .io.curve_joints import FIELDS
 from .io.settings import kind_label
 
 ICONS = {"JOINT": "CONSTRAINT", "SPRING": "FORCE_HARMONIC", "FORCE": "FORCE_FORCE", "COUPLER": "DRIVER",
-         "BUSHING": "MOD_PHYSICS"}
+         "BUSHING": "MOD_PHYSICS", "CONTACT": "SNAP_FACE"}
 
 
 class MECHANISM_UL_objects(bpy.types.UIList):
@@ -35,7 +35,7 @@ class MECHANISM_UL_objects(bpy.types.UIList):
 
     def filter_items(self, context, data, propname):
         objs = getattr(data, propname)
-        want = {"joint": ("JOINT",), "motion": ("JOINT",), "force": ("SPRING", "FORCE", "BUSHING"),
+        want = {"joint": ("JOINT",), "motion": ("JOINT",), "force": ("SPRING", "FORCE", "BUSHING", "CONTACT"),
                 "coupler": ("COUPLER",)}.get(
             self.list_id, ("JOINT",))
         flags = []
@@ -62,7 +62,7 @@ class VIEW3D_PT_mechanism_object(bpy.types.Panel):
         layout.prop(s, "role")
         draw = {"PART": _draw_part, "MARKER": _draw_marker, "JOINT": _draw_joint,
                 "SPRING": _draw_spring, "FORCE": _draw_force, "COUPLER": _draw_coupler,
-                "BUSHING": _draw_bushing}.get(s.role)
+                "BUSHING": _draw_bushing, "CONTACT": _draw_contact}.get(s.role)
         if draw is not None:
             draw(layout, ob, s)
         row = layout.row(align=True)
@@ -272,6 +272,27 @@ def _draw_bushing(layout, ob, s):
         layout.column(align=True).prop(s, p)
 
 
+def _draw_contact(layout, ob, s):
+    """The two parts and their shapes (red when a part is unset; Grid Cells with a Mesh
+    side), the force law and friction."""
+    col = layout.column(align=True)
+    for side in "ab":
+        row = col.row()
+        row.alert = getattr(s, f"contact_part_{side}") is None    # refused by Check, by name
+        row.prop(s, f"contact_part_{side}")
+        col.prop(s, f"contact_shape_{side}")
+    if "MESH" in (s.contact_shape_a, s.contact_shape_b):
+        col.prop(s, "contact_cells")
+    col = layout.column(align=True)
+    col.prop(s, "contact_restitution")
+    col.prop(s, "contact_stiffness")
+    if s.contact_stiffness > 0.0:
+        col.prop(s, "contact_exponent")
+    col = layout.column(align=True)
+    col.prop(s, "contact_friction")
+    col.prop(s, "contact_dynamic_friction")
+
+
 def _draw_force(layout, ob, s):
     layout.prop(s, "marker_i", text="Marker")
     layout.prop(s, "marker_j", text="Reaction")
@@ -340,6 +361,7 @@ class VIEW3D_PT_mechanism(bpy.types.Panel):
         row = layout.row(align=True)
         row.operator("mechanism.connect", icon="LINKED")
         row.operator("mechanism.couple", icon="DRIVER")
+        row.operator("mechanism.add_contact", icon="SNAP_FACE")
         row = layout.row(align=True)
         row.operator("mechanism.check", icon="CHECKMARK")
         row.operator("mechanism.assemble", icon="SNAP_ON")

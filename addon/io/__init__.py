@@ -10,6 +10,7 @@ modules in tests/test_io_curves.py).
   keyframes.py    exact F-curve evaluation (a keyframed motion's value and rates)
   part_frames.py  part frames (scale taken out), marker frames, pose matrices, parent space
   mass.py         a part's mass, centre of mass and inertia in SI, typed in or from its mesh
+  contact_shapes.py a contact's shapes from a part's mesh: the mesh in the part frame, fitted primitives
   plots.py        the custom properties a bake animates on joints (reactions, efforts) and couplers
   couplers.py     a coupler's settings as its solver call, Couple's guess, gear radii, tie lines
   csv_table.py    the rows of Export CSV

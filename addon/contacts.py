@@ -1,0 +1,96 @@
+"""The Blender side of contacts between parts: Add Contact (a Contact Empty naming the two
+selected parts) and the reading of a Contact object into the solver's ``add_contact``.
+The shapes' geometry (a part's mesh in its frame, the fitted primitives) is
+io/contact_shapes.py, tested without Blender; errors are MechanismError naming the contact.
+"""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+from ..solver import Mechanism, MechanismError
+from .io.contact_shapes import contact_shape, outward_faces, part_vertices
+from .io.part_frames import PartFrame
+
+
+def selected_parts(context) -> list:
+    """The selected part objects, the active one first, the others by name."""
+    parts = sorted((o for o in context.selected_objects if o.mechanism.role == "PART"),
+                   key=lambda o: o.name)
+    active = context.active_object
+    if active in parts:
+        parts.remove(active)
+        parts.insert(0, active)
+    return parts
+
+
+def add_contact_object(context, part_a, part_b) -> bpy.types.Object:
+    """A new Contact Empty between ``part_a`` and ``part_b`` ("Contact a-b"), midway between
+    their origins, selected and active; each side's shape Floor for a ground part, else
+    Mesh."""
+    ob = bpy.data.objects.new(f"Contact {part_a.name}-{part_b.name}", None)
+    ob.empty_display_type = "SPHERE"
+    ob.empty_display_size = 0.05
+    context.scene.collection.objects.link(ob)
+    ob.location = 0.5 * (part_a.matrix_world.translation + part_b.matrix_world.translation)
+    s = ob.mechanism
+    s.role, s.contact_part_a, s.contact_part_b = "CONTACT", part_a, part_b
+    s.contact_shape_a = "FLOOR" if part_a.mechanism.ground else "MESH"
+    s.contact_shape_b = "FLOOR" if part_b.mechanism.ground else "MESH"
+    for o in context.selected_objects:
+        o.select_set(False)
+    ob.select_set(True)
+    context.view_layer.objects.active = ob
+    return ob
+
+
+def _mesh_triangles(ob, depsgraph) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(vertices (n, 3) in the object's local coordinates, triangles (f, 3)) of the
+    object's evaluated mesh (modifiers applied), or (None, None) for an object that is not
+    a mesh."""
+    if ob.type != "MESH":
+        return None, None
+    ev = ob.evaluated_get(depsgraph)
+    mesh = ev.to_mesh()
+    try:
+        mesh.calc_loop_triangles()
+        co = np.empty(3 * len(mesh.vertices))
+        mesh.vertices.foreach_get("co", co)
+        tri = np.empty(3 * len(mesh.loop_triangles), dtype=np.int32)
+        mesh.loop_triangles.foreach_get("vertices", tri)
+    finally:
+        ev.to_mesh_clear()
+    return co.reshape(-1, 3), tri.reshape(-1, 3)
+
+
+def _side_shape(what: str, part, kind: str, frame: PartFrame, scale: float, cells: int,
+                depsgraph):
+    """One side's Shape in its part's frame (m)."""
+    local, faces = _mesh_triangles(part, depsgraph)
+    vertices = None if local is None else part_vertices(local, frame.stretch, scale)
+    faces = None if faces is None else outward_faces(faces, frame.stretch)
+    up = frame.rotation.T @ np.array([0.0, 0.0, 1.0])
+    return contact_shape(what, kind, vertices, faces, up, cells, part.mechanism.ground)
+
+
+def add_contact(mech: Mechanism, ob, scene, part_frames: dict, scale: float, depsgraph) -> None:
+    """The Contact object's ``add_contact``: its two parts' shapes in their frames (m),
+    restitution, stiffness (0: the solver's default time constant; else N/m^n with the
+    exponent n), friction (a Dynamic of 0: the static coefficient)."""
+    s = ob.mechanism
+    what = f"contact {ob.name!r}"
+    sides = []
+    for label, part, kind in (("Part A", s.contact_part_a, s.contact_shape_a),
+                              ("Part B", s.contact_part_b, s.contact_shape_b)):
+        if part is None or scene.objects.get(part.name) is not part or \
+                part.mechanism.role != "PART":
+            raise MechanismError(f"{what}: {label} is not set, was deleted or is no longer a part")
+        side = f"{what}: Shape {label[-1]}, part {part.name!r}"
+        sides.append((part.name, _side_shape(side, part, kind, part_frames[part.name], scale,
+                                             s.contact_cells, depsgraph)))
+    stiffness = s.contact_stiffness if s.contact_stiffness > 0.0 else None
+    mech.add_contact(ob.name, sides[0][0], sides[1][0], sides[0][1], sides[1][1],
+                     restitution=s.contact_restitution, stiffness=stiffness,
+                     exponent=s.contact_exponent if stiffness is not None else None,
+                     friction=s.contact_friction,
+                     dynamic_friction=s.contact_dynamic_friction or None)

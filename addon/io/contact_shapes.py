@@ -1,0 +1,105 @@
+"""A Contact object's shapes as the solver's ``Shape``: a part's closed mesh, or a primitive
+fitted to the mesh's bounds in the part frame.
+
+Vertices come in the part frame in metres (the object's local coordinates through the
+part's stretch S and the scene's unit scale, io/part_frames.py), faces as triangles.  The
+fits use the axis-aligned bounds of the vertices in the part's axes, lo..hi, with centre
+c = (lo + hi) / 2 and extents d = hi - lo:
+
+- Box: edges d, centred at c, along the part's axes.
+- Sphere: centred at c, radius half the largest extent.
+- Cylinder, Capsule: along the part axis of the largest extent (z, then y, on a tie),
+  radius half the larger of the two other extents; a cylinder's length is the extent along
+  its axis, a capsule's (between its end spheres' centres) that minus two radii (at least 0).
+- Floor (a ground part): the solid below the horizontal plane through the mesh's highest
+  vertex along world +z, at the part's design pose (the half-space's normal is world +z in
+  the part's axes).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...solver import MechanismError, Shape
+
+CONTACT_SHAPES = [
+    ("MESH", "Mesh", "The part's evaluated mesh (closed), its distance grid of Grid Cells cells"),
+    ("SPHERE", "Sphere", "A sphere fitted to the mesh's bounds: centred in them, radius half "
+                         "the largest extent"),
+    ("BOX", "Box", "The box of the mesh's bounds along the part's axes"),
+    ("CAPSULE", "Capsule", "A capsule along the bounds' longest axis, radius half the larger "
+                           "other extent"),
+    ("CYLINDER", "Cylinder", "A cylinder along the bounds' longest axis, radius half the "
+                             "larger other extent"),
+    ("FLOOR", "Floor", "A ground part only: the solid below the horizontal plane through the "
+                       "mesh's top (world up)"),
+]
+SHAPE_LABELS = {key: label for key, label, _ in CONTACT_SHAPES}
+
+# a quaternion (w, x, y, z) turning the shape's z axis onto the part's x, y or z axis
+_TURN_Z_TO = (np.array([np.sqrt(0.5), 0.0, np.sqrt(0.5), 0.0]),
+              np.array([np.sqrt(0.5), -np.sqrt(0.5), 0.0, 0.0]),
+              np.array([1.0, 0.0, 0.0, 0.0]))
+
+
+def part_vertices(local: np.ndarray, stretch: np.ndarray, scale: float) -> np.ndarray:
+    """(n, 3) m: mesh vertices ``local`` (n, 3) in the object's local coordinates (Blender
+    units) in the part frame, S @ v times ``scale`` (metres per Blender unit)."""
+    return np.asarray(local, dtype=float) @ np.asarray(stretch, dtype=float).T * scale
+
+
+def outward_faces(faces: np.ndarray, stretch: np.ndarray) -> np.ndarray:
+    """(f, 3) triangles wound counter-clockwise seen from outside in the part frame: a
+    negative scale (det S < 0) mirrors the mesh, which turns its winding, so it is turned
+    back."""
+    faces = np.asarray(faces, dtype=int).reshape(-1, 3)
+    return faces[:, ::-1].copy() if np.linalg.det(stretch) < 0.0 else faces
+
+
+def _long_axis(extents: np.ndarray) -> int:
+    """The index of the largest extent, z then y then x on a tie (to 1e-9 of it)."""
+    top = extents.max()
+    return next(k for k in (2, 1, 0) if extents[k] >= top * (1.0 - 1e-9))
+
+
+def fitted_shape(kind: str, vertices: np.ndarray, faces: np.ndarray, up: np.ndarray,
+                 cells: int) -> Shape:
+    """The solver Shape of ``kind`` (a CONTACT_SHAPES key) for a mesh of ``vertices`` (n, 3)
+    m and triangle ``faces`` in the part frame; ``up`` (3,) world +z in the part's axes
+    (Floor); ``cells`` a Mesh's grid cells along its largest extent."""
+    V = np.asarray(vertices, dtype=float)
+    if kind == "MESH":
+        return Shape.mesh(V, faces, cells=cells)
+    if kind == "FLOOR":
+        n = np.asarray(up, dtype=float)
+        return Shape.half_space(V[np.argmax(V @ n)], n)
+    lo, hi = V.min(axis=0), V.max(axis=0)
+    c, d = 0.5 * (lo + hi), hi - lo
+    if kind == "BOX":
+        return Shape.box(d, c)
+    if kind == "SPHERE":
+        return Shape.sphere(0.5 * d.max(), c)
+    k = _long_axis(d)
+    radius = 0.5 * max(d[j] for j in range(3) if j != k)
+    if kind == "CYLINDER":
+        return Shape.cylinder(radius, d[k], c, _TURN_Z_TO[k])
+    return Shape.capsule(radius, max(d[k] - 2.0 * radius, 0.0), c, _TURN_Z_TO[k])
+
+
+def contact_shape(what: str, kind: str, vertices: np.ndarray | None, faces: np.ndarray | None,
+                  up: np.ndarray, cells: int, ground: bool) -> Shape:
+    """``fitted_shape`` with every error naming ``what`` ("contact 'c': Shape A, part
+    'p'"): no mesh to fit, a Floor on a moving part, a flat mesh, an open mesh (the
+    solver's check, its open edge named)."""
+    if kind == "FLOOR" and not ground:
+        raise MechanismError(f"{what}: Floor is for a ground part; pick Box or Mesh for a part "
+                             "that moves")
+    if vertices is None or len(vertices) == 0:
+        raise MechanismError(f"{what}: the part has no mesh to take the shape from: make it a "
+                             "mesh object")
+    try:
+        shape = fitted_shape(kind, vertices, faces, up, cells)
+        shape.prepare(f"{what} mesh")
+    except MechanismError as exc:
+        text = str(exc)
+        raise MechanismError(text if text.startswith(what) else f"{what}: {text}") from None
+    return shape
