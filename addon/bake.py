@@ -27,7 +27,7 @@ from .io.csv_table import csv_rows, write_rows
 from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
 from .io.part_frames import basis_pose, pose_matrices
 from .io.plots import (BAKED_PROPS, bushing_plots, coupler_plots, is_plot_channel, joint_plots,
-                       vector_force_plots)
+                       part_contact_plots, vector_force_plots)
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -173,7 +173,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     # every old bake: also of objects no longer in the mechanism; the bake actions of the
     # objects baked again are kept with the user's own channels in them
     clear_bake(scene, keep={ob.name for ob in sm.parts + sm.joints + sm.couplers + sm.bushings
-                            + sm.vector_forces})
+                            + sm.vector_forces + sm.contacts})
     _add_event_markers(scene, sm, result)
     write_part_keys(sm, result, frames)
     plots = joint_plots(result, [ob.name for ob in sm.joints],
@@ -183,7 +183,8 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     plots.update(coupler_plots(result, sm.coupler_calls))
     plots.update(bushing_plots(result, [ob.name for ob in sm.bushings]))
     plots.update(vector_force_plots(result, [ob.name for ob in sm.vector_forces]))
-    for ob in sm.joints + sm.couplers + sm.bushings + sm.vector_forces:
+    plots.update(part_contact_plots(result, [ob.name for ob in sm.contacts]))
+    for ob in sm.joints + sm.couplers + sm.bushings + sm.vector_forces + sm.contacts:
         _backup(ob)
         act, slot, bag = _bake_action(ob)
         for prop, values in plots[ob.name].items():
@@ -341,7 +342,8 @@ def write_csv(path: str, sm: SceneMechanism, result) -> tuple[int, int]:
                     [ob.name for ob in sm.joints], list(sm.motions), sm.coupler_calls, sm.cams,
                     {n: (job.name, c) for n, (job, c) in sm.limits.items()},
                     {n: (job.name, c) for n, (job, c) in sm.frictions.items()},
-                    [ob.name for ob in sm.bushings], [ob.name for ob in sm.vector_forces])
+                    [ob.name for ob in sm.bushings], [ob.name for ob in sm.vector_forces],
+                    [ob.name for ob in sm.contacts])
     events = event_rows(result, sm.timeline.frame_of, _friction_joints(sm))
     write_rows(path, rows)
     write_rows(events_path(path), events)

@@ -82,7 +82,7 @@ def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """Every reason a bake of the scene read as ``sm`` (scene_reader.SceneMechanism) would
     not play as solved or not last, one line each, naming the object."""
     return (not_local_problems(sm.parts + sm.joints + sm.couplers + sm.bushings
-                               + sm.vector_forces) + pose_key_problems(sm.parts)
+                               + sm.vector_forces + sm.contacts) + pose_key_problems(sm.parts)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene))
 
 

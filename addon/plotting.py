@@ -16,7 +16,7 @@ from .anim import find_channelbag
 from .bake import TRACK
 from .io.plots import is_plot_channel
 
-PLOTTED = ("JOINT", "COUPLER", "BUSHING", "FORCE")
+PLOTTED = ("JOINT", "COUPLER", "BUSHING", "FORCE", "CONTACT")
 
 
 def _bake_strip(ob):
@@ -36,8 +36,8 @@ def plot_target(ob) -> str:
         return "Make a baked joint the active object"
     s = ob.mechanism
     if s.role not in PLOTTED or (s.role == "FORCE" and s.marker_j is None):
-        return (f"{ob.name!r} is not a joint, coupler, bushing or force with a Reaction: its "
-                "forces are not baked")
+        return (f"{ob.name!r} is not a joint, coupler, bushing, contact or force with a "
+                "Reaction: its forces are not baked")
     if not s.baked or s.bake_action is None:
         return f"{ob.name!r} has no baked forces yet: Bake first"
     return ""

@@ -30,7 +30,7 @@ class MECHANISM_UL_objects(bpy.types.UIList):
             row.label(text=kind_label(s.joint_kind))
             if self.list_id == "motion" and s.motion_type != "NONE":
                 row.label(text=s.motion_type.title())
-        if s.baked and s.role in ("JOINT", "COUPLER", "BUSHING", "FORCE"):
+        if s.baked and s.role in ("JOINT", "COUPLER", "BUSHING", "FORCE", "CONTACT"):
             row.operator("mechanism.plot", text="", icon="GRAPH", emboss=False).name = item.name
 
     def filter_items(self, context, data, propname):
@@ -283,6 +283,7 @@ def _draw_contact(layout, ob, s):
         col.prop(s, f"contact_shape_{side}")
     if "MESH" in (s.contact_shape_a, s.contact_shape_b):
         col.prop(s, "contact_cells")
+    _draw_plot(layout, ob, s)
     col = layout.column(align=True)
     col.prop(s, "contact_restitution")
     col.prop(s, "contact_stiffness")

@@ -22,18 +22,22 @@ PART_COLUMNS = ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")
 JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
 BUSHING_COLUMNS = tuple(f"bushing_{c}" for c in JOINT_COLUMNS)
 FORCE_COLUMNS = tuple(f"applied_{c}" for c in JOINT_COLUMNS)
+CONTACT_COLUMNS = ("part_contact_Fx_N", "part_contact_Fy_N", "part_contact_Fz_N",
+                   "part_contact_penetration_m")
 
 
 def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[str],
              motions: Sequence[str], couplers: Mapping[str, Any] | None = None,
              cams: Sequence[str] = (), limits: Mapping[str, tuple[str, str]] | None = None,
              frictions: Mapping[str, tuple[str, str]] | None = None,
-             bushings: Sequence[str] = (), vector_forces: Sequence[str] = ()) -> list[list[str]]:
+             bushings: Sequence[str] = (), vector_forces: Sequence[str] = (),
+             contacts: Sequence[str] = ()) -> list[list[str]]:
     """Header and one row of text per result row (row k is scene frame ``frames[k]``);
     ``couplers``: coupler name -> its io.couplers.CouplerCall; ``cams``: cam joint names;
     ``limits``, ``frictions``: item name -> (joint name, "angle" | "slide"); ``bushings``:
     their names (the load on marker I's part, world axes); ``vector_forces``: the forces with
-    a Reaction marker (their load on their marker's part, world axes)."""
+    a Reaction marker (their load on their marker's part, world axes); ``contacts``: the
+    contacts between parts (the force on part A, world axes, and the deepest penetration)."""
     header = ["frame", "time_s"]
     cols = [frames, result.times]
     for name in parts:
@@ -64,6 +68,10 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
         F, T = result.vector_force(name)
         header += [f"{name} {c}" for c in FORCE_COLUMNS]
         cols += list(F.T) + list(T.T)
+    for name in contacts:
+        hit = result.contact(name)
+        header += [f"{name} {c}" for c in CONTACT_COLUMNS]
+        cols += list(hit["force"].T) + [hit["penetration"]]
     for name, series in coupler_plots(result, couplers or {}).items():
         for prop, values in series.items():
             header.append(f"{name} {prop}_{'Nm' if 'torque' in prop else 'N'}")

@@ -24,6 +24,10 @@ Force with a Reaction marker (a force of state): "applied_force_x", "_y", "_z",
 Bushing: "bushing_force_x", "_y", "_z", "bushing_force" and "bushing_torque_*" on the
 bushing object: the load it applies to marker I's part at marker I's origin, world axes
 (Result.bushing; marker J's part takes the opposite).
+Contact between parts: "part_contact_force_x", "_y", "_z" and "part_contact_force" (N,
+world axes: the force on part A; part B takes the opposite) and "part_contact_penetration"
+(m, the deepest; 0 apart) on the contact object (Result.contact).  Named apart from a cam
+joint's "contact_force", the scalar push along the cam's normal.
 """
 from __future__ import annotations
 
@@ -42,9 +46,11 @@ BUSHING_PROPS = ("bushing_force_x", "bushing_force_y", "bushing_force_z", "bushi
                  "bushing_torque_x", "bushing_torque_y", "bushing_torque_z", "bushing_torque")
 VECTOR_FORCE_PROPS = ("applied_force_x", "applied_force_y", "applied_force_z", "applied_force",
                       "applied_torque_x", "applied_torque_y", "applied_torque_z", "applied_torque")
+PART_CONTACT_PROPS = ("part_contact_force_x", "part_contact_force_y", "part_contact_force_z",
+                      "part_contact_force", "part_contact_penetration")
 BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
     CONTACT_PROP, LIMIT_PROP, FRICTION_PROP) + BALL_FRICTION_PROPS + BUSHING_PROPS + \
-    VECTOR_FORCE_PROPS
+    VECTOR_FORCE_PROPS + PART_CONTACT_PROPS
 
 
 def is_plot_channel(data_path: str) -> bool:
@@ -74,6 +80,18 @@ def vector_force_plots(result, forces: Sequence[str]) -> dict[str, dict[str, np.
     (Result.vector_force; the reaction marker's part takes the opposite)."""
     return {name: reaction_series(*result.vector_force(name), props=VECTOR_FORCE_PROPS)
             for name in forces}
+
+
+def part_contact_plots(result, contacts: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+    """Contact name -> {PART_CONTACT_PROPS -> (n,) values}: the force on part A (N, world
+    axes), its magnitude and the deepest penetration (m) (Result.contact)."""
+    out = {}
+    for name in contacts:
+        hit = result.contact(name)
+        F = hit["force"]
+        out[name] = dict(zip(PART_CONTACT_PROPS, (F[:, 0], F[:, 1], F[:, 2],
+                                                  np.linalg.norm(F, axis=1), hit["penetration"])))
+    return out
 
 
 def bushing_plots(result, bushings: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
