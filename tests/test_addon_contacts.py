@@ -9,19 +9,22 @@ import blender_scenes as bs
 
 
 def ball_drop(bpy, shape: str = "SPHERE", height: float = 0.5, radius: float = 0.05,
-              restitution: float = 0.8) -> dict:
+              restitution: float = 0.8, unit: float = 1.0) -> dict:
     """A ball (a UV sphere of ``radius``, 32 segments, 16 rings) or a cube of edge 2 x
     ``radius`` (``shape`` "MESH") with its centre at ``height`` above a ground box 1 x 1 x
     0.2 whose top face is at z = 0; Add Contact with the ball active (Part A: shape
-    ``shape``, the ground Floor) and ``restitution``; analysis Dynamic."""
+    ``shape``, the ground Floor) and ``restitution``; analysis Dynamic.  Lengths in metres,
+    built in Blender units of ``unit`` metres (the scene's Unit Scale; gravity 9.81 m/s^2)."""
     scene = bpy.context.scene
     scene.mechanism.analysis = "DYNAMIC"
-    ground = bs.add_box(bpy, "floor", (1.0, 1.0, 0.2), (0.0, 0.0, -0.1))
+    scene.unit_settings.scale_length = unit
+    scene.gravity = (0.0, 0.0, -9.81 / unit)
+    ground = bs.add_box(bpy, "floor", (1.0 / unit, 1.0 / unit, 0.2 / unit), (0.0, 0.0, -0.1 / unit))
     if shape == "MESH":
-        ball = bs.add_box(bpy, "ball", (2 * radius,) * 3, (0.0, 0.0, height))
+        ball = bs.add_box(bpy, "ball", (2 * radius / unit,) * 3, (0.0, 0.0, height / unit))
     else:
-        bpy.ops.mesh.primitive_uv_sphere_add(segments=32, ring_count=16, radius=radius,
-                                             location=(0.0, 0.0, height))
+        bpy.ops.mesh.primitive_uv_sphere_add(segments=32, ring_count=16, radius=radius / unit,
+                                             location=(0.0, 0.0, height / unit))
         ball = bpy.context.active_object
         ball.name = ball.data.name = "ball"
     bs.tag(bpy, [ground, ball], "PART")
@@ -134,7 +137,8 @@ def test_a_ball_dropped_on_the_floor_bounces_with_its_restitution(blender) -> No
     assert not contact.mechanism.baked and "part_contact_force_z" not in contact.keys()
 
 
-def test_a_cube_mesh_settles_on_the_floor(blender, tmp_path) -> None:
+@pytest.mark.parametrize("unit", [1.0, 0.001])
+def test_a_cube_mesh_settles_on_the_floor(blender, tmp_path, unit) -> None:
     """A cube of edge 0.1 (Mesh shape) dropped from 2 cm above the Floor, e = 0.5, comes to
     rest on it within a second: its bottom face's contact points (vertices and face
     centres, the solver's samples of the same triangles, weight w of the whole surface's 1)
@@ -142,21 +146,22 @@ def test_a_cube_mesh_settles_on_the_floor(blender, tmp_path) -> None:
     d = m g / (K w) = g tau^2 / (pi^2 w) (0.6 mm here), its lowest vertex that far below
     the floor's top (1e-6 m: float32 keys on 0.07 m, and the damped rest oscillation,
     about e^-9 of its start by then).  The baked force holds its weight (1e-3 of it); Plot
-    shows the five baked curves; Export CSV has the contact's columns."""
+    shows the five baked curves; Export CSV has the contact's columns.  The same in a
+    millimetre scene (Unit Scale 0.001: the mesh and the keys in mm, the rest SI)."""
     from solver import Shape
     bpy = blender
     bs.set_range(bpy, 1, 25)
-    scene = ball_drop(bpy, shape="MESH", height=0.07, restitution=0.5)
+    scene = ball_drop(bpy, shape="MESH", height=0.07, restitution=0.5, unit=unit)
     ball, contact = scene["ball"], scene["contact"]
     me = ball.data
     me.calc_loop_triangles()
-    V = np.array([v.co for v in me.vertices]) * 0.1            # the object's scale 0.1
+    V = np.array([v.co for v in me.vertices]) * 0.1            # m: the object's scale 0.1 m
     F = np.array([tuple(t.vertices) for t in me.loop_triangles])
     points, weights, _ = Shape.mesh(V, F).samples()
     w = weights[np.isclose(points[:, 2], -0.05)].sum()
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     depth = G * TAU ** 2 / (np.pi ** 2 * w)
-    z = bs.curve(ball, "location", 2)[:, 1]
+    z = bs.curve(ball, "location", 2)[:, 1] * unit             # m
     assert z[-1] - 0.05 == pytest.approx(-depth, abs=1e-6)
     assert z[-4:] == pytest.approx([z[-1]] * 4, abs=1e-6)
     pen = bs.curve(contact, '["part_contact_penetration"]')[-1, 1]

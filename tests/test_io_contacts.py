@@ -110,3 +110,18 @@ def test_shape_errors_name_the_contact_and_side() -> None:
         cs.contact_shape(WHAT, "BOX", flat, F, UP, 32, ground=False)
     mesh = cs.contact_shape(WHAT, "MESH", V, F, UP, 8, ground=False)
     assert mesh.kind == "mesh" and mesh.grid is not None          # checked and built once
+
+
+def test_a_mesh_read_again_keeps_its_built_grid() -> None:
+    """The same vertices, triangles and cells give the same Shape (its distance grid built
+    once: Check, Bake and Drag each read the scene); other numbers a new one; the cache
+    holds the last MESH_CACHE_SIZE meshes."""
+    V, F = box_mesh((0.1, 0.1, 0.1), (0.0, 0.0, 0.0))
+    first = cs.contact_shape(WHAT, "MESH", V, F, UP, 8, ground=False)
+    again = cs.contact_shape(WHAT, "MESH", V.copy(), F.copy(), UP, 8, ground=False)
+    assert again is first and again.grid is first.grid
+    assert cs.contact_shape(WHAT, "MESH", V, F, UP, 9, ground=False) is not first
+    assert cs.contact_shape(WHAT, "MESH", V * 1.01, F, UP, 8, ground=False) is not first
+    for k in range(cs.MESH_CACHE_SIZE):
+        cs.mesh_shape(V + k + 1.0, F, 4)
+    assert cs.contact_shape(WHAT, "MESH", V, F, UP, 8, ground=False) is not first

@@ -17,6 +17,8 @@ c = (lo + hi) / 2 and extents d = hi - lo:
 """
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 from ...solver import MechanismError, Shape
@@ -39,6 +41,27 @@ SHAPE_LABELS = {key: label for key, label, _ in CONTACT_SHAPES}
 _TURN_Z_TO = (np.array([np.sqrt(0.5), 0.0, np.sqrt(0.5), 0.0]),
               np.array([np.sqrt(0.5), -np.sqrt(0.5), 0.0, 0.0]),
               np.array([1.0, 0.0, 0.0, 0.0]))
+
+
+# a Mesh shape's distance grid takes seconds to build for a few thousand triangles: the
+# Shapes of the meshes read last are kept (a Shape is immutable) and given again for the
+# same vertices, triangles and cells, so that Check, Bake and Drag do not build it anew
+MESH_CACHE_SIZE = 16
+_mesh_shapes: dict[tuple, Shape] = {}
+
+
+def mesh_shape(vertices: np.ndarray, faces: np.ndarray, cells: int) -> Shape:
+    """``Shape.mesh(vertices, faces, cells)``, the same Shape object (its grid built once)
+    for the same numbers as one of the last MESH_CACHE_SIZE meshes asked for."""
+    V = np.ascontiguousarray(vertices, dtype=float)
+    F = np.ascontiguousarray(faces, dtype=np.int64)
+    key = (hashlib.sha1(V.tobytes()).hexdigest(), V.shape,
+           hashlib.sha1(F.tobytes()).hexdigest(), F.shape, int(cells))
+    shape = _mesh_shapes.pop(key, None) or Shape.mesh(V, F, cells=cells)
+    _mesh_shapes[key] = shape                       # the newest last
+    while len(_mesh_shapes) > MESH_CACHE_SIZE:
+        _mesh_shapes.pop(next(iter(_mesh_shapes)))
+    return shape
 
 
 def part_vertices(local: np.ndarray, stretch: np.ndarray, scale: float) -> np.ndarray:
@@ -68,7 +91,7 @@ def fitted_shape(kind: str, vertices: np.ndarray, faces: np.ndarray, up: np.ndar
     (Floor); ``cells`` a Mesh's grid cells along its largest extent."""
     V = np.asarray(vertices, dtype=float)
     if kind == "MESH":
-        return Shape.mesh(V, faces, cells=cells)
+        return mesh_shape(V, faces, cells)
     if kind == "FLOOR":
         n = np.asarray(up, dtype=float)
         return Shape.half_space(V[np.argmax(V @ n)], n)
