@@ -49,6 +49,29 @@ def cylinder(name: str, radius: float, depth: float, location: tuple, axis: str 
     return _part(name, ground, density, color, rotation=True)
 
 
+def sphere(name: str, radius: float, location: tuple, density: float = 7800.0,
+           color: tuple = (0.7, 0.2, 0.2)) -> bpy.types.Object:
+    """A UV sphere part (32 segments, 16 rings) of ``radius`` about ``location``."""
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=32, ring_count=16, radius=radius,
+                                         location=location)
+    bpy.ops.object.shade_smooth()
+    return _part(name, False, density, color, rotation=False)
+
+
+def contact(name: str, part_a, part_b, shape_a: str, shape_b: str, **settings) -> bpy.types.Object:
+    """A Contact Empty between two parts (what Add Contact makes), its shapes
+    (io/contact_shapes.py: MESH, SPHERE, BOX, CAPSULE, CYLINDER, FLOOR) and ``settings``
+    (contact_restitution, contact_friction, ...) set on its properties."""
+    ob = bpy.data.objects.new(name, None)
+    bpy.context.scene.collection.objects.link(ob)
+    s = ob.mechanism
+    s.role, s.contact_part_a, s.contact_part_b = "CONTACT", part_a, part_b
+    s.contact_shape_a, s.contact_shape_b = shape_a, shape_b
+    for key, value in settings.items():
+        setattr(s, key, value)
+    return ob
+
+
 def mesh_part(name: str, verts: list, faces: list, location: tuple, rotation: tuple = (0, 0, 0),
               ground: bool = False, density: float = 7800.0, color: tuple = (0.6, 0.6, 0.65)):
     """A part from a closed mesh given as vertices and faces (outward normals), placed at
