@@ -182,12 +182,19 @@ def test_a_cube_mesh_settles_on_the_floor(blender, tmp_path, unit) -> None:
     assert "Contact ball-floor part_contact_Fz_N" in header
 
 
-def test_check_names_parts_that_overlap_at_the_start(blender) -> None:
+@pytest.mark.parametrize("turn", [(0.0, 0.0, 0.0), (3.141592653589793, 0.0, 0.7)])
+def test_check_names_parts_that_overlap_at_the_start(blender, turn) -> None:
     """The ball's centre 4 cm above the floor (radius 5 cm): Check's report names the
-    contact, its parts and the 1 cm overlap."""
+    contact, its parts and the 1 cm overlap; 6 cm above, none.  The same with the slab
+    turned upside down (its own z axis pointing down): the Floor is its top face along
+    world up."""
     bpy = blender
-    ball_drop(bpy, height=0.04)
+    scene = ball_drop(bpy, height=0.04)
+    scene["ground"].rotation_euler = turn
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     report = bpy.context.scene.mechanism.report
     assert ("contact 'Contact ball-floor': parts 'ball' and 'floor' overlap by 0.01 m"
             in report), report
+    scene["ball"].location.z = 0.06
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "overlap" not in bpy.context.scene.mechanism.report
