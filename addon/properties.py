@@ -20,17 +20,21 @@ from .io.settings import JOINT_KINDS
 from .study import MA_StudySettings
 from .study import classes as study_classes
 
-ROLES = [("NONE", "None", "Not part of the mechanism"),
-         ("PART", "Part", "A rigid body"),
-         ("MARKER", "Marker", "A coordinate frame on a part (an Empty parented to the part)"),
-         ("JOINT", "Joint", "Connects marker I to marker J; the marker z axes are the joint axis"),
-         ("SPRING", "Spring", "Translational spring-damper-actuator between two markers"),
-         ("FORCE", "Force", "Applied force and torque at a marker"),
+# Blender saves an enum as its item's number: each role keeps its number for good (files
+# saved by earlier versions read back as they were), whatever the order the menu shows.
+ROLES = [("NONE", "None", "Not part of the mechanism", "", 0),
+         ("PART", "Part", "A rigid body", "", 1),
+         ("MARKER", "Marker", "A coordinate frame on a part (an Empty parented to the part)", "", 2),
+         ("JOINT", "Joint", "Connects marker I to marker J; the marker z axes are the joint axis",
+          "", 3),
+         ("SPRING", "Spring", "Translational spring-damper-actuator between two markers", "", 4),
+         ("FORCE", "Force", "Applied force and torque at a marker", "", 5),
          ("BUSHING", "Bushing", "Six-component spring-damper between two markers: a rubber "
-                                "mount, along and about marker J's axes"),
-         ("COUPLER", "Coupler", "Ties joint coordinates: gears, rack and pinion, screw, general coupler"),
+                                "mount, along and about marker J's axes", "", 7),
+         ("COUPLER", "Coupler", "Ties joint coordinates: gears, rack and pinion, screw, general "
+                                "coupler", "", 6),
          ("CONTACT", "Contact", "Keeps two parts' shapes from passing through each other: a "
-                                "compliant push where they overlap")]
+                                "compliant push where they overlap", "", 8)]
 COORDINATES = [("ANGLE", "Angle", "Angle of x_I from x_J about z_J"),
                ("SLIDE", "Slide", "Slide of I's origin along z_J")]
 

@@ -245,3 +245,23 @@ def test_panel_mass_is_never_a_stale_or_zero_number(blender) -> None:
     assert mass_lines() == ["Mass: computed at Check or Bake"]
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert mass_lines()[0] == "Mass 20 kg at the last Check or Bake"
+
+
+def test_roles_keep_the_numbers_files_saved_them_with(blender, tmp_path) -> None:
+    """Blender saves an enum as its item's number: the roles of 0.2.0 keep theirs (a Coupler
+    saved then is 6 and must load as a Coupler), the later ones come after; and a file's
+    roles read back as saved."""
+    bpy = blender
+    items = bpy.types.Object.bl_rna.properties["mechanism"].fixed_type.properties["role"].enum_items
+    saved_by_020 = ["NONE", "PART", "MARKER", "JOINT", "SPRING", "FORCE", "COUPLER"]
+    assert [items[r].value for r in saved_by_020] == list(range(7))
+    assert sorted(i.value for i in items) == list(range(len(items)))
+    roles = [i.identifier for i in items]
+    for role in roles:
+        ob = bpy.data.objects.new(f"probe {role}", None)
+        bpy.context.scene.collection.objects.link(ob)
+        ob.mechanism.role = role
+    path = str(tmp_path / "roles.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    assert [bpy.data.objects[f"probe {r}"].mechanism.role for r in roles] == roles
