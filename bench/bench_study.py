@@ -30,7 +30,7 @@ Cases (docs/benchmarks.md mechanisms):
   kg, a fifth as many variants); the lockstep run, each variant's contact its own.
 - governor, stiff: the flyball governor of bench_governor.py (a 1e6 N/m sleeve spring), its
   spring rate varied (5e5-2e6 N/m, a fifth as many variants), 1 s at 24 fps: each variant
-  stiff, so Radau IIA, the variants in lockstep (solver/study/batch_implicit.py).
+  stiff, so Radau IIA, the variants in lockstep (solver/study/batch.py).
 
 A last row: numpy's stacked solve of one linear system per variant and frame with the
 study's own Jacobians, the least any exact sweep of these variants solves (its velocities),

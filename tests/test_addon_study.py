@@ -401,7 +401,7 @@ def test_scene_constants_drive_expressions_and_a_study_varies_them(blender, exte
 def test_a_stiff_study_runs_its_variants_together(blender, extension, monkeypatch) -> None:
     """The pendulum on a heavy torsion damper (2000 to 8000 N m s/rad on its pin: every
     variant stiff, so Radau IIA) studied through Run Study: the three variants run together
-    in the lockstep Radau IIA run (study/batch_implicit.py, spied in the engine), and the
+    in the lockstep Radau IIA run (study/batch.py ``batch_implicit``, spied in the engine), and the
     table equals the solver's own Study of the scene."""
     bpy = blender
     mods = _mods(extension)

@@ -1,5 +1,5 @@
 """Stiff variants of a design study in one lockstep Radau IIA run (solver/study/
-batch_implicit.py): each variant equal to its separate run (Mechanism.solve), with the
+batch.py ``batch_implicit``): each variant equal to its separate run (Mechanism.solve), with the
 same steps, while the right-hand sides and the iteration matrices of all are stacked."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from solver.study import Study, grid
-import solver.study.batch_implicit as batch_implicit
+import solver.study.batch as batch
 from solver.study import engine
 
 from test_study_batch import _close, sprung_pendulum
@@ -97,17 +97,17 @@ def test_a_variant_leaves_the_implicit_lockstep_run_and_runs_alone(monkeypatch):
     to fail at its fourth step) leaves it and runs alone; the other three finish together,
     and all four equal their separate runs."""
     calls = _spy(monkeypatch, "batch_implicit")
-    real = batch_implicit._project
+    real = batch._project
     count = [0]
 
-    def failing(g, radau, sel, t, r, p, v, w):
-        r, p, v, w, failed = real(g, radau, sel, t, r, p, v, w)
+    def failing(g, sel, t, r, p, v, w):
+        r, p, v, w, failed = real(g, sel, t, r, p, v, w)
         count[0] += 1
         if count[0] == 4:           # (the first call is the start's)
-            damping = [float(radau.own(int(i)).m.forces.sd_c[0]) for i in range(len(t))]
+            damping = [float(g.own(int(i)).m.forces.sd_c[0]) for i in range(len(t))]
             failed[int(np.argmax(damping))] = True      # the heaviest damper's variant
         return r, p, v, w, failed
-    monkeypatch.setattr(batch_implicit, "_project", failing)
+    monkeypatch.setattr(batch, "_project", failing)
     study = Study(sprung_pendulum(), grid({"strut.damping": [2000.0, 5000.0, 3000.0, 4000.0]}))
     res = study.run(duration=0.5, fps=24)
     assert not res.failures and calls == [(4, [True, False, True, True])]

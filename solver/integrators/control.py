@@ -12,8 +12,85 @@ h_new = h (1 / err)^(1/(q+1)) times a safety factor, within bounds on the change
   factor shrinks when Newton needed many iterations; a new h within a factor 1 to 1.2 of
   the old one is not taken while the stepper keeps its Jacobian, so the factorizations
   stay valid.
+
+The error goal both use is written here once, for a single run (analyses/dynamics/driver.py)
+and for a design study's variants in lockstep (study/batch.py): the local tolerance
+(``local_tolerance``), the weights of the state's blocks (``error_scale``), the error norm
+(``ErrorNorm``, over any leading axes) and the first step (``initial_step``).
 """
 from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+
+def local_tolerance(tolerance: float, method: str) -> float:
+    """The relative local error goal of one step for a run's ``tolerance``: a decade under
+    it for the explicit method, two decades for Radau IIA ("implicit").  The explicit
+    method's decade meets the measured global error with room (largest energy change over
+    m g L N^2 / 2, 24 fps; tolerance 1e-6: chaotic double pendulum 10 s 3.2e-7, benchmark
+    chain N = 5 10 s 6.4e-8, N = 10 2 s 3.4e-9, N = 50 5.1e-11; two decades gave 30-100
+    times less for 20-25% more right-hand sides; tolerance=1e-7 is that setting).  Radau
+    IIA stays two decades under: a decade took more steps, not fewer (the governor of
+    bench/bench_governor.py, 1.5 s: 154 against 121, its Newton iterations failing on the
+    longer steps)."""
+    return tolerance * (1e-2 if method == "implicit" else 1e-1)
+
+
+def error_scale(pack: Callable, length_scale, nb: int) -> np.ndarray:
+    """The absolute part of each state component's error weight, |e_i| <= rtol (scale_i +
+    |y_i|): positions r [m] and velocities v [m/s] the model's length scale, Euler
+    parameters p [-] and angular velocities w [rad/s] 1, the work of the loads infinite
+    (not controlled).  ``pack``: Equations.pack; ``length_scale`` a float, or one per
+    variant (V,) for a study's stacked state (then (V, n))."""
+    L = np.asarray(length_scale, dtype=float)
+    lead = L.shape
+    lin = L[..., None, None] * np.ones(lead + (nb, 3))
+    return pack(lin, np.ones(lead + (nb, 4)), lin, np.ones(lead + (nb, 3)),
+                np.full(lead, np.inf))
+
+
+class ErrorNorm:
+    """The RMS error norm of the steppers and the stage Newton: sqrt(mean((e_i / (rtol
+    (scale_i + max(|y0_i|, |y1_i|))))^2)) over the state's components but the last (the
+    work, not controlled); a non-finite value counts as 1e10 (a step far over its goal).
+    ``scale`` (n,) for one run, or (V, n) for a study's variants: then e, y0, y1 have the
+    variant axis first (any axes between, e.g. Radau's stages) and ``rows`` picks the
+    variants they belong to (all when None).  A float for one state, else one per state."""
+
+    def __init__(self, scale: np.ndarray, rtol: float) -> None:
+        self.scale, self.rtol = scale, rtol
+
+    def __call__(self, e: np.ndarray, y0: np.ndarray, y1: np.ndarray, rows=None):
+        scale = self.scale
+        if scale.ndim > 1:
+            scale = scale if rows is None else scale[rows]
+            scale = scale.reshape(scale.shape[:1] + (1,) * (np.ndim(e) - 2) + scale.shape[1:])
+        sc = self.rtol * (scale[..., :-1] + np.maximum(np.abs(y0[..., :-1]), np.abs(y1[..., :-1])))
+        x = np.sqrt(np.mean((e[..., :-1] / sc) ** 2, axis=-1))
+        if np.ndim(x) == 0:
+            x = float(x)
+            return x if np.isfinite(x) else 1e10
+        return np.where(np.isfinite(x), x, 1e10)
+
+
+def initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,
+                 times: np.ndarray) -> float:
+    """Starting step (s) from the first derivative's size (Hairer-Norsett-Wanner I,
+    section II.4): 0.01 over its norm, within a frame and 0.01 s; one state's (n,)."""
+    sc = rtol * (scale + np.abs(y))
+    d1 = float(np.sqrt(np.mean((k1[:-1] / sc[:-1]) ** 2)))
+    h = 0.01 / d1 if d1 > 1e-10 else 1e-3
+    return min(h, frame_spacing(times, first=True), 1e-2)
+
+
+def frame_spacing(times: np.ndarray, first: bool = False) -> float:
+    """The output frames' spacing (s): the largest gap (the first with ``first``), 1 s for a
+    single frame."""
+    if len(times) < 2:
+        return 1.0
+    return float(times[1] - times[0]) if first else float(np.max(np.diff(times)))
 
 
 class StandardControl:
@@ -26,6 +103,11 @@ class StandardControl:
     def trial(self, h: float, remaining: float) -> float:
         """The step to try: h, or what is left to the next output time."""
         return min(h, remaining)
+
+    @staticmethod
+    def trials(h: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+        """``trial`` of many variants at once (V,)."""
+        return np.minimum(h, remaining)
 
     def accepted(self, h: float, err: float, stepper) -> float:
         fac = 0.9 * err ** self.expo if err > 0 else 5.0
@@ -56,6 +138,12 @@ class PredictiveControl:
         if remaining <= h:
             return remaining
         return 0.5 * remaining if remaining < 2.0 * h else h
+
+    @staticmethod
+    def trials(h: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+        """``trial`` of many variants at once (V,)."""
+        return np.where(remaining <= h, remaining,
+                        np.where(remaining < 2.0 * h, 0.5 * remaining, h))
 
     def _safety(self, stepper) -> float:
         nmax = stepper.newton_max

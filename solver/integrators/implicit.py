@@ -33,22 +33,25 @@ keeps h when the new one would be within a factor 1.2, as long as the Jacobian i
 A turning mechanism's Jacobian in world axes turns with it, so there it is rebuilt about
 every step.  Starting values extrapolate the last step's collocation polynomial.  Newton
 stops when the predicted remaining error rate / (1 - rate) |dZ| is 1/10 of the tolerance
-(algebra.newton with ``rate``).  The error estimate is the embedded formula of order s with
-the real eigenvalue's factor, filtered by that system (IV.8, step size selection; RADAU5
-does this for s = 3), so that stiff components the step does not resolve do not force
-tiny steps.
+(algebra/newton.py's rule with ``rate``).  The error estimate is the embedded formula of
+order s with the real eigenvalue's factor, filtered by that system (IV.8, step size
+selection; RADAU5 does this for s = 3), so that stiff components the step does not resolve
+do not force tiny steps.
+
+Over a leading variant axis (``RadauIIA``): every array has one, and each variant keeps its
+own time, step size, Jacobian and its reuse, factorizations, Newton iterations (masked: one
+that converged or failed stops changing) and rejected steps, so that a design study's stiff
+variants in lockstep (study/batch.py) take the steps of their separate runs, which are the
+same stepper with V = 1 (``RadauStepper``); the iteration matrices are radau_matrix.py's.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import NewtonOptions, newton
-from ..base.errors import FrictionJam
-from ..base.rotations import congruence, quat_multiply
+from typing import Any
+
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian
-from ..kernels.forces import force_jacobians
-from ..kernels.stop_forces import stop_jacobians
-from .radau_newton import RadauStages
+from .radau_matrix import IterationMatrices, all_force_jacobians, hg_of
 
 
 def radau_iia(s: int):
@@ -91,67 +94,6 @@ def lagrange_basis(nodes: np.ndarray, tau: np.ndarray) -> np.ndarray:
     return L
 
 
-def all_force_jacobians(m, t, rg, A, vg, wg, ts_ref, ev) -> tuple[np.ndarray, np.ndarray]:
-    """K = dQ/dq, C = dQ/dv (6 nb, 6 nb) of the force elements and the compliant stops."""
-    K, C = force_jacobians(m, t, rg, A, vg, wg, ts_ref)
-    stops = stop_jacobians(m, ev.phi, ev.jac, np.concatenate([vg, wg], axis=-1))
-    if stops is not None:
-        K, C = K + stops[0], C + stops[1]
-    return K, C
-
-class Jacobian:
-    """The constrained iteration matrix's ingredients at one state: the kept constraint
-    rows J (nk, 6nb), force Jacobians K, C and the mass matrix M (6nb, 6nb, world axes),
-    the unit quaternions and E (nb, 3, 4), E R_p = vector part of R_p * conj(p) (so that a
-    small world turn dpi moves p by E^T dpi / 2).  factor(hg) gives the inverse of the
-    system above for one hg (real or complex); correction applies it."""
-
-    def __init__(self, sysm, t: float, y: np.ndarray) -> None:
-        m = sysm.m
-        r, p, v, w, _ = sysm.unpack(y)
-        pn = p / np.linalg.norm(p, axis=1, keepdims=True)
-        rg, A, vg, wg = body_arrays(m, r, pn, v, w)
-        ev = evaluate(m, rg, A, ref=sysm.track)
-        self.J = global_jacobian(m, ev.jac)[sysm.keep]
-        self.K, self.C = all_force_jacobians(m, t, rg, A, vg, wg, sysm.ts_ref, ev)
-        nb = sysm.nb
-        self.M = np.zeros((nb, 6, nb, 6))
-        idx = np.arange(nb)
-        self.M[idx, :3, idx, :3] = m.body_mass[:, None, None] * np.eye(3)
-        self.M[idx, 3:, idx, 3:] = congruence(A[:nb], m.body_inertia)
-        self.M = self.M.reshape(6 * nb, 6 * nb)
-        self.pn = pn
-        self.E = np.stack([quat_multiply(np.concatenate([[0.0], e]), pn) for e in np.eye(3)], 1)
-        self.sysm = sysm
-
-    def factor(self, hg: complex) -> np.ndarray:
-        """Inverse of [[M - hg C - hg^2 K, J^T], [J, 0]] (complex when hg is)."""
-        n, nk = self.M.shape[0], self.J.shape[0]
-        dtype = complex if isinstance(hg, complex) else float
-        kkt = np.zeros((n + nk, n + nk), dtype=dtype)
-        kkt[:n, :n] = self.M - hg * self.C - hg * hg * self.K
-        kkt[:n, n:] = self.J.T
-        kkt[n:, :n] = self.J
-        return np.linalg.inv(kkt)
-
-    def correction(self, R: np.ndarray, hg: complex, inv: np.ndarray) -> np.ndarray:
-        """dY with (I - hg dF/dy) dY = -R in the state layout (see module docstring); R and
-        the result complex when hg is."""
-        s = self.sysm
-        nb = s.nb
-        R_r, R_p, R_v, R_w, R_W = s.unpack(R)
-        R_phi = 2.0 * np.einsum("bij,bj->bi", self.E, R_p)
-        R_par = np.sum(R_p * self.pn, axis=1)
-        Rq = np.concatenate([R_r, R_phi], 1).ravel()
-        Rv = np.concatenate([R_v, R_w], 1).ravel()
-        sol = inv @ np.concatenate([-self.M @ Rv - hg * (self.K @ Rq), -self.J @ Rv])
-        dv = sol[: 6 * nb]
-        dq = (hg * dv - Rq).reshape(nb, 6)
-        dp = 0.5 * np.einsum("bji,bj->bi", self.E, dq[:, 3:]) - R_par[:, None] * self.pn
-        dv = dv.reshape(nb, 6)
-        return s.pack(dq[:, :3], dp, dv[:, :3], dv[:, 3:], -R_W)
-
-
 STAGES = 5
 NEWTON_KAPPA = 0.1           # stop when the predicted Newton error is this part of the tolerance
 NEWTON_MAX = 7               # iterations before the step is retried with h / 2 (RADAU5's NIT)
@@ -159,134 +101,312 @@ REFRESH_RATE = 1e-3          # rebuild the Jacobian after a step whose Newton co
 #                              (RADAU5's THET)
 
 
-class RadauIIA:
-    """One step of the L-stable Radau IIA method on the dynamics system of equations.Equations,
-    keeping the Jacobian, the factorizations and the last collocation polynomial between
-    steps (see the module docstring)."""
+def _pow(x: np.ndarray, e: float) -> np.ndarray:
+    """x ** e element by element as a Python float's power (C pow): numpy's vectorized
+    power may round differently in the last bit, and a study's variant must take its
+    separate run's bits; x outside [0, 1) (a contraction that fails Newton anyway, whose
+    power decides nothing) gives 1."""
+    return np.array([float(a) ** e if 0.0 <= a < 1.0 else 1.0
+                     for a in np.ravel(x)]).reshape(np.shape(x))
 
-    def __init__(self, sysm, stages: int = STAGES) -> None:
-        self.sysm = sysm
+
+class RadauIIA:
+    """Radau IIA steps of V variants at once, each with its own time, step size, Jacobian
+    and its reuse, factorizations, Newton iterations and their contraction, rejected steps
+    and last collocation polynomial (see the module docstring), each variant's numbers
+    those of its separate run: a single run is V = 1 (``RadauStepper``), a design study's
+    stiff variants in lockstep V > 1 (study/batch.py).
+
+    ``system``: ``eq``, the equations (Equations; a study's stacked over the variants),
+    ``stages(ts, Y, act) -> (F, bad)``, the right-hand sides at Y (V, [s,] n), times ts
+    (V, [s]), of all variants in one call (those not ``act`` at a state that evaluates),
+    ``bad`` (V,) the variants whose own evaluation raised LinAlgError (their steps fail),
+    and ``own(i)``: variant i's own equations (its force Jacobians)."""
+
+    def __init__(self, system: Any, V: int, stages: int = STAGES) -> None:
+        self.system = system
         self.s = stages
         self.order = stages           # of the error estimate: step factor err^(-1/(s+1))
         self.name = f"implicit Radau IIA order {2 * stages - 1}, L-stable"
         self.c, self.A, lam, T, self.gamma0, self.d = radau_iia(stages)
         # one eigenvalue per real one and per complex pair (imaginary part > 0)
-        keep = [k for k in range(stages) if lam[k].imag >= -1e-12 * abs(lam[k])]
         self.lam, self.T, self.Tinv = lam, T, np.linalg.inv(T)
-        self.rep = np.array(keep)
+        self.rep = np.array([k for k in range(stages) if lam[k].imag >= -1e-12 * abs(lam[k])])
         self.real = int(np.argmin(np.abs(lam.imag)))
-        self.partner = np.array([int(np.argmin(np.abs(lam - np.conj(lam[k])))) for k in range(stages)])
-        self.jac: Jacobian | None = None
-        self.fresh = False           # the Jacobian was built at this step's start
-        self.h_fact = None
-        self.inv: dict[int, np.ndarray] = {}
-        self.rate = 1e-2             # Newton's last contraction
-        self.newton_iterations = 0
+        self.partner = np.array([int(np.argmin(np.abs(lam - np.conj(lam[k]))))
+                                 for k in range(stages)])
+        self.jr = int(np.flatnonzero(self.rep == self.real)[0])     # its inverse's index
+        self.mid = int(np.argmin(np.abs(self.c - 0.5)))
+        self.nodes = np.concatenate([[0.0], self.c])
         self.newton_max = NEWTON_MAX
-        self.rejected = False
-        self.last = None             # (t, h, y0, Z) of the last accepted step
-        self.k_end = None            # no first-same-as-last: f(t, y) is taken anew
+        self.mat = IterationMatrices(V, [float if k == self.real else complex for k in self.rep])
+        n = 13 * system.eq.nb + 1
+        self.has_jac = np.zeros(V, dtype=bool)    # a Jacobian kept for the next step
+        self.fresh = np.zeros(V, dtype=bool)      # ... built at this step's start
+        self.h_fact = np.full(V, np.nan)          # the h its factorizations are for
+        self.rate = np.full(V, 1e-2)              # Newton's last contraction
+        self.iters = np.zeros(V, dtype=int)       # ... and its iterations
+        self.rejected = np.zeros(V, dtype=bool)
+        self.has_last = np.zeros(V, dtype=bool)   # the last accepted step (t, h, y0, Z)
+        self.last_t, self.last_h = np.zeros(V), np.ones(V)
+        self.last_y, self.last_Z = np.zeros((V, n)), np.zeros((V, stages, n))
 
-    @property
-    def keeps_matrix(self) -> bool:
-        """The next step reuses this Jacobian (so keeping h keeps the factorizations)."""
-        return self.jac is not None
+    _FIELDS = ("has_jac", "fresh", "h_fact", "rate", "iters", "rejected", "has_last",
+               "last_t", "last_h", "last_y", "last_Z")
 
-    def _factors(self, h: float) -> None:
-        if self.h_fact != h:
-            self.inv = {int(k): self.jac.factor(self._hg(k, h)) for k in self.rep}
-            self.h_fact = h
+    def keep(self, mask: np.ndarray) -> None:
+        """Go on with the variants ``mask`` (V,) (a study's variant that leaves runs alone)."""
+        for name in self._FIELDS:
+            setattr(self, name, getattr(self, name)[mask])
+        self.mat.keep(mask)
 
-    def _hg(self, k: int, h: float) -> complex:
-        lam = self.lam[k]
-        return h / float(lam.real) if k == self.real else complex(h / lam)
+    def keeps_matrix(self, i: int) -> bool:
+        """Variant i's next step reuses its Jacobian (so keeping h keeps the factorizations)."""
+        return bool(self.has_jac[i])
 
-    def _start(self, t: float, y: np.ndarray, f0: np.ndarray, h: float) -> np.ndarray:
-        """Starting stage increments: the last step's collocation polynomial u (u(0) = 0,
-        u(c_i) = Z_i) extrapolated to this step's nodes, relative to this y (after the
-        projection); on the first step c_i h f0."""
-        if self.last is None:
-            return self.c[:, None] * h * f0[None, :]
-        t0, h0, y0, Z = self.last
-        return self._collocation((t + self.c * h - t0) / h0) - y[None, :]
-
-    def _collocation(self, tau) -> np.ndarray:
-        """The last accepted step's collocation polynomial u(tau) (u(0) = y0, u(c_i) = y0 +
-        Z_i, tau in units of its h from its start), (len(tau), n)."""
-        _, _, y0, Z = self.last
-        tau = np.atleast_1d(np.asarray(tau, dtype=float))
-        L = lagrange_basis(np.concatenate([[0.0], self.c]), tau)
-        return y0[None, :] + L[:, 1:] @ Z
-
-    def dense(self, theta) -> np.ndarray:
-        """y at t + theta h within the last accepted step (theta in [0, 1], or an array of
-        them: (F, n)): its collocation polynomial, of order s = 5 there (the step's result,
-        theta = 1, is of order 2s - 1), exact at both ends (Hairer-Wanner IV.5,
-        "continuous output")."""
-        out = self._collocation(theta)
+    def dense(self, theta, row: int = 0) -> np.ndarray:
+        """Variant ``row``'s y at t + theta h within its last accepted step (theta in [0, 1],
+        or an array of them: (F, n)): the step's collocation polynomial u (u(0) = y0, u(c_i)
+        = y0 + Z_i), of order s = 5 there (the step's result, theta = 1, is of order
+        2s - 1), exact at both ends (Hairer-Wanner IV.5, "continuous output")."""
+        tau = np.atleast_1d(np.asarray(theta, dtype=float))
+        L = lagrange_basis(self.nodes, tau)
+        out = self.last_y[row][None, :] + L[:, 1:] @ self.last_Z[row]
         return out if np.ndim(theta) else out[0]
 
-    def _solve(self, F: np.ndarray, Z: np.ndarray, h: float) -> np.ndarray:
-        """Simplified Newton step dZ from F(y0 + Z) (s, n), transformed by T."""
+    def _hg(self, k: int, h: np.ndarray) -> np.ndarray:
+        return hg_of(self.lam[k], k == self.real, h)
+
+    def _start(self, t, y, f0, h) -> np.ndarray:
+        """Starting stage increments (V, s, n): each variant's last step's collocation
+        polynomial extrapolated to this step's nodes, relative to this y (after the
+        projection); on its first step c_i h f0."""
+        Z0 = self.c[None, :, None] * h[:, None, None] * f0[:, None, :]
+        on = np.flatnonzero(self.has_last)
+        if on.size:
+            tau = ((t[on, None] + self.c * h[on, None] - self.last_t[on, None])
+                   / self.last_h[on, None])
+            L = lagrange_basis(self.nodes, tau)
+            Z0[on] = (self.last_y[on, None, :] + L[..., 1:] @ self.last_Z[on]) - y[on, None, :]
+        return Z0
+
+    def _jacobians(self, rows: np.ndarray, t, y, Z0, h, failed: np.ndarray) -> None:
+        """A new Jacobian for the variants ``rows`` (none kept): at the predicted middle of
+        the step, or at its start on a variant's first step.  A single variant whose
+        evaluation there raises LinAlgError fails its step (several: handed up, which one
+        is not known)."""
+        if not rows.size:
+            return
+        ta = np.where(self.has_last, t + self.c[self.mid] * h, t)
+        ya = np.where(self.has_last[:, None], y + Z0[:, self.mid], y)
+        try:
+            self.mat.build(self.system, rows, ta, ya)
+        except np.linalg.LinAlgError:
+            if len(rows) > 1:
+                raise
+            failed[rows] = True
+            return
+        self.has_jac[rows], self.fresh[rows], self.h_fact[rows] = True, True, np.nan
+
+    def _factors(self, rows: np.ndarray, h, failed: np.ndarray) -> None:
+        """The factorizations of the variants ``rows`` for their h."""
+        ok = self.mat.factor(rows, [self._hg(int(k), h[rows]) for k in self.rep])
+        failed[rows[~ok]] = True
+        self.h_fact[rows[ok]] = h[rows[ok]]
+
+    def _solve(self, rows: np.ndarray, F, Z, h) -> np.ndarray:
+        """The simplified Newton step dZ of the variants ``rows`` from F(y0 + Z) (m, s, n),
+        transformed by T: one correction per real eigenvalue and complex pair of A^-1."""
+        eq = self.system.eq
         W = self.Tinv @ Z
         TF = self.Tinv @ F
         dW = np.empty(W.shape, dtype=complex)
-        for k in self.rep:
+        for j, k in enumerate(self.rep):
             hg = self._hg(int(k), h)
-            rho = -(self.lam[k] / h) * W[k] + TF[k]
-            dW[k] = self.jac.correction(-hg * rho, hg, self.inv[int(k)])
+            lh = np.array([self.lam[k] / float(x) for x in h])    # (as scalars: hg_of)
+            rho = -lh[:, None] * W[:, k] + TF[:, k]
+            dW[:, k] = self.mat.correction(eq, rows, -hg[:, None] * rho, hg, j)
             if k != self.partner[k]:
-                dW[self.partner[k]] = np.conj(dW[k])
+                dW[:, self.partner[k]] = np.conj(dW[:, k])
         return (self.T @ dW).real
 
-    def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float, norm) -> tuple[np.ndarray, float]:
-        s = self.sysm
-        try:
-            Z0 = self._start(t, y, f0, h)
-            if self.jac is None:
-                mid = int(np.argmin(np.abs(self.c - 0.5))) if self.last is not None else None
-                at = (t, y) if mid is None else (t + self.c[mid] * h, y + Z0[mid])
-                self.jac, self.fresh, self.h_fact = Jacobian(s, *at), True, None
-            self._factors(h)
-            ts = t + self.c * h
+    def _newton(self, act: np.ndarray, ts, y, h, Z0, norm, failed: np.ndarray):
+        """The stage increments Z (V, s, n) of the variants ``act`` by simplified Newton,
+        each variant its own iteration by algebra/newton.py's rule with ``rate``
+        (step-only, the predicted remaining error: converged when theta / (1 - theta) |dZ|
+        <= NEWTON_KAPPA, failed when theta >= 1 or, from the third step, theta^(steps left)
+        / (1 - theta) |dZ| > NEWTON_KAPPA), one masked right-hand side call for all.
+        Returns (Z, converged, its iterations, its contraction); the variants whose Newton
+        failed or whose stages did not evaluate are set in ``failed``."""
+        V = len(h)
+        x = Z0
+        conv, theta_out = np.zeros(V, dtype=bool), np.zeros(V)
+        if not act.any():                 # (every variant's step failed already)
+            return x, conv, theta_out
+        F, bad = self.system.stages(ts, y[:, None, :] + np.where(act[:, None, None], x, 0.0), act)
+        failed |= bad
+        act = act & ~bad
+        last = np.full(V, np.inf)
+        rate0 = _pow(np.maximum(self.rate, 1e-3), 0.8)
+        last_ratio = rate0.copy()
+        stop = np.zeros(V, dtype=bool)
+        nit = self.iters.copy()
+        for it in range(NEWTON_MAX):
+            top = act & (last <= NEWTON_KAPPA)
+            conv |= top
+            nit[top], theta_out[top] = it, 0.0
+            act &= ~top
+            if not act.any():
+                break
+            a = np.flatnonzero(act)
+            dZ = self._solve(a, F[a], x[a], h[a])
+            x1 = x[a] + dZ
+            e = norm(dZ, y[a, None, :], y[a, None, :] + x1, a)             # (m, s)
+            s1 = np.sqrt(np.mean(e ** 2, axis=-1))
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                ratio = s1 / last[a] if it else rate0[a]
+                theta = np.sqrt(ratio * last_ratio[a]) if it > 1 else ratio
+                fail = (~np.isfinite(s1) | (theta >= 1.0)
+                        | ((it > 1) & (_pow(theta, NEWTON_MAX - it - 1) / (1.0 - theta) * s1
+                                       > NEWTON_KAPPA)))
+                good = ~fail & (theta / (1.0 - theta) * s1 <= NEWTON_KAPPA)
+            x = x.copy()
+            x[a] = x1
+            ended = fail | good
+            nit[a[ended]], theta_out[a[ended]] = it + 1, theta[ended]
+            conv[a[good]] = True
+            stop[a[fail]] = True
+            act[a[ended]] = False
+            go = ~ended
+            last_ratio[a[go]], last[a[go]] = ratio[go], s1[go]
+            if act.any():
+                Y = y[:, None, :] + np.where(act[:, None, None], x, 0.0)
+                F1, bad = self.system.stages(ts, Y, act)
+                F = np.where(act[:, None, None], F1, F)
+                failed |= bad
+                act &= ~bad
+        else:
+            conv |= act & (last <= NEWTON_KAPPA)
+            stop |= act & ~(last <= NEWTON_KAPPA)
+            nit[act], theta_out[act] = NEWTON_MAX, 0.0
+        ran = conv | stop
+        self.iters[ran] = nit[ran]
+        failed |= stop
+        return x, conv, theta_out
 
-            sol = newton(RadauStages(self, ts, y, h, norm), Z0,
-                         NewtonOptions(NEWTON_MAX, step_tol=NEWTON_KAPPA, rate=max(self.rate, 1e-3) ** 0.8))
-            self.newton_iterations = sol.iterations
-            if not sol.ok:
-                return self._failed(t, y)
-            self.rate = sol.rate
-            Z = sol.x
-            ynew = y + Z[-1]
-            e = self.gamma0 * h * f0 + self.d @ Z
-            hg = self._hg(self.real, h)
-            inv = self.inv[self.real]
-            err_vec = self.jac.correction(-e, hg, inv)
-            err = norm(err_vec, y, ynew)
-            if err > 1.0 and (self.last is None or self.rejected):
-                # the estimate again from f at y + err (IV.8, RADAU5): robust when y is
-                # off the slow manifold (the start, after a rejection)
-                e2 = self.gamma0 * h * s.rhs(t, y + err_vec) + self.d @ Z
-                err = norm(self.jac.correction(-e2, hg, inv), y, ynew)
-        except FrictionJam:          # the friction, not the step: no smaller step helps
-            raise
-        except np.linalg.LinAlgError:
-            return self._failed(t, y)
-        self.rejected = err > 1.0
-        if not self.rejected:
-            self.last = (t, h, y, Z)
-            if self.rate > REFRESH_RATE:       # Newton slowed down: a new Jacobian next step
-                self.jac = None
-            self.fresh = False
+    def _estimate(self, ok: np.ndarray, t, y, f0, h, Z, yn, norm, failed: np.ndarray):
+        """The error norms of the variants ``ok`` (m,): the embedded estimate e = gamma0 h
+        f0 + sum d_i Z_i filtered by the real eigenvalue's system (IV.8, step size
+        selection), and where that exceeds 1 on a variant's first step or after its
+        rejection, again from f at y + err (RADAU5: robust when y is off the slow
+        manifold); a variant whose f there does not evaluate fails."""
+        hh = h[ok]
+        dZ = self.d @ Z
+        e = (self.gamma0 * hh)[:, None] * f0[ok] + dZ
+        hg = self._hg(self.real, hh)
+        eq = self.system.eq
+        err_vec = self.mat.correction(eq, ok, -e, hg, self.jr)
+        er = norm(err_vec, y[ok], yn, ok)
+        again = (er > 1.0) & (~self.has_last[ok] | self.rejected[ok])
+        if again.any():
+            sel = np.zeros(len(t), dtype=bool)
+            sel[ok[again]] = True
+            Y = y.copy()
+            Y[ok] = np.where(again[:, None], y[ok] + err_vec, y[ok])
+            f1, bad = self.system.stages(t, Y, sel)
+            e2 = (self.gamma0 * hh)[:, None] * f1[ok] + dZ
+            er2 = norm(self.mat.correction(eq, ok, -e2, hg, self.jr), y[ok], yn, ok)
+            er = np.where(again, er2, er)
+            failed[ok[again & bad[ok]]] = True
+        return er
+
+    def step(self, t: np.ndarray, y: np.ndarray, f0: np.ndarray, h: np.ndarray, norm,
+             live: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """One step of each variant ``live`` (all when None) from (t (V,), y (V, n)) with
+        its h (V,), f0 = f(t, y) (no first-same-as-last): (ynew, err) (V, n), (V,), err
+        inf for a variant whose Newton failed (retry with h / 2, with a new Jacobian unless
+        it is new), NaN for the others.  ``norm(e, y0, y1, rows)``: each variant's error
+        norm (control.ErrorNorm)."""
+        V = len(t)
+        live = np.ones(V, dtype=bool) if live is None else live
+        ynew, err = y.copy(), np.full(V, np.nan)
+        failed = np.zeros(V, dtype=bool)
+        Z0 = self._start(t, y, f0, h)
+        self._jacobians(np.flatnonzero(live & ~self.has_jac), t, y, Z0, h, failed)
+        todo = live & ~failed & ~(self.h_fact == h)
+        if todo.any():
+            self._factors(np.flatnonzero(todo), h, failed)
+        ts = t[:, None] + self.c * h[:, None]
+        x, conv, theta = self._newton(live & ~failed, ts, y, h, Z0, norm, failed)
+        ok = np.flatnonzero(conv & ~failed)
+        if ok.size:
+            self.rate[ok] = theta[ok]
+            yn = y[ok] + x[ok, -1]
+            er = self._estimate(ok, t, y, f0, h, x[ok], yn, norm, failed)
+            fine = ~failed[ok]
+            ok, er, yn = ok[fine], er[fine], yn[fine]
+            ynew[ok], err[ok] = yn, er
+            rej = er > 1.0
+            self.rejected[ok] = rej
+            acc = ok[~rej]
+            self.has_last[acc] = True
+            self.last_t[acc], self.last_h[acc] = t[acc], h[acc]
+            self.last_y[acc], self.last_Z[acc] = y[acc], x[acc]
+            self.has_jac[acc] &= ~(self.rate[acc] > REFRESH_RATE)   # Newton slowed: rebuild
+            self.fresh[acc] = False
+        f = np.flatnonzero(failed & live)   # Newton failed: a new Jacobian (unless new), h / 2
+        self.rejected[f], self.rate[f] = True, 1e-2
+        self.has_jac[f] &= self.fresh[f]
+        err[f] = np.inf
+        ynew[f] = y[f]
         return ynew, err
 
-    def _failed(self, t: float, y: np.ndarray) -> tuple[np.ndarray, float]:
-        """Newton did not converge: retry with a new Jacobian (unless it is new) and h / 2."""
-        self.rejected = True
-        self.rate = 1e-2
-        if not self.fresh:
-            self.jac = None
-        return y, np.inf
+
+class _OneRun:
+    """A single run's equations as RadauIIA's system (V = 1, the model without a variant
+    axis): its right-hand side, with the stages as one call as the run evaluates them."""
+
+    def __init__(self, sysm: Any) -> None:
+        self.eq = sysm
+
+    def own(self, i: int) -> Any:
+        return self.eq
+
+    def stages(self, ts: np.ndarray, Y: np.ndarray, act: np.ndarray):
+        bad = np.zeros(1, dtype=bool)
+        try:
+            if Y.ndim == 3:
+                return self.eq.rhs(ts[0], Y[0])[None], bad
+            return self.eq.rhs(float(ts[0]), Y[0])[None], bad
+        except np.linalg.LinAlgError:
+            return np.zeros(Y.shape), ~bad
+
+
+class RadauStepper:
+    """RadauIIA for one run (analyses/dynamics/driver.py, its events' re-steps): V = 1 with
+    float t, h and states (n,); what the step control reads (``newton_iterations``,
+    ``newton_max``, ``keeps_matrix``) and the dense output of the last accepted step."""
+
+    k_end = None                     # no first-same-as-last: f(t, y) is taken anew
+
+    def __init__(self, sysm: Any, stages: int = STAGES) -> None:
+        self.radau = RadauIIA(_OneRun(sysm), 1, stages)
+        self.order, self.name, self.newton_max = self.radau.order, self.radau.name, NEWTON_MAX
+
+    @property
+    def keeps_matrix(self) -> bool:
+        return self.radau.keeps_matrix(0)
+
+    @property
+    def newton_iterations(self) -> int:
+        return int(self.radau.iters[0])
+
+    def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float, norm) -> tuple[np.ndarray, float]:
+        ynew, err = self.radau.step(np.array([t]), y[None], f0[None], np.array([h]), norm)
+        return ynew[0], float(err[0])
+
+    def dense(self, theta) -> np.ndarray:
+        return self.radau.dense(theta)
 
 
 def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60) -> float:

@@ -11,9 +11,9 @@ Mechanism.solve does); a variant that fails (assembly cannot close a loop, a loc
 error) becomes an Outcome with its reason while the rest of the batch goes on.
 
 The batched runs take the variants whose models differ only in numbers and in the
-functions of their motions, loads and actuators (study/batch.py ``stack_models``): forward
-dynamics in lockstep (stiff variants by Radau IIA, study/batch_implicit.py, the others by
-the explicit method), kinematic sweeps in blocks (study/batch_sweep.py); couplers and
+functions of their motions, loads and actuators (study/stack.py ``stack_models``): forward
+dynamics in one lockstep loop (study/batch.py; stiff variants by Radau IIA over the variant
+axis, the others by the explicit method, each group its own run), kinematic sweeps in blocks (study/batch_sweep.py); couplers and
 curve joints included, each variant's tracked values its own; stops and friction in sweeps
 (no events there), compliant stops in the explicit lockstep run (forces, no events);
 forward dynamics with rigid stops or friction (events: impacts, sticking) still goes one
@@ -39,8 +39,7 @@ from ..model.compile import Model, compile_model
 from ..model.results import Result
 from ..model.state import State, read_state
 from ..vocabulary.builder import Builder
-from .batch import batch_dynamics
-from .batch_implicit import batch_implicit
+from .batch import batch_dynamics, batch_implicit
 from .batch_sweep import batch_sweep
 from .params import Parameter, make_variant, resolve_all
 
@@ -162,7 +161,7 @@ def _dynamics(models: list[Model], st: Structure, states: list[State], times: np
     """Forward dynamics of the variants together: each takes the method its separate run
     takes (analyses/dynamics/driver.py ``choose_method``: the implicit one where its force elements
     make it stiff), the explicit ones in one lockstep run (study/batch.py), the stiff ones
-    in another (study/batch_implicit.py), two or more a group (one runs alone).  Their
+    in another (study/batch.py ``batch_implicit``), two or more a group (one runs alone).  Their
     Results, None where a variant runs alone; None when no group ran together."""
     t0 = float(times[0])
     stiff = [choose_method(Equations(m, st), t0, s.r, s.p, s.v, s.w, how.method) == "implicit"

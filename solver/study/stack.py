@@ -4,8 +4,8 @@ rates, gravity, the couplers' and curve joints' numbers) on a leading variant ax
 the kernels, force elements and J M^-1 J^T solves, which carry leading axes through, give
 every variant's equations in one set of numpy calls; motions, loads and actuators whose
 functions differ become per-variant functions (``_PerVariant``, ``_PerVariantActuator``);
-``take_variants`` picks some variants of a stack.  Used by the lockstep runs (batch.py,
-batch_implicit.py) and the batched sweep (batch_sweep.py)."""
+``take_variants`` picks some variants of a stack.  Used by the lockstep run (batch.py,
+group.py) and the batched sweep (batch_sweep.py)."""
 from __future__ import annotations
 
 import dataclasses

@@ -52,9 +52,10 @@ from ...algebra.newton import scaled_jacobian, scales
 from ...algebra.rank import best_rows, involved
 from ...base.errors import ExpressionError, FrictionJam, SolverError
 from ...base.rotations import quat_angle
-from ...integrators.control import PredictiveControl, StandardControl
+from ...integrators.control import (ErrorNorm, PredictiveControl, StandardControl, error_scale,
+                                    frame_spacing, initial_step, local_tolerance)
 from ...integrators.explicit import DoPri5, explicit_stepper
-from ...integrators.implicit import RadauIIA, spectral_radius, stiffness_rate
+from ...integrators.implicit import RadauStepper, spectral_radius, stiffness_rate
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
 from ...kernels.contacts import summary_rows
 from ...kernels.forces import inertia_world
@@ -137,33 +138,16 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         method = choose_method(sysm, t, r, p, v, w, method)
     except ExpressionError as exc:            # a load that cannot be evaluated at the start
         raise SolverError(str(exc), t) from None
-    # local error per step: a decade under the goal for the explicit method, two for the
-    # implicit one (see below)
-    rtol = tolerance * (1e-2 if method == "implicit" else 1e-1)
-    stepper = RadauIIA(sysm) if method == "implicit" else explicit_stepper(sysm.rhs, rtol)
+    rtol = local_tolerance(tolerance, method)
+    stepper = RadauStepper(sysm) if method == "implicit" else explicit_stepper(sysm.rhs, rtol)
     control = (PredictiveControl if method == "implicit" else StandardControl)(stepper.order)
     out = Result.empty(model, times, "dynamic")
     if sysm.slip is not None:          # the joints held at the start
         record_friction(out, t, np.zeros_like(sysm.slip.stuck), sysm.slip)
     out.method = stepper.name
     L = model.length_scale
-    nb = model.nb
-    # error weights: |e_i| <= rtol (scale_i + |y_i|), blocks r [m], p [-], v [m/s], w [rad/s].
-    # The explicit method's local tolerance sits a decade under the goal, which the measured
-    # global error then meets with room (largest energy change over m g L N^2 / 2, 24 fps;
-    # tolerance 1e-6: chaotic double pendulum 10 s 3.2e-7, benchmark chain N = 5 10 s
-    # 6.4e-8, N = 10 2 s 3.4e-9, N = 50 5.1e-11; two decades under it, before this default,
-    # gave 30-100 times less for 20-25% more right-hand sides; tolerance=1e-7 is that
-    # setting).  Radau IIA stays two decades under: a decade took more steps, not fewer
-    # (the governor of bench_governor.py, 1.5 s: 154 against 121, its Newton iterations
-    # failing on the longer steps).
-    scale = sysm.pack(np.full((nb, 3), L), np.ones((nb, 4)), np.full((nb, 3), L),
-                      np.ones((nb, 3)), np.inf)
-
-    def norm(e: np.ndarray, y0: np.ndarray, y1: np.ndarray) -> float:
-        sc = rtol * (scale[:-1] + np.maximum(np.abs(y0[:-1]), np.abs(y1[:-1])))
-        x = float(np.sqrt(np.mean((e[:-1] / sc) ** 2)))
-        return x if np.isfinite(x) else 1e10
+    scale = error_scale(sysm.pack, L, model.nb)     # the error goal (integrators/control.py)
+    norm = ErrorNorm(scale, rtol)
 
     work = 0.0
     h = f_end = None
@@ -183,7 +167,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     grow = 0.0                 # the step the control proposed after the last accepted one
     passed: list[tuple[float, tuple[str, ...]]] = []   # singular positions passed: (t, joints)
     rechosen: list[float] = []                          # times the kept rows were chosen anew
-    frame = float(np.max(np.diff(times))) if len(times) > 1 else 1.0
+    frame = frame_spacing(times)
 
     frames = FrameBuffer(out)    # the frames at step ends, stored a block at a time
 
@@ -563,13 +547,3 @@ def free_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> 
     motion driven into a position it cannot pass (a motion among the rows: a lock-up)."""
     who = _near_singular(model, st, r, p)
     return () if set(who) & set(model.motion_names) else who
-
-
-def initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,
-                  times: np.ndarray) -> float:
-    """Starting step from the first derivative's size (Hairer-Norsett-Wanner II.4)."""
-    sc = rtol * (scale + np.abs(y))
-    d1 = float(np.sqrt(np.mean((k1[:-1] / sc[:-1]) ** 2)))
-    h = 0.01 / d1 if d1 > 1e-10 else 1e-3
-    frame = float(times[1] - times[0]) if len(times) > 1 else 1.0
-    return min(h, frame, 1e-2)
