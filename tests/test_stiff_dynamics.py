@@ -27,8 +27,8 @@ from solver.analyses.dynamics.driver import STIFF_RATE, choose_method
 from solver.analyses.dynamics.equations import Equations
 from solver.analyses.structure import structure
 from solver.base.rotations import rotate_world
-from solver.integrators.control import PredictiveControl, StandardControl
-from solver.integrators.implicit import radau_iia, stiffness_rate
+from solver.integrators.control import ErrorNorm, PredictiveControl, StandardControl, error_scale
+from solver.integrators.implicit import RadauIIA, RadauStepper, radau_iia, stiffness_rate
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
 from solver.kernels.forces import force_jacobians, total_forces
 from solver.study.stack import stack_models
@@ -288,6 +288,70 @@ def test_step_controllers() -> None:
     assert PredictiveControl(5).accepted(0.01, err, _Stepper(keeps=False)) > 0.01
     assert pc.rejected(0.01, np.inf, _Stepper()) == 0.005
     assert pc.trial(0.01, 0.015) == pytest.approx(0.0075) and pc.trial(0.01, 0.025) == 0.01
+
+
+class _SameModel:
+    """One model's equations as RadauIIA's system for several states at once (the states
+    on a leading axis through the same kernels a study's stacked equations use)."""
+
+    def __init__(self, sysm: Equations) -> None:
+        self.eq = sysm
+
+    def own(self, i: int) -> Equations:
+        return self.eq
+
+    def stages(self, ts, Y, act):
+        F = self.eq.rhs(ts.reshape(-1), Y.reshape(-1, Y.shape[-1])).reshape(Y.shape)
+        return F, np.zeros(len(Y), dtype=bool)
+
+
+def test_radau_over_variants_steps_each_as_its_own_run() -> None:
+    """RadauIIA over a variant axis: the spinning governor (its state at 0.5 s) taken by
+    three variants in one stepper, two stepping with their own step sizes (from 10 ms and
+    40 ms, halved after a rejected step, grown by 1.3 after an accepted one) and one not
+    stepping, for eight steps: the two take each the bits of the one-run stepper
+    (RadauStepper, V = 1) on the same steps (ends, error norms, Newton iterations, dense
+    output: their accepted, rejected and failed steps, Jacobian rebuilds and
+    refactorizations differ, so the masks and the per-variant state are exercised), and
+    the one not stepping keeps its state (err NaN).  Bitwise: a variant of a study must
+    equal its separate run to the last bit."""
+    mech = bg.governor()
+    spun = mech.solve(0.5, fps=24)
+    sysm = system_at_start(mech)[0]
+    y0 = sysm.pack(spun._r[-1], spun._p[-1], spun._v[-1], spun._w[-1], 0.0)
+    t0 = float(spun.times[-1])
+    norm = ErrorNorm(error_scale(sysm.pack, sysm.m.length_scale, sysm.nb), 1e-8)
+
+    def next_h(h, err):
+        return np.where(err <= 1.0, 1.3 * h, 0.5 * h)
+    alone = []
+    for h in (1e-2, 4e-2):
+        stepper, t, y, steps = RadauStepper(sysm), t0, y0, []
+        for _ in range(8):
+            y1, err = stepper.step(t, y, sysm.rhs(t, y), h, norm)
+            steps.append((y1, err, stepper.newton_iterations, stepper.dense(0.3)))
+            if err <= 1.0:
+                t, y = t + h, y1
+            h = float(next_h(h, err))
+        alone.append(steps)
+    together = RadauIIA(_SameModel(sysm), 3)
+    t, y, h = np.full(3, t0), np.stack([y0] * 3), np.array([1e-2, 4e-2, 1.0])
+    live = np.array([True, True, False])
+    for k in range(8):
+        f0 = np.stack([sysm.rhs(float(t[i]), y[i]) for i in range(3)])
+        y1, err = together.step(t, y, f0, h, norm, live)
+        for i in range(2):
+            y_alone, err_alone, its, dense = alone[i][k]
+            assert np.array_equal(y1[i], y_alone) and err[i] == err_alone, (k, i)
+            assert together.iters[i] == its and np.array_equal(together.dense(0.3, i), dense)
+        assert np.array_equal(y1[2], y[2]) and np.isnan(err[2])
+        ok = live & (err <= 1.0)
+        t, y = np.where(ok, t + h, t), np.where(ok[:, None], y1, y)
+        h = np.where(live, next_h(h, err), h)
+    accepted = [sum(e <= 1.0 for _, e, _, _ in steps) for steps in alone]
+    assert all(0 < n < 8 for n in accepted), accepted       # accepted and rejected steps
+    assert any(e == np.inf for steps in alone for _, e, _, _ in steps)    # a failed Newton
+    assert len({its for steps in alone for _, _, its, _ in steps}) > 1
 
 
 # ================================================================ 4. which integrator

@@ -110,6 +110,11 @@ def _pow(x: np.ndarray, e: float) -> np.ndarray:
                      for a in np.ravel(x)]).reshape(np.shape(x))
 
 
+def _only(act: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """x (V, ...) where ``act``, 0 elsewhere."""
+    return x if act.all() else np.where(act.reshape(act.shape + (1,) * (x.ndim - 1)), x, 0.0)
+
+
 class RadauIIA:
     """Radau IIA steps of V variants at once, each with its own time, step size, Jacobian
     and its reuse, factorizations, Newton iterations and their contraction, rejected steps
@@ -214,16 +219,22 @@ class RadauIIA:
         failed[rows[~ok]] = True
         self.h_fact[rows[ok]] = h[rows[ok]]
 
-    def _solve(self, rows: np.ndarray, F, Z, h) -> np.ndarray:
-        """The simplified Newton step dZ of the variants ``rows`` from F(y0 + Z) (m, s, n),
-        transformed by T: one correction per real eigenvalue and complex pair of A^-1."""
+    def _scalars(self, h: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(h / lambda_k, lambda_k / h) of every variant (V,) for each eigenvalue's system
+        (as scalars: radau_matrix.hg_of)."""
+        return [(self._hg(int(k), h), np.array([self.lam[k] / float(x) for x in h]))
+                for k in self.rep]
+
+    def _solve(self, rows: np.ndarray, ix, F, Z, scalars) -> np.ndarray:
+        """The simplified Newton step dZ of the variants ``rows`` (``ix``: their index, a
+        slice when all) from F(y0 + Z) (m, s, n), transformed by T: one correction per real
+        eigenvalue and complex pair of A^-1 (``scalars``: the step's ``_scalars``)."""
         eq = self.system.eq
         W = self.Tinv @ Z
         TF = self.Tinv @ F
         dW = np.empty(W.shape, dtype=complex)
         for j, k in enumerate(self.rep):
-            hg = self._hg(int(k), h)
-            lh = np.array([self.lam[k] / float(x) for x in h])    # (as scalars: hg_of)
+            hg, lh = scalars[j][0][ix], scalars[j][1][ix]
             rho = -lh[:, None] * W[:, k] + TF[:, k]
             dW[:, k] = self.mat.correction(eq, rows, -hg[:, None] * rho, hg, j)
             if k != self.partner[k]:
@@ -243,9 +254,10 @@ class RadauIIA:
         conv, theta_out = np.zeros(V, dtype=bool), np.zeros(V)
         if not act.any():                 # (every variant's step failed already)
             return x, conv, theta_out
-        F, bad = self.system.stages(ts, y[:, None, :] + np.where(act[:, None, None], x, 0.0), act)
+        F, bad = self.system.stages(ts, y[:, None, :] + _only(act, x), act)
         failed |= bad
         act = act & ~bad
+        scalars = self._scalars(h)
         last = np.full(V, np.inf)
         rate0 = _pow(np.maximum(self.rate, 1e-3), 0.8)
         last_ratio = rate0.copy()
@@ -259,9 +271,10 @@ class RadauIIA:
             if not act.any():
                 break
             a = np.flatnonzero(act)
-            dZ = self._solve(a, F[a], x[a], h[a])
-            x1 = x[a] + dZ
-            e = norm(dZ, y[a, None, :], y[a, None, :] + x1, a)             # (m, s)
+            ix = slice(None) if a.size == V else a          # (all of them: no copies)
+            dZ = self._solve(a, ix, F[ix], x[ix], scalars)
+            x1 = x[ix] + dZ
+            e = norm(dZ, y[ix, None, :], y[ix, None, :] + x1, a)             # (m, s)
             s1 = np.sqrt(np.mean(e ** 2, axis=-1))
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 ratio = s1 / last[a] if it else rate0[a]
@@ -270,8 +283,11 @@ class RadauIIA:
                         | ((it > 1) & (_pow(theta, NEWTON_MAX - it - 1) / (1.0 - theta) * s1
                                        > NEWTON_KAPPA)))
                 good = ~fail & (theta / (1.0 - theta) * s1 <= NEWTON_KAPPA)
-            x = x.copy()
-            x[a] = x1
+            if a.size == V:
+                x = x1
+            else:
+                x = x.copy()
+                x[a] = x1
             ended = fail | good
             nit[a[ended]], theta_out[a[ended]] = it + 1, theta[ended]
             conv[a[good]] = True
@@ -280,9 +296,8 @@ class RadauIIA:
             go = ~ended
             last_ratio[a[go]], last[a[go]] = ratio[go], s1[go]
             if act.any():
-                Y = y[:, None, :] + np.where(act[:, None, None], x, 0.0)
-                F1, bad = self.system.stages(ts, Y, act)
-                F = np.where(act[:, None, None], F1, F)
+                F1, bad = self.system.stages(ts, y[:, None, :] + _only(act, x), act)
+                F = F1 if act.all() else np.where(act[:, None, None], F1, F)
                 failed |= bad
                 act &= ~bad
         else:

@@ -88,7 +88,9 @@ class IterationMatrices:
         variant's matrices rebuilt at once (it is one run)."""
         eq = system.eq
         m, nb, nk = eq.m, eq.nb, len(eq.keep)
-        if self.J is None or self.J.shape[1] != nk:
+        if self.J is None:
+            self._allocate(nb, nk)
+        elif self.J.shape[1] != nk:
             if len(rows) != self.V:
                 raise ValueError("the kept rows changed for some variants only")
             self._allocate(nb, nk)
@@ -130,14 +132,15 @@ class IterationMatrices:
         nq, nk = self.M.shape[1], self.J.shape[1]
         N = nq + nk
         ok = np.ones(len(rows), dtype=bool)
+        sel = slice(None) if len(rows) == self.V else rows       # (all of them: no copies)
+        M, C, K, J = self.M[sel], self.C[sel], self.K[sel], self.J[sel]
         for j, hg in enumerate(hgs):
             kkt = np.zeros((len(rows), N, N), dtype=self.inv[j].dtype)
-            kkt[:, :nq, :nq] = (self.M[rows] - hg[:, None, None] * self.C[rows]
-                                - squares(hg)[:, None, None] * self.K[rows])
-            kkt[:, :nq, nq:] = np.swapaxes(self.J[rows], 1, 2)
-            kkt[:, nq:, :nq] = self.J[rows]
+            kkt[:, :nq, :nq] = (M - hg[:, None, None] * C - squares(hg)[:, None, None] * K)
+            kkt[:, :nq, nq:] = np.swapaxes(J, 1, 2)
+            kkt[:, nq:, :nq] = J
             try:
-                self.inv[j][rows] = np.linalg.inv(kkt)
+                self.inv[j][sel] = np.linalg.inv(kkt)
             except np.linalg.LinAlgError:        # which: one at a time
                 for a, i in enumerate(rows):
                     try:
@@ -153,16 +156,17 @@ class IterationMatrices:
         [-M R_v - hg K R_q, -J R_v], then dq = hg dv - R_q, the Euler parameters' change
         from dq's world turn plus their unit length's residual."""
         nb, m = eq.nb, len(rows)
-        E, pn = self.E[rows], self.pn[rows]
+        sel = slice(None) if m == self.V else rows       # (all of them: no copies)
+        E, pn = self.E[sel], self.pn[sel]
         R_r, R_p, R_v, R_w, R_W = eq.unpack(R)
         R_phi = 2.0 * np.einsum("vbij,vbj->vbi", E, R_p)
         R_par = np.sum(R_p * pn, axis=-1)
         Rq = np.concatenate([R_r, R_phi], -1).reshape(m, -1)
         Rv = np.concatenate([R_v, R_w], -1).reshape(m, -1)
         hgc = hg[:, None]
-        top = (-self.M[rows] @ Rv[..., None])[..., 0] - hgc * (self.K[rows] @ Rq[..., None])[..., 0]
-        rhs = np.concatenate([top, -(self.J[rows] @ Rv[..., None])[..., 0]], -1)
-        sol = (self.inv[j][rows] @ rhs[..., None])[..., 0]
+        top = (-self.M[sel] @ Rv[..., None])[..., 0] - hgc * (self.K[sel] @ Rq[..., None])[..., 0]
+        rhs = np.concatenate([top, -(self.J[sel] @ Rv[..., None])[..., 0]], -1)
+        sol = (self.inv[j][sel] @ rhs[..., None])[..., 0]
         dv = sol[:, : 6 * nb]
         dq = (hgc * dv - Rq).reshape(m, nb, 6)
         dp = 0.5 * np.einsum("vbji,vbj->vbi", E, dq[..., 3:]) - R_par[..., None] * pn
