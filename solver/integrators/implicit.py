@@ -102,12 +102,11 @@ REFRESH_RATE = 1e-3          # rebuild the Jacobian after a step whose Newton co
 
 
 def _pow(x: np.ndarray, e: float) -> np.ndarray:
-    """x ** e element by element as a Python float's power (C pow): numpy's vectorized
-    power may round differently in the last bit, and a study's variant must take its
-    separate run's bits; x outside [0, 1) (a contraction that fails Newton anyway, whose
-    power decides nothing) gives 1."""
-    return np.array([float(a) ** e if 0.0 <= a < 1.0 else 1.0
-                     for a in np.ravel(x)]).reshape(np.shape(x))
+    """x ** e of each element of x (V,) as a Python float's power (C pow): numpy's
+    vectorized power may round differently in the last bit, and a study's variant must
+    take its separate run's bits; x outside [0, 1) or NaN (a contraction that fails Newton
+    anyway, or a variant not iterating, whose power decides nothing) gives 1."""
+    return np.array([a ** e if 0.0 <= a < 1.0 else 1.0 for a in x.tolist()])
 
 
 def _only(act: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -186,8 +185,11 @@ class RadauIIA:
         """Starting stage increments (V, s, n): each variant's last step's collocation
         polynomial extrapolated to this step's nodes, relative to this y (after the
         projection); on its first step c_i h f0."""
-        Z0 = self.c[None, :, None] * h[:, None, None] * f0[:, None, :]
         on = np.flatnonzero(self.has_last)
+        if on.size < len(t):
+            Z0 = self.c[None, :, None] * h[:, None, None] * f0[:, None, :]
+        else:
+            Z0 = np.empty((len(t), self.s, y.shape[-1]))
         if on.size:
             tau = ((t[on, None] + self.c * h[on, None] - self.last_t[on, None])
                    / self.last_h[on, None])
@@ -260,41 +262,44 @@ class RadauIIA:
         scalars = self._scalars(h)
         last = np.full(V, np.inf)
         rate0 = _pow(np.maximum(self.rate, 1e-3), 0.8)
-        last_ratio = rate0.copy()
+        last_ratio = rate0
         stop = np.zeros(V, dtype=bool)
         nit = self.iters.copy()
+        s1 = np.full(V, np.nan)
         for it in range(NEWTON_MAX):
             top = act & (last <= NEWTON_KAPPA)
-            conv |= top
-            nit[top], theta_out[top] = it, 0.0
-            act &= ~top
-            if not act.any():
-                break
+            if top.any():
+                conv |= top
+                nit[top], theta_out[top] = it, 0.0
+                act &= ~top
             a = np.flatnonzero(act)
+            if not a.size:
+                break
             ix = slice(None) if a.size == V else a          # (all of them: no copies)
+            ya = y[ix, None, :]
             dZ = self._solve(a, ix, F[ix], x[ix], scalars)
             x1 = x[ix] + dZ
-            e = norm(dZ, y[ix, None, :], y[ix, None, :] + x1, a)             # (m, s)
-            s1 = np.sqrt(np.mean(e ** 2, axis=-1))
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                ratio = s1 / last[a] if it else rate0[a]
-                theta = np.sqrt(ratio * last_ratio[a]) if it > 1 else ratio
-                fail = (~np.isfinite(s1) | (theta >= 1.0)
-                        | ((it > 1) & (_pow(theta, NEWTON_MAX - it - 1) / (1.0 - theta) * s1
-                                       > NEWTON_KAPPA)))
-                good = ~fail & (theta / (1.0 - theta) * s1 <= NEWTON_KAPPA)
+            s1[ix] = np.sqrt(np.mean(norm(dZ, ya, ya + x1, a) ** 2, axis=-1))
+            # each variant's contraction (the others' numbers are not used)
+            ratio = s1 / last if it else rate0
+            theta = np.sqrt(ratio * last_ratio) if it > 1 else ratio
+            rest = np.where(theta < 1.0, 1.0 - theta, 1.0)    # (theta >= 1, NaN: failed)
+            fail = ~np.isfinite(s1) | (theta >= 1.0)
+            if it > 1:                                        # it would not converge in time
+                fail |= _pow(theta, NEWTON_MAX - it - 1) / rest * s1 > NEWTON_KAPPA
+            good = act & ~fail & (theta / rest * s1 <= NEWTON_KAPPA)
+            fail &= act
             if a.size == V:
                 x = x1
             else:
                 x = x.copy()
                 x[a] = x1
             ended = fail | good
-            nit[a[ended]], theta_out[a[ended]] = it + 1, theta[ended]
-            conv[a[good]] = True
-            stop[a[fail]] = True
-            act[a[ended]] = False
-            go = ~ended
-            last_ratio[a[go]], last[a[go]] = ratio[go], s1[go]
+            nit, theta_out = np.where(ended, it + 1, nit), np.where(ended, theta, theta_out)
+            conv |= good
+            stop |= fail
+            act &= ~ended
+            last_ratio, last = np.where(act, ratio, last_ratio), np.where(act, s1, last)
             if act.any():
                 F1, bad = self.system.stages(ts, y[:, None, :] + _only(act, x), act)
                 F = F1 if act.all() else np.where(act[:, None, None], F1, F)
