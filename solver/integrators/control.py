@@ -56,8 +56,8 @@ class ErrorNorm:
     (scale_i + max(|y0_i|, |y1_i|))))^2)) over the state's components but the last (the
     work, not controlled); a non-finite value counts as 1e10 (a step far over its goal).
     ``scale`` (n,) for one run, or (V, n) for a study's variants: then e, y0, y1 have the
-    variant axis first (any axes between, e.g. Radau's stages) and ``rows`` picks the
-    variants they belong to (all when None).  A float for one state, else one per state."""
+    variant axis first (any axes between, e.g. Radau's stages) and ``rows`` (an index)
+    picks the variants they belong to (all when None).  A float for one state, else one per state."""
 
     def __init__(self, scale: np.ndarray, rtol: float) -> None:
         self.scale, self.rtol = scale, rtol

@@ -86,12 +86,19 @@ def radau_iia(s: int):
 def lagrange_basis(nodes: np.ndarray, tau: np.ndarray) -> np.ndarray:
     """(tau.shape + (len(nodes),)) the Lagrange polynomials on ``nodes`` at ``tau``: the
     collocation polynomial through values at the nodes is their sum weighted by these."""
-    L = np.ones(tau.shape + (len(nodes),))
+    flat = np.reshape(tau, -1)
+    L = np.ones(flat.shape + (len(nodes),))
     for j in range(len(nodes)):
         for m in range(len(nodes)):
             if m != j:
-                L[..., j] *= (tau - nodes[m]) / (nodes[j] - nodes[m])
-    return L
+                L[:, j] *= (flat - nodes[m]) / (nodes[j] - nodes[m])
+    return L.reshape(np.shape(tau) + (len(nodes),))
+
+
+def _index(rows: np.ndarray, V: int):
+    """``rows`` (sorted, distinct) of V as an index: a slice when they are all of them (a
+    view, no copy: the usual case, and a single run's always)."""
+    return slice(None) if len(rows) == V else rows
 
 
 STAGES = 5
@@ -275,11 +282,11 @@ class RadauIIA:
             a = np.flatnonzero(act)
             if not a.size:
                 break
-            ix = slice(None) if a.size == V else a          # (all of them: no copies)
+            ix = _index(a, V)
             ya = y[ix, None, :]
             dZ = self._solve(a, ix, F[ix], x[ix], scalars)
             x1 = x[ix] + dZ
-            s1[ix] = np.sqrt(np.mean(norm(dZ, ya, ya + x1, a) ** 2, axis=-1))
+            s1[ix] = np.sqrt(np.mean(norm(dZ, ya, ya + x1, ix) ** 2, axis=-1))
             # each variant's contraction (the others' numbers are not used)
             ratio = s1 / last if it else rate0
             theta = np.sqrt(ratio * last_ratio) if it > 1 else ratio
@@ -314,20 +321,21 @@ class RadauIIA:
         failed |= stop
         return x, conv, theta_out
 
-    def _estimate(self, ok: np.ndarray, t, y, f0, h, Z, yn, norm, failed: np.ndarray):
-        """The error norms of the variants ``ok`` (m,): the embedded estimate e = gamma0 h
-        f0 + sum d_i Z_i filtered by the real eigenvalue's system (IV.8, step size
-        selection), and where that exceeds 1 on a variant's first step or after its
-        rejection, again from f at y + err (RADAU5: robust when y is off the slow
+    def _estimate(self, ok: np.ndarray, io, t, y, f0, h, Z, yn, norm,
+                  failed: np.ndarray) -> np.ndarray:
+        """The error norms of the variants ``ok`` (m,) (``io``: their index): the embedded
+        estimate e = gamma0 h f0 + sum d_i Z_i filtered by the real eigenvalue's system
+        (IV.8, step size selection), and where that exceeds 1 on a variant's first step or
+        after its rejection, again from f at y + err (RADAU5: robust when y is off the slow
         manifold); a variant whose f there does not evaluate fails."""
-        hh = h[ok]
+        hh = h[io]
         dZ = self.d @ Z
-        e = (self.gamma0 * hh)[:, None] * f0[ok] + dZ
+        e = (self.gamma0 * hh)[:, None] * f0[io] + dZ
         hg = self._hg(self.real, hh)
         eq = self.system.eq
         err_vec = self.mat.correction(eq, ok, -e, hg, self.jr)
-        er = norm(err_vec, y[ok], yn, ok)
-        again = (er > 1.0) & (~self.has_last[ok] | self.rejected[ok])
+        er = norm(err_vec, y[io], yn, io)
+        again = (er > 1.0) & (~self.has_last[io] | self.rejected[io])
         if again.any():
             sel = np.zeros(len(t), dtype=bool)
             sel[ok[again]] = True
@@ -335,7 +343,7 @@ class RadauIIA:
             Y[ok] = np.where(again[:, None], y[ok] + err_vec, y[ok])
             f1, bad = self.system.stages(t, Y, sel)
             e2 = (self.gamma0 * hh)[:, None] * f1[ok] + dZ
-            er2 = norm(self.mat.correction(eq, ok, -e2, hg, self.jr), y[ok], yn, ok)
+            er2 = norm(self.mat.correction(eq, ok, -e2, hg, self.jr), y[io], yn, io)
             er = np.where(again, er2, er)
             failed[ok[again & bad[ok]]] = True
         return er
@@ -360,25 +368,30 @@ class RadauIIA:
         x, conv, theta = self._newton(live & ~failed, ts, y, h, Z0, norm, failed)
         ok = np.flatnonzero(conv & ~failed)
         if ok.size:
-            self.rate[ok] = theta[ok]
-            yn = y[ok] + x[ok, -1]
-            er = self._estimate(ok, t, y, f0, h, x[ok], yn, norm, failed)
+            io = _index(ok, V)
+            self.rate[io] = theta[io]
+            yn = y[io] + x[io, -1]
+            er = self._estimate(ok, io, t, y, f0, h, x[io], yn, norm, failed)
             fine = ~failed[ok]
-            ok, er, yn = ok[fine], er[fine], yn[fine]
-            ynew[ok], err[ok] = yn, er
+            if not fine.all():
+                ok, er, yn = ok[fine], er[fine], yn[fine]
+                io = _index(ok, V)
+            ynew[io], err[io] = yn, er
             rej = er > 1.0
-            self.rejected[ok] = rej
+            self.rejected[io] = rej
             acc = ok[~rej]
-            self.has_last[acc] = True
-            self.last_t[acc], self.last_h[acc] = t[acc], h[acc]
-            self.last_y[acc], self.last_Z[acc] = y[acc], x[acc]
-            self.has_jac[acc] &= ~(self.rate[acc] > REFRESH_RATE)   # Newton slowed: rebuild
-            self.fresh[acc] = False
+            ia = _index(acc, V)
+            self.has_last[ia] = True
+            self.last_t[ia], self.last_h[ia] = t[ia], h[ia]
+            self.last_y[ia], self.last_Z[ia] = y[ia], x[ia]
+            self.has_jac[ia] &= ~(self.rate[ia] > REFRESH_RATE)   # Newton slowed: rebuild
+            self.fresh[ia] = False
         f = np.flatnonzero(failed & live)   # Newton failed: a new Jacobian (unless new), h / 2
-        self.rejected[f], self.rate[f] = True, 1e-2
-        self.has_jac[f] &= self.fresh[f]
-        err[f] = np.inf
-        ynew[f] = y[f]
+        if f.size:
+            self.rejected[f], self.rate[f] = True, 1e-2
+            self.has_jac[f] &= self.fresh[f]
+            err[f] = np.inf
+            ynew[f] = y[f]
         return ynew, err
 
 
