@@ -228,11 +228,15 @@ class RadauIIA:
         failed[rows[~ok]] = True
         self.h_fact[rows[ok]] = h[rows[ok]]
 
-    def _scalars(self, h: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(h / lambda_k, lambda_k / h) of every variant (V,) for each eigenvalue's system
-        (as scalars: radau_matrix.hg_of)."""
-        return [(self._hg(int(k), h), np.array([self.lam[k] / float(x) for x in h]))
-                for k in self.rep]
+    def _scalars(self, h: np.ndarray) -> list[tuple[np.ndarray, ...]]:
+        """hg = h / lambda_k (V,), -hg and -lambda_k / h (V, 1) of every variant for each
+        eigenvalue's system (as scalars: radau_matrix.hg_of), once a step."""
+        out = []
+        for k in self.rep:
+            hg = self._hg(int(k), h)
+            lh = np.array([self.lam[k] / float(x) for x in h])
+            out.append((hg, -hg[:, None], -lh[:, None]))
+        return out
 
     def _solve(self, rows: np.ndarray, ix, F, Z, scalars) -> np.ndarray:
         """The simplified Newton step dZ of the variants ``rows`` (``ix``: their index, a
@@ -243,9 +247,9 @@ class RadauIIA:
         TF = self.Tinv @ F
         dW = np.empty(W.shape, dtype=complex)
         for j, k in enumerate(self.rep):
-            hg, lh = scalars[j][0][ix], scalars[j][1][ix]
-            rho = -lh[:, None] * W[:, k] + TF[:, k]
-            dW[:, k] = self.mat.correction(eq, rows, -hg[:, None] * rho, hg, j)
+            hg, neg_hg, neg_lh = (x[ix] for x in scalars[j])
+            rho = neg_lh * W[:, k] + TF[:, k]
+            dW[:, k] = self.mat.correction(eq, rows, neg_hg * rho, hg, j)
             if k != self.partner[k]:
                 dW[:, self.partner[k]] = np.conj(dW[:, k])
         return (self.T @ dW).real

@@ -1,37 +1,30 @@
 """Many variants of one mechanism in one forward-dynamics run.
 
-The variants of a study share their topology, so their compiled models differ only in
-numbers (masses, inertias, marker points, spring rates, gravity).  ``stack_models``
-(stack.py) puts those numbers on a leading variant axis, and the equations
-(analyses/dynamics/equations.py), whose kernels, force elements and J M^-1 J^T solves carry
-leading axes through, then evaluate every variant's right-hand side in one set of numpy
-calls: the per-call cost that dominates a small mechanism is paid once for all of them.
+A study's variants share their topology, so their compiled models differ only in numbers
+(masses, inertias, marker points, spring rates, gravity): ``stack_models`` (stack.py) puts
+those on a leading variant axis, and the equations (analyses/dynamics/equations.py) then
+evaluate every variant's right-hand side in one set of numpy calls, the per-call cost that
+dominates a small mechanism paid once for all.
 
 One lockstep loop (``_run``) runs analyses/dynamics/driver.py's ``dynamic_run`` for every
-variant of a group (group.py ``_Group``), with the method each variant's separate run takes:
-``batch_dynamics`` the explicit one (Dormand-Prince 8(5,3), or at loose tolerances 5(4),
-whose first stage is each variant's last stage of its step before, as in its separate run),
+variant of a group (group.py), with the method its separate run takes: ``batch_dynamics``
+the explicit one (each variant's first stage its last stage of the step before, as alone),
 ``batch_implicit`` Radau IIA for the stiff variants (integrators/implicit.py ``RadauIIA``
-over the variant axis: each variant's Jacobian and its reuse, factorizations and simplified
-Newton its own; the five stages of all variants one right-hand side call, on a model whose
-numbers are each variant's repeated five times).  Each variant has its own time, step size
-and step control (the error goal of integrators/control.py), its own projection onto its
-constraints (``Equations.project_many``: a Newton iteration per variant, masked, each
-giving the bits of its separate run's projection; couplers and curve joints with each
-variant's own tracked values) and its own output frames, so it takes exactly the steps its
-separate run takes and its Result equals that run's to the last bit.  Long steps past the
-frames (an open tree, or a closed loop at rest) are taken as the separate run takes them:
-for the explicit method within the stability bound from each variant's own rate estimates
-(power iteration on the stacked equations, ``spectral_radii``); the frames inside from the
-stepper's dense output of that variant's row, stored by the separate run's own
-``frames_inside``; a variant at rest holds its pose.  Motions, applied loads and actuators
-are each variant's own; compliant stops are forces (no events).
+over the variant axis; the stages of all variants one right-hand side call, on a model
+whose numbers are each variant's repeated s times).  Each variant has its own time, step
+size and control (the error goal of integrators/control.py), its own projection
+(``Equations.project_many``, giving each variant the bits of its separate run's; couplers
+and curve joints with their own tracked values) and its own output frames, so its Result
+equals its separate run's to the last bit.  Long steps past the frames are taken as the
+separate run takes them (the explicit method within each variant's stability bound,
+``spectral_radii``), the frames inside from that variant's row of the dense output; a
+variant at rest holds its pose.  Compliant stops are forces (no events).
 
 Friction and rigid stops (events), models that do not stack, a start that does not
-project: None, and the caller runs the variants one by one, where each gets its own full
-treatment and its own error message.  A variant that would leave its separate run's common
-path (its step collapsing at a singular position, a projection that fails) leaves the
-lockstep run (None in its place) and runs alone; the others go on.
+project: None, and the caller runs the variants one by one, each with its own full
+treatment and error message.  A variant that leaves its separate run's common path (its
+step collapsing at a singular position, a projection that fails) leaves the lockstep run
+(None in its place) and runs alone; the others go on.
 """
 from __future__ import annotations
 
