@@ -68,7 +68,8 @@ class ErrorNorm:
             scale = scale if rows is None else scale[rows]
             scale = scale.reshape(scale.shape[:1] + (1,) * (np.ndim(e) - 2) + scale.shape[1:])
         sc = self.rtol * (scale[..., :-1] + np.maximum(np.abs(y0[..., :-1]), np.abs(y1[..., :-1])))
-        x = np.sqrt(np.mean((e[..., :-1] / sc) ** 2, axis=-1))
+        q = (e[..., :-1] / sc) ** 2
+        x = np.sqrt(np.add.reduce(q, axis=-1) / q.shape[-1])     # (np.mean's numbers)
         if np.ndim(x) == 0:
             x = float(x)
             return x if np.isfinite(x) else 1e10

@@ -192,7 +192,7 @@ class RadauIIA:
         """Starting stage increments (V, s, n): each variant's last step's collocation
         polynomial extrapolated to this step's nodes, relative to this y (after the
         projection); on its first step c_i h f0."""
-        on = np.flatnonzero(self.has_last)
+        on = self.has_last.nonzero()[0]
         if on.size < len(t):
             Z0 = self.c[None, :, None] * h[:, None, None] * f0[:, None, :]
         else:
@@ -222,9 +222,11 @@ class RadauIIA:
             return
         self.has_jac[rows], self.fresh[rows], self.h_fact[rows] = True, True, np.nan
 
-    def _factors(self, rows: np.ndarray, h, failed: np.ndarray) -> None:
-        """The factorizations of the variants ``rows`` for their h."""
-        ok = self.mat.factor(rows, [self._hg(int(k), h[rows]) for k in self.rep])
+    def _factors(self, rows: np.ndarray, h, scalars, failed: np.ndarray) -> None:
+        """The factorizations of the variants ``rows`` for their h (``scalars``: the
+        step's ``_scalars``)."""
+        ix = _index(rows, len(h))
+        ok = self.mat.factor(rows, [hg[ix] for hg, _, _ in scalars])
         failed[rows[~ok]] = True
         self.h_fact[rows[ok]] = h[rows[ok]]
 
@@ -241,20 +243,21 @@ class RadauIIA:
     def _solve(self, rows: np.ndarray, ix, F, Z, scalars) -> np.ndarray:
         """The simplified Newton step dZ of the variants ``rows`` (``ix``: their index, a
         slice when all) from F(y0 + Z) (m, s, n), transformed by T: one correction per real
-        eigenvalue and complex pair of A^-1 (``scalars``: the step's ``_scalars``)."""
+        eigenvalue and complex pair of A^-1 (``scalars``: the step's ``_scalars`` of these
+        variants)."""
         eq = self.system.eq
         W = self.Tinv @ Z
         TF = self.Tinv @ F
         dW = np.empty(W.shape, dtype=complex)
         for j, k in enumerate(self.rep):
-            hg, neg_hg, neg_lh = (x[ix] for x in scalars[j])
+            hg, neg_hg, neg_lh = scalars[j]
             rho = neg_lh * W[:, k] + TF[:, k]
             dW[:, k] = self.mat.correction(eq, rows, neg_hg * rho, hg, j)
             if k != self.partner[k]:
                 dW[:, self.partner[k]] = np.conj(dW[:, k])
         return (self.T @ dW).real
 
-    def _newton(self, act: np.ndarray, ts, y, h, Z0, norm, failed: np.ndarray):
+    def _newton(self, act: np.ndarray, ts, y, h, Z0, norm, scalars, failed: np.ndarray):
         """The stage increments Z (V, s, n) of the variants ``act`` by simplified Newton,
         each variant its own iteration by algebra/newton.py's rule with ``rate``
         (step-only, the predicted remaining error: converged when theta / (1 - theta) |dZ|
@@ -270,7 +273,6 @@ class RadauIIA:
         F, bad = self.system.stages(ts, y[:, None, :] + _only(act, x), act)
         failed |= bad
         act = act & ~bad
-        scalars = self._scalars(h)
         last = np.full(V, np.inf)
         rate0 = _pow(np.maximum(self.rate, 1e-3), 0.8)
         last_ratio = rate0
@@ -283,14 +285,16 @@ class RadauIIA:
                 conv |= top
                 nit[top], theta_out[top] = it, 0.0
                 act &= ~top
-            a = np.flatnonzero(act)
+            a = act.nonzero()[0]
             if not a.size:
                 break
             ix = _index(a, V)
             ya = y[ix, None, :]
-            dZ = self._solve(a, ix, F[ix], x[ix], scalars)
+            sc = scalars if a.size == V else [tuple(x[a] for x in s) for s in scalars]
+            dZ = self._solve(a, ix, F[ix], x[ix], sc)
             x1 = x[ix] + dZ
-            s1[ix] = np.sqrt(np.mean(norm(dZ, ya, ya + x1, ix) ** 2, axis=-1))
+            e2 = norm(dZ, ya, ya + x1, ix) ** 2                # (m, s): RMS over the stages
+            s1[ix] = np.sqrt(np.add.reduce(e2, axis=-1) / e2.shape[-1])
             # each variant's contraction (the others' numbers are not used)
             ratio = s1 / last if it else rate0
             theta = np.sqrt(ratio * last_ratio) if it > 1 else ratio
@@ -325,7 +329,7 @@ class RadauIIA:
         failed |= stop
         return x, conv, theta_out
 
-    def _estimate(self, ok: np.ndarray, io, t, y, f0, h, Z, yn, norm,
+    def _estimate(self, ok: np.ndarray, io, t, y, f0, h, Z, yn, norm, scalars,
                   failed: np.ndarray) -> np.ndarray:
         """The error norms of the variants ``ok`` (m,) (``io``: their index): the embedded
         estimate e = gamma0 h f0 + sum d_i Z_i filtered by the real eigenvalue's system
@@ -335,7 +339,7 @@ class RadauIIA:
         hh = h[io]
         dZ = self.d @ Z
         e = (self.gamma0 * hh)[:, None] * f0[io] + dZ
-        hg = self._hg(self.real, hh)
+        hg = scalars[self.jr][0][io]
         eq = self.system.eq
         err_vec = self.mat.correction(eq, ok, -e, hg, self.jr)
         er = norm(err_vec, y[io], yn, io)
@@ -364,18 +368,19 @@ class RadauIIA:
         ynew, err = y.copy(), np.full(V, np.nan)
         failed = np.zeros(V, dtype=bool)
         Z0 = self._start(t, y, f0, h)
-        self._jacobians(np.flatnonzero(live & ~self.has_jac), t, y, Z0, h, failed)
+        self._jacobians((live & ~self.has_jac).nonzero()[0], t, y, Z0, h, failed)
+        scalars = self._scalars(h)
         todo = live & ~failed & ~(self.h_fact == h)
         if todo.any():
-            self._factors(np.flatnonzero(todo), h, failed)
+            self._factors(todo.nonzero()[0], h, scalars, failed)
         ts = t[:, None] + self.c * h[:, None]
-        x, conv, theta = self._newton(live & ~failed, ts, y, h, Z0, norm, failed)
-        ok = np.flatnonzero(conv & ~failed)
+        x, conv, theta = self._newton(live & ~failed, ts, y, h, Z0, norm, scalars, failed)
+        ok = (conv & ~failed).nonzero()[0]
         if ok.size:
             io = _index(ok, V)
             self.rate[io] = theta[io]
             yn = y[io] + x[io, -1]
-            er = self._estimate(ok, io, t, y, f0, h, x[io], yn, norm, failed)
+            er = self._estimate(ok, io, t, y, f0, h, x[io], yn, norm, scalars, failed)
             fine = ~failed[ok]
             if not fine.all():
                 ok, er, yn = ok[fine], er[fine], yn[fine]
@@ -390,7 +395,7 @@ class RadauIIA:
             self.last_y[ia], self.last_Z[ia] = y[ia], x[ia]
             self.has_jac[ia] &= ~(self.rate[ia] > REFRESH_RATE)   # Newton slowed: rebuild
             self.fresh[ia] = False
-        f = np.flatnonzero(failed & live)   # Newton failed: a new Jacobian (unless new), h / 2
+        f = (failed & live).nonzero()[0]    # Newton failed: a new Jacobian (unless new), h / 2
         if f.size:
             self.rejected[f], self.rate[f] = True, 1e-2
             self.has_jac[f] &= self.fresh[f]
