@@ -45,3 +45,25 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if os.path.basename(str(item.fspath)).startswith("test_addon_"):
             item.add_marker(pytest.mark.blender)
+
+
+_EXIT_STATUS: list[int] = []
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    _EXIT_STATUS.append(int(exitstatus))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config) -> None:
+    """Leave the process without C exit handlers once pytest has reported, when the bpy 4.x
+    module was loaded: its exit handlers can deadlock (seen with gdb after the whole
+    add-on suite: the global state's destructor destroys a condition variable that its
+    delayed file-close thread still waits on), so the run would never end.  bpy 5.0 exits
+    cleanly and keeps its normal exit."""
+    bpy = sys.modules.get("bpy")
+    if bpy is None or not _EXIT_STATUS or tuple(bpy.app.version) >= (5, 0, 0):
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(_EXIT_STATUS[-1])
