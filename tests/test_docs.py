@@ -122,8 +122,8 @@ def test_design_study_example_runs_as_one_batch(tmp_path, monkeypatch) -> None:
     torque."""
     from solver.study import Study, engine
     got = []
-    real = engine.batch_sweep
-    monkeypatch.setattr(engine, "batch_sweep",
+    real = engine._sweeps
+    monkeypatch.setattr(engine, "_sweeps",
                         lambda models, *a: got.append(real(models, *a)) or got[-1])
     monkeypatch.chdir(tmp_path)
     scope = run_examples(os.path.join(ROOT, "docs", "studies.md"))

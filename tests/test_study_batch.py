@@ -13,7 +13,7 @@ from solver.study.batch import batch_dynamics
 from solver.study.stack import stack_models
 from solver.model.compile import compile_model
 
-from mechanisms import benchmark_chain, four_bar, rod_inertia, slider_crank
+from mechanisms import benchmark_chain, driven_wheel, four_bar, rod_inertia, slider_crank
 
 
 def sprung_pendulum() -> Mechanism:
@@ -148,8 +148,8 @@ def test_swept_variants_run_as_one_and_equal_their_sweeps(monkeypatch):
     variant's poses, reactions, efforts and energies equal to its own sweep (both solve
     the same equations to Newton's tolerance, 1e-12 of the size)."""
     ran = []
-    real = engine.batch_sweep
-    monkeypatch.setattr(engine, "batch_sweep",
+    real = engine._sweeps
+    monkeypatch.setattr(engine, "_sweeps",
                         lambda models, *a: ran.append(len(models)) or real(models, *a))
     study = Study(slider_crank(variant="RSUP"), grid({"crank_A.position.x": [0.08, 0.1, 0.12],
                                                       "rod_B.position.x": [0.25, 0.35]}))
@@ -174,8 +174,8 @@ def test_a_variant_that_locks_up_leaves_the_batched_sweep_and_the_others_go_on(m
     too: the force elements' run state follows the variants that stay (once an IndexError
     that sent the whole batch one by one)."""
     got = []
-    real = engine.batch_sweep
-    monkeypatch.setattr(engine, "batch_sweep",
+    real = engine._sweeps
+    monkeypatch.setattr(engine, "_sweeps",
                         lambda *a: got.append(real(*a)) or got[-1])
     m = slider_crank(variant="RRLP", r=0.1, l=0.3)
     if press:
@@ -193,13 +193,35 @@ def test_a_variant_that_locks_up_leaves_the_batched_sweep_and_the_others_go_on(m
         assert _close(res.result(i)._reaction, alone._reaction) <= 1e-9
 
 
+def test_a_variant_whose_motion_ends_leaves_the_batched_sweep_there(monkeypatch):
+    """A wheel turned by 2 sqrt(T - t), T varied: at T = 0.5 s the motion has no rate at
+    frame 12 (t = 0.5 s), so that variant leaves the batched sweep there with its own
+    sweep's message naming the time, and the others go on batched, each equal to its own
+    sweep."""
+    got = []
+    real = engine._sweeps
+    monkeypatch.setattr(engine, "_sweeps", lambda *a: got.append(real(*a)) or got[-1])
+    study = Study(driven_wheel("2*sqrt(T - t)", {"T": 2.0}),
+                  [{"spin.T": 2.0}, {"spin.T": 0.5}, {"spin.T": 3.0}])
+    res = study.run(duration=1.0, fps=24)
+    assert len(got) == 1 and [r is None for r in got[0]] == [False, True, False]
+    assert sorted(res.failures) == [1] and "at t=0.5" in res.failures[1]
+    with pytest.raises(Exception) as alone:
+        study.variant(1).solve(1.0, 24)
+    assert str(alone.value) in res.failures[1]
+    for i in (0, 2):
+        alone = study.variant(i).solve(1.0, 24)
+        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
+        assert _close(res.result(i).effort("spin"), alone.effort("spin")) <= 1e-10
+
+
 def test_redundant_rows_are_swept_as_one_with_their_least_norm_multipliers(monkeypatch):
     """A planar loop of revolutes has redundant rows: the batched sweep solves on the kept
     rows and gives the joints the least-norm multipliers with the same constraint forces,
     as the single sweep does; each variant equals its own sweep, reactions too."""
     got = []
-    real = engine.batch_sweep
-    monkeypatch.setattr(engine, "batch_sweep", lambda *a: got.append(real(*a)) or got[-1])
+    real = engine._sweeps
+    monkeypatch.setattr(engine, "_sweeps", lambda *a: got.append(real(*a)) or got[-1])
     study = Study(slider_crank(variant="RRRP"), grid({"crank_A.position.x": [0.09, 0.11],
                                                       "slider.mass": [0.5, 2.0]}))
     res = study.run(duration=0.5, fps=24)
@@ -358,11 +380,10 @@ def test_a_closed_loop_in_motion_stays_in_the_lockstep_run_at_many_frames(monkey
 def test_frames_that_converge_slowly_iterate_alone_and_equal_their_sweeps(monkeypatch):
     """A rod barely longer than the crank passes near a dead centre, where Newton converges
     slowly: once few frames of a block still iterate, only those go on (as variants of
-    their own, study/batch.py take_variants), and every variant still equals its own sweep."""
-    import solver.study.batch_sweep as bsw
+    their own, study/stack.py take_variants), and every variant still equals its own sweep."""
     sizes = []
-    real = bsw.take_variants
-    monkeypatch.setattr(bsw, "take_variants", lambda *a: sizes.append(len(a[2])) or real(*a))
+    real = engine.take_variants
+    monkeypatch.setattr(engine, "take_variants", lambda *a: sizes.append(len(a[2])) or real(*a))
     study = Study(slider_crank(variant="RRLP", r=0.1, l=0.3),
                   [{"rod_B.position.x": 0.3}, {"rod_B.position.x": 0.101},
                    {"rod_B.position.x": 0.2}])
@@ -381,8 +402,8 @@ def test_a_swept_mechanism_with_springs_runs_as_one_and_equals_its_sweeps(monkey
     variants sweep as one (the springs a frame at a time for all of them) and each equals
     its own sweep: poses, efforts, reactions and energies with the springs' potential."""
     got = []
-    real = engine.batch_sweep
-    monkeypatch.setattr(engine, "batch_sweep", lambda *a: got.append(real(*a)) or got[-1])
+    real = engine._sweeps
+    monkeypatch.setattr(engine, "_sweeps", lambda *a: got.append(real(*a)) or got[-1])
     m = slider_crank(variant="RSUP")
     m.add_marker("anchor", "ground", position=(0.6, 0.0, 0.0))
     m.add_spring_damper("return", "slider_B", "anchor", stiffness=200.0, damping=3.0,
@@ -412,7 +433,7 @@ def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch)
     the batched sweep (the press's amplitude and a spring actuator's gain varied) still
     take them together, each variant equal to its run."""
     got = {}
-    for name in ("batch_sweep", "batch_dynamics"):
+    for name in ("_sweeps", "batch_dynamics"):
         real = getattr(engine, name)
 
         def spy(*a, _real=real, _name=name, **kw):
@@ -427,7 +448,7 @@ def test_applied_loads_run_as_one_when_their_expressions_are_shared(monkeypatch)
         got.clear()
         study = Study(m, grid(vary))
         res = study.run(duration=duration, fps=48)
-        assert all(r is not None for r in got["batch_sweep"][0]) and not res.failures
+        assert all(r is not None for r in got["_sweeps"][0]) and not res.failures
         for i in range(len(study)):
             alone = study.variant(i).solve(duration, 48)
             assert _close(res.result(i).effort("drive"), alone.effort("drive")) <= 1e-9

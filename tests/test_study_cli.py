@@ -85,7 +85,7 @@ def test_cli_study_prints_the_studys_notes(blender, extension, tmp_path, capsys,
 
     def boom(*a, **k):
         raise ValueError("an unforeseen failure")
-    monkeypatch.setattr(engine, "batch_sweep", boom)
+    monkeypatch.setattr(engine, "_sweeps", boom)
     assert cli._command(["study", path, "--vary", "piston.mass=1:2:2", "-o", table]) == 0
     out = capsys.readouterr()
     assert "studied 2 variants" in out.out and "(0 failed)" in out.out

@@ -1,6 +1,6 @@
 """Design studies of fully driven mechanisms with stops and joint friction, and larger
-ones: their kinematic sweeps run as one batched sweep
-(solver/study/batch_sweep.py), a compliant stop's force and each joint's friction computed
+ones: their kinematic sweeps run as one sweep over a variant axis
+(solver/analyses/sweep/), a compliant stop's force and each joint's friction computed
 for every variant and frame at once; a variant whose motion drives a rigid stop through,
 or whose friction jams, leaves the batch there and fails with its own sweep's message
 while the others finish together."""
@@ -26,13 +26,13 @@ from test_study_tracked import _spy_dynamics
 def _spy(monkeypatch) -> list:
     """[(variants, which finished in the batch)] of each batched sweep."""
     ran = []
-    real = engine.batch_sweep
+    real = engine._sweeps
 
     def spy(models, *args):
         out = real(models, *args)
         ran.append((len(models), None if out is None else [o is not None for o in out]))
         return out
-    monkeypatch.setattr(engine, "batch_sweep", spy)
+    monkeypatch.setattr(engine, "_sweeps", spy)
     return ran
 
 
@@ -103,6 +103,26 @@ def test_a_compliant_stop_pushed_into_sweeps_as_one(monkeypatch):
         push = pressed_floor_push(r.times)
         np.testing.assert_allclose(r.limit("floor"), push, rtol=1e-9, atol=1e-9)
         np.testing.assert_allclose(r.effort("press"), row["block.mass"] * G - push, rtol=1e-9)
+
+
+def test_a_variant_that_starts_inside_a_compliant_stop_fails_as_its_sweep_does(monkeypatch):
+    """The pressed block's motion starting 2 cm inside its compliant floor in one variant
+    (z0 = -0.02 m; the others above it): that variant's own sweep refuses the start
+    (outside the limit), so the study must fail it with the same message, not give it the
+    force of a floor it starts inside; the others stay in the batch and equal their sweeps."""
+    ran = _spy(monkeypatch)
+    m = dropped_block(h=0.01, k=1e5, n=1.5, c=50.0, d=1e-3)
+    m.add_motion("press", "drop", "z0 - 0.1*t", coordinate="slide", constants={"z0": 0.01})
+    study = Study(m, [{"press.z0": 0.01}, {"press.z0": -0.02}, {"press.z0": 0.02}])
+    res = study.run(duration=0.2, fps=100)
+    assert ran == [(3, [True, False, True])] and sorted(res.failures) == [1]
+    with pytest.raises(Exception, match="starts outside a limit") as alone:
+        study.variant(1).solve(0.2, 100)
+    assert str(alone.value) in res.failures[1]
+    for i in (0, 2):
+        alone = study.variant(i).solve(0.2, 100)
+        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
+        assert _rel(res.result(i).limit("floor"), alone.limit("floor")) <= 1e-10
 
 
 def test_a_variant_driven_through_a_rigid_stop_fails_alone(monkeypatch):
@@ -294,13 +314,13 @@ def test_a_larger_mechanism_sweeps_as_one_where_its_sweep_solves_densely(monkeyp
     solves through S = J M^-1 J^T, whose rounding, cond(J)^2, parted a batch's reactions
     from the sweeps' by 1e-9) runs one by one, each its separate sweep exactly."""
     ran = []
-    real = engine.batch_sweep
+    real = engine._sweeps
 
     def spy(models, *a):
         out = real(models, *a)
         ran.append((len(models), out is not None))
         return out
-    monkeypatch.setattr(engine, "batch_sweep", spy)
+    monkeypatch.setattr(engine, "_sweeps", spy)
     for n, together in ((5, True), (12, False)):
         ran.clear()
         study = Study(driven_revolute_chain(n),

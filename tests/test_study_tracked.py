@@ -1,5 +1,5 @@
 """Design studies of mechanisms with couplers and curve joints: their kinematic
-sweeps run as one batched sweep (solver/study/batch_sweep.py) with each variant's tracked
+sweeps run as one sweep over a variant axis (solver/analyses/sweep/) with each variant's tracked
 values (a gear's turns, a slot's or cam's contact parameters) carried from its own frames,
 and every variant equals its separate sweep."""
 from __future__ import annotations
@@ -19,13 +19,13 @@ from test_curve_joints import bead, scotch_yoke
 def _spy(monkeypatch) -> list:
     """[(variants, every variant finished in the batch)] of each batched sweep."""
     ran = []
-    real = engine.batch_sweep
+    real = engine._sweeps
 
     def spy(models, *args):
         out = real(models, *args)
         ran.append((len(models), out is not None and all(o is not None for o in out)))
         return out
-    monkeypatch.setattr(engine, "batch_sweep", spy)
+    monkeypatch.setattr(engine, "_sweeps", spy)
     return ran
 
 

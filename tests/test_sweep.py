@@ -1,4 +1,4 @@
-"""The kinematic sweep solves blocks of frames at once (solver/sweep.py).  It must give what
+"""The kinematic sweep solves blocks of frames at once (solver/analyses/sweep/).  It must give what
 a frame-by-frame sweep gives (blocks of one frame), stay on the assembly branch when the
 frames are coarse, and stop at the same frame on a lock-up; motion tables evaluated over
 all frames at once must equal per-time evaluation."""
@@ -29,7 +29,7 @@ def count_blocks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     newton = sweep._newton
 
     def spy(model, alg, R, P, fv, ref=None):
-        sizes.append(len(R))
+        sizes.append(R.shape[1])                 # (variants, frames, ...)
         return newton(model, alg, R, P, fv, ref)
     monkeypatch.setattr(sweep, "_newton", spy)
     return sizes

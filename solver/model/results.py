@@ -557,8 +557,9 @@ class ResultStack:
     def __init__(self, models: list, times: np.ndarray, analysis: str = "kinematic") -> None:
         self.results = [Result(m, times, analysis) for m in models]
         self.model, self.times = models[0], self.results[0].times
-        for name in Result._FRAME_FIELDS:
-            big = np.stack([getattr(o, name) for o in self.results])
+        for name in Result._FRAME_FIELDS:       # (one Result: its own arrays, no copy)
+            each = [getattr(o, name) for o in self.results]
+            big = np.stack(each) if len(each) > 1 else each[0][None]
             setattr(self, name, big)
             for o, view in zip(self.results, big):
                 setattr(o, name, view)

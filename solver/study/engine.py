@@ -13,7 +13,9 @@ error) becomes an Outcome with its reason while the rest of the batch goes on.
 The batched runs take the variants whose models differ only in numbers and in the
 functions of their motions, loads and actuators (study/stack.py ``stack_models``): forward
 dynamics in one lockstep loop (study/batch.py; stiff variants by Radau IIA over the variant
-axis, the others by the explicit method, each group its own run), kinematic sweeps in blocks (study/batch_sweep.py); couplers and
+axis, the others by the explicit method, each group its own run), kinematic sweeps in blocks
+of (variants, frames) by the one sweep, analyses/sweep/, over a variant axis (one mechanism
+its case of one variant); couplers and
 curve joints included, each variant's tracked values its own; stops and friction in sweeps
 (no events there), compliant stops in the explicit lockstep run (forces, no events);
 forward dynamics with rigid stops or friction (events: impacts, sticking) still goes one
@@ -23,6 +25,7 @@ failure reason) per variant.
 """
 from __future__ import annotations
 
+import functools
 import time as _time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -33,6 +36,7 @@ from ..algebra.blas import single_thread
 from ..analyses.dynamics.driver import choose_method
 from ..analyses.dynamics.equations import Equations
 from ..analyses.run import Settings, finish, prepare, run, run_from
+from ..analyses.sweep import VariantAxis, sweep_variants
 from ..analyses.structure import Structure
 from ..base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError
 from ..model.compile import Model, compile_model
@@ -40,8 +44,8 @@ from ..model.results import Result
 from ..model.state import State, read_state
 from ..vocabulary.builder import Builder
 from .batch import batch_dynamics, batch_implicit
-from .batch_sweep import batch_sweep
 from .params import Parameter, make_variant, resolve_all
+from .stack import stack_models, take_variants
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,7 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
     passes it; an executor's workers get None), returning False stops the batch early.
 
     Variants that can run together (the same structure; study/batch.py: forward dynamics
-    by the explicit method without events, in lockstep; study/batch_sweep.py: kinematic
+    by the explicit method without events, in lockstep; analyses/sweep/: kinematic
     sweeps, in blocks of (variants, frames)) run as one; the rest, and any group that is
     handed back, one by one."""
     out: dict[int, Outcome] = {}
@@ -110,8 +114,8 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
                 results = single_thread(_dynamics)(models, begun[0].structure, states, times,
                                                    how, report)
             else:
-                results = single_thread(batch_sweep)(models, begun[0].structure, states, times,
-                                                     report)
+                results = single_thread(_sweeps)(models, begun[0].structure, states, times,
+                                                 report)
         except SolverCancelled as exc:     # (the groups a dynamic run finished before: kept)
             for i, m, b, r in zip(idx, models, begun, getattr(exc, "finished", None) or ()):
                 if r is not None:
@@ -185,6 +189,14 @@ def _dynamics(models: list[Model], st: Structure, states: list[State], times: np
             for i, res in zip(idx, got):
                 out[i] = res
     return out if ran else None
+
+
+def _sweeps(models: list[Model], st: Structure, states: list[State], times: np.ndarray,
+            progress: Callable[[int], Any] | None = None) -> list[Result | None] | None:
+    """Kinematic sweeps of the variants as one (analyses/sweep ``sweep_variants``), their
+    models stacked as study/stack.py stacks them; None when they do not stack."""
+    stack = functools.partial(stack_models, axes=1, motions=False, switched=True)
+    return sweep_variants(models, st, states, times, VariantAxis(stack, take_variants), progress)
 
 
 def _finished(index: int, fn: Callable[[], Result], seconds: float | None,

@@ -5,7 +5,7 @@ the kernels, force elements and J M^-1 J^T solves, which carry leading axes thro
 every variant's equations in one set of numpy calls; motions, loads and actuators whose
 functions differ become per-variant functions (``_PerVariant``, ``_PerVariantActuator``);
 ``take_variants`` picks some variants of a stack.  Used by the lockstep run (batch.py,
-group.py) and the batched sweep (batch_sweep.py)."""
+group.py) and the sweep of variants (engine.py, analyses/sweep/)."""
 from __future__ import annotations
 
 import dataclasses

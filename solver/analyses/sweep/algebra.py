@@ -1,0 +1,194 @@
+"""The sweep's linear algebra: J^-1 and J^-T of the square (kept) Jacobian of fully driven
+mechanisms at a block of poses (leading axes: variants, frames), its condition check, and
+stacked solves that leave a singular frame NaN instead of failing the block."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ...algebra.banded import MIN_BANDED
+from ...algebra.newton import COND_LIMIT
+from ...algebra.schur import Schur, inverse_mass
+from ...kernels.constraints import global_jacobian
+from ...model.compile import Model
+
+
+def banded(model: Model, keep: np.ndarray) -> bool:
+    """Whether the sweep solves through a banded J M^-1 J^T (schur.py): a large mechanism
+    whose kept rows, over MIN_BANDED, couple few neighbouring parts (a long chain)."""
+    return len(keep) > MIN_BANDED and Schur(model, keep).band.banded
+
+
+@dataclass(frozen=True)
+class Factors:
+    """The square (kept) Jacobian factored at each pose of a block (V, F): dense inverses
+    (V, F, n, n), or (one variant) per frame the banded pieces (J blocks, M^-1 blocks, S
+    entries, M^-1 J^T blocks); ``ok`` (V, F) is False where J is (nearly) singular."""
+    ok: np.ndarray
+    Jinv: np.ndarray | None = None
+    frames: tuple | None = None
+
+    def take(self, m: int) -> "Factors":
+        """The first m frames."""
+        return Factors(self.ok[:, :m], None if self.Jinv is None else self.Jinv[:, :m],
+                       None if self.frames is None else self.frames[:m])
+
+
+class Algebra:
+    """The sweep's workspace for variants ``models`` whose one model is ``model``: each
+    variant's scales, and J^-1 and J^-T at a block of poses (V, F, ...) from factors made
+    by ``factor`` and passed to ``solve``/``solve_t`` (no state kept between calls).
+    Dense: stacked inverses, with a 1-norm condition check that catches a nearly singular
+    pose.  One mechanism whose J M^-1 J^T is banded: J^-1 b = M^-1 J^T S^-1 b and J^-T f =
+    S^-1 J M^-1 f with S = J M^-1 J^T (schur.py), O(rows) per frame; a singular pose shows
+    as S not positive definite.  Variants densely only: banded ones are swept one by one
+    (S's rounding grows with cond(J)^2, so a batch's poses, within Newton's tolerance of
+    each separate sweep's, would part from its reactions by as much)."""
+
+    def __init__(self, model: Model, models: list[Model], keep: np.ndarray,
+                 take: Callable | None = None) -> None:
+        self.model, self.keep, self.take = model, keep, take
+        # one mechanism, a small one solved densely: no need to lay out its J M^-1 J^T
+        self.schur = Schur(model, keep) if len(models) == 1 and len(keep) > MIN_BANDED else None
+        self.sparse = self.schur is not None and self.schur.band.banded
+        self.rs = 1.0 / _each(models, "row_length")[:, None, keep]               # (V, 1, nk)
+        self.blen = _each(models, "body_length")                                # (V, nb)
+        col = np.ones((len(models), model.nb, 6))
+        col[..., 3:] = self.blen[..., None]
+        self.cw = col.reshape(len(models), 1, -1)                                 # (V, 1, 6 nb)
+        self.L = np.array([m.length_scale for m in models])[:, None]              # (V, 1)
+        # the square J's scaling (rows in residual units, rotation columns in body lengths:
+        # algebra.newton.scaled_jacobian) and its inverse's, made once
+        self._js, self._jsinv = condition_scales(self.rs, self.cw)
+
+    def only(self, idx: np.ndarray, model: Model, take: Callable | None = None) -> "Algebra":
+        """The workspace of variants ``idx`` alone, whose model is ``model``."""
+        out = object.__new__(Algebra)
+        out.__dict__.update(self.__dict__)
+        out.model, out.take = model, take
+        out.rs, out.cw, out.L, out.blen = self.rs[idx], self.cw[idx], self.L[idx], self.blen[idx]
+        out._js, out._jsinv = self._js[idx], self._jsinv[idx]
+        return out
+
+    def newton_step(self, jac: np.ndarray, A: np.ndarray, res: np.ndarray,
+                    go: np.ndarray | None = None) -> np.ndarray:
+        """-J^-1 res (V, F, 6 nb) per pose (no condition check: Newton only); NaN where J
+        is singular; ``go`` (V, F): the poses to move (the others' step is not used: their
+        J is taken as the identity, which any NaN of theirs cannot make singular)."""
+        if self.sparse:
+            out = np.full(res.shape[:-1] + (6 * self.model.nb,), np.nan)
+            for f in range(res.shape[1]):
+                fr = self._prepare_one(jac[0, f], A[0, f])
+                if fr is not None:
+                    out[0, f] = -self._solve_one(fr, res[0, f]).reshape(-1)
+            return out
+        J = global_jacobian(self.model, jac)[..., self.keep, :]
+        if go is not None:
+            J = np.where(go[..., None, None], J, np.eye(len(self.keep)))
+            res = np.where(go[..., None], res, 0.0)
+        return _solve_stack(J, -res)
+
+    def factor(self, jac: np.ndarray, A: np.ndarray) -> Factors:
+        """Factor J at each pose of the block; ok False where it is (nearly) singular."""
+        if self.sparse:
+            frames = tuple(self._prepare_one(j, a) for j, a in zip(jac[0], A[0]))
+            return Factors(np.array([[fr is not None for fr in frames]], dtype=bool),
+                           frames=frames)
+        Jk = global_jacobian(self.model, jac)[..., self.keep, :]
+        Jinv = _inverse(Jk)
+        with np.errstate(invalid="ignore"):
+            cond = scaled_condition(Jk, Jinv, self._js, self._jsinv)
+            return Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv)
+
+    def solve(self, fac: Factors, b: np.ndarray) -> np.ndarray:
+        """J^-1 b as (V, F, nb, 6) body vectors (b (V, F, kept rows))."""
+        if self.sparse:
+            return np.stack([self._solve_one(fr, x) for fr, x in zip(fac.frames, b[0])])[None]
+        return np.einsum("vfij,vfj->vfi", fac.Jinv, b).reshape(b.shape[:2] + (-1, 6))
+
+    def solve_t(self, fac: Factors, f: np.ndarray) -> np.ndarray:
+        """J^-T f for body vectors f (..., V, F, nb, 6): the kept rows' multipliers (..., V,
+        F, kept rows); leading axes: several sets of forces (joint friction's responses)."""
+        if self.sparse:
+            sc = self.schur
+            f0 = f[..., 0, :, :, :]
+            fg = np.concatenate([f0, np.zeros(f0.shape[:-2] + (1, 6))], axis=-2)
+            out = []
+            for k, (Jb, Mi, vals, W) in enumerate(fac.frames):
+                mf = np.einsum("bij,...bj->...bi", Mi, fg[..., k, :, :])
+                out.append(sc.solve(vals, sc.times(Jb, mf)))
+            return np.stack(out, axis=-2)[..., None, :, :]
+        return np.einsum("vfji,...vfj->...vfi", fac.Jinv, f.reshape(f.shape[:-2] + (-1,)))
+
+    # banded path, one frame at a time
+    def _prepare_one(self, jac: np.ndarray, A: np.ndarray) -> tuple | None:
+        """(J blocks, M^-1 blocks, S entries, M^-1 J^T blocks) at one pose, or None."""
+        sc = self.schur
+        Jb = sc.blocks(jac)
+        Mi = inverse_mass(self.model, A)
+        try:
+            vals, W = sc.matrix(Jb, Mi)
+            fr = (Jb, Mi, vals, W)
+            probe = self._solve_one(fr, np.ones(len(self.keep)))
+        except np.linalg.LinAlgError:
+            return None
+        return fr if np.all(np.isfinite(probe)) else None
+
+    def _solve_one(self, fr: tuple, b: np.ndarray) -> np.ndarray:
+        sc = self.schur
+        _, _, vals, W = fr
+        return sc.apply(W, sc.solve(vals, b))
+
+
+def _each(models: list[Model], name: str) -> np.ndarray:
+    """Every variant's array ``name`` on a leading axis (V, ...)."""
+    return np.stack([getattr(m, name) for m in models]) if len(models) > 1 else getattr(
+        models[0], name)[None]
+
+
+def condition_scales(rs: np.ndarray, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(J's scaling, J^-1's) for the condition check of a square Jacobian of kept rows: row
+    scales rs (..., nk) and column weights cw (..., 6 nb) as algebra.newton.scales gives
+    them (rows in residual units, rotation columns in body lengths: scaled_jacobian)."""
+    js = rs[..., :, None] / cw[..., None, :]
+    return js, 1.0 / np.swapaxes(js, -1, -2)
+
+
+def scaled_condition(J: np.ndarray, Jinv: np.ndarray, js: np.ndarray, jsinv: np.ndarray
+                     ) -> np.ndarray:
+    """The 1-norm condition of the scaled J (condition_scales) from J and its inverse (any
+    leading axes); a lock-up or singular pose shows as a value above COND_LIMIT (or NaN)."""
+    def norm1(M: np.ndarray) -> np.ndarray:
+        return np.abs(M).sum(axis=-2).max(axis=-1, initial=0.0)
+    return norm1(J * js) * norm1(Jinv * jsinv)
+
+
+def _per_frame(fn, shape: tuple, *stacks: np.ndarray) -> np.ndarray:
+    """fn on stacks of matrices (leading axes: variants, frames; the first stack's matrices
+    square) in one call; if a matrix is singular, one by one, with NaN for the singular ones
+    (shape: the result's)."""
+    try:
+        return fn(*stacks)
+    except np.linalg.LinAlgError:
+        lead = stacks[0].ndim - 2
+        flat = [x.reshape((-1,) + x.shape[lead:]) for x in stacks]
+        out = np.full((len(flat[0]),) + tuple(shape[lead:]), np.nan)
+        for f in range(len(out)):
+            try:
+                out[f] = fn(*(x[f] for x in flat))
+            except np.linalg.LinAlgError:
+                pass
+        return out.reshape(shape)
+
+
+def _solve_stack(M: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x with M_f x_f = b_f for each frame f (any leading axes); NaN for a frame whose M is
+    singular."""
+    return _per_frame(lambda M_, b_: np.linalg.solve(M_, b_[..., None])[..., 0], b.shape, M, b)
+
+
+def _inverse(M: np.ndarray) -> np.ndarray:
+    """Inverses of a stack of matrices; NaN for a singular one."""
+    return _per_frame(np.linalg.inv, M.shape, M)

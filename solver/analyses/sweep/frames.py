@@ -1,0 +1,139 @@
+"""What the sweep evaluates at a block of frames besides its constraints: the motions'
+table, the force elements (each torsion spring's angle handed on from frame to frame),
+joint friction with its load the reaction, and the smoothness test that keeps a block on
+its assembly branch."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...base.errors import ExpressionError
+from ...base.rotations import quat_angle, rotate_world
+from ...kernels.forces import evaluate_forces, torsion_angles
+from ...model.compile import Model
+from ..dynamics.friction import body_forces, magnitudes, rates, with_slip
+
+SMOOTH = 0.1          # largest distance from the predictor, as a share of the frame's motion
+
+
+def motion_table(model: Model, times: np.ndarray) -> tuple[np.ndarray, int, ExpressionError | None]:
+    """(frames, motions, 3) values and first two time derivatives of every motion; the
+    number of leading frames where all are defined, and the error at the first frame
+    where one is not (None if all are)."""
+    n = len(times)
+    table = np.zeros((n, len(model.motion_functions), 3))
+    first, error = n, None
+    for i, fn in enumerate(model.motion_functions):
+        try:
+            table[:, i] = fn.table(times)
+        except ExpressionError:
+            for k, t in enumerate(times[:first]):
+                try:
+                    table[k, i] = fn.derivatives(t)
+                except ExpressionError as exc:
+                    first, error = k, exc
+                    break
+    return table, first, error
+
+
+def block_forces(model: Model, times: np.ndarray, rg, A, vg, wg, ts_ref: np.ndarray):
+    """The force elements at every frame of a block (times (F,), body arrays (V, F, ...),
+    ``ts_ref`` (V, nts) each torsion spring's angle at the frame before the block): (Q (V,
+    F, nb+1, 6), spring potential (V, F), non-conservative power (V, F), the springs' angles
+    at the block's last frame (V, nts)).  One mechanism: every frame in one evaluation, each
+    spring's angle handed on from the frame before (``frame_turns``); where some function
+    cannot be evaluated, the frames one by one up to the first that fails, so that its
+    error names that frame's time and element.  Variants: a frame at a time for all of them
+    (a variant's own function, study/stack.py _PerVariant, takes one time for all)."""
+    shape, fm = rg.shape[:2], model.forces
+    if shape[0] == 1:
+        rg, A, vg, wg, ts = rg[0], A[0], vg[0], wg[0], ts_ref[0]
+        try:
+            fe = evaluate_forces(fm, times, rg, A, vg, wg, frame_turns(model, A, ts))
+        except ExpressionError:
+            for k in range(len(times)):
+                ts = evaluate_forces(fm, float(times[k]), rg[k], A[k], vg[k], wg[k], ts).ts_angle
+            raise
+        last = fe.ts_angle[-1:] if len(fm.ts_names) else ts_ref
+        return (fe.Q[None], np.broadcast_to(fe.potential, shape),
+                np.broadcast_to(fe.power_nc, shape), last)
+    Q, pot, pnc = [], [], []
+    ts = ts_ref[:, None]
+    for j in range(shape[1]):
+        at = slice(j, j + 1)
+        fe = evaluate_forces(fm, float(times[j]), rg[:, at], A[:, at], vg[:, at], wg[:, at], ts)
+        Q.append(fe.Q)
+        pot.append(np.broadcast_to(fe.potential, (shape[0], 1)))
+        pnc.append(np.broadcast_to(fe.power_nc, (shape[0], 1)))
+        if ts.shape[-1]:          # (no torsion spring: ts_angle has no variant axis)
+            ts = fe.ts_angle
+    return (np.concatenate(Q, axis=1), np.concatenate(pot, axis=1),
+            np.concatenate(pnc, axis=1), ts[:, 0])
+
+
+def frame_turns(model: Model, A: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
+    """(F, nts): for each frame of a block (rotation matrices A (F, nb+1, 3, 3)) the
+    torsion springs' angles of the frame before it (``ts_ref`` before the first), as a
+    frame-by-frame evaluation hands them on, so that every frame's forces are one
+    evaluation: each angle on atan2's branch nearest the one before.  Frame k's turn is
+    the turn before plus the nearest whole turns of the raw angles' change (as frame by
+    frame; the two can differ only where an angle moves exactly half a turn)."""
+    fm = model.forces
+    F, nts = len(A), len(fm.ts_names)
+    refs = np.broadcast_to(np.asarray(ts_ref, dtype=float), (F, nts))
+    if not nts or F == 1:
+        return refs
+    two_pi = 2.0 * np.pi
+    raw = torsion_angles(fm, A, np.zeros(nts))                       # atan2's own branch
+    turns = np.empty((F, nts))
+    turns[0] = np.round((refs[0] - raw[0]) / two_pi)
+    turns[1:] = np.round((raw[:-1] - raw[1:]) / two_pi)
+    th = raw + two_pi * np.cumsum(turns, axis=0)
+    return np.concatenate([refs[:1], th[:-1]])
+
+
+def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg, report=None):
+    """The multipliers with each joint's friction: every coordinate moves as the motions
+    make it, so each element slips the way it moves (none where it stands still: a static
+    friction force is not determined there), its load the reaction with the friction
+    (friction.with_slip).  ``solve_t(f)``: J^-T f for body vectors f (..., nb, 6), the kept
+    rows' multipliers; ``report``: with redundant rows, the map to the reported (least-norm)
+    multipliers (structure.least_norm), which lam already are, applied to the friction's
+    responses too, so that the load is the reported reaction's; leading axes (variants,
+    frames) carried through.  Returns (lam, Q_q (..., m)); FrictionJam where the motions
+    cannot drive a joint."""
+    vq = rates(model, jac, np.concatenate([vg, wg], axis=-1))
+    e = model.frictions.element
+    speed = magnitudes(model, vq)
+    moving = (speed > 0.0)[..., e]
+    d = np.where(moving, vq / np.where(speed > 0.0, speed, 1.0)[..., e], 0.0)
+
+    def respond(Qq):                # (Q_q (..., m), or (L, ..., m): L at once)
+        dlam = np.zeros(Qq.shape[:-1] + lam.shape[-1:])
+        dlam[..., keep] = solve_t(body_forces(model, Qq, jac, model.nb + 1)[..., : model.nb, :])
+        return (dlam if report is None else report(dlam)), None
+    # frames where an element stands still: u = d = 0, so it gets no friction
+    Qq, lam, _, _ = with_slip(model, respond, lam, jac, A, vq, d, np.ones(len(e), dtype=bool))
+    return lam, Qq
+
+
+def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
+                  length_scale) -> int:
+    """How many leading frames of a block each continue the frame before smoothly: the
+    distance (m; rotations times the part's length) from the second-order prediction off
+    the frame before is at most SMOOTH times the motion between the two frames.  The block's
+    arrays are (..., F, nb, k) (leading axes: a design study's variants, all of which must
+    pass), ``prev`` the frame before as (r, p, v, w, a, alpha), each (..., nb, k);
+    ``body_length`` (..., nb) and ``length_scale`` (...) broadcast against them."""
+    def before(x, first):
+        return np.concatenate([first[..., None, :, :], x[..., :-1, :, :]], axis=-3)
+    r0, p0, v0, w0, a0, al0 = (before(x, f) for x, f in zip((R, P, V, W, Ac, Al), prev))
+    hh = h[:, None, None]
+    rp = r0 + v0 * hh + 0.5 * a0 * hh * hh
+    pp = rotate_world(p0, w0 * hh + 0.5 * al0 * hh * hh)
+    L = np.asarray(body_length)[..., None, :]
+    dm, dv = R - rp, R - r0
+    miss = (np.sqrt((dm * dm).sum(axis=-1)) + L * quat_angle(P, pp)).max(axis=-1, initial=0.0)
+    move = (np.sqrt((dv * dv).sum(axis=-1)) + L * quat_angle(P, p0)).max(axis=-1, initial=0.0)
+    ok = miss <= SMOOTH * move + 1e-8 * np.asarray(length_scale)[..., None]
+    ok = ok.reshape(-1, ok.shape[-1]).all(axis=0)
+    return int(np.argmin(ok)) if not ok.all() else len(ok)
