@@ -40,7 +40,7 @@ from ...model.state import State
 from ..dynamics.friction import rates
 from ..dynamics.stops import check_start, gaps, sweep_check, tolerance
 from ..structure import Structure, least_norm, self_stresses
-from .algebra import Algebra, _inverse, _solve_stack, banded  # noqa: F401 (tests' names)
+from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
 from .frames import block_forces, motion_table, smooth_prefix, with_friction
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
@@ -299,8 +299,8 @@ class _Sweep:
         if stop is not None:              # compliant stops the motions push into: their force
             Q = Q + stop.Q[..., :nb, :]
             pnc = pnc + stop.power
-        Ma = np.concatenate([model.body_mass[..., None] * Ac,
-                             np.einsum("vfbij,vfbj->vfbi", Iw, Al)], axis=-1)
+        Ma = np.concatenate([model.body_mass[..., None] * Ac, matvec(Iw, Al, "vfbij,vfbj->vfbi")],
+                            axis=-1)
         lam = np.zeros((V, m, nc))
         lam[..., keep] = alg.solve_t(fac, Q - Ma)
         report = None             # redundant rows: the least-norm joint multipliers, reported
@@ -407,11 +407,11 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
     keep = alg.keep
     found = None if ref is None else np.array(ref, dtype=float)
     shape = R.shape[:2]
-    jac = np.zeros(shape + (model.nc, model.row_width))
-    A = np.zeros(shape + (model.nb + 1, 3, 3))
+    jac = np.empty(shape + (model.nc, model.row_width))   # (every pose: the first iteration's)
+    A = np.empty(shape + (model.nb + 1, 3, 3))
     done = np.zeros(shape, dtype=bool)
     size = np.full(shape, np.inf) if size is None else size   # last step, relative to the length scale
-    fr = np.arange(shape[1])                   # the frames some variant still iterates
+    fr = slice(None)                           # the frames some variant still iterates
     lv = np.ones(shape, dtype=bool)            # (V, len(fr)): which variants there
     it = 0
     for it in range(budget):
@@ -427,7 +427,7 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
             lv = lv & np.isfinite(err) & np.isfinite(ev.jac).all(axis=(-2, -1)) & ~conv
         done[:, fr] |= conv
         fr, lv, res = _still(fr, lv, res)
-        if not fr.size:
+        if not lv.shape[1]:
             break
         if alg.take is not None and it >= 1 and lv.sum() <= FEW_LIVE * lv.shape[0] * shape[1]:
             return _newton_apart(model, alg, R, P, fv, ref, size, budget - it, jac, A, done,
@@ -436,7 +436,7 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
         dq = alg.newton_step(jac[:, fr], A[:, fr], res, None if every else lv)
         lv = lv & np.isfinite(dq).all(axis=-1)
         fr, lv, dq = _still(fr, lv, dq)
-        if not fr.size:                # every pose left diverged: not done, the caller cuts
+        if not lv.shape[1]:            # every pose left diverged: not done, the caller cuts
             break
         if every and np.count_nonzero(lv) == lv.size:
             size[:, fr] = np.abs(dq * alg.cw).max(axis=-1, initial=0.0) / alg.L
@@ -452,12 +452,12 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
 
 
 def _still(fr: np.ndarray, lv: np.ndarray, x: np.ndarray):
-    """The frames ``fr`` where some variant still iterates (``lv`` (V, len(fr))), with
-    their columns of lv and of x (V, len(fr), ...)."""
+    """The frames ``fr`` (indices, or a slice: all) where some variant still iterates (``lv``
+    (V, frames of fr)), with their columns of lv and of x (V, frames of fr, ...)."""
     on = lv[0] if len(lv) == 1 else lv.any(axis=0)
     if np.count_nonzero(on) == len(on):
         return fr, lv, x
-    return fr[on], lv[:, on], x[:, on]
+    return np.flatnonzero(on) if isinstance(fr, slice) else fr[on], lv[:, on], x[:, on]
 
 
 def _newton_apart(model, alg, R, P, fv, ref, size, budget, jac, A, done, fr, lv, found, it):
@@ -465,7 +465,7 @@ def _newton_apart(model, alg, R, P, fv, ref, size, budget, jac, A, done, fr, lv,
     of frames ``fr``) alone, each a variant of its own (``alg.take``), the rest of the
     block as it is."""
     vi, fi = np.nonzero(lv)
-    fi = fr[fi]
+    fi = np.arange(R.shape[1])[fr][fi]
     sub = alg.only(vi, alg.take(model, vi))
     Rc, Pc, jc, Ac, dc, more, rc = _newton(
         sub.model, sub, R[vi, fi][:, None], P[vi, fi][:, None], fv[vi, fi][:, None],

@@ -106,7 +106,7 @@ class Algebra:
         """J^-1 b as (V, F, nb, 6) body vectors (b (V, F, kept rows))."""
         if self.sparse:
             return np.stack([self._solve_one(fr, x) for fr, x in zip(fac.frames, b[0])])[None]
-        return np.einsum("vfij,vfj->vfi", fac.Jinv, b).reshape(b.shape[:2] + (-1, 6))
+        return matvec(fac.Jinv, b, "vfij,vfj->vfi").reshape(b.shape[:2] + (-1, 6))
 
     def solve_t(self, fac: Factors, f: np.ndarray) -> np.ndarray:
         """J^-T f for body vectors f (..., V, F, nb, 6): the kept rows' multipliers (..., V,
@@ -120,7 +120,10 @@ class Algebra:
                 mf = np.einsum("bij,...bj->...bi", Mi, fg[..., k, :, :])
                 out.append(sc.solve(vals, sc.times(Jb, mf)))
             return np.stack(out, axis=-2)[..., None, :, :]
-        return np.einsum("vfji,...vfj->...vfi", fac.Jinv, f.reshape(f.shape[:-2] + (-1,)))
+        f = f.reshape(f.shape[:-2] + (-1,))
+        if len(fac.Jinv) > 1:                      # (matvec, J^-T a view of J^-1)
+            return (np.swapaxes(fac.Jinv, -1, -2) @ f[..., None])[..., 0]
+        return np.einsum("vfji,...vfj->...vfi", fac.Jinv, f)
 
     # banded path, one frame at a time
     def _prepare_one(self, jac: np.ndarray, A: np.ndarray) -> tuple | None:
@@ -146,6 +149,16 @@ def _each(models: list[Model], name: str) -> np.ndarray:
     """Every variant's array ``name`` on a leading axis (V, ...)."""
     return np.stack([getattr(m, name) for m in models]) if len(models) > 1 else getattr(
         models[0], name)[None]
+
+
+def matvec(M: np.ndarray, x: np.ndarray, one: str) -> np.ndarray:
+    """M x for a block's matrices M (V, F, ..., n, k) and vectors x (..., V, F, ..., k):
+    variants by matmul (BLAS, faster on their many products), one mechanism (V = 1) by the
+    einsum ``one`` (of M and x), the arithmetic its sweep has always had (so its results
+    stay the same to the bit)."""
+    if len(M) > 1:
+        return (M @ x[..., None])[..., 0]
+    return np.einsum(one, M, x)
 
 
 def condition_scales(rs: np.ndarray, cw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
