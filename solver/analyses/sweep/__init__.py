@@ -129,9 +129,8 @@ class _Last(NamedTuple):
 
 
 class _Sweep:
-    """One sweep of variants ``models`` (V >= 1; ``model`` all of them as one, ``axis`` how
-    to stack a few of them again, None for one mechanism): ``run`` fills ``outs`` and sets
-    ``errors[i]`` for a variant that left (``results``: every variant's Result, in order)."""
+    """One sweep of variants ``models`` (``model`` all of them as one; ``axis`` None for one
+    mechanism): ``run`` fills ``results`` and sets ``errors[i]`` for a variant that left."""
 
     def __init__(self, models: list[Model], model: Model, st: Structure, starts: list[State],
                  times: np.ndarray, axis: VariantAxis | None) -> None:
@@ -143,15 +142,12 @@ class _Sweep:
         self.results = list(self.outs.results)
         take = None if axis is None else (lambda sm, vi: axis.take(sm, self.models[self.alive[0]], vi))
         self.alg = Algebra(model, models, st.keep, take)
-        tables = [motion_table(m, times) for m in models]       # each variant's own motions
-        self.fv = np.stack([tab for tab, _, _ in tables])       # (V, frames, motions, 3)
-        self.n_ok = np.array([k for _, k, _ in tables])
-        self.bad = [bad for _, _, bad in tables]
+        tables, n_ok, self.bad = zip(*(motion_table(m, times) for m in models))  # its own
+        self.fv, self.n_ok = np.stack(tables), np.array(n_ok)     # (V, frames, motions, 3)
         self.ts_ref = np.zeros((V, len(model.forces.ts_names)))
         self.tol = (None if model.limits is None
                     else np.stack([tolerance(m) for m in models])[:, None])   # (V, 1, nbound)
-        self.r0 = np.stack([s.r for s in starts])
-        self.p0 = np.stack([s.p for s in starts])
+        self.r0, self.p0 = np.stack([s.r for s in starts]), np.stack([s.p for s in starts])
         per_frame = max(model.nc, 1) * (12 + (0 if self.alg.sparse else 6 * model.nb))
         floats = BLOCK_FLOATS if V == 1 else CACHE_FLOATS / V    # variants share calls too
         self.biggest = int(max(1, min(BLOCK_MAX, floats // per_frame)))
@@ -198,8 +194,7 @@ class _Sweep:
         self.fv, self.n_ok, self.ts_ref, self.r0, self.p0 = (
             x[stay] for x in (self.fv, self.n_ok, self.ts_ref, self.r0, self.p0))
         self.bad = [b for b, s in zip(self.bad, stay) if s]
-        self.tol = None if self.tol is None else self.tol[stay]
-        self.q0 = None if self.q0 is None else self.q0[stay]
+        self.tol, self.q0 = (None if x is None else x[stay] for x in (self.tol, self.q0))
         self.prev = None if self.prev is None else self.prev.only(stay)
 
     def run(self, report: Callable[[np.ndarray], None]) -> None:
@@ -407,8 +402,6 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
     keep = alg.keep
     found = None if ref is None else np.array(ref, dtype=float)
     shape = R.shape[:2]
-    jac = np.empty(shape + (model.nc, model.row_width))   # (every pose: the first iteration's)
-    A = np.empty(shape + (model.nb + 1, 3, 3))
     done = np.zeros(shape, dtype=bool)
     size = np.full(shape, np.inf) if size is None else size   # last step, relative to the length scale
     fr = slice(None)                           # the frames some variant still iterates
@@ -417,7 +410,10 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
     for it in range(budget):
         rg, Al = body_arrays(model, R[:, fr], P[:, fr])[:2]
         ev = evaluate(model, rg, Al, ref=None if ref is None else ref[:, fr])
-        jac[:, fr], A[:, fr] = ev.jac, Al
+        if isinstance(fr, slice):      # every pose: the evaluation's own (new) arrays
+            jac, A = ev.jac, Al
+        else:
+            jac[:, fr], A[:, fr] = ev.jac, Al
         if found is not None:
             found[:, fr] = ev.track
         res = residual(model, ev.phi, fv[:, fr])[..., keep]

@@ -16,8 +16,7 @@ from ...model.compile import Model
 
 
 def banded(model: Model, keep: np.ndarray) -> bool:
-    """Whether the sweep solves through a banded J M^-1 J^T (schur.py): a large mechanism
-    whose kept rows, over MIN_BANDED, couple few neighbouring parts (a long chain)."""
+    """Whether J M^-1 J^T of a large mechanism's kept rows is banded (schur.py: a chain)."""
     return len(keep) > MIN_BANDED and Schur(model, keep).band.banded
 
 
@@ -53,8 +52,8 @@ class Algebra:
         # one mechanism, a small one solved densely: no need to lay out its J M^-1 J^T
         self.schur = Schur(model, keep) if len(models) == 1 and len(keep) > MIN_BANDED else None
         self.sparse = self.schur is not None and self.schur.band.banded
-        self.rs = 1.0 / _each(models, "row_length")[:, None, keep]               # (V, 1, nk)
-        self.blen = _each(models, "body_length")                                # (V, nb)
+        self.rs = 1.0 / np.stack([m.row_length for m in models])[:, None, keep]   # (V, 1, nk)
+        self.blen = np.stack([m.body_length for m in models])                     # (V, nb)
         col = np.ones((len(models), model.nb, 6))
         col[..., 3:] = self.blen[..., None]
         self.cw = col.reshape(len(models), 1, -1)                                 # (V, 1, 6 nb)
@@ -143,12 +142,6 @@ class Algebra:
         sc = self.schur
         _, _, vals, W = fr
         return sc.apply(W, sc.solve(vals, b))
-
-
-def _each(models: list[Model], name: str) -> np.ndarray:
-    """Every variant's array ``name`` on a leading axis (V, ...)."""
-    return np.stack([getattr(m, name) for m in models]) if len(models) > 1 else getattr(
-        models[0], name)[None]
 
 
 def matvec(M: np.ndarray, x: np.ndarray, one: str) -> np.ndarray:
