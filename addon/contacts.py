@@ -9,19 +9,14 @@ import bpy
 import numpy as np
 
 from ..solver import Mechanism, MechanismError
+from .coupling import selected_with_role
 from .io.contact_shapes import contact_shape, outward_faces, part_vertices
 from .io.part_frames import PartFrame
 
 
 def selected_parts(context) -> list:
     """The selected part objects, the active one first, the others by name."""
-    parts = sorted((o for o in context.selected_objects if o.mechanism.role == "PART"),
-                   key=lambda o: o.name)
-    active = context.active_object
-    if active in parts:
-        parts.remove(active)
-        parts.insert(0, active)
-    return parts
+    return selected_with_role(context, "PART")
 
 
 def add_contact_object(context, part_a, part_b) -> bpy.types.Object:

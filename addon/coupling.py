@@ -15,15 +15,21 @@ from .io.couplers import SLOT_LABELS, coupler_object_name, guess_kind, radius_ab
 from .io.settings import kind_name
 
 
+def selected_with_role(context, role: str) -> list:
+    """The selected objects of ``role`` ("JOINT", "PART"), the active one first, the others
+    by name."""
+    found = sorted((o for o in context.selected_objects if o.mechanism.role == role),
+                   key=lambda o: o.name)
+    active = context.active_object
+    if active in found:
+        found.remove(active)
+        found.insert(0, active)
+    return found
+
+
 def selected_joints(context) -> list:
     """The selected joint objects, the active one first, the others by name."""
-    joints = sorted((o for o in context.selected_objects if o.mechanism.role == "JOINT"),
-                    key=lambda o: o.name)
-    active = context.active_object
-    if active in joints:
-        joints.remove(active)
-        joints.insert(0, active)
-    return joints
+    return selected_with_role(context, "JOINT")
 
 
 def joint_origin(joint: bpy.types.Object) -> np.ndarray:
