@@ -342,6 +342,16 @@ def test_check_names_overlapping_contacts() -> None:
     assert not [n for n in ball_on_floor(0.01, 0.1, 0.001).check().notes if "overlap" in n]
 
 
+def test_a_run_says_when_its_parts_start_overlapping() -> None:
+    """A run (not only check()) says a pair starts overlapping, by name and depth: the
+    contact force throws the parts apart at once, which must not pass without a word."""
+    deep = ball_on_floor(0.01, 0.1, -0.002).solve(duration=0.05, fps=100, analysis="dynamic")
+    notes = [n for n in deep.notes if "overlap" in n]
+    assert len(notes) == 1 and "contact 'hit'" in notes[0] and "0.002 m" in notes[0]
+    apart = ball_on_floor(0.01, 0.1, 0.001).solve(duration=0.05, fps=100, analysis="dynamic")
+    assert not [n for n in apart.notes if "overlap" in n]
+
+
 @pytest.mark.parametrize("parts, shapes, law, message", [
     (("ball", "ball"), None, {}, "part 'ball' is both sides"),
     (("ground", "wall"), None, {}, "parts 'ground' and 'wall' are both fixed"),

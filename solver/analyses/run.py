@@ -13,7 +13,7 @@ from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose, curve_contacts, run_disagreement
-from .contact_check import record_contacts
+from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
@@ -133,7 +133,8 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
 
 def finish(model: Model, begun: Start, out: Result) -> Result:
     """The checks and notes every run ends with: curve contacts off their curves, the
-    assembly's notes, imperfect geometry that shows only in motion."""
+    assembly's notes, imperfect geometry that shows only in motion, contacts overlapping at
+    the start."""
     if model.curves is not None:
         _curve_checks(model, out)
     record_contacts(model, out, out.analysis == "kinematic")
@@ -142,6 +143,8 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
         note = run_disagreement(model, begun.structure, out.times, out._r, out._p, out.track)
         if note:
             out.notes.insert(0, note)
+    # parts that start inside each other are pushed apart at once: say so (as check() does)
+    out.notes += overlapping_contacts(model, begun.state.r, begun.state.p)
     return out
 
 
