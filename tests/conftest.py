@@ -24,9 +24,10 @@ def load_headless():
     return mod
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def extension():
-    """The enabled extension's module (bl_ext.user_default.mechanism_animator)."""
+    """The enabled extension's module (bl_ext.user_default.mechanism_animator); enabling
+    it again in a later test module returns the module already enabled."""
     pytest.importorskip("bpy", reason="the Blender tests need the bpy module (.ci/env installs it)")
     return load_headless().enable(ROOT)
 
@@ -50,7 +51,7 @@ def pytest_collection_modifyitems(config, items):
 _EXIT_STATUS: list[int] = []
 
 
-def pytest_sessionfinish(session, exitstatus) -> None:
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     _EXIT_STATUS.append(int(exitstatus))
 
 

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..base.errors import ExpressionError
-from ..base.rotations import cross
+from ..base.rotations import cross, quat_to_matrix, rotvec_to_quat
 from ..vocabulary.expressions import MEASURE_VARIABLE
 from .bushings import rotation_vector
 
@@ -189,8 +189,8 @@ def jacobians(fm: Any, t: float, r: np.ndarray, A: np.ndarray, v: np.ndarray,
                 plus[0][b] += e
                 minus[0][b] -= e
             else:
-                plus[1][b] = _turn(e) @ A[b]
-                minus[1][b] = _turn(-e) @ A[b]
+                plus[1][b] = quat_to_matrix(rotvec_to_quat(e)) @ A[b]
+                minus[1][b] = quat_to_matrix(rotvec_to_quat(-e)) @ A[b]
             K[:, :, b, c] = (body_loads(fm, t, *plus) - body_loads(fm, t, *minus)) / (2 * h)
             plus = [r, A] + [x.copy() for x in (v, w)]
             minus = [r, A] + [x.copy() for x in (v, w)]
@@ -198,10 +198,3 @@ def jacobians(fm: Any, t: float, r: np.ndarray, A: np.ndarray, v: np.ndarray,
             minus[2 if c < 3 else 3][b] -= e
             C[:, :, b, c] = (body_loads(fm, t, *plus) - body_loads(fm, t, *minus)) / (2 * h)
     return K, C
-
-
-def _turn(phi: np.ndarray) -> np.ndarray:
-    """exp([phi x]) of a small rotation vector (Rodrigues)."""
-    a = float(np.linalg.norm(phi))
-    P = np.array([[0.0, -phi[2], phi[1]], [phi[2], 0.0, -phi[0]], [-phi[1], phi[0], 0.0]])
-    return np.eye(3) + np.sin(a) / a * P + (1.0 - np.cos(a)) / (a * a) * (P @ P)
