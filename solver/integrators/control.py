@@ -16,13 +16,49 @@ h_new = h (1 / err)^(1/(q+1)) times a safety factor, within bounds on the change
 The error goal both use is written here once, for a single run (analyses/dynamics/driver.py)
 and for a design study's variants in lockstep (study/batch.py): the local tolerance
 (``local_tolerance``), the weights of the state's blocks (``error_scale``), the error norm
-(``ErrorNorm``, over any leading axes) and the first step (``initial_step``).
+(``ErrorNorm``, over any leading axes) and the first step (``initial_step``); the other
+jobs of a run's tolerance are named beside it (``Goals``).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+from .explicit import DoPri5, explicit_method
+
+
+@dataclass(frozen=True)
+class Goals:
+    """What a run's ``tolerance`` (the user's one accuracy number, Settings.tolerance) sets,
+    each role derived here and nowhere else:
+
+    - ``local(method)``: the relative local error goal of one step (``local_tolerance``);
+    - ``explicit_pair(method)``: the explicit pair that goal calls for (DOP853 at tight
+      goals, Dormand-Prince 5(4) at loose ones: ``explicit_method``);
+    - ``singular``: the constraint residual a projection may be left at while a run passes
+      a singular position by least-norm solves (Equations; the run's own accuracy, so a
+      looser run is not held tighter there than elsewhere);
+    - ``rest``: the scale of the at-rest test, which holds a settled mechanism's pose for
+      the frames after (no part faster than REST_SPEED x rest x the model's size, none
+      accelerating faster than REST_ACCEL x ...; analyses/dynamics/driver.py ``at_rest``).
+    """
+    tolerance: float
+
+    def local(self, method: str) -> float:
+        return local_tolerance(self.tolerance, method)
+
+    def explicit_pair(self, method: str = "explicit") -> type[DoPri5]:
+        return explicit_method(self.local(method))
+
+    @property
+    def singular(self) -> float:
+        return self.tolerance
+
+    @property
+    def rest(self) -> float:
+        return self.tolerance
 
 
 def local_tolerance(tolerance: float, method: str) -> float:

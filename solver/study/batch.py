@@ -37,8 +37,7 @@ from ..analyses.dynamics.driver import (LONG_STEP, RATE_EVERY, SINGULAR_STEP, fr
 from ..analyses.dynamics.equations import Equations
 from ..analyses.structure import Structure, open_tree
 from ..integrators.control import (ErrorNorm, PredictiveControl, StandardControl,
-                                   frame_spacing, local_tolerance)
-from ..integrators.explicit import explicit_method
+                                   Goals, frame_spacing)
 from ..integrators.implicit import NEWTON_MAX, RadauIIA, spectral_radii
 from ..model.compile import Model
 from ..model.results import Result
@@ -83,12 +82,13 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
     m0 = models[0]
     if m0.frictions is not None or (m0.limits is not None and not m0.limits.compliant.all()):
         return None                # events (impacts, sticking): each variant's own run
-    rtol = local_tolerance(tolerance, method)
+    goals = Goals(tolerance)         # the jobs of the tolerance (integrators/control.py)
+    rtol = goals.local(method)
     if method == "implicit":
         def make(g: _Group) -> RadauIIA:
             return RadauIIA(_Stages(g), len(g.models))
     else:
-        cls = explicit_method(rtol)                  # as each separate run chooses it
+        cls = goals.explicit_pair()                  # as each separate run chooses it
 
         def make(g: _Group):
             return cls(g.eq.rhs)                     # steps every variant with its own h
@@ -97,7 +97,7 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
         g = _Group(models, st, outs, len(times), make, starts, FRAME_BYTES)
         for o in outs:
             o.method = g.stepper.name
-        return _run(g, method == "implicit", times, tolerance, rtol, progress,
+        return _run(g, method == "implicit", times, goals.rest, rtol, progress,
                     *stacked_starts(starts, float(times[0])))
     except (_Fallback, np.linalg.LinAlgError, FloatingPointError, ArithmeticError):
         return None
@@ -190,7 +190,7 @@ class _Lanes:
             setattr(self, name, getattr(self, name)[mask])
 
 
-def _run(g: _Group, implicit: bool, times: np.ndarray, tolerance: float, rtol: float,
+def _run(g: _Group, implicit: bool, times: np.ndarray, rest: float, rtol: float,
          progress, t, r, p, v, w) -> list[Result | None] | None:
     """dynamic_run's loop for every variant of ``g`` at once (explicit or implicit)."""
     V, F = len(g.models), len(times)
@@ -207,7 +207,7 @@ def _run(g: _Group, implicit: bool, times: np.ndarray, tolerance: float, rtol: f
     s = _Lanes(V, 13 * g.eq.nb + 1)
     while True:
         norm = ErrorNorm(g.scale, rtol)
-        y, f0, s.k, live, s.h = g.begin(t, r, p, v, w, s.work, s.k, s.h, times, tolerance,
+        y, f0, s.k, live, s.h = g.begin(t, r, p, v, w, s.work, s.k, s.h, times, rest,
                                         rtol, progress)
         if not live.any():
             break
@@ -241,7 +241,7 @@ def _run(g: _Group, implicit: bool, times: np.ndarray, tolerance: float, rtol: f
                     g.models[i], g.st, r[i], p[i]))
         if ok.any():
             t, r, p, v, w = _accept(g, s, controls, implicit, ok, leave, tree, times,
-                                    tolerance, progress, hs, err, ynew, t, r, p, v, w)
+                                    rest, progress, hs, err, ynew, t, r, p, v, w)
         if leave.any():
             # (after the others' accepted steps: a stepper with state moved on already)
             if leave.all():
@@ -305,7 +305,7 @@ def _project(g: _Group, sel: np.ndarray, t, r, p, v, w):
 
 
 def _accept(g: _Group, s: _Lanes, controls: list, implicit: bool, ok, leave, tree: bool,
-            times, tolerance, progress, hs, err, ynew, t, r, p, v, w):
+            times, rest, progress, hs, err, ynew, t, r, p, v, w):
     """The accepted steps ``ok``: the projection (a variant whose projection fails is put
     in ``leave``), each variant's next h from its control (the explicit method keeps its
     natural step after a step cut to a frame; the implicit one takes every proposal), the
@@ -326,5 +326,5 @@ def _accept(g: _Group, s: _Lanes, controls: list, implicit: bool, ok, leave, tre
     s.retry = np.where(ok, np.nan, s.retry)
     t, r, p, v, w, s.work, s.still, s.k = g.advance(ok, hs, t, r, p, v, w, s.work,
                                                     (r1, p1, v1, w1, work1), s.still, tree,
-                                                    s.k, times, tolerance, progress)
+                                                    s.k, times, rest, progress)
     return t, r, p, v, w

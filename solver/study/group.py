@@ -88,7 +88,7 @@ class _Group:
         self.frames.keep(mask, self.eq)
 
     def inside(self, i: int, t0: float, t1: float, k: int, times: np.ndarray,
-               tolerance: float) -> int:
+               rest: float) -> int:
         """Variant i's frames k, k+1, ... within its last step (t0, t1) stored as its
         separate run stores them (dynamics.frames_inside, on its own model, from the
         stepper's dense output of that row) and, nothing depending on time, its pose held
@@ -102,7 +102,7 @@ class _Group:
         while k < F and times[k] < t1 - 1e-14 * max(1.0, abs(t1)):
             k, last = frames_inside(sysm, stepper, out, times, k, (t0, t1),
                                      (None, sysm.ts_ref), None)
-            if self.autonomous and k < F and at_rest(model, *last, tolerance):
+            if self.autonomous and k < F and at_rest(model, *last, rest):
                 out.hold(k - 1)
                 k = F
         self.frames.base[i] = k
@@ -134,14 +134,14 @@ class _Group:
                 and all(a is None for a in list(fs.sd_act) + list(fs.ts_act)))
 
     def begin(self, t, r, p, v, w, work, k: np.ndarray, h: np.ndarray, times: np.ndarray,
-              tolerance: float, rtol: float, progress):
+              rest: float, rtol: float, progress):
         """One right-hand side at the variants' states, (y, f0, k, live, h): it serves the
         frames they reached (``_reach``) and the steps that start here; the variants still
         running (``live``: a frame ahead) and each one's step, its first (NaN: none yet) as
         its separate run takes it (dynamics.initial_step)."""
         y = self.eq.pack(r, p, v, w, work)
         f0, parts = self.eq.rhs_parts(t, y)
-        k = self._reach(k, t, r, p, v, w, work, parts, times, tolerance, progress)
+        k = self._reach(k, t, r, p, v, w, work, parts, times, rest, progress)
         live = k < len(times)
         new = np.isnan(h)
         if new.any():
@@ -150,7 +150,7 @@ class _Group:
         return y, f0, k, live, h
 
     def _reach(self, k: np.ndarray, t, r, p, v, w, work, parts, times: np.ndarray,
-               tolerance: float, progress) -> np.ndarray:
+               rest: float, progress) -> np.ndarray:
         """The variants at their next frame's time store it (projected state, ``parts``:
         Equations.rhs_parts' at this state); one at rest, nothing depending on time, holds
         its pose for its later frames (dynamics._hold); progress as the slowest variant
@@ -164,7 +164,7 @@ class _Group:
         held = np.zeros(len(t), dtype=bool)
         if self.autonomous:
             held = at & (k + 1 < F) & at_rest_many(self.L, self.body_length, v, w, parts[0],
-                                                   tolerance)
+                                                   rest)
         slowest = int(k.min())
         k = k + at
         for i in np.flatnonzero(held):
@@ -177,7 +177,7 @@ class _Group:
         return k
 
     def advance(self, ok: np.ndarray, hs, t, r, p, v, w, work, new: tuple, still, tree: bool,
-                k: np.ndarray, times: np.ndarray, tolerance: float, progress) -> tuple:
+                k: np.ndarray, times: np.ndarray, rest: float, progress) -> tuple:
         """The accepted steps ``ok`` (of sizes hs): each such variant at its projected step
         end ``new`` (r, p, v, w, work), whether its step moved no part (a closed loop, REST:
         it rests), its step count, the frames within a long step from its dense output
@@ -197,7 +197,7 @@ class _Group:
         t_out = times[np.minimum(k, F - 1)]
         past = ok & (k < F) & (t > t_out + 1e-14 * np.maximum(1.0, np.abs(t_out)))
         for i in np.flatnonzero(past):
-            k[i] = self.inside(i, t0[i], t[i], int(k[i]), times, tolerance)
+            k[i] = self.inside(i, t0[i], t[i], int(k[i]), times, rest)
         if past.any() and progress is not None \
                 and progress(len(k) * int(k.min()) // F) is False:     # (Esc: as at frames)
             raise SolverCancelled("design study cancelled", float(t.min()))

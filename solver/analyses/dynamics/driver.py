@@ -52,9 +52,9 @@ from ...algebra.newton import scaled_jacobian, scales
 from ...algebra.rank import best_rows, involved
 from ...base.errors import ExpressionError, FrictionJam, SolverError
 from ...base.rotations import quat_angle
-from ...integrators.control import (ErrorNorm, PredictiveControl, StandardControl, error_scale,
-                                    frame_spacing, initial_step, local_tolerance)
-from ...integrators.explicit import DoPri5, explicit_stepper
+from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, StandardControl,
+                                    error_scale, frame_spacing, initial_step)
+from ...integrators.explicit import DoPri5
 from ...integrators.implicit import RadauStepper, spectral_radius, stiffness_rate
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
 from ...kernels.contacts import summary_rows
@@ -111,8 +111,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     method: "explicit" (Dormand-Prince 8(5,3), 5(4) at loose tolerances), "implicit"
     (L-stable Radau IIA of order 9, for stiff springs and dampers) or "auto" (implicit only
     when the force elements make the system stiff, ``choose_method``)."""
-    sysm = Equations(model, st)
-    sysm.robust_tol = tolerance
+    goals = Goals(tolerance)           # the jobs of the tolerance (integrators/control.py)
+    sysm = Equations(model, st, singular=goals.singular)
     sysm.track = start.track          # as the assembly found them (None: as built)
     t = float(times[0])
     r, p, v, w = start.r, start.p, start.v, start.w
@@ -138,8 +138,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         method = choose_method(sysm, t, r, p, v, w, method)
     except ExpressionError as exc:            # a load that cannot be evaluated at the start
         raise SolverError(str(exc), t) from None
-    rtol = local_tolerance(tolerance, method)
-    stepper = RadauStepper(sysm) if method == "implicit" else explicit_stepper(sysm.rhs, rtol)
+    rtol = goals.local(method)
+    stepper = RadauStepper(sysm) if method == "implicit" else goals.explicit_pair()(sysm.rhs)
     control = (PredictiveControl if method == "implicit" else StandardControl)(stepper.order)
     out = Result.empty(model, times, "dynamic")
     if sysm.slip is not None:          # the joints held at the start
@@ -342,7 +342,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
             try:
                 stored, last = frames_inside(sysm, stepper, out, times, k, (t_last, t),
                                               at_start, progress)
-                if autonomous and stored < len(times) and at_rest(model, *last, tolerance):
+                if autonomous and stored < len(times) and at_rest(model, *last, goals.rest):
                     _hold(out, stored - 1, progress)     # the chunk's last frame is at rest
                     break
             except ExpressionError as exc:
@@ -371,7 +371,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                    None if fe.contact is None else
                    summary_rows(model.forces.contacts, fe.contact, body_arrays(model, r, p)[0]))
         report_progress(progress, k, len(times), out, frames.flush)
-        if autonomous and k + 1 < len(times) and at_rest(model, v, w, a, tolerance):
+        if autonomous and k + 1 < len(times) and at_rest(model, v, w, a, goals.rest):
             frames.flush()
             _hold(out, k, progress)    # nothing will move it again
             break
@@ -390,25 +390,25 @@ LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the de
 RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right-hand sides)
 REST = 1e-9          # a closed loop rests when a step moves no point more than this x its size
 FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
-REST_SPEED = 1e-4    # at rest: no point faster than this x the tolerance x the model's size
+REST_SPEED = 1e-4    # at rest: no point faster than this x Goals.rest x the model's size
 REST_ACCEL = 1e-3    # per second, and none accelerating faster than this x ... per second^2
 
 
-def at_rest(model: Model, v, w, a, tolerance: float) -> bool:
+def at_rest(model: Model, v, w, a, rest: float) -> bool:
     """No part moves or accelerates (centres of mass, and rotations times the part's length)
-    beyond REST_SPEED and REST_ACCEL times the run's tolerance and the model's size: the
+    beyond REST_SPEED and REST_ACCEL times ``rest`` (Goals.rest) and the model's size: the
     residue of a settled run (a pendulum settled on a damped spring, its frames from long
     steps: 3e-11 rad/s, 2e-10 rad/s^2 at the default 1e-6), which held for 10,000 frames
     moves nothing by as much as the tolerance."""
-    if float(np.abs(v).max(initial=0.0)) > REST_SPEED * model.length_scale * tolerance:
+    if float(np.abs(v).max(initial=0.0)) > REST_SPEED * model.length_scale * rest:
         return False          # a centre of mass moves: the usual answer, in one reduction
-    return bool(at_rest_many(model.length_scale, model.body_length, v, w, a, tolerance))
+    return bool(at_rest_many(model.length_scale, model.body_length, v, w, a, rest))
 
 
-def at_rest_many(length_scale, body_length, v, w, a, tolerance: float):
+def at_rest_many(length_scale, body_length, v, w, a, rest: float):
     """at_rest of many states at once: v, w (..., nb, 3), a (..., nb, 6), length_scale (...)
     and body_length (..., nb) of each (a design study's variants); a bool per state."""
-    L, lw = np.asarray(length_scale) * tolerance, np.asarray(body_length)[..., None]
+    L, lw = np.asarray(length_scale) * rest, np.asarray(body_length)[..., None]
     most = (-2, -1)
     speed = (np.abs(v).max(axis=most, initial=0.0)
              + (np.abs(w) * lw).max(axis=most, initial=0.0))

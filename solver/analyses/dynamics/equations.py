@@ -146,9 +146,10 @@ class Equations:
     packing, right-hand side, projection) with what they reuse (the kept rows' J M^-1 J^T
     layout, buffers) and the run state they need between steps: ``ts_ref``, each torsion
     spring's last angle, so that its angle stays on the same turn (atan2 branch), and
-    ``robust``: True while the run passes a singular position (dynamics.py)."""
+    ``robust``: True while the run passes a singular position (dynamics.py), its
+    projections then accepted within ``singular`` (Goals.singular, the run's tolerance)."""
 
-    def __init__(self, model: Model, st: Structure) -> None:
+    def __init__(self, model: Model, st: Structure, singular: float = 1e-6) -> None:
         self.m = model
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
@@ -170,9 +171,9 @@ class Equations:
         self._last = None         # the last single state's pose, rows and J M^-1 J^T (project)
         self._rs, self._cw = scales(model)      # the projection's row scales, column weights
         # constraint residual a projection may be left at while the run passes a singular
-        # position (``robust``): the run's own accuracy goal, set once for the run (dynamics
-        # sets its tolerance); a change of kept rows (``use``) keeps it
-        self.robust_tol = 1e-6
+        # position (``robust``): the run's own accuracy (Goals.singular), given at
+        # construction; a change of kept rows (``use``) keeps it
+        self.robust_tol = singular
         self.use(st)
 
     def use(self, st: Structure) -> None:
