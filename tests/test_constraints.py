@@ -10,7 +10,7 @@ import pytest
 from solver import Mechanism
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
 from solver.model.compile import compile_model
-from solver.vocabulary.joints import ANGLE, AT, DIST, DOT1, DOT2, JOINT_ROWS
+from solver.vocabulary.joints import ANGLE, AT, DIST, DOT1, DOT2, EULER, JOINT_ROWS
 from solver.base.rotations import quat_to_matrix, rotate_world, rotvec_to_quat
 
 
@@ -138,6 +138,27 @@ def check_gamma(model, rng) -> None:
     np.testing.assert_allclose(J @ vel, d1, rtol=1e-5, atol=1e-6)
     # second difference: truncation h^2/12 |Phi''''| ~ 1e-8, rounding 4e-16/h^2 ~ 4e-8
     np.testing.assert_allclose(J @ acc + ev.quad, d2, rtol=1e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("ground_j", [False, True])
+def test_body_fixed_angle_rows_match_finite_differences(ground_j: bool) -> None:
+    """A general motion's b1, b2, b3 rows (EULER) at random poses and velocities: the
+    Jacobian and d2(Phi)/dt2 = J [a; alpha] + quad against differences, as every kind."""
+    rng = np.random.default_rng(23 + ground_j)
+    m = Mechanism()
+    m.add_part("ground", fixed=True, position=rng.normal(size=3), orientation=random_quat(rng))
+    for name in ("a", "b"):
+        m.add_part(name, mass=1.0, center_of_mass=rng.normal(size=3) * 0.2,
+                   position=rng.normal(size=3), orientation=random_quat(rng))
+    m.add_marker("I", "a", position=rng.normal(size=3) * 0.5, orientation=random_quat(rng))
+    m.add_marker("J", "ground" if ground_j else "b", position=rng.normal(size=3) * 0.5,
+                 orientation=random_quat(rng))
+    m.add_general_motion("pose", "I", "J", x="0.1*t", b1="t", b2="0.2", b3="-t")
+    model = compile_model(m)
+    assert np.count_nonzero(model.row_kind == EULER) == 3
+    r, p = random_state(model, rng)[:2]
+    check_jacobian(model, r, p)
+    check_gamma(model, rng)
 
 
 def test_every_primitive_kind_is_exercised() -> None:

@@ -107,7 +107,7 @@ def every_kind(copies: int) -> Mechanism:
     kind (revolute, spherical, universal, cylindrical, prismatic, planar, in-line, in-plane,
     parallel-axes, perpendicular, distance, fixed) and three more (a wheel geared to the
     first revolute, a roller follower on the wheel's cam disc, a bead on a wire), with a
-    motion, a gear, a screw, a point on a curve, a cam, a spring-damper, a torsion spring,
+    motion, a general motion's angles on a free part, a gear, a screw, a point on a curve, a cam, a spring-damper, a torsion spring,
     a force, a compliant stop and dry friction on a cylinder and on a ball (both slipping):
     every primitive
     kind, coupler, curve joint and force element the right-hand side evaluates.  Parts in
@@ -161,6 +161,12 @@ def every_kind(copies: int) -> Mechanism:
         m.add_marker(f"wire{c}", "ground", position=(x0, -1.0, 0.0))
         m.add_point_on_curve(f"pc{c}", f"eye{c}", f"wire{c}",
                              Curve.from_points([(0.0, 0.0), (0.5, 0.2), (1.0, 0.0), (1.5, -0.2)], closed=False))
+        # a free part turned by a general motion's body-fixed angles
+        m.add_part(f"spinner{c}", mass=0.2, inertia=(1e-3, 2e-3, 3e-3),
+                   position=(x0 + 1.0, 1.0, 0.2), angular_velocity=(0.3, 0.2, 1.0))
+        m.add_marker(f"spin_i{c}", f"spinner{c}")
+        m.add_marker(f"spin_o{c}", "ground", position=(x0 + 1.0, 1.0, 0.0))
+        m.add_general_motion(f"turn{c}", f"spin_i{c}", f"spin_o{c}", z=0.2, b1="0.1*t", b3="t")
     return m
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from solver import Mechanism, MechanismError, SolverError, grid
+from solver.base.rotations import quat_to_matrix
 from tests.mechanisms import planar_angle
 
 L1, L2 = 0.5, 0.4
@@ -143,3 +144,174 @@ def test_a_study_varies_a_general_motion_s_named_constant():
         tip, _ = res.marker_frame("tip")
         t = res.times
         assert np.abs(tip[:, 0] - (0.6 + rad * np.cos(2 * np.pi * t))).max() < 1e-12
+
+
+# ---------------------------------------------------------------- body-fixed angles B1, B2, B3
+B = ("0.3*sin(2*t)", "0.4*t - 0.2", "1.5*t + 0.2*t**2")      # b1, b2, b3 (rad)
+X = ("0.1 + 0.2*sin(t)", "0.3*t", "0.1*cos(2*t)")            # x, y, z (m)
+
+
+def _unit(*q: float) -> tuple:
+    q = np.asarray(q, float)
+    return tuple(q / np.linalg.norm(q))
+
+
+def _angles(t: np.ndarray):
+    """b1, b2, b3 of B and their first and second derivatives, (3, n) each."""
+    b = np.stack([0.3 * np.sin(2 * t), 0.4 * t - 0.2, 1.5 * t + 0.2 * t ** 2])
+    db = np.stack([0.6 * np.cos(2 * t), 0.4 + 0 * t, 1.5 + 0.4 * t])
+    ddb = np.stack([-1.2 * np.sin(2 * t), 0 * t, 0.4 + 0 * t])
+    return b, db, ddb
+
+
+def _axis_turn(k: int, a: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) rotations by angles a (n,) about axis k."""
+    c, s = np.cos(a), np.sin(a)
+    i, j = (k + 1) % 3, (k + 2) % 3
+    R = np.zeros(a.shape + (3, 3))
+    R[..., k, k] = 1.0
+    R[..., i, i], R[..., i, j], R[..., j, i], R[..., j, j] = c, -s, s, c
+    return R
+
+
+def _relative_motion(t: np.ndarray):
+    """R = Rx(b1) Ry(b2) Rz(b3) and its first and second time derivatives by the product
+    rule (d/da Rk(a) = Rk(a) [e_k x]), independent of the solver's Euler-rate formulas."""
+    b, db, ddb = _angles(t)
+    K = np.array([[[0, -e[2], e[1]], [e[2], 0, -e[0]], [-e[1], e[0], 0]] for e in np.eye(3)])
+    M = [_axis_turn(k, b[k]) for k in range(3)]
+    dM = [M[k] @ K[k] * db[k][:, None, None] for k in range(3)]
+    ddM = [M[k] @ (K[k] @ K[k] * db[k][:, None, None] ** 2 + K[k] * ddb[k][:, None, None])
+           for k in range(3)]
+    R = M[0] @ M[1] @ M[2]
+    dR = dM[0] @ M[1] @ M[2] + M[0] @ dM[1] @ M[2] + M[0] @ M[1] @ dM[2]
+    ddR = (ddM[0] @ M[1] @ M[2] + M[0] @ ddM[1] @ M[2] + M[0] @ M[1] @ ddM[2]
+           + 2 * (dM[0] @ dM[1] @ M[2] + dM[0] @ M[1] @ dM[2] + M[0] @ dM[1] @ dM[2]))
+    return R, dR, ddR
+
+
+def _vee(S: np.ndarray) -> np.ndarray:
+    return np.stack([S[..., 2, 1], S[..., 0, 2], S[..., 1, 0]], axis=-1)
+
+
+def _free_body(analysis_gravity=(0.0, 0.0, 0.0)) -> Mechanism:
+    """A free body driven in all six by a general motion from a turned ground marker O to a
+    marker c at its centre of mass, turned in the body."""
+    m = Mechanism(gravity=analysis_gravity)
+    m.add_part("ground", fixed=True)
+    m.add_part("body", mass=2.0, inertia=(0.1, 0.2, 0.3), center_of_mass=(0.05, 0.0, -0.02),
+               position=(0.1, 0.0, 0.1))
+    m.add_marker("O", "ground", position=(0.05, -0.1, 0.2), orientation=_unit(0.9, 0.2, 0.3, 0.1))
+    m.add_marker("c", "body", position=(0.05, 0.0, -0.02), orientation=_unit(0.9, 0.1, 0.2, 0.3))
+    m.add_general_motion("pose", "c", "O", x=X[0], y=X[1], z=X[2], b1=B[0], b2=B[1], b3=B[2])
+    return m
+
+
+def test_a_free_body_driven_in_all_six_takes_the_prescribed_pose():
+    """Marker c's origin and axes against O's frame moved by the prescribed x, y, z and
+    turned by Rx(b1) Ry(b2) Rz(b3): to 1e-9 (the sweep's Newton stops at 1e-12)."""
+    r = _free_body().solve(duration=1.0, fps=24)
+    assert r.analysis == "kinematic"
+    t = r.times
+    P0, C0 = r.marker_frame("O")
+    P, C = r.marker_frame("c")
+    x = np.stack([0.1 + 0.2 * np.sin(t), 0.3 * t, 0.1 * np.cos(2 * t)], axis=1)
+    assert np.abs(P - (P0 + np.einsum("nij,nj->ni", C0, x))).max() < 1e-9
+    assert np.abs(C - C0 @ _relative_motion(t)[0]).max() < 1e-9
+
+
+def test_only_b3_on_a_hinged_part_is_its_joint_angle():
+    """A part on a revolute joint about O's z, its angle given by b3 alone (b1, b2 free,
+    which the joint holds at zero), gravity along -y."""
+    m = Mechanism(gravity=(0.0, -9.81, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("door", mass=1.0, center_of_mass=(0.3, 0, 0), inertia=(0.01, 0.05, 0.05))
+    m.add_marker("O", "ground"); m.add_marker("h", "door")
+    m.add_joint("hinge", "revolute", "h", "O")
+    m.add_general_motion("swing", "h", "O", b3="t**2")
+    r = m.solve(duration=1.0, fps=24)
+    assert r.analysis == "kinematic"
+    assert np.abs(planar_angle(r.orientation("door")) - planar_angle(
+        np.stack([np.cos(r.times ** 2 / 2), 0 * r.times, 0 * r.times,
+                  np.sin(r.times ** 2 / 2)], 1))).max() < 1e-10
+    # about the hinge: I_O theta'' against gravity's m g x_c cos(theta), I_O = I_zz + m x_c^2
+    tau = r.general_motion_torque("swing")
+    assert np.abs(tau[:, :2]).max() < 1e-9
+    expect = (0.05 + 0.3 ** 2) * 2.0 + 9.81 * 0.3 * np.cos(r.times ** 2)
+    assert np.abs(tau[:, 2] - expect).max() < 1e-9
+
+
+def test_a_sweep_s_velocities_and_accelerations_are_its_positions_rates():
+    """A head on a ball joint on a turning base, its angles relative to the base driven:
+    the sweep's velocities and accelerations of the head's frame (its origin off the ball)
+    against central differences of its positions and orientations (h = 1e-3 s: truncation h^2/6 of the rates ~ 1e-7, rounding 1e-16/h^2)."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("base", mass=1.0, inertia=(0.01, 0.01, 0.02))
+    m.add_part("head", mass=0.5, inertia=(0.002, 0.003, 0.004), center_of_mass=(0.1, 0.05, 0.2),
+               position=(0.15, 0.0, 0.5))
+    m.add_marker("O", "ground"); m.add_marker("b0", "base")
+    m.add_marker("neck", "base", position=(0.05, 0, 0.3), orientation=_unit(0.8, 0.3, -0.2, 0.1))
+    m.add_marker("ball", "head", position=(-0.1, 0, -0.2), orientation=_unit(0.7, -0.1, 0.4, 0.2))
+    m.add_joint("turntable", "revolute", "b0", "O")
+    m.add_joint("neck_ball", "spherical", "ball", "neck")
+    m.add_motion("spin", "turntable", "0.8*t + 0.3*t**2")
+    m.add_general_motion("look", "ball", "neck", b1=B[0], b2=B[1], b3=B[2])
+    h = 1e-3
+    t0 = np.array([0.2, 0.55, 0.9])
+    times = np.sort(np.concatenate([t0 - h, t0, t0 + h]))
+    r = m.solve(times=times)
+    assert r.analysis == "kinematic"
+    x = r.position("head").reshape(3, 3, 3)                     # (t0, -h/0/+h, xyz)
+    q = r.orientation("head").reshape(3, 3, 4)
+    v, a = r.velocity("head").reshape(3, 3, 3)[:, 1], r.acceleration("head").reshape(3, 3, 3)[:, 1]
+    w = r.angular_velocity("head").reshape(3, 3, 3)
+    alpha = r.angular_acceleration("head").reshape(3, 3, 3)[:, 1]
+    assert np.abs(v - (x[:, 2] - x[:, 0]) / (2 * h)).max() < 1e-6
+    assert np.abs(a - (x[:, 2] - 2 * x[:, 1] + x[:, 0]) / h ** 2).max() < 1e-5
+    # w from the orientations: the rotation from q(t - h) to q(t + h), over 2 h (world axes)
+    Rm = quat_to_matrix(q)
+    dR = Rm[:, 2] @ np.swapaxes(Rm[:, 0], -1, -2)
+    rotvec = _vee(dR - np.swapaxes(dR, -1, -2)) / 2          # sin(angle) axis, angle ~ 2 h |w|
+    # the rotation over 2 h is exp(2 h w) to h^3 (|w''| / 6 and the w x alpha of composing
+    # turns, here ~ 10 rad/s^3): 1e-4 rad/s is some 10 times that, a wrong rate is 0.1 or more
+    assert np.abs(w[:, 1] - rotvec / (2 * h)).max() < 1e-4
+    assert np.abs(alpha - (w[:, 2] - w[:, 0]) / (2 * h)).max() < 1e-5
+
+
+@pytest.mark.parametrize("analysis", ["kinematic", "dynamic"])
+def test_a_turned_body_needs_i_alpha_plus_w_cross_i_w(analysis: str):
+    """The free body driven in all six: the motion's torque is d/dt (I w) = I alpha + w x
+    I w and its force m a, with w and alpha from R = Rx(b1) Ry(b2) Rz(b3) and its
+    derivatives by the product rule (w^ = R' R^T, alpha^ = R'' R^T + R' R'^T, J's axes)."""
+    r = _free_body().solve(duration=1.0, fps=24, analysis=analysis, tolerance=1e-10)
+    t = r.times
+    R, dR, ddR = _relative_motion(t)
+    RT = np.swapaxes(R, -1, -2)
+    w = _vee(dR @ RT)
+    alpha = _vee(ddR @ RT + dR @ np.swapaxes(dR, -1, -2))
+    # the body's inertia in O's axes: marker c's axes are O's turned by R, the body's are c's
+    # turned back by c's orientation in the body
+    _, Cc = r.marker_frame("c")
+    _, C0 = r.marker_frame("O")
+    Cb = quat_to_matrix(r.orientation("body"))
+    Ib = np.einsum("nki,nij,nlj->nkl", np.swapaxes(C0, -1, -2) @ Cb, np.diag([0.1, 0.2, 0.3])[None]
+                   .repeat(len(t), 0), np.swapaxes(C0, -1, -2) @ Cb)
+    expect = np.einsum("nij,nj->ni", Ib, alpha) + np.cross(w, np.einsum("nij,nj->ni", Ib, w))
+    tau = r.general_motion_torque("pose")
+    size = np.abs(expect).max()
+    # dynamic: the integrator's tolerance 1e-10 relative; kinematic: exact derivatives
+    assert np.abs(tau - expect).max() < 1e-7 * size
+    acc = np.stack([-0.2 * np.sin(t), 0 * t, -0.4 * np.cos(2 * t)], axis=1)
+    assert np.abs(r.general_motion("pose") - 2.0 * acc).max() < 1e-7
+
+
+def test_b2_at_ninety_degrees_is_named_with_its_time():
+    m = _free_body()
+    m.add_part("other", mass=1.0)
+    m.add_marker("o", "other")
+    m.add_general_motion("tilt", "o", "O", x=0.0, y=0.0, z=0.0, b1=0.0, b2="pi/2*t", b3=0.0)
+    with pytest.raises(SolverError, match=r"general motion 'tilt': b2 = 90 deg at t = 1 s "
+                                          r"\(frame 24\).*singular") as err:
+        m.solve(duration=2.0, fps=24)
+    assert err.value.time == pytest.approx(1.0) and err.value.joints == ("tilt",)

@@ -15,6 +15,7 @@ from ..model.state import State
 from .assembly import assemble_pose, curve_contacts, run_disagreement
 from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
+from .general_motions import check_prescribed_angles, check_reached_angles
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
 
@@ -115,6 +116,7 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     structure there and choose the analysis; SolverError for over-driving motions or a
     kinematic analysis of a mechanism with free degrees of freedom."""
     t0 = float(times[0])
+    check_prescribed_angles(model, times)
     asm = assemble_pose(model, state.r, state.p, t0)
     start = replace(state, t=t0).moved(asm.r, asm.p, asm.track)
     st = asm.structure or structure(model, start.r, start.p, ref=start.track)
@@ -134,7 +136,8 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
 def finish(model: Model, begun: Start, out: Result) -> Result:
     """The checks and notes every run ends with: curve contacts off their curves, the
     assembly's notes, imperfect geometry that shows only in motion, contacts overlapping at
-    the start."""
+    the start; a general motion's angles at their singular pose."""
+    check_reached_angles(model, out)
     if model.curves is not None:
         _curve_checks(model, out)
     record_contacts(model, out, out.analysis == "kinematic")

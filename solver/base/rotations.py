@@ -233,3 +233,34 @@ CROSS_OUTER = 128      # vectors up to which cross() takes the outer products (m
 _CROSS = np.zeros((9, 3))      # (a x b)_k = sum_ij eps_ijk a_i b_j, row 3 i + j
 for _i, _j, _k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):
     _CROSS[3 * _i + _j, _k], _CROSS[3 * _j + _i, _k] = 1.0, -1.0
+
+
+_NEXT, _AFTER = np.array([1, 2, 0]), np.array([2, 0, 1])
+
+
+def euler_angles(xi: np.ndarray, yi: np.ndarray, xj: np.ndarray, yj: np.ndarray):
+    """(..., 3) the body-fixed 1-2-3 angles (b1, b2, b3) of frame I relative to frame J
+    from their x and y axes in world components (..., 3): C_J^T C_I = Rx(b1) Ry(b2) Rz(b3)
+    (turn about J's x by b1, then about the new y by b2, then about the new z by b3; Adams'
+    B1, B2, B3), with R = C_J^T C_I, b1 = atan2(-R12, R22), b2 = atan2(R02, cos b2),
+    b3 = atan2(-R01, R00); and (...) cos b2 = |(R12, R22)| >= 0, zero at the singular
+    b2 = +-pi/2, where b1 and b3 turn about one axis."""
+    zi = cross(xi, yi)
+    R12, R22 = np.sum(yj * zi, axis=-1), np.sum(cross(xj, yj) * zi, axis=-1)
+    cb = np.hypot(R12, R22)
+    b = np.stack([np.arctan2(-R12, R22), np.arctan2(np.sum(xj * zi, axis=-1), cb),
+                  np.arctan2(-np.sum(xj * yi, axis=-1), np.sum(xj * xi, axis=-1))], axis=-1)
+    return b, cb
+
+
+def euler_axes(xi: np.ndarray, yi: np.ndarray, xj: np.ndarray, yj: np.ndarray,
+               b: np.ndarray, cb: np.ndarray):
+    """The rotation axes of the angles ``b`` (euler_angles; vectors (..., n, 3)) and their
+    dual basis, each (..., 3, n, 3) (axis -3: angle k).  The relative angular velocity is
+    w_I - w_J = sum_k e_k b_k' with e1 = x_J, e2 = cos b1 y_J + sin b1 z_J (the y axis after
+    the first turn), e3 = z_I; so b_k' = g_k . (w_I - w_J) with g_k = e_{k+1} x e_{k+2} /
+    (e1 . e2 x e3), and e1 . e2 x e3 = cos b2 (``cb``): singular at b2 = +-pi/2."""
+    c1, s1 = np.cos(b[..., 0])[..., None], np.sin(b[..., 0])[..., None]
+    E = np.stack([xj, c1 * yj + s1 * cross(xj, yj), cross(xi, yi)], axis=-3)
+    G = cross(E[..., _NEXT, :, :], E[..., _AFTER, :, :]) / cb[..., None, :, None]
+    return E, G

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ..base.rotations import cross, own_loop, quat_to_matrix
+from ..base.rotations import cross, euler_angles, euler_axes, own_loop, quat_to_matrix
 from ..model.compile import Model, RowGroup
 from ..model.gear_mesh import pitch_geometry
-from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2, SPIN
+from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2, EULER, SPIN
 from ..vocabulary.timefunctions import derivatives_of
 from .curve_rows import cam, point_on_curve
 
@@ -250,7 +250,38 @@ def spin(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         quad[...] = _dot(cross(wj, e), w.take(g.bi, axis=-2) - wj)
 
 
-KERNELS = {AT: at_point, DOT2: dot2, DIST: distance, DOT1: dot1, ANGLE: angle, SPIN: spin}
+
+def euler_angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
+    """A general motion's rotation row: body-fixed angle k (RowGroup.target: 0, 1, 2 for
+    B1, B2, B3) of marker I relative to marker J (base/rotations.py ``euler_angles``;
+    vectors x_I, y_I on I, x_J, y_J on J: VECTORS "iIab").  With the rotation axes e_l and
+    their dual basis g_l (``euler_axes``), b_k' = g_k . (w_I - w_J): the Jacobian blocks
+    g_k, -g_k.  Differentiating w_I - w_J = sum_l e_l b_l' gives b_k'' = g_k . (alpha_I -
+    alpha_J) - g_k . sum_l e_l' b_l', the second term quad, with e1' = w_J x e1,
+    e2' = b1' (x_J x e2) + w_J x e2, e3' = w_I x e3."""
+    U = _turned(g, A, U)
+    xi, yi, xj, yj = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :], U[..., 3, :, :]
+    angles, cb = euler_angles(xi, yi, xj, yj)
+    pick = np.eye(3)[g.target.astype(int)]                        # (n, 3): the row's angle
+    phi[...] = (angles * pick) @ _ONES3
+    if jac is None and quad is None:
+        return
+    E, G = euler_axes(xi, yi, xj, yj, angles, cb)                 # (..., 3, n, 3) each
+    gk = np.einsum("...knd,nk->...nd", G, pick)
+    if jac is not None:
+        jac[..., 3:6] = gk
+        jac[..., 9:12] = -gk
+    if quad is not None:
+        wI, wJ = w.take(g.bi, axis=-2), w.take(g.bj, axis=-2)
+        rate = _dot(G, (wI - wJ)[..., None, :, :])                # (..., 3, n): b1', b2', b3'
+        # e2 turned a quarter turn about e1: d e2 / d b1
+        e2_turned = cross(xj, E[..., 1, :, :])
+        de = np.stack([cross(wJ, xj), rate[..., 0, :, None] * e2_turned
+                       + cross(wJ, E[..., 1, :, :]), cross(wI, E[..., 2, :, :])], axis=-3)
+        quad[...] = -_dot(gk, (de * rate[..., None]).sum(axis=-3))
+
+KERNELS = {AT: at_point, DOT2: dot2, DIST: distance, DOT1: dot1, ANGLE: angle, SPIN: spin,
+           EULER: euler_angle}
 
 
 def coordinates(model: Model, r, A, v=None, w=None, need_jac: bool = False, rates: bool = False):

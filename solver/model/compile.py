@@ -16,7 +16,8 @@ import numpy as np
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
 from ..vocabulary.joints import (ANGLE, AT, CAM, CURVE, CURVE_JOINT_ROWS, DIST, DOT1,
-                                  DOT2, EVAL_ORDER, JOINT_ROWS, label as _label)
+                                  DOT2, EULER, EULER_AXES, EVAL_ORDER, JOINT_ROWS,
+                                  label as _label)
 from .contact_model import contact_plan
 from .force_model import ForceModel, compile_forces
 from .gear_mesh import meshes
@@ -86,6 +87,7 @@ class Model:
     limits: LimitPlan | None = None
     frictions: FrictionPlan | None = None
     input_rounding: float = 0.0   # scaled residual the input's rounding can leave (rounding_gap)
+    general_motions: tuple[tuple, ...] = ()   # (name, marker I, marker J) of each
 
     @property
     def ntrack(self) -> int:
@@ -129,7 +131,7 @@ class Model:
         """(rows, motions, angle) made once: the rows a motion drives, the motion of each
         and where among them the motion drives an angle (wrapped to (-pi, pi])."""
         rows = np.flatnonzero(self.row_motion >= 0)
-        ang = np.flatnonzero(self.row_kind[rows] == ANGLE)
+        ang = np.flatnonzero(np.isin(self.row_kind[rows], (ANGLE, EULER)))
         return _frozen(rows, int), _frozen(self.row_motion[rows], int), _frozen(ang, int)
 
     @property
@@ -265,11 +267,16 @@ def compile_model(mech: Any) -> Model:
     for name, gm in getattr(mech, "general_motions", {}).items():
         Cj = marker_axes[gm.marker_j]
         for axis, fn in zip(gm.axes, gm.functions):
-            rows.append(dict(kind=DOT2, bi=marker_body[gm.marker_i], bj=marker_body[gm.marker_j],
-                             ui=marker_point[gm.marker_i], uj=marker_point[gm.marker_j],
-                             a=Cj[:, "xyz".index(axis)], b=np.zeros(3), target=0.0, joint=-1,
-                             motion=len(motion_names), coupler=-1,
-                             label=f"{name}: {axis} of {gm.marker_i} in {gm.marker_j}"))
+            row = dict(kind=DOT2, bi=marker_body[gm.marker_i], bj=marker_body[gm.marker_j],
+                       ui=marker_point[gm.marker_i], uj=marker_point[gm.marker_j],
+                       a=Cj[:, "xyz".index(axis)] if axis in "xyz" else Cj[:, 0],
+                       b=np.zeros(3), target=0.0, joint=-1, motion=len(motion_names),
+                       coupler=-1, label=f"{name}: {axis} of {gm.marker_i} in {gm.marker_j}")
+            if axis in EULER_AXES:      # x_I, y_I on I, x_J, y_J on J; target: which angle
+                Ci = marker_axes[gm.marker_i]
+                row.update(kind=EULER, ui=Ci[:, 0], uj=Ci[:, 1], b=Cj[:, 1],
+                           target=float(EULER_AXES.index(axis)))
+            rows.append(row)
             motion_names.append(general_motion_name(name, axis))
             motion_functions.append(fn)
     cplan = couplers(mech, rows, marker_body, marker_point, marker_axes, length_scale, nb)
@@ -327,7 +334,9 @@ def compile_model(mech: Any) -> Model:
                               contact_plan(mech, {p.name: index.get(p.name, nb)
                                                   for p in mech.parts.values()})),
         couplers=cplan, curves=kplan, limits=lplan, frictions=fplan,
-        input_rounding=rounding_gap(mech, length_scale))
+        input_rounding=rounding_gap(mech, length_scale),
+        general_motions=tuple((n, g.marker_i, g.marker_j)
+                              for n, g in getattr(mech, "general_motions", {}).items()))
 
 
 # the disagreement of redundant equations that rounding each input coordinate by the unit

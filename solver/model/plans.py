@@ -15,7 +15,7 @@ from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
 from ..vocabulary.limits import DEFAULT_PENETRATION, DEFAULT_REST_SPEED
-from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2, SPIN
+from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2, EULER, SPIN
 
 
 def _frozen(a: Any, dtype: Any = float) -> np.ndarray:
@@ -52,7 +52,8 @@ class RowGroup:
 # The body-fixed vectors each kind's kernel turns into world axes, in this order: "i" ui on
 # bi (P_I or x_I), "j" uj on bj (P_J), "a" a on ba, "b" b on bj, "I" uj on bi (a ball's
 # second axis of I).  Kinds not listed (the tracked rows) turn none.
-VECTORS = {AT: "ij", DIST: "ij", DOT1: "ia", DOT2: "ija", ANGLE: "iab", SPIN: "iIab"}
+VECTORS = {AT: "ij", DIST: "ij", DOT1: "ia", DOT2: "ija", ANGLE: "iab", SPIN: "iIab",
+           EULER: "iIab"}
 
 
 def row_group(kind: int, rows: slice, bi, bj, ba, ui, uj, a, b, target) -> RowGroup:

@@ -1,5 +1,5 @@
 """Force elements read back from a Result (Result.bushing, .vector_force, .contact,
-.general_motion): their laws evaluated at every stored frame at once, the ground appended as
+.general_motion, .general_motion_torque): their laws evaluated at every stored frame at once, the ground appended as
 the kernels take it, or their columns of the stored arrays."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import MechanismError
-from ..base.rotations import quat_to_matrix
+from ..base.errors import MechanismError, SolverCancelled
+from ..base.rotations import euler_angles, euler_axes, quat_to_matrix
 from .bushings import BushingState, bushing_state, one_bushing
 from .vector_forces import vector_force_state
 
@@ -79,3 +79,39 @@ def general_motion_load(motion_names: tuple, effort: np.ndarray, name: str) -> n
         if c >= 0:
             out[:, k] = effort[:, c]
     return out
+
+
+def general_motion_torque(result: Any, name: str) -> np.ndarray:
+    """(n, 3) N m, in marker J's axes: the torque that general motion ``name``'s angle rows
+    put on marker I's part.  Angle b_k's effort tau_k (Result.effort, N m) is the torque
+    conjugate to b_k: a virtual rotation delta pi of I (world axes) turns b_k by g_k .
+    delta pi (base/rotations.py ``euler_axes``), so the torque is sum_k tau_k g_k."""
+    model = result.model
+    names = model.motion_names
+    given = [(k, names.index(f"{name}.{a}")) for k, a in enumerate(("b1", "b2", "b3"))
+             if f"{name}.{a}" in names]
+    if not given and not any(f"{name}.{a}" in names for a in "xyz"):
+        raise MechanismError(f"unknown general motion {name!r}")
+    tau = np.zeros((len(result), 3))
+    if not given:
+        return tau
+    marker_i, marker_j = next(m[1:3] for m in model.general_motions if m[0] == name)
+    _, Ci = result.marker_frame(marker_i)
+    _, Cj = result.marker_frame(marker_j)
+    xi, yi, xj, yj = (C[:, None, :, k] for C, k in ((Ci, 0), (Ci, 1), (Cj, 0), (Cj, 1)))
+    b, cb = euler_angles(xi, yi, xj, yj)
+    G = euler_axes(xi, yi, xj, yj, b, cb)[1][:, :, 0, :]                # (n, 3 angles, 3)
+    for k, col in given:
+        tau += result._effort[:, col, None] * G[:, k]
+    return np.einsum("nki,nk->ni", Cj, tau)
+
+
+def report_progress(progress: Any, k: int, n: int, result: Any,
+                    before: Any = None) -> None:
+    """Call progress(frames done, frames in all); a False answer cancels the analysis
+    (``before()`` first: frames still buffered go into the result, FrameBuffer.flush)."""
+    if progress is not None and progress(k + 1, n) is False:
+        if before is not None:
+            before()
+        t = float(result.times[k])
+        raise SolverCancelled(f"cancelled at t = {t:.6g} s (frame {k})", t, (), result.truncated(k + 1))

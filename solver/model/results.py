@@ -6,10 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import MechanismError, SolverCancelled
+from ..base.errors import MechanismError
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
 from .readouts import (bushing_displacement, bushing_load, contact_index, general_motion_load,
-                       vector_force_load)
+                       general_motion_torque, report_progress, vector_force_load)
 from .gear_mesh import pitch_geometry
 from .impacts import Impact
 from .state import State
@@ -345,23 +345,17 @@ class Result:
         prescribing that motion would give."""
         return general_motion_load(self.model.motion_names, self._effort, name)
 
+    def general_motion_torque(self, name: str) -> np.ndarray:
+        """(n, 3) N m: the torque a general motion's angles b1, b2, b3 apply to marker I's
+        part, along marker J's x, y, z (zero if it drives no angle)."""
+        return general_motion_torque(self, name)
+
     def effort(self, motion: str) -> np.ndarray:
         """(n,) torque (N m) or force (N) the motion applies along its joint coordinate."""
         names = self.model.motion_names
         if motion not in names:
             raise MechanismError(f"unknown motion {motion!r}")
         return self._effort[:, names.index(motion)].copy()
-
-
-def report_progress(progress: Any, k: int, n: int, result: Result,
-                    before: Any = None) -> None:
-    """Call progress(frames done, frames in all); a False answer cancels the analysis
-    (``before()`` first: frames still buffered go into the result, FrameBuffer.flush)."""
-    if progress is not None and progress(k + 1, n) is False:
-        if before is not None:
-            before()
-        t = float(result.times[k])
-        raise SolverCancelled(f"cancelled at t = {t:.6g} s (frame {k})", t, (), result.truncated(k + 1))
 
 
 FRAME = 19      # a packed frame's numbers per body: r, p, v, w, a, alpha (store_packed)

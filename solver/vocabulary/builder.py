@@ -17,7 +17,7 @@ from .expressions import named_constants
 from .items import (GeneralMotion, Joint, Marker, Motion, Part, make_bushing, make_load,
                     make_spring_damper, make_torsion_spring, make_vector_force,
                     unused_constants)
-from .joints import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS, canonical_kind
+from .joints import CURVE_JOINT_ROWS, EULER_AXES, JOINT_COORDINATES, JOINT_ROWS, canonical_kind
 from .timefunctions import time_function
 from .validate import check_name, inertia as inertia_tensor, number, quaternion, vector
 
@@ -171,20 +171,27 @@ class Builder:
         self.motions[name] = Motion(name, joint, coord, fn, expression, consts)
 
     def add_general_motion(self, name: str, marker_i: str, marker_j: str, x: Any = None,
-                           y: Any = None, z: Any = None, constants: dict | None = None) -> None:
-        """Prescribe marker I's origin in marker J's axes (Adams MOTION X, Y, Z between two
-        markers): each of ``x``, ``y``, ``z`` given (a number, a text of ``t`` or a
-        callable f(t), m) is held to its function; None leaves that direction free.  The
-        parts between I and J move as their joints allow (closed loops solve themselves);
-        ``Result.general_motion(name)`` is the force the motion applies to I's part along
-        J's axes (the effort of an actuator that would make it).  ``constants`` as
-        add_motion's."""
+                           y: Any = None, z: Any = None, constants: dict | None = None,
+                           b1: Any = None, b2: Any = None, b3: Any = None) -> None:
+        """Prescribe marker I's pose relative to marker J (Adams MOTION X, Y, Z, B1, B2, B3
+        between two markers): ``x``, ``y``, ``z`` marker I's origin in J's axes (m);
+        ``b1``, ``b2``, ``b3`` I's orientation as body-fixed 1-2-3 angles (rad): C_J^T C_I
+        = Rx(b1) Ry(b2) Rz(b3), turn about J's x by b1, then about the new y by b2, then
+        about the new z by b3.  Each given (a number, a text of ``t`` or a callable f(t)) is
+        held to its function; None leaves it free.  The parts between I and J move as their
+        joints allow (closed loops solve themselves); ``Result.general_motion(name)`` is the
+        force the motion applies to I's part along J's axes and
+        ``Result.general_motion_torque(name)`` the torque (the effort of an actuator that
+        would make it).  b2 = +-pi/2 is singular (b1 and b3 turn about one axis there): a
+        run refuses it, naming the motion and time.  ``constants`` as add_motion's."""
         name = self._new_name(name, "general motion")
         what = f"general motion {name!r}"
         self._between_parts(what, marker_i, marker_j)
-        given = [(a, spec) for a, spec in zip("xyz", (x, y, z)) if spec is not None]
+        given = [(a, spec) for a, spec in zip(("x", "y", "z") + EULER_AXES, (x, y, z, b1, b2, b3))
+                 if spec is not None]
         if not given:
-            raise MechanismError(f"{what}: give at least one of x, y, z (the others stay free)")
+            raise MechanismError(f"{what}: give at least one of x, y, z, b1, b2, b3 "
+                                 "(the others stay free)")
         try:
             consts = named_constants(constants, ("t",), f"{what}: ")
             fns = []

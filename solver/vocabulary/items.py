@@ -58,8 +58,9 @@ class Motion:
 
 @dataclass
 class GeneralMotion:
-    """Marker I's origin prescribed in marker J's axes: ``axes`` (some of "x", "y", "z") each
-    driven by its function of time (expressions.TimeFunction), m."""
+    """Marker I's pose prescribed relative to marker J: ``axes`` (some of "x", "y", "z",
+    its origin in J's axes, m, and "b1", "b2", "b3", its body-fixed 1-2-3 angles, rad)
+    each driven by its function of time (expressions.TimeFunction)."""
     name: str
     marker_i: str
     marker_j: str

@@ -13,11 +13,14 @@ from ..base.errors import MechanismError
 # CURVE: a point on a curve (two rows per joint), CAM: two curves in contact (one row):
 # kernels/curve_rows.py.  SPIN: the relative rotation about one of marker J's axes (three
 # rows: a spherical joint's friction holding it while it sticks, analyses/dynamics/friction.py).
-DOT1, DOT2, DIST, ANGLE, AT, COUPLER, CURVE, CAM, SPIN = 0, 1, 2, 3, 4, 5, 6, 7, 8
-EVAL_ORDER = (AT, DOT2, DIST, DOT1, ANGLE, SPIN, COUPLER, CURVE, CAM)
+# EULER: one of the body-fixed 1-2-3 angles of marker I relative to marker J (a general
+# motion's B1, B2, B3; kernels/constraints.py ``euler_angle``).
+DOT1, DOT2, DIST, ANGLE, AT, COUPLER, CURVE, CAM, SPIN, EULER = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+EVAL_ORDER = (AT, DOT2, DIST, DOT1, ANGLE, SPIN, EULER, COUPLER, CURVE, CAM)
 KIND_NAMES = {AT: "at-point", DOT2: "dot-2", DIST: "distance", DOT1: "dot-1", ANGLE: "angle",
               COUPLER: "coupler", CURVE: "point on curve", CAM: "cam contact",
-              SPIN: "relative rotation"}
+              SPIN: "relative rotation", EULER: "body-fixed angle"}
+EULER_AXES = ("b1", "b2", "b3")      # a general motion's angles, the EULER rows' 0, 1, 2
 
 # Rows of each joint kind: ("dot1", axis of I, axis of J) -- a_I . b_J = 0;
 # ("dot2", axis of J) -- (P_I - P_J) . a_J = 0; ("at", k) -- world component k of P_I - P_J;
