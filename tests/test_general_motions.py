@@ -16,9 +16,10 @@ from tests.mechanisms import planar_angle
 L1, L2 = 0.5, 0.4
 
 
-def _arm(x: str, y: str, constants: dict | None = None) -> Mechanism:
+def _arm(x: str | None, y: str | None, constants: dict | None = None,
+         actuators: tuple = ()) -> Mechanism:
     """A planar two-link arm about z (no gravity) whose tip marker follows (x(t), y(t)) in
-    the ground's axes."""
+    the ground's axes (None: no general motion), made by ``actuators``."""
     m = Mechanism(gravity=(0.0, 0.0, 0.0))
     m.add_part("ground", fixed=True)
     m.add_part("upper", mass=1.0, center_of_mass=(L1 / 2, 0, 0), inertia=(0.001, 0.02, 0.02),
@@ -32,7 +33,9 @@ def _arm(x: str, y: str, constants: dict | None = None) -> Mechanism:
     m.add_marker("tip", "fore", position=(L2, 0, 0))
     m.add_joint("shoulder", "revolute", "U0", "O")
     m.add_joint("elbow", "revolute", "F0", "U1")
-    m.add_general_motion("path", "tip", "O", x=x, y=y, constants=constants)
+    if x is not None:
+        m.add_general_motion("path", "tip", "O", x=x, y=y, constants=constants,
+                             actuators=actuators)
     return m
 
 
@@ -54,11 +57,13 @@ def test_a_two_link_arm_follows_a_circle_as_its_inverse_kinematics():
     assert np.abs(planar_angle(r.orientation("fore")) - (q1 + q2)).max() < 1e-10
 
 
-def test_a_slider_crank_driven_by_its_slider_turns_its_crank():
-    """The slider's x prescribed as the crank-driven mechanism would put it (theta = 0.3 +
-    t, away from the dead centres): the closed loop solves itself and the crank turns as
-    theta."""
-    a, b = 0.1, 0.3
+SC_A, SC_B, SC_TH0 = 0.1, 0.3, 0.3      # crank, rod (m), the crank's angle at t = 0 (rad)
+
+
+def _slider_crank(actuators: tuple = ()) -> Mechanism:
+    """A slider-crank whose slider's x is prescribed as the crank-driven mechanism would put
+    it (theta = 0.3 + t, away from the dead centres), made by ``actuators``."""
+    a, b = SC_A, SC_B
     m = Mechanism(gravity=(0.0, 0.0, 0.0))
     m.add_part("ground", fixed=True)
     th0 = 0.3
@@ -80,8 +85,15 @@ def test_a_slider_crank_driven_by_its_slider_turns_its_crank():
     m.add_joint("wrist", "revolute", "S", "R1")
     m.add_joint("slide", "prismatic", "S_axis", "guide")
     m.add_general_motion("stroke", "S", "O",
-                         x=f"{a}*cos({th0} + t) + sqrt({b}**2 - ({a}*sin({th0} + t))**2)")
-    r = m.solve(duration=2.5, fps=24)
+                         x=f"{a}*cos({th0} + t) + sqrt({b}**2 - ({a}*sin({th0} + t))**2)",
+                         actuators=actuators)
+    return m
+
+
+def test_a_slider_crank_driven_by_its_slider_turns_its_crank():
+    """The closed loop solves itself and the crank turns as theta."""
+    th0 = SC_TH0
+    r = _slider_crank().solve(duration=2.5, fps=24)
     assert r.analysis == "kinematic"
     theta = np.unwrap(planar_angle(r.orientation("crank")))
     assert np.abs(theta - (th0 + r.times)).max() < 1e-9
@@ -315,3 +327,59 @@ def test_b2_at_ninety_degrees_is_named_with_its_time():
                                           r"\(frame 24\).*singular") as err:
         m.solve(duration=2.0, fps=24)
     assert err.value.time == pytest.approx(1.0) and err.value.joints == ("tilt",)
+
+
+# ---------------------------------------------------------------- actuators
+def test_an_arm_s_actuators_give_the_joint_motions_torques():
+    """The tip driven round a circle, its two revolute joints named as actuators: their
+    torques equal those of the same arm driven by joint motions along the closed-form
+    inverse kinematics (to 1e-8 N m of torques ~ 3 N m: both sides' Newton and rounding),
+    the joints' reactions are the joint-driven arm's and the tip gets no force."""
+    px, py = "(0.6 + 0.1*cos(2*pi*t))", "(0.3 + 0.1*sin(2*pi*t))"
+    tip = _arm(px, py, actuators=("shoulder", "elbow")).solve(duration=1.0, fps=24)
+    q2 = f"(-acos(({px}**2 + {py}**2 - {L1 ** 2} - {L2 ** 2}) / {2 * L1 * L2}))"
+    joints = _arm(None, None)
+    joints.add_motion("shoulder_drive", "shoulder", f"atan2({py}, {px}) - atan2({L2}*sin({q2}), "
+                      f"{L1} + {L2}*cos({q2}))")
+    joints.add_motion("elbow_drive", "elbow", q2)
+    driven = joints.solve(duration=1.0, fps=24)
+    efforts = tip.actuator_efforts("path")
+    assert list(efforts) == ["shoulder", "elbow"]
+    assert np.abs(driven.effort("shoulder_drive")).max() > 1.0
+    for j in ("shoulder", "elbow"):
+        assert np.abs(efforts[j] - driven.effort(f"{j}_drive")).max() < 1e-8
+        for k in range(2):
+            assert np.abs(tip.reaction(j)[k] - driven.reaction(j)[k]).max() < 1e-8
+    assert np.all(tip.general_motion("path") == 0.0)
+
+
+def test_a_slider_crank_s_crank_actuator_gives_the_virtual_work_torque():
+    """The slider's position prescribed, the crank's pin named as actuator: its torque is
+    T = F ds/dtheta, F the push of the same motion without actuators and s(theta) = a cos
+    theta + sqrt(b^2 - a^2 sin^2 theta) the slider's place (to 1e-9 of T's size)."""
+    free = _slider_crank().solve(duration=2.5, fps=24)
+    acted = _slider_crank(actuators=("pin",)).solve(duration=2.5, fps=24)
+    th = SC_TH0 + acted.times
+    a, b = SC_A, SC_B
+    ds = -a * np.sin(th) - a * a * np.sin(th) * np.cos(th) / np.sqrt(b * b - (a * np.sin(th)) ** 2)
+    T = acted.actuator_efforts("stroke")["pin"]
+    expect = free.general_motion("stroke")[:, 0] * ds
+    assert np.abs(expect).max() > 1e-3
+    assert np.abs(T - expect).max() < 1e-9 * np.abs(expect).max()
+    assert np.all(acted.general_motion("stroke") == 0.0)
+
+
+def test_actuators_that_cannot_carry_the_motion_are_named():
+    with pytest.raises(SolverError, match=r"general motion 'path': actuators shoulder are too "
+                                          r"few for the 2 freedoms.*t = 0 s \(frame 0\)"):
+        _arm("0.6", "0.3", actuators=("shoulder",)).solve(duration=0.5, fps=24)
+    m = _arm("0.6", None, actuators=("shoulder", "elbow"))
+    with pytest.raises(SolverError, match=r"actuators shoulder, elbow are more than the 1 "
+                                          r"freedoms the motion takes"):
+        m.solve(duration=0.5, fps=24, analysis="dynamic")
+    held = _arm("0.6 + 0.1*t", None, actuators=("elbow",))
+    held.add_motion("elbow_drive", "elbow", "-0.5")            # the elbow is held: it cannot act
+    with pytest.raises(SolverError, match=r"actuators elbow cannot move independently"):
+        held.solve(duration=0.5, fps=24)
+    with pytest.raises(MechanismError, match=r"general motion 'p2': actuator 'nope' is not a joint"):
+        _arm("0.6", "0.3").add_general_motion("p2", "tip", "O", x=0.1, actuators=("nope",))

@@ -15,7 +15,7 @@ from ..model.state import State
 from .assembly import assemble_pose, curve_contacts, run_disagreement
 from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
-from .general_motions import check_prescribed_angles, check_reached_angles
+from .general_motions import carry_by_actuators, check_prescribed_angles, check_reached_angles
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
 
@@ -136,8 +136,10 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
 def finish(model: Model, begun: Start, out: Result) -> Result:
     """The checks and notes every run ends with: curve contacts off their curves, the
     assembly's notes, imperfect geometry that shows only in motion, contacts overlapping at
-    the start; a general motion's angles at their singular pose."""
+    the start; a general motion's angles at their singular pose, its efforts moved onto its
+    actuators."""
     check_reached_angles(model, out)
+    carry_by_actuators(model, begun.structure.keep, out)
     if model.curves is not None:
         _curve_checks(model, out)
     record_contacts(model, out, out.analysis == "kinematic")

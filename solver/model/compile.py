@@ -87,7 +87,10 @@ class Model:
     limits: LimitPlan | None = None
     frictions: FrictionPlan | None = None
     input_rounding: float = 0.0   # scaled residual the input's rounding can leave (rounding_gap)
-    general_motions: tuple[tuple, ...] = ()   # (name, marker I, marker J) of each
+    # (name, marker I, marker J, actuator labels) of each general motion, and the actuators'
+    # coordinate rows (one RowGroup of one row each, in that order: Result.actuator_efforts)
+    general_motions: tuple[tuple, ...] = ()
+    actuators: tuple[RowGroup, ...] = ()
 
     @property
     def ntrack(self) -> int:
@@ -335,8 +338,9 @@ def compile_model(mech: Any) -> Model:
                                                   for p in mech.parts.values()})),
         couplers=cplan, curves=kplan, limits=lplan, frictions=fplan,
         input_rounding=rounding_gap(mech, length_scale),
-        general_motions=tuple((n, g.marker_i, g.marker_j)
-                              for n, g in getattr(mech, "general_motions", {}).items()))
+        general_motions=tuple((n, g.marker_i, g.marker_j, tuple(a[2] for a in g.actuated))
+                              for n, g in getattr(mech, "general_motions", {}).items()),
+        actuators=actuator_rows(mech, marker_body, marker_point, marker_axes))
 
 
 # the disagreement of redundant equations that rounding each input coordinate by the unit
@@ -349,6 +353,22 @@ def compile_model(mech: Any) -> Model:
 # between the two are noted, smaller ones are the input's rounding.  A larger loop may
 # exceed it: then the user is told of a disagreement that is rounding, never the other way
 ROUNDING_GAP = 8.0
+
+
+def actuator_rows(mech: Any, marker_body, marker_point, marker_axes) -> tuple[RowGroup, ...]:
+    """The coordinate row (a motion's angle or slide row) of every general motion's
+    actuators, each a RowGroup of one row, general motions and actuators in order."""
+    out = []
+    for name, gm in getattr(mech, "general_motions", {}).items():
+        for joint, coord, _ in gm.actuated:
+            if joint not in mech.joints:
+                raise MechanismError(f"general motion {name!r}: actuator {joint!r} is not a joint")
+            jt = mech.joints[joint]
+            r = coordinate_row(jt.marker_i, jt.marker_j, coord, marker_body, marker_point,
+                               marker_axes)
+            out.append(row_group(r["kind"], slice(0, 1), *([r[k]] for k in (
+                "bi", "bj", "bj", "ui", "uj", "a", "b", "target"))))
+    return tuple(out)
 
 
 def general_motion_name(name: str, axis: str) -> str:

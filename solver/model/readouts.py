@@ -95,7 +95,7 @@ def general_motion_torque(result: Any, name: str) -> np.ndarray:
     tau = np.zeros((len(result), 3))
     if not given:
         return tau
-    marker_i, marker_j = next(m[1:3] for m in model.general_motions if m[0] == name)
+    marker_i, marker_j = next(g[1:3] for g in model.general_motions if g[0] == name)
     _, Ci = result.marker_frame(marker_i)
     _, Cj = result.marker_frame(marker_j)
     xi, yi, xj, yj = (C[:, None, :, k] for C, k in ((Ci, 0), (Ci, 1), (Cj, 0), (Cj, 1)))
@@ -104,6 +104,17 @@ def general_motion_torque(result: Any, name: str) -> np.ndarray:
     for k, col in given:
         tau += result._effort[:, col, None] * G[:, k]
     return np.einsum("nki,nk->ni", Cj, tau)
+
+
+def actuator_efforts(result: Any, name: str) -> dict[str, np.ndarray]:
+    """{actuator label: (n,) effort} of general motion ``name``'s actuators, from a Result's
+    actuator columns (general motions and their actuators in order)."""
+    at = 0
+    for gm, _, _, labels in result.model.general_motions:
+        if gm == name:
+            return {lab: result._actuator[:, at + k].copy() for k, lab in enumerate(labels)}
+        at += len(labels)
+    raise MechanismError(f"unknown general motion {name!r}")
 
 
 def report_progress(progress: Any, k: int, n: int, result: Any,

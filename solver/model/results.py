@@ -8,8 +8,9 @@ import numpy as np
 
 from ..base.errors import MechanismError
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
-from .readouts import (bushing_displacement, bushing_load, contact_index, general_motion_load,
-                       general_motion_torque, report_progress, vector_force_load)
+from .readouts import (actuator_efforts, bushing_displacement, bushing_load, contact_index,
+                       general_motion_load, general_motion_torque, report_progress,
+                       vector_force_load)
 from .gear_mesh import pitch_geometry
 from .impacts import Impact
 from .state import State
@@ -45,6 +46,7 @@ class Result:
         self.multipliers = np.zeros((n, model.nc))          # lambda of every row
         self._reaction = np.zeros((n, len(model.joint_names), 6))
         self._effort = np.zeros((n, len(model.motion_names)))
+        self._actuator = np.zeros((n, len(getattr(model, "actuators", ()))))   # actuator_efforts
         self._energy = np.zeros((n, 3))       # kinetic, potential, work of non-conservative loads
         self._power_nc = np.zeros(n)
         self.track = np.zeros((n, model.ntrack))   # tracked values (kernels.constraints.evaluate)
@@ -100,7 +102,7 @@ class Result:
 
     _FRAME_FIELDS = ("_r", "_p", "_v", "_w", "_a", "_alpha", "multipliers", "_reaction",
                      "_effort", "_energy", "_power_nc", "track", "_friction", "_contact",
-                     "_interference")
+                     "_interference", "_actuator")
 
     def truncated(self, k: int) -> "Result":
         """The first k frames (what was solved before a failure), with every impact up to
@@ -349,6 +351,11 @@ class Result:
         """(n, 3) N m: the torque a general motion's angles b1, b2, b3 apply to marker I's
         part, along marker J's x, y, z (zero if it drives no angle)."""
         return general_motion_torque(self, name)
+
+    def actuator_efforts(self, name: str) -> dict[str, np.ndarray]:
+        """{actuator: (n,) N m or N} what each actuator of a general motion gives along its
+        joint coordinate (signed as ``effort``); empty without actuators."""
+        return actuator_efforts(self, name)
 
     def effort(self, motion: str) -> np.ndarray:
         """(n,) torque (N m) or force (N) the motion applies along its joint coordinate."""

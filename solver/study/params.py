@@ -368,7 +368,7 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
     elif table == "general_motions":
         consts = {**old.constants, **{p.index: v for p, v in changes}}
         _readd(b, table, item, lambda: b.add_general_motion(
-            item, old.marker_i, old.marker_j, constants=consts,
+            item, old.marker_i, old.marker_j, constants=consts, actuators=old.actuators,
             **{a: _given(src) for a, src in zip(old.axes, old.source)}))
     elif table == "vector_forces":
         consts = {**old.constants, **{p.index: v for p, v in changes}}

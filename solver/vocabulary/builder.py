@@ -172,7 +172,8 @@ class Builder:
 
     def add_general_motion(self, name: str, marker_i: str, marker_j: str, x: Any = None,
                            y: Any = None, z: Any = None, constants: dict | None = None,
-                           b1: Any = None, b2: Any = None, b3: Any = None) -> None:
+                           b1: Any = None, b2: Any = None, b3: Any = None,
+                           actuators: Any = ()) -> None:
         """Prescribe marker I's pose relative to marker J (Adams MOTION X, Y, Z, B1, B2, B3
         between two markers): ``x``, ``y``, ``z`` marker I's origin in J's axes (m);
         ``b1``, ``b2``, ``b3`` I's orientation as body-fixed 1-2-3 angles (rad): C_J^T C_I
@@ -183,7 +184,16 @@ class Builder:
         force the motion applies to I's part along J's axes and
         ``Result.general_motion_torque(name)`` the torque (the effort of an actuator that
         would make it).  b2 = +-pi/2 is singular (b1 and b3 turn about one axis there): a
-        run refuses it, naming the motion and time.  ``constants`` as add_motion's."""
+        run refuses it, naming the motion and time.  ``constants`` as add_motion's.
+
+        ``actuators``: the joints whose coordinates make the motion's freedoms (hydraulic
+        cylinders, motors), each a joint name (its first coordinate: a revolute's angle, a
+        prismatic's slide, a cylindrical's angle) or a (joint, "angle" | "slide") pair, as
+        many as the freedoms the motion takes.  The motion's effort is then carried by them:
+        ``Result.actuator_efforts(name)`` gives each one's force or torque along its
+        coordinate (signed as ``Result.effort``), found by virtual work, and the motion
+        itself applies nothing (``general_motion`` and ``general_motion_torque`` are zero;
+        the joints' reactions are those of the actuated mechanism)."""
         name = self._new_name(name, "general motion")
         what = f"general motion {name!r}"
         self._between_parts(what, marker_i, marker_j)
@@ -204,7 +214,35 @@ class Builder:
             raise MechanismError(str(exc), time=exc.time) from None
         self.general_motions[name] = GeneralMotion(name, marker_i, marker_j,
                                                    tuple(a for a, _ in given), tuple(fns),
-                                                   tuple(s for _, s in given), consts)
+                                                   tuple(s for _, s in given), consts,
+                                                   tuple(actuators),
+                                                   self._actuated(what, actuators))
+
+    def _actuated(self, what: str, actuators: Any) -> tuple[tuple[str, str, str], ...]:
+        """(joint, coordinate, label) of each actuator of a general motion (its docstring)."""
+        if isinstance(actuators, str):
+            actuators = (actuators,)
+        out: list[tuple[str, str, str]] = []
+        for spec in actuators:
+            if isinstance(spec, str):
+                joint, coord = spec, None
+            elif isinstance(spec, (tuple, list)) and len(spec) == 2:
+                joint, coord = str(spec[0]), str(spec[1])
+            else:
+                raise MechanismError(f"{what}: actuator {spec!r} is neither a joint name nor a "
+                                     "(joint, coordinate) pair")
+            if joint not in self.joints:
+                raise MechanismError(f"{what}: actuator {joint!r} is not a joint")
+            allowed = JOINT_COORDINATES.get(self.joints[joint].kind, ())
+            if not allowed or (coord is not None and coord not in allowed):
+                raise MechanismError(f"{what}: actuator {joint!r} is a {self.joints[joint].kind} "
+                                     f"joint; an actuator is a revolute's angle, a prismatic's "
+                                     f"slide or a cylindrical's angle or slide")
+            label = joint if coord is None else f"{joint}.{coord}"
+            if label in [a[2] for a in out]:
+                raise MechanismError(f"{what}: actuator {label!r} is given twice")
+            out.append((joint, coord or allowed[0], label))
+        return tuple(out)
 
     # -- force elements (kernels/forces.py has the conventions)
     def add_spring_damper(self, name: str, marker_i: str, marker_j: str, stiffness: float = 0.0,

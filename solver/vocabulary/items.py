@@ -60,7 +60,8 @@ class Motion:
 class GeneralMotion:
     """Marker I's pose prescribed relative to marker J: ``axes`` (some of "x", "y", "z",
     its origin in J's axes, m, and "b1", "b2", "b3", its body-fixed 1-2-3 angles, rad)
-    each driven by its function of time (expressions.TimeFunction)."""
+    each driven by its function of time (expressions.TimeFunction); ``actuated``: the joint
+    coordinates that carry its effort (Builder.add_general_motion)."""
     name: str
     marker_i: str
     marker_j: str
@@ -68,6 +69,10 @@ class GeneralMotion:
     functions: tuple[Any, ...]
     source: tuple[Any, ...]
     constants: dict = field(default_factory=dict)
+    actuators: tuple = ()                  # as given: joint names or (joint, coordinate)
+    # each actuator's (joint, coordinate, label): the joint coordinate that carries the
+    # motion's effort, and its key in Result.actuator_efforts
+    actuated: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass
