@@ -5,12 +5,16 @@ driven puck against m a, over-driving and an unreachable target named, and bad i
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 
 from solver import Mechanism, MechanismError, SolverError, grid
+from solver.analyses.general_motions import closest_approach
 from solver.base.rotations import quat_to_matrix
+from solver.model.compile import compile_model
+from solver.model.state import read_state
 from tests.mechanisms import planar_angle
 
 L1, L2 = 0.5, 0.4
@@ -130,6 +134,30 @@ def test_over_driving_and_an_unreachable_target_are_named():
     with pytest.raises(SolverError, match=r"frame 12\b.*unreachable.*path\.x") as err:
         far.solve(duration=1.0, fps=24)
     assert err.value.time == pytest.approx(0.5)      # the first frame past it
+    # by how far: the tip at (0.85, 0.3) is |(0.85, 0.3)| - 0.9 m beyond the reach (the
+    # message's four digits)
+    by = float(re.search(r"out of reach by ([0-9.e+-]+) m", str(err.value)).group(1))
+    assert by == pytest.approx(math.hypot(0.85, 0.3) - (L1 + L2), rel=1e-3)
+
+
+@pytest.mark.parametrize("x, y, by", [(1.0, 0.0, 0.1), (0.3, -0.95, math.hypot(0.3, 0.95) - 0.9),
+                                      (0.05, 0.0, 0.05)])
+def test_an_unreachable_target_says_by_how_far(x: float, y: float, by: float):
+    """An arm of reach 0.9 m (0.1 m inside: the links' difference) whose tip is sent beyond
+    it from the start: the assembly's error says how far from the target the closest pose
+    stays, and the closest-approach solve finds it to 1e-9 m (Levenberg-Marquardt on the
+    stretched or folded arm, a singular pose where it converges linearly in the angle and
+    quadratically in the distance)."""
+    m = _arm(str(x), str(y))
+    with pytest.raises(SolverError, match=rf"general motion 'path' is out of reach by "
+                                          rf"{by:.4g} m") as err:
+        m.solve(duration=0.5, fps=24)
+    assert err.value.time == 0.0
+    model = compile_model(m)
+    st = read_state(model, m)
+    target = np.flatnonzero(model.row_motion >= 0)
+    gap = closest_approach(model, target, np.flatnonzero(model.row_motion < 0), st.r, st.p, 0.0)
+    assert abs(np.linalg.norm(gap) - by) < 1e-9
 
 
 @pytest.mark.parametrize("kwargs, message", [

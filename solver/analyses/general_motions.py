@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import scales
+from ..algebra.newton import scales, step_pose
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import euler_angles
-from ..kernels.constraints import KERNELS, body_arrays, evaluate, global_jacobian, motion_values
+from ..kernels.constraints import (KERNELS, body_arrays, evaluate, global_jacobian, motion_values,
+                                   residual)
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
+from ..vocabulary.joints import ANGLE, EULER
+
+ANGLE_KINDS = (ANGLE, EULER)
 
 # |cos b2| below which a general motion's angles are taken as singular: the rows' Jacobian
 # grows as 1 / cos b2, so 1e-6 (b2 within 0.2 arc seconds of +-90 deg) leaves it a million
@@ -163,3 +167,90 @@ def _coordinate_jac(model: Model, g, rg: np.ndarray, A: np.ndarray) -> np.ndarra
     phi, jac = np.empty((len(rg), 1)), np.zeros((len(rg), 1, 12))
     KERNELS[g.kind](g, rg, A, None, None, phi, jac, None)
     return jac
+
+
+# ---------------------------------------------------------------- out of reach
+REACH_STEPS = 200         # Levenberg-Marquardt steps of the closest-approach solve at most
+HOLD_TOL = 1e-13          # scaled residual of the held rows a projection brings them to
+
+
+def _rows_at(model: Model, r, p, f, ref):
+    """(residuals (nc,), dense Jacobian (nc, 6 nb)) at the pose (r, p), motions' values f."""
+    rg, A = body_arrays(model, r, p)[:2]
+    ev = evaluate(model, rg, A, ref=ref)
+    return residual(model, ev.phi, f), global_jacobian(model, ev.jac)
+
+
+def _project(model: Model, held, r, p, f, ref, rs, cw):
+    """The pose moved onto the held rows (least-squares Newton steps, scaled rows and
+    columns), with its residuals and Jacobian."""
+    res, J = _rows_at(model, r, p, f, ref)
+    for _ in range(30):
+        h = res[held] * rs[held]
+        if np.abs(h).max(initial=0.0) <= HOLD_TOL:
+            break
+        dq = -(np.linalg.pinv(J[held] * rs[held, None] / cw) @ h) / cw
+        r, p = step_pose(r, p, dq)
+        res, J = _rows_at(model, r, p, f, ref)
+    return r, p, res, J
+
+
+def closest_approach(model: Model, target: np.ndarray, held: np.ndarray, r: np.ndarray,
+                     p: np.ndarray, t: float, ref: np.ndarray | None = None) -> np.ndarray:
+    """The residuals (m or rad) of the rows ``target`` at the pose that brings them closest
+    to their motions' values at time t (least squares, rows scaled as the Newton's: lengths
+    over the model's size) while the rows ``held`` hold: Levenberg-Marquardt steps in the
+    held rows' null space (Nocedal and Wright 2006, sec. 10.3), each brought back onto the
+    held rows, from the pose (r, p) (nb, 3), (nb, 4).  Where the target is out of reach
+    the least-squares residual stays: how far from it the mechanism gets."""
+    f = motion_values(model, t)
+    rs, cw = scales(model)
+    r, p, res, J = _project(model, held, r, p, f, ref, rs, cw)
+    cost, mu = float(np.sum((res[target] * rs[target]) ** 2)), 1e-6
+    for _ in range(REACH_STEPS):
+        Hs = J[held] * rs[held, None] / cw
+        _, S, Vt = np.linalg.svd(Hs)
+        rank = int(np.count_nonzero(S > RANK_TOL * S[0])) if S.size else 0
+        N = Vt[rank:].T
+        GN = (J[target] * rs[target, None] / cw) @ N
+        g = res[target] * rs[target]
+        z = np.linalg.solve(GN.T @ GN + mu * np.eye(N.shape[1]), -GN.T @ g)
+        r2, p2, res2, J2 = _project(model, held, *step_pose(r, p, (N @ z) / cw), f, ref, rs, cw)
+        cost2 = float(np.sum((res2[target] * rs[target]) ** 2))
+        if cost2 < cost and np.abs(res2[held] * rs[held]).max(initial=0.0) <= 1e3 * HOLD_TOL:
+            done = cost - cost2 <= 1e-14 * cost
+            r, p, res, J, cost, mu = r2, p2, res2, J2, cost2, max(mu / 3.0, 1e-15)
+            if done:
+                break
+        else:
+            mu *= 4.0
+            if mu > 1e8:
+                break
+    return res[target]
+
+
+def out_of_reach(model: Model, names: tuple, held_rows: np.ndarray, r: np.ndarray,
+                 p: np.ndarray, t: float, ref: np.ndarray | None = None) -> str:
+    """A sentence per general motion among ``names`` (motion or joint names) whose target
+    the mechanism cannot reach at time t: how far the closest pose (``closest_approach``
+    from (r, p), the other ``held_rows`` held) stays from it, in m (and rad for its
+    angles); empty when none is named."""
+    out = []
+    for name, _, _, _ in model.general_motions:
+        motions = [k for k, m in enumerate(model.motion_names)
+                   if m.rsplit(".", 1)[0] == name and m in names]
+        if not motions:
+            continue
+        mine = [k for k, m in enumerate(model.motion_names) if m.rsplit(".", 1)[0] == name]
+        target = np.flatnonzero(np.isin(model.row_motion, mine))
+        try:
+            gap = closest_approach(model, target, np.setdiff1d(held_rows, target), r, p, t, ref)
+        except (np.linalg.LinAlgError, ValueError):
+            continue
+        angle = np.isin(model.row_kind[target], ANGLE_KINDS)
+        text = f"{np.linalg.norm(gap[~angle]):.4g} m"
+        if angle.any():
+            text += f" and {np.degrees(np.linalg.norm(gap[angle])):.4g} deg"
+        out.append(f"general motion {name!r} is out of reach by {text} (the closest the "
+                   "mechanism comes to its target)")
+    return "; ".join(out)
