@@ -411,3 +411,17 @@ def test_actuators_that_cannot_carry_the_motion_are_named():
         held.solve(duration=0.5, fps=24)
     with pytest.raises(MechanismError, match=r"general motion 'p2': actuator 'nope' is not a joint"):
         _arm("0.6", "0.3").add_general_motion("p2", "tip", "O", x=0.1, actuators=("nope",))
+
+
+def test_parts_built_at_b2_ninety_degrees_are_named():
+    """The body built turned a quarter turn about O's y (b2 = 90 deg) while b2 = 0.3 is
+    prescribed: no assembly can start there (the angle rows' Jacobian divides by cos b2)."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("body", mass=2.0, inertia=(0.1, 0.2, 0.3),
+               orientation=(math.cos(math.pi / 4), 0, math.sin(math.pi / 4), 0))
+    m.add_marker("O", "ground"); m.add_marker("c", "body")
+    m.add_general_motion("pose", "c", "O", x=0, y=0, z=0, b1="0.1", b2="0.3", b3="t")
+    with pytest.raises(SolverError, match=r"general motion 'pose': b2 = 90 deg as the parts "
+                                          r"are built.*singular"):
+        m.solve(duration=1.0, fps=24)

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..algebra.newton import scales, step_pose
 from ..base.errors import ExpressionError, SolverError
-from ..base.rotations import euler_angles
+from ..base.rotations import euler_angles, quat_to_matrix
 from ..kernels.constraints import (KERNELS, body_arrays, evaluate, global_jacobian, motion_values,
                                    residual)
 from ..model.compile import Model
@@ -31,12 +31,14 @@ def angle_motions(model: Model) -> list[tuple[str, str, str]]:
             if any(f"{n}.{a}" in names for a in ("b1", "b2", "b3"))]
 
 
-def _singular(name: str, b2: float, t: float, frame: int, result: Result | None) -> SolverError:
+def _singular(name: str, b2: float, t: float, frame: int | None,
+              result: Result | None) -> SolverError:
+    when = (f"at t = {t:.6g} s (frame {frame})" if frame is not None
+            else f"as the parts are built (the run starts at t = {t:.6g} s)")
     return SolverError(
-        f"general motion {name!r}: b2 = {np.degrees(b2):.6g} deg at t = {t:.6g} s (frame "
-        f"{frame}) is the body-fixed 1-2-3 angles' singular pose (b2 = +-90 deg: b1 and b3 "
-        "turn about one axis there); keep b2 away from +-90 deg, e.g. by turning marker J",
-        t, (name,), result)
+        f"general motion {name!r}: b2 = {np.degrees(b2):.6g} deg {when} is the body-fixed "
+        "1-2-3 angles' singular pose (b2 = +-90 deg: b1 and b3 turn about one axis there); "
+        "keep b2 away from +-90 deg, e.g. by turning marker J", t, (name,), result)
 
 
 def check_prescribed_angles(model: Model, times: np.ndarray) -> None:
@@ -55,6 +57,18 @@ def check_prescribed_angles(model: Model, times: np.ndarray) -> None:
         if bad.any():
             k = int(np.argmax(bad))
             raise _singular(name, float(f[k, c]), float(times[k]), k, None)
+
+
+def check_built_angles(model: Model, p: np.ndarray, t: float) -> None:
+    """SolverError naming the motion when the parts as built (Euler parameters p (nb, 4))
+    put a general motion's I frame at b2 = +-90 deg from its J frame: the angle rows'
+    Jacobian is not defined there, so no assembly can start from it."""
+    A = np.concatenate([quat_to_matrix(p), np.eye(3)[None]])          # the ground last
+    for name, mi, mj in angle_motions(model):
+        Ci, Cj = (A[model.marker_body[m]] @ model.marker_axes[m] for m in (mi, mj))
+        b, cb = euler_angles(Ci[:, 0], Ci[:, 1], Cj[:, 0], Cj[:, 1])
+        if cb < GIMBAL_COS:
+            raise _singular(name, float(b[1]), t, None, None)
 
 
 def check_reached_angles(model: Model, out: Result) -> None:
@@ -172,6 +186,7 @@ def _coordinate_jac(model: Model, g, rg: np.ndarray, A: np.ndarray) -> np.ndarra
 # ---------------------------------------------------------------- out of reach
 REACH_STEPS = 200         # Levenberg-Marquardt steps of the closest-approach solve at most
 HOLD_TOL = 1e-13          # scaled residual of the held rows a projection brings them to
+REACHED = 1e-9            # scaled residual of a target the closest pose meets: reached
 
 
 def _rows_at(model: Model, r, p, f, ref):
@@ -248,6 +263,8 @@ def out_of_reach(model: Model, names: tuple, held_rows: np.ndarray, r: np.ndarra
         except (np.linalg.LinAlgError, ValueError):
             continue
         angle = np.isin(model.row_kind[target], ANGLE_KINDS)
+        if np.abs(gap / model.row_length[target]).max(initial=0.0) <= REACHED:
+            continue                  # the target can be reached: something else failed
         text = f"{np.linalg.norm(gap[~angle]):.4g} m"
         if angle.any():
             text += f" and {np.degrees(np.linalg.norm(gap[angle])):.4g} deg"

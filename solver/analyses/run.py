@@ -15,8 +15,8 @@ from ..model.state import State
 from .assembly import assemble_pose, curve_contacts, run_disagreement
 from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
-from .general_motions import (carry_by_actuators, check_prescribed_angles, check_reached_angles,
-                              out_of_reach)
+from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
+                              check_reached_angles, out_of_reach)
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
 
@@ -118,6 +118,7 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     kinematic analysis of a mechanism with free degrees of freedom."""
     t0 = float(times[0])
     check_prescribed_angles(model, times)
+    check_built_angles(model, state.p, t0)
     try:
         asm = assemble_pose(model, state.r, state.p, t0)
     except SolverError as exc:     # a general motion's target out of reach: by how far
