@@ -425,3 +425,16 @@ def test_parts_built_at_b2_ninety_degrees_are_named():
     with pytest.raises(SolverError, match=r"general motion 'pose': b2 = 90 deg as the parts "
                                           r"are built.*singular"):
         m.solve(duration=1.0, fps=24)
+
+
+def test_a_study_s_variants_keep_a_general_motion_s_actuators():
+    """A varied constant re-adds the general motion: its actuators go with it, each variant's
+    efforts theirs (the motion itself applies nothing)."""
+    m = _arm("0.6 + r*cos(2*pi*t)", "0.3 + r*sin(2*pi*t)", constants={"r": 0.1},
+             actuators=("shoulder", "elbow"))
+    st = m.study(grid({"path.r": [0.05, 0.15]}), duration=0.5, fps=24)
+    assert not st.failures
+    for res in st.results:
+        efforts = res.actuator_efforts("path")
+        assert list(efforts) == ["shoulder", "elbow"] and np.abs(efforts["shoulder"]).max() > 0.1
+        assert np.all(res.general_motion("path") == 0.0)

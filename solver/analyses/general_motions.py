@@ -143,10 +143,7 @@ def carry_by_actuators(model: Model, keep: np.ndarray, out: Result) -> None:
         motions = [k for k, m in enumerate(model.motion_names) if m.rsplit(".", 1)[0] == name]
         mine = np.flatnonzero(np.isin(model.row_motion, motions))
         held = np.setdiff1d(keep, mine)
-        Hs = J[:, held] / cw
-        rank = np.linalg.matrix_rank(Hs[0]) if len(held) else 0
-        N = np.swapaxes(np.linalg.svd(Hs)[2][:, rank:, :], -1, -2) / cw[:, None] if len(held) \
-            else np.broadcast_to(np.diag(1.0 / cw), (len(out),) + (len(cw),) * 2)
+        N, onto_held = _held_rows(J[:, held], cw)
         Aq = np.stack([_global(model, g, _coordinate_jac(model, g, rg, A)) for g in groups], 1)
         G = J[:, mine]
         AN, GN = Aq @ N, G @ N
@@ -168,12 +165,28 @@ def carry_by_actuators(model: Model, keep: np.ndarray, out: Result) -> None:
         f = np.einsum("nad,nd->na", np.linalg.pinv(np.swapaxes(AN, -1, -2)),
                       np.einsum("ngd,ng->nd", GN, e))
         carried = np.einsum("na,naq->nq", f, Aq) - np.einsum("ng,ngq->nq", e, G)
-        lam[:, held] += np.einsum("nhq,nq->nh", np.linalg.pinv(np.swapaxes(J[:, held], -1, -2)),
-                                  carried)
+        lam[:, held] += onto_held(carried)
         lam[:, mine] = 0.0
         out._actuator[:, cols] = f
     out.store(slice(None), State(out.times, out._r, out._p, out._v, out._w, out._a, out._alpha),
               lam, ev.jac, out.track if model.ntrack else None)
+
+
+def _held_rows(H: np.ndarray, cw: np.ndarray):
+    """For the held rows' Jacobian H (n, h, 6 nb) at every frame, from one SVD of H with
+    its columns scaled (cw: rotations in body lengths, so the rank compares like with
+    like): a basis N (n, 6 nb, d) of the motions they allow, H N = 0, and the function
+    that gives the least-norm multipliers d (n, h) of H^T d = c for forces c (n, 6 nb)."""
+    if H.shape[1] == 0:
+        return np.broadcast_to(np.diag(1.0 / cw), (len(H),) + (len(cw),) * 2), \
+            lambda c: np.zeros(c.shape[:-1] + (0,))
+    U, S, Vt = np.linalg.svd(H / cw)
+    rank = int(np.count_nonzero(S[0] > RANK_TOL * S[0, 0]))
+
+    def onto_held(c: np.ndarray) -> np.ndarray:       # (H/cw)^T d = c/cw, least norm
+        y = np.einsum("nkq,nq->nk", Vt[:, :rank], c / cw) / S[:, :rank]
+        return np.einsum("nhk,nk->nh", U[:, :, :rank], y)
+    return np.swapaxes(Vt[:, rank:], -1, -2) / cw[:, None], onto_held
 
 
 def _coordinate_jac(model: Model, g, rg: np.ndarray, A: np.ndarray) -> np.ndarray:
