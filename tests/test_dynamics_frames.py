@@ -222,7 +222,7 @@ def test_frames_stored_a_block_at_a_time_equal_frame_by_frame(monkeypatch) -> No
     the order of a sum differs).  A run cancelled at frame 30 of 100 (inside the first
     block) returns those 30 frames as the full run has them, not a buffer's zeros, and so
     does one cancelled among the frames of a long step."""
-    from solver.model.results import FrameBuffer
+    from solver.model.frame_buffer import FrameBuffer
     from solver import SolverCancelled
     times = np.arange(100) / 50.0
     r = _rubbing_chain().solve(times=times)

@@ -15,7 +15,8 @@ from ..analyses.structure import Structure
 from ..base.errors import SolverCancelled
 from ..integrators.control import error_scale, initial_step
 from ..model.compile import Model
-from ..model.results import FRAME, Result
+from ..model.frame_buffer import FRAME
+from ..model.results import Result
 from ..model.state import State
 from .stack import stack_models, stacked_tracks
 

@@ -60,7 +60,8 @@ from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motio
 from ...kernels.contacts import summary_rows
 from ...kernels.forces import inertia_world
 from ...model.compile import Model
-from ...model.results import FrameBuffer, Result, report_progress
+from ...model.frame_buffer import FrameBuffer
+from ...model.results import Result, report_progress
 from ...model.state import State
 from .equations import Equations
 from .events import crossed_at_end, record_friction, step_events
