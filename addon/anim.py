@@ -7,6 +7,8 @@ from __future__ import annotations
 import bpy
 from bpy_extras import anim_utils
 
+from .io.keyframes import Modifier
+
 
 def ensure_channelbag(action: bpy.types.Action, slot: bpy.types.ActionSlot):
     """The slot's channelbag, created (with a layer and keyframe strip) when missing."""
@@ -31,3 +33,13 @@ def find_channelbag(action: bpy.types.Action | None, slot: bpy.types.ActionSlot 
             if bag is not None:
                 return bag
     return None
+
+
+def fcurve_modifiers(fc) -> list[Modifier]:
+    """An F-curve's modifier stack, in order, as plain values (io/keyframes.Modifier)."""
+    return [Modifier(m.name, m.type, m.mute, m.use_influence, m.influence,
+                     m.use_restricted_range,
+                     **({k: getattr(m, k) for k in ("mode_before", "mode_after",
+                                                     "cycles_before", "cycles_after")}
+                        if m.type == "CYCLES" else {}))
+            for m in fc.modifiers]

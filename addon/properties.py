@@ -8,7 +8,7 @@ degrees), masses in kg.
 import math
 
 import bpy
-from bpy.props import (BoolProperty, CollectionProperty, EnumProperty, FloatProperty,
+from bpy.props import (BoolProperty, BoolVectorProperty, CollectionProperty, EnumProperty, FloatProperty,
                        FloatVectorProperty, IntProperty, PointerProperty, StringProperty)
 
 from .drag import (get_wiggle_angle, get_wiggle_position, get_wiggle_slide, set_wiggle_angle,
@@ -124,6 +124,22 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                                             "curves, at the last Check or Bake")
     # what curve_fit was measured on (curve_reader.fit_signature): shown only while the same
     curve_fit_key: StringProperty(options={"HIDDEN"})
+
+    # -- a marker that follows another object's world location (addon/follow.py)
+    follow: PointerProperty(name="Follow", type=bpy.types.Object,
+                            description="Markers: the object whose world location this marker's "
+                                        "origin follows over the frame range (its location keys "
+                                        "exactly, or its motion sampled)")
+    follow_relative_to: PointerProperty(name="Relative To", type=bpy.types.Object, poll=is_marker,
+                                        description="The marker (on a ground part) whose axes the "
+                                                    "Follow Axes are; empty: the world's")
+    follow_axes: BoolVectorProperty(name="Follow Axes", size=3, default=(True, True, True),
+                                    subtype="XYZ", description="The directions held to the target "
+                                                               "(the others stay free)")
+    follow_samples: IntProperty(name="Samples per Frame", default=1, min=1, max=16,
+                                description="How often a target moved by a parent, constraint or "
+                                            "driver is sampled between frames (its fitting error "
+                                            "is reported by Check and Bake)")
 
     # -- motion on the joint's coordinate
     motion_type: EnumProperty(name="Motion", items=[

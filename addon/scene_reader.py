@@ -16,13 +16,14 @@ import bpy
 import numpy as np
 
 from ..solver import Mechanism, MechanismError
-from .anim import find_channelbag
+from .anim import fcurve_modifiers, find_channelbag
 from .contacts import add_contact
 from .curve_reader import add_curve_joint, design_world, length_text
 from .io import mass
 from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
 from .io.curve_joints import CURVE_KINDS
-from .io.keyframes import Key, KeyframedFunction, Modifier, time_derivatives, with_modifiers
+from .follow import add_follows
+from .io.keyframes import Key, KeyframedFunction, time_derivatives, with_modifiers
 from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
 from .io.part_frames import OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_pose, part_frame
 from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_name,
@@ -53,6 +54,8 @@ class SceneMechanism:
     curve_lines: dict = field(default_factory=dict)       # joint name -> panel lines on its curves
     curve_notes: list = field(default_factory=list)       # Check's notes on curves (fit, parent)
     scene_notes: list = field(default_factory=list)       # the scene's settings (gravity)
+    follows: dict = field(default_factory=dict)    # general motion -> (marker, fitting error m)
+    follow_notes: list = field(default_factory=list)      # how each followed path is read
     constants: dict = field(default_factory=dict)  # the scene's Constants: name -> value
 
     def mesh_notes(self) -> list[str]:
@@ -62,8 +65,8 @@ class SceneMechanism:
 
     def notes(self) -> list[str]:
         """What reading the scene found worth saying (Check and Bake report it): the scene's
-        settings, the meshes, the curves."""
-        return self.scene_notes + self.mesh_notes() + self.curve_notes
+        settings, the meshes, the curves, the paths followed."""
+        return self.scene_notes + self.mesh_notes() + self.curve_notes + self.follow_notes
 
     @property
     def fps(self) -> float:
@@ -109,16 +112,6 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph,
     finally:
         ev.to_mesh_clear()
     return mass.from_mesh(ob.name, co.reshape(n, 3), faces, frame, s.density, scale)
-
-
-def fcurve_modifiers(fc) -> list[Modifier]:
-    """An F-curve's modifier stack, in order, as plain values (io/keyframes.Modifier)."""
-    return [Modifier(m.name, m.type, m.mute, m.use_influence, m.influence,
-                     m.use_restricted_range,
-                     **({k: getattr(m, k) for k in ("mode_before", "mode_after",
-                                                     "cycles_before", "cycles_after")}
-                        if m.type == "CYCLES" else {}))
-            for m in fc.modifiers]
 
 
 def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
@@ -217,6 +210,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
             raise MechanismError(f"marker {ob.name!r}: its scale is zero (or its matrix "
                                  "singular): give it a scale other than 0 on every axis") from None
         mech.add_marker(ob.name, part.name, position=position * scale, orientation=orientation)
+    add_follows(sm, scene, by_role["MARKER"], update)
     for ob in by_role["JOINT"]:
         s = ob.mechanism
         for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):

@@ -112,6 +112,12 @@ def _draw_marker(layout, ob, s):
         layout.label(text="Parent this marker to a part", icon="ERROR")
     else:
         layout.label(text=f"On part {ob.parent.name}")
+    box = layout.box()
+    box.prop(s, "follow")
+    if s.follow is not None:
+        box.prop(s, "follow_relative_to")
+        box.row().prop(s, "follow_axes", toggle=True)
+        box.prop(s, "follow_samples")
 
 
 def _draw_plot(layout, ob, s):

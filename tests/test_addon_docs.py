@@ -16,7 +16,8 @@ def shown_fields(settings) -> set[str]:
     bookkeeping ones keep their identifier as name)."""
     return {p.name for p in settings.bl_rna.properties
             if p.identifier not in ("rna_type", "name") and p.name != p.identifier
-            and p.type not in ("POINTER", "COLLECTION") or p.identifier in ("marker_i", "marker_j", "curve", "follower_curve", "joint_a", "joint_b", "joint_c")}
+            and p.type not in ("POINTER", "COLLECTION") or p.identifier in ("marker_i", "marker_j", "curve", "follower_curve", "joint_a", "joint_b", "joint_c",
+                                                         "follow", "follow_relative_to")}
 
 
 def test_the_guide_names_every_operator_and_field(blender) -> None:

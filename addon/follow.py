@@ -1,0 +1,171 @@
+"""Markers that follow another object: a Marker whose Follow is set becomes the solver's
+general motion "<marker>: follow", its origin held to the target's world location along
+marker J's axes (the Relative To marker, on a ground part) or the world's.
+
+The path (io/follow.py): the target's own keyed location F-curves, evaluated exactly, where
+they alone place it (no parent, no constraint, no NLA, no driver on its location); else its
+evaluated world location sampled at the scene's frames (Samples per Frame a frame) through a
+C2 cubic spline, whose fitting error is measured halfway between the samples and reported.
+Lengths in metres (the scene's unit scale), times as the other motions' (io/timeline.py).
+"""
+from __future__ import annotations
+
+import math
+
+import bpy
+import numpy as np
+
+from ..solver import MechanismError, matrix_to_quat, part_frame_from_matrix, quat_to_matrix
+from .anim import fcurve_modifiers, find_channelbag
+from .curve_reader import design_world, length_text
+from .io.follow import (Constant, KeyedPath, KeysInside, SplinePath, axis_functions, fitting_error,
+                        is_still, midpoints, sample_frames)
+from .io.keyframes import Key, KeyframedFunction, with_modifiers
+
+STILL = 1e-6        # Blender units: a target that moves less than this over the range is still
+
+
+def follow_name(marker_name: str) -> str:
+    """The solver's general motion of a following marker (its rows "<name>.x", ...)."""
+    return f"{marker_name}: follow"
+
+
+def add_follows(sm, scene, markers, update: bool = True) -> None:
+    """Add a general motion for every marker in ``markers`` whose Follow is set; notes on
+    each path go to ``sm.follow_notes``.  ``update=False`` (a panel's draw, which may not
+    change the frame): sampled paths hold the target where it stands, enough for names."""
+    for ob in markers:
+        if ob.mechanism.follow is not None:
+            _add_follow(sm, scene, ob, update)
+
+
+def _add_follow(sm, scene, ob, update: bool) -> None:
+    s = ob.mechanism
+    target = s.follow
+    what = f"marker {ob.name!r}"
+    if scene.objects.get(target.name) is not target:
+        raise MechanismError(f"{what}: its Follow target {target.name!r} was deleted or is not "
+                             "in this scene: pick another object or clear Follow")
+    if target == ob:
+        raise MechanismError(f"{what}: a marker cannot follow itself: pick another object")
+    j_name, rotation, origin = _reference(sm, scene, ob)
+    path, note, error = _keyed_path(sm, target, rotation, origin)
+    if path is None:
+        path, note, error = _sampled_path(sm, scene, target, rotation, origin, s.follow_samples, update)
+    times = sm.timeline.times
+    if update and is_still(np.array([path.at(t)[0] for t in times]), STILL * sm.scale):
+        raise MechanismError(f"{what}: its Follow target {target.name!r} does not move over "
+                             f"frames {sm.timeline.frame_start}-{sm.timeline.frame_end}: key its "
+                             "location, or give it a parent or constraint that moves it")
+    try:
+        fns = axis_functions(path, tuple(s.follow_axes), what)
+    except ValueError as exc:
+        raise MechanismError(str(exc)) from None
+    sm.mech.add_general_motion(follow_name(ob.name), ob.name, j_name, **fns)
+    sm.follows[follow_name(ob.name)] = (ob, error)
+    sm.follow_notes.append(f"{what} follows {target.name!r} {note(scene)}")
+
+
+def _reference(sm, scene, ob) -> tuple[str, np.ndarray, np.ndarray]:
+    """(marker J's name, its axes (3, 3) as world columns, its origin (3,) in Blender units):
+    the Relative To marker, on a ground part; without one a marker with the world's axes at
+    the world's origin, added on the first ground part."""
+    s = ob.mechanism
+    ref = s.follow_relative_to
+    what = f"marker {ob.name!r}"
+    if ref is not None:
+        if scene.objects.get(ref.name) is not ref or ref.mechanism.role != "MARKER":
+            raise MechanismError(f"{what}: its Relative To marker {ref.name!r} was deleted or is "
+                                 "no longer a marker")
+        part = ref.parent
+        if part is None or not part.mechanism.ground:
+            raise MechanismError(f"{what}: its Relative To marker {ref.name!r} is not on a ground "
+                                 "part; the target's path is read in the world, so the marker it "
+                                 "is measured from must stand still: pick a marker on a ground part")
+        pos, quat, _ = part_frame_from_matrix(design_world(ref, sm.part_frames))
+        return ref.name, quat_to_matrix(quat), np.asarray(pos, dtype=float)
+    ground = next((p for p in scene.objects if p.mechanism.role == "PART" and p.mechanism.ground
+                   and p.name in sm.part_frames), None)
+    if ground is None:
+        raise MechanismError(f"{what} follows {s.follow.name!r} in the world, which needs a "
+                             "ground part: tick Ground on one part, or set Relative To")
+    frame = sm.part_frames[ground.name]
+    rg = frame.rotation
+    name = f"{ob.name}: world"
+    sm.mech.add_marker(name, ground.name, position=rg.T @ (-frame.position) * sm.scale,
+                       orientation=matrix_to_quat(rg.T))
+    return name, np.eye(3), np.zeros(3)
+
+
+def _keyed_path(sm, target, rotation, origin):
+    """(KeyedPath, note, fitting error 0) from the target's location keys when they alone
+    place it, else (None, None, None)."""
+    if target.parent is not None or any(c.enabled for c in target.constraints):
+        return None, None, None
+    ad = target.animation_data
+    if ad is None or ad.action is None or len(ad.nla_tracks) or ad.use_tweak_mode:
+        return None, None, None
+    if any(d.data_path in ("location", "delta_location") for d in ad.drivers):
+        return None, None, None
+    bag = find_channelbag(ad.action, ad.action_slot)
+    if bag is None or any(fc.data_path == "delta_location" for fc in bag.fcurves):
+        return None, None, None
+    curves = {fc.array_index: fc for fc in bag.fcurves if fc.data_path == "location"
+              and not fc.mute and len(fc.keyframe_points)}
+    if not curves:
+        return None, None, None
+    channels = []
+    for i in range(3):
+        delta = float(target.delta_location[i])
+        fc = curves.get(i)
+        if fc is None:
+            channels.append(Constant(float(target.location[i]) + delta))
+            continue
+        keys = [Key(k.co[0], k.co[1] + delta, (k.handle_left[0], k.handle_left[1] + delta),
+                    (k.handle_right[0], k.handle_right[1] + delta), k.interpolation)
+                for k in fc.keyframe_points]
+        try:
+            fn = KeyframedFunction(keys, fc.extrapolation, f"object {target.name!r}")
+            fn = with_modifiers(fn, fcurve_modifiers(fc), f"object {target.name!r}")
+            channels.append(KeysInside(fn) if isinstance(fn, KeyframedFunction) else fn)
+        except ValueError:              # an easing or a modifier: Blender's evaluation, sampled
+            return None, None, None
+    path = KeyedPath(channels, sm.timeline, rotation, origin, sm.scale)
+    return path, lambda scene: "along its location keys, exactly", 0.0
+
+
+def _sampled_path(sm, scene, target, rotation, origin, per_frame: int, update: bool):
+    """(SplinePath, note, fitting error in m) through the target's evaluated world location at the scene's
+    frames (``per_frame`` samples a frame), its fitting error measured halfway between
+    samples."""
+    tl = sm.timeline
+    frames = sample_frames(tl, per_frame)
+    if not update:
+        here = np.asarray(target.matrix_world.translation, dtype=float)
+        ts = (frames[[0, -1]] - tl.frame_start) / tl.fps if len(frames) > 1 else np.array([0.0, 1.0])
+        still = np.repeat(((here - origin) @ rotation * sm.scale)[None], 2, axis=0)
+        return SplinePath(ts, still), lambda scene: "(not sampled)", None
+    mids = midpoints(frames)
+    world = world_locations(scene, target, np.concatenate([frames, mids]))
+    points = (world - origin) @ rotation * sm.scale
+    n = len(frames)
+    path = SplinePath((frames - tl.frame_start) / tl.fps, points[:n])
+    error = fitting_error(path, (mids - tl.frame_start) / tl.fps, points[n:])
+    return path, lambda scene: (f"through {n} samples of its world location, fitting error "
+                                f"{length_text(scene, error)}"), error
+
+
+def world_locations(scene, ob, frames: np.ndarray) -> np.ndarray:
+    """(len(frames), 3) ``ob``'s evaluated world location (Blender units) at each scene frame
+    (a fraction of a frame as Blender's subframe); the scene's frame is put back after."""
+    now, sub = scene.frame_current, scene.frame_subframe
+    out = np.empty((len(frames), 3))
+    try:
+        for k, f in enumerate(frames):
+            whole = math.floor(f)
+            scene.frame_set(int(whole), subframe=float(f - whole))
+            ev = ob.evaluated_get(bpy.context.evaluated_depsgraph_get())
+            out[k] = ev.matrix_world.translation
+    finally:
+        scene.frame_set(now, subframe=sub)
+    return out

@@ -1,0 +1,170 @@
+"""Markers that follow a Blender object (the Marker's Follow), in real Blender: the marker's
+origin held to the target's world location over the frame range, from the target's location
+keys exactly or from its sampled motion (a Follow Path constraint) through a spline.  Scenes:
+blender_scenes.py; the spline and the exact derivatives without Blender: test_io_follow.py."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+import follow_scenes as fs
+
+
+def solved(extension, bpy):
+    """(SceneMechanism, Result) of the scene as Bake reads and solves it (at its frames)."""
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    return sm, sm.mech.solve(duration=sm.duration, fps=sm.fps)
+
+
+@pytest.mark.parametrize("relative_to", [False, True])
+def test_a_marker_follows_a_keyed_straight_line_at_its_speed(blender, extension,
+                                                             relative_to) -> None:
+    """The XY table's tool follows an Empty keyed linearly from (0.1, -0.2, 0) at frame 1 to
+    (0.7, 0.6, 0) at frame 25 (one second at 24 fps), along the world's x and y or along
+    those of a marker on the ground turned 1 rad about z and moved off the origin (the same
+    plane, other axes: the same motion), the scene's unit scale 0.5 m: the
+    slide's origin is at the Empty in every baked frame, and the solved velocity is the
+    line's, (0.6, 0.8) BU/s times 0.5 m/BU = (0.3, 0.4) m/s, at every frame.  The keys are
+    evaluated exactly, so the only errors are the solver's Newton tolerance (1e-10 m) and
+    float32 keys (1e-7 of a BU): 1e-6 leaves room for both."""
+    bpy = blender
+    d = fs.cross_slide(bpy)
+    bpy.context.scene.unit_settings.scale_length = 0.5
+    a, b = np.array([0.1, -0.2, 0.0]), np.array([0.7, 0.6, 0.0])
+    target = fs.keyed_empty(bpy, "target", [(1, a), (25, b)])
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = target, (True, True, False)
+    if relative_to:
+        datum = bs.add_marker(bpy, d["ground"], (0.3, -0.1, -0.3))
+        datum.rotation_euler = (0.0, 0.0, 1.0)
+        s.follow_relative_to = datum
+    sm, result = solved(extension, bpy)
+    t = result.times
+    np.testing.assert_allclose(result.position("slide"), 0.5 * (a + np.outer(t, b - a)), atol=1e-6)
+    np.testing.assert_allclose(result.velocity("slide"), np.tile([0.3, 0.4, 0.0], (len(t), 1)),
+                               atol=1e-6)
+    assert any("along its location keys, exactly" in n for n in sm.notes())
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    frames, loc, _ = bs.baked_pose(d["slide"])
+    np.testing.assert_allclose(loc, a + np.outer((frames - 1) / 24, b - a), atol=1e-6)
+
+
+def test_a_marker_follows_an_object_on_a_follow_path_constraint(blender, extension) -> None:
+    """The tool follows an Empty that a Follow Path constraint carries once round a circle of
+    radius r = 0.3 in a second (a 720-point poly circle), sampled once a frame through a
+    spline.  The reported fitting error, measured halfway between samples, is of the order
+    of the cubic spline's bound h^4 (5/384) |p''''| (de Boor 1978, ch. IV) with h = 1/24 s
+    and |p''''| = (2 pi)^4 r, 1.84e-5 m, and up to 2.5 times it in the end intervals
+    (test_io_follow.py).  Solved at four times the frame rate (between
+    the samples), the marker is on the closed form (r cos 2 pi t, r sin 2 pi t) within 1.25
+    times that error (the midpoint is close to, not exactly, where the error peaks) plus the
+    path's own departure from the circle (Blender sums its arc lengths in float32: up to
+    5.4e-6 m at half a turn, measured; 1e-5 allowed); the velocity is the circle's, 2 pi r
+    along the tangent, within the spline's slope error h^3 (2 pi)^4 r / 24 = 1.4e-3 m/s
+    inside (2e-3 allowed), and in the first and last sample intervals, where the not-a-knot
+    ends have no symmetric cancellation, h^3 (2 pi)^4 r / 6 = 5.6e-3 m/s (8e-3 allowed)."""
+    bpy = blender
+    d = fs.cross_slide(bpy)
+    rider, _ = fs.circling_empty(bpy, 0.3)
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = rider, (True, True, False)
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    result = sm.mech.solve(duration=sm.duration, fps=4 * sm.fps)
+    note, = [n for n in sm.notes() if "'rider'" in n]
+    assert "through 25 samples" in note and "fitting error" in note
+    _, error = sm.follows["tool: follow"]
+    predicted = (1 / 24) ** 4 * 5 / 384 * (2 * math.pi) ** 4 * 0.3
+    assert predicted / 2 < error < 2.5 * predicted
+    w = 2 * math.pi
+    t = result.times
+    circle = 0.3 * np.column_stack([np.cos(w * t), np.sin(w * t), 0 * t])
+    gap = np.linalg.norm(result.position("slide") - circle, axis=1)
+    assert gap.max() <= 1.25 * error + 1e-5
+    speed = 0.3 * w * np.column_stack([-np.sin(w * t), np.cos(w * t), 0 * t])
+    slope_gap = np.linalg.norm(result.velocity("slide") - speed, axis=1)
+    assert slope_gap[4:-4].max() < 2e-3 and slope_gap.max() < 8e-3
+
+
+def test_a_two_link_arm_tip_follows_a_keyed_empty(blender, extension) -> None:
+    """A planar two-link arm (upper 0.5, fore 0.4, elbow bent at 90 degrees as designed)
+    whose tip follows an Empty keyed (Bezier, Blender's automatic handles) from the tip's
+    start (0.5, 0.4) through (0.3, 0.6) to (0.6, 0.1) over frames 1-25, along x and y: at
+    every baked frame the joint angles are the inverse kinematics' closed form for the
+    Empty's location as Blender evaluates it (fcurve.evaluate): cos q2 = (x^2 + y^2 - a^2 -
+    b^2) / (2 a b) on the elbow-left branch the arm starts in, q1 = atan2(y, x) - atan2(b sin
+    q2, a + b cos q2), with q1 the upper link's angle and q2 the fore link's from it.  The
+    keys are followed exactly: float32 keys and the bake's float32 rotations, 1e-5 rad."""
+    bpy = blender
+    d = fs.two_link_arm(bpy)
+    path = [(1, (0.5, 0.4, 0.0)), (13, (0.3, 0.6, 0.0)), (25, (0.6, 0.1, 0.0))]
+    target = fs.keyed_empty(bpy, "target", path, interpolation="BEZIER")
+    s = d["tip"].mechanism
+    s.follow, s.follow_axes = target, (True, True, False)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}, bpy.context.scene.mechanism.report
+    fx, fy = (bs.channelbag(target).fcurves.find("location", index=i) for i in (0, 1))
+    a, b = 0.5, 0.4
+    for f in range(1, 26):
+        bpy.context.scene.frame_set(f)
+        x, y = fx.evaluate(f), fy.evaluate(f)
+        q2 = math.acos((x * x + y * y - a * a - b * b) / (2 * a * b))
+        q1 = math.atan2(y, x) - math.atan2(b * math.sin(q2), a + b * math.cos(q2))
+        upper = np.array(d["upper"].matrix_world)[:3, 0]
+        fore = np.array(d["fore"].matrix_world)[:3, 1]       # the fore link runs along its y
+        got1 = math.atan2(upper[1], upper[0])
+        got2 = math.atan2(fore[1], fore[0]) - got1
+        assert abs(math.remainder(got1 - q1, 2 * math.pi)) < 1e-5, f"frame {f}"
+        assert abs(math.remainder(got2 - q2, 2 * math.pi)) < 1e-5, f"frame {f}"
+
+
+def test_save_and_reload_keeps_the_follow_settings(blender, tmp_path) -> None:
+    """Follow, Relative To, Follow Axes and Samples per Frame are saved with the marker."""
+    bpy = blender
+    d = fs.cross_slide(bpy)
+    target = fs.keyed_empty(bpy, "target", [(1, (0, 0, 0)), (25, (0.4, 0.2, 0))])
+    ref = bs.add_marker(bpy, d["ground"], (0.0, 0.0, -0.3))
+    ref.name = "datum"
+    s = d["tool"].mechanism
+    s.follow, s.follow_relative_to, s.follow_axes, s.follow_samples = target, ref, (True, False, True), 3
+    path = str(tmp_path / "follow.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    s = bpy.data.objects["tool"].mechanism
+    assert s.follow.name == "target" and s.follow_relative_to.name == "datum"
+    assert tuple(s.follow_axes) == (True, False, True) and s.follow_samples == 3
+
+
+def test_a_deleted_follow_target_is_named(blender) -> None:
+    """Deleting the followed object from the scene (the Delete operator) stops Check and
+    Bake with a message naming the marker and the target; nothing is baked."""
+    bpy = blender
+    d = fs.cross_slide(bpy)
+    target = fs.keyed_empty(bpy, "lead", [(1, (0, 0, 0)), (25, (0.4, 0.2, 0))])
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = target, (True, True, False)
+    bs.select(bpy, [target], target)
+    assert bpy.ops.object.delete() == {"FINISHED"}
+    with pytest.raises(RuntimeError, match="marker 'tool'.*'lead' was deleted"):
+        bpy.ops.mechanism.check()
+    with pytest.raises(RuntimeError, match="marker 'tool'.*'lead' was deleted"):
+        bpy.ops.mechanism.bake()
+    assert not d["slide"].mechanism.baked
+
+
+def test_a_target_that_does_not_move_is_named(blender) -> None:
+    """A Follow target with no animation (an Empty standing still) is refused by name, as is
+    one whose keys all hold the same place."""
+    bpy = blender
+    d = fs.cross_slide(bpy)
+    still = bs.empty(bpy, "post")
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = still, (True, True, False)
+    with pytest.raises(RuntimeError, match="marker 'tool'.*'post' does not move over frames 1-25"):
+        bpy.ops.mechanism.check()
+    held = fs.keyed_empty(bpy, "held", [(1, (0.1, 0, 0)), (25, (0.1, 0, 0))])
+    s.follow = held
+    with pytest.raises(RuntimeError, match="marker 'tool'.*'held' does not move"):
+        bpy.ops.mechanism.bake()
