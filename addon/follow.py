@@ -1,10 +1,11 @@
 """Markers that follow another object: a Marker whose Follow is set becomes the solver's
 general motion "<marker>: follow", its origin held to the target's world location along
-marker J's axes (the Relative To marker, on a ground part) or the world's.
+the world's axes or a ground marker J's (the Relative To marker), or to its location
+relative to a moving marker J when the target rides on J's part (parented to it).
 
 The path (io/follow.py): the target's own keyed location F-curves, evaluated exactly, where
 they alone place it (no parent, no constraint, no NLA, no driver on its location); else its
-evaluated world location sampled at the scene's frames (Samples per Frame a frame) through a
+evaluated location (world, or relative to a moving J) sampled at the scene's frames (Samples per Frame a frame) through a
 C2 cubic spline, whose fitting error is measured halfway between the samples and reported.
 Lengths in metres (the scene's unit scale), times as the other motions' (io/timeline.py).
 """
@@ -51,7 +52,8 @@ def _add_follow(sm, scene, ob, update: bool) -> None:
     j_name, rotation, origin = _reference(sm, scene, ob)
     path, note, error = _keyed_path(sm, target, rotation, origin)
     if path is None:
-        path, note, error = _sampled_path(sm, scene, target, rotation, origin, s.follow_samples, update)
+        reference = s.follow_relative_to if rotation is None else (rotation, origin)
+        path, note, error = _sampled_path(sm, scene, target, reference, s.follow_samples, update)
     times = sm.timeline.times
     if update and is_still(np.array([path.at(t)[0] for t in times]), STILL * sm.scale):
         raise MechanismError(f"{what}: its Follow target {target.name!r} does not move over "
@@ -66,10 +68,11 @@ def _add_follow(sm, scene, ob, update: bool) -> None:
     sm.follow_notes.append(f"{what} follows {target.name!r} {note(scene)}")
 
 
-def _reference(sm, scene, ob) -> tuple[str, np.ndarray, np.ndarray]:
+def _reference(sm, scene, ob) -> tuple[str, np.ndarray | None, np.ndarray | None]:
     """(marker J's name, its axes (3, 3) as world columns, its origin (3,) in Blender units):
-    the Relative To marker, on a ground part; without one a marker with the world's axes at
-    the world's origin, added on the first ground part."""
+    the Relative To marker on a ground part; on a moving part (None, None): the target rides
+    on that part and is read relative to J at every frame; without one a marker with the
+    world's axes at the world's origin, added on the first ground part."""
     s = ob.mechanism
     ref = s.follow_relative_to
     what = f"marker {ob.name!r}"
@@ -78,10 +81,14 @@ def _reference(sm, scene, ob) -> tuple[str, np.ndarray, np.ndarray]:
             raise MechanismError(f"{what}: its Relative To marker {ref.name!r} was deleted or is "
                                  "no longer a marker")
         part = ref.parent
-        if part is None or not part.mechanism.ground:
-            raise MechanismError(f"{what}: its Relative To marker {ref.name!r} is not on a ground "
-                                 "part; the target's path is read in the world, so the marker it "
-                                 "is measured from must stand still: pick a marker on a ground part")
+        if part is not None and not part.mechanism.ground:
+            if not _rides_on(s.follow, part):
+                raise MechanismError(
+                    f"{what}: its Relative To marker {ref.name!r} moves with part {part.name!r}, "
+                    f"and its Follow target {s.follow.name!r} does not: parent the target to "
+                    f"{part.name!r} (its motion then is relative to the part), or pick a marker "
+                    "on a ground part")
+            return ref.name, None, None
         pos, quat, _ = part_frame_from_matrix(design_world(ref, sm.part_frames))
         return ref.name, quat_to_matrix(quat), np.asarray(pos, dtype=float)
     ground = next((p for p in scene.objects if p.mechanism.role == "PART" and p.mechanism.ground
@@ -97,10 +104,18 @@ def _reference(sm, scene, ob) -> tuple[str, np.ndarray, np.ndarray]:
     return name, np.eye(3), np.zeros(3)
 
 
+def _rides_on(ob, part) -> bool:
+    """Whether ``ob`` is parented to ``part``, directly or through other objects."""
+    up = ob.parent
+    while up is not None and up != part:
+        up = up.parent
+    return up is not None
+
+
 def _keyed_path(sm, target, rotation, origin):
     """(KeyedPath, note, fitting error 0) from the target's location keys when they alone
     place it, else (None, None, None)."""
-    if target.parent is not None or any(c.enabled for c in target.constraints):
+    if rotation is None or target.parent is not None or any(c.enabled for c in target.constraints):
         return None, None, None
     ad = target.animation_data
     if ad is None or ad.action is None or len(ad.nla_tracks) or ad.use_tweak_mode:
@@ -134,38 +149,54 @@ def _keyed_path(sm, target, rotation, origin):
     return path, lambda scene: "along its location keys, exactly", 0.0
 
 
-def _sampled_path(sm, scene, target, rotation, origin, per_frame: int, update: bool):
-    """(SplinePath, note, fitting error in m) through the target's evaluated world location at the scene's
-    frames (``per_frame`` samples a frame), its fitting error measured halfway between
-    samples."""
+def _sampled_path(sm, scene, target, reference, per_frame: int, update: bool):
+    """(SplinePath, note, fitting error in m) through the target's evaluated location at the
+    scene's frames (``per_frame`` samples a frame) in J's axes, its fitting error measured
+    halfway between samples.  ``reference``: J's fixed axes and origin (rotation, origin),
+    or the moving Relative To marker, whose evaluated frame is read at each sample."""
     tl = sm.timeline
     frames = sample_frames(tl, per_frame)
-    if not update:
-        here = np.asarray(target.matrix_world.translation, dtype=float)
-        ts = (frames[[0, -1]] - tl.frame_start) / tl.fps if len(frames) > 1 else np.array([0.0, 1.0])
-        still = np.repeat(((here - origin) @ rotation * sm.scale)[None], 2, axis=0)
-        return SplinePath(ts, still), lambda scene: "(not sampled)", None
+    if not update:                  # a panel's draw: where the target stands now
+        here = locations_in(scene, target, reference, None)
+        ts = np.array([0.0, max(tl.duration, 1.0)])
+        return SplinePath(ts, np.repeat(here * sm.scale, 2, axis=0)), \
+            (lambda scene: "(not sampled)"), None
     mids = midpoints(frames)
-    world = world_locations(scene, target, np.concatenate([frames, mids]))
-    points = (world - origin) @ rotation * sm.scale
+    points = locations_in(scene, target, reference, np.concatenate([frames, mids])) * sm.scale
     n = len(frames)
     path = SplinePath((frames - tl.frame_start) / tl.fps, points[:n])
     error = fitting_error(path, (mids - tl.frame_start) / tl.fps, points[n:])
-    return path, lambda scene: (f"through {n} samples of its world location, fitting error "
+    where = "world location" if isinstance(reference, tuple) else \
+        f"location relative to {reference.name!r}"
+    return path, lambda scene: (f"through {n} samples of its {where}, fitting error "
                                 f"{length_text(scene, error)}"), error
 
 
-def world_locations(scene, ob, frames: np.ndarray) -> np.ndarray:
-    """(len(frames), 3) ``ob``'s evaluated world location (Blender units) at each scene frame
-    (a fraction of a frame as Blender's subframe); the scene's frame is put back after."""
+def locations_in(scene, ob, reference, frames: np.ndarray | None) -> np.ndarray:
+    """(len(frames), 3) ``ob``'s evaluated location (Blender units) in J's axes at each
+    scene frame (a fraction of a frame as Blender's subframe; None: the frame shown, one
+    row); ``reference`` (rotation, origin) fixed, or the marker J, evaluated at the same
+    frame (its scale taken out).  The scene's frame is put back after."""
+    def one() -> np.ndarray:
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        p = np.asarray(ob.evaluated_get(depsgraph).matrix_world.translation, dtype=float)
+        if isinstance(reference, tuple):
+            rotation, origin = reference
+        else:
+            origin, quat, _ = part_frame_from_matrix(
+                np.array(reference.evaluated_get(depsgraph).matrix_world, dtype=float))
+            rotation = quat_to_matrix(quat)
+        return (p - origin) @ rotation
+
+    if frames is None:
+        return one()[None]
     now, sub = scene.frame_current, scene.frame_subframe
     out = np.empty((len(frames), 3))
     try:
         for k, f in enumerate(frames):
             whole = math.floor(f)
             scene.frame_set(int(whole), subframe=float(f - whole))
-            ev = ob.evaluated_get(bpy.context.evaluated_depsgraph_get())
-            out[k] = ev.matrix_world.translation
+            out[k] = one()
     finally:
         scene.frame_set(now, subframe=sub)
     return out

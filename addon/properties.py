@@ -131,8 +131,9 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                         "origin follows over the frame range (its location keys "
                                         "exactly, or its motion sampled)")
     follow_relative_to: PointerProperty(name="Relative To", type=bpy.types.Object, poll=is_marker,
-                                        description="The marker (on a ground part) whose axes the "
-                                                    "Follow Axes are; empty: the world's")
+                                        description="The marker whose axes the Follow Axes are "
+                                                    "(empty: the world's); on a moving part, the "
+                                                    "target must be parented to that part")
     follow_axes: BoolVectorProperty(name="Follow Axes", size=3, default=(True, True, True),
                                     subtype="XYZ", description="The directions held to the target "
                                                                "(the others stay free)")

@@ -168,3 +168,32 @@ def test_a_target_that_does_not_move_is_named(blender) -> None:
     s.follow = held
     with pytest.raises(RuntimeError, match="marker 'tool'.*'held' does not move"):
         bpy.ops.mechanism.bake()
+
+
+def test_a_marker_follows_a_target_riding_on_a_moving_part(blender, extension) -> None:
+    """Relative To a marker on a moving part: the XY table's carriage is driven along x by
+    0.2 sin(2 pi t); an Empty parented to the carriage is keyed linearly along its y from 0
+    to 0.4 over the second; the tool follows it along the carriage marker's y.  The slide
+    moves 0.4 t along y while the carriage moves it along x (the target's world path is the
+    sum): its world position is (0.2 sin 2 pi t, 0.4 t) to the sampled line's rounding
+    (float32 samples, 1e-6); a target that does not ride on the marker's part is refused
+    by name."""
+    bpy = blender
+    d = fs.cross_slide(bpy)
+    x = d["x"].mechanism
+    x.motion_type, x.motion_expression = "EXPRESSION", "0.2*sin(2*pi*t)"
+    rider = fs.keyed_empty(bpy, "rider", [(1, (0, 0, 0)), (25, (0, 0.4, 0))])
+    bs.parent_to(bpy, rider, d["carriage"])
+    on_carriage = bs.add_marker(bpy, d["carriage"], (0.0, 0.0, -0.1))
+    s = d["tool"].mechanism
+    s.follow, s.follow_relative_to, s.follow_axes = rider, on_carriage, (False, True, False)
+    sm, result = solved(extension, bpy)
+    t = result.times
+    want = np.column_stack([0.2 * np.sin(2 * np.pi * t), 0.4 * t, 0 * t])
+    np.testing.assert_allclose(result.position("slide"), want, atol=1e-6)
+    assert any("location relative to" in n for n in sm.notes())
+    loose = fs.keyed_empty(bpy, "loose", [(1, (0, 0, 0)), (25, (0, 0.4, 0))])
+    s.follow = loose
+    with pytest.raises(RuntimeError, match="marker 'tool'.*moves with part 'carriage'.*'loose' "
+                                           "does not"):
+        bpy.ops.mechanism.check()
