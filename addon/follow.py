@@ -49,14 +49,16 @@ def _add_follow(sm, scene, ob, update: bool) -> None:
                              "in this scene: pick another object or clear Follow")
     if target == ob:
         raise MechanismError(f"{what}: a marker cannot follow itself: pick another object")
+    bone = s.follow_bone if target.type == "ARMATURE" else ""
+    if bone and target.data.bones.get(bone) is None:
+        raise MechanismError(f"{what}: its Follow target {target.name!r} has no bone {bone!r}: "
+                             "pick one of its bones or clear Bone")
     j_name, rotation, origin = _reference(sm, scene, ob)
-    path, note, error = _keyed_path(sm, target, rotation, origin)
-    if path is None:
-        reference = s.follow_relative_to if rotation is None else (rotation, origin)
-        path, note, error = _sampled_path(sm, scene, target, reference, s.follow_samples, update)
+    path, note, error = _path(sm, scene, ob, (target, bone), rotation, origin, update)
+    target_text = f"{target.name!r} (bone {bone!r})" if bone else repr(target.name)
     times = sm.timeline.times
     if update and is_still(np.array([path.at(t)[0] for t in times]), STILL * sm.scale):
-        raise MechanismError(f"{what}: its Follow target {target.name!r} does not move over "
+        raise MechanismError(f"{what}: its Follow target {target_text} does not move over "
                              f"frames {sm.timeline.frame_start}-{sm.timeline.frame_end}: key its "
                              "location, or give it a parent or constraint that moves it")
     try:
@@ -65,7 +67,19 @@ def _add_follow(sm, scene, ob, update: bool) -> None:
         raise MechanismError(str(exc)) from None
     sm.mech.add_general_motion(follow_name(ob.name), ob.name, j_name, **fns)
     sm.follows[follow_name(ob.name)] = (ob, error)
-    sm.follow_notes.append(f"{what} follows {target.name!r} {note(scene)}")
+    sm.follow_notes.append(f"{what} follows {target_text} {note(scene)}")
+
+
+def _path(sm, scene, ob, target: tuple, rotation, origin, update: bool):
+    """(path, note, fitting error in m) of ``target`` (object, bone name or ""): its location
+    keys where they alone place it, else its sampled location."""
+    path, note, error = (None, None, None) if target[1] else \
+        _keyed_path(sm, target[0], rotation, origin)
+    if path is None:
+        s = ob.mechanism
+        reference = s.follow_relative_to if rotation is None else (rotation, origin)
+        path, note, error = _sampled_path(sm, scene, target, reference, s.follow_samples, update)
+    return path, note, error
 
 
 def _reference(sm, scene, ob) -> tuple[str, np.ndarray | None, np.ndarray | None]:
@@ -150,8 +164,8 @@ def _keyed_path(sm, target, rotation, origin):
 
 
 def _sampled_path(sm, scene, target, reference, per_frame: int, update: bool):
-    """(SplinePath, note, fitting error in m) through the target's evaluated location at the
-    scene's frames (``per_frame`` samples a frame) in J's axes, its fitting error measured
+    """(SplinePath, note, fitting error in m) through the evaluated location of ``target``
+    (object, bone name or "": a bone's head, else the object's origin) at the scene's frames (``per_frame`` samples a frame) in J's axes, its fitting error measured
     halfway between samples.  ``reference``: J's fixed axes and origin (rotation, origin),
     or the moving Relative To marker, whose evaluated frame is read at each sample."""
     tl = sm.timeline
@@ -172,14 +186,17 @@ def _sampled_path(sm, scene, target, reference, per_frame: int, update: bool):
                                 f"{length_text(scene, error)}"), error
 
 
-def locations_in(scene, ob, reference, frames: np.ndarray | None) -> np.ndarray:
-    """(len(frames), 3) ``ob``'s evaluated location (Blender units) in J's axes at each
+def locations_in(scene, target, reference, frames: np.ndarray | None) -> np.ndarray:
+    """(len(frames), 3) the evaluated location (Blender units) of ``target`` (object, bone
+    name or "": the bone's head as posed, else the object's origin) in J's axes at each
     scene frame (a fraction of a frame as Blender's subframe; None: the frame shown, one
     row); ``reference`` (rotation, origin) fixed, or the marker J, evaluated at the same
     frame (its scale taken out).  The scene's frame is put back after."""
     def one() -> np.ndarray:
         depsgraph = bpy.context.evaluated_depsgraph_get()
-        p = np.asarray(ob.evaluated_get(depsgraph).matrix_world.translation, dtype=float)
+        ev = target[0].evaluated_get(depsgraph)
+        p = np.asarray(ev.matrix_world @ ev.pose.bones[target[1]].head if target[1]
+                       else ev.matrix_world.translation, dtype=float)
         if isinstance(reference, tuple):
             rotation, origin = reference
         else:

@@ -134,6 +134,9 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                         description="The marker whose axes the Follow Axes are "
                                                     "(empty: the world's); on a moving part, the "
                                                     "target must be parented to that part")
+    follow_bone: StringProperty(name="Bone", description="An armature Follow target: the bone "
+                                                         "whose head is followed as posed (empty: "
+                                                         "the armature's origin)")
     follow_axes: BoolVectorProperty(name="Follow Axes", size=3, default=(True, True, True),
                                     subtype="XYZ", description="The directions held to the target "
                                                                "(the others stay free)")

@@ -115,6 +115,8 @@ def _draw_marker(layout, ob, s):
     box = layout.box()
     box.prop(s, "follow")
     if s.follow is not None:
+        if s.follow.type == "ARMATURE":
+            box.prop_search(s, "follow_bone", s.follow.data, "bones")
         box.prop(s, "follow_relative_to")
         box.row().prop(s, "follow_axes", toggle=True)
         box.prop(s, "follow_samples")

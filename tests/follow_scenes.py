@@ -74,3 +74,25 @@ def circling_empty(bpy, radius: float, n: int = 720, frames: tuple[int, int] = (
         for k in fc.keyframe_points:
             k.interpolation = "LINEAR"
     return ob, path
+
+
+def keyed_bone(bpy, name: str, bone: str, keys):
+    """An armature at the origin with one bone from (0, 0, 0) to (0, 0.2, 0) (along world y,
+    roll 0: its pose axes are the world's), its pose location keyed linearly at ``keys``
+    [(frame, (x, y, z)), ...]: the bone's head is at each key's location."""
+    data = bpy.data.armatures.new(name)
+    ob = bpy.data.objects.new(name, data)
+    bpy.context.scene.collection.objects.link(ob)
+    bpy.context.view_layer.objects.active = ob
+    bpy.ops.object.mode_set(mode="EDIT")
+    eb = data.edit_bones.new(bone)
+    eb.head, eb.tail, eb.roll = (0.0, 0.0, 0.0), (0.0, 0.2, 0.0), 0.0
+    bpy.ops.object.mode_set(mode="OBJECT")
+    pb = ob.pose.bones[bone]
+    for frame, location in keys:
+        pb.location = location
+        pb.keyframe_insert("location", frame=frame)
+    for fc in channelbag(ob).fcurves:
+        for k in fc.keyframe_points:
+            k.interpolation = "LINEAR"
+    return ob

@@ -197,3 +197,26 @@ def test_a_marker_follows_a_target_riding_on_a_moving_part(blender, extension) -
     with pytest.raises(RuntimeError, match="marker 'tool'.*moves with part 'carriage'.*'loose' "
                                            "does not"):
         bpy.ops.mechanism.check()
+
+
+def test_a_marker_follows_a_posed_bone(blender, extension) -> None:
+    """Follow an armature with Bone set: the bone's head as posed, sampled.  The bone's pose
+    location keyed linearly from (0.1, 0, 0) to (0.5, 0.3, 0) over the second (its pose axes
+    are the world's) moves the head along that line at constant speed: the slide is on it
+    at every frame (float32 samples, 1e-6) and the line's speed (0.4, 0.3) is the spline's
+    slope exactly (a line is a cubic: the fitting error is float32 rounding); a bone the
+    armature lacks is refused by name."""
+    bpy = blender
+    d = fs.cross_slide(bpy)
+    a, b = np.array([0.1, 0.0, 0.0]), np.array([0.5, 0.3, 0.0])
+    rig = fs.keyed_bone(bpy, "rig", "hand", [(1, a), (25, b)])
+    s = d["tool"].mechanism
+    s.follow, s.follow_bone, s.follow_axes = rig, "hand", (True, True, False)
+    sm, result = solved(extension, bpy)
+    t = result.times
+    np.testing.assert_allclose(result.position("slide"), a + np.outer(t, b - a), atol=1e-6)
+    np.testing.assert_allclose(result.velocity("slide"), np.tile(b - a, (len(t), 1)), atol=1e-5)
+    assert any("'rig' (bone 'hand') through 25 samples" in n for n in sm.notes())
+    s.follow_bone = "foot"
+    with pytest.raises(RuntimeError, match="marker 'tool'.*'rig' has no bone 'foot'"):
+        bpy.ops.mechanism.check()
