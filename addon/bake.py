@@ -26,8 +26,8 @@ from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
 from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
 from .io.part_frames import basis_pose, pose_matrices
-from .io.plots import (BAKED_PROPS, bushing_plots, coupler_plots, is_plot_channel, joint_plots,
-                       part_contact_plots, vector_force_plots)
+from .io.plots import (BAKED_PROPS, bushing_plots, coupler_plots, follow_plots, is_plot_channel,
+                       joint_plots, part_contact_plots, vector_force_plots)
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -172,8 +172,9 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     frames = sm.timeline.frames_of(result.times)
     # every old bake: also of objects no longer in the mechanism; the bake actions of the
     # objects baked again are kept with the user's own channels in them
+    followers = [ob for ob, _ in sm.follows.values()]
     clear_bake(scene, keep={ob.name for ob in sm.parts + sm.joints + sm.couplers + sm.bushings
-                            + sm.vector_forces + sm.contacts})
+                            + sm.vector_forces + sm.contacts + followers})
     _add_event_markers(scene, sm, result)
     write_part_keys(sm, result, frames)
     plots = joint_plots(result, [ob.name for ob in sm.joints],
@@ -184,7 +185,8 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     plots.update(bushing_plots(result, [ob.name for ob in sm.bushings]))
     plots.update(vector_force_plots(result, [ob.name for ob in sm.vector_forces]))
     plots.update(part_contact_plots(result, [ob.name for ob in sm.contacts]))
-    for ob in sm.joints + sm.couplers + sm.bushings + sm.vector_forces + sm.contacts:
+    plots.update(follow_plots(result, {name: ob.name for name, (ob, _) in sm.follows.items()}))
+    for ob in sm.joints + sm.couplers + sm.bushings + sm.vector_forces + sm.contacts + followers:
         _backup(ob)
         act, slot, bag = _bake_action(ob)
         for prop, values in plots[ob.name].items():

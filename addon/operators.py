@@ -394,7 +394,8 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         notes = sm.notes() + [with_scene_frame(n, sm.timeline.frames)
                                                     for n in result.notes] + \
             bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
-                              + sm.vector_forces + sm.contacts) + \
+                              + sm.vector_forces + sm.contacts
+                              + [ob for ob, _ in sm.follows.values()]) + \
             [n for n in [getattr(self, "_cost", None)] if n]
         # the report box holds this run's notes, or nothing: never an older run's text
         context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes]) \

@@ -1,4 +1,5 @@
-"""Plot: a Graph Editor showing one joint's (or coupler's) baked forces, and nothing else.
+"""Plot: a Graph Editor showing one object's baked forces (a joint's, a coupler's, a
+following marker's, ...), and nothing else.
 
 ``show_channels`` is the part that needs no screen: it makes the object's bake action the
 one the Graph Editor shows (the object's action, or, when the bake plays on an NLA track
@@ -16,7 +17,7 @@ from .anim import find_channelbag
 from .bake import TRACK
 from .io.plots import is_plot_channel
 
-PLOTTED = ("JOINT", "COUPLER", "BUSHING", "FORCE", "CONTACT")
+PLOTTED = ("JOINT", "COUPLER", "BUSHING", "FORCE", "CONTACT", "MARKER")
 
 
 def _bake_strip(ob):
@@ -35,9 +36,10 @@ def plot_target(ob) -> str:
     if ob is None:
         return "Make a baked joint the active object"
     s = ob.mechanism
-    if s.role not in PLOTTED or (s.role == "FORCE" and s.marker_j is None):
+    if s.role not in PLOTTED or (s.role == "FORCE" and s.marker_j is None) or \
+            (s.role == "MARKER" and s.follow is None):
         return (f"{ob.name!r} is not a joint, coupler, bushing, contact or force with a "
-                "Reaction: its forces are not baked")
+                "Reaction, nor a marker that follows an object: its forces are not baked")
     if not s.baked or s.bake_action is None:
         return f"{ob.name!r} has no baked forces yet: Bake first"
     return ""

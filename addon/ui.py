@@ -120,6 +120,7 @@ def _draw_marker(layout, ob, s):
         box.prop(s, "follow_relative_to")
         box.row().prop(s, "follow_axes", toggle=True)
         box.prop(s, "follow_samples")
+        _draw_plot(box, ob, s)
 
 
 def _draw_plot(layout, ob, s):

@@ -220,3 +220,40 @@ def test_a_marker_follows_a_posed_bone(blender, extension) -> None:
     s.follow_bone = "foot"
     with pytest.raises(RuntimeError, match="marker 'tool'.*'rig' has no bone 'foot'"):
         bpy.ops.mechanism.check()
+
+
+def test_the_bake_writes_the_force_that_makes_the_follow(blender, extension) -> None:
+    """The XY table's tool follows an Empty keyed (Bezier, automatic handles) from the origin
+    to (0.6, 0.4, 0) over the second: the bake animates the tool's follow_force_x, _y (N,
+    world axes) as the force that accelerates what the slide drags, (m_carriage + m_slide)
+    a_x along x and m_slide a_y along y (gravity, along z, is the joints'), with a from
+    Blender's own evaluation of the keys (fcurve.evaluate): second central differences over
+    +-0.5 and +-0.25 frame, Richardson extrapolated (4 D(h/2) - D(h)) / 3, whose float32
+    noise is about 1e-7 m / (0.25/24 s)^2 * 5/3, 2e-3 m/s^2, on accelerations of 2 m/s^2:
+    0.5 % of the peak allowed.  Plot shows the four series; Clear Bake removes them."""
+    bpy = blender
+    d = fs.cross_slide(bpy)
+    target = fs.keyed_empty(bpy, "target", [(1, (0, 0, 0)), (25, (0.6, 0.4, 0))], "BEZIER")
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = target, (True, True, False)
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    m_c, m_s = sm.mech.parts["carriage"].mass, sm.mech.parts["slide"].mass
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    tool = d["tool"]
+    act = tool.mechanism.bake_action
+    fx, fy = (bs.channelbag(target).fcurves.find("location", index=i) for i in (0, 1))
+    accel = lambda fc, f: (lambda D: (4 * D(0.25) - D(0.5)) / 3)(         # noqa: E731
+        lambda h: (fc.evaluate(f + h) - 2 * fc.evaluate(f) + fc.evaluate(f - h)) / (h / 24) ** 2)
+    frames = np.arange(2, 25)
+    want_x = np.array([(m_c + m_s) * accel(fx, f) for f in frames])
+    want_y = np.array([m_s * accel(fy, f) for f in frames])
+    got_x = bs.curve(tool, '["follow_force_x"]', action=act)[1:-1, 1]
+    got_y = bs.curve(tool, '["follow_force_y"]', action=act)[1:-1, 1]
+    np.testing.assert_allclose(got_x, want_x, atol=5e-3 * np.abs(want_x).max())
+    np.testing.assert_allclose(got_y, want_y, atol=5e-3 * np.abs(want_y).max())
+    assert np.abs(want_x).max() > 1.0
+    bs.select(bpy, [tool], tool)
+    shown = extension.addon.plotting.show_channels(tool)
+    assert [fc.data_path for fc in shown] == [f'["follow_force{a}"]' for a in ("_x", "_y", "_z", "")]
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert "follow_force" not in tool.keys() and not tool.mechanism.baked

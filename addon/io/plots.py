@@ -28,6 +28,10 @@ Contact between parts: "part_contact_force_x", "_y", "_z" and "part_contact_forc
 world axes: the force on part A; part B takes the opposite) and "part_contact_penetration"
 (m, the deepest; 0 apart) on the contact object (Result.contact).  Named apart from a cam
 joint's "contact_force", the scalar push along the cam's normal.
+Marker that follows an object: "follow_force_x", "_y", "_z" and "follow_force" (N) on the
+marker: the force its general motion applies to the marker's part at the marker, along the
+axes it follows in (Relative To's, or the world's), zero along a direction left free
+(Result.general_motion): the effort an actuator at that point would give.
 """
 from __future__ import annotations
 
@@ -48,9 +52,10 @@ VECTOR_FORCE_PROPS = ("applied_force_x", "applied_force_y", "applied_force_z", "
                       "applied_torque_x", "applied_torque_y", "applied_torque_z", "applied_torque")
 PART_CONTACT_PROPS = ("part_contact_force_x", "part_contact_force_y", "part_contact_force_z",
                       "part_contact_force", "part_contact_penetration")
+FOLLOW_PROPS = ("follow_force_x", "follow_force_y", "follow_force_z", "follow_force")
 BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
     CONTACT_PROP, LIMIT_PROP, FRICTION_PROP) + BALL_FRICTION_PROPS + BUSHING_PROPS + \
-    VECTOR_FORCE_PROPS + PART_CONTACT_PROPS
+    VECTOR_FORCE_PROPS + PART_CONTACT_PROPS + FOLLOW_PROPS
 
 
 def is_plot_channel(data_path: str) -> bool:
@@ -91,6 +96,16 @@ def part_contact_plots(result, contacts: Sequence[str]) -> dict[str, dict[str, n
         F = hit["force"]
         out[name] = dict(zip(PART_CONTACT_PROPS, (F[:, 0], F[:, 1], F[:, 2],
                                                   np.linalg.norm(F, axis=1), hit["penetration"])))
+    return out
+
+
+def follow_plots(result, follows: Mapping[str, str]) -> dict[str, dict[str, np.ndarray]]:
+    """Marker name -> {FOLLOW_PROPS -> (n,) values}; ``follows``: general motion name -> the
+    following marker's name (Result.general_motion: N on the marker's part, J's axes)."""
+    out = {}
+    for motion, marker in follows.items():
+        F = result.general_motion(motion)
+        out[marker] = dict(zip(FOLLOW_PROPS, (F[:, 0], F[:, 1], F[:, 2], np.linalg.norm(F, axis=1))))
     return out
 
 
