@@ -6,7 +6,7 @@ never needed inside Blender).
 Forces (N) on one axes, torques (N m) on another: the magnitude of each joint's reaction
 force (the few largest), every motion's effort, a cam's contact force, a gear's tooth force
 and the coupler torques, the stops' and friction's force or torque, the magnitude of each
-contact's force between parts.
+contact's force between parts, the force that holds a following marker to its path.
 """
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ def series(scene) -> tuple[list, list]:
     """([(label, frames, values)] in N, [...] in N m) of the scene's baked objects."""
     forces, torques, reactions = [], [], []
     for ob in scene.objects:
-        if not ob.mechanism.baked or ob.mechanism.role not in ("JOINT", "COUPLER", "CONTACT"):
+        if not ob.mechanism.baked or ob.mechanism.role not in ("JOINT", "COUPLER", "CONTACT",
+                                                                 "MARKER"):
             continue
         for prop, k in _curves(ob).items():
             item = (f"{ob.name}: {prop.replace('_', ' ')}", k[:, 0], k[:, 1])
@@ -57,7 +58,7 @@ def series(scene) -> tuple[list, list]:
             elif prop == "motion_effort" or prop.startswith("coupler_torque"):
                 torques.append(item)
             elif prop in ("motion_effort_slide", "contact_force", "tooth_force",
-                          "part_contact_force") or \
+                          "part_contact_force", "follow_force") or \
                     prop.startswith("coupler_force"):
                 forces.append(item)
     reactions.sort(key=lambda r: -r[0])
