@@ -5,8 +5,9 @@ relative to a moving marker J when the target rides on J's part (parented to it)
 
 The path (io/follow.py): the target's own keyed location F-curves, evaluated exactly, where
 they alone place it (no parent, no constraint, no NLA, no driver on its location); else its
-evaluated location (world, or relative to a moving J) sampled at the scene's frames (Samples per Frame a frame) through a
-C2 cubic spline, whose fitting error is measured halfway between the samples and reported.
+evaluated location (world, or relative to a moving J; an armature's Bone: the bone's head)
+sampled at the scene's frames (Samples per Frame a frame) through a C2 cubic spline, whose
+fitting error is measured halfway between the samples and reported.
 Lengths in metres (the scene's unit scale), times as the other motions' (io/timeline.py).
 """
 from __future__ import annotations
@@ -165,8 +166,9 @@ def _keyed_path(sm, target, rotation, origin):
 
 def _sampled_path(sm, scene, target, reference, per_frame: int, update: bool):
     """(SplinePath, note, fitting error in m) through the evaluated location of ``target``
-    (object, bone name or "": a bone's head, else the object's origin) at the scene's frames (``per_frame`` samples a frame) in J's axes, its fitting error measured
-    halfway between samples.  ``reference``: J's fixed axes and origin (rotation, origin),
+    (object, bone name or "": a bone's head, else the object's origin) at the scene's frames
+    (``per_frame`` samples a frame) in J's axes, its fitting error measured halfway between
+    samples.  ``reference``: J's fixed axes and origin (rotation, origin),
     or the moving Relative To marker, whose evaluated frame is read at each sample."""
     tl = sm.timeline
     frames = sample_frames(tl, per_frame)

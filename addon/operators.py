@@ -17,6 +17,7 @@ from .background import BackgroundRun, until_interrupted
 from .curve_reader import fit_signature, length_text
 from .io.csv_table import existing_folder, export_path
 from .io.events import events_path
+from .io.follow import follow_hint
 from .io.mass import inertia_six
 from .io.run_cost import baked_channels, cost_note, result_numbers, run_cost
 from .io.limits import bounds_in_scene_units
@@ -43,7 +44,7 @@ def _message(exc: Exception, sm=None, scene=None) -> str:
         Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                           scene.render.fps_base) if scene is not None else None)
     frame = timeline.frame_of(time) if timeline is not None and time is not None else None
-    text = with_frame(str(exc), frame)
+    text = follow_hint(with_frame(str(exc), frame))
     if sm is not None and getattr(exc, "joints", ()):
         slides = {n: (sm.mech.limits[n].lower, sm.mech.limits[n].upper)
                   for n, (_, coord) in sm.limits.items() if coord == "slide"}
@@ -316,7 +317,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
             analysis = "kinematic" if report.driven_dof == 0 else "dynamic"
         warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
             bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n]
-        lines = str(report).splitlines() + warn
+        lines = [follow_hint(line) for line in str(report).splitlines()] + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
         return {"FINISHED"}

@@ -127,7 +127,8 @@ def test_save_and_reload_keeps_the_follow_settings(blender, tmp_path) -> None:
     ref = bs.add_marker(bpy, d["ground"], (0.0, 0.0, -0.3))
     ref.name = "datum"
     s = d["tool"].mechanism
-    s.follow, s.follow_relative_to, s.follow_axes, s.follow_samples = target, ref, (True, False, True), 3
+    s.follow, s.follow_relative_to = target, ref
+    s.follow_axes, s.follow_samples = (True, False, True), 3
     path = str(tmp_path / "follow.blend")
     bpy.ops.wm.save_as_mainfile(filepath=path)
     bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
@@ -254,6 +255,24 @@ def test_the_bake_writes_the_force_that_makes_the_follow(blender, extension) -> 
     assert np.abs(want_x).max() > 1.0
     bs.select(bpy, [tool], tool)
     shown = extension.addon.plotting.show_channels(tool)
-    assert [fc.data_path for fc in shown] == [f'["follow_force{a}"]' for a in ("_x", "_y", "_z", "")]
+    assert [fc.data_path for fc in shown] == [f'["follow_force{a}"]'
+                                              for a in ("_x", "_y", "_z", "")]
     assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
     assert "follow_force" not in tool.keys() and not tool.mechanism.baked
+
+
+def test_check_says_which_follow_axis_over_drives(blender) -> None:
+    """A planar arm's tip following x, y and z: z is fixed by the joints already, so Check
+    reports the follow's z as over-driving and says to untick it in Follow Axes; Bake is
+    refused with the same advice."""
+    bpy = blender
+    d = fs.two_link_arm(bpy)
+    target = fs.keyed_empty(bpy, "target", [(1, (0.5, 0.4, 0)), (25, (0.4, 0.5, 0))])
+    s = d["tip"].mechanism
+    s.follow, s.follow_axes = target, (True, True, True)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert "motion 'tip: follow.z' drives a coordinate" in report
+    assert "marker 'tip': untick z in its Follow Axes" in report
+    with pytest.raises(RuntimeError, match="marker 'tip': untick z in its Follow Axes"):
+        bpy.ops.mechanism.bake()

@@ -77,10 +77,11 @@ def test_a_keyed_path_in_a_reference_marker_axes() -> None:
     0) per second; at the first and last keys the keys' own speed (not the extrapolation's
     zero)."""
     tl = Timeline(11, 35, 24.0)
-    line = lambda a, b: KeysInside(KeyframedFunction(       # noqa: E731
-        [Key(11.0, a, (10.0, a), (12.0, a), "LINEAR"), Key(35.0, b, (34.0, b), (36.0, b), "LINEAR")]))
+    line = lambda a, b: KeysInside(KeyframedFunction([               # noqa: E731
+        Key(11.0, a, (10.0, a), (12.0, a), "LINEAR"), Key(35.0, b, (34.0, b), (36.0, b), "LINEAR")]))
     R = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
-    path = KeyedPath([line(1.0, 4.0), line(2.0, 6.0), Constant(3.0)], tl, R, np.array([1.0, 0, 0]), 0.01)
+    path = KeyedPath([line(1.0, 4.0), line(2.0, 6.0), Constant(3.0)], tl, R,
+                     np.array([1.0, 0, 0]), 0.01)
     for t in (0.0, 0.4, 1.0):
         p = np.array([1.0, 2.0, 3.0]) + t * np.array([3.0, 4.0, 0.0])
         got = path.at(t)
@@ -92,11 +93,14 @@ def test_a_keyed_path_in_a_reference_marker_axes() -> None:
 def test_the_fitting_error_is_the_gap_halfway_between_samples() -> None:
     """Samples of a circle of radius 0.3 once a frame at 24 fps, one turn a second: the gap
     at the midpoints inside is within the cubic spline's bound (5/384) h^4 |p''''| = 1.84e-5
-    m (de Boor 1978, ch. IV) and of its order (above half of it); the end intervals, with no symmetric cancellation, are up to 2.5
-    times that, and the fitting error (all midpoints) is their largest: no gap at finer
-    times is more than 1.3 times it."""
+    m (de Boor 1978, ch. IV) and of its order (above half of it); the end intervals, with no
+    symmetric cancellation, are up to 2.5 times that, and the fitting error (all midpoints)
+    is their largest: no gap at finer times is more than 1.3 times it."""
     tl = Timeline(1, 25, 24.0)
-    circle = lambda t: 0.3 * np.column_stack([np.cos(2 * np.pi * t), np.sin(2 * np.pi * t), 0 * t])  # noqa: E731
+
+    def circle(t: np.ndarray) -> np.ndarray:
+        return 0.3 * np.column_stack([np.cos(2 * np.pi * t), np.sin(2 * np.pi * t), 0 * t])
+
     frames = sample_frames(tl, 1)
     ts = (frames - 1) / 24
     path = SplinePath(ts, circle(ts))

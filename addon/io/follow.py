@@ -18,6 +18,7 @@ f, f', f'' exactly (the chain rule with the number's derivatives).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -210,3 +211,17 @@ def is_still(points: np.ndarray, tolerance: float) -> bool:
     """True when every sampled position is within ``tolerance`` of the first (the target does
     not move over the frame range)."""
     return bool(np.all(np.linalg.norm(np.asarray(points) - points[0], axis=1) <= tolerance))
+
+
+_OVERDRIVEN = re.compile(r"motion '(?P<marker>.+?): follow\.(?P<axis>[xyz])' drives a coordinate "
+                         r"that the joints and the other motions already fix")
+
+
+def follow_hint(text: str) -> str:
+    """A Check line or error that names a following marker's direction as over-driving, with
+    what to do in the add-on's terms appended (untick that direction); other text as is."""
+    found = _OVERDRIVEN.search(text)
+    if found is None:
+        return text
+    return (f"{text} (marker {found['marker']!r}: untick {found['axis']} in its Follow Axes: "
+            "the joints already fix that direction)")
