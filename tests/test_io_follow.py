@@ -14,6 +14,7 @@ from scipy.interpolate import CubicSpline
 from addon.io.follow import (Constant, FollowAxis, KeyedPath, KeysInside, SplinePath,
                              axis_functions, fitting_error, midpoints, sample_frames)
 from addon.io.keyframes import Key, KeyframedFunction
+from addon.io.plots import FOLLOW_PROPS, follow_plots
 from addon.io.timeline import Timeline
 from solver import Mechanism
 from solver.vocabulary.timefunctions import time_function
@@ -51,7 +52,8 @@ def test_the_solver_reads_the_paths_exact_derivatives_through_a_callable() -> No
 def test_a_general_motion_follows_a_sampled_path_in_position_velocity_and_acceleration() -> None:
     """A slider on a prismatic joint whose marker follows a spline through samples of 0.2
     sin(2 pi t) along x: the solved position, velocity and acceleration are the spline's
-    (the kinematic sweep's Newton tolerance, 1e-9)."""
+    (the kinematic sweep's Newton tolerance, 1e-9), and the baked follow force is the 1 kg
+    slider's m a along x."""
     ts = np.linspace(0.0, 1.0, 25)
     path = SplinePath(ts, np.column_stack([0.2 * np.sin(2 * np.pi * ts), 0 * ts, 0 * ts]))
     m = Mechanism(gravity=(0, 0, 0))
@@ -68,6 +70,11 @@ def test_a_general_motion_follows_a_sampled_path_in_position_velocity_and_accele
     np.testing.assert_allclose(r.position("slider")[:, 0], want[:, 0], atol=1e-9)
     np.testing.assert_allclose(r.velocity("slider")[:, 0], want[:, 1], atol=1e-9)
     np.testing.assert_allclose(r.acceleration("slider")[:, 0], want[:, 2], atol=1e-7)
+    # the bake's series: the force that makes it, m a along x (1 kg, no gravity), on "tip"
+    baked = follow_plots(r, {"follow": "tip"})["tip"]
+    assert list(baked) == list(FOLLOW_PROPS)
+    np.testing.assert_allclose(baked["follow_force_x"], want[:, 2], atol=1e-7)
+    np.testing.assert_allclose(baked["follow_force"], np.abs(want[:, 2]), atol=1e-7)
 
 
 def test_a_keyed_path_in_a_reference_marker_axes() -> None:
