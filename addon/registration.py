@@ -5,10 +5,11 @@ from __future__ import annotations
 import bpy
 
 from . import (cli, drag, draw, modes, operators, plotting, properties, scene_cache, study,
-               study_ops, study_ui, ui)
+               study_ops, study_ui, ui, urdf_import)
 
 _classes = (properties.classes + operators.classes + drag.classes + plotting.classes
-            + study_ops.classes + ui.classes + study_ui.classes + modes.classes)
+            + study_ops.classes + ui.classes + study_ui.classes + modes.classes
+            + urdf_import.classes)
 _register, _unregister = bpy.utils.register_classes_factory(_classes)
 
 
@@ -19,9 +20,11 @@ def register() -> None:
     drag.register_keymap()
     scene_cache.register()
     cli.register()
+    urdf_import.register()
 
 
 def unregister() -> None:
+    urdf_import.unregister()
     cli.unregister()
     scene_cache.unregister()
     drag.unregister_keymap()

@@ -1,0 +1,112 @@
+"""File > Import > URDF in real Blender: the 2-link arm of test_io_urdf.py imported as tagged
+objects bakes the motion the solver gives for the same file; visuals are made and parented
+(primitives, an STL through Blender's importer; a format Blender cannot read is named and
+skipped); a bad file, or one that fails half way, leaves the scene as it was.
+
+Tolerances: Blender stores object matrices, typed-in masses and inertias and keyframes in
+float32 (unit round-off 6e-8); over a second of the double pendulum's swing those input
+roundings grow to a few 1e-7 m, so baked poses are compared to 1e-5 m (and quaternions to
+1e-5)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+from test_io_addon import io
+from test_io_urdf import arm_urdf
+
+um = io("urdf_mechanism")
+TOL = 1e-5
+STL = """solid tri
+facet normal 0 0 1
+ outer loop
+  vertex 0 0 0
+  vertex 1 0 0
+  vertex 0 1 0
+ endloop
+endfacet
+endsolid tri
+"""
+
+
+def arm_with_visuals(mesh: str) -> str:
+    """The arm, its forearm showing ``mesh`` (a package:// name) and its upper arm a box."""
+    visual = f"""
+    <visual><origin xyz="0.1 0 0" rpy="0 0 1.5707963267948966"/>
+      <geometry><mesh filename="package://arm_pkg/meshes/{mesh}" scale="0.5 0.5 0.5"/></geometry>
+    </visual>"""
+    limit = '<limit lower="-0.5" upper="1.0" effort="5" velocity="3"/>'
+    text = arm_urdf(shoulder='type="revolute"', shoulder_extra=limit)
+    return text.replace('<link name="fore">', '<link name="fore">' + visual, 1)
+
+
+def write_package(tmp_path, text: str, mesh_name: str = "tri.stl", mesh_text: str = STL):
+    pkg = tmp_path / "arm_pkg"
+    (pkg / "meshes").mkdir(parents=True)
+    (pkg / "urdf").mkdir()
+    (pkg / "meshes" / mesh_name).write_text(mesh_text)
+    path = pkg / "urdf" / "arm.urdf"
+    path.write_text(text)
+    return path
+
+
+def test_imported_arm_bakes_as_the_solver_runs_the_file(blender, tmp_path) -> None:
+    bpy = blender
+    bs.set_range(bpy)
+    path = write_package(tmp_path, arm_with_visuals("tri.stl"))
+    assert bpy.ops.mechanism.import_urdf(filepath=str(path)) == {"FINISHED"}
+    robot = bpy.data.collections["arm"]
+    names = {ob.name for ob in robot.objects}
+    assert {"base", "upper", "fore", "shoulder", "elbow"} <= names
+    upper, fore, shoulder = (bpy.data.objects[n] for n in ("upper", "fore", "shoulder"))
+    assert bpy.data.objects["base"].mechanism.ground and upper.mechanism.role == "PART"
+    assert shoulder.mechanism.use_limit_upper and abs(shoulder.mechanism.limit_upper_angle - 1.0) < 1e-7
+    # visuals: the box on the upper arm, the STL's triangle on the forearm, both parented
+    box = [ob for ob in upper.children if ob.type == "MESH"]
+    tri = [ob for ob in fore.children if ob.type == "MESH"]
+    assert len(box) == 1 and len(tri) == 1
+    bpy.context.view_layer.update()
+    corner = np.array(tri[0].matrix_world) @ np.array([1.0, 0, 0, 1])   # STL vertex (1, 0, 0)
+    # forearm at (0.5, 0, 1); the visual 0.1 along x, turned 90 deg about z, scaled 0.5
+    assert np.allclose(corner[:3], (0.6, 0.5, 1.0), atol=1e-6)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    m, _ = um.mechanism_from_urdf(str(path), package_dirs=[str(tmp_path)])
+    frames = np.arange(bs.FRAME_START, bs.FRAME_END + 1)
+    r = m.solve(times=(frames - frames[0]) / bpy.context.scene.render.fps, tolerance=1e-6)
+    for ob in (upper, fore):
+        f, loc, quat = bs.baked_pose(ob)
+        np.testing.assert_array_equal(f, frames)
+        assert np.abs(loc - r.position(ob.name)).max() < TOL, ob.name
+        want = r.orientation(ob.name)
+        want *= np.where(np.sum(want * quat, axis=1) < 0, -1.0, 1.0)[:, None]
+        assert np.abs(quat - want).max() < TOL, ob.name
+    assert len(r.impacts) > 0                                    # the stop was struck
+
+
+def test_a_format_blender_cannot_read_is_named_and_skipped(blender, tmp_path) -> None:
+    bpy = blender
+    path = write_package(tmp_path, arm_with_visuals("tri.dae"), "tri.dae", "<COLLADA/>")
+    assert bpy.ops.mechanism.import_urdf(filepath=str(path)) == {"FINISHED"}
+    fore = bpy.data.objects["fore"]
+    assert not [ob for ob in fore.children if ob.type == "MESH"]
+    assert [ob for ob in bpy.data.objects["upper"].children if ob.type == "MESH"]
+    assert fore.mechanism.role == "PART"
+
+
+def test_a_bad_file_leaves_the_scene_unchanged(blender, tmp_path) -> None:
+    bpy = blender
+    bs.pendulum(bpy)
+    before = bs.snapshot(bpy)
+    blocks = {k: len(getattr(bpy.data, k)) for k in ("objects", "meshes", "collections", "materials")}
+    bad = arm_urdf().replace('child link="fore"', 'child link="hand"')
+    path = tmp_path / "bad.urdf"
+    path.write_text(bad)
+    with pytest.raises(RuntimeError, match=r"bad.urdf.*line 24: joint 'elbow': child link 'hand'"):
+        bpy.ops.mechanism.import_urdf(filepath=str(path))
+    # a file that fails half way: its mesh cannot be imported after the parts are made
+    broken = write_package(tmp_path, arm_with_visuals("tri.stl"), mesh_text="not an STL at all")
+    with pytest.raises(RuntimeError, match=r"line 13: fore visual 1: Blender could not import"):
+        bpy.ops.mechanism.import_urdf(filepath=str(broken))
+    assert bs.differences(before, bs.snapshot(bpy)) == []
+    assert {k: len(getattr(bpy.data, k)) for k in blocks} == blocks
