@@ -321,3 +321,22 @@ def test_a_loop_of_joints_is_named() -> None:
 def test_an_unreadable_file_is_named(tmp_path) -> None:
     with pytest.raises(urdf.UrdfError, match="nowhere.urdf"):
         um.mechanism_from_urdf(str(tmp_path / "nowhere.urdf"))
+
+
+def test_the_sample_arm_holds_its_shoulder_against_the_weight_beyond_it() -> None:
+    """sample_scenes/robot_arm.urdf held with the shoulder at 90 deg (the arm along +x): the
+    shoulder motor's effort is minus gravity's moment about y of every link beyond it,
+    -g sum m_i x_i with x_i each link's centre of mass from the shoulder (the URDF's
+    numbers: pins 0.4, 0.35, 0.06, 0.08 m apart, centres of mass 0.2, 0.175, 0.03, 0.04,
+    0.01 m past their pins)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "sample_scenes", "robot_arm.urdf")
+    m, report = um.mechanism_from_urdf(path)
+    assert len(report.joints) == 6 and report.parts["tool_tip"] == "flange"
+    for joint in report.joints:
+        m.add_motion(f"{joint} drive", joint, math.pi / 2 if joint == "shoulder" else 0.0)
+    r = m.solve(times=[0.0, 0.5])
+    beyond = ((1.5, 0.2), (1.0, 0.575), (0.3, 0.78), (0.25, 0.85), (0.15, 0.90))   # kg, m
+    assert r.analysis == "kinematic"
+    assert r.effort("shoulder drive") == pytest.approx([-G * sum(mi * x for mi, x in beyond)] * 2,
+                                                       abs=1e-9)
