@@ -16,7 +16,7 @@ import os
 import bmesh
 import bpy
 import numpy as np
-from bpy.props import StringProperty
+from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ImportHelper
 from mathutils import Matrix
 
@@ -52,10 +52,13 @@ class Units:
         return self.frame(T) @ Matrix.Diagonal((1 / self.length,) * 3).to_4x4()
 
 
-def import_urdf(context: bpy.types.Context, filepath: str, package_dirs: list | tuple = ()) -> tuple:
+def import_urdf(context: bpy.types.Context, filepath: str, package_dirs: list | tuple = (),
+                floating_base: bool = False) -> tuple:
     """(collection, UrdfReport, visual warnings): the robot in a new collection; raises
-    MechanismError (a UrdfError names the element and its line) with nothing left behind."""
-    mech, report = mechanism_from_urdf(filepath, package_dirs=package_dirs)
+    MechanismError (a UrdfError names the element and its line) with nothing left behind.
+    ``floating_base``: the root link a free part instead of the ground."""
+    mech, report = mechanism_from_urdf(filepath, package_dirs=package_dirs,
+                                       floating_base=floating_base)
     before = {kind: set(getattr(bpy.data, kind)) for kind in ID_KINDS}
     active = context.view_layer.active_layer_collection
     try:
@@ -103,8 +106,9 @@ class SceneWriter:
                 self.visual(link.name, k, visual)
         for joint in self.report.joints:
             self.objects[joint] = self.joint(joint)
-        for coupler in self.report.couplers:
-            self.mimic(coupler)
+        for joint in self.report.robot.joints.values():
+            if joint.mimic is not None:
+                self.mimic(joint)
         self.context.view_layer.update()
         return self.warnings
 
@@ -171,15 +175,16 @@ class SceneWriter:
         s.friction_static, s.friction_dynamic = f.static, f.dynamic
         s.friction_preload, s.friction_viscous = f.preload, f.viscous
 
-    def mimic(self, name: str) -> None:
-        coupler = self.mech.couplers[name]
-        ob = self.empty(name, "CIRCLE", 0.1)
+    def mimic(self, joint) -> None:
+        """A general coupler: 1 (q - q0) - multiplier (q_other - q_other0) = 0."""
+        ob = self.empty(f"{joint.name}: mimic", "CIRCLE", 0.1)
         s = ob.mechanism
         s.role, s.coupler_kind = "COUPLER", "COUPLER"
-        s.joint_a, s.joint_b = (self.objects[j] for j in coupler_joints(self.report, name))
-        s.scale_a, s.scale_b = 1.0, -self.report.robot.joints[name.split(": ")[0]].mimic.multiplier
-        kinds = [self.mech.joints[j].kind for j in coupler_joints(self.report, name)]
-        s.coordinate_a, s.coordinate_b = ("SLIDE" if k == "prismatic" else "ANGLE" for k in kinds)
+        s.joint_a, s.joint_b = self.objects[joint.name], self.objects[joint.mimic.joint]
+        s.scale_a, s.scale_b = 1.0, -joint.mimic.multiplier
+        s.coordinate_a, s.coordinate_b = (
+            "SLIDE" if self.mech.joints[j].kind == "prismatic" else "ANGLE"
+            for j in (joint.name, joint.mimic.joint))
 
     # -- visuals
     def visual(self, link: str, k: int, visual) -> None:
@@ -248,11 +253,6 @@ class SceneWriter:
         return made
 
 
-def coupler_joints(report: UrdfReport, name: str) -> tuple[str, str]:
-    joint = name.split(": ")[0]
-    return joint, report.robot.joints[joint].mimic.joint
-
-
 def material(name: str, rgba) -> bpy.types.Material:
     mat = bpy.data.materials.get(name)
     if mat is None or tuple(mat.diffuse_color) != tuple(rgba):
@@ -277,13 +277,17 @@ class MECHANISM_OT_import_urdf(bpy.types.Operator, ImportHelper):
                                             "against (the package itself or the folder holding "
                                             "it); empty: the URDF file's folder and the one "
                                             "above it")
+    floating_base: BoolProperty(name="Floating Base",
+                                description="The root link moves freely (its own mass) instead "
+                                            "of being the ground")
 
     def execute(self, context):
         here = os.path.dirname(os.path.abspath(self.filepath))
         package_dirs = [bpy.path.abspath(self.package_dir)] if self.package_dir else \
             [here, os.path.dirname(here)]
         try:
-            collection, report, warnings = import_urdf(context, self.filepath, package_dirs)
+            collection, report, warnings = import_urdf(context, self.filepath, package_dirs,
+                                                       self.floating_base)
         except (MechanismError, RuntimeError) as exc:
             self.report({"ERROR"}, f"URDF {os.path.basename(self.filepath)!r}: {exc}")
             return {"CANCELLED"}

@@ -71,17 +71,71 @@ def test_imported_arm_bakes_as_the_solver_runs_the_file(blender, tmp_path) -> No
     # forearm at (0.5, 0, 1); the visual 0.1 along x, turned 90 deg about z, scaled 0.5
     assert np.allclose(corner[:3], (0.6, 0.5, 1.0), atol=1e-6)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
-    m, _ = um.mechanism_from_urdf(str(path), package_dirs=[str(tmp_path)])
+    r = baked_like_the_solver(bpy, path, ("upper", "fore"), package_dirs=[str(tmp_path)])
+    assert len(r.impacts) > 0                                    # the stop was struck
+
+
+def baked_like_the_solver(bpy, path, parts, **options):
+    """Every part's baked location (times the scene's unit scale: metres) and quaternion
+    equal the solver's run of the same file (to TOL: the module docstring); that run."""
+    m, _ = um.mechanism_from_urdf(str(path), **options)
     frames = np.arange(bs.FRAME_START, bs.FRAME_END + 1)
     r = m.solve(times=(frames - frames[0]) / bpy.context.scene.render.fps, tolerance=1e-6)
-    for ob in (upper, fore):
-        f, loc, quat = bs.baked_pose(ob)
+    for name in parts:
+        f, loc, quat = bs.baked_pose(bpy.data.objects[name])
         np.testing.assert_array_equal(f, frames)
-        assert np.abs(loc - r.position(ob.name)).max() < TOL, ob.name
-        want = r.orientation(ob.name)
+        scale = bpy.context.scene.unit_settings.scale_length
+        assert np.abs(loc * scale - r.position(name)).max() < TOL, name
+        want = r.orientation(name)
         want *= np.where(np.sum(want * quat, axis=1) < 0, -1.0, 1.0)[:, None]
-        assert np.abs(quat - want).max() < TOL, ob.name
-    assert len(r.impacts) > 0                                    # the stop was struck
+        assert np.abs(quat - want).max() < TOL, name
+    return r
+
+
+def test_an_imported_mimic_joint_is_a_coupler_that_bakes_as_the_solver_runs_it(blender,
+                                                                                 tmp_path) -> None:
+    bpy = blender
+    bs.set_range(bpy)
+    path = tmp_path / "mimic.urdf"
+    path.write_text(arm_urdf(elbow_extra='<mimic joint="shoulder" multiplier="-2" offset="0.1"/>'))
+    assert bpy.ops.mechanism.import_urdf(filepath=str(path)) == {"FINISHED"}
+    s = bpy.data.objects["elbow: mimic"].mechanism
+    assert (s.role, s.coupler_kind, s.joint_a.name, s.joint_b.name) == ("COUPLER", "COUPLER",
+                                                                        "elbow", "shoulder")
+    assert (s.scale_a, s.scale_b) == (1.0, 2.0)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    baked_like_the_solver(bpy, path, ("upper", "fore"))
+
+
+def test_a_floating_base_imports_as_a_free_part(blender, tmp_path) -> None:
+    bpy = blender
+    bs.set_range(bpy)
+    path = tmp_path / "free.urdf"
+    path.write_text(arm_urdf().replace('<link name="base"/>', """<link name="base"><inertial>
+      <mass value="5"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/>
+      </inertial></link>"""))
+    assert bpy.ops.mechanism.import_urdf(filepath=str(path), floating_base=True) == {"FINISHED"}
+    base = bpy.data.objects["base"]
+    assert not base.mechanism.ground and base.mechanism.mass == 5.0
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    baked_like_the_solver(bpy, path, ("base", "upper", "fore"), floating_base=True)
+
+
+def test_a_millimetre_scene_takes_the_robot_in_its_units(blender, tmp_path) -> None:
+    """Unit Scale 0.001: lengths are stored in millimetres and the typed-in masses in
+    Blender's mass unit of that scale; the bake is the same motion in metres (the scene's
+    gravity, in Blender units per s^2, set to 9.81 m/s^2 as the bake's note asks)."""
+    bpy = blender
+    bs.set_range(bpy)
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    bpy.context.scene.gravity = (0.0, 0.0, -9810.0)
+    path = tmp_path / "arm.urdf"
+    path.write_text(arm_urdf())
+    assert bpy.ops.mechanism.import_urdf(filepath=str(path)) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert np.allclose(bpy.data.objects["fore"].matrix_world.translation, (500, 0, 1000))
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    baked_like_the_solver(bpy, path, ("upper", "fore"))
 
 
 def test_a_format_blender_cannot_read_is_named_and_skipped(blender, tmp_path) -> None:

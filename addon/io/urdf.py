@@ -137,12 +137,6 @@ class Robot:
     warnings: tuple
     world: dict
 
-    def parent_joint(self, link: str) -> Joint | None:
-        for j in self.joints.values():
-            if j.child == link:
-                return j
-        return None
-
     def placements(self, configuration: dict | None = None) -> dict[str, np.ndarray]:
         """Each link's frame in world (4x4, m) with the joints at ``configuration``
         (joint name -> angle in rad or slide in m; a joint not named is at 0)."""
