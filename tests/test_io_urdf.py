@@ -340,3 +340,50 @@ def test_the_sample_arm_holds_its_shoulder_against_the_weight_beyond_it() -> Non
     assert r.analysis == "kinematic"
     assert r.effort("shoulder drive") == pytest.approx([-G * sum(mi * x for mi, x in beyond)] * 2,
                                                        abs=1e-9)
+
+
+def slider_urdf(joint_extra: str) -> str:
+    return f"""<robot name="slider">
+  <link name="guide"/>
+  <link name="slider">
+    <inertial><mass value="2.0"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+  </link>
+  <joint name="rail" type="prismatic">
+    <parent link="guide"/><child link="slider"/>
+    <origin xyz="0 0 1" rpy="0 0 0"/><axis xyz="0 0 1"/>{joint_extra}
+  </joint>
+</robot>"""
+
+
+def test_a_damped_slide_falls_as_the_closed_form() -> None:
+    """A 2 kg slider on a vertical rail with damping c = 4 N s/m, released at rest:
+    m z'' = -m g - c z', so z(t) = -(m g / c) t + (m^2 g / c^2) (1 - exp(-c t / m)) (the
+    damping is the joint friction's viscous term, with no dry friction)."""
+    mass, c = 2.0, 4.0
+    m, report = um.mechanism_from_urdf(slider_urdf(f'<dynamics damping="{c}"/>'))
+    assert report.frictions == ("rail: friction",) and m.frictions["rail: friction"].viscous == c
+    times = np.linspace(0.0, 1.0, 11)
+    r = m.solve(times=times, tolerance=1e-9)
+    want = -(mass * G / c) * times + (mass ** 2 * G / c ** 2) * (1 - np.exp(-c * times / mass))
+    assert np.abs(r.position("slider")[:, 2] - 1.0 - want).max() < 1e-7
+
+
+def test_a_slide_stops_at_its_lower_limit() -> None:
+    m, report = um.mechanism_from_urdf(slider_urdf('<limit lower="-0.2" upper="0.5" effort="1" '
+                                                   'velocity="1"/>'))
+    assert report.limits == ("rail: limit",)
+    assert (m.limits["rail: limit"].lower, m.limits["rail: limit"].upper) == (-0.2, 0.5)
+    r = m.solve(times=np.linspace(0.0, 1.0, 51), tolerance=1e-9)
+    assert r.position("slider")[:, 2].min() == pytest.approx(0.8, abs=1e-8) and r.impacts
+
+
+def test_an_angle_bound_past_half_a_turn_is_left_out_with_a_warning() -> None:
+    text = arm_urdf(shoulder='type="revolute"', elbow='type="fixed"',
+                    shoulder_extra='<limit lower="-4" upper="1" effort="1" velocity="1"/>')
+    m, report = um.mechanism_from_urdf(text)
+    assert (m.limits["shoulder: limit"].lower, m.limits["shoulder: limit"].upper) == (None, 1.0)
+    warning, = report.warnings
+    line = line_of(text, '<joint name="shoulder"')
+    assert warning.startswith(f"line {line}:")
+    assert "lower limit -4 rad" in warning
