@@ -204,7 +204,7 @@ class SceneWriter:
                 ob.parent = self.objects[part]
                 ob.matrix_parent_inverse = Matrix.Identity(4)
                 ob.matrix_basis = self.units.geometry(local) @ scale @ basis
-            if visual.rgba is not None and ob.type == "MESH" and g.kind != "mesh":
+            if visual.rgba is not None and ob.type == "MESH" and not ob.data.materials:
                 ob.data.materials.append(material(visual.material or label, visual.rgba))
 
     def primitive(self, label: str, g) -> bpy.types.Object:

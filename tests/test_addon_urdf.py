@@ -35,6 +35,7 @@ def arm_with_visuals(mesh: str) -> str:
     visual = f"""
     <visual><origin xyz="0.1 0 0" rpy="0 0 1.5707963267948966"/>
       <geometry><mesh filename="package://arm_pkg/meshes/{mesh}" scale="0.5 0.5 0.5"/></geometry>
+      <material name="blue"><color rgba="0.2 0.4 0.6 1"/></material>
     </visual>"""
     limit = '<limit lower="-0.5" upper="1.0" effort="5" velocity="3"/>'
     text = arm_urdf(shoulder='type="revolute"', shoulder_extra=limit)
@@ -66,6 +67,8 @@ def test_imported_arm_bakes_as_the_solver_runs_the_file(blender, tmp_path) -> No
     box = [ob for ob in upper.children if ob.type == "MESH"]
     tri = [ob for ob in fore.children if ob.type == "MESH"]
     assert len(box) == 1 and len(tri) == 1
+    # the URDF material's colour on a mesh that brings none of its own (an STL)
+    assert np.allclose(tri[0].data.materials[0].diffuse_color, (0.2, 0.4, 0.6, 1.0), atol=1e-7)
     bpy.context.view_layer.update()
     corner = np.array(tri[0].matrix_world) @ np.array([1.0, 0, 0, 1])   # STL vertex (1, 0, 0)
     # forearm at (0.5, 0, 1); the visual 0.1 along x, turned 90 deg about z, scaled 0.5
