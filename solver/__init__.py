@@ -37,6 +37,7 @@ from .analyses.modes import Modes
 from .analyses.posing.drag import Poser
 from .base.curves import Curve
 from .base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError, StudyError
+from .base.outlines import geneva_crank, geneva_crank_radius, geneva_wheel, involute_gear
 from .base.mass_properties import mesh_mass_properties, part_frame_from_matrix
 from .base.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
 from .mechanism import Mechanism
@@ -58,6 +59,8 @@ __all__ = [
     # build, solve, read
     "Mechanism", "Result", "CheckReport", "Impact", "Curve", "Shape", "Poser", "Modes",
     "MechanismError", "SolverError", "SolverCancelled", "ExpressionError",
+    # outlines for Shape.profile
+    "involute_gear", "geneva_wheel", "geneva_crank", "geneva_crank_radius",
     # design studies
     "Study", "StudyResult", "StudyError", "grid", "latin_hypercube", "parameter_names",
     "quantity", "resolve_parameter", "shared_constants", "column_units", "result_columns",

@@ -4,7 +4,7 @@ calls (one distance call per kind of shape present) with any leading axes of the
 
 Geometry per point: its centre P = r_s + A_s s in world, taken into the other body's shape
 frame, x = R_f^T (A_f^T (P - r_f) - t_f); the distance d(x) and its unit gradient g there
-(base/shapes.py, base/sdf_grid.py); the gap d - rho (rho the point's radius: a sphere's
+(base/shapes.py, base/sdf_grid.py, base/profile_grid.py); the gap d - rho (rho the point's radius: a sphere's
 contact with any shape is exact), the normal n = A_f R_f g (out of the distance's side,
 toward the point), the penetration delta = max(0, -gap) and the contact point C = P -
 (rho + d)/2 n, midway between the two surfaces.  A contact whose two shapes' bounding
@@ -36,11 +36,14 @@ from typing import NamedTuple
 import numpy as np
 
 from ..base.rotations import cross
+from ..base.profile_grid import profile_distance
 from ..base.sdf_grid import grid_distance
 from ..base.shapes import PRIMITIVES
 from ..model.contact_model import ContactPlan
 
 ONSET_FLOOR = 1e-2      # m/s: the least touchdown speed the damping is scaled by
+# kind -> (its grid's distance function, the plan's field holding the grids)
+_GRIDS = {"mesh": (grid_distance, "grids"), "profile": (profile_distance, "profiles")}
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -80,16 +83,20 @@ def geometry(cp: ContactPlan, r: np.ndarray, A: np.ndarray, cull: bool = True) -
     d = np.maximum(bound, 0.0) + cp.radius
     g = np.zeros(x.shape)
     g[..., 2] = 1.0
-    slope = None                       # d's own derivative where it is not g (mesh grids)
+    own = []                           # d's own derivative where it is not g (grids)
     for kind, at, spec in cp.groups:
         sel = np.flatnonzero(near[at])
         idx = at.start + sel
-        if kind == "mesh":
-            d[..., idx], g[..., idx, :], exact = grid_distance(x[..., idx, :], spec[sel], cp.grids)
-            slope = g.copy()
-            slope[..., idx, :] = exact
+        if kind in _GRIDS:
+            grid_of, table = _GRIDS[kind]
+            d[..., idx], g[..., idx, :], exact = grid_of(x[..., idx, :], spec[sel],
+                                                         getattr(cp, table))
+            own.append((idx, exact))
         else:
             d[..., idx], g[..., idx, :] = PRIMITIVES[kind](x[..., idx, :], spec[sel])
+    slope = g.copy() if own else None
+    for idx, exact in own:
+        slope[..., idx, :] = exact
     n = (Mf @ g[..., None])[..., 0]
     gap = d - cp.radius
     C = P - (0.5 * (cp.radius + d))[..., None] * n

@@ -1,12 +1,12 @@
 """The contacts of one compiled model as arrays of contact points (kernels/contacts.py
 evaluates them): every point that one side's surface offers (a sphere's centre with its
-radius, a box's corners, a mesh's surface samples) against the other side's signed
+radius, a box's corners, a mesh's surface samples, a profile's edge points) against the other side's signed
 distance, grouped by the distance's kind so that each kind is one call over all its
 points, whatever the number of contacts.
 
 Which side offers points (``_directions``): a half-space offers none; a sphere or capsule
 is exact as points with a radius, so against any other shape only it offers them (both
-rounded: side a); two other shapes (boxes, cylinders, meshes) offer them both ways round,
+rounded: side a); two other shapes (boxes, cylinders, meshes, profiles) offer them both ways round,
 each way carrying half of the contact's stiffness.
 """
 from __future__ import annotations
@@ -19,12 +19,14 @@ import numpy as np
 
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
+from ..base.profile_grid import ProfileSet, profile_set
 from ..base.sdf_grid import GridSet, grid_set
 from ..base.shapes import PRIMITIVES
 from ..vocabulary.contacts import Contact, hertz_stiffness
 from .plans import _frozen
 
-GROUP_ORDER = tuple(PRIMITIVES) + ("mesh",)
+GROUP_ORDER = tuple(PRIMITIVES) + ("mesh", "profile")
+GRIDDED = ("mesh", "profile")      # kinds whose distance is a grid, found by its index
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class ContactPlan:
     slip_speed: np.ndarray
     groups: tuple               # (kind, slice of points, params (k, 3) or grid index (k,))
     grids: GridSet | None
+    profiles: ProfileSet | None
     summed: np.ndarray          # (nct, np) 0/1: the points of each contact
     # each contact's two bounding spheres (side a, side b): body (nct, 2), centre in the
     # body's frame (nct, 2, 3), radius (nct, 2) (a half-space's infinite)
@@ -111,7 +114,8 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
     if not contacts:
         return None
     rows: list[dict] = []
-    grids, grid_of = [], {}
+    grids: dict = {"mesh": [], "profile": []}
+    grid_of: dict = {}
     for ci, c in enumerate(contacts):
         parts = (mech.parts[c.part_a], mech.parts[c.part_b])
         masses = tuple(math.inf if p.fixed else p.mass for p in parts)
@@ -126,13 +130,14 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
             Rs, ts = _shape_frame(s_shape, s_part, s_part.fixed)
             Rf, tf = _shape_frame(f_shape, f_part, f_part.fixed)
             params = np.zeros(3)
-            params[: len(f_shape.params)] = f_shape.params if f_shape.kind != "mesh" else 0.0
-            if f_shape.kind == "mesh":
-                key = id(f_shape)
+            if f_shape.kind in GRIDDED:
+                key, same = id(f_shape), grids[f_shape.kind]
                 if key not in grid_of:
-                    grid_of[key] = len(grids)
-                    grids.append(f_shape.grid)
+                    grid_of[key] = len(same)
+                    same.append(f_shape.grid)
                 params[0] = grid_of[key]
+            else:
+                params[: len(f_shape.params)] = f_shape.params
             for p, w in zip(pts, weights):
                 rows.append(dict(contact=ci, on_a=from_a, sb=body[s_part.name],
                                  fb=body[f_part.name], point=ts + Rs @ p, radius=radius,
@@ -151,7 +156,7 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         k = kinds.count(kind)
         if k:
             params = col("params")[start: start + k]
-            spec = _frozen(params[:, 0], int) if kind == "mesh" else _frozen(params)
+            spec = _frozen(params[:, 0], int) if kind in GRIDDED else _frozen(params)
             groups.append((kind, slice(start, start + k), spec))
             start += k
     bounds = [[_bounds(sh, mech.parts[pn], body[pn]) for sh, pn in ((c.shape_a, c.part_a),
@@ -169,7 +174,8 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         point=col("point"), radius=col("radius"), frame=col("frame"), origin=col("origin"),
         stiffness=col("stiffness"), exponent=col("exponent"), damping=col("damping"),
         static=col("static"), dynamic=col("dynamic"), slip_speed=col("slip_speed"),
-        groups=tuple(groups), grids=grid_set(grids) if grids else None,
+        groups=tuple(groups), grids=grid_set(grids["mesh"]) if grids["mesh"] else None,
+        profiles=profile_set(grids["profile"]) if grids["profile"] else None,
         summed=_frozen(summed),
         bound_body=_frozen([[b[0] for b in pair] for pair in bounds], int),
         bound_centre=_frozen([[b[1] for b in pair] for pair in bounds]),

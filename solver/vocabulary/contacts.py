@@ -14,11 +14,13 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import MechanismError
+from ..base.profile_grid import boundary_samples, closed_loops, fine_enough
+from ..base.profile_grid import ProfileGrid
 from ..base.sdf_grid import CELLS, Grid, build_grid, check_mesh, surface_samples
 from ..base.shapes import box_corners, box_mesh, cylinder_rims
 from .validate import number, quaternion, vector
 
-SHAPE_KINDS = ("sphere", "capsule", "box", "cylinder", "half-space", "mesh")
+SHAPE_KINDS = ("sphere", "capsule", "box", "cylinder", "half-space", "mesh", "profile")
 RIM_POINTS = 12          # points on each rim of a cylinder
 
 
@@ -27,27 +29,34 @@ class Shape:
     """A contact shape in its part's frame: ``kind`` (SHAPE_KINDS), its parameters (m;
     see the constructors), its frame's position and orientation (w, x, y, z) in the part
     frame; a mesh carries its vertices, faces and built distance grid.  Made by the
-    constructors ``Shape.sphere``, ``box``, ``capsule``, ``cylinder``, ``half_space`` and
-    ``mesh``."""
+    constructors ``Shape.sphere``, ``box``, ``capsule``, ``cylinder``, ``half_space``,
+    ``mesh`` and ``profile``."""
     kind: str
     params: tuple
     position: np.ndarray = field(default_factory=lambda: np.zeros(3))
     orientation: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0, 0.0]))
     vertices: np.ndarray | None = None
     faces: np.ndarray | None = None
+    loops: tuple | None = None         # a profile's polygons (k, 2), m
     spacing: float | None = None       # a box's or mesh's contact points this far apart, m
     _built: dict = field(default_factory=dict, compare=False, repr=False)   # a mesh's grid
 
     @property
-    def grid(self) -> Grid | None:
-        """A mesh's signed-distance grid once ``prepare`` has built it (None before, and
-        for the other kinds)."""
+    def grid(self) -> Grid | ProfileGrid | None:
+        """A mesh's or profile's signed-distance grid once ``prepare`` has built it (None
+        before, and for the other kinds)."""
         return self._built.get("grid")
 
     def prepare(self, what: str) -> None:
         """A mesh's checks (closed and consistently wound: MechanismError naming ``what``
-        and an open edge) and its distance grid, built once however many contacts use it."""
-        if self.kind != "mesh" or "grid" in self._built:
+        and an open edge) and its distance grid, or a profile's grid (refused, naming
+        ``what``, where it cannot follow the profile's edges), built once however many
+        contacts use it."""
+        if self.kind not in ("mesh", "profile") or "grid" in self._built:
+            return
+        if self.kind == "profile":
+            cell = self.params[1] or None
+            self._built["grid"] = fine_enough(list(self.loops), self.params[0], cell, what)
             return
         check_mesh(self.vertices, self.faces, what)
         self._built["grid"] = build_grid(self.vertices, self.faces, self.params[0])
@@ -124,6 +133,36 @@ class Shape:
         return Shape("mesh", (cells,), vertices=V, faces=F,
                      spacing=_spacing(spacing, float(np.ptp(V, axis=0).max()), "mesh"))
 
+    @staticmethod
+    def profile(loops: Any, thickness: float, center: Any = (0.0, 0.0, 0.0),
+                orientation: Any = (1.0, 0.0, 0.0, 0.0), cell: float | None = None,
+                spacing: float | None = None, levels: int = 2) -> "Shape":
+        """An extruded planar profile: ``loops``, one closed polygon (k, 2) or a list of
+        them (an outer boundary and its holes, either orientation: a point is inside when
+        a line from it crosses the edges an odd number of times) in the shape's xy plane
+        (m), extruded over ``thickness`` (m) along z, centred on z = 0; placed at
+        ``center``, turned by ``orientation`` (part frame).  Its signed distance comes
+        from a 2-D grid of ``cell`` (m; by default 1/128 of the profile's largest extent,
+        refined until the grid meets the edges within a thousandth of it; a given cell
+        too coarse for the profile's features is refused with the cell that would do).
+        It touches with points along its edges no farther apart than ``spacing`` (m; by
+        default the cell), every vertex among them, at ``levels`` heights (the middles of
+        equal slabs of the thickness); its flat end faces carry no points."""
+        what = "profile"
+        polys = closed_loops(loops, what)
+        half = 0.5 * _size(thickness, "profile thickness")
+        size = float(np.ptp(np.concatenate(polys), axis=0).max())
+        if cell is not None and _size(cell, "profile cell") < size / 4096:
+            raise MechanismError(f"profile cell {cell:g} m is below 1/4096 of its size "
+                                 f"{size:g} m")
+        levels = int(levels)
+        if not 1 <= levels <= 8:
+            raise MechanismError(f"profile levels must be between 1 and 8, got {levels}")
+        return Shape("profile", (half, 0.0 if cell is None else float(cell), levels),
+                     vector(center, 3, "profile center"),
+                     quaternion(orientation, "profile orientation"),
+                     loops=tuple(polys), spacing=_spacing(spacing, size, "profile"))
+
     def samples(self) -> tuple[np.ndarray, np.ndarray, float]:
         """(points (k, 3) in the shape frame, weights (k,) summing to 1 over surface points,
         1 each for a sphere's or capsule's centres, the points' radius): the points that
@@ -146,12 +185,20 @@ class Shape:
         if self.kind == "mesh":
             pts, w = surface_samples(self.vertices, self.faces, self.spacing)
             return pts, w, 0.0
+        if self.kind == "profile":
+            spacing = self.spacing or self.grid.cell
+            pts, w = boundary_samples(list(self.loops), self.params[0], spacing, self.params[2])
+            return pts, w, 0.0
         return np.zeros((0, 3)), np.zeros(0), 0.0
 
     def bounding_sphere(self) -> tuple[np.ndarray, float]:
         """(centre (3,) in the shape frame, radius m) of a sphere holding the whole shape
         (a half-space: infinite), for the contacts' pair test."""
         p = self.params
+        if self.kind == "profile":
+            pts = np.concatenate(self.loops)
+            c = np.r_[0.5 * (pts.min(axis=0) + pts.max(axis=0)), 0.0]
+            return c, float(np.hypot(np.linalg.norm(pts - c[:2], axis=1).max(), p[0]))
         if self.kind == "mesh":
             lo, hi = self.vertices.min(axis=0), self.vertices.max(axis=0)
             c = 0.5 * (lo + hi)
@@ -251,7 +298,7 @@ def make_contact(name: str, parts: dict, part_a: str, part_b: str, shape_a: Any,
     for label, shape in (("shape_a", shape_a), ("shape_b", shape_b)):
         if not isinstance(shape, Shape):
             raise MechanismError(f"{what}: {label} must be a Shape (Shape.sphere, box, capsule, "
-                                 f"cylinder, half_space, mesh), got {type(shape).__name__}")
+                                 f"cylinder, half_space, mesh, profile), got {type(shape).__name__}")
     for label, shape in (("shape_a", shape_a), ("shape_b", shape_b)):
         shape.prepare(f"{what}: {label} mesh")
     if shape_a.kind == "half-space" and shape_b.kind == "half-space":
