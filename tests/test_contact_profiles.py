@@ -237,3 +237,59 @@ def test_a_ball_rests_against_a_profile_wall() -> None:
     x = r.position("ball")[-1, 0]
     assert x == pytest.approx(0.06 - 0.1 * 9.81 / 1e5, abs=1e-9)
     assert r.contact("wall")["force"][-1, 0] == pytest.approx(0.981, rel=1e-6)
+
+
+def geneva_drive(clearance: float) -> tuple[Mechanism, float]:
+    """A 4-slot external Geneva by contact: crank at the origin driven at one turn per
+    second from -180 degrees (dwelling), its pin a capsule of radius 8 mm at the crank
+    radius and its locking disc a profile; the wheel (I_z 2.5e-3 kg m^2) free on its
+    revolute at c = 0.1 m with light viscous drag (5e-3 N m s), slot 0 waiting at 225
+    degrees.  Returns the mechanism and the wheel's starting angle."""
+    n, c, rp, th = 4, 0.1, 0.008, 0.01
+    start = -3 * math.pi / 4
+    m = Mechanism(gravity=(0.0, 0.0, -9.81))
+    m.add_part("ground", fixed=True)
+    m.add_part("crank", mass=0.5, inertia=(5e-4, 5e-4, 1e-3), orientation=(0, 0, 0, 1))
+    m.add_part("wheel", mass=1.0, inertia=(1.3e-3, 1.3e-3, 2.5e-3), position=(c, 0, 0),
+               orientation=(math.cos(start / 2), 0, 0, math.sin(start / 2)))
+    m.add_marker("o1", "ground")
+    m.add_marker("hub1", "crank")
+    m.add_marker("o2", "ground", position=(c, 0, 0))
+    m.add_marker("hub2", "wheel")
+    m.add_joint("crank axle", "revolute", "hub1", "o1")
+    m.add_joint("wheel axle", "revolute", "hub2", "o2")
+    m.add_motion("drive", "crank axle", "-pi + 2*pi*t")
+    m.add_torsion_spring("drag", "wheel axle", damping=5e-3)
+    wheel = Shape.profile(geneva_wheel(n, c, rp, clearance), th, levels=1, spacing=0.004)
+    disc = Shape.profile(geneva_crank(n, c, rp, clearance), th, levels=1, spacing=0.004)
+    pin = Shape.capsule(rp, th, center=(geneva_crank_radius(n, c), 0, 0))
+    m.add_contact("pin", "crank", "wheel", pin, wheel, stiffness=3e4, exponent=1.0,
+                  restitution=0.5)
+    m.add_contact("lock", "crank", "wheel", disc, wheel, stiffness=3e6, exponent=1.0,
+                  restitution=0.5)
+    return m, start
+
+
+def test_geneva_indexes_a_quarter_turn_while_the_crank_turns_ninety_degrees() -> None:
+    """The Geneva above over one crank turn: the wheel dwells while the crank turns from
+    -180 to -45 degrees, turns by -90 degrees while the crank turns from -45 to +45 (180 -
+    360/n), following the closed form atan2(a sin phi, a cos phi - c) of the slot that
+    holds the pin, and dwells again.  Tolerances: engaged, the pin's clearance (0.5 mm)
+    and its contact's compliance (about 0.6 mm at the wheel's peak torque) over the pin's
+    least distance from the wheel's centre (29 mm): 2.5 degrees; dwelling, the locking
+    arc's radial clearance (0.5 mm) over the arc end's lever about the wheel's centre
+    (about 70 mm), with compliance: 0.6 degrees."""
+    m, start = geneva_drive(0.0005)
+    r = m.solve(duration=1.0, fps=120, tolerance=1e-3)
+    q = r.orientation("wheel")
+    theta = np.unwrap(2 * np.arctan2(q[:, 3], q[:, 0]))
+    phi = -math.pi + 2 * math.pi * r.times
+    ideal = ideal_geneva_angle(phi, 4, 0.1, start)
+    err = np.degrees(np.abs(theta - ideal))
+    engaged = np.abs(phi) <= math.pi / 4
+    assert err[engaged].max() < 2.5
+    assert err[~engaged].max() < 0.6
+    assert np.degrees(theta[-1] - start) == pytest.approx(-90.0, abs=0.6)
+    # it did turn: halfway through the engagement, by half the index (the closed form)
+    half = np.argmin(np.abs(phi))
+    assert np.degrees(theta[half] - start) == pytest.approx(-45.0, abs=2.5)
