@@ -235,6 +235,38 @@ def test_spacing_feels_an_edge_between_vertices(kind: str) -> None:
     assert coarse.min() < meet - 0.02
 
 
+def test_a_ball_rolls_in_a_bowl_at_the_rolling_period() -> None:
+    """A solid ball (r = 10 mm) let go 0.05 rad up the inside of a spherical bowl
+    (R = 0.1 m, an inverted sphere) with friction rolls without slip: its small
+    oscillation's period is 2 pi sqrt(7 (R - r) / (5 g)) (0.7121 s; sliding it would be
+    2 pi sqrt((R - r) / g), 0.6018 s).  Tolerance 1e-3 of the period: the finite
+    amplitude lengthens it by theta^2 / 16 (1.6e-4), the contact's compliance m g / K
+    (1e-5 m) moves the ball's path out by 1.1e-4 of R - r (5.5e-5 of the period), and the
+    regularized friction's creep (a slip of 1.4e-4 m/s at most against 0.04 m/s rolling)
+    acts as a light drag; the period is measured between the centre's downward crossings
+    of the bottom, interpolated between frames of 2 ms (below 1e-6 s of error for the
+    sine's near-straight crossing)."""
+    R, r, mass, theta = 0.1, 0.01, 0.1, 0.05
+    L = R - r
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    inertia = 0.4 * mass * r * r
+    m.add_part("ball", mass=mass, inertia=(inertia,) * 3,
+               position=(L * math.sin(theta), 0.0, -L * math.cos(theta)))
+    m.add_contact("bowl", "ball", "ground", Shape.sphere(r), Shape.sphere(R, inverted=True),
+                  stiffness=1e5, exponent=1.0, restitution=0.5, friction=0.5)
+    res = m.solve(duration=0.95, fps=500, tolerance=1e-5, method="implicit")
+    x, t = res.position("ball")[:, 0], res.times
+    down = np.flatnonzero((x[:-1] > 0.0) & (x[1:] <= 0.0))
+    crossing = t[down] - x[down] * (t[down + 1] - t[down]) / (x[down + 1] - x[down])
+    assert len(crossing) == 2
+    period = crossing[1] - crossing[0]
+    assert period == pytest.approx(2 * math.pi * math.sqrt(7 * L / (5 * G)), rel=1e-3)
+    # it stays on the bowl's surface: the ball's centre at R - r from the bowl's centre
+    dist = np.linalg.norm(res.position("ball"), axis=1)
+    assert np.all(np.abs(dist - L) < 2e-5)
+
+
 def test_contact_forces_are_equal_and_opposite() -> None:
     """Two free boxes, one spinning into the other off its centre line, with friction and
     no gravity: their contact forces are equal and opposite with moments that cancel about

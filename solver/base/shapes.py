@@ -10,7 +10,9 @@ and its unit gradient, the outward normal of the nearest surface point.  Convent
 - box: centred, edges along the axes, parameters (half sizes hx, hy, hz);
 - capsule: a segment from (0, 0, -h) to (0, 0, h) swept by a sphere, parameters (R, h, 0);
 - cylinder: axis z, from z = -h to h, parameters (R, h, 0);
-- half-space: the solid z <= 0 (its surface the plane z = 0, the normal +z).
+- half-space: the solid z <= 0 (its surface the plane z = 0, the normal +z);
+- cavity: the solid around a spherical hole of radius R at the origin (a bowl's inside),
+  parameters (R, 0, 0).
 
 The box's and cylinder's distances are exact outside and inside (Quilez's formulas: the
 distance to the nearest face inside, to the nearest point of the surface outside).
@@ -79,9 +81,16 @@ def half_space_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, 
     return x[..., 2].copy(), np.broadcast_to(_UP, x.shape).copy()
 
 
+def cavity_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R - |x| and -x / |x|: a sphere's distance turned inside out."""
+    size, g = _unit(x, -_UP)
+    return params[:, 0] - size, -g
+
+
 # kind -> its distance function (the kinds' order: the model groups contact points by it)
 PRIMITIVES = {"sphere": sphere_distance, "capsule": capsule_distance, "box": box_distance,
-              "cylinder": cylinder_distance, "half-space": half_space_distance}
+              "cylinder": cylinder_distance, "half-space": half_space_distance,
+              "cavity": cavity_distance}
 
 
 def box_corners(half: np.ndarray) -> np.ndarray:

@@ -4,7 +4,7 @@ radius, a box's corners, a mesh's surface samples, a profile's edge points) agai
 distance, grouped by the distance's kind so that each kind is one call over all its
 points, whatever the number of contacts.
 
-Which side offers points (``_directions``): a half-space offers none; a sphere or capsule
+Which side offers points (``_directions``): a half-space or an inverted sphere offers none; a sphere or capsule
 is exact as points with a radius, so against any other shape only it offers them (both
 rounded: side a); two other shapes (boxes, cylinders, meshes, profiles) offer them both ways round,
 each way carrying half of the contact's stiffness.
@@ -22,7 +22,7 @@ from ..base.rotations import quat_to_matrix
 from ..base.profile_grid import ProfileSet, profile_set
 from ..base.sdf_grid import GridSet, grid_set
 from ..base.shapes import PRIMITIVES
-from ..vocabulary.contacts import Contact, hertz_stiffness
+from ..vocabulary.contacts import NO_POINTS, Contact, hertz_stiffness
 from .plans import _frozen
 
 GROUP_ORDER = tuple(PRIMITIVES) + ("mesh", "profile")
@@ -70,9 +70,9 @@ class ContactPlan:
 def _directions(c: Contact) -> list[tuple[bool, float]]:
     """[(points from side a?, share)] of a contact: see the module docstring."""
     a, b = c.shape_a, c.shape_b
-    if b.kind == "half-space":
+    if b.kind in NO_POINTS:
         return [(True, 1.0)]
-    if a.kind == "half-space":
+    if a.kind in NO_POINTS:
         return [(False, 1.0)]
     if a.rounded:
         return [(True, 1.0)]
@@ -82,6 +82,10 @@ def _directions(c: Contact) -> list[tuple[bool, float]]:
 
 
 def _radius_of(shape) -> float:
+    """The surface's radius of curvature for Hertz (an inverted sphere's negative: the
+    relative curvature 1/r - 1/R of a ball in a cup; flat: infinite)."""
+    if shape.kind == "cavity":
+        return -shape.params[0]
     return shape.params[0] if shape.kind in ("sphere", "capsule") else math.inf
 
 

@@ -20,7 +20,9 @@ from ..base.sdf_grid import CELLS, Grid, build_grid, check_mesh, surface_samples
 from ..base.shapes import box_corners, box_mesh, cylinder_rims
 from .validate import number, quaternion, vector
 
-SHAPE_KINDS = ("sphere", "capsule", "box", "cylinder", "half-space", "mesh", "profile")
+SHAPE_KINDS = ("sphere", "capsule", "box", "cylinder", "half-space", "cavity", "mesh",
+               "profile")
+NO_POINTS = ("half-space", "cavity")     # kinds whose surface offers no contact points
 RIM_POINTS = 12          # points on each rim of a cylinder
 
 
@@ -62,9 +64,12 @@ class Shape:
         self._built["grid"] = build_grid(self.vertices, self.faces, self.params[0])
 
     @staticmethod
-    def sphere(radius: float, center: Any = (0.0, 0.0, 0.0)) -> "Shape":
-        """A sphere of ``radius`` (m) about ``center`` (part frame)."""
-        return Shape("sphere", (_size(radius, "sphere radius"),), vector(center, 3, "sphere center"))
+    def sphere(radius: float, center: Any = (0.0, 0.0, 0.0), inverted: bool = False) -> "Shape":
+        """A sphere of ``radius`` (m) about ``center`` (part frame); ``inverted``: the
+        solid around a spherical hole of that radius instead (a bowl's or socket's inside,
+        which other shapes touch from within; it offers no points, as a half-space)."""
+        kind = "cavity" if inverted else "sphere"
+        return Shape(kind, (_size(radius, "sphere radius"),), vector(center, 3, "sphere center"))
 
     @staticmethod
     def box(size: Any, center: Any = (0.0, 0.0, 0.0),
@@ -168,7 +173,7 @@ class Shape:
         1 each for a sphere's or capsule's centres, the points' radius): the points that
         touch the other side's surface (a sphere: its centre with its radius; a capsule:
         its end spheres' centres; a box: its corners; a cylinder: its rims; a mesh: its
-        vertices and face centroids by area; a half-space: none)."""
+        vertices and face centroids by area; a half-space, an inverted sphere: none)."""
         if self.kind == "sphere":
             return np.zeros((1, 3)), np.ones(1), self.params[0]
         if self.kind == "capsule":
@@ -193,7 +198,7 @@ class Shape:
 
     def bounding_sphere(self) -> tuple[np.ndarray, float]:
         """(centre (3,) in the shape frame, radius m) of a sphere holding the whole shape
-        (a half-space: infinite), for the contacts' pair test."""
+        (a half-space, an inverted sphere: infinite), for the contacts' pair test."""
         p = self.params
         if self.kind == "profile":
             pts = np.concatenate(self.loops)
@@ -205,7 +210,7 @@ class Shape:
             return c, float(np.linalg.norm(self.vertices - c, axis=1).max())
         radius = {"sphere": lambda: p[0], "capsule": lambda: p[0] + p[1],
                   "box": lambda: float(np.linalg.norm(p)), "cylinder": lambda: math.hypot(*p),
-                  "half-space": lambda: math.inf}[self.kind]()
+                  "half-space": lambda: math.inf, "cavity": lambda: math.inf}[self.kind]()
         return np.zeros(3), radius
 
     @property
@@ -301,8 +306,9 @@ def make_contact(name: str, parts: dict, part_a: str, part_b: str, shape_a: Any,
                                  f"cylinder, half_space, mesh, profile), got {type(shape).__name__}")
     for label, shape in (("shape_a", shape_a), ("shape_b", shape_b)):
         shape.prepare(f"{what}: {label} mesh")
-    if shape_a.kind == "half-space" and shape_b.kind == "half-space":
-        raise MechanismError(f"{what}: two half-spaces have no points to touch each other")
+    if shape_a.kind in NO_POINTS and shape_b.kind in NO_POINTS:
+        raise MechanismError(f"{what}: two half-spaces or inverted spheres have no points to "
+                             "touch each other")
     try:
         e = number(restitution, f"{what}: restitution")
         if not 0.0 < e <= 1.0:
