@@ -305,7 +305,7 @@ def make_contact(name: str, parts: dict, part_a: str, part_b: str, shape_a: Any,
             raise MechanismError(f"{what}: {label} must be a Shape (Shape.sphere, box, capsule, "
                                  f"cylinder, half_space, mesh, profile), got {type(shape).__name__}")
     for label, shape in (("shape_a", shape_a), ("shape_b", shape_b)):
-        shape.prepare(f"{what}: {label} mesh")
+        shape.prepare(f"{what}: {label} {shape.kind}")
     if shape_a.kind in NO_POINTS and shape_b.kind in NO_POINTS:
         raise MechanismError(f"{what}: two half-spaces or inverted spheres have no points to "
                              "touch each other")
