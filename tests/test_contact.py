@@ -415,13 +415,16 @@ def test_bad_contacts_are_named(parts, shapes, law, message) -> None:
 def contact_copies(copies: int) -> Mechanism:
     """``copies`` copies, in one place, of contacts of every kind of distance: a ball on a
     floor, a box on a cylinder, a capsule on a box, a mesh cube on a ball and on another
-    mesh cube, each touching."""
+    mesh cube, each touching; a square plate (a profile) on the upper mesh cube, and the
+    ball in a cup (an inverted sphere) on the plate."""
     m = Mechanism(gravity=(0.0, 0.0, -G))
     m.add_part("ground", fixed=True)
     V, F = cube_mesh(0.05)
     cube = Shape.mesh(V, F, cells=8)
+    plate = Shape.profile([[-0.05, -0.05], [0.05, -0.05], [0.05, 0.05], [-0.05, 0.05]], 0.1,
+                          spacing=0.05)
     for c in range(copies):
-        for k, name in enumerate(("ball", "box", "capsule", "mesh", "mesh2")):
+        for k, name in enumerate(("ball", "box", "capsule", "mesh", "mesh2", "plate")):
             m.add_part(f"{name}{c}", mass=1.0, inertia=(1e-3, 1e-3, 1e-3),
                        position=(0.0, 0.0, 0.049 + 0.098 * k), velocity=(0.1, 0.0, -0.2),
                        angular_velocity=(0.0, 1.0, 0.5))
@@ -433,6 +436,9 @@ def contact_copies(copies: int) -> Mechanism:
                       Shape.box((0.1, 0.1, 0.1)))
         m.add_contact(f"grid{c}", f"mesh{c}", f"capsule{c}", cube, Shape.sphere(0.05))
         m.add_contact(f"meshes{c}", f"mesh2{c}", f"mesh{c}", cube, cube, restitution=0.9)
+        m.add_contact(f"slab{c}", f"plate{c}", f"mesh2{c}", plate, cube)
+        m.add_contact(f"cup{c}", f"ball{c}", f"plate{c}", Shape.sphere(0.05),
+                      Shape.sphere(0.55, inverted=True))
     return m
 
 
