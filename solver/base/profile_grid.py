@@ -273,31 +273,34 @@ def planar_distance(x: np.ndarray, which: np.ndarray, ps: ProfileSet
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(d2 (..., n), unit gradient (..., n, 2), d2's own derivative (..., n, 2)) at points
     x (..., n, 2), point i in profile which[i]'s frame, by bilinear interpolation of the
-    nodes' distances and gradients; outside a grid's box, at its nearest point plus the
-    distance to it."""
-    origin, cell, dims = ps.origin[which], ps.cell[which], ps.dims[which]
-    u = (x - origin) / cell[:, None]
-    top = (dims - 1).astype(float)
+    nodes' distances and gradients (along y at the cell's two x sides, then along x);
+    outside a grid's box, at its nearest point plus the distance to it."""
+    cell = ps.cell[which]
+    u = (x - ps.origin[which]) / cell[:, None]
+    top = (ps.dims[which] - 1).astype(float)
     inside = np.clip(u, 0.0, top)
-    beyond = np.sqrt(np.einsum("...i,...i->...", u - inside, u - inside)) * cell
+    out = (u - inside) * cell[:, None]
+    beyond = np.sqrt(np.einsum("...i,...i->...", out, out))
     i0 = np.minimum(np.floor(inside), top - 1.0)
     f = inside - i0
-    base = ps.first[which] + np.einsum("...i,...i->...", i0, ps.stride[which]).astype(int)
-    flat = base[..., None] + ps.corner[which]                          # (..., n, 4)
-    w = np.stack([1.0 - f, f], axis=-1)                                # (..., n, 2, 2)
-    wx, wy = w[..., 0, :], w[..., 1, :]
-    wts = (wx[..., :, None] * wy[..., None, :]).reshape(wx.shape[:-1] + (4,))
-    corner_d = ps.distance[flat]
-    d = np.einsum("...k,...k->...", wts, corner_d) + beyond
-    g = np.einsum("...k,...ki->...i", wts, ps.gradient[flat])
+    base = ps.first[which] + (i0[..., 0] * ps.stride[which, 0] + i0[..., 1]).astype(int)
+    flat = base[..., None] + ps.corner[which]              # (..., n, 4): 00, 01, 10, 11
+    fx, fy = f[..., 0], f[..., 1]
+    cd = ps.distance[flat]
+    low = cd[..., 0] + fy * (cd[..., 1] - cd[..., 0])      # at the cell's x0 side
+    high = cd[..., 2] + fy * (cd[..., 3] - cd[..., 2])     # at its x1 side
+    d = low + fx * (high - low) + beyond
+    cg = ps.gradient[flat]
+    glow = cg[..., 0, :] + fy[..., None] * (cg[..., 1, :] - cg[..., 0, :])
+    g = glow + fx[..., None] * (cg[..., 2, :] + fy[..., None] * (cg[..., 3, :] - cg[..., 2, :])
+                                - glow)
     size = np.sqrt(np.einsum("...i,...i->...", g, g))
     g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None],
                  np.array([1.0, 0.0]))
-    step = np.broadcast_to(np.array([-1.0, 1.0]), wx.shape)
-    dw = np.stack([(step[..., :, None] * wy[..., None, :]).reshape(wts.shape),
-                   (wx[..., :, None] * step[..., None, :]).reshape(wts.shape)], axis=-1)
-    exact = np.einsum("...k,...ki->...i", corner_d, dw) * np.where(u == inside, 1.0, 0.0)
-    out = (u - inside) * cell[:, None]
+    # the interpolant's own derivative: none along an axis clamped at the box, plus the
+    # way out of the box
+    slope_y = (cd[..., 1] - cd[..., 0]) + fx * (cd[..., 3] - cd[..., 2] - cd[..., 1] + cd[..., 0])
+    exact = np.stack([high - low, slope_y], axis=-1) * np.where(u == inside, 1.0, 0.0)
     exact = exact / cell[:, None] + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
     return d, g, exact
 
