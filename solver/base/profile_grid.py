@@ -309,20 +309,17 @@ def profile_distance(x: np.ndarray, which: np.ndarray, ps: ProfileSet
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(d (..., n), unit gradient (..., n, 3), d's own derivative (..., n, 3)) of the
     extruded profiles at points x (..., n, 3): a box's distance in (d2, |z| - h) (outside
-    both: their norm; else the larger), d2 and its gradients from ``planar_distance``."""
+    both: their norm; else the larger), d2 and its gradients from ``planar_distance``.
+    Each gradient is the planar one times w_p, and w_z along z: outside, the shares
+    (d2, |z| - h)^+ / d; inside, the larger one's 1 and the other's 0."""
     d2, g2, e2 = planar_distance(x[..., :2], which, ps)
-    sz = np.where(x[..., 2] < 0.0, -1.0, 1.0)
     qz = np.abs(x[..., 2]) - ps.half[which]
     p2, pz = np.maximum(d2, 0.0), np.maximum(qz, 0.0)
     out = np.sqrt(p2 * p2 + pz * pz)
     d = out + np.minimum(np.maximum(d2, qz), 0.0)
-    safe = np.where(out > 0.0, out, 1.0)
-    side = (d2 >= qz)[..., None]
-
-    def combine(grad2: np.ndarray) -> np.ndarray:
-        flat = np.concatenate([grad2, np.zeros(grad2.shape[:-1] + (1,))], axis=-1)
-        cap = np.zeros(flat.shape)
-        cap[..., 2] = sz
-        outside = (p2[..., None] * flat + pz[..., None] * cap) / safe[..., None]
-        return np.where((out > 0.0)[..., None], outside, np.where(side, flat, cap))
-    return d, combine(g2), combine(e2)
+    apart = out > 0.0
+    safe = np.where(apart, out, 1.0)
+    wp = np.where(apart, p2 / safe, d2 >= qz)
+    wz = np.where(apart, pz / safe, d2 < qz) * np.where(x[..., 2] < 0.0, -1.0, 1.0)
+    return (d, np.concatenate([g2 * wp[..., None], wz[..., None]], axis=-1),
+            np.concatenate([e2 * wp[..., None], wz[..., None]], axis=-1))
