@@ -22,9 +22,12 @@ from .anim import fcurve_modifiers, find_channelbag
 from .curve_reader import design_world, length_text
 from .io.follow import (Constant, KeyedPath, KeysInside, SplinePath, axis_functions, fitting_error,
                         is_still, midpoints, sample_frames)
+from .io.follow_rotation import (EULER_MODES, KeyedTurn, still_matrix, angle_fitting_error, angle_functions,
+                                unwrap, zyx_angles)
 from .io.keyframes import Key, KeyframedFunction, with_modifiers
 
 STILL = 1e-6        # Blender units: a target that moves less than this over the range is still
+STILL_ANGLE = 1e-6  # rad: a target that turns less than this over the range does not turn
 
 
 def follow_name(marker_name: str) -> str:
@@ -54,33 +57,42 @@ def _add_follow(sm, scene, ob, update: bool) -> None:
     if bone and target.data.bones.get(bone) is None:
         raise MechanismError(f"{what}: its Follow target {target.name!r} has no bone {bone!r}: "
                              "pick one of its bones or clear Bone")
+    moves, turns = any(s.follow_axes), any(s.follow_rotation)
+    if not (moves or turns):
+        raise MechanismError(f"{what}: tick at least one of the Follow Axes (x, y, z) or of "
+                             "Follow Rotation (b1, b2, b3)")
     j_name, rotation, origin = _reference(sm, scene, ob)
-    path, note, error = _path(sm, scene, ob, (target, bone), rotation, origin, update)
+    reference = s.follow_relative_to if rotation is None else (rotation, origin)
+    samples = Samples(sm, scene, (target, bone), reference, s.follow_samples, update)
     target_text = f"{target.name!r} (bone {bone!r})" if bone else repr(target.name)
-    times = sm.timeline.times
-    if update and is_still(np.array([path.at(t)[0] for t in times]), STILL * sm.scale):
+    fns: dict = {}
+    path, error = None, None
+    if moves:
+        keyed = (None, None, None) if bone else _keyed_path(sm, target, rotation, origin)
+        path, note, error = keyed if keyed[0] is not None else _sampled_path(sm, samples)
+        sm.follow_notes.append(f"{what} follows {target_text} {note(scene)}")
+        fns.update(axis_functions(path, tuple(s.follow_axes), what))
+    turn = None
+    if turns:
+        keyed = (None, None) if bone or rotation is None else _keyed_turn(sm, target, rotation)
+        turn, note = keyed if keyed[0] is not None else _sampled_turn(sm, samples)
+        sm.follow_notes.append(f"{what} turns with {target_text} {note(scene)}")
+        fns.update(angle_functions(turn, tuple(s.follow_rotation), what))
+    if update and _still(sm, path, turn):
         raise MechanismError(f"{what}: its Follow target {target_text} does not move over "
                              f"frames {sm.timeline.frame_start}-{sm.timeline.frame_end}: key its "
-                             "location, or give it a parent or constraint that moves it")
-    try:
-        fns = axis_functions(path, tuple(s.follow_axes), what)
-    except ValueError as exc:
-        raise MechanismError(str(exc)) from None
+                             f"{'location' if moves else 'rotation'}, or give it a parent or "
+                             "constraint that moves it")
     sm.mech.add_general_motion(follow_name(ob.name), ob.name, j_name, **fns)
     sm.follows[follow_name(ob.name)] = (ob, error)
-    sm.follow_notes.append(f"{what} follows {target_text} {note(scene)}")
 
 
-def _path(sm, scene, ob, target: tuple, rotation, origin, update: bool):
-    """(path, note, fitting error in m) of ``target`` (object, bone name or ""): its location
-    keys where they alone place it, else its sampled location."""
-    path, note, error = (None, None, None) if target[1] else \
-        _keyed_path(sm, target[0], rotation, origin)
-    if path is None:
-        s = ob.mechanism
-        reference = s.follow_relative_to if rotation is None else (rotation, origin)
-        path, note, error = _sampled_path(sm, scene, target, reference, s.follow_samples, update)
-    return path, note, error
+def _still(sm, path, turn) -> bool:
+    """Whether neither the followed location (within STILL) nor the followed rotation
+    (within STILL_ANGLE) changes over the scene's frames."""
+    times = sm.timeline.times
+    return (path is None or is_still(np.array([path.at(t)[0] for t in times]), STILL * sm.scale)) \
+        and (turn is None or is_still(np.array([turn.at(t)[0] for t in times]), STILL_ANGLE))
 
 
 def _reference(sm, scene, ob) -> tuple[str, np.ndarray | None, np.ndarray | None]:
@@ -127,29 +139,39 @@ def _rides_on(ob, part) -> bool:
     return up is not None
 
 
-def _keyed_path(sm, target, rotation, origin):
-    """(KeyedPath, note, fitting error 0) from the target's location keys when they alone
-    place it, else (None, None, None)."""
-    if rotation is None or target.parent is not None or any(c.enabled for c in target.constraints):
-        return None, None, None
+def _keyed_bag(target, paths: tuple[str, ...]):
+    """The channelbag of the target's action when its own keys on ``paths`` (and their
+    delta_ twins) alone place it: no parent, no constraint, no NLA, no driver on them, the
+    delta unkeyed; else None."""
+    if target.parent is not None or any(c.enabled for c in target.constraints):
+        return None
     ad = target.animation_data
     if ad is None or ad.action is None or len(ad.nla_tracks) or ad.use_tweak_mode:
-        return None, None, None
-    if any(d.data_path in ("location", "delta_location") for d in ad.drivers):
-        return None, None, None
+        return None
+    deltas = tuple(f"delta_{p}" for p in paths)
+    if any(d.data_path in paths + deltas for d in ad.drivers):
+        return None
     bag = find_channelbag(ad.action, ad.action_slot)
-    if bag is None or any(fc.data_path == "delta_location" for fc in bag.fcurves):
-        return None, None, None
-    curves = {fc.array_index: fc for fc in bag.fcurves if fc.data_path == "location"
+    if bag is None or any(fc.data_path in deltas for fc in bag.fcurves):
+        return None
+    return bag
+
+
+def _keyed_channels(target, bag, data_path: str, values, offsets) -> list | None:
+    """One function of the frame per component of ``data_path`` (value, d/dframe,
+    d2/dframe2): its keys exactly (plus ``offsets[i]``), a Constant of ``values[i]`` +
+    ``offsets[i]`` where unkeyed; None when nothing is keyed or a key cannot be followed
+    exactly (an easing, a modifier: Blender's evaluation is sampled instead)."""
+    curves = {fc.array_index: fc for fc in bag.fcurves if fc.data_path == data_path
               and not fc.mute and len(fc.keyframe_points)}
     if not curves:
-        return None, None, None
+        return None
     channels = []
-    for i in range(3):
-        delta = float(target.delta_location[i])
+    for i, value in enumerate(values):
+        delta = float(offsets[i])
         fc = curves.get(i)
         if fc is None:
-            channels.append(Constant(float(target.location[i]) + delta))
+            channels.append(Constant(float(value) + delta))
             continue
         keys = [Key(k.co[0], k.co[1] + delta, (k.handle_left[0], k.handle_left[1] + delta),
                     (k.handle_right[0], k.handle_right[1] + delta), k.interpolation)
@@ -157,65 +179,154 @@ def _keyed_path(sm, target, rotation, origin):
         try:
             fn = KeyframedFunction(keys, fc.extrapolation, f"object {target.name!r}")
             fn = with_modifiers(fn, fcurve_modifiers(fc), f"object {target.name!r}")
-            channels.append(KeysInside(fn) if isinstance(fn, KeyframedFunction) else fn)
-        except ValueError:              # an easing or a modifier: Blender's evaluation, sampled
-            return None, None, None
+        except ValueError:
+            return None
+        channels.append(KeysInside(fn) if isinstance(fn, KeyframedFunction) else fn)
+    return channels
+
+
+def _keyed_path(sm, target, rotation, origin):
+    """(KeyedPath, note, fitting error 0) from the target's location keys when they alone
+    place it, else (None, None, None)."""
+    bag = None if rotation is None else _keyed_bag(target, ("location",))
+    channels = None if bag is None else \
+        _keyed_channels(target, bag, "location", target.location, target.delta_location)
+    if channels is None:
+        return None, None, None
     path = KeyedPath(channels, sm.timeline, rotation, origin, sm.scale)
     return path, lambda scene: "along its location keys, exactly", 0.0
 
 
-def _sampled_path(sm, scene, target, reference, per_frame: int, update: bool):
-    """(SplinePath, note, fitting error in m) through the evaluated location of ``target``
-    (object, bone name or "": a bone's head, else the object's origin) at the scene's frames
-    (``per_frame`` samples a frame) in J's axes, its fitting error measured halfway between
-    samples.  ``reference``: J's fixed axes and origin (rotation, origin),
-    or the moving Relative To marker, whose evaluated frame is read at each sample."""
-    tl = sm.timeline
-    frames = sample_frames(tl, per_frame)
-    if not update:                  # a panel's draw: where the target stands now
-        here = locations_in(scene, target, reference, None)
-        ts = np.array([0.0, max(tl.duration, 1.0)])
-        return SplinePath(ts, np.repeat(here * sm.scale, 2, axis=0)), \
-            (lambda scene: "(not sampled)"), None
-    mids = midpoints(frames)
-    points = locations_in(scene, target, reference, np.concatenate([frames, mids])) * sm.scale
-    n = len(frames)
-    path = SplinePath((frames - tl.frame_start) / tl.fps, points[:n])
-    error = fitting_error(path, (mids - tl.frame_start) / tl.fps, points[n:])
-    where = "world location" if isinstance(reference, tuple) else \
-        f"location relative to {reference.name!r}"
+def _keyed_turn(sm, target, rotation):
+    """(KeyedTurn, note) from the target's rotation keys (an Euler mode's or a quaternion's)
+    when they alone turn it, J's axes fixed; else (None, None): sampled instead."""
+    mode = target.rotation_mode
+    quaternion = mode == "QUATERNION"
+    if mode not in EULER_MODES and not quaternion:
+        return None, None
+    data_path = "rotation_quaternion" if quaternion else "rotation_euler"
+    bag = _keyed_bag(target, (data_path,))
+    values = target.rotation_quaternion if quaternion else target.rotation_euler
+    channels = None if bag is None else _keyed_channels(target, bag, data_path, values,
+                                                        (0.0,) * len(values))
+    if channels is None:
+        return None, None
+    try:
+        before = still_matrix(mode, target.delta_rotation_quaternion if quaternion
+                              else target.delta_rotation_euler)
+        turn = KeyedTurn(channels, mode, sm.timeline, rotation, before)
+    except ValueError as exc:
+        raise MechanismError(f"Follow target {target.name!r}: {exc}") from None
+    return turn, lambda scene: "along its rotation keys, exactly"
+
+
+class Samples:
+    """The target's evaluated pose relative to J at the scene's frames (``per_frame`` a
+    frame) and halfway between them, read once when first asked for (``poses``)."""
+
+    def __init__(self, sm, scene, target: tuple, reference, per_frame: int, update: bool):
+        self.sm, self.scene, self.target, self.reference = sm, scene, target, reference
+        self.update = update
+        tl = sm.timeline
+        self.frames = sample_frames(tl, per_frame)
+        self.mids = midpoints(self.frames)
+        self.count = len(self.frames) if update else 2
+        self._poses = None
+
+    def times(self, frames: np.ndarray) -> np.ndarray:
+        """Solver times (s) of scene frames."""
+        tl = self.sm.timeline
+        return (frames - tl.frame_start) / tl.fps
+
+    def knots(self) -> np.ndarray:
+        """The spline's times (s): the sampled frames', or for a panel's draw two times
+        (the target held where it stands)."""
+        if not self.update:
+            return np.array([0.0, max(self.sm.timeline.duration, 1.0)])
+        return self.times(self.frames)
+
+    def poses(self):
+        """(locations (n, 3) m, rotations (n, 3, 3) the target's axes in J's) at the
+        frames then the midpoints; a panel's draw (no update): where the target stands now,
+        at two times (frames 0 and 1, no midpoints)."""
+        if self._poses is None:
+            if not self.update:
+                where, turn = poses_in(self.scene, self.target, self.reference, None)
+                self._poses = (np.repeat(where * self.sm.scale, 2, axis=0),
+                               np.repeat(turn, 2, axis=0))
+            else:
+                where, turn = poses_in(self.scene, self.target, self.reference,
+                                       np.concatenate([self.frames, self.mids]))
+                self._poses = (where * self.sm.scale, turn)
+        return self._poses
+
+
+def _sampled_path(sm, samples: Samples):
+    """(SplinePath, note, fitting error in m) through the target's sampled location in J's
+    axes, its fitting error measured halfway between samples."""
+    points, _ = samples.poses()
+    n = samples.count
+    path = SplinePath(samples.knots(), points[:n])
+    if not samples.update:
+        return path, (lambda scene: "(not sampled)"), None
+    error = fitting_error(path, samples.times(samples.mids), points[n:])
+    where = "world location" if isinstance(samples.reference, tuple) else \
+        f"location relative to {samples.reference.name!r}"
     return path, lambda scene: (f"through {n} samples of its {where}, fitting error "
                                 f"{length_text(scene, error)}"), error
 
 
-def locations_in(scene, target, reference, frames: np.ndarray | None) -> np.ndarray:
-    """(len(frames), 3) the evaluated location (Blender units) of ``target`` (object, bone
-    name or "": the bone's head as posed, else the object's origin) in J's axes at each
-    scene frame (a fraction of a frame as Blender's subframe; None: the frame shown, one
-    row); ``reference`` (rotation, origin) fixed, or the marker J, evaluated at the same
-    frame (its scale taken out).  The scene's frame is put back after."""
-    def one() -> np.ndarray:
+def _sampled_turn(sm, samples: Samples):
+    """(SplinePath of the angles b1, b2, b3 (rad), note) through the target's sampled
+    orientation relative to J, unwrapped in time order (frames and midpoints together);
+    its fitting error (deg) measured halfway between samples goes in the note."""
+    _, turns = samples.poses()
+    n = samples.count
+    angles = zyx_angles(turns)
+    if samples.update:
+        order = np.argsort(np.concatenate([samples.frames, samples.mids]), kind="stable")
+        angles[order] = unwrap(angles[order])
+    spline = SplinePath(samples.knots(), angles[:n])
+    if not samples.update:
+        return spline, (lambda scene: "(not sampled)")
+    error = angle_fitting_error(spline.positions(samples.times(samples.mids)), angles[n:])
+    where = "world rotation" if isinstance(samples.reference, tuple) else \
+        f"rotation relative to {samples.reference.name!r}"
+    return spline, lambda scene: (f"through {n} samples of its {where}, fitting error "
+                                  f"{math.degrees(error):.3g} deg")
+
+
+def poses_in(scene, target, reference, frames: np.ndarray | None):
+    """(locations (len(frames), 3) in Blender units, rotations (len(frames), 3, 3)): the
+    evaluated origin of ``target`` (object, bone name or "": the bone's head as posed, else
+    the object's origin) in J's axes, and the target's axes (the bone's as posed; scale
+    taken out) as columns in J's axes, at each scene frame (a fraction of a frame as
+    Blender's subframe; None: the frame shown, one row); ``reference`` (rotation, origin)
+    fixed, or the marker J, evaluated at the same frame (its scale taken out).  The scene's
+    frame is put back after."""
+    def one() -> tuple[np.ndarray, np.ndarray]:
         depsgraph = bpy.context.evaluated_depsgraph_get()
         ev = target[0].evaluated_get(depsgraph)
-        p = np.asarray(ev.matrix_world @ ev.pose.bones[target[1]].head if target[1]
-                       else ev.matrix_world.translation, dtype=float)
+        world = ev.matrix_world @ ev.pose.bones[target[1]].matrix if target[1] else ev.matrix_world
+        p, quat, _ = part_frame_from_matrix(np.array(world, dtype=float))
         if isinstance(reference, tuple):
             rotation, origin = reference
         else:
-            origin, quat, _ = part_frame_from_matrix(
+            origin, q, _ = part_frame_from_matrix(
                 np.array(reference.evaluated_get(depsgraph).matrix_world, dtype=float))
-            rotation = quat_to_matrix(quat)
-        return (p - origin) @ rotation
+            rotation = quat_to_matrix(q)
+        return (p - origin) @ rotation, rotation.T @ quat_to_matrix(quat)
 
     if frames is None:
-        return one()[None]
+        where, turn = one()
+        return where[None], turn[None]
     now, sub = scene.frame_current, scene.frame_subframe
-    out = np.empty((len(frames), 3))
+    where, turns = np.empty((len(frames), 3)), np.empty((len(frames), 3, 3))
     try:
         for k, f in enumerate(frames):
             whole = math.floor(f)
             scene.frame_set(int(whole), subframe=float(f - whole))
-            out[k] = one()
+            where[k], turns[k] = one()
     finally:
         scene.frame_set(now, subframe=sub)
-    return out
+    return where, turns

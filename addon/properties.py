@@ -140,6 +140,12 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     follow_axes: BoolVectorProperty(name="Follow Axes", size=3, default=(True, True, True),
                                     subtype="XYZ", description="The directions held to the target "
                                                                "(the others stay free)")
+    follow_rotation: BoolVectorProperty(name="Follow Rotation", size=3,
+                                        default=(False, False, False),
+                                        description="The angles held to the target's rotation "
+                                                    "relative to Relative To (or the world): "
+                                                    "b1, b2, b3, turns about x, then the new y, "
+                                                    "then the new z (Blender's Euler ZYX)")
     follow_samples: IntProperty(name="Samples per Frame", default=1, min=1, max=16,
                                 description="How often a target moved by a parent, constraint or "
                                             "driver is sampled between frames (its fitting error "

@@ -119,6 +119,10 @@ def _draw_marker(layout, ob, s):
             box.prop_search(s, "follow_bone", s.follow.data, "bones")
         box.prop(s, "follow_relative_to")
         box.row().prop(s, "follow_axes", toggle=True)
+        row = box.row()
+        row.label(text="Follow Rotation")
+        for k, angle in enumerate(("b1", "b2", "b3")):
+            row.prop(s, "follow_rotation", index=k, text=angle, toggle=True)
         box.prop(s, "follow_samples")
         _draw_plot(box, ob, s)
 

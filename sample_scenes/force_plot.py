@@ -55,7 +55,7 @@ def series(scene) -> tuple[list, list]:
                 reactions.append((np.abs(k[:, 1]).max(), item))
             elif prop in ("limit_force", "friction_force"):
                 (forces if _slide(ob, prop.split("_")[0]) else torques).append(item)
-            elif prop == "motion_effort" or prop.startswith("coupler_torque"):
+            elif prop in ("motion_effort", "follow_torque") or prop.startswith("coupler_torque"):
                 torques.append(item)
             elif prop in ("motion_effort_slide", "contact_force", "tooth_force",
                           "part_contact_force", "follow_force") or \

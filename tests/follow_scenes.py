@@ -96,3 +96,33 @@ def keyed_bone(bpy, name: str, bone: str, keys):
         for k in fc.keyframe_points:
             k.interpolation = "LINEAR"
     return ob
+
+
+def ball_on_ground(bpy) -> dict[str, Any]:
+    """A box "ball" on a spherical joint to the ground at the origin (its orientation free,
+    its centre held) and a marker "grip" on it at the joint's centre; kinematic."""
+    set_range(bpy)
+    ground = add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.5))
+    ball = add_box(bpy, "ball", (0.4, 0.2, 0.1), (0.0, 0.0, 0.0))
+    tag(bpy, [ground, ball], "PART")
+    ground.mechanism.ground = True
+    ball_joint = connect(bpy, ball, ground, (0.0, 0.0, 0.0), "SPHERICAL", "Z")
+    grip = add_marker(bpy, ball, (0.0, 0.0, 0.0))
+    grip.name = "grip"
+    bpy.context.scene.mechanism.analysis = "KINEMATIC"
+    return dict(ground=ground, ball=ball, joint=ball_joint, grip=grip)
+
+
+def turning_empty(bpy, name: str, mode: str, keys, data_path: str = "rotation_euler",
+                  interpolation: str = "LINEAR"):
+    """An Empty in rotation ``mode`` whose ``data_path`` (rotation_euler or
+    rotation_quaternion) is keyed at ``keys`` [(frame, values), ...]."""
+    ob = empty(bpy, name)
+    ob.rotation_mode = mode
+    for frame, values in keys:
+        setattr(ob, data_path, values)
+        ob.keyframe_insert(data_path, frame=frame)
+    for fc in channelbag(ob).fcurves:
+        for k in fc.keyframe_points:
+            k.interpolation = interpolation
+    return ob

@@ -276,3 +276,130 @@ def test_check_says_which_follow_axis_over_drives(blender) -> None:
     assert "marker 'tip': untick z in its Follow Axes" in report
     with pytest.raises(RuntimeError, match="marker 'tip': untick z in its Follow Axes"):
         bpy.ops.mechanism.bake()
+
+
+def _turn(axis, angle: float) -> np.ndarray:
+    """The rotation matrix about the unit ``axis`` by ``angle`` (Rodrigues)."""
+    n = np.asarray(axis, dtype=float)
+    K = np.array([[0, -n[2], n[1]], [n[2], 0, -n[0]], [-n[1], n[0], 0]])
+    return np.eye(3) + math.sin(angle) * K + (1 - math.cos(angle)) * K @ K
+
+
+def _matrix4(R: np.ndarray):
+    """A Blender 4x4 matrix turning by ``R`` at the origin."""
+    from mathutils import Matrix
+    return Matrix([list(R[0]) + [0.0], list(R[1]) + [0.0], list(R[2]) + [0.0], [0, 0, 0, 1.0]])
+
+
+def _matrices(result, part: str) -> np.ndarray:
+    """(n, 3, 3) a part's solved orientation matrices (world axes as columns)."""
+    w, x, y, z = result.orientation(part).T
+    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+                     np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+                     np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)],
+                    axis=1)
+
+
+def _rotation_gap(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """(n,) the angle (rad) of the rotation D = A B^T between two series of rotations:
+    atan2(|axial part|, (tr D - 1) / 2), well conditioned near zero (arccos of the cosine
+    alone is not: float32 matrices would read 1e-4 rad for none)."""
+    D = A @ np.swapaxes(B, -1, -2)
+    s = np.stack([D[:, 2, 1] - D[:, 1, 2], D[:, 0, 2] - D[:, 2, 0], D[:, 1, 0] - D[:, 0, 1]], -1)
+    return np.arctan2(np.linalg.norm(s, axis=1) / 2, (np.trace(D, axis1=1, axis2=2) - 1) / 2)
+
+
+def test_a_marker_turns_with_keyed_euler_angles_about_a_tilted_axis(blender, extension) -> None:
+    """A box on a spherical joint whose marker (turned to R0 = Rz(0.7) Ry(0.4) as designed)
+    follows the rotation of an Empty in Euler mode XYZ keyed linearly in x from 0 to 2.5 pi
+    over the second, y = 0.4 and z = 0.7 held: the Empty's world rotation is R0 Rx(w t) =
+    Rot(n, w t) R0 with n = R0 x, w = 2.5 pi rad/s, a constant rate about a tilted axis,
+    more than a turn (the angles unwrap).  The box turns by Rot(n, w t) at every frame and
+    its angular velocity is w n.  The keys are followed exactly: float32 keys (2.5 pi to
+    5e-7 rad) and the solver's Newton tolerance (1e-10) are the only errors; 1e-5 allowed."""
+    bpy = blender
+    d = fs.ball_on_ground(bpy)
+    b, c, w = 0.4, 0.7, 2.5 * math.pi
+    R0 = _turn((0, 0, 1), c) @ _turn((0, 1, 0), b)
+    d["grip"].matrix_world = _matrix4(R0)
+    target = fs.turning_empty(bpy, "spinner", "XYZ", [(1, (0.0, b, c)), (25, (w, b, c))])
+    s = d["grip"].mechanism
+    s.follow, s.follow_axes, s.follow_rotation = target, (False, False, False), (True, True, True)
+    sm, result = solved(extension, bpy)
+    assert any("turns with 'spinner' along its rotation keys, exactly" in n for n in sm.notes())
+    n = R0[:, 0]
+    want = np.stack([_turn(n, w * t) for t in result.times])
+    assert _rotation_gap(_matrices(result, "ball"), want).max() < 1e-5
+    np.testing.assert_allclose(result.angular_velocity("ball"), np.outer(np.ones(25), w * n),
+                               atol=1e-5)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}, bpy.context.scene.mechanism.report
+    grip = d["grip"]
+    torque = result.general_motion_torque("grip: follow")
+    baked = bs.curve(grip, '["follow_torque_x"]', action=grip.mechanism.bake_action)[:, 1]
+    np.testing.assert_allclose(baked, torque[:, 0], atol=1e-6 * np.abs(torque).max())
+    assert "follow_force" not in grip.keys() and np.abs(torque).max() > 1e-3
+
+
+def test_a_marker_turns_with_keyed_quaternions_as_blender_plays_them(blender, extension) -> None:
+    """An Empty in quaternion mode keyed (Bezier, automatic handles) from (1, 0, 0, 0)
+    through (0.5, 0.5, -0.2, 0.6) to (0.2, -0.3, 0.8, 0.4), components not of unit length
+    (Blender normalizes them): the box's orientation at every frame is the Empty's world
+    rotation as Blender evaluates it (matrix_world), to float32 (1e-5 rad)."""
+    bpy = blender
+    d = fs.ball_on_ground(bpy)
+    keys = [(1, (1.0, 0.0, 0.0, 0.0)), (13, (0.5, 0.5, -0.2, 0.6)), (25, (0.2, -0.3, 0.8, 0.4))]
+    target = fs.turning_empty(bpy, "spinner", "QUATERNION", keys, "rotation_quaternion", "BEZIER")
+    s = d["grip"].mechanism
+    s.follow, s.follow_axes, s.follow_rotation = target, (False, False, False), (True, True, True)
+    sm, result = solved(extension, bpy)
+    assert any("along its rotation keys, exactly" in n for n in sm.notes())
+    want = []
+    for f in range(1, 26):
+        bpy.context.scene.frame_set(f)
+        want.append(np.array(target.matrix_world.to_3x3().normalized()))
+    assert _rotation_gap(_matrices(result, "ball"), np.array(want)).max() < 1e-5
+
+
+def test_a_marker_turns_with_a_parented_target_through_the_sampled_angles(blender,
+                                                                          extension) -> None:
+    """An Empty parented to a still Empty tilted by Rx(0.5) Ry(-0.3) and keyed to turn about
+    its own z from 0 to 2 pi over the second: its world rotation P Rz(w t), a constant rate
+    w = 2 pi about the tilted axis P z, sampled once a frame (a parent) and the angles b1,
+    b2, b3 fitted by a spline after unwrapping.  Solved at four times the frame rate (between
+    the samples), the box turns by P Rz(w t) P^T to within three times the reported fitting
+    error (each angle's error adds at most its own to the rotation's) plus float32 samples
+    (1e-5 rad)."""
+    bpy = blender
+    d = fs.ball_on_ground(bpy)
+    holder = bs.empty(bpy, "holder")
+    holder.rotation_euler = (0.5, -0.3, 0.0)
+    P = _turn((0, 0, 1), 0.0) @ _turn((0, 1, 0), -0.3) @ _turn((1, 0, 0), 0.5)
+    w = 2 * math.pi
+    target = fs.turning_empty(bpy, "spinner", "XYZ", [(1, (0, 0, 0)), (25, (0, 0, w))])
+    target.parent = holder
+    d["grip"].matrix_world = _matrix4(P)
+    s = d["grip"].mechanism
+    s.follow, s.follow_axes, s.follow_rotation = target, (False, False, False), (True, True, True)
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    result = sm.mech.solve(duration=sm.duration, fps=4 * sm.fps)
+    note, = [n for n in sm.notes() if "turns with 'spinner'" in n]
+    assert "through 25 samples of its world rotation" in note
+    error = math.radians(float(note.split("fitting error ")[1].split(" deg")[0]))
+    assert 0 < error < 1e-3
+    want = np.stack([_turn(P[:, 2], w * t) for t in result.times])
+    assert _rotation_gap(_matrices(result, "ball"), want).max() <= 3 * error + 1e-5
+
+
+def test_a_followed_rotation_at_b2_ninety_degrees_is_named(blender) -> None:
+    """An Empty in Euler mode ZYX (the matrix Rx Ry Rz, so its y angle is b2) keyed in y from
+    0 to 90 degrees over frames 1-25: b2 reaches the body-fixed angles' singular pose at the
+    last frame, and Bake stops with the solver's message naming the motion, b2 and the time,
+    as the operator's error report; nothing is baked."""
+    bpy = blender
+    d = fs.ball_on_ground(bpy)
+    target = fs.turning_empty(bpy, "tilter", "ZYX", [(1, (0, 0, 0)), (25, (0, math.pi / 2, 0))])
+    s = d["grip"].mechanism
+    s.follow, s.follow_axes, s.follow_rotation = target, (False, False, False), (True, True, True)
+    with pytest.raises(RuntimeError, match=r"general motion 'grip: follow': b2 = 90 deg at t = 1 s"):
+        bpy.ops.mechanism.bake()
+    assert not d["ball"].mechanism.baked

@@ -458,7 +458,7 @@ def test_joint_plots_split_the_solvers_reactions() -> None:
     assert list(plots.joint_plots(r, ["pin"], {})["pin"]) == list(plots.REACTION_PROPS)
     assert set(plots.BAKED_PROPS) == (set(plots.REACTION_PROPS) | {"motion_effort", "motion_effort_slide"}
                                       | {"contact_force", "limit_force", "friction_force"}
-                                      | set(plots.COUPLER_PROPS) | set(plots.FOLLOW_PROPS)
+                                      | set(plots.COUPLER_PROPS) | set(plots.FOLLOW_PROPS) | set(plots.FOLLOW_TORQUE_PROPS)
                                       | set(plots.BALL_FRICTION_PROPS) | set(plots.BUSHING_PROPS)
                                       | set(plots.VECTOR_FORCE_PROPS) | set(plots.PART_CONTACT_PROPS))
     assert plots.BUSHING_PROPS == tuple(p.replace("reaction", "bushing") for p in plots.REACTION_PROPS)

@@ -31,7 +31,9 @@ joint's "contact_force", the scalar push along the cam's normal.
 Marker that follows an object: "follow_force_x", "_y", "_z" and "follow_force" (N) on the
 marker: the force its general motion applies to the marker's part at the marker, along the
 axes it follows in (Relative To's, or the world's), zero along a direction left free
-(Result.general_motion): the effort an actuator at that point would give.
+(Result.general_motion): the effort an actuator at that point would give; where it follows
+a rotation, "follow_torque_x", "_y", "_z" and "follow_torque" (N m, same axes,
+Result.general_motion_torque).
 """
 from __future__ import annotations
 
@@ -53,9 +55,10 @@ VECTOR_FORCE_PROPS = ("applied_force_x", "applied_force_y", "applied_force_z", "
 PART_CONTACT_PROPS = ("part_contact_force_x", "part_contact_force_y", "part_contact_force_z",
                       "part_contact_force", "part_contact_penetration")
 FOLLOW_PROPS = ("follow_force_x", "follow_force_y", "follow_force_z", "follow_force")
+FOLLOW_TORQUE_PROPS = ("follow_torque_x", "follow_torque_y", "follow_torque_z", "follow_torque")
 BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
     CONTACT_PROP, LIMIT_PROP, FRICTION_PROP) + BALL_FRICTION_PROPS + BUSHING_PROPS + \
-    VECTOR_FORCE_PROPS + PART_CONTACT_PROPS + FOLLOW_PROPS
+    VECTOR_FORCE_PROPS + PART_CONTACT_PROPS + FOLLOW_PROPS + FOLLOW_TORQUE_PROPS
 
 
 def is_plot_channel(data_path: str) -> bool:
@@ -100,13 +103,29 @@ def part_contact_plots(result, contacts: Sequence[str]) -> dict[str, dict[str, n
 
 
 def follow_plots(result, follows: Mapping[str, str]) -> dict[str, dict[str, np.ndarray]]:
-    """Marker name -> {FOLLOW_PROPS -> (n,) values}; ``follows``: general motion name -> the
-    following marker's name (Result.general_motion: N on the marker's part, J's axes)."""
+    """Marker name -> {FOLLOW_PROPS -> (n,) values} where it follows a location
+    (Result.general_motion: N on the marker's part, J's axes) and {FOLLOW_TORQUE_PROPS ->
+    ...} where it follows a rotation (Result.general_motion_torque: N m, J's axes);
+    ``follows``: general motion name -> the following marker's name."""
     out = {}
     for motion, marker in follows.items():
-        F = result.general_motion(motion)
-        out[marker] = dict(zip(FOLLOW_PROPS, (F[:, 0], F[:, 1], F[:, 2], np.linalg.norm(F, axis=1))))
+        series: dict[str, np.ndarray] = {}
+        if _drives(result, motion, "xyz"):
+            series.update(_vector_series(FOLLOW_PROPS, result.general_motion(motion)))
+        if _drives(result, motion, ("b1", "b2", "b3")):
+            series.update(_vector_series(FOLLOW_TORQUE_PROPS, result.general_motion_torque(motion)))
+        out[marker] = series
     return out
+
+
+def _drives(result, motion: str, directions) -> bool:
+    """Whether general motion ``motion`` holds any of ``directions`` (its rows "motion.x")."""
+    return any(f"{motion}.{a}" in result.model.motion_names for a in directions)
+
+
+def _vector_series(props: Sequence[str], V: np.ndarray) -> dict[str, np.ndarray]:
+    """The components of V (n, 3) and its magnitude, under ``props``."""
+    return dict(zip(props, (V[:, 0], V[:, 1], V[:, 2], np.linalg.norm(V, axis=1))))
 
 
 def bushing_plots(result, bushings: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
