@@ -26,8 +26,8 @@ from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
 from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
 from .io.part_frames import basis_pose, pose_matrices
-from .io.plots import (BAKED_PROPS, bushing_plots, coupler_plots, follow_plots, is_plot_channel,
-                       joint_plots, part_contact_plots, vector_force_plots)
+from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
+                       is_plot_channel, joint_plots, part_contact_plots, vector_force_plots)
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -186,6 +186,8 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     plots.update(vector_force_plots(result, [ob.name for ob in sm.vector_forces]))
     plots.update(part_contact_plots(result, [ob.name for ob in sm.contacts]))
     plots.update(follow_plots(result, {name: ob.name for name, (ob, _) in sm.follows.items()}))
+    for joint, series in actuator_plots(result, actuator_names(sm)).items():
+        plots[joint].update(series)
     for ob in sm.joints + sm.couplers + sm.bushings + sm.vector_forces + sm.contacts + followers:
         _backup(ob)
         act, slot, bag = _bake_action(ob)
@@ -194,6 +196,12 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
             _write_curve(bag, f'["{prop}"]', 0, frames, values, "Mechanism")
         _attach(ob, act, slot, sm.timeline.frame_start)
         ob.mechanism.baked = True
+
+
+def actuator_names(sm: SceneMechanism) -> dict[str, list[tuple[str, str, str]]]:
+    """General motion -> [(joint name, coordinate, the solver's label)] of its actuators."""
+    return {motion: [(job.name, coord, label) for job, coord, label in acts]
+            for motion, acts in sm.actuators.items()}
 
 
 def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray) -> None:

@@ -17,11 +17,12 @@ import math
 import bpy
 import numpy as np
 
-from ..solver import MechanismError, matrix_to_quat, part_frame_from_matrix, quat_to_matrix
+from ..solver import (JOINT_COORDINATES, MechanismError, matrix_to_quat, part_frame_from_matrix,
+                      quat_to_matrix)
 from .anim import fcurve_modifiers, find_channelbag
 from .curve_reader import design_world, length_text
-from .io.follow import (Constant, KeyedPath, KeysInside, SplinePath, axis_functions, fitting_error,
-                        is_still, midpoints, sample_frames)
+from .io.follow import (Constant, KeyedPath, KeysInside, SplinePath, actuator_specs,
+                        axis_functions, fitting_error, is_still, midpoints, sample_frames)
 from .io.follow_rotation import (EULER_MODES, KeyedTurn, still_matrix, angle_fitting_error, angle_functions,
                                 unwrap, zyx_angles)
 from .io.keyframes import Key, KeyframedFunction, with_modifiers
@@ -83,8 +84,32 @@ def _add_follow(sm, scene, ob, update: bool) -> None:
                              f"frames {sm.timeline.frame_start}-{sm.timeline.frame_end}: key its "
                              f"{'location' if moves else 'rotation'}, or give it a parent or "
                              "constraint that moves it")
-    sm.mech.add_general_motion(follow_name(ob.name), ob.name, j_name, **fns)
+    actuators = _actuators(sm, scene, ob, what)
+    sm.mech.add_general_motion(follow_name(ob.name), ob.name, j_name,
+                               actuators=tuple(spec for _, spec, _, _ in actuators), **fns)
     sm.follows[follow_name(ob.name)] = (ob, error)
+    if actuators:
+        sm.actuators[follow_name(ob.name)] = [(job, coord, label)
+                                               for job, _, label, coord in actuators]
+
+
+def _actuators(sm, scene, ob, what: str) -> list[tuple]:
+    """(joint object, the actuator as add_general_motion takes it, the solver's label, the
+    coordinate "angle" | "slide") of each joint named in the marker's Actuators
+    (io/follow.actuator_specs)."""
+    joints = {j.name: sm.mech.joints[j.name].kind for j in sm.joints if j.name in sm.mech.joints}
+    try:
+        specs = actuator_specs(ob.mechanism.follow_actuators, joints, what)
+    except ValueError as exc:
+        raise MechanismError(str(exc)) from None
+    out = []
+    for joint, coord in specs:
+        kind = joints[joint]
+        coordinate = coord or (JOINT_COORDINATES.get(kind) or ("angle",))[0]
+        label = joint if coord is None else f"{joint}.{coord}"
+        out.append((scene.objects[joint], joint if coord is None else (joint, coord), label,
+                    coordinate))
+    return out
 
 
 def _still(sm, path, turn) -> bool:

@@ -146,6 +146,13 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                                     "relative to Relative To (or the world): "
                                                     "b1, b2, b3, turns about x, then the new y, "
                                                     "then the new z (Blender's Euler ZYX)")
+    follow_actuators: StringProperty(name="Actuators",
+                                     description="The joints that make this marker's motion "
+                                                 "(cylinders, motors), their object names "
+                                                 "separated by commas, one per direction and "
+                                                 "angle held (a cylindrical joint's slide: "
+                                                 "<joint>.slide); the bake writes each one's "
+                                                 "force or torque as its motion effort")
     follow_samples: IntProperty(name="Samples per Frame", default=1, min=1, max=16,
                                 description="How often a target moved by a parent, constraint or "
                                             "driver is sampled between frames (its fitting error "

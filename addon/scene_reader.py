@@ -55,6 +55,8 @@ class SceneMechanism:
     curve_notes: list = field(default_factory=list)       # Check's notes on curves (fit, parent)
     scene_notes: list = field(default_factory=list)       # the scene's settings (gravity)
     follows: dict = field(default_factory=dict)    # general motion -> (marker, fitting error m)
+    # general motion -> [(joint object, "angle" | "slide", the solver's actuator label)]
+    actuators: dict = field(default_factory=dict)
     follow_notes: list = field(default_factory=list)      # how each followed path is read
     constants: dict = field(default_factory=dict)  # the scene's Constants: name -> value
 
@@ -210,7 +212,6 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
             raise MechanismError(f"marker {ob.name!r}: its scale is zero (or its matrix "
                                  "singular): give it a scale other than 0 on every axis") from None
         mech.add_marker(ob.name, part.name, position=position * scale, orientation=orientation)
-    add_follows(sm, scene, by_role["MARKER"], update)
     for ob in by_role["JOINT"]:
         s = ob.mechanism
         for label, mk in (("marker I", s.marker_i), ("marker J", s.marker_j)):
@@ -227,6 +228,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
             mech.add_joint(ob.name, kind, s.marker_i.name, s.marker_j.name, length=length)
         sm.joints.append(ob)
         _add_joint_extras(sm, ob)
+    add_follows(sm, scene, by_role["MARKER"], update)       # after the joints: its actuators
     for ob in by_role["COUPLER"]:
         _add_coupler(sm, ob, scene)
     for ob in by_role["SPRING"]:

@@ -123,6 +123,7 @@ def _draw_marker(layout, ob, s):
         row.label(text="Follow Rotation")
         for k, angle in enumerate(("b1", "b2", "b3")):
             row.prop(s, "follow_rotation", index=k, text=angle, toggle=True)
+        box.prop(s, "follow_actuators")
         box.prop(s, "follow_samples")
         _draw_plot(box, ob, s)
 

@@ -4,27 +4,18 @@ cylinder must give to make it do so.
 Boom, stick and bucket turn on pins about world y; three hydraulic cylinders (boom, stick,
 bucket), each a barrel and a rod on a prismatic joint along the cylinder, pinned at both ends,
 set their angles.  The bucket tip is a marker that follows the Empty "Dig path" (keyed along
-a dig-and-lift stroke) in x and z, while the bucket cylinder curls the bucket by an
-expression: the first bake solves the arm's inverse kinematics, the cylinder strokes
-included.  A cylinder's force is the force along its slide that makes the stroke; so, as an
-engineer sizing actuators does, the boom and stick cylinders are then driven by the strokes
-that bake found (keyed at every frame), the tip's Follow cleared, and the bake that
-run_all.py makes bakes each cylinder's motion effort along its slide: the cylinder forces
-(positive pushes the rod out).  The tip stays on the path to the strokes' spline between
-frames and float32 at them (4 micrometres at most).
+a dig-and-lift stroke) in x and z, with the boom and stick cylinders named as its Actuators,
+while the bucket cylinder curls the bucket by an expression: one bake solves the arm's
+inverse kinematics, the cylinder strokes included, and writes each actuating cylinder's
+force along its slide as its motion effort (positive pushes the rod out), as an engineer
+sizing actuators reads it.
 """
 import math
-import os
-import sys
 
 import bpy
-import numpy as np
 from mathutils import Matrix, Vector
 
 from common import box, joint, marker, new_scene, stage
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from addon.io.follow import not_a_knot_slopes  # noqa: E402  (numpy only: the repository's)
 
 SECONDS = 4.0
 SIDE = 0.32            # the cylinders run beside the arm, at y = SIDE
@@ -93,50 +84,6 @@ def dig_path() -> bpy.types.Object:
     return ob
 
 
-def slide_of(cylinder: bpy.types.Object) -> float:
-    """The cylinder's slide now: its rod marker's origin from its barrel marker's along the
-    barrel marker's z (the joint's Slide)."""
-    s = cylinder.mechanism
-    mi, mj = s.marker_i.matrix_world, s.marker_j.matrix_world
-    axis = mj.to_3x3().normalized().col[2]
-    return (mi.translation - mj.translation).dot(axis)
-
-
-def drive_by_strokes(cylinders: list) -> None:
-    """Key each cylinder's Slide at every frame as the baked scene plays it, and drive the
-    cylinder by those keys (a Keyframed motion).  The keys' handles a third of a frame
-    either side along the slopes of the C2 spline through the strokes make each segment that
-    spline's cubic: the strokes' rates and accelerations run on smoothly from frame to frame
-    (Blender's automatic handles would make the accelerations jump at every key)."""
-    scene = bpy.context.scene
-    frames = np.arange(scene.frame_start, scene.frame_end + 1, dtype=float)
-    strokes = np.zeros((len(frames), len(cylinders)))
-    for k, f in enumerate(frames):
-        scene.frame_set(int(f))
-        strokes[k] = [slide_of(c) for c in cylinders]
-    slopes = not_a_knot_slopes(frames, strokes)          # per frame
-    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
-    for i, c in enumerate(cylinders):
-        s = c.mechanism
-        s.motion_type, s.motion_coordinate = "KEYFRAMED", "SLIDE"
-        for f, value in zip(frames, strokes[:, i]):
-            s.motion_slide = value
-            c.keyframe_insert("mechanism.motion_slide", frame=f)
-        fc = _channel(c, "mechanism.motion_slide")
-        for key, value, slope in zip(fc.keyframe_points, strokes[:, i], slopes[:, i]):
-            key.handle_left_type = key.handle_right_type = "FREE"
-            key.handle_left = (key.co[0] - 1 / 3, value - slope / 3)
-            key.handle_right = (key.co[0] + 1 / 3, value + slope / 3)
-    scene.frame_set(scene.frame_start)
-
-
-def _channel(ob, path: str):
-    """The F-curve ``path`` of the object's action (its slot's channelbag)."""
-    from bpy_extras import anim_utils
-    ad = ob.animation_data
-    return anim_utils.action_get_channelbag_for_slot(ad.action, ad.action_slot).fcurves.find(path)
-
-
 def build() -> dict:
     new_scene(SECONDS)
     bpy.context.scene.mechanism.analysis = "KINEMATIC"
@@ -155,8 +102,6 @@ def build() -> dict:
     s.motion_expression = "-0.12*sin(pi*t/4)"
     tip = marker(bucket, "Bucket tip", TIP)
     tip.mechanism.follow, tip.mechanism.follow_axes = dig_path(), (True, False, True)
-    assert bpy.ops.mechanism.bake() == {"FINISHED"}, bpy.context.scene.mechanism.report
-    drive_by_strokes([boom_cyl, stick_cyl])
-    tip.mechanism.follow = None
+    tip.mechanism.follow_actuators = f"{boom_cyl.name}, {stick_cyl.name}"
     stage(target=(2.2, 0, 1.3), distance=9.0, azimuth=-70.0)
     return {"preview_frame": 60}

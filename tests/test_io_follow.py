@@ -126,3 +126,18 @@ def test_no_follow_axis_ticked_is_refused_by_name() -> None:
     path = SplinePath([0.0, 1.0], np.zeros((2, 3)))
     with pytest.raises(ValueError, match="marker 'tip': tick at least one"):
         axis_functions(path, (False, False, False), "marker 'tip'")
+
+
+def test_actuator_names_are_joints_separated_by_commas() -> None:
+    """Names (spaces around commas, empty entries ignored), a cylindrical joint's slide as
+    "<joint>.slide" (a joint whose own name ends so is taken whole); a name that is not a
+    joint, or one given twice, is refused naming the marker and the entry."""
+    from addon.io.follow import actuator_specs
+    joints = {"Boom cylinder": "prismatic", "Joint.001": "revolute", "screw": "cylindrical"}
+    assert actuator_specs(" Boom cylinder, Joint.001,, screw.slide ", joints, "marker 'tip'") == \
+        [("Boom cylinder", None), ("Joint.001", None), ("screw", "slide")]
+    assert actuator_specs("", joints, "m") == []
+    with pytest.raises(ValueError, match="marker 'tip': its Actuators name 'boom', which is not"):
+        actuator_specs("Boom cylinder, boom", joints, "marker 'tip'")
+    with pytest.raises(ValueError, match="marker 'tip': its Actuators name joint 'screw' twice"):
+        actuator_specs("screw.angle, screw", joints, "marker 'tip'")

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -182,6 +182,29 @@ def axis_functions(path: Any, axes: Sequence[bool], label: str) -> dict[str, Fol
     out = {a: FollowAxis(path, i, f"{label} {a}") for i, a in enumerate(AXES) if axes[i]}
     if not out:
         raise ValueError(f"{label}: tick at least one of the Follow Axes (x, y, z)")
+    return out
+
+
+def actuator_specs(text: str, joints: Mapping[str, str], label: str) -> list[tuple[str, str | None]]:
+    """(joint, coordinate or None: the joint's first) of each actuator named in ``text``:
+    joint names separated by commas, a cylindrical joint's slide as "<joint>.slide" (its
+    angle "<joint>.angle"); ``joints``: the mechanism's joint name -> kind.  ValueError
+    naming ``label`` and the entry for a name that is not a joint, or one given twice."""
+    out: list[tuple[str, str | None]] = []
+    for entry in (e.strip() for e in text.split(",")):
+        if not entry:
+            continue
+        joint, _, coord = entry.rpartition(".")
+        if entry in joints:
+            spec = (entry, None)
+        elif joint in joints and coord in ("angle", "slide"):
+            spec = (joint, coord)
+        else:
+            raise ValueError(f"{label}: its Actuators name {entry!r}, which is not a joint of the "
+                             "mechanism: give joint object names separated by commas")
+        if spec[0] in [j for j, _ in out]:
+            raise ValueError(f"{label}: its Actuators name joint {spec[0]!r} twice")
+        out.append(spec)
     return out
 
 

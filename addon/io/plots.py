@@ -33,7 +33,9 @@ marker: the force its general motion applies to the marker's part at the marker,
 axes it follows in (Relative To's, or the world's), zero along a direction left free
 (Result.general_motion): the effort an actuator at that point would give; where it follows
 a rotation, "follow_torque_x", "_y", "_z" and "follow_torque" (N m, same axes,
-Result.general_motion_torque).
+Result.general_motion_torque).  A following marker's Actuators: each joint's force or torque
+along its coordinate as that joint's "motion_effort" (angle, N m) or "motion_effort_slide"
+(slide, N) (Result.actuator_efforts; the follow's own force and torque then read zero).
 """
 from __future__ import annotations
 
@@ -115,6 +117,19 @@ def follow_plots(result, follows: Mapping[str, str]) -> dict[str, dict[str, np.n
         if _drives(result, motion, ("b1", "b2", "b3")):
             series.update(_vector_series(FOLLOW_TORQUE_PROPS, result.general_motion_torque(motion)))
         out[marker] = series
+    return out
+
+
+def actuator_plots(result, actuators: Mapping[str, Sequence[tuple[str, str, str]]]
+                   ) -> dict[str, dict[str, np.ndarray]]:
+    """Joint name -> {EFFORT_PROPS[coordinate] -> (n,) N or N m}: the effort of each
+    actuator of a general motion along its joint's coordinate (Result.actuator_efforts);
+    ``actuators``: general motion name -> [(joint name, "angle" | "slide", label)]."""
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for motion, acts in actuators.items():
+        efforts = result.actuator_efforts(motion)
+        for joint, coord, label in acts:
+            out.setdefault(joint, {})[EFFORT_PROPS[coord]] = efforts[label]
     return out
 
 
