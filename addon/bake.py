@@ -353,7 +353,8 @@ def write_csv(path: str, sm: SceneMechanism, result) -> tuple[int, int]:
                     {n: (job.name, c) for n, (job, c) in sm.limits.items()},
                     {n: (job.name, c) for n, (job, c) in sm.frictions.items()},
                     [ob.name for ob in sm.bushings], [ob.name for ob in sm.vector_forces],
-                    [ob.name for ob in sm.contacts])
+                    [ob.name for ob in sm.contacts],
+                    {name: ob.name for name, (ob, _) in sm.follows.items()}, actuator_names(sm))
     events = event_rows(result, sm.timeline.frame_of, _friction_joints(sm))
     write_rows(path, rows)
     write_rows(events_path(path), events)

@@ -513,3 +513,45 @@ def test_the_excavator_cylinders_carry_the_dig_path_in_one_bake(blender, extensi
         np.testing.assert_allclose(a[smooth], b[smooth], atol=2e-3 * peak)
     assert 29e3 < one[0].min() and one[0].max() < 45e3
     assert -8e3 < one[1].min() < -6e3 and 1e3 < one[1].max() < 2e3
+
+
+def _csv_columns(path) -> dict[str, np.ndarray]:
+    """Header -> (n,) numbers of an Export CSV file."""
+    header, *rows = [line.split(",") for line in path.read_text().splitlines()]
+    return dict(zip(header, np.array(rows, dtype=float).T))
+
+
+def test_export_csv_writes_the_follow_force_and_the_actuator_efforts(blender, extension,
+                                                                      tmp_path) -> None:
+    """The planar arm's tip following a keyed Empty: Export CSV has the follow's force,
+    "tip follow_force_x_N", "_y_N", "_z_N" and "tip follow_force_N", equal to the solver's
+    (written with 9 digits: 1e-8 of the peak); with Actuators "shoulder, elbow" it has
+    "<joint> actuator_effort_Nm", equal to the virtual work of that force as the bake's
+    motion_effort is (1e-6 of the peak), and the follow's force reads zero."""
+    bpy = blender
+    d = fs.two_link_arm(bpy)
+    path = [(1, (0.5, 0.4, 0.0)), (13, (0.3, 0.6, 0.0)), (25, (0.6, 0.1, 0.0))]
+    s = d["tip"].mechanism
+    s.follow = fs.keyed_empty(bpy, "target", path, interpolation="BEZIER")
+    s.follow_axes = (True, True, False)
+    _, free = solved(extension, bpy)
+    F = free.general_motion("tip: follow")
+    csv = tmp_path / "arm.csv"
+    assert bpy.ops.mechanism.export_csv(filepath=str(csv)) == {"FINISHED"}
+    cols = _csv_columns(csv)
+    for k, c in enumerate("xyz"):
+        np.testing.assert_allclose(cols[f"tip follow_force_{c}_N"], F[:, k], atol=1e-8 * np.abs(F).max())
+    np.testing.assert_allclose(cols["tip follow_force_N"], np.linalg.norm(F, axis=1),
+                               atol=1e-8 * np.abs(F).max())
+    p = free.marker_frame("tip")[0]
+    e = free.marker_frame(d["elbow"].mechanism.marker_i.name)[0]
+    tau = np.column_stack([p[:, 0] * F[:, 1] - p[:, 1] * F[:, 0],
+                           (p - e)[:, 0] * F[:, 1] - (p - e)[:, 1] * F[:, 0]])
+    shoulder, elbow = d["shoulder"].name, d["elbow"].name
+    s.follow_actuators = f"{shoulder}, {elbow}"
+    assert bpy.ops.mechanism.export_csv(filepath=str(csv)) == {"FINISHED"}
+    cols = _csv_columns(csv)
+    for k, joint in enumerate((shoulder, elbow)):
+        np.testing.assert_allclose(cols[f"{joint} actuator_effort_Nm"], tau[:, k],
+                                   atol=1e-6 * np.abs(tau).max())
+    assert np.abs(cols["tip follow_force_N"]).max() < 1e-9 * np.abs(F).max()

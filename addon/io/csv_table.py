@@ -4,7 +4,11 @@ torque (N, N m; on part I at marker I, world axes), every motion's effort (N m o
 coupler's baked series (io/plots.py: "<coupler> coupler_torque_1_Nm", "... tooth_force_N") and
 every cam's contact force ("<cam> contact_force_N"), every joint's stops' force and (dynamic
 runs) its friction ("<joint> limit_force_Nm", "<joint> friction_force_N" on a slide, a
-ball's "<joint> friction_torque_x_Nm" ... in world axes).
+ball's "<joint> friction_torque_x_Nm" ... in world axes), every following marker's force
+("<marker> follow_force_x_N" ... and its magnitude "follow_force_N", along the axes it
+follows in) and torque where it turns ("<marker> follow_torque_x_Nm" ...), and each of
+its actuators' effort along the joint's coordinate ("<joint> actuator_effort_N" on a slide,
+"_Nm" on an angle).
 Numbers are written with 9 significant digits.  ``export_path`` says where: a path relative
 to the .blend file needs the file saved."""
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ...solver import MechanismError
-from .plots import coupler_plots, friction_series
+from .plots import actuator_plots, coupler_plots, follow_plots, friction_series
 
 PART_COLUMNS = ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")
 JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
@@ -31,13 +35,17 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
              cams: Sequence[str] = (), limits: Mapping[str, tuple[str, str]] | None = None,
              frictions: Mapping[str, tuple[str, str]] | None = None,
              bushings: Sequence[str] = (), vector_forces: Sequence[str] = (),
-             contacts: Sequence[str] = ()) -> list[list[str]]:
+             contacts: Sequence[str] = (), follows: Mapping[str, str] | None = None,
+             actuators: Mapping[str, Sequence[tuple[str, str, str]]] | None = None
+             ) -> list[list[str]]:
     """Header and one row of text per result row (row k is scene frame ``frames[k]``);
     ``couplers``: coupler name -> its io.couplers.CouplerCall; ``cams``: cam joint names;
     ``limits``, ``frictions``: item name -> (joint name, "angle" | "slide"); ``bushings``:
     their names (the load on marker I's part, world axes); ``vector_forces``: the forces with
     a Reaction marker (their load on their marker's part, world axes); ``contacts``: the
-    contacts between parts (the force on part A, world axes, and the deepest penetration)."""
+    contacts between parts (the force on part A, world axes, and the deepest penetration);
+    ``follows``: general motion -> its following marker; ``actuators``: general motion ->
+    [(joint, "angle" | "slide", the solver's label)]."""
     header = ["frame", "time_s"]
     cols = [frames, result.times]
     for name in parts:
@@ -75,6 +83,14 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
     for name, series in coupler_plots(result, couplers or {}).items():
         for prop, values in series.items():
             header.append(f"{name} {prop}_{'Nm' if 'torque' in prop else 'N'}")
+            cols.append(values)
+    for name, series in follow_plots(result, follows or {}).items():
+        for prop, values in series.items():
+            header.append(f"{name} {prop}_{'Nm' if 'torque' in prop else 'N'}")
+            cols.append(values)
+    for joint, series in actuator_plots(result, actuators or {}).items():
+        for prop, values in series.items():
+            header.append(f"{joint} actuator_effort_{'N' if prop.endswith('slide') else 'Nm'}")
             cols.append(values)
     return [header] + [[f"{x:.9g}" for x in row] for row in np.array(cols, dtype=float).T]
 
