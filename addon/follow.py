@@ -8,6 +8,11 @@ they alone place it (no parent, no constraint, no NLA, no driver on its location
 evaluated location (world, or relative to a moving J; an armature's Bone: the bone's head)
 sampled at the scene's frames (Samples per Frame a frame) through a C2 cubic spline, whose
 fitting error is measured halfway between the samples and reported.
+The turn (Follow Rotation, io/follow_rotation.py): the target's axes relative to J as the
+angles b1, b2, b3, from its own rotation keys exactly where they alone turn it (J on the
+ground), else from the same samples, unwrapped, through the same spline.
+Actuators: the joints named in the marker's Actuators make the motion (the solver's
+``actuators``); their efforts are baked on them (bake.py, io/plots.py ``actuator_plots``).
 Lengths in metres (the scene's unit scale), times as the other motions' (io/timeline.py).
 """
 from __future__ import annotations

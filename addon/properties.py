@@ -129,7 +129,8 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     follow: PointerProperty(name="Follow", type=bpy.types.Object,
                             description="Markers: the object whose world location this marker's "
                                         "origin follows over the frame range (its location keys "
-                                        "exactly, or its motion sampled)")
+                                        "exactly, or its motion sampled), and whose rotation "
+                                        "it turns with along the Follow Rotation angles")
     follow_relative_to: PointerProperty(name="Relative To", type=bpy.types.Object, poll=is_marker,
                                         description="The marker whose axes the Follow Axes are "
                                                     "(empty: the world's); on a moving part, the "
