@@ -6,7 +6,8 @@ never needed inside Blender).
 Forces (N) on one axes, torques (N m) on another: the magnitude of each joint's reaction
 force (the few largest), every motion's effort, a cam's contact force, a gear's tooth force
 and the coupler torques, the stops' and friction's force or torque, the magnitude of each
-contact's force between parts, the force that holds a following marker to its path.
+contact's force between parts, the force that holds a following marker to its path, each
+bushing's force and torque.
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def series(scene) -> tuple[list, list]:
     forces, torques, reactions = [], [], []
     for ob in scene.objects:
         if not ob.mechanism.baked or ob.mechanism.role not in ("JOINT", "COUPLER", "CONTACT",
-                                                                 "MARKER"):
+                                                                 "MARKER", "BUSHING"):
             continue
         for prop, k in _curves(ob).items():
             item = (f"{ob.name}: {prop.replace('_', ' ')}", k[:, 0], k[:, 1])
@@ -55,10 +56,11 @@ def series(scene) -> tuple[list, list]:
                 reactions.append((np.abs(k[:, 1]).max(), item))
             elif prop in ("limit_force", "friction_force"):
                 (forces if _slide(ob, prop.split("_")[0]) else torques).append(item)
-            elif prop in ("motion_effort", "follow_torque") or prop.startswith("coupler_torque"):
+            elif prop in ("motion_effort", "follow_torque", "bushing_torque") or \
+                    prop.startswith("coupler_torque"):
                 torques.append(item)
             elif prop in ("motion_effort_slide", "contact_force", "tooth_force",
-                          "part_contact_force", "follow_force") or \
+                          "part_contact_force", "follow_force", "bushing_force") or \
                     prop.startswith("coupler_force"):
                 forces.append(item)
     reactions.sort(key=lambda r: -r[0])
