@@ -27,7 +27,7 @@ from .io.csv_table import csv_rows, write_rows
 from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
 from .io.part_frames import basis_pose, pose_matrices
 from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
-                       is_plot_channel, joint_plots, part_contact_plots, vector_force_plots)
+                       is_baked_channel, joint_plots, part_contact_plots, vector_force_plots)
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -52,7 +52,7 @@ def baked_channel(data_path: str) -> bool:
     """Whether an F-curve is one a bake writes: a part's location or rotation, a joint's or
     coupler's force plot.  A re-bake replaces these and keeps every other channel of the
     bake's action (keys the user put into it: the scale, a custom property)."""
-    return data_path in ("location", "rotation_quaternion") or is_plot_channel(data_path)
+    return data_path in ("location", "rotation_quaternion") or is_baked_channel(data_path)
 
 
 def _strip_baked(act) -> None:

@@ -10,7 +10,9 @@ import numpy as np
 
 from ..solver import Mechanism, MechanismError
 from .coupling import selected_with_role
+from .curve_reader import length_text
 from .io.contact_shapes import contact_shape, outward_faces, part_vertices
+from .io.mesh_checks import coarse_grid_note, refuse_open_mesh
 from .io.part_frames import PartFrame
 
 
@@ -59,33 +61,71 @@ def _mesh_triangles(ob, depsgraph) -> tuple[np.ndarray | None, np.ndarray | None
 
 
 def _side_shape(what: str, part, kind: str, frame: PartFrame, scale: float, cells: int,
-                depsgraph):
-    """One side's Shape in its part's frame (m)."""
+                depsgraph, scene) -> tuple:
+    """(Shape, notes): one side's Shape in its part's frame (m); a Mesh side's open edges
+    refused (where, in world Blender units, and what to do) and a grid too coarse for its
+    thinnest part noted (io/mesh_checks.py)."""
     local, faces = _mesh_triangles(part, depsgraph)
     vertices = None if local is None else part_vertices(local, frame.stretch, scale)
     faces = None if faces is None else outward_faces(faces, frame.stretch)
+    notes = []
+    if kind == "MESH" and vertices is not None and len(faces):
+        refuse_open_mesh(f"{what} mesh", faces, local @ frame.matrix[:3, :3].T + frame.matrix[:3, 3])
     up = frame.rotation.T @ np.array([0.0, 0.0, 1.0])
-    return contact_shape(what, kind, vertices, faces, up, cells, part.mechanism.ground)
+    shape = contact_shape(what, kind, vertices, faces, up, cells, part.mechanism.ground)
+    if kind == "MESH":
+        notes.append(coarse_grid_note(what, vertices, faces, cells,
+                                      lambda metres: length_text(scene, metres)))
+    return shape, [n for n in notes if n]
 
 
-def add_contact(mech: Mechanism, ob, scene, part_frames: dict, scale: float, depsgraph) -> None:
+def _refuse_same_or_ground(what: str, part_a, part_b) -> None:
+    """A contact of a part with itself, or between two ground parts (which never move, so
+    never touch), refused naming the contact and what to do."""
+    if part_a == part_b:
+        raise MechanismError(f"{what}: Part A and Part B are both {part_a.name!r}; a contact "
+                             "is between two different parts: set Part B to the part it "
+                             "touches")
+    if part_a.mechanism.ground and part_b.mechanism.ground:
+        raise MechanismError(f"{what}: Part A {part_a.name!r} and Part B {part_b.name!r} are "
+                             "both ground parts, which never move and so never touch: set "
+                             "one side to a moving part, or delete the contact")
+
+
+def shapes_size(shapes) -> float:
+    """m: the largest bounding-sphere radius of ``shapes`` (a half-space's, infinite, left
+    out): the contact's size, which clash detection's tolerance is relative to."""
+    radii = [shape.bounding_sphere()[1] for shape in shapes]
+    return max([r for r in radii if np.isfinite(r)], default=0.0)
+
+
+def add_contact(mech: Mechanism, ob, scene, part_frames: dict, scale: float,
+                depsgraph) -> tuple[float, list[str]]:
     """The Contact object's ``add_contact``: its two parts' shapes in their frames (m),
     restitution, stiffness (0: the solver's default time constant; else N/m^n with the
-    exponent n), friction (a Dynamic of 0: the static coefficient)."""
+    exponent n; a NaN is passed on for the solver to refuse), friction (a Dynamic of 0:
+    the static coefficient).  Returns the contact's size (m, ``shapes_size``) and its
+    notes (a Mesh grid too coarse)."""
     s = ob.mechanism
     what = f"contact {ob.name!r}"
-    sides = []
-    for label, part, kind in (("Part A", s.contact_part_a, s.contact_shape_a),
-                              ("Part B", s.contact_part_b, s.contact_shape_b)):
+    parts = []
+    for label, part in (("Part A", s.contact_part_a), ("Part B", s.contact_part_b)):
         if part is None or scene.objects.get(part.name) is not part or \
                 part.mechanism.role != "PART":
             raise MechanismError(f"{what}: {label} is not set, was deleted or is no longer a part")
-        side = f"{what}: Shape {label[-1]}, part {part.name!r}"
-        sides.append((part.name, _side_shape(side, part, kind, part_frames[part.name], scale,
-                                             s.contact_cells, depsgraph)))
-    stiffness = s.contact_stiffness if s.contact_stiffness > 0.0 else None
+        parts.append(part)
+    _refuse_same_or_ground(what, *parts)
+    sides, notes = [], []
+    for label, part, kind in (("A", parts[0], s.contact_shape_a), ("B", parts[1], s.contact_shape_b)):
+        side = f"{what}: Shape {label}, part {part.name!r}"
+        shape, said = _side_shape(side, part, kind, part_frames[part.name], scale,
+                                  s.contact_cells, depsgraph, scene)
+        sides.append((part.name, shape))
+        notes += said
+    stiffness = None if s.contact_stiffness == 0.0 else s.contact_stiffness
     mech.add_contact(ob.name, sides[0][0], sides[1][0], sides[0][1], sides[1][1],
                      restitution=s.contact_restitution, stiffness=stiffness,
                      exponent=s.contact_exponent if stiffness is not None else None,
                      friction=s.contact_friction,
                      dynamic_friction=s.contact_dynamic_friction or None)
+    return shapes_size([shape for _, shape in sides]), notes

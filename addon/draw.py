@@ -1,5 +1,6 @@
-"""Viewport overlay: each baked joint's reaction force as an arrow at its marker I (the
-current frame's value; length proportional to the force), for each selected coupler a
+"""Viewport overlay: each baked joint's reaction force as an arrow at its marker I and each
+baked contact's force on its Part A at its contact point (the current frame's values;
+length proportional to the force, the same scale for both), for each selected coupler a
 line joining the joints it ties (their marker I origins), and for each selected joint with
 stops the range they allow at its marker J (an arc about J's z axis, or a segment along
 it).  The geometry is io/arrows.py, io/couplers.py and io/limits.py, tested without Blender
@@ -10,7 +11,7 @@ import bpy
 import numpy as np
 
 from .coupling import joint_origin, used_joints
-from .io.arrows import force_arrows
+from .io.arrows import contact_arrow, force_arrows
 from .io.couplers import tie_lines
 from .io.limits import limit_bounds, limit_lines
 from .scene_reader import limit_settings
@@ -24,13 +25,7 @@ def _draw() -> None:
     scene = bpy.context.scene
     if scene is None:
         return
-    origins, forces = [], []
-    for ob in scene.objects:
-        s = ob.mechanism
-        if s.role != "JOINT" or not s.baked or s.marker_i is None or "reaction_force_x" not in ob:
-            continue
-        forces.append([ob["reaction_force_x"], ob["reaction_force_y"], ob["reaction_force_z"]])
-        origins.append(np.array(s.marker_i.matrix_world.translation))
+    origins, forces = baked_arrows(scene)
     ties = [[joint_origin(j) for j in used_joints(ob) if j is not None]
             for ob in bpy.context.selected_objects if ob.mechanism.role == "COUPLER"]
     shader = gpu.shader.from_builtin("UNIFORM_COLOR")
@@ -41,6 +36,28 @@ def _draw() -> None:
             batch = batch_for_shader(shader, "LINES", {"pos": lines})
             shader.uniform_float("color", color)
             batch.draw(shader)
+
+
+def baked_arrows(scene) -> tuple[list, list]:
+    """(origins (3,) world, Blender units; forces (3,) N) of the arrows at the current
+    frame: each baked joint's reaction at its marker I, each baked contact's force on Part A
+    at its contact point (io/arrows.contact_arrow)."""
+    origins, forces = [], []
+    scale = scene.unit_settings.scale_length or 1.0
+    for ob in scene.objects:
+        s = ob.mechanism
+        if not s.baked:
+            continue
+        if s.role == "JOINT" and s.marker_i is not None and "reaction_force_x" in ob:
+            forces.append(np.array([ob["reaction_force_x"], ob["reaction_force_y"],
+                                    ob["reaction_force_z"]]))
+            origins.append(np.array(s.marker_i.matrix_world.translation))
+        elif s.role == "CONTACT":
+            arrow = contact_arrow(ob, scale)
+            if arrow is not None:
+                origins.append(arrow[0])
+                forces.append(arrow[1])
+    return origins, forces
 
 
 def selected_limit_lines(objects) -> np.ndarray:

@@ -16,6 +16,7 @@ from . import bake, bake_checks, contacts, coupling
 from .background import BackgroundRun, until_interrupted
 from .curve_reader import fit_signature, length_text
 from .io.csv_table import existing_folder, export_path
+from .io.clashes import clash_note, clash_tolerance
 from .io.events import events_path
 from .io.follow import follow_hint
 from .io.mass import inertia_six
@@ -345,6 +346,22 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def _clash_notes(scene, sm, result) -> list[str]:
+    """A kinematic bake's contacts whose parts the motions drive into each other: the first
+    frame, the deepest overlap (scene units) and its frame (io/clashes.py)."""
+    if result.analysis != "kinematic":
+        return []
+    frames = sm.timeline.frames_of(result.times)
+    notes = []
+    for ob in sm.contacts:
+        s = ob.mechanism
+        notes.append(clash_note(ob.name, s.contact_part_a.name, s.contact_part_b.name,
+                                result.interference(ob.name)["gap"], frames,
+                                clash_tolerance(sm.contact_sizes[ob.name]),
+                                lambda metres: length_text(scene, metres)))
+    return [n for n in notes if n]
+
+
 class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
     """Solve the mechanism over the scene's frame range and bake keyframes and joint forces
     (Esc cancels a long bake)"""
@@ -392,8 +409,8 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), {couplers}"
                 f"{len(result.times)} frames ({result.analysis}){impacts}{rest}")
         # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
-        notes = sm.notes() + [with_scene_frame(n, sm.timeline.frames)
-                                                    for n in result.notes] + \
+        notes = sm.notes() + _clash_notes(context.scene, sm, result) + \
+            [with_scene_frame(n, sm.timeline.frames) for n in result.notes] + \
             bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
                               + sm.vector_forces + sm.contacts
                               + [ob for ob, _ in sm.follows.values()]) + \

@@ -49,6 +49,7 @@ class SceneMechanism:
     part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
     bushings: list = field(default_factory=list)   # bushing objects
     contacts: list = field(default_factory=list)   # contact objects (between parts)
+    contact_sizes: dict = field(default_factory=dict)     # contact name -> its shapes' size, m
     vector_forces: list = field(default_factory=list)     # force objects with a Reaction
     cams: list = field(default_factory=list)       # names of the cam joints (contact force)
     curve_lines: dict = field(default_factory=dict)       # joint name -> panel lines on its curves
@@ -246,7 +247,9 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     for ob in by_role["BUSHING"]:
         _add_bushing(sm, ob, scene)
     for ob in by_role["CONTACT"]:
-        add_contact(mech, ob, scene, sm.part_frames, scale, depsgraph)
+        sm.contact_sizes[ob.name], said = add_contact(mech, ob, scene, sm.part_frames, scale,
+                                                      depsgraph)
+        sm.scene_notes += said
         sm.contacts.append(ob)
     for ob in by_role["FORCE"]:
         s = ob.mechanism

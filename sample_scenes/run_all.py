@@ -18,7 +18,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENES = ["pendulum", "double_pendulum", "slider_crank", "four_bar", "excavator", "suspension",
           "gear_train", "rack_steering", "valve_train", "scotch_yoke", "door_stop", "ball_drop",
-          "robot_arm"]
+          "robot_arm", "ratchet"]
 
 
 def main(argv: list[str]) -> int:

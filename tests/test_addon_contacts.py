@@ -2,6 +2,8 @@
 parts' meshes, save and reload, a deleted part and an open mesh named."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -75,11 +77,13 @@ def test_a_contact_survives_save_and_reload_and_names_a_deleted_part(blender, tm
 
 
 def test_an_open_mesh_and_a_floor_on_a_moving_part_are_named(blender) -> None:
-    """A cube with its top face deleted as a Mesh shape: the solver's error names the
-    contact, the side and the part, and the open edge; Floor on the moving ball is refused."""
+    """A cube (edge 0.1, centre 0.07 above the floor) with its top face deleted as a Mesh
+    shape: refused naming the contact, the side and the part, the four open edges, the
+    first one's vertices at the cube's top (z = 0.12, world) and how to close it; a refused
+    Bake changes nothing; Floor on the moving ball is refused."""
     bpy = blender
     import bmesh                      # Blender's module: importable once bpy is
-    scene = ball_drop(bpy, shape="MESH")
+    scene = ball_drop(bpy, shape="MESH", height=0.07)
     me = scene["ball"].data
     bm = bmesh.new()
     bm.from_mesh(me)
@@ -88,8 +92,15 @@ def test_an_open_mesh_and_a_floor_on_a_moving_part_are_named(blender) -> None:
     bm.to_mesh(me)
     bm.free()
     with pytest.raises(RuntimeError, match="contact 'Contact ball-floor': Shape A, part 'ball' "
-                                           "mesh: the mesh is not closed"):
+                                           "mesh: the mesh is not closed: 4 edge") as err:
         bpy.ops.mechanism.check()
+    # the top face's edges, at the cube's top corners (world, Blender units), and the remedy
+    assert "Non Manifold" in str(err.value) and "(world)" in str(err.value)
+    assert "0.05, 0.12)" in str(err.value) or "-0.05, 0.12)" in str(err.value), str(err.value)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match="the mesh is not closed"):
+        bpy.ops.mechanism.bake()
+    assert bs.differences(before, bs.snapshot(bpy)) == []
     scene["contact"].mechanism.contact_shape_a = "FLOOR"
     with pytest.raises(RuntimeError, match="Shape A, part 'ball': Floor is for a ground part"):
         bpy.ops.mechanism.check()
@@ -138,7 +149,7 @@ def test_a_ball_dropped_on_the_floor_bounces_with_its_restitution(blender) -> No
 
 
 @pytest.mark.parametrize("unit", [1.0, 0.001])
-def test_a_cube_mesh_settles_on_the_floor(blender, tmp_path, unit) -> None:
+def test_a_cube_mesh_settles_on_the_floor(blender, extension, tmp_path, unit) -> None:
     """A cube of edge 0.1 (Mesh shape) dropped from 2 cm above the Floor, e = 0.5, comes to
     rest on it within a second: its bottom face's contact points (vertices and face
     centres, the solver's samples of the same triangles, weight w of the whole surface's 1)
@@ -146,7 +157,9 @@ def test_a_cube_mesh_settles_on_the_floor(blender, tmp_path, unit) -> None:
     d = m g / (K w) = g tau^2 / (pi^2 w) (0.6 mm here), its lowest vertex that far below
     the floor's top (1e-6 m: float32 keys on 0.07 m, and the damped rest oscillation,
     about e^-9 of its start by then).  The baked force holds its weight (1e-3 of it); Plot
-    shows the five baked curves; Export CSV has the contact's columns.  The same in a
+    shows the six baked curves (the least gap, minus that depth, among them); Export CSV
+    has the contact's columns; the viewport's arrows include the contact's force at its
+    bottom face's centre, midway into the floor (Blender units: the point over Unit Scale).  The same in a
     millimetre scene (Unit Scale 0.001: the mesh and the keys in mm, the rest SI)."""
     from solver import Shape
     bpy = blender
@@ -173,13 +186,22 @@ def test_a_cube_mesh_settles_on_the_floor(blender, tmp_path, unit) -> None:
     shown = {fc.data_path for fc in bs.channelbag(contact).fcurves if fc.select and not fc.hide}
     assert shown == {'["part_contact_force_x"]', '["part_contact_force_y"]',
                      '["part_contact_force_z"]', '["part_contact_force"]',
-                     '["part_contact_penetration"]'}
+                     '["part_contact_penetration"]', '["contact_gap"]'}
     path = tmp_path / "drop.csv"
     assert bpy.ops.mechanism.export_csv(filepath=str(path)) == {"FINISHED"}
     header, *rows = [line.split(",") for line in path.read_text().splitlines()]
     col = header.index("Contact ball-floor part_contact_penetration_m")
     assert float(rows[-1][col]) == pytest.approx(depth, abs=1e-6)
     assert "Contact ball-floor part_contact_Fz_N" in header
+    col = header.index("Contact ball-floor contact_gap_m")        # its least gap: the depth
+    assert float(rows[-1][col]) == pytest.approx(-depth, abs=1e-6)
+    bpy.context.scene.frame_set(25)
+    origins, forces = extension.addon.draw.baked_arrows(bpy.context.scene)
+    (origin, force), = [(o, f) for o, f in zip(origins, forces) if f[2] > 0.5 * weight]
+    # the bottom face's touching points' centroid: its centre, each point midway between
+    # the two surfaces (kernels/contacts.py), half the depth below the floor's top
+    np.testing.assert_allclose(np.asarray(origin) * unit, [0.0, 0.0, -depth / 2], atol=1e-6)
+    np.testing.assert_allclose(force, [0.0, 0.0, weight], rtol=1e-3, atol=1e-9 * weight)
 
 
 @pytest.mark.parametrize("turn", [(0.0, 0.0, 0.0), (3.141592653589793, 0.0, 0.7)])
@@ -198,3 +220,154 @@ def test_check_names_parts_that_overlap_at_the_start(blender, turn) -> None:
     scene["ball"].location.z = 0.06
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert "overlap" not in bpy.context.scene.mechanism.report
+
+
+def swung_ball(bpy, unit: float = 1.0) -> dict:
+    """A ball of radius r = 0.05 on an arm of R = 0.3 (its centre R from a pin about world y
+    at the origin, starting on +x), turned by a motion at pi rad/s through a ground post
+    (a box 0.9 x 0.4 x 0.5 whose top face is at z = -0.21: no face but the top is within
+    0.1 of the ball's deepest centre); Sphere against Box, frames 1-25 at 24 fps
+    (kinematic).  Lengths in metres, built in Blender units of ``unit`` metres."""
+    scene = bpy.context.scene
+    bs.set_range(bpy, 1, 25)
+    scene.unit_settings.scale_length = unit
+    post = bs.add_box(bpy, "post", (0.9 / unit, 0.4 / unit, 0.5 / unit), (0.0, 0.0, -0.46 / unit))
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=32, ring_count=16, radius=0.05 / unit,
+                                         location=(0.3 / unit, 0.0, 0.0))
+    ball = bpy.context.active_object
+    ball.name = ball.data.name = "ball"
+    bs.tag(bpy, [post, ball], "PART")
+    post.mechanism.ground = True
+    pin = bs.connect(bpy, ball, post, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    s = pin.mechanism
+    s.motion_type, s.motion_coordinate, s.motion_expression = "EXPRESSION", "ANGLE", "pi*t"
+    bs.select(bpy, (post, ball), ball)
+    assert bpy.ops.mechanism.add_contact() == {"FINISHED"}
+    contact = bpy.context.active_object
+    contact.mechanism.contact_shape_a, contact.mechanism.contact_shape_b = "SPHERE", "BOX"
+    return {"post": post, "ball": ball, "pin": pin, "contact": contact}
+
+
+@pytest.mark.parametrize("unit", [1.0, 0.001])
+def test_a_kinematic_bake_names_the_frames_a_motion_drives_parts_through(blender, extension,
+                                                                         unit) -> None:
+    """The swung ball's lowest point is R sin(theta) + r below the pin, theta = pi t, so its
+    gap to the post's top is d - r - R sin(theta) with d = 0.21: negative (a clash) where
+    sin(theta) > 0.16 / 0.3, frames 6 to 20 (theta = pi (k - 1) / 24), deepest R + r - d =
+    0.14 m at frame 13 (theta = pi / 2).  The baked contact_gap is that closed form at
+    every frame (1e-6 m: float32 keys and mesh vertices), and Bake's report names the
+    contact, the first frame, the deepest overlap in the scene's units and its frame.  The
+    same in a millimetre scene; swung the other way, no clash is named."""
+    length_text = extension.addon.curve_reader.length_text
+    bpy = blender
+    scene = swung_ball(bpy, unit)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    frames = np.arange(1, 26)
+    expected = 0.21 - 0.05 - 0.3 * np.sin(np.pi * (frames - 1) / 24.0)
+    gap = bs.curve(scene["contact"], '["contact_gap"]')
+    np.testing.assert_array_equal(gap[:, 0], frames)
+    np.testing.assert_allclose(gap[:, 1], expected, atol=1e-6)
+    assert list(frames[expected < 0]) == list(range(6, 21))
+    report = bpy.context.scene.mechanism.report
+    assert (f"contact 'Contact ball-post': parts 'ball' and 'post' overlap from frame 6 "
+            f"(15 frame(s)), deepest {length_text(bpy.context.scene, 0.14)} at frame 13"
+            in report), report
+    scene["pin"].mechanism.motion_expression = "-pi*t"     # swung up: least gap d - r at t = 0
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "overlap" not in bpy.context.scene.mechanism.report
+    assert bs.curve(scene["contact"], '["contact_gap"]')[:, 1].min() == pytest.approx(
+        0.21 - 0.05, abs=1e-6)
+
+
+def test_a_mesh_grid_too_coarse_for_a_thin_plate_is_named(blender) -> None:
+    """A plate 0.4 x 0.3 x 0.01 m (Mesh shape) dropped on the Floor: with Grid Cells 32 its
+    cells are 0.0125 m, over half its 0.01 m thickness, so Check names the contact, the
+    side, the thickness and Grid Cells 80 (cells of half the thickness: 0.4 / 0.005); at
+    80 nothing is said (io/mesh_checks.py checks the criterion against the solver's
+    grid)."""
+    bpy = blender
+    scene = ball_drop(bpy, shape="MESH")
+    scene["ball"].scale = (0.4, 0.3, 0.01)          # the unit cube mesh made a 0.4 x 0.3 x 0.01 plate
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert ("contact 'Contact ball-floor': Shape A, part 'ball': its thinnest part, 1 cm, is "
+            "under two grid cells of 1.25 cm (Grid Cells 32)" in report), report
+    assert "Grid Cells 80 (cells of 5 mm) would follow it" in report, report
+    scene["contact"].mechanism.contact_cells = 80
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "grid cells" not in bpy.context.scene.mechanism.report
+
+
+def test_a_contact_of_a_part_with_itself_or_of_two_ground_parts_is_refused(blender) -> None:
+    """Part B set to Part A, then two ground parts: Check and Bake refuse naming the contact
+    and what to do; the refused Bake leaves the scene as it was."""
+    bpy = blender
+    scene = ball_drop(bpy)
+    s = scene["contact"].mechanism
+    s.contact_part_b = scene["ball"]
+    with pytest.raises(RuntimeError, match="contact 'Contact ball-floor': Part A and Part B are "
+                                           "both 'ball'; a contact is between two different "
+                                           "parts: set Part B to the part it touches"):
+        bpy.ops.mechanism.check()
+    other = bs.add_box(bpy, "wall", (0.1, 1.0, 0.5), (0.6, 0.0, 0.25))
+    bs.tag(bpy, [other], "PART")
+    other.mechanism.ground = True
+    s.contact_part_a, s.contact_part_b = other, scene["ground"]
+    s.contact_shape_a = "BOX"
+    before = bs.snapshot(bpy)
+    for op in (bpy.ops.mechanism.check, bpy.ops.mechanism.bake):
+        with pytest.raises(RuntimeError, match="contact 'Contact ball-floor': Part A 'wall' and "
+                                               "Part B 'floor' are both ground parts, which never "
+                                               "move and so never touch"):
+            op()
+    assert bs.differences(before, bs.snapshot(bpy)) == []
+
+
+@pytest.mark.parametrize("field, name", [("contact_stiffness", "stiffness"),
+                                         ("contact_restitution", "restitution"),
+                                         ("contact_friction", "friction"),
+                                         ("contact_dynamic_friction", "dynamic_friction"),
+                                         ("contact_exponent", "exponent")])
+def test_a_nan_typed_into_a_contact_field_is_refused_by_name(blender, field, name) -> None:
+    """A NaN in any of the contact's numbers (typed through a script or a driver: the
+    fields' bounds keep negative numbers out) is refused by the solver naming the contact
+    and the setting, through Bake's report; nothing in the scene changes.  (A Stiffness of
+    NaN was taken as 0, the default law, before.)"""
+    bpy = blender
+    scene = ball_drop(bpy)
+    s = scene["contact"].mechanism
+    s.contact_stiffness = 1e6                        # the Exponent is used with a Stiffness
+    setattr(s, field, float("nan"))
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=f"contact 'Contact ball-floor': {name} is NaN or "
+                                           "infinite"):
+        bpy.ops.mechanism.bake()
+    assert bs.differences(before, bs.snapshot(bpy)) == []
+
+
+def test_the_ratchet_sample_starts_with_the_pawls_nose_just_above_a_slope(blender, extension) -> None:
+    """sample_scenes/ratchet.py as built: Check says nothing of its contact (no overlap, a
+    grid fine enough for the teeth); the pawl's Capsule is its round-ended bar (radius
+    6 mm, its nose's centre at NOSE), and the least gap at the start is that centre's
+    distance to the slope below it (the chord from the root at 85 degrees to the next
+    profile point, r 0.085 m at 92.5 degrees) less the radius: under 1 mm, the centre
+    being 1 mm above the slope along world z (1e-5 m: the grid's trilinear interpolation is exact on a plane, and the 3.1 mm cells
+    around the nose see that slope and its neighbours, turned 2.5 degrees)."""
+    import importlib
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "sample_scenes"))
+    ratchet = importlib.import_module("ratchet")
+    bpy = blender
+    ratchet.build()
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert "Pawl on wheel" not in report, report
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    r = sm.mech.solve(times=[0.0, 1.0 / 24.0])
+    a = 0.08 * np.array([np.cos(np.radians(85.0)), np.sin(np.radians(85.0))])
+    b = 0.085 * np.array([np.cos(np.radians(92.5)), np.sin(np.radians(92.5))])
+    nose = np.array(ratchet.NOSE)
+    f = np.clip((nose - a) @ (b - a) / ((b - a) @ (b - a)), 0.0, 1.0)
+    expected = np.linalg.norm(nose - (a + f * (b - a))) - ratchet.PAWL_HALF
+    assert 0.0 < expected < 1e-3
+    assert r.interference("Pawl on wheel")["gap"][0] == pytest.approx(expected, abs=1e-5)

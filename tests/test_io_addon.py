@@ -460,7 +460,7 @@ def test_joint_plots_split_the_solvers_reactions() -> None:
                                       | {"contact_force", "limit_force", "friction_force"}
                                       | set(plots.COUPLER_PROPS) | set(plots.FOLLOW_PROPS) | set(plots.FOLLOW_TORQUE_PROPS)
                                       | set(plots.BALL_FRICTION_PROPS) | set(plots.BUSHING_PROPS)
-                                      | set(plots.VECTOR_FORCE_PROPS) | set(plots.PART_CONTACT_PROPS))
+                                      | set(plots.VECTOR_FORCE_PROPS + plots.PART_CONTACT_PROPS + plots.CONTACT_POINT_PROPS))
     assert plots.BUSHING_PROPS == tuple(p.replace("reaction", "bushing") for p in plots.REACTION_PROPS)
     assert set(plots.COUPLER_PROPS) == {f"coupler_{w}_{k}" for w in ("torque", "force")
                                         for k in (1, 2, 3)} | {"tooth_force"}

@@ -125,3 +125,113 @@ def test_a_mesh_read_again_keeps_its_built_grid() -> None:
     for k in range(cs.MESH_CACHE_SIZE):
         cs.mesh_shape(V + k + 1.0, F, 4)
     assert cs.contact_shape(WHAT, "MESH", V, F, UP, 8, ground=False) is not first
+
+
+# -- clash detection: a kinematic bake's contacts driven into each other
+
+clashes = io("clashes")
+
+
+def test_a_clash_is_named_by_its_first_and_deepest_frames() -> None:
+    """A gap dipping below zero over frames 12-14 of 10-16 (rows 2-4), deepest -3 mm at
+    frame 13: the note names the contact, its parts, the first frame, the count and the
+    deepest frame and depth as ``length`` writes it; a gap within the tolerance of 0 (parts
+    designed touching, read through float32) is no clash."""
+    frames = np.arange(10.0, 17.0)
+    gap = np.array([0.01, 0.0, -0.001, -0.003, -0.002, 0.0, 0.004])
+    found = clashes.find_clash(gap, 1e-9)
+    assert (found.first, found.deepest, found.count) == (2, 3, 3)
+    assert found.depth == pytest.approx(0.003, abs=1e-15)
+    note = clashes.clash_note("c", "arm", "post", gap, frames, 1e-9, lambda m: f"{m * 1000:g} mm")
+    assert note.startswith("contact 'c': parts 'arm' and 'post' overlap from frame 12 "
+                           "(3 frame(s)), deepest 3 mm at frame 13"), note
+    touching = np.array([1e-3, -3e-8, 0.0])
+    assert clashes.find_clash(touching, clashes.clash_tolerance(0.5)) is None
+    assert clashes.find_clash(touching, 0.0) is not None
+    assert clashes.clash_tolerance(0.5) == pytest.approx(0.5 * 2.0 ** -20)
+
+
+def test_a_contacts_arrow_point_is_the_centroid_while_touching_else_the_closest() -> None:
+    """Result.contact's centroid (NaN apart) where the parts touch, Result.interference's
+    point of closest approach where they do not."""
+    plots = io("plots")
+    hit = {"point": np.array([[np.nan] * 3, [1.0, 2.0, 3.0]])}
+    near = {"point": np.array([[4.0, 5.0, 6.0], [7.0, 8.0, 9.0]])}
+    np.testing.assert_array_equal(plots.contact_points(hit, near), [[4.0, 5.0, 6.0], [1.0, 2.0, 3.0]])
+    # baked (replaced by a re-bake, removed by Clear Bake) but not among Plot's curves
+    assert not any(plots.is_plot_channel(f'["{p}"]') for p in plots.CONTACT_POINT_PROPS)
+    assert all(plots.is_baked_channel(f'["{p}"]') for p in plots.BAKED_PROPS)
+    assert plots.is_plot_channel('["contact_gap"]')
+
+
+def test_a_contact_arrow_starts_at_its_point_in_blender_units() -> None:
+    """A contact's arrow starts at its baked point (m) over the Unit Scale and points along
+    its force at ARROW_SCALE Blender units per newton; nothing for a contact not baked or
+    with a NaN."""
+    arrows = io("arrows")
+    props = dict(zip(arrows.CONTACT_FORCE + arrows.CONTACT_POINT, (0.0, 0.0, 50.0, 0.01, 0.02, -0.003)))
+    origin, force = arrows.contact_arrow(props, 0.001)
+    np.testing.assert_allclose(origin, [10.0, 20.0, -3.0], rtol=1e-15)
+    lines = arrows.force_arrows([origin], [force])
+    np.testing.assert_allclose(lines[:2], [[10.0, 20.0, -3.0], [10.0, 20.0, -3.0 + 50.0 * arrows.ARROW_SCALE]],
+                               rtol=1e-6)                        # float32 vertices
+    assert arrows.contact_arrow({k: v for k, v in props.items() if "point" not in k}, 1.0) is None
+    assert arrows.contact_arrow({**props, "part_contact_point_y": float("nan")}, 1.0) is None
+
+
+# -- a Mesh side's checks: open edges where the user finds them, a grid too coarse
+
+checks = io("mesh_checks")
+
+
+def test_open_edges_are_a_holes_border_and_a_flipped_faces_edges() -> None:
+    """A closed box has none; one triangle removed leaves its three edges open; one
+    triangle turned over makes its three edges run the same way as its neighbours'.  The
+    refusal names the contact, how many, the first edge's vertex numbers and world
+    positions, and the remedies."""
+    V, F = box_mesh((1.0, 1.0, 1.0), (0.0, 0.0, 0.0))
+    assert checks.open_edges(F).shape == (0, 2)
+    assert {tuple(sorted(e)) for e in checks.open_edges(F[1:])} == \
+        {tuple(sorted(e)) for e in (F[0, [0, 1]], F[0, [1, 2]], F[0, [2, 0]])}
+    flipped = F.copy()
+    flipped[0] = flipped[0, ::-1]
+    assert len(checks.open_edges(flipped)) == 6          # its 3 edges and their neighbours'
+    checks.refuse_open_mesh(WHAT, F, V)                  # closed: nothing said
+    world = V + np.array([10.0, 0.0, 0.0])
+    i, j = (int(x) for x in checks.open_edges(F[1:])[0])
+    with pytest.raises(solver.MechanismError) as err:
+        checks.refuse_open_mesh(WHAT, F[1:], world)
+    text = str(err.value)
+    assert text.startswith(f"{WHAT}: the mesh is not closed: 3 edge(s) are open or wound "
+                           f"against a neighbour, the first between vertices {i} at "), text
+    at = lambda k: "(" + ", ".join(f"{x:.4g}" for x in world[k]) + ")"      # noqa: E731
+    assert f"{i} at {at(i)} and {j} at {at(j)} (world)" in text
+    assert "Non Manifold" in text and "Fill Holes" in text and "fitted shape" in text
+
+
+def test_a_plate_thinner_than_two_cells_is_named_with_the_cells_that_see_it() -> None:
+    """A plate 1 x 0.4 x 0.02 m: its thinnest part is 0.02 m (from a broad face's centroid
+    to the opposite face, exactly), so its grid of 32 cells (0.03125 m) is too coarse and
+    100 cells (0.01 m, half the thickness) will do.  The criterion is the solver's own
+    grid: at 32 cells its mid-plane reads outside the plate (d >= 0: a point pushed there
+    feels nothing), at 100 it reads inside (-0.01 m, 1e-3: trilinear between exact nodes)."""
+    from mechanism_animator.solver.base.sdf_grid import grid_distance, grid_set
+    V, F = box_mesh((1.0, 0.4, 0.02), (0.0, 0.0, 0.0))
+    thin = checks.thinnest(V, F)
+    assert thin.thickness == pytest.approx(0.02, abs=1e-12)
+    assert abs(thin.where[2]) == pytest.approx(0.01, abs=1e-12)
+    assert checks.cells_needed(1.0, 0.02) == 100
+    note = checks.coarse_grid_note("contact 'c': Shape A, part 'plate'", V, F, 32, lambda m: f"{m:g} m")
+    assert note == ("contact 'c': Shape A, part 'plate': its thinnest part, 0.02 m, is under two "
+                    "grid cells of 0.03125 m (Grid Cells 32): points pushed into it may feel no "
+                    "force; Grid Cells 100 (cells of 0.01 m) would follow it")
+    assert checks.coarse_grid_note("c", V, F, 100, str) is None
+    assert "even Grid Cells 256 would not" in checks.coarse_grid_note(
+        "c", *box_mesh((1.0, 0.4, 0.005), (0.0, 0.0, 0.0)), 32, str)
+    mid = np.array([[0.1, 0.05, 0.0]])
+    for cells, inside in ((32, False), (100, True)):
+        shape = solver.Shape.mesh(V, F, cells=cells)
+        shape.prepare("plate")
+        d = grid_distance(mid, np.zeros(1, int), grid_set([shape.grid]))[0][0]
+        assert (d < 0.0) == inside, (cells, d)
+    assert d == pytest.approx(-0.01, abs=1e-3)

@@ -11,11 +11,13 @@ part_frames, plots = io("part_frames"), io("plots")
 
 
 def test_plot_channels_are_the_baked_series() -> None:
-    """Plot shows the F-curves of the baked custom properties and no other channel."""
-    for prop in plots.BAKED_PROPS:
+    """Plot shows the F-curves of the baked custom properties but where a contact's arrow
+    is drawn, and no other channel."""
+    for prop in plots.PLOT_PROPS:
         assert plots.is_plot_channel(f'["{prop}"]')
     for path in ("location", "rotation_quaternion", '["glow"]', "mechanism.motion_angle",
-                 '["reaction_force_x"].x', 'reaction_force', '["reaction_force_w"]'):
+                 '["reaction_force_x"].x', 'reaction_force', '["reaction_force_w"]',
+                 '["part_contact_point_x"]'):
         assert not plots.is_plot_channel(path), path
 
 

@@ -1,12 +1,30 @@
 """Geometry of the viewport's force arrows: each baked joint's reaction force drawn from its
-marker I, ARROW_SCALE Blender units per newton, as line segments (pairs of points)."""
+marker I, and each baked contact's force on its Part A drawn from its contact point,
+ARROW_SCALE Blender units per newton, as line segments (pairs of points)."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
 ARROW_SCALE = 0.01     # Blender units per newton
+CONTACT_FORCE = ("part_contact_force_x", "part_contact_force_y", "part_contact_force_z")
+CONTACT_POINT = ("part_contact_point_x", "part_contact_point_y", "part_contact_point_z")
+
+
+def contact_arrow(props: Mapping[str, float], scale: float
+                  ) -> tuple[np.ndarray, np.ndarray] | None:
+    """(origin (3,) world, Blender units; force (3,) N) of a contact's arrow from its baked
+    custom properties at the current frame (io/plots.py: the force on Part A, N, and where
+    it acts, m, world), ``scale`` metres per Blender unit; None when they are not baked or
+    not finite."""
+    if not all(k in props for k in CONTACT_FORCE + CONTACT_POINT):
+        return None
+    force = np.array([props[k] for k in CONTACT_FORCE], dtype=float)
+    origin = np.array([props[k] for k in CONTACT_POINT], dtype=float) / scale
+    if not (np.isfinite(force).all() and np.isfinite(origin).all()):
+        return None
+    return origin, force
 
 
 def arrow_segments(origin: np.ndarray, vector: np.ndarray, head: float = 0.2) -> np.ndarray:

@@ -27,7 +27,7 @@ JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
 BUSHING_COLUMNS = tuple(f"bushing_{c}" for c in JOINT_COLUMNS)
 FORCE_COLUMNS = tuple(f"applied_{c}" for c in JOINT_COLUMNS)
 CONTACT_COLUMNS = ("part_contact_Fx_N", "part_contact_Fy_N", "part_contact_Fz_N",
-                   "part_contact_penetration_m")
+                   "part_contact_penetration_m", "contact_gap_m")
 
 
 def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[str],
@@ -43,9 +43,9 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
     ``limits``, ``frictions``: item name -> (joint name, "angle" | "slide"); ``bushings``:
     their names (the load on marker I's part, world axes); ``vector_forces``: the forces with
     a Reaction marker (their load on their marker's part, world axes); ``contacts``: the
-    contacts between parts (the force on part A, world axes, and the deepest penetration);
-    ``follows``: general motion -> its following marker; ``actuators``: general motion ->
-    [(joint, "angle" | "slide", the solver's label)]."""
+    contacts between parts (the force on part A, world axes, the deepest penetration and the
+    least gap); ``follows``: general motion -> its following marker; ``actuators``: general
+    motion -> [(joint, "angle" | "slide", the solver's label)]."""
     header = ["frame", "time_s"]
     cols = [frames, result.times]
     for name in parts:
@@ -79,7 +79,7 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
     for name in contacts:
         hit = result.contact(name)
         header += [f"{name} {c}" for c in CONTACT_COLUMNS]
-        cols += list(hit["force"].T) + [hit["penetration"]]
+        cols += list(hit["force"].T) + [hit["penetration"], result.interference(name)["gap"]]
     for name, series in coupler_plots(result, couplers or {}).items():
         for prop, values in series.items():
             header.append(f"{name} {prop}_{'Nm' if 'torque' in prop else 'N'}")

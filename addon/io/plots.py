@@ -26,8 +26,12 @@ bushing object: the load it applies to marker I's part at marker I's origin, wor
 (Result.bushing; marker J's part takes the opposite).
 Contact between parts: "part_contact_force_x", "_y", "_z" and "part_contact_force" (N,
 world axes: the force on part A; part B takes the opposite) and "part_contact_penetration"
-(m, the deepest; 0 apart) on the contact object (Result.contact).  Named apart from a cam
-joint's "contact_force", the scalar push along the cam's normal.
+(m, the deepest; 0 apart) on the contact object (Result.contact), and "contact_gap" (m, the
+least gap between the two shapes, negative the deepest penetration: Result.interference,
+a kinematic bake's clash detection).  Named apart from a cam joint's "contact_force", the
+scalar push along the cam's normal.  Beside these, not plotted: "part_contact_point_x",
+"_y", "_z" (m, world), where the viewport draws the force: the touching points' centroid
+weighted by their penetration while the parts touch, else where they come closest.
 Marker that follows an object: "follow_force_x", "_y", "_z" and "follow_force" (N) on the
 marker: the force its general motion applies to the marker's part at the marker, along the
 axes it follows in (Relative To's, or the world's), zero along a direction left free
@@ -55,18 +59,31 @@ BUSHING_PROPS = ("bushing_force_x", "bushing_force_y", "bushing_force_z", "bushi
 VECTOR_FORCE_PROPS = ("applied_force_x", "applied_force_y", "applied_force_z", "applied_force",
                       "applied_torque_x", "applied_torque_y", "applied_torque_z", "applied_torque")
 PART_CONTACT_PROPS = ("part_contact_force_x", "part_contact_force_y", "part_contact_force_z",
-                      "part_contact_force", "part_contact_penetration")
+                      "part_contact_force", "part_contact_penetration", "contact_gap")
+CONTACT_POINT_PROPS = ("part_contact_point_x", "part_contact_point_y", "part_contact_point_z")
 FOLLOW_PROPS = ("follow_force_x", "follow_force_y", "follow_force_z", "follow_force")
 FOLLOW_TORQUE_PROPS = ("follow_torque_x", "follow_torque_y", "follow_torque_z", "follow_torque")
-BAKED_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
+PLOT_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
     CONTACT_PROP, LIMIT_PROP, FRICTION_PROP) + BALL_FRICTION_PROPS + BUSHING_PROPS + \
     VECTOR_FORCE_PROPS + PART_CONTACT_PROPS + FOLLOW_PROPS + FOLLOW_TORQUE_PROPS
+BAKED_PROPS = PLOT_PROPS + CONTACT_POINT_PROPS
+
+
+def _prop_of(data_path: str) -> str:
+    """'["name"]' -> "name" (a custom property's F-curve path); "" for any other path."""
+    return data_path[2:-2] if data_path.startswith('["') and data_path.endswith('"]') else ""
+
+
+def is_baked_channel(data_path: str) -> bool:
+    """Whether an F-curve's ``data_path`` is one of the series a bake writes on a joint,
+    coupler, bushing, force, contact or following marker ('["reaction_force_x"]', ...)."""
+    return _prop_of(data_path) in BAKED_PROPS
 
 
 def is_plot_channel(data_path: str) -> bool:
-    """Whether an F-curve's ``data_path`` is one of the baked force series
-    ('["reaction_force_x"]', ...): the channels Plot shows."""
-    return data_path.startswith('["') and data_path.endswith('"]') and data_path[2:-2] in BAKED_PROPS
+    """Whether an F-curve's ``data_path`` is one of the baked series Plot shows: the
+    forces, efforts and a contact's depth and gap (not where its arrow is drawn)."""
+    return _prop_of(data_path) in PLOT_PROPS
 
 
 def coupler_prop(coordinate: str, field: int) -> str:
@@ -92,15 +109,26 @@ def vector_force_plots(result, forces: Sequence[str]) -> dict[str, dict[str, np.
             for name in forces}
 
 
+def contact_points(hit: Mapping[str, np.ndarray], near: Mapping[str, np.ndarray]) -> np.ndarray:
+    """(n, 3) m, world: where a contact's force is drawn at each frame, the touching points'
+    centroid (Result.contact's "point") while the parts touch, else where they come
+    closest (Result.interference's "point")."""
+    touching = np.isfinite(hit["point"]).all(axis=1)
+    return np.where(touching[:, None], hit["point"], near["point"])
+
+
 def part_contact_plots(result, contacts: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
-    """Contact name -> {PART_CONTACT_PROPS -> (n,) values}: the force on part A (N, world
-    axes), its magnitude and the deepest penetration (m) (Result.contact)."""
+    """Contact name -> {PART_CONTACT_PROPS and CONTACT_POINT_PROPS -> (n,) values}: the
+    force on part A (N, world axes), its magnitude, the deepest penetration (m)
+    (Result.contact), the least gap (m, Result.interference) and where the force is drawn
+    (m, world: ``contact_points``)."""
     out = {}
     for name in contacts:
-        hit = result.contact(name)
-        F = hit["force"]
-        out[name] = dict(zip(PART_CONTACT_PROPS, (F[:, 0], F[:, 1], F[:, 2],
-                                                  np.linalg.norm(F, axis=1), hit["penetration"])))
+        hit, near = result.contact(name), result.interference(name)
+        F, P = hit["force"], contact_points(hit, near)
+        out[name] = dict(zip(PART_CONTACT_PROPS + CONTACT_POINT_PROPS,
+                             (F[:, 0], F[:, 1], F[:, 2], np.linalg.norm(F, axis=1),
+                              hit["penetration"], near["gap"], P[:, 0], P[:, 1], P[:, 2])))
     return out
 
 
