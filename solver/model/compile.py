@@ -255,9 +255,7 @@ def compile_model(mech: Any) -> Model:
                 L = jt.length
                 if L is None:
                     L = float(np.linalg.norm(marker_world(mech, mi) - marker_world(mech, mj)))
-                if L <= 1e-9 * length_scale:
-                    raise MechanismError(f"joint {name!r}: distance joint with zero length "
-                                         "(use a spherical joint)")
+                check_distance(name, L, length_scale)
                 row.update(kind=DIST, ui=marker_point[mi], uj=marker_point[mj], target=L)
             rows.append(row)
     for mn, (name, mo) in enumerate(mech.motions.items()):
@@ -369,6 +367,14 @@ def actuator_rows(mech: Any, marker_body, marker_point, marker_axes) -> tuple[Ro
             out.append(row_group(r["kind"], slice(0, 1), *([r[k]] for k in (
                 "bi", "bj", "bj", "ui", "uj", "a", "b", "target"))))
     return tuple(out)
+
+
+def check_distance(name: str, length: float, length_scale: float) -> None:
+    """MechanismError for distance joint ``name`` whose length (m) is zero next to the
+    model's size ``length_scale``: its row would have no direction."""
+    if length <= 1e-9 * length_scale:
+        raise MechanismError(f"joint {name!r}: distance joint with zero length "
+                             "(use a spherical joint)")
 
 
 def general_motion_name(name: str, axis: str) -> str:

@@ -50,30 +50,35 @@ FRAME_BYTES = 64 * 2 ** 20    # output frames kept at once before they go into t
 
 def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
                    times: np.ndarray, tolerance: float, method: str = "auto",
-                   progress: Callable[[int], Any] | None = None) -> list[Result | None] | None:
+                   progress: Callable[[int], Any] | None = None,
+                   stack: Callable[..., Model | None] = stack_models
+                   ) -> list[Result | None] | None:
     """Forward dynamics of every variant (models of one topology, structure ``st``, each
     from its assembled start) in lockstep by the explicit method; their Results (None for a
     variant that left the run: it then runs alone), or None when the batch cannot take
     them (see the module docstring): then run them separately.  ``progress(variants' worth
     done)``, as the slowest variant passes each output frame; returning False stops the run
     (SolverCancelled).  Each variant's separate run must take the explicit method (the
-    caller chose: study/engine.py ``_dynamics``; "implicit" gives None)."""
+    caller chose: study/engine.py ``_dynamics``; "implicit" gives None).  ``stack``: how
+    the variants' models are stacked (stack_models, or a study's Writer.stack)."""
     if method == "implicit":       # (stiff variants: batch_implicit)
         return None
-    return _lockstep(models, st, starts, times, tolerance, "explicit", progress)
+    return _lockstep(models, st, starts, times, tolerance, "explicit", progress, stack)
 
 
 def batch_implicit(models: list[Model], st: Structure, starts: list[State], times: np.ndarray,
-                   tolerance: float, progress: Callable[[int], Any] | None = None
+                   tolerance: float, progress: Callable[[int], Any] | None = None,
+                   stack: Callable[..., Model | None] = stack_models
                    ) -> list[Result | None] | None:
     """batch_dynamics for stiff variants, each as ``dynamic_run`` takes its implicit path
     (Radau IIA, Gustafsson's step control, f(t, y) anew at every step, long steps from the
     collocation polynomial)."""
-    return _lockstep(models, st, starts, times, tolerance, "implicit", progress)
+    return _lockstep(models, st, starts, times, tolerance, "implicit", progress, stack)
 
 
 def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np.ndarray,
-              tolerance: float, method: str, progress) -> list[Result | None] | None:
+              tolerance: float, method: str, progress,
+              stack: Callable[..., Model | None] = stack_models) -> list[Result | None] | None:
     """The variants' group and stepper for ``method`` ("explicit", "implicit"), then the
     lockstep run; None where the batch cannot take them."""
     V = len(models)
@@ -94,7 +99,7 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
             return cls(g.eq.rhs)                     # steps every variant with its own h
     outs = [Result.empty(m, times, "dynamic") for m in models]
     try:
-        g = _Group(models, st, outs, len(times), make, starts, FRAME_BYTES)
+        g = _Group(models, st, outs, len(times), make, starts, FRAME_BYTES, stack)
         for o in outs:
             o.method = g.stepper.name
         return _run(g, method == "implicit", times, goals.rest, rtol, progress,
@@ -123,7 +128,7 @@ class _Stages:
         their run state (torsion springs' turns, tracked values) the variant's."""
         g, seq = self.g, self._seq
         if seq.get("for") is not g.models:
-            rep = stack_models([m for m in g.models for _ in range(s)], switched=True)
+            rep = g.stack([m for m in g.models for _ in range(s)], switched=True)
             if rep is None:
                 raise np.linalg.LinAlgError("the stages do not stack")
             seq["eq"], seq["for"] = Equations(rep, g.st), g.models

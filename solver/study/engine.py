@@ -46,6 +46,7 @@ from ..vocabulary.builder import Builder
 from .batch import batch_dynamics, batch_implicit
 from .params import Parameter, make_variant, resolve_all
 from .stack import stack_models, take_variants
+from .writes import Writer, unwritable
 
 
 @dataclass(frozen=True)
@@ -105,17 +106,17 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
     start = _time.perf_counter()
     together = _together(batch, times, how, out)
     if together is not None:
-        idx, models, begun = together
+        idx, models, begun, stack = together
         states = [b.state for b in begun]
         failed = len(out)                 # variants that failed already count as done
         report = None if progress is None else (lambda k: progress(failed + k))
         try:
             if begun[0].analysis == "dynamic":
                 results = single_thread(_dynamics)(models, begun[0].structure, states, times,
-                                                   how, report)
+                                                   how, report, stack)
             else:
                 results = single_thread(_sweeps)(models, begun[0].structure, states, times,
-                                                 report)
+                                                 report, stack)
         except SolverCancelled as exc:     # (the groups a dynamic run finished before: kept)
             for i, m, b, r in zip(idx, models, begun, getattr(exc, "finished", None) or ()):
                 if r is not None:
@@ -160,13 +161,14 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
 
 
 def _dynamics(models: list[Model], st: Structure, states: list[State], times: np.ndarray,
-              how: Settings, progress: Callable[[int], Any] | None = None
-              ) -> list[Result | None] | None:
+              how: Settings, progress: Callable[[int], Any] | None = None,
+              stack: Callable[..., Model | None] = stack_models) -> list[Result | None] | None:
     """Forward dynamics of the variants together: each takes the method its separate run
     takes (analyses/dynamics/driver.py ``choose_method``: the implicit one where its force elements
     make it stiff), the explicit ones in one lockstep run (study/batch.py), the stiff ones
     in another (study/batch.py ``batch_implicit``), two or more a group (one runs alone).  Their
-    Results, None where a variant runs alone; None when no group ran together."""
+    Results, None where a variant runs alone; None when no group ran together.  ``stack``:
+    how the groups' models are stacked (stack_models, or a study's Writer.stack)."""
     t0 = float(times[0])
     stiff = [choose_method(Equations(m, st), t0, s.r, s.p, s.v, s.w, how.method) == "implicit"
              for m, s in zip(models, states)]
@@ -179,8 +181,8 @@ def _dynamics(models: list[Model], st: Structure, states: list[State], times: np
         report = None if progress is None else (lambda k, d=done: progress(d + k))
         args = ([models[i] for i in idx], st, [states[i] for i in idx], times, how.tolerance)
         try:
-            got = (batch_implicit(*args, report) if implicit
-                   else batch_dynamics(*args, how.method, report))
+            got = (batch_implicit(*args, report, stack) if implicit
+                   else batch_dynamics(*args, how.method, report, stack))
         except SolverCancelled as exc:    # what the group before finished is not lost
             exc.finished = out
             raise
@@ -192,11 +194,13 @@ def _dynamics(models: list[Model], st: Structure, states: list[State], times: np
 
 
 def _sweeps(models: list[Model], st: Structure, states: list[State], times: np.ndarray,
-            progress: Callable[[int], Any] | None = None) -> list[Result | None] | None:
+            progress: Callable[[int], Any] | None = None,
+            stack: Callable[..., Model | None] = stack_models) -> list[Result | None] | None:
     """Kinematic sweeps of the variants as one (analyses/sweep ``sweep_variants``), their
-    models stacked as study/stack.py stacks them; None when they do not stack."""
-    stack = functools.partial(stack_models, axes=1, motions=False, switched=True)
-    return sweep_variants(models, st, states, times, VariantAxis(stack, take_variants), progress)
+    models stacked by ``stack`` (study/stack.py ``stack_models``, or a study's
+    Writer.stack) with a frame axis; None when they do not stack."""
+    by = functools.partial(stack, axes=1, motions=False, switched=True)
+    return sweep_variants(models, st, states, times, VariantAxis(by, take_variants), progress)
 
 
 def _finished(index: int, fn: Callable[[], Result], seconds: float | None,
@@ -212,19 +216,24 @@ def _finished(index: int, fn: Callable[[], Result], seconds: float | None,
 
 
 def _together(batch: VariantBatch, times: np.ndarray, how: Settings, out: dict):
-    """(indices, models, Starts) of the variants that may run as one: two or more whose
-    analyses (all dynamic, or all kinematic) start from the same kept rows; None if there
-    are not two.  A variant that fails here (a loop that does not close) gets its Outcome
-    in ``out`` now."""
+    """(indices, models, Starts, stack) of the variants that may run as one: two or more
+    whose analyses (all dynamic, or all kinematic) start from the same kept rows, and the
+    function that stacks their models; None if there are not two.  Each variant is made
+    through the Builder (its validation) and its model written into the base's compiled
+    one (study/writes.py), or compiled where the parameters cannot be written.  A variant
+    that fails here (a loop that does not close) gets its Outcome in ``out`` now."""
     if len(batch) < 2:
         return None
     params = batch.params
+    writer = _writer(batch.base, params)
     idx, models, begun = [], [], []
     for index, row in zip(batch.indices, batch.values):
         start = _time.perf_counter()
         try:
             builder = make_variant(batch.base, params, row, index, shared=True)
-            model = compile_model(builder)
+            model = writer.model(builder) if writer is not None else None
+            if model is None:
+                model = compile_model(builder)
             b = single_thread(prepare)(model, read_state(model, builder), times, how)
         except Exception as exc:    # noqa: BLE001 - any failure is this variant's alone
             out[index] = Outcome(index, None, f"{type(exc).__name__}: {exc}",
@@ -238,4 +247,16 @@ def _together(batch: VariantBatch, times: np.ndarray, how: Settings, out: dict):
     keep = begun[0].structure.keep if begun else None
     if len(idx) < 2 or any(not np.array_equal(b.structure.keep, keep) for b in begun):
         return None
-    return idx, models, begun
+    return idx, models, begun, (writer.stack if writer is not None else stack_models)
+
+
+def _writer(base: Builder, params: list[Parameter]) -> Writer | None:
+    """The study's Writer over the base compiled once, or None where its parameters cannot
+    be written (study/writes.py ``unwritable``) or the base does not compile (each variant
+    is then compiled, and says what is wrong with it)."""
+    if unwritable(base, params) is not None:
+        return None
+    try:
+        return Writer(base, compile_model(base), params)
+    except MechanismError:
+        return None

@@ -43,12 +43,15 @@ class _Group:
     steps.  ``make(group)``: the stepper over the variant axis (the explicit one of the
     equations' right-hand side, made anew when the group changes; Radau IIA, which keeps
     each variant's state and goes on with the variants kept).  ``frame_bytes``: the frame
-    buffers' size (``_Frames``).  ``keep(mask)`` goes on with some of them: a variant at a
-    singular position, or whose step collapsed, leaves and runs alone."""
+    buffers' size (``_Frames``).  ``stack``: how the variants' models are stacked
+    (stack.py ``stack_models``, or a study's Writer.stack, study/writes.py).
+    ``keep(mask)`` goes on with some of them: a variant at a singular position, or whose
+    step collapsed, leaves and runs alone."""
 
     def __init__(self, models: list[Model], st: Structure, outs: list[Result], F: int,
-                 make: Callable[["_Group"], Any], starts: list[State], frame_bytes: int) -> None:
-        self.st, self.make = st, make
+                 make: Callable[["_Group"], Any], starts: list[State], frame_bytes: int,
+                 stack: Callable[..., Model | None] = stack_models) -> None:
+        self.st, self.make, self.stack = st, make, stack
         self.index = np.arange(len(models))          # into the run's variants
         self._alone: dict[int, Equations] = {}       # a variant's own, for its long steps
         # each variant's tracked values from its start's, as its separate run (dynamics.py)
@@ -57,7 +60,7 @@ class _Group:
         self.frames = _Frames(self.eq, outs, F, frame_bytes)
 
     def _build(self, models: list[Model], ts_ref, track) -> None:
-        stacked = stack_models(models, switched=True)     # (batch_dynamics: compliant stops)
+        stacked = self.stack(models, switched=True)     # (batch_dynamics: compliant stops)
         if stacked is None:
             raise _Fallback("the variants left do not stack")
         self.models, self.stacked = models, stacked

@@ -1,0 +1,342 @@
+"""A study's parameters written into one compiled model.
+
+The base mechanism is compiled once; each variant's Model is the base's with the arrays its
+parameters write replaced (``dataclasses.replace``), and the study's stacked model (the
+variant axis that the lockstep run and the sweep of variants read, study/stack.py) is built
+from those written arrays directly: the parameter layer knows what varies, so nothing is
+compiled again or compared field by field.  Each variant is still made through the
+Builder (study/params.py ``make_variant``), whose validation applies unchanged, and its
+numbers are read from its re-added items, as compile_model reads them.
+
+What each parameter writes (``_WRITES``: the compiled fields, by item table and parameter
+field; model/compile.py, model/force_model.py and model/plans.py make them), and the fields
+compile_model derives from them, written with them:
+
+  part mass             body_mass; derived: body_inverse_mass (1/m I blocks), body_weight
+  part inertia          body_inertia; derived: body_inverse_inertia
+  (mass, inertia: the model's length scale takes the parts' radii of gyration; a variant
+  whose radius could change it is compiled instead, ``_scale_kept``)
+  part velocities       nothing: the start state (model/state.py read_state) reads them
+  gravity               gravity; derived: body_weight
+  distance joint        its row's target in the distance rows' group (compile's zero-length
+                        check made again, ``check_distance``)
+  spring-damper         sd_k, sd_c, sd_L0, sd_pre, sd_fric; a constant: its actuator
+  torsion spring        ts_k, ts_c, ts_th0, ts_pre, ts_fric; a constant: its actuator
+  bushing               bu_k, bu_c, bu_pre (one entry of its six)
+  motion, general       a constant: its function(s) of time (motion_functions)
+  motion, force         (a force: its six, ld_funcs)
+  joint friction        the FrictionPlan's numbers of its element
+  limit                 the LimitPlan's numbers of its bounds; derived: centre
+
+The kinds in ``_FALLBACK`` are compiled per variant as before; each says why.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from ..model.compile import Model, check_distance
+from ..vocabulary.builder import Builder
+from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
+from ..vocabulary.joints import DIST
+from ..vocabulary.limits import DEFAULT_PENETRATION
+from .params import Parameter, _expanded
+from .stack import _PerVariant, _PerVariantActuator, _same_functions, stack_models
+
+# parameter kinds that are compiled per variant, and why their numbers cannot be written
+_FALLBACK = {
+    ("parts", "center_of_mass"): "a part's centre of mass moves every marker point on it "
+    "(the rows' vectors, the force elements' points, the plans, the body lengths, the "
+    "model's length scale)",
+    ("markers", "position"): "a marker's point feeds every row, force element and plan "
+    "that uses it, the body lengths and the model's length scale",
+    ("couplers", None): "a coupler's scales are normalized against each other and the "
+    "length scale, its offset is taken from the pose, and a gear's pitch radii feed its "
+    "mesh plan (model/gear_mesh.py)",
+    ("vector_forces", None): "a vector force's measure plan is built from its parsed "
+    "expressions",
+}
+# a mechanism with contacts: a contact's stiffness is derived from its parts' masses, and
+# contacts' variants run one by one anyway (their touchdowns are events)
+_CONTACTS = "a contact's stiffness is derived from its parts' masses"
+
+# (table, parameter field) -> (compiled path, item attribute) of the number it writes
+_FORCE_NUMBERS = {
+    ("springs", "stiffness"): ("sd_k", "stiffness"), ("springs", "damping"): ("sd_c", "damping"),
+    ("springs", "free_length"): ("sd_L0", "free_length"),
+    ("springs", "preload"): ("sd_pre", "preload"), ("springs", "friction"): ("sd_fric", "friction"),
+    ("torsion_springs", "stiffness"): ("ts_k", "stiffness"),
+    ("torsion_springs", "damping"): ("ts_c", "damping"),
+    ("torsion_springs", "free_angle"): ("ts_th0", "free_angle"),
+    ("torsion_springs", "preload"): ("ts_pre", "preload"),
+    ("torsion_springs", "friction"): ("ts_fric", "friction"),
+    ("bushings", "stiffness"): ("bu_k", "stiffness"), ("bushings", "damping"): ("bu_c", "damping"),
+    ("bushings", "preload"): ("bu_pre", "preload"),
+}
+_FORCE_NAMES = {"springs": "sd_names", "torsion_springs": "ts_names", "bushings": "bu_names"}
+# friction parameter -> FrictionPlan field (the transition speed's default as compile's)
+_FRICTION = {"static": "static", "dynamic": "dynamic", "transition_speed": "speed",
+             "viscous": "viscous", "preload": "preload", "radius": "radius", "arm": "arm",
+             "bearing_length": "length"}
+# limit parameter -> LimitPlan field (a rigid stop's stiffness 0, the penetration's default)
+_LIMIT = {"lower": "value", "upper": "value", "restitution": "restitution",
+          "stiffness": "stiffness", "exponent": "exponent", "damping": "damping",
+          "penetration": "penetration"}
+
+Path = tuple  # attribute names (and a RowGroup's index in a tuple of groups) from the Model
+
+
+def unwritable(base: Builder, params: list[Parameter]) -> str | None:
+    """Why a study of ``params`` cannot write its variants into the base's compiled model
+    (each is then compiled), or None when it can."""
+    if getattr(base, "contacts", None):
+        return _CONTACTS
+    for p, _ in _expanded(base, params, [0.0] * len(params)):
+        why = _FALLBACK.get((p.table, p.field)) or _FALLBACK.get((p.table, None))
+        if why is not None:
+            return f"{p.name}: {why}"
+    return None
+
+
+class Writer:
+    """The variants of one study written into ``model``, the compiled ``base``: ``model(v)``
+    a variant's Model from its Builder, ``stack(models)`` the stacked model of written
+    variants.  Make it only for parameters ``unwritable`` accepts."""
+
+    def __init__(self, base: Builder, model: Model, params: list[Parameter]) -> None:
+        self.base, self.base_model, self.params = base, model, params
+        self._written: dict[int, tuple[Model, dict[Path, Any]]] = {}
+
+    def model(self, variant: Builder) -> Model | None:
+        """``variant``'s Model (a make_variant of the base with this study's parameters):
+        the base's with its written arrays; None when its length scale may differ from the
+        base's (then compile it)."""
+        m = self.base_model
+        out: dict[Path, Any] = {}
+        for p, _ in _expanded(self.base, self.params, [0.0] * len(self.params)):
+            _write(out, m, self.base, variant, p)
+        if not _derive(out, m, self.base, variant):
+            return None
+        written = _put(m, {k: _read_only(v) for k, v in out.items()})
+        self._written[id(written)] = (written, out)
+        return written
+
+    def stack(self, models: list[Model], axes: int = 0, motions: bool = True,
+              switched: bool = False) -> Model | None:
+        """stack_models(models, axes, motions, switched) from the arrays the parameters
+        wrote (the same model, made without comparing every field); models not all written
+        here are stacked by stack_models."""
+        found = [self._written.get(id(m)) for m in models]
+        if any(f is None or f[0] is not m for f, m in zip(found, models)):
+            return stack_models(models, axes, motions, switched)
+        m0 = models[0]
+        if not switched and (m0.limits is not None or m0.frictions is not None):
+            return None
+        paths = dict.fromkeys(k for _, out in found for k in out)
+        updates: dict[Path, Any] = {}
+        for path in paths:
+            if path[-1] in _FUNCTIONS:
+                continue
+            x = np.stack([_get(m, path) for m in models])
+            if bool((x == x[0]).all()):
+                continue                   # (as stack_models: equal in every variant)
+            updates[path] = x.reshape(x.shape[:1] + (1,) * axes + x.shape[1:])
+        stiff = updates.get(("limits", "stiffness"))
+        if stiff is not None:
+            compliant = stiff.reshape(len(models), -1) > 0.0
+            if not (compliant == compliant[0]).all():
+                return None                # a stop rigid in some variants, compliant in others
+        updates.update(_stacked_functions(models, axes, motions))
+        return _put(m0, updates)
+
+
+_FUNCTIONS = ("motion_functions", "ld_funcs", "sd_act", "ts_act")
+
+
+def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None:
+    """Write parameter ``p`` of variant ``v`` into ``out`` ({path: new array or list},
+    copies of the base model's ``m``)."""
+    item = p.item
+    if p.table == "parts":
+        b = m.body_part.index(item)
+        if p.field == "mass":
+            _array(out, m, ("body_mass",))[b] = v.parts[item].mass
+        elif p.field == "inertia":
+            _array(out, m, ("body_inertia",))[b] = v.parts[item].inertia
+        # velocity, angular_velocity: the start state's (read_state), not the model's
+    elif p.table == "gravity":
+        _array(out, m, ("gravity",))[:] = v.gravity
+    elif p.table == "joints":                # a distance joint's length
+        check_distance(item, v.joints[item].length, m.length_scale)
+        row = int(np.flatnonzero((m.row_joint == list(base.joints).index(item))
+                                 & (m.row_kind == DIST))[0])
+        at = int(m.plan.inv[row])
+        gi = next(k for k, g in enumerate(m.plan.groups) if g.kind == DIST)
+        _array(out, m, ("plan", "groups", gi, "target"))[at - m.plan.groups[gi].rows.start] = \
+            v.joints[item].length
+    elif p.field == "constant":
+        _write_function(out, m, base, v, p)
+    elif (p.table, p.field) in _FORCE_NUMBERS:
+        field, attr = _FORCE_NUMBERS[(p.table, p.field)]
+        i = getattr(m.forces, _FORCE_NAMES[p.table]).index(item)
+        value = getattr(getattr(v, p.table)[item], attr)
+        target = _array(out, m, ("forces", field))
+        if p.index is None:
+            target[i] = value
+        else:                                # a bushing's component
+            target[i, p.index] = value[p.index]
+    elif p.table == "frictions":
+        fc = v.frictions[item]
+        value = getattr(fc, p.field)
+        if p.field == "transition_speed" and value is None:
+            value = DEFAULT_TRANSITION_SPEED
+        _array(out, m, ("frictions", _FRICTION[p.field]))[m.frictions.names.index(item)] = value
+    elif p.table == "limits":
+        lm, lp = v.limits[item], m.limits
+        for k, (name, bound) in enumerate(zip(lp.names, lp.bounds)):
+            if name != item or (p.field in ("lower", "upper") and bound != p.field):
+                continue
+            value = getattr(lm, p.field)
+            if p.field == "stiffness":
+                value = value or 0.0
+            elif p.field == "penetration" and value is None:
+                value = DEFAULT_PENETRATION
+            _array(out, m, ("limits", _LIMIT[p.field]))[k] = value
+    else:                                    # unwritable() lets no other kind through
+        raise AssertionError((p.table, p.field))
+
+
+def _write_function(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None:
+    """A named constant: the item's function(s) as the variant's Builder parsed them."""
+    item = p.item
+    if p.table == "motions":
+        _list(out, m, ("motion_functions",))[list(base.motions).index(item)] = \
+            v.motions[item].function
+    elif p.table == "general_motions":
+        at = len(base.motions)
+        for name, gm in base.general_motions.items():
+            if name == item:
+                break
+            at += len(gm.axes)
+        fns = v.general_motions[item].functions
+        _list(out, m, ("motion_functions",))[at: at + len(fns)] = fns
+    elif p.table == "loads":
+        ld = v.loads[item]
+        _list(out, m, ("forces", "ld_funcs"))[m.forces.ld_names.index(item)] = ld.force + ld.torque
+    else:                                    # a spring's or torsion spring's actuator
+        field = "sd_act" if p.table == "springs" else "ts_act"
+        i = getattr(m.forces, _FORCE_NAMES[p.table]).index(item)
+        _list(out, m, ("forces", field))[i] = getattr(v, p.table)[item].actuator
+
+
+def _derive(out: dict, m: Model, base: Builder, v: Builder) -> bool:
+    """The fields compile_model derives from the written ones (as it derives them); False
+    when the variant's length scale may differ from the base's."""
+    mass = out.get(("body_mass",))
+    inertia = out.get(("body_inertia",))
+    if mass is not None or inertia is not None:
+        if not _scale_kept(m, base, v):
+            return False
+    if mass is not None:
+        minv = _array(out, m, ("body_inverse_mass",))
+        minv[: m.nb, :3, :3] = np.eye(3)[None] / mass[:, None, None]
+    if mass is not None or ("gravity",) in out:
+        g = out.get(("gravity",), m.gravity)
+        ms = m.body_mass if mass is None else mass
+        out[("body_weight",)] = ms[:, None] * np.asarray(g, float)[None, :]
+    if inertia is not None:
+        out[("body_inverse_inertia",)] = np.linalg.inv(inertia)
+    if ("limits", "value") in out:
+        lp, value = m.limits, out[("limits", "value")]
+        centre = _array(out, m, ("limits", "centre"))
+        for k, name in enumerate(lp.names):
+            lm = v.limits[name]
+            both = lm.lower is not None and lm.upper is not None
+            centre[k] = 0.5 * (lm.lower + lm.upper) if both else value[k]
+    return True
+
+
+def _scale_kept(m: Model, base: Builder, v: Builder) -> bool:
+    """The variant's length scale is the base's: compile_model takes the largest of the
+    marker arms, the spread of the parts and ground points and each moving part's radius
+    of gyration sqrt(tr I / 2m) (at least 1 mm); only the radii change here.  Kept when no
+    part's radius reaches the base's scale, in the base or in the variant (the scale is
+    then set by a term that does not change)."""
+    for name in m.body_part:
+        for part in (base.parts[name], v.parts[name]):
+            r = float(np.sqrt(np.trace(part.inertia) / (2.0 * part.mass)))
+            if not r < m.length_scale:
+                return False
+    return True
+
+
+def _stacked_functions(models: list[Model], axes: int, motions: bool) -> dict:
+    """The per-variant functions of a stack, as stack_models makes them: loads and
+    actuators that differ between the variants each variant's own, and motions (when
+    ``motions``)."""
+    out: dict[Path, Any] = {}
+    fm0 = models[0].forces
+    if not _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models]):
+        out[("forces", "ld_funcs")] = [
+            [_PerVariant([m.forces.ld_funcs[i][j] for m in models], axes)
+             for j in range(len(fs))] for i, fs in enumerate(fm0.ld_funcs)]
+    if not _same_functions([list(m.forces.sd_act) + list(m.forces.ts_act) for m in models]):
+        for kind in ("sd_act", "ts_act"):
+            out[("forces", kind)] = [None if a is None else _PerVariantActuator(
+                [getattr(m.forces, kind)[i] for m in models])
+                for i, a in enumerate(getattr(fm0, kind))]
+    if motions and not _same_functions([m.motion_functions for m in models]):
+        out[("motion_functions",)] = tuple(
+            _PerVariant([m.motion_functions[i] for m in models])
+            for i in range(len(models[0].motion_functions)))
+    return out
+
+
+# ------------------------------------------------------------------- paths into a Model
+def _get(obj: Any, path: Path) -> Any:
+    for key in path:
+        obj = obj[key] if isinstance(key, int) else getattr(obj, key)
+    return obj
+
+
+def _array(out: dict, m: Model, path: Path) -> np.ndarray:
+    """The written copy of the base's array at ``path`` (made on first use)."""
+    if path not in out:
+        out[path] = np.array(_get(m, path))
+    return out[path]
+
+
+def _list(out: dict, m: Model, path: Path) -> list:
+    """The written copy of the base's list (or tuple) of functions at ``path``."""
+    if path not in out:
+        out[path] = list(_get(m, path))
+    return out[path]
+
+
+def _read_only(value: Any) -> Any:
+    """A written array read-only as the compiled ones; a function list as compile's type."""
+    if isinstance(value, np.ndarray):
+        value.setflags(write=False)
+    return value
+
+
+def _put(obj: Any, updates: dict[Path, Any]) -> Any:
+    """``obj`` with the values at the paths replaced: each dataclass on the way a
+    ``dataclasses.replace`` of the base's, each tuple of groups a new tuple."""
+    heads: dict[Any, dict] = {}
+    for path, value in updates.items():
+        heads.setdefault(path[0], {})[path[1:]] = value
+    changed = {}
+    for key, rest in heads.items():
+        if () in rest:
+            value = rest[()]
+            if key == "motion_functions":
+                value = tuple(value)
+        else:
+            value = _put(obj[key] if isinstance(key, int) else getattr(obj, key), rest)
+        changed[key] = value
+    if isinstance(obj, tuple):
+        return tuple(changed.get(k, x) for k, x in enumerate(obj))
+    return dataclasses.replace(obj, **changed)

@@ -1,0 +1,219 @@
+"""A study's parameters written into the base's compiled model (solver/study/writes.py): for
+every parameter kind the written Model equals compile_model of the variant's Builder
+field by field (arrays to the last bit, the same functions), and the stacked model equals
+stack_models of the compiled variants; the kinds that cannot be written say why, and the
+compile-time checks still name the variant."""
+from __future__ import annotations
+
+import dataclasses
+from types import MappingProxyType
+
+import numpy as np
+import pytest
+
+from mechanisms import benchmark_chain, pendulum
+from solver import Mechanism
+from solver.analyses.run import settings
+from solver.model.compile import compile_model
+from solver.study import VariantBatch, solve_batch
+from solver.study.params import make_variant, resolve_all
+from solver.study.stack import _PerVariant, _PerVariantActuator, stack_models
+from solver.study.writes import Writer, unwritable
+
+
+def every_kind() -> Mechanism:
+    """A mechanism with an item of every parameter kind that is written: parts, a distance
+    joint, a spring-damper and a torsion spring with actuators, a bushing, a motion, a
+    general motion, a force, joint friction, a rigid and a compliant limit, and a named
+    constant "w" shared by the torsion spring's actuator and the force."""
+    m = Mechanism(gravity=(0.0, 0.0, -9.81))
+    m.add_part("ground", fixed=True)
+    m.add_marker("O", "ground")
+    m.add_marker("R", "ground", orientation=(np.cos(0.3), 0.0, np.sin(0.3), 0.0))
+    m.add_marker("G1", "ground", position=(0.0, -1.0, 0.0))
+    m.add_marker("B0", "ground", position=(2.0, 0.0, 0.0))
+    m.add_marker("A", "ground", position=(0.0, 0.0, -0.7))
+    m.add_part("arm", mass=2.0, inertia=(0.1, 0.2, 0.25), center_of_mass=(0.5, 0.0, 0.0))
+    m.add_marker("P", "arm")
+    m.add_joint("pin", "revolute", "P", "O")
+    m.add_torsion_spring("twist", "pin", stiffness=3.0, damping=0.1, free_angle=0.2,
+                         actuator="tau * sin(w * t)", constants={"tau": 0.5, "w": 3.0})
+    m.add_friction("pin: friction", "pin", static=0.3, dynamic=0.2, radius=0.01, arm=0.02,
+                   bearing_length=0.05)
+    m.add_limit("pin: limit", "pin", lower=-1.0, upper=1.5, restitution=0.4)
+    m.add_part("slider", mass=1.0, inertia=(0.01, 0.01, 0.01), position=(0.0, 0.0, -0.3))
+    m.add_marker("S", "slider", orientation=(np.cos(0.3), 0.0, np.sin(0.3), 0.0))
+    m.add_joint("rail", "prismatic", "S", "R")
+    m.add_spring_damper("spring", "S", "A", stiffness=100.0, damping=2.0, preload=1.0,
+                        actuator="f0 * t", constants={"f0": 1.0})
+    m.add_limit("rail: limit", "rail", lower=-0.5, stiffness=1e4, exponent=1.5, damping=10.0)
+    m.add_motion("drive", "rail", "a * t", constants={"a": 0.1})
+    m.add_part("bob", mass=0.5, inertia=(0.001, 0.002, 0.002), position=(0.0, -0.2, 0.0))
+    m.add_marker("Q", "bob")
+    m.add_joint("rod", "distance", "Q", "G1", length=0.8)
+    m.add_part("block", mass=3.0, inertia=(0.05, 0.06, 0.07), position=(2.0, 0.0, 0.0))
+    m.add_marker("K", "block")
+    m.add_bushing("mount", "K", "B0", stiffness=(1e3, 2e3, 3e3, 10.0, 20.0, 30.0),
+                  damping=(1.0, 2.0, 3.0, 0.1, 0.2, 0.3))
+    m.add_force("push", "P", force=("F * sin(w * t)", 0.0, 0.0), constants={"F": 2.0, "w": 3.0})
+    m.add_part("carrier", mass=0.4, inertia=(0.01, 0.01, 0.01), position=(0.0, 1.0, 0.0))
+    m.add_marker("C", "carrier")
+    m.add_marker("C0", "ground", position=(0.0, 1.0, 0.0))
+    m.add_general_motion("path", "C", "C0", x="c * t", y="0.1 * c", constants={"c": 0.2})
+    return m
+
+
+# (parameter names, two or three rows of values): every written kind of params.py's table
+CASES = [
+    (["arm.mass"], [[2.5], [1.5], [2.0]]),
+    (["arm.inertia.xx", "arm.inertia.xy", "arm.inertia.zz"],
+     [[0.12, 0.01, 0.26], [0.1, -0.02, 0.25]]),
+    (["slider.velocity.x", "bob.angular_velocity.z"], [[0.3, 1.0], [-0.1, 2.0]]),
+    (["gravity.z", "gravity.x"], [[-9.0, 0.1], [-10.0, 0.0]]),
+    (["gravity.y", "bob.mass"], [[0.5, 0.6], [0.0, 0.4]]),
+    (["rod.length"], [[0.9], [0.7], [0.8]]),
+    (["spring.stiffness", "spring.damping", "spring.free_length", "spring.preload",
+      "spring.friction"], [[150.0, 1.0, 0.5, 0.0, 0.1], [80.0, 3.0, 0.9, 2.0, 0.0]]),
+    (["spring.f0"], [[2.0], [0.5]]),
+    (["twist.stiffness", "twist.damping", "twist.free_angle", "twist.preload",
+      "twist.friction"], [[4.0, 0.2, 0.1, 0.3, 0.05], [2.0, 0.0, -0.2, 0.0, 0.0]]),
+    (["twist.tau"], [[0.7], [0.2]]),
+    (["mount.stiffness.x", "mount.stiffness.rz", "mount.damping.y", "mount.preload.rx"],
+     [[1.5e3, 40.0, 2.5, 0.1], [0.5e3, 25.0, 1.0, -0.2]]),
+    (["drive.a"], [[0.2], [0.05], [0.1]]),
+    (["path.c"], [[0.3], [0.1]]),
+    (["push.F"], [[3.0], [1.0]]),
+    (["constants.w"], [[2.0], [4.0]]),
+    (["pin: friction.static", "pin: friction.dynamic", "pin: friction.transition_speed",
+      "pin: friction.viscous", "pin: friction.preload", "pin: friction.radius",
+      "pin: friction.arm", "pin: friction.bearing_length"],
+     [[0.4, 0.3, 1e-2, 0.1, 1.0, 0.02, 0.03, 0.06], [0.2, 0.1, 1e-4, 0.0, 0.0, 0.005, 0.0, 0.0]]),
+    (["pin: limit.lower", "pin: limit.upper", "pin: limit.restitution"],
+     [[-0.5, 2.0, 0.9], [-1.2, 1.0, 0.0]]),
+    (["rail: limit.lower", "rail: limit.stiffness", "rail: limit.exponent",
+      "rail: limit.damping", "rail: limit.penetration"],
+     [[-0.4, 2e4, 1.0, 5.0, 1e-3], [-0.6, 5e3, 2.0, 20.0, 1e-4]]),
+]
+
+
+def _key(fn):
+    """A function as study/stack.py compares them: its pickled form, or itself."""
+    if fn is None:
+        return None
+    try:
+        return repr(fn.__reduce__())
+    except TypeError:
+        return id(fn)
+
+
+def assert_same(a, b, where: str = "model") -> None:
+    """``a`` and ``b`` equal field by field: arrays of one dtype and shape to the last bit,
+    functions the same expression with the same constants (or the same object)."""
+    if isinstance(a, (_PerVariant, _PerVariantActuator)):
+        assert type(a) is type(b), where
+        assert getattr(a, "axes", None) == getattr(b, "axes", None), where
+        assert_same(list(a.functions), list(b.functions), where + ".functions")
+    elif dataclasses.is_dataclass(a) and not isinstance(a, type):
+        assert type(a) is type(b), where
+        for f in dataclasses.fields(a):
+            assert_same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        assert isinstance(a, np.ndarray) and isinstance(b, np.ndarray), where
+        assert a.dtype == b.dtype and a.shape == b.shape, where
+        assert a.tobytes() == b.tobytes(), where
+    elif isinstance(a, (dict, MappingProxyType)):
+        assert list(a) == list(b), where
+        for k in a:
+            assert_same(a[k], b[k], f"{where}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert type(a) is type(b) and len(a) == len(b), where
+        for k, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, f"{where}[{k}]")
+    elif callable(a) or hasattr(a, "__reduce__") and not isinstance(
+            a, (int, float, str, bool, slice, type(None))):
+        assert a is b or _key(a) == _key(b), where
+    else:
+        assert type(a) is type(b) and a == b, where
+
+
+def _variants(mech, names, rows):
+    params = resolve_all(mech, names)
+    writer = Writer(mech, compile_model(mech), params)
+    builders = [make_variant(mech, params, row, i, shared=True) for i, row in enumerate(rows)]
+    return writer, builders
+
+
+@pytest.mark.parametrize("names, rows", CASES, ids=[c[0][0] for c in CASES])
+def test_written_model_equals_the_compiled_variant(names, rows):
+    mech = every_kind()
+    assert unwritable(mech, resolve_all(mech, names)) is None
+    writer, builders = _variants(mech, names, rows)
+    written = [writer.model(b) for b in builders]
+    compiled = [compile_model(b) for b in builders]
+    for w, c in zip(written, compiled):
+        assert w is not None
+        assert_same(w, c)
+    # the stacked model, for the lockstep run (switched: its compliant stops) and for the
+    # sweep (a frame axis, the motions each variant's own)
+    for how in (dict(switched=True), dict(axes=1, motions=False, switched=True),
+                dict(switched=False)):
+        ref = stack_models(compiled, **how)
+        got = writer.stack(written, **how)
+        assert (got is None) == (ref is None), how
+        if ref is not None:
+            assert_same(got, ref, f"stack{how}")
+    # a group that loses variants, and a Radau step's stages (each variant s times)
+    for pick in ([1, 0], [0, 0, 0, 1, 1, 1]):
+        ref = stack_models([compiled[i] for i in pick], switched=True)
+        assert_same(writer.stack([written[i] for i in pick], switched=True), ref, str(pick))
+
+
+def test_masses_of_a_chain_stack_as_the_compiled_variants():
+    """The study of bench/bench_study.py's chain (every link's mass), without stops or
+    friction: the lockstep run's stack."""
+    mech = benchmark_chain(5)
+    names = [f"{p}.mass" for p, it in mech.parts.items() if not it.fixed]
+    rows = np.random.default_rng(1).uniform(0.8, 1.2, (4, len(names)))
+    writer, builders = _variants(mech, names, rows)
+    written = [writer.model(b) for b in builders]
+    compiled = [compile_model(b) for b in builders]
+    for w, c in zip(written, compiled):
+        assert_same(w, c)
+    assert_same(writer.stack(written), stack_models(compiled))
+
+
+def test_a_mass_that_moves_the_length_scale_is_compiled():
+    """A point-like bob whose radius of gyration sqrt(tr I / 2m) sets the model's length
+    scale (its marker arm is 0.1 m, the radius 0.5 m at 1 kg): a lighter bob's scale is
+    larger, so its model is compiled, not written; a mass that keeps the radius below the
+    arm is written and equals the compiled one."""
+    mech = pendulum(center_of_mass=(0.1, 0.0, 0.0), inertia=(0.2, 0.2, 0.1))
+    assert compile_model(mech).length_scale == pytest.approx(0.5)
+    writer, (light, heavy) = _variants(mech, ["bob.mass"], [[0.5], [30.0]])
+    assert writer.model(light) is None
+    assert compile_model(light).length_scale == pytest.approx(0.5 * 2 ** 0.5)
+    mech2 = pendulum(center_of_mass=(1.0, 0.0, 0.0), inertia=(0.2, 0.2, 0.1))
+    writer2, (v,) = _variants(mech2, ["bob.mass"], [[0.2]])
+    assert writer2.model(v) is None            # 1.12 m > the 1 m arm: the scale moves
+    writer3, (v3,) = _variants(mech2, ["bob.mass"], [[3.0]])
+    assert_same(writer3.model(v3), compile_model(v3))
+
+
+@pytest.mark.parametrize("names", [["arm.center_of_mass.x"], ["P.position.y"]])
+def test_kinds_that_are_not_written_say_why(names):
+    mech = every_kind()
+    why = unwritable(mech, resolve_all(mech, names))
+    assert why is not None and why.startswith(names[0] + ": ")
+
+
+def test_a_zero_length_distance_joint_is_named_with_its_variant():
+    """compile_model's check of a distance joint's length (zero next to the model's size)
+    still refuses the variant, naming the joint, while the other variants run."""
+    mech = every_kind()
+    mech.motions.clear()
+    mech.general_motions.clear()
+    batch = VariantBatch(mech, ("rod.length",), np.array([[0.8], [1e-12], [0.9]]), (0, 1, 2))
+    out = solve_batch(batch, np.linspace(0.0, 0.05, 3), settings(analysis="dynamic"))
+    assert out[1].result is None
+    assert "joint 'rod': distance joint with zero length" in out[1].failure
+    assert out[0].result is not None and out[2].result is not None
