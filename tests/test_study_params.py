@@ -11,7 +11,7 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 
-from mechanisms import benchmark_chain, pendulum
+from mechanisms import PI, benchmark_chain, pendulum, quat_about
 from solver import Mechanism
 from solver.analyses.run import settings
 from solver.model.compile import compile_model
@@ -61,6 +61,41 @@ def every_kind() -> Mechanism:
     m.add_marker("C0", "ground", position=(0.0, 1.0, 0.0))
     m.add_general_motion("path", "C", "C0", x="c * t", y="0.1 * c", constants={"c": 0.2})
     return m
+
+
+def geared(mesh: str = "external") -> Mechanism:
+    """Two gears on ground axles 0.35 m apart (pitch radii 0.1 and 0.25 m, ``mesh``), a
+    rack under the pinion, a belt from the pinion to a lead screw's shaft (the shaft
+    turning and its nut sliding, both on the ground: a two-joint screw) and a coupler of
+    the wheel's angle and the nut's slide."""
+    m = Mechanism(gravity=(0.0, 0.0, -9.81))
+    m.add_part("ground", fixed=True)
+    along_x = quat_about("y", PI / 2)
+    for name, at, joint, kind, q in (
+            ("pinion", (0.0, 0.0, 0.0), "pinion_axle", "revolute", (1.0, 0.0, 0.0, 0.0)),
+            ("wheel", (0.35, 0.0, 0.0), "wheel_axle", "revolute", (1.0, 0.0, 0.0, 0.0)),
+            ("rack", (0.0, -0.1, 0.0), "rack_way", "prismatic", along_x),
+            ("shaft", (1.0, 0.0, 0.0), "shaft_axle", "revolute", (1.0, 0.0, 0.0, 0.0)),
+            ("nut", (1.0, 0.0, 0.2), "nut_way", "prismatic", (1.0, 0.0, 0.0, 0.0))):
+        # built off their zero coordinates (turned 0.3 rad, slid 0.05 m): offsets not zero
+        turn = quat_about("z", 0.3) if kind == "revolute" else (1.0, 0.0, 0.0, 0.0)
+        slid = np.array(at) + (0.0 if kind == "revolute" else 0.05 * _axis(q))
+        m.add_part(name, mass=1.0, inertia=(0.01, 0.01, 0.02), position=slid, orientation=turn)
+        m.add_marker(name + "_I", name, orientation=q)
+        m.add_marker(name + "_J", "ground", position=at, orientation=q)
+        m.add_joint(joint, kind, name + "_I", name + "_J")
+    m.add_gear("pair", "pinion_axle", "wheel_axle", radii=(0.1, 0.25), mesh=mesh)
+    m.add_rack_pinion("teeth", "pinion_axle", "rack_way", 0.1)
+    m.add_gear("belt", "pinion_axle", "shaft_axle", ratio=2.0, mesh="belt")
+    m.add_screw("lead", "shaft_axle", 0.01, "nut_way", "left")
+    m.add_coupler("link", ["wheel_axle", "nut_way"], [1.0, -20.0])
+    return m
+
+
+def _axis(q) -> np.ndarray:
+    """The world direction of a marker's z axis with orientation ``q`` on the ground."""
+    w, x, y, z = q
+    return np.array([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)])
 
 
 # (parameter names, two or three rows of values): every written kind of params.py's table
@@ -143,9 +178,19 @@ def _variants(mech, names, rows):
     return writer, builders
 
 
-@pytest.mark.parametrize("names, rows", CASES, ids=[c[0][0] for c in CASES])
-def test_written_model_equals_the_compiled_variant(names, rows):
-    mech = every_kind()
+GEARED = [
+    (["pair.ratio"], [[2.0], [3.0], [2.5]]),
+    (["belt.ratio", "teeth.pitch_radius"], [[1.5, 0.12], [3.0, -0.08]]),
+    (["lead.pitch", "link.scale2"], [[0.02, -10.0], [0.005, 5.0]]),
+    (["link.scale1", "pair.ratio", "lead.pitch"], [[2.0, 2.0, 0.01], [-1.0, 2.5, 0.03]]),
+]
+
+
+@pytest.mark.parametrize("names, rows, make",
+                         [c + (every_kind,) for c in CASES] + [c + (geared,) for c in GEARED],
+                         ids=[c[0][0] for c in CASES + GEARED])
+def test_written_model_equals_the_compiled_variant(names, rows, make):
+    mech = make()
     assert unwritable(mech, resolve_all(mech, names)) is None
     writer, builders = _variants(mech, names, rows)
     written = [writer.model(b) for b in builders]
@@ -197,6 +242,17 @@ def test_a_mass_that_moves_the_length_scale_is_compiled():
     assert writer2.model(v) is None            # 1.12 m > the 1 m arm: the scale moves
     writer3, (v3,) = _variants(mech2, ["bob.mass"], [[3.0]])
     assert_same(writer3.model(v3), compile_model(v3))
+
+
+def test_a_gear_ratio_that_moves_its_pitch_point_is_compiled():
+    """An internal gear of equal radii has its pitch point at infinity: it meshes at none,
+    so its mesh rows go; that variant is compiled, the others written."""
+    mech = geared("internal")
+    writer, (same, other) = _variants(mech, ["pair.ratio"], [[1.0], [2.0]])
+    assert 0 not in compile_model(same).couplers.mesh_coupler      # "pair" is coupler 0
+    assert 0 in compile_model(other).couplers.mesh_coupler
+    assert writer.model(same) is None
+    assert_same(writer.model(other), compile_model(other))
 
 
 @pytest.mark.parametrize("names", [["arm.center_of_mass.x"], ["P.position.y"]])

@@ -27,6 +27,10 @@ compile_model derives from them, written with them:
   motion, force         (a force: its six, ld_funcs)
   joint friction        the FrictionPlan's numbers of its element
   limit                 the LimitPlan's numbers of its bounds; derived: centre
+  gear, rack and        the coupler's row of scales (normalized as compile's, a two-joint
+  pinion, screw,        screw's thread sense applied), a gear's pitch radii; derived: every
+  coupler               row's offset.  (Whether a gear meshes at a pitch point can depend on
+                        its ratio: a variant where that changes is compiled instead)
 
 The kinds in ``_FALLBACK`` are compiled per variant as before; each says why.
 """
@@ -38,6 +42,8 @@ from typing import Any
 import numpy as np
 
 from ..model.compile import Model, check_distance
+from ..model.gear_mesh import meshing
+from ..model.plans import screw_sense
 from ..vocabulary.builder import Builder
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
 from ..vocabulary.joints import DIST
@@ -52,9 +58,6 @@ _FALLBACK = {
     "model's length scale)",
     ("markers", "position"): "a marker's point feeds every row, force element and plan "
     "that uses it, the body lengths and the model's length scale",
-    ("couplers", None): "a coupler's scales are normalized against each other and the "
-    "length scale, its offset is taken from the pose, and a gear's pitch radii feed its "
-    "mesh plan (model/gear_mesh.py)",
     ("vector_forces", None): "a vector force's measure plan is built from its parsed "
     "expressions",
 }
@@ -88,6 +91,10 @@ _LIMIT = {"lower": "value", "upper": "value", "restitution": "restitution",
 Path = tuple  # attribute names (and a RowGroup's index in a tuple of groups) from the Model
 
 
+class _Compile(Exception):
+    """The variant's derived numbers may differ beyond what the parameters write: compile it."""
+
+
 def unwritable(base: Builder, params: list[Parameter]) -> str | None:
     """Why a study of ``params`` cannot write its variants into the base's compiled model
     (each is then compiled), or None when it can."""
@@ -115,9 +122,11 @@ class Writer:
         base's (then compile it)."""
         m = self.base_model
         out: dict[Path, Any] = {}
-        for p, _ in _expanded(self.base, self.params, [0.0] * len(self.params)):
-            _write(out, m, self.base, variant, p)
-        if not _derive(out, m, self.base, variant):
+        try:
+            for p, _ in _expanded(self.base, self.params, [0.0] * len(self.params)):
+                _write(out, m, self.base, variant, p)
+            _derive(out, m, self.base, variant)
+        except _Compile:
             return None
         written = _put(m, {k: _read_only(v) for k, v in out.items()})
         self._written[id(written)] = (written, out)
@@ -137,8 +146,8 @@ class Writer:
         paths = dict.fromkeys(k for _, out in found for k in out)
         updates: dict[Path, Any] = {}
         for path in paths:
-            if path[-1] in _FUNCTIONS:
-                continue
+            if path[-1] in _FUNCTIONS or path == ("couplers", "radii"):
+                continue                   # (the radii: the Results' own models', as stack_models)
             x = np.stack([_get(m, path) for m in models])
             if bool((x == x[0]).all()):
                 continue                   # (as stack_models: equal in every variant)
@@ -178,6 +187,8 @@ def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None
             v.joints[item].length
     elif p.field == "constant":
         _write_function(out, m, base, v, p)
+    elif p.table == "couplers":
+        _write_coupler(out, m, v, item)
     elif (p.table, p.field) in _FORCE_NUMBERS:
         field, attr = _FORCE_NUMBERS[(p.table, p.field)]
         i = getattr(m.forces, _FORCE_NAMES[p.table]).index(item)
@@ -208,6 +219,22 @@ def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None
         raise AssertionError((p.table, p.field))
 
 
+def _write_coupler(out: dict, m: Model, v: Builder, item: str) -> None:
+    """A coupler's scales as compile's plan normalizes them (model/plans.py ``couplers``:
+    s / max |s_i| u_i, u 1 rad or the length scale), and a gear's pitch radii."""
+    plan, cp = m.couplers, v.couplers[item]
+    k = plan.names.index(item)
+    s = np.array([x for _, _, x in cp.terms])
+    if cp.kind == "screw" and cp.terms[0][0] != cp.terms[1][0]:
+        s[0] *= screw_sense(v, item, cp.terms[0][0], cp.terms[1][0], m.marker_body)
+    n = int(plan.count[k])
+    unit = np.where(plan.is_angle[plan.terms[k, :n]], 1.0, m.length_scale)
+    _array(out, m, ("couplers", "scale"))[k, :n] = s / np.max(np.abs(s) * unit)
+    _list(out, m, ("couplers", "radii"))[k] = cp.radii
+    if meshing(v, cp, m.length_scale, m.marker_body) != (k in plan.mesh_coupler):
+        raise _Compile(item)             # its mesh rows come or go (gear_mesh.py)
+
+
 def _write_function(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None:
     """A named constant: the item's function(s) as the variant's Builder parsed them."""
     item = p.item
@@ -231,14 +258,14 @@ def _write_function(out: dict, m: Model, base: Builder, v: Builder, p: Parameter
         _list(out, m, ("forces", field))[i] = getattr(v, p.table)[item].actuator
 
 
-def _derive(out: dict, m: Model, base: Builder, v: Builder) -> bool:
-    """The fields compile_model derives from the written ones (as it derives them); False
-    when the variant's length scale may differ from the base's."""
+def _derive(out: dict, m: Model, base: Builder, v: Builder) -> None:
+    """The fields compile_model derives from the written ones (as it derives them);
+    _Compile when the variant's length scale may differ from the base's."""
     mass = out.get(("body_mass",))
     inertia = out.get(("body_inertia",))
     if mass is not None or inertia is not None:
         if not _scale_kept(m, base, v):
-            return False
+            raise _Compile("length scale")
     if mass is not None:
         minv = _array(out, m, ("body_inverse_mass",))
         minv[: m.nb, :3, :3] = np.eye(3)[None] / mass[:, None, None]
@@ -255,7 +282,9 @@ def _derive(out: dict, m: Model, base: Builder, v: Builder) -> bool:
             lm = v.limits[name]
             both = lm.lower is not None and lm.upper is not None
             centre[k] = 0.5 * (lm.lower + lm.upper) if both else value[k]
-    return True
+    if ("couplers", "scale") in out:
+        cp, scale = m.couplers, out[("couplers", "scale")]
+        out[("couplers", "offset")] = np.sum(scale * cp.q0[cp.terms], axis=1)
 
 
 def _scale_kept(m: Model, base: Builder, v: Builder) -> bool:
@@ -332,8 +361,9 @@ def _put(obj: Any, updates: dict[Path, Any]) -> Any:
     for key, rest in heads.items():
         if () in rest:
             value = rest[()]
-            if key == "motion_functions":
-                value = tuple(value)
+            old = obj[key] if isinstance(key, int) else getattr(obj, key)
+            if isinstance(old, tuple) and isinstance(value, list):
+                value = tuple(value)          # (motion functions, pitch radii)
         else:
             value = _put(obj[key] if isinstance(key, int) else getattr(obj, key), rest)
         changed[key] = value
