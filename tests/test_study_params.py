@@ -255,11 +255,38 @@ def test_a_gear_ratio_that_moves_its_pitch_point_is_compiled():
     assert_same(writer.model(other), compile_model(other))
 
 
-@pytest.mark.parametrize("names", [["arm.center_of_mass.x"], ["P.position.y"]])
-def test_kinds_that_are_not_written_say_why(names):
-    mech = every_kind()
+def _with_vector_force() -> Mechanism:
+    m = every_kind()
+    m.add_vector_force("pull", "Q", "G1", force=("c * t", 0.0, 0.0), constants={"c": 1.0})
+    return m
+
+
+@pytest.mark.parametrize("names, make", [(["arm.center_of_mass.x"], every_kind),
+                                         (["P.position.y"], every_kind),
+                                         (["pull.c"], _with_vector_force)])
+def test_kinds_that_are_not_written_say_why(names, make):
+    mech = make()
     why = unwritable(mech, resolve_all(mech, names))
     assert why is not None and why.startswith(names[0] + ": ")
+
+
+def test_a_mechanism_with_contacts_is_compiled_per_variant():
+    """A contact's stiffness is derived from its parts' masses: such a study is not
+    written, and each variant's Result carries its own compiled model."""
+    from solver.vocabulary.contacts import Shape
+    m = Mechanism(gravity=(0.0, 0.0, -9.81))
+    m.add_part("ground", fixed=True)
+    m.add_part("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4), position=(0.0, 0.0, 0.2))
+    m.add_contact("hit", "ball", "ground", Shape.sphere(0.05), Shape.half_space())
+    assert unwritable(m, resolve_all(m, ["ball.mass"])) is not None
+    times = np.linspace(0.0, 0.3, 4)
+    batch = VariantBatch(m, ("ball.mass",), np.array([[1.0], [2.0]]), (0, 1))
+    out = solve_batch(batch, times, settings())
+    for o, mass in zip(out, (1.0, 2.0)):
+        alone = make_variant(m, resolve_all(m, ["ball.mass"]), [mass], o.index)
+        assert o.result is not None and o.failure is None
+        assert compile_model(alone).forces.contacts is not None
+        assert_same(o.result.model, compile_model(alone))
 
 
 def test_a_zero_length_distance_joint_is_named_with_its_variant():
