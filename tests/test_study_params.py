@@ -11,7 +11,7 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 
-from mechanisms import PI, benchmark_chain, pendulum, quat_about
+from mechanisms import PI, benchmark_chain, pendulum, quat_about, slider_crank
 from solver import Mechanism
 from solver.analyses.run import settings
 from solver.model.compile import compile_model
@@ -178,6 +178,38 @@ def _variants(mech, names, rows):
     return writer, builders
 
 
+def linkage(variant: str = "RRRP", float32: bool = False) -> Mechanism:
+    """tests/mechanisms.slider_crank (``variant``) with a bob on a distance joint of the
+    length as built (none given) and a ram driven along a slide (a motion's dot-2 row);
+    ``float32``: read as Blender gives it (input_precision: a rounding gap that grows with
+    the markers' reach)."""
+    m = slider_crank(variant=variant)
+    if float32:
+        m.input_precision = 2.0 ** -24
+    m.add_part("bob", mass=0.5, inertia=(0.001, 0.001, 0.001), position=(0.0, -0.5, 0.2))
+    m.add_marker("bob_D", "bob", position=(0.02, 0.01, 0.0))
+    m.add_marker("hook", "ground", position=(0.0, -0.1, 0.2))
+    m.add_joint("cord", "distance", "bob_D", "hook")
+    m.add_part("ram", mass=1.0, inertia=(0.01, 0.01, 0.01), position=(0.0, 0.3, 0.0))
+    m.add_marker("ram_I", "ram", position=(0.01, 0.0, 0.02))
+    m.add_marker("ram_J", "ground", position=(0.01, 0.3, 0.02))
+    m.add_joint("ram_way", "prismatic", "ram_I", "ram_J")
+    m.add_motion("push", "ram_way", "0.1 * t", coordinate="slide")
+    return m
+
+
+LINKAGE = [
+    (["crank_A.position.x", "rod_B.position.x"], [[0.08, 0.25], [0.12, 0.35], [0.1, 0.3]]),
+    (["rod_A.position.y", "slider_B.position.z"], [[0.001, 0.0], [0.0, -0.002]]),
+    (["bob_D.position.x", "bob_D.position.z"], [[0.05, 0.0], [-0.03, 0.01]]),
+    (["ram_I.position.z", "crank_A.position.x"], [[0.03, 0.09], [0.0, 0.11]]),
+]
+
+# the bob's marker moved out beyond every other point: the rounding gap of float32 input
+# grows with that reach (compile.py rounding_gap)
+FARTHEST = [(["bob_D.position.y", "crank_A.position.x"], [[-0.3, 0.08], [-0.2, 0.12]])]
+
+
 GEARED = [
     (["pair.ratio"], [[2.0], [3.0], [2.5]]),
     (["belt.ratio", "teeth.pitch_radius"], [[1.5, 0.12], [3.0, -0.08]]),
@@ -187,8 +219,10 @@ GEARED = [
 
 
 @pytest.mark.parametrize("names, rows, make",
-                         [c + (every_kind,) for c in CASES] + [c + (geared,) for c in GEARED],
-                         ids=[c[0][0] for c in CASES + GEARED])
+                         [c + (every_kind,) for c in CASES] + [c + (geared,) for c in GEARED]
+                         + [c + (linkage,) for c in LINKAGE]
+                         + [c + (lambda: linkage("RSUP", float32=True),) for c in FARTHEST],
+                         ids=[c[0][0] for c in CASES + GEARED + LINKAGE] + ["RSUP, float32"])
 def test_written_model_equals_the_compiled_variant(names, rows, make):
     mech = make()
     assert unwritable(mech, resolve_all(mech, names)) is None
@@ -244,6 +278,21 @@ def test_a_mass_that_moves_the_length_scale_is_compiled():
     assert_same(writer3.model(v3), compile_model(v3))
 
 
+def test_a_marker_arm_that_moves_the_length_scale_is_compiled():
+    """A pendulum whose pin marker's arm from the centre of mass (1 m) is its length scale:
+    the pin moved 0.5 m out makes the scale 1.5 m, so that variant is compiled; moved on a
+    lighter pendulum of a longer spread it is written and equals the compiled one."""
+    mech = pendulum()
+    assert compile_model(mech).length_scale == pytest.approx(1.0)
+    writer, (out,) = _variants(mech, ["P.position.x"], [[-0.5]])
+    assert compile_model(out).length_scale == pytest.approx(1.5)
+    assert writer.model(out) is None
+    wide = pendulum(pivot=(0.0, 0.0, 0.0), center_of_mass=(0.2, 0.0, 0.0))
+    wide.add_marker("far", "ground", position=(3.0, 0.0, 0.0))
+    writer, (near,) = _variants(wide, ["P.position.x"], [[0.1]])
+    assert_same(writer.model(near), compile_model(near))
+
+
 def test_a_gear_ratio_that_moves_its_pitch_point_is_compiled():
     """An internal gear of equal radii has its pitch point at infinity: it meshes at none,
     so its mesh rows go; that variant is compiled, the others written."""
@@ -263,6 +312,11 @@ def _with_vector_force() -> Mechanism:
 
 @pytest.mark.parametrize("names, make", [(["arm.center_of_mass.x"], every_kind),
                                          (["P.position.y"], every_kind),
+                                         (["S.position.y"], every_kind),
+                                         (["K.position.y"], every_kind),
+                                         (["C.position.y"], every_kind),
+                                         (["A.position.y"], every_kind),
+                                         (["nut_I.position.x"], geared),
                                          (["pull.c"], _with_vector_force)])
 def test_kinds_that_are_not_written_say_why(names, make):
     mech = make()

@@ -8,15 +8,22 @@ compiled again or compared field by field.  Each variant is still made through t
 Builder (study/params.py ``make_variant``), whose validation applies unchanged, and its
 numbers are read from its re-added items, as compile_model reads them.
 
-What each parameter writes (``_WRITES``: the compiled fields, by item table and parameter
-field; model/compile.py, model/force_model.py and model/plans.py make them), and the fields
-compile_model derives from them, written with them:
+What each parameter writes (``_write``, with the tables ``_FORCE_NUMBERS``, ``_FRICTION``
+and ``_LIMIT``: the compiled fields that model/compile.py, model/force_model.py and
+model/plans.py make from it), and the fields compile_model derives from them, written with
+them (``_derive``):
 
   part mass             body_mass; derived: body_inverse_mass (1/m I blocks), body_weight
   part inertia          body_inertia; derived: body_inverse_inertia
   (mass, inertia: the model's length scale takes the parts' radii of gyration; a variant
   whose radius could change it is compiled instead, ``_scale_kept``)
   part velocities       nothing: the start state (model/state.py read_state) reads them
+  marker position       marker_point; derived: the points of the joint and motion rows
+                        that use it (at-point, dot-2, distance: ui, uj, the turned vectors,
+                        a distance joint's length as built when it has none), its body's
+                        length, input_rounding (a marker on a moving part only, and used by
+                        no plan or force element: ``_marker_blocked``; a variant whose arm
+                        could change the length scale is compiled instead)
   gravity               gravity; derived: body_weight
   distance joint        its row's target in the distance rows' group (compile's zero-length
                         check made again, ``check_distance``)
@@ -32,21 +39,23 @@ compile_model derives from them, written with them:
   coupler               row's offset.  (Whether a gear meshes at a pitch point can depend on
                         its ratio: a variant where that changes is compiled instead)
 
-The kinds in ``_FALLBACK`` are compiled per variant as before; each says why.
+The kinds in ``_FALLBACK``, markers that ``_marker_blocked`` refuses and mechanisms with
+contacts are compiled per variant as before; each says why (``unwritable``).
 """
 from __future__ import annotations
 
 import dataclasses
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from ..model.compile import Model, check_distance
+from ..model.compile import Model, check_distance, rounding_gap
 from ..model.gear_mesh import meshing
-from ..model.plans import screw_sense
+from ..model.plans import VECTORS, marker_world, screw_sense
 from ..vocabulary.builder import Builder
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
-from ..vocabulary.joints import DIST
+from ..vocabulary.joints import AT, CURVE_JOINT_ROWS, DIST, DOT2
 from ..vocabulary.limits import DEFAULT_PENETRATION
 from .params import Parameter, _expanded
 from .stack import _PerVariant, _PerVariantActuator, _same_functions, stack_models
@@ -56,8 +65,6 @@ _FALLBACK = {
     ("parts", "center_of_mass"): "a part's centre of mass moves every marker point on it "
     "(the rows' vectors, the force elements' points, the plans, the body lengths, the "
     "model's length scale)",
-    ("markers", "position"): "a marker's point feeds every row, force element and plan "
-    "that uses it, the body lengths and the model's length scale",
     ("vector_forces", None): "a vector force's measure plan is built from its parsed "
     "expressions",
 }
@@ -102,9 +109,41 @@ def unwritable(base: Builder, params: list[Parameter]) -> str | None:
         return _CONTACTS
     for p, _ in _expanded(base, params, [0.0] * len(params)):
         why = _FALLBACK.get((p.table, p.field)) or _FALLBACK.get((p.table, None))
+        if why is None and p.table == "markers":
+            why = _marker_blocked(base, p.item)
         if why is not None:
             return f"{p.name}: {why}"
     return None
+
+
+def _marker_blocked(base: Builder, marker: str) -> str | None:
+    """Why a marker's point cannot be written, or None: on the ground (a world point, whose
+    spread sets the length scale), or used by an item whose plan or force element takes
+    its point (the rows of joints and joint motions are written)."""
+    if base.parts[base.markers[marker].part].fixed:
+        return "a ground marker's point is in the world, and the ground points' spread " \
+               "sets the model's length scale"
+    users = [(f"joint {n!r}", (j.marker_i, j.marker_j)) for n, j in base.joints.items()
+             if j.kind in CURVE_JOINT_ROWS]
+    for table, kind in (("springs", "spring-damper"), ("bushings", "bushing"),
+                        ("vector_forces", "vector force"), ("general_motions", "general motion")):
+        users += [(f"{kind} {n!r}", (it.marker_i, it.marker_j, getattr(it, "frame", None)))
+                  for n, it in getattr(base, table).items()]
+    users += [(f"force {n!r}", (ld.marker,)) for n, ld in base.loads.items()]
+    for table, kind in (("limits", "limit"), ("frictions", "friction")):
+        users += [(f"{kind} {n!r}", _joint_markers(base, it.joint))
+                  for n, it in getattr(base, table).items()]
+    users += [(f"{cp.kind} {n!r}", sum((_joint_markers(base, j) for j, _, _ in cp.terms), ()))
+              for n, cp in base.couplers.items()]
+    for what, markers in users:
+        if marker in markers:
+            return f"{what} takes its point into its own plan or force element"
+    return None
+
+
+def _joint_markers(base: Builder, joint: str) -> tuple[str, str]:
+    jt = base.joints[joint]
+    return jt.marker_i, jt.marker_j
 
 
 class Writer:
@@ -146,8 +185,8 @@ class Writer:
         paths = dict.fromkeys(k for _, out in found for k in out)
         updates: dict[Path, Any] = {}
         for path in paths:
-            if path[-1] in _FUNCTIONS or path == ("couplers", "radii"):
-                continue                   # (the radii: the Results' own models', as stack_models)
+            if path[-1] in _FUNCTIONS or path in _SHARED:
+                continue                   # (the first variant's, as stack_models keeps them)
             x = np.stack([_get(m, path) for m in models])
             if bool((x == x[0]).all()):
                 continue                   # (as stack_models: equal in every variant)
@@ -162,6 +201,8 @@ class Writer:
 
 
 _FUNCTIONS = ("motion_functions", "ld_funcs", "sd_act", "ts_act")
+# kept as the first variant's in a stack (stack.py _SHARED_OK; a coupler's pitch radii)
+_SHARED = (("marker_point",), ("input_rounding",), ("couplers", "radii"))
 
 
 def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None:
@@ -189,6 +230,11 @@ def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None
         _write_function(out, m, base, v, p)
     elif p.table == "couplers":
         _write_coupler(out, m, v, item)
+    elif p.table == "markers":
+        mk = v.markers[item]
+        points = _dict(out, m, ("marker_point",))
+        points[item] = _read_only(np.array(mk.position - v.parts[mk.part].center_of_mass,
+                                           dtype=float))
     elif (p.table, p.field) in _FORCE_NUMBERS:
         field, attr = _FORCE_NUMBERS[(p.table, p.field)]
         i = getattr(m.forces, _FORCE_NAMES[p.table]).index(item)
@@ -282,9 +328,76 @@ def _derive(out: dict, m: Model, base: Builder, v: Builder) -> None:
             lm = v.limits[name]
             both = lm.lower is not None and lm.upper is not None
             centre[k] = 0.5 * (lm.lower + lm.upper) if both else value[k]
+    if ("marker_point",) in out:
+        _derive_points(out, m, base, v)
     if ("couplers", "scale") in out:
         cp, scale = m.couplers, out[("couplers", "scale")]
         out[("couplers", "offset")] = np.sum(scale * cp.q0[cp.terms], axis=1)
+
+
+def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
+    """What compile_model derives from moved marker points (on moving parts, used by no
+    plan or force element): the at-point, dot-2 and distance rows' points of the joints
+    and joint motions between them (and the turned vectors, RowGroup.vecs and
+    RowPlan.vecs), a distance joint's length as built when it has none, each body's
+    length (its markers' largest arm, or the length scale below 1e-6 of it) and the
+    input's rounding gap; _Compile when an arm could change the length scale."""
+    points, ls = out[("marker_point",)], m.length_scale
+    moved = [k for k in points if points[k] is not m.marker_point[k]]
+    for k in moved:
+        if not (np.linalg.norm(points[k]) < ls and np.linalg.norm(m.marker_point[k]) < ls):
+            raise _Compile(k)
+    motions = list(base.motions.values())
+    kinds = (AT, DOT2, DIST)
+    for r in np.flatnonzero(np.isin(m.row_kind, kinds)):
+        j, mo = int(m.row_joint[r]), int(m.row_motion[r])
+        if j >= 0:
+            mi, mj, jt = m.joint_marker_i[j], m.joint_marker_j[j], base.joints[m.joint_names[j]]
+        elif 0 <= mo < len(motions):
+            jt = base.joints[motions[mo].joint]
+            mi, mj = jt.marker_i, jt.marker_j
+        else:
+            continue
+        if mi not in moved and mj not in moved:
+            continue
+        gi = next(k for k, g in enumerate(m.plan.groups)
+                  if g.rows.start <= m.plan.inv[r] < g.rows.stop)
+        g = m.plan.groups[gi]
+        at = (int(m.plan.inv[r]) - g.rows.start) // (3 if g.kind == AT else 1)
+        _array(out, m, ("plan", "groups", gi, "ui"))[at] = points[mi]
+        _array(out, m, ("plan", "groups", gi, "uj"))[at] = points[mj]
+        if g.kind == DIST and j >= 0 and jt.length is None:
+            L = float(np.linalg.norm(marker_world(v, mi) - marker_world(v, mj)))
+            check_distance(jt.name, L, ls)
+            _array(out, m, ("plan", "groups", gi, "target"))[at] = L
+    _turned_vectors(out, m)
+    lengths = _array(out, m, ("body_length",))
+    for b in {m.marker_body[k] for k in moved}:
+        arm = 0.0
+        for k, body in m.marker_body.items():
+            if body == b:
+                arm = max(arm, float(np.linalg.norm(points[k])))
+        lengths[b] = arm if arm > 1e-6 * ls else ls
+    out[("input_rounding",)] = rounding_gap(v, ls)
+
+
+def _turned_vectors(out: dict, m: Model) -> None:
+    """The body-fixed vectors of the groups whose points were written (RowGroup.vecs, in
+    VECTORS order) and the plan's all turned together (RowPlan.vecs), as _plan stacks them."""
+    changed = False
+    for gi, g in enumerate(m.plan.groups):
+        ui, uj = out.get(("plan", "groups", gi, "ui")), out.get(("plan", "groups", gi, "uj"))
+        if ui is None and uj is None:
+            continue
+        ui = g.ui if ui is None else ui
+        uj = g.uj if uj is None else uj
+        pick = {"i": ui, "j": uj, "a": g.a, "b": g.b, "I": uj}
+        out[("plan", "groups", gi, "vecs")] = np.stack([pick[c] for c in VECTORS[g.kind]])
+        changed = True
+    if changed:
+        out[("plan", "vecs")] = np.concatenate([
+            out.get(("plan", "groups", gi, "vecs"), g.vecs).reshape(-1, 3)
+            for gi, g in enumerate(m.plan.groups)])
 
 
 def _scale_kept(m: Model, base: Builder, v: Builder) -> bool:
@@ -337,6 +450,13 @@ def _array(out: dict, m: Model, path: Path) -> np.ndarray:
     return out[path]
 
 
+def _dict(out: dict, m: Model, path: Path) -> dict:
+    """The written copy of the base's mapping at ``path`` (marker points)."""
+    if path not in out:
+        out[path] = dict(_get(m, path))
+    return out[path]
+
+
 def _list(out: dict, m: Model, path: Path) -> list:
     """The written copy of the base's list (or tuple) of functions at ``path``."""
     if path not in out:
@@ -364,6 +484,8 @@ def _put(obj: Any, updates: dict[Path, Any]) -> Any:
             old = obj[key] if isinstance(key, int) else getattr(obj, key)
             if isinstance(old, tuple) and isinstance(value, list):
                 value = tuple(value)          # (motion functions, pitch radii)
+            elif isinstance(old, MappingProxyType):
+                value = MappingProxyType(value)   # (marker points: read-only as compiled)
         else:
             value = _put(obj[key] if isinstance(key, int) else getattr(obj, key), rest)
         changed[key] = value
