@@ -203,6 +203,9 @@ LINKAGE = [
     (["rod_A.position.y", "slider_B.position.z"], [[0.001, 0.0], [0.0, -0.002]]),
     (["bob_D.position.x", "bob_D.position.z"], [[0.05, 0.0], [-0.03, 0.01]]),
     (["ram_I.position.z", "crank_A.position.x"], [[0.03, 0.09], [0.0, 0.11]]),
+    (["rod.center_of_mass.x", "rod.center_of_mass.y"], [[0.1, 0.01], [0.2, -0.01]]),
+    (["bob.center_of_mass.z", "ram.center_of_mass.x", "bob.mass"],
+     [[0.05, 0.02, 0.6], [-0.05, 0.0, 0.4]]),
 ]
 
 # the bob's marker moved out beyond every other point: the rounding gap of float32 input
@@ -293,6 +296,20 @@ def test_a_marker_arm_that_moves_the_length_scale_is_compiled():
     assert_same(writer.model(near), compile_model(near))
 
 
+def test_a_centre_of_mass_that_moves_the_spread_is_compiled():
+    """The length scale is the spread of the ground points and the centres of mass (2 m
+    along y here, the pin's arm 0.1 m): the centre of mass moved to the other side of the
+    pin keeps the arm but widens the spread to 2.1 m, so that variant is compiled; moved
+    inside the spread it is written and equals the compiled one."""
+    mech = pendulum(center_of_mass=(0.0, 0.1, 0.0))
+    mech.add_marker("far", "ground", position=(0.0, 2.0, 0.0))
+    assert compile_model(mech).length_scale == pytest.approx(2.0)
+    writer, (out, inside) = _variants(mech, ["bob.center_of_mass.y"], [[-0.1], [0.3]])
+    assert compile_model(out).length_scale == pytest.approx(2.1)
+    assert writer.model(out) is None
+    assert_same(writer.model(inside), compile_model(inside))
+
+
 def test_a_gear_ratio_that_moves_its_pitch_point_is_compiled():
     """An internal gear of equal radii has its pitch point at infinity: it meshes at none,
     so its mesh rows go; that variant is compiled, the others written."""
@@ -311,6 +328,7 @@ def _with_vector_force() -> Mechanism:
 
 
 @pytest.mark.parametrize("names, make", [(["arm.center_of_mass.x"], every_kind),
+                                         (["block.center_of_mass.x"], every_kind),
                                          (["P.position.y"], every_kind),
                                          (["S.position.y"], every_kind),
                                          (["K.position.y"], every_kind),

@@ -18,6 +18,10 @@ them (``_derive``):
   (mass, inertia: the model's length scale takes the parts' radii of gyration; a variant
   whose radius could change it is compiled instead, ``_scale_kept``)
   part velocities       nothing: the start state (model/state.py read_state) reads them
+  part centre of mass   body_com, and every marker point on the part as a marker position
+                        below (each of its markers must be one that can be written; a
+                        variant whose parts' spread could change the length scale is
+                        compiled instead)
   marker position       marker_point; derived: the points of the joint and motion rows
                         that use it (at-point, dot-2, distance: ui, uj, the turned vectors,
                         a distance joint's length as built when it has none), its body's
@@ -50,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.rotations import quat_to_matrix
 from ..model.compile import Model, check_distance, rounding_gap
 from ..model.gear_mesh import meshing
 from ..model.plans import VECTORS, marker_world, screw_sense
@@ -62,9 +67,6 @@ from .stack import _PerVariant, _PerVariantActuator, _same_functions, stack_mode
 
 # parameter kinds that are compiled per variant, and why their numbers cannot be written
 _FALLBACK = {
-    ("parts", "center_of_mass"): "a part's centre of mass moves every marker point on it "
-    "(the rows' vectors, the force elements' points, the plans, the body lengths, the "
-    "model's length scale)",
     ("vector_forces", None): "a vector force's measure plan is built from its parsed "
     "expressions",
 }
@@ -111,6 +113,10 @@ def unwritable(base: Builder, params: list[Parameter]) -> str | None:
         why = _FALLBACK.get((p.table, p.field)) or _FALLBACK.get((p.table, None))
         if why is None and p.table == "markers":
             why = _marker_blocked(base, p.item)
+        if why is None and p.field == "center_of_mass":    # it moves its part's markers
+            why = next((f"its marker {k!r}: {_marker_blocked(base, k)}"
+                        for k, mk in base.markers.items()
+                        if mk.part == p.item and _marker_blocked(base, k)), None)
         if why is not None:
             return f"{p.name}: {why}"
     return None
@@ -215,6 +221,11 @@ def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None
             _array(out, m, ("body_mass",))[b] = v.parts[item].mass
         elif p.field == "inertia":
             _array(out, m, ("body_inertia",))[b] = v.parts[item].inertia
+        elif p.field == "center_of_mass":
+            _array(out, m, ("body_com",))[b] = v.parts[item].center_of_mass
+            for k, mk in v.markers.items():
+                if mk.part == item:
+                    _write_point(out, m, v, k)
         # velocity, angular_velocity: the start state's (read_state), not the model's
     elif p.table == "gravity":
         _array(out, m, ("gravity",))[:] = v.gravity
@@ -231,10 +242,7 @@ def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None
     elif p.table == "couplers":
         _write_coupler(out, m, v, item)
     elif p.table == "markers":
-        mk = v.markers[item]
-        points = _dict(out, m, ("marker_point",))
-        points[item] = _read_only(np.array(mk.position - v.parts[mk.part].center_of_mass,
-                                           dtype=float))
+        _write_point(out, m, v, item)
     elif (p.table, p.field) in _FORCE_NUMBERS:
         field, attr = _FORCE_NUMBERS[(p.table, p.field)]
         i = getattr(m.forces, _FORCE_NAMES[p.table]).index(item)
@@ -263,6 +271,13 @@ def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None
             _array(out, m, ("limits", _LIMIT[p.field]))[k] = value
     else:                                    # unwritable() lets no other kind through
         raise AssertionError((p.table, p.field))
+
+
+def _write_point(out: dict, m: Model, v: Builder, marker: str) -> None:
+    """A marker's point in its (moving) part's body frame, from the centre of mass."""
+    mk = v.markers[marker]
+    _dict(out, m, ("marker_point",))[marker] = _read_only(
+        np.array(mk.position - v.parts[mk.part].center_of_mass, dtype=float))
 
 
 def _write_coupler(out: dict, m: Model, v: Builder, item: str) -> None:
@@ -312,6 +327,8 @@ def _derive(out: dict, m: Model, base: Builder, v: Builder) -> None:
     if mass is not None or inertia is not None:
         if not _scale_kept(m, base, v):
             raise _Compile("length scale")
+    if ("body_com",) in out and not _term_kept(_spread(m, base), _spread(m, v), m):
+        raise _Compile("length scale")
     if mass is not None:
         minv = _array(out, m, ("body_inverse_mass",))
         minv[: m.nb, :3, :3] = np.eye(3)[None] / mass[:, None, None]
@@ -345,7 +362,8 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
     points, ls = out[("marker_point",)], m.length_scale
     moved = [k for k in points if points[k] is not m.marker_point[k]]
     for k in moved:
-        if not (np.linalg.norm(points[k]) < ls and np.linalg.norm(m.marker_point[k]) < ls):
+        if not _term_kept(float(np.linalg.norm(m.marker_point[k])),
+                          float(np.linalg.norm(points[k])), m):
             raise _Compile(k)
     motions = list(base.motions.values())
     kinds = (AT, DOT2, DIST)
@@ -400,18 +418,31 @@ def _turned_vectors(out: dict, m: Model) -> None:
             for gi, g in enumerate(m.plan.groups)])
 
 
+def _spread(m: Model, b: Builder) -> float:
+    """The largest spread along a world axis of the moving parts' centres of mass and the
+    ground's marker points, one of the terms of compile_model's length scale (0 for one
+    point)."""
+    points = [p.position + quat_to_matrix(p.orientation) @ p.center_of_mass
+              for p in b.parts.values() if not p.fixed]
+    points += [m.marker_point[k] for k in m.marker_point if m.marker_body[k] == m.nb]
+    return float(np.max(np.ptp(np.array(points), axis=0))) if len(points) > 1 else 0.0
+
+
 def _scale_kept(m: Model, base: Builder, v: Builder) -> bool:
     """The variant's length scale is the base's: compile_model takes the largest of the
     marker arms, the spread of the parts and ground points and each moving part's radius
-    of gyration sqrt(tr I / 2m) (at least 1 mm); only the radii change here.  Kept when no
-    part's radius reaches the base's scale, in the base or in the variant (the scale is
-    then set by a term that does not change)."""
-    for name in m.body_part:
-        for part in (base.parts[name], v.parts[name]):
-            r = float(np.sqrt(np.trace(part.inertia) / (2.0 * part.mass)))
-            if not r < m.length_scale:
-                return False
-    return True
+    of gyration sqrt(tr I / 2m) (at least 1 mm); only the radii change here, each kept
+    (``_term_kept``)."""
+    def radius(part: Any) -> float:
+        return float(np.sqrt(np.trace(part.inertia) / (2.0 * part.mass)))
+    return all(_term_kept(radius(base.parts[n]), radius(v.parts[n]), m) for n in m.body_part)
+
+
+def _term_kept(old: float, new: float, m: Model) -> bool:
+    """A term of the length scale (the largest of them, at least 1 mm) leaves it as it is:
+    the same number, or below the scale before and after (the scale then set by a term
+    that is kept)."""
+    return new == old or (old < m.length_scale and new < m.length_scale)
 
 
 def _stacked_functions(models: list[Model], axes: int, motions: bool) -> dict:
