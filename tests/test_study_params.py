@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mechanisms import PI, benchmark_chain, pendulum, quat_about, slider_crank
-from solver import Mechanism
+from solver import Mechanism, MechanismError
 from solver.analyses.run import settings
 from solver.model.compile import compile_model
 from solver.study import VariantBatch, solve_batch
@@ -115,6 +115,7 @@ CASES = [
     (["twist.tau"], [[0.7], [0.2]]),
     (["mount.stiffness.x", "mount.stiffness.rz", "mount.damping.y", "mount.preload.rx"],
      [[1.5e3, 40.0, 2.5, 0.1], [0.5e3, 25.0, 1.0, -0.2]]),
+    (["K.position.x", "block.center_of_mass.z"], [[0.01, 0.0], [-0.02, 0.01]]),
     (["drive.a"], [[0.2], [0.05], [0.1]]),
     (["path.c"], [[0.3], [0.1]]),
     (["push.F"], [[3.0], [1.0]]),
@@ -195,6 +196,11 @@ def linkage(variant: str = "RRRP", float32: bool = False) -> Mechanism:
     m.add_marker("ram_J", "ground", position=(0.01, 0.3, 0.02))
     m.add_joint("ram_way", "prismatic", "ram_I", "ram_J")
     m.add_motion("push", "ram_way", "0.1 * t", coordinate="slide")
+    m.add_marker("bob_E", "bob", position=(-0.02, 0.0, 0.01))
+    m.add_spring_damper("tie", "bob_E", "hook", stiffness=50.0, damping=1.0)
+    m.add_spring_damper("band", "bob_E", "ram_I", stiffness=20.0, free_length=0.7)
+    m.add_force("kick", "bob_E", force=(0.0, 0.0, 1.0))
+    m.add_bushing("pad", "bob_E", "ram_I", stiffness=(10.0,) * 6)
     return m
 
 
@@ -204,6 +210,8 @@ LINKAGE = [
     (["bob_D.position.x", "bob_D.position.z"], [[0.05, 0.0], [-0.03, 0.01]]),
     (["ram_I.position.z", "crank_A.position.x"], [[0.03, 0.09], [0.0, 0.11]]),
     (["rod.center_of_mass.x", "rod.center_of_mass.y"], [[0.1, 0.01], [0.2, -0.01]]),
+    (["bob_E.position.x", "ram_I.position.y"], [[0.03, 0.01], [-0.01, -0.02]]),
+    (["bob.center_of_mass.x"], [[0.02], [-0.03]]),
     (["bob.center_of_mass.z", "ram.center_of_mass.x", "bob.mass"],
      [[0.05, 0.02, 0.6], [-0.05, 0.0, 0.4]]),
 ]
@@ -328,10 +336,10 @@ def _with_vector_force() -> Mechanism:
 
 
 @pytest.mark.parametrize("names, make", [(["arm.center_of_mass.x"], every_kind),
-                                         (["block.center_of_mass.x"], every_kind),
+                                         (["bob.center_of_mass.x"], _with_vector_force),
                                          (["P.position.y"], every_kind),
                                          (["S.position.y"], every_kind),
-                                         (["K.position.y"], every_kind),
+
                                          (["C.position.y"], every_kind),
                                          (["A.position.y"], every_kind),
                                          (["nut_I.position.x"], geared),
@@ -359,6 +367,21 @@ def test_a_mechanism_with_contacts_is_compiled_per_variant():
         assert o.result is not None and o.failure is None
         assert compile_model(alone).forces.contacts is not None
         assert_same(o.result.model, compile_model(alone))
+
+
+def test_spring_ends_moved_together_are_refused_as_compiled():
+    """compile_forces' check that a spring-damper's ends are apart applies to a written
+    marker: the same error, naming the spring."""
+    mech = linkage()
+    names = ["bob_E.position.x", "bob_E.position.y", "bob_E.position.z"]
+    writer, (apart, together) = _variants(mech, names, [[0.0, 0.1, 0.0], [0.0, 0.4, 0.0]])
+    assert_same(writer.model(apart), compile_model(apart))
+    with pytest.raises(MechanismError) as compiled:
+        compile_model(together)
+    with pytest.raises(MechanismError) as written:
+        writer.model(together)
+    assert str(written.value) == str(compiled.value)
+    assert "spring-damper 'tie'" in str(written.value)
 
 
 def test_a_zero_length_distance_joint_is_named_with_its_variant():

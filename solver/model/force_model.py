@@ -79,10 +79,7 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
     sds = list(mech.springs.values())
     if sds:
         for sd in sds:
-            if np.linalg.norm(marker_world(sd.marker_i) - marker_world(sd.marker_j)) < 1e-9:
-                raise MechanismError(f"spring-damper {sd.name!r}: markers {sd.marker_i!r} and "
-                                     f"{sd.marker_j!r} coincide, so the force has no direction; "
-                                     "place its ends apart")
+            check_spring_ends(sd, marker_world)
         fm.sd_names = [s.name for s in sds]
         fm.sd_bi, fm.sd_bj, fm.sd_si, fm.sd_sj = _ends(sds, marker_body, marker_point)
         fm.sd_k = np.array([s.stiffness for s in sds])
@@ -133,6 +130,15 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
         if isinstance(value, np.ndarray):
             value.setflags(write=False)
     return fm
+
+
+def check_spring_ends(sd: Any, marker_world: Callable[[str], np.ndarray]) -> None:
+    """MechanismError for spring-damper ``sd`` whose markers coincide as built (world
+    points ``marker_world``, m): its force would have no direction."""
+    if np.linalg.norm(marker_world(sd.marker_i) - marker_world(sd.marker_j)) < 1e-9:
+        raise MechanismError(f"spring-damper {sd.name!r}: markers {sd.marker_i!r} and "
+                             f"{sd.marker_j!r} coincide, so the force has no direction; "
+                             "place its ends apart")
 
 
 def _ends(items: list, marker_body: dict, marker_point: dict) -> tuple[np.ndarray, ...]:

@@ -25,9 +25,11 @@ them (``_derive``):
   marker position       marker_point; derived: the points of the joint and motion rows
                         that use it (at-point, dot-2, distance: ui, uj, the turned vectors,
                         a distance joint's length as built when it has none), its body's
-                        length, input_rounding (a marker on a moving part only, and used by
-                        no plan or force element: ``_marker_blocked``; a variant whose arm
-                        could change the length scale is compiled instead)
+                        length, input_rounding, the points of the spring-dampers (and a
+                        free length as built), forces and bushings at it (a marker on a
+                        moving part only, and used by no plan or vector force:
+                        ``_marker_blocked``; a variant whose arm could change the length
+                        scale is compiled instead)
   gravity               gravity; derived: body_weight
   distance joint        its row's target in the distance rows' group (compile's zero-length
                         check made again, ``check_distance``)
@@ -56,6 +58,7 @@ import numpy as np
 
 from ..base.rotations import quat_to_matrix
 from ..model.compile import Model, check_distance, rounding_gap
+from ..model.force_model import check_spring_ends
 from ..model.gear_mesh import meshing
 from ..model.plans import VECTORS, marker_world, screw_sense
 from ..vocabulary.builder import Builder
@@ -131,11 +134,9 @@ def _marker_blocked(base: Builder, marker: str) -> str | None:
                "sets the model's length scale"
     users = [(f"joint {n!r}", (j.marker_i, j.marker_j)) for n, j in base.joints.items()
              if j.kind in CURVE_JOINT_ROWS]
-    for table, kind in (("springs", "spring-damper"), ("bushings", "bushing"),
-                        ("vector_forces", "vector force"), ("general_motions", "general motion")):
+    for table, kind in (("vector_forces", "vector force"), ("general_motions", "general motion")):
         users += [(f"{kind} {n!r}", (it.marker_i, it.marker_j, getattr(it, "frame", None)))
                   for n, it in getattr(base, table).items()]
-    users += [(f"force {n!r}", (ld.marker,)) for n, ld in base.loads.items()]
     for table, kind in (("limits", "limit"), ("frictions", "friction")):
         users += [(f"{kind} {n!r}", _joint_markers(base, it.joint))
                   for n, it in getattr(base, table).items()]
@@ -389,6 +390,7 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
             check_distance(jt.name, L, ls)
             _array(out, m, ("plan", "groups", gi, "target"))[at] = L
     _turned_vectors(out, m)
+    _force_points(out, m, base, v, moved)
     lengths = _array(out, m, ("body_length",))
     for b in {m.marker_body[k] for k in moved}:
         arm = 0.0
@@ -397,6 +399,28 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
                 arm = max(arm, float(np.linalg.norm(points[k])))
         lengths[b] = arm if arm > 1e-6 * ls else ls
     out[("input_rounding",)] = rounding_gap(v, ls)
+
+
+def _force_points(out: dict, m: Model, base: Builder, v: Builder, moved: list[str]) -> None:
+    """The points of the spring-dampers, applied forces and bushings at moved markers (as
+    compile_forces takes them from marker_point), a spring's free length as built when it
+    has none, and compile's check that a spring's ends are apart."""
+    points = out[("marker_point",)]
+    for i, sd in enumerate(base.springs.values()):
+        if sd.marker_i in moved or sd.marker_j in moved:
+            _array(out, m, ("forces", "sd_si"))[i] = points[sd.marker_i]
+            _array(out, m, ("forces", "sd_sj"))[i] = points[sd.marker_j]
+            check_spring_ends(sd, lambda k: marker_world(v, k))
+            if sd.free_length is None:
+                _array(out, m, ("forces", "sd_L0"))[i] = np.linalg.norm(
+                    marker_world(v, sd.marker_i) - marker_world(v, sd.marker_j))
+    for i, ld in enumerate(base.loads.values()):
+        if ld.marker in moved:
+            _array(out, m, ("forces", "ld_point"))[i] = points[ld.marker]
+    for i, bu in enumerate(base.bushings.values()):
+        if bu.marker_i in moved or bu.marker_j in moved:
+            _array(out, m, ("forces", "bu_si"))[i] = points[bu.marker_i]
+            _array(out, m, ("forces", "bu_sj"))[i] = points[bu.marker_j]
 
 
 def _turned_vectors(out: dict, m: Model) -> None:
