@@ -26,10 +26,11 @@ them (``_derive``):
                         that use it (at-point, dot-2, distance: ui, uj, the turned vectors,
                         a distance joint's length as built when it has none), its body's
                         length, input_rounding, the points of the spring-dampers (and a
-                        free length as built), forces and bushings at it (a marker on a
-                        moving part only, and used by no plan or vector force:
-                        ``_marker_blocked``; a variant whose arm could change the length
-                        scale is compiled instead)
+                        free length as built), forces and bushings at it, the rows of
+                        general motions, limits and friction, the friction and curve
+                        joints' plans (a marker on a moving part only, used by no coupler
+                        or vector force: ``_marker_blocked``; a variant whose arm could
+                        change the length scale is compiled instead)
   gravity               gravity; derived: body_weight
   distance joint        its row's target in the distance rows' group (compile's zero-length
                         check made again, ``check_distance``)
@@ -63,7 +64,7 @@ from ..model.gear_mesh import meshing
 from ..model.plans import VECTORS, marker_world, screw_sense
 from ..vocabulary.builder import Builder
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
-from ..vocabulary.joints import AT, CURVE_JOINT_ROWS, DIST, DOT2
+from ..vocabulary.joints import AT, DIST, DOT2
 from ..vocabulary.limits import DEFAULT_PENETRATION
 from .params import Parameter, _expanded
 from .stack import _PerVariant, _PerVariantActuator, _same_functions, stack_models
@@ -128,18 +129,13 @@ def unwritable(base: Builder, params: list[Parameter]) -> str | None:
 def _marker_blocked(base: Builder, marker: str) -> str | None:
     """Why a marker's point cannot be written, or None: on the ground (a world point, whose
     spread sets the length scale), or used by an item whose plan or force element takes
-    its point (the rows of joints and joint motions are written)."""
+    its point: a vector force (its measure plan) or a coupler (its coordinates' rows, their
+    values as built, a gear's pitch point)."""
     if base.parts[base.markers[marker].part].fixed:
         return "a ground marker's point is in the world, and the ground points' spread " \
                "sets the model's length scale"
-    users = [(f"joint {n!r}", (j.marker_i, j.marker_j)) for n, j in base.joints.items()
-             if j.kind in CURVE_JOINT_ROWS]
-    for table, kind in (("vector_forces", "vector force"), ("general_motions", "general motion")):
-        users += [(f"{kind} {n!r}", (it.marker_i, it.marker_j, getattr(it, "frame", None)))
-                  for n, it in getattr(base, table).items()]
-    for table, kind in (("limits", "limit"), ("frictions", "friction")):
-        users += [(f"{kind} {n!r}", _joint_markers(base, it.joint))
-                  for n, it in getattr(base, table).items()]
+    users = [(f"vector force {n!r}", (it.marker_i, it.marker_j, it.frame))
+             for n, it in base.vector_forces.items()]
     users += [(f"{cp.kind} {n!r}", sum((_joint_markers(base, j) for j, _, _ in cp.terms), ()))
               for n, cp in base.couplers.items()]
     for what, markers in users:
@@ -366,17 +362,10 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
         if not _term_kept(float(np.linalg.norm(m.marker_point[k])),
                           float(np.linalg.norm(points[k])), m):
             raise _Compile(k)
-    motions = list(base.motions.values())
-    kinds = (AT, DOT2, DIST)
-    for r in np.flatnonzero(np.isin(m.row_kind, kinds)):
-        j, mo = int(m.row_joint[r]), int(m.row_motion[r])
-        if j >= 0:
-            mi, mj, jt = m.joint_marker_i[j], m.joint_marker_j[j], base.joints[m.joint_names[j]]
-        elif 0 <= mo < len(motions):
-            jt = base.joints[motions[mo].joint]
-            mi, mj = jt.marker_i, jt.marker_j
-        else:
-            continue
+    ends = _row_markers(m, base)
+    for r in np.flatnonzero(np.isin(m.row_kind, (AT, DOT2, DIST))):
+        mi, mj, jt = ends[r]
+        j = int(m.row_joint[r])
         if mi not in moved and mj not in moved:
             continue
         gi = next(k for k, g in enumerate(m.plan.groups)
@@ -391,6 +380,7 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
             _array(out, m, ("plan", "groups", gi, "target"))[at] = L
     _turned_vectors(out, m)
     _force_points(out, m, base, v, moved)
+    _plan_points(out, m, base, moved)
     lengths = _array(out, m, ("body_length",))
     for b in {m.marker_body[k] for k in moved}:
         arm = 0.0
@@ -399,6 +389,52 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
                 arm = max(arm, float(np.linalg.norm(points[k])))
         lengths[b] = arm if arm > 1e-6 * ls else ls
     out[("input_rounding",)] = rounding_gap(v, ls)
+
+
+def _row_markers(m: Model, base: Builder) -> list:
+    """(marker I, marker J, joint or None) of each model row, as compile_model made it:
+    a joint's rows, a motion's (its joint's markers), a general motion's (its markers),
+    a limit's and a friction's (their joint's); (None, None, None) for the others."""
+    motions = [base.joints[mo.joint] for mo in base.motions.values()]
+    general = [(gm.marker_i, gm.marker_j, None) for gm in base.general_motions.values()
+               for _ in gm.axes]
+    frictions = list(base.frictions.values())
+    out = []
+    for r in range(m.nc):
+        j, mo = int(m.row_joint[r]), int(m.row_motion[r])
+        lm, fr = int(m.row_limit[r]), int(m.row_friction[r])
+        jt = (base.joints[m.joint_names[j]] if j >= 0 else motions[mo] if 0 <= mo < len(motions)
+              else base.joints[m.limits.joints[lm]] if lm >= 0
+              else base.joints[frictions[fr].joint] if fr >= 0 else None)
+        if jt is not None:
+            out.append((jt.marker_i, jt.marker_j, jt))
+        elif mo >= 0:
+            out.append(general[mo - len(motions)])
+        else:
+            out.append((None, None, None))
+    return out
+
+
+def _plan_points(out: dict, m: Model, base: Builder, moved: list[str]) -> None:
+    """The points of moved markers in the friction plan (each element's marker I) and the
+    curve joints' plan (a point on a curve's marker I and its curve's marker J, a cam's
+    two markers), as model/plans.py takes them from marker_point."""
+    points = out[("marker_point",)]
+    for k, fc in enumerate(base.frictions.values()):
+        mi = base.joints[fc.joint].marker_i
+        if mi in moved:
+            _array(out, m, ("frictions", "point_i"))[k] = points[mi]
+    pcs = [j for j in base.joints.values() if j.kind == "point-on-curve"]
+    cams = [j for j in base.joints.values() if j.kind == "cam"]
+    for k, jt in enumerate(pcs):
+        if jt.marker_i in moved:
+            _array(out, m, ("curves", "pc_ui"))[k] = points[jt.marker_i]
+        if jt.marker_j in moved:
+            _array(out, m, ("curves", "pc_off"))[k] = points[jt.marker_j]
+    for k, jt in enumerate(cams):
+        for side, mk in enumerate((jt.marker_i, jt.marker_j)):
+            if mk in moved:
+                _array(out, m, ("curves", "cam_off"))[k, side] = points[mk]
 
 
 def _force_points(out: dict, m: Model, base: Builder, v: Builder, moved: list[str]) -> None:
