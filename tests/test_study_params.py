@@ -212,6 +212,8 @@ LINKAGE = [
     (["ram_I.position.z", "crank_A.position.x"], [[0.03, 0.09], [0.0, 0.11]]),
     (["rod.center_of_mass.x", "rod.center_of_mass.y"], [[0.1, 0.01], [0.2, -0.01]]),
     (["bob_E.position.x", "ram_I.position.y"], [[0.03, 0.01], [-0.01, -0.02]]),
+    (["cord.length", "bob_D.position.x", "tie.free_length", "bob_E.position.z"],
+     [[0.5, 0.03, 0.2, 0.02], [0.6, -0.01, 0.3, 0.0]]),
     (["bob.center_of_mass.x"], [[0.02], [-0.03]]),
     (["bob.center_of_mass.z", "ram.center_of_mass.x", "bob.mass"],
      [[0.05, 0.02, 0.6], [-0.05, 0.0, 0.4]]),

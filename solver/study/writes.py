@@ -374,7 +374,7 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
         at = (int(m.plan.inv[r]) - g.rows.start) // (3 if g.kind == AT else 1)
         _array(out, m, ("plan", "groups", gi, "ui"))[at] = points[mi]
         _array(out, m, ("plan", "groups", gi, "uj"))[at] = points[mj]
-        if g.kind == DIST and j >= 0 and jt.length is None:
+        if g.kind == DIST and j >= 0 and v.joints[jt.name].length is None:
             L = float(np.linalg.norm(marker_world(v, mi) - marker_world(v, mj)))
             check_distance(jt.name, L, ls)
             _array(out, m, ("plan", "groups", gi, "target"))[at] = L
@@ -442,7 +442,7 @@ def _force_points(out: dict, m: Model, base: Builder, v: Builder, moved: list[st
     compile_forces takes them from marker_point), a spring's free length as built when it
     has none, and compile's check that a spring's ends are apart."""
     points = out[("marker_point",)]
-    for i, sd in enumerate(base.springs.values()):
+    for i, sd in enumerate(v.springs.values()):      # (its free length maybe varied too)
         if sd.marker_i in moved or sd.marker_j in moved:
             _array(out, m, ("forces", "sd_si"))[i] = points[sd.marker_i]
             _array(out, m, ("forces", "sd_sj"))[i] = points[sd.marker_j]
