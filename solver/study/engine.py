@@ -3,8 +3,9 @@
 A batch is the study's base mechanism and a block of parameter rows (``VariantBatch``: plain,
 picklable data, no closures), so the local run and every executor (threads, processes, a Dask
 cluster) call the same function with the same arguments and get the same numbers.  Here each
-variant is a copy of the base with its values set (study/params.py), compiled and run by the
-existing analyses: forward dynamics of all variants together in one lockstep run
+variant is a copy of the base with its values set (study/params.py), its model written into
+the base's, compiled once (study/writes.py; compiled per variant where its parameters cannot
+be written, and when it runs alone), and run by the existing analyses: forward dynamics of all variants together in one lockstep run
 (study/batch.py: every array with a variant axis, each variant with its own steps, equal to
 its separate run), everything else one variant after the other (analyses/run.py, as
 Mechanism.solve does); a variant that fails (assembly cannot close a loop, a lock-up, any
