@@ -22,15 +22,16 @@ them (``_derive``):
                         below (each of its markers must be one that can be written; a
                         variant whose parts' spread could change the length scale is
                         compiled instead)
-  marker position       marker_point; derived: the points of the joint and motion rows
-                        that use it (at-point, dot-2, distance: ui, uj, the turned vectors,
-                        a distance joint's length as built when it has none), its body's
-                        length, input_rounding, the points of the spring-dampers (and a
-                        free length as built), forces and bushings at it, the rows of
-                        general motions, limits and friction, the friction and curve
-                        joints' plans (a marker on a moving part only, used by no coupler
-                        or vector force: ``_marker_blocked``; a variant whose arm could
-                        change the length scale is compiled instead)
+  marker position       marker_point (a ground marker's in the world); derived: the points
+                        of the joint and motion rows that use it (at-point, dot-2,
+                        distance: ui, uj, the turned vectors, a distance joint's length as
+                        built when it has none), its body's length, input_rounding, the
+                        points of the spring-dampers (and a free length as built), forces
+                        and bushings at it, the rows of general motions, limits and
+                        friction, the friction and curve joints' plans (a marker used by no
+                        coupler or vector force: ``_marker_blocked``; a variant whose arm,
+                        or the ground points' spread, could change the length scale is
+                        compiled instead)
   gravity               gravity; derived: body_weight
   distance joint        its row's target in the distance rows' group (compile's zero-length
                         check made again, ``check_distance``)
@@ -127,13 +128,9 @@ def unwritable(base: Builder, params: list[Parameter]) -> str | None:
 
 
 def _marker_blocked(base: Builder, marker: str) -> str | None:
-    """Why a marker's point cannot be written, or None: on the ground (a world point, whose
-    spread sets the length scale), or used by an item whose plan or force element takes
-    its point: a vector force (its measure plan) or a coupler (its coordinates' rows, their
+    """Why a marker's point cannot be written, or None: used by an item whose plan or
+    force element takes its point: a vector force (its measure plan) or a coupler (its coordinates' rows, their
     values as built, a gear's pitch point)."""
-    if base.parts[base.markers[marker].part].fixed:
-        return "a ground marker's point is in the world, and the ground points' spread " \
-               "sets the model's length scale"
     users = [(f"vector force {n!r}", (it.marker_i, it.marker_j, it.frame))
              for n, it in base.vector_forces.items()]
     users += [(f"{cp.kind} {n!r}", sum((_joint_markers(base, j) for j, _, _ in cp.terms), ()))
@@ -271,10 +268,13 @@ def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None
 
 
 def _write_point(out: dict, m: Model, v: Builder, marker: str) -> None:
-    """A marker's point in its (moving) part's body frame, from the centre of mass."""
+    """A marker's point as compile_model keeps it: in its moving part's body frame, from
+    the centre of mass, or a ground marker's in the world."""
     mk = v.markers[marker]
-    _dict(out, m, ("marker_point",))[marker] = _read_only(
-        np.array(mk.position - v.parts[mk.part].center_of_mass, dtype=float))
+    part = v.parts[mk.part]
+    point = (part.position + quat_to_matrix(part.orientation) @ mk.position if part.fixed
+             else mk.position - part.center_of_mass)
+    _dict(out, m, ("marker_point",))[marker] = _read_only(np.array(point, dtype=float))
 
 
 def _write_coupler(out: dict, m: Model, v: Builder, item: str) -> None:
@@ -324,7 +324,10 @@ def _derive(out: dict, m: Model, base: Builder, v: Builder) -> None:
     if mass is not None or inertia is not None:
         if not _scale_kept(m, base, v):
             raise _Compile("length scale")
-    if ("body_com",) in out and not _term_kept(_spread(m, base), _spread(m, v), m):
+    points = out.get(("marker_point",), m.marker_point)
+    if (("body_com",) in out or any(points[k] is not m.marker_point[k] and
+                                    m.marker_body[k] == m.nb for k in points)) \
+            and not _term_kept(_spread(m, base, m.marker_point), _spread(m, v, points), m):
         raise _Compile("length scale")
     if mass is not None:
         minv = _array(out, m, ("body_inverse_mass",))
@@ -359,7 +362,7 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
     points, ls = out[("marker_point",)], m.length_scale
     moved = [k for k in points if points[k] is not m.marker_point[k]]
     for k in moved:
-        if not _term_kept(float(np.linalg.norm(m.marker_point[k])),
+        if m.marker_body[k] < m.nb and not _term_kept(float(np.linalg.norm(m.marker_point[k])),
                           float(np.linalg.norm(points[k])), m):
             raise _Compile(k)
     ends = _row_markers(m, base)
@@ -382,7 +385,7 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
     _force_points(out, m, base, v, moved)
     _plan_points(out, m, base, moved)
     lengths = _array(out, m, ("body_length",))
-    for b in {m.marker_body[k] for k in moved}:
+    for b in {m.marker_body[k] for k in moved} - {m.nb}:
         arm = 0.0
         for k, body in m.marker_body.items():
             if body == b:
@@ -478,13 +481,13 @@ def _turned_vectors(out: dict, m: Model) -> None:
             for gi, g in enumerate(m.plan.groups)])
 
 
-def _spread(m: Model, b: Builder) -> float:
+def _spread(m: Model, b: Builder, marker_point: Any) -> float:
     """The largest spread along a world axis of the moving parts' centres of mass and the
-    ground's marker points, one of the terms of compile_model's length scale (0 for one
-    point)."""
+    ground's marker points (``marker_point``: world points), one of the terms of
+    compile_model's length scale (0 for one point)."""
     points = [p.position + quat_to_matrix(p.orientation) @ p.center_of_mass
               for p in b.parts.values() if not p.fixed]
-    points += [m.marker_point[k] for k in m.marker_point if m.marker_body[k] == m.nb]
+    points += [marker_point[k] for k in marker_point if m.marker_body[k] == m.nb]
     return float(np.max(np.ptp(np.array(points), axis=0))) if len(points) > 1 else 0.0
 
 
