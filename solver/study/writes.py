@@ -154,6 +154,7 @@ class Writer:
     def __init__(self, base: Builder, model: Model, params: list[Parameter]) -> None:
         self.base, self.base_model, self.params = base, model, params
         self._written: dict[int, tuple[Model, dict[Path, Any]]] = {}
+        self._ends = _row_markers(model, base)       # each row's markers, made once
 
     def model(self, variant: Builder) -> Model | None:
         """``variant``'s Model (a make_variant of the base with this study's parameters):
@@ -164,7 +165,7 @@ class Writer:
         try:
             for p, _ in _expanded(self.base, self.params, [0.0] * len(self.params)):
                 _write(out, m, self.base, variant, p)
-            _derive(out, m, self.base, variant)
+            _derive(out, m, self.base, variant, self._ends)
         except _Compile:
             return None
         written = _put(m, {k: _read_only(v) for k, v in out.items()})
@@ -316,7 +317,7 @@ def _write_function(out: dict, m: Model, base: Builder, v: Builder, p: Parameter
         _list(out, m, ("forces", field))[i] = getattr(v, p.table)[item].actuator
 
 
-def _derive(out: dict, m: Model, base: Builder, v: Builder) -> None:
+def _derive(out: dict, m: Model, base: Builder, v: Builder, ends: list) -> None:
     """The fields compile_model derives from the written ones (as it derives them);
     _Compile when the variant's length scale may differ from the base's."""
     mass = out.get(("body_mass",))
@@ -346,13 +347,13 @@ def _derive(out: dict, m: Model, base: Builder, v: Builder) -> None:
             both = lm.lower is not None and lm.upper is not None
             centre[k] = 0.5 * (lm.lower + lm.upper) if both else value[k]
     if ("marker_point",) in out:
-        _derive_points(out, m, base, v)
+        _derive_points(out, m, base, v, ends)
     if ("couplers", "scale") in out:
         cp, scale = m.couplers, out[("couplers", "scale")]
         out[("couplers", "offset")] = np.sum(scale * cp.q0[cp.terms], axis=1)
 
 
-def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
+def _derive_points(out: dict, m: Model, base: Builder, v: Builder, ends: list) -> None:
     """What compile_model derives from moved marker points (on moving parts, used by no
     plan or force element): the at-point, dot-2 and distance rows' points of the joints
     and joint motions between them (and the turned vectors, RowGroup.vecs and
@@ -365,7 +366,6 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder) -> None:
         if m.marker_body[k] < m.nb and not _term_kept(float(np.linalg.norm(m.marker_point[k])),
                           float(np.linalg.norm(points[k])), m):
             raise _Compile(k)
-    ends = _row_markers(m, base)
     for r in np.flatnonzero(np.isin(m.row_kind, (AT, DOT2, DIST))):
         mi, mj, jt = ends[r]
         j = int(m.row_joint[r])
