@@ -402,6 +402,38 @@ def test_kinds_that_are_not_written_say_why(names, make):
     assert why is not None and why.startswith(names[0] + ": ")
 
 
+def _actuated_arm() -> Mechanism:
+    """A two-link arm whose tip is driven along x and y by a general motion carried by its
+    two revolute joints (actuators): Model.actuators holds the joints' coordinate rows."""
+    m = Mechanism(gravity=(0.0, -9.81, 0.0))
+    m.add_part("base", fixed=True)
+    m.add_part("upper", mass=1.0, center_of_mass=(0.25, 0.0, 0.0))
+    m.add_part("fore", mass=0.5, center_of_mass=(0.2, 0.0, 0.0), position=(0.5, 0.0, 0.0))
+    m.add_marker("o", "base")
+    m.add_marker("u0", "upper")
+    m.add_marker("u1", "upper", position=(0.5, 0.0, 0.0))
+    m.add_marker("f0", "fore")
+    m.add_marker("tip", "fore", position=(0.4, 0.0, 0.0))
+    m.add_joint("shoulder", "revolute", "u0", "o")
+    m.add_joint("elbow", "revolute", "f0", "u1")
+    m.add_general_motion("path", "tip", "o", x="0.6 + 0.1*t", y="0.2",
+                         actuators=("shoulder", "elbow"))
+    return m
+
+
+def test_an_actuated_general_motion_is_written_and_its_joints_markers_are_not():
+    """A mass is written (the actuators' rows, built from the joints' markers, stay the
+    base's, as compile_model makes them: assert_same compares Model.actuators too); a marker
+    of an actuator joint can move those rows (a slide's row takes its markers' points),
+    which the writer does not follow: such a study is compiled per variant."""
+    mech = _actuated_arm()
+    writer, variants = _variants(mech, ["fore.mass"], [[0.5], [0.8]])
+    for v in variants:
+        assert_same(writer.model(v), compile_model(v))
+    why = unwritable(mech, resolve_all(mech, ["u1.position.x"]))
+    assert why is not None and "actuators" in why
+
+
 def test_a_mechanism_with_contacts_is_compiled_per_variant():
     """A contact's stiffness is derived from its parts' masses: such a study is not
     written, and each variant's Result carries its own compiled model."""

@@ -129,12 +129,16 @@ def unwritable(base: Builder, params: list[Parameter]) -> str | None:
 
 def _marker_blocked(base: Builder, marker: str) -> str | None:
     """Why a marker's point cannot be written, or None: used by an item whose plan or
-    force element takes its point: a vector force (its measure plan) or a coupler (its coordinates' rows, their
-    values as built, a gear's pitch point)."""
+    force element takes its point: a vector force (its measure plan), a coupler (its
+    coordinates' rows, their values as built, a gear's pitch point) or a general motion's
+    actuator joint (the coordinate rows its efforts are carried by)."""
     users = [(f"vector force {n!r}", (it.marker_i, it.marker_j, it.frame))
              for n, it in base.vector_forces.items()]
     users += [(f"{cp.kind} {n!r}", sum((_joint_markers(base, j) for j, _, _ in cp.terms), ()))
               for n, cp in base.couplers.items()]
+    users += [(f"general motion {n!r}'s actuators",               # (Model.actuators' rows)
+               sum((_joint_markers(base, j) for j, _, _ in gm.actuated), ()))
+              for n, gm in base.general_motions.items()]
     for what, markers in users:
         if marker in markers:
             return f"{what} takes its point into its own plan or force element"
