@@ -14,6 +14,7 @@ chain's lever arms); a tree joint's force to 1e-4 of its peak, a servo's torque 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -171,3 +172,188 @@ def test_stops_springs_friction_couplers_map_to_mujoco_fields_and_the_rest_is_na
     assert model.tendon_stiffness[cord.id] == 50.0 and model.tendon_lengthspring[cord.id, 0] == pytest.approx(0.6)
     assert any("force 'push'" in u for u in e.unmapped)
     assert any("limit 'joint0: limit'" in u and "restitution" in u for u in e.unmapped)
+
+
+# ---------------------------------------------------------------- import
+mjcf, mm = io("mjcf"), io("mjcf_mechanism")
+
+SHAPES = """<mujoco model="shapes">
+  <compiler angle="degree"/>
+  <default><geom density="800"/><default class="heavy"><geom density="7800"/></default></default>
+  <asset><mesh name="hull" file="hull.stl"/></asset>
+  <worldbody>
+    <geom type="plane" size="1 1 0.1"/>
+    <body name="a" pos="0 0 1" euler="10 20 30">
+      <joint name="hinge_a" type="hinge" axis="0 1 0" range="-30 45" damping="0.1" armature="0.01"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0.1 -0.2" size="0.04"/>
+      <geom type="box" size="0.05 0.1 0.02" pos="0.3 0 0" axisangle="1 1 0 40" class="heavy"/>
+      <body name="b" pos="0.3 0 0" quat="0.9 0.1 0.2 0.3">
+        <joint name="slide_b" type="slide" axis="1 0 0" range="-0.1 0.2" frictionloss="0.3"/>
+        <geom type="cylinder" size="0.03 0.2" pos="0 0.1 0" xyaxes="0 1 0 -1 0 0"/>
+        <geom type="sphere" size="0.05" mass="0.7" pos="0.1 0 0"/>
+        <geom type="ellipsoid" size="0.05 0.03 0.02" zaxis="1 1 1"/>
+        <geom type="mesh" mesh="hull" mass="0"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon><fixed name="t"><joint joint="hinge_a" coef="1"/></fixed></tendon>
+  <actuator><motor name="m" joint="hinge_a"/></actuator>
+</mujoco>"""
+
+
+def test_import_infers_mass_properties_and_frames_as_mujoco_does():
+    model = mjcf.read_model(SHAPES)
+    ref = mujoco.MjModel.from_xml_string(SHAPES.replace('<mesh name="hull" file="hull.stl"/>', "")
+                                         .replace('<geom type="mesh" mesh="hull" mass="0"/>', ""))
+    data = mujoco.MjData(ref)
+    mujoco.mj_forward(ref, data)
+    world = model.world()
+    for name, b in model.bodies.items():
+        i = ref.body(name).id
+        assert b.mass == pytest.approx(ref.body_mass[i], rel=1e-12)
+        assert np.allclose(b.center, ref.body_ipos[i], atol=1e-12)
+        # MuJoCo keeps the principal moments (body_inertia) and their axes (body_iquat)
+        R = solver.quat_to_matrix(ref.body_iquat[i])
+        assert np.allclose(b.inertia, R @ np.diag(ref.body_inertia[i]) @ R.T, atol=1e-12)
+        assert np.allclose(world[name][:3, 3], data.xpos[i], atol=1e-12)
+        assert np.allclose(world[name][:3, :3], data.xmat[i].reshape(3, 3), atol=1e-12)
+
+
+def test_import_maps_joint_fields_and_names_what_it_cannot():
+    m, rep = mm.mechanism_from_mjcf(SHAPES)
+    assert m.joints["hinge_a"].kind == "revolute" and m.joints["slide_b"].kind == "prismatic"
+    lim = m.limits["hinge_a: limit"]
+    assert (lim.lower, lim.upper) == pytest.approx((math.radians(-30), math.radians(45)))
+    assert m.torsion_springs["hinge_a: spring"].damping == 0.1
+    assert m.frictions["slide_b: friction"].preload == 0.3
+    text = " | ".join(rep.unmapped)
+    for named in ("armature", "mesh 'hull'", "tendon 't'", "actuator 'm'"):
+        assert named in text
+    assert m.parts["a"].mass == pytest.approx(mjcf.read_model(SHAPES).bodies["a"].mass)
+
+
+def same_mechanism(a, b, tol=1e-12):
+    """The same moving parts (mass, centre of mass, inertia, pose) and, for every joint of
+    ``a``, a joint of ``b`` of the same kind between the same parts at the same point with
+    the same axis (either sign: the import puts marker I on the child body)."""
+    for p, part in a.parts.items():
+        if part.fixed:
+            continue
+        q = b.parts[p]
+        assert q.mass == pytest.approx(part.mass, rel=tol)
+        for f in ("center_of_mass", "inertia", "position"):
+            assert np.allclose(getattr(q, f), getattr(part, f), atol=tol), (p, f)
+        assert abs(abs(q.orientation @ part.orientation) - 1) < tol
+    for name, j in a.joints.items():
+        # MJCF has no fixed joint: the body is welded, and the import names its fixed joint
+        k = b.joints[name if j.kind != "fixed" else f"{a.markers[j.marker_i].part}: fixed"]
+        assert k.kind == j.kind, name
+        ends = lambda mech, jt: {mech.markers[mk].part for mk in (jt.marker_i, jt.marker_j)}
+        ground = {p for p, part in a.parts.items() if part.fixed}
+        assert {("world" if p in ground else p) for p in ends(a, j)} == ends(b, k), name
+        if j.kind == "fixed":       # a weld: where its markers sit changes nothing
+            continue
+        (pa, za), (pb, zb) = joint_line(a, j), joint_line(b, k)
+        assert np.allclose(pa, pb, atol=1e-9), name
+        if j.kind != "spherical":
+            assert abs(abs(za @ zb) - 1) < 1e-9, name
+
+
+def joint_line(mech, joint):
+    """(marker I's origin in world, its z axis in world) of a joint as built."""
+    mk = mech.markers[joint.marker_i]
+    pos, quat = mech.pose(mk.part)
+    R = solver.quat_to_matrix(quat)
+    return pos + R @ mk.position, R @ solver.quat_to_matrix(mk.orientation)[:, 2]
+
+
+def test_export_then_import_gives_the_same_mechanism():
+    m = four_bar_under_gravity()
+    m.assemble()
+    m.add_limit("pivot2: limit", "pivot2", lower=-0.5, upper=2.0)
+    m.add_torsion_spring("pivot4: spring", "pivot4", stiffness=2.0, damping=0.1)
+    back, rep = mm.mechanism_from_mjcf(export_of(m).xml)
+    same_mechanism(m, back)
+    assert back.gravity == pytest.approx(m.gravity)
+    q0 = ex.coordinate_at_build(m, "pivot2", "angle")      # the import counts from the pose
+    assert (back.limits["pivot2: limit"].lower, back.limits["pivot2: limit"].upper) == \
+        pytest.approx((-0.5 - q0, 2.0 - q0))
+    assert back.torsion_springs["pivot4: spring"].stiffness == 2.0
+    c = open_chain_of_every_tree_kind()
+    e = export_of(c)
+    assert set(e.tree) == set(c.joints) and not e.unmapped
+    same_mechanism(c, mm.mechanism_from_mjcf(e.xml)[0])
+
+
+def open_chain_of_every_tree_kind():
+    """ground -cylindrical- a -universal- b -planar- c -spherical- d -prismatic- e -fixed- f,
+    markers turned so that no joint frame is a part frame."""
+    m = solver.Mechanism()
+    m.add_part("ground", fixed=True)
+    turn = lambda axis, a: np.concatenate([[math.cos(a / 2)], math.sin(a / 2) * np.asarray(axis, float)])
+    q = turn((1, 2, 3) / np.linalg.norm((1, 2, 3)), 0.7)
+    for k, name in enumerate("abcdef"):
+        m.add_part(name, mass=1.0 + k, inertia=np.diag([0.1, 0.2, 0.25]) + 0.01,
+                   center_of_mass=(0.1, 0.02 * k, 0), position=(0.3 * k, 0.1, 0.2),
+                   orientation=turn((0, 0, 1), 0.2 * k))
+    kinds = ("cylindrical", "universal", "planar", "spherical", "prismatic", "fixed")
+    parents = ("ground",) + tuple("abcde")
+    for k, (kind, child, parent) in enumerate(zip(kinds, "abcdef", parents)):
+        pos = np.array([0.3 * k, 0.1, 0.2])
+        for mk, part in ((f"{kind}: I", child), (f"{kind}: J", parent)):
+            P, Q = m.pose(part)
+            R = solver.quat_to_matrix(Q)
+            Rm = R.T @ solver.quat_to_matrix(q)
+            if kind == "universal" and part == child:    # z_I across z_J
+                Rm = Rm @ solver.quat_to_matrix(turn((1, 0, 0), math.pi / 2))
+            m.add_marker(mk, part, position=R.T @ (pos - P), orientation=solver.matrix_to_quat(Rm))
+        m.add_joint(kind, kind, f"{kind}: I", f"{kind}: J")
+    return m
+
+
+def test_imported_double_pendulum_swings_as_mujoco_runs_it():
+    xml = """<mujoco model="double">
+      <compiler angle="radian"/>
+      <option timestep="0.0001" integrator="RK4"><flag contact="disable"/></option>
+      <worldbody>
+        <body name="upper" pos="0 0 1" euler="0 0.4 0">
+          <joint name="shoulder" axis="0 1 0" damping="0.05"/>
+          <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/>
+          <body name="fore" pos="0.5 0 0">
+            <joint name="elbow" axis="0 1 0"/>
+            <geom type="box" pos="0.2 0 0" size="0.2 0.02 0.03" density="2000"/>
+          </body>
+        </body>
+      </worldbody>
+    </mujoco>"""
+    m, rep = mm.mechanism_from_mjcf(xml)
+    assert not rep.unmapped
+    r = m.solve(duration=1.0, fps=50, analysis="dynamic", tolerance=1e-9)
+    model = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(model)
+    coms = []
+    for k in range(51):
+        if k:
+            mujoco.mj_step(model, data, nstep=200)
+        mujoco.mj_forward(model, data)
+        coms.append(data.xipos.copy())
+    coms = np.array(coms)
+    for part in ("upper", "fore"):          # no soft constraint: RK4's error alone, ~1e-10
+        assert np.max(np.abs(r.center_of_mass(part) - coms[:, model.body(part).id])) < 1e-6
+
+
+@pytest.mark.parametrize("xml, says", [
+    ("<mujoco><worldbody><body name='a'><joint/>", "line 1: malformed XML"),
+    ("<robot/>", "not <mujoco>"),
+    ("<mujoco>\n<worldbody>\n<body name='a'>\n<joint type='hinge'/></body></worldbody></mujoco>",
+     "line 3: body 'a' moves on its joints but has no mass"),
+    ("<mujoco><worldbody>\n<body name='a'><geom class='nope' size='0.1'/></body></worldbody></mujoco>",
+     "line 2: <geom>: unknown default class 'nope'"),
+    ("<mujoco><worldbody><body name='a'>\n<joint axis='1 0 0'/><joint axis='1 1 0'/>"
+     "<geom size='0.1'/></body></worldbody></mujoco>", "line 2: body 'a': joints hinge, hinge"),
+    ("<mujoco><worldbody><body name='a'>\n<joint axis='0 0 x'/><geom size='0.1'/></body>"
+     "</worldbody></mujoco>", "line 2: <joint>: axis='0 0 x' is not 3 finite numbers"),
+])
+def test_bad_mjcf_is_named_with_its_line(xml, says):
+    with pytest.raises(mjcf.MjcfError, match=re.escape(says)):
+        mm.mechanism_from_mjcf(xml)

@@ -335,8 +335,9 @@ class Writer:
                     body, anchor = self.anchor(j.marker_i, np.array([0.0, 0.0, off]))
                     self.equality("connect", f"{name}: {'point' if k == 0 else 'axis'}",
                                   body1=body, body2=pj, anchor=anchor)
-            elif j.kind == "fixed":
-                body, anchor = self.anchor(j.marker_i)
+            elif j.kind == "fixed":      # a weld's anchor is in body2's frame
+                _, anchor = self.anchor(j.marker_j)
+                body = self.body_name(self.mech.markers[j.marker_i].part)
                 self.equality("weld", name, body1=body, body2=pj, anchor=anchor)
             else:
                 self.unmapped.append(f"joint {name!r}: a {j.kind} joint closing a loop has no "
