@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import bpy
 
-from . import (cli, drag, draw, modes, operators, plotting, properties, scene_cache, study,
+from . import (cli, drag, draw, mjcf_io, modes, operators, plotting, properties, scene_cache, study,
                study_ops, study_ui, ui, urdf_import)
 
 _classes = (properties.classes + operators.classes + drag.classes + plotting.classes
             + study_ops.classes + ui.classes + study_ui.classes + modes.classes
-            + urdf_import.classes)
+            + urdf_import.classes + mjcf_io.classes)
 _register, _unregister = bpy.utils.register_classes_factory(_classes)
 
 
@@ -21,9 +21,11 @@ def register() -> None:
     scene_cache.register()
     cli.register()
     urdf_import.register()
+    mjcf_io.register()
 
 
 def unregister() -> None:
+    mjcf_io.unregister()
     urdf_import.unregister()
     cli.unregister()
     scene_cache.unregister()

@@ -1,0 +1,96 @@
+"""File > Import > MJCF and File > Export > MJCF in real Blender: a small MuJoCo model
+imported as tagged objects bakes the motion the solver gives for the same file; a scene's
+mechanism exported is the model MuJoCo loads; a bad file leaves the scene as it was.
+
+Tolerances: Blender stores object matrices, typed-in masses and inertias in float32 (unit
+round-off 6e-8); over a second of a double pendulum's swing those roundings grow to a few
+1e-7 m, so baked poses are compared to 1e-5 m (quaternions to 1e-5), as for URDF."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+from test_io_addon import io
+
+mm = io("mjcf_mechanism")
+TOL = 1e-5
+MODEL = """<mujoco model="double">
+  <compiler angle="degree"/>
+  <worldbody>
+    <body name="upper" pos="0 0 1" euler="0 20 0">
+      <joint name="shoulder" axis="0 1 0" range="-60 60" damping="0.05"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/>
+      <body name="fore" pos="0.5 0 0">
+        <joint name="elbow" axis="0 1 0" frictionloss="0.01"/>
+        <geom type="box" pos="0.2 0 0" size="0.2 0.02 0.03" density="2000" rgba="0.2 0.4 0.6 1"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><motor name="elbow motor" joint="elbow"/></actuator>
+</mujoco>"""
+
+
+def test_imported_model_bakes_as_the_solver_runs_the_file(blender, tmp_path) -> None:
+    bpy = blender
+    bs.set_range(bpy)
+    path = tmp_path / "double.xml"
+    path.write_text(MODEL)
+    assert bpy.ops.mechanism.import_mjcf(filepath=str(path)) == {"FINISHED"}
+    names = {ob.name for ob in bpy.data.collections["double"].objects}
+    assert {"world", "upper", "fore", "shoulder", "elbow"} <= names
+    s = bpy.data.objects["shoulder"].mechanism
+    assert s.use_limit_upper and abs(s.limit_upper_angle - np.radians(60)) < 1e-7
+    assert s.torsion and abs(s.torsion_damping - 0.05) < 1e-8
+    assert bpy.data.objects["elbow"].mechanism.use_joint_friction
+    geoms = [ob for ob in bpy.data.objects["fore"].children if ob.type == "MESH"]
+    assert len(geoms) == 1
+    assert np.allclose(geoms[0].data.materials[0].diffuse_color, (0.2, 0.4, 0.6, 1), atol=1e-7)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    m, _ = mm.mechanism_from_mjcf(str(path))
+    frames = np.arange(bs.FRAME_START, bs.FRAME_END + 1)
+    r = m.solve(times=(frames - frames[0]) / bpy.context.scene.render.fps, tolerance=1e-6)
+    for name in ("upper", "fore"):
+        f, loc, quat = bs.baked_pose(bpy.data.objects[name])
+        assert np.abs(loc - r.position(name)).max() < TOL, name
+        want = r.orientation(name)
+        want *= np.where(np.sum(want * quat, axis=1) < 0, -1.0, 1.0)[:, None]
+        assert np.abs(quat - want).max() < TOL, name
+
+
+def test_exported_scene_swings_in_mujoco_as_it_bakes(blender, tmp_path) -> None:
+    """The pendulum scene exported, run by MuJoCo (RK4, 400 steps a frame, dt ~1e-4 s: its
+    error ~1e-10 m here), follows the baked keys to TOL."""
+    mujoco = pytest.importorskip("mujoco")
+    bpy = blender
+    bs.pendulum(bpy)
+    path = tmp_path / "pendulum.xml"
+    assert bpy.ops.mechanism.export_mjcf(filepath=str(path)) == {"FINISHED"}
+    fps = bpy.context.scene.render.fps
+    steps = 400                                    # MuJoCo steps a frame: dt ~ 1e-4 s
+    text = path.read_text().replace('timestep="0.001"', f'timestep="{1 / (fps * steps)!r}"')
+    model = mujoco.MjModel.from_xml_string(text)
+    assert model.njnt == 1 and model.jnt_type[0] == mujoco.mjtJoint.mjJNT_HINGE
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    f, loc, _ = bs.baked_pose(bpy.data.objects["arm"])
+    data = mujoco.MjData(model)
+    theirs = []
+    for k in range(len(f)):
+        if k:
+            mujoco.mj_step(model, data, nstep=steps)
+        mujoco.mj_forward(model, data)
+        theirs.append(data.xpos[model.body("arm").id].copy())
+    assert np.abs(loc - np.array(theirs)).max() < TOL
+
+
+def test_a_bad_mjcf_file_leaves_the_scene_unchanged(blender, tmp_path) -> None:
+    bpy = blender
+    bs.pendulum(bpy)
+    before = bs.snapshot(bpy)
+    blocks = {k: len(getattr(bpy.data, k)) for k in ("objects", "meshes", "collections", "materials")}
+    path = tmp_path / "bad.xml"
+    path.write_text(MODEL.replace('frictionloss="0.01"', 'frictionloss="x"'))
+    with pytest.raises(RuntimeError, match=r"bad.xml.*line 8: <joint name='elbow'>: frictionloss"):
+        bpy.ops.mechanism.import_mjcf(filepath=str(path))
+    assert bs.differences(before, bs.snapshot(bpy)) == []
+    assert {k: len(getattr(bpy.data, k)) for k in blocks} == blocks
