@@ -3,6 +3,7 @@
 Blender command line (the extension enabled):
     blender -b -c mechanism bake in.blend -o out.blend [--csv forces.csv]
     blender -b -c mechanism study in.blend --vary NAME=START:STOP:COUNT [--vary ...] -o table.csv
+    blender -b -c mechanism mjcf in.blend -o model.xml
 Python (``bpy`` from PyPI, the extension enabled; see addon/headless.py):
     bake_file("in.blend", "out.blend"); study_file("in.blend", {"Arm.mass": [1, 2]}, "t.csv")
 """
@@ -18,7 +19,7 @@ import bpy
 
 from ..solver import MechanismError, SolverCancelled, Study, grid
 from .background import INTERRUPT, until_interrupted
-from .io.command_line import StudyCommand, parse_command
+from .io.command_line import MjcfCommand, StudyCommand, parse_command
 from .io.settings import solve_options
 from .scene_reader import read_scene
 
@@ -51,6 +52,19 @@ def bake_file(in_path: str, out_path: str, csv_path: str | None = None) -> int:
             return INTERRUPTED
     bpy.ops.wm.save_as_mainfile(filepath=out_path, copy=False)
     print(f"mechanism: baked {in_path} -> {out_path}")
+    return 0
+
+
+def mjcf_file(in_path: str, out_path: str) -> int:
+    """Open ``in_path`` and write its mechanism as a MuJoCo model to ``out_path`` (File >
+    Export > MJCF); 0 on success, 1 on a failure (the reason goes to stderr)."""
+    try:
+        bpy.ops.wm.open_mainfile(filepath=in_path)
+        bpy.ops.mechanism.export_mjcf(filepath=os.path.abspath(out_path))
+    except RuntimeError as exc:           # the operator reported an error
+        print(f"mechanism mjcf failed: {exc}", file=sys.stderr)
+        return 1
+    print(f"mechanism: {in_path} -> {out_path}")
     return 0
 
 
@@ -126,6 +140,8 @@ def _command(argv: list[str]) -> int:
         return cmd
     if isinstance(cmd, StudyCommand):
         return study_file(cmd.blend, dict(cmd.vary), cmd.output)
+    if isinstance(cmd, MjcfCommand):
+        return mjcf_file(cmd.blend, cmd.output)
     return bake_file(cmd.blend, cmd.output, cmd.csv)
 
 

@@ -7,6 +7,8 @@ round-off 6e-8); over a second of a double pendulum's swing those roundings grow
 1e-7 m, so baked poses are compared to 1e-5 m (quaternions to 1e-5), as for URDF."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -94,3 +96,24 @@ def test_a_bad_mjcf_file_leaves_the_scene_unchanged(blender, tmp_path) -> None:
         bpy.ops.mechanism.import_mjcf(filepath=str(path))
     assert bs.differences(before, bs.snapshot(bpy)) == []
     assert {k: len(getattr(bpy.data, k)) for k in blocks} == blocks
+
+
+def test_command_line_writes_the_model_of_a_blend_file(blender, extension, tmp_path,
+                                                      capsys) -> None:
+    mujoco = pytest.importorskip("mujoco")
+    bpy = blender
+    bs.pendulum(bpy)
+    blend, out = str(tmp_path / "in.blend"), str(tmp_path / "model.xml")
+    bpy.ops.wm.save_as_mainfile(filepath=blend)
+    cli = importlib.import_module(extension.__name__ + ".addon.cli")
+    assert cli.mjcf_file(blend, out) == 0
+    model = mujoco.MjModel.from_xml_path(out)
+    assert model.nbody == 2 and model.njnt == 1
+    # a joint without its marker J: the command fails naming the joint, writing nothing
+    joint = next(ob for ob in bpy.data.objects if ob.mechanism.role == "JOINT")
+    joint.mechanism.marker_j = None
+    bad = str(tmp_path / "bad.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=bad)
+    assert cli.mjcf_file(bad, str(tmp_path / "bad.xml")) == 1
+    assert "mechanism mjcf failed" in capsys.readouterr().err
+    assert not (tmp_path / "bad.xml").exists()

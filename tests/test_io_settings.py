@@ -65,6 +65,9 @@ def test_command_line(capsys) -> None:
         bake("a b.blend", "c.blend", "f.csv")
     assert parse(["bake", "in.blend"]) == 2
     assert "-o/--output" in capsys.readouterr().err
+    assert parse(["mjcf", "in.blend", "-o", "m.xml"]) == command_line.MjcfCommand("in.blend", "m.xml")
+    assert parse(["mjcf", "in.blend"]) == 2
+    assert "-o/--output" in capsys.readouterr().err
     assert parse(["render", "in.blend"]) == 2
     assert parse([]) == 2
     capsys.readouterr()

@@ -1,7 +1,7 @@
 """The arguments of the ``mechanism`` command (``blender -b -c mechanism bake in.blend -o
 out.blend [--csv forces.csv]``; ``blender -b -c mechanism study in.blend --vary
-NAME=START:STOP:COUNT [--vary ...] -o table.csv``; or ``python addon/headless.py ...``),
-parsed without Blender."""
+NAME=START:STOP:COUNT [--vary ...] -o table.csv``; ``blender -b -c mechanism mjcf in.blend
+-o model.xml``; or ``python addon/headless.py ...``), parsed without Blender."""
 from __future__ import annotations
 
 import argparse
@@ -24,6 +24,13 @@ class StudyCommand:
     blend: str
     output: str
     vary: tuple[tuple[str, tuple[float, ...]], ...]
+
+
+@dataclass(frozen=True)
+class MjcfCommand:
+    """mjcf: open ``blend`` and write its mechanism as a MuJoCo model to ``output``."""
+    blend: str
+    output: str
 
 
 def vary_values(text: str) -> tuple[str, tuple[float, ...]]:
@@ -79,10 +86,14 @@ def _parser() -> argparse.ArgumentParser:
                          "-1:-0.5:3', spring.stiffness, Arm.inertia.zz, gravity.z); repeat "
                          "for more")
     st.add_argument("-o", "--output", required=True, help="the summary table (.csv)")
+    mj = sub.add_parser("mjcf", help="write the mechanism of a .blend file as a MuJoCo model "
+                        "(MJCF), assembled at the first frame")
+    mj.add_argument("blend", help="input .blend file (not changed)")
+    mj.add_argument("-o", "--output", required=True, help="the MuJoCo model (.xml)")
     return parser
 
 
-def parse_command(argv: list[str]) -> BakeCommand | StudyCommand | int:
+def parse_command(argv: list[str]) -> BakeCommand | StudyCommand | MjcfCommand | int:
     """The command ``argv`` asks for, or the exit code when there is nothing to run: 0 after
     --help, 2 after a usage error (argparse prints the usage and the error to stderr)."""
     parser = _parser()
@@ -96,4 +107,6 @@ def parse_command(argv: list[str]) -> BakeCommand | StudyCommand | int:
         return int(exc.code or 0)
     if args.action == "study":
         return StudyCommand(args.blend, args.output, tuple(args.vary))
+    if args.action == "mjcf":
+        return MjcfCommand(args.blend, args.output)
     return BakeCommand(args.blend, args.output, args.csv)
