@@ -219,6 +219,17 @@ def test_import_infers_mass_properties_and_frames_as_mujoco_does():
         assert np.allclose(world[name][:3, :3], data.xmat[i].reshape(3, 3), atol=1e-12)
 
 
+@pytest.mark.parametrize("setting", ["auto", "true"])
+def test_import_takes_the_inertial_or_the_geoms_as_the_compiler_says(setting):
+    xml = f"""<mujoco><compiler inertiafromgeom="{setting}"/><worldbody>
+      <body name="a"><joint/><inertial pos="0.1 0 0" mass="2" diaginertia="0.1 0.2 0.3"/>
+        <geom type="box" size="0.1 0.2 0.3"/></body></worldbody></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(xml)
+    body = mjcf.read_model(xml).bodies["a"]
+    assert body.mass == pytest.approx(ref.body_mass[1], rel=1e-12)
+    assert np.allclose(np.sort(np.linalg.eigvalsh(body.inertia)), np.sort(ref.body_inertia[1]))
+
+
 def test_import_maps_joint_fields_and_names_what_it_cannot():
     m, rep = mm.mechanism_from_mjcf(SHAPES)
     assert m.joints["hinge_a"].kind == "revolute" and m.joints["slide_b"].kind == "prismatic"
@@ -353,6 +364,10 @@ def test_imported_double_pendulum_swings_as_mujoco_runs_it():
      "<geom size='0.1'/></body></worldbody></mujoco>", "line 2: body 'a': joints hinge, hinge"),
     ("<mujoco><worldbody><body name='a'>\n<joint axis='0 0 x'/><geom size='0.1'/></body>"
      "</worldbody></mujoco>", "line 2: <joint>: axis='0 0 x' is not 3 finite numbers"),
+    ("<mujoco><worldbody><body name='a'><geom size='0.1'/>\n<frame><body name='b'/></frame>"
+     "</body></worldbody></mujoco>", "line 2: <frame> in <body name='a'> is not read"),
+    ("<mujoco>\n<compiler settotalmass='5'/><worldbody/></mujoco>",
+     "line 2: <compiler settotalmass='5'>"),
 ])
 def test_bad_mjcf_is_named_with_its_line(xml, says):
     with pytest.raises(mjcf.MjcfError, match=re.escape(says)):

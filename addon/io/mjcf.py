@@ -140,6 +140,12 @@ class Reader:
         self.degree = c.get("angle", "degree") == "degree"
         self.eulerseq = c.get("eulerseq", "xyz")
         self.autolimits = c.get("autolimits", "true") == "true"
+        self.geom_inertia = c.get("inertiafromgeom", "auto")      # "auto", "true", "false"
+        for key in ("settotalmass", "boundmass", "boundinertia", "balanceinertia"):
+            if c.get(key, "false" if key == "balanceinertia" else "0") not in ("0", "-1", "false"):
+                raise MjcfError(f"<compiler {key}={c[key]!r}>: MuJoCo changes the bodies' mass "
+                                f"properties with it, which this import does not; give the "
+                                f"masses as they should be", compiler.line)
         self.defaults: dict[str, dict] = {}
         top = root.all("default")
         self.read_defaults(top[0] if top else Element("default", {}, 0), "main", {})
@@ -322,7 +328,20 @@ def read_inertial(rd: Reader, e: Element) -> tuple[float, np.ndarray, np.ndarray
     return mass, T[:3, 3], T[:3, :3] @ I @ T[:3, :3].T
 
 
+NOT_READ = ("frame", "replicate", "composite", "flexcomp", "attach", "include")
+
+
+def refuse_unread(e: Element) -> None:
+    """Elements that would place bodies or geoms this reader does not read: an error, so
+    that nothing is left out silently."""
+    for c in e.children:
+        if c.tag in NOT_READ:
+            raise MjcfError(f"<{c.tag}> in {e.label()} is not read; write its bodies and geoms "
+                            f"out in the body tree", c.line)
+
+
 def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict, k: list) -> None:
+    refuse_unread(e)
     childclass = e.attrib.get("childclass", childclass)
     k[0] += 1
     name = e.attrib.get("name", f"body{k[0]}")
@@ -332,9 +351,11 @@ def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict
     joints = tuple(read_joint(rd, j, childclass, n, name)
                    for n, j in enumerate(c for c in e.children if c.tag in ("joint", "freejoint")))
     geoms = tuple(read_geom(rd, g, childclass, n, name) for n, g in enumerate(e.all("geom")))
-    inertial = e.one("inertial")
+    inertial = None if rd.geom_inertia == "true" else e.one("inertial")
     if inertial is not None:
         mass, center, inertia = read_inertial(rd, inertial)
+    elif rd.geom_inertia == "false":
+        mass, center, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
     else:
         mass, center, inertia = combine([(g.mass, g.frame, g.inertia) for g in geoms])
     bodies[name] = Body(name, parent, frame, mass, center, inertia, joints, geoms,
@@ -351,16 +372,15 @@ def read_model(text: str) -> MjcfModel:
         raise MjcfError(str(exc).split(": ", 1)[-1], exc.line) from None
     if root.tag != "mujoco":
         raise MjcfError(f"the root element is <{root.tag}>, not <mujoco>", root.line)
-    for inc in root.all("include"):
-        raise MjcfError(f"<include file={inc.attrib.get('file')!r}>: included files are not "
-                        f"read; merge them into one file", inc.line)
     rd = Reader(root)
+    refuse_unread(root)
     option = root.one("option")
     gravity = numbers(option, "gravity", 3, option.attrib, (0, 0, -9.81)) if option is not None \
         else np.array([0.0, 0.0, -9.81])
     bodies: dict = {}
     world_geoms: list = []
     for wb in root.all("worldbody"):
+        refuse_unread(wb)
         world_geoms += [read_geom(rd, g, "main", n, "world") for n, g in enumerate(wb.all("geom"))]
         for b in wb.all("body"):
             read_body(rd, b, "world", b.attrib.get("childclass", "main"), bodies, [len(bodies)])
@@ -371,7 +391,7 @@ def read_model(text: str) -> MjcfModel:
             equalities.append(Equality(a.get("name", f"{c.tag}{n}"), c.tag, a,
                                        a.get("active", "true") == "true", c.line))
     others = {}
-    for tag in ("tendon", "actuator", "contact", "sensor"):
+    for tag in ("tendon", "actuator", "contact", "sensor", "keyframe"):
         names = [c.attrib.get("name", f"<{c.tag}> line {c.line}")
                  for sec in root.all(tag) for c in sec.children]
         if names:

@@ -340,8 +340,8 @@ class Writer:
                 body = self.body_name(self.mech.markers[j.marker_i].part)
                 self.equality("weld", name, body1=body, body2=pj, anchor=anchor)
             else:
-                self.unmapped.append(f"joint {name!r}: a {j.kind} joint closing a loop has no "
-                                     f"MJCF equality")
+                self.unmapped.append(f"joint {name!r}: a {j.kind} joint outside MuJoCo's body "
+                                     f"tree has no MJCF equality that holds it")
                 continue
             self.equalities.append(name)
 
