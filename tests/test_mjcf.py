@@ -8,7 +8,7 @@ constraint force is 99.99% of the exact one and a drift is pulled back within ~1
 Measured, the loop-closure gap stays below 1e-5 m; RK4's own error at this step over one
 second is ~1e-10.  The solver runs at tolerance 1e-9.  So positions agree to 1e-4 m
 (a constraint gap of 1e-5 m leaves the bodies that far apart, a few times that through a
-chain's lever arms); a tree joint's force to 1e-4 of its peak, a servo's torque to 8%
+chain's lever arms); a tree joint's force to 1e-4 of its peak, a servo's torque to 2%
 (the test says why).
 """
 from __future__ import annotations
@@ -136,7 +136,7 @@ def test_four_bar_loop_closes_through_two_connects_and_matches_mujoco():
 def test_driven_slider_crank_position_and_torque_match_mujoco():
     m = slider_crank(masses=(1.0, 2.0, 3.0))
     m.assemble()
-    e = export_of(m, servo_kp=1e4, servo_kv=20.0)
+    e = export_of(m, servo_kp=1e4, servo_kv=5.0)
     assert set(e.servos) == {"drive"} and set(e.tree) == {"crank_pin", "crank_rod", "slide"}
     r = m.solve(duration=1.0, fps=50)
     w = {p: r.angular_velocity(p)[0, 2] for p in ("crank", "rod")}   # planar, about z
@@ -145,10 +145,11 @@ def test_driven_slider_crank_position_and_torque_match_mujoco():
     torque = r.effort("drive")
     dof = mj["model"].joint(e.servos["drive"].joint).dofadr[0]
     theirs = mj["actuator"][:, dof]
-    # The servo (kp 1e4 N m/rad, kv 20 N m s/rad, critically damped on the crank's ~0.01
-    # kg m^2) tracks to ~1e-5 rad; its velocity term under RK4's control held over each
-    # step leaves a measured 0.04 N m on a 0.8 N m peak: 8% of the peak is the bound.
-    assert np.max(np.abs(torque - theirs)) < 0.08 * np.max(np.abs(torque))
+    # The servo (kp 1e4 N m/rad, kv 5 N m s/rad on the crank's ~0.01 kg m^2, started on
+    # the motion) tracks to ~1e-5 rad.  MuJoCo holds the control over each step, which
+    # leaves an error growing as kv dt^2: measured 0.04 N m at kv 20, 0.01 N m at kv 5 or
+    # at kv 20 with dt halved, on a 0.8 N m peak; 2% of the peak is the bound.
+    assert np.max(np.abs(torque - theirs)) < 0.02 * np.max(np.abs(torque))
 
 
 def test_stops_springs_friction_couplers_map_to_mujoco_fields_and_the_rest_is_named():

@@ -73,7 +73,9 @@ class MotionServo:
     def control(self, t: float) -> float:
         """The control at time t (s) that makes the servo track the motion with no lag:
         f(t) - q0 + (kv / kp) f'(t), so kp (ctrl - q) - kv qdot = kp (f - q0 - q) + kv (f'
-        - qdot), zero error and zero error rate on the motion."""
+        - qdot), zero error and zero error rate on the motion.  MuJoCo holds a control over
+        a step: pass the step's midpoint time (the motion's mean over the step to O(dt^2));
+        what the hold leaves grows as kv dt^2."""
         d = self.function.derivatives(float(t))
         return float(d[0]) - self.offset + self.kv / self.kp * float(d[1])
 
