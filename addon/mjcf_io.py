@@ -64,6 +64,7 @@ class MjcfSceneWriter(SceneWriter):
     def __init__(self, context, collection, mech, report: MjcfReport) -> None:
         super().__init__(context, collection, mech, report)
         self.markers_of = {n: (j.marker_i, j.marker_j) for n, j in mech.joints.items()}
+        self.written: set = set()
 
     def write(self) -> list[str]:
         for name, part in self.mech.parts.items():
@@ -78,7 +79,15 @@ class MjcfSceneWriter(SceneWriter):
         for name in self.report.motions:
             self.motion(name)
         self.context.view_layer.update()
+        self.name_unwritten()
         return self.warnings
+
+    def name_unwritten(self) -> None:
+        """Warn of each stop, friction or spring a joint object has no field for (a
+        cylindrical joint's second coordinate), so that none is dropped silently."""
+        for table in (self.mech.limits, self.mech.frictions, self.mech.torsion_springs):
+            self.warnings += [f"{name!r} is not written (a joint holds one of each; add it by "
+                              f"hand)" for name in table if name not in self.written]
 
     def joint(self, name: str) -> bpy.types.Object:
         i_name, j_name = self.markers_of[name]
@@ -89,13 +98,22 @@ class MjcfSceneWriter(SceneWriter):
         s = ob.mechanism
         s.role, s.marker_i, s.marker_j = "JOINT", mi, mj
         s.joint_kind = self.mech.joints[name].kind.upper().replace("-", "_")
-        self.stops(s, f"{name}: limit")
-        self.friction(s, f"{name}: friction")
-        spring = self.mech.torsion_springs.get(f"{name}: spring")
+        self.stops(s, self.first(name, "limit", self.mech.limits))
+        self.friction(s, self.first(name, "friction", self.mech.frictions))
+        spring = self.mech.torsion_springs.get(self.first(name, "spring", self.mech.torsion_springs))
         if spring is not None:
             s.torsion, s.torsion_stiffness = True, spring.stiffness
             s.torsion_damping, s.torsion_free_angle = spring.damping, spring.free_angle
         return ob
+
+    def first(self, joint: str, what: str, table: dict) -> str:
+        """The element a joint object shows: "<joint>: <what>", or a cylindrical joint's
+        angle's, else its slide's (the object has one of each)."""
+        for name in (f"{joint}: {what}", f"{joint}: angle: {what}", f"{joint}: slide: {what}"):
+            if name in table:
+                self.written.add(name)
+                return name
+        return ""
 
     def coupler(self, name: str) -> None:
         c = self.mech.couplers[name]

@@ -117,3 +117,19 @@ def test_command_line_writes_the_model_of_a_blend_file(blender, extension, tmp_p
     assert cli.mjcf_file(bad, str(tmp_path / "bad.xml")) == 1
     assert "mechanism mjcf failed" in capsys.readouterr().err
     assert not (tmp_path / "bad.xml").exists()
+
+
+def test_a_cylindrical_joints_second_stop_is_named_not_dropped(blender, extension, tmp_path) -> None:
+    bpy = blender
+    path = tmp_path / "sleeve.xml"
+    path.write_text("""<mujoco model="sleeve"><worldbody><body name="sleeve">
+      <joint name="rod: angle" type="hinge" range="-30 30"/>
+      <joint name="rod: slide" type="slide" range="-0.1 0.1"/>
+      <geom size="0.05"/></body></worldbody></mujoco>""")
+    io_ = importlib.import_module(extension.__name__ + ".addon.mjcf_io")
+    _, report, warnings = io_.import_mjcf(bpy.context, str(path))
+    s = bpy.data.objects["rod"].mechanism
+    assert s.joint_kind == "CYLINDRICAL" and s.limit_coordinate == "ANGLE"
+    assert abs(s.limit_upper_angle - np.radians(30)) < 1e-6
+    assert warnings == ["'rod: slide: limit' is not written (a joint holds one of each; add it "
+                        "by hand)"]

@@ -175,6 +175,12 @@ def test_stops_springs_friction_couplers_map_to_mujoco_fields_and_the_rest_is_na
     assert any("limit 'joint0: limit'" in u and "restitution" in u for u in e.unmapped)
 
 
+def test_a_moving_part_named_world_is_refused_by_name():
+    m = pendulum(part="world")
+    with pytest.raises(solver.MechanismError, match="part 'world' moves"):
+        export_of(m)
+
+
 # ---------------------------------------------------------------- import
 mjcf, mm = io("mjcf"), io("mjcf_mechanism")
 

@@ -116,6 +116,9 @@ def mjcf_from_mechanism(mech: Mechanism, model_name: str = "mechanism", timestep
     is 99.99% of the one that would hold it exactly)."""
     if not mech.parts:
         raise MechanismError("MJCF export: the mechanism has no parts")
+    if WORLD in mech.parts and not mech.parts[WORLD].fixed:
+        raise MechanismError(f"MJCF export: part {WORLD!r} moves, but MuJoCo keeps that name "
+                             f"for the ground: rename the part")
     tc = 2.0 * timestep if solref_timeconst is None else float(solref_timeconst)
     solref, solimp = f"{fmt(tc)} 1", f"{fmt(impedance)} {fmt(impedance)} 0.001 0.5 2"
     parents, tree, free = spanning_tree(mech)
@@ -191,7 +194,7 @@ def spanning_tree(mech: Mechanism) -> tuple[dict, dict, list]:
 
 
 def world_pose(mech: Mechanism, part: str) -> np.ndarray:
-    """A part's frame in world (4x4); a fixed part's frame is MuJoCo's world frame."""
+    """A part's frame in world as built (4x4, m)."""
     T = np.eye(4)
     p = mech.parts[part]
     T[:3, :3], T[:3, 3] = quat_to_matrix(p.orientation), p.position

@@ -92,7 +92,7 @@ class Builder:
         self.out: dict = {k: [] for k in ("limits", "springs", "frictions", "couplers", "motions")}
         self.unmapped: list = []
         self.warnings: list = []
-        self.coordinate: dict = {}          # MuJoCo joint -> (solver joint, ref)
+        self.coordinate: dict = {}          # MuJoCo joint -> (solver joint, coordinate, ref)
 
     def assign_parts(self) -> None:
         pieces: dict = {WORLD: []}
