@@ -133,6 +133,27 @@ def test_four_bar_loop_closes_through_two_connects_and_matches_mujoco():
     compare_positions(m, r, mj, ["crank", "coupler", "rocker"], 1e-4)
 
 
+def test_geared_pendulums_with_a_torsion_spring_match_mujoco():
+    """Two pendulums about world y geared 2:1 (a coupler, MuJoCo's joint equality), one on
+    a torsion spring whose free angle is off the pose as built (springref)."""
+    m = solver.Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    y_axis = (math.sqrt(0.5), -math.sqrt(0.5), 0.0, 0.0)          # marker z along world y
+    for name, x, angle, length in (("a", 0.0, 0.3, 0.5), ("b", 1.0, -0.2, 0.3)):
+        m.add_part(name, mass=1.0, center_of_mass=(length, 0, 0), inertia=(1e-3, 0.02, 0.02),
+                   position=(x, 0, 0), orientation=(math.cos(angle / 2), 0, math.sin(angle / 2), 0))
+        m.add_marker(f"{name}: pivot", "ground", position=(x, 0, 0), orientation=y_axis)
+        m.add_marker(f"{name}: pin", name, orientation=y_axis)
+        m.add_joint(f"{name} pin", "revolute", f"{name}: pin", f"{name}: pivot")
+    m.add_coupler("tie", ["a pin", "b pin"], [1.0, 2.0])
+    m.add_torsion_spring("spring", "b pin", stiffness=5.0, damping=0.1, free_angle=0.4)
+    e = export_of(m)
+    assert e.equalities == ("tie",) and not e.unmapped
+    r = m.solve(duration=1.0, fps=50, analysis="dynamic", tolerance=1e-9)
+    mj = run_mujoco(e, 1.0, 50)
+    compare_positions(m, r, mj, ["a", "b"], 1e-4)
+
+
 def test_driven_slider_crank_position_and_torque_match_mujoco():
     m = slider_crank(masses=(1.0, 2.0, 3.0))
     m.assemble()
