@@ -154,6 +154,18 @@ def test_geared_pendulums_with_a_torsion_spring_match_mujoco():
     compare_positions(m, r, mj, ["a", "b"], 1e-4)
 
 
+def test_pendulum_on_a_spring_damper_matches_mujocos_tendon():
+    m = pendulum(axis="y", angle=0.3, inertia=(0.01, 0.02, 0.03))
+    m.add_marker("anchor", "ground", position=(0.5, 0.0, 0.8))
+    m.add_marker("hook", "bob", position=(0.7, 0.0, 0.0))
+    m.add_spring_damper("cord", "hook", "anchor", stiffness=40.0, damping=0.5, free_length=0.6)
+    e = export_of(m)
+    assert not e.unmapped
+    r = m.solve(duration=1.0, fps=50, analysis="dynamic", tolerance=1e-9)
+    mj = run_mujoco(e, 1.0, 50)
+    compare_positions(m, r, mj, ["bob"], 1e-6)       # no soft constraint: RK4 alone
+
+
 def test_driven_slider_crank_position_and_torque_match_mujoco():
     m = slider_crank(masses=(1.0, 2.0, 3.0))
     m.assemble()
@@ -351,6 +363,7 @@ def open_chain_of_every_tree_kind():
 
 
 def test_imported_double_pendulum_swings_as_mujoco_runs_it():
+    """Its elbow's spring rests at springref - ref from the pose as written."""
     xml = """<mujoco model="double">
       <compiler angle="radian"/>
       <option timestep="0.0001" integrator="RK4"><flag contact="disable"/></option>
@@ -359,7 +372,7 @@ def test_imported_double_pendulum_swings_as_mujoco_runs_it():
           <joint name="shoulder" axis="0 1 0" damping="0.05"/>
           <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/>
           <body name="fore" pos="0.5 0 0">
-            <joint name="elbow" axis="0 1 0"/>
+            <joint name="elbow" axis="0 1 0" ref="0.2" stiffness="3" springref="0.5"/>
             <geom type="box" pos="0.2 0 0" size="0.2 0.02 0.03" density="2000"/>
           </body>
         </body>
