@@ -208,6 +208,24 @@ def test_stops_springs_friction_couplers_map_to_mujoco_fields_and_the_rest_is_na
     assert any("limit 'joint0: limit'" in u and "restitution" in u for u in e.unmapped)
 
 
+def test_ball_friction_free_parts_and_unmappable_loops_are_written_or_named():
+    m = chain([0.2, 0.4], kind="spherical")
+    m.add_friction("ball", "joint0", static=0.0, preload=0.3)
+    m.add_part("drone", mass=2.0, position=(0, 0, 3), velocity=(1.0, 0, 0))
+    e = export_of(m)
+    model = mujoco.MjModel.from_xml_string(e.xml)
+    ball = model.joint("joint0")
+    assert ball.type[0] == mujoco.mjtJoint.mjJNT_BALL
+    assert np.all(model.dof_frictionloss[ball.dofadr[0]:ball.dofadr[0] + 3] == 0.3)
+    assert model.joint("drone").type[0] == mujoco.mjtJoint.mjJNT_FREE
+    text = " | ".join(e.unmapped)
+    assert "friction 'ball': a ball joint's frictionloss" in text
+    assert "part 'drone': its initial velocity" in text
+    c = slider_crank(variant="RSUP")         # its universal wrist closes the loop
+    c.assemble()
+    assert any(u.startswith("joint 'wrist': a universal joint") for u in export_of(c).unmapped)
+
+
 def test_a_moving_part_named_world_is_refused_by_name():
     m = pendulum(part="world")
     with pytest.raises(solver.MechanismError, match="part 'world' moves"):
