@@ -3,6 +3,7 @@
 Blender command line (the extension enabled):
     blender -b -c mechanism bake in.blend -o out.blend [--csv forces.csv]
     blender -b -c mechanism study in.blend --vary NAME=START:STOP:COUNT [--vary ...] -o table.csv
+    blender -b -c mechanism import robot.urdf|model.xml -o out.blend [--package DIR] [--floating-base]
     blender -b -c mechanism mjcf in.blend -o model.xml
 Python (``bpy`` from PyPI, the extension enabled; see addon/headless.py):
     bake_file("in.blend", "out.blend"); study_file("in.blend", {"Arm.mass": [1, 2]}, "t.csv")
@@ -19,7 +20,7 @@ import bpy
 
 from ..solver import MechanismError, SolverCancelled, Study, grid
 from .background import INTERRUPT, until_interrupted
-from .io.command_line import MjcfCommand, StudyCommand, parse_command
+from .io.command_line import ImportCommand, MjcfCommand, StudyCommand, parse_command
 from .io.settings import solve_options
 from .scene_reader import read_scene
 
@@ -65,6 +66,27 @@ def mjcf_file(in_path: str, out_path: str) -> int:
         print(f"mechanism mjcf failed: {exc}", file=sys.stderr)
         return 1
     print(f"mechanism: {in_path} -> {out_path}")
+    return 0
+
+
+def import_file(cmd: ImportCommand) -> int:
+    """Build ``cmd.source`` (URDF or MJCF) as a mechanism in a new empty scene with File >
+    Import's operator and save it to ``cmd.output``; 0 on success, 1 on a failure (the
+    reason, with the element and line the importer names, goes to stderr; nothing is
+    written)."""
+    source = os.path.abspath(cmd.source)
+    try:
+        bpy.ops.wm.read_homefile(use_empty=True)
+        if cmd.kind == "urdf":
+            bpy.ops.mechanism.import_urdf(filepath=source, package_dir=cmd.package or "",
+                                          floating_base=cmd.floating_base)
+        else:
+            bpy.ops.mechanism.import_mjcf(filepath=source)
+    except RuntimeError as exc:           # the importer reported an error
+        print(f"mechanism import failed: {exc}", file=sys.stderr)
+        return 1
+    bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(cmd.output), copy=False)
+    print(f"mechanism: imported {cmd.source} -> {cmd.output}")
     return 0
 
 
@@ -142,6 +164,8 @@ def _command(argv: list[str]) -> int:
         return study_file(cmd.blend, dict(cmd.vary), cmd.output)
     if isinstance(cmd, MjcfCommand):
         return mjcf_file(cmd.blend, cmd.output)
+    if isinstance(cmd, ImportCommand):
+        return import_file(cmd)
     return bake_file(cmd.blend, cmd.output, cmd.csv)
 
 

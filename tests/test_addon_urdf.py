@@ -167,3 +167,36 @@ def test_a_bad_file_leaves_the_scene_unchanged(blender, tmp_path) -> None:
         bpy.ops.mechanism.import_urdf(filepath=str(broken))
     assert bs.differences(before, bs.snapshot(bpy)) == []
     assert {k: len(getattr(bpy.data, k)) for k in blocks} == blocks
+
+
+def test_the_command_line_imports_a_robot_into_a_blend_file(blender, extension, tmp_path,
+                                                            capsys) -> None:
+    """``blender -b -c mechanism import arm.urdf -o arm.blend``: the robot built in a new
+    empty scene and saved, ready to bake (the extension still there after the new scene);
+    a bad file fails naming its line and writes nothing."""
+    import importlib
+    bpy = blender
+    cli = importlib.import_module(extension.__name__ + ".addon.cli")
+    path = write_package(tmp_path, arm_with_visuals("tri.stl"))
+    out = tmp_path / "arm.blend"
+    assert cli._command(["import", str(path), "-o", str(out), "--package", str(tmp_path)]) == 0
+    assert out.exists()
+    bpy.ops.wm.open_mainfile(filepath=str(out))
+    assert {"base", "upper", "fore", "shoulder", "elbow"} <= {ob.name for ob in bpy.data.objects}
+    assert "Cube" not in bpy.data.objects                     # a new, empty scene
+    assert bpy.data.objects["shoulder"].mechanism.role == "JOINT"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bad = tmp_path / "bad.urdf"
+    bad.write_text(arm_urdf().replace('child link="fore"', 'child link="hand"'))
+    assert cli._command(["import", str(bad), "-o", str(tmp_path / "bad.blend")]) == 1
+    assert "line 24: joint 'elbow'" in capsys.readouterr().err
+    assert not (tmp_path / "bad.blend").exists()
+    assert cli._command(["import", "model.xml", "-o", "m.blend", "--floating-base"]) == 2
+    model = tmp_path / "bob.xml"                   # a MuJoCo model takes the same command
+    model.write_text('<mujoco model="bob"><worldbody><body name="bob" pos="0 0 -0.5">'
+                     '<joint name="pin" type="hinge" axis="0 1 0" pos="0 0 0.5"/>'
+                     '<geom type="sphere" size="0.05" mass="1"/></body></worldbody></mujoco>')
+    assert cli._command(["import", str(model), "-o", str(tmp_path / "bob.blend")]) == 0
+    bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "bob.blend"))
+    assert bpy.data.objects["bob"].mechanism.role == "PART"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}

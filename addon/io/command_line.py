@@ -1,11 +1,14 @@
 """The arguments of the ``mechanism`` command (``blender -b -c mechanism bake in.blend -o
 out.blend [--csv forces.csv]``; ``blender -b -c mechanism study in.blend --vary
 NAME=START:STOP:COUNT [--vary ...] -o table.csv``; ``blender -b -c mechanism mjcf in.blend
--o model.xml``; or ``python addon/headless.py ...``), parsed without Blender."""
+-o model.xml``; ``blender -b -c mechanism import robot.urdf|model.xml -o out.blend
+[--package DIR] [--floating-base]``; or ``python addon/headless.py ...``), parsed without
+Blender."""
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 from dataclasses import dataclass
 
 
@@ -31,6 +34,23 @@ class MjcfCommand:
     """mjcf: open ``blend`` and write its mechanism as a MuJoCo model to ``output``."""
     blend: str
     output: str
+
+
+@dataclass(frozen=True)
+class ImportCommand:
+    """import: a URDF robot (``.urdf``) or a MuJoCo model (MJCF, ``.xml``) built as a
+    mechanism in a new scene (File > Import) and saved to ``output``; ``package``: the
+    folder URDF package:// paths resolve against; ``floating_base``: URDF's root link free
+    (MJCF says so itself, with a free joint)."""
+    source: str
+    output: str
+    package: str | None = None
+    floating_base: bool = False
+
+    @property
+    def kind(self) -> str:
+        """"urdf" or "mjcf", by the file's extension (``.urdf``, else MJCF's ``.xml``)."""
+        return "urdf" if self.source.lower().endswith(".urdf") else "mjcf"
 
 
 def vary_values(text: str) -> tuple[str, tuple[float, ...]]:
@@ -90,10 +110,18 @@ def _parser() -> argparse.ArgumentParser:
                         "(MJCF), assembled at the first frame")
     mj.add_argument("blend", help="input .blend file (not changed)")
     mj.add_argument("-o", "--output", required=True, help="the MuJoCo model (.xml)")
+    im = sub.add_parser("import", help="build a URDF robot (.urdf) or a MuJoCo model (.xml) "
+                        "as a mechanism in a new scene and save it as a .blend file")
+    im.add_argument("source", help="the robot or model file (.urdf, or MJCF .xml)")
+    im.add_argument("-o", "--output", required=True, help="output .blend file")
+    im.add_argument("--package", help="URDF: the folder package:// mesh paths resolve against "
+                    "(default: the file's folder and the one above it)")
+    im.add_argument("--floating-base", action="store_true",
+                    help="URDF: the root link moves freely instead of being the ground")
     return parser
 
 
-def parse_command(argv: list[str]) -> BakeCommand | StudyCommand | MjcfCommand | int:
+def parse_command(argv: list[str]) -> BakeCommand | StudyCommand | MjcfCommand | ImportCommand | int:
     """The command ``argv`` asks for, or the exit code when there is nothing to run: 0 after
     --help, 2 after a usage error (argparse prints the usage and the error to stderr)."""
     parser = _parser()
@@ -109,4 +137,13 @@ def parse_command(argv: list[str]) -> BakeCommand | StudyCommand | MjcfCommand |
         return StudyCommand(args.blend, args.output, tuple(args.vary))
     if args.action == "mjcf":
         return MjcfCommand(args.blend, args.output)
+    if args.action == "import":
+        cmd = ImportCommand(args.source, args.output, args.package, args.floating_base)
+        if cmd.kind == "mjcf" and (cmd.package or cmd.floating_base):
+            parser.print_usage(sys.stderr)
+            print("blender -c mechanism import: error: --package and --floating-base are for a "
+                  "URDF file (an MJCF model names its meshes itself and frees its base with a "
+                  "free joint)", file=sys.stderr)
+            return 2
+        return cmd
     return BakeCommand(args.blend, args.output, args.csv)
