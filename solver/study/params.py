@@ -24,6 +24,11 @@ longest item name that fits is taken) or ``gravity.<axis>``:
                       bearing_length
   limit               lower, upper (the bounds it has), restitution (a rigid stop) or
                       stiffness, exponent, damping, penetration (a compliant one)
+  contact             restitution, friction (static; the dynamic coefficient follows it when
+                      the contact has one coefficient), dynamic_friction, slip_speed, and
+                      the law it was built with: stiffness and exponent, time_constant,
+                      or young, poisson and exponent (Hertz; "young" sets both sides,
+                      "young.a" and "young.b" one side each, and so for poisson)
   gravity             gravity.x|y|z (an item named "gravity" takes precedence)
   constants           constants.<name>: a named constant in every motion, force and
                       spring whose expression uses it, all at once (as the Blender
@@ -62,12 +67,17 @@ _FRICTION = ("static", "dynamic", "transition_speed", "viscous", "preload", "rad
 _COMPLIANT = ("stiffness", "exponent", "damping", "penetration")
 _BUSHING = ("stiffness", "damping", "preload")
 _SIX = ("x", "y", "z", "rx", "ry", "rz")          # along, then about, marker J's axes
+# a contact's parameter -> its Contact attribute (vocabulary/contacts.py), where they differ
+_CONTACT_ATTRIBUTE = {"friction": "static", "dynamic_friction": "dynamic"}
+_SIDES = ("a", "b")                               # a pair's entries: part A's side, part B's
+_PAIRS = ("young", "poisson")
 # the builder's tables: attribute, kind (as in its error messages)
 TABLES = (("parts", "part"), ("markers", "marker"), ("joints", "joint"),
           ("springs", "spring-damper"), ("torsion_springs", "torsion spring"),
           ("motions", "motion"), ("loads", "force"), ("couplers", "coupler"),
           ("limits", "limit"), ("frictions", "friction"), ("bushings", "bushing"),
-          ("vector_forces", "vector force"), ("general_motions", "general motion"))
+          ("vector_forces", "vector force"), ("general_motions", "general motion"),
+          ("contacts", "contact"))
 
 
 @dataclass(frozen=True)
@@ -115,7 +125,23 @@ def item_fields(builder: Builder, table: str, item: str) -> list[str]:
         lm = builder.limits[item]
         bounds = [b for b in ("lower", "upper") if getattr(lm, b) is not None]
         return bounds + (list(_COMPLIANT) if lm.stiffness is not None else ["restitution"])
+    if table == "contacts":
+        return _contact_fields(builder.contacts[item])
     return []
+
+
+def _contact_fields(contact: Any) -> list[str]:
+    """A contact's parameters: those of the stiffness law it was built with (a stiffness
+    and its exponent; a time constant, whose law is linear; or Young's moduli and
+    Poisson's ratios, both sides or one, and the exponent) among the restitution and
+    friction's."""
+    if contact.stiffness is not None:
+        law = ["stiffness", "exponent"]
+    elif contact.time_constant is not None:
+        law = ["time_constant"]
+    else:
+        law = ["exponent"] + [f"{f}{s}" for f in _PAIRS for s in ("", ".a", ".b")]
+    return ["restitution"] + law + ["friction", "dynamic_friction", "slip_speed"]
 
 
 def parameter_names(builder: Builder) -> list[str]:
@@ -158,6 +184,8 @@ def _field(builder: Builder, table: str, item: str, field: str) -> tuple[str, An
         return field, None
     elif table in _EXPRESSIONS and field in getattr(builder, table)[item].constants:
         return "constant", field
+    elif table == "contacts" and field in item_fields(builder, table, item):
+        return _CONTACT_ATTRIBUTE.get(head, head), _SIDES.index(tail) if tail else None
     elif field in item_fields(builder, table, item):
         return field, None
     return None
@@ -223,7 +251,8 @@ _QUANTITY = {("parts", "mass"): "mass", ("parts", "center_of_mass"): "length",
              ("springs", "free_length"): "length", ("torsion_springs", "free_angle"): "angle",
              ("couplers", "pitch_radius"): "length", ("couplers", "pitch"): "length",
              ("frictions", "radius"): "length", ("frictions", "arm"): "length",
-             ("frictions", "bearing_length"): "length", ("gravity", "gravity"): "acceleration"}
+             ("frictions", "bearing_length"): "length", ("gravity", "gravity"): "acceleration",
+             ("contacts", "slip_speed"): "velocity"}
 
 
 def quantity(builder: Builder, name: str) -> str:
@@ -255,8 +284,10 @@ def resolve_all(builder: Builder, names: Any) -> list[Parameter]:
 
 
 def _targets(builder: Builder, p: Parameter) -> list[tuple]:
-    """The values ``p`` sets: its own, or for "constants.<name>" the constant in each item
-    that uses it."""
+    """The values ``p`` sets: its own, for a contact's pair (young, poisson) set whole each
+    side's, or for "constants.<name>" the constant in each item that uses it."""
+    if p.table == "contacts" and p.field in _PAIRS and p.index is None:
+        return [(p.table, p.item, p.field, k) for k in range(len(_SIDES))]
     if p.table != "constants":
         return [p.target]
     return [(table, item, "constant", p.index)
@@ -380,8 +411,35 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
         for p, v in changes:
             f[p.field][p.index] = v
         _readd(b, table, item, lambda: b.add_bushing(item, old.marker_i, old.marker_j, **f))
+    elif table == "contacts":
+        f = _contact_law(old, changes)
+        _readd(b, table, item, lambda: b.add_contact(item, old.part_a, old.part_b, old.shape_a,
+                                                     old.shape_b, **f))
     else:                                     # resolve() lets no other table through
         raise AssertionError(table)
+
+
+def _contact_law(old: Any, changes: list[tuple[Parameter, float]]) -> dict[str, Any]:
+    """add_contact's arguments for contact ``old`` with the ``changes`` (Parameter.field
+    a Contact attribute; a pair's index None for both sides): its law as built, the
+    dynamic friction following the static when the contact has one coefficient and only
+    the static is set."""
+    f = {"restitution": old.restitution, "stiffness": old.stiffness, "exponent": old.exponent,
+         "time_constant": old.time_constant, "young": old.young, "poisson": old.poisson,
+         "static": old.static, "dynamic": old.dynamic, "slip_speed": old.slip_speed}
+    for p, v in changes:
+        if p.field in _PAIRS:
+            pair = list(f[p.field])
+            for k in range(len(_SIDES)) if p.index is None else (p.index,):
+                pair[k] = v
+            f[p.field] = tuple(pair)
+        else:
+            f[p.field] = v
+    fields = {p.field for p, _ in changes}
+    if old.dynamic == old.static and "static" in fields and "dynamic" not in fields:
+        f["dynamic"] = None
+    f["friction"], f["dynamic_friction"] = f.pop("static"), f.pop("dynamic")
+    return f
 
 
 def _add_coupler(b: Builder, name: str, old: Any, new: dict[str, float]) -> None:

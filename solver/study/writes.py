@@ -48,7 +48,8 @@ them (``_derive``):
                         its ratio: a variant where that changes is compiled instead)
 
 The kinds in ``_FALLBACK``, markers that ``_marker_blocked`` refuses and mechanisms with
-contacts are compiled per variant as before; each says why (``unwritable``).
+contacts (a contact's own parameters included) are compiled per variant as before; each
+says why (``unwritable``).
 """
 from __future__ import annotations
 
