@@ -523,3 +523,37 @@ def test_a_moved_marker_gives_its_parameter_a_new_design_value(blender, extensio
         scene.frame_set(f)
         mods.study.parameter_choices(scene)
     assert reads == []
+
+
+def test_a_contacts_numbers_are_study_parameters_in_the_panel(blender, extension) -> None:
+    """A Contact object offers its restitution, friction, slip speed and stiffness law to
+    the Study picker (Stiffness 0: the time constant; a Stiffness: it and its exponent),
+    the restitution's design value shown and the slip speed in the scene's velocity unit;
+    Run Study over two restitutions (a mechanism with contacts: the variants one by one,
+    each with its touchdown) gives the solver's own table of the scene to the last bit."""
+    from test_addon_contacts import ball_drop
+    bpy = blender
+    mods = _mods(extension)
+    bs.set_range(bpy, 1, 13)
+    d = ball_drop(bpy, height=0.2, restitution=0.8)
+    c = d["contact"].name
+    scene = bpy.context.scene
+    names, _ = mods.study.parameter_choices(scene)
+    common = {f"{c}.{f}" for f in ("restitution", "friction", "dynamic_friction", "slip_speed")}
+    assert common | {f"{c}.time_constant"} <= set(names) and f"{c}.stiffness" not in names
+    assert mods.study.nominal(scene, f"{c}.restitution") == pytest.approx(0.8)
+    assert mods.study.unit_of(scene, f"{c}.slip_speed") == "VELOCITY"
+    d["contact"].mechanism.contact_stiffness = 1e5
+    names, _ = mods.study.parameter_choices(scene)
+    assert common | {f"{c}.stiffness", f"{c}.exponent"} <= set(names)
+    assert f"{c}.time_constant" not in names
+    st = scene.mechanism.study
+    st.pick_1 = f"{c}.restitution"
+    st.start_1, st.stop_1, st.count_1 = 0.4, 0.9, 2
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    sm = mods.reader.read_scene(scene)
+    ref = mods.solver.Study(sm.mech, mods.solver.grid({f"{c}.restitution": [0.4, 0.9]})).run(
+        times=sm.timeline.times)
+    table = mods.study.stored_table(st)
+    assert not table.failures
+    same_table(table, ref)
