@@ -11,7 +11,8 @@ import numpy as np
 from ..solver import Mechanism, MechanismError
 from .coupling import selected_with_role
 from .curve_reader import length_text
-from .io.contact_shapes import contact_shape, outward_faces, part_vertices
+from .io.contact_shapes import (ProfileSettings, contact_shape, outward_faces, part_vertices,
+                                resolved_kind)
 from .io.mesh_checks import coarse_grid_note, refuse_open_mesh
 from .io.part_frames import PartFrame
 
@@ -24,7 +25,7 @@ def selected_parts(context) -> list:
 def add_contact_object(context, part_a, part_b) -> bpy.types.Object:
     """A new Contact Empty between ``part_a`` and ``part_b`` ("Contact a-b"), midway between
     their origins, selected and active; each side's shape Floor for a ground part, else
-    Mesh."""
+    Auto (io/contact_shapes.py: Profile for a prism along the part's z, else Mesh)."""
     ob = bpy.data.objects.new(f"Contact {part_a.name}-{part_b.name}", None)
     ob.empty_display_type = "SPHERE"
     ob.empty_display_size = 0.05
@@ -32,8 +33,8 @@ def add_contact_object(context, part_a, part_b) -> bpy.types.Object:
     ob.location = 0.5 * (part_a.matrix_world.translation + part_b.matrix_world.translation)
     s = ob.mechanism
     s.role, s.contact_part_a, s.contact_part_b = "CONTACT", part_a, part_b
-    s.contact_shape_a = "FLOOR" if part_a.mechanism.ground else "MESH"
-    s.contact_shape_b = "FLOOR" if part_b.mechanism.ground else "MESH"
+    s.contact_shape_a = "FLOOR" if part_a.mechanism.ground else "AUTO"
+    s.contact_shape_b = "FLOOR" if part_b.mechanism.ground else "AUTO"
     for o in context.selected_objects:
         o.select_set(False)
     ob.select_set(True)
@@ -60,19 +61,28 @@ def _mesh_triangles(ob, depsgraph) -> tuple[np.ndarray | None, np.ndarray | None
     return co.reshape(-1, 3), tri.reshape(-1, 3)
 
 
+def profile_settings(s, scale: float) -> ProfileSettings:
+    """A Contact's Profile settings in metres: its Profile Cell and Point Spacing (Blender
+    units times ``scale``; 0: the solver's default) and Levels."""
+    cell, spacing = s.contact_profile_cell * scale, s.contact_profile_spacing * scale
+    return ProfileSettings(cell if cell != 0.0 else None, spacing if spacing != 0.0 else None,
+                           int(s.contact_profile_levels))
+
+
 def _side_shape(what: str, part, kind: str, frame: PartFrame, scale: float, cells: int,
-                depsgraph, scene) -> tuple:
-    """(Shape, notes): one side's Shape in its part's frame (m); a Mesh side's open edges
-    refused (where, in world Blender units, and what to do) and a grid too coarse for its
-    thinnest part noted (io/mesh_checks.py)."""
+                depsgraph, scene, profile: ProfileSettings) -> tuple:
+    """(Shape, notes): one side's Shape in its part's frame (m), Auto resolved to Profile
+    or Mesh; a Mesh side's open edges refused (where, in world Blender units, and what to
+    do) and a grid too coarse for its thinnest part noted (io/mesh_checks.py)."""
     local, faces = _mesh_triangles(part, depsgraph)
     vertices = None if local is None else part_vertices(local, frame.stretch, scale)
     faces = None if faces is None else outward_faces(faces, frame.stretch)
+    kind = resolved_kind(kind, vertices, faces)
     notes = []
     if kind == "MESH" and vertices is not None and len(faces):
         refuse_open_mesh(f"{what} mesh", faces, local @ frame.matrix[:3, :3].T + frame.matrix[:3, 3])
     up = frame.rotation.T @ np.array([0.0, 0.0, 1.0])
-    shape = contact_shape(what, kind, vertices, faces, up, cells, part.mechanism.ground)
+    shape = contact_shape(what, kind, vertices, faces, up, cells, part.mechanism.ground, profile)
     if kind == "MESH":
         notes.append(coarse_grid_note(what, vertices, faces, cells,
                                       lambda metres: length_text(scene, metres)))
@@ -119,7 +129,7 @@ def add_contact(mech: Mechanism, ob, scene, part_frames: dict, scale: float,
     for label, part, kind in (("A", parts[0], s.contact_shape_a), ("B", parts[1], s.contact_shape_b)):
         side = f"{what}: Shape {label}, part {part.name!r}"
         shape, said = _side_shape(side, part, kind, part_frames[part.name], scale,
-                                  s.contact_cells, depsgraph, scene)
+                                  s.contact_cells, depsgraph, scene, profile_settings(s, scale))
         sides.append((part.name, shape))
         notes += said
     stiffness = None if s.contact_stiffness == 0.0 else s.contact_stiffness

@@ -293,14 +293,26 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                     description="The part that the baked force acts on")
     contact_part_b: PointerProperty(name="Part B", type=bpy.types.Object, poll=is_part,
                                     description="The other part (it takes the opposite force)")
-    contact_shape_a: EnumProperty(name="Shape A", items=CONTACT_SHAPES, default="MESH",
+    contact_shape_a: EnumProperty(name="Shape A", items=CONTACT_SHAPES, default="AUTO",
                                   description="Part A's contact shape, from its mesh")
-    contact_shape_b: EnumProperty(name="Shape B", items=CONTACT_SHAPES, default="MESH",
+    contact_shape_b: EnumProperty(name="Shape B", items=CONTACT_SHAPES, default="AUTO",
                                   description="Part B's contact shape, from its mesh")
     contact_cells: IntProperty(name="Grid Cells", default=32, min=4, max=256,
                                description="A Mesh shape's distance grid: cells along the "
                                            "mesh's largest extent (finer follows small "
                                            "features, costs memory and time to build)")
+    contact_profile_cell: FloatProperty(name="Profile Cell", unit="LENGTH", default=0.0,
+                                        min=0.0, description="A Profile shape's distance grid "
+                                        "cell (0: 1/128 of the outline's largest extent, "
+                                        "refined until it follows the outline's edges)")
+    contact_profile_spacing: FloatProperty(name="Point Spacing", unit="LENGTH", default=0.0,
+                                           min=0.0, description="A Profile shape's contact "
+                                           "points along its outline at most this far apart "
+                                           "(0: the cell)")
+    contact_profile_levels: IntProperty(name="Levels", default=2, min=1, max=8,
+                                        description="A Profile shape's contact points at "
+                                        "this many heights across its thickness (1: the "
+                                        "middle only, enough for a planar mechanism)")
     contact_restitution: FloatProperty(name="Restitution", default=0.5, min=0.01, max=1.0,
                                        description="Rebound speed over landing speed (1: no "
                                                    "loss)")

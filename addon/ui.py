@@ -287,16 +287,21 @@ def _draw_bushing(layout, ob, s):
 
 
 def _draw_contact(layout, ob, s):
-    """The two parts and their shapes (red when a part is unset; Grid Cells with a Mesh
-    side), the force law and friction."""
+    """The two parts and their shapes (red when a part is unset; Grid Cells with a Mesh or
+    Auto side, the profile's cell, spacing and levels with a Profile or Auto side), the
+    force law and friction."""
     col = layout.column(align=True)
     for side in "ab":
         row = col.row()
         row.alert = getattr(s, f"contact_part_{side}") is None    # refused by Check, by name
         row.prop(s, f"contact_part_{side}")
         col.prop(s, f"contact_shape_{side}")
-    if "MESH" in (s.contact_shape_a, s.contact_shape_b):
+    kinds = (s.contact_shape_a, s.contact_shape_b)
+    if "MESH" in kinds or "AUTO" in kinds:
         col.prop(s, "contact_cells")
+    if "PROFILE" in kinds or "AUTO" in kinds:
+        for p in ("contact_profile_cell", "contact_profile_spacing", "contact_profile_levels"):
+            col.prop(s, p)
     _draw_plot(layout, ob, s)
     col = layout.column(align=True)
     col.prop(s, "contact_restitution")

@@ -11,6 +11,11 @@ c = (lo + hi) / 2 and extents d = hi - lo:
 - Cylinder, Capsule: along the part axis of the largest extent (z, then y, on a tie),
   radius half the larger of the two other extents; a cylinder's length is the extent along
   its axis, a capsule's (between its end spheres' centres) that minus two radii (at least 0).
+- Profile: the mesh read as an extrusion along the part's z (io/contact_profiles.py: the
+  outline of its top faces, holes included, its thickness the z extent), refused with how
+  far off it is when it is not a prism along z; the profile's grid cell, its points'
+  spacing (m; None: the solver's defaults) and the heights they stand at (``levels``).
+- Auto: Profile for a mesh that is a prism along the part's z, Mesh otherwise.
 - Floor (a ground part): the solid below the horizontal plane through the mesh's highest
   vertex along world +z, at the part's design pose (the half-space's normal is world +z in
   the part's axes).
@@ -18,10 +23,12 @@ c = (lo + hi) / 2 and extents d = hi - lo:
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...solver import MechanismError, Shape
+from .contact_profiles import is_prism, prism_outline
 
 CONTACT_SHAPES = [
     ("MESH", "Mesh", "The part's evaluated mesh (closed), its distance grid of Grid Cells cells"),
@@ -34,6 +41,9 @@ CONTACT_SHAPES = [
                              "larger other extent"),
     ("FLOOR", "Floor", "A ground part only: the solid below the horizontal plane through the "
                        "mesh's top (world up)"),
+    ("PROFILE", "Profile", "The mesh as an extruded outline: a prism along the part's z, its "
+                           "top faces' outline (holes included) over its z extent"),
+    ("AUTO", "Auto", "Profile for a mesh that is a prism along the part's z, else Mesh"),
 ]
 SHAPE_LABELS = {key: label for key, label, _ in CONTACT_SHAPES}
 
@@ -50,18 +60,64 @@ MESH_CACHE_SIZE = 16
 _mesh_shapes: dict[tuple, Shape] = {}
 
 
+@dataclass(frozen=True)
+class ProfileSettings:
+    """A Profile side's grid cell and points' spacing (m; None: the solver's defaults, a
+    cell of 1/128 of the profile refined to its edges and points a cell apart) and the
+    number of heights its points stand at (``levels``)."""
+    cell: float | None = None
+    spacing: float | None = None
+    levels: int = 2
+
+
+def _cached(key: tuple, make) -> Shape:
+    """The Shape kept for ``key`` among the last MESH_CACHE_SIZE asked for, else ``make()``
+    (kept, the newest last)."""
+    shape = _mesh_shapes.pop(key, None) or make()
+    _mesh_shapes[key] = shape
+    while len(_mesh_shapes) > MESH_CACHE_SIZE:
+        _mesh_shapes.pop(next(iter(_mesh_shapes)))
+    return shape
+
+
+def _digest(array: np.ndarray) -> tuple:
+    return hashlib.sha1(array.tobytes()).hexdigest(), array.shape
+
+
 def mesh_shape(vertices: np.ndarray, faces: np.ndarray, cells: int) -> Shape:
     """``Shape.mesh(vertices, faces, cells)``, the same Shape object (its grid built once)
     for the same numbers as one of the last MESH_CACHE_SIZE meshes asked for."""
     V = np.ascontiguousarray(vertices, dtype=float)
     F = np.ascontiguousarray(faces, dtype=np.int64)
-    key = (hashlib.sha1(V.tobytes()).hexdigest(), V.shape,
-           hashlib.sha1(F.tobytes()).hexdigest(), F.shape, int(cells))
-    shape = _mesh_shapes.pop(key, None) or Shape.mesh(V, F, cells=cells)
-    _mesh_shapes[key] = shape                       # the newest last
-    while len(_mesh_shapes) > MESH_CACHE_SIZE:
-        _mesh_shapes.pop(next(iter(_mesh_shapes)))
-    return shape
+    return _cached(("mesh", _digest(V), _digest(F), int(cells)),
+                   lambda: Shape.mesh(V, F, cells=cells))
+
+
+def profile_shape(vertices: np.ndarray, faces: np.ndarray, settings: ProfileSettings,
+                  what: str) -> Shape:
+    """``Shape.profile`` of the mesh read as a prism along the part's z (its outline, its
+    thickness hi - lo, centred at z = (lo + hi) / 2), kept as ``mesh_shape`` keeps its
+    Shapes; a mesh that is not a prism refused naming ``what``."""
+    V = np.ascontiguousarray(vertices, dtype=float)
+    F = np.ascontiguousarray(faces, dtype=np.int64)
+    key = ("profile", _digest(V), _digest(F), settings)
+
+    def make() -> Shape:
+        loops, lo, hi = prism_outline(V, F, what)
+        return Shape.profile(loops, hi - lo, (0.0, 0.0, 0.5 * (lo + hi)), cell=settings.cell,
+                             spacing=settings.spacing, levels=settings.levels)
+    return _cached(key, make)
+
+
+def resolved_kind(kind: str, vertices: np.ndarray | None, faces: np.ndarray | None) -> str:
+    """The shape ``kind`` a side uses: Auto resolved to Profile for a mesh that is a prism
+    along the part's z (io/contact_profiles.py), else to Mesh; the others as they are."""
+    if kind != "AUTO":
+        return kind
+    if vertices is not None and len(vertices) and faces is not None and len(faces) \
+            and is_prism(vertices, faces):
+        return "PROFILE"
+    return "MESH"
 
 
 def part_vertices(local: np.ndarray, stretch: np.ndarray, scale: float) -> np.ndarray:
@@ -85,13 +141,17 @@ def _long_axis(extents: np.ndarray) -> int:
 
 
 def fitted_shape(kind: str, vertices: np.ndarray, faces: np.ndarray, up: np.ndarray,
-                 cells: int) -> Shape:
-    """The solver Shape of ``kind`` (a CONTACT_SHAPES key) for a mesh of ``vertices`` (n, 3)
-    m and triangle ``faces`` in the part frame; ``up`` (3,) world +z in the part's axes
-    (Floor); ``cells`` a Mesh's grid cells along its largest extent."""
+                 cells: int, profile: ProfileSettings = ProfileSettings(),
+                 what: str = "profile") -> Shape:
+    """The solver Shape of ``kind`` (a CONTACT_SHAPES key but Auto) for a mesh of
+    ``vertices`` (n, 3) m and triangle ``faces`` in the part frame; ``up`` (3,) world +z in
+    the part's axes (Floor); ``cells`` a Mesh's grid cells along its largest extent;
+    ``profile`` a Profile's settings (its errors naming ``what``)."""
     V = np.asarray(vertices, dtype=float)
     if kind == "MESH":
         return mesh_shape(V, faces, cells)
+    if kind == "PROFILE":
+        return profile_shape(V, faces, profile, what)
     if kind == "FLOOR":
         n = np.asarray(up, dtype=float)
         return Shape.half_space(V[np.argmax(V @ n)], n)
@@ -109,10 +169,13 @@ def fitted_shape(kind: str, vertices: np.ndarray, faces: np.ndarray, up: np.ndar
 
 
 def contact_shape(what: str, kind: str, vertices: np.ndarray | None, faces: np.ndarray | None,
-                  up: np.ndarray, cells: int, ground: bool) -> Shape:
+                  up: np.ndarray, cells: int, ground: bool,
+                  profile: ProfileSettings = ProfileSettings()) -> Shape:
     """``fitted_shape`` with every error naming ``what`` ("contact 'c': Shape A, part
     'p'"): no mesh to fit, a Floor on a moving part, a flat mesh, an open mesh (the
-    solver's check, its open edge named)."""
+    solver's check, its open edge named), a Profile's mesh that is not a prism along z
+    (how far off) or a cell too coarse for its outline; ``kind`` Auto already resolved
+    (``resolved_kind``)."""
     if kind == "FLOOR" and not ground:
         raise MechanismError(f"{what}: Floor is for a ground part; pick Box or Mesh for a part "
                              "that moves")
@@ -120,7 +183,7 @@ def contact_shape(what: str, kind: str, vertices: np.ndarray | None, faces: np.n
         raise MechanismError(f"{what}: the part has no mesh to take the shape from: make it a "
                              "mesh object")
     try:
-        shape = fitted_shape(kind, vertices, faces, up, cells)
+        shape = fitted_shape(kind, vertices, faces, up, cells, profile, what)
         shape.prepare(f"{what} mesh")
     except MechanismError as exc:
         text = str(exc)
