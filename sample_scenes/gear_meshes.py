@@ -50,3 +50,17 @@ def gear_mesh(teeth: int, module: float, width: float, internal: bool = False,
         faces.append((ob + k, ob + j, ot + j, ot + k))        # outer wall, outwards
         faces.append((ib + j, ib + k, it + k, it + j))        # inner wall, towards the axis
     return verts, faces
+
+
+def prism(outline, width: float) -> tuple[list, list]:
+    """(vertices, faces) of the closed prism of ``width`` along z, centred on z = 0, over a
+    counter-clockwise ``outline`` of (x, y) points (one polygon, concave allowed): a top and
+    a bottom n-gon (Blender triangulates them) and a quad wall, outward normals.  The
+    solver's outline helpers (involute_gear, geneva_wheel, geneva_crank) give such
+    outlines; a Contact reads the prism back as a Profile."""
+    ring = [(float(x), float(y)) for x, y in outline]
+    n, h = len(ring), width / 2.0
+    verts = [(x, y, h) for x, y in ring] + [(x, y, -h) for x, y in ring]
+    faces = [tuple(range(n)), tuple(range(2 * n - 1, n - 1, -1))]
+    faces += [(n + k, n + (k + 1) % n, (k + 1) % n, k) for k in range(n)]
+    return verts, faces

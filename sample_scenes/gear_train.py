@@ -20,9 +20,12 @@ SUN, PLANET, RING = 12, 24, 60
 PIN = (SUN + PLANET) * MODULE / 2                    # planet pin radius, 0.18 m
 
 
-def gear(name: str, teeth: int, centre: tuple, phase: float, color: tuple, internal: bool = False):
-    """A toothed gear part about world z at ``centre``, with a stripe on its face."""
-    verts, faces = gear_mesh(teeth, MODULE, WIDTH, internal=internal, phase=phase)
+def gear(name: str, teeth: int, centre: tuple, phase: float, color: tuple, internal: bool = False,
+         mesh: tuple | None = None):
+    """A toothed gear part about world z at ``centre``, with a stripe on its face; its
+    ``mesh`` (vertices, faces about the gear's centre, a tooth at angle ``phase``) or by
+    default gear_mesh's trapezoidal teeth."""
+    verts, faces = mesh or gear_mesh(teeth, MODULE, WIDTH, internal=internal, phase=phase)
     ob = mesh_part(name, verts, faces, centre, density=7800.0, color=color)
     r = teeth * MODULE / 2
     at = (centre[0] + (0.5 * r if not internal else r + 1.5 * MODULE) * math.cos(phase),

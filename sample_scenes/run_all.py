@@ -5,7 +5,8 @@ Run:  .venv/bin/python sample_scenes/run_all.py [out_dir] [scene ...]
 Writes in out_dir (default out/samples): <scene>.blend, <scene>.png (a still),
 <scene>.mp4 and <scene>.gif (its first 4 s: Blender's FFmpeg output, and a smaller GIF)
 and <scene>_plot.png (the main joint reactions and efforts against time, read back from
-the baked custom properties; sample_scenes/force_plot.py).
+the baked custom properties; sample_scenes/force_plot.py); a scene whose build() gives a
+"plot" function also <scene>_motion.png, drawn by it.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCENES = ["pendulum", "double_pendulum", "slider_crank", "four_bar", "excavator", "suspension",
           "gear_train", "rack_steering", "valve_train", "scotch_yoke", "door_stop", "ball_drop",
-          "robot_arm", "ratchet"]
+          "robot_arm", "ratchet", "geneva", "gear_teeth"]
 
 
 def main(argv: list[str]) -> int:
@@ -54,6 +55,8 @@ def main(argv: list[str]) -> int:
         render_animation(os.path.join(out, name))
         t3 = time.perf_counter()
         plot_forces(bpy.context.scene, os.path.join(out, f"{name}_plot.png"), name.replace("_", " "))
+        if "plot" in info:
+            info["plot"](bpy.context.scene, os.path.join(out, f"{name}_motion.png"))
         t4 = time.perf_counter()
         scene = bpy.context.scene
         print(f"[{name}] baked frames {scene.frame_start}-{scene.frame_end}, saved {blend}, "

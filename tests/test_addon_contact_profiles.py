@@ -151,3 +151,83 @@ def test_a_mesh_that_is_no_prism_along_z_is_named_with_how_far_off(blender, exte
         bpy.ops.mechanism.check()
     contact.mechanism.contact_shape_a = "AUTO"
     assert contact_shapes(bpy, extension, contact.name)[0].kind == "mesh"
+
+
+def sample(name: str):
+    """A sample scene's module from sample_scenes/."""
+    import importlib
+    import os
+    import sys
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "sample_scenes")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return importlib.import_module(name)
+
+
+def baked_angle(bpy, name: str) -> np.ndarray:
+    """rad: the part's turn about world z at every frame of the bake, from its first."""
+    scene = bpy.context.scene
+    out = []
+    for f in range(scene.frame_start, scene.frame_end + 1):
+        scene.frame_set(f)
+        m = scene.objects[name].matrix_world
+        out.append(math.atan2(m[1][0], m[0][0]))
+    angle = np.unwrap(np.array(out))
+    return angle - angle[0]
+
+
+def test_the_geneva_sample_indexes_a_quarter_turn_per_crank_turn_and_dwells(blender) -> None:
+    """sample_scenes/geneva.py baked (one crank turn at a turn per second from -180
+    degrees, 24 fps): the wheel follows the closed form of an external Geneva (the solver's
+    test's ideal_geneva_angle): within 2.5 degrees while the pin is in the slot (the pin's
+    0.5 mm clearance and its contact's compliance over the pin's least distance from the
+    wheel's centre, 29 mm) and 0.6 degrees while it dwells (the locking arc's 0.5 mm
+    clearance over the arc end's 70 mm lever, with compliance), the solver's own test's
+    tolerances; it ends a quarter turn on (0.6 degrees) and stands still over the last
+    frames (dwelling: 0.6 degrees)."""
+    from test_contact_profiles import ideal_geneva_angle
+    bpy = blender
+    geneva = sample("geneva")
+    geneva.build()
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "overlap" not in bpy.context.scene.mechanism.report
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    wheel = geneva.START + baked_angle(bpy, "Wheel")
+    crank = geneva.CRANK_START + baked_angle(bpy, "Crank")
+    t = np.arange(len(crank)) / 24.0
+    np.testing.assert_allclose(crank, -math.pi + 2 * math.pi * t, atol=1e-5)   # float32 keys
+    ideal = ideal_geneva_angle(crank, 4, 0.1, geneva.START)
+    err = np.degrees(np.abs(wheel - ideal))
+    engaged = np.abs(crank) <= math.pi / 4
+    assert engaged.sum() >= 5 and (~engaged).sum() >= 15
+    assert err[engaged].max() < 2.5
+    assert err[~engaged].max() < 0.6
+    assert np.degrees(wheel[-1] - wheel[0]) == pytest.approx(-90.0, abs=0.6)
+    assert np.degrees(np.ptp(wheel[t > 0.7])) < 0.6
+
+
+def test_the_gear_teeth_sample_turns_its_planets_at_the_tooth_ratio(blender) -> None:
+    """sample_scenes/gear_teeth.py baked (the sun driven at half a turn per second, each
+    planet turned only by the contact between its involute teeth and the sun's): once the
+    start's knocks have settled (from 1/3 s, frame 9), over the four mesh periods to 1 s
+    (the sun's 12 teeth pass at 6 Hz), each planet's mean speed is -12/24 of the sun's to
+    0.0021: its lag behind the ideal angle changes by at most the backlash (0.5 mm) and the
+    change of the teeth's compliance (about 2 x 0.03 mm at its 30 N) at the 0.12 m pitch
+    radius, 4.4e-3 rad, over the sun's 2.09 rad of the window.  The ring, geared to planet 1
+    by its pitch radii, turns at 12/60 of the sun's speed, the same way."""
+    bpy = blender
+    gears = sample("gear_teeth")
+    gears.build()
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "overlap" not in bpy.context.scene.mechanism.report
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    sun = baked_angle(bpy, "Sun")
+    np.testing.assert_allclose(sun, math.pi * np.arange(len(sun)) / 24.0, atol=1e-5)
+    k0 = 8                                            # frame 9: t = 1/3 s
+    for k in (1, 2, 3):
+        planet = baked_angle(bpy, f"Planet {k}")
+        ratio = (planet[-1] - planet[k0]) / (sun[-1] - sun[k0])
+        assert ratio == pytest.approx(-12 / 24, abs=0.0021), k
+    ring = baked_angle(bpy, "Ring")
+    assert (ring[-1] - ring[k0]) / (sun[-1] - sun[k0]) == pytest.approx(-12 / 60, abs=0.0021 * 24 / 60)
