@@ -235,3 +235,48 @@ def test_a_plate_thinner_than_two_cells_is_named_with_the_cells_that_see_it() ->
         d = grid_distance(mid, np.zeros(1, int), grid_set([shape.grid]))[0][0]
         assert (d < 0.0) == inside, (cells, d)
     assert d == pytest.approx(-0.01, abs=1e-3)
+
+
+def fan_prism(outline: np.ndarray, lo: float, hi: float, twist: int = 0
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """A prism from z = lo to hi over the counter-clockwise ``outline`` (k, 2), each cap a
+    fan of triangles about a centre vertex (as sample_scenes/ratchet.py builds its
+    wheel), the walls joining top vertex i to bottom vertices i + twist and i + 1 + twist
+    (``twist`` 0: upright walls)."""
+    n = len(outline)
+    V = np.concatenate([np.column_stack([outline, np.full(n, hi)]),
+                        np.column_stack([outline, np.full(n, lo)]),
+                        [[*outline.mean(axis=0), hi], [*outline.mean(axis=0), lo]]])
+    faces = []
+    for i in range(n):
+        j = (i + 1) % n
+        faces += [(2 * n, i, j), (2 * n + 1, n + j, n + i)]
+        bi, bj = n + (i + twist) % n, n + (j + twist) % n
+        faces += [(i, bi, bj), (i, bj, j)]
+    return V, np.array(faces)
+
+
+def test_a_prism_mesh_is_read_as_its_outline_and_a_leaning_one_is_named() -> None:
+    """A hexagon prism from z = -0.01 to 0.03 with fan caps: the Profile is the hexagon
+    (the fans' centres are inside the caps, not on the outline), 0.04 thick, centred at
+    z = 0.01; Auto resolves it to Profile.  The same vertices with the walls joined one
+    vertex round (every wall leaning, the outlines the same) is refused naming how far
+    a side leans over the thickness; Auto then resolves it to Mesh."""
+    cp = io("contact_profiles")
+    t = np.arange(6) * np.pi / 3
+    hexagon = 0.05 * np.column_stack([np.cos(t), np.sin(t)])
+    V, F = fan_prism(hexagon, -0.01, 0.03)
+    loops, lo, hi = cp.prism_outline(V, F, WHAT)
+    (loop,) = loops
+    assert len(loop) == 6 and (lo, hi) == (-0.01, 0.03)
+    assert np.abs(loop[:, None, :] - hexagon[None]).sum(axis=2).min(axis=1).max() == 0.0
+    assert cs.resolved_kind("AUTO", V, F) == "PROFILE"
+    shape = cs.contact_shape(WHAT, "PROFILE", V, F, UP, 32, ground=False)
+    assert shape.kind == "profile" and shape.params[0] == pytest.approx(0.02, abs=1e-15)
+    np.testing.assert_allclose(shape.position, [0.0, 0.0, 0.01], atol=1e-15)
+    V, F = fan_prism(hexagon, -0.01, 0.03, twist=1)
+    with pytest.raises(solver.MechanismError, match=r"contact 'hit': Shape A, part 'lid': "
+                                                    r"not a prism along the part's z: a side "
+                                                    r"leans [0-9.]+ m"):
+        cs.contact_shape(WHAT, "PROFILE", V, F, UP, 32, ground=False)
+    assert cs.resolved_kind("AUTO", V, F) == "MESH"
