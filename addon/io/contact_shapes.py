@@ -58,6 +58,7 @@ _TURN_Z_TO = (np.array([np.sqrt(0.5), 0.0, np.sqrt(0.5), 0.0]),
 # same vertices, triangles and cells, so that Check, Bake and Drag do not build it anew
 MESH_CACHE_SIZE = 16
 _mesh_shapes: dict[tuple, Shape] = {}
+_prisms: dict[tuple, bool] = {}        # Auto's answer for the meshes read last, the same way
 
 
 @dataclass(frozen=True)
@@ -114,10 +115,16 @@ def resolved_kind(kind: str, vertices: np.ndarray | None, faces: np.ndarray | No
     along the part's z (io/contact_profiles.py), else to Mesh; the others as they are."""
     if kind != "AUTO":
         return kind
-    if vertices is not None and len(vertices) and faces is not None and len(faces) \
-            and is_prism(vertices, faces):
-        return "PROFILE"
-    return "MESH"
+    if vertices is None or not len(vertices) or faces is None or not len(faces):
+        return "MESH"
+    V = np.ascontiguousarray(vertices, dtype=float)
+    F = np.ascontiguousarray(faces, dtype=np.int64)
+    key = (_digest(V), _digest(F))
+    prism = _prisms.pop(key, None)
+    _prisms[key] = is_prism(V, F) if prism is None else prism   # the newest last
+    while len(_prisms) > MESH_CACHE_SIZE:
+        _prisms.pop(next(iter(_prisms)))
+    return "PROFILE" if _prisms[key] else "MESH"
 
 
 def part_vertices(local: np.ndarray, stretch: np.ndarray, scale: float) -> np.ndarray:
