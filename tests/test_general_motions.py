@@ -160,6 +160,47 @@ def test_an_unreachable_target_says_by_how_far(x: float, y: float, by: float):
     assert abs(np.linalg.norm(gap) - by) < 1e-9
 
 
+def _arm_with_a_pendulum(x: str, y: str) -> Mechanism:
+    """The arm under gravity (-y) with a pendulum hung from its tip on a free revolute: the
+    general motion drives the arm's two joints, the pendulum's joint stays free, so the run
+    is dynamic."""
+    m = _arm(x, y)
+    m.gravity = np.array([0.0, -9.81, 0.0])
+    m.add_part("bob", mass=0.2, position=(L1 * math.cos(0.5) + L2, L1 * math.sin(0.5), 0),
+               center_of_mass=(0, -0.1, 0), inertia=(0.001, 0.001, 0.001))
+    m.add_marker("B0", "bob")
+    m.add_marker("T2", "fore", position=(L2, 0, 0))
+    m.add_joint("swing", "revolute", "B0", "T2")
+    return m
+
+
+def test_a_dynamic_run_says_by_how_far_its_target_leaves_the_reach():
+    """The tip sent along y = 0.3 with x = 0.6 + 0.5 t leaves the 0.9 m reach at t = 0.497 s;
+    the run stops there and says by how far the target is out of reach at the next frame
+    (t = 0.5 s, frame 12): |(0.85, 0.3)| - 0.9 m, to the message's four digits."""
+    m = _arm_with_a_pendulum("0.6 + 0.5*t", "0.3")
+    with pytest.raises(SolverError, match=r"general motion 'path' is out of reach by "
+                                          r"([0-9.e+-]+) m at t = 0.5 s \(frame 12\)") as err:
+        m.solve(duration=1.0, fps=24, analysis="dynamic")
+    assert 0.49 < err.value.time <= 0.5
+    by = float(re.search(r"out of reach by ([0-9.e+-]+) m", str(err.value)).group(1))
+    assert by == pytest.approx(math.hypot(0.85, 0.3) - (L1 + L2), rel=1e-3)
+    assert len(err.value.result.times) == 12           # the frames before are kept
+
+
+def test_check_assemble_and_a_dynamic_run_say_by_how_far_a_target_is_out_of_reach():
+    """The target 0.1 m beyond the 0.9 m reach (along x): check(), assemble() and a dynamic
+    run from it all say by how far, 0.1 m to the message's four digits, at t = 0 s."""
+    message = r"general motion 'path' is out of reach by 0.1 m at t = 0 s"
+    m = _arm_with_a_pendulum(str(L1 + L2 + 0.1), "0.0")
+    report = m.check()
+    assert not report.ok and re.search(message, report.problems[0])
+    with pytest.raises(SolverError, match=message):
+        m.assemble()
+    with pytest.raises(SolverError, match=message):
+        m.solve(duration=0.5, fps=24, analysis="dynamic")
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({}, "give at least one of x, y, z"),
     ({"x": "2*q"}, "general motion 'path2': x"),

@@ -16,6 +16,7 @@ from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion
 from ..model.compile import Model
 from ..model.state import State
 from .assembly_newton import LeastMovement
+from .general_motions import out_of_reach
 from .structure import Structure, structure
 
 
@@ -23,6 +24,10 @@ from .structure import Structure, structure
 # radians) after the others are closed are taken as imperfect geometry (CAD positions
 # printed to a few digits): accepted with a warning; above it, the joints cannot be closed
 MISMATCH_TOL = 1e-6
+
+
+class Unclosed(SolverError):
+    """The equations cannot all be closed (the least-squares compromise leaves a gap)."""
 
 
 @dataclass
@@ -38,7 +43,23 @@ class Assembly:
 
 
 def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
-                  max_iter: int = 60) -> Assembly:
+                  max_iter: int = 60, ref: np.ndarray | None = None) -> Assembly:
+    """``closing`` the equations at time t, and when they cannot be closed because a general
+    motion's target is out of reach, SolverError saying by how far (``out_of_reach``: the
+    closest the mechanism comes to the target, from the parts as built, tracked values
+    ``ref``) instead of the gap that the least-squares compromise leaves."""
+    try:
+        return closing(model, r, p, t, max_iter)
+    except Unclosed as exc:
+        reach = out_of_reach(model, exc.joints, np.flatnonzero(~model.switched), r, p, t, ref,
+                             f" at t = {t:.6g} s")
+        if not reach:
+            raise
+        raise SolverError(f"assembly failed: {reach}", exc.time, exc.joints, exc.result) from None
+
+
+def closing(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
+            max_iter: int = 60) -> Assembly:
     """Least-movement Newton: each step is the minimum-norm solution of J dq = -Phi with
     rotations weighted by the part's size (Gauss-Newton, halving steps that do not reduce
     the residual).  When the equations cannot all be met, the redundant ones are set aside
@@ -82,7 +103,7 @@ def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
         note = (_disagreement(model, kept.x, st, res),) if gap.size and gap.max() > quiet else ()
         return _on_the_curves(model, Assembly(*kept.x, st, note, kept.data[0].track), t)
     joints = _loop_joints(model, kept.x, st, res)
-    raise SolverError(f"assembly failed: the joints cannot all be closed: joints "
+    raise Unclosed(f"assembly failed: the joints cannot all be closed: joints "
                       f"{', '.join(map(repr, joints))} leave a gap of "
                       f"{_size_text(model, res, st.redundant)}", t, joints)
 
@@ -147,7 +168,7 @@ def _cannot_close(model: Model, res: np.ndarray, t: float) -> None:
         nm = row_owner(model, k)
         if nm not in bad:
             bad.append(nm)
-    raise SolverError(f"assembly failed: the joints cannot all be closed: a gap of "
+    raise Unclosed(f"assembly failed: the joints cannot all be closed: a gap of "
                       f"{_size_text(model, res)} remains; look at: {', '.join(bad)}", t, tuple(bad))
 
 

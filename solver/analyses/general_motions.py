@@ -258,11 +258,11 @@ def closest_approach(model: Model, target: np.ndarray, held: np.ndarray, r: np.n
 
 
 def out_of_reach(model: Model, names: tuple, held_rows: np.ndarray, r: np.ndarray,
-                 p: np.ndarray, t: float, ref: np.ndarray | None = None) -> str:
+                 p: np.ndarray, t: float, ref: np.ndarray | None = None, when: str = "") -> str:
     """A sentence per general motion among ``names`` (motion or joint names) whose target
     the mechanism cannot reach at time t: how far the closest pose (``closest_approach``
     from (r, p), the other ``held_rows`` held) stays from it, in m (and rad for its
-    angles); empty when none is named."""
+    angles), followed by ``when`` (" at t = ... s (frame k)"); empty when none is named."""
     out = []
     for name, _, _, _ in model.general_motions:
         motions = [k for k, m in enumerate(model.motion_names)
@@ -281,6 +281,6 @@ def out_of_reach(model: Model, names: tuple, held_rows: np.ndarray, r: np.ndarra
         text = f"{np.linalg.norm(gap[~angle]):.4g} m"
         if angle.any():
             text += f" and {np.degrees(np.linalg.norm(gap[angle])):.4g} deg"
-        out.append(f"general motion {name!r} is out of reach by {text} (the closest the "
+        out.append(f"general motion {name!r} is out of reach by {text}{when} (the closest the "
                    "mechanism comes to its target)")
     return "; ".join(out)

@@ -16,7 +16,7 @@ from .assembly import assemble_pose, curve_contacts, run_disagreement
 from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
-                              check_reached_angles, out_of_reach)
+                              check_reached_angles)
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
 
@@ -119,14 +119,7 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     t0 = float(times[0])
     check_prescribed_angles(model, times)
     check_built_angles(model, state.p, t0)
-    try:
-        asm = assemble_pose(model, state.r, state.p, t0)
-    except SolverError as exc:     # a general motion's target out of reach: by how far
-        reach = out_of_reach(model, exc.joints, np.flatnonzero(~model.switched), state.r,
-                             state.p, t0, state.track)
-        if not reach:
-            raise
-        raise SolverError(f"{exc}; {reach}", exc.time, exc.joints, exc.result) from None
+    asm = assemble_pose(model, state.r, state.p, t0, ref=state.track)
     start = replace(state, t=t0).moved(asm.r, asm.p, asm.track)
     st = asm.structure or structure(model, start.r, start.p, ref=start.track)
     if st.bad_motions:

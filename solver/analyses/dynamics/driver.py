@@ -70,6 +70,7 @@ from .stops import Stops, check_start
 from .touchdown import touch
 from .switching import energy_of, freeze, friction_rates, released, rest_at_start, stick, switched
 from ..structure import Structure, open_tree
+from ..general_motions import out_of_reach
 
 
 def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
@@ -247,8 +248,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                                    "slipping, it raises its own load nearly as fast as itself "
                                    "and grows without bound; its coefficient is too large for "
                                    "the joint's pin radius, thrust arm or bearing length")
+                        reach = out_of_reach(model, who, st.keep, r, p, t_out, sysm.track,
+                                             f" at t = {t_out:.6g} s (frame {k})") if who else ""
                         fail(f"integration failed at t = {t:.6g} s: the step size fell below "
-                             f"{hs:.1e} s ({why})", k, t, who)
+                             f"{hs:.1e} s ({why})" + (f"; {reach}" if reach else ""), k, t, who)
                 # keep the natural step for the next one unless this step was cut to the frame;
                 # the implicit method's grows after cut steps too (held below a frame it took
                 # two steps a frame at rest); the explicit one's growth past the frames is
