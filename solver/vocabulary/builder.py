@@ -141,7 +141,9 @@ class Builder:
                    derivatives: Any = None, constants: dict | None = None) -> None:
         """Drive a joint coordinate: the angle (rad) of x_I from x_J about z_J, or the slide
         (m) of I's origin from J's along z_J.  ``expression``: a number, a string of ``t``
-        (parsed safely, see ``expressions.py``) or a callable f(t).  ``constants``: named
+        (parsed safely, see ``expressions.py``), a callable f(t) or a table (times, values)
+        followed through its not-a-knot C2 cubic spline (base/time_table.py; refused,
+        naming the motion, unless its times increase strictly and all are finite).  ``constants``: named
         numbers the string uses ({"omega": 6.0} for "omega*t"; a design study varies them
         as "<motion>.omega")."""
         name = self._new_name(name, "motion")
@@ -164,7 +166,7 @@ class Builder:
             consts = named_constants(constants, ("t",), f"motion {name!r}: ")
             fn = time_function(expression, name=f"motion {name!r}", derivatives=derivatives,
                                constants=consts)
-            fn.derivatives(0.0)
+            fn.derivatives(fn.start)
         except ExpressionError as exc:
             raise MechanismError(str(exc), time=exc.time) from None
         unused_constants(consts, [fn], f"motion {name!r}")
@@ -178,7 +180,8 @@ class Builder:
         between two markers): ``x``, ``y``, ``z`` marker I's origin in J's axes (m);
         ``b1``, ``b2``, ``b3`` I's orientation as body-fixed 1-2-3 angles (rad): C_J^T C_I
         = Rx(b1) Ry(b2) Rz(b3), turn about J's x by b1, then about the new y by b2, then
-        about the new z by b3.  Each given (a number, a text of ``t`` or a callable f(t)) is
+        about the new z by b3.  Each given (a number, a text of ``t``, a callable f(t) or a
+        table (times, values), as add_motion's) is
         held to its function; None leaves it free.  The parts between I and J move as their
         joints allow (closed loops solve themselves); ``Result.general_motion(name)`` is the
         force the motion applies to I's part along J's axes and
@@ -207,7 +210,7 @@ class Builder:
             fns = []
             for a, spec in given:
                 fn = time_function(spec, name=f"{what}: {a}", constants=consts)
-                fn.derivatives(0.0)
+                fn.derivatives(fn.start)
                 fns.append(fn)
             unused_constants(consts, fns, what)
         except ExpressionError as exc:

@@ -52,7 +52,7 @@ class Motion:
     joint: str
     coordinate: str              # "angle" (rad) or "slide" (m)
     function: Any                # expressions.TimeFunction
-    source: Any = None           # the expression as given (a number, text or a callable)
+    source: Any = None           # the expression as given (a number, text, a callable or a table)
     constants: dict = field(default_factory=dict)   # named constants of a text expression
 
 

@@ -1,6 +1,7 @@
 """Functions of time f(t) with exact first and second derivatives, as motions and applied
-loads use them: from a number, a safe expression string (``expressions.parse``) or a Python
-callable (evaluated on a :class:`base.jet.Jet`).  Expressions, which have no branches, are
+loads use them: from a number, a safe expression string (``expressions.parse``), a Python
+callable (evaluated on a :class:`base.jet.Jet`) or a table of samples (times, values),
+through its not-a-knot C2 cubic spline (``base.time_table``).  Expressions, which have no branches, are
 also evaluated over all frame times at once (``TimeFunction.table``).  A TimeFunction pickles as
 the recipe it was made from (a number or an expression string with its named constants is plain
 data; a callable pickles as itself), so a mechanism can be sent to another process (a design
@@ -13,6 +14,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..base.errors import ExpressionError
+from ..base.time_table import TimeTable, is_table
 from ..base.jet import STRICT as _STRICT, Jet, jet as _jet, value_of as _val
 from .expressions import parse
 
@@ -23,8 +25,10 @@ class TimeFunction:
     def __init__(self, source: str, name: str, value: Callable[[float], Any],
                  derivs: Callable[[float], tuple[Any, Any, Any]],
                  many: Callable[[np.ndarray], tuple[Any, Any, Any]] | None = None,
-                 recipe: tuple | None = None, constants_used: frozenset = frozenset()) -> None:
+                 recipe: tuple | None = None, constants_used: frozenset = frozenset(),
+                 start: float = 0.0) -> None:
         self.source, self.name, self._value, self._derivs = source, name, value, derivs
+        self.start = start        # a time where it is defined (a table's first), to probe at
         self._many = many     # derivs on an array of times (expressions: no branches)
         self._label = f"{name}: {source}" if name else source
         self._recipe = recipe     # time_function's arguments, to pickle by
@@ -121,7 +125,9 @@ def values_of(rows: Sequence[Sequence[Any]], t: Any) -> np.ndarray:
 def time_function(spec: Any, name: str = "", derivatives: Any = None,
                   constants: dict[str, float] | None = None) -> TimeFunction:
     """Build a TimeFunction from a number, an expression string (variable t; ``constants``:
-    named numbers it may use, expressions.parse) or a callable f(t).
+    named numbers it may use, expressions.parse), a callable f(t) or a table (times,
+    values): two sequences of numbers, the times strictly increasing, through their
+    not-a-knot C2 cubic spline (base/time_table.py; defined from the first time to the last).
     A callable is evaluated on Jet(t, 1, 0) unless derivatives=(df, ddf) callables are given;
     it is probed once at t = 0 so one using math/numpy functions is reported right away."""
     prefix = f"{name}: " if name else ""
@@ -132,6 +138,14 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None,
     if constants and not isinstance(spec, str):
         raise ExpressionError(f"{prefix}named constants apply to an expression string only")
     recipe = (spec, name, derivatives, dict(constants) if constants else None)
+    if is_table(spec):
+        if derivatives is not None:
+            raise ExpressionError(f"{prefix}a table's derivatives are its spline's: give no "
+                                  "derivatives=")
+        table = TimeTable(spec[0], spec[1], name or "table")
+        return TimeFunction(f"table of {len(table.times)} samples", name,
+                            lambda t: table.at(t)[0], table.at, table.at,
+                            ((table.times, table.values), name, None, None), start=table.start)
     if isinstance(spec, (int, float, np.integer, np.floating)) and not isinstance(spec, bool):
         c = float(spec)
         if not math.isfinite(c):
