@@ -201,6 +201,46 @@ def test_check_assemble_and_a_dynamic_run_say_by_how_far_a_target_is_out_of_reac
         m.solve(duration=0.5, fps=24, analysis="dynamic")
 
 
+def _straight_arm(x: str) -> Mechanism:
+    """The arm built straight along the ground's x (reach L1 + L2), its tip driven by x(t)
+    and y = 0."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("upper", mass=1.0, center_of_mass=(L1 / 2, 0, 0), inertia=(0.001, 0.02, 0.02))
+    m.add_part("fore", mass=0.8, position=(L1, 0, 0), center_of_mass=(L2 / 2, 0, 0),
+               inertia=(0.001, 0.01, 0.01))
+    m.add_marker("O", "ground")
+    m.add_marker("U0", "upper")
+    m.add_marker("U1", "upper", position=(L1, 0, 0))
+    m.add_marker("F0", "fore")
+    m.add_marker("tip", "fore", position=(L2, 0, 0))
+    m.add_joint("shoulder", "revolute", "U0", "O")
+    m.add_joint("elbow", "revolute", "F0", "U1")
+    m.add_general_motion("path", "tip", "O", x=x, y=0.0)
+    return m
+
+
+def test_a_target_starting_on_the_edge_of_reach_is_a_dead_centre():
+    """The straight arm's tip prescribed at its full reach at t = 0, then moving inward:
+    the shoulder and elbow are lined up, where x cannot move the arm and the elbow may fold
+    either way; solve() and check() say so, naming the motion and the joints, and do not
+    call it over-driving (away from the line the two directions are independent)."""
+    m = _straight_arm(f"{L1 + L2} - 0.1*t")
+    message = (r"general motion 'path' starts at a dead centre at t = 0 s \(joints "
+               r"'shoulder', 'elbow' lined up\): its target is on the edge")
+    with pytest.raises(SolverError, match=message) as err:
+        m.solve(duration=1.0, fps=24)
+    assert err.value.time == 0.0 and "over-drive" not in str(err.value)
+    report = m.check()
+    assert len(report.problems) == 1 and re.match(message, report.problems[0])
+    # a direction that the joints fix everywhere is still over-driving
+    flat = _arm(None, None)
+    flat.add_general_motion("path", "tip", "O", x="0.6", y="0.3", z=0.0)
+    with pytest.raises(SolverError, match=r"the motions over-drive the mechanism: motion "
+                                          r"'path\.z'"):
+        flat.solve(duration=0.5, fps=24)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({}, "give at least one of x, y, z"),
     ({"x": "2*q"}, "general motion 'path2': x"),

@@ -14,6 +14,7 @@ from ..model.compile import Model
 from ..model.state import State
 from .assembly import assemble_pose
 from .contact_check import overlapping_contacts
+from .general_motions import dead_centre
 from .structure import structure
 
 
@@ -58,6 +59,10 @@ def check(model: Model, state: State) -> CheckReport:
     redundant: dict[str, list[str]] = {}
     for k in st.redundant:
         redundant.setdefault(row_owner(model, k), []).append(model.row_label[k].split(": ", 1)[1])
+    centre = dead_centre(model, tuple(st.bad_motions), r, p, float(state.t)) \
+        if st.bad_motions and assembled else ""
+    if centre:
+        problems.append(centre)
     for mn in st.bad_motions:
         if not any(mn in prob for prob in problems):
             problems.append(f"motion {mn!r} drives a coordinate that the joints and other motions "
@@ -74,7 +79,7 @@ def check(model: Model, state: State) -> CheckReport:
                      + ("removes 1 degree of freedom" if row in set(st.keep) else
                         "removes nothing (its relation already holds: redundant)"))
     notes += overlapping_contacts(model, r, p)
-    if st.driven_dof > 0:
+    if st.driven_dof > 0 and not centre:      # at a dead centre the count is the pose's
         notes.append(f"{st.driven_dof} degree(s) of freedom are not driven by motions: "
                      "a dynamic analysis is needed")
     return CheckReport(st.dof, st.driven_dof, redundant, problems, notes, assembled)

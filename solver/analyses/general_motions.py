@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..algebra.newton import scales, step_pose
+from ..algebra.rank import involved
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import euler_angles, quat_to_matrix
 from ..kernels.constraints import (KERNELS, body_arrays, evaluate, global_jacobian, motion_values,
@@ -15,6 +16,7 @@ from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
 from ..vocabulary.joints import ANGLE, EULER
+from .structure import structure
 
 ANGLE_KINDS = (ANGLE, EULER)
 
@@ -284,3 +286,55 @@ def out_of_reach(model: Model, names: tuple, held_rows: np.ndarray, r: np.ndarra
         out.append(f"general motion {name!r} is out of reach by {text}{when} (the closest the "
                    "mechanism comes to its target)")
     return "; ".join(out)
+
+
+# ---------------------------------------------------------------- dead centres
+# a move of this share of the model's size along the joints' freedoms takes a pose off a
+# dead centre: the motions' rows, dependent only there, are independent a little away
+# (their rank test, RANK_TOL of a row's length, sees 1e-3 plainly)
+OFF_CENTRE = 1e-3
+
+
+def dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray, t: float,
+                ref: np.ndarray | None = None) -> str:
+    """A sentence when the motions ``bad_motions`` (dependent on the joints and the other
+    motions at the pose (r, p), time t) are a general motion's at a dead centre: joints
+    lined up so that the motion's rows lose rank at this pose only (a target on the edge
+    of the reach), not everywhere (over-driving); empty otherwise.  Decided by the rank a
+    little away: the pose moved by OFF_CENTRE of the model's size along the joints'
+    freedoms (a fixed mix of their null space's directions) and brought back onto them."""
+    names = {m.rsplit(".", 1)[0] for m in bad_motions}
+    motions = [n for n, _, _, _ in model.general_motions if n in names]
+    if len(motions) != len(names):
+        return ""                         # a joint motion among them: over-driving
+    rs, cw = scales(model)
+    held = model.constraint_rows
+    f = motion_values(model, t)
+    _, J = _rows_at(model, r, p, f, ref)
+    N = _null_space(J[held] * rs[held, None] / cw)
+    if N.shape[1] == 0:
+        return ""
+    mix = N @ np.sqrt(np.arange(2.0, N.shape[1] + 2.0))
+    dq = mix * (OFF_CENTRE * model.length_scale / np.linalg.norm(mix)) / cw
+    r2, p2 = _project(model, held, *step_pose(r, p, dq), f, ref, rs, cw)[:2]
+    if structure(model, r2, p2, ref=ref).bad_motions:
+        return ""                         # dependent away from here too: over-driving
+    mine = np.flatnonzero(np.isin(model.row_motion, [k for k, m in enumerate(model.motion_names)
+                                                     if m.rsplit(".", 1)[0] in names]))
+    joints = [n for n in involved(model, J, np.concatenate([held, mine]))
+              if n in model.joint_names]
+    lined = f"joints {', '.join(map(repr, joints))} lined up" if joints else "a singular pose"
+    return (f"general motion {', '.join(map(repr, motions))} starts at a dead centre at "
+            f"t = {t:.6g} s ({lined}): its target is on the edge of the mechanism's reach, "
+            f"where {', '.join(map(repr, bad_motions))} cannot move the parts, and which way "
+            "they fold from there is undecided; start the target inside the reach, with the "
+            "parts built folded the way they should go")
+
+
+def _null_space(Hs: np.ndarray) -> np.ndarray:
+    """(n, d) an orthonormal basis of the motions the scaled rows Hs (h, n) allow."""
+    if Hs.shape[0] == 0:
+        return np.eye(Hs.shape[1])
+    _, S, Vt = np.linalg.svd(Hs)
+    rank = int(np.count_nonzero(S > RANK_TOL * S[0])) if S.size else 0
+    return Vt[rank:].T

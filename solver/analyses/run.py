@@ -16,7 +16,7 @@ from .assembly import assemble_pose, curve_contacts, run_disagreement
 from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
-                              check_reached_angles)
+                              check_reached_angles, dead_centre)
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
 
@@ -123,6 +123,9 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     start = replace(state, t=t0).moved(asm.r, asm.p, asm.track)
     st = asm.structure or structure(model, start.r, start.p, ref=start.track)
     if st.bad_motions:
+        centre = dead_centre(model, tuple(st.bad_motions), start.r, start.p, t0, start.track)
+        if centre:
+            raise SolverError(centre, t0, tuple(st.bad_motions))
         raise SolverError(f"the motions over-drive the mechanism: motion {st.bad_motions[0]!r} "
                           "drives a coordinate that the joints and the other motions already "
                           "fix; remove it or free its joint", t0, tuple(st.bad_motions))
