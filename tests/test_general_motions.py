@@ -438,6 +438,63 @@ def test_b2_at_ninety_degrees_is_named_with_its_time():
     assert err.value.time == pytest.approx(1.0) and err.value.joints == ("tilt",)
 
 
+def test_b2_passing_ninety_degrees_between_frames_is_named_with_its_instant():
+    """b2 = 2 t passes 90 deg at t = pi/4 = 0.785398 s, between frames 18 (0.75 s) and 19
+    (0.7917 s): refused before the run, naming the motion and the instant (bisection to
+    the times' rounding), not left to a lock-up naming b1."""
+    m = _free_body()
+    m.add_part("other", mass=1.0)
+    m.add_marker("o", "other")
+    m.add_general_motion("tilt", "o", "O", x=0.0, y=0.0, z=0.0, b1=0.0, b2="2*t", b3=0.0)
+    with pytest.raises(SolverError, match=r"general motion 'tilt': b2 = 90 deg at t = 0.785398 s "
+                                          r"\(between frames 18 and 19\).*singular") as err:
+        m.solve(duration=2.0, fps=24)
+    assert err.value.time == pytest.approx(math.pi / 4, abs=1e-12)
+    assert err.value.joints == ("tilt",)
+
+
+def _spun_body(spin: str | None, angular_velocity=(0.0, 0.0, 0.0)) -> Mechanism:
+    """A free body held at the ground's origin with b1 = b3 = 0 from O (b2 left free: its
+    turn about O's y), turned about O's y by a second general motion ``spin`` (b1 from a
+    marker whose x is O's y), or free to turn at ``angular_velocity``."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("body", mass=1.0, inertia=(0.1, 0.2, 0.3), angular_velocity=angular_velocity)
+    m.add_marker("O", "ground")
+    m.add_marker("c", "body")
+    m.add_general_motion("tilt", "c", "O", x=0.0, y=0.0, z=0.0, b1=0.0, b3=0.0)
+    if spin is not None:
+        q = (math.sqrt(0.5), 0.0, 0.0, math.sqrt(0.5))       # x along O's y
+        m.add_marker("O2", "ground", orientation=q)
+        m.add_marker("c2", "body", orientation=q)
+        m.add_general_motion("spin", "c2", "O2", b1=spin)
+    return m
+
+
+def test_a_sweep_carrying_b2_to_ninety_degrees_names_the_angle():
+    """The spin turns the body about O's y by 2 t, which is tilt's free b2: the sweep locks
+    up past frame 18 (b2 = 1.5 rad = 85.9437 deg there, the closed form at t = 0.75 s) and
+    says that b2 was carried towards 90 deg, not that a target is out of reach."""
+    with pytest.raises(SolverError, match=r"frame 19\b.*general motion 'tilt': b2 = 85.9437 deg "
+                                          r"at t = 0.75 s and carried towards \+90 deg") as err:
+        _spun_body("2*t").solve(duration=1.0, fps=24)
+    assert "out of reach" not in str(err.value)
+
+
+def test_a_dynamic_run_carrying_b2_to_ninety_degrees_names_the_angle():
+    """The body spinning freely at 2 rad/s about O's y (the b1 and b3 rows put no torque
+    about y, which both their axes are normal to, so it keeps 2 rad/s and b2 = 2 t): the
+    run stops short of b2 = 90 deg (t = pi/4) naming b2 at the instant it stops, 2 t there
+    to the message's six digits and the integrator's goal (1e-6)."""
+    with pytest.raises(SolverError, match=r"general motion 'tilt': b2 = ([0-9.]+) deg at t = "
+                                          r"([0-9.]+) s and carried towards \+90 deg") as err:
+        _spun_body(None, (0.0, 2.0, 0.0)).solve(duration=1.0, fps=24)
+    b2, t = map(float, re.search(r"b2 = ([0-9.]+) deg at t = ([0-9.]+) s",
+                                 str(err.value)).groups())
+    assert 0.7 < t <= math.pi / 4 and err.value.time == pytest.approx(t, rel=1e-5)
+    assert b2 == pytest.approx(math.degrees(2.0 * t), abs=1e-3)
+
+
 # ---------------------------------------------------------------- actuators
 def test_an_arm_s_actuators_give_the_joint_motions_torques():
     """The tip driven round a circle, its two revolute joints named as actuators: their

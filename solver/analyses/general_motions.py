@@ -34,8 +34,10 @@ def angle_motions(model: Model) -> list[tuple[str, str, str]]:
 
 
 def _singular(name: str, b2: float, t: float, frame: int | None,
-              result: Result | None) -> SolverError:
+              result: Result | None, between: tuple[int, int] | None = None) -> SolverError:
     when = (f"at t = {t:.6g} s (frame {frame})" if frame is not None
+            else f"at t = {t:.6g} s (between frames {between[0]} and {between[1]})"
+            if between is not None
             else f"as the parts are built (the run starts at t = {t:.6g} s)")
     return SolverError(
         f"general motion {name!r}: b2 = {np.degrees(b2):.6g} deg {when} is the body-fixed "
@@ -45,32 +47,92 @@ def _singular(name: str, b2: float, t: float, frame: int | None,
 
 def check_prescribed_angles(model: Model, times: np.ndarray) -> None:
     """SolverError naming the motion, time and frame where a prescribed b2 is within
-    GIMBAL_COS of +-90 deg (checked at every output time before a run)."""
+    GIMBAL_COS of +-90 deg at an output time, or passes +-90 deg between two output times
+    (cos b2 changes sign: the instant found by bisection), checked before a run."""
     cols = [(n, model.motion_names.index(f"{n}.b2")) for n, _, _ in angle_motions(model)
             if f"{n}.b2" in model.motion_names]
     if not cols:
         return
+    times = np.asarray(times, float)
     try:
-        f = motion_values(model, np.asarray(times, float))[..., 0]        # (S, nmotion)
+        f = motion_values(model, times)[..., 0]        # (S, nmotion)
     except ExpressionError:
         return                        # the run names the failing expression itself
     for name, c in cols:
-        bad = np.abs(np.cos(f[:, c])) < GIMBAL_COS
+        cos = np.cos(f[:, c])
+        bad = np.abs(cos) < GIMBAL_COS
         if bad.any():
             k = int(np.argmax(bad))
             raise _singular(name, float(f[k, c]), float(times[k]), k, None)
+        crossed = np.flatnonzero(np.sign(cos[1:]) != np.sign(cos[:-1]))
+        if crossed.size:
+            k = int(crossed[0])
+            t, b2 = _crossing(model, c, float(times[k]), float(times[k + 1]))
+            raise _singular(name, b2, t, None, None, (k, k + 1))
+
+
+def _crossing(model: Model, c: int, ta: float, tb: float) -> tuple[float, float]:
+    """(t, b2) where the prescribed b2 (motion column c) passes +-90 deg between ta and tb,
+    cos b2 of opposite signs there: bisection to the times' rounding."""
+    def cos_at(t: float) -> float:
+        return float(np.cos(motion_values(model, t)[c, 0]))
+    ca = cos_at(ta)
+    for _ in range(60):
+        tm = 0.5 * (ta + tb)
+        if tm in (ta, tb):
+            break
+        cm = cos_at(tm)
+        if (cm > 0.0) == (ca > 0.0):
+            ta, ca = tm, cm
+        else:
+            tb = tm
+    t = 0.5 * (ta + tb)
+    return t, float(motion_values(model, t)[c, 0])
+
+
+def _b2_at(model: Model, p: np.ndarray, mi: int, mj: int) -> tuple[float, float]:
+    """(b2, |cos b2|) of marker mi's frame from marker mj's at the Euler parameters p."""
+    A = np.concatenate([quat_to_matrix(p), np.eye(3)[None]])          # the ground last
+    Ci, Cj = (A[model.marker_body[m]] @ model.marker_axes[m] for m in (mi, mj))
+    b, cb = euler_angles(Ci[:, 0], Ci[:, 1], Cj[:, 0], Cj[:, 1])
+    return float(b[1]), float(cb)
 
 
 def check_built_angles(model: Model, p: np.ndarray, t: float) -> None:
     """SolverError naming the motion when the parts as built (Euler parameters p (nb, 4))
     put a general motion's I frame at b2 = +-90 deg from its J frame: the angle rows'
     Jacobian is not defined there, so no assembly can start from it."""
-    A = np.concatenate([quat_to_matrix(p), np.eye(3)[None]])          # the ground last
     for name, mi, mj in angle_motions(model):
-        Ci, Cj = (A[model.marker_body[m]] @ model.marker_axes[m] for m in (mi, mj))
-        b, cb = euler_angles(Ci[:, 0], Ci[:, 1], Cj[:, 0], Cj[:, 1])
+        b2, cb = _b2_at(model, p, mi, mj)
         if cb < GIMBAL_COS:
-            raise _singular(name, float(b[1]), t, None, None)
+            raise _singular(name, b2, t, None, None)
+
+
+def reached_singular(model: Model, who: tuple, p: np.ndarray, t: float) -> str:
+    """A sentence for a run that locked up with a general motion's b1 and b3 rows among
+    the dependent ones ``who``: the joints carried its free b2 towards +-90 deg, where b1
+    and b3 turn about one axis (their rows' Jacobian divides by cos b2); b2 at the last
+    solved pose (Euler parameters p, time t); empty when no such motion is named."""
+    out = []
+    for name, mi, mj in angle_motions(model):
+        if f"{name}.b1" in who and f"{name}.b3" in who:
+            b2 = _b2_at(model, p, mi, mj)[0]
+            out.append(f"general motion {name!r}: b2 = {np.degrees(b2):.6g} deg at t = "
+                       f"{t:.6g} s and carried towards {'+' if b2 > 0 else '-'}90 deg, the "
+                       "body-fixed 1-2-3 angles' singular pose (b1 and b3 turn about one axis "
+                       "there); keep b2 away from +-90 deg, e.g. by turning marker J")
+    return "; ".join(out)
+
+
+def lock_up_cause(model: Model, who: tuple, held_rows: np.ndarray, r: np.ndarray,
+                  p: np.ndarray, t_last: float, t: float, ref: np.ndarray | None = None,
+                  when: str = "") -> str:
+    """Why a run cannot go on from its last solved pose (r, p) at t_last towards time t,
+    the dependent rows ``who``: a general motion's b2 carried to +-90 deg
+    (``reached_singular``), else a target out of reach at t (``out_of_reach``); empty when
+    neither."""
+    return (reached_singular(model, who, p, t_last)
+            or out_of_reach(model, who, held_rows, r, p, t, ref, when))
 
 
 def check_reached_angles(model: Model, out: Result) -> None:

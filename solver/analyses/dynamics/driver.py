@@ -70,7 +70,7 @@ from .stops import Stops, check_start
 from .touchdown import touch
 from .switching import energy_of, freeze, friction_rates, released, rest_at_start, stick, switched
 from ..structure import Structure, open_tree
-from ..general_motions import out_of_reach
+from ..general_motions import lock_up_cause, reached_singular
 
 
 def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
@@ -248,8 +248,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                                    "slipping, it raises its own load nearly as fast as itself "
                                    "and grows without bound; its coefficient is too large for "
                                    "the joint's pin radius, thrust arm or bearing length")
-                        reach = out_of_reach(model, who, st.keep, r, p, t_out, sysm.track,
-                                             f" at t = {t_out:.6g} s (frame {k})") if who else ""
+                        reach = lock_up_cause(model, who, st.keep, r, p, t, t_out, sysm.track,
+                                              f" at t = {t_out:.6g} s (frame {k})") if who else ""
                         fail(f"integration failed at t = {t:.6g} s: the step size fell below "
                              f"{hs:.1e} s ({why})" + (f"; {reach}" if reach else ""), k, t, who)
                 # keep the natural step for the next one unless this step was cut to the frame;
@@ -338,8 +338,10 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 rg, A = body_arrays(model, r, p)[:2]
                 J = global_jacobian(model, evaluate(model, rg, A).jac)
                 who = involved(model, J, st.keep)
+                why = reached_singular(model, who, p, t)
                 fail(f"lock-up at t = {t:.6g} s: the constraint equations became singular "
-                     f"(joints involved: {', '.join(who)})", k, t, who)
+                     f"(joints involved: {', '.join(who)})" + (f"; {why}" if why else ""),
+                     k, t, who)
         # output frame: projected state, accelerations and multipliers
         if t > t_out + 1e-14 * max(1.0, abs(t_out)):     # within a long step: it and the
             frames.flush()                               # frames after it in that step

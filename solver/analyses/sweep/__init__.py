@@ -39,7 +39,7 @@ from ...model.results import Result, ResultStack, report_progress
 from ...model.state import State
 from ..dynamics.friction import rates
 from ..dynamics.stops import check_start, gaps, sweep_check, tolerance
-from ..general_motions import out_of_reach
+from ..general_motions import lock_up_cause
 from ..structure import Structure, least_norm, self_stresses
 from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
 from .frames import block_forces, motion_table, smooth_prefix, with_friction
@@ -355,9 +355,9 @@ class _Sweep:
             model = self.models[self.alive[i]]
             jl = self.prev.jac[i] if self.prev is not None else jac[i, 0]
             who = involved(model, global_jacobian(model, jl), self.st.keep)
-            reach = "" if self.prev is None else out_of_reach(
-                model, who, self.st.keep, self.prev.state.r[i], self.prev.state.p[i], t,
-                None if self.prev.q is None else self.prev.q[i])
+            reach = "" if self.prev is None else lock_up_cause(
+                model, who, self.st.keep, self.prev.state.r[i], self.prev.state.p[i],
+                float(self.prev.state.t), t, None if self.prev.q is None else self.prev.q[i])
             self._fail(i, SolverError(
                 f"lock-up at t = {t:.6g} s (frame {k}): the mechanism cannot follow its "
                 f"motions (singular or unreachable position); joints involved: {', '.join(who)}"
