@@ -26,8 +26,9 @@ from .structure import Structure, structure
 MISMATCH_TOL = 1e-6
 
 
-class Unclosed(SolverError):
-    """The equations cannot all be closed (the least-squares compromise leaves a gap)."""
+class _Unclosed(SolverError):
+    """The equations cannot all be closed (the least-squares compromise leaves a gap);
+    raised inside the assembly only, and raised on as a SolverError."""
 
 
 @dataclass
@@ -44,22 +45,21 @@ class Assembly:
 
 def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
                   max_iter: int = 60, ref: np.ndarray | None = None) -> Assembly:
-    """``closing`` the equations at time t, and when they cannot be closed because a general
-    motion's target is out of reach, SolverError saying by how far (``out_of_reach``: the
-    closest the mechanism comes to the target, from the parts as built, tracked values
-    ``ref``) instead of the gap that the least-squares compromise leaves."""
+    """The least-movement assembly at time t (``_close``); when its equations cannot be
+    closed because a general motion's target is out of reach, SolverError saying by how
+    far (``out_of_reach``: the closest the mechanism comes to the target, from the parts as
+    built, tracked values ``ref``) instead of the gap the least-squares compromise leaves."""
     try:
-        return closing(model, r, p, t, max_iter)
-    except Unclosed as exc:
+        return _close(model, r, p, t, max_iter)
+    except _Unclosed as exc:
         reach = out_of_reach(model, exc.joints, np.flatnonzero(~model.switched), r, p, t, ref,
                              f" at t = {t:.6g} s")
-        if not reach:
-            raise
-        raise SolverError(f"assembly failed: {reach}", exc.time, exc.joints, exc.result) from None
+        message = f"assembly failed: {reach}" if reach else str(exc)
+        raise SolverError(message, exc.time, exc.joints, exc.result) from None
 
 
-def closing(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
-            max_iter: int = 60) -> Assembly:
+def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
+           max_iter: int = 60) -> Assembly:
     """Least-movement Newton: each step is the minimum-norm solution of J dq = -Phi with
     rotations weighted by the part's size (Gauss-Newton, halving steps that do not reduce
     the residual).  When the equations cannot all be met, the redundant ones are set aside
@@ -103,9 +103,9 @@ def closing(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
         note = (_disagreement(model, kept.x, st, res),) if gap.size and gap.max() > quiet else ()
         return _on_the_curves(model, Assembly(*kept.x, st, note, kept.data[0].track), t)
     joints = _loop_joints(model, kept.x, st, res)
-    raise Unclosed(f"assembly failed: the joints cannot all be closed: joints "
-                      f"{', '.join(map(repr, joints))} leave a gap of "
-                      f"{_size_text(model, res, st.redundant)}", t, joints)
+    raise _Unclosed(f"assembly failed: the joints cannot all be closed: joints "
+                    f"{', '.join(map(repr, joints))} leave a gap of "
+                    f"{_size_text(model, res, st.redundant)}", t, joints)
 
 
 def curve_contacts(model: Model) -> list[tuple[str, int, Any]]:
@@ -168,8 +168,8 @@ def _cannot_close(model: Model, res: np.ndarray, t: float) -> None:
         nm = row_owner(model, k)
         if nm not in bad:
             bad.append(nm)
-    raise Unclosed(f"assembly failed: the joints cannot all be closed: a gap of "
-                      f"{_size_text(model, res)} remains; look at: {', '.join(bad)}", t, tuple(bad))
+    raise _Unclosed(f"assembly failed: the joints cannot all be closed: a gap of "
+                    f"{_size_text(model, res)} remains; look at: {', '.join(bad)}", t, tuple(bad))
 
 
 def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None) -> str:
