@@ -104,6 +104,14 @@ def test_bad_tables_are_refused_naming_the_motion(table, message):
         _slider(table)
 
 
+def test_a_table_must_be_a_pair_of_sequences():
+    """An array of two rows is not taken for a table (a pair is): the error says what a
+    table is, naming the motion."""
+    with pytest.raises(MechanismError, match=r"general motion 'push': x: expected .* or a table "
+                                             r"\(times, values\) of two sequences, got ndarray"):
+        _puck(np.array([[0.0, 1.0], [0.0, 1.0]]))
+
+
 def test_a_run_past_the_table_s_end_names_the_motion_and_time():
     """A table over [0, 1] s, frames every 0.1 s to 1.5 s: the first frame past it (1.1 s)
     stops the run, naming the motion and the time; the frames before are kept."""

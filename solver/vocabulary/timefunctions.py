@@ -159,8 +159,9 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None,
                             lambda ts: _parts(expr(t=_jet(ts, np.ones_like(ts), np.zeros_like(ts)))),
                             recipe, expr.constants_used)
     if not callable(spec):
-        raise ExpressionError(f"{prefix}expected a number, an expression string or a callable "
-                              f"f(t), got {type(spec).__name__}")
+        raise ExpressionError(f"{prefix}expected a number, an expression string, a callable "
+                              f"f(t) or a table (times, values) of two sequences, got "
+                              f"{type(spec).__name__}")
     label = getattr(spec, "__name__", "callable")
 
     def call(fn: Callable[[Any], Any], t: Any) -> Any:
