@@ -26,7 +26,8 @@ def new_scene(seconds: float, fps: int = 24) -> bpy.types.Scene:
 def _material(name: str, color: tuple) -> bpy.types.Material:
     mat = bpy.data.materials.get(name) or bpy.data.materials.new(name)
     mat.diffuse_color = (*color, 1.0)
-    mat.use_nodes = True
+    if bpy.app.version < (5, 0, 0):     # 5.0: a new material always uses its node tree
+        mat.use_nodes = True
     bsdf = mat.node_tree.nodes.get("Principled BSDF")
     if bsdf is not None:
         bsdf.inputs["Base Color"].default_value = (*color, 1.0)
