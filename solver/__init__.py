@@ -40,6 +40,7 @@ from .base.errors import ExpressionError, MechanismError, SolverCancelled, Solve
 from .base.outlines import geneva_crank, geneva_crank_radius, geneva_wheel, involute_gear
 from .base.mass_properties import mesh_mass_properties, part_frame_from_matrix
 from .base.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
+from .base.time_table import not_a_knot_slopes
 from .mechanism import Mechanism
 from .model.impacts import Impact
 from .model.results import Result
@@ -69,4 +70,4 @@ __all__ = [
     "JOINT_KINDS", "JOINT_ROWS", "CURVE_JOINT_ROWS", "JOINT_COORDINATES",
     "FRICTION_COORDINATES", "canonical_kind", "parse_expression", "named_constants",
     "mesh_mass_properties", "part_frame_from_matrix", "quat_to_matrix", "matrix_to_quat",
-    "continuous_quats"]
+    "continuous_quats", "not_a_knot_slopes"]

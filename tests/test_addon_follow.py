@@ -454,7 +454,7 @@ def _drive_by_strokes(bpy, cylinders) -> None:
     """Key each cylinder's Slide at every frame as the baked scene plays it and drive it by
     those keys, each segment the cubic of the C2 spline through the strokes (handles a
     third of a frame either side along its slopes)."""
-    from addon.io.follow import not_a_knot_slopes
+    from solver import not_a_knot_slopes
     scene = bpy.context.scene
     frames = np.arange(scene.frame_start, scene.frame_end + 1, dtype=float)
     strokes = np.zeros((len(frames), len(cylinders)))

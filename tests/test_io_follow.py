@@ -11,12 +11,16 @@ import numpy as np
 import pytest
 from scipy.interpolate import CubicSpline
 
-from addon.io.follow import (Constant, FollowAxis, KeyedPath, KeysInside, SplinePath,
-                             axis_functions, fitting_error, midpoints, sample_frames)
-from addon.io.keyframes import Key, KeyframedFunction
-from addon.io.plots import FOLLOW_PROPS, follow_plots
-from addon.io.timeline import Timeline
 from solver import Mechanism
+from test_io_addon import io
+
+follow, keyframes, plots, timeline = io("follow"), io("keyframes"), io("plots"), io("timeline")
+Constant, FollowAxis, KeyedPath, KeysInside, SplinePath = (
+    follow.Constant, follow.FollowAxis, follow.KeyedPath, follow.KeysInside, follow.SplinePath)
+axis_functions, fitting_error, midpoints, sample_frames = (
+    follow.axis_functions, follow.fitting_error, follow.midpoints, follow.sample_frames)
+Key, KeyframedFunction = keyframes.Key, keyframes.KeyframedFunction
+FOLLOW_PROPS, follow_plots, Timeline = plots.FOLLOW_PROPS, plots.follow_plots, timeline.Timeline
 from solver.vocabulary.timefunctions import time_function
 
 
@@ -132,7 +136,7 @@ def test_actuator_names_are_joints_separated_by_commas() -> None:
     """Names (spaces around commas, empty entries ignored), a cylindrical joint's slide as
     "<joint>.slide" (a joint whose own name ends so is taken whole); a name that is not a
     joint, or one given twice, is refused naming the marker and the entry."""
-    from addon.io.follow import actuator_specs
+    actuator_specs = follow.actuator_specs
     joints = {"Boom cylinder": "prismatic", "Joint.001": "revolute", "screw": "cylindrical"}
     assert actuator_specs(" Boom cylinder, Joint.001,, screw.slide ", joints, "marker 'tip'") == \
         [("Boom cylinder", None), ("Joint.001", None), ("screw", "slide")]

@@ -9,11 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from addon.io.follow import Constant
-from addon.io.follow_rotation import (EULER_MODES, KeyedTurn, elementary_jets, euler_jets,
-                                      quaternion_jets, zyx_angle_jets, zyx_angles)
-from addon.io.timeline import Timeline
 from solver import quat_to_matrix
+from test_io_addon import io
+
+_rot = io("follow_rotation")
+Constant, Timeline = io("follow").Constant, io("timeline").Timeline
+EULER_MODES, KeyedTurn, elementary_jets, euler_jets = (
+    _rot.EULER_MODES, _rot.KeyedTurn, _rot.elementary_jets, _rot.euler_jets)
+quaternion_jets, zyx_angle_jets, zyx_angles = (
+    _rot.quaternion_jets, _rot.zyx_angle_jets, _rot.zyx_angles)
 
 
 def _euler(t: float) -> np.ndarray:

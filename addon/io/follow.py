@@ -24,56 +24,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from ...solver import not_a_knot_slopes
 from .timeline import Timeline
 
 AXES = "xyz"
-
-
-def not_a_knot_slopes(ts: np.ndarray, ys: np.ndarray) -> np.ndarray:
-    """(n, k) slopes dy/dt at the knots ts (n,) of the C2 cubic spline through ys (n, k) with
-    not-a-knot ends (the third derivative continuous at the second and last-but-one knots):
-    de Boor's tridiagonal system in the slopes, solved by elimination.  Two knots give the
-    line, three the parabola through them."""
-    ts = np.asarray(ts, dtype=float)
-    ys = np.asarray(ys, dtype=float).reshape(len(ts), -1)
-    h = np.diff(ts)
-    delta = np.diff(ys, axis=0) / h[:, None]
-    n = len(ts)
-    if n == 2:
-        return np.repeat(delta, 2, axis=0)
-    if n == 3:                      # the parabola: its slopes at the three knots
-        c = (delta[1] - delta[0]) / (h[0] + h[1])
-        return np.stack([delta[0] - c * h[0], delta[0] + c * h[0], delta[1] + c * h[1]])
-    lower, diag, upper = np.zeros(n), np.zeros(n), np.zeros(n)
-    rhs = np.zeros_like(ys)
-    lower[1:-1], diag[1:-1], upper[1:-1] = h[1:], 2.0 * (h[:-1] + h[1:]), h[:-1]
-    rhs[1:-1] = 3.0 * (h[1:, None] * delta[:-1] + h[:-1, None] * delta[1:])
-    s = h[0] + h[1]
-    diag[0], upper[0] = h[1], s
-    rhs[0] = ((h[0] + 2.0 * s) * h[1] * delta[0] + h[0] ** 2 * delta[1]) / s
-    s = h[-1] + h[-2]
-    lower[-1], diag[-1] = s, h[-2]
-    rhs[-1] = (h[-1] ** 2 * delta[-2] + (2.0 * s + h[-1]) * h[-2] * delta[-1]) / s
-    return _tridiagonal(lower, diag, upper, rhs)
-
-
-def _tridiagonal(lower: np.ndarray, diag: np.ndarray, upper: np.ndarray,
-                 rhs: np.ndarray) -> np.ndarray:
-    """Solve the tridiagonal system (row i: lower[i] x[i-1] + diag[i] x[i] + upper[i] x[i+1]
-    = rhs[i]) by Gaussian elimination without pivoting (Thomas): the spline's system is
-    diagonally dominant inside; its end rows are handled by the first and last eliminations."""
-    n = len(diag)
-    c, d = np.zeros(n), np.zeros_like(rhs)
-    c[0], d[0] = upper[0] / diag[0], rhs[0] / diag[0]
-    for i in range(1, n):            # once per path, when the scene is read
-        m = diag[i] - lower[i] * c[i - 1]
-        c[i] = upper[i] / m if i < n - 1 else 0.0
-        d[i] = (rhs[i] - lower[i] * d[i - 1]) / m
-    x = np.zeros_like(rhs)
-    x[-1] = d[-1]
-    for i in range(n - 2, -1, -1):
-        x[i] = d[i] - c[i] * x[i + 1]
-    return x
 
 
 class SplinePath:

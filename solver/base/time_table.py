@@ -86,18 +86,22 @@ def _checked(times: Any, values: Any, name: str) -> tuple[np.ndarray, np.ndarray
 
 
 def not_a_knot_slopes(t: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """(n,) the slopes at the times t (n,) of the not-a-knot C2 cubic through y (n,):
-    de Boor's tridiagonal system in the slopes (continuity of the second derivative at
-    each inner time; the third's at the second and last-but-one), solved by elimination
-    without pivoting.  Two times give the line, three the parabola through them."""
+    """The slopes at the times t (n,) of the not-a-knot C2 cubic through y (n,), or of one
+    such cubic per column of y (n, k) (a sampled path's coordinates): de Boor's tridiagonal
+    system in the slopes (continuity of the second derivative at each inner time; the
+    third's at the second and last-but-one), solved by elimination without pivoting.  Two
+    times give the line, three the parabola through them."""
+    t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
     h, n = np.diff(t), len(t)
-    delta = np.diff(y) / h
+    h = h.reshape((-1,) + (1,) * (y.ndim - 1))       # against each column of y
+    delta = np.diff(y, axis=0) / h
     if n == 2:
-        return np.array([delta[0], delta[0]])
+        return np.stack([delta[0], delta[0]])
     if n == 3:
         c = (delta[1] - delta[0]) / (h[0] + h[1])
-        return np.array([delta[0] - c * h[0], delta[0] + c * h[0], delta[1] + c * h[1]])
-    lower, diag, upper, rhs = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
+        return np.stack([delta[0] - c * h[0], delta[0] + c * h[0], delta[1] + c * h[1]])
+    lower = np.zeros((n,) + h.shape[1:])
+    diag, upper, rhs = np.zeros_like(lower), np.zeros_like(lower), np.zeros(y.shape)
     lower[1:-1], diag[1:-1], upper[1:-1] = h[1:], 2.0 * (h[:-1] + h[1:]), h[:-1]
     rhs[1:-1] = 3.0 * (h[1:] * delta[:-1] + h[:-1] * delta[1:])
     s = h[0] + h[1]
@@ -114,13 +118,13 @@ def _tridiagonal(lower: np.ndarray, diag: np.ndarray, upper: np.ndarray,
     """x with lower[i] x[i-1] + diag[i] x[i] + upper[i] x[i+1] = rhs[i] (Thomas' forward
     elimination and back substitution; once per table, when the motion is added)."""
     n = len(diag)
-    c, d = np.zeros(n), np.zeros(n)
+    c, d = np.zeros(diag.shape), np.zeros(rhs.shape)
     c[0], d[0] = upper[0] / diag[0], rhs[0] / diag[0]
     for i in range(1, n):
         m = diag[i] - lower[i] * c[i - 1]
         c[i] = upper[i] / m
         d[i] = (rhs[i] - lower[i] * d[i - 1]) / m
-    x = np.zeros(n)
+    x = np.zeros(rhs.shape)
     x[-1] = d[-1]
     for i in range(n - 2, -1, -1):
         x[i] = d[i] - c[i] * x[i + 1]
