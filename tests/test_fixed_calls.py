@@ -176,7 +176,7 @@ def equations(mech: Mechanism):
     model = compile_model(mech)
     st = read_state(model, mech)
     eq = Equations(model, structure(model, st.r, st.p))
-    eq.track = evaluate(model, *body_arrays(model, st.r, st.p)[:2]).track
+    eq.tell(eq.run.tracked(evaluate(model, *body_arrays(model, st.r, st.p)[:2]).track))
     return model, st, eq
 
 

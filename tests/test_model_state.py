@@ -100,3 +100,53 @@ def test_at_point_rows_are_their_own_kind() -> None:
     (group,) = model.plan.groups
     assert group.kind == AT and len(group.bi) == 1 and group.rows == slice(0, 3)
     np.testing.assert_array_equal(group.ui[0], [0.1, 0.2, 0.3])
+
+
+def _wound_wheel():
+    """A wheel (I_z = 0.02 kg m^2) on a revolute axle with a torsion spring (0.05 N m/rad,
+    free angle 0) and a spur pair's coupler: a model with torsion-spring turns and tracked
+    values, its Equations at the start state."""
+    from test_couplers import spur_pair
+    from solver.analyses.dynamics.equations import Equations
+    from solver.analyses.structure import structure
+    from solver.kernels.constraints import body_arrays, evaluate
+    m = spur_pair(inertia=((0.01, 0.01, 0.02), (0.05, 0.05, 0.08)))
+    m.add_torsion_spring("coil", "j1", stiffness=0.05)
+    model = compile_model(m)
+    st = read_state(model, m)
+    eq = Equations(model, structure(model, st.r, st.p))
+    eq.tell(eq.run.tracked(evaluate(model, *body_arrays(model, st.r, st.p)[:2]).track))
+    return model, st, eq
+
+
+def test_the_equations_read_the_run_state_they_are_told() -> None:
+    """The right-hand side takes each torsion spring's angle on the turn of the run state it
+    is told: told a reference one turn on, the spring's angle is 2 pi more and its torque
+    0.05 x 2 pi N m more, so gear 1's angular acceleration differs by that torque over the
+    pair's inertia about gear 1's axle, I1 + I2 (r1/r2)^2 = 0.02 + 0.08 x 0.16 (one
+    coordinate through the mesh), to rounding (1e-12 of it).  The record told first is
+    left as it was (frozen: a new record replaces it)."""
+    model, st, eq = _wound_wheel()
+    y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
+    first = eq.run
+    a0 = eq.accelerations(0.0, st.r, st.p, st.v, st.w)[0]
+    eq.tell(first.turned(first.ts_ref + 2 * np.pi))
+    a1 = eq.accelerations(0.0, st.r, st.p, st.v, st.w)[0]
+    g1 = list(model.body_part).index("g1")
+    dalpha = 0.05 * 2 * np.pi / (0.02 + 0.08 * 0.4 ** 2)
+    assert abs(abs(a1[g1, 5] - a0[g1, 5]) - dalpha) <= 1e-12 * dalpha
+    assert np.array_equal(first.ts_ref, np.zeros(1))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.ts_ref = np.ones(1)
+    assert np.all(np.isfinite(eq.rhs(0.0, y)))
+
+
+def test_a_projection_returns_its_tracked_values_and_leaves_the_run_state() -> None:
+    """Equations.project returns the tracked values (the couplers' angles) at the pose it
+    projects onto, and the run state the equations were told is the same record after it:
+    only the run that carries it tells a new one."""
+    model, st, eq = _wound_wheel()
+    told = eq.run
+    r, p, v, w, track = eq.project(0.0, st.r + 1e-6, st.p, st.v, st.w)
+    assert eq.run is told and track is not None and track.shape == (model.ntrack,)
+    assert np.abs(track - told.track).max() < 1e-3      # the same turn, moved by ~1e-6

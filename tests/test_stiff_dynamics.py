@@ -363,7 +363,7 @@ def system_at_start(mech: Mechanism):
     asm = assemble_pose(model, st.r, st.p, 0.0)
     start = replace(st, t=0.0).moved(asm.r, asm.p)
     sysm = Equations(model, asm.structure or structure(model, start.r, start.p))
-    return sysm, sysm.project(0.0, start.r, start.p, start.v, start.w)
+    return sysm, sysm.project(0.0, start.r, start.p, start.v, start.w)[:4]
 
 
 def exact_rate(sysm: Equations, r, p, v, w) -> float:
@@ -371,7 +371,7 @@ def exact_rate(sysm: Equations, r, p, v, w) -> float:
     inverse mass), what stiffness_rate estimates by power iteration."""
     m = sysm.m
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
-    K, C = force_jacobians(m, 0.0, rg, A, vg, wg, sysm.ts_ref)
+    K, C = force_jacobians(m, 0.0, rg, A, vg, wg, sysm.run.ts_ref)
     J = global_jacobian(m, evaluate(m, rg, A).jac)[sysm.keep]
     n = K.shape[0]
     Mi = np.zeros((n, n))

@@ -463,8 +463,8 @@ def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60) -> float:
     grows like |lambda|^n); a cheap estimate for choosing the integrator."""
     m = sysm.m
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
-    ev = evaluate(m, rg, A, ref=sysm.track)
-    K, C = all_force_jacobians(m, t, rg, A, vg, wg, sysm.ts_ref, ev)
+    ev = evaluate(m, rg, A, ref=sysm.run.track)
+    K, C = all_force_jacobians(m, t, rg, A, vg, wg, sysm.run.ts_ref, ev)
     if not (np.any(K) or np.any(C)):
         return 0.0
     J = global_jacobian(m, ev.jac)[sysm.keep]

@@ -97,7 +97,7 @@ class IterationMatrices:
         r, p, v, w, _ = eq.unpack(ya)
         pn = p / np.linalg.norm(p, axis=-1, keepdims=True)
         rg, A, vg, wg = body_arrays(m, r, pn, v, w)
-        ev = evaluate(m, rg, A, ref=eq.track)
+        ev = evaluate(m, rg, A, ref=eq.run.track)
         J = global_jacobian(m, ev.jac)[:, eq.keep]
         Iw = congruence(A[:, :nb], m.body_inertia)
         mass = np.broadcast_to(m.body_mass, (len(ta), nb))
@@ -113,7 +113,7 @@ class IterationMatrices:
         stacked = None
         if len(rows) > 1 and m.limits is None:    # all variants' force Jacobians at once
             try:                                  # (the same numbers as one at a time)
-                stacked = force_jacobians(m, ta, rg, A, vg, wg, eq.ts_ref)
+                stacked = force_jacobians(m, ta, rg, A, vg, wg, eq.run.ts_ref)
             except (ValueError, FloatingPointError):   # actuators, loads: one at a time
                 stacked = None
         for i in rows:
@@ -122,7 +122,7 @@ class IterationMatrices:
                 continue
             own = system.own(int(i))
             self.K[i], self.C[i] = all_force_jacobians(
-                own.m, ta[i], rg[i], A[i], vg[i], wg[i], own.ts_ref,
+                own.m, ta[i], rg[i], A[i], vg[i], wg[i], own.run.ts_ref,
                 RowEval(ev.phi[i], ev.jac[i], None, None, None))
 
     def factor(self, rows: np.ndarray, hgs: list[np.ndarray]) -> np.ndarray:

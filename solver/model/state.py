@@ -37,6 +37,38 @@ class State:
         return replace(self, r=r, p=p, a=None, alpha=None, track=track)
 
 
+@dataclass(frozen=True)
+class RunState:
+    """The discrete memory of a dynamic run between its steps, beside the continuous
+    ``State`` the integrator carries: what a step's stages all read unchanged and what only
+    the end of a step (or an event) changes.  Kept apart from State because State is an
+    instant of the motion (stored frame by frame, with leading frame axes), while this is
+    the branch the run is on, one per run (or per variant of a study: a leading variant
+    axis).  Frozen: a new record replaces the old (``turned``, ``tracked``), so the state a
+    step started from stays as it was (a long step's frames are evaluated with it).
+
+    ts_ref: (..., nts) each torsion spring's angle at the last step end (rad), the turn its
+    next angles are taken on (the atan2 branch nearest it); track: (..., ntrack) the
+    tracked values (couplers' turns, curve contacts: evaluate's ``ref``) at the last
+    projection, None: as built (a curve contact by a global search)."""
+    ts_ref: np.ndarray
+    track: np.ndarray | None = None
+
+    @classmethod
+    def start(cls, model: Model, track: np.ndarray | None = None) -> "RunState":
+        """A run's first record: the torsion springs on their first turn (angle 0), the
+        tracked values as an assembly found them (None: as built)."""
+        return cls(np.zeros(len(model.forces.ts_names)), track)
+
+    def turned(self, ts_ref: np.ndarray) -> "RunState":
+        """The same record with the torsion springs' angles ``ts_ref`` (rad)."""
+        return replace(self, ts_ref=ts_ref)
+
+    def tracked(self, track: np.ndarray | None) -> "RunState":
+        """The same record with the tracked values ``track``."""
+        return replace(self, track=track)
+
+
 def read_state(model: Model, mech: Any, t: float = 0.0) -> State:
     """The state at time t given by the parts' placements and initial velocities (the
     part-frame origin's velocity moved to the centre of mass)."""

@@ -41,7 +41,7 @@ from ..integrators.control import (ErrorNorm, PredictiveControl, StandardControl
 from ..integrators.implicit import NEWTON_MAX, RadauIIA, spectral_radii
 from ..model.compile import Model
 from ..model.results import Result
-from ..model.state import State
+from ..model.state import RunState, State
 from .group import _Fallback, _Group, stacked_starts
 from .stack import stack_models
 
@@ -133,8 +133,9 @@ class _Stages:
                 raise np.linalg.LinAlgError("the stages do not stack")
             seq["eq"], seq["for"] = Equations(rep, g.st), g.models
         eq = seq["eq"]
-        eq.ts_ref = np.repeat(g.eq.ts_ref, s, axis=0)
-        eq.track = None if g.eq.track is None else np.repeat(g.eq.track, s, axis=0)
+        run = g.eq.run
+        eq.tell(RunState(np.repeat(run.ts_ref, s, axis=0),
+                         None if run.track is None else np.repeat(run.track, s, axis=0)))
         return eq
 
     def stages(self, ts: np.ndarray, Y: np.ndarray,
@@ -283,7 +284,7 @@ def _stability(g: _Group, s: _Lanes, cand: np.ndarray, t, y, f0, frame: float) -
 def _project(g: _Group, sel: np.ndarray, t, r, p, v, w):
     """Positions onto the constraints, then velocities, for the variants ``sel``: all at
     once (Equations.project_many, whose Newton gives each variant the bits of its separate
-    run's projection, its tracked values kept in ``g.eq.track``), or, where one fails,
+    run's projection, its tracked values told to ``g.eq``), or, where one fails,
     each on its own equations (Equations.project) to tell which; (r, p, v, w, failed): a
     variant whose projection fails (a lock-up, a singular position) runs alone."""
     failed = np.zeros(len(t), dtype=bool)
@@ -296,16 +297,16 @@ def _project(g: _Group, sel: np.ndarray, t, r, p, v, w):
     for i in np.flatnonzero(sel):
         try:
             own = g.own(int(i))
-            r[i], p[i], v[i], w[i] = own.project(
+            r[i], p[i], v[i], w[i], tracks[i] = own.project(
                 float(t[i]), r[i].copy(), p[i].copy(), v[i].copy(), w[i].copy())
-            tracks[i] = own.track
         except np.linalg.LinAlgError:
             failed[i] = True
     if g.eq.m.ntrack and tracks:
-        if g.eq.track is None:
-            g.eq.track = np.zeros((len(t), g.eq.m.ntrack))
+        run = g.eq.run
+        track = np.zeros((len(t), g.eq.m.ntrack)) if run.track is None else run.track.copy()
         for i, q in tracks.items():
-            g.eq.track[i] = q
+            track[i] = q
+        g.eq.tell(run.tracked(track))
     return r, p, v, w, failed
 
 

@@ -17,7 +17,7 @@ from ..integrators.control import error_scale, initial_step
 from ..model.compile import Model
 from ..model.frame_buffer import FRAME
 from ..model.results import Result
-from ..model.state import State
+from ..model.state import RunState, State
 from .stack import stack_models, stacked_tracks
 
 
@@ -65,9 +65,9 @@ class _Group:
             raise _Fallback("the variants left do not stack")
         self.models, self.stacked = models, stacked
         self.eq = eq = Equations(stacked, self.st)
-        eq.ts_ref = (np.zeros((len(models), len(stacked.forces.ts_names))) if ts_ref is None
-                     else ts_ref)
-        eq.track = track          # each variant's tracked values (V, ntrack): project_many's
+        # each variant's torsion springs' turns (V, nts) and tracked values (V, ntrack)
+        eq.tell(RunState(np.zeros((len(models), len(stacked.forces.ts_names)))
+                         if ts_ref is None else ts_ref, track))
         self.rs = np.stack([1.0 / m.row_length for m in models])               # (V, nc)
         col = np.ones((len(models), eq.nb, 6))
         col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
@@ -81,8 +81,8 @@ class _Group:
         if not mask.any():
             raise _Fallback("no variant left")
         self.index = self.index[mask]
-        track = self.eq.track
-        self._build([m for m, k in zip(self.models, mask) if k], self.eq.ts_ref[mask],
+        track = self.eq.run.track
+        self._build([m for m, k in zip(self.models, mask) if k], self.eq.run.ts_ref[mask],
                     None if track is None else track[mask])
         keep = getattr(self.stepper, "keep", None)
         if keep is not None:
@@ -105,7 +105,7 @@ class _Group:
         F = len(times)
         while k < F and times[k] < t1 - 1e-14 * max(1.0, abs(t1)):
             k, last = frames_inside(sysm, stepper, out, times, k, (t0, t1),
-                                     (None, sysm.ts_ref), None)
+                                     sysm.run.tracked(None), None)
             if self.autonomous and k < F and at_rest(model, *last, rest):
                 out.hold(k - 1)
                 k = F
@@ -115,8 +115,12 @@ class _Group:
     def project(self, t, r, p, v, w, todo: np.ndarray):
         """Positions onto Phi = 0, then velocities onto J v = nu, for the variants
         ``todo`` (V,) (the others are returned as they are): Equations.project_many, each
-        variant's Newton giving the bits of its separate run's projection."""
-        return self.eq.project_many(t, r, p, v, w, todo, self.rs, self.cw, self.L)
+        variant's Newton giving the bits of its separate run's projection; the equations
+        are then told the projected variants' tracked values."""
+        eq = self.eq
+        r, p, v, w, track = eq.project_many(t, r, p, v, w, todo, self.rs, self.cw, self.L)
+        eq.tell(eq.run.tracked(track))
+        return r, p, v, w
 
     def own(self, i: int) -> Equations:
         """Variant i's own equations (its model's), with its run state (torsion springs'
@@ -125,8 +129,9 @@ class _Group:
         sysm = self._alone.get(id(model))
         if sysm is None:
             sysm = self._alone[id(model)] = Equations(model, self.st)
-        sysm.ts_ref = self.eq.ts_ref[i].copy()
-        sysm.track = None if self.eq.track is None else self.eq.track[i].copy()
+        run = self.eq.run
+        sysm.tell(RunState(run.ts_ref[i].copy(),
+                           None if run.track is None else run.track[i].copy()))
         return sysm
 
     @property
@@ -206,8 +211,8 @@ class _Group:
                 and progress(len(k) * int(k.min()) // F) is False:     # (Esc: as at frames)
             raise SolverCancelled("design study cancelled", float(t.min()))
         eq = self.eq
-        if eq.ts_ref.shape[1]:
-            eq.ts_ref = np.where(ok[:, None], eq.turns(r, p), eq.ts_ref)
+        if eq.run.ts_ref.shape[1]:
+            eq.tell(eq.run.turned(np.where(ok[:, None], eq.turns(r, p), eq.run.ts_ref)))
         return t, r, p, v, w, work, still, k
 
 
@@ -250,8 +255,8 @@ class _Frames:
         analyses/dynamics/driver.py stores them."""
         eq = self.eq
         a, lam, fe, jac, f = parts
-        if eq.ts_ref.shape[1]:
-            eq.ts_ref = np.where(at[:, None], fe.ts_angle, eq.ts_ref)
+        if eq.run.ts_ref.shape[1]:
+            eq.tell(eq.run.turned(np.where(at[:, None], fe.ts_angle, eq.run.ts_ref)))
         power = np.broadcast_to(fe.power_nc, t.shape)
         mr = eq.mrows
         if mr.size:
@@ -263,7 +268,7 @@ class _Frames:
         self.lam[i, kk], self.jac[i, kk] = lam[i], jac[i]
         self.energy[i, kk] = np.stack([np.broadcast_to(fe.potential, t.shape), power, work], -1)[i]
         if eq.m.ntrack:                # the projection's, at this state (as dynamics.py stores)
-            self.track[i, kk] = eq.track[i]
+            self.track[i, kk] = eq.run.track[i]
         for j in i[(kk == self.C - 1) | (k[i] == self.F - 1)]:     # a full buffer, the end
             self.flush(int(j), int(k[j]) + 1)
 

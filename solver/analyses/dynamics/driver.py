@@ -62,7 +62,7 @@ from ...kernels.forces import inertia_world
 from ...model.compile import Model
 from ...model.frame_buffer import FrameBuffer
 from ...model.results import Result, report_progress
-from ...model.state import State
+from ...model.state import RunState, State
 from .equations import Equations
 from .events import crossed_at_end, record_friction, step_events
 from .friction import magnitudes
@@ -115,27 +115,28 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     when the force elements make the system stiff, ``choose_method``)."""
     goals = Goals(tolerance)           # the jobs of the tolerance (integrators/control.py)
     sysm = Equations(model, st, singular=goals.singular)
-    sysm.track = start.track          # as the assembly found them (None: as built)
+    run = RunState.start(model, start.track)   # tracked values as the assembly found them
+    sysm.tell(run)
     t = float(times[0])
     r, p, v, w = start.r, start.p, start.v, start.w
     check_start(model, r, p, t)
     stops = Stops(model) if model.limits is not None else None
     base = st                  # the structure without stops in contact or joints sticking
     try:
-        r, p, v, w = sysm.project(t, r, p, v, w)      # consistent initial velocities
+        (r, p, v, w), run = project_run(sysm, run, t, r, p, v, w)   # consistent velocities
     except np.linalg.LinAlgError:
         raise SolverError(f"the initial position is singular: the constraints cannot be "
                           f"met at t = {t:.6g} s", t) from None
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
     if stops is not None:             # coordinates that start on a rigid stop rest on it
-        (r, p, v, w), st = rest_at_start(sysm, stops, base, t, r, p, v, w)
+        (r, p, v, w), st, run = rest_at_start(sysm, stops, base, t, r, p, v, w)
     if sysm.slip is not None:         # joints at rest stick if they can, moving ones slip
         vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
         sysm.slip.aim(vq)
         still = np.flatnonzero(magnitudes(model, vq) <= 1e-9 * model.frictions.speed)
         if still.size:
-            (r, p, v, w), st = stick(sysm, t, r, p, v, w, still, base, stops)
+            (r, p, v, w), st, run = stick(sysm, t, r, p, v, w, still, base, stops)
     try:
         method = choose_method(sysm, t, r, p, v, w, method)
     except ExpressionError as exc:            # a load that cannot be evaluated at the start
@@ -207,7 +208,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 bound = stepper.stable / max(rate, 1e-300) if explicit else np.inf
                 hs = min(grow, t_end - t, bound) if long else control.trial(h, t_out - t)
                 rate_age += 1
-                at_start = (sysm.track, sysm.ts_ref)    # the run state a step's stages use
+                at_start = run             # the run state a step's stages use
                 while True:
                     ynew, err = stepper.step(t, y, f0, hs, norm)
                     # a step over its goal past an event ends on the event (step_events)
@@ -273,7 +274,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 f_end = None if ended.located else getattr(stepper, "k_end", None)
                 r1, p1, v1, w1, work1 = sysm.unpack(ynew)
                 r0, p0 = r, p
-                r, p, v, w = sysm.project(t + hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
+                (r, p, v, w), run = project_run(sysm, run, t + hs, r1.copy(), p1.copy(),
+                                                v1.copy(), w1.copy())
                 resting = not tree and moved(model, r0, p0, r, p) <= REST * L
                 t_last, t, work = t, t + hs, work1
                 out.steps += 1
@@ -288,10 +290,11 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                                                   model.limits.rows[hit]), base.redundant,
                                        base.dof, base.driven_dof, base.bad_motions))
                     e0 = energy_of(sysm, t, r, p, v, w)
-                    r, p = sysm.project(t, r, p, v, w)[:2]      # positions only: the rebound stays
+                    # positions only: the rebound stays
+                    (r, p, _, _), run = project_run(sysm, run, t, r, p, v, w)
                     st = switched(base, stops, sysm.slip)
                     sysm.use(st)
-                    r, p, v, w = sysm.project(t, r, p, v, w)
+                    (r, p, v, w), run = project_run(sysm, run, t, r, p, v, w)
                     work += energy_of(sysm, t, r, p, v, w) - e0   # that move's energy, booked
                     if stops.resting.any() and released(sysm, t, r, p, v, w, stops):
                         st = switched(base, stops, sysm.slip)   # come to rest, pulled away
@@ -302,7 +305,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
                         sysm.slip.aim(vq)
                 elif slid.size:                  # stick if the static limit holds the joint
-                    (r, p, v, w), st = stick(sysm, t, r, p, v, w, slid, base, stops)
+                    (r, p, v, w), st, run = stick(sysm, t, r, p, v, w, slid, base, stops)
                     f_end = None
                 elif broke.size:                 # the located instant a stuck joint breaks loose
                     lam = sysm.accelerations(t, r, p, v, w)[1]
@@ -321,8 +324,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     record_friction(out, t, held, sysm.slip, slid)
                 if sysm.robust and not _near_singular(model, st, r, p):
                     sysm.robust, f_end = False, None     # past it: exact solves again
-                if len(sysm.ts_ref):
-                    sysm.ts_ref = sysm.turns(r, p)
+                if len(run.ts_ref):          # the springs' turns at the step's end
+                    run = run.turned(sysm.turns(r, p))
+                    sysm.tell(run)
                 if contacts and touch(sysm, r, p, v, w):
                     f_end = None                 # a touchdown speed taken: the forces' run state
             except ExpressionError as exc:
@@ -369,10 +373,11 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
             fail(exc.at(t), k, t, exc.names)
         except np.linalg.LinAlgError:
             fail(f"lock-up at t = {t:.6g} s: the constraint equations are singular", k, t)
-        sysm.ts_ref = fe.ts_angle
+        run = run.turned(fe.ts_angle)
+        sysm.tell(run)
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
-        frames.add(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, sysm.track,
+        frames.add(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, run.track,
                    fe.potential, power, work, sysm.friction if sysm.slip is not None else None,
                    None if fe.contact is None else
                    summary_rows(model.forces.contacts, fe.contact, body_arrays(model, r, p)[0]))
@@ -475,7 +480,8 @@ def travel(body_length, r0, p0, r1, p1):
 
 
 def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: int,
-                   step: tuple[float, float], at_start: tuple, progress) -> tuple[int, tuple]:
+                   step: tuple[float, float], at_start: RunState, progress
+                   ) -> tuple[int, tuple]:
     """Store frames k, k+1, ... that lie within the last step (t0, t1) (at most
     FRAMES_AT_ONCE): the step's dense output there, projected onto the constraints and
     evaluated for accelerations and multipliers as a step's end is, all frames as one
@@ -487,21 +493,25 @@ def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: i
     end = int(np.searchsorted(times, t1 - 1e-14 * max(1.0, abs(t1)), side="left"))
     end = min(end, k + FRAMES_AT_ONCE)
     ts = times[k:end]
-    kept = (sysm.track, sysm.ts_ref)
-    sysm.track, sysm.ts_ref = at_start        # turns taken as the step's stages took them
+    kept = sysm.run
+    sysm.tell(at_start)                       # turns taken as the step's stages took them
     try:
         R, P, V, W, work = sysm.unpack(stepper.dense((ts - t0) / (t1 - t0)))
         if sysm.robust:                       # near a singular position: one at a time
-            R, P, V, W = (np.stack(x) for x in zip(*(
-                sysm.project(tt, R[i].copy(), P[i].copy(), V[i].copy(), W[i].copy())
-                for i, tt in enumerate(ts))))
+            run, each = at_start, []
+            for i, tt in enumerate(ts):
+                x, run = project_run(sysm, run, tt, R[i].copy(), P[i].copy(), V[i].copy(),
+                                     W[i].copy())
+                each.append(x)
+            R, P, V, W = (np.stack(x) for x in zip(*each))
         else:
-            R, P, V, W = sysm.project_many(ts, R, P, V, W, np.ones(len(ts), dtype=bool),
-                                           1.0 / model.row_length, scales(model)[1],
-                                           model.length_scale)
+            R, P, V, W, track = sysm.project_many(ts, R, P, V, W, np.ones(len(ts), dtype=bool),
+                                                  1.0 / model.row_length, scales(model)[1],
+                                                  model.length_scale)
+            sysm.tell(at_start.tracked(track))
         a, lam, fe, J, f = sysm.rhs_parts(ts, sysm.pack(R, P, V, W, work))[1]
     finally:
-        sysm.track, sysm.ts_ref = kept        # the run goes on from the step's end
+        sysm.tell(kept)                       # the run goes on from the step's end
     block = slice(k, end)
     out.store(block, State(ts, R, P, V, W, a[..., :3], a[..., 3:]), lam, J, None)
     mr = sysm.mrows
@@ -512,6 +522,18 @@ def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: i
     for j in range(k, end):
         report_progress(progress, j, len(times), out)
     return end, (V[-1], W[-1], a[-1])
+
+
+def project_run(sysm: Equations, run: RunState, t: float, r, p, v, w
+                ) -> tuple[tuple, RunState]:
+    """Equations.project of the state (r, p, v, w) at time t (s) with the run state ``run``:
+    ((r, p, v, w) on the constraints, the run state with the tracked values found there),
+    which the equations are told for what follows."""
+    sysm.tell(run)
+    r, p, v, w, track = sysm.project(t, r, p, v, w)
+    run = run.tracked(track)
+    sysm.tell(run)
+    return (r, p, v, w), run
 
 
 def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:

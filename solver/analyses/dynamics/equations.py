@@ -32,6 +32,7 @@ from ...kernels.constraints import body_arrays, evaluate, motion_values, residua
 from ...kernels.forces import torsion_angles, total_forces
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
+from ...model.state import RunState
 from .friction import Slip, rates, with_slip
 from .projection import PROJECT_RCOND, PositionProjection
 from ..structure import Structure, least_norm, self_stresses
@@ -144,17 +145,18 @@ class _Work:
 class Equations:
     """The workspace of one dynamic run: the constrained equations of one model (state
     packing, right-hand side, projection) with what they reuse (the kept rows' J M^-1 J^T
-    layout, buffers) and the run state they need between steps: ``ts_ref``, each torsion
-    spring's last angle, so that its angle stays on the same turn (atan2 branch), and
-    ``robust``: True while the run passes a singular position (dynamics.py), its
-    projections then accepted within ``singular`` (Goals.singular, the run's tolerance)."""
+    layout, buffers).  ``run`` is the run state (RunState: the torsion springs' turns, the
+    tracked values) the equations are evaluated at: told by the run (``tell``) at the start
+    and whenever a step's end or an event makes a new one, read here and never changed
+    (a projection returns its tracked values).  ``robust``: True while the run passes a
+    singular position (dynamics.py), its projections then accepted within ``singular``
+    (Goals.singular, the run's tolerance)."""
 
     def __init__(self, model: Model, st: Structure, singular: float = 1e-6) -> None:
         self.m = model
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
-        self.ts_ref = np.zeros(len(model.forces.ts_names))
-        self.track = None         # tracked values (couplers, curve contacts) at the last projection
+        self.run = RunState.start(model)
         self.slip = Slip(model) if model.frictions is not None else None
         self.friction = None      # the friction elements' Q_q at the last accelerations
         self.friction_power = 0.0
@@ -187,6 +189,10 @@ class Equations:
         self._kept_motions = (km, self.m.row_motion[st.keep[km]])   # positions in keep, motions
         self.robust = False
         self._last = None
+
+    def tell(self, run: RunState) -> None:
+        """Evaluate the equations at the run state ``run`` from now on."""
+        self.run = run
 
     def work(self, lead: tuple[int, ...]) -> _Work:
         w = self._work.get(lead)
@@ -251,10 +257,11 @@ class Equations:
         lead = r.shape[:-2]
         wk = self._work.get(lead) or self.work(lead)
         rg, A, vg, wg, velg = wk.bodies(r, p, vel)
-        ev = evaluate(m, rg, A, vg, wg, ref=self.track)
+        run = self.run
+        ev = evaluate(m, rg, A, vg, wg, ref=run.track)
         f = motion_values(m, t) if self.mrows.size else _NO_MOTION
         Iw, Mi = wk.mass(A, self._pair, self._diag)
-        Q, fe = total_forces(m, t, rg, A, vg, wg, self.ts_ref, Iw, self.onset)
+        Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, self.onset)
         stop = stop_forces(m, ev.phi, ev.jac, velg) if m.limits is not None else None
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., :nb, :]
@@ -313,10 +320,10 @@ class Equations:
 
     def turns(self, r: np.ndarray, p: np.ndarray) -> np.ndarray:
         """The torsion springs' angles at the pose (r, p) (leading axes allowed) on the
-        turns of ``ts_ref``: what ``ts_ref`` becomes after a step, so that the next step's
-        stages take their angles on the same turn (the springs' angles alone, not a
-        right-hand side)."""
-        return torsion_angles(self.m.forces, body_arrays(self.m, r, p)[1], self.ts_ref)
+        turns of the run state's ``ts_ref``: what ``ts_ref`` becomes after a step, so that
+        the next step's stages take their angles on the same turn (the springs' angles
+        alone, not a right-hand side)."""
+        return torsion_angles(self.m.forces, body_arrays(self.m, r, p)[1], self.run.ts_ref)
 
     def rhs(self, t, y: np.ndarray) -> np.ndarray:
         """dy/dt at (t, y); t (S,) and y (S, n): S states at once (see accelerations)."""
@@ -353,14 +360,15 @@ class Equations:
         scales ``rs`` (..., nc), column weights ``cw`` (..., 6 nb) and length scales ``L``
         broadcast against (S, ...) (a stacked model's per variant, or one model's).  Not
         for a run at a singular position or with joints sticking (``project``).  Tracked
-        values (couplers' turns, curve contacts) are taken near ``track`` ((S, ntrack), or
-        None: as built), which then holds the projected states' own.  Raises LinAlgError
-        when a state's positions do not converge."""
+        values (couplers' turns, curve contacts) are taken near the run state's ``track``
+        ((S, ntrack), or None: as built).  Returns (r, p, v, w, track): ``track`` the
+        projected states' tracked values (the others' as they were; None without tracked
+        rows).  Raises LinAlgError when a state's positions do not converge."""
         m, sc, keep = self.m, self.schur, self.keep
         f = motion_values(m, t) if self.mrows.size else np.zeros((len(t), 0, 3))
         p = p / np.sqrt((p * p) @ _ONES4)[..., None]      # (as project: the same bits)
         rk = np.asarray(rs)[..., keep]
-        ref = self.track
+        ref = self.run.track
 
         def residual_at(r, p):
             rg, A = body_arrays(m, r, p)[:2]
@@ -390,10 +398,11 @@ class Equations:
             live &= ~converged(err, last)
         if (todo & ~converged(err, last)).any():
             raise np.linalg.LinAlgError("position projection did not converge")
-        if m.ntrack:          # the projected states' turns and contacts, for their next step
-            self.track = ev.track if ref is None else np.where(todo[:, None], ev.track, ref)
+        # the projected states' turns and contacts, for their next step
+        track = ((ev.track if ref is None else np.where(todo[:, None], ev.track, ref))
+                 if m.ntrack else ref)
         if not sc.n:
-            return r, p, v, w
+            return r, p, v, w, track
         if vals is None:          # no Newton step at all: J M^-1 J^T at the (final) pose; a
             vals, W = mats(ev, A)  # state that took none beside others got it at its pose
         nu = np.zeros((len(t), m.nc))
@@ -403,11 +412,13 @@ class Equations:
         mu = self.solve(vals, sc.times(sc.blocks(ev.jac), vel) - nu[:, keep])
         vel = vel[:, : self.nb] - sc.apply(W, mu)
         sel = todo[:, None, None]
-        return r, p, np.where(sel, vel[..., :3], v), np.where(sel, vel[..., 3:], w)
+        return r, p, np.where(sel, vel[..., :3], v), np.where(sel, vel[..., 3:], w), track
 
     def project(self, t: float, r, p, v, w):
         """Positions onto Phi = 0 (M-weighted least-change Newton), then velocities onto
-        J v = nu.  Raises LinAlgError when the constraints cannot be met."""
+        J v = nu: (r, p, v, w, track), ``track`` the tracked values (couplers' turns, curve
+        contacts) at the projected pose, found near the run state's (without tracked rows:
+        the run state's as it is).  Raises LinAlgError when the constraints cannot be met."""
         m, sc = self.m, self.schur
         f = motion_values(m, t)
         rs, cw = self._rs_keep, self._cw
@@ -427,10 +438,10 @@ class Equations:
             # left for the exact projections after the crossing)
             raise np.linalg.LinAlgError("position projection did not converge")
         (r, p), (ev, A, _) = out.x, out.data
-        if m.ntrack:      # the couplers' turns and the curve contacts, for the next step
-            self.track = ev.track
+        # the couplers' turns and the curve contacts, for the next step
+        track = ev.track if m.ntrack else self.run.track
         if not sc.n:
-            return r, p, v, w
+            return r, p, v, w, track
         # velocities: S and M^-1 J^T from the last Newton iteration, whose pose differs from
         # this one by about the local error; J v - nu is taken at the final pose, so J v = nu
         # holds there up to (change of J) x (velocity correction), far below rounding
@@ -442,4 +453,4 @@ class Equations:
         vel = np.concatenate([np.concatenate([v, w], 1), np.zeros((1, 6))])
         mu = self.solve(vals, sc.times(Jb, vel) - nu[self.keep])
         vel = vel[: self.nb] - sc.apply(W, mu)
-        return r, p, vel[:, :3], vel[:, 3:]
+        return r, p, vel[:, :3], vel[:, 3:], track

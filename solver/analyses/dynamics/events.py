@@ -85,7 +85,7 @@ def crossed_at_end(sysm, stops: Stops | None, t: float, y: np.ndarray, hs: float
     2 to 600 times the goal at 24 fps, the step then cut six or seven times over) is
     better ended on the event (``step_events``: the located step is held to the goal
     like any other, and cut when it misses it)."""
-    if stops is not None and stops.crossed(stops.gaps_at(*sysm.unpack(y1)[:2], sysm.track)).size:
+    if stops is not None and stops.crossed(stops.gaps_at(*sysm.unpack(y1)[:2], sysm.run.track)).size:
         return True
     kinds = _friction_events(sysm, t, y) if sysm.slip is not None else []
     if stops is not None and stops.resting.any():
@@ -210,7 +210,7 @@ def _stop_event(sysm, stops: Stops, t: float, y: np.ndarray):
     """(event function, armed, its value at the step's start, crossing) of the rigid
     stops: their gaps, crossed below their tolerance (``Stops.crossed``)."""
     def gaps(_, yy):
-        return stops.gaps_at(*sysm.unpack(yy)[:2], sysm.track)
+        return stops.gaps_at(*sysm.unpack(yy)[:2], sysm.run.track)
     return gaps, np.ones(len(stops.tol), dtype=bool), gaps(None, y), stops.crossed
 
 

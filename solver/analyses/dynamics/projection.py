@@ -35,7 +35,7 @@ class PositionProjection(NewtonProblem):
             self.pending = None
         else:
             rg, A = body_arrays(m, *x)[:2]
-            ev = evaluate(m, rg, A, ref=eq.track)
+            ev = evaluate(m, rg, A, ref=eq.run.track)
             self.ready = None
         res = residual(m, ev.phi, self.f)
         if eq.slip is not None:        # sticking joints held

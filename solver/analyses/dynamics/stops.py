@@ -259,7 +259,7 @@ class Stops:
         whose rebound is slower than their rest speed come to rest."""
         m, nb = self.m, self.m.nb
         rg, A = body_arrays(m, r, p)[:2]
-        J = global_jacobian(m, evaluate(m, rg, A, ref=sysm.track).jac)
+        J = global_jacobian(m, evaluate(m, rg, A, ref=sysm.run.track).jac)
         rows = np.concatenate([sysm.keep, self.lm.rows[hit]])
         C = J[rows]
         Mi = np.zeros((6 * nb, 6 * nb))

@@ -34,7 +34,7 @@ def energy_of(sysm, t: float, r, p, v, w) -> float:
     m = sysm.m
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
     gravity = -float(np.sum(m.body_mass * (r @ m.gravity)))
-    springs = total_forces(m, t, rg, A, vg, wg, sysm.ts_ref)[1].potential
+    springs = total_forces(m, t, rg, A, vg, wg, sysm.run.ts_ref)[1].potential
     return kinetic(m, A[: sysm.nb], np.concatenate([v, w], axis=1)) + gravity + springs
 
 
@@ -43,7 +43,7 @@ def friction_rates(sysm, y: np.ndarray) -> np.ndarray:
     m = sysm.m
     r, p, v, w, _ = sysm.unpack(y)
     rg, A, vg, wg = body_arrays(m, r, p / np.linalg.norm(p, axis=-1, keepdims=True), v, w)
-    return rates(m, evaluate(m, rg, A, ref=sysm.track).jac, np.concatenate([vg, wg], axis=-1))
+    return rates(m, evaluate(m, rg, A, ref=sysm.run.track).jac, np.concatenate([vg, wg], axis=-1))
 
 
 def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
@@ -52,11 +52,12 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
     speed reached STILL times its transition speed): those whose needed force |lambda| is
     within mu_s L + preload stick, the others slip the way the force pushes; a ball still
     turning (q' . d zero at a speed above that: its slip turned by 90 degrees) slips on the
-    way it turns now.  Returns the (projected) state and the structure."""
+    way it turns now.  Returns the (projected) state, the structure and the run state
+    (RunState) at the projected pose, which the equations are told."""
     m, slip = sysm.m, sysm.slip
     fp = m.frictions
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
-    ev = evaluate(m, rg, A, ref=sysm.track)
+    ev = evaluate(m, rg, A, ref=sysm.run.track)
     vq = rates(m, ev.jac, np.concatenate([vg, wg], axis=-1))
     turning = fp.is_ball & (magnitudes(m, vq) > STILL * fp.speed * (1.0 + 1e-9))
     slip.aim(vq, np.intersect1d(which, np.flatnonzero(turning)))
@@ -69,11 +70,13 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
         reverse(sysm, t, r, p, v, w, dead)
         which = np.setdiff1d(which, dead)
     if not which.size:
-        return (r, p, v, w), switched(base, stops, slip)
+        return (r, p, v, w), switched(base, stops, slip), sysm.run
     slip.hold(which, ev.phi, A)
     st = switched(base, stops, slip)
     sysm.use(st)
-    r, p, v, w = sysm.project(t, r, p, v, w)
+    r, p, v, w, track = sysm.project(t, r, p, v, w)
+    run = sysm.run.tracked(track)
+    sysm.tell(run)
     _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
     A = body_arrays(m, r, p)[1]
     go = which[needed(m, lam)[which] > friction_limit(m, loads(m, lam, jac, A))[which]]
@@ -81,7 +84,7 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
         slip.release(go, lam)
         st = switched(base, stops, slip)
         sysm.use(st)
-    return (r, p, v, w), st
+    return (r, p, v, w), st, run
 
 
 DEAD_CENTRE = 1e-4   # smallest over largest singular value: the held coordinate is dependent
@@ -121,7 +124,7 @@ def reverse(sysm, t: float, r, p, v, w, which: np.ndarray) -> None:
     fp = m.frictions
     a = sysm.accelerations(t, r, p, v, w)[0]
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
-    ev = evaluate(m, rg, A, vg, wg, ref=sysm.track)
+    ev = evaluate(m, rg, A, vg, wg, ref=sysm.run.track)
     acc = np.vstack([a, np.zeros((1, 6))])
     qdd = row_rates(m, fp.rows, ev.jac, acc) + ev.quad[fp.rows]
     c = np.flatnonzero(np.isin(fp.element, which) & (qdd != 0.0))
@@ -174,24 +177,27 @@ def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):
     below the stop's rest speed, the rule a slow rebound follows) rest on their stop from
     the start, so the first frame shows the stop's push (a pose from statics on a stop: the
     load it carries, not a fall onto it a moment later counted as an impact); those that
-    would pull are let go at once.  Returns the (projected) state and the structure."""
+    would pull are let go at once.  Returns the (projected) state, the structure and the
+    run state (RunState) at the projected pose, which the equations are told."""
     m, lm = sysm.m, stops.lm
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
-    ev = evaluate(m, rg, A, ref=sysm.track)
+    ev = evaluate(m, rg, A, ref=sysm.run.track)
     rate = row_rates(m, lm.rows, ev.jac, np.concatenate([vg, wg], axis=-1))
-    g = stops.gaps_at(r, p, sysm.track)
+    g = stops.gaps_at(r, p, sysm.run.track)
     on = ~lm.compliant & (np.abs(g) <= stops.tol) & (np.abs(rate) < lm.rest_speed)
     on[on] = ~_held_already(sysm, lm.rows[on], ev.jac)
     if not on.any():
-        return (r, p, v, w), switched(base, stops, sysm.slip)
+        return (r, p, v, w), switched(base, stops, sysm.slip), sysm.run
     stops.resting |= on
     sysm.use(switched(base, stops, sysm.slip))
-    r, p, v, w = sysm.project(t, r, p, v, w)
+    r, p, v, w, track = sysm.project(t, r, p, v, w)
+    run = sysm.run.tracked(track)
+    sysm.tell(run)
     released(sysm, t, r, p, v, w, stops)
     st = switched(base, stops, sysm.slip)
     sysm.use(st)
     freeze(sysm, stops)
-    return (r, p, v, w), st
+    return (r, p, v, w), st, run
 
 
 def _held_already(sysm, rows: np.ndarray, jac: np.ndarray) -> np.ndarray:
