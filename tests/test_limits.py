@@ -492,3 +492,32 @@ def test_the_default_rest_speed_is_a_speed_unrelated_markers_leave_alone(far) ->
     assert expected == 7
     assert len(r.impacts) == expected
     assert abs(r.position("ball")[-1, 2]) < 1e-9
+
+
+def test_an_impact_returns_the_run_state_with_its_bound_at_rest() -> None:
+    """A 0.5 kg ball on its floor stop moving down at 1 m/s, restitution 0: Newton's impact
+    law stops it dead (its velocity 0 to rounding, 1e-12 m/s), loses its kinetic energy
+    m v^2 / 2 = 0.25 J and returns a new run state with the bound resting; the run state
+    the equations were told is left as it was (no stop resting), and letting go of a
+    stop that would pull returns a new array, the one passed unchanged."""
+    from solver.analyses.dynamics.equations import Equations
+    from solver.analyses.dynamics.stops import Stops
+    from solver.analyses.structure import structure
+    from solver.kernels.constraints import motion_values
+    from solver.model.compile import compile_model
+    from solver.model.state import read_state
+    m = dropped_ball(0.0, 0.0, 0.5)
+    m.parts["ball"].velocity[:] = (0.0, 0.0, -1.0)
+    model = compile_model(m)
+    st = read_state(model, m)
+    eq = Equations(model, structure(model, st.r, st.p))
+    told = eq.run
+    stops = Stops(model)
+    v, w, lost, record, run = stops.impact(eq, 0.0, st.r, st.p, st.v, st.w, np.array([0]),
+                                           motion_values(model, 0.0))
+    assert run.resting.tolist() == [True] and told.resting.tolist() == [False]
+    assert np.abs(v).max() <= 1e-12 and lost == pytest.approx(-0.25, rel=1e-12)
+    pull = np.zeros(model.nc)
+    pull[model.limits.rows[0]] = model.limits.sgn[0]      # push -sgn lambda < 0: it pulls
+    resting, let_go = stops.release(pull, run.resting)
+    assert let_go and resting.tolist() == [False] and run.resting.tolist() == [True]

@@ -50,15 +50,20 @@ class RunState:
     ts_ref: (..., nts) each torsion spring's angle at the last step end (rad), the turn its
     next angles are taken on (the atan2 branch nearest it); track: (..., ntrack) the
     tracked values (couplers' turns, curve contacts: evaluate's ``ref``) at the last
-    projection, None: as built (a curve contact by a global search)."""
+    projection, None: as built (a curve contact by a global search); resting: (nbound,)
+    True for each rigid stop's bound resting on it (its row held with the joints'), None
+    without stops."""
     ts_ref: np.ndarray
     track: np.ndarray | None = None
+    resting: np.ndarray | None = None
 
     @classmethod
     def start(cls, model: Model, track: np.ndarray | None = None) -> "RunState":
         """A run's first record: the torsion springs on their first turn (angle 0), the
-        tracked values as an assembly found them (None: as built)."""
-        return cls(np.zeros(len(model.forces.ts_names)), track)
+        tracked values as an assembly found them (None: as built), no stop resting."""
+        resting = (None if model.limits is None
+                   else np.zeros(len(model.limits.rows), dtype=bool))
+        return cls(np.zeros(len(model.forces.ts_names)), track, resting)
 
     def turned(self, ts_ref: np.ndarray) -> "RunState":
         """The same record with the torsion springs' angles ``ts_ref`` (rad)."""
@@ -67,6 +72,10 @@ class RunState:
     def tracked(self, track: np.ndarray | None) -> "RunState":
         """The same record with the tracked values ``track``."""
         return replace(self, track=track)
+
+    def rests(self, resting: np.ndarray) -> "RunState":
+        """The same record with the stops' bounds ``resting`` (nbound,) resting."""
+        return replace(self, resting=resting)
 
 
 def read_state(model: Model, mech: Any, t: float = 0.0) -> State:

@@ -281,24 +281,28 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 out.steps += 1
                 held = None if sysm.slip is None else sysm.slip.stuck.copy()
                 if hit.size:                     # Newton's impact law; slow rebounds rest
-                    v, w, lost, struck = stops.impact(sysm, t, r, p, v, w, hit,
-                                                      motion_values(model, t))
+                    v, w, lost, struck, run = stops.impact(sysm, t, r, p, v, w, hit,
+                                                           motion_values(model, t))
+                    sysm.tell(run)
                     work += lost
                     out.impacts.append(struck)
                     # on the bound exactly (a rebound starts from a gap of zero, not -tol/2)
-                    sysm.use(Structure(np.union1d(switched(base, stops, sysm.slip).keep,
+                    sysm.use(Structure(np.union1d(switched(base, stops, sysm.slip,
+                                                           run.resting).keep,
                                                   model.limits.rows[hit]), base.redundant,
                                        base.dof, base.driven_dof, base.bad_motions))
                     e0 = energy_of(sysm, t, r, p, v, w)
                     # positions only: the rebound stays
                     (r, p, _, _), run = project_run(sysm, run, t, r, p, v, w)
-                    st = switched(base, stops, sysm.slip)
+                    st = switched(base, stops, sysm.slip, run.resting)
                     sysm.use(st)
                     (r, p, v, w), run = project_run(sysm, run, t, r, p, v, w)
                     work += energy_of(sysm, t, r, p, v, w) - e0   # that move's energy, booked
-                    if stops.resting.any() and released(sysm, t, r, p, v, w, stops):
-                        st = switched(base, stops, sysm.slip)   # come to rest, pulled away
-                        sysm.use(st)                            # at once
+                    if run.resting.any():
+                        let_go, run = released(sysm, t, r, p, v, w, stops)
+                        if let_go:                  # come to rest, pulled away at once
+                            st = switched(base, stops, sysm.slip, run.resting)
+                            sysm.use(st)
                     freeze(sysm, stops)
                     f_end = None
                     if sysm.slip is not None:    # a rebound reverses the joints' slip
@@ -310,13 +314,14 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 elif broke.size:                 # the located instant a stuck joint breaks loose
                     lam = sysm.accelerations(t, r, p, v, w)[1]
                     sysm.slip.release(broke, lam)
-                    st = switched(base, stops, sysm.slip)
+                    st = switched(base, stops, sysm.slip, run.resting)
                     sysm.use(st)
                     f_end = None
-                elif ((stops is not None and stops.resting.any())
+                elif ((stops is not None and run.resting.any())
                       or (sysm.slip is not None and sysm.slip.stuck.any())):
-                    if released(sysm, t, r, p, v, w, stops):   # a pulling stop, a slipping joint
-                        st = switched(base, stops, sysm.slip)
+                    let_go, run = released(sysm, t, r, p, v, w, stops)
+                    if let_go:                   # a pulling stop, a slipping joint
+                        st = switched(base, stops, sysm.slip, run.resting)
                         sysm.use(st)
                         freeze(sysm, stops)
                         f_end = None

@@ -85,10 +85,12 @@ def crossed_at_end(sysm, stops: Stops | None, t: float, y: np.ndarray, hs: float
     2 to 600 times the goal at 24 fps, the step then cut six or seven times over) is
     better ended on the event (``step_events``: the located step is held to the goal
     like any other, and cut when it misses it)."""
-    if stops is not None and stops.crossed(stops.gaps_at(*sysm.unpack(y1)[:2], sysm.run.track)).size:
+    run = sysm.run
+    if stops is not None and stops.crossed(stops.gaps_at(*sysm.unpack(y1)[:2], run.track),
+                                           run.resting).size:
         return True
     kinds = _friction_events(sysm, t, y) if sysm.slip is not None else []
-    if stops is not None and stops.resting.any():
+    if stops is not None and run.resting.any():
         kinds.append((None, *_release_event(sysm, stops, t, y)))
     if sysm.onset is not None:           # a contact point touching down (touchdown.py)
         kinds.append((None, *touchdown_event(sysm, t, y)))
@@ -189,7 +191,7 @@ def _event_kinds(sysm, stops: Stops | None, t: float, y: np.ndarray) -> list[_Ki
     kinds = [_Kind(0, *_stop_event(sysm, stops, t, y))] if stops is not None else [None]
     friction = _friction_events(sysm, t, y) if sysm.slip is not None else [None]
     extra = []
-    if stops is not None and stops.resting.any():
+    if stops is not None and sysm.run.resting.any():
         extra.append((None, *_release_event(sysm, stops, t, y)))
     if sysm.onset is not None:           # a contact point touching down (touchdown.py)
         extra.append((None, *touchdown_event(sysm, t, y)))
@@ -208,10 +210,16 @@ def _armed_below_zero(armed: np.ndarray) -> Callable:
 
 def _stop_event(sysm, stops: Stops, t: float, y: np.ndarray):
     """(event function, armed, its value at the step's start, crossing) of the rigid
-    stops: their gaps, crossed below their tolerance (``Stops.crossed``)."""
+    stops: their gaps, crossed below their tolerance (``Stops.crossed``) while not resting
+    (the equations' told RunState.resting, as it is at the step's start)."""
+    run = sysm.run
+
     def gaps(_, yy):
-        return stops.gaps_at(*sysm.unpack(yy)[:2], sysm.run.track)
-    return gaps, np.ones(len(stops.tol), dtype=bool), gaps(None, y), stops.crossed
+        return stops.gaps_at(*sysm.unpack(yy)[:2], run.track)
+
+    def crossing(g):
+        return stops.crossed(g, run.resting)
+    return gaps, np.ones(len(stops.tol), dtype=bool), gaps(None, y), crossing
 
 
 ORDER_SAMPLES = 8      # points of a step's dense output that order its kinds of event
@@ -265,7 +273,7 @@ def _release_event(sysm, stops: Stops, t: float, y: np.ndarray):
     def push(tt, yy):
         return stop_push(sysm, stops, tt, yy)
     start = push(t, y)
-    return push, stops.resting & (start > 0.0), start
+    return push, sysm.run.resting & (start > 0.0), start
 
 
 def _friction_events(sysm, t: float, y: np.ndarray):

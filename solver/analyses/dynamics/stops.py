@@ -222,24 +222,27 @@ def _past_the_root(c: float, a: float, b: float, width: float) -> float:
 
 
 class Stops:
-    """The bounds in resting contact during a dynamic run, and the impact law."""
+    """A dynamic run's rigid stops: their gaps, crossings, rows and impact law.  Which
+    bounds rest on their stop is run state (RunState.resting), passed in and returned as a
+    new array, never kept here."""
 
     def __init__(self, model: Model) -> None:
         self.m = model
         self.lm = model.limits
         self.tol = tolerance(model)
-        self.resting = np.zeros(len(self.lm.rows), dtype=bool)
 
     def gaps_at(self, r, p, track=None) -> np.ndarray:
         return gaps(self.m, evaluate(self.m, *body_arrays(self.m, r, p)[:2], need_jac=False,
                                      ref=track).phi)
 
-    def crossed(self, g: np.ndarray) -> np.ndarray:
-        """Rigid bounds crossed (a compliant stop's penetration is its force's, no event)."""
-        return np.flatnonzero(~self.resting & ~self.lm.compliant & (g < -self.tol))
+    def crossed(self, g: np.ndarray, resting: np.ndarray) -> np.ndarray:
+        """Rigid bounds not ``resting`` (nbound,) whose gaps g are crossed (a compliant
+        stop's penetration is its force's, no event)."""
+        return np.flatnonzero(~resting & ~self.lm.compliant & (g < -self.tol))
 
-    def active_rows(self) -> np.ndarray:
-        return self.lm.rows[self.resting]
+    def active_rows(self, resting: np.ndarray) -> np.ndarray:
+        """The constraint rows of the bounds ``resting`` (nbound,)."""
+        return self.lm.rows[resting]
 
     def locate(self, step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
                dense=None, tangent=None):
@@ -252,11 +255,12 @@ class Stops:
         return locate(step, g0, g1, hit, hs, 0.5 * self.tol, guess, tangent=tangent)
 
     def impact(self, sysm, t: float, r, p, v, w, hit: np.ndarray, f: np.ndarray):
-        """Newton's impact law at (t, r, p): new (v, w), the kinetic energy change (J, <= 0)
-        and the impact's record (model/impacts.py: the coordinates' rates before and after,
+        """Newton's impact law at (t, r, p): new (v, w), the kinetic energy change (J, <= 0),
+        the impact's record (model/impacts.py: the coordinates' rates before and after,
         the stops' impulses lambda, which move the velocities by M^-1 C^T lambda, so that
-        along a coordinate whose row is dq/dx they push toward a larger q).  The bounds
-        whose rebound is slower than their rest speed come to rest."""
+        along a coordinate whose row is dq/dx they push toward a larger q) and the run
+        state after it (the equations' told RunState with the bounds whose rebound is
+        slower than their rest speed come to rest)."""
         m, nb = self.m, self.m.nb
         rg, A = body_arrays(m, r, p)[:2]
         J = global_jacobian(m, evaluate(m, rg, A, ref=sysm.run.track).jac)
@@ -278,21 +282,22 @@ class Stops:
         new = (vel + Mi @ C.T @ lam).reshape(nb, 6)
         ke = kinetic(m, A[:nb], vel.reshape(nb, 6))
         ke1 = kinetic(m, A[:nb], new)
-        self.resting[hit[rest]] = True
+        resting = sysm.run.resting.copy()
+        resting[hit[rest]] = True
         lm = self.lm
         record = Impact(t, (lm.names[b] for b in hit), (lm.joints[b] for b in hit),
                         (lm.bounds[b] for b in hit), rate, J[lm.rows[hit]] @ new.reshape(-1),
                         lam[len(sysm.keep):])
-        return new[:, :3], new[:, 3:], ke1 - ke, record
+        return new[:, :3], new[:, 3:], ke1 - ke, record, sysm.run.rests(resting)
 
-    def release(self, lam: np.ndarray) -> bool:
-        """Let go of resting bounds whose stop would pull or carries nothing (push -sgn
-        lambda <= 0: the instant a push falls to zero is located, ``events._release_event``, and
-        the state there may have it exactly zero); True if any."""
+    def release(self, lam: np.ndarray, resting: np.ndarray) -> tuple[np.ndarray, bool]:
+        """Let go of the ``resting`` (nbound,) bounds whose stop would pull or carries
+        nothing (push -sgn lambda <= 0: the instant a push falls to zero is located,
+        ``events._release_event``, and the state there may have it exactly zero): (the
+        bounds still resting, True if any was let go)."""
         push = -self.lm.sgn * lam[self.lm.rows]
-        go = self.resting & (push <= 0.0)
-        self.resting &= ~go
-        return bool(go.any())
+        go = resting & (push <= 0.0)
+        return resting & ~go, bool(go.any())
 
 
 def kinetic(model: Model, A: np.ndarray, vel: np.ndarray) -> float:

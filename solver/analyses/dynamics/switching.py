@@ -14,19 +14,22 @@ from .stops import Stops, kinetic
 from ..structure import Structure
 
 
-def switched(base: Structure, stops: Stops | None, slip: Slip | None) -> Structure:
-    """The run's rows with the stops in resting contact and the sticking joints held."""
-    rows = np.concatenate([stops.active_rows() if stops is not None else np.zeros(0, int),
+def switched(base: Structure, stops: Stops | None, slip: Slip | None,
+             resting: np.ndarray | None) -> Structure:
+    """The run's rows with the stops' bounds ``resting`` (RunState.resting) in resting
+    contact and the sticking joints held."""
+    rows = np.concatenate([stops.active_rows(resting) if stops is not None else np.zeros(0, int),
                            slip.rows() if slip is not None else np.zeros(0, int)]).astype(int)
     return Structure(np.concatenate([base.keep, rows]), base.redundant, base.dof,
                      base.driven_dof - len(rows), base.bad_motions)
 
 
 def freeze(sysm, stops: Stops | None) -> None:
-    """Friction elements whose coordinate a resting stop holds take no friction."""
+    """Friction elements whose coordinate a resting stop holds (the equations' told
+    RunState.resting) take no friction."""
     if sysm.slip is not None and stops is not None:
-        fp = sysm.m.frictions
-        sysm.slip.frozen = np.array([bool(stops.resting[b].any()) for b in fp.stops], dtype=bool)
+        fp, resting = sysm.m.frictions, sysm.run.resting
+        sysm.slip.frozen = np.array([bool(resting[b].any()) for b in fp.stops], dtype=bool)
 
 
 def energy_of(sysm, t: float, r, p, v, w) -> float:
@@ -63,16 +66,16 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
     slip.aim(vq, np.intersect1d(which, np.flatnonzero(turning)))
     # a coordinate a motion drives, or a stop holds, is held already: no second row for it
     free = [k for k in which if not fp.held[k] and not turning[k]
-            and not (stops is not None and stops.resting[fp.stops[k]].any())]
+            and not (stops is not None and sysm.run.resting[fp.stops[k]].any())]
     which = np.array(free, dtype=int)
     dead = _dead_centres(sysm, which, ev.jac)
     if dead.size:          # a dead centre: the others' motion, not friction, stopped it
         reverse(sysm, t, r, p, v, w, dead)
         which = np.setdiff1d(which, dead)
     if not which.size:
-        return (r, p, v, w), switched(base, stops, slip), sysm.run
+        return (r, p, v, w), switched(base, stops, slip, sysm.run.resting), sysm.run
     slip.hold(which, ev.phi, A)
-    st = switched(base, stops, slip)
+    st = switched(base, stops, slip, sysm.run.resting)
     sysm.use(st)
     r, p, v, w, track = sysm.project(t, r, p, v, w)
     run = sysm.run.tracked(track)
@@ -82,7 +85,7 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
     go = which[needed(m, lam)[which] > friction_limit(m, loads(m, lam, jac, A))[which]]
     if go.size:
         slip.release(go, lam)
-        st = switched(base, stops, slip)
+        st = switched(base, stops, slip, run.resting)
         sysm.use(st)
     return (r, p, v, w), st, run
 
@@ -131,19 +134,24 @@ def reverse(sysm, t: float, r, p, v, w, which: np.ndarray) -> None:
     slip.direction[c] = np.sign(qdd[c])
 
 
-def released(sysm, t: float, r, p, v, w, stops: Stops | None) -> bool:
+def released(sysm, t: float, r, p, v, w, stops: Stops | None):
     """Let go of resting stops that would pull and sticking joints whose needed friction
-    exceeds the static limit (slipping the way the force pushes); True if any changed."""
-    m, slip = sysm.m, sysm.slip
+    exceeds the static limit (slipping the way the force pushes): (True if any changed,
+    the run state with the stops let go, which the equations are told)."""
+    m, slip, run = sysm.m, sysm.slip, sysm.run
     _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
-    changed = stops.release(lam) if stops is not None else False
+    changed = False
+    if stops is not None:
+        resting, changed = stops.release(lam, run.resting)
+        run = run.rests(resting)
+        sysm.tell(run)
     if slip is not None and slip.stuck.any():
         A = body_arrays(m, r, p)[1]
         over = np.flatnonzero(slip.stuck & (needed(m, lam) > friction_limit(m, loads(m, lam, jac, A))))
         if over.size:
             slip.release(over, lam)
             changed = True
-    return changed
+    return changed, run
 
 
 def hold_margin(sysm, t: float, y: np.ndarray) -> np.ndarray:
@@ -169,7 +177,7 @@ def stop_push(sysm, stops: Stops, t: float, y: np.ndarray) -> np.ndarray:
     p = p / np.linalg.norm(p, axis=-1, keepdims=True)
     lam = sysm.accelerations(t, r, p, v, w)[1]
     push = -stops.lm.sgn * lam[stops.lm.rows]
-    return np.where(stops.resting, push, np.inf)
+    return np.where(sysm.run.resting, push, np.inf)
 
 
 def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):
@@ -187,14 +195,14 @@ def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):
     on = ~lm.compliant & (np.abs(g) <= stops.tol) & (np.abs(rate) < lm.rest_speed)
     on[on] = ~_held_already(sysm, lm.rows[on], ev.jac)
     if not on.any():
-        return (r, p, v, w), switched(base, stops, sysm.slip), sysm.run
-    stops.resting |= on
-    sysm.use(switched(base, stops, sysm.slip))
-    r, p, v, w, track = sysm.project(t, r, p, v, w)
-    run = sysm.run.tracked(track)
+        return (r, p, v, w), switched(base, stops, sysm.slip, sysm.run.resting), sysm.run
+    run = sysm.run.rests(sysm.run.resting | on)
     sysm.tell(run)
-    released(sysm, t, r, p, v, w, stops)
-    st = switched(base, stops, sysm.slip)
+    sysm.use(switched(base, stops, sysm.slip, run.resting))
+    r, p, v, w, track = sysm.project(t, r, p, v, w)
+    sysm.tell(run.tracked(track))
+    run = released(sysm, t, r, p, v, w, stops)[1]
+    st = switched(base, stops, sysm.slip, run.resting)
     sysm.use(st)
     freeze(sysm, stops)
     return (r, p, v, w), st, run
