@@ -473,3 +473,25 @@ def test_contact_lines_do_not_grow_with_the_contacts() -> None:
         counts.append(lines_run(lambda: eq.rhs(0.0, y)))
     assert sum(counts[0].values()) > 100
     assert counts[0] == counts[1], [sum(c.values()) for c in counts]
+
+
+def test_a_touchdown_returns_the_run_state_with_its_approach_speed() -> None:
+    """A ball (R 0.05 m) 1 um into a floor, moving down at 2 m/s: its contact point takes
+    its approach speed 2 m/s (to rounding, 1e-12) as a new run state, the run state the
+    equations were told keeping none (NaN); the same ball 1 mm above the floor forgets it
+    (NaN again) and touches nothing."""
+    from solver.analyses.dynamics.equations import Equations
+    from solver.analyses.dynamics.touchdown import touch
+    from solver.analyses.structure import structure
+    m = ball_on_floor(0.05, 1.0, -1e-6, 2.0, restitution=0.5)
+    model = compile_model(m)
+    st = read_state(model, m)
+    eq = Equations(model, structure(model, st.r, st.p))
+    told = eq.run
+    touched, run = touch(eq, st.r, st.p, st.v, st.w)
+    assert touched and np.all(np.isnan(told.onset))
+    assert np.abs(run.onset - 2.0).max() <= 1e-12
+    eq.tell(run)
+    lifted = st.r + np.array([0.0, 0.0, 1e-3 + 1e-6])
+    touched, apart = touch(eq, lifted, st.p, st.v, st.w)
+    assert not touched and np.all(np.isnan(apart.onset))

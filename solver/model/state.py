@@ -52,18 +52,23 @@ class RunState:
     tracked values (couplers' turns, curve contacts: evaluate's ``ref``) at the last
     projection, None: as built (a curve contact by a global search); resting: (nbound,)
     True for each rigid stop's bound resting on it (its row held with the joints'), None
-    without stops."""
+    without stops; onset: (ncp,) each contact point's approach speed at its touchdown (m/s,
+    the damping's delta'_0), NaN while the point is apart, None without contacts."""
     ts_ref: np.ndarray
     track: np.ndarray | None = None
     resting: np.ndarray | None = None
+    onset: np.ndarray | None = None
 
     @classmethod
     def start(cls, model: Model, track: np.ndarray | None = None) -> "RunState":
         """A run's first record: the torsion springs on their first turn (angle 0), the
-        tracked values as an assembly found them (None: as built), no stop resting."""
+        tracked values as an assembly found them (None: as built), no stop resting, no
+        contact point's touchdown speed known."""
         resting = (None if model.limits is None
                    else np.zeros(len(model.limits.rows), dtype=bool))
-        return cls(np.zeros(len(model.forces.ts_names)), track, resting)
+        cp = model.forces.contacts
+        onset = None if cp is None else np.full(cp.n, np.nan)
+        return cls(np.zeros(len(model.forces.ts_names)), track, resting, onset)
 
     def turned(self, ts_ref: np.ndarray) -> "RunState":
         """The same record with the torsion springs' angles ``ts_ref`` (rad)."""
@@ -76,6 +81,10 @@ class RunState:
     def rests(self, resting: np.ndarray) -> "RunState":
         """The same record with the stops' bounds ``resting`` (nbound,) resting."""
         return replace(self, resting=resting)
+
+    def touched(self, onset: np.ndarray) -> "RunState":
+        """The same record with the contact points' touchdown speeds ``onset`` (m/s)."""
+        return replace(self, onset=onset)
 
 
 def read_state(model: Model, mech: Any, t: float = 0.0) -> State:

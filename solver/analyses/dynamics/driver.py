@@ -157,7 +157,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     # long steps with dense output (module docstring): every stepper has one; no events to
     # locate; in a closed loop only while it rests (no lined-up position to find then)
     # and no tracked values (a coupler's turns, a cam's contact) to carry frame by frame
-    contacts = sysm.onset is not None          # contact points touching down (touchdown.py)
+    contacts = run.onset is not None           # contact points touching down (touchdown.py)
     dense = stops is None and sysm.slip is None and model.ntrack == 0 and not contacts
     locating = stops is not None or sysm.slip is not None or contacts   # events in the steps
     tree = open_tree(model)
@@ -332,8 +332,11 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 if len(run.ts_ref):          # the springs' turns at the step's end
                     run = run.turned(sysm.turns(r, p))
                     sysm.tell(run)
-                if contacts and touch(sysm, r, p, v, w):
-                    f_end = None                 # a touchdown speed taken: the forces' run state
+                if contacts:
+                    touched, run = touch(sysm, r, p, v, w)
+                    sysm.tell(run)
+                    if touched:                  # a touchdown speed taken: the forces' run state
+                        f_end = None
             except ExpressionError as exc:
                 fail(str(exc), k, t)
             except FrictionJam as exc:

@@ -146,9 +146,10 @@ class Equations:
     """The workspace of one dynamic run: the constrained equations of one model (state
     packing, right-hand side, projection) with what they reuse (the kept rows' J M^-1 J^T
     layout, buffers).  ``run`` is the run state (RunState: the torsion springs' turns, the
-    tracked values) the equations are evaluated at: told by the run (``tell``) at the start
-    and whenever a step's end or an event makes a new one, read here and never changed
-    (a projection returns its tracked values).  ``robust``: True while the run passes a
+    tracked values, the stops resting, the contacts' touchdown speeds) the equations are
+    evaluated at: told by the run (``tell``) at the start and whenever a step's end or an
+    event makes a new one, read here and never changed (a projection returns its tracked
+    values).  ``robust``: True while the run passes a
     singular position (dynamics.py), its projections then accepted within ``singular``
     (Goals.singular, the run's tolerance)."""
 
@@ -162,8 +163,6 @@ class Equations:
         self.friction_power = 0.0
         self.headroom = None      # the friction elements' headroom from a jam (with_slip), last
         self.stop_power = 0.0     # the compliant stops' power at the last accelerations
-        cp = model.forces.contacts  # each contact point's touchdown speed (touchdown.py)
-        self.onset = None if cp is None else np.full(cp.n, np.nan)
         self._pair = np.concatenate([model.body_inertia, model.body_inverse_inertia], -1)
         both = np.stack([model.body_inertia, model.body_inverse_inertia], -3)  # (..., nb, 2, 3, 3)
         on = np.diagonal(both, axis1=-2, axis2=-1)
@@ -261,7 +260,7 @@ class Equations:
         ev = evaluate(m, rg, A, vg, wg, ref=run.track)
         f = motion_values(m, t) if self.mrows.size else _NO_MOTION
         Iw, Mi = wk.mass(A, self._pair, self._diag)
-        Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, self.onset)
+        Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, run.onset)
         stop = stop_forces(m, ev.phi, ev.jac, velg) if m.limits is not None else None
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., :nb, :]

@@ -92,7 +92,7 @@ def crossed_at_end(sysm, stops: Stops | None, t: float, y: np.ndarray, hs: float
     kinds = _friction_events(sysm, t, y) if sysm.slip is not None else []
     if stops is not None and run.resting.any():
         kinds.append((None, *_release_event(sysm, stops, t, y)))
-    if sysm.onset is not None:           # a contact point touching down (touchdown.py)
+    if run.onset is not None:            # a contact point touching down (touchdown.py)
         kinds.append((None, *touchdown_event(sysm, t, y)))
     return any(armed.any() and bool((armed & (measure(t + hs, y1) <= 0.0)).any())
                for _, measure, armed, _ in kinds)
@@ -193,7 +193,7 @@ def _event_kinds(sysm, stops: Stops | None, t: float, y: np.ndarray) -> list[_Ki
     extra = []
     if stops is not None and sysm.run.resting.any():
         extra.append((None, *_release_event(sysm, stops, t, y)))
-    if sysm.onset is not None:           # a contact point touching down (touchdown.py)
+    if sysm.run.onset is not None:       # a contact point touching down (touchdown.py)
         extra.append((None, *touchdown_event(sysm, t, y)))
     for k in friction + extra:
         if k is not None:

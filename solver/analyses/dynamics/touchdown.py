@@ -2,7 +2,7 @@
 the other side's surface is an event (``events.py`` locates it by re-stepping, as a stop's
 bound), and the approach speed there is the point's delta'_0, the run state of the
 Hunt-Crossley force with Flores et al. 2011's damping (kernels/contacts.py), kept in
-``Equations.onset`` until the point leaves the surface again."""
+the run state (RunState.onset) until the point leaves the surface again."""
 from __future__ import annotations
 
 import numpy as np
@@ -32,14 +32,16 @@ def touchdown_event(sysm, t: float, y: np.ndarray):
     return gap, (start > GAP_TOL * sysm.m.length_scale) & ~touching[cp.contact], start
 
 
-def touch(sysm, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray) -> bool:
+def touch(sysm, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray):
     """After an accepted step: a point penetrating with no touchdown speed yet takes its
     approach speed now (at a located touchdown, the speed of the impact); a point apart
-    forgets its own.  True if any point touched down."""
+    forgets its own.  (True if any point touched down, the run state with those speeds:
+    the equations' told RunState with its ``onset`` replaced)."""
     cp = sysm.m.forces.contacts
     rg, A, vg, wg = body_arrays(sysm.m, r, p, v, w)
     geo = geometry(cp, rg, A)
     rate = -np.einsum("...i,...i->...", relative_velocity(cp, geo, rg, vg, wg), geo.n)
-    new = (geo.gap <= 0.0) & np.isnan(sysm.onset)
-    sysm.onset = np.where(geo.gap > 0.0, np.nan, np.where(new, np.abs(rate), sysm.onset))
-    return bool(new.any())
+    onset = sysm.run.onset
+    new = (geo.gap <= 0.0) & np.isnan(onset)
+    onset = np.where(geo.gap > 0.0, np.nan, np.where(new, np.abs(rate), onset))
+    return bool(new.any()), sysm.run.touched(onset)
