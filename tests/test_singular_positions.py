@@ -159,3 +159,35 @@ def test_bennett_linkage_moves_for_ten_seconds() -> None:
     assert np.abs(ke + pe - ke[0] - pe[0]).max() < 1e-8 * np.ptp(pe)
     assert max(joint_gaps(m, res).values()) < 1e-9
     assert res.steps < 2000
+
+
+def test_least_norm_solves_follow_the_run_state_and_end_with_a_change_of_rows(monkeypatch) -> None:
+    """The equations solve J M^-1 J^T by least norm exactly while the run state they are
+    told says the run passes a singular position (RunState.robust), and a change of kept
+    rows (switching.use_rows) tells a record with it off: a right-hand side of a pendulum
+    makes one least-norm solve told robust, none after the change of rows (counted), and
+    the record told before is left as it was."""
+    from solver.algebra.schur import Schur
+    from solver.analyses.dynamics.equations import Equations
+    from solver.analyses.dynamics.switching import use_rows
+    from solver.analyses.structure import structure
+    from mechanisms import pendulum
+    from solver.model.compile import compile_model
+    from solver.model.state import read_state
+    m = pendulum(angle=0.3)
+    model = compile_model(m)
+    st = read_state(model, m)
+    rows = structure(model, st.r, st.p)
+    eq = Equations(model, rows)
+    calls = []
+    least = Schur.solve_least_norm
+    monkeypatch.setattr(Schur, "solve_least_norm",
+                        lambda self, *a: calls.append(1) or least(self, *a))
+    y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
+    eq.tell(eq.run.solving(True))
+    told = eq.run
+    eq.rhs(0.0, y)
+    assert len(calls) == 1
+    run = use_rows(eq, rows)
+    eq.rhs(0.0, y)
+    assert len(calls) == 1 and not run.robust and eq.run is run and told.robust

@@ -176,7 +176,7 @@ def test_stage_batch_matches_single_states(robust: bool) -> None:
     model = compile_model(m)
     st = read_state(model, m)
     sysm = Equations(model, structure(model, st.r, st.p))
-    sysm.robust = robust
+    sysm.tell(sysm.run.solving(robust))
     y0 = sysm.pack(st.r, st.p, st.v, st.w, 0.0)
     rng = np.random.default_rng(3)
     ts = 0.4 + 0.05 * np.arange(5)

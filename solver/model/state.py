@@ -53,11 +53,14 @@ class RunState:
     projection, None: as built (a curve contact by a global search); resting: (nbound,)
     True for each rigid stop's bound resting on it (its row held with the joints'), None
     without stops; onset: (ncp,) each contact point's approach speed at its touchdown (m/s,
-    the damping's delta'_0), NaN while the point is apart, None without contacts."""
+    the damping's delta'_0), NaN while the point is apart, None without contacts; robust:
+    True while the run passes a singular position (least-norm solves, analyses/dynamics/
+    driver.py), until it is passed or the kept rows change."""
     ts_ref: np.ndarray
     track: np.ndarray | None = None
     resting: np.ndarray | None = None
     onset: np.ndarray | None = None
+    robust: bool = False
 
     @classmethod
     def start(cls, model: Model, track: np.ndarray | None = None) -> "RunState":
@@ -85,6 +88,10 @@ class RunState:
     def touched(self, onset: np.ndarray) -> "RunState":
         """The same record with the contact points' touchdown speeds ``onset`` (m/s)."""
         return replace(self, onset=onset)
+
+    def solving(self, robust: bool) -> "RunState":
+        """The same record with least-norm solves on (``robust`` True) or off."""
+        return replace(self, robust=robust)
 
 
 def read_state(model: Model, mech: Any, t: float = 0.0) -> State:

@@ -68,7 +68,8 @@ from .events import crossed_at_end, record_friction, step_events
 from .friction import magnitudes
 from .stops import Stops, check_start
 from .touchdown import touch
-from .switching import energy_of, freeze, friction_rates, released, rest_at_start, stick, switched
+from .switching import (energy_of, freeze, friction_rates, released, rest_at_start, stick,
+                        switched, use_rows)
 from ..structure import Structure, open_tree
 from ..general_motions import lock_up_cause, reached_singular
 
@@ -218,7 +219,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         break
                     hs = control.rejected(hs, err, stepper)
                     who = (free_singular(model, st, r, p) if hs < SINGULAR_STEP * frame
-                           and not sysm.robust else ())
+                           and not run.robust else ())
                     if who:
                         better = _rechosen(model, st, r, p)
                         if better is not None:
@@ -226,12 +227,13 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                             # mechanism moved (a spatial overconstrained loop): exact again
                             # with the rows that are independent here
                             st = better
-                            sysm.use(st)
+                            run = use_rows(sysm, st)
                             rechosen.append(t)
                         else:
                             # a singular position the motion may pass (constraints dependent
                             # for an instant): least-norm solves until it is passed
-                            sysm.robust = True
+                            run = run.solving(True)
+                            sysm.tell(run)
                             passed.append((t, who))
                         hs = control.trial(h, t_out - t)
                         long = False
@@ -287,22 +289,22 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     work += lost
                     out.impacts.append(struck)
                     # on the bound exactly (a rebound starts from a gap of zero, not -tol/2)
-                    sysm.use(Structure(np.union1d(switched(base, stops, sysm.slip,
-                                                           run.resting).keep,
-                                                  model.limits.rows[hit]), base.redundant,
-                                       base.dof, base.driven_dof, base.bad_motions))
+                    run = use_rows(sysm, Structure(
+                        np.union1d(switched(base, stops, sysm.slip, run.resting).keep,
+                                   model.limits.rows[hit]), base.redundant, base.dof,
+                        base.driven_dof, base.bad_motions))
                     e0 = energy_of(sysm, t, r, p, v, w)
                     # positions only: the rebound stays
                     (r, p, _, _), run = project_run(sysm, run, t, r, p, v, w)
                     st = switched(base, stops, sysm.slip, run.resting)
-                    sysm.use(st)
+                    run = use_rows(sysm, st)
                     (r, p, v, w), run = project_run(sysm, run, t, r, p, v, w)
                     work += energy_of(sysm, t, r, p, v, w) - e0   # that move's energy, booked
                     if run.resting.any():
                         let_go, run = released(sysm, t, r, p, v, w, stops)
                         if let_go:                  # come to rest, pulled away at once
                             st = switched(base, stops, sysm.slip, run.resting)
-                            sysm.use(st)
+                            run = use_rows(sysm, st)
                     freeze(sysm, stops)
                     f_end = None
                     if sysm.slip is not None:    # a rebound reverses the joints' slip
@@ -315,20 +317,21 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     lam = sysm.accelerations(t, r, p, v, w)[1]
                     sysm.slip.release(broke, lam)
                     st = switched(base, stops, sysm.slip, run.resting)
-                    sysm.use(st)
+                    run = use_rows(sysm, st)
                     f_end = None
                 elif ((stops is not None and run.resting.any())
                       or (sysm.slip is not None and sysm.slip.stuck.any())):
                     let_go, run = released(sysm, t, r, p, v, w, stops)
                     if let_go:                   # a pulling stop, a slipping joint
                         st = switched(base, stops, sysm.slip, run.resting)
-                        sysm.use(st)
+                        run = use_rows(sysm, st)
                         freeze(sysm, stops)
                         f_end = None
                 if held is not None:             # friction's stick, slip and reversal instants
                     record_friction(out, t, held, sysm.slip, slid)
-                if sysm.robust and not _near_singular(model, st, r, p):
-                    sysm.robust, f_end = False, None     # past it: exact solves again
+                if run.robust and not _near_singular(model, st, r, p):
+                    run, f_end = run.solving(False), None     # past it: exact solves again
+                    sysm.tell(run)
                 if len(run.ts_ref):          # the springs' turns at the step's end
                     run = run.turned(sysm.turns(r, p))
                     sysm.tell(run)
@@ -342,9 +345,11 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
             except FrictionJam as exc:
                 fail(exc.at(t), k, t, exc.names)
             except np.linalg.LinAlgError:
-                who = () if sysm.robust else free_singular(model, st, r, p)
+                run = sysm.run               # as told when it failed (an event's part-way)
+                who = () if run.robust else free_singular(model, st, r, p)
                 if who:                      # S not positive definite at a free singular position
-                    sysm.robust, f_end = True, None
+                    run, f_end = run.solving(True), None
+                    sysm.tell(run)
                     passed.append((t, who))
                     continue
                 rg, A = body_arrays(model, r, p)[:2]
@@ -502,11 +507,12 @@ def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: i
     end = min(end, k + FRAMES_AT_ONCE)
     ts = times[k:end]
     kept = sysm.run
-    sysm.tell(at_start)                       # turns taken as the step's stages took them
+    # turns taken as the step's stages took them; solved as the run solves at the step's end
+    sysm.tell(at_start.solving(kept.robust))
     try:
         R, P, V, W, work = sysm.unpack(stepper.dense((ts - t0) / (t1 - t0)))
-        if sysm.robust:                       # near a singular position: one at a time
-            run, each = at_start, []
+        if kept.robust:                       # near a singular position: one at a time
+            run, each = sysm.run, []
             for i, tt in enumerate(ts):
                 x, run = project_run(sysm, run, tt, R[i].copy(), P[i].copy(), V[i].copy(),
                                      W[i].copy())
@@ -516,7 +522,7 @@ def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: i
             R, P, V, W, track = sysm.project_many(ts, R, P, V, W, np.ones(len(ts), dtype=bool),
                                                   1.0 / model.row_length, scales(model)[1],
                                                   model.length_scale)
-            sysm.tell(at_start.tracked(track))
+            sysm.tell(sysm.run.tracked(track))
         a, lam, fe, J, f = sysm.rhs_parts(ts, sysm.pack(R, P, V, W, work))[1]
     finally:
         sysm.tell(kept)                       # the run goes on from the step's end

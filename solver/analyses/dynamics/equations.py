@@ -149,9 +149,8 @@ class Equations:
     tracked values, the stops resting, the contacts' touchdown speeds) the equations are
     evaluated at: told by the run (``tell``) at the start and whenever a step's end or an
     event makes a new one, read here and never changed (a projection returns its tracked
-    values).  ``robust``: True while the run passes a
-    singular position (dynamics.py), its projections then accepted within ``singular``
-    (Goals.singular, the run's tolerance)."""
+    values).  While the run passes a singular position (RunState.robust, driver.py) its
+    projections are accepted within ``singular`` (Goals.singular, the run's tolerance)."""
 
     def __init__(self, model: Model, st: Structure, singular: float = 1e-6) -> None:
         self.m = model
@@ -172,21 +171,21 @@ class Equations:
         self._last = None         # the last single state's pose, rows and J M^-1 J^T (project)
         self._rs, self._cw = scales(model)      # the projection's row scales, column weights
         # constraint residual a projection may be left at while the run passes a singular
-        # position (``robust``): the run's own accuracy (Goals.singular), given at
+        # position (RunState.robust): the run's own accuracy (Goals.singular), given at
         # construction; a change of kept rows (``use``) keeps it
         self.robust_tol = singular
         self.use(st)
 
     def use(self, st: Structure) -> None:
         """Solve with the kept rows of ``st`` (at the start, and when the independent
-        subset of redundant equations changes as the mechanism moves)."""
+        subset of redundant equations changes as the mechanism moves).  A run's change of
+        rows also ends least-norm solves (switching.use_rows)."""
         self.keep = st.keep
         self.redundant = st.redundant
         self.schur = Schur(self.m, st.keep)
         self._rs_keep = self._rs[..., st.keep]
         km = np.flatnonzero(self.m.row_motion[st.keep] >= 0)
         self._kept_motions = (km, self.m.row_motion[st.keep[km]])   # positions in keep, motions
-        self.robust = False
         self._last = None
 
     def tell(self, run: RunState) -> None:
@@ -201,11 +200,11 @@ class Equations:
 
     def solve(self, vals: np.ndarray, b: np.ndarray, rcond: float | None = None) -> np.ndarray:
         """S x = b with S = J M^-1 J^T of the kept rows.  While the run passes a singular
-        position (``robust``: the constraints dependent for an instant, e.g. a parallelogram
+        position (RunState.robust: the constraints dependent for an instant, e.g. a parallelogram
         lined up) the least-norm solution with S's vanishing directions left out
         (ROBUST_RCOND): the accelerations and velocities stay those the momentum carries,
         instead of dividing rounding noise by a vanishing eigenvalue."""
-        if self.robust:
+        if self.run.robust:
             return self.schur.solve_least_norm(vals, b, ROBUST_RCOND if rcond is None else rcond)
         return self.schur.solve(vals, b)
 
@@ -429,9 +428,10 @@ class Equations:
                    and np.array_equal(p, last[1]) else None)
 
         problem = PositionProjection(self, f, rs, cw, pending)
-        out = newton(problem, (r, p), NewtonOptions(100 if self.robust else 20))
+        robust = self.run.robust
+        out = newton(problem, (r, p), NewtonOptions(100 if robust else 20))
         mats, ready = problem.mats, problem.ready
-        if not out.ok and not (self.robust and out.err <= self.robust_tol):
+        if not out.ok and not (robust and out.err <= self.robust_tol):
             # (at a singular position the residual along the lost direction is quadratic
             # in the distance, out of Newton's reach; up to the run's accuracy goal it is
             # left for the exact projections after the crossing)

@@ -24,6 +24,16 @@ def switched(base: Structure, stops: Stops | None, slip: Slip | None,
                      base.driven_dof - len(rows), base.bad_motions)
 
 
+def use_rows(sysm, st: Structure):
+    """Solve with the kept rows of ``st`` from now on: a change of rows ends least-norm
+    solves at a singular position (exact again: the new rows are another system).
+    Returns the run state with ``robust`` off, which the equations are told."""
+    sysm.use(st)
+    run = sysm.run.solving(False)
+    sysm.tell(run)
+    return run
+
+
 def freeze(sysm, stops: Stops | None) -> None:
     """Friction elements whose coordinate a resting stop holds (the equations' told
     RunState.resting) take no friction."""
@@ -76,7 +86,7 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
         return (r, p, v, w), switched(base, stops, slip, sysm.run.resting), sysm.run
     slip.hold(which, ev.phi, A)
     st = switched(base, stops, slip, sysm.run.resting)
-    sysm.use(st)
+    use_rows(sysm, st)
     r, p, v, w, track = sysm.project(t, r, p, v, w)
     run = sysm.run.tracked(track)
     sysm.tell(run)
@@ -86,7 +96,7 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
     if go.size:
         slip.release(go, lam)
         st = switched(base, stops, slip, run.resting)
-        sysm.use(st)
+        run = use_rows(sysm, st)
     return (r, p, v, w), st, run
 
 
@@ -198,12 +208,12 @@ def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):
         return (r, p, v, w), switched(base, stops, sysm.slip, sysm.run.resting), sysm.run
     run = sysm.run.rests(sysm.run.resting | on)
     sysm.tell(run)
-    sysm.use(switched(base, stops, sysm.slip, run.resting))
+    run = use_rows(sysm, switched(base, stops, sysm.slip, run.resting))
     r, p, v, w, track = sysm.project(t, r, p, v, w)
     sysm.tell(run.tracked(track))
     run = released(sysm, t, r, p, v, w, stops)[1]
     st = switched(base, stops, sysm.slip, run.resting)
-    sysm.use(st)
+    run = use_rows(sysm, st)
     freeze(sysm, stops)
     return (r, p, v, w), st, run
 
