@@ -14,7 +14,7 @@ Normal force (Hunt and Crossley 1975 with Flores et al. 2011's damping, eq. 23):
     F_n = K delta^n (1 + 8 (1 - e) / (5 e) * delta' / delta'_0) >= 0,
 delta' = -(v_rel . n) the approach rate and delta'_0 the approach speed at the instant of
 touchdown (run state: the dynamics locates each point's onset, analyses/dynamics/events.py,
-and keeps delta'_0 in ``Equations.onset``; where none is known, the present approach speed),
+and keeps delta'_0 in ``RunState.onset``; where none is known, the present approach speed),
 at least ONSET_FLOOR.  The force is continuous at touchdown (zero at delta = 0) and never
 pulls.  K is per sphere (Hertz: 4/3 E* sqrt(R*), Johnson 1985) or shared among a side's
 surface points by area (box corners, cylinder rims, mesh samples: an elastic-foundation
