@@ -251,7 +251,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                                    "slipping, it raises its own load nearly as fast as itself "
                                    "and grows without bound; its coefficient is too large for "
                                    "the joint's pin radius, thrust arm or bearing length")
-                        reach = lock_up_cause(model, who, st.keep, r, p, t, t_out, sysm.track,
+                        reach = lock_up_cause(model, who, st.keep, r, p, t, t_out, run.track,
                                               f" at t = {t_out:.6g} s (frame {k})") if who else ""
                         fail(f"integration failed at t = {t:.6g} s: the step size fell below "
                              f"{hs:.1e} s ({why})" + (f"; {reach}" if reach else ""), k, t, who)
