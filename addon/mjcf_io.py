@@ -24,27 +24,17 @@ from ..solver import MechanismError, SolverError
 from .io.mjcf_export import mjcf_from_mechanism
 from .io.mjcf_mechanism import MjcfReport, mechanism_from_mjcf
 from .scene_reader import read_scene
-from .urdf_import import ID_KINDS, SceneWriter, material, remove_new
+from .urdf_import import SceneWriter, into_new_collection, material
 
 
 def import_mjcf(context: bpy.types.Context, filepath: str) -> tuple:
     """(collection, MjcfReport, warnings): the model in a new collection; raises
     MechanismError (an MjcfError names the element and its line) with nothing left behind."""
     mech, report = mechanism_from_mjcf(filepath)
-    before = {kind: set(getattr(bpy.data, kind)) for kind in ID_KINDS}
-    active = context.view_layer.active_layer_collection
-    try:
-        collection = bpy.data.collections.new(report.model.name)
-        context.scene.collection.children.link(collection)
-        context.view_layer.active_layer_collection = \
-            context.view_layer.layer_collection.children[collection.name]
-        warnings = MjcfSceneWriter(context, collection, mech, report).write()
-        warnings += gravity_warning(context.scene, report.model.gravity)
-    except Exception:
-        context.view_layer.active_layer_collection = active
-        remove_new(before)
-        raise
-    context.view_layer.active_layer_collection = active
+    collection, warnings = into_new_collection(
+        context, report.model.name,
+        lambda c: (MjcfSceneWriter(context, c, mech, report).write()
+                   + gravity_warning(context.scene, report.model.gravity)))
     return collection, report, warnings
 
 

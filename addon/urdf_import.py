@@ -12,6 +12,7 @@ import leaves the file as it was.
 from __future__ import annotations
 
 import os
+from typing import Callable
 
 import bmesh
 import bpy
@@ -59,20 +60,31 @@ def import_urdf(context: bpy.types.Context, filepath: str, package_dirs: list | 
     ``floating_base``: the root link a free part instead of the ground."""
     mech, report = mechanism_from_urdf(filepath, package_dirs=package_dirs,
                                        floating_base=floating_base)
+    collection, warnings = into_new_collection(
+        context, report.robot.name, lambda c: SceneWriter(context, c, mech, report).write())
+    return collection, report, warnings
+
+
+def into_new_collection(context: bpy.types.Context, name: str,
+                        write: Callable[[bpy.types.Collection], list[str]]) -> tuple:
+    """(collection, warnings): a new collection ``name`` in the scene, active while
+    ``write(collection)`` fills it (returning its warnings); whatever ``write`` raises
+    leaves nothing behind (every data-block made since is removed) and the active
+    collection as it was."""
     before = {kind: set(getattr(bpy.data, kind)) for kind in ID_KINDS}
     active = context.view_layer.active_layer_collection
     try:
-        collection = bpy.data.collections.new(report.robot.name)
+        collection = bpy.data.collections.new(name)
         context.scene.collection.children.link(collection)
         context.view_layer.active_layer_collection = \
             context.view_layer.layer_collection.children[collection.name]
-        warnings = SceneWriter(context, collection, mech, report).write()
+        warnings = write(collection)
     except Exception:
         context.view_layer.active_layer_collection = active
         remove_new(before)
         raise
     context.view_layer.active_layer_collection = active
-    return collection, report, warnings
+    return collection, warnings
 
 
 def remove_new(before: dict) -> None:
