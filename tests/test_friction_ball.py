@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 from solver import Mechanism
-from solver.analyses.dynamics.friction import Slip
+from solver.analyses.dynamics.friction import hold, lock_residual
 from solver.base.rotations import rotate_world
 from solver.kernels.constraints import body_arrays, evaluate
 from solver.model.compile import compile_model
+from solver.model.state import SlipState
 from solver.vocabulary.joints import SPIN
 
 G = 9.81
@@ -65,7 +66,7 @@ def tilt_of(r) -> np.ndarray:
 
 def test_spin_rows_are_the_relative_rotation_and_hold_about_any_lock() -> None:
     """The three sticking rows' Jacobian is the relative angular velocity in marker J's axes;
-    their residual about a lock orientation (Slip.lock_residual) has exactly that gradient at
+    their residual about a lock orientation (friction.py lock_residual) has exactly that gradient at
     the lock, for random poses far from the design pose (central differences, h = 1e-6:
     error ~1e-12); quad is d(J v)/dt at zero accelerations."""
     m = spinner((0.0, 0.0, 0.0))
@@ -86,13 +87,12 @@ def test_spin_rows_are_the_relative_rotation_and_hold_about_any_lock() -> None:
         p0 /= np.linalg.norm(p0, axis=1, keepdims=True)
         rg, A = body_arrays(model, r0, p0)[:2]
         ev = evaluate(model, rg, A)
-        slip = Slip(model)
-        slip.hold(np.array([1]), ev.phi, A)
+        slip = hold(model, SlipState.start(model), np.array([1]), ev.phi, A)
 
         def lock(p):
             rg_, A_ = body_arrays(model, r0, p)[:2]
             res = evaluate(model, rg_, A_).phi.copy()
-            slip.lock_residual(res, A_)
+            lock_residual(model, slip, res, A_)
             return res[rows]
         assert np.abs(lock(p0)).max() < 1e-15
         h = 1e-6

@@ -213,7 +213,7 @@ def test_a_slipping_hinge_costs_one_schur_solve_a_right_hand_side(monkeypatch) -
         vq = fr.rates(model, jac, eq._ground_row(vel))
         s = fr.coefficient(model, fr.magnitudes(model, vq)) * fr.loads(model, lam, jac, A) \
             + model.frictions.preload
-        if not self.slip.stuck[0]:
+        if not self.run.slip.stuck[0]:
             misses.append(abs(abs(self.friction[0]) - s[0]) / s[0])
         return out
     monkeypatch.setattr(Schur, "solve", counted)

@@ -150,3 +150,61 @@ def test_a_projection_returns_its_tracked_values_and_leaves_the_run_state() -> N
     r, p, v, w, track = eq.project(0.0, st.r + 1e-6, st.p, st.v, st.w)
     assert eq.run is told and track is not None and track.shape == (model.ntrack,)
     assert np.abs(track - told.track).max() < 1e-3      # the same turn, moved by ~1e-6
+
+
+def _block_at_rest(alpha_deg: float):
+    """The incline's 2 kg block (tests/mechanisms.py, mu_s 0.6, mu_d 0.5) at rest on
+    ``alpha_deg``: its model, start state and Equations."""
+    from mechanisms import incline
+    from solver.analyses.dynamics.equations import Equations
+    from solver.analyses.structure import structure
+    m = incline(alpha_deg, 0.6, 0.5)
+    model = compile_model(m)
+    st = read_state(model, m)
+    return model, st, Equations(model, structure(model, st.r, st.p))
+
+
+def test_the_equations_take_friction_from_the_slip_state_they_are_told() -> None:
+    """At rest on 35 deg the block's friction acts along its held slip direction with the
+    static coefficient (the speed is zero): told a record whose direction is reversed, the
+    friction -mu_s m g cos a u turns over, and the block's acceleration along the slope
+    changes by 2 mu_s g cos a = 9.64 m/s^2, to rounding (1e-12 of it).  The first record
+    stays as it was."""
+    model, st, eq = _block_at_rest(35.0)
+    first = eq.run
+    assert first.slip is not None and np.array_equal(first.slip.direction, [1.0])
+    a0 = eq.accelerations(0.0, st.r, st.p, st.v, st.w)[0]
+    eq.tell(first.slipping(first.slip.aimed(-first.slip.direction)))
+    a1 = eq.accelerations(0.0, st.r, st.p, st.v, st.w)[0]
+    expected = 2 * 0.6 * 9.81 * np.cos(np.radians(35.0))
+    assert abs(np.linalg.norm(a1[0, :3] - a0[0, :3]) - expected) <= 1e-12 * expected
+    assert np.array_equal(first.slip.direction, [1.0])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.slip.stuck = np.ones(1, dtype=bool)
+
+
+def test_sticking_and_slipping_leave_every_told_run_state_as_it_was(monkeypatch) -> None:
+    """A run's friction state is carried in the records it tells its equations: the block
+    on 20 deg sticks from the start and, pushed down the slope by 10 t N, breaks loose at
+    0.435 s; every record told along the way still holds, at the end of the run, the
+    friction arrays it was told with (a new record replaces it, none is changed), and the
+    records told show the joint stuck and then slipping."""
+    from mechanisms import incline
+    from solver.analyses.dynamics.equations import Equations
+    told = []
+    real_tell = Equations.tell
+
+    def tell(self, run):
+        told.append((run, [a.copy() for a in dataclasses.astuple(run.slip)]))
+        real_tell(self, run)
+    monkeypatch.setattr(Equations, "tell", tell)
+    a = np.radians(20.0)
+    m = incline(20.0, 0.6, 0.5)
+    m.add_force("push", "shoe", force=(f"10*t*{np.cos(a)}", 0.0, f"-10*t*{np.sin(a)}"))
+    r = m.solve(duration=1.0, fps=20, analysis="dynamic")
+    assert [kind for _, _, kind in r.friction_events] == ["stick", "slip"]
+    for run, arrays in told:
+        for now, then in zip(dataclasses.astuple(run.slip), arrays):
+            assert np.array_equal(now, then)
+    stuck = [bool(run.slip.stuck[0]) for run, _ in told]
+    assert True in stuck and stuck[-1] is False

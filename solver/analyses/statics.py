@@ -24,7 +24,8 @@ from ..model.results import Result
 from ..model.state import State
 from ..vocabulary.joints import ANGLE
 from .assembly import assemble_pose
-from .dynamics.friction import Slip, limit as friction_limit, loads, needed
+from .dynamics.friction import held_rows, hold, limit as friction_limit, loads, needed
+from ..model.state import SlipState
 from .dynamics.stops import check_start, describe, gaps, tolerance
 from .statics_newton import Equilibrium
 from .structure import Structure, least_norm, self_stresses, structure
@@ -89,21 +90,27 @@ class _ActiveSet:
         track = evaluate(model, *body_arrays(model, r, p)[:2]).track
         # friction: every joint whose coordinate no motion drives is held where it starts;
         # one whose friction cannot hold it (needed force above mu_s L + preload) is let go
-        slip = Slip(model) if self.fp is not None else None
+        slip = SlipState.start(model) if self.fp is not None else None
         if slip is not None:
             rg, A = body_arrays(model, r, p)[:2]
-            slip.hold(np.flatnonzero(~self.fp.held),
-                      evaluate(model, rg, A, need_jac=False, ref=track).phi, A)
-        self.track, self.slip = track, slip
+            slip = hold(model, slip, np.flatnonzero(~self.fp.held),
+                        evaluate(model, rg, A, need_jac=False, ref=track).phi, A)
+        self.track = track
         self.slipped: list[str] = []
         self.eqm = Equilibrium(model, time, f, track, slip, st.keep, r, p)
         self.ts_start = self.eqm.ts_ref
+
+    @property
+    def slip(self) -> SlipState | None:
+        """What friction holds (the Equilibrium's: its residual holds those joints)."""
+        return self.eqm.slip
 
     def _base_rows(self, held: np.ndarray) -> np.ndarray:
         """The rows held: the structure's, the stops ``held`` and friction's holds."""
         slip = self.slip
         return np.concatenate([self.st.keep, held,
-                               slip.rows() if slip else np.zeros(0, int)]).astype(int)
+                               held_rows(self.model, slip) if slip is not None
+                               else np.zeros(0, int)]).astype(int)
 
     def _first_multipliers(self, r: np.ndarray, p: np.ndarray) -> np.ndarray:
         """The best multipliers at the pose for the start's loads (least squares)."""
@@ -114,7 +121,7 @@ class _ActiveSet:
         """The active set from the pose (r, p) with the bounds ``held`` (rows) held:
         Newton, then stops let go or held and friction let go, until nothing changes.
         Returns (r, p, lambda, the residual, J); ``eqm.keep`` is left at its rows."""
-        model, lm, fp, eqm, slip = self.model, self.lm, self.fp, self.eqm, self.slip
+        model, lm, fp, eqm = self.model, self.lm, self.fp, self.eqm
         n, max_iter = eqm.n, self.max_iter
         rounds = 4 * ((len(lm.rows) if lm is not None else 0)
                       + (len(fp.rows) if fp is not None else 0)) + 1
@@ -134,7 +141,7 @@ class _ActiveSet:
                 why = (f"no convergence in {max_iter} iterations" if sol.iterations >= max_iter else
                        f"the force balance is off by {sol.err:.3g} of the loads and no step reduces it")
                 eqm.fail(R, why)
-            if slip is not None and slip.stuck.any() and self._friction_lets_go(r, p, lam, J):
+            if self.slip is not None and self.slip.stuck.any() and self._friction_lets_go(r, p, lam, J):
                 continue
             if lm is None:
                 break
@@ -160,7 +167,9 @@ class _ActiveSet:
         over = np.flatnonzero(slip.stuck & (needed(model, full) > limit))
         if over.size:
             self.slipped.extend(fp.names[k] for k in over)
-            slip.stuck[over] = False
+            stuck = slip.stuck.copy()
+            stuck[over] = False
+            self.eqm.slip = slip.sticking(stuck)
         return bool(over.size)
 
     def _place_compliant(self, lam, held) -> tuple[bool, np.ndarray]:
@@ -203,13 +212,13 @@ class _ActiveSet:
         pushes toward (the way the mechanism would move from rest) is held from the start,
         and the equilibrium on it taken when it is stable, its stops push and it lies within
         every stop."""
-        model, lm, eqm, slip = self.model, self.lm, self.eqm, self.slip
+        model, lm, eqm = self.model, self.lm, self.eqm
         r0, p0 = self.r0, self.p0
         x = self.settle(r0, p0, np.zeros(0, dtype=int))
         stable = self._is_stable(x)
         if lm is not None and (not stable or _past_a_stop(model, x[0], x[1], self.track) is not None):
             first = (x, eqm.keep, eqm.shift.copy(), eqm.ts_ref, len(self.slipped),
-                     slip.stuck.copy() if slip is not None else None)
+                     eqm.slip)
             eqm.keep = self._base_rows(np.zeros(0, int))
             J0 = eqm.parts(r0, p0)[1]
             R0 = eqm.balance(r0, p0, np.linalg.lstsq(J0[eqm.keep].T, eqm.start_load,
@@ -228,10 +237,8 @@ class _ActiveSet:
             if found is not None:
                 x, stable = found, True
             else:
-                x, eqm.keep, eqm.shift[:], eqm.ts_ref, nslip, stuck = first
+                x, eqm.keep, eqm.shift[:], eqm.ts_ref, nslip, eqm.slip = first
                 del self.slipped[nslip:]
-                if slip is not None:
-                    slip.stuck[:] = stuck
         past = _past_a_stop(model, x[0], x[1], self.track) if lm is not None else None
         if past is not None:
             _refuse_past(model, past, x[0], x[1], self.track, self.time)

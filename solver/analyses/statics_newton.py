@@ -20,7 +20,8 @@ from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residu
 from ..kernels.forces import total_forces
 from ..kernels.stop_forces import stop_forces
 from ..model.compile import Model
-from .dynamics.friction import Slip
+from .dynamics.friction import lock_residual
+from ..model.state import SlipState
 
 
 class Equilibrium(NewtonProblem):
@@ -34,7 +35,7 @@ class Equilibrium(NewtonProblem):
     accepted pose).  ``big`` is the last tangent system (n + nk square), kept for the report
     when no equilibrium is found; ``start_load`` the generalized loads at the start pose."""
 
-    def __init__(self, model: Model, time: float, f: np.ndarray, track: Any, slip: Slip | None,
+    def __init__(self, model: Model, time: float, f: np.ndarray, track: Any, slip: SlipState | None,
                  keep: np.ndarray, r: np.ndarray, p: np.ndarray) -> None:
         self.model, self.time, self.f, self.track, self.slip, self.keep = (
             model, time, f, track, slip, keep)
@@ -69,7 +70,7 @@ class Equilibrium(NewtonProblem):
         if self.shift.size:           # compliant stops approached: held at a penetration
             res[model.limits.rows] += self.shift
         if self.slip is not None:     # joints friction holds, where they start
-            self.slip.lock_residual(res, A)
+            lock_residual(self.model, self.slip, res, A)
         return Q.ravel(), global_jacobian(model, ev.jac), res, fe
 
     def balance(self, r: np.ndarray, p: np.ndarray, lam: np.ndarray) -> tuple:

@@ -38,6 +38,49 @@ class State:
 
 
 @dataclass(frozen=True)
+class SlipState:
+    """The friction elements' run state (analyses/dynamics/friction.py), the five arrays
+    that change together when a joint sticks or slips.  Frozen: sticking, slipping and a
+    reversal return a new record (friction.py ``aim``, ``hold``, ``release``, ``reverse``).
+
+    direction: (m,) each component's held slip direction d (+-1 on a coordinate, a ball's
+    unit vector in marker J's axes over its three components); stuck: (n,) True for each
+    element held where it is; lock: (m,) the held coordinate's value of a sticking element
+    (rad or m); turn: (n, 3, 3) a sticking ball's relative orientation C_J^T C_I at its
+    lock; frozen: (n,) True for each element whose coordinate a resting stop holds (it
+    takes no friction; set from RunState.resting when the run's rows change,
+    switching.freeze)."""
+    direction: np.ndarray
+    stuck: np.ndarray
+    lock: np.ndarray
+    turn: np.ndarray
+    frozen: np.ndarray
+
+    @classmethod
+    def start(cls, model: Model) -> "SlipState":
+        """Every element slipping, none held: +1 on a coordinate, a ball's direction marker
+        J's x (its first component)."""
+        fp = model.frictions
+        n = len(fp.names)
+        later = np.arange(len(fp.rows)) > fp.first[fp.element]
+        direction = np.where(fp.is_ball[fp.element] & later, 0.0, 1.0)
+        return cls(direction, np.zeros(n, dtype=bool), np.zeros(len(fp.rows)),
+                   np.tile(np.eye(3), (n, 1, 1)), np.zeros(n, dtype=bool))
+
+    def aimed(self, direction: np.ndarray) -> "SlipState":
+        """The same record with the slip directions ``direction`` (m,)."""
+        return replace(self, direction=direction)
+
+    def sticking(self, stuck: np.ndarray) -> "SlipState":
+        """The same record with the elements ``stuck`` (n,) held."""
+        return replace(self, stuck=stuck)
+
+    def frozen_by(self, frozen: np.ndarray) -> "SlipState":
+        """The same record with the elements ``frozen`` (n,) held by a resting stop."""
+        return replace(self, frozen=frozen)
+
+
+@dataclass(frozen=True)
 class RunState:
     """The discrete memory of a dynamic run between its steps, beside the continuous
     ``State`` the integrator carries: what a step's stages all read unchanged and what only
@@ -55,23 +98,26 @@ class RunState:
     without stops; onset: (ncp,) each contact point's approach speed at its touchdown (m/s,
     the damping's delta'_0), NaN while the point is apart, None without contacts; robust:
     True while the run passes a singular position (least-norm solves, analyses/dynamics/
-    driver.py), until it is passed or the kept rows change."""
+    driver.py), until it is passed or the kept rows change; slip: the friction elements'
+    SlipState, None without friction."""
     ts_ref: np.ndarray
     track: np.ndarray | None = None
     resting: np.ndarray | None = None
     onset: np.ndarray | None = None
     robust: bool = False
+    slip: SlipState | None = None
 
     @classmethod
     def start(cls, model: Model, track: np.ndarray | None = None) -> "RunState":
         """A run's first record: the torsion springs on their first turn (angle 0), the
         tracked values as an assembly found them (None: as built), no stop resting, no
-        contact point's touchdown speed known."""
+        contact point's touchdown speed known, every friction element slipping."""
         resting = (None if model.limits is None
                    else np.zeros(len(model.limits.rows), dtype=bool))
         cp = model.forces.contacts
         onset = None if cp is None else np.full(cp.n, np.nan)
-        return cls(np.zeros(len(model.forces.ts_names)), track, resting, onset)
+        slip = None if model.frictions is None else SlipState.start(model)
+        return cls(np.zeros(len(model.forces.ts_names)), track, resting, onset, slip=slip)
 
     def turned(self, ts_ref: np.ndarray) -> "RunState":
         """The same record with the torsion springs' angles ``ts_ref`` (rad)."""
@@ -88,6 +134,10 @@ class RunState:
     def touched(self, onset: np.ndarray) -> "RunState":
         """The same record with the contact points' touchdown speeds ``onset`` (m/s)."""
         return replace(self, onset=onset)
+
+    def slipping(self, slip: SlipState) -> "RunState":
+        """The same record with the friction elements' state ``slip``."""
+        return replace(self, slip=slip)
 
     def solving(self, robust: bool) -> "RunState":
         """The same record with least-norm solves on (``robust`` True) or off."""

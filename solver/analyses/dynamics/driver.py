@@ -65,11 +65,11 @@ from ...model.results import Result, report_progress
 from ...model.state import RunState, State
 from .equations import Equations
 from .events import crossed_at_end, record_friction, step_events
-from .friction import magnitudes
+from .friction import aim, magnitudes, release
 from .stops import Stops, check_start
 from .touchdown import touch
-from .switching import (energy_of, freeze, friction_rates, released, rest_at_start, stick,
-                        switched, use_rows)
+from .switching import (energy_of, freeze, friction_rates, released, rest_at_start, slipping,
+                        stick, switched, use_rows)
 from ..structure import Structure, open_tree
 from ..general_motions import lock_up_cause, reached_singular
 
@@ -132,9 +132,9 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         raise SolverError(str(exc), t) from None
     if stops is not None:             # coordinates that start on a rigid stop rest on it
         (r, p, v, w), st, run = rest_at_start(sysm, stops, base, t, r, p, v, w)
-    if sysm.slip is not None:         # joints at rest stick if they can, moving ones slip
+    if run.slip is not None:          # joints at rest stick if they can, moving ones slip
         vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
-        sysm.slip.aim(vq)
+        run = slipping(sysm, aim(model, run.slip, vq))
         still = np.flatnonzero(magnitudes(model, vq) <= 1e-9 * model.frictions.speed)
         if still.size:
             (r, p, v, w), st, run = stick(sysm, t, r, p, v, w, still, base, stops)
@@ -146,8 +146,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     stepper = RadauStepper(sysm) if method == "implicit" else goals.explicit_pair()(sysm.rhs)
     control = (PredictiveControl if method == "implicit" else StandardControl)(stepper.order)
     out = Result.empty(model, times, "dynamic")
-    if sysm.slip is not None:          # the joints held at the start
-        record_friction(out, t, np.zeros_like(sysm.slip.stuck), sysm.slip)
+    if run.slip is not None:           # the joints held at the start
+        record_friction(out, t, np.zeros_like(run.slip.stuck), model.frictions.names, run.slip)
     out.method = stepper.name
     L = model.length_scale
     scale = error_scale(sysm.pack, L, model.nb)     # the error goal (integrators/control.py)
@@ -159,8 +159,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     # locate; in a closed loop only while it rests (no lined-up position to find then)
     # and no tracked values (a coupler's turns, a cam's contact) to carry frame by frame
     contacts = run.onset is not None           # contact points touching down (touchdown.py)
-    dense = stops is None and sysm.slip is None and model.ntrack == 0 and not contacts
-    locating = stops is not None or sysm.slip is not None or contacts   # events in the steps
+    dense = stops is None and run.slip is None and model.ntrack == 0 and not contacts
+    locating = stops is not None or run.slip is not None or contacts   # events in the steps
     tree = open_tree(model)
     resting = False            # the last accepted step left every part where it was
     t_end = float(times[-1])
@@ -281,7 +281,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 resting = not tree and moved(model, r0, p0, r, p) <= REST * L
                 t_last, t, work = t, t + hs, work1
                 out.steps += 1
-                held = None if sysm.slip is None else sysm.slip.stuck.copy()
+                held = None if run.slip is None else run.slip.stuck
                 if hit.size:                     # Newton's impact law; slow rebounds rest
                     v, w, lost, struck, run = stops.impact(sysm, t, r, p, v, w, hit,
                                                            motion_values(model, t))
@@ -290,45 +290,45 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     out.impacts.append(struck)
                     # on the bound exactly (a rebound starts from a gap of zero, not -tol/2)
                     run = use_rows(sysm, Structure(
-                        np.union1d(switched(base, stops, sysm.slip, run.resting).keep,
+                        np.union1d(switched(base, stops, model, run).keep,
                                    model.limits.rows[hit]), base.redundant, base.dof,
                         base.driven_dof, base.bad_motions))
                     e0 = energy_of(sysm, t, r, p, v, w)
                     # positions only: the rebound stays
                     (r, p, _, _), run = project_run(sysm, run, t, r, p, v, w)
-                    st = switched(base, stops, sysm.slip, run.resting)
+                    st = switched(base, stops, model, run)
                     run = use_rows(sysm, st)
                     (r, p, v, w), run = project_run(sysm, run, t, r, p, v, w)
                     work += energy_of(sysm, t, r, p, v, w) - e0   # that move's energy, booked
                     if run.resting.any():
                         let_go, run = released(sysm, t, r, p, v, w, stops)
                         if let_go:                  # come to rest, pulled away at once
-                            st = switched(base, stops, sysm.slip, run.resting)
+                            st = switched(base, stops, model, run)
                             run = use_rows(sysm, st)
-                    freeze(sysm, stops)
+                    run = freeze(sysm, stops)
                     f_end = None
-                    if sysm.slip is not None:    # a rebound reverses the joints' slip
+                    if run.slip is not None:     # a rebound reverses the joints' slip
                         vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
-                        sysm.slip.aim(vq)
+                        run = slipping(sysm, aim(model, run.slip, vq))
                 elif slid.size:                  # stick if the static limit holds the joint
                     (r, p, v, w), st, run = stick(sysm, t, r, p, v, w, slid, base, stops)
                     f_end = None
                 elif broke.size:                 # the located instant a stuck joint breaks loose
                     lam = sysm.accelerations(t, r, p, v, w)[1]
-                    sysm.slip.release(broke, lam)
-                    st = switched(base, stops, sysm.slip, run.resting)
+                    run = slipping(sysm, release(model, run.slip, broke, lam))
+                    st = switched(base, stops, model, run)
                     run = use_rows(sysm, st)
                     f_end = None
                 elif ((stops is not None and run.resting.any())
-                      or (sysm.slip is not None and sysm.slip.stuck.any())):
+                      or (run.slip is not None and run.slip.stuck.any())):
                     let_go, run = released(sysm, t, r, p, v, w, stops)
                     if let_go:                   # a pulling stop, a slipping joint
-                        st = switched(base, stops, sysm.slip, run.resting)
-                        run = use_rows(sysm, st)
-                        freeze(sysm, stops)
+                        st = switched(base, stops, model, run)
+                        use_rows(sysm, st)
+                        run = freeze(sysm, stops)
                         f_end = None
                 if held is not None:             # friction's stick, slip and reversal instants
-                    record_friction(out, t, held, sysm.slip, slid)
+                    record_friction(out, t, held, model.frictions.names, run.slip, slid)
                 if run.robust and not _near_singular(model, st, r, p):
                     run, f_end = run.solving(False), None     # past it: exact solves again
                     sysm.tell(run)
@@ -391,7 +391,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
         frames.add(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, run.track,
-                   fe.potential, power, work, sysm.friction if sysm.slip is not None else None,
+                   fe.potential, power, work, sysm.friction if sysm.dry else None,
                    None if fe.contact is None else
                    summary_rows(model.forces.contacts, fe.contact, body_arrays(model, r, p)[0]))
         report_progress(progress, k, len(times), out, frames.flush)

@@ -33,7 +33,7 @@ from ...kernels.forces import torsion_angles, total_forces
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
 from ...model.state import RunState
-from .friction import Slip, rates, with_slip
+from .friction import rates, with_slip
 from .projection import PROJECT_RCOND, PositionProjection
 from ..structure import Structure, least_norm, self_stresses
 
@@ -146,7 +146,8 @@ class Equations:
     """The workspace of one dynamic run: the constrained equations of one model (state
     packing, right-hand side, projection) with what they reuse (the kept rows' J M^-1 J^T
     layout, buffers).  ``run`` is the run state (RunState: the torsion springs' turns, the
-    tracked values, the stops resting, the contacts' touchdown speeds) the equations are
+    tracked values, the stops resting, the contacts' touchdown speeds, the friction
+    elements' sticking and slip directions) the equations are
     evaluated at: told by the run (``tell``) at the start and whenever a step's end or an
     event makes a new one, read here and never changed (a projection returns its tracked
     values).  While the run passes a singular position (RunState.robust, driver.py) its
@@ -157,7 +158,7 @@ class Equations:
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
         self.run = RunState.start(model)
-        self.slip = Slip(model) if model.frictions is not None else None
+        self.dry = model.frictions is not None   # friction elements: RunState.slip
         self.friction = None      # the friction elements' Q_q at the last accelerations
         self.friction_power = 0.0
         self.headroom = None      # the friction elements' headroom from a jam (with_slip), last
@@ -267,12 +268,12 @@ class Equations:
         np.matmul(Mi, Q[..., None], out=wk.MiQ_moving)
         # with friction, M^-1 Q and each friction component's unit force (1 + m, ...): the
         # multipliers and accelerations of both from one solve
-        X = wk.MiQ if self.slip is None else wk.unit_friction(m, ev.jac)
+        X = wk.MiQ if not self.dry else wk.unit_friction(m, ev.jac)
         Jb = sc.blocks(ev.jac)
         vals, W = sc.matrix(Jb, Mi)
         # S lambda = J M^-1 Q - gamma, gamma = -quad + f'' (f'' on the motion rows)
         b = sc.times(Jb, X)
-        b0 = b if self.slip is None else b[0]
+        b0 = b if not self.dry else b[0]
         b0 += ev.quad if sc.every else ev.quad[..., keep]
         km, motion = self._kept_motions
         if km.size:
@@ -288,19 +289,20 @@ class Equations:
         # them (structure.least_norm), and friction's load from them; a stage of a step
         # (``report`` False) needs them only for friction
         reported = None
-        if self.redundant.size and (report or self.slip is not None):
+        if self.redundant.size and (report or self.dry):
             reported = least_norm(self_stresses(
                 m, keep, self.redundant, ev.jac,
                 lambda F: self.solve(vals, sc.times(Jb, _ground_row((Mi @ F[..., None])[..., 0])))))
             lam = reported(lam)
-        if self.slip is not None:        # friction from the joints' reactions (friction.py)
+        if self.dry:                     # friction from the joints' reactions (friction.py)
             vq = rates(m, ev.jac, velg)
             fp = m.frictions
             # a joint held by a resting stop takes no friction; one a motion drives slips the
             # way the motion moves it (no event: its speed is given)
-            sliding = (~self.slip.stuck & ~self.slip.frozen)[fp.element]
-            d = (np.where(fp.held[fp.element], np.sign(vq), self.slip.direction)
-                 if fp.held.any() else self.slip.direction)
+            slip = run.slip
+            sliding = (~slip.stuck & ~slip.frozen)[fp.element]
+            d = (np.where(fp.held[fp.element], np.sign(vq), slip.direction)
+                 if fp.held.any() else slip.direction)
             lam, a, respond = lam[0], a[0], _responses(lam[1:], a[1:])
             Qq, lam, da, room = with_slip(m, respond, lam, ev.jac, A, vq, d, sliding)
             self.headroom = room
@@ -346,7 +348,7 @@ class Equations:
         mr = self.mrows
         if mr.size:
             power = power + np.sum(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
-        if self.slip is not None:
+        if self.dry:
             power = power + self.friction_power
         dy[..., -1] = power
         return dy, parts

@@ -25,7 +25,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .friction import magnitudes
+from .friction import event, free, magnitudes
 from .stops import EVENT_TIME, Stops, locate
 from .switching import friction_rates, hold_margin, stop_push
 from .touchdown import touchdown_event
@@ -89,7 +89,7 @@ def crossed_at_end(sysm, stops: Stops | None, t: float, y: np.ndarray, hs: float
     if stops is not None and stops.crossed(stops.gaps_at(*sysm.unpack(y1)[:2], run.track),
                                            run.resting).size:
         return True
-    kinds = _friction_events(sysm, t, y) if sysm.slip is not None else []
+    kinds = _friction_events(sysm, t, y) if run.slip is not None else []
     if stops is not None and run.resting.any():
         kinds.append((None, *_release_event(sysm, stops, t, y)))
     if run.onset is not None:            # a contact point touching down (touchdown.py)
@@ -189,7 +189,7 @@ def _event_kinds(sysm, stops: Stops | None, t: float, y: np.ndarray) -> list[_Ki
     breakpoints of mu (always second, a placeholder when there is no friction), slip
     reversals and breaking loose, a resting stop's push, a touchdown."""
     kinds = [_Kind(0, *_stop_event(sysm, stops, t, y))] if stops is not None else [None]
-    friction = _friction_events(sysm, t, y) if sysm.slip is not None else [None]
+    friction = _friction_events(sysm, t, y) if sysm.run.slip is not None else [None]
     extra = []
     if stops is not None and sysm.run.resting.any():
         extra.append((None, *_release_event(sysm, stops, t, y)))
@@ -281,7 +281,7 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     which of its entries are armed, g at (t, y))] of friction, in the order they are
     located: a slipping element's speed through its coefficient's breakpoints v_s and
     1.5 v_s, where mu(|q'|) is only once differentiable (coefficient's cubic step; no
-    breakpoint when mu_s = mu_d), a slipping element's q' . d through zero (Slip.event),
+    breakpoint when mu_s = mu_d), a slipping element's q' . d through zero (friction.py ``event``),
     and a stuck one's hold margin through zero (hold_margin: a right-hand side, taken only
     while some element sticks).  A step across a breakpoint has an error its embedded
     estimate does not see (both solutions of the pair miss the kink alike): a dry slide's
@@ -291,9 +291,9 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     the earlier end (no trial steps through the kinks to locate a reversal that a breakpoint
     overtakes); and a coordinate's speed is signed, q' . d (a ball's is |q'|), so that a
     step past the reversal, back above 1.5 v_s the other way, still shows the crossing."""
-    m, slip = sysm.m, sysm.slip
+    m, slip = sysm.m, sysm.run.slip       # as told at the step's start
     fp = m.frictions
-    free = slip.free()
+    loose = free(m, slip)
     vq0 = friction_rates(sysm, y)
     balls = vq0 if fp.is_ball.any() else None
     last: list = [None, None]             # the last state's rates: (state, rates)
@@ -304,22 +304,22 @@ def _friction_events(sysm, t: float, y: np.ndarray):
         return last[1]
 
     def reversal(_, yy):
-        return slip.event(rates_at(yy), balls)
+        return event(m, slip, rates_at(yy), balls)
 
     def margin(tt, yy):
         return hold_margin(sysm, tt, yy)
 
     def speed(vq):                        # along the slip for a coordinate, |q'| for a ball
-        return np.where(fp.is_ball, magnitudes(m, vq), slip.event(vq, None))
+        return np.where(fp.is_ball, magnitudes(m, vq), event(m, slip, vq, None))
 
     breaks = np.concatenate([fp.speed, 1.5 * fp.speed])
     side = np.sign(np.tile(speed(vq0), 2) - breaks)
 
     def breakpoint(_, yy):
         return side * (np.tile(speed(rates_at(yy)), 2) - breaks)
-    kinked = np.tile(free & (fp.static != fp.dynamic), 2) & (side != 0.0)
+    kinked = np.tile(loose & (fp.static != fp.dynamic), 2) & (side != 0.0)
     return [(None, breakpoint, kinked, breakpoint(t, y)),
-            (1, reversal, free, reversal(t, y)),
+            (1, reversal, loose, reversal(t, y)),
             (2, margin, slip.stuck.copy(),
              margin(t, y) if slip.stuck.any() else np.full(len(fp.names), np.inf))]
 
@@ -339,12 +339,12 @@ def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) 
     return now if now.size else which[[int(np.argmin(g[which] + off[which]))]]
 
 
-def record_friction(out, t: float, held: np.ndarray, slip, slid=()) -> None:
+def record_friction(out, t: float, held: np.ndarray, names, slip, slid=()) -> None:
     """Append to ``out.friction_events`` (Result) what changed at t for each friction
-    element: held now and not before ``held`` (Slip.stuck as it was): "stick"; held before
+    element (``names``, the model's): held now (``slip``, a SlipState) and not before
+    ``held`` (SlipState.stuck as it was): "stick"; held before
     and not now: "slip"; an element of ``slid`` (its speed reached zero at t) slipping on:
     "reverse".  Events are few: one loop over the elements that changed."""
-    names = slip.m.frictions.names
     now = slip.stuck
     back = np.zeros_like(now)
     back[np.asarray(slid, dtype=int)] = True

@@ -14,12 +14,18 @@ depends on the multipliers, which depend on the friction: the multipliers' respo
 each slipping element's friction is solved once, and the loads' fixed point iterated on the
 reactions alone (``with_slip``).
 
-Sticking: the coordinate's rows are held at their values (``Slip.hold``; a ball's three
+The run state (which elements stick, where, and the slip directions) is a frozen
+SlipState (model/state.py), RunState.slip: ``aim``, ``hold`` and ``release`` return a new
+one.
+
+Sticking: the coordinate's rows are held at their values (``hold``; a ball's three
 rotations about its lock orientation, kernels/constraints.py ``spin``) and their
 multipliers are the friction, -lambda along q; the joint sticks at a zero of q' . d when
 |lambda| <= mu_s L + preload, and slips again (direction lambda / |lambda|) when it exceeds it.
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 
@@ -27,12 +33,13 @@ from ...base.errors import FrictionJam
 from ...base.rotations import cross
 from ...kernels.constraints import row_forces, row_rates, spin_measure
 from ...model.compile import Model
+from ...model.state import SlipState
 from ...vocabulary.joints import ANGLE
 
 ITERATIONS = 30     # Newton iterations of the loads' fixed point (with_slip), each a few
 #                     small numpy calls; three or four are the rule
 # a ball slowing below this fraction of its transition speed is at rest: it sticks if its
-# friction can hold it, else it slips on the way the needed torque pushes (Slip.event)
+# friction can hold it, else it slips on the way the needed torque pushes (``event``)
 STILL = 1e-2
 _FIRST = np.array([1.0, 0.0, 0.0])
 
@@ -375,91 +382,91 @@ def ball_turn(model: Model, A: np.ndarray, which: np.ndarray) -> np.ndarray:
     return np.swapaxes(Rj, -1, -2) @ Ri
 
 
-class Slip:
-    """Run state of the friction elements: slip directions (per component), which stick
-    (per element), and where: a coordinate's value, a ball's orientation."""
+def held_rows(model: Model, slip: SlipState) -> np.ndarray:
+    """The constraint rows of the sticking elements' coordinates."""
+    fp = model.frictions
+    return fp.rows[slip.stuck[fp.element]]
 
-    def __init__(self, model: Model) -> None:
-        fp = model.frictions
-        n = len(fp.names)
-        self.m = model
-        # +1 on a coordinate; a ball's unit vector starts as marker J's x (its first row)
-        later = np.arange(len(fp.rows)) > fp.first[fp.element]
-        self.direction = np.where(fp.is_ball[fp.element] & later, 0.0, 1.0)
-        self.stuck = np.zeros(n, dtype=bool)
-        self.lock = np.zeros(len(fp.rows))   # the held coordinate of a sticking element
-        self.turn = np.tile(np.eye(3), (n, 1, 1))   # a sticking ball's C_J^T C_I
-        self.frozen = np.zeros(n, dtype=bool)   # a resting stop holds the coordinate
 
-    def rows(self) -> np.ndarray:
-        fp = self.m.frictions
-        return fp.rows[self.stuck[fp.element]]
+def free(model: Model, slip: SlipState) -> np.ndarray:
+    """(n,) slipping elements whose speed's zero crossing is an event: not sticking, not
+    held by a motion or a resting stop."""
+    return ~slip.stuck & ~slip.frozen & ~model.frictions.held
 
-    def free(self) -> np.ndarray:
-        """Slipping elements whose speed's zero crossing is an event: not sticking, not held
-        by a motion or a resting stop."""
-        return ~self.stuck & ~self.frozen & ~self.m.frictions.held
 
-    def parts(self, which: np.ndarray) -> np.ndarray:
-        """The components (indices into the friction rows) of the elements ``which``."""
-        return np.flatnonzero(np.isin(self.m.frictions.element, which))
+def parts(model: Model, which: np.ndarray) -> np.ndarray:
+    """The components (indices into the friction rows) of the elements ``which``."""
+    return np.flatnonzero(np.isin(model.frictions.element, which))
 
-    def event(self, vq: np.ndarray, vq0: np.ndarray | None) -> np.ndarray:
-        """(..., n) the event function of the slipping elements at rates vq, in a step that
-        started at rates vq0 (None: no balls): q' . d, and for a ball that started the step faster than
-        STILL times its transition speed also that speed's excess, so that a ball coming to
-        rest is caught before its slip direction turns arbitrarily fast (near |q'| = 0
-        d(q'/|q'|)/dt grows like 1/|q'|: no step size follows it down to zero)."""
-        fp = self.m.frictions
-        g = per_element(self.m, vq * self.direction)    # q' . d
-        if vq0 is None:
-            return g
-        floor = STILL * fp.speed
-        armed = fp.is_ball & (magnitudes(self.m, vq0) > floor)
-        return np.where(armed, np.minimum(g, magnitudes(self.m, vq) - floor), g)
 
-    def aim(self, vq: np.ndarray, which: np.ndarray | None = None) -> None:
-        """Slip directions from the rates vq (m,): the way each element (of ``which``, or all)
-        moves; an element standing still keeps its direction."""
-        fp = self.m.frictions
-        speed = magnitudes(self.m, vq)
-        go = speed > 0.0 if which is None else np.isin(np.arange(len(speed)), which) & (speed > 0.0)
-        c = go[fp.element]
-        self.direction[c] = vq[c] / speed[fp.element][c]
+def event(model: Model, slip: SlipState, vq: np.ndarray, vq0: np.ndarray | None) -> np.ndarray:
+    """(..., n) the event function of the slipping elements at rates vq, in a step that
+    started at rates vq0 (None: no balls): q' . d, and for a ball that started the step
+    faster than STILL times its transition speed also that speed's excess, so that a ball
+    coming to rest is caught before its slip direction turns arbitrarily fast (near |q'| =
+    0 d(q'/|q'|)/dt grows like 1/|q'|: no step size follows it down to zero)."""
+    fp = model.frictions
+    g = per_element(model, vq * slip.direction)    # q' . d
+    if vq0 is None:
+        return g
+    floor = STILL * fp.speed
+    armed = fp.is_ball & (magnitudes(model, vq0) > floor)
+    return np.where(armed, np.minimum(g, magnitudes(model, vq) - floor), g)
 
-    def hold(self, which: np.ndarray, phi: np.ndarray, A: np.ndarray) -> None:
-        """Stick the elements ``which`` where they are: the coordinate values phi (nc,) of
-        their rows, a ball's orientation from the rotation matrices A (nb+1, 3, 3)."""
-        fp = self.m.frictions
-        self.stuck[which] = True
-        c = self.parts(which)
-        self.lock[c] = phi[fp.rows[c]]
-        balls = which[fp.is_ball[which]]
-        self.turn[balls] = ball_turn(self.m, A, balls)
 
-    def release(self, which: np.ndarray, lam: np.ndarray) -> None:
-        """Let the elements ``which`` slip the way their held force lambda (nc,) pushes."""
-        fp = self.m.frictions
-        self.stuck[which] = False
-        c = self.parts(which)
-        size = needed(self.m, lam)[fp.element[c]]
-        self.direction[c] = np.where(size > 0.0, lam[fp.rows[c]] / np.where(size > 0.0, size, 1.0),
-                                     self.direction[c])
+def aim(model: Model, slip: SlipState, vq: np.ndarray,
+        which: np.ndarray | None = None) -> SlipState:
+    """Slip directions from the rates vq (m,): the way each element (of ``which``, or all)
+    moves; an element standing still keeps its direction."""
+    fp = model.frictions
+    speed = magnitudes(model, vq)
+    go = speed > 0.0 if which is None else np.isin(np.arange(len(speed)), which) & (speed > 0.0)
+    c = go[fp.element]
+    direction = slip.direction.copy()
+    direction[c] = vq[c] / speed[fp.element][c]
+    return slip.aimed(direction)
 
-    def lock_residual(self, res: np.ndarray, A: np.ndarray) -> None:
-        """Put the sticking rows' residuals into res (nc,) in place: a coordinate's distance
-        from its held value; a ball's rotation from its lock orientation L,
-        vee(skew(C_J^T C_I L^T)) (kernels/constraints.py ``spin``)."""
-        fp = self.m.frictions
-        c = np.flatnonzero(self.stuck[fp.element])
-        if not c.size:
-            return
-        rows = fp.rows[c]
-        ball = fp.is_ball[fp.element[c]]
-        res[rows[~ball]] = wrap(res[rows[~ball]] - self.lock[c[~ball]],
-                                self.m.row_kind[rows[~ball]] == ANGLE)
-        balls = np.flatnonzero(self.stuck & fp.is_ball)
-        if balls.size:
-            Ri = A[fp.bi[balls]] @ fp.axes_i[balls] @ np.swapaxes(self.turn[balls], -1, -2)
-            Rj = A[fp.bj[balls]] @ fp.axes_j[balls]
-            res[fp.rows[self.parts(balls)]] = spin_measure(Ri, Rj).reshape(-1)
+
+def hold(model: Model, slip: SlipState, which: np.ndarray, phi: np.ndarray,
+         A: np.ndarray) -> SlipState:
+    """Stick the elements ``which`` where they are: the coordinate values phi (nc,) of
+    their rows, a ball's orientation from the rotation matrices A (nb+1, 3, 3)."""
+    fp = model.frictions
+    stuck, lock, turn = slip.stuck.copy(), slip.lock.copy(), slip.turn.copy()
+    stuck[which] = True
+    c = parts(model, which)
+    lock[c] = phi[fp.rows[c]]
+    balls = which[fp.is_ball[which]]
+    turn[balls] = ball_turn(model, A, balls)
+    return replace(slip, stuck=stuck, lock=lock, turn=turn)
+
+
+def release(model: Model, slip: SlipState, which: np.ndarray, lam: np.ndarray) -> SlipState:
+    """Let the elements ``which`` slip the way their held force lambda (nc,) pushes."""
+    fp = model.frictions
+    stuck, direction = slip.stuck.copy(), slip.direction.copy()
+    stuck[which] = False
+    c = parts(model, which)
+    size = needed(model, lam)[fp.element[c]]
+    direction[c] = np.where(size > 0.0, lam[fp.rows[c]] / np.where(size > 0.0, size, 1.0),
+                            direction[c])
+    return replace(slip, stuck=stuck, direction=direction)
+
+
+def lock_residual(model: Model, slip: SlipState, res: np.ndarray, A: np.ndarray) -> None:
+    """Put the sticking rows' residuals into res (nc,) in place: a coordinate's distance
+    from its held value; a ball's rotation from its lock orientation L,
+    vee(skew(C_J^T C_I L^T)) (kernels/constraints.py ``spin``)."""
+    fp = model.frictions
+    c = np.flatnonzero(slip.stuck[fp.element])
+    if not c.size:
+        return
+    rows = fp.rows[c]
+    ball = fp.is_ball[fp.element[c]]
+    res[rows[~ball]] = wrap(res[rows[~ball]] - slip.lock[c[~ball]],
+                            model.row_kind[rows[~ball]] == ANGLE)
+    balls = np.flatnonzero(slip.stuck & fp.is_ball)
+    if balls.size:
+        Ri = A[fp.bi[balls]] @ fp.axes_i[balls] @ np.swapaxes(slip.turn[balls], -1, -2)
+        Rj = A[fp.bj[balls]] @ fp.axes_j[balls]
+        res[fp.rows[parts(model, balls)]] = spin_measure(Ri, Rj).reshape(-1)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ...algebra.newton import NewtonProblem, step_pose, step_size
 from ...kernels.constraints import body_arrays, evaluate, residual
+from .friction import lock_residual
 
 PROJECT_RCOND = 1e-14   # Tikhonov filter of the position projection's Newton steps
 
@@ -38,8 +39,8 @@ class PositionProjection(NewtonProblem):
             ev = evaluate(m, rg, A, ref=eq.run.track)
             self.ready = None
         res = residual(m, ev.phi, self.f)
-        if eq.slip is not None:        # sticking joints held
-            eq.slip.lock_residual(res, A)
+        if eq.run.slip is not None:    # sticking joints held
+            lock_residual(m, eq.run.slip, res, A)
         return np.abs(res[eq.keep] * self.rs).max(initial=0.0), (ev, A, res)
 
     def solve(self, x, data):

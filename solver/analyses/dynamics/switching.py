@@ -9,17 +9,20 @@ import numpy as np
 from ...algebra.newton import scaled_jacobian
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, row_rates
 from ...kernels.forces import total_forces
-from .friction import STILL, Slip, limit as friction_limit, loads, magnitudes, needed, rates
+from .friction import (STILL, aim, held_rows, hold, limit as friction_limit, loads, magnitudes,
+                       needed, rates, release)
 from .stops import Stops, kinetic
 from ..structure import Structure
+from ...model.compile import Model
+from ...model.state import RunState, SlipState
 
 
-def switched(base: Structure, stops: Stops | None, slip: Slip | None,
-             resting: np.ndarray | None) -> Structure:
-    """The run's rows with the stops' bounds ``resting`` (RunState.resting) in resting
-    contact and the sticking joints held."""
-    rows = np.concatenate([stops.active_rows(resting) if stops is not None else np.zeros(0, int),
-                           slip.rows() if slip is not None else np.zeros(0, int)]).astype(int)
+def switched(base: Structure, stops: Stops | None, model: Model, run: RunState) -> Structure:
+    """The run's rows with the stops' bounds resting (RunState.resting) in resting contact
+    and the sticking joints (RunState.slip) held."""
+    rows = np.concatenate([stops.active_rows(run.resting) if stops is not None else np.zeros(0, int),
+                           held_rows(model, run.slip) if run.slip is not None
+                           else np.zeros(0, int)]).astype(int)
     return Structure(np.concatenate([base.keep, rows]), base.redundant, base.dof,
                      base.driven_dof - len(rows), base.bad_motions)
 
@@ -34,12 +37,24 @@ def use_rows(sysm, st: Structure):
     return run
 
 
-def freeze(sysm, stops: Stops | None) -> None:
+def slipping(sysm, slip: SlipState) -> RunState:
+    """The equations' told run state with the friction elements' state ``slip``, which
+    they are told."""
+    run = sysm.run.slipping(slip)
+    sysm.tell(run)
+    return run
+
+
+def freeze(sysm, stops: Stops | None) -> RunState:
     """Friction elements whose coordinate a resting stop holds (the equations' told
-    RunState.resting) take no friction."""
-    if sysm.slip is not None and stops is not None:
-        fp, resting = sysm.m.frictions, sysm.run.resting
-        sysm.slip.frozen = np.array([bool(resting[b].any()) for b in fp.stops], dtype=bool)
+    RunState.resting) take no friction: the run state with them frozen, which the
+    equations are told."""
+    run = sysm.run
+    if run.slip is not None and stops is not None:
+        fp, resting = sysm.m.frictions, run.resting
+        run = slipping(sysm, run.slip.frozen_by(
+            np.array([bool(resting[b].any()) for b in fp.stops], dtype=bool)))
+    return run
 
 
 def energy_of(sysm, t: float, r, p, v, w) -> float:
@@ -67,25 +82,25 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
     turning (q' . d zero at a speed above that: its slip turned by 90 degrees) slips on the
     way it turns now.  Returns the (projected) state, the structure and the run state
     (RunState) at the projected pose, which the equations are told."""
-    m, slip = sysm.m, sysm.slip
+    m = sysm.m
     fp = m.frictions
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
     ev = evaluate(m, rg, A, ref=sysm.run.track)
     vq = rates(m, ev.jac, np.concatenate([vg, wg], axis=-1))
     turning = fp.is_ball & (magnitudes(m, vq) > STILL * fp.speed * (1.0 + 1e-9))
-    slip.aim(vq, np.intersect1d(which, np.flatnonzero(turning)))
+    slipping(sysm, aim(m, sysm.run.slip, vq, np.intersect1d(which, np.flatnonzero(turning))))
     # a coordinate a motion drives, or a stop holds, is held already: no second row for it
     free = [k for k in which if not fp.held[k] and not turning[k]
             and not (stops is not None and sysm.run.resting[fp.stops[k]].any())]
     which = np.array(free, dtype=int)
     dead = _dead_centres(sysm, which, ev.jac)
     if dead.size:          # a dead centre: the others' motion, not friction, stopped it
-        reverse(sysm, t, r, p, v, w, dead)
+        slipping(sysm, reverse(sysm, t, r, p, v, w, dead))
         which = np.setdiff1d(which, dead)
     if not which.size:
-        return (r, p, v, w), switched(base, stops, slip, sysm.run.resting), sysm.run
-    slip.hold(which, ev.phi, A)
-    st = switched(base, stops, slip, sysm.run.resting)
+        return (r, p, v, w), switched(base, stops, m, sysm.run), sysm.run
+    run = slipping(sysm, hold(m, sysm.run.slip, which, ev.phi, A))
+    st = switched(base, stops, m, run)
     use_rows(sysm, st)
     r, p, v, w, track = sysm.project(t, r, p, v, w)
     run = sysm.run.tracked(track)
@@ -94,8 +109,8 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
     A = body_arrays(m, r, p)[1]
     go = which[needed(m, lam)[which] > friction_limit(m, loads(m, lam, jac, A))[which]]
     if go.size:
-        slip.release(go, lam)
-        st = switched(base, stops, slip, run.resting)
+        run = slipping(sysm, release(m, run.slip, go, lam))
+        st = switched(base, stops, m, run)
         run = use_rows(sysm, st)
     return (r, p, v, w), st, run
 
@@ -129,11 +144,12 @@ def _dead_centres(sysm, which: np.ndarray, jac: np.ndarray) -> np.ndarray:
     return np.array(out, dtype=int)
 
 
-def reverse(sysm, t: float, r, p, v, w, which: np.ndarray) -> None:
-    """The elements ``which`` slip on the way their coordinate accelerates now, q'' =
-    J_q a + quad_q (Haug 1989's gamma convention) from the accelerations without them held:
-    at a dead centre the coordinate turns back."""
-    m, slip = sysm.m, sysm.slip
+def reverse(sysm, t: float, r, p, v, w, which: np.ndarray) -> SlipState:
+    """The friction state (the equations' told RunState.slip) with the elements ``which``
+    slipping on the way their coordinate accelerates now, q'' = J_q a + quad_q (Haug
+    1989's gamma convention) from the accelerations without them held: at a dead centre the
+    coordinate turns back."""
+    m, slip = sysm.m, sysm.run.slip
     fp = m.frictions
     a = sysm.accelerations(t, r, p, v, w)[0]
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
@@ -141,25 +157,28 @@ def reverse(sysm, t: float, r, p, v, w, which: np.ndarray) -> None:
     acc = np.vstack([a, np.zeros((1, 6))])
     qdd = row_rates(m, fp.rows, ev.jac, acc) + ev.quad[fp.rows]
     c = np.flatnonzero(np.isin(fp.element, which) & (qdd != 0.0))
-    slip.direction[c] = np.sign(qdd[c])
+    direction = slip.direction.copy()
+    direction[c] = np.sign(qdd[c])
+    return slip.aimed(direction)
 
 
 def released(sysm, t: float, r, p, v, w, stops: Stops | None):
     """Let go of resting stops that would pull and sticking joints whose needed friction
     exceeds the static limit (slipping the way the force pushes): (True if any changed,
     the run state with the stops let go, which the equations are told)."""
-    m, slip, run = sysm.m, sysm.slip, sysm.run
+    m, run = sysm.m, sysm.run
     _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
     changed = False
     if stops is not None:
         resting, changed = stops.release(lam, run.resting)
         run = run.rests(resting)
         sysm.tell(run)
-    if slip is not None and slip.stuck.any():
+    if run.slip is not None and run.slip.stuck.any():
         A = body_arrays(m, r, p)[1]
-        over = np.flatnonzero(slip.stuck & (needed(m, lam) > friction_limit(m, loads(m, lam, jac, A))))
+        over = np.flatnonzero(run.slip.stuck
+                              & (needed(m, lam) > friction_limit(m, loads(m, lam, jac, A))))
         if over.size:
-            slip.release(over, lam)
+            run = slipping(sysm, release(m, run.slip, over, lam))
             changed = True
     return changed, run
 
@@ -168,13 +187,13 @@ def hold_margin(sysm, t: float, y: np.ndarray) -> np.ndarray:
     """(n,) how far each sticking friction element is from slipping at a packed state: its
     static limit mu_s L + preload minus the force it must hold, |lambda| (+inf for elements
     not sticking); its zero is the instant a stuck joint breaks loose."""
-    m, slip = sysm.m, sysm.slip
+    m = sysm.m
     r, p, v, w, _ = sysm.unpack(y)
     p = p / np.linalg.norm(p, axis=-1, keepdims=True)
     _, lam, _, jac, _ = sysm.accelerations(t, r, p, v, w)
     A = body_arrays(m, r, p)[1]
     margin = friction_limit(m, loads(m, lam, jac, A)) - needed(m, lam)
-    return np.where(slip.stuck, margin, np.inf)
+    return np.where(sysm.run.slip.stuck, margin, np.inf)
 
 
 def stop_push(sysm, stops: Stops, t: float, y: np.ndarray) -> np.ndarray:
@@ -205,16 +224,16 @@ def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):
     on = ~lm.compliant & (np.abs(g) <= stops.tol) & (np.abs(rate) < lm.rest_speed)
     on[on] = ~_held_already(sysm, lm.rows[on], ev.jac)
     if not on.any():
-        return (r, p, v, w), switched(base, stops, sysm.slip, sysm.run.resting), sysm.run
+        return (r, p, v, w), switched(base, stops, m, sysm.run), sysm.run
     run = sysm.run.rests(sysm.run.resting | on)
     sysm.tell(run)
-    run = use_rows(sysm, switched(base, stops, sysm.slip, run.resting))
+    run = use_rows(sysm, switched(base, stops, m, run))
     r, p, v, w, track = sysm.project(t, r, p, v, w)
     sysm.tell(run.tracked(track))
     run = released(sysm, t, r, p, v, w, stops)[1]
-    st = switched(base, stops, sysm.slip, run.resting)
-    run = use_rows(sysm, st)
-    freeze(sysm, stops)
+    st = switched(base, stops, m, run)
+    use_rows(sysm, st)
+    run = freeze(sysm, stops)
     return (r, p, v, w), st, run
 
 
