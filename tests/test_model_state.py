@@ -208,3 +208,30 @@ def test_sticking_and_slipping_leave_every_told_run_state_as_it_was(monkeypatch)
             assert np.array_equal(now, then)
     stuck = [bool(run.slip.stuck[0]) for run, _ in told]
     assert True in stuck and stuck[-1] is False
+
+
+def test_a_resting_stop_holds_its_joint_without_friction_from_the_told_record() -> None:
+    """The block at rest on 35 deg against a rigid stop at its start (the slide's upper
+    bound 0): told a record with the bound resting (and its row kept), the equations take
+    no friction on the slide at once (the stop's row holds the coordinate), so the stop
+    carries the whole m g sin a = 11.25 N (to 1e-12 of it; with the static friction as
+    well it would carry m g (sin a - mu_s cos a) = 1.61 N) and the block stays put."""
+    from mechanisms import incline
+    from solver.analyses.dynamics.equations import Equations
+    from solver.analyses.dynamics.stops import Stops
+    from solver.analyses.dynamics.switching import switched
+    from solver.analyses.structure import structure
+    m = incline(35.0, 0.6, 0.5)
+    m.add_limit("stop", "slide", upper=0.0)
+    model = compile_model(m)
+    st = read_state(model, m)
+    base = structure(model, st.r, st.p)
+    eq = Equations(model, base)
+    run = eq.run.rests(np.ones(1, dtype=bool))
+    eq.tell(run)
+    eq.use(switched(base, Stops(model), model, run))
+    a, lam = eq.accelerations(0.0, st.r, st.p, st.v, st.w)[:2]
+    weight = 2.0 * 9.81 * np.sin(np.radians(35.0))
+    assert abs(abs(lam[model.limits.rows[0]]) - weight) <= 1e-12 * weight
+    assert np.array_equal(eq.friction, [0.0])
+    assert np.abs(a).max() <= 1e-12 * 9.81

@@ -205,6 +205,14 @@ class FrictionPlan:
     stops: tuple[np.ndarray, ...]  # the limit bounds (LimitPlan index) on the same coordinate
 
     @cached_property
+    def stop_owner(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the limit bounds on the friction elements' coordinates, the element of each),
+        flat: ``stops`` as two arrays, for one bincount over them."""
+        bounds = np.concatenate([np.zeros(0, int), *self.stops]).astype(int)
+        owner = np.repeat(np.arange(len(self.stops)), [len(b) for b in self.stops])
+        return bounds, owner
+
+    @cached_property
     def inv_length(self) -> np.ndarray:
         """1 / bearing length (0 where the bending moment is ignored)."""
         return np.divide(1.0, self.length, out=np.zeros(self.length.shape), where=self.length > 0.0)

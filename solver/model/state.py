@@ -39,22 +39,21 @@ class State:
 
 @dataclass(frozen=True)
 class SlipState:
-    """The friction elements' run state (analyses/dynamics/friction.py), the five arrays
-    that change together when a joint sticks or slips.  Frozen: sticking, slipping and a
-    reversal return a new record (friction.py ``aim``, ``hold``, ``release``, ``reverse``).
+    """The friction elements' run state (analyses/dynamics/friction.py), the arrays that
+    change together when a joint sticks or slips.  Frozen: sticking, slipping and a
+    reversal return a new record (friction.py ``aim``, ``hold``, ``release``;
+    switching.py ``reverse``).  Which elements a resting stop holds is not kept here: it
+    follows from RunState.resting (friction.py ``held_by_stops``).
 
     direction: (m,) each component's held slip direction d (+-1 on a coordinate, a ball's
     unit vector in marker J's axes over its three components); stuck: (n,) True for each
     element held where it is; lock: (m,) the held coordinate's value of a sticking element
     (rad or m); turn: (n, 3, 3) a sticking ball's relative orientation C_J^T C_I at its
-    lock; frozen: (n,) True for each element whose coordinate a resting stop holds (it
-    takes no friction; set from RunState.resting when the run's rows change,
-    switching.freeze)."""
+    lock."""
     direction: np.ndarray
     stuck: np.ndarray
     lock: np.ndarray
     turn: np.ndarray
-    frozen: np.ndarray
 
     @classmethod
     def start(cls, model: Model) -> "SlipState":
@@ -65,7 +64,7 @@ class SlipState:
         later = np.arange(len(fp.rows)) > fp.first[fp.element]
         direction = np.where(fp.is_ball[fp.element] & later, 0.0, 1.0)
         return cls(direction, np.zeros(n, dtype=bool), np.zeros(len(fp.rows)),
-                   np.tile(np.eye(3), (n, 1, 1)), np.zeros(n, dtype=bool))
+                   np.tile(np.eye(3), (n, 1, 1)))
 
     def aimed(self, direction: np.ndarray) -> "SlipState":
         """The same record with the slip directions ``direction`` (m,)."""
@@ -74,10 +73,6 @@ class SlipState:
     def sticking(self, stuck: np.ndarray) -> "SlipState":
         """The same record with the elements ``stuck`` (n,) held."""
         return replace(self, stuck=stuck)
-
-    def frozen_by(self, frozen: np.ndarray) -> "SlipState":
-        """The same record with the elements ``frozen`` (n,) held by a resting stop."""
-        return replace(self, frozen=frozen)
 
 
 @dataclass(frozen=True)

@@ -68,8 +68,8 @@ from .events import crossed_at_end, record_friction, step_events
 from .friction import aim, magnitudes, release
 from .stops import Stops, check_start
 from .touchdown import touch
-from .switching import (energy_of, freeze, friction_rates, released, rest_at_start, slipping,
-                        stick, switched, use_rows)
+from .switching import (energy_of, friction_rates, released, rest_at_start, slipping, stick,
+                        switched, use_rows)
 from ..structure import Structure, open_tree
 from ..general_motions import lock_up_cause, reached_singular
 
@@ -305,7 +305,6 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                         if let_go:                  # come to rest, pulled away at once
                             st = switched(base, stops, model, run)
                             run = use_rows(sysm, st)
-                    run = freeze(sysm, stops)
                     f_end = None
                     if run.slip is not None:     # a rebound reverses the joints' slip
                         vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
@@ -324,8 +323,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                     let_go, run = released(sysm, t, r, p, v, w, stops)
                     if let_go:                   # a pulling stop, a slipping joint
                         st = switched(base, stops, model, run)
-                        use_rows(sysm, st)
-                        run = freeze(sysm, stops)
+                        run = use_rows(sysm, st)
                         f_end = None
                 if held is not None:             # friction's stick, slip and reversal instants
                     record_friction(out, t, held, model.frictions.names, run.slip, slid)

@@ -33,7 +33,7 @@ from ...kernels.forces import torsion_angles, total_forces
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
 from ...model.state import RunState
-from .friction import rates, with_slip
+from .friction import held_by_stops, rates, with_slip
 from .projection import PROJECT_RCOND, PositionProjection
 from ..structure import Structure, least_norm, self_stresses
 
@@ -157,8 +157,8 @@ class Equations:
         self.m = model
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
-        self.run = RunState.start(model)
         self.dry = model.frictions is not None   # friction elements: RunState.slip
+        self.tell(RunState.start(model))
         self.friction = None      # the friction elements' Q_q at the last accelerations
         self.friction_power = 0.0
         self.headroom = None      # the friction elements' headroom from a jam (with_slip), last
@@ -190,8 +190,11 @@ class Equations:
         self._last = None
 
     def tell(self, run: RunState) -> None:
-        """Evaluate the equations at the run state ``run`` from now on."""
+        """Evaluate the equations at the run state ``run`` from now on; ``frozen``: the
+        friction elements a resting stop holds there (friction.held_by_stops), which take
+        no friction."""
         self.run = run
+        self.frozen = held_by_stops(self.m, run.resting) if self.dry else None
 
     def work(self, lead: tuple[int, ...]) -> _Work:
         w = self._work.get(lead)
@@ -300,7 +303,7 @@ class Equations:
             # a joint held by a resting stop takes no friction; one a motion drives slips the
             # way the motion moves it (no event: its speed is given)
             slip = run.slip
-            sliding = (~slip.stuck & ~slip.frozen)[fp.element]
+            sliding = (~slip.stuck & ~self.frozen)[fp.element]
             d = (np.where(fp.held[fp.element], np.sign(vq), slip.direction)
                  if fp.held.any() else slip.direction)
             lam, a, respond = lam[0], a[0], _responses(lam[1:], a[1:])

@@ -293,7 +293,7 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     step past the reversal, back above 1.5 v_s the other way, still shows the crossing."""
     m, slip = sysm.m, sysm.run.slip       # as told at the step's start
     fp = m.frictions
-    loose = free(m, slip)
+    loose = free(m, slip, sysm.frozen)
     vq0 = friction_rates(sysm, y)
     balls = vq0 if fp.is_ball.any() else None
     last: list = [None, None]             # the last state's rates: (state, rates)

@@ -388,10 +388,20 @@ def held_rows(model: Model, slip: SlipState) -> np.ndarray:
     return fp.rows[slip.stuck[fp.element]]
 
 
-def free(model: Model, slip: SlipState) -> np.ndarray:
+def held_by_stops(model: Model, resting: np.ndarray | None) -> np.ndarray:
+    """(n,) True for each element whose coordinate a resting stop holds (``resting``:
+    RunState.resting, None without stops): it takes no friction, the stop's row holds it."""
+    fp = model.frictions
+    if resting is None:
+        return np.zeros(len(fp.names), dtype=bool)
+    bounds, owner = fp.stop_owner
+    return np.bincount(owner, weights=resting[bounds], minlength=len(fp.names)) > 0.0
+
+
+def free(model: Model, slip: SlipState, frozen: np.ndarray) -> np.ndarray:
     """(n,) slipping elements whose speed's zero crossing is an event: not sticking, not
-    held by a motion or a resting stop."""
-    return ~slip.stuck & ~slip.frozen & ~model.frictions.held
+    held by a motion or by a resting stop (``frozen``, held_by_stops)."""
+    return ~slip.stuck & ~frozen & ~model.frictions.held
 
 
 def parts(model: Model, which: np.ndarray) -> np.ndarray:

@@ -45,17 +45,6 @@ def slipping(sysm, slip: SlipState) -> RunState:
     return run
 
 
-def freeze(sysm, stops: Stops | None) -> RunState:
-    """Friction elements whose coordinate a resting stop holds (the equations' told
-    RunState.resting) take no friction: the run state with them frozen, which the
-    equations are told."""
-    run = sysm.run
-    if run.slip is not None and stops is not None:
-        fp, resting = sysm.m.frictions, run.resting
-        run = slipping(sysm, run.slip.frozen_by(
-            np.array([bool(resting[b].any()) for b in fp.stops], dtype=bool)))
-    return run
-
 
 def energy_of(sysm, t: float, r, p, v, w) -> float:
     """Kinetic + potential energy (gravity and springs) of a state, J."""
@@ -91,7 +80,7 @@ def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
     slipping(sysm, aim(m, sysm.run.slip, vq, np.intersect1d(which, np.flatnonzero(turning))))
     # a coordinate a motion drives, or a stop holds, is held already: no second row for it
     free = [k for k in which if not fp.held[k] and not turning[k]
-            and not (stops is not None and sysm.run.resting[fp.stops[k]].any())]
+            and not sysm.frozen[k]]
     which = np.array(free, dtype=int)
     dead = _dead_centres(sysm, which, ev.jac)
     if dead.size:          # a dead centre: the others' motion, not friction, stopped it
@@ -232,8 +221,7 @@ def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):
     sysm.tell(run.tracked(track))
     run = released(sysm, t, r, p, v, w, stops)[1]
     st = switched(base, stops, m, run)
-    use_rows(sysm, st)
-    run = freeze(sysm, stops)
+    run = use_rows(sysm, st)
     return (r, p, v, w), st, run
 
 
