@@ -51,6 +51,8 @@ def gravity_warning(scene: bpy.types.Scene, gravity: np.ndarray) -> list[str]:
 class MjcfSceneWriter(SceneWriter):
     """Writes an MJCF mechanism's items as tagged objects into one collection."""
 
+    SPRING = "spring"       # a joint's torsion element: "<joint>: spring" (stiffness, damping)
+
     def __init__(self, context, collection, mech, report: MjcfReport) -> None:
         super().__init__(context, collection, mech, report)
         self.markers_of = {n: (j.marker_i, j.marker_j) for n, j in mech.joints.items()}
@@ -79,24 +81,17 @@ class MjcfSceneWriter(SceneWriter):
             self.warnings += [f"{name!r} is not written (a joint holds one of each; add it by "
                               f"hand)" for name in table if name not in self.written]
 
-    def joint(self, name: str) -> bpy.types.Object:
-        i_name, j_name = self.markers_of[name]
-        mi, mj = self.marker(i_name), self.marker(j_name)
-        ob = self.empty(name, "SPHERE", 0.05)
-        self.context.view_layer.update()
-        ob.matrix_world = mj.matrix_world
-        s = ob.mechanism
-        s.role, s.marker_i, s.marker_j = "JOINT", mi, mj
-        s.joint_kind = self.mech.joints[name].kind.upper().replace("-", "_")
-        self.stops(s, self.first(name, "limit", self.mech.limits))
-        self.friction(s, self.first(name, "friction", self.mech.frictions))
-        spring = self.mech.torsion_springs.get(self.first(name, "spring", self.mech.torsion_springs))
+    def joint_markers(self, name: str) -> tuple[str, str]:
+        return self.markers_of[name]
+
+    def torsion(self, s, name: str) -> None:
+        """A joint's spring and damper (MJCF stiffness, springref, damping)."""
+        spring = self.mech.torsion_springs.get(name)
         if spring is not None:
             s.torsion, s.torsion_stiffness = True, spring.stiffness
             s.torsion_damping, s.torsion_free_angle = spring.damping, spring.free_angle
-        return ob
 
-    def first(self, joint: str, what: str, table: dict) -> str:
+    def element(self, joint: str, what: str, table: dict) -> str:
         """The element a joint object shows: "<joint>: <what>", or a cylindrical joint's
         angle's, else its slide's (the object has one of each)."""
         for name in (f"{joint}: {what}", f"{joint}: angle: {what}", f"{joint}: slide: {what}"):

@@ -98,6 +98,8 @@ def remove_new(before: dict) -> None:
 class SceneWriter:
     """Writes a URDF mechanism's items as tagged objects into one collection."""
 
+    SPRING = "damping"      # a joint's torsion element: "<joint>: damping" (URDF dynamics)
+
     def __init__(self, context, collection, mech, report: UrdfReport) -> None:
         self.context, self.collection, self.mech, self.report = context, collection, mech, report
         self.units = Units(context.scene)
@@ -153,20 +155,33 @@ class SceneWriter:
         return ob
 
     def joint(self, name: str) -> bpy.types.Object:
-        i_name, j_name = self.report.markers[name]
-        mi, mj = self.marker(i_name), self.marker(j_name)
+        """The joint object between its two markers, with its stop, friction and torsion
+        spring (each found by ``element``)."""
+        mi, mj = (self.marker(m) for m in self.joint_markers(name))
         ob = self.empty(name, "SPHERE", 0.05)
         self.context.view_layer.update()
         ob.matrix_world = mj.matrix_world
         s = ob.mechanism
         s.role, s.marker_i, s.marker_j = "JOINT", mi, mj
         s.joint_kind = self.mech.joints[name].kind.upper().replace("-", "_")
-        self.stops(s, f"{name}: limit")
-        self.friction(s, f"{name}: friction")
-        damper = self.mech.torsion_springs.get(f"{name}: damping")
+        self.stops(s, self.element(name, "limit", self.mech.limits))
+        self.friction(s, self.element(name, "friction", self.mech.frictions))
+        self.torsion(s, self.element(name, self.SPRING, self.mech.torsion_springs))
+        return ob
+
+    def joint_markers(self, name: str) -> tuple[str, str]:
+        """(marker I, marker J) of joint ``name``."""
+        return self.report.markers[name]
+
+    def element(self, joint: str, what: str, table: dict) -> str:
+        """The name of the joint's stop, friction or damper in ``table``: "<joint>: <what>"."""
+        return f"{joint}: {what}"
+
+    def torsion(self, s, name: str) -> None:
+        """A URDF joint's damping alone: a torsion damper on the joint object."""
+        damper = self.mech.torsion_springs.get(name)
         if damper is not None:
             s.torsion, s.torsion_damping = True, damper.damping
-        return ob
 
     def stops(self, s, name: str) -> None:
         limit = self.mech.limits.get(name)
