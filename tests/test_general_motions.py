@@ -21,14 +21,15 @@ L1, L2 = 0.5, 0.4
 
 
 def _arm(x: str | None, y: str | None, constants: dict | None = None,
-         actuators: tuple = ()) -> Mechanism:
+         actuators: tuple = (), shoulder: float = 0.5) -> Mechanism:
     """A planar two-link arm about z (no gravity) whose tip marker follows (x(t), y(t)) in
-    the ground's axes (None: no general motion), made by ``actuators``."""
+    the ground's axes (None: no general motion), made by ``actuators``; its upper arm built
+    turned by ``shoulder`` (rad), the forearm along it."""
     m = Mechanism(gravity=(0.0, 0.0, 0.0))
     m.add_part("ground", fixed=True)
     m.add_part("upper", mass=1.0, center_of_mass=(L1 / 2, 0, 0), inertia=(0.001, 0.02, 0.02),
-               orientation=(math.cos(0.25), 0, 0, math.sin(0.25)))
-    m.add_part("fore", mass=0.8, position=(L1 * math.cos(0.5), L1 * math.sin(0.5), 0),
+               orientation=(math.cos(shoulder / 2), 0, 0, math.sin(shoulder / 2)))
+    m.add_part("fore", mass=0.8, position=(L1 * math.cos(shoulder), L1 * math.sin(shoulder), 0),
                center_of_mass=(L2 / 2, 0, 0), inertia=(0.001, 0.01, 0.01))
     m.add_marker("O", "ground")
     m.add_marker("U0", "upper")
@@ -204,20 +205,7 @@ def test_check_assemble_and_a_dynamic_run_say_by_how_far_a_target_is_out_of_reac
 def _straight_arm(x: str) -> Mechanism:
     """The arm built straight along the ground's x (reach L1 + L2), its tip driven by x(t)
     and y = 0."""
-    m = Mechanism(gravity=(0.0, 0.0, 0.0))
-    m.add_part("ground", fixed=True)
-    m.add_part("upper", mass=1.0, center_of_mass=(L1 / 2, 0, 0), inertia=(0.001, 0.02, 0.02))
-    m.add_part("fore", mass=0.8, position=(L1, 0, 0), center_of_mass=(L2 / 2, 0, 0),
-               inertia=(0.001, 0.01, 0.01))
-    m.add_marker("O", "ground")
-    m.add_marker("U0", "upper")
-    m.add_marker("U1", "upper", position=(L1, 0, 0))
-    m.add_marker("F0", "fore")
-    m.add_marker("tip", "fore", position=(L2, 0, 0))
-    m.add_joint("shoulder", "revolute", "U0", "O")
-    m.add_joint("elbow", "revolute", "F0", "U1")
-    m.add_general_motion("path", "tip", "O", x=x, y=0.0)
-    return m
+    return _arm(x, 0.0, shoulder=0.0)
 
 
 def test_a_target_starting_on_the_edge_of_reach_is_a_dead_centre():
