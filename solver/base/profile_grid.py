@@ -25,10 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import MechanismError, shown
+from .sdf_grid import candidate_pairs
 
 CELLS = 128            # cells along the profile's largest extent to start from
 PAD = 3                # cells of margin around the profile
-CHUNK = 2_000_000      # node-segment pairs at a time while building
 TOLERANCE = 1e-3       # the grid's largest error at the edges, a share of the profile's size
 MAX_NODES = 4_000_000  # the finest grid a profile may build
 
@@ -95,22 +95,16 @@ def nearest_points(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """(k, 2) each point's nearest point on the nearest of the segments (a, b): exact
     distances to the candidates only, the segments whose bounding circle about their
     midpoint comes nearer than the nearest midpoint (an upper bound: it lies on its
-    segment); points in chunks of CHUNK point-segment pairs (build time)."""
+    segment); points in chunks (sdf_grid.candidate_pairs; build time)."""
     mid = 0.5 * (a + b)
     reach = 0.5 * np.linalg.norm(b - a, axis=1)
     out = np.empty(p.shape)
-    step = max(1, CHUNK // len(a))
-    for s in range(0, len(p), step):
-        q = p[s: s + step]
-        sq = (q * q).sum(1)[:, None] + (mid * mid).sum(1) - 2.0 * q @ mid.T
-        far = np.sqrt(np.maximum(sq, 0.0))
-        bound = far.min(axis=1, keepdims=True)
-        i, j = np.nonzero(far - reach[None, :] <= bound * (1.0 + 1e-9) + 1e-12)
+    for rows, q, i, j in candidate_pairs(p, mid, reach):
         near = nearest_on_segments(q[i], a[j], b[j])
         dist = np.linalg.norm(q[i] - near, axis=1)
         order = np.lexsort((dist, i))                    # per point, its nearest first
         first = order[np.r_[True, i[order][1:] != i[order][:-1]]]
-        out[s: s + step][i[first]] = near[first]
+        out[rows][i[first]] = near[first]
     return out
 
 

@@ -180,17 +180,26 @@ def mesh_distances(p: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray) -
     centroid = (a + b + c) / 3.0
     reach = np.max([np.linalg.norm(x - centroid, axis=1) for x in (a, b, c)], axis=0)
     out = np.empty(len(p))
-    step = max(1, CHUNK // len(a))
+    for rows, q, i, j in candidate_pairs(p, centroid, reach):
+        near = np.full(len(q), np.inf)
+        np.minimum.at(near, i, point_triangle_distance(q[i], a[j], b[j], c[j]))
+        out[rows] = near
+    return out
+
+
+def candidate_pairs(p: np.ndarray, centers: np.ndarray, reach: np.ndarray):
+    """For the points p (k, d) in chunks of CHUNK point-element pairs: (rows of p, those
+    points q, i, j) with (q[i], element j) every pair where element j, within ``reach`` of
+    its centre ``centers[j]``, can come nearer to the point than the nearest centre (an
+    upper bound of the nearest distance: each centre lies on its element)."""
+    step = max(1, CHUNK // len(centers))
     for s in range(0, len(p), step):
         q = p[s: s + step]
-        sq = (q * q).sum(1)[:, None] + (centroid * centroid).sum(1) - 2.0 * q @ centroid.T
+        sq = (q * q).sum(1)[:, None] + (centers * centers).sum(1) - 2.0 * q @ centers.T
         far = np.sqrt(np.maximum(sq, 0.0))
         bound = far.min(axis=1, keepdims=True)
         i, j = np.nonzero(far - reach <= bound * (1.0 + 1e-9) + 1e-12)
-        near = np.full(len(q), np.inf)
-        np.minimum.at(near, i, point_triangle_distance(q[i], a[j], b[j], c[j]))
-        out[s: s + step] = near
-    return out
+        yield slice(s, s + step), q, i, j
 
 
 def inside_by_parity(origin: np.ndarray, h: float, dims: np.ndarray, a: np.ndarray,
