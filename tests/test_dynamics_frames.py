@@ -27,7 +27,7 @@ def settling_pendulum() -> Mechanism:
 def _run(m: Mechanism, times, monkeypatch=None, cut: bool = False):
     if cut:        # every frame a step's end, integrated to the last one even at rest
         monkeypatch.setattr("solver.analyses.dynamics.driver.LONG_STEP", float("inf"))
-        monkeypatch.setattr("solver.analyses.dynamics.driver.REST_SPEED", -1.0)
+        monkeypatch.setattr("solver.analyses.dynamics.frames.REST_SPEED", -1.0)
     r = m.solve(times=times)
     if cut:
         monkeypatch.undo()
@@ -140,7 +140,7 @@ def test_steps_past_the_frames_stay_within_the_explicit_methods_stability(monkey
     from solver.analyses.run import prepare
     from solver.model.compile import compile_model
     from solver.model.state import read_state
-    monkeypatch.setattr("solver.analyses.dynamics.driver.REST_SPEED", -1.0)
+    monkeypatch.setattr("solver.analyses.dynamics.frames.REST_SPEED", -1.0)
     m = mk.pendulum(axis="y", angle=math.pi / 2)               # straight down
     r = m.solve(times=np.arange(2000) / 24.0, tolerance=tolerance)
     assert r.rest_from is None and 10 <= r.steps < 400        # measured 214 and 294
@@ -170,7 +170,7 @@ def test_a_fast_mode_keeps_the_steps_cut_and_the_rate_is_seldom_estimated(monkey
     calls = []
     real = dyn.motion_rate
     monkeypatch.setattr(dyn, "motion_rate", lambda *a, **k: calls.append(1) or real(*a, **k))
-    monkeypatch.setattr(dyn, "REST_SPEED", -1.0)       # integrated to the end, even at rest
+    monkeypatch.setattr("solver.analyses.dynamics.frames.REST_SPEED", -1.0)   # even at rest
     m = mk.pendulum(axis="y", angle=0.3)
     m.add_torsion_spring("coil", "pin", stiffness=2000.0, damping=5.0)
     r = m.solve(times=np.arange(1200) / 24.0)
@@ -188,12 +188,12 @@ def test_a_mechanism_at_rest_holds_its_pose_for_the_frames_after() -> None:
     m, times = settling_pendulum(), np.arange(2400) / 24.0
     r = m.solve(times=times)
     assert r.rest_from is not None and 24 < r.rest_from < 600 and not r.notes
-    import solver.analyses.dynamics.driver as dyn
-    rest, dyn.REST_SPEED = dyn.REST_SPEED, -1.0
+    import solver.analyses.dynamics.frames as frames
+    rest, frames.REST_SPEED = frames.REST_SPEED, -1.0
     try:
         full = m.solve(times=times)
     finally:
-        dyn.REST_SPEED = rest
+        frames.REST_SPEED = rest
     assert full.rest_from is None
     assert np.abs(r.position("bob") - full.position("bob")).max() <= 1e-10
     size = np.abs(full.reaction("pin")[0]).max()

@@ -479,7 +479,7 @@ def test_the_implicit_method_at_rest_steps_past_its_frames(monkeypatch) -> None:
     r = m.solve(times=times)
     assert r.method.startswith("implicit")
     monkeypatch.setattr("solver.analyses.dynamics.driver.LONG_STEP", float("inf"))
-    monkeypatch.setattr("solver.analyses.dynamics.driver.REST_SPEED", -1.0)   # integrated to the end
+    monkeypatch.setattr("solver.analyses.dynamics.frames.REST_SPEED", -1.0)   # integrated to the end
     cut = m.solve(times=times)
     monkeypatch.undo()
     assert 2399 <= cut.steps <= 2500 and r.steps < cut.steps / 10

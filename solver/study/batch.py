@@ -32,8 +32,8 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..analyses.dynamics.driver import (LONG_STEP, RATE_EVERY, SINGULAR_STEP, free_singular,
-                                        long_proposal)
+from ..analyses.dynamics.driver import LONG_STEP, RATE_EVERY, SINGULAR_STEP, long_proposal
+from ..analyses.dynamics.singular import free_singular
 from ..analyses.dynamics.equations import Equations
 from ..analyses.structure import Structure, open_tree
 from ..integrators.control import (ErrorNorm, PredictiveControl, StandardControl,

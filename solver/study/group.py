@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.dynamics.driver import REST, at_rest, at_rest_many, frames_inside, travel
+from ..analyses.dynamics.frames import REST, at_rest, at_rest_many, frames_inside, travel
 from ..analyses.dynamics.equations import Equations
 from ..analyses.structure import Structure
 from ..base.errors import SolverCancelled

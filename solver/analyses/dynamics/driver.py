@@ -43,35 +43,45 @@ Integrators (error-controlled):
   stability does not limit the step, stiff modes that the step does not resolve are damped
   out instead of blowing up, and its order lets the slow motion (a governor's spin) take
   long steps; Gustafsson's predictive step control (``integrators/control.py``).
+
+The run is a loop over the output frames (``dynamic_run``) whose carry is a DynamicRun: the
+pose, the step sizes, the integrator's state and the RunState (model/state.py).  A step is a
+list of stages, each a method that reads and advances the carry: its size (``_proposal``:
+cut to the next frame, or long), its trials until one is accepted (``_attempt``: rejected
+steps, singular positions, rows chosen anew, a collapse named), the next size
+(``_next_size``), its end on its first event (``_end_on_event``: events.py locates it on
+re-stepped trials), the projection (``_advance``), the event's action (``_act``: an impact,
+a joint sticking or breaking loose, a stop let go) and the run state at the new point
+(``_after_step``: springs' turns, contacts' touchdown, the end of least-norm solving).  A
+frame is a step's end (``_frame``) or inside a long step (``_frames_in_step``).
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
-from ...algebra.newton import scaled_jacobian, scales
-from ...algebra.rank import best_rows, involved
 from ...base.errors import ExpressionError, FrictionJam, SolverError
-from ...base.rotations import quat_angle
 from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, StandardControl,
                                     error_scale, frame_spacing, initial_step)
 from ...integrators.explicit import DoPri5
 from ...integrators.implicit import RadauStepper, spectral_radius, stiffness_rate
-from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
+from ...kernels.constraints import body_arrays, motion_values
 from ...kernels.contacts import summary_rows
-from ...kernels.forces import inertia_world
 from ...model.compile import Model
 from ...model.frame_buffer import FrameBuffer
 from ...model.results import Result, report_progress
 from ...model.state import RunState, State
 from .equations import Equations
-from .events import crossed_at_end, record_friction, step_events
+from .events import StepEnd, crossed_at_end, record_friction, step_events
+from .frames import REST, at_rest, frames_inside, hold_after, moved, project_run
 from .friction import aim, magnitudes, release
+from .singular import collapsed, free_singular, lock_up, near_singular, rows_chosen_anew
 from .stops import Stops, check_start
 from .touchdown import touch
 from .switching import (energy_of, friction_rates, released, rest_at_start, slipping, stick,
                         switched, use_rows)
 from ..structure import Structure, open_tree
-from ..general_motions import lock_up_cause, reached_singular
 
 
 def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
@@ -89,21 +99,11 @@ def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
     return "implicit" if stiffness_rate(sysm, t, r, p, v, w) > STIFF_RATE else "explicit"
 
 
-def _near_jam(sysm: Equations) -> tuple[str, ...]:
-    """The friction elements whose headroom from a jam (friction.with_slip: 1 - dg/ds) was
-    below JAM_HEADROOM at the last right-hand side, any of its stages: where a step size
-    collapses, the friction that grows without bound there (a crosshead nearing its
-    friction angle) is named."""
-    room = sysm.headroom
-    if room is None:
-        return ()
-    close = np.min(np.reshape(room, (-1, room.shape[-1])), axis=0) < JAM_HEADROOM
-    return tuple(sysm.m.frictions.names[i] for i in np.flatnonzero(close))
-
-
-JAM_HEADROOM = 1e-2
 STIFF_RATE = 300.0
 SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
+LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output)
+LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the dense output
+RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right-hand sides)
 
 
 def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
@@ -114,337 +114,417 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     method: "explicit" (Dormand-Prince 8(5,3), 5(4) at loose tolerances), "implicit"
     (L-stable Radau IIA of order 9, for stiff springs and dampers) or "auto" (implicit only
     when the force elements make the system stiff, ``choose_method``)."""
-    goals = Goals(tolerance)           # the jobs of the tolerance (integrators/control.py)
-    sysm = Equations(model, st, singular=goals.singular)
-    run = RunState.start(model, start.track)   # tracked values as the assembly found them
-    sysm.tell(run)
-    t = float(times[0])
-    r, p, v, w = start.r, start.p, start.v, start.w
-    check_start(model, r, p, t)
-    stops = Stops(model) if model.limits is not None else None
-    base = st                  # the structure without stops in contact or joints sticking
-    try:
-        (r, p, v, w), run = project_run(sysm, run, t, r, p, v, w)   # consistent velocities
-    except np.linalg.LinAlgError:
-        raise SolverError(f"the initial position is singular: the constraints cannot be "
-                          f"met at t = {t:.6g} s", t) from None
-    except ExpressionError as exc:
-        raise SolverError(str(exc), t) from None
-    if stops is not None:             # coordinates that start on a rigid stop rest on it
-        (r, p, v, w), st, run = rest_at_start(sysm, stops, base, t, r, p, v, w)
-    if run.slip is not None:          # joints at rest stick if they can, moving ones slip
-        vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
-        run = slipping(sysm, aim(model, run.slip, vq))
-        still = np.flatnonzero(magnitudes(model, vq) <= 1e-9 * model.frictions.speed)
-        if still.size:
-            (r, p, v, w), st, run = stick(sysm, t, r, p, v, w, still, base, stops)
-    try:
-        method = choose_method(sysm, t, r, p, v, w, method)
-    except ExpressionError as exc:            # a load that cannot be evaluated at the start
-        raise SolverError(str(exc), t) from None
-    rtol = goals.local(method)
-    stepper = RadauStepper(sysm) if method == "implicit" else goals.explicit_pair()(sysm.rhs)
-    control = (PredictiveControl if method == "implicit" else StandardControl)(stepper.order)
-    out = Result.empty(model, times, "dynamic")
-    if run.slip is not None:           # the joints held at the start
-        record_friction(out, t, np.zeros_like(run.slip.stuck), model.frictions.names, run.slip)
-    out.method = stepper.name
-    L = model.length_scale
-    scale = error_scale(sysm.pack, L, model.nb)     # the error goal (integrators/control.py)
-    norm = ErrorNorm(scale, rtol)
-
-    work = 0.0
-    h = f_end = None
-    # long steps with dense output (module docstring): every stepper has one; no events to
-    # locate; in a closed loop only while it rests (no lined-up position to find then)
-    # and no tracked values (a coupler's turns, a cam's contact) to carry frame by frame
-    contacts = run.onset is not None           # contact points touching down (touchdown.py)
-    dense = stops is None and run.slip is None and model.ntrack == 0 and not contacts
-    locating = stops is not None or run.slip is not None or contacts   # events in the steps
-    tree = open_tree(model)
-    resting = False            # the last accepted step left every part where it was
-    t_end = float(times[-1])
-    t_last = t                 # where the last accepted step began (its dense output's start)
-    explicit = isinstance(stepper, DoPri5)     # both Dormand-Prince pairs
-    rate, rate_age, rate_wait = 0.0, RATE_EVERY, RATE_EVERY   # the equations' fastest rate,
-    #                                                             steps since, steps to the next
-    grow = 0.0                 # the step the control proposed after the last accepted one
-    passed: list[tuple[float, tuple[str, ...]]] = []   # singular positions passed: (t, joints)
-    rechosen: list[float] = []                          # times the kept rows were chosen anew
-    frame = frame_spacing(times)
-
-    frames = FrameBuffer(out)    # the frames at step ends, stored a block at a time
-
-    def fail(msg: str, k: int, tt: float, who=()):
-        frames.flush()
-        raise SolverError(msg, tt, who, out.truncated(k))
-
-    stored = 0                 # frames stored ahead (those inside a long step, together)
-    # nothing depends on time (no motion, applied load or actuator): once at rest, at rest
-    fm = model.forces
-    autonomous = (not model.motion_functions and not fm.ld_names
-                  and all(a is None for a in list(fm.sd_act) + list(fm.ts_act)))
+    run = DynamicRun(model, st, start, times, tolerance, method, progress)
     for k, t_out in enumerate(times):
-        if k < stored:
+        if k < run.stored:                 # stored with the long step that passed it
             continue
-        # integrate up to the frame time
-        while t < t_out - 1e-14 * max(1.0, abs(t_out)):
-            try:
-                y = sysm.pack(r, p, v, w, work)
-                # first stage: the last stage of the step before (first same as last), taken
-                # before the projection moved y by the size of the local error, or anew
-                f0 = sysm.rhs(t, y) if f_end is None else f_end
-                if h is None:
-                    h = initial_step(f0, y, scale, rtol, times)
-                # a step cut to the next frame, or past it when the steps outgrow the frames
-                long = (dense and (tree or resting) and grow >= LONG_STEP * frame
-                        and grow > t_out - t)
-                if long and explicit:      # within the explicit method's stability
-                    if rate_age >= rate_wait:
-                        rate, rate_age = motion_rate(sysm, t, y), 0
-                        # a rate that keeps the steps short is looked at again later and later
-                        short = stepper.stable / max(rate, 1e-300) < LONG_STEP * frame
-                        rate_wait = min(2 * rate_wait, 64 * RATE_EVERY) if short else RATE_EVERY
-                    long = min(grow, stepper.stable / max(rate, 1e-300)) >= LONG_STEP * frame
-                bound = stepper.stable / max(rate, 1e-300) if explicit else np.inf
-                hs = min(grow, t_end - t, bound) if long else control.trial(h, t_out - t)
-                rate_age += 1
-                at_start = run             # the run state a step's stages use
-                while True:
-                    ynew, err = stepper.step(t, y, f0, hs, norm)
-                    # a step over its goal past an event ends on the event (step_events)
-                    if err <= 1.0 or (locating and err < np.inf and
-                                      crossed_at_end(sysm, stops, t, y, hs, ynew)):
-                        h_next = control.accepted(hs, err, stepper)
-                        break
-                    hs = control.rejected(hs, err, stepper)
-                    who = (free_singular(model, st, r, p) if hs < SINGULAR_STEP * frame
-                           and not run.robust else ())
-                    if who:
-                        better = _rechosen(model, st, r, p)
-                        if better is not None:
-                            # redundant equations whose independent subset changed as the
-                            # mechanism moved (a spatial overconstrained loop): exact again
-                            # with the rows that are independent here
-                            st = better
-                            run = use_rows(sysm, st)
-                            rechosen.append(t)
-                        else:
-                            # a singular position the motion may pass (constraints dependent
-                            # for an instant): least-norm solves until it is passed
-                            run = run.solving(True)
-                            sysm.tell(run)
-                            passed.append((t, who))
-                        hs = control.trial(h, t_out - t)
-                        long = False
-                        f0 = sysm.rhs(t, y)
-                        continue
-                    if hs < 1e-12 * max(1.0, abs(t)):
-                        who = _near_singular(model, st, r, p)
-                        why = (f"the mechanism is at a singular position (joints involved: "
-                               f"{', '.join(who)})" if who else
-                               "a discontinuity or an extremely stiff element")
-                        jam = _near_jam(sysm)
-                        if jam and not who:
-                            who = jam
-                            why = (f"joint friction {', '.join(map(repr, jam))} nears a jam: "
-                                   "slipping, it raises its own load nearly as fast as itself "
-                                   "and grows without bound; its coefficient is too large for "
-                                   "the joint's pin radius, thrust arm or bearing length")
-                        reach = lock_up_cause(model, who, st.keep, r, p, t, t_out, run.track,
-                                              f" at t = {t_out:.6g} s (frame {k})") if who else ""
-                        fail(f"integration failed at t = {t:.6g} s: the step size fell below "
-                             f"{hs:.1e} s ({why})" + (f"; {reach}" if reach else ""), k, t, who)
-                # keep the natural step for the next one unless this step was cut to the frame;
-                # the implicit method's grows after cut steps too (held below a frame it took
-                # two steps a frame at rest); the explicit one's growth past the frames is
-                # ``grow``, which the study's lockstep run follows step for step
-                if long or hs == h or h_next < h or (method == "implicit" and h_next > h):
-                    h = h_next
-                grow = long_proposal(hs, err, control.expo)
-                # the step's first event (a stop, a slip reversal, a joint breaking loose, a
-                # dry coefficient's breakpoint), located by re-stepping, its error in the goal
-                ended = step_events(sysm, stepper, control, stops, t, y, f0, hs, ynew, err, norm)
-                hs, ynew, hit, slid, broke = ended.hs, ended.y1, ended.hit, ended.slid, ended.broke
-                if ended.err > 1.0:              # cut to MIN_STEP, still over the goal
-                    fail(f"integration failed at t = {t:.6g} s: a step ending on an event "
-                         f"stays over the error goal at {hs:.1e} s (a discontinuity or an "
-                         "extremely stiff element)", k, t)
-                if ended.cut:                    # cut short for its error: so is the next
-                    h = min(h, control.accepted(hs, ended.err, stepper))
-                # the last stage at the new point, unless the end is a located instant
-                f_end = None if ended.located else getattr(stepper, "k_end", None)
-                r1, p1, v1, w1, work1 = sysm.unpack(ynew)
-                r0, p0 = r, p
-                (r, p, v, w), run = project_run(sysm, run, t + hs, r1.copy(), p1.copy(),
-                                                v1.copy(), w1.copy())
-                resting = not tree and moved(model, r0, p0, r, p) <= REST * L
-                t_last, t, work = t, t + hs, work1
-                out.steps += 1
-                held = None if run.slip is None else run.slip.stuck
-                if hit.size:                     # Newton's impact law; slow rebounds rest
-                    v, w, lost, struck, run = stops.impact(sysm, t, r, p, v, w, hit,
-                                                           motion_values(model, t))
-                    sysm.tell(run)
-                    work += lost
-                    out.impacts.append(struck)
-                    # on the bound exactly (a rebound starts from a gap of zero, not -tol/2)
-                    run = use_rows(sysm, Structure(
-                        np.union1d(switched(base, stops, model, run).keep,
-                                   model.limits.rows[hit]), base.redundant, base.dof,
-                        base.driven_dof, base.bad_motions))
-                    e0 = energy_of(sysm, t, r, p, v, w)
-                    # positions only: the rebound stays
-                    (r, p, _, _), run = project_run(sysm, run, t, r, p, v, w)
-                    st = switched(base, stops, model, run)
-                    run = use_rows(sysm, st)
-                    (r, p, v, w), run = project_run(sysm, run, t, r, p, v, w)
-                    work += energy_of(sysm, t, r, p, v, w) - e0   # that move's energy, booked
-                    if run.resting.any():
-                        let_go, run = released(sysm, t, r, p, v, w, stops)
-                        if let_go:                  # come to rest, pulled away at once
-                            st = switched(base, stops, model, run)
-                            run = use_rows(sysm, st)
-                    f_end = None
-                    if run.slip is not None:     # a rebound reverses the joints' slip
-                        vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
-                        run = slipping(sysm, aim(model, run.slip, vq))
-                elif slid.size:                  # stick if the static limit holds the joint
-                    (r, p, v, w), st, run = stick(sysm, t, r, p, v, w, slid, base, stops)
-                    f_end = None
-                elif broke.size:                 # the located instant a stuck joint breaks loose
-                    lam = sysm.accelerations(t, r, p, v, w)[1]
-                    run = slipping(sysm, release(model, run.slip, broke, lam))
-                    st = switched(base, stops, model, run)
-                    run = use_rows(sysm, st)
-                    f_end = None
-                elif ((stops is not None and run.resting.any())
-                      or (run.slip is not None and run.slip.stuck.any())):
-                    let_go, run = released(sysm, t, r, p, v, w, stops)
-                    if let_go:                   # a pulling stop, a slipping joint
-                        st = switched(base, stops, model, run)
-                        run = use_rows(sysm, st)
-                        f_end = None
-                if held is not None:             # friction's stick, slip and reversal instants
-                    record_friction(out, t, held, model.frictions.names, run.slip, slid)
-                if run.robust and not _near_singular(model, st, r, p):
-                    run, f_end = run.solving(False), None     # past it: exact solves again
-                    sysm.tell(run)
-                if len(run.ts_ref):          # the springs' turns at the step's end
-                    run = run.turned(sysm.turns(r, p))
-                    sysm.tell(run)
-                if contacts:
-                    touched, run = touch(sysm, r, p, v, w)
-                    sysm.tell(run)
-                    if touched:                  # a touchdown speed taken: the forces' run state
-                        f_end = None
-            except ExpressionError as exc:
-                fail(str(exc), k, t)
-            except FrictionJam as exc:
-                fail(exc.at(t), k, t, exc.names)
-            except np.linalg.LinAlgError:
-                run = sysm.run               # as told when it failed (an event's part-way)
-                who = () if run.robust else free_singular(model, st, r, p)
-                if who:                      # S not positive definite at a free singular position
-                    run, f_end = run.solving(True), None
-                    sysm.tell(run)
-                    passed.append((t, who))
-                    continue
-                rg, A = body_arrays(model, r, p)[:2]
-                J = global_jacobian(model, evaluate(model, rg, A).jac)
-                who = involved(model, J, st.keep)
-                why = reached_singular(model, who, p, t)
-                fail(f"lock-up at t = {t:.6g} s: the constraint equations became singular "
-                     f"(joints involved: {', '.join(who)})" + (f"; {why}" if why else ""),
-                     k, t, who)
-        # output frame: projected state, accelerations and multipliers
-        if t > t_out + 1e-14 * max(1.0, abs(t_out)):     # within a long step: it and the
-            frames.flush()                               # frames after it in that step
-            try:
-                stored, last = frames_inside(sysm, stepper, out, times, k, (t_last, t),
-                                              at_start, progress)
-                if autonomous and stored < len(times) and at_rest(model, *last, goals.rest):
-                    _hold(out, stored - 1, progress)     # the chunk's last frame is at rest
-                    break
-            except ExpressionError as exc:
-                fail(str(exc), k, t_out)
-            except FrictionJam as exc:
-                fail(exc.at(t_out), k, t_out, exc.names)
-            except np.linalg.LinAlgError:
-                fail(f"lock-up at t = {t_out:.6g} s: the constraint equations are singular",
-                     k, t_out)
+        near = 1e-14 * max(1.0, abs(t_out))
+        while run.t < t_out - near:        # integrate up to the frame time
+            run.step(k, t_out)
+        if run.t > t_out + near:           # within a long step: it and the frames after
+            if run.frames_in_step(k):      # ... at rest: held
+                break
             continue
-        try:   # the next step starts here: its first stage is this evaluation
-            dy, (a, lam, fe, J, f) = sysm.rhs_parts(t, sysm.pack(r, p, v, w, work))
-            if f_end is None:
-                f_end = dy
-        except ExpressionError as exc:
-            fail(str(exc), k, t)
-        except FrictionJam as exc:
-            fail(exc.at(t), k, t, exc.names)
-        except np.linalg.LinAlgError:
-            fail(f"lock-up at t = {t:.6g} s: the constraint equations are singular", k, t)
-        run = run.turned(fe.ts_angle)
+        if run.frame(k):                   # a step's end; at rest: held
+            break
+    return run.finish()
+
+
+class DynamicRun:
+    """One dynamic run in progress, the loop's carry: the settings made at its start (the
+    equations, stepper, step control, error norm, stops, what the run watches for) and what
+    its steps advance (time t, pose r, p, v, w, the loads' work, the step size h and the
+    proposal past the frames ``grow``, the last stage ``f_end``, the kept rows ``st``, the
+    RunState ``run``, the frames stored ahead).  ``step`` runs a step's stages; ``frame``
+    and ``frames_in_step`` store output frames; ``finish`` returns the Result."""
+
+    def __init__(self, model: Model, st: Structure, start: State, times: np.ndarray,
+                 tolerance: float, method: str, progress) -> None:
+        self.model, self.times, self.progress = model, times, progress
+        self.goals = goals = Goals(tolerance)     # the tolerance's jobs (integrators/control.py)
+        self.sysm = Equations(model, st, singular=goals.singular)
+        self.stops = Stops(model) if model.limits is not None else None
+        self.base = st          # the structure without stops in contact or joints sticking
+        self.t = float(times[0])
+        self._settle(st, start)
+        try:
+            method = choose_method(self.sysm, self.t, self.r, self.p, self.v, self.w, method)
+        except ExpressionError as exc:        # a load that cannot be evaluated at the start
+            raise SolverError(str(exc), self.t) from None
+        self._integrator(method)
+        self._watch()
+
+    def _settle(self, st: Structure, start: State) -> None:
+        """The start: projected (consistent velocities), coordinates on a rigid stop resting
+        on it, joints at rest sticking if they can and moving ones slipping."""
+        model, sysm, t = self.model, self.sysm, self.t
+        run = RunState.start(model, start.track)   # tracked values as the assembly found them
         sysm.tell(run)
+        r, p, v, w = start.r, start.p, start.v, start.w
+        check_start(model, r, p, t)
+        try:
+            (r, p, v, w), run = project_run(sysm, run, t, r, p, v, w)
+        except np.linalg.LinAlgError:
+            raise SolverError(f"the initial position is singular: the constraints cannot be "
+                              f"met at t = {t:.6g} s", t) from None
+        except ExpressionError as exc:
+            raise SolverError(str(exc), t) from None
+        if self.stops is not None:     # coordinates that start on a rigid stop rest on it
+            (r, p, v, w), st, run = rest_at_start(sysm, self.stops, self.base, t, r, p, v, w)
+        if run.slip is not None:       # joints at rest stick if they can, moving ones slip
+            vq = friction_rates(sysm, sysm.pack(r, p, v, w, 0.0))
+            run = slipping(sysm, aim(model, run.slip, vq))
+            still = np.flatnonzero(magnitudes(model, vq) <= 1e-9 * model.frictions.speed)
+            if still.size:
+                (r, p, v, w), st, run = stick(sysm, t, r, p, v, w, still, self.base,
+                                              self.stops)
+        self.r, self.p, self.v, self.w, self.st, self.run = r, p, v, w, st, run
+        self.at_start = run        # the run state the last step's stages used
+
+    def _integrator(self, method: str) -> None:
+        """The stepper, its step control and error norm for ``method``; the Result."""
+        model, goals = self.model, self.goals
+        self.method = method
+        self.rtol = goals.local(method)
+        self.stepper = (RadauStepper(self.sysm) if method == "implicit"
+                        else goals.explicit_pair()(self.sysm.rhs))
+        self.control = (PredictiveControl if method == "implicit"
+                        else StandardControl)(self.stepper.order)
+        self.out = out = Result.empty(model, self.times, "dynamic")
+        if self.run.slip is not None:         # the joints held at the start
+            record_friction(out, self.t, np.zeros_like(self.run.slip.stuck),
+                            model.frictions.names, self.run.slip)
+        out.method = self.stepper.name
+        self.scale = error_scale(self.sysm.pack, model.length_scale, model.nb)
+        self.norm = ErrorNorm(self.scale, self.rtol)
+        self.explicit = isinstance(self.stepper, DoPri5)     # both Dormand-Prince pairs
+        self.frames = FrameBuffer(out)   # the frames at step ends, stored a block at a time
+
+    def _watch(self) -> None:
+        """What the run watches for and what its steps advance, as at the start."""
+        model, run, fm = self.model, self.run, self.model.forces
+        # long steps with dense output (module docstring): every stepper has one; no events
+        # to locate; in a closed loop only while it rests (no lined-up position to find
+        # then) and no tracked values (a coupler's turns, a cam's contact) to carry frame
+        # by frame
+        self.contacts = run.onset is not None      # contact points touching down
+        self.dense = (self.stops is None and run.slip is None and model.ntrack == 0
+                      and not self.contacts)
+        self.locating = self.stops is not None or run.slip is not None or self.contacts
+        self.tree = open_tree(model)
+        # nothing depends on time (no motion, applied load or actuator): once at rest, at rest
+        self.autonomous = (not model.motion_functions and not fm.ld_names
+                           and all(a is None for a in list(fm.sd_act) + list(fm.ts_act)))
+        self.frame_dt = frame_spacing(self.times)
+        self.t_end, self.t_last = float(self.times[-1]), self.t
+        self.work = 0.0
+        self.h = self.f_end = None
+        self.resting = False       # the last accepted step left every part where it was
+        self.rate, self.rate_age, self.rate_wait = 0.0, RATE_EVERY, RATE_EVERY   # the
+        #     equations' fastest rate, steps since it was estimated, steps to the next
+        self.grow = 0.0            # the step the control proposed after the last accepted one
+        self.passed: list[tuple[float, tuple[str, ...]]] = []   # singular positions passed
+        self.stored = 0            # frames stored ahead (those inside a long step, together)
+
+    def fail(self, msg: str, k: int, tt: float, who=()) -> None:
+        """Raise SolverError with the frames before frame k (the Result so far)."""
+        self.frames.flush()
+        raise SolverError(msg, tt, who, self.out.truncated(k))
+
+    @contextmanager
+    def _named(self, k: int, tt: float | None = None, lock_up_at=None):
+        """Errors inside a stage as SolverErrors at tt (default: the run's time when it
+        failed) with the frames before frame k: an expression that cannot be evaluated, a
+        dry joint jammed, and singular equations (``lock_up_at()``, or a lock-up at tt)."""
+        try:
+            yield
+        except ExpressionError as exc:
+            self.fail(str(exc), k, self.t if tt is None else tt)
+        except FrictionJam as exc:
+            at = self.t if tt is None else tt
+            self.fail(exc.at(at), k, at, exc.names)
+        except np.linalg.LinAlgError:
+            if lock_up_at is not None:
+                lock_up_at()
+                return
+            at = self.t if tt is None else tt
+            self.fail(f"lock-up at t = {at:.6g} s: the constraint equations are singular",
+                      k, at)
+
+    # -- a step, as a list of stages ------------------------------------------------------
+    def step(self, k: int, t_out: float) -> None:
+        """One accepted step towards frame k at t_out (s), its event acted on."""
+        with self._named(k, lock_up_at=lambda: self._singular_equations(k)):
+            sysm = self.sysm
+            y = sysm.pack(self.r, self.p, self.v, self.w, self.work)
+            # first stage: the last stage of the step before (first same as last), taken
+            # before the projection moved y by the size of the local error, or anew
+            f0 = sysm.rhs(self.t, y) if self.f_end is None else self.f_end
+            if self.h is None:
+                self.h = initial_step(f0, y, self.scale, self.rtol, self.times)
+            hs, long = self._proposal(t_out, y)
+            self.at_start = self.run             # the run state a step's stages use
+            hs, long, f0, y1, err, h_next = self._attempt(k, t_out, y, f0, hs, long)
+            self._next_size(hs, err, h_next, long)
+            ended = self._end_on_event(k, y, f0, hs, y1, err)
+            self._advance(ended)
+            self._act(ended)
+            self._after_step()
+
+    def _proposal(self, t_out: float, y: np.ndarray) -> tuple[float, bool]:
+        """(size, long): a step cut to the next frame (the control's trial), or past it when
+        the steps outgrow the frames, within the explicit method's stability."""
+        t, frame = self.t, self.frame_dt
+        long = (self.dense and (self.tree or self.resting) and self.grow >= LONG_STEP * frame
+                and self.grow > t_out - t)
+        stable = self.stepper.stable if self.explicit else np.inf
+        if long and self.explicit:      # within the explicit method's stability
+            if self.rate_age >= self.rate_wait:
+                self.rate, self.rate_age = motion_rate(self.sysm, t, y), 0
+                # a rate that keeps the steps short is looked at again later and later
+                short = stable / max(self.rate, 1e-300) < LONG_STEP * frame
+                self.rate_wait = (min(2 * self.rate_wait, 64 * RATE_EVERY) if short
+                                  else RATE_EVERY)
+            long = min(self.grow, stable / max(self.rate, 1e-300)) >= LONG_STEP * frame
+        bound = stable / max(self.rate, 1e-300)            # (inf: the implicit method)
+        hs = min(self.grow, self.t_end - t, bound) if long else self.control.trial(self.h,
+                                                                                     t_out - t)
+        self.rate_age += 1
+        return hs, long
+
+    def _attempt(self, k: int, t_out: float, y: np.ndarray, f0: np.ndarray, hs: float,
+                 long: bool) -> tuple:
+        """The step tried until accepted (its error within the goal, or over it past an
+        event: step_events ends it there): (hs, long, f0, y1, err, the control's next h).
+        A step cut below SINGULAR_STEP of a frame at a singular position the motion may
+        pass goes on with rows chosen anew or least-norm solves; one cut below rounding
+        fails, naming why."""
+        sysm, stepper, control = self.sysm, self.stepper, self.control
+        while True:
+            y1, err = stepper.step(self.t, y, f0, hs, self.norm)
+            if err <= 1.0 or (self.locating and err < np.inf and
+                              crossed_at_end(sysm, self.stops, self.t, y, hs, y1)):
+                return hs, long, f0, y1, err, control.accepted(hs, err, stepper)
+            hs = control.rejected(hs, err, stepper)
+            who = (free_singular(self.model, self.st, self.r, self.p)
+                   if hs < SINGULAR_STEP * self.frame_dt and not self.run.robust else ())
+            if who:
+                self._singular_position(who)
+                hs, long = control.trial(self.h, t_out - self.t), False
+                f0 = sysm.rhs(self.t, y)
+                continue
+            if hs < 1e-12 * max(1.0, abs(self.t)):
+                msg, who = collapsed(sysm, self.st, self.r, self.p, self.t, hs, t_out, k,
+                                     self.run.track)
+                self.fail(msg, k, self.t, who)
+
+    def _singular_position(self, who: tuple[str, ...]) -> None:
+        """A singular position the motion may pass: redundant equations whose independent
+        subset changed as the mechanism moved (a spatial overconstrained loop) are exact
+        again with the rows independent here; else least-norm solves until it is passed
+        (constraints dependent for an instant)."""
+        better = rows_chosen_anew(self.model, self.st, self.r, self.p)
+        if better is not None:
+            self.st = better
+            self.run = use_rows(self.sysm, self.st)
+        else:
+            self.run = self.run.solving(True)
+            self.sysm.tell(self.run)
+            self.passed.append((self.t, who))
+
+    def _singular_equations(self, k: int) -> None:
+        """Singular equations inside a step: at a free singular position, least-norm solves
+        from here (the step is taken again); else a lock-up, its joints named."""
+        self.run = run = self.sysm.run     # as told when it failed (an event's part-way)
+        who = () if run.robust else free_singular(self.model, self.st, self.r, self.p)
+        if who:                     # S not positive definite at a free singular position
+            self.run, self.f_end = run.solving(True), None
+            self.sysm.tell(self.run)
+            self.passed.append((self.t, who))
+            return
+        msg, who = lock_up(self.model, self.st, self.r, self.p, self.t)
+        self.fail(msg, k, self.t, who)
+
+    def _next_size(self, hs: float, err: float, h_next: float, long: bool) -> None:
+        """Keep the natural step for the next one unless this step was cut to the frame;
+        the implicit method's grows after cut steps too (held below a frame it took two
+        steps a frame at rest); the explicit one's growth past the frames is ``grow``,
+        which the study's lockstep run follows step for step."""
+        h = self.h
+        if long or hs == h or h_next < h or (self.method == "implicit" and h_next > h):
+            self.h = h_next
+        self.grow = long_proposal(hs, err, self.control.expo)
+
+    def _end_on_event(self, k: int, y: np.ndarray, f0: np.ndarray, hs: float,
+                      y1: np.ndarray, err: float) -> StepEnd:
+        """The step's first event (a stop, a slip reversal, a joint breaking loose, a dry
+        coefficient's breakpoint), located by re-stepping, its error in the goal."""
+        stepper, control = self.stepper, self.control
+        ended = step_events(self.sysm, stepper, control, self.stops, self.t, y, f0, hs, y1,
+                            err, self.norm)
+        if ended.err > 1.0:              # cut to MIN_STEP, still over the goal
+            self.fail(f"integration failed at t = {self.t:.6g} s: a step ending on an event "
+                      f"stays over the error goal at {ended.hs:.1e} s (a discontinuity or "
+                      "an extremely stiff element)", k, self.t)
+        if ended.cut:                    # cut short for its error: so is the next
+            self.h = min(self.h, control.accepted(ended.hs, ended.err, stepper))
+        # the last stage at the new point, unless the end is a located instant
+        self.f_end = None if ended.located else getattr(stepper, "k_end", None)
+        return ended
+
+    def _advance(self, ended: StepEnd) -> None:
+        """To the step's end, projected onto the constraints."""
+        r1, p1, v1, w1, work1 = self.sysm.unpack(ended.y1)
+        r0, p0 = self.r, self.p
+        (self.r, self.p, self.v, self.w), self.run = project_run(
+            self.sysm, self.run, self.t + ended.hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
+        self.resting = (not self.tree
+                        and moved(self.model, r0, p0, self.r, self.p) <= REST
+                        * self.model.length_scale)
+        self.t_last, self.t, self.work = self.t, self.t + ended.hs, work1
+        self.out.steps += 1
+
+    def _act(self, ended: StepEnd) -> None:
+        """The step's event acted on: stops struck (impact), slipping joints stopped
+        (stick where the static limit holds), a stuck joint breaking loose, or else stops
+        and stuck joints let go where they pull; friction's instants recorded."""
+        run = self.run
+        held = None if run.slip is None else run.slip.stuck
+        if ended.hit.size:                 # Newton's impact law; slow rebounds rest
+            self._impact(ended.hit)
+        elif ended.slid.size:              # stick if the static limit holds the joint
+            (self.r, self.p, self.v, self.w), self.st, self.run = stick(
+                self.sysm, self.t, self.r, self.p, self.v, self.w, ended.slid, self.base,
+                self.stops)
+            self.f_end = None
+        elif ended.broke.size:             # the located instant a stuck joint breaks loose
+            self._break_loose(ended.broke)
+        elif ((self.stops is not None and run.resting.any())
+              or (run.slip is not None and run.slip.stuck.any())):
+            self._let_go()
+        if held is not None:               # friction's stick, slip and reversal instants
+            record_friction(self.out, self.t, held, self.model.frictions.names,
+                            self.run.slip, ended.slid)
+
+    def _impact(self, hit: np.ndarray) -> None:
+        """Stops ``hit`` struck: Newton's impact law through their rows, the pose then on
+        the bounds exactly (a rebound starts from a gap of zero, not -tol/2), the energy
+        the impact and that move take booked as work; slow rebounds rest."""
+        sysm, stops, model, base, t = self.sysm, self.stops, self.model, self.base, self.t
+        self.v, self.w, lost, struck, self.run = stops.impact(
+            sysm, t, self.r, self.p, self.v, self.w, hit, motion_values(model, t))
+        sysm.tell(self.run)
+        self.work += lost
+        self.out.impacts.append(struck)
+        self.run = use_rows(sysm, Structure(
+            np.union1d(switched(base, stops, model, self.run).keep, model.limits.rows[hit]),
+            base.redundant, base.dof, base.driven_dof, base.bad_motions))
+        e0 = energy_of(sysm, t, self.r, self.p, self.v, self.w)
+        # positions only: the rebound stays
+        (self.r, self.p, _, _), self.run = project_run(sysm, self.run, t, self.r, self.p,
+                                                       self.v, self.w)
+        self.st = switched(base, stops, model, self.run)
+        self.run = use_rows(sysm, self.st)
+        (self.r, self.p, self.v, self.w), self.run = project_run(
+            sysm, self.run, t, self.r, self.p, self.v, self.w)
+        self.work += energy_of(sysm, t, self.r, self.p, self.v, self.w) - e0   # booked
+        if self.run.resting.any():
+            let_go, self.run = released(sysm, t, self.r, self.p, self.v, self.w, stops)
+            if let_go:                     # come to rest, pulled away at once
+                self.st = switched(base, stops, model, self.run)
+                self.run = use_rows(sysm, self.st)
+        self.f_end = None
+        if self.run.slip is not None:      # a rebound reverses the joints' slip
+            vq = friction_rates(sysm, sysm.pack(self.r, self.p, self.v, self.w, 0.0))
+            self.run = slipping(sysm, aim(model, self.run.slip, vq))
+
+    def _break_loose(self, broke: np.ndarray) -> None:
+        """Stuck joints ``broke`` slip from here, in the direction their load pushes."""
+        lam = self.sysm.accelerations(self.t, self.r, self.p, self.v, self.w)[1]
+        self.run = slipping(self.sysm, release(self.model, self.run.slip, broke, lam))
+        self.st = switched(self.base, self.stops, self.model, self.run)
+        self.run = use_rows(self.sysm, self.st)
+        self.f_end = None
+
+    def _let_go(self) -> None:
+        """A resting stop that pulls, a stuck joint whose load passed its limit: let go."""
+        let_go, self.run = released(self.sysm, self.t, self.r, self.p, self.v, self.w,
+                                    self.stops)
+        if let_go:
+            self.st = switched(self.base, self.stops, self.model, self.run)
+            self.run = use_rows(self.sysm, self.st)
+            self.f_end = None
+
+    def _after_step(self) -> None:
+        """The run state at the step's end: exact solves again past a singular position,
+        the torsion springs' turns, the contact points' touchdown speeds."""
+        sysm = self.sysm
+        if self.run.robust and not near_singular(self.model, self.st, self.r, self.p):
+            self.run, self.f_end = self.run.solving(False), None    # past it: exact again
+            sysm.tell(self.run)
+        if len(self.run.ts_ref):          # the springs' turns at the step's end
+            self.run = self.run.turned(sysm.turns(self.r, self.p))
+            sysm.tell(self.run)
+        if self.contacts:
+            touched, self.run = touch(sysm, self.r, self.p, self.v, self.w)
+            sysm.tell(self.run)
+            if touched:                   # a touchdown speed taken: the forces' run state
+                self.f_end = None
+
+    # -- output frames ----------------------------------------------------------------------
+    def frames_in_step(self, k: int) -> bool:
+        """Frames k, ... inside the last (long) step from its dense output; True when the
+        last of them is at rest and nothing depending on time acts (the rest held)."""
+        t_out = self.times[k]
+        self.frames.flush()
+        with self._named(k, t_out):
+            self.stored, last = frames_inside(self.sysm, self.stepper, self.out, self.times,
+                                              k, (self.t_last, self.t), self.at_start,
+                                              self.progress)
+            if (self.autonomous and self.stored < len(self.times)
+                    and at_rest(self.model, *last, self.goals.rest)):
+                hold_after(self.out, self.stored - 1, self.progress)   # at rest: held
+                return True
+        return False
+
+    def frame(self, k: int) -> bool:
+        """Frame k at the step's end: accelerations and multipliers, energy and power,
+        stored; True when at rest and nothing depending on time acts (the rest held)."""
+        model, sysm, t = self.model, self.sysm, self.t
+        r, p, v, w = self.r, self.p, self.v, self.w
+        with self._named(k, t):   # the next step starts here: its first stage is this one
+            dy, (a, lam, fe, J, f) = sysm.rhs_parts(t, sysm.pack(r, p, v, w, self.work))
+            if self.f_end is None:
+                self.f_end = dy
+        self.run = self.run.turned(fe.ts_angle)
+        sysm.tell(self.run)
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
-        frames.add(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, run.track,
-                   fe.potential, power, work, sysm.friction if sysm.dry else None,
-                   None if fe.contact is None else
-                   summary_rows(model.forces.contacts, fe.contact, body_arrays(model, r, p)[0]))
-        report_progress(progress, k, len(times), out, frames.flush)
-        if autonomous and k + 1 < len(times) and at_rest(model, v, w, a, goals.rest):
-            frames.flush()
-            _hold(out, k, progress)    # nothing will move it again
-            break
-    frames.flush()
-    if passed:
-        t0, who = passed[0]
-        more = f" and {len(passed) - 1} more" if len(passed) > 1 else ""
-        out.notes.append(f"the mechanism passed a singular position at t = {t0:.6g} s{more} "
-                         f"(joints {', '.join(who)} dependent for an instant, e.g. links lined "
-                         "up); near it the reactions of those joints are the least-norm ones")
-    return out
+        self.frames.add(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, self.run.track,
+                        fe.potential, power, self.work, sysm.friction if sysm.dry else None,
+                        None if fe.contact is None else
+                        summary_rows(model.forces.contacts, fe.contact,
+                                     body_arrays(model, r, p)[0]))
+        report_progress(self.progress, k, len(self.times), self.out, self.frames.flush)
+        if (self.autonomous and k + 1 < len(self.times)
+                and at_rest(model, v, w, a, self.goals.rest)):
+            self.frames.flush()
+            hold_after(self.out, k, self.progress)    # nothing will move it again
+            return True
+        return False
 
-
-LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output)
-LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the dense output
-RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right-hand sides)
-REST = 1e-9          # a closed loop rests when a step moves no point more than this x its size
-FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
-REST_SPEED = 1e-4    # at rest: no point faster than this x Goals.rest x the model's size
-REST_ACCEL = 1e-3    # per second, and none accelerating faster than this x ... per second^2
-
-
-def at_rest(model: Model, v, w, a, rest: float) -> bool:
-    """No part moves or accelerates (centres of mass, and rotations times the part's length)
-    beyond REST_SPEED and REST_ACCEL times ``rest`` (Goals.rest) and the model's size: the
-    residue of a settled run (a pendulum settled on a damped spring, its frames from long
-    steps: 3e-11 rad/s, 2e-10 rad/s^2 at the default 1e-6), which held for 10,000 frames
-    moves nothing by as much as the tolerance."""
-    if float(np.abs(v).max(initial=0.0)) > REST_SPEED * model.length_scale * rest:
-        return False          # a centre of mass moves: the usual answer, in one reduction
-    return bool(at_rest_many(model.length_scale, model.body_length, v, w, a, rest))
-
-
-def at_rest_many(length_scale, body_length, v, w, a, rest: float):
-    """at_rest of many states at once: v, w (..., nb, 3), a (..., nb, 6), length_scale (...)
-    and body_length (..., nb) of each (a design study's variants); a bool per state."""
-    L, lw = np.asarray(length_scale) * rest, np.asarray(body_length)[..., None]
-    most = (-2, -1)
-    speed = (np.abs(v).max(axis=most, initial=0.0)
-             + (np.abs(w) * lw).max(axis=most, initial=0.0))
-    accel = (np.abs(a[..., :3]).max(axis=most, initial=0.0)
-             + (np.abs(a[..., 3:]) * lw).max(axis=most, initial=0.0))
-    return (speed <= REST_SPEED * L) & (accel <= REST_ACCEL * L)
-
-
-def _hold(out: Result, k: int, progress) -> None:
-    """The frames after frame k hold its pose (a mechanism at rest that nothing depending on
-    time acts on); ``Result.rest_from`` = k says from where (not a note: nothing is wrong)."""
-    out.hold(k)
-    for j in range(k + 1, len(out.times)):     # frame by frame, as a run reports (and cancels)
-        report_progress(progress, j, len(out.times), out)
+    def finish(self) -> Result:
+        """The Result, with a note of the singular positions passed."""
+        self.frames.flush()
+        out = self.out
+        if self.passed:
+            t0, who = self.passed[0]
+            more = f" and {len(self.passed) - 1} more" if len(self.passed) > 1 else ""
+            out.notes.append(f"the mechanism passed a singular position at t = {t0:.6g} s"
+                             f"{more} (joints {', '.join(who)} dependent for an instant, "
+                             "e.g. links lined up); near it the reactions of those joints "
+                             "are the least-norm ones")
+        return out
 
 
 def long_proposal(hs: float, err: float, expo: float) -> float:
@@ -477,113 +557,3 @@ def motion_rate(sysm: Equations, t: float, y: np.ndarray, iterations: int = 30) 
     return spectral_radius(lambda x: (sysm.rhs(t, y + eps * x) - f0) / eps, len(y), iterations)
 
 
-def moved(model: Model, r0, p0, r1, p1) -> float:
-    """How far (m) the parts moved between two poses: the largest move of a centre of mass
-    plus the part's length times its rotation (a small angle's first-order size)."""
-    return float(travel(model.body_length, r0, p0, r1, p1))
-
-
-def travel(body_length, r0, p0, r1, p1):
-    """moved() of poses with leading axes (..., nb, 3 or 4) (a design study's variants);
-    body_length (..., nb)."""
-    return np.max(np.linalg.norm(r1 - r0, axis=-1) + body_length * quat_angle(p1, p0),
-                  axis=-1, initial=0.0)
-
-
-def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: int,
-                   step: tuple[float, float], at_start: RunState, progress
-                   ) -> tuple[int, tuple]:
-    """Store frames k, k+1, ... that lie within the last step (t0, t1) (at most
-    FRAMES_AT_ONCE): the step's dense output there, projected onto the constraints and
-    evaluated for accelerations and multipliers as a step's end is, all frames as one
-    stack (a leading frame axis through the projection's Newton and the equations);
-    ``at_start``: the run state (tracked values, torsion springs' turns) the step's stages
-    used.  Returns the index of the first frame not stored and the last stored frame's
-    (v, w, a) (for ``at_rest``)."""
-    model, (t0, t1) = sysm.m, step
-    end = int(np.searchsorted(times, t1 - 1e-14 * max(1.0, abs(t1)), side="left"))
-    end = min(end, k + FRAMES_AT_ONCE)
-    ts = times[k:end]
-    kept = sysm.run
-    # turns taken as the step's stages took them; solved as the run solves at the step's end
-    sysm.tell(at_start.solving(kept.robust))
-    try:
-        R, P, V, W, work = sysm.unpack(stepper.dense((ts - t0) / (t1 - t0)))
-        if kept.robust:                       # near a singular position: one at a time
-            run, each = sysm.run, []
-            for i, tt in enumerate(ts):
-                x, run = project_run(sysm, run, tt, R[i].copy(), P[i].copy(), V[i].copy(),
-                                     W[i].copy())
-                each.append(x)
-            R, P, V, W = (np.stack(x) for x in zip(*each))
-        else:
-            R, P, V, W, track = sysm.project_many(ts, R, P, V, W, np.ones(len(ts), dtype=bool),
-                                                  1.0 / model.row_length, scales(model)[1],
-                                                  model.length_scale)
-            sysm.tell(sysm.run.tracked(track))
-        a, lam, fe, J, f = sysm.rhs_parts(ts, sysm.pack(R, P, V, W, work))[1]
-    finally:
-        sysm.tell(kept)                       # the run goes on from the step's end
-    block = slice(k, end)
-    out.store(block, State(ts, R, P, V, W, a[..., :3], a[..., 3:]), lam, J, None)
-    mr = sysm.mrows
-    power = fe.power_nc + (np.sum(-lam[:, mr] * f[:, model.row_motion[mr], 1], axis=-1)
-                           if mr.size else 0.0)
-    A = body_arrays(model, R, P)[1]
-    out.store_energy(block, inertia_world(model, A[:, : model.nb]), fe.potential, power, work)
-    for j in range(k, end):
-        report_progress(progress, j, len(times), out)
-    return end, (V[-1], W[-1], a[-1])
-
-
-def project_run(sysm: Equations, run: RunState, t: float, r, p, v, w
-                ) -> tuple[tuple, RunState]:
-    """Equations.project of the state (r, p, v, w) at time t (s) with the run state ``run``:
-    ((r, p, v, w) on the constraints, the run state with the tracked values found there),
-    which the equations are told for what follows."""
-    sysm.tell(run)
-    r, p, v, w, track = sysm.project(t, r, p, v, w)
-    run = run.tracked(track)
-    sysm.tell(run)
-    return (r, p, v, w), run
-
-
-def _near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
-    """Joints and motions of a nearly singular constraint Jacobian, else ().  Called when
-    the step size collapsed: a scaled 2-norm condition above 1e4 (a sound mechanism's is
-    1 to 100; it grows like 1/sqrt(distance) towards a limit position, measured 3e5 one
-    nanosecond before one) is taken as the cause."""
-    rg, A = body_arrays(model, r, p)[:2]
-    J = global_jacobian(model, evaluate(model, rg, A).jac)
-    if not st.keep.size or not model.nb:
-        return ()
-    s = np.linalg.svd(scaled_jacobian(model, J, st.keep), compute_uv=False)
-    if s[-1] > 1e-4 * s[0]:
-        return ()
-    return involved(model, J, st.keep)
-
-
-def _rechosen(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> Structure | None:
-    """When the kept rows are nearly dependent here but another subset of the same size
-    (motions always kept) is well conditioned, that subset; else None (a true singular
-    position, where every subset loses rank)."""
-    if not st.redundant.size:
-        return None
-    J = global_jacobian(model, evaluate(model, *body_arrays(model, r, p)[:2]).jac)
-    jrows = model.constraint_rows
-    mrows = np.intersect1d(st.keep, np.flatnonzero(model.row_motion >= 0))
-    nj = len(st.keep) - len(mrows)
-    kj = best_rows(model, J, jrows, nj)
-    new = Structure(np.concatenate([kj, mrows]), np.setdiff1d(jrows, kj), st.dof, st.driven_dof,
-                    st.bad_motions)
-    if set(new.keep) == set(st.keep) or _near_singular(model, new, r, p):
-        return None
-    return new
-
-
-def free_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
-    """The joints of a singular position that the motion may pass (their constraints
-    dependent for an instant, e.g. a parallelogram lined up), else (): not singular, or a
-    motion driven into a position it cannot pass (a motion among the rows: a lock-up)."""
-    who = _near_singular(model, st, r, p)
-    return () if set(who) & set(model.motion_names) else who

@@ -110,7 +110,7 @@ DEAD_CENTRE = 1e-4   # smallest over largest singular value: the held coordinate
 def _dead_centres(sysm, which: np.ndarray, jac: np.ndarray) -> np.ndarray:
     """The elements of ``which`` (angles and slides) whose coordinate, at this pose, depends
     on the kept rows (a scaled smallest singular value under DEAD_CENTRE times the largest,
-    the rule of dynamics._near_singular, or more rows than coordinates: the motions leave
+    the rule of singular.near_singular, or more rows than coordinates: the motions leave
     the mechanism no freedom, so every coordinate is theirs): a crank's slider at its dead
     centre, whose rate is zero because the crank's motion makes it so.  Holding it would
     take an unbounded force (no static limit holds it), and its row, nearly dependent,

@@ -1,0 +1,122 @@
+"""A dynamic run's output frames: a step's end projected and stored, the frames inside a
+long step from its dense output (``frames_inside``), and rest: a mechanism that nothing
+depending on time acts on, at rest, holds its pose for the frames after (``at_rest``,
+``hold_after``).  Used by analyses/dynamics/driver.py and the study's lockstep run
+(study/group.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...algebra.newton import scales
+from ...base.rotations import quat_angle
+from ...kernels.constraints import body_arrays
+from ...kernels.forces import inertia_world
+from ...model.compile import Model
+from ...model.results import Result, report_progress
+from ...model.state import RunState, State
+from .equations import Equations
+
+REST = 1e-9          # a closed loop rests when a step moves no point more than this x its size
+FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
+REST_SPEED = 1e-4    # at rest: no point faster than this x Goals.rest x the model's size
+REST_ACCEL = 1e-3    # per second, and none accelerating faster than this x ... per second^2
+
+
+def at_rest(model: Model, v, w, a, rest: float) -> bool:
+    """No part moves or accelerates (centres of mass, and rotations times the part's length)
+    beyond REST_SPEED and REST_ACCEL times ``rest`` (Goals.rest) and the model's size: the
+    residue of a settled run (a pendulum settled on a damped spring, its frames from long
+    steps: 3e-11 rad/s, 2e-10 rad/s^2 at the default 1e-6), which held for 10,000 frames
+    moves nothing by as much as the tolerance."""
+    if float(np.abs(v).max(initial=0.0)) > REST_SPEED * model.length_scale * rest:
+        return False          # a centre of mass moves: the usual answer, in one reduction
+    return bool(at_rest_many(model.length_scale, model.body_length, v, w, a, rest))
+
+
+def at_rest_many(length_scale, body_length, v, w, a, rest: float):
+    """at_rest of many states at once: v, w (..., nb, 3), a (..., nb, 6), length_scale (...)
+    and body_length (..., nb) of each (a design study's variants); a bool per state."""
+    L, lw = np.asarray(length_scale) * rest, np.asarray(body_length)[..., None]
+    most = (-2, -1)
+    speed = (np.abs(v).max(axis=most, initial=0.0)
+             + (np.abs(w) * lw).max(axis=most, initial=0.0))
+    accel = (np.abs(a[..., :3]).max(axis=most, initial=0.0)
+             + (np.abs(a[..., 3:]) * lw).max(axis=most, initial=0.0))
+    return (speed <= REST_SPEED * L) & (accel <= REST_ACCEL * L)
+
+
+def hold_after(out: Result, k: int, progress) -> None:
+    """The frames after frame k hold its pose (a mechanism at rest that nothing depending on
+    time acts on); ``Result.rest_from`` = k says from where (not a note: nothing is wrong)."""
+    out.hold(k)
+    for j in range(k + 1, len(out.times)):     # frame by frame, as a run reports (and cancels)
+        report_progress(progress, j, len(out.times), out)
+
+def moved(model: Model, r0, p0, r1, p1) -> float:
+    """How far (m) the parts moved between two poses: the largest move of a centre of mass
+    plus the part's length times its rotation (a small angle's first-order size)."""
+    return float(travel(model.body_length, r0, p0, r1, p1))
+
+
+def travel(body_length, r0, p0, r1, p1):
+    """moved() of poses with leading axes (..., nb, 3 or 4) (a design study's variants);
+    body_length (..., nb)."""
+    return np.max(np.linalg.norm(r1 - r0, axis=-1) + body_length * quat_angle(p1, p0),
+                  axis=-1, initial=0.0)
+
+
+def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: int,
+                   step: tuple[float, float], at_start: RunState, progress
+                   ) -> tuple[int, tuple]:
+    """Store frames k, k+1, ... that lie within the last step (t0, t1) (at most
+    FRAMES_AT_ONCE): the step's dense output there, projected onto the constraints and
+    evaluated for accelerations and multipliers as a step's end is, all frames as one
+    stack (a leading frame axis through the projection's Newton and the equations);
+    ``at_start``: the run state (tracked values, torsion springs' turns) the step's stages
+    used.  Returns the index of the first frame not stored and the last stored frame's
+    (v, w, a) (for ``at_rest``)."""
+    model, (t0, t1) = sysm.m, step
+    end = int(np.searchsorted(times, t1 - 1e-14 * max(1.0, abs(t1)), side="left"))
+    end = min(end, k + FRAMES_AT_ONCE)
+    ts = times[k:end]
+    kept = sysm.run
+    # turns taken as the step's stages took them; solved as the run solves at the step's end
+    sysm.tell(at_start.solving(kept.robust))
+    try:
+        R, P, V, W, work = sysm.unpack(stepper.dense((ts - t0) / (t1 - t0)))
+        if kept.robust:                       # near a singular position: one at a time
+            run, each = sysm.run, []
+            for i, tt in enumerate(ts):
+                x, run = project_run(sysm, run, tt, R[i].copy(), P[i].copy(), V[i].copy(),
+                                     W[i].copy())
+                each.append(x)
+            R, P, V, W = (np.stack(x) for x in zip(*each))
+        else:
+            R, P, V, W, track = sysm.project_many(ts, R, P, V, W, np.ones(len(ts), dtype=bool),
+                                                  1.0 / model.row_length, scales(model)[1],
+                                                  model.length_scale)
+            sysm.tell(sysm.run.tracked(track))
+        a, lam, fe, J, f = sysm.rhs_parts(ts, sysm.pack(R, P, V, W, work))[1]
+    finally:
+        sysm.tell(kept)                       # the run goes on from the step's end
+    block = slice(k, end)
+    out.store(block, State(ts, R, P, V, W, a[..., :3], a[..., 3:]), lam, J, None)
+    mr = sysm.mrows
+    power = fe.power_nc + (np.sum(-lam[:, mr] * f[:, model.row_motion[mr], 1], axis=-1)
+                           if mr.size else 0.0)
+    A = body_arrays(model, R, P)[1]
+    out.store_energy(block, inertia_world(model, A[:, : model.nb]), fe.potential, power, work)
+    for j in range(k, end):
+        report_progress(progress, j, len(times), out)
+    return end, (V[-1], W[-1], a[-1])
+
+def project_run(sysm: Equations, run: RunState, t: float, r, p, v, w
+                ) -> tuple[tuple, RunState]:
+    """Equations.project of the state (r, p, v, w) at time t (s) with the run state ``run``:
+    ((r, p, v, w) on the constraints, the run state with the tracked values found there),
+    which the equations are told for what follows."""
+    sysm.tell(run)
+    r, p, v, w, track = sysm.project(t, r, p, v, w)
+    run = run.tracked(track)
+    sysm.tell(run)
+    return (r, p, v, w), run

@@ -1,0 +1,105 @@
+"""Where a dynamic run's step size collapses: a singular position the motion may pass
+(least-norm solves until it is passed), redundant rows chosen anew, a lock-up, a dry joint
+nearing a jam; the tests and the messages that name the joints.  Used by
+analyses/dynamics/driver.py and the study's lockstep run (study/batch.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...algebra.newton import scaled_jacobian
+from ...algebra.rank import best_rows, involved
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian
+from ...model.compile import Model
+from ..general_motions import lock_up_cause, reached_singular
+from ..structure import Structure
+from .equations import Equations
+
+JAM_HEADROOM = 1e-2
+
+
+def near_jam(sysm: Equations) -> tuple[str, ...]:
+    """The friction elements whose headroom from a jam (friction.with_slip: 1 - dg/ds) was
+    below JAM_HEADROOM at the last right-hand side, any of its stages: where a step size
+    collapses, the friction that grows without bound there (a crosshead nearing its
+    friction angle) is named."""
+    room = sysm.headroom
+    if room is None:
+        return ()
+    close = np.min(np.reshape(room, (-1, room.shape[-1])), axis=0) < JAM_HEADROOM
+    return tuple(sysm.m.frictions.names[i] for i in np.flatnonzero(close))
+
+def near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
+    """Joints and motions of a nearly singular constraint Jacobian, else ().  Called when
+    the step size collapsed: a scaled 2-norm condition above 1e4 (a sound mechanism's is
+    1 to 100; it grows like 1/sqrt(distance) towards a limit position, measured 3e5 one
+    nanosecond before one) is taken as the cause."""
+    rg, A = body_arrays(model, r, p)[:2]
+    J = global_jacobian(model, evaluate(model, rg, A).jac)
+    if not st.keep.size or not model.nb:
+        return ()
+    s = np.linalg.svd(scaled_jacobian(model, J, st.keep), compute_uv=False)
+    if s[-1] > 1e-4 * s[0]:
+        return ()
+    return involved(model, J, st.keep)
+
+
+def rows_chosen_anew(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> Structure | None:
+    """When the kept rows are nearly dependent here but another subset of the same size
+    (motions always kept) is well conditioned, that subset; else None (a true singular
+    position, where every subset loses rank)."""
+    if not st.redundant.size:
+        return None
+    J = global_jacobian(model, evaluate(model, *body_arrays(model, r, p)[:2]).jac)
+    jrows = model.constraint_rows
+    mrows = np.intersect1d(st.keep, np.flatnonzero(model.row_motion >= 0))
+    nj = len(st.keep) - len(mrows)
+    kj = best_rows(model, J, jrows, nj)
+    new = Structure(np.concatenate([kj, mrows]), np.setdiff1d(jrows, kj), st.dof, st.driven_dof,
+                    st.bad_motions)
+    if set(new.keep) == set(st.keep) or near_singular(model, new, r, p):
+        return None
+    return new
+
+
+def free_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
+    """The joints of a singular position that the motion may pass (their constraints
+    dependent for an instant, e.g. a parallelogram lined up), else (): not singular, or a
+    motion driven into a position it cannot pass (a motion among the rows: a lock-up)."""
+    who = near_singular(model, st, r, p)
+    return () if set(who) & set(model.motion_names) else who
+
+
+def collapsed(sysm: Equations, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
+              hs: float, t_out: float, k: int, track) -> tuple[str, tuple[str, ...]]:
+    """(message, joints) of a run whose step size fell to hs (s) at t below what rounding
+    allows, on its way to frame k at t_out: a singular position (its joints, and how far
+    the motion is from reaching it: ``lock_up_cause``), a dry joint nearing a jam, or else a
+    discontinuity or an extremely stiff element."""
+    model = sysm.m
+    who = near_singular(model, st, r, p)
+    why = (f"the mechanism is at a singular position (joints involved: {', '.join(who)})"
+           if who else "a discontinuity or an extremely stiff element")
+    jam = near_jam(sysm)
+    if jam and not who:
+        who = jam
+        why = (f"joint friction {', '.join(map(repr, jam))} nears a jam: "
+               "slipping, it raises its own load nearly as fast as itself "
+               "and grows without bound; its coefficient is too large for "
+               "the joint's pin radius, thrust arm or bearing length")
+    reach = lock_up_cause(model, who, st.keep, r, p, t, t_out, track,
+                          f" at t = {t_out:.6g} s (frame {k})") if who else ""
+    return (f"integration failed at t = {t:.6g} s: the step size fell below {hs:.1e} s "
+            f"({why})" + (f"; {reach}" if reach else ""), who)
+
+
+def lock_up(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
+            t: float) -> tuple[str, tuple[str, ...]]:
+    """(message, joints) of equations that became singular at t where the motion cannot
+    pass (a motion among the dependent rows, or least-norm solves failing too): the joints
+    involved and, where a motion drives them there, which and why."""
+    rg, A = body_arrays(model, r, p)[:2]
+    J = global_jacobian(model, evaluate(model, rg, A).jac)
+    who = involved(model, J, st.keep)
+    why = reached_singular(model, who, p, t)
+    return (f"lock-up at t = {t:.6g} s: the constraint equations became singular "
+            f"(joints involved: {', '.join(who)})" + (f"; {why}" if why else ""), who)
