@@ -346,6 +346,29 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def bake_notes(scene, sm, result) -> list[str]:
+    """What the user should know after a bake (Bake, Bake Variant): a mesh whose mass is
+    not a solid's, imperfect geometry, contacts the motions drive through each other, the
+    run's own notes (at scene frames), keys the solver's are hidden behind."""
+    return sm.notes() + _clash_notes(scene, sm, result) + \
+        [with_scene_frame(n, sm.timeline.frames) for n in result.notes] + \
+        bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
+                          + sm.vector_forces + sm.contacts
+                          + [ob for ob, _ in sm.follows.values()])
+
+
+def report_bake(op, scene, done: str, notes: list[str], level: str = "INFO") -> None:
+    """``done`` and the bake's notes in the status bar (a warning when there are notes)
+    and in the report box, which holds this run's notes or nothing, never an older run's
+    text."""
+    scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes]) \
+        if notes else ""
+    if notes:
+        op.report({"WARNING"}, "; ".join([done] + notes))
+    else:
+        op.report({level}, done)
+
+
 def _clash_notes(scene, sm, result) -> list[str]:
     """A kinematic bake's contacts whose parts the motions drive into each other: the first
     frame, the deepest overlap (scene units) and its frame (io/clashes.py)."""
@@ -408,20 +431,9 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
                 if rest is not None and rest + 1 < len(result.times) else "")
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), {couplers}"
                 f"{len(result.times)} frames ({result.analysis}){impacts}{rest}")
-        # what the user should know: a mesh whose mass is not a solid's, imperfect geometry
-        notes = sm.notes() + _clash_notes(context.scene, sm, result) + \
-            [with_scene_frame(n, sm.timeline.frames) for n in result.notes] + \
-            bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
-                              + sm.vector_forces + sm.contacts
-                              + [ob for ob, _ in sm.follows.values()]) + \
+        notes = bake_notes(context.scene, sm, result) + \
             [n for n in [getattr(self, "_cost", None)] if n]
-        # the report box holds this run's notes, or nothing: never an older run's text
-        context.scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes]) \
-            if notes else ""
-        if notes:
-            self.report({"WARNING"}, "; ".join([done] + notes))
-        else:
-            self.report({"INFO"}, done)
+        report_bake(self, context.scene, done, notes)
         return {"FINISHED"}
 
     def invoke(self, context, event):

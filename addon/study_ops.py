@@ -24,7 +24,7 @@ from .io.csv_table import existing_folder, export_path
 from .io.settings import solve_options
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
-from .operators import _message
+from .operators import _message, bake_notes, report_bake
 from .scene_reader import read_scene
 
 PLOT_IMAGE = "Mechanism study plot"
@@ -207,12 +207,10 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         now = dict(zip(["variant", *table.parameters, *result_columns(self._variant)],
                        [float(i), *values.values(), *result_row(result, self._variant)]))
         stale = row_differs({c: v for c, v in table.row(i).items() if c in now}, now)
-        if stale:
-            self.report({"WARNING"}, f"{done}. The scene changed since the study ran: this "
-                                     f"variant's {stale[0]} now differs from its row; run the "
-                                     "study again")
-        else:
-            self.report({"INFO"}, done)
+        notes = ([f"the scene changed since the study ran: this variant's {stale[0]} now "
+                  "differs from its row; run the study again"] if stale else []) + \
+            bake_notes(scene, sm, result)
+        report_bake(self, scene, done, notes)
         return {"FINISHED"}
 
 

@@ -557,3 +557,23 @@ def test_a_contacts_numbers_are_study_parameters_in_the_panel(blender, extension
     table = mods.study.stored_table(st)
     assert not table.failures
     same_table(table, ref)
+
+
+def test_bake_variant_names_the_clashes_of_the_variants_motion(blender, extension) -> None:
+    """Bake Variant reports what Bake reports: the swung ball of test_addon_contacts
+    (its motion drives it through the post from frame 6 to 20, deepest 0.14 m at frame 13)
+    baked as a variant of a study over its contact's restitution names the clash in the
+    status bar and the report box, as Bake does, with the variant's own line first."""
+    from test_addon_contacts import swung_ball
+    bpy = blender
+    d = swung_ball(bpy)
+    scene = bpy.context.scene
+    st = scene.mechanism.study
+    st.pick_1 = f"{d['contact'].name}.restitution"
+    st.start_1, st.stop_1, st.count_1 = 0.4, 0.9, 2
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    scene.mechanism.report = ""
+    assert bpy.ops.mechanism.study_bake(variant=1) == {"FINISHED"}
+    report = scene.mechanism.report
+    assert report.startswith("baked variant 1"), report
+    assert "parts 'ball' and 'post' overlap from frame 6 (15 frame(s))" in report, report
