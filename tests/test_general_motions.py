@@ -441,6 +441,27 @@ def test_b2_passing_ninety_degrees_between_frames_is_named_with_its_instant():
     assert err.value.joints == ("tilt",)
 
 
+def test_b2_touching_ninety_degrees_between_frames_is_named_with_its_instant():
+    """b2 = (pi/2) sin(pi t / 0.6) reaches 90 deg at t = 0.3 s, between frames 7 (0.2917 s)
+    and 8 (0.3333 s), and turns back: cos b2 keeps its sign at every frame (0.13 and 0.10
+    there), so only b2' changing sign shows it; refused before the run with the instant of
+    the turning point (bisection on b2' to the times' rounding: 1e-9 s).  Turning back at
+    80 deg instead, the run goes on."""
+    def tilted(peak: str) -> Mechanism:
+        m = _free_body()
+        m.add_part("other", mass=1.0)
+        m.add_marker("o", "other")
+        m.add_general_motion("tilt", "o", "O", x=0.0, y=0.0, z=0.0, b1=0.0,
+                             b2=f"{peak}*sin(pi*t/0.6)", b3=0.0)
+        return m
+    with pytest.raises(SolverError, match=r"general motion 'tilt': b2 = 90 deg at t = 0.3 s "
+                                          r"\(between frames 7 and 8\).*singular") as err:
+        tilted("pi/2").solve(duration=1.0, fps=24)
+    assert err.value.time == pytest.approx(0.3, abs=1e-9)
+    r = tilted("80*pi/180").solve(duration=1.0, fps=24)
+    assert len(r.times) == 25
+
+
 def _spun_body(spin: str | None, angular_velocity=(0.0, 0.0, 0.0)) -> Mechanism:
     """A free body held at the ground's origin with b1 = b3 = 0 from O (b2 left free: its
     turn about O's y), turned about O's y by a second general motion ``spin`` (b1 from a

@@ -47,43 +47,76 @@ def _singular(name: str, b2: float, t: float, frame: int | None,
 
 def check_prescribed_angles(model: Model, times: np.ndarray) -> None:
     """SolverError naming the motion, time and frame where a prescribed b2 is within
-    GIMBAL_COS of +-90 deg at an output time, or passes +-90 deg between two output times
-    (cos b2 changes sign: the instant found by bisection), checked before a run."""
+    GIMBAL_COS of +-90 deg at an output time, passes +-90 deg between two output times
+    (cos b2 changes sign: the instant found by bisection), or touches it between two output
+    times and turns back (b2' changes sign there: its extremum found by bisection, within
+    GIMBAL_COS of +-90 deg), the earliest of them; checked before a run.  An extremum is
+    seen where b2' has opposite signs at two neighbouring output times (b2 turning back
+    twice between two frames is not)."""
     cols = [(n, model.motion_names.index(f"{n}.b2")) for n, _, _ in angle_motions(model)
             if f"{n}.b2" in model.motion_names]
     if not cols:
         return
     times = np.asarray(times, float)
     try:
-        f = motion_values(model, times)[..., 0]        # (S, nmotion)
+        f = motion_values(model, times)        # (S, nmotion, 3)
     except ExpressionError:
         return                        # the run names the failing expression itself
     for name, c in cols:
-        cos = np.cos(f[:, c])
+        cos = np.cos(f[:, c, 0])
         bad = np.abs(cos) < GIMBAL_COS
-        if bad.any():
-            k = int(np.argmax(bad))
-            raise _singular(name, float(f[k, c]), float(times[k]), k, None)
+        first = int(np.argmax(bad)) if bad.any() else len(times)
         crossed = np.flatnonzero(np.sign(cos[1:]) != np.sign(cos[:-1]))
-        if crossed.size:
+        turned = np.flatnonzero(np.sign(f[1:, c, 1]) * np.sign(f[:-1, c, 1]) < 0.0)
+        found = []
+        if crossed.size and crossed[0] < first:
             k = int(crossed[0])
-            t, b2 = _crossing(model, c, float(times[k]), float(times[k + 1]))
+            found.append(_bisect(model, c, float(times[k]), float(times[k + 1]), 0,
+                                 np.cos) + (k,))
+        turned = turned[turned < min(first, crossed[0] if crossed.size else first)]
+        for k in turned[_near_gimbal(times, f[:, c], turned)]:
+            t, b2 = _bisect(model, c, float(times[k]), float(times[k + 1]), 1, lambda d: d)
+            if abs(np.cos(b2)) < GIMBAL_COS:
+                found.append((t, b2, int(k)))
+                break
+        if found:
+            t, b2, k = min(found)
             raise _singular(name, b2, t, None, None, (k, k + 1))
+        if first < len(times):
+            raise _singular(name, float(f[first, c, 0]), float(times[first]), first, None)
 
 
-def _crossing(model: Model, c: int, ta: float, tb: float) -> tuple[float, float]:
-    """(t, b2) where the prescribed b2 (motion column c) passes +-90 deg between ta and tb,
-    cos b2 of opposite signs there: bisection to the times' rounding."""
-    def cos_at(t: float) -> float:
-        return float(np.cos(motion_values(model, t)[c, 0]))
-    ca = cos_at(ta)
+def _near_gimbal(times: np.ndarray, f: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Which intervals k (times[k], times[k + 1]) may hold b2 within about NEAR_GIMBAL rad
+    of +-90 deg: the cubic through b2 and b2' at their ends (f: (S, 3), value and
+    derivatives at the times) sampled; the others need no search (a run's many turning
+    points far from +-90 deg cost one evaluation of the motions in all)."""
+    h = (times[k + 1] - times[k])[:, None]
+    s = np.linspace(0.0, 1.0, 17)[None, :]
+    y0, y1, d0, d1 = f[k, 0, None], f[k + 1, 0, None], f[k, 1, None] * h, f[k + 1, 1, None] * h
+    cubic = ((2 * s ** 3 - 3 * s ** 2 + 1) * y0 + (s ** 3 - 2 * s ** 2 + s) * d0
+             + (-2 * s ** 3 + 3 * s ** 2) * y1 + (s ** 3 - s ** 2) * d1)
+    return np.abs(np.cos(cubic)).min(axis=1, initial=1.0) < NEAR_GIMBAL
+
+
+NEAR_GIMBAL = 0.05     # |cos b2| (b2 within about 3 deg of +-90 deg): a turning point searched
+
+
+def _bisect(model: Model, c: int, ta: float, tb: float, order: int,
+            g) -> tuple[float, float]:
+    """(t, b2) where g of the prescribed b2's derivative of ``order`` (motion column c; 0:
+    g = cos, where b2 passes +-90 deg; 1: g = b2', where b2 turns back) changes sign
+    between ta and tb, of opposite signs there: bisection to the times' rounding."""
+    def g_at(t: float) -> float:
+        return float(g(motion_values(model, t)[c, order]))
+    ga = g_at(ta)
     for _ in range(60):
         tm = 0.5 * (ta + tb)
         if tm in (ta, tb):
             break
-        cm = cos_at(tm)
-        if (cm > 0.0) == (ca > 0.0):
-            ta, ca = tm, cm
+        gm = g_at(tm)
+        if (gm > 0.0) == (ga > 0.0):
+            ta, ga = tm, gm
         else:
             tb = tm
     t = 0.5 * (ta + tb)
