@@ -76,7 +76,7 @@ class Mechanism(Builder):
 
     def solve(self, duration: float | None = None, fps: float = 24.0, analysis: str = "auto",
               tolerance: float = 1e-6, method: str = "auto", progress: Any = None,
-              times: Any = None, **options: Any) -> Result:
+              times: Any = None, keep: Any = None, **options: Any) -> Result:
         """Assemble, then compute frames k/fps for k = 0..round(duration*fps), or the given
         output ``times`` (s, strictly increasing; the analysis starts at times[0] and
         Result.times are exactly these); returns a Result.  analysis: "auto" (kinematic when motions drive every DOF, else dynamic),
@@ -84,9 +84,12 @@ class Mechanism(Builder):
         "auto", "explicit" or "implicit" (stiff springs and dampers; see
         analyses/dynamics/driver.py); progress: optional callable(frames done, frames in all)
         called after each frame, returning False to cancel (SolverCancelled, with the
-        frames done in .result)."""
+        frames done in .result); keep: the quantities the Result stores beside the poses,
+        None for all of them, or some of "velocities", "accelerations", "reactions",
+        "efforts", "multipliers", "energy" (a long run's memory; reading one not kept
+        raises MechanismError naming it)."""
         times = requested_times(duration, fps, times, "solve")
-        how = settings(analysis, tolerance, method, **options)
+        how = settings(analysis, tolerance, method, keep, **options)
         progress = progress_callback(progress)
         model = compile_model(self)
         return run(model, read_state(model, self), times, how, progress)

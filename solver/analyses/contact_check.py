@@ -38,7 +38,7 @@ def record_contacts(model: Model, out, kinematic: bool) -> None:
     cp = model.forces.contacts
     if cp is None or not len(out.times):
         return
-    rg, A, vg, wg = body_arrays(model, out._r, out._p, out._v, out._w)
+    rg, A, vg, wg = body_arrays(model, out._r, out._p, *((out._v, out._w) if kinematic else ()))
     geo = geometry(cp, rg, A, cull=False)
     gap = np.where(cp.summed > 0.0, geo.gap[:, None, :], np.inf)        # (n, nct, np)
     least = np.argmin(gap, axis=-1)                                      # (n, nct)

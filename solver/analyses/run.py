@@ -10,6 +10,7 @@ import numpy as np
 from ..algebra.blas import single_thread
 from ..base.errors import MechanismError, SolverError
 from ..model.compile import Model
+from ..model.kept import kept_quantities
 from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose, curve_contacts, run_disagreement
@@ -27,14 +28,16 @@ class Settings:
     freedom, else dynamic; "kinematic"; "dynamic"), the dynamic integrator's accuracy goal
     (relative: the energy and positions of a run meet it with room, analyses/dynamics/driver.py
     has the measured errors; 1e-7 and below for tighter runs) and its method ("auto",
-    "explicit", "implicit")."""
+    "explicit", "implicit"), and the quantities the Result keeps beside the poses
+    (model/kept.py; all of them by default)."""
     analysis: str = "auto"
     tolerance: float = 1e-6
     method: str = "auto"
+    keep: frozenset = kept_quantities(None)
 
 
 def settings(analysis: str = "auto", tolerance: float = 1e-6, method: str = "auto",
-             **options) -> Settings:
+             keep: Any = None, **options) -> Settings:
     """Validated Settings, or MechanismError naming the bad one."""
     if analysis not in ("auto", "kinematic", "dynamic"):
         raise MechanismError(f"analysis must be 'auto', 'kinematic' or 'dynamic', got {analysis!r}")
@@ -48,7 +51,7 @@ def settings(analysis: str = "auto", tolerance: float = 1e-6, method: str = "aut
         raise MechanismError(f"tolerance must be a number, got {tolerance!r}") from None
     if not (1e-14 <= tolerance <= 1e-1):
         raise MechanismError(f"tolerance must be between 1e-14 and 0.1, got {tolerance}")
-    return Settings(analysis, tolerance, method)
+    return Settings(analysis, tolerance, method, kept_quantities(keep))
 
 
 def progress_callback(progress: Any, counts: str = "frames done, frames in all") -> Any:
@@ -172,9 +175,9 @@ def run_from(model: Model, begun: Start, times: np.ndarray, how: Settings = Sett
     runs alone the ones that leave the batched run)."""
     if begun.analysis == "dynamic":
         out = dynamic_run(model, begun.structure, begun.state, times, how.tolerance, how.method,
-                          progress)
+                          progress, how.keep)
     else:
-        out = kinematic_sweep(model, begun.structure, begun.state, times, progress)
+        out = kinematic_sweep(model, begun.structure, begun.state, times, progress, how.keep)
     return finish(model, begun, out)
 
 

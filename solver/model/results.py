@@ -13,6 +13,7 @@ from .readouts import (actuator_efforts, bushing_displacement, bushing_load, con
                        vector_force_load)
 from .gear_mesh import pitch_geometry
 from .impacts import Impact
+from .kept import kept_quantities, named_rows, needed_by_run, not_kept
 from .state import State
 
 
@@ -21,11 +22,18 @@ FRICTION_EVENT_KINDS = ("stick", "slip", "reverse")     # Result.friction_events
 
 class Result:
     """Output frames of one analysis.  Positions are of the part-frame origin, orientations
-    (w, x, y, z) of the part frame, all vectors in world axes, SI units."""
+    (w, x, y, z) of the part frame, all vectors in world axes, SI units.  ``kept``: the
+    quantities stored (model/kept.py; what ``keep`` asked for and what the run's end
+    reads); the arrays of the others are None and reading them raises MechanismError."""
 
-    def __init__(self, model: Any, times: np.ndarray, analysis: str = "kinematic") -> None:
+    def __init__(self, model: Any, times: np.ndarray, analysis: str = "kinematic",
+                 keep: Any = None) -> None:
         n, nb = len(times), model.nb
         self.model = model
+        self.kept = kept_quantities(keep) | needed_by_run(model, analysis)
+
+        def zeros(quantity: str, shape: tuple) -> np.ndarray | None:
+            return np.zeros(shape) if quantity in self.kept else None
         self.analysis = analysis
         self.method = "kinematic sweep (Newton on blocks of frames)" if analysis == "kinematic" else ""
         self.steps = 0                       # integrator steps taken (dynamic runs)
@@ -39,16 +47,18 @@ class Result:
         self.times = np.asarray(times, dtype=float)
         self._r = np.zeros((n, nb, 3))      # centre of mass
         self._p = np.zeros((n, nb, 4))
-        self._v = np.zeros((n, nb, 3))
-        self._w = np.zeros((n, nb, 3))
-        self._a = np.zeros((n, nb, 3))
-        self._alpha = np.zeros((n, nb, 3))
-        self.multipliers = np.zeros((n, model.nc))          # lambda of every row
-        self._reaction = np.zeros((n, len(model.joint_names), 6))
-        self._effort = np.zeros((n, len(model.motion_names)))
-        self._actuator = np.zeros((n, len(getattr(model, "actuators", ()))))   # actuator_efforts
-        self._energy = np.zeros((n, 3))       # kinetic, potential, work of non-conservative loads
-        self._power_nc = np.zeros(n)
+        self._v, self._w = zeros("velocities", (n, nb, 3)), zeros("velocities", (n, nb, 3))
+        self._a = zeros("accelerations", (n, nb, 3))
+        self._alpha = zeros("accelerations", (n, nb, 3))
+        # lambda of every row, or (_lam_rows: the rows read by name) of those rows only
+        self._lam_rows = None if "multipliers" in self.kept else named_rows(model)
+        self._lam = np.zeros((n, model.nc if self._lam_rows is None else len(self._lam_rows)))
+        self._reaction = zeros("reactions", (n, len(model.joint_names), 6))
+        self._effort = zeros("efforts", (n, len(model.motion_names)))
+        self._actuator = zeros("efforts", (n, len(getattr(model, "actuators", ()))))
+        # kinetic, potential, work of non-conservative loads; their power
+        self._energy, self._power_nc = zeros("energy", (n, 3)), zeros("energy", (n,))
+        self._pending_vw = None   # a block's velocities for store_energy when not kept
         self.track = np.zeros((n, model.ntrack))   # tracked values (kernels.constraints.evaluate)
         cp = model.forces.contacts     # per contact: force, torque on a, depth, point (n, nct, 10)
         self._contact = np.zeros((n, 0 if cp is None else len(cp.names), 10))
@@ -61,8 +71,25 @@ class Result:
         self._mesh = mesh_numbers(model)
 
     @classmethod
-    def empty(cls, model: Any, times: np.ndarray, analysis: str = "kinematic") -> "Result":
-        return cls(model, times, analysis)
+    def empty(cls, model: Any, times: np.ndarray, analysis: str = "kinematic",
+              keep: Any = None) -> "Result":
+        return cls(model, times, analysis, keep)
+
+    def _need(self, quantity: str, what: str) -> None:
+        """MechanismError naming ``what`` unless ``quantity`` was kept."""
+        if quantity not in self.kept:
+            raise not_kept(quantity, what)
+
+    @property
+    def multipliers(self) -> np.ndarray:
+        """(n, nc) every constraint row's Lagrange multiplier (kept: "multipliers")."""
+        self._need("multipliers", "Result.multipliers")
+        return self._lam
+
+    def _row_lam(self, rows: Any) -> np.ndarray:
+        """The stored multipliers of rows ``rows`` (an int or an array of model rows)."""
+        return self._lam[:, rows if self._lam_rows is None
+                         else np.searchsorted(self._lam_rows, rows)]
 
     def store(self, k: int | slice, state: State, lam: np.ndarray, jac: np.ndarray,
               track: np.ndarray | None = None) -> None:
@@ -87,9 +114,9 @@ class Result:
     def store_energy(self, k: int | slice, Iw: np.ndarray, spring_potential, power_nc,
                      work_nc=None) -> None:
         """Kinetic and potential energy (gravity and springs) of frame k (or a slice of
-        frames, stored before); the work of non-conservative loads (dampers, actuators,
-        applied loads, motions) is given by the integrator (dynamic runs) or accumulated by
-        the trapezoidal rule from the power."""
+        frames, stored by the ``store`` just before: its velocities); the work of
+        non-conservative loads (dampers, actuators, applied loads, motions) is given by the
+        integrator (dynamic runs) or accumulated by the trapezoidal rule from the power."""
         m = self.model
         _store_energy(self, (k,), m.body_mass, m.gravity, Iw, spring_potential, power_nc,
                       work_nc)
@@ -98,18 +125,20 @@ class Result:
         """(kinetic, potential, work_nc), each (n,) J.  Potential: gravity and springs;
         work_nc: work done since t = 0 by dampers, friction, actuators, applied loads and
         motions, so kinetic + potential - work_nc stays constant."""
+        self._need("energy", "Result.energy()")
         return self._energy[:, 0].copy(), self._energy[:, 1].copy(), self._energy[:, 2].copy()
 
-    _FRAME_FIELDS = ("_r", "_p", "_v", "_w", "_a", "_alpha", "multipliers", "_reaction",
+    _FRAME_FIELDS = ("_r", "_p", "_v", "_w", "_a", "_alpha", "_lam", "_reaction",
                      "_effort", "_energy", "_power_nc", "track", "_friction", "_contact",
                      "_interference", "_actuator")
 
     def truncated(self, k: int) -> "Result":
         """The first k frames (what was solved before a failure), with every impact up to
         the failure (those past the last frame happened too: they are kept)."""
-        out = Result(self.model, self.times[:k], self.analysis)
+        out = Result(self.model, self.times[:k], self.analysis, self.kept)
         for name in self._FRAME_FIELDS:
-            setattr(out, name, getattr(self, name)[:k].copy())
+            x = getattr(self, name)
+            setattr(out, name, None if x is None else x[:k].copy())
         out.impacts = list(self.impacts)                     # every one before the failure
         out.friction_events = list(self.friction_events)
         return out
@@ -119,7 +148,8 @@ class Result:
         more (analyses/dynamics/driver.py)."""
         for name in self._FRAME_FIELDS:
             x = getattr(self, name)
-            x[k + 1:] = x[k]
+            if x is not None:
+                x[k + 1:] = x[k]
         self.rest_from = k
 
     def __len__(self) -> int:
@@ -153,6 +183,7 @@ class Result:
 
     def velocity(self, part: str) -> np.ndarray:
         """(n, 3) velocity of the part-frame origin, m/s."""
+        self._need("velocities", f"velocity({part!r})")
         b, fixed = self._lookup(part)
         if fixed is not None:
             return np.zeros((len(self), 3))
@@ -160,11 +191,14 @@ class Result:
 
     def angular_velocity(self, part: str) -> np.ndarray:
         """(n, 3) rad/s, world axes."""
+        self._need("velocities", f"angular_velocity({part!r})")
         b, fixed = self._lookup(part)
         return np.zeros((len(self), 3)) if fixed is not None else self._w[:, b].copy()
 
     def acceleration(self, part: str) -> np.ndarray:
         """(n, 3) acceleration of the part-frame origin, m/s^2."""
+        self._need("velocities", f"acceleration({part!r})")
+        self._need("accelerations", f"acceleration({part!r})")
         b, fixed = self._lookup(part)
         if fixed is not None:
             return np.zeros((len(self), 3))
@@ -173,6 +207,7 @@ class Result:
 
     def angular_acceleration(self, part: str) -> np.ndarray:
         """(n, 3) rad/s^2, world axes."""
+        self._need("accelerations", f"angular_acceleration({part!r})")
         b, fixed = self._lookup(part)
         return np.zeros((len(self), 3)) if fixed is not None else self._alpha[:, b].copy()
 
@@ -211,6 +246,7 @@ class Result:
         names = self.model.joint_names
         if joint not in names:
             raise MechanismError(f"unknown joint {joint!r}")
+        self._need("reactions", f"reaction({joint!r})")
         R = self._reaction[:, names.index(joint)]
         F, T = R[:, :3].copy(), R[:, 3:].copy()
         if frame in ("J", "marker_j", "marker J"):
@@ -229,7 +265,7 @@ class Result:
         sum_i Q_i dq_i/dt, is zero."""
         k, cp = self._coupler_index(name)
         row = int(np.flatnonzero(self.model.row_coupler == k)[0])
-        return -self.multipliers[:, row, None] * cp.scale[k, : cp.count[k]]
+        return -self._row_lam(row)[:, None] * cp.scale[k, : cp.count[k]]
 
     def tooth_force(self, name: str) -> np.ndarray:
         """(n,) a gear pair's tooth force (N) along the line of action: gear 1's torque over
@@ -255,7 +291,7 @@ class Result:
         if joint not in names or cp is None or joint not in cp.cam_names:
             raise MechanismError(f"{joint!r} is not a cam joint")
         row = int(np.flatnonzero(self.model.row_joint == names.index(joint))[0])
-        return -self.multipliers[:, row].copy()
+        return -self._row_lam(row)
 
     def friction(self, name: str) -> np.ndarray:
         """(n,) a friction element's force (N) or torque (N m) along its joint coordinate on
@@ -298,24 +334,28 @@ class Result:
         if lm is None or name not in lm.names:
             raise MechanismError(f"unknown limit {name!r}")
         rows = lm.rows[[k for k, n in enumerate(lm.names) if n == name]]
-        return -self.multipliers[:, rows].sum(axis=1)
+        return -self._row_lam(rows).sum(axis=1)
 
     def bushing(self, name: str, frame: str = "world") -> tuple[np.ndarray, np.ndarray]:
         """(force (n, 3) N, torque (n, 3) N m) the bushing applies to part I at marker I's
         origin (part J takes the opposite at the same point); ``frame="J"``: in marker J's
         axes, where force = -K_t d - C_t d_dot + F_0 and torque = -K_r theta - C_r w_rel +
         T_0 (model/bushings.py).  ``bushing_displacement`` gives d and theta."""
+        self._need("velocities", f"bushing({name!r})")
         return bushing_load(self.model.forces, name, frame, (self._r, self._p, self._v, self._w))
 
     def bushing_displacement(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(d (n, 3) m, theta (n, 3) rad): marker I's origin from marker J's and the rotation
         vector of I's axes from J's, in J's axes."""
-        return bushing_displacement(self.model.forces, name, (self._r, self._p, self._v, self._w))
+        v = np.zeros_like(self._r) if self._v is None else self._v      # (no rates needed)
+        w = np.zeros_like(self._r) if self._w is None else self._w
+        return bushing_displacement(self.model.forces, name, (self._r, self._p, v, w))
 
     def vector_force(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(force (n, 3) N, torque (n, 3) N m) the vector force applies to part I at marker
         I's origin, world axes (part J takes the opposite at the same point), its
         expressions evaluated at the stored states (model/vector_forces.py)."""
+        self._need("velocities", f"vector_force({name!r})")
         return vector_force_load(self.model.forces, name, self.times, (self._r, self._p, self._v, self._w))
 
     def contact(self, name: str) -> dict[str, np.ndarray]:
@@ -345,16 +385,19 @@ class Result:
         """(n, 3) N: the force a general motion applies to marker I's part at marker I's
         origin along marker J's x, y, z (0 along a free direction): the push an actuator
         prescribing that motion would give."""
+        self._need("efforts", f"general_motion({name!r})")
         return general_motion_load(self.model.motion_names, self._effort, name)
 
     def general_motion_torque(self, name: str) -> np.ndarray:
         """(n, 3) N m: the torque a general motion's angles b1, b2, b3 apply to marker I's
         part, along marker J's x, y, z (zero if it drives no angle)."""
+        self._need("efforts", f"general_motion_torque({name!r})")
         return general_motion_torque(self, name)
 
     def actuator_efforts(self, name: str) -> dict[str, np.ndarray]:
         """{actuator: (n,) N m or N} what each actuator of a general motion gives along its
         joint coordinate (signed as ``effort``); empty without actuators."""
+        self._need("efforts", f"actuator_efforts({name!r})")
         return actuator_efforts(self, name)
 
     def effort(self, motion: str) -> np.ndarray:
@@ -362,6 +405,7 @@ class Result:
         names = self.model.motion_names
         if motion not in names:
             raise MechanismError(f"unknown motion {motion!r}")
+        self._need("efforts", f"effort({motion!r})")
         return self._effort[:, names.index(motion)].copy()
 
 
@@ -441,25 +485,38 @@ def _store(res: Any, model: Any, at: tuple, state: State, lam: np.ndarray, jac: 
     ResultStack's (slice(None), k): all variants); ``mesh``: ``mesh_numbers`` (a stack's
     with a variant axis), the teeth's separating force added to the axle reactions."""
     p = state.p
-    res._r[at], res._p[at], res._v[at], res._w[at] = state.r, p, state.v, state.w
-    res._a[at], res._alpha[at] = state.a, state.alpha
-    res.multipliers[at] = lam
+    res._r[at], res._p[at] = state.r, p
+    if res._v is not None:
+        res._v[at], res._w[at] = state.v, state.w
+    elif res._energy is not None:
+        res._pending_vw = (state.v, state.w)              # store_energy's, next
+    if res._a is not None:
+        res._a[at], res._alpha[at] = state.a, state.alpha
+    res._lam[at] = lam if res._lam_rows is None else lam[..., res._lam_rows]
     if track is not None:
         res.track[at] = track
-    res._reaction[at] = _reactions(model, res._ji_body, ji_point, p, lam, jac)
-    if mesh is not None:
-        res._reaction[at] += _separation(model, mesh, state.r, p, lam)
-    mr = model.row_motion >= 0
-    res._effort[at + (model.row_motion[mr],)] = -lam[..., mr]
+    if res._reaction is not None:
+        res._reaction[at] = _reactions(model, res._ji_body, ji_point, p, lam, jac)
+        if mesh is not None:
+            res._reaction[at] += _separation(model, mesh, state.r, p, lam)
+    if res._effort is not None:
+        mr = model.row_motion >= 0
+        res._effort[at + (model.row_motion[mr],)] = -lam[..., mr]
 
 
 def _store_energy(res: Any, at: tuple, mass: np.ndarray, gravity: np.ndarray, Iw: np.ndarray,
                   spring_potential, power_nc, work_nc) -> None:
     """Result.store_energy into ``res`` at index ``at`` (see _store); mass (nb,) and
     gravity (3,), or a stack's (V, 1, nb) and (V, 1, 3)."""
+    if res._energy is None:
+        return
     k = at[-1]
     lead = len(at) - 1                                   # a stack's variant axis
-    v, w, r = res._v[at], res._w[at], res._r[at]
+    if res._v is not None:
+        v, w = res._v[at], res._w[at]
+    else:                                                # the block ``store`` just had
+        (v, w), res._pending_vw = res._pending_vw, None
+    r = res._r[at]
     ke = 0.5 * (np.einsum("...b,...bi,...bi->...", mass, v, v)
                 + np.einsum("...bi,...bij,...bj->...", w, Iw, w))
     pe = -np.einsum("...b,...bi,...i->...", mass, r, gravity) + spring_potential
@@ -484,11 +541,16 @@ class ResultStack:
     variant is stored in one set of numpy calls.  ``results``: the Results, each as usable
     (and picklable) as any other."""
 
-    def __init__(self, models: list, times: np.ndarray, analysis: str = "kinematic") -> None:
-        self.results = [Result(m, times, analysis) for m in models]
+    def __init__(self, models: list, times: np.ndarray, analysis: str = "kinematic",
+                 keep: Any = None) -> None:
+        self.results = [Result(m, times, analysis, keep) for m in models]
         self.model, self.times = models[0], self.results[0].times
+        self._lam_rows, self._pending_vw = self.results[0]._lam_rows, None
         for name in Result._FRAME_FIELDS:       # (one Result: its own arrays, no copy)
             each = [getattr(o, name) for o in self.results]
+            if each[0] is None:                 # not kept (the same for every variant)
+                setattr(self, name, None)
+                continue
             big = np.stack(each) if len(each) > 1 else each[0][None]
             setattr(self, name, big)
             for o, view in zip(self.results, big):
@@ -506,6 +568,8 @@ class ResultStack:
         stored in them so far)."""
         self.results = [o for o, k in zip(self.results, mask) if k]
         for name in Result._FRAME_FIELDS:
+            if getattr(self, name) is None:
+                continue
             big = getattr(self, name)[mask]
             setattr(self, name, big)
             for o, view in zip(self.results, big):

@@ -76,6 +76,9 @@ class Study:
         after each variant here or each batch on an executor, returning False cancels
         (SolverCancelled with .result: the StudyResult so far, the rest failed as not run)."""
         times = requested_times(duration, fps, times, "a study's run")
+        if "keep" in options:       # a metric may read any quantity of a variant's Result
+            raise StudyError("keep is an option of solve, not of a study: a study's Results "
+                             "keep every quantity for its metrics")
         how = settings(analysis, tolerance, method, **options)
         try:
             progress = progress_callback(progress, "variants done, variants in all")

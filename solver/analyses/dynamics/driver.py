@@ -58,6 +58,7 @@ frame is a step's end (``_frame``) or inside a long step (``_frames_in_step``).
 from __future__ import annotations
 
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
@@ -107,14 +108,15 @@ RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right
 
 
 def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
-                tolerance: float = 1e-6, method: str = "auto", progress=None) -> Result:
+                tolerance: float = 1e-6, method: str = "auto", progress=None,
+                keep: Any = None) -> Result:
     """Integrate from the assembled start state at times[0] through every output frame;
-    returns a Result.
+    returns a Result (of the quantities ``keep`` names: model/kept.py; None: all).
 
     method: "explicit" (Dormand-Prince 8(5,3), 5(4) at loose tolerances), "implicit"
     (L-stable Radau IIA of order 9, for stiff springs and dampers) or "auto" (implicit only
     when the force elements make the system stiff, ``choose_method``)."""
-    run = DynamicRun(model, st, start, times, tolerance, method, progress)
+    run = DynamicRun(model, st, start, times, tolerance, method, progress, keep)
     for k, t_out in enumerate(times):
         if k < run.stored:                 # stored with the long step that passed it
             continue
@@ -139,7 +141,7 @@ class DynamicRun:
     and ``frames_in_step`` store output frames; ``finish`` returns the Result."""
 
     def __init__(self, model: Model, st: Structure, start: State, times: np.ndarray,
-                 tolerance: float, method: str, progress) -> None:
+                 tolerance: float, method: str, progress, keep: Any = None) -> None:
         self.model, self.times, self.progress = model, times, progress
         self.goals = goals = Goals(tolerance)     # the tolerance's jobs (integrators/control.py)
         self.sysm = Equations(model, st, singular=goals.singular)
@@ -151,7 +153,7 @@ class DynamicRun:
             method = choose_method(self.sysm, self.t, self.r, self.p, self.v, self.w, method)
         except ExpressionError as exc:        # a load that cannot be evaluated at the start
             raise SolverError(str(exc), self.t) from None
-        self._integrator(method)
+        self._integrator(method, keep)
         self._watch()
 
     def _settle(self, st: Structure, start: State) -> None:
@@ -181,8 +183,9 @@ class DynamicRun:
         self.r, self.p, self.v, self.w, self.st, self.run = r, p, v, w, st, run
         self.at_start = run        # the run state the last step's stages used
 
-    def _integrator(self, method: str) -> None:
-        """The stepper, its step control and error norm for ``method``; the Result."""
+    def _integrator(self, method: str, keep: Any = None) -> None:
+        """The stepper, its step control and error norm for ``method``; the Result (of the
+        quantities ``keep`` names)."""
         model, goals = self.model, self.goals
         self.method = method
         self.rtol = goals.local(method)
@@ -190,7 +193,7 @@ class DynamicRun:
                         else goals.explicit_pair()(self.sysm.rhs))
         self.control = (PredictiveControl if method == "implicit"
                         else StandardControl)(self.stepper.order)
-        self.out = out = Result.empty(model, self.times, "dynamic")
+        self.out = out = Result.empty(model, self.times, "dynamic", keep)
         if self.run.slip is not None:         # the joints held at the start
             record_friction(out, self.t, np.zeros_like(self.run.slip.stuck),
                             model.frictions.names, self.run.slip)

@@ -69,11 +69,12 @@ class VariantAxis:
 
 
 def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray,
-                    progress=None) -> Result:
+                    progress=None, keep: Any = None) -> Result:
     """Positions, velocities, accelerations, multipliers and reactions at every frame,
     from the assembled start state at times[0]: the sweep of one variant.  ``progress(frames
-    done, frames)`` after each frame; False cancels (SolverCancelled)."""
-    sweep = _Sweep([model], model, st, [start], times, None)
+    done, frames)`` after each frame; False cancels (SolverCancelled).  ``keep``: what the
+    Result stores beside the poses (model/kept.py)."""
+    sweep = _Sweep([model], model, st, [start], times, None, keep)
     out = sweep.outs.results[0]
 
     def report(ks: np.ndarray) -> None:
@@ -134,12 +135,12 @@ class _Sweep:
     mechanism): ``run`` fills ``results`` and sets ``errors[i]`` for a variant that left."""
 
     def __init__(self, models: list[Model], model: Model, st: Structure, starts: list[State],
-                 times: np.ndarray, axis: VariantAxis | None) -> None:
+                 times: np.ndarray, axis: VariantAxis | None, keep: Any = None) -> None:
         self.models, self.model, self.st, self.times, self.axis = models, model, st, times, axis
         V = len(models)
         self.alive = np.arange(V)                  # the variants still in the sweep
         self.errors: list[SolverError | None] = [None] * V
-        self.outs = ResultStack(models, times)
+        self.outs = ResultStack(models, times, keep=keep)
         self.results = list(self.outs.results)
         take = None if axis is None else (lambda sm, vi: axis.take(sm, self.models[self.alive[0]], vi))
         self.alg = Algebra(model, models, st.keep, take)
