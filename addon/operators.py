@@ -22,7 +22,7 @@ from .io.follow import follow_hint
 from .io.mass import inertia_six
 from .io.run_cost import baked_channels, cost_note, result_numbers, run_cost
 from .io.limits import bounds_in_scene_units
-from .io.settings import JOINT_KINDS, kind_label, solve_options
+from .io.settings import JOINT_KINDS, bake_options, kind_label
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame, with_scene_frame
 from .properties import ROLES
@@ -31,9 +31,15 @@ from .scene_reader import read_scene
 
 def _solve_read(scene, sm, progress=None):
     """Solve a scene already read, with the scene's analysis settings, at the times of the
-    scene's frames (row k of the Result is frame sm.timeline.frames[k])."""
+    scene's frames (row k of the Result is frame sm.timeline.frames[k]), keeping what a
+    bake reads."""
     return sm.mech.solve(times=sm.timeline.times, progress=progress,
-                         **solve_options(scene.mechanism))
+                         **_bake_options(scene, sm))
+
+
+def _bake_options(scene, sm) -> dict:
+    """The solver's keyword arguments of a bake of the scene read (io/settings.py)."""
+    return bake_options(scene.mechanism, len(sm.bushings), len(sm.vector_forces))
 
 
 def _message(exc: Exception, sm=None, scene=None) -> str:
@@ -451,7 +457,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
             return {"CANCELLED"}
         if self._cost:                     # said as it starts (Esc cancels), and at its end
             self.report({"WARNING"}, self._cost)
-        sm, how = self._sm, solve_options(context.scene.mechanism)
+        sm, how = self._sm, _bake_options(context.scene, self._sm)
 
         def work(progress):
             return sm.mech.solve(times=sm.timeline.times, progress=progress, **how)

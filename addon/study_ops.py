@@ -21,10 +21,9 @@ from ..solver import resolve_parameter as resolve
 from . import bake, bake_checks, study
 from .background import BackgroundRun
 from .io.csv_table import existing_folder, export_path
-from .io.settings import solve_options
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
-from .operators import _message, bake_notes, report_bake
+from .operators import _bake_options, _message, bake_notes, report_bake
 from .scene_reader import read_scene
 
 PLOT_IMAGE = "Mechanism study plot"
@@ -157,7 +156,7 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
             result = self._prepare(context)
             if result is None:
                 result = self._variant.solve(times=self._sm.timeline.times,
-                                             **solve_options(context.scene.mechanism))
+                                             **_bake_options(context.scene, self._sm))
         except study.ERRORS as exc:
             self.report({"ERROR"}, f"Bake Variant: {_message(exc, self._sm, context.scene)}")
             return {"CANCELLED"}
@@ -175,7 +174,7 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         if kept is not None:
             return self._finish(context, kept)
         variant, times = self._variant, self._sm.timeline.times
-        how = solve_options(context.scene.mechanism)
+        how = _bake_options(context.scene, self._sm)
         return self.start(context, lambda progress: variant.solve(
             times=times, progress=progress, **how),
             f"Mechanism bake of variant {self._i}: frame {{k}} of {{n}} (Esc to cancel)")

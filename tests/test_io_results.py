@@ -1,13 +1,14 @@
 """The add-on's Blender-free logic behind the bake's results and reports: which
-F-curves Plot shows (io/plots.py), and a part's keys with its delta transforms taken out
-(io/part_frames.basis_pose).  Doubles throughout: 1e-13."""
+F-curves Plot shows (io/plots.py), what a bake keeps of the solver's Result, and a part's
+keys with its delta transforms taken out (io/part_frames.basis_pose).  Doubles
+throughout: 1e-13."""
 from __future__ import annotations
 
 import numpy as np
 
-from test_io_addon import affine, io, rot, rotations
+from test_io_addon import affine, driven_crank, io, rot, rotations
 
-part_frames, plots = io("part_frames"), io("plots")
+part_frames, plots, csv_table = io("part_frames"), io("plots"), io("csv_table")
 
 
 def test_plot_channels_are_the_baked_series() -> None:
@@ -35,3 +36,27 @@ def test_basis_pose_takes_the_delta_transforms_out() -> None:
         B = affine(rotations.quat_to_matrix(p) @ rotations.quat_to_matrix(quat[k])
                    @ np.diag([2.0, 0.5, 1.0]), loc[k] + d)
         np.testing.assert_allclose(B, world[k], atol=1e-13)
+
+
+def test_a_bake_reads_the_same_numbers_from_a_result_keeping_what_it_bakes() -> None:
+    """Export CSV, every series a bake writes (poses, reactions, efforts, a bushing's and a
+    vector force's loads), from a Result keeping only ``baked_quantities`` is the full
+    Result's text for text; without bushings and vector forces no velocities are kept."""
+    times = np.arange(13) / 24.0
+    m = driven_crank()
+    m.add_marker("tip", "crank", position=(1.0, 0, 0))
+    m.add_marker("post", "ground", position=(1.0, 0, 0))
+    m.add_bushing("mount", "tip", "post", stiffness=100.0, damping=2.0)
+    m.add_vector_force("drag", "tip", "post", force=("-30*VX('tip', 'post')", 0, 0))
+    args = (np.arange(1, 14), ["crank"], ["pin"], ["spin"])
+    more = {"bushings": ["mount"], "vector_forces": ["drag"]}
+    full = csv_table.csv_rows(m.solve(times=times), *args, **more)
+    kept = plots.baked_quantities(1, 1)
+    assert set(kept) == {"reactions", "efforts", "velocities"}
+    assert csv_table.csv_rows(m.solve(times=times, keep=kept), *args, **more) == full
+    loads = np.array([row[-12:] for row in full[1:]], dtype=float)  # the bushing's, drag's
+    assert np.abs(loads[:, :6]).max() > 1.0 and np.abs(loads[:, 6:]).max() > 1.0
+    assert plots.baked_quantities(0, 0) == ("reactions", "efforts")
+    bare = driven_crank()
+    assert (csv_table.csv_rows(bare.solve(times=times, keep=plots.baked_quantities(0, 0)), *args)
+            == csv_table.csv_rows(bare.solve(times=times), *args))

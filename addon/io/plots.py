@@ -222,3 +222,13 @@ def coupler_plots(result, couplers: Mapping[str, Any]) -> dict[str, dict[str, np
             series["tooth_force"] = result.tooth_force(name)
         out[name] = series
     return out
+
+
+def baked_quantities(bushings: int, vector_forces: int) -> tuple[str, ...]:
+    """What a bake and Export CSV read from a solver Result beside the poses (solve's
+    ``keep``): the reactions and efforts (the joints', motions', general motions' and
+    actuators' series), and the velocities where a bushing's or vector force's load is
+    written (their laws read them).  The couplers', cams', stops', friction's and contacts'
+    series are always kept; velocities, accelerations, energy and the joints' multipliers
+    are read by neither, so a long bake does not hold them."""
+    return ("reactions", "efforts") + (("velocities",) if bushings or vector_forces else ())

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...solver import ExpressionError, MechanismError
 from ...solver import CURVE_JOINT_ROWS, JOINT_COORDINATES, JOINT_ROWS, named_constants
 from ...solver import parse_expression as parse
+from .plots import baked_quantities
 
 # labels that are not the solver's kind with a capital
 _LABELS = {"point-on-curve": "Point on curve"}
@@ -158,6 +159,12 @@ def solve_options(settings) -> dict:
     add-on builds them (Bake, Bake Variant, Export CSV, the Study panel and the command
     line): ``analysis`` ("auto", "kinematic" or "dynamic") and ``tolerance`` as typed."""
     return {"analysis": settings.analysis.lower(), "tolerance": tolerance(settings)}
+
+
+def bake_options(settings, bushings: int = 0, vector_forces: int = 0) -> dict:
+    """``solve_options`` of a bake or Export CSV: with ``keep``, the Result quantities they
+    read (io/plots.py ``baked_quantities``; a study keeps every quantity for its metrics)."""
+    return {**solve_options(settings), "keep": baked_quantities(bushings, vector_forces)}
 
 
 def state_measures(texts) -> list[str]:
