@@ -1,8 +1,8 @@
 """What a Result keeps (solve(..., keep=...)): a reduced Result's quantities equal the full
 run's bit for bit (a kinematic sweep with a gear and a cam, forward dynamics resting on a
 stop, an actuated general motion, a sweep with a contact), reading a quantity not kept
-raises an error naming the accessor, the item and the quantity, a bad keep is refused, and
-a long run's memory falls by the arrays not kept."""
+raises an error naming the accessor, the item and the quantity (also in the frames a cancel
+hands back), a bad keep is refused, and a long run's memory falls by the arrays not kept."""
 from __future__ import annotations
 
 import math
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mechanisms import eccentric_cam
-from solver import Mechanism, MechanismError, Shape, StudyError
+from solver import Mechanism, MechanismError, Shape, SolverCancelled, StudyError
 from test_general_motions import _slider_crank
 from test_limits import dropped_ball
 
@@ -84,6 +84,18 @@ def test_reading_what_a_result_did_not_keep_names_the_item_and_quantity() -> Non
     with pytest.raises(MechanismError, match="unknown joint 'nowhere'"):
         red.reaction("nowhere")                  # a bad name is still said first
     assert same(red.coupler("mesh"), m.solve(duration=0.25, fps=24).coupler("mesh"))
+
+
+def test_a_cancelled_reduced_run_hands_back_its_frames_as_kept() -> None:
+    """The frames done before a cancel (Result.truncated) keep what the run kept."""
+    m = geared_cam()
+    with pytest.raises(SolverCancelled) as err:
+        m.solve(duration=1.0, fps=24, keep=("reactions",), progress=lambda k, n: k < 5)
+    done, full = err.value.result, m.solve(duration=1.0, fps=24)
+    assert len(done) == 5 and done.kept == {"reactions"}
+    assert same(done.reaction("wheel_pin"), tuple(x[:5] for x in full.reaction("wheel_pin")))
+    with pytest.raises(MechanismError, match="effort\\('drive'\\) needs the efforts"):
+        done.effort("drive")
 
 
 def test_a_bad_keep_is_refused_naming_it() -> None:
