@@ -1,4 +1,4 @@
-"""The design study's lockstep dynamics (solver/study/batch.py): many variants of one
+"""The design study's lockstep dynamics (solver/study/lockstep.py): many variants of one
 mechanism as one run with a variant axis in every array, each variant with its own step
 control, equal to its separate run."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from solver import Mechanism
 from solver.study import Study, grid, latin_hypercube
 from solver.study import engine
-from solver.study.batch import batch_dynamics
+from solver.study.lockstep import batch_dynamics
 from solver.study.stack import stack_models
 from solver.model.compile import compile_model
 
@@ -234,17 +234,20 @@ def test_redundant_rows_are_swept_as_one_with_their_least_norm_multipliers(monke
 
 
 def test_long_runs_keep_a_bounded_buffer_of_frames(monkeypatch):
-    """The lockstep run hands its output frames to the Results a buffer at a time (a long
-    run's Jacobians are not all kept): with room for six of the thirteen frames per variant
-    (three buffers each), the Results are the same as with room for all."""
-    import solver.study.batch as batch
+    """Each variant of the lockstep run hands its output frames to its Result a buffer at a
+    time, as its separate run does (model/frame_buffer.py: a long run's Jacobians are not
+    all kept): with room for five of the thirteen frames (three buffers each), the Results
+    are the same as with room for all."""
+    from solver.model.frame_buffer import FrameBuffer
+    got = []
+    real = engine.batch_dynamics
+    monkeypatch.setattr(engine, "batch_dynamics",
+                        lambda *a, **kw: got.append(real(*a, **kw)) or got[-1])
     study = Study(sprung_pendulum(), grid({"rod.mass": [1.0, 2.0, 3.0]}))
     whole = study.run(duration=0.5, fps=24)
-    monkeypatch.setattr(batch, "FRAME_BYTES", 3 * 3 * 8 * (19 + 12 * 13 + 4))
+    monkeypatch.setattr(FrameBuffer, "BLOCK", 5)
     parts = study.run(duration=0.5, fps=24)
-    model = compile_model(study.variant(0))
-    per = 8 * (model.nb * 19 + model.nc * (1 + model.row_width) + 4)
-    assert batch.FRAME_BYTES // (3 * per) == 6
+    assert len(got) == 2 and all(r is not None for run in got for r in run)
     for i in range(3):
         assert np.array_equal(parts.result(i)._r, whole.result(i)._r)
         assert np.array_equal(parts.result(i)._reaction, whole.result(i)._reaction)
@@ -305,7 +308,7 @@ def test_a_failure_inside_the_lockstep_run_becomes_each_variants_own_failure(mon
     m.add_motion("swing", "joint0", "0.5*t - sqrt(0.3 - t)")
     study = Study(m, grid({"link1.mass": [0.5, 1.0]}))
     res = study.run(duration=0.5, fps=24)
-    assert calls == [None] and sorted(res.failures) == [0, 1]
+    assert len(calls) == 1 and calls[0] == [None, None] and sorted(res.failures) == [0, 1]
     try:
         study.variant(1).solve(0.5, 24)
     except Exception as exc:
@@ -563,12 +566,12 @@ def test_dynamics_whose_motions_differ_run_in_lockstep(monkeypatch):
         assert _close(res.result(i).effort("shake"), alone.effort("shake")) <= 1e-9
 
 
-def test_a_variant_at_a_singular_position_leaves_the_lockstep_run(monkeypatch):
+def test_a_variant_passes_a_singular_position_inside_the_lockstep_run(monkeypatch):
     """When a rejected step finds a variant at a singular position (made to happen here
-    for variant 1 at its first rejected step), that variant leaves the lockstep run, which
-    goes on with the rest (their models stacked again, their frames and run state kept),
-    and is run alone; every variant still equals its separate run."""
-    import solver.study.batch as batch
+    for variant 1 at its rejected steps), that variant passes it by least-norm solves on
+    its own equations, as its separate run does, while the others go on together; every
+    variant finishes in the lockstep run and equals its separate run."""
+    import solver.analyses.dynamics.driver as driver
     got = []
     real = engine.batch_dynamics
     monkeypatch.setattr(engine, "batch_dynamics",
@@ -580,12 +583,13 @@ def test_a_variant_at_a_singular_position_leaves_the_lockstep_run(monkeypatch):
     def singular(model, st, r, p):
         calls.append(1)
         return ("pin",) if np.array_equal(model.body_mass, marked) else ()
-    monkeypatch.setattr(batch, "free_singular", singular)
-    monkeypatch.setattr(batch, "SINGULAR_STEP", 1e9)      # every rejected step asks
+    monkeypatch.setattr(driver, "free_singular", singular)
+    monkeypatch.setattr(driver, "SINGULAR_STEP", 1e9)      # every rejected step asks
     times = np.arange(48) / 24.0
     res = study.run(times=times)
-    assert calls and len(got) == 1 and [r is None for r in got[0]] == [False, True, False]
+    assert calls and len(got) == 1 and [r is None for r in got[0]] == [False, False, False]
     assert not res.failures
+    assert [bool(res.result(i).notes) for i in range(3)] == [False, True, False]
     for i in range(3):
         alone = study.variant(i).solve(times=times)
         assert res.result(i).steps == alone.steps

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from solver.study import Study, grid
-import solver.study.batch as batch
+import solver.study.lockstep as batch
 from solver.study import engine
 
 from test_study_batch import _close, sprung_pendulum
@@ -93,21 +93,22 @@ def test_a_study_with_the_implicit_method_runs_all_together(monkeypatch):
 
 
 def test_a_variant_leaves_the_implicit_lockstep_run_and_runs_alone(monkeypatch):
-    """A variant whose projection fails in the lockstep run (as a lock-up does: here made
-    to fail at its fourth step) leaves it and runs alone; the other three finish together,
-    and all four equal their separate runs."""
+    """A stiff variant off the common path (as one resting on a stop or passing a singular
+    position is: here made so from its fourth request on) cannot step alone with the
+    group's Radau IIA state: it leaves the lockstep run and runs alone; the other three
+    finish together, and all four equal their separate runs."""
     calls = _spy(monkeypatch, "batch_implicit")
-    real = batch._project
-    count = [0]
+    real = batch._Group._common
+    seen = [0]
 
-    def failing(g, sel, t, r, p, v, w):
-        r, p, v, w, failed = real(g, sel, t, r, p, v, w)
-        count[0] += 1
-        if count[0] == 4:           # (the first call is the start's)
-            damping = [float(g.own(int(i)).m.forces.sd_c[0]) for i in range(len(t))]
-            failed[int(np.argmax(damping))] = True      # the heaviest damper's variant
-        return r, p, v, w, failed
-    monkeypatch.setattr(batch, "_project", failing)
+    def off_path(g, i):
+        damping = [float(run.model.forces.sd_c[0]) for run in g.runs]
+        if i == int(np.argmax(damping)):            # the heaviest damper's variant
+            seen[0] += 1
+            if seen[0] >= 4:
+                return False
+        return real(g, i)
+    monkeypatch.setattr(batch._Group, "_common", off_path)
     study = Study(sprung_pendulum(), grid({"strut.damping": [2000.0, 5000.0, 3000.0, 4000.0]}))
     res = study.run(duration=0.5, fps=24)
     assert not res.failures and calls == [(4, [True, False, True, True])]

@@ -14,7 +14,7 @@ h_new = h (1 / err)^(1/(q+1)) times a safety factor, within bounds on the change
   stay valid.
 
 The error goal both use is written here once, for a single run (analyses/dynamics/driver.py)
-and for a design study's variants in lockstep (study/batch.py): the local tolerance
+and for a design study's variants in lockstep (study/lockstep.py): the local tolerance
 (``local_tolerance``), the weights of the state's blocks (``error_scale``), the error norm
 (``ErrorNorm``, over any leading axes) and the first step (``initial_step``); the other
 jobs of a run's tolerance are named beside it (``Goals``).

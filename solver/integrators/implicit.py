@@ -41,7 +41,7 @@ do not force tiny steps.
 Over a leading variant axis (``RadauIIA``): every array has one, and each variant keeps its
 own time, step size, Jacobian and its reuse, factorizations, Newton iterations (masked: one
 that converged or failed stops changing) and rejected steps, so that a design study's stiff
-variants in lockstep (study/batch.py) take the steps of their separate runs, which are the
+variants in lockstep (study/lockstep.py) take the steps of their separate runs, which are the
 same stepper with V = 1 (``RadauStepper``); the iteration matrices are radau_matrix.py's.
 """
 from __future__ import annotations
@@ -126,7 +126,7 @@ class RadauIIA:
     and its reuse, factorizations, Newton iterations and their contraction, rejected steps
     and last collocation polynomial (see the module docstring), each variant's numbers
     those of its separate run: a single run is V = 1 (``RadauStepper``), a design study's
-    stiff variants in lockstep V > 1 (study/batch.py).
+    stiff variants in lockstep V > 1 (study/lockstep.py).
 
     ``system``: ``eq``, the equations (Equations; a study's stacked over the variants),
     ``stages(ts, Y, act) -> (F, bad)``, the right-hand sides at Y (V, [s,] n), times ts

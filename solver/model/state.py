@@ -119,7 +119,10 @@ class RunState:
         return replace(self, ts_ref=ts_ref)
 
     def tracked(self, track: np.ndarray | None) -> "RunState":
-        """The same record with the tracked values ``track``."""
+        """The same record with the tracked values ``track`` (this one: none before, none
+        now)."""
+        if track is None and self.track is None:
+            return self
         return replace(self, track=track)
 
     def rests(self, resting: np.ndarray) -> "RunState":

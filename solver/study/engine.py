@@ -6,21 +6,22 @@ cluster) call the same function with the same arguments and get the same numbers
 variant is a copy of the base with its values set (study/params.py), its model written into
 the base's, compiled once (study/writes.py; compiled per variant where its parameters cannot
 be written, and when it runs alone), and run by the existing analyses: forward dynamics of all variants together in one lockstep run
-(study/batch.py: every array with a variant axis, each variant with its own steps, equal to
+(study/lockstep.py: every array with a variant axis, each variant with its own steps, equal to
 its separate run), everything else one variant after the other (analyses/run.py, as
 Mechanism.solve does); a variant that fails (assembly cannot close a loop, a lock-up, any
 error) becomes an Outcome with its reason while the rest of the batch goes on.
 
 The batched runs take the variants whose models differ only in numbers and in the
 functions of their motions, loads and actuators (study/stack.py ``stack_models``): forward
-dynamics in one lockstep loop (study/batch.py; stiff variants by Radau IIA over the variant
+dynamics in one lockstep loop (study/lockstep.py; stiff variants by Radau IIA over the variant
 axis, the others by the explicit method, each group its own run), kinematic sweeps in blocks
 of (variants, frames) by the one sweep, analyses/sweep/, over a variant axis (one mechanism
 its case of one variant); couplers and
 curve joints included, each variant's tracked values its own; stops and friction in sweeps
-(no events there), compliant stops in the explicit lockstep run (forces, no events);
-forward dynamics with rigid stops or friction (events: impacts, sticking) still goes one
-by one: giving it a variant axis is the next step.
+(no events there); in the lockstep dynamics each variant runs the single run's own stages
+(analyses/dynamics/driver.py DynamicRun), events included: rigid stops' impacts and rests
+in the explicit run, compliant stops in both; forward dynamics with friction or contacts
+(each variant's slip state, its touchdowns) still goes one by one.
 The contract stays: one Outcome per variant, in the batch's order, with a Result (or a
 failure reason) per variant.
 """
@@ -44,7 +45,7 @@ from ..model.compile import Model, compile_model
 from ..model.results import Result
 from ..model.state import State, read_state
 from ..vocabulary.builder import Builder
-from .batch import batch_dynamics, batch_implicit
+from .lockstep import batch_dynamics, batch_implicit
 from .params import Parameter, make_variant, resolve_all
 from .stack import stack_models, take_variants
 from .writes import Writer, unwritable
@@ -97,7 +98,7 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
     variant, in order.  ``progress(variants done)``, after each variant (the local run
     passes it; an executor's workers get None), returning False stops the batch early.
 
-    Variants that can run together (the same structure; study/batch.py: forward dynamics
+    Variants that can run together (the same structure; study/lockstep.py: forward dynamics
     by the explicit method without events, in lockstep; analyses/sweep/: kinematic
     sweeps, in blocks of (variants, frames)) run as one; the rest, and any group that is
     handed back, one by one."""
@@ -166,8 +167,8 @@ def _dynamics(models: list[Model], st: Structure, states: list[State], times: np
               stack: Callable[..., Model | None] = stack_models) -> list[Result | None] | None:
     """Forward dynamics of the variants together: each takes the method its separate run
     takes (analyses/dynamics/driver.py ``choose_method``: the implicit one where its force elements
-    make it stiff), the explicit ones in one lockstep run (study/batch.py), the stiff ones
-    in another (study/batch.py ``batch_implicit``), two or more a group (one runs alone).  Their
+    make it stiff), the explicit ones in one lockstep run (study/lockstep.py), the stiff ones
+    in another (study/lockstep.py ``batch_implicit``), two or more a group (one runs alone).  Their
     Results, None where a variant runs alone; None when no group ran together.  ``stack``:
     how the groups' models are stacked (stack_models, or a study's Writer.stack)."""
     t0 = float(times[0])

@@ -4,8 +4,8 @@ rates, gravity, the couplers' and curve joints' numbers) on a leading variant ax
 the kernels, force elements and J M^-1 J^T solves, which carry leading axes through, give
 every variant's equations in one set of numpy calls; motions, loads and actuators whose
 functions differ become per-variant functions (``_PerVariant``, ``_PerVariantActuator``);
-``take_variants`` picks some variants of a stack.  Used by the lockstep run (batch.py,
-group.py) and the sweep of variants (engine.py, analyses/sweep/)."""
+``take_variants`` picks some variants of a stack.  Used by the lockstep run (lockstep.py) and the sweep of variants (engine.py,
+analyses/sweep/)."""
 from __future__ import annotations
 
 import dataclasses
@@ -251,10 +251,3 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
                                                     "frictions", "limits")),
                                plan=plan, forces=pick(stacked.forces, base.forces), **more)
 
-
-def stacked_tracks(starts: list[State]) -> np.ndarray | None:
-    """(V, ntrack) the tracked values of the variants' start states (State.track, as each
-    one's assembly found them), or None when they have none (a separate run then starts
-    from the pose as built, as the batch does)."""
-    tracks = [s.track for s in starts]
-    return None if any(q is None for q in tracks) else np.stack(tracks)

@@ -75,6 +75,7 @@ from ...model.results import Result, report_progress
 from ...model.state import RunState, State
 from .equations import Equations
 from .events import StepEnd, crossed_at_end, record_friction, step_events
+from .requests import Request, Requests, drive
 from .frames import REST, at_rest, frames_inside, hold_after, moved, project_run
 from .friction import aim, magnitudes, release
 from .singular import collapsed, free_singular, lock_up, near_singular, rows_chosen_anew
@@ -100,6 +101,7 @@ def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
     return "implicit" if stiffness_rate(sysm, t, r, p, v, w) > STIFF_RATE else "explicit"
 
 
+_NONE = np.zeros(0, dtype=int)
 STIFF_RATE = 300.0
 SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
 LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output)
@@ -116,20 +118,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
     method: "explicit" (Dormand-Prince 8(5,3), 5(4) at loose tolerances), "implicit"
     (L-stable Radau IIA of order 9, for stiff springs and dampers) or "auto" (implicit only
     when the force elements make the system stiff, ``choose_method``)."""
-    run = DynamicRun(model, st, start, times, tolerance, method, progress, keep)
-    for k, t_out in enumerate(times):
-        if k < run.stored:                 # stored with the long step that passed it
-            continue
-        near = 1e-14 * max(1.0, abs(t_out))
-        while run.t < t_out - near:        # integrate up to the frame time
-            run.step(k, t_out)
-        if run.t > t_out + near:           # within a long step: it and the frames after
-            if run.frames_in_step(k):      # ... at rest: held
-                break
-            continue
-        if run.frame(k):                   # a step's end; at rest: held
-            break
-    return run.finish()
+    return drive(DynamicRun(model, st, start, times, tolerance, method, progress,
+                            keep).frames())
 
 
 class DynamicRun:
@@ -138,7 +128,8 @@ class DynamicRun:
     its steps advance (time t, pose r, p, v, w, the loads' work, the step size h and the
     proposal past the frames ``grow``, the last stage ``f_end``, the kept rows ``st``, the
     RunState ``run``, the frames stored ahead).  ``step`` runs a step's stages; ``frame``
-    and ``frames_in_step`` store output frames; ``finish`` returns the Result."""
+    and ``frames_in_step`` store output frames; ``finish`` returns the Result; ``frames``
+    is the whole run, a generator of the Requests its stages make (``drive``)."""
 
     def __init__(self, model: Model, st: Structure, start: State, times: np.ndarray,
                  tolerance: float, method: str, progress, keep: Any = None) -> None:
@@ -201,7 +192,7 @@ class DynamicRun:
         self.scale = error_scale(self.sysm.pack, model.length_scale, model.nb)
         self.norm = ErrorNorm(self.scale, self.rtol)
         self.explicit = isinstance(self.stepper, DoPri5)     # both Dormand-Prince pairs
-        self.frames = FrameBuffer(out)   # the frames at step ends, stored a block at a time
+        self.buffer = FrameBuffer(out)   # the frames at step ends, stored a block at a time
 
     def _watch(self) -> None:
         """What the run watches for and what its steps advance, as at the start."""
@@ -215,6 +206,7 @@ class DynamicRun:
                       and not self.contacts)
         self.locating = self.stops is not None or run.slip is not None or self.contacts
         self.tree = open_tree(model)
+        self.turns = bool(len(run.ts_ref))         # torsion springs, whose turns are carried
         # nothing depends on time (no motion, applied load or actuator): once at rest, at rest
         self.autonomous = (not model.motion_functions and not fm.ld_names
                            and all(a is None for a in list(fm.sd_act) + list(fm.ts_act)))
@@ -222,16 +214,35 @@ class DynamicRun:
         self.t_end, self.t_last = float(self.times[-1]), self.t
         self.work = 0.0
         self.h = self.f_end = None
+        self.y_frame = None        # the packed state of the frame the run stands on
         self.resting = False       # the last accepted step left every part where it was
         self.rate, self.rate_age, self.rate_wait = 0.0, RATE_EVERY, RATE_EVERY   # the
         #     equations' fastest rate, steps since it was estimated, steps to the next
         self.grow = 0.0            # the step the control proposed after the last accepted one
         self.passed: list[tuple[float, tuple[str, ...]]] = []   # singular positions passed
         self.stored = 0            # frames stored ahead (those inside a long step, together)
+        self.done = 0              # frames stored (or held)
+
+    def frames(self) -> Requests:
+        """The run through every output frame, a generator of the Requests its stages make;
+        returns the Result."""
+        for k, t_out in enumerate(self.times):
+            if k < self.stored:            # stored with the long step that passed it
+                continue
+            near = 1e-14 * max(1.0, abs(t_out))
+            while self.t < t_out - near:   # integrate up to the frame time
+                yield from self.step(k, t_out)
+            if self.t > t_out + near:      # within a long step: it and the frames after
+                if self.frames_in_step(k):     # ... at rest: held
+                    break
+                continue
+            if (yield from self.frame(k)):     # a step's end; at rest: held
+                break
+        return self.finish()
 
     def fail(self, msg: str, k: int, tt: float, who=()) -> None:
         """Raise SolverError with the frames before frame k (the Result so far)."""
-        self.frames.flush()
+        self.buffer.flush()
         raise SolverError(msg, tt, who, self.out.truncated(k))
 
     @contextmanager
@@ -255,26 +266,31 @@ class DynamicRun:
                       k, at)
 
     # -- a step, as a list of stages ------------------------------------------------------
-    def step(self, k: int, t_out: float) -> None:
+    def step(self, k: int, t_out: float) -> Requests:
         """One accepted step towards frame k at t_out (s), its event acted on."""
         with self._named(k, lock_up_at=lambda: self._singular_equations(k)):
             sysm = self.sysm
-            y = sysm.pack(self.r, self.p, self.v, self.w, self.work)
+            y = self.y_frame          # the state as the frame here packed it, or anew
+            if y is None:
+                y = sysm.pack(self.r, self.p, self.v, self.w, self.work)
+            self.y_frame = None
             # first stage: the last stage of the step before (first same as last), taken
             # before the projection moved y by the size of the local error, or anew
-            f0 = sysm.rhs(self.t, y) if self.f_end is None else self.f_end
+            f0 = ((yield Request("rhs", sysm.rhs, (self.t, y))) if self.f_end is None
+                  else self.f_end)
             if self.h is None:
                 self.h = initial_step(f0, y, self.scale, self.rtol, self.times)
-            hs, long = self._proposal(t_out, y)
+            hs, long = yield from self._proposal(t_out, y)
             self.at_start = self.run             # the run state a step's stages use
-            hs, long, f0, y1, err, h_next = self._attempt(k, t_out, y, f0, hs, long)
+            hs, long, f0, y1, err, h_next = yield from self._attempt(k, t_out, y, f0, hs, long)
             self._next_size(hs, err, h_next, long)
             ended = self._end_on_event(k, y, f0, hs, y1, err)
-            self._advance(ended)
-            self._act(ended)
+            yield from self._advance(ended)
+            if self.locating:                    # (events to act on: none otherwise)
+                self._act(ended)
             self._after_step()
 
-    def _proposal(self, t_out: float, y: np.ndarray) -> tuple[float, bool]:
+    def _proposal(self, t_out: float, y: np.ndarray) -> Requests:
         """(size, long): a step cut to the next frame (the control's trial), or past it when
         the steps outgrow the frames, within the explicit method's stability."""
         t, frame = self.t, self.frame_dt
@@ -283,7 +299,8 @@ class DynamicRun:
         stable = self.stepper.stable if self.explicit else np.inf
         if long and self.explicit:      # within the explicit method's stability
             if self.rate_age >= self.rate_wait:
-                self.rate, self.rate_age = motion_rate(self.sysm, t, y), 0
+                self.rate = yield Request("rate", motion_rate, (self.sysm, t, y))
+                self.rate_age = 0
                 # a rate that keeps the steps short is looked at again later and later
                 short = stable / max(self.rate, 1e-300) < LONG_STEP * frame
                 self.rate_wait = (min(2 * self.rate_wait, 64 * RATE_EVERY) if short
@@ -296,7 +313,7 @@ class DynamicRun:
         return hs, long
 
     def _attempt(self, k: int, t_out: float, y: np.ndarray, f0: np.ndarray, hs: float,
-                 long: bool) -> tuple:
+                 long: bool) -> Requests:
         """The step tried until accepted (its error within the goal, or over it past an
         event: step_events ends it there): (hs, long, f0, y1, err, the control's next h).
         A step cut below SINGULAR_STEP of a frame at a singular position the motion may
@@ -304,7 +321,7 @@ class DynamicRun:
         fails, naming why."""
         sysm, stepper, control = self.sysm, self.stepper, self.control
         while True:
-            y1, err = stepper.step(self.t, y, f0, hs, self.norm)
+            y1, err = yield Request("step", stepper.step, (self.t, y, f0, hs, self.norm))
             if err <= 1.0 or (self.locating and err < np.inf and
                               crossed_at_end(sysm, self.stops, self.t, y, hs, y1)):
                 return hs, long, f0, y1, err, control.accepted(hs, err, stepper)
@@ -363,6 +380,9 @@ class DynamicRun:
         """The step's first event (a stop, a slip reversal, a joint breaking loose, a dry
         coefficient's breakpoint), located by re-stepping, its error in the goal."""
         stepper, control = self.stepper, self.control
+        if not self.locating:            # nothing to locate: the step as it is
+            self.f_end = getattr(stepper, "k_end", None)
+            return StepEnd(hs, y1, err, _NONE, _NONE, _NONE, False)
         ended = step_events(self.sysm, stepper, control, self.stops, self.t, y, f0, hs, y1,
                             err, self.norm)
         if ended.err > 1.0:              # cut to MIN_STEP, still over the goal
@@ -375,17 +395,23 @@ class DynamicRun:
         self.f_end = None if ended.located else getattr(stepper, "k_end", None)
         return ended
 
-    def _advance(self, ended: StepEnd) -> None:
+    def _advance(self, ended: StepEnd) -> Requests:
         """To the step's end, projected onto the constraints."""
         r1, p1, v1, w1, work1 = self.sysm.unpack(ended.y1)
         r0, p0 = self.r, self.p
-        (self.r, self.p, self.v, self.w), self.run = project_run(
-            self.sysm, self.run, self.t + ended.hs, r1.copy(), p1.copy(), v1.copy(), w1.copy())
+        (self.r, self.p, self.v, self.w), self.run = yield Request(
+            "project", self.project, (self.t + ended.hs, r1, p1, v1, w1))
         self.resting = (not self.tree
                         and moved(self.model, r0, p0, self.r, self.p) <= REST
                         * self.model.length_scale)
         self.t_last, self.t, self.work = self.t, self.t + ended.hs, work1
         self.out.steps += 1
+
+    def project(self, t: float, r, p, v, w) -> tuple[tuple, RunState]:
+        """(r, p, v, w) at t projected onto the constraints with the run state, and the run
+        state with the tracked values found there (``project_run``; on copies: the step's
+        end is the stepper's)."""
+        return project_run(self.sysm, self.run, t, r.copy(), p.copy(), v.copy(), w.copy())
 
     def _act(self, ended: StepEnd) -> None:
         """The step's event acted on: stops struck (impact), slipping joints stopped
@@ -462,6 +488,8 @@ class DynamicRun:
         """The run state at the step's end: exact solves again past a singular position,
         the torsion springs' turns, the contact points' touchdown speeds."""
         sysm = self.sysm
+        if not (self.run.robust or self.turns or self.contacts):
+            return
         if self.run.robust and not near_singular(self.model, self.st, self.r, self.p):
             self.run, self.f_end = self.run.solving(False), None    # past it: exact again
             sysm.tell(self.run)
@@ -479,46 +507,52 @@ class DynamicRun:
         """Frames k, ... inside the last (long) step from its dense output; True when the
         last of them is at rest and nothing depending on time acts (the rest held)."""
         t_out = self.times[k]
-        self.frames.flush()
+        self.buffer.flush()
         with self._named(k, t_out):
             self.stored, last = frames_inside(self.sysm, self.stepper, self.out, self.times,
                                               k, (self.t_last, self.t), self.at_start,
                                               self.progress)
+            self.done = self.stored
             if (self.autonomous and self.stored < len(self.times)
                     and at_rest(self.model, *last, self.goals.rest)):
                 hold_after(self.out, self.stored - 1, self.progress)   # at rest: held
+                self.done = len(self.times)
                 return True
         return False
 
-    def frame(self, k: int) -> bool:
+    def frame(self, k: int) -> Requests:
         """Frame k at the step's end: accelerations and multipliers, energy and power,
         stored; True when at rest and nothing depending on time acts (the rest held)."""
         model, sysm, t = self.model, self.sysm, self.t
         r, p, v, w = self.r, self.p, self.v, self.w
         with self._named(k, t):   # the next step starts here: its first stage is this one
-            dy, (a, lam, fe, J, f) = sysm.rhs_parts(t, sysm.pack(r, p, v, w, self.work))
+            self.y_frame = sysm.pack(r, p, v, w, self.work)
+            dy, (a, lam, fe, J, f) = yield Request("frame", sysm.rhs_parts, (t, self.y_frame))
             if self.f_end is None:
                 self.f_end = dy
-        self.run = self.run.turned(fe.ts_angle)
-        sysm.tell(self.run)
+        if len(self.run.ts_ref):          # the springs' turns, as this frame took them
+            self.run = self.run.turned(fe.ts_angle)
+            sysm.tell(self.run)
         mr = sysm.mrows
         power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
-        self.frames.add(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, self.run.track,
+        self.buffer.add(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, self.run.track,
                         fe.potential, power, self.work, sysm.friction if sysm.dry else None,
                         None if fe.contact is None else
                         summary_rows(model.forces.contacts, fe.contact,
                                      body_arrays(model, r, p)[0]))
-        report_progress(self.progress, k, len(self.times), self.out, self.frames.flush)
+        report_progress(self.progress, k, len(self.times), self.out, self.buffer.flush)
+        self.done = k + 1
         if (self.autonomous and k + 1 < len(self.times)
                 and at_rest(model, v, w, a, self.goals.rest)):
-            self.frames.flush()
+            self.buffer.flush()
             hold_after(self.out, k, self.progress)    # nothing will move it again
+            self.done = len(self.times)
             return True
         return False
 
     def finish(self) -> Result:
         """The Result, with a note of the singular positions passed."""
-        self.frames.flush()
+        self.buffer.flush()
         out = self.out
         if self.passed:
             t0, who = self.passed[0]

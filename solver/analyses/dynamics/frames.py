@@ -1,8 +1,8 @@
 """A dynamic run's output frames: a step's end projected and stored, the frames inside a
 long step from its dense output (``frames_inside``), and rest: a mechanism that nothing
 depending on time acts on, at rest, holds its pose for the frames after (``at_rest``,
-``hold_after``).  Used by analyses/dynamics/driver.py and the study's lockstep run
-(study/group.py)."""
+``hold_after``).  Used by analyses/dynamics/driver.py (and through it the study's
+lockstep run)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,7 +1,7 @@
 """Where a dynamic run's step size collapses: a singular position the motion may pass
 (least-norm solves until it is passed), redundant rows chosen anew, a lock-up, a dry joint
 nearing a jam; the tests and the messages that name the joints.  Used by
-analyses/dynamics/driver.py and the study's lockstep run (study/batch.py)."""
+analyses/dynamics/driver.py (and through it the study's lockstep run)."""
 from __future__ import annotations
 
 import numpy as np

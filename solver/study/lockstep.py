@@ -1,0 +1,415 @@
+"""Many variants of one mechanism in one forward-dynamics run.
+
+Each variant runs the single run's own code, a DynamicRun (analyses/dynamics/driver.py):
+its step control, its events (a rigid stop struck, resting, let go), its singular positions,
+its long steps and its frames.  Its stages ask for their costly calls as Requests; this
+lockstep run makes the calls of one kind of every variant on the common path together, on
+their models stacked on a leading variant axis (study/stack.py), one set of numpy calls for
+all (the per-call cost that dominates a small mechanism paid once): right-hand sides, the
+explicit method's fastest rate, trial steps (Dormand-Prince over the variant axis, each
+variant with its own h; Radau IIA with the stages of all variants in one call), the
+projections of step ends (Equations.project_many) and the frames' evaluations.  The stacked
+equations give each variant the bits of its own (explicit.py ``_combine``'s padding,
+project_many's per-variant Newton), so each variant's Result equals its separate run's.
+
+On the common path a variant solves with the study's rows and nothing else held: a variant
+with a stop resting or passing a singular position (least-norm solves) has its calls made
+on its own equations, as its separate run makes them, while the others go on together.
+Radau IIA keeps each variant's Jacobian and factors between its steps, so a stiff variant
+steps in the group only: stiff variants with rigid stops run alone, and a stiff variant
+off the common path leaves the run (None in its place: the caller runs it alone), as does a
+variant whose run fails (its separate run says why).  Friction (each variant's slip state)
+and contacts (their touchdowns) are not stacked: those studies' variants run one by one.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..analyses.dynamics.driver import DynamicRun
+from ..analyses.dynamics.requests import Request
+from ..analyses.dynamics.equations import Equations
+from ..analyses.structure import Structure
+from ..base.errors import SolverCancelled, SolverError
+from ..integrators.control import ErrorNorm, Goals, error_scale
+from ..integrators.implicit import NEWTON_MAX, RadauIIA, spectral_radii
+from ..model.compile import Model
+from ..model.results import Result
+from ..model.state import RunState, State
+from .stack import stack_models
+
+# served in this order each round; "rhs" and "frame" together (one evaluation serves both)
+KINDS = (("rhs", "frame"), ("rate",), ("step",), ("project",))
+
+
+def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
+                   times: np.ndarray, tolerance: float, method: str = "auto",
+                   progress: Callable[[int], Any] | None = None,
+                   stack: Callable[..., Model | None] = stack_models
+                   ) -> list[Result | None] | None:
+    """Forward dynamics of every variant (models of one topology, structure ``st``, each
+    from its assembled start) in lockstep by the explicit method; their Results (None for a
+    variant that left the run: it then runs alone), or None when the variants cannot run
+    together (see the module docstring): then run them separately.  ``progress(variants'
+    worth done)``, as the slowest variant passes each output frame; returning False stops
+    the run (SolverCancelled).  Each variant's separate run must take the explicit method
+    (the caller chose: study/engine.py ``_dynamics``; "implicit" gives None).  ``stack``:
+    how the variants' models are stacked (stack_models, or a study's Writer.stack)."""
+    if method == "implicit":       # (stiff variants: batch_implicit)
+        return None
+    return _lockstep(models, st, starts, times, tolerance, "explicit", progress, stack)
+
+
+def batch_implicit(models: list[Model], st: Structure, starts: list[State], times: np.ndarray,
+                   tolerance: float, progress: Callable[[int], Any] | None = None,
+                   stack: Callable[..., Model | None] = stack_models
+                   ) -> list[Result | None] | None:
+    """batch_dynamics for stiff variants, each as its separate run takes its implicit path
+    (Radau IIA, Gustafsson's step control, f(t, y) anew at every step, long steps from the
+    collocation polynomial)."""
+    return _lockstep(models, st, starts, times, tolerance, "implicit", progress, stack)
+
+
+def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np.ndarray,
+              tolerance: float, method: str, progress,
+              stack: Callable[..., Model | None]) -> list[Result | None] | None:
+    """Each variant's DynamicRun and the group that serves their requests, then the run;
+    None where they cannot run together."""
+    V = len(models)
+    if V < 2 or len(starts) != V or st is None:
+        return None
+    m0 = models[0]
+    if m0.frictions is not None or m0.forces.contacts is not None:
+        return None              # per-variant slip states and touchdowns: each alone
+    if method == "implicit" and m0.limits is not None and not m0.limits.compliant.all():
+        return None              # events re-step with each variant's own Radau IIA
+    stacked = stack(models, switched=True)
+    if stacked is None:
+        return None
+    try:
+        runs = [DynamicRun(m, st, s, times, tolerance, method, None)
+                for m, s in zip(models, starts)]
+    except SolverError:
+        return None              # a start that does not project: each alone says so
+    return _Group(models, st, stacked, runs, method, tolerance, stack).run(times, progress)
+
+
+class _Leave(Exception):
+    """A stiff variant off the common path: it runs alone."""
+
+
+class _Group:
+    """The variants' runs and what serves their requests together: the stacked equations
+    (told each variant's run state, RunState's torsion springs' turns and tracked values,
+    before each call), the stepper over the variant axis, each variant's error and
+    projection scales, and a state each variant's model evaluates at (its start: the rows
+    of variants whose request is not among a call's take it)."""
+
+    def __init__(self, models: list[Model], st: Structure, stacked: Model,
+                 runs: list[DynamicRun], method: str, tolerance: float,
+                 stack: Callable[..., Model | None] = stack_models) -> None:
+        V = len(runs)
+        self.models, self.st, self.runs, self.stack = models, st, runs, stack
+        goals = Goals(tolerance)
+        self.eq = eq = Equations(stacked, st, singular=goals.singular)
+        self.rs = np.stack([1.0 / m.row_length for m in models])               # (V, nc)
+        col = np.ones((V, eq.nb, 6))
+        col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
+        self.cw = col.reshape(V, -1)
+        self.L = np.array([m.length_scale for m in models])
+        self.norm = ErrorNorm(error_scale(eq.pack, self.L, eq.nb), goals.local(method))
+        self.implicit = method == "implicit"
+        self.stepper = (RadauIIA(_Stages(self), V) if self.implicit
+                        else type(runs[0].stepper)(eq.rhs))
+        self.t0 = np.array([run.t for run in runs])
+        self.y0 = np.stack([run.sysm.pack(run.r, run.p, run.v, run.w, 0.0) for run in runs])
+        self.stepped = np.zeros(V, dtype=bool)   # the group took each variant's last step
+        self.told_start = False       # the stepper's dense output: told the steps' start
+        self.served = {"together": 0, "alone": 0}   # requests made together, and alone
+        for i, run in enumerate(runs):
+            run.stepper = _Lane(self, i, run.stepper)
+
+    # -- the lockstep run ------------------------------------------------------------------
+    def run(self, times: np.ndarray, progress) -> list[Result | None]:
+        """Every variant's run to its end, the requests of one kind served together each
+        round; their Results (None: a variant that runs alone)."""
+        V, F = len(self.runs), len(times)
+        gens = [run.frames() for run in self.runs]
+        asks: dict[int, Request] = {}
+        out: list[Result | None] = [None] * V
+        for i, g in enumerate(gens):
+            self._resume(i, g, asks, out, next, g)
+        shown = 0
+        while asks:
+            for kinds in KINDS:
+                who = [i for i, a in asks.items() if a.kind in kinds]
+                for i, answer, exc in self._serve(kinds[-1], who, asks):
+                    g = gens[i]
+                    if exc is None:
+                        self._resume(i, g, asks, out, g.send, answer)
+                    else:
+                        self._resume(i, g, asks, out, g.throw, exc)
+            slowest = min((self.runs[i].done for i in asks), default=F)
+            if progress is not None and slowest > shown:
+                shown = slowest
+                if progress(V * slowest // F) is False:
+                    raise SolverCancelled("design study cancelled",
+                                          min(self.runs[i].t for i in asks))
+        return out
+
+    @staticmethod
+    def _resume(i: int, g, asks: dict, out: list, go: Callable, arg: Any) -> None:
+        """Variant i's run on to its next request (``go(arg)``: next, send or throw); its
+        Result when it ends, None when it fails or leaves (it runs alone, and its separate
+        run says why)."""
+        try:
+            asks[i] = go(arg)
+        except StopIteration as stop:
+            asks.pop(i, None)
+            out[i] = stop.value
+        except SolverCancelled:
+            raise
+        except Exception:         # noqa: BLE001 - this variant's alone: its own run tells
+            asks.pop(i, None)
+            out[i] = None
+
+    def _serve(self, kind: str, who: list[int], asks: dict) -> list[tuple]:
+        """[(variant, answer, exception)] of the requests of ``kind`` of the variants
+        ``who``: those on the common path in one call, the others (or all, where the call
+        fails) each on its own equations; a stiff variant's step off the common path
+        leaves."""
+        if not who:
+            return []
+        common = [i for i in who if self._common(i)]
+        shared = set(common)
+        alone = [i for i in who if i not in shared]
+        got: list[tuple] = []
+        if common:
+            try:
+                answers = getattr(self, "_" + kind)(common, [asks[i] for i in common])
+                got = [(i, a, None) for i, a in zip(common, answers)]
+                self.served["together"] += len(common)
+            except Exception:     # noqa: BLE001 - which variant: each on its own
+                alone = alone + common
+        self.served["alone"] += len(alone)
+        for i in alone:
+            if self.implicit and kind == "step":
+                got.append((i, None, _Leave()))
+                continue
+            ask = asks[i]
+            try:
+                got.append((i, ask.fn(*ask.args), None))
+            except Exception as exc:     # noqa: BLE001 - raised in its run where it asked
+                got.append((i, None, exc))
+        return got
+
+    def _common(self, i: int) -> bool:
+        """Variant i solves with the study's rows and nothing else: no stop resting, not at
+        a singular position."""
+        run = self.runs[i]
+        state = run.run
+        if state.robust or (state.resting is not None and state.resting.any()):
+            return False
+        return run.st is self.st or np.array_equal(run.st.keep, self.st.keep)
+
+    # -- the calls, made together --------------------------------------------------------
+    def _tell(self, states: list[RunState]) -> None:
+        """The stacked equations told each variant's run state (its row of ``states``)."""
+        tracks = [s.track for s in states]
+        self.eq.tell(RunState(np.stack([s.ts_ref for s in states]),
+                              None if any(q is None for q in tracks) else np.stack(tracks)))
+
+    def _told_now(self, who: list[int], states: list[RunState] | None = None) -> None:
+        """Told each variant's run state as its equations have it (``states`` for who)."""
+        now = [run.sysm.run for run in self.runs]
+        for i, s in zip(who, states or []):
+            now[i] = s
+        self._tell(now)
+
+    def _states(self, who: list[int], t, y) -> tuple[np.ndarray, np.ndarray]:
+        """(t (V,), y (V, n)): who's at their requests' (t, y), the others at their start."""
+        T, Y = self.t0.copy(), self.y0.copy()
+        T[who], Y[who] = t, np.stack(y)
+        return T, Y
+
+    def _rate(self, who: list[int], asks: list[Request]) -> list:
+        """The explicit method's fastest rate of each (driver.motion_rate, all at once)."""
+        args = [q.args for q in asks]
+        T, Y = self._states(who, [a[1] for a in args], [a[2] for a in args])
+        self._told_now(who)
+        eq = self.eq
+        F0 = eq.rhs(T, Y)
+        eps = 1e-7 * np.maximum(1.0, np.max(np.abs(Y[:, :-1]), axis=-1))[:, None]
+        rate = spectral_radii(lambda X: (eq.rhs(T, Y + eps * X) - F0) / eps, len(T),
+                              Y.shape[-1], 30)
+        return [float(rate[i]) for i in who]
+
+    def _step(self, who: list[int], asks: list[Request]) -> list:
+        """Trial steps (each variant's t, y, f0, h), one for all."""
+        args = [q.args for q in asks]
+        T, Y = self._states(who, [a[0] for a in args], [a[1] for a in args])
+        # the others: no step (explicit), or a step Radau IIA's live mask leaves untaken
+        F0, H = np.zeros(Y.shape), np.full(len(T), 1.0 if self.implicit else 0.0)
+        F0[who], H[who] = np.stack([a[2] for a in args]), [a[3] for a in args]
+        self._told_now(who)
+        if self.implicit:
+            live = np.zeros(len(T), dtype=bool)
+            live[who] = True
+            Y1, E = self.stepper.step(T, Y, F0, H, self.norm, live)
+        else:
+            Y1, E = self.stepper.step(T, Y, F0, H, self.norm)
+        self.stepped[:] = False
+        self.stepped[who] = True
+        self.told_start = False
+        return [(Y1[i], float(E[i])) for i in who]
+
+    def _project(self, who: list[int], asks: list[Request]) -> list:
+        """Step ends onto the constraints (each variant's t, r, p, v, w), the tracked values
+        taken near each one's run state: ((r, p, v, w), its run state with them), which
+        its equations are told (analyses/dynamics/frames.py ``project_run``)."""
+        args = [q.args for q in asks]
+        T = self.t0.copy()
+        T[who] = [a[0] for a in args]
+        R, P, Vv, W, _ = self.eq.unpack(self.y0)
+        R, P, Vv, W = R.copy(), P.copy(), Vv.copy(), W.copy()
+        for x, j in ((R, 1), (P, 2), (Vv, 3), (W, 4)):
+            x[who] = np.stack([a[j] for a in args])
+        todo = np.zeros(len(T), dtype=bool)
+        todo[who] = True
+        self._told_now(who, [self.runs[i].run for i in who])
+        r, p, v, w, track = self.eq.project_many(T, R, P, Vv, W, todo, self.rs, self.cw,
+                                                 self.L)
+        got = []
+        for i in who:
+            run = self.runs[i]
+            state = run.run.tracked(None if track is None else track[i])
+            run.sysm.tell(state)
+            got.append(((r[i], p[i], v[i], w[i]), state))
+        return got
+
+    def _frame(self, who: list[int], asks: list[Request]) -> list:
+        """Output frames' evaluations and right-hand sides (each variant's t, y), one
+        Equations.rhs_parts for both: its rows, or for a right-hand side only dy's row (as
+        Equations.rhs is rhs_parts' dy: the same bits)."""
+        args = [q.args for q in asks]
+        T, Y = self._states(who, [a[0] for a in args], [a[1] for a in args])
+        self._told_now(who)
+        parts = [q.kind == "rhs" for q in asks]
+        dy, (a, lam, fe, J, f) = self.eq.rhs_parts(T, Y)
+        V = len(T)
+        potential = np.broadcast_to(fe.potential, (V,))
+        power = np.broadcast_to(fe.power_nc, (V,))
+        ts = np.broadcast_to(fe.ts_angle, (V,) + np.shape(fe.ts_angle)[-1:])
+        f = np.broadcast_to(f, (V,) + f.shape[-2:])
+        return [dy[i] if only else
+                (dy[i], (a[i], lam[i], _ForcesRow(ts[i], power[i], potential[i]), J[i], f[i]))
+                for i, only in zip(who, parts)]
+
+    def dense(self, i: int, theta) -> np.ndarray:
+        """Variant i's row of the last step's dense output, the stepper's extra stages (if
+        any) evaluated with each variant's run state at its step's start."""
+        if not self.told_start:
+            self._told_now(list(range(len(self.runs))),
+                           [run.at_start for run in self.runs])
+            self.told_start = True
+        return self.stepper.dense(theta, row=i)
+
+
+class _ForcesRow:
+    """What a frame reads of one variant's ForceEval (kernels/forces.py) in a stack."""
+    contact = None
+
+    def __init__(self, ts_angle: np.ndarray, power_nc: float, potential: float) -> None:
+        self.ts_angle, self.power_nc, self.potential = ts_angle, power_nc, potential
+
+
+class _Lane:
+    """Variant i's stepper as its DynamicRun reads it: a step of its own (an event's
+    re-steps, a step off the common path) by its own stepper; the dense output, the last
+    stage and Newton's figures of its last step from the group's stepper when the group
+    took that step."""
+
+    def __init__(self, group: _Group, i: int, own: Any) -> None:
+        self.group, self.i, self.own = group, i, own
+        self.order, self.name = own.order, own.name
+        self.stable = getattr(own, "stable", np.inf)
+        self.newton_max = getattr(own, "newton_max", NEWTON_MAX)
+
+    def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float, norm):
+        self.group.stepped[self.i] = False
+        return self.own.step(t, y, f0, h, norm)
+
+    def dense(self, theta) -> np.ndarray:
+        if self.group.stepped[self.i]:
+            return self.group.dense(self.i, theta)
+        return self.own.dense(theta)
+
+    @property
+    def k_end(self) -> np.ndarray | None:
+        if self.group.stepped[self.i]:
+            k = getattr(self.group.stepper, "k_end", None)
+            return None if k is None else k[self.i]
+        return getattr(self.own, "k_end", None)
+
+    @property
+    def keeps_matrix(self) -> bool:
+        if self.group.stepped[self.i]:
+            return self.group.stepper.keeps_matrix(self.i)
+        return self.own.keeps_matrix
+
+    @property
+    def newton_iterations(self) -> int:
+        if self.group.stepped[self.i]:
+            return int(self.group.stepper.iters[self.i])
+        return self.own.newton_iterations
+
+
+class _Stages:
+    """The group's stacked equations as RadauIIA's system: its equations, each variant's
+    own (its force Jacobians), and the right-hand sides of all variants' stages in one
+    call."""
+
+    def __init__(self, g: _Group) -> None:
+        self.g = g
+        self._seq: dict[str, Any] = {}      # the stages' equations (each variant's model s times)
+
+    @property
+    def eq(self) -> Equations:
+        return self.g.eq
+
+    def own(self, i: int) -> Equations:
+        return self.g.runs[i].sysm
+
+    def _repeated(self, s: int) -> Equations:
+        """The group's equations with each variant's model repeated s times (its stages),
+        their run state (torsion springs' turns, tracked values) the variant's."""
+        g, seq = self.g, self._seq
+        if "eq" not in seq:
+            rep = g.stack([m for m in g.models for _ in range(s)], switched=True)
+            if rep is None:
+                raise np.linalg.LinAlgError("the stages do not stack")
+            seq["eq"] = Equations(rep, g.st)
+        eq = seq["eq"]
+        run = g.eq.run
+        eq.tell(RunState(np.repeat(run.ts_ref, s, axis=0),
+                         None if run.track is None else np.repeat(run.track, s, axis=0)))
+        return eq
+
+    def stages(self, ts: np.ndarray, Y: np.ndarray,
+               act: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The right-hand sides at Y (V, [s,] n), times ts (V, [s]), of all variants in one
+        call (those not ``act`` at a state that evaluates); a variant whose own evaluation
+        raises LinAlgError is flagged (its separate run's step fails there)."""
+        eq = self._repeated(Y.shape[1]) if Y.ndim == 3 else self.g.eq
+        bad = np.zeros(len(Y), dtype=bool)
+        try:
+            return eq.rhs(ts.reshape(-1), Y.reshape(-1, Y.shape[-1])).reshape(Y.shape), bad
+        except np.linalg.LinAlgError:     # which variant: each on its own model
+            out = np.zeros(Y.shape)
+            for i in np.flatnonzero(act):
+                try:
+                    out[i] = self.own(int(i)).rhs(ts[i], Y[i])
+                except np.linalg.LinAlgError:
+                    bad[i] = True
+            return out, bad
