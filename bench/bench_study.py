@@ -28,9 +28,13 @@ Cases (docs/benchmarks.md mechanisms):
 - sprung cam: the roller follower on a freely spinning cam (20 rad/s), held on it by a
   spring-damper, 1 s at 60 fps in forward dynamics, the follower's mass varied (0.2-0.6
   kg, a fifth as many variants); the lockstep run, each variant's contact its own.
+- door onto a rigid stop: tests/test_limits.py's door pulled shut by its closer onto a
+  rigid stop, restitution (0-0.8) and mass (8-12 kg) on a grid of about half as many
+  variants, 2 s at 30 fps in forward dynamics; the lockstep run, each variant's impacts and
+  rests its own (the variants resting on the stop make their calls alone).
 - governor, stiff: the flyball governor of bench_governor.py (a 1e6 N/m sleeve spring), its
   spring rate varied (5e5-2e6 N/m, a fifth as many variants), 1 s at 24 fps: each variant
-  stiff, so Radau IIA, the variants in lockstep (solver/study/batch.py).
+  stiff, so Radau IIA, the variants in lockstep (solver/study/lockstep.py).
 
 A last row: numpy's stacked solve of one linear system per variant and frame with the
 study's own Jacobians, the least any exact sweep of these variants solves (its velocities),
@@ -63,6 +67,7 @@ from bench_dynamics import chain  # noqa: E402
 from bench_governor import governor  # noqa: E402
 from bench_kinematics import slider_crank  # noqa: E402
 from mechanisms import eccentric_cam, sprung_cam  # noqa: E402
+from test_limits import door  # noqa: E402
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402
 from solver import Mechanism  # noqa: E402
@@ -248,6 +253,18 @@ def main() -> None:
                  f"{r1.method}, {len(res.failures)} failed"))
     if sep is not None:
         rows.append((f"sprung cam {Vs}, dynamic", "ours: one by one", sep, one, sep, ""))
+
+    # a door pulled shut onto a rigid stop (events: impacts, rests), restitution x mass:
+    # each variant's own impacts inside the lockstep run
+    k2 = max(2, int(round(np.sqrt(V // 2))))
+    study = Study(door(closer=20.0), grid({"stop.restitution": np.linspace(0.0, 0.8, k2),
+                                          "door.mass": np.linspace(8.0, 12.0, k2)}))
+    one, r1, wall, res, sep = time_study(study, a.quick, 2.0, 30)
+    hits = [len(res.result(i).impacts) for i in range(len(study)) if res.result(i) is not None]
+    rows.append((f"door onto a rigid stop {k2}x{k2}", "ours: study", wall, one, sep,
+                 f"{min(hits)} to {max(hits)} impacts, {len(res.failures)} failed"))
+    if sep is not None:
+        rows.append((f"door onto a rigid stop {k2}x{k2}", "ours: one by one", sep, one, sep, ""))
 
     # stiff: the flyball governor's sleeve spring rate varied (Radau IIA in lockstep)
     Vs = max(2, V // 5)
