@@ -1,5 +1,6 @@
 """The right-hand side, the projection and the kinematic sweep (its Newton, rates
-and reactions) in a fixed set of numpy calls, whatever the mechanism's size.
+and reactions) in a fixed set of numpy calls, whatever the mechanism's size; the banded
+sweep's algebra, whatever the number of frames in a block.
 
 Every body, constraint row and force element of a kind is handled by the same array
 operations (``kernels/constraints.py``: one kernel per primitive kind over all its rows;
@@ -319,3 +320,39 @@ def test_sweep_lines_do_not_grow_with_the_mechanism(build, copies: tuple[int, in
         per_frames.append(+longer)
     assert sum(per_frames[0].values()) > 100
     assert per_frames[0] == per_frames[1], [sum(c.values()) for c in per_frames]
+
+
+def test_banded_sweep_block_lines_do_not_grow_with_its_frames() -> None:
+    """The banded sweep's algebra (Newton's step, the factors, J^-1 b and J^-T f, the latter
+    with two sets of forces at once as joint friction gives them) runs the same lines for a
+    block of 4 and of 8 frames: every frame of a block in one banded factorization, not
+    frame by frame (4 slider-cranks, 72 rows, J M^-1 J^T banded)."""
+    from solver.analyses.sweep.algebra import Algebra
+    mech = slider_cranks(4)
+    model = compile_model(mech)
+    begun = prepare(model, read_state(model, mech), np.arange(8) / 240.0)
+    alg = Algebra(model, [model], begun.structure.keep)
+    assert alg.sparse
+    rng = np.random.default_rng(4)
+    nk = len(begun.structure.keep)
+
+    def lines(frames: int) -> collections.Counter:
+        turn = rng.normal(scale=1e-3, size=(1, frames, model.nb, 3))
+        r = begun.state.r + rng.normal(scale=1e-3, size=(1, frames, model.nb, 3))
+        p = rotations.rotate_world(np.broadcast_to(begun.state.p, turn.shape[:-1] + (4,)), turn)
+        rg, A = body_arrays(model, r, p)[:2]
+        jac = evaluate(model, rg, A).jac
+        b = rng.normal(size=(1, frames, nk))
+        f = rng.normal(size=(2, 1, frames, model.nb, 6))
+
+        def block() -> None:
+            alg.newton_step(jac, A, b)
+            fac = alg.factor(jac, A)
+            assert fac.ok.all()
+            alg.solve(fac, b)
+            alg.solve_t(fac, f)
+        block()
+        return lines_run(block)
+    counts = [lines(4), lines(8)]
+    assert sum(counts[0].values()) > 20
+    assert counts[0] == counts[1], [sum(c.values()) for c in counts]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import logging
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,19 @@ def lapack_dpbsv() -> tuple[Any, Any, str] | None:
                             lib.path, lib.build.fortran_name("dpbsv"))
         _cache["lib"] = lib
     return _cache["dpbsv"]
+
+
+def lapack_routine(name: str) -> Any | None:
+    """LAPACK routine ``name`` (e.g. "dpbtrf") of numpy's OpenBLAS as a ctypes function, or
+    None where numpy has no such library or it does not export the name."""
+    lib = numpy_openblas()
+    key = "routine " + name
+    if key not in _cache or _cache.get(key + " lib") is not lib:
+        found = None if lib is None else lib.function(name, fortran=True)
+        if found is not None:
+            found[0].restype = None
+        _cache[key], _cache[key + " lib"] = None if found is None else found[0], lib
+    return _cache[key]
 
 
 def band_cholesky(ab: np.ndarray) -> np.ndarray | None:
@@ -97,6 +111,20 @@ def reverse_cuthill_mckee(n: int, rows: np.ndarray, cols: np.ndarray) -> np.ndar
     return np.array(order[::-1], dtype=int)
 
 
+@dataclass(frozen=True)
+class BandFactors:
+    """The lower Cholesky factors of K systems of one pattern, stacked as the block-diagonal
+    system LAPACK's band storage holds them: ``ab`` (K, (kd+1) n), system k's columns
+    after system k-1's; ``ok`` (K,) False where a system is not positive definite (its
+    factor is then the identity's, so that no other system's solve reads it)."""
+    ab: np.ndarray
+    ok: np.ndarray
+
+    def take(self, m: int) -> "BandFactors":
+        """The first m systems."""
+        return BandFactors(self.ab[:m], self.ok[:m])
+
+
 class BandedSPD:
     """Solver for S x = b with S given by values at a fixed pattern (rows, cols), both
     triangles present, as ``Schur.matrix`` produces them."""
@@ -123,6 +151,10 @@ class BandedSPD:
             self._info = itype(0)
             self._args = self._dpbsv_args(self._ab, self._x, n, self._info)
         self._stacks: dict[int, tuple] = {}
+        self.stacked = self.banded and None not in (lapack_routine("dpbtrf"),
+                                                     lapack_routine("dpbtrs"))
+        if self.stacked:
+            self._layers = band_layers(self.index, self.lower_at)
 
     def _dpbsv_args(self, ab: np.ndarray, x: np.ndarray, n: int, info) -> tuple:
         itype = self.lapack[1]
@@ -150,6 +182,82 @@ class BandedSPD:
                                         f"not positive definite (dpbsv info {info.value})")
         return x.reshape(K, n)[:, self.inv]
 
+    def factor_many(self, vals: np.ndarray) -> BandFactors:
+        """Cholesky factors of K systems of this pattern (vals (K, pairs)): one dpbtrf on their
+        block-diagonal system, whose band is as narrow as one's.  A system that is not
+        positive definite stops dpbtrf: it is marked, replaced by the identity, and the
+        systems from the first one not yet known good are put in again and factored anew
+        (a blocked dpbtrf may have left the ones just before it unfinished).  Needs
+        ``stacked``."""
+        ab = self._band(vals)
+        ok = np.ones(len(vals), dtype=bool)
+        first = 0                   # the systems before it are known good
+        while True:
+            info = self._dpbtrf(ab[first:])
+            if info == 0:
+                break
+            bad = first + (info - 1) // self.n
+            ok[bad] = False
+            ab[first:] = self._band(vals[first:], ~ok[first:])
+        return BandFactors(ab, ok)
+
+    def _band(self, vals: np.ndarray, identity: np.ndarray | None = None) -> np.ndarray:
+        """(K, (kd+1) n) the systems' lower bands in LAPACK's storage from their values at
+        the pattern (vals (K, pairs)), by a precomputed gather per layer of repeated pairs
+        (``band_layers``: summed in the pairs' order, as np.bincount sums them); the
+        systems ``identity`` (K,) replaced by the identity."""
+        ab = np.zeros((len(vals), (self.kd + 1) * self.n))
+        for j, (at, src) in enumerate(self._layers):
+            if j == 0:
+                ab[:, at] = vals[:, src]
+            else:
+                ab[:, at] += vals[:, src]
+        if identity is not None and identity.any():
+            ab[identity] = 0.0
+            ab[np.flatnonzero(identity)[:, None], np.arange(0, ab.shape[1], self.kd + 1)] = 1.0
+        return ab
+
+    def _dpbtrf(self, ab: np.ndarray) -> int:
+        """Factor the block-diagonal band system ``ab`` (K, (kd+1) n) in place; LAPACK's info
+        (0, or the first column whose pivot is not positive)."""
+        itype = self.lapack[1]
+        dp, info = ctypes.POINTER(ctypes.c_double), itype(0)
+        lapack_routine("dpbtrf")(
+            ctypes.c_char_p(b"L"), ctypes.byref(itype(ab.size // (self.kd + 1))),
+            ctypes.byref(itype(self.kd)), ab.ctypes.data_as(dp), ctypes.byref(itype(self.kd + 1)),
+            ctypes.byref(info), ctypes.c_size_t(1))
+        return int(info.value)
+
+    def solve_factored(self, fac: BandFactors, b: np.ndarray) -> np.ndarray:
+        """x with S_k x_k = b_k for each system k of ``fac`` (b (..., K, n): leading axes
+        are more right-hand sides of each system), by one dpbtrs; NaN for a system that is
+        not positive definite.  A system whose solution is not finite would spread NaN
+        into the next one through their zero coupling: the systems are then solved one by
+        one."""
+        K, n = len(fac.ok), self.n
+        lead = b.shape[:-2]
+        x = np.ascontiguousarray(b.take(self.perm, axis=-1))
+        self._dpbtrs(fac.ab, x, n * K, int(np.prod(lead, dtype=int)))
+        x = x.take(self.inv, axis=-1)
+        x[..., ~fac.ok, :] = np.nan
+        finite = np.isfinite(x).reshape(-1, K, n).all(axis=(0, 2))
+        if np.count_nonzero(finite | ~fac.ok) < K:
+            for k in np.flatnonzero(fac.ok):
+                xk = np.ascontiguousarray(b[..., k, :].take(self.perm, axis=-1))
+                self._dpbtrs(fac.ab[k], xk, n, int(np.prod(lead, dtype=int)))
+                x[..., k, :] = xk.take(self.inv, axis=-1)
+        return x
+
+    def _dpbtrs(self, ab: np.ndarray, x: np.ndarray, rows: int, nrhs: int) -> None:
+        """x (nrhs right-hand sides of ``rows`` entries each, C order) overwritten by the
+        solution of the factored band system ``ab``."""
+        itype = self.lapack[1]
+        dp, info = ctypes.POINTER(ctypes.c_double), itype(0)
+        lapack_routine("dpbtrs")(
+            ctypes.c_char_p(b"L"), ctypes.byref(itype(rows)), ctypes.byref(itype(self.kd)),
+            ctypes.byref(itype(nrhs)), ab.ctypes.data_as(dp), ctypes.byref(itype(self.kd + 1)),
+            x.ctypes.data_as(dp), ctypes.byref(itype(rows)), ctypes.byref(info), ctypes.c_size_t(1))
+
     @property
     def route(self) -> str:
         """Which solve ``solve`` runs: the banded solver's description, or "dense"."""
@@ -166,3 +274,14 @@ class BandedSPD:
         if self._info.value != 0:
             raise np.linalg.LinAlgError(f"constraint matrix not positive definite (dpbsv info {self._info.value})")
         return self._x[self.inv]
+
+
+def band_layers(index: np.ndarray, lower_at: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """How the pattern's values reach the band: layers of (band positions, value indices),
+    the first with each position's first value, the next its second (pairs of rows that
+    share two bodies repeat) and so on, each in the pairs' order (as np.bincount adds
+    them).  ``index``: each lower pair's band position, ``lower_at``: its value's index."""
+    order = np.argsort(index, kind="stable")
+    pos, first, count = np.unique(index[order], return_index=True, return_counts=True)
+    return [(pos[count > j], lower_at[order[first[count > j] + j]])
+            for j in range(int(count.max(initial=0)))]

@@ -8,7 +8,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...algebra.banded import MIN_BANDED
+from ...algebra.banded import MIN_BANDED, BandFactors
 from ...algebra.newton import COND_LIMIT
 from ...algebra.schur import Schur, inverse_mass
 from ...kernels.constraints import global_jacobian
@@ -21,18 +21,33 @@ def banded(model: Model, keep: np.ndarray) -> bool:
 
 
 @dataclass(frozen=True)
+class Banded:
+    """The banded pieces of J^-1 at each frame of a block (one variant): the rows' Jacobian
+    blocks Jb (F, rows, E, 6), the inverse mass blocks Mi (F, nb+1, 6, 6), W = M^-1 J^T
+    (F, nb, 6, slots) and the Cholesky factors of S = J M^-1 J^T (banded.BandFactors)."""
+    Jb: np.ndarray
+    Mi: np.ndarray
+    W: np.ndarray
+    S: BandFactors
+
+    def take(self, m: int) -> "Banded":
+        """The first m frames."""
+        return Banded(self.Jb[:m], self.Mi[:m], self.W[:m], self.S.take(m))
+
+
+@dataclass(frozen=True)
 class Factors:
     """The square (kept) Jacobian factored at each pose of a block (V, F): dense inverses
-    (V, F, n, n), or (one variant) per frame the banded pieces (J blocks, M^-1 blocks, S
-    entries, M^-1 J^T blocks); ``ok`` (V, F) is False where J is (nearly) singular."""
+    (V, F, n, n), or (one variant) the banded pieces of every frame; ``ok`` (V, F) is False
+    where J is (nearly) singular."""
     ok: np.ndarray
     Jinv: np.ndarray | None = None
-    frames: tuple | None = None
+    band: Banded | None = None
 
     def take(self, m: int) -> "Factors":
         """The first m frames."""
         return Factors(self.ok[:, :m], None if self.Jinv is None else self.Jinv[:, :m],
-                       None if self.frames is None else self.frames[:m])
+                       None if self.band is None else self.band.take(m))
 
 
 class Algebra:
@@ -41,8 +56,9 @@ class Algebra:
     by ``factor`` and passed to ``solve``/``solve_t`` (no state kept between calls).
     Dense: stacked inverses, with a 1-norm condition check that catches a nearly singular
     pose.  One mechanism whose J M^-1 J^T is banded: J^-1 b = M^-1 J^T S^-1 b and J^-T f =
-    S^-1 J M^-1 f with S = J M^-1 J^T (schur.py), O(rows) per frame; a singular pose shows
-    as S not positive definite.  Variants densely only: banded ones are swept one by one
+    S^-1 J M^-1 f with S = J M^-1 J^T (schur.py), O(rows) per frame, every frame of a block
+    in one banded factorization of their block-diagonal S (banded.BandedSPD.factor_many);
+    a singular pose shows as S not positive definite.  Variants densely only: banded ones are swept one by one
     (S's rounding grows with cond(J)^2, so a batch's poses, within Newton's tolerance of
     each separate sweep's, would part from its reactions by as much)."""
 
@@ -51,7 +67,7 @@ class Algebra:
         self.model, self.keep, self.take = model, keep, take
         # one mechanism, a small one solved densely: no need to lay out its J M^-1 J^T
         self.schur = Schur(model, keep) if len(models) == 1 and len(keep) > MIN_BANDED else None
-        self.sparse = self.schur is not None and self.schur.band.banded
+        self.sparse = self.schur is not None and self.schur.band.stacked
         self.rs = 1.0 / np.stack([m.row_length for m in models])[:, None, keep]   # (V, 1, nk)
         self.blen = np.stack([m.body_length for m in models])                     # (V, nb)
         col = np.ones((len(models), model.nb, 6))
@@ -76,25 +92,23 @@ class Algebra:
         """-J^-1 res (V, F, 6 nb) per pose (no condition check: Newton only); NaN where J
         is singular; ``go`` (V, F): the poses to move (the others' step is not used: their
         J is taken as the identity, which any NaN of theirs cannot make singular)."""
+        if go is not None:
+            res = np.where(go[..., None], res, 0.0)
         if self.sparse:
-            out = np.full(res.shape[:-1] + (6 * self.model.nb,), np.nan)
-            for f in range(res.shape[1]):
-                fr = self._prepare_one(jac[0, f], A[0, f])
-                if fr is not None:
-                    out[0, f] = -self._solve_one(fr, res[0, f]).reshape(-1)
-            return out
+            band = self._banded(jac[0], A[0])
+            return -self._apply(band, res[0]).reshape(res.shape[:-1] + (-1,))
         J = global_jacobian(self.model, jac)[..., self.keep, :]
         if go is not None:
             J = np.where(go[..., None, None], J, np.eye(len(self.keep)))
-            res = np.where(go[..., None], res, 0.0)
         return _solve_stack(J, -res)
 
     def factor(self, jac: np.ndarray, A: np.ndarray) -> Factors:
-        """Factor J at each pose of the block; ok False where it is (nearly) singular."""
+        """Factor J at each pose of the block; ok False where it is (nearly) singular (the
+        banded path: S not positive definite, or J^-1 of a vector of ones not finite)."""
         if self.sparse:
-            frames = tuple(self._prepare_one(j, a) for j, a in zip(jac[0], A[0]))
-            return Factors(np.array([[fr is not None for fr in frames]], dtype=bool),
-                           frames=frames)
+            band = self._banded(jac[0], A[0])
+            probe = self._apply(band, np.ones((len(band.Jb), len(self.keep))))
+            return Factors(np.isfinite(probe).all(axis=(-2, -1))[None], band=band)
         Jk = global_jacobian(self.model, jac)[..., self.keep, :]
         Jinv = _inverse(Jk)
         with np.errstate(invalid="ignore"):
@@ -104,44 +118,38 @@ class Algebra:
     def solve(self, fac: Factors, b: np.ndarray) -> np.ndarray:
         """J^-1 b as (V, F, nb, 6) body vectors (b (V, F, kept rows))."""
         if self.sparse:
-            return np.stack([self._solve_one(fr, x) for fr, x in zip(fac.frames, b[0])])[None]
+            return self._apply(fac.band, b[0])[None]
         return matvec(fac.Jinv, b, "vfij,vfj->vfi").reshape(b.shape[:2] + (-1, 6))
 
     def solve_t(self, fac: Factors, f: np.ndarray) -> np.ndarray:
         """J^-T f for body vectors f (..., V, F, nb, 6): the kept rows' multipliers (..., V,
         F, kept rows); leading axes: several sets of forces (joint friction's responses)."""
         if self.sparse:
-            sc = self.schur
+            sc, band = self.schur, fac.band
             f0 = f[..., 0, :, :, :]
             fg = np.concatenate([f0, np.zeros(f0.shape[:-2] + (1, 6))], axis=-2)
-            out = []
-            for k, (Jb, Mi, vals, W) in enumerate(fac.frames):
-                mf = np.einsum("bij,...bj->...bi", Mi, fg[..., k, :, :])
-                out.append(sc.solve(vals, sc.times(Jb, mf)))
-            return np.stack(out, axis=-2)[..., None, :, :]
+            mf = np.einsum("fbij,...fbj->...fbi", band.Mi, fg)
+            return sc.band.solve_factored(band.S, sc.times(band.Jb, mf))[..., None, :, :]
         f = f.reshape(f.shape[:-2] + (-1,))
         if len(fac.Jinv) > 1:                      # (matvec, J^-T a view of J^-1)
             return (np.swapaxes(fac.Jinv, -1, -2) @ f[..., None])[..., 0]
         return np.einsum("vfji,...vfj->...vfi", fac.Jinv, f)
 
-    # banded path, one frame at a time
-    def _prepare_one(self, jac: np.ndarray, A: np.ndarray) -> tuple | None:
-        """(J blocks, M^-1 blocks, S entries, M^-1 J^T blocks) at one pose, or None."""
+    # the banded path: one variant, every frame of a block at once
+    def _banded(self, jac: np.ndarray, A: np.ndarray) -> Banded:
+        """The banded pieces at poses (F, ...): Jacobian blocks jac (F, nc, 12), rotation
+        matrices A (F, nb+1, 3, 3)."""
         sc = self.schur
         Jb = sc.blocks(jac)
         Mi = inverse_mass(self.model, A)
-        try:
-            vals, W = sc.matrix(Jb, Mi)
-            fr = (Jb, Mi, vals, W)
-            probe = self._solve_one(fr, np.ones(len(self.keep)))
-        except np.linalg.LinAlgError:
-            return None
-        return fr if np.all(np.isfinite(probe)) else None
+        vals, W = sc.matrix(Jb, Mi)
+        return Banded(Jb, Mi, W, sc.band.factor_many(vals))
 
-    def _solve_one(self, fr: tuple, b: np.ndarray) -> np.ndarray:
+    def _apply(self, band: Banded, b: np.ndarray) -> np.ndarray:
+        """J^-1 b = M^-1 J^T S^-1 b as (F, nb, 6) body vectors (b (F, kept rows)); NaN at a
+        frame whose S is not positive definite."""
         sc = self.schur
-        _, _, vals, W = fr
-        return sc.apply(W, sc.solve(vals, b))
+        return sc.apply(band.W, sc.band.solve_factored(band.S, b))
 
 
 def matvec(M: np.ndarray, x: np.ndarray, one: str) -> np.ndarray:
