@@ -75,8 +75,10 @@ class Algebra:
         self.cw = col.reshape(len(models), 1, -1)                                 # (V, 1, 6 nb)
         self.L = np.array([m.length_scale for m in models])[:, None]              # (V, 1)
         # the square J's scaling (rows in residual units, rotation columns in body lengths:
-        # algebra.newton.scaled_jacobian) and its inverse's, made once
-        self._js, self._jsinv = condition_scales(self.rs, self.cw)
+        # algebra.newton.scaled_jacobian) and its inverse's, made once for the dense check
+        self._js = self._jsinv = None
+        if not self.sparse:
+            self._js, self._jsinv = condition_scales(self.rs, self.cw)
 
     def only(self, idx: np.ndarray, model: Model, take: Callable | None = None) -> "Algebra":
         """The workspace of variants ``idx`` alone, whose model is ``model``."""
@@ -84,7 +86,8 @@ class Algebra:
         out.__dict__.update(self.__dict__)
         out.model, out.take = model, take
         out.rs, out.cw, out.L, out.blen = self.rs[idx], self.cw[idx], self.L[idx], self.blen[idx]
-        out._js, out._jsinv = self._js[idx], self._jsinv[idx]
+        if self._js is not None:
+            out._js, out._jsinv = self._js[idx], self._jsinv[idx]
         return out
 
     def newton_step(self, jac: np.ndarray, A: np.ndarray, res: np.ndarray,
