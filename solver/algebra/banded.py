@@ -87,28 +87,38 @@ def banded_solver() -> str | None:
 
 
 def reverse_cuthill_mckee(n: int, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """A permutation of 0..n-1 that keeps the nonzeros (rows, cols) near the diagonal."""
-    adj: list[set[int]] = [set() for _ in range(n)]
-    for r, c in zip(rows.tolist(), cols.tolist()):
-        if r != c:
-            adj[r].add(c)
-            adj[c].add(r)
+    """A permutation of 0..n-1 that keeps the nonzeros (rows, cols) near the diagonal: a
+    breadth-first search from each unvisited vertex of least degree, neighbours visited by
+    increasing degree (then index), reversed (Cuthill & McKee 1969; George 1971)."""
+    degree, neighbours = _adjacency(n, np.asarray(rows, dtype=int), np.asarray(cols, dtype=int))
     seen = np.zeros(n, dtype=bool)
     order: list[int] = []
-    degree = np.array([len(a) for a in adj])
-    for start in np.argsort(degree, kind="stable"):
+    for start in np.argsort(degree, kind="stable").tolist():
         if seen[start]:
             continue
         seen[start] = True
-        queue = deque([int(start)])
+        queue = deque([start])
         while queue:
             v = queue.popleft()
             order.append(v)
-            for u in sorted(adj[v], key=lambda u: (degree[u], u)):
+            for u in neighbours[v]:
                 if not seen[u]:
                     seen[u] = True
                     queue.append(u)
     return np.array(order[::-1], dtype=int)
+
+
+def _adjacency(n: int, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
+    """Each vertex's degree (n,) and its neighbours in visiting order (by degree, then
+    index) of the graph whose edges are the off-diagonal nonzeros (rows, cols)."""
+    off = rows != cols
+    v, u = np.concatenate([rows[off], cols[off]]), np.concatenate([cols[off], rows[off]])
+    edges = np.unique(v * max(n, 1) + u)
+    v, u = edges // max(n, 1), edges % max(n, 1)
+    degree = np.bincount(v, minlength=n)
+    near = u[np.lexsort((u, degree[u], v))].tolist()
+    ends = np.cumsum(degree).tolist()
+    return degree, [near[e - d: e] for e, d in zip(ends, degree.tolist())]
 
 
 @dataclass(frozen=True)
