@@ -117,8 +117,12 @@ def _clearly_independent(G: np.ndarray, tol: float, banded: bool = False) -> boo
 def _gram_band(model: Any, ends: np.ndarray) -> int:
     """Half-bandwidth of the Gram matrix of rows touching bodies ``ends`` (n, E) (in this
     order)."""
-    on = [np.flatnonzero((ends == b).any(axis=1)) for b in range(model.nb)]
-    return max((int(e.max() - e.min()) for e in on if e.size), default=0)
+    row = np.broadcast_to(np.arange(len(ends))[:, None], ends.shape)[ends < model.nb]
+    body = ends[ends < model.nb]
+    first, last = np.full(model.nb, len(ends)), np.full(model.nb, -1)
+    np.minimum.at(first, body, row)
+    np.maximum.at(last, body, row)
+    return int(np.max(last - first, initial=0))
 
 
 def _skipping_cholesky(Js: np.ndarray, kd: int, tol: float = RANK_TOL) -> np.ndarray:

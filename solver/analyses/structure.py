@@ -34,7 +34,8 @@ def structure(model: Model, r: np.ndarray, p: np.ndarray, tol: float = RANK_TOL,
     kj = independent_rows(model, J, jrows, tol)
     # (no motion rows: the joints' independent rows again, the same test on the same rows)
     kall = independent_rows(model, J, np.concatenate([kj, mrows]), tol) if mrows.size else kj
-    bad = [model.motion_names[model.row_motion[k]] for k in mrows if k not in set(kall)]
+    kept = set(kall.tolist())
+    bad = [model.motion_names[model.row_motion[k]] for k in mrows if k not in kept]
     return Structure(kall, np.setdiff1d(jrows, kj), 6 * model.nb - len(kj),
                      6 * model.nb - len(kall), bad)
 
