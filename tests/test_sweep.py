@@ -164,13 +164,16 @@ def test_a_singular_frame_in_a_stack_is_nan_and_the_others_are_solved() -> None:
     assert np.isnan(inv[1]).all() and np.isfinite(inv[2]).all()
 
 
-def test_a_block_whose_frames_all_diverge_is_cut() -> None:
+def test_a_block_whose_frames_all_diverge_is_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     """A driven chain of 200 links (bench/bench_kinematics.py), each revolute turned by
-    0.2 sin(2 pi t + 0.1 k): in the block of 8 frames Newton diverges from the prediction
-    for the frames furthest ahead until the last one's step is not finite, leaving none to
-    iterate (this crashed, evaluating an empty stack); those frames are reported not
-    converged, the block is cut and the sweep goes on: every frame is solved, the first
-    link turns by its motion (to 1e-9 rad) and every joint is closed (1e-9 m)."""
+    0.2 sin(2 pi t + 0.1 k), from the Taylor prediction (the chain's exact poses as a
+    tree, sweep/tree.py, would leave Newton nothing to diverge from): in the block of 8
+    frames Newton diverges from the prediction for the frames furthest ahead until the
+    last one's step is not finite, leaving none to iterate (this crashed, evaluating an
+    empty stack); those frames are reported not converged, the block is cut and the sweep
+    goes on: every frame is solved, the first link turns by its motion (to 1e-9 rad) and
+    every joint is closed (1e-9 m)."""
+    monkeypatch.setattr(sweep, "tree_poses", lambda *args: None)
     m = driven_chain(200)
     r = m.solve(0.5, 24)
     assert len(r) == 13
@@ -178,3 +181,103 @@ def test_a_block_whose_frames_all_diverge_is_cut() -> None:
     np.testing.assert_allclose(2.0 * np.arctan2(q[:, 3], q[:, 0]), 0.2 * np.sin(2 * np.pi * r.times),
                                atol=1e-9)
     assert max(joint_gaps(m, r).values()) < 1e-9
+
+
+def driven_tree(flip_f: bool = False, copies: int = 3):
+    """``copies`` side by side (0.5 m apart along z) of six parts on every joint kind the
+    tree's forward kinematics places, three deep and with the child on marker I's or on
+    marker J's side: a revolute turntable (a), a prismatic carriage along its x (b, marker
+    J on the carriage), a cylindrical spindle on that (c: angle and slide), a part fixed to
+    the spindle (d), a revolute crank about world y on the ground (e, marker J on the
+    crank) and a revolute arm on it (f).  36 rows a copy, J M^-1 J^T banded.  ``flip_f``:
+    the last arm's pin assembled with z_I = -z_J (the same rows; the tree's exact poses
+    then do not hold and the sweep keeps its prediction)."""
+    from solver import Mechanism
+    from tests.mechanisms import quat_about
+    along_x, along_y = quat_about("y", math.pi / 2), quat_about("x", -math.pi / 2)
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    for k in range(copies):
+        z = 0.5 * k
+
+        def at(x: float, y: float) -> tuple:
+            return (x, y, z)
+        for name, (x, y) in {"a": (0, 0), "b": (0.2, 0), "c": (0.3, 0), "d": (0.4, 0),
+                             "e": (0, 1), "f": (0.5, 1)}.items():
+            m.add_part(f"{name}{k}", mass=0.5, center_of_mass=(0.05, 0.02, 0.0),
+                       position=at(x, y), inertia=(1e-3, 2e-3, 3e-3))
+        m.add_marker(f"g.a{k}", "ground", position=at(0, 0)); m.add_marker(f"a.pin{k}", f"a{k}")
+        m.add_joint(f"ja{k}", "revolute", f"a.pin{k}", f"g.a{k}")
+        m.add_motion(f"turn{k}", f"ja{k}", f"0.5*sin(2*pi*t + {k})")
+        m.add_marker(f"a.rail{k}", f"a{k}", orientation=along_x)
+        m.add_marker(f"b.rail{k}", f"b{k}", orientation=along_x)
+        m.add_joint(f"jb{k}", "prismatic", f"a.rail{k}", f"b.rail{k}")
+        m.add_motion(f"push{k}", f"jb{k}", "-0.2 - 0.1*t")
+        m.add_marker(f"b.cyl{k}", f"b{k}", position=(0.1, 0, 0)); m.add_marker(f"c.cyl{k}", f"c{k}")
+        m.add_joint(f"jc{k}", "cylindrical", f"c.cyl{k}", f"b.cyl{k}")
+        m.add_motion(f"spin{k}", f"jc{k}", "t")
+        m.add_motion(f"lift{k}", f"jc{k}", "0.05*sin(2*pi*t)", coordinate="slide")
+        m.add_marker(f"c.fix{k}", f"c{k}", position=(0.1, 0, 0)); m.add_marker(f"d.fix{k}", f"d{k}")
+        m.add_joint(f"jd{k}", "fixed", f"d.fix{k}", f"c.fix{k}")
+        m.add_marker(f"g.e{k}", "ground", position=at(0, 1), orientation=along_y)
+        m.add_marker(f"e.pin{k}", f"e{k}", orientation=along_y)
+        m.add_joint(f"je{k}", "revolute", f"g.e{k}", f"e.pin{k}")
+        m.add_motion(f"crank{k}", f"je{k}", "0.3*t")
+        m.add_marker(f"e.f{k}", f"e{k}", position=(0.5, 0, 0), orientation=along_y)
+        flipped = flip_f and k == copies - 1
+        m.add_marker(f"f.pin{k}", f"f{k}", orientation=quat_about("x", math.pi / 2) if flipped else along_y)
+        m.add_joint(f"jf{k}", "revolute", f"f.pin{k}", f"e.f{k}")
+        m.add_motion(f"swing{k}", f"jf{k}", "0.4*sin(3*t)")
+    return m
+
+
+def newton_iterations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The Newton iterations of each block the sweep solves, recorded as it runs."""
+    its: list[int] = []
+    newton = sweep._newton
+
+    def spy(*args, **kwargs):
+        out = newton(*args, **kwargs)
+        its.append(out[5])
+        return out
+    monkeypatch.setattr(sweep, "_newton", spy)
+    return its
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_a_tree_of_driven_joints_starts_newton_on_its_solution(
+        flip: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the banded path, an open tree of driven joints is placed joint by joint from its
+    motions (sweep/tree.py) and Newton takes no step after the assembled first frame; a
+    pin assembled flipped on its axis keeps the Taylor prediction and its Newton steps.
+    Either way every output agrees with the dense frame-by-frame sweep, which never uses
+    the tree's poses: poses to 1e-10 (both within Newton's 1e-12 of the 1 m length
+    scale), rates and forces to 1e-9 relative (J's condition ~1e2), and the driven pins
+    turn by their motions to 1e-12 rad."""
+    from solver.analyses.sweep import algebra
+    its = newton_iterations(monkeypatch)
+    res = driven_tree(flip).solve(2.0, 30)
+    assert len(its) > 3
+    if flip:
+        assert max(its[1:]) > 0
+    else:
+        assert its[1:] == [0] * (len(its) - 1)
+    with monkeypatch.context() as mp:
+        mp.setattr(algebra, "MIN_BANDED", 10 ** 9)        # the dense J^-1
+        ref = frame_by_frame(monkeypatch, driven_tree(flip), 2.0, 30)
+    for part in res.model.body_part:
+        for get in ("position", "orientation"):
+            np.testing.assert_allclose(getattr(res, get)(part), getattr(ref, get)(part), atol=1e-10)
+        for get in ("velocity", "angular_velocity", "acceleration", "angular_acceleration"):
+            b = getattr(ref, get)(part)
+            np.testing.assert_allclose(getattr(res, get)(part), b,
+                                       atol=1e-9 * max(1.0, np.abs(b).max()))
+    lam_scale = np.abs(ref.multipliers).max()
+    np.testing.assert_allclose(res.multipliers, ref.multipliers, atol=1e-9 * lam_scale)
+    t = res.times
+    for marker_i, marker_j, angle in (("a.pin1", "g.a1", 0.5 * np.sin(2 * np.pi * t + 1)),
+                                      ("c.cyl2", "b.cyl2", t)):
+        xi = res.marker_frame(marker_i)[1][:, :, 0]
+        cj = res.marker_frame(marker_j)[1]
+        got = np.arctan2(np.einsum("fi,fi->f", xi, cj[:, :, 1]), np.einsum("fi,fi->f", xi, cj[:, :, 0]))
+        np.testing.assert_allclose(got, angle, atol=1e-12)

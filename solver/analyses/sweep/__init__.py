@@ -43,6 +43,7 @@ from ..general_motions import lock_up_cause
 from ..structure import Structure, least_norm, self_stresses
 from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
 from .frames import block_forces, motion_table, smooth_prefix, with_friction
+from .tree import tree_poses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
 BLOCK_MAX = 64        # largest block
@@ -156,6 +157,10 @@ class _Sweep:
         self.prev: _Last | None = None
         self.gone = np.zeros(V, dtype=bool)        # variants of ``alive`` leaving at this frame
         self.q0 = self._start_tracks(starts)
+        # an open tree of driven joints, banded (one mechanism): its exact poses as Newton's
+        # start (tree.py); a design study's variants are never banded (sweep_variants)
+        self.tree = (tree_poses(model, st.keep, self.r0[0], self.p0[0], self.fv[0, 0])
+                     if self.alg.sparse and self.n_ok[0] else None)
 
     def _start_tracks(self, starts: list[State]) -> np.ndarray | None:
         """(V, 1, ntrack) the tracked values (couplers' turns, curve contacts) at each
@@ -231,6 +236,9 @@ class _Sweep:
         frame (jerk from two frames), and each tracked value from its last rate."""
         if self.prev is None:
             return self.r0[:, None].copy(), self.p0[:, None].copy(), self.q0
+        if self.tree is not None:
+            R, P = self.tree.poses(self.fv[0, ks])
+            return R[None], P[None], None
         s, jerk, djerk, _, q, qd = (x[:, None] if isinstance(x, np.ndarray) else x
                                     for x in self.prev)
         dt = self.times[ks] - s.t

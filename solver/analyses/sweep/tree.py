@@ -1,0 +1,210 @@
+"""The exact pose of an open tree of driven joints, as the sweep's first Newton iterate.
+
+Where every part hangs from the ground through a chain of fixed, revolute, prismatic and
+cylindrical joints whose coordinates the motions drive, each joint places its part from
+its parent's pose and the motions' values (forward kinematics): marker I's axes are marker
+J's turned by the angle about z_J, and its origin is J's moved by the slide along z_J
+(docs/conventions.md).  Newton then starts on the solution to rounding and stops at once
+with its usual test of the residual, instead of two steps from the Taylor prediction.
+Anything else (a closed loop, a coupler, a curve joint, a general motion, a joint flipped
+on its axis at the start) keeps the Taylor prediction: ``tree_poses`` returns None.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...base.rotations import matrix_to_quat, quat_angle, quat_multiply, quat_to_matrix
+from ...model.compile import Model
+from ...vocabulary.joints import ANGLE, DOT2
+
+KINDS = ("fixed", "revolute", "prismatic", "cylindrical")
+AGREE = 1e-9          # largest start mismatch (of the length scale, or rad) taken as the same pose
+
+
+@dataclass(frozen=True)
+class Level:
+    """The joints at one depth of the tree (n of them): each child body's parent (nb: the
+    ground); the near marker (on the parent) and far marker (on the child): their points
+    (body frame from the centre of mass; the ground's in world) and axes as quaternions;
+    ``sign`` +1 where the far marker is the joint's I, -1 where it is J (the angle and the
+    slide then act backwards); the angle's and the slide's motion (-1: none, the angle then
+    held at ``angle0``, its value at the start)."""
+    child: np.ndarray
+    parent: np.ndarray
+    near_point: np.ndarray
+    far_point: np.ndarray
+    near_axes: np.ndarray
+    far_axes: np.ndarray
+    sign: np.ndarray
+    angle_motion: np.ndarray
+    slide_motion: np.ndarray
+    angle0: np.ndarray
+
+
+@dataclass(frozen=True)
+class TreePoses:
+    """Forward kinematics of an open tree of driven joints, one level of depth at a time
+    (a loop over levels, not bodies); ``flip`` (nb,) each body's quaternion sign, so that
+    the poses continue the sweep's own Euler parameters."""
+    levels: tuple[Level, ...]
+    nb: int
+    flip: np.ndarray
+
+    def poses(self, fv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(R (F, nb, 3) centres of mass, P (F, nb, 4) Euler parameters) at the motions'
+        values fv (F, motions, 3) (value and two derivatives, the sweep's table)."""
+        F = len(fv)
+        R, P = np.zeros((F, self.nb + 1, 3)), np.zeros((F, self.nb + 1, 4))
+        P[:, self.nb, 0] = 1.0                                  # the ground
+        for lv in self.levels:
+            place(lv, fv, R, P)
+        return R[:, : self.nb], P[:, : self.nb] * self.flip[:, None]
+
+
+def place(lv: Level, fv: np.ndarray, R: np.ndarray, P: np.ndarray) -> None:
+    """Write the pose of each child of level ``lv`` into R, P (F, nb+1, ...) from its
+    parent's: q_far = q_parent q_near qz(sign angle), q_child = q_far conj(q_far marker);
+    o_far = o_near + sign slide z_near, r_child = o_far - A_child s_far."""
+    angle = _motion(fv, lv.angle_motion, lv.angle0)
+    slide = _motion(fv, lv.slide_motion, np.zeros(len(lv.child)))
+    half = 0.5 * lv.sign * angle
+    qz = np.stack([np.cos(half), np.zeros_like(half), np.zeros_like(half), np.sin(half)], -1)
+    qp, rp = P[:, lv.parent], R[:, lv.parent]
+    q_near = quat_multiply(qp, lv.near_axes)
+    q_child = quat_multiply(quat_multiply(q_near, qz), lv.far_axes * _CONJ)
+    q_child /= np.sqrt((q_child * q_child).sum(axis=-1))[..., None]
+    o_far = (rp + _turn(qp, lv.near_point)
+             + (lv.sign * slide)[..., None] * quat_to_matrix(q_near)[..., :, 2])
+    R[:, lv.child] = o_far - _turn(q_child, lv.far_point)
+    P[:, lv.child] = q_child
+
+
+_CONJ = np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def _turn(q: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """A(q) s for quaternions q (..., n, 4) and body vectors s (n, 3)."""
+    return np.einsum("...ij,...j->...i", quat_to_matrix(q), s)
+
+
+def _motion(fv: np.ndarray, motion: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """(F, n) each joint's driven coordinate (its motion's value), ``held`` where none."""
+    if not fv.shape[1]:
+        return np.broadcast_to(held, (len(fv), len(held)))
+    return np.where(motion >= 0, fv[:, np.maximum(motion, 0), 0], held)
+
+
+def tree_poses(model: Model, keep: np.ndarray, r0: np.ndarray, p0: np.ndarray,
+               fv0: np.ndarray) -> TreePoses | None:
+    """The forward kinematics of ``model`` if it is an open tree of driven fixed, revolute,
+    prismatic and cylindrical joints (every moving body on one joint towards the ground,
+    every row kept, each motion a coordinate of one joint) and it reproduces the assembled
+    start (r0 (nb, 3), p0 (nb, 4) at the motions' values fv0 (motions, 3)) to AGREE; None
+    otherwise (the sweep keeps its Taylor prediction)."""
+    nb = model.nb
+    if (model.couplers is not None or model.curves is not None or not nb
+            or len(keep) != model.nc or model.nc != 6 * nb
+            or any(k not in KINDS for k in model.joint_kind) or len(model.joint_kind) != nb):
+        return None
+    coords = _joint_coordinates(model)
+    if coords is None:
+        return None
+    levels = _levels(model, coords, r0, p0)
+    if levels is None:
+        return None
+    tree = TreePoses(levels, nb, np.ones(nb))
+    R, P = tree.poses(fv0[None])
+    if np.abs(R[0] - r0).max() > AGREE * model.length_scale:
+        return None
+    flip = np.where((P[0] * p0).sum(axis=-1) < 0.0, -1.0, 1.0)
+    if quat_angle(P[0] * flip[:, None], p0).max() > AGREE:
+        return None
+    return TreePoses(levels, nb, flip)
+
+
+def _joint_coordinates(model: Model) -> dict[int, dict[str, int]] | None:
+    """Each joint's driven coordinates {"angle": motion, "slide": motion}, from the motion
+    rows (each joins the two bodies of exactly one joint, in its I-J order); None where a
+    motion is no joint coordinate or a joint's coordinates are not all driven."""
+    pair = {}
+    for j in range(len(model.joint_kind)):
+        key = (model.marker_body[model.joint_marker_i[j]], model.marker_body[model.joint_marker_j[j]])
+        if key in pair:                        # two joints between the same bodies: a loop
+            return None
+        pair[key] = j
+    coords: dict[int, dict[str, int]] = {j: {} for j in range(len(model.joint_kind))}
+    for k in np.flatnonzero(model.row_motion >= 0).tolist():
+        j = pair.get((int(model.row_bi[k]), int(model.row_bj[k])))
+        what = {ANGLE: "angle", DOT2: "slide"}.get(int(model.row_kind[k]))
+        if j is None or what is None or what in coords[j]:
+            return None
+        coords[j][what] = int(model.row_motion[k])
+    need = {"fixed": set(), "revolute": {"angle"}, "prismatic": {"slide"},
+            "cylindrical": {"angle", "slide"}}
+    if any(set(c) != need[model.joint_kind[j]] for j, c in coords.items()):
+        return None
+    return coords
+
+
+def _levels(model: Model, coords: dict, r0: np.ndarray, p0: np.ndarray
+            ) -> tuple[Level, ...] | None:
+    """The joints by depth from the ground; None unless each moving body hangs on exactly
+    one joint below its parent (an open tree reaching every body)."""
+    nb, placed = model.nb, {model.nb}
+    todo = set(range(len(model.joint_kind)))
+    levels = []
+    while todo:
+        rows = []
+        for j in sorted(todo):
+            bi = model.marker_body[model.joint_marker_i[j]]
+            bj = model.marker_body[model.joint_marker_j[j]]
+            if (bi in placed) == (bj in placed):
+                continue
+            rows.append((j, bj in placed))
+        if not rows:
+            return None
+        level = _level(model, coords, rows, r0, p0)
+        if len(set(level.child.tolist())) < len(level.child):
+            return None                          # a body reached twice: a loop
+        placed.update(level.child.tolist())
+        todo -= {j for j, _ in rows}
+        levels.append(level)
+    return tuple(levels) if len(placed) == nb + 1 else None
+
+
+def _level(model: Model, coords: dict, rows: list[tuple[int, bool]], r0, p0) -> Level:
+    """One level's joints ``rows`` ((joint, its marker J on the placed side))."""
+    near, far, sign = [], [], []
+    for j, j_near in rows:
+        mi, mj = model.joint_marker_i[j], model.joint_marker_j[j]
+        near.append(mj if j_near else mi)
+        far.append(mi if j_near else mj)
+        sign.append(1.0 if j_near else -1.0)
+    child = np.array([model.marker_body[m] for m in far])
+    parent = np.array([model.marker_body[m] for m in near])
+    js = [j for j, _ in rows]
+    return Level(child, parent,
+                 np.array([model.marker_point[m] for m in near]),
+                 np.array([model.marker_point[m] for m in far]),
+                 matrix_to_quat(np.array([model.marker_axes[m] for m in near])),
+                 matrix_to_quat(np.array([model.marker_axes[m] for m in far])),
+                 np.array(sign),
+                 np.array([coords[j].get("angle", -1) for j in js]),
+                 np.array([coords[j].get("slide", -1) for j in js]),
+                 _held_angles(model, js, r0, p0))
+
+
+def _held_angles(model: Model, joints: list[int], r0: np.ndarray, p0: np.ndarray) -> np.ndarray:
+    """Each joint's angle (x_I from x_J about z_J) at the assembled start: the angle a joint
+    without an angle motion (fixed, prismatic) keeps."""
+    out = []
+    for j in joints:
+        x = []
+        for m in (model.joint_marker_i[j], model.joint_marker_j[j]):
+            b = model.marker_body[m]
+            A = np.eye(3) if b == model.nb else quat_to_matrix(p0[b])
+            x.append(A @ model.marker_axes[m])
+        out.append(np.arctan2(x[0][:, 0] @ x[1][:, 1], x[0][:, 0] @ x[1][:, 0]))
+    return np.array(out)
