@@ -15,11 +15,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...base.rotations import matrix_to_quat, quat_angle, quat_multiply, quat_to_matrix
+from ...base.rotations import matrix_to_quat, quat_angle, quat_to_matrix
 from ...model.compile import Model
 from ...vocabulary.joints import ANGLE, DOT2
 
 KINDS = ("fixed", "revolute", "prismatic", "cylindrical")
+_CONJ = np.array([1.0, -1.0, -1.0, -1.0])
 AGREE = 1e-9          # largest start mismatch (of the length scale, or rad) taken as the same pose
 
 
@@ -27,16 +28,18 @@ AGREE = 1e-9          # largest start mismatch (of the length scale, or rad) tak
 class Level:
     """The joints at one depth of the tree (n of them): each child body's parent (nb: the
     ground); the near marker (on the parent) and far marker (on the child): their points
-    (body frame from the centre of mass; the ground's in world) and axes as quaternions;
-    ``sign`` +1 where the far marker is the joint's I, -1 where it is J (the angle and the
+    (body frame from the centre of mass; the ground's in world), the near marker's z axis;
+    the products on the right by the near marker's axes and by the far one's inverse, as
+    quaternions (``right_product``); ``sign`` +1 where the far marker is the joint's I, -1 where it is J (the angle and the
     slide then act backwards); the angle's and the slide's motion (-1: none, the angle then
     held at ``angle0``, its value at the start)."""
     child: np.ndarray
     parent: np.ndarray
     near_point: np.ndarray
     far_point: np.ndarray
-    near_axes: np.ndarray
-    far_axes: np.ndarray
+    near_z: np.ndarray
+    times_near: np.ndarray
+    times_far: np.ndarray
     sign: np.ndarray
     angle_motion: np.ndarray
     slide_motion: np.ndarray
@@ -65,28 +68,35 @@ class TreePoses:
 
 def place(lv: Level, fv: np.ndarray, R: np.ndarray, P: np.ndarray) -> None:
     """Write the pose of each child of level ``lv`` into R, P (F, nb+1, ...) from its
-    parent's: q_far = q_parent q_near qz(sign angle), q_child = q_far conj(q_far marker);
-    o_far = o_near + sign slide z_near, r_child = o_far - A_child s_far."""
+    parent's: q_child = q_parent q_near qz(sign angle) conj(q_far), the near and far
+    markers' axes as quaternions; r_child = r_parent + A_parent (s_near + sign slide
+    z_near) - A_child s_far, with z_near the near marker's z in the parent's axes."""
     angle = _motion(fv, lv.angle_motion, lv.angle0)
     slide = _motion(fv, lv.slide_motion, np.zeros(len(lv.child)))
     half = 0.5 * lv.sign * angle
-    qz = np.stack([np.cos(half), np.zeros_like(half), np.zeros_like(half), np.sin(half)], -1)
-    qp, rp = P[:, lv.parent], R[:, lv.parent]
-    q_near = quat_multiply(qp, lv.near_axes)
-    q_child = quat_multiply(quat_multiply(q_near, qz), lv.far_axes * _CONJ)
-    q_child /= np.sqrt((q_child * q_child).sum(axis=-1))[..., None]
-    o_far = (rp + _turn(qp, lv.near_point)
-             + (lv.sign * slide)[..., None] * quat_to_matrix(q_near)[..., :, 2])
-    R[:, lv.child] = o_far - _turn(q_child, lv.far_point)
-    P[:, lv.child] = q_child
+    qp = P[:, lv.parent]
+    q = (lv.times_near @ qp[..., None])[..., 0]              # q_parent q_near
+    c, s = np.cos(half)[..., None], np.sin(half)[..., None]
+    q = c * q + s * q.take(_BY_Z, axis=-1) * _BY_Z_SIGN        # ... qz(sign angle)
+    q = (lv.times_far @ q[..., None])[..., 0]                # ... conj(q_far)
+    q /= np.sqrt((q * q).sum(axis=-1))[..., None]
+    near = lv.near_point + (lv.sign * slide)[..., None] * lv.near_z
+    R[:, lv.child] = (R[:, lv.parent] + (quat_to_matrix(qp) @ near[..., None])[..., 0]
+                      - (quat_to_matrix(q) @ lv.far_point[..., None])[..., 0])
+    P[:, lv.child] = q
 
 
-_CONJ = np.array([1.0, -1.0, -1.0, -1.0])
+# p qz(a) = cos(a/2) p + sin(a/2) (-p3, p2, -p1, p0): a gather and a sign
+_BY_Z = np.array([3, 2, 1, 0])
+_BY_Z_SIGN = np.array([-1.0, 1.0, -1.0, 1.0])
 
 
-def _turn(q: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """A(q) s for quaternions q (..., n, 4) and body vectors s (n, 3)."""
-    return np.einsum("...ij,...j->...i", quat_to_matrix(q), s)
+def right_product(q: np.ndarray) -> np.ndarray:
+    """(..., 4, 4) the matrices M with M p = p q (Hamilton product) for quaternions q
+    (..., 4): a product on the right as a matrix of the right factor."""
+    w, x, y, z = np.moveaxis(q, -1, 0)
+    return np.stack([np.stack([w, -x, -y, -z], -1), np.stack([x, w, z, -y], -1),
+                     np.stack([y, -z, w, x], -1), np.stack([z, y, -x, w], -1)], -2)
 
 
 def _motion(fv: np.ndarray, motion: np.ndarray, held: np.ndarray) -> np.ndarray:
@@ -188,8 +198,9 @@ def _level(model: Model, coords: dict, rows: list[tuple[int, bool]], r0, p0) -> 
     return Level(child, parent,
                  np.array([model.marker_point[m] for m in near]),
                  np.array([model.marker_point[m] for m in far]),
-                 matrix_to_quat(np.array([model.marker_axes[m] for m in near])),
-                 matrix_to_quat(np.array([model.marker_axes[m] for m in far])),
+                 np.array([model.marker_axes[m][:, 2] for m in near]),
+                 right_product(matrix_to_quat(np.array([model.marker_axes[m] for m in near]))),
+                 right_product(matrix_to_quat(np.array([model.marker_axes[m] for m in far])) * _CONJ),
                  np.array(sign),
                  np.array([coords[j].get("angle", -1) for j in js]),
                  np.array([coords[j].get("slide", -1) for j in js]),
