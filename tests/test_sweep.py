@@ -248,20 +248,25 @@ def newton_iterations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def test_a_tree_of_driven_joints_starts_newton_on_its_solution(
         flip: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """On the banded path, an open tree of driven joints is placed joint by joint from its
-    motions (sweep/tree.py) and Newton takes no step after the assembled first frame; a
-    pin assembled flipped on its axis keeps the Taylor prediction and its Newton steps.
+    motions (sweep/tree.py): Newton takes no step after the assembled first frame and the
+    blocks skip the smoothness check (the poses cannot leave their branch); a pin
+    assembled flipped on its axis keeps the Taylor prediction, its Newton steps and the
+    check.
     Either way every output agrees with the dense frame-by-frame sweep, which never uses
     the tree's poses: poses to 1e-10 (both within Newton's 1e-12 of the 1 m length
     scale), rates and forces to 1e-9 relative (J's condition ~1e2), and the driven pins
     turn by their motions to 1e-12 rad."""
     from solver.analyses.sweep import algebra
     its = newton_iterations(monkeypatch)
+    smooth_checks: list[int] = []
+    check = sweep.smooth_prefix
+    monkeypatch.setattr(sweep, "smooth_prefix", lambda *a: smooth_checks.append(1) or check(*a))
     res = driven_tree(flip).solve(2.0, 30)
     assert len(its) > 3
     if flip:
-        assert max(its[1:]) > 0
-    else:
-        assert its[1:] == [0] * (len(its) - 1)
+        assert max(its[1:]) > 0 and smooth_checks
+    else:                       # (and no branch to leave: no smoothness check either)
+        assert its[1:] == [0] * (len(its) - 1) and not smooth_checks
     with monkeypatch.context() as mp:
         mp.setattr(algebra, "MIN_BANDED", 10 ** 9)        # the dense J^-1
         ref = frame_by_frame(monkeypatch, driven_tree(flip), 2.0, 30)

@@ -282,8 +282,8 @@ class _Sweep:
         gamma[..., mrows] += f[..., mix, 2]
         accel = alg.solve(fac, gamma[..., keep])
         Ac, Al = accel[..., :3], accel[..., 3:]
-        if self.prev is not None and len(ks) > 1:
-            ps = self.prev.state
+        if self.prev is not None and len(ks) > 1 and self.tree is None:
+            ps = self.prev.state          # (a tree's poses stay on their branch by construction)
             m = smooth_prefix((ps.r, ps.p, ps.v, ps.w, ps.a, ps.alpha), np.diff(times[np.r_[ks[0] - 1, ks]]), R, P,
                               Vv, W, Ac, Al, alg.blen, alg.L[:, 0])
             if m == 0:
