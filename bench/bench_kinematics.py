@@ -1,8 +1,10 @@
-"""Kinematic sweep timings: the slider-crank of docs/benchmarks.md and chains of N
-driven links.  Prints wall seconds per simulated second (best of 5 solves) and, for the
-chains, the cost per link relative to the N = 10 chain measured in the same run (1.0 =
-linear scaling); beside every time the accuracy it was bought at: the slider's x against the
-closed form and the largest joint gap (m) in the Result's own poses.
+"""Kinematic sweep timings: the slider-crank of docs/benchmarks.md, chains of N
+driven links and N parts each on its own driven pin (bench_bake.py's scene without
+Blender).  Prints wall seconds per simulated second (best of 5 solves) and, for the
+chains and the parts, the cost per link or part relative to N = 10 measured in the same
+run (1.0 = linear scaling); beside every time the accuracy it was bought at: the slider's x
+against the closed form, each pin's angle against its motion and the largest joint gap (m)
+in the Result's own poses.
 
 Run:  .venv/bin/python bench/bench_kinematics.py [--quick]
 """
@@ -60,6 +62,34 @@ def driven_chain(n: int) -> Mechanism:
     return m
 
 
+def driven_parts(n: int) -> Mechanism:
+    """bench_bake.py's scene: n arms (0.25 x 0.02 x 0.02 m, 0.1 kg) 0.3 m apart along x,
+    each on a revolute pin about world y at its end, driven at sin(2 pi t + 0.1 k) rad."""
+    about_y = (math.cos(math.pi / 4), -math.sin(math.pi / 4), 0.0, 0.0)   # marker z along world y
+    m = Mechanism()
+    m.add_part("base", fixed=True)
+    for k in range(n):
+        m.add_part(f"arm{k}", mass=0.1, center_of_mass=(0.125, 0, 0), position=(0.3 * k, 0, 0),
+                   inertia=(6.7e-6, 5.24e-4, 5.24e-4))
+        m.add_marker(f"arm{k}.pin", f"arm{k}", orientation=about_y)
+        m.add_marker(f"base.pin{k}", "base", position=(0.3 * k, 0, 0), orientation=about_y)
+        m.add_joint(f"pin{k}", "revolute", f"arm{k}.pin", f"base.pin{k}")
+        m.add_motion(f"drive{k}", f"pin{k}", f"sin(2*pi*t + {0.1 * k})")
+    return m
+
+
+def pin_angle_error(r, n: int) -> float:
+    """The largest difference (rad) between each pin's angle in the Result's poses (marker
+    I's x from marker J's x about J's z) and its motion."""
+    worst = 0.0
+    for k in range(n):
+        xi = r.marker_frame(f"arm{k}.pin")[1][:, :, 0]
+        cj = r.marker_frame(f"base.pin{k}")[1]
+        angle = np.arctan2(np.einsum("fi,fi->f", xi, cj[:, :, 1]), np.einsum("fi,fi->f", xi, cj[:, :, 0]))
+        worst = max(worst, float(np.abs(angle - np.sin(2 * np.pi * r.times + 0.1 * k)).max()))
+    return worst
+
+
 def joint_gap(r) -> float:
     """The largest violation of any joint's length rows (m) over the frames: how far apart
     joined points are, or off their line or plane, in the Result's own poses."""
@@ -101,9 +131,17 @@ def main() -> None:
         per = wall / dur
         base = base or per / n
         rows.append(("driven chain", n, per, f"joint gap {joint_gap(r):.1e} m", f"{per / n / base:.2f}"))
-    print(f"{'case':24s} {'N':>4s} {'wall s / sim s':>15s} {'per-link cost / N=10':>21s}  note")
+    base = None
+    for n in ((10, 100) if quick else (10, 100, 400)):
+        m = driven_parts(n)
+        wall, r = timed(m, 10.0, 24)
+        per = wall / 10.0
+        base = base or per / n
+        rows.append(("driven parts", n, per, f"pin angle error {pin_angle_error(r, n):.1e} rad, "
+                     f"joint gap {joint_gap(r):.1e} m", f"{per / n / base:.2f}"))
+    print(f"{'case':24s} {'N':>4s} {'wall s / sim s':>15s} {'per-link/part cost / N=10':>26s}  note")
     for case, n, per, note, ratio in rows:
-        print(f"{case:24s} {n:4d} {per:15.4f} {ratio:>21s}  {note}")
+        print(f"{case:24s} {n:4d} {per:15.4f} {ratio:>26s}  {note}")
 
 
 if __name__ == "__main__":
