@@ -121,7 +121,7 @@ def tree_poses(model: Model, keep: np.ndarray, r0: np.ndarray, p0: np.ndarray,
     coords = _joint_coordinates(model)
     if coords is None:
         return None
-    levels = _levels(model, coords, r0, p0)
+    levels = _levels(model, coords, p0)
     if levels is None:
         return None
     tree = TreePoses(levels, nb, np.ones(nb))
@@ -158,64 +158,53 @@ def _joint_coordinates(model: Model) -> dict[int, dict[str, int]] | None:
     return coords
 
 
-def _levels(model: Model, coords: dict, r0: np.ndarray, p0: np.ndarray
-            ) -> tuple[Level, ...] | None:
-    """The joints by depth from the ground; None unless each moving body hangs on exactly
-    one joint below its parent (an open tree reaching every body)."""
-    nb, placed = model.nb, {model.nb}
-    todo = set(range(len(model.joint_kind)))
+def _levels(model: Model, coords: dict, p0: np.ndarray) -> tuple[Level, ...] | None:
+    """The joints by depth from the ground (their held angles from the start's Euler
+    parameters p0 (nb, 4)); None unless each moving body hangs on exactly one joint below
+    its parent (an open tree reaching every body)."""
+    nb = model.nb
+    mi, mj = list(model.joint_marker_i), list(model.joint_marker_j)
+    bi = np.array([model.marker_body[m] for m in mi])
+    bj = np.array([model.marker_body[m] for m in mj])
+    placed = np.zeros(nb + 1, dtype=bool)
+    placed[nb] = True
+    todo = np.ones(len(bi), dtype=bool)
+    held = _held_angles(model, p0)
     levels = []
-    while todo:
-        rows = []
-        for j in sorted(todo):
-            bi = model.marker_body[model.joint_marker_i[j]]
-            bj = model.marker_body[model.joint_marker_j[j]]
-            if (bi in placed) == (bj in placed):
-                continue
-            rows.append((j, bj in placed))
-        if not rows:
+    while todo.any():
+        js = np.flatnonzero(todo & (placed[bi] != placed[bj]))
+        if not js.size:
             return None
-        level = _level(model, coords, rows, r0, p0)
-        if len(set(level.child.tolist())) < len(level.child):
+        j_near = placed[bj[js]]
+        child = np.where(j_near, bi[js], bj[js])
+        if len(np.unique(child)) < len(child):
             return None                          # a body reached twice: a loop
-        placed.update(level.child.tolist())
-        todo -= {j for j, _ in rows}
-        levels.append(level)
-    return tuple(levels) if len(placed) == nb + 1 else None
+        near = [mj[j] if n else mi[j] for j, n in zip(js.tolist(), j_near.tolist())]
+        far = [mi[j] if n else mj[j] for j, n in zip(js.tolist(), j_near.tolist())]
+        levels.append(Level(
+            child, np.where(j_near, bj[js], bi[js]),
+            np.array([model.marker_point[m] for m in near]),
+            np.array([model.marker_point[m] for m in far]),
+            np.array([model.marker_axes[m][:, 2] for m in near]),
+            right_product(matrix_to_quat(np.array([model.marker_axes[m] for m in near]))),
+            right_product(matrix_to_quat(np.array([model.marker_axes[m] for m in far])) * _CONJ),
+            np.where(j_near, 1.0, -1.0),
+            np.array([coords[j].get("angle", -1) for j in js.tolist()]),
+            np.array([coords[j].get("slide", -1) for j in js.tolist()]),
+            held[js]))
+        placed[child] = True
+        todo[js] = False
+    return tuple(levels) if placed.all() else None
 
 
-def _level(model: Model, coords: dict, rows: list[tuple[int, bool]], r0, p0) -> Level:
-    """One level's joints ``rows`` ((joint, its marker J on the placed side))."""
-    near, far, sign = [], [], []
-    for j, j_near in rows:
-        mi, mj = model.joint_marker_i[j], model.joint_marker_j[j]
-        near.append(mj if j_near else mi)
-        far.append(mi if j_near else mj)
-        sign.append(1.0 if j_near else -1.0)
-    child = np.array([model.marker_body[m] for m in far])
-    parent = np.array([model.marker_body[m] for m in near])
-    js = [j for j, _ in rows]
-    return Level(child, parent,
-                 np.array([model.marker_point[m] for m in near]),
-                 np.array([model.marker_point[m] for m in far]),
-                 np.array([model.marker_axes[m][:, 2] for m in near]),
-                 right_product(matrix_to_quat(np.array([model.marker_axes[m] for m in near]))),
-                 right_product(matrix_to_quat(np.array([model.marker_axes[m] for m in far])) * _CONJ),
-                 np.array(sign),
-                 np.array([coords[j].get("angle", -1) for j in js]),
-                 np.array([coords[j].get("slide", -1) for j in js]),
-                 _held_angles(model, js, r0, p0))
-
-
-def _held_angles(model: Model, joints: list[int], r0: np.ndarray, p0: np.ndarray) -> np.ndarray:
+def _held_angles(model: Model, p0: np.ndarray) -> np.ndarray:
     """Each joint's angle (x_I from x_J about z_J) at the assembled start: the angle a joint
     without an angle motion (fixed, prismatic) keeps."""
-    out = []
-    for j in joints:
-        x = []
-        for m in (model.joint_marker_i[j], model.joint_marker_j[j]):
-            b = model.marker_body[m]
-            A = np.eye(3) if b == model.nb else quat_to_matrix(p0[b])
-            x.append(A @ model.marker_axes[m])
-        out.append(np.arctan2(x[0][:, 0] @ x[1][:, 1], x[0][:, 0] @ x[1][:, 0]))
-    return np.array(out)
+    A = np.concatenate([quat_to_matrix(p0), np.eye(3)[None]])          # the ground last
+    axes = []
+    for names in (model.joint_marker_i, model.joint_marker_j):
+        body = np.array([model.marker_body[m] for m in names])
+        C = np.array([model.marker_axes[m] for m in names]).reshape(-1, 3, 3)
+        axes.append(A[body] @ C)
+    xi = axes[0][..., 0]
+    return np.arctan2((xi * axes[1][..., 1]).sum(-1), (xi * axes[1][..., 0]).sum(-1))
