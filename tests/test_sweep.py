@@ -286,3 +286,20 @@ def test_a_tree_of_driven_joints_starts_newton_on_its_solution(
         cj = res.marker_frame(marker_j)[1]
         got = np.arctan2(np.einsum("fi,fi->f", xi, cj[:, :, 1]), np.einsum("fi,fi->f", xi, cj[:, :, 0]))
         np.testing.assert_allclose(got, angle, atol=1e-12)
+
+
+def test_a_long_driven_chains_rates_are_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A driven chain of 30 links (bench/bench_kinematics.py, 180 rows: the banded path)
+    is an open tree: its velocities and accelerations follow from the motions joint by
+    joint, and agree with the dense J^-1 solve to 1e-10 of each quantity's largest value
+    (the dense solve's own rounding, cond(J) eps, is ~1e-13 here).  Solved through
+    J M^-1 J^T, whose condition is J's squared, they strayed by about 1e-8."""
+    from solver.analyses.sweep import algebra
+    res = driven_chain(30).solve(0.5, 60)
+    with monkeypatch.context() as mp:
+        mp.setattr(algebra, "MIN_BANDED", 10 ** 9)        # the dense J^-1
+        ref = driven_chain(30).solve(0.5, 60)
+    for get in ("velocity", "angular_velocity", "acceleration", "angular_acceleration"):
+        got = np.stack([getattr(res, get)(p) for p in res.model.body_part])
+        want = np.stack([getattr(ref, get)(p) for p in ref.model.body_part])
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())

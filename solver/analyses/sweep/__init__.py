@@ -268,20 +268,26 @@ class _Sweep:
                 self._lock_up(int(ks[0]), jac, ~solved)
             return 0, 1
         ks, R, P, f, jac = ks[:m], R[:, :m], P[:, :m], f[:, :m], jac[:, :m]
-        # velocities J v = nu and accelerations J a = gamma (nu, gamma: df/dt, d2f/dt2 on
-        # the motion rows; gamma also -quad)
         mrows = np.flatnonzero(model.row_motion >= 0)
         mix = model.row_motion[mrows]
-        nu = np.zeros((V, m, nc))
-        nu[..., mrows] = f[..., mix, 1]
-        vel = alg.solve(fac, nu[..., keep])
-        Vv, W = vel[..., :3], vel[..., 3:]
-        rg, A, vg, wg = body_arrays(model, R, P, Vv, W)
-        evq = evaluate(model, rg, A, vg, wg, need_jac=False, ref=None if ref is None else ref[:, :m])
-        gamma = -evq.quad                                               # J: Newton's, same pose
-        gamma[..., mrows] += f[..., mix, 2]
-        accel = alg.solve(fac, gamma[..., keep])
-        Ac, Al = accel[..., :3], accel[..., 3:]
+        evq = None
+        if self.tree is not None:         # a tree's rates joint by joint (tree.py)
+            Vv, W, Ac, Al = (x[None] for x in self.tree.rates(P[0], f[0]))
+            rg, A, vg, wg = body_arrays(model, R, P, Vv, W)
+        else:
+            # velocities J v = nu and accelerations J a = gamma (nu, gamma: df/dt, d2f/dt2
+            # on the motion rows; gamma also -quad)
+            nu = np.zeros((V, m, nc))
+            nu[..., mrows] = f[..., mix, 1]
+            vel = alg.solve(fac, nu[..., keep])
+            Vv, W = vel[..., :3], vel[..., 3:]
+            rg, A, vg, wg = body_arrays(model, R, P, Vv, W)
+            evq = evaluate(model, rg, A, vg, wg, need_jac=False,
+                           ref=None if ref is None else ref[:, :m])
+            gamma = -evq.quad                                           # J: Newton's, same pose
+            gamma[..., mrows] += f[..., mix, 2]
+            accel = alg.solve(fac, gamma[..., keep])
+            Ac, Al = accel[..., :3], accel[..., 3:]
         if self.prev is not None and len(ks) > 1 and self.tree is None:
             ps = self.prev.state          # (a tree's poses stay on their branch by construction)
             m = smooth_prefix((ps.r, ps.p, ps.v, ps.w, ps.a, ps.alpha), np.diff(times[np.r_[ks[0] - 1, ks]]), R, P,
@@ -299,7 +305,8 @@ class _Sweep:
         if not model.forces.empty:
             Qf, pot, pnc, ts_next = block_forces(model, times[ks], rg, A, vg, wg, self.ts_ref)
             Q += Qf[..., :nb, :]
-        phi, speeds = evq.phi[:, :m], np.concatenate([vg, wg], axis=-1)
+        phi = None if evq is None else evq.phi[:, :m]      # (a tree has no stops: tree.py)
+        speeds = np.concatenate([vg, wg], axis=-1)
         stop = stop_forces(model, phi, jac, speeds)
         if stop is not None:              # compliant stops the motions push into: their force
             Q = Q + stop.Q[..., :nb, :]
@@ -331,7 +338,7 @@ class _Sweep:
             self.outs._friction[:, ks[0]: ks[-1] + 1] = Qq
         block = slice(int(ks[0]), int(ks[-1]) + 1)
         self.outs.store(block, State(times[ks], R, P, Vv, W, Ac, Al), lam, jac,
-                        None if evq.track is None else evq.track[:, :m])
+                        None if evq is None or evq.track is None else evq.track[:, :m])
         self.outs.store_energy(block, Iw, pot, pnc - np.einsum("vfm,vfm->vf", lam[..., mrows],
                                                                f[..., mix, 1]))
         if model.limits is not None:      # a motion driven through a rigid stop: that variant

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...base.rotations import matrix_to_quat, quat_angle, quat_to_matrix
+from ...base.rotations import cross, matrix_to_quat, quat_angle, quat_to_matrix
 from ...model.compile import Model
 from ...vocabulary.joints import ANGLE, DOT2
 
@@ -65,6 +65,20 @@ class TreePoses:
             place(lv, fv, R, P)
         return R[:, : self.nb], P[:, : self.nb] * self.flip[:, None]
 
+    def rates(self, P: np.ndarray, fv: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(v, w, a, alpha) (F, nb, 3) each: the centres of mass' velocities and
+        accelerations and the angular ones, world axes, at the poses' Euler parameters P
+        (F, nb, 4) (``poses``) and the motions' values and derivatives fv (F, motions, 3):
+        each joint adds its rates to its parent's (``spread``)."""
+        F = len(fv)
+        A = np.empty((F, self.nb + 1, 3, 3))
+        A[:, : self.nb] = quat_to_matrix(P)
+        A[:, self.nb] = np.eye(3)
+        out = np.zeros((4, F, self.nb + 1, 3))                 # v, w, a, alpha; ground 0
+        for lv in self.levels:
+            spread(lv, fv, A, out)
+        return tuple(out[:, :, : self.nb])
+
 
 def place(lv: Level, fv: np.ndarray, R: np.ndarray, P: np.ndarray) -> None:
     """Write the pose of each child of level ``lv`` into R, P (F, nb+1, ...) from its
@@ -84,6 +98,42 @@ def place(lv: Level, fv: np.ndarray, R: np.ndarray, P: np.ndarray) -> None:
     R[:, lv.child] = (R[:, lv.parent] + (quat_to_matrix(qp) @ near[..., None])[..., 0]
                       - (quat_to_matrix(q) @ lv.far_point[..., None])[..., 0])
     P[:, lv.child] = q
+
+
+def spread(lv: Level, fv: np.ndarray, A: np.ndarray, out: np.ndarray) -> None:
+    """Write each child's rates (v, w, a, alpha in ``out`` (4, F, nb+1, 3)) from its
+    parent's, by differentiating ``place`` (rigid-body kinematics: z the joint axis in
+    world, fixed in both bodies; u_n = A_p s_near, u_f = A_c s_far; d, theta the slide and
+    the angle, each times ``sign``):
+    w_c = w_p + theta' z, alpha_c = alpha_p + theta'' z + theta' w_p x z,
+    v_c = v_p + w_p x u_n + d' z + d w_p x z - w_c x u_f,
+    a_c = a_p + alpha_p x u_n + w_p x (w_p x u_n) + d'' z + 2 d' w_p x z
+          + d (alpha_p x z + w_p x (w_p x z)) - alpha_c x u_f - w_c x (w_c x u_f)."""
+    v, w, a, al = (x[:, lv.parent] for x in out)
+    Ap, Ac = A[:, lv.parent], A[:, lv.child]
+    z = (Ap @ lv.near_z[..., None])[..., 0]
+    un = (Ap @ lv.near_point[..., None])[..., 0]
+    uf = (Ac @ lv.far_point[..., None])[..., 0]
+    th, d = (lv.sign[:, None] * _derivatives(fv, motion) for motion in (lv.angle_motion, lv.slide_motion))
+    d0, d1, d2 = (d[..., k, None] for k in range(3))
+    wz = cross(w, z)
+    wc = w + th[..., 1, None] * z
+    alc = al + th[..., 2, None] * z + th[..., 1, None] * wz
+    out[0][:, lv.child] = v + cross(w, un) + d1 * z + d0 * wz - cross(wc, uf)
+    out[1][:, lv.child] = wc
+    out[2][:, lv.child] = (a + cross(al, un) + cross(w, cross(w, un)) + d2 * z + 2.0 * d1 * wz
+                           + d0 * (cross(al, z) + cross(w, wz)) - cross(alc, uf)
+                           - cross(wc, cross(wc, uf)))
+    out[3][:, lv.child] = alc
+
+
+def _derivatives(fv: np.ndarray, motion: np.ndarray) -> np.ndarray:
+    """(F, n, 3) each joint's driven coordinate with its two derivatives, zero where no
+    motion drives it (a held angle, no slide: only the value matters there, and the
+    rates are zero)."""
+    if not fv.shape[1]:
+        return np.zeros((len(fv), len(motion), 3))
+    return np.where((motion >= 0)[:, None], fv[:, np.maximum(motion, 0)], 0.0)
 
 
 # p qz(a) = cos(a/2) p + sin(a/2) (-p3, p2, -p1, p0): a gather and a sign
@@ -115,6 +165,7 @@ def tree_poses(model: Model, keep: np.ndarray, r0: np.ndarray, p0: np.ndarray,
     otherwise (the sweep keeps its Taylor prediction)."""
     nb = model.nb
     if (model.couplers is not None or model.curves is not None or not nb
+            or model.limits is not None or model.frictions is not None
             or len(keep) != model.nc or model.nc != 6 * nb
             or any(k not in KINDS for k in model.joint_kind) or len(model.joint_kind) != nb):
         return None
