@@ -1,13 +1,15 @@
-"""The exact pose of an open tree of driven joints, as the sweep's first Newton iterate.
+"""The exact poses and rates of an open tree of driven joints, for the kinematic sweep.
 
 Where every part hangs from the ground through a chain of fixed, revolute, prismatic and
 cylindrical joints whose coordinates the motions drive, each joint places its part from
 its parent's pose and the motions' values (forward kinematics): marker I's axes are marker
 J's turned by the angle about z_J, and its origin is J's moved by the slide along z_J
 (docs/conventions.md).  Newton then starts on the solution to rounding and stops at once
-with its usual test of the residual, instead of two steps from the Taylor prediction.
-Anything else (a closed loop, a coupler, a curve joint, a general motion, a joint flipped
-on its axis at the start) keeps the Taylor prediction: ``tree_poses`` returns None.
+with its usual test of the residual, instead of two steps from the Taylor prediction;
+the velocities and accelerations follow the same way from the motions' derivatives,
+without solving J v = nu and J a = gamma.  Anything else (a closed loop, a coupler, a
+curve joint, a general motion, limits, friction, a joint flipped on its axis at the
+start) keeps the Taylor prediction and the solves: ``tree_poses`` returns None.
 """
 from __future__ import annotations
 
