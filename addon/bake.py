@@ -86,11 +86,15 @@ def _write_curve(bag, path: str, index: int, frames: np.ndarray, values: np.ndar
     fc.update()
 
 
-def _backup(ob: bpy.types.Object) -> None:
+def _backup(ob: bpy.types.Object, design: np.ndarray | None = None) -> None:
+    """Save what Clear Bake puts back: the transform channels, rotation mode and action
+    the object has now, and for a part its world matrix as designed, ``design`` (4, 4):
+    the matrix the bake was read from (scene_reader.design_matrix), which for a re-bake is
+    the one saved before the first bake, not the baked pose the scene still shows."""
     s = ob.mechanism
     if s.baked:
         return
-    s.backup_matrix = [x for row in ob.matrix_world for x in row]
+    s.backup_matrix = [x for row in (ob.matrix_world if design is None else design) for x in row]
     s.backup_rotation_mode = ob.rotation_mode
     s.backup_location, s.backup_scale = ob.location, ob.scale
     s.backup_euler, s.backup_quaternion = ob.rotation_euler, ob.rotation_quaternion
@@ -210,7 +214,7 @@ def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray) -> None:
     each part's bake action; the parts' old bakes already cleared (their actions kept)."""
     world = _world_matrices(sm, result)
     for ob in sm.parts:
-        _backup(ob)
+        _backup(ob, sm.part_frames[ob.name].matrix)
         loc, quat = _pose_keys(ob, world)
         act, slot, bag = _bake_action(ob)
         for i in range(3):
