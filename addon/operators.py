@@ -12,7 +12,7 @@ from bpy.props import EnumProperty, StringProperty
 from mathutils import Matrix, Vector
 
 from ..solver import MechanismError, SolverCancelled, SolverError
-from . import bake, bake_checks, contacts, coupling
+from . import bake, bake_checks, contacts, coupling, scene_cache
 from .background import BackgroundRun, until_interrupted
 from .curve_reader import fit_signature, length_text
 from .io.csv_table import existing_folder, export_path
@@ -27,6 +27,19 @@ from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame, with_scene_frame
 from .properties import ROLES
 from .scene_reader import read_scene
+
+
+BAKE = "bake"      # Bake's and Export CSV's reading of the scene (scene_cache.py)
+
+
+def bake_reading(scene):
+    """The scene read as Bake reads it, again only when something that reading depends on
+    changed (scene_cache.py), so that a re-bake of an unchanged design skips the read.  A
+    reading whose markers follow objects is made at each bake: it samples their motion,
+    which any object, constraint or driver may move."""
+    bpy.context.view_layer.update()       # a script's changes tagged before the fingerprint
+    return scene_cache.kept_or_made(scene, BAKE, read_scene, at_frame=False,
+                                    keep=lambda sm: not sm.follows)
 
 
 def _solve_read(scene, sm, progress=None):
@@ -411,7 +424,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         """Synchronous bake (scripts, tests, the command line)."""
         sm = None
         try:
-            sm = read_scene(context.scene)
+            sm = bake_reading(context.scene)
             bake_checks.refuse_bake(sm, context.scene)
             self._cost = _bake_cost_note(sm, context.scene)
             if self._cost:                 # said now, before the long run, and at its end
@@ -426,10 +439,11 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         return self._finish(context, sm, result)
 
     def _finish(self, context, sm, result):
-        bake.write_bake(context.scene, sm, result)
-        context.scene.mechanism.study.baked_variant = -1
-        _store_mass_display(sm, context.scene)
-        context.scene.frame_set(context.scene.frame_current)
+        with scene_cache.own_writes(context.scene, BAKE):      # the reading stays for a re-bake
+            bake.write_bake(context.scene, sm, result)
+            context.scene.mechanism.study.baked_variant = -1
+            _store_mass_display(sm, context.scene)
+            context.scene.frame_set(context.scene.frame_current)
         couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
         impacts = f", {len(result.impacts)} impact(s) at the stops" if sm.limits else ""
         rest = result.rest_from
@@ -449,7 +463,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         if bpy.app.background:
             return self.execute(context)
         try:
-            self._sm = read_scene(context.scene)
+            self._sm = bake_reading(context.scene)
             bake_checks.refuse_bake(self._sm, context.scene)
             self._cost = _bake_cost_note(self._sm, context.scene)
         except (MechanismError, SolverError) as exc:
@@ -500,7 +514,7 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
             path = existing_folder(export_path(self.filepath or context.scene.mechanism.csv_path,
                                                bpy.data.filepath))
             existing_folder(events_path(path))        # both files writable before the solve
-            sm = read_scene(context.scene)
+            sm = bake_reading(context.scene)
             rows, events = bake.write_csv(path, sm, _solve_read(context.scene, sm, until_interrupted))
         except SolverCancelled:
             self.report({"WARNING"}, "Export CSV interrupted; nothing was written")

@@ -10,7 +10,7 @@ with the scene's ``fingerprint`` and used again while the fingerprint is the sam
 - every tagged object (and every curve a curve joint reads): its identity, name, parent,
   data-block and all its mechanism settings (a setting change is no depsgraph update: the
   settings are compared themselves), and its placement;
-- the Constants, gravity, the unit system and scale, the frame rate;
+- the Constants, gravity, the unit system and scale, the frame rate and range;
 - a generation count that the depsgraph handler bumps for a change of geometry or of a
   data-block other than an object or the scene (a mesh or curve edited, a modifier, a
   keyframe moved).
@@ -20,12 +20,15 @@ frame's time) depends on the frame and on every object's world matrix as it is n
 others (the Study panel) on the design placements, the same on every frame of a baked
 scene's playback: a part's own from before the bake, any other object's placement on its
 parent, and not on the animated or bake-bookkeeping settings.  Undo, redo and loading a file
-drop every reading (their objects may be new).
+drop every reading (their objects may be new).  What the add-on writes itself inside
+``own_writes`` (a bake's keys) ends every reading but the one it was written from: the
+bake's reading of the design stays while the design stays.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from operator import attrgetter
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import bpy
 
@@ -42,6 +45,7 @@ DESIGN_SKIP = SHOWN | frozenset({"motion_angle", "motion_slide", "baked", "bake_
 
 _generation = [0]
 _kept: dict[tuple[int, str], tuple[tuple, Any]] = {}   # (scene pointer, purpose) -> (key, reading)
+_own: list[tuple[int, str]] = []   # the reading the add-on is writing from (own_writes)
 _readers: dict[bool, tuple] = {}   # at_frame -> (attrgetter of the settings, array, data-block indices)
 
 
@@ -92,15 +96,16 @@ def fingerprint(scene, at_frame: bool) -> tuple:
     units = (scene.unit_settings.scale_length, scene.unit_settings.system)
     world = (scene.use_gravity, tuple(scene.gravity), scene.render.fps, scene.render.fps_base,
              tuple((c.name, c.value) for c in scene.mechanism.constants))
-    frame = (scene.frame_current, scene.frame_start) if at_frame else ()
+    frame = (scene.frame_start, scene.frame_end, scene.frame_current if at_frame else None)
     return (scene.as_pointer(), units, world, frame, _generation[0], objects, shapes)
 
 
 def kept_or_made(scene, purpose: str, make: Callable[[Any], Any], at_frame: bool,
-                 keep: bool = True) -> Any:
+                 keep: bool | Callable[[Any], bool] = True) -> Any:
     """The reading kept for (scene, purpose) if nothing it depends on has changed, else
-    ``make(scene)``, kept unless ``keep`` is False (a posing is kept once it has
-    written its pose: ``remember``)."""
+    ``make(scene)``, kept unless ``keep`` is False or says False of it (a posing is kept
+    once it has written its pose: ``remember``; a bake's reading that samples a followed
+    object is not kept)."""
     if at_frame:
         bpy.context.view_layer.update()
     key = fingerprint(scene, at_frame)
@@ -110,7 +115,7 @@ def kept_or_made(scene, purpose: str, make: Callable[[Any], Any], at_frame: bool
         return entry[1]
     _kept.pop(slot, None)
     value = make(scene)
-    if keep:
+    if keep(value) if callable(keep) else keep:
         _kept[slot] = (key, value)
     return value
 
@@ -132,11 +137,31 @@ def forget() -> None:
     _kept.clear()
 
 
+@contextmanager
+def own_writes(scene, purpose: str) -> Iterator[None]:
+    """Inside: the add-on writes what it read for (scene, purpose) back into the scene (a
+    bake's keys and plots, which no reading of the design depends on); the updates these
+    writes make end every other kept reading but not this one.  Changes made before (the
+    user's, during a long solve) are evaluated first and end readings as usual; the
+    writes' own are evaluated before leaving, while they are known as the add-on's."""
+    bpy.context.view_layer.update()
+    _own[:] = [(scene.as_pointer(), purpose)]
+    try:
+        yield
+        bpy.context.view_layer.update()
+    finally:
+        _own.clear()
+
+
 @bpy.app.handlers.persistent
 def _on_depsgraph(scene, depsgraph) -> None:
     """A change of geometry or of a data-block other than an object or a scene (a mesh, a
     curve, an action) ends every kept reading."""
     if not _kept:
+        return
+    if _own:                          # the add-on's own writes (own_writes)
+        for slot in [slot for slot in _kept if slot not in _own]:
+            del _kept[slot]
         return
     for update in depsgraph.updates:
         if update.is_updated_geometry or not isinstance(update.id, (bpy.types.Object, bpy.types.Scene)):

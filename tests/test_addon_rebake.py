@@ -5,7 +5,12 @@ made again when something does.  Keys are float32: keys compared exactly are the
 floats written, from one deterministic run of the same model."""
 from __future__ import annotations
 
+import importlib
+
+import pytest
+
 import blender_scenes as bs
+import follow_scenes as fs
 
 
 def bake_keys(bpy) -> dict:
@@ -31,3 +36,86 @@ def test_rebakes_keep_the_design_a_dynamic_run_starts_from(blender) -> None:
         assert bpy.ops.mechanism.bake() == {"FINISHED"}
         assert list(d["arm"].mechanism.backup_matrix) == design
     assert bake_keys(bpy) == first
+
+
+def kept_reading(bpy, extension):
+    """The scene's reading that Bake keeps for the next bake (None: none kept)."""
+    cache = importlib.import_module(extension.__name__ + ".addon.scene_cache")
+    ops = importlib.import_module(extension.__name__ + ".addon.operators")
+    return cache.kept(bpy.context.scene, ops.BAKE)
+
+
+def test_a_rebake_of_an_unchanged_scene_reads_it_once(blender, extension) -> None:
+    """Bake, then bake again (at another frame, where the bake shows the parts elsewhere):
+    the second bake uses the reading the first made, and writes the same keys bit for bit;
+    so do Export CSV and a third bake."""
+    bpy = blender
+    bs.slider_crank(bpy)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    reading, first = kept_reading(bpy, extension), bake_keys(bpy)
+    assert reading is not None
+    bpy.context.scene.frame_set(7)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert kept_reading(bpy, extension) is reading
+    assert bake_keys(bpy) == first
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert kept_reading(bpy, extension) is reading
+    assert bake_keys(bpy) == first
+
+
+def _vertices_scaled(bpy, d) -> None:
+    for v in d["rod"].data.vertices:
+        v.co.x *= 1.5
+
+
+def _marker_moved(bpy, d) -> None:
+    """The small end's marker on the rod 1 mm along x (the piston slides after it)."""
+    bpy.data.objects["rod.marker"].location.x += 0.001
+
+
+def _unit_scale(bpy, d) -> None:
+    bpy.context.scene.unit_settings.scale_length = 0.5
+
+
+# (what the user changes, what the new reading must show: a number it changes)
+CHANGES = {
+    "tagged property": (lambda bpy, d: setattr(d["rod"].mechanism, "density", 2000.0),
+                        lambda sm: sm.mech.parts["rod"].mass),
+    "motion expression": (lambda bpy, d: setattr(d["main"].mechanism, "motion_expression", "pi*t"),
+                          lambda sm: sm.mech.motions[f"{sm.joints[0].name}: motion"].source),
+    "transform": (_marker_moved, lambda sm: tuple(sm.mech.markers["rod.marker"].position)),
+    "unit setting": (_unit_scale, lambda sm: sm.scale),
+    "mesh": (_vertices_scaled, lambda sm: sm.mech.parts["rod"].mass),
+    "frame range": (lambda bpy, d: setattr(bpy.context.scene, "frame_end", 30),
+                    lambda sm: sm.timeline.frame_end),
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_a_change_the_reading_depends_on_makes_the_bake_read_again(blender, extension,
+                                                                   change: str) -> None:
+    """Bake; change a tagged object's setting, a marker's placement, a part's mesh, the unit
+    scale or the frame range; bake again: the scene is read again, and the new reading shows the
+    change (a number of it differs from the old reading's)."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    make, measure = CHANGES[change]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    old = kept_reading(bpy, extension)
+    make(bpy, d)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    new = kept_reading(bpy, extension)
+    assert new is not None and new is not old
+    assert measure(new) != measure(old)
+
+
+def test_a_reading_that_samples_a_followed_object_is_made_at_each_bake(blender, extension) -> None:
+    """A marker that follows an Empty: what moves the Empty is not in the fingerprint, so
+    the bake keeps no reading (each bake samples the Empty again)."""
+    bpy = blender
+    d = fs.cross_slide(bpy)
+    target = fs.keyed_empty(bpy, "target", [(1, (0.1, -0.2, 0.0)), (25, (0.7, 0.6, 0.0))])
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = target, (True, True, False)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert kept_reading(bpy, extension) is None
