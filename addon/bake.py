@@ -25,7 +25,7 @@ from mathutils import Quaternion
 from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
 from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
-from .io.part_frames import basis_pose, pose_matrices
+from .io.part_frames import basis_pose, basis_poses, pose_matrices
 from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
                        is_baked_channel, joint_plots, part_contact_plots, vector_force_plots)
 from .scene_reader import SceneMechanism
@@ -76,12 +76,25 @@ def _bake_action(ob: bpy.types.Object):
     return act, slot, bag
 
 
-def _write_curve(bag, path: str, index: int, frames: np.ndarray, values: np.ndarray, group: str) -> None:
-    fc = bag.fcurves.new(path, index=index)
-    fc.group = bag.groups.get(group) or bag.groups.new(group)
-    fc.keyframe_points.add(len(frames))
+def _key_buffer(frames: np.ndarray) -> np.ndarray:
+    """The (2 n,) float32 ``co`` array of n keys at ``frames``, made once per bake: each
+    F-curve's values go into its odd entries before it is written (``_write_curve``)."""
     co = np.empty(2 * len(frames), dtype=np.float32)
-    co[0::2], co[1::2] = frames, values
+    co[0::2] = frames
+    return co
+
+
+def _group(bag, name: str):
+    """The channelbag's F-curve group ``name``, made if missing."""
+    return bag.groups.get(name) or bag.groups.new(name)
+
+
+def _write_curve(bag, path: str, index: int, co: np.ndarray, values: np.ndarray, group) -> None:
+    """A new F-curve of ``values`` at the frames of ``co`` (``_key_buffer``), in bulk."""
+    fc = bag.fcurves.new(path, index=index)
+    fc.group = group
+    fc.keyframe_points.add(len(co) // 2)
+    co[1::2] = values
     fc.keyframe_points.foreach_set("co", co)
     fc.update()
 
@@ -104,34 +117,45 @@ def _backup(ob: bpy.types.Object, design: np.ndarray | None = None) -> None:
     s.backup_slot = ad.action_slot.identifier if ad is not None and ad.action_slot else ""
 
 
-def _world_matrices(sm: SceneMechanism, result) -> dict[str, np.ndarray]:
-    """World matrices, built once, that the parts' keys are read from: (n, 4, 4) of each
-    moving part (from the result) and (4, 4) of a fixed parent (a ground part as designed,
-    any other object as it is now)."""
-    world: dict[str, np.ndarray] = {}
-    for ob in sm.parts:
-        world[ob.name] = pose_matrices(result.position(ob.name), result.orientation(ob.name),
-                                       sm.part_frames[ob.name].stretch, sm.scale)
-    for ob in sm.parts:
-        parent = ob.parent
-        if parent is None or parent.name in world:
-            continue
-        if parent.name in sm.part_frames:
-            world[parent.name] = sm.part_frames[parent.name].matrix
-        else:
-            world[parent.name] = np.array(parent.matrix_world, dtype=float)
-    return world
+def _parent_world(ob, moving: dict[str, int], world: np.ndarray, sm: SceneMechanism) -> np.ndarray:
+    """The world matrix a part is keyed under: (n, 4, 4) of a moving parent (its solved
+    poses), (1, 4, 4) of a fixed one (a ground part as designed, any other object as it is
+    now), the identity for none."""
+    parent = ob.parent
+    if parent is None:
+        return np.eye(4)[None]
+    if parent.name in moving:
+        return world[moving[parent.name]]
+    if parent.name in sm.part_frames:
+        return sm.part_frames[parent.name].matrix[None]
+    return np.array(parent.matrix_world, dtype=float)[None]
 
 
-def _pose_keys(ob: bpy.types.Object, world: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """(location (n, 3), quaternion (n, 4)) keys of a part at its solved world matrices, its
-    scale channel kept (negative scale: see io/part_frames.basis_pose)."""
-    signs = np.sign(np.array(ob.scale, dtype=float) * np.array(ob.delta_scale, dtype=float))
-    deltas = (tuple(ob.delta_location), tuple(ob.delta_rotation_quaternion))
-    if ob.parent is None:                        # basis = world
-        return basis_pose(world[ob.name], np.eye(4), np.eye(4), signs, *deltas)
-    return basis_pose(world[ob.name], world[ob.parent.name],
-                      np.array(ob.matrix_parent_inverse, dtype=float), signs, *deltas)
+def part_pose_keys(sm: SceneMechanism, result) -> tuple[np.ndarray, np.ndarray]:
+    """(location (P, n, 3), quaternion (P, n, 4)) keys of every moving part of ``sm.parts``
+    at its solved world matrices, its scale channel kept (negative scale: see
+    io/part_frames.basis_pose): all parts in one set of numpy calls, those under a moving
+    parent in a second."""
+    parts = sm.parts
+    moving = {ob.name: k for k, ob in enumerate(parts)}
+    world = pose_matrices(np.stack([result.position(ob.name) for ob in parts]),
+                          np.stack([result.orientation(ob.name) for ob in parts]),
+                          np.stack([sm.part_frames[ob.name].stretch for ob in parts])[:, None],
+                          sm.scale)
+    parent = [_parent_world(ob, moving, world, sm) for ob in parts]
+    inverse = np.stack([np.array(ob.matrix_parent_inverse, dtype=float) if ob.parent is not None
+                        else np.eye(4) for ob in parts])
+    signs = np.sign(np.array([tuple(ob.scale) for ob in parts], dtype=float)
+                    * np.array([tuple(ob.delta_scale) for ob in parts], dtype=float))
+    shift = np.array([tuple(ob.delta_location) for ob in parts], dtype=float)
+    turn = np.array([tuple(ob.delta_rotation_quaternion) for ob in parts], dtype=float)
+    loc = np.empty(world.shape[:2] + (3,))
+    quat = np.empty(world.shape[:2] + (4,))
+    for length in {len(p) for p in parent}:      # fixed parents (1 pose), moving ones (n)
+        rows = np.array([k for k, p in enumerate(parent) if len(p) == length])
+        loc[rows], quat[rows] = basis_poses(world[rows], np.stack([parent[k] for k in rows]),
+                                            inverse[rows], signs[rows], shift[rows], turn[rows])
+    return loc, quat
 
 
 def place_parts(sm: SceneMechanism, pose, names=None) -> None:
@@ -192,12 +216,14 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     plots.update(follow_plots(result, {name: ob.name for name, (ob, _) in sm.follows.items()}))
     for joint, series in actuator_plots(result, actuator_names(sm)).items():
         plots[joint].update(series)
+    co = _key_buffer(frames)
     for ob in sm.joints + sm.couplers + sm.bushings + sm.vector_forces + sm.contacts + followers:
         _backup(ob)
         act, slot, bag = _bake_action(ob)
+        group = _group(bag, "Mechanism")
         for prop, values in plots[ob.name].items():
             ob[prop] = float(values[0])
-            _write_curve(bag, f'["{prop}"]', 0, frames, values, "Mechanism")
+            _write_curve(bag, f'["{prop}"]', 0, co, values, group)
         _attach(ob, act, slot, sm.timeline.frame_start)
         ob.mechanism.baked = True
 
@@ -212,15 +238,18 @@ def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray) -> None:
     """Location and quaternion keys of every moving part at ``frames`` from a result's part
     poses (``position``, ``orientation``: a solver Result, or io/modes.ModeAnimation), in
     each part's bake action; the parts' old bakes already cleared (their actions kept)."""
-    world = _world_matrices(sm, result)
-    for ob in sm.parts:
+    if not sm.parts:
+        return
+    loc, quat = part_pose_keys(sm, result)
+    co = _key_buffer(frames)
+    for ob, loc_k, quat_k in zip(sm.parts, loc, quat):
         _backup(ob, sm.part_frames[ob.name].matrix)
-        loc, quat = _pose_keys(ob, world)
         act, slot, bag = _bake_action(ob)
+        group = _group(bag, "Object Transforms")
         for i in range(3):
-            _write_curve(bag, "location", i, frames, loc[:, i], "Object Transforms")
+            _write_curve(bag, "location", i, co, loc_k[:, i], group)
         for i in range(4):
-            _write_curve(bag, "rotation_quaternion", i, frames, quat[:, i], "Object Transforms")
+            _write_curve(bag, "rotation_quaternion", i, co, quat_k[:, i], group)
         ob.rotation_mode = "QUATERNION"
         _attach(ob, act, slot, sm.timeline.frame_start)
         ob.mechanism.baked = True

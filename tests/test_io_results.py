@@ -1,6 +1,7 @@
 """The add-on's Blender-free logic behind the bake's results and reports: which
-F-curves Plot shows (io/plots.py), what a bake keeps of the solver's Result, and a part's
-keys with its delta transforms taken out (io/part_frames.basis_pose).  Doubles
+F-curves Plot shows (io/plots.py), what a bake keeps of the solver's Result, a part's
+keys with its delta transforms taken out (io/part_frames.basis_pose), and many objects'
+keys at once (basis_poses).  Doubles
 throughout: 1e-13."""
 from __future__ import annotations
 
@@ -60,3 +61,36 @@ def test_a_bake_reads_the_same_numbers_from_a_result_keeping_what_it_bakes() -> 
     bare = driven_crank()
     assert (csv_table.csv_rows(bare.solve(times=times, keep=plots.baked_quantities(0, 0)), *args)
             == csv_table.csv_rows(bare.solve(times=times), *args))
+
+
+def test_basis_poses_of_several_objects_are_each_ones_own() -> None:
+    """Three objects keyed at once (io/part_frames.basis_poses): one with a moving parent,
+    one under a fixed parent with a negative scale, one with delta transforms; each one's
+    keys are the basis_pose of it alone, bit for bit (an object's keys do not depend on the
+    others), and put it at its world matrices (Blender's basis under its parent, 1e-13);
+    quaternion signs are continuous along each object's frames, not across objects."""
+    n = 5
+    angles = np.linspace(0.0, 6.0, n)              # over a turn: signs must be kept continuous
+    world = np.array([[affine(rot("z", s * a) @ rot("y", 0.3 * a) @ np.diag(scale), (a, s, -a))
+                       for a in angles] for s, scale in ((1.0, (1.0, 1.0, 1.0)),
+                                                       (-0.5, (-2.0, 1.0, 1.0)),
+                                                       (2.0, (1.0, 0.5, 1.0)))])
+    parent = np.stack([np.array([affine(rot("x", a), (0.0, a, 0.0)) for a in angles]),
+                       np.broadcast_to(affine(rot("y", 0.7), (1.0, 2.0, 3.0)), (n, 4, 4)),
+                       np.broadcast_to(np.eye(4), (n, 4, 4))])
+    inverse = np.stack([affine(rot("z", 0.2), (0.1, 0.0, 0.0)), np.eye(4), np.eye(4)])
+    signs = np.array([[1.0, 1.0, 1.0], [-1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    shift = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.1, -0.2, 0.3]])
+    turn = np.array([[1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0],
+                     [np.cos(0.4), 0.0, np.sin(0.4), 0.0]])
+    loc, quat = part_frames.basis_poses(world, parent, inverse, signs, shift, turn)
+    for k in range(3):
+        fixed = parent[k, 0] if k else parent[k]
+        one = part_frames.basis_pose(world[k], fixed, inverse[k], signs[k], shift[k], turn[k])
+        assert loc[k].tobytes() == one[0].tobytes() and quat[k].tobytes() == one[1].tobytes()
+        assert np.all(np.sum(quat[k, 1:] * quat[k, :-1], axis=1) > 0)
+        for f in range(n):
+            basis = affine(rotations.quat_to_matrix(turn[k]) @ rotations.quat_to_matrix(quat[k, f])
+                           @ np.diag(np.linalg.norm(world[k, f, :3, :3], axis=0) * signs[k]),
+                           loc[k, f] + shift[k])
+            np.testing.assert_allclose(parent[k, f] @ inverse[k] @ basis, world[k, f], atol=1e-13)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...solver import continuous_quats, matrix_to_quat, part_frame_from_matrix, quat_to_matrix
+from ...solver import matrix_to_quat, part_frame_from_matrix, quat_to_matrix
 
 
 @dataclass(frozen=True)
@@ -104,11 +104,40 @@ def basis_pose(world: np.ndarray, parent_world: np.ndarray, parent_inverse: np.n
     half turn) back out of the rotation; quaternion signs are kept continuous from frame to
     frame.  The object's delta transforms are taken out of the keys (Blender's basis is
     translation(location + delta_location) @ R(delta_quaternion) @ R(q) @ scale, in the
-    quaternion rotation mode a bake sets), so that they are not applied twice."""
-    P = parent_world @ parent_inverse
+    quaternion rotation mode a bake sets), so that they are not applied twice.  One object
+    of ``basis_poses``."""
+    parent_world = np.asarray(parent_world, dtype=float)
+    parent = parent_world[None] if parent_world.ndim == 3 else parent_world[None, None]
+    loc, quat = basis_poses(np.asarray(world, dtype=float)[None], parent,
+                            np.asarray(parent_inverse, dtype=float)[None],
+                            np.asarray(scale_signs, dtype=float)[None],
+                            np.asarray(delta_location, dtype=float)[None],
+                            np.asarray(delta_quaternion, dtype=float)[None])
+    return loc[0], quat[0]
+
+
+def basis_poses(world: np.ndarray, parent_world: np.ndarray, parent_inverse: np.ndarray,
+                scale_signs: np.ndarray, delta_location: np.ndarray,
+                delta_quaternion: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``basis_pose`` of m objects at once, one set of numpy calls whatever m: ``world``
+    (m, n, 4, 4), ``parent_world`` (m, n, 4, 4) for moving parents or (m, 1, 4, 4) for
+    fixed ones, ``parent_inverse`` (m, 4, 4), ``scale_signs`` and ``delta_location``
+    (m, 3), ``delta_quaternion`` (m, 4); returns location (m, n, 3) and quaternion
+    (m, n, 4), each object's signs continuous over its n frames."""
+    P = parent_world @ parent_inverse[:, None]
     B = np.linalg.inv(P) @ world
-    R = B[:, :3, :3] / np.linalg.norm(B[:, :3, :3], axis=1, keepdims=True)
-    R = R * np.asarray(scale_signs, dtype=float)
-    dq = np.asarray(delta_quaternion, dtype=float)
-    R = quat_to_matrix(dq / np.linalg.norm(dq)).T @ R
-    return B[:, :3, 3] - np.asarray(delta_location, dtype=float), continuous_quats(matrix_to_quat(R))
+    R = B[..., :3, :3] / np.linalg.norm(B[..., :3, :3], axis=-2, keepdims=True)
+    R = R * scale_signs[:, None, None, :]
+    dq = delta_quaternion / np.linalg.norm(delta_quaternion, axis=-1, keepdims=True)
+    R = np.swapaxes(quat_to_matrix(dq), -1, -2)[:, None] @ R
+    return B[..., :3, 3] - delta_location[:, None], _continuous(matrix_to_quat(R))
+
+
+def _continuous(q: np.ndarray) -> np.ndarray:
+    """Quaternions (m, n, 4) with signs flipped so that neighbours along n have a positive
+    dot product (continuous_quats of each of the m rows)."""
+    if q.shape[1] > 1:
+        s = np.sign(np.einsum("...ij,...ij->...i", q[:, 1:], q[:, :-1]))
+        s[s == 0] = 1.0
+        q[:, 1:] *= np.cumprod(s, axis=1)[..., None]
+    return q
