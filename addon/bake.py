@@ -194,17 +194,27 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
             ob.rotation_euler = quat.to_euler(mode, ob.rotation_euler)
 
 
-def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
+def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result, plots: bool = True) -> None:
     """Replace any old bake with the keyframes and plots of ``result`` (solved at
-    ``sm.timeline.times``: row k is keyed at frame ``sm.timeline.frames[k]``)."""
+    ``sm.timeline.times``: row k is keyed at frame ``sm.timeline.frames[k]``).  ``plots``
+    False (the scene's Force Plots off): the parts' keys and the event markers only; no
+    other object is baked, and the plots of an older bake are removed."""
     frames = sm.timeline.frames_of(result.times)
+    followers = [ob for ob, _ in sm.follows.values()]
+    plotted = (sm.joints + sm.couplers + sm.bushings + sm.vector_forces + sm.contacts
+               + followers) if plots else []
     # every old bake: also of objects no longer in the mechanism; the bake actions of the
     # objects baked again are kept with the user's own channels in them
-    followers = [ob for ob, _ in sm.follows.values()]
-    clear_bake(scene, keep={ob.name for ob in sm.parts + sm.joints + sm.couplers + sm.bushings
-                            + sm.vector_forces + sm.contacts + followers})
+    clear_bake(scene, keep={ob.name for ob in sm.parts + plotted})
     _add_event_markers(scene, sm, result)
     write_part_keys(sm, result, frames)
+    if plotted:
+        _write_plots(sm, result, frames, plotted)
+
+
+def _write_plots(sm: SceneMechanism, result, frames: np.ndarray, plotted: list) -> None:
+    """The force plots (io/plots.py) of every object in ``plotted`` as animated custom
+    properties in its bake action."""
     plots = joint_plots(result, [ob.name for ob in sm.joints],
                         {name: (job.name, coord) for name, (job, coord) in sm.motions.items()},
                         sm.cams, {name: job.name for name, (job, _) in sm.limits.items()},
@@ -217,7 +227,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result) -> None:
     for joint, series in actuator_plots(result, actuator_names(sm)).items():
         plots[joint].update(series)
     co = _key_buffer(frames)
-    for ob in sm.joints + sm.couplers + sm.bushings + sm.vector_forces + sm.contacts + followers:
+    for ob in plotted:
         _backup(ob)
         act, slot, bag = _bake_action(ob)
         group = _group(bag, "Mechanism")

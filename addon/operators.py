@@ -440,7 +440,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
 
     def _finish(self, context, sm, result):
         with scene_cache.own_writes(context.scene, BAKE):      # the reading stays for a re-bake
-            bake.write_bake(context.scene, sm, result)
+            bake.write_bake(context.scene, sm, result, plots=context.scene.mechanism.force_plots)
             context.scene.mechanism.study.baked_variant = -1
             _store_mass_display(sm, context.scene)
             context.scene.frame_set(context.scene.frame_current)
@@ -449,8 +449,9 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         rest = result.rest_from
         rest = (f", at rest from frame {frame_text(sm.timeline.frames[rest])}"
                 if rest is not None and rest + 1 < len(result.times) else "")
+        plots = "" if context.scene.mechanism.force_plots else ", no force plots (Force Plots off)"
         done = (f"baked {len(sm.parts)} part(s), {len(sm.joints)} joint(s), {couplers}"
-                f"{len(result.times)} frames ({result.analysis}){impacts}{rest}")
+                f"{len(result.times)} frames ({result.analysis}){impacts}{rest}{plots}")
         notes = bake_notes(context.scene, sm, result) + \
             [n for n in [getattr(self, "_cost", None)] if n]
         report_bake(self, context.scene, done, notes)

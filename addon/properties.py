@@ -430,6 +430,11 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
                              description="Accuracy goal of the dynamic integrator (relative; "
                                          "the default keeps energy and positions to about "
                                          "1e-7; lower it for tighter runs)")
+    force_plots: BoolProperty(name="Force Plots", default=True,
+                              description="Bake the forces of joints, couplers, bushings, "
+                                          "forces, contacts and followed markers as animated "
+                                          "custom properties (off: the parts' motion only, "
+                                          "a faster bake)")
     joint_index: IntProperty(default=-1)
     motion_index: IntProperty(default=-1)
     force_index: IntProperty(default=-1)

@@ -393,6 +393,7 @@ class VIEW3D_PT_mechanism(bpy.types.Panel):
         layout.prop(st, "analysis")
         if st.analysis != "KINEMATIC":
             layout.prop(st, "tolerance")
+        layout.prop(st, "force_plots")
         row = layout.row(align=True)
         row.scale_y = 1.4
         row.operator("mechanism.bake", icon="REC")

@@ -1,6 +1,7 @@
 """What a re-bake keeps and reports, in real Blender (scenes: blender_scenes.py): the
 report box after a Bake with nothing to note, the curve-fit line of a curve joint whose
-curve changed, and the user's own keys in a bake's action across a re-bake.  Keys and
+curve changed, the user's own keys in a bake's action across a re-bake, and a re-bake with
+Force Plots off.  Keys and
 custom properties are float32; values compared exactly are the very floats written."""
 from __future__ import annotations
 
@@ -99,3 +100,29 @@ def test_curve_fit_line_is_never_stale(blender) -> None:
     bpy.context.scene.collection.objects.link(other)
     joint.mechanism.curve = other
     assert fit() == changed
+
+
+def test_force_plots_off_bakes_the_parts_alone(blender, capfd) -> None:
+    """A slider-crank baked with its force plots, then with Force Plots off: the joints
+    lose their bake (no action, no plotted property) and the report says so, while every
+    part's keys are the first bake's bit for bit (one run of the same model); on again,
+    the bake is the first one's, plots included."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    joints = [d[k] for k in ("main", "big_end", "cylinder", "small_end")]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    first = {ob.name: bs.action_keys(ob.mechanism.bake_action)
+             for ob in bpy.data.objects if ob.mechanism.bake_action is not None}
+    assert all(ob.name in first and "reaction_force" in ob.keys() for ob in joints)
+    bpy.context.scene.mechanism.force_plots = False
+    capfd.readouterr()
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "no force plots (Force Plots off)" in capfd.readouterr().out
+    baked = {ob.name: bs.action_keys(ob.mechanism.bake_action)
+             for ob in bpy.data.objects if ob.mechanism.bake_action is not None}
+    assert baked == {name: first[name] for name in ("crank", "rod", "piston")}
+    assert not any(ob.mechanism.baked or "reaction_force" in ob.keys() for ob in joints)
+    bpy.context.scene.mechanism.force_plots = True
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert {ob.name: bs.action_keys(ob.mechanism.bake_action)
+            for ob in bpy.data.objects if ob.mechanism.bake_action is not None} == first
