@@ -25,7 +25,8 @@ from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
 from .io.keyframes import Key, KeyframedFunction, time_derivatives, with_modifiers
 from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
-from .io.part_frames import OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_pose, part_frame
+from .io.part_frames import (OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_in_part,
+                             part_frames_of, rigid_frames)
 from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_name,
                           scene_constants, speed_expression, split_components,
                           state_measures, torsion_spring_name, used_constants)
@@ -170,13 +171,13 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     by_role = {r: [ob for ob in objs if ob.mechanism.role == r]
                for r in ("PART", "MARKER", "JOINT", "SPRING", "FORCE", "COUPLER", "BUSHING",
                          "CONTACT")}
-    for ob in by_role["PART"]:
+    frames = part_frames_of([design_matrix(ob) for ob in by_role["PART"]])
+    for ob, frame in zip(by_role["PART"], frames):
         s = ob.mechanism
-        try:
-            frame = sm.part_frames[ob.name] = part_frame(design_matrix(ob))
-        except ValueError:
+        if frame is None:
             raise MechanismError(f"part {ob.name!r}: its scale is zero (or its matrix singular): "
-                                 "give it a scale other than 0 on every axis") from None
+                                 "give it a scale other than 0 on every axis")
+        sm.part_frames[ob.name] = frame
         if ob.parent is not None and ob.parent_type not in OBJECT_PARENTING:
             raise MechanismError(f"part {ob.name!r} is parented to {ob.parent.name!r} by "
                                  f"{ob.parent_type.title().replace('_', ' ')}, and a part is "
@@ -195,7 +196,8 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         mech.add_part(ob.name, position=pos * scale, orientation=quat,
                       velocity=np.array(s.initial_velocity) * scale, angular_velocity=w, **props)
         sm.parts.append(ob)
-    for ob in by_role["MARKER"]:
+    marker_frames = _design_frames(by_role["MARKER"], sm.part_frames)
+    for ob, (position, orientation) in zip(by_role["MARKER"], marker_frames):
         part = ob.parent
         if part is None or part.mechanism.role != "PART" or not _in_scene(part, scene):
             raise MechanismError(f"marker {ob.name!r} is not parented to a part: parent it to "
@@ -206,12 +208,10 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
                                  "parent it to the part's object or vertices (Ctrl P)")
         # marker frame relative to the part frame, both as designed: the part's matrix from
         # before any bake, the marker's through its parent relation (not the animated pose)
-        try:
-            position, orientation = marker_pose(sm.part_frames[part.name],
-                                                design_world(ob, sm.part_frames))
-        except (ValueError, np.linalg.LinAlgError):
+        if position is None:
             raise MechanismError(f"marker {ob.name!r}: its scale is zero (or its matrix "
-                                 "singular): give it a scale other than 0 on every axis") from None
+                                 "singular): give it a scale other than 0 on every axis")
+        position, orientation = marker_in_part(sm.part_frames[part.name], position, orientation)
         mech.add_marker(ob.name, part.name, position=position * scale, orientation=orientation)
     for ob in by_role["JOINT"]:
         s = ob.mechanism
@@ -279,6 +279,23 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     if not sm.parts:
         raise MechanismError("the scene has no moving part: tag objects as parts (and one as ground)")
     return sm
+
+
+def _design_frames(markers: list, part_frames: dict) -> list[tuple]:
+    """(origin (3,), axes (4,) w x y z) in world of each marker as designed (its parent
+    relation applied to its part's design matrix: curve_reader.design_world), all polar
+    decompositions in one set of numpy calls; (None, None) for a marker whose matrix is
+    singular (a scale of zero)."""
+    worlds = []
+    for ob in markers:
+        try:
+            worlds.append(design_world(ob, part_frames))
+        except (ValueError, np.linalg.LinAlgError):
+            worlds.append(None)
+    position, orientation, _, valid = rigid_frames(
+        np.array([np.eye(4) if w is None else w for w in worlds]).reshape(-1, 4, 4))
+    return [(p, q) if w is not None and ok else (None, None)
+            for w, p, q, ok in zip(worlds, position, orientation, valid)]
 
 
 def _add_bushing(sm: SceneMechanism, ob, scene) -> None:

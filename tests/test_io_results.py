@@ -1,13 +1,14 @@
 """The add-on's Blender-free logic behind the bake's results and reports: which
 F-curves Plot shows (io/plots.py), what a bake keeps of the solver's Result, a part's
-keys with its delta transforms taken out (io/part_frames.basis_pose), and many objects'
-keys at once (basis_poses).  Doubles
+keys with its delta transforms taken out (io/part_frames.basis_pose), many objects' keys
+at once (basis_poses) and many objects' rigid frames at once (rigid_frames).  Doubles
 throughout: 1e-13."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from test_io_addon import affine, driven_crank, io, rot, rotations
+from test_io_addon import affine, driven_crank, io, rot, rotations, solver
 
 part_frames, plots, csv_table = io("part_frames"), io("plots"), io("csv_table")
 
@@ -94,3 +95,33 @@ def test_basis_poses_of_several_objects_are_each_ones_own() -> None:
                            @ np.diag(np.linalg.norm(world[k, f, :3, :3], axis=0) * signs[k]),
                            loc[k, f] + shift[k])
             np.testing.assert_allclose(parent[k, f] @ inverse[k] @ basis, world[k, f], atol=1e-13)
+
+
+def test_rigid_frames_of_many_matrices_are_each_ones_own() -> None:
+    """World matrices of every kind a scene holds (rotated and moved, scaled unevenly,
+    mirrored, sheared, the identity) and four that are refused (a zero scale, a
+    non-affine bottom row, a NaN, an infinity): rigid_frames gives each valid one the
+    solver's part_frame_from_matrix of it alone, bit for bit, and flags exactly the
+    refused ones, which part_frame_from_matrix raises on."""
+    shear = np.eye(4)
+    shear[0, 1] = 0.3
+    good = [affine(rot("z", 0.7) @ rot("x", -1.2), (1.0, -2.0, 0.5)),
+            affine(rot("y", 2.9) @ np.diag([2.0, 0.5, 1.5]), (0.0, 3.0, 0.0)),
+            affine(rot("x", 0.4) @ np.diag([-1.0, 1.0, 1.0]), (0.2, 0.0, -0.1)),
+            affine(rot("z", -0.3), (0.0, 0.0, 0.0)) @ shear, np.eye(4)]
+    zero, tilted, nan, inf = (affine(np.diag([1.0, 0.0, 1.0]), (0.0, 0.0, 0.0)), np.eye(4),
+                              np.eye(4), np.eye(4))
+    tilted[3, 0] = 1e-3
+    nan[0, 3] = np.nan
+    inf[1, 1] = np.inf
+    matrices = np.array([good[0], zero, good[1], tilted, good[2], nan, good[3], inf, good[4]])
+    position, orientation, stretch, valid = part_frames.rigid_frames(matrices)
+    assert valid.tolist() == [True, False, True, False, True, False, True, False, True]
+    for k, M in enumerate(matrices):
+        if not valid[k]:
+            with pytest.raises(ValueError):
+                solver.part_frame_from_matrix(M)
+            continue
+        want = solver.part_frame_from_matrix(M)
+        for got, one in zip((position[k], orientation[k], stretch[k]), want):
+            assert got.tobytes() == np.asarray(one, dtype=float).tobytes()

@@ -41,6 +41,38 @@ def part_frame(matrix: np.ndarray) -> PartFrame:
     return PartFrame(matrix, position, orientation, stretch)
 
 
+def part_frames_of(matrices: np.ndarray) -> list[PartFrame | None]:
+    """``part_frame`` of each of m world matrices (m, 4, 4), the polar decompositions in
+    one set of numpy calls whatever m: None where ``part_frame`` raises (a non-finite,
+    non-affine or singular matrix)."""
+    matrices = np.asarray(matrices, dtype=float).reshape(-1, 4, 4)
+    position, orientation, stretch, valid = rigid_frames(matrices)
+    return [PartFrame(m, p, q, s) if ok else None
+            for m, p, q, s, ok in zip(matrices, position, orientation, stretch, valid)]
+
+
+def rigid_frames(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``part_frame_from_matrix`` (solver/base/mass_properties.py) of m matrices (m, 4, 4)
+    in one set of numpy calls, each row's numbers those of that matrix alone: (position
+    (m, 3), orientation (m, 4) w x y z, stretch S (m, 3, 3), valid (m,)), valid False (and
+    that row meaningless) where a matrix is not finite, not affine or singular.  The
+    linear part L = R S by the polar decomposition of L (of -L, S negated, for a mirroring
+    L, as Blender's Matrix.decompose), from the singular value decomposition L = W sig V^T:
+    R = W V^T, S = V sig V^T (Higham 1986, the polar factors from the SVD)."""
+    M = np.asarray(matrices, dtype=float).reshape(-1, 4, 4)
+    finite = np.all(np.isfinite(M), axis=(1, 2))
+    M = np.where(finite[:, None, None], M, np.eye(4))
+    affine = np.all(np.abs(M[:, 3] - (0.0, 0.0, 0.0, 1.0)) <= 1e-12, axis=1)
+    sv = np.linalg.svd(M[:, :3, :3], compute_uv=False)
+    valid = finite & affine & (sv[:, -1] > 1e-12 * sv[:, 0])
+    L = np.where(valid[:, None, None], M[:, :3, :3], np.eye(3))
+    sgn = np.where(np.linalg.det(L) > 0, 1.0, -1.0)[:, None, None]
+    W, sig, Vt = np.linalg.svd(sgn * L)
+    S = sgn * (np.swapaxes(Vt, -1, -2) * sig[:, None, :]) @ Vt
+    return (M[:, :3, 3].copy(), matrix_to_quat(W @ Vt), 0.5 * (S + np.swapaxes(S, -1, -2)),
+            valid)
+
+
 # Blender's parent types (Object.parent_type) whose parent matrix is the parent object's
 # world matrix (Armature and Lattice deform meshes, but move any child as Object does), and
 # those that follow the parent mesh's vertices
@@ -75,8 +107,15 @@ def marker_pose(part: PartFrame, world: np.ndarray) -> tuple[np.ndarray, np.ndar
     relation applied to the part's design matrix, not an animated pose); the marker's own
     scale is dropped."""
     pm, qm, _ = part_frame_from_matrix(world)
+    return marker_in_part(part, pm, qm)
+
+
+def marker_in_part(part: PartFrame, position: np.ndarray,
+                   orientation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``marker_pose`` of a marker whose world frame is already known: its origin
+    ``position`` (3,) and axes ``orientation`` (4,) w x y z, in world (rigid_frames)."""
     Rp = part.rotation
-    return Rp.T @ (pm - part.position), matrix_to_quat(Rp.T @ quat_to_matrix(qm))
+    return Rp.T @ (position - part.position), matrix_to_quat(Rp.T @ quat_to_matrix(orientation))
 
 
 def pose_matrices(position: np.ndarray, orientation: np.ndarray, stretch: np.ndarray,
