@@ -350,9 +350,8 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
             ob.location, ob.scale = s.backup_location, s.backup_scale
             ob.rotation_euler, ob.rotation_quaternion = s.backup_euler, s.backup_quaternion
             ob.rotation_axis_angle = s.backup_axis_angle
-        for prop in BAKED_PROPS:
-            if prop in ob.keys():
-                del ob[prop]
+        for prop in set(ob.keys()).intersection(BAKED_PROPS):
+            del ob[prop]
         if act is not None and ob.name in keep:
             _strip_baked(act)
         elif act is not None:
