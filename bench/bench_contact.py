@@ -41,7 +41,7 @@ from solver import Mechanism, Shape  # noqa: E402
 from solver.analyses.dynamics.equations import Equations  # noqa: E402
 from solver.analyses.structure import structure  # noqa: E402
 from solver.kernels.constraints import body_arrays  # noqa: E402
-from solver.kernels.contacts import contact_forces  # noqa: E402
+from solver.kernels.contacts import contact_forces, geometry  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402
 from solver.model.state import read_state  # noqa: E402
 
@@ -138,10 +138,12 @@ def contact_case(kind: str, repeat: int) -> None:
         contact_forces(cp, rg, A, vg, wg)
         times.append(time.perf_counter() - t0)
     one = float(np.median(times))
-    P = ce.geo.P.reshape(-1, 3)
+    P = geometry(cp, rg, A, cull=False).P.reshape(-1, 3)
     radius = cp.radius
     want = np.maximum(-(exact(P, cp.on_a) - radius), 0.0)
-    depth_error = float(np.abs(ce.depth - want).max())
+    depth = np.zeros(cp.n)
+    depth[ce.near] = ce.depth                      # the points out of reach: none
+    depth_error = float(np.abs(depth - want).max())
     force = float(np.linalg.norm(ce.F, axis=-1).sum())
     wanted = float((cp.stiffness * want).sum())
     bare = rhs_seconds(block_mechanism(kind, contact=False)[0], repeat)

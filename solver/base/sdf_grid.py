@@ -312,3 +312,31 @@ def grid_distance(x: np.ndarray, which: np.ndarray, gs: GridSet) -> tuple[np.nda
     out = (u - inside) * cell[:, None]
     exact = exact / cell[:, None] + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
     return d, g, exact
+
+
+SLACK = 1e-6           # cells: a reach box's allowance for the rounding of a point's cell
+
+
+def reach_box(values: np.ndarray, origin: np.ndarray, cell: float, reach: float
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(lo (k,), hi (k,)) in the grid's frame (m): an axis-aligned box outside which the
+    interpolated distance of a k-D grid of node ``values`` (nx, ny[, nz]) is at least
+    ``reach``, so that a point there cannot touch (empty, lo > hi, where no node comes
+    within it).  Inside the grid's box, an interpolated value is a weighted mean of its
+    cell's corners: a cell none of whose corners is below ``reach`` (plus the rounding of
+    that mean, 1e-9 of the largest value) stays above it, and every cell with such a
+    corner lies within one cell of those corners' index range.  Outside, the value is the
+    nearest face's plus the way out, so the box reaches beyond a face only where that
+    range does, by ``reach`` less the faces' least value."""
+    k = values.ndim
+    top = np.array(values.shape) - 1
+    below = reach + 1e-9 * float(np.abs(values).max())
+    near = np.argwhere(values < below)
+    if not len(near):
+        return np.full(k, np.inf), np.full(k, -np.inf)
+    first, last = near.min(axis=0), near.max(axis=0)
+    faces = min(float(np.take(values, [0, -1], axis=a).min()) for a in range(k))
+    out = max(0.0, below - faces) / cell + SLACK
+    lo = np.where(first >= 2, first - 1 - SLACK, -out)
+    hi = np.where(last <= top - 2, last + 1 + SLACK, top + out)
+    return origin + lo * cell, origin + hi * cell
