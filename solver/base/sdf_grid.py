@@ -249,7 +249,8 @@ def build_grid(vertices: np.ndarray, faces: np.ndarray, cells: int = CELLS) -> G
 @dataclass(frozen=True)
 class GridSet:
     """Many grids concatenated for one set of gathers: per grid its origin (g, 3), cell (g,),
-    node counts (g, 3) and first node (g,); the distances (N,) and gradients (N, 3)."""
+    node counts (g, 3) and first node (g,); the distances (N,) and gradients (N, 3), and
+    both side by side (N, 4) for the evaluation's one gather of a cell's corners."""
     origin: np.ndarray
     cell: np.ndarray
     dims: np.ndarray
@@ -258,6 +259,8 @@ class GridSet:
     gradient: np.ndarray
     stride: np.ndarray          # (g, 3) a node's flat step along x, y, z
     corner: np.ndarray          # (g, 8) a cell's eight corners' flat offsets, x-major
+    table: np.ndarray           # (N, 4) each node's distance and gradient
+    top: np.ndarray             # (g, 3) the last node's index along each axis (float)
 
 
 _CORNERS = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)])
@@ -267,51 +270,70 @@ def grid_set(grids: list[Grid]) -> GridSet:
     sizes = [len(g.distance) for g in grids]
     dims = np.array([g.dims for g in grids])
     stride = np.stack([dims[:, 1] * dims[:, 2], dims[:, 2], np.ones(len(grids), int)], -1)
+    distance = np.concatenate([g.distance for g in grids])
+    gradient = np.concatenate([g.gradient for g in grids])
     return GridSet(np.array([g.origin for g in grids]), np.array([g.cell for g in grids]),
                    dims, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int),
-                   np.concatenate([g.distance for g in grids]),
-                   np.concatenate([g.gradient for g in grids]), stride, stride @ _CORNERS.T)
+                   distance, gradient, stride, stride @ _CORNERS.T,
+                   np.column_stack([distance, gradient]), (dims - 1).astype(float))
 
 
-def _outer(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """(..., 8) a_i b_j c_k in the corners' order from (..., 2) factors per axis."""
-    out = a[..., :, None, None] * b[..., None, :, None] * c[..., None, None, :]
-    return out.reshape(out.shape[:-3] + (8,))
+def corner_weights(f: np.ndarray) -> np.ndarray:
+    """(..., 4, 2^k) from a point's place f (..., k) in its cell (k = 2 or 3 axes): the
+    corners' interpolation weights (row 0: the product over the axes of 1 - f_a or f_a,
+    corners x-major), and their derivatives along each axis (row 1 + a: that axis' factor
+    -1 or +1 instead; k = 2: row 3 as row 0).  The factors are picked from one short row
+    per point (1 - f_a, f_a for each axis, then -1, 1), so that every product runs over
+    whole contiguous blocks."""
+    k = f.shape[-1]
+    G = np.empty(f.shape[:-1] + (2 * k + 2,))
+    G[..., 0:2 * k:2] = 1.0 - f
+    G[..., 1:2 * k:2] = f
+    G[..., 2 * k:] = (-1.0, 1.0)
+    F = np.take(G, _PICK[k], axis=-1)                          # (..., k, 4, 2^k)
+    W = F[..., 0, :, :] * F[..., 1, :, :]
+    return W * F[..., 2, :, :] if k == 3 else W
 
 
-def grid_distance(x: np.ndarray, which: np.ndarray, gs: GridSet) -> tuple[np.ndarray, np.ndarray]:
+def _picks(k: int) -> np.ndarray:
+    """(k, 4, 2^k) where corner_weights finds axis a's factor in row r for corner c."""
+    bit = (np.arange(2 ** k)[None, :] >> (k - 1 - np.arange(k))[:, None]) & 1   # (k, 2^k)
+    deriv = np.arange(4)[None, :, None] == np.arange(k)[:, None, None] + 1      # (k, 4, 1)
+    return np.where(deriv, 2 * k, 2 * np.arange(k)[:, None, None]) + bit[:, None, :]
+
+
+_PICK = {2: _picks(2), 3: _picks(3)}
+_UP = np.array([0.0, 0.0, 1.0])
+
+
+def grid_distance(x: np.ndarray, which: np.ndarray, gs: GridSet
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(d (..., n), unit gradient (..., n, 3), d's own derivative (..., n, 3)) at points x
     (..., n, 3), point i in grid which[i]'s frame, by trilinear interpolation of the nodes'
     distances and gradients; outside a grid's box, at the box's nearest point plus the
     distance to it.  The interpolated gradient is smooth across cells and gives the force's
     direction; the interpolant's own derivative (not continuous across cells) gives the
-    exact rate of d along a motion, for the energy's bookkeeping."""
-    origin, cell, dims = gs.origin[which], gs.cell[which], gs.dims[which]
-    u = (x - origin) / cell[:, None]
-    top = (dims - 1).astype(float)
-    inside = np.clip(u, 0.0, top)
-    beyond = np.sqrt(np.einsum("...i,...i->...", u - inside, u - inside)) * cell
+    exact rate of d along a motion, for the energy's bookkeeping.  One gather of the cells'
+    corners (distance and gradient side by side) and one product with their weights."""
+    cell = np.take(gs.cell, which)[:, None]
+    top = np.take(gs.top, which, axis=0)
+    u = (x - np.take(gs.origin, which, axis=0)) / cell
+    inside = np.minimum(np.maximum(u, 0.0), top)
+    out = (u - inside) * cell
+    beyond = np.sqrt(np.einsum("...i,...i->...", out, out))
     i0 = np.minimum(np.floor(inside), top - 1.0)
-    f = inside - i0
-    base = gs.first[which] + np.einsum("...i,...i->...", i0, gs.stride[which]).astype(int)
-    flat = base[..., None] + gs.corner[which]                         # (..., n, 8)
-    w = np.stack([1.0 - f, f], axis=-1)                               # (..., n, 3, 2)
-    wx, wy, wz = w[..., 0, :], w[..., 1, :], w[..., 2, :]
-    wts = _outer(wx, wy, wz)
-    corner_d = gs.distance[flat]
-    d = np.einsum("...k,...k->...", wts, corner_d) + beyond
-    g = np.einsum("...k,...ki->...i", wts, gs.gradient[flat])
+    base = np.take(gs.first, which) + np.einsum(
+        "...i,...i->...", i0, np.take(gs.stride, which, axis=0)).astype(np.intp)
+    corners = np.take(gs.table, base[..., None] + np.take(gs.corner, which, axis=0), axis=0)
+    R = corner_weights(inside - i0) @ corners                  # (..., n, 4, 4)
+    d = R[..., 0, 0] + beyond
+    g = R[..., 0, 1:]
     size = np.sqrt(np.einsum("...i,...i->...", g, g))
-    g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None],
-                 np.array([0.0, 0.0, 1.0]))
-    # the interpolant's own derivative: each corner weight's along each axis, none along an
-    # axis clamped at the box, plus the way out of the box
-    step = np.broadcast_to(np.array([-1.0, 1.0]), wx.shape)
-    dw = np.stack([_outer(step, wy, wz), _outer(wx, step, wz), _outer(wx, wy, step)], axis=-1)
-    exact = np.einsum("...k,...ki->...i", corner_d, dw) * np.where(u == inside, 1.0, 0.0)
-    out = (u - inside) * cell[:, None]
-    exact = exact / cell[:, None] + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
-    return d, g, exact
+    g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], _UP)
+    # the interpolant's own derivative: none along an axis clamped at the box, plus the
+    # way out of the box
+    exact = R[..., 1:, 0] * (u == inside) / cell
+    return d, g, exact + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
 
 
 SLACK = 1e-6           # cells: a reach box's allowance for the rounding of a point's cell
