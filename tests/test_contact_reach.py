@@ -13,7 +13,7 @@ import pytest
 
 from solver import Mechanism, Shape
 from solver.kernels.constraints import body_arrays
-from solver.kernels.contact_geometry import local_distances
+from solver.kernels.contact_geometry import in_reach, local_distances
 from solver.kernels.contacts import contact_forces, geometry
 from solver.model.compile import compile_model
 from solver.model.state import read_state
@@ -153,3 +153,52 @@ def test_a_sunk_block_evaluates_only_the_points_near_the_other_part(kind: str) -
     assert len(ce.near) < cp.n / 3
     assert set(np.flatnonzero(gap <= 0.0)) <= set(ce.near)
     assert gap[ce.near].max() <= 1.5 * cell * math.sqrt(3) + 2e-3
+
+
+def ring_and_block() -> Mechanism:
+    """A fixed ring (a profile: circles of 0.1 m and 0.08 m, 0.02 m thick) and a free
+    square profile and mesh cube inside it: the ring's grid has a hole of cells out of
+    reach in the middle of its box."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    a = 2 * np.pi * np.arange(64) / 64
+    circle = np.column_stack([np.cos(a), np.sin(a)])
+    ring = Shape.profile([0.1 * circle, 0.08 * circle[::-1]], 0.02)
+    m.add_part("ring", fixed=True)
+    m.add_part("block", mass=1.0, inertia=(1e-3,) * 3)
+    m.add_contact("edge", "block", "ring", Shape.profile(SQUARE, 0.02), ring)
+    m.add_part("cube", mass=1.0, inertia=(1e-3,) * 3)
+    V, F = cube_mesh(0.5)
+    shell = Shape.mesh(np.concatenate([V, 0.6 * V]), np.concatenate([F, F[:, ::-1] + 8]),
+                       cells=16)
+    m.add_contact("shell", "cube", "ring", Shape.mesh(*cube_mesh(0.02)), shell)
+    return m
+
+
+@pytest.mark.parametrize("case", [0, 2, 3, 4])
+def test_a_point_in_a_grid_cell_out_of_reach_is_apart(case: int) -> None:
+    """Points of grid contacts put anywhere in and around their grid's box, half of their
+    coordinates on the grid's node planes (where a point's cell is decided by rounding):
+    every one the reach test leaves out has a positive gap by the kernel's distance; in a
+    ring's hole and a hollow cube's cavity some are left out inside the reach box (the
+    cells cull, not only the box)."""
+    model = compile_model((CASES + [ring_and_block])[case]())
+    cp = model.forces.contacts
+    rng = np.random.default_rng(10 + case)
+    grid = cp.cell_scale[:, 0] > 0.0
+    idx = np.arange(cp.n)
+    scale = np.where(cp.cell_scale > 0.0, cp.cell_scale, 1.0)
+    span = (cp.cell_last + 1.0) / scale                        # the box's size, m
+    culled_inside = 0
+    for trial in range(30):
+        u = rng.uniform(-0.1, 1.1, (cp.n, 3))
+        x = cp.cell_origin + u * span
+        snap = rng.random((cp.n, 3)) < 0.5
+        x = np.where(snap, cp.cell_origin + np.round((x - cp.cell_origin) * scale) / scale, x)
+        x[:, 2] = np.where(cp.cell_scale[:, 2] > 0.0, x[:, 2], rng.uniform(-0.06, 0.06, cp.n))
+        out = grid & ~in_reach(cp, x)
+        d = local_distances(cp, x, idx)[0]
+        assert np.all(d[out] - cp.radius[out] > 0.0)
+        inside_box = np.all((x >= cp.reach_lo) & (x <= cp.reach_hi), axis=-1)
+        culled_inside += int((out & inside_box).sum())
+    assert culled_inside > 0 or case < 4

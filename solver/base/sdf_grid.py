@@ -362,3 +362,19 @@ def reach_box(values: np.ndarray, origin: np.ndarray, cell: float, reach: float
     lo = np.where(first >= 2, first - 1 - SLACK, -out)
     hi = np.where(last <= top - 2, last + 1 + SLACK, top + out)
     return origin + lo * cell, origin + hi * cell
+
+
+def reach_cells(values: np.ndarray, reach: float) -> np.ndarray:
+    """(nx, ny[, nz]) bool: the cells (by their lowest corner's node) where a point may be
+    nearer than ``reach`` by the interpolation of a k-D grid of node ``values``: those with
+    a corner below ``reach`` (plus the rounding of the interpolation's weighted mean, as
+    ``reach_box``), widened by one node each way (a point's cell as the reach test rounds
+    it may be its neighbour).  A point outside the grid's box takes its nearest cell on
+    the box, where the value only grows on the way out."""
+    below = values < reach + 1e-9 * float(np.abs(values).max())
+    for axis in range(values.ndim):              # each cell's nodes from i - 1 to i + 2
+        n = below.shape[axis]
+        pad = np.take(below, np.clip(np.arange(-1, n + 2), 0, n - 1), axis=axis)
+        below = np.logical_or.reduce([np.take(pad, np.arange(k, k + n), axis=axis)
+                                      for k in range(4)])
+    return below

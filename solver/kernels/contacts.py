@@ -97,10 +97,10 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     sides = side_frames(cp, r, A)
     x = shape_points(cp, sides)
     near = np.flatnonzero(in_reach(cp, x)) if cull else np.arange(cp.n)
-    x = x[..., near, :]
+    x = np.take(x, near, axis=-2)
     d, g, slope = local_distances(cp, x, near)
-    rho, K, expo, damping, static, dynamic, slip_speed = cp.law[near].T
-    twist = relative_twist(cp, sides, r, v, w)[..., cp.side[near], :, :]
+    rho, K, expo, damping, static, dynamic, slip_speed = np.take(cp.law, near, axis=0).T
+    twist = np.take(relative_twist(cp, sides, r, v, w), cp.side[near], axis=-3)
     a, b = twist[..., 0, :], twist[..., 1, :]
     gap = d - rho
     depth = np.maximum(-gap, 0.0)
@@ -111,24 +111,26 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     if onset is None:
         v0 = np.abs(rate)
     else:
-        known = onset[..., near]
+        known = np.take(onset, near, axis=-1)
         v0 = np.where(np.isfinite(known), known, np.abs(rate))
     v0 = np.maximum(v0, ONSET_FLOOR)
     inside = depth > 0.0
     elastic = np.where(inside, K * np.where(inside, depth, 1.0) ** expo, 0.0)
     Fn = np.maximum(elastic * (1.0 + damping * rate / v0), 0.0)
-    vt = vrel - vn[..., None] * g
-    slip = np.sqrt(_dot(vt, vt))
-    mu = friction_coefficient(slip, static, dynamic, slip_speed)
-    scale = np.where(slip > 0.0, mu * Fn / np.where(slip > 0.0, slip, 1.0), 0.0)
-    F = Fn[..., None] * g - scale[..., None] * vt
-    load = cp.side_sum[:, near] @ np.concatenate([F, cross(C, F)], axis=-1)
+    F = Fn[..., None] * g
+    if cp.friction:              # with every coefficient zero, the friction term is zero
+        vt = vrel - vn[..., None] * g
+        slip = np.sqrt(_dot(vt, vt))
+        mu = friction_coefficient(slip, static, dynamic, slip_speed)
+        scale = np.where(slip > 0.0, mu * Fn / np.where(slip > 0.0, slip, 1.0), 0.0)
+        F = F - scale[..., None] * vt
+    load = np.take(cp.side_sum, near, axis=1) @ np.concatenate([F, cross(C, F)], axis=-1)
     pull = (load.reshape(load.shape[:-1] + (2, 3)) @ sides.M.swapaxes(-1, -2))
     Q = _body_loads(cp, sides, r, pull)
-    potential = np.sum(elastic * depth / (expo + 1.0), axis=-1)
+    potential = (elastic * depth / (expo + 1.0)).sum(axis=-1)
     # d(delta)/dt by d's own gradient along the point centre's relative velocity
     depth_rate = -_dot(slope, a + cross(b, x))
-    power_nc = np.sum(_dot(F, vrel) + elastic * depth_rate, axis=-1)
+    power_nc = (_dot(F, vrel) + elastic * depth_rate).sum(axis=-1)
     return ContactEval(Q, potential, power_nc, near, gap, depth, rate, F, C, sides, pull)
 
 

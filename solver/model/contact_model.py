@@ -20,7 +20,7 @@ import numpy as np
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
 from ..base.profile_grid import ProfileSet, profile_set
-from ..base.sdf_grid import GridSet, grid_set, reach_box
+from ..base.sdf_grid import GridSet, grid_set, reach_box, reach_cells
 from ..base.shapes import PRIMITIVES, primitive_reach
 from ..vocabulary.contacts import NO_POINTS, Contact, hertz_stiffness
 from .plans import _frozen
@@ -73,8 +73,19 @@ class ContactPlan:
     reach_lo: np.ndarray
     reach_hi: np.ndarray
     reach_inner: np.ndarray
+    # on a grid, also its cells within reach (sdf_grid.reach_cells): every grid side's
+    # cells flat in ``cells`` (led by one True for the primitives' points), each point's
+    # grid origin (np, 3), 1 / cell along the grid's axes (0 else), last cell's index
+    # (np, 3) (float; 0 along no axis), flat step (np, 3) and first cell (np,)
+    cells: np.ndarray
+    cell_origin: np.ndarray
+    cell_scale: np.ndarray
+    cell_last: np.ndarray
+    cell_stride: np.ndarray
+    cell_first: np.ndarray
     law: np.ndarray             # (np, 7) radius, stiffness, exponent, damping, static,
                                 # dynamic, slip_speed side by side (one gather)
+    friction: bool              # any point with a friction coefficient
 
     @property
     def n(self) -> int:
@@ -135,6 +146,7 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
     grids: dict = {"mesh": [], "profile": []}
     grid_of: dict = {}
     sides: list[dict] = []
+    cells: list[np.ndarray] = [np.ones(1, bool)]
     for ci, c in enumerate(contacts):
         parts = (mech.parts[c.part_a], mech.parts[c.part_b])
         masses = tuple(math.inf if p.fixed else p.mass for p in parts)
@@ -158,11 +170,13 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
             else:
                 params[: len(f_shape.params)] = f_shape.params
             lo, hi, inner = _reach(f_shape, params, radius)
+            on_cells = _cell_reach(f_shape, radius, cells)
             sides.append(dict(sb=body[s_part.name], fb=body[f_part.name], frame=Rf,
                               origin=tf))
             for p, w in zip(pts, weights):
                 rows.append(dict(contact=ci, on_a=from_a, side=len(sides) - 1,
                                  reach_lo=lo, reach_hi=hi, reach_inner=inner,
+                                 **on_cells,
                                  sb=body[s_part.name],
                                  fb=body[f_part.name], point=ts + Rs @ p, radius=radius,
                                  frame=Rf, origin=tf, stiffness=K * w * share,
@@ -213,8 +227,30 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         side=side, side_sb=side_col("sb", int), side_fb=side_col("fb", int),
         side_frame=side_col("frame"), side_origin=side_col("origin"),
         side_sum=_frozen(side_sum), reach_lo=col("reach_lo"), reach_hi=col("reach_hi"),
-        reach_inner=col("reach_inner"),
-        law=_frozen(np.column_stack([col(k) for k in LAW])))
+        reach_inner=col("reach_inner"), cells=_frozen(np.concatenate(cells), bool),
+        cell_origin=col("cell_origin"), cell_scale=col("cell_scale"),
+        cell_last=col("cell_last"), cell_stride=col("cell_stride", int),
+        cell_first=col("cell_first", int),
+        law=_frozen(np.column_stack([col(k) for k in LAW])),
+        friction=bool(np.any(col("static") != 0.0) or np.any(col("dynamic") != 0.0)))
+
+
+def _cell_reach(shape, radius: float, cells: list[np.ndarray]) -> dict:
+    """The per-point fields of a side's cells within reach (ContactPlan ``cells``): for a
+    grid, its reach_cells appended to ``cells``; for a primitive, the leading True."""
+    zero = np.zeros(3)
+    if shape.kind not in GRIDDED:
+        return dict(cell_origin=zero, cell_scale=zero, cell_last=zero,
+                    cell_stride=np.zeros(3, int), cell_first=0)
+    g = shape.grid
+    k = len(g.dims)
+    dims = np.r_[g.dims, np.ones(3 - k, int)]
+    first = sum(len(c) for c in cells)
+    cells.append(reach_cells(g.distance.reshape(tuple(g.dims)), radius).reshape(-1))
+    return dict(cell_origin=np.r_[g.origin, np.zeros(3 - k)],
+                cell_scale=np.r_[np.full(k, 1.0 / g.cell), np.zeros(3 - k)],
+                cell_last=(dims - 2).clip(0).astype(float),
+                cell_stride=np.array([dims[1] * dims[2], dims[2], 1]), cell_first=first)
 
 
 LAW = ("radius", "stiffness", "exponent", "damping", "static", "dynamic", "slip_speed")
