@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import MechanismError, shown
-from .sdf_grid import candidate_pairs, corner_weights
+from .sdf_grid import candidate_pairs, interpolate
 
 CELLS = 128            # cells along the profile's largest extent to start from
 PAD = 3                # cells of margin around the profile
@@ -248,7 +248,7 @@ class ProfileSet:
     gradient: np.ndarray
     stride: np.ndarray          # (g, 2) a node's flat step along x, y
     corner: np.ndarray          # (g, 4) a cell's four corners' flat offsets, x-major
-    table: np.ndarray           # (N, 3) each node's distance and gradient
+    table: np.ndarray           # (3, N) each node's distance and gradient, row by row
     top: np.ndarray             # (g, 2) the last node's index along each axis (float)
 
 
@@ -264,7 +264,7 @@ def profile_set(grids: list[ProfileGrid]) -> ProfileSet:
     return ProfileSet(np.array([g.origin for g in grids]), np.array([g.cell for g in grids]),
                       dims, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int),
                       np.array([g.half for g in grids]), distance, gradient, stride,
-                      stride @ _CORNERS.T, np.column_stack([distance, gradient]),
+                      stride @ _CORNERS.T, np.ascontiguousarray(np.vstack([distance, gradient.T])),
                       (dims - 1).astype(float))
 
 
@@ -275,8 +275,8 @@ def planar_distance(x: np.ndarray, which: np.ndarray, ps: ProfileSet
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(d2 (..., n), unit gradient (..., n, 2), d2's own derivative (..., n, 2)) at points
     x (..., n, 2), point i in profile which[i]'s frame, by bilinear interpolation of the
-    nodes' distances and gradients (one gather of the cells' corners, one product with
-    their weights, sdf_grid.corner_weights); outside a grid's box, at its nearest point
+    nodes' distances and gradients (one gather of the cells' corners, one weighted sum,
+    sdf_grid.interpolate); outside a grid's box, at its nearest point
     plus the distance to it."""
     cell = np.take(ps.cell, which)[:, None]
     top = np.take(ps.top, which, axis=0)
@@ -287,15 +287,15 @@ def planar_distance(x: np.ndarray, which: np.ndarray, ps: ProfileSet
     i0 = np.minimum(np.floor(inside), top - 1.0)
     base = np.take(ps.first, which) + (i0[..., 0] * np.take(ps.stride[:, 0], which)
                                        + i0[..., 1]).astype(np.intp)
-    corners = np.take(ps.table, base[..., None] + np.take(ps.corner, which, axis=0), axis=0)
-    R = corner_weights(inside - i0) @ corners                  # (..., n, 4, 3)
-    d = R[..., 0, 0] + beyond
-    g = R[..., 0, 1:]
+    values, slopes = interpolate(ps.table, base[..., None] + np.take(ps.corner, which, axis=0),
+                                 inside - i0)
+    d = values[0] + beyond
+    g = np.moveaxis(values[1:], 0, -1)
     size = np.sqrt(np.einsum("...i,...i->...", g, g))
     g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], _RIGHT)
     # the interpolant's own derivative: none along an axis clamped at the box, plus the
     # way out of the box
-    exact = R[..., 1:3, 0] * (u == inside) / cell
+    exact = np.moveaxis(slopes, 0, -1) * (u == inside) / cell
     return d, g, exact + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
 
 

@@ -259,7 +259,7 @@ class GridSet:
     gradient: np.ndarray
     stride: np.ndarray          # (g, 3) a node's flat step along x, y, z
     corner: np.ndarray          # (g, 8) a cell's eight corners' flat offsets, x-major
-    table: np.ndarray           # (N, 4) each node's distance and gradient
+    table: np.ndarray           # (4, N) each node's distance and gradient, row by row
     top: np.ndarray             # (g, 3) the last node's index along each axis (float)
 
 
@@ -275,34 +275,34 @@ def grid_set(grids: list[Grid]) -> GridSet:
     return GridSet(np.array([g.origin for g in grids]), np.array([g.cell for g in grids]),
                    dims, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int),
                    distance, gradient, stride, stride @ _CORNERS.T,
-                   np.column_stack([distance, gradient]), (dims - 1).astype(float))
+                   np.ascontiguousarray(np.vstack([distance, gradient.T])), (dims - 1).astype(float))
 
 
-def corner_weights(f: np.ndarray) -> np.ndarray:
-    """(..., 4, 2^k) from a point's place f (..., k) in its cell (k = 2 or 3 axes): the
-    corners' interpolation weights (row 0: the product over the axes of 1 - f_a or f_a,
-    corners x-major), and their derivatives along each axis (row 1 + a: that axis' factor
-    -1 or +1 instead; k = 2: row 3 as row 0).  The factors are picked from one short row
-    per point (1 - f_a, f_a for each axis, then -1, 1), so that every product runs over
-    whole contiguous blocks."""
+def interpolate(table: np.ndarray, flat: np.ndarray, f: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(values (c, ..., n), derivatives (k, ..., n)) of a k-D grid's (k = 2 or 3) node
+    ``table`` (c, N) (row 0 the distance) at points whose cells' corners are ``flat``
+    (..., n, 2^k) (x-major) and whose place in their cell is f (..., n, k): the corners'
+    multilinear interpolation of every row, and the interpolated distance's derivative
+    along each axis (per cell).  Component first, so that every product runs over all
+    the points at once: each corner's weight is a product of one factor per axis, 1 - f_a
+    or f_a (its derivative along a: -1 or +1 in place of that factor)."""
     k = f.shape[-1]
-    G = np.empty(f.shape[:-1] + (2 * k + 2,))
-    G[..., 0:2 * k:2] = 1.0 - f
-    G[..., 1:2 * k:2] = f
-    G[..., 2 * k:] = (-1.0, 1.0)
-    F = np.take(G, _PICK[k], axis=-1)                          # (..., k, 4, 2^k)
-    W = F[..., 0, :, :] * F[..., 1, :, :]
-    return W * F[..., 2, :, :] if k == 3 else W
+    fT = np.moveaxis(f, -1, 0)                                   # (k, ..., n)
+    T = np.empty((k + 1, k, 2) + fT.shape[1:])                   # row 0 and each d/df_a
+    T[:, :, 0] = 1.0 - fT
+    T[:, :, 1] = fT
+    T[_ROWS[:k], _ROWS[:k] - 1] = _STEP.reshape((2,) + (1,) * (fT.ndim - 1))
+    W = T[:, 0, :, None] * T[:, 1, None, :]
+    if k == 3:
+        W = W[:, :, :, None] * T[:, 2, None, None, :]
+    W = W.reshape((k + 1, 2 ** k) + fT.shape[1:])
+    corners = np.take(table, np.moveaxis(flat, -1, 0), axis=1)  # (c, 2^k, ..., n)
+    return (W[0] * corners).sum(axis=1), (W[1:] * corners[0]).sum(axis=1)
 
 
-def _picks(k: int) -> np.ndarray:
-    """(k, 4, 2^k) where corner_weights finds axis a's factor in row r for corner c."""
-    bit = (np.arange(2 ** k)[None, :] >> (k - 1 - np.arange(k))[:, None]) & 1   # (k, 2^k)
-    deriv = np.arange(4)[None, :, None] == np.arange(k)[:, None, None] + 1      # (k, 4, 1)
-    return np.where(deriv, 2 * k, 2 * np.arange(k)[:, None, None]) + bit[:, None, :]
-
-
-_PICK = {2: _picks(2), 3: _picks(3)}
+_ROWS = np.arange(1, 4)
+_STEP = np.array([-1.0, 1.0])
 _UP = np.array([0.0, 0.0, 1.0])
 
 
@@ -314,7 +314,7 @@ def grid_distance(x: np.ndarray, which: np.ndarray, gs: GridSet
     distance to it.  The interpolated gradient is smooth across cells and gives the force's
     direction; the interpolant's own derivative (not continuous across cells) gives the
     exact rate of d along a motion, for the energy's bookkeeping.  One gather of the cells'
-    corners (distance and gradient side by side) and one product with their weights."""
+    corners (distance and gradient together) and one weighted sum (``interpolate``)."""
     cell = np.take(gs.cell, which)[:, None]
     top = np.take(gs.top, which, axis=0)
     u = (x - np.take(gs.origin, which, axis=0)) / cell
@@ -324,15 +324,15 @@ def grid_distance(x: np.ndarray, which: np.ndarray, gs: GridSet
     i0 = np.minimum(np.floor(inside), top - 1.0)
     base = np.take(gs.first, which) + np.einsum(
         "...i,...i->...", i0, np.take(gs.stride, which, axis=0)).astype(np.intp)
-    corners = np.take(gs.table, base[..., None] + np.take(gs.corner, which, axis=0), axis=0)
-    R = corner_weights(inside - i0) @ corners                  # (..., n, 4, 4)
-    d = R[..., 0, 0] + beyond
-    g = R[..., 0, 1:]
+    values, slopes = interpolate(gs.table, base[..., None] + np.take(gs.corner, which, axis=0),
+                                 inside - i0)
+    d = values[0] + beyond
+    g = np.moveaxis(values[1:], 0, -1)
     size = np.sqrt(np.einsum("...i,...i->...", g, g))
     g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], _UP)
     # the interpolant's own derivative: none along an axis clamped at the box, plus the
     # way out of the box
-    exact = R[..., 1:, 0] * (u == inside) / cell
+    exact = np.moveaxis(slopes, 0, -1) * (u == inside) / cell
     return d, g, exact + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
 
 
