@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import MechanismError, shown
-from .sdf_grid import candidate_pairs, interpolate
+from .sdf_grid import axis_last, candidate_pairs, interpolate
 
 CELLS = 128            # cells along the profile's largest extent to start from
 PAD = 3                # cells of margin around the profile
@@ -278,24 +278,24 @@ def planar_distance(x: np.ndarray, which: np.ndarray, ps: ProfileSet
     nodes' distances and gradients (one gather of the cells' corners, one weighted sum,
     sdf_grid.interpolate); outside a grid's box, at its nearest point
     plus the distance to it."""
-    cell = np.take(ps.cell, which)[:, None]
-    top = np.take(ps.top, which, axis=0)
-    u = (x - np.take(ps.origin, which, axis=0)) / cell
+    cell = ps.cell.take(which)[:, None]
+    top = ps.top.take(which, axis=0)
+    u = (x - ps.origin.take(which, axis=0)) / cell
     inside = np.minimum(np.maximum(u, 0.0), top)
     out = (u - inside) * cell
     beyond = np.sqrt(np.einsum("...i,...i->...", out, out))
     i0 = np.minimum(np.floor(inside), top - 1.0)
-    base = np.take(ps.first, which) + (i0[..., 0] * np.take(ps.stride[:, 0], which)
+    base = ps.first.take(which) + (i0[..., 0] * ps.stride[:, 0].take(which)
                                        + i0[..., 1]).astype(np.intp)
-    values, slopes = interpolate(ps.table, base[..., None] + np.take(ps.corner, which, axis=0),
+    values, slopes = interpolate(ps.table, base[..., None] + ps.corner.take(which, axis=0),
                                  inside - i0)
     d = values[0] + beyond
-    g = np.moveaxis(values[1:], 0, -1)
+    g = axis_last(values[1:])
     size = np.sqrt(np.einsum("...i,...i->...", g, g))
     g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], _RIGHT)
     # the interpolant's own derivative: none along an axis clamped at the box, plus the
     # way out of the box
-    exact = np.moveaxis(slopes, 0, -1) * (u == inside) / cell
+    exact = axis_last(slopes) * (u == inside) / cell
     return d, g, exact + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
 
 

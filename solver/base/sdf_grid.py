@@ -288,7 +288,7 @@ def interpolate(table: np.ndarray, flat: np.ndarray, f: np.ndarray
     the points at once: each corner's weight is a product of one factor per axis, 1 - f_a
     or f_a (its derivative along a: -1 or +1 in place of that factor)."""
     k = f.shape[-1]
-    fT = np.moveaxis(f, -1, 0)                                   # (k, ..., n)
+    fT = _axis_first(f)                                          # (k, ..., n)
     T = np.empty((k + 1, k, 2) + fT.shape[1:])                   # row 0 and each d/df_a
     T[:, :, 0] = 1.0 - fT
     T[:, :, 1] = fT
@@ -297,11 +297,21 @@ def interpolate(table: np.ndarray, flat: np.ndarray, f: np.ndarray
     if k == 3:
         W = W[:, :, :, None] * T[:, 2, None, None, :]
     W = W.reshape((k + 1, 2 ** k) + fT.shape[1:])
-    corners = np.take(table, np.moveaxis(flat, -1, 0), axis=1)  # (c, 2^k, ..., n)
+    corners = table.take(_axis_first(flat), axis=1)              # (c, 2^k, ..., n)
     return (W[0] * corners).sum(axis=1), (W[1:] * corners[0]).sum(axis=1)
 
 
 _ROWS = np.arange(1, 4)
+
+
+def _axis_first(a: np.ndarray) -> np.ndarray:
+    """A view of ``a`` with its last axis first."""
+    return a.transpose((a.ndim - 1,) + tuple(range(a.ndim - 1)))
+
+
+def axis_last(a: np.ndarray) -> np.ndarray:
+    """A view of ``a`` with its first axis last."""
+    return a.transpose(tuple(range(1, a.ndim)) + (0,))
 _STEP = np.array([-1.0, 1.0])
 _UP = np.array([0.0, 0.0, 1.0])
 
@@ -315,24 +325,24 @@ def grid_distance(x: np.ndarray, which: np.ndarray, gs: GridSet
     direction; the interpolant's own derivative (not continuous across cells) gives the
     exact rate of d along a motion, for the energy's bookkeeping.  One gather of the cells'
     corners (distance and gradient together) and one weighted sum (``interpolate``)."""
-    cell = np.take(gs.cell, which)[:, None]
-    top = np.take(gs.top, which, axis=0)
-    u = (x - np.take(gs.origin, which, axis=0)) / cell
+    cell = gs.cell.take(which)[:, None]
+    top = gs.top.take(which, axis=0)
+    u = (x - gs.origin.take(which, axis=0)) / cell
     inside = np.minimum(np.maximum(u, 0.0), top)
     out = (u - inside) * cell
     beyond = np.sqrt(np.einsum("...i,...i->...", out, out))
     i0 = np.minimum(np.floor(inside), top - 1.0)
-    base = np.take(gs.first, which) + np.einsum(
-        "...i,...i->...", i0, np.take(gs.stride, which, axis=0)).astype(np.intp)
-    values, slopes = interpolate(gs.table, base[..., None] + np.take(gs.corner, which, axis=0),
+    base = gs.first.take(which) + np.einsum(
+        "...i,...i->...", i0, gs.stride.take(which, axis=0)).astype(np.intp)
+    values, slopes = interpolate(gs.table, base[..., None] + gs.corner.take(which, axis=0),
                                  inside - i0)
     d = values[0] + beyond
-    g = np.moveaxis(values[1:], 0, -1)
+    g = axis_last(values[1:])
     size = np.sqrt(np.einsum("...i,...i->...", g, g))
     g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], _UP)
     # the interpolant's own derivative: none along an axis clamped at the box, plus the
     # way out of the box
-    exact = np.moveaxis(slopes, 0, -1) * (u == inside) / cell
+    exact = axis_last(slopes) * (u == inside) / cell
     return d, g, exact + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
 
 

@@ -59,8 +59,8 @@ def side_frames(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> Sides:
 
 def shape_points(cp: ContactPlan, sides: Sides) -> np.ndarray:
     """(..., np, 3) every point's centre in its distance's shape frame."""
-    return (np.einsum("...nij,nj->...ni", np.take(sides.R, cp.side, axis=-3), cp.point)
-            + np.take(sides.t, cp.side, axis=-2))
+    return (np.einsum("...nij,nj->...ni", sides.R.take(cp.side, axis=-3), cp.point)
+            + sides.t.take(cp.side, axis=-2))
 
 
 def in_reach(cp: ContactPlan, x: np.ndarray) -> np.ndarray:
@@ -72,7 +72,7 @@ def in_reach(cp: ContactPlan, x: np.ndarray) -> np.ndarray:
     if len(cp.cells) > 1:                         # grids: in a cell within reach
         u = np.maximum((x - cp.cell_origin) * cp.cell_scale, 0.0)
         cell = np.minimum(np.floor(u), cp.cell_last).astype(np.intp)
-        inside &= np.take(cp.cells, cp.cell_first + _dot(cell, cp.cell_stride))
+        inside &= cp.cells.take(cp.cell_first + _dot(cell, cp.cell_stride))
     return inside.reshape(-1, cp.n).any(axis=0)
 
 
@@ -86,7 +86,7 @@ def local_distances(cp: ContactPlan, x: np.ndarray, idx: np.ndarray
     slope = np.empty(x.shape)
     cuts = np.searchsorted(idx, [at.start for _, at, _ in cp.groups] + [cp.n])
     for (kind, at, spec), a, b in zip(cp.groups, cuts[:-1], cuts[1:]):
-        which = np.take(spec, idx[a:b] - at.start, axis=0)
+        which = spec.take(idx[a:b] - at.start, axis=0)
         if kind in _GRIDS:
             grid_of, table = _GRIDS[kind]
             d[..., a:b], g[..., a:b, :], slope[..., a:b, :] = grid_of(

@@ -97,10 +97,10 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     sides = side_frames(cp, r, A)
     x = shape_points(cp, sides)
     near = np.flatnonzero(in_reach(cp, x)) if cull else np.arange(cp.n)
-    x = np.take(x, near, axis=-2)
+    x = x.take(near, axis=-2)
     d, g, slope = local_distances(cp, x, near)
-    rho, K, expo, damping, static, dynamic, slip_speed = np.take(cp.law, near, axis=0).T
-    twist = np.take(relative_twist(cp, sides, r, v, w), cp.side[near], axis=-3)
+    rho, K, expo, damping, static, dynamic, slip_speed = cp.law.take(near, axis=0).T
+    twist = relative_twist(cp, sides, r, v, w).take(cp.side[near], axis=-3)
     a, b = twist[..., 0, :], twist[..., 1, :]
     gap = d - rho
     depth = np.maximum(-gap, 0.0)
@@ -111,7 +111,7 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     if onset is None:
         v0 = np.abs(rate)
     else:
-        known = np.take(onset, near, axis=-1)
+        known = onset.take(near, axis=-1)
         v0 = np.where(np.isfinite(known), known, np.abs(rate))
     v0 = np.maximum(v0, ONSET_FLOOR)
     inside = depth > 0.0
@@ -124,7 +124,7 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
         mu = friction_coefficient(slip, static, dynamic, slip_speed)
         scale = np.where(slip > 0.0, mu * Fn / np.where(slip > 0.0, slip, 1.0), 0.0)
         F = F - scale[..., None] * vt
-    load = np.take(cp.side_sum, near, axis=1) @ np.concatenate([F, cross(C, F)], axis=-1)
+    load = cp.side_sum.take(near, axis=1) @ np.concatenate([F, cross(C, F)], axis=-1)
     pull = (load.reshape(load.shape[:-1] + (2, 3)) @ sides.M.swapaxes(-1, -2))
     Q = _body_loads(cp, sides, r, pull)
     potential = (elastic * depth / (expo + 1.0)).sum(axis=-1)
