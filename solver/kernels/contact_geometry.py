@@ -43,18 +43,21 @@ class Sides(NamedTuple):
     o: np.ndarray            # (..., ns, 3) the distance's shape origin
     R: np.ndarray            # (..., ns, 3, 3) sb's frame into the shape frame
     t: np.ndarray            # (..., ns, 3) sb's centre of mass in the shape frame
+    arm: np.ndarray          # (..., ns, 2, 3) o less sb's and fb's centres of mass
 
 
 def side_frames(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> Sides:
     """Every side's frames at COM positions r (..., nb+1, 3) and rotation matrices A
     (..., nb+1, 3, 3) (ground last)."""
-    Af = A[..., cp.side_fb, :, :]
+    ends = A.take(cp.side_ends, axis=-3)                        # (..., ns, 2, 3, 3)
+    at = r.take(cp.side_ends, axis=-2)                          # (..., ns, 2, 3)
+    Af = ends[..., 1, :, :]
     M = Af @ cp.side_frame
-    o = r[..., cp.side_fb, :] + (Af @ cp.side_origin[..., None])[..., 0]
+    o = at[..., 1, :] + (Af @ cp.side_origin[..., None])[..., 0]
     MT = M.swapaxes(-1, -2)
-    R = MT @ A[..., cp.side_sb, :, :]
-    t = (MT @ (r[..., cp.side_sb, :] - o)[..., None])[..., 0]
-    return Sides(M, o, R, t)
+    R = MT @ ends[..., 0, :, :]
+    t = (MT @ (at[..., 0, :] - o)[..., None])[..., 0]
+    return Sides(M, o, R, t, o[..., None, :] - at)
 
 
 def shape_points(cp: ContactPlan, sides: Sides) -> np.ndarray:

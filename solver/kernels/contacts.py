@@ -79,11 +79,11 @@ def relative_twist(cp: ContactPlan, sides: Sides, r: np.ndarray, v: np.ndarray,
                    w: np.ndarray) -> np.ndarray:
     """(..., ns, 2, 3) each side's (a, b) in its shape frame: the velocity of sb's body
     less fb's at a point X of the shape frame is a + b x X (m/s, rad/s)."""
-    ws, wf = w[..., cp.side_sb, :], w[..., cp.side_fb, :]
-    at_o = (v[..., cp.side_sb, :] - v[..., cp.side_fb, :]
-            + cross(ws, sides.o - r[..., cp.side_sb, :])
-            - cross(wf, sides.o - r[..., cp.side_fb, :]))
-    world = np.stack([at_o, ws - wf], axis=-2)
+    v_ends, w_ends = v.take(cp.side_ends, axis=-2), w.take(cp.side_ends, axis=-2)
+    turn = cross(w_ends, sides.arm)                              # (..., ns, 2, 3)
+    at_o = (v_ends[..., 0, :] - v_ends[..., 1, :] + turn[..., 0, :]) - turn[..., 1, :]
+    spin = w_ends[..., 0, :] - w_ends[..., 1, :]
+    world = np.concatenate([at_o[..., None, :], spin[..., None, :]], axis=-2)
     return world @ sides.M                      # rows times M: M^T of each
 
 
@@ -138,8 +138,7 @@ def _body_loads(cp: ContactPlan, sides: Sides, r: np.ndarray, pull: np.ndarray) 
     """(..., nb+1, 6) the sides' pulls (force on sb's body, moment about the shape's
     origin o) on the bodies: (F, M + (o - r_s) x F) on sb's, the opposite on fb's."""
     F, M = pull[..., 0, :], pull[..., 1, :]
-    arms = np.concatenate([sides.o - r[..., cp.side_sb, :], sides.o - r[..., cp.side_fb, :]],
-                          axis=-2)
+    arms = sides.arm.swapaxes(-2, -3).reshape(F.shape[:-2] + (-1, 3))   # sb's, then fb's
     Fe = np.concatenate([F, -F], axis=-2)
     Me = np.concatenate([M, -M], axis=-2) + cross(arms, Fe)
     return _incidence(cp, r.shape[-2]) @ np.concatenate([Fe, Me], axis=-1)

@@ -65,6 +65,7 @@ class ContactPlan:
     side: np.ndarray            # (np,) the side of each point
     side_sb: np.ndarray         # (ns,) the body carrying its points
     side_fb: np.ndarray         # (ns,) the body carrying its distance
+    side_ends: np.ndarray       # (ns, 2) side_sb and side_fb side by side
     side_frame: np.ndarray      # (ns, 3, 3) the distance's shape axes in fb's frame
     side_origin: np.ndarray     # (ns, 3) the distance's shape origin in fb's frame
     side_sum: np.ndarray        # (ns, np) 0/1: the points of each side
@@ -225,6 +226,7 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         bound_centre=_frozen([[b[1] for b in pair] for pair in bounds]),
         bound_radius=_frozen([[b[2] for b in pair] for pair in bounds]),
         side=side, side_sb=side_col("sb", int), side_fb=side_col("fb", int),
+        side_ends=_frozen([[sd["sb"], sd["fb"]] for sd in sides], int),
         side_frame=side_col("frame"), side_origin=side_col("origin"),
         side_sum=_frozen(side_sum), reach_lo=col("reach_lo"), reach_hi=col("reach_hi"),
         reach_inner=col("reach_inner"), cells=_frozen(np.concatenate(cells), bool),
