@@ -14,7 +14,7 @@ Cases:
   one box and cell test (printed: the points, those in reach, those touching).  Beside
   it, one right-hand side (``Equations.rhs``) of the
   same mechanism (the ground slab, the free block) without the contact, and with it: the
-  issue's bar is a contact costing at most one right-hand side.  Accuracy: the largest
+  goal is a contact costing at most one right-hand side.  Accuracy: the largest
   error of the points' depths against the exact distance of the other side (a box's, a
   bowl's: Quilez's box distance, R - |x - c|), and the force's relative error.
 - the Geneva sample (sample_scenes/geneva.py, read from Blender): its solve over one crank
