@@ -278,12 +278,12 @@ class BandedSPD:
         Raises LinAlgError when S is not positive definite (a singular constraint set)."""
         if not self.banded:
             return np.linalg.solve(S, b)
-        self._ab[:] = np.bincount(self.index, weights=vals[self.lower_at], minlength=len(self._ab))
+        self._ab[:] = np.bincount(self.index, weights=vals.take(self.lower_at), minlength=len(self._ab))
         b.take(self.perm, out=self._x)
         self.lapack[0](*self._args)
         if self._info.value != 0:
             raise np.linalg.LinAlgError(f"constraint matrix not positive definite (dpbsv info {self._info.value})")
-        return self._x[self.inv]
+        return self._x.take(self.inv)
 
 
 def band_layers(index: np.ndarray, lower_at: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:

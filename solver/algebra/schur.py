@@ -14,6 +14,7 @@ import numpy as np
 
 from .banded import BandedSPD
 from ..model.compile import Model
+from ..base.einsum import einsum
 from ..base.rotations import congruence
 
 
@@ -88,7 +89,7 @@ class Schur:
         Jg = Jb.reshape(lead + (-1,)).take(self.slot_at, axis=-1) * self.slot_mask6
         Jg = Jg.reshape(lead + self.slot_take.shape + (6,))                # (..., nb, slots, 6)
         W = Mi[..., : self.nb, :, :] @ Jg.swapaxes(-1, -2)
-        vals = (Jg @ W).reshape(Jg.shape[:-3] + (-1,))[..., self.pair_index]
+        vals = (Jg @ W).reshape(Jg.shape[:-3] + (-1,)).take(self.pair_index, axis=-1)
         return vals, W
 
     def solve(self, vals: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -132,12 +133,12 @@ class Schur:
         lam = np.maximum(lam, 0.0)
         den = lam * lam + eps * eps
         inv = np.divide(lam, den, out=np.zeros_like(lam), where=den > 0)
-        Vtb = np.einsum("...ji,...j->...i", V, b)
-        return np.einsum("...ij,...j->...i", V, inv * Vtb)
+        Vtb = einsum("...ji,...j->...i", V, b)
+        return einsum("...ij,...j->...i", V, inv * Vtb)
 
     def times(self, Jb: np.ndarray, x: np.ndarray) -> np.ndarray:
         """J x for body vectors x (..., nb+1, 6)."""
-        return np.einsum("...ksi,...ksi->...k", Jb, x.take(self.ends, axis=-2))
+        return einsum("...ksi,...ksi->...k", Jb, x.take(self.ends, axis=-2))
 
     def apply(self, W: np.ndarray, lam: np.ndarray) -> np.ndarray:
         """M^-1 J^T lam as body vectors (..., nb, 6), the moving bodies only (W from

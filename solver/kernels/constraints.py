@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.einsum import einsum
 from ..base.rotations import cross, euler_angles, euler_axes, own_loop, quat_to_matrix
 from ..model.compile import Model, RowGroup
 from ..model.gear_mesh import pitch_geometry
@@ -36,7 +37,7 @@ class RowEval:
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.einsum("...i,...i->...", a, b)
+    return einsum("...i,...i->...", a, b)
 
 
 # ---------------------------------------------------------------- one kernel per primitive kind
@@ -224,7 +225,7 @@ def spin_measure(Ri: np.ndarray, Rj: np.ndarray) -> np.ndarray:
     """(..., 3) vee(skew(Rj^T Ri)): the rotation of frame I relative to frame J (world axes
     Ri, Rj (..., 3, 3)) in J's axes, sin(theta) times the unit axis; a small rotation's
     rotation vector to first order, zero exactly when the frames agree."""
-    M = np.einsum("...ki,...kj->...ij", Rj, Ri)
+    M = einsum("...ki,...kj->...ij", Rj, Ri)
     return 0.5 * np.stack([M[..., 2, 1] - M[..., 1, 2], M[..., 0, 2] - M[..., 2, 0],
                            M[..., 1, 0] - M[..., 0, 1]], axis=-1)
 
@@ -267,7 +268,7 @@ def euler_angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     if jac is None and quad is None:
         return
     E, G = euler_axes(xi, yi, xj, yj, angles, cb)                 # (..., 3, n, 3) each
-    gk = np.einsum("...knd,nk->...nd", G, pick)
+    gk = einsum("...knd,nk->...nd", G, pick)
     if jac is not None:
         jac[..., 3:6] = gk
         jac[..., 9:12] = -gk
@@ -301,7 +302,7 @@ def coordinates(model: Model, r, A, v=None, w=None, need_jac: bool = False, rate
         ends = np.stack([np.concatenate([v, w], -1)[..., b, :] for b in
                          (np.concatenate([g.bi for g in cp.coords]),
                           np.concatenate([g.bj for g in cp.coords]))], -2)   # (..., n, 2, 6)
-        rate = np.einsum("...ke,...ke->...k", qj, ends.reshape(lead + (cp.n, 12)))
+        rate = einsum("...ke,...ke->...k", qj, ends.reshape(lead + (cp.n, 12)))
     return q, qj, qq, rate
 
 
@@ -327,7 +328,7 @@ def couplers(model: Model, r, A, v, w, phi, jac, quad, ref, track, rate) -> None
         blocks = qj[..., cp.terms, :] * cp.scale[..., None]           # (..., ncpl, T, 12)
         jac[..., : 12 * cp.terms.shape[1]] = blocks.reshape(blocks.shape[:-2] + (-1,))
     if quad is not None:
-        quad[...] = np.einsum("...ct,...ct->...c", qq[..., cp.terms], cp.scale)
+        quad[...] = einsum("...ct,...ct->...c", qq[..., cp.terms], cp.scale)
     if cp.mesh:
         mesh_rows(model, r, A, v, w, phi, jac, quad)
 
@@ -388,7 +389,7 @@ def mesh_rows(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None,
     if quad is not None:
         quad[..., rows] += added(qq)
     if jac is not None:
-        blocks = np.einsum("...uc,...uce->...ue", coef, jj[..., at, :])
+        blocks = einsum("...uc,...uce->...ue", coef, jj[..., at, :])
         jac[..., rows, :24] += blocks.reshape(lead + (ng, 24))
 
 
@@ -430,9 +431,9 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
             KERNELS[g.kind](g, r, A, v, w, *views, U)
     if not plan.identity:                 # back to model row order
         inv = plan.inv
-        phi = phi[..., inv]
+        phi = phi.take(inv, axis=-1)
         jac = None if jac is None else jac.take(inv, axis=-2)
-        quad = None if quad is None else quad[..., inv]
+        quad = None if quad is None else quad.take(inv, axis=-1)
     return RowEval(phi, jac, quad, track, rate)
 
 
@@ -458,12 +459,14 @@ def global_jacobian(model: Model, jac: np.ndarray) -> np.ndarray:
     return J.reshape(lead + (nc, 6 * nb))
 
 
-def row_rates(model: Model, rows: np.ndarray, jac: np.ndarray, vel: np.ndarray) -> np.ndarray:
+def row_rates(model: Model, rows: np.ndarray, jac: np.ndarray, vel: np.ndarray,
+              ends: np.ndarray | None = None) -> np.ndarray:
     """(..., n) the rates J_row v of the given rows (a coordinate's q') from the rows'
-    Jacobian blocks jac (..., nc, W) and body velocities vel (..., nb+1, 6) (ground last)."""
-    ends = model.row_ends[rows]                                       # (n, E)
-    blocks = jac[..., rows, :].reshape(jac.shape[:-2] + ends.shape + (6,))
-    return np.einsum("...ked,...ked->...k", blocks, vel[..., ends, :])
+    Jacobian blocks jac (..., nc, W) and body velocities vel (..., nb+1, 6) (ground last);
+    ``ends``: model.row_ends[rows], if the caller keeps them."""
+    ends = model.row_ends[rows] if ends is None else ends             # (n, E)
+    blocks = jac.take(rows, axis=-2).reshape(jac.shape[:-2] + ends.shape + (6,))
+    return einsum("...ked,...ked->...k", blocks, vel[..., ends, :])
 
 
 def row_forces(model: Model, rows: np.ndarray, Qq: np.ndarray, jac: np.ndarray,

@@ -25,6 +25,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from ..base.einsum import einsum
 from ..base.errors import ExpressionError
 from ..base.rotations import congruence, cross, skew
 from ..model.bushings import bushing_state, potential as bushing_potential, power as bushing_power
@@ -85,7 +86,7 @@ def _fixed(fm: ForceModel, key: str, make: Callable[[], Any]) -> Any:
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.einsum("...i,...i->...", a, b)
+    return einsum("...i,...i->...", a, b)
 
 
 def _actuator(act: Callable[..., float], what: str, t: float, x: float, xd: float) -> float:
@@ -194,7 +195,7 @@ def _torsion_angles(fm: ForceModel, A, ts_ref):
     xi, xj, yj = X[..., :n, :], X[..., n:2 * n, :], X[..., 2 * n:, :]
     angle = joint_angle(xi, X[..., n:, :].reshape(X.shape[:-2] + (2, n, 3)))   # x_J, y_J
     raw = angle[0]
-    th = raw + 2.0 * np.pi * np.round((ts_ref - raw) / (2.0 * np.pi))
+    th = raw + 2.0 * np.pi * np.rint((ts_ref - raw) / (2.0 * np.pi))   # (np.round's, unwrapped)
     return xi, xj, yj, angle, th
 
 
@@ -223,11 +224,11 @@ def _loads(fm: ForceModel, t: float, A) -> tuple[np.ndarray, np.ndarray, np.ndar
     by the marker's axes when given in them) and its point's arm from the centre of mass."""
     vals = values_of(fm.ld_funcs, t)        # (n, 6), (S, n, 6) for S times, (V, n, 6) per variant
     Ab = A[..., fm.ld_body, :, :]
-    axes = np.einsum("...nij,...njk->...nik", Ab, fm.ld_axes)
+    axes = einsum("...nij,...njk->...nik", Ab, fm.ld_axes)
     inm = fm.ld_in_marker[:, None]
-    F = np.where(inm, np.einsum("...nij,...nj->...ni", axes, vals[..., :3]), vals[..., :3])
-    Tq = np.where(inm, np.einsum("...nij,...nj->...ni", axes, vals[..., 3:]), vals[..., 3:])
-    return F, Tq, np.einsum("...nij,...nj->...ni", Ab, fm.ld_point)
+    F = np.where(inm, einsum("...nij,...nj->...ni", axes, vals[..., :3]), vals[..., :3])
+    Tq = np.where(inm, einsum("...nij,...nj->...ni", axes, vals[..., 3:]), vals[..., 3:])
+    return F, Tq, einsum("...nij,...nj->...ni", Ab, fm.ld_point)
 
 
 def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarray,
@@ -255,7 +256,7 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
         Fe = np.concatenate([F, -F], axis=-2)
         arms = sd.arms                                    # si, then sj
         Q = _incidence(fm, "sd", nbg) @ np.concatenate([Fe, cross(arms, Fe)], axis=-1)
-        pnc = -(sd.fnc * sd.Ld).sum(-1)
+        pnc = -np.add.reduce(sd.fnc * sd.Ld, axis=-1)
     # torsion springs: generalized torque -T dtheta/dpi (the angle row's Jacobian g)
     n = len(fm.ts_names)
     th = T = np.zeros(0)
@@ -266,7 +267,7 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
         gen = np.zeros(tq.shape[:-2] + (2 * n, 6))
         gen[..., :n, 3:], gen[..., n:, 3:] = -tq, tq
         Q = Q + _incidence(fm, "ts", nbg) @ gen
-        pnc = pnc - (ts.tnc * ts.thd).sum(-1)
+        pnc = pnc - np.add.reduce(ts.tnc * ts.thd, axis=-1)
     # applied forces and torques at markers
     n = len(fm.ld_names)
     if n:
@@ -411,7 +412,7 @@ def _spring_damper_jacobian(fm: ForceModel, t, r, A, v, w, K, C) -> None:
     cp = fm.sd_c + fm.sd_fric * (1.0 - tanh * tanh) / V_FRICTION + dld
     uu = u[..., :, None] * u[..., None, :]
     P = np.eye(3) - uu
-    Pdd = np.einsum("...nij,...nj->...ni", P, dd)
+    Pdd = einsum("...nij,...nj->...ni", P, dd)
     Kd = (f / L)[..., None, None] * P + kp[..., None, None] * uu \
         + (cp / L)[..., None, None] * (u[..., :, None] * Pdd[..., None, :])
     Cd = cp[..., None, None] * uu
@@ -475,8 +476,8 @@ def _torsion_jacobian(fm: ForceModel, t, A, w, ts_ref, K, C) -> None:
         return (num - outer("...ni,...nj->...nij", g, drho)) / rho[..., None, None]
 
     Dg = (dg(1.0, Xj @ Xi, Yj @ Xi), dg(-1.0, -Xi @ Xj, -Xi @ Yj))   # d g / d pi_I, d pi_J
-    dT = (kp[..., None] * g + cp[..., None] * np.einsum("...nji,...nj->...ni", Dg[0], dw),
-          -kp[..., None] * g + cp[..., None] * np.einsum("...nji,...nj->...ni", Dg[1], dw))
+    dT = (kp[..., None] * g + cp[..., None] * einsum("...nji,...nj->...ni", Dg[0], dw),
+          -kp[..., None] * g + cp[..., None] * einsum("...nji,...nj->...ni", Dg[1], dw))
     gT = cp[..., None] * g                                          # d T / d w_I = -d T / d w_J
     for b, Dgb, dTb, sw in ((bi, Dg[0], dT[0], 1.0), (bj, Dg[1], dT[1], -1.0)):
         dM = -(outer("...ni,...nj->...nij", g, dTb) + T[..., None, None] * Dgb)  # d(-T g)/d pi_b
@@ -552,7 +553,7 @@ def force_jacobians(model: Any, t, rg: np.ndarray, A: np.ndarray, vg: np.ndarray
         C[:nb, :, :nb, :] += Cc.reshape(nb, 6, nb, 6)
     w = wg[..., :nb, :]
     Iw = congruence(A[..., :nb, :, :], model.body_inertia)
-    h = np.einsum("...bij,...bj->...bi", Iw, w)
+    h = einsum("...bij,...bj->...bi", Iw, w)
     W, H = skew(w), skew(h)
     gyro_q, gyro_v = W @ H - W @ Iw @ W, H - W @ Iw
     for b in range(nb):

@@ -229,6 +229,41 @@ class FrictionPlan:
         return np.stack([self.lever, self.lever * self.inv_length], axis=-1)
 
     @cached_property
+    def load_weights(self) -> np.ndarray:
+        """(..., n, 3) what multiplies the parts of a pin's or slide's load (side force, side
+        moment, thrust): side_levers and the thrust arm side by side."""
+        return np.concatenate([self.side_levers, self.arm[..., None]], axis=-1)
+
+    @cached_property
+    def single(self) -> bool:
+        """Every element has one component (no ball): an element's sum over its components
+        is that component, and component arrays are element arrays."""
+        return len(self.rows) == len(self.names)
+
+    @cached_property
+    def kinds(self) -> tuple[bool, bool, bool, tuple[bool, ...]]:
+        """(any ball, any viscous friction, any coordinate a motion drives, each element a
+        ball (in any variant of a study's stacked plan)): what the right-hand side branches
+        on, read once."""
+        n = len(self.names)
+        return (bool(np.any(self.is_ball)), bool(np.any(self.viscous)), bool(np.any(self.held)),
+                tuple(bool(b) for b in np.any(np.reshape(self.is_ball, (-1, n)), axis=0)))
+
+    @cached_property
+    def step_span(self) -> tuple[np.ndarray, np.ndarray]:
+        """(half the transition speed, dynamic - static): the cubic step of the coefficient
+        from static to dynamic over speeds 1 to 1.5 times the transition speed."""
+        return 0.5 * self.speed, self.dynamic - self.static
+
+    @cached_property
+    def reaction_vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bodies (2n,), body-frame vectors (..., 2n, 3)): marker I's point on bi, then
+        marker J's z axis on bj, for one product with the bodies' rotations."""
+        ends = np.concatenate([self.bi, self.bj])
+        vecs = np.concatenate(np.broadcast_arrays(self.point_i, self.axes_j[..., 2]), axis=-2)
+        return ends, vecs
+
+    @cached_property
     def reaction_rows(self) -> tuple[np.ndarray, np.ndarray]:
         """(every element's joint rows one after the other, where each element's start):
         the reactions of all elements as one gather and one segment sum."""

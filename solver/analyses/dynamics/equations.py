@@ -27,6 +27,7 @@ import numpy as np
 
 from ...algebra.newton import NewtonOptions, converged, newton, scales, step_pose, step_size
 from ...algebra.schur import Schur, inverse_mass
+from ...base.einsum import einsum
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix
 from ...kernels.constraints import body_arrays, evaluate, motion_values, residual
 from ...kernels.forces import torsion_angles, total_forces
@@ -49,8 +50,8 @@ def _responses(dlam: np.ndarray, da: np.ndarray):
     each component's responses to a force of 1, dlam (m, ..., nc) and da (m, ..., nb, 6),
     weighted by Q_q (both linear in the forces)."""
     def respond(Qq: np.ndarray):
-        return (np.einsum("...j,j...c->...c", Qq, dlam),
-                np.einsum("...j,j...bi->...bi", Qq, da))
+        return (einsum("...j,j...c->...c", Qq, dlam),
+                einsum("...j,j...bi->...bi", Qq, da))
     return respond
 
 
@@ -91,7 +92,7 @@ class _Work:
             self.Mi = self.Mig[..., :nb, :, :]
             self.MiX = np.zeros((1 + m,) + lead + (nb + 1, 6))
             self.MiQ = self.MiX[0]
-            ends = model.row_ends[model.frictions.rows]                   # (m, E)
+            ends = self.friction_ends = model.row_ends[model.frictions.rows]   # (m, E)
             self.unit_at = (1 + np.repeat(np.arange(m), ends.shape[1]), Ellipsis,
                             ends.reshape(-1), slice(None))
         self.MiQ_moving = self.MiQ[..., :nb, :, None]     # its moving bodies, as matmul's out
@@ -102,10 +103,10 @@ class _Work:
         its two bodies, world axes), the ground's zero.  Only the rows' own bodies are
         written, the same entries every call: the others stay zero."""
         fp = model.frictions
-        ends = model.row_ends[fp.rows]
+        ends = self.friction_ends
         lead = jac.shape[:-2]
-        blocks = jac[..., fp.rows, :].reshape(lead + ends.shape + (6,))   # (..., m, E, 6)
-        unit = np.einsum("...jeab,...jeb->je...a", self.Mig[..., ends, :, :], blocks)
+        blocks = jac.take(fp.rows, axis=-2).reshape(lead + ends.shape + (6,))   # (..., m, E, 6)
+        unit = einsum("...jeab,...jeb->je...a", self.Mig.take(ends, axis=-3), blocks)
         self.MiX[self.unit_at] = unit.reshape((-1,) + lead + (6,))
         return self.MiX
 
@@ -158,6 +159,8 @@ class Equations:
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
         self.dry = model.frictions is not None   # friction elements: RunState.slip
+        # compliant stops (their forces: kernels/stop_forces.py); rigid ones are rows
+        self.compliant = model.limits is not None and bool(model.limits.compliant.any())
         self.tell(RunState.start(model))
         self.friction = None      # the friction elements' Q_q at the last accelerations
         self.friction_power = 0.0
@@ -195,6 +198,8 @@ class Equations:
         no friction."""
         self.run = run
         self.frozen = held_by_stops(self.m, run.resting) if self.dry else None
+        if self.dry:      # the slipping elements' components: not stuck, not frozen
+            self._sliding = (~run.slip.stuck & ~self.frozen)[self.m.frictions.element]
 
     def work(self, lead: tuple[int, ...]) -> _Work:
         w = self._work.get(lead)
@@ -241,7 +246,7 @@ class Equations:
     def _apply_minv(self, Mi: np.ndarray, X: np.ndarray) -> np.ndarray:
         """M^-1 X for X (6nb, k)."""
         k = X.shape[1]
-        return np.einsum("bij,bjk->bik", Mi, X.reshape(self.nb, 6, k)).reshape(6 * self.nb, k)
+        return einsum("bij,bjk->bik", Mi, X.reshape(self.nb, 6, k)).reshape(6 * self.nb, k)
 
     def _minv_ground(self, A: np.ndarray) -> np.ndarray:
         """Inverse mass blocks with a zero block for the ground appended (..., nb+1, 6, 6)."""
@@ -264,7 +269,7 @@ class Equations:
         f = motion_values(m, t) if self.mrows.size else _NO_MOTION
         Iw, Mi = wk.mass(A, self._pair, self._diag)
         Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, run.onset)
-        stop = stop_forces(m, ev.phi, ev.jac, velg) if m.limits is not None else None
+        stop = stop_forces(m, ev.phi, ev.jac, velg) if self.compliant else None
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., :nb, :]
             self.stop_power = stop.power
@@ -277,7 +282,7 @@ class Equations:
         # S lambda = J M^-1 Q - gamma, gamma = -quad + f'' (f'' on the motion rows)
         b = sc.times(Jb, X)
         b0 = b if not self.dry else b[0]
-        b0 += ev.quad if sc.every else ev.quad[..., keep]
+        b0 += ev.quad if sc.every else ev.quad.take(keep, axis=-1)
         km, motion = self._kept_motions
         if km.size:
             b0[..., km] -= f[..., motion, 2]
@@ -298,24 +303,23 @@ class Equations:
                 lambda F: self.solve(vals, sc.times(Jb, _ground_row((Mi @ F[..., None])[..., 0])))))
             lam = reported(lam)
         if self.dry:                     # friction from the joints' reactions (friction.py)
-            vq = rates(m, ev.jac, velg)
+            vq = rates(m, ev.jac, velg, wk.friction_ends)
             fp = m.frictions
-            # a joint held by a resting stop takes no friction; one a motion drives slips the
-            # way the motion moves it (no event: its speed is given)
-            slip = run.slip
-            sliding = (~slip.stuck & ~self.frozen)[fp.element]
+            # a joint held by a resting stop takes no friction (``tell``: ``_sliding``); one a
+            # motion drives slips the way the motion moves it (no event: its speed is given)
+            slip, sliding = run.slip, self._sliding
             d = (np.where(fp.held[fp.element], np.sign(vq), slip.direction)
-                 if fp.held.any() else slip.direction)
+                 if fp.kinds[2] else slip.direction)
             lam, a, respond = lam[0], a[0], _responses(lam[1:], a[1:])
             Qq, lam, da, room = with_slip(m, respond, lam, ev.jac, A, vq, d, sliding)
             self.headroom = room
             if da is not None:
                 a = a + da
             self.friction = np.where(sliding, Qq, -lam[..., m.frictions.rows])
-            self.friction_power = np.sum(Qq * vq, axis=-1)
+            self.friction_power = np.add.reduce(Qq * vq, axis=-1)
         if stop is not None:             # read as the limit's force (Result.limit)
             lam[..., m.limits.rows[stop.bounds]] = -stop.Qq
-        if not math.isfinite(a.sum()):   # NaN or inf anywhere (Q, lambda) shows in a's sum
+        if not math.isfinite(np.add.reduce(a, axis=None)):   # NaN or inf anywhere (Q, lambda)
             raise np.linalg.LinAlgError("non-finite accelerations")
         # (A is the buffer the next single state's call refills: that call replaces _last)
         self._last = (r, p, ev, A, (vals, W)) if not lead else None

@@ -29,6 +29,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from ...base.einsum import einsum
 from ...base.errors import FrictionJam
 from ...base.rotations import cross
 from ...kernels.constraints import row_forces, row_rates, spin_measure
@@ -45,7 +46,7 @@ _FIRST = np.array([1.0, 0.0, 0.0])
 
 
 def _dot(a, b):
-    return np.einsum("...i,...i->...", a, b)
+    return einsum("...i,...i->...", a, b)
 
 
 def wrap(x: np.ndarray, angle: np.ndarray) -> np.ndarray:
@@ -53,15 +54,24 @@ def wrap(x: np.ndarray, angle: np.ndarray) -> np.ndarray:
     return np.where(angle, (x + np.pi) % (2.0 * np.pi) - np.pi, x)
 
 
-def rates(model: Model, jac: np.ndarray, vel: np.ndarray) -> np.ndarray:
+def rates(model: Model, jac: np.ndarray, vel: np.ndarray, ends: np.ndarray | None = None
+          ) -> np.ndarray:
     """(..., m) the friction components' rates q' from the rows' Jacobian blocks (..., nc, W)
-    and body velocities vel (..., nb+1, 6) (ground last, zero)."""
-    return row_rates(model, model.frictions.rows, jac, vel)
+    and body velocities vel (..., nb+1, 6) (ground last, zero); ``ends``: the rows' bodies
+    (model.row_ends of the friction rows), if the caller keeps them."""
+    return row_rates(model, model.frictions.rows, jac, vel, ends)
 
 
 def per_element(model: Model, x: np.ndarray) -> np.ndarray:
-    """(..., n) the sums over each element's components of x (..., m)."""
-    return np.add.reduceat(x, model.frictions.first, axis=-1)
+    """(..., n) the sums over each element's components of x (..., m) (x itself where
+    every element has one component)."""
+    return x if model.frictions.single else np.add.reduceat(x, model.frictions.first, axis=-1)
+
+
+def per_component(model: Model, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(..., m) each component's element's entry of a and of b (..., n)."""
+    e = model.frictions.element
+    return (a, b) if model.frictions.single else (a.take(e, axis=-1), b.take(e, axis=-1))
 
 
 def magnitudes(model: Model, x: np.ndarray) -> np.ndarray:
@@ -73,23 +83,21 @@ def joint_reactions(model: Model, lam: np.ndarray, jac: np.ndarray, A: np.ndarra
     """(R (..., n, 2, 3), z (..., n, 3)) in world axes: every element's joint reaction on
     part I at marker I, force R[..., 0, :] and moment R[..., 1, :], and its joint axis z_J.
     R is linear in lam."""
-    fp = model.frictions
-    rows, starts = fp.reaction_rows
-    g = -lam[..., rows, None] * jac[..., rows, :6]          # on body I, about its COM
+    (rows, starts), (ends, vecs) = model.frictions.reaction_rows, model.frictions.reaction_vectors
+    g = -lam.take(rows, axis=-1)[..., None] * jac.take(rows, axis=-2)[..., :6]   # on body I
     R = np.add.reduceat(g, starts, axis=-2).reshape(lam.shape[:-1] + (len(starts), 2, 3))
-    arm = np.einsum("...nij,...nj->...ni", A[..., fp.bi, :, :], fp.point_i)
-    R[..., 1, :] -= cross(arm, R[..., 0, :])                # the moment about marker I
-    z = np.einsum("...nij,...nj->...ni", A[..., fp.bj, :, :], fp.axes_j[..., 2])
-    return R, z
+    arm_z = einsum("...nij,...nj->...ni", A.take(ends, axis=-3), vecs)   # A_I s_I, then A_J z_J
+    R[..., 1, :] -= cross(arm_z[..., :len(starts), :], R[..., 0, :])   # the moment about marker I
+    return R, arm_z[..., len(starts):, :]
 
 
 def _across(R: np.ndarray, z: np.ndarray):
     """(axial parts (..., n, 2), the parts across the axis (..., n, 2, 3), their norms):
     the vectors across, not sqrt(|R|^2 - axial^2), whose difference under a pure thrust
     leaves rounding of 1e-8 |F|."""
-    ax = np.einsum("...nki,...ni->...nk", R, z)
+    ax = einsum("...nki,...ni->...nk", R, z)
     P = R - ax[..., None] * z[..., None, :]
-    return ax, P, np.sqrt(np.einsum("...nki,...nki->...nk", P, P))
+    return ax, P, np.sqrt(einsum("...nki,...nki->...nk", P, P))
 
 
 def load_of(model: Model, R: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -99,8 +107,8 @@ def load_of(model: Model, R: np.ndarray, z: np.ndarray) -> np.ndarray:
     radius |F|."""
     fp = model.frictions
     ax, _, side = _across(R, z)
-    L = np.einsum("...nk,...nk->...n", side, fp.side_levers) + fp.arm * np.abs(ax[..., 0])
-    if fp.is_ball.any():
+    L = einsum("...nk,...nk->...n", side, fp.side_levers) + fp.arm * np.abs(ax[..., 0])
+    if fp.kinds[0]:
         L = np.where(fp.is_ball, fp.radius * np.sqrt(_dot(R[..., 0, :], R[..., 0, :])), L)
     return L
 
@@ -114,19 +122,18 @@ def coefficient(model: Model, speed: np.ndarray) -> np.ndarray:
     """mu(|q'|) (..., n) from the elements' speeds: static up to the transition speed,
     dynamic from 1.5 times it, a cubic step (Adams STEP) between."""
     fp = model.frictions
-    s = np.clip((speed - fp.speed) / (0.5 * fp.speed), 0.0, 1.0)
-    return fp.static + (fp.dynamic - fp.static) * s * s * (3.0 - 2.0 * s)
+    s = np.minimum(np.maximum((speed - fp.speed) / fp.step_span[0], 0.0), 1.0)   # (np.clip's)
+    return fp.static + fp.step_span[1] * s * s * (3.0 - 2.0 * s)
 
 
 def slip_direction(model: Model, vq: np.ndarray, direction: np.ndarray,
                    speed: np.ndarray | None = None) -> np.ndarray:
     """(..., m) u: q' / |q'| while q' . d > 0, else the held direction d (``speed``: the
     elements' |q'|, if known)."""
-    fp = model.frictions
-    e = fp.element
     speed = magnitudes(model, vq) if speed is None else speed
     ahead = (per_element(model, vq * direction) > 0.0) & (speed > 0.0)
-    return np.where(ahead[..., e], vq / np.where(ahead, speed, 1.0)[..., e], direction)
+    on, size = per_component(model, ahead, np.where(ahead, speed, 1.0))
+    return np.where(on, vq / size, direction)
 
 
 def load_gradient(model: Model, R: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -136,11 +143,11 @@ def load_gradient(model: Model, R: np.ndarray, z: np.ndarray) -> np.ndarray:
     norms, convex, and any subgradient serves Newton there)."""
     fp = model.frictions
     ax, P, side = _across(R, z)
-    whole = np.sqrt(np.einsum("...nki,...nki->...nk", R, R))
+    whole = np.sqrt(einsum("...nki,...nki->...nk", R, R))
     big = (side > 1e-12 * whole) & (side > 0.0)
     g = P * (fp.side_levers / np.where(big, side, np.inf))[..., None]
     g[..., 0, :] += (fp.arm * np.sign(ax[..., 0]))[..., None] * z
-    if fp.is_ball.any():
+    if fp.kinds[0]:
         ball = fp.is_ball[..., None, None]
         full = np.where(whole > 0.0, whole, np.inf)[..., 0, None]
         g = np.where(ball, 0.0, g)
@@ -178,20 +185,21 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     u = slip_direction(model, vq, direction, speed)
     mu = coefficient(model, speed)
     other = None
-    if fp.viscous.any():
+    if fp.kinds[1]:
         Qq = np.where(sliding, -fp.viscous[..., e] * vq, 0.0)
         if np.any(fp.viscous[..., e[sliding]] > 0.0):
             dlam, other = respond(Qq)
             lam = lam + dlam
     else:
         Qq = np.zeros(vq.shape)
-    live = np.flatnonzero(np.logical_or.reduceat(sliding, fp.first))
-    headroom = np.full(lam.shape[:-1] + (len(fp.names),), np.inf)
+    live = np.logical_or.reduceat(sliding, fp.first).nonzero()[0]
+    headroom = np.zeros(lam.shape[:-1] + (len(fp.names),)) + np.inf
     if not live.size:
         return Qq, lam, other, headroom
     if len(live) == 1:
         k = int(live[0])
-        return _with_one(model, k, respond, lam, jac, A, mu, np.where(sliding & (e == k), -u, 0.0),
+        return _with_one(model, k, respond, lam, jac, A, mu,
+                         -u if len(fp.names) == 1 else np.where(sliding & (e == k), -u, 0.0),
                          Qq, other, headroom)
     # the responses to each live element's friction of size 1, all at once on a leading
     # axis of their own: Q_k (L, ..., m), their multipliers (L, ..., nc)
@@ -216,7 +224,9 @@ def _with_one(model: Model, k: int, respond, lam: np.ndarray, jac: np.ndarray, A
     its components), the responses to it and the reactions of lam and of them in one call
     each, its size s by ``_one_slipping``, and Qq, lam, other moved by s times them."""
     dlam, out = respond(Qk)
-    both, z = joint_reactions(model, np.stack([lam, dlam]), jac, A)
+    both = np.empty((2,) + lam.shape)     # the reactions of lam and of dlam: one call
+    both[0], both[1] = lam, dlam
+    both, z = joint_reactions(model, both, jac, A)
     s, headroom[..., k] = _one_slipping(model, k, mu, both, z)
     s = s[..., None]
     if out is not None:
@@ -232,14 +242,13 @@ def _parts(model: Model, k: int, R: np.ndarray, z: np.ndarray):
     fp = model.frictions
     Rk, zk = R[..., k, :, :], z[..., k, None, :]
     V = np.zeros(Rk.shape[:-2] + (3, 3))
-    if fp.is_ball[..., k].any():          # (is_ball is shared by a study's variants)
+    if fp.kinds[3][k]:                    # (is_ball is shared by a study's variants)
         V[..., 0, :] = Rk[..., 0, :]
         return V, fp.radius[..., k, None] * _FIRST
-    ax = np.einsum("...ki,...ki->...k", Rk, zk)
+    ax = einsum("...ki,...ki->...k", Rk, zk)
     V[..., :2, :] = Rk - ax[..., None] * zk
     V[..., 2, 0] = ax[..., 0]
-    w = np.concatenate([fp.side_levers[..., k, :], fp.arm[..., k, None]], axis=-1)
-    return V, w
+    return V, fp.load_weights[..., k, :]
 
 
 def _one_slipping(model: Model, k: int, mu: np.ndarray, RdR: np.ndarray, z: np.ndarray):
@@ -260,18 +269,18 @@ def _one_slipping(model: Model, k: int, mu: np.ndarray, RdR: np.ndarray, z: np.n
     V, W = VW[0], VW[1]
     mw, pre = mu[..., k, None] * w, fp.preload[..., k]     # each part's weight times mu
     s = np.zeros(V.shape[:-2])
-    flat = np.ones(s.shape)   # 1 - g' at the last iterate that took a step
+    flat = s + 1.0            # 1 - g' at the last iterate that took a step
     last = None               # the iterate before: the largest |g(s) - s| over the states
     for _ in range(ITERATIONS):
         Vs = V if last is None else V + s[..., None, None] * W      # (s = 0 at first)
-        size = np.sqrt(np.einsum("...ji,...ji->...j", Vs, Vs))
-        g = np.einsum("...j,...j->...", size, mw) + pre
+        size = np.sqrt(einsum("...ji,...ji->...j", Vs, Vs))
+        g = einsum("...j,...j->...", size, mw) + pre
         res = g - s
-        big = np.abs(res).max()
-        if big <= 1e-13 * np.abs(g).max() + 1e-300:
+        big = np.maximum.reduce(np.abs(res), axis=None)     # (ndarray.max without its wrapper)
+        if big <= 1e-13 * np.maximum.reduce(np.abs(g), axis=None) + 1e-300:
             return g, flat
-        flat = 1.0 - np.einsum("...ji,...ji,...j->...", Vs, W, mw / np.where(size > 0.0, size, np.inf))
-        if (flat <= 0.0).any():          # g grows at least as fast as s from here: no root
+        flat = 1.0 - einsum("...ji,...ji,...j->...", Vs, W, mw / np.where(size > 0.0, size, np.inf))
+        if np.logical_or.reduce(flat <= 0.0, axis=None):   # g grows as fast as s: no root
             stuck = (flat <= 0.0) & (res > 0.0)
             if stuck.any():
                 _jam(model, np.array([k]), res[..., None], g[..., None], stuck)
@@ -279,8 +288,8 @@ def _one_slipping(model: Model, k: int, mu: np.ndarray, RdR: np.ndarray, z: np.n
         s = np.maximum(s + step, 0.0)
         theta = None if last is None else big / last
         last = big
-        if theta is not None and theta < 0.5 and \
-                theta / (1.0 - theta) * np.abs(step).max() <= 1e-13 * np.abs(s).max():
+        if theta is not None and theta < 0.5 and theta / (1.0 - theta) * np.maximum.reduce(
+                np.abs(step), axis=None) <= 1e-13 * np.maximum.reduce(np.abs(s), axis=None):
             return s, flat
     bad = ~(np.abs(res) <= 1e-10 * np.abs(g) + 1e-300)
     if bad.any():
@@ -306,7 +315,7 @@ def _coupled_loads(model: Model, live: np.ndarray, mu: np.ndarray, R: np.ndarray
     mu_live = mu[..., live, None]
     last = None               # the iterate before: each state's largest |g(s) - s|
     for _ in range(ITERATIONS):
-        Rs = R + np.einsum("...l,...lnki->...nki", s, dR)
+        Rs = R + einsum("...l,...lnki->...nki", s, dR)
         g = (mu * load_of(model, Rs, z) + fp.preload)[..., live]
         if not np.isfinite(g).all():     # a wild state (a trial stage): not the friction's
             raise np.linalg.LinAlgError("non-finite joint reactions in the friction loads")
@@ -316,7 +325,7 @@ def _coupled_loads(model: Model, live: np.ndarray, mu: np.ndarray, R: np.ndarray
         if np.all(conv):
             return g
         gR = load_gradient(model, Rs, z)[..., live, :, :]     # g's slope: dg_n/ds_l
-        Jg = mu_live * np.einsum("...nki,...lnki->...nl", gR, dR[..., live, :, :])
+        Jg = mu_live * einsum("...nki,...lnki->...nl", gR, dR[..., live, :, :])
         try:
             G = np.linalg.inv(np.eye(len(live)) - Jg)
             headroom[..., live] = 1.0 / np.sum(np.abs(G), axis=-1)
