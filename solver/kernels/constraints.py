@@ -56,7 +56,8 @@ def joint_angle(xi: np.ndarray, xy: np.ndarray):
     cs, gcs = (x * xy) @ _ONES3, cross(x, xy)              # gc, gs = d c, d s / d pi_I
     c, s, gc, gs = cs[..., 0, :], cs[..., 1, :], gcs[..., 0, :, :], gcs[..., 1, :, :]
     rho = c * c + s * s
-    g = (c[..., None] * gs - s[..., None] * gc) / rho[..., None]
+    both = cs[..., None] * gcs[..., ::-1, :, :]             # c gs and s gc, one product
+    g = (both[..., 0, :, :] - both[..., 1, :, :]) / rho[..., None]
     return np.arctan2(s, c), g, c, s, rho, gc, gs
 
 
@@ -213,12 +214,11 @@ def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         cd, sd = _dot(gc, wr), _dot(gs, wr)
         thd = (c * sd - sn * cd) / rho
         C, X = _centripetal(wE, U), cross(wE, U)
-
-        def q2(k: int) -> np.ndarray:  # velocity part of d2(x_I . v_J)/dt2, v_J vector k
-            return (C[..., 0, :, :] * U[..., k, :, :] + 2.0 * X[..., 0, :, :] * X[..., k, :, :]
-                    + xi * C[..., k, :, :]) @ _ONES3
-
-        quad[...] = (c * q2(2) - sn * q2(1)) / rho - 2.0 * thd * (c * cd + sn * sd) / rho
+        # the velocity parts of d2(x_I . v_J)/dt2 for v_J = x_J, y_J (vectors 1, 2) at once
+        q2 = (C[..., :1, :, :] * U[..., 1:, :, :] + 2.0 * X[..., :1, :, :] * X[..., 1:, :, :]
+              + xi[..., None, :, :] * C[..., 1:, :, :]) @ _ONES3
+        quad[...] = ((c * q2[..., 1, :] - sn * q2[..., 0, :]) / rho
+                     - 2.0 * thd * (c * cd + sn * sd) / rho)
 
 
 def spin_measure(Ri: np.ndarray, Rj: np.ndarray) -> np.ndarray:

@@ -123,8 +123,8 @@ def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
     n = len(fm.sd_names)
     ends = _fixed(fm, "sd_ends", lambda: np.concatenate([fm.sd_bi, fm.sd_bj]))
     vecs = _fixed(fm, "sd_vecs", lambda: _stacked(fm.sd_si, fm.sd_sj)[..., None])
-    S = (A[..., ends, :, :] @ vecs)[..., 0]
-    P = r[..., ends, :] + S
+    S = (A.take(ends, axis=-3) @ vecs)[..., 0]
+    P = r.take(ends, axis=-2) + S
     d = P[..., n:, :] - P[..., :n, :]                # from P_I to P_J
     L = np.sqrt((d * d) @ _ONES3)
     if L.min() < 1e-12:
@@ -132,7 +132,7 @@ def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
         raise FloatingPointError(f"spring-damper {fm.sd_names[k]!r}: its two markers coincide "
                                  "(length 0, no direction for the force)")
     u = d / L[..., None]
-    Vp = v[..., ends, :] + cross(w[..., ends, :], S)
+    Vp = v.take(ends, axis=-2) + cross(w.take(ends, axis=-2), S)
     dd = Vp[..., n:, :] - Vp[..., :n, :]
     Ld = (u * dd) @ _ONES3
     tanh, fnc, f = _law("spring-damper", fm.sd_names, fm.sd_k, fm.sd_L0, fm.sd_pre, fm.sd_c,
@@ -191,7 +191,7 @@ def _torsion_angles(fm: ForceModel, A, ts_ref):
     n = len(fm.ts_names)
     ends = _fixed(fm, "ts_ends", lambda: np.concatenate([fm.ts_bi, fm.ts_bj, fm.ts_bj]))
     vecs = _fixed(fm, "ts_vecs", lambda: _stacked(fm.ts_xi, fm.ts_xj, fm.ts_yj)[..., None])
-    X = (A[..., ends, :, :] @ vecs)[..., 0]
+    X = (A.take(ends, axis=-3) @ vecs)[..., 0]
     xi, xj, yj = X[..., :n, :], X[..., n:2 * n, :], X[..., 2 * n:, :]
     angle = joint_angle(xi, X[..., n:, :].reshape(X.shape[:-2] + (2, n, 3)))   # x_J, y_J
     raw = angle[0]
@@ -213,7 +213,7 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
     dtheta/dt), theta on the atan2 branch nearest ts_ref."""
     bi, bj = fm.ts_bi, fm.ts_bj
     xi, xj, yj, angle, th = _torsion_angles(fm, A, ts_ref)
-    thd = ((w[..., bi, :] - w[..., bj, :]) * angle[1]) @ _ONES3
+    thd = ((w.take(bi, axis=-2) - w.take(bj, axis=-2)) * angle[1]) @ _ONES3
     tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, fm.ts_pre, fm.ts_c,
                         fm.ts_fric, fm.ts_act, t, th, thd)
     return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)
