@@ -71,9 +71,11 @@ _ONES3 = np.ones(3)             # x @ _ONES3: the sum over a last axis of 3 (a f
 
 
 def _eye_rows(n: int) -> np.ndarray:
-    """(3n, 3) n identity matrices stacked (the at-point rows' translation blocks)."""
+    """(2, 3n, 3) n identity matrices stacked and their negatives (the at-point rows'
+    translation blocks on I and on J), made once per n."""
     if n not in _EYE_ROWS:
-        _EYE_ROWS[n] = np.tile(np.eye(3), (n, 1))
+        e = np.tile(np.eye(3), (n, 1))
+        _EYE_ROWS[n] = np.stack([e, -e])
         _EYE_ROWS[n].setflags(write=False)
     return _EYE_ROWS[n]
 
@@ -129,9 +131,9 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     elif jac is not None:
         S = P.take(_NEG_SKEW_FLAT, axis=-1).reshape(P.shape + (3,)) * _END_SIGN   # (..., 2, n, 3, 3)
         e = _eye_rows(len(g.bi))
-        jac[..., 0:3] = e
+        jac[..., 0:3] = e[0]
         jac[..., 3:6] = S[..., 0, :, :, :].reshape(lead + (-1, 3))
-        jac[..., 6:9] = -e
+        jac[..., 6:9] = e[1]
         jac[..., 9:12] = S[..., 1, :, :, :].reshape(lead + (-1, 3))
     if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
         cen = _centripetal(w.take(g.ends, axis=-2), P)
