@@ -1,9 +1,13 @@
 """Forward-dynamics timings on the benchmark chain of docs/benchmarks.md (N uniform
-rods joined by spherical joints, released horizontal on a quarter arc) and a stiff case.
+rods joined by spherical joints, released horizontal on a quarter arc), a stiff case and
+the door_stop sample's door on a dry hinge.
 
 Prints wall seconds per simulated second, the largest total-energy error divided by
 m g L N^2 / 2, the largest joint gap (m), integrator steps, and the cost per link relative
-to the smallest N measured in the same run (1.0 = linear scaling).
+to the smallest N measured in the same run (1.0 = linear scaling).  The door (3 s at 24
+fps, a closer, a stop and dry friction): its energy balance's largest error over the
+largest kinetic energy, its right-hand sides, and its time over the same door's with a
+frictionless hinge, measured in the same run.
 
 Run:  .venv/bin/python bench/bench_dynamics.py [N ...]   (default N = 2 10 50 200)
 """
@@ -38,6 +42,58 @@ def chain(n: int) -> Mechanism:
         m.add_joint(f"ball{k}", "spherical", f"near{k}", "origin" if k == 0 else f"far{k - 1}")
         tip = tip + np.array([math.cos(psi), math.sin(psi), 0.0])
     return m
+
+
+def door(dry: bool = True) -> Mechanism:
+    """The door_stop sample as the add-on reads it: a 38.4 kg door (0.8 x 0.04 x 2 m) on a
+    vertical hinge 0.4 m from its centre of mass, opened 80 deg, a closer (20 N m/rad,
+    2 N m s/rad, toward -20 deg), a stop at 0 (restitution 0.2) and, if ``dry``, a dry
+    hinge (0.2 / 0.15, pin 10 mm, thrust arm 10 mm, bearing 1.6 m)."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("jamb", fixed=True)
+    a0 = math.radians(80.0)
+    m.add_part("door", mass=38.4, inertia=(12.805, 14.848, 2.0531),
+               position=(0.4 * math.cos(a0), 0.4 * math.sin(a0), 1.02),
+               orientation=(math.cos(a0 / 2), 0.0, 0.0, math.sin(a0 / 2)))
+    m.add_marker("leaf", "door", position=(-0.4, 0.0, -0.02))
+    m.add_marker("post", "jamb", position=(0.0, 0.0, 1.0))
+    m.add_joint("hinge", "revolute", "leaf", "post")
+    m.add_limit("stop", "hinge", lower=0.0, restitution=0.2)
+    if dry:
+        m.add_friction("dry", "hinge", static=0.2, dynamic=0.15, radius=0.01, arm=0.01,
+                       bearing_length=1.6)
+    m.add_torsion_spring("closer", "hinge", stiffness=20.0, damping=2.0,
+                         free_angle=math.radians(-20.0))
+    return m
+
+
+def door_rows() -> None:
+    """The door with and without its dry hinge: time, energy balance, steps and right-hand
+    sides, and the dry door's time over the frictionless one's."""
+    from solver.analyses.dynamics.equations import Equations
+    dur, base = 3.0, None
+    for dry in (False, True):
+        m = door(dry)
+        calls = [0]
+        real = Equations.rhs_parts
+
+        def counted(self, t, y, report=True):
+            calls[0] += 1
+            return real(self, t, y, report)
+        Equations.rhs_parts = counted
+        try:
+            t0 = time.perf_counter()
+            r = m.solve(dur, 24, analysis="dynamic")
+            wall = time.perf_counter() - t0
+        finally:
+            Equations.rhs_parts = real
+        ke, pe, wk = r.energy()
+        e = ke + pe - wk
+        err = float(np.abs(e - e[0]).max()) / float(ke.max())
+        base = base or wall
+        name = "door, dry hinge" if dry else "door, no friction"
+        print(f"{name:22s} {1:4d} {wall / dur:13.3f} {err:11.2e} {'':>12s} {r.steps:6d} "
+              f"{wall / base:14.2f}  ({calls[0]} right-hand sides)")
 
 
 def joint_gap(m: Mechanism, r) -> float:
@@ -88,6 +144,7 @@ def main() -> None:
         e = ke + pe - wk
         print(f"{'stiff spring ' + method:22s} {1:4d} {wall / dur:13.3f} "
               f"{float(np.abs(e - e[0]).max()) / max(abs(e[0]), 1e-12):11.2e} {'':>12s} {r.steps:6d}")
+    door_rows()
 
 
 if __name__ == "__main__":
