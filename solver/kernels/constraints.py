@@ -71,11 +71,11 @@ _ONES3 = np.ones(3)             # x @ _ONES3: the sum over a last axis of 3 (a f
 
 
 def _eye_rows(n: int) -> np.ndarray:
-    """(2, 3n, 3) n identity matrices stacked and their negatives (the at-point rows'
-    translation blocks on I and on J), made once per n."""
+    """(n, 3, 2, 3) the at-point rows' translation blocks, I on body I and -I on body J,
+    for n joint points (point, row, end, column: at_point's block layout), made once per n."""
     if n not in _EYE_ROWS:
-        e = np.tile(np.eye(3), (n, 1))
-        _EYE_ROWS[n] = np.stack([e, -e])
+        e = np.stack([np.eye(3), -np.eye(3)], axis=1)                 # (3, 2, 3)
+        _EYE_ROWS[n] = np.ascontiguousarray(np.broadcast_to(e, (n, 3, 2, 3)))
         _EYE_ROWS[n].setflags(write=False)
     return _EYE_ROWS[n]
 
@@ -130,11 +130,13 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         _skew_blocks(jac, P, lead)
     elif jac is not None:
         S = P.take(_NEG_SKEW_FLAT, axis=-1).reshape(P.shape + (3,)) * _END_SIGN   # (..., 2, n, 3, 3)
-        e = _eye_rows(len(g.bi))
-        jac[..., 0:3] = e[0]
-        jac[..., 3:6] = S[..., 0, :, :, :].reshape(lead + (-1, 3))
-        jac[..., 6:9] = e[1]
-        jac[..., 9:12] = S[..., 1, :, :, :].reshape(lead + (-1, 3))
+        # the rows' blocks [r_I, pi_I, r_J, pi_J] as (point, row, block, column): the two
+        # translation blocks and the two rotation blocks, one assignment each
+        J = jac[..., :12].reshape(lead + (P.shape[-2], 3, 4, 3))
+        if J.base is None:                       # a copy: rows that are not one strided block
+            raise AssertionError("at_point's Jacobian rows are not a view")
+        J[..., 0::2, :] = _eye_rows(P.shape[-2])
+        J[..., 1::2, :] = S.swapaxes(-4, -3).swapaxes(-3, -2)           # (..., n, 3, 2, 3)
     if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
         cen = _centripetal(w.take(g.ends, axis=-2), P)
         quad[...] = (cen[..., 0, :, :] - cen[..., 1, :, :]).reshape(lead + (-1,))
