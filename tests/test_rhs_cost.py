@@ -28,15 +28,20 @@ from solver.model.compile import compile_model
 from solver.model.state import read_state
 
 NUMPY = os.path.dirname(np.__file__)
+# np.linalg.solve's own checks and error state (the dense solve of J M^-1 J^T below
+# banded.MIN_BANDED rows: a fixed dozen calls, more on numpy 2) are not counted
+LINALG = (os.path.join(NUMPY, "linalg"), os.path.join(NUMPY, "core", "_ufunc_config.py"),
+          os.path.join(NUMPY, "_core", "_ufunc_config.py"))
 G = 9.81
 
 
 def numpy_python_calls(fn) -> collections.Counter:
-    """The Python functions of numpy's own files entered during fn(), by name."""
+    """The Python functions of numpy's own files (but LINALG) entered during fn(), by name."""
     count: collections.Counter = collections.Counter()
 
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code.co_filename.startswith(NUMPY):
+        path = frame.f_code.co_filename
+        if event == "call" and path.startswith(NUMPY) and not path.startswith(LINALG):
             count[frame.f_code.co_name] += 1
 
     old = sys.getprofile()
@@ -97,18 +102,17 @@ def rhs_calls(mech: Mechanism) -> collections.Counter:
     return numpy_python_calls(lambda: eq.rhs(0.1, y))
 
 
-WRAPPERS = ("einsum", "stack", "clip", "full", "ones", "round", "flatnonzero", "_amax",
-            "_any", "_sum")
+WRAPPERS = ("einsum", "stack", "clip", "full", "ones", "round", "flatnonzero", "ndim",
+            "_amax", "_any", "_all", "_sum")
 
 
 def test_a_slipping_dry_hinge_goes_around_numpys_python_wrappers() -> None:
     """The door's right-hand side (friction slipping, with its load's fixed point) enters
-    none of WRAPPERS and at most 24 numpy Python functions in all (155 before, 91 of them
-    np.einsum's; what is left: np.linalg.solve's checks and the where/bincount
-    dispatchers)."""
+    none of WRAPPERS and at most 8 numpy Python functions in all (154 before, 98 of them
+    np.einsum's; what is left: np.where's and np.bincount's dispatchers)."""
     calls = rhs_calls(door())
     assert not set(calls) & set(WRAPPERS), calls
-    assert sum(calls.values()) <= 24, calls
+    assert sum(calls.values()) <= 8, calls
 
 
 def test_a_chain_goes_around_numpys_python_wrappers() -> None:

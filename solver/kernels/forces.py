@@ -295,7 +295,7 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
         ce = contact_forces(fm.contacts, r, A, v, w, onset)
         Q = Q + ce.Q
         pnc = pnc + ce.power_nc
-    if not np.ndim(pnc):
+    if not getattr(pnc, "ndim", 0):       # (np.ndim without its wrapper)
         pnc = float(pnc)
     return ForceEval(Q, pnc, L, fsd, th, T, fm, disp, ce)
 

@@ -264,7 +264,7 @@ def _one_slipping(model: Model, k: int, mu: np.ndarray, RdR: np.ndarray, z: np.n
     (FrictionJam); after ITERATIONS, a state within 1e-10 is taken, any other jams."""
     fp = model.frictions
     VW, w = _parts(model, k, RdR, z)
-    if not np.isfinite(VW).all():          # a wild state (a trial stage)
+    if not np.logical_and.reduce(np.isfinite(VW), axis=None):   # a wild state (a trial stage)
         raise np.linalg.LinAlgError("non-finite joint reactions in the friction loads")
     V, W = VW[0], VW[1]
     mw, pre = mu[..., k, None] * w, fp.preload[..., k]     # each part's weight times mu
