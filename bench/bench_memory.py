@@ -13,7 +13,6 @@ Run:  .venv/bin/python bench/bench_memory.py [--links 100] [--frames 10000]
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 import subprocess
@@ -24,26 +23,11 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from solver import Mechanism  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from mechanisms import driven_planar_chain  # noqa: E402
 
 MIB = 2.0 ** 20
 KEEPS = {"all": None, "bake": ("reactions", "efforts")}
-
-
-def driven_chain(n: int) -> Mechanism:
-    """N unit links end to end along x, each on a revolute joint about z driven as
-    0.3 sin(2 pi t + k) rad (joint k, relative to the link before)."""
-    m = Mechanism(gravity=(0.0, 0.0, -9.81))
-    m.add_part("ground", fixed=True)
-    m.add_marker("origin", "ground")
-    for k in range(n):
-        m.add_part(f"link{k}", mass=1.0, inertia=(5e-5, 0.0833583, 0.0833583),
-                   center_of_mass=(0.5, 0, 0), position=(k, 0, 0))
-        m.add_marker(f"near{k}", f"link{k}")
-        m.add_marker(f"far{k}", f"link{k}", position=(1, 0, 0))
-        m.add_joint(f"pin{k}", "revolute", f"near{k}", "origin" if k == 0 else f"far{k - 1}")
-        m.add_motion(f"drive{k}", f"pin{k}", f"0.3*sin(2*pi*t + {k})")
-    return m
 
 
 def result_bytes(r) -> int:
@@ -52,7 +36,7 @@ def result_bytes(r) -> int:
 
 
 def child(links: int, frames: int, keep: str, trace: bool, build_only: bool) -> None:
-    m = driven_chain(links)
+    m = driven_planar_chain(links)
     if build_only:
         return
     times = np.arange(frames) / 24.0

@@ -172,6 +172,22 @@ def benchmark_chain(n: int = 5, gravity=(0.0, 0.0, -G)) -> Mechanism:
                  gravity=gravity)
 
 
+
+def driven_planar_chain(n: int) -> Mechanism:
+    """n unit links (1 kg) end to end along x, each on a revolute joint about world z
+    driven as 0.3 sin(2 pi t + k) rad (joint k, relative to the link before)."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_marker("origin", "ground")
+    for k in range(n):
+        m.add_part(f"link{k}", mass=1.0, inertia=(5e-5, 0.0833583, 0.0833583),
+                   center_of_mass=(0.5, 0, 0), position=(k, 0, 0))
+        m.add_marker(f"near{k}", f"link{k}")
+        m.add_marker(f"far{k}", f"link{k}", position=(1, 0, 0))
+        m.add_joint(f"pin{k}", "revolute", f"near{k}", "origin" if k == 0 else f"far{k - 1}")
+        m.add_motion(f"drive{k}", f"pin{k}", f"0.3*sin(2*pi*t + {k})")
+    return m
+
 # ---------------------------------------------------------------- mass on a rail
 def driven_wheel(expression: str, constants: dict | None = None, *, part: str = "wheel",
                  joint: str = "axle", motion: str = "spin", inertia=(0.1, 0.1, 0.1),

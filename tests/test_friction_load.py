@@ -123,24 +123,27 @@ def test_friction_is_mu_times_the_reported_reaction_in_every_analysis() -> None:
             np.testing.assert_allclose(a[0], b[0], atol=1e-9 * np.abs(b).max())
 
 
-def _door_with_a_dry_hinge() -> Mechanism:
+def _door_with_a_dry_hinge(dry: bool = True, spin: float = 0.0) -> Mechanism:
     """The door_stop sample as the add-on reads it: a 38.4 kg door (0.8 x 0.04 x 2 m) on a
     vertical hinge 0.4 m from its centre of mass, opened 80 deg, a closer (20 N m/rad,
-    2 N m s/rad, toward -20 deg), a stop at 0 (restitution 0.2) and a dry hinge (0.2 / 0.15,
-    pin 10 mm, thrust arm 10 mm, bearing 1.6 m: its load the hinge's force and bending
-    moment from the door's weight)."""
+    2 N m s/rad, toward -20 deg), a stop at 0 (restitution 0.2) and, if ``dry``, a dry
+    hinge (0.2 / 0.15, pin 10 mm, thrust arm 10 mm, bearing 1.6 m: its load the hinge's
+    force and bending moment from the door's weight); swinging at ``spin`` rad/s about
+    the hinge (world z) at the start."""
     m = Mechanism(gravity=(0.0, 0.0, -G))
     m.add_part("jamb", fixed=True)
     a0 = math.radians(80.0)
     m.add_part("door", mass=38.4, inertia=(12.805, 14.848, 2.0531),
                position=(0.4 * math.cos(a0), 0.4 * math.sin(a0), 1.02),
-               orientation=(math.cos(a0 / 2), 0.0, 0.0, math.sin(a0 / 2)))
+               orientation=(math.cos(a0 / 2), 0.0, 0.0, math.sin(a0 / 2)),
+               angular_velocity=(0.0, 0.0, spin))
     m.add_marker("leaf", "door", position=(-0.4, 0.0, -0.02))
     m.add_marker("post", "jamb", position=(0.0, 0.0, 1.0))
     m.add_joint("hinge", "revolute", "leaf", "post")
     m.add_limit("stop", "hinge", lower=0.0, restitution=0.2)
-    m.add_friction("dry", "hinge", static=0.2, dynamic=0.15, radius=0.01, arm=0.01,
-                   bearing_length=1.6)
+    if dry:
+        m.add_friction("dry", "hinge", static=0.2, dynamic=0.15, radius=0.01, arm=0.01,
+                       bearing_length=1.6)
     m.add_torsion_spring("closer", "hinge", stiffness=20.0, damping=2.0,
                          free_angle=math.radians(-20.0))
     return m

@@ -11,7 +11,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from mechanisms import eccentric_cam
+from mechanisms import driven_planar_chain, eccentric_cam
 from solver import Mechanism, MechanismError, Shape, SolverCancelled, StudyError
 from test_general_motions import _slider_crank
 from test_limits import dropped_ball
@@ -147,21 +147,6 @@ def test_what_a_run_reads_at_its_end_is_kept_whatever_was_asked() -> None:
     assert full.contact("touch")["penetration"][-1] == pytest.approx(0.1, rel=1e-9)
 
 
-def driven_chain(n: int) -> Mechanism:
-    """n unit links end to end along x, each on a revolute joint about z driven."""
-    m = Mechanism(gravity=(0.0, 0.0, -9.81))
-    m.add_part("ground", fixed=True)
-    m.add_marker("origin", "ground")
-    for k in range(n):
-        m.add_part(f"link{k}", mass=1.0, inertia=(5e-5, 0.0834, 0.0834),
-                   center_of_mass=(0.5, 0, 0), position=(k, 0, 0))
-        m.add_marker(f"near{k}", f"link{k}")
-        m.add_marker(f"far{k}", f"link{k}", position=(1, 0, 0))
-        m.add_joint(f"pin{k}", "revolute", f"near{k}", "origin" if k == 0 else f"far{k - 1}")
-        m.add_motion(f"drive{k}", f"pin{k}", f"0.3*sin(2*pi*t + {k})")
-    return m
-
-
 def peak_bytes(m: Mechanism, times: np.ndarray, **keep) -> tuple[float, object]:
     """The largest traced allocation while solving, and the Result."""
     tracemalloc.start()
@@ -180,7 +165,7 @@ def test_a_long_bake_holds_only_what_it_keeps() -> None:
     link a frame, energy 4 a frame: the full run fills each of them; the rest of the peak,
     the sweep's block workspace, is the same in both runs, up to the allocator's slack)."""
     n, frames = 20, 2000
-    m, times = driven_chain(n), np.arange(frames) / 24.0
+    m, times = driven_planar_chain(n), np.arange(frames) / 24.0
     full_peak, full = peak_bytes(m, times)
     red_peak, red = peak_bytes(m, times, keep=("reactions", "efforts"))
     held = sum(x.nbytes for x in vars(red).values()      # (not the joints' marker points)
