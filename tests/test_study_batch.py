@@ -233,27 +233,6 @@ def test_redundant_rows_are_swept_as_one_with_their_least_norm_multipliers(monke
         assert _close(res.result(i).effort("drive"), alone.effort("drive")) <= 1e-9
 
 
-def test_long_runs_keep_a_bounded_buffer_of_frames(monkeypatch):
-    """Each variant of the lockstep run hands its output frames to its Result a buffer at a
-    time, as its separate run does (model/frame_buffer.py: a long run's Jacobians are not
-    all kept): with room for five of the thirteen frames (three buffers each), the Results
-    are the same as with room for all."""
-    from solver.model.frame_buffer import FrameBuffer
-    got = []
-    real = engine.batch_dynamics
-    monkeypatch.setattr(engine, "batch_dynamics",
-                        lambda *a, **kw: got.append(real(*a, **kw)) or got[-1])
-    study = Study(sprung_pendulum(), grid({"rod.mass": [1.0, 2.0, 3.0]}))
-    whole = study.run(duration=0.5, fps=24)
-    monkeypatch.setattr(FrameBuffer, "BLOCK", 5)
-    parts = study.run(duration=0.5, fps=24)
-    assert len(got) == 2 and all(r is not None for run in got for r in run)
-    for i in range(3):
-        assert np.array_equal(parts.result(i)._r, whole.result(i)._r)
-        assert np.array_equal(parts.result(i)._reaction, whole.result(i)._reaction)
-        assert np.array_equal(parts.result(i)._energy, whole.result(i)._energy)
-
-
 @pytest.mark.parametrize("kind", ["dynamic", "kinematic"])
 def test_progress_while_variants_run_together_and_cancel(kind):
     """A study run as one (lockstep dynamics, a batched sweep) still reports progress as it
@@ -564,35 +543,3 @@ def test_dynamics_whose_motions_differ_run_in_lockstep(monkeypatch):
         assert alone.analysis == "dynamic" and res.result(i).steps == alone.steps
         assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
         assert _close(res.result(i).effort("shake"), alone.effort("shake")) <= 1e-9
-
-
-def test_a_variant_passes_a_singular_position_inside_the_lockstep_run(monkeypatch):
-    """When a rejected step finds a variant at a singular position (made to happen here
-    for variant 1 at its rejected steps), that variant passes it by least-norm solves on
-    its own equations, as its separate run does, while the others go on together; every
-    variant finishes in the lockstep run and equals its separate run."""
-    import solver.analyses.dynamics.driver as driver
-    got = []
-    real = engine.batch_dynamics
-    monkeypatch.setattr(engine, "batch_dynamics",
-                        lambda *a, **kw: got.append(real(*a, **kw)) or got[-1])
-    study = Study(benchmark_chain(5), grid({"link2.mass": [1.0, 1.5, 2.0]}))
-    marked = compile_model(study.variant(1)).body_mass.copy()
-    calls = []
-
-    def singular(model, st, r, p):
-        calls.append(1)
-        return ("pin",) if np.array_equal(model.body_mass, marked) else ()
-    monkeypatch.setattr(driver, "free_singular", singular)
-    monkeypatch.setattr(driver, "SINGULAR_STEP", 1e9)      # every rejected step asks
-    times = np.arange(48) / 24.0
-    res = study.run(times=times)
-    assert calls and len(got) == 1 and [r is None for r in got[0]] == [False, False, False]
-    assert not res.failures
-    assert [bool(res.result(i).notes) for i in range(3)] == [False, True, False]
-    for i in range(3):
-        alone = study.variant(i).solve(times=times)
-        assert res.result(i).steps == alone.steps
-        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
-        assert _close(res.result(i)._energy, alone._energy) <= 1e-9
-

@@ -10,6 +10,8 @@ from solver.study import Study, engine, grid
 import solver.study.lockstep as lockstep
 
 from mechanisms import benchmark_chain
+from solver.model.compile import compile_model
+from test_study_batch import _close, sprung_pendulum
 from test_limits import door
 from test_study_tracked import _spy_dynamics
 
@@ -60,3 +62,65 @@ def test_a_study_without_events_makes_every_call_together(monkeypatch):
     study.run(duration=0.5, fps=24)
     assert len(groups) == 1 and groups[0].served["alone"] == 0
     assert groups[0].served["together"] > 0
+
+
+def test_long_runs_keep_a_bounded_buffer_of_frames(monkeypatch):
+    """Each variant of the lockstep run hands its output frames to its Result a buffer at a
+    time (model/frame_buffer.py: a long run's Jacobians are not all kept), the variants'
+    buffers sharing lockstep.FRAME_BYTES: with room for two of the thirteen frames per
+    variant (seven buffers each), the Results are the same as with room for all."""
+    import solver.study.lockstep as lockstep
+    from solver.model.frame_buffer import FRAME, FrameBuffer
+    got, sizes = [], []
+    real = engine.batch_dynamics
+    monkeypatch.setattr(engine, "batch_dynamics",
+                        lambda *a, **kw: got.append(real(*a, **kw)) or got[-1])
+    study = Study(sprung_pendulum(), grid({"rod.mass": [1.0, 2.0, 3.0]}))
+    whole = study.run(duration=0.5, fps=24)
+    model = compile_model(study.variant(0))
+    per = 8 * (1 + FRAME * model.nb + model.nc * (1 + model.row_width) + model.ntrack + 3)
+    monkeypatch.setattr(lockstep, "FRAME_BYTES", 3 * (2 * per + per // 2))
+    init = FrameBuffer.__init__
+
+    def spy(self, *args):
+        init(self, *args)
+        sizes.append(len(self.t))
+    monkeypatch.setattr(FrameBuffer, "__init__", spy)
+    parts = study.run(duration=0.5, fps=24)
+    assert len(got) == 2 and all(r is not None for run in got for r in run)
+    assert sizes[-3:] == [2, 2, 2]
+    for i in range(3):
+        assert np.array_equal(parts.result(i)._r, whole.result(i)._r)
+        assert np.array_equal(parts.result(i)._reaction, whole.result(i)._reaction)
+        assert np.array_equal(parts.result(i)._energy, whole.result(i)._energy)
+
+
+def test_a_variant_passes_a_singular_position_inside_the_lockstep_run(monkeypatch):
+    """When a rejected step finds a variant at a singular position (made to happen here
+    for variant 1 at its rejected steps), that variant passes it by least-norm solves on
+    its own equations, as its separate run does, while the others go on together; every
+    variant finishes in the lockstep run and equals its separate run."""
+    import solver.analyses.dynamics.driver as driver
+    got = []
+    real = engine.batch_dynamics
+    monkeypatch.setattr(engine, "batch_dynamics",
+                        lambda *a, **kw: got.append(real(*a, **kw)) or got[-1])
+    study = Study(benchmark_chain(5), grid({"link2.mass": [1.0, 1.5, 2.0]}))
+    marked = compile_model(study.variant(1)).body_mass.copy()
+    calls = []
+
+    def singular(model, st, r, p):
+        calls.append(1)
+        return ("pin",) if np.array_equal(model.body_mass, marked) else ()
+    monkeypatch.setattr(driver, "free_singular", singular)
+    monkeypatch.setattr(driver, "SINGULAR_STEP", 1e9)      # every rejected step asks
+    times = np.arange(48) / 24.0
+    res = study.run(times=times)
+    assert calls and len(got) == 1 and [r is None for r in got[0]] == [False, False, False]
+    assert not res.failures
+    assert [bool(res.result(i).notes) for i in range(3)] == [False, True, False]
+    for i in range(3):
+        alone = study.variant(i).solve(times=times)
+        assert res.result(i).steps == alone.steps
+        assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
+        assert _close(res.result(i)._energy, alone._energy) <= 1e-9

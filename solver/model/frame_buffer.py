@@ -21,12 +21,15 @@ class FrameBuffer:
     BLOCK = 64                  # frames at most ...
     BLOCK_BYTES = 8 * 2 ** 20   # ... and at most this many bytes of them
 
-    def __init__(self, out: Result) -> None:
+    def __init__(self, out: Result, budget: int | None = None) -> None:
+        """``budget``: the bytes a block may take (BLOCK_BYTES; a study's lockstep run
+        shares its budget among its variants)."""
         m = out.model
         self.out, self.count, self.first = out, 0, 0
         nf = out._friction.shape[1]
         per = 8 * (1 + FRAME * m.nb + m.nc * (1 + m.row_width) + m.ntrack + nf + 3)
-        C = int(max(1, min(self.BLOCK, self.BLOCK_BYTES // per, len(out.times))))
+        limit = self.BLOCK_BYTES if budget is None else budget
+        C = int(max(1, min(self.BLOCK, limit // per, len(out.times))))
         self.t = np.zeros(C)
         self.state = np.zeros((C, m.nb, FRAME))           # r, p, v, w, a, alpha
         self.lam = np.zeros((C, m.nc))

@@ -35,12 +35,14 @@ from ..base.errors import SolverCancelled, SolverError
 from ..integrators.control import ErrorNorm, Goals, error_scale
 from ..integrators.implicit import NEWTON_MAX, RadauIIA, spectral_radii
 from ..model.compile import Model
+from ..model.frame_buffer import FrameBuffer
 from ..model.results import Result
 from ..model.state import RunState, State
 from .stack import stack_models
 
 # served in this order each round; "rhs" and "frame" together (one evaluation serves both)
 KINDS = (("rhs", "frame"), ("rate",), ("step",), ("project",))
+FRAME_BYTES = 64 * 2 ** 20    # output frames buffered at once by all the variants together
 
 
 def batch_dynamics(models: list[Model], st: Structure, starts: list[State],
@@ -92,6 +94,8 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
                 for m, s in zip(models, starts)]
     except SolverError:
         return None              # a start that does not project: each alone says so
+    for run in runs:             # the frames buffered at once: FRAME_BYTES for all
+        run.buffer = FrameBuffer(run.out, FRAME_BYTES // V)
     return _Group(models, st, stacked, runs, method, tolerance, stack).run(times, progress)
 
 
