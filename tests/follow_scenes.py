@@ -126,3 +126,15 @@ def turning_empty(bpy, name: str, mode: str, keys, data_path: str = "rotation_eu
         for k in fc.keyframe_points:
             k.interpolation = interpolation
     return ob
+
+
+def arm_following_a_path(bpy) -> tuple[dict[str, Any], Any]:
+    """two_link_arm whose tip follows (along x and y) an Empty keyed (Bezier, Blender's
+    automatic handles) from the tip's start (0.5, 0.4) through (0.3, 0.6) to (0.6, 0.1)
+    over frames 1-25: (the arm's objects, the Empty)."""
+    d = two_link_arm(bpy)
+    path = [(1, (0.5, 0.4, 0.0)), (13, (0.3, 0.6, 0.0)), (25, (0.6, 0.1, 0.0))]
+    target = keyed_empty(bpy, "target", path, interpolation="BEZIER")
+    s = d["tip"].mechanism
+    s.follow, s.follow_axes = target, (True, True, False)
+    return d, target

