@@ -36,6 +36,7 @@ from .analyses.check import CheckReport
 from .analyses.modes import Modes
 from .analyses.posing.drag import Poser
 from .base.curves import Curve
+from .base.elementary import arctan2
 from .base.errors import ExpressionError, MechanismError, SolverCancelled, SolverError, StudyError
 from .base.outlines import geneva_crank, geneva_crank_radius, geneva_wheel, involute_gear
 from .base.mass_properties import mesh_mass_properties, part_frame_from_matrix
@@ -70,4 +71,4 @@ __all__ = [
     "JOINT_KINDS", "JOINT_ROWS", "CURVE_JOINT_ROWS", "JOINT_COORDINATES",
     "FRICTION_COORDINATES", "canonical_kind", "parse_expression", "named_constants",
     "mesh_mass_properties", "part_frame_from_matrix", "quat_to_matrix", "matrix_to_quat",
-    "continuous_quats", "not_a_knot_slopes"]
+    "continuous_quats", "not_a_knot_slopes", "arctan2"]

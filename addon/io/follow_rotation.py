@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ...solver import arctan2
 from .follow import FollowAxis
 from .timeline import Timeline
 
@@ -106,7 +107,7 @@ def _atan2_jet(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     r2 = x[0] ** 2 + y[0] ** 2
     d = (x[0] * y[1] - y[0] * x[1]) / r2
     dd = (x[0] * y[2] - y[0] * x[2]) / r2 - 2.0 * d * (x[0] * x[1] + y[0] * y[1]) / r2
-    return np.array([np.arctan2(y[0], x[0]), d, dd])
+    return np.array([arctan2(y[0], x[0]), d, dd])
 
 
 def _hypot_jet(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -132,9 +133,9 @@ def zyx_angle_jets(M: np.ndarray) -> np.ndarray:
 def zyx_angles(M: np.ndarray) -> np.ndarray:
     """(..., 3) the body-fixed 1-2-3 angles (b1, b2, b3) of rotation matrices M (..., 3, 3),
     each in (-pi, pi] (zyx_angle_jets' formulas, values only)."""
-    return np.stack([np.arctan2(-M[..., 1, 2], M[..., 2, 2]),
-                     np.arctan2(M[..., 0, 2], np.hypot(M[..., 1, 2], M[..., 2, 2])),
-                     np.arctan2(-M[..., 0, 1], M[..., 0, 0])], axis=-1)
+    return np.stack([arctan2(-M[..., 1, 2], M[..., 2, 2]),
+                     arctan2(M[..., 0, 2], np.hypot(M[..., 1, 2], M[..., 2, 2])),
+                     arctan2(-M[..., 0, 1], M[..., 0, 0])], axis=-1)
 
 
 def unwrap(angles: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..algebra.blas import single_thread
 from ..algebra.newton import NewtonOptions, newton, scaled_jacobian
+from ..base.elementary import power
 from ..base.errors import ExpressionError, SolverError
 from ..kernels.constraints import body_arrays, evaluate, motion_values
 from ..kernels.contacts import summary_rows
@@ -185,7 +186,7 @@ class _ActiveSet:
             return True, np.setdiff1d(held, lm.rows[placed])
         if on.size:
             F = np.maximum(-lm.sgn[on] * full[lm.rows[on]], 0.0)
-            shift[on] = lm.sgn[on] * (F / lm.stiffness[on]) ** (1.0 / lm.exponent[on])
+            shift[on] = lm.sgn[on] * power(F / lm.stiffness[on], 1.0 / lm.exponent[on])
             return True, held
         return False, held
 

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import elementary as el
 from .errors import ExpressionError
 
 __all__ = ["Jet", "STRICT", "jet", "value_of", "fpow", "sin", "cos", "tan", "asin", "acos", "atan",
@@ -60,7 +61,7 @@ def _chain(u: "Jet", f0: Any, f1: Any, f2: Any) -> "Jet":
 def _fpow(a: Any, b: Any) -> Any:
     """a**b on plain values: floats via math.pow (never complex, never a huge int)."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.power(a, b, dtype=float)
+        return el.power(a, b)
     try:
         return math.pow(a, b)
     except ValueError:
@@ -199,17 +200,17 @@ def _lift(name: str, mf: Callable, nf: Callable, der: Callable,
 _DOM_ASIN = "the argument must be between -1 and 1"
 sin = _lift("sin", math.sin, np.sin, lambda m, u, f: (m.cos(u), -f))
 cos = _lift("cos", math.cos, np.cos, lambda m, u, f: (-m.sin(u), -f))
-tan = _lift("tan", math.tan, np.tan, lambda m, u, f: (1.0 + f * f, 2.0 * f * (1.0 + f * f)))
-asin = _lift("asin", math.asin, np.arcsin, lambda m, u, f: (
+tan = _lift("tan", math.tan, el.tan, lambda m, u, f: (1.0 + f * f, 2.0 * f * (1.0 + f * f)))
+asin = _lift("asin", math.asin, el.arcsin, lambda m, u, f: (
     1.0 / m.sqrt(1.0 - u * u), u / (1.0 - u * u) ** 1.5), lambda u: -1.0 <= u <= 1.0, _DOM_ASIN)
-acos = _lift("acos", math.acos, np.arccos, lambda m, u, f: (
+acos = _lift("acos", math.acos, el.arccos, lambda m, u, f: (
     -1.0 / m.sqrt(1.0 - u * u), -u / (1.0 - u * u) ** 1.5), lambda u: -1.0 <= u <= 1.0, _DOM_ASIN)
-atan = _lift("atan", math.atan, np.arctan, lambda m, u, f: (
+atan = _lift("atan", math.atan, el.arctan, lambda m, u, f: (
     1.0 / (1.0 + u * u), -2.0 * u / (1.0 + u * u) ** 2))
 sqrt = _lift("sqrt", math.sqrt, np.sqrt, lambda m, u, f: (0.5 / f, -0.25 / (u * f)),
              lambda u: u >= 0.0, "the argument must not be negative")
-exp = _lift("exp", math.exp, np.exp, lambda m, u, f: (f, f))
-log = _lift("log", math.log, np.log, lambda m, u, f: (1.0 / u, -1.0 / (u * u)),
+exp = _lift("exp", math.exp, el.exp, lambda m, u, f: (f, f))
+log = _lift("log", math.log, el.log, lambda m, u, f: (1.0 / u, -1.0 / (u * u)),
             lambda u: u > 0.0, "the argument must be positive")
 
 
@@ -217,7 +218,7 @@ def atan2(y: Any, x: Any) -> Any:
     """Angle of (x, y); d = (x y' - y x') / r, r = x^2 + y^2, differentiated once more for dd."""
     if not isinstance(y, Jet) and not isinstance(x, Jet):
         if isinstance(y, np.ndarray) or isinstance(x, np.ndarray):
-            return np.arctan2(y, x)
+            return el.arctan2(y, x)
         return math.atan2(y, x)
     y, x = _as_jet(y), _as_jet(x)
     f = atan2(y.v, x.v)

@@ -8,12 +8,13 @@ import math
 
 import numpy as np
 
+from .elementary import arccos, tan
 from .errors import MechanismError
 
 
 def _involute(angle: np.ndarray) -> np.ndarray:
     """inv(a) = tan a - a (Litvin and Fuentes 2004, eq. 10.2.5)."""
-    return np.tan(angle) - angle
+    return tan(angle) - angle
 
 
 def _arc(centre: np.ndarray, radius: float, start: float, stop: float, count: int
@@ -61,7 +62,7 @@ def involute_gear(teeth: int, module: float, pressure_angle: float = 20.0,
     # the flank's half angle about the tooth's axis at radius rho (Litvin and Fuentes
     # 2004, eq. 10.2.6): thickness / (2 r) + inv(alpha) - inv(alpha_rho), cos alpha_rho = rb / rho
     rho = np.linspace(max(rf, rb), ra, int(points))
-    half = thickness / (2.0 * r) + _involute(alpha) - _involute(np.arccos(rb / rho))
+    half = thickness / (2.0 * r) + _involute(alpha) - _involute(arccos(rb / rho))
     if half[-1] <= 0.0:
         raise MechanismError(f"gear of {z} teeth: the teeth come to a point below the tip "
                              "circle (too much backlash)")

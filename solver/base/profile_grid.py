@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .elementary import arctan2
 from .errors import MechanismError, shown
 from .sdf_grid import candidate_pairs
 
@@ -152,7 +153,7 @@ def sharp_corners(loops: list[np.ndarray]) -> np.ndarray:
     out = []
     for p in loops:
         e_in, e_out = p - np.roll(p, 1, axis=0), np.roll(p, -1, axis=0) - p
-        turn = np.arctan2(np.cross(e_in, e_out), np.einsum("ij,ij->i", e_in, e_out))
+        turn = arctan2(np.cross(e_in, e_out), np.einsum("ij,ij->i", e_in, e_out))
         out.append(p[np.abs(turn) > SHARP])
     return np.concatenate(out)
 

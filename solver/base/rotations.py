@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .elementary import arctan2
+
 
 def _quadratic_form() -> np.ndarray:
     """(16, 9): A's entries as a quadratic form in p, A_ij = sum_ab T_ab,ij p_a p_b, from
@@ -248,8 +250,8 @@ def euler_angles(xi: np.ndarray, yi: np.ndarray, xj: np.ndarray, yj: np.ndarray)
     zi = cross(xi, yi)
     R12, R22 = np.sum(yj * zi, axis=-1), np.sum(cross(xj, yj) * zi, axis=-1)
     cb = np.hypot(R12, R22)
-    b = np.stack([np.arctan2(-R12, R22), np.arctan2(np.sum(xj * zi, axis=-1), cb),
-                  np.arctan2(-np.sum(xj * yi, axis=-1), np.sum(xj * xi, axis=-1))], axis=-1)
+    b = np.stack([arctan2(-R12, R22), arctan2(np.sum(xj * zi, axis=-1), cb),
+                  arctan2(-np.sum(xj * yi, axis=-1), np.sum(xj * xi, axis=-1))], axis=-1)
     return b, cb
 
 

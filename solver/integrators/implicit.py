@@ -50,6 +50,7 @@ import numpy as np
 
 from typing import Any
 
+from ..base.elementary import exp, log
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian
 from .radau_matrix import IterationMatrices, all_force_jacobians, hg_of
 
@@ -510,8 +511,8 @@ def spectral_radii(apply, count: int, n: int, iterations: int = 60) -> np.ndarra
         zero |= ~bad & (g == 0.0)
         bad |= ~zero & ~np.isfinite(g)
         ok = ~zero & ~bad
-        logs[k] = np.log(np.where(ok, g, 1.0))
+        logs[k] = log(np.where(ok, g, 1.0))
         X = np.where(ok[:, None], Y / np.where(ok, g, 1.0)[:, None], X)
-    rate = np.exp(np.mean(logs[iterations // 3:], axis=0))
+    rate = exp(np.mean(logs[iterations // 3:], axis=0))
     return np.where(zero, 0.0, np.where(bad, np.inf, rate))
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..base.einsum import einsum
+from ..base.elementary import arctan2
 from ..base.rotations import cross, euler_angles, euler_axes, own_loop, quat_to_matrix
 from ..model.compile import Model, RowGroup
 from ..model.gear_mesh import pitch_geometry
@@ -58,7 +59,7 @@ def joint_angle(xi: np.ndarray, xy: np.ndarray):
     rho = c * c + s * s
     both = cs[..., None] * gcs[..., ::-1, :, :]             # c gs and s gc, one product
     g = (both[..., 0, :, :] - both[..., 1, :, :]) / rho[..., None]
-    return np.arctan2(s, c), g, c, s, rho, gc, gs
+    return arctan2(s, c), g, c, s, rho, gc, gs
 
 
 # -[P x] as a gather and a sign: rows (0, P2, -P1), (-P2, 0, P0), (P1, -P0, 0)

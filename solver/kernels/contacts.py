@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..base.elementary import power
 from ..base.rotations import cross
 from ..base.profile_grid import profile_distance
 from ..base.sdf_grid import grid_distance
@@ -159,7 +160,7 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     v0 = np.abs(rate) if onset is None else np.where(np.isfinite(onset), onset, np.abs(rate))
     v0 = np.maximum(v0, ONSET_FLOOR)
     inside = depth > 0.0
-    elastic = np.where(inside, cp.stiffness * np.where(inside, depth, 1.0) ** cp.exponent, 0.0)
+    elastic = np.where(inside, cp.stiffness * power(np.where(inside, depth, 1.0), cp.exponent), 0.0)
     Fn = np.maximum(elastic * (1.0 + cp.damping * rate / v0), 0.0)
     vt = vrel - vn[..., None] * geo.n
     slip = np.sqrt(_dot(vt, vt))

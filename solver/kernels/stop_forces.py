@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..base.elementary import power
 from .constraints import global_jacobian, limit_offsets, row_forces, row_rates
 
 class StopEval(NamedTuple):
@@ -37,7 +38,7 @@ def stop_forces(model: Any, phi: np.ndarray, jac: np.ndarray, vel: np.ndarray) -
     k, n, c_max, d = (x[..., b] for x in (lm.stiffness, lm.exponent, lm.damping, lm.penetration))
     s = np.clip(delta / d, 0.0, 1.0)
     c = c_max * s * s * (3.0 - 2.0 * s)
-    dpow = np.where(inside, delta, 1.0) ** (n - 1.0)
+    dpow = power(np.where(inside, delta, 1.0), n - 1.0)
     raw = k * dpow * delta + c * ddelta
     on = inside & (raw > 0.0)
     F = np.where(on, raw, 0.0)

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..base.elementary import arctan2
 from ..base.rotations import cross, quat_to_matrix, rotvec_to_quat
 
 
@@ -46,7 +47,7 @@ def rotation_vector(R: np.ndarray) -> np.ndarray:
                       R[..., 1, 0] - R[..., 0, 1]], axis=-1)          # 2 sin(a) u
     cos_a = np.clip(0.5 * (tr - 1.0), -1.0, 1.0)
     sin_a = 0.5 * np.sqrt((axial * axial).sum(-1))
-    angle = np.arctan2(sin_a, cos_a)
+    angle = arctan2(sin_a, cos_a)
     small = sin_a < 1e-6
     # near a half turn sin(a) vanishes: the axis from the symmetric part instead
     k = np.where(small & (cos_a > 0), 0.5 * (1.0 + angle * angle / 6.0),
@@ -72,7 +73,7 @@ def _half_turn(R: np.ndarray) -> np.ndarray:
                       R[..., 1, 0] - R[..., 0, 1]], axis=-1)
     u = np.where(((u * axial).sum(-1) < 0)[..., None], -u, u)
     sin_a = 0.5 * np.sqrt((axial * axial).sum(-1))
-    return np.arctan2(sin_a, cos_a)[..., None] * u
+    return arctan2(sin_a, cos_a)[..., None] * u
 
 
 def bushing_state(fm: Any, r: np.ndarray, A: np.ndarray, v: np.ndarray, w: np.ndarray

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.elementary import arctan2
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
@@ -439,7 +440,7 @@ def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
         Wi, Wj = world_axes(mech, mi), world_axes(mech, mj)
         if coord == "angle":        # x_I from x_J about z_J (the motion's angle row)
             e.update(kind=ANGLE, ui=Ci[:, 0], a=Cj[:, 0], b=Cj[:, 1])
-            q0.append(np.arctan2(Wi[:, 0] @ Wj[:, 1], Wi[:, 0] @ Wj[:, 0]))
+            q0.append(arctan2(Wi[:, 0] @ Wj[:, 1], Wi[:, 0] @ Wj[:, 0]))
         else:                       # (P_I - P_J) . z_J (the motion's slide row)
             e.update(kind=DOT2, ui=marker_point[mi], uj=marker_point[mj], a=Cj[:, 2])
             q0.append((marker_world(mech, mi) - marker_world(mech, mj)) @ Wj[:, 2])

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.elementary import tan
 from ..base.errors import MechanismError
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
 from .readouts import (actuator_efforts, bushing_displacement, bushing_load, contact_index,
@@ -463,7 +464,7 @@ def _separation(model: Any, mesh: tuple, r: np.ndarray, p: np.ndarray,
     rows = np.array([np.flatnonzero(model.row_coupler == k)[0] for k in cp.mesh_coupler])
     z1 = C[..., 0, :, 2]
     tangential = f[..., 0, :] - np.einsum("...i,...i->...", f[..., 0, :], z1)[..., None] * z1
-    F = np.abs(lam[..., rows]) * np.linalg.norm(tangential, axis=-1) * np.tan(cp.mesh_pressure)
+    F = np.abs(lam[..., rows]) * np.linalg.norm(tangential, axis=-1) * tan(cp.mesh_pressure)
     d = c[..., 1, :] - c[..., 0, :]
     across = d - np.einsum("...i,...i->...", d, z1)[..., None] * z1
     e = across / np.maximum(np.linalg.norm(across, axis=-1), 1e-300)[..., None]

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..base.elementary import arctan2
 from ..base.errors import SolverError, StudyError
 from ..model.results import Result
 from ..vocabulary.builder import Builder
@@ -72,7 +73,7 @@ def coordinate(result: Result, joint: str, which: str) -> np.ndarray:
     if which == "slide":
         return np.einsum("ni,ni->n", oi - oj, aj[:, :, 2])
     xi = ai[:, :, 0]
-    return np.unwrap(np.arctan2(np.einsum("ni,ni->n", xi, aj[:, :, 1]),
+    return np.unwrap(arctan2(np.einsum("ni,ni->n", xi, aj[:, :, 1]),
                                 np.einsum("ni,ni->n", xi, aj[:, :, 0])))
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...base.elementary import arctan2
 from ...base.rotations import cross, matrix_to_quat, quat_angle, quat_to_matrix
 from ...model.compile import Model
 from ...vocabulary.joints import ANGLE, DOT2
@@ -260,4 +261,4 @@ def _held_angles(model: Model, p0: np.ndarray) -> np.ndarray:
         C = np.array([model.marker_axes[m] for m in names]).reshape(-1, 3, 3)
         axes.append(A[body] @ C)
     xi = axes[0][..., 0]
-    return np.arctan2((xi * axes[1][..., 1]).sum(-1), (xi * axes[1][..., 0]).sum(-1))
+    return arctan2((xi * axes[1][..., 1]).sum(-1), (xi * axes[1][..., 0]).sum(-1))
