@@ -7,9 +7,14 @@ Cases:
   distance: a 0.1 m cube's mesh (points every ``spacing`` on its faces) sunk 1 mm into a
   slab's mesh grid (32 cells); a square profile 0.1 m thick (points along its edges, two
   levels) sunk 1 mm into a slab's profile; the cube's points in a bowl (an inverted
-  sphere of 0.5 m, the exact distance), its bottom face 1 mm below the bowl's lowest point.  Beside it, one right-hand side (``Equations.rhs``) of the
+  sphere of 0.5 m, the exact distance), its bottom face 1 mm below the bowl's lowest point;
+  a plate 4 mm thick (mesh points every 16 mm) sunk 1 mm into the slab's mesh grid, every
+  point within reach and half of them touching (the kernel's cost a point when nothing is
+  culled).  The points within reach of the other side are evaluated, the rest culled by
+  one box and cell test (printed: the points, those in reach, those touching).  Beside
+  it, one right-hand side (``Equations.rhs``) of the
   same mechanism (the ground slab, the free block) without the contact, and with it: the
-  issue's bar is a contact costing at most one right-hand side.  Accuracy: the largest
+  goal is a contact costing at most one right-hand side.  Accuracy: the largest
   error of the points' depths against the exact distance of the other side (a box's, a
   bowl's: Quilez's box distance, R - |x - c|), and the force's relative error.
 - the Geneva sample (sample_scenes/geneva.py, read from Blender): its solve over one crank
@@ -41,7 +46,7 @@ from solver import Mechanism, Shape  # noqa: E402
 from solver.analyses.dynamics.equations import Equations  # noqa: E402
 from solver.analyses.structure import structure  # noqa: E402
 from solver.kernels.constraints import body_arrays  # noqa: E402
-from solver.kernels.contacts import contact_forces  # noqa: E402
+from solver.kernels.contacts import contact_forces, geometry  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402
 from solver.model.state import read_state  # noqa: E402
 
@@ -49,6 +54,8 @@ DEPTH = 1e-3          # m: how far the block is sunk into the other side
 STIFFNESS = 1e6       # N/m (linear)
 CUBE, SLAB = 0.1, (0.4, 0.4, 0.1)   # m
 SPACING = 0.02        # m: the cube mesh's points this far apart: 1,154 of them
+PLATE = (0.1, 0.1, 0.004)   # m: a plate every point of which is within reach of the slab
+PLATE_SPACING = 0.016       # m: its points this far apart
 
 
 def box_mesh(size) -> tuple[np.ndarray, np.ndarray]:
@@ -81,11 +88,12 @@ def block_mechanism(kind: str, contact: bool) -> tuple[Mechanism, callable]:
         slab_shape = Shape.profile(slab, SLAB[2], spacing=0.2)   # no point under the block
         half_slab, slab_centre = np.array([0.46, 0.1, 0.05]), np.array([0.0, -0.1, 0.0])
     else:                           # the slab's top face, or the sphere's top, at z = 0
-        at = (0.0, 0.0, 0.5 * CUBE - DEPTH)
-        V, F = box_mesh((CUBE,) * 3)
-        block_shape = Shape.mesh(V, F, spacing=SPACING)
-        slab_centre = np.array([0.0, 0.0, -0.5 * SLAB[2] if kind == "mesh" else 0.5])
-        if kind == "mesh":
+        size = PLATE if kind == "plate" else (CUBE,) * 3
+        at = (0.0, 0.0, 0.5 * size[2] - DEPTH)
+        V, F = box_mesh(size)
+        block_shape = Shape.mesh(V, F, spacing=PLATE_SPACING if kind == "plate" else SPACING)
+        slab_centre = np.array([0.0, 0.0, 0.5 if kind == "sphere" else -0.5 * SLAB[2]])
+        if kind in ("mesh", "plate"):
             V, F = box_mesh(SLAB)
             slab_shape = Shape.mesh(V + slab_centre, F, cells=32)
             half_slab = 0.5 * np.array(SLAB)
@@ -97,6 +105,7 @@ def block_mechanism(kind: str, contact: bool) -> tuple[Mechanism, callable]:
         m.add_contact("touch", "block", "slab", block_shape, slab_shape, stiffness=STIFFNESS,
                       exponent=1.0, restitution=0.5)
     block_centre = np.array(at)
+    size = PLATE if kind == "plate" else (CUBE,) * 3
 
     def exact(points: np.ndarray, on_block: np.ndarray) -> np.ndarray:
         out = np.empty(len(points))
@@ -104,7 +113,7 @@ def block_mechanism(kind: str, contact: bool) -> tuple[Mechanism, callable]:
             out[on_block] = 0.5 - np.linalg.norm(points[on_block] - slab_centre, axis=1)
         else:
             out[on_block] = box_distance(points[on_block] - slab_centre, half_slab)
-        out[~on_block] = box_distance(points[~on_block] - block_centre, (0.5 * CUBE,) * 3)
+        out[~on_block] = box_distance(points[~on_block] - block_centre, 0.5 * np.array(size))
         return out
     return m, exact
 
@@ -138,15 +147,18 @@ def contact_case(kind: str, repeat: int) -> None:
         contact_forces(cp, rg, A, vg, wg)
         times.append(time.perf_counter() - t0)
     one = float(np.median(times))
-    P = ce.geo.P.reshape(-1, 3)
+    P = geometry(cp, rg, A, cull=False).P.reshape(-1, 3)
     radius = cp.radius
     want = np.maximum(-(exact(P, cp.on_a) - radius), 0.0)
-    depth_error = float(np.abs(ce.depth - want).max())
+    depth = np.zeros(cp.n)
+    depth[ce.near] = ce.depth                      # the points out of reach: none
+    depth_error = float(np.abs(depth - want).max())
     force = float(np.linalg.norm(ce.F, axis=-1).sum())
     wanted = float((cp.stiffness * want).sum())
     bare = rhs_seconds(block_mechanism(kind, contact=False)[0], repeat)
     full = rhs_seconds(m, repeat)
-    print(f"{kind:8s} {cp.n:6d} points  contact {one * 1e6:8.0f} us  rhs without "
+    print(f"{kind:8s} {cp.n:6d} points, {len(ce.near):5d} in reach, "
+          f"{int((ce.depth > 0.0).sum()):5d} touching  contact {one * 1e6:8.0f} us  rhs without "
           f"{bare * 1e6:6.0f} us  (contact / rhs {one / bare:6.1f})  rhs with {full * 1e6:8.0f} us"
           f"  | depth error {depth_error:.1e} m, force {force:.4g} N vs {wanted:.4g} "
           f"({abs(force - wanted) / wanted:.1e})")
@@ -201,7 +213,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="5 variants, fewer repeats")
     args = parser.parse_args()
     repeat = 20 if args.quick else 200
-    for kind in ("mesh", "profile", "sphere"):
+    for kind in ("mesh", "profile", "sphere", "plate"):
         contact_case(kind, repeat)
     geneva_cases(5 if args.quick else args.variants)
 

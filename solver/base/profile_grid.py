@@ -26,7 +26,7 @@ import numpy as np
 
 from .elementary import arctan2
 from .errors import MechanismError, shown
-from .sdf_grid import candidate_pairs
+from .sdf_grid import axis_last, candidate_pairs, interpolate
 
 CELLS = 128            # cells along the profile's largest extent to start from
 PAD = 3                # cells of margin around the profile
@@ -238,7 +238,8 @@ def boundary_samples(loops: list[np.ndarray], half: float, spacing: float,
 class ProfileSet:
     """Many profile grids concatenated for one set of gathers: per grid its origin (g, 2),
     cell (g,), node counts (g, 2), first node (g,), half thickness (g,); the distances
-    (N,) and unit gradients (N, 2)."""
+    (N,) and unit gradients (N, 2), and both side by side (N, 3) for the evaluation's one
+    gather of a cell's corners."""
     origin: np.ndarray
     cell: np.ndarray
     dims: np.ndarray
@@ -248,6 +249,8 @@ class ProfileSet:
     gradient: np.ndarray
     stride: np.ndarray          # (g, 2) a node's flat step along x, y
     corner: np.ndarray          # (g, 4) a cell's four corners' flat offsets, x-major
+    table: np.ndarray           # (3, N) each node's distance and gradient, row by row
+    top: np.ndarray             # (g, 2) the last node's index along each axis (float)
 
 
 _CORNERS = np.array([[i, j] for i in (0, 1) for j in (0, 1)])
@@ -257,47 +260,44 @@ def profile_set(grids: list[ProfileGrid]) -> ProfileSet:
     sizes = [len(g.distance) for g in grids]
     dims = np.array([g.dims for g in grids])
     stride = np.stack([dims[:, 1], np.ones(len(grids), int)], -1)
+    distance = np.concatenate([g.distance for g in grids])
+    gradient = np.concatenate([g.gradient for g in grids])
     return ProfileSet(np.array([g.origin for g in grids]), np.array([g.cell for g in grids]),
                       dims, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int),
-                      np.array([g.half for g in grids]),
-                      np.concatenate([g.distance for g in grids]),
-                      np.concatenate([g.gradient for g in grids]), stride, stride @ _CORNERS.T)
+                      np.array([g.half for g in grids]), distance, gradient, stride,
+                      stride @ _CORNERS.T, np.ascontiguousarray(np.vstack([distance, gradient.T])),
+                      (dims - 1).astype(float))
+
+
+_RIGHT = np.array([1.0, 0.0])
 
 
 def planar_distance(x: np.ndarray, which: np.ndarray, ps: ProfileSet
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(d2 (..., n), unit gradient (..., n, 2), d2's own derivative (..., n, 2)) at points
     x (..., n, 2), point i in profile which[i]'s frame, by bilinear interpolation of the
-    nodes' distances and gradients (along y at the cell's two x sides, then along x);
-    outside a grid's box, at its nearest point plus the distance to it."""
-    cell = ps.cell[which]
-    u = (x - ps.origin[which]) / cell[:, None]
-    top = (ps.dims[which] - 1).astype(float)
-    inside = np.clip(u, 0.0, top)
-    out = (u - inside) * cell[:, None]
+    nodes' distances and gradients (one gather of the cells' corners, one weighted sum,
+    sdf_grid.interpolate); outside a grid's box, at its nearest point
+    plus the distance to it."""
+    cell = ps.cell.take(which)[:, None]
+    top = ps.top.take(which, axis=0)
+    u = (x - ps.origin.take(which, axis=0)) / cell
+    inside = np.minimum(np.maximum(u, 0.0), top)
+    out = (u - inside) * cell
     beyond = np.sqrt(np.einsum("...i,...i->...", out, out))
     i0 = np.minimum(np.floor(inside), top - 1.0)
-    f = inside - i0
-    base = ps.first[which] + (i0[..., 0] * ps.stride[which, 0] + i0[..., 1]).astype(int)
-    flat = base[..., None] + ps.corner[which]              # (..., n, 4): 00, 01, 10, 11
-    fx, fy = f[..., 0], f[..., 1]
-    cd = ps.distance[flat]
-    low = cd[..., 0] + fy * (cd[..., 1] - cd[..., 0])      # at the cell's x0 side
-    high = cd[..., 2] + fy * (cd[..., 3] - cd[..., 2])     # at its x1 side
-    d = low + fx * (high - low) + beyond
-    cg = ps.gradient[flat]
-    glow = cg[..., 0, :] + fy[..., None] * (cg[..., 1, :] - cg[..., 0, :])
-    g = glow + fx[..., None] * (cg[..., 2, :] + fy[..., None] * (cg[..., 3, :] - cg[..., 2, :])
-                                - glow)
+    base = ps.first.take(which) + (i0[..., 0] * ps.stride[:, 0].take(which)
+                                       + i0[..., 1]).astype(np.intp)
+    values, slopes = interpolate(ps.table, base[..., None] + ps.corner.take(which, axis=0),
+                                 inside - i0)
+    d = values[0] + beyond
+    g = axis_last(values[1:])
     size = np.sqrt(np.einsum("...i,...i->...", g, g))
-    g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None],
-                 np.array([1.0, 0.0]))
+    g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], _RIGHT)
     # the interpolant's own derivative: none along an axis clamped at the box, plus the
     # way out of the box
-    slope_y = (cd[..., 1] - cd[..., 0]) + fx * (cd[..., 3] - cd[..., 2] - cd[..., 1] + cd[..., 0])
-    exact = np.stack([high - low, slope_y], axis=-1) * np.where(u == inside, 1.0, 0.0)
-    exact = exact / cell[:, None] + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
-    return d, g, exact
+    exact = axis_last(slopes) * (u == inside) / cell
+    return d, g, exact + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
 
 
 def profile_distance(x: np.ndarray, which: np.ndarray, ps: ProfileSet

@@ -249,7 +249,8 @@ def build_grid(vertices: np.ndarray, faces: np.ndarray, cells: int = CELLS) -> G
 @dataclass(frozen=True)
 class GridSet:
     """Many grids concatenated for one set of gathers: per grid its origin (g, 3), cell (g,),
-    node counts (g, 3) and first node (g,); the distances (N,) and gradients (N, 3)."""
+    node counts (g, 3) and first node (g,); the distances (N,) and gradients (N, 3), and
+    both side by side (N, 4) for the evaluation's one gather of a cell's corners."""
     origin: np.ndarray
     cell: np.ndarray
     dims: np.ndarray
@@ -258,6 +259,8 @@ class GridSet:
     gradient: np.ndarray
     stride: np.ndarray          # (g, 3) a node's flat step along x, y, z
     corner: np.ndarray          # (g, 8) a cell's eight corners' flat offsets, x-major
+    table: np.ndarray           # (4, N) each node's distance and gradient, row by row
+    top: np.ndarray             # (g, 3) the last node's index along each axis (float)
 
 
 _CORNERS = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)])
@@ -267,48 +270,121 @@ def grid_set(grids: list[Grid]) -> GridSet:
     sizes = [len(g.distance) for g in grids]
     dims = np.array([g.dims for g in grids])
     stride = np.stack([dims[:, 1] * dims[:, 2], dims[:, 2], np.ones(len(grids), int)], -1)
+    distance = np.concatenate([g.distance for g in grids])
+    gradient = np.concatenate([g.gradient for g in grids])
     return GridSet(np.array([g.origin for g in grids]), np.array([g.cell for g in grids]),
                    dims, np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int),
-                   np.concatenate([g.distance for g in grids]),
-                   np.concatenate([g.gradient for g in grids]), stride, stride @ _CORNERS.T)
+                   distance, gradient, stride, stride @ _CORNERS.T,
+                   np.ascontiguousarray(np.vstack([distance, gradient.T])), (dims - 1).astype(float))
 
 
-def _outer(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """(..., 8) a_i b_j c_k in the corners' order from (..., 2) factors per axis."""
-    out = a[..., :, None, None] * b[..., None, :, None] * c[..., None, None, :]
-    return out.reshape(out.shape[:-3] + (8,))
+def interpolate(table: np.ndarray, flat: np.ndarray, f: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(values (c, ..., n), derivatives (k, ..., n)) of a k-D grid's (k = 2 or 3) node
+    ``table`` (c, N) (row 0 the distance) at points whose cells' corners are ``flat``
+    (..., n, 2^k) (x-major) and whose place in their cell is f (..., n, k): the corners'
+    multilinear interpolation of every row, and the interpolated distance's derivative
+    along each axis (per cell).  Component first, so that every product runs over all
+    the points at once: each corner's weight is a product of one factor per axis, 1 - f_a
+    or f_a (its derivative along a: -1 or +1 in place of that factor)."""
+    k = f.shape[-1]
+    fT = _axis_first(f)                                          # (k, ..., n)
+    T = np.empty((k + 1, k, 2) + fT.shape[1:])                   # row 0 and each d/df_a
+    T[:, :, 0] = 1.0 - fT
+    T[:, :, 1] = fT
+    T[_ROWS[:k], _ROWS[:k] - 1] = _STEP.reshape((2,) + (1,) * (fT.ndim - 1))
+    W = T[:, 0, :, None] * T[:, 1, None, :]
+    if k == 3:
+        W = W[:, :, :, None] * T[:, 2, None, None, :]
+    W = W.reshape((k + 1, 2 ** k) + fT.shape[1:])
+    corners = table.take(_axis_first(flat), axis=1)              # (c, 2^k, ..., n)
+    return (W[0] * corners).sum(axis=1), (W[1:] * corners[0]).sum(axis=1)
 
 
-def grid_distance(x: np.ndarray, which: np.ndarray, gs: GridSet) -> tuple[np.ndarray, np.ndarray]:
+_ROWS = np.arange(1, 4)
+
+
+def _axis_first(a: np.ndarray) -> np.ndarray:
+    """A view of ``a`` with its last axis first."""
+    return a.transpose((a.ndim - 1,) + tuple(range(a.ndim - 1)))
+
+
+def axis_last(a: np.ndarray) -> np.ndarray:
+    """A view of ``a`` with its first axis last."""
+    return a.transpose(tuple(range(1, a.ndim)) + (0,))
+_STEP = np.array([-1.0, 1.0])
+_UP = np.array([0.0, 0.0, 1.0])
+
+
+def grid_distance(x: np.ndarray, which: np.ndarray, gs: GridSet
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(d (..., n), unit gradient (..., n, 3), d's own derivative (..., n, 3)) at points x
     (..., n, 3), point i in grid which[i]'s frame, by trilinear interpolation of the nodes'
     distances and gradients; outside a grid's box, at the box's nearest point plus the
     distance to it.  The interpolated gradient is smooth across cells and gives the force's
     direction; the interpolant's own derivative (not continuous across cells) gives the
-    exact rate of d along a motion, for the energy's bookkeeping."""
-    origin, cell, dims = gs.origin[which], gs.cell[which], gs.dims[which]
-    u = (x - origin) / cell[:, None]
-    top = (dims - 1).astype(float)
-    inside = np.clip(u, 0.0, top)
-    beyond = np.sqrt(np.einsum("...i,...i->...", u - inside, u - inside)) * cell
+    exact rate of d along a motion, for the energy's bookkeeping.  One gather of the cells'
+    corners (distance and gradient together) and one weighted sum (``interpolate``)."""
+    cell = gs.cell.take(which)[:, None]
+    top = gs.top.take(which, axis=0)
+    u = (x - gs.origin.take(which, axis=0)) / cell
+    inside = np.minimum(np.maximum(u, 0.0), top)
+    out = (u - inside) * cell
+    beyond = np.sqrt(np.einsum("...i,...i->...", out, out))
     i0 = np.minimum(np.floor(inside), top - 1.0)
-    f = inside - i0
-    base = gs.first[which] + np.einsum("...i,...i->...", i0, gs.stride[which]).astype(int)
-    flat = base[..., None] + gs.corner[which]                         # (..., n, 8)
-    w = np.stack([1.0 - f, f], axis=-1)                               # (..., n, 3, 2)
-    wx, wy, wz = w[..., 0, :], w[..., 1, :], w[..., 2, :]
-    wts = _outer(wx, wy, wz)
-    corner_d = gs.distance[flat]
-    d = np.einsum("...k,...k->...", wts, corner_d) + beyond
-    g = np.einsum("...k,...ki->...i", wts, gs.gradient[flat])
+    base = gs.first.take(which) + np.einsum(
+        "...i,...i->...", i0, gs.stride.take(which, axis=0)).astype(np.intp)
+    values, slopes = interpolate(gs.table, base[..., None] + gs.corner.take(which, axis=0),
+                                 inside - i0)
+    d = values[0] + beyond
+    g = axis_last(values[1:])
     size = np.sqrt(np.einsum("...i,...i->...", g, g))
-    g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None],
-                 np.array([0.0, 0.0, 1.0]))
-    # the interpolant's own derivative: each corner weight's along each axis, none along an
-    # axis clamped at the box, plus the way out of the box
-    step = np.broadcast_to(np.array([-1.0, 1.0]), wx.shape)
-    dw = np.stack([_outer(step, wy, wz), _outer(wx, step, wz), _outer(wx, wy, step)], axis=-1)
-    exact = np.einsum("...k,...ki->...i", corner_d, dw) * np.where(u == inside, 1.0, 0.0)
-    out = (u - inside) * cell[:, None]
-    exact = exact / cell[:, None] + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
-    return d, g, exact
+    g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], _UP)
+    # the interpolant's own derivative: none along an axis clamped at the box, plus the
+    # way out of the box
+    exact = axis_last(slopes) * (u == inside) / cell
+    return d, g, exact + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
+
+
+SLACK = 1e-6           # cells: a reach box's allowance for the rounding of a point's cell
+
+
+def reach_box(values: np.ndarray, origin: np.ndarray, cell: float, reach: float
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(lo (k,), hi (k,)) in the grid's frame (m): an axis-aligned box outside which the
+    interpolated distance of a k-D grid of node ``values`` (nx, ny[, nz]) is at least
+    ``reach``, so that a point there cannot touch (empty, lo > hi, where no node comes
+    within it).  Inside the grid's box, an interpolated value is a weighted mean of its
+    cell's corners: a cell none of whose corners is below ``reach`` (plus the rounding of
+    that mean, 1e-9 of the largest value) stays above it, and every cell with such a
+    corner lies within one cell of those corners' index range.  Outside, the value is the
+    nearest face's plus the way out, so the box reaches beyond a face only where that
+    range does, by ``reach`` less the faces' least value."""
+    k = values.ndim
+    top = np.array(values.shape) - 1
+    below = reach + 1e-9 * float(np.abs(values).max())
+    near = np.argwhere(values < below)
+    if not len(near):
+        return np.full(k, np.inf), np.full(k, -np.inf)
+    first, last = near.min(axis=0), near.max(axis=0)
+    faces = min(float(np.take(values, [0, -1], axis=a).min()) for a in range(k))
+    out = max(0.0, below - faces) / cell + SLACK
+    lo = np.where(first >= 2, first - 1 - SLACK, -out)
+    hi = np.where(last <= top - 2, last + 1 + SLACK, top + out)
+    return origin + lo * cell, origin + hi * cell
+
+
+def reach_cells(values: np.ndarray, reach: float) -> np.ndarray:
+    """(nx, ny[, nz]) bool: the cells (by their lowest corner's node) where a point may be
+    nearer than ``reach`` by the interpolation of a k-D grid of node ``values``: those with
+    a corner below ``reach`` (plus the rounding of the interpolation's weighted mean, as
+    ``reach_box``), widened by one node each way (a point's cell as the reach test rounds
+    it may be its neighbour).  A point outside the grid's box takes its nearest cell on
+    the box, where the value only grows on the way out."""
+    below = values < reach + 1e-9 * float(np.abs(values).max())
+    for axis in range(values.ndim):              # each cell's nodes from i - 1 to i + 2
+        n = below.shape[axis]
+        pad = np.take(below, np.clip(np.arange(-1, n + 2), 0, n - 1), axis=axis)
+        below = np.logical_or.reduce([np.take(pad, np.arange(k, k + n), axis=axis)
+                                      for k in range(4)])
+    return below

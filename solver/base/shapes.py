@@ -114,3 +114,25 @@ def cylinder_rims(radius: float, half: float, count: int) -> np.ndarray:
     a = 2.0 * np.pi * np.arange(count) / count
     ring = np.stack([radius * np.cos(a), radius * np.sin(a), np.zeros(count)], axis=-1)
     return np.concatenate([ring - [0.0, 0.0, half], ring + [0.0, 0.0, half]])
+
+
+def primitive_reach(kind: str, params: np.ndarray, reach: float
+                    ) -> tuple[np.ndarray, np.ndarray, float]:
+    """(lo (3,), hi (3,), inner radius) in the shape frame (m): the box outside which, and
+    the ball about the origin inside which, a point's distance from the primitive is more
+    than ``reach`` (a cavity's inner ball; 0 for the rest).  Each side is the shape's
+    extent plus ``reach`` plus 1e-9 of that extent, more than the distances' rounding."""
+    R, h = float(params[0]), float(params[1])
+    size = float(np.abs(params).sum()) + reach
+    far = reach + 1e-9 * size
+    inf = np.full(3, np.inf)
+    half = {"sphere": lambda: np.full(3, R),
+            "capsule": lambda: np.array([R, R, R + h]),
+            "box": lambda: np.asarray(params, dtype=float),
+            "cylinder": lambda: np.array([R, R, h]),
+            "half-space": lambda: inf, "cavity": lambda: inf}[kind]() + far
+    lo = -half
+    if kind == "half-space":           # the solid z <= 0: only z is bounded, from above
+        half = np.array([np.inf, np.inf, far])
+    inner = max(R - far, 0.0) if kind == "cavity" else 0.0
+    return lo, half, inner

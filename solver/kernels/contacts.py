@@ -1,14 +1,15 @@
-"""Contact forces between parts: every contact point (model/contact_model.py) against the
-other side's signed distance, as force elements on the bodies, in a fixed set of numpy
-calls (one distance call per kind of shape present) with any leading axes of the state.
+"""Contact forces between parts: every contact point (model/contact_model.py) within its
+reach against the other side's signed distance (kernels/contact_geometry.py), as force
+elements on the bodies, in a fixed set of numpy calls (one distance call per kind of shape
+present) with any leading axes of the state.  The points out of reach, whose gap is
+positive, are culled before any distance is looked up: their force is zero, so only the
+points that may touch cost more than one box test each.
 
-Geometry per point: its centre P = r_s + A_s s in world, taken into the other body's shape
-frame, x = R_f^T (A_f^T (P - r_f) - t_f); the distance d(x) and its unit gradient g there
-(base/shapes.py, base/sdf_grid.py, base/profile_grid.py); the gap d - rho (rho the point's radius: a sphere's
-contact with any shape is exact), the normal n = A_f R_f g (out of the distance's side,
-toward the point), the penetration delta = max(0, -gap) and the contact point C = P -
-(rho + d)/2 n, midway between the two surfaces.  A contact whose two shapes' bounding
-spheres are apart (``pair_bounds``) skips its points' distances: their gap is the spheres'.
+Each point's force is found in its distance's shape frame (its side's: kernels/
+contact_geometry.py): the relative velocity of the point's body against the other's at
+C is the side's twist a + b x C (both in the shape frame, found once per side), and each
+side's points' loads sum there, as a force and a moment about the shape's origin, before
+they are turned into world axes and moved to the two bodies' centres of mass.
 
 Normal force (Hunt and Crossley 1975 with Flores et al. 2011's damping, eq. 23):
     F_n = K delta^n (1 + 8 (1 - e) / (5 e) * delta' / delta'_0) >= 0,
@@ -37,76 +38,14 @@ import numpy as np
 
 from ..base.elementary import power
 from ..base.rotations import cross
-from ..base.profile_grid import profile_distance
-from ..base.sdf_grid import grid_distance
-from ..base.shapes import PRIMITIVES
 from ..model.contact_model import ContactPlan
+from .contact_geometry import (Geometry, Sides, _dot, gaps, geometry, in_reach,
+                               local_distances, pair_bounds, shape_points, side_frames)
+
+__all__ = ["Geometry", "gaps", "geometry", "pair_bounds", "contact_forces", "ContactEval",
+           "contact_jacobians", "summary", "summary_rows", "friction_coefficient"]
 
 ONSET_FLOOR = 1e-2      # m/s: the least touchdown speed the damping is scaled by
-# kind -> (its grid's distance function, the plan's field holding the grids)
-_GRIDS = {"mesh": (grid_distance, "grids"), "profile": (profile_distance, "profiles")}
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.einsum("...i,...i->...", a, b)
-
-
-class Geometry(NamedTuple):
-    """The contact points' geometry at one state (..., np)."""
-    P: np.ndarray        # (..., np, 3) the points' centres, world
-    d: np.ndarray        # (..., np) their signed distance from the other side
-    gap: np.ndarray      # (..., np) d - radius
-    n: np.ndarray        # (..., np, 3) unit normal toward the point, world
-    C: np.ndarray        # (..., np, 3) contact point, world
-    slope: np.ndarray    # (..., np, 3) d's own gradient, world (n, but on a mesh's grid)
-
-
-def pair_bounds(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> np.ndarray:
-    """(..., nct) each contact's bounding spheres' gap: the distance of their centres less
-    their radii, a lower bound of every gap of its points (-inf with a half-space)."""
-    c = r[..., cp.bound_body, :] + (A[..., cp.bound_body, :, :] @ cp.bound_centre[..., None])[..., 0]
-    apart = c[..., 1, :] - c[..., 0, :]
-    return np.sqrt(_dot(apart, apart)) - cp.bound_radius.sum(axis=-1)
-
-
-def geometry(cp: ContactPlan, r: np.ndarray, A: np.ndarray, cull: bool = True) -> Geometry:
-    """Every contact point's gap and normal at COM positions r (..., nb+1, 3) and rotation
-    matrices A (..., nb+1, 3, 3) (ground last).  ``cull``: the distances of the points of
-    pairs whose bounding spheres are apart in every state are not evaluated; their gap is
-    the spheres' (a lower bound, positive), their normal +z."""
-    As = A[..., cp.sb, :, :]
-    P = r[..., cp.sb, :] + (As @ cp.point[..., None])[..., 0]
-    Mf = A[..., cp.fb, :, :] @ cp.frame                        # shape axes in world
-    x = np.einsum("...ji,...j->...i", Mf, P - r[..., cp.fb, :]
-                  - (A[..., cp.fb, :, :] @ cp.origin[..., None])[..., 0])
-    bound = pair_bounds(cp, r, A)[..., cp.contact] if cull else np.full(x.shape[:-1], -np.inf)
-    near = (bound <= 0.0).reshape(-1, cp.n).any(axis=0)         # (np,) in any state
-    d = np.maximum(bound, 0.0) + cp.radius
-    g = np.zeros(x.shape)
-    g[..., 2] = 1.0
-    own = []                           # d's own derivative where it is not g (grids)
-    for kind, at, spec in cp.groups:
-        sel = np.flatnonzero(near[at])
-        idx = at.start + sel
-        if kind in _GRIDS:
-            grid_of, table = _GRIDS[kind]
-            d[..., idx], g[..., idx, :], exact = grid_of(x[..., idx, :], spec[sel],
-                                                         getattr(cp, table))
-            own.append((idx, exact))
-        else:
-            d[..., idx], g[..., idx, :] = PRIMITIVES[kind](x[..., idx, :], spec[sel])
-    slope = g.copy() if own else None
-    for idx, exact in own:
-        slope[..., idx, :] = exact
-    n = (Mf @ g[..., None])[..., 0]
-    gap = d - cp.radius
-    C = P - (0.5 * (cp.radius + d))[..., None] * n
-    return Geometry(P, d, gap, n, C, n if slope is None else (Mf @ slope[..., None])[..., 0])
-
-
-def gaps(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> np.ndarray:
-    """(..., np) every contact point's gap (m; negative: penetrating)."""
-    return geometry(cp, r, A).gap
 
 
 def friction_coefficient(speed: np.ndarray, static: np.ndarray, dynamic: np.ndarray,
@@ -121,66 +60,97 @@ def friction_coefficient(speed: np.ndarray, static: np.ndarray, dynamic: np.ndar
 
 
 class ContactEval(NamedTuple):
-    """The contact forces at one state (leading axes carried)."""
+    """The contact forces at one state (leading axes carried); the points' numbers are of
+    the points ``near`` only, the rest carrying no force (their gap positive)."""
     Q: np.ndarray            # (..., nb+1, 6) force and moment about each COM (ground last)
     potential: np.ndarray    # (...) elastic energy stored, J
     power_nc: np.ndarray     # (...) power of damping and friction, W (<= 0)
-    geo: Geometry
-    depth: np.ndarray        # (..., np) penetration
-    approach: np.ndarray     # (..., np) approach rate delta'
-    F: np.ndarray            # (..., np, 3) force on the point's body at C, world
+    near: np.ndarray         # (k,) the points evaluated (ascending), those within reach
+    gap: np.ndarray          # (..., k) their gaps, m
+    depth: np.ndarray        # (..., k) penetration, m
+    approach: np.ndarray     # (..., k) approach rate delta', m/s
+    F: np.ndarray            # (..., k, 3) force on the point's body at C, shape frame
+    C: np.ndarray            # (..., k, 3) contact point, shape frame
+    sides: Sides             # each side's frames
+    pull: np.ndarray         # (..., ns, 2, 3) each side's force on its points' body and
+                             # its moment about the shape's origin, world
 
 
-def relative_velocity(cp: ContactPlan, geo: Geometry, r, v, w) -> np.ndarray:
-    """(..., np, 3) v_rel: the point's body's velocity at C less the other body's there."""
-    vs = v[..., cp.sb, :] + cross(w[..., cp.sb, :], geo.C - r[..., cp.sb, :])
-    vf = v[..., cp.fb, :] + cross(w[..., cp.fb, :], geo.C - r[..., cp.fb, :])
-    return vs - vf
-
-
-def _depth_rate(cp: ContactPlan, geo: Geometry, r, v, w) -> np.ndarray:
-    """(..., np) d(delta)/dt: minus d's own gradient along the point centre's velocity
-    relative to the other body (the rate the stored energy K delta^(n+1)/(n+1) changes
-    by; -(v_rel . n) itself for an exact distance)."""
-    vs = v[..., cp.sb, :] + cross(w[..., cp.sb, :], geo.P - r[..., cp.sb, :])
-    vf = v[..., cp.fb, :] + cross(w[..., cp.fb, :], geo.P - r[..., cp.fb, :])
-    return -_dot(geo.slope, vs - vf)
+def relative_twist(cp: ContactPlan, sides: Sides, r: np.ndarray, v: np.ndarray,
+                   w: np.ndarray) -> np.ndarray:
+    """(..., ns, 2, 3) each side's (a, b) in its shape frame: the velocity of sb's body
+    less fb's at a point X of the shape frame is a + b x X (m/s, rad/s)."""
+    v_ends, w_ends = v.take(cp.side_ends, axis=-2), w.take(cp.side_ends, axis=-2)
+    turn = cross(w_ends, sides.arm)                              # (..., ns, 2, 3)
+    at_o = (v_ends[..., 0, :] - v_ends[..., 1, :] + turn[..., 0, :]) - turn[..., 1, :]
+    spin = w_ends[..., 0, :] - w_ends[..., 1, :]
+    world = np.concatenate([at_o[..., None, :], spin[..., None, :]], axis=-2)
+    return world @ sides.M                      # rows times M: M^T of each
 
 
 def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
-                   w: np.ndarray, onset: np.ndarray | None = None) -> ContactEval:
+                   w: np.ndarray, onset: np.ndarray | None = None,
+                   cull: bool = True) -> ContactEval:
     """The contact forces at (r, A, v, w) (..., nb+1, ...) (ground last); ``onset``
     (..., np): each point's approach speed at its touchdown (NaN or None: not known, the
-    present approach speed is used)."""
-    geo = geometry(cp, r, A)
-    depth = np.maximum(-geo.gap, 0.0)
-    vrel = relative_velocity(cp, geo, r, v, w)
-    vn = _dot(vrel, geo.n)
+    present approach speed is used).  ``cull``: only the points within reach in some
+    state are evaluated (False: every point; the forces are the same)."""
+    sides = side_frames(cp, r, A)
+    x = shape_points(cp, sides)
+    near = np.flatnonzero(in_reach(cp, x)) if cull else np.arange(cp.n)
+    x = x.take(near, axis=-2)
+    d, g, slope = local_distances(cp, x, near)
+    rho, K, expo, damping, static, dynamic, slip_speed = cp.law.take(near, axis=0).T
+    twist = relative_twist(cp, sides, r, v, w).take(cp.side[near], axis=-3)
+    a, b = twist[..., 0, :], twist[..., 1, :]
+    gap = d - rho
+    depth = np.maximum(-gap, 0.0)
+    C = x - (0.5 * (rho + d))[..., None] * g
+    vrel = a + cross(b, C)
+    vn = _dot(vrel, g)
     rate = -vn
-    v0 = np.abs(rate) if onset is None else np.where(np.isfinite(onset), onset, np.abs(rate))
+    if onset is None:
+        v0 = np.abs(rate)
+    else:
+        known = onset.take(near, axis=-1)
+        v0 = np.where(np.isfinite(known), known, np.abs(rate))
     v0 = np.maximum(v0, ONSET_FLOOR)
     inside = depth > 0.0
-    elastic = np.where(inside, cp.stiffness * power(np.where(inside, depth, 1.0), cp.exponent), 0.0)
-    Fn = np.maximum(elastic * (1.0 + cp.damping * rate / v0), 0.0)
-    vt = vrel - vn[..., None] * geo.n
-    slip = np.sqrt(_dot(vt, vt))
-    mu = friction_coefficient(slip, cp.static, cp.dynamic, cp.slip_speed)
-    scale = np.where(slip > 0.0, mu * Fn / np.where(slip > 0.0, slip, 1.0), 0.0)
-    F = Fn[..., None] * geo.n - scale[..., None] * vt
-    arms = np.concatenate([geo.C - r[..., cp.sb, :], geo.C - r[..., cp.fb, :]], axis=-2)
+    elastic = np.where(inside, K * power(np.where(inside, depth, 1.0), expo), 0.0)
+    Fn = np.maximum(elastic * (1.0 + damping * rate / v0), 0.0)
+    F = Fn[..., None] * g
+    if cp.friction:              # with every coefficient zero, the friction term is zero
+        vt = vrel - vn[..., None] * g
+        slip = np.sqrt(_dot(vt, vt))
+        mu = friction_coefficient(slip, static, dynamic, slip_speed)
+        scale = np.where(slip > 0.0, mu * Fn / np.where(slip > 0.0, slip, 1.0), 0.0)
+        F = F - scale[..., None] * vt
+    load = cp.side_sum.take(near, axis=1) @ np.concatenate([F, cross(C, F)], axis=-1)
+    pull = (load.reshape(load.shape[:-1] + (2, 3)) @ sides.M.swapaxes(-1, -2))
+    Q = _body_loads(cp, sides, r, pull)
+    potential = (elastic * depth / (expo + 1.0)).sum(axis=-1)
+    # d(delta)/dt by d's own gradient along the point centre's relative velocity
+    depth_rate = -_dot(slope, a + cross(b, x))
+    power_nc = (_dot(F, vrel) + elastic * depth_rate).sum(axis=-1)
+    return ContactEval(Q, potential, power_nc, near, gap, depth, rate, F, C, sides, pull)
+
+
+def _body_loads(cp: ContactPlan, sides: Sides, r: np.ndarray, pull: np.ndarray) -> np.ndarray:
+    """(..., nb+1, 6) the sides' pulls (force on sb's body, moment about the shape's
+    origin o) on the bodies: (F, M + (o - r_s) x F) on sb's, the opposite on fb's."""
+    F, M = pull[..., 0, :], pull[..., 1, :]
+    arms = sides.arm.swapaxes(-2, -3).reshape(F.shape[:-2] + (-1, 3))   # sb's, then fb's
     Fe = np.concatenate([F, -F], axis=-2)
-    Q = _incidence(cp, r.shape[-2]) @ np.concatenate([Fe, cross(arms, Fe)], axis=-1)
-    potential = np.sum(elastic * depth / (cp.exponent + 1.0), axis=-1)
-    power_nc = np.sum(_dot(F, vrel) + elastic * _depth_rate(cp, geo, r, v, w), axis=-1)
-    return ContactEval(Q, potential, power_nc, geo, depth, rate, F)
+    Me = np.concatenate([M, -M], axis=-2) + cross(arms, Fe)
+    return _incidence(cp, r.shape[-2]) @ np.concatenate([Fe, Me], axis=-1)
 
 
 def _incidence(cp: ContactPlan, nbg: int) -> np.ndarray:
-    """(nbg, 2 np) 0/1: each point's load on its own body (first np columns) and on the
-    other side's (last np) into the bodies' rows; made once per plan and body count."""
+    """(nbg, 2 ns) 0/1: each side's load on its points' body (first ns columns) and on the
+    other's (last ns) into the bodies' rows; made once per plan and body count."""
     cache = cp.__dict__.setdefault("_incidence", {})
     if nbg not in cache:
-        ends = np.concatenate([cp.sb, cp.fb])
+        ends = np.concatenate([cp.side_sb, cp.side_fb])
         S = np.zeros((nbg, len(ends)))
         S[ends, np.arange(len(ends))] = 1.0
         S.setflags(write=False)
@@ -199,16 +169,22 @@ class Summary(NamedTuple):
 
 
 def summary(cp: ContactPlan, ce: ContactEval, r: np.ndarray) -> Summary:
-    """Each contact's resultant on part a (points on a carry F, points on b -F)."""
-    sign = np.where(cp.on_a, 1.0, -1.0)[:, None]
-    Fa = sign * ce.F
-    ra = r[..., cp.body_a[cp.contact], :]
-    Ta = cross(ce.geo.C - ra, Fa)
-    force = cp.summed @ Fa
-    torque = cp.summed @ Ta
-    depth = np.max(np.where(cp.summed > 0.0, ce.depth[..., None, :], 0.0), axis=-1)
-    wsum = cp.summed @ ce.depth[..., None]
-    centroid = (cp.summed @ (ce.depth[..., None] * ce.geo.C)) / np.where(wsum > 0.0, wsum, np.nan)
+    """Each contact's resultant on part a (a side whose points are on a pulls a, the other
+    side pushes it back), from the sides' pulls."""
+    first = np.argmax(cp.side_sum, axis=1)             # each side's first point
+    sign = np.where(cp.on_a[first], 1.0, -1.0)[:, None]
+    F, M = ce.pull[..., 0, :], ce.pull[..., 1, :]
+    ra = r[..., cp.body_a[cp.contact[first]], :]
+    by_contact = cp.summed @ cp.side_sum.T            # (nct, ns) 0/count
+    by_contact = np.where(by_contact > 0.0, 1.0, 0.0)
+    force = by_contact @ (sign * F)
+    torque = by_contact @ (sign * (M + cross(ce.sides.o - ra, F)))
+    summed = cp.summed[:, ce.near]
+    depth = np.max(np.where(summed > 0.0, ce.depth[..., None, :], 0.0), axis=-1, initial=0.0)
+    side = cp.side[ce.near]
+    C = ((ce.sides.M[..., side, :, :] @ ce.C[..., None])[..., 0] + ce.sides.o[..., side, :])
+    wsum = summed @ ce.depth[..., None]
+    centroid = (summed @ (ce.depth[..., None] * C)) / np.where(wsum > 0.0, wsum, np.nan)
     return Summary(force, torque, depth, centroid)
 
 

@@ -20,8 +20,8 @@ import numpy as np
 from ..base.errors import MechanismError
 from ..base.rotations import quat_to_matrix
 from ..base.profile_grid import ProfileSet, profile_set
-from ..base.sdf_grid import GridSet, grid_set
-from ..base.shapes import PRIMITIVES
+from ..base.sdf_grid import GridSet, grid_set, reach_box, reach_cells
+from ..base.shapes import PRIMITIVES, primitive_reach
 from ..vocabulary.contacts import NO_POINTS, Contact, hertz_stiffness
 from .plans import _frozen
 
@@ -61,6 +61,32 @@ class ContactPlan:
     bound_body: np.ndarray
     bound_centre: np.ndarray
     bound_radius: np.ndarray
+    # the contacts' sides (ns,): one per contact and way round, its points contiguous
+    side: np.ndarray            # (np,) the side of each point
+    side_sb: np.ndarray         # (ns,) the body carrying its points
+    side_fb: np.ndarray         # (ns,) the body carrying its distance
+    side_ends: np.ndarray       # (ns, 2) side_sb and side_fb side by side
+    side_frame: np.ndarray      # (ns, 3, 3) the distance's shape axes in fb's frame
+    side_origin: np.ndarray     # (ns, 3) the distance's shape origin in fb's frame
+    side_sum: np.ndarray        # (ns, np) 0/1: the points of each side
+    # each point's reach in its distance's shape frame: the box (lo, hi) (np, 3) outside
+    # which, and the ball of radius reach_inner (np,) inside which, its gap is positive
+    reach_lo: np.ndarray
+    reach_hi: np.ndarray
+    reach_inner: np.ndarray
+    # on a grid, also its cells within reach (sdf_grid.reach_cells): every grid side's
+    # cells flat in ``cells`` (led by one True for the primitives' points), each point's
+    # grid origin (np, 3), 1 / cell along the grid's axes (0 else), last cell's index
+    # (np, 3) (float; 0 along no axis), flat step (np, 3) and first cell (np,)
+    cells: np.ndarray
+    cell_origin: np.ndarray
+    cell_scale: np.ndarray
+    cell_last: np.ndarray
+    cell_stride: np.ndarray
+    cell_first: np.ndarray
+    law: np.ndarray             # (np, 7) radius, stiffness, exponent, damping, static,
+                                # dynamic, slip_speed side by side (one gather)
+    friction: bool              # any point with a friction coefficient
 
     @property
     def n(self) -> int:
@@ -120,6 +146,8 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
     rows: list[dict] = []
     grids: dict = {"mesh": [], "profile": []}
     grid_of: dict = {}
+    sides: list[dict] = []
+    cells: list[np.ndarray] = [np.ones(1, bool)]
     for ci, c in enumerate(contacts):
         parts = (mech.parts[c.part_a], mech.parts[c.part_b])
         masses = tuple(math.inf if p.fixed else p.mass for p in parts)
@@ -142,8 +170,15 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
                 params[0] = grid_of[key]
             else:
                 params[: len(f_shape.params)] = f_shape.params
+            lo, hi, inner = _reach(f_shape, params, radius)
+            on_cells = _cell_reach(f_shape, radius, cells)
+            sides.append(dict(sb=body[s_part.name], fb=body[f_part.name], frame=Rf,
+                              origin=tf))
             for p, w in zip(pts, weights):
-                rows.append(dict(contact=ci, on_a=from_a, sb=body[s_part.name],
+                rows.append(dict(contact=ci, on_a=from_a, side=len(sides) - 1,
+                                 reach_lo=lo, reach_hi=hi, reach_inner=inner,
+                                 **on_cells,
+                                 sb=body[s_part.name],
                                  fb=body[f_part.name], point=ts + Rs @ p, radius=radius,
                                  frame=Rf, origin=tf, stiffness=K * w * share,
                                  exponent=c.exponent, damping=damping, static=c.static,
@@ -169,6 +204,12 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
     contact = col("contact", int)
     summed = np.zeros((len(contacts), len(rows)))
     summed[contact, np.arange(len(rows))] = 1.0
+    side = col("side", int)
+    side_sum = np.zeros((len(sides), len(rows)))
+    side_sum[side, np.arange(len(rows))] = 1.0
+
+    def side_col(key: str, dtype: Any = float) -> np.ndarray:
+        return _frozen([sd[key] for sd in sides], dtype)
     return ContactPlan(
         names=tuple(c.name for c in contacts), part_a=tuple(c.part_a for c in contacts),
         part_b=tuple(c.part_b for c in contacts),
@@ -183,7 +224,55 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         summed=_frozen(summed),
         bound_body=_frozen([[b[0] for b in pair] for pair in bounds], int),
         bound_centre=_frozen([[b[1] for b in pair] for pair in bounds]),
-        bound_radius=_frozen([[b[2] for b in pair] for pair in bounds]))
+        bound_radius=_frozen([[b[2] for b in pair] for pair in bounds]),
+        side=side, side_sb=side_col("sb", int), side_fb=side_col("fb", int),
+        side_ends=_frozen([[sd["sb"], sd["fb"]] for sd in sides], int),
+        side_frame=side_col("frame"), side_origin=side_col("origin"),
+        side_sum=_frozen(side_sum), reach_lo=col("reach_lo"), reach_hi=col("reach_hi"),
+        reach_inner=col("reach_inner"), cells=_frozen(np.concatenate(cells), bool),
+        cell_origin=col("cell_origin"), cell_scale=col("cell_scale"),
+        cell_last=col("cell_last"), cell_stride=col("cell_stride", int),
+        cell_first=col("cell_first", int),
+        law=_frozen(np.column_stack([col(k) for k in LAW])),
+        friction=bool(np.any(col("static") != 0.0) or np.any(col("dynamic") != 0.0)))
+
+
+def _cell_reach(shape, radius: float, cells: list[np.ndarray]) -> dict:
+    """The per-point fields of a side's cells within reach (ContactPlan ``cells``): for a
+    grid, its reach_cells appended to ``cells``; for a primitive, the leading True."""
+    zero = np.zeros(3)
+    if shape.kind not in GRIDDED:
+        return dict(cell_origin=zero, cell_scale=zero, cell_last=zero,
+                    cell_stride=np.zeros(3, int), cell_first=0)
+    g = shape.grid
+    k = len(g.dims)
+    dims = np.r_[g.dims, np.ones(3 - k, int)]
+    first = sum(len(c) for c in cells)
+    cells.append(reach_cells(g.distance.reshape(tuple(g.dims)), radius).reshape(-1))
+    return dict(cell_origin=np.r_[g.origin, np.zeros(3 - k)],
+                cell_scale=np.r_[np.full(k, 1.0 / g.cell), np.zeros(3 - k)],
+                cell_last=(dims - 2).clip(0).astype(float),
+                cell_stride=np.array([dims[1] * dims[2], dims[2], 1]), cell_first=first)
+
+
+LAW = ("radius", "stiffness", "exponent", "damping", "static", "dynamic", "slip_speed")
+
+
+def _reach(shape, params: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """(lo (3,), hi (3,), inner radius) of the points of radius ``radius`` against
+    ``shape``'s distance, in its shape frame: outside the box, or inside the inner ball,
+    their gap is positive (base/sdf_grid.py ``reach_box``, base/shapes.py
+    ``primitive_reach``).  A profile's box: its planar grid's in x, y; its thickness
+    plus the radius in z (its distance is at least the planar one and |z| - h)."""
+    if shape.kind not in GRIDDED:
+        return primitive_reach(shape.kind, params, radius)
+    g = shape.grid
+    values = g.distance.reshape(tuple(g.dims))
+    lo, hi = reach_box(values, g.origin, g.cell, radius)
+    if shape.kind == "mesh":
+        return lo, hi, 0.0
+    z = g.half + radius + 1e-9 * (g.half + radius)
+    return np.r_[lo, -z], np.r_[hi, z], 0.0
 
 
 def _bounds(shape, part, b: int) -> tuple[int, np.ndarray, float]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...kernels.constraints import body_arrays
-from ...kernels.contacts import gaps, geometry, relative_velocity
+from ...kernels.contacts import contact_forces, gaps
 
 GAP_TOL = 1e-9     # a point within this times the model's size of the surface is not apart
 
@@ -39,9 +39,9 @@ def touch(sysm, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray):
     the equations' told RunState with its ``onset`` replaced)."""
     cp = sysm.m.forces.contacts
     rg, A, vg, wg = body_arrays(sysm.m, r, p, v, w)
-    geo = geometry(cp, rg, A)
-    rate = -np.einsum("...i,...i->...", relative_velocity(cp, geo, rg, vg, wg), geo.n)
-    onset = sysm.run.onset
-    new = (geo.gap <= 0.0) & np.isnan(onset)
-    onset = np.where(geo.gap > 0.0, np.nan, np.where(new, np.abs(rate), onset))
+    ce = contact_forces(cp, rg, A, vg, wg)        # the points within reach; the rest apart
+    known = sysm.run.onset[ce.near]
+    new = (ce.gap <= 0.0) & np.isnan(known)
+    onset = np.full(cp.n, np.nan)
+    onset[ce.near] = np.where(ce.gap > 0.0, np.nan, np.where(new, np.abs(ce.approach), known))
     return bool(new.any()), sysm.run.touched(onset)
