@@ -23,8 +23,10 @@ from solver import Mechanism  # noqa: E402
 X_AXIS = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)
 
 
-def slider_crank() -> Mechanism:
-    """benchmarks.md: crank 0.1 m 0.1 kg, rod 0.3 m 0.3 kg, slider 0.5 kg on world x, 1 rev/s."""
+def slider_crank(wrist: str = "in-line") -> Mechanism:
+    """benchmarks.md: crank 0.1 m 0.1 kg, rod 0.3 m 0.3 kg, slider 0.5 kg on world x, 1 rev/s.
+    ``wrist="revolute"``: the four lower pairs in a plane a user builds, a redundant loop
+    whose reactions take the least-norm path (the in-line joint leaves none redundant)."""
     r, l = 0.1, 0.3
     m = Mechanism()
     m.add_part("ground", fixed=True)
@@ -38,7 +40,7 @@ def slider_crank() -> Mechanism:
     m.add_marker("s0", "slider"); m.add_marker("sx", "slider", orientation=X_AXIS)
     m.add_joint("pivot", "revolute", "c0", "O")
     m.add_joint("crankpin", "revolute", "r0", "c1")
-    m.add_joint("wrist", "in-line", "s0", "r1")
+    m.add_joint("wrist", wrist, "s0", "r1")
     m.add_joint("slide", "prismatic", "sx", "bore")
     m.add_motion("drive", "pivot", "2*pi*t")
     return m

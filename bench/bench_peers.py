@@ -2,7 +2,8 @@
 docs/benchmarks.md, in one run, printed as one table.
 
 Cases: the falling chain of N spherical-jointed rods (2 s at 24 fps) and the slider-crank
-kinematic sweep with reactions (1 s at 240 fps). Our models are bench_dynamics.chain and
+kinematic sweep with reactions (1 s at 240 fps), the latter also as a user builds it
+("lower-pairs": four revolute and prismatic joints in a plane, a redundant loop). Our models are bench_dynamics.chain and
 bench_kinematics.slider_crank; the peers' models are in bench/peers.py. Each engine's time is
 the solve itself (model building excluded), best of --repeats while a solve is short (< 5 s).
 
@@ -77,9 +78,11 @@ def ours_chain_at_bar(n: int, repeats: int) -> PeerResult:
     return res
 
 
-def ours_slider_crank(repeats: int) -> PeerResult:
-    """bench_kinematics.slider_crank().solve(1 s, 240 fps): kinematic sweep with reactions."""
-    wall, r = best_of(slider_crank, lambda m: m.solve(SC_DURATION, SC_FPS), repeats)
+def ours_slider_crank(repeats: int, wrist: str = "in-line") -> PeerResult:
+    """bench_kinematics.slider_crank(wrist).solve(1 s, 240 fps): kinematic sweep with
+    reactions."""
+    wall, r = best_of(lambda: slider_crank(wrist), lambda m: m.solve(SC_DURATION, SC_FPS),
+                      repeats)
     x = r.position("slider")[:, 0]
     return PeerResult(wall=wall, error=float(np.abs(x - peers.slider_x_exact(r.times)).max()),
                       effort=r.effort("drive"), note="kinematic sweep")
@@ -92,10 +95,15 @@ RUNNERS: dict[tuple[str, str], Callable[..., PeerResult]] = {
     ("chain", "exudyn"): lambda n, rep: peers.exudyn_chain(n, CHAIN_DURATION, CHAIN_FPS, rep, PER),
     ("slider-crank", "ours"): lambda n, rep: ours_slider_crank(rep),
     ("slider-crank", "exudyn"): lambda n, rep: peers.exudyn_slider_crank(SC_DURATION, SC_FPS, rep),
+    ("lower-pairs", "ours"): lambda n, rep: ours_slider_crank(rep, "revolute"),
+    ("lower-pairs", "exudyn"): lambda n, rep: peers.exudyn_slider_crank(SC_DURATION, SC_FPS, rep),
 }
+SLIDER_CRANKS = ("slider-crank", "lower-pairs")
 NOT_MODELLED = {("slider-crank", "mujoco"): "not modelled (closed loop + prescribed motion "
                                             "need soft equality constraints in MuJoCo)",
                 ("slider-crank", "ours@bar"): "the sweep has no tolerance (exact to rounding)"}
+NOT_MODELLED.update({("lower-pairs", engine): NOT_MODELLED["slider-crank", engine]
+                     for engine in ("mujoco", "ours@bar")})
 
 
 def run_case(case: str, n: int, engines: list[str], repeats: int) -> list[Row]:
@@ -136,7 +144,7 @@ def compare(case: str, res: PeerResult, ours: PeerResult) -> None:
     if case == "chain" and res.ends is not None and ours.ends is not None:
         upto = int(DEV_UNTIL * CHAIN_FPS) + 1
         res.extra["dev"] = float(np.linalg.norm(res.ends[:upto] - ours.ends[:upto], axis=2).max())
-    if case == "slider-crank" and res.effort is not None and ours.effort is not None:
+    if case in SLIDER_CRANKS and res.effort is not None and ours.effort is not None:
         dev = float(np.abs(res.effort[1:] - ours.effort[1:]).max())
         peak = float(np.abs(ours.effort).max())
         res.note = (f"{res.note + '; ' if res.note else ''}drive torque vs ours {dev:.1e} N m "
@@ -198,7 +206,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("n", nargs="*", type=int, default=[10, 50, 200], help="chain sizes")
     ap.add_argument("--quick", action="store_true", help="skip chains with N >= 200")
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma list of " + ",".join(ENGINES))
-    ap.add_argument("--cases", default="chain,slider-crank", help="comma list: chain,slider-crank")
+    ap.add_argument("--cases", default="chain,slider-crank,lower-pairs",
+                    help="comma list: chain,slider-crank,lower-pairs")
     ap.add_argument("--repeats", type=int, default=3, help="best of this many (short runs)")
     ap.add_argument("--peer-steps", type=int, default=PER,
                     help="peers' chain steps per output frame (default 10: dt 1/240 s)")
@@ -214,8 +223,9 @@ def main(argv: list[str] | None = None) -> None:
     if "chain" in cases:
         for n in ns:
             rows += run_case("chain", n, engines, args.repeats)
-    if "slider-crank" in cases:
-        rows += run_case("slider-crank", 1, engines, args.repeats)
+    for case in SLIDER_CRANKS:
+        if case in cases:
+            rows += run_case(case, 1, engines, args.repeats)
     print_table(rows, engines)
 
 
