@@ -112,10 +112,23 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph,
         n = len(mesh.vertices)
         co = np.empty(3 * n)
         mesh.vertices.foreach_get("co", co)
-        faces = [tuple(p.vertices) for p in mesh.polygons]
+        corners, sizes = polygon_corners(mesh)
     finally:
         ev.to_mesh_clear()
-    return mass.from_mesh(ob.name, co.reshape(n, 3), faces, frame, s.density, scale)
+    return mass.from_mesh(ob.name, co.reshape(n, 3), corners, frame, s.density, scale, sizes)
+
+
+def polygon_corners(mesh) -> tuple[np.ndarray, np.ndarray]:
+    """(every polygon's vertex indices one polygon after another, each polygon's corner
+    count) of a Blender mesh, read in bulk (a Python tuple a polygon costs about 4 us:
+    0.13 s for 32,768 faces)."""
+    loops = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", loops)
+    sizes = np.empty(len(mesh.polygons), dtype=np.int32)
+    mesh.polygons.foreach_get("loop_total", sizes)
+    starts = np.empty(len(mesh.polygons), dtype=np.int32)
+    mesh.polygons.foreach_get("loop_start", starts)
+    return loops[mass.in_polygon_order(starts, sizes)], sizes
 
 
 def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):

@@ -355,6 +355,21 @@ def test_mixed_polygon_sizes_equal_triangulated():
     assert_same(mesh_mass_properties(V, tuple(tuple(f) for f in F)), mesh_mass_properties(V, F), 0)
 
 
+def test_corners_with_polygon_sizes_equal_the_ragged_list():
+    """Every polygon's corners one polygon after another with their counts (how Blender
+    stores a mesh's loops) give the ragged list's numbers bit for bit."""
+    V, F = prism(9, 0.5, 0.8)
+    flat = np.array([i for f in F for i in f], dtype=np.int32)
+    sizes = np.array([len(f) for f in F], dtype=np.int32)
+    assert_same(mesh_mass_properties(V, flat, polygon_sizes=sizes), mesh_mass_properties(V, F), 0)
+    with pytest.raises(ValueError, match="add up to"):
+        mesh_mass_properties(V, flat[:-1], polygon_sizes=sizes)
+    with pytest.raises(ValueError, match=">= 3"):
+        mesh_mass_properties(V, flat, polygon_sizes=np.r_[sizes[:-1], 2, sizes[-1] - 2])
+    with pytest.raises(ValueError, match="integers"):
+        mesh_mass_properties(V, flat.astype(float), polygon_sizes=sizes)
+
+
 # --------------------------------------------------------------------------- mesh problems
 
 def test_inside_out_is_flipped_with_warning():

@@ -47,9 +47,10 @@ def typed_in(mass: float, center_of_mass: Sequence[float], inertia: Sequence[flo
 
 
 def from_mesh(name: str, vertices: np.ndarray, faces: Sequence, frame: PartFrame, density: float,
-              scale: float) -> tuple[dict, str]:
+              scale: float, polygon_sizes: np.ndarray | None = None) -> tuple[dict, str]:
     """(solver part arguments, mesh warning text or "") of the solid a closed mesh encloses:
-    ``vertices`` (n, 3) in the object's local coordinates, ``faces`` vertex index lists,
+    ``vertices`` (n, 3) in the object's local coordinates, ``faces`` vertex index lists (or,
+    with ``polygon_sizes``, every polygon's corners one polygon after another),
     ``frame`` the part as designed (its world matrix carries the object's scale), ``density``
     kg/m^3.  MechanismError naming the part for a density not above 0, bad faces or a mesh
     without volume."""
@@ -57,7 +58,8 @@ def from_mesh(name: str, vertices: np.ndarray, faces: Sequence, frame: PartFrame
         raise MechanismError(f"part {name!r}: density {density:g} kg/m^3: a density must be "
                              "above 0 (water 1000, steel 7850); set it, or type the mass in")
     try:
-        mp = mesh_mass_properties(vertices, faces, density=1.0, matrix=frame.matrix)
+        mp = mesh_mass_properties(vertices, faces, density=1.0, matrix=frame.matrix,
+                                  polygon_sizes=polygon_sizes)
     except ValueError as exc:
         raise MechanismError(f"part {name!r}: {exc}") from None
     mass = density * mp.volume * scale ** 3
@@ -107,3 +109,11 @@ def implausible_note(name: str, mass: float, density: float | None = None) -> st
         return (f"part {name!r}: mass {mass:.4g} kg is {size}: check its Mass (and the "
                 "scene's unit scale, which scales a typed mass)")
     return None
+
+
+def in_polygon_order(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Indices into a mesh's loops that list each polygon's corners one polygon after
+    another: polygon i's are starts[i] .. starts[i] + sizes[i] - 1 (Blender keeps them in
+    this order; a mesh whose loops are not is read right too)."""
+    offsets = np.cumsum(sizes) - sizes
+    return np.repeat(np.asarray(starts) - offsets, sizes) + np.arange(int(np.sum(sizes)))

@@ -95,10 +95,19 @@ def part_frame_from_matrix(matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return t, matrix_to_quat(R), S
 
 
-def _polygons(faces, nv: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _polygons(faces, nv: int, polygon_sizes=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(flat corner indices, polygon sizes, polygon starts) of faces given as an (m, k) int
-    array or a sequence of index sequences of any sizes >= 3; validates the indices."""
-    if isinstance(faces, np.ndarray) and faces.ndim == 2:
+    array, a sequence of index sequences of any sizes >= 3, or (with ``polygon_sizes``)
+    every polygon's corners one polygon after another; validates the indices."""
+    if polygon_sizes is not None:
+        flat = np.asarray(faces).astype(np.int64).ravel()
+        sizes = np.asarray(polygon_sizes).astype(np.int64).ravel()
+        if flat.size and not np.issubdtype(np.asarray(faces).dtype, np.integer):
+            raise ValueError(f"faces array must hold integers, got dtype {np.asarray(faces).dtype}")
+        if sizes.size and sizes.sum() != flat.size:
+            raise ValueError(f"polygon_sizes add up to {int(sizes.sum())} corners, but "
+                             f"{flat.size} corner indices are given")
+    elif isinstance(faces, np.ndarray) and faces.ndim == 2:
         if faces.size and not np.issubdtype(faces.dtype, np.integer):
             raise ValueError(f"faces array must hold integers, got dtype {faces.dtype}")
         flat = faces.astype(np.int64).ravel()
@@ -150,11 +159,14 @@ def _edge_warnings(flat: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
 
 
 def mesh_mass_properties(vertices, faces: Sequence[Sequence[int]] | np.ndarray,
-                         density: float = 1000.0, matrix=None) -> MassProperties:
+                         density: float = 1000.0, matrix=None,
+                         polygon_sizes: Sequence[int] | np.ndarray | None = None) -> MassProperties:
     """Volume, mass, centre of mass and inertia of the solid bounded by a polygon mesh.
 
     vertices (n, 3) float, n >= 4; faces: a sequence of vertex-index sequences (polygons of
-    any size >= 3, as Blender's mesh.polygons give them) or an (m, k) int array; density
+    any size >= 3, as Blender's mesh.polygons give them) or an (m, k) int array, or with
+    ``polygon_sizes`` (each polygon's corner count, Blender's polygons' loop_total) every
+    polygon's corner indices one polygon after another (its loops' vertex_index); density
     kg/m^3, finite and > 0; matrix: optional 4x4 affine ``matrix_world`` (translation,
     rotation, non-uniform scale, shear) applied to the vertices.  Frames: module docstring.
 
@@ -176,7 +188,7 @@ def mesh_mass_properties(vertices, faces: Sequence[Sequence[int]] | np.ndarray,
         raise ValueError(f"density must be finite and > 0, got {density}")
     L = None if matrix is None else _affine(matrix)[0]          # validate before any work
 
-    flat, sizes, starts = _polygons(faces, V.shape[0])
+    flat, sizes, starts = _polygons(faces, V.shape[0], polygon_sizes)
     closed, warns = _edge_warnings(flat, sizes, starts, V.shape[0])
     ref = V[flat].mean(axis=0)
     P = V[_fan_triangles(flat, sizes, starts)] - ref          # (T, 3 corners, 3)
@@ -187,7 +199,9 @@ def mesh_mass_properties(vertices, faces: Sequence[Sequence[int]] | np.ndarray,
     first = d @ s / 24.0
     second = sum((x * d[:, None]).T @ x for x in (a, b, c, s)) / 120.0   # d (aa^T+bb^T+cc^T+ss^T)
 
-    extent = float(np.max(np.ptp(P.reshape(-1, 3), axis=0)))
+    used = np.zeros(V.shape[0], dtype=bool)
+    used[flat] = True                                         # (each corner's vertex once)
+    extent = float(np.max(np.ptp(V[used], axis=0)))
     if not abs(vol) > ZERO_VOLUME_RTOL * extent ** 3:        # flat (or NaN): no orientation either
         warns.append("zero volume")
         return MassProperties(0.0, 0.0, ref, np.zeros((3, 3)), closed, tuple(warns))
