@@ -269,6 +269,24 @@ def test_torsion_spring_wound_past_half_turn() -> None:
     assert abs(pe[0] - 12.5 * k) <= 1e-12 and np.abs(ke + pe - 12.5 * k).max() <= 1e-7 * 12.5 * k
 
 
+def test_torsion_spring_on_a_joint_with_an_angle_row() -> None:
+    """A torsion spring reads its joint's angle and gradient from the joint's angle row
+    where there is one (here a stop's, at -3 and 3 rad, which th = 1 - cos(pi t) with
+    k = J pi^2 and free angle 1 never reaches): the closed form to 1e-7 of the amplitude,
+    as without the row, and the spring's energy the same as without it to 1e-12 of its
+    largest."""
+    from solver.model.compile import compile_model
+    k = 0.5 * math.pi ** 2
+    m = rotor(0.0, stiffness=k, free_angle=1.0)
+    m.add_limit("wide", "pin", lower=-3.0, upper=3.0)
+    assert compile_model(m).forces.ts_row.tolist() != [-1]
+    r = m.solve(2.0, fps=24, tolerance=SPRING_TOL)
+    th = mk.planar_angle(r.orientation("rotor"))
+    assert np.abs(th - (1 - np.cos(math.pi * r.times))).max() <= 1e-7
+    free = rotor(0.0, stiffness=k, free_angle=1.0).solve(2.0, fps=24, tolerance=SPRING_TOL)
+    np.testing.assert_allclose(r.energy()[1], free.energy()[1], rtol=0, atol=1e-12 * 0.5 * k)
+
+
 @pytest.mark.parametrize("fps", [7, 24, 240])
 def test_torsion_spring_wound_several_turns_in_a_sweep(fps: int) -> None:
     """A driven wheel (th = 6 t + 2 sin 3t: 3.6 turns in 4 s, up to 1.2 rad between frames

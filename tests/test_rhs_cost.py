@@ -85,3 +85,28 @@ def test_a_chain_goes_around_numpys_python_wrappers() -> None:
     calls = rhs_calls(benchmark_chain(10))
     assert not set(calls) & set(WRAPPERS), calls
     assert sum(calls.values()) <= 1, calls
+
+
+def test_a_closer_on_a_hinge_with_an_angle_row_takes_its_angle_from_the_row(monkeypatch) -> None:
+    """The door's closer (a torsion spring on the hinge) reads the hinge's angle and its
+    gradient from the hinge's angle rows (the stop's and the friction's, evaluated for the
+    constraints anyway): one joint angle a right-hand side (two when the spring computed
+    its own), and the same right-hand side to the last bit as with the spring's own."""
+    import solver.kernels.constraints as kc
+    import solver.kernels.forces as kf
+    model = compile_model(_door_with_a_dry_hinge(spin=-0.5))
+    st = read_state(model, _door_with_a_dry_hinge(spin=-0.5))
+    eq = Equations(model, structure(model, st.r, st.p))
+    y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
+    dy = eq.rhs(0.1, y)
+    angles, real = [0], kc.joint_angle
+
+    def counted(*a):
+        angles[0] += 1
+        return real(*a)
+    monkeypatch.setattr(kc, "joint_angle", counted)
+    monkeypatch.setattr(kf, "joint_angle", counted)
+    assert np.array_equal(eq.rhs(0.1, y), dy)
+    assert angles[0] == 1
+    monkeypatch.setattr(kf, "_angles_in_rows", lambda fm: False)     # the spring's own
+    assert np.array_equal(eq.rhs(0.1, y), dy)

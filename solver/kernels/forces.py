@@ -194,9 +194,12 @@ def _torsion_angles(fm: ForceModel, A, ts_ref):
     X = (A.take(ends, axis=-3) @ vecs)[..., 0]
     xi, xj, yj = X[..., :n, :], X[..., n:2 * n, :], X[..., 2 * n:, :]
     angle = joint_angle(xi, X[..., n:, :].reshape(X.shape[:-2] + (2, n, 3)))   # x_J, y_J
-    raw = angle[0]
-    th = raw + 2.0 * np.pi * np.rint((ts_ref - raw) / (2.0 * np.pi))   # (np.round's, unwrapped)
-    return xi, xj, yj, angle, th
+    return xi, xj, yj, angle, _on_turn(angle[0], ts_ref)
+
+
+def _on_turn(raw: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
+    """atan2's angles ``raw`` (rad) moved by whole turns to the branch nearest ts_ref."""
+    return raw + 2.0 * np.pi * np.rint((ts_ref - raw) / (2.0 * np.pi))   # (np.round's)
 
 
 def torsion_angles(fm: ForceModel, A: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
@@ -207,16 +210,30 @@ def torsion_angles(fm: ForceModel, A: np.ndarray, ts_ref: np.ndarray) -> np.ndar
     return _torsion_angles(fm, A, ts_ref)[4]
 
 
-def _torsions(fm: ForceModel, t: float, A, w, ts_ref) -> _Torsions:
+def _torsions(fm: ForceModel, t: float, A, w, ts_ref, rows=None) -> _Torsions:
     """Nikravesh 1988, "Rotational spring-damper-actuator" on the joint angle: T = k (theta -
     theta0) + preload + c dtheta/dt + friction tanh(dtheta/dt / V) + actuator(t, theta,
-    dtheta/dt), theta on the atan2 branch nearest ts_ref."""
+    dtheta/dt), theta on the atan2 branch nearest ts_ref.  ``rows``: the constraint rows'
+    (phi, jac) at this state, read for the angle and its gradient when every spring's joint
+    has an angle row (ForceModel.ts_row; then x_I, x_J, y_J and the angle's other parts
+    are None: the force needs only theta and its gradient)."""
     bi, bj = fm.ts_bi, fm.ts_bj
-    xi, xj, yj, angle, th = _torsion_angles(fm, A, ts_ref)
+    if rows is not None and _angles_in_rows(fm):
+        xi = xj = yj = None
+        raw = rows[0].take(fm.ts_row, axis=-1)
+        angle = (raw, rows[1].take(fm.ts_row, axis=-2)[..., 3:6])
+        th = _on_turn(raw, ts_ref)
+    else:
+        xi, xj, yj, angle, th = _torsion_angles(fm, A, ts_ref)
     thd = ((w.take(bi, axis=-2) - w.take(bj, axis=-2)) * angle[1]) @ _ONES3
     tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, fm.ts_pre, fm.ts_c,
                         fm.ts_fric, fm.ts_act, t, th, thd)
     return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)
+
+
+def _angles_in_rows(fm: ForceModel) -> bool:
+    """Whether every torsion spring's joint angle is a constraint row's (ForceModel.ts_row)."""
+    return _fixed(fm, "ts_in_rows", lambda: bool(fm.ts_row.size) and bool((fm.ts_row >= 0).all()))
 
 
 def _loads(fm: ForceModel, t: float, A) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -232,8 +249,8 @@ def _loads(fm: ForceModel, t: float, A) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarray,
-                    w: np.ndarray, ts_ref: np.ndarray, onset: np.ndarray | None = None
-                    ) -> ForceEval:
+                    w: np.ndarray, ts_ref: np.ndarray, onset: np.ndarray | None = None,
+                    rows: tuple[np.ndarray, np.ndarray] | None = None) -> ForceEval:
     """Generalized forces of all force elements at one state (arrays with the ground last).
 
     ``ts_ref`` (nts,) is a recent value of each torsion angle (or one per state, (..., nts):
@@ -242,6 +259,9 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
     With t an array (S,) and one leading axis S on r, A, v, w: S states at once (the stages
     of an implicit step), every field of the result with that axis.  ``onset``: the contact
     points' approach speeds at touchdown (kernels/contacts.py; None: not tracked).
+    ``rows``: the constraint rows' (phi, jac) at this state (kernels/constraints.py
+    ``evaluate``), when the caller has them: a torsion spring whose joint has an angle row
+    reads its angle and gradient there (ForceModel.ts_row), not computed a second time.
     """
     Q = np.zeros(r.shape[:-1] + (6,))
     pnc = 0.0
@@ -261,7 +281,7 @@ def evaluate_forces(fm: ForceModel, t, r: np.ndarray, A: np.ndarray, v: np.ndarr
     n = len(fm.ts_names)
     th = T = np.zeros(0)
     if n:
-        ts = _torsions(fm, t, A, w, ts_ref)
+        ts = _torsions(fm, t, A, w, ts_ref, rows)
         th, T = ts.th, ts.T
         tq = T[..., None] * ts.angle[1]
         gen = np.zeros(tq.shape[:-2] + (2 * n, 6))
@@ -322,14 +342,16 @@ def _scatter(Q: np.ndarray, bodies: np.ndarray, vals: np.ndarray) -> None:
 
 def total_forces(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
                  wg: np.ndarray, ts_ref: np.ndarray, Iw: np.ndarray | None = None,
-                 onset: np.ndarray | None = None) -> tuple[np.ndarray, ForceEval]:
+                 onset: np.ndarray | None = None,
+                 rows: tuple[np.ndarray, np.ndarray] | None = None
+                 ) -> tuple[np.ndarray, ForceEval]:
     """Q (nb, 6): gravity at the centre of mass, gyroscopic moment -w x (I_w w) and every
     force element, as force and moment about each body's centre of mass (world axes).
     Iw: the world inertia A I A^T if the caller has it (else computed); ``onset``: the
-    contact points' touchdown speeds (evaluate_forces)."""
+    contact points' touchdown speeds; ``rows``: the rows' (phi, jac) here (evaluate_forces)."""
     if model.forces.empty:
         return body_loads(model, A, wg, Iw)[0], _NO_FORCES
-    fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref, onset)
+    fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref, onset, rows)
     return fe.Q[..., : model.nb, :] + body_loads(model, A, wg, Iw)[0], fe
 
 

@@ -333,7 +333,7 @@ def compile_model(mech: Any) -> Model:
         forces=compile_forces(mech, marker_body, marker_point, marker_axes,
                               lambda mk: marker_world(mech, mk),
                               contact_plan(mech, {p.name: index.get(p.name, nb)
-                                                  for p in mech.parts.values()})),
+                                                  for p in mech.parts.values()}), rows),
         couplers=cplan, curves=kplan, limits=lplan, frictions=fplan,
         input_rounding=rounding_gap(mech, length_scale),
         general_motions=tuple((n, g.marker_i, g.marker_j, tuple(a[2] for a in g.actuated))

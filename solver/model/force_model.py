@@ -8,6 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..base.errors import MechanismError
+from ..vocabulary.joints import ANGLE
 from .vector_forces import measure_plan
 
 
@@ -37,6 +38,9 @@ class ForceModel:
     ts_pre: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ts_fric: np.ndarray = field(default_factory=lambda: np.zeros(0))
     ts_act: list = field(default_factory=list)
+    # each torsion spring's joint-angle row in the model's rows (a limit's, friction's or
+    # motion's angle row of its joint: the same markers), -1 where its joint has none
+    ts_row: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     ld_names: list[str] = field(default_factory=list)
     ld_body: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     ld_point: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
@@ -72,7 +76,8 @@ class ForceModel:
 
 
 def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes: dict,
-                   marker_world: Callable[[str], np.ndarray], contacts: Any = None) -> ForceModel:
+                   marker_world: Callable[[str], np.ndarray], contacts: Any = None,
+                   rows: list[dict] | None = None) -> ForceModel:
     """ForceModel arrays from the mechanism's force elements (marker data as in Model);
     ``contacts``: the contacts' ContactPlan (model/contact_model.py), or None."""
     fm = ForceModel(contacts=contacts)
@@ -105,6 +110,7 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
         fm.ts_pre = np.array([s.preload for s in tss])
         fm.ts_fric = np.array([s.friction for s in tss])
         fm.ts_act = [s.actuator for s in tss]
+        fm.ts_row = spring_angle_rows(fm, rows or [])
     lds = list(mech.loads.values())
     if lds:
         fm.ld_names = [ld.name for ld in lds]
@@ -130,6 +136,24 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
         if isinstance(value, np.ndarray):
             value.setflags(write=False)
     return fm
+
+
+def spring_angle_rows(fm: ForceModel, rows: list[dict]) -> np.ndarray:
+    """(n,) for each torsion spring the index of a constraint row (compile.py's row dicts)
+    that measures its joint angle: an ANGLE row between the same bodies with the same x_I,
+    x_J and y_J, so that its residual is the spring's atan2 angle and its Jacobian's
+    rotation block on body I the angle's gradient (kernels/constraints.py ``angle``); -1
+    where there is none.  A run that evaluates the rows anyway reads the angle there
+    instead of computing it a second time (kernels/forces.py ``evaluate_forces``)."""
+    out = np.full(len(fm.ts_names), -1, dtype=int)
+    for k in range(len(fm.ts_names)):
+        for i, r in enumerate(rows):
+            if (r["kind"] == ANGLE and r["bi"] == fm.ts_bi[k] and r["bj"] == fm.ts_bj[k]
+                    and np.array_equal(r["ui"], fm.ts_xi[k]) and np.array_equal(r["a"], fm.ts_xj[k])
+                    and np.array_equal(r["b"], fm.ts_yj[k])):
+                out[k] = i
+                break
+    return out
 
 
 def check_spring_ends(sd: Any, marker_world: Callable[[str], np.ndarray]) -> None:

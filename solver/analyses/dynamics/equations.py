@@ -268,7 +268,7 @@ class Equations:
         ev = evaluate(m, rg, A, vg, wg, ref=run.track)
         f = motion_values(m, t) if self.mrows.size else _NO_MOTION
         Iw, Mi = wk.mass(A, self._pair, self._diag)
-        Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, run.onset)
+        Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, run.onset, (ev.phi, ev.jac))
         stop = stop_forces(m, ev.phi, ev.jac, velg) if self.compliant else None
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., :nb, :]
