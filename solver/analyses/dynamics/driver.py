@@ -47,10 +47,10 @@ Integrators (error-controlled):
 The run is a loop over the output frames (``dynamic_run``) whose carry is a DynamicRun: the
 pose, the step sizes, the integrator's state and the RunState (model/state.py).  A step is a
 list of stages, each a method that reads and advances the carry: its size (``_proposal``:
-cut to the next frame, or long), its trials until one is accepted (``_attempt``: rejected
-steps, singular positions, rows chosen anew, a collapse named), the next size
-(``_next_size``), its end on its first event (``_end_on_event``: events.py locates it on
-re-stepped trials), the projection (``_advance``), the event's action (``_act``: an impact,
+cut to the next frame, or long; then aimed at a breakpoint of mu just ahead, events.py
+``aim_at_kink``), its trials until one is accepted (``_attempt``: rejected steps, singular
+positions, rows chosen anew, a collapse named), the next size (``_next_size``), its end on
+its first event (``_end_on_event``: events.py locates it on re-stepped trials), the projection (``_advance``), the event's action (``_act``: an impact,
 a joint sticking or breaking loose, a stop let go) and the run state at the new point
 (``_after_step``: springs' turns, contacts' touchdown, the end of least-norm solving).  A
 frame is a step's end (``_frame``) or inside a long step (``_frames_in_step``).
@@ -74,7 +74,7 @@ from ...model.frame_buffer import FrameBuffer
 from ...model.results import Result, report_progress
 from ...model.state import RunState, State
 from .equations import Equations
-from .events import StepEnd, crossed_at_end, record_friction, step_events
+from .events import StepEnd, aim_at_kink, crossed_at_end, record_friction, step_events
 from .requests import Request, Requests, drive
 from .frames import REST, at_rest, frames_inside, hold_after, moved, project_run
 from .friction import aim, magnitudes, release
@@ -282,9 +282,11 @@ class DynamicRun:
                 self.h = initial_step(f0, y, self.scale, self.rtol, self.times)
             hs, long = yield from self._proposal(t_out, y)
             self.at_start = self.run             # the run state a step's stages use
-            hs, long, f0, y1, err, h_next = yield from self._attempt(k, t_out, y, f0, hs, long)
-            self._next_size(hs, err, h_next, long)
-            ended = self._end_on_event(k, y, f0, hs, y1, err)
+            aimed = None if long or not self.locating else aim_at_kink(sysm, self.t, y, f0, hs)
+            hs, long, f0, y1, err, h_next = yield from self._attempt(k, t_out, y, f0,
+                                                                     aimed or hs, long)
+            self._next_size(hs, err, h_next, long, hs == aimed)
+            ended = self._end_on_event(k, y, f0, hs, y1, err, hs == aimed)
             yield from self._advance(ended)
             if self.locating:                    # (events to act on: none otherwise)
                 self._act(ended)
@@ -365,26 +367,26 @@ class DynamicRun:
         msg, who = lock_up(self.model, self.st, self.r, self.p, self.t)
         self.fail(msg, k, self.t, who)
 
-    def _next_size(self, hs: float, err: float, h_next: float, long: bool) -> None:
-        """Keep the natural step for the next one unless this step was cut to the frame;
-        the implicit method's grows after cut steps too (held below a frame it took two
-        steps a frame at rest); the explicit one's growth past the frames is ``grow``,
-        which the study's lockstep run follows step for step."""
-        h = self.h
-        if long or hs == h or h_next < h or (self.method == "implicit" and h_next > h):
+    def _next_size(self, hs: float, err: float, h_next: float, long: bool, aimed: bool) -> None:
+        """Keep the natural step for the next one unless this step was cut to the frame
+        or ``aimed`` at an event (events.aim_at_kink); the implicit method's grows after cut
+        steps too (held below a frame it took two steps a frame at rest); the explicit one's
+        growth past the frames is ``grow``, which the study's lockstep run follows."""
+        h, implicit = self.h, self.method == "implicit"
+        if not aimed and (long or hs == h or h_next < h or (implicit and h_next > h)):
             self.h = h_next
         self.grow = long_proposal(hs, err, self.control.expo)
 
     def _end_on_event(self, k: int, y: np.ndarray, f0: np.ndarray, hs: float,
-                      y1: np.ndarray, err: float) -> StepEnd:
+                      y1: np.ndarray, err: float, aimed: bool = False) -> StepEnd:
         """The step's first event (a stop, a slip reversal, a joint breaking loose, a dry
-        coefficient's breakpoint), located by re-stepping, its error in the goal."""
+        coefficient's breakpoint), located by re-stepping or (``aimed``) its end, in the goal."""
         stepper, control = self.stepper, self.control
         if not self.locating:            # nothing to locate: the step as it is
             self.f_end = getattr(stepper, "k_end", None)
             return StepEnd(hs, y1, err, _NONE, _NONE, _NONE, False)
         ended = step_events(self.sysm, stepper, control, self.stops, self.t, y, f0, hs, y1,
-                            err, self.norm)
+                            err, self.norm, aimed)
         if ended.err > 1.0:              # cut to MIN_STEP, still over the goal
             self.fail(f"integration failed at t = {self.t:.6g} s: a step ending on an event "
                       f"stays over the error goal at {ended.hs:.1e} s (a discontinuity or "

@@ -9,7 +9,10 @@ Each kind is checked at the step's end; a crossing is located by re-stepping fro
 step's start (``stops.locate``: every trial a full step of the integrator, so the state at
 the event is the integrator's own, never an interpolation; each trial's end also gives
 Newton's next instant, the event function's rate there by one right-hand side, and a
-trial just past the root by its own tangent ends the search).  The located step is then a
+trial just past the root by its own tangent ends the search; a breakpoint of mu's first
+trial placed by a Runge-Kutta probe, ``_probed``, and a step whose start's tangent puts
+one inside it aimed just past it, ``aim_at_kink``, its own end then the located step, no
+trial at all).  The located step is then a
 step like any other, and its own error estimate must be within the goal (err <= 1): when it
 is not, the step is cut as a rejected step is (``control.rejected``) and its end checked
 for events again.  What happens just before an event is often the least smooth part of the
@@ -25,6 +28,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from ...base.errors import FrictionJam
 from .friction import event, free, magnitudes
 from .stops import EVENT_TIME, Stops, locate
 from .switching import friction_rates, hold_margin, stop_push
@@ -61,15 +65,17 @@ MIN_STEP = 1e-12     # a step cut for its error stops being cut below this x max
 
 def step_events(sysm, stepper, control, stops: Stops | None, t: float, y: np.ndarray,
                 f0: np.ndarray, hs: float, y1: np.ndarray, err: float,
-                norm: Callable) -> StepEnd:
+                norm: Callable, aimed: bool = False) -> StepEnd:
     """The accepted step (t, y) -> y1 of size hs (error norm err <= 1) ended at its first
     event, if any, with the located step's error within the goal: a located step whose
     error exceeds it is cut (``control.rejected``) and the shorter step's end checked for
     events again, until a step's error is within the goal.  ``sysm``: the run's Equations;
-    ``stepper``, ``control``, ``norm``: its integrator, step control and error norm."""
+    ``stepper``, ``control``, ``norm``: its integrator, step control and error norm;
+    ``aimed``: the step was aimed at a breakpoint of mu (``aim_at_kink``)."""
     cut = False
     while True:
-        end = _first_event(sysm, stepper, stops, t, y, f0, hs, y1, err, norm)
+        end = _first_event(sysm, stepper, stops, t, y, f0, hs, y1, err, norm, aimed)
+        aimed = False
         if end.err <= 1.0 or end.hs < MIN_STEP * max(1.0, abs(t)):
             return end._replace(cut=cut)
         hs = control.rejected(end.hs, end.err, stepper)
@@ -99,7 +105,8 @@ def crossed_at_end(sysm, stops: Stops | None, t: float, y: np.ndarray, hs: float
 
 
 def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0: np.ndarray,
-                 hs: float, y1: np.ndarray, err: float, norm: Callable) -> StepEnd:
+                 hs: float, y1: np.ndarray, err: float, norm: Callable,
+                 aimed: bool = False) -> StepEnd:
     """The step's first event located, or the step as it is; the returned error is the
     located step's own.  The kinds (stops, the coefficient's breakpoints, slip reversals,
     breaking loose, a resting stop's push, a touchdown) crossed at the step's end are
@@ -109,7 +116,8 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
     (a later kind's location drops an earlier kind's, now ahead).  Locating the earliest
     first spares the trials that place a later one (a door's stop, 15 ms ahead, located
     to 1e-10 s before the slip reversal 1 ms into the step: 300 of its 2,000 right-hand
-    sides)."""
+    sides).  A step ``aimed`` at a breakpoint of mu that ends on it first is located there
+    by its own end when that end's tangent puts it within KINK_TIME past it."""
     none = np.zeros(0, dtype=int)
     found = [none, none, none]        # hit, slid, broke
     located = False
@@ -140,12 +148,13 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
             found, located = [reached(g, which, -stops.tol), none, none], True
             continue
         guess = _tangent_guess(measure, t, y, f0, at_start, which, hs)
-        if measure is kink and guess is not None:
+        own = (y1, err, g1, hs) if aimed and measure is kink and y1 is end else None
+        if measure is kink and guess is not None and own is None:
             guess = _probed(sysm.rhs, t, y, f0, guess, measure, which, _tangent(sysm, t, measure),
                             KINK_TIME)
         hs, (y1, err, g, _) = locate(restep(measure), at_start, g1, which, hs, guess=guess,
                                      width=KINK_TIME if measure is kink else EVENT_TIME,
-                                     tangent=_tangent(sysm, t, measure))
+                                     tangent=_tangent(sysm, t, measure), end=own)
         found, located = [none, none, none], True
         if slot is not None:
             found[slot] = reached(g, which)
@@ -226,6 +235,7 @@ def _stop_event(sysm, stops: Stops, t: float, y: np.ndarray):
 
 
 ORDER_SAMPLES = 8      # points of a step's dense output that order its kinds of event
+TIE_SPLITS = 10        # bisections of the dense output that order kinds tied at a point
 
 
 def _by_first_crossing(kinds: list, t: float, hs: float, y1: np.ndarray,
@@ -234,7 +244,11 @@ def _by_first_crossing(kinds: list, t: float, hs: float, y1: np.ndarray,
     than one kind is crossed there, those first in the order of the first of
     ORDER_SAMPLES points of the step's dense output ``dense(theta)`` where they are
     crossed (a straight line between the ends would not do: a stop just left is crossed
-    again at the step's end from a gap of nearly zero), ties and the rest in the kinds' own
+    again at the step's end from a gap of nearly zero), kinds first crossed at the same
+    point by where bisection on the dense output (TIE_SPLITS halvings of the interval
+    before that point) puts their crossings (a door's slip reversal 1.0 ms and its stop 3.7
+    ms into a step of 33 ms, both before its first point: the stop taken first cost four
+    trials that the reversal then dropped), remaining ties and the rest in the kinds' own
     order.  Only an order: each is still checked at the step's end as the kinds located
     before it left it."""
     ends = [(k, k.measure(t + hs, y1)) for k in kinds if k is not None and k.armed.any()]
@@ -247,9 +261,20 @@ def _by_first_crossing(kinds: list, t: float, hs: float, y1: np.ndarray,
     def first(k: _Kind) -> float:
         return next((th for th, yy in zip(thetas, states)
                      if k.crossing(k.measure(t + th * hs, yy)).size), 1.0)
-    order = sorted((first(k) if c else np.inf, i)
-                   for i, ((k, _), c) in enumerate(zip(ends, crossed)))
-    return [ends[i] for _, i in order]
+
+    def refined(k: _Kind, th: float) -> float:
+        lo, hi = th - 1.0 / ORDER_SAMPLES, th         # not crossed at lo, crossed at hi
+        for _ in range(TIE_SPLITS):
+            mid = 0.5 * (lo + hi)
+            if k.crossing(k.measure(t + mid * hs, dense(mid))).size:
+                hi = mid
+            else:
+                lo = mid
+        return hi
+    firsts = [first(k) if c else np.inf for (k, _), c in zip(ends, crossed)]
+    keys = [refined(k, f) if f < np.inf and firsts.count(f) > 1 else f
+            for (k, _), f in zip(ends, firsts)]
+    return [ends[i] for _, i in sorted((key, i) for i, key in enumerate(keys))]
 
 
 def _tangent_guess(measure, t: float, y: np.ndarray, f0: np.ndarray, g0: np.ndarray,
@@ -263,6 +288,32 @@ def _tangent_guess(measure, t: float, y: np.ndarray, f0: np.ndarray, g0: np.ndar
     rate = (measure(t + d, y + d * f0)[which] - g0[which]) / d
     ahead = np.where(rate < 0.0, -g0[which] / np.where(rate < 0.0, rate, -1.0), np.inf)
     c = float(np.min(ahead))
+    return c if 0.0 < c < hs else None
+
+
+def aim_at_kink(sysm, t: float, y: np.ndarray, f0: np.ndarray, hs: float) -> float | None:
+    """A step from (t, y) (f0 = f(t, y)) shorter than the proposed hs that ends a tenth of
+    KINK_TIME past the first breakpoint of mu the step would cross, where the start's
+    tangent and a Runge-Kutta probe put it (``_probed``: four right-hand sides); None when
+    the tangent puts none inside the step.  A step that ends there is located by its own
+    end (``step_events``' ``aimed``): near a slip reversal the breakpoints come within a
+    few milliseconds of each other (the door's v_s and 1.5 v_s 0.4 ms apart), and a step
+    of the proposed size past each, then a trial back to it, cost twelve right-hand
+    sides more than the probe."""
+    if sysm.run.slip is None:
+        return None
+    _, measure, armed, at_start = _friction_events(sysm, t, y)[0]
+    which = np.flatnonzero(armed)
+    if not which.size:
+        return None
+    guess = _tangent_guess(measure, t, y, f0, at_start, which, hs)
+    if guess is None:
+        return None
+    try:
+        c = _probed(sysm.rhs, t, y, f0, guess, measure, which, _tangent(sysm, t, measure),
+                    KINK_TIME)
+    except (np.linalg.LinAlgError, FrictionJam):   # a probe's stage off the motion: the
+        return None                                # step as proposed says what is there
     return c if 0.0 < c < hs else None
 
 

@@ -98,7 +98,7 @@ def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, ou
 
 def locate(step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
            offset: np.ndarray | float = 0.0, guess: float | None = None,
-           width: float = EVENT_TIME, tangent=None):
+           width: float = EVENT_TIME, tangent=None, end=None):
     """The first instant h in (0, hs] where min over ``hit`` of g + offset reaches zero, and
     the step's result there: ``step(h)`` integrates from the step's start and returns (its
     result, g there); g0, g1 are g at the step's start and end (the start positive, the
@@ -111,7 +111,9 @@ def locate(step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
     Newton step, a tenth of ``width`` past the root, and a trial past the root that its
     tangent puts within 0.9 ``width`` of it ends the search without a trial from the near
     side (the tangent's error, g''/(2 g') times that distance squared, is far below the
-    width)."""
+    width).  ``end``: the step's own result at hs, as a trial's (a step aimed at the
+    instant, events.aim_at_kink): when its tangent puts it past the root by at most 0.9 ``width``
+    it is the located step, with no trial; else Newton's step from it is the first trial."""
     worst = _worst(hit, offset, g0)
 
     def trial(c):
@@ -119,6 +121,11 @@ def locate(step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
         return worst(g_c), y_c
     off = np.broadcast_to(np.asarray(offset, dtype=float), np.shape(g0))
     newton = None if tangent is None else lambda y_c: tangent(y_c, hit, off)
+    if newton is not None and end is not None:
+        root = newton(end)
+        if root is not None and 0.0 <= hs - root <= 0.9 * width:
+            return hs, end
+        guess = guess if root is None else root + 0.1 * width
     b, y_b = _falsi(trial, 0.0, worst(g0), hs, worst(g1), width, guess, newton)
     if y_b is None:
         y_b, _ = step(b)
