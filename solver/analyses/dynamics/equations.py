@@ -249,8 +249,12 @@ class Equations:
         return einsum("bij,bjk->bik", Mi, X.reshape(self.nb, 6, k)).reshape(6 * self.nb, k)
 
     def _minv_ground(self, A: np.ndarray) -> np.ndarray:
-        """Inverse mass blocks with a zero block for the ground appended (..., nb+1, 6, 6)."""
-        return inverse_mass(self.m, A)
+        """The moving bodies' inverse mass blocks (..., nb, 6, 6) for Schur.matrix, made as
+        the right-hand side makes them (``_Work.mass``): a projection that takes
+        a step's last stage's matrices for its first iteration (PositionProjection's
+        ``pending``) and one that makes them at the same pose (project_many, a design
+        study's) then hold the same bits."""
+        return self.work(A.shape[:-3]).mass(A, self._pair, self._diag)[1].copy()
 
     def accelerations(self, t, r, p, v, w):
         """(a (nb,6), lambda (nc,), ForceEval, jac, f): the augmented system at one state.
