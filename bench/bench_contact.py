@@ -20,10 +20,10 @@ Cases:
 - the Geneva sample (sample_scenes/geneva.py, read from Blender): its solve over one crank
   turn at 24 fps, its wheel's largest error against the closed form (degrees).
 - a study of 50 variants of it, the wheel axle's damping varied (Latin hypercube over
-  2e-3..2e-2 N m s, seed 1), beside the single solve: a study's variants with contacts
-  run one by one today (solver/study/stack.py: no lockstep batch for contacts), so its
-  time is the variants' steps at the single solve's cost a step (printed, as this shared
-  machine's speed moves between the two); accuracy the largest error over the variants.
+  2e-3..2e-2 N m s, seed 1), beside the single solve and the variants solved one by one
+  (their steps and cost a step printed, as this shared machine's speed moves between the
+  runs): the study runs them together (study/lockstep.py), each variant bit for bit its
+  separate solve (checked); accuracy the largest error over the variants.
 
 Run:  .venv/bin/python bench/bench_contact.py [--variants 50] [--quick]
 """
@@ -200,11 +200,18 @@ def geneva_cases(variants: int) -> None:
     done = [i for i in range(variants) if i not in res.failures]
     worst = max(error(res.result(i)) for i in done)
     steps = sum(res.result(i).steps for i in done)
+    study = importlib.import_module(ext.__name__ + ".solver").Study(mech, samples)
+    t0 = time.perf_counter()
+    alone = {i: study.variant(i).solve(duration=duration, fps=fps, tolerance=geneva.TOLERANCE)
+             for i in done}
+    apart = time.perf_counter() - t0
+    same = sum(np.array_equal(res.result(i)._r, alone[i]._r)
+               and np.array_equal(res.result(i)._p, alone[i]._p) for i in done)
     print(f"Geneva study, {variants} variants of the wheel's damping: {whole:.1f} s "
           f"({whole / single:.1f} x one solve), {steps} steps ({steps / r.steps:.1f} x one "
-          f"solve's; {whole / steps * 1e3:.1f} ms a step against the solve's "
-          f"{single / r.steps * 1e3:.1f}): contacts' variants run one by one | failed "
-          f"{len(res.failures)}, largest error over the variants {worst:.2f} deg")
+          f"solve's); the variants one by one {apart:.1f} s (study / one by one "
+          f"{whole / apart:.2f}) | failed {len(res.failures)}, {same} of {len(done)} bit for "
+          f"bit their separate solve, largest error over the variants {worst:.2f} deg")
 
 
 def main() -> None:

@@ -53,6 +53,25 @@ def test_a_restitution_study_rebounds_as_each_variant_alone() -> None:
         same_bits(r, dropped_ball(e).solve(duration=0.14, fps=24), "ball", "hit")
 
 
+def test_a_contact_study_runs_its_variants_together(monkeypatch) -> None:
+    """The dropped ball's restitution varied: the variants run in one lockstep run (their
+    models stacked, each one's touchdown speeds its own run state), every call made for
+    all of them together, each variant its own solve bit for bit, the contact's force and
+    penetration included."""
+    from test_study_lockstep import _groups
+    groups = _groups(monkeypatch)
+    levels = [0.3, 0.6, 0.9]
+    res = dropped_ball(0.5).study({"hit.restitution": levels}, duration=0.14, fps=24)
+    assert len(groups) == 1 and groups[0].served["alone"] == 0
+    assert groups[0].served["together"] > 0
+    for i, e in enumerate(levels):
+        alone = dropped_ball(e).solve(duration=0.14, fps=24)
+        same_bits(res.result(i), alone, "ball", "hit")
+        for key in ("penetration", "point"):     # (NaN where apart: equal there too)
+            assert np.array_equal(res.result(i).contact("hit")[key], alone.contact("hit")[key],
+                                  equal_nan=True), key
+
+
 def test_a_friction_study_stops_the_block_at_each_coulomb_distance() -> None:
     """A cube sliding at 1 m/s on friction 0.2, 0.3, 0.5 (the dynamic coefficient follows
     the static on a contact given one): each stops after v^2 / (2 mu g) within 0.5%

@@ -43,7 +43,7 @@ from .contact_geometry import (Geometry, Sides, _dot, gaps, geometry, in_reach,
                                local_distances, pair_bounds, shape_points, side_frames)
 
 __all__ = ["Geometry", "gaps", "geometry", "pair_bounds", "contact_forces", "ContactEval",
-           "contact_jacobians", "summary", "summary_rows", "friction_coefficient"]
+           "contact_jacobians", "summary", "summary_rows", "friction_coefficient", "every_point"]
 
 ONSET_FLOOR = 1e-2      # m/s: the least touchdown speed the damping is scaled by
 
@@ -75,6 +75,12 @@ class ContactEval(NamedTuple):
     pull: np.ndarray         # (..., ns, 2, 3) each side's force on its points' body and
                              # its moment about the shape's origin, world
 
+    def variant(self, i: int) -> "ContactEval":
+        """Variant i's evaluation of one made for a stack of states (V, ...): each number's
+        row i, the points evaluated the stack's."""
+        row = {k: v[i] for k, v in self._asdict().items() if k not in ("near", "sides")}
+        return self._replace(sides=Sides(*(x[i] for x in self.sides)), **row)
+
 
 def relative_twist(cp: ContactPlan, sides: Sides, r: np.ndarray, v: np.ndarray,
                    w: np.ndarray) -> np.ndarray:
@@ -100,7 +106,9 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     near = np.flatnonzero(in_reach(cp, x)) if cull else np.arange(cp.n)
     x = x.take(near, axis=-2)
     d, g, slope = local_distances(cp, x, near)
-    rho, K, expo, damping, static, dynamic, slip_speed = cp.law.take(near, axis=0).T
+    # (a design study's law: (V, np, 7), each variant's parameters)
+    rho, K, expo, damping, static, dynamic, slip_speed = np.moveaxis(
+        cp.law.take(near, axis=-2), -1, 0)
     twist = relative_twist(cp, sides, r, v, w).take(cp.side[near], axis=-3)
     a, b = twist[..., 0, :], twist[..., 1, :]
     gap = d - rho
@@ -125,14 +133,27 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
         mu = friction_coefficient(slip, static, dynamic, slip_speed)
         scale = np.where(slip > 0.0, mu * Fn / np.where(slip > 0.0, slip, 1.0), 0.0)
         F = F - scale[..., None] * vt
-    load = cp.side_sum.take(near, axis=1) @ np.concatenate([F, cross(C, F)], axis=-1)
-    pull = (load.reshape(load.shape[:-1] + (2, 3)) @ sides.M.swapaxes(-1, -2))
-    Q = _body_loads(cp, sides, r, pull)
-    potential = (elastic * depth / (expo + 1.0)).sum(axis=-1)
     # d(delta)/dt by d's own gradient along the point centre's relative velocity
     depth_rate = -_dot(slope, a + cross(b, x))
-    power_nc = (_dot(F, vrel) + elastic * depth_rate).sum(axis=-1)
+    each = every_point(cp, near, np.concatenate(
+        [F, cross(C, F), (elastic * depth / (expo + 1.0))[..., None],
+         (_dot(F, vrel) + elastic * depth_rate)[..., None]], axis=-1))
+    load = cp.side_sum @ each[..., :6]
+    pull = (load.reshape(load.shape[:-1] + (2, 3)) @ sides.M.swapaxes(-1, -2))
+    Q = _body_loads(cp, sides, r, pull)
+    potential, power_nc = each[..., 6].sum(axis=-1), each[..., 7].sum(axis=-1)
     return ContactEval(Q, potential, power_nc, near, gap, depth, rate, F, C, sides, pull)
+
+
+def every_point(cp: ContactPlan, near: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(..., np, k) the points' ``values`` (..., len(near), k) in their places among every
+    point, zero for the points out of reach.  Sums over the points then run over the same
+    np terms whichever points a call evaluated (one state's, or the union of a study's
+    variants' or a step's stages'), so each state's sums take the same bits alone or
+    stacked."""
+    full = np.zeros(values.shape[:-2] + (cp.n, values.shape[-1]))
+    full[..., near, :] = values
+    return full
 
 
 def _body_loads(cp: ContactPlan, sides: Sides, r: np.ndarray, pull: np.ndarray) -> np.ndarray:
@@ -183,8 +204,11 @@ def summary(cp: ContactPlan, ce: ContactEval, r: np.ndarray) -> Summary:
     depth = np.max(np.where(summed > 0.0, ce.depth[..., None, :], 0.0), axis=-1, initial=0.0)
     side = cp.side[ce.near]
     C = ((ce.sides.M[..., side, :, :] @ ce.C[..., None])[..., 0] + ce.sides.o[..., side, :])
-    wsum = summed @ ce.depth[..., None]
-    centroid = (summed @ (ce.depth[..., None] * C)) / np.where(wsum > 0.0, wsum, np.nan)
+    weighted = every_point(cp, ce.near, np.concatenate([ce.depth[..., None],
+                                                        ce.depth[..., None] * C], axis=-1))
+    both = cp.summed @ weighted                       # (..., nct, 4): depth, depth x C
+    wsum = both[..., :1]
+    centroid = both[..., 1:] / np.where(wsum > 0.0, wsum, np.nan)
     return Summary(force, torque, depth, centroid)
 
 

@@ -18,8 +18,9 @@ on its own equations, as its separate run makes them, while the others go on tog
 Radau IIA keeps each variant's Jacobian and factors between its steps, so a stiff variant
 steps in the group only: stiff variants with rigid stops run alone, and a stiff variant
 off the common path leaves the run (None in its place: the caller runs it alone), as does a
-variant whose run fails (its separate run says why).  Friction (each variant's slip state)
-and contacts (their touchdowns) are not stacked: those studies' variants run one by one.
+variant whose run fails (its separate run says why).  Contacts are stacked, each variant's
+touchdown speeds its run state's; friction (each variant's slip state) is not: those
+studies' variants run one by one.
 """
 from __future__ import annotations
 
@@ -82,8 +83,8 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
     if V < 2 or len(starts) != V or st is None:
         return None
     m0 = models[0]
-    if m0.frictions is not None or m0.forces.contacts is not None:
-        return None              # per-variant slip states and touchdowns: each alone
+    if m0.frictions is not None:
+        return None              # per-variant slip states: each alone
     if method == "implicit" and m0.limits is not None and not m0.limits.compliant.all():
         return None              # events re-step with each variant's own Radau IIA
     stacked = stack(models, switched=True)
@@ -219,10 +220,13 @@ class _Group:
 
     # -- the calls, made together --------------------------------------------------------
     def _tell(self, states: list[RunState]) -> None:
-        """The stacked equations told each variant's run state (its row of ``states``)."""
+        """The stacked equations told each variant's run state (its row of ``states``):
+        torsion springs' turns, tracked values, contact points' touchdown speeds."""
         tracks = [s.track for s in states]
         self.eq.tell(RunState(np.stack([s.ts_ref for s in states]),
-                              None if any(q is None for q in tracks) else np.stack(tracks)))
+                              None if any(q is None for q in tracks) else np.stack(tracks),
+                              onset=None if states[0].onset is None
+                              else np.stack([s.onset for s in states])))
 
     def _told_now(self, who: list[int], states: list[RunState] | None = None) -> None:
         """Told each variant's run state as its equations have it (``states`` for who)."""
@@ -307,7 +311,9 @@ class _Group:
         ts = np.broadcast_to(fe.ts_angle, (V,) + np.shape(fe.ts_angle)[-1:])
         f = np.broadcast_to(f, (V,) + f.shape[-2:])
         return [dy[i] if only else
-                (dy[i], (a[i], lam[i], _ForcesRow(ts[i], power[i], potential[i]), J[i], f[i]))
+                (dy[i], (a[i], lam[i], _ForcesRow(ts[i], power[i], potential[i],
+                                                  None if fe.contact is None
+                                                  else fe.contact.variant(i)), J[i], f[i]))
                 for i, only in zip(who, parts)]
 
     def dense(self, i: int, theta) -> np.ndarray:
@@ -322,10 +328,11 @@ class _Group:
 
 class _ForcesRow:
     """What a frame reads of one variant's ForceEval (kernels/forces.py) in a stack."""
-    contact = None
 
-    def __init__(self, ts_angle: np.ndarray, power_nc: float, potential: float) -> None:
+    def __init__(self, ts_angle: np.ndarray, power_nc: float, potential: float,
+                 contact: Any = None) -> None:
         self.ts_angle, self.power_nc, self.potential = ts_angle, power_nc, potential
+        self.contact = contact
 
 
 class _Lane:
@@ -397,7 +404,8 @@ class _Stages:
         eq = seq["eq"]
         run = g.eq.run
         eq.tell(RunState(np.repeat(run.ts_ref, s, axis=0),
-                         None if run.track is None else np.repeat(run.track, s, axis=0)))
+                         None if run.track is None else np.repeat(run.track, s, axis=0),
+                         onset=None if run.onset is None else np.repeat(run.onset, s, axis=0)))
         return eq
 
     def stages(self, ts: np.ndarray, Y: np.ndarray,

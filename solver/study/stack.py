@@ -105,11 +105,14 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
     m0 = models[0]
     if not switched and any(m.limits is not None or m.frictions is not None for m in models):
         return None
-    if any(m.forces.contacts is not None for m in models):
-        return None          # contacts' touchdowns are events: each variant runs alone
     if any(any((getattr(m, f) is None) != (getattr(m0, f) is None) for m in models)
            for f in ("couplers", "curves", "limits", "frictions")):
         return None
+    contacts = None
+    if any(m.forces.contacts is not None for m in models):
+        contacts = _stack_contacts([m.forces.contacts for m in models], axes)
+        if contacts is None:
+            return None
     same_loads = _same_functions([[f for fs in m.forces.ld_funcs for f in fs] for m in models])
     acts = [list(m.forces.sd_act) + list(m.forces.ts_act) for m in models]
     same_acts = _same_functions(acts)
@@ -118,7 +121,8 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
     fm0 = m0.forces
     top = _stack_fields(models, ("plan", "forces", "couplers", "curves", "limits", "frictions")
                         + _SHARED_OK, axes)
-    forces = _stack_fields([m.forces for m in models], ("sd_act", "ts_act", "ld_funcs"), axes)
+    forces = _stack_fields([m.forces for m in models],
+                           ("sd_act", "ts_act", "ld_funcs", "contacts"), axes)
     if top is None or forces is None:
         return None
     groups = _stack_groups([m.plan.groups for m in models], axes)
@@ -148,7 +152,8 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
         if fields is None:
             return None
         top[name] = dataclasses.replace(plans[0], **fields)
-    fm = dataclasses.replace(fm0, **forces)
+    fm = dataclasses.replace(fm0, **forces, **({} if contacts is None else
+                                                {"contacts": contacts}))
     if not same_acts:                   # each variant's own actuator at its own state
         def own(kind: str) -> list:
             return [None if a is None else _PerVariantActuator(
@@ -163,6 +168,27 @@ def stack_models(models: list[Model], axes: int = 0, motions: bool = True,
         top["motion_functions"] = tuple(_PerVariant([m.motion_functions[i] for m in models])
                                         for i in range(len(m0.motion_functions)))
     return dataclasses.replace(m0, plan=plan, forces=fm, **top)
+
+
+# a contact plan's numbers a study may vary (the force law's, per point)
+_CONTACT_LAW = ("law", "stiffness", "exponent", "damping", "static", "dynamic", "slip_speed")
+
+
+def _stack_contacts(plans: list, axes: int):
+    """The contact plans of the variants as one, their force laws' numbers stacked; None
+    unless all else (points, shapes, grids) is the same in every variant."""
+    if any(p is None for p in plans):
+        return None
+    fields = _stack_fields(plans, ("grids", "profiles"), axes)
+    if fields is None or set(fields) - set(_CONTACT_LAW):
+        return None
+    for name in ("grids", "profiles"):
+        sets = [getattr(p, name) for p in plans]
+        if any((s is None) != (sets[0] is None) for s in sets):
+            return None
+        if sets[0] is not None and _stack_fields(sets) != {}:
+            return None
+    return dataclasses.replace(plans[0], **fields)
 
 
 class _PerVariant:
@@ -247,7 +273,11 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
     for name in ("frictions", "limits"):
         if getattr(stacked, name) is not None:
             more[name] = pick(getattr(stacked, name), getattr(base, name))
+    forces = pick(stacked.forces, base.forces)
+    if stacked.forces.contacts is not None:
+        forces = dataclasses.replace(forces, contacts=pick(stacked.forces.contacts,
+                                                           base.forces.contacts))
     return dataclasses.replace(pick(stacked, base, ("plan", "forces", "couplers", "curves",
                                                     "frictions", "limits")),
-                               plan=plan, forces=pick(stacked.forces, base.forces), **more)
+                               plan=plan, forces=forces, **more)
 

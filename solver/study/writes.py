@@ -76,8 +76,8 @@ _FALLBACK = {
     ("vector_forces", None): "a vector force's measure plan is built from its parsed "
     "expressions",
 }
-# a mechanism with contacts: a contact's stiffness is derived from its parts' masses, and
-# contacts' variants run one by one anyway (their touchdowns are events)
+# a mechanism with contacts: a contact's stiffness is derived from its parts' masses (its
+# variants are compiled, then stacked by stack_models)
 _CONTACTS = "a contact's stiffness is derived from its parts' masses"
 
 # (table, parameter field) -> (compiled path, item attribute) of the number it writes
