@@ -64,7 +64,8 @@ import numpy as np
 
 from ...base.errors import ExpressionError, FrictionJam, SolverError
 from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, StandardControl,
-                                    error_scale, frame_spacing, initial_step)
+                                    error_scale, frame_spacing, initial_step, long_proposal,
+                                    next_size)
 from ...integrators.explicit import DoPri5
 from ...integrators.implicit import RadauStepper, spectral_radius, stiffness_rate
 from ...kernels.constraints import body_arrays, motion_values
@@ -104,8 +105,8 @@ def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
 _NONE = np.zeros(0, dtype=int)
 STIFF_RATE = 300.0
 SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
-LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output)
-LONG_ERR = 1e-3      # ... sized for this share of the step's error goal: the dense output
+LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output,
+#                      sized for control.LONG_ERR of the step's error goal: long_proposal)
 RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right-hand sides)
 
 
@@ -226,7 +227,8 @@ class DynamicRun:
     def frames(self) -> Requests:
         """The run through every output frame, a generator of the Requests its stages make;
         returns the Result."""
-        for k, t_out in enumerate(self.times):
+        for k in range(self.done, len(self.times)):   # (from where a study's lanes left it)
+            t_out = self.times[k]
             if k < self.stored:            # stored with the long step that passed it
                 continue
             near = 1e-14 * max(1.0, abs(t_out))
@@ -296,8 +298,7 @@ class DynamicRun:
         """(size, long): a step cut to the next frame (the control's trial), or past it when
         the steps outgrow the frames, within the explicit method's stability."""
         t, frame = self.t, self.frame_dt
-        long = (self.dense and (self.tree or self.resting) and self.grow >= LONG_STEP * frame
-                and self.grow > t_out - t)
+        long = wants_long(self.dense, self.tree, self.resting, self.grow, frame, t_out - t)
         stable = self.stepper.stable if self.explicit else np.inf
         if long and self.explicit:      # within the explicit method's stability
             if self.rate_age >= self.rate_wait:
@@ -371,10 +372,10 @@ class DynamicRun:
         """Keep the natural step for the next one unless this step was cut to the frame
         or ``aimed`` at an event (events.aim_at_kink); the implicit method's grows after cut
         steps too (held below a frame it took two steps a frame at rest); the explicit one's
-        growth past the frames is ``grow``, which the study's lockstep run follows."""
-        h, implicit = self.h, self.method == "implicit"
-        if not aimed and (long or hs == h or h_next < h or (implicit and h_next > h)):
-            self.h = h_next
+        growth past the frames is ``grow``, which the study's lockstep run follows step for
+        step."""
+        if not aimed:
+            self.h = next_size(self.h, hs, h_next, long, self.method == "implicit")
         self.grow = long_proposal(hs, err, self.control.expo)
 
     def _end_on_event(self, k: int, y: np.ndarray, f0: np.ndarray, hs: float,
@@ -546,11 +547,15 @@ class DynamicRun:
         self.done = k + 1
         if (self.autonomous and k + 1 < len(self.times)
                 and at_rest(model, v, w, a, self.goals.rest)):
-            self.buffer.flush()
-            hold_after(self.out, k, self.progress)    # nothing will move it again
-            self.done = len(self.times)
+            self.hold(k)                  # nothing will move it again
             return True
         return False
+
+    def hold(self, k: int) -> None:
+        """The frames after frame k hold its pose (at rest, nothing depending on time acting)."""
+        self.buffer.flush()
+        hold_after(self.out, k, self.progress)
+        self.done = len(self.times)
 
     def finish(self) -> Result:
         """The Result, with a note of the singular positions passed."""
@@ -566,22 +571,13 @@ class DynamicRun:
         return out
 
 
-def long_proposal(hs: float, err: float, expo: float) -> float:
-    """The next step past the frames after an accepted step hs with error norm err (floats:
-    a study's lockstep runs call it for one variant at a time, so that each gets its
-    separate run's bits; numpy's array power differs in the last bit): the standard
-    proposal, hs min(5, 0.9 (err / LONG_ERR)^-|expo|)
-    (expo: the control's exponent, -1/(q+1) or 1/(q+1)), for an error goal LONG_ERR times
-    the step's.  The dense output between step ends is of lower order than the step's end
-    (DOP853: 7 against 8; Dormand-Prince 5(4): 4 against 5; Radau IIA: 5 against 9): on
-    long steps its error reaches some 40 times the step's (a tumbling body at the default
-    tolerance: 4e-6 against 1e-7), so a long step is held to about 0.4 (DOP853), 0.25
-    (5(4)) or 0.3 (Radau IIA, whose error estimate is of order 5 as its polynomial) of
-    what the step's own goal would allow, which keeps the
-    frames within it to the tolerance; a mechanism at rest (err ~ 0) still takes steps of
-    many frames."""
-    fac = 0.9 * (max(err, 1e-300) / LONG_ERR) ** -abs(expo) if err > 0 else 5.0
-    return hs * min(5.0, fac)
+def wants_long(dense, tree, resting, grow, frame: float, remaining):
+    """Would the next step run past the frames (before the explicit method's stability has
+    its say)?  Steps outgrowing the frames (the proposal ``grow`` at least LONG_STEP frames
+    and past the next one, ``remaining`` away) where nothing needs the steps' ends
+    (``dense``) and no lined-up position is to be found (an open tree, or a closed loop
+    ``resting``).  Bools and floats, or a study's variants' arrays (V,)."""
+    return dense & (tree | resting) & (grow >= LONG_STEP * frame) & (grow > remaining)
 
 
 def motion_rate(sysm: Equations, t: float, y: np.ndarray, iterations: int = 30) -> float:
