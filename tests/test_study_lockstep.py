@@ -5,8 +5,10 @@ together; every variant equals its separate run to the last bit."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from solver.study import Study, engine, grid
+from solver import Mechanism
+from solver.study import Study, engine, grid, latin_hypercube
 import solver.study.lockstep as lockstep
 
 from mechanisms import benchmark_chain, four_bar
@@ -147,3 +149,74 @@ def test_a_variant_passes_a_singular_position_inside_the_lockstep_run(monkeypatc
         assert res.result(i).steps == alone.steps
         assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
         assert _close(res.result(i)._energy, alone._energy) <= 1e-9
+
+
+def _stages_entered(monkeypatch) -> list:
+    """The single run's steps taken by its own stages (DynamicRun.step), as they start."""
+    import solver.analyses.dynamics.driver as driver
+    entered = []
+    real = driver.DynamicRun.step
+
+    def step(self, *args):
+        entered.append(self)
+        return (yield from real(self, *args))
+    monkeypatch.setattr(driver.DynamicRun, "step", step)
+    return entered
+
+
+@pytest.mark.parametrize("tolerance", [1e-6, 1e-3])
+def test_variants_without_events_step_as_lanes_with_their_separate_runs_bits(
+        monkeypatch, tolerance):
+    """Chains of five links, every mass varied, by Dormand-Prince 8(5,3) and (loose) 5(4),
+    whose first stage is the step before's last: nothing takes a variant off the common
+    path, so every step of every variant is taken as a lane (study/lanes.py: accepted,
+    rejected and sized over the variant axis, frames stored together), none by the single
+    run's own stages; each variant still equals its separate run to the last bit."""
+    study = Study(benchmark_chain(5), latin_hypercube({f"link{k}.mass": (0.8, 1.2)
+                                                       for k in range(5)}, 4, seed=2))
+    alone = [study.variant(i).solve(1.0, 24, tolerance=tolerance) for i in range(4)]
+    entered = _stages_entered(monkeypatch)
+    res = study.run(duration=1.0, fps=24, tolerance=tolerance)
+    assert not res.failures and entered == []
+    for i, want in enumerate(alone):
+        got = res.result(i)
+        assert got.steps == want.steps and got.method == want.method
+        for name in ("_r", "_p", "_v", "_w", "_a", "_reaction", "_energy"):
+            assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
+def damped_pendulum() -> Mechanism:
+    """A rod hinged to the ground, on a damped spring to a ground point: it settles, its
+    steps outgrow the frames, then it rests."""
+    m = Mechanism(gravity=(0.0, -9.81, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("rod", mass=2.0, inertia=(0.01, 0.1, 0.1), center_of_mass=(0.4, 0.0, 0.0))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "ground", position=(0.5, 0.6, 0.0))
+    m.add_marker("hinge", "rod")
+    m.add_marker("tip", "rod", position=(0.8, 0.0, 0.0))
+    m.add_joint("pin", "revolute", "hinge", "O")
+    m.add_spring_damper("strut", "tip", "A", stiffness=30.0, damping=3.0, free_length=0.5)
+    return m
+
+
+def test_lanes_whose_steps_outgrow_the_frames_go_on_by_their_own_stages(monkeypatch):
+    """Damped pendulums that settle: each steps as a lane until its steps would run past
+    the frames, then goes on by its own run's stages from that step's start (long steps,
+    their rate estimates, the held pose at rest); each equals its separate run, its steps
+    and the frame it rests from too: its poses to the last bit, and as the lockstep run's
+    long steps always did, its velocities, reactions and energies within rounding (the
+    frames inside a long step are projected as one stack of frames, whose Newton may part
+    from the separate run's in the last bits)."""
+    study = Study(damped_pendulum(), grid({"rod.mass": [1.0, 3.0], "strut.damping": [0.5, 3.0]}))
+    alone = [study.variant(i).solve(10.0, 24) for i in range(4)]
+    entered = _stages_entered(monkeypatch)
+    res = study.run(duration=10.0, fps=24)
+    assert not res.failures and entered
+    for i, want in enumerate(alone):
+        got = res.result(i)
+        assert got.steps == want.steps and got.rest_from == want.rest_from
+        assert np.array_equal(got._r, want._r) and np.array_equal(got._p, want._p)
+        for name in ("_v", "_w", "_reaction", "_energy"):
+            assert _close(getattr(got, name), getattr(want, name)) <= 1e-9, name
+    assert any(r.rest_from is not None for r in alone)

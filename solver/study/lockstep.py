@@ -39,6 +39,7 @@ from ..model.compile import Model
 from ..model.frame_buffer import FrameBuffer
 from ..model.results import Result
 from ..model.state import RunState, State
+from .lanes import Lanes, lanes_fit
 from .stack import stack_models
 
 # served in this order each round; "rhs" and "frame" together (one evaluation serves both)
@@ -95,8 +96,6 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
                 for m, s in zip(models, starts)]
     except SolverError:
         return None              # a start that does not project: each alone says so
-    for run in runs:             # the frames buffered at once: FRAME_BYTES for all
-        run.buffer = FrameBuffer(run.out, FRAME_BYTES // V)
     return _Group(models, st, stacked, runs, method, tolerance, stack).run(times, progress)
 
 
@@ -134,34 +133,56 @@ class _Group:
         self.served = {"together": 0, "alone": 0}   # requests made together, and alone
         for i, run in enumerate(runs):
             run.stepper = _Lane(self, i, run.stepper)
+        # the frames buffered at once: FRAME_BYTES for all; the variants as lanes if they can
+        self.lanes = (Lanes(self, FRAME_BYTES // V) if lanes_fit(runs, self.implicit)
+                      else None)
+        if self.lanes is None:
+            for run in runs:
+                run.buffer = FrameBuffer(run.out, FRAME_BYTES // V)
+        self.gens: list = [None] * V         # each run's frame loop, while it goes alone
+        self.asks: dict[int, Request] = {}
+        self.out: list[Result | None] = [None] * V
 
     # -- the lockstep run ------------------------------------------------------------------
     def run(self, times: np.ndarray, progress) -> list[Result | None]:
         """Every variant's run to its end, the requests of one kind served together each
-        round; their Results (None: a variant that runs alone)."""
+        round (with the lanes waiting for that kind); their Results (None: a variant that
+        runs alone)."""
         V, F = len(self.runs), len(times)
-        gens = [run.frames() for run in self.runs]
-        asks: dict[int, Request] = {}
-        out: list[Result | None] = [None] * V
-        for i, g in enumerate(gens):
-            self._resume(i, g, asks, out, next, g)
+        asks, lanes = self.asks, self.lanes
+        for i in range(V):
+            if lanes is None:
+                self.resume_alone(i)
         shown = 0
-        while asks:
+        while asks or (lanes is not None and lanes.active()):
             for kinds in KINDS:
                 who = [i for i, a in asks.items() if a.kind in kinds]
                 for i, answer, exc in self._serve(kinds[-1], who, asks):
-                    g = gens[i]
+                    g = self.gens[i]
                     if exc is None:
-                        self._resume(i, g, asks, out, g.send, answer)
+                        self._resume(i, g, asks, self.out, g.send, answer)
                     else:
-                        self._resume(i, g, asks, out, g.throw, exc)
-            slowest = min((self.runs[i].done for i in asks), default=F)
+                        self._resume(i, g, asks, self.out, g.throw, exc)
+            lane = None if lanes is None else lanes.slowest()
+            slowest = min([self.runs[i].done for i in asks] + ([lane[0]] if lane else []),
+                          default=F)
             if progress is not None and slowest > shown:
                 shown = slowest
                 if progress(V * slowest // F) is False:
                     raise SolverCancelled("design study cancelled",
-                                          min(self.runs[i].t for i in asks))
-        return out
+                                          min([self.runs[i].t for i in asks]
+                                              + ([lane[1]] if lane else [])))
+        return self.out
+
+    def resume_alone(self, i: int) -> None:
+        """Variant i's run goes on by its own stages from where its carry stands (its
+        requests served with the others' each round)."""
+        g = self.gens[i] = self.runs[i].frames()
+        self._resume(i, g, self.asks, self.out, next, g)
+
+    def finished(self, i: int, result: Result) -> None:
+        """Variant i's Result (a lane's, at its end)."""
+        self.out[i] = result
 
     @staticmethod
     def _resume(i: int, g, asks: dict, out: list, go: Callable, arg: Any) -> None:
@@ -181,22 +202,30 @@ class _Group:
 
     def _serve(self, kind: str, who: list[int], asks: dict) -> list[tuple]:
         """[(variant, answer, exception)] of the requests of ``kind`` of the variants
-        ``who``: those on the common path in one call, the others (or all, where the call
-        fails) each on its own equations; a stiff variant's step off the common path
+        ``who``: those on the common path in one call with the lanes waiting for it (then
+        on to their next), the others (or all, where the call fails; the lanes then go on
+        alone) each on its own equations; a stiff variant's step off the common path
         leaves."""
-        if not who:
+        lanes = (self.lanes.due(kind) if self.lanes is not None and kind != "rate"
+                 else np.zeros(0, dtype=int))
+        if not who and not lanes.size:
             return []
         common = [i for i in who if self._common(i)]
         shared = set(common)
         alone = [i for i in who if i not in shared]
         got: list[tuple] = []
-        if common:
+        if common or lanes.size:
             try:
-                answers = getattr(self, "_" + kind)(common, [asks[i] for i in common])
+                answers, made = getattr(self, "_" + kind)(common, [asks[i] for i in common],
+                                                          lanes)
                 got = [(i, a, None) for i, a in zip(common, answers)]
-                self.served["together"] += len(common)
+                self.served["together"] += len(common) + len(lanes)
             except Exception:     # noqa: BLE001 - which variant: each on its own
-                alone = alone + common
+                alone, made = alone + common, None
+                if lanes.size:
+                    self.lanes.leave(lanes)
+            if made is not None and lanes.size:
+                getattr(self.lanes, made[0])(lanes, *made[1:])
         self.served["alone"] += len(alone)
         for i in alone:
             if self.implicit and kind == "step":
@@ -235,31 +264,38 @@ class _Group:
             now[i] = s
         self._tell(now)
 
-    def _states(self, who: list[int], t, y) -> tuple[np.ndarray, np.ndarray]:
-        """(t (V,), y (V, n)): who's at their requests' (t, y), the others at their start."""
+    def _states(self, who: list[int], t, y, lanes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(t (V,), y (V, n)): who's at their requests' (t, y), the lanes where they stand,
+        the others at their start."""
         T, Y = self.t0.copy(), self.y0.copy()
-        T[who], Y[who] = t, np.stack(y)
+        if who:
+            T[who], Y[who] = t, np.stack(y)
+        if lanes.size:
+            T[lanes], Y[lanes] = self.lanes.T[lanes], self.lanes.Y[lanes]
         return T, Y
 
-    def _rate(self, who: list[int], asks: list[Request]) -> list:
+    def _rate(self, who: list[int], asks: list[Request], lanes: np.ndarray) -> tuple:
         """The explicit method's fastest rate of each (driver.motion_rate, all at once)."""
         args = [q.args for q in asks]
-        T, Y = self._states(who, [a[1] for a in args], [a[2] for a in args])
+        T, Y = self._states(who, [a[1] for a in args], [a[2] for a in args], lanes)
         self._told_now(who)
         eq = self.eq
         F0 = eq.rhs(T, Y)
         eps = 1e-7 * np.maximum(1.0, np.max(np.abs(Y[:, :-1]), axis=-1))[:, None]
         rate = spectral_radii(lambda X: (eq.rhs(T, Y + eps * X) - F0) / eps, len(T),
                               Y.shape[-1], 30)
-        return [float(rate[i]) for i in who]
+        return [float(rate[i]) for i in who], None
 
-    def _step(self, who: list[int], asks: list[Request]) -> list:
-        """Trial steps (each variant's t, y, f0, h), one for all."""
+    def _step(self, who: list[int], asks: list[Request], lanes: np.ndarray) -> tuple:
+        """Trial steps (each variant's t, y, f0, h; a lane's own), one for all."""
         args = [q.args for q in asks]
-        T, Y = self._states(who, [a[0] for a in args], [a[1] for a in args])
+        T, Y = self._states(who, [a[0] for a in args], [a[1] for a in args], lanes)
         # the others: no step (explicit), or a step Radau IIA's live mask leaves untaken
         F0, H = np.zeros(Y.shape), np.full(len(T), 1.0 if self.implicit else 0.0)
-        F0[who], H[who] = np.stack([a[2] for a in args]), [a[3] for a in args]
+        if who:
+            F0[who], H[who] = np.stack([a[2] for a in args]), [a[3] for a in args]
+        if lanes.size:
+            F0[lanes], H[lanes] = self.lanes.F0[lanes], self.lanes.HS[lanes]
         self._told_now(who)
         if self.implicit:
             live = np.zeros(len(T), dtype=bool)
@@ -269,22 +305,31 @@ class _Group:
             Y1, E = self.stepper.step(T, Y, F0, H, self.norm)
         self.stepped[:] = False
         self.stepped[who] = True
+        self.stepped[lanes] = True
         self.told_start = False
-        return [(Y1[i], float(E[i])) for i in who]
+        return ([(Y1[i], float(E[i])) for i in who],
+                ("stepped", Y1, E, getattr(self.stepper, "k_end", None)))
 
-    def _project(self, who: list[int], asks: list[Request]) -> list:
-        """Step ends onto the constraints (each variant's t, r, p, v, w), the tracked values
-        taken near each one's run state: ((r, p, v, w), its run state with them), which
-        its equations are told (analyses/dynamics/frames.py ``project_run``)."""
+    def _project(self, who: list[int], asks: list[Request], lanes: np.ndarray) -> tuple:
+        """Step ends onto the constraints (each variant's t, r, p, v, w; a lane's accepted
+        step's end), the tracked values taken near each one's run state: ((r, p, v, w), its
+        run state with them), which its equations are told (analyses/dynamics/frames.py
+        ``project_run``)."""
         args = [q.args for q in asks]
         T = self.t0.copy()
         T[who] = [a[0] for a in args]
         R, P, Vv, W, _ = self.eq.unpack(self.y0)
         R, P, Vv, W = R.copy(), P.copy(), Vv.copy(), W.copy()
-        for x, j in ((R, 1), (P, 2), (Vv, 3), (W, 4)):
-            x[who] = np.stack([a[j] for a in args])
+        if who:
+            for x, j in ((R, 1), (P, 2), (Vv, 3), (W, 4)):
+                x[who] = np.stack([a[j] for a in args])
+        if lanes.size:
+            T[lanes] = self.lanes.T[lanes] + self.lanes.HS[lanes]
+            for x, y in zip((R, P, Vv, W), self.eq.unpack(self.lanes.Y1[lanes])):
+                x[lanes] = y
         todo = np.zeros(len(T), dtype=bool)
         todo[who] = True
+        todo[lanes] = True
         self._told_now(who, [self.runs[i].run for i in who])
         r, p, v, w, track = self.eq.project_many(T, R, P, Vv, W, todo, self.rs, self.cw,
                                                  self.L)
@@ -294,14 +339,14 @@ class _Group:
             state = run.run.tracked(None if track is None else track[i])
             run.sysm.tell(state)
             got.append(((r[i], p[i], v[i], w[i]), state))
-        return got
+        return got, ("projected", r, p, v, w)
 
-    def _frame(self, who: list[int], asks: list[Request]) -> list:
-        """Output frames' evaluations and right-hand sides (each variant's t, y), one
-        Equations.rhs_parts for both: its rows, or for a right-hand side only dy's row (as
-        Equations.rhs is rhs_parts' dy: the same bits)."""
+    def _frame(self, who: list[int], asks: list[Request], lanes: np.ndarray) -> tuple:
+        """Output frames' evaluations and right-hand sides (each variant's t, y; a lane's
+        where it stands), one Equations.rhs_parts for both: its rows, or for a right-hand
+        side only dy's row (as Equations.rhs is rhs_parts' dy: the same bits)."""
         args = [q.args for q in asks]
-        T, Y = self._states(who, [a[0] for a in args], [a[1] for a in args])
+        T, Y = self._states(who, [a[0] for a in args], [a[1] for a in args], lanes)
         self._told_now(who)
         parts = [q.kind == "rhs" for q in asks]
         dy, (a, lam, fe, J, f) = self.eq.rhs_parts(T, Y)
@@ -310,11 +355,11 @@ class _Group:
         power = np.broadcast_to(fe.power_nc, (V,))
         ts = np.broadcast_to(fe.ts_angle, (V,) + np.shape(fe.ts_angle)[-1:])
         f = np.broadcast_to(f, (V,) + f.shape[-2:])
-        return [dy[i] if only else
-                (dy[i], (a[i], lam[i], _ForcesRow(ts[i], power[i], potential[i],
-                                                  None if fe.contact is None
-                                                  else fe.contact.variant(i)), J[i], f[i]))
-                for i, only in zip(who, parts)]
+        return ([dy[i] if only else
+                 (dy[i], (a[i], lam[i], _ForcesRow(ts[i], power[i], potential[i],
+                                                   None if fe.contact is None
+                                                   else fe.contact.variant(i)), J[i], f[i]))
+                 for i, only in zip(who, parts)], ("evaluated", dy, a, lam, fe, J, f))
 
     def dense(self, i: int, theta) -> np.ndarray:
         """Variant i's row of the last step's dense output, the stepper's extra stages (if

@@ -33,6 +33,13 @@ def at_rest(model: Model, v, w, a, rest: float) -> bool:
     return bool(at_rest_many(model.length_scale, model.body_length, v, w, a, rest))
 
 
+def settled(length_scale, body_length, v, w, a, rest: float) -> np.ndarray:
+    """at_rest of many states at once (a design study's variants: length_scale (V,),
+    body_length (V, nb), v, w (V, nb, 3), a (V, nb, 6)), each as at_rest answers it."""
+    moving = np.abs(v).max(axis=(-2, -1), initial=0.0) > REST_SPEED * length_scale * rest
+    return ~moving & at_rest_many(length_scale, body_length, v, w, a, rest)
+
+
 def at_rest_many(length_scale, body_length, v, w, a, rest: float):
     """at_rest of many states at once: v, w (..., nb, 3), a (..., nb, 6), length_scale (...)
     and body_length (..., nb) of each (a design study's variants); a bool per state."""
