@@ -220,3 +220,20 @@ def test_lanes_whose_steps_outgrow_the_frames_go_on_by_their_own_stages(monkeypa
         for name in ("_v", "_w", "_reaction", "_energy"):
             assert _close(getattr(got, name), getattr(want, name)) <= 1e-9, name
     assert any(r.rest_from is not None for r in alone)
+
+
+def test_a_study_without_force_elements_makes_each_variants_equations_once(monkeypatch):
+    """Choosing each variant's method (analyses/dynamics/driver.py ``choose_method``) looks
+    at the equations only where force elements might make it stiff: chains under gravity
+    alone make one Equations per variant (its run's) and one for the stacked models."""
+    from solver.analyses.dynamics.equations import Equations
+    made = []
+    init = Equations.__init__
+
+    def spy(self, *args, **kw):
+        made.append(1)
+        init(self, *args, **kw)
+    monkeypatch.setattr(Equations, "__init__", spy)
+    study = Study(benchmark_chain(3), grid({"link1.mass": [1.0, 1.5, 2.0]}))
+    study.run(duration=0.2, fps=24)
+    assert len(made) == 3 + 1

@@ -172,8 +172,8 @@ def _dynamics(models: list[Model], st: Structure, states: list[State], times: np
     Results, None where a variant runs alone; None when no group ran together.  ``stack``:
     how the groups' models are stacked (stack_models, or a study's Writer.stack)."""
     t0 = float(times[0])
-    stiff = [choose_method(Equations(m, st), t0, s.r, s.p, s.v, s.w, how.method) == "implicit"
-             for m, s in zip(models, states)]
+    stiff = [choose_method(lambda m=m: Equations(m, st), t0, s.r, s.p, s.v, s.w, how.method,
+                           m) == "implicit" for m, s in zip(models, states)]
     out: list[Result | None] = [None] * len(models)
     ran, done = False, 0
     for implicit in (False, True):

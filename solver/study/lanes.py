@@ -24,7 +24,7 @@ from ..analyses.dynamics import driver
 from ..analyses.dynamics.driver import DynamicRun, wants_long
 from ..analyses.dynamics.frames import REST, settled, travel
 from ..integrators.control import initial_step, long_proposal, next_size
-from ..model.frame_buffer import FrameBlock
+from ..model.frame_buffer import FrameBlock, FrameBuffer
 
 EVAL, STEP, PROJECT, OFF = 0, 1, 2, 3     # what a lane waits for: "frame"/"rhs", "step", ...
 PHASE = {"frame": EVAL, "step": STEP, "project": PROJECT}
@@ -50,7 +50,7 @@ class Lanes:
         self.control, self.frame_dt, self.rest = run0.control, run0.frame_dt, run0.goals.rest
         self.block = FrameBlock([run.out for run in runs], budget)
         for i, run in enumerate(runs):     # a run going on alone: its row is its buffer
-            run.buffer = type(run.buffer)(run.out, None, self.block, i)
+            run.buffer = FrameBuffer(run.out, None, self.block, i)
         flag = np.array
         self.dense, self.tree = flag([r.dense for r in runs]), flag([r.tree for r in runs])
         self.autonomous = flag([r.autonomous for r in runs])

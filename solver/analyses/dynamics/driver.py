@@ -58,7 +58,7 @@ frame is a step's end (``_frame``) or inside a long step (``_frames_in_step``).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -87,19 +87,23 @@ from .switching import (energy_of, friction_rates, released, rest_at_start, slip
 from ..structure import Structure, open_tree
 
 
-def choose_method(sysm: Equations, t: float, r, p, v, w, method: str) -> str:
+def choose_method(sysm: Equations | Callable[[], Equations], t: float, r, p, v, w,
+                  method: str, model: Model | None = None) -> str:
     """"explicit" unless the force elements make the constrained system stiff: its fastest
     rate under their stiffness and damping (the largest |lambda| of the linearized
     constrained motion, ``stiffness_rate``: sqrt(k/m) for a spring, c/m for a heavy damper
     even on a soft spring) exceeds STIFF_RATE 1/s.  Dormand-Prince 8(5,3) is stable for
     h |lambda| up to about 6 on the negative real axis, so above 300 1/s its step would be
     held under 0.02 s, about the accuracy step of an ordinary mechanism at the default
-    tolerance (the benchmark chain: 0.013 s): stability, not accuracy, would set it."""
+    tolerance (the benchmark chain: 0.013 s): stability, not accuracy, would set it.
+    ``sysm``: the run's Equations, or a function making them for ``model`` (made only
+    where its force elements must be looked at: a study's variants)."""
     if method != "auto":
         return method
-    if sysm.m.forces.empty:
+    if (sysm.m if model is None else model).forces.empty:
         return "explicit"
-    return "implicit" if stiffness_rate(sysm, t, r, p, v, w) > STIFF_RATE else "explicit"
+    eq = sysm if model is None else sysm()
+    return "implicit" if stiffness_rate(eq, t, r, p, v, w) > STIFF_RATE else "explicit"
 
 
 _NONE = np.zeros(0, dtype=int)
@@ -133,7 +137,10 @@ class DynamicRun:
     is the whole run, a generator of the Requests its stages make (``drive``)."""
 
     def __init__(self, model: Model, st: Structure, start: State, times: np.ndarray,
-                 tolerance: float, method: str, progress, keep: Any = None) -> None:
+                 tolerance: float, method: str, progress, keep: Any = None,
+                 buffered: bool = True) -> None:
+        """``buffered`` False: the caller gives the run its ``buffer`` (a study's runs share
+        one FrameBlock)."""
         self.model, self.times, self.progress = model, times, progress
         self.goals = goals = Goals(tolerance)     # the tolerance's jobs (integrators/control.py)
         self.sysm = Equations(model, st, singular=goals.singular)
@@ -146,6 +153,7 @@ class DynamicRun:
         except ExpressionError as exc:        # a load that cannot be evaluated at the start
             raise SolverError(str(exc), self.t) from None
         self._integrator(method, keep)
+        self.buffer = FrameBuffer(self.out) if buffered else None   # frames, a block at a time
         self._watch()
 
     def _settle(self, st: Structure, start: State) -> None:
@@ -193,7 +201,6 @@ class DynamicRun:
         self.scale = error_scale(self.sysm.pack, model.length_scale, model.nb)
         self.norm = ErrorNorm(self.scale, self.rtol)
         self.explicit = isinstance(self.stepper, DoPri5)     # both Dormand-Prince pairs
-        self.buffer = FrameBuffer(out)   # the frames at step ends, stored a block at a time
 
     def _watch(self) -> None:
         """What the run watches for and what its steps advance, as at the start."""
