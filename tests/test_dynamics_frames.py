@@ -252,3 +252,30 @@ def test_frames_stored_a_block_at_a_time_equal_frame_by_frame(monkeypatch) -> No
     assert len(cut) == 200 and full.steps < 100                 # long steps reached frame 200
     np.testing.assert_array_equal(cut._r, full._r[:200])
     np.testing.assert_array_equal(cut._reaction, full._reaction[:200])
+
+
+def test_the_fastest_rate_of_many_variants_is_each_ones_own() -> None:
+    """motion_rate over a study's stacked variants (study/lockstep.py asks it for all at
+    once) gives each variant its own run's rate to the last bit: pendulums of three
+    lengths and masses, each at its own angle and speed, against motion_rate of each
+    alone."""
+    from solver.analyses.dynamics.driver import motion_rate
+    from solver.analyses.dynamics.equations import Equations
+    from solver.analyses.run import prepare
+    from solver.model.compile import compile_model
+    from solver.model.state import read_state
+    from solver.study.stack import stack_models
+    models, ys, alone = [], [], []
+    for length, angle in ((0.5, 0.3), (1.0, 1.2), (2.0, 2.0)):
+        m = mk.pendulum(axis="y", angle=angle, mass=length, center_of_mass=(length, 0.0, 0.0))
+        model = compile_model(m)
+        begun = prepare(model, read_state(model, m), np.array([0.0, 1.0]))
+        eq = Equations(model, begun.structure)
+        s = begun.state
+        ys.append(eq.pack(s.r, s.p, s.v + 0.1 * length, s.w, 0.0))
+        alone.append(motion_rate(eq, 0.0, ys[-1]))
+        models.append(model)
+    both = Equations(stack_models(models), begun.structure)
+    got = motion_rate(both, np.zeros(3), np.stack(ys))
+    assert got.shape == (3,) and np.array_equal(got, alone)
+    assert len(set(alone)) == 3

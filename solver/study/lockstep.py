@@ -28,13 +28,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.dynamics.driver import DynamicRun
+from ..analyses.dynamics.driver import DynamicRun, motion_rate
 from ..analyses.dynamics.requests import Request
 from ..analyses.dynamics.equations import Equations
 from ..analyses.structure import Structure
 from ..base.errors import SolverCancelled, SolverError
 from ..integrators.control import ErrorNorm, Goals, error_scale
-from ..integrators.implicit import NEWTON_MAX, RadauIIA, spectral_radii
+from ..integrators.implicit import NEWTON_MAX, RadauIIA
 from ..model.compile import Model
 from ..model.frame_buffer import FrameBuffer
 from ..model.results import Result
@@ -288,11 +288,7 @@ class _Group:
         args = [q.args for q in asks]
         T, Y = self._states(who, [a[1] for a in args], [a[2] for a in args], lanes)
         self._told_now(who)
-        eq = self.eq
-        F0 = eq.rhs(T, Y)
-        eps = 1e-7 * np.maximum(1.0, np.max(np.abs(Y[:, :-1]), axis=-1))[:, None]
-        rate = spectral_radii(lambda X: (eq.rhs(T, Y + eps * X) - F0) / eps, len(T),
-                              Y.shape[-1], 30)
+        rate = motion_rate(self.eq, T, Y)
         return [float(rate[i]) for i in who], None
 
     def _step(self, who: list[int], asks: list[Request], lanes: np.ndarray) -> tuple:

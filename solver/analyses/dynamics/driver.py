@@ -67,7 +67,8 @@ from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, Standar
                                     error_scale, frame_spacing, initial_step, long_proposal,
                                     next_size)
 from ...integrators.explicit import DoPri5
-from ...integrators.implicit import RadauStepper, spectral_radius, stiffness_rate
+from ...integrators.implicit import (RadauStepper, spectral_radii, spectral_radius,
+                                     stiffness_rate)
 from ...kernels.constraints import body_arrays, motion_values
 from ...kernels.contacts import summary_rows
 from ...model.compile import Model
@@ -138,9 +139,7 @@ class DynamicRun:
 
     def __init__(self, model: Model, st: Structure, start: State, times: np.ndarray,
                  tolerance: float, method: str, progress, keep: Any = None,
-                 buffered: bool = True) -> None:
-        """``buffered`` False: the caller gives the run its ``buffer`` (a study's runs share
-        one FrameBlock)."""
+                 buffered: bool = True) -> None:    # (False: the caller gives its ``buffer``)
         self.model, self.times, self.progress = model, times, progress
         self.goals = goals = Goals(tolerance)     # the tolerance's jobs (integrators/control.py)
         self.sysm = Equations(model, st, singular=goals.singular)
@@ -587,15 +586,17 @@ def wants_long(dense, tree, resting, grow, frame: float, remaining):
     return dense & (tree | resting) & (grow >= LONG_STEP * frame) & (grow > remaining)
 
 
-def motion_rate(sysm: Equations, t: float, y: np.ndarray, iterations: int = 30) -> float:
+def motion_rate(sysm: Equations, t, y: np.ndarray, iterations: int = 30):
     """The fastest rate (1/s) of the run's equations linearized at (t, y): the spectral
     radius of d(dy/dt)/dy by power iteration, each product a finite difference (one
     right-hand side).  At rest the explicit method's error estimate vanishes and nothing
     but stability bounds its step: past h |lambda| ~ 3 (DOP853) rounding grows into motion
     (a pendulum hanging at rest, steps of 40 s: 8e-5 rad/s), so long steps are held to
-    the stepper's ``stable`` over the rate (explicit.py: 1.5 for DOP853, 0.9 for 5(4))."""
+    the stepper's ``stable`` over the rate (explicit.py: 1.5 for DOP853, 0.9 for 5(4)).
+    One state (a float), or a study's variants' t (V,), y (V, n) on their stacked
+    equations (V,), each with its own run's bits."""
     f0 = sysm.rhs(t, y)
-    eps = 1e-7 * max(1.0, float(np.max(np.abs(y[:-1]))))
-    return spectral_radius(lambda x: (sysm.rhs(t, y + eps * x) - f0) / eps, len(y), iterations)
-
-
+    eps = 1e-7 * np.maximum(1.0, np.max(np.abs(y[..., :-1]), axis=-1))[..., None]
+    apply = lambda x: (sysm.rhs(t, y + eps * x) - f0) / eps   # noqa: E731
+    return (spectral_radius(apply, len(y), iterations) if y.ndim == 1
+            else spectral_radii(apply, len(y), y.shape[-1], iterations))
