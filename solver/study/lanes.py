@@ -146,11 +146,12 @@ class Lanes:
         there, on to their frame or next step."""
         eq = self.eq
         work = eq.unpack(self.Y1[rows])[4]
-        r0, p0 = eq.unpack(self.Y[rows])[:2]
+        loops = rows[~self.tree[rows]]       # (a tree never rests: no need to look)
+        if loops.size:
+            r0, p0 = eq.unpack(self.Y[loops])[:2]
+            self.resting[loops] = (travel(self.body_length[loops], r0, p0, r[loops], p[loops])
+                                   <= REST * self.L[loops])
         r, p, v, w = r[rows], p[rows], v[rows], w[rows]
-        self.resting[rows] = (~self.tree[rows]
-                              & (travel(self.body_length[rows], r0, p0, r, p)
-                                 <= REST * self.L[rows]))
         self.T_last[rows] = self.T[rows]
         self.T[rows] = self.T[rows] + self.HS[rows]
         self.Y[rows] = eq.pack(r, p, v, w, work)
