@@ -237,3 +237,23 @@ def test_a_study_without_force_elements_makes_each_variants_equations_once(monke
     study = Study(benchmark_chain(3), grid({"link1.mass": [1.0, 1.5, 2.0]}))
     study.run(duration=0.2, fps=24)
     assert len(made) == 3 + 1
+
+
+def test_lanes_that_come_to_rest_hold_their_pose_as_their_separate_runs(monkeypatch):
+    """Damped pendulums kept to steps within the frames (no long steps: LONG_STEP made
+    infinite, in the study and in the separate runs alike) settle as lanes and hold their
+    pose from the frame each comes to rest, as its separate run does: the same frame, and
+    every frame before and after the same to the last bit."""
+    monkeypatch.setattr("solver.analyses.dynamics.driver.LONG_STEP", float("inf"))
+    study = Study(damped_pendulum(), grid({"rod.mass": [1.0, 3.0], "strut.damping": [6.0, 12.0]}))
+    times = np.arange(480) / 24.0                  # (at rest from frames 89 to 315)
+    alone = [study.variant(i).solve(times=times) for i in range(4)]
+    entered = _stages_entered(monkeypatch)
+    res = study.run(times=times)
+    assert not res.failures and entered == []
+    for i, want in enumerate(alone):
+        got = res.result(i)
+        assert want.rest_from is not None and got.rest_from == want.rest_from
+        assert got.steps == want.steps
+        for name in ("_r", "_p", "_v", "_w", "_reaction", "_energy"):
+            assert np.array_equal(getattr(got, name), getattr(want, name)), name
