@@ -8,7 +8,9 @@ their models stacked on a leading variant axis (study/stack.py), one set of nump
 all (the per-call cost that dominates a small mechanism paid once): right-hand sides, the
 explicit method's fastest rate, trial steps (Dormand-Prince over the variant axis, each
 variant with its own h; Radau IIA with the stages of all variants in one call), the
-projections of step ends (Equations.project_many) and the frames' evaluations.  The stacked
+projections of step ends (Equations.project_many) and the frames' evaluations.  Variants
+with nothing of their own to do step as lanes (study/lanes.py), their stages over the
+variant axis, each DynamicRun taken up only when its variant leaves them.  The stacked
 equations give each variant the bits of its own (explicit.py ``_combine``'s padding,
 project_many's per-variant Newton), so each variant's Result equals its separate run's.
 
@@ -151,8 +153,8 @@ class _Group:
         runs alone)."""
         V, F = len(self.runs), len(times)
         asks, lanes = self.asks, self.lanes
-        for i in range(V):
-            if lanes is None:
+        if lanes is None:                 # (lanes: each run taken up only when it leaves)
+            for i in range(V):
                 self.resume_alone(i)
         shown = 0
         while asks or (lanes is not None and lanes.active()):
