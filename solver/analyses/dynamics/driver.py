@@ -375,11 +375,9 @@ class DynamicRun:
         self.fail(msg, k, self.t, who)
 
     def _next_size(self, hs: float, err: float, h_next: float, long: bool, aimed: bool) -> None:
-        """Keep the natural step for the next one unless this step was cut to the frame
-        or ``aimed`` at an event (events.aim_at_kink); the implicit method's grows after cut
-        steps too (held below a frame it took two steps a frame at rest); the explicit one's
-        growth past the frames is ``grow``, which the study's lockstep run follows step for
-        step."""
+        """The next step's natural size (control.next_size), kept as it was after a step
+        ``aimed`` at an event (events.aim_at_kink); ``grow``: the explicit method's growth
+        past the frames, which the study's lockstep run follows step for step."""
         if not aimed:
             self.h = next_size(self.h, hs, h_next, long, self.method == "implicit")
         self.grow = long_proposal(hs, err, self.control.expo)
