@@ -20,8 +20,8 @@ its case of one variant); couplers and
 curve joints included, each variant's tracked values its own; stops and friction in sweeps
 (no events there); in the lockstep dynamics each variant runs the single run's own stages
 (analyses/dynamics/driver.py DynamicRun), events included: rigid stops' impacts and rests
-in the explicit run, compliant stops in both, contacts' touchdowns; forward dynamics with
-joint friction (each variant's slip state) still goes one by one.
+in the explicit run, compliant stops in both, contacts' touchdowns, joint friction's slip,
+stick and breaking loose (the explicit run; stiff variants with friction go one by one).
 The contract stays: one Outcome per variant, in the batch's order, with a Result (or a
 failure reason) per variant.
 """

@@ -21,11 +21,14 @@ Radau IIA keeps each variant's Jacobian and factors between its steps, so a stif
 steps in the group only: stiff variants with rigid stops run alone, and a stiff variant
 off the common path leaves the run (None in its place: the caller runs it alone), as does a
 variant whose run fails (its separate run says why).  Contacts are stacked, each variant's
-touchdown speeds its run state's; friction (each variant's slip state) is not: those
-studies' variants run one by one.
+touchdown speeds its run state's, and joint friction, each variant's slip directions its
+own: a variant with a joint stuck has its calls made alone (as with a stop resting); the
+slipping elements' loads settle state by state (friction.py), each as it would alone.
+Stiff variants with friction run alone.
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 import numpy as np
@@ -40,7 +43,7 @@ from ..integrators.implicit import NEWTON_MAX, RadauIIA
 from ..model.compile import Model
 from ..model.frame_buffer import FrameBuffer
 from ..model.results import Result
-from ..model.state import RunState, State
+from ..model.state import RunState, SlipState, State
 from .lanes import Lanes, lanes_fit
 from .stack import stack_models
 
@@ -86,9 +89,8 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
     if V < 2 or len(starts) != V or st is None:
         return None
     m0 = models[0]
-    if m0.frictions is not None:
-        return None              # per-variant slip states: each alone
-    if method == "implicit" and m0.limits is not None and not m0.limits.compliant.all():
+    if method == "implicit" and ((m0.limits is not None and not m0.limits.compliant.all())
+                                 or m0.frictions is not None):
         return None              # events re-step with each variant's own Radau IIA
     stacked = stack(models, switched=True)
     if stacked is None:
@@ -242,11 +244,13 @@ class _Group:
         return got
 
     def _common(self, i: int) -> bool:
-        """Variant i solves with the study's rows and nothing else: no stop resting, not at
-        a singular position."""
+        """Variant i solves with the study's rows and nothing else: no stop resting, no
+        joint stuck by its friction, not at a singular position."""
         run = self.runs[i]
         state = run.run
         if state.robust or (state.resting is not None and state.resting.any()):
+            return False
+        if state.slip is not None and state.slip.stuck.any():
             return False
         return run.st is self.st or np.array_equal(run.st.keep, self.st.keep)
 
@@ -263,7 +267,8 @@ class _Group:
         self.eq.tell(RunState(np.stack([s.ts_ref for s in states]),
                               None if any(q is None for q in tracks) else np.stack(tracks),
                               onset=None if states[0].onset is None
-                              else np.stack([s.onset for s in states])))
+                              else np.stack([s.onset for s in states]),
+                              slip=_slipping(states)))
         self._told = (states, self.eq.run)
 
     def _told_now(self, who: list[int], states: list[RunState] | None = None) -> None:
@@ -357,6 +362,10 @@ class _Group:
         self._told_now(who)
         parts = [q.kind == "rhs" for q in asks]
         dy, (a, lam, fe, J, f) = self.eq.rhs_parts(T, Y)
+        if self.eq.dry:          # what a frame reads of its own equations: its friction
+            for i in who:
+                self.runs[i].sysm.friction = self.eq.friction[i]
+                self.runs[i].sysm.headroom = self.eq.headroom[i]
         V = len(T)
         potential = np.broadcast_to(fe.potential, (V,))
         power = np.broadcast_to(fe.power_nc, (V,))
@@ -376,6 +385,16 @@ class _Group:
                            [run.at_start for run in self.runs])
             self.told_start = True
         return self.stepper.dense(theta, row=i)
+
+
+def _slipping(states: list[RunState]) -> SlipState | None:
+    """The friction elements' run state of the stacked equations: each variant's slip
+    directions (V, m), every element slipping (a variant with one stuck is off the common
+    path; its row, at its start, is evaluated slipping and not read)."""
+    if states[0].slip is None:
+        return None
+    return dataclasses.replace(states[0].slip, stuck=np.zeros_like(states[0].slip.stuck),
+                               direction=np.stack([s.slip.direction for s in states]))
 
 
 class _ForcesRow:

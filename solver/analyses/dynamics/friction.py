@@ -177,7 +177,9 @@ def with_slip(model: Model, respond, lam: np.ndarray, jac: np.ndarray, A: np.nda
     reaction's parts, a few small numpy calls an iterate), with several by
     ``_coupled_loads`` (Newton with the loads' gradients).  Where no s >= 0 solves it (g
     grows faster than s) the joints jam: ``FrictionJam``.  A non-finite load (a wild trial
-    state) is a LinAlgError, as a singular system is.  ``sliding`` (m,) marks the
+    state) is a LinAlgError, as a singular system is.  With leading axes (a step's stages, a
+    study's variants) each state's Newton stops where it would alone, so that each takes
+    the bits of its own call.  ``sliding`` (m,) marks the
     components of slipping elements; the others get no friction."""
     fp = model.frictions
     e = fp.element
@@ -270,31 +272,71 @@ def _one_slipping(model: Model, k: int, mu: np.ndarray, RdR: np.ndarray, z: np.n
     mw, pre = mu[..., k, None] * w, fp.preload[..., k]     # each part's weight times mu
     s = np.zeros(V.shape[:-2])
     flat = s + 1.0            # 1 - g' at the last iterate that took a step
-    last = None               # the iterate before: the largest |g(s) - s| over the states
-    for _ in range(ITERATIONS):
+    last = None               # each state's |g(s) - s| at the iterate before
+    held = None               # states already settled (several states: each stops on its
+    for _ in range(ITERATIONS):   # own, as it would alone; (settled, s, flat, rate rule))
         Vs = V if last is None else V + s[..., None, None] * W      # (s = 0 at first)
         size = np.sqrt(einsum("...ji,...ji->...j", Vs, Vs))
         g = einsum("...j,...j->...", size, mw) + pre
         res = g - s
-        big = np.maximum.reduce(np.abs(res), axis=None)     # (ndarray.max without its wrapper)
-        if big <= 1e-13 * np.maximum.reduce(np.abs(g), axis=None) + 1e-300:
-            return g, flat
-        flat = 1.0 - einsum("...ji,...ji,...j->...", Vs, W, mw / np.where(size > 0.0, size, np.inf))
-        if np.logical_or.reduce(flat <= 0.0, axis=None):   # g grows as fast as s: no root
-            stuck = (flat <= 0.0) & (res > 0.0)
+        big = np.abs(res)
+        done = (big <= 1e-13 * np.abs(g) + 1e-300) | (False if held is None else held[0])
+        if np.logical_and.reduce(done, axis=None):
+            return _settled(g, flat, held)
+        turn = 1.0 - einsum("...ji,...ji,...j->...", Vs, W, mw / np.where(size > 0.0, size, np.inf))
+        if np.logical_or.reduce(turn <= 0.0, axis=None):   # g grows as fast as s: no root
+            stuck = (turn <= 0.0) & (res > 0.0) & ~done
             if stuck.any():
                 _jam(model, np.array([k]), res[..., None], g[..., None], stuck)
-        step = res / np.where(flat > 0.0, flat, 1.0)
-        s = np.maximum(s + step, 0.0)
-        theta = None if last is None else big / last
-        last = big
-        if theta is not None and theta < 0.5 and theta / (1.0 - theta) * np.maximum.reduce(
-                np.abs(step), axis=None) <= 1e-13 * np.maximum.reduce(np.abs(s), axis=None):
-            return s, flat
-    bad = ~(np.abs(res) <= 1e-10 * np.abs(g) + 1e-300)
+        step = res / np.where(turn > 0.0, turn, 1.0)
+        s1 = np.maximum(s + step, 0.0)
+        quick = False if last is None else _quick(big, last, step, s1)
+        if np.logical_or.reduce(done | quick, axis=None):   # some states settle now
+            if not s1.ndim:                                    # (one state: it is done)
+                return s1, turn
+            held = _hold(held, done, quick, g, s1, flat, turn)
+            s1, turn = np.where(held[0], held[1], s1), np.where(held[0], held[2], turn)
+            if np.logical_and.reduce(held[0], axis=None):
+                return s1, turn
+        s, flat, last = s1, turn, big
+    bad = ~(np.abs(res) <= 1e-10 * np.abs(g) + 1e-300) & ~done
     if bad.any():
         _jam(model, np.array([k]), res[..., None], g[..., None], bad)
-    return g, flat
+    return _settled(g, flat, held)
+
+
+def _quick(big: np.ndarray, last: np.ndarray, step: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Each state where Newton converges at the rate theta = |g - s| / the last's below 1/2
+    and what is left after ``step``, about theta / (1 - theta) of it (Hairer-Wanner IV.8's
+    stopping rule), is below 1e-13 of s: no evaluation is needed to see it."""
+    theta = big / (last + (last == 0.0))        # (a state settled at 0 is held anyway)
+    left = theta / np.maximum(1.0 - theta, 0.5) * np.abs(step)   # (1 - theta where < 1/2)
+    return (theta < 0.5) & (left <= 1e-13 * np.abs(s))
+
+
+def _hold(held, done: np.ndarray, quick: np.ndarray, g: np.ndarray, s1: np.ndarray,
+          flat: np.ndarray, turn: np.ndarray) -> tuple:
+    """The states settled so far, their s and 1 - g' frozen as each would have stopped
+    alone: (settled, s, flat, by the rate rule); ``done``: settled by s repeating g(s)
+    (their g, and the flat of the iterate before), ``quick`` by the rate rule (their new
+    s and flat)."""
+    if held is None:
+        held = (np.zeros(done.shape, dtype=bool), np.zeros(done.shape), np.zeros(done.shape),
+                np.zeros(done.shape, dtype=bool))
+    old, s_h, f_h, rate = held
+    new_done, new_quick = done & ~old, quick & ~done & ~old
+    return (old | new_done | new_quick,
+            np.where(new_done, g, np.where(new_quick, s1, s_h)),
+            np.where(new_done, flat, np.where(new_quick, turn, f_h)),
+            rate | new_quick)
+
+
+def _settled(g: np.ndarray, flat: np.ndarray, held) -> tuple:
+    """(s, flat) of every state: g where it repeats s, the held values where it settled
+    before (none held: g and flat as they are)."""
+    if held is None:
+        return g, flat
+    return np.where(held[0], held[1], g), np.where(held[0], held[2], flat)
 
 
 def _coupled_loads(model: Model, live: np.ndarray, mu: np.ndarray, R: np.ndarray,
@@ -314,6 +356,8 @@ def _coupled_loads(model: Model, live: np.ndarray, mu: np.ndarray, R: np.ndarray
     s = np.zeros(R.shape[:-3] + (len(live),))
     mu_live = mu[..., live, None]
     last = None               # the iterate before: each state's largest |g(s) - s|
+    held = np.zeros(s.shape[:-1], dtype=bool)    # states settled (each as it would alone)
+    kept = s.copy()                              # their s
     for _ in range(ITERATIONS):
         Rs = R + einsum("...l,...lnki->...nki", s, dR)
         g = (mu * load_of(model, Rs, z) + fp.preload)[..., live]
@@ -321,38 +365,58 @@ def _coupled_loads(model: Model, live: np.ndarray, mu: np.ndarray, R: np.ndarray
             raise np.linalg.LinAlgError("non-finite joint reactions in the friction loads")
         res = g - s
         size = np.max(np.abs(res), axis=-1)
-        conv = size <= 1e-13 * np.max(np.abs(g), axis=-1) + 1e-300
-        if np.all(conv):
-            return g
+        conv = (size <= 1e-13 * np.max(np.abs(g), axis=-1) + 1e-300) & ~held
+        kept = np.where(conv[..., None], g, kept)
+        held = held | conv
+        if np.all(held):
+            return kept
         gR = load_gradient(model, Rs, z)[..., live, :, :]     # g's slope: dg_n/ds_l
         Jg = mu_live * einsum("...nki,...lnki->...nl", gR, dR[..., live, :, :])
-        try:
-            G = np.linalg.inv(np.eye(len(live)) - Jg)
-            headroom[..., live] = 1.0 / np.sum(np.abs(G), axis=-1)
-        except np.linalg.LinAlgError:              # singular: plain steps
-            G = np.broadcast_to(np.eye(len(live)), Jg.shape)
-            headroom[..., live] = 0.0
+        G, room = _newton_matrices(np.eye(len(live)) - Jg)   # (singular: plain steps, 0)
+        headroom[..., live] = np.where(held[..., None], headroom[..., live], room)
         step = (G @ res[..., None])[..., 0]
         s_new = s + step
         if not (np.isfinite(s_new).all() and np.all(s_new >= 0.0)):
             # a plain step where the step is not finite, and s >= 0
             s_new = np.maximum(np.where(np.isfinite(step), s_new, g), 0.0)
-            stuck = ~conv & np.all(s_new == s, axis=-1)
+            stuck = ~held & np.all(s_new == s, axis=-1)
             if stuck.any():             # held at 0 with g(0) > 0: no s >= 0 solves it
                 _jam(model, live, res, g, stuck)
-        theta = None if last is None else size / np.where(last > 0.0, last, np.inf)
-        last, s = size, s_new
-        if theta is not None and np.all(theta < 0.5):
+        if last is not None:
             # converging at the rate theta: what is left after this step is about
             # theta / (1 - theta) of it (Hairer-Wanner IV.8's stopping rule); below 1e-13
             # of s, no evaluation is needed to see it
+            theta = size / np.where(last > 0.0, last, np.inf)
             left = theta / (1.0 - theta) * np.max(np.abs(step), axis=-1)
-            if np.all(left <= 1e-13 * np.max(np.abs(s), axis=-1)):
-                return s
-    bad = ~(np.max(np.abs(res), axis=-1) <= 1e-10 * np.max(np.abs(g), axis=-1) + 1e-300)
+            quick = ~held & (theta < 0.5) & (left <= 1e-13 * np.max(np.abs(s_new), axis=-1))
+            kept = np.where(quick[..., None], s_new, kept)
+            held = held | quick
+            if np.all(held):
+                return kept
+        last, s = size, np.where(held[..., None], kept, s_new)
+    bad = ~held & ~(np.max(np.abs(res), axis=-1) <= 1e-10 * np.max(np.abs(g), axis=-1) + 1e-300)
     if bad.any():
         _jam(model, live, res, g, bad)
-    return s
+    return np.where(held[..., None], kept, s)
+
+
+def _newton_matrices(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(G = M^-1, headroom 1 / the row sums of |G|) of each state's (..., L, L); a state
+    whose M is singular gets plain steps (G = I) and headroom 0, the others their own."""
+    try:
+        G = np.linalg.inv(M)
+        return G, 1.0 / np.sum(np.abs(G), axis=-1)
+    except np.linalg.LinAlgError:
+        pass
+    flat = M.reshape((-1,) + M.shape[-2:])
+    G, room = np.empty(flat.shape), np.empty(flat.shape[:-1])
+    for i, Mi in enumerate(flat):             # (rare: find the singular states)
+        try:
+            G[i] = np.linalg.inv(Mi)
+            room[i] = 1.0 / np.sum(np.abs(G[i]), axis=-1)
+        except np.linalg.LinAlgError:
+            G[i], room[i] = np.eye(M.shape[-1]), 0.0
+    return G.reshape(M.shape), room.reshape(M.shape[:-1])
 
 
 def _jam(model: Model, live: np.ndarray, res: np.ndarray, g: np.ndarray, where: np.ndarray):
