@@ -11,8 +11,8 @@ import numpy as np
 from ..solver import Mechanism, MechanismError
 from .coupling import selected_with_role
 from .curve_reader import length_text
-from .io.contact_shapes import (ProfileSettings, contact_shape, outward_faces, part_vertices,
-                                resolved_kind)
+from .io.contact_shapes import (ProfileSettings, contact_shape, flat_top, outward_faces,
+                                part_vertices, resolved_kind)
 from .io.mesh_checks import coarse_grid_note, refuse_open_mesh
 from .io.part_frames import PartFrame
 
@@ -24,8 +24,9 @@ def selected_parts(context) -> list:
 
 def add_contact_object(context, part_a, part_b) -> bpy.types.Object:
     """A new Contact Empty between ``part_a`` and ``part_b`` ("Contact a-b"), midway between
-    their origins, selected and active; each side's shape Floor for a ground part, else
-    Auto (io/contact_shapes.py: Profile for a prism along the part's z, else Mesh)."""
+    their origins, selected and active; each side's shape Floor for a ground part whose
+    top is flat and level, else Auto (io/contact_shapes.py: Sphere for a faceted sphere,
+    Profile for a prism along the part's z, else Mesh)."""
     ob = bpy.data.objects.new(f"Contact {part_a.name}-{part_b.name}", None)
     ob.empty_display_type = "SPHERE"
     ob.empty_display_size = 0.05
@@ -33,13 +34,25 @@ def add_contact_object(context, part_a, part_b) -> bpy.types.Object:
     ob.location = 0.5 * (part_a.matrix_world.translation + part_b.matrix_world.translation)
     s = ob.mechanism
     s.role, s.contact_part_a, s.contact_part_b = "CONTACT", part_a, part_b
-    s.contact_shape_a = "FLOOR" if part_a.mechanism.ground else "AUTO"
-    s.contact_shape_b = "FLOOR" if part_b.mechanism.ground else "AUTO"
+    depsgraph = context.evaluated_depsgraph_get()
+    s.contact_shape_a, s.contact_shape_b = (
+        "FLOOR" if part.mechanism.ground and _level_top(part, depsgraph) else "AUTO"
+        for part in (part_a, part_b))
     for o in context.selected_objects:
         o.select_set(False)
     ob.select_set(True)
     context.view_layer.objects.active = ob
     return ob
+
+
+def _level_top(ob, depsgraph) -> bool:
+    """Whether the object's evaluated mesh, in world axes as it stands, has a flat and level
+    top (io/contact_shapes.py ``flat_top``); an object without a mesh has none."""
+    local, triangles = _mesh_triangles(ob, depsgraph)
+    if local is None:
+        return False
+    M = np.array(ob.matrix_world)
+    return flat_top(local @ M[:3, :3].T + M[:3, 3], triangles)
 
 
 def _mesh_triangles(ob, depsgraph) -> tuple[np.ndarray | None, np.ndarray | None]:

@@ -118,8 +118,9 @@ def test_a_mesh_that_is_no_prism_along_z_is_named_with_how_far_off(blender, exte
     """A 0.1 m box sheared so that its top face sits 1 mm along x from its bottom: as a
     Profile it is refused naming the contact, the side, the part and the 1 mm between its
     bottom outline and its top's (a bottom corner 1 mm outside the top square); Auto takes
-    it as a Mesh.  A UV sphere as a Profile is refused naming a vertex off both planes;
-    unsheared, the box is a Profile under Auto."""
+    it as a Mesh.  A UV sphere as a Profile is refused naming a vertex off both planes
+    (Auto takes it as a Sphere, and as a Mesh once stretched); unsheared, the box is a
+    Profile under Auto."""
     bpy = blender
     frame = bs.add_box(bpy, "frame", (1.0, 1.0, 0.2), (0.0, 0.0, -0.3))
     square = np.array([[-0.05, -0.05], [0.05, -0.05], [0.05, 0.05], [-0.05, 0.05]])
@@ -149,7 +150,9 @@ def test_a_mesh_that_is_no_prism_along_z_is_named_with_how_far_off(blender, exte
                                            r"part's z: vertex \d+ is [0-9.e-]+ m from both its "
                                            r"top \(z = 0\.05 m\) and its bottom"):
         bpy.ops.mechanism.check()
-    contact.mechanism.contact_shape_a = "AUTO"
+    contact.mechanism.contact_shape_a = "AUTO"                # (a faceted sphere: Sphere)
+    assert contact_shapes(bpy, extension, contact.name)[0].kind == "sphere"
+    ball.scale = (1.0, 1.0, 1.2)                              # an ellipsoid: its Mesh
     assert contact_shapes(bpy, extension, contact.name)[0].kind == "mesh"
 
 

@@ -371,3 +371,57 @@ def test_the_ratchet_sample_starts_with_the_pawls_nose_just_above_a_slope(blende
     expected = np.linalg.norm(nose - (a + f * (b - a))) - ratchet.PAWL_HALF
     assert 0.0 < expected < 1e-3
     assert r.interference("Pawl on wheel")["gap"][0] == pytest.approx(expected, abs=1e-5)
+
+
+def test_a_ball_rolls_down_a_tilted_ramp_as_add_contact_sets_it_up(blender) -> None:
+    """A UV sphere (radius 1 in, object scale 1.5) on a box ramp (40 x 10 x 2 in) tilted
+    20 deg, both parented to an Empty moved off the origin, in inches; Add Contact with the
+    defaults: the ramp, a ground part whose top is not level, gets Auto (a prism: its
+    Profile) rather than Floor (the horizontal plane through its highest edge, which the
+    ball would start 7 cm below), and the ball's faceted sphere resolves to Sphere.  With
+    friction 0.5 the ball rolls without slipping (mu >= 2/7 tan 20 deg = 0.10): its
+    centre runs 5/7 g sin 20 deg t^2 / 2 down the slope, within 1% over 0.5 s (the
+    contact's creep in its slip-speed zone and its compliance; 0.2% measured), and stays
+    on the slope's surface (the Sphere's exact surface: within 1 mm)."""
+    import math
+    bpy = blender
+    scene = bpy.context.scene
+    inch = 0.0254
+    scene.unit_settings.system, scene.unit_settings.scale_length = "IMPERIAL", inch
+    scene.gravity = (0.0, 0.0, -G / inch)
+    scene.mechanism.analysis = "DYNAMIC"
+    bs.set_range(bpy, 1, 13)
+    rig = bs.empty(bpy, "rig")
+    rig.location = (10.0, -4.0, 3.0)
+    theta = math.radians(20.0)
+    ramp = bs.add_box(bpy, "ramp", (40.0, 10.0, 2.0), (0.0, 0.0, 0.0), (0.0, theta, 0.0))
+    normal = np.array([math.sin(theta), 0.0, math.cos(theta)])
+    down = np.array([math.cos(theta), 0.0, -math.sin(theta)])
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=48, ring_count=24, radius=1.0,
+                                         location=tuple(2.501 * normal - 12.0 * down))
+    ball = bpy.context.active_object
+    ball.name, ball.scale = "ball", (1.5, 1.5, 1.5)
+    ramp.parent = ball.parent = rig
+    bpy.context.view_layer.update()
+    bs.tag(bpy, [ramp, ball], "PART")
+    ramp.mechanism.ground = True
+    bs.select(bpy, (ramp, ball), ball)
+    before = set(bpy.data.objects)
+    assert bpy.ops.mechanism.add_contact() == {"FINISHED"}
+    contact, = set(bpy.data.objects) - before
+    s = contact.mechanism
+    assert (s.contact_shape_a, s.contact_shape_b) == ("AUTO", "AUTO")
+    s.contact_friction = 0.5
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "overlap" not in scene.mechanism.report
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    at = []
+    for frame in range(1, 14):
+        scene.frame_set(frame)
+        at.append(np.array(ball.matrix_world.translation) * inch)
+    rw = np.array(rig.matrix_world.to_3x3())
+    moved = np.array(at) - at[0]
+    t = np.arange(13) / 24.0
+    rolled = 0.5 * (5.0 / 7.0) * G * math.sin(theta) * t ** 2
+    np.testing.assert_allclose(moved[1:] @ (rw @ down), rolled[1:], rtol=1e-2)
+    assert np.abs(moved @ (rw @ normal)).max() < 1e-3

@@ -280,3 +280,77 @@ def test_a_prism_mesh_is_read_as_its_outline_and_a_leaning_one_is_named() -> Non
                                                     r"leans [0-9.]+ m"):
         cs.contact_shape(WHAT, "PROFILE", V, F, UP, 32, ground=False)
     assert cs.resolved_kind("AUTO", V, F) == "MESH"
+
+
+def uv_sphere_vertices(radius: float, segments: int = 32, rings: int = 16) -> np.ndarray:
+    """(n, 3) a UV sphere's vertices (as Blender's primitive places them), centre 0."""
+    polar = np.pi * np.arange(1, rings) / rings
+    azimuth = 2 * np.pi * np.arange(segments) / segments
+    P, A = np.meshgrid(polar, azimuth, indexing="ij")
+    ring = np.column_stack([(np.sin(P) * np.cos(A)).ravel(), (np.sin(P) * np.sin(A)).ravel(),
+                            np.cos(P).ravel()])
+    return radius * np.vstack([[0.0, 0.0, 1.0], ring, [0.0, 0.0, -1.0]])
+
+
+def uv_sphere_triangles(segments: int = 32, rings: int = 16) -> np.ndarray:
+    """(f, 3) the triangles of ``uv_sphere_vertices``' surface: fans at the poles, each
+    quad between two rings split in two."""
+    ring = lambda k: 1 + (k * segments) + np.arange(segments)          # noqa: E731
+    nxt = lambda i: np.roll(i, -1)                                     # noqa: E731
+    top, bottom = 0, 1 + (rings - 1) * segments
+    F = [np.column_stack([np.full(segments, top), ring(0), nxt(ring(0))]),
+         np.column_stack([np.full(segments, bottom), nxt(ring(rings - 2)), ring(rings - 2)])]
+    for k in range(rings - 2):
+        a, b = ring(k), ring(k + 1)
+        F += [np.column_stack([a, b, nxt(b)]), np.column_stack([a, nxt(b), nxt(a)])]
+    return np.vstack(F)
+
+
+def box_triangles(V: np.ndarray) -> np.ndarray:
+    """The twelve triangles of a box whose 8 vertices are ordered x, y, z (as below)."""
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    return np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+
+
+def test_auto_takes_a_faceted_sphere_as_a_sphere() -> None:
+    """A UV sphere of 32 segments and 16 rings (float32 vertices, as Blender stores them):
+    its vertices on one sphere and its facets within 2% of it, Auto resolves it to Sphere,
+    fitted with the vertices' radius at their centre.  A sphere stretched 1% along z, a
+    cube (its corners on a sphere, its faces far inside) and a coarse sphere of 6 segments
+    and 3 rings (facets 14% in) stay meshes."""
+    V = uv_sphere_vertices(0.05).astype(np.float32).astype(float) + [0.3, -0.1, 0.2]
+    F = uv_sphere_triangles()
+    assert cs.is_sphere(V, F) and cs.resolved_kind("AUTO", V, F) == "SPHERE"
+    shape = cs.contact_shape(WHAT, "SPHERE", V, F, UP, 32, ground=False)
+    assert shape.params[0] == pytest.approx(0.05, rel=1e-6)
+    np.testing.assert_allclose(shape.position, [0.3, -0.1, 0.2], atol=1e-8)
+    assert not cs.is_sphere(V * [1.0, 1.0, 1.01], F)
+    cube = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+    assert not cs.is_sphere(cube, box_triangles(cube))
+    assert cs.resolved_kind("AUTO", cube, box_triangles(cube)) == "PROFILE"
+    assert not cs.is_sphere(uv_sphere_vertices(1.0, 6, 3), uv_sphere_triangles(6, 3))
+
+
+def test_a_flat_level_top_is_told_from_a_ramp_and_a_bowl() -> None:
+    """A slab in world axes has a flat, level top, as has a single level quad; the slab
+    tilted 20 deg about y (its top one edge) or by 1e-5 rad, a bowl (the lower half of a
+    UV sphere: its rim on top, its inside facing up) and a slab with a boss on top do not."""
+    slab = np.array([[x, y, z] for x in (-1.0, 1.0) for y in (-0.5, 0.5) for z in (-0.1, 0.0)])
+    F = box_triangles(slab)
+    assert cs.flat_top(slab, F)
+    assert cs.flat_top(np.array([[0.0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]]),
+                       np.array([[0, 1, 2], [0, 2, 3]]))
+
+    def tilted(V, angle):
+        c, s = np.cos(angle), np.sin(angle)
+        return V @ np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]).T
+    assert not cs.flat_top(tilted(slab, np.radians(20.0)), F)
+    assert not cs.flat_top(tilted(slab, 1e-5), F)
+    V, T = uv_sphere_vertices(1.0), uv_sphere_triangles()
+    lower = V[:, 2] <= 1e-12
+    keep = np.all(lower[T], axis=1)
+    index = np.cumsum(lower) - 1
+    assert not cs.flat_top(V[lower], index[T[keep]][:, ::-1])    # seen from inside: a bowl
+    boss = slab * [0.1, 0.1, 1.0] + [0.0, 0.0, 0.1]
+    both = np.vstack([slab, boss])
+    assert not cs.flat_top(both, np.vstack([F, box_triangles(boss) + 8]))

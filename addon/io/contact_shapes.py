@@ -15,10 +15,14 @@ c = (lo + hi) / 2 and extents d = hi - lo:
   outline of its top faces, holes included, its thickness the z extent), refused with how
   far off it is when it is not a prism along z; the profile's grid cell, its points'
   spacing (m; None: the solver's defaults) and the heights they stand at (``levels``).
-- Auto: Profile for a mesh that is a prism along the part's z, Mesh otherwise.
+- Auto: Sphere for a mesh whose vertices all lie on one sphere about the bounds' centre
+  (a UV or ico sphere: its exact surface, not its facets), Profile for a mesh that is a
+  prism along the part's z, Mesh otherwise.
 - Floor (a ground part): the solid below the horizontal plane through the mesh's highest
   vertex along world +z, at the part's design pose (the half-space's normal is world +z in
-  the part's axes).
+  the part's axes).  Add Contact gives it to a ground part whose top is flat and level
+  (``flat_top``), a slab or a plane; a tilted or shaped ground part (a ramp, a bowl) gets
+  Auto.
 """
 from __future__ import annotations
 
@@ -43,7 +47,8 @@ CONTACT_SHAPES = [
                        "mesh's top (world up)"),
     ("PROFILE", "Profile", "The mesh as an extruded outline: a prism along the part's z, its "
                            "top faces' outline (holes included) over its z extent"),
-    ("AUTO", "Auto", "Profile for a mesh that is a prism along the part's z, else Mesh"),
+    ("AUTO", "Auto", "Sphere for a mesh whose vertices lie on a sphere, Profile for a prism "
+                     "along the part's z, else Mesh"),
 ]
 SHAPE_LABELS = {key: label for key, label, _ in CONTACT_SHAPES}
 
@@ -110,13 +115,61 @@ def profile_shape(vertices: np.ndarray, faces: np.ndarray, settings: ProfileSett
     return _cached(key, make)
 
 
+# a mesh is a sphere to Auto when its vertices' distances from the bounds' centre agree to
+# SPHERE_SPREAD of the radius (Blender's float32 coordinates: about 1e-7; a sphere scaled
+# 1% off along one axis: 1e-2) and its facets' centres lie within FACETS of it (a UV sphere
+# of 32 segments: 1.3%; a cube's vertices lie on a sphere too, its faces' centres 36% in)
+SPHERE_SPREAD, FACETS = 1e-4, 0.02
+# a ground part's top is flat and level when the triangles within LEVEL of its size of the
+# highest vertex cover all of its upward-facing triangles' area seen from above (to TOP)
+LEVEL, TOP = 1e-6, 1e-3
+
+
+def is_sphere(vertices: np.ndarray, triangles: np.ndarray) -> bool:
+    """Whether a mesh is a faceted sphere: every vertex (n, 3) on one sphere about the
+    bounds' centre (to SPHERE_SPREAD of its radius) and every triangle's centre within
+    FACETS of the radius inside it."""
+    V = np.asarray(vertices, dtype=float)
+    F = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    if len(V) < 6 or not len(F):
+        return False
+    centre = 0.5 * (V.min(axis=0) + V.max(axis=0))
+    d = np.sqrt(((V - centre) ** 2).sum(axis=1))
+    radius = d.max()
+    if not (radius > 0.0 and d.min() >= (1.0 - SPHERE_SPREAD) * radius):
+        return False
+    facet = V[F].mean(axis=1) - centre
+    return bool(np.sqrt((facet ** 2).sum(axis=1)).min() >= (1.0 - FACETS) * radius)
+
+
+def flat_top(world: np.ndarray, triangles: np.ndarray) -> bool:
+    """Whether a mesh, its vertices (n, 3) in world axes, has a flat and level top: its
+    triangles at the highest vertex's height (to LEVEL of its size) cover, seen from above,
+    the area of all its upward-facing triangles (to TOP): a slab, a plane; not a tilted
+    ramp (its top one edge), a bowl (its rim) or a slab with a boss."""
+    V = np.asarray(world, dtype=float)
+    F = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    if not len(V) or not len(F):
+        return False
+    tol = LEVEL * max(float((V.max(axis=0) - V.min(axis=0)).max()), 1e-300)
+    T = V[F]
+    a, b = T[:, 1] - T[:, 0], T[:, 2] - T[:, 0]
+    seen = 0.5 * (a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0])    # signed area from above
+    level = np.all(T[:, :, 2] >= V[:, 2].max() - tol, axis=1)
+    up = np.abs(seen[level]).sum()
+    return bool(up > 0.0 and up >= (1.0 - TOP) * seen[seen > 0.0].sum())
+
+
 def resolved_kind(kind: str, vertices: np.ndarray | None, faces: np.ndarray | None) -> str:
-    """The shape ``kind`` a side uses: Auto resolved to Profile for a mesh that is a prism
-    along the part's z (io/contact_profiles.py), else to Mesh; the others as they are."""
+    """The shape ``kind`` a side uses: Auto resolved to Sphere for a faceted sphere
+    (``is_sphere``), to Profile for a mesh that is a prism along the part's z
+    (io/contact_profiles.py), else to Mesh; the others as they are."""
     if kind != "AUTO":
         return kind
     if vertices is None or not len(vertices) or faces is None or not len(faces):
         return "MESH"
+    if is_sphere(vertices, faces):
+        return "SPHERE"
     V = np.ascontiguousarray(vertices, dtype=float)
     F = np.ascontiguousarray(faces, dtype=np.int64)
     key = (_digest(V), _digest(F))
