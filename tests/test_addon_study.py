@@ -398,40 +398,6 @@ def test_scene_constants_drive_expressions_and_a_study_varies_them(blender, exte
     assert bs.differences(snap, bs.snapshot(bpy)) == []
 
 
-def test_a_stiff_study_runs_its_variants_together(blender, extension, monkeypatch) -> None:
-    """The pendulum on a heavy torsion damper (2000 to 8000 N m s/rad on its pin: every
-    variant stiff, so Radau IIA) studied through Run Study: the three variants run together
-    in the lockstep Radau IIA run (study/batch.py ``batch_implicit``, spied in the engine), and the
-    table equals the solver's own Study of the scene."""
-    bpy = blender
-    mods = _mods(extension)
-    d = bs.pendulum(bpy)
-    scene = bpy.context.scene
-    scene.mechanism.tolerance = 1e-6
-    s = d["pin"].mechanism
-    s.torsion, s.torsion_stiffness, s.torsion_damping = True, 10.0, 2000.0
-    name = f"{d['pin'].name}: torsion spring.damping"
-    st = scene.mechanism.study
-    st.parameter_1 = name
-    st.start_1, st.stop_1, st.count_1 = 2000.0, 8000.0, 3
-    engine = importlib.import_module(f"{extension.__name__}.solver.study.engine")
-    calls, real = [], engine.batch_implicit
-
-    def spy(models, *a, **k):
-        out = real(models, *a, **k)
-        calls.append((len(models), out is not None and all(o is not None for o in out)))
-        return out
-    monkeypatch.setattr(engine, "batch_implicit", spy)
-    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
-    assert calls == [(3, True)]
-    table = mods.study.stored_table(st)
-    sm = mods.reader.read_scene(scene)
-    ref = mods.solver.Study(sm.mech, mods.solver.grid({name: [2000.0, 5000.0, 8000.0]})).run(
-        times=sm.timeline.times, tolerance=1e-6)
-    assert "Radau" in ref.result(0).method and not table.failures
-    same_table(table, ref)
-
-
 def test_a_gear_ratio_study_through_the_panel(blender, extension) -> None:
     """Couple's gear (radii from the discs' meshes) offers its ratio to the Study picker;
     Run Study over two ratios gives the solver's own table of the scene, and Bake Variant
