@@ -5,7 +5,7 @@ all in one run.
 Cases (docs/benchmarks.md mechanisms):
 - chain: the chain of 10 rods on spherical joints, 2 s at 24 fps, every link's mass varied
   (Latin hypercube in [0.8, 1.2] kg, seed 1); the study steps them in lockstep
-  (solver/study/batch.py), at the default tolerance (DOP853) and at 5e-5 (Dormand-Prince
+  (solver/study/lockstep.py), at the default tolerance (DOP853) and at 5e-5 (Dormand-Prince
   5(4): the loosest tolerance that meets the accuracy bar for this chain, bench_peers.py).  MuJoCo: the same chain (bench/peers.py) with the same masses,
   100 runs one after the other, at its default step (RK4, 1/240 s) and at about our accuracy
   (1/1920 s: README, "Against MuJoCo and Exudyn").  And the study with an executor of

@@ -10,6 +10,15 @@ import pytest
 import blender_scenes as bs
 
 
+def added_contact(bpy, part_a, part_b):
+    """Add Contact with ``part_a`` active and ``part_b`` selected: the new Contact object."""
+    bs.select(bpy, (part_b, part_a), part_a)
+    before = set(bpy.data.objects)
+    assert bpy.ops.mechanism.add_contact() == {"FINISHED"}
+    contact, = set(bpy.data.objects) - before
+    return contact
+
+
 def ball_drop(bpy, shape: str = "SPHERE", height: float = 0.5, radius: float = 0.05,
               restitution: float = 0.8, unit: float = 1.0) -> dict:
     """A ball (a UV sphere of ``radius``, 32 segments, 16 rings) or a cube of edge 2 x
@@ -31,10 +40,7 @@ def ball_drop(bpy, shape: str = "SPHERE", height: float = 0.5, radius: float = 0
         ball.name = ball.data.name = "ball"
     bs.tag(bpy, [ground, ball], "PART")
     ground.mechanism.ground = True
-    bs.select(bpy, (ground, ball), ball)
-    before = set(bpy.data.objects)
-    assert bpy.ops.mechanism.add_contact() == {"FINISHED"}
-    contact, = set(bpy.data.objects) - before
+    contact = added_contact(bpy, ball, ground)
     c = contact.mechanism
     c.contact_shape_a, c.contact_restitution = shape, restitution
     return {"ground": ground, "ball": ball, "contact": contact}
@@ -405,10 +411,7 @@ def test_a_ball_rolls_down_a_tilted_ramp_as_add_contact_sets_it_up(blender) -> N
     bpy.context.view_layer.update()
     bs.tag(bpy, [ramp, ball], "PART")
     ramp.mechanism.ground = True
-    bs.select(bpy, (ramp, ball), ball)
-    before = set(bpy.data.objects)
-    assert bpy.ops.mechanism.add_contact() == {"FINISHED"}
-    contact, = set(bpy.data.objects) - before
+    contact = added_contact(bpy, ball, ramp)
     s = contact.mechanism
     assert (s.contact_shape_a, s.contact_shape_b) == ("AUTO", "AUTO")
     s.contact_friction = 0.5

@@ -9,6 +9,19 @@ import blender_scenes as bs
 from test_addon_study import _mods, same_table
 
 
+def _spied(extension, monkeypatch, name: str) -> list:
+    """The engine's lockstep entry ``name`` spied: [(variants, every one kept)] per call."""
+    engine = importlib.import_module(f"{extension.__name__}.solver.study.engine")
+    calls, real = [], getattr(engine, name)
+
+    def spy(models, *a, **k):
+        out = real(models, *a, **k)
+        calls.append((len(models), out is not None and all(o is not None for o in out)))
+        return out
+    monkeypatch.setattr(engine, name, spy)
+    return calls
+
+
 def test_a_stiff_study_runs_its_variants_together(blender, extension, monkeypatch) -> None:
     """The pendulum on a heavy torsion damper (2000 to 8000 N m s/rad on its pin: every
     variant stiff, so Radau IIA) studied through Run Study: the three variants run together
@@ -25,14 +38,7 @@ def test_a_stiff_study_runs_its_variants_together(blender, extension, monkeypatc
     st = scene.mechanism.study
     st.parameter_1 = name
     st.start_1, st.stop_1, st.count_1 = 2000.0, 8000.0, 3
-    engine = importlib.import_module(f"{extension.__name__}.solver.study.engine")
-    calls, real = [], engine.batch_implicit
-
-    def spy(models, *a, **k):
-        out = real(models, *a, **k)
-        calls.append((len(models), out is not None and all(o is not None for o in out)))
-        return out
-    monkeypatch.setattr(engine, "batch_implicit", spy)
+    calls = _spied(extension, monkeypatch, "batch_implicit")
     assert bpy.ops.mechanism.study_run() == {"FINISHED"}
     assert calls == [(3, True)]
     table = mods.study.stored_table(st)
@@ -59,14 +65,7 @@ def test_a_dry_hinge_study_runs_its_variants_together(blender, extension, monkey
     st = scene.mechanism.study
     st.parameter_1 = name
     st.start_1, st.stop_1, st.count_1 = 0.2, 0.6, 3
-    engine = importlib.import_module(f"{extension.__name__}.solver.study.engine")
-    calls, real = [], engine.batch_dynamics
-
-    def spy(models, *a, **k):
-        out = real(models, *a, **k)
-        calls.append((len(models), out is not None and all(o is not None for o in out)))
-        return out
-    monkeypatch.setattr(engine, "batch_dynamics", spy)
+    calls = _spied(extension, monkeypatch, "batch_dynamics")
     assert bpy.ops.mechanism.study_run() == {"FINISHED"}
     assert error == "" and calls == [(3, True)]
     table = mods.study.stored_table(st)

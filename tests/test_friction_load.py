@@ -298,6 +298,22 @@ def test_a_step_with_two_kinds_of_event_locates_only_the_first(monkeypatch) -> N
     assert ends[0] >= 25 and calls[0] == ends[0]
 
 
+def _counting_trials(real, into: list, width: float | None = None):
+    """``real`` (events.locate or stops.locate) with each call's trial steps counted into
+    ``into`` (only the calls locating to ``width``, when given)."""
+    def located(step, *a, **k):
+        n = [0]
+
+        def trial(c):
+            n[0] += 1
+            return step(c)
+        out = real(trial, *a, **k)
+        if width is None or k.get("width") == width:
+            into.append(n[0])
+        return out
+    return located
+
+
 def test_the_doors_friction_events_take_two_trial_steps_each(monkeypatch) -> None:
     """Each trial step that locates an event also gives Newton's next instant (the event
     function's rate at the trial's end, by a difference along the right-hand side there:
@@ -314,19 +330,8 @@ def test_the_doors_friction_events_take_two_trial_steps_each(monkeypatch) -> Non
     friction, every = [], []
     real = so.locate
 
-    def counting(into):
-        def located(step, *a, **k):
-            n = [0]
-
-            def trial(c):
-                n[0] += 1
-                return step(c)
-            out = real(trial, *a, **k)
-            into.append(n[0])
-            return out
-        return located
-    monkeypatch.setattr(ev, "locate", counting(friction))
-    monkeypatch.setattr(so, "locate", counting(every))
+    monkeypatch.setattr(ev, "locate", _counting_trials(real, friction))
+    monkeypatch.setattr(so, "locate", _counting_trials(real, every))
     r = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic")
     monkeypatch.undo()
     ref = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic",
@@ -402,6 +407,37 @@ def test_a_step_over_its_goal_past_a_kink_of_mu_ends_on_the_kink(monkeypatch) ->
     np.testing.assert_allclose(r.friction("dry"), ref.friction("dry"), rtol=0, atol=1e-9)
 
 
+def _door_breakpoint_trials(monkeypatch) -> tuple:
+    """The door's 3 s run with its trial steps counted: (the trials that located each
+    breakpoint of mu, the right-hand sides, the run, the same run at tolerance 1e-10)."""
+    import solver.analyses.dynamics.equations as eq
+    import solver.analyses.dynamics.events as ev
+    kinks, rhs = [], [0]
+    real_accel = eq.Equations._accelerations
+
+    def accelerations(*a, **k):
+        rhs[0] += 1
+        return real_accel(*a, **k)
+    monkeypatch.setattr(ev, "locate", _counting_trials(ev.locate, kinks, ev.KINK_TIME))
+    monkeypatch.setattr(eq.Equations, "_accelerations", accelerations)
+    r = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic")
+    monkeypatch.undo()
+    ref = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic",
+                                          tolerance=1e-10)
+    return kinks, rhs[0], r, ref
+
+
+def _same_door_events(r, ref) -> None:
+    """The door's 5 impacts and its friction events of the same kinds as the reference
+    run's, at its instants to 5e-9 s."""
+    assert len(r.impacts) == len(ref.impacts) == 5
+    assert [e[1:] for e in r.friction_events] == [e[1:] for e in ref.friction_events]
+    np.testing.assert_allclose([i.time for i in r.impacts], [i.time for i in ref.impacts],
+                               rtol=0, atol=5e-9)
+    np.testing.assert_allclose([e[0] for e in r.friction_events],
+                               [e[0] for e in ref.friction_events], rtol=0, atol=5e-9)
+
+
 def test_the_doors_breakpoints_of_mu_take_one_trial_step_each(monkeypatch) -> None:
     """A breakpoint of the dry coefficient (where mu is only once differentiable) is first
     placed by one classical Runge-Kutta step to where the step start's tangent puts it and
@@ -412,39 +448,10 @@ def test_the_doors_breakpoints_of_mu_take_one_trial_step_each(monkeypatch) -> No
     right-hand sides in the run (1,805 before), and the impact and friction instants
     those of a run at tolerance 1e-10 to 5e-9 s (the run's own error, as in
     test_the_door_locates_each_event_in_few_trial_steps)."""
-    import solver.analyses.dynamics.equations as eq
-    import solver.analyses.dynamics.events as ev
-    kinks, rhs = [], [0]
-    real, real_accel = ev.locate, eq.Equations._accelerations
-
-    def located(step, *a, **k):
-        n = [0]
-
-        def trial(c):
-            n[0] += 1
-            return step(c)
-        out = real(trial, *a, **k)
-        if k.get("width") == ev.KINK_TIME:
-            kinks.append(n[0])
-        return out
-
-    def accelerations(*a, **k):
-        rhs[0] += 1
-        return real_accel(*a, **k)
-    monkeypatch.setattr(ev, "locate", located)
-    monkeypatch.setattr(eq.Equations, "_accelerations", accelerations)
-    r = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic")
-    monkeypatch.undo()
-    ref = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic",
-                                          tolerance=1e-10)
+    kinks, rhs, r, ref = _door_breakpoint_trials(monkeypatch)
     assert len(kinks) >= 16 and max(kinks) <= 1
-    assert rhs[0] <= 1700
-    assert len(r.impacts) == len(ref.impacts) == 5
-    assert [e[1:] for e in r.friction_events] == [e[1:] for e in ref.friction_events]
-    np.testing.assert_allclose([i.time for i in r.impacts], [i.time for i in ref.impacts],
-                               rtol=0, atol=5e-9)
-    np.testing.assert_allclose([e[0] for e in r.friction_events],
-                               [e[0] for e in ref.friction_events], rtol=0, atol=5e-9)
+    assert rhs <= 1700
+    _same_door_events(r, ref)
 
 
 def test_a_step_aimed_at_a_breakpoint_of_mu_is_located_by_its_own_end(monkeypatch) -> None:
@@ -457,43 +464,14 @@ def test_a_step_aimed_at_a_breakpoint_of_mu_is_located_by_its_own_end(monkeypatc
     and at every frame the door's angle and the stop's and friction's torques those of a
     run at tolerance 1e-10 to 1e-9 rad and 1e-9 N m (its own error at the default 1e-6),
     its impacts and friction events at the same instants to 5e-9 s."""
-    import solver.analyses.dynamics.equations as eq
-    import solver.analyses.dynamics.events as ev
-    kinks, rhs = [], [0]
-    real, real_accel = ev.locate, eq.Equations._accelerations
-
-    def located(step, *a, **k):
-        n = [0]
-
-        def trial(c):
-            n[0] += 1
-            return step(c)
-        out = real(trial, *a, **k)
-        if k.get("width") == ev.KINK_TIME:
-            kinks.append(n[0])
-        return out
-
-    def accelerations(*a, **k):
-        rhs[0] += 1
-        return real_accel(*a, **k)
-    monkeypatch.setattr(ev, "locate", located)
-    monkeypatch.setattr(eq.Equations, "_accelerations", accelerations)
-    r = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic")
-    monkeypatch.undo()
-    ref = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic",
-                                          tolerance=1e-10)
+    kinks, rhs, r, ref = _door_breakpoint_trials(monkeypatch)
 
     def angle(res):
         q = res.orientation("door")
         return 2.0 * np.arctan2(q[:, 3], q[:, 0])
     assert len(kinks) >= 16 and max(kinks) == 0
-    assert rhs[0] <= 1450
+    assert rhs <= 1450
     np.testing.assert_allclose(angle(r), angle(ref), rtol=0, atol=1e-9)
     np.testing.assert_allclose(r.limit("stop"), ref.limit("stop"), rtol=0, atol=1e-9)
     np.testing.assert_allclose(r.friction("dry"), ref.friction("dry"), rtol=0, atol=1e-9)
-    assert len(r.impacts) == len(ref.impacts) == 5
-    assert [e[1:] for e in r.friction_events] == [e[1:] for e in ref.friction_events]
-    np.testing.assert_allclose([i.time for i in r.impacts], [i.time for i in ref.impacts],
-                               rtol=0, atol=5e-9)
-    np.testing.assert_allclose([e[0] for e in r.friction_events],
-                               [e[0] for e in ref.friction_events], rtol=0, atol=5e-9)
+    _same_door_events(r, ref)

@@ -16,7 +16,7 @@ COND_LIMIT = 1e10       # 1-norm condition of the scaled Jacobian taken as a loc
 
 def scales(model: Any) -> tuple[np.ndarray, np.ndarray]:
     """Row scales (1/m for length rows) and column weights (body length for rotations);
-    a design study's stacked model (study/batch.py): each variant's, on its leading axes."""
+    a design study's stacked model (study/stack.py): each variant's, on its leading axes."""
     bl = np.asarray(model.body_length)
     col = np.ones(bl.shape + (6,))
     col[..., 3:] = bl[..., None]
