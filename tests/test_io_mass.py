@@ -114,3 +114,38 @@ def test_mesh_note_names_the_problem_and_the_mass_used() -> None:
     props, warning = mass.from_mesh("cube", CUBE_VERTS, flipped, frame, 1000.0, 1.0)
     assert mass.mesh_note("cube", warning, props["mass"]) == (
         "part 'cube': inside-out normals (negative volume): flipped; mass used 1000 kg")
+
+
+def test_a_mesh_read_again_is_not_summed_again() -> None:
+    """The unit-density solid of a mesh is kept by its numbers: the same vertices, faces
+    and placement read again give the same solid without a sum over the faces; a vertex
+    moved or another placement is summed anew, as is a ragged list of faces (a quad split
+    in two triangles: no key) each time, with the same mass."""
+    frame = part_frames.part_frame(M0)
+    solids, real = [], mass.mesh_mass_properties
+    mass._solids.clear()                           # (other tests read this cube before)
+
+    def counted(*a, **k):
+        solids.append(1)
+        return real(*a, **k)
+    mass.mesh_mass_properties = counted
+    try:
+        first, _ = mass.from_mesh("box", CUBE_VERTS, CUBE_FACES, frame, 7800.0, 1e-3)
+        again, _ = mass.from_mesh("box", CUBE_VERTS.copy(), list(CUBE_FACES), frame, 7800.0,
+                                  1e-3)
+        assert len(solids) == 1 and again["mass"] == first["mass"]
+        np.testing.assert_array_equal(again["inertia"], first["inertia"])
+        moved = CUBE_VERTS.copy()
+        moved[7] *= 1.1
+        mass.from_mesh("box", moved, CUBE_FACES, frame, 7800.0, 1e-3)
+        mass.from_mesh("box", CUBE_VERTS, CUBE_FACES, part_frames.part_frame(np.eye(4)),
+                       7800.0, 1e-3)
+        assert len(solids) == 3
+        a, b, c, d = CUBE_FACES[0]
+        ragged = [(a, b, c), (a, c, d)] + CUBE_FACES[1:]
+        for _ in range(2):
+            split, _ = mass.from_mesh("box", CUBE_VERTS, ragged, frame, 7800.0, 1e-3)
+            assert split["mass"] == pytest.approx(first["mass"], rel=1e-14)
+        assert len(solids) == 5
+    finally:
+        mass.mesh_mass_properties = real

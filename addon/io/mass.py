@@ -8,6 +8,7 @@ as the matrix's off-diagonal entries.
 """
 from __future__ import annotations
 
+import hashlib
 from typing import Sequence
 
 import numpy as np
@@ -58,8 +59,7 @@ def from_mesh(name: str, vertices: np.ndarray, faces: Sequence, frame: PartFrame
         raise MechanismError(f"part {name!r}: density {density:g} kg/m^3: a density must be "
                              "above 0 (water 1000, steel 7850); set it, or type the mass in")
     try:
-        mp = mesh_mass_properties(vertices, faces, density=1.0, matrix=frame.matrix,
-                                  polygon_sizes=polygon_sizes)
+        mp = _solid(vertices, faces, frame.matrix, polygon_sizes)
     except ValueError as exc:
         raise MechanismError(f"part {name!r}: {exc}") from None
     mass = density * mp.volume * scale ** 3
@@ -109,6 +109,40 @@ def implausible_note(name: str, mass: float, density: float | None = None) -> st
         return (f"part {name!r}: mass {mass:.4g} kg is {size}: check its Mass (and the "
                 "scene's unit scale, which scales a typed mass)")
     return None
+
+
+# the unit-density solids of the meshes read last, by their vertices, faces and placement:
+# reading a scene again (a slider's first change after an edit elsewhere, a re-bake after
+# another part moved) finds a mesh it has read as it was, without its thousands of faces
+# summed again (a 32,768-face part: 60 ms)
+SOLIDS_KEPT = 16
+_solids: dict[bytes, object] = {}
+
+
+def _solid(vertices, faces, matrix, polygon_sizes):
+    """mesh_mass_properties at unit density of the mesh (its MassProperties), the one kept
+    for the same numbers if read before (the newest SOLIDS_KEPT kept)."""
+    given = (vertices, faces, matrix) + (() if polygon_sizes is None else (polygon_sizes,))
+    try:
+        arrays = [np.asarray(x) for x in given]
+    except ValueError:                                # (a ragged list of faces: no key)
+        arrays = [np.empty(0, dtype=object)]
+    if any(a.dtype == object for a in arrays):
+        return mesh_mass_properties(vertices, faces, density=1.0, matrix=matrix,
+                                    polygon_sizes=polygon_sizes)
+    digest = hashlib.blake2b(digest_size=20)
+    for a in arrays:
+        digest.update(f"{a.dtype.str}{a.shape};".encode())
+        digest.update(np.ascontiguousarray(a).tobytes())
+    key = digest.digest()
+    mp = _solids.pop(key, None)
+    if mp is None:
+        mp = mesh_mass_properties(vertices, faces, density=1.0, matrix=matrix,
+                                  polygon_sizes=polygon_sizes)
+    _solids[key] = mp                                  # the newest last
+    while len(_solids) > SOLIDS_KEPT:
+        _solids.pop(next(iter(_solids)))
+    return mp
 
 
 def in_polygon_order(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
