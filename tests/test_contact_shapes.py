@@ -199,3 +199,30 @@ def test_bad_shapes_are_named() -> None:
         Shape.half_space(normal=(0, 0, 0))
     with pytest.raises(MechanismError, match="cylinder length is NaN"):
         Shape.cylinder(0.1, float("nan"))
+
+
+def test_a_mesh_grid_takes_the_distances_it_is_given() -> None:
+    """Shape.prepare's ``nearest`` (the add-on's BVH tree) gives the grid's distances: the
+    solver's own exact distances passed in build the same grid bit for bit, called once
+    for all the nodes; distances 1 mm larger give every node's 1 mm larger, the inside
+    (ray parity) the same."""
+    from solver.base.sdf_grid import mesh_distances
+    V, F = cube_mesh(0.5)
+    own = Shape.mesh(V, F, cells=8)
+    own.prepare("cube")
+    calls = []
+
+    def exact(points: np.ndarray) -> np.ndarray:
+        calls.append(len(points))
+        a, b, c = (V[F[:, k]] for k in range(3))
+        return mesh_distances(points, a, b, c)
+    given = Shape.mesh(V, F, cells=8)
+    given.prepare("cube", exact)
+    assert calls == [len(own.grid.distance)]
+    np.testing.assert_array_equal(given.grid.distance, own.grid.distance)
+    wider = Shape.mesh(V, F, cells=8)
+    wider.prepare("cube", lambda p: exact(p) + 1e-3)
+    np.testing.assert_allclose(np.abs(wider.grid.distance), np.abs(own.grid.distance) + 1e-3,
+                               rtol=0, atol=1e-15)
+    off = own.grid.distance != 0.0                      # (a node on the surface: either side)
+    assert np.array_equal(np.sign(wider.grid.distance[off]), np.sign(own.grid.distance[off]))

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -230,12 +231,14 @@ def fitted_shape(kind: str, vertices: np.ndarray, faces: np.ndarray, up: np.ndar
 
 def contact_shape(what: str, kind: str, vertices: np.ndarray | None, faces: np.ndarray | None,
                   up: np.ndarray, cells: int, ground: bool,
-                  profile: ProfileSettings = ProfileSettings()) -> Shape:
+                  profile: ProfileSettings = ProfileSettings(),
+                  nearest: Callable[[np.ndarray], np.ndarray] | None = None) -> Shape:
     """``fitted_shape`` with every error naming ``what`` ("contact 'c': Shape A, part
     'p'"): no mesh to fit, a Floor on a moving part, a flat mesh, an open mesh (the
     solver's check, its open edge named), a Profile's mesh that is not a prism along z
     (how far off) or a cell too coarse for its outline; ``kind`` Auto already resolved
-    (``resolved_kind``)."""
+    (``resolved_kind``); ``nearest``: a Mesh's distances to its surface for its grid
+    (Shape.prepare: the add-on's BVH tree), None: the solver's own."""
     if kind == "FLOOR" and not ground:
         raise MechanismError(f"{what}: Floor is for a ground part; pick Box or Mesh for a part "
                              "that moves")
@@ -244,7 +247,7 @@ def contact_shape(what: str, kind: str, vertices: np.ndarray | None, faces: np.n
                              "mesh object")
     try:
         shape = fitted_shape(kind, vertices, faces, up, cells, profile, what)
-        shape.prepare(f"{what} mesh")
+        shape.prepare(f"{what} mesh", nearest)
     except MechanismError as exc:
         text = str(exc)
         raise MechanismError(text if text.startswith(what) else f"{what}: {text}") from None

@@ -17,6 +17,7 @@ distance there plus the distance to it (a lower bound growing away from the mesh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -230,9 +231,13 @@ def inside_by_parity(origin: np.ndarray, h: float, dims: np.ndarray, a: np.ndarr
     return odd.reshape(dims[1], dims[2], dims[0]).transpose(2, 0, 1)
 
 
-def build_grid(vertices: np.ndarray, faces: np.ndarray, cells: int = CELLS) -> Grid:
+def build_grid(vertices: np.ndarray, faces: np.ndarray, cells: int = CELLS,
+               nearest: Callable[[np.ndarray], np.ndarray] | None = None) -> Grid:
     """The signed-distance grid of a closed mesh (check_mesh first): ``cells`` cells along
-    its largest extent, PAD cells of margin."""
+    its largest extent, PAD cells of margin.  ``nearest``: a function giving the distance
+    of points (k, 3) to the mesh's surface (unsigned, m), used for the nodes' distances
+    instead of the exact numpy computation (the add-on passes Blender's BVH tree, 20 times
+    faster); the inside is found by ray parity either way."""
     lo, hi = vertices.min(axis=0), vertices.max(axis=0)
     h = float((hi - lo).max()) / cells
     origin = lo - PAD * h
@@ -240,7 +245,8 @@ def build_grid(vertices: np.ndarray, faces: np.ndarray, cells: int = CELLS) -> G
     axes = [origin[k] + h * np.arange(dims[k]) for k in range(3)]
     nodes = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
     a, b, c = (vertices[faces[:, k]] for k in range(3))
-    dist = mesh_distances(nodes, a, b, c)
+    dist = (mesh_distances(nodes, a, b, c) if nearest is None
+            else np.asarray(nearest(nodes), dtype=float).reshape(-1))
     d = np.where(inside_by_parity(origin, h, dims, a, b, c).reshape(-1), -dist, dist)
     grad = np.stack(np.gradient(d.reshape(tuple(dims)), h), axis=-1).reshape(-1, 3)
     return Grid(origin, h, dims, d, grad)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -49,11 +49,14 @@ class Shape:
         before, and for the other kinds)."""
         return self._built.get("grid")
 
-    def prepare(self, what: str) -> None:
+    def prepare(self, what: str, nearest: Callable[[np.ndarray], np.ndarray] | None = None
+                ) -> None:
         """A mesh's checks (closed and consistently wound: MechanismError naming ``what``
         and an open edge) and its distance grid, or a profile's grid (refused, naming
         ``what``, where it cannot follow the profile's edges), built once however many
-        contacts use it."""
+        contacts use it.  ``nearest``: a mesh's distance to its surface of points (k, 3)
+        in the part frame (unsigned, m) to build its grid with, instead of the exact numpy
+        computation (the add-on gives Blender's BVH tree's)."""
         if self.kind not in ("mesh", "profile") or "grid" in self._built:
             return
         if self.kind == "profile":
@@ -61,7 +64,7 @@ class Shape:
             self._built["grid"] = fine_enough(list(self.loops), self.params[0], cell, what)
             return
         check_mesh(self.vertices, self.faces, what)
-        self._built["grid"] = build_grid(self.vertices, self.faces, self.params[0])
+        self._built["grid"] = build_grid(self.vertices, self.faces, self.params[0], nearest)
 
     @staticmethod
     def sphere(radius: float, center: Any = (0.0, 0.0, 0.0), inverted: bool = False) -> "Shape":
