@@ -149,3 +149,28 @@ def test_a_mesh_read_again_is_not_summed_again() -> None:
         assert len(solids) == 5
     finally:
         mass.mesh_mass_properties = real
+
+
+def test_what_is_kept_is_the_newest_asked_for() -> None:
+    """io/kept.py: a Kept of two keeps the two keys asked for last (asking again refreshes
+    a key), makes nothing for a key it keeps, keeps nothing a failing make raised, and a
+    digest tells arrays by their dtype and shape as well as their bytes."""
+    kept_mod = io("kept")
+    made = []
+
+    def make(x):
+        return lambda: made.append(x) or x
+    k = kept_mod.Kept(2)
+    assert [k.get("a", make(1)), k.get("b", make(2)), k.get("a", make(9))] == [1, 2, 1]
+    k.get("c", make(3))                          # b, the oldest asked for, goes
+    assert k.get("a", make(9)) == 1 and k.get("b", make(4)) == 4 and made == [1, 2, 3, 4]
+
+    def fails():
+        raise solver.MechanismError("no")
+    with pytest.raises(solver.MechanismError):
+        k.get("d", fails)
+    assert k.get("d", make(5)) == 5
+    z = np.zeros(4)
+    assert kept_mod.digest(z) == kept_mod.digest(z.copy())
+    assert kept_mod.digest(z) != kept_mod.digest(z.reshape(2, 2))
+    assert kept_mod.digest(z) != kept_mod.digest(z.astype(np.float32))

@@ -26,7 +26,6 @@ c = (lo + hi) / 2 and extents d = hi - lo:
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -34,6 +33,7 @@ import numpy as np
 
 from ...solver import MechanismError, Shape
 from .contact_profiles import is_prism, prism_outline
+from .kept import Kept, digest
 
 CONTACT_SHAPES = [
     ("MESH", "Mesh", "The part's evaluated mesh (closed), its distance grid of Grid Cells cells"),
@@ -63,8 +63,8 @@ _TURN_Z_TO = (np.array([np.sqrt(0.5), 0.0, np.sqrt(0.5), 0.0]),
 # Shapes of the meshes read last are kept (a Shape is immutable) and given again for the
 # same vertices, triangles and cells, so that Check, Bake and Drag do not build it anew
 MESH_CACHE_SIZE = 16
-_mesh_shapes: dict[tuple, Shape] = {}
-_prisms: dict[tuple, bool] = {}        # Auto's answer for the meshes read last, the same way
+_mesh_shapes = Kept(MESH_CACHE_SIZE)
+_prisms = Kept(MESH_CACHE_SIZE)        # Auto's answer for the meshes read last, the same way
 
 
 @dataclass(frozen=True)
@@ -77,27 +77,13 @@ class ProfileSettings:
     levels: int = 2
 
 
-def _cached(key: tuple, make) -> Shape:
-    """The Shape kept for ``key`` among the last MESH_CACHE_SIZE asked for, else ``make()``
-    (kept, the newest last)."""
-    shape = _mesh_shapes.pop(key, None) or make()
-    _mesh_shapes[key] = shape
-    while len(_mesh_shapes) > MESH_CACHE_SIZE:
-        _mesh_shapes.pop(next(iter(_mesh_shapes)))
-    return shape
-
-
-def _digest(array: np.ndarray) -> tuple:
-    return hashlib.sha1(array.tobytes()).hexdigest(), array.shape
-
-
 def mesh_shape(vertices: np.ndarray, faces: np.ndarray, cells: int) -> Shape:
     """``Shape.mesh(vertices, faces, cells)``, the same Shape object (its grid built once)
     for the same numbers as one of the last MESH_CACHE_SIZE meshes asked for."""
     V = np.ascontiguousarray(vertices, dtype=float)
     F = np.ascontiguousarray(faces, dtype=np.int64)
-    return _cached(("mesh", _digest(V), _digest(F), int(cells)),
-                   lambda: Shape.mesh(V, F, cells=cells))
+    return _mesh_shapes.get(("mesh", digest(V, F), int(cells)),
+                            lambda: Shape.mesh(V, F, cells=cells))
 
 
 def profile_shape(vertices: np.ndarray, faces: np.ndarray, settings: ProfileSettings,
@@ -107,13 +93,13 @@ def profile_shape(vertices: np.ndarray, faces: np.ndarray, settings: ProfileSett
     Shapes; a mesh that is not a prism refused naming ``what``."""
     V = np.ascontiguousarray(vertices, dtype=float)
     F = np.ascontiguousarray(faces, dtype=np.int64)
-    key = ("profile", _digest(V), _digest(F), settings)
+    key = ("profile", digest(V, F), settings)
 
     def make() -> Shape:
         loops, lo, hi = prism_outline(V, F, what)
         return Shape.profile(loops, hi - lo, (0.0, 0.0, 0.5 * (lo + hi)), cell=settings.cell,
                              spacing=settings.spacing, levels=settings.levels)
-    return _cached(key, make)
+    return _mesh_shapes.get(key, make)
 
 
 # a mesh is a sphere to Auto when its vertices' distances from the bounds' centre agree to
@@ -173,12 +159,7 @@ def resolved_kind(kind: str, vertices: np.ndarray | None, faces: np.ndarray | No
         return "SPHERE"
     V = np.ascontiguousarray(vertices, dtype=float)
     F = np.ascontiguousarray(faces, dtype=np.int64)
-    key = (_digest(V), _digest(F))
-    prism = _prisms.pop(key, None)
-    _prisms[key] = is_prism(V, F) if prism is None else prism   # the newest last
-    while len(_prisms) > MESH_CACHE_SIZE:
-        _prisms.pop(next(iter(_prisms)))
-    return "PROFILE" if _prisms[key] else "MESH"
+    return "PROFILE" if _prisms.get(digest(V, F), lambda: is_prism(V, F)) else "MESH"
 
 
 def part_vertices(local: np.ndarray, stretch: np.ndarray, scale: float) -> np.ndarray:

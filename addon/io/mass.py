@@ -8,12 +8,12 @@ as the matrix's off-diagonal entries.
 """
 from __future__ import annotations
 
-import hashlib
 from typing import Sequence
 
 import numpy as np
 
 from ...solver import MechanismError, mesh_mass_properties
+from .kept import Kept, digest
 from .part_frames import PartFrame
 
 
@@ -116,33 +116,23 @@ def implausible_note(name: str, mass: float, density: float | None = None) -> st
 # another part moved) finds a mesh it has read as it was, without its thousands of faces
 # summed again (a 32,768-face part: 60 ms)
 SOLIDS_KEPT = 16
-_solids: dict[bytes, object] = {}
+_solids = Kept(SOLIDS_KEPT)
 
 
 def _solid(vertices, faces, matrix, polygon_sizes):
     """mesh_mass_properties at unit density of the mesh (its MassProperties), the one kept
     for the same numbers if read before (the newest SOLIDS_KEPT kept)."""
+    def make():
+        return mesh_mass_properties(vertices, faces, density=1.0, matrix=matrix,
+                                    polygon_sizes=polygon_sizes)
     given = (vertices, faces, matrix) + (() if polygon_sizes is None else (polygon_sizes,))
     try:
         arrays = [np.asarray(x) for x in given]
     except ValueError:                                # (a ragged list of faces: no key)
-        arrays = [np.empty(0, dtype=object)]
+        return make()
     if any(a.dtype == object for a in arrays):
-        return mesh_mass_properties(vertices, faces, density=1.0, matrix=matrix,
-                                    polygon_sizes=polygon_sizes)
-    digest = hashlib.blake2b(digest_size=20)
-    for a in arrays:
-        digest.update(f"{a.dtype.str}{a.shape};".encode())
-        digest.update(np.ascontiguousarray(a).tobytes())
-    key = digest.digest()
-    mp = _solids.pop(key, None)
-    if mp is None:
-        mp = mesh_mass_properties(vertices, faces, density=1.0, matrix=matrix,
-                                  polygon_sizes=polygon_sizes)
-    _solids[key] = mp                                  # the newest last
-    while len(_solids) > SOLIDS_KEPT:
-        _solids.pop(next(iter(_solids)))
-    return mp
+        return make()
+    return _solids.get(digest(*arrays), make)
 
 
 def in_polygon_order(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
