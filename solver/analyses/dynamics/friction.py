@@ -274,7 +274,7 @@ def _one_slipping(model: Model, k: int, mu: np.ndarray, RdR: np.ndarray, z: np.n
     flat = s + 1.0            # 1 - g' at the last iterate that took a step
     last = None               # each state's |g(s) - s| at the iterate before
     held = None               # states already settled (several states: each stops on its
-    for _ in range(ITERATIONS):   # own, as it would alone; (settled, s, flat, rate rule))
+    for _ in range(ITERATIONS):   # own, as it would alone; (settled, s, flat))
         Vs = V if last is None else V + s[..., None, None] * W      # (s = 0 at first)
         size = np.sqrt(einsum("...ji,...ji->...j", Vs, Vs))
         g = einsum("...j,...j->...", size, mw) + pre
@@ -317,18 +317,15 @@ def _quick(big: np.ndarray, last: np.ndarray, step: np.ndarray, s: np.ndarray) -
 def _hold(held, done: np.ndarray, quick: np.ndarray, g: np.ndarray, s1: np.ndarray,
           flat: np.ndarray, turn: np.ndarray) -> tuple:
     """The states settled so far, their s and 1 - g' frozen as each would have stopped
-    alone: (settled, s, flat, by the rate rule); ``done``: settled by s repeating g(s)
-    (their g, and the flat of the iterate before), ``quick`` by the rate rule (their new
-    s and flat)."""
+    alone: (settled, s, flat); ``done``: settled by s repeating g(s) (their g, and the
+    flat of the iterate before), ``quick`` by the rate rule (their new s and flat)."""
     if held is None:
-        held = (np.zeros(done.shape, dtype=bool), np.zeros(done.shape), np.zeros(done.shape),
-                np.zeros(done.shape, dtype=bool))
-    old, s_h, f_h, rate = held
+        held = (np.zeros(done.shape, dtype=bool), np.zeros(done.shape), np.zeros(done.shape))
+    old, s_h, f_h = held
     new_done, new_quick = done & ~old, quick & ~done & ~old
     return (old | new_done | new_quick,
             np.where(new_done, g, np.where(new_quick, s1, s_h)),
-            np.where(new_done, flat, np.where(new_quick, turn, f_h)),
-            rate | new_quick)
+            np.where(new_done, flat, np.where(new_quick, turn, f_h)))
 
 
 def _settled(g: np.ndarray, flat: np.ndarray, held) -> tuple:
