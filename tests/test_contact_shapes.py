@@ -226,3 +226,18 @@ def test_a_mesh_grid_takes_the_distances_it_is_given() -> None:
                                rtol=0, atol=1e-15)
     off = own.grid.distance != 0.0                      # (a node on the surface: either side)
     assert np.array_equal(np.sign(wider.grid.distance[off]), np.sign(own.grid.distance[off]))
+
+
+@pytest.mark.parametrize("bad", [lambda p: np.zeros(3), lambda p: -np.ones(len(p)),
+                                 lambda p: np.full(len(p), np.nan), lambda p: "far"])
+def test_a_distance_function_that_does_not_fit_the_grid_is_named(bad) -> None:
+    """A ``nearest`` giving the wrong number of distances, a negative one, a NaN or no
+    numbers at all is refused naming the shape, and no grid is kept (a later prepare with
+    the solver's own distances builds it)."""
+    V, F = cube_mesh(0.5)
+    shape = Shape.mesh(V, F, cells=8)
+    with pytest.raises(MechanismError, match=r"^lid: the distance function gave"):
+        shape.prepare("lid", bad)
+    assert shape.grid is None
+    shape.prepare("lid")
+    assert shape.grid is not None

@@ -26,7 +26,7 @@ import numpy as np
 
 from .elementary import arctan2
 from .errors import MechanismError, shown
-from .sdf_grid import axis_last, candidate_pairs, interpolate
+from .sdf_grid import candidate_pairs, interpolated
 
 CELLS = 128            # cells along the profile's largest extent to start from
 PAD = 3                # cells of margin around the profile
@@ -277,27 +277,13 @@ def planar_distance(x: np.ndarray, which: np.ndarray, ps: ProfileSet
     """(d2 (..., n), unit gradient (..., n, 2), d2's own derivative (..., n, 2)) at points
     x (..., n, 2), point i in profile which[i]'s frame, by bilinear interpolation of the
     nodes' distances and gradients (one gather of the cells' corners, one weighted sum,
-    sdf_grid.interpolate); outside a grid's box, at its nearest point
+    sdf_grid.interpolated); outside a grid's box, at its nearest point
     plus the distance to it."""
-    cell = ps.cell.take(which)[:, None]
-    top = ps.top.take(which, axis=0)
-    u = (x - ps.origin.take(which, axis=0)) / cell
-    inside = np.minimum(np.maximum(u, 0.0), top)
-    out = (u - inside) * cell
-    beyond = np.sqrt(np.einsum("...i,...i->...", out, out))
-    i0 = np.minimum(np.floor(inside), top - 1.0)
-    base = ps.first.take(which) + (i0[..., 0] * ps.stride[:, 0].take(which)
-                                       + i0[..., 1]).astype(np.intp)
-    values, slopes = interpolate(ps.table, base[..., None] + ps.corner.take(which, axis=0),
-                                 inside - i0)
-    d = values[0] + beyond
-    g = axis_last(values[1:])
-    size = np.sqrt(np.einsum("...i,...i->...", g, g))
-    g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], _RIGHT)
-    # the interpolant's own derivative: none along an axis clamped at the box, plus the
-    # way out of the box
-    exact = axis_last(slopes) * (u == inside) / cell
-    return d, g, exact + out / np.where(beyond > 0.0, beyond, 1.0)[..., None]
+    first, rows = ps.first.take(which), ps.stride[:, 0].take(which)
+    return interpolated(x, ps.origin.take(which, axis=0), ps.cell.take(which)[:, None],
+                        ps.top.take(which, axis=0), ps.table, ps.corner.take(which, axis=0),
+                        lambda i0: first + (i0[..., 0] * rows + i0[..., 1]).astype(np.intp),
+                        _RIGHT)
 
 
 def profile_distance(x: np.ndarray, which: np.ndarray, ps: ProfileSet

@@ -245,11 +245,23 @@ def build_grid(vertices: np.ndarray, faces: np.ndarray, cells: int = CELLS,
     axes = [origin[k] + h * np.arange(dims[k]) for k in range(3)]
     nodes = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
     a, b, c = (vertices[faces[:, k]] for k in range(3))
-    dist = (mesh_distances(nodes, a, b, c) if nearest is None
-            else np.asarray(nearest(nodes), dtype=float).reshape(-1))
+    dist = mesh_distances(nodes, a, b, c) if nearest is None else _given(nearest, nodes)
     d = np.where(inside_by_parity(origin, h, dims, a, b, c).reshape(-1), -dist, dist)
     grad = np.stack(np.gradient(d.reshape(tuple(dims)), h), axis=-1).reshape(-1, 3)
     return Grid(origin, h, dims, d, grad)
+
+
+def _given(nearest: Callable[[np.ndarray], np.ndarray], nodes: np.ndarray) -> np.ndarray:
+    """``nearest(nodes)``, refused unless one finite distance >= 0 for each node."""
+    try:
+        dist = np.asarray(nearest(nodes), dtype=float)
+    except (TypeError, ValueError):
+        dist = np.full(1, np.nan)
+    if dist.shape != (len(nodes),) or not np.all(dist >= 0.0):       # (NaN fails too)
+        raise MechanismError(f"the distance function gave {dist.shape} values for the grid's "
+                             f"{len(nodes)} nodes, or some negative or not a number: it must "
+                             "give each point's unsigned distance to the surface (m)")
+    return dist
 
 
 @dataclass(frozen=True)
@@ -331,21 +343,32 @@ def grid_distance(x: np.ndarray, which: np.ndarray, gs: GridSet
     direction; the interpolant's own derivative (not continuous across cells) gives the
     exact rate of d along a motion, for the energy's bookkeeping.  One gather of the cells'
     corners (distance and gradient together) and one weighted sum (``interpolate``)."""
-    cell = gs.cell.take(which)[:, None]
-    top = gs.top.take(which, axis=0)
-    u = (x - gs.origin.take(which, axis=0)) / cell
+    first, stride = gs.first.take(which), gs.stride.take(which, axis=0)
+    return interpolated(x, gs.origin.take(which, axis=0), gs.cell.take(which)[:, None],
+                        gs.top.take(which, axis=0), gs.table, gs.corner.take(which, axis=0),
+                        lambda i0: first + np.einsum("...i,...i->...", i0, stride).astype(np.intp),
+                        _UP)
+
+
+def interpolated(x: np.ndarray, origin: np.ndarray, cell: np.ndarray, top: np.ndarray,
+                 table: np.ndarray, corner: np.ndarray, base_of, away: np.ndarray):
+    """(d (..., n), unit gradient (..., n, k), d's own derivative (..., n, k)) at points x
+    (..., n, k) in grids (3-D meshes' or 2-D profiles') of ``origin`` (n, k), ``cell``
+    (n, 1), last node index ``top`` (n, k), nodes' distances and gradients side by side in
+    ``table``, a cell's corners' offsets ``corner`` and ``base_of(i0)`` the flat index of
+    the node at cell indices i0: one gather of the cells' corners and one weighted sum
+    (``interpolate``); outside a grid's box, at the box's nearest point plus the distance
+    to it; ``away``: the direction where the gradient vanishes."""
+    u = (x - origin) / cell
     inside = np.minimum(np.maximum(u, 0.0), top)
     out = (u - inside) * cell
     beyond = np.sqrt(np.einsum("...i,...i->...", out, out))
     i0 = np.minimum(np.floor(inside), top - 1.0)
-    base = gs.first.take(which) + np.einsum(
-        "...i,...i->...", i0, gs.stride.take(which, axis=0)).astype(np.intp)
-    values, slopes = interpolate(gs.table, base[..., None] + gs.corner.take(which, axis=0),
-                                 inside - i0)
+    values, slopes = interpolate(table, base_of(i0)[..., None] + corner, inside - i0)
     d = values[0] + beyond
     g = axis_last(values[1:])
     size = np.sqrt(np.einsum("...i,...i->...", g, g))
-    g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], _UP)
+    g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], away)
     # the interpolant's own derivative: none along an axis clamped at the box, plus the
     # way out of the box
     exact = axis_last(slopes) * (u == inside) / cell

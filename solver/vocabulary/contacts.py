@@ -64,7 +64,10 @@ class Shape:
             self._built["grid"] = fine_enough(list(self.loops), self.params[0], cell, what)
             return
         check_mesh(self.vertices, self.faces, what)
-        self._built["grid"] = build_grid(self.vertices, self.faces, self.params[0], nearest)
+        try:
+            self._built["grid"] = build_grid(self.vertices, self.faces, self.params[0], nearest)
+        except MechanismError as exc:
+            raise MechanismError(f"{what}: {exc}") from None
 
     @staticmethod
     def sphere(radius: float, center: Any = (0.0, 0.0, 0.0), inverted: bool = False) -> "Shape":
