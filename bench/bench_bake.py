@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.util
 import os
 import sys
 import time
 
 import numpy as np
+
+import in_blender  # noqa: E402  (bench/, the script's folder)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STAGES = ("read", "solve", "keys", "plots")
@@ -85,10 +86,7 @@ def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     frames = int(sys.argv[2]) if len(sys.argv) > 2 else 240
     rebakes = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-    spec = importlib.util.spec_from_file_location("ma_headless", os.path.join(HERE, "..", "addon", "headless.py"))
-    headless = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(headless)
-    ext = headless.enable()
+    ext = in_blender.extension()
     import bpy
     scene = build(n, frames)
     ops = importlib.import_module(ext.__name__ + ".addon.operators")

@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import math
 import os
 import sys
 import time
 
 import numpy as np
+
+import in_blender  # noqa: E402  (bench/, the script's folder)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
@@ -166,11 +167,7 @@ def contact_case(kind: str, repeat: int) -> None:
 
 def geneva_cases(variants: int) -> None:
     """The Geneva sample read from Blender: one solve, and a study of ``variants``."""
-    spec = importlib.util.spec_from_file_location(
-        "ma_headless", os.path.join(HERE, "..", "addon", "headless.py"))
-    headless = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(headless)
-    ext = headless.enable()
+    ext = in_blender.extension()
     sys.path.insert(0, os.path.join(HERE, "..", "sample_scenes"))
     import bpy
     geneva = importlib.import_module("geneva")

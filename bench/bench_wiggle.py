@@ -9,13 +9,14 @@ Run:  .venv/bin/python bench/bench_wiggle.py [segments] [rings]
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import math
 import os
 import sys
 import time
 
 import numpy as np
+
+import in_blender  # noqa: E402  (bench/, the script's folder)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHANGES = 40
@@ -24,10 +25,7 @@ CHANGES = 40
 def main() -> None:
     segments = int(sys.argv[1]) if len(sys.argv) > 1 else 256
     rings = int(sys.argv[2]) if len(sys.argv) > 2 else 128
-    spec = importlib.util.spec_from_file_location("ma_headless", os.path.join(HERE, "..", "addon", "headless.py"))
-    headless = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(headless)
-    ext = headless.enable()
+    ext = in_blender.extension()
     import bmesh
     import bpy
     sys.path.insert(0, os.path.join(HERE, "..", "tests"))
