@@ -15,6 +15,7 @@ from .io.contact_shapes import (ProfileSettings, contact_shape, flat_top, outwar
                                 part_vertices, resolved_kind)
 from .io.mesh_checks import coarse_grid_note, refuse_open_mesh
 from .io.part_frames import PartFrame
+from .mesh_arrays import triangle_vertices, vertex_positions
 
 
 def selected_parts(context) -> list:
@@ -64,14 +65,9 @@ def _mesh_triangles(ob, depsgraph) -> tuple[np.ndarray | None, np.ndarray | None
     ev = ob.evaluated_get(depsgraph)
     mesh = ev.to_mesh()
     try:
-        mesh.calc_loop_triangles()
-        co = np.empty(3 * len(mesh.vertices))
-        mesh.vertices.foreach_get("co", co)
-        tri = np.empty(3 * len(mesh.loop_triangles), dtype=np.int32)
-        mesh.loop_triangles.foreach_get("vertices", tri)
+        return vertex_positions(mesh), triangle_vertices(mesh)
     finally:
         ev.to_mesh_clear()
-    return co.reshape(-1, 3), tri.reshape(-1, 3)
 
 
 def profile_settings(s, scale: float) -> ProfileSettings:

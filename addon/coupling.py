@@ -13,6 +13,7 @@ import numpy as np
 from ..solver import MechanismError
 from .io.couplers import SLOT_LABELS, coupler_object_name, guess_kind, radius_about_axis
 from .io.settings import kind_name
+from .mesh_arrays import vertex_positions
 
 
 def selected_with_role(context, role: str) -> list:
@@ -86,14 +87,13 @@ def mesh_radius(coupler: str, label: str, joint, depsgraph) -> float:
     ev = part.evaluated_get(depsgraph)
     mesh = ev.to_mesh()
     try:
-        co = np.empty(3 * len(mesh.vertices))
-        mesh.vertices.foreach_get("co", co)
+        co = vertex_positions(mesh)
     finally:
         ev.to_mesh_clear()
     if len(co) == 0:
         raise MechanismError(f"{what}: part {part.name!r} has no vertices to measure")
     M = np.array(ev.matrix_world, dtype=float)
-    world = co.reshape(-1, 3) @ M[:3, :3].T + M[:3, 3]
+    world = co @ M[:3, :3].T + M[:3, 3]
     J = np.array(mj.matrix_world, dtype=float)
     return radius_about_axis(world, J[:3, 3], J[:3, 2])
 

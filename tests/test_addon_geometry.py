@@ -5,6 +5,7 @@ Bake and Assemble say the motions over-drive the mechanism and change nothing.  
 whose mesh is open bakes with a warning that names it, what is wrong and the mass used."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import blender_scenes as bs
@@ -121,3 +122,31 @@ def test_check_names_a_joint_open_at_the_start(blender) -> None:
     bpy.context.scene.unit_settings.system = "NONE"
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert f"joint {d['cylinder'].name!r} is open at the start by 0.05" in report().split(" | ")
+
+
+def test_mesh_arrays_read_what_blenders_own_properties_hold(blender, extension) -> None:
+    """The bulk reads (vertex positions, polygon corners and counts, loop triangles) equal
+    what Blender's per-element properties give, on a mesh of triangles, quads and an
+    n-gon with faces deleted (its corner offsets renumbered) and vertices at float32's
+    last bits: positions widened exactly, corners in polygon order."""
+    import bmesh
+    import importlib
+    arrays = importlib.import_module(extension.__name__ + ".addon.mesh_arrays")
+    bm = bmesh.new()
+    bmesh.ops.create_uvsphere(bm, u_segments=7, v_segments=5, radius=0.3)
+    bm.faces.ensure_lookup_table()
+    bmesh.ops.delete(bm, geom=[bm.faces[3], bm.faces[11]], context="FACES_ONLY")
+    top = [bm.verts.new((0.1 * k, 1.0 + 0.01 * k * k, 1.0 / 3.0)) for k in range(6)]
+    bm.faces.new(top)                                          # a hexagon
+    mesh = blender.data.meshes.new("mixed")
+    bm.to_mesh(mesh)
+    bm.free()
+    co = [tuple(v.co) for v in mesh.vertices]
+    np.testing.assert_array_equal(arrays.vertex_positions(mesh), np.array(co))
+    corners, sizes = arrays.polygon_corners(mesh)
+    assert corners.tolist() == [i for p in mesh.polygons for i in p.vertices]
+    assert sizes.tolist() == [p.loop_total for p in mesh.polygons]
+    assert set(sizes.tolist()) == {3, 4, 6}
+    mesh.calc_loop_triangles()
+    assert (arrays.triangle_vertices(mesh).tolist()
+            == [list(t.vertices) for t in mesh.loop_triangles])

@@ -37,7 +37,7 @@ import logging
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -126,7 +126,8 @@ def _numpy_folders() -> list[str]:
 
 
 def _loaded_libraries() -> list[str]:
-    """Shared libraries mapped into this process (Linux), in map order; [] elsewhere."""
+    """Shared libraries mapped into this process (Linux), in map order, as mapped (not
+    resolved); [] elsewhere."""
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
@@ -137,21 +138,31 @@ def _loaded_libraries() -> list[str]:
         parts = line.split(maxsplit=5)
         if len(parts) == 6 and parts[5].startswith("/") and ".so" in os.path.basename(parts[5]):
             paths[parts[5]] = None
-    return list(dict.fromkeys(os.path.realpath(p) for p in paths))
+    return list(paths)
 
 
-def _candidates() -> list[str]:
-    """Library files numpy may have loaded its BLAS from, numpy's own folders first."""
+def _candidates() -> Iterator[str]:
+    """Library files numpy may have loaded its BLAS from, resolved (realpath) one by one as
+    they are reached: those named like a BLAS first (a process such as Blender's maps over
+    a hundred libraries; resolving them all took 5-8 ms), each group numpy's own folders
+    first."""
     folders = _numpy_folders()
     mapped = _loaded_libraries()
-    if mapped:
-        own = [p for p in mapped if os.path.dirname(p) in folders]
-        return own + [p for p in mapped if p not in own]
-    files = []
-    for d in folders:
-        if os.path.isdir(d):
-            files += sorted(os.path.join(d, f) for f in os.listdir(d))
-    return files
+    if not mapped:
+        for d in folders:
+            if os.path.isdir(d):
+                yield from sorted(os.path.join(d, f) for f in os.listdir(d))
+        return
+    blas_named = [p for p in mapped if "blas" in os.path.basename(p).lower()]
+    others = [p for p in mapped if "blas" not in os.path.basename(p).lower()]
+    seen: set[str] = set()
+    for group in (blas_named, others):
+        resolved = list(dict.fromkeys(os.path.realpath(p) for p in group))
+        for path in ([p for p in resolved if os.path.dirname(p) in folders]
+                     + [p for p in resolved if os.path.dirname(p) not in folders]):
+            if path not in seen:
+                seen.add(path)
+                yield path
 
 
 def _open_loaded(path: str) -> Any:
