@@ -206,8 +206,6 @@ class StandardControl:
         """The step to try: h, or what is left to the next output time."""
         return lesser(h, remaining)
 
-    trials = trial          # (many variants at once: the same rule)
-
     def accepted(self, h, err, stepper=None):
         return h * within(step_factor(err, self.expo), 0.2, 5.0)
 
@@ -235,12 +233,6 @@ class PredictiveControl:
         if remaining <= h:
             return remaining
         return 0.5 * remaining if remaining < 2.0 * h else h
-
-    @staticmethod
-    def trials(h: np.ndarray, remaining: np.ndarray) -> np.ndarray:
-        """``trial`` of many variants at once (V,)."""
-        return np.where(remaining <= h, remaining,
-                        np.where(remaining < 2.0 * h, 0.5 * remaining, h))
 
     def _safety(self, stepper) -> float:
         nmax = stepper.newton_max
