@@ -141,20 +141,50 @@ def check_built_angles(model: Model, p: np.ndarray, t: float) -> None:
             raise _singular(name, b2, t, None, None)
 
 
+def held_turns(model: Model) -> list[tuple[str, str, str, int]]:
+    """(name, marker I, marker J, b1's motion column) of every general motion that holds
+    both b1 and b3: the joints may carry its b2 to +-90 deg (``past_gimbal``)."""
+    names = list(model.motion_names)
+    return [(n, mi, mj, names.index(f"{n}.b1")) for n, mi, mj in angle_motions(model)
+            if f"{n}.b1" in names and f"{n}.b3" in names]
+
+
+def past_gimbal(model: Model, held: list, t: float, p: np.ndarray) -> str:
+    """The first general motion of ``held`` (``held_turns``) whose b2 the Euler parameters p
+    (nb, 4) at t put at or past +-90 deg, or "".  The angles' rows hold b1 and b3 whatever the
+    branch, so a step that carries b2 through +-90 deg ends on the other side of it with
+    b1 turned by pi: the continuous cos b2 on the held b1's branch, cos b2 cos(b1 - b1*)
+    = cos b1* R22 - sin b1* R12 (R = C_J^T C_I), changes sign there; steps are cut before
+    it as before a lined-up position."""
+    b1 = motion_values(model, t)[[c for _, _, _, c in held], 0]
+    A = np.concatenate([quat_to_matrix(p), np.eye(3)[None]])          # the ground last
+    for (name, mi, mj, _), target in zip(held, b1.tolist()):
+        Ci, Cj = (A[model.marker_body[m]] @ model.marker_axes[m] for m in (mi, mj))
+        zi = np.cross(Ci[:, 0], Ci[:, 1])
+        R12, R22 = float(Cj[:, 1] @ zi), float(np.cross(Cj[:, 0], Cj[:, 1]) @ zi)
+        if np.cos(target) * R22 - np.sin(target) * R12 < GIMBAL_COS:
+            return name
+    return ""
+
+
+def carried_to_gimbal(model: Model, name: str, p: np.ndarray, t: float) -> str:
+    """The sentence for general motion ``name`` whose free b2 the joints carried towards
+    +-90 deg, b2 at the Euler parameters p at time t."""
+    mi, mj = next((mi, mj) for n, mi, mj in angle_motions(model) if n == name)
+    b2 = _b2_at(model, p, mi, mj)[0]
+    return (f"general motion {name!r}: b2 = {np.degrees(b2):.6g} deg at t = {t:.6g} s and "
+            f"carried towards {'+' if b2 > 0 else '-'}90 deg, the body-fixed 1-2-3 angles' "
+            "singular pose (b1 and b3 turn about one axis there); keep b2 away from +-90 "
+            "deg, e.g. by turning marker J")
+
+
 def reached_singular(model: Model, who: tuple, p: np.ndarray, t: float) -> str:
     """A sentence for a run that locked up with a general motion's b1 and b3 rows among
     the dependent ones ``who``: the joints carried its free b2 towards +-90 deg, where b1
     and b3 turn about one axis (their rows' Jacobian divides by cos b2); b2 at the last
     solved pose (Euler parameters p, time t); empty when no such motion is named."""
-    out = []
-    for name, mi, mj in angle_motions(model):
-        if f"{name}.b1" in who and f"{name}.b3" in who:
-            b2 = _b2_at(model, p, mi, mj)[0]
-            out.append(f"general motion {name!r}: b2 = {np.degrees(b2):.6g} deg at t = "
-                       f"{t:.6g} s and carried towards {'+' if b2 > 0 else '-'}90 deg, the "
-                       "body-fixed 1-2-3 angles' singular pose (b1 and b3 turn about one axis "
-                       "there); keep b2 away from +-90 deg, e.g. by turning marker J")
-    return "; ".join(out)
+    return "; ".join(carried_to_gimbal(model, name, p, t) for name, _, _ in angle_motions(model)
+                     if f"{name}.b1" in who and f"{name}.b3" in who)
 
 
 def lock_up_cause(model: Model, who: tuple, held_rows: np.ndarray, r: np.ndarray,

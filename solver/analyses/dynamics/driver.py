@@ -2,11 +2,10 @@
 frames (Haug 1989, "Forward dynamics - dynamically driven").
 
 The equations (the augmented system by its Schur complement, the state's layout, the
-projection) are ``equations.py``'s; after every
-accepted step the positions and velocities are projected back onto the constraints
-(M-weighted least change; Hairer-Wanner VII.2 "projection methods"), so constraints hold to
-Newton precision at every frame with no drift, and the multipliers at each output frame give
-the reactions and motion efforts as in kinematics.
+projection) are ``equations.py``'s; after every accepted step the positions and velocities
+are projected back onto the constraints (M-weighted least change; Hairer-Wanner VII.2), so
+constraints hold to Newton precision at every frame, and the multipliers at each output
+frame give the reactions and motion efforts as in kinematics.
 
 Singular positions (a parallelogram's links lined up, a bifurcation: the kept constraint
 rows dependent for an instant) make J M^-1 J^T singular there, and dividing by its vanishing
@@ -15,34 +14,30 @@ below a tenth of a frame at such a position, and no motion is involved (a motion
 a limit is a lock-up), the run goes on with least-norm solves (Tikhonov-filtered
 eigen-decomposition, Golub-Van Loan 5.5.4) until the Jacobian is well conditioned again:
 the motion follows the branch its momentum carries, and the reactions there are the
-least-norm ones (a note says where).
+least-norm ones (a note says where).  A general motion's free b2 carried to +-90 deg (its
+b1 and b3 rows' singular pose) is found the same way, a step past it cut, and named.
 
-Output frames are step ends: a step is cut to end on the next frame, so every frame is an
-integrated state. Only where the steps outgrow the frames (a mechanism coming to rest over
-thousands of frames, or frames faster than the motion needs, where the step control would
-take steps of many frames) does a step run past them, LONG_STEP frames or more, when
-nothing needs the steps' ends near it: no stops or friction (events located by
-re-stepping), no couplers or curve joints (their tracked values go from frame to frame),
-and an open tree of joints or a closed loop at rest (a moving loop's lined-up positions are
-found by the cut steps, below). The frames inside a long step are its dense output
-(DOP853's of order 7 and Dormand-Prince 5(4)'s of order 4, Shampine's,
+Output frames are step ends: a step is cut to end on the next frame.  Only where the steps
+outgrow the frames (a mechanism coming to rest, or frames faster than the motion needs)
+does a step run past them, LONG_STEP frames or more, when nothing needs the steps' ends
+near it: no stops or friction (events located by re-stepping), no couplers or curve joints
+(tracked values go from frame to frame), and an open tree of joints or a closed loop at
+rest (a moving loop's lined-up positions are found by the cut steps). The frames inside a
+long step are its dense output (DOP853's of order 7, Dormand-Prince 5(4)'s of order 4,
 Hairer-Norsett-Wanner II.6; Radau IIA's collocation polynomial, Hairer-Wanner IV.5), each
-projected onto the constraints like a step end and evaluated for its accelerations and
-reactions, all the frames of a step as one stack (``frames_inside``). That costs four
-right-hand sides a step (DOP853; none for 5(4), whose seventh stage is at the new point)
-and a share of one stacked projection and evaluation a frame, against a full step of twelve
-for every frame. And a mechanism at rest that nothing depending on time acts on holds its
-pose for the frames after (``at_rest``, Result.hold).
+projected and evaluated like a step end, all the frames of a step as one stack
+(``frames_inside``): four right-hand sides a step (DOP853; none for 5(4)) and a share of
+one stacked projection and evaluation a frame, against a full step of twelve a frame.  At
+rest with nothing depending on time acting, the pose is held (``at_rest``, Result.hold).
 
 Integrators (error-controlled):
 - explicit Runge-Kutta for ordinary mechanisms (``explicit.py``): Dormand-Prince 8(5,3) at
   the default and tighter tolerances (twelve right-hand sides a step, eighth order, so tight
   energy conservation costs few steps and few projections), Dormand-Prince 5(4) at loose ones;
 - the L-stable Radau IIA method of order 9 (Hairer-Wanner IV.5 and IV.8, ``implicit.py``)
-  when the force elements make the constrained system stiff (``choose_method``): its
-  stability does not limit the step, stiff modes that the step does not resolve are damped
-  out instead of blowing up, and its order lets the slow motion (a governor's spin) take
-  long steps; Gustafsson's predictive step control (``integrators/control.py``).
+  when the force elements make the system stiff (``choose_method``): stiff modes the step
+  does not resolve are damped out, and the slow motion (a governor's spin) takes long
+  steps; Gustafsson's predictive step control (``integrators/control.py``).
 
 The run is a loop over the output frames (``dynamic_run``) whose carry is a DynamicRun: the
 pose, the step sizes, the integrator's state and the RunState (model/state.py).  A step is a
@@ -50,8 +45,9 @@ list of stages, each a method that reads and advances the carry: its size (``_pr
 cut to the next frame, or long; then aimed at a breakpoint of mu just ahead, events.py
 ``aim_at_kink``), its trials until one is accepted (``_attempt``: rejected steps, singular
 positions, rows chosen anew, a collapse named), the next size (``_next_size``), its end on
-its first event (``_end_on_event``: events.py locates it on re-stepped trials), the projection (``_advance``), the event's action (``_act``: an impact,
-a joint sticking or breaking loose, a stop let go) and the run state at the new point
+its first event (``_end_on_event``: events.py locates it on re-stepped trials), the
+projection (``_advance``), the event's action (``_act``: an impact, a joint sticking or
+breaking loose, a stop let go) and the run state at the new point
 (``_after_step``: springs' turns, contacts' touchdown, the end of least-norm solving).  A
 frame is a step's end (``_frame``) or inside a long step (``_frames_in_step``).
 """
@@ -85,20 +81,18 @@ from .stops import Stops, check_start
 from .touchdown import touch
 from .switching import (energy_of, friction_rates, released, rest_at_start, slipping, stick,
                         switched, use_rows)
+from ..general_motions import carried_to_gimbal, held_turns, past_gimbal
 from ..structure import Structure, open_tree
 
 
 def choose_method(sysm: Equations | Callable[[], Equations], t: float, r, p, v, w,
                   method: str, model: Model | None = None) -> str:
     """"explicit" unless the force elements make the constrained system stiff: its fastest
-    rate under their stiffness and damping (the largest |lambda| of the linearized
-    constrained motion, ``stiffness_rate``: sqrt(k/m) for a spring, c/m for a heavy damper
-    even on a soft spring) exceeds STIFF_RATE 1/s.  Dormand-Prince 8(5,3) is stable for
-    h |lambda| up to about 6 on the negative real axis, so above 300 1/s its step would be
-    held under 0.02 s, about the accuracy step of an ordinary mechanism at the default
-    tolerance (the benchmark chain: 0.013 s): stability, not accuracy, would set it.
-    ``sysm``: the run's Equations, or a function making them for ``model`` (made only
-    where its force elements must be looked at: a study's variants)."""
+    rate under their stiffness and damping (``stiffness_rate``, the largest |lambda| of the
+    linearized constrained motion) exceeds STIFF_RATE 1/s, above which Dormand-Prince
+    8(5,3)'s stability (h |lambda| up to about 6) would hold its step under 0.02 s, about
+    the accuracy step of an ordinary mechanism at the default tolerance.  ``sysm``: the
+    run's Equations, or a function making them for ``model`` (a study's variants)."""
     if method != "auto":
         return method
     if (sysm.m if model is None else model).forces.empty:
@@ -119,11 +113,8 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                 tolerance: float = 1e-6, method: str = "auto", progress=None,
                 keep: Any = None) -> Result:
     """Integrate from the assembled start state at times[0] through every output frame;
-    returns a Result (of the quantities ``keep`` names: model/kept.py; None: all).
-
-    method: "explicit" (Dormand-Prince 8(5,3), 5(4) at loose tolerances), "implicit"
-    (L-stable Radau IIA of order 9, for stiff springs and dampers) or "auto" (implicit only
-    when the force elements make the system stiff, ``choose_method``)."""
+    returns a Result (of the quantities ``keep`` names: model/kept.py; None: all).  method:
+    "explicit", "implicit" or "auto" (implicit where the system is stiff, ``choose_method``)."""
     return drive(DynamicRun(model, st, start, times, tolerance, method, progress,
                             keep).frames())
 
@@ -214,6 +205,7 @@ class DynamicRun:
         self.locating = self.stops is not None or run.slip is not None or self.contacts
         self.tree = open_tree(model)
         self.turns = bool(len(run.ts_ref))         # torsion springs, whose turns are carried
+        self.gimbals = held_turns(model)           # general motions' free b2 (+-90 deg)
         # nothing depends on time (no motion, applied load or actuator): once at rest, at rest
         self.autonomous = (not model.motion_functions and not fm.ld_names
                            and all(a is None for a in list(fm.sd_act) + list(fm.ts_act)))
@@ -333,7 +325,15 @@ class DynamicRun:
             y1, err = yield Request("step", stepper.step, (self.t, y, f0, hs, self.norm))
             if err <= 1.0 or (self.locating and err < np.inf and
                               crossed_at_end(sysm, self.stops, self.t, y, hs, y1)):
-                return hs, long, f0, y1, err, control.accepted(hs, err, stepper)
+                turned = self.gimbals and past_gimbal(self.model, self.gimbals, self.t + hs,
+                                                      sysm.split(y1)[1])
+                if not turned:
+                    return hs, long, f0, y1, err, control.accepted(hs, err, stepper)
+                hs = 0.5 * hs         # a free b2 carried through +-90 deg: cut towards it
+                if hs < SINGULAR_STEP * self.frame_dt:
+                    self.fail(carried_to_gimbal(self.model, turned, self.p, self.t), k,
+                              self.t, (turned,))
+                continue
             hs = control.rejected(hs, err, stepper)
             who = (free_singular(self.model, self.st, self.r, self.p)
                    if hs < SINGULAR_STEP * self.frame_dt and not self.run.robust else ())
