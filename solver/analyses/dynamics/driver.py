@@ -329,10 +329,10 @@ class DynamicRun:
                                                       sysm.split(y1)[1])
                 if not turned:
                     return hs, long, f0, y1, err, control.accepted(hs, err, stepper)
-                hs = 0.5 * hs         # a free b2 carried through +-90 deg: cut towards it
-                if hs < SINGULAR_STEP * self.frame_dt:
+                if hs < SINGULAR_STEP * self.frame_dt:     # a free b2 carried to +-90 deg
                     self.fail(carried_to_gimbal(self.model, turned, self.p, self.t), k,
                               self.t, (turned,))
+                hs = 0.5 * hs         # ... through it: cut towards it
                 continue
             hs = control.rejected(hs, err, stepper)
             who = (free_singular(self.model, self.st, self.r, self.p)
