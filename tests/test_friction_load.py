@@ -152,14 +152,15 @@ def _door_with_a_dry_hinge(dry: bool = True, spin: float = 0.0) -> Mechanism:
 def test_one_slipping_hinge_solves_its_load_in_few_steps(monkeypatch) -> None:
     """A single slipping element's fixed point s = mu L(R + s dR) + preload is Newton on
     the norms of its reaction's parts (no load or gradient of every element, no secant):
-    the door swinging shut (0.5 s, slipping throughout) runs at most 100 lines of
-    friction.py a right-hand side (traced; 138 when each iterate evaluated every
-    element's load and gradient), and every call's friction is mu L + preload of the
-    multipliers it returns to 1e-12 (friction.loads, independent of the iteration)."""
+    the door swinging shut (0.5 s, slipping throughout) runs at most 110 lines of
+    friction.py in any right-hand side (traced: 96 in most, 106 at most; 138 on average
+    when each iterate evaluated every element's load and gradient), and every call's
+    friction is mu L + preload of the multipliers it returns to 1e-12 (friction.loads,
+    independent of the iteration)."""
     import sys
     import solver.analyses.dynamics.friction as fr
     where = fr.__file__
-    lines, misses, real = [0], [], fr.with_slip
+    lines, per_call, misses, real = [0], [], [], fr.with_slip
 
     def count(frame, event, arg):
         if frame.f_code.co_filename != where:
@@ -171,11 +172,13 @@ def test_one_slipping_hinge_solves_its_load_in_few_steps(monkeypatch) -> None:
         return local
 
     def traced(model, respond, lam, jac, A, vq, d, sliding):
+        lines[0] = 0
         sys.settrace(count)
         try:
             Qq, lam1, other, room = real(model, respond, lam, jac, A, vq, d, sliding)
         finally:
             sys.settrace(None)
+            per_call.append(lines[0])
         s = fr.coefficient(model, fr.magnitudes(model, vq)) * fr.loads(model, lam1, jac, A) \
             + model.frictions.preload
         if sliding.any():
@@ -186,7 +189,7 @@ def test_one_slipping_hinge_solves_its_load_in_few_steps(monkeypatch) -> None:
     monkeypatch.undo()
     assert np.all(np.abs(r.friction("dry")[1:]) > 0.5) and len(misses) > 200
     assert max(misses) < 1e-12
-    assert lines[0] / len(misses) <= 100
+    assert max(per_call) <= 110
 
 
 def test_a_slipping_hinge_costs_one_schur_solve_a_right_hand_side(monkeypatch) -> None:

@@ -114,11 +114,14 @@ class ErrorNorm:
 
 def initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,
                  times: np.ndarray) -> float:
-    """Starting step (s) from the first derivative's size (Hairer-Norsett-Wanner I,
-    section II.4): 0.01 over its norm, within a frame and 0.01 s; one state's (n,)."""
+    """Starting step (s): an explicit Euler step that moves the state by a hundredth of its
+    size, h0 = 0.01 ||y|| / ||y'|| in the error norm's weights (Hairer-Norsett-Wanner I,
+    section II.4, the starting step's first estimate), within a frame and 0.01 s; 1e-3 s
+    where the state or its rate is nil in those weights.  One state's (n,)."""
     sc = rtol * (scale + np.abs(y))
+    d0 = float(np.sqrt(np.mean((y[:-1] / sc[:-1]) ** 2)))
     d1 = float(np.sqrt(np.mean((k1[:-1] / sc[:-1]) ** 2)))
-    h = 0.01 / d1 if d1 > 1e-10 else 1e-3
+    h = 0.01 * d0 / d1 if min(d0, d1) > 1e-5 else 1e-3
     return min(h, frame_spacing(times, first=True), 1e-2)
 
 
