@@ -279,3 +279,36 @@ def test_the_fastest_rate_of_many_variants_is_each_ones_own() -> None:
     got = motion_rate(both, np.zeros(3), np.stack(ys))
     assert got.shape == (3,) and np.array_equal(got, alone)
     assert len(set(alone)) == 3
+
+
+@pytest.mark.parametrize("fps", [24, 4])
+def test_a_pulse_between_frames_is_not_stepped_over(fps):
+    """A pendulum hanging at rest (steps of many frames) kicked at 2 s by a 20 ms force
+    pulse of 10 N at its bob, made of two Adams steps of t: the run ends its steps on the
+    pulse's edges (Model.breakpoints), so the swing after it is the pendulum's own,
+    I_p theta'' = -m g L sin(theta) + F(t) L cos(theta), integrated by scipy piece by
+    piece between the edges (rtol 1e-12): the bob's x = L sin(theta) within 1e-7 m of a
+    6 cm swing (the run's tolerance 1e-6).  Its steps used to run over the pulse unseen:
+    the bob never moved."""
+    from scipy.integrate import solve_ivp
+    pulse = "10 * step(t, 2.0, 0, 2.001, 1) * step(t, 2.019, 1, 2.02, 0)"
+    m = mk.pendulum(axis="y", angle=math.pi / 2)
+    m.add_marker("c", "bob", position=(1.0, 0.0, 0.0))
+    m.add_force("kick", "c", force=(pulse, 0, 0))
+    r = m.solve(duration=4.0, fps=fps, analysis="dynamic")
+    force = m.loads["kick"].force[0]
+    ip = 4e-5 + 1.0
+
+    def rate(t, s):
+        return [s[1], (-G * math.sin(s[0]) + force(t) * math.cos(s[0])) / ip]
+    state, x = [0.0, 0.0], np.zeros(len(r.times))      # at rest until the pulse
+    edges = [2.0, 2.001, 2.019, 2.02, 4.0]
+    for a, b in zip(edges[:-1], edges[1:]):
+        sol = solve_ivp(rate, (a, b), state, method="DOP853", rtol=1e-12, atol=1e-14,
+                        dense_output=True)
+        on = (r.times > a) & (r.times <= b)
+        if on.any():
+            x[on] = np.sin(sol.sol(r.times[on])[0])
+        state = sol.y[:, -1]
+    assert np.abs(x).max() > 0.05
+    np.testing.assert_allclose(r.center_of_mass("bob")[:, 0], x, rtol=0, atol=1e-7)

@@ -499,3 +499,21 @@ def test_time_function_non_finite_derivative_and_failure_time():
     for call in (tf.value, tf.derivatives):
         with pytest.raises(ExpressionError, match=r"m: .*failed at t=0\.0.*ZeroDivisionError"):
             call(0.0)
+
+
+@pytest.mark.parametrize("src, variables, constants, expected", [
+    ("step(t, 2.0, 0, 2.001, 1) * step(t, 2.019, 1, 2.02, 0) * 10", ("t",), None,
+     (2.0, 2.001, 2.019, 2.02)),
+    ("ramp(t, a, 2*a) + step5(t, pi, 0, 4, 1)", ("t",), {"a": 0.5}, (0.5, 1.0, math.pi, 4.0)),
+    ("step(t, 1, 0, 1, 1) + ramp(t, 1, 3)", ("t",), None, (1.0, 3.0)),      # each time once
+    ("step(sin(t), 0, 0, 1, 1) + step(2*t, 1, 0, 2, 1)", ("t",), None, ()),  # not of t itself
+    ("step(t, length, 0, 3, 1) * speed", ("t", "length", "speed"), None, (3.0,)),
+    ("100*sin(t) - 5*speed", ("t", "length", "speed"), None, ()),
+])
+def test_breakpoints_are_where_a_step_or_ramp_of_t_turns(src, variables, constants, expected):
+    """The times a dynamic run ends its steps on: the numeric edges x0 and x1 of step,
+    step5 and ramp whose x is t itself (named constants and pi included; an edge that
+    depends on a variable, or an x that is another function of t, gives none)."""
+    assert parse(src, variables, constants=constants).breakpoints == pytest.approx(expected)
+    if variables == ("t",):
+        assert time_function(src, constants=constants).breakpoints == pytest.approx(expected)

@@ -125,6 +125,13 @@ def initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,
     return min(h, frame_spacing(times, first=True), 1e-2)
 
 
+def next_break(breaks: np.ndarray, t: float) -> float:
+    """The first of the ascending times ``breaks`` (s) past t (beyond its rounding), where a
+    step must end; inf when none is left."""
+    k = int(np.searchsorted(breaks, t + 1e-14 * max(1.0, abs(t)), side="right"))
+    return float(breaks[k]) if k < len(breaks) else np.inf
+
+
 def frame_spacing(times: np.ndarray, first: bool = False) -> float:
     """The output frames' spacing (s): the largest gap (the first with ``first``), 1 s for a
     single frame."""

@@ -137,6 +137,14 @@ class Model:
         ang = np.flatnonzero(np.isin(self.row_kind[rows], (ANGLE, EULER)))
         return _frozen(rows, int), _frozen(self.row_motion[rows], int), _frozen(ang, int)
 
+    @cached_property
+    def breakpoints(self) -> np.ndarray:
+        """(k,) s ascending: where a motion's or a load's function turns (a step, step5 or
+        ramp of t: TimeFunction.breakpoints), made once; a dynamic run's steps end on them
+        (a pulse shorter than a step would else be stepped over unseen)."""
+        fns = list(self.motion_functions) + self.forces.functions()
+        return _frozen(np.unique([b for f in fns for b in getattr(f, "breakpoints", ())]))
+
     @property
     def nb(self) -> int:
         return len(self.body_part)

@@ -69,6 +69,12 @@ class ForceModel:
 
     contacts: Any = None                    # model/contact_model.py ContactPlan, or None
 
+    def functions(self) -> list:
+        """Every user function of the loads (applied loads' components, actuators, vector
+        forces' components): numbers, TimeFunctions, Expressions or None."""
+        return ([f for fs in self.ld_funcs for f in fs] + list(self.sd_act) + list(self.ts_act)
+                + [f for fs in self.vf_funcs for f in fs])
+
     @property
     def empty(self) -> bool:
         return not (self.sd_names or self.ts_names or self.ld_names or self.bu_names

@@ -32,10 +32,11 @@ PHASE = {"frame": EVAL, "step": STEP, "project": PROJECT}
 
 def lanes_fit(runs: list[DynamicRun], implicit: bool) -> bool:
     """Can these runs start as lanes: explicit, with nothing of their own to track or to
-    watch (a general motion's free b2)."""
+    watch (a general motion's free b2) and no time where a function turns to end on."""
     return not implicit and all(
         run.explicit and not run.locating and not run.turns and run.model.ntrack == 0
-        and not run.gimbals and not run.run.robust for run in runs)
+        and not run.gimbals and not len(run.model.breakpoints) and not run.run.robust
+        for run in runs)
 
 
 class Lanes:

@@ -39,6 +39,8 @@ _FUNCS: dict[str, tuple[Callable[..., Any], int, str]] = {
     "min": (min, -2, ""), "max": (max, -2, ""), "step": (step, 5, " (x, x0, h0, x1, h1)"),
     "step5": (step5, 5, " (x, x0, h0, x1, h1)"), "ramp": (ramp, 3, " (x, x0, x1)")}
 _CONSTANTS = {"pi": math.pi, "e": math.e}
+# the arguments of step(x, x0, h0, x1, h1), step5 and ramp(x, x0, x1) where x turns
+_EDGES = {"step": (1, 3), "step5": (1, 3), "ramp": (1, 2)}
 # measures of the mechanism's state a force may use (Adams' function names): name -> (the
 # fewest, the most marker names it takes); the markers are given as strings, DX("tip", "O")
 MEASURES: dict[str, tuple[int, int]] = {
@@ -69,9 +71,13 @@ class Expression:
 
     def __init__(self, source: str, variables: tuple[str, ...], name: str,
                  fn: Callable[[dict[str, Any]], Any], constants: frozenset = frozenset(),
-                 measures: tuple = ()) -> None:
+                 measures: tuple = (), breakpoints: tuple[float, ...] = ()) -> None:
         self.source, self.variables, self.name, self._fn = source, variables, name, fn
         self.constants_used = constants     # the named constants the text uses
+        # the times (s) where a step, step5 or ramp of t itself turns, at edges that are
+        # numbers: where the value's derivatives jump (a step: its second; a ramp: its
+        # first), which a dynamic run's steps end on rather than step across
+        self.breakpoints = breakpoints
         # the state measures the text uses, (function, marker names) in the order their
         # values come in the hidden variable MEASURE_VARIABLE (..., len(measures))
         self.measures = measures
@@ -112,6 +118,7 @@ class _Builder:
                  constants: dict[str, float], measures: bool = False) -> None:
         self.source, self.variables, self.prefix = source, variables, prefix
         self.constants, self.used = constants, set()
+        self.breaks: set[float] = set()    # the times where a step or ramp of t turns
         self.measures_allowed = measures
         self.measures: list[tuple[str, tuple[str, ...]]] = []
         funcs = tuple(_FUNCS) + (tuple(MEASURES) if measures else ())
@@ -206,10 +213,19 @@ class _Builder:
             plural = "argument" if nargs == 1 else "arguments"
             self.fail(f"is invalid: '{n}' takes {nargs} {plural}{hint}, got {got}")
         args = [self.build(a, depth + 1) for a in node.args]
+        if n in _EDGES and isinstance(node.args[0], ast.Name) and node.args[0].id == "t":
+            self.breaks.update(args[k]({}) for k in _EDGES[n] if self.constant(node.args[k]))
         if len(args) == 1:
             a0 = args[0]
             return lambda env: fn(a0(env))
         return lambda env: fn(*[a(env) for a in args])
+
+
+    def constant(self, node: ast.AST) -> bool:
+        """Does the (valid) subexpression ``node`` use no variable and no measure?"""
+        return not any((isinstance(a, ast.Name) and a.id in self.variables)
+                       or (isinstance(a, ast.Call) and isinstance(a.func, ast.Name)
+                           and a.func.id in MEASURES) for a in ast.walk(node))
 
 
 def _measure_call(builder: "_Builder", node: ast.Call, n: str) -> Callable[[dict[str, Any]], Any]:
@@ -278,7 +294,8 @@ def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "",
     if builder.measures:
         variables = variables + (MEASURE_VARIABLE,)
     return Expression(text, variables, name, fn, frozenset(builder.used),
-                      tuple(builder.measures))
+                      tuple(builder.measures),
+                      tuple(sorted(b for b in builder.breaks if math.isfinite(b))))
 
 
 def named_constants(constants: Any, variables: tuple[str, ...] = ("t",),

@@ -26,13 +26,14 @@ class TimeFunction:
                  derivs: Callable[[float], tuple[Any, Any, Any]],
                  many: Callable[[np.ndarray], tuple[Any, Any, Any]] | None = None,
                  recipe: tuple | None = None, constants_used: frozenset = frozenset(),
-                 start: float = 0.0) -> None:
+                 start: float = 0.0, breakpoints: tuple[float, ...] = ()) -> None:
         self.source, self.name, self._value, self._derivs = source, name, value, derivs
         self.start = start        # a time where it is defined (a table's first), to probe at
         self._many = many     # derivs on an array of times (expressions: no branches)
         self._label = f"{name}: {source}" if name else source
         self._recipe = recipe     # time_function's arguments, to pickle by
         self.constants_used = constants_used    # named constants an expression uses
+        self.breakpoints = breakpoints  # where its derivatives jump (Expression.breakpoints)
 
     def __repr__(self) -> str:
         return f"TimeFunction({self.source!r}, name={self.name!r})"
@@ -157,7 +158,7 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None,
         return TimeFunction(repr(expr.source), name, lambda t: expr(t=t),
                             lambda t: _parts(expr(t=_jet(t, 1.0, 0.0))),
                             lambda ts: _parts(expr(t=_jet(ts, np.ones_like(ts), np.zeros_like(ts)))),
-                            recipe, expr.constants_used)
+                            recipe, expr.constants_used, breakpoints=expr.breakpoints)
     if not callable(spec):
         raise ExpressionError(f"{prefix}expected a number, an expression string, a callable "
                               f"f(t) or a table (times, values) of two sequences, got "

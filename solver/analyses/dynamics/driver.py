@@ -31,9 +31,8 @@ one stacked projection and evaluation a frame, against a full step of twelve a f
 rest with nothing depending on time acting, the pose is held (``at_rest``, Result.hold).
 
 Integrators (error-controlled):
-- explicit Runge-Kutta for ordinary mechanisms (``explicit.py``): Dormand-Prince 8(5,3) at
-  the default and tighter tolerances (twelve right-hand sides a step, eighth order, so tight
-  energy conservation costs few steps and few projections), Dormand-Prince 5(4) at loose ones;
+- explicit Runge-Kutta (``explicit.py``): Dormand-Prince 8(5,3) at the default and tighter
+  tolerances (eighth order: few steps and projections), Dormand-Prince 5(4) at loose ones;
 - the L-stable Radau IIA method of order 9 (Hairer-Wanner IV.5 and IV.8, ``implicit.py``)
   when the force elements make the system stiff (``choose_method``): stiff modes the step
   does not resolve are damped out, and the slow motion (a governor's spin) takes long
@@ -61,7 +60,7 @@ import numpy as np
 from ...base.errors import ExpressionError, FrictionJam, SolverError
 from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, StandardControl,
                                     error_scale, frame_spacing, initial_step, long_proposal,
-                                    next_size)
+                                    next_break, next_size)
 from ...integrators.explicit import DoPri5
 from ...integrators.implicit import (RadauStepper, spectral_radii, spectral_radius,
                                      stiffness_rate)
@@ -308,8 +307,9 @@ class DynamicRun:
                                   else RATE_EVERY)
             long = min(self.grow, stable / max(self.rate, 1e-300)) >= LONG_STEP * frame
         bound = stable / max(self.rate, 1e-300)            # (inf: the implicit method)
-        hs = min(self.grow, self.t_end - t, bound) if long else self.control.trial(self.h,
-                                                                                     t_out - t)
+        brk = next_break(self.model.breakpoints, t)        # ends on a function's turn
+        hs = (min(self.grow, self.t_end - t, bound, brk - t) if long
+              else self.control.trial(self.h, min(t_out, brk) - t))
         self.rate_age += 1
         return hs, long
 
