@@ -61,6 +61,7 @@ class ContactPlan:
     bound_body: np.ndarray
     bound_centre: np.ndarray
     bound_radius: np.ndarray
+    thickness: np.ndarray       # (nct, 2) each side's least extent (Shape.thickness), m
     # the contacts' sides (ns,): one per contact and way round, its points contiguous
     side: np.ndarray            # (np,) the side of each point
     side_sb: np.ndarray         # (ns,) the body carrying its points
@@ -225,6 +226,7 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         bound_body=_frozen([[b[0] for b in pair] for pair in bounds], int),
         bound_centre=_frozen([[b[1] for b in pair] for pair in bounds]),
         bound_radius=_frozen([[b[2] for b in pair] for pair in bounds]),
+        thickness=_frozen([[c.shape_a.thickness(), c.shape_b.thickness()] for c in contacts]),
         side=side, side_sb=side_col("sb", int), side_fb=side_col("fb", int),
         side_ends=_frozen([[sd["sb"], sd["fb"]] for sd in sides], int),
         side_frame=side_col("frame"), side_origin=side_col("origin"),

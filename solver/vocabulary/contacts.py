@@ -219,6 +219,19 @@ class Shape:
                   "half-space": lambda: math.inf, "cavity": lambda: math.inf}[self.kind]()
         return np.zeros(3), radius
 
+    def thickness(self) -> float:
+        """The shape's least extent through it (m; a mesh's or a profile's: its bounding
+        box's), which another shape must not cross within one step of a dynamic run (a
+        half-space, an inverted sphere: infinite)."""
+        p = self.params
+        if self.kind in ("mesh", "profile"):
+            pts = self.vertices if self.kind == "mesh" else np.concatenate(self.loops)
+            least = float(np.min(pts.max(axis=0) - pts.min(axis=0)))
+            return least if self.kind == "mesh" else min(least, 2.0 * p[0])
+        if self.kind in ("half-space", "cavity"):
+            return math.inf
+        return 2.0 * float(min(p[:1] if self.kind in ("sphere", "capsule") else p))
+
     @property
     def rounded(self) -> bool:
         """A sphere or capsule: its samples are centres with a radius (exact contact)."""

@@ -77,7 +77,7 @@ from .frames import REST, at_rest, frames_inside, hold_after, moved, project_run
 from .friction import aim, magnitudes, release
 from .singular import collapsed, free_singular, lock_up, near_singular, rows_chosen_anew
 from .stops import Stops, check_start
-from .touchdown import touch
+from .touchdown import reach_time, touch
 from .switching import (energy_of, friction_rates, released, rest_at_start, slipping, stick,
                         switched, use_rows)
 from ..general_motions import carried_to_gimbal, held_turns, past_gimbal
@@ -292,8 +292,8 @@ class DynamicRun:
             self._after_step()
 
     def _proposal(self, t_out: float, y: np.ndarray) -> Requests:
-        """(size, long): a step cut to the next frame (the control's trial), or past it when
-        the steps outgrow the frames, within the explicit method's stability."""
+        """(size, long): a step cut to the next frame, function's turn or contact's reach, or
+        past the frames when the steps outgrow them, within the explicit method's stability."""
         t, frame = self.t, self.frame_dt
         long = wants_long(self.dense, self.tree, self.resting, self.grow, frame, t_out - t)
         stable = self.stepper.stable if self.explicit else np.inf
@@ -307,7 +307,8 @@ class DynamicRun:
                                   else RATE_EVERY)
             long = min(self.grow, stable / max(self.rate, 1e-300)) >= LONG_STEP * frame
         bound = stable / max(self.rate, 1e-300)            # (inf: the implicit method)
-        brk = next_break(self.model.breakpoints, t)        # ends on a function's turn
+        brk = min(next_break(self.model.breakpoints, t), t + reach_time(
+            self.sysm, self.r, self.p, self.v, self.w) if self.contacts else np.inf)
         hs = (min(self.grow, self.t_end - t, bound, brk - t) if long
               else self.control.trial(self.h, min(t_out, brk) - t))
         self.rate_age += 1
@@ -376,8 +377,7 @@ class DynamicRun:
 
     def _next_size(self, hs: float, err: float, h_next: float, long: bool, aimed: bool) -> None:
         """The next step's natural size (control.next_size), kept as it was after a step
-        ``aimed`` at an event (events.aim_at_kink); ``grow``: the explicit method's growth
-        past the frames, which the study's lockstep run follows step for step."""
+        ``aimed`` at an event (events.aim_at_kink); ``grow``: the proposal past the frames."""
         if not aimed:
             self.h = next_size(self.h, hs, h_next, long, self.method == "implicit")
         self.grow = long_proposal(hs, err, self.control.expo)

@@ -58,3 +58,31 @@ def touch(sysm, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray):
     onset = np.full(cp.n, np.nan)
     onset[ce.near] = np.where(ce.gap > 0.0, np.nan, np.where(new, np.abs(ce.approach), known))
     return bool(new.any()), sysm.run.touched(onset)
+
+
+def reach_time(sysm, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray) -> float:
+    """The longest step (s) in which no contact's two sides can pass through each other
+    unseen: a step ends with a contact's sides inside each other where they meet (its
+    touchdown then located, ``touchdown_event``) only if they move by no more than about
+    their thickness in it (a ball through a plate 2 mm thick in a frame's step at 2 m/s).
+    Half the two sides' least extents (Shape.thickness) plus the gap of their bounding
+    spheres, over the speed bound of their relative motion: the spheres' centres' relative
+    speed and each side's spin times its sphere's radius; inf with no such contact (a
+    half-space or a bowl on one side)."""
+    cp = sysm.m.forces.contacts
+    zone = 0.5 * cp.thickness.sum(axis=1)                 # (nct,)
+    if not np.isfinite(zone).any():
+        return np.inf
+    rg, A, vg, wg = body_arrays(sysm.m, r, p, v, w)
+    b = cp.bound_body
+    arm = (A[b] @ cp.bound_centre[..., None])[..., 0]      # (nct, 2, 3) COM to centre
+    c, vc = rg[b] + arm, vg[b] + np.cross(wg[b], arm)
+    apart = c[:, 1] - c[:, 0]
+    gap = np.sqrt(np.sum(apart * apart, axis=-1)) - cp.bound_radius.sum(axis=1)
+    with np.errstate(invalid="ignore"):                   # (inf radii: inf zones, left out)
+        speed = (np.linalg.norm(vc[:, 1] - vc[:, 0], axis=-1)
+                 + np.sum(np.linalg.norm(wg[b], axis=-1) * cp.bound_radius, axis=1))
+    finite = np.isfinite(zone) & (speed > 0.0)
+    if not finite.any():
+        return np.inf
+    return float(np.min((np.maximum(gap[finite], 0.0) + zone[finite]) / speed[finite]))
