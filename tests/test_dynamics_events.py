@@ -339,3 +339,31 @@ def test_two_stops_reached_in_one_step_each_take_their_own_impact() -> None:
     assert [names for _, names in r.impacts[:2]] == [("floor0",), ("floor1",)]
     np.testing.assert_allclose([t for t, _ in r.impacts[:2]], [t0, t1], rtol=0.0, atol=1e-8)
     assert abs(r.position("ball1")[-1, 2] - e * e * h1) < 1e-9
+
+
+@pytest.mark.parametrize("fps", [24, 6])
+@pytest.mark.parametrize("short_deg", [0.02, 0.001])
+def test_a_swing_turning_just_past_a_stop_strikes_it(fps: int, short_deg: float) -> None:
+    """A pendulum released horizontal swings to the other horizontal; a rigid stop short
+    of that turning point by ``short_deg`` is passed and left within one step (0.02 deg:
+    17 ms beyond it), both ends inside the range.  The step is cut where the gap's cubic
+    through both ends dips below it, and the impact located there: one impact, its speed
+    the energy balance's sqrt(2 m g L sin(delta) / I_p) within 5e-5 rad/s (the kinetic
+    energy I_p w dw within 1e-6 J of the run's 9.81 J, its tolerance), its instant the
+    same at another frame rate to 1e-6 s.  The impact went unseen before (no impact at 24 fps for
+    0.02 deg) and the swing kept all its energy."""
+    import mechanisms as mk
+    m = mk.pendulum(axis="y", angle=0.0)             # bob 1 kg at 1 m, I_p = 1 + 4e-5
+    delta = math.radians(short_deg)
+    m.add_limit("stop", "pin", lower=-(math.pi - delta), upper=math.pi - delta,
+                restitution=0.5)
+    r = m.solve(duration=1.5, fps=fps, analysis="dynamic")
+    assert len(r.impacts) == 1
+    hit = r.impacts[0]
+    expected = math.sqrt(2 * G * math.sin(delta) / (1.0 + 4e-5))
+    assert abs(hit.speed_before[0]) == pytest.approx(expected, abs=5e-5)
+    other = mk.pendulum(axis="y", angle=0.0)
+    other.add_limit("stop", "pin", lower=-(math.pi - delta), upper=math.pi - delta,
+                    restitution=0.5)
+    again = other.solve(duration=1.5, fps=30 if fps == 24 else 5, analysis="dynamic")
+    assert again.impacts[0].time == pytest.approx(hit.time, abs=1e-6)

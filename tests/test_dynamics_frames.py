@@ -135,7 +135,7 @@ def test_steps_past_the_frames_stay_within_the_explicit_methods_stability(monkey
     the bottom swings undamped for 100 s with its amplitude kept within 5% (a bound past
     5(4)'s stability on the imaginary axis, 1.5 as DOP853's, grew it 1.76-fold; measured
     0.992 and 1.000)."""
-    from solver.analyses.dynamics.driver import motion_rate
+    from solver.analyses.dynamics.frames import motion_rate
     from solver.analyses.dynamics.equations import Equations
     from solver.analyses.run import prepare
     from solver.model.compile import compile_model
@@ -259,7 +259,7 @@ def test_the_fastest_rate_of_many_variants_is_each_ones_own() -> None:
     once) gives each variant its own run's rate to the last bit: pendulums of three
     lengths and masses, each at its own angle and speed, against motion_rate of each
     alone."""
-    from solver.analyses.dynamics.driver import motion_rate
+    from solver.analyses.dynamics.frames import motion_rate
     from solver.analyses.dynamics.equations import Equations
     from solver.analyses.run import prepare
     from solver.model.compile import compile_model

@@ -33,7 +33,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.dynamics.driver import DynamicRun, motion_rate
+from ..analyses.dynamics.driver import DynamicRun
+from ..analyses.dynamics.frames import motion_rate
 from ..analyses.dynamics.requests import Request
 from ..analyses.dynamics.equations import Equations
 from ..analyses.structure import Structure
@@ -291,7 +292,7 @@ class _Group:
         return T, Y
 
     def _rate(self, who: list[int], asks: list[Request], lanes: np.ndarray) -> tuple:
-        """The explicit method's fastest rate of each (driver.motion_rate, all at once)."""
+        """The explicit method's fastest rate of each (frames.motion_rate, all at once)."""
         args = [q.args for q in asks]
         T, Y = self._states(who, [a[1] for a in args], [a[2] for a in args], lanes)
         self._told_now(who)

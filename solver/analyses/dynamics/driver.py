@@ -62,8 +62,7 @@ from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, Standar
                                     error_scale, frame_spacing, initial_step, long_proposal,
                                     next_break, next_size)
 from ...integrators.explicit import DoPri5
-from ...integrators.implicit import (RadauStepper, spectral_radii, spectral_radius,
-                                     stiffness_rate)
+from ...integrators.implicit import RadauStepper, stiffness_rate
 from ...kernels.constraints import body_arrays, motion_values
 from ...kernels.contacts import summary_rows
 from ...model.compile import Model
@@ -73,7 +72,8 @@ from ...model.state import RunState, State
 from .equations import Equations
 from .events import StepEnd, aim_at_kink, crossed_at_end, record_friction, step_events
 from .requests import Request, Requests, drive
-from .frames import REST, at_rest, frames_inside, hold_after, moved, project_run
+from .frames import (REST, at_rest, frames_inside, hold_after, motion_rate, moved,
+                     project_run)
 from .friction import aim, magnitudes, release
 from .singular import collapsed, free_singular, lock_up, near_singular, rows_chosen_anew
 from .stops import Stops, check_start
@@ -322,12 +322,18 @@ class DynamicRun:
         pass goes on with rows chosen anew or least-norm solves; one cut below rounding
         fails, naming why."""
         sysm, stepper, control = self.sysm, self.stepper, self.control
+        cut = False             # cut once to a bound passed and left inside the step
         while True:
             y1, err = yield Request("step", stepper.step, (self.t, y, f0, hs, self.norm))
             if err <= 1.0 or (self.locating and err < np.inf and
                               crossed_at_end(sysm, self.stops, self.t, y, hs, y1)):
                 turned = self.gimbals and past_gimbal(self.model, self.gimbals, self.t + hs,
                                                       sysm.split(y1)[1])
+                back = (None if turned or cut or self.stops is None or err > 1.0
+                        else self.stops.turned_back(sysm, y, y1, hs))
+                if back is not None:
+                    hs, cut = back * hs, True
+                    continue
                 if not turned:
                     return hs, long, f0, y1, err, control.accepted(hs, err, stepper)
                 if hs < SINGULAR_STEP * self.frame_dt:     # a free b2 carried to +-90 deg
@@ -582,19 +588,3 @@ def wants_long(dense, tree, resting, grow, frame: float, remaining):
     (``dense``) and no lined-up position is to be found (an open tree, or a closed loop
     ``resting``).  Bools and floats, or a study's variants' arrays (V,)."""
     return dense & (tree | resting) & (grow >= LONG_STEP * frame) & (grow > remaining)
-
-
-def motion_rate(sysm: Equations, t, y: np.ndarray, iterations: int = 30):
-    """The fastest rate (1/s) of the run's equations linearized at (t, y): the spectral
-    radius of d(dy/dt)/dy by power iteration, each product a finite difference (one
-    right-hand side).  At rest the explicit method's error estimate vanishes and nothing
-    but stability bounds its step: past h |lambda| ~ 3 (DOP853) rounding grows into motion
-    (a pendulum hanging at rest, steps of 40 s: 8e-5 rad/s), so long steps are held to
-    the stepper's ``stable`` over the rate (explicit.py: 1.5 for DOP853, 0.9 for 5(4)).
-    One state (a float), or a study's variants' t (V,), y (V, n) on their stacked
-    equations (V,), each with its own run's bits."""
-    f0 = sysm.rhs(t, y)
-    eps = 1e-7 * np.maximum(1.0, np.max(np.abs(y[..., :-1]), axis=-1))[..., None]
-    apply = lambda x: (sysm.rhs(t, y + eps * x) - f0) / eps   # noqa: E731
-    return (spectral_radius(apply, len(y), iterations) if y.ndim == 1
-            else spectral_radii(apply, len(y), y.shape[-1], iterations))

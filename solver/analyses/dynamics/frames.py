@@ -1,7 +1,8 @@
 """A dynamic run's output frames: a step's end projected and stored, the frames inside a
 long step from its dense output (``frames_inside``), and rest: a mechanism that nothing
 depending on time acts on, at rest, holds its pose for the frames after (``at_rest``,
-``hold_after``).  Used by analyses/dynamics/driver.py (and through it the study's
+``hold_after``); and the equations' fastest rate, which bounds the steps past the frames
+(``motion_rate``).  Used by analyses/dynamics/driver.py (and through it the study's
 lockstep run)."""
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import numpy as np
 
 from ...algebra.newton import scales
 from ...base.rotations import quat_angle
+from ...integrators.implicit import spectral_radii, spectral_radius
 from ...kernels.constraints import body_arrays
 from ...kernels.forces import inertia_world
 from ...model.compile import Model
@@ -127,3 +129,19 @@ def project_run(sysm: Equations, run: RunState, t: float, r, p, v, w
     run = run.tracked(track)
     sysm.tell(run)
     return (r, p, v, w), run
+
+
+def motion_rate(sysm: Equations, t, y: np.ndarray, iterations: int = 30):
+    """The fastest rate (1/s) of the run's equations linearized at (t, y): the spectral
+    radius of d(dy/dt)/dy by power iteration, each product a finite difference (one
+    right-hand side).  At rest the explicit method's error estimate vanishes and nothing
+    but stability bounds its step: past h |lambda| ~ 3 (DOP853) rounding grows into motion
+    (a pendulum hanging at rest, steps of 40 s: 8e-5 rad/s), so long steps are held to
+    the stepper's ``stable`` over the rate (explicit.py: 1.5 for DOP853, 0.9 for 5(4)).
+    One state (a float), or a study's variants' t (V,), y (V, n) on their stacked
+    equations (V,), each with its own run's bits."""
+    f0 = sysm.rhs(t, y)
+    eps = 1e-7 * np.maximum(1.0, np.max(np.abs(y[..., :-1]), axis=-1))[..., None]
+    apply = lambda x: (sysm.rhs(t, y + eps * x) - f0) / eps   # noqa: E731
+    return (spectral_radius(apply, len(y), iterations) if y.ndim == 1
+            else spectral_radii(apply, len(y), y.shape[-1], iterations))

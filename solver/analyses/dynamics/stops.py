@@ -242,6 +242,31 @@ class Stops:
         return gaps(self.m, evaluate(self.m, *body_arrays(self.m, r, p)[:2], need_jac=False,
                                      ref=track).phi)
 
+    def gaps_and_rates(self, r, p, v, w, track=None) -> tuple[np.ndarray, np.ndarray]:
+        """Every bound's gap and its rate, sgn dq/dt (nbound,), at (r, p, v, w)."""
+        ev = evaluate(self.m, *body_arrays(self.m, r, p)[:2], ref=track)
+        rate = global_jacobian(self.m, ev.jac)[self.lm.rows] @ np.concatenate([v, w], 1).ravel()
+        return gaps(self.m, ev.phi), self.lm.sgn * rate
+
+    def turned_back(self, sysm, y: np.ndarray, y1: np.ndarray, hs: float) -> float | None:
+        """A step that carried a rigid bound's coordinate past it and back (a swing's turning
+        point just beyond a stop: both ends inside, the impact unseen): the share of the
+        step (0, 1) where the gaps' cubic Hermite interpolant (gaps and rates at both ends)
+        is least, if below -tol there; else None.  A step cut there ends past the bound,
+        and the impact is located as any other."""
+        run = sysm.run
+        g0, d0 = self.gaps_and_rates(*sysm.unpack(y)[:4], run.track)
+        g1, d1 = self.gaps_and_rates(*sysm.unpack(y1)[:4], run.track)
+        dip = ~run.resting & ~self.lm.compliant & (g0 > 0) & (g1 > 0) & (d0 < 0) & (d1 > 0)
+        if not dip.any():
+            return None
+        s = np.linspace(0.0, 1.0, 33)[1:-1, None]
+        cubic = ((2 * s ** 3 - 3 * s ** 2 + 1) * g0 + (s ** 3 - 2 * s ** 2 + s) * hs * d0
+                 + (3 * s ** 2 - 2 * s ** 3) * g1 + (s ** 3 - s ** 2) * hs * d1)[:, dip]
+        if not (cubic.min(axis=0) < -self.tol[dip]).any():
+            return None
+        return float(s[int(np.argmin(cubic.min(axis=1))), 0])
+
     def crossed(self, g: np.ndarray, resting: np.ndarray) -> np.ndarray:
         """Rigid bounds not ``resting`` (nbound,) whose gaps g are crossed (a compliant
         stop's penetration is its force's, no event)."""
