@@ -149,6 +149,26 @@ def rigid_arm(bpy) -> None:
     assert bpy.ops.rigidbody.object_add(type="ACTIVE") == {"FINISHED"}
 
 
+def keyed_torsion_spring(bpy) -> None:
+    """The pin's torsion spring keyed from 0 at frame 1 to 50 N m/rad at frame 7: a bake
+    takes each setting as one number, so which one would depend on the frame shown."""
+    d = baked(bpy, bs.pendulum)
+    pin = d["pin"]
+    pin.mechanism.torsion = True
+    for frame, k in ((1, 0.0), (7, 50.0)):
+        pin.mechanism.torsion_stiffness = k
+        pin.keyframe_insert("mechanism.torsion_stiffness", frame=frame)
+
+
+def keyed_gravity(bpy) -> None:
+    """The scene's gravity keyed from -9.81 at frame 1 to -1 at frame 7."""
+    baked(bpy, bs.pendulum)
+    scene = bpy.context.scene
+    for frame, g in ((1, -9.81), (7, -1.0)):
+        scene.gravity = (0.0, 0.0, g)
+        scene.keyframe_insert("gravity", index=2, frame=frame)
+
+
 PIN, MOTOR = "Revolute arm-ground", "Revolute crank-block"
 CASES = {  # name: (break a baked scene, match (names the item), more patterns, read-time error)
     "marker not parented": (loose_marker, r"marker 'loose' is not parented to a part", [], True),
@@ -175,6 +195,11 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                              r"\(Limit Location\) overrides the keys that place it", [], False),
     "rigid body on a part": (rigid_arm, r"part 'arm': its Rigid Body physics \(Active\) moves "
                              r"it instead of its keys", [], False),
+    "keyed setting": (keyed_torsion_spring, rf"joint '{PIN}': its Stiffness "
+                      r"\(mechanism\.torsion_stiffness\) is keyframed and changes over the "
+                      r"frames", [r"delete its keys"], False),
+    "keyed gravity": (keyed_gravity, r"scene 'Scene': its Gravity \(gravity\) is keyframed "
+                      r"and changes over the frames", [], False),
     "cycles blended in": (half_cycles, rf"joint '{PIN}', keyframed Angle .*Cycles modifier "
                           r"'Cycles' has an influence", [], True),
 }
@@ -208,7 +233,8 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
     assert not bs.differences(before, bs.snapshot(bpy))
 
 
-@pytest.mark.parametrize("case", ["constraint on a part", "rigid body on a part"])
+@pytest.mark.parametrize("case", ["constraint on a part", "rigid body on a part", "keyed setting",
+                                  "keyed gravity"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
     """What would override a part's baked keys does not stop Check (the mechanism solves),
     but Check warns with the line Bake refuses with, naming the part and the cause."""
@@ -217,6 +243,19 @@ def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
     setup(bpy)
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert re.search(match, bpy.context.scene.mechanism.report)
+
+
+def test_a_setting_keyed_to_one_value_bakes(blender) -> None:
+    """A torsion spring's stiffness keyed twice with one value does not change over the
+    frames: Bake takes it, and Check names nothing."""
+    bpy = blender
+    pin = bs.pendulum(bpy)["pin"]
+    pin.mechanism.torsion, pin.mechanism.torsion_stiffness = True, 5.0
+    for frame in (1, 25):
+        pin.keyframe_insert("mechanism.torsion_stiffness", frame=frame)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "keyframed" not in bpy.context.scene.mechanism.report
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
 
 
 def test_lock_up_message_names_one_frame(blender) -> None:
