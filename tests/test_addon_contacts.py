@@ -3,6 +3,7 @@ parts' meshes, save and reload, a deleted part and an open mesh named."""
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -241,6 +242,38 @@ def test_boxes_stacked_on_the_floor_rest_on_their_faces_with_the_defaults(blende
     F_low = bs.curve(on_low, '["part_contact_force_z"]')[-1, 1]
     assert F_floor == pytest.approx((m_low + m_top) * G, rel=1e-3)
     assert F_low == pytest.approx(m_top * G, rel=1e-3)
+
+
+@pytest.mark.parametrize("turn", [0.0, 3.141592653589793])
+def test_a_puck_standing_on_the_floor_rests_on_its_end_face(blender, turn) -> None:
+    """A cylinder (32 sides, radius 0.05, 0.04 thick) standing on its end 1 mm above the
+    Floor (upright, or upside down: its z along world -z), Add Contact's defaults: read as
+    a Profile (a prism along its z) its flat ends would carry no points and it would sink
+    to its lower row of points, a quarter of its thickness (10 mm); against the Floor with
+    its axis upright Auto takes its Mesh, which rests on its end face within the contact's
+    compliance (under 1 mm: the default stiffness holds its weight at about 0.1 mm) and
+    carries its weight (1e-3).  Made a Profile by hand, Check notes how far it sinks."""
+    bpy = blender
+    bs.set_range(bpy, 1, 25)
+    bpy.context.scene.mechanism.analysis = "DYNAMIC"
+    floor = bs.add_box(bpy, "floor", (1.0, 1.0, 0.2), (0.0, 0.0, -0.1))
+    puck = bs.disc(bpy, "puck", 0.05, (0.0, 0.0, 0.021), depth=0.04)
+    puck.rotation_euler = (turn, 0.0, 0.0)
+    bs.tag(bpy, [floor, puck], "PART")
+    floor.mechanism.ground = True
+    contact = added_contact(bpy, puck, floor)
+    contact.mechanism.contact_restitution = 0.3
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    z = bs.curve(puck, "location", 2)[-1, 1]
+    assert -1e-3 < z - 0.02 < 0.0
+    weight = puck.mechanism.computed_mass * G
+    assert bs.curve(contact, '["part_contact_force_z"]')[-1, 1] == pytest.approx(weight, rel=1e-3)
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    contact.mechanism.contact_shape_a = "PROFILE"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(r"contact 'Contact puck-floor': Shape A, part 'puck': a Profile on its "
+                     r"flat end on the Floor sinks 1(\.0)? cm into it",
+                     bpy.context.scene.mechanism.report), bpy.context.scene.mechanism.report
 
 
 @pytest.mark.parametrize("turn", [(0.0, 0.0, 0.0), (3.141592653589793, 0.0, 0.7)])

@@ -315,6 +315,25 @@ def test_auto_takes_a_box_as_a_box_and_a_turned_or_open_one_as_it_is() -> None:
     assert not cs.is_box(V6, F6) and cs.resolved_kind("AUTO", V6, F6) == "PROFILE"
 
 
+def test_a_profile_standing_on_its_end_on_a_floor_sinks_half_its_thickness_over_its_levels() -> None:
+    """A square Profile 0.04 thick with 2 levels: its lowest points stand 0.01 above its
+    end face, so upright on a Floor (its axis along the Floor's normal, either way) it sinks
+    0.01 m, tilted 30 deg that times cos 30 deg; tilted past 45 deg (on its side, as a
+    rolling wheel) it stands on its side, not its end: 0."""
+    square = np.array([[-0.05, -0.05], [0.05, -0.05], [0.05, 0.05], [-0.05, 0.05]])
+    profile = solver.Shape.profile(square, 0.04, levels=2)
+    floor = solver.Shape.half_space((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    about_x = lambda a: np.array([[1.0, 0.0, 0.0], [0.0, np.cos(a), -np.sin(a)],    # noqa: E731
+                                  [0.0, np.sin(a), np.cos(a)]])
+    assert cs.end_sink(profile, np.eye(3), floor, np.eye(3)) == pytest.approx(0.01, rel=1e-12)
+    assert cs.end_sink(profile, about_x(np.pi), floor, np.eye(3)) == pytest.approx(0.01, rel=1e-12)
+    assert cs.end_sink(profile, about_x(np.pi / 6), floor, np.eye(3)) == pytest.approx(
+        0.01 * np.cos(np.pi / 6), rel=1e-12)
+    assert cs.end_sink(profile, about_x(np.radians(50.0)), floor, np.eye(3)) == 0.0
+    assert cs.end_sink(profile, about_x(np.pi / 2), floor, np.eye(3)) == 0.0
+    assert cs.end_sink(profile, np.eye(3), floor, about_x(np.pi / 2)) == 0.0      # a wall
+
+
 def uv_sphere_vertices(radius: float, segments: int = 32, rings: int = 16) -> np.ndarray:
     """(n, 3) a UV sphere's vertices (as Blender's primitive places them), centre 0."""
     polar = np.pi * np.arange(1, rings) / rings

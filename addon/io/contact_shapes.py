@@ -34,7 +34,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...solver import MechanismError, Shape
+from ...solver import MechanismError, Shape, quat_to_matrix
 from .contact_profiles import is_prism, prism_outline
 from .kept import Kept, digest
 
@@ -195,6 +195,26 @@ def resolved_kind(kind: str, vertices: np.ndarray | None, faces: np.ndarray | No
     V = np.ascontiguousarray(vertices, dtype=float)
     F = np.ascontiguousarray(faces, dtype=np.int64)
     return "PROFILE" if _prisms.get(digest(V, F), lambda: is_prism(V, F)) else "MESH"
+
+
+# a Profile stands on an end face when its axis is within 45 deg of a Floor's normal: its
+# end rim, not its side, is then what comes down on the Floor
+END_ON = np.sqrt(0.5)
+
+
+def end_sink(profile: Shape, rotation: np.ndarray, floor: Shape, floor_rotation: np.ndarray
+             ) -> float:
+    """m: how far a Profile side standing on an end face on a Floor sinks into it before
+    its lowest row of points (the middle of its lowest slab, a profile's flat ends carrying
+    none) reaches the Floor, half its thickness over its levels times the cosine of its
+    tilt; 0 unless it stands on an end (its axis within 45 deg of the Floor's normal).
+    ``rotation`` and ``floor_rotation`` (3, 3): each part's axes in world axes at the
+    design pose."""
+    axis = rotation @ quat_to_matrix(profile.orientation)[:, 2]
+    normal = floor_rotation @ quat_to_matrix(floor.orientation)[:, 2]
+    tilt = abs(float(axis @ normal))
+    half, _, levels = profile.params
+    return half / levels * tilt if tilt >= END_ON else 0.0
 
 
 def part_vertices(local: np.ndarray, stretch: np.ndarray, scale: float) -> np.ndarray:
