@@ -2,8 +2,10 @@
 cause: the user's own keys or drivers of a part's placing channels, object constraints and
 Rigid Body physics that override a part's keys, and objects a bake writes to that are not
 local to the file (linked from a library, or library overrides), whose bake a saved file
-does not keep; and mechanism settings keyframed to change over the frames (a bake takes
-each as one number, the one at the frame shown, so its result would depend on that frame).
+does not keep; mechanism settings keyframed to change over the frames (a bake takes
+each as one number, the one at the frame shown, so its result would depend on that frame);
+and ground parts that their own keys, drivers or constraints move (the mechanism is solved
+about a ground standing still, so the parts would part from it).
 Check lists them as warnings; Bake and Bake Variant refuse with all of them and change
 nothing (``refuse_bake``).
 """
@@ -149,13 +151,45 @@ def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
     return out
 
 
+# the channels that place an object: a ground part's keys on any of them move it
+PLACING = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale",
+           "delta_location", "delta_rotation_euler", "delta_rotation_quaternion", "delta_scale")
+
+
+def ground_motion_problems(scene: bpy.types.Scene) -> list[str]:
+    """Ground parts that their own keys (changing over the frames), drivers or object
+    constraints move: a ground part stands still where it is at the design pose, so the
+    parts joined to it would part from it.  (A ground part parented to a moving object
+    carries the mechanism along with it, the parts' keys being in the same parent's space,
+    and is not named.)"""
+    still = ("but a ground part stands still where it is at the design pose, so the parts "
+             "joined to it would part from it")
+    out = []
+    for ob in scene.objects:
+        if ob.mechanism.role != "PART" or not ob.mechanism.ground:
+            continue
+        what = f"ground part {ob.name!r}"
+        for act, slot in _playing_actions(ob):
+            out += [f"{what}: its action {act.name!r} keys {path}, which moves it over the "
+                    f"frames, {still}: delete those keys" for path in
+                    _changing_keys(ob, act, slot, lambda path: path in PLACING)]
+        ad = ob.animation_data
+        out += [f"{what}: a driver drives {fc.data_path}, {still}: remove the driver"
+                for fc in (ad.drivers if ad is not None else ())
+                if fc.data_path in PLACING and not fc.mute]
+        out += [f"{what}: its constraint {c.name!r} ({c.type.replace('_', ' ').title()}) moves "
+                f"it, {still}: delete or disable the constraint"
+                for c in ob.constraints if not c.mute and c.is_valid and c.influence > 0.0]
+    return out
+
+
 def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """Every reason a bake of the scene read as ``sm`` (scene_reader.SceneMechanism) would
     not play as solved or not last, one line each, naming the object."""
     return (not_local_problems(sm.parts + sm.joints + sm.couplers + sm.bushings
                                + sm.vector_forces + sm.contacts) + pose_key_problems(sm.parts)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
-            + keyed_setting_problems(scene))
+            + keyed_setting_problems(scene) + ground_motion_problems(scene))
 
 
 def refuse_bake(sm, scene: bpy.types.Scene) -> None:

@@ -160,6 +160,25 @@ def keyed_torsion_spring(bpy) -> None:
         pin.keyframe_insert("mechanism.torsion_stiffness", frame=frame)
 
 
+def keyed_ground(bpy) -> None:
+    """The ground part keyed to slide 1 m along x between frames 1 and 7: the arm, solved
+    about the pin where the ground stands at the design pose, would part from it."""
+    d = baked(bpy, bs.pendulum)
+    ground = d["ground"]
+    for frame, x in ((1, 0.0), (7, 1.0)):
+        ground.location.x = x
+        ground.keyframe_insert("location", index=0, frame=frame)
+    bpy.context.scene.frame_set(1)
+
+
+def ground_on_a_path(bpy) -> None:
+    """A Follow Path constraint on the ground part: it moves it, as keys would."""
+    d = baked(bpy, bs.pendulum)
+    bpy.ops.curve.primitive_bezier_circle_add(radius=1.0)
+    c = d["ground"].constraints.new("FOLLOW_PATH")
+    c.target = bpy.context.active_object
+
+
 def keyed_gravity(bpy) -> None:
     """The scene's gravity keyed from -9.81 at frame 1 to -1 at frame 7."""
     baked(bpy, bs.pendulum)
@@ -198,6 +217,10 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
     "keyed setting": (keyed_torsion_spring, rf"joint '{PIN}': its Stiffness "
                       r"\(mechanism\.torsion_stiffness\) is keyframed and changes over the "
                       r"frames", [r"delete its keys"], False),
+    "keyed ground": (keyed_ground, r"ground part 'ground': its action '.*' keys location, "
+                     r"which moves it over the frames", [r"stands still"], False),
+    "ground on a path": (ground_on_a_path, r"ground part 'ground': its constraint 'Follow Path' "
+                         r"\(Follow Path\) moves it", [r"stands still"], False),
     "keyed gravity": (keyed_gravity, r"scene 'Scene': its Gravity \(gravity\) is keyframed "
                       r"and changes over the frames", [], False),
     "cycles blended in": (half_cycles, rf"joint '{PIN}', keyframed Angle .*Cycles modifier "
@@ -234,7 +257,7 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
 
 
 @pytest.mark.parametrize("case", ["constraint on a part", "rigid body on a part", "keyed setting",
-                                  "keyed gravity"])
+                                  "keyed gravity", "keyed ground", "ground on a path"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
     """What would override a part's baked keys does not stop Check (the mechanism solves),
     but Check warns with the line Bake refuses with, naming the part and the cause."""
