@@ -4,8 +4,9 @@ Rigid Body physics that override a part's keys, and objects a bake writes to tha
 local to the file (linked from a library, or library overrides), whose bake a saved file
 does not keep; mechanism settings keyframed to change over the frames (a bake takes
 each as one number, the one at the frame shown, so its result would depend on that frame);
-and ground parts that their own keys, drivers or constraints move (the mechanism is solved
-about a ground standing still, so the parts would part from it).
+and ground parts and markers that their own keys, drivers or constraints move (the
+mechanism is solved about a ground standing still, so the parts would part from it; a
+marker is read once, at the frame shown).
 Check lists them as warnings; Bake and Bake Variant refuse with all of them and change
 nothing (``refuse_bake``).
 """
@@ -156,19 +157,26 @@ PLACING = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_a
            "delta_location", "delta_rotation_euler", "delta_rotation_quaternion", "delta_scale")
 
 
-def ground_motion_problems(scene: bpy.types.Scene) -> list[str]:
-    """Ground parts that their own keys (changing over the frames), drivers or object
-    constraints move: a ground part stands still where it is at the design pose, so the
-    parts joined to it would part from it.  (A ground part parented to a moving object
-    carries the mechanism along with it, the parts' keys being in the same parent's space,
-    and is not named.)"""
-    still = ("but a ground part stands still where it is at the design pose, so the parts "
-             "joined to it would part from it")
+def standing_problems(scene: bpy.types.Scene) -> list[str]:
+    """Ground parts and markers that their own keys (changing over the frames), drivers or
+    object constraints move: a ground part stands still where it is at the design pose, so
+    the parts joined to it would part from it; a marker is read once, where it is at the
+    frame shown, so the bake would depend on that frame.  (A ground part parented to a
+    moving object carries the mechanism along with it, the parts' keys being in the same
+    parent's space, and is not named.)"""
     out = []
     for ob in scene.objects:
-        if ob.mechanism.role != "PART" or not ob.mechanism.ground:
+        s = ob.mechanism
+        if s.role == "PART" and s.ground:
+            what = f"ground part {ob.name!r}"
+            still = ("but a ground part stands still where it is at the design pose, so the "
+                     "parts joined to it would part from it")
+        elif s.role == "MARKER":
+            what = f"marker {ob.name!r}"
+            still = ("but a marker is read once, where it is at the frame shown, so the bake "
+                     "would depend on that frame (a marker moved along a path: its Follow)")
+        else:
             continue
-        what = f"ground part {ob.name!r}"
         for act, slot in _playing_actions(ob):
             out += [f"{what}: its action {act.name!r} keys {path}, which moves it over the "
                     f"frames, {still}: delete those keys" for path in
@@ -189,7 +197,7 @@ def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
     return (not_local_problems(sm.parts + sm.joints + sm.couplers + sm.bushings
                                + sm.vector_forces + sm.contacts) + pose_key_problems(sm.parts)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
-            + keyed_setting_problems(scene) + ground_motion_problems(scene))
+            + keyed_setting_problems(scene) + standing_problems(scene))
 
 
 def refuse_bake(sm, scene: bpy.types.Scene) -> None:

@@ -179,6 +179,17 @@ def ground_on_a_path(bpy) -> None:
     c.target = bpy.context.active_object
 
 
+def keyed_marker(bpy) -> None:
+    """The pin's ground marker keyed 0.2 m along x between frames 1 and 7: read where it
+    is at the frame shown, the bake would depend on that frame."""
+    d = baked(bpy, bs.pendulum)
+    marker = d["pin"].mechanism.marker_j
+    marker.keyframe_insert("location", index=0, frame=1)
+    marker.location.x += 0.2
+    marker.keyframe_insert("location", index=0, frame=7)
+    bpy.context.scene.frame_set(1)
+
+
 def keyed_gravity(bpy) -> None:
     """The scene's gravity keyed from -9.81 at frame 1 to -1 at frame 7."""
     baked(bpy, bs.pendulum)
@@ -221,6 +232,8 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                      r"which moves it over the frames", [r"stands still"], False),
     "ground on a path": (ground_on_a_path, r"ground part 'ground': its constraint 'Follow Path' "
                          r"\(Follow Path\) moves it", [r"stands still"], False),
+    "keyed marker": (keyed_marker, r"marker 'ground.arm.J': its action '.*' keys location, "
+                     r"which moves it over the frames", [r"read once"], False),
     "keyed gravity": (keyed_gravity, r"scene 'Scene': its Gravity \(gravity\) is keyframed "
                       r"and changes over the frames", [], False),
     "cycles blended in": (half_cycles, rf"joint '{PIN}', keyframed Angle .*Cycles modifier "
@@ -257,7 +270,8 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
 
 
 @pytest.mark.parametrize("case", ["constraint on a part", "rigid body on a part", "keyed setting",
-                                  "keyed gravity", "keyed ground", "ground on a path"])
+                                  "keyed gravity", "keyed ground", "ground on a path",
+                                  "keyed marker"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
     """What would override a part's baked keys does not stop Check (the mechanism solves),
     but Check warns with the line Bake refuses with, naming the part and the cause."""
