@@ -212,7 +212,11 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     marker_frames = _design_frames(by_role["MARKER"], sm.part_frames)
     for ob, (position, orientation) in zip(by_role["MARKER"], marker_frames):
         part = ob.parent
-        if part is None or part.mechanism.role != "PART" or not _in_scene(part, scene):
+        if part is not None and part.mechanism.role == "PART" and not _in_scene(part, scene):
+            raise MechanismError(f"marker {ob.name!r}: its part {part.name!r} is not in the "
+                                 "scene (unlinked, or in a collection the scene does not "
+                                 "hold): link the part back, or delete the marker")
+        if part is None or part.mechanism.role != "PART":
             raise MechanismError(f"marker {ob.name!r} is not parented to a part: parent it to "
                                  "the part it belongs to (Ctrl P)")
         if ob.parent_type not in OBJECT_PARENTING + VERTEX_PARENTING:

@@ -42,6 +42,12 @@ def unlinked_marker(bpy) -> None:
     bpy.context.scene.collection.objects.unlink(d["pin"].mechanism.marker_j)
 
 
+def unlinked_part(bpy) -> None:
+    """The arm taken out of the scene (its collection link removed), its markers kept."""
+    d = baked(bpy, bs.pendulum)
+    bpy.context.scene.collection.objects.unlink(d["arm"])
+
+
 def one_part_joint(bpy) -> None:
     d = baked(bpy, bs.pendulum)
     tip = bs.add_marker(bpy, d["arm"], (1.0, 0.0, 0.0))
@@ -206,6 +212,8 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
     "marker removed": (removed_marker, rf"joint '{PIN}': marker I is not set", [], True),
     "marker unlinked": (unlinked_marker, rf"joint '{PIN}': marker J 'ground.arm.J' was deleted", [],
                         True),
+    "part unlinked": (unlinked_part, r"marker 'arm.ground.I': its part 'arm' is not in the "
+                      r"scene", [r"link the part back"], True),
     "markers on one part": (one_part_joint, r"joint 'same': markers .* both on part 'arm'", [], True),
     "unassemblable": (unassemblable, r"assembly failed", [r"\bfar\b", PIN], False),
     "lock-up": (lock_up, r"lock-up", [r"\(frame 3\)", MOTOR], False),
