@@ -200,6 +200,15 @@ def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
             + keyed_setting_problems(scene) + standing_problems(scene))
 
 
+def refuse_frame_dependent(scene: bpy.types.Scene) -> None:
+    """MechanismError naming what would make any solve of the scene (a bake, Export CSV, a
+    study) depend on the frame shown: settings keyed to change, ground parts and markers
+    that move (``keyed_setting_problems``, ``standing_problems``)."""
+    problems = keyed_setting_problems(scene) + standing_problems(scene)
+    if problems:
+        raise MechanismError("; ".join(problems))
+
+
 def refuse_bake(sm, scene: bpy.types.Scene) -> None:
     """MechanismError with every line of ``bake_problems``, when there is any."""
     problems = bake_problems(sm, scene)

@@ -516,6 +516,7 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
                                                bpy.data.filepath))
             existing_folder(events_path(path))        # both files writable before the solve
             sm = bake_reading(context.scene)
+            bake_checks.refuse_frame_dependent(context.scene)
             rows, events = bake.write_csv(path, sm, _solve_read(context.scene, sm, until_interrupted))
         except SolverCancelled:
             self.report({"WARNING"}, "Export CSV interrupted; nothing was written")

@@ -303,6 +303,26 @@ def test_a_setting_keyed_to_one_value_bakes(blender) -> None:
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
 
 
+@pytest.mark.parametrize("case", ["keyed setting", "keyed ground", "keyed marker"])
+def test_export_csv_and_a_study_refuse_what_depends_on_the_frame_shown(blender, tmp_path,
+                                                                       case: str) -> None:
+    """A setting keyed to change, a moving ground part or marker would make Export CSV's
+    numbers and a study's table depend on the frame shown, as a bake's: both refuse with
+    Bake's line, naming the object, and write nothing."""
+    bpy = blender
+    setup, match, _, _ = CASES[case]
+    setup(bpy)
+    path = tmp_path / "out.csv"
+    with pytest.raises(RuntimeError, match=match):
+        bpy.ops.mechanism.export_csv(filepath=str(path))
+    assert not path.exists()
+    st = bpy.context.scene.mechanism.study
+    st.parameter_1, st.start_1, st.stop_1, st.count_1 = "arm.mass", 5.0, 10.0, 2
+    with pytest.raises(RuntimeError, match=match):
+        bpy.ops.mechanism.study_run()
+    assert len(st.rows) == 0
+
+
 def test_lock_up_message_names_one_frame(blender) -> None:
     """The lock-up at t = 2/24 s is at scene frame 3 and the message says only that frame."""
     lock_up(blender)
