@@ -343,6 +343,9 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
             if not spec.strip():
                 raise MechanismError(f"joint {ob.name!r}: the motion expression is empty")
         elif s.motion_type == "SPEED":
+            if not np.isfinite(s.motion_speed):
+                raise MechanismError(f"joint {ob.name!r}: its motion's Speed is "
+                                     f"{s.motion_speed}: give it a number")
             spec = speed_expression(s.motion_speed)
         else:
             spec, deriv = keyframed_motion(ob, coord, sm.timeline, sm.scale)

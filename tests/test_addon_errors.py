@@ -48,6 +48,13 @@ def unlinked_part(bpy) -> None:
     bpy.context.scene.collection.objects.unlink(d["arm"])
 
 
+def nan_speed(bpy) -> None:
+    """The pin driven at a constant Speed that a script set to NaN."""
+    d = baked(bpy, bs.pendulum)
+    s = d["pin"].mechanism
+    s.motion_type, s.motion_coordinate, s.motion_speed = "SPEED", "ANGLE", float("nan")
+
+
 def one_part_joint(bpy) -> None:
     d = baked(bpy, bs.pendulum)
     tip = bs.add_marker(bpy, d["arm"], (1.0, 0.0, 0.0))
@@ -214,6 +221,8 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                         True),
     "part unlinked": (unlinked_part, r"marker 'arm.ground.I': its part 'arm' is not in the "
                       r"scene", [r"link the part back"], True),
+    "speed not a number": (nan_speed, rf"joint '{PIN}': its motion's Speed is nan: give it a "
+                           r"number", [], True),
     "markers on one part": (one_part_joint, r"joint 'same': markers .* both on part 'arm'", [], True),
     "unassemblable": (unassemblable, r"assembly failed", [r"\bfar\b", PIN], False),
     "lock-up": (lock_up, r"lock-up", [r"\(frame 3\)", MOTOR], False),
