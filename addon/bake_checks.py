@@ -145,7 +145,9 @@ def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
                 f"keyframed and changes over the frames, {remedy}" for path in paths]
     ad = scene.animation_data
     if ad is not None and ad.action is not None:
-        scene_setting = lambda path: path == "gravity" or path.startswith("mechanism.constants")  # noqa: E731
+        def scene_setting(path: str) -> bool:
+            return path == "gravity" or path.startswith("mechanism.constants")
+
         out += [f"scene {scene.name!r}: its {_setting_label(scene, path)} is keyframed and "
                 f"changes over the frames, {remedy}"
                 for path in _changing_keys(scene, ad.action, ad.action_slot, scene_setting)]

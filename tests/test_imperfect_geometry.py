@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from mechanisms import (G, chain, crank_angle, four_bar, four_bar_closed_form, joint_gaps, rod_inertia,
-                        slider_crank, slider_crank_closed_form)
+from mechanisms import (G, chain, crank_angle, four_bar, four_bar_closed_form, joint_gaps,
+                        rod_inertia, slider_crank, slider_crank_closed_form)
 from solver import MechanismError, SolverError
 
 
@@ -106,7 +106,8 @@ def test_a_slide_driven_from_the_dead_centre_is_named_as_one() -> None:
     along x): there the slide cannot move the crank and which way it turns is undecided;
     Check, Assemble and Solve say so, naming the motion and the joints lined up, and do not
     call it over-driving (a crank turned 1e-3 rad off the line is driven by the slide).
-    (Assemble succeeds: the pose as built meets every equation.)  Built 0.3 rad off the dead centre it solves, the slider on its motion."""
+    (Assemble succeeds: the pose as built meets every equation.)  Built 0.3 rad off the
+    dead centre it solves, the slider on its motion."""
     m, _ = _pushed_slider_crank(0.0)
     message = (r"motion 'push' starts at a dead centre at t = 0 s \(joints 'crank_pin', "
                r"'crank_rod', .*lined up\): there it cannot move the parts")

@@ -315,7 +315,7 @@ def test_auto_takes_a_box_as_a_box_and_a_turned_or_open_one_as_it_is() -> None:
     assert not cs.is_box(V6, F6) and cs.resolved_kind("AUTO", V6, F6) == "PROFILE"
 
 
-def test_a_profile_standing_on_its_end_on_a_floor_sinks_half_its_thickness_over_its_levels() -> None:
+def test_a_profile_on_its_end_on_a_floor_sinks_half_its_thickness_over_levels() -> None:
     """A square Profile 0.04 thick with 2 levels: its lowest points stand 0.01 above its
     end face, so upright on a Floor (its axis along the Floor's normal, either way) it sinks
     0.01 m, tilted 30 deg that times cos 30 deg; tilted past 45 deg (on its side, as a

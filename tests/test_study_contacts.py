@@ -57,8 +57,8 @@ def test_a_contact_studys_table_has_each_contacts_peak_force() -> None:
     """The table of a study of the dropped ball (contacts and no joints) has the contact's
     peak force, "peak contact force hit" (N): each variant's largest size of the force on
     part a over the frames (a millisecond apart, within the bounce), its own result's to
-    the last bit; a stiffer contact lands harder (its peak larger).  Without it the table held the variant and the parameter
-    alone, nothing to sort or plot by."""
+    the last bit; a stiffer contact lands harder (its peak larger).  Without it the table
+    held the variant and the parameter alone, nothing to sort or plot by."""
     from solver.study.table import column_units
     base = dropped_ball(0.5)
     res = base.study({"hit.stiffness": [1e5, 1e6]}, duration=0.14, fps=1000)
