@@ -5,8 +5,6 @@ Bake and Assemble say the motions over-drive the mechanism and change nothing.  
 whose mesh is open bakes with a warning that names it, what is wrong and the mass used."""
 from __future__ import annotations
 
-import re
-
 import pytest
 
 import blender_scenes as bs
@@ -82,6 +80,7 @@ def test_a_slider_crank_pushed_from_its_dead_centre_is_named_and_unchanged(blend
     the crank, so Check reports it, and Bake and Assemble refuse it, naming the motion, the
     dead centre and the frame, never calling it over-driving (its advice, to remove the
     motion, would be wrong); the scene is left as it was."""
+    import re
     bpy = blender
     d = bs.slider_crank(bpy)
     d["main"].mechanism.motion_type = "NONE"
