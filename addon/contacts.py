@@ -45,6 +45,14 @@ def add_contact_object(context, part_a, part_b) -> bpy.types.Object:
     return ob
 
 
+def contact_between(scene, part_a, part_b):
+    """The scene's Contact object that joins ``part_a`` and ``part_b`` (either way round),
+    or None."""
+    pair = {part_a, part_b}
+    return next((ob for ob in scene.objects if ob.mechanism.role == "CONTACT"
+                 and {ob.mechanism.contact_part_a, ob.mechanism.contact_part_b} == pair), None)
+
+
 def _level_top(ob, depsgraph) -> bool:
     """Whether the object's evaluated mesh, in world axes as it stands, has a flat and level
     top (io/contact_shapes.py ``flat_top``); an object without a mesh has none."""

@@ -271,7 +271,14 @@ class MECHANISM_OT_add_contact(bpy.types.Operator):
         return True
 
     def execute(self, context):
-        ob = contacts.add_contact_object(context, *contacts.selected_parts(context))
+        parts = contacts.selected_parts(context)
+        there = contacts.contact_between(context.scene, *parts)
+        if there is not None:
+            self.report({"ERROR"}, f"contact {there.name!r} already joins {parts[0].name!r} and "
+                                   f"{parts[1].name!r} (a second would add its force to it): "
+                                   "select it to change its shapes")
+            return {"CANCELLED"}
+        ob = contacts.add_contact_object(context, *parts)
         self.report({"INFO"}, f"contact {ob.name!r}: set its shapes and restitution in the sidebar")
         return {"FINISHED"}
 

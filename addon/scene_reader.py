@@ -20,6 +20,7 @@ from .anim import fcurve_modifiers, find_channelbag
 from .contacts import add_contact
 from .curve_reader import add_curve_joint, design_world, length_text
 from .io import mass
+from .io.contact_shapes import shared_pair_notes
 from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
 from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
@@ -268,6 +269,9 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
                                                       depsgraph)
         sm.scene_notes += said
         sm.contacts.append(ob)
+    sm.scene_notes += shared_pair_notes([(ob.name, ob.mechanism.contact_part_a.name,
+                                          ob.mechanism.contact_part_b.name)
+                                         for ob in sm.contacts])
     for ob in by_role["FORCE"]:
         s = ob.mechanism
         if s.marker_i is None or not _in_scene(s.marker_i, scene) or s.marker_i.mechanism.role != "MARKER":

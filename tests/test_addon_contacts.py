@@ -244,6 +244,26 @@ def test_boxes_stacked_on_the_floor_rest_on_their_faces_with_the_defaults(blende
     assert F_low == pytest.approx(m_top * G, rel=1e-3)
 
 
+def test_a_second_contact_on_the_same_parts_is_refused_or_noted(blender) -> None:
+    """Add Contact on two parts a contact already joins (either way round) is refused
+    naming that contact, nothing added; a second one made anyway (the first duplicated)
+    adds its force to the first's, which Check notes naming both and the parts."""
+    bpy = blender
+    scene = ball_drop(bpy)
+    ball, ground, contact = scene["ball"], scene["ground"], scene["contact"]
+    before = len(bpy.data.objects)
+    for active, other in ((ball, ground), (ground, ball)):
+        bs.select(bpy, (other, active), active)
+        with pytest.raises(RuntimeError, match=r"contact 'Contact ball-floor' already joins"):
+            bpy.ops.mechanism.add_contact()
+    assert len(bpy.data.objects) == before
+    copy = contact.copy()
+    bpy.context.scene.collection.objects.link(copy)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert (f"contacts 'Contact ball-floor', {copy.name!r} all join parts 'ball' and 'floor': "
+            "their forces add") in bpy.context.scene.mechanism.report
+
+
 @pytest.mark.parametrize("turn", [0.0, 3.141592653589793])
 def test_a_puck_standing_on_the_floor_rests_on_its_end_face(blender, turn) -> None:
     """A cylinder (32 sides, radius 0.05, 0.04 thick) standing on its end 1 mm above the

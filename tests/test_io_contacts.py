@@ -334,6 +334,17 @@ def test_a_profile_on_its_end_on_a_floor_sinks_half_its_thickness_over_levels() 
     assert cs.end_sink(profile, np.eye(3), floor, about_x(np.pi / 2)) == 0.0      # a wall
 
 
+def test_contacts_sharing_a_pair_of_parts_are_noted_once_per_pair() -> None:
+    """Two contacts on ball and floor (either way round) make one note naming both; a
+    contact on another pair, alone, none."""
+    notes = cs.shared_pair_notes([("c1", "ball", "floor"), ("c2", "floor", "ball"),
+                                  ("c3", "ball", "wall")])
+    assert notes == ["contacts 'c1', 'c2' all join parts 'ball' and 'floor': their forces add "
+                     "(each its own stiffness, each baked force a share): keep one, or delete "
+                     "the others"]
+    assert cs.shared_pair_notes([("c1", "ball", "floor")]) == []
+
+
 def uv_sphere_vertices(radius: float, segments: int = 32, rings: int = 16) -> np.ndarray:
     """(n, 3) a UV sphere's vertices (as Blender's primitive places them), centre 0."""
     polar = np.pi * np.arange(1, rings) / rings

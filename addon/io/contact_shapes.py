@@ -217,6 +217,20 @@ def end_sink(profile: Shape, rotation: np.ndarray, floor: Shape, floor_rotation:
     return half / levels * tilt if tilt >= END_ON else 0.0
 
 
+def shared_pair_notes(contacts: list[tuple[str, str, str]]) -> list[str]:
+    """One note per pair of parts that more than one contact joins, from ``contacts``
+    [(contact, part a, part b)], either order: each contact pushes with its own force, so
+    theirs add (twice the stiffness, each baked force a share of the whole), which a
+    second Add Contact on the same parts makes by mistake."""
+    by_pair: dict[frozenset, list[str]] = {}
+    for name, a, b in contacts:
+        by_pair.setdefault(frozenset((a, b)), []).append(name)
+    return [f"contacts {', '.join(map(repr, names))} all join parts "
+            f"{' and '.join(map(repr, sorted(pair)))}: their forces add (each its own "
+            "stiffness, each baked force a share): keep one, or delete the others"
+            for pair, names in by_pair.items() if len(names) > 1]
+
+
 def part_vertices(local: np.ndarray, stretch: np.ndarray, scale: float) -> np.ndarray:
     """(n, 3) m: mesh vertices ``local`` (n, 3) in the object's local coordinates (Blender
     units) in the part frame, S @ v times ``scale`` (metres per Blender unit)."""
