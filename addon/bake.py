@@ -62,6 +62,22 @@ def _strip_baked(act) -> None:
         bag.fcurves.remove(fc)
 
 
+def _keep_own_keys(ob: bpy.types.Object, act) -> None:
+    """Clear Bake's end of a bake action: its baked channels removed; the keys the user
+    inserted into it since (Blender keys the active action, which a bake is on an object
+    that had none) kept as the object's own action, renamed for it, where the object has no
+    action of its own back; otherwise (or with nothing of the user's left) it is removed."""
+    _strip_baked(act)
+    bag = find_channelbag(act, act.slots[0]) if len(act.slots) else None
+    ad = ob.animation_data
+    if bag is None or not len(bag.fcurves) or ad is None or ad.action is not None:
+        bpy.data.actions.remove(act)
+        return
+    act.name = f"{ob.name}Action"
+    ad.action = act
+    ad.action_slot = act.slots[0]
+
+
 def _bake_action(ob: bpy.types.Object):
     """The object's bake action, its slot's baked channels removed (``baked_channel``)."""
     s = ob.mechanism
@@ -356,7 +372,7 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
             _strip_baked(act)
         elif act is not None:
             s.bake_action = None
-            bpy.data.actions.remove(act)
+            _keep_own_keys(ob, act)
         s.baked = False
         s.backup_action = None
         count += 1

@@ -2,8 +2,13 @@
 cause: the user's own keys or drivers of a part's placing channels, object constraints and
 Rigid Body physics that override a part's keys, and objects a bake writes to that are not
 local to the file (linked from a library, or library overrides), whose bake a saved file
-does not keep.  Check lists them as warnings; Bake and Bake Variant refuse
-with all of them and change nothing (``refuse_bake``).
+does not keep; mechanism settings keyframed to change over the frames (a bake takes
+each as one number, the one at the frame shown, so its result would depend on that frame);
+and ground parts and markers that their own keys, drivers or constraints move (the
+mechanism is solved about a ground standing still, so the parts would part from it; a
+marker is read once, at the frame shown).
+Check lists them as warnings; Bake and Bake Variant refuse with all of them and change
+nothing (``refuse_bake``).
 """
 from __future__ import annotations
 
@@ -78,12 +83,132 @@ def not_local_problems(objects) -> list[str]:
     return out
 
 
+# the settings whose keys a bake follows (a Keyframed motion's channels) or that only pose
+# the mechanism by hand
+FOLLOWED_KEYS = ("mechanism.motion_angle", "mechanism.motion_slide", "mechanism.wiggle_angle",
+                 "mechanism.wiggle_slide")
+
+
+def _changing_keys(owner, action, slot, settings) -> list[str]:
+    """The data paths of ``owner``'s F-curves in ``action`` (its ``slot``) that ``settings``
+    (a data path -> bool) accepts, not muted, whose keys change value or whose modifiers
+    (not muted) may."""
+    bag = find_channelbag(action, slot)
+    out = []
+    for fc in (bag.fcurves if bag is not None else ()):
+        if fc.mute or not settings(fc.data_path) or fc.data_path in out:
+            continue
+        values = {kp.co[1] for kp in fc.keyframe_points}
+        if len(values) > 1 or any(not m.mute for m in fc.modifiers):
+            out.append(fc.data_path)
+    return out
+
+
+def _playing_actions(ob) -> list[tuple]:
+    """(action, slot) of each action that plays on the object: its active one (a bake's
+    keeps the keys the user inserts into it) and the user's own (``user_action``)."""
+    ad = ob.animation_data
+    out = [(ad.action, ad.action_slot)] if ad is not None and ad.action is not None else []
+    user = user_action(ob)
+    return out + [user] if user[0] is not None and user not in out else out
+
+
+def _setting_label(owner, path: str) -> str:
+    """A setting as the panel names it, with its data path: "Stiffness
+    (mechanism.torsion_stiffness)"."""
+    head, _, prop = path.rpartition(".")
+    try:
+        holder = owner.path_resolve(head) if head else owner
+        return f"{holder.bl_rna.properties[prop].name} ({path})"
+    except (ValueError, KeyError, AttributeError):
+        return path
+
+
+def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
+    """Mechanism settings of the tagged objects, the scene's gravity and its Constants
+    keyframed to change over the frames: a bake reads each as one number, at the frame
+    shown, so its result would depend on that frame.  A Keyframed motion's channel
+    (FOLLOWED_KEYS) is followed and not named; one key, or keys of one value, are fine."""
+    def setting(path: str) -> bool:
+        return path.startswith("mechanism.") and path not in FOLLOWED_KEYS
+
+    remedy = ("but a bake takes each setting as one number (the one at the frame shown): "
+              "delete its keys")
+    out = []
+    for ob in scene.objects:
+        if ob.mechanism.role == "NONE":
+            continue
+        paths = []
+        for act, slot in _playing_actions(ob):
+            paths += [p for p in _changing_keys(ob, act, slot, setting) if p not in paths]
+        out += [f"{ob.mechanism.role.lower()} {ob.name!r}: its {_setting_label(ob, path)} is "
+                f"keyframed and changes over the frames, {remedy}" for path in paths]
+    ad = scene.animation_data
+    if ad is not None and ad.action is not None:
+        def scene_setting(path: str) -> bool:
+            return path == "gravity" or path.startswith("mechanism.constants")
+
+        out += [f"scene {scene.name!r}: its {_setting_label(scene, path)} is keyframed and "
+                f"changes over the frames, {remedy}"
+                for path in _changing_keys(scene, ad.action, ad.action_slot, scene_setting)]
+    return out
+
+
+# the channels that place an object: a ground part's keys on any of them move it
+PLACING = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale",
+           "delta_location", "delta_rotation_euler", "delta_rotation_quaternion", "delta_scale")
+
+
+def standing_problems(scene: bpy.types.Scene) -> list[str]:
+    """Ground parts and markers that their own keys (changing over the frames), drivers or
+    object constraints move: a ground part stands still where it is at the design pose, so
+    the parts joined to it would part from it; a marker is read once, where it is at the
+    frame shown, so the bake would depend on that frame.  (A ground part parented to a
+    moving object carries the mechanism along with it, the parts' keys being in the same
+    parent's space, and is not named.)"""
+    out = []
+    for ob in scene.objects:
+        s = ob.mechanism
+        if s.role == "PART" and s.ground:
+            what = f"ground part {ob.name!r}"
+            still = ("but a ground part stands still where it is at the design pose, so the "
+                     "parts joined to it would part from it")
+        elif s.role == "MARKER":
+            what = f"marker {ob.name!r}"
+            still = ("but a marker is read once, where it is at the frame shown, so the bake "
+                     "would depend on that frame (a marker moved along a path: its Follow)")
+        else:
+            continue
+        for act, slot in _playing_actions(ob):
+            out += [f"{what}: its action {act.name!r} keys {path}, which moves it over the "
+                    f"frames, {still}: delete those keys" for path in
+                    _changing_keys(ob, act, slot, lambda path: path in PLACING)]
+        ad = ob.animation_data
+        out += [f"{what}: a driver drives {fc.data_path}, {still}: remove the driver"
+                for fc in (ad.drivers if ad is not None else ())
+                if fc.data_path in PLACING and not fc.mute]
+        out += [f"{what}: its constraint {c.name!r} ({c.type.replace('_', ' ').title()}) moves "
+                f"it, {still}: delete or disable the constraint"
+                for c in ob.constraints if not c.mute and c.is_valid and c.influence > 0.0]
+    return out
+
+
 def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """Every reason a bake of the scene read as ``sm`` (scene_reader.SceneMechanism) would
     not play as solved or not last, one line each, naming the object."""
     return (not_local_problems(sm.parts + sm.joints + sm.couplers + sm.bushings
                                + sm.vector_forces + sm.contacts) + pose_key_problems(sm.parts)
-            + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene))
+            + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
+            + keyed_setting_problems(scene) + standing_problems(scene))
+
+
+def refuse_frame_dependent(scene: bpy.types.Scene) -> None:
+    """MechanismError naming what would make any solve of the scene (a bake, Export CSV, a
+    study) depend on the frame shown: settings keyed to change, ground parts and markers
+    that move (``keyed_setting_problems``, ``standing_problems``)."""
+    problems = keyed_setting_problems(scene) + standing_problems(scene)
+    if problems:
+        raise MechanismError("; ".join(problems))
 
 
 def refuse_bake(sm, scene: bpy.types.Scene) -> None:

@@ -20,6 +20,7 @@ import bpy
 
 from ..solver import MechanismError, SolverCancelled, Study, grid
 from .background import INTERRUPT, until_interrupted
+from .bake_checks import refuse_frame_dependent
 from .io.command_line import ImportCommand, MjcfCommand, StudyCommand, parse_command
 from .io.settings import solve_options
 from .scene_reader import read_scene
@@ -130,6 +131,7 @@ def study_file(in_path: str, levels: dict, csv_path: str) -> int:
             bpy.ops.wm.open_mainfile(filepath=in_path)
             scene = bpy.context.scene
             sm = read_scene(scene)
+            refuse_frame_dependent(scene)
             study = Study(sm.mech, grid(levels))
             res = study.run(times=sm.timeline.times, progress=until_interrupted,
                             **solve_options(scene.mechanism))

@@ -11,8 +11,8 @@ import numpy as np
 from ..solver import Mechanism, MechanismError
 from .coupling import selected_with_role
 from .curve_reader import length_text
-from .io.contact_shapes import (ProfileSettings, contact_shape, flat_top, outward_faces,
-                                part_vertices, resolved_kind)
+from .io.contact_shapes import (ProfileSettings, contact_shape, end_sink, flat_top,
+                                outward_faces, part_vertices, resolved_kind)
 from .io.mesh_checks import coarse_grid_note, refuse_open_mesh
 from .io.part_frames import PartFrame
 from .mesh_arrays import triangle_vertices, vertex_positions
@@ -27,7 +27,7 @@ def add_contact_object(context, part_a, part_b) -> bpy.types.Object:
     """A new Contact Empty between ``part_a`` and ``part_b`` ("Contact a-b"), midway between
     their origins, selected and active; each side's shape Floor for a ground part whose
     top is flat and level, else Auto (io/contact_shapes.py: Sphere for a faceted sphere,
-    Profile for a prism along the part's z, else Mesh)."""
+    Box for a box, Profile for another prism along the part's z, else Mesh)."""
     ob = bpy.data.objects.new(f"Contact {part_a.name}-{part_b.name}", None)
     ob.empty_display_type = "SPHERE"
     ob.empty_display_size = 0.05
@@ -44,6 +44,14 @@ def add_contact_object(context, part_a, part_b) -> bpy.types.Object:
     ob.select_set(True)
     context.view_layer.objects.active = ob
     return ob
+
+
+def contact_between(scene, part_a, part_b):
+    """The scene's Contact object that joins ``part_a`` and ``part_b`` (either way round),
+    or None."""
+    pair = {part_a, part_b}
+    return next((ob for ob in scene.objects if ob.mechanism.role == "CONTACT"
+                 and {ob.mechanism.contact_part_a, ob.mechanism.contact_part_b} == pair), None)
 
 
 def _level_top(ob, depsgraph) -> bool:
@@ -135,6 +143,34 @@ def shapes_size(shapes) -> float:
     return max([r for r in radii if np.isfinite(r)], default=0.0)
 
 
+def _standing_profiles(what: str, s, parts: list, sides: list, part_frames: dict,
+                       scale: float, depsgraph, scene) -> tuple[list, list[str]]:
+    """(sides, notes): a Profile side standing on an end face on the other side's Floor
+    (io/contact_shapes.py ``end_sink``) would sink into it, its flat ends carrying no
+    points: Auto's takes the part's Mesh instead, a Profile picked by hand is noted with
+    how far it sinks."""
+    sides, notes = list(sides), []
+    for k, kind in enumerate((s.contact_shape_a, s.contact_shape_b)):
+        shape, other = sides[k][1], sides[1 - k][1]
+        if shape.kind != "profile" or other.kind != "half-space":
+            continue
+        frame = part_frames[parts[k].name]
+        sink = end_sink(shape, frame.rotation, other, part_frames[parts[1 - k].name].rotation)
+        if sink == 0.0:
+            continue
+        side = f"{what}: Shape {'AB'[k]}, part {parts[k].name!r}"
+        if kind == "AUTO":
+            mesh, said = _side_shape(side, parts[k], "MESH", frame, scale, s.contact_cells,
+                                     depsgraph, scene, profile_settings(s, scale))
+            sides[k] = (sides[k][0], mesh)
+            notes += said
+        else:
+            notes.append(f"{side}: a Profile on its flat end on the Floor sinks "
+                         f"{length_text(scene, sink)} into it (its flat ends carry no contact "
+                         "points): pick Mesh or Cylinder for this side")
+    return sides, notes
+
+
 def add_contact(mech: Mechanism, ob, scene, part_frames: dict, scale: float,
                 depsgraph) -> tuple[float, list[str]]:
     """The Contact object's ``add_contact``: its two parts' shapes in their frames (m),
@@ -158,6 +194,8 @@ def add_contact(mech: Mechanism, ob, scene, part_frames: dict, scale: float,
                                   s.contact_cells, depsgraph, scene, profile_settings(s, scale))
         sides.append((part.name, shape))
         notes += said
+    sides, more = _standing_profiles(what, s, parts, sides, part_frames, scale, depsgraph, scene)
+    notes += more
     stiffness = None if s.contact_stiffness == 0.0 else s.contact_stiffness
     mech.add_contact(ob.name, sides[0][0], sides[1][0], sides[0][1], sides[1][1],
                      restitution=s.contact_restitution, stiffness=stiffness,

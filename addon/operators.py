@@ -271,7 +271,14 @@ class MECHANISM_OT_add_contact(bpy.types.Operator):
         return True
 
     def execute(self, context):
-        ob = contacts.add_contact_object(context, *contacts.selected_parts(context))
+        parts = contacts.selected_parts(context)
+        there = contacts.contact_between(context.scene, *parts)
+        if there is not None:
+            self.report({"ERROR"}, f"contact {there.name!r} already joins {parts[0].name!r} and "
+                                   f"{parts[1].name!r} (a second would add its force to it): "
+                                   "select it to change its shapes")
+            return {"CANCELLED"}
+        ob = contacts.add_contact_object(context, *parts)
         self.report({"INFO"}, f"contact {ob.name!r}: set its shapes and restitution in the sidebar")
         return {"FINISHED"}
 
@@ -516,6 +523,7 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
                                                bpy.data.filepath))
             existing_folder(events_path(path))        # both files writable before the solve
             sm = bake_reading(context.scene)
+            bake_checks.refuse_frame_dependent(context.scene)
             rows, events = bake.write_csv(path, sm, _solve_read(context.scene, sm, until_interrupted))
         except SolverCancelled:
             self.report({"WARNING"}, "Export CSV interrupted; nothing was written")

@@ -110,9 +110,14 @@ class MECHANISM_OT_plot(bpy.types.Operator):
     def poll(cls, context):
         if context.scene is None:
             return False
-        if not any(ob.mechanism.baked and ob.mechanism.role in PLOTTED
-                   for ob in context.scene.objects):
-            cls.poll_message_set("Nothing is baked yet: Bake first, then plot a joint's forces")
+        objects = context.scene.objects
+        if not any(ob.mechanism.baked and ob.mechanism.role in PLOTTED for ob in objects):
+            if any(ob.mechanism.baked for ob in objects):
+                cls.poll_message_set("the bake has no force plots (Force Plots is off): tick "
+                                     "Force Plots and Bake again")
+            else:
+                cls.poll_message_set("Nothing is baked yet: Bake first, then plot a joint's "
+                                     "forces")
             return False
         return True
 

@@ -20,6 +20,7 @@ from .anim import fcurve_modifiers, find_channelbag
 from .contacts import add_contact
 from .curve_reader import add_curve_joint, design_world, length_text
 from .io import mass
+from .io.contact_shapes import shared_pair_notes
 from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
 from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
@@ -198,7 +199,11 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     marker_frames = _design_frames(by_role["MARKER"], sm.part_frames)
     for ob, (position, orientation) in zip(by_role["MARKER"], marker_frames):
         part = ob.parent
-        if part is None or part.mechanism.role != "PART" or not _in_scene(part, scene):
+        if part is not None and part.mechanism.role == "PART" and not _in_scene(part, scene):
+            raise MechanismError(f"marker {ob.name!r}: its part {part.name!r} is not in the "
+                                 "scene (unlinked, or in a collection the scene does not "
+                                 "hold): link the part back, or delete the marker")
+        if part is None or part.mechanism.role != "PART":
             raise MechanismError(f"marker {ob.name!r} is not parented to a part: parent it to "
                                  "the part it belongs to (Ctrl P)")
         if ob.parent_type not in OBJECT_PARENTING + VERTEX_PARENTING:
@@ -250,6 +255,9 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
                                                       depsgraph)
         sm.scene_notes += said
         sm.contacts.append(ob)
+    sm.scene_notes += shared_pair_notes([(ob.name, ob.mechanism.contact_part_a.name,
+                                          ob.mechanism.contact_part_b.name)
+                                         for ob in sm.contacts])
     for ob in by_role["FORCE"]:
         s = ob.mechanism
         if s.marker_i is None or not _in_scene(s.marker_i, scene) or s.marker_i.mechanism.role != "MARKER":
@@ -325,6 +333,9 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
             if not spec.strip():
                 raise MechanismError(f"joint {ob.name!r}: the motion expression is empty")
         elif s.motion_type == "SPEED":
+            if not np.isfinite(s.motion_speed):
+                raise MechanismError(f"joint {ob.name!r}: its motion's Speed is "
+                                     f"{s.motion_speed}: give it a number")
             spec = speed_expression(s.motion_speed)
         else:
             spec, deriv = keyframed_motion(ob, coord, sm.timeline, sm.scale)

@@ -31,6 +31,7 @@ from ..solver import resolve_parameter as resolve
 from .io.mass import mass_unit_scale
 from .io.settings import solve_options, typed
 from . import scene_cache
+from .bake_checks import refuse_frame_dependent
 from .io.study_table import StudyTable, design_value, study_levels
 from .scene_reader import read_scene
 
@@ -272,13 +273,15 @@ for _k in (1, 2):
 def study_of(scene):
     """(scene mechanism, Study, settings) of the scene's Study section: its grid of one or
     two parameters over the scene's frames with its analysis settings.  MechanismError
-    (StudyError) naming what is wrong; nothing is changed."""
+    (StudyError) naming what is wrong (what would make the table depend on the frame
+    shown among it: bake_checks.py); nothing is changed."""
     st = scene.mechanism.study
     specs = [(st.parameter_1, typed(st.start_1), typed(st.stop_1), st.count_1)]
     if st.use_parameter_2:
         specs.append((st.parameter_2, typed(st.start_2), typed(st.stop_2), st.count_2))
     levels = study_levels(specs)
     sm = read_scene(scene)
+    refuse_frame_dependent(scene)
     study = Study(sm.mech, grid(levels))
     tl = sm.timeline
     how = {"frames": [tl.frame_start, tl.frame_end], "fps": tl.fps,

@@ -120,7 +120,7 @@ def test_a_mesh_that_is_no_prism_along_z_is_named_with_how_far_off(blender, exte
     bottom outline and its top's (a bottom corner 1 mm outside the top square); Auto takes
     it as a Mesh.  A UV sphere as a Profile is refused naming a vertex off both planes
     (Auto takes it as a Sphere, and as a Mesh once stretched); unsheared, the box is a
-    Profile under Auto."""
+    Box under Auto."""
     bpy = blender
     frame = bs.add_box(bpy, "frame", (1.0, 1.0, 0.2), (0.0, 0.0, -0.3))
     square = np.array([[-0.05, -0.05], [0.05, -0.05], [0.05, 0.05], [-0.05, 0.05]])
@@ -130,7 +130,7 @@ def test_a_mesh_that_is_no_prism_along_z_is_named_with_how_far_off(blender, exte
     bs.select(bpy, (block, frame), block)
     assert bpy.ops.mechanism.add_contact() == {"FINISHED"}
     contact = bpy.context.active_object
-    assert contact_shapes(bpy, extension, contact.name)[0].kind == "profile"
+    assert contact_shapes(bpy, extension, contact.name)[0].kind == "box"
     for v in block.data.vertices:
         if v.co.z > 0.0:
             v.co.x += 0.001

@@ -3,6 +3,7 @@ parts' meshes, save and reload, a deleted part and an open mesh named."""
 from __future__ import annotations
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -210,6 +211,91 @@ def test_a_cube_mesh_settles_on_the_floor(blender, extension, tmp_path, unit) ->
     np.testing.assert_allclose(force, [0.0, 0.0, weight], rtol=1e-3, atol=1e-9 * weight)
 
 
+def test_boxes_stacked_on_the_floor_rest_on_their_faces_with_the_defaults(blender) -> None:
+    """A box 0.2 x 0.2 x 0.1 on the Floor and a cube of 0.1 on it, 1 mm apart at the start,
+    each contact made by Add Contact with its defaults (Auto on the boxes: the meshes are
+    boxes, read as Box).  After 2 s each rests on the face below within the contacts'
+    compliance: the default stiffness (a 0.01 s contact on the reduced mass) and the four
+    bottom corners' half of each box's weights give depths of 0.25 mm under these loads,
+    so 1 mm bounds them; read as Profiles (their flat ends carry no contact points) each
+    box would sink to its lower row of points, a quarter of its height (25 mm).  The floor
+    carries both weights, the lower box the upper's (1e-3 of them: the rest is reached
+    to well below that)."""
+    bpy = blender
+    bs.set_range(bpy, 1, 49)
+    bpy.context.scene.mechanism.analysis = "DYNAMIC"
+    floor = bs.add_box(bpy, "floor", (1.0, 1.0, 0.2), (0.0, 0.0, -0.1))
+    low = bs.add_box(bpy, "low", (0.2, 0.2, 0.1), (0.0, 0.0, 0.051))
+    top = bs.add_box(bpy, "top", (0.1, 0.1, 0.1), (0.02, 0.0, 0.152))
+    bs.tag(bpy, [floor, low, top], "PART")
+    floor.mechanism.ground = True
+    on_floor, on_low = added_contact(bpy, low, floor), added_contact(bpy, top, low)
+    for contact in (on_floor, on_low):
+        contact.mechanism.contact_restitution = 0.3
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    z_low = bs.curve(low, "location", 2)[-1, 1]
+    z_top = bs.curve(top, "location", 2)[-1, 1]
+    assert -1e-3 < z_low - 0.05 < 0.0
+    assert -1e-3 < (z_top - 0.05) - (z_low + 0.05) < 0.0
+    m_low, m_top = low.mechanism.computed_mass, top.mechanism.computed_mass
+    F_floor = bs.curve(on_floor, '["part_contact_force_z"]')[-1, 1]
+    F_low = bs.curve(on_low, '["part_contact_force_z"]')[-1, 1]
+    assert F_floor == pytest.approx((m_low + m_top) * G, rel=1e-3)
+    assert F_low == pytest.approx(m_top * G, rel=1e-3)
+
+
+def test_a_second_contact_on_the_same_parts_is_refused_or_noted(blender) -> None:
+    """Add Contact on two parts a contact already joins (either way round) is refused
+    naming that contact, nothing added; a second one made anyway (the first duplicated)
+    adds its force to the first's, which Check notes naming both and the parts."""
+    bpy = blender
+    scene = ball_drop(bpy)
+    ball, ground, contact = scene["ball"], scene["ground"], scene["contact"]
+    before = len(bpy.data.objects)
+    for active, other in ((ball, ground), (ground, ball)):
+        bs.select(bpy, (other, active), active)
+        with pytest.raises(RuntimeError, match=r"contact 'Contact ball-floor' already joins"):
+            bpy.ops.mechanism.add_contact()
+    assert len(bpy.data.objects) == before
+    copy = contact.copy()
+    bpy.context.scene.collection.objects.link(copy)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert (f"contacts 'Contact ball-floor', {copy.name!r} all join parts 'ball' and 'floor': "
+            "their forces add") in bpy.context.scene.mechanism.report
+
+
+@pytest.mark.parametrize("turn", [0.0, 3.141592653589793])
+def test_a_puck_standing_on_the_floor_rests_on_its_end_face(blender, turn) -> None:
+    """A cylinder (32 sides, radius 0.05, 0.04 thick) standing on its end 1 mm above the
+    Floor (upright, or upside down: its z along world -z), Add Contact's defaults: read as
+    a Profile (a prism along its z) its flat ends would carry no points and it would sink
+    to its lower row of points, a quarter of its thickness (10 mm); against the Floor with
+    its axis upright Auto takes its Mesh, which rests on its end face within the contact's
+    compliance (under 1 mm: the default stiffness holds its weight at about 0.1 mm) and
+    carries its weight (1e-3).  Made a Profile by hand, Check notes how far it sinks."""
+    bpy = blender
+    bs.set_range(bpy, 1, 25)
+    bpy.context.scene.mechanism.analysis = "DYNAMIC"
+    floor = bs.add_box(bpy, "floor", (1.0, 1.0, 0.2), (0.0, 0.0, -0.1))
+    puck = bs.disc(bpy, "puck", 0.05, (0.0, 0.0, 0.021), depth=0.04)
+    puck.rotation_euler = (turn, 0.0, 0.0)
+    bs.tag(bpy, [floor, puck], "PART")
+    floor.mechanism.ground = True
+    contact = added_contact(bpy, puck, floor)
+    contact.mechanism.contact_restitution = 0.3
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    z = bs.curve(puck, "location", 2)[-1, 1]
+    assert -1e-3 < z - 0.02 < 0.0
+    weight = puck.mechanism.computed_mass * G
+    assert bs.curve(contact, '["part_contact_force_z"]')[-1, 1] == pytest.approx(weight, rel=1e-3)
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    contact.mechanism.contact_shape_a = "PROFILE"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(r"contact 'Contact puck-floor': Shape A, part 'puck': a Profile on its "
+                     r"flat end on the Floor sinks 1(\.0)? cm into it",
+                     bpy.context.scene.mechanism.report), bpy.context.scene.mechanism.report
+
+
 @pytest.mark.parametrize("turn", [(0.0, 0.0, 0.0), (3.141592653589793, 0.0, 0.7)])
 def test_check_names_parts_that_overlap_at_the_start(blender, turn) -> None:
     """The ball's centre 4 cm above the floor (radius 5 cm): Check's report names the
@@ -382,8 +468,8 @@ def test_the_ratchet_sample_starts_with_the_pawls_nose_just_above_a_slope(blende
 def test_a_ball_rolls_down_a_tilted_ramp_as_add_contact_sets_it_up(blender) -> None:
     """A UV sphere (radius 1 in, object scale 1.5) on a box ramp (40 x 10 x 2 in) tilted
     20 deg, both parented to an Empty moved off the origin, in inches; Add Contact with the
-    defaults: the ramp, a ground part whose top is not level, gets Auto (a prism: its
-    Profile) rather than Floor (the horizontal plane through its highest edge, which the
+    defaults: the ramp, a ground part whose top is not level, gets Auto (a box: its
+    Box) rather than Floor (the horizontal plane through its highest edge, which the
     ball would start 7 cm below), and the ball's faceted sphere resolves to Sphere.  With
     friction 0.5 the ball rolls without slipping (mu >= 2/7 tan 20 deg = 0.10): its
     centre runs 5/7 g sin 20 deg t^2 / 2 down the slope, within 1% over 0.5 s (the

@@ -42,6 +42,19 @@ def unlinked_marker(bpy) -> None:
     bpy.context.scene.collection.objects.unlink(d["pin"].mechanism.marker_j)
 
 
+def unlinked_part(bpy) -> None:
+    """The arm taken out of the scene (its collection link removed), its markers kept."""
+    d = baked(bpy, bs.pendulum)
+    bpy.context.scene.collection.objects.unlink(d["arm"])
+
+
+def nan_speed(bpy) -> None:
+    """The pin driven at a constant Speed that a script set to NaN."""
+    d = baked(bpy, bs.pendulum)
+    s = d["pin"].mechanism
+    s.motion_type, s.motion_coordinate, s.motion_speed = "SPEED", "ANGLE", float("nan")
+
+
 def one_part_joint(bpy) -> None:
     d = baked(bpy, bs.pendulum)
     tip = bs.add_marker(bpy, d["arm"], (1.0, 0.0, 0.0))
@@ -149,6 +162,56 @@ def rigid_arm(bpy) -> None:
     assert bpy.ops.rigidbody.object_add(type="ACTIVE") == {"FINISHED"}
 
 
+def keyed_torsion_spring(bpy) -> None:
+    """The pin's torsion spring keyed from 0 at frame 1 to 50 N m/rad at frame 7: a bake
+    takes each setting as one number, so which one would depend on the frame shown."""
+    d = baked(bpy, bs.pendulum)
+    pin = d["pin"]
+    pin.mechanism.torsion = True
+    for frame, k in ((1, 0.0), (7, 50.0)):
+        pin.mechanism.torsion_stiffness = k
+        pin.keyframe_insert("mechanism.torsion_stiffness", frame=frame)
+
+
+def keyed_ground(bpy) -> None:
+    """The ground part keyed to slide 1 m along x between frames 1 and 7: the arm, solved
+    about the pin where the ground stands at the design pose, would part from it."""
+    d = baked(bpy, bs.pendulum)
+    ground = d["ground"]
+    for frame, x in ((1, 0.0), (7, 1.0)):
+        ground.location.x = x
+        ground.keyframe_insert("location", index=0, frame=frame)
+    bpy.context.scene.frame_set(1)
+
+
+def ground_on_a_path(bpy) -> None:
+    """A Follow Path constraint on the ground part: it moves it, as keys would."""
+    d = baked(bpy, bs.pendulum)
+    bpy.ops.curve.primitive_bezier_circle_add(radius=1.0)
+    c = d["ground"].constraints.new("FOLLOW_PATH")
+    c.target = bpy.context.active_object
+
+
+def keyed_marker(bpy) -> None:
+    """The pin's ground marker keyed 0.2 m along x between frames 1 and 7: read where it
+    is at the frame shown, the bake would depend on that frame."""
+    d = baked(bpy, bs.pendulum)
+    marker = d["pin"].mechanism.marker_j
+    marker.keyframe_insert("location", index=0, frame=1)
+    marker.location.x += 0.2
+    marker.keyframe_insert("location", index=0, frame=7)
+    bpy.context.scene.frame_set(1)
+
+
+def keyed_gravity(bpy) -> None:
+    """The scene's gravity keyed from -9.81 at frame 1 to -1 at frame 7."""
+    baked(bpy, bs.pendulum)
+    scene = bpy.context.scene
+    for frame, g in ((1, -9.81), (7, -1.0)):
+        scene.gravity = (0.0, 0.0, g)
+        scene.keyframe_insert("gravity", index=2, frame=frame)
+
+
 PIN, MOTOR = "Revolute arm-ground", "Revolute crank-block"
 CASES = {  # name: (break a baked scene, match (names the item), more patterns, read-time error)
     "marker not parented": (loose_marker, r"marker 'loose' is not parented to a part", [], True),
@@ -156,6 +219,10 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
     "marker removed": (removed_marker, rf"joint '{PIN}': marker I is not set", [], True),
     "marker unlinked": (unlinked_marker, rf"joint '{PIN}': marker J 'ground.arm.J' was deleted", [],
                         True),
+    "part unlinked": (unlinked_part, r"marker 'arm.ground.I': its part 'arm' is not in the "
+                      r"scene", [r"link the part back"], True),
+    "speed not a number": (nan_speed, rf"joint '{PIN}': its motion's Speed is nan: give it a "
+                           r"number", [], True),
     "markers on one part": (one_part_joint, r"joint 'same': markers .* both on part 'arm'", [], True),
     "unassemblable": (unassemblable, r"assembly failed", [r"\bfar\b", PIN], False),
     "lock-up": (lock_up, r"lock-up", [r"\(frame 3\)", MOTOR], False),
@@ -175,6 +242,17 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                              r"\(Limit Location\) overrides the keys that place it", [], False),
     "rigid body on a part": (rigid_arm, r"part 'arm': its Rigid Body physics \(Active\) moves "
                              r"it instead of its keys", [], False),
+    "keyed setting": (keyed_torsion_spring, rf"joint '{PIN}': its Stiffness "
+                      r"\(mechanism\.torsion_stiffness\) is keyframed and changes over the "
+                      r"frames", [r"delete its keys"], False),
+    "keyed ground": (keyed_ground, r"ground part 'ground': its action '.*' keys location, "
+                     r"which moves it over the frames", [r"stands still"], False),
+    "ground on a path": (ground_on_a_path, r"ground part 'ground': its constraint 'Follow Path' "
+                         r"\(Follow Path\) moves it", [r"stands still"], False),
+    "keyed marker": (keyed_marker, r"marker 'ground.arm.J': its action '.*' keys location, "
+                     r"which moves it over the frames", [r"read once"], False),
+    "keyed gravity": (keyed_gravity, r"scene 'Scene': its Gravity \(gravity\) is keyframed "
+                      r"and changes over the frames", [], False),
     "cycles blended in": (half_cycles, rf"joint '{PIN}', keyframed Angle .*Cycles modifier "
                           r"'Cycles' has an influence", [], True),
 }
@@ -208,7 +286,9 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
     assert not bs.differences(before, bs.snapshot(bpy))
 
 
-@pytest.mark.parametrize("case", ["constraint on a part", "rigid body on a part"])
+@pytest.mark.parametrize("case", ["constraint on a part", "rigid body on a part", "keyed setting",
+                                  "keyed gravity", "keyed ground", "ground on a path",
+                                  "keyed marker"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
     """What would override a part's baked keys does not stop Check (the mechanism solves),
     but Check warns with the line Bake refuses with, naming the part and the cause."""
@@ -217,6 +297,39 @@ def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
     setup(bpy)
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert re.search(match, bpy.context.scene.mechanism.report)
+
+
+def test_a_setting_keyed_to_one_value_bakes(blender) -> None:
+    """A torsion spring's stiffness keyed twice with one value does not change over the
+    frames: Bake takes it, and Check names nothing."""
+    bpy = blender
+    pin = bs.pendulum(bpy)["pin"]
+    pin.mechanism.torsion, pin.mechanism.torsion_stiffness = True, 5.0
+    for frame in (1, 25):
+        pin.keyframe_insert("mechanism.torsion_stiffness", frame=frame)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "keyframed" not in bpy.context.scene.mechanism.report
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+
+
+@pytest.mark.parametrize("case", ["keyed setting", "keyed ground", "keyed marker"])
+def test_export_csv_and_a_study_refuse_what_depends_on_the_frame_shown(blender, tmp_path,
+                                                                       case: str) -> None:
+    """A setting keyed to change, a moving ground part or marker would make Export CSV's
+    numbers and a study's table depend on the frame shown, as a bake's: both refuse with
+    Bake's line, naming the object, and write nothing."""
+    bpy = blender
+    setup, match, _, _ = CASES[case]
+    setup(bpy)
+    path = tmp_path / "out.csv"
+    with pytest.raises(RuntimeError, match=match):
+        bpy.ops.mechanism.export_csv(filepath=str(path))
+    assert not path.exists()
+    st = bpy.context.scene.mechanism.study
+    st.parameter_1, st.start_1, st.stop_1, st.count_1 = "arm.mass", 5.0, 10.0, 2
+    with pytest.raises(RuntimeError, match=match):
+        bpy.ops.mechanism.study_run()
+    assert len(st.rows) == 0
 
 
 def test_lock_up_message_names_one_frame(blender) -> None:

@@ -75,6 +75,31 @@ def test_refused_bake_names_the_reason_and_changes_nothing(blender, lift, second
     assert bs.differences(before, bs.snapshot(blender)) == []
 
 
+def test_a_slider_crank_pushed_from_its_dead_centre_is_named_and_unchanged(blender) -> None:
+    """The slider-crank built with crank and rod in line along x, its crank's motion taken
+    off and its cylinder's slide driven instead: at that dead centre the slide cannot turn
+    the crank, so Check reports it, and Bake and Assemble refuse it, naming the motion, the
+    dead centre and the frame, never calling it over-driving (its advice, to remove the
+    motion, would be wrong); the scene is left as it was."""
+    import re
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    d["main"].mechanism.motion_type = "NONE"
+    s = d["cylinder"].mechanism
+    s.motion_type, s.motion_coordinate = "EXPRESSION", "SLIDE"
+    s.motion_expression = "-0.05*(1 - cos(2*pi*t))"
+    motion = f"'{d['cylinder'].name}: motion \\(slide\\)' starts at a dead centre at t = 0 s"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert re.search(motion, report) and "over-drive" not in report, report
+    before = bs.snapshot(bpy)
+    for op in (bpy.ops.mechanism.bake, bpy.ops.mechanism.assemble):
+        with pytest.raises(RuntimeError, match=motion) as err:
+            op()
+        assert "over-drive" not in str(err.value)
+    assert bs.differences(before, bs.snapshot(bpy)) == []
+
+
 def test_open_mesh_bakes_with_a_warning_naming_part_and_mass(blender) -> None:
     """The pendulum's 10 kg arm with its +x end face deleted is an open
     mesh (4 boundary edges) whose divergence-theorem mass is less; Bake and Check both say

@@ -115,6 +115,20 @@ def test_plot_is_greyed_out_before_a_bake_and_says_why(blender) -> None:
         bpy.ops.mechanism.plot(name="nothing")
 
 
+def test_plot_after_a_bake_without_force_plots_says_to_turn_them_on(blender) -> None:
+    """Baked with Force Plots off (the parts' keys only), Plot is greyed out saying that the
+    bake has no force plots and how to get them, not that nothing is baked."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    bpy.context.scene.mechanism.force_plots = False
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert not bpy.ops.mechanism.plot.poll()
+    with pytest.raises(RuntimeError, match=r"the bake has no force plots \(Force Plots is "
+                                           r"off\): tick Force Plots and Bake again") as err:
+        bpy.ops.mechanism.plot(name=d["main"].name)
+    assert "Nothing is baked" not in str(err.value)
+
+
 def test_plot_without_a_window_says_so(blender) -> None:
     """No window (as in ``blender -b``, where Blender has no screen: an override to no
     window crashes the bpy module, so the operator's execute runs with the context's

@@ -119,3 +119,33 @@ def test_a_reading_that_samples_a_followed_object_is_made_at_each_bake(blender, 
     s.follow, s.follow_axes = target, (True, True, False)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert kept_reading(bpy, extension) is None
+
+
+def test_keys_put_into_a_bake_survive_clear_bake(blender) -> None:
+    """Keys inserted after a bake on objects that had no animation before it land in the
+    bake's action (Blender keys the active action): a part's custom property and a joint's
+    setting.  Clear Bake takes the baked channels away and keeps those keys, in an action
+    of the object's own, as a re-bake keeps them; the part goes back where it was."""
+    from mathutils import Vector
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm, pin = d["arm"], d["pin"]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    arm["glow"] = 0.0
+    arm.keyframe_insert('["glow"]', frame=3)
+    arm["glow"] = 4.0
+    arm.keyframe_insert('["glow"]', frame=9)
+    pin.mechanism.torsion, pin.mechanism.torsion_stiffness = True, 5.0
+    for frame in (1, 20):
+        pin.keyframe_insert("mechanism.torsion_stiffness", frame=frame)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    for ob, path, keys in ((arm, '["glow"]', [(3.0, 0.0), (9.0, 4.0)]),
+                           (pin, "mechanism.torsion_stiffness", [(1.0, 5.0), (20.0, 5.0)])):
+        act = ob.animation_data.action
+        assert act is not None and not ob.mechanism.baked, ob.name
+        assert [p for _, p, _ in bs.action_keys(act)] == [path], ob.name
+        assert [tuple(kp.co) for kp in bs.channelbag(ob, act).fcurves[0].keyframe_points] == keys
+    bpy.context.scene.frame_set(9)
+    assert arm["glow"] == 4.0
+    assert (arm.matrix_world.translation - Vector((0.5, 0.0, 0.0))).length < 1e-7

@@ -4,10 +4,13 @@ naming the joints and the gap, a real mismatch refused with the gap in metres, a
 that over-drive a loop named as such."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from mechanisms import G, chain, crank_angle, four_bar, four_bar_closed_form, joint_gaps, rod_inertia
+from mechanisms import (G, chain, crank_angle, four_bar, four_bar_closed_form, joint_gaps,
+                        rod_inertia, slider_crank, slider_crank_closed_form)
 from solver import MechanismError, SolverError
 
 
@@ -87,6 +90,39 @@ def test_over_driven_loop_says_so() -> None:
         assert err.value.joints == ("drive4",)
     report = m.check()
     assert any("drive4" in p and "over-drive" in p for p in report.problems)
+
+
+def _pushed_slider_crank(theta0: float):
+    """The slider-crank built exactly at crank angle ``theta0``, its crank free and its
+    slide (x, m) driven from where it is built, 5 cm in and back over a second."""
+    m = slider_crank(theta0=theta0, error_deg=0.0, error_m=0.0, flywheel=(0.01, 0.0))
+    x0 = float(slider_crank_closed_form(theta0, 0.0, 0.0).x)
+    m.add_motion("push", "slide", f"{x0!r} - 0.05*(1 - cos(2*pi*t))")
+    return m, x0
+
+
+def test_a_slide_driven_from_the_dead_centre_is_named_as_one() -> None:
+    """The slider-crank driven by its slide from the dead centre (crank and rod in line
+    along x): there the slide cannot move the crank and which way it turns is undecided;
+    Check, Assemble and Solve say so, naming the motion and the joints lined up, and do not
+    call it over-driving (a crank turned 1e-3 rad off the line is driven by the slide).
+    (Assemble succeeds: the pose as built meets every equation.)  Built 0.3 rad off the
+    dead centre it solves, the slider on its motion."""
+    m, _ = _pushed_slider_crank(0.0)
+    message = (r"motion 'push' starts at a dead centre at t = 0 s \(joints 'crank_pin', "
+               r"'crank_rod', .*lined up\): there it cannot move the parts")
+    with pytest.raises(SolverError, match=message) as err:
+        m.solve(1.0, 24)
+    assert "over-drive" not in str(err.value) and err.value.time == 0.0
+    report = m.check()
+    assert [p for p in report.problems if "push" in p] == [report.problems[0]]
+    assert re.match(message, report.problems[0]) and "over-drive" not in str(report)
+    assert not any("dynamic analysis is needed" in n for n in report.notes)
+    m, x0 = _pushed_slider_crank(0.3)
+    r = m.solve(1.0, 24)
+    t = r.times
+    np.testing.assert_allclose(r.position("slider")[:, 0], x0 - 0.05 * (1 - np.cos(2 * np.pi * t)),
+                               atol=1e-9)
 
 
 def scaled_pendulum(s: float):

@@ -282,6 +282,69 @@ def test_a_prism_mesh_is_read_as_its_outline_and_a_leaning_one_is_named() -> Non
     assert cs.resolved_kind("AUTO", V, F) == "MESH"
 
 
+def test_auto_takes_a_box_as_a_box_and_a_turned_or_open_one_as_it_is() -> None:
+    """A box 0.2 x 0.1 x 0.05 off the origin (float32 vertices, as Blender stores them),
+    and the same box cut in two across x (12 vertices, the cut's triangles in the faces),
+    resolve to Box, fitted to their bounds: read as a Profile its flat ends would carry no
+    points.  Turned 30 deg about z in the part frame it is another prism (Profile); with
+    its top's two triangles taken away (open) it is no box; a hexagon prism stays a
+    Profile."""
+    size, centre = np.array([0.2, 0.1, 0.05]), np.array([0.3, -0.1, 0.2])
+    unit = np.array([[x, y, z] for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (-0.5, 0.5)])
+    V = (unit * size + centre).astype(np.float32).astype(float)
+    F = box_triangles(V)
+    assert cs.is_box(V, F) and cs.resolved_kind("AUTO", V, F) == "BOX"
+    shape = cs.contact_shape(WHAT, "BOX", V, F, UP, 32, ground=False)
+    np.testing.assert_allclose(shape.params, size / 2, rtol=1e-6)
+    np.testing.assert_allclose(shape.position, centre, atol=1e-7)
+    halves = np.vstack([V, (V[[0, 1, 2, 3]] + V[[4, 5, 6, 7]]) / 2])      # 8..11 at x = 0.3
+    left = box_triangles(halves[[0, 1, 2, 3, 8, 9, 10, 11]])
+    right = box_triangles(halves[[8, 9, 10, 11, 4, 5, 6, 7]])
+    inner = np.all(np.isin(left, [4, 5, 6, 7]), axis=1)                 # the cut's own face
+    outer = ~np.all(np.isin(right, [0, 1, 2, 3]), axis=1)
+    cut = np.vstack([np.array([0, 1, 2, 3, 8, 9, 10, 11])[left[~inner]],
+                     np.array([8, 9, 10, 11, 4, 5, 6, 7])[right[outer]]])
+    assert len(cut) == 20 and cs.resolved_kind("AUTO", halves, cut) == "BOX"
+    c, s = np.cos(np.pi / 6), np.sin(np.pi / 6)
+    turned = (V - centre) @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]).T
+    assert not cs.is_box(turned, F) and cs.resolved_kind("AUTO", turned, F) == "PROFILE"
+    top = np.all(np.isclose(V[F][:, :, 2], V[:, 2].max()), axis=1)
+    assert not cs.is_box(V, F[~top])
+    t = np.arange(6) * np.pi / 3
+    V6, F6 = fan_prism(0.05 * np.column_stack([np.cos(t), np.sin(t)]), -0.01, 0.03)
+    assert not cs.is_box(V6, F6) and cs.resolved_kind("AUTO", V6, F6) == "PROFILE"
+
+
+def test_a_profile_on_its_end_on_a_floor_sinks_half_its_thickness_over_levels() -> None:
+    """A square Profile 0.04 thick with 2 levels: its lowest points stand 0.01 above its
+    end face, so upright on a Floor (its axis along the Floor's normal, either way) it sinks
+    0.01 m, tilted 30 deg that times cos 30 deg; tilted past 45 deg (on its side, as a
+    rolling wheel) it stands on its side, not its end: 0."""
+    square = np.array([[-0.05, -0.05], [0.05, -0.05], [0.05, 0.05], [-0.05, 0.05]])
+    profile = solver.Shape.profile(square, 0.04, levels=2)
+    floor = solver.Shape.half_space((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+    about_x = lambda a: np.array([[1.0, 0.0, 0.0], [0.0, np.cos(a), -np.sin(a)],    # noqa: E731
+                                  [0.0, np.sin(a), np.cos(a)]])
+    assert cs.end_sink(profile, np.eye(3), floor, np.eye(3)) == pytest.approx(0.01, rel=1e-12)
+    assert cs.end_sink(profile, about_x(np.pi), floor, np.eye(3)) == pytest.approx(0.01, rel=1e-12)
+    assert cs.end_sink(profile, about_x(np.pi / 6), floor, np.eye(3)) == pytest.approx(
+        0.01 * np.cos(np.pi / 6), rel=1e-12)
+    assert cs.end_sink(profile, about_x(np.radians(50.0)), floor, np.eye(3)) == 0.0
+    assert cs.end_sink(profile, about_x(np.pi / 2), floor, np.eye(3)) == 0.0
+    assert cs.end_sink(profile, np.eye(3), floor, about_x(np.pi / 2)) == 0.0      # a wall
+
+
+def test_contacts_sharing_a_pair_of_parts_are_noted_once_per_pair() -> None:
+    """Two contacts on ball and floor (either way round) make one note naming both; a
+    contact on another pair, alone, none."""
+    notes = cs.shared_pair_notes([("c1", "ball", "floor"), ("c2", "floor", "ball"),
+                                  ("c3", "ball", "wall")])
+    assert notes == ["contacts 'c1', 'c2' all join parts 'ball' and 'floor': their forces add "
+                     "(each its own stiffness, each baked force a share): keep one, or delete "
+                     "the others"]
+    assert cs.shared_pair_notes([("c1", "ball", "floor")]) == []
+
+
 def uv_sphere_vertices(radius: float, segments: int = 32, rings: int = 16) -> np.ndarray:
     """(n, 3) a UV sphere's vertices (as Blender's primitive places them), centre 0."""
     polar = np.pi * np.arange(1, rings) / rings
@@ -327,7 +390,7 @@ def test_auto_takes_a_faceted_sphere_as_a_sphere() -> None:
     assert not cs.is_sphere(V * [1.0, 1.0, 1.01], F)
     cube = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
     assert not cs.is_sphere(cube, box_triangles(cube))
-    assert cs.resolved_kind("AUTO", cube, box_triangles(cube)) == "PROFILE"
+    assert cs.resolved_kind("AUTO", cube, box_triangles(cube)) == "BOX"
     assert not cs.is_sphere(uv_sphere_vertices(1.0, 6, 3), uv_sphere_triangles(6, 3))
 
 

@@ -53,6 +53,24 @@ def test_a_restitution_study_rebounds_as_each_variant_alone() -> None:
         same_bits(r, dropped_ball(e).solve(duration=0.14, fps=24), "ball", "hit")
 
 
+def test_a_contact_studys_table_has_each_contacts_peak_force() -> None:
+    """The table of a study of the dropped ball (contacts and no joints) has the contact's
+    peak force, "peak contact force hit" (N): each variant's largest size of the force on
+    part a over the frames (a millisecond apart, within the bounce), its own result's to
+    the last bit; a stiffer contact lands harder (its peak larger).  Without it the table
+    held the variant and the parameter alone, nothing to sort or plot by."""
+    from solver.study.table import column_units
+    base = dropped_ball(0.5)
+    res = base.study({"hit.stiffness": [1e5, 1e6]}, duration=0.14, fps=1000)
+    assert res.failures == {}
+    assert column_units(base)["peak contact force hit"] == "N"
+    peak = res.summary["peak contact force hit"]
+    for i in range(2):
+        force = np.linalg.norm(res.result(i).contact("hit")["force"], axis=1)
+        assert peak[i] == force.max()
+    assert peak[1] > peak[0] > MASS * G
+
+
 def test_a_contact_study_runs_its_variants_together(monkeypatch) -> None:
     """The dropped ball's restitution varied: the variants run in one lockstep run (their
     models stacked, each one's touchdown speeds its own run state), every call made for

@@ -16,8 +16,11 @@ c = (lo + hi) / 2 and extents d = hi - lo:
   far off it is when it is not a prism along z; the profile's grid cell, its points'
   spacing (m; None: the solver's defaults) and the heights they stand at (``levels``).
 - Auto: Sphere for a mesh whose vertices all lie on one sphere about the bounds' centre
-  (a UV or ico sphere: its exact surface, not its facets), Profile for a mesh that is a
-  prism along the part's z, Mesh otherwise.
+  (a UV or ico sphere: its exact surface, not its facets), Box for a mesh that is the box
+  of its bounds (every triangle in one of their faces, covering them: a cube, however
+  scaled or cut), Profile for another mesh that is a prism along the part's z, Mesh
+  otherwise.  A box is not read as a Profile: a profile's flat ends carry no contact
+  points, so a box resting on its end would sink to its points' lower row.
 - Floor (a ground part): the solid below the horizontal plane through the mesh's highest
   vertex along world +z, at the part's design pose (the half-space's normal is world +z in
   the part's axes).  Add Contact gives it to a ground part whose top is flat and level
@@ -31,7 +34,7 @@ from typing import Callable
 
 import numpy as np
 
-from ...solver import MechanismError, Shape
+from ...solver import MechanismError, Shape, quat_to_matrix
 from .contact_profiles import is_prism, prism_outline
 from .kept import Kept, digest
 
@@ -129,6 +132,35 @@ def is_sphere(vertices: np.ndarray, triangles: np.ndarray) -> bool:
     return bool(np.sqrt((facet ** 2).sum(axis=1)).min() >= (1.0 - FACETS) * radius)
 
 
+# a mesh is a box to Auto when each triangle's vertices lie within BOX_PLANE of its size of
+# one face plane of its bounds (Blender's float32 coordinates: about 1e-7) and the triangles'
+# area is the bounds' surface to BOX_AREA (the faces covered, each once)
+BOX_PLANE, BOX_AREA = 1e-6, 1e-6
+
+
+def is_box(vertices: np.ndarray, triangles: np.ndarray) -> bool:
+    """Whether a mesh, its vertices (n, 3) in the part frame, is the box of its bounds along
+    the part's axes: every triangle in one face plane of the bounds (to BOX_PLANE of their
+    largest extent) and their areas summing to the bounds' surface (to BOX_AREA), each
+    extent positive."""
+    V = np.asarray(vertices, dtype=float)
+    F = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+    if len(V) < 8 or not len(F):
+        return False
+    lo, hi = V.min(axis=0), V.max(axis=0)
+    d = hi - lo
+    tol = BOX_PLANE * float(d.max())
+    if not np.all(d > tol):
+        return False
+    T = V[F]
+    on_face = (np.all(np.abs(T - lo) <= tol, axis=1) | np.all(np.abs(T - hi) <= tol, axis=1))
+    if not np.all(on_face.any(axis=1)):
+        return False
+    area = 0.5 * np.linalg.norm(np.cross(T[:, 1] - T[:, 0], T[:, 2] - T[:, 0]), axis=1).sum()
+    surface = 2.0 * (d[0] * d[1] + d[1] * d[2] + d[2] * d[0])
+    return bool(abs(area - surface) <= BOX_AREA * surface)
+
+
 def flat_top(world: np.ndarray, triangles: np.ndarray) -> bool:
     """Whether a mesh, its vertices (n, 3) in world axes, has a flat and level top: its
     triangles at the highest vertex's height (to LEVEL of its size) cover, seen from above,
@@ -149,17 +181,54 @@ def flat_top(world: np.ndarray, triangles: np.ndarray) -> bool:
 
 def resolved_kind(kind: str, vertices: np.ndarray | None, faces: np.ndarray | None) -> str:
     """The shape ``kind`` a side uses: Auto resolved to Sphere for a faceted sphere
-    (``is_sphere``), to Profile for a mesh that is a prism along the part's z
-    (io/contact_profiles.py), else to Mesh; the others as they are."""
+    (``is_sphere``), to Box for a box (``is_box``), to Profile for another mesh that is a
+    prism along the part's z (io/contact_profiles.py), else to Mesh; the others as they
+    are."""
     if kind != "AUTO":
         return kind
     if vertices is None or not len(vertices) or faces is None or not len(faces):
         return "MESH"
     if is_sphere(vertices, faces):
         return "SPHERE"
+    if is_box(vertices, faces):
+        return "BOX"
     V = np.ascontiguousarray(vertices, dtype=float)
     F = np.ascontiguousarray(faces, dtype=np.int64)
     return "PROFILE" if _prisms.get(digest(V, F), lambda: is_prism(V, F)) else "MESH"
+
+
+# a Profile stands on an end face when its axis is within 45 deg of a Floor's normal: its
+# end rim, not its side, is then what comes down on the Floor
+END_ON = np.sqrt(0.5)
+
+
+def end_sink(profile: Shape, rotation: np.ndarray, floor: Shape, floor_rotation: np.ndarray
+             ) -> float:
+    """m: how far a Profile side standing on an end face on a Floor sinks into it before
+    its lowest row of points (the middle of its lowest slab, a profile's flat ends carrying
+    none) reaches the Floor, half its thickness over its levels times the cosine of its
+    tilt; 0 unless it stands on an end (its axis within 45 deg of the Floor's normal).
+    ``rotation`` and ``floor_rotation`` (3, 3): each part's axes in world axes at the
+    design pose."""
+    axis = rotation @ quat_to_matrix(profile.orientation)[:, 2]
+    normal = floor_rotation @ quat_to_matrix(floor.orientation)[:, 2]
+    tilt = abs(float(axis @ normal))
+    half, _, levels = profile.params
+    return half / levels * tilt if tilt >= END_ON else 0.0
+
+
+def shared_pair_notes(contacts: list[tuple[str, str, str]]) -> list[str]:
+    """One note per pair of parts that more than one contact joins, from ``contacts``
+    [(contact, part a, part b)], either order: each contact pushes with its own force, so
+    theirs add (twice the stiffness, each baked force a share of the whole), which a
+    second Add Contact on the same parts makes by mistake."""
+    by_pair: dict[frozenset, list[str]] = {}
+    for name, a, b in contacts:
+        by_pair.setdefault(frozenset((a, b)), []).append(name)
+    return [f"contacts {', '.join(map(repr, names))} all join parts "
+            f"{' and '.join(map(repr, sorted(pair)))}: their forces add (each its own "
+            "stiffness, each baked force a share): keep one, or delete the others"
+            for pair, names in by_pair.items() if len(names) > 1]
 
 
 def part_vertices(local: np.ndarray, stretch: np.ndarray, scale: float) -> np.ndarray:

@@ -16,7 +16,7 @@ from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion
 from ..model.compile import Model
 from ..model.state import State
 from .assembly_newton import LeastMovement
-from .general_motions import out_of_reach
+from .general_motions import dead_centre, out_of_reach
 from .structure import Structure, structure
 
 
@@ -83,10 +83,12 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
         if joints.ok and joints.err <= NEWTON_TOL:
             st = structure(model, *joints.x)
             if st.bad_motions:
-                raise SolverError(f"the motions over-drive the mechanism: motion "
-                                  f"{st.bad_motions[0]!r} drives a coordinate that the joints "
-                                  "and the other motions already fix (conflicting motions); "
-                                  "remove it or free its joint", t, tuple(st.bad_motions))
+                bad = tuple(st.bad_motions)
+                centre = dead_centre(model, bad, *joints.x, t)
+                raise SolverError(centre or f"the motions over-drive the mechanism: motion "
+                                  f"{bad[0]!r} drives a coordinate that the joints and the "
+                                  "other motions already fix (conflicting motions); remove "
+                                  "it or free its joint", t, bad)
     # redundant equations that disagree: their rows are dependent only up to about the
     # disagreement at the least-squares pose, so the rank test allows for it there
     tol = min(max(RANK_TOL, 1e3 * float(out.err)), 1e-4)

@@ -59,9 +59,9 @@ def check(model: Model, state: State) -> CheckReport:
     redundant: dict[str, list[str]] = {}
     for k in st.redundant:
         redundant.setdefault(row_owner(model, k), []).append(model.row_label[k].split(": ", 1)[1])
-    centre = dead_centre(model, tuple(st.bad_motions), r, p, float(state.t)) \
-        if st.bad_motions and assembled else ""
-    if centre:
+    centre = _dead_centre(model, tuple(st.bad_motions), r, p, float(state.t)) \
+        if st.bad_motions else ""
+    if centre and centre not in problems:
         problems.append(centre)
     for mn in st.bad_motions:
         if not any(mn in prob for prob in problems):
@@ -83,3 +83,13 @@ def check(model: Model, state: State) -> CheckReport:
         notes.append(f"{st.driven_dof} degree(s) of freedom are not driven by motions: "
                      "a dynamic analysis is needed")
     return CheckReport(st.dof, st.driven_dof, redundant, problems, notes, assembled)
+
+
+def _dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray,
+                 t: float) -> str:
+    """``dead_centre`` at the pose checked, which need not be assembled (the assembly may
+    have failed on that dead centre); empty where the joints cannot be brought onto it."""
+    try:
+        return dead_centre(model, bad_motions, r, p, t)
+    except SolverError:
+        return ""

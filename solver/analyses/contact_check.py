@@ -10,7 +10,10 @@ from ..kernels.constraints import body_arrays
 from ..kernels.contacts import contact_forces, gaps, geometry, summary_rows
 from ..model.compile import Model
 
-OVERLAP_TOL = 1e-9      # an overlap deeper than this times the model's size is reported
+# an overlap deeper than this times the model's size is reported, or than the input's
+# rounding where that is larger (parts designed touching, read from float32: a few unit
+# round-offs of their distance from the origin, Model.input_rounding)
+OVERLAP_TOL = 1e-9
 
 
 def overlaps(model: Model, r: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -21,14 +24,16 @@ def overlaps(model: Model, r: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def overlapping_contacts(model: Model, r: np.ndarray, p: np.ndarray) -> list[str]:
-    """A sentence for each contact whose parts overlap at the pose (r, p)."""
+    """A sentence for each contact whose parts overlap at the pose (r, p) by more than
+    OVERLAP_TOL of the model's size and the input's rounding."""
     if model.forces.contacts is None:
         return []
     cp = model.forces.contacts
     depth = overlaps(model, r, p)
+    least = max(OVERLAP_TOL, model.input_rounding) * model.length_scale
     return [f"contact {cp.names[k]!r}: parts {cp.part_a[k]!r} and {cp.part_b[k]!r} overlap by "
             f"{depth[k]:.3g} m at this pose; the contact force pushes them apart from the start"
-            for k in np.flatnonzero(depth > OVERLAP_TOL * model.length_scale)]
+            for k in np.flatnonzero(depth > least)]
 
 
 def record_contacts(model: Model, out, kinematic: bool) -> None:

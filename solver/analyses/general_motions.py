@@ -423,15 +423,17 @@ OFF_CENTRE = 1e-3
 def dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray, t: float,
                 ref: np.ndarray | None = None) -> str:
     """A sentence when the motions ``bad_motions`` (dependent on the joints and the other
-    motions at the pose (r, p), time t) are a general motion's at a dead centre: joints
-    lined up so that the motion's rows lose rank at this pose only (a target on the edge
-    of the reach), not everywhere (over-driving); empty otherwise.  Decided by the rank a
-    little away: the pose moved by OFF_CENTRE of the model's size along the joints'
-    freedoms (a fixed mix of their null space's directions) and brought back onto them."""
-    names = {m.rsplit(".", 1)[0] for m in bad_motions}
+    motions at the pose (r, p), time t) start at a dead centre: joints lined up so that the
+    motions' rows lose rank at this pose only (a general motion's target on the edge of
+    the reach; a slider-crank driven by its slide with crank and rod in line), not
+    everywhere (over-driving); empty otherwise.  Decided by the rank a little away: the
+    pose moved by OFF_CENTRE of the model's size along the joints' freedoms (a fixed mix
+    of their null space's directions) and brought back onto them."""
+    general = {n for n, _, _, _ in model.general_motions}
+    owner = {m: m.rsplit(".", 1)[0] if m.rsplit(".", 1)[0] in general else m
+             for m in (*bad_motions, *model.motion_names)}
+    names = {owner[m] for m in bad_motions}
     motions = [n for n, _, _, _ in model.general_motions if n in names]
-    if len(motions) != len(names):
-        return ""                         # a joint motion among them: over-driving
     rs, cw = scales(model)
     held = model.constraint_rows
     f = motion_values(model, t)
@@ -445,10 +447,15 @@ def dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray, 
     if structure(model, r2, p2, ref=ref).bad_motions:
         return ""                         # dependent away from here too: over-driving
     mine = np.flatnonzero(np.isin(model.row_motion, [k for k, m in enumerate(model.motion_names)
-                                                     if m.rsplit(".", 1)[0] in names]))
+                                                     if owner[m] in names]))
     joints = [n for n in involved(model, J, np.concatenate([held, mine]))
               if n in model.joint_names]
     lined = f"joints {', '.join(map(repr, joints))} lined up" if joints else "a singular pose"
+    if len(motions) != len(names):        # a joint's motion among them
+        return (f"motion {', '.join(map(repr, bad_motions))} starts at a dead centre at "
+                f"t = {t:.6g} s ({lined}): there it cannot move the parts, and which way "
+                "they go from there is undecided; build the mechanism a little off the "
+                "dead centre, the way it should go, or drive another joint")
     return (f"general motion {', '.join(map(repr, motions))} starts at a dead centre at "
             f"t = {t:.6g} s ({lined}): its target is on the edge of the mechanism's reach, "
             f"where {', '.join(map(repr, bad_motions))} cannot move the parts, and which way "

@@ -10,6 +10,8 @@ Columns, in this order:
   min <joint> angle|slide      smallest and largest coordinate of each revolute, prismatic
   max <joint> angle|slide      or cylindrical joint (rad, unwrapped over the frames from the
                                first frame's value in (-pi, pi]; or m)
+  peak contact force <contact> largest size of the contact's force on part a over the
+                               frames, N
   <metric>                     each user function of the Result (a float; one that raises
                                gives NaN and a note in StudyResult.notes)
 """
@@ -33,7 +35,8 @@ from .samples import Samples
 def column_units(base: Builder) -> dict[str, str]:
     """{built-in column: its SI unit}, in the table's order: "N" for reactions, "N m" or "N"
     for a motion's effort (an angle's or a slide's), "rad" or "m" for a joint coordinate's
-    extremes (the module docstring's list); what a plot labels its axis with."""
+    extremes, "N" for a contact's peak force (the module docstring's list); what a plot
+    labels its axis with."""
     units = {}
     for j in base.joints:
         units[f"peak reaction {j}"] = units[f"rms reaction {j}"] = "N"
@@ -42,6 +45,8 @@ def column_units(base: Builder) -> dict[str, str]:
     for j, joint in base.joints.items():
         for c in JOINT_COORDINATES.get(joint.kind, ()):
             units[f"min {j} {c}"] = units[f"max {j} {c}"] = "rad" if c == "angle" else "m"
+    for c in base.contacts:
+        units[f"peak contact force {c}"] = "N"
     return units
 
 
@@ -88,6 +93,7 @@ def result_row(result: Result, base: Builder) -> list[float]:
         for c in JOINT_COORDINATES.get(joint.kind, ()):
             q = coordinate(result, j, c)
             row += [float(q.min()), float(q.max())]
+    row += [float(np.linalg.norm(result.contact(c)["force"], axis=1).max()) for c in base.contacts]
     return row
 
 
