@@ -15,7 +15,7 @@ from .io.contact_shapes import (ProfileSettings, contact_shape, end_sink, flat_t
                                 outward_faces, part_vertices, resolved_kind)
 from .io.mesh_checks import coarse_grid_note, refuse_open_mesh
 from .io.part_frames import PartFrame
-from .mesh_arrays import triangle_vertices, vertex_positions
+from .mesh_arrays import evaluated, triangle_vertices, vertex_positions
 
 
 def selected_parts(context) -> list:
@@ -70,7 +70,7 @@ def _mesh_triangles(ob, depsgraph) -> tuple[np.ndarray | None, np.ndarray | None
     a mesh."""
     if ob.type != "MESH":
         return None, None
-    ev = ob.evaluated_get(depsgraph)
+    ev = evaluated(ob, depsgraph, f"part {ob.name!r}")
     mesh = ev.to_mesh()
     try:
         return vertex_positions(mesh), triangle_vertices(mesh)

@@ -13,7 +13,7 @@ import numpy as np
 from ..solver import MechanismError
 from .io.couplers import SLOT_LABELS, coupler_object_name, guess_kind, radius_about_axis
 from .io.settings import kind_name
-from .mesh_arrays import vertex_positions
+from .mesh_arrays import evaluated, vertex_positions
 
 
 def selected_with_role(context, role: str) -> list:
@@ -84,7 +84,7 @@ def mesh_radius(coupler: str, label: str, joint, depsgraph) -> float:
     if part is None or part.type != "MESH":
         raise MechanismError(f"{what}: marker I {mi.name!r} of joint {joint.name!r} is not on a "
                              "mesh part: nothing to measure")
-    ev = part.evaluated_get(depsgraph)
+    ev = evaluated(part, depsgraph, f"{what}: part {part.name!r}")
     mesh = ev.to_mesh()
     try:
         co = vertex_positions(mesh)

@@ -9,8 +9,10 @@ mesh without that attribute (no faces) is read the slow way, which then costs no
 """
 from __future__ import annotations
 
+import bpy
 import numpy as np
 
+from ..solver import MechanismError
 from .io import mass
 
 
@@ -59,3 +61,29 @@ def triangle_vertices(mesh) -> np.ndarray:
     loops = np.empty(3 * len(mesh.loop_triangles), dtype=np.int32)
     mesh.loop_triangles.foreach_get("loops", loops)
     return corner_vertices(mesh)[loops].reshape(-1, 3)
+
+
+def evaluated(ob, depsgraph, what: str):
+    """The object as Blender evaluates it (its modifiers applied), for its mesh's numbers.
+    An object disabled in viewports (its own or a collection's Disable in Viewports, or its
+    collection excluded from the view layer) is evaluated without its modifiers unless a
+    visible object depends on it: where its mesh then is its base mesh though it has
+    modifiers, its mass and contact shape would silently be the base mesh's, so that is
+    refused, naming ``what`` (e.g. "part 'ball'") and the fix."""
+    ev = ob.evaluated_get(depsgraph)
+    disabled = (ob.hide_viewport or any(c.hide_viewport for c in ob.users_collection)
+                or bpy.context.view_layer.objects.get(ob.name) is None)
+    if disabled and any(m.show_viewport for m in getattr(ob, "modifiers", ())):
+        mesh = ev.to_mesh()
+        try:
+            bare = (len(mesh.vertices) == len(ob.data.vertices)
+                    and np.array_equal(vertex_positions(mesh), vertex_positions(ob.data)))
+        finally:
+            ev.to_mesh_clear()
+        if bare:
+            raise MechanismError(f"{what}: it is disabled in viewports (its own or its "
+                                 "collection's Disable in Viewports, or its collection "
+                                 "excluded from the view layer), so Blender leaves its "
+                                 "modifiers out of its mesh, and of its mass and contact: "
+                                 "enable it (hide it with H instead) or apply its modifiers")
+    return ev

@@ -9,7 +9,7 @@ with the scene's ``fingerprint`` and used again while the fingerprint is the sam
 
 - every tagged object (and every curve a curve joint reads): its identity, name, parent,
   data-block and all its mechanism settings (a setting change is no depsgraph update: the
-  settings are compared themselves), and its placement;
+  settings are compared themselves), its placement, and whether Blender evaluates it;
 - the Constants, gravity, the unit system and scale, the frame rate and range;
 - a generation count that the depsgraph handler bumps for a change of geometry or of a
   data-block other than an object or the scene (a mesh or curve edited, a modifier, a
@@ -83,6 +83,14 @@ def _placement(ob, at_frame: bool) -> tuple:
     return tuple(x for m in (ob.matrix_basis, ob.matrix_parent_inverse) for row in m for x in row)
 
 
+def _evaluated(ob, layer) -> tuple:
+    """What decides whether Blender evaluates the object (its modifiers applied to the mesh
+    a reading takes): Disable in Viewports, its collections', and its view layer's
+    membership (an excluded collection's objects are not in it)."""
+    return (ob.hide_viewport, tuple(c.hide_viewport for c in ob.users_collection),
+            layer.get(ob.name) is not None)
+
+
 def fingerprint(scene, at_frame: bool) -> tuple:
     """What a reading of the scene depends on (module docstring), cheaply; for ``at_frame``
     the depsgraph must be evaluated (view_layer.update) for the world matrices to be
@@ -90,8 +98,10 @@ def fingerprint(scene, at_frame: bool) -> tuple:
     tagged = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
     curves = [c for ob in tagged if ob.mechanism.role == "JOINT"
               for c in (ob.mechanism.curve, ob.mechanism.follower_curve) if c is not None]
+    layer = bpy.context.view_layer.objects
     objects = tuple((ob.as_pointer(), ob.name, _plain(ob.parent), _plain(ob.data),
-                     _settings(ob, at_frame), _placement(ob, at_frame)) for ob in tagged)
+                     _settings(ob, at_frame), _placement(ob, at_frame), _evaluated(ob, layer))
+                    for ob in tagged)
     shapes = tuple((c.as_pointer(), _plain(c.data), _placement(c, at_frame)) for c in curves)
     units = (scene.unit_settings.scale_length, scene.unit_settings.system)
     world = (scene.use_gravity, tuple(scene.gravity), scene.render.fps, scene.render.fps_base,

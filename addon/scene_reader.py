@@ -32,7 +32,7 @@ from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_nam
                           scene_constants, speed_expression, split_components,
                           state_measures, torsion_spring_name, used_constants)
 from .io.timeline import Timeline
-from .mesh_arrays import polygon_corners, vertex_positions
+from .mesh_arrays import evaluated, polygon_corners, vertex_positions
 
 
 @dataclass
@@ -108,7 +108,7 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph,
                                  "type the mass properties in (Mass: Typed In)")
         return mass.typed_in(s.mass * kg, tuple(s.center_of_mass), tuple(s.inertia),
                              frame.stretch, scale), ""
-    ev = ob.evaluated_get(depsgraph)
+    ev = evaluated(ob, depsgraph, f"part {ob.name!r}")
     mesh = ev.to_mesh()
     try:
         co = vertex_positions(mesh)

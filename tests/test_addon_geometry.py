@@ -175,3 +175,40 @@ def test_mesh_arrays_read_what_blenders_own_properties_hold(blender, extension) 
     mesh.calc_loop_triangles()
     assert (arrays.triangle_vertices(mesh).tolist()
             == [list(t.vertices) for t in mesh.loop_triangles])
+
+
+@pytest.mark.parametrize("how", ["disabled in viewports", "collection excluded"])
+def test_a_part_blender_does_not_evaluate_is_refused_if_modifiers_would_shape_it(blender, how):
+    """The pendulum's arm with a Bevel modifier (its mass read from the bevelled mesh):
+    disabled in viewports with its markers, or in a collection excluded from the view
+    layer, Blender leaves the modifier out and only its base mesh is there, so its mass
+    would silently be the unbevelled box's (10 kg); Bake refuses naming the part and the
+    fix, and changes nothing.
+    Hidden with H it is evaluated and bakes with the bevelled mass."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    arm.modifiers.new("bevel", "BEVEL").width = 0.02
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bevelled = arm.mechanism.computed_mass
+    bpy.ops.mechanism.clear_bake()
+    arm.hide_set(True)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert arm.mechanism.computed_mass == pytest.approx(bevelled, rel=1e-12) and bevelled < 10.0
+    bpy.ops.mechanism.clear_bake()
+    arm.hide_set(False)
+    group = [arm] + list(arm.children_recursive)        # the arm and its markers
+    if how == "disabled in viewports":
+        for ob in group:
+            ob.hide_viewport = True
+    else:
+        box = bpy.data.collections.new("hidden box")
+        bpy.context.scene.collection.children.link(box)
+        for ob in group:
+            for c in list(ob.users_collection):
+                c.objects.unlink(ob)
+            box.objects.link(ob)
+        bpy.context.view_layer.layer_collection.children[box.name].exclude = True
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=r"part 'arm': it is disabled in viewports"):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
