@@ -40,6 +40,7 @@ from ..analyses.dynamics.equations import Equations
 from ..analyses.structure import Structure
 from ..base.errors import SolverCancelled, SolverError
 from ..integrators.control import ErrorNorm, Goals, error_scale
+from ..integrators.explicit import DoPri5
 from ..integrators.implicit import NEWTON_MAX, RadauIIA
 from ..model.compile import Model
 from ..model.frame_buffer import FrameBuffer
@@ -139,6 +140,9 @@ class _Group:
         self.served = {"together": 0, "alone": 0}   # requests made together, and alone
         for i, run in enumerate(runs):
             run.stepper = _Lane(self, i, run.stepper)
+            if run.pairs is not None:      # its 5(4) steps where frames cut (dynamics/pairs.py)
+                run.pairs.low_stepper = _Lane(self, i, run.pairs.low_stepper, low=True)
+        self.low = (DoPri5(eq.rhs) if any(run.pairs is not None for run in runs) else None)
         # the frames buffered at once: FRAME_BYTES for all; the variants as lanes if they can
         self.lanes = (Lanes(self, FRAME_BYTES // V) if lanes_fit(runs, self.implicit)
                       else None)
@@ -315,13 +319,31 @@ class _Group:
             live[who] = True
             Y1, E = self.stepper.step(T, Y, F0, H, self.norm, live)
         else:
-            Y1, E = self.stepper.step(T, Y, F0, H, self.norm)
+            low = [i for i, q in zip(who, asks) if getattr(q.fn.__self__, "low", False)]
+            Y1, E = self._explicit(T, Y, F0, H, np.array(low, dtype=int), len(who) > len(low)
+                                   or bool(lanes.size))
         self.stepped[:] = False
         self.stepped[who] = True
         self.stepped[lanes] = True
         self.told_start = False
         return ([(Y1[i], float(E[i])) for i in who],
                 ("stepped", Y1, E, getattr(self.stepper, "k_end", None)))
+
+    def _explicit(self, T, Y, F0, H, low: np.ndarray, high: bool) -> tuple:
+        """The explicit trial steps: the variants ``low`` on Dormand-Prince 5(4) (where the
+        frames cut their steps) by the group's 5(4) stepper, the others (if ``high``) by
+        its DOP853; a variant's step as its separate run takes it."""
+        if not low.size:
+            return self.stepper.step(T, Y, F0, H, self.norm)
+        Hl = np.zeros_like(H)
+        Hl[low], H = H[low], H.copy()
+        H[low] = 0.0
+        Y1l, El = self.low.step(T, Y, F0, Hl, self.norm)
+        if not high:
+            return Y1l, El
+        Y1, E = self.stepper.step(T, Y, F0, H, self.norm)
+        Y1[low], E[low] = Y1l[low], El[low]
+        return Y1, E
 
     def _project(self, who: list[int], asks: list[Request], lanes: np.ndarray) -> tuple:
         """Step ends onto the constraints (each variant's t, r, p, v, w; a lane's accepted
@@ -378,14 +400,15 @@ class _Group:
                                                    else fe.contact.variant(i)), J[i], f[i]))
                  for i, only in zip(who, parts)], ("evaluated", dy, a, lam, fe, J, f))
 
-    def dense(self, i: int, theta) -> np.ndarray:
-        """Variant i's row of the last step's dense output, the stepper's extra stages (if
-        any) evaluated with each variant's run state at its step's start."""
+    def dense(self, i: int, theta, low: bool = False) -> np.ndarray:
+        """Variant i's row of the last step's dense output (``low``: its 5(4) step's), the
+        stepper's extra stages (if any) evaluated with each variant's run state at its
+        step's start."""
         if not self.told_start:
             self._told_now(list(range(len(self.runs))),
                            [run.at_start for run in self.runs])
             self.told_start = True
-        return self.stepper.dense(theta, row=i)
+        return (self.low if low else self.stepper).dense(theta, row=i)
 
 
 def _slipping(states: list[RunState]) -> SlipState | None:
@@ -413,8 +436,8 @@ class _Lane:
     stage and Newton's figures of its last step from the group's stepper when the group
     took that step."""
 
-    def __init__(self, group: _Group, i: int, own: Any) -> None:
-        self.group, self.i, self.own = group, i, own
+    def __init__(self, group: _Group, i: int, own: Any, low: bool = False) -> None:
+        self.group, self.i, self.own, self.low = group, i, own, low   # low: the 5(4) of pairs
         self.order, self.name = own.order, own.name
         self.stable = getattr(own, "stable", np.inf)
         self.newton_max = getattr(own, "newton_max", NEWTON_MAX)
@@ -425,13 +448,13 @@ class _Lane:
 
     def dense(self, theta) -> np.ndarray:
         if self.group.stepped[self.i]:
-            return self.group.dense(self.i, theta)
+            return self.group.dense(self.i, theta, self.low)
         return self.own.dense(theta)
 
     @property
     def k_end(self) -> np.ndarray | None:
         if self.group.stepped[self.i]:
-            k = getattr(self.group.stepper, "k_end", None)
+            k = getattr(self.group.low if self.low else self.group.stepper, "k_end", None)
             return None if k is None else k[self.i]
         return getattr(self.own, "k_end", None)
 

@@ -71,6 +71,7 @@ from ...model.results import Result, report_progress
 from ...model.state import RunState, State
 from .equations import Equations
 from .events import StepEnd, aim_at_kink, crossed_at_end, record_friction, step_events
+from .pairs import frame_pairs
 from .requests import Request, Requests, drive
 from .frames import (REST, at_rest, frames_inside, hold_after, motion_rate, moved,
                      project_run)
@@ -202,6 +203,7 @@ class DynamicRun:
         self.dense = (self.stops is None and run.slip is None and model.ntrack == 0
                       and not self.contacts)
         self.locating = self.stops is not None or run.slip is not None or self.contacts
+        self.pairs = frame_pairs(self)             # steps the frames cut: 5(4) where it does
         self.tree = open_tree(model)
         self.turns = bool(len(run.ts_ref))         # torsion springs, whose turns are carried
         self.gimbals = held_turns(model)           # general motions' free b2 (+-90 deg)
@@ -309,6 +311,8 @@ class DynamicRun:
         bound = stable / max(self.rate, 1e-300)            # (inf: the implicit method)
         brk = min(next_break(self.model.breakpoints, t), t + reach_time(
             self.sysm, self.r, self.p, self.v, self.w) if self.contacts else np.inf)
+        if self.pairs is not None and not long:          # DOP853 or 5(4) for this step
+            self.pairs.pick(self, min(t_out, brk) - t)
         hs = (min(self.grow, self.t_end - t, bound, brk - t) if long
               else self.control.trial(self.h, min(t_out, brk) - t))
         self.rate_age += 1
@@ -571,6 +575,7 @@ class DynamicRun:
         """The Result, with a note of the singular positions passed."""
         self.buffer.flush()
         out = self.out
+        out.method = out.method if self.pairs is None else self.pairs.method(out.method)
         if self.passed:
             t0, who = self.passed[0]
             more = f" and {len(self.passed) - 1} more" if len(self.passed) > 1 else ""
