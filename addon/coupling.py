@@ -11,6 +11,7 @@ import bpy
 import numpy as np
 
 from ..solver import MechanismError
+from .curve_reader import length_text
 from .io.couplers import SLOT_LABELS, coupler_object_name, guess_kind, radius_about_axis
 from .io.settings import kind_name
 from .mesh_arrays import evaluated, vertex_positions
@@ -98,6 +99,12 @@ def mesh_radius(coupler: str, label: str, joint, depsgraph) -> float:
     return radius_about_axis(world, J[:3, 3], J[:3, 2])
 
 
+def _length(context, blender_units: float) -> str:
+    """A length measured in Blender units, in the scene's units ("8 cm")."""
+    scene = context.scene
+    return length_text(scene, blender_units * scene.unit_settings.scale_length)
+
+
 def measure_radii(context, ob) -> str:
     """Radii from Meshes on coupler ``ob``: a gear's two pitch radii (Ratio From: Pitch
     Radii), or a rack's pinion radius (its sign kept); returns what was set, for the report."""
@@ -109,9 +116,9 @@ def measure_radii(context, ob) -> str:
         r1 = mesh_radius(ob.name, labels[0], s.joint_a, depsgraph)
         r2 = mesh_radius(ob.name, labels[1], s.joint_b, depsgraph)
         s.radius_a, s.radius_b, s.ratio_mode = r1, r2, "RADII"
-        return f"radii {r1:.6g} and {r2:.6g}"
+        return f"radii {_length(context, r1)} and {_length(context, r2)}"
     if s.coupler_kind == "RACK_PINION":
         r = mesh_radius(ob.name, labels[0], s.joint_a, depsgraph)
         s.pitch_radius = math.copysign(r, s.pitch_radius) if s.pitch_radius else r
-        return f"pitch radius {s.pitch_radius:.6g}"
+        return f"pitch radius {_length(context, s.pitch_radius)}"
     raise MechanismError(f"coupler {ob.name!r}: Radii from Meshes measures gears and pinions")

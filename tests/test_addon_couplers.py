@@ -15,6 +15,7 @@ about x or y come from float32 rotation matrices, off by 4.4e-8 rad).
 from __future__ import annotations
 
 import csv
+import importlib
 import math
 
 import numpy as np
@@ -115,11 +116,12 @@ def test_helical_gear_axles_carry_the_thrust(blender, helix: float) -> None:
           what="gear 2's axle holds -(T cos(alpha) tan(beta))")
 
 
-def test_radii_from_meshes_are_the_cylinders_radii(blender) -> None:
+def test_radii_from_meshes_are_the_cylinders_radii(blender, extension) -> None:
     """Gear 1: a radius-1 cylinder scaled by 0.08 in x and y (the object's scale counts);
     gear 2: a 64-sided cylinder of radius 0.3 turned to lie along world y, on a joint about y
     (Connect axis Y).  A cylinder's vertices lie on its radius, so the measured radii are
-    0.08 and 0.3 to float32 (the vertex coordinates); Ratio From becomes Pitch Radii."""
+    0.08 and 0.3 to float32 (the vertex coordinates); Ratio From becomes Pitch Radii; the
+    report gives them in the scene's units."""
     bpy = blender
     ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -1.0))
     g1 = bs.disc(bpy, "g1", 1.0, (0.0, 0.0, 0.0))
@@ -137,6 +139,10 @@ def test_radii_from_meshes_are_the_cylinders_radii(blender) -> None:
     assert s.ratio_mode == "RADII"
     assert s.radius_a == pytest.approx(0.08, rel=F32)
     assert s.radius_b == pytest.approx(0.3, rel=F32)
+    coupling = importlib.import_module(extension.__name__ + ".addon.coupling")
+    assert coupling.measure_radii(bpy.context, gear) == "radii 8 cm and 30 cm"   # the report's
+    bpy.context.scene.unit_settings.scale_length = 0.001          # a Blender unit 1 mm
+    assert coupling.measure_radii(bpy.context, gear) == "radii 80 µm and 0.3 mm"
 
 
 # ---------------------------------------------------------------- rack, screw, coupler

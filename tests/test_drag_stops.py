@@ -176,6 +176,7 @@ def test_a_motion_holding_a_joint_past_its_stop_is_named() -> None:
     m.add_motion("drive", "pin", "0.8")
     m.add_limit("stop", "pin", upper=0.5)
     with pytest.raises(SolverError, match="starts outside a limit: limit 'stop': joint 'pin' past "
-                                          "its upper bound 0.5 rad by 0.3 rad") as err:
+                                          r"its upper bound 0.5 rad \(28.6479 deg\) by 0.3 rad "
+                                          r"\(17.2 deg\)") as err:
         poser(m)
     assert err.value.joints == ("stop", "pin")

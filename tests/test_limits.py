@@ -140,7 +140,7 @@ def test_motion_driven_through_a_stop_stops_the_sweep() -> None:
     m = driven_wheel("t", part="arm", joint="pin", motion="turn", inertia=(0.01, 0.01, 0.01),
                      gravity=(0.0, 0.0, -G))
     m.add_limit("stop", "pin", lower=-1.0, upper=0.5)
-    with pytest.raises(SolverError, match=r"limit 'stop': joint 'pin' past its upper bound 0.5 rad "
+    with pytest.raises(SolverError, match=r"limit 'stop': joint 'pin' past its upper bound 0.5 rad \(28.6479 deg\) "
                                           r"at t = 0.541667 s \(frame 13\)") as info:
         m.solve(duration=1.0, fps=24)
     assert len(info.value.result) == 13 and info.value.joints == ("stop", "pin")

@@ -23,11 +23,10 @@ from ..kernels.stop_forces import stop_forces
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
-from ..vocabulary.joints import ANGLE
 from .assembly import assemble_pose
 from .dynamics.friction import held_rows, hold, limit as friction_limit, loads, needed
 from ..model.state import SlipState
-from .dynamics.stops import check_start, describe, gaps, tolerance
+from .dynamics.stops import amount, check_start, describe, gaps, tolerance
 from .statics_newton import Equilibrium
 from .structure import Structure, least_norm, self_stresses, structure
 
@@ -334,9 +333,9 @@ def _refuse_past(model: Model, b: int, r, p, track, time: float) -> None:
     found lies past (never returned as an answer)."""
     lm = model.limits
     g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
-    unit = "rad" if model.row_kind[lm.rows[b]] == ANGLE else "m"
     raise SolverError(f"no static equilibrium within the stops: the one found has "
-                      f"{describe(model, b)} by {-g[b]:.3g} {unit} (t = {time:.6g} s), and none "
+                      f"{describe(model, b)} by {amount(model, b, float(-g[b]), 3)} "
+                      f"(t = {time:.6g} s), and none "
                       "was found on the stop the load pushes toward; start the mechanism nearer "
                       "the pose it should rest in", time, (lm.names[b], lm.joints[b]))
 

@@ -33,6 +33,8 @@ kept rows while the coordinate is inside its range; its gap g = sgn (q - bound) 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...base.errors import SolverError
@@ -59,11 +61,18 @@ def tolerance(model: Model) -> np.ndarray:
     return np.where(angle, GAP_TOL, GAP_TOL * model.length_scale)
 
 
+def amount(model: Model, b: int, x: float, digits: int = 6) -> str:
+    """``x`` in bound b's unit: "0.1 m", or for an angle "0.5 rad (28.6479 deg)" (Blender
+    shows angles in degrees)."""
+    if model.row_kind[model.limits.rows[b]] != ANGLE:
+        return f"{x:.{digits}g} m"
+    return f"{x:.{digits}g} rad ({math.degrees(x):.{digits}g} deg)"
+
+
 def describe(model: Model, b: int) -> str:
     lm = model.limits
-    unit = "rad" if model.row_kind[lm.rows[b]] == ANGLE else "m"
     return (f"limit {lm.names[b]!r}: joint {lm.joints[b]!r} past its {lm.bounds[b]} bound "
-            f"{lm.value[b]:.6g} {unit}")
+            f"{amount(model, b, float(lm.value[b]))}")
 
 
 def check_start(model: Model, r: np.ndarray, p: np.ndarray, t: float) -> None:
@@ -75,10 +84,10 @@ def check_start(model: Model, r: np.ndarray, p: np.ndarray, t: float) -> None:
     if bad.size:
         b = int(bad[0])
         lm = model.limits
-        unit = "rad" if model.row_kind[lm.rows[b]] == ANGLE else "m"
         raise SolverError(f"the mechanism starts outside a limit: {describe(model, b)} by "
-                          f"{-g[b]:.3g} {unit} at t = {t:.6g} s; move the joint inside its range or "
-                          "change the motion", t, (lm.names[b], lm.joints[b]))
+                          f"{amount(model, b, float(-g[b]), 3)} at t = {t:.6g} s; move the "
+                          "joint inside its range or change the motion", t,
+                          (lm.names[b], lm.joints[b]))
 
 
 def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, out) -> None:

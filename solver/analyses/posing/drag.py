@@ -46,7 +46,7 @@ from ...base.rotations import quat_to_matrix, skew
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ...model.compile import Model
 from ..assembly import assemble_pose, least_movement
-from ..dynamics.stops import describe
+from ..dynamics.stops import amount, describe
 from ..structure import structure
 from .drag_newton import newton_step, reduced_hessian
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop
@@ -189,7 +189,7 @@ class Poser(Wiggle):
         if moved is None:
             b = int(past[0])
             raise SolverError(f"the mechanism starts outside a limit: {describe(self.model, b)} "
-                              f"by {-g[b]:.3g} {'rad' if self._bounds.angle[b] else 'm'}, and the "
+                              f"by {amount(self.model, b, float(-g[b]), 3)}, and the "
                               "joints and motions held cannot bring it to its stop",
                               self.t, (self._bounds.names[b], self._bounds.joints[b]))
         (self.r, self.p), self._track = moved
