@@ -31,22 +31,33 @@ def pose_key_problems(parts) -> list[str]:
         out += [f"part {ob.name!r}: its action {act.name!r} keys {path}, which would play over "
                 "the baked motion: delete those keys (the mechanism moves the part)"
                 for path in POSE_CHANNELS if path in keyed]
-        ad = ob.animation_data
-        driven = {fc.data_path for fc in (ad.drivers if ad is not None else ())
-                  if fc.data_path in POSE_CHANNELS and not fc.mute}
+        driven = _driven(ob, POSE_CHANNELS)
         out += [f"part {ob.name!r}: a driver drives {path}, which would override the baked "
                 "motion: remove the driver" for path in POSE_CHANNELS if path in driven]
     return out
 
 
-def constraint_problems(parts) -> list[str]:
-    """Object constraints that act on a part (not muted, valid, influence above 0): they
-    move it after its keys, so the baked motion would not play as solved."""
-    return [f"part {ob.name!r}: its constraint {c.name!r} ({c.type.replace('_', ' ').title()}) "
-            "overrides the keys that place it, so the baked motion would not play as solved: "
-            "delete or disable the constraint (Object Constraint Properties)"
-            for ob in parts for c in ob.constraints
+def _driven(ob, paths) -> list[str]:
+    """Which of the channels ``paths`` a driver (not muted) of the object drives."""
+    ad = ob.animation_data
+    return [fc.data_path for fc in (ad.drivers if ad is not None else ())
+            if fc.data_path in paths and not fc.mute]
+
+
+def _acting(ob) -> list:
+    """The object's constraints that act on it (not muted, valid, influence above 0), each
+    as (name, its type as the panel says it)."""
+    return [(c.name, c.type.replace("_", " ").title()) for c in ob.constraints
             if not c.mute and c.is_valid and c.influence > 0.0]
+
+
+def constraint_problems(parts) -> list[str]:
+    """Object constraints that act on a part: they move it after its keys, so the baked
+    motion would not play as solved."""
+    return [f"part {ob.name!r}: its constraint {name!r} ({kind}) overrides the keys that "
+            "place it, so the baked motion would not play as solved: delete or disable the "
+            "constraint (Object Constraint Properties)"
+            for ob in parts for name, kind in _acting(ob)]
 
 
 def rigid_body_problems(parts, scene: bpy.types.Scene) -> list[str]:
@@ -183,13 +194,10 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
             out += [f"{what}: its action {act.name!r} keys {path}, which moves it over the "
                     f"frames, {still}: delete those keys" for path in
                     _changing_keys(ob, act, slot, lambda path: path in PLACING)]
-        ad = ob.animation_data
-        out += [f"{what}: a driver drives {fc.data_path}, {still}: remove the driver"
-                for fc in (ad.drivers if ad is not None else ())
-                if fc.data_path in PLACING and not fc.mute]
-        out += [f"{what}: its constraint {c.name!r} ({c.type.replace('_', ' ').title()}) moves "
-                f"it, {still}: delete or disable the constraint"
-                for c in ob.constraints if not c.mute and c.is_valid and c.influence > 0.0]
+        out += [f"{what}: a driver drives {path}, {still}: remove the driver"
+                for path in _driven(ob, PLACING)]
+        out += [f"{what}: its constraint {name!r} ({kind}) moves it, {still}: delete or "
+                "disable the constraint" for name, kind in _acting(ob)]
     return out
 
 
