@@ -400,7 +400,7 @@ def mesh_rows(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None,
 
 def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = None,
              w: np.ndarray | None = None, need_jac: bool = True,
-             ref: np.ndarray | None = None) -> RowEval:
+             ref: np.ndarray | None = None, quads: np.ndarray | None = None) -> RowEval:
     """Residual, Jacobian and (with velocities) quad of every row.
 
     r (nb+1, 3), A (nb+1, 3, 3): COM positions and rotation matrices with the ground last
@@ -412,6 +412,9 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     tracked values (RowEval.track) of a nearby pose, run state that the analyses carry from
     frame to frame: the couplers' angles are taken on its turns, the curve joints' contact
     parameters start from it; None: the pose as built (a global search on the curves).
+    ``quads`` (one bool a group of ``model.plan``, or None: all): the groups whose quad is
+    wanted (row_quads); the others' quad entries are NaN (a dynamic run's rows outside its
+    kept set, a limit's and a friction's coordinate, need only phi and the Jacobian).
     """
     nc = model.nc
     plan = model.plan
@@ -427,9 +430,14 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         Ae = A.take(plan.ends, axis=-3, out=own_loop(A.shape[:-3] + plan.ends.shape + (3, 3)),
                     mode="clip")
         U = (Ae @ plan.vecs[..., None])[..., 0]
-    for g in plan.groups:
+    for i, g in enumerate(plan.groups):
         s = g.rows
-        views = (phi[..., s], None if jac is None else jac[..., s, :], None if quad is None else quad[..., s])
+        if quad is not None and quads is not None and not quads[i]:
+            quad[..., s] = np.nan
+            views = (phi[..., s], None if jac is None else jac[..., s, :], None)
+        else:
+            views = (phi[..., s], None if jac is None else jac[..., s, :],
+                     None if quad is None else quad[..., s])
         if g.kind in TRACKED:
             TRACKED[g.kind](model, r, A, v, w, *views, ref, track, rate)
         else:
@@ -443,6 +451,16 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
 
 
 TRACKED = {COUPLER: couplers, CURVE: point_on_curve, CAM: cam}
+
+
+def row_quads(model: Model, rows: np.ndarray) -> np.ndarray:
+    """(ngroups,) bool: the groups of ``model.plan`` with a row among ``rows`` (model row
+    indices), whose quad ``evaluate`` computes when given this; tracked groups always."""
+    plan = model.plan
+    wanted = np.zeros(model.nc, dtype=bool)
+    wanted[rows] = True
+    at = wanted[plan.order]                              # in the plan's (kind) order
+    return np.array([g.kind in TRACKED or bool(at[g.rows].any()) for g in plan.groups])
 
 
 def global_jacobian(model: Model, jac: np.ndarray) -> np.ndarray:

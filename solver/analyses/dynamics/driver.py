@@ -286,8 +286,9 @@ class DynamicRun:
             aimed = None if long or not self.locating else aim_at_kink(sysm, self.t, y, f0, hs)
             hs, long, f0, y1, err, h_next = yield from self._attempt(k, t_out, y, f0,
                                                                      aimed or hs, long)
+            kept = self.h                        # the natural size the step started from
             self._next_size(hs, err, h_next, long, hs == aimed)
-            ended = self._end_on_event(k, y, f0, hs, y1, err, hs == aimed)
+            ended = self._end_on_event(k, y, f0, hs, y1, err, hs == aimed, kept)
             yield from self._advance(ended)
             if self.locating:                    # (events to act on: none otherwise)
                 self._act(ended)
@@ -393,9 +394,12 @@ class DynamicRun:
         self.grow = long_proposal(hs, err, self.control.expo)
 
     def _end_on_event(self, k: int, y: np.ndarray, f0: np.ndarray, hs: float,
-                      y1: np.ndarray, err: float, aimed: bool = False) -> StepEnd:
+                      y1: np.ndarray, err: float, aimed: bool, kept: float) -> StepEnd:
         """The step's first event (a stop, a slip reversal, a joint breaking loose, a dry
-        coefficient's breakpoint), located by re-stepping or (``aimed``) its end, in the goal."""
+        coefficient's breakpoint), located by re-stepping or (``aimed``) its end, in the goal;
+        then the size ``kept`` from before it (the trial across the event measured the kink:
+        a door's slip reversals, 12% of its right-hand sides), unless cut for its error or
+        on a touchdown (the faster motion that follows is what that error says)."""
         stepper, control = self.stepper, self.control
         if not self.locating:            # nothing to locate: the step as it is
             self.f_end = getattr(stepper, "k_end", None)
@@ -406,6 +410,7 @@ class DynamicRun:
             self.fail(f"integration failed at t = {self.t:.6g} s: a step ending on an event "
                       f"stays over the error goal at {ended.hs:.1e} s (a discontinuity or "
                       "an extremely stiff element)", k, self.t)
+        self.h = kept if ended.located and not self.contacts else self.h
         if ended.cut:                    # cut short for its error: so is the next
             self.h = min(self.h, control.accepted(ended.hs, ended.err, stepper))
         # the last stage at the new point, unless the end is a located instant
@@ -504,9 +509,9 @@ class DynamicRun:
     def _after_step(self) -> None:
         """The run state at the step's end: exact solves again past a singular position,
         the torsion springs' turns, the contact points' touchdown speeds."""
-        sysm = self.sysm
         if not (self.run.robust or self.turns or self.contacts):
             return
+        sysm = self.sysm
         if self.run.robust and not near_singular(self.model, self.st, self.r, self.p):
             self.run, self.f_end = self.run.solving(False), None    # past it: exact again
             sysm.tell(self.run)
@@ -515,9 +520,8 @@ class DynamicRun:
             sysm.tell(self.run)
         if self.contacts:
             touched, self.run = touch(sysm, self.r, self.p, self.v, self.w)
-            sysm.tell(self.run)
-            if touched:                   # a touchdown speed taken: the forces' run state
-                self.f_end = None
+            sysm.tell(self.run)           # a touchdown speed taken: the forces' run state
+            self.f_end = None if touched else self.f_end
 
     # -- output frames ----------------------------------------------------------------------
     def frames_in_step(self, k: int) -> bool:
@@ -577,8 +581,8 @@ class DynamicRun:
         out = self.out
         out.method = out.method if self.pairs is None else self.pairs.method(out.method)
         if self.passed:
-            t0, who = self.passed[0]
-            more = f" and {len(self.passed) - 1} more" if len(self.passed) > 1 else ""
+            (t0, who), more = self.passed[0], len(self.passed) - 1
+            more = f" and {more} more" if more else ""
             out.notes.append(f"the mechanism passed a singular position at t = {t0:.6g} s"
                              f"{more} (joints {', '.join(who)} dependent for an instant, "
                              "e.g. links lined up); near it the reactions of those joints "

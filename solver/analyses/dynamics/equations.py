@@ -29,7 +29,7 @@ from ...algebra.newton import NewtonOptions, converged, newton, scales, step_pos
 from ...algebra.schur import Schur, inverse_mass
 from ...base.einsum import einsum
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix
-from ...kernels.constraints import body_arrays, evaluate, motion_values, residual
+from ...kernels.constraints import body_arrays, evaluate, motion_values, residual, row_quads
 from ...kernels.forces import torsion_angles, total_forces
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
@@ -186,6 +186,7 @@ class Equations:
         rows also ends least-norm solves (switching.use_rows)."""
         self.keep = st.keep
         self.redundant = st.redundant
+        self._quads = row_quads(self.m, st.keep)   # only the kept rows' quad is solved with
         self.schur = Schur(self.m, st.keep)
         self._rs_keep = self._rs[..., st.keep]
         km = np.flatnonzero(self.m.row_motion[st.keep] >= 0)
@@ -269,7 +270,7 @@ class Equations:
         wk = self._work.get(lead) or self.work(lead)
         rg, A, vg, wg, velg = wk.bodies(r, p, vel)
         run = self.run
-        ev = evaluate(m, rg, A, vg, wg, ref=run.track)
+        ev = evaluate(m, rg, A, vg, wg, ref=run.track, quads=self._quads)
         f = motion_values(m, t) if self.mrows.size else _NO_MOTION
         Iw, Mi = wk.mass(A, self._pair, self._diag)
         Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, run.onset, (ev.phi, ev.jac))
