@@ -400,7 +400,8 @@ def mesh_rows(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None,
 
 def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = None,
              w: np.ndarray | None = None, need_jac: bool = True,
-             ref: np.ndarray | None = None, quads: np.ndarray | None = None) -> RowEval:
+             ref: np.ndarray | None = None, quads: np.ndarray | None = None,
+             groups: np.ndarray | None = None) -> RowEval:
     """Residual, Jacobian and (with velocities) quad of every row.
 
     r (nb+1, 3), A (nb+1, 3, 3): COM positions and rotation matrices with the ground last
@@ -413,8 +414,10 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     frame to frame: the couplers' angles are taken on its turns, the curve joints' contact
     parameters start from it; None: the pose as built (a global search on the curves).
     ``quads`` (one bool a group of ``model.plan``, or None: all): the groups whose quad is
-    wanted (row_quads); the others' quad entries are NaN (a dynamic run's rows outside its
+    wanted (row_groups); the others' quad entries are NaN (a dynamic run's rows outside its
     kept set, a limit's and a friction's coordinate, need only phi and the Jacobian).
+    ``groups`` (the same, or None: all): the groups evaluated at all; the others' entries
+    are NaN (an event function's stop gaps or friction rates: their own rows only).
     """
     nc = model.nc
     plan = model.plan
@@ -432,12 +435,16 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         U = (Ae @ plan.vecs[..., None])[..., 0]
     for i, g in enumerate(plan.groups):
         s = g.rows
-        if quad is not None and quads is not None and not quads[i]:
+        views = (phi[..., s], None if jac is None else jac[..., s, :],
+                 None if quad is None else quad[..., s])
+        if groups is not None and not groups[i]:
+            for x in views:
+                if x is not None:
+                    x[...] = np.nan
+            continue
+        if quads is not None and not quads[i] and quad is not None:
             quad[..., s] = np.nan
-            views = (phi[..., s], None if jac is None else jac[..., s, :], None)
-        else:
-            views = (phi[..., s], None if jac is None else jac[..., s, :],
-                     None if quad is None else quad[..., s])
+            views = views[:2] + (None,)
         if g.kind in TRACKED:
             TRACKED[g.kind](model, r, A, v, w, *views, ref, track, rate)
         else:
@@ -453,9 +460,10 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
 TRACKED = {COUPLER: couplers, CURVE: point_on_curve, CAM: cam}
 
 
-def row_quads(model: Model, rows: np.ndarray) -> np.ndarray:
+def row_groups(model: Model, rows: np.ndarray) -> np.ndarray:
     """(ngroups,) bool: the groups of ``model.plan`` with a row among ``rows`` (model row
-    indices), whose quad ``evaluate`` computes when given this; tracked groups always."""
+    indices), for ``evaluate``'s ``quads`` or ``groups``; tracked groups always (their
+    tracked values go with them)."""
     plan = model.plan
     wanted = np.zeros(model.nc, dtype=bool)
     wanted[rows] = True

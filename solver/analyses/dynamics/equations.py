@@ -29,7 +29,7 @@ from ...algebra.newton import NewtonOptions, converged, newton, scales, step_pos
 from ...algebra.schur import Schur, inverse_mass
 from ...base.einsum import einsum
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix
-from ...kernels.constraints import body_arrays, evaluate, motion_values, residual, row_quads
+from ...kernels.constraints import body_arrays, evaluate, motion_values, residual, row_groups
 from ...kernels.forces import torsion_angles, total_forces
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
@@ -159,6 +159,8 @@ class Equations:
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
         self.dry = model.frictions is not None   # friction elements: RunState.slip
+        # the row groups of the friction coordinates (their rates: switching.friction_rates)
+        self.friction_groups = row_groups(model, model.frictions.rows) if self.dry else None
         # compliant stops (their forces: kernels/stop_forces.py); rigid ones are rows
         self.compliant = model.limits is not None and bool(model.limits.compliant.any())
         self.tell(RunState.start(model))
@@ -186,7 +188,7 @@ class Equations:
         rows also ends least-norm solves (switching.use_rows)."""
         self.keep = st.keep
         self.redundant = st.redundant
-        self._quads = row_quads(self.m, st.keep)   # only the kept rows' quad is solved with
+        self._quads = row_groups(self.m, st.keep)   # only the kept rows' quad is solved with
         self.schur = Schur(self.m, st.keep)
         self._rs_keep = self._rs[..., st.keep]
         km = np.flatnonzero(self.m.row_motion[st.keep] >= 0)

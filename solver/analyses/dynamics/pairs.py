@@ -15,6 +15,7 @@ positions within 2e-10 m and its events within 1e-9 s of DOP853's alone.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ...integrators.control import StandardControl
@@ -22,6 +23,8 @@ from ...integrators.explicit import DOP853, DoPri5
 
 CUT = 2.0     # DOP853's natural step over the step to the frame from which 5(4) takes it
 RETRY = 8     # steps on DOP853 after 5(4) fell short of a frame before it is tried again
+STAGES = 2    # DOP853's right-hand sides a step over 5(4)'s (12 and 6, first same as last)
+NEAR = 0.9    # 5(4)'s natural step over the step to the frame from which it keeps the frame
 
 
 def frame_pairs(run: Any) -> "FramePairs | None":
@@ -44,7 +47,7 @@ class FramePairs:
     def pick(self, run: Any, remaining: float) -> None:
         """Before a step to the frame (or event) ``remaining`` s ahead: the run's pair."""
         if self.on_low:
-            if run.h >= remaining:
+            if run.h >= remaining or self._fewer(remaining, run.h, self.other[2]):
                 return
             self.wait = RETRY                 # 5(4) falls short of the frame: DOP853
             self._swap(run, self.other)
@@ -56,6 +59,17 @@ class FramePairs:
             return
         self._swap(run, (self.low_stepper, StandardControl(DoPri5.order), remaining))
         self.used = True
+
+    @staticmethod
+    def _fewer(remaining: float, low: float, high: float) -> bool:
+        """Does 5(4) at its natural step ``low``, within NEAR of the frame ``remaining`` s
+        ahead, reach it with no more right-hand sides than DOP853 at its own, ``high`` (as
+        it left it)?  Six a step against twelve: two steps against one (a step short of the
+        frame by 1% would otherwise send the run back to DOP853 for RETRY steps).  Farther
+        short, DOP853 (more 5(4) steps a frame hold each step's error, not the energy's:
+        a flywheel's over two reversals 1e-8 of it against 2e-10)."""
+        return low >= NEAR * remaining and math.ceil(remaining / low) <= STAGES * math.ceil(
+            remaining / high)
 
     def _swap(self, run: Any, pair: tuple) -> None:
         self.other = (run.stepper, run.control, run.h)

@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from ...base.errors import SolverError
-from ...kernels.constraints import body_arrays, evaluate, global_jacobian, residual
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, residual, row_groups
 from ...model.compile import Model
 from ...model.impacts import Impact
 from ...vocabulary.joints import ANGLE
@@ -246,14 +246,15 @@ class Stops:
         self.m = model
         self.lm = model.limits
         self.tol = tolerance(model)
+        self.groups = row_groups(model, model.limits.rows)    # the rows the gaps are read from
 
     def gaps_at(self, r, p, track=None) -> np.ndarray:
         return gaps(self.m, evaluate(self.m, *body_arrays(self.m, r, p)[:2], need_jac=False,
-                                     ref=track).phi)
+                                     ref=track, groups=self.groups).phi)
 
     def gaps_and_rates(self, r, p, v, w, track=None) -> tuple[np.ndarray, np.ndarray]:
         """Every bound's gap and its rate, sgn dq/dt (nbound,), at (r, p, v, w)."""
-        ev = evaluate(self.m, *body_arrays(self.m, r, p)[:2], ref=track)
+        ev = evaluate(self.m, *body_arrays(self.m, r, p)[:2], ref=track, groups=self.groups)
         rate = global_jacobian(self.m, ev.jac)[self.lm.rows] @ np.concatenate([v, w], 1).ravel()
         return gaps(self.m, ev.phi), self.lm.sgn * rate
 

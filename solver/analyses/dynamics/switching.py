@@ -60,7 +60,8 @@ def friction_rates(sysm, y: np.ndarray) -> np.ndarray:
     m = sysm.m
     r, p, v, w, _ = sysm.unpack(y)
     rg, A, vg, wg = body_arrays(m, r, p / np.linalg.norm(p, axis=-1, keepdims=True), v, w)
-    return rates(m, evaluate(m, rg, A, ref=sysm.run.track).jac, np.concatenate([vg, wg], axis=-1))
+    jac = evaluate(m, rg, A, ref=sysm.run.track, groups=sysm.friction_groups).jac
+    return rates(m, jac, np.concatenate([vg, wg], axis=-1))
 
 
 def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
