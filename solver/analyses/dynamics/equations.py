@@ -168,6 +168,7 @@ class Equations:
         self.friction_power = 0.0
         self.headroom = None      # the friction elements' headroom from a jam (with_slip), last
         self.stop_power = 0.0     # the compliant stops' power at the last accelerations
+        self.events_memo = None   # friction's event functions at a step's start (events.py)
         self._pair = np.concatenate([model.body_inertia, model.body_inverse_inertia], -1)
         both = np.stack([model.body_inertia, model.body_inverse_inertia], -3)  # (..., nb, 2, 3, 3)
         on = np.diagonal(both, axis1=-2, axis2=-1)

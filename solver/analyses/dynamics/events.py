@@ -92,7 +92,7 @@ def crossed_at_end(sysm, stops: Stops | None, t: float, y: np.ndarray, hs: float
     better ended on the event (``step_events``: the located step is held to the goal
     like any other, and cut when it misses it)."""
     run = sysm.run
-    if stops is not None and stops.crossed(stops.gaps_at(*sysm.unpack(y1)[:2], run.track),
+    if stops is not None and stops.crossed(stops.at_state(sysm, y1, run.track)[0],
                                            run.resting).size:
         return True
     kinds = _friction_events(sysm, t, y) if run.slip is not None else []
@@ -227,7 +227,7 @@ def _stop_event(sysm, stops: Stops, t: float, y: np.ndarray):
     run = sysm.run
 
     def gaps(_, yy):
-        return stops.gaps_at(*sysm.unpack(yy)[:2], run.track)
+        return stops.at_state(sysm, yy, run.track)[0]
 
     def crossing(g):
         return stops.crossed(g, run.resting)
@@ -364,13 +364,18 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     passes both breakpoints first, so they are located first, the reversal then checked at
     the earlier end (no trial steps through the kinks to locate a reversal that a breakpoint
     overtakes); and a coordinate's speed is signed, q' . d (a ball's is |q'|), so that a
-    step past the reversal, back above 1.5 v_s the other way, still shows the crossing."""
+    step past the reversal, back above 1.5 v_s the other way, still shows the crossing.
+    Made once for a step's start (the same y, t and run state: ``aim_at_kink``, then
+    ``step_events``), kept in the equations' ``events_memo``."""
+    memo = sysm.events_memo               # made already at this start (aim_at_kink)
+    if memo is not None and memo[0] is y and memo[1] == t and memo[2] is sysm.run:
+        return memo[3]
     m, slip = sysm.m, sysm.run.slip       # as told at the step's start
     fp = m.frictions
     loose = free(m, slip, sysm.frozen)
     vq0 = friction_rates(sysm, y)
     balls = vq0 if fp.is_ball.any() else None
-    last: list = [None, None]             # the last state's rates: (state, rates)
+    last: list = [y, vq0]                 # the last state's rates: (state, rates)
 
     def rates_at(yy):
         if last[0] is not yy:
@@ -392,10 +397,12 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     def breakpoint(_, yy):
         return side * (np.tile(speed(rates_at(yy)), 2) - breaks)
     kinked = np.tile(loose & (fp.static != fp.dynamic), 2) & (side != 0.0)
-    return [(None, breakpoint, kinked, breakpoint(t, y)),
-            (1, reversal, loose, reversal(t, y)),
-            (2, margin, slip.stuck.copy(),
-             margin(t, y) if slip.stuck.any() else np.full(len(fp.names), np.inf))]
+    kinds = [(None, breakpoint, kinked, breakpoint(t, y)),
+             (1, reversal, loose, reversal(t, y)),
+             (2, margin, slip.stuck.copy(),
+              margin(t, y) if slip.stuck.any() else np.full(len(fp.names), np.inf))]
+    sysm.events_memo = (y, t, sysm.run, kinds)
+    return kinds
 
 
 def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) -> np.ndarray:

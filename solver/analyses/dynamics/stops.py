@@ -247,6 +247,19 @@ class Stops:
         self.lm = model.limits
         self.tol = tolerance(model)
         self.groups = row_groups(model, model.limits.rows)    # the rows the gaps are read from
+        self._recent: list = []     # (state, track, (gaps, rates)) of the last two states
+
+    def at_state(self, sysm, y: np.ndarray, track) -> tuple[np.ndarray, np.ndarray]:
+        """(gaps, rates) (``gaps_and_rates``) at a packed state y: the same state's are
+        asked for several times in a step (its two ends by ``turned_back``, then by the
+        event functions), so the last two states' are kept (the state arrays are never
+        changed in place)."""
+        for state, ref, got in self._recent:
+            if state is y and ref is track:
+                return got
+        got = self.gaps_and_rates(*sysm.unpack(y)[:4], track)
+        self._recent = [(y, track, got)] + self._recent[:1]
+        return got
 
     def gaps_at(self, r, p, track=None) -> np.ndarray:
         return gaps(self.m, evaluate(self.m, *body_arrays(self.m, r, p)[:2], need_jac=False,
@@ -265,8 +278,7 @@ class Stops:
         is least, if below -tol there; else None.  A step cut there ends past the bound,
         and the impact is located as any other."""
         run = sysm.run
-        g0, d0 = self.gaps_and_rates(*sysm.unpack(y)[:4], run.track)
-        g1, d1 = self.gaps_and_rates(*sysm.unpack(y1)[:4], run.track)
+        (g0, d0), (g1, d1) = self.at_state(sysm, y, run.track), self.at_state(sysm, y1, run.track)
         dip = ~run.resting & ~self.lm.compliant & (g0 > 0) & (g1 > 0) & (d0 < 0) & (d1 > 0)
         if not dip.any():
             return None
