@@ -271,6 +271,33 @@ def test_the_door_locates_each_event_in_few_trial_steps(monkeypatch) -> None:
     assert trials[0] / calls[0] <= 3.7
 
 
+
+def test_the_door_leaves_dop853_once_its_steps_reach_the_frames(monkeypatch) -> None:
+    """The door's steps reach a frame from about its second frame on; from there
+    Dormand-Prince 5(4) takes them (six right-hand sides a step against DOP853's twelve),
+    through its five impacts and four slip reversals: a step located on an event keeps the
+    natural size from before it (the error of the trial across the event measures the kink,
+    not the motion), and a natural step 1% short of a frame keeps 5(4).  DOP853 only while
+    the door starts from rest (5 steps; 40 when each event sent the run back to DOP853 for
+    eight frames), its centre within 1e-9 m and its orientation's quaternion within 1e-9 of
+    a run at tolerance 1e-10 (1.9e-10 m, 2.4e-10)."""
+    from solver.integrators import explicit
+    taken = {"DOP853": 0, "DoPri5": 0}
+    for cls in (explicit.DOP853, explicit.DoPri5):
+        def counted(self, *a, _real=cls.step, _name=cls.__name__, **k):
+            if type(self).__name__ == _name:
+                taken[_name] += 1
+            return _real(self, *a, **k)
+        monkeypatch.setattr(cls, "step", counted)
+    r = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic")
+    monkeypatch.undo()
+    ref = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic",
+                                          tolerance=1e-10)
+    assert taken["DOP853"] <= 6 and taken["DoPri5"] >= 80
+    assert len(r.impacts) == 5 and len(r.friction_events) == 4
+    np.testing.assert_allclose(r.position("door"), ref.position("door"), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(r.orientation("door"), ref.orientation("door"), rtol=0, atol=1e-9)
+
 def test_a_step_with_two_kinds_of_event_locates_only_the_first(monkeypatch) -> None:
     """A step that crosses both a stop (the door coming back onto it) and, earlier, a
     slip reversal or a breakpoint of mu is located at the earlier one first (the kinds
