@@ -139,6 +139,13 @@ def _padded(count: int, shape: tuple) -> tuple[np.ndarray, np.ndarray]:
     return K2, K2[:, :size].reshape((count,) + shape)
 
 
+def end_rate(stepper, y: np.ndarray) -> np.ndarray | None:
+    """f at y when y is the end of the stepper's last step and its last stage was taken
+    there (DoPri5.end_rate); None otherwise, or for a stepper without one."""
+    rate = getattr(stepper, "end_rate", None)
+    return None if rate is None else rate(y)
+
+
 class DoPri5:
     """Explicit Dormand-Prince 5(4): cheap steps at moderate tolerances."""
     order = 4          # of the error estimate: step factor err^(-1/(order+1))
@@ -154,6 +161,18 @@ class DoPri5:
     def __init__(self, rhs) -> None:
         self.rhs = rhs
         self.k_end: np.ndarray | None = None
+        self._last = None
+
+    def end_rate(self, y: np.ndarray, row: int | None = None) -> np.ndarray | None:
+        """f at the last step's end when y is that end (the array the step returned): its
+        last stage (first same as last); None otherwise, or without one (DOP853).  ``row``:
+        y is that state of a stack of them (a design study's), compared by value."""
+        last, k = self._last, self.k_end
+        if last is None or k is None:
+            return None
+        if row is None:
+            return k if last[4] is y else None
+        return k[row] if np.array_equal(last[4][row], y) else None
 
     def stages(self, t, y: np.ndarray, f0: np.ndarray, h) -> np.ndarray:
         """(stages,) + y.shape stage derivatives k_i = f(t + c_i h, y + h sum_j a_ij k_j).

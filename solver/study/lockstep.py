@@ -458,6 +458,16 @@ class _Lane:
             return None if k is None else k[self.i]
         return getattr(self.own, "k_end", None)
 
+    def end_rate(self, y: np.ndarray) -> np.ndarray | None:
+        """explicit.DoPri5.end_rate: its own stepper's after a step of its own, its row of
+        the group's after the group's."""
+        if self.group.stepped[self.i]:
+            group = self.group.low if self.low else self.group.stepper
+            rate = getattr(group, "end_rate", None)
+            return None if rate is None else rate(y, self.i)
+        rate = getattr(self.own, "end_rate", None)
+        return None if rate is None else rate(y)
+
     @property
     def keeps_matrix(self) -> bool:
         if self.group.stepped[self.i]:

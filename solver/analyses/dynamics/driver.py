@@ -61,7 +61,7 @@ from ...base.errors import ExpressionError, FrictionJam, SolverError
 from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, StandardControl,
                                     error_scale, frame_spacing, initial_step, long_proposal,
                                     next_break, next_size)
-from ...integrators.explicit import DoPri5
+from ...integrators.explicit import DoPri5, end_rate
 from ...integrators.implicit import RadauStepper, stiffness_rate
 from ...kernels.constraints import body_arrays, motion_values
 from ...kernels.contacts import summary_rows
@@ -413,8 +413,9 @@ class DynamicRun:
         self.h = kept if ended.located and not self.contacts else self.h
         if ended.cut:                    # cut short for its error: so is the next
             self.h = min(self.h, control.accepted(ended.hs, ended.err, stepper))
-        # the last stage at the new point, unless the end is a located instant
-        self.f_end = None if ended.located else getattr(stepper, "k_end", None)
+        # the last stage at the new point (a located instant's: the step's that ended there)
+        self.f_end = (end_rate(stepper, ended.y1) if ended.located
+                      else getattr(stepper, "k_end", None))
         return ended
 
     def _advance(self, ended: StepEnd) -> Requests:

@@ -143,7 +143,7 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
         if slot == 0:                    # a stop reached within the step: its instant
             hs, (y1, err, g, _) = stops.locate(
                 restep(measure), at_start, g1, which, hs,
-                lambda th: measure(None, stepper.dense(th)), _tangent(sysm, t, measure))
+                lambda th: measure(None, stepper.dense(th)), _tangent(sysm, t, measure, stepper))
             # the bounds in contact there, to their gap tolerance, take the impact together
             found, located = [reached(g, which, -stops.tol), none, none], True
             continue
@@ -154,23 +154,27 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
                             KINK_TIME)
         hs, (y1, err, g, _) = locate(restep(measure), at_start, g1, which, hs, guess=guess,
                                      width=KINK_TIME if measure is kink else EVENT_TIME,
-                                     tangent=_tangent(sysm, t, measure), end=own)
+                                     tangent=_tangent(sysm, t, measure, stepper), end=own)
         found, located = [none, none, none], True
         if slot is not None:
             found[slot] = reached(g, which)
     return StepEnd(hs, y1, err, *found, False, located)
 
 
-def _tangent(sysm, t: float, measure: Callable) -> Callable:
+def _tangent(sysm, t: float, measure: Callable, stepper=None) -> Callable:
     """For ``locate``: where the tangents at a trial's end (data: (its end, its error, g
     there, its size hh from t)) put the first instant one of ``which`` reaches zero,
     g + offset (Newton's step for each, g' by a difference along f there: one right-hand
-    side, a twelfth of a trial), or None when one that is past zero there does not fall
-    (its crossing is then bracketed only).  The difference moves the state by 1e-8 of its
-    largest entry (rounding leaves about 1e-8 of g' whatever the step's size)."""
+    side, a twelfth of a trial, none when the end is the ``stepper``'s last and its last
+    stage is f there, 5(4)'s ``end_rate``), or None when one that is past zero there does
+    not fall (its crossing is then bracketed only).  The difference moves the state by
+    1e-8 of its largest entry (rounding leaves about 1e-8 of g' whatever the step's size)."""
+    end_rate = getattr(stepper, "end_rate", None)
+
     def newton(data, which: np.ndarray, offset: np.ndarray) -> float | None:
         yy, _, g, hh = data
-        f = sysm.rhs(t + hh, yy)
+        f = None if end_rate is None else end_rate(yy)
+        f = sysm.rhs(t + hh, yy) if f is None else f
         speed = float(np.abs(f[:-1]).max())          # (the work, last, left out)
         if not 0.0 < speed < np.inf:
             return None
