@@ -92,6 +92,27 @@ def _bake_action(ob: bpy.types.Object):
     return act, slot, bag
 
 
+def own_bake_actions(objects) -> int:
+    """Give each of ``objects`` a bake action of its own: a linked duplicate (Alt D), or a
+    duplicate made with Duplicate Data's Action off, shares its original's bake action, and
+    a bake writing both into one action would leave each playing the last one's keys.
+    Every object after the first with a given action gets a copy of it (the user's own
+    channels in it kept), named for the object; returns how many copies were made."""
+    seen, made = set(), 0
+    for ob in objects:
+        act = ob.mechanism.bake_action
+        if act is None:
+            continue
+        if act.as_pointer() in seen:
+            copy = act.copy()
+            copy.name = f"MA bake {ob.name}"
+            ob.mechanism.bake_action = copy
+            made += 1
+        else:
+            seen.add(act.as_pointer())
+    return made
+
+
 def _key_buffer(frames: np.ndarray) -> np.ndarray:
     """The (2 n,) float32 ``co`` array of n keys at ``frames``, made once per bake: each
     F-curve's values go into its odd entries before it is written (``_write_curve``)."""
@@ -222,6 +243,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result, plots: bool =
     # every old bake: also of objects no longer in the mechanism; the bake actions of the
     # objects baked again are kept with the user's own channels in them
     clear_bake(scene, keep={ob.name for ob in sm.parts + plotted})
+    own_bake_actions(sm.parts + plotted)
     _add_event_markers(scene, sm, result)
     write_part_keys(sm, result, frames)
     if plotted:
@@ -285,6 +307,7 @@ def write_mode(scene: bpy.types.Scene, sm: SceneMechanism, animation) -> None:
     """Replace any old bake with a mode's oscillation (io/modes.ModeAnimation): part keys
     only (no forces: a mode shape has none to show)."""
     clear_bake(scene, keep={ob.name for ob in sm.parts})
+    own_bake_actions(sm.parts)
     write_part_keys(sm, animation, sm.timeline.frames_of(animation.times))
 
 
