@@ -12,7 +12,7 @@ import numpy as np
 
 from ..solver import MechanismError
 from .curve_reader import length_text
-from .io.couplers import SLOT_LABELS, coupler_object_name, guess_kind, radius_about_axis
+from .io.couplers import SLOT_LABELS, coupler_object_name, gear_sides, guess_kind, radius_about_axis
 from .io.settings import kind_name
 from .mesh_arrays import evaluated, vertex_positions
 
@@ -71,20 +71,47 @@ def couple(context, joints: list) -> bpy.types.Object:
     return ob
 
 
-def mesh_radius(coupler: str, label: str, joint, depsgraph) -> float:
-    """Outer radius (Blender units) of the evaluated mesh of the part that carries the
-    joint's marker I, about the joint axis (marker J's z axis line), world space with the
-    object's scale: a cylinder's radius, a toothed gear's tip radius."""
+def _marker_part(marker):
+    """The part object a marker is on (its parent, or a parent further up), or None."""
+    up = marker.parent if marker is not None else None
+    while up is not None and up.mechanism.role != "PART":
+        up = up.parent
+    return up
+
+
+def gear_part(joints: list, k: int):
+    """(part object or None, "I" | "J") of joint ``joints[k]`` that is its gear (or pinion)
+    and the marker it carries: the part the coupler's other joint does not also hold
+    (io/couplers.gear_sides), marker I's when that says nothing (a joint unset, or no
+    single shared part)."""
+    pairs = []
+    for joint in joints:
+        s = joint.mechanism if joint is not None else None
+        parts = (_marker_part(s.marker_i), _marker_part(s.marker_j)) if s is not None else (None, None)
+        pairs.append(parts)
+    side = 1.0
+    if None not in pairs[0] + pairs[1]:
+        side = gear_sides([(a.name, b.name) for a, b in pairs])[k]
+    return (pairs[k][0], "I") if side > 0 else (pairs[k][1], "J")
+
+
+def mesh_radius(coupler: str, label: str, joints: list, k: int, depsgraph) -> float:
+    """Outer radius (Blender units) of the evaluated mesh of the gear part of joint
+    ``joints[k]`` (``gear_part``: the part that is not the housing) about the joint axis
+    (marker J's z axis line), world space with the object's scale: a cylinder's radius, a
+    toothed gear's tip radius."""
     what = f"coupler {coupler!r}: {label}"
+    joint = joints[k]
     if joint is None:
         raise MechanismError(f"{what} is not set: pick the gear's joint first")
     mi, mj = joint.mechanism.marker_i, joint.mechanism.marker_j
     if mi is None or mj is None:
         raise MechanismError(f"{what}: joint {joint.name!r} has no marker I or J")
-    part = mi.parent
+    part, side = gear_part(joints, k)
     if part is None or part.type != "MESH":
-        raise MechanismError(f"{what}: marker I {mi.name!r} of joint {joint.name!r} is not on a "
-                             "mesh part: nothing to measure")
+        marker = mi if side == "I" else mj
+        raise MechanismError(f"{what}: marker {side} {marker.name!r} of joint {joint.name!r} is "
+                             "not on a mesh part: nothing to measure")
     ev = evaluated(part, depsgraph, f"{what}: part {part.name!r}")
     mesh = ev.to_mesh()
     try:
@@ -113,12 +140,12 @@ def measure_radii(context, ob) -> str:
     depsgraph = context.evaluated_depsgraph_get()
     labels = SLOT_LABELS[s.coupler_kind]
     if s.coupler_kind == "GEAR":
-        r1 = mesh_radius(ob.name, labels[0], s.joint_a, depsgraph)
-        r2 = mesh_radius(ob.name, labels[1], s.joint_b, depsgraph)
+        r1 = mesh_radius(ob.name, labels[0], [s.joint_a, s.joint_b], 0, depsgraph)
+        r2 = mesh_radius(ob.name, labels[1], [s.joint_a, s.joint_b], 1, depsgraph)
         s.radius_a, s.radius_b, s.ratio_mode = r1, r2, "RADII"
         return f"radii {_length(context, r1)} and {_length(context, r2)}"
     if s.coupler_kind == "RACK_PINION":
-        r = mesh_radius(ob.name, labels[0], s.joint_a, depsgraph)
+        r = mesh_radius(ob.name, labels[0], [s.joint_a, s.joint_b], 0, depsgraph)
         s.pitch_radius = math.copysign(r, s.pitch_radius) if s.pitch_radius else r
         return f"pitch radius {_length(context, s.pitch_radius)}"
     raise MechanismError(f"coupler {ob.name!r}: Radii from Meshes measures gears and pinions")

@@ -21,7 +21,7 @@ from .contacts import add_contact
 from .curve_reader import add_curve_joint, design_world, length_text
 from .io import mass
 from .io.contact_shapes import shared_pair_notes
-from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
+from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call, gear_opposed
 from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
 from .io.keyframes import Key, KeyframedFunction, time_derivatives, with_modifiers
@@ -420,7 +420,12 @@ def coupler_joints(ob, scene) -> list:
 def _add_coupler(sm: SceneMechanism, ob, scene) -> CouplerCall:
     """Add the coupler object's gear, rack, screw or coupler to the mechanism (joint object
     names are the solver's joint names)."""
-    call = coupler_call(ob.name, coupler_settings(ob.mechanism), coupler_joints(ob, scene), sm.scale)
+    joints = coupler_joints(ob, scene)
+    settings = coupler_settings(ob.mechanism)
+    opposed = (settings.kind == "GEAR" and None not in joints[:2]
+               and all(j[0] in sm.mech.joints for j in joints[:2])
+               and gear_opposed(sm.mech, [j[0] for j in joints[:2]]))
+    call = coupler_call(ob.name, settings, joints, sm.scale, opposed)
     getattr(sm.mech, call.method)(ob.name, **call.kwargs)
     sm.couplers.append(ob)
     sm.coupler_calls[ob.name] = call

@@ -71,6 +71,44 @@ def test_gear_pair_turns_at_the_ratio_on_every_frame(blender, mesh: str, sign: f
     assert np.abs(wrap(baked_turn(d["g2"]) - sign * ratio * f)).max() < ANGLE_TOL
 
 
+@pytest.mark.parametrize("build", ["housing active", "axis turned"])
+@pytest.mark.parametrize("mesh, sign", [("EXTERNAL", -1.0), ("INTERNAL", 1.0), ("BELT", 1.0)])
+def test_a_gear_turns_as_its_mesh_says_however_its_joint_was_made(blender, build: str,
+                                                                  mesh: str, sign: float) -> None:
+    """Gear 2's axle made by Connect with the ground active (the ground gets marker I, so
+    the joint's angle counts gear 2's turn backwards), or with both its markers turned half
+    a turn about x (its axis along -z): Radii from Meshes measures gear 2 (radius R2, not
+    the ground box's 0.40 m about that axle), and gear 2 turns as the Mesh says, seen from
+    +z: opposite to gear 1 at r1/r2 (external), the same way (internal, belt).  Taken as the
+    joints' angles alone, each relation ran the gears the other way."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
+    d = bs.R2 - bs.R1 if mesh == "INTERNAL" else bs.R1 + bs.R2
+    g1, g2 = bs.disc(bpy, "g1", bs.R1, (0.0, 0.0, 0.0)), bs.disc(bpy, "g2", bs.R2, (d, 0.0, 0.0))
+    bs.tag(bpy, [ground, g1, g2], "PART")
+    ground.mechanism.ground = True
+    j1 = bs.connect(bpy, g1, ground, (0.0, 0.0, 0.0))
+    if build == "housing active":
+        j2 = bs.connect(bpy, ground, g2, (d, 0.0, 0.0))
+    else:
+        j2 = bs.connect(bpy, g2, ground, (d, 0.0, 0.0))
+        for marker in (j2.mechanism.marker_i, j2.mechanism.marker_j):
+            marker.rotation_euler = (math.pi, 0.0, 0.0)
+        bpy.context.view_layer.update()
+    gear = bs.couple(bpy, [j1, j2])
+    s = gear.mechanism
+    s.mesh = mesh
+    assert bpy.ops.mechanism.measure_radii() == {"FINISHED"}
+    assert (s.radius_a, s.radius_b) == (pytest.approx(bs.R1, rel=F32), pytest.approx(bs.R2, rel=F32))
+    j1.mechanism.motion_type, j1.mechanism.motion_expression = "EXPRESSION", bs.GEAR_DRIVE
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    f, _ = drive(TIMES)
+    assert np.abs(wrap(baked_turn(g1) - f)).max() < ANGLE_TOL
+    ratio = s.radius_a / s.radius_b
+    assert np.abs(wrap(baked_turn(g2) - sign * ratio * f)).max() < ANGLE_TOL
+
+
 def test_gear_torques_and_tooth_force(blender, extension) -> None:
     """The coupler's baked torque on gear 2 is what accelerates it about its frictionless
     axle: I2 alpha2 with alpha2 = -(r1/r2) f''; power through the mesh is zero, so gear 1's
