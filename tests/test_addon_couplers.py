@@ -212,6 +212,41 @@ def test_rack_travel_is_r_theta(blender) -> None:
     assert set(rp.keys()) >= {"coupler_force_2", "coupler_torque_1"}
 
 
+@pytest.mark.parametrize("made", ["pinion active", "housing active on the pinion",
+                                  "housing active on the rack"])
+@pytest.mark.parametrize("side", [-1.0, 1.0])
+def test_radii_from_meshes_runs_the_rack_as_it_meshes_where_it_is(blender, side: float,
+                                                                   made: str) -> None:
+    """A pinion (radius 0.04 about world z) and a rack along world x 5 cm below it (side -1)
+    or above it (+1), each joint made by Connect with its moving part active or with the
+    ground active: Radii from Meshes gives the pitch radius the sign that meshes them where
+    the rack is, so the baked rack moves as the pinion's rim does on the rack's side:
+    x = r (z x n)_x phi = -side r phi for the pinion's turn phi about world z.  The sign
+    kept (positive) ran a rack above the pinion, or a joint made backwards, the other way."""
+    bpy = blender
+    bs.set_range(bpy)
+    y = 0.05 * side
+    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
+    pinion = bs.disc(bpy, "pinion", 0.04, (0.0, 0.0, 0.0))
+    rack = bs.add_box(bpy, "rack", (0.4, 0.02, 0.02), (0.0, y, 0.0))
+    bs.tag(bpy, [ground, pinion, rack], "PART")
+    ground.mechanism.ground = True
+    on_pinion = (ground, pinion) if made == "housing active on the pinion" else (pinion, ground)
+    on_rack = (ground, rack) if made == "housing active on the rack" else (rack, ground)
+    spin = bs.connect(bpy, *on_pinion, (0.0, 0.0, 0.0))
+    guide = bs.connect(bpy, *on_rack, (0.0, y, 0.0), "PRISMATIC", "X")
+    rp = bs.couple(bpy, [spin, guide])
+    assert bpy.ops.mechanism.measure_radii() == {"FINISHED"}
+    r = rp.mechanism.pitch_radius
+    assert abs(r) == pytest.approx(0.04, rel=F32)
+    spin.mechanism.motion_type, spin.mechanism.motion_expression = "EXPRESSION", "2*sin(pi*t)"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    phi = np.unwrap(baked_turn(pinion))
+    assert np.abs(phi).max() > 1.0                    # the pinion turns
+    _, loc, _ = bs.baked_pose(rack)
+    close(loc[:, 0], -side * abs(r) * phi, what="the rack moves with the pinion's rim")
+
+
 def test_screw_advance_per_turn_in_millimetres(blender) -> None:
     """Unit scale 0.001 (Blender units are mm): a nut on a cylindrical joint along z, one
     joint selected makes a screw; a 5 mm lead turned at one turn per second advances 5 units

@@ -284,6 +284,24 @@ def gear_opposed(mech, joints: Sequence[str]) -> bool:
     return turns_opposed(gear_sides(parts), [axis(j.marker_j) for j in js])
 
 
+def rack_pitch_sign(sides: Sequence[float], pinion_axis: np.ndarray, slide: np.ndarray,
+                    offset: np.ndarray) -> float:
+    """The sign of a rack and pinion's pitch radius (s = r theta) that makes the rack run as
+    it meshes where it is: ``offset`` from a point of the pinion's axis to the rack, world;
+    ``pinion_axis``, ``slide`` the two joints' marker J z axes; ``sides`` their gear sides
+    (``gear_sides``).  A pinion turning positively about its axis a moves its rim on the
+    rack's side n along a x n, so s = r theta with r > 0 holds where (slide x a) . n > 0,
+    each joint counting its part's motion backwards (side -1) flipping it; the solver puts
+    the pitch point on that side (solver/model/gear_mesh.py).  +1 for a rack on the
+    pinion's axis or a slide along it (no side to read)."""
+    across = np.cross(np.asarray(slide, dtype=float), np.asarray(pinion_axis, dtype=float))
+    side = float(across @ np.asarray(offset, dtype=float))
+    scale = float(np.linalg.norm(across) * np.linalg.norm(offset))
+    if not abs(side) > 1e-9 * scale or scale == 0.0:
+        return 1.0
+    return math.copysign(1.0, side) * sides[0] * sides[1]
+
+
 def _ratio_radii(s: CouplerSettings, scale: float) -> tuple[float, float]:
     """A gear's (r_1, r_2) as its Ratio From gives them: pitch radii (m), teeth, or 1 and
     the ratio."""
