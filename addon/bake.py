@@ -430,7 +430,9 @@ def write_csv(path: str, sm: SceneMechanism, result) -> tuple[int, int]:
     impacts and friction events beside it (io/events.py: events_path); returns the number
     of frames and of events written."""
     rows = csv_rows(result, sm.timeline.frames_of(result.times), [ob.name for ob in sm.parts],
-                    [ob.name for ob in sm.joints], list(sm.motions), sm.coupler_calls, sm.cams,
+                    [ob.name for ob in sm.joints],
+                    {name: (job.name, coord) for name, (job, coord) in sm.motions.items()},
+                    sm.coupler_calls, sm.cams,
                     {n: (job.name, c) for n, (job, c) in sm.limits.items()},
                     {n: (job.name, c) for n, (job, c) in sm.frictions.items()},
                     [ob.name for ob in sm.bushings], [ob.name for ob in sm.vector_forces],

@@ -469,7 +469,9 @@ def test_rebake_drops_a_series_the_coupler_no_longer_has(blender) -> None:
 
 
 def test_export_csv_has_the_coupler_columns(blender, tmp_path) -> None:
-    """The CSV's coupler columns hold the baked values (9 digits against float32 keys)."""
+    """The CSV's coupler columns hold the baked values (9 digits against float32 keys), and
+    so does the driven joint's effort, under the joint and its unit as the other columns
+    ("<joint> motion_effort_Nm", the bake's property)."""
     bpy = blender
     d = bs.gear_pair(bpy)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
@@ -480,6 +482,9 @@ def test_export_csv_has_the_coupler_columns(blender, tmp_path) -> None:
     name = d["gear"].name
     for prop, unit in (("coupler_torque_1", "Nm"), ("coupler_torque_2", "Nm"), ("tooth_force", "N")):
         close(col[f"{name} {prop}_{unit}"], baked_prop(d["gear"], prop), what=prop)
+    close(col[f"{d['j1'].name} motion_effort_Nm"], baked_prop(d["j1"], "motion_effort"),
+          what="gear 1's motor torque")
+    assert not any("effort" in c for c in col if not c.startswith(d["j1"].name))
 
 
 # ---------------------------------------------------------------- sidebar, undo

@@ -81,7 +81,8 @@ def test_export_csv(blender, tmp_path) -> None:
     # the piston's frame origin is its cube centre on the slide: crank + rod at th = 0
     x_exact = 0.1 * np.cos(th) + np.sqrt(0.3 ** 2 - (0.1 * np.sin(th)) ** 2)
     np.testing.assert_allclose(x, x_exact, atol=1e-6)    # float32 scene geometry
-    assert any(h.endswith("effort") for h in header)
+    main = bpy.context.scene.objects["Revolute crank-block"]
+    assert [h for h in header if "effort" in h] == [f"{main.name} motion_effort_Nm"]
 
 
 def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:

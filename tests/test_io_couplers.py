@@ -268,7 +268,8 @@ def test_baked_props_and_csv_columns() -> None:
     tl = timeline.Timeline(1, 13, 24.0)
     r = m.solve(times=tl.times)
     assert set(call.props) <= set(plots.BAKED_PROPS) and set(plots.COUPLER_PROPS) <= set(plots.BAKED_PROPS)
-    rows = csv_table.csv_rows(r, tl.frames_of(r.times), ["p1", "p2"], ["j1", "j2"], ["drive"], {"G": call})
+    rows = csv_table.csv_rows(r, tl.frames_of(r.times), ["p1", "p2"], ["j1", "j2"],
+                              {"drive": ("j1", "angle")}, {"G": call})
     text = stdio.StringIO()
     csv.writer(text).writerows(rows)
     parsed = list(csv.reader(stdio.StringIO(text.getvalue())))
@@ -278,7 +279,7 @@ def test_baked_props_and_csv_columns() -> None:
     Q = r.coupler("G")
     np.testing.assert_allclose(col["G coupler_torque_2_Nm"], Q[:, 1], rtol=5e-9, atol=1e-300)
     np.testing.assert_allclose(col["G tooth_force_N"], r.tooth_force("G"), rtol=5e-9, atol=1e-300)
-    assert csv_table.csv_rows(r, tl.frames_of(r.times), ["p1"], [], [])[0] == ["frame", "time_s"] + [
+    assert csv_table.csv_rows(r, tl.frames_of(r.times), ["p1"], [], {})[0] == ["frame", "time_s"] + [
         f"p1 {c}" for c in csv_table.PART_COLUMNS]
 
 
