@@ -21,7 +21,8 @@ from .contacts import add_contact
 from .curve_reader import add_curve_joint, design_world, length_text
 from .io import mass
 from .io.contact_shapes import shared_pair_notes
-from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call, gear_opposed
+from .io.couplers import (SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call, gear_opposed,
+                          rack_side_note)
 from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
 from .io.keyframes import Key, KeyframedFunction, time_derivatives, with_modifiers
@@ -427,6 +428,9 @@ def _add_coupler(sm: SceneMechanism, ob, scene) -> CouplerCall:
                and gear_opposed(sm.mech, [j[0] for j in joints[:2]]))
     call = coupler_call(ob.name, settings, joints, sm.scale, opposed)
     getattr(sm.mech, call.method)(ob.name, **call.kwargs)
+    if settings.kind == "RACK_PINION":
+        sm.scene_notes += [n for n in [rack_side_note(ob.name, sm.mech, [j[0] for j in joints[:2]],
+                                                      settings.pitch_radius)] if n]
     sm.couplers.append(ob)
     sm.coupler_calls[ob.name] = call
     return call

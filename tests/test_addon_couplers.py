@@ -247,6 +247,31 @@ def test_radii_from_meshes_runs_the_rack_as_it_meshes_where_it_is(blender, side:
     close(loc[:, 0], -side * abs(r) * phi, what="the rack moves with the pinion's rim")
 
 
+def test_check_notes_a_rack_typed_to_mesh_on_the_far_side(blender) -> None:
+    """A rack 5 cm above its pinion (as in the test above) with the Pitch Radius typed in:
+    +4 cm meshes a rack below the pinion, so Check notes that the rack runs as one on the
+    far side would and which sign fits; -4 cm (what Radii from Meshes sets) gets no note."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
+    pinion = bs.disc(bpy, "pinion", 0.04, (0.0, 0.0, 0.0))
+    rack = bs.add_box(bpy, "rack", (0.4, 0.02, 0.02), (0.0, 0.05, 0.0))
+    bs.tag(bpy, [ground, pinion, rack], "PART")
+    ground.mechanism.ground = True
+    spin = bs.connect(bpy, pinion, ground, (0.0, 0.0, 0.0))
+    guide = bs.connect(bpy, rack, ground, (0.0, 0.05, 0.0), "PRISMATIC", "X")
+    rp = bs.couple(bpy, [spin, guide])
+    note = (f"rack and pinion {rp.name!r}: its rack (part 'rack') lies on the other side of "
+            "the pinion from where a Pitch Radius of this sign meshes it")
+    rp.mechanism.pitch_radius = 0.04
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert note in bpy.context.scene.mechanism.report
+    assert "make the Pitch Radius negative" in bpy.context.scene.mechanism.report
+    rp.mechanism.pitch_radius = -0.04
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "other side of the pinion" not in bpy.context.scene.mechanism.report
+
+
 def test_screw_advance_per_turn_in_millimetres(blender) -> None:
     """Unit scale 0.001 (Blender units are mm): a nut on a cylindrical joint along z, one
     joint selected makes a screw; a 5 mm lead turned at one turn per second advances 5 units

@@ -271,17 +271,49 @@ def turns_opposed(sides: Sequence[float], axes: Sequence[np.ndarray]) -> bool:
     return sides[0] * sides[1] * along < 0.0
 
 
+def _marker_world(mech, marker: str) -> tuple[np.ndarray, np.ndarray]:
+    """(origin (3,), z axis (3,)) of a marker of the builder ``mech`` in the world, as built."""
+    mk = mech.markers[marker]
+    part = mech.parts[mk.part]
+    R = quat_to_matrix(np.asarray(part.orientation, dtype=float))
+    return (np.asarray(part.position, dtype=float) + R @ np.asarray(mk.position, dtype=float),
+            R @ quat_to_matrix(np.asarray(mk.orientation, dtype=float))[:, 2])
+
+
+def _joint_parts(mech, joints: Sequence[str]) -> list[tuple[str, str]]:
+    return [(mech.markers[mech.joints[j].marker_i].part, mech.markers[mech.joints[j].marker_j].part)
+            for j in joints]
+
+
 def gear_opposed(mech, joints: Sequence[str]) -> bool:
     """``turns_opposed`` for two joints of the builder ``mech`` (a gear's fields A and B),
     their parts and marker J axes as built."""
-    def axis(marker: str) -> np.ndarray:
-        mk = mech.markers[marker]
-        part = mech.parts[mk.part]
-        return quat_to_matrix(np.asarray(part.orientation, dtype=float)) @ \
-            quat_to_matrix(np.asarray(mk.orientation, dtype=float))[:, 2]
-    js = [mech.joints[j] for j in joints]
-    parts = [(mech.markers[j.marker_i].part, mech.markers[j.marker_j].part) for j in js]
-    return turns_opposed(gear_sides(parts), [axis(j.marker_j) for j in js])
+    axes = [_marker_world(mech, mech.joints[j].marker_j)[1] for j in joints]
+    return turns_opposed(gear_sides(_joint_parts(mech, joints)), axes)
+
+
+def rack_side_note(name: str, mech, joints: Sequence[str], pitch_radius: float) -> str | None:
+    """Check's note on a rack and pinion (coupler ``name``, joints pinion and rack of the
+    builder ``mech``) whose Pitch Radius has the sign that meshes a rack on the other side
+    of the pinion than its rack part's centre of mass (``rack_pitch_sign``): the rack then
+    runs as a rack on the far side would, and its tooth force acts where it is not.  None
+    when the sign fits, or there is no side to read."""
+    parts = _joint_parts(mech, joints)
+    sides = gear_sides(parts)
+    rack = parts[1][0] if sides[1] > 0 else parts[1][1]
+    part = mech.parts[rack]
+    if part.fixed:
+        return None
+    centre = np.asarray(part.position, dtype=float) + quat_to_matrix(
+        np.asarray(part.orientation, dtype=float)) @ np.asarray(part.center_of_mass, dtype=float)
+    origin, axis = _marker_world(mech, mech.joints[joints[0]].marker_j)
+    slide = _marker_world(mech, mech.joints[joints[1]].marker_j)[1]
+    if rack_pitch_sign(sides, axis, slide, centre - origin) * pitch_radius >= 0.0:
+        return None
+    return (f"rack and pinion {name!r}: its rack (part {rack!r}) lies on the other side of the "
+            f"pinion from where a Pitch Radius of this sign meshes it, so it runs the way a "
+            f"rack on the far side would: make the Pitch Radius "
+            f"{'negative' if pitch_radius > 0 else 'positive'} (Radii from Meshes sets it)")
 
 
 def rack_pitch_sign(sides: Sequence[float], pinion_axis: np.ndarray, slide: np.ndarray,
