@@ -156,8 +156,8 @@ def _backup(ob: bpy.types.Object, design: np.ndarray | None = None) -> None:
 
 def _parent_world(ob, moving: dict[str, int], world: np.ndarray, sm: SceneMechanism) -> np.ndarray:
     """The world matrix a part is keyed under: (n, 4, 4) of a moving parent (its solved
-    poses), (1, 4, 4) of a fixed one (a ground part as designed, any other object as it is
-    now), the identity for none."""
+    poses), (1, 4, 4) of a fixed one (a ground part as designed, any other object as it
+    stood when the scene was read: ``sm.carriers``), the identity for none."""
     parent = ob.parent
     if parent is None:
         return np.eye(4)[None]
@@ -165,6 +165,8 @@ def _parent_world(ob, moving: dict[str, int], world: np.ndarray, sm: SceneMechan
         return world[moving[parent.name]]
     if parent.name in sm.part_frames:
         return sm.part_frames[parent.name].matrix[None]
+    if parent.name in sm.carriers:                 # as it stood when the scene was read
+        return sm.carriers[parent.name][None]
     return np.array(parent.matrix_world, dtype=float)[None]
 
 

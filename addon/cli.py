@@ -24,7 +24,7 @@ from .bake_checks import refuse_frame_dependent
 from .io.command_line import ImportCommand, MjcfCommand, StudyCommand, parse_command
 from .io.settings import solve_options
 from .io.study_table import scene_failures
-from .scene_reader import read_scene
+from .scene_reader import read_design
 
 _handle = None
 
@@ -131,7 +131,7 @@ def study_file(in_path: str, levels: dict, csv_path: str) -> int:
         try:
             bpy.ops.wm.open_mainfile(filepath=in_path)
             scene = bpy.context.scene
-            sm = read_scene(scene)
+            sm = read_design(scene)
             refuse_frame_dependent(scene)
             study = Study(sm.mech, grid(levels))
             res = study.run(times=sm.timeline.times, progress=until_interrupted,

@@ -10,6 +10,7 @@ decomposition); for a part already baked, the frame saved before the bake is use
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import bpy
@@ -64,6 +65,9 @@ class SceneMechanism:
     actuators: dict = field(default_factory=dict)
     follow_notes: list = field(default_factory=list)      # how each followed path is read
     constants: dict = field(default_factory=dict)  # the scene's Constants: name -> value
+    # an object other than a part that parts are parented to (a carrier) -> its (4, 4)
+    # world matrix as read: the parts' bake keys are in its space as it stood then
+    carriers: dict = field(default_factory=dict)
 
     def mesh_notes(self) -> list[str]:
         """One line per part whose mesh has problems: the part, what is wrong, the mass used."""
@@ -149,6 +153,32 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     return f, (df, ddf)
 
 
+@contextmanager
+def at_first_frame(scene: bpy.types.Scene):
+    """The scene at its first frame for the time of the block, then back at the frame (and
+    subframe) it stood at: a mechanism carried by an animated object (its ground and parts
+    parented to it) is read where that object stands at the first frame, the bake's t = 0,
+    whatever frame the scene shows, so that a bake (and the gravity its mechanism feels in
+    the carrier's axes) does not depend on the frame shown."""
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    if frame == scene.frame_start and subframe == 0.0:
+        yield
+        return
+    scene.frame_set(scene.frame_start)
+    try:
+        yield
+    finally:
+        scene.frame_set(frame, subframe=subframe)
+
+
+def read_design(scene: bpy.types.Scene) -> SceneMechanism:
+    """``read_scene`` at the scene's first frame (``at_first_frame``): the reading of Check,
+    Bake, Export CSV, Run Study and the MJCF export.  Posing by hand (Drag, the sliders,
+    Assemble) and Find Modes read the scene as it stands at the frame shown."""
+    with at_first_frame(scene):
+        return read_scene(scene)
+
+
 def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> SceneMechanism:
     """Build the Mechanism of the scene's tagged objects; raises MechanismError naming the
     object.  ``update=False`` reads the depsgraph as it stands, evaluating nothing (a panel's
@@ -179,6 +209,8 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
             raise MechanismError(f"part {ob.name!r}: its scale is zero (or its matrix singular): "
                                  "give it a scale other than 0 on every axis")
         sm.part_frames[ob.name] = frame
+        if ob.parent is not None and ob.parent.mechanism.role != "PART":
+            sm.carriers[ob.parent.name] = np.array(ob.parent.matrix_world, dtype=float)
         if ob.parent is not None and ob.parent_type not in OBJECT_PARENTING:
             raise MechanismError(f"part {ob.name!r} is parented to {ob.parent.name!r} by "
                                  f"{ob.parent_type.title().replace('_', ' ')}, and a part is "
