@@ -156,8 +156,10 @@ def _backup(ob: bpy.types.Object, design: np.ndarray | None = None) -> None:
 
 def _parent_world(ob, moving: dict[str, int], world: np.ndarray, sm: SceneMechanism) -> np.ndarray:
     """The world matrix a part is keyed under: (n, 4, 4) of a moving parent (its solved
-    poses), (1, 4, 4) of a fixed one (a ground part as designed, any other object as it
-    stood when the scene was read: ``sm.carriers``), the identity for none."""
+    poses; an object other than a part that rides on a moving part, an Empty parented to
+    it: that part's solved poses times where the object sat on it as read), (1, 4, 4) of
+    a fixed one (a ground part as designed, any other object as it stood when the scene
+    was read: ``sm.carriers``), the identity for none."""
     parent = ob.parent
     if parent is None:
         return np.eye(4)[None]
@@ -165,9 +167,21 @@ def _parent_world(ob, moving: dict[str, int], world: np.ndarray, sm: SceneMechan
         return world[moving[parent.name]]
     if parent.name in sm.part_frames:
         return sm.part_frames[parent.name].matrix[None]
-    if parent.name in sm.carriers:                 # as it stood when the scene was read
-        return sm.carriers[parent.name][None]
-    return np.array(parent.matrix_world, dtype=float)[None]
+    read = sm.carriers.get(parent.name)            # as it stood when the scene was read
+    if read is None:
+        return np.array(parent.matrix_world, dtype=float)[None]
+    above = _part_above(parent)
+    if above is not None and above.name in moving:     # it rides on a moving part
+        return world[moving[above.name]] @ (np.linalg.inv(sm.part_frames[above.name].matrix) @ read)
+    return read[None]
+
+
+def _part_above(ob):
+    """The nearest part object among ``ob``'s parents, or None."""
+    up = ob.parent
+    while up is not None and up.mechanism.role != "PART":
+        up = up.parent
+    return up
 
 
 def part_pose_keys(sm: SceneMechanism, result) -> tuple[np.ndarray, np.ndarray]:
@@ -208,6 +222,7 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
     parts = [ob for ob in sm.parts if names is None or ob.name in names]
     world = {ob.name: pose_matrices(*pose(ob.name), sm.part_frames[ob.name].stretch, sm.scale)[None]
              for ob in parts}
+    was = {ob.name: np.array(ob.matrix_world, dtype=float) for ob in parts}
     for ob in parts:
         mode = ob.rotation_mode
         if mode == "QUATERNION":
@@ -219,7 +234,7 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
         signs = np.sign(np.array(ob.scale, dtype=float) * np.array(ob.delta_scale, dtype=float))
         parent, inverse = np.eye(4), np.eye(4)
         if ob.parent is not None:
-            parent = world[ob.parent.name] if ob.parent.name in world else np.array(ob.parent.matrix_world, dtype=float)
+            parent = _placed_parent(ob.parent, world, was)
             inverse = np.array(ob.matrix_parent_inverse, dtype=float)
         loc, q = basis_pose(world[ob.name], parent, inverse, signs, tuple(ob.delta_location), dq)
         ob.location = loc[0]
@@ -231,6 +246,20 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
             ob.rotation_axis_angle = (angle, *axis)
         else:
             ob.rotation_euler = quat.to_euler(mode, ob.rotation_euler)
+
+
+def _placed_parent(parent, world: dict, was: dict) -> np.ndarray:
+    """A part's parent's world matrix once ``place_parts`` has placed the parts in
+    ``world`` (name -> (1, 4, 4)): a placed part's; an object riding on a placed part (an
+    Empty parented to it) carried with it from where both were (``was``: the parts'
+    matrices before); any other object's as it is."""
+    if parent.name in world:
+        return world[parent.name]
+    now = np.array(parent.matrix_world, dtype=float)
+    above = _part_above(parent)
+    if above is not None and above.name in world:
+        return world[above.name] @ (np.linalg.inv(was[above.name]) @ now)
+    return now
 
 
 def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result, plots: bool = True) -> None:
