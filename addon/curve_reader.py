@@ -30,6 +30,25 @@ def length_text(scene, metres: float) -> str:
     return bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
 
 
+# the scene's Mass unit (unit_settings.mass_unit) -> the symbol Blender writes and reads for it
+MASS_SYMBOLS = {"TONNES": "t", "KILOGRAMS": "kg", "GRAMS": "g", "MILLIGRAMS": "mg",
+                "TONS": "ton", "HUNDREDWEIGHT": "cwt", "STONES": "st", "POUNDS": "lb",
+                "OUNCES": "oz"}
+
+
+def mass_text(scene, kg: float) -> str:
+    """A mass in the scene's mass unit, as its Mass fields show it ("22.0462 lb" in an
+    Imperial scene in pounds; Adaptive: Blender's choice; kg with no unit system)."""
+    units = scene.unit_settings
+    if units.system == "NONE":
+        return f"{kg:.6g} kg"
+    symbol = MASS_SYMBOLS.get(units.mass_unit)
+    if symbol is None:
+        return bpy.utils.units.to_string(units.system, "MASS", kg, precision=6)
+    per = bpy.utils.units.to_value(units.system, "MASS", f"1 {symbol}")
+    return f"{kg / per:.6g} {symbol}"
+
+
 def design_world(ob, part_frames: dict) -> np.ndarray:
     """(4, 4) world matrix of ``ob`` as designed: a part's from before any bake (``part_frames``:
     part name -> io PartFrame), any other object's through its parents (object parenting,

@@ -291,7 +291,8 @@ def test_greyed_out_buttons_say_why(blender) -> None:
 def test_panel_mass_is_never_a_stale_or_zero_number(blender) -> None:
     """Before Check the part's panel says when its mass is computed (not "Mass 0
     kg"); after Check it shows the 10 kg of the 1 x 0.1 x 0.1 m arm at 1000 kg/m^3 and its
-    inertia; a new density hides the old number until Bake computes 20 kg."""
+    inertia; a new density hides the old number until Bake computes 20 kg, shown in the
+    scene's mass unit (pounds in an Imperial scene, grams when picked)."""
     bpy = blender
     arm = bs.pendulum(bpy)["arm"]
     bs.select(bpy, [arm], arm)
@@ -308,6 +309,13 @@ def test_panel_mass_is_never_a_stale_or_zero_number(blender) -> None:
     assert mass_lines() == ["Mass: computed at Check or Bake"]
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert mass_lines()[0] == "Mass 20 kg at the last Check or Bake"
+    # in the scene's mass unit, as the typed-in Mass field shows it (20 kg = 44.0925 lb)
+    units = bpy.context.scene.unit_settings
+    units.system = "IMPERIAL"
+    assert units.mass_unit == "POUNDS"
+    assert mass_lines()[0] == "Mass 44.0925 lb at the last Check or Bake"
+    units.system, units.mass_unit = "METRIC", "GRAMS"
+    assert mass_lines()[0] == "Mass 20000 g at the last Check or Bake"
 
 
 def test_roles_keep_the_numbers_files_saved_them_with(blender, tmp_path) -> None:
