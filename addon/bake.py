@@ -416,8 +416,9 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
                 slot = s.backup_action.slots.get(s.backup_slot) if s.backup_slot else None
                 if slot is not None:
                     ad.action_slot = slot
-            # the transform channels exactly as they were (no matrix decomposition)
-            ob.location, ob.scale = s.backup_location, s.backup_scale
+            # the transform channels exactly as they were (no matrix decomposition); the
+            # scale, which a bake never keys, as the user has it now (Apply Scale since)
+            ob.location = s.backup_location
             ob.rotation_euler, ob.rotation_quaternion = s.backup_euler, s.backup_quaternion
             ob.rotation_axis_angle = s.backup_axis_angle
         for prop in set(ob.keys()).intersection(BAKED_PROPS):

@@ -90,11 +90,49 @@ class SceneMechanism:
 
 
 def design_matrix(ob: bpy.types.Object) -> np.ndarray:
-    """World matrix of a part as designed: the one saved before a bake if it is baked."""
+    """World matrix of a part as designed: the one saved before a bake if it is baked, with
+    the scale channel it has now.  A bake keys the location and rotation only, so a scale
+    that differs from the one saved is the user's since (Apply Scale, Ctrl A, which also
+    scales the mesh): the scale is the rightmost factor of the object's matrix, so the saved
+    matrix times the ratio of the scales is the design at the new scale."""
     s = ob.mechanism
     if s.baked and s.role == "PART":
-        return np.array(s.backup_matrix, dtype=float).reshape(4, 4)
+        saved = np.array(s.backup_matrix, dtype=float).reshape(4, 4)
+        if _scale_animated(ob):            # the user's own animation of it: not the design
+            return saved
+        return saved @ np.diag([*scale_ratio(tuple(ob.scale), tuple(s.backup_scale)), 1.0])
     return np.array(ob.matrix_world, dtype=float)
+
+
+_SCALE_PATHS = ("scale", "delta_scale")
+
+
+def _scale_animated(ob) -> bool:
+    """Whether the object's scale is keyed (in any action that plays on it: its active
+    one, the user's action a bake plays beneath, an NLA strip's) or driven."""
+    ad = ob.animation_data
+    if ad is None:
+        return False
+    s = ob.mechanism
+    played = [(ad.action, ad.action_slot)]
+    if s.backup_action is not None:
+        played.append((s.backup_action, s.backup_action.slots.get(s.backup_slot)
+                       if s.backup_slot else None))
+    played += [(strip.action, strip.action_slot) for track in ad.nla_tracks for strip in track.strips]
+    for act, slot in played:
+        if act is not None and slot is None and len(act.slots):
+            slot = act.slots[0]
+        bag = find_channelbag(act, slot)
+        if bag is not None and any(fc.data_path in _SCALE_PATHS for fc in bag.fcurves):
+            return True
+    return any(fc.data_path in _SCALE_PATHS for fc in ad.drivers)
+
+
+def scale_ratio(now, saved) -> np.ndarray:
+    """(3,) the scale channel ``now`` over the one ``saved`` (1 where the saved one is 0:
+    a zero scale is refused by name when the part is read)."""
+    now, saved = np.asarray(now, dtype=float), np.asarray(saved, dtype=float)
+    return np.divide(now, saved, out=np.ones(3), where=saved != 0.0)
 
 
 def _in_scene(ob, scene) -> bool:

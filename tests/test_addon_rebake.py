@@ -186,3 +186,27 @@ def test_a_duplicate_of_a_baked_part_plays_its_own_keys(blender, duplicate: str)
     bpy.context.scene.frame_set(bs.FRAME_END)
     np.testing.assert_allclose(arm.matrix_world.translation, alone[-1], rtol=0, atol=1e-6)
     np.testing.assert_allclose(copy.matrix_world.translation, level[-1], rtol=0, atol=1e-6)
+
+
+def test_apply_scale_on_a_baked_part_keeps_its_size_and_mass(blender) -> None:
+    """The baked pendulum's arm (a unit cube scaled 1 x 0.1 x 0.1) gets Apply Scale (Ctrl A:
+    its mesh takes the scale, its scale channel becomes 1): a re-bake reads the same
+    10 kg arm (1000 kg/m^3 x 0.01 m^3) and bakes the same keys (1e-6 m: the applied mesh
+    is a float32 rounding of the scaled one), and neither the bake nor Clear Bake puts
+    the old scale back on the applied mesh (that left an arm 0.01 m thick of 0.1 kg)."""
+    import numpy as np
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm = d["arm"]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    first = bs.baked_pose(arm)[1]
+    bs.select(bpy, [arm], arm)
+    assert bpy.ops.object.transform_apply(location=False, rotation=False, scale=True) == {"FINISHED"}
+    assert tuple(arm.scale) == (1.0, 1.0, 1.0)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert arm.mechanism.computed_mass == pytest.approx(10.0, rel=1e-6)
+    assert tuple(arm.scale) == (1.0, 1.0, 1.0)
+    np.testing.assert_allclose(bs.baked_pose(arm)[1], first, rtol=0, atol=1e-6)
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    bpy.context.view_layer.update()
+    np.testing.assert_allclose(tuple(arm.dimensions), (1.0, 0.1, 0.1), rtol=1e-6)
