@@ -281,6 +281,7 @@ def _marker_world(mech, marker: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _joint_parts(mech, joints: Sequence[str]) -> list[tuple[str, str]]:
+    """(part I, part J) of each of ``joints`` of the builder ``mech``."""
     return [(mech.markers[mech.joints[j].marker_i].part, mech.markers[mech.joints[j].marker_j].part)
             for j in joints]
 
