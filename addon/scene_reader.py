@@ -211,8 +211,8 @@ def at_first_frame(scene: bpy.types.Scene):
 
 def read_design(scene: bpy.types.Scene) -> SceneMechanism:
     """``read_scene`` at the scene's first frame (``at_first_frame``): the reading of Check,
-    Bake, Export CSV, Run Study and the MJCF export.  Posing by hand (Drag, the sliders,
-    Assemble) and Find Modes read the scene as it stands at the frame shown."""
+    Bake, Export CSV, Run Study, Find Modes and Bake Mode and the MJCF export.  Posing by
+    hand (Drag, the sliders, Assemble) reads the scene as it stands at the frame shown."""
     with at_first_frame(scene):
         return read_scene(scene)
 

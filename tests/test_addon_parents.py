@@ -102,3 +102,21 @@ def test_a_carried_mechanism_bakes_as_at_the_first_frame_whatever_the_frame_show
         want = Matrix(np.array(rig.matrix_world).tolist()) @ Matrix.Translation(alone[frame - 1])
         close(np.array(arm.matrix_world.translation), np.array(want.translation),
               what=f"the arm at frame {frame}")
+
+
+def test_a_carried_mechanisms_modes_are_those_it_is_baked_with(blender) -> None:
+    """Find Modes on the carried pendulum with the scene at its last frame (the rig turned
+    a quarter turn, the pin along gravity): the mechanism is read in the rig's space as at
+    the first frame, as Bake reads it, so its one mode is the pendulum's, f = sqrt(g (L/2)
+    / (L^2 (1 + 0.01) / 12 + (L/2)^2)) / 2 pi for the 1 x 0.1 x 0.1 m arm (rel 1e-6:
+    float32 geometry); read at the frame shown, the pin along gravity left it free (0 Hz)."""
+    import math
+    bpy = blender
+    carried_pendulum(bpy)
+    scene = bpy.context.scene
+    scene.frame_set(bs.FRAME_END)
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    assert scene.frame_current == bs.FRAME_END
+    want = math.sqrt(9.81 * 0.5 / (1.01 / 12 + 0.25)) / (2 * math.pi)
+    assert len(scene.mechanism.modes) == 1
+    assert scene.mechanism.modes[0].frequency == pytest.approx(want, rel=1e-6)
