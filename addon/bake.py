@@ -92,6 +92,27 @@ def _bake_action(ob: bpy.types.Object):
     return act, slot, bag
 
 
+def own_bake_actions(objects) -> int:
+    """Give each of ``objects`` a bake action of its own: a linked duplicate (Alt D), or a
+    duplicate made with Duplicate Data's Action off, shares its original's bake action, and
+    a bake writing both into one action would leave each playing the last one's keys.
+    Every object after the first with a given action gets a copy of it (the user's own
+    channels in it kept), named for the object; returns how many copies were made."""
+    seen, made = set(), 0
+    for ob in objects:
+        act = ob.mechanism.bake_action
+        if act is None:
+            continue
+        if act.as_pointer() in seen:
+            copy = act.copy()
+            copy.name = f"MA bake {ob.name}"
+            ob.mechanism.bake_action = copy
+            made += 1
+        else:
+            seen.add(act.as_pointer())
+    return made
+
+
 def _key_buffer(frames: np.ndarray) -> np.ndarray:
     """The (2 n,) float32 ``co`` array of n keys at ``frames``, made once per bake: each
     F-curve's values go into its odd entries before it is written (``_write_curve``)."""
@@ -135,8 +156,10 @@ def _backup(ob: bpy.types.Object, design: np.ndarray | None = None) -> None:
 
 def _parent_world(ob, moving: dict[str, int], world: np.ndarray, sm: SceneMechanism) -> np.ndarray:
     """The world matrix a part is keyed under: (n, 4, 4) of a moving parent (its solved
-    poses), (1, 4, 4) of a fixed one (a ground part as designed, any other object as it is
-    now), the identity for none."""
+    poses; an object other than a part that rides on a moving part, an Empty parented to
+    it: that part's solved poses times where the object sat on it as read), (1, 4, 4) of
+    a fixed one (a ground part as designed, any other object as it stood when the scene
+    was read: ``sm.carriers``), the identity for none."""
     parent = ob.parent
     if parent is None:
         return np.eye(4)[None]
@@ -144,7 +167,21 @@ def _parent_world(ob, moving: dict[str, int], world: np.ndarray, sm: SceneMechan
         return world[moving[parent.name]]
     if parent.name in sm.part_frames:
         return sm.part_frames[parent.name].matrix[None]
-    return np.array(parent.matrix_world, dtype=float)[None]
+    read = sm.carriers.get(parent.name)            # as it stood when the scene was read
+    if read is None:
+        return np.array(parent.matrix_world, dtype=float)[None]
+    above = _part_above(parent)
+    if above is not None and above.name in moving:     # it rides on a moving part
+        return world[moving[above.name]] @ (np.linalg.inv(sm.part_frames[above.name].matrix) @ read)
+    return read[None]
+
+
+def _part_above(ob):
+    """The nearest part object among ``ob``'s parents, or None."""
+    up = ob.parent
+    while up is not None and up.mechanism.role != "PART":
+        up = up.parent
+    return up
 
 
 def part_pose_keys(sm: SceneMechanism, result) -> tuple[np.ndarray, np.ndarray]:
@@ -185,6 +222,7 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
     parts = [ob for ob in sm.parts if names is None or ob.name in names]
     world = {ob.name: pose_matrices(*pose(ob.name), sm.part_frames[ob.name].stretch, sm.scale)[None]
              for ob in parts}
+    was = {ob.name: np.array(ob.matrix_world, dtype=float) for ob in parts}
     for ob in parts:
         mode = ob.rotation_mode
         if mode == "QUATERNION":
@@ -196,7 +234,7 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
         signs = np.sign(np.array(ob.scale, dtype=float) * np.array(ob.delta_scale, dtype=float))
         parent, inverse = np.eye(4), np.eye(4)
         if ob.parent is not None:
-            parent = world[ob.parent.name] if ob.parent.name in world else np.array(ob.parent.matrix_world, dtype=float)
+            parent = _placed_parent(ob.parent, world, was)
             inverse = np.array(ob.matrix_parent_inverse, dtype=float)
         loc, q = basis_pose(world[ob.name], parent, inverse, signs, tuple(ob.delta_location), dq)
         ob.location = loc[0]
@@ -208,6 +246,20 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
             ob.rotation_axis_angle = (angle, *axis)
         else:
             ob.rotation_euler = quat.to_euler(mode, ob.rotation_euler)
+
+
+def _placed_parent(parent, world: dict, was: dict) -> np.ndarray:
+    """A part's parent's world matrix once ``place_parts`` has placed the parts in
+    ``world`` (name -> (1, 4, 4)): a placed part's; an object riding on a placed part (an
+    Empty parented to it) carried with it from where both were (``was``: the parts'
+    matrices before); any other object's as it is."""
+    if parent.name in world:
+        return world[parent.name]
+    now = np.array(parent.matrix_world, dtype=float)
+    above = _part_above(parent)
+    if above is not None and above.name in world:
+        return world[above.name] @ (np.linalg.inv(was[above.name]) @ now)
+    return now
 
 
 def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result, plots: bool = True) -> None:
@@ -222,6 +274,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result, plots: bool =
     # every old bake: also of objects no longer in the mechanism; the bake actions of the
     # objects baked again are kept with the user's own channels in them
     clear_bake(scene, keep={ob.name for ob in sm.parts + plotted})
+    own_bake_actions(sm.parts + plotted)
     _add_event_markers(scene, sm, result)
     write_part_keys(sm, result, frames)
     if plotted:
@@ -285,6 +338,7 @@ def write_mode(scene: bpy.types.Scene, sm: SceneMechanism, animation) -> None:
     """Replace any old bake with a mode's oscillation (io/modes.ModeAnimation): part keys
     only (no forces: a mode shape has none to show)."""
     clear_bake(scene, keep={ob.name for ob in sm.parts})
+    own_bake_actions(sm.parts)
     write_part_keys(sm, animation, sm.timeline.frames_of(animation.times))
 
 
@@ -362,8 +416,9 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
                 slot = s.backup_action.slots.get(s.backup_slot) if s.backup_slot else None
                 if slot is not None:
                     ad.action_slot = slot
-            # the transform channels exactly as they were (no matrix decomposition)
-            ob.location, ob.scale = s.backup_location, s.backup_scale
+            # the transform channels exactly as they were (no matrix decomposition); the
+            # scale, which a bake never keys, as the user has it now (Apply Scale since)
+            ob.location = s.backup_location
             ob.rotation_euler, ob.rotation_quaternion = s.backup_euler, s.backup_quaternion
             ob.rotation_axis_angle = s.backup_axis_angle
         for prop in set(ob.keys()).intersection(BAKED_PROPS):
@@ -407,7 +462,9 @@ def write_csv(path: str, sm: SceneMechanism, result) -> tuple[int, int]:
     impacts and friction events beside it (io/events.py: events_path); returns the number
     of frames and of events written."""
     rows = csv_rows(result, sm.timeline.frames_of(result.times), [ob.name for ob in sm.parts],
-                    [ob.name for ob in sm.joints], list(sm.motions), sm.coupler_calls, sm.cams,
+                    [ob.name for ob in sm.joints],
+                    {name: (job.name, coord) for name, (job, coord) in sm.motions.items()},
+                    sm.coupler_calls, sm.cams,
                     {n: (job.name, c) for n, (job, c) in sm.limits.items()},
                     {n: (job.name, c) for n, (job, c) in sm.frictions.items()},
                     [ob.name for ob in sm.bushings], [ob.name for ob in sm.vector_forces],

@@ -23,7 +23,8 @@ from .background import INTERRUPT, until_interrupted
 from .bake_checks import refuse_frame_dependent
 from .io.command_line import ImportCommand, MjcfCommand, StudyCommand, parse_command
 from .io.settings import solve_options
-from .scene_reader import read_scene
+from .io.study_table import scene_failures
+from .scene_reader import read_design
 
 _handle = None
 
@@ -130,7 +131,7 @@ def study_file(in_path: str, levels: dict, csv_path: str) -> int:
         try:
             bpy.ops.wm.open_mainfile(filepath=in_path)
             scene = bpy.context.scene
-            sm = read_scene(scene)
+            sm = read_design(scene)
             refuse_frame_dependent(scene)
             study = Study(sm.mech, grid(levels))
             res = study.run(times=sm.timeline.times, progress=until_interrupted,
@@ -142,6 +143,7 @@ def study_file(in_path: str, levels: dict, csv_path: str) -> int:
             print(f"mechanism study interrupted (Ctrl C): {csv_path} was not written; "
                   f"{in_path} is unchanged", file=sys.stderr)
             return INTERRUPTED
+    res.failures.update(scene_failures(res.failures, (sm.timeline.frame_start, sm.timeline.frame_end)))
     res.to_csv(os.path.abspath(csv_path))
     for i, why in res.failures.items():
         print(f"mechanism study: variant {i} ({_values(res.variants[i])}) failed: {why}",

@@ -5,14 +5,13 @@ and the geometry are io/couplers.py, tested without Blender; errors are Mechanis
 naming the object, reported by the operators."""
 from __future__ import annotations
 
-import math
-
 import bpy
 import numpy as np
 
 from ..solver import MechanismError
 from .curve_reader import length_text
-from .io.couplers import SLOT_LABELS, coupler_object_name, guess_kind, radius_about_axis
+from .io.couplers import (SLOT_LABELS, coupler_object_name, gear_sides, guess_kind,
+                          rack_pitch_sign, radius_about_axis)
 from .io.settings import kind_name
 from .mesh_arrays import evaluated, vertex_positions
 
@@ -71,20 +70,83 @@ def couple(context, joints: list) -> bpy.types.Object:
     return ob
 
 
-def mesh_radius(coupler: str, label: str, joint, depsgraph) -> float:
-    """Outer radius (Blender units) of the evaluated mesh of the part that carries the
-    joint's marker I, about the joint axis (marker J's z axis line), world space with the
-    object's scale: a cylinder's radius, a toothed gear's tip radius."""
+def _marker_part(marker):
+    """The part object a marker is on (its parent, or a parent further up), or None."""
+    up = marker.parent if marker is not None else None
+    while up is not None and up.mechanism.role != "PART":
+        up = up.parent
+    return up
+
+
+def _sides(joints: list) -> tuple[list, list[float]]:
+    """(each joint's (part I, part J) objects, each joint's gear side +1 / -1:
+    io/couplers.gear_sides; +1 where a joint or a part is unset)."""
+    pairs = []
+    for joint in joints:
+        s = joint.mechanism if joint is not None else None
+        pairs.append((_marker_part(s.marker_i), _marker_part(s.marker_j)) if s is not None
+                     else (None, None))
+    if any(p is None for pair in pairs for p in pair):
+        return pairs, [1.0] * len(joints)
+    return pairs, gear_sides([(a.name, b.name) for a, b in pairs])
+
+
+def gear_part(joints: list, k: int):
+    """(part object or None, "I" | "J") of joint ``joints[k]`` that is its gear (or pinion,
+    or rack) and the marker it carries: the part the coupler's other joint does not also
+    hold (io/couplers.gear_sides), marker I's when that says nothing (a joint unset, or no
+    single shared part)."""
+    pairs, sides = _sides(joints)
+    return (pairs[k][0], "I") if sides[k] > 0 else (pairs[k][1], "J")
+
+
+def _centre(ob, depsgraph) -> np.ndarray:
+    """World centre (Blender units) of an object's evaluated mesh's bounds (its origin for
+    an object without vertices)."""
+    if ob.type == "MESH":
+        ev = evaluated(ob, depsgraph, f"part {ob.name!r}")
+        mesh = ev.to_mesh()
+        try:
+            co = vertex_positions(mesh)
+        finally:
+            ev.to_mesh_clear()
+        if len(co):
+            M = np.array(ev.matrix_world, dtype=float)
+            world = co @ M[:3, :3].T + M[:3, 3]
+            return 0.5 * (world.min(axis=0) + world.max(axis=0))
+    return np.array(ob.matrix_world.translation, dtype=float)
+
+
+def rack_side_sign(joints: list, depsgraph) -> float:
+    """The sign of a rack and pinion's pitch radius that meshes them where the rack is
+    drawn (io/couplers.rack_pitch_sign): the rack's bounds centre from the pinion's axis."""
+    pinion, rack = joints
+    _, sides = _sides(joints)
+    rack_part, _ = gear_part(joints, 1)
+    if rack_part is None or rack.mechanism.marker_j is None or pinion.mechanism.marker_j is None:
+        return 1.0
+    P = np.array(pinion.mechanism.marker_j.matrix_world, dtype=float)
+    U = np.array(rack.mechanism.marker_j.matrix_world, dtype=float)
+    return rack_pitch_sign(sides, P[:3, 2], U[:3, 2], _centre(rack_part, depsgraph) - P[:3, 3])
+
+
+def mesh_radius(coupler: str, label: str, joints: list, k: int, depsgraph) -> float:
+    """Outer radius (Blender units) of the evaluated mesh of the gear part of joint
+    ``joints[k]`` (``gear_part``: the part that is not the housing) about the joint axis
+    (marker J's z axis line), world space with the object's scale: a cylinder's radius, a
+    toothed gear's tip radius."""
     what = f"coupler {coupler!r}: {label}"
+    joint = joints[k]
     if joint is None:
         raise MechanismError(f"{what} is not set: pick the gear's joint first")
     mi, mj = joint.mechanism.marker_i, joint.mechanism.marker_j
     if mi is None or mj is None:
         raise MechanismError(f"{what}: joint {joint.name!r} has no marker I or J")
-    part = mi.parent
+    part, side = gear_part(joints, k)
     if part is None or part.type != "MESH":
-        raise MechanismError(f"{what}: marker I {mi.name!r} of joint {joint.name!r} is not on a "
-                             "mesh part: nothing to measure")
+        marker = mi if side == "I" else mj
+        raise MechanismError(f"{what}: marker {side} {marker.name!r} of joint {joint.name!r} is "
+                             "not on a mesh part: nothing to measure")
     ev = evaluated(part, depsgraph, f"{what}: part {part.name!r}")
     mesh = ev.to_mesh()
     try:
@@ -107,18 +169,19 @@ def _length(context, blender_units: float) -> str:
 
 def measure_radii(context, ob) -> str:
     """Radii from Meshes on coupler ``ob``: a gear's two pitch radii (Ratio From: Pitch
-    Radii), or a rack's pinion radius (its sign kept); returns what was set, for the report."""
+    Radii), or a rack's pinion radius with the sign that meshes the rack where it is
+    (``rack_side_sign``); returns what was set, for the report."""
     s = ob.mechanism
     context.view_layer.update()
     depsgraph = context.evaluated_depsgraph_get()
     labels = SLOT_LABELS[s.coupler_kind]
     if s.coupler_kind == "GEAR":
-        r1 = mesh_radius(ob.name, labels[0], s.joint_a, depsgraph)
-        r2 = mesh_radius(ob.name, labels[1], s.joint_b, depsgraph)
+        r1 = mesh_radius(ob.name, labels[0], [s.joint_a, s.joint_b], 0, depsgraph)
+        r2 = mesh_radius(ob.name, labels[1], [s.joint_a, s.joint_b], 1, depsgraph)
         s.radius_a, s.radius_b, s.ratio_mode = r1, r2, "RADII"
         return f"radii {_length(context, r1)} and {_length(context, r2)}"
     if s.coupler_kind == "RACK_PINION":
-        r = mesh_radius(ob.name, labels[0], s.joint_a, depsgraph)
-        s.pitch_radius = math.copysign(r, s.pitch_radius) if s.pitch_radius else r
+        r = mesh_radius(ob.name, labels[0], [s.joint_a, s.joint_b], 0, depsgraph)
+        s.pitch_radius = r * rack_side_sign([s.joint_a, s.joint_b], depsgraph)
         return f"pitch radius {_length(context, s.pitch_radius)}"
     raise MechanismError(f"coupler {ob.name!r}: Radii from Meshes measures gears and pinions")

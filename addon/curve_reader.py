@@ -15,7 +15,8 @@ import numpy as np
 
 from ..solver import MechanismError
 from .io.curve_joints import (CURVE_KINDS, FIELDS, CurveShape, SplineData, curve_matrix,
-                              joint_curve, loose_note, marker_world, unset_message)
+                              joint_curve, loose_note, marker_world, reshaped_message,
+                              unset_message)
 from .io.part_frames import OBJECT_PARENTING, VERTEX_PARENTING, vertex_parent_matrix
 from .io.start_gaps import marker_frames
 
@@ -27,6 +28,25 @@ def length_text(scene, metres: float) -> str:
     if units.system == "NONE":
         return f"{metres / (units.scale_length or 1.0):.4g}"
     return bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
+
+
+# the scene's Mass unit (unit_settings.mass_unit) -> the symbol Blender writes and reads for it
+MASS_SYMBOLS = {"TONNES": "t", "KILOGRAMS": "kg", "GRAMS": "g", "MILLIGRAMS": "mg",
+                "TONS": "ton", "HUNDREDWEIGHT": "cwt", "STONES": "st", "POUNDS": "lb",
+                "OUNCES": "oz"}
+
+
+def mass_text(scene, kg: float) -> str:
+    """A mass in the scene's mass unit, as its Mass fields show it ("22.0462 lb" in an
+    Imperial scene in pounds; Adaptive: Blender's choice; kg with no unit system)."""
+    units = scene.unit_settings
+    if units.system == "NONE":
+        return f"{kg:.6g} kg"
+    symbol = MASS_SYMBOLS.get(units.mass_unit)
+    if symbol is None:
+        return bpy.utils.units.to_string(units.system, "MASS", kg, precision=6)
+    per = bpy.utils.units.to_value(units.system, "MASS", f"1 {symbol}")
+    return f"{kg / per:.6g} {symbol}"
 
 
 def design_world(ob, part_frames: dict) -> np.ndarray:
@@ -84,6 +104,19 @@ def spline_data(what: str, ob) -> SplineData:
                       endpoint=sp.use_endpoint_u, bezier_knots=sp.use_bezier_u)
 
 
+def shape_keys_in_effect(ob) -> list[str]:
+    """Names of a curve object's shape keys that change its shape now: relative keys with
+    a value other than 0 and not muted (the reference key aside), or every key of an
+    absolute set (played by its Evaluation Time)."""
+    key = ob.data.shape_keys
+    if key is None or len(key.key_blocks) < 2:
+        return []
+    blocks = list(key.key_blocks)[1:]
+    if not key.use_relative:
+        return [kb.name for kb in blocks]
+    return [kb.name for kb in blocks if not kb.mute and kb.value != 0.0]
+
+
 def _in_scene(ob, scene) -> bool:
     return ob is not None and scene.objects.get(ob.name) is ob
 
@@ -109,6 +142,10 @@ def add_curve_joint(mech, ob, scene, part_frames: dict, scale: float
         if cv.type != "CURVE":
             raise MechanismError(f"{what} is a {cv.type.lower()} object, not a curve: pick a curve "
                                  "object (Add > Curve)")
+        reshaped = reshaped_message(what, [(m.name, m.type) for m in cv.modifiers if m.show_viewport],
+                                    shape_keys_in_effect(cv))
+        if reshaped:
+            raise MechanismError(reshaped)
         marker = (s.marker_i if side == "I" else s.marker_j).name
         part = mech.markers[marker].part
         owner = owning_part(cv)

@@ -20,6 +20,7 @@ from . import scene_cache
 from .bake import place_parts
 from .io.drag import (drag_plane_point, joint_coordinate, point_in_part, range_fraction,
                       range_value, stops_note, time_of_frame, wiggle_candidates)
+from .curve_reader import length_text
 from .io.settings import kind_name
 from .scene_reader import read_scene
 
@@ -121,7 +122,7 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
-        note = stops_note(posing.poser.stopped, posing.sm.scale)
+        note = stops_note(posing.poser.stopped, _lengths(context.scene))
         if note:
             self.report({"INFO"}, f"Drag: {note}")
         return {"FINISHED"}
@@ -173,7 +174,7 @@ class MECHANISM_OT_drag(bpy.types.Operator):
                     self.report({"WARNING"}, str(exc))
             return {"RUNNING_MODAL"}
         if event.type in {"LEFTMOUSE", "RET", "NUMPAD_ENTER"} and event.value in {"PRESS", "RELEASE"}:
-            note = stops_note(posing.poser.stopped, posing.sm.scale)
+            note = stops_note(posing.poser.stopped, _lengths(context.scene))
             if note:                       # the pose kept rests on a stop: say which
                 self.report({"INFO"}, f"Drag: {note}")
             return {"FINISHED"}
@@ -184,6 +185,11 @@ class MECHANISM_OT_drag(bpy.types.Operator):
 
 
 # ---------------------------------------------------------------- wiggle sliders
+def _lengths(scene):
+    """A length in metres as the scene's units write it (curve_reader.length_text)."""
+    return lambda metres: length_text(scene, metres)
+
+
 def _say(scene, text: str) -> None:
     scene.mechanism.report = text
 
@@ -213,7 +219,7 @@ def set_joint_value(joint, coordinate: str, value: float) -> None:
         return
     posing.write()
     scene_cache.remember(scene, POSE, posing, at_frame=True)
-    note = stops_note(posing.poser.stopped, posing.sm.scale)
+    note = stops_note(posing.poser.stopped, _lengths(scene))
     if note:
         _say(scene, f"wiggle: {note}")
     elif scene.mechanism.report.startswith("wiggle:"):
@@ -272,7 +278,8 @@ def find_range(scene) -> str:
     st.wiggle_joint, st.wiggle_coordinate = best.joint, best.name
     st.wiggle_lower, st.wiggle_upper, st.wiggle_full_turn = best.lower, best.upper, best.full_turn
     if best.name == "slide":
-        return f"{best.joint}: slide {best.lower:.4g} .. {best.upper:.4g} m"
+        text = _lengths(scene)
+        return f"{best.joint}: slide {text(best.lower)} .. {text(best.upper)}"
     if best.full_turn:
         return f"{best.joint}: angle, a full turn"
     return f"{best.joint}: angle {np.degrees(best.lower):.2f} .. {np.degrees(best.upper):.2f} degrees"

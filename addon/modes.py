@@ -10,7 +10,7 @@ from . import bake
 from .io.modes import ModeAnimation, mode_label
 from .io.timeline import frame_text
 from .operators import _message
-from .scene_reader import read_scene
+from .scene_reader import read_design
 
 
 def _time_now(scene, sm) -> float:
@@ -29,7 +29,7 @@ class MECHANISM_OT_find_modes(bpy.types.Operator):
         scene = context.scene
         sm = None
         try:
-            sm = read_scene(scene)
+            sm = read_design(scene)
             modes = sm.mech.modes(time=_time_now(scene, sm))
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))
@@ -68,7 +68,7 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
         st = scene.mechanism
         sm = None
         try:
-            sm = read_scene(scene)
+            sm = read_design(scene)
             modes = sm.mech.modes(time=_time_now(scene, sm))
             if st.mode_index >= len(modes):
                 raise MechanismError(f"the mechanism has {len(modes)} mode(s) now, not "

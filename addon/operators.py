@@ -26,7 +26,7 @@ from .io.settings import JOINT_KINDS, bake_options, kind_label
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame, with_scene_frame
 from .properties import ROLES
-from .scene_reader import read_scene
+from .scene_reader import read_design, read_scene
 
 
 BAKE = "bake"      # Bake's and Export CSV's reading of the scene (scene_cache.py)
@@ -38,7 +38,7 @@ def bake_reading(scene):
     reading whose markers follow objects is made at each bake: it samples their motion,
     which any object, constraint or driver may move."""
     bpy.context.view_layer.update()       # a script's changes tagged before the fingerprint
-    return scene_cache.kept_or_made(scene, BAKE, read_scene, at_frame=False,
+    return scene_cache.kept_or_made(scene, BAKE, read_design, at_frame=False,
                                     keep=lambda sm: not sm.follows)
 
 
@@ -333,7 +333,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
         scene = context.scene
         sm = None
         try:
-            sm = read_scene(scene)
+            sm = read_design(scene)
             report = sm.mech.check()
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))

@@ -10,6 +10,7 @@ decomposition); for a part already baked, the frame saved before the bake is use
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import bpy
@@ -21,7 +22,8 @@ from .contacts import add_contact
 from .curve_reader import add_curve_joint, design_world, length_text
 from .io import mass
 from .io.contact_shapes import shared_pair_notes
-from .io.couplers import SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call
+from .io.couplers import (SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call, gear_opposed,
+                          rack_side_note)
 from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
 from .io.keyframes import Key, KeyframedFunction, time_derivatives, with_modifiers
@@ -63,6 +65,9 @@ class SceneMechanism:
     actuators: dict = field(default_factory=dict)
     follow_notes: list = field(default_factory=list)      # how each followed path is read
     constants: dict = field(default_factory=dict)  # the scene's Constants: name -> value
+    # an object other than a part that parts are parented to (a carrier) -> its (4, 4)
+    # world matrix as read: the parts' bake keys are in its space as it stood then
+    carriers: dict = field(default_factory=dict)
 
     def mesh_notes(self) -> list[str]:
         """One line per part whose mesh has problems: the part, what is wrong, the mass used."""
@@ -85,11 +90,49 @@ class SceneMechanism:
 
 
 def design_matrix(ob: bpy.types.Object) -> np.ndarray:
-    """World matrix of a part as designed: the one saved before a bake if it is baked."""
+    """World matrix of a part as designed: the one saved before a bake if it is baked, with
+    the scale channel it has now.  A bake keys the location and rotation only, so a scale
+    that differs from the one saved is the user's since (Apply Scale, Ctrl A, which also
+    scales the mesh): the scale is the rightmost factor of the object's matrix, so the saved
+    matrix times the ratio of the scales is the design at the new scale."""
     s = ob.mechanism
     if s.baked and s.role == "PART":
-        return np.array(s.backup_matrix, dtype=float).reshape(4, 4)
+        saved = np.array(s.backup_matrix, dtype=float).reshape(4, 4)
+        if _scale_animated(ob):            # the user's own animation of it: not the design
+            return saved
+        return saved @ np.diag([*scale_ratio(tuple(ob.scale), tuple(s.backup_scale)), 1.0])
     return np.array(ob.matrix_world, dtype=float)
+
+
+_SCALE_PATHS = ("scale", "delta_scale")
+
+
+def _scale_animated(ob) -> bool:
+    """Whether the object's scale is keyed (in any action that plays on it: its active
+    one, the user's action a bake plays beneath, an NLA strip's) or driven."""
+    ad = ob.animation_data
+    if ad is None:
+        return False
+    s = ob.mechanism
+    played = [(ad.action, ad.action_slot)]
+    if s.backup_action is not None:
+        played.append((s.backup_action, s.backup_action.slots.get(s.backup_slot)
+                       if s.backup_slot else None))
+    played += [(strip.action, strip.action_slot) for track in ad.nla_tracks for strip in track.strips]
+    for act, slot in played:
+        if act is not None and slot is None and len(act.slots):
+            slot = act.slots[0]
+        bag = find_channelbag(act, slot)
+        if bag is not None and any(fc.data_path in _SCALE_PATHS for fc in bag.fcurves):
+            return True
+    return any(fc.data_path in _SCALE_PATHS for fc in ad.drivers)
+
+
+def scale_ratio(now, saved) -> np.ndarray:
+    """(3,) the scale channel ``now`` over the one ``saved`` (1 where the saved one is 0:
+    a zero scale is refused by name when the part is read)."""
+    now, saved = np.asarray(now, dtype=float), np.asarray(saved, dtype=float)
+    return np.divide(now, saved, out=np.ones(3), where=saved != 0.0)
 
 
 def _in_scene(ob, scene) -> bool:
@@ -148,6 +191,32 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     return f, (df, ddf)
 
 
+@contextmanager
+def at_first_frame(scene: bpy.types.Scene):
+    """The scene at its first frame for the time of the block, then back at the frame (and
+    subframe) it stood at: a mechanism carried by an animated object (its ground and parts
+    parented to it) is read where that object stands at the first frame, the bake's t = 0,
+    whatever frame the scene shows, so that a bake (and the gravity its mechanism feels in
+    the carrier's axes) does not depend on the frame shown."""
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    if frame == scene.frame_start and subframe == 0.0:
+        yield
+        return
+    scene.frame_set(scene.frame_start)
+    try:
+        yield
+    finally:
+        scene.frame_set(frame, subframe=subframe)
+
+
+def read_design(scene: bpy.types.Scene) -> SceneMechanism:
+    """``read_scene`` at the scene's first frame (``at_first_frame``): the reading of Check,
+    Bake, Export CSV, Run Study, Find Modes and Bake Mode and the MJCF export.  Posing by
+    hand (Drag, the sliders, Assemble) reads the scene as it stands at the frame shown."""
+    with at_first_frame(scene):
+        return read_scene(scene)
+
+
 def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> SceneMechanism:
     """Build the Mechanism of the scene's tagged objects; raises MechanismError naming the
     object.  ``update=False`` reads the depsgraph as it stands, evaluating nothing (a panel's
@@ -178,6 +247,8 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
             raise MechanismError(f"part {ob.name!r}: its scale is zero (or its matrix singular): "
                                  "give it a scale other than 0 on every axis")
         sm.part_frames[ob.name] = frame
+        if ob.parent is not None and ob.parent.mechanism.role != "PART":
+            sm.carriers[ob.parent.name] = np.array(ob.parent.matrix_world, dtype=float)
         if ob.parent is not None and ob.parent_type not in OBJECT_PARENTING:
             raise MechanismError(f"part {ob.name!r} is parented to {ob.parent.name!r} by "
                                  f"{ob.parent_type.title().replace('_', ' ')}, and a part is "
@@ -420,8 +491,16 @@ def coupler_joints(ob, scene) -> list:
 def _add_coupler(sm: SceneMechanism, ob, scene) -> CouplerCall:
     """Add the coupler object's gear, rack, screw or coupler to the mechanism (joint object
     names are the solver's joint names)."""
-    call = coupler_call(ob.name, coupler_settings(ob.mechanism), coupler_joints(ob, scene), sm.scale)
+    joints = coupler_joints(ob, scene)
+    settings = coupler_settings(ob.mechanism)
+    opposed = (settings.kind == "GEAR" and None not in joints[:2]
+               and all(j[0] in sm.mech.joints for j in joints[:2])
+               and gear_opposed(sm.mech, [j[0] for j in joints[:2]]))
+    call = coupler_call(ob.name, settings, joints, sm.scale, opposed)
     getattr(sm.mech, call.method)(ob.name, **call.kwargs)
+    if settings.kind == "RACK_PINION":
+        sm.scene_notes += [n for n in [rack_side_note(ob.name, sm.mech, [j[0] for j in joints[:2]],
+                                                      settings.pitch_radius)] if n]
     sm.couplers.append(ob)
     sm.coupler_calls[ob.name] = call
     return call

@@ -24,7 +24,7 @@ from .io.csv_table import existing_folder, export_path
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
 from .operators import _bake_options, _message, bake_notes, report_bake
-from .scene_reader import read_scene
+from .scene_reader import read_design
 
 PLOT_IMAGE = "Mechanism study plot"
 
@@ -140,7 +140,7 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         if i in table.failures:
             raise MechanismError(f"variant {i} ({describe(table.values(i))}) failed, there is "
                                  f"nothing to bake: {table.failures[i]}")
-        sm = read_scene(context.scene)
+        sm = read_design(context.scene)
         bake_checks.refuse_bake(sm, context.scene)
         try:
             variant = Study(sm.mech, [table.values(i)]).variant(0)

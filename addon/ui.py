@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from .curve_reader import fit_signature
+from .curve_reader import fit_signature, mass_text
 from .io.couplers import KIND_LABELS, SLOT_LABELS
 from .io.curve_joints import FIELDS
 from .io.settings import kind_label
@@ -87,7 +87,7 @@ def _draw_part(layout, ob, s):
             row.alert = True
             row.label(text="Density must be above 0", icon="ERROR")
         if s.computed_mass > 0.0 and s.computed_density == s.density:
-            col.label(text=f"Mass {s.computed_mass:.6g} kg at the last Check or Bake")
+            col.label(text=f"Mass {mass_text(bpy.context.scene, s.computed_mass)} at the last Check or Bake")
             i = s.computed_inertia
             col.label(text=f"Ixx {i[0]:.4g}  Iyy {i[1]:.4g}  Izz {i[2]:.4g} kg m²")
         else:                                 # not computed yet, or for another density

@@ -71,6 +71,44 @@ def test_gear_pair_turns_at_the_ratio_on_every_frame(blender, mesh: str, sign: f
     assert np.abs(wrap(baked_turn(d["g2"]) - sign * ratio * f)).max() < ANGLE_TOL
 
 
+@pytest.mark.parametrize("build", ["housing active", "axis turned"])
+@pytest.mark.parametrize("mesh, sign", [("EXTERNAL", -1.0), ("INTERNAL", 1.0), ("BELT", 1.0)])
+def test_a_gear_turns_as_its_mesh_says_however_its_joint_was_made(blender, build: str,
+                                                                  mesh: str, sign: float) -> None:
+    """Gear 2's axle made by Connect with the ground active (the ground gets marker I, so
+    the joint's angle counts gear 2's turn backwards), or with both its markers turned half
+    a turn about x (its axis along -z): Radii from Meshes measures gear 2 (radius R2, not
+    the ground box's 0.40 m about that axle), and gear 2 turns as the Mesh says, seen from
+    +z: opposite to gear 1 at r1/r2 (external), the same way (internal, belt).  Taken as the
+    joints' angles alone, each relation ran the gears the other way."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
+    d = bs.R2 - bs.R1 if mesh == "INTERNAL" else bs.R1 + bs.R2
+    g1, g2 = bs.disc(bpy, "g1", bs.R1, (0.0, 0.0, 0.0)), bs.disc(bpy, "g2", bs.R2, (d, 0.0, 0.0))
+    bs.tag(bpy, [ground, g1, g2], "PART")
+    ground.mechanism.ground = True
+    j1 = bs.connect(bpy, g1, ground, (0.0, 0.0, 0.0))
+    if build == "housing active":
+        j2 = bs.connect(bpy, ground, g2, (d, 0.0, 0.0))
+    else:
+        j2 = bs.connect(bpy, g2, ground, (d, 0.0, 0.0))
+        for marker in (j2.mechanism.marker_i, j2.mechanism.marker_j):
+            marker.rotation_euler = (math.pi, 0.0, 0.0)
+        bpy.context.view_layer.update()
+    gear = bs.couple(bpy, [j1, j2])
+    s = gear.mechanism
+    s.mesh = mesh
+    assert bpy.ops.mechanism.measure_radii() == {"FINISHED"}
+    assert (s.radius_a, s.radius_b) == (pytest.approx(bs.R1, rel=F32), pytest.approx(bs.R2, rel=F32))
+    j1.mechanism.motion_type, j1.mechanism.motion_expression = "EXPRESSION", bs.GEAR_DRIVE
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    f, _ = drive(TIMES)
+    assert np.abs(wrap(baked_turn(g1) - f)).max() < ANGLE_TOL
+    ratio = s.radius_a / s.radius_b
+    assert np.abs(wrap(baked_turn(g2) - sign * ratio * f)).max() < ANGLE_TOL
+
+
 def test_gear_torques_and_tooth_force(blender, extension) -> None:
     """The coupler's baked torque on gear 2 is what accelerates it about its frictionless
     axle: I2 alpha2 with alpha2 = -(r1/r2) f''; power through the mesh is zero, so gear 1's
@@ -172,6 +210,66 @@ def test_rack_travel_is_r_theta(blender) -> None:
     close(loc[:, 0], s.pitch_radius * theta, what="rack x = r theta")
     close(loc[:, 1:], np.tile([-0.05, 0.0], (len(loc), 1)), what="the rack stays on its guide")
     assert set(rp.keys()) >= {"coupler_force_2", "coupler_torque_1"}
+
+
+@pytest.mark.parametrize("made", ["pinion active", "housing active on the pinion",
+                                  "housing active on the rack"])
+@pytest.mark.parametrize("side", [-1.0, 1.0])
+def test_radii_from_meshes_runs_the_rack_as_it_meshes_where_it_is(blender, side: float,
+                                                                   made: str) -> None:
+    """A pinion (radius 0.04 about world z) and a rack along world x 5 cm below it (side -1)
+    or above it (+1), each joint made by Connect with its moving part active or with the
+    ground active: Radii from Meshes gives the pitch radius the sign that meshes them where
+    the rack is, so the baked rack moves as the pinion's rim does on the rack's side:
+    x = r (z x n)_x phi = -side r phi for the pinion's turn phi about world z.  The sign
+    kept (positive) ran a rack above the pinion, or a joint made backwards, the other way."""
+    bpy = blender
+    bs.set_range(bpy)
+    y = 0.05 * side
+    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
+    pinion = bs.disc(bpy, "pinion", 0.04, (0.0, 0.0, 0.0))
+    rack = bs.add_box(bpy, "rack", (0.4, 0.02, 0.02), (0.0, y, 0.0))
+    bs.tag(bpy, [ground, pinion, rack], "PART")
+    ground.mechanism.ground = True
+    on_pinion = (ground, pinion) if made == "housing active on the pinion" else (pinion, ground)
+    on_rack = (ground, rack) if made == "housing active on the rack" else (rack, ground)
+    spin = bs.connect(bpy, *on_pinion, (0.0, 0.0, 0.0))
+    guide = bs.connect(bpy, *on_rack, (0.0, y, 0.0), "PRISMATIC", "X")
+    rp = bs.couple(bpy, [spin, guide])
+    assert bpy.ops.mechanism.measure_radii() == {"FINISHED"}
+    r = rp.mechanism.pitch_radius
+    assert abs(r) == pytest.approx(0.04, rel=F32)
+    spin.mechanism.motion_type, spin.mechanism.motion_expression = "EXPRESSION", "2*sin(pi*t)"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    phi = np.unwrap(baked_turn(pinion))
+    assert np.abs(phi).max() > 1.0                    # the pinion turns
+    _, loc, _ = bs.baked_pose(rack)
+    close(loc[:, 0], -side * abs(r) * phi, what="the rack moves with the pinion's rim")
+
+
+def test_check_notes_a_rack_typed_to_mesh_on_the_far_side(blender) -> None:
+    """A rack 5 cm above its pinion (as in the test above) with the Pitch Radius typed in:
+    +4 cm meshes a rack below the pinion, so Check notes that the rack runs as one on the
+    far side would and which sign fits; -4 cm (what Radii from Meshes sets) gets no note."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
+    pinion = bs.disc(bpy, "pinion", 0.04, (0.0, 0.0, 0.0))
+    rack = bs.add_box(bpy, "rack", (0.4, 0.02, 0.02), (0.0, 0.05, 0.0))
+    bs.tag(bpy, [ground, pinion, rack], "PART")
+    ground.mechanism.ground = True
+    spin = bs.connect(bpy, pinion, ground, (0.0, 0.0, 0.0))
+    guide = bs.connect(bpy, rack, ground, (0.0, 0.05, 0.0), "PRISMATIC", "X")
+    rp = bs.couple(bpy, [spin, guide])
+    note = (f"rack and pinion {rp.name!r}: its rack (part 'rack') lies on the other side of "
+            "the pinion from where a Pitch Radius of this sign meshes it")
+    rp.mechanism.pitch_radius = 0.04
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert note in bpy.context.scene.mechanism.report
+    assert "make the Pitch Radius negative" in bpy.context.scene.mechanism.report
+    rp.mechanism.pitch_radius = -0.04
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "other side of the pinion" not in bpy.context.scene.mechanism.report
 
 
 def test_screw_advance_per_turn_in_millimetres(blender) -> None:
@@ -396,7 +494,9 @@ def test_rebake_drops_a_series_the_coupler_no_longer_has(blender) -> None:
 
 
 def test_export_csv_has_the_coupler_columns(blender, tmp_path) -> None:
-    """The CSV's coupler columns hold the baked values (9 digits against float32 keys)."""
+    """The CSV's coupler columns hold the baked values (9 digits against float32 keys), and
+    so does the driven joint's effort, under the joint and its unit as the other columns
+    ("<joint> motion_effort_Nm", the bake's property)."""
     bpy = blender
     d = bs.gear_pair(bpy)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
@@ -407,6 +507,9 @@ def test_export_csv_has_the_coupler_columns(blender, tmp_path) -> None:
     name = d["gear"].name
     for prop, unit in (("coupler_torque_1", "Nm"), ("coupler_torque_2", "Nm"), ("tooth_force", "N")):
         close(col[f"{name} {prop}_{unit}"], baked_prop(d["gear"], prop), what=prop)
+    close(col[f"{d['j1'].name} motion_effort_Nm"], baked_prop(d["j1"], "motion_effort"),
+          what="gear 1's motor torque")
+    assert not any("effort" in c for c in col if not c.startswith(d["j1"].name))
 
 
 # ---------------------------------------------------------------- sidebar, undo

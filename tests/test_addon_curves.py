@@ -282,8 +282,31 @@ def replace_spline(bpy, ob, kind: str, points, left=None, right=None, **options)
     bpy.data.objects.remove(new)
 
 
+def hook_slot(bpy, d) -> None:
+    """A Hook modifier on the slot, holding its first point to an Empty 1 cm off."""
+    target = bs.empty(bpy, "hook")
+    target.location = (0.0, 0.0, 0.01)
+    mod = d["slot"].modifiers.new("Hook", "HOOK")
+    mod.object = target
+    mod.vertex_indices_set([0, 1, 2])          # a Bezier point: its handles and itself
+
+
+def bend_slot(bpy, d, value: float = 1.0) -> None:
+    """Shape keys on the slot: its basis and "Bend" (the first point 1 cm up) at ``value``."""
+    slot = d["slot"]
+    slot.shape_key_add(name="Basis")
+    bend = slot.shape_key_add(name="Bend")
+    point = bend.data[0]
+    point.co = (*point.co[:2], point.co[2] + 0.01)
+    bend.value = value
+
+
 SLOT = "joint 'pin in slot': Curve"
 BREAK = {
+    "a hook": (_yoke, hook_slot, f"{SLOT} 'slot' has modifier 'Hook' (Hook), which shapes the "
+               "curve drawn but not the spline the joint follows"),
+    "a shape key": (_yoke, bend_slot, f"{SLOT} 'slot' has shape key 'Bend' in effect, which "
+                    "shapes the curve drawn but not the spline the joint follows"),
     "curve unset": (_yoke, lambda bpy, d: setattr(d["joint"].mechanism, "curve", None),
                     f"{SLOT} is not set: pick the curve object of the slot or track, on marker J's part"),
     "curve deleted": (_yoke, lambda bpy, d: bpy.data.objects.remove(d["slot"]), f"{SLOT} is not set"),
@@ -328,6 +351,20 @@ def test_bad_curve_is_named_and_nothing_changes(blender, case: str, op: str) -> 
     with pytest.raises(RuntimeError, match=re.escape(said)):
         getattr(bpy.ops.mechanism, op)()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_curves_modifier_off_or_shape_key_at_zero_is_read(blender) -> None:
+    """The Scotch yoke's slot with a Hook modifier turned off in viewports and a shape key
+    at value 0 is drawn as its spline, and bakes the same keys as the bare slot."""
+    bpy = blender
+    d, _ = _yoke(bpy)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bare = all_bake_keys(bpy)
+    hook_slot(bpy, d)
+    d["slot"].modifiers["Hook"].show_viewport = False
+    bend_slot(bpy, d, 0.0)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert all_bake_keys(bpy) == bare
 
 
 def test_pin_running_off_its_slot_is_named_with_the_scene_frame(blender) -> None:

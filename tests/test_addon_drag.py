@@ -249,6 +249,27 @@ def test_range_of_motion_needs_one_freedom(blender) -> None:
         bpy.ops.mechanism.find_range()
 
 
+def test_range_of_a_slide_is_said_in_the_scene_units(blender, extension) -> None:
+    """A block on a prismatic joint along x with stops at -5 cm and +10 cm: Range of Motion
+    picks the slide and says its range as the Lower and Upper fields show it, "-5 cm ..
+    10 cm" (metres with an "m" whatever the scene's units before); in a millimetre scene
+    (unit scale 0.001, the stops then -0.05 and 0.1 mm) "-50 µm .. 0.1 mm"."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
+    block = bs.add_box(bpy, "block", (0.1, 0.1, 0.1), (0.0, 0.0, 0.0))
+    bs.tag(bpy, [ground, block], "PART")
+    ground.mechanism.ground = True
+    rail = bs.connect(bpy, block, ground, (0.0, 0.0, 0.0), "PRISMATIC", "X")
+    s = rail.mechanism
+    s.use_limit_lower, s.limit_lower_slide = True, -0.05
+    s.use_limit_upper, s.limit_upper_slide = True, 0.1
+    find_range = extension.addon.drag.find_range
+    assert find_range(bpy.context.scene) == f"{rail.name}: slide -5 cm .. 10 cm"
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    assert find_range(bpy.context.scene) == f"{rail.name}: slide -50 µm .. 0.1 mm"
+
+
 def test_baked_mechanism_is_not_posed(blender) -> None:
     bpy = blender
     sc = bs.slider_crank(bpy)
@@ -294,7 +315,7 @@ def test_wiggle_stops_at_the_joints_stops(blender) -> None:
     assert abs(math.cos(crank_angle(sc)) - (0.35 ** 2 - 0.08) / 0.07) <= 1e-6
     assert crank_angle(sc) < 0.0
     assert bpy.context.scene.mechanism.report == \
-        f"wiggle: {sc['cylinder'].name!r} rests on its lower stop (-0.05)"
+        f"wiggle: {sc['cylinder'].name!r} rests on its lower stop (-5 cm)"
 
 
 def test_slider_keeps_its_reading_until_the_scene_changes(blender, extension) -> None:

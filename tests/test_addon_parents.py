@@ -54,3 +54,69 @@ def test_part_parented_to_vertices_is_named(blender) -> None:
     for op in (bpy.ops.mechanism.check, bpy.ops.mechanism.bake):
         with pytest.raises(RuntimeError, match=r"part 'arm' is parented to 'ground' by Vertex"):
             op()
+
+
+def carried_pendulum(bpy):
+    """The pendulum (blender_scenes.pendulum's ground and arm, pinned about world y) parented
+    to an Empty "rig" keyed to turn 90 degrees about x from frame 1 to 25: at frame 25 the
+    pin's axis is along world z, along gravity."""
+    import math
+    bs.set_range(bpy)
+    rig = bs.empty(bpy, "rig")
+    for frame, angle in ((bs.FRAME_START, 0.0), (bs.FRAME_END, math.pi / 2)):
+        rig.rotation_euler = (angle, 0.0, 0.0)
+        rig.keyframe_insert("rotation_euler", frame=frame)
+    bpy.context.scene.frame_set(bs.FRAME_START)
+    ground, arm = bs.ground_and_arm(bpy)
+    bpy.context.view_layer.update()
+    for ob in (ground, arm):
+        ob.parent = rig
+        ob.matrix_parent_inverse = rig.matrix_world.inverted()
+    bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    bpy.context.scene.mechanism.tolerance = 1e-9
+    return rig, arm
+
+
+def test_a_carried_mechanism_bakes_as_at_the_first_frame_whatever_the_frame_shown(blender) -> None:
+    """A pendulum carried by a turning rig, baked with the scene at its last frame (the rig
+    turned a quarter turn, the pin along gravity): it is read, solved and keyed in the rig's
+    space as the rig stands at the first frame (the bake's t = 0), so its keys are those of
+    the same pendulum alone, unparented (F32), which swings 1 m across; and playing it,
+    the arm is the rig's turn of that swing.  Read at the frame shown, the pendulum hung
+    still in the rig.  The scene is left at the frame it showed."""
+    bpy = blender
+    from mathutils import Matrix
+    bs.pendulum(bpy)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    alone = bs.baked_pose(bpy.context.scene.objects["arm"])[1]
+    assert np.ptp(alone[:, 0]) > 0.9                      # it swings
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    rig, arm = carried_pendulum(bpy)
+    scene = bpy.context.scene
+    scene.frame_set(bs.FRAME_END)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert scene.frame_current == bs.FRAME_END
+    close(bs.baked_pose(arm)[1], alone, what="the arm's keys in the rig's space")
+    for frame in (7, bs.FRAME_END):
+        scene.frame_set(frame)
+        want = Matrix(np.array(rig.matrix_world).tolist()) @ Matrix.Translation(alone[frame - 1])
+        close(np.array(arm.matrix_world.translation), np.array(want.translation),
+              what=f"the arm at frame {frame}")
+
+
+def test_a_carried_mechanisms_modes_are_those_it_is_baked_with(blender) -> None:
+    """Find Modes on the carried pendulum with the scene at its last frame (the rig turned
+    a quarter turn, the pin along gravity): the mechanism is read in the rig's space as at
+    the first frame, as Bake reads it, so its one mode is the pendulum's, f = sqrt(g (L/2)
+    / (L^2 (1 + 0.01) / 12 + (L/2)^2)) / 2 pi for the 1 x 0.1 x 0.1 m arm (rel 1e-6:
+    float32 geometry); read at the frame shown, the pin along gravity left it free (0 Hz)."""
+    import math
+    bpy = blender
+    carried_pendulum(bpy)
+    scene = bpy.context.scene
+    scene.frame_set(bs.FRAME_END)
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    assert scene.frame_current == bs.FRAME_END
+    want = math.sqrt(9.81 * 0.5 / (1.01 / 12 + 0.25)) / (2 * math.pi)
+    assert len(scene.mechanism.modes) == 1
+    assert scene.mechanism.modes[0].frequency == pytest.approx(want, rel=1e-6)

@@ -149,3 +149,64 @@ def test_keys_put_into_a_bake_survive_clear_bake(blender) -> None:
     bpy.context.scene.frame_set(9)
     assert arm["glow"] == 4.0
     assert (arm.matrix_world.translation - Vector((0.5, 0.0, 0.0))).length < 1e-7
+
+
+@pytest.mark.parametrize("duplicate", ["linked", "without its action"])
+def test_a_duplicate_of_a_baked_part_plays_its_own_keys(blender, duplicate: str) -> None:
+    """A baked pendulum arm duplicated (Alt D, or Shift D with Duplicate Data's Action off:
+    both leave the copy on the original's bake action) and hinged to the ground about
+    world z, where gravity does not turn it; baked again: the original still swings as it
+    did alone and the copy stays level, each object playing its own keys.  One action for
+    both would leave both playing the last one written (the original stuck level, 1 m from
+    its swing at the last frame).  Tolerance: both runs hold Tolerance 1e-9 (the pendulum's
+    step sequence may differ with a second body in the run), so their keys agree to 1e-6 m."""
+    import numpy as np
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm, ground = d["arm"], d["ground"]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    alone = bs.baked_pose(arm)[1]
+    bs.select(bpy, [arm], arm)
+    if duplicate == "linked":
+        assert bpy.ops.object.duplicate_move_linked() == {"FINISHED"}
+    else:
+        bpy.context.preferences.edit.use_duplicate_action = False
+        try:
+            assert bpy.ops.object.duplicate_move() == {"FINISHED"}
+        finally:
+            bpy.context.preferences.edit.use_duplicate_action = True
+    copy = bpy.context.active_object
+    assert copy.mechanism.bake_action == arm.mechanism.bake_action
+    bs.connect(bpy, copy, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Z")
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert copy.mechanism.bake_action != arm.mechanism.bake_action
+    np.testing.assert_allclose(bs.baked_pose(arm)[1], alone, rtol=0, atol=1e-6)
+    level = np.tile([0.5, 0.0, 0.0], (len(alone), 1))
+    np.testing.assert_allclose(bs.baked_pose(copy)[1], level, rtol=0, atol=1e-6)
+    bpy.context.scene.frame_set(bs.FRAME_END)
+    np.testing.assert_allclose(arm.matrix_world.translation, alone[-1], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(copy.matrix_world.translation, level[-1], rtol=0, atol=1e-6)
+
+
+def test_apply_scale_on_a_baked_part_keeps_its_size_and_mass(blender) -> None:
+    """The baked pendulum's arm (a unit cube scaled 1 x 0.1 x 0.1) gets Apply Scale (Ctrl A:
+    its mesh takes the scale, its scale channel becomes 1): a re-bake reads the same
+    10 kg arm (1000 kg/m^3 x 0.01 m^3) and bakes the same keys (1e-6 m: the applied mesh
+    is a float32 rounding of the scaled one), and neither the bake nor Clear Bake puts
+    the old scale back on the applied mesh (that left an arm 0.01 m thick of 0.1 kg)."""
+    import numpy as np
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm = d["arm"]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    first = bs.baked_pose(arm)[1]
+    bs.select(bpy, [arm], arm)
+    assert bpy.ops.object.transform_apply(location=False, rotation=False, scale=True) == {"FINISHED"}
+    assert tuple(arm.scale) == (1.0, 1.0, 1.0)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert arm.mechanism.computed_mass == pytest.approx(10.0, rel=1e-6)
+    assert tuple(arm.scale) == (1.0, 1.0, 1.0)
+    np.testing.assert_allclose(bs.baked_pose(arm)[1], first, rtol=0, atol=1e-6)
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    bpy.context.view_layer.update()
+    np.testing.assert_allclose(tuple(arm.dimensions), (1.0, 0.1, 0.1), rtol=1e-6)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -45,14 +46,20 @@ def reference(bpy, mods, rod_marker):
         times=sm.timeline.times, analysis="kinematic")
 
 
+def scene_frames(reason: str, first: int = bs.FRAME_START) -> str:
+    """A solver failure's reason with its output frame (counted from 0) named as the scene
+    frame, ``first`` + k, as the panel shows it."""
+    return re.sub(r"\(frame (\d+)\)", lambda m: f"(frame {int(m.group(1)) + first})", reason)
+
+
 def same_table(table, ref) -> None:
     """The panel's stored table is the solver's own study of the scene, to the last bit (the
     scene's Tolerance reaches the solver as typed: 1e-6, not the 9.99999997e-07 its 32-bit
-    field holds)."""
+    field holds); the failures' reasons name scene frames."""
     assert table.columns == list(ref.summary)
     for c, col in ref.summary.items():
         np.testing.assert_array_equal(table.column(c), np.asarray(col, dtype=float), err_msg=c)
-    assert table.failures == ref.failures
+    assert table.failures == {i: scene_frames(w) for i, w in ref.failures.items()}
 
 
 def baked_matches(sc, result) -> None:
@@ -127,7 +134,7 @@ def test_study_table_sort_bake_reload_export_plot(blender, extension, tmp_path) 
     ref.to_csv(ref_path)
     ref_rows = list(csv.reader(open(ref_path, encoding="utf-8")))
     for a, b in zip(rows[1:], ref_rows[1:]):
-        assert a[-1] == b[-1]
+        assert a[-1] == scene_frames(b[-1])
         np.testing.assert_allclose([float(x) for x in a[:-1]], [float(x) for x in b[:-1]],
                                    rtol=1e-10, equal_nan=True)
     # save, load: the table, the sort and Bake Variant (solved again) survive
@@ -155,6 +162,24 @@ def test_study_table_sort_bake_reload_export_plot(blender, extension, tmp_path) 
     assert (rgb < 0.1).all(axis=2).any() and (rgb > 0.99).all(axis=2).mean() > 0.5
     blue = np.all(np.abs(rgb - np.array([31, 119, 180]) / 255) < 0.02, axis=2)
     assert blue.any()                                           # the first line (x = 0.15)
+
+
+def test_a_failed_variant_names_the_scene_frame(blender, extension) -> None:
+    """The frame range 101-125: the slider-crank's rod moved where it cannot reach fails at
+    t = 2/24 s, which the study's table, its CSV and Bake Variant name as scene frame 103
+    (the frame a Bake names), not the solver's output frame 2."""
+    bpy = blender
+    sc, rod_marker = setup(bpy)
+    bs.set_range(bpy, 101, 125)
+    st = bpy.context.scene.mechanism.study
+    st.pick_1 = f"{rod_marker}.position.x"
+    st.start_1, st.stop_1, st.count_1 = 0.15, -0.1, 2
+    st.use_parameter_2 = False
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    why = _mods(extension).study.stored_table(st).failures[1]
+    assert "lock-up at t = 0.0833333 s (frame 103)" in why, why
+    with pytest.raises(RuntimeError, match=re.escape("(frame 103)")):
+        bpy.ops.mechanism.study_bake(variant=1)
 
 
 def test_the_range_is_shown_and_typed_in_the_scene_units(blender, extension) -> None:

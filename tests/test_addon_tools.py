@@ -81,7 +81,8 @@ def test_export_csv(blender, tmp_path) -> None:
     # the piston's frame origin is its cube centre on the slide: crank + rod at th = 0
     x_exact = 0.1 * np.cos(th) + np.sqrt(0.3 ** 2 - (0.1 * np.sin(th)) ** 2)
     np.testing.assert_allclose(x, x_exact, atol=1e-6)    # float32 scene geometry
-    assert any(h.endswith("effort") for h in header)
+    main = bpy.context.scene.objects["Revolute crank-block"]
+    assert [h for h in header if "effort" in h] == [f"{main.name} motion_effort_Nm"]
 
 
 def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:
@@ -150,6 +151,68 @@ def test_bake_of_parented_parts(blender, extension) -> None:
             np.testing.assert_allclose(M[:3, 3], result.position(ob.name)[i], atol=2e-6)
             R = M[:3, :3] / np.linalg.norm(M[:3, :3], axis=0)
             np.testing.assert_allclose(R, quat_to_matrix(result.orientation(ob.name)[i]), atol=2e-6)
+
+
+def arm_with_a_tip_on_an_empty(bpy):
+    """The pendulum's arm with a tip part (box 0.4 m from x = 1) pinned to it at x = 1 about
+    world y, the tip parented to an Empty ("hinge frame", at the elbow) that is parented to
+    the arm; returns (arm, tip, shoulder pin, elbow pin)."""
+    bs.set_range(bpy)
+    ground, arm = bs.ground_and_arm(bpy)
+    tip = bs.add_box(bpy, "tip", (0.4, 0.1, 0.1), (1.2, 0, 0))
+    bs.tag(bpy, [tip], "PART")
+    elbow = bs.empty(bpy, "hinge frame")
+    elbow.location = (1.0, 0.0, 0.0)
+    bpy.context.view_layer.update()
+    for child, parent in ((elbow, arm), (tip, elbow)):
+        child.parent = parent
+        child.matrix_parent_inverse = parent.matrix_world.inverted()
+        bpy.context.view_layer.update()
+    j1 = bs.connect(bpy, arm, ground, (0, 0, 0), axis="Y")
+    j2 = bs.connect(bpy, tip, arm, (1.0, 0, 0), axis="Y")
+    return arm, tip, j1, j2
+
+
+def test_a_part_on_an_empty_that_rides_a_moving_part(blender, extension) -> None:
+    """The tip parented to an Empty that rides the driven arm: the tip's keys are in the
+    Empty's space as the Empty moves with the arm, so the evaluated world poses equal the
+    solver's on every frame (2e-6, float32).  Keyed under the Empty where it stood when
+    read, the tip was left 0.42 m behind the arm at frame 7."""
+    bpy = blender
+    import importlib
+    arm, tip, j1, j2 = arm_with_a_tip_on_an_empty(bpy)
+    for j, expr in ((j1, "0.5*sin(2*pi*t)"), (j2, "t")):
+        j.mechanism.motion_type, j.mechanism.motion_expression = "EXPRESSION", expr
+    reader = importlib.import_module(extension.__name__ + ".addon.scene_reader")
+    sm = reader.read_scene(bpy.context.scene)
+    result = sm.mech.solve(sm.duration, sm.fps)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    quat_to_matrix = extension.solver.base.rotations.quat_to_matrix
+    for frame in range(bs.FRAME_START, bs.FRAME_END + 1, 3):
+        bpy.context.scene.frame_set(frame)
+        i = frame - bs.FRAME_START
+        M = np.array(tip.matrix_world)
+        np.testing.assert_allclose(M[:3, 3], result.position("tip")[i], atol=2e-6, err_msg=f"frame {frame}")
+        R = M[:3, :3] / np.linalg.norm(M[:3, :3], axis=0)
+        np.testing.assert_allclose(R, quat_to_matrix(result.orientation("tip")[i]), atol=2e-6)
+
+
+def test_posing_carries_a_part_on_an_empty_that_rides_a_moving_part(blender) -> None:
+    """The same arm and tip, posed by hand: the shoulder's Angle set to 0.5 rad turns the
+    arm, and the tip is placed through the Empty as the Empty moves with the arm, so both
+    pins stay closed (float32: 1e-6 m).  Placed under the Empty where it stood, the elbow
+    pin opened 0.49 m."""
+    bpy = blender
+    arm, tip, j1, j2 = arm_with_a_tip_on_an_empty(bpy)
+    j1.mechanism.wiggle_angle = 0.5
+    bpy.context.view_layer.update()
+    assert bpy.context.scene.mechanism.report == ""
+    for pin in (j1, j2):
+        mi, mj = pin.mechanism.marker_i, pin.mechanism.marker_j
+        gap = np.linalg.norm(np.array(mi.matrix_world.translation) - np.array(mj.matrix_world.translation))
+        assert gap < 1e-6, (pin.name, gap)
+    x = np.array(arm.matrix_world.col[0][:3])
+    assert abs(np.arctan2(-x[2], x[0]) - 0.5) < 1e-6                # the arm turned
 
 
 @pytest.mark.slow
@@ -228,7 +291,8 @@ def test_greyed_out_buttons_say_why(blender) -> None:
 def test_panel_mass_is_never_a_stale_or_zero_number(blender) -> None:
     """Before Check the part's panel says when its mass is computed (not "Mass 0
     kg"); after Check it shows the 10 kg of the 1 x 0.1 x 0.1 m arm at 1000 kg/m^3 and its
-    inertia; a new density hides the old number until Bake computes 20 kg."""
+    inertia; a new density hides the old number until Bake computes 20 kg, shown in the
+    scene's mass unit (pounds in an Imperial scene, grams when picked)."""
     bpy = blender
     arm = bs.pendulum(bpy)["arm"]
     bs.select(bpy, [arm], arm)
@@ -245,6 +309,13 @@ def test_panel_mass_is_never_a_stale_or_zero_number(blender) -> None:
     assert mass_lines() == ["Mass: computed at Check or Bake"]
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert mass_lines()[0] == "Mass 20 kg at the last Check or Bake"
+    # in the scene's mass unit, as the typed-in Mass field shows it (20 kg = 44.0925 lb)
+    units = bpy.context.scene.unit_settings
+    units.system = "IMPERIAL"
+    assert units.mass_unit == "POUNDS"
+    assert mass_lines()[0] == "Mass 44.0925 lb at the last Check or Bake"
+    units.system, units.mass_unit = "METRIC", "GRAMS"
+    assert mass_lines()[0] == "Mass 20000 g at the last Check or Bake"
 
 
 def test_roles_keep_the_numbers_files_saved_them_with(blender, tmp_path) -> None:

@@ -385,17 +385,20 @@ def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:
     r = screw_slider()
     path = tmp_path / "out.csv"
     csv_table.write_rows(str(path), csv_table.csv_rows(r, tl.frames_of(r.times), ["crank", "slider"],
-                                                       ["pin", "rail"], ["spin", "turn", "push"]))
+                                                       ["pin", "rail"],
+                                                       {"spin": ("pin", "angle"), "turn": ("rail", "angle"),
+                                                        "push": ("rail", "slide")}))
     rows = list(csv.reader(open(path, newline="")))
     header, data = rows[0], np.array(rows[1:], dtype=float)
     assert len(header) == 2 + 2 * 7 + 2 * 6 + 3 and data.shape == (13, len(header))
     col = dict(zip(header, data.T))
     np.testing.assert_array_equal(col["frame"], np.arange(1, 14))
-    want = {"time_s": r.times, "push effort": r.effort("push"),
+    want = {"time_s": r.times, "rail motion_effort_slide_N": r.effort("push"),
+            "rail motion_effort_Nm": r.effort("turn"),
             "rail Tz_Nm": r.reaction("rail")[1][:, 2], "pin Fy_N": r.reaction("pin")[0][:, 1],
             "slider x_m": r.position("slider")[:, 0], "slider qz": r.orientation("slider")[:, 3],
-            "crank qw": r.orientation("crank")[:, 0], "spin effort": r.effort("spin")}
-    assert "slider effort" not in col
+            "crank qw": r.orientation("crank")[:, 0], "pin motion_effort_Nm": r.effort("spin")}
+    assert not any(c.startswith("slider motion") for c in col)
     for name, values in want.items():
         np.testing.assert_allclose(col[name], values, rtol=5e-9, atol=1e-300, err_msg=name)
     assert rows[1][:2] == ["1", "0"] and rows[2][1] == "0.0416666667"

@@ -268,7 +268,8 @@ def test_baked_props_and_csv_columns() -> None:
     tl = timeline.Timeline(1, 13, 24.0)
     r = m.solve(times=tl.times)
     assert set(call.props) <= set(plots.BAKED_PROPS) and set(plots.COUPLER_PROPS) <= set(plots.BAKED_PROPS)
-    rows = csv_table.csv_rows(r, tl.frames_of(r.times), ["p1", "p2"], ["j1", "j2"], ["drive"], {"G": call})
+    rows = csv_table.csv_rows(r, tl.frames_of(r.times), ["p1", "p2"], ["j1", "j2"],
+                              {"drive": ("j1", "angle")}, {"G": call})
     text = stdio.StringIO()
     csv.writer(text).writerows(rows)
     parsed = list(csv.reader(stdio.StringIO(text.getvalue())))
@@ -278,7 +279,7 @@ def test_baked_props_and_csv_columns() -> None:
     Q = r.coupler("G")
     np.testing.assert_allclose(col["G coupler_torque_2_Nm"], Q[:, 1], rtol=5e-9, atol=1e-300)
     np.testing.assert_allclose(col["G tooth_force_N"], r.tooth_force("G"), rtol=5e-9, atol=1e-300)
-    assert csv_table.csv_rows(r, tl.frames_of(r.times), ["p1"], [], [])[0] == ["frame", "time_s"] + [
+    assert csv_table.csv_rows(r, tl.frames_of(r.times), ["p1"], [], {})[0] == ["frame", "time_s"] + [
         f"p1 {c}" for c in csv_table.PART_COLUMNS]
 
 
@@ -291,3 +292,30 @@ def test_a_helix_angle_reaches_the_solver_in_degrees() -> None:
     belt = Settings(kind="GEAR", radius_a=0.04, radius_b=0.1, mesh="BELT",
                     helix_angle=math.radians(-22.5))
     assert "helix_angle" not in call_of("Gear j1-j2", belt, [("j1", REV), ("j2", REV)], 1.0).kwargs
+
+
+def test_gear_joints_opposed_by_their_housing_side_or_axis() -> None:
+    """The gear of each joint is the part the other joint does not hold; a joint whose
+    marker I is on the housing, or whose axis points against the other's, counts its
+    gear's turn backwards (two such cancel); axes 90 degrees apart (bevel gears) compare
+    sides only.  Opposed, an external mesh is the solver's internal relation, an internal
+    its external one, and a belt a coupler r1 q1 + r2 q2 = 0."""
+    z, down, x = np.array([0.0, 0.0, 1.0]), np.array([0.0, 0.0, -1.0]), np.array([1.0, 0.0, 0.0])
+    assert couplers.gear_sides([("g1", "frame"), ("g2", "frame")]) == [1.0, 1.0]
+    assert couplers.gear_sides([("g1", "frame"), ("frame", "g2")]) == [1.0, -1.0]
+    assert couplers.gear_sides([("planet", "carrier"), ("sun", "frame")]) == [1.0, 1.0]
+    assert not couplers.turns_opposed([1.0, 1.0], [z, z])
+    assert couplers.turns_opposed([1.0, -1.0], [z, z])
+    assert couplers.turns_opposed([1.0, 1.0], [z, down])
+    assert not couplers.turns_opposed([1.0, -1.0], [z, down])
+    assert not couplers.turns_opposed([1.0, 1.0], [z, x])
+    joints = [("j1", "revolute"), ("j2", "revolute")]
+    for mesh, method, want in (("EXTERNAL", "add_gear", "internal"), ("INTERNAL", "add_gear", "external")):
+        call = couplers.coupler_call("g", couplers.CouplerSettings(radius_a=10.0, radius_b=25.0, mesh=mesh),
+                                     joints, 0.001, opposed=True)
+        assert (call.method, call.kwargs["mesh"]) == (method, want)
+    belt = couplers.coupler_call("b", couplers.CouplerSettings(radius_a=10.0, radius_b=25.0, mesh="BELT"),
+                                 joints, 0.001, opposed=True)
+    assert belt.method == "add_coupler" and belt.kwargs["joints"] == ["j1", "j2"]
+    np.testing.assert_allclose(belt.kwargs["scales"], [0.01, 0.025], rtol=1e-15)
+    assert belt.terms == ((1, "angle"), (2, "angle")) and not belt.tooth_force

@@ -269,7 +269,8 @@ def test_cam_contact_force_in_plots_and_csv() -> None:
     np.testing.assert_array_equal(series["lobe"]["contact_force"], r.contact_force("lobe"))
     assert "contact_force" not in series["spin"] and "contact_force" in plots.BAKED_PROPS
     assert r.contact_force("lobe").min() > 0.1            # 0.3 kg held up: a real load
-    rows = csv_table.csv_rows(r, np.arange(1, 8.0), ["tappet"], ["spin", "lobe"], ["drive"], cams=["lobe"])
+    rows = csv_table.csv_rows(r, np.arange(1, 8.0), ["tappet"], ["spin", "lobe"], {"drive": ("spin", "angle")},
+                              cams=["lobe"])
     col = rows[0].index("lobe contact_force_N")
     np.testing.assert_allclose([float(row[col]) for row in rows[1:]], r.contact_force("lobe"), rtol=1e-8)
 

@@ -71,6 +71,7 @@ def test_stops_note_in_scene_units() -> None:
     from types import SimpleNamespace as Stop
     stops = (Stop(joint="hinge", side="upper", value=math.pi / 3, angle=True),
              Stop(joint="rail", side="lower", value=-0.05, angle=False))
-    assert drag.stops_note(stops, 0.001) == ("'hinge' rests on its upper stop (60 degrees); "
-                                             "'rail' rests on its lower stop (-50)")
-    assert drag.stops_note((), 1.0) == ""
+    mm = lambda metres: f"{metres * 1000:g} mm"                   # noqa: E731
+    assert drag.stops_note(stops, mm) == ("'hinge' rests on its upper stop (60 degrees); "
+                                          "'rail' rests on its lower stop (-50 mm)")
+    assert drag.stops_note((), mm) == ""

@@ -240,7 +240,7 @@ def test_plots_and_csv_carry_the_stop_and_friction() -> None:
     got = plots.joint_plots(r, ["hinge"], {}, (), {"hinge: limit": "hinge"}, {"hinge: friction": "hinge"})
     np.testing.assert_array_equal(got["hinge"]["limit_force"], r.limit("hinge: limit"))
     np.testing.assert_array_equal(got["hinge"]["friction_force"], r.friction("hinge: friction"))
-    rows = csv_table.csv_rows(r, np.arange(1, 38), ["door"], ["hinge"], [], None, (),
+    rows = csv_table.csv_rows(r, np.arange(1, 38), ["door"], ["hinge"], {}, None, (),
                               {"hinge: limit": ("hinge", "angle")}, {"hinge: friction": ("hinge", "angle")})
     k_lim, k_fr = rows[0].index("hinge limit_force_Nm"), rows[0].index("hinge friction_force_Nm")
     np.testing.assert_allclose([float(row[k_lim]) for row in rows[1:]], r.limit("hinge: limit"), rtol=1e-8)

@@ -50,7 +50,7 @@ def test_a_bake_reads_the_same_numbers_from_a_result_keeping_what_it_bakes() -> 
     m.add_marker("post", "ground", position=(1.0, 0, 0))
     m.add_bushing("mount", "tip", "post", stiffness=100.0, damping=2.0)
     m.add_vector_force("drag", "tip", "post", force=("-30*VX('tip', 'post')", 0, 0))
-    args = (np.arange(1, 14), ["crank"], ["pin"], ["spin"])
+    args = (np.arange(1, 14), ["crank"], ["pin"], {"spin": ("pin", "angle")})
     more = {"bushings": ["mount"], "vector_forces": ["drag"]}
     full = csv_table.csv_rows(m.solve(times=times), *args, **more)
     kept = plots.baked_quantities(1, 1)

@@ -56,3 +56,23 @@ def test_start_notes_name_the_open_joint_and_the_move() -> None:
     assert arm(1e-6) == []                        # below OPEN_SHARE of the 1 m model
     turned = arm(0.0, "0.1")
     assert len(turned) == 1 and "to meet the motions at the start" in turned[0]
+
+
+def test_a_part_whose_markers_sit_at_its_origin_is_measured_by_its_own_size() -> None:
+    """A wheel (radius of gyration sqrt(trace(I) / 2m) = 0.2 m) on an axle at its origin,
+    at (0.4, 0.2, 0.1): every marker and part origin at one point, so their spread is 0.
+    Its pin marker 1e-8 m off the ground's (a float32 rounding of that position is
+    3e-8 m) is no joint open at the start; 1 mm off (5e-3 of the wheel's size) is."""
+    def wheel(offset: float):
+        m = solver.Mechanism(gravity=(0.0, 0.0, -9.81))
+        m.add_part("ground", fixed=True)
+        m.add_part("wheel", mass=2.0, inertia=(0.04, 0.04, 0.08), position=(0.4, 0.2, 0.1))
+        m.add_marker("O", "ground", position=(0.4, 0.2, 0.1))
+        m.add_marker("A", "wheel", position=(offset, 0.0, 0.0))
+        m.add_joint("axle", "revolute", "A", "O")
+        before = {"wheel": m.pose("wheel")}
+        m.assemble()
+        return start_gaps.start_notes(m, before, {"wheel": m.pose("wheel")}, lambda x: f"{x:.3g} m")
+
+    assert wheel(1e-8) == []
+    assert wheel(1e-3)[0] == "joint 'axle' is open at the start by 0.001 m"

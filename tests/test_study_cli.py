@@ -54,6 +54,8 @@ def test_cli_study_of_a_saved_scene(blender, extension, tmp_path, capsys) -> Non
     assert "variant 1 (piston.mass = 1, " in out.err        # a 0.05 m rod cannot reach
     rows = list(csv.DictReader(open(table, encoding="utf-8")))
     assert [r["failure"] != "" for r in rows] == [False, True, False, True]
+    # the failure names the scene's frame (t = 2/24 s is frame 3 of 1-25), as a Bake would
+    assert "(frame 3)" in rows[1]["failure"] and "(frame 3)" in out.err, rows[1]["failure"]
     # the solver's own study of the same scene, read here: the same numbers
     solver = importlib.import_module(extension.__name__ + ".solver")
     reader = importlib.import_module(extension.__name__ + ".addon.scene_reader")

@@ -18,7 +18,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...solver import JOINT_COORDINATES, MechanismError
+from ...solver import JOINT_COORDINATES, MechanismError, quat_to_matrix
 from .plots import coupler_prop
 
 COUPLER_KINDS = [
@@ -111,10 +111,25 @@ def _joint(what: str, kind: str, joints: Sequence[Joint | None], k: int, need: s
     return name
 
 
+_OTHER_MESH = {"EXTERNAL": "INTERNAL", "INTERNAL": "EXTERNAL"}
+
+
+def _ratio_check(what: str, s: CouplerSettings) -> None:
+    """MechanismError naming the coupler for pitch radii left at 0 (the solver checks teeth
+    and ratios by the same name)."""
+    if s.ratio_mode == "RADII" and not (s.radius_a > 0.0 and s.radius_b > 0.0):
+        raise MechanismError(f"{what}: the pitch radii must be above 0 (Radius 1 "
+                             f"{s.radius_a:g}, Radius 2 {s.radius_b:g}): type them, or "
+                             "press Radii from Meshes")
+
+
 def coupler_call(name: str, settings: CouplerSettings, joints: Sequence[Joint | None],
-                 scale: float = 1.0) -> CouplerCall:
+                 scale: float = 1.0, opposed: bool = False) -> CouplerCall:
     """The solver call that adds coupler object ``name`` with ``settings``; ``joints`` its
-    fields A, B, C (unused ones ignored); ``scale`` metres per Blender unit.  MechanismError
+    fields A, B, C (unused ones ignored); ``scale`` metres per Blender unit; ``opposed``: a
+    gear's joints count their gears' turns in opposite senses (``turns_opposed``), so the
+    Mesh, which says how the gears turn, is the solver's other relation (an external mesh
+    its internal one and the reverse; a belt or chain a coupler of the two angles).  MechanismError
     naming the coupler and the field for a field unset or of the wrong joint kind, and for
     a gear radius or rack pitch radius left at 0 (the solver checks the rest by the same
     name)."""
@@ -123,15 +138,19 @@ def coupler_call(name: str, settings: CouplerSettings, joints: Sequence[Joint | 
     if kind == "GEAR":
         a = _joint(what, kind, joints, 0, "angle")
         b = _joint(what, kind, joints, 1, "angle")
-        args: dict = dict(joint1=a, joint2=b, mesh=s.mesh.lower(),
+        if opposed and s.mesh in ("BELT", "CHAIN"):
+            _ratio_check(what, s)
+            r1, r2 = _ratio_radii(s, scale)
+            return CouplerCall("add_coupler", dict(joints=[a, b], scales=[r1, r2],
+                                                   coordinates=["angle", "angle"]),
+                               ((1, "angle"), (2, "angle")))
+        mesh = _OTHER_MESH[s.mesh] if opposed else s.mesh
+        args: dict = dict(joint1=a, joint2=b, mesh=mesh.lower(),
                           pressure_angle=math.degrees(s.pressure_angle))
         if s.mesh != "BELT":              # a belt has no teeth: the panel hides the field
             args["helix_angle"] = math.degrees(s.helix_angle)
+        _ratio_check(what, s)
         if s.ratio_mode == "RADII":
-            if not (s.radius_a > 0.0 and s.radius_b > 0.0):
-                raise MechanismError(f"{what}: the pitch radii must be above 0 (Radius 1 "
-                                     f"{s.radius_a:g}, Radius 2 {s.radius_b:g}): type them, or "
-                                     "press Radii from Meshes")
             args["radii"] = (s.radius_a * scale, s.radius_b * scale)
         elif s.ratio_mode == "TEETH":
             args["teeth"] = (s.teeth_a, s.teeth_b)
@@ -224,6 +243,106 @@ def radius_about_axis(points: np.ndarray, origin: np.ndarray, direction: np.ndar
     along = rel @ (d / n)
     perp = rel - along[:, None] * (d / n)
     return float(np.sqrt(np.max(np.sum(perp * perp, axis=1))))
+
+
+def gear_sides(parts: Sequence[tuple[str, str]]) -> list[float]:
+    """Which part of each of two joints is the gear (or pinion, or rack): ``parts`` each
+    joint's (part I, part J).  +1 its part I, -1 its part J: the gear is the joint's part
+    that the other joint does not also hold (the housing both share); +1 for both when
+    they share no part or both (a planet on its carrier geared to a sun on the ground), as
+    the solver places a pitch point (solver/model/gear_mesh.py)."""
+    common = set(parts[0]) & set(parts[1])
+    if len(common) != 1:
+        return [1.0, 1.0]
+    housing = common.pop()
+    return [-1.0 if pi == housing else 1.0 for pi, _ in parts]
+
+
+def turns_opposed(sides: Sequence[float], axes: Sequence[np.ndarray]) -> bool:
+    """Whether two gear joints' angles count their gears' own turns in opposite senses: a
+    joint whose marker I is on the housing (Connect with the housing active) counts its
+    gear's turn backwards, and so does a joint whose axis (marker J's z, world ``axes``)
+    points against the other's.  Axes more than 45 degrees apart (bevel gears) have no
+    sense to compare: only the sides count.  An External mesh of opposed joints is then
+    the relation the solver calls internal, and the reverse."""
+    z0, z1 = (np.asarray(a, dtype=float) for a in axes)
+    cos = float(z0 @ z1) / max(float(np.linalg.norm(z0) * np.linalg.norm(z1)), 1e-300)
+    along = math.copysign(1.0, cos) if abs(cos) >= math.cos(math.radians(45.0)) else 1.0
+    return sides[0] * sides[1] * along < 0.0
+
+
+def _marker_world(mech, marker: str) -> tuple[np.ndarray, np.ndarray]:
+    """(origin (3,), z axis (3,)) of a marker of the builder ``mech`` in the world, as built."""
+    mk = mech.markers[marker]
+    part = mech.parts[mk.part]
+    R = quat_to_matrix(np.asarray(part.orientation, dtype=float))
+    return (np.asarray(part.position, dtype=float) + R @ np.asarray(mk.position, dtype=float),
+            R @ quat_to_matrix(np.asarray(mk.orientation, dtype=float))[:, 2])
+
+
+def _joint_parts(mech, joints: Sequence[str]) -> list[tuple[str, str]]:
+    """(part I, part J) of each of ``joints`` of the builder ``mech``."""
+    return [(mech.markers[mech.joints[j].marker_i].part, mech.markers[mech.joints[j].marker_j].part)
+            for j in joints]
+
+
+def gear_opposed(mech, joints: Sequence[str]) -> bool:
+    """``turns_opposed`` for two joints of the builder ``mech`` (a gear's fields A and B),
+    their parts and marker J axes as built."""
+    axes = [_marker_world(mech, mech.joints[j].marker_j)[1] for j in joints]
+    return turns_opposed(gear_sides(_joint_parts(mech, joints)), axes)
+
+
+def rack_side_note(name: str, mech, joints: Sequence[str], pitch_radius: float) -> str | None:
+    """Check's note on a rack and pinion (coupler ``name``, joints pinion and rack of the
+    builder ``mech``) whose Pitch Radius has the sign that meshes a rack on the other side
+    of the pinion than its rack part's centre of mass (``rack_pitch_sign``): the rack then
+    runs as a rack on the far side would, and its tooth force acts where it is not.  None
+    when the sign fits, or there is no side to read."""
+    parts = _joint_parts(mech, joints)
+    sides = gear_sides(parts)
+    rack = parts[1][0] if sides[1] > 0 else parts[1][1]
+    part = mech.parts[rack]
+    if part.fixed:
+        return None
+    centre = np.asarray(part.position, dtype=float) + quat_to_matrix(
+        np.asarray(part.orientation, dtype=float)) @ np.asarray(part.center_of_mass, dtype=float)
+    origin, axis = _marker_world(mech, mech.joints[joints[0]].marker_j)
+    slide = _marker_world(mech, mech.joints[joints[1]].marker_j)[1]
+    if rack_pitch_sign(sides, axis, slide, centre - origin) * pitch_radius >= 0.0:
+        return None
+    return (f"rack and pinion {name!r}: its rack (part {rack!r}) lies on the other side of the "
+            f"pinion from where a Pitch Radius of this sign meshes it, so it runs the way a "
+            f"rack on the far side would: make the Pitch Radius "
+            f"{'negative' if pitch_radius > 0 else 'positive'} (Radii from Meshes sets it)")
+
+
+def rack_pitch_sign(sides: Sequence[float], pinion_axis: np.ndarray, slide: np.ndarray,
+                    offset: np.ndarray) -> float:
+    """The sign of a rack and pinion's pitch radius (s = r theta) that makes the rack run as
+    it meshes where it is: ``offset`` from a point of the pinion's axis to the rack, world;
+    ``pinion_axis``, ``slide`` the two joints' marker J z axes; ``sides`` their gear sides
+    (``gear_sides``).  A pinion turning positively about its axis a moves its rim on the
+    rack's side n along a x n, so s = r theta with r > 0 holds where (slide x a) . n > 0,
+    each joint counting its part's motion backwards (side -1) flipping it; the solver puts
+    the pitch point on that side (solver/model/gear_mesh.py).  +1 for a rack on the
+    pinion's axis or a slide along it (no side to read)."""
+    across = np.cross(np.asarray(slide, dtype=float), np.asarray(pinion_axis, dtype=float))
+    side = float(across @ np.asarray(offset, dtype=float))
+    scale = float(np.linalg.norm(across) * np.linalg.norm(offset))
+    if not abs(side) > 1e-9 * scale or scale == 0.0:
+        return 1.0
+    return math.copysign(1.0, side) * sides[0] * sides[1]
+
+
+def _ratio_radii(s: CouplerSettings, scale: float) -> tuple[float, float]:
+    """A gear's (r_1, r_2) as its Ratio From gives them: pitch radii (m), teeth, or 1 and
+    the ratio."""
+    if s.ratio_mode == "RADII":
+        return s.radius_a * scale, s.radius_b * scale
+    if s.ratio_mode == "TEETH":
+        return float(s.teeth_a), float(s.teeth_b)
+    return 1.0, float(s.gear_ratio)
 
 
 def tie_lines(origins: Sequence[Sequence[np.ndarray]]) -> np.ndarray:

@@ -1,6 +1,7 @@
 """The rows Export CSV writes: one per frame with the frame number, time (s), every moving
 part's frame origin (m, world) and quaternion (w x y z), every joint's reaction force and
-torque (N, N m; on part I at marker I, world axes), every motion's effort (N m or N) and every
+torque (N, N m; on part I at marker I, world axes), every motion's effort (N m or N, "<joint>
+motion_effort_Nm", as the bake's property, or "motion_effort_slide_N") and every
 coupler's baked series (io/plots.py: "<coupler> coupler_torque_1_Nm", "... tooth_force_N") and
 every cam's contact force ("<cam> contact_force_N"), every joint's stops' force and (dynamic
 runs) its friction ("<joint> limit_force_Nm", "<joint> friction_force_N" on a slide, a
@@ -20,7 +21,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ...solver import MechanismError
-from .plots import actuator_plots, coupler_plots, follow_plots, friction_series
+from .plots import EFFORT_PROPS, actuator_plots, coupler_plots, follow_plots, friction_series
 
 PART_COLUMNS = ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")
 JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
@@ -31,7 +32,7 @@ CONTACT_COLUMNS = ("part_contact_Fx_N", "part_contact_Fy_N", "part_contact_Fz_N"
 
 
 def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[str],
-             motions: Sequence[str], couplers: Mapping[str, Any] | None = None,
+             motions: Mapping[str, tuple[str, str]], couplers: Mapping[str, Any] | None = None,
              cams: Sequence[str] = (), limits: Mapping[str, tuple[str, str]] | None = None,
              frictions: Mapping[str, tuple[str, str]] | None = None,
              bushings: Sequence[str] = (), vector_forces: Sequence[str] = (),
@@ -39,6 +40,8 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
              actuators: Mapping[str, Sequence[tuple[str, str, str]]] | None = None
              ) -> list[list[str]]:
     """Header and one row of text per result row (row k is scene frame ``frames[k]``);
+    ``motions``: motion name -> (joint name, "angle" | "slide"), its effort written under
+    its joint as the bake's property ("<joint> motion_effort_Nm", "... motion_effort_slide_N");
     ``couplers``: coupler name -> its io.couplers.CouplerCall; ``cams``: cam joint names;
     ``limits``, ``frictions``: item name -> (joint name, "angle" | "slide"); ``bushings``:
     their names (the load on marker I's part, world axes); ``vector_forces``: the forces with
@@ -55,8 +58,8 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
         F, T = result.reaction(name)
         header += [f"{name} {c}" for c in JOINT_COLUMNS]
         cols += list(F.T) + list(T.T)
-    for name in motions:
-        header.append(f"{name} effort")
+    for name, (joint, coord) in motions.items():
+        header.append(f"{joint} {EFFORT_PROPS[coord]}_{'Nm' if coord == 'angle' else 'N'}")
         cols.append(result.effort(name))
     for name in cams:
         header.append(f"{name} contact_force_N")

@@ -44,7 +44,7 @@ solver's smooth curve rounds off: Check names such points (``bezier_corners``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -292,6 +292,27 @@ def joint_curve(joint: str, label: str, name: str, spline: SplineData, matrix: n
 def unset_message(joint: str, kind: str, field: str, label: str) -> str:
     """The error for a curve field left empty (or whose object was deleted)."""
     return f"joint {joint!r}: {label} is not set: pick the curve object of {_PICK[kind, field]}"
+
+
+def reshaped_message(what: str, modifiers: Sequence[tuple[str, str]],
+                     shape_keys: Sequence[str]) -> str | None:
+    """The error for a curve object that the viewport draws otherwise than its spline's own
+    points (which a joint reads): ``modifiers`` its modifiers enabled in viewports (name,
+    type), ``shape_keys`` its shape keys in effect (a relative key of a value other than 0,
+    not muted; every key of an absolute set).  None when there are neither.  Blender keeps
+    a curve's modifiers (a Hook, a Lattice) and shape keys out of the spline's numbers, so
+    the joint would follow the curve as it was before them."""
+    if modifiers:
+        name, kind = modifiers[0]
+        more = f" (and {len(modifiers) - 1} more)" if len(modifiers) > 1 else ""
+        return (f"{what} has modifier {name!r} ({kind.replace('_', ' ').title()}){more}, which "
+                "shapes the curve drawn but not the spline the joint follows: apply it (the "
+                "modifier's menu, Apply) or turn it off in viewports")
+    if shape_keys:
+        return (f"{what} has shape key {shape_keys[0]!r} in effect, which shapes the curve drawn "
+                "but not the spline the joint follows: set its value to 0, or make it the "
+                "curve's shape (Edit Mode, Vertex > Blend from Shape) and delete the shape keys")
+    return None
 
 
 def loose_note(joint: str, label: str, name: str, part: str) -> str:

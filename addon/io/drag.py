@@ -7,6 +7,7 @@ angles in radians.  Matrices are (4, 4) numpy arrays (``matrix_world``)."""
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import numpy as np
 
@@ -91,12 +92,13 @@ def time_of_frame(frame_start: int, fps: float, frame: float) -> float:
     return (float(frame) - frame_start) / fps
 
 
-def stops_note(stops, scale: float) -> str:
+def stops_note(stops, length_text: Callable[[float], str]) -> str:
     """The panel's line for the stops that hold a pose set by hand (records with ``joint``,
     ``side``, ``value`` in rad or m and ``angle``, as the solver's ``Poser.stopped``): an
-    angle in degrees, a slide in Blender units (``scale`` metres per BU); "" for none."""
+    angle in degrees, a slide as ``length_text`` writes metres (the scene's units, as the
+    Lower and Upper fields show it); "" for none."""
     said = []
     for s in stops:
-        value = f"{math.degrees(s.value):.6g} degrees" if s.angle else f"{s.value / scale:.6g}"
+        value = f"{math.degrees(s.value):.6g} degrees" if s.angle else length_text(s.value)
         said.append(f"{s.joint!r} rests on its {s.side} stop ({value})")
     return "; ".join(said)

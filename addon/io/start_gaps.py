@@ -6,8 +6,9 @@ holds") at the parts' placements: the length rows (at-point, on-axis, in-plane, 
 give the distance by which marker I's origin misses where the joint holds it (m), the
 direction rows (dot-1) the angle by which the axes miss (rad).  A part's move is the
 largest displacement of its origin and markers from the user's placement to the assembled
-one.  Both count when above OPEN_SHARE of the model's size (the spread of the parts' and
-markers' origins), or OPEN_SHARE radians.  SI units in, as the solver's builder holds them.
+one.  Both count when above OPEN_SHARE of the model's size (``model_size``: the spread of the
+parts' and markers' origins, the parts' radii of gyration and marker arms), or OPEN_SHARE
+radians.  SI units in, as the solver's builder holds them.
 Joints on curves: a point on curve misses by marker I's origin's distance from its curve; a
 cam by the distance between its two curves where they are apart (``cam_gap``), or by how
 deep one reaches into the other's closed profile where they overlap.
@@ -108,10 +109,21 @@ def cam_gap(off_i: np.ndarray, inside_i, off_j: np.ndarray, inside_j) -> float:
     return float(min(off_i.min(), off_j.min()))
 
 
-def model_size(frames: dict, poses: dict[str, Pose]) -> float:
-    """The spread (m, largest extent along a world axis) of the markers' and parts' origins."""
+def model_size(mech, frames: dict, poses: dict[str, Pose]) -> float:
+    """The mechanism's size (m), wherever it sits in the world: the spread (largest extent
+    along a world axis) of the markers' and moving parts' origins, each moving part's
+    radius of gyration sqrt(trace(I) / 2m) and its markers' distances from its origin, as
+    the solver measures a model's size (solver/model/compile.py).  The spread alone is 0 for
+    a wheel whose markers all sit at its origin (an axle at its centre): every float32
+    rounding of the scene would then count as a joint open at the start."""
     points = [o for o, _ in frames.values()] + [pos for pos, _ in poses.values()]
-    return max(float(np.max(np.ptp(np.array(points), axis=0))) if len(points) > 1 else 0.0, 1e-9)
+    sizes = [float(np.max(np.ptp(np.array(points), axis=0)))] if len(points) > 1 else []
+    for name in poses:
+        part = mech.parts[name]
+        if part.mass > 0.0:
+            sizes.append(float(np.sqrt(np.trace(np.asarray(part.inertia, dtype=float)) / (2.0 * part.mass))))
+    sizes += [float(np.linalg.norm(mk.position)) for mk in mech.markers.values() if mk.part in poses]
+    return max(sizes + [1e-9])
 
 
 def start_notes(mech, before: dict[str, Pose], after: dict[str, Pose],
@@ -121,7 +133,7 @@ def start_notes(mech, before: dict[str, Pose], after: dict[str, Pose],
     the moving parts' poses) and by how much, and the parts the assembly (``after``) moves and
     how far.  ``length_text`` writes a length in metres in the scene's units."""
     was, now = marker_frames(mech, before), marker_frames(mech, after)
-    size = model_size(was, before)
+    size = model_size(mech, was, before)
     moved = {}
     for name, (pos, _) in before.items():
         points = [(pos, after[name][0])] + [(was[m.name][0], now[m.name][0])

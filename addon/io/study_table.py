@@ -20,6 +20,7 @@ import numpy as np
 
 from ...solver import StudyError, shared_constants
 from .csv_table import write_rows
+from .timeline import with_scene_frame
 
 
 def level_values(start: float, stop: float, count: int) -> tuple[float, ...]:
@@ -58,6 +59,16 @@ def _num(x: Any) -> float | None:
     return None if math.isnan(x) else x
 
 
+def scene_failures(failures: dict, frames: Any = None) -> dict[int, str]:
+    """Variant -> its failure's reason, an output frame the solver names by its index from
+    0 ("(frame k)") named as the scene's frame ``frames[0] + k`` (``frames``: the first and
+    last scene frame the study ran over; None: the reasons as given)."""
+    if frames is None:
+        return {int(i): str(w) for i, w in failures.items()}
+    scene = np.arange(int(frames[0]), int(frames[1]) + 1, dtype=float)
+    return {int(i): with_scene_frame(str(w), scene) for i, w in failures.items()}
+
+
 @dataclass
 class StudyTable:
     """A study's summary table as the scene keeps it (module docstring)."""
@@ -70,11 +81,14 @@ class StudyTable:
 
     @classmethod
     def from_result(cls, res: Any, settings: dict[str, Any] | None = None) -> "StudyTable":
-        """From a StudyResult (``settings``: what it ran over, kept as given)."""
+        """From a StudyResult (``settings``: what it ran over, kept as given).  A failure's
+        reason that names an output frame by the solver's count from 0 ("(frame 2)") names
+        the scene's frame instead (``scene_failures``), as a Bake's messages do."""
         cols = list(res.summary)
         data = np.array([np.asarray(res.summary[c], dtype=float) for c in cols]).T
+        settings = dict(settings or {})
         return cls(tuple(res.parameters), cols, data.reshape(len(res), len(cols)),
-                   {int(i): str(w) for i, w in res.failures.items()}, dict(settings or {}),
+                   scene_failures(res.failures, settings.get("frames")), settings,
                    uuid.uuid4().hex)
 
     def __len__(self) -> int:
