@@ -147,7 +147,7 @@ class _Sweep:
         self.alg = Algebra(model, models, st.keep, take)
         tables, n_ok, self.bad = zip(*(motion_table(m, times) for m in models))  # its own
         self.fv, self.n_ok = np.stack(tables), np.array(n_ok)     # (V, frames, motions, 3)
-        self.ts_ref = np.zeros((V, len(model.forces.ts_names)))
+        self.ts_ref = np.zeros((V, 2, len(model.forces.ts_names)))  # torsion angles, rates
         self.tol = (None if model.limits is None
                     else np.stack([tolerance(m) for m in models])[:, None])   # (V, 1, nbound)
         self.r0, self.p0 = np.stack([s.r for s in starts]), np.stack([s.p for s in starts])
@@ -303,7 +303,9 @@ class _Sweep:
         pot, pnc = np.zeros((V, m)), np.zeros((V, m))
         ts_next = self.ts_ref                 # (handed on once the block is kept)
         if not model.forces.empty:
-            Qf, pot, pnc, ts_next = block_forces(model, times[ks], rg, A, vg, wg, self.ts_ref)
+            before = times[ks[0]] if self.prev is None else self.prev.state.t
+            Qf, pot, pnc, ts_next = block_forces(model, times[ks], rg, A, vg, wg, self.ts_ref,
+                                                 float(before))
             Q += Qf[..., :nb, :]
         phi = None if evq is None else evq.phi[:, :m]      # (a tree has no stops: tree.py)
         speeds = np.concatenate([vg, wg], axis=-1)
