@@ -14,6 +14,7 @@ from ..model.kept import kept_quantities
 from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose, curve_contacts, run_disagreement
+from .cam_check import cam_crossing
 from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
@@ -183,9 +184,10 @@ def run_from(model: Model, begun: Start, times: np.ndarray, how: Settings = Sett
 
 def _curve_checks(model: Model, out: Result) -> None:
     """A point that ran off the end of its open curve stops the run there (SolverError
-    naming the joint, the time and the frame, with the frames before); a cam contact that
-    would have to pull is noted with the time and force (the result holds the curves
-    together, as a bilateral joint would)."""
+    naming the joint, the time and the frame, with the frames before), and so does a cam
+    whose curves cut into each other (cam_check.py: the follower passed through the cam);
+    a cam contact that would have to pull is noted with the time and force (the result
+    holds the curves together, as a bilateral joint would)."""
     cp = model.curves
     for name, k, curve in curve_contacts(model):
         off = ~curve.inside(out.track[:, k])
@@ -195,6 +197,17 @@ def _curve_checks(model: Model, out: Result) -> None:
             raise SolverError(f"joint {name!r}: the contact ran off the end of the open curve "
                               f"{curve.name!r} at t = {t:.6g} s (frame {f}); make the curve "
                               "longer or the motion shorter", t, (name,), out.truncated(f))
+    for name in cp.cam_names:
+        crossing = cam_crossing(model, out, name)
+        if crossing is not None:
+            f, depth = crossing
+            t = float(out.times[f])
+            raise SolverError(f"cam {name!r}: its curves cut into each other by {depth:.3g} m at "
+                              f"t = {t:.6g} s (frame {f}): they would touch at another point "
+                              "too (a flank concave more tightly than the follower is curved, "
+                              "which the follower bridges or passes through), and the joint "
+                              "holds one common normal only; make the cam's concave flanks "
+                              "gentler or the follower smaller", t, (name,), out.truncated(f))
     for name in cp.cam_names:
         force = out.contact_force(name)
         if len(force) and force.min() < -1e-9 * max(float(np.abs(force).max()), 1e-300):
