@@ -19,10 +19,10 @@ import numpy as np
 from ..model.compile import Model
 from ..model.results import Result
 
-POLYGON = 256         # points of the closed curve's polygon (chord error 1e-4 of a circle's size)
-SAMPLES = 64          # points of the other curve
+POLYGON = 128         # points of the closed curve's polygon (chord error 1.5e-4 of a circle's size)
+SAMPLES = 32          # points of the other curve per size of the closed one (32 to 256 in all)
 DEPTH = 1e-3          # a cut deeper than this share of the closed curve's size is a crossing
-CHUNK = 64            # frames at a time (arrays of CHUNK x SAMPLES x POLYGON)
+CHUNK = 4096          # points at a time near the polygon (arrays of CHUNK x POLYGON)
 
 
 def cam_crossing(model: Model, out: Result, name: str) -> tuple[int, float] | None:
@@ -40,26 +40,47 @@ def cam_crossing(model: Model, out: Result, name: str) -> tuple[int, float] | No
     else:
         return None
     polygon = closed.evaluate(np.linspace(0.0, closed.length, POLYGON, endpoint=False), 0)[0]
-    points = other.evaluate(np.linspace(0.0, other.length, SAMPLES,
+    count = int(np.clip(np.ceil(SAMPLES * other.length / closed.size), SAMPLES, 8 * SAMPLES))
+    points = other.evaluate(np.linspace(0.0, other.length, count,
                                         endpoint=not other.closed), 0)[0]
     oc, ac = out.marker_frame(m_closed)
     oo, ao = out.marker_frame(m_other)
-    depth = DEPTH * closed.size
-    side = None
-    for f0 in range(0, len(out.times), CHUNK):
-        at = slice(f0, f0 + CHUNK)
-        world = oo[at, None, :] + np.einsum("fij,pj->fpi", ao[at], points)
-        local = np.einsum("fji,fpj->fpi", ac[at], world - oc[at, None, :])[..., :2]
-        inside, distance = _inside_and_distance(local, polygon[:, :2])
-        if side is None:          # the follower's side: where most of its points lie
-            deep = distance[0] > depth
-            side = bool(np.count_nonzero(inside[0] & deep) > np.count_nonzero(~inside[0] & deep))
-        cut = np.where((inside != side) & (distance > depth), distance, 0.0)
-        worst = cut.max(axis=1)
-        if worst.any():
-            f = int(np.argmax(worst > 0.0))
-            return f0 + f, float(worst[f])
-    return None
+    world = oo[:, None, :] + np.einsum("fij,pj->fpi", ao, points)
+    local = np.einsum("fji,fpj->fpi", ac, world - oc[:, None, :])[..., :2]    # (F, P, 2)
+    inside, distance = _classified(local, polygon[:, :2], DEPTH * closed.size)
+    deep = distance > DEPTH * closed.size
+    # the follower's side: where most of its points lie at the first frame
+    side = bool(np.count_nonzero(inside[0] & deep[0]) > np.count_nonzero(~inside[0] & deep[0]))
+    cut = np.where((inside != side) & deep, distance, 0.0).max(axis=1)
+    if not cut.any():
+        return None
+    f = int(np.argmax(cut > 0.0))
+    inside, distance = _inside_and_distance(local[f], polygon[:, :2])    # that frame exactly
+    return f, float(np.where(inside != side, distance, 0.0).max())
+
+
+def _classified(points: np.ndarray, polygon: np.ndarray, depth: float):
+    """(inside, distance) of planar points (..., 2) from a closed polygon (E, 2), as
+    ``_inside_and_distance``, but only the points within ``depth`` of the ring between the
+    polygon's nearest and farthest reach from its centroid are measured edge by edge: the
+    others are inside (or outside) it by more than ``depth`` (their distance is given as
+    their distance from that ring, a lower bound, which is all a crossing's test reads;
+    the cut reported is measured exactly).  A polygon whose centroid lies outside it has
+    no inner circle: every point within its reach is measured."""
+    centre = polygon.mean(axis=0)
+    reach = np.sqrt(((polygon - centre) ** 2).sum(axis=-1)).max()
+    held, near = (x[0] for x in _inside_and_distance(centre[None], polygon))
+    near = near if held else 0.0          # the circle about the centroid inside the polygon
+    r = np.sqrt(((points - centre) ** 2).sum(axis=-1))
+    inside = r < near
+    distance = np.where(inside, near - r, r - reach)
+    ring = np.flatnonzero(((r >= near - depth) & (r <= reach + depth)).ravel())
+    flat_inside, flat_distance = inside.reshape(-1), distance.reshape(-1)
+    flat = points.reshape(-1, 2)
+    for k in range(0, len(ring), CHUNK):
+        at = ring[k:k + CHUNK]
+        flat_inside[at], flat_distance[at] = _inside_and_distance(flat[at], polygon)
+    return flat_inside.reshape(inside.shape), flat_distance.reshape(distance.shape)
 
 
 def _inside_and_distance(points: np.ndarray, polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
