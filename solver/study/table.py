@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..base.elementary import arctan2
+from ..analyses.limit_check import joint_angle
 from ..base.errors import SolverError, StudyError
 from ..model.results import Result
 from ..vocabulary.builder import Builder
@@ -68,38 +68,17 @@ def columns(base: Builder, samples: Samples, metrics: dict[str, Callable]) -> li
 
 
 def coordinate(result: Result, joint: str, which: str) -> np.ndarray:
-    """(n,) a joint's angle (rad, unwrapped over the frames) or slide (m), from its markers'
-    frames as docs/conventions.md defines them: the angle of x_I from x_J about z_J, the slide of I's
-    origin from J's along z_J.  Each frame's angle is on the turn nearest the frame before's
-    plus the change its rate (w_I - w_J) . z_J gives by the trapezoidal rule, so a joint
-    that turns half a turn or more between frames keeps its turns (a plain unwrap of the
-    frames' angles would take 1.25 turns as a quarter, backwards); a Result that kept no
-    velocities is unwrapped frame to frame."""
+    """(n,) a joint's angle (rad, unwrapped over the frames: analyses/limit_check.py
+    ``joint_angle``, which keeps the turns of a joint turning half a turn or more between
+    frames) or slide (m), from its markers' frames as docs/conventions.md defines them: the
+    angle of x_I from x_J about z_J, the slide of I's origin from J's along z_J."""
+    if which != "slide":
+        return joint_angle(result, joint)
     model = result.model
     k = model.joint_names.index(joint)
-    oi, ai = result.marker_frame(model.joint_marker_i[k])
+    oi = result.marker_frame(model.joint_marker_i[k])[0]
     oj, aj = result.marker_frame(model.joint_marker_j[k])
-    if which == "slide":
-        return np.einsum("ni,ni->n", oi - oj, aj[:, :, 2])
-    xi = ai[:, :, 0]
-    raw = arctan2(np.einsum("ni,ni->n", xi, aj[:, :, 1]),
-                  np.einsum("ni,ni->n", xi, aj[:, :, 0]))
-    if "velocities" not in result.kept or len(raw) < 2:
-        return np.unwrap(raw)
-    wi, wj = (_spin(result, m) for m in (model.joint_marker_i[k], model.joint_marker_j[k]))
-    rate = np.einsum("ni,ni->n", wi - wj, aj[:, :, 2])
-    change = 0.5 * np.diff(result.times) * (rate[:-1] + rate[1:])
-    turns = np.round((change - np.diff(raw)) / (2.0 * np.pi))
-    return raw + 2.0 * np.pi * np.concatenate([[0.0], np.cumsum(turns)])
-
-
-def _spin(result: Result, marker: str) -> np.ndarray:
-    """(n, 3) rad/s, world axes: the angular velocity of the part that carries ``marker``."""
-    model = result.model
-    b = model.marker_body[marker]
-    if b == model.nb:                                  # the ground
-        return np.zeros((len(result.times), 3))
-    return result.angular_velocity(model.body_part[b])
+    return np.einsum("ni,ni->n", oi - oj, aj[:, :, 2])
 
 
 def result_row(result: Result, base: Builder) -> list[float]:
