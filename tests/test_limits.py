@@ -564,3 +564,26 @@ def test_a_motion_driven_round_through_a_stop_between_frames_is_named() -> None:
     said = r"limit 'stop': joint 'axle' turned to 5 rad .* \(frame 2\)"
     with pytest.raises(SolverError, match=said):
         m.solve(duration=1.0, fps=2)
+
+
+def test_a_lone_stop_struck_from_the_far_side_of_the_turn_is_named() -> None:
+    """A wheel turning at -2 rad/s away from its one stop (upper, 1 rad): the limit reads
+    the angle within half a turn of its bound, so at 1 - pi rad (t = (pi - 1)/2 =
+    1.0708 s) the joint read as past the stop and was struck there, where there is none:
+    it turned back at 1 rad/s after an 'impact' met moving away from the stop (speed -2
+    rad/s), silently.  The run now stops at that impact naming the limit and the frames
+    before follow the free turn, -2 t (1e-9 rad)."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("wheel", mass=1.0, inertia=(0.05, 0.05, 0.1), angular_velocity=(0.0, 0.0, -2.0))
+    m.add_marker("o", "ground")
+    m.add_marker("hub", "wheel")
+    m.add_joint("pin", "revolute", "hub", "o")
+    m.add_limit("stop", "pin", upper=1.0)
+    with pytest.raises(SolverError, match=r"limit 'stop': joint 'pin' struck its upper stop at "
+                                          r"t = 1.0708 s moving away from it") as info:
+        m.solve(duration=2.0, fps=50, analysis="dynamic")
+    before = info.value.result
+    q = before.orientation("wheel")
+    angle = np.unwrap(2.0 * np.arctan2(q[:, 3], q[:, 0]))
+    assert len(before) == 54 and np.abs(angle + 2.0 * before.times).max() < 1e-9

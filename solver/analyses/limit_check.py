@@ -57,6 +57,7 @@ def through_stops(model: Model, out: Result) -> None:
     lm = model.limits
     if lm is None or not len(out.times):
         return
+    _struck_moving_away(model, out)
     first = None
     seen = set()
     for b in np.flatnonzero(model.row_kind[lm.rows] == ANGLE):
@@ -80,3 +81,29 @@ def through_stops(model: Model, out: Result) -> None:
                       "joint on the other side of the turn and no longer holds it where it "
                       "is; make the stop stiffer, its range narrower or the motion gentler",
                       t, (lm.names[b], lm.joints[b]), out.truncated(f))
+
+
+def _struck_moving_away(model: Model, out: Result) -> None:
+    """SolverError at the first impact on an angle's stop that its joint met moving away
+    from it (faster than the stop's rest speed): a joint that turns half a turn from a
+    limit's one bound is read on the other side of the turn, past that bound, and struck
+    there, where there is no stop (a wheel at 2 rad/s off a lone upper stop at 1 rad turned
+    back at 1 - pi rad)."""
+    lm = model.limits
+    angle = model.row_kind[lm.rows] == ANGLE
+    index = {(lm.names[b], lm.bounds[b]): b for b in range(len(lm.names))}
+    for hit in out.impacts:
+        for name, joint, bound, speed in zip(hit.limits, hit.joints, hit.bounds, hit.speed_before):
+            b = index[(name, bound)]
+            toward = speed if bound == "upper" else -speed
+            if not angle[b] or toward >= -float(lm.rest_speed[b]):
+                continue
+            t = float(hit.time)
+            k = int(np.searchsorted(out.times, t))
+            raise SolverError(f"limit {name!r}: joint {joint!r} struck its {bound} stop at "
+                              f"t = {t:.6g} s moving away from it ({speed:.4g} rad/s): half a "
+                              f"turn from {lm.centre[b]:.4g} rad, about which the limit reads "
+                              "its angle, the joint is read past the stop on the other side "
+                              "of the turn, where there is no stop; give the limit both "
+                              "bounds (the range the joint may turn through)", t,
+                              (name, joint), out.truncated(k))
