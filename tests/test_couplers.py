@@ -64,6 +64,32 @@ def test_gear_ratio_holds_over_1000_turns(mesh: str) -> None:
     assert np.abs(wrap(turn_z(r, "g2") - sign * 0.1 / 0.25 * f)).max() < 1e-11
 
 
+UNEVEN_DRIVES = {"2*pi*3*sin(20*t)": lambda t: TAU * 3 * np.sin(20 * t),
+                 "2*pi*(20*t + 60*t**2)": lambda t: TAU * (20 * t + 60 * t ** 2)}
+
+
+@pytest.mark.parametrize("drive, fps", [("2*pi*3*sin(20*t)", 24.0),
+                                         ("2*pi*(20*t + 60*t**2)", 10.0)])
+def test_a_gear_driven_unevenly_far_between_frames_keeps_its_ratio(drive: str,
+                                                                    fps: float) -> None:
+    """Gear 1 driven 3 turns each way at 20 rad/s (up to 2.5 turns between frames at 24
+    fps) or speeding up from 20 to 140 turns/s at 10 fps: gear 2 turns by -r_1/r_2 of
+    gear 1's angle (mod a turn, 1e-10 rad), and the coupler's tracked angle of gear 1 is
+    the drive's (1e-9 rad), in a sweep and in a study's variants (ratios 2.5 and 2).  The
+    sweep took gear 1's angle on the turn nearest a first-order prediction, a turn off
+    here, and gear 2 went 2 pi r_1/r_2 = 2.51 rad from its pose without a word."""
+    m = spur_pair()
+    m.add_motion("drive", "j1", drive)
+    r = m.solve(duration=1.0, fps=fps)
+    theta = UNEVEN_DRIVES[drive](r.times)
+    assert np.abs(wrap(turn_z(r, "g1") - theta)).max() < 1e-10
+    assert np.abs(wrap(turn_z(r, "g2") + 0.1 / 0.25 * theta)).max() < 1e-10
+    assert np.abs(r.track[:, 0] - theta).max() < 1e-9
+    res = m.study([{"mesh.ratio": 2.5}, {"mesh.ratio": 2.0}], duration=1.0, fps=fps)
+    for i, ratio in enumerate((2.5, 2.0)):
+        assert np.abs(wrap(turn_z(res.result(i), "g2") + theta / ratio)).max() < 1e-10
+
+
 def planetary(ring_teeth: int = 72, sun_teeth: int = 24, general: bool = False) -> Mechanism:
     """A planetary stage, the ring fixed: the carrier turns on the central axle, driven;
     the sun on the same axle; one planet on the carrier.  ``general``: the sun is hinged

@@ -375,3 +375,75 @@ def test_float32_tilt_of_a_redundant_row_is_still_redundant() -> None:
     assert rep.dof == 1 and rep.driven_dof == 0 and "slot" in rep.redundant
     r = m.solve(duration=0.25, fps=24)
     np.testing.assert_allclose(r.position("yoke")[:, 0], 0.05 * np.cos(4 * math.pi * r.times), atol=1e-12)
+
+
+
+R3, A3 = 0.05, 0.01                    # the three-lobe cam: r(u) = R3 + A3 cos 3u, m
+
+
+def three_lobe_cam_under_a_flat_face() -> Mechanism:
+    """A cam r(u) = 0.05 + 0.01 cos 3u (m), concave at its three waists (r^2 + 2 r'^2 -
+    r r'' < 0 there: 0.05 < 10 x 0.01), turned at 2 rad/s under a flat face 0.2 m wide on
+    a vertical guide through its axle."""
+    lobes = Curve.from_function(
+        lambda u: np.stack([(R3 + A3 * np.cos(3 * u)) * np.cos(u),
+                            (R3 + A3 * np.cos(3 * u)) * np.sin(u), 0 * u], -1),
+        0.0, 2 * math.pi, closed=True, samples=400, name="lobes")
+    m = Mechanism(gravity=(0.0, -G, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("cam", mass=1.0, inertia=(1e-3, 1e-3, 2e-3))
+    m.add_marker("axle", "ground")
+    m.add_marker("hub", "cam")
+    m.add_joint("spin", "revolute", "hub", "axle")
+    m.add_motion("drive", "spin", "2*t")
+    m.add_part("follower", mass=0.3, inertia=(1e-4, 1e-4, 1e-4), position=(0.0, R3 + A3, 0.0))
+    m.add_marker("guide", "ground", orientation=Z_ALONG_Y)
+    m.add_marker("stem", "follower", orientation=Z_ALONG_Y)
+    m.add_joint("slide", "prismatic", "stem", "guide")
+    m.add_marker("face", "follower")
+    m.add_marker("disc", "cam")
+    m.add_cam("contact", "face", Curve.from_points([(-0.1, 0.0), (0.0, 0.0), (0.1, 0.0)],
+                                                   closed=False, name="face"),
+              "disc", lobes)
+    return m
+
+
+def test_a_follower_that_cannot_stay_on_one_point_of_touch_stops_the_run() -> None:
+    """The flat face on the three-lobe cam rides one lobe until the next rises above it
+    across the concave waist: the one common normal the joint holds is then no longer
+    where they touch, and from the next frames on the joint's Newton found another,
+    through the cam, and the face went on under it (0.11 m off the true lift, the highest
+    point of the turned cam, with only a note that it would have to pull).  The sweep now
+    stops at the first frame where the cam cuts into the face by 1e-3 of its size,
+    naming the cam; the frames before have the face on top of the cam, at the true lift
+    or above it by less than that cut (the lobe it rides is the highest until then)."""
+    with pytest.raises(SolverError, match=r"cam 'contact': its curves cut into each other") as info:
+        three_lobe_cam_under_a_flat_face().solve(duration=math.pi, fps=60)
+    err = info.value
+    assert err.joints == ("contact",) and 0.2 < err.time < 0.4
+    before = err.result
+    u = np.linspace(0.0, 2 * math.pi, 20001)
+    turn = 2.0 * before.times[:, None]
+    lift = ((R3 + A3 * np.cos(3 * u)) * np.sin(u + turn)).max(axis=1)
+    y = before.position("follower")[:, 1]
+    assert len(y) == round(err.time * 60) and np.all(y > 0.0)
+    # (above the true lift by no more than the spline's fit of the cam, 400 samples, and
+    # the 20,001-point maximum's own error, both under 1e-8 m)
+    assert np.all(lift - y < 1e-3 * 2 * (R3 + A3)) and np.all(y - lift < 1e-7)
+
+
+def test_a_dynamic_run_that_fails_past_a_cam_cut_names_the_cam() -> None:
+    """The three-lobe cam spinning freely at 2 rad/s (I_zz 0.2 kg m^2), the face pressed on
+    it by 20 N: the next lobe cuts into the face first at 0.233 s (frame 14), and at
+    0.303 s the common normal the joint holds ends and the steps collapse.  The failure
+    said only that the step size fell below 1e-12 s; it now names the cam and the frame of
+    the cut, with the frames before (and the integrator's failure as its cause)."""
+    m = three_lobe_cam_under_a_flat_face()
+    m.add_force("press", "stem", force=(0.0, -20.0, 0.0))
+    del m.motions["drive"]
+    m.parts["cam"].angular_velocity[:] = (0.0, 0.0, 2.0)
+    m.parts["cam"].inertia[:] = np.diag([0.1, 0.1, 0.2])
+    with pytest.raises(SolverError, match=r"cam 'contact': its curves cut into each other .* "
+                                          r"\(frame 14\)") as info:
+        m.solve(duration=math.pi, fps=60, analysis="dynamic")
+    assert len(info.value.result) == 14 and isinstance(info.value.__cause__, SolverError)

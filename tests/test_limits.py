@@ -521,3 +521,69 @@ def test_an_impact_returns_the_run_state_with_its_bound_at_rest() -> None:
     pull[model.limits.rows[0]] = model.limits.sgn[0]      # push -sgn lambda < 0: it pulls
     resting, let_go = stops.release(pull, run.resting)
     assert let_go and resting.tolist() == [False] and run.resting.tolist() == [True]
+
+
+def spinning_wheel_on_a_soft_stop() -> Mechanism:
+    """A wheel (I_zz = 0.1 kg m^2) spinning at 5 rad/s on a pin about z, free between
+    compliant stops at -3 and 3 rad (10 N m/rad, no damping)."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("wheel", mass=1.0, inertia=(0.05, 0.05, 0.1), angular_velocity=(0.0, 0.0, 5.0))
+    m.add_marker("o", "ground")
+    m.add_marker("hub", "wheel")
+    m.add_joint("pin", "revolute", "hub", "o")
+    m.add_limit("soft", "pin", lower=-3.0, upper=3.0, stiffness=10.0, exponent=1.0, damping=0.0)
+    return m
+
+
+def test_a_joint_pushed_round_through_its_compliant_stop_stops_the_run() -> None:
+    """The wheel reaches the upper stop at 0.6 s and would turn back at 3.5 rad (its 1.25 J
+    in the stop's 10 x 0.5^2 / 2), but a limit reads its angle within half a turn of its
+    range's middle: past pi (at 0.6287 s, where 3 + 0.5 sin(10 (t - 0.6)) = pi) the joint
+    read as past the lower stop, which pushed it on, and then as free: it spun on at
+    5 rad/s to 10 rad, energy kept, without a word.  The run now stops at the first frame
+    past pi (0.64 s at 50 fps) naming the limit; the frames before follow the closed form
+    (5 t, then 3 + 0.5 sin(10 (t - 0.6)); 1e-6 rad at the default tolerance)."""
+    said = r"limit 'soft': joint 'pin' turned to .* \(frame 32\)"
+    with pytest.raises(SolverError, match=said) as info:
+        spinning_wheel_on_a_soft_stop().solve(duration=2.0, fps=50, analysis="dynamic")
+    before = info.value.result
+    t = before.times
+    q = before.orientation("wheel")
+    angle = np.unwrap(2.0 * np.arctan2(q[:, 3], q[:, 0]))
+    closed = np.where(t < 0.6, 5.0 * t, 3.0 + 0.5 * np.sin(10.0 * (t - 0.6)))
+    assert info.value.time == pytest.approx(0.64) and np.abs(angle - closed).max() < 1e-6
+
+
+def test_a_motion_driven_round_through_a_stop_between_frames_is_named() -> None:
+    """Stops at -3 and 3 rad, the pin driven 5 t, at 2 fps: the frames at 0 and 2.5 rad
+    are in range and the one at 5 rad reads as -1.28 rad, in range too: the sweep ran
+    through the stop.  Followed by its rate the angle is 5 rad, past the wrap: named."""
+    m = driven_wheel("5*t")
+    m.add_limit("stop", "axle", lower=-3.0, upper=3.0)
+    said = r"limit 'stop': joint 'axle' turned to 5 rad .* \(frame 2\)"
+    with pytest.raises(SolverError, match=said):
+        m.solve(duration=1.0, fps=2)
+
+
+def test_a_lone_stop_struck_from_the_far_side_of_the_turn_is_named() -> None:
+    """A wheel turning at -2 rad/s away from its one stop (upper, 1 rad): the limit reads
+    the angle within half a turn of its bound, so at 1 - pi rad (t = (pi - 1)/2 =
+    1.0708 s) the joint read as past the stop and was struck there, where there is none:
+    it turned back at 1 rad/s after an 'impact' met moving away from the stop (speed -2
+    rad/s), silently.  The run now stops at that impact naming the limit and the frames
+    before follow the free turn, -2 t (1e-9 rad)."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("wheel", mass=1.0, inertia=(0.05, 0.05, 0.1), angular_velocity=(0.0, 0.0, -2.0))
+    m.add_marker("o", "ground")
+    m.add_marker("hub", "wheel")
+    m.add_joint("pin", "revolute", "hub", "o")
+    m.add_limit("stop", "pin", upper=1.0)
+    with pytest.raises(SolverError, match=r"limit 'stop': joint 'pin' struck its upper stop at "
+                                          r"t = 1.0708 s moving away from it") as info:
+        m.solve(duration=2.0, fps=50, analysis="dynamic")
+    before = info.value.result
+    q = before.orientation("wheel")
+    angle = np.unwrap(2.0 * np.arctan2(q[:, 3], q[:, 0]))
+    assert len(before) == 54 and np.abs(angle + 2.0 * before.times).max() < 1e-9

@@ -202,6 +202,54 @@ def test_pushed_slider_has_no_equilibrium() -> None:
     assert _poses(m) == before
 
 
+def sprung_arm(size: float, mass: float, ratio: float) -> Mechanism:
+    """An arm of length ``size`` (m) and ``mass`` (kg, its centre of mass half way) on a
+    pin about world z at the origin, gravity -y, built along +x; a spring of free length
+    0.3 size from its tip to an anchor at (size, size), stiffness ``ratio`` m g / size:
+    the same mechanism at any size and mass, its equilibrium angle the same."""
+    m = Mechanism(gravity=(0, -G, 0))
+    m.add_part("ground", fixed=True)
+    inertia = mass * size * size
+    m.add_part("arm", mass=mass, inertia=(inertia / 100, inertia / 12, inertia / 12),
+               center_of_mass=(size / 2, 0, 0))
+    m.add_marker("O", "ground")
+    m.add_marker("hub", "arm")
+    m.add_joint("pin", "revolute", "hub", "O")
+    m.add_marker("tip", "arm", position=(size, 0, 0))
+    m.add_marker("anchor", "ground", position=(size, size, 0))
+    m.add_spring_damper("spring", "tip", "anchor", stiffness=ratio * mass * G / size,
+                        free_length=0.3 * size)
+    return m
+
+
+def sprung_arm_angle(ratio: float) -> float:
+    """The sprung arm's equilibrium angle (rad), in units of its size and weight: the
+    spring's moment about the pin balances the weight's, ratio (l - 0.3) (x_t d_y - y_t
+    d_x) / l = cos(th) / 2, tip (cos th, sin th), d = (1, 1) - tip, l = |d|."""
+    def moment(th: float) -> float:
+        tip = np.array([math.cos(th), math.sin(th)])
+        d = np.array([1.0, 1.0]) - tip
+        l = float(np.linalg.norm(d))
+        return ratio * (l - 0.3) * (tip[0] * d[1] - tip[1] * d[0]) / l - 0.5 * math.cos(th)
+    return brentq(moment, 0.0, math.pi / 2, xtol=1e-15)
+
+
+@pytest.mark.parametrize("ratio", [1e2, 1e6])
+@pytest.mark.parametrize("mass", [1e-6, 1e3])
+@pytest.mark.parametrize("size", [1e-3, 1.0, 100.0])
+def test_statics_of_one_mechanism_at_any_size_mass_and_stiffness(size: float, mass: float,
+                                                                  ratio: float) -> None:
+    """The sprung arm (a spring 100 or 1e6 times its weight) rests at the same angle, to
+    1e-10 rad, whether it is 1 mm, 1 m or 100 m long and weighs 1 mg or a tonne.  Before,
+    the balance's size took moments (N m) over a load scale in N, so a 1 mm arm's moment
+    read as 1e-3 of it and the line search crawled (no equilibrium, 'free to move'), and
+    springs stiff against the joints' rows (1e6 times the weight on a tonne) put the
+    joints' directions below the least-squares cut-off: 7 of these 12 failed."""
+    eq = sprung_arm(size, mass, ratio).statics()
+    assert abs(angle_z(eq, "arm")[0] - sprung_arm_angle(ratio)) < 1e-10
+    assert eq.stable
+
+
 def test_neutral_unloaded_directions_solve() -> None:
     """Free but unloaded directions do not stop statics: the spin of a mass held by three
     springs at its one centre point, and a slider on a horizontal rail with no push; both

@@ -281,6 +281,20 @@ def test_a_failing_variant_is_reported_by_index_while_the_others_finish() -> Non
     assert res.results[1] is None and np.isfinite(res.seconds).all()
 
 
+def test_the_tables_joint_angles_keep_their_turns_between_coarse_frames() -> None:
+    """A wheel driven at w t + t^2/2 with w = 90 and 100 rad/s, 3.75 and 4.2 rad between
+    frames at 24 fps, and the other way (w = -100): the table's max and min axle angle are
+    the motion's extremes, at 0 and 1 s (w + 0.5, or 0 and -99.5; to 1e-9 of them).
+    Unwrapped frame to frame alone, 4.2 rad forward read as 2.1 back: the max was 0.0 for
+    100.5 rad."""
+    m = driven_wheel("w*t + 0.5*t**2", {"w": 100.0})
+    res = m.study({"spin.w": [100.0, 90.0, -100.0]}, duration=1.0, fps=24)
+    top = np.array([100.5, 90.5, 0.0])
+    low = np.array([0.0, 0.0, -99.5])
+    np.testing.assert_allclose(res.summary["max axle angle"], top, rtol=0.0, atol=1e-9 * 100.5)
+    np.testing.assert_allclose(res.summary["min axle angle"], low, rtol=0.0, atol=1e-9 * 100.5)
+
+
 def test_summary_csv_and_cancel(tmp_path) -> None:
     m = crank_with_a_short_rod()
     res = m.study({"rod_B.position.x": [0.3, 0.05]}, duration=0.1, fps=24,

@@ -303,3 +303,50 @@ def test_a_long_driven_chains_rates_are_exact(monkeypatch: pytest.MonkeyPatch) -
         got = np.stack([getattr(res, get)(p) for p in res.model.body_part])
         want = np.stack([getattr(ref, get)(p) for p in ref.model.body_part])
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-10 * np.abs(want).max())
+
+
+def wound_flywheel(omega: float) -> "Mechanism":
+    """A flywheel (I_zz = 0.1 kg m^2) on a revolute about z, driven at omega t + t^2/2 rad
+    against a torsion spring of 2 N m/rad (free at angle 0)."""
+    from solver import Mechanism
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("fly", mass=1.0, inertia=(0.05, 0.05, 0.1))
+    m.add_marker("O", "ground")
+    m.add_marker("h", "fly")
+    m.add_joint("pin", "revolute", "h", "O")
+    m.add_torsion_spring("ts", "pin", stiffness=2.0)
+    m.add_motion("drive", "pin", "w*t + 0.5*t**2", constants={"w": omega})
+    return m
+
+
+@pytest.mark.parametrize("blocks", ["blocks", "frame-by-frame"])
+@pytest.mark.parametrize("omega, fps", [(100.0, 24.0), (40.0, 10.0)])
+def test_a_torsion_spring_keeps_its_turns_when_its_joint_turns_far_between_frames(
+        omega: float, fps: float, blocks: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Driven 4 to 4.2 rad between frames, the spring's angle is the motion's theta =
+    omega t + t^2/2, wound over 16 turns: the motor's effort is I alpha + k theta = 0.1 +
+    2 theta and the spring's energy k theta^2 / 2, exact to rounding (1e-9 of them).  Each
+    frame's angle taken from the one before by the nearest whole turn had lost 2 pi every
+    frame (effort 301 N m off at 24 fps); a block's first frame takes its turn from the
+    block before, so frame by frame too."""
+    m = wound_flywheel(omega)
+    r = frame_by_frame(monkeypatch, m, 1.0, fps) if blocks != "blocks" else m.solve(1.0, fps)
+    theta = omega * r.times + 0.5 * r.times ** 2
+    np.testing.assert_allclose(r.effort("drive"), 0.1 + 2.0 * theta, rtol=0.0,
+                               atol=1e-9 * 2.0 * theta.max())
+    np.testing.assert_allclose(r.energy()[1], theta ** 2, rtol=0.0, atol=1e-9 * theta.max() ** 2)
+
+
+def test_a_study_keeps_each_variants_torsion_turns_between_frames() -> None:
+    """The study's sweep of variants evaluates a frame at a time for all of them: each
+    variant's spring angle stays on its turn as its separate sweep's (two drives at 90 and
+    100 rad/s, 3.75 and 4.2 rad between frames at 24 fps)."""
+    res = wound_flywheel(100.0).study([{"drive.w": 100.0, "ts.stiffness": 2.0},
+                                       {"drive.w": 90.0, "ts.stiffness": 3.0}],
+                                      duration=1.0, fps=24)
+    for i, (w, k) in enumerate(((100.0, 2.0), (90.0, 3.0))):
+        r = res.result(i)
+        theta = w * r.times + 0.5 * r.times ** 2
+        np.testing.assert_allclose(r.effort("drive"), 0.1 + k * theta, rtol=0.0,
+                                   atol=1e-9 * k * theta.max())

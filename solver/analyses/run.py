@@ -8,12 +8,14 @@ from typing import Any
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..base.errors import MechanismError, SolverError
+from ..base.errors import MechanismError, SolverCancelled, SolverError
 from ..model.compile import Model
 from ..model.kept import kept_quantities
 from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose, curve_contacts, run_disagreement
+from .cam_check import cam_crossing
+from .limit_check import through_stops
 from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
@@ -142,11 +144,13 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
 
 
 def finish(model: Model, begun: Start, out: Result) -> Result:
-    """The checks and notes every run ends with: curve contacts off their curves, the
+    """The checks and notes every run ends with: joints gone through their stops
+    (limit_check.py), curve contacts off their curves, the
     assembly's notes, imperfect geometry that shows only in motion, contacts overlapping at
     the start; a general motion's angles at their singular pose, its efforts moved onto its
     actuators."""
     check_reached_angles(model, out)
+    through_stops(model, out)
     carry_by_actuators(model, begun.structure.keep, out)
     if model.curves is not None:
         _curve_checks(model, out)
@@ -173,19 +177,26 @@ def run_from(model: Model, begun: Start, times: np.ndarray, how: Settings = Sett
              progress=None) -> Result:
     """run() from what ``prepare`` gave (a design study prepares its variants together and
     runs alone the ones that leave the batched run)."""
-    if begun.analysis == "dynamic":
-        out = dynamic_run(model, begun.structure, begun.state, times, how.tolerance, how.method,
-                          progress, how.keep)
-    else:
-        out = kinematic_sweep(model, begun.structure, begun.state, times, progress, how.keep)
+    try:
+        if begun.analysis == "dynamic":
+            out = dynamic_run(model, begun.structure, begun.state, times, how.tolerance,
+                              how.method, progress, how.keep)
+        else:
+            out = kinematic_sweep(model, begun.structure, begun.state, times, progress, how.keep)
+    except SolverError as exc:           # a cam whose curves cut into each other before it
+        if (model.curves is not None and not isinstance(exc, SolverCancelled)
+                and exc.result is not None and len(exc.result.times)):
+            _cam_checks(model, exc.result, exc)
+        raise
     return finish(model, begun, out)
 
 
 def _curve_checks(model: Model, out: Result) -> None:
     """A point that ran off the end of its open curve stops the run there (SolverError
-    naming the joint, the time and the frame, with the frames before); a cam contact that
-    would have to pull is noted with the time and force (the result holds the curves
-    together, as a bilateral joint would)."""
+    naming the joint, the time and the frame, with the frames before), and so does a cam
+    whose curves cut into each other (cam_check.py: the follower passed through the cam);
+    a cam contact that would have to pull is noted with the time and force (the result
+    holds the curves together, as a bilateral joint would)."""
     cp = model.curves
     for name, k, curve in curve_contacts(model):
         off = ~curve.inside(out.track[:, k])
@@ -195,6 +206,7 @@ def _curve_checks(model: Model, out: Result) -> None:
             raise SolverError(f"joint {name!r}: the contact ran off the end of the open curve "
                               f"{curve.name!r} at t = {t:.6g} s (frame {f}); make the curve "
                               "longer or the motion shorter", t, (name,), out.truncated(f))
+    _cam_checks(model, out)
     for name in cp.cam_names:
         force = out.contact_force(name)
         if len(force) and force.min() < -1e-9 * max(float(np.abs(force).max()), 1e-300):
@@ -205,3 +217,23 @@ def _curve_checks(model: Model, out: Result) -> None:
                              f"is {-force[f]:.4g} N at t = {out.times[f]:.6g} s: the follower would "
                              "lift off (a stiffer spring or a lower speed keeps it on); the "
                              "result holds the curves together")
+
+
+def _cam_checks(model: Model, out: Result, cause: SolverError | None = None) -> None:
+    """SolverError at the first frame where a cam's curves cut into each other
+    (cam_check.py), with the frames before; ``cause``: the failure of a run that stopped
+    later (a dynamic run whose steps collapse where the cam's common normal ends), which
+    this explains."""
+    for name in model.curves.cam_names:
+        crossing = cam_crossing(model, out, name)
+        if crossing is None:
+            continue
+        f, depth = crossing
+        t = float(out.times[f])
+        raise SolverError(f"cam {name!r}: its curves cut into each other by {depth:.3g} m at "
+                          f"t = {t:.6g} s (frame {f}): they would touch at another point "
+                          "too (a flank concave more tightly than the follower is curved, "
+                          "which the follower bridges or passes through), and the joint "
+                          "holds one common normal only; make the cam's concave flanks "
+                          "gentler or the follower smaller", t, (name,),
+                          out.truncated(f)) from cause

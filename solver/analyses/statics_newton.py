@@ -47,11 +47,14 @@ class Equilibrium(NewtonProblem):
         lm = model.limits
         self.shift = np.zeros(len(lm.rows) if lm is not None else 0)
         self.big: Any = None
+        self.row_scale = 1.0          # the constraint rows' factor in ``big`` (_block_scale)
         Q0, _, _, fe = self.parts(r, p)
         self.start_load = Q0
         self.ts_ref = fe.ts_angle
-        # load scale: gravity and the force elements' present loads
-        self.fscale = max(float(np.max(np.abs(Q0), initial=0.0)),
+        # load scale: gravity and the force elements' present loads, the moments over
+        # their part's length (a force at its end: a force and a moment compared fairly,
+        # whatever the mechanism's size)
+        self.fscale = max(float(np.max(np.abs(Q0 / self.cw), initial=0.0)),
                           float(np.max(model.body_mass, initial=0.0))
                           * float(np.linalg.norm(model.gravity)), 1e-9)
 
@@ -80,10 +83,14 @@ class Equilibrium(NewtonProblem):
         return np.concatenate([Q - J[keep].T @ lam, phi[keep] * self.rs[keep]]), Q, J
 
     def merit(self, R: np.ndarray) -> float:
-        """The residual's size: the force balance relative to the load scale, the
-        constraints in their scaled units."""
+        """The residual's size: the force balance relative to the load scale (each moment
+        over its part's length, as the load scale's), the constraints in their scaled
+        units.  Moments in N m over a load in N alone made the balance's size depend on
+        the mechanism's: a 1 mm arm's unbalanced moment read as 1e-3 of its load, so
+        the line search took the full steps that close the joints less well for 1/16
+        steps and statics crawled to no equilibrium."""
         n = self.n
-        return max(float(np.max(np.abs(R[:n]), initial=0.0)) / self.fscale,
+        return max(float(np.max(np.abs(R[:n] / self.cw), initial=0.0)) / self.fscale,
                    float(np.max(np.abs(R[n:]), initial=0.0)))
 
     def tangent(self, r: np.ndarray, p: np.ndarray, lam: np.ndarray, R: np.ndarray,
@@ -122,16 +129,25 @@ class Equilibrium(NewtonProblem):
         nk = len(keep)
         big = self.big = np.zeros((n + nk, n + nk))
         big[:n, :n] = self.tangent(*x, R_)
-        big[:n, n:] = -J_[keep].T
-        big[n:, :n] = J_[keep] * rs[keep, None]
+        Jk = J_[keep] * rs[keep, None]
+        # the constraint rows and the multipliers' columns in the stiffness's units: a
+        # saddle-point system [K, -J^T; J, 0] has singular values down to |J|^2 / |K|, so
+        # springs stiff against the rows' scale (1e8 N/m on a 1 m arm) put the joints'
+        # directions below the cut-off that leaves neutral ones alone
+        sc = self.row_scale = _block_scale(big[:n, :n], Jk)
+        big[:n, n:] = -J_[keep].T * sc
+        big[n:, :n] = Jk * sc
+        rhs = -R_
+        rhs[n:] *= sc
         # least squares: a neutral direction (no stiffness and no load, e.g. a part's spin
         # about the one point its springs hold) is left where it is
         try:
-            dx = np.linalg.lstsq(big, -R_, rcond=1e-12)[0]
+            dx = np.linalg.lstsq(big, rhs, rcond=1e-12)[0]
             if not np.all(np.isfinite(dx)):
                 raise np.linalg.LinAlgError
         except np.linalg.LinAlgError:
             self.fail(R_, "the tangent matrix is not finite")
+        dx[n:] *= sc
         return dx
 
     def move(self, x, dx, alpha):
@@ -153,7 +169,8 @@ class Equilibrium(NewtonProblem):
         try:
             U, s, _ = np.linalg.svd(self.big)
             null = U[:, s <= 1e-9 * s.max()] if s.size and s.max() > 0 else U
-            x = null @ (null.T @ R) if null.size else U[:, -1]
+            Rs = np.concatenate([R[:n], R[n:] * self.row_scale])     # big's rows
+            x = null @ (null.T @ Rs) if null.size else U[:, -1]
             v = np.abs(x[:n]).reshape(-1, 6).max(axis=1)
             if not v.max() > 0:
                 v = np.abs(U[:n, -1]).reshape(-1, 6).max(axis=1)
@@ -163,3 +180,11 @@ class Equilibrium(NewtonProblem):
         raise SolverError(f"no static equilibrium near the start ({why}): parts "
                           f"{', '.join(map(repr, names))} are free to move under the loads "
                           "(an unrestrained degree of freedom)", self.time, tuple(names))
+
+
+def _block_scale(K: np.ndarray, J: np.ndarray) -> float:
+    """The factor that brings the scaled constraint rows J (nk, n) to the size of the
+    stiffness block K (n, n), both by their largest entry (1 where either is empty or
+    zero)."""
+    k, j = (float(np.max(np.abs(a), initial=0.0)) for a in (K, J))
+    return k / j if k > 0.0 and j > 0.0 else 1.0

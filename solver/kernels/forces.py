@@ -202,12 +202,17 @@ def _on_turn(raw: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
     return raw + 2.0 * np.pi * np.rint((ts_ref - raw) / (2.0 * np.pi))   # (np.round's)
 
 
-def torsion_angles(fm: ForceModel, A: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
+def torsion_angles(fm: ForceModel, A: np.ndarray, ts_ref: np.ndarray,
+                   w: np.ndarray | None = None) -> Any:
     """Each torsion spring's joint angle (..., n) at rotation matrices A (..., nb+1, 3, 3)
     on the atan2 branch nearest ts_ref: ForceEval.ts_angle without the rest of the
     forces (a run keeps it after each step, so that the next step's stages take the same
-    turn)."""
-    return _torsion_angles(fm, A, ts_ref)[4]
+    turn).  Given angular velocities w (..., nb+1, 3), (angle, rate): the rate (rad/s)
+    g . (w_I - w_J), the one the torque's damping reads."""
+    angle, th = _torsion_angles(fm, A, ts_ref)[3:]
+    if w is None:
+        return th
+    return th, ((w.take(fm.ts_bi, axis=-2) - w.take(fm.ts_bj, axis=-2)) * angle[1]) @ _ONES3
 
 
 def _torsions(fm: ForceModel, t: float, A, w, ts_ref, rows=None) -> _Torsions:

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..base.elementary import arctan2
+from ..analyses.limit_check import joint_angle
 from ..base.errors import SolverError, StudyError
 from ..model.results import Result
 from ..vocabulary.builder import Builder
@@ -68,18 +68,17 @@ def columns(base: Builder, samples: Samples, metrics: dict[str, Callable]) -> li
 
 
 def coordinate(result: Result, joint: str, which: str) -> np.ndarray:
-    """(n,) a joint's angle (rad, unwrapped over the frames) or slide (m), from its markers'
-    frames as docs/conventions.md defines them: the angle of x_I from x_J about z_J, the slide of I's
-    origin from J's along z_J."""
+    """(n,) a joint's angle (rad, unwrapped over the frames: analyses/limit_check.py
+    ``joint_angle``, which keeps the turns of a joint turning half a turn or more between
+    frames) or slide (m), from its markers' frames as docs/conventions.md defines them: the
+    angle of x_I from x_J about z_J, the slide of I's origin from J's along z_J."""
+    if which != "slide":
+        return joint_angle(result, joint)
     model = result.model
     k = model.joint_names.index(joint)
-    oi, ai = result.marker_frame(model.joint_marker_i[k])
+    oi = result.marker_frame(model.joint_marker_i[k])[0]
     oj, aj = result.marker_frame(model.joint_marker_j[k])
-    if which == "slide":
-        return np.einsum("ni,ni->n", oi - oj, aj[:, :, 2])
-    xi = ai[:, :, 0]
-    return np.unwrap(arctan2(np.einsum("ni,ni->n", xi, aj[:, :, 1]),
-                                np.einsum("ni,ni->n", xi, aj[:, :, 0])))
+    return np.einsum("ni,ni->n", oi - oj, aj[:, :, 2])
 
 
 def result_row(result: Result, base: Builder) -> list[float]:

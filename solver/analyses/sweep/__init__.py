@@ -147,7 +147,7 @@ class _Sweep:
         self.alg = Algebra(model, models, st.keep, take)
         tables, n_ok, self.bad = zip(*(motion_table(m, times) for m in models))  # its own
         self.fv, self.n_ok = np.stack(tables), np.array(n_ok)     # (V, frames, motions, 3)
-        self.ts_ref = np.zeros((V, len(model.forces.ts_names)))
+        self.ts_ref = np.zeros((V, 2, len(model.forces.ts_names)))  # torsion angles, rates
         self.tol = (None if model.limits is None
                     else np.stack([tolerance(m) for m in models])[:, None])   # (V, 1, nbound)
         self.r0, self.p0 = np.stack([s.r for s in starts]), np.stack([s.p for s in starts])
@@ -155,6 +155,7 @@ class _Sweep:
         floats = BLOCK_FLOATS if V == 1 else CACHE_FLOATS / V    # variants share calls too
         self.biggest = int(max(1, min(BLOCK_MAX, floats // per_frame)))
         self.prev: _Last | None = None
+        self.turns: np.ndarray | None = None      # a frame's tracked values to start from
         self.gone = np.zeros(V, dtype=bool)        # variants of ``alive`` leaving at this frame
         self.q0 = self._start_tracks(starts)
         # an open tree of driven joints, banded (one mechanism): its exact poses as Newton's
@@ -256,6 +257,9 @@ class _Sweep:
         keep, nb, nc = st.keep, model.nb, model.nc
         V = len(self.alive)
         R, P, ref = self._predict(ks)
+        again = self.turns is not None    # a frame re-solved on its couplers' right turns
+        if again:
+            ref, self.turns = self.turns, None
         f = self.fv[:, ks]
         R, P, jac, A, ok, iters, ref = _newton(model, alg, R, P, f, ref)
         m, solved = _prefix(ok), ok[:, 0]
@@ -288,6 +292,11 @@ class _Sweep:
             gamma[..., mrows] += f[..., mix, 2]
             accel = alg.solve(fac, gamma[..., keep])
             Ac, Al = accel[..., :3], accel[..., 3:]
+        if evq is not None and self.prev is not None and ref is not None and not again:
+            j, turns = self._wrong_turns(ks, evq.track[:, :m], evq.rate[:, :m])
+            if j < m:                     # the frames before it next, then it alone
+                self.turns = turns if j == 0 else None
+                return 0, max(j, 1)
         if self.prev is not None and len(ks) > 1 and self.tree is None:
             ps = self.prev.state          # (a tree's poses stay on their branch by construction)
             m = smooth_prefix((ps.r, ps.p, ps.v, ps.w, ps.a, ps.alpha), np.diff(times[np.r_[ks[0] - 1, ks]]), R, P,
@@ -303,7 +312,9 @@ class _Sweep:
         pot, pnc = np.zeros((V, m)), np.zeros((V, m))
         ts_next = self.ts_ref                 # (handed on once the block is kept)
         if not model.forces.empty:
-            Qf, pot, pnc, ts_next = block_forces(model, times[ks], rg, A, vg, wg, self.ts_ref)
+            before = times[ks[0]] if self.prev is None else self.prev.state.t
+            Qf, pot, pnc, ts_next = block_forces(model, times[ks], rg, A, vg, wg, self.ts_ref,
+                                                 float(before))
             Q += Qf[..., :nb, :]
         phi = None if evq is None else evq.phi[:, :m]      # (a tree has no stops: tree.py)
         speeds = np.concatenate([vg, wg], axis=-1)
@@ -346,6 +357,32 @@ class _Sweep:
         self._remember(ks, R, P, Vv, W, Ac, Al, jac, evq)
         self.ts_ref = ts_next
         return m, iters
+
+    def _wrong_turns(self, ks: np.ndarray, track: np.ndarray,
+                     rate: np.ndarray) -> tuple[int, np.ndarray | None]:
+        """The first frame of a block (tracked values and their rates (V, m, ntrack))
+        where a coupler's angle lies half a turn or more from where its rates carry the
+        frame before's (by the trapezoidal rule), and the tracked values to solve it from
+        again: those angles there.  A coupler's angle is taken on the turn nearest its
+        prediction, first order off the last solved frame: a drive that turns fast and
+        unevenly between frames (3 turns each way at 20 rad/s, 24 fps) had its prediction a
+        turn off, and the gear it drives turned by 2 pi r_1/r_2 from its right pose.  (m,
+        None) where every frame is on its turns."""
+        cp = self.model.couplers
+        ang = np.flatnonzero(cp.is_angle) if cp is not None else np.zeros(0, dtype=int)
+        if not ang.size or self.prev.q is None:
+            return len(ks), None
+        h = np.diff(np.concatenate([[float(self.prev.state.t)], self.times[ks]]))
+        q = np.concatenate([self.prev.q[:, None], track], axis=1)[..., ang]
+        qd = np.concatenate([self.prev.qd[:, None], rate], axis=1)[..., ang]
+        carried = q[:, :-1] + 0.5 * h[None, :, None] * (qd[:, :-1] + qd[:, 1:])
+        off = (np.abs(q[:, 1:] - carried) >= np.pi).any(axis=(0, 2))
+        if not off.any():
+            return len(ks), None
+        j = int(np.argmax(off))
+        turns = track[:, j:j + 1].copy()
+        turns[..., ang] = carried[:, j:j + 1]
+        return j, turns
 
     def _remember(self, ks, R, P, Vv, W, Ac, Al, jac, evq) -> None:
         """The block's last frame as each variant's last solved frame (``_Last``)."""

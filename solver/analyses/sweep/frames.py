@@ -35,60 +35,74 @@ def motion_table(model: Model, times: np.ndarray) -> tuple[np.ndarray, int, Expr
     return table, first, error
 
 
-def block_forces(model: Model, times: np.ndarray, rg, A, vg, wg, ts_ref: np.ndarray):
+def block_forces(model: Model, times: np.ndarray, rg, A, vg, wg, turn: np.ndarray,
+                 t_before: float):
     """The force elements at every frame of a block (times (F,), body arrays (V, F, ...),
-    ``ts_ref`` (V, nts) each torsion spring's angle at the frame before the block): (Q (V,
-    F, nb+1, 6), spring potential (V, F), non-conservative power (V, F), the springs' angles
-    at the block's last frame (V, nts)).  One mechanism: every frame in one evaluation, each
-    spring's angle handed on from the frame before (``frame_turns``); where some function
+    ``turn`` (V, 2, nts) each torsion spring's angle (rad) and its rate (rad/s) at the
+    frame before the block, at ``t_before`` (s; the first frame's own time for the first
+    block)): (Q (V, F, nb+1, 6), spring potential (V, F), non-conservative power (V, F),
+    the springs' angles and rates at the block's last frame (V, 2, nts)).  Each frame's
+    angle is on the branch nearest the one before plus its predicted change
+    (``frame_turns``), so a joint that turns half a turn or more between frames keeps its
+    spring's turns.  One mechanism: every frame in one evaluation; where some function
     cannot be evaluated, the frames one by one up to the first that fails, so that its
     error names that frame's time and element.  Variants: a frame at a time for all of them
     (a variant's own function, study/stack.py _PerVariant, takes one time for all)."""
     shape, fm = rg.shape[:2], model.forces
+    h = np.diff(times, prepend=t_before)
     if shape[0] == 1:
-        rg, A, vg, wg, ts = rg[0], A[0], vg[0], wg[0], ts_ref[0]
+        rg, A, vg, wg = rg[0], A[0], vg[0], wg[0]
+        refs, rates = frame_turns(model, A, wg, h, turn[0])
         try:
-            fe = evaluate_forces(fm, times, rg, A, vg, wg, frame_turns(model, A, ts))
+            fe = evaluate_forces(fm, times, rg, A, vg, wg, refs)
         except ExpressionError:
             for k in range(len(times)):
-                ts = evaluate_forces(fm, float(times[k]), rg[k], A[k], vg[k], wg[k], ts).ts_angle
+                evaluate_forces(fm, float(times[k]), rg[k], A[k], vg[k], wg[k], refs[k])
             raise
-        last = fe.ts_angle[-1:] if len(fm.ts_names) else ts_ref
+        last = np.stack([fe.ts_angle[-1], rates[-1]])[None] if len(fm.ts_names) else turn
         return (fe.Q[None], np.broadcast_to(fe.potential, shape),
                 np.broadcast_to(fe.power_nc, shape), last)
     Q, pot, pnc = [], [], []
-    ts = ts_ref[:, None]
+    ts, rate = turn[:, 0, None], turn[:, 1, None]
     for j in range(shape[1]):
         at = slice(j, j + 1)
-        fe = evaluate_forces(fm, float(times[j]), rg[:, at], A[:, at], vg[:, at], wg[:, at], ts)
+        ref = ts
+        if ts.shape[-1]:          # the angle before plus its change by the mean rate
+            now = torsion_angles(fm, A[:, at], ts, wg[:, at])[1]
+            ref, rate = ts + 0.5 * h[j] * (rate + now), now
+        fe = evaluate_forces(fm, float(times[j]), rg[:, at], A[:, at], vg[:, at], wg[:, at], ref)
         Q.append(fe.Q)
         pot.append(np.broadcast_to(fe.potential, (shape[0], 1)))
         pnc.append(np.broadcast_to(fe.power_nc, (shape[0], 1)))
         if ts.shape[-1]:          # (no torsion spring: ts_angle has no variant axis)
             ts = fe.ts_angle
     return (np.concatenate(Q, axis=1), np.concatenate(pot, axis=1),
-            np.concatenate(pnc, axis=1), ts[:, 0])
+            np.concatenate(pnc, axis=1), np.stack([ts[:, 0], rate[:, 0]], axis=1))
 
 
-def frame_turns(model: Model, A: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
-    """(F, nts): for each frame of a block (rotation matrices A (F, nb+1, 3, 3)) the
-    torsion springs' angles of the frame before it (``ts_ref`` before the first), as a
-    frame-by-frame evaluation hands them on, so that every frame's forces are one
-    evaluation: each angle on atan2's branch nearest the one before.  Frame k's turn is
-    the turn before plus the nearest whole turns of the raw angles' change (as frame by
-    frame; the two can differ only where an angle moves exactly half a turn)."""
+def frame_turns(model: Model, A: np.ndarray, W: np.ndarray, h: np.ndarray,
+                turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(angles (F, nts), rates (F, nts)): for each frame of a block (rotation matrices A
+    (F, nb+1, 3, 3), angular velocities W (F, nb+1, 3), each frame h (F,) s after the one
+    before) the torsion springs' angles on their turns, and their rates (rad/s); ``turn``
+    (2, nts) the angle and rate at the frame before the block.  Frame k's angle is atan2's
+    on the branch nearest the angle before plus the change the trapezoidal rule gives from
+    the two frames' rates, h (rate_before + rate) / 2: a joint driven round by more than
+    half a turn between frames stays on its turn (the frame-to-frame change alone would
+    take a turn of 1.25 revolutions as a quarter), as long as that prediction errs by less
+    than half a turn.  Frame by frame, cumulated, so that every frame's forces are one
+    evaluation."""
     fm = model.forces
-    F, nts = len(A), len(fm.ts_names)
-    refs = np.broadcast_to(np.asarray(ts_ref, dtype=float), (F, nts))
-    if not nts or F == 1:
-        return refs
+    nts = len(fm.ts_names)
+    if not nts:
+        return np.zeros((len(A), 0)), np.zeros((len(A), 0))
     two_pi = 2.0 * np.pi
-    raw = torsion_angles(fm, A, np.zeros(nts))                       # atan2's own branch
-    turns = np.empty((F, nts))
-    turns[0] = np.round((refs[0] - raw[0]) / two_pi)
-    turns[1:] = np.round((raw[:-1] - raw[1:]) / two_pi)
-    th = raw + two_pi * np.cumsum(turns, axis=0)
-    return np.concatenate([refs[:1], th[:-1]])
+    raw, rates = torsion_angles(fm, A, np.zeros(nts), W)             # atan2's own branch
+    before = np.concatenate([turn[1:2], rates[:-1]])
+    change = 0.5 * h[:, None] * (before + rates)
+    start = np.concatenate([turn[:1], raw[:-1]])
+    turns = np.round((start + change - raw) / two_pi)
+    return raw + two_pi * np.cumsum(turns, axis=0), rates
 
 
 def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg, report=None):
