@@ -307,6 +307,30 @@ def test_torsion_spring_wound_several_turns_in_a_sweep(fps: int) -> None:
     np.testing.assert_allclose(np.abs(r.effort("drive")), np.abs(want), atol=1e-12 * np.abs(want).max())
 
 
+
+@pytest.mark.parametrize("analysis", ["kinematic", "dynamic"])
+@pytest.mark.parametrize("offset", [5.0, -5.0, 3.0 * 2 * math.pi + 1.0])
+def test_a_torsion_spring_on_a_joint_driven_from_beyond_half_a_turn(offset: float,
+                                                                    analysis: str) -> None:
+    """A wheel built at angle 0 and driven ``offset + 2 t`` against a torsion spring (k 2,
+    free angle 0.3): its angle starts at the motion's value, so the motion's effort is
+    k (offset + 2 t - 0.3) from the first frame (1e-12 of the largest), in a sweep and in a
+    dynamic run (and statics at t = 0 holds k (offset - 0.3)), and a study's variant is its
+    separate run.  The spring took its first angle on the turn nearest 0 (5 - 2 pi for 5):
+    12.6 N m off at 5 rad, without a word."""
+    m = mk.driven_wheel(f"{offset!r} + 2*t", joint="pin", motion="drive",
+                        inertia=(0.01, 0.01, 0.02))
+    m.add_torsion_spring("ts", "pin", stiffness=2.0, free_angle=0.3)
+    r = m.solve(1.0, fps=10, analysis=analysis)
+    want = 2.0 * (offset + 2.0 * r.times - 0.3)
+    np.testing.assert_allclose(np.abs(r.effort("drive")), np.abs(want),
+                               rtol=0, atol=1e-12 * np.abs(want).max())
+    res = m.study([{"ts.stiffness": 2.0}, {"ts.stiffness": 3.0}], duration=1.0, fps=10,
+                  analysis=analysis)
+    np.testing.assert_array_equal(res.result(0).effort("drive"), r.effort("drive"))
+    held = m.statics().effort("drive")
+    np.testing.assert_allclose(np.abs(held), abs(want[0]), rtol=1e-12)
+
 # ---------------------------------------------------------------- 5. applied loads
 @pytest.mark.parametrize("force, exact", [
     ((3.0, -2.0, 1.0), lambda t: np.outer(t * t / (2 * 2.0), [3.0, -2.0, 1.0])),   # F t^2 / 2m

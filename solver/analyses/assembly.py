@@ -15,7 +15,7 @@ from ..base.errors import ExpressionError, SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..model.compile import Model
 from ..model.state import State
-from .assembly_newton import LeastMovement
+from .assembly_newton import LeastMovement, start_turns
 from .general_motions import dead_centre, out_of_reach
 from .structure import Structure, structure
 
@@ -156,7 +156,8 @@ def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
     model's size they are followed from the accepted iterate, as the sweeps follow them
     from frame to frame (the same contact, without a global search at every trial pose)."""
     rs, cw = scales(model)
-    problem = LeastMovement(model, f, rows, rs, cw, _sparse_assembly(model, cw, rows))
+    problem = LeastMovement(model, f, rows, rs, cw, _sparse_assembly(model, cw, rows),
+                            start_turns(model, r, p, f))
     return newton(problem, (r, p), NewtonOptions(max_iter, line_search=True, stall=(0.9, 8)))
 
 

@@ -20,6 +20,7 @@ from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residu
 from ..kernels.forces import total_forces
 from ..kernels.stop_forces import stop_forces
 from ..model.compile import Model
+from ..model.force_model import spring_turns
 from .dynamics.friction import lock_residual
 from ..model.state import SlipState
 
@@ -43,7 +44,7 @@ class Equilibrium(NewtonProblem):
         self.n = 6 * model.nb
         self.rs, self.cw = scales(model)
         self.zero = np.zeros((model.nb, 3))
-        self.ts_ref = np.zeros(len(model.forces.ts_names))
+        self.ts_ref = spring_turns(model.forces, f)     # a driven joint's from its motion
         lm = model.limits
         self.shift = np.zeros(len(lm.rows) if lm is not None else 0)
         self.big: Any = None

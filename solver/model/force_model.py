@@ -41,6 +41,9 @@ class ForceModel:
     # each torsion spring's joint-angle row in the model's rows (a limit's, friction's or
     # motion's angle row of its joint: the same markers), -1 where its joint has none
     ts_row: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    # (n,) the motion (index) that drives each torsion spring's joint angle, else -1: the
+    # spring's first turn is the motion's value at the start (spring_turns)
+    ts_motion: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     ld_names: list[str] = field(default_factory=list)
     ld_body: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
     ld_point: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
@@ -117,6 +120,7 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
         fm.ts_fric = np.array([s.friction for s in tss])
         fm.ts_act = [s.actuator for s in tss]
         fm.ts_row = spring_angle_rows(fm, rows or [])
+        fm.ts_motion = np.array([angle_motion(mech, s.joint) for s in tss], dtype=int)
     lds = list(mech.loads.values())
     if lds:
         fm.ld_names = [ld.name for ld in lds]
@@ -142,6 +146,25 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
         if isinstance(value, np.ndarray):
             value.setflags(write=False)
     return fm
+
+
+def angle_motion(mech: Any, joint: str) -> int:
+    """The index (in the model's motions: the joints' motions first, in order) of the
+    motion that drives the joint's angle, or -1."""
+    return next((k for k, mo in enumerate(mech.motions.values())
+                 if mo.joint == joint and mo.coordinate == "angle"), -1)
+
+
+def spring_turns(fm: ForceModel, f: np.ndarray) -> np.ndarray:
+    """(..., n) the torsion springs' first turns (the angle their next angles are taken
+    nearest, rad) at the motion values f (..., nmotion, 3): 0 (the angle as built is on its
+    first turn), or a driven joint's motion value (a crank driven 5 + t starts at 5 rad,
+    its spring wound that far, not at 5 - 2 pi)."""
+    out = np.zeros(f.shape[:-2] + (len(fm.ts_names),))
+    driven = np.flatnonzero(fm.ts_motion >= 0)
+    if driven.size:
+        out[..., driven] = f[..., fm.ts_motion[driven], 0]
+    return out
 
 
 def spring_angle_rows(fm: ForceModel, rows: list[dict]) -> np.ndarray:

@@ -17,6 +17,7 @@ from ..base.rotations import quat_to_matrix
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
 from ..vocabulary.limits import DEFAULT_PENETRATION, DEFAULT_REST_SPEED
 from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2, EULER, SPIN
+from .force_model import angle_motion
 
 
 def _frozen(a: Any, dtype: Any = float) -> np.ndarray:
@@ -91,6 +92,9 @@ class CouplerPlan:
     radii: tuple[Any, ...]         # gears' pitch radii (or None)
     pressure: np.ndarray           # (ncpl,) gears' pressure angles, rad
     coupled: tuple[tuple[str, ...], ...]   # each coupler's joints
+    # (n,) the motion (its index) that drives each angle coordinate's joint angle, else -1:
+    # its value at the start is the coordinate's turn there (analyses/assembly.py)
+    motion: np.ndarray = field(default_factory=lambda: _frozen((), int))
     # gears that mesh at a pitch point (model/gear_mesh.py): their rows act there (kernels/
     # constraints.py ``mesh_rows``) through functions of their axles' joints that vanish
     # while the joints hold: (P_I - P_J) . x_J, . y_J, . z_J (``mesh`` group 0, dot-2) and
@@ -480,7 +484,9 @@ def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
                        tuple(couplers), tuple(cp.kind for cp in couplers.values()),
                        tuple(cp.radii for cp in couplers.values()),
                        _frozen([cp.pressure_angle for cp in couplers.values()]),
-                       tuple(tuple(dict.fromkeys(j for j, _, _ in cp.terms)) for cp in couplers.values()))
+                       tuple(tuple(dict.fromkeys(j for j, _, _ in cp.terms)) for cp in couplers.values()),
+                       motion=_frozen([angle_motion(mech, jn) if coord == "angle" else -1
+                                       for jn, coord in keys], int))
 
 
 def screw_sense(mech: Any, name: str, shaft: str, nut: str, marker_body) -> float:

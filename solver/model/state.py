@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..base.rotations import cross, quat_to_matrix
+from ..vocabulary.timefunctions import derivatives_of
 from .compile import Model
+from .force_model import spring_turns
 
 
 @dataclass
@@ -103,16 +105,20 @@ class RunState:
     slip: SlipState | None = None
 
     @classmethod
-    def start(cls, model: Model, track: np.ndarray | None = None) -> "RunState":
-        """A run's first record: the torsion springs on their first turn (angle 0), the
-        tracked values as an assembly found them (None: as built), no stop resting, no
-        contact point's touchdown speed known, every friction element slipping."""
+    def start(cls, model: Model, track: np.ndarray | None = None,
+              t: float | None = None) -> "RunState":
+        """A run's first record: the torsion springs on their first turn (angle 0, or at
+        time t a driven joint's motion value: force_model.spring_turns), the tracked values
+        as an assembly found them (None: as built), no stop resting, no contact point's
+        touchdown speed known, every friction element slipping."""
         resting = (None if model.limits is None
                    else np.zeros(len(model.limits.rows), dtype=bool))
         cp = model.forces.contacts
         onset = None if cp is None else np.full(cp.n, np.nan)
         slip = None if model.frictions is None else SlipState.start(model)
-        return cls(np.zeros(len(model.forces.ts_names)), track, resting, onset, slip=slip)
+        turns = (np.zeros(len(model.forces.ts_names)) if t is None else
+                 spring_turns(model.forces, derivatives_of(model.motion_functions, t)))
+        return cls(turns, track, resting, onset, slip=slip)
 
     def turned(self, ts_ref: np.ndarray) -> "RunState":
         """The same record with the torsion springs' angles ``ts_ref`` (rad)."""

@@ -150,7 +150,7 @@ class DynamicRun:
         """The start: projected (consistent velocities), coordinates on a rigid stop resting
         on it, joints at rest sticking if they can and moving ones slipping."""
         model, sysm, t = self.model, self.sysm, self.t
-        run = RunState.start(model, start.track)   # tracked values as the assembly found them
+        run = RunState.start(model, start.track, t)   # tracked values as assembled
         sysm.tell(run)
         r, p, v, w = start.r, start.p, start.v, start.w
         check_start(model, r, p, t)

@@ -35,6 +35,7 @@ from ...kernels.constraints import body_arrays, evaluate, global_jacobian, resid
 from ...kernels.forces import body_loads
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
+from ...model.force_model import spring_turns
 from ...model.results import Result, ResultStack, report_progress
 from ...model.state import State
 from ..dynamics.friction import rates
@@ -148,6 +149,7 @@ class _Sweep:
         tables, n_ok, self.bad = zip(*(motion_table(m, times) for m in models))  # its own
         self.fv, self.n_ok = np.stack(tables), np.array(n_ok)     # (V, frames, motions, 3)
         self.ts_ref = np.zeros((V, 2, len(model.forces.ts_names)))  # torsion angles, rates
+        self.ts_ref[:, 0] = spring_turns(model.forces, self.fv[:, 0])  # first turns
         self.tol = (None if model.limits is None
                     else np.stack([tolerance(m) for m in models])[:, None])   # (V, 1, nbound)
         self.r0, self.p0 = np.stack([s.r for s in starts]), np.stack([s.p for s in starts])
