@@ -125,7 +125,9 @@ class Result:
     def energy(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(kinetic, potential, work_nc), each (n,) J.  Potential: gravity and springs;
         work_nc: work done since t = 0 by dampers, friction, actuators, applied loads and
-        motions, so kinetic + potential - work_nc stays constant."""
+        motions, so kinetic + potential - work_nc stays constant (in a dynamic run to its
+        accuracy; a kinematic sweep's work is the trapezoidal sum of the power at the
+        frames, to the square of their spacing: docs/conventions.md)."""
         self._need("energy", "Result.energy()")
         return self._energy[:, 0].copy(), self._energy[:, 1].copy(), self._energy[:, 2].copy()
 
