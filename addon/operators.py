@@ -162,12 +162,12 @@ class MECHANISM_OT_add_marker(bpy.types.Operator):
         if part.mode == "EDIT" and part.type == "MESH":
             import bmesh
             bm = bmesh.from_edit_mesh(part.data)
-            faces = [f for f in bm.faces if f.select]
-            verts = [v for v in bm.verts if v.select]
-            if faces:
-                co, normal = faces[-1].calc_center_median(), faces[-1].normal
-            elif verts:
-                co, normal = verts[-1].co, verts[-1].normal
+            face = _picked(bm, bm.faces, bmesh.types.BMFace)
+            vert = _picked(bm, bm.verts, bmesh.types.BMVert)
+            if face is not None:
+                co, normal = face.calc_center_median(), face.normal
+            elif vert is not None:
+                co, normal = vert.co, vert.normal
             else:
                 self.report({"ERROR"}, f"part {part.name!r}: select a vertex or face first")
                 return {"CANCELLED"}
@@ -177,6 +177,18 @@ class MECHANISM_OT_add_marker(bpy.types.Operator):
         marker = add_marker(context, part, where)
         self.report({"INFO"}, f"added marker {marker.name!r} on {part.name!r}")
         return {"FINISHED"}
+
+
+def _picked(bm, elements, kind):
+    """The selected element of ``kind`` (a BMFace or BMVert) a marker goes on: the one
+    selected last (the edit mesh's selection history: the active face, the vertex clicked
+    last), else the last selected in index order (a selection made without clicks), else
+    None."""
+    clicked = [e for e in bm.select_history if isinstance(e, kind) and e.select]
+    if clicked:
+        return clicked[-1]
+    selected = [e for e in elements if e.select]
+    return selected[-1] if selected else None
 
 
 def add_marker(context, part, world_matrix: Matrix, name: str = "") -> bpy.types.Object:

@@ -52,6 +52,40 @@ def test_add_marker_on_selected_face_is_aligned_to_its_normal(blender) -> None:
     np.testing.assert_allclose(z / np.linalg.norm(z), (0.0, -s, c), atol=1e-6)
 
 
+
+def test_add_marker_goes_on_the_face_selected_last(blender) -> None:
+    """Several faces selected (the +x face, then the -z face, clicked in that order): the
+    marker goes on the face clicked last, the active one, at its centre with z along its
+    normal, whatever the faces' order in the mesh (it went on the highest-indexed one)."""
+    bpy = blender
+    part = bs.add_box(bpy, "body", (2, 2, 2), (0.0, 0.0, 0.0))
+    bs.tag(bpy, [part], "PART")
+    bs.select(bpy, [part], part)
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.ops.mesh.select_all(action="DESELECT")
+    import bmesh
+    bm = bmesh.from_edit_mesh(part.data)
+    bm.faces.ensure_lookup_table()
+    side = next(f for f in bm.faces if f.normal.x > 0.9)
+    bottom = next(f for f in bm.faces if f.normal.z < -0.9)
+    for first, last in ((bottom, side), (side, bottom)):
+        bpy.ops.mesh.select_all(action="DESELECT")
+        bm.select_history.clear()
+        for f in (first, last):
+            f.select = True
+            bm.select_history.add(f)
+        bm.faces.active = last
+        bmesh.update_edit_mesh(part.data)
+        before = set(bpy.data.objects)
+        assert bpy.ops.mechanism.add_marker() == {"FINISHED"}
+        mk, = set(bpy.data.objects) - before
+        bpy.context.view_layer.update()
+        want = np.array(last.normal)                  # the unit-scaled cube's face centre
+        np.testing.assert_allclose(mk.matrix_world.translation, want, atol=1e-5)
+        z = np.array(mk.matrix_world.to_3x3().col[2])
+        np.testing.assert_allclose(z / np.linalg.norm(z), want, atol=1e-6)
+    bpy.ops.object.mode_set(mode="OBJECT")
+
 def test_add_marker_needs_a_selection_in_edit_mode(blender) -> None:
     bpy = blender
     part = bs.add_box(bpy, "body", (1, 1, 1), (0, 0, 0))
