@@ -100,19 +100,26 @@ def gear_part(joints: list, k: int):
     return (pairs[k][0], "I") if sides[k] > 0 else (pairs[k][1], "J")
 
 
+def _world_vertices(ob, depsgraph, what: str) -> np.ndarray:
+    """(n, 3) world positions (Blender units, the object's scale included) of a mesh
+    object's evaluated vertices; ``what`` names it in the error of one Blender leaves
+    unevaluated."""
+    ev = evaluated(ob, depsgraph, what)
+    mesh = ev.to_mesh()
+    try:
+        co = vertex_positions(mesh)
+    finally:
+        ev.to_mesh_clear()
+    M = np.array(ev.matrix_world, dtype=float)
+    return co @ M[:3, :3].T + M[:3, 3]
+
+
 def _centre(ob, depsgraph) -> np.ndarray:
     """World centre (Blender units) of an object's evaluated mesh's bounds (its origin for
     an object without vertices)."""
     if ob.type == "MESH":
-        ev = evaluated(ob, depsgraph, f"part {ob.name!r}")
-        mesh = ev.to_mesh()
-        try:
-            co = vertex_positions(mesh)
-        finally:
-            ev.to_mesh_clear()
-        if len(co):
-            M = np.array(ev.matrix_world, dtype=float)
-            world = co @ M[:3, :3].T + M[:3, 3]
+        world = _world_vertices(ob, depsgraph, f"part {ob.name!r}")
+        if len(world):
             return 0.5 * (world.min(axis=0) + world.max(axis=0))
     return np.array(ob.matrix_world.translation, dtype=float)
 
@@ -147,16 +154,9 @@ def mesh_radius(coupler: str, label: str, joints: list, k: int, depsgraph) -> fl
         marker = mi if side == "I" else mj
         raise MechanismError(f"{what}: marker {side} {marker.name!r} of joint {joint.name!r} is "
                              "not on a mesh part: nothing to measure")
-    ev = evaluated(part, depsgraph, f"{what}: part {part.name!r}")
-    mesh = ev.to_mesh()
-    try:
-        co = vertex_positions(mesh)
-    finally:
-        ev.to_mesh_clear()
-    if len(co) == 0:
+    world = _world_vertices(part, depsgraph, f"{what}: part {part.name!r}")
+    if len(world) == 0:
         raise MechanismError(f"{what}: part {part.name!r} has no vertices to measure")
-    M = np.array(ev.matrix_world, dtype=float)
-    world = co @ M[:3, :3].T + M[:3, 3]
     J = np.array(mj.matrix_world, dtype=float)
     return radius_about_axis(world, J[:3, 3], J[:3, 2])
 
