@@ -9,7 +9,7 @@ leaves the scene as it was: nothing is written until the solver has succeeded.
 import bpy
 import numpy as np
 from bpy.props import EnumProperty, StringProperty
-from mathutils import Matrix, Vector
+from mathutils import Matrix
 
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, contacts, coupling, scene_cache
@@ -25,6 +25,7 @@ from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, bake_options, kind_label
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame, with_scene_frame
+from .markers import add_marker, picked_frame
 from .properties import ROLES
 from .scene_reader import read_design, read_scene
 
@@ -160,50 +161,13 @@ class MECHANISM_OT_add_marker(bpy.types.Operator):
         part = context.active_object
         where = context.scene.cursor.matrix.copy()
         if part.mode == "EDIT" and part.type == "MESH":
-            import bmesh
-            bm = bmesh.from_edit_mesh(part.data)
-            face = _picked(bm, bm.faces, bmesh.types.BMFace)
-            vert = _picked(bm, bm.verts, bmesh.types.BMVert)
-            if face is not None:
-                co, normal = face.calc_center_median(), face.normal
-            elif vert is not None:
-                co, normal = vert.co, vert.normal
-            else:
+            where = picked_frame(part)
+            if where is None:
                 self.report({"ERROR"}, f"part {part.name!r}: select a vertex or face first")
                 return {"CANCELLED"}
-            mw = part.matrix_world
-            n = (mw.to_3x3().inverted().transposed() @ normal).normalized()
-            where = Matrix.Translation(mw @ co) @ n.to_track_quat("Z", "Y").to_matrix().to_4x4()
         marker = add_marker(context, part, where)
         self.report({"INFO"}, f"added marker {marker.name!r} on {part.name!r}")
         return {"FINISHED"}
-
-
-def _picked(bm, elements, kind):
-    """The selected element of ``kind`` (a BMFace or BMVert) a marker goes on: the one
-    selected last (the edit mesh's selection history: the active face, the vertex clicked
-    last), else the last selected in index order (a selection made without clicks), else
-    None."""
-    clicked = [e for e in bm.select_history if isinstance(e, kind) and e.select]
-    if clicked:
-        return clicked[-1]
-    selected = [e for e in elements if e.select]
-    return selected[-1] if selected else None
-
-
-def add_marker(context, part, world_matrix: Matrix, name: str = "") -> bpy.types.Object:
-    """An Empty (single arrow along z) parented to ``part`` at a world frame."""
-    context.view_layer.update()
-    mk = bpy.data.objects.new(name or f"{part.name}.marker", None)
-    mk.empty_display_type = "SINGLE_ARROW"
-    mk.empty_display_size = 0.25
-    context.scene.collection.objects.link(mk)
-    mk.parent = part
-    mk.matrix_parent_inverse = part.matrix_world.inverted()
-    loc, rot, _ = world_matrix.decompose()
-    mk.matrix_world = Matrix.LocRotScale(loc, rot, Vector((1, 1, 1)))
-    mk.mechanism.role = "MARKER"
-    return mk
 
 
 class MECHANISM_OT_connect(bpy.types.Operator):
