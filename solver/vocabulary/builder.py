@@ -254,8 +254,8 @@ class Builder:
                           constants: dict | None = None) -> None:
         """Translational spring-damper-actuator between two markers' origins.  Tension
         k (l - L0) + c dl/dt + preload + friction + actuator(t, length, speed) pulls them
-        together (N, m, s); free_length defaults to the present distance.  ``constants``:
-        named numbers a text actuator uses (as add_motion's)."""
+        together (N, m, s); free_length defaults to the markers' distance as built (before
+        any assembly).  ``constants``: named numbers a text actuator uses (as add_motion's)."""
         name = self._new_name(name, "spring-damper")
         self._between_parts(f"spring-damper {name!r}", marker_i, marker_j)
         self.springs[name] = make_spring_damper(name, marker_i, marker_j, stiffness, damping,
