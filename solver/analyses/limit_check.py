@@ -1,14 +1,12 @@
 """Joint angles followed over a run's frames, and the stops a joint went through.
 
-A limit reads its angle on the turn nearest its centre (kernels/constraints.py
-``limit_offsets``): within half a turn of its range's middle.  A joint that goes past a
-bound by more than half of the range's outside (a compliant stop pushed through, a range
-of [-3, 3] rad leaving 0.14 rad to the wrap) is read on the other side of the turn, inside
-its range or past the other bound, and the stop lets it go (or pushes it on); a motion that
-drives a joint past the wrap between two frames of a sweep is not seen past its rigid stop
-either.  Followed from frame to frame by its rate, the angle shows it: ``through_stops``
-stops the run at the first frame where an angle-limited joint has gone round to the wrap,
-naming the limit."""
+A dynamic run carries each limit's turn as run state (analyses/limit_turns.py), so its
+stops read the joint's continuous angle.  A kinematic sweep's limit reads its angle on the
+turn nearest its centre (kernels/constraints.py ``limit_offsets``): a motion that drives a
+joint past the wrap between two frames is not seen past its rigid stop there.  Followed
+from frame to frame by its rate, the angle shows it: ``through_stops`` stops the sweep at
+the first frame where an angle-limited joint has gone round to the wrap, naming the limit.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -55,9 +53,8 @@ def through_stops(model: Model, out: Result) -> None:
     limit bounds has gone half a turn or more from its limit's centre (past a bound and on
     round to where its angle wraps): the stop no longer sees it there."""
     lm = model.limits
-    if lm is None or not len(out.times):
+    if lm is None or not len(out.times) or out.analysis == "dynamic":
         return
-    _struck_moving_away(model, out)
     first = None
     seen = set()
     for b in np.flatnonzero(model.row_kind[lm.rows] == ANGLE):
@@ -82,28 +79,3 @@ def through_stops(model: Model, out: Result) -> None:
                       "is; make the stop stiffer, its range narrower or the motion gentler",
                       t, (lm.names[b], lm.joints[b]), out.truncated(f))
 
-
-def _struck_moving_away(model: Model, out: Result) -> None:
-    """SolverError at the first impact on an angle's stop that its joint met moving away
-    from it (faster than the stop's rest speed): a joint that turns half a turn from a
-    limit's one bound is read on the other side of the turn, past that bound, and struck
-    there, where there is no stop (a wheel at 2 rad/s off a lone upper stop at 1 rad turned
-    back at 1 - pi rad)."""
-    lm = model.limits
-    angle = model.row_kind[lm.rows] == ANGLE
-    index = {(lm.names[b], lm.bounds[b]): b for b in range(len(lm.names))}
-    for hit in out.impacts:
-        for name, joint, bound, speed in zip(hit.limits, hit.joints, hit.bounds, hit.speed_before):
-            b = index[(name, bound)]
-            toward = speed if bound == "upper" else -speed
-            if not angle[b] or toward >= -float(lm.rest_speed[b]):
-                continue
-            t = float(hit.time)
-            k = int(np.searchsorted(out.times, t))
-            raise SolverError(f"limit {name!r}: joint {joint!r} struck its {bound} stop at "
-                              f"t = {t:.6g} s moving away from it ({speed:.4g} rad/s): half a "
-                              f"turn from {lm.centre[b]:.4g} rad, about which the limit reads "
-                              "its angle, the joint is read past the stop on the other side "
-                              "of the turn, where there is no stop; give the limit both "
-                              "bounds (the range the joint may turn through)", t,
-                              (name, joint), out.truncated(k))
