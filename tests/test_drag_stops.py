@@ -180,3 +180,25 @@ def test_a_motion_holding_a_joint_past_its_stop_is_named() -> None:
                                           r"\(17.2 deg\)") as err:
         poser(m)
     assert err.value.joints == ("stop", "pin")
+
+
+def test_a_pendulum_dragged_round_rests_on_its_stop_ten_radians_out() -> None:
+    """A 1 m pendulum about z with stops at -10 and 10 rad (more than a turn and a half each
+    way), its tip pulled round a radian at a time: it follows round past pi and on (the
+    drag reads the joint's continuous angle, its turns followed from pose to pose), and
+    pulled toward 11 rad it rests on the upper stop at 10 rad (the joint's angle
+    10 - 4 pi = -2.566 rad, to 1e-9 rad); pulled back to 9 rad (9 - 2 pi) it leaves it.  Read
+    within half a turn of the range's middle, every angle lay inside the range: no stop held."""
+    m = mk.pendulum()
+    m.add_limit("stop", "pin", lower=-10.0, upper=10.0)
+    ps = poser(m)
+    for turn in range(1, 10):
+        ps.drag_to("bob", TIP, on_circle(2.0, float(turn)))
+        assert abs(ps.value("pin") - math.remainder(turn, 2.0 * math.pi)) <= 1e-9
+        assert stops(ps) == ()
+    ps.drag_to("bob", TIP, on_circle(2.0, 10.0))
+    ps.drag_to("bob", TIP, on_circle(2.0, 11.0))
+    assert abs(ps.value("pin") - (10.0 - 4.0 * math.pi)) <= 1e-9
+    assert stops(ps) == ("joint 'pin' at its upper stop 10 rad (limit 'stop')",)
+    ps.drag_to("bob", TIP, on_circle(2.0, 9.0))
+    assert abs(ps.value("pin") - (9.0 - 2.0 * math.pi)) <= 1e-9 and stops(ps) == ()

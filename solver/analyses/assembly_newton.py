@@ -19,17 +19,20 @@ TRACK_STEP = 1e-3
 class LeastMovement(NewtonProblem):
     """Rows ``rows`` of the model's residual at the motion values ``f`` driven to zero;
     ``sparse`` the sparse least-squares step (or None: a dense lstsq).  ``ref`` holds the
-    accepted iterate's tracked values once steps are small (TRACK_STEP), else None."""
+    accepted iterate's tracked values once steps are small (TRACK_STEP), else None;
+    ``turns`` the limits' angles a held stop's row reads its angle near (None: the limits'
+    centres)."""
 
     def __init__(self, model: Model, f: np.ndarray, rows: np.ndarray, rs: np.ndarray,
                  cw: np.ndarray, sparse: Callable | None) -> None:
         self.model, self.f, self.rows, self.rs, self.cw, self.sparse = model, f, rows, rs, cw, sparse
         self.ref = None
+        self.turns: np.ndarray | None = None
 
     def residual(self, x) -> tuple[float, Any]:
         """(largest scaled residual of the rows, (row evaluation, scaled residual))."""
         ev = evaluate(self.model, *body_arrays(self.model, *x)[:2], ref=self.ref)
-        res = residual(self.model, ev.phi, self.f) * self.rs
+        res = residual(self.model, ev.phi, self.f, self.turns) * self.rs
         return np.max(np.abs(res[self.rows]), initial=0.0), (ev, res)
 
     def solve(self, x, data) -> np.ndarray:

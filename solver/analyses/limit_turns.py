@@ -7,12 +7,14 @@ pushed past its stop is pushed back however far it went, a lone stop is met only
 is (never half a turn away, on the other side of the turn), and a range may be wider than
 a turn (a handwheel's stops at -10 and +10 rad).
 
-- The start: the angle of the pose as built, in (-pi, pi], or when that lies outside the
-  range and a whole turn of it lies inside, that turn (a range such as [5, 7] rad); a
-  joint a motion drives, the motion's value at the start time.
+- The start: the angle of the pose as built, in (-pi, pi], or when that lies outside a
+  range with both bounds and a whole turn of it lies inside, that turn (a range such as
+  [5, 7] rad); a joint a motion drives, on the motion's value at the start time.
 - A step or a frame from one instant to the next: the angle on the turn nearest the last
   one plus the change its rates give by the trapezoidal rule, so that a joint turning fast
-  (more than half a turn in a step between stops) keeps its turns.
+  (more than half a turn between frames) keeps its turns.  Within a dynamic step the
+  angles are read on the turn nearest the step's start (a stop's gap, its crossing, its
+  force), so a step turns each such joint by at most a quarter turn (``turn_time``).
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ def on_turn(model: Model, raw: np.ndarray, near: np.ndarray) -> np.ndarray:
 def start_turns(model: Model, t: float, raw: np.ndarray) -> np.ndarray:
     """(nbound,) each limit's coordinate at the start: an angle ``raw`` (in (-pi, pi]) on the
     turn the module docstring gives (a driven joint's motion value at t, else the pose's
-    own turn or the one inside the range)."""
+    own turn or the one inside a range with both bounds)."""
     lm = model.limits
     lower, upper = _range(model)
     inside = (raw >= lower) & (raw <= upper)
@@ -54,7 +56,8 @@ def start_turns(model: Model, t: float, raw: np.ndarray) -> np.ndarray:
     up = raw + two_pi * np.ceil((lower - raw) / two_pi)      # the first turn above lower
     down = raw - two_pi * np.ceil((raw - upper) / two_pi)    # the first turn below upper
     moved = np.where(raw < lower, up, down)
-    q = np.where(inside | (moved < lower) | (moved > upper), raw, moved)
+    both = np.isfinite(lower) & np.isfinite(upper)      # (a lone bound: the pose's turn)
+    q = np.where(inside | ~both | (moved < lower) | (moved > upper), raw, moved)
     driven = lm.motion >= 0
     if driven.any():
         f = motion_values(model, float(t))[np.maximum(lm.motion, 0), 0]
@@ -68,8 +71,9 @@ def _range(model: Model) -> tuple[np.ndarray, np.ndarray]:
     value = np.asarray(lm.value).reshape(-1, len(lm.names))[0]   # (a stacked plan's first)
     lower = np.full(len(lm.names), -np.inf)
     upper = np.full(len(lm.names), np.inf)
-    for b, (name, bound) in enumerate(zip(lm.names, lm.bounds)):
-        for c in np.flatnonzero(np.array(lm.names) == name):
+    names = np.array(lm.names)
+    for b, name in enumerate(lm.names):          # (a limit's one or two bounds)
+        for c in np.flatnonzero(names == name):
             (lower if lm.bounds[c] == "lower" else upper)[b] = value[c]
     return lower, upper
 
@@ -116,3 +120,16 @@ def frames_on_turns(model: Model, last: np.ndarray, dt: np.ndarray, raw: np.ndar
     change = 0.5 * dt[:, None] * (qd[..., :-1, :] + qd[..., 1:, :])
     turns = np.round((change - np.diff(x, axis=-2)) / (2.0 * np.pi))
     return raw + 2.0 * np.pi * np.where(angle, np.cumsum(turns, axis=-2), 0.0)
+
+
+def turn_time(model: Model, run: RunState) -> float:
+    """The longest step (s) in which no angle a limit bounds turns more than a quarter turn
+    at its rate at the last step end: a step's end is read on the turn nearest its start
+    (a stop's gap, its crossing, its force), so a step must turn each such joint by less
+    than half a turn (a wheel at 100 rad/s between frames at 24 fps turns 4.2 rad a frame);
+    inf without limits or while they stand still."""
+    if run.limit_rate is None:
+        return np.inf
+    angle = model.row_kind[model.limits.rows] == ANGLE
+    fastest = float(np.max(np.abs(run.limit_rate[angle]), initial=0.0))
+    return 0.5 * np.pi / fastest if fastest > 0.0 else np.inf

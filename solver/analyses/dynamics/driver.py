@@ -40,10 +40,10 @@ cut to the next frame, or long; then aimed at a breakpoint of mu just ahead, eve
 ``aim_at_kink``), its trials until one is accepted (``_attempt``: rejected steps, singular
 positions, rows chosen anew, a collapse named), the next size (``_next_size``), its end on
 its first event (``_end_on_event``: events.py locates it on re-stepped trials), the
-projection (``_advance``), the event's action (``_act``: an impact, a joint sticking or
-breaking loose, a stop let go) and the run state at the new point
-(``_after_step``: springs' and limits' turns, contacts' touchdown, least-norm solves).  A
-frame is a step's end (``_frame``) or inside a long step (``_frames_in_step``).
+projection and the limits' turns (``_advance``), the event's action (``_act``: an impact,
+a joint sticking or breaking loose, a stop let go) and the run state at the new point
+(``_after_step``: springs' turns, contacts' touchdown, least-norm solves).  A frame is a
+step's end (``_frame``) or inside a long step (``_frames_in_step``).
 """
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ from .touchdown import reach_time, touch
 from .switching import (energy_of, friction_rates, released, rest_at_start, slipping, stick,
                         switched, use_rows)
 from ..general_motions import carried_to_gimbal, held_turns, past_gimbal
-from ..limit_turns import advanced, started
+from ..limit_turns import advanced, started, turn_time
 from ..structure import Structure, open_tree
 
 
@@ -307,7 +307,8 @@ class DynamicRun:
             long = min(self.grow, stable / max(self.rate, 1e-300)) >= LONG_STEP * frame
         bound = stable / max(self.rate, 1e-300)            # (inf: the implicit method)
         brk = min(next_break(self.model.breakpoints, t), t + reach_time(
-            self.sysm, self.r, self.p, self.v, self.w) if self.contacts else np.inf)
+            self.sysm, self.r, self.p, self.v, self.w) if self.contacts else np.inf,
+            t + turn_time(self.model, self.run))             # (limit_turns.py)
         if self.pairs is not None and not long:          # DOP853 or 5(4) for this step
             self.pairs.pick(self, min(t_out, brk) - t)
         hs = (min(self.grow, self.t_end - t, bound, brk - t) if long
@@ -424,6 +425,9 @@ class DynamicRun:
                         and moved(self.model, r0, p0, self.r, self.p) <= REST
                         * self.model.length_scale)
         self.t_last, self.t, self.work = self.t, self.t + ended.hs, work1
+        if self.stops is not None:        # the limits' turns at the step's end, before its event
+            self.run = advanced(self.model, self.run, ended.hs, self.r, self.p, self.v, self.w)
+            self.sysm.tell(self.run)
         self.out.steps += 1
 
     def project(self, t: float, r, p, v, w) -> tuple[tuple, RunState]:
@@ -505,14 +509,10 @@ class DynamicRun:
 
     def _after_step(self) -> None:
         """The run state at the step's end: exact solves again past a singular position,
-        the torsion springs' and the limits' turns, the contact points' touchdown speeds."""
-        if not (self.run.robust or self.turns or self.contacts or self.stops is not None):
+        the torsion springs' turns, the contact points' touchdown speeds."""
+        if not (self.run.robust or self.turns or self.contacts):
             return
         sysm = self.sysm
-        if self.stops is not None:        # the limits' turns at the step's end
-            self.run = advanced(self.model, self.run, self.t - self.t_last, self.r, self.p,
-                                self.v, self.w)
-            sysm.tell(self.run)
         if self.run.robust and not near_singular(self.model, self.st, self.r, self.p):
             self.run, self.f_end = self.run.solving(False), None    # past it: exact again
             sysm.tell(self.run)

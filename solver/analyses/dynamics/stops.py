@@ -93,11 +93,13 @@ def check_start(model: Model, r: np.ndarray, p: np.ndarray, t: float,
                           (lm.names[b], lm.joints[b]))
 
 
-def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, out) -> None:
-    """A sweep's block of frames (phi (F, nc) at times (F,), frame index of the first):
-    SolverError at the first frame a motion drove a coordinate past a rigid bound (a
-    compliant stop is a force there: the sweep's efforts carry it)."""
-    g = gaps(model, phi)
+def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, out,
+                turns: np.ndarray | None = None) -> None:
+    """A sweep's block of frames (phi (F, nc) at times (F,), frame index of the first; an
+    angle on the turn nearest ``turns`` (F, nbound)): SolverError at the first frame a
+    motion drove a coordinate past a rigid bound (a compliant stop is a force there: the
+    sweep's efforts carry it)."""
+    g = gaps(model, phi, turns)
     past = (g < -tolerance(model)) & ~model.limits.compliant
     if past.any():
         f, b = np.argwhere(past)[0]

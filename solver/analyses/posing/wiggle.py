@@ -180,11 +180,11 @@ class Wiggle:
         q0 = self._coordinate_row(c, (self.r, self.p))[0]
         most = ANGLE_STEP if c.group.kind == ANGLE else SLIDE_STEP * self.L
         steps = max(1, int(np.ceil(abs(delta) / most)))
-        x, track, active = (self.r, self.p), self._track, self._active
+        x, track, active, turns = (self.r, self.p), self._track, self._active, self._turns
         for k in range(1, steps + 1):
             out = self._step_to(c, x, q0 + delta * k / steps)
             if out is None:
-                self._track, self._active = track, active
+                self._track, self._active, self._turns = track, active, turns
                 return None
             x, self._track, stopped = out
             if stopped:
@@ -239,7 +239,7 @@ class Wiggle:
             raise SolverError(f"joint {joint!r}: its {c.name} is driven by motion "
                               f"{c.motion!r}", self.t, (joint, c.motion))
         angle = c.group.kind == ANGLE
-        start, track, active = (self.r, self.p), self._track, self._active
+        start, track, active, turns = (self.r, self.p), self._track, self._active, self._turns
         q0, lo, hi = self._span(c, self._coordinate_row(c, start)[0])
         step = 5.0 * ANGLE_STEP if angle else 10.0 * SLIDE_STEP * self.L
         reach = 2.0 * np.pi if angle else 10.0 * self.L
@@ -249,7 +249,7 @@ class Wiggle:
             span = min(reach, max(0.0, sign * (stop - q0)))
             done = 0.0
             self.r, self.p = start
-            self._track, self._active = track, active
+            self._track, self._active, self._turns = track, active, turns
             while done < span:
                 d = min(step, span - done)
                 went = self._move(c, sign * d)
@@ -274,8 +274,8 @@ class Wiggle:
             ends.append(q0 + sign * done)
             if angle and sign > 0 and not np.isfinite(hi) and done >= reach - eps:
                 self.r, self.p = start
-                self._track, self._active = track, active
+                self._track, self._active, self._turns = track, active, turns
                 return CoordinateRange(joint, c.name, -np.pi, np.pi, True)     # a crank
         self.r, self.p = start
-        self._track, self._active = track, active
+        self._track, self._active, self._turns = track, active, turns
         return CoordinateRange(joint, c.name, ends[1], ends[0], False)
