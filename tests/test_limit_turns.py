@@ -128,3 +128,16 @@ def test_a_fast_handwheel_strikes_its_stop_between_coarse_frames() -> None:
     t = out.times
     closed = np.where(t <= 0.1, 100.0 * t, 10.0 - 50.0 * (t - 0.1))
     assert np.abs(joint_angle(out, "pin") - closed).max() < 1e-6
+
+
+def test_a_handwheel_on_stiff_stops_bounces_back_by_the_implicit_method() -> None:
+    """Compliant stops at -10 and +10 rad of 1e4 N m/rad (w = sqrt(k / I) = 316 rad/s), the
+    wheel at 5 rad/s, Radau IIA: the stop's force and its Jacobian read the angle past
+    10 rad (the iteration matrix on the same turn as the force), and the wheel leaves the
+    stop at -5 rad/s after pi / w s; at 3 s it is at 10 - 5 (3 - 2 - pi / w) rad (to 1e-5
+    rad: 3.6e-6 at the default tolerance, the bounce's speed error carried on)."""
+    out = handwheel(5.0, lower=-10.0, upper=10.0, stiffness=1e4).solve(
+        duration=3.0, fps=50, analysis="dynamic", method="implicit")
+    assert out.method.startswith("implicit")
+    back = 2.0 + math.pi / math.sqrt(1e5)
+    assert joint_angle(out, "pin")[-1] == pytest.approx(10.0 - 5.0 * (3.0 - back), abs=1e-5)
