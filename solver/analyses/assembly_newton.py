@@ -61,4 +61,4 @@ class LeastMovement(NewtonProblem):
 def first_alpha_half_radian(dq: np.ndarray) -> float:
     """The step fraction (<= 1) that turns no body by more than 0.5 rad."""
     big = np.abs(dq.reshape(-1, 6)[:, 3:]).max(initial=0.0)
-    return min(1.0, 0.5 / big) if big > 0 else 1.0
+    return 0.5 / big if big > 0.5 else 1.0        # (no division by a denormal)

@@ -8,10 +8,10 @@ while it stays at the stop.  It is let go when the pull (a drag) or the set coor
 slider) would move the coordinate back into its range.  Posing by hand applies no loads,
 so a compliant stop is held at its bound like a rigid one.
 
-A drag reads an angle on the joint's continuous turns, followed from pose to pose
-(drag.py, analyses/limit_turns.py), so a range may be wider than a turn.  The sliders'
-ranges (``allowed``) are taken on one turn: the middle of a range with both bounds, half a
-turn from a lone bound.
+Posing reads an angle on the joint's continuous turns, followed from pose to pose
+(drag.py, analyses/limit_turns.py), so a range may be wider than a turn.  A slider sets a
+value within a turn about the middle of a range with both bounds narrower than a turn, and
+within half a turn of a lone bound (``allowed``); across a wider range, as it is.
 """
 from __future__ import annotations
 
