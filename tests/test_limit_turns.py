@@ -141,3 +141,25 @@ def test_a_handwheel_on_stiff_stops_bounces_back_by_the_implicit_method() -> Non
     assert out.method.startswith("implicit")
     back = 2.0 + math.pi / math.sqrt(1e5)
     assert joint_angle(out, "pin")[-1] == pytest.approx(10.0 - 5.0 * (3.0 - back), abs=1e-5)
+
+
+def test_a_gear_driven_through_its_stop_at_coarse_frames_is_named() -> None:
+    """A wheel driven 5 t turns a second gear through a coupler of ratio 2 (its angle
+    -10 t), whose pin has stops at -10 and +10 rad; at 2 fps the gear turns 5 rad a frame
+    (more than half a turn), and no motion drives it: the sweep follows its angle by its
+    rate (the trapezoidal change from frame to frame), so the frames read 0, -5 and -10
+    rad and the sweep stops at frame 3 (-15 rad) naming the gear's limit.  Read on the
+    turn nearest the frame before (no rates), -5 rad was 1.28 and the sweep ran through
+    the stop."""
+    m = driven_wheel("5*t")
+    m.add_part("gear", mass=1.0, inertia=(0.1, 0.1, 0.1), position=(1.0, 0.0, 0.0))
+    m.add_marker("O2", "ground", position=(1.0, 0.0, 0.0))
+    m.add_marker("hub2", "gear")
+    m.add_joint("axle2", "revolute", "hub2", "O2")
+    m.add_coupler("mesh", ["axle", "axle2"], [2.0, 1.0])
+    m.add_limit("stop", "axle2", lower=-10.0, upper=10.0)
+    said = r"limit 'stop': joint 'axle2' past its lower bound -10 rad .* at t = 1.5 s \(frame 3\)"
+    with pytest.raises(SolverError, match=said) as info:
+        m.solve(duration=2.0, fps=2)
+    before = info.value.result
+    assert np.abs(joint_angle(before, "axle2") + 10.0 * before.times).max() < 1e-9
