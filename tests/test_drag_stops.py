@@ -180,3 +180,43 @@ def test_a_motion_holding_a_joint_past_its_stop_is_named() -> None:
                                           r"\(17.2 deg\)") as err:
         poser(m)
     assert err.value.joints == ("stop", "pin")
+
+
+def test_a_pendulum_dragged_round_rests_on_its_stop_ten_radians_out() -> None:
+    """A 1 m pendulum about z with stops at -10 and 10 rad (more than a turn and a half each
+    way), its tip pulled round a radian at a time: it follows round past pi and on (the
+    drag reads the joint's continuous angle, its turns followed from pose to pose, and
+    ``value`` gives it so), and pulled toward 11 rad it rests on the upper stop at 10 rad
+    (to 1e-9 rad); pulled back to 9 rad it leaves it.  Read within half a turn of the
+    range's middle, every angle lay inside the range: no stop held, and the pendulum
+    followed the pull to 11 rad."""
+    m = mk.pendulum()
+    m.add_limit("stop", "pin", lower=-10.0, upper=10.0)
+    ps = poser(m)
+    for turn in range(1, 10):
+        ps.drag_to("bob", TIP, on_circle(2.0, float(turn)))
+        assert abs(ps.value("pin") - turn) <= 1e-9 and stops(ps) == ()
+    ps.drag_to("bob", TIP, on_circle(2.0, 10.0))
+    ps.drag_to("bob", TIP, on_circle(2.0, 11.0))
+    assert abs(ps.value("pin") - 10.0) <= 1e-9
+    assert stops(ps) == ("joint 'pin' at its upper stop 10 rad (limit 'stop')",)
+    ps.drag_to("bob", TIP, on_circle(2.0, 9.0))
+    assert abs(ps.value("pin") - 9.0) <= 1e-9 and stops(ps) == ()
+
+
+@pytest.mark.parametrize("value, want", [(9.0, 9.0), (12.0, 10.0), (-10.5, -10.0)])
+def test_a_slider_sets_an_angle_across_a_range_wider_than_a_turn(value, want) -> None:
+    """The pendulum with stops at -10 and 10 rad set by its slider: a value inside the
+    range is reached on the joint's continuous turns (9 rad: a turn and a third round,
+    through the turns between), one beyond it clamped to the stop (to 1e-9 rad); the
+    range the slider offers is the stops' own, -10 to 10 rad, found by sweeping there
+    (1e-6 rad).  On one turn about the range's middle, 9 rad was set as 9 - 2 pi and the
+    range was a turn each way."""
+    m = mk.pendulum()
+    m.add_limit("stop", "pin", lower=-10.0, upper=10.0)
+    ps = poser(m)
+    ps.set_coordinate("pin", value)
+    assert abs(ps.value("pin") - want) <= 1e-9
+    rng = ps.coordinate_range("pin")
+    assert not rng.full_turn and abs(rng.lower + 10.0) <= 1e-6 and abs(rng.upper - 10.0) <= 1e-6
+    assert abs(ps.value("pin") - want) <= 1e-9           # (the range leaves the pose)

@@ -257,3 +257,24 @@ def test_lanes_that_come_to_rest_hold_their_pose_as_their_separate_runs(monkeypa
         assert got.steps == want.steps
         for name in ("_r", "_p", "_v", "_w", "_reaction", "_energy"):
             assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
+def test_handwheels_onto_stops_ten_radians_out_run_together_with_their_impacts(monkeypatch):
+    """A wheel spinning at 5 rad/s between rigid stops at -10 and +10 rad (a range wider
+    than a turn; tests/test_limit_turns.py), its upper stop at 8 and 10 rad and its
+    restitution 0.5 and 0.8 varied: the explicit lockstep run takes every variant, each
+    carrying its own turns and striking at 10 / 5 or 8 / 5 s, its steps, poses, velocities
+    and impacts equal to its separate run's to the last bit."""
+    from test_limit_turns import handwheel
+    ran = _spy_dynamics(monkeypatch)
+    study = Study(handwheel(5.0, lower=-10.0, upper=10.0),
+                  grid({"stop.upper": [8.0, 10.0], "stop.restitution": [0.5, 0.8]}))
+    res = study.run(duration=2.5, fps=20)
+    assert ran == [(4, True)] and not res.failures
+    for i in range(len(study)):
+        got, alone = res.result(i), study.variant(i).solve(2.5, 20)
+        assert got.steps == alone.steps
+        assert np.array_equal(got._p, alone._p) and np.array_equal(got._w, alone._w)
+        assert [h.time for h in got.impacts] == [h.time for h in alone.impacts]
+        upper = study.variant(i).limits["stop"].upper
+        assert got.impacts[0].time == pytest.approx(upper / 5.0, abs=1e-9)

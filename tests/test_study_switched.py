@@ -331,3 +331,27 @@ def test_a_larger_mechanism_sweeps_as_one_where_its_sweep_solves_densely(monkeyp
             got, alone = res.result(i), study.variant(i).solve(0.5, 60)
             assert np.abs(got._r - alone._r).max() <= 1e-10
             assert _rel(got._reaction, alone._reaction) <= (1e-10 if together else 0.0)
+
+
+def test_wheels_pushed_past_pi_into_compliant_stops_run_in_lockstep(monkeypatch):
+    """The spinning wheel of test_limits.py pushed into its compliant stop at 3 rad, the
+    stop's stiffness 10 and 40 N m/rad: each turns back past pi, at 3 + 5 sqrt(I / k) rad
+    (3.5 and 3.25), its stop reading the joint's continuous angle, a turn carried as each
+    variant's run state.  The explicit lockstep run takes both, each equal to its separate
+    run to the last bit (its stop's force too), each on the closed form to 5e-7 rad at
+    the tolerance 1e-8 (the integration's error there: 1.6e-7 and 1.7e-8 rad; at 1e-6,
+    7e-6 and 4e-5 rad, the step across the force's kink at the stop)."""
+    from test_limits import soft_wheel_angle, spinning_wheel_on_a_soft_stop
+    from solver.analyses.joint_angles import joint_angle
+    ran = _spy_dynamics(monkeypatch)
+    study = Study(spinning_wheel_on_a_soft_stop(), grid({"soft.stiffness": [10.0, 40.0]}))
+    res = study.run(duration=1.5, fps=50, tolerance=1e-8)
+    assert ran == [(2, True)] and not res.failures
+    for i, k in enumerate((10.0, 40.0)):
+        got, alone = res.result(i), study.variant(i).solve(1.5, 50, tolerance=1e-8)
+        assert got.steps == alone.steps
+        assert np.array_equal(got._r, alone._r) and np.array_equal(got._w, alone._w)
+        assert np.array_equal(got.limit("soft"), alone.limit("soft"))
+        angle = joint_angle(got, "pin")
+        assert np.abs(angle - soft_wheel_angle(got.times, k)).max() < 5e-7
+        assert angle.max() > 3.2

@@ -147,17 +147,21 @@ def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     return asm.r, asm.p
 
 
-def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int):
+def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int,
+                   turns: np.ndarray | None = None):
     """newton() on the given rows (all, or the independent ones): NewtonResult whose data
     is (row evaluation, scaled residual of every row).  The tracked values (curve contacts,
     couplers' turns) of a trial pose are taken as built (a curve contact by a global
     search) while Newton's steps are large, so that a rough start's contact may move to the
     branch the parts can reach; once a step moves no part by more than TRACK_STEP of the
     model's size they are followed from the accepted iterate, as the sweeps follow them
-    from frame to frame (the same contact, without a global search at every trial pose)."""
+    from frame to frame (the same contact, without a global search at every trial pose).
+    ``turns``: a held limit's angle read on the turn nearest it (analyses/limit_turns.py;
+    None: nearest its limit's centre)."""
     rs, cw = scales(model)
     problem = LeastMovement(model, f, rows, rs, cw, _sparse_assembly(model, cw, rows),
                             start_turns(model, r, p, f))
+    problem.turns = turns
     return newton(problem, (r, p), NewtonOptions(max_iter, line_search=True, stall=(0.9, 8)))
 
 

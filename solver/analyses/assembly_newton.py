@@ -21,17 +21,19 @@ class LeastMovement(NewtonProblem):
     ``sparse`` the sparse least-squares step (or None: a dense lstsq).  ``ref`` holds the
     accepted iterate's tracked values once steps are small (TRACK_STEP), else ``start``
     (start_turns: None, the pose as built, unless a motion puts a coupled joint's angle on
-    another turn)."""
+    another turn); ``turns`` the limits' angles a held stop's row reads its angle near
+    (None: the limits' centres)."""
 
     def __init__(self, model: Model, f: np.ndarray, rows: np.ndarray, rs: np.ndarray,
                  cw: np.ndarray, sparse: Callable | None, start: np.ndarray | None = None) -> None:
         self.model, self.f, self.rows, self.rs, self.cw, self.sparse = model, f, rows, rs, cw, sparse
         self.ref = self.start = start
+        self.turns: np.ndarray | None = None
 
     def residual(self, x) -> tuple[float, Any]:
         """(largest scaled residual of the rows, (row evaluation, scaled residual))."""
         ev = evaluate(self.model, *body_arrays(self.model, *x)[:2], ref=self.ref)
-        res = residual(self.model, ev.phi, self.f) * self.rs
+        res = residual(self.model, ev.phi, self.f, self.turns) * self.rs
         return np.max(np.abs(res[self.rows]), initial=0.0), (ev, res)
 
     def solve(self, x, data) -> np.ndarray:
@@ -61,7 +63,7 @@ class LeastMovement(NewtonProblem):
 def first_alpha_half_radian(dq: np.ndarray) -> float:
     """The step fraction (<= 1) that turns no body by more than 0.5 rad."""
     big = np.abs(dq.reshape(-1, 6)[:, 3:]).max(initial=0.0)
-    return min(1.0, 0.5 / big) if big > 0 else 1.0
+    return 0.5 / big if big > 0.5 else 1.0        # (no division by a denormal)
 
 
 def _couplers_followed(model: Model, start: np.ndarray | None, track: np.ndarray):

@@ -15,7 +15,6 @@ from ..model.results import Result
 from ..model.state import State
 from .assembly import assemble_pose, curve_contacts, run_disagreement
 from .cam_check import cam_crossing
-from .limit_check import through_stops
 from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
@@ -144,13 +143,11 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
 
 
 def finish(model: Model, begun: Start, out: Result) -> Result:
-    """The checks and notes every run ends with: joints gone through their stops
-    (limit_check.py), curve contacts off their curves, the
+    """The checks and notes every run ends with: curve contacts off their curves, the
     assembly's notes, imperfect geometry that shows only in motion, contacts overlapping at
     the start; a general motion's angles at their singular pose, its efforts moved onto its
     actuators."""
     check_reached_angles(model, out)
-    through_stops(model, out)
     carry_by_actuators(model, begun.structure.keep, out)
     if model.curves is not None:
         _curve_checks(model, out)

@@ -27,6 +27,7 @@ from .assembly import assemble_pose
 from .dynamics.friction import held_rows, hold, limit as friction_limit, loads, needed
 from ..model.state import SlipState
 from .dynamics.stops import amount, check_start, describe, gaps, tolerance
+from .limit_turns import pose_turns
 from .statics_newton import Equilibrium
 from .structure import Structure, least_norm, self_stresses, structure
 
@@ -60,7 +61,7 @@ def find_equilibrium(model: Model, state: State, max_iter: int = 100) -> Found:
     time = float(state.t)
     asm = assemble_pose(model, state.r, state.p, time)
     st = asm.structure or structure(model, asm.r, asm.p)
-    check_start(model, asm.r, asm.p, time)
+    check_start(model, asm.r, asm.p, time, pose_turns(model, asm.r, asm.p, time))
     try:
         f = motion_values(model, time)
     except ExpressionError as exc:
@@ -98,7 +99,7 @@ class _ActiveSet:
         self.track = track
         self.slipped: list[str] = []
         self.eqm = Equilibrium(model, time, f, track, slip, st.keep, r, p)
-        self.ts_start = self.eqm.ts_ref
+        self.ts_start, self.limits_start = self.eqm.ts_ref, self.eqm.limit_ref
 
     @property
     def slip(self) -> SlipState | None:
@@ -132,7 +133,8 @@ class _ActiveSet:
             (r, p, lam), (R, J) = sol.x, sol.data
             keep = eqm.keep
             if not sol.ok and lm is not None:
-                toward = _pushed_toward(model, R, J, keep, n, r, p, self.track)
+                toward = _pushed_toward(model, R, J, keep, n, r, p, self.track,
+                                        self.eqm.limit_ref)
                 toward = toward[~np.isin(lm.rows[toward], held)]
                 if toward.size:
                     held = np.union1d(held, lm.rows[toward])
@@ -193,7 +195,7 @@ class _ActiveSet:
         """The rigid bounds held next: those held that push, and those the pose passes."""
         model, lm = self.model, self.lm
         g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False,
-                                 ref=self.track).phi)
+                                 ref=self.track).phi, self.eqm.limit_ref)
         lam_rows = dict(zip(self.eqm.keep.tolist(), lam))
         push = np.array([-lm.sgn[b] * lam_rows.get(int(row), 0.0) for b, row in enumerate(lm.rows)])
         holding = np.isin(lm.rows, held) & ~lm.compliant
@@ -216,20 +218,22 @@ class _ActiveSet:
         r0, p0 = self.r0, self.p0
         x = self.settle(r0, p0, np.zeros(0, dtype=int))
         stable = self._is_stable(x)
-        if lm is not None and (not stable or _past_a_stop(model, x[0], x[1], self.track) is not None):
+        if lm is not None and (not stable or _past_a_stop(model, x[0], x[1], self.track,
+                                                              eqm.limit_ref) is not None):
             first = (x, eqm.keep, eqm.shift.copy(), eqm.ts_ref, len(self.slipped),
-                     eqm.slip)
+                     eqm.slip, eqm.limit_ref)
             eqm.keep = self._base_rows(np.zeros(0, int))
             J0 = eqm.parts(r0, p0)[1]
             R0 = eqm.balance(r0, p0, np.linalg.lstsq(J0[eqm.keep].T, eqm.start_load,
                                                       rcond=None)[0])[0]
-            toward = _pushed_toward(model, R0, J0, eqm.keep, eqm.n, r0, p0, self.track)
+            toward = _pushed_toward(model, R0, J0, eqm.keep, eqm.n, r0, p0, self.track,
+                                    self.limits_start)
             found = None
             if toward.size:
-                eqm.shift[:], eqm.ts_ref = 0.0, self.ts_start
+                eqm.shift[:], eqm.ts_ref, eqm.limit_ref = 0.0, self.ts_start, self.limits_start
                 try:
                     y = self.settle(r0, p0, lm.rows[toward])
-                    if (_past_a_stop(model, y[0], y[1], self.track) is None
+                    if (_past_a_stop(model, y[0], y[1], self.track, eqm.limit_ref) is None
                             and self._is_stable(y)):
                         found = y
                 except SolverError:          # no equilibrium that way: the first one stands
@@ -237,11 +241,12 @@ class _ActiveSet:
             if found is not None:
                 x, stable = found, True
             else:
-                x, eqm.keep, eqm.shift[:], eqm.ts_ref, nslip, eqm.slip = first
+                x, eqm.keep, eqm.shift[:], eqm.ts_ref, nslip, eqm.slip, eqm.limit_ref = first
                 del self.slipped[nslip:]
-        past = _past_a_stop(model, x[0], x[1], self.track) if lm is not None else None
+        turns = eqm.limit_ref
+        past = _past_a_stop(model, x[0], x[1], self.track, turns) if lm is not None else None
         if past is not None:
-            _refuse_past(model, past, x[0], x[1], self.track, self.time)
+            _refuse_past(model, past, x[0], x[1], self.track, turns, self.time)
         return x, stable
 
 
@@ -270,7 +275,7 @@ def _result(model: Model, st: Structure, run: _ActiveSet, x: tuple, stable: bool
     if slip is not None:              # what friction holds (its multiplier), or nothing
         held_parts = slip.stuck[fp.element]
         out._friction[0, held_parts] = -lam_full[fp.rows[held_parts]]
-    stop = stop_forces(model, ev.phi, ev.jac, np.zeros((nb + 1, 6)))
+    stop = stop_forces(model, ev.phi, ev.jac, np.zeros((nb + 1, 6)), run.eqm.limit_ref)
     if stop is not None:              # a compliant stop's push, read as its limit's force
         lam_full[model.limits.rows[stop.bounds]] = -stop.Qq
     rest = State(time, r, p, zero, zero, zero, zero)
@@ -297,7 +302,7 @@ def _reported(model: Model, st: Structure, keep: np.ndarray, J: np.ndarray, jac:
 
 
 def _pushed_toward(model: Model, R: np.ndarray, J: np.ndarray, keep: np.ndarray, n: int,
-                   r, p, track) -> np.ndarray:
+                   r, p, track, turns=None) -> np.ndarray:
     """The limit bounds (LimitPlan index) that an unbalanced load on the free motions pushes
     their coordinate toward: the load R[:n] projected on the motions the kept rows allow
     (null space of J[keep]) moves each bound's gap at the rate sgn J_row x; negative: toward
@@ -311,7 +316,8 @@ def _pushed_toward(model: Model, R: np.ndarray, J: np.ndarray, keep: np.ndarray,
         N = np.eye(n)
     x = N @ (N.T @ R[:n])
     rate = lm.sgn * (J[lm.rows] @ x)
-    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
+    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi,
+             turns)
     toward = np.flatnonzero(rate < -1e-9 * max(float(np.abs(R[:n]).max()), 1e-300)
                             * np.linalg.norm(J[lm.rows], axis=1))
     if toward.size > 1:            # the nearest stop along the way is the one reached
@@ -319,20 +325,22 @@ def _pushed_toward(model: Model, R: np.ndarray, J: np.ndarray, keep: np.ndarray,
     return toward
 
 
-def _past_a_stop(model: Model, r, p, track) -> int | None:
+def _past_a_stop(model: Model, r, p, track, turns=None) -> int | None:
     """The first rigid bound (LimitPlan index) the pose lies past, beyond the tolerance of
     stops.tolerance, or None."""
     lm = model.limits
-    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
+    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi,
+             turns)
     past = np.flatnonzero(~lm.compliant & (g < -tolerance(model)))
     return int(past[0]) if past.size else None
 
 
-def _refuse_past(model: Model, b: int, r, p, track, time: float) -> None:
+def _refuse_past(model: Model, b: int, r, p, track, turns, time: float) -> None:
     """SolverError naming the limit and joint whose rigid bound b the only equilibrium
     found lies past (never returned as an answer)."""
     lm = model.limits
-    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi)
+    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).phi,
+             turns)
     raise SolverError(f"no static equilibrium within the stops: the one found has "
                       f"{describe(model, b)} by {amount(model, b, float(-g[b]), 3)} "
                       f"(t = {time:.6g} s), and none "

@@ -22,6 +22,7 @@ from ..kernels.stop_forces import stop_forces
 from ..model.compile import Model
 from ..model.force_model import spring_turns
 from .dynamics.friction import lock_residual
+from .limit_turns import on_turn, pose_turns
 from ..model.state import SlipState
 
 
@@ -32,8 +33,10 @@ class Equilibrium(NewtonProblem):
     It owns the active set's state, which statics.py's loop changes between solves:
     ``keep`` (the rows held: the structure's, the stops held, the joints friction holds),
     ``shift`` (per limit bound: a compliant stop held at a penetration, else 0), ``slip``
-    (friction's holds, or None) and ``ts_ref`` (the torsion springs' branch, following the
-    accepted pose).  ``big`` is the last tangent system (n + nk square), kept for the report
+    (friction's holds, or None), ``ts_ref`` (the torsion springs' branch, following the
+    accepted pose) and ``limit_ref`` (the limits' coordinates, an angle on its joint's
+    continuous turns from the start's (analyses/limit_turns.py), following the accepted
+    pose; None without limits).  ``big`` is the last tangent system (n + nk square), kept for the report
     when no equilibrium is found; ``start_load`` the generalized loads at the start pose."""
 
     def __init__(self, model: Model, time: float, f: np.ndarray, track: Any, slip: SlipState | None,
@@ -45,6 +48,7 @@ class Equilibrium(NewtonProblem):
         self.rs, self.cw = scales(model)
         self.zero = np.zeros((model.nb, 3))
         self.ts_ref = spring_turns(model.forces, f)     # a driven joint's from its motion
+        self.limit_ref = pose_turns(model, r, p, time, track)
         lm = model.limits
         self.shift = np.zeros(len(lm.rows) if lm is not None else 0)
         self.big: Any = None
@@ -67,10 +71,10 @@ class Equilibrium(NewtonProblem):
         ev = evaluate(model, rg, A, ref=self.track)
         Q, fe = total_forces(model, self.time, *body_arrays(model, r, p, self.zero, self.zero),
                              self.ts_ref)
-        stop = stop_forces(model, ev.phi, ev.jac, np.zeros((self.nb + 1, 6)))
+        stop = stop_forces(model, ev.phi, ev.jac, np.zeros((self.nb + 1, 6)), self.limit_ref)
         if stop is not None:          # compliant stops (a spring past their bounds)
             Q = Q + stop.Q[:self.nb]
-        res = residual(model, ev.phi, self.f)
+        res = residual(model, ev.phi, self.f, self.limit_ref)
         if self.shift.size:           # compliant stops approached: held at a penetration
             res[model.limits.rows] += self.shift
         if self.slip is not None:     # joints friction holds, where they start
@@ -160,8 +164,13 @@ class Equilibrium(NewtonProblem):
         return step_size(self.model, dx[:self.n], alpha)
 
     def accept(self, x, data) -> None:
-        """The torsion angles' branch follows the accepted pose."""
+        """The torsion angles' branch and the limits' turns follow the accepted pose."""
         self.ts_ref = self.parts(x[0], x[1])[3].ts_angle
+        lm = self.model.limits
+        if lm is not None:
+            phi = evaluate(self.model, *body_arrays(self.model, x[0], x[1])[:2], need_jac=False,
+                           ref=self.track).phi
+            self.limit_ref = on_turn(self.model, phi[lm.rows], self.limit_ref)
 
     def fail(self, R: np.ndarray, why: str) -> None:
         """Raise naming the parts whose unbalanced load lies in the last tangent system's

@@ -465,7 +465,8 @@ def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60) -> float:
     m = sysm.m
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
     ev = evaluate(m, rg, A, ref=sysm.run.track)
-    K, C = all_force_jacobians(m, t, rg, A, vg, wg, sysm.run.ts_ref, ev)
+    K, C = all_force_jacobians(m, t, rg, A, vg, wg, sysm.run.ts_ref, ev,
+                               sysm.run.limit_ref)
     if not (np.any(K) or np.any(C)):
         return 0.0
     J = global_jacobian(m, ev.jac)[sysm.keep]

@@ -28,11 +28,12 @@ from ..kernels.forces import force_jacobians
 from ..kernels.stop_forces import stop_jacobians
 
 
-def all_force_jacobians(m, t, rg, A, vg, wg, ts_ref, ev) -> tuple[np.ndarray, np.ndarray]:
+def all_force_jacobians(m, t, rg, A, vg, wg, ts_ref, ev,
+                        limit_ref=None) -> tuple[np.ndarray, np.ndarray]:
     """K = dQ/dq, C = dQ/dv (6 nb, 6 nb) of the force elements and the compliant stops at
-    one state."""
+    one state (the stops' angles on the turns nearest ``limit_ref``)."""
     K, C = force_jacobians(m, t, rg, A, vg, wg, ts_ref)
-    stops = stop_jacobians(m, ev.phi, ev.jac, np.concatenate([vg, wg], axis=-1))
+    stops = stop_jacobians(m, ev.phi, ev.jac, np.concatenate([vg, wg], axis=-1), limit_ref)
     if stops is not None:
         K, C = K + stops[0], C + stops[1]
     return K, C
@@ -123,7 +124,7 @@ class IterationMatrices:
             own = system.own(int(i))
             self.K[i], self.C[i] = all_force_jacobians(
                 own.m, ta[i], rg[i], A[i], vg[i], wg[i], own.run.ts_ref,
-                RowEval(ev.phi[i], ev.jac[i], None, None, None))
+                RowEval(ev.phi[i], ev.jac[i], None, None, None), own.run.limit_ref)
 
     def factor(self, rows: np.ndarray, hgs: list[np.ndarray]) -> np.ndarray:
         """The inverses of the variants ``rows`` for their hg (one array (len(rows),) per

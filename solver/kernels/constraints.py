@@ -542,22 +542,29 @@ def motion_values(model: Model, t) -> np.ndarray:
     return derivatives_of(model.motion_functions, t)
 
 
-def limit_offsets(model: Model, q: np.ndarray) -> np.ndarray:
+def limit_offsets(model: Model, q: np.ndarray, turns: np.ndarray | None = None) -> np.ndarray:
     """(..., nbound) q - bound of every bound from its row's coordinate q (..., nbound), an
-    angle taken on the turn nearest its limit's centre (LimitPlan.centre)."""
+    angle (atan2's, in (-pi, pi]) moved by whole turns to the turn nearest ``turns``
+    (..., nbound): the joint's continuous angle at a nearby instant, run state that the
+    analyses carry (analyses/limit_turns.py), so that a range wider than a turn and a
+    joint past its stop keep their turns; None: the turn nearest the limit's centre
+    (LimitPlan.centre, a pose with no history)."""
     lm = model.limits
     ang = model.row_kind[lm.rows] == ANGLE
-    q = np.where(ang, lm.centre + (q - lm.centre + np.pi) % (2.0 * np.pi) - np.pi, q)
+    near = lm.centre if turns is None else turns
+    q = np.where(ang, q + 2.0 * np.pi * np.round((near - q) / (2.0 * np.pi)), q)
     return q - lm.value
 
 
-def residual(model: Model, phi: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """Constraint residuals with motion functions subtracted; angles wrapped to (-pi, pi].
+def residual(model: Model, phi: np.ndarray, f: np.ndarray,
+             turns: np.ndarray | None = None) -> np.ndarray:
+    """Constraint residuals with motion functions subtracted; angles wrapped to (-pi, pi],
+    a limit's angle taken on the turn nearest ``turns`` (``limit_offsets``).
     phi (..., nc) and f (..., nmotion, 3) may carry leading axes (frames)."""
     res = phi.copy()
     lm = model.limits
     if lm is not None:              # a limit's row: the coordinate's distance from its bound
-        res[..., lm.rows] = limit_offsets(model, phi[..., lm.rows])
+        res[..., lm.rows] = limit_offsets(model, phi[..., lm.rows], turns)
     drv, motion, ang = model.motion_rows
     if drv.size:
         fv = f[..., motion, 0]

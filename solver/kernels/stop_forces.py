@@ -20,17 +20,19 @@ class StopEval(NamedTuple):
     c: np.ndarray        # (..., n) dF / d(d delta / dt): the damping in effect
 
 
-def stop_forces(model: Any, phi: np.ndarray, jac: np.ndarray, vel: np.ndarray) -> StopEval | None:
+def stop_forces(model: Any, phi: np.ndarray, jac: np.ndarray, vel: np.ndarray,
+                turns: np.ndarray | None = None) -> StopEval | None:
     """The compliant stops' forces from the rows' values phi (..., nc), Jacobian blocks and
     body velocities vel (..., nb+1, 6) (ground last): delta = -sgn (q - bound) > 0 past the
     bound, F = max(0, k delta^n + c_max STEP(delta/d) d delta/dt) (Adams IMPACT; STEP the cubic
-    s^2 (3 - 2 s) on [0, 1]), Q_q = sgn F along the coordinate.  None without such stops."""
+    s^2 (3 - 2 s) on [0, 1]), Q_q = sgn F along the coordinate; an angle on the turn nearest
+    ``turns`` (``limit_offsets``).  None without such stops."""
     lm = model.limits
     if lm is None or not lm.compliant.any():
         return None
     b = np.flatnonzero(lm.compliant)
     rows, sgn = lm.rows[b], lm.sgn[b]
-    q = limit_offsets(model, phi[..., lm.rows])[..., b]
+    q = limit_offsets(model, phi[..., lm.rows], turns)[..., b]
     qd = row_rates(model, rows, jac, vel)
     delta, ddelta = np.maximum(-sgn * q, 0.0), -sgn * qd
     inside = delta > 0.0
@@ -48,12 +50,12 @@ def stop_forces(model: Any, phi: np.ndarray, jac: np.ndarray, vel: np.ndarray) -
     return StopEval(b, Q, Qq, np.sum(Qq * qd, axis=-1), dF, np.where(on, c, 0.0))
 
 
-def stop_jacobians(model: Any, phi: np.ndarray, jac: np.ndarray,
-                   vel: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+def stop_jacobians(model: Any, phi: np.ndarray, jac: np.ndarray, vel: np.ndarray,
+                   turns: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """dQ/dq and dQ/dv (6 nb, 6 nb) of the compliant stops at one state: Q = J_q^T sgn F with
     d delta = -sgn J_q dq, so dQ/dq = -J_q^T F'(delta) J_q and dQ/dv = -J_q^T c J_q (the
     term F dJ_q/dq, the row's curvature, left out: an iteration matrix)."""
-    se = stop_forces(model, phi, jac, vel)
+    se = stop_forces(model, phi, jac, vel, turns)
     if se is None or not (np.any(se.dF) or np.any(se.c)):
         return None
     Jq = global_jacobian(model, jac)[model.limits.rows[se.bounds]]

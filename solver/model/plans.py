@@ -168,6 +168,8 @@ class LimitPlan:
     penetration: np.ndarray        # depth of full damping, rad or m
     centre: np.ndarray             # (nbound,) an angle is read on the turn nearest this: its
     #                                limit's middle (both bounds given) or the bound itself
+    motion: np.ndarray             # (nbound,) the motion that drives the bound's coordinate,
+    #                                -1: none (a driven angle starts on the motion's turn)
 
     @property
     def compliant(self) -> np.ndarray:
@@ -386,8 +388,11 @@ def limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
     centre = [0.5 * (limits[nm].lower + limits[nm].upper)
               if limits[nm].lower is not None and limits[nm].upper is not None else v
               for nm, v in zip(names, value)]
+    driving = {(mo.joint, mo.coordinate): i for i, mo in enumerate(mech.motions.values())}
+    motion = [driving.get((limits[nm].joint, limits[nm].coordinate), -1) for nm in names]
     return LimitPlan(tuple(names), tuple(joints), tuple(bounds), _frozen(at, int), _frozen(value),
-                     _frozen(sgn), _frozen(e), _frozen(speed), k, n, c, d, _frozen(centre))
+                     _frozen(sgn), _frozen(e), _frozen(speed), k, n, c, d, _frozen(centre),
+                     _frozen(motion, int))
 
 
 def curves(mech: Any, marker_body, marker_point, marker_axes, first: int) -> CurvePlan | None:

@@ -96,13 +96,18 @@ class RunState:
     the damping's delta'_0), NaN while the point is apart, None without contacts; robust:
     True while the run passes a singular position (least-norm solves, analyses/dynamics/
     driver.py), until it is passed or the kept rows change; slip: the friction elements'
-    SlipState, None without friction."""
+    SlipState, None without friction; limit_ref, limit_rate: (..., nbound) each limit's
+    coordinate at the last step end (rad: an angle on its joint's continuous turns, the
+    turn its next angles are read on, analyses/limit_turns.py) and its rate there (rad/s
+    or m/s), None: read on the turn nearest the limit's centre."""
     ts_ref: np.ndarray
     track: np.ndarray | None = None
     resting: np.ndarray | None = None
     onset: np.ndarray | None = None
     robust: bool = False
     slip: SlipState | None = None
+    limit_ref: np.ndarray | None = None
+    limit_rate: np.ndarray | None = None
 
     @classmethod
     def start(cls, model: Model, track: np.ndarray | None = None,
@@ -123,6 +128,10 @@ class RunState:
     def turned(self, ts_ref: np.ndarray) -> "RunState":
         """The same record with the torsion springs' angles ``ts_ref`` (rad)."""
         return replace(self, ts_ref=ts_ref)
+
+    def limits_at(self, ref: np.ndarray, rate: np.ndarray) -> "RunState":
+        """The same record with the limits' coordinates ``ref`` and their rates ``rate``."""
+        return replace(self, limit_ref=ref, limit_rate=rate)
 
     def tracked(self, track: np.ndarray | None) -> "RunState":
         """The same record with the tracked values ``track`` (this one: none before, none

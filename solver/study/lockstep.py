@@ -273,7 +273,9 @@ class _Group:
                               None if any(q is None for q in tracks) else np.stack(tracks),
                               onset=None if states[0].onset is None
                               else np.stack([s.onset for s in states]),
-                              slip=_slipping(states)))
+                              slip=_slipping(states),
+                              limit_ref=None if states[0].limit_ref is None
+                              else np.stack([s.limit_ref for s in states])))
         self._told = (states, self.eq.run)
 
     def _told_now(self, who: list[int], states: list[RunState] | None = None) -> None:
@@ -510,7 +512,9 @@ class _Stages:
         run = g.eq.run
         eq.tell(RunState(np.repeat(run.ts_ref, s, axis=0),
                          None if run.track is None else np.repeat(run.track, s, axis=0),
-                         onset=None if run.onset is None else np.repeat(run.onset, s, axis=0)))
+                         onset=None if run.onset is None else np.repeat(run.onset, s, axis=0),
+                         limit_ref=None if run.limit_ref is None
+                         else np.repeat(run.limit_ref, s, axis=0)))
         return eq
 
     def stages(self, ts: np.ndarray, Y: np.ndarray,

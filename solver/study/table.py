@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.limit_check import joint_angle
+from ..analyses.joint_angles import joint_angle
 from ..base.errors import SolverError, StudyError
 from ..model.results import Result
 from ..vocabulary.builder import Builder
@@ -68,7 +68,7 @@ def columns(base: Builder, samples: Samples, metrics: dict[str, Callable]) -> li
 
 
 def coordinate(result: Result, joint: str, which: str) -> np.ndarray:
-    """(n,) a joint's angle (rad, unwrapped over the frames: analyses/limit_check.py
+    """(n,) a joint's angle (rad, unwrapped over the frames: analyses/joint_angles.py
     ``joint_angle``, which keeps the turns of a joint turning half a turn or more between
     frames) or slide (m), from its markers' frames as docs/conventions.md defines them: the
     angle of x_I from x_J about z_J, the slide of I's origin from J's along z_J."""

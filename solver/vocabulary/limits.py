@@ -9,8 +9,9 @@ the coordinate reaches a bound, applies Newton's impact law through all the cons
 reverses to -e times itself; every joint and motion holds at the velocity level), and a
 bounce slower than ``rest_speed`` (rad/s or m/s; DEFAULT_REST_SPEED when not given)
 becomes resting contact, held while the stop pushes and released when it would pull.  A kinematic sweep driven past a bound stops
-with an error naming the limit, the bound and the frame.  Angle bounds lie in [-pi, pi]
-(the joint angle's range).
+with an error naming the limit, the bound and the frame.  An angle bound is on the
+joint's continuous angle (the turns it has made, carried by every analysis:
+analyses/limit_turns.py), so a range may be wider than a turn (a handwheel's -10 to 10 rad).
 
 A compliant stop (``stiffness`` given) is a force along the coordinate in the manner of
 Adams' IMPACT function: with the penetration delta >= 0 past the bound and its rate,
@@ -25,7 +26,6 @@ loads in Result.energy (its elastic part comes back as the stop releases).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,11 +72,6 @@ def make_limit(name: str, joints: dict, joint: Any, lower: Any, upper: Any, coor
         raise MechanismError(f"{what}: give a lower or an upper bound (or both)")
     if lo is not None and hi is not None and not lo < hi:
         raise MechanismError(f"{what}: the lower bound {lo:g} is not below the upper {hi:g}")
-    if coord == "angle":
-        for label, b in (("lower", lo), ("upper", hi)):
-            if b is not None and abs(b) > math.pi + 1e-12:
-                raise MechanismError(f"{what}: the {label} bound {b:g} rad is outside [-pi, pi], "
-                                     "the range of a joint angle")
     e = number(restitution, f"{what}: restitution")
     if not 0.0 <= e <= 1.0:
         raise MechanismError(f"{what}: restitution must be between 0 and 1, got {e:g}")

@@ -7,15 +7,12 @@ are projected back onto the constraints (M-weighted least change; Hairer-Wanner 
 constraints hold to Newton precision at every frame, and the multipliers at each output
 frame give the reactions and motion efforts as in kinematics.
 
-Singular positions (a parallelogram's links lined up, a bifurcation: the kept constraint
-rows dependent for an instant) make J M^-1 J^T singular there, and dividing by its vanishing
-eigenvalue turns rounding into steps that shrink without end.  When a step has been cut
-below a tenth of a frame at such a position, and no motion is involved (a motion driven into
-a limit is a lock-up), the run goes on with least-norm solves (Tikhonov-filtered
-eigen-decomposition, Golub-Van Loan 5.5.4) until the Jacobian is well conditioned again:
-the motion follows the branch its momentum carries, and the reactions there are the
-least-norm ones (a note says where).  A general motion's free b2 carried to +-90 deg (its
-b1 and b3 rows' singular pose) is found the same way, a step past it cut, and named.
+Singular positions (links lined up: the kept rows dependent for an instant) make
+J M^-1 J^T singular, and its vanishing eigenvalue turns rounding into steps that shrink
+without end.  When a step has been cut below a tenth of a frame there, and no motion is
+involved (else a lock-up), the run goes on with least-norm solves (Golub-Van Loan 5.5.4)
+until the Jacobian is well conditioned again, on the branch its momentum carries.  A
+general motion's free b2 carried to +-90 deg (its b1, b3 rows' singular pose) is named.
 
 Output frames are step ends: a step is cut to end on the next frame.  Only where the steps
 outgrow the frames (a mechanism coming to rest, or frames faster than the motion needs)
@@ -26,9 +23,7 @@ rest (a moving loop's lined-up positions are found by the cut steps). The frames
 long step are its dense output (DOP853's of order 7, Dormand-Prince 5(4)'s of order 4,
 Hairer-Norsett-Wanner II.6; Radau IIA's collocation polynomial, Hairer-Wanner IV.5), each
 projected and evaluated like a step end, all the frames of a step as one stack
-(``frames_inside``): four right-hand sides a step (DOP853; none for 5(4)) and a share of
-one stacked projection and evaluation a frame, against a full step of twelve a frame.  At
-rest with nothing depending on time acting, the pose is held (``at_rest``, Result.hold).
+(``frames_inside``).  At rest with nothing depending on time acting, the pose is held.
 
 Integrators (error-controlled):
 - explicit Runge-Kutta (``explicit.py``): Dormand-Prince 8(5,3) at the default and tighter
@@ -45,10 +40,10 @@ cut to the next frame, or long; then aimed at a breakpoint of mu just ahead, eve
 ``aim_at_kink``), its trials until one is accepted (``_attempt``: rejected steps, singular
 positions, rows chosen anew, a collapse named), the next size (``_next_size``), its end on
 its first event (``_end_on_event``: events.py locates it on re-stepped trials), the
-projection (``_advance``), the event's action (``_act``: an impact, a joint sticking or
-breaking loose, a stop let go) and the run state at the new point
-(``_after_step``: springs' turns, contacts' touchdown, the end of least-norm solving).  A
-frame is a step's end (``_frame``) or inside a long step (``_frames_in_step``).
+projection and the limits' turns (``_advance``), the event's action (``_act``: an impact,
+a joint sticking or breaking loose, a stop let go) and the run state at the new point
+(``_after_step``: springs' turns, contacts' touchdown, least-norm solves).  A frame is a
+step's end (``_frame``) or inside a long step (``_frames_in_step``).
 """
 from __future__ import annotations
 
@@ -82,6 +77,7 @@ from .touchdown import reach_time, touch
 from .switching import (energy_of, friction_rates, released, rest_at_start, slipping, stick,
                         switched, use_rows)
 from ..general_motions import carried_to_gimbal, held_turns, past_gimbal
+from ..limit_turns import advanced, started, turn_time
 from ..structure import Structure, open_tree
 
 
@@ -150,10 +146,10 @@ class DynamicRun:
         """The start: projected (consistent velocities), coordinates on a rigid stop resting
         on it, joints at rest sticking if they can and moving ones slipping."""
         model, sysm, t = self.model, self.sysm, self.t
-        run = RunState.start(model, start.track, t)   # tracked values as assembled
+        r, p, v, w = start.r, start.p, start.v, start.w   # (the limits' turns: limit_turns.py)
+        run = started(model, RunState.start(model, start.track, t), t, r, p, v, w)
         sysm.tell(run)
-        r, p, v, w = start.r, start.p, start.v, start.w
-        check_start(model, r, p, t)
+        check_start(model, r, p, t, run.limit_ref)
         try:
             (r, p, v, w), run = project_run(sysm, run, t, r, p, v, w)
         except np.linalg.LinAlgError:
@@ -311,7 +307,8 @@ class DynamicRun:
             long = min(self.grow, stable / max(self.rate, 1e-300)) >= LONG_STEP * frame
         bound = stable / max(self.rate, 1e-300)            # (inf: the implicit method)
         brk = min(next_break(self.model.breakpoints, t), t + reach_time(
-            self.sysm, self.r, self.p, self.v, self.w) if self.contacts else np.inf)
+            self.sysm, self.r, self.p, self.v, self.w) if self.contacts else np.inf,
+            t + turn_time(self.model, self.run))             # (limit_turns.py)
         if self.pairs is not None and not long:          # DOP853 or 5(4) for this step
             self.pairs.pick(self, min(t_out, brk) - t)
         hs = (min(self.grow, self.t_end - t, bound, brk - t) if long
@@ -428,6 +425,9 @@ class DynamicRun:
                         and moved(self.model, r0, p0, self.r, self.p) <= REST
                         * self.model.length_scale)
         self.t_last, self.t, self.work = self.t, self.t + ended.hs, work1
+        if self.stops is not None:        # the limits' turns at the step's end, before its event
+            self.run = advanced(self.model, self.run, ended.hs, self.r, self.p, self.v, self.w)
+            self.sysm.tell(self.run)
         self.out.steps += 1
 
     def project(self, t: float, r, p, v, w) -> tuple[tuple, RunState]:

@@ -277,7 +277,7 @@ class Equations:
         f = motion_values(m, t) if self.mrows.size else _NO_MOTION
         Iw, Mi = wk.mass(A, self._pair, self._diag)
         Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, run.onset, (ev.phi, ev.jac))
-        stop = stop_forces(m, ev.phi, ev.jac, velg) if self.compliant else None
+        stop = stop_forces(m, ev.phi, ev.jac, velg, run.limit_ref) if self.compliant else None
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., :nb, :]
             self.stop_power = stop.power
@@ -383,12 +383,12 @@ class Equations:
         f = motion_values(m, t) if self.mrows.size else np.zeros((len(t), 0, 3))
         p = p / np.sqrt((p * p) @ _ONES4)[..., None]      # (as project: the same bits)
         rk = np.asarray(rs)[..., keep]
-        ref = self.run.track
+        ref, turns = self.run.track, self.run.limit_ref
 
         def residual_at(r, p):
             rg, A = body_arrays(m, r, p)[:2]
             ev = evaluate(m, rg, A, ref=ref)
-            res = residual(m, ev.phi, f)[:, keep]
+            res = residual(m, ev.phi, f, turns)[:, keep]
             return np.abs(res * rk).max(axis=-1, initial=0.0), ev, A, res
 
         def mats(ev, A):

@@ -38,7 +38,7 @@ class PositionProjection(NewtonProblem):
             rg, A = body_arrays(m, *x)[:2]
             ev = evaluate(m, rg, A, ref=eq.run.track)
             self.ready = None
-        res = residual(m, ev.phi, self.f)
+        res = residual(m, ev.phi, self.f, eq.run.limit_ref)
         if eq.run.slip is not None:    # sticking joints held
             lock_residual(m, eq.run.slip, res, A)
         return np.abs(res[eq.keep] * self.rs).max(initial=0.0), (ev, A, res)

@@ -47,10 +47,11 @@ EVENT_TIME = 1e-10      # s: an impact's instant located to this
 GAP_TOL = 1e-9          # a gap below -GAP_TOL (times the model's size for a slide) is a crossing
 
 
-def gaps(model: Model, phi: np.ndarray) -> np.ndarray:
-    """(..., nbound) sgn (q - bound) of every bound from the rows' phi (..., nc)."""
+def gaps(model: Model, phi: np.ndarray, turns: np.ndarray | None = None) -> np.ndarray:
+    """(..., nbound) sgn (q - bound) of every bound from the rows' phi (..., nc), an angle
+    on the turn nearest ``turns`` (kernels/constraints.py ``limit_offsets``)."""
     lm = model.limits
-    res = residual(model, phi, np.zeros(phi.shape[:-1] + (len(model.motion_names), 3)))
+    res = residual(model, phi, np.zeros(phi.shape[:-1] + (len(model.motion_names), 3)), turns)
     return lm.sgn * res[..., lm.rows]
 
 
@@ -75,11 +76,13 @@ def describe(model: Model, b: int) -> str:
             f"{amount(model, b, float(lm.value[b]))}")
 
 
-def check_start(model: Model, r: np.ndarray, p: np.ndarray, t: float) -> None:
-    """SolverError naming the limit when the start lies outside a limit's range."""
+def check_start(model: Model, r: np.ndarray, p: np.ndarray, t: float,
+                turns: np.ndarray | None = None) -> None:
+    """SolverError naming the limit when the start lies outside a limit's range (an angle
+    read on the turn nearest ``turns``, analyses/limit_turns.py ``start_turns``)."""
     if model.limits is None:
         return
-    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False).phi)
+    g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False).phi, turns)
     bad = np.flatnonzero(g < -tolerance(model))
     if bad.size:
         b = int(bad[0])
@@ -90,11 +93,13 @@ def check_start(model: Model, r: np.ndarray, p: np.ndarray, t: float) -> None:
                           (lm.names[b], lm.joints[b]))
 
 
-def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, out) -> None:
-    """A sweep's block of frames (phi (F, nc) at times (F,), frame index of the first):
-    SolverError at the first frame a motion drove a coordinate past a rigid bound (a
-    compliant stop is a force there: the sweep's efforts carry it)."""
-    g = gaps(model, phi)
+def sweep_check(model: Model, phi: np.ndarray, times: np.ndarray, first: int, out,
+                turns: np.ndarray | None = None) -> None:
+    """A sweep's block of frames (phi (F, nc) at times (F,), frame index of the first; an
+    angle on the turn nearest ``turns`` (F, nbound)): SolverError at the first frame a
+    motion drove a coordinate past a rigid bound (a compliant stop is a force there: the
+    sweep's efforts carry it)."""
+    g = gaps(model, phi, turns)
     past = (g < -tolerance(model)) & ~model.limits.compliant
     if past.any():
         f, b = np.argwhere(past)[0]
@@ -254,22 +259,24 @@ class Stops:
         asked for several times in a step (its two ends by ``turned_back``, then by the
         event functions), so the last two states' are kept (the state arrays are never
         changed in place)."""
-        for state, ref, got in self._recent:
-            if state is y and ref is track:
+        turns = sysm.run.limit_ref            # (the run state's turns, as told)
+        for state, ref, at, got in self._recent:
+            if state is y and ref is track and at is turns:
                 return got
-        got = self.gaps_and_rates(*sysm.unpack(y)[:4], track)
-        self._recent = [(y, track, got)] + self._recent[:1]
+        got = self.gaps_and_rates(*sysm.unpack(y)[:4], track, turns)
+        self._recent = [(y, track, turns, got)] + self._recent[:1]
         return got
 
-    def gaps_at(self, r, p, track=None) -> np.ndarray:
+    def gaps_at(self, r, p, track=None, turns=None) -> np.ndarray:
+        """Every bound's gap (nbound,) at (r, p), an angle on the turn nearest ``turns``."""
         return gaps(self.m, evaluate(self.m, *body_arrays(self.m, r, p)[:2], need_jac=False,
-                                     ref=track, groups=self.groups).phi)
+                                     ref=track, groups=self.groups).phi, turns)
 
-    def gaps_and_rates(self, r, p, v, w, track=None) -> tuple[np.ndarray, np.ndarray]:
+    def gaps_and_rates(self, r, p, v, w, track=None, turns=None) -> tuple[np.ndarray, np.ndarray]:
         """Every bound's gap and its rate, sgn dq/dt (nbound,), at (r, p, v, w)."""
         ev = evaluate(self.m, *body_arrays(self.m, r, p)[:2], ref=track, groups=self.groups)
         rate = global_jacobian(self.m, ev.jac)[self.lm.rows] @ np.concatenate([v, w], 1).ravel()
-        return gaps(self.m, ev.phi), self.lm.sgn * rate
+        return gaps(self.m, ev.phi, turns), self.lm.sgn * rate
 
     def turned_back(self, sysm, y: np.ndarray, y1: np.ndarray, hs: float) -> float | None:
         """A step that carried a rigid bound's coordinate past it and back (a swing's turning

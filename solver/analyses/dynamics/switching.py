@@ -210,7 +210,7 @@ def rest_at_start(sysm, stops: Stops, base: Structure, t: float, r, p, v, w):
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
     ev = evaluate(m, rg, A, ref=sysm.run.track)
     rate = row_rates(m, lm.rows, ev.jac, np.concatenate([vg, wg], axis=-1))
-    g = stops.gaps_at(r, p, sysm.run.track)
+    g = stops.gaps_at(r, p, sysm.run.track, sysm.run.limit_ref)
     on = ~lm.compliant & (np.abs(g) <= stops.tol) & (np.abs(rate) < lm.rest_speed)
     on[on] = ~_held_already(sysm, lm.rows[on], ev.jac)
     if not on.any():

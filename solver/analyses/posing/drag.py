@@ -50,6 +50,7 @@ from ..dynamics.stops import amount, describe
 from ..structure import structure
 from .drag_newton import newton_step, reduced_hessian
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop
+from ..limit_turns import on_turn, pose_turns
 from .held_newton import RCOND, ChordOntoRows
 from .wiggle import Coordinate, CoordinateRange, Wiggle
 
@@ -105,8 +106,9 @@ class Poser(Wiggle):
         self._bounds = bounds_of(model)            # the stops (drag_stops.py)
         self._active = np.zeros(0, int)            # ... held at their bounds
         self.stopped: tuple[HeldStop, ...] = ()
-        self._track = None
+        self._track = self._turns = None
         self._track = self._evaluate((self.r, self.p))[0].track
+        self._turns = pose_turns(model, self.r, self.p, self.t, self._track)   # limit_turns.py
         self._second = False                       # drag: Newton from the first step
         self._kinds = joint_kinds(model)
         if self._bounds is not None:
@@ -128,7 +130,17 @@ class Poser(Wiggle):
         """(row evaluation, scaled residual of every row) at pose x = (r, p)."""
         ev = evaluate(self.model, *body_arrays(self.model, *x)[:2], need_jac=need_jac,
                       ref=self._track)
-        return ev, residual(self.model, ev.phi, self._f) * self.rs
+        return ev, residual(self.model, ev.phi, self._f, self._near(ev.phi)) * self.rs
+
+    def _near(self, phi: np.ndarray) -> np.ndarray | None:
+        """(nbound,) the limits' coordinates at a pose (rows' phi (nc,)), each angle on its
+        joint's continuous turns: the turn nearest the last pose's, which they then follow
+        (every pose posing evaluates lies within a step, MAX_ROTATION, of the last one);
+        None without limits."""
+        if self._turns is None:
+            return None
+        self._turns = on_turn(self.model, phi[self.model.limits.rows], self._turns)
+        return self._turns
 
     def _held(self) -> np.ndarray:
         """The rows held: the independent joint, coupler and motion rows, and the stops at
@@ -140,7 +152,7 @@ class Poser(Wiggle):
     def _gaps(self, x, track) -> np.ndarray:
         """(nbound,) every bound's gap (rad or m, >= 0 inside) at pose x with its tracks."""
         ev = evaluate(self.model, *body_arrays(self.model, *x)[:2], need_jac=False, ref=track)
-        return gaps(self._bounds, ev.phi)
+        return gaps(self._bounds, ev.phi, self._near(ev.phi))
 
     def _project(self, x, pinv: np.ndarray | None):
         """x brought back onto the held rows: Newton with the chord steps -pinv res (the
@@ -151,7 +163,7 @@ class Poser(Wiggle):
             out = newton(ChordOntoRows(self, rows, pinv, cw), x, NewtonOptions(8))
             if out.ok:
                 return out.x, out.data[0].track
-        out = least_movement(self.model, *x, self._f, rows, 12)
+        out = least_movement(self.model, *x, self._f, rows, 12, self._turns)
         if out.ok and out.err <= NEWTON_TOL:
             return out.x, self._evaluate(out.x, need_jac=False)[0].track
         return None
@@ -342,7 +354,8 @@ class Poser(Wiggle):
             return _Direction(dq, free, pinv, newton_dir, np.zeros(0), size, np.zeros(0),
                               np.zeros(0))
         push = -bd.sgn[self._active] * mu[len(self.rows):]
-        return _Direction(dq, free, pinv, newton_dir, push, size, gaps(bd, ev.phi),
+        return _Direction(dq, free, pinv, newton_dir, push, size,
+                          gaps(bd, ev.phi, self._near(ev.phi)),
                           bd.sgn * (J[bd.rows] @ dq))
 
     def _line_search(self, x, dq, alpha, pinv, b, u, T, f0, df0):

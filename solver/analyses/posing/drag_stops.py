@@ -8,9 +8,10 @@ while it stays at the stop.  It is let go when the pull (a drag) or the set coor
 slider) would move the coordinate back into its range.  Posing by hand applies no loads,
 so a compliant stop is held at its bound like a rigid one.
 
-An angle is read on the turn nearest the middle of its range (both bounds given), so a
-range wider than half a turn keeps every angle inside it positive on both bounds; one bound
-alone is counted as stops.py counts it (the wrapped difference, half a turn each way).
+Posing reads an angle on the joint's continuous turns, followed from pose to pose
+(drag.py, analyses/limit_turns.py), so a range may be wider than a turn.  A slider sets a
+value within a turn about the middle of a range with both bounds narrower than a turn, and
+within half a turn of a lone bound (``allowed``); across a wider range, as it is.
 """
 from __future__ import annotations
 
@@ -47,10 +48,13 @@ def bounds_of(model: Model) -> Bounds | None:
                   tolerance(model), lm.names, lm.joints, lm.bounds)
 
 
-def gaps(bd: Bounds, phi: np.ndarray) -> np.ndarray:
-    """(nbound,) sgn (q - bound) from the rows' phi (nc,): rad or m, >= 0 inside."""
+def gaps(bd: Bounds, phi: np.ndarray, turns: np.ndarray | None = None) -> np.ndarray:
+    """(nbound,) sgn (q - bound) from the rows' phi (nc,): rad or m, >= 0 inside; an angle
+    on the turn nearest ``turns`` (nbound,) (the joint's continuous angle: analyses/
+    limit_turns.py), or without them nearest ``mid``."""
     q = phi[bd.rows]
-    q = np.where(bd.angle, bd.mid + (q - bd.mid + np.pi) % (2.0 * np.pi) - np.pi, q)
+    near = bd.mid if turns is None else turns
+    q = np.where(bd.angle, q + 2.0 * np.pi * np.round((near - q) / (2.0 * np.pi)), q)
     return bd.sgn * (q - bd.value)
 
 

@@ -9,7 +9,9 @@ is clamped to it, and the coordinate is moved to it within its range; another jo
 reaches its stop on the way is held there (its limit row at its bound) while the rest
 follow, and when holding it leaves the coordinate no way on, the coordinate stops where
 that stop was reached.  ``coordinate_range`` sweeps a coordinate to find the range a one-DOF
-mechanism can move through (a full turn for a crank), ending at the stops.
+mechanism can move through (a full turn for a crank), ending at the stops.  An angle a
+limit bounds is read on its joint's continuous turns (``value``), so a range wider than a
+turn is set and swept across its turns.
 """
 from __future__ import annotations
 
@@ -106,14 +108,26 @@ class Wiggle:
         return float(phi[0]), row[: 6 * nb] / (unit * self.cw)
 
     def value(self, joint: str, name: str | None = None) -> float:
-        """The coordinate's present value: rad in (-pi, pi], or m."""
-        return self._coordinate_row(self.coordinate(joint, name), (self.r, self.p))[0]
+        """The coordinate's present value: rad (an angle a limit bounds on its joint's
+        continuous turns, which the drags follow: analyses/limit_turns.py; another in
+        (-pi, pi]), or m."""
+        c = self.coordinate(joint, name)
+        return self._continuous(c, self._coordinate_row(c, (self.r, self.p))[0])
+
+    def _continuous(self, c: Coordinate, q: float) -> float:
+        """An angle q (rad, atan2's) of a coordinate its limits bound on the turn nearest
+        the limits' last one (the Poser's ``_turns``); else q."""
+        if c.group.kind != ANGLE or not c.own.size or self._turns is None:
+            return q
+        near = float(self._turns[c.own[0]])
+        return q + 2.0 * np.pi * round((near - q) / (2.0 * np.pi))
 
     def _span(self, c: Coordinate, q: float) -> tuple[float, float, float]:
         """(the coordinate's value q taken on the turn of its range, the range's ends):
-        rad or m; an angle without stops gets (-inf, inf)."""
+        rad or m; an angle without stops gets (-inf, inf); a range wider than a turn takes
+        q as it is (on the joint's continuous turns)."""
         lo, hi = allowed(*c.limits, c.group.kind == ANGLE)
-        if c.group.kind == ANGLE and np.isfinite(lo):
+        if c.group.kind == ANGLE and np.isfinite(lo) and not hi - lo > 2.0 * np.pi:
             mid = 0.5 * (lo + hi)
             q = mid + wrap(q - mid)
         return q, lo, hi
@@ -180,24 +194,27 @@ class Wiggle:
         q0 = self._coordinate_row(c, (self.r, self.p))[0]
         most = ANGLE_STEP if c.group.kind == ANGLE else SLIDE_STEP * self.L
         steps = max(1, int(np.ceil(abs(delta) / most)))
-        x, track, active = (self.r, self.p), self._track, self._active
+        x, track, active, turns = (self.r, self.p), self._track, self._active, self._turns
         for k in range(1, steps + 1):
             out = self._step_to(c, x, q0 + delta * k / steps)
             if out is None:
-                self._track, self._active = track, active
+                self._track, self._active, self._turns = track, active, turns
                 return None
             x, self._track, stopped = out
             if stopped:
                 self.r, self.p = x
-                q = self._coordinate_row(c, x)[0]
-                return wrap(q - q0) if c.group.kind == ANGLE else q - q0
+                d = self._coordinate_row(c, x)[0] - q0
+                if c.group.kind == ANGLE:     # the turn nearest the move asked so far
+                    d += 2.0 * np.pi * round((delta * k / steps - d) / (2.0 * np.pi))
+                return d
         self.r, self.p = x
         return delta
 
     def set_coordinate(self, joint: str, value: float, name: str | None = None
                        ) -> tuple[np.ndarray, np.ndarray]:
         """Pose the mechanism with joint ``joint``'s coordinate ``name`` (default its first)
-        at ``value`` (rad: reached the shorter way round, or m) and every held row exact,
+        at ``value`` (rad: reached the shorter way round, across a range wider than a turn
+        on the joint's turns; or m) and every held row exact,
         the rest moved the least; returns the new pose (r, p).  A value past the joint's
         own stop is clamped to the stop (reached within the range, never through the
         stop), like a hand turning the joint against it; another joint's stop reached on
@@ -210,7 +227,7 @@ class Wiggle:
             raise SolverError(f"joint {joint!r}: its {c.name} is driven by motion "
                               f"{c.motion!r}; it cannot be set by hand", self.t, (joint, c.motion))
         angle = c.group.kind == ANGLE
-        q0 = self._coordinate_row(c, (self.r, self.p))[0]
+        q0 = self._continuous(c, self._coordinate_row(c, (self.r, self.p))[0])
         start, lo, hi = self._span(c, q0)
         if np.isfinite(lo) or np.isfinite(hi):
             want = float(np.clip(self._span(c, float(value))[0], lo, hi))
@@ -239,17 +256,19 @@ class Wiggle:
             raise SolverError(f"joint {joint!r}: its {c.name} is driven by motion "
                               f"{c.motion!r}", self.t, (joint, c.motion))
         angle = c.group.kind == ANGLE
-        start, track, active = (self.r, self.p), self._track, self._active
-        q0, lo, hi = self._span(c, self._coordinate_row(c, start)[0])
+        start, track, active, turns = (self.r, self.p), self._track, self._active, self._turns
+        q0, lo, hi = self._span(c, self._continuous(c, self._coordinate_row(c, start)[0]))
         step = 5.0 * ANGLE_STEP if angle else 10.0 * SLIDE_STEP * self.L
-        reach = 2.0 * np.pi if angle else 10.0 * self.L
+        # a whole turn each way for an angle (a range wider than a turn: to its stops)
+        reach = ((np.inf if np.isfinite(lo) and np.isfinite(hi) else 2.0 * np.pi) if angle
+                 else 10.0 * self.L)
         eps = tol * (1.0 if angle else self.L)
         ends = []
         for sign, stop in ((1.0, hi), (-1.0, lo)):
             span = min(reach, max(0.0, sign * (stop - q0)))
             done = 0.0
             self.r, self.p = start
-            self._track, self._active = track, active
+            self._track, self._active, self._turns = track, active, turns
             while done < span:
                 d = min(step, span - done)
                 went = self._move(c, sign * d)
@@ -274,8 +293,8 @@ class Wiggle:
             ends.append(q0 + sign * done)
             if angle and sign > 0 and not np.isfinite(hi) and done >= reach - eps:
                 self.r, self.p = start
-                self._track, self._active = track, active
+                self._track, self._active, self._turns = track, active, turns
                 return CoordinateRange(joint, c.name, -np.pi, np.pi, True)     # a crank
         self.r, self.p = start
-        self._track, self._active = track, active
+        self._track, self._active, self._turns = track, active, turns
         return CoordinateRange(joint, c.name, ends[1], ends[0], False)

@@ -31,7 +31,7 @@ from ...algebra.newton import converged, step_pose
 from ...algebra.rank import involved
 from ...base.errors import FrictionJam, SolverCancelled, SolverError
 from ...base.rotations import rotate_world
-from ...kernels.constraints import body_arrays, evaluate, global_jacobian, residual
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, residual, row_rates
 from ...kernels.forces import body_loads
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
@@ -41,6 +41,7 @@ from ...model.state import State
 from ..dynamics.friction import rates
 from ..dynamics.stops import check_start, gaps, sweep_check, tolerance
 from ..general_motions import lock_up_cause
+from ..limit_turns import frames_on_turns, pose_turns
 from ..structure import Structure, least_norm, self_stresses
 from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
 from .frames import block_forces, motion_table, smooth_prefix, with_friction
@@ -158,6 +159,8 @@ class _Sweep:
         self.biggest = int(max(1, min(BLOCK_MAX, floats // per_frame)))
         self.prev: _Last | None = None
         self.turns: np.ndarray | None = None      # a frame's tracked values to start from
+        self.lim: np.ndarray | None = None        # (V, 2, nbound) each limit's coordinate and
+        #                                           rate at the last kept frame (limit_turns.py)
         self.gone = np.zeros(V, dtype=bool)        # variants of ``alive`` leaving at this frame
         self.q0 = self._start_tracks(starts)
         # an open tree of driven joints, banded (one mechanism): its exact poses as Newton's
@@ -168,13 +171,17 @@ class _Sweep:
     def _start_tracks(self, starts: list[State]) -> np.ndarray | None:
         """(V, 1, ntrack) the tracked values (couplers' turns, curve contacts) at each
         variant's start, from those its assembly found (State.track); the start's limits
-        checked (check_start: a variant starting outside one leaves at its first frame)."""
+        checked (check_start: a variant starting outside one leaves at its first frame) on
+        their start turns (``lim0`` (V, nbound): limit_turns.py)."""
         t0 = float(self.times[0])
+        lim0 = []
         for i, (m, s) in enumerate(zip(self.models, starts)):
+            lim0.append(pose_turns(m, s.r, s.p, t0, s.track))
             try:
-                check_start(m, s.r, s.p, t0)
+                check_start(m, s.r, s.p, t0, lim0[-1])
             except SolverError as exc:
                 self._fail(i, exc)
+        self.lim0 = None if self.model.limits is None else np.stack(lim0)
         if not self.model.ntrack:
             return None
         tracks = [s.track for s in starts]
@@ -204,7 +211,8 @@ class _Sweep:
         self.fv, self.n_ok, self.ts_ref, self.r0, self.p0 = (
             x[stay] for x in (self.fv, self.n_ok, self.ts_ref, self.r0, self.p0))
         self.bad = [b for b, s in zip(self.bad, stay) if s]
-        self.tol, self.q0 = (None if x is None else x[stay] for x in (self.tol, self.q0))
+        self.tol, self.q0, self.lim, self.lim0 = (
+            None if x is None else x[stay] for x in (self.tol, self.q0, self.lim, self.lim0))
         self.prev = None if self.prev is None else self.prev.only(stay)
 
     def run(self, report: Callable[[np.ndarray], None]) -> None:
@@ -320,7 +328,8 @@ class _Sweep:
             Q += Qf[..., :nb, :]
         phi = None if evq is None else evq.phi[:, :m]      # (a tree has no stops: tree.py)
         speeds = np.concatenate([vg, wg], axis=-1)
-        stop = stop_forces(model, phi, jac, speeds)
+        turns, lim_next = self._limit_turns(ks, phi, jac, speeds)
+        stop = stop_forces(model, phi, jac, speeds, turns)
         if stop is not None:              # compliant stops the motions push into: their force
             Q = Q + stop.Q[..., :nb, :]
             pnc = pnc + stop.power
@@ -355,9 +364,9 @@ class _Sweep:
         self.outs.store_energy(block, Iw, pot, pnc - np.einsum("vfm,vfm->vf", lam[..., mrows],
                                                                f[..., mix, 1]))
         if model.limits is not None:      # a motion driven through a rigid stop: that variant
-            self._through_stops(phi, ks)  # leaves there
+            self._through_stops(phi, ks, turns)   # leaves there
         self._remember(ks, R, P, Vv, W, Ac, Al, jac, evq)
-        self.ts_ref = ts_next
+        self.ts_ref, self.lim = ts_next, lim_next
         return m, iters
 
     def _wrong_turns(self, ks: np.ndarray, track: np.ndarray,
@@ -419,14 +428,34 @@ class _Sweep:
                 + (f"; {reach}" if reach else ""),
                 t, who, self.results[self.alive[i]].truncated(k)))
 
-    def _through_stops(self, phi: np.ndarray, ks: np.ndarray) -> None:
+    def _limit_turns(self, ks: np.ndarray, phi: np.ndarray | None, jac: np.ndarray,
+                     speeds: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(the block's limit coordinates (V, F, nbound), each angle on its joint's
+        continuous turns (limit_turns.py ``frames_on_turns``: from the last kept frame's,
+        or at the first frame the start's), and the last frame's with its rates
+        (V, 2, nbound)); (None, None) without limits."""
+        lm = self.model.limits
+        if lm is None or phi is None:
+            return None, None
+        raw = phi[..., lm.rows]
+        rate = row_rates(self.model, lm.rows, jac, speeds)
+        if self.lim is None:              # the first frame: on the start's turns
+            last, t_last = np.stack([self.lim0, rate[:, 0]], axis=-2), self.times[ks[0]]
+        else:
+            last, t_last = self.lim, self.prev.state.t
+        dt = np.diff(np.concatenate([[t_last], self.times[ks]]))
+        q = frames_on_turns(self.model, last, dt, raw, rate)
+        return q, np.stack([q[:, -1], rate[:, -1]], axis=-2)
+
+    def _through_stops(self, phi: np.ndarray, ks: np.ndarray, turns: np.ndarray) -> None:
         """Each variant whose motion drove a coordinate past a rigid bound in the block
         leaves at the first such frame (dynamics/stops.py sweep_check names it)."""
-        past = (gaps(self.model, phi) < -self.tol) & ~self.model.limits.compliant
+        past = (gaps(self.model, phi, turns) < -self.tol) & ~self.model.limits.compliant
         for i in np.flatnonzero(past.any(axis=(-2, -1))):
             v = self.alive[i]
             try:
-                sweep_check(self.models[v], phi[i], self.times[ks], int(ks[0]), self.results[v])
+                sweep_check(self.models[v], phi[i], self.times[ks], int(ks[0]), self.results[v],
+                            turns[i])
             except SolverError as exc:
                 self._fail(i, exc)
 
