@@ -199,11 +199,13 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     use_limit_lower: BoolProperty(name="Lower", description="A stop at the lower bound")
     use_limit_upper: BoolProperty(name="Upper", description="A stop at the upper bound")
     limit_lower_angle: FloatProperty(name="Lower", subtype="ANGLE", unit="ROTATION",
-                                     min=-math.pi, max=math.pi, default=-math.pi / 2,
-                                     description="Smallest joint angle (x_I from x_J about z_J)")
+                                     default=-math.pi / 2,
+                                     description="Smallest joint angle (x_I from x_J about z_J, "
+                                                 "counted over turns: a range may span several)")
     limit_upper_angle: FloatProperty(name="Upper", subtype="ANGLE", unit="ROTATION",
-                                     min=-math.pi, max=math.pi, default=math.pi / 2,
-                                     description="Largest joint angle (x_I from x_J about z_J)")
+                                     default=math.pi / 2,
+                                     description="Largest joint angle (x_I from x_J about z_J, "
+                                                 "counted over turns: a range may span several)")
     limit_lower_slide: FloatProperty(name="Lower", unit="LENGTH", default=-1.0,
                                      description="Smallest slide of I's origin along z_J")
     limit_upper_slide: FloatProperty(name="Upper", unit="LENGTH", default=1.0,

@@ -65,16 +65,26 @@ def test_compliant_stop_call_and_its_penetration_units() -> None:
     assert m.limits["R: limit"].stiffness == 10.0
 
 
-def test_float32_pi_bounds_are_clipped_to_pi() -> None:
-    """A property clamped to pi stores float32(pi) = 3.14159274, 8.7e-8 above math.pi,
-    which the solver refuses: it becomes pi; a bound clearly outside is left for the
-    solver to refuse by name."""
-    f32pi = float(np.float32(math.pi))
-    assert f32pi > math.pi
-    s = LS("REVOLUTE", "ANGLE", True, True, lower_angle=-f32pi, upper_angle=f32pi)
+def test_angle_bounds_past_half_a_turn_reach_the_solver_as_typed() -> None:
+    """A handwheel's stops typed at -720 and +400 degrees (the solver reads an angle limit
+    on the joint's continuous angle, so a range may span turns): the call carries them in
+    radians as typed, and the solver takes them; float32's pi (8.7e-8 above math.pi) is
+    no longer clipped, as nothing refuses it now."""
+    s = LS("REVOLUTE", "ANGLE", True, True, lower_angle=math.radians(-720),
+           upper_angle=math.radians(400))
     call = limits.limit_call("J", s, 1.0)
-    assert (call["lower"], call["upper"]) == (-math.pi, math.pi)
-    assert limits.limit_call("J", LS("REVOLUTE", "ANGLE", True, False, lower_angle=-3.2), 1.0)["lower"] == -3.2
+    assert (call["lower"], call["upper"]) == (math.radians(-720), math.radians(400))
+    m = solver.Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("wheel", mass=1.0, inertia=(0.1, 0.1, 0.1))
+    m.add_marker("O", "ground")
+    m.add_marker("hub", "wheel")
+    m.add_joint("J", "revolute", "hub", "O")
+    m.add_limit(**call)
+    assert (m.limits["J: limit"].lower, m.limits["J: limit"].upper) == (call["lower"], call["upper"])
+    f32pi = float(np.float32(math.pi))
+    s = LS("REVOLUTE", "ANGLE", True, True, lower_angle=-f32pi, upper_angle=f32pi)
+    assert limits.limit_call("J", s, 1.0)["upper"] == f32pi
 
 
 def test_friction_call_scales_lengths_only() -> None:

@@ -22,9 +22,6 @@ import numpy as np
 from ...solver import FRICTION_COORDINATES, JOINT_COORDINATES
 from .settings import kind_name, motion_coordinate
 
-# float32 storage of pi is 8.7e-8 above math.pi: a bound typed as +-180 degrees is clipped
-# to +-pi when it is that close (the solver refuses angles outside [-pi, pi])
-_PI_SLACK = 1e-6
 
 
 @dataclass(frozen=True)
@@ -78,16 +75,12 @@ def has_coordinate(kind: str) -> bool:
     return bool(JOINT_COORDINATES.get(kind_name(kind), ()))
 
 
-def _angle(a: float) -> float:
-    return max(-math.pi, min(math.pi, a)) if abs(a) <= math.pi + _PI_SLACK else a
-
-
 def limit_bounds(s: LimitSettings) -> tuple[str, float | None, float | None]:
     """(coordinate, lower, upper): "angle" (rad) or "slide" (Blender units); None for a
     bound that is off."""
     coord = motion_coordinate(s.kind, s.coordinate)
     if coord == "angle":
-        lo, hi = _angle(s.lower_angle), _angle(s.upper_angle)
+        lo, hi = s.lower_angle, s.upper_angle
     else:
         lo, hi = s.lower_slide, s.upper_slide
     return coord, (lo if s.use_lower else None), (hi if s.use_upper else None)

@@ -13,8 +13,8 @@ and any script share it).
   coordinate minus its ``ref``.  Several joints in one body map where they make a solver
   joint: a hinge and a slide on one axis -> cylindrical, two perpendicular hinges at one
   point -> universal, two slides and a hinge normal to them -> planar; others are an error.
-- **Joint fields**: ``range`` -> rigid stops ``"<joint>: limit"`` (an angle bound outside
-  [-pi, pi] is left out with a warning); a hinge's ``stiffness``, ``springref`` and
+- **Joint fields**: ``range`` -> rigid stops ``"<joint>: limit"`` (an angle's bounds counted
+  over turns); a hinge's ``stiffness``, ``springref`` and
   ``damping`` -> torsion spring ``"<joint>: spring"``; ``frictionloss`` -> joint friction
   ``"<joint>: friction"`` with that preload and no coefficient (a slide's damping its
   viscous term); ``armature``, a slide's stiffness and a ball's damping have no solver
@@ -195,13 +195,6 @@ class Builder:
         label = f"{joint}: {coord}" if shared else joint
         if j.range is not None:
             lo, hi = j.range[0] - j.ref, j.range[1] - j.ref
-            if coord == "angle":
-                for what, v in (("lower", lo), ("upper", hi)):
-                    if not -math.pi <= v <= math.pi:
-                        self.warnings.append(f"line {j.line}: joint {j.name!r}: {what} limit "
-                                             f"{v:g} rad is outside [-pi, pi]; no {what} stop")
-                lo = lo if -math.pi <= lo <= math.pi else None
-                hi = hi if -math.pi <= hi <= math.pi else None
             if lo is not None or hi is not None:
                 named(j.line, self.m.add_limit, f"{label}: limit", joint, lower=lo, upper=hi,
                       coordinate=coord)

@@ -16,9 +16,8 @@ script share it).
   the right-hand rule about the axis).  revolute and continuous -> revolute, prismatic ->
   prismatic, fixed -> fixed, planar -> planar (the axis its normal).
 - **Limits**: a revolute or prismatic joint's ``<limit lower upper>`` -> rigid stops
-  ``"<joint>: limit"`` (the solver's default restitution 0.5); a bound outside [-pi, pi] on
-  an angle cannot be a stop and is left out with a warning.  effort and velocity are
-  ignored.
+  ``"<joint>: limit"`` (the solver's default restitution 0.5; an angle's bounds counted over
+  turns, a range may span several).  effort and velocity are ignored.
 - **Damping and friction**: ``<dynamics friction>`` (N m or N, a load-independent Coulomb
   force) is the preload of joint friction ``"<joint>: friction"`` with no coefficient, so
   the joint sticks while the force needed stays below it; ``damping`` is that element's
@@ -199,17 +198,6 @@ def add_stops(m: Mechanism, j: Joint, warnings: list) -> list[str]:
     if j.limit is None:
         return []
     lower, upper = j.limit.lower, j.limit.upper
-    if j.kind == "revolute":
-        if not -np.pi <= lower <= np.pi:
-            warnings.append(f"line {j.line}: joint {j.name!r}: lower limit {lower:g} rad is "
-                            f"outside [-pi, pi]; no lower stop")
-            lower = None
-        if not -np.pi <= upper <= np.pi:
-            warnings.append(f"line {j.line}: joint {j.name!r}: upper limit {upper:g} rad is "
-                            f"outside [-pi, pi]; no upper stop")
-            upper = None
-        if lower is None and upper is None:
-            return []
     name = f"{j.name}: limit"
     named(j.line, m.add_limit, name, j.name, lower=lower, upper=upper)
     return [name]
