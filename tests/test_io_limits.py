@@ -72,16 +72,12 @@ def test_angle_bounds_past_half_a_turn_reach_the_solver_as_typed() -> None:
     no longer clipped, as nothing refuses it now."""
     s = LS("REVOLUTE", "ANGLE", True, True, lower_angle=math.radians(-720),
            upper_angle=math.radians(400))
-    call = limits.limit_call("J", s, 1.0)
+    call = limits.limit_call("Door hinge", s, 1.0)
     assert (call["lower"], call["upper"]) == (math.radians(-720), math.radians(400))
-    m = solver.Mechanism()
-    m.add_part("ground", fixed=True)
-    m.add_part("wheel", mass=1.0, inertia=(0.1, 0.1, 0.1))
-    m.add_marker("O", "ground")
-    m.add_marker("hub", "wheel")
-    m.add_joint("J", "revolute", "hub", "O")
+    m = hinge()
     m.add_limit(**call)
-    assert (m.limits["J: limit"].lower, m.limits["J: limit"].upper) == (call["lower"], call["upper"])
+    took = m.limits["Door hinge: limit"]
+    assert (took.lower, took.upper) == (call["lower"], call["upper"])
     f32pi = float(np.float32(math.pi))
     s = LS("REVOLUTE", "ANGLE", True, True, lower_angle=-f32pi, upper_angle=f32pi)
     assert limits.limit_call("J", s, 1.0)["upper"] == f32pi
