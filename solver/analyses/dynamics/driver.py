@@ -37,8 +37,9 @@ The run is a loop over the output frames (``dynamic_run``) whose carry is a Dyna
 pose, the step sizes, the integrator's state and the RunState (model/state.py).  A step is a
 list of stages, each a method that reads and advances the carry: its size (``_proposal``:
 cut to the next frame, or long; then aimed at a breakpoint of mu just ahead, events.py
-``aim_at_kink``), its trials until one is accepted (``_attempt``: rejected steps, singular
-positions, rows chosen anew, a collapse named), the next size (``_next_size``), its end on
+``aim_at_kink``), its trials until one is accepted (``_attempt``: rejected steps, what
+passed inside an accepted one, ``inside.py``, singular positions, rows chosen anew, a
+collapse named), the next size (``_next_size``), its end on
 its first event (``_end_on_event``: events.py locates it on re-stepped trials), the
 projection and the limits' turns (``_advance``), the event's action (``_act``: an impact,
 a joint sticking or breaking loose, a stop let go) and the run state at the new point
@@ -66,6 +67,7 @@ from ...model.results import Result, report_progress
 from ...model.state import RunState, State
 from .equations import Equations
 from .events import StepEnd, aim_at_kink, crossed_at_end, record_friction, step_events
+from .inside import SINGULAR_STEP, inside_step
 from .pairs import frame_pairs
 from .requests import Request, Requests, drive
 from .frames import (REST, at_rest, frames_inside, hold_after, motion_rate, moved,
@@ -76,7 +78,7 @@ from .stops import Stops, check_start
 from .touchdown import reach_time, touch
 from .switching import (energy_of, friction_rates, released, rest_at_start, slipping, stick,
                         switched, use_rows)
-from ..general_motions import carried_to_gimbal, held_turns, past_gimbal
+from ..general_motions import held_turns
 from ..limit_turns import advanced, started, turn_time
 from ..structure import Structure, open_tree
 
@@ -99,7 +101,6 @@ def choose_method(sysm: Equations | Callable[[], Equations], t: float, r, p, v, 
 
 _NONE = np.zeros(0, dtype=int)
 STIFF_RATE = 300.0
-SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
 LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output,
 #                      sized for control.LONG_ERR of the step's error goal: long_proposal)
 RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right-hand sides)
@@ -329,19 +330,10 @@ class DynamicRun:
             y1, err = yield Request("step", stepper.step, (self.t, y, f0, hs, self.norm))
             if err <= 1.0 or (self.locating and err < np.inf and
                               crossed_at_end(sysm, self.stops, self.t, y, hs, y1)):
-                turned = self.gimbals and past_gimbal(self.model, self.gimbals, self.t + hs,
-                                                      sysm.split(y1)[1])
-                back = (None if turned or cut or self.stops is None or err > 1.0
-                        else self.stops.turned_back(sysm, y, y1, hs))
-                if back is not None:
-                    hs, cut = back * hs, True
-                    continue
-                if not turned:
+                again, cut = inside_step(self, k, y, y1, hs, err, cut)   # (inside.py)
+                if again is None:
                     return hs, long, f0, y1, err, control.accepted(hs, err, stepper)
-                if hs < SINGULAR_STEP * self.frame_dt:     # a free b2 carried to +-90 deg
-                    self.fail(carried_to_gimbal(self.model, turned, self.p, self.t), k,
-                              self.t, (turned,))
-                hs = 0.5 * hs         # ... through it: cut towards it
+                hs = again
                 continue
             hs = control.rejected(hs, err, stepper)
             who = (free_singular(self.model, self.st, self.r, self.p)

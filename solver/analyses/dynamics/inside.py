@@ -1,0 +1,38 @@
+"""What happened inside a step whose ends look right, before it stands.
+
+A step is accepted on its error at its end; two things can pass unseen between its ends:
+- a general motion's free b2 carried through +-90 deg (its b1 and b3 rows' singular pose,
+  general_motions.past_gimbal): the step is halved towards it, and the run stops, naming
+  the motion, once a step cut below SINGULAR_STEP of a frame still passes it;
+- a rigid bound's coordinate carried past its bound and back (a swing turning just beyond
+  a stop: both ends inside; Stops.turned_back): the step is cut once to where the gaps'
+  cubic dips deepest, so that its end is past the bound and the impact is located.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..general_motions import carried_to_gimbal, past_gimbal
+
+SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
+
+
+def inside_step(run: Any, k: int, y: np.ndarray, y1: np.ndarray, hs: float, err: float,
+                cut: bool) -> tuple[float | None, bool]:
+    """(None, cut) when the step (t, y) -> y1 of size hs (s) stands; else (the size to try
+    it again at, whether it was cut to a bound's dip: once a step).  ``run``: the
+    DynamicRun (its model, equations, stops, gimbals, time, frame spacing and ``fail``,
+    which a free b2 carried to +-90 deg calls for frame k)."""
+    turned = run.gimbals and past_gimbal(run.model, run.gimbals, run.t + hs,
+                                         run.sysm.split(y1)[1])
+    back = (None if turned or cut or run.stops is None or err > 1.0
+            else run.stops.turned_back(run.sysm, y, y1, hs))
+    if back is not None:
+        return back * hs, True
+    if not turned:
+        return None, cut
+    if hs < SINGULAR_STEP * run.frame_dt:        # a free b2 carried to +-90 deg
+        run.fail(carried_to_gimbal(run.model, turned, run.p, run.t), k, run.t, (turned,))
+    return 0.5 * hs, cut                         # ... through it: cut towards it
