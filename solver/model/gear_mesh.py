@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..base.errors import MechanismError
-from ..base.rotations import cross
+from ..base.rotations import cross, quat_to_matrix
 from ..vocabulary.joints import DOT1, DOT2
 from .plans import _frozen, marker_world, row_group, world_axes
 
@@ -178,3 +178,22 @@ def meshes(mech: Any, couplers: dict, marker_body: Any, marker_point: Any, marke
                 mesh_joint=_frozen([list(mech.joints).index(j.name) for j in joints], int),
                 mesh_side=_frozen([x for k in ks for x in _senses(mech, items[k], marker_body)[0]]),
                 mesh_sense=_frozen([x for k in ks for x in _senses(mech, items[k], marker_body)[1]]))
+
+
+def pitch_radii(cp: Any, mesh: tuple, r: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(..., ng) gear 1's pitch radius (m) of each meshing pair at the poses r (..., nb, 3),
+    p (..., nb, 4) (COM positions and unit quaternions, the ground not among them): the
+    distance of its pitch point (``pitch_geometry``, where the relation's ratio divides the
+    centre distance) from gear 1's axle, across the axle.  ``mesh``: (scales, senses,
+    points, axes) as results.mesh_numbers gives them (a gear given by teeth or a ratio has
+    no radii of its own: these are its radii as built)."""
+    scale, sense, point, axes = mesh
+    rg = np.concatenate([r, np.zeros(r.shape[:-2] + (1, 3))], axis=-2)
+    A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
+                       axis=-3)
+    _, C, _, arm, _ = pitch_geometry(scale, sense, cp.mesh_slide, cp.mesh_helix, cp.mesh_bi,
+                                     point, cp.mesh_bj, axes, rg, A)
+    z1, a = C[..., 0, :, 2], arm[..., 0, :]
+    across = a - np.einsum("...i,...i->...", a, z1)[..., None] * z1
+    return np.linalg.norm(across, axis=-1)
+

@@ -12,7 +12,7 @@ from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
 from .readouts import (actuator_efforts, bushing_displacement, bushing_load, contact_index,
                        general_motion_load, general_motion_torque, report_progress,
                        vector_force_load)
-from .gear_mesh import pitch_geometry
+from .gear_mesh import pitch_geometry, pitch_radii
 from .impacts import Impact
 from .kept import kept_quantities, named_rows, needed_by_run, not_kept
 from .state import State
@@ -273,15 +273,19 @@ class Result:
     def tooth_force(self, name: str) -> np.ndarray:
         """(n,) a gear pair's tooth force (N) along the line of action: gear 1's torque over
         its pitch radius and the cosine of the pressure angle (positive: it drives gear 1
-        forward, i.e. resists gear 2 driving it).  Needs the pitch radii.  On a meshing
+        forward, i.e. resists gear 2 driving it).  Needs the pitch radii, given or (teeth, ratio) as
+        built where the pair meshes (gear_mesh.pitch_radii).  On a meshing
         pair (model/gear_mesh.py) it acts on gear 1 at the pitch point as T cos(alpha)
         along gear 1's forward tangent there and |T| sin(alpha) towards gear 1's axle
         (apart from gear 2, an internal gear's rim outwards), on gear 2 as the opposite."""
         k, cp = self._coupler_index(name)
-        if cp.kinds[k] != "gear" or cp.radii[k] is None:
+        meshing = cp.radii[k] is None and k in cp.mesh_coupler     # (given by teeth or ratio)
+        if cp.kinds[k] != "gear" or not (cp.radii[k] is not None or meshing):
             raise MechanismError(f"coupler {name!r}: the tooth force needs a gear given by its "
-                                 "pitch radii (add_gear(..., radii=(r1, r2)))")
-        return self.coupler(name)[:, 0] / (cp.radii[k][0] * np.cos(cp.pressure[k]))
+                                 "pitch radii (add_gear(..., radii=(r1, r2))) or meshing")
+        r1 = (pitch_radii(cp, mesh_numbers(self.model), self._r, self._p)[:, list(
+            cp.mesh_coupler).index(k)] if meshing else cp.radii[k][0])
+        return self.coupler(name)[:, 0] / (r1 * np.cos(cp.pressure[k]))
 
     def contact_force(self, joint: str) -> np.ndarray:
         """(n,) a cam joint's contact force along the common normal, N: positive when the
