@@ -157,7 +157,6 @@ def test_bake_of_parented_parts(blender, extension) -> None:
     the baked keys are in parent space, and the evaluated world poses equal the solver's."""
     bpy = blender
     from mathutils import Euler, Matrix
-    import importlib
     bs.set_range(bpy)
     rig = bs.empty(bpy, "Rig")
     rig.matrix_world = Matrix.Translation((0.3, -0.2, 0.1)) @ Euler((0.2, 0.1, 0.4)).to_matrix().to_4x4()
@@ -170,19 +169,28 @@ def test_bake_of_parented_parts(blender, extension) -> None:
         child.matrix_parent_inverse = parent.matrix_world.inverted()
     j1 = bs.connect(bpy, arm, ground, (0, 0, 0), axis="Y")
     j2 = bs.connect(bpy, tip, arm, (1.0, 0, 0), axis="Y")
-    for j, expr in ((j1, "0.5*sin(2*pi*t)"), (j2, "t")):
+    bakes_as_solved(bpy, extension, (j1, j2), (arm, tip), every=6)
+
+
+def bakes_as_solved(bpy, extension, joints, parts, every: int) -> None:
+    """The shoulder and elbow pins ``joints`` driven 0.5 sin(2 pi t) and t, the scene read
+    and solved, then baked: every ``every``-th frame each of ``parts`` evaluates in the
+    viewport at the solver's pose (2e-6, float32)."""
+    import importlib
+    for j, expr in zip(joints, ("0.5*sin(2*pi*t)", "t")):
         j.mechanism.motion_type, j.mechanism.motion_expression = "EXPRESSION", expr
     reader = importlib.import_module(extension.__name__ + ".addon.scene_reader")
     sm = reader.read_scene(bpy.context.scene)
     result = sm.mech.solve(sm.duration, sm.fps)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     quat_to_matrix = extension.solver.base.rotations.quat_to_matrix
-    for k, frame in enumerate(range(bs.FRAME_START, bs.FRAME_END + 1, 6)):
+    for frame in range(bs.FRAME_START, bs.FRAME_END + 1, every):
         bpy.context.scene.frame_set(frame)
         i = frame - bs.FRAME_START
-        for ob in (arm, tip):
+        for ob in parts:
             M = np.array(ob.matrix_world)
-            np.testing.assert_allclose(M[:3, 3], result.position(ob.name)[i], atol=2e-6)
+            np.testing.assert_allclose(M[:3, 3], result.position(ob.name)[i], atol=2e-6,
+                                       err_msg=f"{ob.name} at frame {frame}")
             R = M[:3, :3] / np.linalg.norm(M[:3, :3], axis=0)
             np.testing.assert_allclose(R, quat_to_matrix(result.orientation(ob.name)[i]), atol=2e-6)
 
@@ -213,22 +221,8 @@ def test_a_part_on_an_empty_that_rides_a_moving_part(blender, extension) -> None
     solver's on every frame (2e-6, float32).  Keyed under the Empty where it stood when
     read, the tip was left 0.42 m behind the arm at frame 7."""
     bpy = blender
-    import importlib
     arm, tip, j1, j2 = arm_with_a_tip_on_an_empty(bpy)
-    for j, expr in ((j1, "0.5*sin(2*pi*t)"), (j2, "t")):
-        j.mechanism.motion_type, j.mechanism.motion_expression = "EXPRESSION", expr
-    reader = importlib.import_module(extension.__name__ + ".addon.scene_reader")
-    sm = reader.read_scene(bpy.context.scene)
-    result = sm.mech.solve(sm.duration, sm.fps)
-    assert bpy.ops.mechanism.bake() == {"FINISHED"}
-    quat_to_matrix = extension.solver.base.rotations.quat_to_matrix
-    for frame in range(bs.FRAME_START, bs.FRAME_END + 1, 3):
-        bpy.context.scene.frame_set(frame)
-        i = frame - bs.FRAME_START
-        M = np.array(tip.matrix_world)
-        np.testing.assert_allclose(M[:3, 3], result.position("tip")[i], atol=2e-6, err_msg=f"frame {frame}")
-        R = M[:3, :3] / np.linalg.norm(M[:3, :3], axis=0)
-        np.testing.assert_allclose(R, quat_to_matrix(result.orientation("tip")[i]), atol=2e-6)
+    bakes_as_solved(bpy, extension, (j1, j2), (arm, tip), every=3)
 
 
 def test_posing_carries_a_part_on_an_empty_that_rides_a_moving_part(blender) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy.linalg import lstsq, null_space
 
-from solver import Mechanism
+from solver import Mechanism, MechanismError
 from solver.base.rotations import quat_multiply, quat_to_matrix, rotvec_to_quat
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian
 from solver.model.compile import compile_model
@@ -107,6 +107,17 @@ def test_the_tooth_force_of_gears_given_by_teeth_or_ratio(mesh: str, given: dict
     a1 = 0.2 / (I1 + I2 * (r1 / r2) ** 2)
     T = (I1 * a1 - 0.2) / (r1 * math.cos(ALPHA))
     np.testing.assert_allclose(r.tooth_force("mesh"), T, rtol=1e-10)
+
+
+def test_the_tooth_force_of_a_pair_with_no_pitch_point_is_refused_by_name() -> None:
+    """A belt given by its ratio has no teeth meshing at a pitch point and no radii: its
+    tooth force is refused naming the coupler (a MechanismError; the rest of the result
+    stays readable)."""
+    r = gear_pair("belt", False, given={"ratio": 2.5}).solve(duration=0.1, fps=20,
+                                                             analysis="dynamic")
+    with pytest.raises(MechanismError, match="coupler 'mesh': the tooth force needs"):
+        r.tooth_force("mesh")
+    assert np.isfinite(r.coupler("mesh")).all()
 
 @pytest.mark.parametrize("helix", [15.0, -25.0])
 @pytest.mark.parametrize("mesh", ["external", "internal"])

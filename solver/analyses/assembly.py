@@ -15,7 +15,7 @@ from ..base.errors import ExpressionError, SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..model.compile import Model
 from ..model.state import State
-from .assembly_newton import LeastMovement, start_turns
+from .assembly_newton import LeastMovement, start_track
 from .general_motions import dead_centre, out_of_reach
 from .structure import Structure, structure
 
@@ -160,7 +160,7 @@ def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int,
     None: nearest its limit's centre)."""
     rs, cw = scales(model)
     problem = LeastMovement(model, f, rows, rs, cw, _sparse_assembly(model, cw, rows),
-                            start_turns(model, r, p, f))
+                            start_track(model, r, p, f))
     problem.turns = turns
     return newton(problem, (r, p), NewtonOptions(max_iter, line_search=True, stall=(0.9, 8)))
 

@@ -20,7 +20,7 @@ class LeastMovement(NewtonProblem):
     """Rows ``rows`` of the model's residual at the motion values ``f`` driven to zero;
     ``sparse`` the sparse least-squares step (or None: a dense lstsq).  ``ref`` holds the
     accepted iterate's tracked values once steps are small (TRACK_STEP), else ``start``
-    (start_turns: None, the pose as built, unless a motion puts a coupled joint's angle on
+    (start_track: None, the pose as built, unless a motion puts a coupled joint's angle on
     another turn); ``turns`` the limits' angles a held stop's row reads its angle near
     (None: the limits' centres)."""
 
@@ -68,7 +68,7 @@ def first_alpha_half_radian(dq: np.ndarray) -> float:
 
 def _couplers_followed(model: Model, start: np.ndarray | None, track: np.ndarray):
     """The tracked values a trial pose takes after a large step: as built (None), or with a
-    start's (start_turns) the couplers' angles followed from the accepted iterate (a part
+    start's (start_track) the couplers' angles followed from the accepted iterate (a part
     turns at most half a radian a step: first_alpha_half_radian) and the curve contacts'
     from the start."""
     if start is None:
@@ -78,7 +78,7 @@ def _couplers_followed(model: Model, start: np.ndarray | None, track: np.ndarray
     return ref
 
 
-def start_turns(model: Model, r: np.ndarray, p: np.ndarray, f: np.ndarray) -> np.ndarray | None:
+def start_track(model: Model, r: np.ndarray, p: np.ndarray, f: np.ndarray) -> np.ndarray | None:
     """The tracked values an assembly at the motion values ``f`` starts from: None (the
     pose as built: each coupled angle on the turn nearest its angle as built, a curve
     contact by a global search), unless a motion drives a coupled joint's angle to a value

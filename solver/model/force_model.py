@@ -120,7 +120,7 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
         fm.ts_fric = np.array([s.friction for s in tss])
         fm.ts_act = [s.actuator for s in tss]
         fm.ts_row = spring_angle_rows(fm, rows or [])
-        fm.ts_motion = np.array([angle_motion(mech, s.joint) for s in tss], dtype=int)
+        fm.ts_motion = np.array([driving_motion(mech, s.joint) for s in tss], dtype=int)
     lds = list(mech.loads.values())
     if lds:
         fm.ld_names = [ld.name for ld in lds]
@@ -148,11 +148,11 @@ def compile_forces(mech: Any, marker_body: dict, marker_point: dict, marker_axes
     return fm
 
 
-def angle_motion(mech: Any, joint: str) -> int:
+def driving_motion(mech: Any, joint: str, coordinate: str = "angle") -> int:
     """The index (in the model's motions: the joints' motions first, in order) of the
-    motion that drives the joint's angle, or -1."""
+    motion that drives the joint's coordinate ("angle" or "slide"), or -1."""
     return next((k for k, mo in enumerate(mech.motions.values())
-                 if mo.joint == joint and mo.coordinate == "angle"), -1)
+                 if mo.joint == joint and mo.coordinate == coordinate), -1)
 
 
 def spring_turns(fm: ForceModel, f: np.ndarray) -> np.ndarray:

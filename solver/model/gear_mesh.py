@@ -180,19 +180,24 @@ def meshes(mech: Any, couplers: dict, marker_body: Any, marker_point: Any, marke
                 mesh_sense=_frozen([x for k in ks for x in _senses(mech, items[k], marker_body)[1]]))
 
 
-def pitch_radii(cp: Any, mesh: tuple, r: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """(..., ng) gear 1's pitch radius (m) of each meshing pair at the poses r (..., nb, 3),
-    p (..., nb, 4) (COM positions and unit quaternions, the ground not among them): the
-    distance of its pitch point (``pitch_geometry``, where the relation's ratio divides the
-    centre distance) from gear 1's axle, across the axle.  ``mesh``: (scales, senses,
-    points, axes) as results.mesh_numbers gives them (a gear given by teeth or a ratio has
-    no radii of its own: these are its radii as built)."""
+def stored_pitch_geometry(cp: Any, mesh: tuple, r: np.ndarray, p: np.ndarray):
+    """``pitch_geometry`` at stored poses r (..., nb, 3), p (..., nb, 4) (COM positions and
+    unit quaternions, the ground not among them: appended here); ``mesh``: (scales,
+    senses, points, axes) as results.mesh_numbers gives them (a study's may vary)."""
     scale, sense, point, axes = mesh
     rg = np.concatenate([r, np.zeros(r.shape[:-2] + (1, 3))], axis=-2)
     A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
                        axis=-3)
-    _, C, _, arm, _ = pitch_geometry(scale, sense, cp.mesh_slide, cp.mesh_helix, cp.mesh_bi,
-                                     point, cp.mesh_bj, axes, rg, A)
+    return pitch_geometry(scale, sense, cp.mesh_slide, cp.mesh_helix, cp.mesh_bi, point,
+                          cp.mesh_bj, axes, rg, A)
+
+
+def pitch_radii(cp: Any, mesh: tuple, r: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(..., ng) gear 1's pitch radius (m) of each meshing pair at the stored poses (r, p):
+    the distance of its pitch point (where the relation's ratio divides the centre
+    distance) from gear 1's axle, across the axle (a gear given by teeth or a ratio has no
+    radii of its own: these are its radii as built)."""
+    _, C, _, arm, _ = stored_pitch_geometry(cp, mesh, r, p)
     z1, a = C[..., 0, :, 2], arm[..., 0, :]
     across = a - np.einsum("...i,...i->...", a, z1)[..., None] * z1
     return np.linalg.norm(across, axis=-1)

@@ -17,7 +17,7 @@ from ..base.rotations import quat_to_matrix
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
 from ..vocabulary.limits import DEFAULT_PENETRATION, DEFAULT_REST_SPEED
 from ..vocabulary.joints import ANGLE, AT, COUPLER, DIST, DOT1, DOT2, EULER, SPIN
-from .force_model import angle_motion
+from .force_model import driving_motion
 
 
 def _frozen(a: Any, dtype: Any = float) -> np.ndarray:
@@ -388,8 +388,7 @@ def limits(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
     centre = [0.5 * (limits[nm].lower + limits[nm].upper)
               if limits[nm].lower is not None and limits[nm].upper is not None else v
               for nm, v in zip(names, value)]
-    driving = {(mo.joint, mo.coordinate): i for i, mo in enumerate(mech.motions.values())}
-    motion = [driving.get((limits[nm].joint, limits[nm].coordinate), -1) for nm in names]
+    motion = [driving_motion(mech, limits[nm].joint, limits[nm].coordinate) for nm in names]
     return LimitPlan(tuple(names), tuple(joints), tuple(bounds), _frozen(at, int), _frozen(value),
                      _frozen(sgn), _frozen(e), _frozen(speed), k, n, c, d, _frozen(centre),
                      _frozen(motion, int))
@@ -490,7 +489,7 @@ def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
                        tuple(cp.radii for cp in couplers.values()),
                        _frozen([cp.pressure_angle for cp in couplers.values()]),
                        tuple(tuple(dict.fromkeys(j for j, _, _ in cp.terms)) for cp in couplers.values()),
-                       motion=_frozen([angle_motion(mech, jn) if coord == "angle" else -1
+                       motion=_frozen([driving_motion(mech, jn) if coord == "angle" else -1
                                        for jn, coord in keys], int))
 
 

@@ -12,7 +12,7 @@ from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
 from .readouts import (actuator_efforts, bushing_displacement, bushing_load, contact_index,
                        general_motion_load, general_motion_torque, report_progress,
                        vector_force_load)
-from .gear_mesh import pitch_geometry, pitch_radii
+from .gear_mesh import pitch_radii, stored_pitch_geometry
 from .impacts import Impact
 from .kept import kept_quantities, named_rows, needed_by_run, not_kept
 from .state import State
@@ -461,12 +461,8 @@ def _separation(model: Any, mesh: tuple, r: np.ndarray, p: np.ndarray,
     takes the pair, which cancels there).  ``mesh``: ``mesh_numbers`` (or a stack's, with
     a variant axis)."""
     cp = model.couplers
-    scale, sense, point, axes = mesh
-    rg = np.concatenate([r, np.zeros(r.shape[:-2] + (1, 3))], axis=-2)
-    A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
-                       axis=-3)
-    c, C, P, arm, f = pitch_geometry(scale, sense, cp.mesh_slide, cp.mesh_helix, cp.mesh_bi,
-                                     point, cp.mesh_bj, axes, rg, A)
+    scale, sense = mesh[:2]
+    c, C, P, arm, f = stored_pitch_geometry(cp, mesh, r, p)
     rows = np.array([np.flatnonzero(model.row_coupler == k)[0] for k in cp.mesh_coupler])
     z1 = C[..., 0, :, 2]
     tangential = f[..., 0, :] - np.einsum("...i,...i->...", f[..., 0, :], z1)[..., None] * z1
