@@ -29,6 +29,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from ...base.errors import FrictionJam
+from ...integrators.explicit import end_rate
 from .friction import event, free, magnitudes
 from .stops import EVENT_TIME, Stops, locate
 from .switching import friction_rates, hold_margin, stop_push
@@ -169,11 +170,9 @@ def _tangent(sysm, t: float, measure: Callable, stepper=None) -> Callable:
     stage is f there, 5(4)'s ``end_rate``), or None when one that is past zero there does
     not fall (its crossing is then bracketed only).  The difference moves the state by
     1e-8 of its largest entry (rounding leaves about 1e-8 of g' whatever the step's size)."""
-    end_rate = getattr(stepper, "end_rate", None)
-
     def newton(data, which: np.ndarray, offset: np.ndarray) -> float | None:
         yy, _, g, hh = data
-        f = None if end_rate is None else end_rate(yy)
+        f = end_rate(stepper, yy)
         f = sysm.rhs(t + hh, yy) if f is None else f
         speed = float(np.abs(f[:-1]).max())          # (the work, last, left out)
         if not 0.0 < speed < np.inf:
