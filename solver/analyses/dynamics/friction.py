@@ -30,15 +30,13 @@ from dataclasses import replace
 import numpy as np
 
 from ...base.einsum import einsum
-from ...base.errors import FrictionJam
 from ...base.rotations import cross
 from ...kernels.constraints import row_forces, row_rates, spin_measure
 from ...model.compile import Model
 from ...model.state import SlipState
 from ...vocabulary.joints import ANGLE
+from .slip_load import ITERATIONS, jam, one_slipping
 
-ITERATIONS = 30     # Newton iterations of the loads' fixed point (with_slip), each a few
-#                     small numpy calls; three or four are the rule
 # a ball slowing below this fraction of its transition speed is at rest: it sticks if its
 # friction can hold it, else it slips on the way the needed torque pushes (``event``)
 STILL = 1e-2
@@ -237,103 +235,15 @@ def _with_one(model: Model, k: int, respond, lam: np.ndarray, jac: np.ndarray, A
     return Qq + s * Qk, lam + s * dlam, other, headroom
 
 
-def _parts(model: Model, k: int, R: np.ndarray, z: np.ndarray):
-    """(..., 3, 3) element k's load as sum_j w_j |V_j| (load_of): its reaction's parts V_j
-    (the side force, the side moment, the thrust (F . z, 0, 0); a ball's whole force), from
-    reactions R (..., n, 2, 3) and axes z (..., n, 3), and the weights w_j (..., 3)."""
-    fp = model.frictions
-    Rk, zk = R[..., k, :, :], z[..., k, None, :]
-    V = np.zeros(Rk.shape[:-2] + (3, 3))
-    if fp.kinds[3][k]:                    # (is_ball is shared by a study's variants)
-        V[..., 0, :] = Rk[..., 0, :]
-        return V, fp.radius[..., k, None] * _FIRST
-    ax = einsum("...ki,...ki->...k", Rk, zk)
-    V[..., :2, :] = Rk - ax[..., None] * zk
-    V[..., 2, 0] = ax[..., 0]
-    return V, fp.load_weights[..., k, :]
-
-
 def _one_slipping(model: Model, k: int, mu: np.ndarray, RdR: np.ndarray, z: np.ndarray):
     """(s (...), headroom (...)): the one slipping element k's friction s = g(s) = mu L(R +
-    s dR) + preload and 1 - g'(s) there (RdR (2, ..., n, 2, 3): the reactions R and dR).  L(R + s dR) = sum_j w_j |V_j + s W_j| (``_parts``
-    of R and of dR: they are linear in the reaction) is convex in s, so Newton on g(s) - s
-    from s = 0 (where g >= 0) climbs monotonically to the root (each tangent lies below the
-    convex g - s), its slope exact from the parts, g'(s) = mu sum_j w_j (V_j + s W_j) . W_j /
-    |V_j + s W_j|.  It stops when s repeats g(s) to 1e-13, or when the rate of convergence
-    says that what the last step left is below that (Hairer-Wanner IV.8's rule, as
-    ``_coupled_loads``): two evaluations of g on a door's dry hinge, each a few numpy calls
-    on (..., 3, 3).  A slope g' >= 1 where g(s) > s leaves no root above: the joint jams
-    (FrictionJam); after ITERATIONS, a state within 1e-10 is taken, any other jams."""
+    s dR) + preload and 1 - g'(s) there (RdR (2, ..., n, 2, 3): the reactions R and dR, z
+    (..., n, 3) the joints' axes), by slip_load.py."""
     fp = model.frictions
-    VW, w = _parts(model, k, RdR, z)
-    if not np.logical_and.reduce(np.isfinite(VW), axis=None):   # a wild state (a trial stage)
-        raise np.linalg.LinAlgError("non-finite joint reactions in the friction loads")
-    V, W = VW[0], VW[1]
-    mw, pre = mu[..., k, None] * w, fp.preload[..., k]     # each part's weight times mu
-    s = np.zeros(V.shape[:-2])
-    flat = s + 1.0            # 1 - g' at the last iterate that took a step
-    last = None               # each state's |g(s) - s| at the iterate before
-    held = None               # states already settled (several states: each stops on its
-    for _ in range(ITERATIONS):   # own, as it would alone; (settled, s, flat))
-        Vs = V if last is None else V + s[..., None, None] * W      # (s = 0 at first)
-        size = np.sqrt(einsum("...ji,...ji->...j", Vs, Vs))
-        g = einsum("...j,...j->...", size, mw) + pre
-        res = g - s
-        big = np.abs(res)
-        done = (big <= 1e-13 * np.abs(g) + 1e-300) | (False if held is None else held[0])
-        if np.logical_and.reduce(done, axis=None):
-            return _settled(g, flat, held)
-        turn = 1.0 - einsum("...ji,...ji,...j->...", Vs, W, mw / np.where(size > 0.0, size, np.inf))
-        if np.logical_or.reduce(turn <= 0.0, axis=None):   # g grows as fast as s: no root
-            stuck = (turn <= 0.0) & (res > 0.0) & ~done
-            if stuck.any():
-                _jam(model, np.array([k]), res[..., None], g[..., None], stuck)
-        step = res / np.where(turn > 0.0, turn, 1.0)
-        s1 = np.maximum(s + step, 0.0)
-        quick = False if last is None else _quick(big, last, step, s1)
-        if np.logical_or.reduce(done | quick, axis=None):   # some states settle now
-            if not s1.ndim:                                    # (one state: it is done)
-                return s1, turn
-            held = _hold(held, done, quick, g, s1, flat, turn)
-            s1, turn = np.where(held[0], held[1], s1), np.where(held[0], held[2], turn)
-            if np.logical_and.reduce(held[0], axis=None):
-                return s1, turn
-        s, flat, last = s1, turn, big
-    bad = ~(np.abs(res) <= 1e-10 * np.abs(g) + 1e-300) & ~done
-    if bad.any():
-        _jam(model, np.array([k]), res[..., None], g[..., None], bad)
-    return _settled(g, flat, held)
-
-
-def _quick(big: np.ndarray, last: np.ndarray, step: np.ndarray, s: np.ndarray) -> np.ndarray:
-    """Each state where Newton converges at the rate theta = |g - s| / the last's below 1/2
-    and what is left after ``step``, about theta / (1 - theta) of it (Hairer-Wanner IV.8's
-    stopping rule), is below 1e-13 of s: no evaluation is needed to see it."""
-    theta = big / (last + (last == 0.0))        # (a state settled at 0 is held anyway)
-    left = theta / np.maximum(1.0 - theta, 0.5) * np.abs(step)   # (1 - theta where < 1/2)
-    return (theta < 0.5) & (left <= 1e-13 * np.abs(s))
-
-
-def _hold(held, done: np.ndarray, quick: np.ndarray, g: np.ndarray, s1: np.ndarray,
-          flat: np.ndarray, turn: np.ndarray) -> tuple:
-    """The states settled so far, their s and 1 - g' frozen as each would have stopped
-    alone: (settled, s, flat); ``done``: settled by s repeating g(s) (their g, and the
-    flat of the iterate before), ``quick`` by the rate rule (their new s and flat)."""
-    if held is None:
-        held = (np.zeros(done.shape, dtype=bool), np.zeros(done.shape), np.zeros(done.shape))
-    old, s_h, f_h = held
-    new_done, new_quick = done & ~old, quick & ~done & ~old
-    return (old | new_done | new_quick,
-            np.where(new_done, g, np.where(new_quick, s1, s_h)),
-            np.where(new_done, flat, np.where(new_quick, turn, f_h)))
-
-
-def _settled(g: np.ndarray, flat: np.ndarray, held) -> tuple:
-    """(s, flat) of every state: g where it repeats s, the held values where it settled
-    before (none held: g and flat as they are)."""
-    if held is None:
-        return g, flat
-    return np.where(held[0], held[1], g), np.where(held[0], held[2], flat)
+    ball = bool(fp.kinds[3][k])           # (is_ball is shared by a study's variants)
+    w = fp.radius[..., k, None] * _FIRST if ball else fp.load_weights[..., k, :]
+    return one_slipping(model, k, RdR[..., k, :, :], z[..., k, :], mu[..., k, None] * w,
+                        fp.preload[..., k], ball)
 
 
 def _coupled_loads(model: Model, live: np.ndarray, mu: np.ndarray, R: np.ndarray,
@@ -378,7 +288,7 @@ def _coupled_loads(model: Model, live: np.ndarray, mu: np.ndarray, R: np.ndarray
             s_new = np.maximum(np.where(np.isfinite(step), s_new, g), 0.0)
             stuck = ~held & np.all(s_new == s, axis=-1)
             if stuck.any():             # held at 0 with g(0) > 0: no s >= 0 solves it
-                _jam(model, live, res, g, stuck)
+                jam(model, live, res, g, stuck)
         if last is not None:
             # converging at the rate theta: what is left after this step is about
             # theta / (1 - theta) of it (Hairer-Wanner IV.8's stopping rule); below 1e-13
@@ -393,7 +303,7 @@ def _coupled_loads(model: Model, live: np.ndarray, mu: np.ndarray, R: np.ndarray
         last, s = size, np.where(held[..., None], kept, s_new)
     bad = ~held & ~(np.max(np.abs(res), axis=-1) <= 1e-10 * np.max(np.abs(g), axis=-1) + 1e-300)
     if bad.any():
-        _jam(model, live, res, g, bad)
+        jam(model, live, res, g, bad)
     return np.where(held[..., None], kept, s)
 
 
@@ -414,17 +324,6 @@ def _newton_matrices(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         except np.linalg.LinAlgError:
             G[i], room[i] = np.eye(M.shape[-1]), 0.0
     return G.reshape(M.shape), room.reshape(M.shape[:-1])
-
-
-def _jam(model: Model, live: np.ndarray, res: np.ndarray, g: np.ndarray, where: np.ndarray):
-    """Raise FrictionJam for the first state of ``where`` (leading axes), naming its
-    elements whose load did not settle."""
-    index = tuple(int(i) for i in np.argwhere(where)[0]) if np.ndim(where) else ()
-    r, gg = res[index], g[index]
-    off = np.abs(r) > 1e-10 * np.abs(gg) + 1e-300
-    names = tuple(model.frictions.names[k] for k in live[off]) or \
-        tuple(model.frictions.names[k] for k in live)
-    raise FrictionJam(names, index)
 
 
 def limit(model: Model, load: np.ndarray) -> np.ndarray:
