@@ -99,8 +99,10 @@ def _one_state(model: Model, k: int, V: list, W: list, mw: list, pre: float) -> 
             jam(model, np.array([k]), np.array([res]), np.array([g]), np.True_)
         step = res / (turn if turn > 0.0 else 1.0)
         s1 = max(s + step, 0.0)
-        if last is not None and settles_quickly(big, last, step, s1):
-            return np.float64(s1), np.float64(turn)
+        if last is not None:                       # settles_quickly, on floats
+            theta = big / (last + (last == 0.0))
+            if theta < 0.5 and theta / max(1.0 - theta, 0.5) * abs(step) <= 1e-13 * abs(s1):
+                return np.float64(s1), np.float64(turn)
         s, flat, last = s1, turn, big
     if not abs(res) <= 1e-10 * abs(g) + 1e-300:
         jam(model, np.array([k]), np.array([res]), np.array([g]), np.True_)
