@@ -220,3 +220,29 @@ def test_a_slider_sets_an_angle_across_a_range_wider_than_a_turn(value, want) ->
     rng = ps.coordinate_range("pin")
     assert not rng.full_turn and abs(rng.lower + 10.0) <= 1e-6 and abs(rng.upper - 10.0) <= 1e-6
     assert abs(ps.value("pin") - want) <= 1e-9           # (the range leaves the pose)
+
+
+@pytest.mark.parametrize("side", ["lower", "upper"])
+def test_a_joint_with_one_stop_is_set_anywhere_on_its_open_side(side: str) -> None:
+    """A pendulum with a lone stop at 0 rad (lower, or upper with every value mirrored): a
+    lone stop is met only where it is (dynamics lets a wheel turning away from it spin
+    on), so its slider sets 3, 5 and 7 rad as they are, on the joint's continuous turns
+    (to 1e-9 rad, no stop held), and a value past the stop (-2 rad) is held at it; the
+    range offered is the turn from the stop on its open side (0 to 2 pi, found by the
+    sweep to 1e-6 rad).  Read within half a turn of the stop, 5 rad went to the stop and
+    4 rad to pi."""
+    sgn = 1.0 if side == "lower" else -1.0
+    m = mk.pendulum(angle=sgn * 0.5)
+    m.add_limit("stop", "pin", **{side: 0.0})
+    ps = poser(m)
+    rng = ps.coordinate_range("pin")
+    ends = sorted([0.0, sgn * 2.0 * math.pi])
+    assert not rng.full_turn
+    assert abs(rng.lower - ends[0]) <= 1e-6 and abs(rng.upper - ends[1]) <= 1e-6
+    for value in (3.0, 5.0, 7.0, 4.0):
+        ps.set_coordinate("pin", sgn * value)
+        assert abs(ps.value("pin") - sgn * value) <= 1e-9 and stops(ps) == ()
+        assert abs(mk.wrap(angle_of(ps, "bob") - sgn * value)) <= 1e-9
+    ps.set_coordinate("pin", -sgn * 2.0)
+    assert abs(ps.value("pin")) <= 1e-9
+    assert stops(ps) == (f"joint 'pin' at its {side} stop 0 rad (limit 'stop')",)

@@ -10,8 +10,8 @@ so a compliant stop is held at its bound like a rigid one.
 
 Posing reads an angle on the joint's continuous turns, followed from pose to pose
 (drag.py, analyses/limit_turns.py), so a range may be wider than a turn.  A slider sets a
-value within a turn about the middle of a range with both bounds narrower than a turn, and
-within half a turn of a lone bound (``allowed``); across a wider range, as it is.
+value within a turn about the middle of a range with both bounds narrower than a turn; on
+the open side of a lone bound and across a wider range, as it is (``allowed``).
 """
 from __future__ import annotations
 
@@ -73,16 +73,9 @@ def blocking(gap: np.ndarray, rate: np.ndarray, free: np.ndarray,
 
 def allowed(lower: float | None, upper: float | None, angle: bool) -> tuple[float, float]:
     """The interval a coordinate with these bounds may take (rad or m), as ``gaps`` counts
-    it: one angle bound alone allows half a turn from it."""
-    if not angle:
-        return (-np.inf if lower is None else lower), (np.inf if upper is None else upper)
-    if lower is None and upper is None:
-        return -np.inf, np.inf
-    if upper is None:
-        return lower, lower + np.pi
-    if lower is None:
-        return upper - np.pi, upper
-    return lower, upper
+    it on the joint's continuous turns: a lone bound leaves the other side open (a wheel
+    turning away from its one stop spins on, as in dynamics)."""
+    return (-np.inf if lower is None else lower), (np.inf if upper is None else upper)
 
 
 @dataclass(frozen=True)

@@ -124,8 +124,9 @@ class Wiggle:
 
     def _span(self, c: Coordinate, q: float) -> tuple[float, float, float]:
         """(the coordinate's value q taken on the turn of its range, the range's ends):
-        rad or m; an angle without stops gets (-inf, inf); a range wider than a turn takes
-        q as it is (on the joint's continuous turns)."""
+        rad or m; an angle without stops gets (-inf, inf), one with a lone stop is open on
+        its other side; a range wider than a turn takes q as it is (on the joint's
+        continuous turns)."""
         lo, hi = allowed(*c.limits, c.group.kind == ANGLE)
         if c.group.kind == ANGLE and np.isfinite(lo) and not hi - lo > 2.0 * np.pi:
             mid = 0.5 * (lo + hi)
@@ -249,8 +250,9 @@ class Wiggle:
         """How far the coordinate can be set each way from the present pose: swept in
         steps until the joints cannot close (located to ``tol`` rad, or ``tol`` of the
         length scale), a stop (its own, or another joint's that leaves it no way on) or,
-        for an angle, a whole turn (a crank: ``full_turn``); a slide is swept at most 10
-        length scales each way.  The pose is left as it was."""
+        for an angle, a whole turn (a crank: ``full_turn``; a joint with one stop: a turn
+        from the stop on its open side); a slide is swept at most 10 length scales each
+        way.  The pose is left as it was."""
         c = self.coordinate(joint, name)
         if c.motion is not None:
             raise SolverError(f"joint {joint!r}: its {c.name} is driven by motion "
@@ -258,6 +260,8 @@ class Wiggle:
         angle = c.group.kind == ANGLE
         start, track, active, turns = (self.r, self.p), self._track, self._active, self._turns
         q0, lo, hi = self._span(c, self._continuous(c, self._coordinate_row(c, start)[0]))
+        if angle and np.isfinite(lo) != np.isfinite(hi):     # a lone stop: a turn from it
+            lo, hi = (lo, lo + 2.0 * np.pi) if np.isfinite(lo) else (hi - 2.0 * np.pi, hi)
         step = 5.0 * ANGLE_STEP if angle else 10.0 * SLIDE_STEP * self.L
         # a whole turn each way for an angle (a range wider than a turn: to its stops)
         reach = ((np.inf if np.isfinite(lo) and np.isfinite(hi) else 2.0 * np.pi) if angle
