@@ -301,7 +301,19 @@ def get_wiggle_position(self) -> float:
     v = joint_value(ob, st.wiggle_coordinate) * (scene.unit_settings.scale_length or 1.0
                                                  if st.wiggle_coordinate == "slide" else 1.0)
     return range_fraction(v, st.wiggle_lower, st.wiggle_upper, st.wiggle_coordinate == "angle",
-                          st.wiggle_full_turn)
+                          st.wiggle_full_turn, _followed_turn(scene, ob.name, st.wiggle_coordinate))
+
+
+def _followed_turn(scene, joint: str, coordinate: str) -> float | None:
+    """The joint's angle on the turns the kept posing follows (a coupled angle, a range
+    wider than a turn: the markers alone give it within one turn), or None."""
+    posing = scene_cache.kept(scene, POSE)
+    if coordinate != "angle" or posing is None:
+        return None
+    try:
+        return posing.poser.value(joint, coordinate)
+    except (MechanismError, SolverError):
+        return None
 
 
 def set_wiggle_position(self, value: float) -> None:

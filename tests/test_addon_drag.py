@@ -384,3 +384,25 @@ def test_a_changed_constant_ends_the_kept_reading(blender, extension) -> None:
     scene.mechanism.constants[0].value = 4.0
     s.wiggle_angle = math.radians(40.0)
     assert cache.kept(scene, POSE) not in (None, first)
+
+
+def test_position_slider_of_a_gear_pair_follows_its_turns(blender) -> None:
+    """A gear pair (pitch radii 0.1 and 0.25 m) with its drive off: Range of Motion offers
+    gear 1 a turn each way (a coupled angle: a turn on is another pose of gear 2), and
+    Position 0.9 turns gear 1 to 1.6 pi (-2 pi + 0.9 of 4 pi), gear 2 to -0.4 of it (to
+    1e-5 rad); the slider then reads 0.9 back, its angle taken on the turn the posing
+    follows (the markers alone say -0.4 pi, which read 0.4)."""
+    bpy = blender
+    sc = bs.gear_pair(bpy)
+    sc["j1"].mechanism.motion_type = "NONE"
+    assert bpy.ops.mechanism.find_range() == {"FINISHED"}
+    st = bpy.context.scene.mechanism
+    assert st.wiggle_joint == sc["j1"].name and not st.wiggle_full_turn
+    assert abs(st.wiggle_lower + 2.0 * math.pi) <= 1e-5 and abs(st.wiggle_upper - 2.0 * math.pi) <= 1e-5
+    st.wiggle_position = 0.9
+    bpy.context.view_layer.update()
+    turn = 1.6 * math.pi
+    for ob, want in ((sc["g1"], turn), (sc["g2"], -bs.R1 / bs.R2 * turn)):
+        x = ob.matrix_world.col[0]
+        assert abs((math.atan2(x[1], x[0]) - want + math.pi) % (2.0 * math.pi) - math.pi) <= 1e-5
+    assert abs(st.wiggle_position - 0.9) <= 1e-6

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mechanisms as mk
-from solver import SolverError
+from solver import Mechanism, SolverError
 from solver.algebra.newton import scaled_jacobian, step_pose
 from solver.analyses.posing.drag import Poser, joint_kinds
 from solver.analyses.posing.drag_newton import reduced_hessian
@@ -26,9 +26,10 @@ def poser(mech, t: float = 0.0) -> Poser:
 
 
 def gap(ps: Poser) -> float:
-    """Largest residual of the joint and motion rows at the poser's pose (m or rad)."""
+    """Largest residual of the joint, coupler and motion rows at the poser's pose (m or
+    rad), the couplers' angles on the turns the poser follows."""
     model = ps.model
-    ev = evaluate(model, *body_arrays(model, *ps.pose)[:2])
+    ev = evaluate(model, *body_arrays(model, *ps.pose)[:2], ref=ps._track)
     res = residual(model, ev.phi, motion_values(model, ps.t))
     return float(np.max(np.abs(res[~model.switched])))
 
@@ -285,3 +286,61 @@ def test_coordinate_range_stops_at_a_limit() -> None:
     rng = ps.coordinate_range("pivot2")
     assert not rng.full_turn
     assert abs(rng.lower + 0.5) <= 1e-12 and abs(rng.upper - 1.0) <= 1e-12
+
+
+def _screw_jack(pitch: float):
+    """A shaft on a revolute about the world z and a nut on a prismatic along it, tied by a
+    right-hand lead screw of ``pitch`` m a turn."""
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("shaft", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
+    m.add_part("nut", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
+    m.add_marker("o", "ground"); m.add_marker("s", "shaft")
+    m.add_marker("g", "ground"); m.add_marker("n", "nut")
+    m.add_joint("spin", "revolute", "s", "o")
+    m.add_joint("guide", "prismatic", "n", "g")
+    m.add_screw("lead", "spin", pitch, slide_joint="guide", hand="right")
+    return m
+
+
+@pytest.mark.parametrize("value", [2.0 * math.pi, 10.0, -20.0, 3.0])
+def test_a_screws_shaft_is_set_on_its_turns(value) -> None:
+    """A coupled angle is not the same pose a turn on: a lead screw's shaft set to 2 pi, 10
+    and -20 rad (one, 1.6 and 3.2 turns) moves its nut by that many pitches (5 mm a turn, to
+    1e-12 m) and reads back as set (to 1e-9 rad); its range is a turn each way from where
+    it stands, not "any angle".  Taken the shorter way round, 2 pi left the nut where it
+    was and 10 rad moved it as -2.57 rad would."""
+    pitch = 0.005
+    ps = poser(_screw_jack(pitch))
+    ps.set_coordinate("spin", 1.0)
+    per_rad = ps.value("guide") / 1.0            # the screw's own relation, either hand
+    assert abs(abs(per_rad) - pitch / (2.0 * math.pi)) <= 1e-15
+    ps.set_coordinate("spin", value)
+    assert abs(ps.value("spin") - value) <= 1e-9
+    assert abs(ps.value("guide") - per_rad * value) <= 1e-12
+    assert gap(ps) <= 1e-9
+    rng = ps.coordinate_range("spin")
+    assert not rng.full_turn
+    assert abs(rng.lower - (value - 2.0 * math.pi)) <= 1e-6
+    assert abs(rng.upper - (value + 2.0 * math.pi)) <= 1e-6
+
+
+def test_a_gear_pair_is_set_on_its_turns() -> None:
+    """Gears of pitch radii 0.1 and 0.2 m (the second turns -1/2 of the first): the first
+    set to 3, -2.5 and 12 rad in turn reads back as set and the second stands at -1/2 of it
+    on its own turns (to 1e-9 rad): 12 rad is two turns on, which a turn of the first, half
+    a turn of the second, makes a different pose."""
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("g1", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
+    m.add_part("g2", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.3, 0, 0))
+    m.add_marker("o1", "ground"); m.add_marker("h1", "g1")
+    m.add_marker("o2", "ground", position=(0.3, 0, 0)); m.add_marker("h2", "g2")
+    m.add_joint("j1", "revolute", "h1", "o1"); m.add_joint("j2", "revolute", "h2", "o2")
+    m.add_gear("mesh", "j1", "j2", radii=(0.1, 0.2))
+    ps = poser(m)
+    for value in (3.0, -2.5, 12.0):
+        ps.set_coordinate("j1", value)
+        assert abs(ps.value("j1") - value) <= 1e-9
+        assert abs(ps.value("j2") + 0.5 * value) <= 1e-9
+        assert abs(mk.wrap(angle_of(ps, "g2") + 0.5 * value)) <= 1e-9

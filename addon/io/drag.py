@@ -61,13 +61,15 @@ def range_value(fraction: float, lower: float, upper: float) -> float:
 
 
 def range_fraction(value: float, lower: float, upper: float, angle: bool,
-                   full_turn: bool = False) -> float:
+                   full_turn: bool = False, near: float | None = None) -> float:
     """Where ``value`` lies in [lower, upper], 0..1 (clamped): an angle taken on the turn
-    that puts it in the range (or nearest to its middle); a full turn is [-pi, pi)."""
+    nearest ``near`` (the joint's own turn, where the posing follows it: a range wider than
+    a turn), else the turn that puts it in the range (or nearest to its middle); a full
+    turn is [-pi, pi)."""
     if upper <= lower:
         return 0.0
     if angle:
-        mid = 0.5 * (lower + upper)
+        mid = 0.5 * (lower + upper) if near is None else near
         value = mid + wrap(value - mid) if not full_turn else wrap(value)
     return min(max((value - lower) / (upper - lower), 0.0), 1.0)
 

@@ -40,6 +40,8 @@ class Coordinate:
     motion: str | None      # the motion that drives it, if any
     limits: tuple[float | None, float | None]   # its stops (rad or m), if any
     own: np.ndarray         # the indices of its stops among the Model's bounds (drag_stops)
+    tracked: int = -1       # its index among the couplers' coordinates (their tracked turns),
+    #                         -1: not coupled (an angle and the same plus a turn are one pose)
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,8 @@ class Wiggle:
                 if jt == joint and bool(bd.angle[k]) == (name == "angle"):
                     own.append(k)
                     lower, upper = (float(value), upper) if side == "lower" else (lower, float(value))
-        return Coordinate(joint, name, g, motion, (lower, upper), np.array(own, int))
+        return Coordinate(joint, name, g, motion, (lower, upper), np.array(own, int),
+                          _coupled_index(model, joint, name))
 
     def _coordinate_row(self, c: Coordinate, x):
         """(value, scaled Jacobian row (6 nb,)) of a coordinate at x: rad or m, the row in
@@ -116,10 +119,16 @@ class Wiggle:
 
     def _continuous(self, c: Coordinate, q: float) -> float:
         """An angle q (rad, atan2's) of a coordinate its limits bound on the turn nearest
-        the limits' last one (the Poser's ``_turns``); else q."""
-        if c.group.kind != ANGLE or not c.own.size or self._turns is None:
+        the limits' last one (the Poser's ``_turns``), of a coupled one on the turn its
+        coupler follows (the Poser's ``_track``); else q."""
+        if c.group.kind != ANGLE:
             return q
-        near = float(self._turns[c.own[0]])
+        if c.own.size and self._turns is not None:
+            near = float(self._turns[c.own[0]])
+        elif c.tracked >= 0 and self._track is not None:
+            near = float(self._track[c.tracked])
+        else:
+            return q
         return q + 2.0 * np.pi * round((near - q) / (2.0 * np.pi))
 
     def _span(self, c: Coordinate, q: float) -> tuple[float, float, float]:
@@ -214,8 +223,9 @@ class Wiggle:
     def set_coordinate(self, joint: str, value: float, name: str | None = None
                        ) -> tuple[np.ndarray, np.ndarray]:
         """Pose the mechanism with joint ``joint``'s coordinate ``name`` (default its first)
-        at ``value`` (rad: reached the shorter way round, across a range wider than a turn
-        on the joint's turns; or m) and every held row exact,
+        at ``value`` (rad: reached the shorter way round; a coupled angle, whose turns move
+        what it drives (a screw's nut, a rack), and one across a range wider than a turn on
+        the joint's turns; or m) and every held row exact,
         the rest moved the least; returns the new pose (r, p).  A value past the joint's
         own stop is clamped to the stop (reached within the range, never through the
         stop), like a hand turning the joint against it; another joint's stop reached on
@@ -234,7 +244,7 @@ class Wiggle:
             want = float(np.clip(self._span(c, float(value))[0], lo, hi))
             delta = want - start
         else:
-            delta = wrap(float(value) - q0) if angle else float(value) - q0
+            delta = wrap(float(value) - q0) if angle and c.tracked < 0 else float(value) - q0
         if self._move(c, delta) is None:
             unit = "rad" if angle else "m"
             raise SolverError(f"joint {joint!r}: its {c.name} cannot reach {float(value):.6g} "
@@ -250,8 +260,8 @@ class Wiggle:
         """How far the coordinate can be set each way from the present pose: swept in
         steps until the joints cannot close (located to ``tol`` rad, or ``tol`` of the
         length scale), a stop (its own, or another joint's that leaves it no way on) or,
-        for an angle, a whole turn (a crank: ``full_turn``; a joint with one stop: a turn
-        from the stop on its open side); a slide is swept at most 10 length scales each
+        for an angle, a whole turn (a crank: ``full_turn``; a coupled angle, a turn each
+        way; a joint with one stop: a turn from the stop on its open side); a slide is swept at most 10 length scales each
         way.  The pose is left as it was."""
         c = self.coordinate(joint, name)
         if c.motion is not None:
@@ -295,10 +305,25 @@ class Wiggle:
                 done += low
                 break
             ends.append(q0 + sign * done)
-            if angle and sign > 0 and not np.isfinite(hi) and done >= reach - eps:
+            if (angle and c.tracked < 0 and sign > 0 and not np.isfinite(hi)
+                    and done >= reach - eps):
                 self.r, self.p = start
                 self._track, self._active, self._turns = track, active, turns
                 return CoordinateRange(joint, c.name, -np.pi, np.pi, True)     # a crank
         self.r, self.p = start
         self._track, self._active, self._turns = track, active, turns
         return CoordinateRange(joint, c.name, ends[1], ends[0], False)
+
+
+def _coupled_index(model, joint: str, name: str) -> int:
+    """The index of joint ``joint``'s coordinate ``name`` among the couplers' coordinates
+    (CouplerPlan: the first ``n`` of the tracked values), or -1 when no coupler has it."""
+    cp = model.couplers
+    if cp is None:
+        return -1
+    for c, joints in enumerate(cp.coupled):
+        for i, jt in enumerate(joints):
+            k = int(cp.terms[c, i])
+            if jt == joint and bool(cp.is_angle[k]) == (name == "angle"):
+                return k
+    return -1
