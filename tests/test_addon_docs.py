@@ -188,3 +188,21 @@ def test_the_gearbox_recipe_writes_bearing_loads_and_motor_torque(blender, tmp_p
     tooth = motor / (bs.R1 * math.cos(math.radians(20.0)))
     assert np.linalg.norm(bearing, axis=1) == pytest.approx(tooth, rel=1e-6)
     assert np.abs([float(r[f"{gear} tooth_force_N"]) for r in rows]) == pytest.approx(tooth, rel=1e-6)
+
+
+def test_the_guide_names_every_choice_of_the_panels_menus(blender) -> None:
+    """Each menu of the panels (a joint's Motion, a part's Mass, a gear's Ratio From, ...)
+    offers choices the guide names as the menu spells them (in any case: "Revolute", or
+    "revolute" in a list)."""
+    bpy = blender
+    with open(os.path.join(ROOT, "docs", "blender.md"), encoding="utf-8") as f:
+        guide = " ".join(f.read().replace("**", "").replace("*", "").split()).lower()
+    ob = bpy.data.objects.new("probe", None)
+    missing = []
+    for settings in (ob.mechanism, bpy.context.scene.mechanism, bpy.context.scene.mechanism.study):
+        for p in settings.bl_rna.properties:
+            if p.type != "ENUM" or p.name in HIDDEN or p.identifier == "rna_type" or p.is_hidden:
+                continue
+            missing += [f"{p.name}: {item.name!r}" for item in p.enum_items
+                        if item.name.lower() not in guide]
+    assert not missing, f"not in docs/blender.md: {missing}"
