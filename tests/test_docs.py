@@ -182,15 +182,32 @@ def test_the_python_reference_names_every_public_call() -> None:
     assert not missing, f"not in docs/python.md or docs/studies.md: {missing}"
 
 
+def heading_anchors(path: str) -> set[str]:
+    """The anchors GitHub gives a Markdown page's headings: lower case, punctuation but
+    hyphens dropped, spaces to hyphens, a repeated one suffixed -1, -2, ..."""
+    text = re.sub(r"```.*?```", "", read(path), flags=re.S)
+    seen: dict[str, int] = {}
+    out = set()
+    for heading in re.findall(r"^#+\s+(.*?)\s*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.replace("`", "").lower()).replace(" ", "-")
+        out.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+        seen[slug] = seen.get(slug, 0) + 1
+    return out
+
+
 def test_links_between_the_pages_lead_somewhere() -> None:
-    """Every relative link and image in README.md and docs/ names a file that exists."""
+    """Every relative link and image in README.md and docs/ names a file that exists, and a
+    link to a heading (page.md#anchor, or #anchor on the same page) names one it has."""
     broken = []
     for path in [*DOCS, os.path.join(ROOT, "CONTRIBUTING.md"), os.path.join(ROOT, "CHANGELOG.md")]:
-        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", read(path)):
-            if "://" in target:
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", read(path)):
+            if "://" in target or not (target or anchor):
                 continue
-            if not os.path.exists(os.path.join(os.path.dirname(path), target)):
+            page = os.path.join(os.path.dirname(path), target) if target else path
+            if not os.path.exists(page):
                 broken.append(f"{os.path.relpath(path, ROOT)} -> {target}")
+            elif anchor and page.endswith(".md") and anchor not in heading_anchors(page):
+                broken.append(f"{os.path.relpath(path, ROOT)} -> {target}#{anchor}")
     assert not broken, broken
 
 
