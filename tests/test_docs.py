@@ -254,3 +254,20 @@ def test_every_source_the_code_cites_is_listed() -> None:
     missing = sorted(f"{who} {year}" for who, year in cited
                      if who.split()[0] not in listed or year not in listed)
     assert not missing, missing
+
+
+def test_every_table_row_has_as_many_cells_as_its_header() -> None:
+    """A row with a cell too many or too few shows its values under the wrong columns (a
+    test file under the agreement, a number under the test)."""
+    ragged = []
+    for path in DOCS:
+        width = None
+        for k, line in enumerate(read(path).splitlines(), 1):
+            if not line.startswith("|"):
+                width = None
+                continue
+            cells = len(re.findall(r"(?<!\\)\|", re.sub(r"`[^`]*`", "``", line))) - 1
+            width = cells if width is None else width
+            if cells != width:
+                ragged.append(f"{os.path.relpath(path, ROOT)}:{k} has {cells} cells, its header {width}")
+    assert not ragged, ragged
