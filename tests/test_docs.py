@@ -72,6 +72,12 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     total = kinetic + potential - work
     assert np.abs(total - total[0]).max() < 1e-4 * max(1.0, np.abs(total).max())
     assert scope["eq"].reaction("pin")[0].shape == (1, 3)
+    # the CSV written reads back as the crank's times, motor torque and pin force
+    curve = scope["curve"]
+    written = np.loadtxt(tmp_path / "motor.csv", delimiter=",", skiprows=1)
+    assert written.shape == (25, 5)
+    assert np.array_equal(written, np.column_stack([curve.times, curve.effort("drive"),
+                                                    curve.reaction("pin")[0]]))
     # the crank turns about the vertical: only the torsion spring (k 2 N m/rad, c 0.1 N m s)
     # holds it (the shock's line is vertical, so it acts at second order); I_O = 0.02 +
     # 2 * 0.05^2 kg m^2
