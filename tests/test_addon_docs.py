@@ -116,6 +116,10 @@ def test_the_door_recipe_bounces_off_its_stop(blender, tmp_path) -> None:
     assert len(impacts) >= 2
     assert "limit_force" in hinge.keys()
     assert bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "door.csv")) == {"FINISHED"}
+    with open(os.path.join(ROOT, "docs", "blender.md"), encoding="utf-8") as f:
+        guide = f.read()
+    assert f"{hinge.name} limit_force_Nm" in read_csv(tmp_path / "door.csv")[0]
+    assert "`<joint> limit_force_Nm`" in guide          # the stop's column is named
     hits = [row for row in read_csv(tmp_path / "door_events.csv") if row["event"] == "impact"]
     assert len(hits) == len(impacts)
     for row in hits:
@@ -188,6 +192,9 @@ def test_the_gearbox_recipe_writes_bearing_loads_and_motor_torque(blender, tmp_p
     tooth = motor / (bs.R1 * math.cos(math.radians(20.0)))
     assert np.linalg.norm(bearing, axis=1) == pytest.approx(tooth, rel=1e-6)
     assert np.abs([float(r[f"{gear} tooth_force_N"]) for r in rows]) == pytest.approx(tooth, rel=1e-6)
+    with open(os.path.join(ROOT, "docs", "blender.md"), encoding="utf-8") as f:
+        guide = f.read()
+    assert "`<coupler> coupler_torque_1_Nm`" in guide and f"{gear} coupler_torque_1_Nm" in rows[0]
 
 
 def test_the_guide_names_every_choice_of_the_panels_menus(blender) -> None:
