@@ -213,3 +213,20 @@ def test_the_guide_names_every_choice_of_the_panels_menus(blender) -> None:
             missing += [f"{p.name}: {item.name!r}" for item in p.enum_items
                         if item.name.lower() not in guide]
     assert not missing, f"not in docs/blender.md: {missing}"
+
+
+def test_the_tooltips_name_fields_that_exist(blender) -> None:
+    """A setting's tooltip that points at another numbered or lettered field ("Joint C",
+    "Scale 2", "Radius 1") names one the panel has."""
+    import re
+    bpy = blender
+    ob = bpy.data.objects.new("probe", None)
+    wrong = []
+    for settings in (ob.mechanism, bpy.context.scene.mechanism, bpy.context.scene.mechanism.study):
+        names = {p.name for p in settings.bl_rna.properties}
+        for p in settings.bl_rna.properties:
+            for field in re.findall(r"\b(?:Joint|Scale|Radius|Teeth|Coordinate|Parameter) [A-Z0-9]\b",
+                                    p.description):
+                if field not in names:
+                    wrong.append(f"{p.name}: {field!r}")
+    assert not wrong, wrong
