@@ -277,3 +277,20 @@ def test_every_table_row_has_as_many_cells_as_its_header() -> None:
             if cells != width:
                 ragged.append(f"{os.path.relpath(path, ROOT)}:{k} has {cells} cells, its header {width}")
     assert not ragged, ragged
+
+
+def test_the_guides_contents_list_every_section() -> None:
+    """The contents at the top of blender.md and python.md (the first bullet list) link to
+    every section of the page, so a reader scanning them finds each task."""
+    unlisted = []
+    for name in ("blender.md", "python.md"):
+        path = os.path.join(ROOT, "docs", name)
+        text = read(path)
+        contents = re.search(r"^- .*?(?=\n\n)", text, re.M | re.S).group(0)
+        linked = set(re.findall(r"\]\(#([^)]+)\)", contents))
+        body = re.sub(r"```.*?```", "", text, flags=re.S)
+        for heading in re.findall(r"^##\s+(.*?)\s*$", body, re.M):
+            slug = re.sub(r"[^\w\- ]", "", heading.replace("`", "").lower()).replace(" ", "-")
+            if slug not in linked:
+                unlisted.append(f"{name}: {heading}")
+    assert not unlisted, unlisted
