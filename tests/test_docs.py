@@ -72,6 +72,12 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     total = kinetic + potential - work
     assert np.abs(total - total[0]).max() < 1e-4 * max(1.0, np.abs(total).max())
     assert scope["eq"].reaction("pin")[0].shape == (1, 3)
+    # the shaft's two bearings share the 500 N tooth force by the lever rule: the one at
+    # b = 0.15 m carries 500 (0.1 - a) / (b - a), the one at a = -0.05 m the rest, against it
+    # (a constant spin about a principal axis adds no moment: 1e-9 N is rounding)
+    n = len(scope["held"].times)
+    assert scope["load_b"] == pytest.approx(np.tile([0.0, -375.0, 0.0], (n, 1)), abs=1e-9)
+    assert scope["load_a"] == pytest.approx(np.tile([0.0, -125.0, 0.0], (n, 1)), abs=1e-9)
     # the CSV written reads back as the crank's times, motor torque and pin force
     curve = scope["curve"]
     written = np.loadtxt(tmp_path / "motor.csv", delimiter=",", skiprows=1)
