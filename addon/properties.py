@@ -386,7 +386,7 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     scale_a: FloatProperty(name="Scale 1", default=1.0,
                            description="s1 in s1 q1 + s2 q2 + s3 q3 = 0 (q: rad, or Blender units for a slide)")
     scale_b: FloatProperty(name="Scale 2", default=-1.0, description="s2")
-    scale_c: FloatProperty(name="Scale 3", default=1.0, description="s3 (used when Joint C is set)")
+    scale_c: FloatProperty(name="Scale 3", default=1.0, description="s3 (used when Joint 3 is set)")
     coordinate_a: EnumProperty(name="Coordinate 1", items=COORDINATES, default="ANGLE",
                                description="Which coordinate of a cylindrical joint")
     coordinate_b: EnumProperty(name="Coordinate 2", items=COORDINATES, default="ANGLE",

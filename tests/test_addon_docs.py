@@ -17,11 +17,20 @@ HIDDEN = {"Baked", "Computed Mass", "Computed Inertia", "Computed With Density",
 
 def shown_fields(settings) -> set[str]:
     """The UI names of a property group's settings: those given a name of their own (the
-    bookkeeping ones keep their identifier as name)."""
+    bookkeeping ones keep their identifier as name). A coupler's joint fields are shown
+    under the labels of its kind (SLOT_LABELS: Gear 1, Pinion, Joint 3, ...), not their
+    names."""
     return {p.name for p in settings.bl_rna.properties
             if p.identifier not in ("rna_type", "name") and p.name != p.identifier
-            and p.type not in ("POINTER", "COLLECTION") or p.identifier in ("marker_i", "marker_j", "curve", "follower_curve", "joint_a", "joint_b", "joint_c",
+            and p.type not in ("POINTER", "COLLECTION") or p.identifier in ("marker_i", "marker_j", "curve", "follower_curve",
                                                          "follow", "follow_relative_to")}
+
+
+def coupler_labels() -> set[str]:
+    """What the Coupler panel labels its joint fields, kind by kind."""
+    from test_io_addon import io
+    SLOT_LABELS = io("couplers").SLOT_LABELS       # noqa: N806 - the module's constant
+    return {label for labels in SLOT_LABELS.values() for label in labels}
 
 
 def test_the_guide_names_every_operator_and_field(blender) -> None:
@@ -35,6 +44,7 @@ def test_the_guide_names_every_operator_and_field(blender) -> None:
     for settings in (ob.mechanism, bpy.context.scene.mechanism, bpy.context.scene.mechanism.study):
         missing += [f"field {name!r}" for name in sorted(shown_fields(settings) - HIDDEN)
                     if name not in guide]
+    missing += [f"coupler field {label!r}" for label in sorted(coupler_labels()) if label not in guide]
     assert not missing, f"not in docs/blender.md: {missing}"
 
 
@@ -216,14 +226,14 @@ def test_the_guide_names_every_choice_of_the_panels_menus(blender) -> None:
 
 
 def test_the_tooltips_name_fields_that_exist(blender) -> None:
-    """A setting's tooltip that points at another numbered or lettered field ("Joint C",
-    "Scale 2", "Radius 1") names one the panel has."""
+    """A setting's tooltip that points at another numbered or lettered field ("Joint 3",
+    "Scale 2", "Radius 1") names one the panel shows."""
     import re
     bpy = blender
     ob = bpy.data.objects.new("probe", None)
     wrong = []
     for settings in (ob.mechanism, bpy.context.scene.mechanism, bpy.context.scene.mechanism.study):
-        names = {p.name for p in settings.bl_rna.properties}
+        names = {p.name for p in settings.bl_rna.properties} | coupler_labels()
         for p in settings.bl_rna.properties:
             for field in re.findall(r"\b(?:Joint|Scale|Radius|Teeth|Coordinate|Parameter) [A-Z0-9]\b",
                                     p.description):
