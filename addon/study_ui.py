@@ -118,7 +118,10 @@ class VIEW3D_PT_mechanism_study(MechanismSubPanel, bpy.types.Panel):
         row = layout.row(align=True)
         row.prop(st, "plot_pick", text="")
         row.operator("mechanism.study_plot", text="Plot", icon="GRAPH")
-        layout.operator("mechanism.study_export_csv", icon="EXPORT")
+        layout.prop(st, "plot_path")
+        row = layout.row(align=True)
+        row.prop(st, "csv_path", text="")
+        row.operator("mechanism.study_export_csv", icon="EXPORT")
 
 
 classes = (MECHANISM_UL_study, VIEW3D_PT_mechanism_study)

@@ -1,8 +1,12 @@
 """docs/blender.md names every operator of the extension and every field of its panels, so
-the guide cannot fall behind the sidebar."""
+the guide cannot fall behind the sidebar, and its recipes (a door on its stop, an arm on
+keyframed angles, a gearbox's loads as CSV), followed step by step, give their physics."""
 from __future__ import annotations
 
 import os
+
+import numpy as np
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -13,11 +17,20 @@ HIDDEN = {"Baked", "Computed Mass", "Computed Inertia", "Computed With Density",
 
 def shown_fields(settings) -> set[str]:
     """The UI names of a property group's settings: those given a name of their own (the
-    bookkeeping ones keep their identifier as name)."""
+    bookkeeping ones keep their identifier as name). A coupler's joint fields are shown
+    under the labels of its kind (SLOT_LABELS: Gear 1, Pinion, Joint 3, ...), not their
+    names."""
     return {p.name for p in settings.bl_rna.properties
             if p.identifier not in ("rna_type", "name") and p.name != p.identifier
-            and p.type not in ("POINTER", "COLLECTION") or p.identifier in ("marker_i", "marker_j", "curve", "follower_curve", "joint_a", "joint_b", "joint_c",
+            and p.type not in ("POINTER", "COLLECTION") or p.identifier in ("marker_i", "marker_j", "curve", "follower_curve",
                                                          "follow", "follow_relative_to")}
+
+
+def coupler_labels() -> set[str]:
+    """What the Coupler panel labels its joint fields, kind by kind."""
+    from test_io_addon import io
+    SLOT_LABELS = io("couplers").SLOT_LABELS       # noqa: N806 - the module's constant
+    return {label for labels in SLOT_LABELS.values() for label in labels}
 
 
 def test_the_guide_names_every_operator_and_field(blender) -> None:
@@ -31,6 +44,7 @@ def test_the_guide_names_every_operator_and_field(blender) -> None:
     for settings in (ob.mechanism, bpy.context.scene.mechanism, bpy.context.scene.mechanism.study):
         missing += [f"field {name!r}" for name in sorted(shown_fields(settings) - HIDDEN)
                     if name not in guide]
+    missing += [f"coupler field {label!r}" for label in sorted(coupler_labels()) if label not in guide]
     assert not missing, f"not in docs/blender.md: {missing}"
 
 
@@ -64,3 +78,165 @@ def test_the_guide_names_what_a_bake_writes_on_a_joint(blender) -> None:
     named = lambda k: k in guide or any(k == f"{stem}_{c}" and f"{stem}_x/_y/_z" in guide   # noqa: E731
                                         for stem in (k.rsplit("_", 1)[0],) for c in "xyz")
     assert all(named(k) for k in written), [k for k in written if not named(k)]
+
+
+def guide_headings() -> set[str]:
+    with open(os.path.join(ROOT, "docs", "blender.md"), encoding="utf-8") as f:
+        return {line.lstrip("#").strip() for line in f if line.startswith("#")}
+
+
+def read_csv(path) -> list[dict[str, str]]:
+    import csv
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_the_door_recipe_bounces_off_its_stop(blender, tmp_path) -> None:
+    """blender.md's door, step by step through the panel's settings: opened 80 degrees by
+    the joint's Angle, a closer toward -20 degrees, a rigid lower stop at 0 with restitution
+    0.3. It swings shut and bounces: never past the stop (the angle read back from float32
+    quaternion keys, 2 sqrt(2) 6e-8 rad at worst), an impact marker per bounce, and each
+    struck stop's rebound speed is 0.3 of its landing speed (Newton's impact law, which the
+    solver applies exactly with the float32 restitution Blender stores: 1e-6 relative), or
+    it rests there where that rebound would be slower than the stop's rest speed, 1e-3
+    rad/s."""
+    import math
+    import blender_scenes as bs
+    bpy = blender
+    assert "A door that bounces off its stop" in guide_headings()
+    bs.set_range(bpy, 1, 72)
+    jamb = bs.add_box(bpy, "Jamb", (0.1, 0.1, 2.0), (-0.05, 0.0, 1.0))
+    door = bs.add_box(bpy, "Door", (0.8, 0.04, 2.0), (0.4, 0.0, 1.0))
+    bs.select(bpy, (jamb, door), door)
+    assert bpy.ops.mechanism.set_role(role="PART") == {"FINISHED"}
+    jamb.mechanism.ground = True
+    door.mechanism.density = 600.0
+    hinge = bs.connect(bpy, door, jamb, (0.0, 0.0, 1.0), "REVOLUTE", "Z")
+    s = hinge.mechanism
+    s.wiggle_angle = math.radians(80.0)
+    assert 2 * math.atan2(door.matrix_world.to_quaternion().z, door.matrix_world.to_quaternion().w) \
+        == pytest.approx(math.radians(80.0), abs=1e-6)          # opens counter-clockwise
+    s.torsion, s.torsion_stiffness, s.torsion_free_angle = True, 20.0, math.radians(-20.0)
+    s.use_limit_lower, s.limit_lower_angle, s.limit_model, s.limit_restitution = True, 0.0, "RIGID", 0.3
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    _, _, quat = bs.baked_pose(door)
+    angle = 2 * np.arctan2(quat[:, 3], quat[:, 0])
+    assert angle.min() > -2e-7 and angle.max() == pytest.approx(math.radians(80.0), abs=1e-6)
+    impacts = [m for m in bpy.context.scene.timeline_markers if m.name == f"impact: {hinge.name}"]
+    assert len(impacts) >= 2
+    assert "limit_force" in hinge.keys()
+    assert bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "door.csv")) == {"FINISHED"}
+    with open(os.path.join(ROOT, "docs", "blender.md"), encoding="utf-8") as f:
+        guide = f.read()
+    assert f"{hinge.name} limit_force_Nm" in read_csv(tmp_path / "door.csv")[0]
+    assert "`<joint> limit_force_Nm`" in guide          # the stop's column is named
+    hits = [row for row in read_csv(tmp_path / "door_events.csv") if row["event"] == "impact"]
+    assert len(hits) == len(impacts)
+    for row in hits:
+        before, after = float(row["speed_before"]), float(row["speed_after"])
+        rebound = -0.3 * before
+        assert after == (pytest.approx(rebound, rel=1e-6) if rebound > 1e-3 else pytest.approx(0.0, abs=1e-12))
+    assert float(hits[0]["speed_after"]) > 0.1
+
+
+def test_the_keyframed_arm_recipe_follows_its_keys(blender) -> None:
+    """blender.md's robot arm: two links on hinges about world y, each joint's Motion
+    Keyframed and its Angle keyed at three frames. Every freedom is driven, the bake is a
+    kinematic sweep, and at every frame the forearm's turn is the sum of the two F-curves'
+    values there (float32 keys: 1e-6 rad), the upper arm's the shoulder's; each joint has
+    the motor torque it needs."""
+    import blender_scenes as bs
+    bpy = blender
+    assert "A robot arm driven by keyframed angles" in guide_headings()
+    bs.set_range(bpy, 1, 25)
+    base = bs.add_box(bpy, "base", (0.2, 0.2, 0.2), (0.0, 0.0, -0.1))
+    upper = bs.add_box(bpy, "upper", (0.5, 0.05, 0.05), (0.25, 0.0, 0.0))
+    fore = bs.add_box(bpy, "fore", (0.4, 0.05, 0.05), (0.7, 0.0, 0.0))
+    bs.tag(bpy, [base, upper, fore], "PART")
+    base.mechanism.ground = True
+    shoulder = bs.connect(bpy, upper, base, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    elbow = bs.connect(bpy, fore, upper, (0.5, 0.0, 0.0), "REVOLUTE", "Y")
+    for joint, values in ((shoulder, (0.0, 0.8, 0.2)), (elbow, (0.0, -1.0, 0.5))):
+        joint.mechanism.motion_type = "KEYFRAMED"
+        for frame, value in zip((1, 13, 25), values):
+            joint.mechanism.motion_angle = value
+            joint.keyframe_insert("mechanism.motion_angle", frame=frame)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "(0 after motions)" in bpy.context.scene.mechanism.report
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    keyed = {j: bs.channelbag(j).fcurves.find("mechanism.motion_angle") for j in (shoulder, elbow)}
+    frames, _, q_fore = bs.baked_pose(fore)
+    _, _, q_upper = bs.baked_pose(upper)
+    want_s = np.array([keyed[shoulder].evaluate(f) for f in frames])
+    want_e = np.array([keyed[elbow].evaluate(f) for f in frames])
+    # a turn a about world y: quaternion (cos a/2, 0, sin a/2, 0)
+    close = lambda q, a: np.abs(np.unwrap(2 * np.arctan2(q[:, 2], q[:, 0])) - a).max() < 1e-6   # noqa: E731
+    assert close(q_upper, want_s) and close(q_fore, want_s + want_e)
+    assert np.ptp(want_e) > 1.0
+    assert "motion_effort" in shoulder.keys() and "motion_effort" in elbow.keys()
+
+
+def test_the_gearbox_recipe_writes_bearing_loads_and_motor_torque(blender, tmp_path) -> None:
+    """blender.md's gearbox to CSV: gears of pitch radii r1 0.1 and r2 0.25 m (Radii from
+    Meshes), gear 1 driven at one turn a second, gear 2 braked by a torsion spring of
+    damping c = 3 N m s/rad alone. At constant speed the motor's power goes into the brake,
+    M w1 = c w2^2, so M = c (r1/r2)^2 w1; and gear 2's bearing carries the whole tooth force
+    in the gears' plane, |T| = M / (r1 cos 20 deg). Exact in a kinematic sweep: 1e-6
+    relative (printed CSV values from float32 settings)."""
+    import math
+    import blender_scenes as bs
+    bpy = blender
+    assert "Bearing loads and motor torque as CSV" in guide_headings()
+    d = bs.gear_pair(bpy)
+    d["j1"].mechanism.motion_expression = "2*pi*t"
+    s2 = d["j2"].mechanism
+    s2.torsion, s2.torsion_stiffness, s2.torsion_damping = True, 0.0, 3.0
+    assert bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "gearbox.csv")) == {"FINISHED"}
+    rows = read_csv(tmp_path / "gearbox.csv")
+    assert len(rows) == bs.FRAME_END - bs.FRAME_START + 1
+    j1, j2, gear = d["j1"].name, d["j2"].name, d["gear"].name
+    w1 = 2 * math.pi
+    motor = np.array([float(r[f"{j1} motion_effort_Nm"]) for r in rows])
+    assert motor == pytest.approx(3.0 * (bs.R1 / bs.R2) ** 2 * w1, rel=1e-6)
+    bearing = np.array([[float(r[f"{j2} F{c}_N"]) for c in "xy"] for r in rows])
+    tooth = motor / (bs.R1 * math.cos(math.radians(20.0)))
+    assert np.linalg.norm(bearing, axis=1) == pytest.approx(tooth, rel=1e-6)
+    assert np.abs([float(r[f"{gear} tooth_force_N"]) for r in rows]) == pytest.approx(tooth, rel=1e-6)
+    with open(os.path.join(ROOT, "docs", "blender.md"), encoding="utf-8") as f:
+        guide = f.read()
+    assert "`<coupler> coupler_torque_1_Nm`" in guide and f"{gear} coupler_torque_1_Nm" in rows[0]
+
+
+def test_the_guide_names_every_choice_of_the_panels_menus(blender) -> None:
+    """Each menu of the panels (a joint's Motion, a part's Mass, a gear's Ratio From, ...)
+    offers choices the guide names as the menu spells them (in any case: "Revolute", or
+    "revolute" in a list)."""
+    bpy = blender
+    with open(os.path.join(ROOT, "docs", "blender.md"), encoding="utf-8") as f:
+        guide = " ".join(f.read().replace("**", "").replace("*", "").split()).lower()
+    ob = bpy.data.objects.new("probe", None)
+    missing = []
+    for settings in (ob.mechanism, bpy.context.scene.mechanism, bpy.context.scene.mechanism.study):
+        for p in settings.bl_rna.properties:
+            if p.type != "ENUM" or p.name in HIDDEN or p.identifier == "rna_type" or p.is_hidden:
+                continue
+            missing += [f"{p.name}: {item.name!r}" for item in p.enum_items
+                        if item.name.lower() not in guide]
+    assert not missing, f"not in docs/blender.md: {missing}"
+
+
+def test_the_tooltips_name_fields_that_exist(blender) -> None:
+    """A setting's tooltip that points at another numbered or lettered field ("Joint 3",
+    "Scale 2", "Radius 1") names one the panel shows."""
+    import re
+    bpy = blender
+    ob = bpy.data.objects.new("probe", None)
+    wrong = []
+    for settings in (ob.mechanism, bpy.context.scene.mechanism, bpy.context.scene.mechanism.study):
+        names = {p.name for p in settings.bl_rna.properties} | coupler_labels()
+        for p in settings.bl_rna.properties:
+            for field in re.findall(r"\b(?:Joint|Scale|Radius|Teeth|Coordinate|Parameter) [A-Z0-9]\b",
+                                    p.description):
+                if field not in names:
+                    wrong.append(f"{p.name}: {field!r}")
+    assert not wrong, wrong

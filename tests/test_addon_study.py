@@ -568,3 +568,18 @@ def test_bake_variant_names_the_clashes_of_the_variants_motion(blender, extensio
     report = scene.mechanism.report
     assert report.startswith("baked variant 1"), report
     assert "parts 'ball' and 'post' overlap from frame 6 (15 frame(s))" in report, report
+
+
+def test_the_study_panel_shows_where_plot_and_table_are_written(blender, extension, tmp_path) -> None:
+    """Plot Study and Export Study CSV write to the study's Plot File and Study CSV: once a
+    table exists the panel shows both paths, so they can be set where the buttons are, and
+    Export Study CSV writes to the path shown."""
+    bpy = blender
+    setup(bpy)
+    st = bpy.context.scene.mechanism.study
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    props = [i[1] for i in bs.panel_items(bpy, "VIEW3D_PT_mechanism_study") if i[0] == "prop"]
+    assert "plot_path" in props and "csv_path" in props
+    st.csv_path = str(tmp_path / "shown.csv")
+    assert bpy.ops.mechanism.study_export_csv() == {"FINISHED"}
+    assert (tmp_path / "shown.csv").exists()

@@ -72,6 +72,18 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     total = kinetic + potential - work
     assert np.abs(total - total[0]).max() < 1e-4 * max(1.0, np.abs(total).max())
     assert scope["eq"].reaction("pin")[0].shape == (1, 3)
+    # the shaft's two bearings share the 500 N tooth force by the lever rule: the one at
+    # b = 0.15 m carries 500 (0.1 - a) / (b - a), the one at a = -0.05 m the rest, against it
+    # (a constant spin about a principal axis adds no moment: 1e-9 N is rounding)
+    n = len(scope["held"].times)
+    assert scope["load_b"] == pytest.approx(np.tile([0.0, -375.0, 0.0], (n, 1)), abs=1e-9)
+    assert scope["load_a"] == pytest.approx(np.tile([0.0, -125.0, 0.0], (n, 1)), abs=1e-9)
+    # the CSV written reads back as the crank's times, motor torque and pin force
+    curve = scope["curve"]
+    written = np.loadtxt(tmp_path / "motor.csv", delimiter=",", skiprows=1)
+    assert written.shape == (25, 5)
+    assert np.array_equal(written, np.column_stack([curve.times, curve.effort("drive"),
+                                                    curve.reaction("pin")[0]]))
     # the crank turns about the vertical: only the torsion spring (k 2 N m/rad, c 0.1 N m s)
     # holds it (the shock's line is vertical, so it acts at second order); I_O = 0.02 +
     # 2 * 0.05^2 kg m^2
@@ -182,15 +194,32 @@ def test_the_python_reference_names_every_public_call() -> None:
     assert not missing, f"not in docs/python.md or docs/studies.md: {missing}"
 
 
+def heading_anchors(path: str) -> set[str]:
+    """The anchors GitHub gives a Markdown page's headings: lower case, punctuation but
+    hyphens dropped, spaces to hyphens, a repeated one suffixed -1, -2, ..."""
+    text = re.sub(r"```.*?```", "", read(path), flags=re.S)
+    seen: dict[str, int] = {}
+    out = set()
+    for heading in re.findall(r"^#+\s+(.*?)\s*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.replace("`", "").lower()).replace(" ", "-")
+        out.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+        seen[slug] = seen.get(slug, 0) + 1
+    return out
+
+
 def test_links_between_the_pages_lead_somewhere() -> None:
-    """Every relative link and image in README.md and docs/ names a file that exists."""
+    """Every relative link and image in README.md and docs/ names a file that exists, and a
+    link to a heading (page.md#anchor, or #anchor on the same page) names one it has."""
     broken = []
     for path in [*DOCS, os.path.join(ROOT, "CONTRIBUTING.md"), os.path.join(ROOT, "CHANGELOG.md")]:
-        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", read(path)):
-            if "://" in target:
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", read(path)):
+            if "://" in target or not (target or anchor):
                 continue
-            if not os.path.exists(os.path.join(os.path.dirname(path), target)):
+            page = os.path.join(os.path.dirname(path), target) if target else path
+            if not os.path.exists(page):
                 broken.append(f"{os.path.relpath(path, ROOT)} -> {target}")
+            elif anchor and page.endswith(".md") and anchor not in heading_anchors(page):
+                broken.append(f"{os.path.relpath(path, ROOT)} -> {target}#{anchor}")
     assert not broken, broken
 
 
@@ -237,3 +266,37 @@ def test_every_source_the_code_cites_is_listed() -> None:
     missing = sorted(f"{who} {year}" for who, year in cited
                      if who.split()[0] not in listed or year not in listed)
     assert not missing, missing
+
+
+def test_every_table_row_has_as_many_cells_as_its_header() -> None:
+    """A row with a cell too many or too few shows its values under the wrong columns (a
+    test file under the agreement, a number under the test)."""
+    ragged = []
+    for path in DOCS:
+        width = None
+        for k, line in enumerate(read(path).splitlines(), 1):
+            if not line.startswith("|"):
+                width = None
+                continue
+            cells = len(re.findall(r"(?<!\\)\|", re.sub(r"`[^`]*`", "``", line))) - 1
+            width = cells if width is None else width
+            if cells != width:
+                ragged.append(f"{os.path.relpath(path, ROOT)}:{k} has {cells} cells, its header {width}")
+    assert not ragged, ragged
+
+
+def test_the_guides_contents_list_every_section() -> None:
+    """The contents at the top of blender.md and python.md (the first bullet list) link to
+    every section of the page, so a reader scanning them finds each task."""
+    unlisted = []
+    for name in ("blender.md", "python.md"):
+        path = os.path.join(ROOT, "docs", name)
+        text = read(path)
+        contents = re.search(r"^- .*?(?=\n\n)", text, re.M | re.S).group(0)
+        linked = set(re.findall(r"\]\(#([^)]+)\)", contents))
+        body = re.sub(r"```.*?```", "", text, flags=re.S)
+        for heading in re.findall(r"^##\s+(.*?)\s*$", body, re.M):
+            slug = re.sub(r"[^\w\- ]", "", heading.replace("`", "").lower()).replace(" ", "-")
+            if slug not in linked:
+                unlisted.append(f"{name}: {heading}")
+    assert not unlisted, unlisted
