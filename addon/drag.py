@@ -231,7 +231,11 @@ def _wiggle_coordinate(s) -> str:
 
 
 def get_wiggle_angle(self) -> float:
-    return joint_value(self.id_data, "angle")
+    """The joint's angle, on the turn the kept posing follows (a coupled angle, a range
+    wider than a turn: 720 degrees set reads 720, not 0)."""
+    v = joint_value(self.id_data, "angle")
+    near = _followed_turn(bpy.context.scene, self.id_data.name, "angle")
+    return v if near is None else v + 2.0 * np.pi * round((near - v) / (2.0 * np.pi))
 
 
 def set_wiggle_angle(self, value: float) -> None:

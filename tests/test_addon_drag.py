@@ -391,7 +391,8 @@ def test_position_slider_of_a_gear_pair_follows_its_turns(blender) -> None:
     gear 1 a turn each way (a coupled angle: a turn on is another pose of gear 2), and
     Position 0.9 turns gear 1 to 1.6 pi (-2 pi + 0.9 of 4 pi), gear 2 to -0.4 of it (to
     1e-5 rad); the slider then reads 0.9 back, its angle taken on the turn the posing
-    follows (the markers alone say -0.4 pi, which read 0.4)."""
+    follows (the markers alone say -0.4 pi, which read 0.4).  Its Angle set to 12 rad
+    reads 12 (the markers alone: 12 - 4 pi), gear 2's -0.4 of it."""
     bpy = blender
     sc = bs.gear_pair(bpy)
     sc["j1"].mechanism.motion_type = "NONE"
@@ -406,3 +407,7 @@ def test_position_slider_of_a_gear_pair_follows_its_turns(blender) -> None:
         x = ob.matrix_world.col[0]
         assert abs((math.atan2(x[1], x[0]) - want + math.pi) % (2.0 * math.pi) - math.pi) <= 1e-5
     assert abs(st.wiggle_position - 0.9) <= 1e-6
+    sc["j1"].mechanism.wiggle_angle = 12.0                  # rad: almost two turns on
+    bpy.context.view_layer.update()
+    assert abs(sc["j1"].mechanism.wiggle_angle - 12.0) <= 1e-6
+    assert abs(sc["j2"].mechanism.wiggle_angle + bs.R1 / bs.R2 * 12.0) <= 1e-6
