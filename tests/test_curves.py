@@ -581,3 +581,14 @@ def test_a_bad_center_is_shown_as_plain_numbers(center, shown: str) -> None:
     message = str(info.value)
     assert message == f"curve 'slot-7': center must be 3 finite numbers, {shown}"
     assert "[" not in message and "array" not in message
+
+
+def test_a_corner_of_three_points_is_rounded_as_the_docs_say() -> None:
+    """docs/python.md: an L of three points (legs of 1 m) bulges 0.125 m off its legs: the
+    spline through (0, 0), (1, 0), (1, 1), sampled at 2,001 points, stands at most 0.125 m
+    (to 1 mm) from the nearer leg."""
+    c = Curve.from_points([(0.0, 0.0), (1.0, 0.0), (1.0, 1.0)], closed=False)
+    x = c.evaluate(np.linspace(0.0, c.length, 2001), 0)[0]
+    along = np.where((x[:, 0] >= 0.0) & (x[:, 0] <= 1.0), np.abs(x[:, 1]), np.inf)
+    up = np.where((x[:, 1] >= 0.0) & (x[:, 1] <= 1.0), np.abs(x[:, 0] - 1.0), np.inf)
+    assert abs(np.minimum(along, up).max() - 0.125) <= 1e-3
