@@ -41,7 +41,7 @@ def one_slipping(model: Model, k: int, RdR: np.ndarray, z: np.ndarray, mw: np.nd
     V_j of a reaction (F, M): the side force F - (F . z) z, the side moment, the thrust
     (F . z, 0, 0); a ball's whole force.  A non-finite reaction (a wild trial stage) is a
     LinAlgError."""
-    if RdR.ndim == 3 and np.ndim(mw) == 1 and np.ndim(pre) == 0:
+    if RdR.ndim == 3 and mw.ndim == 1 and getattr(pre, "ndim", 0) == 0:
         F, dF = RdR.tolist()
         zz = z.tolist()
         if not all(map(math.isfinite, F[0] + F[1] + dF[0] + dF[1] + zz)):
