@@ -344,3 +344,31 @@ def test_a_gear_pair_is_set_on_its_turns() -> None:
         assert abs(ps.value("j1") - value) <= 1e-9
         assert abs(ps.value("j2") + 0.5 * value) <= 1e-9
         assert abs(mk.wrap(angle_of(ps, "g2") + 0.5 * value)) <= 1e-9
+
+
+@pytest.mark.parametrize("t", [0.0, 1.0])
+def test_a_gear_driven_turns_away_keeps_its_mate_where_the_motion_puts_it(t: float) -> None:
+    """Gear 1 driven 5 + 2 t rad (more than half a turn from its angle as built), gear 2
+    (pitch radii 0.1, 0.2 m) at -1/2 of it, an arm on gear 2 by a free elbow: posed at t,
+    gear 2 reads -(5 + 2 t) / 2 on its turns, and setting the elbow leaves it there (to
+    1e-9 rad).  The Poser took the couplers' turns from the pose as built, so gear 1 read
+    5 - 2 pi and setting the elbow swung gear 2 by pi to 0.64 rad."""
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("g1", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
+    m.add_part("g2", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.3, 0, 0))
+    m.add_part("arm", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.3, 0, 0.1))
+    m.add_marker("o1", "ground"); m.add_marker("h1", "g1")
+    m.add_marker("o2", "ground", position=(0.3, 0, 0)); m.add_marker("h2", "g2")
+    m.add_marker("ga", "g2", position=(0, 0, 0.1)); m.add_marker("aa", "arm")
+    m.add_joint("j1", "revolute", "h1", "o1"); m.add_joint("j2", "revolute", "h2", "o2")
+    m.add_joint("elbow", "revolute", "aa", "ga")
+    m.add_gear("mesh", "j1", "j2", radii=(0.1, 0.2))
+    m.add_motion("drive", "j1", "5 + 2*t")
+    ps = poser(m, t)
+    want = -0.5 * (5.0 + 2.0 * t)
+    assert abs(ps.value("j1") - (5.0 + 2.0 * t)) <= 1e-9 and abs(ps.value("j2") - want) <= 1e-9
+    ps.set_coordinate("elbow", 0.5)
+    assert abs(ps.value("elbow") - 0.5) <= 1e-9
+    assert abs(ps.value("j2") - want) <= 1e-9
+    assert abs(mk.wrap(angle_of(ps, "g2") - want)) <= 1e-9

@@ -107,7 +107,10 @@ class Poser(Wiggle):
         self._active = np.zeros(0, int)            # ... held at their bounds
         self.stopped: tuple[HeldStop, ...] = ()
         self._track = self._turns = None
-        self._track = self._evaluate((self.r, self.p))[0].track
+        # the assembly's tracked values (a coupled angle a motion starts turns away keeps
+        # its turns), else the pose's as built
+        self._track = (asm.track if asm.track is not None
+                       else self._evaluate((self.r, self.p))[0].track)
         self._turns = pose_turns(model, self.r, self.p, self.t, self._track)   # limit_turns.py
         self._second = False                       # drag: Newton from the first step
         self._kinds = joint_kinds(model)
