@@ -214,3 +214,23 @@ def test_a_study_of_bushing_stiffness_matches_its_separate_runs():
         r = alone.solve(duration=0.5, fps=24)
         assert np.allclose(st.results[i].position("block"), r.position("block"), rtol=0, atol=1e-12)
         assert np.allclose(st.results[i].bushing("bush")[0], r.bushing("bush")[0], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("stiffness, mass, gravity", [(1e4, 1.0, 0.0), (1e9, 0.01, G)])
+def test_statics_holds_a_light_part_on_a_stiff_bushing(stiffness, mass, gravity):
+    """A part on a bushing at its free state without gravity is already in equilibrium, and
+    a 10 g part on a 1e9 N/m bushing sags by m g / k = 9.8e-11 m: the force balance there
+    closes only to the stiffness times the coordinates' rounding (6e-13 N and 6e-8 N),
+    which must not be read as a failure to find the equilibrium."""
+    m = Mechanism(gravity=(0.0, 0.0, -gravity))
+    m.add_part("ground", fixed=True)
+    m.add_part("b", mass=mass, inertia=(1e-4, 1e-4, 1e-4), center_of_mass=(0.1, 0.02, 0.03),
+               position=(0.3, 0.1, 0.2))
+    m.add_marker("I", "b")
+    m.add_marker("J", "ground", position=(0.3, 0.1, 0.2))
+    k = stiffness
+    m.add_bushing("mount", "I", "J", stiffness=(k, k, k, k / 100, k / 100, k / 100), damping=0.0)
+    sag = m.statics().bushing_displacement("mount")[0][0]
+    # the bushing carries the weight m g: its translation is m g / k (the part's tilt under
+    # the weight's moment changes it in the second order, below 1e-6 of it)
+    assert sag[2] == pytest.approx(-mass * gravity / k, rel=1e-6, abs=1e-20)

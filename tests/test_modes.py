@@ -235,3 +235,44 @@ def test_bad_requests_name_what_is_wrong():
     m.add_part("falling", mass=1.0)
     with pytest.raises(SolverError, match="no static equilibrium"):
         m.modes()
+
+
+def _axis_quat(axis, angle: float) -> np.ndarray:
+    a = np.asarray(axis, float) / np.linalg.norm(axis)
+    return np.r_[math.cos(angle / 2), math.sin(angle / 2) * a]
+
+
+def test_a_part_on_a_rotated_offset_bushing_without_gravity():
+    """A tilted block held by one bushing off its centre of mass, marker axes turned against
+    the part, no gravity: the start is the equilibrium (nothing loads it) and the six
+    frequencies are those of K q = w^2 M q in the centre of mass's shift and small turn,
+    K = A^T R Kt R^T A + R Kr R^T on the turns, A = [1, -[p]x], p the bushing point from the
+    centre of mass (world axes).  The balance there is only the stiffness times the
+    coordinates' rounding, which statics once read as a large part of no load at all."""
+    from solver import matrix_to_quat, quat_to_matrix
+    mass, inertia, com = 3.0, np.array([0.02, 0.05, 0.07]), np.array([0.15, 0.05, -0.1])
+    q_part, at = _axis_quat((1, 2, 3), 0.7), np.array([0.1, -0.2, 0.3])
+    seat, q_rel = np.array([-0.05, 0.12, 0.04]), _axis_quat((1, 0, 1), 0.4)
+    kt, kr = np.array([1e4, 2e4, 3e4]), np.array([50.0, 80.0, 120.0])
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("block", mass=mass, inertia=tuple(inertia), center_of_mass=tuple(com),
+               position=tuple(at), orientation=tuple(q_part))
+    Rp = quat_to_matrix(q_part)
+    R = Rp @ quat_to_matrix(q_rel)          # marker I's axes in the world = marker J's
+    m.add_marker("I", "block", position=tuple(seat), orientation=tuple(q_rel))
+    m.add_marker("J", "ground", position=tuple(at + Rp @ seat), orientation=tuple(matrix_to_quat(R)))
+    m.add_bushing("mount", "I", "J", stiffness=tuple(kt) + tuple(kr), damping=0.0)
+    md = m.modes()
+    p = Rp @ (seat - com)
+    px = np.array([[0, -p[2], p[1]], [p[2], 0, -p[0]], [-p[1], p[0], 0]])
+    A = np.hstack([np.eye(3), -px])
+    B = np.hstack([np.zeros((3, 3)), np.eye(3)])
+    K = A.T @ R @ np.diag(kt) @ R.T @ A + B.T @ R @ np.diag(kr) @ R.T @ B
+    M = np.zeros((6, 6))
+    M[:3, :3] = mass * np.eye(3)
+    M[3:, 3:] = Rp @ np.diag(inertia) @ Rp.T
+    import scipy.linalg
+    exact = np.sqrt(scipy.linalg.eigh(K, M, eigvals_only=True)) / (2 * math.pi)
+    assert np.allclose(md.frequencies, exact, rtol=RTOL, atol=0)
+    assert md.stable

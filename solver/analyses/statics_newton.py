@@ -59,9 +59,32 @@ class Equilibrium(NewtonProblem):
         # load scale: gravity and the force elements' present loads, the moments over
         # their part's length (a force at its end: a force and a moment compared fairly,
         # whatever the mechanism's size)
-        self.fscale = max(float(np.max(np.abs(Q0 / self.cw), initial=0.0)),
-                          float(np.max(model.body_mass, initial=0.0))
-                          * float(np.linalg.norm(model.gravity)), 1e-9)
+        self.fscale = np.maximum(max(float(np.max(np.abs(Q0 / self.cw), initial=0.0)),
+                                     float(np.max(model.body_mass, initial=0.0))
+                                     * float(np.linalg.norm(model.gravity)), 1e-9),
+                                 self._rounding_floor(r, p, Q0))
+
+    def _rounding_floor(self, r: np.ndarray, p: np.ndarray, Q0: np.ndarray) -> np.ndarray:
+        """Each balance row's least load scale (n,), N: its force elements' stiffness
+        (the largest entry of its row of dQ/dq, moments over their part's length, turns
+        times it) times a thousandth of the mechanism's reach (its size, or its farthest
+        part's distance from the origin).  The balance cannot be closed better than the
+        stiffness times the coordinates' rounding (a 3e4 N/m bushing 0.3 m from the origin:
+        6e-13 N), so with no load (no gravity, springs at rest) or a light part on a stiff
+        one that rounding read as a large fraction of a load scale of 1e-9 N or m g, and
+        statics and modes found no equilibrium where the start was one.  With this floor
+        the balance's tolerance stays a displacement of 1e-15 of the reach."""
+        n, cw = self.n, self.cw
+        reach = max(float(self.model.length_scale), float(np.max(np.abs(r), initial=0.0)))
+        K = np.zeros((n, n))
+        for c in range(n):
+            b, k = divmod(c, 6)
+            h = 1e-6 * cw[6 * b + 3]
+            e = np.zeros((self.nb, 3))
+            e[b, k % 3] = h if k < 3 else h / cw[6 * b + 3]
+            r1, p1 = (r + e, p) if k < 3 else (r, rotate_world(p, e))
+            K[:, c] = (self.parts(r1, p1)[0] - Q0) / h      # N/m, N (m), per m of motion
+        return 1e-3 * reach * np.max(np.abs(K / cw[:, None]), axis=1, initial=0.0)
 
     def parts(self, r: np.ndarray, p: np.ndarray) -> tuple:
         """(Q (6 nb,), the global Jacobian (nc, 6 nb), the residual of every row (nc,) with
@@ -95,7 +118,7 @@ class Equilibrium(NewtonProblem):
         the line search took the full steps that close the joints less well for 1/16
         steps and statics crawled to no equilibrium."""
         n = self.n
-        return max(float(np.max(np.abs(R[:n] / self.cw), initial=0.0)) / self.fscale,
+        return max(float(np.max(np.abs(R[:n] / self.cw) / self.fscale, initial=0.0)),
                    float(np.max(np.abs(R[n:]), initial=0.0)))
 
     def tangent(self, r: np.ndarray, p: np.ndarray, lam: np.ndarray, R: np.ndarray,

@@ -5,8 +5,10 @@ distance, grouped by the distance's kind so that each kind is one call over all 
 points, whatever the number of contacts.
 
 Which side offers points (``_directions``): a half-space or an inverted sphere offers none; a sphere or capsule
-is exact as points with a radius, so against any other shape only it offers them (both
-rounded: side a); two other shapes (boxes, cylinders, meshes, profiles) offer them both ways round,
+offers its centre(s) with a radius, so against any other shape only it offers them; a
+sphere against a capsule is the sphere (its centre against the capsule's exact distance:
+the capsule's end centres would miss a ball touching its middle), two spheres or two
+capsules side a; two other shapes (boxes, cylinders, meshes, profiles) offer them both ways round,
 each way carrying half of the contact's stiffness.
 """
 from __future__ import annotations
@@ -100,6 +102,8 @@ def _directions(c: Contact) -> list[tuple[bool, float]]:
     if b.kind in NO_POINTS:
         return [(True, 1.0)]
     if a.kind in NO_POINTS:
+        return [(False, 1.0)]
+    if b.kind == "sphere" and a.kind != "sphere":
         return [(False, 1.0)]
     if a.rounded:
         return [(True, 1.0)]

@@ -40,7 +40,7 @@ class Shape:
     vertices: np.ndarray | None = None
     faces: np.ndarray | None = None
     loops: tuple | None = None         # a profile's polygons (k, 2), m
-    spacing: float | None = None       # a box's or mesh's contact points this far apart, m
+    spacing: float | None = None       # a box's, mesh's or capsule's contact points this far apart, m
     _built: dict = field(default_factory=dict, compare=False, repr=False)   # a mesh's grid
 
     @property
@@ -93,13 +93,19 @@ class Shape:
 
     @staticmethod
     def capsule(radius: float, length: float, center: Any = (0.0, 0.0, 0.0),
-                orientation: Any = (1.0, 0.0, 0.0, 0.0)) -> "Shape":
+                orientation: Any = (1.0, 0.0, 0.0, 0.0), spacing: float | None = None
+                ) -> "Shape":
         """A capsule: the segment of ``length`` (m, between the end spheres' centres)
-        along its z axis swept by a sphere of ``radius``."""
-        return Shape("capsule", (_size(radius, "capsule radius"),
-                                 0.5 * _size(length, "capsule length", zero=True)),
-                     vector(center, 3, "capsule center"),
-                     quaternion(orientation, "capsule orientation"))
+        along its z axis swept by a sphere of ``radius``.  It touches with its two end
+        spheres (exact where an end is the nearest point of its axis: on a floor), or with
+        ``spacing`` (m) with sphere centres along its axis that far apart at most, the two
+        end spheres' stiffness shared evenly among them, so that another shape meeting
+        the middle of its axis (a rod lying across a bar) is felt."""
+        r = _size(radius, "capsule radius")
+        half = 0.5 * _size(length, "capsule length", zero=True)
+        return Shape("capsule", (r, half), vector(center, 3, "capsule center"),
+                     quaternion(orientation, "capsule orientation"),
+                     spacing=_spacing(spacing, 2.0 * (half + r), "capsule"))
 
     @staticmethod
     def cylinder(radius: float, length: float, center: Any = (0.0, 0.0, 0.0),
@@ -178,13 +184,12 @@ class Shape:
         """(points (k, 3) in the shape frame, weights (k,) summing to 1 over surface points,
         1 each for a sphere's or capsule's centres, the points' radius): the points that
         touch the other side's surface (a sphere: its centre with its radius; a capsule:
-        its end spheres' centres; a box: its corners; a cylinder: its rims; a mesh: its
+        its end spheres' centres, or centres along its axis with ``spacing``; a box: its corners; a cylinder: its rims; a mesh: its
         vertices and face centroids by area; a half-space, an inverted sphere: none)."""
         if self.kind == "sphere":
             return np.zeros((1, 3)), np.ones(1), self.params[0]
         if self.kind == "capsule":
-            h = self.params[1]
-            return np.array([[0.0, 0.0, -h], [0.0, 0.0, h]]), np.ones(2), self.params[0]
+            return capsule_centres(self.params[1], self.spacing) + (self.params[0],)
         if self.kind == "box" and self.spacing is not None:
             pts, w = surface_samples(*box_mesh(np.array(self.params)), self.spacing)
             return pts, w, 0.0
@@ -243,6 +248,18 @@ def _size(value: Any, what: str, zero: bool = False) -> float:
     if not (x > 0.0 or (zero and x == 0.0)):
         raise MechanismError(f"{what} must be {'non-negative' if zero else 'positive'}, got {x}")
     return x
+
+
+def capsule_centres(half: float, spacing: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """(centres (k, 3) along the capsule's z axis, shares (k,)) of a capsule of half
+    length ``half`` (m): its two end centres, 1 each (K per end sphere); with ``spacing``
+    the fewest evenly spaced centres from end to end no farther apart than it, each
+    2 / k (the two end spheres' stiffness spread along the axis)."""
+    if spacing is None or half == 0.0:
+        return np.array([[0.0, 0.0, -half], [0.0, 0.0, half]]), np.ones(2)
+    k = max(int(math.ceil(2.0 * half / spacing - 1e-9)) + 1, 2)
+    z = np.linspace(-half, half, k)
+    return np.column_stack([np.zeros(k), np.zeros(k), z]), np.full(k, 2.0 / k)
 
 
 def _spacing(value: Any, size: float, what: str) -> float | None:
