@@ -195,12 +195,16 @@ def _say(scene, text: str) -> None:
 
 
 def joint_value(joint, coordinate: str) -> float:
-    """A joint object's angle (rad) or slide (Blender units) as its markers stand now."""
+    """A joint object's angle (rad) or slide (Blender units) as its markers stand now (0 while
+    a marker is unset or scaled to zero: the panel's field has nothing to show)."""
     s = joint.mechanism
     if s.marker_i is None or s.marker_j is None:
         return 0.0
-    return joint_coordinate(np.array(s.marker_i.matrix_world), np.array(s.marker_j.matrix_world),
-                            coordinate, 1.0)
+    try:
+        return joint_coordinate(np.array(s.marker_i.matrix_world),
+                                np.array(s.marker_j.matrix_world), coordinate, 1.0)
+    except ValueError:
+        return 0.0
 
 
 def set_joint_value(joint, coordinate: str, value: float) -> None:

@@ -31,6 +31,7 @@ from .io.follow import (Constant, KeyedPath, KeysInside, SplinePath, actuator_sp
 from .io.follow_rotation import (EULER_MODES, KeyedTurn, still_matrix, angle_fitting_error, angle_functions,
                                 unwrap, zyx_angles)
 from .io.keyframes import Key, KeyframedFunction, with_modifiers
+from .io.part_frames import marker_frame
 
 STILL = 1e-6        # Blender units: a target that moves less than this over the range is still
 STILL_ANGLE = 1e-6  # rad: a target that turns less than this over the range does not turn
@@ -146,7 +147,7 @@ def _reference(sm, scene, ob) -> tuple[str, np.ndarray | None, np.ndarray | None
                     f"{part.name!r} (its motion then is relative to the part), or pick a marker "
                     "on a ground part")
             return ref.name, None, None
-        pos, quat, _ = part_frame_from_matrix(design_world(ref, sm.part_frames))
+        pos, quat = marker_frame(design_world(ref, sm.part_frames))
         return ref.name, quat_to_matrix(quat), np.asarray(pos, dtype=float)
     ground = next((p for p in scene.objects if p.mechanism.role == "PART" and p.mechanism.ground
                    and p.name in sm.part_frames), None)
@@ -342,7 +343,7 @@ def poses_in(scene, target, reference, frames: np.ndarray | None):
         if isinstance(reference, tuple):
             rotation, origin = reference
         else:
-            origin, q, _ = part_frame_from_matrix(
+            origin, q = marker_frame(
                 np.array(reference.evaluated_get(depsgraph).matrix_world, dtype=float))
             rotation = quat_to_matrix(q)
         return (p - origin) @ rotation, rotation.T @ quat_to_matrix(quat)
