@@ -22,8 +22,7 @@ import math
 import bpy
 import numpy as np
 
-from ..solver import (JOINT_COORDINATES, MechanismError, matrix_to_quat, part_frame_from_matrix,
-                      quat_to_matrix)
+from ..solver import JOINT_COORDINATES, MechanismError, matrix_to_quat, quat_to_matrix
 from .anim import fcurve_modifiers, find_channelbag
 from .curve_reader import design_world, length_text
 from .io.follow import (Constant, KeyedPath, KeysInside, SplinePath, actuator_specs,
@@ -331,7 +330,8 @@ def poses_in(scene, target, reference, frames: np.ndarray | None):
     """(locations (len(frames), 3) in Blender units, rotations (len(frames), 3, 3)): the
     evaluated origin of ``target`` (object, bone name or "": the bone's head as posed, else
     the object's origin) in J's axes, and the target's axes (the bone's as posed; scale
-    taken out) as columns in J's axes, at each scene frame (a fraction of a frame as
+    taken out, a mirrored target's drawn z and x kept as its rotation keys have them:
+    part_frames.marker_frame) as columns in J's axes, at each scene frame (a fraction of a frame as
     Blender's subframe; None: the frame shown, one row); ``reference`` (rotation, origin)
     fixed, or the marker J, evaluated at the same frame (its scale taken out).  The scene's
     frame is put back after."""
@@ -339,7 +339,7 @@ def poses_in(scene, target, reference, frames: np.ndarray | None):
         depsgraph = bpy.context.evaluated_depsgraph_get()
         ev = target[0].evaluated_get(depsgraph)
         world = ev.matrix_world @ ev.pose.bones[target[1]].matrix if target[1] else ev.matrix_world
-        p, quat, _ = part_frame_from_matrix(np.array(world, dtype=float))
+        p, quat = marker_frame(np.array(world, dtype=float))    # a mirrored target: drawn z, x
         if isinstance(reference, tuple):
             rotation, origin = reference
         else:
