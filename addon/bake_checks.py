@@ -44,20 +44,52 @@ def _driven(ob, paths) -> list[str]:
             if fc.data_path in paths and not fc.mute]
 
 
+# a constraint's settings that switch it on and off or weigh it
+SWITCHES = ("influence", "mute", "enabled")
+
+
+def _switched(ob) -> set[str]:
+    """Data paths of the object's constraint settings (SWITCHES) that keys change over the
+    frames (in an action that plays on it) or a driver (not muted) sets."""
+    def switch(path: str) -> bool:
+        return path.startswith("constraints[") and path.rpartition(".")[2] in SWITCHES
+
+    out = {path for act, slot in _playing_actions(ob) for path in _changing_keys(ob, act, slot, switch)}
+    ad = ob.animation_data
+    return out | {fc.data_path for fc in (ad.drivers if ad is not None else ())
+                  if switch(fc.data_path) and not fc.mute}
+
+
 def _acting(ob) -> list:
-    """The object's constraints that act on it (not muted, valid, influence above 0), each
-    as (name, its type as the panel says it)."""
-    return [(c.name, c.type.replace("_", " ").title()) for c in ob.constraints
-            if not c.mute and c.is_valid and c.influence > 0.0]
+    """The object's constraints that act on it at some frame, each as (name, its type as
+    the panel says it, whether keys or a driver switch it): valid, not muted or its mute
+    keyed to change over the frames or driven, and its influence above 0 or keyed or
+    driven likewise, since such a constraint takes over at the frames where it is on,
+    whatever the frame shown."""
+    switched = _switched(ob)
+    out = []
+    for c in ob.constraints:
+        path = c.path_from_id()
+        unmuted = f"{path}.mute" in switched or f"{path}.enabled" in switched
+        weighed = f"{path}.influence" in switched
+        if c.is_valid and (unmuted or not c.mute) and (weighed or c.influence > 0.0):
+            out.append((c.name, c.type.replace("_", " ").title(), unmuted or weighed))
+    return out
+
+
+def _remedy(animated: bool) -> str:
+    """What to do with a constraint that acts: a switched one's keys or driver go too."""
+    return ("delete the constraint, or the keys or driver that switch it on (its influence, "
+            "its mute)" if animated else "delete or disable the constraint")
 
 
 def constraint_problems(parts) -> list[str]:
     """Object constraints that act on a part: they move it after its keys, so the baked
     motion would not play as solved."""
     return [f"part {ob.name!r}: its constraint {name!r} ({kind}) overrides the keys that "
-            "place it, so the baked motion would not play as solved: delete or disable the "
-            "constraint (Object Constraint Properties)"
-            for ob in parts for name, kind in _acting(ob)]
+            f"place it, so the baked motion would not play as solved: {_remedy(animated)} "
+            "(Object Constraint Properties)"
+            for ob in parts for name, kind, animated in _acting(ob)]
 
 
 def rigid_body_problems(parts, scene: bpy.types.Scene) -> list[str]:
@@ -196,8 +228,8 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
                     _changing_keys(ob, act, slot, lambda path: path in PLACING)]
         out += [f"{what}: a driver drives {path}, {still}: remove the driver"
                 for path in _driven(ob, PLACING)]
-        out += [f"{what}: its constraint {name!r} ({kind}) moves it, {still}: delete or "
-                "disable the constraint" for name, kind in _acting(ob)]
+        out += [f"{what}: its constraint {name!r} ({kind}) moves it, {still}: "
+                f"{_remedy(animated)}" for name, kind, animated in _acting(ob)]
     return out
 
 

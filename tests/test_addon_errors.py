@@ -155,6 +155,30 @@ def limited_arm(bpy) -> None:
     c.use_min_z, c.min_z = True, -0.05
 
 
+def switched_on_constraint(bpy, by: str) -> None:
+    """A Copy Location constraint on the arm, off at frame 1 (influence 0, or muted) and
+    switched on later by keys on its influence or mute, or by a driver on its influence:
+    from then on it would hold the arm at the target, whatever the baked keys say."""
+    d = baked(bpy, bs.pendulum)
+    arm = d["arm"]
+    target = bs.empty(bpy, "target")
+    target.location = (0.5, 0.0, 0.3)
+    c = arm.constraints.new("COPY_LOCATION")
+    c.target = target
+    path = c.path_from_id()
+    if by == "driver":
+        c.driver_add("influence").driver.expression = "0 if frame < 10 else 1"
+    else:
+        for frame, on in ((1, False), (13, True)):
+            if by == "influence":
+                c.influence = float(on)
+            else:
+                c.mute = not on
+            arm.keyframe_insert(f"{path}.{by}", frame=frame)
+    bpy.context.scene.frame_set(1)
+    assert not (not c.mute and c.influence > 0.0)          # off at the frame shown
+
+
 def rigid_arm(bpy) -> None:
     """Active Rigid Body physics on the arm: the simulation, not the keys, would place it."""
     d = baked(bpy, bs.pendulum)
@@ -240,6 +264,14 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                               [r"cannot follow"], True),
     "constraint on a part": (limited_arm, r"part 'arm': its constraint 'Limit Location' "
                              r"\(Limit Location\) overrides the keys that place it", [], False),
+    "constraint keyed on": (lambda bpy: switched_on_constraint(bpy, "influence"),
+                            r"part 'arm': its constraint 'Copy Location' \(Copy Location\) "
+                            r"overrides the keys that place it", [r"switch it on"], False),
+    "constraint unmuted by keys": (lambda bpy: switched_on_constraint(bpy, "mute"),
+                                   r"part 'arm': its constraint 'Copy Location'", [r"switch it on"],
+                                   False),
+    "constraint driven on": (lambda bpy: switched_on_constraint(bpy, "driver"),
+                             r"part 'arm': its constraint 'Copy Location'", [r"switch it on"], False),
     "rigid body on a part": (rigid_arm, r"part 'arm': its Rigid Body physics \(Active\) moves "
                              r"it instead of its keys", [], False),
     "keyed setting": (keyed_torsion_spring, rf"joint '{PIN}': its Stiffness "
@@ -286,7 +318,8 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
     assert not bs.differences(before, bs.snapshot(bpy))
 
 
-@pytest.mark.parametrize("case", ["constraint on a part", "rigid body on a part", "keyed setting",
+@pytest.mark.parametrize("case", ["constraint on a part", "constraint keyed on",
+                                  "rigid body on a part", "keyed setting",
                                   "keyed gravity", "keyed ground", "ground on a path",
                                   "keyed marker"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
