@@ -179,6 +179,22 @@ def switched_on_constraint(bpy, by: str) -> None:
     assert not (not c.mute and c.influence > 0.0)          # off at the frame shown
 
 
+def growing_arm(bpy, by: str) -> None:
+    """The baked arm's scale keyed from 1 to 2 along x over the frames, or driven so: the
+    arm is solved at its design size, and the pin's marker I, half the arm's length from
+    its centre along x, would ride the scale 0.5 m away from the pin by the last frame (a
+    scale keyed along y or z, which leaves the marker where it is, plays beside the bake:
+    test_addon_bake.py's user animation)."""
+    arm = baked(bpy, bs.pendulum)["arm"]
+    if by == "driver":
+        arm.driver_add("scale", 0).driver.expression = "1 + (frame - 1) / 24"
+        return
+    for frame, sx in ((1, 1.0), (25, 2.0)):
+        arm.scale.x = sx
+        arm.keyframe_insert("scale", index=0, frame=frame)
+    bpy.context.scene.frame_set(1)
+
+
 def rigid_arm(bpy) -> None:
     """Active Rigid Body physics on the arm: the simulation, not the keys, would place it."""
     d = baked(bpy, bs.pendulum)
@@ -272,6 +288,13 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                                    False),
     "constraint driven on": (lambda bpy: switched_on_constraint(bpy, "driver"),
                              r"part 'arm': its constraint 'Copy Location'", [r"switch it on"], False),
+    "scale keyed on a part": (lambda bpy: growing_arm(bpy, "keys"),
+                              r"part 'arm': its action '.*' keys scale\[0\] to change over the "
+                              r"frames, and its marker 'arm.ground.I' stands off the part's "
+                              r"origin along its x axis", [r"design size"], False),
+    "scale driven on a part": (lambda bpy: growing_arm(bpy, "driver"),
+                               r"part 'arm': a driver drives scale\[0\], and its marker "
+                               r"'arm.ground.I'", [r"remove the driver"], False),
     "rigid body on a part": (rigid_arm, r"part 'arm': its Rigid Body physics \(Active\) moves "
                              r"it instead of its keys", [], False),
     "keyed setting": (keyed_torsion_spring, rf"joint '{PIN}': its Stiffness "
@@ -319,7 +342,7 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
 
 
 @pytest.mark.parametrize("case", ["constraint on a part", "constraint keyed on",
-                                  "rigid body on a part", "keyed setting",
+                                  "scale keyed on a part", "rigid body on a part", "keyed setting",
                                   "keyed gravity", "keyed ground", "ground on a path",
                                   "keyed marker"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
