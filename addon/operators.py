@@ -423,7 +423,11 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
 
     def _finish(self, context, sm, result):
         with scene_cache.own_writes(context.scene, BAKE):      # the reading stays for a re-bake
-            bake.write_bake(context.scene, sm, result, plots=context.scene.mechanism.force_plots)
+            try:
+                bake.write_bake(context.scene, sm, result, plots=context.scene.mechanism.force_plots)
+            except MechanismError as exc:                 # raised before anything is written
+                self.report({"ERROR"}, _message(exc, sm, context.scene))
+                return {"CANCELLED"}
             context.scene.mechanism.study.baked_variant = -1
             _store_mass_display(sm, context.scene)
             context.scene.frame_set(context.scene.frame_current)

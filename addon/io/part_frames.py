@@ -197,6 +197,34 @@ def basis_poses(world: np.ndarray, parent_world: np.ndarray, parent_inverse: np.
     return B[..., :3, 3] - delta_location[:, None], _continuous(matrix_to_quat(R))
 
 
+def keyed_worlds(parent_world: np.ndarray, parent_inverse: np.ndarray, loc: np.ndarray,
+                 quat: np.ndarray, scales: np.ndarray, delta_location: np.ndarray,
+                 delta_quaternion: np.ndarray) -> np.ndarray:
+    """The world matrices (m, n, 4, 4) Blender shows for m objects keyed at ``loc`` (m, n, 3)
+    and ``quat`` (m, n, 4) w x y z in quaternion mode: parent_world (m, n or 1, 4, 4) @
+    parent_inverse (m, 4, 4) @ its basis, translation(loc + delta_location) @
+    R(delta_quaternion) @ R(quat) @ diag(scales), ``scales`` (m, n, 3) the scale channel
+    times the delta scale at each pose.  What ``basis_poses``' keys give back, to check
+    that they reach the poses asked for."""
+    m, n = quat.shape[:2]
+    dq = delta_quaternion / np.linalg.norm(delta_quaternion, axis=-1, keepdims=True)
+    q = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+    B = np.zeros((m, n, 4, 4))
+    B[..., :3, :3] = (quat_to_matrix(dq)[:, None] @ quat_to_matrix(q)) * scales[..., None, :]
+    B[..., :3, 3] = loc + delta_location[:, None]
+    B[..., 3, 3] = 1.0
+    return parent_world @ parent_inverse[:, None] @ B
+
+
+def corner_misfit(world: np.ndarray, keyed: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """(m, n) how far (Blender units) the farthest of each object's ``corners`` (m, c, 3,
+    in its own coordinates: its bounding box) lies from where ``world`` (m, n, 4, 4) puts
+    it when ``keyed`` (m, n, 4, 4) places the object instead."""
+    d = (keyed - world)[..., :3, :]
+    c = np.concatenate([corners, np.ones(corners.shape[:2] + (1,))], axis=-1)
+    return np.linalg.norm(np.einsum("mnij,mcj->mnci", d, c), axis=-1).max(axis=-1)
+
+
 def _continuous(q: np.ndarray) -> np.ndarray:
     """Quaternions (m, n, 4) with signs flipped so that neighbours along n have a positive
     dot product (continuous_quats of each of the m rows)."""
