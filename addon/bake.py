@@ -185,11 +185,12 @@ def _part_above(ob):
     return up
 
 
-def part_pose_keys(sm: SceneMechanism, result) -> tuple[np.ndarray, np.ndarray]:
+def part_pose_keys(sm: SceneMechanism, result, placing: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(location (P, n, 3), quaternion (P, n, 4)) keys of every moving part of ``sm.parts``
     at its solved world matrices, its scale channel kept (negative scale: see
     io/part_frames.basis_pose): all parts in one set of numpy calls, those under a moving
-    parent in a second."""
+    parent in a second.  MechanismError naming the part when they cannot place one there
+    (``_refuse_misfit``; ``placing``: one pose placed by hand, not a bake's frames)."""
     parts = sm.parts
     moving = {ob.name: k for k, ob in enumerate(parts)}
     world = pose_matrices(np.stack([result.position(ob.name) for ob in parts]),
@@ -220,7 +221,7 @@ def part_pose_keys(sm: SceneMechanism, result) -> tuple[np.ndarray, np.ndarray]:
         keyed = keyed_worlds(above, inverse[rows], loc[rows], quat[rows], scales,
                              shift[rows], turn[rows])
         misfit[rows] = corner_misfit(world[rows], keyed, corners[rows])
-    _refuse_misfit(sm, result, misfit, world, corners)
+    _refuse_misfit(sm, result, misfit, world, corners, placing)
     return loc, quat
 
 
@@ -231,7 +232,7 @@ KEY_FIT = 1e-5
 
 
 def _refuse_misfit(sm: SceneMechanism, result, misfit: np.ndarray, world: np.ndarray,
-                   corners: np.ndarray) -> None:
+                   corners: np.ndarray, placing: bool) -> None:
     """MechanismError naming the first part, and the first frame, whose keys (location,
     rotation, its scale kept, under its parent) cannot put it where the solver has it
     (``misfit`` (P, n): io/part_frames.corner_misfit): inside a parent scaled unequally
@@ -243,15 +244,35 @@ def _refuse_misfit(sm: SceneMechanism, result, misfit: np.ndarray, world: np.nda
         return
     k, i = np.argwhere(bad)[0]
     ob = sm.parts[k]
-    frame = sm.timeline.frames_of(result.times)[i]
-    where = f"frame {frame:g}" if float(frame).is_integer() else f"frame {frame:.3g}"
+    if placing:
+        where, what = "the pose", "its location and rotation"
+    else:
+        frame = sm.timeline.frames_of(result.times)[i]
+        where = f"frame {frame:g}" if float(frame).is_integer() else f"frame {frame:.3g}"
+        what = "its keys"
     parent = ob.parent
     cause = (f"its parent {parent.name!r} (or one above it) is scaled unequally along its axes, "
              "so the part changes shape as it turns in it: apply the parent's scale (Ctrl A > "
              "Scale) or clear the parent keeping the transform (Alt P)" if parent is not None
              else "a location, rotation and scale cannot make its pose")
-    raise MechanismError(f"part {ob.name!r}: its keys cannot put it where the solver has it "
+    raise MechanismError(f"part {ob.name!r}: {what} cannot put it where the solver has it "
                          f"at {where} (its corners {misfit[k, i] * sm.scale:.3g} m off): {cause}")
+
+
+class _OnePose:
+    """One solved pose (``pose(name)``: position (3,) m, quaternion (4,)) read as a Result
+    of a single frame, for ``part_pose_keys``."""
+
+    times = np.zeros(1)
+
+    def __init__(self, pose) -> None:
+        self._pose = pose
+
+    def position(self, name: str) -> np.ndarray:
+        return np.asarray(self._pose(name)[0], dtype=float)[None]
+
+    def orientation(self, name: str) -> np.ndarray:
+        return np.asarray(self._pose(name)[1], dtype=float)[None]
 
 
 def place_parts(sm: SceneMechanism, pose, names=None) -> None:
@@ -261,7 +282,10 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
     delta transforms kept (a negative scale's reflection taken out of the rotation, as a
     bake's keys).  ``pose(name)`` gives a part's (position (3,) m, quaternion (4,) w x y z);
     parents that are parts are placed first (their new matrices are used for children).
-    ``names``: only these parts (default: every part)."""
+    ``names``: only these parts (default: every part).  MechanismError, nothing moved, when
+    a part's channels cannot place it at its pose (a part turned in a sheared parent)."""
+    if sm.parts:
+        part_pose_keys(sm, _OnePose(pose), placing=True)
     parts = [ob for ob in sm.parts if names is None or ob.name in names]
     world = {ob.name: pose_matrices(*pose(ob.name), sm.part_frames[ob.name].stretch, sm.scale)[None]
              for ob in parts}

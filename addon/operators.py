@@ -340,10 +340,10 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
             if any(ob.mechanism.baked for ob in sm.parts):
                 raise MechanismError("the mechanism is baked: clear the bake before assembling")
             sm.mech.assemble()
+            bake.place_parts(sm, sm.mech.pose)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
-        bake.place_parts(sm, sm.mech.pose)
         self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)")
         return {"FINISHED"}
 

@@ -129,8 +129,9 @@ def test_a_part_turning_in_an_unequally_scaled_parent_is_named(blender, extensio
     about world z on a revolute joint.  Scaled (2, 1, 1), the parent shears the cube as it
     turns inside it (world = P R(q) S, not a rigid turn of the design): no key can put it at
     the solver's pose, so Bake refuses, naming the part, its parent and the first frame
-    (t = 1/24 s: 0.042 rad, the corners 2 mm off), and changes nothing; scaled (2, 2, 1)
-    about the turning axis, the cube turns rigidly and bakes at the solver's pose (F32)."""
+    (t = 1/24 s: 0.042 rad, the corners 2 mm off), and changes nothing, as Assemble does
+    when the motion holds it turned; scaled (2, 2, 1) about the turning axis, the cube turns
+    rigidly and bakes at the solver's pose (F32)."""
     bpy = blender
     from mathutils import Matrix
     bs.set_range(bpy)
@@ -152,6 +153,12 @@ def test_a_part_turning_in_an_unequally_scaled_parent_is_named(blender, extensio
         with pytest.raises(RuntimeError, match=r"part 'cube': its keys cannot put it where the "
                            r"solver has it at frame 2 .*its parent 'stretcher'"):
             bpy.ops.mechanism.bake()
+        assert not bs.differences(before, bs.snapshot(bpy))
+        pin.mechanism.motion_expression = "0.5"          # Assemble turns it by 0.5 rad
+        before = bs.snapshot(bpy)
+        with pytest.raises(RuntimeError, match=r"part 'cube': its location and rotation cannot "
+                           r"put it where the solver has it at the pose .*'stretcher'"):
+            bpy.ops.mechanism.assemble()
         assert not bs.differences(before, bs.snapshot(bpy))
         return
     sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
