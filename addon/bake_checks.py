@@ -101,13 +101,17 @@ SWITCHES = ("influence", "mute", "enabled")
 def _switched(ob) -> set[str]:
     """Data paths of the object's constraint settings (SWITCHES) that keys change over the
     frames (in an action that plays on it) or a driver (not muted) sets."""
-    def switch(path: str) -> bool:
-        return path.startswith("constraints[") and path.rpartition(".")[2] in SWITCHES
+    return _animated_paths(ob, lambda path: path.startswith("constraints[")
+                           and path.rpartition(".")[2] in SWITCHES)
 
-    out = {path for act, slot in _playing_actions(ob) for path in _changing_keys(ob, act, slot, switch)}
+
+def _animated_paths(ob, accept) -> set[str]:
+    """The object's data paths that ``accept`` (path -> bool) takes and that keys change
+    over the frames (in an action that plays on it) or a driver (not muted) sets."""
+    out = {path for act, slot in _playing_actions(ob) for path in _changing_keys(ob, act, slot, accept)}
     ad = ob.animation_data
     return out | {fc.data_path for fc in (ad.drivers if ad is not None else ())
-                  if switch(fc.data_path) and not fc.mute}
+                  if accept(fc.data_path) and not fc.mute}
 
 
 def _acting(ob) -> list:
@@ -145,17 +149,27 @@ def constraint_problems(parts) -> list[str]:
 def rigid_body_problems(parts, scene: bpy.types.Scene) -> list[str]:
     """Active rigid bodies that the scene's enabled rigid body world simulates: the
     simulation, not the keys, places them (a passive body, or an active one with Animated
-    ticked, follows its keys)."""
+    ticked, follows its keys); also one whose Animated option keys or a driver switch off
+    at some frame (an animated-to-simulated hand-off), whatever the frame shown."""
     world = scene.rigidbody_world
     if world is None or not world.enabled or world.collection is None:
         return []
     simulated = world.collection.all_objects
-    return [f"part {ob.name!r}: its Rigid Body physics (Active) moves it instead of its keys, "
-            "so the baked motion would not play: remove the rigid body (Physics Properties) "
-            "or tick its Animated option"
-            for ob in parts
-            if ob.rigid_body is not None and ob.rigid_body.type == "ACTIVE"
-            and not ob.rigid_body.kinematic and simulated.get(ob.name) is ob]
+    out = []
+    for ob in parts:
+        body = ob.rigid_body
+        if body is None or body.type != "ACTIVE" or simulated.get(ob.name) is not ob:
+            continue
+        if not body.kinematic:
+            out.append(f"part {ob.name!r}: its Rigid Body physics (Active) moves it instead of "
+                       "its keys, so the baked motion would not play: remove the rigid body "
+                       "(Physics Properties) or tick its Animated option")
+        elif _animated_paths(ob, lambda path: path == "rigid_body.kinematic"):
+            out.append(f"part {ob.name!r}: its Rigid Body's Animated option is switched off by "
+                       "keys or a driver at some frame, and from there the simulation, not "
+                       "its keys, would move it: delete those keys or the driver, or remove "
+                       "the rigid body (Physics Properties)")
+    return out
 
 
 def not_local_problems(objects) -> list[str]:

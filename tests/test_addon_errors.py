@@ -202,6 +202,21 @@ def rigid_arm(bpy) -> None:
     assert bpy.ops.rigidbody.object_add(type="ACTIVE") == {"FINISHED"}
 
 
+def rigid_arm_handed_off(bpy) -> None:
+    """Active Rigid Body physics on the arm with Animated ticked at frame 1 and keyed off at
+    frame 10 (an animated-to-simulated hand-off): from frame 10 the simulation would place
+    it, though at the frame shown it follows its keys."""
+    d = baked(bpy, bs.pendulum)
+    arm = d["arm"]
+    bs.select(bpy, (arm,), arm)
+    assert bpy.ops.rigidbody.object_add(type="ACTIVE") == {"FINISHED"}
+    for frame, animated in ((1, True), (10, False)):
+        arm.rigid_body.kinematic = animated
+        arm.keyframe_insert("rigid_body.kinematic", frame=frame)
+    bpy.context.scene.frame_set(1)
+    assert arm.rigid_body.kinematic
+
+
 def keyed_torsion_spring(bpy) -> None:
     """The pin's torsion spring keyed from 0 at frame 1 to 50 N m/rad at frame 7: a bake
     takes each setting as one number, so which one would depend on the frame shown."""
@@ -297,6 +312,8 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                                r"'arm.ground.I'", [r"remove the driver"], False),
     "rigid body on a part": (rigid_arm, r"part 'arm': its Rigid Body physics \(Active\) moves "
                              r"it instead of its keys", [], False),
+    "rigid body handed off": (rigid_arm_handed_off, r"part 'arm': its Rigid Body's Animated "
+                              r"option is switched off by keys or a driver", [r"simulation"], False),
     "keyed setting": (keyed_torsion_spring, rf"joint '{PIN}': its Stiffness "
                       r"\(mechanism\.torsion_stiffness\) is keyframed and changes over the "
                       r"frames", [r"delete its keys"], False),
@@ -342,7 +359,8 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
 
 
 @pytest.mark.parametrize("case", ["constraint on a part", "constraint keyed on",
-                                  "scale keyed on a part", "rigid body on a part", "keyed setting",
+                                  "scale keyed on a part", "rigid body on a part",
+                                  "rigid body handed off", "keyed setting",
                                   "keyed gravity", "keyed ground", "ground on a path",
                                   "keyed marker"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
