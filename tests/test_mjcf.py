@@ -293,6 +293,22 @@ def test_import_takes_the_inertial_or_the_geoms_as_the_compiler_says(setting):
     assert np.allclose(np.sort(np.linalg.eigvalsh(body.inertia)), np.sort(ref.body_inertia[1]))
 
 
+def test_a_springdamper_in_use_is_named_not_read_as_stiffness_and_damping():
+    """A hinge with stiffness 5, damping 0.3 and springdamper (0.5 s, ratio 1): MuJoCo
+    replaces the stiffness and damping by those of that time constant and ratio (set from
+    the joint's inertia), so the typed ones are not the joint's: the import makes no torsion
+    spring of them and names the springdamper in the report."""
+    xml = """<mujoco><worldbody><body name="a" pos="0 0 1">
+      <joint name="h" axis="0 1 0" stiffness="5" damping="0.3" springdamper="0.5 1"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/></body></worldbody></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(xml)
+    assert ref.jnt_stiffness[0] != pytest.approx(5.0) and ref.dof_damping[0] != pytest.approx(0.3)
+    m, rep = mm.mechanism_from_mjcf(xml)
+    assert not m.torsion_springs
+    said, = [u for u in rep.unmapped if "springdamper" in u]
+    assert "joint 'h'" in said and "0.5 s" in said and "line 2" in said
+
+
 def test_import_maps_joint_fields_and_names_what_it_cannot():
     m, rep = mm.mechanism_from_mjcf(SHAPES)
     assert m.joints["hinge_a"].kind == "revolute" and m.joints["slide_b"].kind == "prismatic"

@@ -67,6 +67,7 @@ class MjJoint:
     armature: float
     frictionloss: float
     line: int
+    springdamper: tuple = (0.0, 0.0)    # (time constant s, damping ratio); both > 0: in use
 
 
 @dataclass(frozen=True)
@@ -299,7 +300,7 @@ def read_joint(rd: Reader, e: Element, childclass: str, k: int, body: str) -> Mj
     return MjJoint(name, kind, numbers(e, "pos", 3, a, (0.0, 0.0, 0.0)),
                    axis / np.linalg.norm(axis), rng, unit(one("ref")), one("stiffness"),
                    unit(one("springref")), one("damping"), one("armature"), one("frictionloss"),
-                   e.line)
+                   e.line, tuple(float(v) for v in numbers(e, "springdamper", 2, a, (0.0, 0.0))))
 
 
 def combine(parts: list[tuple[float, np.ndarray, np.ndarray]]) -> tuple[float, np.ndarray, np.ndarray]:
