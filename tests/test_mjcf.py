@@ -309,6 +309,22 @@ def test_a_springdamper_in_use_is_named_not_read_as_stiffness_and_damping():
     assert "joint 'h'" in said and "0.5 s" in said and "line 2" in said
 
 
+def test_gravity_compensation_and_fluid_forces_are_named():
+    """A body with gravcomp 1 and a model with fluid density and viscosity: in MuJoCo the
+    arm hangs still (its weight cancelled, mj_forward's qacc 0 at a horizontal pose) and air
+    drags it; the solver has neither, so the import names both with their lines."""
+    xml = """<mujoco><option density="1.2" viscosity="0.5"/><worldbody>
+      <body name="a" pos="0 0 1" gravcomp="1"><joint name="h" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/></body></worldbody></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(ref)
+    mujoco.mj_forward(ref, data)
+    assert abs(data.qacc[0]) < 1e-9                      # gravity compensated in MuJoCo
+    _, rep = mm.mechanism_from_mjcf(xml)
+    assert any("body 'a': gravcomp 1" in u and "line 2" in u for u in rep.unmapped), rep.unmapped
+    assert any("density 1.2, viscosity 0.5" in u for u in rep.unmapped), rep.unmapped
+
+
 def test_import_maps_joint_fields_and_names_what_it_cannot():
     m, rep = mm.mechanism_from_mjcf(SHAPES)
     assert m.joints["hinge_a"].kind == "revolute" and m.joints["slide_b"].kind == "prismatic"

@@ -82,6 +82,7 @@ class Body:
     geoms: tuple
     inertial_given: bool
     line: int
+    gravcomp: float = 0.0       # MuJoCo's gravity compensation (1: gravity cancelled)
 
 
 @dataclass(frozen=True)
@@ -359,8 +360,9 @@ def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict
         mass, center, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
     else:
         mass, center, inertia = combine([(g.mass, g.frame, g.inertia) for g in geoms])
+    gravcomp = float(numbers(e, "gravcomp", 1, e.attrib, (0.0,))[0])
     bodies[name] = Body(name, parent, frame, mass, center, inertia, joints, geoms,
-                        inertial is not None, e.line)
+                        inertial is not None, e.line, gravcomp)
     for child in e.all("body"):
         read_body(rd, child, name, childclass, bodies, k)
 
@@ -392,6 +394,11 @@ def read_model(text: str) -> MjcfModel:
             equalities.append(Equality(a.get("name", f"{c.tag}{n}"), c.tag, a,
                                        a.get("active", "true") == "true", c.line))
     others = {}
+    fluid = [f"{key} {option.attrib[key]}" for key in ("density", "viscosity", "wind")
+             if option is not None and key in option.attrib
+             and np.any(numbers(option, key, None, option.attrib) != 0.0)]
+    if fluid:
+        others["option"] = [f"{', '.join(fluid)} (line {option.line}: fluid forces)"]
     for tag in ("tendon", "actuator", "contact", "sensor", "keyframe"):
         names = [c.attrib.get("name", f"<{c.tag}> line {c.line}")
                  for sec in root.all(tag) for c in sec.children]

@@ -26,8 +26,9 @@ and any script share it).
   MJCF export writes for a revolute loop); ``weld`` -> fixed joint; ``joint`` with a
   linear polycoef (a0 = 0) -> coupler; with joint1 alone -> a motion holding it at a0.
 - Tendons, actuators (and their dynamics), contacts, sensors, meshes' own mass
-  properties, a nonlinear joint coupling and an inactive equality are named in the
-  report's ``unmapped``.
+  properties, a nonlinear joint coupling, an inactive equality, a body's gravity
+  compensation (``gravcomp``) and the fluid forces of ``<option>`` (density, viscosity,
+  wind) are named in the report's ``unmapped``.
 """
 from __future__ import annotations
 
@@ -328,6 +329,9 @@ class Builder:
     def report(self) -> MjcfReport:
         for tag, names in self.model.others.items():
             self.unmapped += [f"{tag} {n!r}" for n in names]
+        self.unmapped += [f"line {b.line}: body {b.name!r}: gravcomp {b.gravcomp:g} (gravity "
+                          "compensation; Bake applies the scene's gravity to it in full)"
+                          for b in self.model.bodies.values() if b.gravcomp]
         for g in self.model.world_geoms:
             if g.kind not in ("plane",):
                 self.unmapped.append(f"line {g.line}: world geom {g.name!r} (no part)")
