@@ -325,6 +325,24 @@ def test_gravity_compensation_and_fluid_forces_are_named():
     assert any("density 1.2, viscosity 0.5" in u for u in rep.unmapped), rep.unmapped
 
 
+def test_a_model_with_gravity_disabled_imports_without_gravity():
+    """<flag gravity="disable">: MuJoCo runs the model with no gravity (the arm's qacc 0 at
+    a horizontal pose), so the import's gravity is zero and Import MJCF warns that the
+    scene's is not; a disabled limit flag, which the import does not follow, is named."""
+    xml = """<mujoco><option gravity="0 0 -9.81"><flag gravity="disable" limit="disable"/></option>
+      <worldbody><body name="a" pos="0 0 1"><joint name="h" axis="0 1 0" range="-0.5 0.5"
+      limited="true"/><geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/></body>
+      </worldbody></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(ref)
+    mujoco.mj_forward(ref, data)
+    assert abs(data.qacc[0]) < 1e-9
+    model = mjcf.read_model(xml)
+    assert np.array_equal(model.gravity, np.zeros(3))
+    _, rep = mm.mechanism_from_mjcf(xml)
+    assert any("flag limit disabled" in u for u in rep.unmapped), rep.unmapped
+
+
 def test_import_maps_joint_fields_and_names_what_it_cannot():
     m, rep = mm.mechanism_from_mjcf(SHAPES)
     assert m.joints["hinge_a"].kind == "revolute" and m.joints["slide_b"].kind == "prismatic"

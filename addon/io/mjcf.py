@@ -380,6 +380,10 @@ def read_model(text: str) -> MjcfModel:
     option = root.one("option")
     gravity = numbers(option, "gravity", 3, option.attrib, (0, 0, -9.81)) if option is not None \
         else np.array([0.0, 0.0, -9.81])
+    flags = option.one("flag") if option is not None else None
+    off = {k for k, v in (flags.attrib.items() if flags is not None else ()) if v == "disable"}
+    if "gravity" in off:            # MuJoCo's <flag gravity="disable">: no gravity at all
+        gravity = np.zeros(3)
     bodies: dict = {}
     world_geoms: list = []
     for wb in root.all("worldbody"):
@@ -399,6 +403,10 @@ def read_model(text: str) -> MjcfModel:
              and np.any(numbers(option, key, None, option.attrib) != 0.0)]
     if fluid:
         others["option"] = [f"{', '.join(fluid)} (line {option.line}: fluid forces)"]
+    disabled = sorted(off & {"constraint", "equality", "limit", "frictionloss", "passive"})
+    if disabled:        # MuJoCo leaves these out; the import makes them all the same
+        others.setdefault("option", []).append(
+            f"flag {', '.join(disabled)} disabled (line {flags.line}: imported as enabled)")
     for tag in ("tendon", "actuator", "contact", "sensor", "keyframe"):
         names = [c.attrib.get("name", f"<{c.tag}> line {c.line}")
                  for sec in root.all(tag) for c in sec.children]
