@@ -22,10 +22,11 @@ import bpy
 import numpy as np
 from mathutils import Quaternion
 
+from ..solver import MechanismError
 from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
 from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
-from .io.part_frames import basis_pose, basis_poses, pose_matrices
+from .io.part_frames import basis_pose, basis_poses, corner_misfit, keyed_worlds, pose_matrices
 from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
                        is_baked_channel, joint_plots, part_contact_plots, vector_force_plots)
 from .scene_reader import SceneMechanism
@@ -184,11 +185,12 @@ def _part_above(ob):
     return up
 
 
-def part_pose_keys(sm: SceneMechanism, result) -> tuple[np.ndarray, np.ndarray]:
+def part_pose_keys(sm: SceneMechanism, result, placing: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(location (P, n, 3), quaternion (P, n, 4)) keys of every moving part of ``sm.parts``
     at its solved world matrices, its scale channel kept (negative scale: see
     io/part_frames.basis_pose): all parts in one set of numpy calls, those under a moving
-    parent in a second."""
+    parent in a second.  MechanismError naming the part when they cannot place one there
+    (``_refuse_misfit``; ``placing``: one pose placed by hand, not a bake's frames)."""
     parts = sm.parts
     moving = {ob.name: k for k, ob in enumerate(parts)}
     world = pose_matrices(np.stack([result.position(ob.name) for ob in parts]),
@@ -204,11 +206,73 @@ def part_pose_keys(sm: SceneMechanism, result) -> tuple[np.ndarray, np.ndarray]:
     turn = np.array([tuple(ob.delta_rotation_quaternion) for ob in parts], dtype=float)
     loc = np.empty(world.shape[:2] + (3,))
     quat = np.empty(world.shape[:2] + (4,))
+    misfit = np.empty(world.shape[:2])
+    corners = np.array([[tuple(c) for c in ob.bound_box] for ob in parts], dtype=float)
     for length in {len(p) for p in parent}:      # fixed parents (1 pose), moving ones (n)
         rows = np.array([k for k, p in enumerate(parent) if len(p) == length])
-        loc[rows], quat[rows] = basis_poses(world[rows], np.stack([parent[k] for k in rows]),
-                                            inverse[rows], signs[rows], shift[rows], turn[rows])
+        above = np.stack([parent[k] for k in rows])
+        loc[rows], quat[rows] = basis_poses(world[rows], above, inverse[rows], signs[rows],
+                                            shift[rows], turn[rows])
+        # the scale the pose asks of the basis (its axes' lengths): the keys keep the scale
+        # channel, whose own keys may stretch the part as the user means them to, so only
+        # what no scale and rotation make (a basis sheared by its parent) is a misfit
+        basis = np.linalg.inv(above @ inverse[rows][:, None]) @ world[rows]
+        scales = np.linalg.norm(basis[..., :3, :3], axis=-2) * signs[rows][:, None]
+        keyed = keyed_worlds(above, inverse[rows], loc[rows], quat[rows], scales,
+                             shift[rows], turn[rows])
+        misfit[rows] = corner_misfit(world[rows], keyed, corners[rows])
+    _refuse_misfit(sm, result, misfit, world, corners, placing)
     return loc, quat
+
+
+# how far its keys may leave a part's corners from the solved pose, relative to the part's
+# reach from the world origin (at least 1 Blender unit): the keys are computed from float32
+# matrices and channels, which agree to about 1e-7 of it
+KEY_FIT = 1e-5
+
+
+def _refuse_misfit(sm: SceneMechanism, result, misfit: np.ndarray, world: np.ndarray,
+                   corners: np.ndarray, placing: bool) -> None:
+    """MechanismError naming the first part, and the first frame, whose keys (location,
+    rotation, its scale kept, under its parent) cannot put it where the solver has it
+    (``misfit`` (P, n): io/part_frames.corner_misfit): inside a parent scaled unequally
+    along its axes (or sheared) a part that turns changes shape, which no key can undo."""
+    at = np.einsum("pij,pcj->pci", world[:, 0, :3, :3], corners) + world[:, 0, None, :3, 3]
+    reach = np.maximum(np.linalg.norm(at, axis=-1).max(axis=-1), 1.0)
+    bad = misfit > KEY_FIT * reach[:, None]
+    if not bad.any():
+        return
+    k, i = np.argwhere(bad)[0]
+    ob = sm.parts[k]
+    if placing:
+        where, what = "the pose", "its location and rotation"
+    else:
+        frame = sm.timeline.frames_of(result.times)[i]
+        where = f"frame {frame:g}" if float(frame).is_integer() else f"frame {frame:.3g}"
+        what = "its keys"
+    parent = ob.parent
+    cause = (f"its parent {parent.name!r} (or one above it) is scaled unequally along its axes, "
+             "so the part changes shape as it turns in it: apply the parent's scale (Ctrl A > "
+             "Scale) or clear the parent keeping the transform (Alt P)" if parent is not None
+             else "a location, rotation and scale cannot make its pose")
+    raise MechanismError(f"part {ob.name!r}: {what} cannot put it where the solver has it "
+                         f"at {where} (its corners {misfit[k, i] * sm.scale:.3g} m off): {cause}")
+
+
+class _OnePose:
+    """One solved pose (``pose(name)``: position (3,) m, quaternion (4,)) read as a Result
+    of a single frame, for ``part_pose_keys``."""
+
+    times = np.zeros(1)
+
+    def __init__(self, pose) -> None:
+        self._pose = pose
+
+    def position(self, name: str) -> np.ndarray:
+        return np.asarray(self._pose(name)[0], dtype=float)[None]
+
+    def orientation(self, name: str) -> np.ndarray:
+        return np.asarray(self._pose(name)[1], dtype=float)[None]
 
 
 def place_parts(sm: SceneMechanism, pose, names=None) -> None:
@@ -218,7 +282,10 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
     delta transforms kept (a negative scale's reflection taken out of the rotation, as a
     bake's keys).  ``pose(name)`` gives a part's (position (3,) m, quaternion (4,) w x y z);
     parents that are parts are placed first (their new matrices are used for children).
-    ``names``: only these parts (default: every part)."""
+    ``names``: only these parts (default: every part).  MechanismError, nothing moved, when
+    a part's channels cannot place it at its pose (a part turned in a sheared parent)."""
+    if sm.parts:
+        part_pose_keys(sm, _OnePose(pose), placing=True)
     parts = [ob for ob in sm.parts if names is None or ob.name in names]
     world = {ob.name: pose_matrices(*pose(ob.name), sm.part_frames[ob.name].stretch, sm.scale)[None]
              for ob in parts}
@@ -266,8 +333,10 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result, plots: bool =
     """Replace any old bake with the keyframes and plots of ``result`` (solved at
     ``sm.timeline.times``: row k is keyed at frame ``sm.timeline.frames[k]``).  ``plots``
     False (the scene's Force Plots off): the parts' keys and the event markers only; no
-    other object is baked, and the plots of an older bake are removed."""
+    other object is baked, and the plots of an older bake are removed.  MechanismError,
+    with nothing changed, when a part's keys cannot put it at its solved pose."""
     frames = sm.timeline.frames_of(result.times)
+    keys = part_pose_keys(sm, result) if sm.parts else None      # before anything changes
     followers = [ob for ob, _ in sm.follows.values()]
     plotted = (sm.joints + sm.couplers + sm.bushings + sm.vector_forces + sm.contacts
                + followers) if plots else []
@@ -276,7 +345,7 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result, plots: bool =
     clear_bake(scene, keep={ob.name for ob in sm.parts + plotted})
     own_bake_actions(sm.parts + plotted)
     _add_event_markers(scene, sm, result)
-    write_part_keys(sm, result, frames)
+    write_part_keys(sm, result, frames, keys)
     if plotted:
         _write_plots(sm, result, frames, plotted)
 
@@ -313,13 +382,14 @@ def actuator_names(sm: SceneMechanism) -> dict[str, list[tuple[str, str, str]]]:
             for motion, acts in sm.actuators.items()}
 
 
-def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray) -> None:
-    """Location and quaternion keys of every moving part at ``frames`` from a result's part
-    poses (``position``, ``orientation``: a solver Result, or io/modes.ModeAnimation), in
-    each part's bake action; the parts' old bakes already cleared (their actions kept)."""
+def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray, keys: tuple) -> None:
+    """Location and quaternion keys ``keys`` (part_pose_keys of a result's part poses:
+    ``position``, ``orientation`` of a solver Result, or io/modes.ModeAnimation) of every
+    moving part at ``frames``, in each part's bake action; the parts' old bakes already
+    cleared (their actions kept)."""
     if not sm.parts:
         return
-    loc, quat = part_pose_keys(sm, result)
+    loc, quat = keys
     co = _key_buffer(frames)
     for ob, loc_k, quat_k in zip(sm.parts, loc, quat):
         _backup(ob, sm.part_frames[ob.name].matrix)
@@ -336,10 +406,12 @@ def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray) -> None:
 
 def write_mode(scene: bpy.types.Scene, sm: SceneMechanism, animation) -> None:
     """Replace any old bake with a mode's oscillation (io/modes.ModeAnimation): part keys
-    only (no forces: a mode shape has none to show)."""
+    only (no forces: a mode shape has none to show).  MechanismError, with nothing
+    changed, when a part's keys cannot put it at a pose of the mode."""
+    keys = part_pose_keys(sm, animation) if sm.parts else None
     clear_bake(scene, keep={ob.name for ob in sm.parts})
     own_bake_actions(sm.parts)
-    write_part_keys(sm, animation, sm.timeline.frames_of(animation.times))
+    write_part_keys(sm, animation, sm.timeline.frames_of(animation.times), keys)
 
 
 def _attach(ob: bpy.types.Object, act, slot, frame_start: int) -> None:

@@ -1,9 +1,10 @@
 """What would keep a bake from playing as solved, or from lasting, one line per object and
-cause: the user's own keys or drivers of a part's placing channels, object constraints and
-Rigid Body physics that override a part's keys, and objects a bake writes to that are not
-local to the file (linked from a library, or library overrides), whose bake a saved file
-does not keep; mechanism settings keyframed to change over the frames (a bake takes
-each as one number, the one at the frame shown, so its result would depend on that frame);
+cause: the user's own keys or drivers of a part's placing channels, or of its scale where
+they carry a marker away, object constraints and Rigid Body physics that override a part's
+keys, and objects a bake writes to that are not local to the file (linked from a library,
+or library overrides), whose bake a saved file does not keep; mechanism settings
+keyframed to change over the frames (a bake takes each as one number, the one at the frame
+shown, so its result would depend on that frame);
 and ground parts and markers that their own keys, drivers or constraints move (the
 mechanism is solved about a ground standing still, so the parts would part from it; a
 marker is read once, at the frame shown).
@@ -13,6 +14,7 @@ nothing (``refuse_bake``).
 from __future__ import annotations
 
 import bpy
+import numpy as np
 
 from ..solver import MechanismError
 from .anim import find_channelbag
@@ -44,36 +46,130 @@ def _driven(ob, paths) -> list[str]:
             if fc.data_path in paths and not fc.mute]
 
 
+# the channels that size a part: the bake keeps them, the user's keys of them play on
+SIZING = ("scale", "delta_scale")
+XYZ = "xyz"
+
+
+def _sizing_axes(ob) -> dict[int, tuple[str, str]]:
+    """Axis (0, 1, 2) -> (how it changes, the start of the remedy), for each axis of the object's scale that keys
+    change over the frames (in an action that plays on it) or a driver (not muted) sets."""
+    out: dict[int, tuple[str, str]] = {}
+    for act, slot in _playing_actions(ob):
+        bag = find_channelbag(act, slot)
+        for fc in (bag.fcurves if bag is not None else ()):
+            if fc.data_path in SIZING and not fc.mute and _changes(fc):
+                out.setdefault(fc.array_index, (f"its action {act.name!r} keys {fc.data_path}"
+                                                f"[{fc.array_index}] to change over the frames",
+                                                "delete those keys, or key"))
+    ad = ob.animation_data
+    for fc in (ad.drivers if ad is not None else ()):
+        if fc.data_path in SIZING and not fc.mute:
+            out.setdefault(fc.array_index, (f"a driver drives {fc.data_path}[{fc.array_index}]",
+                                            "remove the driver, or drive"))
+    return out
+
+
+def scale_key_problems(parts) -> list[str]:
+    """Markers that a moving part's animated scale carries away: the user's keys or driver
+    of the part's scale play beside the bake (a part may stretch as it moves), but a marker
+    off the part's origin along an axis whose scale changes rides it, away from where the
+    part is solved (at its design size) and from its joint; one line per part, axis and
+    marker."""
+    out = []
+    for ob in parts:
+        axes = _sizing_axes(ob)
+        markers = [m for m in ob.children if m.mechanism.role == "MARKER"] if axes else []
+        if not markers:
+            continue
+        inverse = np.linalg.inv(np.array(ob.matrix_world, dtype=float))
+        reach = 1e-6 * max(max(ob.dimensions), 1e-9) / max(max(abs(v) for v in ob.scale), 1e-9)
+        for mk in markers:
+            local = inverse @ np.array(mk.matrix_world, dtype=float)[:, 3]
+            out += [f"part {ob.name!r}: {how}, and its marker {mk.name!r} stands off the "
+                    f"part's origin along its {XYZ[k]} axis, so it would ride the scale away "
+                    f"from its joint (the part is solved at its design size): {remedy} the "
+                    "scale along the other axes only"
+                    for k, (how, remedy) in sorted(axes.items()) if abs(local[k]) > reach]
+    return out
+
+
+# a constraint's settings that switch it on and off or weigh it
+SWITCHES = ("influence", "mute", "enabled")
+
+
+def _switched(ob) -> set[str]:
+    """Data paths of the object's constraint settings (SWITCHES) that keys change over the
+    frames (in an action that plays on it) or a driver (not muted) sets."""
+    return _animated_paths(ob, lambda path: path.startswith("constraints[")
+                           and path.rpartition(".")[2] in SWITCHES)
+
+
+def _animated_paths(ob, accept) -> set[str]:
+    """The object's data paths that ``accept`` (path -> bool) takes and that keys change
+    over the frames (in an action that plays on it) or a driver (not muted) sets."""
+    out = {path for act, slot in _playing_actions(ob) for path in _changing_keys(ob, act, slot, accept)}
+    ad = ob.animation_data
+    return out | {fc.data_path for fc in (ad.drivers if ad is not None else ())
+                  if accept(fc.data_path) and not fc.mute}
+
+
 def _acting(ob) -> list:
-    """The object's constraints that act on it (not muted, valid, influence above 0), each
-    as (name, its type as the panel says it)."""
-    return [(c.name, c.type.replace("_", " ").title()) for c in ob.constraints
-            if not c.mute and c.is_valid and c.influence > 0.0]
+    """The object's constraints that act on it at some frame, each as (name, its type as
+    the panel says it, whether keys or a driver switch it): valid, not muted or its mute
+    keyed to change over the frames or driven, and its influence above 0 or keyed or
+    driven likewise, since such a constraint takes over at the frames where it is on,
+    whatever the frame shown."""
+    switched = _switched(ob)
+    out = []
+    for c in ob.constraints:
+        path = c.path_from_id()
+        unmuted = f"{path}.mute" in switched or f"{path}.enabled" in switched
+        weighed = f"{path}.influence" in switched
+        if c.is_valid and (unmuted or not c.mute) and (weighed or c.influence > 0.0):
+            out.append((c.name, c.type.replace("_", " ").title(), unmuted or weighed))
+    return out
+
+
+def _remedy(animated: bool) -> str:
+    """What to do with a constraint that acts: a switched one's keys or driver go too."""
+    return ("delete the constraint, or the keys or driver that switch it on (its influence, "
+            "its mute)" if animated else "delete or disable the constraint")
 
 
 def constraint_problems(parts) -> list[str]:
     """Object constraints that act on a part: they move it after its keys, so the baked
     motion would not play as solved."""
     return [f"part {ob.name!r}: its constraint {name!r} ({kind}) overrides the keys that "
-            "place it, so the baked motion would not play as solved: delete or disable the "
-            "constraint (Object Constraint Properties)"
-            for ob in parts for name, kind in _acting(ob)]
+            f"place it, so the baked motion would not play as solved: {_remedy(animated)} "
+            "(Object Constraint Properties)"
+            for ob in parts for name, kind, animated in _acting(ob)]
 
 
 def rigid_body_problems(parts, scene: bpy.types.Scene) -> list[str]:
     """Active rigid bodies that the scene's enabled rigid body world simulates: the
     simulation, not the keys, places them (a passive body, or an active one with Animated
-    ticked, follows its keys)."""
+    ticked, follows its keys); also one whose Animated option keys or a driver switch off
+    at some frame (an animated-to-simulated hand-off), whatever the frame shown."""
     world = scene.rigidbody_world
     if world is None or not world.enabled or world.collection is None:
         return []
     simulated = world.collection.all_objects
-    return [f"part {ob.name!r}: its Rigid Body physics (Active) moves it instead of its keys, "
-            "so the baked motion would not play: remove the rigid body (Physics Properties) "
-            "or tick its Animated option"
-            for ob in parts
-            if ob.rigid_body is not None and ob.rigid_body.type == "ACTIVE"
-            and not ob.rigid_body.kinematic and simulated.get(ob.name) is ob]
+    out = []
+    for ob in parts:
+        body = ob.rigid_body
+        if body is None or body.type != "ACTIVE" or simulated.get(ob.name) is not ob:
+            continue
+        if not body.kinematic:
+            out.append(f"part {ob.name!r}: its Rigid Body physics (Active) moves it instead of "
+                       "its keys, so the baked motion would not play: remove the rigid body "
+                       "(Physics Properties) or tick its Animated option")
+        elif _animated_paths(ob, lambda path: path == "rigid_body.kinematic"):
+            out.append(f"part {ob.name!r}: its Rigid Body's Animated option is switched off by "
+                       "keys or a driver at some frame, and from there the simulation, not "
+                       "its keys, would move it: delete those keys or the driver, or remove "
+                       "the rigid body (Physics Properties)")
+    return out
 
 
 def not_local_problems(objects) -> list[str]:
@@ -109,10 +205,15 @@ def _changing_keys(owner, action, slot, settings) -> list[str]:
     for fc in (bag.fcurves if bag is not None else ()):
         if fc.mute or not settings(fc.data_path) or fc.data_path in out:
             continue
-        values = {kp.co[1] for kp in fc.keyframe_points}
-        if len(values) > 1 or any(not m.mute for m in fc.modifiers):
+        if _changes(fc):
             out.append(fc.data_path)
     return out
+
+
+def _changes(fcurve) -> bool:
+    """Whether an F-curve's keys change value, or its modifiers (not muted) may."""
+    return (len({kp.co[1] for kp in fcurve.keyframe_points}) > 1
+            or any(not m.mute for m in fcurve.modifiers))
 
 
 def _playing_actions(ob) -> list[tuple]:
@@ -196,8 +297,8 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
                     _changing_keys(ob, act, slot, lambda path: path in PLACING)]
         out += [f"{what}: a driver drives {path}, {still}: remove the driver"
                 for path in _driven(ob, PLACING)]
-        out += [f"{what}: its constraint {name!r} ({kind}) moves it, {still}: delete or "
-                "disable the constraint" for name, kind in _acting(ob)]
+        out += [f"{what}: its constraint {name!r} ({kind}) moves it, {still}: "
+                f"{_remedy(animated)}" for name, kind, animated in _acting(ob)]
     return out
 
 
@@ -206,6 +307,7 @@ def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
     not play as solved or not last, one line each, naming the object."""
     return (not_local_problems(sm.parts + sm.joints + sm.couplers + sm.bushings
                                + sm.vector_forces + sm.contacts) + pose_key_problems(sm.parts)
+            + scale_key_problems(sm.parts)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
             + keyed_setting_problems(scene) + standing_problems(scene))
 

@@ -141,10 +141,10 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         object's part, at its origin); False (reported) when there is nothing to drag."""
         try:
             self._posing = posing = Posing(context.scene)
+            posing.write()                  # the start pose, assembled
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, str(exc))
             return False
-        posing.write()                      # the start pose, assembled
         origin, direction = _view_ray(context, event.mouse_region_x, event.mouse_region_y)
         hit, where, _n, _i, ob, _m = context.scene.ray_cast(context.evaluated_depsgraph_get(),
                                                              origin, direction)
@@ -170,7 +170,7 @@ class MECHANISM_OT_drag(bpy.types.Operator):
             if target is not None:
                 try:
                     posing.drag(self._part, self._point, target)
-                except SolverError as exc:
+                except (MechanismError, SolverError) as exc:
                     self.report({"WARNING"}, str(exc))
             return {"RUNNING_MODAL"}
         if event.type in {"LEFTMOUSE", "RET", "NUMPAD_ENTER"} and event.value in {"PRESS", "RELEASE"}:
@@ -195,12 +195,16 @@ def _say(scene, text: str) -> None:
 
 
 def joint_value(joint, coordinate: str) -> float:
-    """A joint object's angle (rad) or slide (Blender units) as its markers stand now."""
+    """A joint object's angle (rad) or slide (Blender units) as its markers stand now (0 while
+    a marker is unset or scaled to zero: the panel's field has nothing to show)."""
     s = joint.mechanism
     if s.marker_i is None or s.marker_j is None:
         return 0.0
-    return joint_coordinate(np.array(s.marker_i.matrix_world), np.array(s.marker_j.matrix_world),
-                            coordinate, 1.0)
+    try:
+        return joint_coordinate(np.array(s.marker_i.matrix_world),
+                                np.array(s.marker_j.matrix_world), coordinate, 1.0)
+    except ValueError:
+        return 0.0
 
 
 def set_joint_value(joint, coordinate: str, value: float) -> None:
@@ -214,10 +218,10 @@ def set_joint_value(joint, coordinate: str, value: float) -> None:
         posing = scene_cache.kept_or_made(scene, POSE, Posing, at_frame=True, keep=False)
         v = value * posing.sm.scale if coordinate == "slide" else value
         posing.poser.set_coordinate(joint.name, v, coordinate)
+        posing.write()
     except (MechanismError, SolverError) as exc:
         _say(scene, f"wiggle: {exc}")
         return
-    posing.write()
     scene_cache.remember(scene, POSE, posing, at_frame=True)
     note = stops_note(posing.poser.stopped, _lengths(scene))
     if note:

@@ -22,8 +22,7 @@ import math
 import bpy
 import numpy as np
 
-from ..solver import (JOINT_COORDINATES, MechanismError, matrix_to_quat, part_frame_from_matrix,
-                      quat_to_matrix)
+from ..solver import JOINT_COORDINATES, MechanismError, matrix_to_quat, quat_to_matrix
 from .anim import fcurve_modifiers, find_channelbag
 from .curve_reader import design_world, length_text
 from .io.follow import (Constant, KeyedPath, KeysInside, SplinePath, actuator_specs,
@@ -31,6 +30,7 @@ from .io.follow import (Constant, KeyedPath, KeysInside, SplinePath, actuator_sp
 from .io.follow_rotation import (EULER_MODES, KeyedTurn, still_matrix, angle_fitting_error, angle_functions,
                                 unwrap, zyx_angles)
 from .io.keyframes import Key, KeyframedFunction, with_modifiers
+from .io.part_frames import marker_frame
 
 STILL = 1e-6        # Blender units: a target that moves less than this over the range is still
 STILL_ANGLE = 1e-6  # rad: a target that turns less than this over the range does not turn
@@ -146,7 +146,7 @@ def _reference(sm, scene, ob) -> tuple[str, np.ndarray | None, np.ndarray | None
                     f"{part.name!r} (its motion then is relative to the part), or pick a marker "
                     "on a ground part")
             return ref.name, None, None
-        pos, quat, _ = part_frame_from_matrix(design_world(ref, sm.part_frames))
+        pos, quat = marker_frame(design_world(ref, sm.part_frames))
         return ref.name, quat_to_matrix(quat), np.asarray(pos, dtype=float)
     ground = next((p for p in scene.objects if p.mechanism.role == "PART" and p.mechanism.ground
                    and p.name in sm.part_frames), None)
@@ -330,7 +330,8 @@ def poses_in(scene, target, reference, frames: np.ndarray | None):
     """(locations (len(frames), 3) in Blender units, rotations (len(frames), 3, 3)): the
     evaluated origin of ``target`` (object, bone name or "": the bone's head as posed, else
     the object's origin) in J's axes, and the target's axes (the bone's as posed; scale
-    taken out) as columns in J's axes, at each scene frame (a fraction of a frame as
+    taken out, a mirrored target's drawn z and x kept as its rotation keys have them:
+    part_frames.marker_frame) as columns in J's axes, at each scene frame (a fraction of a frame as
     Blender's subframe; None: the frame shown, one row); ``reference`` (rotation, origin)
     fixed, or the marker J, evaluated at the same frame (its scale taken out).  The scene's
     frame is put back after."""
@@ -338,11 +339,11 @@ def poses_in(scene, target, reference, frames: np.ndarray | None):
         depsgraph = bpy.context.evaluated_depsgraph_get()
         ev = target[0].evaluated_get(depsgraph)
         world = ev.matrix_world @ ev.pose.bones[target[1]].matrix if target[1] else ev.matrix_world
-        p, quat, _ = part_frame_from_matrix(np.array(world, dtype=float))
+        p, quat = marker_frame(np.array(world, dtype=float))    # a mirrored target: drawn z, x
         if isinstance(reference, tuple):
             rotation, origin = reference
         else:
-            origin, q, _ = part_frame_from_matrix(
+            origin, q = marker_frame(
                 np.array(reference.evaluated_get(depsgraph).matrix_world, dtype=float))
             rotation = quat_to_matrix(q)
         return (p - origin) @ rotation, rotation.T @ quat_to_matrix(quat)

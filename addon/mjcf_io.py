@@ -107,7 +107,7 @@ class MjcfSceneWriter(SceneWriter):
         s.role, s.coupler_kind = "COUPLER", "COUPLER"
         (ja, ca, sa), (jb, cb, sb) = c.terms
         s.joint_a, s.joint_b = self.objects[ja], self.objects[jb]
-        s.scale_a, s.scale_b = sa, sb
+        s.scale_a, s.scale_b = self.coupler_scale(sa, ca), self.coupler_scale(sb, cb)
         s.coordinate_a, s.coordinate_b = ca.upper(), cb.upper()
 
     def motion(self, name: str) -> None:

@@ -75,10 +75,10 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
                                      f"{st.mode_index + 1}: press Find Modes again")
             anim = ModeAnimation(modes, st.mode_index, st.mode_amplitude * sm.scale,
                                  st.mode_cycles, sm.timeline.times)
+            bake.write_mode(scene, sm, anim)       # raises before it writes anything
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
-        bake.write_mode(scene, sm, anim)
         scene.frame_set(scene.frame_current)
         self.report({"INFO"}, f"baked mode {mode_label(st.mode_index, modes.frequencies[st.mode_index], modes.damping_ratios[st.mode_index])}")
         return {"FINISHED"}

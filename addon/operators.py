@@ -340,10 +340,10 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
             if any(ob.mechanism.baked for ob in sm.parts):
                 raise MechanismError("the mechanism is baked: clear the bake before assembling")
             sm.mech.assemble()
+            bake.place_parts(sm, sm.mech.pose)
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
-        bake.place_parts(sm, sm.mech.pose)
         self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)")
         return {"FINISHED"}
 
@@ -423,7 +423,11 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
 
     def _finish(self, context, sm, result):
         with scene_cache.own_writes(context.scene, BAKE):      # the reading stays for a re-bake
-            bake.write_bake(context.scene, sm, result, plots=context.scene.mechanism.force_plots)
+            try:
+                bake.write_bake(context.scene, sm, result, plots=context.scene.mechanism.force_plots)
+            except MechanismError as exc:                 # raised before anything is written
+                self.report({"ERROR"}, _message(exc, sm, context.scene))
+                return {"CANCELLED"}
             context.scene.mechanism.study.baked_variant = -1
             _store_mass_display(sm, context.scene)
             context.scene.frame_set(context.scene.frame_current)

@@ -28,8 +28,8 @@ from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
 from .io.keyframes import Key, KeyframedFunction, time_derivatives, with_modifiers
 from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
-from .io.part_frames import (OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_in_part,
-                             part_frames_of, rigid_frames)
+from .io.part_frames import (OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_frames,
+                             marker_in_part, part_frames_of)
 from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_name,
                           scene_constants, speed_expression, split_components,
                           state_measures, torsion_spring_name, used_constants)
@@ -267,8 +267,8 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         mech.add_part(ob.name, position=pos * scale, orientation=quat,
                       velocity=np.array(s.initial_velocity) * scale, angular_velocity=w, **props)
         sm.parts.append(ob)
-    marker_frames = _design_frames(by_role["MARKER"], sm.part_frames)
-    for ob, (position, orientation) in zip(by_role["MARKER"], marker_frames):
+    designed = _design_frames(by_role["MARKER"], sm.part_frames)
+    for ob, (position, orientation) in zip(by_role["MARKER"], designed):
         part = ob.parent
         if part is not None and part.mechanism.role == "PART" and not _in_scene(part, scene):
             raise MechanismError(f"marker {ob.name!r}: its part {part.name!r} is not in the "
@@ -361,16 +361,16 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
 
 def _design_frames(markers: list, part_frames: dict) -> list[tuple]:
     """(origin (3,), axes (4,) w x y z) in world of each marker as designed (its parent
-    relation applied to its part's design matrix: curve_reader.design_world), all polar
-    decompositions in one set of numpy calls; (None, None) for a marker whose matrix is
-    singular (a scale of zero)."""
+    relation applied to its part's design matrix: curve_reader.design_world), its drawn z
+    and x axes kept (part_frames.marker_frames), all polar decompositions in one set of
+    numpy calls; (None, None) for a marker whose matrix is singular (a scale of zero)."""
     worlds = []
     for ob in markers:
         try:
             worlds.append(design_world(ob, part_frames))
         except (ValueError, np.linalg.LinAlgError):
             worlds.append(None)
-    position, orientation, _, valid = rigid_frames(
+    position, orientation, valid = marker_frames(
         np.array([np.eye(4) if w is None else w for w in worlds]).reshape(-1, 4, 4))
     return [(p, q) if w is not None and ok else (None, None)
             for w, p, q, ok in zip(worlds, position, orientation, valid)]

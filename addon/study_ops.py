@@ -190,7 +190,11 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
 
     def _finish(self, context, result):
         scene, sm, table, i = context.scene, self._sm, self._table, self._i
-        bake.write_bake(scene, sm, result, plots=scene.mechanism.force_plots)
+        try:
+            bake.write_bake(scene, sm, result, plots=scene.mechanism.force_plots)
+        except MechanismError as exc:                     # raised before anything is written
+            self.report({"ERROR"}, f"Bake Variant: {_message(exc, sm, scene)}")
+            return {"CANCELLED"}
         scene.frame_set(scene.frame_current)
         scene.mechanism.study.baked_variant = i
         values = table.values(i)

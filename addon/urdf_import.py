@@ -208,10 +208,17 @@ class SceneWriter:
         s = ob.mechanism
         s.role, s.coupler_kind = "COUPLER", "COUPLER"
         s.joint_a, s.joint_b = self.objects[joint.name], self.objects[joint.mimic.joint]
-        s.scale_a, s.scale_b = 1.0, -joint.mimic.multiplier
         s.coordinate_a, s.coordinate_b = (
             "SLIDE" if self.mech.joints[j].kind == "prismatic" else "ANGLE"
             for j in (joint.name, joint.mimic.joint))
+        s.scale_a = self.coupler_scale(1.0, s.coordinate_a)
+        s.scale_b = self.coupler_scale(-joint.mimic.multiplier, s.coordinate_b)
+
+    def coupler_scale(self, si: float, coordinate: str) -> float:
+        """A coupler's Scale field for a term whose scale is ``si`` per radian or per metre:
+        the field counts a slide in Blender units (io/couplers.py divides it by the unit
+        scale), so a slide's is ``si`` times metres per Blender unit."""
+        return si * self.units.length if coordinate.upper() == "SLIDE" else si
 
     # -- visuals
     def visual(self, link: str, k: int, visual) -> None:

@@ -229,3 +229,53 @@ def test_assemble_and_drag_keep_a_negative_scale(blender, extension, mode) -> No
     np.testing.assert_allclose(np.array(arm.matrix_world)[:3, 3], (0.0, 0.0, -reach), atol=1e-6)
     posing.restore()
     assert {a: tuple(getattr(arm, a)) for a in channels} == before
+
+
+def rotation_about(axis, angle: float) -> np.ndarray:
+    """(3, 3) right-handed turn by ``angle`` about the unit ``axis`` (Rodrigues)."""
+    k = np.asarray(axis, float)
+    K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return np.eye(3) + math.sin(angle) * K + (1.0 - math.cos(angle)) * K @ K
+
+
+@pytest.mark.parametrize("kind", ["PRISMATIC", "REVOLUTE"])
+@pytest.mark.parametrize("mirror", ["marker z", "marker x", "ground part x"])
+def test_a_mirrored_marker_keeps_its_drawn_axes(blender, kind, mirror) -> None:
+    """Marker J mirrored by a negative scale (its own on z or x, or its ground part's set
+    after the marker was added): the joint's axis is J's z as Blender draws it and the angle
+    turns right-handedly about it, so over the first second a slide of 0.2 m t moves the
+    block 0.2 m along the drawn z, an angle of 0.5 rad t turns it 0.5 rad about it, and the
+    joint's Slide or Angle field reads the motion's value.  Kinematic, so the only error is
+    float32 storage."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.5))
+    block = bs.add_box(bpy, "block", (0.1, 0.1, 0.1), (0.0, 0.0, 0.0))
+    bs.tag(bpy, [ground, block], "PART")
+    ground.mechanism.ground = True
+    mi, mj = bs.add_marker(bpy, block, (0.0, 0.0, 0.0)), bs.add_marker(bpy, ground, (0.0, 0.0, 0.0))
+    for mk in (mi, mj):
+        mk.rotation_euler = (0.3, math.pi / 2, 0.0)                 # z along world x
+    {"marker z": lambda: setattr(mj, "scale", (1.0, 1.0, -1.0)),
+     "marker x": lambda: setattr(mj, "scale", (-1.0, 1.0, 1.0)),
+     "ground part x": lambda: setattr(ground, "scale", (-0.2, 0.2, 0.2))}[mirror]()
+    bpy.context.view_layer.update()
+    assert np.linalg.det(np.array(mj.matrix_world)[:3, :3]) < 0.0      # drawn left-handed
+    z_drawn = np.array(mj.matrix_world)[:3, 2] / np.linalg.norm(np.array(mj.matrix_world)[:3, 2])
+    joint = bs.new_joint(bpy, "joint", kind, mi, mj)
+    coordinate, value = ("SLIDE", 0.2) if kind == "PRISMATIC" else ("ANGLE", 0.5)
+    s = joint.mechanism
+    s.motion_type, s.motion_coordinate, s.motion_expression = "EXPRESSION", coordinate, f"{value}*t"
+    bpy.context.scene.mechanism.analysis = "KINEMATIC"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.context.scene.frame_set(bs.FRAME_START)       # t = 0: the coordinate at 0 (a half
+    before = np.array(block.matrix_world)             # turn from the design for "marker x")
+    bpy.context.scene.frame_set(bs.FRAME_END)                         # t = 1 s
+    now = np.array(block.matrix_world)
+    if kind == "PRISMATIC":
+        np.testing.assert_allclose(now[:3, 3], before[:3, 3] + value * z_drawn, atol=F32)
+        assert s.wiggle_slide == pytest.approx(value, abs=F32)
+    else:
+        np.testing.assert_allclose(now[:3, :3], rotation_about(z_drawn, value) @ before[:3, :3],
+                                   atol=F32)
+        assert s.wiggle_angle == pytest.approx(value, abs=F32)

@@ -155,11 +155,66 @@ def limited_arm(bpy) -> None:
     c.use_min_z, c.min_z = True, -0.05
 
 
+def switched_on_constraint(bpy, by: str) -> None:
+    """A Copy Location constraint on the arm, off at frame 1 (influence 0, or muted) and
+    switched on later by keys on its influence or mute, or by a driver on its influence:
+    from then on it would hold the arm at the target, whatever the baked keys say."""
+    d = baked(bpy, bs.pendulum)
+    arm = d["arm"]
+    target = bs.empty(bpy, "target")
+    target.location = (0.5, 0.0, 0.3)
+    c = arm.constraints.new("COPY_LOCATION")
+    c.target = target
+    path = c.path_from_id()
+    if by == "driver":
+        c.driver_add("influence").driver.expression = "0 if frame < 10 else 1"
+    else:
+        for frame, on in ((1, False), (13, True)):
+            if by == "influence":
+                c.influence = float(on)
+            else:
+                c.mute = not on
+            arm.keyframe_insert(f"{path}.{by}", frame=frame)
+    bpy.context.scene.frame_set(1)
+    assert not (not c.mute and c.influence > 0.0)          # off at the frame shown
+
+
+def growing_arm(bpy, by: str) -> None:
+    """The baked arm's scale keyed from 1 to 2 along x over the frames, or driven so: the
+    arm is solved at its design size, and the pin's marker I, half the arm's length from
+    its centre along x, would ride the scale 0.5 m away from the pin by the last frame (a
+    scale keyed along y or z, which leaves the marker where it is, plays beside the bake:
+    test_addon_bake.py's user animation)."""
+    arm = baked(bpy, bs.pendulum)["arm"]
+    if by == "driver":
+        arm.driver_add("scale", 0).driver.expression = "1 + (frame - 1) / 24"
+        return
+    for frame, sx in ((1, 1.0), (25, 2.0)):
+        arm.scale.x = sx
+        arm.keyframe_insert("scale", index=0, frame=frame)
+    bpy.context.scene.frame_set(1)
+
+
 def rigid_arm(bpy) -> None:
     """Active Rigid Body physics on the arm: the simulation, not the keys, would place it."""
     d = baked(bpy, bs.pendulum)
     bs.select(bpy, (d["arm"],), d["arm"])
     assert bpy.ops.rigidbody.object_add(type="ACTIVE") == {"FINISHED"}
+
+
+def rigid_arm_handed_off(bpy) -> None:
+    """Active Rigid Body physics on the arm with Animated ticked at frame 1 and keyed off at
+    frame 10 (an animated-to-simulated hand-off): from frame 10 the simulation would place
+    it, though at the frame shown it follows its keys."""
+    d = baked(bpy, bs.pendulum)
+    arm = d["arm"]
+    bs.select(bpy, (arm,), arm)
+    assert bpy.ops.rigidbody.object_add(type="ACTIVE") == {"FINISHED"}
+    for frame, animated in ((1, True), (10, False)):
+        arm.rigid_body.kinematic = animated
+        arm.keyframe_insert("rigid_body.kinematic", frame=frame)
+    bpy.context.scene.frame_set(1)
+    assert arm.rigid_body.kinematic
 
 
 def keyed_torsion_spring(bpy) -> None:
@@ -240,8 +295,25 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                               [r"cannot follow"], True),
     "constraint on a part": (limited_arm, r"part 'arm': its constraint 'Limit Location' "
                              r"\(Limit Location\) overrides the keys that place it", [], False),
+    "constraint keyed on": (lambda bpy: switched_on_constraint(bpy, "influence"),
+                            r"part 'arm': its constraint 'Copy Location' \(Copy Location\) "
+                            r"overrides the keys that place it", [r"switch it on"], False),
+    "constraint unmuted by keys": (lambda bpy: switched_on_constraint(bpy, "mute"),
+                                   r"part 'arm': its constraint 'Copy Location'", [r"switch it on"],
+                                   False),
+    "constraint driven on": (lambda bpy: switched_on_constraint(bpy, "driver"),
+                             r"part 'arm': its constraint 'Copy Location'", [r"switch it on"], False),
+    "scale keyed on a part": (lambda bpy: growing_arm(bpy, "keys"),
+                              r"part 'arm': its action '.*' keys scale\[0\] to change over the "
+                              r"frames, and its marker 'arm.ground.I' stands off the part's "
+                              r"origin along its x axis", [r"design size"], False),
+    "scale driven on a part": (lambda bpy: growing_arm(bpy, "driver"),
+                               r"part 'arm': a driver drives scale\[0\], and its marker "
+                               r"'arm.ground.I'", [r"remove the driver"], False),
     "rigid body on a part": (rigid_arm, r"part 'arm': its Rigid Body physics \(Active\) moves "
                              r"it instead of its keys", [], False),
+    "rigid body handed off": (rigid_arm_handed_off, r"part 'arm': its Rigid Body's Animated "
+                              r"option is switched off by keys or a driver", [r"simulation"], False),
     "keyed setting": (keyed_torsion_spring, rf"joint '{PIN}': its Stiffness "
                       r"\(mechanism\.torsion_stiffness\) is keyframed and changes over the "
                       r"frames", [r"delete its keys"], False),
@@ -286,7 +358,9 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
     assert not bs.differences(before, bs.snapshot(bpy))
 
 
-@pytest.mark.parametrize("case", ["constraint on a part", "rigid body on a part", "keyed setting",
+@pytest.mark.parametrize("case", ["constraint on a part", "constraint keyed on",
+                                  "scale keyed on a part", "rigid body on a part",
+                                  "rigid body handed off", "keyed setting",
                                   "keyed gravity", "keyed ground", "ground on a path",
                                   "keyed marker"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:

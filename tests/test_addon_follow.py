@@ -389,6 +389,36 @@ def test_a_marker_turns_with_a_parented_target_through_the_sampled_angles(blende
     assert _rotation_gap(_matrices(result, "ball"), want).max() <= 3 * error + 1e-5
 
 
+@pytest.mark.parametrize("how", ["rotation keys", "sampled"])
+def test_a_mirrored_target_turns_the_marker_with_its_drawn_axes(blender, extension, how) -> None:
+    """An Empty mirrored by the scale (1, -1, 1), turning by its Euler keys (followed
+    exactly) or by axis-angle keys (sampled): either way the box turns with the Empty's
+    drawn z and x axes, y = z x x, as a mirrored marker's frame is read (a half turn about
+    the drawn y apart would be the polar factor of the mirrored matrix, all three axes
+    turned round).  At the frames the sampled angles are the samples themselves, so float32
+    (1e-5 rad) is the only error."""
+    bpy = blender
+    d = fs.ball_on_ground(bpy)
+    if how == "rotation keys":
+        target = fs.turning_empty(bpy, "spinner", "XYZ", [(1, (0.1, 0.2, 0.3)), (25, (1.0, -0.6, 2.0))])
+    else:
+        target = fs.turning_empty(bpy, "spinner", "AXIS_ANGLE", [(1, (0.0, 0.3, 0.4, 0.5)),
+                                                                 (25, (2.0, 0.3, 0.4, 0.5))],
+                                  "rotation_axis_angle")
+    target.scale = (1.0, -1.0, 1.0)
+    s = d["grip"].mechanism
+    s.follow, s.follow_axes, s.follow_rotation = target, (False, False, False), (True, True, True)
+    sm, result = solved(extension, bpy)
+    assert any(("exactly" if how == "rotation keys" else "samples") in n for n in sm.notes())
+    want = []
+    for f in range(bs.FRAME_START, bs.FRAME_END + 1):
+        bpy.context.scene.frame_set(f)
+        M = np.array(target.matrix_world.to_3x3())
+        x, z = M[:, 0] / np.linalg.norm(M[:, 0]), M[:, 2] / np.linalg.norm(M[:, 2])
+        want.append(np.stack([x, np.cross(z, x), z], axis=1))
+    assert _rotation_gap(_matrices(result, "ball"), np.array(want)).max() < 1e-5
+
+
 def test_a_followed_rotation_at_b2_ninety_degrees_is_named(blender) -> None:
     """An Empty in Euler mode ZYX (the matrix Rx Ry Rz, so its y angle is b2) keyed in y from
     0 to 90 degrees over frames 1-25: b2 reaches the body-fixed angles' singular pose at the

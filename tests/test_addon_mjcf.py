@@ -60,6 +60,47 @@ def test_imported_model_bakes_as_the_solver_runs_the_file(blender, tmp_path) -> 
         assert np.abs(quat - want).max() < TOL, name
 
 
+SLIDE_COUPLED = """<mujoco model="coupled">
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/>
+    </body>
+    <body name="carriage" pos="0 1 0">
+      <joint name="rail" type="slide" axis="1 0 0"/>
+      <geom type="box" size="0.05 0.05 0.05"/>
+    </body>
+  </worldbody>
+  <equality><joint joint1="rail" joint2="hinge" polycoef="0 0.2 0 0 0"/></equality>
+</mujoco>"""
+
+
+@pytest.mark.parametrize("unit", [1.0, 0.001])
+def test_a_slide_coupled_to_a_hinge_keeps_its_metres_per_radian(blender, tmp_path, unit) -> None:
+    """A carriage's slide tied to an arm's hinge angle (0.2 m per rad, a joint equality),
+    imported into a scene at Unit Scale ``unit``: the coupler's Scale on the slide counts
+    Blender units, so it is written as 1 times the unit scale, and the bake is the solver's
+    run of the file, in metres (the carriage 0.2 m per rad of the swing, not 0.2 mm)."""
+    bpy = blender
+    bs.set_range(bpy)
+    bpy.context.scene.unit_settings.scale_length = unit
+    bpy.context.scene.gravity = (0.0, 0.0, -9.81 / unit)
+    path = tmp_path / "coupled.xml"
+    path.write_text(SLIDE_COUPLED)
+    assert bpy.ops.mechanism.import_mjcf(filepath=str(path)) == {"FINISHED"}
+    s, = [ob.mechanism for ob in bpy.data.objects if ob.mechanism.role == "COUPLER"]
+    assert (s.coordinate_a, s.coordinate_b) == ("SLIDE", "ANGLE")
+    assert s.scale_a == pytest.approx(unit, rel=1e-7) and s.scale_b == pytest.approx(-0.2, rel=1e-7)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    m, _ = mm.mechanism_from_mjcf(str(path))
+    frames = np.arange(bs.FRAME_START, bs.FRAME_END + 1)
+    r = m.solve(times=(frames - frames[0]) / bpy.context.scene.render.fps, tolerance=1e-6)
+    assert np.ptp(r.position("carriage")[:, 0]) > 0.05               # the slide moves
+    for name in ("arm", "carriage"):
+        _, loc, _ = bs.baked_pose(bpy.data.objects[name])
+        assert np.abs(loc * unit - r.position(name)).max() < TOL, name
+
+
 def test_exported_scene_swings_in_mujoco_as_it_bakes(blender, tmp_path) -> None:
     """The pendulum scene exported, run by MuJoCo (RK4, 400 steps a frame, dt ~1e-4 s: its
     error ~1e-10 m here), follows the baked keys to TOL."""

@@ -120,3 +120,52 @@ def test_a_carried_mechanisms_modes_are_those_it_is_baked_with(blender) -> None:
     want = math.sqrt(9.81 * 0.5 / (1.01 / 12 + 0.25)) / (2 * math.pi)
     assert len(scene.mechanism.modes) == 1
     assert scene.mechanism.modes[0].frequency == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("stretch, fits", [((2.0, 1.0, 1.0), False), ((2.0, 2.0, 1.0), True)])
+def test_a_part_turning_in_an_unequally_scaled_parent_is_named(blender, extension, stretch,
+                                                                fits) -> None:
+    """A cube (turned 45 deg about z) parented to an Empty scaled ``stretch``, driven to turn
+    about world z on a revolute joint.  Scaled (2, 1, 1), the parent shears the cube as it
+    turns inside it (world = P R(q) S, not a rigid turn of the design): no key can put it at
+    the solver's pose, so Bake refuses, naming the part, its parent and the first frame
+    (t = 1/24 s: 0.042 rad, the corners 2 mm off), and changes nothing, as Assemble does
+    when the motion holds it turned; scaled (2, 2, 1) about the turning axis, the cube turns
+    rigidly and bakes at the solver's pose (F32)."""
+    bpy = blender
+    from mathutils import Matrix
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -2.0))
+    stretcher = bs.empty(bpy, "stretcher")
+    stretcher.scale = stretch
+    bpy.ops.mesh.primitive_cube_add(size=1.0)
+    cube = bpy.context.active_object
+    cube.name = "cube"
+    cube.parent = stretcher
+    cube.matrix_basis = Matrix.Rotation(np.pi / 4, 4, "Z")
+    bs.tag(bpy, [ground, cube], "PART")
+    ground.mechanism.ground = True
+    pin = bs.connect(bpy, cube, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Z")
+    pin.mechanism.motion_type, pin.mechanism.motion_expression = "EXPRESSION", "1.0*t"
+    bpy.context.scene.mechanism.analysis = "KINEMATIC"
+    if not fits:
+        before = bs.snapshot(bpy)
+        with pytest.raises(RuntimeError, match=r"part 'cube': its keys cannot put it where the "
+                           r"solver has it at frame 2 .*its parent 'stretcher'"):
+            bpy.ops.mechanism.bake()
+        assert not bs.differences(before, bs.snapshot(bpy))
+        pin.mechanism.motion_expression = "0.5"          # Assemble turns it by 0.5 rad
+        before = bs.snapshot(bpy)
+        with pytest.raises(RuntimeError, match=r"part 'cube': its location and rotation cannot "
+                           r"put it where the solver has it at the pose .*'stretcher'"):
+            bpy.ops.mechanism.assemble()
+        assert not bs.differences(before, bs.snapshot(bpy))
+        return
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    result = sm.mech.solve(times=sm.timeline.times, analysis="kinematic")
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.context.scene.frame_set(bs.FRAME_END)
+    want = extension.addon.io.part_frames.pose_matrices(
+        result.position("cube")[-1], result.orientation("cube")[-1],
+        sm.part_frames["cube"].stretch, sm.scale)
+    np.testing.assert_allclose(np.array(cube.matrix_world), want, rtol=0, atol=F32)

@@ -110,6 +110,29 @@ def test_an_imported_mimic_joint_is_a_coupler_that_bakes_as_the_solver_runs_it(b
     baked_like_the_solver(bpy, path, ("upper", "fore"))
 
 
+@pytest.mark.parametrize("unit", [1.0, 0.001])
+def test_a_slide_mimicking_an_angle_keeps_its_metres_per_radian(blender, tmp_path, unit) -> None:
+    """The elbow a prismatic joint whose slide mimics the shoulder's angle (0.2 m per rad,
+    offset 0.05 m), imported into a scene at Unit Scale ``unit``: the coupler's Scale on the
+    slide counts Blender units, so it is written as 1 times the unit scale, and the bake is
+    the solver's run of the file (the slide 0.2 m per rad of the swing, not 0.2 mm)."""
+    bpy = blender
+    bs.set_range(bpy)
+    bpy.context.scene.unit_settings.scale_length = unit
+    bpy.context.scene.gravity = (0.0, 0.0, -9.81 / unit)
+    path = tmp_path / "slide_mimic.urdf"
+    path.write_text(arm_urdf(elbow='type="prismatic"', elbow_extra=(
+        '<limit lower="-1" upper="1" effort="5" velocity="3"/>'
+        '<mimic joint="shoulder" multiplier="0.2" offset="0.05"/>')))
+    assert bpy.ops.mechanism.import_urdf(filepath=str(path)) == {"FINISHED"}
+    s = bpy.data.objects["elbow: mimic"].mechanism
+    assert (s.coordinate_a, s.coordinate_b) == ("SLIDE", "ANGLE")
+    assert s.scale_a == pytest.approx(unit, rel=1e-7) and s.scale_b == pytest.approx(-0.2, rel=1e-7)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    r = baked_like_the_solver(bpy, path, ("upper", "fore"))
+    assert np.ptp(r.position("fore")[:, 1]) > 0.05              # the slide moves
+
+
 def test_a_floating_base_imports_as_a_free_part(blender, tmp_path) -> None:
     bpy = blender
     bs.set_range(bpy)

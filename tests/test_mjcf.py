@@ -293,6 +293,56 @@ def test_import_takes_the_inertial_or_the_geoms_as_the_compiler_says(setting):
     assert np.allclose(np.sort(np.linalg.eigvalsh(body.inertia)), np.sort(ref.body_inertia[1]))
 
 
+def test_a_springdamper_in_use_is_named_not_read_as_stiffness_and_damping():
+    """A hinge with stiffness 5, damping 0.3 and springdamper (0.5 s, ratio 1): MuJoCo
+    replaces the stiffness and damping by those of that time constant and ratio (set from
+    the joint's inertia), so the typed ones are not the joint's: the import makes no torsion
+    spring of them and names the springdamper in the report."""
+    xml = """<mujoco><worldbody><body name="a" pos="0 0 1">
+      <joint name="h" axis="0 1 0" stiffness="5" damping="0.3" springdamper="0.5 1"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/></body></worldbody></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(xml)
+    assert ref.jnt_stiffness[0] != pytest.approx(5.0) and ref.dof_damping[0] != pytest.approx(0.3)
+    m, rep = mm.mechanism_from_mjcf(xml)
+    assert not m.torsion_springs
+    said, = [u for u in rep.unmapped if "springdamper" in u]
+    assert "joint 'h'" in said and "0.5 s" in said and "line 2" in said
+
+
+def test_gravity_compensation_and_fluid_forces_are_named():
+    """A body with gravcomp 1 and a model with fluid density and viscosity: in MuJoCo the
+    arm hangs still (its weight cancelled, mj_forward's qacc 0 at a horizontal pose) and air
+    drags it; the solver has neither, so the import names both with their lines."""
+    xml = """<mujoco><option density="1.2" viscosity="0.5"/><worldbody>
+      <body name="a" pos="0 0 1" gravcomp="1"><joint name="h" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/></body></worldbody></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(ref)
+    mujoco.mj_forward(ref, data)
+    assert abs(data.qacc[0]) < 1e-9                      # gravity compensated in MuJoCo
+    _, rep = mm.mechanism_from_mjcf(xml)
+    assert any("body 'a': gravcomp 1" in u and "line 2" in u for u in rep.unmapped), rep.unmapped
+    assert any("density 1.2, viscosity 0.5" in u for u in rep.unmapped), rep.unmapped
+
+
+def test_a_model_with_gravity_disabled_imports_without_gravity():
+    """<flag gravity="disable">: MuJoCo runs the model with no gravity (the arm's qacc 0 at
+    a horizontal pose), so the import's gravity is zero and Import MJCF warns that the
+    scene's is not; a disabled limit flag, which the import does not follow, is named."""
+    xml = """<mujoco><option gravity="0 0 -9.81"><flag gravity="disable" limit="disable"/></option>
+      <worldbody><body name="a" pos="0 0 1"><joint name="h" axis="0 1 0" range="-0.5 0.5"
+      limited="true"/><geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.03"/></body>
+      </worldbody></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(ref)
+    mujoco.mj_forward(ref, data)
+    assert abs(data.qacc[0]) < 1e-9
+    model = mjcf.read_model(xml)
+    assert np.array_equal(model.gravity, np.zeros(3))
+    _, rep = mm.mechanism_from_mjcf(xml)
+    assert any("flag limit disabled" in u for u in rep.unmapped), rep.unmapped
+
+
 def test_import_maps_joint_fields_and_names_what_it_cannot():
     m, rep = mm.mechanism_from_mjcf(SHAPES)
     assert m.joints["hinge_a"].kind == "revolute" and m.joints["slide_b"].kind == "prismatic"

@@ -11,7 +11,8 @@ from typing import Callable
 
 import numpy as np
 
-from .part_frames import PartFrame
+from ...solver import quat_to_matrix
+from .part_frames import PartFrame, marker_frame
 
 
 def drag_plane_point(origin, direction, plane_point, plane_normal) -> np.ndarray | None:
@@ -33,10 +34,11 @@ def point_in_part(frame: PartFrame, world_point, scale: float) -> np.ndarray:
 
 
 def rigid(matrix) -> tuple[np.ndarray, np.ndarray]:
-    """(origin (3,), unit axes (3, 3) as columns) of a world matrix, its scale dropped."""
-    M = np.asarray(matrix, float)
-    axes = M[:3, :3] / np.linalg.norm(M[:3, :3], axis=0, keepdims=True)
-    return M[:3, 3], axes
+    """(origin (3,), unit axes (3, 3) as columns) of a marker's world matrix, its scale
+    dropped: the frame the solver is given (part_frames.marker_frame: the drawn z and x
+    axes, y = z x x where a negative scale mirrors it)."""
+    origin, orientation = marker_frame(np.asarray(matrix, float))
+    return origin, quat_to_matrix(orientation)
 
 
 def joint_coordinate(marker_i, marker_j, coordinate: str, scale: float) -> float:

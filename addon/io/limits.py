@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...solver import FRICTION_COORDINATES, JOINT_COORDINATES
+from ...solver import FRICTION_COORDINATES, JOINT_COORDINATES, quat_to_matrix
+from .part_frames import marker_frame
 from .settings import kind_name, motion_coordinate
 
 
@@ -144,9 +145,10 @@ def friction_call(joint: str, s: FrictionSettings, scale: float) -> dict | None:
 
 
 def _axes(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    M = np.asarray(matrix, dtype=float)
-    cols = [M[:3, k] / np.linalg.norm(M[:3, k]) for k in range(3)]
-    return M[:3, 3], cols[0], cols[1], cols[2]
+    """(origin, x, y, z) of marker J's frame as the solver has it (part_frames.marker_frame)."""
+    origin, orientation = marker_frame(np.asarray(matrix, dtype=float))
+    R = quat_to_matrix(orientation)
+    return origin, R[:, 0], R[:, 1], R[:, 2]
 
 
 def limit_lines(matrix: np.ndarray, coordinate: str, lower: float | None, upper: float | None,
@@ -159,9 +161,12 @@ def limit_lines(matrix: np.ndarray, coordinate: str, lower: float | None, upper:
     J's z axis from ``lower`` to ``upper`` (Blender units), a bound that is off drawn
     ``size`` beyond the other, and a stroke of ``size``/2 along J's x axis across each bound
     that is on.  (0, 3) when both bounds are off."""
+    try:
+        o, x, y, z = _axes(matrix)
+    except ValueError:                     # marker J scaled to zero: no frame to draw in
+        lower = upper = None
     if lower is None and upper is None:
         return np.zeros((0, 3), np.float32)
-    o, x, y, z = _axes(matrix)
     lines = []
     if coordinate == "angle":
         lo = -math.pi if lower is None else lower

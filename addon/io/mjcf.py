@@ -67,6 +67,7 @@ class MjJoint:
     armature: float
     frictionloss: float
     line: int
+    springdamper: tuple = (0.0, 0.0)    # (time constant s, damping ratio); both > 0: in use
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ class Body:
     geoms: tuple
     inertial_given: bool
     line: int
+    gravcomp: float = 0.0       # MuJoCo's gravity compensation (1: gravity cancelled)
 
 
 @dataclass(frozen=True)
@@ -299,7 +301,7 @@ def read_joint(rd: Reader, e: Element, childclass: str, k: int, body: str) -> Mj
     return MjJoint(name, kind, numbers(e, "pos", 3, a, (0.0, 0.0, 0.0)),
                    axis / np.linalg.norm(axis), rng, unit(one("ref")), one("stiffness"),
                    unit(one("springref")), one("damping"), one("armature"), one("frictionloss"),
-                   e.line)
+                   e.line, tuple(float(v) for v in numbers(e, "springdamper", 2, a, (0.0, 0.0))))
 
 
 def combine(parts: list[tuple[float, np.ndarray, np.ndarray]]) -> tuple[float, np.ndarray, np.ndarray]:
@@ -358,8 +360,9 @@ def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict
         mass, center, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
     else:
         mass, center, inertia = combine([(g.mass, g.frame, g.inertia) for g in geoms])
+    gravcomp = float(numbers(e, "gravcomp", 1, e.attrib, (0.0,))[0])
     bodies[name] = Body(name, parent, frame, mass, center, inertia, joints, geoms,
-                        inertial is not None, e.line)
+                        inertial is not None, e.line, gravcomp)
     for child in e.all("body"):
         read_body(rd, child, name, childclass, bodies, k)
 
@@ -377,6 +380,10 @@ def read_model(text: str) -> MjcfModel:
     option = root.one("option")
     gravity = numbers(option, "gravity", 3, option.attrib, (0, 0, -9.81)) if option is not None \
         else np.array([0.0, 0.0, -9.81])
+    flags = option.one("flag") if option is not None else None
+    off = {k for k, v in (flags.attrib.items() if flags is not None else ()) if v == "disable"}
+    if "gravity" in off:            # MuJoCo's <flag gravity="disable">: no gravity at all
+        gravity = np.zeros(3)
     bodies: dict = {}
     world_geoms: list = []
     for wb in root.all("worldbody"):
@@ -391,6 +398,15 @@ def read_model(text: str) -> MjcfModel:
             equalities.append(Equality(a.get("name", f"{c.tag}{n}"), c.tag, a,
                                        a.get("active", "true") == "true", c.line))
     others = {}
+    fluid = [f"{key} {option.attrib[key]}" for key in ("density", "viscosity", "wind")
+             if option is not None and key in option.attrib
+             and np.any(numbers(option, key, None, option.attrib) != 0.0)]
+    if fluid:
+        others["option"] = [f"{', '.join(fluid)} (line {option.line}: fluid forces)"]
+    disabled = sorted(off & {"constraint", "equality", "limit", "frictionloss", "passive"})
+    if disabled:        # MuJoCo leaves these out; the import makes them all the same
+        others.setdefault("option", []).append(
+            f"flag {', '.join(disabled)} disabled (line {flags.line}: imported as enabled)")
     for tag in ("tendon", "actuator", "contact", "sensor", "keyframe"):
         names = [c.attrib.get("name", f"<{c.tag}> line {c.line}")
                  for sec in root.all(tag) for c in sec.children]

@@ -17,20 +17,23 @@ and any script share it).
   over turns); a hinge's ``stiffness``, ``springref`` and
   ``damping`` -> torsion spring ``"<joint>: spring"``; ``frictionloss`` -> joint friction
   ``"<joint>: friction"`` with that preload and no coefficient (a slide's damping its
-  viscous term); ``armature``, a slide's stiffness and a ball's damping have no solver
-  element and are named in the report.
+  viscous term); ``armature``, a slide's stiffness, a ball's damping and a
+  ``springdamper`` in use (which MuJoCo turns into a stiffness and damping of its own, set
+  from the joint's inertia, in place of the typed ones) have no solver element and are
+  named in the report.
 - **Equalities**: ``connect`` -> spherical joint at the anchor (two connects between the
   same two bodies -> one revolute joint about the line through their anchors, the pair
   MJCF export writes for a revolute loop); ``weld`` -> fixed joint; ``joint`` with a
   linear polycoef (a0 = 0) -> coupler; with joint1 alone -> a motion holding it at a0.
 - Tendons, actuators (and their dynamics), contacts, sensors, meshes' own mass
-  properties, a nonlinear joint coupling and an inactive equality are named in the
-  report's ``unmapped``.
+  properties, a nonlinear joint coupling, an inactive equality, a body's gravity
+  compensation (``gravcomp``) and the fluid forces of ``<option>`` (density, viscosity,
+  wind) are named in the report's ``unmapped``.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -193,6 +196,7 @@ class Builder:
 
     def joint_fields(self, joint: str, coord: str, j: Any, shared: bool) -> None:
         label = f"{joint}: {coord}" if shared else joint
+        j = self.without_timed_spring(j)
         if j.range is not None:
             lo, hi = j.range[0] - j.ref, j.range[1] - j.ref
             if lo is not None or hi is not None:
@@ -215,7 +219,21 @@ class Builder:
             self.unmapped.append(f"line {j.line}: joint {j.name!r}: armature {j.armature:g} "
                                  f"(rotor inertia; no solver element)")
 
+    def without_timed_spring(self, j: Any) -> Any:
+        """The joint as read, or, when its ``springdamper`` is in use (both numbers
+        positive), without stiffness and damping (MuJoCo replaces them by the spring and
+        damper of that time constant and damping ratio, set from the joint's inertia at the
+        model's pose, which has no counterpart here), named in ``unmapped``."""
+        if not all(v > 0.0 for v in j.springdamper):
+            return j
+        self.unmapped.append(f"line {j.line}: joint {j.name!r}: springdamper "
+                             f"{j.springdamper[0]:g} s, damping ratio {j.springdamper[1]:g} "
+                             "(MuJoCo sets its stiffness and damping from the joint's inertia; "
+                             "give them as stiffness and damping instead)")
+        return replace(j, stiffness=0.0, damping=0.0)
+
     def fields_without_coordinate(self, joint: str, j: Any) -> None:
+        j = self.without_timed_spring(j)
         for key in ("range", "stiffness", "damping", "armature", "frictionloss"):
             v = getattr(j, key)
             if v is not None and (key == "range" or v):
@@ -311,6 +329,9 @@ class Builder:
     def report(self) -> MjcfReport:
         for tag, names in self.model.others.items():
             self.unmapped += [f"{tag} {n!r}" for n in names]
+        self.unmapped += [f"line {b.line}: body {b.name!r}: gravcomp {b.gravcomp:g} (gravity "
+                          "compensation; Bake applies the scene's gravity to it in full)"
+                          for b in self.model.bodies.values() if b.gravcomp]
         for g in self.model.world_geoms:
             if g.kind not in ("plane",):
                 self.unmapped.append(f"line {g.line}: world geom {g.name!r} (no part)")

@@ -6,8 +6,9 @@ scale and shear in them; the origin is the object's origin.  The solver moves th
 frame; Blender shows a solved pose as the matrix [R(q) @ S, position].  With a negative
 scale the frame's axes differ from the object's rotation channel (a reflection is folded
 into S), so the keys are read back from that matrix (``basis_pose``) with the
-object's scale channel kept.  Markers are given to the solver in their part's frame; a
-parented part is keyed in its parent's space.
+object's scale channel kept.  Markers are given to the solver in their part's frame, their
+drawn z and x axes kept whatever their scale's signs (``marker_frames``); a parented part
+is keyed in its parent's space.
 Each part's frame is computed once when the scene is read (``part_frame``) and passed on.
 """
 from __future__ import annotations
@@ -101,19 +102,43 @@ def vertex_parent_matrix(parent_type: str, parent_design: np.ndarray, parent_now
     return out
 
 
+def marker_frames(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(origins (m, 3), orientations (m, 4) w x y z, valid (m,)) of m markers' world
+    matrices (m, 4, 4), in one set of numpy calls: the right-handed frame whose z axis (the
+    joint axis) and x axis (an angle's zero) are those Blender draws, the scale dropped.  A
+    mirroring matrix (a negative scale on one or three axes, the marker's own or a
+    parent's) draws left-handed axes: its y axis is reversed before the polar decomposition,
+    so the frame keeps the drawn z and x and takes y = z x x (``rigid_frames`` alone would
+    turn all three round, the joint's axis against the drawn one).  valid as rigid_frames'."""
+    M = np.array(matrices, dtype=float).reshape(-1, 4, 4)
+    mirrored = np.linalg.det(np.where(np.isfinite(M), M, 0.0)[:, :3, :3]) < 0.0
+    M[:, :3, 1] *= np.where(mirrored, -1.0, 1.0)[:, None]
+    position, orientation, _, valid = rigid_frames(M)
+    return position, orientation, valid
+
+
+def marker_frame(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``marker_frames`` of one world matrix (4, 4): (origin (3,), orientation (4,) w x y
+    z); ValueError for a non-finite, non-affine or singular matrix (a scale of zero)."""
+    position, orientation, valid = marker_frames(matrix)
+    if not valid[0]:
+        raise ValueError("a marker's matrix is singular (a scale of zero) or not affine")
+    return position[0], orientation[0]
+
+
 def marker_pose(part: PartFrame, world: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(position (3,) in Blender units, orientation (4,) w x y z) of a marker in its part's
     frame, from the marker's world matrix ``world`` with the part as designed (its parent
     relation applied to the part's design matrix, not an animated pose); the marker's own
-    scale is dropped."""
-    pm, qm, _ = part_frame_from_matrix(world)
+    scale is dropped (``marker_frame``: its drawn z and x axes kept)."""
+    pm, qm = marker_frame(world)
     return marker_in_part(part, pm, qm)
 
 
 def marker_in_part(part: PartFrame, position: np.ndarray,
                    orientation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``marker_pose`` of a marker whose world frame is already known: its origin
-    ``position`` (3,) and axes ``orientation`` (4,) w x y z, in world (rigid_frames)."""
+    ``position`` (3,) and axes ``orientation`` (4,) w x y z, in world (marker_frames)."""
     Rp = part.rotation
     return Rp.T @ (position - part.position), matrix_to_quat(Rp.T @ quat_to_matrix(orientation))
 
@@ -170,6 +195,34 @@ def basis_poses(world: np.ndarray, parent_world: np.ndarray, parent_inverse: np.
     dq = delta_quaternion / np.linalg.norm(delta_quaternion, axis=-1, keepdims=True)
     R = np.swapaxes(quat_to_matrix(dq), -1, -2)[:, None] @ R
     return B[..., :3, 3] - delta_location[:, None], _continuous(matrix_to_quat(R))
+
+
+def keyed_worlds(parent_world: np.ndarray, parent_inverse: np.ndarray, loc: np.ndarray,
+                 quat: np.ndarray, scales: np.ndarray, delta_location: np.ndarray,
+                 delta_quaternion: np.ndarray) -> np.ndarray:
+    """The world matrices (m, n, 4, 4) Blender shows for m objects keyed at ``loc`` (m, n, 3)
+    and ``quat`` (m, n, 4) w x y z in quaternion mode: parent_world (m, n or 1, 4, 4) @
+    parent_inverse (m, 4, 4) @ its basis, translation(loc + delta_location) @
+    R(delta_quaternion) @ R(quat) @ diag(scales), ``scales`` (m, n, 3) the scale channel
+    times the delta scale at each pose.  What ``basis_poses``' keys give back, to check
+    that they reach the poses asked for."""
+    m, n = quat.shape[:2]
+    dq = delta_quaternion / np.linalg.norm(delta_quaternion, axis=-1, keepdims=True)
+    q = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+    B = np.zeros((m, n, 4, 4))
+    B[..., :3, :3] = (quat_to_matrix(dq)[:, None] @ quat_to_matrix(q)) * scales[..., None, :]
+    B[..., :3, 3] = loc + delta_location[:, None]
+    B[..., 3, 3] = 1.0
+    return parent_world @ parent_inverse[:, None] @ B
+
+
+def corner_misfit(world: np.ndarray, keyed: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """(m, n) how far (Blender units) the farthest of each object's ``corners`` (m, c, 3,
+    in its own coordinates: its bounding box) lies from where ``world`` (m, n, 4, 4) puts
+    it when ``keyed`` (m, n, 4, 4) places the object instead."""
+    d = (keyed - world)[..., :3, :]
+    c = np.concatenate([corners, np.ones(corners.shape[:2] + (1,))], axis=-1)
+    return np.linalg.norm(np.einsum("mnij,mcj->mnci", d, c), axis=-1).max(axis=-1)
 
 
 def _continuous(q: np.ndarray) -> np.ndarray:
