@@ -26,7 +26,8 @@ from ..solver import MechanismError
 from .anim import ensure_channelbag, find_channelbag
 from .io.csv_table import csv_rows, write_rows
 from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
-from .io.part_frames import basis_pose, basis_poses, corner_misfit, keyed_worlds, pose_matrices
+from .io.part_frames import (basis_pose, basis_poses, conformal, corner_misfit, keyed_worlds,
+                              pose_matrices)
 from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
                        is_baked_channel, joint_plots, part_contact_plots, vector_force_plots)
 from .scene_reader import SceneMechanism
@@ -215,12 +216,18 @@ def part_pose_keys(sm: SceneMechanism, result, placing: bool = False) -> tuple[n
                                             shift[rows], turn[rows])
         # the scale the pose asks of the basis (its axes' lengths): the keys keep the scale
         # channel, whose own keys may stretch the part as the user means them to, so only
-        # what no scale and rotation make (a basis sheared by its parent) is a misfit
-        basis = np.linalg.inv(above @ inverse[rows][:, None]) @ world[rows]
-        scales = np.linalg.norm(basis[..., :3, :3], axis=-2) * signs[rows][:, None]
-        keyed = keyed_worlds(above, inverse[rows], loc[rows], quat[rows], scales,
-                             shift[rows], turn[rows])
-        misfit[rows] = corner_misfit(world[rows], keyed, corners[rows])
+        # what no scale and rotation make (a basis sheared by its parent) is a misfit; a
+        # parent that turns and scales alike in every direction (or none) shears nothing
+        misfit[rows] = 0.0
+        frame = above @ inverse[rows][:, None]
+        sheared = ~conformal(frame[..., :3, :3])
+        if sheared.any():
+            rows, frame = rows[sheared], frame[sheared]
+            basis = np.linalg.inv(frame) @ world[rows]
+            scales = np.linalg.norm(basis[..., :3, :3], axis=-2) * signs[rows][:, None]
+            keyed = keyed_worlds(frame, np.broadcast_to(np.eye(4), (len(rows), 4, 4)),
+                                 loc[rows], quat[rows], scales, shift[rows], turn[rows])
+            misfit[rows] = corner_misfit(world[rows], keyed, corners[rows])
     _refuse_misfit(sm, result, misfit, world, corners, placing)
     return loc, quat
 

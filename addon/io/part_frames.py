@@ -216,6 +216,16 @@ def keyed_worlds(parent_world: np.ndarray, parent_inverse: np.ndarray, loc: np.n
     return parent_world @ parent_inverse[:, None] @ B
 
 
+def conformal(L: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    """(m,) whether each object's linear maps L (m, n, 3, 3) turn and scale alike in every
+    direction at every pose (L^T L a multiple of the identity, to ``tol`` of it): a part
+    under such a parent keeps its shape as it turns, so its keys place it exactly."""
+    G = np.swapaxes(L, -1, -2) @ L
+    size = np.trace(G, axis1=-2, axis2=-1)[..., None, None] / 3.0
+    off = np.abs(G - size * np.eye(3)).max(axis=(-2, -1))
+    return np.all(off <= tol * size[..., 0, 0], axis=-1)
+
+
 def corner_misfit(world: np.ndarray, keyed: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """(m, n) how far (Blender units) the farthest of each object's ``corners`` (m, c, 3,
     in its own coordinates: its bounding box) lies from where ``world`` (m, n, 4, 4) puts
