@@ -233,3 +233,26 @@ def test_expression_failing_at_the_start_carries_its_time() -> None:
     with pytest.raises(SolverError, match=r"force 'push'.*log\(t\)") as err:
         m.solve(0.5, 24, analysis="dynamic")
     assert err.value.time == 0.0
+
+
+@pytest.mark.parametrize("element", ["torsion", "spring", "force"])
+def test_a_load_failing_inside_a_dynamic_step_carries_its_own_time(element: str) -> None:
+    """A torsion spring's actuator, a spring-damper's actuator or a load that cannot be
+    evaluated from t = 0.5 s on (log(0.5 - t)) stops a dynamic run at 24 fps with the time
+    it failed at, 0.5 s (frame 12 counted from 0, whose time it is), not the start of the
+    step it failed in (0.4583 s, which a caller named as the frame before); the frames
+    before it kept, the element named once."""
+    m = base()
+    m.add_joint("pin", "revolute", "A", "O")
+    if element == "torsion":
+        m.add_torsion_spring("E", "pin", stiffness=0.0, actuator="log(0.5 - t)")
+    elif element == "spring":
+        m.add_marker("anchor", "ground", position=(0.0, 0.5, 0.0))
+        m.add_spring_damper("E", "A", "anchor", stiffness=0.0, actuator="log(0.5 - t)")
+    else:
+        m.add_force("E", "A", torque=(0.0, 0.0, "log(0.5 - t)"))
+    with pytest.raises(SolverError, match=r"'E'.*log\(0\.5 - t\)") as err:
+        m.solve(1.0, 24, analysis="dynamic")
+    assert err.value.time == pytest.approx(0.5, abs=1e-12)
+    assert len(err.value.result.times) == 12
+    assert str(err.value).count("'E'") == 1

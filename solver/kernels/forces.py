@@ -92,15 +92,18 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _actuator(act: Callable[..., float], what: str, t: float, x: float, xd: float) -> float:
     """An actuator's value; any failure or a non-finite value is an ExpressionError naming
     the element and the time (the analyses turn it into a SolverError with the frames)."""
+    at = float(t) if np.ndim(t) == 0 else None      # (the time it fails at, for the run)
     try:
         val = float(act(t, x, xd))
-    except ExpressionError as exc:
-        raise ExpressionError(f"{what}: {exc}") from None
+    except ExpressionError as exc:      # (an expression's message may name the element)
+        said = str(exc)
+        raise ExpressionError(said if said.startswith(what) else f"{what}: {said}",
+                              time=at) from None
     except Exception as exc:  # a user's callable may raise anything
         raise ExpressionError(f"{what}: the actuator failed at t={t:.6g} s: "
-                              f"{type(exc).__name__}: {exc}") from None
+                              f"{type(exc).__name__}: {exc}", time=at) from None
     if not math.isfinite(val):
-        raise ExpressionError(f"{what}: the actuator gives {val} at t={t:.6g} s")
+        raise ExpressionError(f"{what}: the actuator gives {val} at t={t:.6g} s", time=at)
     return val
 
 

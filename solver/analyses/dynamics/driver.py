@@ -67,7 +67,7 @@ from ...model.results import Result, report_progress
 from ...model.state import RunState, State
 from .equations import Equations
 from .events import StepEnd, aim_at_kink, crossed_at_end, record_friction, step_events
-from .inside import SINGULAR_STEP, inside_step
+from .inside import SINGULAR_STEP, before_failure, inside_step
 from .pairs import frame_pairs
 from .requests import Request, Requests, drive
 from .frames import (REST, at_rest, frames_inside, hold_after, motion_rate, moved,
@@ -250,8 +250,9 @@ class DynamicRun:
         dry joint jammed, and singular equations (``lock_up_at()``, or a lock-up at tt)."""
         try:
             yield
-        except ExpressionError as exc:
-            self.fail(str(exc), k, self.t if tt is None else tt)
+        except ExpressionError as exc:      # at the stage's time where it says it failed
+            self.fail(str(exc), k, exc.time if exc.time is not None
+                      else self.t if tt is None else tt)
         except FrictionJam as exc:
             at = self.t if tt is None else tt
             self.fail(exc.at(at), k, at, exc.names)
@@ -327,7 +328,11 @@ class DynamicRun:
         sysm, stepper, control = self.sysm, self.stepper, self.control
         cut = False             # cut once to a bound passed and left inside the step
         while True:
-            y1, err = yield Request("step", stepper.step, (self.t, y, f0, hs, self.norm))
+            try:
+                y1, err = yield Request("step", stepper.step, (self.t, y, f0, hs, self.norm))
+            except ExpressionError as exc:       # a load that fails inside: close in on it
+                hs = before_failure(exc, self.t, hs, self.frame_dt)     # (inside.py)
+                continue
             if err <= 1.0 or (self.locating and err < np.inf and
                               crossed_at_end(sysm, self.stops, self.t, y, hs, y1)):
                 again, cut = inside_step(self, k, y, y1, hs, err, cut)   # (inside.py)

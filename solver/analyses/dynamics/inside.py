@@ -7,6 +7,9 @@ A step is accepted on its error at its end; two things can pass unseen between i
 - a rigid bound's coordinate carried past its bound and back (a swing turning just beyond
   a stop: both ends inside; Stops.turned_back): the step is cut once to where the gaps'
   cubic dips deepest, so that its end is past the bound and the impact is located.
+And a step whose stage cannot evaluate a load's expression (log(0.5 - t) past 0.5 s) is
+cut towards the time it failed at (``before_failure``), so that the run stops there with
+every frame before it, not at the start of a long step.
 """
 from __future__ import annotations
 
@@ -14,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from ...base.errors import ExpressionError
 from ..general_motions import carried_to_gimbal, past_gimbal
 
 SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
+FAILED_STEP = 1e-6      # of a frame: how close a step is cut to a load's failing time
 
 
 def inside_step(run: Any, k: int, y: np.ndarray, y1: np.ndarray, hs: float, err: float,
@@ -36,3 +41,16 @@ def inside_step(run: Any, k: int, y: np.ndarray, y1: np.ndarray, hs: float, err:
     if hs < SINGULAR_STEP * run.frame_dt:        # a free b2 carried to +-90 deg
         run.fail(carried_to_gimbal(run.model, turned, run.p, run.t), k, run.t, (turned,))
     return 0.5 * hs, cut                         # ... through it: cut towards it
+
+
+def before_failure(exc: ExpressionError, t: float, hs: float, frame_dt: float) -> float:
+    """The size (s) to try a step from t (s) of size hs again at when an expression failed
+    in one of its stages: half-way to the time it failed at (``exc.time``; else half the
+    step), the stages then short of it.  Raises ``exc`` once that is below FAILED_STEP of
+    a frame, or when it failed at t itself: the run stops there (analyses/dynamics/
+    driver.py ``_named``), its frames up to there kept."""
+    at = exc.time if exc.time is not None and t < exc.time <= t + hs else t + hs
+    cut = 0.5 * (at - t)
+    if cut < FAILED_STEP * frame_dt or (exc.time is not None and exc.time <= t):
+        raise exc
+    return cut
