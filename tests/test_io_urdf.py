@@ -287,6 +287,10 @@ BAD = {
                                    '<link name="fore"', "no <inertial>"),
     "mimic of a missing joint": (arm_urdf(elbow_extra='<mimic joint="wrist"/>'), '<joint name="elbow"',
                                  "mimics 'wrist'"),
+    "a revolute limit without bounds": (arm_urdf(elbow='type="revolute"', elbow_extra=
+                                                '<limit effort="5" velocity="2"/>'),
+                                         '<limit effort="5"', "joint 'elbow': its limit leaves it "
+                                         "no range (lower = upper = 0; lower and upper not given"),
     "a bad number": (arm_urdf().replace('xyz="0.5 0 0" rpy', 'xyz="0.5 0" rpy'), 'xyz="0.5 0" rpy',
                      "xyz='0.5 0' is not 3 finite numbers"),
 }

@@ -366,6 +366,12 @@ def read_limit(e: Element, what: str, kind: str) -> Limit | None:
     lower, upper = number(el, "lower", 0.0), number(el, "upper", 0.0)
     if lower > upper:
         raise UrdfError(f"{what}: limit lower {lower:g} exceeds upper {upper:g}", el.line)
+    if lower == upper:        # (URDF's defaults: both 0 when the limit gives neither)
+        missing = " and ".join(key for key in ("lower", "upper") if key not in el.attrib)
+        why = f"; {missing} not given, URDF's default 0" if missing else ""
+        raise UrdfError(f"{what}: its limit leaves it no range (lower = upper = {lower:g}"
+                        f"{why}): give both (a revolute that turns freely is type "
+                        "'continuous')", el.line)
     return Limit(lower, upper, number(el, "effort", 0.0), number(el, "velocity", 0.0))
 
 
