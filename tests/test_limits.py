@@ -172,11 +172,14 @@ def test_a_range_wider_than_half_a_turn(end: float, past) -> None:
 
 
 def test_start_outside_the_range_is_refused() -> None:
+    """A door built outside its stops' range: a run refuses it; check() names it."""
     m = door()
-    m.limits["stop"] = type(m.limits["stop"])(**{**m.limits["stop"].__dict__, "lower": math.radians(85.0),
-                                                  "upper": math.radians(120.0)})
+    m.limits["stop"] = type(m.limits["stop"])(**{**m.limits["stop"].__dict__, "upper": 2.1,
+                                                  "lower": math.radians(85.0)})
     with pytest.raises(SolverError, match="starts outside a limit: limit 'stop'"):
         m.solve(duration=0.5, fps=10, analysis="dynamic")
+    problems = m.check().problems
+    assert any("limit 'stop': joint 'hinge' past its lower bound" in p for p in problems), problems
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -594,3 +597,4 @@ def test_a_wheel_turning_away_from_its_lone_stop_spins_on_freely() -> None:
     out = m.solve(duration=4.0, fps=50, analysis="dynamic")
     assert not out.impacts and len(out) == 201
     assert np.abs(joint_angle(out, "pin") + 2.0 * out.times).max() < 1e-9
+

@@ -14,7 +14,9 @@ from ..model.compile import Model
 from ..model.state import State
 from .assembly import assemble_pose
 from .contact_check import overlapping_contacts
+from .dynamics.stops import check_start
 from .general_motions import dead_centre
+from .limit_turns import pose_turns
 from .structure import structure
 
 
@@ -55,6 +57,12 @@ def check(model: Model, state: State) -> CheckReport:
     except SolverError as exc:
         problems.append(str(exc))
         assembled = False
+    if assembled:              # a start past a stop: a run or statics would refuse it
+        try:
+            t = float(state.t)
+            check_start(model, r, p, t, pose_turns(model, r, p, t, asm.track))
+        except SolverError as exc:
+            problems.append(str(exc))
     st = st or structure(model, r, p)
     redundant: dict[str, list[str]] = {}
     for k in st.redundant:
