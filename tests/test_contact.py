@@ -326,6 +326,27 @@ def test_statics_rests_a_ball_on_its_contact() -> None:
     assert rest.stable
 
 
+@pytest.mark.parametrize("exponent", [1.0, 1.5])
+@pytest.mark.parametrize("on_a_slide", [False, True])
+def test_statics_rests_a_ball_built_touching_the_floor(exponent: float, on_a_slide: bool) -> None:
+    """A ball built exactly touching a floor (gap 0, no overlap: where a user puts it) is
+    at rest in statics where K delta^n = m g (1e-9: Newton's precision), free or on a
+    vertical slide: at zero overlap the contact resists a move into the floor only (its
+    stiffness one-sided; K delta^0.5 is even 0 there for n = 1.5)."""
+    K, mass = 1e5, 0.1
+    m = ball_on_floor(0.01, mass, 0.0, 0.0, gravity=G, stiffness=K, exponent=exponent)
+    if on_a_slide:
+        m.add_marker("rail", "ground")
+        m.add_marker("shoe", "ball")
+        m.add_joint("drop", "prismatic", "shoe", "rail")
+    rest = m.statics()
+    depth = (mass * G / K) ** (1 / exponent)
+    assert rest.contact("hit")["penetration"][0] == pytest.approx(depth, rel=1e-9)
+    assert rest.position("ball")[0] == pytest.approx([0.0, 0.0, 0.01 - depth], rel=1e-9, abs=1e-15)
+    assert rest.contact("hit")["force"][0] == pytest.approx([0.0, 0.0, mass * G], rel=1e-9)
+    assert rest.stable
+
+
 def test_sweep_reports_interference_and_carries_the_contact() -> None:
     """A box driven down into a floor at 0.3 m/s by a motion (a kinematic sweep): its least
     gap is 0.15 - 0.3 t at every frame (negative: the depth driven in; 1e-12 m), at a lower

@@ -137,6 +137,10 @@ class Equilibrium(NewtonProblem):
             T[:, c] = ((self._moved(r, p, lam, b, k, hstep) - self._moved(r, p, lam, b, k, -hstep))
                        / (2.0 * hstep) if central else
                        (self._moved(r, p, lam, b, k, hstep) - R[:n]) / hstep)
+            if not central and not T[:, c].any():
+                # nothing resists the move forward: a contact whose parts touch with no
+                # overlap, which a move back presses in (its stiffness one-sided)
+                T[:, c] = (R[:n] - self._moved(r, p, lam, b, k, -hstep)) / hstep
         return T
 
     def _moved(self, r, p, lam, b: int, k: int, h: float) -> np.ndarray:
