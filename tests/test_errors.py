@@ -172,14 +172,18 @@ def test_a_load_needs_its_value_not_its_rate() -> None:
     """A press on the slider, -200 sqrt(0.3 - t) N: its value is 0 at t = 0.3 s, where its
     rate is infinite (a motion needs both; a load only the value), so a sweep's frames up
     to 0.3 s solve (their forces evaluated for the whole block at once, as frame by frame),
-    and the first frame past it is named."""
+    and the first frame past it is named: a SolverError, as a dynamic run's, with the
+    frames before it (the same numbers as the run that ends at 0.3 s)."""
     m = slider_crank(0.1, 0.3)
     m.add_marker("press", "slider")
     m.add_force("load", "press", force=("-200*sqrt(0.3 - t)", 0.0, 0.0))
     r = m.solve(times=np.arange(73) / 240.0)             # t = 0 to 0.3 s
     assert r.times[-1] == 0.3 and np.all(np.isfinite(r.effort("drive")))
-    with pytest.raises(ExpressionError, match=r"force 'load'.*t=0.30416"):
+    with pytest.raises(SolverError, match=r"force 'load'.*t=0.30416") as err:
         m.solve(1.0, 240)
+    assert err.value.time == pytest.approx(73 / 240.0)
+    np.testing.assert_array_equal(err.value.result.times, r.times)
+    np.testing.assert_allclose(err.value.result.effort("drive"), r.effort("drive"), rtol=1e-12)
 
 
 @pytest.mark.parametrize("second", ["load", "spring"])
@@ -197,8 +201,11 @@ def test_the_first_frame_that_fails_is_named(second: str) -> None:
     else:
         m.add_marker("anchor", "ground", position=(0.6, 0.05, 0.0))
         m.add_spring_damper("B", "press", "anchor", stiffness=10.0, actuator="sqrt(0.45 - t)")
-    with pytest.raises(ExpressionError, match=r"'B'.*t=0.45416"):
+    with pytest.raises(SolverError, match=r"'B'.*t=0.45416") as err:
         m.solve(1.0, 240)
+    assert len(err.value.result.times) == 109          # the frames to 0.45 s
+    assert err.value.time == pytest.approx(109 / 240.0)
+    assert str(err.value).count("'B'") == 1                # named once
 
 
 def test_nan_in_motion_stops_with_time() -> None:

@@ -95,12 +95,14 @@ def _actuator(act: Callable[..., float], what: str, t: float, x: float, xd: floa
     try:
         val = float(act(t, x, xd))
     except ExpressionError as exc:
-        raise ExpressionError(f"{what}: {exc}") from None
+        msg = str(exc)            # (an expression's own message names the element already)
+        raise ExpressionError(msg if msg.startswith(what) else f"{what}: {msg}",
+                              time=t) from None
     except Exception as exc:  # a user's callable may raise anything
         raise ExpressionError(f"{what}: the actuator failed at t={t:.6g} s: "
-                              f"{type(exc).__name__}: {exc}") from None
+                              f"{type(exc).__name__}: {exc}", time=t) from None
     if not math.isfinite(val):
-        raise ExpressionError(f"{what}: the actuator gives {val} at t={t:.6g} s")
+        raise ExpressionError(f"{what}: the actuator gives {val} at t={t:.6g} s", time=t)
     return val
 
 
