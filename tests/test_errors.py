@@ -25,6 +25,17 @@ def test_errors_are_value_errors() -> None:
     assert issubclass(MechanismError, ValueError)
 
 
+def test_an_expression_that_fails_is_bad_input() -> None:
+    """An expression that cannot be parsed or evaluated is a MechanismError, as the
+    reference says: a tool catching bad input catches it too, with its time."""
+    from solver import parse_expression
+    with pytest.raises(MechanismError, match="unknown function 'foo'"):
+        parse_expression("foo(t)")
+    with pytest.raises(MechanismError, match=r"log\(0\) is undefined") as err:
+        parse_expression("log(1 - t)")(t=1.0)
+    assert err.value.time == 1.0
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda m: m.add_part("arm"), "part name 'arm' is already used by a part"),
     (lambda m: m.add_marker("arm", "ground"), "marker name 'arm' is already used by a part"),
