@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from solver import Mechanism, MechanismError, Shape, quat_to_matrix
+from solver import Mechanism, MechanismError, Shape, SolverError, quat_to_matrix
 from solver.kernels.constraints import body_arrays
 from solver.kernels.contacts import contact_forces, contact_jacobians, geometry
 from solver.model.compile import compile_model
@@ -345,6 +345,21 @@ def test_statics_rests_a_ball_built_touching_the_floor(exponent: float, on_a_sli
     assert rest.position("ball")[0] == pytest.approx([0.0, 0.0, 0.01 - depth], rel=1e-9, abs=1e-15)
     assert rest.contact("hit")["force"][0] == pytest.approx([0.0, 0.0, mass * G], rel=1e-9)
     assert rest.stable
+
+
+def test_statics_says_a_contact_s_friction_holds_nothing_at_rest() -> None:
+    """A box on a 10 deg slope held only by its contact's friction (mu 0.5 > tan 10 deg):
+    statics has no equilibrium (contact friction acts on the slip speed, zero at rest)
+    and says so, naming the contact, beside the part free to move."""
+    a = math.radians(10.0)
+    m = Mechanism(gravity=(G * math.sin(a), 0.0, -G * math.cos(a)))
+    m.add_part("ground", fixed=True)
+    m.add_part("box", mass=0.1, inertia=(4e-5,) * 3, position=(0.0, 0.0, 0.0499))
+    m.add_contact("seat", "box", "ground", Shape.box((0.1, 0.1, 0.1)), Shape.half_space(),
+                  stiffness=1e5, exponent=1.0, friction=0.5)
+    with pytest.raises(SolverError, match=r"parts 'box' are free to move.*the friction of "
+                                          r"contact 'seat' holds nothing in statics"):
+        m.statics()
 
 
 def test_sweep_reports_interference_and_carries_the_contact() -> None:

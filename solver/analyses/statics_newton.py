@@ -222,7 +222,24 @@ class Equilibrium(NewtonProblem):
             names = list(model.body_part)
         raise SolverError(f"no static equilibrium near the start ({why}): parts "
                           f"{', '.join(map(repr, names))} are free to move under the loads "
-                          "(an unrestrained degree of freedom)", self.time, tuple(names))
+                          f"(an unrestrained degree of freedom){_rubbing(model, names)}",
+                          self.time, tuple(names))
+
+
+def _rubbing(model: Model, parts: list[str]) -> str:
+    """What to add to statics' failure naming ``parts``: the contacts with friction that
+    touch them, whose friction acts on the slip speed, zero at rest ('' if none)."""
+    cp = model.forces.contacts
+    if cp is None:
+        return ""
+    rubbing = [n for c, n in enumerate(cp.names)
+               if (cp.part_a[c] in parts or cp.part_b[c] in parts)
+               and np.any(cp.static[cp.contact == c] > 0.0)]
+    if not rubbing:
+        return ""
+    return (f"; the friction of contact {', '.join(map(repr, rubbing))} holds nothing in "
+            "statics (it acts on the slip speed, zero at rest): a dynamic run rests the part "
+            "on it")
 
 
 def _block_scale(K: np.ndarray, J: np.ndarray) -> float:
