@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from solver import Mechanism, MechanismError, Shape, quat_to_matrix
+from solver import Mechanism, MechanismError, Shape, SolverError, quat_to_matrix
 from solver.kernels.constraints import body_arrays
 from solver.kernels.contacts import contact_forces, contact_jacobians, geometry
 from solver.model.compile import compile_model
@@ -324,6 +324,42 @@ def test_statics_rests_a_ball_on_its_contact() -> None:
     assert hit["penetration"][0] == pytest.approx((mass * G / K) ** (1 / n), rel=1e-9)
     assert hit["force"][0] == pytest.approx([0.0, 0.0, mass * G], rel=1e-9)
     assert rest.stable
+
+
+@pytest.mark.parametrize("exponent", [1.0, 1.5])
+@pytest.mark.parametrize("on_a_slide", [False, True])
+def test_statics_rests_a_ball_built_touching_the_floor(exponent: float, on_a_slide: bool) -> None:
+    """A ball built exactly touching a floor (gap 0, no overlap: where a user puts it) is
+    at rest in statics where K delta^n = m g (1e-9: Newton's precision), free or on a
+    vertical slide: at zero overlap the contact resists a move into the floor only (its
+    stiffness one-sided; K delta^0.5 is even 0 there for n = 1.5)."""
+    K, mass = 1e5, 0.1
+    m = ball_on_floor(0.01, mass, 0.0, 0.0, gravity=G, stiffness=K, exponent=exponent)
+    if on_a_slide:
+        m.add_marker("rail", "ground")
+        m.add_marker("shoe", "ball")
+        m.add_joint("drop", "prismatic", "shoe", "rail")
+    rest = m.statics()
+    depth = (mass * G / K) ** (1 / exponent)
+    assert rest.contact("hit")["penetration"][0] == pytest.approx(depth, rel=1e-9)
+    assert rest.position("ball")[0] == pytest.approx([0.0, 0.0, 0.01 - depth], rel=1e-9, abs=1e-15)
+    assert rest.contact("hit")["force"][0] == pytest.approx([0.0, 0.0, mass * G], rel=1e-9)
+    assert rest.stable
+
+
+def test_statics_says_a_contact_s_friction_holds_nothing_at_rest() -> None:
+    """A box on a 10 deg slope held only by its contact's friction (mu 0.5 > tan 10 deg):
+    statics has no equilibrium (contact friction acts on the slip speed, zero at rest)
+    and says so, naming the contact, beside the part free to move."""
+    a = math.radians(10.0)
+    m = Mechanism(gravity=(G * math.sin(a), 0.0, -G * math.cos(a)))
+    m.add_part("ground", fixed=True)
+    m.add_part("box", mass=0.1, inertia=(4e-5,) * 3, position=(0.0, 0.0, 0.0499))
+    m.add_contact("seat", "box", "ground", Shape.box((0.1, 0.1, 0.1)), Shape.half_space(),
+                  stiffness=1e5, exponent=1.0, friction=0.5)
+    with pytest.raises(SolverError, match=r"parts 'box' are free to move.*the friction of "
+                                          r"contact 'seat' holds nothing in statics"):
+        m.statics()
 
 
 def test_sweep_reports_interference_and_carries_the_contact() -> None:

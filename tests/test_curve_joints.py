@@ -103,6 +103,43 @@ def test_eccentric_cam_lift_against_closed_form(follower: str) -> None:
     assert r.contact_force("contact").min() > 0.0 and not r.notes
 
 
+@pytest.mark.parametrize("turned", [0.0, 0.3, -0.3, -2.8])
+def test_statics_of_a_free_cam_turned_far_by_its_follower(turned: float) -> None:
+    """The eccentric cam free on its axle, held by a torsion spring (0.5 N m/rad about its
+    angle 0), its roller follower pressed on by a 3e4 N/m spring: the follower turns the
+    cam down to where k th + F dy/dth = 0 (virtual work; F the spring's push and the
+    follower's weight, y the lift of the roller), th = -1.5467 rad, from a start turned
+    `turned` rad. Statics' Newton moves the cam by over a radian, and the contact point
+    found from one pose to the next stays on the roller's touching side: the angle to
+    1e-9 rad, the contact force F / cos(phi) to 1e-9 of it (phi the line of centres'
+    tilt from the guide)."""
+    from scipy.optimize import brentq
+    Rc, e, rho, mass, k, kt = 0.05, 0.015, 0.01, 0.3, 3e4, 0.5
+    m = eccentric_cam("roller")
+    del m.motions["drive"]
+    m.add_marker("top", "follower", position=(0.0, 0.05, 0.0))
+    m.add_marker("hook", "ground", position=(0.0, 0.2, 0.0))
+    m.add_spring_damper("sp", "top", "hook", stiffness=k, free_length=0.2)
+    m.add_torsion_spring("ts", "spin", stiffness=kt)
+
+    def lift(th: float) -> tuple[float, float]:
+        root = math.sqrt((Rc + rho) ** 2 - (e * math.cos(th)) ** 2)
+        return e * math.sin(th) + root, e * math.cos(th) * (1.0 + e * math.sin(th) / root)
+
+    def push(th: float) -> float:                   # the spring's push and the weight, N
+        return k * (lift(th)[0] + 0.05) + mass * G
+
+    m.parts["cam"].orientation[:] = (math.cos(turned / 2), 0.0, 0.0, math.sin(turned / 2))
+    m.parts["follower"].position[:] = (0.0, lift(turned)[0], 0.0)
+    rest = m.statics()
+    w, _, _, z = rest.orientation("cam")[0]
+    th = 2.0 * math.atan2(z, w)
+    want = brentq(lambda a: kt * a + push(a) * lift(a)[1], -2.5, -1.0, xtol=1e-14)
+    assert th == pytest.approx(want, abs=1e-9) and rest.stable
+    tilt = (lift(want)[0] - e * math.sin(want)) / (Rc + rho)
+    assert rest.contact_force("contact")[0] == pytest.approx(push(want) / tilt, rel=1e-9)
+
+
 @pytest.mark.parametrize("omega, fps", [(15 * math.pi, 120), (25 * math.pi, 24)])
 def test_a_cam_turned_far_between_frames_stays_on_its_branch(omega: float, fps: int) -> None:
     """A quarter turn and more between frames (0.39 and 3.3 rad): the sweep's prediction

@@ -25,6 +25,17 @@ def test_errors_are_value_errors() -> None:
     assert issubclass(MechanismError, ValueError)
 
 
+def test_an_expression_that_fails_is_bad_input() -> None:
+    """An expression that cannot be parsed or evaluated is a MechanismError, as the
+    reference says: a tool catching bad input catches it too, with its time."""
+    from solver import parse_expression
+    with pytest.raises(MechanismError, match="unknown function 'foo'"):
+        parse_expression("foo(t)")
+    with pytest.raises(MechanismError, match=r"log\(0\) is undefined") as err:
+        parse_expression("log(1 - t)")(t=1.0)
+    assert err.value.time == 1.0
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda m: m.add_part("arm"), "part name 'arm' is already used by a part"),
     (lambda m: m.add_marker("arm", "ground"), "marker name 'arm' is already used by a part"),
@@ -172,14 +183,18 @@ def test_a_load_needs_its_value_not_its_rate() -> None:
     """A press on the slider, -200 sqrt(0.3 - t) N: its value is 0 at t = 0.3 s, where its
     rate is infinite (a motion needs both; a load only the value), so a sweep's frames up
     to 0.3 s solve (their forces evaluated for the whole block at once, as frame by frame),
-    and the first frame past it is named."""
+    and the first frame past it is named: a SolverError, as a dynamic run's, with the
+    frames before it (the same numbers as the run that ends at 0.3 s)."""
     m = slider_crank(0.1, 0.3)
     m.add_marker("press", "slider")
     m.add_force("load", "press", force=("-200*sqrt(0.3 - t)", 0.0, 0.0))
     r = m.solve(times=np.arange(73) / 240.0)             # t = 0 to 0.3 s
     assert r.times[-1] == 0.3 and np.all(np.isfinite(r.effort("drive")))
-    with pytest.raises(ExpressionError, match=r"force 'load'.*t=0.30416"):
+    with pytest.raises(SolverError, match=r"force 'load'.*t=0.30416") as err:
         m.solve(1.0, 240)
+    assert err.value.time == pytest.approx(73 / 240.0)
+    np.testing.assert_array_equal(err.value.result.times, r.times)
+    np.testing.assert_allclose(err.value.result.effort("drive"), r.effort("drive"), rtol=1e-12)
 
 
 @pytest.mark.parametrize("second", ["load", "spring"])
@@ -197,8 +212,11 @@ def test_the_first_frame_that_fails_is_named(second: str) -> None:
     else:
         m.add_marker("anchor", "ground", position=(0.6, 0.05, 0.0))
         m.add_spring_damper("B", "press", "anchor", stiffness=10.0, actuator="sqrt(0.45 - t)")
-    with pytest.raises(ExpressionError, match=r"'B'.*t=0.45416"):
+    with pytest.raises(SolverError, match=r"'B'.*t=0.45416") as err:
         m.solve(1.0, 240)
+    assert len(err.value.result.times) == 109          # the frames to 0.45 s
+    assert err.value.time == pytest.approx(109 / 240.0)
+    assert str(err.value).count("'B'") == 1                # named once
 
 
 def test_nan_in_motion_stops_with_time() -> None:
@@ -256,3 +274,23 @@ def test_a_load_failing_inside_a_dynamic_step_carries_its_own_time(element: str)
     assert err.value.time == pytest.approx(0.5, abs=1e-12)
     assert len(err.value.result.times) == 12
     assert str(err.value).count("'E'") == 1
+
+
+def test_the_frames_of_a_failed_run_say_how_they_were_computed() -> None:
+    """A dynamic run that stops (a motion's log(0) at t = 1 s) hands back its frames with
+    the method and the steps that computed them, as a finished run's Result has them."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("slider", mass=1.0)
+    m.add_marker("O", "ground")
+    m.add_marker("s", "slider")
+    m.add_joint("guide", "prismatic", "s", "O")
+    m.add_motion("lift", "guide", "max(-1, log(1 - t))")
+    finished = m.solve(duration=0.75, fps=4, analysis="dynamic")
+    with pytest.raises(SolverError, match="motion 'lift'") as err:
+        m.solve(duration=2.0, fps=4, analysis="dynamic")
+    partial = err.value.result
+    assert list(partial.times) == list(finished.times)
+    assert partial.method == finished.method and partial.method.startswith("explicit")
+    assert partial.steps >= finished.steps > 0
+    assert partial.rest_from is None and partial.notes == finished.notes

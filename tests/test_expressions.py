@@ -517,3 +517,38 @@ def test_breakpoints_are_where_a_step_or_ramp_of_t_turns(src, variables, constan
     assert parse(src, variables, constants=constants).breakpoints == pytest.approx(expected)
     if variables == ("t",):
         assert time_function(src, constants=constants).breakpoints == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("src, first_bad", [
+    ("max(-1, log(1 - t))", 1.0),          # log(0) = -inf, which max leaves out
+    ("min(0.5, sqrt(1 - t))", 1.0),        # sqrt's derivative infinite at 0, NaN past it
+    ("min(1, asin(t - 0.5))", 1.5),        # asin of 1: an infinite slope, past it NaN
+    ("max(0, 1 / (t - 1.5))", 1.5)])       # a division by zero on the branch left out
+def test_a_table_of_times_fails_where_one_time_fails(src, first_bad):
+    """Evaluated over many times at once (a kinematic sweep's frames) an expression is
+    undefined where it is undefined at one time: a value that min or max leaves out
+    (numpy gives NaN or inf for it) still fails, at the first such time."""
+    tf = time_function(src, name="motion 'm'")
+    ts = np.linspace(0.0, 2.0, 9)
+    for t in ts[ts < first_bad]:
+        # numpy's and math's asin, log, ... may round apart in the last bit
+        assert tf.table(np.array([t]))[0] == pytest.approx(tf.derivatives(t), rel=1e-14)
+    with pytest.raises(ExpressionError, match=rf"motion 'm'.*t={first_bad!r}"):
+        tf.table(ts)
+
+
+def test_a_kinematic_sweep_stops_where_the_expression_is_undefined():
+    """The sweep (one vectorized pass over its frames) and a dynamic run (one time a step)
+    both stop at log(1 - t)'s t = 1, naming the motion, with the frames before it."""
+    from solver import Mechanism, SolverError
+    for analysis in ("kinematic", "dynamic"):
+        m = Mechanism(gravity=(0.0, 0.0, 0.0))
+        m.add_part("ground", fixed=True)
+        m.add_part("slider", mass=1.0)
+        m.add_marker("O", "ground")
+        m.add_marker("s", "slider")
+        m.add_joint("guide", "prismatic", "s", "O")
+        m.add_motion("lift", "guide", "max(-1, log(1 - t))")
+        with pytest.raises(SolverError, match=r"motion 'lift'.*t=1\.0.*log\(0\)") as info:
+            m.solve(duration=2.0, fps=4, analysis=analysis)
+        assert list(info.value.result.times) == [0.0, 0.25, 0.5, 0.75]

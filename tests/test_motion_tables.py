@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.interpolate import CubicSpline
 
-from solver import Mechanism, MechanismError, SolverError
+from solver import ExpressionError, Mechanism, MechanismError, SolverError
 
 T_END = 2.0
 
@@ -121,3 +121,35 @@ def test_a_run_past_the_table_s_end_names_the_motion_and_time():
                                           r"the table's times \[0, 1\] s") as err:
         m.solve(duration=1.5, fps=10)
     assert err.value.time == pytest.approx(1.1) and len(err.value.result.times) == 11
+
+
+@pytest.mark.parametrize("method", ["explicit", "implicit"])
+def test_a_dynamic_run_ending_on_the_table_s_last_time_completes(method):
+    """A table over [0, 0.7] s drives a slider that carries a pendulum (a dynamic run) to
+    0.7 s at 30 fps: Radau IIA's long step ends an ulp past 0.7 s (t + h rounded), which
+    is the table's end, not a time outside it; the slider follows the spline (1e-9 m,
+    the projection's tolerance) to the last frame."""
+    ts = np.linspace(0.0, 0.7, 9)
+    m = _slider((ts, 0.1 * np.sin(ts)))
+    m.gravity[:] = (0.0, 0.0, -9.81)
+    m.add_part("bob", mass=1.0, inertia=(0.01, 0.01, 0.01), position=(0.3, 0.0, 0.0),
+               center_of_mass=(0.2, 0.0, 0.0))
+    m.add_marker("hinge", "bob", position=(-0.3, 0.0, 0.0))
+    m.add_marker("pivot", "slider")
+    m.add_joint("pin", "revolute", "hinge", "pivot")
+    r = m.solve(duration=0.7, fps=30, analysis="dynamic", method=method)
+    assert r.times[-1] == 0.7
+    spline = CubicSpline(ts, 0.1 * np.sin(ts), bc_type="not-a-knot")
+    assert np.abs(r.position("slider")[:, 2] - spline(r.times)).max() < 1e-9
+
+
+def test_a_table_takes_a_time_rounding_past_its_end_and_refuses_one_beyond():
+    """One ulp past either end is the end (its cubic, the same value to rounding); 1e-9 s
+    past it is outside, named."""
+    from solver.base.time_table import TimeTable
+    table = TimeTable(np.linspace(0.0, 0.7, 9), np.sin(np.linspace(0.0, 0.7, 9)), "m")
+    for end, past in ((0.7, np.nextafter(0.7, 1.0)), (0.0, -5e-324)):
+        assert table.at(past) == pytest.approx(table.at(end), rel=1e-15, abs=1e-15)
+    for bad in (0.7 + 1e-9, -1e-9):
+        with pytest.raises(ExpressionError, match="m: t = .* is outside the table's times"):
+            table.at(bad)

@@ -201,3 +201,26 @@ def test_measures_belong_to_forces_not_motions_and_failures_name_the_time():
     m.parts["block"].velocity[:] = (-1.0, 0, 0)
     with pytest.raises(SolverError, match="vector force 'pull': force x"):
         m.solve(duration=0.5, fps=24, analysis="dynamic")
+
+
+@pytest.mark.parametrize("analysis", ["kinematic", "dynamic"])
+def test_a_component_undefined_inside_max_stops_the_run(analysis):
+    """max(0, sqrt(DZ('a', 'O'))) on a slider driven down through DZ = 0 at 0.5 s: past
+    it the square root is undefined, as for a number (a load's sqrt(0.5 - t) stops the
+    run), not 0 because max leaves out numpy's NaN. The run stops naming the force; the
+    sweep after the frames to 0.5 s (sqrt(0) = 0 is defined)."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("slider", mass=1.0)
+    m.add_marker("O", "ground")
+    m.add_marker("a", "slider")
+    m.add_joint("guide", "prismatic", "a", "O")
+    m.add_motion("down", "guide", "0.5 - t")
+    m.add_vector_force("f", "a", "O", force=(0.0, 0.0, "max(0, sqrt(DZ('a', 'O')))"))
+    with pytest.raises(SolverError, match=r"vector force 'f': force z: .*sqrt") as err:
+        m.solve(duration=1.0, fps=4, analysis=analysis)
+    assert err.value.time < 1.0
+    if analysis == "kinematic":
+        assert err.value.time == 0.75 and list(err.value.result.times) == [0.0, 0.25, 0.5]
+        np.testing.assert_allclose(err.value.result.vector_force("f")[0][:, 2],
+                                   np.sqrt([0.5, 0.25, 0.0]), rtol=1e-12)

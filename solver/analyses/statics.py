@@ -119,10 +119,12 @@ class _ActiveSet:
         return np.linalg.lstsq(J0[self.eqm.keep].T, self.eqm.start_load, rcond=None)[0]
 
     def settle(self, r: np.ndarray, p: np.ndarray, held: np.ndarray) -> tuple:
-        """The active set from the pose (r, p) with the bounds ``held`` (rows) held:
+        """The active set from the start pose (r, p) with the bounds ``held`` (rows) held:
         Newton, then stops let go or held and friction let go, until nothing changes.
-        Returns (r, p, lambda, the residual, J); ``eqm.keep`` is left at its rows."""
+        Returns (r, p, lambda, the residual, J); ``eqm.keep`` is left at its rows, and
+        ``eqm.track`` at the tracked values of the pose returned."""
         model, lm, fp, eqm = self.model, self.lm, self.fp, self.eqm
+        eqm.track = self.track        # the start's; Newton carries them from pose to pose
         n, max_iter = eqm.n, self.max_iter
         rounds = 4 * ((len(lm.rows) if lm is not None else 0)
                       + (len(fp.rows) if fp is not None else 0)) + 1
@@ -133,7 +135,7 @@ class _ActiveSet:
             (r, p, lam), (R, J) = sol.x, sol.data
             keep = eqm.keep
             if not sol.ok and lm is not None:
-                toward = _pushed_toward(model, R, J, keep, n, r, p, self.track,
+                toward = _pushed_toward(model, R, J, keep, n, r, p, eqm.track,
                                         self.eqm.limit_ref)
                 toward = toward[~np.isin(lm.rows[toward], held)]
                 if toward.size:
@@ -163,7 +165,7 @@ class _ActiveSet:
         full = np.zeros(model.nc)
         full[keep] = lam
         rg, A = body_arrays(model, r, p)[:2]
-        jac = evaluate(model, rg, A, ref=self.track).jac
+        jac = evaluate(model, rg, A, ref=self.eqm.track).jac
         limit = friction_limit(model, loads(model, _reported(model, self.st, keep, J, jac, full),
                                             jac, A))
         over = np.flatnonzero(slip.stuck & (needed(model, full) > limit))
@@ -195,7 +197,7 @@ class _ActiveSet:
         """The rigid bounds held next: those held that push, and those the pose passes."""
         model, lm = self.model, self.lm
         g = gaps(model, evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False,
-                                 ref=self.track).phi, self.eqm.limit_ref)
+                                 ref=self.eqm.track).phi, self.eqm.limit_ref)
         lam_rows = dict(zip(self.eqm.keep.tolist(), lam))
         push = np.array([-lm.sgn[b] * lam_rows.get(int(row), 0.0) for b, row in enumerate(lm.rows)])
         holding = np.isin(lm.rows, held) & ~lm.compliant
@@ -218,10 +220,10 @@ class _ActiveSet:
         r0, p0 = self.r0, self.p0
         x = self.settle(r0, p0, np.zeros(0, dtype=int))
         stable = self._is_stable(x)
-        if lm is not None and (not stable or _past_a_stop(model, x[0], x[1], self.track,
+        if lm is not None and (not stable or _past_a_stop(model, x[0], x[1], eqm.track,
                                                               eqm.limit_ref) is not None):
             first = (x, eqm.keep, eqm.shift.copy(), eqm.ts_ref, len(self.slipped),
-                     eqm.slip, eqm.limit_ref)
+                     eqm.slip, eqm.limit_ref, eqm.track)
             eqm.keep = self._base_rows(np.zeros(0, int))
             J0 = eqm.parts(r0, p0)[1]
             R0 = eqm.balance(r0, p0, np.linalg.lstsq(J0[eqm.keep].T, eqm.start_load,
@@ -233,7 +235,7 @@ class _ActiveSet:
                 eqm.shift[:], eqm.ts_ref, eqm.limit_ref = 0.0, self.ts_start, self.limits_start
                 try:
                     y = self.settle(r0, p0, lm.rows[toward])
-                    if (_past_a_stop(model, y[0], y[1], self.track, eqm.limit_ref) is None
+                    if (_past_a_stop(model, y[0], y[1], eqm.track, eqm.limit_ref) is None
                             and self._is_stable(y)):
                         found = y
                 except SolverError:          # no equilibrium that way: the first one stands
@@ -241,12 +243,13 @@ class _ActiveSet:
             if found is not None:
                 x, stable = found, True
             else:
-                x, eqm.keep, eqm.shift[:], eqm.ts_ref, nslip, eqm.slip, eqm.limit_ref = first
+                (x, eqm.keep, eqm.shift[:], eqm.ts_ref, nslip, eqm.slip, eqm.limit_ref,
+                 eqm.track) = first
                 del self.slipped[nslip:]
         turns = eqm.limit_ref
-        past = _past_a_stop(model, x[0], x[1], self.track, turns) if lm is not None else None
+        past = _past_a_stop(model, x[0], x[1], eqm.track, turns) if lm is not None else None
         if past is not None:
-            _refuse_past(model, past, x[0], x[1], self.track, turns, self.time)
+            _refuse_past(model, past, x[0], x[1], eqm.track, turns, self.time)
         return x, stable
 
 

@@ -28,7 +28,7 @@ from ..model.state import SlipState
 
 class Equilibrium(NewtonProblem):
     """Q(q) - J^T lambda = 0 and Phi(q) = 0 at ``time``, with the motions at their values
-    ``f`` and the couplers and curve contacts on the start's ``track``.
+    ``f``, the couplers and curve contacts from the start's ``track`` (then the accepted pose's).
 
     It owns the active set's state, which statics.py's loop changes between solves:
     ``keep`` (the rows held: the structure's, the stops held, the joints friction holds),
@@ -137,6 +137,10 @@ class Equilibrium(NewtonProblem):
             T[:, c] = ((self._moved(r, p, lam, b, k, hstep) - self._moved(r, p, lam, b, k, -hstep))
                        / (2.0 * hstep) if central else
                        (self._moved(r, p, lam, b, k, hstep) - R[:n]) / hstep)
+            if not central and not T[:, c].any():
+                # nothing resists the move forward: a contact whose parts touch with no
+                # overlap, which a move back presses in (its stiffness one-sided)
+                T[:, c] = (R[:n] - self._moved(r, p, lam, b, k, -hstep)) / hstep
         return T
 
     def _moved(self, r, p, lam, b: int, k: int, h: float) -> np.ndarray:
@@ -187,13 +191,19 @@ class Equilibrium(NewtonProblem):
         return step_size(self.model, dx[:self.n], alpha)
 
     def accept(self, x, data) -> None:
-        """The torsion angles' branch and the limits' turns follow the accepted pose."""
+        """The torsion angles' branch, the limits' turns and the tracked values (the
+        couplers' turns, the curve joints' contact parameters) follow the accepted pose: a
+        curve contact's few Newton steps start from the last pose's parameters, not from the
+        start's, which a cam turned far from its start leaves behind (its contact point
+        found on another branch, the balance off by its whole load)."""
         self.ts_ref = self.parts(x[0], x[1])[3].ts_angle
+        ev = evaluate(self.model, *body_arrays(self.model, x[0], x[1])[:2], need_jac=False,
+                      ref=self.track)
+        if ev.track is not None:
+            self.track = ev.track
         lm = self.model.limits
         if lm is not None:
-            phi = evaluate(self.model, *body_arrays(self.model, x[0], x[1])[:2], need_jac=False,
-                           ref=self.track).phi
-            self.limit_ref = on_turn(self.model, phi[lm.rows], self.limit_ref)
+            self.limit_ref = on_turn(self.model, ev.phi[lm.rows], self.limit_ref)
 
     def fail(self, R: np.ndarray, why: str) -> None:
         """Raise naming the parts whose unbalanced load lies in the last tangent system's
@@ -212,7 +222,24 @@ class Equilibrium(NewtonProblem):
             names = list(model.body_part)
         raise SolverError(f"no static equilibrium near the start ({why}): parts "
                           f"{', '.join(map(repr, names))} are free to move under the loads "
-                          "(an unrestrained degree of freedom)", self.time, tuple(names))
+                          f"(an unrestrained degree of freedom){_rubbing(model, names)}",
+                          self.time, tuple(names))
+
+
+def _rubbing(model: Model, parts: list[str]) -> str:
+    """What to add to statics' failure naming ``parts``: the contacts with friction that
+    touch them, whose friction acts on the slip speed, zero at rest ('' if none)."""
+    cp = model.forces.contacts
+    if cp is None:
+        return ""
+    rubbing = [n for c, n in enumerate(cp.names)
+               if (cp.part_a[c] in parts or cp.part_b[c] in parts)
+               and np.any(cp.static[cp.contact == c] > 0.0)]
+    if not rubbing:
+        return ""
+    return (f"; the friction of contact {', '.join(map(repr, rubbing))} holds nothing in "
+            "statics (it acts on the slip speed, zero at rest): a dynamic run rests the part "
+            "on it")
 
 
 def _block_scale(K: np.ndarray, J: np.ndarray) -> float:

@@ -44,14 +44,10 @@ class SolverCancelled(SolverError):
     """The caller's progress callback asked to stop; ``result`` holds the frames solved."""
 
 
-class ExpressionError(ValueError):
-    """Any parse or evaluation failure of a user expression; the message names the
-    expression and what is wrong; ``time`` (s, or None) the time it failed at, when it was
-    evaluated at one time t."""
-
-    def __init__(self, *args: Any, time: float | None = None) -> None:
-        super().__init__(*args)
-        self.time = time
+class ExpressionError(MechanismError):
+    """Any parse or evaluation failure of a user expression (bad input, so a
+    ``MechanismError``); the message names the expression and what is wrong; ``time`` (s,
+    or None) the time it failed at, when it was evaluated at one time t."""
 
 
 class FrictionJam(np.linalg.LinAlgError):

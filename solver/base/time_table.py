@@ -26,16 +26,28 @@ class TimeTable:
         self.slopes = not_a_knot_slopes(self.times, self.values)
 
     @property
+    def slack(self) -> float:
+        """How far past its ends (s) a time is still taken as the end: 16 units of
+        rounding of the largest time (|t| or the span), the error a few additions of
+        step sizes leave in a step's end."""
+        return 16.0 * float(np.finfo(float).eps) * float(max(abs(self.times[0]),
+                                                            abs(self.times[-1]),
+                                                            self.times[-1] - self.times[0]))
+
+    @property
     def start(self) -> float:
         """The first time of the table (s)."""
         return float(self.times[0])
 
     def at(self, t: Any) -> tuple[Any, Any, Any]:
         """(f, df/dt, d2f/dt2) at t (s; a number or an array): on each interval the cubic
-        Hermite polynomial of the values and spline slopes at its ends."""
+        Hermite polynomial of the values and spline slopes at its ends.  A time past an end
+        by no more than rounding (``slack``: an integrator's step end t + h that lands an
+        ulp past the last frame, which is the table's last time) takes the end cubic."""
         ts = np.asarray(t, dtype=float)
         lo, hi = self.times[0], self.times[-1]
-        outside = ~((ts >= lo) & (ts <= hi))
+        slack = self.slack
+        outside = ~((ts >= lo - slack) & (ts <= hi + slack))
         if np.any(outside):
             bad = float(ts.reshape(-1)[np.argmax(outside.reshape(-1))])
             raise ExpressionError(f"{self.name}: t = {bad:.6g} s is outside the table's times "

@@ -137,11 +137,16 @@ class Result:
 
     def truncated(self, k: int) -> "Result":
         """The first k frames (what was solved before a failure), with every impact up to
-        the failure (those past the last frame happened too: they are kept)."""
+        the failure (those past the last frame happened too: they are kept), and how they
+        were computed: the method, the steps taken, the notes so far, the frame that later
+        frames hold (if it is one of them)."""
         out = Result(self.model, self.times[:k], self.analysis, self.kept)
         for name in self._FRAME_FIELDS:
             x = getattr(self, name)
             setattr(out, name, None if x is None else x[:k].copy())
+        out.method, out.steps, out.stable = self.method, self.steps, self.stable
+        out.notes = list(self.notes)
+        out.rest_from = self.rest_from if self.rest_from is not None and self.rest_from < k else None
         out.impacts = list(self.impacts)                     # every one before the failure
         out.friction_events = list(self.friction_events)
         return out

@@ -136,7 +136,11 @@ def _component(fn: Any, t: Any, m: np.ndarray, cols: tuple[int, int]) -> Any:
     args = {"t": t}
     if fn.measures:
         args[MEASURE_VARIABLE] = m[..., cols[0]:cols[1]]
-    value = fn(**args)
+    # the measures are arrays, on which numpy gives NaN or inf where a float raises (sqrt
+    # of a negative, log(0), overflow): raised here too, so that a value min or max leaves
+    # out (max(0, sqrt(DZ(...))) past DZ = 0) fails as it fails for a number, not as 0
+    with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
+        value = fn(**args)
     if not np.all(np.isfinite(value)):
         raise ExpressionError(f"{fn.name}: the expression {fn.source!r} gives "
                               f"{np.asarray(value).ravel()[0]} (not a finite number)")

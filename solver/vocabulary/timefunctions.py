@@ -85,13 +85,14 @@ class TimeFunction:
         where it gives finite numbers, else ``one(t)`` a time (its error at the first)."""
         ts = np.asarray(ts, dtype=float).reshape(-1)
         if self._many is not None:
-            try:
-                with np.errstate(all="ignore"):
+            try:   # numpy raises where a float would (log(0), sqrt(-1), 1/0, overflow): a
+                # value that min or max leaves out still fails the pass, as it fails one time
+                with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
                     out = np.stack([np.broadcast_to(np.asarray(x, dtype=float), ts.shape)
                                     for x in tuple(self._many(ts))[:k]], axis=1)
                 if np.all(np.isfinite(out)):
                     return out
-            except (ExpressionError, ArithmeticError, ValueError):
+            except (ExpressionError, ArithmeticError, ValueError):   # FloatingPointError too
                 pass
         return np.array([one(t) for t in ts], dtype=float).reshape(len(ts), k)
 

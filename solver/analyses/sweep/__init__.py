@@ -29,7 +29,7 @@ import numpy as np
 
 from ...algebra.newton import converged, step_pose
 from ...algebra.rank import involved
-from ...base.errors import FrictionJam, SolverCancelled, SolverError
+from ...base.errors import ExpressionError, FrictionJam, SolverCancelled, SolverError
 from ...base.rotations import rotate_world
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, residual, row_rates
 from ...kernels.forces import body_loads
@@ -323,8 +323,11 @@ class _Sweep:
         ts_next = self.ts_ref                 # (handed on once the block is kept)
         if not model.forces.empty:
             before = times[ks[0]] if self.prev is None else self.prev.state.t
-            Qf, pot, pnc, ts_next = block_forces(model, times[ks], rg, A, vg, wg, self.ts_ref,
-                                                 float(before))
+            try:
+                Qf, pot, pnc, ts_next = block_forces(model, times[ks], rg, A, vg, wg,
+                                                     self.ts_ref, float(before))
+            except ExpressionError as exc:
+                return self._force_undefined(ks, exc)
             Q += Qf[..., :nb, :]
         phi = None if evq is None else evq.phi[:, :m]      # (a tree has no stops: tree.py)
         speeds = np.concatenate([vg, wg], axis=-1)
@@ -368,6 +371,22 @@ class _Sweep:
         self._remember(ks, R, P, Vv, W, Ac, Al, jac, evq)
         self.ts_ref, self.lim = ts_next, lim_next
         return m, iters
+
+    def _force_undefined(self, ks: np.ndarray, exc: ExpressionError) -> tuple[int, int]:
+        """A force element that cannot be evaluated at a frame of the block (at exc.time):
+        the frames before it are solved first, then the sweep stops there with a
+        SolverError naming the element and the time, with the frames before (as a dynamic
+        run and an undefined motion do).  Variants (whose own functions fail for all at a
+        frame) raise it as it is."""
+        if len(self.alive) > 1 or exc.time is None:
+            raise exc
+        j = int(np.searchsorted(self.times[ks], exc.time))
+        if j:
+            return 0, j
+        t = float(self.times[ks[0]])
+        self._fail(0, SolverError(str(exc), t, (),
+                                  self.results[self.alive[0]].truncated(int(ks[0]))))
+        return 0, len(ks)
 
     def _wrong_turns(self, ks: np.ndarray, track: np.ndarray,
                      rate: np.ndarray) -> tuple[int, np.ndarray | None]:
