@@ -509,11 +509,17 @@ def test_time_function_non_finite_derivative_and_failure_time():
     ("step(sin(t), 0, 0, 1, 1) + step(2*t, 1, 0, 2, 1)", ("t",), None, ()),  # not of t itself
     ("step(t, length, 0, 3, 1) * speed", ("t", "length", "speed"), None, (3.0,)),
     ("100*sin(t) - 5*speed", ("t", "length", "speed"), None, ()),
+    ("max(0, t - 0.5) + 2*abs(3*t - 1.5)", ("t",), None, (0.5,)),          # each time once
+    ("min(t, a) + max(0, t - 0.5, 2*t - 1.6)", ("t",), {"a": 1.25}, (0.5, 0.8, 1.1, 1.25)),
+    ("max(0, sin(t)) + abs(length - t) + min(t, speed)", ("t", "length", "speed"), None, ()),
 ])
 def test_breakpoints_are_where_a_step_or_ramp_of_t_turns(src, variables, constants, expected):
     """The times a dynamic run ends its steps on: the numeric edges x0 and x1 of step,
     step5 and ramp whose x is t itself (named constants and pi included; an edge that
-    depends on a variable, or an x that is another function of t, gives none)."""
+    depends on a variable, or an x that is another function of t, gives none), and where
+    abs, min or max of arguments affine in t alone turn (their arguments meeting zero or
+    each other: a crossing where another argument is larger is kept, an extra step end;
+    an argument not affine, or of another variable, gives none)."""
     assert parse(src, variables, constants=constants).breakpoints == pytest.approx(expected)
     if variables == ("t",):
         assert time_function(src, constants=constants).breakpoints == pytest.approx(expected)

@@ -132,6 +132,15 @@ def next_break(breaks: np.ndarray, t: float) -> float:
     return float(breaks[k]) if k < len(breaks) else np.inf
 
 
+def on_break(breaks: np.ndarray, t: float) -> bool:
+    """Whether t (s) is one of the times ``breaks`` (to its rounding, as ``next_break``
+    reaches them): a step ended there, and the motions' rates after it are the ones to
+    go on with (a kink of max(0, t - 0.5): a jump of the rate)."""
+    k = int(np.searchsorted(breaks, t))
+    near = 1e-14 * max(1.0, abs(t))
+    return any(abs(float(breaks[j]) - t) <= near for j in (k - 1, k) if 0 <= j < len(breaks))
+
+
 def frame_spacing(times: np.ndarray, first: bool = False) -> float:
     """The output frames' spacing (s): the largest gap (the first with ``first``), 1 s for a
     single frame."""

@@ -41,6 +41,9 @@ _FUNCS: dict[str, tuple[Callable[..., Any], int, str]] = {
 _CONSTANTS = {"pi": math.pi, "e": math.e}
 # the arguments of step(x, x0, h0, x1, h1), step5 and ramp(x, x0, x1) where x turns
 _EDGES = {"step": (1, 3), "step5": (1, 3), "ramp": (1, 2)}
+# abs(u), min(u, v, ...), max(...) turn where u = 0 or two arguments meet: a kink (a jump
+# of the rate) at a time the steps end on where the arguments are affine in t alone
+_KINKED = ("abs", "min", "max")
 # measures of the mechanism's state a force may use (Adams' function names): name -> (the
 # fewest, the most marker names it takes); the markers are given as strings, DX("tip", "O")
 MEASURES: dict[str, tuple[int, int]] = {
@@ -103,6 +106,33 @@ class Expression:
         at = ", ".join(f"{k}={_val(v)!r}" for k, v in values.items())
         raise ExpressionError(f"{self._prefix}expression {self.source!r} cannot be evaluated "
                               f"at {at}: {why}", time=_one_time(values.get("t")))
+
+
+def _kinks(args: list) -> list[float]:
+    """The times where abs of one argument, or min or max of several, turns: each argument
+    (a closure of t alone) that is affine in t, u(t) = u0 + s t (checked at t = 0, 1, 2 to
+    1e-12 of its size), meets zero (abs) or another one (min, max) there; none when an
+    argument is not affine (its kinks are not located: a step over one is held to the
+    error goal as any other)."""
+    lines = []
+    for a in args:
+        try:
+            u0, u1, u2 = (float(a({"t": x})) for x in (0.0, 1.0, 2.0))
+        except (ArithmeticError, ValueError, TypeError):
+            return []
+        if not abs(u2 - 2.0 * u1 + u0) <= 1e-12 * (abs(u0) + abs(u1) + abs(u2)):
+            return []
+        lines.append((u0, u1 - u0))
+    if len(lines) == 1:
+        lines.append((0.0, 0.0))          # abs(u): where u meets 0
+    out = []
+    for i, (ai, si) in enumerate(lines):
+        for aj, sj in lines[i + 1:]:
+            if si != sj:
+                t = (aj - ai) / (si - sj)
+                if math.isfinite(t):
+                    out.append(t)
+    return out
 
 
 def _one_time(t: Any) -> float | None:
@@ -215,11 +245,19 @@ class _Builder:
         args = [self.build(a, depth + 1) for a in node.args]
         if n in _EDGES and isinstance(node.args[0], ast.Name) and node.args[0].id == "t":
             self.breaks.update(args[k]({}) for k in _EDGES[n] if self.constant(node.args[k]))
+        if n in _KINKED and "t" in self.variables and all(map(self.of_time, node.args)):
+            self.breaks.update(_kinks(args))
         if len(args) == 1:
             a0 = args[0]
             return lambda env: fn(a0(env))
         return lambda env: fn(*[a(env) for a in args])
 
+
+    def of_time(self, node: ast.AST) -> bool:
+        """Does the (valid) subexpression ``node`` use no variable but t and no measure?"""
+        return not any((isinstance(a, ast.Name) and a.id in self.variables and a.id != "t")
+                       or (isinstance(a, ast.Call) and isinstance(a.func, ast.Name)
+                           and a.func.id in MEASURES) for a in ast.walk(node))
 
     def constant(self, node: ast.AST) -> bool:
         """Does the (valid) subexpression ``node`` use no variable and no measure?"""

@@ -56,7 +56,7 @@ import numpy as np
 from ...base.errors import ExpressionError, FrictionJam, SolverError
 from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, StandardControl,
                                     error_scale, frame_spacing, initial_step, long_proposal,
-                                    next_break, next_size)
+                                    next_break, next_size, on_break)
 from ...integrators.explicit import DoPri5, end_rate
 from ...integrators.implicit import RadauStepper, stiffness_rate
 from ...kernels.constraints import body_arrays, motion_values
@@ -422,6 +422,8 @@ class DynamicRun:
                         and moved(self.model, r0, p0, self.r, self.p) <= REST
                         * self.model.length_scale)
         self.t_last, self.t, self.work = self.t, self.t + ended.hs, work1
+        if on_break(self.model.breakpoints, self.t):     # the rates after it: projected anew
+            self.f_end = None
         if self.stops is not None:        # the limits' turns at the step's end, before its event
             self.run = advanced(self.model, self.run, ended.hs, self.r, self.p, self.v, self.w)
             self.sysm.tell(self.run)

@@ -29,6 +29,7 @@ from ...algebra.newton import NewtonOptions, converged, newton, scales, step_pos
 from ...algebra.schur import Schur, inverse_mass
 from ...base.einsum import einsum
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix
+from ...integrators.control import on_break
 from ...kernels.constraints import body_arrays, evaluate, motion_values, residual, row_groups
 from ...kernels.forces import torsion_angles, total_forces
 from ...kernels.stop_forces import stop_forces
@@ -465,7 +466,10 @@ class Equations:
         vals, W = (mats if mats is not None else ready if ready is not None
                    else sc.matrix(Jb, self._minv_ground(A)))
         nu = np.zeros(m.nc)
-        nu[self.mrows] = f[m.row_motion[self.mrows], 1]
+        # at a breakpoint the rates after it (a motion's kink: the impulse its jump takes)
+        rates = (motion_values(m, np.nextafter(t, np.inf)) if on_break(m.breakpoints, t)
+                 else f)
+        nu[self.mrows] = rates[m.row_motion[self.mrows], 1]
         vel = np.concatenate([np.concatenate([v, w], 1), np.zeros((1, 6))])
         mu = self.solve(vals, sc.times(Jb, vel) - nu[self.keep])
         vel = vel[: self.nb] - sc.apply(W, mu)
