@@ -65,3 +65,30 @@ def test_a_jump_of_a_motions_rate_is_an_impulse_at_its_instant(drive, dv, method
     theta = np.arctan2(rel[:, 0], -rel[:, 2])
     want = swing(r.times, -r.angular_velocity("bob")[0, 1], dv)     # (about +y: -theta')
     assert np.abs(theta - want).max() < 1e-7
+
+
+@pytest.mark.parametrize("method", ["explicit", "implicit"])
+def test_a_step_drive_runs_through_its_edges_at_a_tight_tolerance(method) -> None:
+    """The cart driven step(t, 0.3, 0, 0.6, 0.2) (Adams STEP: its acceleration jumps at
+    both edges) at tolerance 1e-10: the steps end on the edges, their stages there taking
+    the side they come from and the next step's first stage the side past it, so the run
+    goes through (it failed at an edge, its step size collapsing below 1e-12 s) and the
+    pendulum follows the pivot's acceleration x'' = 0.2 (6 - 12 s) / 0.3^2 (s the
+    transition's share), J theta'' = -m L (g sin theta + x'' cos theta), integrated by
+    scipy piece by piece between the edges, to 1e-8 rad."""
+    r = cart_pendulum("step(t, 0.3, 0, 0.6, 0.2)").solve(
+        duration=1.0, fps=24, analysis="dynamic", method=method, tolerance=1e-10)
+    rel = r.position("bob") - r.position("cart")
+    theta = np.arctan2(rel[:, 0], -rel[:, 2])
+
+    def rhs(t, y):
+        s = (t - 0.3) / 0.3
+        acc = 0.2 * (6.0 - 12.0 * s) / 0.09 if 0.0 < s < 1.0 else 0.0
+        return [y[1], -MASS * L * (G * math.sin(y[0]) + acc * math.cos(y[0])) / J]
+    y, want = [TH0, -r.angular_velocity("bob")[0, 1]], np.empty(len(r.times))
+    for a, b in ((0.0, 0.3), (0.3, 0.6), (0.6, 1.0)):
+        piece = solve_ivp(rhs, (a, b), y, rtol=1e-12, atol=1e-12, dense_output=True)
+        inside = (r.times >= a) & (r.times <= b)
+        want[inside] = piece.sol(r.times[inside])[0]
+        y = piece.y[:, -1]
+    assert np.abs(theta - want).max() < 1e-8

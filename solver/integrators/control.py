@@ -141,6 +141,13 @@ def on_break(breaks: np.ndarray, t: float) -> bool:
     return any(abs(float(breaks[j]) - t) <= near for j in (k - 1, k) if 0 <= j < len(breaks))
 
 
+def side_of(breaks: np.ndarray, t: float) -> float:
+    """The time to evaluate a step's first stage at from t (s): on one of ``breaks`` the
+    float just after it (a motion's rate after its kink, a step function's side past its
+    edge, whatever value it takes at the edge itself); else t."""
+    return float(np.nextafter(t, np.inf)) if on_break(breaks, t) else t
+
+
 def frame_spacing(times: np.ndarray, first: bool = False) -> float:
     """The output frames' spacing (s): the largest gap (the first with ``first``), 1 s for a
     single frame."""

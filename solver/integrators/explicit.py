@@ -174,21 +174,24 @@ class DoPri5:
             return k if last[4] is y else None
         return k[row] if np.array_equal(last[4][row], y) else None
 
-    def stages(self, t, y: np.ndarray, f0: np.ndarray, h) -> np.ndarray:
+    def stages(self, t, y: np.ndarray, f0: np.ndarray, h, cap=None) -> np.ndarray:
         """(stages,) + y.shape stage derivatives k_i = f(t + c_i h, y + h sum_j a_ij k_j).
         y (n,) with t, h numbers, or many states y (S, n) with their own t, h (S,) (a
-        design study's variants, each with its own step)."""
+        design study's variants, each with its own step).  ``cap`` (s, or (S,)): no stage
+        time past it (the float just before a breakpoint a step ends on, where a step
+        function's rate turns: its stages there take the side the step comes from)."""
         n = len(self.C)
         K2, K = _padded(n, y.shape)
         K[0] = f0
         hh = np.asarray(h)[..., None]
         for i in range(1, n):
             self.y_stage = y + hh * _combine(self.A[i, :i], K2[:i], y.shape)
-            K[i] = self.rhs(t + self.C[i] * h, self.y_stage)
+            ti = t + self.C[i] * h
+            K[i] = self.rhs(ti if cap is None else np.minimum(ti, cap), self.y_stage)
         return K2
 
-    def step(self, t, y: np.ndarray, f0: np.ndarray, h, norm):
-        K2 = self.stages(t, y, f0, h)
+    def step(self, t, y: np.ndarray, f0: np.ndarray, h, norm, cap=None):
+        K2 = self.stages(t, y, f0, h, cap)
         # the last stage's state is the new point (its weights are B: first same as last),
         # taken as that stage had it, so that f(t + h, ynew) is the next step's first stage
         # and the projection finds that stage's rows at ynew (Equations.project)
@@ -239,10 +242,10 @@ class DOP853(DoPri5):
     C, A, B, E = _C8, _A8, _B8, _E5
     stable = 1.5
 
-    def step(self, t, y: np.ndarray, f0: np.ndarray, h, norm):
+    def step(self, t, y: np.ndarray, f0: np.ndarray, h, norm, cap=None):
         """(y at t + h, the error norm); with many states y (S, n), t and h (S,), and a
-        norm giving one value per state: one error per state."""
-        K2 = self.stages(t, y, f0, h)
+        norm giving one value per state: one error per state (``cap``: ``stages``)."""
+        K2 = self.stages(t, y, f0, h, cap)
         K = K2[:, : y.size].reshape((len(K2),) + y.shape)
         inc = _combine(self.B, K2, y.shape)
         hh = np.asarray(h)

@@ -358,12 +358,14 @@ class RadauIIA:
         return er
 
     def step(self, t: np.ndarray, y: np.ndarray, f0: np.ndarray, h: np.ndarray, norm,
-             live: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+             live: np.ndarray | None = None, cap: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
         """One step of each variant ``live`` (all when None) from (t (V,), y (V, n)) with
         its h (V,), f0 = f(t, y) (no first-same-as-last): (ynew, err) (V, n), (V,), err
         inf for a variant whose Newton failed (retry with h / 2, with a new Jacobian unless
         it is new), NaN for the others.  ``norm(e, y0, y1, rows)``: each variant's error
-        norm (control.ErrorNorm)."""
+        norm (control.ErrorNorm); ``cap`` (V,): no stage time past it (explicit.py
+        ``stages``)."""
         V = len(t)
         live = np.ones(V, dtype=bool) if live is None else live
         ynew, err = y.copy(), np.full(V, np.nan)
@@ -375,6 +377,8 @@ class RadauIIA:
         if todo.any():
             self._factors(todo.nonzero()[0], h, scalars, failed)
         ts = t[:, None] + self.c * h[:, None]
+        if cap is not None:
+            ts = np.minimum(ts, cap[:, None])
         x, conv, theta = self._newton(live & ~failed, ts, y, h, Z0, norm, scalars, failed)
         ok = (conv & ~failed).nonzero()[0]
         if ok.size:
@@ -444,8 +448,10 @@ class RadauStepper:
     def newton_iterations(self) -> int:
         return int(self.radau.iters[0])
 
-    def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float, norm) -> tuple[np.ndarray, float]:
-        ynew, err = self.radau.step(np.array([t]), y[None], f0[None], np.array([h]), norm)
+    def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float, norm,
+             cap: float | None = None) -> tuple[np.ndarray, float]:
+        ynew, err = self.radau.step(np.array([t]), y[None], f0[None], np.array([h]), norm,
+                                    cap=None if cap is None else np.array([cap]))
         return ynew[0], float(err[0])
 
     def dense(self, theta) -> np.ndarray:

@@ -311,19 +311,21 @@ class _Group:
         T, Y = self._states(who, [a[0] for a in args], [a[1] for a in args], lanes)
         # the others: no step (explicit), or a step Radau IIA's live mask leaves untaken
         F0, H = np.zeros(Y.shape), np.full(len(T), 1.0 if self.implicit else 0.0)
+        cap = np.full(len(T), np.inf)          # (each run's stages short of its breakpoint)
         if who:
             F0[who], H[who] = np.stack([a[2] for a in args]), [a[3] for a in args]
+            cap[who] = [a[5] if len(a) > 5 and a[5] is not None else np.inf for a in args]
         if lanes.size:
             F0[lanes], H[lanes] = self.lanes.F0[lanes], self.lanes.HS[lanes]
         self._told_now(who)
         if self.implicit:
             live = np.zeros(len(T), dtype=bool)
             live[who] = True
-            Y1, E = self.stepper.step(T, Y, F0, H, self.norm, live)
+            Y1, E = self.stepper.step(T, Y, F0, H, self.norm, live, cap)
         else:
             low = [i for i, q in zip(who, asks) if getattr(q.fn.__self__, "low", False)]
             Y1, E = self._explicit(T, Y, F0, H, np.array(low, dtype=int), len(who) > len(low)
-                                   or bool(lanes.size))
+                                   or bool(lanes.size), cap)
         self.stepped[:] = False
         self.stepped[who] = True
         self.stepped[lanes] = True
@@ -331,19 +333,19 @@ class _Group:
         return ([(Y1[i], float(E[i])) for i in who],
                 ("stepped", Y1, E, getattr(self.stepper, "k_end", None)))
 
-    def _explicit(self, T, Y, F0, H, low: np.ndarray, high: bool) -> tuple:
+    def _explicit(self, T, Y, F0, H, low: np.ndarray, high: bool, cap=None) -> tuple:
         """The explicit trial steps: the variants ``low`` on Dormand-Prince 5(4) (where the
         frames cut their steps) by the group's 5(4) stepper, the others (if ``high``) by
         its DOP853; a variant's step as its separate run takes it."""
         if not low.size:
-            return self.stepper.step(T, Y, F0, H, self.norm)
+            return self.stepper.step(T, Y, F0, H, self.norm, cap)
         Hl = np.zeros_like(H)
         Hl[low], H = H[low], H.copy()
         H[low] = 0.0
-        Y1l, El = self.low.step(T, Y, F0, Hl, self.norm)
+        Y1l, El = self.low.step(T, Y, F0, Hl, self.norm, cap)
         if not high:
             return Y1l, El
-        Y1, E = self.stepper.step(T, Y, F0, H, self.norm)
+        Y1, E = self.stepper.step(T, Y, F0, H, self.norm, cap)
         Y1[low], E[low] = Y1l[low], El[low]
         return Y1, E
 
@@ -444,9 +446,9 @@ class _Lane:
         self.stable = getattr(own, "stable", np.inf)
         self.newton_max = getattr(own, "newton_max", NEWTON_MAX)
 
-    def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float, norm):
+    def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float, norm, cap=None):
         self.group.stepped[self.i] = False
-        return self.own.step(t, y, f0, h, norm)
+        return self.own.step(t, y, f0, h, norm, cap)
 
     def dense(self, theta) -> np.ndarray:
         if self.group.stepped[self.i]:

@@ -56,7 +56,7 @@ import numpy as np
 from ...base.errors import ExpressionError, FrictionJam, SolverError
 from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, StandardControl,
                                     error_scale, frame_spacing, initial_step, long_proposal,
-                                    next_break, next_size, on_break)
+                                    next_break, next_size, on_break, side_of)
 from ...integrators.explicit import DoPri5, end_rate
 from ...integrators.implicit import RadauStepper, stiffness_rate
 from ...kernels.constraints import body_arrays, motion_values
@@ -273,10 +273,9 @@ class DynamicRun:
             if y is None:
                 y = sysm.pack(self.r, self.p, self.v, self.w, self.work)
             self.y_frame = None
-            # first stage: the last stage of the step before (first same as last), taken
-            # before the projection moved y by the size of the local error, or anew
-            f0 = ((yield Request("rhs", sysm.rhs, (self.t, y))) if self.f_end is None
-                  else self.f_end)
+            # first stage: the step before's last (first same as last: y before projected), or anew
+            f0 = ((yield Request("rhs", sysm.rhs, (side_of(self.model.breakpoints, self.t), y)))
+                  if self.f_end is None else self.f_end)
             if self.h is None:
                 self.h = initial_step(f0, y, self.scale, self.rtol, self.times)
             hs, long = yield from self._proposal(t_out, y)
@@ -308,6 +307,7 @@ class DynamicRun:
                                   else RATE_EVERY)
             long = min(self.grow, stable / max(self.rate, 1e-300)) >= LONG_STEP * frame
         bound = stable / max(self.rate, 1e-300)            # (inf: the implicit method)
+        self.cap = np.nextafter(next_break(self.model.breakpoints, t), -np.inf)   # (stages)
         brk = min(next_break(self.model.breakpoints, t), t + reach_time(
             self.sysm, self.r, self.p, self.v, self.w) if self.contacts else np.inf,
             t + turn_time(self.model, self.run))             # (limit_turns.py)
@@ -325,11 +325,11 @@ class DynamicRun:
         A step cut below SINGULAR_STEP of a frame at a singular position the motion may
         pass goes on with rows chosen anew or least-norm solves; one cut below rounding
         fails, naming why."""
-        sysm, stepper, control = self.sysm, self.stepper, self.control
-        cut = False             # cut once to a bound passed and left inside the step
-        while True:
+        sysm, stepper, control, cut = self.sysm, self.stepper, self.control, False
+        while True:             # (cut: once to a bound passed and left inside the step)
             try:
-                y1, err = yield Request("step", stepper.step, (self.t, y, f0, hs, self.norm))
+                y1, err = yield Request("step", stepper.step,
+                                        (self.t, y, f0, hs, self.norm, self.cap))
             except ExpressionError as exc:       # a load that fails inside: close in on it
                 hs = before_failure(exc, self.t, hs, self.frame_dt)     # (inside.py)
                 continue
@@ -548,7 +548,8 @@ class DynamicRun:
         r, p, v, w = self.r, self.p, self.v, self.w
         with self._named(k, t):   # the next step starts here: its first stage is this one
             self.y_frame = sysm.pack(r, p, v, w, self.work)
-            dy, (a, lam, fe, J, f) = yield Request("frame", sysm.rhs_parts, (t, self.y_frame))
+            dy, (a, lam, fe, J, f) = yield Request("frame", sysm.rhs_parts,
+                                                   (side_of(model.breakpoints, t), self.y_frame))
             if self.f_end is None:
                 self.f_end = dy
         if len(self.run.ts_ref):          # the springs' turns, as this frame took them
