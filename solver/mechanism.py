@@ -14,6 +14,7 @@ from .analyses.run import progress_callback, requested_times, run, settings
 from .analyses.modes import Modes, modes as _modes
 from .analyses.statics import statics as _statics
 from .analyses.check import CheckReport, check as _check
+from .base.errors import MechanismError
 from .model.compile import compile_model
 from .model.results import Result
 from .model.state import read_state, write_pose
@@ -92,7 +93,12 @@ class Mechanism(Builder):
         how = settings(analysis, tolerance, method, keep, **options)
         progress = progress_callback(progress)
         model = compile_model(self)
-        return run(model, read_state(model, self), times, how, progress)
+        try:
+            return run(model, read_state(model, self), times, how, progress)
+        except MemoryError:
+            raise MechanismError(f"solve: {len(times):,} frames of {model.nb} moving part(s) "
+                                 "do not fit in memory; ask for fewer frames (a lower fps, or "
+                                 "fewer times) or keep=(...) fewer quantities") from None
 
     def study(self, samples: Any, duration: float | None = None, fps: float = 24.0,
               times: Any = None, metrics: dict | None = None, executor: Any = None,

@@ -294,3 +294,13 @@ def test_the_frames_of_a_failed_run_say_how_they_were_computed() -> None:
     assert partial.method == finished.method and partial.method.startswith("explicit")
     assert partial.steps >= finished.steps > 0
     assert partial.rest_from is None and partial.notes == finished.notes
+
+
+def test_more_frames_than_memory_holds_is_named() -> None:
+    """A billion frames (30 GiB of one part's poses) is refused as bad input saying how
+    many frames and what to do, not a bare numpy MemoryError from deep in the run."""
+    m = base()
+    m.add_joint("pin", "revolute", "A", "O")
+    with pytest.raises(MechanismError, match=r"1 s at 1e\+09 fps is 1,000,000,001 frames: "
+                                             r"at most 100,000,000.*lower fps"):
+        m.solve(duration=1.0, fps=1e9)

@@ -81,6 +81,9 @@ def output_times(times: Any) -> np.ndarray:
     return t
 
 
+MAX_FRAMES = 10 ** 8     # output frames a run may ask for (one part's poses: 6 GB)
+
+
 def frame_times(duration: float, fps: float) -> np.ndarray:
     """Output times k/fps for k = 0..round(duration*fps), or MechanismError."""
     try:
@@ -91,7 +94,12 @@ def frame_times(duration: float, fps: float) -> np.ndarray:
         raise MechanismError(f"duration must be a finite number >= 0, got {duration}")
     if not (np.isfinite(fps) and fps > 0.0):
         raise MechanismError(f"fps must be a positive number, got {fps}")
-    return np.arange(int(round(duration * fps)) + 1) / fps
+    count = round(duration * fps) + 1
+    if count > MAX_FRAMES:
+        raise MechanismError(f"a duration of {duration:g} s at {fps:g} fps is {count:,} frames: "
+                             f"at most {MAX_FRAMES:,} (their poses alone would not fit in "
+                             "memory); ask for a lower fps or a shorter duration")
+    return np.arange(count) / fps
 
 
 def requested_times(duration: Any, fps: Any, times: Any, what: str = "solve") -> np.ndarray:
