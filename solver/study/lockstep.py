@@ -315,6 +315,7 @@ class _Group:
         if who:
             F0[who], H[who] = np.stack([a[2] for a in args]), [a[3] for a in args]
             cap[who] = [a[5] if len(a) > 5 and a[5] is not None else np.inf for a in args]
+        cap = cap if np.isfinite(cap).any() else None
         if lanes.size:
             F0[lanes], H[lanes] = self.lanes.F0[lanes], self.lanes.HS[lanes]
         self._told_now(who)

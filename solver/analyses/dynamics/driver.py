@@ -301,14 +301,14 @@ class DynamicRun:
             if self.rate_age >= self.rate_wait:
                 self.rate = yield Request("rate", motion_rate, (self.sysm, t, y))
                 self.rate_age = 0
-                # a rate that keeps the steps short is looked at again later and later
-                short = stable / max(self.rate, 1e-300) < LONG_STEP * frame
+                short = stable / max(self.rate, 1e-300) < LONG_STEP * frame   # (then less often)
                 self.rate_wait = (min(2 * self.rate_wait, 64 * RATE_EVERY) if short
                                   else RATE_EVERY)
             long = min(self.grow, stable / max(self.rate, 1e-300)) >= LONG_STEP * frame
         bound = stable / max(self.rate, 1e-300)            # (inf: the implicit method)
-        self.cap = np.nextafter(next_break(self.model.breakpoints, t), -np.inf)   # (stages)
-        brk = min(next_break(self.model.breakpoints, t), t + reach_time(
+        nb = next_break(self.model.breakpoints, t)    # its stages short of it (``cap``)
+        self.cap = np.nextafter(nb, -np.inf) if nb < np.inf else None
+        brk = min(nb, t + reach_time(
             self.sysm, self.r, self.p, self.v, self.w) if self.contacts else np.inf,
             t + turn_time(self.model, self.run))             # (limit_turns.py)
         if self.pairs is not None and not long:          # DOP853 or 5(4) for this step
