@@ -369,7 +369,7 @@ class Equations:
         dy[..., -1] = power
         return dy, parts
 
-    def project_many(self, t, r, p, v, w, todo: np.ndarray, rs, cw, L):
+    def project_many(self, t, r, p, v, w, todo: np.ndarray, rs, cw, L, rate_t=None):
         """Equations.project for many states at once (leading axis S: a design study's
         variants, the frames within a long step), each state's Newton stopping by the one
         rule; the states ``todo`` (S,) projected, the others returned as they are.  Row
@@ -379,7 +379,9 @@ class Equations:
         values (couplers' turns, curve contacts) are taken near the run state's ``track``
         ((S, ntrack), or None: as built).  Returns (r, p, v, w, track): ``track`` the
         projected states' tracked values (the others' as they were; None without tracked
-        rows).  Raises LinAlgError when a state's positions do not converge."""
+        rows).  ``rate_t`` (S,): the times to take the motions' rates at (a state on its
+        breakpoint: just after it, as ``project``), else t.  Raises LinAlgError when a
+        state's positions do not converge."""
         m, sc, keep = self.m, self.schur, self.keep
         f = motion_values(m, t) if self.mrows.size else np.zeros((len(t), 0, 3))
         p = p / np.sqrt((p * p) @ _ONES4)[..., None]      # (as project: the same bits)
@@ -422,7 +424,8 @@ class Equations:
         if vals is None:          # no Newton step at all: J M^-1 J^T at the (final) pose; a
             vals, W = mats(ev, A)  # state that took none beside others got it at its pose
         nu = np.zeros((len(t), m.nc))
-        nu[:, self.mrows] = f[:, m.row_motion[self.mrows], 1]
+        rates = f if rate_t is None else motion_values(m, rate_t)
+        nu[:, self.mrows] = rates[:, m.row_motion[self.mrows], 1]
         vel = np.zeros((len(t), self.nb + 1, 6))
         vel[:, : self.nb, :3], vel[:, : self.nb, 3:] = v, w
         mu = self.solve(vals, sc.times(sc.blocks(ev.jac), vel) - nu[:, keep])
