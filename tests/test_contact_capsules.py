@@ -238,3 +238,37 @@ def test_a_capsules_nearest_axis_point_is_the_least_distance_along_its_axis(kind
         pair = np.sort([gap[cp.role == SLIDING][0], gap[cp.role == FAR_END][0]])
         far = float(along(np.array([0.0, 1.0])).max())
         assert pair == pytest.approx([least - R, far - R], abs=1e-11)
+
+
+def rods_on_bars(copies: int) -> Mechanism:
+    """``copies`` copies, in one place, of four free rods (capsules) lying across a fixed
+    capsule, box, cylinder and profile bar, each sunk 0.1 mm into it, moving and
+    turning: every kind of distance a capsule's axis slides along."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    for c in range(copies):
+        for k, kind in enumerate(("capsule", "box", "cylinder", "profile")):
+            rod = f"rod{c}_{k}"
+            m.add_part(rod, mass=0.2, inertia=(1e-5, 1.5e-3, 1.5e-3),
+                       position=(0.01, 0.0, 0.0199), orientation=ALONG_X,
+                       velocity=(0.0, 0.1, -0.1), angular_velocity=(-10.0, 0.5, 0.2))
+            m.add_contact(f"hit{c}_{k}", rod, "ground", Shape.capsule(0.01, 0.3), bar(kind),
+                          stiffness=1e5, exponent=1.0, friction=0.3)
+    return m
+
+
+def test_capsule_axis_lines_do_not_grow_with_the_contacts() -> None:
+    """A right-hand side runs the same lines in the solver for 2 and 3 copies of four rods
+    lying across bars of every kind their axis slides along (tests/test_fixed_calls.py's
+    count): the placing of the sliding points is one set of array calls over all pairs."""
+    from test_fixed_calls import equations, lines_run
+    counts = []
+    for copies in (2, 3):
+        model, st, eq = equations(rods_on_bars(copies))
+        y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
+        eq.rhs(0.0, y)
+        counts.append(lines_run(lambda: eq.rhs(0.0, y)))
+    assert sum(counts[0].values()) > 100
+    assert counts[0] == counts[1], [sum(c.values()) for c in counts]
+    lines = sum(n for (f, _), n in counts[0].items() if f == "segment_search.py")
+    assert lines > 20                               # the axis search ran
