@@ -272,3 +272,39 @@ def test_capsule_axis_lines_do_not_grow_with_the_contacts() -> None:
     assert counts[0] == counts[1], [sum(c.values()) for c in counts]
     lines = sum(n for (f, _), n in counts[0].items() if f == "segment_search.py")
     assert lines > 20                               # the axis search ran
+
+
+def test_a_pin_along_a_profiles_thickness_is_met_where_it_is_nearest() -> None:
+    """A pin (a capsule 0.3 m long along the profile's z) near a square profile 2 cm thick,
+    in 40 random places in and out of its thickness: its two points' gaps are the least
+    and the larger end's of the profile's distance along the pin (a scan of 20001 points
+    of the same distance and the pin's point at the profile's mid-plane: the profile's
+    distance is the same all along the pin within the thickness and grows off it), to
+    1e-12 m."""
+    from solver.kernels.constraints import body_arrays
+    from solver.kernels.contact_geometry import local_distances
+    from solver.kernels.contacts import gaps
+    from solver.model.compile import compile_model
+    from solver.model.contact_model import FAR_END, SLIDING
+    from solver.model.state import read_state
+    square = [(-0.05, -0.05), (0.05, -0.05), (0.05, 0.05), (-0.05, 0.05)]
+    rng = np.random.default_rng(5)
+    R, half = 0.01, 0.15
+    for _ in range(40):
+        centre = np.r_[rng.uniform(-0.07, 0.07, 2), rng.uniform(-0.2, 0.2)]
+        m = Mechanism()
+        m.add_part("ground", fixed=True)
+        m.add_part("pin", mass=1.0, position=centre)
+        m.add_contact("hit", "pin", "ground", Shape.capsule(R, 2 * half),
+                      Shape.profile(square, 0.02))
+        model = compile_model(m)
+        st = read_state(model, m)
+        rg, A = body_arrays(model, st.r, st.p)[:2]
+        cp = model.forces.contacts
+        gap = gaps(cp, rg, A)
+        level = np.clip(-centre[2], -half, half)          # the pin's point at z = 0
+        scan = np.union1d(np.linspace(-half, half, 20001), [level])
+        pts = centre + np.multiply.outer(scan, [0.0, 0.0, 1.0])
+        f = local_distances(cp, pts, np.zeros(len(pts), int))[0]
+        pair = np.sort([gap[cp.role == SLIDING][0], gap[cp.role == FAR_END][0]])
+        assert pair == pytest.approx([f.min() - R, max(f[0], f[-1]) - R], abs=1e-12)

@@ -19,6 +19,8 @@ samples, equal to its ends' but for rounding, never take its point off an end).
 The minimizer:
 - against a capsule: the segment-segment closest points in closed form (Ericson 2005,
   "Real-Time Collision Detection", sec. 5.1.9), exact;
+- along a profile's z (a pin in a slot): where |z| is least, the profile's distance the
+  same all along the axis within its thickness, exact;
 - against a box, cylinder or profile: ROUNDS rounds of SAMPLES points each along a
   bracket that shrinks around the least sample (D along a segment is convex outside and
   inside a convex shape, so its minimum lies between the least sample's neighbours), then
@@ -41,6 +43,7 @@ SAMPLES = 33        # points along the bracket per round (odd: its centre is sam
 ROUNDS = 5          # each round shrinks the bracket 16-fold: 2/32 16^-4 of the axis after 5
 TIE = 1e-9          # ends' distances this close (times the axis length) are level
 END = 1e-9          # a nearest point this close to an end (of the axis' 1) is the end
+PARALLEL = 1e-9     # an axis this close to a profile's z (its x, y over its z) is along it
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -67,21 +70,15 @@ def slide(cp: ContactPlan, x: np.ndarray, e: np.ndarray, idx: np.ndarray,
         return x
     ids = idx.take(at)
     x0, ax = x.take(at, axis=-2), e.take(at, axis=-2)
-    capsule = _on_capsule(cp, ids)
+    how = _how(cp, ids, ax)
     s = np.empty(x0.shape[:-1])
+    least = np.empty(x0.shape[:-1])             # D at s
     ends = np.empty(x0.shape[:-1] + (2,))       # D at each axis' two ends
-    least = np.full(x0.shape[:-1], -np.inf)     # the search's least D (exact: none)
-    if capsule.any():
-        c = np.flatnonzero(capsule)
-        xc, ac = x0.take(c, axis=-2), ax.take(c, axis=-2)
-        s[..., c] = segment_closest(xc, ac, _capsule_half(cp, ids.take(c)))
-        ends[..., c, :] = _along(cp, xc, ac, np.broadcast_to(np.array([0.0, 1.0]),
-                                                             xc.shape[:-1] + (2,)),
-                                 ids.take(c), distances)[0]
-    if not capsule.all():
-        o = np.flatnonzero(~capsule)
-        s[..., o], least[..., o], ends[..., o, :] = _search(
-            cp, x0.take(o, axis=-2), ax.take(o, axis=-2), ids.take(o), distances)
+    for code, nearest in enumerate((_search, _on_a_capsule, _along_a_profiles_z)):
+        sub = np.flatnonzero(how == code)
+        if len(sub):
+            s[..., sub], least[..., sub], ends[..., sub, :] = nearest(
+                cp, x0.take(sub, axis=-2), ax.take(sub, axis=-2), ids.take(sub), distances)
     length = np.sqrt(_dot(ax, ax))
     far = _far_end(ends, s, length)
     at_end = ((s <= END) | (s >= 1.0 - END)
@@ -167,12 +164,45 @@ def segment_closest(x0: np.ndarray, ax: np.ndarray, half: np.ndarray) -> np.ndar
     return np.where(t > 1.0, np.clip((b - c) / a, 0.0, 1.0), s)
 
 
-def _on_capsule(cp: ContactPlan, ids: np.ndarray) -> np.ndarray:
-    """(m,) the points ``ids`` measured against a capsule's distance."""
+def _how(cp: ContactPlan, ids: np.ndarray, ax: np.ndarray) -> np.ndarray:
+    """(m,) how each axis' nearest point is found: 0 by the search, 1 against a capsule
+    (closed form), 2 along a profile's z in every state (a pin in a slot: the profile's
+    distance is the same at every point of the axis within its thickness and grows off
+    it, least where |z| is)."""
+    how = np.zeros(len(ids), int)
     for kind, at, _ in cp.groups:
+        mine = (ids >= at.start) & (ids < at.stop)
         if kind == "capsule":
-            return (ids >= at.start) & (ids < at.stop)
-    return np.zeros(len(ids), bool)
+            how[mine] = 1
+        elif kind == "profile":
+            across = np.abs(ax[..., 0]) + np.abs(ax[..., 1])
+            upright = (across <= PARALLEL * np.abs(ax[..., 2])).reshape(-1, len(ids)).all(axis=0)
+            how[mine & upright] = 2
+    return how
+
+
+def _with_ends(cp: ContactPlan, x0: np.ndarray, ax: np.ndarray, s: np.ndarray,
+               ids: np.ndarray, distances: Callable
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(s, D at s, D at the two ends) from one distance call at s, 0 and 1."""
+    at = np.concatenate([s[..., None], np.broadcast_to(np.array([0.0, 1.0]),
+                                                       s.shape + (2,))], axis=-1)
+    f = _along(cp, x0, ax, at, ids, distances)[0]
+    return s, f[..., 0], f[..., 1:]
+
+
+def _on_a_capsule(cp: ContactPlan, x0: np.ndarray, ax: np.ndarray, ids: np.ndarray,
+                  distances: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(s, D at s, D at the ends) against a capsule: its segment's closest points."""
+    s = segment_closest(x0, ax, _capsule_half(cp, ids))
+    return _with_ends(cp, x0, ax, s, ids, distances)
+
+
+def _along_a_profiles_z(cp: ContactPlan, x0: np.ndarray, ax: np.ndarray, ids: np.ndarray,
+                        distances: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(s, D at s, D at the ends) of an axis along a profile's z: where |z| is least."""
+    s = np.clip(-x0[..., 2] / ax[..., 2], 0.0, 1.0)
+    return _with_ends(cp, x0, ax, s, ids, distances)
 
 
 def _capsule_half(cp: ContactPlan, ids: np.ndarray) -> np.ndarray:
