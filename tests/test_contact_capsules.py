@@ -308,3 +308,29 @@ def test_a_pin_along_a_profiles_thickness_is_met_where_it_is_nearest() -> None:
         f = local_distances(cp, pts, np.zeros(len(pts), int))[0]
         pair = np.sort([gap[cp.role == SLIDING][0], gap[cp.role == FAR_END][0]])
         assert pair == pytest.approx([f.min() - R, max(f[0], f[-1]) - R], abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["box", "profile"])
+def test_a_free_rod_rests_across_a_flat_topped_bar_under_its_middle(kind: str) -> None:
+    """A free rod dropped level (1 mm) across a flat-topped bar 2 cm wide: the bar's
+    distance is level along the 2 cm of the rod over it, and the rod's point stands at
+    its middle (under its centre of mass), so it rests there at K delta = m g (its height
+    to 1e-6 of delta after 0.4 s; e = 0.5) in a few dozen steps.  With its point left
+    wherever the search's least sample fell on that stretch, it rocked from one edge of
+    the bar to the other ever faster: 0.03 s of run took more than a minute (the alarm
+    turns that into a failure)."""
+    import signal
+
+    def too_slow(*_):
+        raise TimeoutError("the rod rocks from edge to edge")
+    K, mass = 1e5, 0.2
+    old = signal.signal(signal.SIGALRM, too_slow)
+    signal.alarm(60)
+    try:
+        r = free_rod(bar(kind), K, mass, 0.021).solve(duration=0.4, fps=20)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    depth = mass * G / K
+    assert r.position("rod")[-1, 2] == pytest.approx(0.02 - depth, abs=1e-6 * depth)
+    assert r.steps < 500

@@ -27,9 +27,12 @@ The minimizer:
   the better of two steps: to where the tangents at the bracket's ends cross (exact where
   D is piecewise linear along the segment, as inside a box) and to where the secant of
   D's rate vanishes (exact where D is quadratic; third order where it is smooth).  A
-  profile with two separate hollows along one axis is met at the deeper one only; where
-  the distance is level along a stretch of the axis (a rod across a flat-topped bar),
-  at the first least sample of that stretch.
+  profile with two separate hollows along one axis is met at the deeper one only.  Where
+  the axis' middle is as near as the least (within TIE: a rod across a flat-topped bar,
+  the distance level along the stretch over the bar), the point stands at the middle, a
+  point of the rod as a spacing's centre is, so a rod resting there does not rock from
+  one edge of the stretch to the other as the search's least sample wanders over it;
+  elsewhere on a level stretch, at its first least sample.
 """
 from __future__ import annotations
 
@@ -123,7 +126,7 @@ def _search(cp: ContactPlan, x0: np.ndarray, ax: np.ndarray, ids: np.ndarray,
         s = lo[..., None] + width[..., None] * u
         f, rate = _along(cp, x0, ax, s, ids, distances)
         if k == 0:
-            ends = f[..., ::SAMPLES - 1]
+            ends, middle = f[..., ::SAMPLES - 1], f[..., SAMPLES // 2]
         i = np.argmin(f, axis=-1)[..., None]
         ia, ib = np.maximum(i - 1, 0), np.minimum(i + 1, SAMPLES - 1)
         a = np.take_along_axis(s, ia, axis=-1)[..., 0]
@@ -143,7 +146,9 @@ def _search(cp: ContactPlan, x0: np.ndarray, ax: np.ndarray, ids: np.ndarray,
     s_step = np.take_along_axis(steps, j, axis=-1)[..., 0]
     f_step = np.take_along_axis(f_steps, j, axis=-1)[..., 0]
     lower = turning & (f_step < f_best)
-    return np.where(lower, s_step, best), np.where(lower, f_step, f_best), ends
+    s, f = np.where(lower, s_step, best), np.where(lower, f_step, f_best)
+    level = middle <= f + TIE * np.sqrt(_dot(ax, ax))
+    return np.where(level, 0.5, s), np.where(level, middle, f), ends
 
 
 def segment_closest(x0: np.ndarray, ax: np.ndarray, half: np.ndarray) -> np.ndarray:
