@@ -27,7 +27,8 @@ import numpy as np
 from ..base.profile_grid import profile_distance
 from ..base.sdf_grid import grid_distance
 from ..base.shapes import PRIMITIVES
-from ..model.contact_model import ContactPlan
+from ..model.contact_model import FIXED, ContactPlan
+from .segment_search import axis_vectors, slide
 
 # kind -> (its grid's distance function, the plan's field holding the grids)
 _GRIDS = {"mesh": (grid_distance, "grids"), "profile": (profile_distance, "profiles")}
@@ -66,17 +67,35 @@ def shape_points(cp: ContactPlan, sides: Sides) -> np.ndarray:
             + sides.t.take(cp.side, axis=-2))
 
 
-def in_reach(cp: ContactPlan, x: np.ndarray) -> np.ndarray:
+def in_reach(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None = None) -> np.ndarray:
     """(np,) the points within their reach in any of the states x (..., np, 3): those that
-    may touch; every other point's gap is positive (model/contact_model.py ``_reach``)."""
-    inside = ((x >= cp.reach_lo) & (x <= cp.reach_hi)).all(axis=-1)
+    may touch; every other point's gap is positive (model/contact_model.py ``_reach``).
+    ``e`` (..., np, 3): the moving points' axes (segment_search.axis_vectors): such a point
+    is within reach where its axis' bounding box meets the reach box."""
+    if e is None:
+        inside = ((x >= cp.reach_lo) & (x <= cp.reach_hi)).all(axis=-1)
+    else:
+        tip = x + e
+        inside = ((np.maximum(x, tip) >= cp.reach_lo)
+                  & (np.minimum(x, tip) <= cp.reach_hi)).all(axis=-1)
     if cp.reach_inner.any():                      # cavities: not within their inner ball
         inside &= _dot(x, x) >= cp.reach_inner * cp.reach_inner
     if len(cp.cells) > 1:                         # grids: in a cell within reach
         u = np.maximum((x - cp.cell_origin) * cp.cell_scale, 0.0)
         cell = np.minimum(np.floor(u), cp.cell_last).astype(np.intp)
-        inside &= cp.cells.take(cp.cell_first + _dot(cell, cp.cell_stride))
+        near_cell = cp.cells.take(cp.cell_first + _dot(cell, cp.cell_stride))
+        inside &= near_cell if e is None else near_cell | (cp.role != FIXED)
     return inside.reshape(-1, cp.n).any(axis=0)
+
+
+def placed(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None, idx: np.ndarray
+           ) -> np.ndarray:
+    """(..., k, 3) the points ``idx`` (ascending) at x (..., np, 3), a capsule's moving
+    points placed on their axes e (segment_search.slide)."""
+    xi = x.take(idx, axis=-2)
+    if e is None:
+        return xi
+    return slide(cp, xi, e.take(idx, axis=-2), idx, local_distances)
 
 
 def local_distances(cp: ContactPlan, x: np.ndarray, idx: np.ndarray
@@ -127,6 +146,7 @@ def geometry(cp: ContactPlan, r: np.ndarray, A: np.ndarray, cull: bool = True) -
     x = shape_points(cp, sides)
     bound = pair_bounds(cp, r, A)[..., cp.contact] if cull else np.full(x.shape[:-1], -np.inf)
     idx = np.flatnonzero((bound <= 0.0).reshape(-1, cp.n).any(axis=0))
+    x[..., idx, :] = placed(cp, x, axis_vectors(cp, sides.R), idx)
     d = np.maximum(bound, 0.0) + cp.radius
     g = np.zeros(x.shape)
     g[..., 2] = 1.0
@@ -142,9 +162,10 @@ def geometry(cp: ContactPlan, r: np.ndarray, A: np.ndarray, cull: bool = True) -
 def gaps(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> np.ndarray:
     """(..., np) every contact point's gap (m; negative: penetrating): exact for the
     points of pairs whose bounding spheres meet, the spheres' gap for the rest."""
-    x = shape_points(cp, side_frames(cp, r, A))
+    sides = side_frames(cp, r, A)
+    x = shape_points(cp, sides)
     bound = pair_bounds(cp, r, A)[..., cp.contact]
     idx = np.flatnonzero((bound <= 0.0).reshape(-1, cp.n).any(axis=0))
     d = np.maximum(bound, 0.0) + cp.radius
-    d[..., idx] = local_distances(cp, x[..., idx, :], idx)[0]
+    d[..., idx] = local_distances(cp, placed(cp, x, axis_vectors(cp, sides.R), idx), idx)[0]
     return d - cp.radius

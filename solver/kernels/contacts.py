@@ -40,7 +40,9 @@ from ..base.elementary import power
 from ..base.rotations import cross
 from ..model.contact_model import ContactPlan
 from .contact_geometry import (Geometry, Sides, _dot, gaps, geometry, in_reach,
-                               local_distances, pair_bounds, shape_points, side_frames)
+                               local_distances, pair_bounds, placed, shape_points,
+                               side_frames)
+from .segment_search import axis_vectors
 
 __all__ = ["Geometry", "gaps", "geometry", "pair_bounds", "contact_forces", "ContactEval",
            "contact_jacobians", "summary", "summary_rows", "friction_coefficient", "every_point"]
@@ -103,8 +105,9 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     state are evaluated (False: every point; the forces are the same)."""
     sides = side_frames(cp, r, A)
     x = shape_points(cp, sides)
-    near = np.flatnonzero(in_reach(cp, x)) if cull else np.arange(cp.n)
-    x = x.take(near, axis=-2)
+    e = axis_vectors(cp, sides.R)
+    near = np.flatnonzero(in_reach(cp, x, e)) if cull else np.arange(cp.n)
+    x = placed(cp, x, e, near)
     d, g, slope = local_distances(cp, x, near)
     # (a design study's law: (V, np, 7), each variant's parameters)
     rho, K, expo, damping, static, dynamic, slip_speed = np.moveaxis(

@@ -10,6 +10,11 @@ sphere against a capsule is the sphere (its centre against the capsule's exact d
 the capsule's end centres would miss a ball touching its middle), two spheres or two
 capsules side a; two other shapes (boxes, cylinders, meshes, profiles) offer them both ways round,
 each way carrying half of the contact's stiffness.
+
+A capsule (without ``spacing``) against a box, cylinder, capsule or profile offers two
+points that move along its axis (``_offered``; kernels/segment_search.py places them at
+each evaluation): the axis point nearest the other shape and the end farther from it,
+each with one end sphere's K.
 """
 from __future__ import annotations
 
@@ -29,6 +34,11 @@ from .plans import _frozen
 
 GROUP_ORDER = tuple(PRIMITIVES) + ("mesh", "profile")
 GRIDDED = ("mesh", "profile")      # kinds whose distance is a grid, found by its index
+FIXED, SLIDING, FAR_END = 0, 1, 2  # a contact point's role (ContactPlan.role)
+# the distances a capsule's axis slides along (against a half-space or an inverted sphere
+# its nearest axis point is always an end: its two end spheres are exact there; a mesh's
+# trilinear grid is not flat along a face, so a point sliding there wanders over it)
+SLIDES_ON = ("box", "cylinder", "capsule", "profile")
 
 
 @dataclass(frozen=True)
@@ -90,6 +100,12 @@ class ContactPlan:
     law: np.ndarray             # (np, 7) radius, stiffness, exponent, damping, static,
                                 # dynamic, slip_speed side by side (one gather)
     friction: bool              # any point with a friction coefficient
+    # a capsule's points that move along its axis (kernels/segment_search.py): each point's
+    # role (FIXED, SLIDING: the axis point nearest the other shape; FAR_END: the end whose
+    # distance is the larger), and its axis from ``point`` to the other end (np, 3) in sb's
+    # frame (zero for a fixed point); a FAR_END point directly follows its SLIDING one
+    role: np.ndarray
+    axis: np.ndarray
 
     @property
     def n(self) -> int:
@@ -161,7 +177,7 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         for from_a, share in _directions(c):
             s_shape, f_shape = (c.shape_a, c.shape_b) if from_a else (c.shape_b, c.shape_a)
             s_part, f_part = (parts[0], parts[1]) if from_a else (parts[1], parts[0])
-            pts, weights, radius = s_shape.samples()
+            pts, weights, axes, roles, radius = _offered(s_shape, f_shape)
             if not len(pts):
                 raise MechanismError(f"contact {c.name!r}: no points to touch with")
             Rs, ts = _shape_frame(s_shape, s_part, s_part.fixed)
@@ -179,8 +195,9 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
             on_cells = _cell_reach(f_shape, radius, cells)
             sides.append(dict(sb=body[s_part.name], fb=body[f_part.name], frame=Rf,
                               origin=tf))
-            for p, w in zip(pts, weights):
+            for p, w, ax, role in zip(pts, weights, axes, roles):
                 rows.append(dict(contact=ci, on_a=from_a, side=len(sides) - 1,
+                                 role=role, axis=Rs @ ax,
                                  reach_lo=lo, reach_hi=hi, reach_inner=inner,
                                  **on_cells,
                                  sb=body[s_part.name],
@@ -240,7 +257,25 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         cell_last=col("cell_last"), cell_stride=col("cell_stride", int),
         cell_first=col("cell_first", int),
         law=_frozen(np.column_stack([col(k) for k in LAW])),
-        friction=bool(np.any(col("static") != 0.0) or np.any(col("dynamic") != 0.0)))
+        friction=bool(np.any(col("static") != 0.0) or np.any(col("dynamic") != 0.0)),
+        role=col("role", int), axis=col("axis"))
+
+
+def _offered(s_shape, f_shape) -> tuple:
+    """(points (k, 3), weights (k,), axes (k, 3), roles (k,), radius) a side offers in its
+    shape frame: ``Shape.samples``, fixed; a capsule without ``spacing`` against a
+    SLIDES_ON distance, two points on its axis instead, each with one end sphere's share:
+    the axis point nearest the other shape and the end farther from it (their potential
+    K (delta_s^(n+1) + delta_far^(n+1)) / (n + 1) is continuous in the state; a rod lying
+    level on a face meets 2 K at its two ends, as its two end spheres did)."""
+    pts, weights, radius = s_shape.samples()
+    fixed = (pts, weights, np.zeros(pts.shape), np.full(len(pts), FIXED), radius)
+    if (s_shape.kind != "capsule" or s_shape.spacing is not None or s_shape.params[1] == 0.0
+            or f_shape.kind not in SLIDES_ON):
+        return fixed
+    end, axis = pts[0], pts[-1] - pts[0]
+    return (np.array([end, end]), np.ones(2), np.array([axis, axis]),
+            np.array([SLIDING, FAR_END]), radius)
 
 
 def _cell_reach(shape, radius: float, cells: list[np.ndarray]) -> dict:

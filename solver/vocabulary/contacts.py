@@ -96,11 +96,13 @@ class Shape:
                 orientation: Any = (1.0, 0.0, 0.0, 0.0), spacing: float | None = None
                 ) -> "Shape":
         """A capsule: the segment of ``length`` (m, between the end spheres' centres)
-        along its z axis swept by a sphere of ``radius``.  It touches with its two end
-        spheres (exact where an end is the nearest point of its axis: on a floor), or with
-        ``spacing`` (m) with sphere centres along its axis that far apart at most, the two
-        end spheres' stiffness shared evenly among them, so that another shape meeting
-        the middle of its axis (a rod lying across a bar) is felt."""
+        along its z axis swept by a sphere of ``radius``.  Against a box, cylinder,
+        profile or capsule it touches exactly along its axis, with the axis point nearest
+        the other shape and the end farther from it (model/contact_model.py); against a
+        half-space, an inverted sphere or a mesh with its two end spheres (exact where an
+        end is the nearest point of its axis: on a floor).  With ``spacing`` (m) it
+        touches any shape with sphere centres along its axis that far apart at most, the
+        two end spheres' stiffness shared evenly among them."""
         r = _size(radius, "capsule radius")
         half = 0.5 * _size(length, "capsule length", zero=True)
         return Shape("capsule", (r, half), vector(center, 3, "capsule center"),
@@ -184,7 +186,9 @@ class Shape:
         """(points (k, 3) in the shape frame, weights (k,) summing to 1 over surface points,
         1 each for a sphere's or capsule's centres, the points' radius): the points that
         touch the other side's surface (a sphere: its centre with its radius; a capsule:
-        its end spheres' centres, or centres along its axis with ``spacing``; a box: its corners; a cylinder: its rims; a mesh: its
+        its end spheres' centres, from which the contact model makes the points that
+        slide along its axis, or centres along its axis with ``spacing``; a box: its
+        corners; a cylinder: its rims; a mesh: its
         vertices and face centroids by area; a half-space, an inverted sphere: none)."""
         if self.kind == "sphere":
             return np.zeros((1, 3)), np.ones(1), self.params[0]
