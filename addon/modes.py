@@ -23,7 +23,7 @@ class MECHANISM_OT_find_modes(bpy.types.Operator):
     the motions held at the current frame (nothing in the scene moves)"""
     bl_idname = "mechanism.find_modes"
     bl_label = "Find Modes"
-    bl_options = {"REGISTER"}
+    bl_options = {"REGISTER", "UNDO"}     # the list it fills is scene data: its own step
 
     def execute(self, context):
         scene = context.scene

@@ -53,3 +53,22 @@ def test_bake_mode_waits_for_find_modes_and_a_free_part_is_named(blender) -> Non
     assert not bpy.ops.mechanism.bake_mode.poll()
     with pytest.raises(RuntimeError, match="no static equilibrium.*'arm'"):
         bpy.ops.mechanism.find_modes()
+
+
+def test_undoing_bake_mode_keeps_the_modes_found(blender) -> None:
+    """Find Modes is its own undo step: Ctrl Z after Bake Mode takes the mode's keys away
+    and leaves the list Find Modes filled (the pendulum's one mode), ready to bake again."""
+    bpy = blender
+    bs.pendulum(bpy)
+    bpy.ops.ed.undo_push(message="the pendulum")
+    assert bpy.ops.mechanism.find_modes("EXEC_DEFAULT", True) == {"FINISHED"}
+    found = bpy.context.scene.mechanism.modes[0].frequency
+    bpy.context.scene.mechanism.mode_amplitude = 0.1
+    assert bpy.ops.mechanism.bake_mode("EXEC_DEFAULT", True) == {"FINISHED"}
+    assert bpy.context.scene.objects["arm"].mechanism.baked
+    bpy.ops.ed.undo()
+    st = bpy.context.scene.mechanism
+    arm = bpy.context.scene.objects["arm"]
+    assert not arm.mechanism.baked and arm.animation_data is None
+    assert [m.frequency for m in st.modes] == [found]
+    assert bpy.ops.mechanism.bake_mode.poll()
