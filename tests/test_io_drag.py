@@ -75,3 +75,19 @@ def test_stops_note_in_scene_units() -> None:
     assert drag.stops_note(stops, mm) == ("'hinge' rests on its upper stop (60 degrees); "
                                           "'rail' rests on its lower stop (-50 mm)")
     assert drag.stops_note((), mm) == ""
+
+
+def test_range_path_goes_through_a_range_wider_than_half_a_turn() -> None:
+    """A range -217 .. 37 degrees: from 0 to -217 the path steps down through the range in
+    moves under a quarter turn (never the shorter way round, +143, across the upper end);
+    a present angle read within one turn (+143 for -217) is taken on the range's turn; a
+    full turn, a slide: the target alone."""
+    lo, hi = math.radians(-217.0), math.radians(37.0)
+    path = drag.range_path(0.0, lo, lo, hi, True)
+    steps = np.diff([0.0] + path)
+    assert path[-1] == lo and (steps < 0).all() and (np.abs(steps) < math.pi / 2).all()
+    back = drag.range_path(math.radians(143.0), 0.0, lo, hi, True)
+    assert back[-1] == 0.0 and (np.diff([lo] + back) > 0).all()
+    assert np.all(np.abs(np.diff([lo] + back)) < math.pi / 2)
+    assert drag.range_path(0.0, 3.0, -math.pi, math.pi, True, full_turn=True) == [3.0]
+    assert drag.range_path(0.0, -0.3, -0.5, 0.5, False) == [-0.3]

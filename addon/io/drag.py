@@ -76,6 +76,21 @@ def range_fraction(value: float, lower: float, upper: float, angle: bool,
     return min(max((value - lower) / (upper - lower), 0.0), 1.0)
 
 
+def range_path(present: float, target: float, lower: float, upper: float, angle: bool,
+               full_turn: bool = False, near: float | None = None) -> list[float]:
+    """The values (rad or m) a move from ``present`` to ``target`` on the range [lower,
+    upper] passes through, ending at ``target``: an angle on a range that is not a full
+    turn goes through the range in moves under a quarter turn (the posing reaches each
+    value the shorter way round, which across a range wider than half a turn would leave
+    it through a toggle or a stop); ``present`` is taken on the range's turn as
+    ``range_fraction`` takes it; else the target alone."""
+    if not angle or full_turn or upper <= lower:
+        return [float(target)]
+    start = lower + range_fraction(present, lower, upper, True, False, near) * (upper - lower)
+    n = max(1, math.ceil(abs(target - start) / (0.5 * math.pi) - 1e-12))
+    return [start + (target - start) * k / n for k in range(1, n)] + [float(target)]
+
+
 def wiggle_candidates(joints: list[tuple[str, str, bool, bool]]) -> list[tuple[str, str]]:
     """The joint coordinates a one-DOF mechanism's slider may move, best first, from
     (joint name, solver kind, driven by a motion, one of its markers on the ground) in
