@@ -256,6 +256,14 @@ def set_wiggle_slide(self, value: float) -> None:
     set_joint_value(self.id_data, "slide", value)
 
 
+def _driven(s) -> str:
+    """The coordinate of a joint's settings ``s`` its motion drives ("angle", "slide"; ""
+    for none)."""
+    if s.motion_type == "NONE":
+        return ""
+    return "slide" if s.joint_kind == "PRISMATIC" else s.motion_coordinate.lower()
+
+
 def find_range(scene) -> str:
     """For a one-DOF mechanism (motions not counted, none driving it): the joint coordinate
     its slider moves and its range, stored on the scene's settings; returns what was found.
@@ -273,7 +281,7 @@ def find_range(scene) -> str:
         s = ob.mechanism
         grounded = any(m.parent is not None and m.parent.mechanism.ground
                        for m in (s.marker_i, s.marker_j))
-        joints.append((ob.name, kind_name(s.joint_kind), s.motion_type != "NONE", grounded))
+        joints.append((ob.name, kind_name(s.joint_kind), _driven(s), grounded))
     best = None
     for name, coord in wiggle_candidates(joints)[:4]:
         try:

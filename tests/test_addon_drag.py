@@ -440,3 +440,30 @@ def test_position_sweeps_a_range_wider_than_half_a_turn(blender) -> None:
         angle = math.degrees(math.atan2(x[1], x[0]))
         assert abs(((angle - drawn + 180.0) % 360.0) - 180.0) <= 1e-3, (position, angle)
         assert abs(st.wiggle_position - position) <= 1e-6
+
+
+def test_range_of_motion_moves_a_cylindrical_joints_free_slide(blender) -> None:
+    """A block on a cylindrical joint along x whose angle a motion drives, stops on its
+    slide at -5 cm and +10 cm: the slide is the one freedom, so Range of Motion picks it
+    (the joint is not passed over as driven) and says its range; Position 0.5 puts the
+    block at 2.5 cm (float32 location: 1e-7 m)."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
+    block = bs.add_box(bpy, "block", (0.1, 0.1, 0.1), (0.0, 0.0, 0.0))
+    bs.tag(bpy, [ground, block], "PART")
+    ground.mechanism.ground = True
+    tube = bs.connect(bpy, block, ground, (0.0, 0.0, 0.0), "CYLINDRICAL", "X")
+    s = tube.mechanism
+    s.motion_type, s.motion_coordinate, s.motion_expression = "EXPRESSION", "ANGLE", "2*pi*t"
+    s.use_limit_lower, s.use_limit_upper, s.limit_coordinate = True, True, "SLIDE"
+    s.limit_lower_slide, s.limit_upper_slide = -0.05, 0.1
+    assert bpy.ops.mechanism.find_range() == {"FINISHED"}
+    st = bpy.context.scene.mechanism
+    assert (st.wiggle_joint, st.wiggle_coordinate) == (tube.name, "slide")
+    assert st.wiggle_lower == pytest.approx(-0.05, abs=1e-7)
+    assert st.wiggle_upper == pytest.approx(0.1, abs=1e-7)
+    st.wiggle_position = 0.5
+    bpy.context.view_layer.update()
+    assert block.matrix_world.translation.x == pytest.approx(0.025, abs=1e-7)
+    assert st.report == ""

@@ -56,11 +56,13 @@ def test_slider_range_both_ways() -> None:
 
 
 def test_wiggle_candidates_prefer_a_grounded_undriven_angle() -> None:
-    joints = [("pin", "revolute", False, False), ("slide", "prismatic", False, True),
-              ("drive", "revolute", True, True), ("ball", "spherical", False, True),
-              ("crank", "revolute", False, True), ("tube", "cylindrical", False, False)]
+    joints = [("pin", "revolute", "", False), ("slide", "prismatic", "", True),
+              ("drive", "revolute", "angle", True), ("ball", "spherical", "", True),
+              ("crank", "revolute", "", True), ("tube", "cylindrical", "", False),
+              ("screw", "cylindrical", "angle", True)]
     assert drag.wiggle_candidates(joints) == [("crank", "angle"), ("pin", "angle"),
-                                              ("tube", "angle"), ("slide", "slide")]
+                                              ("tube", "angle"), ("slide", "slide"),
+                                              ("screw", "slide"), ("tube", "slide")]
 
 
 def test_time_of_a_frame() -> None:

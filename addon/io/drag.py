@@ -91,17 +91,21 @@ def range_path(present: float, target: float, lower: float, upper: float, angle:
     return [start + (target - start) * k / n for k in range(1, n)] + [float(target)]
 
 
-def wiggle_candidates(joints: list[tuple[str, str, bool, bool]]) -> list[tuple[str, str]]:
+def wiggle_candidates(joints: list[tuple[str, str, str, bool]]) -> list[tuple[str, str]]:
     """The joint coordinates a one-DOF mechanism's slider may move, best first, from
-    (joint name, solver kind, driven by a motion, one of its markers on the ground) in
-    scene order: undriven revolute angles at the ground first (a crank or a rocker), then
-    the other revolutes, then the slides of prismatic and cylindrical joints."""
+    (joint name, solver kind, the coordinate a motion drives: "angle", "slide" or "" for
+    none, one of its markers on the ground) in scene order: undriven revolute and
+    cylindrical angles at the ground first (a crank or a rocker), then the other angles,
+    then the undriven slides of prismatic and cylindrical joints (a cylindrical joint
+    whose angle a motion drives still offers its slide)."""
+    coordinates = {"revolute": ("angle",), "prismatic": ("slide",),
+                   "cylindrical": ("angle", "slide")}
     rank = []
     for k, (name, kind, driven, grounded) in enumerate(joints):
-        if driven or kind not in ("revolute", "prismatic", "cylindrical"):
-            continue
-        coord = "slide" if kind == "prismatic" else "angle"
-        rank.append(((0 if coord == "angle" else 2) + (0 if grounded else 1), k, name, coord))
+        for coord in coordinates.get(kind, ()):
+            if coord != driven:
+                rank.append(((0 if coord == "angle" else 2) + (0 if grounded else 1), k, name,
+                             coord))
     return [(name, coord) for *_, name, coord in sorted(rank)]
 
 
