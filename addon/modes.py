@@ -79,6 +79,8 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
+        st.study.baked_variant = -1                # the keys are no Study variant's now
+        st.report = ""                             # ... nor the notes of the bake replaced
         scene.frame_set(scene.frame_current)
         self.report({"INFO"}, f"baked mode {mode_label(st.mode_index, modes.frequencies[st.mode_index], modes.damping_ratios[st.mode_index])}")
         return {"FINISHED"}

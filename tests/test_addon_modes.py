@@ -72,3 +72,23 @@ def test_undoing_bake_mode_keeps_the_modes_found(blender) -> None:
     assert not arm.mechanism.baked and arm.animation_data is None
     assert [m.frequency for m in st.modes] == [found]
     assert bpy.ops.mechanism.bake_mode.poll()
+
+
+def test_bake_mode_replaces_a_baked_variant_and_its_notes(blender) -> None:
+    """A Study variant baked (gravity changed after the run: its note says the row is
+    stale), then Bake Mode: the keys are the mode's, so the table no longer marks the
+    variant as baked and the report box no longer holds the variant's notes."""
+    bpy = blender
+    bs.pendulum(bpy)
+    scene = bpy.context.scene
+    st = scene.mechanism.study
+    st.pick_1, st.count_1 = "arm.mass", 2
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    scene.gravity = (0.0, 0.0, -5.0)
+    assert bpy.ops.mechanism.study_bake(variant=1) == {"FINISHED"}
+    assert st.baked_variant == 1 and "the scene changed since the study ran" in scene.mechanism.report
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    assert bpy.ops.mechanism.bake_mode() == {"FINISHED"}
+    assert st.baked_variant == -1 and scene.mechanism.report == ""
+    labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_study")
+    assert not any("(baked)" in t for t in labels), labels
