@@ -18,8 +18,8 @@ from bpy.props import FloatVectorProperty, StringProperty
 from ..solver import MechanismError, SolverError
 from . import scene_cache
 from .bake import place_parts
-from .io.drag import (drag_plane_point, joint_coordinate, point_in_part, range_fraction,
-                      range_path, range_value, stops_note, time_of_frame, wiggle_candidates)
+from .io.drag import (angle_in_stops, drag_plane_point, joint_coordinate, point_in_part,
+                      range_fraction, range_path, range_value, stops_note, time_of_frame, wiggle_candidates)
 from .curve_reader import length_text
 from .io.settings import kind_name
 from .scene_reader import read_scene
@@ -236,12 +236,24 @@ def _wiggle_coordinate(s) -> str:
     return "slide" if s.joint_kind == "PRISMATIC" else "angle"
 
 
+def _angle_stops(s) -> tuple[float | None, float | None]:
+    """A joint's stops on its angle (rad; None: none on that side), from its settings."""
+    if s.joint_kind != "REVOLUTE" and not (s.joint_kind == "CYLINDRICAL"
+                                           and s.limit_coordinate == "ANGLE"):
+        return None, None
+    return (s.limit_lower_angle if s.use_limit_lower else None,
+            s.limit_upper_angle if s.use_limit_upper else None)
+
+
 def get_wiggle_angle(self) -> float:
     """The joint's angle, on the turn the kept posing follows (a coupled angle, a range
-    wider than a turn: 720 degrees set reads 720, not 0)."""
+    wider than a turn: 720 degrees set reads 720, not 0); with no posing kept, on the turn
+    of its stops (stops at 100 and 260 degrees: 200 reads 200, not -160)."""
     v = joint_value(self.id_data, "angle")
     near = _followed_turn(bpy.context.scene, self.id_data.name, "angle")
-    return v if near is None else v + 2.0 * np.pi * round((near - v) / (2.0 * np.pi))
+    if near is None:
+        return angle_in_stops(v, *_angle_stops(self))
+    return v + 2.0 * np.pi * round((near - v) / (2.0 * np.pi))
 
 
 def set_wiggle_angle(self, value: float) -> None:

@@ -467,3 +467,26 @@ def test_range_of_motion_moves_a_cylindrical_joints_free_slide(blender) -> None:
     bpy.context.view_layer.update()
     assert block.matrix_world.translation.x == pytest.approx(0.025, abs=1e-7)
     assert st.report == ""
+
+
+def test_the_angle_field_reads_on_the_turn_of_the_stops(blender, tmp_path) -> None:
+    """The pendulum's pin with stops at 100 and 260 degrees, its Angle set to 200: after
+    saving and loading the file (nothing of the posing kept) the field still reads 200
+    degrees, inside the stops the Limits box shows, not the same pose's -160; a lone lower
+    stop at 100 reads it within the turn above the stop, 200 too (float32 matrices:
+    1e-4 degrees)."""
+    bpy = blender
+    pin = bs.pendulum(bpy)["pin"]
+    name, s = pin.name, pin.mechanism
+    s.use_limit_lower, s.limit_lower_angle = True, math.radians(100.0)
+    s.use_limit_upper, s.limit_upper_angle = True, math.radians(260.0)
+    s.wiggle_angle = math.radians(200.0)
+    bpy.context.view_layer.update()
+    assert math.degrees(s.wiggle_angle) == pytest.approx(200.0, abs=1e-4)
+    path = str(tmp_path / "stops.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    s = bpy.context.scene.objects[name].mechanism
+    assert math.degrees(s.wiggle_angle) == pytest.approx(200.0, abs=1e-4)
+    s.use_limit_upper = False
+    assert math.degrees(s.wiggle_angle) == pytest.approx(200.0, abs=1e-4)

@@ -93,3 +93,16 @@ def test_range_path_goes_through_a_range_wider_than_half_a_turn() -> None:
     assert np.all(np.abs(np.diff([lo] + back)) < math.pi / 2)
     assert drag.range_path(0.0, 3.0, -math.pi, math.pi, True, full_turn=True) == [3.0]
     assert drag.range_path(0.0, -0.3, -0.5, 0.5, False) == [-0.3]
+
+
+def test_an_angle_is_read_on_the_turn_of_its_stops() -> None:
+    """Stops 100 .. 260 degrees: -160 is 200; a lone lower stop at 100: -160 is 200, 50 is
+    410 (a turn above the stop); a lone upper stop at -100: 170 is -190; no stops, or a
+    range wider than a turn: as read."""
+    deg = math.radians
+    assert math.isclose(drag.angle_in_stops(deg(-160), deg(100), deg(260)), deg(200))
+    assert math.isclose(drag.angle_in_stops(deg(-160), deg(100), None), deg(200))
+    assert math.isclose(drag.angle_in_stops(deg(50), deg(100), None), deg(410))
+    assert math.isclose(drag.angle_in_stops(deg(170), None, deg(-100)), deg(-190))
+    assert drag.angle_in_stops(deg(-160), None, None) == deg(-160)
+    assert drag.angle_in_stops(deg(-160), deg(-400), deg(400)) == deg(-160)

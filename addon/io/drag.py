@@ -56,6 +56,24 @@ def wrap(angle: float) -> float:
     return (angle + math.pi) % (2.0 * math.pi) - math.pi
 
 
+def angle_in_stops(angle: float, lower: float | None, upper: float | None) -> float:
+    """An angle (rad, read within one turn) on the turn of a joint's stops (None: no stop
+    on that side): inside [lower, upper] when it is in the range at all (else on the turn
+    nearest the range's middle), within a turn above a lone lower stop or below a lone
+    upper one; as it is without stops or for a range wider than a turn (the turn the
+    posing takes a value typed for such a joint on: solver/analyses/posing/wiggle.py)."""
+    if lower is not None and upper is not None:
+        if upper - lower > 2.0 * math.pi:
+            return angle
+        mid = 0.5 * (lower + upper)
+        return mid + wrap(angle - mid)
+    if lower is not None:
+        return lower + (angle - lower) % (2.0 * math.pi)
+    if upper is not None:
+        return upper - (upper - angle) % (2.0 * math.pi)
+    return angle
+
+
 def range_value(fraction: float, lower: float, upper: float) -> float:
     """The coordinate at ``fraction`` (0..1, clamped) of the range [lower, upper]."""
     f = min(max(float(fraction), 0.0), 1.0)
