@@ -18,8 +18,8 @@ from bpy.props import FloatVectorProperty, StringProperty
 from ..solver import MechanismError, SolverError
 from . import scene_cache
 from .bake import place_parts
-from .io.drag import (drag_plane_point, joint_coordinate, point_in_part, range_fraction,
-                      range_value, stops_note, time_of_frame, wiggle_candidates)
+from .io.drag import (angle_in_stops, drag_plane_point, joint_coordinate, point_in_part,
+                      range_fraction, range_path, range_value, stops_note, time_of_frame, wiggle_candidates)
 from .curve_reader import length_text
 from .io.settings import kind_name
 from .scene_reader import read_scene
@@ -207,17 +207,19 @@ def joint_value(joint, coordinate: str) -> float:
         return 0.0
 
 
-def set_joint_value(joint, coordinate: str, value: float) -> None:
+def set_joint_value(joint, coordinate: str, value: float, via: tuple = ()) -> None:
     """Pose the scene's mechanism with the joint's angle (rad) or slide (Blender units) at
-    ``value`` and the rest assembled.  A value past the joint's stop is clamped to it, and
+    ``value`` and the rest assembled, passing through the values ``via`` first (each
+    reached the shorter way round from the one before).  A value past the joint's stop is clamped to it, and
     another joint's stop may hold the pose short of the value (solver/analyses/posing/wiggle.py):
     the Mechanism panel's report says which stop holds it; a failure is said there too (the
     parts stay where they were); an earlier slider's line is cleared."""
     scene = bpy.context.scene
     try:
         posing = scene_cache.kept_or_made(scene, POSE, Posing, at_frame=True, keep=False)
-        v = value * posing.sm.scale if coordinate == "slide" else value
-        posing.poser.set_coordinate(joint.name, v, coordinate)
+        per = posing.sm.scale if coordinate == "slide" else 1.0
+        for v in (*via, value):
+            posing.poser.set_coordinate(joint.name, v * per, coordinate)
         posing.write()
     except (MechanismError, SolverError) as exc:
         _say(scene, f"wiggle: {exc}")
@@ -234,12 +236,24 @@ def _wiggle_coordinate(s) -> str:
     return "slide" if s.joint_kind == "PRISMATIC" else "angle"
 
 
+def _angle_stops(s) -> tuple[float | None, float | None]:
+    """A joint's stops on its angle (rad; None: none on that side), from its settings."""
+    if s.joint_kind != "REVOLUTE" and not (s.joint_kind == "CYLINDRICAL"
+                                           and s.limit_coordinate == "ANGLE"):
+        return None, None
+    return (s.limit_lower_angle if s.use_limit_lower else None,
+            s.limit_upper_angle if s.use_limit_upper else None)
+
+
 def get_wiggle_angle(self) -> float:
     """The joint's angle, on the turn the kept posing follows (a coupled angle, a range
-    wider than a turn: 720 degrees set reads 720, not 0)."""
+    wider than a turn: 720 degrees set reads 720, not 0); with no posing kept, on the turn
+    of its stops (stops at 100 and 260 degrees: 200 reads 200, not -160)."""
     v = joint_value(self.id_data, "angle")
     near = _followed_turn(bpy.context.scene, self.id_data.name, "angle")
-    return v if near is None else v + 2.0 * np.pi * round((near - v) / (2.0 * np.pi))
+    if near is None:
+        return angle_in_stops(v, *_angle_stops(self))
+    return v + 2.0 * np.pi * round((near - v) / (2.0 * np.pi))
 
 
 def set_wiggle_angle(self, value: float) -> None:
@@ -252,6 +266,14 @@ def get_wiggle_slide(self) -> float:
 
 def set_wiggle_slide(self, value: float) -> None:
     set_joint_value(self.id_data, "slide", value)
+
+
+def _driven(s) -> str:
+    """The coordinate of a joint's settings ``s`` its motion drives ("angle", "slide"; ""
+    for none)."""
+    if s.motion_type == "NONE":
+        return ""
+    return "slide" if s.joint_kind == "PRISMATIC" else s.motion_coordinate.lower()
 
 
 def find_range(scene) -> str:
@@ -271,7 +293,7 @@ def find_range(scene) -> str:
         s = ob.mechanism
         grounded = any(m.parent is not None and m.parent.mechanism.ground
                        for m in (s.marker_i, s.marker_j))
-        joints.append((ob.name, kind_name(s.joint_kind), s.motion_type != "NONE", grounded))
+        joints.append((ob.name, kind_name(s.joint_kind), _driven(s), grounded))
     best = None
     for name, coord in wiggle_candidates(joints)[:4]:
         try:
@@ -313,12 +335,16 @@ def get_wiggle_position(self) -> float:
 
 
 def _followed_turn(scene, joint: str, coordinate: str) -> float | None:
-    """The joint's angle on the turns the kept posing follows (a coupled angle, a range
-    wider than a turn: the markers alone give it within one turn), or None."""
+    """The joint's angle on the turns the kept posing follows (a coupled angle, one its
+    stops bound: the markers alone give it within one turn), or None (no posing kept, or
+    an angle it reads within one turn as the markers do)."""
     posing = scene_cache.kept(scene, POSE)
     if coordinate != "angle" or posing is None:
         return None
     try:
+        c = posing.poser.coordinate(joint, coordinate)
+        if c.tracked < 0 and not c.own.size:
+            return None
         return posing.poser.value(joint, coordinate)
     except (MechanismError, SolverError):
         return None
@@ -334,7 +360,11 @@ def set_wiggle_position(self, value: float) -> None:
     v = range_value(value, st.wiggle_lower, st.wiggle_upper)
     if st.wiggle_coordinate == "slide":
         v /= scene.unit_settings.scale_length or 1.0
-    set_joint_value(ob, st.wiggle_coordinate, v)
+        set_joint_value(ob, "slide", v)
+        return
+    path = range_path(joint_value(ob, "angle"), v, st.wiggle_lower, st.wiggle_upper, True,
+                      st.wiggle_full_turn, _followed_turn(scene, ob.name, "angle"))
+    set_joint_value(ob, "angle", path[-1], tuple(path[:-1]))
 
 
 class MECHANISM_OT_find_range(bpy.types.Operator):

@@ -23,7 +23,7 @@ class MECHANISM_OT_find_modes(bpy.types.Operator):
     the motions held at the current frame (nothing in the scene moves)"""
     bl_idname = "mechanism.find_modes"
     bl_label = "Find Modes"
-    bl_options = {"REGISTER"}
+    bl_options = {"REGISTER", "UNDO"}     # the list it fills is scene data: its own step
 
     def execute(self, context):
         scene = context.scene
@@ -79,6 +79,8 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
+        st.study.baked_variant = -1                # the keys are no Study variant's now
+        st.report = ""                             # ... nor the notes of the bake replaced
         scene.frame_set(scene.frame_current)
         self.report({"INFO"}, f"baked mode {mode_label(st.mode_index, modes.frequencies[st.mode_index], modes.damping_ratios[st.mode_index])}")
         return {"FINISHED"}

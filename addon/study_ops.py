@@ -13,6 +13,7 @@ import os
 import tempfile
 
 import bpy
+import numpy as np
 from bpy.props import IntProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper
 
@@ -304,7 +305,11 @@ class MECHANISM_OT_study_plot(bpy.types.Operator):
             what += f", one line per {table.parameters[1]}"
         where = "shown in the Image Editor" if shown else \
             f"image {PLOT_IMAGE!r} (open an Image Editor to see it)"
-        self.report({"INFO"}, f"plotted {what} -> {path}; {where}")
+        if not any(np.isfinite(y).any() for _, _, y in lines):
+            self.report({"WARNING"}, f"plotted {what} -> {path}: empty axes, no variant has "
+                                     f"a value of {column} (every one failed); {where}")
+        else:
+            self.report({"INFO"}, f"plotted {what} -> {path}; {where}")
         return {"FINISHED"}
 
 

@@ -411,3 +411,82 @@ def test_position_slider_of_a_gear_pair_follows_its_turns(blender) -> None:
     bpy.context.view_layer.update()
     assert abs(sc["j1"].mechanism.wiggle_angle - 12.0) <= 1e-6
     assert abs(sc["j2"].mechanism.wiggle_angle + bs.R1 / bs.R2 * 12.0) <= 1e-6
+
+
+def test_position_sweeps_a_range_wider_than_half_a_turn(blender) -> None:
+    """A triple-rocker four-bar drawn in millimetres (unit scale 0.001; input 200, coupler
+    250, output 200, ground 300 mm), its input link drawn at 90 degrees (its pin's angle 0
+    there): the input turns while the ground diagonal B-D is at most b + c, cos th >=
+    (a^2 + d^2 - (b + c)^2) / (2 a d), |th| <= 127.17 degrees, so its pin's range is
+    -217.17 .. 37.17 degrees, wider than half a turn.  Position takes the input the way
+    through the range (the shorter way round to -217 degrees, +143, would cross the other
+    toggle): 0 and 1 put the input link at -127.17 and +127.17 degrees from +x (the range
+    located to 1e-6 rad; 1e-3 degrees allowed for the float32 matrices), 0.5 at 0."""
+    bpy = blender
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    bpy.context.scene.unit_settings.length_unit = "MILLIMETERS"
+    fb = bs.four_bar(bpy, 200.0, 250.0, 200.0, 300.0, math.radians(90.0))
+    assert bpy.ops.mechanism.find_range() == {"FINISHED"}
+    st = bpy.context.scene.mechanism
+    toggle = math.degrees(math.acos((200.0 ** 2 + 300.0 ** 2 - 450.0 ** 2) / (2 * 200 * 300)))
+    assert st.wiggle_joint == fb["pins"][0].name and not st.wiggle_full_turn
+    assert math.degrees(st.wiggle_lower) == pytest.approx(-90.0 - toggle, abs=1e-4)
+    assert math.degrees(st.wiggle_upper) == pytest.approx(toggle - 90.0, abs=1e-4)
+    for position, drawn in ((0.0, -toggle), (1.0, toggle), (0.5, 0.0), (0.0, -toggle)):
+        st.wiggle_position = position
+        bpy.context.view_layer.update()
+        assert st.report == "", st.report
+        x = np.array(fb["input"].matrix_world.col[0][:3])
+        angle = math.degrees(math.atan2(x[1], x[0]))
+        assert abs(((angle - drawn + 180.0) % 360.0) - 180.0) <= 1e-3, (position, angle)
+        assert abs(st.wiggle_position - position) <= 1e-6
+
+
+def test_range_of_motion_moves_a_cylindrical_joints_free_slide(blender) -> None:
+    """A block on a cylindrical joint along x whose angle a motion drives, stops on its
+    slide at -5 cm and +10 cm: the slide is the one freedom, so Range of Motion picks it
+    (the joint is not passed over as driven) and says its range; Position 0.5 puts the
+    block at 2.5 cm (float32 location: 1e-7 m)."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
+    block = bs.add_box(bpy, "block", (0.1, 0.1, 0.1), (0.0, 0.0, 0.0))
+    bs.tag(bpy, [ground, block], "PART")
+    ground.mechanism.ground = True
+    tube = bs.connect(bpy, block, ground, (0.0, 0.0, 0.0), "CYLINDRICAL", "X")
+    s = tube.mechanism
+    s.motion_type, s.motion_coordinate, s.motion_expression = "EXPRESSION", "ANGLE", "2*pi*t"
+    s.use_limit_lower, s.use_limit_upper, s.limit_coordinate = True, True, "SLIDE"
+    s.limit_lower_slide, s.limit_upper_slide = -0.05, 0.1
+    assert bpy.ops.mechanism.find_range() == {"FINISHED"}
+    st = bpy.context.scene.mechanism
+    assert (st.wiggle_joint, st.wiggle_coordinate) == (tube.name, "slide")
+    assert st.wiggle_lower == pytest.approx(-0.05, abs=1e-7)
+    assert st.wiggle_upper == pytest.approx(0.1, abs=1e-7)
+    st.wiggle_position = 0.5
+    bpy.context.view_layer.update()
+    assert block.matrix_world.translation.x == pytest.approx(0.025, abs=1e-7)
+    assert st.report == ""
+
+
+def test_the_angle_field_reads_on_the_turn_of_the_stops(blender, tmp_path) -> None:
+    """The pendulum's pin with stops at 100 and 260 degrees, its Angle set to 200: after
+    saving and loading the file (nothing of the posing kept) the field still reads 200
+    degrees, inside the stops the Limits box shows, not the same pose's -160; a lone lower
+    stop at 100 reads it within the turn above the stop, 200 too (float32 matrices:
+    1e-4 degrees)."""
+    bpy = blender
+    pin = bs.pendulum(bpy)["pin"]
+    name, s = pin.name, pin.mechanism
+    s.use_limit_lower, s.limit_lower_angle = True, math.radians(100.0)
+    s.use_limit_upper, s.limit_upper_angle = True, math.radians(260.0)
+    s.wiggle_angle = math.radians(200.0)
+    bpy.context.view_layer.update()
+    assert math.degrees(s.wiggle_angle) == pytest.approx(200.0, abs=1e-4)
+    path = str(tmp_path / "stops.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    bpy.ops.wm.open_mainfile(filepath=path)
+    s = bpy.context.scene.objects[name].mechanism
+    assert math.degrees(s.wiggle_angle) == pytest.approx(200.0, abs=1e-4)
+    s.use_limit_upper = False
+    assert math.degrees(s.wiggle_angle) == pytest.approx(200.0, abs=1e-4)

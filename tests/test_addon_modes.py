@@ -53,3 +53,42 @@ def test_bake_mode_waits_for_find_modes_and_a_free_part_is_named(blender) -> Non
     assert not bpy.ops.mechanism.bake_mode.poll()
     with pytest.raises(RuntimeError, match="no static equilibrium.*'arm'"):
         bpy.ops.mechanism.find_modes()
+
+
+def test_undoing_bake_mode_keeps_the_modes_found(blender) -> None:
+    """Find Modes is its own undo step: Ctrl Z after Bake Mode takes the mode's keys away
+    and leaves the list Find Modes filled (the pendulum's one mode), ready to bake again."""
+    bpy = blender
+    bs.pendulum(bpy)
+    bpy.ops.ed.undo_push(message="the pendulum")
+    assert bpy.ops.mechanism.find_modes("EXEC_DEFAULT", True) == {"FINISHED"}
+    found = bpy.context.scene.mechanism.modes[0].frequency
+    bpy.context.scene.mechanism.mode_amplitude = 0.1
+    assert bpy.ops.mechanism.bake_mode("EXEC_DEFAULT", True) == {"FINISHED"}
+    assert bpy.context.scene.objects["arm"].mechanism.baked
+    bpy.ops.ed.undo()
+    st = bpy.context.scene.mechanism
+    arm = bpy.context.scene.objects["arm"]
+    assert not arm.mechanism.baked and arm.animation_data is None
+    assert [m.frequency for m in st.modes] == [found]
+    assert bpy.ops.mechanism.bake_mode.poll()
+
+
+def test_bake_mode_replaces_a_baked_variant_and_its_notes(blender) -> None:
+    """A Study variant baked (gravity changed after the run: its note says the row is
+    stale), then Bake Mode: the keys are the mode's, so the table no longer marks the
+    variant as baked and the report box no longer holds the variant's notes."""
+    bpy = blender
+    bs.pendulum(bpy)
+    scene = bpy.context.scene
+    st = scene.mechanism.study
+    st.pick_1, st.count_1 = "arm.mass", 2
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    scene.gravity = (0.0, 0.0, -5.0)
+    assert bpy.ops.mechanism.study_bake(variant=1) == {"FINISHED"}
+    assert st.baked_variant == 1 and "the scene changed since the study ran" in scene.mechanism.report
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    assert bpy.ops.mechanism.bake_mode() == {"FINISHED"}
+    assert st.baked_variant == -1 and scene.mechanism.report == ""
+    labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_study")
+    assert not any("(baked)" in t for t in labels), labels

@@ -56,11 +56,13 @@ def test_slider_range_both_ways() -> None:
 
 
 def test_wiggle_candidates_prefer_a_grounded_undriven_angle() -> None:
-    joints = [("pin", "revolute", False, False), ("slide", "prismatic", False, True),
-              ("drive", "revolute", True, True), ("ball", "spherical", False, True),
-              ("crank", "revolute", False, True), ("tube", "cylindrical", False, False)]
+    joints = [("pin", "revolute", "", False), ("slide", "prismatic", "", True),
+              ("drive", "revolute", "angle", True), ("ball", "spherical", "", True),
+              ("crank", "revolute", "", True), ("tube", "cylindrical", "", False),
+              ("screw", "cylindrical", "angle", True)]
     assert drag.wiggle_candidates(joints) == [("crank", "angle"), ("pin", "angle"),
-                                              ("tube", "angle"), ("slide", "slide")]
+                                              ("tube", "angle"), ("slide", "slide"),
+                                              ("screw", "slide"), ("tube", "slide")]
 
 
 def test_time_of_a_frame() -> None:
@@ -75,3 +77,32 @@ def test_stops_note_in_scene_units() -> None:
     assert drag.stops_note(stops, mm) == ("'hinge' rests on its upper stop (60 degrees); "
                                           "'rail' rests on its lower stop (-50 mm)")
     assert drag.stops_note((), mm) == ""
+
+
+def test_range_path_goes_through_a_range_wider_than_half_a_turn() -> None:
+    """A range -217 .. 37 degrees: from 0 to -217 the path steps down through the range in
+    moves under a quarter turn (never the shorter way round, +143, across the upper end);
+    a present angle read within one turn (+143 for -217) is taken on the range's turn; a
+    full turn, a slide: the target alone."""
+    lo, hi = math.radians(-217.0), math.radians(37.0)
+    path = drag.range_path(0.0, lo, lo, hi, True)
+    steps = np.diff([0.0] + path)
+    assert path[-1] == lo and (steps < 0).all() and (np.abs(steps) < math.pi / 2).all()
+    back = drag.range_path(math.radians(143.0), 0.0, lo, hi, True)
+    assert back[-1] == 0.0 and (np.diff([lo] + back) > 0).all()
+    assert np.all(np.abs(np.diff([lo] + back)) < math.pi / 2)
+    assert drag.range_path(0.0, 3.0, -math.pi, math.pi, True, full_turn=True) == [3.0]
+    assert drag.range_path(0.0, -0.3, -0.5, 0.5, False) == [-0.3]
+
+
+def test_an_angle_is_read_on_the_turn_of_its_stops() -> None:
+    """Stops 100 .. 260 degrees: -160 is 200; a lone lower stop at 100: -160 is 200, 50 is
+    410 (a turn above the stop); a lone upper stop at -100: 170 is -190; no stops, or a
+    range wider than a turn: as read."""
+    deg = math.radians
+    assert math.isclose(drag.angle_in_stops(deg(-160), deg(100), deg(260)), deg(200))
+    assert math.isclose(drag.angle_in_stops(deg(-160), deg(100), None), deg(200))
+    assert math.isclose(drag.angle_in_stops(deg(50), deg(100), None), deg(410))
+    assert math.isclose(drag.angle_in_stops(deg(170), None, deg(-100)), deg(-190))
+    assert drag.angle_in_stops(deg(-160), None, None) == deg(-160)
+    assert drag.angle_in_stops(deg(-160), deg(-400), deg(400)) == deg(-160)

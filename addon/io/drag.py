@@ -56,6 +56,24 @@ def wrap(angle: float) -> float:
     return (angle + math.pi) % (2.0 * math.pi) - math.pi
 
 
+def angle_in_stops(angle: float, lower: float | None, upper: float | None) -> float:
+    """An angle (rad, read within one turn) on the turn of a joint's stops (None: no stop
+    on that side): inside [lower, upper] when it is in the range at all (else on the turn
+    nearest the range's middle), within a turn above a lone lower stop or below a lone
+    upper one; as it is without stops or for a range wider than a turn (the turn the
+    posing takes a value typed for such a joint on: solver/analyses/posing/wiggle.py)."""
+    if lower is not None and upper is not None:
+        if upper - lower > 2.0 * math.pi:
+            return angle
+        mid = 0.5 * (lower + upper)
+        return mid + wrap(angle - mid)
+    if lower is not None:
+        return lower + (angle - lower) % (2.0 * math.pi)
+    if upper is not None:
+        return upper - (upper - angle) % (2.0 * math.pi)
+    return angle
+
+
 def range_value(fraction: float, lower: float, upper: float) -> float:
     """The coordinate at ``fraction`` (0..1, clamped) of the range [lower, upper]."""
     f = min(max(float(fraction), 0.0), 1.0)
@@ -76,17 +94,36 @@ def range_fraction(value: float, lower: float, upper: float, angle: bool,
     return min(max((value - lower) / (upper - lower), 0.0), 1.0)
 
 
-def wiggle_candidates(joints: list[tuple[str, str, bool, bool]]) -> list[tuple[str, str]]:
+def range_path(present: float, target: float, lower: float, upper: float, angle: bool,
+               full_turn: bool = False, near: float | None = None) -> list[float]:
+    """The values (rad or m) a move from ``present`` to ``target`` on the range [lower,
+    upper] passes through, ending at ``target``: an angle on a range that is not a full
+    turn goes through the range in moves under a quarter turn (the posing reaches each
+    value the shorter way round, which across a range wider than half a turn would leave
+    it through a toggle or a stop); ``present`` is taken on the range's turn as
+    ``range_fraction`` takes it; else the target alone."""
+    if not angle or full_turn or upper <= lower:
+        return [float(target)]
+    start = lower + range_fraction(present, lower, upper, True, False, near) * (upper - lower)
+    n = max(1, math.ceil(abs(target - start) / (0.5 * math.pi) - 1e-12))
+    return [start + (target - start) * k / n for k in range(1, n)] + [float(target)]
+
+
+def wiggle_candidates(joints: list[tuple[str, str, str, bool]]) -> list[tuple[str, str]]:
     """The joint coordinates a one-DOF mechanism's slider may move, best first, from
-    (joint name, solver kind, driven by a motion, one of its markers on the ground) in
-    scene order: undriven revolute angles at the ground first (a crank or a rocker), then
-    the other revolutes, then the slides of prismatic and cylindrical joints."""
+    (joint name, solver kind, the coordinate a motion drives: "angle", "slide" or "" for
+    none, one of its markers on the ground) in scene order: undriven revolute and
+    cylindrical angles at the ground first (a crank or a rocker), then the other angles,
+    then the undriven slides of prismatic and cylindrical joints (a cylindrical joint
+    whose angle a motion drives still offers its slide)."""
+    coordinates = {"revolute": ("angle",), "prismatic": ("slide",),
+                   "cylindrical": ("angle", "slide")}
     rank = []
     for k, (name, kind, driven, grounded) in enumerate(joints):
-        if driven or kind not in ("revolute", "prismatic", "cylindrical"):
-            continue
-        coord = "slide" if kind == "prismatic" else "angle"
-        rank.append(((0 if coord == "angle" else 2) + (0 if grounded else 1), k, name, coord))
+        for coord in coordinates.get(kind, ()):
+            if coord != driven:
+                rank.append(((0 if coord == "angle" else 2) + (0 if grounded else 1), k, name,
+                             coord))
     return [(name, coord) for *_, name, coord in sorted(rank)]
 
 
