@@ -19,7 +19,8 @@ from ..solver import MechanismError, SolverError
 from . import scene_cache
 from .bake import place_parts
 from .io.drag import (angle_in_stops, drag_plane_point, joint_coordinate, point_in_part,
-                      range_fraction, range_path, range_value, stops_note, time_of_frame, wiggle_candidates)
+                      range_fraction, range_path, range_value, stops_note, time_of_frame,
+                      wiggle_candidates)
 from .curve_reader import length_text
 from .io.settings import kind_name
 from .scene_reader import read_scene
@@ -210,8 +211,8 @@ def joint_value(joint, coordinate: str) -> float:
 def set_joint_value(joint, coordinate: str, value: float, via: tuple = ()) -> None:
     """Pose the scene's mechanism with the joint's angle (rad) or slide (Blender units) at
     ``value`` and the rest assembled, passing through the values ``via`` first (each
-    reached the shorter way round from the one before).  A value past the joint's stop is clamped to it, and
-    another joint's stop may hold the pose short of the value (solver/analyses/posing/wiggle.py):
+    reached the shorter way round from the one before).  A value past the joint's stop is
+    clamped to it, and another joint's stop may hold the pose short of the value (solver/analyses/posing/wiggle.py):
     the Mechanism panel's report says which stop holds it; a failure is said there too (the
     parts stay where they were); an earlier slider's line is cleared."""
     scene = bpy.context.scene
