@@ -122,7 +122,8 @@ def test_a_value_past_the_joints_own_stop_is_clamped() -> None:
 def test_another_joints_stop_ends_the_move_where_it_is_reached() -> None:
     """The four-bar's rocker stops at 1.8 rad; the crank set from 0 to -0.5 (where the
     rocker would reach 1.949): the crank stops at th2* where the rocker reaches 1.8 (closed
-    form, bisection), the rocker on its stop to 1e-9; set back to 0.3 it moves freely."""
+    form, bisection), the rocker on its stop to 1e-9; set there again, or farther, it stays
+    at the stop (it said the angle could not be reached); set back to 0.3 it moves freely."""
     m = mk.four_bar(driven=False)
     m.add_limit("rocker stop", "pivot4", upper=1.8)
     ps = poser(m)
@@ -131,6 +132,9 @@ def test_another_joints_stop_ends_the_move_where_it_is_reached() -> None:
     assert abs(ps.value("pivot4") - 1.8) <= 1e-9
     assert abs(ps.value("pivot2") - th2) <= 1e-8          # the rocker's 1e-9 over d th4/d th2
     assert stops(ps) == ("joint 'pivot4' at its upper stop 1.8 rad (limit 'rocker stop')",)
+    for further in (-0.5, -0.7):          # on the stop, asked again or farther: stays there
+        ps.set_coordinate("pivot2", further)
+        assert abs(ps.value("pivot2") - th2) <= 1e-8 and len(stops(ps)) == 1
     ps.set_coordinate("pivot2", 0.3)
     assert abs(ps.value("pivot2") - 0.3) <= 1e-12 and stops(ps) == ()
     assert abs(ps.value("pivot4") - rocker(0.3)) <= 1e-9

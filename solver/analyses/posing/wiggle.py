@@ -170,6 +170,9 @@ class Wiggle:
         """One small step of the coordinate to ``target`` with the stops: (pose, tracks,
         True when a stop ended the move there), or None when the joints cannot close."""
         out = self._let_go(c, x, target, self._hold(c, x, target))
+        if out is None and self._active.size:   # a stop held here blocks the move: stay
+            out = self._hold(None, x, 0.0)
+            return None if out is None else (*out, True)
         if out is None:
             return None
         passed = self._passed(c, out)
