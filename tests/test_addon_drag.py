@@ -249,18 +249,23 @@ def test_range_of_motion_needs_one_freedom(blender) -> None:
         bpy.ops.mechanism.find_range()
 
 
+def block_on_a_joint(bpy, kind: str):
+    """(block, joint): a 0.1 m block on a joint of ``kind`` along world x to a ground box."""
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
+    block = bs.add_box(bpy, "block", (0.1, 0.1, 0.1), (0.0, 0.0, 0.0))
+    bs.tag(bpy, [ground, block], "PART")
+    ground.mechanism.ground = True
+    return block, bs.connect(bpy, block, ground, (0.0, 0.0, 0.0), kind, "X")
+
+
 def test_range_of_a_slide_is_said_in_the_scene_units(blender, extension) -> None:
     """A block on a prismatic joint along x with stops at -5 cm and +10 cm: Range of Motion
     picks the slide and says its range as the Lower and Upper fields show it, "-5 cm ..
     10 cm" (metres with an "m" whatever the scene's units before); in a millimetre scene
     (unit scale 0.001, the stops then -0.05 and 0.1 mm) "-50 µm .. 0.1 mm"."""
     bpy = blender
-    bs.set_range(bpy)
-    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
-    block = bs.add_box(bpy, "block", (0.1, 0.1, 0.1), (0.0, 0.0, 0.0))
-    bs.tag(bpy, [ground, block], "PART")
-    ground.mechanism.ground = True
-    rail = bs.connect(bpy, block, ground, (0.0, 0.0, 0.0), "PRISMATIC", "X")
+    block, rail = block_on_a_joint(bpy, "PRISMATIC")
     s = rail.mechanism
     s.use_limit_lower, s.limit_lower_slide = True, -0.05
     s.use_limit_upper, s.limit_upper_slide = True, 0.1
@@ -448,12 +453,7 @@ def test_range_of_motion_moves_a_cylindrical_joints_free_slide(blender) -> None:
     (the joint is not passed over as driven) and says its range; Position 0.5 puts the
     block at 2.5 cm (float32 location: 1e-7 m)."""
     bpy = blender
-    bs.set_range(bpy)
-    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
-    block = bs.add_box(bpy, "block", (0.1, 0.1, 0.1), (0.0, 0.0, 0.0))
-    bs.tag(bpy, [ground, block], "PART")
-    ground.mechanism.ground = True
-    tube = bs.connect(bpy, block, ground, (0.0, 0.0, 0.0), "CYLINDRICAL", "X")
+    block, tube = block_on_a_joint(bpy, "CYLINDRICAL")
     s = tube.mechanism
     s.motion_type, s.motion_coordinate, s.motion_expression = "EXPRESSION", "ANGLE", "2*pi*t"
     s.use_limit_lower, s.use_limit_upper, s.limit_coordinate = True, True, "SLIDE"

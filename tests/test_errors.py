@@ -279,13 +279,8 @@ def test_a_load_failing_inside_a_dynamic_step_carries_its_own_time(element: str)
 def test_the_frames_of_a_failed_run_say_how_they_were_computed() -> None:
     """A dynamic run that stops (a motion's log(0) at t = 1 s) hands back its frames with
     the method and the steps that computed them, as a finished run's Result has them."""
-    m = Mechanism(gravity=(0.0, 0.0, 0.0))
-    m.add_part("ground", fixed=True)
-    m.add_part("slider", mass=1.0)
-    m.add_marker("O", "ground")
-    m.add_marker("s", "slider")
-    m.add_joint("guide", "prismatic", "s", "O")
-    m.add_motion("lift", "guide", "max(-1, log(1 - t))")
+    m = mk.rail_slider("z", spring=None, gravity=(0.0, 0.0, 0.0))
+    m.add_motion("lift", "rail", "max(-1, log(1 - t))")
     finished = m.solve(duration=0.75, fps=4, analysis="dynamic")
     with pytest.raises(SolverError, match="motion 'lift'") as err:
         m.solve(duration=2.0, fps=4, analysis="dynamic")

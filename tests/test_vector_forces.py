@@ -13,7 +13,7 @@ import pytest
 from solver import Mechanism, MechanismError, SolverError, grid
 from solver.base.errors import ExpressionError
 from solver.base.rotations import quat_to_matrix
-from tests.mechanisms import AXIS_MARKER, force_jacobians_and_differences, quat_z
+from tests.mechanisms import AXIS_MARKER, force_jacobians_and_differences, quat_z, rail_slider
 
 K, C, MASS, X0 = 400.0, 6.0, 2.0, 0.1
 
@@ -209,14 +209,9 @@ def test_a_component_undefined_inside_max_stops_the_run(analysis):
     it the square root is undefined, as for a number (a load's sqrt(0.5 - t) stops the
     run), not 0 because max leaves out numpy's NaN. The run stops naming the force; the
     sweep after the frames to 0.5 s (sqrt(0) = 0 is defined)."""
-    m = Mechanism(gravity=(0.0, 0.0, 0.0))
-    m.add_part("ground", fixed=True)
-    m.add_part("slider", mass=1.0)
-    m.add_marker("O", "ground")
-    m.add_marker("a", "slider")
-    m.add_joint("guide", "prismatic", "a", "O")
-    m.add_motion("down", "guide", "0.5 - t")
-    m.add_vector_force("f", "a", "O", force=(0.0, 0.0, "max(0, sqrt(DZ('a', 'O')))"))
+    m = rail_slider("z", spring=None, gravity=(0.0, 0.0, 0.0))
+    m.add_motion("down", "rail", "0.5 - t")
+    m.add_vector_force("f", "S", "R", force=(0.0, 0.0, "max(0, sqrt(DZ('S', 'R')))"))
     with pytest.raises(SolverError, match=r"vector force 'f': force z: .*sqrt") as err:
         m.solve(duration=1.0, fps=4, analysis=analysis)
     assert err.value.time < 1.0
