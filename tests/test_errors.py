@@ -299,3 +299,16 @@ def test_more_frames_than_memory_holds_is_named() -> None:
     with pytest.raises(MechanismError, match=r"1 s at 1e\+09 fps is 1,000,000,001 frames: "
                                              r"at most 100,000,000.*lower fps"):
         m.solve(duration=1.0, fps=1e9)
+
+
+def test_a_run_whose_results_do_not_fit_in_memory_is_named(monkeypatch) -> None:
+    """Fewer frames than the limit but more than memory holds (many parts): the run's
+    MemoryError is a MechanismError saying how many frames of how many parts."""
+    m = base()
+    m.add_joint("pin", "revolute", "A", "O")
+
+    def short_of_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate")
+    monkeypatch.setattr("solver.mechanism.run", short_of_memory)
+    with pytest.raises(MechanismError, match=r"solve: 25 frames of 1 moving part\(s\) do not fit"):
+        m.solve(duration=1.0, fps=24)

@@ -39,7 +39,7 @@ from ..analyses.dynamics.requests import Request
 from ..analyses.dynamics.equations import Equations
 from ..analyses.structure import Structure
 from ..base.errors import SolverCancelled, SolverError
-from ..integrators.control import ErrorNorm, Goals, error_scale, on_break
+from ..integrators.control import ErrorNorm, Goals, error_scale, side_of
 from ..integrators.explicit import DoPri5
 from ..integrators.implicit import NEWTON_MAX, RadauIIA
 from ..model.compile import Model
@@ -372,11 +372,9 @@ class _Group:
         todo[lanes] = True
         self._told_now(who, [self.runs[i].run for i in who])
         # a variant on one of its breakpoints: its motions' rates just after it (project)
-        after = [i for i in who if on_break(self.runs[i].model.breakpoints, T[i])]
-        rate_t = None
-        if after:
-            rate_t = T.copy()
-            rate_t[after] = np.nextafter(T[after], np.inf)
+        rate_t = T.copy()
+        rate_t[who] = [side_of(self.runs[i].model.breakpoints, T[i]) for i in who]
+        rate_t = None if np.array_equal(rate_t, T) else rate_t
         r, p, v, w, track = self.eq.project_many(T, R, P, Vv, W, todo, self.rs, self.cw,
                                                  self.L, rate_t)
         got = []

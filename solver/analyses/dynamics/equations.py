@@ -29,7 +29,7 @@ from ...algebra.newton import NewtonOptions, converged, newton, scales, step_pos
 from ...algebra.schur import Schur, inverse_mass
 from ...base.einsum import einsum
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix
-from ...integrators.control import on_break
+from ...integrators.control import side_of
 from ...kernels.constraints import body_arrays, evaluate, motion_values, residual, row_groups
 from ...kernels.forces import torsion_angles, total_forces
 from ...kernels.stop_forces import stop_forces
@@ -470,8 +470,8 @@ class Equations:
                    else sc.matrix(Jb, self._minv_ground(A)))
         nu = np.zeros(m.nc)
         # at a breakpoint the rates after it (a motion's kink: the impulse its jump takes)
-        rates = (motion_values(m, np.nextafter(t, np.inf)) if on_break(m.breakpoints, t)
-                 else f)
+        after = side_of(m.breakpoints, t)
+        rates = f if after == t else motion_values(m, after)
         nu[self.mrows] = rates[m.row_motion[self.mrows], 1]
         vel = np.concatenate([np.concatenate([v, w], 1), np.zeros((1, 6))])
         mu = self.solve(vals, sc.times(Jb, vel) - nu[self.keep])
