@@ -81,7 +81,7 @@ class Model:
     marker_axes: Mapping[str, np.ndarray]   # (3, 3) marker axes (columns) in body frame (ground: world)
     length_scale: float
     forces: ForceModel
-    fixed_parts: Mapping[str, tuple[np.ndarray, np.ndarray]]
+    fixed_parts: Mapping[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
     couplers: CouplerPlan | None = None
     curves: CurvePlan | None = None
     limits: LimitPlan | None = None
@@ -310,7 +310,8 @@ def compile_model(mech: Any) -> Model:
     inertia = np.reshape([p.inertia for p in moving], (nb, 3, 3)).astype(float)
     minv = np.zeros((nb + 1, 6, 6))       # the constant part of the inverse mass blocks
     minv[:nb, :3, :3] = np.eye(3)[None] / mass[:, None, None]
-    fixed = {p.name: (_frozen(p.position), _frozen(p.orientation)) for p in mech.parts.values() if p.fixed}
+    fixed = {p.name: (_frozen(p.position), _frozen(p.orientation), _frozen(p.center_of_mass))
+             for p in mech.parts.values() if p.fixed}
     for table in (marker_point, marker_axes):
         for key in table:
             table[key] = _frozen(table[key])

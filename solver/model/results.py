@@ -220,10 +220,12 @@ class Result:
         return np.zeros((len(self), 3)) if fixed is not None else self._alpha[:, b].copy()
 
     def center_of_mass(self, part: str) -> np.ndarray:
-        """(n, 3) centre of mass in world, m."""
+        """(n, 3) centre of mass in world, m (a fixed part's: where its ``center_of_mass``,
+        part-frame coordinates, stands, at every frame)."""
         b, fixed = self._lookup(part)
         if fixed is not None:
-            raise MechanismError(f"part {part!r} is fixed: it has no moving centre of mass")
+            position, orientation, com = fixed
+            return np.tile(position + quat_to_matrix(orientation) @ com, (len(self), 1))
         return self._r[:, b].copy()
 
     # -- markers, joints, motions
