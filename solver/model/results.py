@@ -220,12 +220,10 @@ class Result:
         return np.zeros((len(self), 3)) if fixed is not None else self._alpha[:, b].copy()
 
     def center_of_mass(self, part: str) -> np.ndarray:
-        """(n, 3) centre of mass in world, m (a fixed part's: where its ``center_of_mass``,
-        part-frame coordinates, stands, at every frame)."""
+        """(n, 3) centre of mass in world, m (a fixed part's: where it stands, every frame)."""
         b, fixed = self._lookup(part)
-        if fixed is not None:
-            position, orientation, com = fixed
-            return np.tile(position + quat_to_matrix(orientation) @ com, (len(self), 1))
+        if fixed is not None:       # (position, orientation, part-frame centre of mass)
+            return np.tile(fixed[0] + quat_to_matrix(fixed[1]) @ fixed[2], (len(self), 1))
         return self._r[:, b].copy()
 
     # -- markers, joints, motions
