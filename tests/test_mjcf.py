@@ -482,6 +482,12 @@ def test_imported_double_pendulum_swings_as_mujoco_runs_it():
      "</body></worldbody></mujoco>", "line 2: <frame> in <body name='a'> is not read"),
     ("<mujoco>\n<compiler settotalmass='5'/><worldbody/></mujoco>",
      "line 2: <compiler settotalmass='5'>"),
+    ("<mujoco><worldbody><body name='a'><joint name='h' axis='0 1 0'/><geom size='0.1'/>"
+     "</body></worldbody><equality>\n<joint name='tie' joint1='h' joint2='typo'/></equality>"
+     "</mujoco>", "line 2: joint equality 'tie': unknown joint 'typo'"),
+    ("<mujoco><worldbody><body name='a'><joint name='h' axis='0 1 0'/><geom size='0.1'/>"
+     "</body></worldbody><equality>\n<joint name='hold'/></equality></mujoco>",
+     "line 2: joint equality 'hold' needs the attribute 'joint1'"),
 ])
 def test_bad_mjcf_is_named_with_its_line(xml, says):
     with pytest.raises(mjcf.MjcfError, match=re.escape(says)):

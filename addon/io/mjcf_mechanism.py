@@ -308,7 +308,12 @@ class Builder:
     def joint_equality(self, e: Any) -> None:
         poly = [float(s) for s in e.attrib.get("polycoef", "0 1 0 0 0").split()] + [0.0] * 5
         j1, j2 = e.attrib.get("joint1"), e.attrib.get("joint2")
+        known = {j.name for b in self.model.bodies.values() for j in b.joints}
+        if j1 is None:
+            raise MjcfError(f"joint equality {e.name!r} needs the attribute 'joint1'", e.line)
         for j in (j1, j2):
+            if j is not None and j not in known:      # (MuJoCo refuses the model)
+                raise MjcfError(f"joint equality {e.name!r}: unknown joint {j!r}", e.line)
             if j is not None and j not in self.coordinate:
                 self.unmapped.append(f"line {e.line}: joint equality {e.name!r}: joint {j!r} "
                                      f"has no solver coordinate")
