@@ -353,8 +353,9 @@ def test_the_doors_friction_events_take_two_trial_steps_each(monkeypatch) -> Non
     one right-hand side against a trial's twelve), and a trial past the root that its own
     tangent puts within 0.9 of the width from it ends the search (its linearization error,
     g''/(2 g') times that distance squared, is below 1e-5 of the width here).  The door's
-    breakpoints of mu and slip reversals (22 events) take two trial steps each (2 to 4
-    with the secant through the last two trials), every event of the run at most 2.5 on
+    breakpoints of mu and slip reversals (22 events) take at most two trial steps each (2
+    to 4 with the secant through the last two trials; none where the step was aimed at
+    the event, events.aim_at_event), every event of the run at most 2.5 on
     average (measured 73 trials for 32 events; 112 before), and the impact and friction
     instants are those of a run at tolerance 1e-10 to 5e-9 s (its own error at the
     default 1e-6)."""
@@ -369,7 +370,7 @@ def test_the_doors_friction_events_take_two_trial_steps_each(monkeypatch) -> Non
     monkeypatch.undo()
     ref = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic",
                                           tolerance=1e-10)
-    assert len(friction) >= 20 and max(friction) == 2
+    assert len(friction) >= 20 and max(friction) <= 2
     assert sum(friction + every) / len(friction + every) <= 2.5
     assert len(r.impacts) == len(ref.impacts) == 5
     assert len(r.friction_events) == len(ref.friction_events) == 4
@@ -489,7 +490,7 @@ def test_the_doors_breakpoints_of_mu_take_one_trial_step_each(monkeypatch) -> No
 
 def test_a_step_aimed_at_a_breakpoint_of_mu_is_located_by_its_own_end(monkeypatch) -> None:
     """Where the tangent at a step's start puts a breakpoint of mu inside the step, the
-    step is aimed just past it (events.aim_at_kink: the Runge-Kutta probe's instant), and
+    step is aimed just past it (events.aim_at_event: the Runge-Kutta probe's instant), and
     its own end, within KINK_TIME past the breakpoint by its tangent, is the located step:
     no trial step for any of the door's 18 breakpoints (one each when the full step was
     taken first and the breakpoint located back from it), at most 1,450 right-hand sides
@@ -507,6 +508,25 @@ def test_a_step_aimed_at_a_breakpoint_of_mu_is_located_by_its_own_end(monkeypatc
     np.testing.assert_allclose(angle(r), angle(ref), rtol=0, atol=1e-9)
     np.testing.assert_allclose(r.limit("stop"), ref.limit("stop"), rtol=0, atol=1e-9)
     np.testing.assert_allclose(r.friction("dry"), ref.friction("dry"), rtol=0, atol=1e-9)
+    _same_door_events(r, ref)
+
+
+def test_a_step_aimed_at_a_slip_reversal_is_located_by_its_own_end(monkeypatch) -> None:
+    """Where the start's tangent puts a slip reversal inside the step before any
+    breakpoint of mu, the step is aimed a tenth of EVENT_TIME past where the Runge-Kutta
+    probe and Newton's step from it put the reversal (the motion below the transition
+    speed is smooth: the probe's state agrees with the step's to about 1e-14 of the
+    speed), and its own end's tangent confirms it: none of the door's four reversals takes
+    a trial step (two each, 8 right-hand sides more, when it was located from a step past
+    it), at most 720 right-hand sides in all (measured 715; 747 so), the instants those of
+    the run at tolerance 1e-10 to 5e-9 s."""
+    import solver.analyses.dynamics.events as ev
+    from solver.analyses.dynamics.stops import EVENT_TIME
+    reversals = []
+    monkeypatch.setattr(ev, "locate", _counting_trials(ev.locate, reversals, EVENT_TIME))
+    kinks, rhs, r, ref = _door_breakpoint_trials(monkeypatch)
+    assert len(reversals) == len(r.friction_events) == 4 and max(reversals) == 0
+    assert rhs <= 720
     _same_door_events(r, ref)
 
 
@@ -551,3 +571,30 @@ def test_one_slipping_element_takes_the_same_bits_alone_as_in_a_stack(ball: bool
         root = brentq(g, 0.0, 10.0 * (g(0.0) + 1.0), xtol=1e-14, rtol=1e-13)
         assert abs(s - root) <= 1e-12 * root
     assert jammed < n // 10
+
+
+def test_a_steps_projected_end_is_evaluated_once_for_all_that_read_it(monkeypatch) -> None:
+    """The projection's last residual, the limits' turns and the next step's friction
+    rates and stop gaps all read the rows at a step's projected end; the equations keep
+    the last two poses' rows (Equations.rows_at), so the door's run evaluates about 230
+    poses fewer than when each asks anew (measured 453 against 680) and takes the same
+    bits."""
+    import solver.analyses.dynamics.equations as eq
+    real_evaluate, asked = eq.evaluate, [0]
+
+    def counted(model, rg, A, *a, **k):
+        asked[0] += not a            # (a right-hand side's also passes the velocities)
+        return real_evaluate(model, rg, A, *a, **k)
+
+    def every_time(self, rg, A, groups=None):
+        return counted(self.m, rg, A, ref=self.run.track, groups=groups)
+    monkeypatch.setattr(eq, "evaluate", counted)
+    kept = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic")
+    with_memo, asked[0] = asked[0], 0
+    monkeypatch.setattr(eq.Equations, "rows_at", every_time)
+    each = _door_with_a_dry_hinge().solve(duration=3.0, fps=24, analysis="dynamic")
+    assert asked[0] - with_memo >= 200
+    assert np.array_equal(kept.orientation("door"), each.orientation("door"))
+    assert np.array_equal(kept.angular_velocity("door"), each.angular_velocity("door"))
+    assert np.array_equal(kept.friction("dry"), each.friction("dry"))
+    assert np.array_equal(kept.limit("stop"), each.limit("stop"))

@@ -27,13 +27,15 @@ from ..vocabulary.joints import ANGLE
 
 
 def limit_coordinates(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray,
-                      w: np.ndarray, track: np.ndarray | None = None
+                      w: np.ndarray, track: np.ndarray | None = None, rows=None
                       ) -> tuple[np.ndarray, np.ndarray]:
     """(q, q') (nbound,): each limit's coordinate (an angle as atan2 gives it, in (-pi, pi],
-    rad; a slide in m) and its rate (rad/s or m/s) at the state (r, p, v, w)."""
+    rad; a slide in m) and its rate (rad/s or m/s) at the state (r, p, v, w).  ``rows``:
+    a dynamic run's Equations.rows_at (its pose memo, on ``track``), or None."""
     lm = model.limits
     rg, A, vg, wg = body_arrays(model, r, p, v, w)
-    ev = evaluate(model, rg, A, ref=track, groups=row_groups(model, lm.rows))
+    groups = row_groups(model, lm.rows)
+    ev = evaluate(model, rg, A, ref=track, groups=groups) if rows is None else rows(rg, A, groups)
     rate = row_rates(model, lm.rows, ev.jac, np.concatenate([vg, wg], axis=-1))
     return ev.phi[..., lm.rows], rate
 
@@ -87,11 +89,11 @@ def started(model: Model, run: RunState, t: float, r, p, v, w) -> RunState:
     return run.limits_at(start_turns(model, t, raw), rate)
 
 
-def advanced(model: Model, run: RunState, h: float, r, p, v, w) -> RunState:
+def advanced(model: Model, run: RunState, h: float, r, p, v, w, rows=None) -> RunState:
     """The run state ``run`` with the limits' coordinates after a step or frame of h s to
     (r, p, v, w): each angle on the turn nearest the last one plus h times the mean of its
-    rates at both ends (the trapezoidal rule)."""
-    raw, rate = limit_coordinates(model, r, p, v, w, run.track)
+    rates at both ends (the trapezoidal rule); ``rows``: as limit_coordinates'."""
+    raw, rate = limit_coordinates(model, r, p, v, w, run.track, rows)
     guess = run.limit_ref + 0.5 * h * (run.limit_rate + rate)
     return run.limits_at(on_turn(model, raw, guess), rate)
 

@@ -37,7 +37,7 @@ The run is a loop over the output frames (``dynamic_run``) whose carry is a Dyna
 pose, the step sizes, the integrator's state and the RunState (model/state.py).  A step is a
 list of stages, each a method that reads and advances the carry: its size (``_proposal``:
 cut to the next frame, or long; then aimed at a breakpoint of mu just ahead, events.py
-``aim_at_kink``), its trials until one is accepted (``_attempt``: rejected steps, what
+``aim_at_event``), its trials until one is accepted (``_attempt``: rejected steps, what
 passed inside an accepted one, ``inside.py``, singular positions, rows chosen anew, a
 collapse named), the next size (``_next_size``), its end on
 its first event (``_end_on_event``: events.py locates it on re-stepped trials), the
@@ -66,7 +66,7 @@ from ...model.frame_buffer import FrameBuffer
 from ...model.results import Result, report_progress
 from ...model.state import RunState, State
 from .equations import Equations
-from .events import StepEnd, aim_at_kink, crossed_at_end, record_friction, step_events
+from .events import StepEnd, aim_at_event, crossed_at_end, record_friction, step_events
 from .inside import SINGULAR_STEP, before_failure, inside_step
 from .pairs import frame_pairs
 from .requests import Request, Requests, drive
@@ -280,7 +280,7 @@ class DynamicRun:
                 self.h = initial_step(f0, y, self.scale, self.rtol, self.times)
             hs, long = yield from self._proposal(t_out, y)
             self.at_start = self.run             # the run state a step's stages use
-            aimed = None if long or not self.locating else aim_at_kink(sysm, self.t, y, f0, hs)
+            aimed = None if long or not self.locating else aim_at_event(sysm, self.t, y, f0, hs)
             hs, long, f0, y1, err, h_next = yield from self._attempt(k, t_out, y, f0,
                                                                      aimed or hs, long)
             kept = self.h                        # the natural size the step started from
@@ -382,7 +382,7 @@ class DynamicRun:
 
     def _next_size(self, hs: float, err: float, h_next: float, long: bool, aimed: bool) -> None:
         """The next step's natural size (control.next_size), kept as it was after a step
-        ``aimed`` at an event (events.aim_at_kink); ``grow``: the proposal past the frames."""
+        ``aimed`` at an event (events.aim_at_event); ``grow``: the proposal past the frames."""
         if not aimed:
             self.h = next_size(self.h, hs, h_next, long, self.method == "implicit")
         self.grow = long_proposal(hs, err, self.control.expo)
@@ -418,14 +418,14 @@ class DynamicRun:
         r0, p0 = self.r, self.p
         (self.r, self.p, self.v, self.w), self.run = yield Request(
             "project", self.project, (self.t + ended.hs, r1, p1, v1, w1))
-        self.resting = (not self.tree
-                        and moved(self.model, r0, p0, self.r, self.p) <= REST
-                        * self.model.length_scale)
+        self.resting = not self.tree and moved(self.model, r0, p0, self.r, self.p) <= (
+            REST * self.model.length_scale)
         self.t_last, self.t, self.work = self.t, self.t + ended.hs, work1
         if on_break(self.model.breakpoints, self.t):     # the rates after it: projected anew
             self.f_end = None
         if self.stops is not None:        # the limits' turns at the step's end, before its event
-            self.run = advanced(self.model, self.run, ended.hs, self.r, self.p, self.v, self.w)
+            self.run = advanced(self.model, self.run, ended.hs, self.r, self.p, self.v, self.w,
+                                self.sysm.rows_at)
             self.sysm.tell(self.run)
         self.out.steps += 1
 

@@ -30,7 +30,8 @@ from ...algebra.schur import Schur, inverse_mass
 from ...base.einsum import einsum
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix
 from ...integrators.control import side_of
-from ...kernels.constraints import body_arrays, evaluate, motion_values, residual, row_groups
+from ...kernels.constraints import (RowEval, body_arrays, evaluate, motion_values, residual,
+                                    row_groups)
 from ...kernels.forces import torsion_angles, total_forces
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
@@ -111,12 +112,13 @@ class _Work:
         self.MiX[self.unit_at] = unit.reshape((-1,) + lead + (6,))
         return self.MiX
 
-    def bodies(self, r: np.ndarray, p: np.ndarray, vel: np.ndarray):
+    def bodies(self, r: np.ndarray, p: np.ndarray, vel: np.ndarray | None):
         """(rg, A, vg, wg, velg) for COM positions r, unit quaternions p, velocities vel
-        (..., nb, 6)."""
+        (..., nb, 6) (None: the pose alone, the velocities' buffers as they were)."""
         nb = self.nb
         self.rg[..., :nb, :] = r
-        self.velg[..., :nb, :] = vel
+        if vel is not None:
+            self.velg[..., :nb, :] = vel
         quat_to_matrix(p, out=self.A9[..., :nb, :])
         return self.rg, self.A, self.vg, self.wg, self.velg
 
@@ -177,6 +179,8 @@ class Equations:
                       if np.array_equal(both, on[..., None] * np.eye(3)) else None)
         self._work: dict[tuple[int, ...], _Work] = {}
         self._last = None         # the last single state's pose, rows and J M^-1 J^T (project)
+        self._poses: list = []    # the rows at the last two poses asked for (rows_at)
+        self._pose_work = None    # the bodies' arrays of one pose asked about (pose_bodies)
         self._rs, self._cw = scales(model)      # the projection's row scales, column weights
         # constraint residual a projection may be left at while the run passes a singular
         # position (RunState.robust): the run's own accuracy (Goals.singular), given at
@@ -200,11 +204,41 @@ class Equations:
     def tell(self, run: RunState) -> None:
         """Evaluate the equations at the run state ``run`` from now on; ``frozen``: the
         friction elements a resting stop holds there (friction.held_by_stops), which take
-        no friction."""
-        self.run = run
+        no friction (made anew only when the stops' rest or the slip changed: a run state
+        is told several times a step)."""
+        last, self.run = getattr(self, "run", None), run
+        if last is not None and run.resting is last.resting and run.slip is last.slip:
+            return
         self.frozen = held_by_stops(self.m, run.resting) if self.dry else None
         if self.dry:      # the slipping elements' components: not stuck, not frozen
             self._sliding = (~run.slip.stuck & ~self.frozen)[self.m.frictions.element]
+
+    def pose_bodies(self, r: np.ndarray, p: np.ndarray, vel: np.ndarray | None = None):
+        """(rg, A, vg, wg, velg) of one state (r, unit quaternions p, vel (nb, 6)) as a
+        right-hand side makes them, in buffers of their own that the next call overwrites
+        (an event function's, read at once)."""
+        if self._pose_work is None:
+            self._pose_work = _Work(self.m, ())
+        return self._pose_work.bodies(r, p, vel)
+
+    def rows_at(self, rg: np.ndarray, A: np.ndarray, groups: np.ndarray | None = None
+                ) -> RowEval:
+        """The rows at one pose (rg, A: body_arrays' with the ground) on the run state's
+        tracked values: phi and the Jacobian of ``groups`` (row_groups; None: all), no
+        quads.  A step's projected end is asked about four times (the projection's last
+        residual, the limits' turns, the friction rates and the stops' gaps of the next
+        step's events), so the last two poses' are kept, by their bits and the tracked
+        values, each serving any groups it has (a group's rows take the same bits
+        evaluated alone or with the others)."""
+        key = (rg.tobytes(), A.tobytes())
+        track = self.run.track
+        for k, ref, had, ev in self._poses:
+            if k == key and ref is track and (had is None or (
+                    groups is not None and bool(np.all(had | ~groups)))):
+                return ev
+        ev = evaluate(self.m, rg, A, ref=track, groups=groups)
+        self._poses = [(key, track, groups, ev)] + self._poses[:1]
+        return ev
 
     def work(self, lead: tuple[int, ...]) -> _Work:
         w = self._work.get(lead)

@@ -11,8 +11,8 @@ the event is the integrator's own, never an interpolation; each trial's end also
 Newton's next instant, the event function's rate there by one right-hand side, and a
 trial just past the root by its own tangent ends the search; a breakpoint of mu's first
 trial placed by a Runge-Kutta probe, ``_probed``, and a step whose start's tangent puts
-one inside it aimed just past it, ``aim_at_kink``, its own end then the located step, no
-trial at all).  The located step is then a
+one, or a slip reversal, inside it aimed just past it, ``aim_at_event``, its own end then
+the located step, no trial at all).  The located step is then a
 step like any other, and its own error estimate must be within the goal (err <= 1): when it
 is not, the step is cut as a rejected step is (``control.rejected``) and its end checked
 for events again.  What happens just before an event is often the least smooth part of the
@@ -72,7 +72,8 @@ def step_events(sysm, stepper, control, stops: Stops | None, t: float, y: np.nda
     error exceeds it is cut (``control.rejected``) and the shorter step's end checked for
     events again, until a step's error is within the goal.  ``sysm``: the run's Equations;
     ``stepper``, ``control``, ``norm``: its integrator, step control and error norm;
-    ``aimed``: the step was aimed at a breakpoint of mu (``aim_at_kink``)."""
+    ``aimed``: the step was aimed at a breakpoint of mu or a slip reversal
+    (``aim_at_event``)."""
     cut = False
     while True:
         end = _first_event(sysm, stepper, stops, t, y, f0, hs, y1, err, norm, aimed)
@@ -149,7 +150,7 @@ def _first_event(sysm, stepper, stops: Stops | None, t: float, y: np.ndarray, f0
             found, located = [reached(g, which, -stops.tol), none, none], True
             continue
         guess = _tangent_guess(measure, t, y, f0, at_start, which, hs)
-        own = (y1, err, g1, hs) if aimed and measure is kink and y1 is end else None
+        own = (y1, err, g1, hs) if aimed and measure is _aimed(sysm) and y1 is end else None
         if measure is kink and guess is not None and own is None:
             guess = _probed(sysm.rhs, t, y, f0, guess, measure, which, _tangent(sysm, t, measure),
                             KINK_TIME)
@@ -220,7 +221,7 @@ def _event_kinds(sysm, stops: Stops | None, t: float, y: np.ndarray) -> list[_Ki
 
 
 def _armed_below_zero(armed: np.ndarray) -> Callable:
-    return lambda g: np.flatnonzero(armed & (g <= 0.0))
+    return lambda g: (armed & (g <= 0.0)).nonzero()[0]
 
 
 def _stop_event(sysm, stops: Stops, t: float, y: np.ndarray):
@@ -281,42 +282,54 @@ def _by_first_crossing(kinds: list, t: float, hs: float, y1: np.ndarray,
 
 
 def _tangent_guess(measure, t: float, y: np.ndarray, f0: np.ndarray, g0: np.ndarray,
-                   which: np.ndarray, hs: float) -> float | None:
+                   which: np.ndarray, hs: float, ahead: tuple | None = None) -> float | None:
     """Where the tangent at the step's start puts the first zero of ``which``'s event
     functions (Newton's step from the start: g0 / -g'(0), g'(0) by a difference along
     the start's derivative f0, no right-hand side), or None outside (0, hs).  A step that
     crossed a kink of mu before the event is far from linear over its length; its start
-    is smooth."""
+    is smooth.  ``ahead``: that state along f0, (t + d, y + d f0), made once for the
+    tangents of several event functions of one state (friction's: one evaluation)."""
     d = 1e-6 * hs
-    rate = (measure(t + d, y + d * f0)[which] - g0[which]) / d
+    tt, yd = (t + d, y + d * f0) if ahead is None else ahead
+    rate = (measure(tt, yd)[which] - g0[which]) / d
     ahead = np.where(rate < 0.0, -g0[which] / np.where(rate < 0.0, rate, -1.0), np.inf)
     c = float(np.min(ahead))
     return c if 0.0 < c < hs else None
 
 
-def aim_at_kink(sysm, t: float, y: np.ndarray, f0: np.ndarray, hs: float) -> float | None:
+def aim_at_event(sysm, t: float, y: np.ndarray, f0: np.ndarray, hs: float) -> float | None:
     """A step from (t, y) (f0 = f(t, y)) shorter than the proposed hs that ends a tenth of
-    KINK_TIME past the first breakpoint of mu the step would cross, where the start's
-    tangent and a Runge-Kutta probe put it (``_probed``: four right-hand sides); None when
-    the tangent puts none inside the step.  A step that ends there is located by its own
-    end (``step_events``' ``aimed``): near a slip reversal the breakpoints come within a
-    few milliseconds of each other (the door's v_s and 1.5 v_s 0.4 ms apart), and a step
-    of the proposed size past each, then a trial back to it, cost twelve right-hand
-    sides more than the probe."""
+    the event's width (KINK_TIME, EVENT_TIME) past the first breakpoint of mu or slip
+    reversal the step would cross, where the start's tangent and a Runge-Kutta probe put
+    it (``_probed``: four right-hand sides); None when the tangent puts neither inside the
+    step.  A step that ends there is located by its own end (``step_events``' ``aimed``;
+    the event function aimed at is kept with the start's events, ``_aimed``): near a slip
+    reversal the breakpoints and the reversal come within a few milliseconds of each other
+    (the door's v_s and 1.5 v_s 0.4 ms apart, the reversal 0.8 ms after v_s), and a step of
+    the proposed size past each, then trials back to it, cost eight to twelve right-hand
+    sides more than the probe.  Below the transition speed the motion is smooth (mu_s
+    throughout), so the probe's reversal agrees with the aimed step's to far below
+    EVENT_TIME."""
     if sysm.run.slip is None:
         return None
-    _, measure, armed, at_start = _friction_events(sysm, t, y)[0]
-    which = np.flatnonzero(armed)
-    if not which.size:
+    kinds = _friction_events(sysm, t, y)
+    first = None                        # (the tangent's guess, kind, armed entries, width)
+    ahead = (t + 1e-6 * hs, y + 1e-6 * hs * f0)      # (_tangent_guess's, for both)
+    for (_, measure, armed, at_start), width in zip(kinds[:2], (KINK_TIME, EVENT_TIME)):
+        which = armed.nonzero()[0]
+        guess = (_tangent_guess(measure, t, y, f0, at_start, which, hs, ahead)
+                 if which.size else None)
+        if guess is not None and (first is None or guess < first[0]):
+            first = (guess, measure, which, width)
+    if first is None:
         return None
-    guess = _tangent_guess(measure, t, y, f0, at_start, which, hs)
-    if guess is None:
-        return None
+    guess, measure, which, width = first
     try:
         c = _probed(sysm.rhs, t, y, f0, guess, measure, which, _tangent(sysm, t, measure),
-                    KINK_TIME)
+                    width)
     except (np.linalg.LinAlgError, FrictionJam):   # a probe's stage off the motion: the
         return None                                # step as proposed says what is there
+    sysm.events_memo = sysm.events_memo[:4] + (measure,)
     return c if 0.0 < c < hs else None
 
 
@@ -368,9 +381,10 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     the earlier end (no trial steps through the kinks to locate a reversal that a breakpoint
     overtakes); and a coordinate's speed is signed, q' . d (a ball's is |q'|), so that a
     step past the reversal, back above 1.5 v_s the other way, still shows the crossing.
-    Made once for a step's start (the same y, t and run state: ``aim_at_kink``, then
-    ``step_events``), kept in the equations' ``events_memo``."""
-    memo = sysm.events_memo               # made already at this start (aim_at_kink)
+    Made once for a step's start (the same y, t and run state: ``aim_at_event``, then
+    ``step_events``), kept in the equations' ``events_memo`` (with the event function a
+    step from there was aimed at, when it was)."""
+    memo = sysm.events_memo               # made already at this start (aim_at_event)
     if memo is not None and memo[0] is y and memo[1] == t and memo[2] is sysm.run:
         return memo[3]
     m, slip = sysm.m, sysm.run.slip       # as told at the step's start
@@ -408,6 +422,12 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     return kinds
 
 
+def _aimed(sysm) -> Callable | None:
+    """The event function a step from the events' start was aimed at (aim_at_event)."""
+    memo = sysm.events_memo
+    return memo[4] if memo is not None and len(memo) > 4 else None
+
+
 def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) -> np.ndarray:
     """The events of ``which`` that the located instant has reached: g + offset <= 0 there
     (``locate`` ends on the far side of the first).  The others crossed later in the step
@@ -430,6 +450,8 @@ def record_friction(out, t: float, held: np.ndarray, names, slip, slid=()) -> No
     and not now: "slip"; an element of ``slid`` (its speed reached zero at t) slipping on:
     "reverse".  Events are few: one loop over the elements that changed."""
     now = slip.stuck
+    if now is held and not len(slid):      # (most steps: nothing changed)
+        return
     back = np.zeros_like(now)
     back[np.asarray(slid, dtype=int)] = True
     for kind, which in (("stick", now & ~held), ("slip", held & ~now),

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...algebra.newton import NewtonProblem, step_pose, step_size
-from ...kernels.constraints import body_arrays, evaluate, residual
+from ...kernels.constraints import body_arrays, residual
 from .friction import lock_residual
 
 PROJECT_RCOND = 1e-14   # Tikhonov filter of the position projection's Newton steps
@@ -36,7 +36,7 @@ class PositionProjection(NewtonProblem):
             self.pending = None
         else:
             rg, A = body_arrays(m, *x)[:2]
-            ev = evaluate(m, rg, A, ref=eq.run.track)
+            ev = eq.rows_at(rg, A)
             self.ready = None
         res = residual(m, ev.phi, self.f, eq.run.limit_ref)
         if eq.run.slip is not None:    # sticking joints held

@@ -126,7 +126,7 @@ def locate(step, g0: np.ndarray, g1: np.ndarray, hit: np.ndarray, hs: float,
     tangent puts within 0.9 ``width`` of it ends the search without a trial from the near
     side (the tangent's error, g''/(2 g') times that distance squared, is far below the
     width).  ``end``: the step's own result at hs, as a trial's (a step aimed at the
-    instant, events.aim_at_kink): when its tangent puts it past the root by at most 0.9 ``width``
+    instant, events.aim_at_event): when its tangent puts it past the root by at most 0.9 ``width``
     it is the located step, with no trial; else Newton's step from it is the first trial."""
     worst = _worst(hit, offset, g0)
 
@@ -263,7 +263,7 @@ class Stops:
         for state, ref, at, got in self._recent:
             if state is y and ref is track and at is turns:
                 return got
-        got = self.gaps_and_rates(*sysm.unpack(y)[:4], track, turns)
+        got = self.gaps_and_rates(*sysm.unpack(y)[:4], track, turns, sysm)
         self._recent = [(y, track, turns, got)] + self._recent[:1]
         return got
 
@@ -272,9 +272,16 @@ class Stops:
         return gaps(self.m, evaluate(self.m, *body_arrays(self.m, r, p)[:2], need_jac=False,
                                      ref=track, groups=self.groups).phi, turns)
 
-    def gaps_and_rates(self, r, p, v, w, track=None, turns=None) -> tuple[np.ndarray, np.ndarray]:
-        """Every bound's gap and its rate, sgn dq/dt (nbound,), at (r, p, v, w)."""
-        ev = evaluate(self.m, *body_arrays(self.m, r, p)[:2], ref=track, groups=self.groups)
+    def gaps_and_rates(self, r, p, v, w, track=None, turns=None, sysm=None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+        """Every bound's gap and its rate, sgn dq/dt (nbound,), at (r, p, v, w); ``sysm``:
+        the run's Equations (its pose buffers and memo, on ``track``), or None."""
+        if sysm is None:
+            rg, A = body_arrays(self.m, r, p)[:2]
+            ev = evaluate(self.m, rg, A, ref=track, groups=self.groups)
+        else:
+            rg, A = sysm.pose_bodies(r, p)[:2]
+            ev = sysm.rows_at(rg, A, self.groups)
         rate = global_jacobian(self.m, ev.jac)[self.lm.rows] @ np.concatenate([v, w], 1).ravel()
         return gaps(self.m, ev.phi, turns), self.lm.sgn * rate
 
@@ -299,7 +306,7 @@ class Stops:
     def crossed(self, g: np.ndarray, resting: np.ndarray) -> np.ndarray:
         """Rigid bounds not ``resting`` (nbound,) whose gaps g are crossed (a compliant
         stop's penetration is its force's, no event)."""
-        return np.flatnonzero(~resting & ~self.lm.compliant & (g < -self.tol))
+        return (~resting & ~self.lm.compliant & (g < -self.tol)).nonzero()[0]
 
     def active_rows(self, resting: np.ndarray) -> np.ndarray:
         """The constraint rows of the bounds ``resting`` (nbound,)."""

@@ -59,9 +59,10 @@ def friction_rates(sysm, y: np.ndarray) -> np.ndarray:
     """The friction coordinates' rates at a packed state."""
     m = sysm.m
     r, p, v, w, _ = sysm.unpack(y)
-    rg, A, vg, wg = body_arrays(m, r, p / np.linalg.norm(p, axis=-1, keepdims=True), v, w)
-    jac = evaluate(m, rg, A, ref=sysm.run.track, groups=sysm.friction_groups).jac
-    return rates(m, jac, np.concatenate([vg, wg], axis=-1))
+    # (np.linalg.norm's own arithmetic, without its wrapper: the same bits)
+    unit = p / np.sqrt(np.add.reduce(p * p, axis=-1, keepdims=True))
+    rg, A, _, _, velg = sysm.pose_bodies(r, unit, np.concatenate([v, w], axis=-1))
+    return rates(m, sysm.rows_at(rg, A, sysm.friction_groups).jac, velg)
 
 
 def stick(sysm, t: float, r, p, v, w, which: np.ndarray, base: Structure,
