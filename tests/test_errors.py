@@ -179,6 +179,22 @@ def test_lock_up_names_time_and_joints_and_keeps_frames() -> None:
     np.testing.assert_allclose(e.result.position("slider")[:, 0], x, atol=1e-10)
 
 
+@pytest.mark.parametrize("kind", ["perpendicular", "universal"])
+def test_cross_axes_drawn_parallel_are_named_with_their_angle(kind: str) -> None:
+    """A universal (or perpendicular) joint whose two markers are drawn alike has its z axes
+    parallel where they must cross: its equation z_I . z_J = 1 is stationary there, so no
+    least movement closes it.  check() and assemble() name the joint and the angle it misses
+    by, 90 degrees (pi/2 rad; the cosine, 1, is not an angle)."""
+    m = base()
+    m.add_joint("cross", kind, "A", "O")
+    report = m.check()
+    assert not report.ok and "'cross'" in report.problems[0]
+    assert "1.57 rad" in report.problems[0]
+    with pytest.raises(SolverError, match=r"joints 'cross' leave a gap of 1\.57 rad") as err:
+        m.assemble()
+    assert err.value.joints == ("cross",)
+
+
 def test_a_load_needs_its_value_not_its_rate() -> None:
     """A press on the slider, -200 sqrt(0.3 - t) N: its value is 0 at t = 0.3 s, where its
     rate is infinite (a motion needs both; a load only the value), so a sweep's frames up

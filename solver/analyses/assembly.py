@@ -15,6 +15,7 @@ from ..base.errors import ExpressionError, SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..model.compile import Model
 from ..model.state import State
+from ..vocabulary.joints import DOT1
 from .assembly_newton import LeastMovement, start_track
 from .general_motions import dead_centre, out_of_reach
 from .structure import Structure, structure
@@ -190,8 +191,18 @@ def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None)
         g = float(np.max(np.abs(scaled[rows][length])))
         parts.append(f"{g * L:.3g} m, {g:.1e} of the model's size {L:.3g} m")
     if np.any(~length):
-        parts.append(f"{float(np.max(np.abs(scaled[rows][~length]))):.3g} rad")
+        parts.append(f"{float(np.max(_row_angles(model, rows[~length], scaled))):.3g} rad")
     return " and ".join(parts)
+
+
+def _row_angles(model: Model, rows: np.ndarray, scaled: np.ndarray) -> np.ndarray:
+    """The angles (rad) by which angular rows miss: a dot-1 row's residual is the cosine of
+    the angle between two axes meant to be perpendicular, so it misses by the arcsine of it
+    (axes parallel where they should cross: pi/2, not 1); the other angular rows are angles."""
+    gap = np.abs(scaled[rows])
+    dot = model.row_kind[rows] == DOT1
+    gap[dot] = np.arcsin(np.minimum(gap[dot], 1.0))
+    return gap
 
 
 def _loop_joints(model: Model, x, st: Structure, res: np.ndarray) -> tuple[str, ...]:
@@ -203,7 +214,8 @@ def _loop_joints(model: Model, x, st: Structure, res: np.ndarray) -> tuple[str, 
     names: list[str] = []
     for k in bad:
         c = np.linalg.lstsq(J[kept].T, J[k], rcond=1e-10)[0]
-        rows = [k] + list(kept[np.abs(c) > 1e-6 * max(np.abs(c).max(), 1e-300)])
+        # no kept rows (a lone joint's equation whose Jacobian vanishes): its joint alone
+        rows = [k] + list(kept[np.abs(c) > 1e-6 * max(np.abs(c).max(initial=0.0), 1e-300)])
         for row in sorted(rows):
             nm = row_owner(model, row)
             if nm not in names:
