@@ -195,6 +195,17 @@ def test_cross_axes_drawn_parallel_are_named_with_their_angle(kind: str) -> None
     assert err.value.joints == ("cross",)
 
 
+def test_a_distance_joint_drawn_short_is_named_with_its_gap_in_metres() -> None:
+    """A 0.5 m distance joint whose markers are drawn on each other cannot be closed by the
+    least movement (its equation is stationary there); the gap named is the 0.5 m the
+    markers are off their length, not the equation's residual (d^2 - L^2) / (2 L) = 0.25."""
+    m = base()
+    m.add_joint("rope", "distance", "A", "O", length=0.5)
+    with pytest.raises(SolverError, match=r"joints 'rope' leave a gap of 0\.5 m") as err:
+        m.assemble()
+    assert err.value.joints == ("rope",)
+
+
 def test_a_load_needs_its_value_not_its_rate() -> None:
     """A press on the slider, -200 sqrt(0.3 - t) N: its value is 0 at t = 0.3 s, where its
     rate is infinite (a motion needs both; a load only the value), so a sweep's frames up
