@@ -19,6 +19,7 @@ from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
                               check_reached_angles, dead_centre)
+from .singular_start import singular_start
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
 
@@ -134,6 +135,9 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     asm = assemble_pose(model, state.r, state.p, t0, ref=state.track)
     start = replace(state, t=t0).moved(asm.r, asm.p, asm.track)
     st = asm.structure or structure(model, start.r, start.p, ref=start.track)
+    lined_up, joints = singular_start(model, st, start.r, start.p, t0, start.track)
+    if lined_up:
+        raise SolverError(lined_up, t0, joints)
     if st.bad_motions:
         centre = dead_centre(model, tuple(st.bad_motions), start.r, start.p, t0, start.track)
         if centre:
