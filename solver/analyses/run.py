@@ -20,6 +20,7 @@ from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
                               check_reached_angles, dead_centre)
 from .singular_start import singular_start
+from .start_velocities import start_velocity_note
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
 
@@ -171,6 +172,9 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
             out.notes.insert(0, note)
     # parts that start inside each other are pushed apart at once: say so (as check() does)
     out.notes += overlapping_contacts(model, begun.state.r, begun.state.p)
+    given = start_velocity_note(model, begun.structure, begun.state, out.analysis)
+    if given:
+        out.notes.append(given)
     return out
 
 
