@@ -11,6 +11,7 @@ from ..algebra.blas import single_thread
 from ..algebra.newton import NEWTON_TOL, RANK_TOL, NewtonOptions, newton, scaled_jacobian, scales
 from ..algebra.rank import row_owner
 from ..algebra.schur import Schur
+from ..base.elementary import arcsin
 from ..base.errors import ExpressionError, SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..model.compile import Model
@@ -207,7 +208,7 @@ def _row_gaps(model: Model, rows: np.ndarray, scaled: np.ndarray) -> np.ndarray:
     gap = np.abs(scaled[rows])
     kind = model.row_kind[rows]
     dot = kind == DOT1
-    gap[dot] = np.arcsin(np.minimum(gap[dot], 1.0))
+    gap[dot] = arcsin(np.minimum(gap[dot], 1.0))
     dist = np.flatnonzero(kind == DIST)
     if dist.size:
         length = _distance_lengths(model, rows[dist])
