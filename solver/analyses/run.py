@@ -12,7 +12,7 @@ from ..base.errors import MechanismError, SolverCancelled, SolverError
 from ..model.compile import Model
 from ..model.kept import kept_quantities
 from ..model.results import Result
-from ..model.state import State
+from ..model.state import State, moved_at_origins
 from .assembly import assemble_pose, curve_contacts, run_disagreement
 from .cam_check import cam_crossing
 from .contact_check import overlapping_contacts, record_contacts
@@ -134,7 +134,7 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     check_prescribed_angles(model, times)
     check_built_angles(model, state.p, t0)
     asm = assemble_pose(model, state.r, state.p, t0, ref=state.track)
-    start = replace(state, t=t0).moved(asm.r, asm.p, asm.track)
+    start = moved_at_origins(model, replace(state, t=t0), asm.r, asm.p, asm.track)
     st = asm.structure or structure(model, start.r, start.p, ref=start.track)
     lined_up, joints = singular_start(model, st, start.r, start.p, t0, start.track)
     if lined_up:
