@@ -179,6 +179,33 @@ def test_lock_up_names_time_and_joints_and_keeps_frames() -> None:
     np.testing.assert_allclose(e.result.position("slider")[:, 0], x, atol=1e-10)
 
 
+@pytest.mark.parametrize("kind", ["perpendicular", "universal"])
+def test_cross_axes_drawn_parallel_are_named_with_their_angle(kind: str) -> None:
+    """A universal (or perpendicular) joint whose two markers are drawn alike has its z axes
+    parallel where they must cross: its equation z_I . z_J = 1 is stationary there, so no
+    least movement closes it.  check() and assemble() name the joint and the angle it misses
+    by, 90 degrees (pi/2 rad; the cosine, 1, is not an angle)."""
+    m = base()
+    m.add_joint("cross", kind, "A", "O")
+    report = m.check()
+    assert not report.ok and "'cross'" in report.problems[0]
+    assert "1.57 rad" in report.problems[0]
+    with pytest.raises(SolverError, match=r"joints 'cross' leave a gap of 1\.57 rad") as err:
+        m.assemble()
+    assert err.value.joints == ("cross",)
+
+
+def test_a_distance_joint_drawn_short_is_named_with_its_gap_in_metres() -> None:
+    """A 0.5 m distance joint whose markers are drawn on each other cannot be closed by the
+    least movement (its equation is stationary there); the gap named is the 0.5 m the
+    markers are off their length, not the equation's residual (d^2 - L^2) / (2 L) = 0.25."""
+    m = base()
+    m.add_joint("rope", "distance", "A", "O", length=0.5)
+    with pytest.raises(SolverError, match=r"joints 'rope' leave a gap of 0\.5 m") as err:
+        m.assemble()
+    assert err.value.joints == ("rope",)
+
+
 def test_a_load_needs_its_value_not_its_rate() -> None:
     """A press on the slider, -200 sqrt(0.3 - t) N: its value is 0 at t = 0.3 s, where its
     rate is infinite (a motion needs both; a load only the value), so a sweep's frames up

@@ -14,7 +14,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from mechanisms import G, joint_gaps, planar_angle, quat_about, rod_inertia, slider_crank
-from solver import Mechanism
+from solver import Mechanism, SolverError
 
 
 def test_flywheel_carries_the_slider_crank_through_dead_centres() -> None:
@@ -191,3 +191,57 @@ def test_least_norm_solves_follow_the_run_state_and_end_with_a_change_of_rows(mo
     run = use_rows(eq, rows)
     eq.rhs(0.0, y)
     assert len(calls) == 1 and not run.robust and eq.run is run and told.robust
+
+
+@pytest.mark.parametrize("driven", [False, True])
+def test_a_parallelogram_built_lined_up_is_refused_naming_its_joints(driven: bool) -> None:
+    """Built exactly lined up (cranks along the ground), a parallelogram is at a bifurcation:
+    its equations lose rank there, one more of them (a pivot's x) is redundant than
+    anywhere near it, and which branch (parallel or crossed) it takes is undecided.  A run
+    that drops that row as redundant lets the pivot come apart (cranks at 2 rad/s: by
+    0.93 m in 1 s, under a note calling it imperfect geometry), driven or not.  check()
+    names it as a problem and solve() refuses it, naming the loop's joints; built 0.5
+    degrees off (the test above) it runs."""
+    m = parallelograms(1, 0.0, w0=2.0)
+    if driven:
+        m.add_motion("turn", "pivot0", "2*t")
+    report = m.check()
+    assert not report.ok
+    assert any("singular position" in p and "'pivot1'" in p for p in report.problems)
+    with pytest.raises(SolverError, match=r"starts at a singular position at t = 0 s") as err:
+        m.solve(1.0, 24)
+    assert set(err.value.joints) == {"pivot0", "pivot1", "pinA0", "pinB0"}
+
+
+def test_statics_and_modes_of_a_parallelogram_built_lined_up_are_those_near_it() -> None:
+    """From the lined-up build the equilibrium hangs straight down with every joint closed,
+    and its one mode is the one-freedom pendulum's: J theta'' = -C cos(theta) about
+    theta = -90 deg gives f = sqrt(C / J) / (2 pi) (one_dof_reference's J and C), 0.748 Hz.
+    The rows kept at the lined-up build would leave the pivot free to open: a second,
+    spurious mode, and 0.565 Hz for the first."""
+    I_pivot = rod_inertia(1.0, 0.5)[2] + 1.0 * 0.25 ** 2
+    J, C = 2 * I_pivot + 2.0 * 0.25, G * (2 * 0.25 + 1.0)
+    modes = parallelograms(1, 0.0).modes()
+    assert modes.frequencies == pytest.approx([np.sqrt(C / J) / (2 * np.pi)], rel=1e-9)
+    m = parallelograms(1, 0.0)
+    rest = m.statics()
+    assert max(joint_gaps(m, rest).values()) < 1e-12
+    for crank in ("crank0", "crank1"):
+        assert planar_angle(rest.orientation(crank))[0] == pytest.approx(-np.pi / 2, abs=1e-9)
+
+
+def test_posing_a_parallelogram_built_lined_up_keeps_its_joints_closed() -> None:
+    """Its crank set to 0.5 rad from the lined-up build, the poser stays on the joints (to
+    1e-12 m): the coupler's ends on both crank tips.  With the rows kept at the lined-up
+    build a pivot was left open by 0.09 m."""
+    poser = parallelograms(1, 0.0).poser()
+    poser.set_coordinate("pivot0", 0.5)
+    origins, quats = poser.part_poses()
+    at = dict(zip(poser.model.body_part, zip(origins, quats)))
+    tip = lambda k: np.array([k, 0.0, 0.0]) + 0.5 * np.array(  # noqa: E731
+        [np.cos(planar_angle(at[f"crank{k}"][1])), np.sin(planar_angle(at[f"crank{k}"][1])), 0])
+    coupler_angle = planar_angle(at["coupler0"][1])
+    end = at["coupler0"][0] + np.array([np.cos(coupler_angle), np.sin(coupler_angle), 0.0])
+    assert planar_angle(at["crank0"][1]) == pytest.approx(0.5, abs=1e-12)
+    assert np.abs(at["coupler0"][0] - tip(0)).max() < 1e-12
+    assert np.abs(end - tip(1)).max() < 1e-12

@@ -13,8 +13,8 @@ import solver.analyses.sweep as sweep
 from solver import SolverError
 from solver.vocabulary.timefunctions import time_function
 from bench.bench_kinematics import driven_chain
-from tests.mechanisms import (four_bar, four_bar_angles, joint_gaps, slider_crank,
-                              slider_crank_closed_form)
+from tests.mechanisms import (four_bar, four_bar_angles, joint_gaps, planar_angle,
+                              slider_crank, slider_crank_closed_form)
 
 
 def frame_by_frame(monkeypatch: pytest.MonkeyPatch, mech, *args):
@@ -350,3 +350,34 @@ def test_a_study_keeps_each_variants_torsion_turns_between_frames() -> None:
         theta = w * r.times + 0.5 * r.times ** 2
         np.testing.assert_allclose(r.effort("drive"), 0.1 + k * theta, rtol=0.0,
                                    atol=1e-9 * k * theta.max())
+
+
+@pytest.mark.parametrize("fps", [24.0, 7.0])
+def test_a_parallelogram_driven_through_its_lined_up_position_stays_parallel(fps: float) -> None:
+    """A parallelogram's crank driven at pi rad/s from 90 degrees is lined up at t = 0.5 s,
+    where its parallel and crossed branches meet; at 24 fps a frame lands there (frame 12).
+    The sweep keeps the branch it came along: both cranks at the same angle at every frame
+    (to 1e-5 rad: Newton's pose on the lined-up frame is as near as its tolerance allows
+    along the direction the joints lose, ~sqrt(1e-12)) and the same speed, pi rad/s (1e-3
+    on the lined-up frame, whose speeds are continued from the frame before: third order,
+    (pi/24)^3 / 6 ~ 4e-4; 1e-9 elsewhere), and a note names the frame.  With that frame's
+    speeds left to rounding (the follower's 1.05 rad/s) the next frame falls onto the
+    crossed branch (the follower 0.17 rad off)."""
+    from tests.test_singular_positions import parallelograms
+    m = parallelograms(1, 30.0)                  # built at 30 degrees, assembled to 90
+    m.add_motion("turn", "pivot0", "pi/2 + pi*t")
+    res = m.solve(1.0, fps)
+    a0 = np.unwrap(planar_angle(res.orientation("crank0")))
+    a1 = np.unwrap(planar_angle(res.orientation("crank1")))
+    np.testing.assert_allclose(a0, np.pi / 2 + np.pi * res.times, atol=1e-12)
+    assert np.abs(a1 - a0).max() < 1e-5
+    w1 = res.angular_velocity("crank1")[:, 2]
+    lined = np.isclose(res.times, 0.5)
+    assert np.abs(w1[~lined] - np.pi).max() < 1e-9
+    assert np.abs(w1[lined] - np.pi).max(initial=0.0) < 1e-3
+    assert max(joint_gaps(m, res).values()) < 1e-9
+    passed = [n for n in res.notes if "singular position of the joints" in n]
+    if fps == 24.0:
+        assert len(passed) == 1 and passed[0].startswith("frame 12 (t = 0.5 s) lies on")
+    else:
+        assert not passed

@@ -11,10 +11,12 @@ from ..algebra.blas import single_thread
 from ..algebra.newton import NEWTON_TOL, RANK_TOL, NewtonOptions, newton, scaled_jacobian, scales
 from ..algebra.rank import row_owner
 from ..algebra.schur import Schur
+from ..base.elementary import arcsin
 from ..base.errors import ExpressionError, SolverError
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ..model.compile import Model
 from ..model.state import State
+from ..vocabulary.joints import DIST, DOT1
 from .assembly_newton import LeastMovement, start_track
 from .general_motions import dead_centre, out_of_reach
 from .structure import Structure, structure
@@ -181,17 +183,47 @@ def _cannot_close(model: Model, res: np.ndarray, t: float) -> None:
 
 def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None) -> str:
     """The largest of scaled residuals as a length (m, and its share of the model's size)
-    and/or an angle (rad)."""
+    and/or an angle (rad), each row's gap as it misses (``_row_gaps``)."""
     rows = np.arange(len(scaled)) if rows is None else rows
     length = model.row_length[rows] != 1.0
+    gaps = _row_gaps(model, rows, scaled)
     L = model.length_scale
     parts = []
     if np.any(length):
-        g = float(np.max(np.abs(scaled[rows][length])))
+        g = float(np.max(gaps[length]))
         parts.append(f"{g * L:.3g} m, {g:.1e} of the model's size {L:.3g} m")
     if np.any(~length):
-        parts.append(f"{float(np.max(np.abs(scaled[rows][~length]))):.3g} rad")
+        parts.append(f"{float(np.max(gaps[~length])):.3g} rad")
     return " and ".join(parts)
+
+
+def _row_gaps(model: Model, rows: np.ndarray, scaled: np.ndarray) -> np.ndarray:
+    """How far each row misses, from its scaled residual: in radians for angular rows, in
+    the model's size for length rows.  A dot-1 row's residual is the cosine of the angle
+    between two axes meant to be perpendicular, so it misses by the arcsine of it (axes
+    parallel where they should cross: pi/2, not 1); a distance row's is (d^2 - L^2) / (2 L)
+    (kernels/constraints.py), so its markers are |d - L| off their length (coincident
+    markers of a 0.5 m distance joint: 0.5 m, not 0.25 m); the other rows' residuals are
+    their gaps."""
+    gap = np.abs(scaled[rows])
+    kind = model.row_kind[rows]
+    dot = kind == DOT1
+    gap[dot] = arcsin(np.minimum(gap[dot], 1.0))
+    dist = np.flatnonzero(kind == DIST)
+    if dist.size:
+        length = _distance_lengths(model, rows[dist])
+        phi = scaled[rows[dist]] * model.row_length[rows[dist]]
+        d = np.sqrt(np.maximum(length * length + 2.0 * length * phi, 0.0))
+        gap[dist] = np.abs(d - length) / model.row_length[rows[dist]]
+    return gap
+
+
+def _distance_lengths(model: Model, rows: np.ndarray) -> np.ndarray:
+    """The lengths (m) of distance rows, read from their kernel group."""
+    plan = model.plan
+    place = plan.inv[rows] if not plan.identity else rows
+    group = next(g for g in plan.groups if g.kind == DIST)
+    return np.asarray(group.target)[place - group.rows.start]
 
 
 def _loop_joints(model: Model, x, st: Structure, res: np.ndarray) -> tuple[str, ...]:
@@ -203,7 +235,8 @@ def _loop_joints(model: Model, x, st: Structure, res: np.ndarray) -> tuple[str, 
     names: list[str] = []
     for k in bad:
         c = np.linalg.lstsq(J[kept].T, J[k], rcond=1e-10)[0]
-        rows = [k] + list(kept[np.abs(c) > 1e-6 * max(np.abs(c).max(), 1e-300)])
+        # no kept rows (a lone joint's equation whose Jacobian vanishes): its joint alone
+        rows = [k] + list(kept[np.abs(c) > 1e-6 * max(np.abs(c).max(initial=0.0), 1e-300)])
         for row in sorted(rows):
             nm = row_owner(model, row)
             if nm not in names:

@@ -17,6 +17,7 @@ from .contact_check import overlapping_contacts
 from .dynamics.stops import check_start
 from .general_motions import dead_centre
 from .limit_turns import pose_turns
+from .singular_start import singular_start
 from .structure import structure
 
 
@@ -64,6 +65,10 @@ def check(model: Model, state: State) -> CheckReport:
         except SolverError as exc:
             problems.append(str(exc))
     st = st or structure(model, r, p)
+    if assembled:
+        lined_up = singular_start(model, st, r, p, float(state.t), asm.track)[0]
+        if lined_up:
+            problems.append(lined_up)
     redundant: dict[str, list[str]] = {}
     for k in st.redundant:
         redundant.setdefault(row_owner(model, k), []).append(model.row_label[k].split(": ", 1)[1])

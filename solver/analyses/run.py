@@ -12,13 +12,15 @@ from ..base.errors import MechanismError, SolverCancelled, SolverError
 from ..model.compile import Model
 from ..model.kept import kept_quantities
 from ..model.results import Result
-from ..model.state import State
+from ..model.state import State, moved_at_origins
 from .assembly import assemble_pose, curve_contacts, run_disagreement
 from .cam_check import cam_crossing
 from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
                               check_reached_angles, dead_centre)
+from .singular_start import singular_start
+from .start_velocities import start_velocity_note
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
 
@@ -132,8 +134,11 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     check_prescribed_angles(model, times)
     check_built_angles(model, state.p, t0)
     asm = assemble_pose(model, state.r, state.p, t0, ref=state.track)
-    start = replace(state, t=t0).moved(asm.r, asm.p, asm.track)
+    start = moved_at_origins(model, replace(state, t=t0), asm.r, asm.p, asm.track)
     st = asm.structure or structure(model, start.r, start.p, ref=start.track)
+    lined_up, joints = singular_start(model, st, start.r, start.p, t0, start.track)
+    if lined_up:
+        raise SolverError(lined_up, t0, joints)
     if st.bad_motions:
         centre = dead_centre(model, tuple(st.bad_motions), start.r, start.p, t0, start.track)
         if centre:
@@ -167,6 +172,9 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
             out.notes.insert(0, note)
     # parts that start inside each other are pushed apart at once: say so (as check() does)
     out.notes += overlapping_contacts(model, begun.state.r, begun.state.p)
+    given = start_velocity_note(model, begun.structure, begun.state, out.analysis)
+    if given:
+        out.notes.append(given)
     return out
 
 

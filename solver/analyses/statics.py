@@ -29,6 +29,7 @@ from ..model.state import SlipState
 from .dynamics.stops import amount, check_start, describe, gaps, tolerance
 from .limit_turns import pose_turns
 from .statics_newton import Equilibrium
+from .singular_start import nearby_structure
 from .structure import Structure, least_norm, self_stresses, structure
 
 
@@ -61,6 +62,8 @@ def find_equilibrium(model: Model, state: State, max_iter: int = 100) -> Found:
     time = float(state.t)
     asm = assemble_pose(model, state.r, state.p, time)
     st = asm.structure or structure(model, asm.r, asm.p)
+    # at a singular start (a parallelogram lined up) the rows independent near it
+    st = nearby_structure(model, st, asm.r, asm.p, time, asm.track) or st
     check_start(model, asm.r, asm.p, time, pose_turns(model, asm.r, asm.p, time))
     try:
         f = motion_values(model, time)

@@ -174,6 +174,21 @@ def read_state(model: Model, mech: Any, t: float = 0.0) -> State:
     return State(float(t), r, p, v, w)
 
 
+def moved_at_origins(model: Model, state: State, r: np.ndarray, p: np.ndarray,
+                     track: np.ndarray | None = None) -> State:
+    """The state at another pose (r, p) (an assembly's of the parts as built) keeping each
+    part-frame origin's velocity and its angular velocity, the velocities ``add_part``
+    takes: the centre of mass's velocity follows its arm from the origin at the new pose
+    (v_com = v_origin + w x A c), so a part turned by the assembly keeps the motion it was
+    given about its origin (``State.moved`` keeps the centre of mass's velocity instead)."""
+    com = model.body_com
+    before = np.einsum("bij,bj->bi", quat_to_matrix(state.p / np.linalg.norm(
+        state.p, axis=-1, keepdims=True)), com)
+    after = np.einsum("bij,bj->bi", quat_to_matrix(p / np.linalg.norm(
+        p, axis=-1, keepdims=True)), com)
+    return replace(state.moved(r, p, track), v=state.v + cross(state.w, after - before))
+
+
 def write_pose(model: Model, mech: Any, state: State) -> None:
     """Write the state's pose back as the parts' placements (part-frame origin and unit
     quaternion with w >= 0)."""

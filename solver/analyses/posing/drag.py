@@ -47,6 +47,7 @@ from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motio
 from ...model.compile import Model
 from ..assembly import assemble_pose, least_movement
 from ..dynamics.stops import amount, describe
+from ..singular_start import nearby_structure
 from ..structure import structure
 from .drag_newton import newton_step, reduced_hessian
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop
@@ -100,6 +101,8 @@ class Poser(Wiggle):
         asm = assemble_pose(model, np.array(r, float), np.array(p, float), self.t)
         self.r, self.p = asm.r, asm.p
         st = asm.structure or structure(model, self.r, self.p)
+        # at a singular start (a parallelogram lined up) the rows independent near it
+        st = nearby_structure(model, st, self.r, self.p, self.t, asm.track) or st
         self.rows = st.keep                        # independent joint, coupler, motion rows
         self.rs, self.cw = scales(model)
         self.L = model.length_scale

@@ -45,6 +45,7 @@ from ..limit_turns import frames_on_turns, pose_turns
 from ..structure import Structure, least_norm, self_stresses
 from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
 from .frames import block_forces, motion_table, smooth_prefix, with_friction
+from .lined_up import lined_up_frames, note_passed, rates_continued
 from .tree import tree_poses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
@@ -294,6 +295,13 @@ class _Sweep:
             nu = np.zeros((V, m, nc))
             nu[..., mrows] = f[..., mix, 1]
             vel = alg.solve(fac, nu[..., keep])
+            lined = None if self.prev is None else lined_up_frames(model, alg, fac, jac, keep)
+            if lined is not None:         # joints lined up: that frame alone, its rates
+                if len(ks) > 1:           # continued from the frame before (lined_up.py)
+                    return 0, max(int(np.argmax(lined.any(axis=0))), 1)
+                vel = rates_continued(model, alg, jac, keep, lined, self.prev,
+                                      times[ks[0]], vel, nu[..., keep], 1)
+                note_passed(self.results, self.alive, lined, times[ks[0]], int(ks[0]))
             Vv, W = vel[..., :3], vel[..., 3:]
             rg, A, vg, wg = body_arrays(model, R, P, Vv, W)
             evq = evaluate(model, rg, A, vg, wg, need_jac=False,
@@ -301,6 +309,9 @@ class _Sweep:
             gamma = -evq.quad                                           # J: Newton's, same pose
             gamma[..., mrows] += f[..., mix, 2]
             accel = alg.solve(fac, gamma[..., keep])
+            if lined is not None:
+                accel = rates_continued(model, alg, jac, keep, lined, self.prev,
+                                        times[ks[0]], accel, gamma[..., keep], 2)
             Ac, Al = accel[..., :3], accel[..., 3:]
         if evq is not None and self.prev is not None and ref is not None and not again:
             j, turns = self._wrong_turns(ks, evq.track[:, :m], evq.rate[:, :m])

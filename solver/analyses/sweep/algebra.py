@@ -43,11 +43,13 @@ class Factors:
     ok: np.ndarray
     Jinv: np.ndarray | None = None
     band: Banded | None = None
+    cond: np.ndarray | None = None       # (V, F) the dense path's scaled 1-norm condition
 
     def take(self, m: int) -> "Factors":
         """The first m frames."""
         return Factors(self.ok[:, :m], None if self.Jinv is None else self.Jinv[:, :m],
-                       None if self.band is None else self.band.take(m))
+                       None if self.band is None else self.band.take(m),
+                       None if self.cond is None else self.cond[:, :m])
 
 
 class Algebra:
@@ -116,7 +118,7 @@ class Algebra:
         Jinv = _inverse(Jk)
         with np.errstate(invalid="ignore"):
             cond = scaled_condition(Jk, Jinv, self._js, self._jsinv)
-            return Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv)
+            return Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv, cond=cond)
 
     def solve(self, fac: Factors, b: np.ndarray) -> np.ndarray:
         """J^-1 b as (V, F, nb, 6) body vectors (b (V, F, kept rows))."""

@@ -1,0 +1,86 @@
+"""A start at a singular position of the joints: a parallelogram drawn with its links lined
+up, where the crossed (anti-parallelogram) branch meets the parallel one.  There the joints'
+equations lose rank, so the redundant rows found at the start include one that is
+independent everywhere near it; an analysis that dropped it would let that joint come
+apart as soon as the mechanism moves (a dynamic run from a flat parallelogram opened its
+fourth pivot by 0.56 m).  Which branch the mechanism takes from such a position is not
+decided by its first-order motion, so the run and check() refuse it, naming the joints,
+as they refuse a general motion's target that starts on the edge of its reach."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..algebra.newton import NEWTON_TOL, step_pose
+from ..algebra.rank import involved
+from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
+from ..model.compile import Model
+from .assembly import least_movement
+from .structure import Structure, structure
+
+# the probe's random move, as a share of the model's size (rotations times the part's
+# length): far above the rank test's RANK_TOL (1e-6) in what it adds to a row lined up at
+# the start, and small enough to stay on the branches that meet there
+PROBE = 1e-3
+
+
+def singular_start(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
+                   track: np.ndarray | None = None) -> tuple[str, tuple[str, ...]]:
+    """('', ()) unless the assembled start (r, p) is a singular position of the joints
+    (``nearby_structure``); else the message and the joints involved."""
+    near = nearby_structure(model, st, r, p, t, track)
+    if near is None:
+        return "", ()
+    jrows = model.constraint_rows
+    independent = np.intersect1d(near.keep, jrows)
+    lost = independent.size - np.intersect1d(st.keep, jrows).size
+    J = global_jacobian(model, evaluate(model, *body_arrays(model, r, p)[:2], ref=track).jac)
+    joints = involved(model, J, independent) or tuple(
+        dict.fromkeys(model.joint_names[model.row_joint[k]] for k in st.redundant
+                      if model.row_joint[k] >= 0))
+    named = ", ".join(map(repr, joints))
+    return (f"the mechanism starts at a singular position at t = {t:.6g} s: joints {named} "
+            f"are lined up ({lost} of their equations, independent everywhere near it, are "
+            "dependent there), so the way it moves from there is undecided (a "
+            "parallelogram lined up may go on parallel or crossed) and a run would let a "
+            "joint come apart; build it a little off this position, the way it should "
+            "move"), joints
+
+
+def nearby_structure(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
+                     track: np.ndarray | None = None) -> Structure | None:
+    """None unless the assembled start (r, p) is a singular position of the joints; else
+    the structure at a pose near it, whose rows are the independent ones everywhere near
+    it.  The start's structure ``st`` has redundant rows; the parts are moved at random by
+    PROBE of the model's size and closed onto the joints again (least movement): where
+    more joint rows are independent there than at the start, the start is singular (a
+    mechanism whose redundancy is that of its loops, a planar four-bar's three rows, has
+    the same rank everywhere near its start)."""
+    if not st.redundant.size or not model.nb:
+        return None
+    jrows = model.constraint_rows
+    near = _nearby(model, r, p, t, jrows)
+    if near is None:
+        return None
+    rn, pn, tn = near
+    found = structure(model, rn, pn, ref=tn)
+    if np.intersect1d(found.keep, jrows).size <= np.intersect1d(st.keep, jrows).size:
+        return None
+    return found
+
+
+def _nearby(model: Model, r: np.ndarray, p: np.ndarray, t: float, jrows: np.ndarray):
+    """A pose (r, p, tracked values) on the joints near (r, p): the parts moved at random
+    (a fixed seed: the same answer every time) by PROBE of the model's size and closed
+    onto the joint rows by the least movement; None when they do not close (imperfect
+    geometry whose redundant rows disagree)."""
+    rng = np.random.default_rng(20230901)
+    move = rng.standard_normal((model.nb, 6))
+    move /= np.abs(move).max()
+    size = PROBE * model.length_scale
+    dr = move[:, :3] * size
+    turn = move[:, 3:] * (size / np.asarray(model.body_length)[:, None])
+    r1, p1 = step_pose(r, p, np.concatenate([dr, turn], axis=1).ravel())
+    out = least_movement(model, r1, p1, motion_values(model, t), jrows, 60)
+    if not out.ok or out.err > NEWTON_TOL:
+        return None
+    return (*out.x, out.data[0].track)

@@ -1,0 +1,73 @@
+"""The parts' initial velocities (``add_part``'s velocity and angular_velocity) against the
+joints and motions at the start: a dynamic run starts from the velocities nearest them that
+the joints and motions allow, weighted by the parts' masses and inertias (the velocities an
+impulse through the joints would leave, the momentum the joints allow kept), and a kinematic
+sweep takes every velocity from its motions.  Either way a velocity the user gave may not be
+the one the run starts with: ``start_velocity_note`` says so."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..algebra.rank import row_owner
+from ..base.errors import ExpressionError
+from ..kernels.constraints import body_arrays, evaluate, motion_values, row_rates
+from ..model.compile import Model
+from ..model.state import State
+from .structure import Structure
+
+# a rate off by more than this share of the given speeds (m/s, rad/s times the model's
+# size) is named; below it the difference is rounding
+RATE_TOL = 1e-9
+
+
+def start_velocity_note(model: Model, st: Structure, start: State, analysis: str) -> str | None:
+    """A note when the parts were given initial velocities that the run does not start
+    with: a kinematic sweep's (its motions set every velocity), or a dynamic run's that
+    the joints or motions do not allow (the joint or motion most off named, with how far
+    its rate is off, m/s or rad/s); None when none were given or they fit."""
+    v, w = start.v, start.w
+    L = model.length_scale
+    speed = float(np.abs(v).max(initial=0.0) + L * np.abs(w).max(initial=0.0))
+    if speed == 0.0 or not model.nb:
+        return None
+    if analysis == "kinematic":
+        return ("the parts' initial velocities are not used by a kinematic sweep: its motions "
+                "set every velocity")
+    off, row = _rate_off(model, st, start)
+    if row < 0 or off * (L if model.row_length[row] == 1.0 else 1.0) <= RATE_TOL * speed:
+        return None
+    unit = "rad/s" if model.row_length[row] == 1.0 else "m/s"
+    return (f"the parts' initial velocities do not fit {_owner(model, row)} (its rate is off "
+            f"by {off:.3g} {unit}): the run starts from the nearest velocities that fit every "
+            "joint and motion, weighted by the parts' masses and inertias (what an impulse "
+            "through the joints would leave)")
+
+
+def _rate_off(model: Model, st: Structure, start: State) -> tuple[float, int]:
+    """(the largest |J v - rate| over the rows the run keeps, that row; -1 for none): a
+    joint's rate should be zero, a motion's its function's derivative at the start."""
+    rows = st.keep
+    if not rows.size:
+        return 0.0, -1
+    rg, A, vg, wg = body_arrays(model, start.r, start.p, start.v, start.w)
+    jac = evaluate(model, rg, A, ref=start.track).jac
+    rates = row_rates(model, rows, jac, np.concatenate([vg, wg], axis=-1))
+    wanted = np.zeros(model.nc)
+    drv, motion, _ = model.motion_rows
+    if drv.size:
+        try:
+            wanted[drv] = motion_values(model, start.t)[motion, 1]
+        except ExpressionError:
+            return 0.0, -1           # (the run itself names a motion it cannot evaluate)
+    off = np.abs(rates - wanted[rows])
+    k = int(np.argmax(off))
+    return float(off[k]), int(rows[k])
+
+
+def _owner(model: Model, row: int) -> str:
+    """'joint 'pin'' or 'motion 'drive'' for a row."""
+    if model.row_joint[row] >= 0:
+        return f"joint {model.joint_names[model.row_joint[row]]!r}"
+    if model.row_motion[row] >= 0:
+        return f"motion {model.motion_names[model.row_motion[row]]!r}"
+    return repr(row_owner(model, row))
