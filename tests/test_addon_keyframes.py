@@ -54,3 +54,69 @@ def test_keyframed_motion_plays_its_cycles_modifier(blender, extension, before, 
         d = [(fc.evaluate(f + h) - fc.evaluate(f - h)) / (2 * h) * fps for h in (0.1, 0.05)]
         slope = (4 * d[1] - d[0]) / 3
         assert rate((f - 1) / fps) == pytest.approx(slope, abs=1e-4), f"frame {f}"
+
+
+def _handles_past_the_next_key(fc) -> None:
+    """Free handles, the first key's right one reaching 15 frames (past the next key, 10
+    frames on; Blender shortens it to 10), the middle key's left one 4 frames back and the
+    last key's left one 12 (shortened to 10): the segments' frames still rise with u (x'(u)
+    > 0: no cusp, where float32's rounding of a handle would move the value unboundedly)."""
+    k = fc.keyframe_points
+    for p in k:
+        p.handle_left_type = p.handle_right_type = "FREE"
+    k[0].handle_right = (k[0].co[0] + 15.0, k[0].co[1] + 1.0)
+    k[1].handle_left = (k[1].co[0] - 4.0, k[1].co[1] + 0.8)
+    k[2].handle_left = (k[2].co[0] - 12.0, k[2].co[1] - 0.5)
+
+
+def _last_key_linear(fc) -> None:
+    """Linear extrapolation with Bezier segments and the last key's own interpolation
+    Linear: past it Blender continues the line through the last two keys."""
+    fc.extrapolation = "LINEAR"
+    fc.keyframe_points[-1].interpolation = "LINEAR"
+
+
+def _free_end_handles(fc) -> None:
+    """Linear extrapolation with free end handles that do not line up with the segments
+    inside: Blender extrapolates along the first key's left and the last key's right
+    handle."""
+    fc.extrapolation = "LINEAR"
+    k = fc.keyframe_points
+    for p in k:
+        p.handle_left_type = p.handle_right_type = "FREE"
+    k[0].handle_left = (k[0].co[0] - 3.0, k[0].co[1] + 1.0)
+    k[-1].handle_right = (k[-1].co[0] + 3.0, k[-1].co[1] + 1.0)
+
+
+@pytest.mark.parametrize("shape", [_handles_past_the_next_key, _last_key_linear, _free_end_handles])
+def test_keyframed_motion_follows_the_curve_as_blender_evaluates_it(blender, extension,
+                                                                    shape) -> None:
+    """Keys at frames 11, 21, 31 over a bake of frames 1-41, the curve shaped by ``shape``:
+    the motion is the F-curve as Blender evaluates it (fcurve.evaluate) at every frame and
+    between frames, inside the keys and beyond them, to float32's 1e-6 rad; the baked joint
+    follows it at every frame.  Its rate is checked against Richardson-extrapolated central
+    differences of fcurve.evaluate (as in the Cycles test) at fractional frames away from
+    the keys, relative to 1e-4 besides: a steep stretch (7 rad/s) has large higher
+    derivatives, whose O(h^4) remainder scales with it."""
+    bpy = blender
+    pin = bs.keyed_pendulum(bpy, frames=(11, 21, 31))["pin"]
+    bs.set_range(bpy, 1, 41)
+    fc = bs.channelbag(pin).fcurves.find("mechanism.motion_angle")
+    shape(fc)
+    fc.update()
+    reader = extension.addon.scene_reader
+    timeline = reader.read_scene(bpy.context.scene).timeline
+    fn, (rate, _) = reader.keyframed_motion(pin, "angle", timeline, 1.0)
+    fps = timeline.fps
+    for f in np.arange(1.0, 41.0, 0.13):
+        assert fn((f - 1) / fps) == pytest.approx(fc.evaluate(f), abs=1e-6), f"frame {f:.2f}"
+    for f in np.arange(1.37, 41.0, 2.0):
+        d = [(fc.evaluate(f + h) - fc.evaluate(f - h)) / (2 * h) * fps for h in (0.1, 0.05)]
+        slope = (4 * d[1] - d[0]) / 3
+        assert rate((f - 1) / fps) == pytest.approx(slope, rel=1e-4, abs=1e-4), f"frame {f}"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    s = pin.mechanism
+    for f in range(1, 42):
+        bpy.context.scene.frame_set(f)
+        gap = joint_angle(s.marker_i, s.marker_j) - fc.evaluate(f)
+        assert abs(math.remainder(gap, 2 * math.pi)) < 1e-6, f"frame {f}"
