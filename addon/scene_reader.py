@@ -175,9 +175,7 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     if act is not None:
         bag = find_channelbag(act, slot)
         fc = bag.fcurves.find(path) if bag is not None else None
-    if fc is None or len(fc.keyframe_points) == 0:
-        raise MechanismError(f"joint {joint.name!r}: the motion is Keyframed but its "
-                             f"{coordinate.title()} has no keyframes")
+    _refuse_unplayed_keys(joint, coordinate, path, fc)
     keys = [Key(k.co[0], k.co[1], tuple(k.handle_left), tuple(k.handle_right), k.interpolation)
             for k in fc.keyframe_points]
     try:
@@ -189,6 +187,35 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     k = scale if coordinate == "slide" else 1.0
     f, df, ddf = time_derivatives(fn, timeline, k)
     return f, (df, ddf)
+
+
+def _refuse_unplayed_keys(joint, coordinate: str, path: str, fc) -> None:
+    """MechanismError naming the joint when the keyed Angle or Slide a motion would follow
+    (``fc``, the F-curve of ``path`` in the joint's action, or None) is not what Blender
+    plays: no keys in the action (the keys only in an NLA strip, say which), an F-curve
+    muted (Blender holds the field's value), or a driver that sets the field over the keys."""
+    what = f"joint {joint.name!r}: the motion is Keyframed but its {coordinate.title()}"
+    ad = joint.animation_data
+    if fc is None or len(fc.keyframe_points) == 0:
+        strips = [strip.name for track in (ad.nla_tracks if ad is not None else ())
+                  for strip in track.strips if _strip_keys(strip, path)]
+        where = (f" in its action (they are in NLA strip {strips[0]!r}: assign that action "
+                 "to the joint as its own in the Action Editor)" if strips else "")
+        raise MechanismError(f"{what} has no keyframes{where}")
+    if fc.mute:
+        raise MechanismError(f"{what}'s F-curve is muted, so Blender holds the field's value "
+                             "and does not play the keys: unmute it in the Graph Editor")
+    if any(d.data_path == path and not d.mute for d in (ad.drivers if ad is not None else ())):
+        raise MechanismError(f"{what} has a driver, which sets the field over its keys, and a "
+                             "motion follows the keys: remove the driver (to follow another "
+                             "object's motion, let a marker Follow it)")
+
+
+def _strip_keys(strip, path: str) -> bool:
+    """Whether an NLA strip's action keys ``path`` in the strip's slot."""
+    bag = find_channelbag(strip.action, strip.action_slot)
+    fc = bag.fcurves.find(path) if bag is not None else None
+    return fc is not None and len(fc.keyframe_points) > 0
 
 
 @contextmanager

@@ -4,6 +4,7 @@ blender_scenes.py; the Blender-free F-curve maths is tested in test_io_addon.py.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -120,3 +121,48 @@ def test_keyframed_motion_follows_the_curve_as_blender_evaluates_it(blender, ext
         bpy.context.scene.frame_set(f)
         gap = joint_angle(s.marker_i, s.marker_j) - fc.evaluate(f)
         assert abs(math.remainder(gap, 2 * math.pi)) < 1e-6, f"frame {f}"
+
+
+def _muted(bpy, pin, fc) -> str:
+    fc.mute = True
+    return "Angle's F-curve is muted"
+
+
+def _driven_by_another_object(bpy, pin, fc) -> str:
+    """A driver copying a keyed Empty's x location into the Angle: Blender shows the
+    driver's value, not the keys."""
+    ctl = bs.empty(bpy, "control")
+    ctl.keyframe_insert("location", index=0, frame=1)
+    ctl.location.x = 0.5
+    ctl.keyframe_insert("location", index=0, frame=25)
+    driver = pin.driver_add("mechanism.motion_angle").driver
+    var = driver.variables.new()
+    var.targets[0].id, var.targets[0].data_path = ctl, "location.x"
+    driver.expression = var.name
+    return "Angle has a driver"
+
+
+def _pushed_down(bpy, pin, fc) -> str:
+    """The joint's action pushed down onto an NLA strip: Blender plays the strip."""
+    ad = pin.animation_data
+    strip = ad.nla_tracks.new().strips.new("swing", 1, ad.action)
+    strip.action_slot = ad.action_slot
+    ad.action = None
+    return "Angle has no keyframes in its action (they are in NLA strip 'swing'"
+
+
+@pytest.mark.parametrize("how", [_muted, _driven_by_another_object, _pushed_down])
+def test_keyed_angle_that_blender_does_not_play_as_keyed_is_refused(blender, how) -> None:
+    """A Keyframed motion follows the joint's keys in its action; where Blender shows the
+    Angle otherwise (its F-curve muted: the field's value held; a driver: the driver's
+    value; the keys on an NLA strip, not in the action) Bake refuses, naming the joint
+    and why, and changes nothing."""
+    bpy = blender
+    pin = bs.keyed_pendulum(bpy)["pin"]
+    fc = bs.channelbag(pin).fcurves.find("mechanism.motion_angle")
+    said = how(bpy, pin, fc)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=re.escape(f"joint '{pin.name}': the motion is "
+                                                     f"Keyframed but its {said}")):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
