@@ -151,9 +151,23 @@ def _backup(ob: bpy.types.Object, design: np.ndarray | None = None) -> None:
     s.backup_location, s.backup_scale = ob.location, ob.scale
     s.backup_euler, s.backup_quaternion = ob.rotation_euler, ob.rotation_quaternion
     s.backup_axis_angle = ob.rotation_axis_angle
+    s.backup_action, slot = own_action(ob)
+    s.backup_slot = slot.identifier if slot is not None else ""
+
+
+def own_action(ob: bpy.types.Object):
+    """(action, slot) the object has as its own, or (None, None): its active action, or,
+    while the user edits an NLA strip in tweak mode (``animation_data.action`` is then the
+    strip's), the one tweak mode put aside and gives back when it ends."""
     ad = ob.animation_data
-    s.backup_action = ad.action if ad is not None else None
-    s.backup_slot = ad.action_slot.identifier if ad is not None and ad.action_slot else ""
+    if ad is None:
+        return None, None
+    if not ad.use_tweak_mode:
+        return ad.action, ad.action_slot
+    act = ad.action_tweak_storage
+    handle = ad.action_slot_handle_tweak_storage
+    return act, next((sl for sl in (act.slots if act is not None else ()) if sl.handle == handle),
+                     None)
 
 
 def _parent_world(ob, moving: dict[str, int], world: np.ndarray, sm: SceneMechanism) -> np.ndarray:
@@ -481,7 +495,7 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
         was_part = s.role == "PART" or (bag is not None and bag.fcurves.find("location") is not None)
         ad = ob.animation_data
         if ad is not None:
-            if ad.use_tweak_mode:               # Plot shows an NLA bake in tweak mode
+            if ad.use_tweak_mode and ad.action == act:    # Plot shows an NLA bake in tweak mode
                 ad.use_tweak_mode = False
             for track in [t for t in ad.nla_tracks if t.name == TRACK]:
                 ad.nla_tracks.remove(track)
@@ -489,8 +503,10 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
                 ad.action = None
         if was_part:
             ob.rotation_mode = s.backup_rotation_mode or "XYZ"
-            if s.backup_action is not None:
-                ad = ob.animation_data or ob.animation_data_create()
+            ad = ob.animation_data
+            if s.backup_action is not None and (ad is None or not ad.use_tweak_mode) \
+                    and own_action(ob)[0] != s.backup_action:
+                ad = ad or ob.animation_data_create()
                 ad.action = s.backup_action
                 slot = s.backup_action.slots.get(s.backup_slot) if s.backup_slot else None
                 if slot is not None:
