@@ -210,33 +210,3 @@ def test_apply_scale_on_a_baked_part_keeps_its_size_and_mass(blender) -> None:
     assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
     bpy.context.view_layer.update()
     np.testing.assert_allclose(tuple(arm.dimensions), (1.0, 0.1, 0.1), rtol=1e-6)
-
-
-def test_bake_and_clear_leave_the_nla_strip_the_user_is_tweaking(blender) -> None:
-    """The arm's scale keys pushed down onto an NLA strip that the user is editing (tweak
-    mode, no action of its own besides): the bake plays (on a track above), and Clear Bake
-    leaves the user where they were: still editing that strip, and once they leave it, no
-    action on the arm (the strip's action not also made the active one, which would play
-    it twice)."""
-    bpy = blender
-    arm = bs.pendulum(bpy)["arm"]
-    arm.keyframe_insert("scale", frame=1)
-    arm.scale = (1.0, 0.1, 0.15)
-    arm.keyframe_insert("scale", frame=25)
-    ad = arm.animation_data
-    strip = ad.nla_tracks.new().strips.new("stretch", 1, ad.action)
-    strip.action_slot = ad.action_slot
-    ad.action = None
-    ad.use_tweak_mode = True
-    before = bs.snapshot(bpy, display=False)
-    assert bpy.ops.mechanism.bake() == {"FINISHED"}
-    frames, loc, _ = bs.baked_pose(arm)
-    bpy.context.scene.frame_set(13)
-    assert tuple(arm.location) == pytest.approx(tuple(loc[list(frames).index(13.0)]), abs=1e-6)
-    bpy.context.scene.frame_set(1)
-    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
-    assert ad.use_tweak_mode
-    assert not bs.differences(before, bs.snapshot(bpy, display=False))
-    ad.use_tweak_mode = False
-    assert ad.action is None
-    assert [[st.action.name for st in t.strips] for t in ad.nla_tracks] == [[strip.action.name]]
