@@ -30,6 +30,7 @@ from .io.part_frames import (basis_pose, basis_poses, conformal, corner_misfit, 
                               pose_matrices)
 from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
                        is_baked_channel, joint_plots, part_contact_plots, vector_force_plots)
+from .io.timeline import Timeline, decode, encode, stale_note
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -395,6 +396,7 @@ def _write_plots(sm: SceneMechanism, result, frames: np.ndarray, plotted: list) 
             _write_curve(bag, f'["{prop}"]', 0, co, values, group)
         _attach(ob, act, slot, sm.timeline.frame_start)
         ob.mechanism.baked = True
+        ob.mechanism.bake_timeline = encode(sm.timeline)
 
 
 def actuator_names(sm: SceneMechanism) -> dict[str, list[tuple[str, str, str]]]:
@@ -423,6 +425,7 @@ def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray, keys: tuple)
         ob.rotation_mode = "QUATERNION"
         _attach(ob, act, slot, sm.timeline.frame_start)
         ob.mechanism.baked = True
+        ob.mechanism.bake_timeline = encode(sm.timeline)
 
 
 def write_mode(scene: bpy.types.Scene, sm: SceneMechanism, animation) -> None:
@@ -524,9 +527,24 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
             s.bake_action = None
             _keep_own_keys(ob, act)
         s.baked = False
+        s.bake_timeline = ""
         s.backup_action = None
         count += 1
     return count
+
+
+def stale_notes(scene: bpy.types.Scene) -> list[str]:
+    """One line per frame range and rate that baked objects of the scene were solved for
+    and the scene no longer has (io/timeline.stale_note): their keys play at the wrong
+    speed or not over the whole range, and nothing else would say so."""
+    now = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
+                            scene.render.fps_base)
+    by_timeline: dict[Timeline, list[str]] = {}
+    for ob in scene.objects:
+        baked = decode(ob.mechanism.bake_timeline) if ob.mechanism.baked else None
+        if baked is not None and baked != now:
+            by_timeline.setdefault(baked, []).append(ob.name)
+    return [stale_note(baked, now, names) for baked, names in by_timeline.items()]
 
 
 def hidden_notes(objects) -> list[str]:

@@ -319,7 +319,8 @@ class MECHANISM_OT_check(bpy.types.Operator):
         if analysis == "auto":
             analysis = "kinematic" if report.driven_dof == 0 else "dynamic"
         warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
-            bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n]
+            bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
+            bake.stale_notes(scene)
         lines = [follow_hint(line) for line in str(report).splitlines()] + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
