@@ -23,7 +23,7 @@ import numpy as np
 from mathutils import Quaternion
 
 from ..solver import MechanismError
-from .anim import ensure_channelbag, find_channelbag
+from .anim import ensure_channelbag, find_channelbag, key_buffer, write_curve
 from .io.csv_table import csv_rows, write_rows
 from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
 from .io.part_frames import (basis_pose, basis_poses, conformal, corner_misfit, keyed_worlds,
@@ -116,27 +116,9 @@ def own_bake_actions(objects) -> int:
     return made
 
 
-def _key_buffer(frames: np.ndarray) -> np.ndarray:
-    """The (2 n,) float32 ``co`` array of n keys at ``frames``, made once per bake: each
-    F-curve's values go into its odd entries before it is written (``_write_curve``)."""
-    co = np.empty(2 * len(frames), dtype=np.float32)
-    co[0::2] = frames
-    return co
-
-
 def _group(bag, name: str):
     """The channelbag's F-curve group ``name``, made if missing."""
     return bag.groups.get(name) or bag.groups.new(name)
-
-
-def _write_curve(bag, path: str, index: int, co: np.ndarray, values: np.ndarray, group) -> None:
-    """A new F-curve of ``values`` at the frames of ``co`` (``_key_buffer``), in bulk."""
-    fc = bag.fcurves.new(path, index=index)
-    fc.group = group
-    fc.keyframe_points.add(len(co) // 2)
-    co[1::2] = values
-    fc.keyframe_points.foreach_set("co", co)
-    fc.update()
 
 
 def _backup(ob: bpy.types.Object, design: np.ndarray | None = None) -> None:
@@ -386,14 +368,14 @@ def _write_plots(sm: SceneMechanism, result, frames: np.ndarray, plotted: list) 
     plots.update(follow_plots(result, {name: ob.name for name, (ob, _) in sm.follows.items()}))
     for joint, series in actuator_plots(result, actuator_names(sm)).items():
         plots[joint].update(series)
-    co = _key_buffer(frames)
+    co = key_buffer(frames)
     for ob in plotted:
         _backup(ob)
         act, slot, bag = _bake_action(ob)
         group = _group(bag, "Mechanism")
         for prop, values in plots[ob.name].items():
             ob[prop] = float(values[0])
-            _write_curve(bag, f'["{prop}"]', 0, co, values, group)
+            write_curve(bag, f'["{prop}"]', 0, co, values, group)
         _attach(ob, act, slot, sm.timeline.frame_start)
         ob.mechanism.baked = True
         ob.mechanism.bake_timeline = encode(sm.timeline)
@@ -413,15 +395,15 @@ def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray, keys: tuple)
     if not sm.parts:
         return
     loc, quat = keys
-    co = _key_buffer(frames)
+    co = key_buffer(frames)
     for ob, loc_k, quat_k in zip(sm.parts, loc, quat):
         _backup(ob, sm.part_frames[ob.name].matrix)
         act, slot, bag = _bake_action(ob)
         group = _group(bag, "Object Transforms")
         for i in range(3):
-            _write_curve(bag, "location", i, co, loc_k[:, i], group)
+            write_curve(bag, "location", i, co, loc_k[:, i], group, smooth=True)
         for i in range(4):
-            _write_curve(bag, "rotation_quaternion", i, co, quat_k[:, i], group)
+            write_curve(bag, "rotation_quaternion", i, co, quat_k[:, i], group, smooth=True)
         ob.rotation_mode = "QUATERNION"
         _attach(ob, act, slot, sm.timeline.frame_start)
         ob.mechanism.baked = True
