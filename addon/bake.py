@@ -30,7 +30,7 @@ from .io.part_frames import (basis_pose, basis_poses, conformal, corner_misfit, 
                               pose_matrices)
 from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
                        is_baked_channel, joint_plots, part_contact_plots, vector_force_plots)
-from .io.timeline import Timeline, decode, encode, stale_note
+from .io.timeline import Timeline, decode, encode, remap_note, stale_note
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -518,7 +518,8 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
 def stale_notes(scene: bpy.types.Scene) -> list[str]:
     """One line per frame range and rate that baked objects of the scene were solved for
     and the scene no longer has (io/timeline.stale_note): their keys play at the wrong
-    speed or not over the whole range, and nothing else would say so."""
+    speed or not over the whole range, and nothing else would say so; one more when the
+    scene's Time Remapping plays the bake at another speed (io/timeline.remap_note)."""
     now = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                             scene.render.fps_base)
     by_timeline: dict[Timeline, list[str]] = {}
@@ -526,7 +527,10 @@ def stale_notes(scene: bpy.types.Scene) -> list[str]:
         baked = decode(ob.mechanism.bake_timeline) if ob.mechanism.baked else None
         if baked is not None and baked != now:
             by_timeline.setdefault(baked, []).append(ob.name)
-    return [stale_note(baked, now, names) for baked, names in by_timeline.items()]
+    remap = remap_note(scene.render.frame_map_old, scene.render.frame_map_new) \
+        if any(ob.mechanism.baked for ob in scene.objects) else ""
+    return [stale_note(baked, now, names) for baked, names in by_timeline.items()] + \
+        [remap] * bool(remap)
 
 
 def hidden_notes(objects) -> list[str]:

@@ -86,6 +86,18 @@ def stale_note(baked: Timeline, now: Timeline, objects: list[str]) -> str:
             f"{'; for '.join(changes)}: Bake again")
 
 
+def remap_note(old: int, new: int) -> str:
+    """What the scene's Time Remapping (Output > Frame Range: ``old`` -> ``new``, "" when
+    equal) does to a bake: Blender plays every animation's frame F at scene frame F new /
+    old, the bake's keys included, so the bake plays old / new times as fast as solved and
+    its frames are shown at other scene frames (its range's end at frame_end x new / old)."""
+    if old == new:
+        return ""
+    return (f"the scene's Time Remapping ({old} -> {new}) shows the bake's frame F at scene "
+            f"frame F x {new / old:.4g}, so it plays {old / new:.4g} times as fast as solved: "
+            "set Old and New equal to see it as solved")
+
+
 _FRAME = re.compile(r"\(frame \d+\)")
 
 
