@@ -382,8 +382,26 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
                        frame="marker" if s.force_frame == "MARKER" else "world",
                        constants=used_constants(force + torque, sm.constants))
     if not sm.parts:
-        raise MechanismError("the scene has no moving part: tag objects as parts (and one as ground)")
+        raise MechanismError(_instanced_parts(scene) or "the scene has no moving part: tag "
+                             "objects as parts (and one as ground)")
     return sm
+
+
+def _instanced_parts(scene: bpy.types.Scene) -> str:
+    """Why a scene without parts of its own shows a mechanism ("" when it does not): an
+    Empty that instances a collection whose parts are not in the scene (a collection
+    instance shows them, but only the scene's objects are read and keyed)."""
+    for ob in scene.objects:
+        group = ob.instance_collection if ob.instance_type == "COLLECTION" else None
+        parts = [p for p in (group.all_objects if group is not None else ())
+                 if p.mechanism.role == "PART" and not p.mechanism.ground]
+        if parts and not _in_scene(parts[0], scene):
+            more = f" and {len(parts) - 1} other(s)" if len(parts) > 1 else ""
+            return (f"the scene has no moving part of its own: {ob.name!r} instances collection "
+                    f"{group.name!r}, whose part {parts[0].name!r}{more} is not in the scene, "
+                    "and a bake reads and keys the scene's objects: link the collection into "
+                    "the scene (or bake it in its own scene)")
+    return ""
 
 
 def _design_frames(markers: list, part_frames: dict) -> list[tuple]:
