@@ -18,6 +18,8 @@ replaced by a re-bake and removed by Clear Bake; the user's own markers are neve
 """
 from __future__ import annotations
 
+import math
+
 import bpy
 import numpy as np
 from mathutils import Quaternion
@@ -376,7 +378,7 @@ def _write_plots(sm: SceneMechanism, result, frames: np.ndarray, plotted: list) 
         for prop, values in plots[ob.name].items():
             ob[prop] = float(values[0])
             write_curve(bag, f'["{prop}"]', 0, co, values, group)
-        _attach(ob, act, slot, sm.timeline.frame_start)
+        _attach(ob, act, slot)
         ob.mechanism.baked = True
         ob.mechanism.bake_timeline = encode(sm.timeline)
 
@@ -405,7 +407,7 @@ def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray, keys: tuple)
         for i in range(4):
             write_curve(bag, "rotation_quaternion", i, co, quat_k[:, i], group, smooth=True)
         ob.rotation_mode = "QUATERNION"
-        _attach(ob, act, slot, sm.timeline.frame_start)
+        _attach(ob, act, slot)
         ob.mechanism.baked = True
         ob.mechanism.bake_timeline = encode(sm.timeline)
 
@@ -420,10 +422,12 @@ def write_mode(scene: bpy.types.Scene, sm: SceneMechanism, animation) -> None:
     write_part_keys(sm, animation, sm.timeline.frames_of(animation.times), keys)
 
 
-def _attach(ob: bpy.types.Object, act, slot, frame_start: int) -> None:
+def _attach(ob: bpy.types.Object, act, slot) -> None:
     """Play the bake action on the object: as its action when it has none of the user's,
     else on an NLA track beneath the user's action, which stays active and untouched (NLA
-    tracks play below the active action: the user's channels keep playing over the bake)."""
+    tracks play below the active action: the user's channels keep playing over the bake).
+    The strip plays the action's frame F at scene frame F, wherever its keys begin (keys
+    the user put into the bake's action may begin before the baked range)."""
     ad = ob.animation_data or ob.animation_data_create()
     if ad.action is None or ad.action == act:
         ad.action = act
@@ -431,7 +435,9 @@ def _attach(ob: bpy.types.Object, act, slot, frame_start: int) -> None:
         return
     track = ad.nla_tracks.new()
     track.name = TRACK
-    strip = track.strips.new(act.name, int(frame_start), act)
+    first = act.frame_range[0]
+    strip = track.strips.new(act.name, math.floor(first), act)
+    strip.frame_start_ui = first             # moves the strip whole: no stretch, no offset
     strip.action_slot = slot
 
 

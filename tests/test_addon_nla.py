@@ -75,3 +75,25 @@ def test_bake_and_clear_leave_the_nla_strip_the_user_is_tweaking(blender) -> Non
     ad.use_tweak_mode = False
     assert ad.action is None
     assert [[st.action.name for st in t.strips] for t in ad.nla_tracks] == [[strip.action.name]]
+
+
+def test_a_bake_on_an_nla_track_plays_at_the_frames_it_was_solved_for(blender) -> None:
+    """The arm baked with no action of its own (the bake is its action), the user keys its
+    scale at frame -5 (into the bake's action, the active one) and then gives it an action
+    of their own: the next bake plays on an NLA track, and its strip must play the action's
+    frame F at scene frame F, though the action's keys now begin at -5, not at the baked
+    range's first frame (the strip began at frame 1 with the action's -5, so every pose
+    came 6 frames late)."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    arm.keyframe_insert("scale", frame=-5)
+    arm.animation_data.action = bpy.data.actions.new("mine")
+    arm["glow"] = 1.0
+    arm.keyframe_insert('["glow"]', frame=1)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert [t.name for t in arm.animation_data.nla_tracks] == ["Mechanism bake"]
+    frames, loc, _ = bs.baked_pose(arm)
+    for f in (1, 13, 25):
+        bpy.context.scene.frame_set(f)
+        assert tuple(arm.location) == pytest.approx(tuple(loc[list(frames).index(f)]), abs=1e-6)
