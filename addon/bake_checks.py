@@ -16,7 +16,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ..solver import MechanismError
+from ..solver import MechanismError, SolverError
 from .anim import find_channelbag
 from .bake import POSE_CHANNELS, TRACK, user_action
 
@@ -326,6 +326,24 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
     return out
 
 
+def jump_problems(sm, scene: bpy.types.Scene) -> list[str]:
+    """Keyed motions whose value jumps inside the frame range (a Constant key, stepped
+    animation: scene_reader's ``keyed_jumps``) in a dynamic run: its parts would have to move
+    in no time, which no force does, so the run cannot follow it (a kinematic sweep, every
+    freedom driven, just poses each frame, and a jump is fine there)."""
+    if not sm.keyed_jumps or scene.mechanism.analysis == "KINEMATIC":
+        return []
+    if scene.mechanism.analysis == "AUTO":
+        try:
+            if sm.mech.check().driven_dof == 0:          # Auto solves it kinematically
+                return []
+        except (MechanismError, SolverError):           # the bake itself will say why
+            return []
+    return [f"joint {name!r}: its keyed {coord.title()} jumps at frame {frame:g} (Constant "
+            "interpolation), and in a dynamic run the parts cannot move in no time: make "
+            "those keys Linear or Bezier" for name, (coord, frame) in sm.keyed_jumps.items()]
+
+
 def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """Every reason a bake of the scene read as ``sm`` (scene_reader.SceneMechanism) would
     not play as solved or not last, one line each, naming the object."""
@@ -333,7 +351,8 @@ def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
                                + sm.vector_forces + sm.contacts) + pose_key_problems(sm.parts)
             + scale_key_problems(sm.parts)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
-            + keyed_setting_problems(scene) + standing_problems(scene))
+            + keyed_setting_problems(scene) + standing_problems(scene)
+            + jump_problems(sm, scene))
 
 
 def refuse_frame_dependent(scene: bpy.types.Scene) -> None:

@@ -26,7 +26,7 @@ from .io.couplers import (SLOT_LABELS, CouplerCall, CouplerSettings, coupler_cal
                           rack_side_note)
 from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
-from .io.keyframes import Key, KeyframedFunction, time_derivatives, with_modifiers
+from .io.keyframes import Key, KeyframedFunction, first_jump, time_derivatives, with_modifiers
 from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
 from .io.part_frames import (OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_frames,
                              marker_in_part, part_frames_of)
@@ -68,6 +68,9 @@ class SceneMechanism:
     # an object other than a part that parts are parented to (a carrier) -> its (4, 4)
     # world matrix as read: the parts' bake keys are in its space as it stood then
     carriers: dict = field(default_factory=dict)
+    # joint name -> ("angle" | "slide", the first frame of the range where its keyed
+    # motion's value jumps: io/keyframes.first_jump)
+    keyed_jumps: dict = field(default_factory=dict)
 
     def mesh_notes(self) -> list[str]:
         """One line per part whose mesh has problems: the part, what is wrong, the mass used."""
@@ -164,6 +167,14 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph,
 def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     """(f, (df, ddf)) of the joint's keyframed Angle or Slide, exact Bezier evaluation, a
     Cycles modifier's repeats included (any other F-curve modifier is refused by name)."""
+    k = scale if coordinate == "slide" else 1.0
+    f, df, ddf = time_derivatives(keyed_function(joint, coordinate), timeline, k)
+    return f, (df, ddf)
+
+
+def keyed_function(joint, coordinate: str):
+    """The joint's keyed Angle or Slide as a function of the scene frame (value, d/dframe,
+    d2/dframe2; io/keyframes.py), in the F-curve's own units."""
     path = "mechanism.motion_angle" if coordinate == "angle" else "mechanism.motion_slide"
     ad = joint.animation_data
     fc = None
@@ -184,9 +195,7 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
                             f"joint {joint.name!r}, keyframed {coordinate.title()} ({path})")
     except ValueError as exc:
         raise MechanismError(str(exc)) from None
-    k = scale if coordinate == "slide" else 1.0
-    f, df, ddf = time_derivatives(fn, timeline, k)
-    return f, (df, ddf)
+    return fn
 
 
 def _refuse_unplayed_keys(joint, coordinate: str, path: str, fc) -> None:
@@ -455,6 +464,9 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
             spec = speed_expression(s.motion_speed)
         else:
             spec, deriv = keyframed_motion(ob, coord, sm.timeline, sm.scale)
+            jump = first_jump(keyed_function(ob, coord), sm.timeline.frames)
+            if jump is not None:
+                sm.keyed_jumps[ob.name] = (coord, jump)
         mech.add_motion(name, ob.name, spec, coordinate=coord, derivatives=deriv,
                         constants=used_constants([spec], sm.constants) if deriv is None else None)
         sm.motions[name] = (ob, coord)

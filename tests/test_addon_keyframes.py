@@ -166,3 +166,44 @@ def test_keyed_angle_that_blender_does_not_play_as_keyed_is_refused(blender, how
                                                      f"Keyframed but its {said}")):
         bpy.ops.mechanism.bake()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def _double_pendulum(bpy, interpolation: str):
+    """The keyed pendulum (its pin's Angle 0, 1, 0.3 rad at frames 1, 13, 25, every key
+    ``interpolation``) with a free 0.5 m link pinned at the arm's tip: a dynamic run."""
+    d = bs.keyed_pendulum(bpy)
+    for key in bs.channelbag(d["pin"]).fcurves[0].keyframe_points:
+        key.interpolation = interpolation
+    link = bs.add_box(bpy, "link", (0.5, 0.1, 0.1), (1.25, 0.0, 0.0))
+    bs.tag(bpy, [link], "PART")
+    bs.connect(bpy, link, d["arm"], (1.0, 0.0, 0.0), "REVOLUTE", "Y")
+    return d
+
+
+def test_a_stepped_keyed_motion_is_refused_in_a_dynamic_run(blender) -> None:
+    """Stepped keys (Constant interpolation) make the driven angle jump 1 rad at frame 13:
+    in a dynamic run (the link swings freely) the parts would have to move in no time, and
+    the run took the jump silently (the arm teleported, the link's motion unchanged by
+    it).  Check names the joint and the frame, Bake refuses and changes nothing; with
+    Linear keys (the rate jumps, not the angle) the dynamic run bakes, and the same stepped
+    keys bake in a kinematic sweep, where every frame is posed."""
+    bpy = blender
+    pin = _double_pendulum(bpy, "CONSTANT")["pin"]
+    said = f"joint '{pin.name}': its keyed Angle jumps at frame 13 (Constant interpolation)"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert any(line.startswith(said) for line in bpy.context.scene.mechanism.report.split(" | "))
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=re.escape(said)):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    _double_pendulum(bpy, "LINEAR")
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    pin = bs.keyed_pendulum(bpy)["pin"]
+    for key in bs.channelbag(pin).fcurves[0].keyframe_points:
+        key.interpolation = "CONSTANT"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.context.scene.frame_set(13)
+    s = pin.mechanism
+    assert joint_angle(s.marker_i, s.marker_j) == pytest.approx(1.0, abs=1e-6)

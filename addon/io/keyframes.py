@@ -254,6 +254,35 @@ def with_modifiers(fn: KeyframedFunction, modifiers: list[Modifier], what: str
     return fn if cycles is None else CycledFunction(fn, cycles)
 
 
+# how far before a frame (in frames) ``first_jump`` takes the value's limit from the left:
+# a smooth curve moves d eps + O(eps^2) there, a jump its whole height
+JUMP_PROBE = 1e-4
+
+
+def first_jump(fn: Callable[[float], tuple[float, float, float]], frames) -> float | None:
+    """The first of ``frames`` or of the keys' frames among them at which ``fn`` (value,
+    d/dframe, d2/dframe2 of a frame) jumps in value inside their range, as a Constant key's
+    segment does where the next key's value differs (the jump as the frame is reached) or a
+    Repeat cycle whose ends differ (just after its seam): the value there differs from its
+    limit on either side by more than the rate over the gap explains (beyond 1e-9 and a
+    millionth of the value); None when it never jumps.  Jumps at whole frames and at the
+    keys are found (a cycle's image of a key between frames is not looked for)."""
+    frames = [float(f) for f in frames]
+    if len(frames) < 2:
+        return None
+    keys = getattr(getattr(fn, "fn", fn), "frames", [])
+    lo, hi = frames[0], frames[-1]
+    for x in sorted(set(frames) | {k for k in keys if lo <= k <= hi}):
+        v = fn(x)[0]
+        sides = [side for side in (-1.0, 1.0) if lo < x + side * JUMP_PROBE < hi]
+        for side in sides:
+            near, rate, bend = fn(x + side * JUMP_PROBE)
+            gap = near - v - rate * side * JUMP_PROBE
+            if abs(gap) > 1e-9 + 1e-6 * abs(v) + abs(bend) * JUMP_PROBE ** 2:
+                return x
+    return None
+
+
 def time_derivatives(fn: KeyframedFunction | CycledFunction, timeline: Timeline, scale: float = 1.0
                      ) -> tuple[Callable[[float], float], ...]:
     """Callables f(t), f'(t), f''(t) of solver time t (s) for the scene's ``timeline``
