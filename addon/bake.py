@@ -354,6 +354,8 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result, plots: bool =
     write_part_keys(sm, result, frames, keys)
     if plotted:
         _write_plots(sm, result, frames, plotted)
+    for ob in sm.parts + plotted:
+        ob.mechanism.bake_scene = scene.name
 
 
 def _write_plots(sm: SceneMechanism, result, frames: np.ndarray, plotted: list) -> None:
@@ -420,6 +422,8 @@ def write_mode(scene: bpy.types.Scene, sm: SceneMechanism, animation) -> None:
     clear_bake(scene, keep={ob.name for ob in sm.parts})
     own_bake_actions(sm.parts)
     write_part_keys(sm, animation, sm.timeline.frames_of(animation.times), keys)
+    for ob in sm.parts:
+        ob.mechanism.bake_scene = scene.name
 
 
 def _attach(ob: bpy.types.Object, act, slot) -> None:
@@ -468,6 +472,15 @@ def remove_event_markers(scene: bpy.types.Scene) -> int:
     return len(ours)
 
 
+def _end_other_scenes_events(name: str, scene: bpy.types.Scene) -> None:
+    """The event markers of the scene ``name`` whose bake an object being cleared from
+    ``scene`` carries (objects shared by two scenes): that bake ends here, so its markers
+    in its own scene go too."""
+    other = bpy.data.scenes.get(name) if name and name != scene.name else None
+    if other is not None and other.mechanism.event_markers:
+        remove_event_markers(other)
+
+
 def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
     """Remove bakes (of the given objects, or all: then the bake's event markers too) and
     restore what each object had before; returns how many objects were restored.  ``keep``:
@@ -480,6 +493,7 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
         s = ob.mechanism
         if not s.baked:
             continue
+        _end_other_scenes_events(s.bake_scene, scene)
         act = s.bake_action
         # keyed as a part (its role may have changed since): its transforms go back
         bag = find_channelbag(act, act.slots[0]) if act is not None and len(act.slots) else None
@@ -515,7 +529,7 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
             s.bake_action = None
             _keep_own_keys(ob, act)
         s.baked = False
-        s.bake_timeline = ""
+        s.bake_timeline = s.bake_scene = ""
         s.backup_action = None
         count += 1
     return count

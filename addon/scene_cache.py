@@ -42,7 +42,7 @@ DESIGN_SKIP = SHOWN | frozenset({"motion_angle", "motion_slide", "baked", "bake_
                                  "backup_action", "backup_slot", "backup_matrix",
                                  "backup_rotation_mode", "backup_location", "backup_scale",
                                  "backup_euler", "backup_quaternion", "backup_axis_angle",
-                                 "bake_timeline"})
+                                 "bake_timeline", "bake_scene"})
 
 _generation = [0]
 _kept: dict[tuple[int, str], tuple[tuple, Any]] = {}   # (scene pointer, purpose) -> (key, reading)
