@@ -202,7 +202,8 @@ def _refuse_unplayed_keys(joint, coordinate: str, path: str, fc) -> None:
     """MechanismError naming the joint when the keyed Angle or Slide a motion would follow
     (``fc``, the F-curve of ``path`` in the joint's action, or None) is not what Blender
     plays: no keys in the action (the keys only in an NLA strip, say which), an F-curve
-    muted (Blender holds the field's value), or a driver that sets the field over the keys."""
+    muted (Blender holds the field's value), the action played at an influence below 1
+    (blended with the field's value), or a driver that sets the field over the keys."""
     what = f"joint {joint.name!r}: the motion is Keyframed but its {coordinate.title()}"
     ad = joint.animation_data
     if fc is None or len(fc.keyframe_points) == 0:
@@ -214,6 +215,11 @@ def _refuse_unplayed_keys(joint, coordinate: str, path: str, fc) -> None:
     if fc.mute:
         raise MechanismError(f"{what}'s F-curve is muted, so Blender holds the field's value "
                              "and does not play the keys: unmute it in the Graph Editor")
+    if ad.action_influence != 1.0 and not ad.use_tweak_mode:
+        raise MechanismError(f"{what} is keyed in an action that plays at influence "
+                             f"{ad.action_influence:.3g}, so Blender shows it blended, not as "
+                             "keyed: set the action's Influence to 1 (Action Editor, Animation "
+                             "panel)")
     if any(d.data_path == path and not d.mute for d in (ad.drivers if ad is not None else ())):
         raise MechanismError(f"{what} has a driver, which sets the field over its keys, and a "
                              "motion follows the keys: remove the driver (to follow another "

@@ -151,12 +151,20 @@ def _pushed_down(bpy, pin, fc) -> str:
     return "Angle has no keyframes in its action (they are in NLA strip 'swing'"
 
 
-@pytest.mark.parametrize("how", [_muted, _driven_by_another_object, _pushed_down])
+def _half_influence(bpy, pin, fc) -> str:
+    """The joint's action played at influence 0.5: the Angle field shows half the keys."""
+    pin.animation_data.action_influence = 0.5
+    return "Angle is keyed in an action that plays at influence 0.5"
+
+
+@pytest.mark.parametrize("how", [_muted, _driven_by_another_object, _pushed_down,
+                                 _half_influence])
 def test_keyed_angle_that_blender_does_not_play_as_keyed_is_refused(blender, how) -> None:
     """A Keyframed motion follows the joint's keys in its action; where Blender shows the
     Angle otherwise (its F-curve muted: the field's value held; a driver: the driver's
-    value; the keys on an NLA strip, not in the action) Bake refuses, naming the joint
-    and why, and changes nothing."""
+    value; the keys on an NLA strip, not in the action; the action at influence 0.5: half
+    the keyed angle, 0.5 rad off at frame 13) Bake refuses, naming the joint and why, and
+    changes nothing."""
     bpy = blender
     pin = bs.keyed_pendulum(bpy)["pin"]
     fc = bs.channelbag(pin).fcurves.find("mechanism.motion_angle")
