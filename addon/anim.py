@@ -56,26 +56,29 @@ def key_buffer(frames: np.ndarray) -> np.ndarray:
 
 
 def write_curve(bag, path: str, index: int, co: np.ndarray, values: np.ndarray, group,
-                smooth: bool = False) -> None:
+                handles: np.ndarray | None = None) -> None:
     """A new F-curve of ``values`` at the frames of ``co`` (``key_buffer``), in bulk.
-    ``smooth``: Auto handles (``_smooth_handles``), for the keys that place a part."""
+    ``handles``: each key's handle type (``part_handles``) for the keys that place a part;
+    None: Blender's default, Auto Clamped."""
     fc = bag.fcurves.new(path, index=index)
     fc.group = group
     fc.keyframe_points.add(len(co) // 2)
     co[1::2] = values
     fc.keyframe_points.foreach_set("co", co)
-    if smooth:
-        _smooth_handles(fc)
+    if handles is not None:
+        fc.keyframe_points.foreach_set("handle_left_type", handles)
+        fc.keyframe_points.foreach_set("handle_right_type", handles)
     fc.update()
 
 
-def _smooth_handles(fc) -> None:
-    """Auto (not Auto Clamped) handles on every key of ``fc``, in bulk: Blender plays a
-    part between frames (motion blur's subframes) along the keys' Bezier curves, and
-    Auto Clamped flattens each channel where it turns, so a part's location and rotation
-    channels, which turn at different frames, leave its joints open between them (2 mm on
-    a 1 m pendulum at 24 fps; Auto handles follow the motion's slope, 0.01 mm)."""
-    kind = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items["AUTO"].value
-    types = np.full(len(fc.keyframe_points), kind, dtype=np.int32)
-    fc.keyframe_points.foreach_set("handle_left_type", types)
-    fc.keyframe_points.foreach_set("handle_right_type", types)
+def part_handles(rough: np.ndarray) -> np.ndarray:
+    """(n,) int32 handle types of a part's n keys, for ``write_curve``: Blender plays a part
+    between frames (motion blur's subframes) along its keys' Bezier curves.  Auto handles
+    follow the motion's slope; Auto Clamped flattens a channel at every key where it turns,
+    and a part's location and rotation channels turn at different frames, so its joints
+    opened between them (2 mm on a 1 m pendulum at 24 fps; Auto: 0.01 mm).  Where the
+    motion does turn abruptly between two keys (``rough``: an impact, a friction event)
+    Auto would overshoot past the turn (a door 0.003 rad into its stop), so those keys
+    keep Auto Clamped."""
+    items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
+    return np.where(rough, items["AUTO_CLAMPED"].value, items["AUTO"].value).astype(np.int32)

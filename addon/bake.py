@@ -25,9 +25,10 @@ import numpy as np
 from mathutils import Quaternion
 
 from ..solver import MechanismError
-from .anim import ensure_channelbag, find_channelbag, key_buffer, write_curve
+from .anim import ensure_channelbag, find_channelbag, key_buffer, part_handles, write_curve
 from .io.csv_table import csv_rows, write_rows
-from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
+from .io.events import (decode_marks, encode_marks, event_marks, event_rows, events_path,
+                        marks_to_remove, rough_keys)
 from .io.part_frames import (basis_pose, basis_poses, conformal, corner_misfit, keyed_worlds,
                               pose_matrices)
 from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
@@ -400,14 +401,15 @@ def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray, keys: tuple)
         return
     loc, quat = keys
     co = key_buffer(frames)
+    handles = part_handles(rough_keys(result.times, result))
     for ob, loc_k, quat_k in zip(sm.parts, loc, quat):
         _backup(ob, sm.part_frames[ob.name].matrix)
         act, slot, bag = _bake_action(ob)
         group = _group(bag, "Object Transforms")
         for i in range(3):
-            write_curve(bag, "location", i, co, loc_k[:, i], group, smooth=True)
+            write_curve(bag, "location", i, co, loc_k[:, i], group, handles)
         for i in range(4):
-            write_curve(bag, "rotation_quaternion", i, co, quat_k[:, i], group, smooth=True)
+            write_curve(bag, "rotation_quaternion", i, co, quat_k[:, i], group, handles)
         ob.rotation_mode = "QUATERNION"
         _attach(ob, act, slot)
         ob.mechanism.baked = True
