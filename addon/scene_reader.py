@@ -201,17 +201,14 @@ def keyed_function(joint, coordinate: str):
 def _refuse_unplayed_keys(joint, coordinate: str, path: str, fc) -> None:
     """MechanismError naming the joint when the keyed Angle or Slide a motion would follow
     (``fc``, the F-curve of ``path`` in the joint's action, or None) is not what Blender
-    plays: no keys in the action (the keys only in an NLA strip, say which), an F-curve
+    plays: no keys in the action's slot (the keys in another slot or only in an NLA strip,
+    say which), an F-curve
     muted (Blender holds the field's value), the action played at an influence below 1
     (blended with the field's value), or a driver that sets the field over the keys."""
     what = f"joint {joint.name!r}: the motion is Keyframed but its {coordinate.title()}"
     ad = joint.animation_data
     if fc is None or len(fc.keyframe_points) == 0:
-        strips = [strip.name for track in (ad.nla_tracks if ad is not None else ())
-                  for strip in track.strips if _strip_keys(strip, path)]
-        where = (f" in its action (they are in NLA strip {strips[0]!r}: assign that action "
-                 "to the joint as its own in the Action Editor)" if strips else "")
-        raise MechanismError(f"{what} has no keyframes{where}")
+        raise MechanismError(f"{what} has no keyframes{_keys_elsewhere(ad, path)}")
     if fc.mute:
         raise MechanismError(f"{what}'s F-curve is muted, so Blender holds the field's value "
                              "and does not play the keys: unmute it in the Graph Editor")
@@ -226,9 +223,25 @@ def _refuse_unplayed_keys(joint, coordinate: str, path: str, fc) -> None:
                              "object's motion, let a marker Follow it)")
 
 
-def _strip_keys(strip, path: str) -> bool:
-    """Whether an NLA strip's action keys ``path`` in the strip's slot."""
-    bag = find_channelbag(strip.action, strip.action_slot)
+def _keys_elsewhere(ad, path: str) -> str:
+    """Where the joint's keys of ``path`` are when its action's slot has none: another slot
+    of its action (Blender plays only the assigned one), or an NLA strip; "" if nowhere."""
+    act = ad.action if ad is not None else None
+    slots = [sl.identifier for sl in (act.slots if act is not None else ())
+             if sl != ad.action_slot and _keys_in(act, sl, path)]
+    if slots:
+        shown = ad.action_slot.identifier if ad.action_slot is not None else "none"
+        return (f" in the slot of its action {act.name!r} it plays ({shown}; slot {slots[0]!r} "
+                "keys it: pick that slot in the Action Editor)")
+    strips = [strip.name for track in (ad.nla_tracks if ad is not None else ())
+              for strip in track.strips if _keys_in(strip.action, strip.action_slot, path)]
+    return (f" in its action (they are in NLA strip {strips[0]!r}: assign that action to the "
+            "joint as its own in the Action Editor)" if strips else "")
+
+
+def _keys_in(action, slot, path: str) -> bool:
+    """Whether ``action`` keys ``path`` in ``slot``."""
+    bag = find_channelbag(action, slot)
     fc = bag.fcurves.find(path) if bag is not None else None
     return fc is not None and len(fc.keyframe_points) > 0
 

@@ -157,13 +157,23 @@ def _half_influence(bpy, pin, fc) -> str:
     return "Angle is keyed in an action that plays at influence 0.5"
 
 
+def _another_slot(bpy, pin, fc) -> str:
+    """The joint's action played through a new slot of it: Blender plays that slot's
+    channels (none), so the Angle stays at the field's value."""
+    act = pin.animation_data.action
+    pin.animation_data.action_slot = act.slots.new(id_type="OBJECT", name="spare")
+    return (f"Angle has no keyframes in the slot of its action '{act.name}' it plays (OBspare; "
+            f"slot 'OB{pin.name}' keys it")
+
+
 @pytest.mark.parametrize("how", [_muted, _driven_by_another_object, _pushed_down,
-                                 _half_influence])
+                                 _half_influence, _another_slot])
 def test_keyed_angle_that_blender_does_not_play_as_keyed_is_refused(blender, how) -> None:
     """A Keyframed motion follows the joint's keys in its action; where Blender shows the
     Angle otherwise (its F-curve muted: the field's value held; a driver: the driver's
-    value; the keys on an NLA strip, not in the action; the action at influence 0.5: half
-    the keyed angle, 0.5 rad off at frame 13) Bake refuses, naming the joint and why, and
+    value; the keys on an NLA strip, not in the action, or in a slot of the action other
+    than the one it plays: the field's value; the action at influence 0.5: half the keyed
+    angle, 0.5 rad off at frame 13) Bake refuses, naming the joint and why, and
     changes nothing."""
     bpy = blender
     pin = bs.keyed_pendulum(bpy)["pin"]
