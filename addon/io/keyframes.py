@@ -265,14 +265,16 @@ def first_jump(fn: Callable[[float], tuple[float, float, float]], frames) -> flo
     segment does where the next key's value differs (the jump as the frame is reached) or a
     Repeat cycle whose ends differ (just after its seam): the value there differs from its
     limit on either side by more than the rate over the gap explains (beyond 1e-9 and a
-    millionth of the value); None when it never jumps.  Jumps at whole frames and at the
-    keys are found (a cycle's image of a key between frames is not looked for)."""
+    millionth of the value); None when it never jumps.  Keys alone can jump, so a curve
+    without a Cycles modifier is looked at its keys; a cycled one at its keys and every
+    whole frame (a cycle's image of a key between frames is not looked for)."""
     frames = [float(f) for f in frames]
     if len(frames) < 2:
         return None
     keys = getattr(getattr(fn, "fn", fn), "frames", [])
     lo, hi = frames[0], frames[-1]
-    for x in sorted(set(frames) | {k for k in keys if lo <= k <= hi}):
+    whole = frames if isinstance(fn, CycledFunction) or not keys else []
+    for x in sorted(set(whole) | {k for k in keys if lo <= k <= hi}):
         v = fn(x)[0]
         sides = [side for side in (-1.0, 1.0) if lo < x + side * JUMP_PROBE < hi]
         for side in sides:
