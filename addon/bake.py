@@ -18,18 +18,22 @@ replaced by a re-bake and removed by Clear Bake; the user's own markers are neve
 """
 from __future__ import annotations
 
+import math
+
 import bpy
 import numpy as np
 from mathutils import Quaternion
 
 from ..solver import MechanismError
-from .anim import ensure_channelbag, find_channelbag
+from .anim import ensure_channelbag, find_channelbag, key_buffer, part_handles, write_curve
 from .io.csv_table import csv_rows, write_rows
-from .io.events import decode_marks, encode_marks, event_marks, event_rows, events_path, marks_to_remove
+from .io.events import (decode_marks, encode_marks, event_marks, event_rows, events_path,
+                        marks_to_remove, rough_keys)
 from .io.part_frames import (basis_pose, basis_poses, conformal, corner_misfit, keyed_worlds,
                               pose_matrices)
 from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
                        is_baked_channel, joint_plots, part_contact_plots, vector_force_plots)
+from .io.timeline import Timeline, decode, encode, remap_note, stale_note
 from .scene_reader import SceneMechanism
 
 TRACK = "Mechanism bake"
@@ -115,27 +119,9 @@ def own_bake_actions(objects) -> int:
     return made
 
 
-def _key_buffer(frames: np.ndarray) -> np.ndarray:
-    """The (2 n,) float32 ``co`` array of n keys at ``frames``, made once per bake: each
-    F-curve's values go into its odd entries before it is written (``_write_curve``)."""
-    co = np.empty(2 * len(frames), dtype=np.float32)
-    co[0::2] = frames
-    return co
-
-
 def _group(bag, name: str):
     """The channelbag's F-curve group ``name``, made if missing."""
     return bag.groups.get(name) or bag.groups.new(name)
-
-
-def _write_curve(bag, path: str, index: int, co: np.ndarray, values: np.ndarray, group) -> None:
-    """A new F-curve of ``values`` at the frames of ``co`` (``_key_buffer``), in bulk."""
-    fc = bag.fcurves.new(path, index=index)
-    fc.group = group
-    fc.keyframe_points.add(len(co) // 2)
-    co[1::2] = values
-    fc.keyframe_points.foreach_set("co", co)
-    fc.update()
 
 
 def _backup(ob: bpy.types.Object, design: np.ndarray | None = None) -> None:
@@ -151,9 +137,23 @@ def _backup(ob: bpy.types.Object, design: np.ndarray | None = None) -> None:
     s.backup_location, s.backup_scale = ob.location, ob.scale
     s.backup_euler, s.backup_quaternion = ob.rotation_euler, ob.rotation_quaternion
     s.backup_axis_angle = ob.rotation_axis_angle
+    s.backup_action, slot = own_action(ob)
+    s.backup_slot = slot.identifier if slot is not None else ""
+
+
+def own_action(ob: bpy.types.Object):
+    """(action, slot) the object has as its own, or (None, None): its active action, or,
+    while the user edits an NLA strip in tweak mode (``animation_data.action`` is then the
+    strip's), the one tweak mode put aside and gives back when it ends."""
     ad = ob.animation_data
-    s.backup_action = ad.action if ad is not None else None
-    s.backup_slot = ad.action_slot.identifier if ad is not None and ad.action_slot else ""
+    if ad is None:
+        return None, None
+    if not ad.use_tweak_mode:
+        return ad.action, ad.action_slot
+    act = ad.action_tweak_storage
+    handle = ad.action_slot_handle_tweak_storage
+    return act, next((sl for sl in (act.slots if act is not None else ()) if sl.handle == handle),
+                     None)
 
 
 def _parent_world(ob, moving: dict[str, int], world: np.ndarray, sm: SceneMechanism) -> np.ndarray:
@@ -355,6 +355,8 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result, plots: bool =
     write_part_keys(sm, result, frames, keys)
     if plotted:
         _write_plots(sm, result, frames, plotted)
+    for ob in sm.parts + plotted:
+        ob.mechanism.bake_scene = scene.name
 
 
 def _write_plots(sm: SceneMechanism, result, frames: np.ndarray, plotted: list) -> None:
@@ -371,16 +373,17 @@ def _write_plots(sm: SceneMechanism, result, frames: np.ndarray, plotted: list) 
     plots.update(follow_plots(result, {name: ob.name for name, (ob, _) in sm.follows.items()}))
     for joint, series in actuator_plots(result, actuator_names(sm)).items():
         plots[joint].update(series)
-    co = _key_buffer(frames)
+    co = key_buffer(frames)
     for ob in plotted:
         _backup(ob)
         act, slot, bag = _bake_action(ob)
         group = _group(bag, "Mechanism")
         for prop, values in plots[ob.name].items():
             ob[prop] = float(values[0])
-            _write_curve(bag, f'["{prop}"]', 0, co, values, group)
-        _attach(ob, act, slot, sm.timeline.frame_start)
+            write_curve(bag, f'["{prop}"]', 0, co, values, group)
+        _attach(ob, act, slot)
         ob.mechanism.baked = True
+        ob.mechanism.bake_timeline = encode(sm.timeline)
 
 
 def actuator_names(sm: SceneMechanism) -> dict[str, list[tuple[str, str, str]]]:
@@ -397,18 +400,20 @@ def write_part_keys(sm: SceneMechanism, result, frames: np.ndarray, keys: tuple)
     if not sm.parts:
         return
     loc, quat = keys
-    co = _key_buffer(frames)
+    co = key_buffer(frames)
+    handles = part_handles(rough_keys(result.times, result))
     for ob, loc_k, quat_k in zip(sm.parts, loc, quat):
         _backup(ob, sm.part_frames[ob.name].matrix)
         act, slot, bag = _bake_action(ob)
         group = _group(bag, "Object Transforms")
         for i in range(3):
-            _write_curve(bag, "location", i, co, loc_k[:, i], group)
+            write_curve(bag, "location", i, co, loc_k[:, i], group, handles)
         for i in range(4):
-            _write_curve(bag, "rotation_quaternion", i, co, quat_k[:, i], group)
+            write_curve(bag, "rotation_quaternion", i, co, quat_k[:, i], group, handles)
         ob.rotation_mode = "QUATERNION"
-        _attach(ob, act, slot, sm.timeline.frame_start)
+        _attach(ob, act, slot)
         ob.mechanism.baked = True
+        ob.mechanism.bake_timeline = encode(sm.timeline)
 
 
 def write_mode(scene: bpy.types.Scene, sm: SceneMechanism, animation) -> None:
@@ -419,12 +424,16 @@ def write_mode(scene: bpy.types.Scene, sm: SceneMechanism, animation) -> None:
     clear_bake(scene, keep={ob.name for ob in sm.parts})
     own_bake_actions(sm.parts)
     write_part_keys(sm, animation, sm.timeline.frames_of(animation.times), keys)
+    for ob in sm.parts:
+        ob.mechanism.bake_scene = scene.name
 
 
-def _attach(ob: bpy.types.Object, act, slot, frame_start: int) -> None:
+def _attach(ob: bpy.types.Object, act, slot) -> None:
     """Play the bake action on the object: as its action when it has none of the user's,
     else on an NLA track beneath the user's action, which stays active and untouched (NLA
-    tracks play below the active action: the user's channels keep playing over the bake)."""
+    tracks play below the active action: the user's channels keep playing over the bake).
+    The strip plays the action's frame F at scene frame F, wherever its keys begin (keys
+    the user put into the bake's action may begin before the baked range)."""
     ad = ob.animation_data or ob.animation_data_create()
     if ad.action is None or ad.action == act:
         ad.action = act
@@ -432,7 +441,9 @@ def _attach(ob: bpy.types.Object, act, slot, frame_start: int) -> None:
         return
     track = ad.nla_tracks.new()
     track.name = TRACK
-    strip = track.strips.new(act.name, int(frame_start), act)
+    first = act.frame_range[0]
+    strip = track.strips.new(act.name, math.floor(first), act)
+    strip.frame_start_ui = first             # moves the strip whole: no stretch, no offset
     strip.action_slot = slot
 
 
@@ -463,6 +474,15 @@ def remove_event_markers(scene: bpy.types.Scene) -> int:
     return len(ours)
 
 
+def _end_other_scenes_events(name: str, scene: bpy.types.Scene) -> None:
+    """The event markers of the scene ``name`` whose bake an object being cleared from
+    ``scene`` carries (objects shared by two scenes): that bake ends here, so its markers
+    in its own scene go too."""
+    other = bpy.data.scenes.get(name) if name and name != scene.name else None
+    if other is not None and other.mechanism.event_markers:
+        remove_event_markers(other)
+
+
 def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
     """Remove bakes (of the given objects, or all: then the bake's event markers too) and
     restore what each object had before; returns how many objects were restored.  ``keep``:
@@ -475,13 +495,14 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
         s = ob.mechanism
         if not s.baked:
             continue
+        _end_other_scenes_events(s.bake_scene, scene)
         act = s.bake_action
         # keyed as a part (its role may have changed since): its transforms go back
         bag = find_channelbag(act, act.slots[0]) if act is not None and len(act.slots) else None
         was_part = s.role == "PART" or (bag is not None and bag.fcurves.find("location") is not None)
         ad = ob.animation_data
         if ad is not None:
-            if ad.use_tweak_mode:               # Plot shows an NLA bake in tweak mode
+            if ad.use_tweak_mode and ad.action == act:    # Plot shows an NLA bake in tweak mode
                 ad.use_tweak_mode = False
             for track in [t for t in ad.nla_tracks if t.name == TRACK]:
                 ad.nla_tracks.remove(track)
@@ -489,8 +510,10 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
                 ad.action = None
         if was_part:
             ob.rotation_mode = s.backup_rotation_mode or "XYZ"
-            if s.backup_action is not None:
-                ad = ob.animation_data or ob.animation_data_create()
+            ad = ob.animation_data
+            if s.backup_action is not None and (ad is None or not ad.use_tweak_mode) \
+                    and own_action(ob)[0] != s.backup_action:
+                ad = ad or ob.animation_data_create()
                 ad.action = s.backup_action
                 slot = s.backup_action.slots.get(s.backup_slot) if s.backup_slot else None
                 if slot is not None:
@@ -508,9 +531,28 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
             s.bake_action = None
             _keep_own_keys(ob, act)
         s.baked = False
+        s.bake_timeline = s.bake_scene = ""
         s.backup_action = None
         count += 1
     return count
+
+
+def stale_notes(scene: bpy.types.Scene) -> list[str]:
+    """One line per frame range and rate that baked objects of the scene were solved for
+    and the scene no longer has (io/timeline.stale_note): their keys play at the wrong
+    speed or not over the whole range, and nothing else would say so; one more when the
+    scene's Time Remapping plays the bake at another speed (io/timeline.remap_note)."""
+    now = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
+                            scene.render.fps_base)
+    by_timeline: dict[Timeline, list[str]] = {}
+    for ob in scene.objects:
+        baked = decode(ob.mechanism.bake_timeline) if ob.mechanism.baked else None
+        if baked is not None and baked != now:
+            by_timeline.setdefault(baked, []).append(ob.name)
+    remap = remap_note(scene.render.frame_map_old, scene.render.frame_map_new) \
+        if any(ob.mechanism.baked for ob in scene.objects) else ""
+    return [stale_note(baked, now, names) for baked, names in by_timeline.items()] + \
+        [remap] * bool(remap)
 
 
 def hidden_notes(objects) -> list[str]:

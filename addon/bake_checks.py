@@ -16,9 +16,9 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ..solver import MechanismError
+from ..solver import MechanismError, SolverError
 from .anim import find_channelbag
-from .bake import POSE_CHANNELS, user_action
+from .bake import POSE_CHANNELS, TRACK, user_action
 
 
 def pose_key_problems(parts) -> list[str]:
@@ -33,10 +33,30 @@ def pose_key_problems(parts) -> list[str]:
         out += [f"part {ob.name!r}: its action {act.name!r} keys {path}, which would play over "
                 "the baked motion: delete those keys (the mechanism moves the part)"
                 for path in POSE_CHANNELS if path in keyed]
+        # the bake's track is above the user's NLA strips and replaces what they key of the
+        # channels it writes, but not their delta transforms
+        out += [f"part {ob.name!r}: its NLA strip {strip.name!r} (action {strip.action.name!r}) "
+                f"keys {path} to change over the frames, which would move the part off its "
+                "baked motion: delete those keys or mute the strip"
+                for strip in _playing_strips(ob) for path in
+                _changing_keys(ob, strip.action, strip.action_slot, DELTAS.__contains__)]
         driven = _driven(ob, POSE_CHANNELS)
         out += [f"part {ob.name!r}: a driver drives {path}, which would override the baked "
                 "motion: remove the driver" for path in POSE_CHANNELS if path in driven]
     return out
+
+
+# the placing channels a bake does not key: they add to its keys
+DELTAS = tuple(path for path in POSE_CHANNELS if path.startswith("delta_"))
+
+
+def _playing_strips(ob) -> list:
+    """The NLA strips of the user's that play on the object: on a track not muted (and not
+    the bake's own), not muted themselves, with an action."""
+    ad = ob.animation_data
+    return [strip for track in (ad.nla_tracks if ad is not None else ())
+            if not track.mute and track.name != TRACK
+            for strip in track.strips if not strip.mute and strip.action is not None]
 
 
 def _driven(ob, paths) -> list[str]:
@@ -218,11 +238,15 @@ def _changes(fcurve) -> bool:
 
 def _playing_actions(ob) -> list[tuple]:
     """(action, slot) of each action that plays on the object: its active one (a bake's
-    keeps the keys the user inserts into it) and the user's own (``user_action``)."""
+    keeps the keys the user inserts into it), the user's own (``user_action``) and those
+    of the user's NLA strips that play (``_playing_strips``)."""
     ad = ob.animation_data
     out = [(ad.action, ad.action_slot)] if ad is not None and ad.action is not None else []
     user = user_action(ob)
-    return out + [user] if user[0] is not None and user not in out else out
+    out += [user] if user[0] is not None and user not in out else []
+    return out + [pair for pair in dict.fromkeys((strip.action, strip.action_slot)
+                                                 for strip in _playing_strips(ob))
+                  if pair not in out]
 
 
 def _setting_label(owner, path: str) -> str:
@@ -302,6 +326,24 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
     return out
 
 
+def jump_problems(sm, scene: bpy.types.Scene) -> list[str]:
+    """Keyed motions whose value jumps inside the frame range (a Constant key, stepped
+    animation: scene_reader's ``keyed_jumps``) in a dynamic run: its parts would have to move
+    in no time, which no force does, so the run cannot follow it (a kinematic sweep, every
+    freedom driven, just poses each frame, and a jump is fine there)."""
+    if not sm.keyed_jumps or scene.mechanism.analysis == "KINEMATIC":
+        return []
+    if scene.mechanism.analysis == "AUTO":
+        try:
+            if sm.mech.check().driven_dof == 0:          # Auto solves it kinematically
+                return []
+        except (MechanismError, SolverError):           # the bake itself will say why
+            return []
+    return [f"joint {name!r}: its keyed {coord.title()} jumps at frame {frame:g} (Constant "
+            "interpolation), and in a dynamic run the parts cannot move in no time: make "
+            "those keys Linear or Bezier" for name, (coord, frame) in sm.keyed_jumps.items()]
+
+
 def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """Every reason a bake of the scene read as ``sm`` (scene_reader.SceneMechanism) would
     not play as solved or not last, one line each, naming the object."""
@@ -309,7 +351,8 @@ def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
                                + sm.vector_forces + sm.contacts) + pose_key_problems(sm.parts)
             + scale_key_problems(sm.parts)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
-            + keyed_setting_problems(scene) + standing_problems(scene))
+            + keyed_setting_problems(scene) + standing_problems(scene)
+            + jump_problems(sm, scene))
 
 
 def refuse_frame_dependent(scene: bpy.types.Scene) -> None:

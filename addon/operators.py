@@ -319,7 +319,8 @@ class MECHANISM_OT_check(bpy.types.Operator):
         if analysis == "auto":
             analysis = "kinematic" if report.driven_dof == 0 else "dynamic"
         warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
-            bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n]
+            bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
+            bake.stale_notes(scene)
         lines = [follow_hint(line) for line in str(report).splitlines()] + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
@@ -351,9 +352,11 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
 def bake_notes(scene, sm, result) -> list[str]:
     """What the user should know after a bake (Bake, Bake Variant): a mesh whose mass is
     not a solid's, imperfect geometry, contacts the motions drive through each other, the
-    run's own notes (at scene frames), keys the solver's are hidden behind."""
+    run's own notes (at scene frames), keys the solver's are hidden behind, a Time
+    Remapping that plays them at another speed."""
     return sm.notes() + _clash_notes(scene, sm, result) + \
         [with_scene_frame(n, sm.timeline.frames) for n in result.notes] + \
+        bake.stale_notes(scene) + \
         bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
                           + sm.vector_forces + sm.contacts
                           + [ob for ob, _ in sm.follows.values()])

@@ -406,6 +406,10 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     backup_euler: FloatVectorProperty(size=3, options={"HIDDEN"})
     backup_quaternion: FloatVectorProperty(size=4, options={"HIDDEN"})
     backup_axis_angle: FloatVectorProperty(size=4, options={"HIDDEN"})
+    # the frames and frame rate the bake was solved for (io/timeline.py: encode, decode)
+    bake_timeline: StringProperty(options={"HIDDEN"})
+    # the scene whose bake it is (its timeline markers are that bake's events)
+    bake_scene: StringProperty(options={"HIDDEN"})
 
 
 class MA_Constant(bpy.types.PropertyGroup):

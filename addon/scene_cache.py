@@ -41,7 +41,8 @@ SHOWN = frozenset({"rna_type", "computed_mass", "computed_inertia", "computed_de
 DESIGN_SKIP = SHOWN | frozenset({"motion_angle", "motion_slide", "baked", "bake_action",
                                  "backup_action", "backup_slot", "backup_matrix",
                                  "backup_rotation_mode", "backup_location", "backup_scale",
-                                 "backup_euler", "backup_quaternion", "backup_axis_angle"})
+                                 "backup_euler", "backup_quaternion", "backup_axis_angle",
+                                 "bake_timeline", "bake_scene"})
 
 _generation = [0]
 _kept: dict[tuple[int, str], tuple[tuple, Any]] = {}   # (scene pointer, purpose) -> (key, reading)

@@ -26,7 +26,7 @@ from .io.couplers import (SLOT_LABELS, CouplerCall, CouplerSettings, coupler_cal
                           rack_side_note)
 from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
-from .io.keyframes import Key, KeyframedFunction, time_derivatives, with_modifiers
+from .io.keyframes import Key, KeyframedFunction, first_jump, time_derivatives, with_modifiers
 from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
 from .io.part_frames import (OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_frames,
                              marker_in_part, part_frames_of)
@@ -68,6 +68,9 @@ class SceneMechanism:
     # an object other than a part that parts are parented to (a carrier) -> its (4, 4)
     # world matrix as read: the parts' bake keys are in its space as it stood then
     carriers: dict = field(default_factory=dict)
+    # joint name -> ("angle" | "slide", the first frame of the range where its keyed
+    # motion's value jumps: io/keyframes.first_jump)
+    keyed_jumps: dict = field(default_factory=dict)
 
     def mesh_notes(self) -> list[str]:
         """One line per part whose mesh has problems: the part, what is wrong, the mass used."""
@@ -164,6 +167,14 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph,
 def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     """(f, (df, ddf)) of the joint's keyframed Angle or Slide, exact Bezier evaluation, a
     Cycles modifier's repeats included (any other F-curve modifier is refused by name)."""
+    k = scale if coordinate == "slide" else 1.0
+    f, df, ddf = time_derivatives(keyed_function(joint, coordinate), timeline, k)
+    return f, (df, ddf)
+
+
+def keyed_function(joint, coordinate: str):
+    """The joint's keyed Angle or Slide as a function of the scene frame (value, d/dframe,
+    d2/dframe2; io/keyframes.py), in the F-curve's own units."""
     path = "mechanism.motion_angle" if coordinate == "angle" else "mechanism.motion_slide"
     ad = joint.animation_data
     fc = None
@@ -175,9 +186,7 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     if act is not None:
         bag = find_channelbag(act, slot)
         fc = bag.fcurves.find(path) if bag is not None else None
-    if fc is None or len(fc.keyframe_points) == 0:
-        raise MechanismError(f"joint {joint.name!r}: the motion is Keyframed but its "
-                             f"{coordinate.title()} has no keyframes")
+    _refuse_unplayed_keys(joint, coordinate, path, fc)
     keys = [Key(k.co[0], k.co[1], tuple(k.handle_left), tuple(k.handle_right), k.interpolation)
             for k in fc.keyframe_points]
     try:
@@ -186,9 +195,55 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
                             f"joint {joint.name!r}, keyframed {coordinate.title()} ({path})")
     except ValueError as exc:
         raise MechanismError(str(exc)) from None
-    k = scale if coordinate == "slide" else 1.0
-    f, df, ddf = time_derivatives(fn, timeline, k)
-    return f, (df, ddf)
+    return fn
+
+
+def _refuse_unplayed_keys(joint, coordinate: str, path: str, fc) -> None:
+    """MechanismError naming the joint when the keyed Angle or Slide a motion would follow
+    (``fc``, the F-curve of ``path`` in the joint's action, or None) is not what Blender
+    plays: no keys in the action's slot (the keys in another slot or only in an NLA strip,
+    say which), an F-curve
+    muted (Blender holds the field's value), the action played at an influence below 1
+    (blended with the field's value), or a driver that sets the field over the keys."""
+    what = f"joint {joint.name!r}: the motion is Keyframed but its {coordinate.title()}"
+    ad = joint.animation_data
+    if fc is None or len(fc.keyframe_points) == 0:
+        raise MechanismError(f"{what} has no keyframes{_keys_elsewhere(ad, path)}")
+    if fc.mute:
+        raise MechanismError(f"{what}'s F-curve is muted, so Blender holds the field's value "
+                             "and does not play the keys: unmute it in the Graph Editor")
+    if ad.action_influence != 1.0 and not ad.use_tweak_mode:
+        raise MechanismError(f"{what} is keyed in an action that plays at influence "
+                             f"{ad.action_influence:.3g}, so Blender shows it blended, not as "
+                             "keyed: set the action's Influence to 1 (Action Editor, Animation "
+                             "panel)")
+    if any(d.data_path == path and not d.mute for d in (ad.drivers if ad is not None else ())):
+        raise MechanismError(f"{what} has a driver, which sets the field over its keys, and a "
+                             "motion follows the keys: remove the driver (to follow another "
+                             "object's motion, let a marker Follow it)")
+
+
+def _keys_elsewhere(ad, path: str) -> str:
+    """Where the joint's keys of ``path`` are when its action's slot has none: another slot
+    of its action (Blender plays only the assigned one), or an NLA strip; "" if nowhere."""
+    act = ad.action if ad is not None else None
+    slots = [sl.identifier for sl in (act.slots if act is not None else ())
+             if sl != ad.action_slot and _keys_in(act, sl, path)]
+    if slots:
+        shown = ad.action_slot.identifier if ad.action_slot is not None else "none"
+        return (f" in the slot of its action {act.name!r} it plays ({shown}; slot {slots[0]!r} "
+                "keys it: pick that slot in the Action Editor)")
+    strips = [strip.name for track in (ad.nla_tracks if ad is not None else ())
+              for strip in track.strips if _keys_in(strip.action, strip.action_slot, path)]
+    return (f" in its action (they are in NLA strip {strips[0]!r}: assign that action to the "
+            "joint as its own in the Action Editor)" if strips else "")
+
+
+def _keys_in(action, slot, path: str) -> bool:
+    """Whether ``action`` keys ``path`` in ``slot``."""
+    bag = find_channelbag(action, slot)
+    fc = bag.fcurves.find(path) if bag is not None else None
+    return fc is not None and len(fc.keyframe_points) > 0
 
 
 @contextmanager
@@ -355,8 +410,26 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
                        frame="marker" if s.force_frame == "MARKER" else "world",
                        constants=used_constants(force + torque, sm.constants))
     if not sm.parts:
-        raise MechanismError("the scene has no moving part: tag objects as parts (and one as ground)")
+        raise MechanismError(_instanced_parts(scene) or "the scene has no moving part: tag "
+                             "objects as parts (and one as ground)")
     return sm
+
+
+def _instanced_parts(scene: bpy.types.Scene) -> str:
+    """Why a scene without parts of its own shows a mechanism ("" when it does not): an
+    Empty that instances a collection whose parts are not in the scene (a collection
+    instance shows them, but only the scene's objects are read and keyed)."""
+    for ob in scene.objects:
+        group = ob.instance_collection if ob.instance_type == "COLLECTION" else None
+        parts = [p for p in (group.all_objects if group is not None else ())
+                 if p.mechanism.role == "PART" and not p.mechanism.ground]
+        if parts and not _in_scene(parts[0], scene):
+            more = f" and {len(parts) - 1} other(s)" if len(parts) > 1 else ""
+            return (f"the scene has no moving part of its own: {ob.name!r} instances collection "
+                    f"{group.name!r}, whose part {parts[0].name!r}{more} is not in the scene, "
+                    "and a bake reads and keys the scene's objects: link the collection into "
+                    "the scene (or bake it in its own scene)")
+    return ""
 
 
 def _design_frames(markers: list, part_frames: dict) -> list[tuple]:
@@ -410,6 +483,9 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
             spec = speed_expression(s.motion_speed)
         else:
             spec, deriv = keyframed_motion(ob, coord, sm.timeline, sm.scale)
+            jump = first_jump(keyed_function(ob, coord), sm.timeline.frames)
+            if jump is not None:
+                sm.keyed_jumps[ob.name] = (coord, jump)
         mech.add_motion(name, ob.name, spec, coordinate=coord, derivatives=deriv,
                         constants=used_constants([spec], sm.constants) if deriv is None else None)
         sm.motions[name] = (ob, coord)

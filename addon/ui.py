@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bpy
 
+from .bake import stale_notes
 from .curve_reader import fit_signature, mass_text
 from .io.couplers import KIND_LABELS, SLOT_LABELS
 from .io.curve_joints import FIELDS
@@ -398,6 +399,10 @@ class VIEW3D_PT_mechanism(bpy.types.Panel):
         row.scale_y = 1.4
         row.operator("mechanism.bake", icon="REC")
         row.operator("mechanism.clear_bake", icon="TRASH")
+        for note in stale_notes(scene):
+            row = layout.row()
+            row.alert = True
+            row.label(text=note, icon="ERROR")
         row = layout.row(align=True)
         row.prop(st, "csv_path", text="")
         row.operator("mechanism.export_csv", text="", icon="EXPORT")

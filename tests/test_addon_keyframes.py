@@ -4,6 +4,7 @@ blender_scenes.py; the Blender-free F-curve maths is tested in test_io_addon.py.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -54,3 +55,173 @@ def test_keyframed_motion_plays_its_cycles_modifier(blender, extension, before, 
         d = [(fc.evaluate(f + h) - fc.evaluate(f - h)) / (2 * h) * fps for h in (0.1, 0.05)]
         slope = (4 * d[1] - d[0]) / 3
         assert rate((f - 1) / fps) == pytest.approx(slope, abs=1e-4), f"frame {f}"
+
+
+def _handles_past_the_next_key(fc) -> None:
+    """Free handles, the first key's right one reaching 15 frames (past the next key, 10
+    frames on; Blender shortens it to 10), the middle key's left one 4 frames back and the
+    last key's left one 12 (shortened to 10): the segments' frames still rise with u (x'(u)
+    > 0: no cusp, where float32's rounding of a handle would move the value unboundedly)."""
+    k = fc.keyframe_points
+    for p in k:
+        p.handle_left_type = p.handle_right_type = "FREE"
+    k[0].handle_right = (k[0].co[0] + 15.0, k[0].co[1] + 1.0)
+    k[1].handle_left = (k[1].co[0] - 4.0, k[1].co[1] + 0.8)
+    k[2].handle_left = (k[2].co[0] - 12.0, k[2].co[1] - 0.5)
+
+
+def _last_key_linear(fc) -> None:
+    """Linear extrapolation with Bezier segments and the last key's own interpolation
+    Linear: past it Blender continues the line through the last two keys."""
+    fc.extrapolation = "LINEAR"
+    fc.keyframe_points[-1].interpolation = "LINEAR"
+
+
+def _free_end_handles(fc) -> None:
+    """Linear extrapolation with free end handles that do not line up with the segments
+    inside: Blender extrapolates along the first key's left and the last key's right
+    handle."""
+    fc.extrapolation = "LINEAR"
+    k = fc.keyframe_points
+    for p in k:
+        p.handle_left_type = p.handle_right_type = "FREE"
+    k[0].handle_left = (k[0].co[0] - 3.0, k[0].co[1] + 1.0)
+    k[-1].handle_right = (k[-1].co[0] + 3.0, k[-1].co[1] + 1.0)
+
+
+@pytest.mark.parametrize("shape", [_handles_past_the_next_key, _last_key_linear, _free_end_handles])
+def test_keyframed_motion_follows_the_curve_as_blender_evaluates_it(blender, extension,
+                                                                    shape) -> None:
+    """Keys at frames 11, 21, 31 over a bake of frames 1-41, the curve shaped by ``shape``:
+    the motion is the F-curve as Blender evaluates it (fcurve.evaluate) at every frame and
+    between frames, inside the keys and beyond them, to float32's 1e-6 rad; the baked joint
+    follows it at every frame.  Its rate is checked against Richardson-extrapolated central
+    differences of fcurve.evaluate (as in the Cycles test) at fractional frames away from
+    the keys, relative to 1e-4 besides: a steep stretch (7 rad/s) has large higher
+    derivatives, whose O(h^4) remainder scales with it."""
+    bpy = blender
+    pin = bs.keyed_pendulum(bpy, frames=(11, 21, 31))["pin"]
+    bs.set_range(bpy, 1, 41)
+    fc = bs.channelbag(pin).fcurves.find("mechanism.motion_angle")
+    shape(fc)
+    fc.update()
+    reader = extension.addon.scene_reader
+    timeline = reader.read_scene(bpy.context.scene).timeline
+    fn, (rate, _) = reader.keyframed_motion(pin, "angle", timeline, 1.0)
+    fps = timeline.fps
+    for f in np.arange(1.0, 41.0, 0.13):
+        assert fn((f - 1) / fps) == pytest.approx(fc.evaluate(f), abs=1e-6), f"frame {f:.2f}"
+    for f in np.arange(1.37, 41.0, 2.0):
+        d = [(fc.evaluate(f + h) - fc.evaluate(f - h)) / (2 * h) * fps for h in (0.1, 0.05)]
+        slope = (4 * d[1] - d[0]) / 3
+        assert rate((f - 1) / fps) == pytest.approx(slope, rel=1e-4, abs=1e-4), f"frame {f}"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    s = pin.mechanism
+    for f in range(1, 42):
+        bpy.context.scene.frame_set(f)
+        gap = joint_angle(s.marker_i, s.marker_j) - fc.evaluate(f)
+        assert abs(math.remainder(gap, 2 * math.pi)) < 1e-6, f"frame {f}"
+
+
+def _muted(bpy, pin, fc) -> str:
+    fc.mute = True
+    return "Angle's F-curve is muted"
+
+
+def _driven_by_another_object(bpy, pin, fc) -> str:
+    """A driver copying a keyed Empty's x location into the Angle: Blender shows the
+    driver's value, not the keys."""
+    ctl = bs.empty(bpy, "control")
+    ctl.keyframe_insert("location", index=0, frame=1)
+    ctl.location.x = 0.5
+    ctl.keyframe_insert("location", index=0, frame=25)
+    driver = pin.driver_add("mechanism.motion_angle").driver
+    var = driver.variables.new()
+    var.targets[0].id, var.targets[0].data_path = ctl, "location.x"
+    driver.expression = var.name
+    return "Angle has a driver"
+
+
+def _pushed_down(bpy, pin, fc) -> str:
+    """The joint's action pushed down onto an NLA strip: Blender plays the strip."""
+    ad = pin.animation_data
+    strip = ad.nla_tracks.new().strips.new("swing", 1, ad.action)
+    strip.action_slot = ad.action_slot
+    ad.action = None
+    return "Angle has no keyframes in its action (they are in NLA strip 'swing'"
+
+
+def _half_influence(bpy, pin, fc) -> str:
+    """The joint's action played at influence 0.5: the Angle field shows half the keys."""
+    pin.animation_data.action_influence = 0.5
+    return "Angle is keyed in an action that plays at influence 0.5"
+
+
+def _another_slot(bpy, pin, fc) -> str:
+    """The joint's action played through a new slot of it: Blender plays that slot's
+    channels (none), so the Angle stays at the field's value."""
+    act = pin.animation_data.action
+    pin.animation_data.action_slot = act.slots.new(id_type="OBJECT", name="spare")
+    return (f"Angle has no keyframes in the slot of its action '{act.name}' it plays (OBspare; "
+            f"slot 'OB{pin.name}' keys it")
+
+
+@pytest.mark.parametrize("how", [_muted, _driven_by_another_object, _pushed_down,
+                                 _half_influence, _another_slot])
+def test_keyed_angle_that_blender_does_not_play_as_keyed_is_refused(blender, how) -> None:
+    """A Keyframed motion follows the joint's keys in its action; where Blender shows the
+    Angle otherwise (its F-curve muted: the field's value held; a driver: the driver's
+    value; the keys on an NLA strip, not in the action, or in a slot of the action other
+    than the one it plays: the field's value; the action at influence 0.5: half the keyed
+    angle, 0.5 rad off at frame 13) Bake refuses, naming the joint and why, and
+    changes nothing."""
+    bpy = blender
+    pin = bs.keyed_pendulum(bpy)["pin"]
+    fc = bs.channelbag(pin).fcurves.find("mechanism.motion_angle")
+    said = how(bpy, pin, fc)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=re.escape(f"joint '{pin.name}': the motion is "
+                                                     f"Keyframed but its {said}")):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def _double_pendulum(bpy, interpolation: str):
+    """The keyed pendulum (its pin's Angle 0, 1, 0.3 rad at frames 1, 13, 25, every key
+    ``interpolation``) with a free 0.5 m link pinned at the arm's tip: a dynamic run."""
+    d = bs.keyed_pendulum(bpy)
+    for key in bs.channelbag(d["pin"]).fcurves[0].keyframe_points:
+        key.interpolation = interpolation
+    link = bs.add_box(bpy, "link", (0.5, 0.1, 0.1), (1.25, 0.0, 0.0))
+    bs.tag(bpy, [link], "PART")
+    bs.connect(bpy, link, d["arm"], (1.0, 0.0, 0.0), "REVOLUTE", "Y")
+    return d
+
+
+def test_a_stepped_keyed_motion_is_refused_in_a_dynamic_run(blender) -> None:
+    """Stepped keys (Constant interpolation) make the driven angle jump 1 rad at frame 13:
+    in a dynamic run (the link swings freely) the parts would have to move in no time, and
+    the run took the jump silently (the arm teleported, the link's motion unchanged by
+    it).  Check names the joint and the frame, Bake refuses and changes nothing; with
+    Linear keys (the rate jumps, not the angle) the dynamic run bakes, and the same stepped
+    keys bake in a kinematic sweep, where every frame is posed."""
+    bpy = blender
+    pin = _double_pendulum(bpy, "CONSTANT")["pin"]
+    said = f"joint '{pin.name}': its keyed Angle jumps at frame 13 (Constant interpolation)"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert any(line.startswith(said) for line in bpy.context.scene.mechanism.report.split(" | "))
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=re.escape(said)):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    _double_pendulum(bpy, "LINEAR")
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    pin = bs.keyed_pendulum(bpy)["pin"]
+    for key in bs.channelbag(pin).fcurves[0].keyframe_points:
+        key.interpolation = "CONSTANT"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bpy.context.scene.frame_set(13)
+    s = pin.mechanism
+    assert joint_angle(s.marker_i, s.marker_j) == pytest.approx(1.0, abs=1e-6)

@@ -5,6 +5,7 @@ The library is a real file written to a temporary folder.  Scenes: blender_scene
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -71,3 +72,32 @@ def test_a_linked_mechanism_made_local_keeps_its_bake(blender, tmp_path) -> None
     assert arm.mechanism.bake_action.users >= 1 and pin.mechanism.bake_action.users >= 1
     for got, want in zip(bs.baked_pose(arm), keys):
         assert (got == want).all()
+
+
+def test_a_mechanism_shown_by_a_collection_instance_is_named(blender, tmp_path) -> None:
+    """File > Link of the pendulum's collection gives an Empty that instances it: the scene
+    shows the mechanism but holds none of its objects, which Bake would read and key.
+    Check and Bake say so, naming the instance and the collection (not "no moving part:
+    tag objects as parts", which they are), and change nothing."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    rig = bpy.data.collections.new("rig")
+    bpy.context.scene.collection.children.link(rig)
+    for ob in d.values():
+        rig.objects.link(ob)
+        bpy.context.scene.collection.objects.unlink(ob)
+    library = os.path.join(str(tmp_path), "lib.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=library)
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    with bpy.data.libraries.load(library, link=True) as (source, linked):
+        linked.collections = ["rig"]
+    instance = bpy.data.objects.new("rig instance", None)
+    instance.instance_type, instance.instance_collection = "COLLECTION", linked.collections[0]
+    bpy.context.scene.collection.objects.link(instance)
+    said = ("'rig instance' instances collection 'rig', whose part 'arm' is not in the scene, "
+            "and a bake reads and keys the scene's objects: link the collection into the scene")
+    before = bs.snapshot(bpy)
+    for op in (bpy.ops.mechanism.check, bpy.ops.mechanism.bake):
+        with pytest.raises(RuntimeError, match=re.escape(said)):
+            op()
+    assert not bs.differences(before, bs.snapshot(bpy))

@@ -1,7 +1,8 @@
 """What a re-bake keeps and reports, in real Blender (scenes: blender_scenes.py): the
 report box after a Bake with nothing to note, the curve-fit line of a curve joint whose
-curve changed, the user's own keys in a bake's action across a re-bake, and a re-bake with
-Force Plots off.  Keys and
+curve changed, the user's own keys in a bake's action across a re-bake, a re-bake with
+Force Plots off, a bake the scene's frame rate or range has left behind, and one that
+Time Remapping plays at another speed.  Keys and
 custom properties are float32; values compared exactly are the very floats written."""
 from __future__ import annotations
 
@@ -126,3 +127,58 @@ def test_force_plots_off_bakes_the_parts_alone(blender, capfd) -> None:
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert {ob.name: bs.action_keys(ob.mechanism.bake_action)
             for ob in bpy.data.objects if ob.mechanism.bake_action is not None} == first
+
+
+def test_a_bake_the_scene_timing_has_left_behind_says_so(blender) -> None:
+    """A bake's keys stay at the frames they were written at: once the frame rate changes
+    (24 -> 23.976 fps, fps_base 1.001, as a film conform does) the motion plays at another
+    speed than solved, and once the range grows the new frames hold its last pose.  The
+    Mechanism panel shows it, naming the rates and ranges, and Check reports it; a bake
+    at the scene's timing (or none) shows nothing, Clear Bake ends it."""
+    bpy = blender
+    bs.pendulum(bpy)
+    scene = bpy.context.scene
+
+    def stale() -> list[str]:
+        return [t for t in bs.panel_labels(bpy, "VIEW3D_PT_mechanism") if "is stale" in t]
+
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert stale() == []
+    scene.render.fps_base = 1.001
+    note, = stale()
+    assert "solved for 24 fps and the scene now plays 23.976 fps, so it runs 0.999 times" in note
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert note in scene.mechanism.report.split(" | ")
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert stale() == []
+    scene.frame_end = 40
+    note, = stale()
+    assert "for frames 1-25 and the scene's range is now 1-40" in note and "fps" not in note
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert stale() == []
+
+
+def test_a_bake_under_time_remapping_says_how_it_plays(blender) -> None:
+    """Time Remapping 100 -> 200 shows every animation's frame F at scene frame 2F, the
+    bake's keys too: the arm's pose keyed at frame 13 is shown at scene frame 26, so the
+    bake plays at half the speed it was solved for.  Bake's report and the panel say so
+    (the factor and how to see it as solved); with Old and New equal they say nothing."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    scene = bpy.context.scene
+    scene.render.frame_map_old, scene.render.frame_map_new = 100, 200
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    frames, loc, _ = bs.baked_pose(arm)
+    scene.frame_set(26)
+    np.testing.assert_allclose(tuple(arm.location), loc[list(frames).index(13.0)], atol=1e-6)
+    said = "the scene's Time Remapping (100 -> 200) shows the bake's frame F at scene frame " \
+           "F x 2, so it plays 0.5 times as fast as solved"
+    assert any(said in line for line in scene.mechanism.report.split(" | "))
+
+    def warnings() -> list[str]:           # the panel's notes beside the Bake button
+        return [item[1] for item in bs.panel_items(bpy, "VIEW3D_PT_mechanism")
+                if item[0] == "label" and item[2] == "ERROR"]
+
+    assert any(said in t for t in warnings())
+    scene.render.frame_map_new = 100
+    assert warnings() == []

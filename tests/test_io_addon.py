@@ -512,3 +512,23 @@ def test_vertex_parent_matrix_moves_the_vertex_with_the_part_as_designed() -> No
     tri = affine(rot("x", 1.1), vertex[:3])
     P3 = part_frames.vertex_parent_matrix("VERTEX_3", M0, M_then, M_then @ tri @ local, local)
     np.testing.assert_allclose(P3, M0 @ tri, atol=1e-13)
+
+
+def test_first_jump_finds_a_step_and_not_a_kink() -> None:
+    """A Constant key whose next key differs steps at that key (frame 5, or 4.5 between
+    whole frames); Linear keys only kink (the rate jumps, the value does not); a Repeat
+    cycle whose last value differs from its first steps just after every seam (the first at
+    frame 9, the last key); a step outside the range is none of its own."""
+    step = [K(1.0, 0.0, (0, 0), (0, 0), "CONSTANT"), K(5.0, 2.0, (0, 0), (0, 0), "LINEAR"),
+            K(9.0, -1.0, (0, 0), (0, 0), "LINEAR")]
+    frames = np.arange(1.0, 21.0)
+    assert keyframes.first_jump(keyframes.KeyframedFunction(step), frames) == 5.0
+    half = [K(1.0, 0.0, (0, 0), (0, 0), "CONSTANT"), K(4.5, 2.0, (0, 0), (0, 0), "LINEAR")]
+    assert keyframes.first_jump(keyframes.KeyframedFunction(half), frames) == 4.5
+    assert keyframes.first_jump(keyframes.KeyframedFunction(half), np.arange(5.0, 9.0)) is None
+    kinks = [K(f, v, (0, 0), (0, 0), "LINEAR") for f, v in ((1.0, 0.0), (5.0, 2.0), (9.0, -1.0))]
+    assert keyframes.first_jump(keyframes.KeyframedFunction(kinks), frames) is None
+    cycled = keyframes.with_modifiers(keyframes.KeyframedFunction(kinks),
+                                      [keyframes.Modifier("Cycles", "CYCLES", mode_after="REPEAT")],
+                                      "joint 'j'")
+    assert keyframes.first_jump(cycled, frames) == 9.0

@@ -22,6 +22,8 @@ import os
 from collections import Counter
 from typing import Callable, Mapping, Sequence
 
+import numpy as np
+
 Mark = tuple[str, int]          # (marker name, scene frame)
 
 EVENT_COLUMNS = ("frame", "time_s", "event", "joint", "item", "bound", "speed_before",
@@ -45,6 +47,19 @@ def _events(result) -> list[tuple[float, int, object]]:
     out = [(hit.time, 0, hit) for hit in getattr(result, "impacts", ())]
     out += [(t, 1, (t, who, what)) for t, who, what in getattr(result, "friction_events", ())]
     return sorted(out, key=lambda e: (e[0], e[1]))
+
+
+def rough_keys(times: np.ndarray, result) -> np.ndarray:
+    """(n,) bool: the keys at ``times`` (a result's output times, s) on either side of an
+    event of the result (an impact, a friction event: where the motion turns abruptly
+    between two frames), and a key at an event's very instant with the one before it."""
+    rough = np.zeros(len(times), dtype=bool)
+    at = np.array([t for t, _, _ in _events(result)], dtype=float)
+    if len(at) and len(times):
+        after = np.clip(np.searchsorted(times, at), 0, len(times) - 1)
+        rough[after] = True
+        rough[np.maximum(after - 1, 0)] = True
+    return rough
 
 
 def event_marks(result, frame_of: Callable[[float], float],

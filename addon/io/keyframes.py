@@ -2,7 +2,8 @@
 keyframed joint value can drive a motion (the solver needs exact rates, not differences).
 
 Blender's Bezier segment between keys k and k+1 is the parametric cubic with control
-points (co_k, handle_right_k, handle_left_k+1, co_k+1) in (frame, value).  For a frame x
+points (co_k, handle_right_k, handle_left_k+1, co_k+1) in (frame, value), a handle longer in
+frames than the segment shortened to its length as Blender does.  For a frame x
 we solve x(u) = x for u (bisection then Newton, to machine precision) and use
     dy/dx = y'(u) / x'(u),   d2y/dx2 = (y''(u) x'(u) - y'(u) x''(u)) / x'(u)^3.
 A Cycles F-curve modifier (the usual way to loop keyed motion) maps a frame outside the
@@ -61,15 +62,31 @@ class KeyframedFunction:
         ks = self.keys
         if x <= ks[0].frame or x >= ks[-1].frame:
             end = ks[0] if x <= ks[0].frame else ks[-1]
-            if self.extrapolation != "LINEAR" or len(ks) == 1:
-                return end.value, 0.0, 0.0
-            # linear extrapolation follows the end segment's slope at the end key
-            first = x <= ks[0].frame
-            k0, k1 = (ks[0], ks[1]) if first else (ks[-2], ks[-1])
-            _, slope, _ = self._segment(k0, k1, k0.frame if first else k1.frame)
+            slope = self._end_slope(x <= ks[0].frame)
             return end.value + slope * (x - end.frame), slope, 0.0
         i = bisect.bisect_right(self.frames, x) - 1
         return self._segment(ks[i], ks[i + 1], x)
+
+    def _end_slope(self, first: bool) -> float:
+        """d/dframe of the curve beyond its first (``first``) or last key, as Blender
+        extrapolates (fcurve_eval_keyframes_extrapolate in Blender's fcurve.cc): 0 under
+        Constant extrapolation or where that end key's own interpolation is CONSTANT; under
+        Linear, an end key whose interpolation is LINEAR continues the line to its
+        neighbouring key, any other its own outward handle (the first key's left one, the
+        last key's right one), whatever the segment inside does."""
+        ks = self.keys
+        end = ks[0] if first else ks[-1]
+        if self.extrapolation != "LINEAR" or end.interpolation == "CONSTANT":
+            return 0.0
+        if end.interpolation == "LINEAR":
+            if len(ks) == 1:
+                return 0.0
+            other = ks[1] if first else ks[-2]
+            run, rise = other.frame - end.frame, other.value - end.value
+        else:
+            handle = end.left if first else end.right
+            run, rise = end.frame - handle[0], end.value - handle[1]
+        return rise / run if run != 0.0 else 0.0
 
     def inside(self, x: float) -> tuple[float, float, float]:
         """(value, d/dframe, d2/dframe2) at a frame x from the first key's to the last's, by
@@ -86,8 +103,9 @@ class KeyframedFunction:
         if k0.interpolation == "LINEAR":
             s = (k1.value - k0.value) / (k1.frame - k0.frame)
             return k0.value + s * (x - k0.frame), s, 0.0
-        xs = (k0.frame, k0.right[0], k1.left[0], k1.frame)
-        ys = (k0.value, k0.right[1], k1.left[1], k1.value)
+        (x1, y1), (x2, y2) = _within_segment(k0, k1)
+        xs = (k0.frame, x1, x2, k1.frame)
+        ys = (k0.value, y1, y2, k1.value)
         lo, hi = 0.0, 1.0
         u = (x - k0.frame) / (k1.frame - k0.frame)
         for _ in range(200):                  # bisection keeps Newton inside [0, 1]
@@ -109,6 +127,23 @@ class KeyframedFunction:
         if xd <= 0.0:  # a cusp where handles meet: the slope is the limit along the curve
             return y, 0.0, 0.0
         return y, yd / xd, (ydd * xd - yd * xdd) / xd ** 3
+
+
+def _within_segment(k0: Key, k1: Key) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The inner control points of the Bezier segment from key k0 to k1 as Blender
+    evaluates it (BKE_fcurve_correct_bezpart in Blender's fcurve.cc): a handle reaching
+    further in frames than the segment is long is shortened along its own direction to
+    that length, so the curve cannot loop back in time (with both handles at most the
+    segment's length, x(u) never decreases)."""
+    span = k1.frame - k0.frame
+
+    def shortened(key: Key, handle: tuple[float, float]) -> tuple[float, float]:
+        reach = abs(key.frame - handle[0])
+        if reach <= span:
+            return handle
+        f = span / reach
+        return key.frame + f * (handle[0] - key.frame), key.value + f * (handle[1] - key.value)
+    return shortened(k0, k0.right), shortened(k1, k1.left)
 
 
 @dataclass(frozen=True)
@@ -217,6 +252,37 @@ def with_modifiers(fn: KeyframedFunction, modifiers: list[Modifier], what: str
                              f"not know ({m.mode_before}, {m.mode_after})")
         cycles = m
     return fn if cycles is None else CycledFunction(fn, cycles)
+
+
+# how far before a frame (in frames) ``first_jump`` takes the value's limit from the left:
+# a smooth curve moves d eps + O(eps^2) there, a jump its whole height
+JUMP_PROBE = 1e-4
+
+
+def first_jump(fn: Callable[[float], tuple[float, float, float]], frames) -> float | None:
+    """The first of ``frames`` or of the keys' frames among them at which ``fn`` (value,
+    d/dframe, d2/dframe2 of a frame) jumps in value inside their range, as a Constant key's
+    segment does where the next key's value differs (the jump as the frame is reached) or a
+    Repeat cycle whose ends differ (just after its seam): the value there differs from its
+    limit on either side by more than the rate over the gap explains (beyond 1e-9 and a
+    millionth of the value); None when it never jumps.  Keys alone can jump, so a curve
+    without a Cycles modifier is looked at its keys; a cycled one at its keys and every
+    whole frame (a cycle's image of a key between frames is not looked for)."""
+    frames = [float(f) for f in frames]
+    if len(frames) < 2:
+        return None
+    keys = getattr(getattr(fn, "fn", fn), "frames", [])
+    lo, hi = frames[0], frames[-1]
+    whole = frames if isinstance(fn, CycledFunction) or not keys else []
+    for x in sorted(set(whole) | {k for k in keys if lo <= k <= hi}):
+        v = fn(x)[0]
+        sides = [side for side in (-1.0, 1.0) if lo < x + side * JUMP_PROBE < hi]
+        for side in sides:
+            near, rate, bend = fn(x + side * JUMP_PROBE)
+            gap = near - v - rate * side * JUMP_PROBE
+            if abs(gap) > 1e-9 + 1e-6 * abs(v) + abs(bend) * JUMP_PROBE ** 2:
+                return x
+    return None
 
 
 def time_derivatives(fn: KeyframedFunction | CycledFunction, timeline: Timeline, scale: float = 1.0

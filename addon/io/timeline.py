@@ -50,6 +50,54 @@ class Timeline:
         return self.frame_start + time * self.fps
 
 
+def encode(timeline: Timeline) -> str:
+    """The timeline as text a bake stores on each object it writes ("1 25 24.0"; the
+    frame rate in full, so that ``decode`` gives it back to the last bit)."""
+    return f"{timeline.frame_start} {timeline.frame_end} {timeline.fps!r}"
+
+
+def decode(text: str) -> Timeline | None:
+    """The timeline ``encode`` wrote, or None for "" (not baked) or text it did not write."""
+    try:
+        start, end, fps = text.split()
+        return Timeline(int(start), int(end), float(fps))
+    except ValueError:
+        return None
+
+
+def stale_note(baked: Timeline, now: Timeline, objects: list[str]) -> str:
+    """What a bake solved over ``baked`` shows once the scene's frames or frame rate are
+    ``now`` ("" when they are the same): its keys stay at the frames they were written at,
+    so at another frame rate the motion plays faster or slower than solved (``now.fps /
+    baked.fps`` times as fast), and frames outside the baked range hold its first or last
+    pose.  ``objects``: the baked objects' names, the first named."""
+    if baked == now:
+        return ""
+    changes = []
+    if baked.fps != now.fps:
+        changes.append(f"{baked.fps:.6g} fps and the scene now plays {now.fps:.6g} fps, so it "
+                       f"runs {now.fps / baked.fps:.4g} times as fast as solved")
+    if (baked.frame_start, baked.frame_end) != (now.frame_start, now.frame_end):
+        changes.append(f"frames {baked.frame_start}-{baked.frame_end} and the scene's range is "
+                       f"now {now.frame_start}-{now.frame_end}, whose frames outside it hold "
+                       "the bake's first or last pose")
+    others = f" and {len(objects) - 1} other object(s)" if len(objects) > 1 else ""
+    return (f"the bake of {objects[0]!r}{others} is stale: it was solved for "
+            f"{'; for '.join(changes)}: Bake again")
+
+
+def remap_note(old: int, new: int) -> str:
+    """What the scene's Time Remapping (Output > Frame Range: ``old`` -> ``new``, "" when
+    equal) does to a bake: Blender plays every animation's frame F at scene frame F new /
+    old, the bake's keys included, so the bake plays old / new times as fast as solved and
+    its frames are shown at other scene frames (its range's end at frame_end x new / old)."""
+    if old == new:
+        return ""
+    return (f"the scene's Time Remapping ({old} -> {new}) shows the bake's frame F at scene "
+            f"frame F x {new / old:.4g}, so it plays {old / new:.4g} times as fast as solved: "
+            "set Old and New equal to see it as solved")
+
+
 _FRAME = re.compile(r"\(frame \d+\)")
 
 
