@@ -26,7 +26,8 @@ from .io.couplers import (SLOT_LABELS, CouplerCall, CouplerSettings, coupler_cal
                           rack_side_note)
 from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
-from .io.keyframes import Key, KeyframedFunction, first_jump, time_derivatives, with_modifiers
+from .io.keyframes import (Key, KeyframedFunction, first_jump, key_times, time_derivatives,
+                           with_modifiers)
 from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
 from .io.part_frames import (OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_frames,
                              marker_in_part, part_frames_of)
@@ -165,11 +166,13 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph,
 
 
 def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
-    """(f, (df, ddf)) of the joint's keyframed Angle or Slide, exact Bezier evaluation, a
-    Cycles modifier's repeats included (any other F-curve modifier is refused by name)."""
+    """(f, (df, ddf), the keys' times) of the joint's keyframed Angle or Slide, exact Bezier
+    evaluation, a Cycles modifier's repeats included (any other F-curve modifier is refused
+    by name); the keys' times (s, io/keyframes.key_times) are the motion's breakpoints."""
     k = scale if coordinate == "slide" else 1.0
-    f, df, ddf = time_derivatives(keyed_function(joint, coordinate), timeline, k)
-    return f, (df, ddf)
+    fn = keyed_function(joint, coordinate)
+    f, df, ddf = time_derivatives(fn, timeline, k)
+    return f, (df, ddf), key_times(fn, timeline)
 
 
 def keyed_function(joint, coordinate: str):
@@ -471,7 +474,7 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
     if s.motion_type != "NONE":
         coord = motion_coordinate(s.joint_kind, s.motion_coordinate)
         name = motion_name(ob.name, coord)
-        deriv = None
+        deriv = breaks = None
         if s.motion_type == "EXPRESSION":
             spec = s.motion_expression
             if not spec.strip():
@@ -482,12 +485,13 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
                                      f"{s.motion_speed}: give it a number")
             spec = speed_expression(s.motion_speed)
         else:
-            spec, deriv = keyframed_motion(ob, coord, sm.timeline, sm.scale)
+            spec, deriv, breaks = keyframed_motion(ob, coord, sm.timeline, sm.scale)
             jump = first_jump(keyed_function(ob, coord), sm.timeline.frames)
             if jump is not None:
                 sm.keyed_jumps[ob.name] = (coord, jump)
         mech.add_motion(name, ob.name, spec, coordinate=coord, derivatives=deriv,
-                        constants=used_constants([spec], sm.constants) if deriv is None else None)
+                        constants=used_constants([spec], sm.constants) if deriv is None else None,
+                        breakpoints=breaks)
         sm.motions[name] = (ob, coord)
     if s.torsion:
         mech.add_torsion_spring(torsion_spring_name(ob.name), ob.name, stiffness=s.torsion_stiffness,

@@ -49,7 +49,7 @@ def test_keyframed_motion_plays_its_cycles_modifier(blender, extension, before, 
         assert abs(math.remainder(gap, 2 * math.pi)) < 1e-6, f"frame {f}"
     reader = extension.addon.scene_reader
     timeline = reader.read_scene(bpy.context.scene).timeline
-    _, (rate, _) = reader.keyframed_motion(pin, "angle", timeline, 1.0)
+    _, (rate, _), _ = reader.keyframed_motion(pin, "angle", timeline, 1.0)
     fps = timeline.fps
     for f in np.arange(1.37, 81.0, 2.0):
         d = [(fc.evaluate(f + h) - fc.evaluate(f - h)) / (2 * h) * fps for h in (0.1, 0.05)]
@@ -107,7 +107,7 @@ def test_keyframed_motion_follows_the_curve_as_blender_evaluates_it(blender, ext
     fc.update()
     reader = extension.addon.scene_reader
     timeline = reader.read_scene(bpy.context.scene).timeline
-    fn, (rate, _) = reader.keyframed_motion(pin, "angle", timeline, 1.0)
+    fn, (rate, _), _ = reader.keyframed_motion(pin, "angle", timeline, 1.0)
     fps = timeline.fps
     for f in np.arange(1.0, 41.0, 0.13):
         assert fn((f - 1) / fps) == pytest.approx(fc.evaluate(f), abs=1e-6), f"frame {f:.2f}"
@@ -225,3 +225,23 @@ def test_a_stepped_keyed_motion_is_refused_in_a_dynamic_run(blender) -> None:
     bpy.context.scene.frame_set(13)
     s = pin.mechanism
     assert joint_angle(s.marker_i, s.marker_j) == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("before, after, frames", [
+    ("NONE", "NONE", [21, 33, 45]),
+    ("REPEAT", "REPEAT", [9, 21, 33, 45, 57, 69]),
+    ("MIRROR", "MIRROR", [9, 21, 33, 45, 57, 69])])
+def test_a_keyed_motions_keys_and_their_cycles_are_its_breakpoints(blender, extension, before,
+                                                                  after, frames) -> None:
+    """A keyed curve's rate or acceleration may jump at its keys (a Linear key's kink, a
+    Bezier segment's end), which the solver cannot see in a callable: the motion carries
+    the keys' times as its breakpoints, and every image of them a Cycles modifier plays
+    inside the bake's frames (keys 21, 33, 45 looped every 24 frames over 1-81; a mirrored
+    cycle's keys fall on the same frames here), frame f at (f - 1) / 24 s, so a dynamic
+    run ends its steps on them."""
+    bpy = blender
+    looped_pendulum(bpy, before, after, 0)
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    motion = next(iter(sm.mech.motions.values()))
+    assert motion.function.breakpoints == pytest.approx([(f - 1) / 24 for f in frames],
+                                                        abs=1e-12)

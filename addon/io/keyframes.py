@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from .timeline import Timeline
 
 
@@ -283,6 +285,29 @@ def first_jump(fn: Callable[[float], tuple[float, float, float]], frames) -> flo
             if abs(gap) > 1e-9 + 1e-6 * abs(v) + abs(bend) * JUMP_PROBE ** 2:
                 return x
     return None
+
+
+def key_times(fn: KeyframedFunction | CycledFunction, timeline: Timeline) -> list[float]:
+    """Solver times (s) inside the timeline where the keyed curve may kink: its keys (a
+    Bezier segment's end, a Linear or Constant key: the rate or acceleration jumps there)
+    and, under a Cycles modifier, every image of them the cycles play (forwards and, for
+    MIRROR, backwards), for a dynamic run to end its steps on (the solver's breakpoints)."""
+    keyed = fn.fn if isinstance(fn, CycledFunction) else fn
+    keys = np.asarray(keyed.frames, dtype=float)
+    first, last = timeline.frame_start, timeline.frame_end
+    frames = [keys]
+    if isinstance(fn, CycledFunction) and fn.span > 0.0:
+        c = fn.cycles
+        reach = math.ceil(max(abs(first - fn.last), abs(last - fn.first)) / fn.span) + 1
+        for side, mode, count in ((-1, c.mode_before, c.cycles_before),
+                                  (1, c.mode_after, c.cycles_after)):
+            for n in range(1, (count or reach) + 1) if mode != "NONE" else ():
+                backwards = mode == "MIRROR" and n % 2 == 1     # its keys in reverse
+                frames.append((fn.first + fn.last - keys if backwards else keys)
+                              + side * n * fn.span)
+    frames = np.concatenate(frames)
+    inside = np.unique(frames[(frames > first) & (frames < last)])
+    return ((inside - first) / timeline.fps).tolist()
 
 
 def time_derivatives(fn: KeyframedFunction | CycledFunction, timeline: Timeline, scale: float = 1.0

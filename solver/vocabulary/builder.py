@@ -138,14 +138,17 @@ class Builder:
             raise MechanismError(f"joint {name!r}: parts {pi!r} and {pj!r} are both fixed")
 
     def add_motion(self, name: str, joint: str, expression: Any, coordinate: str | None = None,
-                   derivatives: Any = None, constants: dict | None = None) -> None:
+                   derivatives: Any = None, constants: dict | None = None,
+                   breakpoints: Any = None) -> None:
         """Drive a joint coordinate: the angle (rad) of x_I from x_J about z_J, or the slide
         (m) of I's origin from J's along z_J.  ``expression``: a number, a string of ``t``
         (parsed safely, see ``expressions.py``), a callable f(t) or a table (times, values)
         followed through its not-a-knot C2 cubic spline (base/time_table.py; refused,
         naming the motion, unless its times increase strictly and all are finite).  ``constants``: named
         numbers the string uses ({"omega": 6.0} for "omega*t"; a design study varies them
-        as "<motion>.omega")."""
+        as "<motion>.omega").  ``breakpoints``: times (s) where a callable's rate or
+        acceleration jumps (a keyed curve's keys): a dynamic run's steps end on them, as on
+        the kinks an expression's own parse finds."""
         name = self._new_name(name, "motion")
         if joint not in self.joints:
             raise MechanismError(f"motion {name!r}: unknown joint {joint!r}")
@@ -165,7 +168,7 @@ class Builder:
         try:
             consts = named_constants(constants, ("t",), f"motion {name!r}: ")
             fn = time_function(expression, name=f"motion {name!r}", derivatives=derivatives,
-                               constants=consts)
+                               constants=consts, breakpoints=breakpoints)
             fn.derivatives(fn.start)
         except ExpressionError as exc:
             raise MechanismError(str(exc), time=exc.time) from None

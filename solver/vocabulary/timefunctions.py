@@ -125,13 +125,43 @@ def values_of(rows: Sequence[Sequence[Any]], t: Any) -> np.ndarray:
 
 
 def time_function(spec: Any, name: str = "", derivatives: Any = None,
-                  constants: dict[str, float] | None = None) -> TimeFunction:
+                  constants: dict[str, float] | None = None,
+                  breakpoints: Any = None) -> TimeFunction:
     """Build a TimeFunction from a number, an expression string (variable t; ``constants``:
     named numbers it may use, expressions.parse), a callable f(t) or a table (times,
     values): two sequences of numbers, the times strictly increasing, through their
     not-a-knot C2 cubic spline (base/time_table.py; defined from the first time to the last).
     A callable is evaluated on Jet(t, 1, 0) unless derivatives=(df, ddf) callables are given;
-    it is probed once at t = 0 so one using math/numpy functions is reported right away."""
+    it is probed once at t = 0 so one using math/numpy functions is reported right away.
+    ``breakpoints``: times (s) where the function's rate or acceleration may jump (a
+    callable's kinks, which only an expression's own parse finds): a dynamic run's steps
+    end on them, as on an expression's."""
+    fn = _made(spec, name, derivatives, constants)
+    if breakpoints is None:
+        return fn
+    given = _times(breakpoints, f"{name}: " if name else "")
+    made = TimeFunction(fn.source, fn.name, fn._value, fn._derivs, fn._many,
+                        None if fn._recipe is None else fn._recipe[:4] + (given,),
+                        fn.constants_used, fn.start,
+                        tuple(sorted(set(fn.breakpoints) | set(given))))
+    return made
+
+
+def _times(values: Any, prefix: str) -> tuple[float, ...]:
+    """``breakpoints`` as a tuple of finite times (s), refused by name otherwise."""
+    try:
+        out = tuple(float(x) for x in np.ravel(np.asarray(values, dtype=float)))
+    except (TypeError, ValueError):
+        raise ExpressionError(f"{prefix}breakpoints must be numbers (times in s), got "
+                              f"{values!r}") from None
+    if not all(map(math.isfinite, out)):
+        raise ExpressionError(f"{prefix}breakpoints must be finite times (s), got {out}")
+    return out
+
+
+def _made(spec: Any, name: str, derivatives: Any, constants: dict[str, float] | None
+          ) -> TimeFunction:
+    """time_function without its breakpoints."""
     prefix = f"{name}: " if name else ""
     if isinstance(spec, TimeFunction):
         return spec
