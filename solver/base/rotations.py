@@ -33,6 +33,15 @@ def _quadratic_form() -> np.ndarray:
 _Q2M = _quadratic_form()
 
 
+def unit_quaternions(p: np.ndarray) -> np.ndarray:
+    """p (..., 4) scaled to unit length, as every evaluation of a dynamic run's state takes
+    it (its right-hand side, projections and event functions: one pose, the same bits)."""
+    return p / np.sqrt((p * p) @ _ONES4)[..., None]
+
+
+_ONES4 = np.ones(4)
+
+
 def quat_to_matrix(p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Rotation matrices (..., 3, 3) of unit quaternions p (..., 4), w first.
 

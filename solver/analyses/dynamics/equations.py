@@ -28,7 +28,7 @@ import numpy as np
 from ...algebra.newton import NewtonOptions, converged, newton, scales, step_pose, step_size
 from ...algebra.schur import Schur, inverse_mass
 from ...base.einsum import einsum
-from ...base.rotations import own_loop, quat_rate, quat_to_matrix
+from ...base.rotations import own_loop, quat_rate, quat_to_matrix, unit_quaternions
 from ...integrators.control import side_of
 from ...kernels.constraints import (RowEval, body_arrays, evaluate, motion_values, residual,
                                     row_groups)
@@ -43,7 +43,6 @@ from ..structure import Structure, least_norm, self_stresses
 ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position
 _NO_MOTION = np.zeros((0, 3))   # motion_values of a model without motions
 _NO_MOTION.setflags(write=False)
-_ONES4 = np.ones(4)
 
 
 def _responses(dlam: np.ndarray, da: np.ndarray):
@@ -186,19 +185,25 @@ class Equations:
         # position (RunState.robust): the run's own accuracy (Goals.singular), given at
         # construction; a change of kept rows (``use``) keeps it
         self.robust_tol = singular
+        self._layouts: dict[bytes, tuple] = {}     # each set of kept rows' (use)
         self.use(st)
 
     def use(self, st: Structure) -> None:
         """Solve with the kept rows of ``st`` (at the start, and when the independent
         subset of redundant equations changes as the mechanism moves).  A run's change of
-        rows also ends least-norm solves (switching.use_rows)."""
+        rows also ends least-norm solves (switching.use_rows).  A run moves between a few
+        sets of rows (a stop's row on and off, a joint stuck and slipping): each set's
+        layout is made once (``_layouts``)."""
         self.keep = st.keep
         self.redundant = st.redundant
-        self._quads = row_groups(self.m, st.keep)   # only the kept rows' quad is solved with
-        self.schur = Schur(self.m, st.keep)
-        self._rs_keep = self._rs[..., st.keep]
-        km = np.flatnonzero(self.m.row_motion[st.keep] >= 0)
-        self._kept_motions = (km, self.m.row_motion[st.keep[km]])   # positions in keep, motions
+        key = st.keep.tobytes()
+        if key not in self._layouts:
+            km = np.flatnonzero(self.m.row_motion[st.keep] >= 0)
+            self._layouts[key] = (
+                row_groups(self.m, st.keep),        # only the kept rows' quad is solved with
+                Schur(self.m, st.keep), self._rs[..., st.keep],
+                (km, self.m.row_motion[st.keep[km]]))   # positions in keep, motions
+        self._quads, self.schur, self._rs_keep, self._kept_motions = self._layouts[key]
         self._last = None
 
     def tell(self, run: RunState) -> None:
@@ -236,6 +241,10 @@ class Equations:
             if k == key and ref is track and (had is None or (
                     groups is not None and bool(np.all(had | ~groups)))):
                 return ev
+        last = self._last         # the last right-hand side's (a step's end: its last stage)
+        if (last is not None and last[5] is track and key[1] == last[3].tobytes()
+                and key[0][:last[0].nbytes] == last[0].tobytes()):
+            return last[2]
         ev = evaluate(self.m, rg, A, ref=track, groups=groups)
         self._poses = [(key, track, groups, ev)] + self._poses[:1]
         return ev
@@ -365,7 +374,7 @@ class Equations:
         if not math.isfinite(np.add.reduce(a, axis=None)):   # NaN or inf anywhere (Q, lambda)
             raise np.linalg.LinAlgError("non-finite accelerations")
         # (A is the buffer the next single state's call refills: that call replaces _last)
-        self._last = (r, p, ev, A, (vals, W)) if not lead else None
+        self._last = (r, p, ev, A, (vals, W), run.track) if not lead else None
         return a, lam, fe, ev.jac, f
 
     def turns(self, r: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -386,7 +395,7 @@ class Equations:
         redundant joint rows as solved (the kept rows'), not as reported (rhs: dy is the
         same)."""
         r, p, vel, _ = self.split(y)
-        pn = p / np.sqrt((p * p) @ _ONES4)[..., None]
+        pn = unit_quaternions(p)
         parts = self._accelerations(t, r, pn, vel, report)
         a, lam, fe, _, f = parts
         dy = np.empty(y.shape)
@@ -418,7 +427,7 @@ class Equations:
         state's positions do not converge."""
         m, sc, keep = self.m, self.schur, self.keep
         f = motion_values(m, t) if self.mrows.size else np.zeros((len(t), 0, 3))
-        p = p / np.sqrt((p * p) @ _ONES4)[..., None]      # (as project: the same bits)
+        p = unit_quaternions(p)
         rk = np.asarray(rs)[..., keep]
         ref, turns = self.run.track, self.run.limit_ref
 
@@ -475,7 +484,7 @@ class Equations:
         m, sc = self.m, self.schur
         f = motion_values(m, t)
         rs, cw = self._rs_keep, self._cw
-        p = p / np.sqrt((p * p) @ _ONES4)[:, None]      # (as rhs_parts: the same bits)
+        p = unit_quaternions(p)
         # an explicit step whose last stage is its new point (Dormand-Prince 5(4)) evaluated
         # the rows and J M^-1 J^T there: the first iteration's, taken as they are
         last = self._last

@@ -32,7 +32,7 @@ class PositionProjection(NewtonProblem):
         eq = self.eq
         m = eq.m
         if self.pending is not None:
-            _, _, ev, A, self.ready = self.pending
+            _, _, ev, A, self.ready = self.pending[:5]
             self.pending = None
         else:
             rg, A = body_arrays(m, *x)[:2]

@@ -38,6 +38,7 @@ import math
 import numpy as np
 
 from ...base.errors import SolverError
+from ...base.rotations import unit_quaternions
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, residual, row_groups
 from ...model.compile import Model
 from ...model.impacts import Impact
@@ -280,7 +281,7 @@ class Stops:
             rg, A = body_arrays(self.m, r, p)[:2]
             ev = evaluate(self.m, rg, A, ref=track, groups=self.groups)
         else:
-            rg, A = sysm.pose_bodies(r, p)[:2]
+            rg, A = sysm.pose_bodies(r, unit_quaternions(p))[:2]
             ev = sysm.rows_at(rg, A, self.groups)
         rate = global_jacobian(self.m, ev.jac)[self.lm.rows] @ np.concatenate([v, w], 1).ravel()
         return gaps(self.m, ev.phi, turns), self.lm.sgn * rate

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...algebra.newton import scaled_jacobian
+from ...base.rotations import unit_quaternions
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, row_rates
 from ...kernels.forces import total_forces
 from .friction import (STILL, aim, held_rows, hold, limit as friction_limit, loads, magnitudes,
@@ -59,9 +60,7 @@ def friction_rates(sysm, y: np.ndarray) -> np.ndarray:
     """The friction coordinates' rates at a packed state."""
     m = sysm.m
     r, p, v, w, _ = sysm.unpack(y)
-    # (np.linalg.norm's own arithmetic, without its wrapper: the same bits)
-    unit = p / np.sqrt(np.add.reduce(p * p, axis=-1, keepdims=True))
-    rg, A, _, _, velg = sysm.pose_bodies(r, unit, np.concatenate([v, w], axis=-1))
+    rg, A, _, _, velg = sysm.pose_bodies(r, unit_quaternions(p), np.concatenate([v, w], axis=-1))
     return rates(m, sysm.rows_at(rg, A, sysm.friction_groups).jac, velg)
 
 
