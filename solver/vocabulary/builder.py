@@ -2,7 +2,6 @@
 validated as they are added (the user's vocabulary; no analysis code here)."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -116,9 +115,9 @@ class Builder:
         if length is not None:
             if k != "distance":
                 raise MechanismError(f"joint {name!r}: length applies to distance joints only")
-            length = float(length)
-            if not (math.isfinite(length) and length > 0.0):
-                raise MechanismError(f"joint {name!r}: length must be positive and finite")
+            length = number(length, f"joint {name!r}: length (m)")
+            if length <= 0.0:
+                raise MechanismError(f"joint {name!r}: length must be positive, got {length} m")
         self.joints[name] = Joint(name, k, marker_i, marker_j, length)
 
     def _joint_markers(self, name: str, marker_i: str, marker_j: str) -> None:
