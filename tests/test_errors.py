@@ -318,3 +318,16 @@ def test_a_run_whose_results_do_not_fit_in_memory_is_named(monkeypatch) -> None:
     monkeypatch.setattr("solver.mechanism.run", short_of_memory)
     with pytest.raises(MechanismError, match=r"solve: 25 frames of 1 moving part\(s\) do not fit"):
         m.solve(duration=1.0, fps=24)
+
+
+@pytest.mark.parametrize("call", ["assemble", "poser", "statics", "modes"])
+@pytest.mark.parametrize("time, fact", [("soon", "must be a number, got 'soon'"),
+                                        (float("nan"), "is NaN or infinite")])
+def test_an_analysis_time_that_is_not_a_number_is_named(call: str, time, fact: str) -> None:
+    """The time an analysis holds the motions at is refused naming the call, never
+    Python's own ValueError for text, nor a NaN that would hold every motion at NaN."""
+    m = base()
+    m.add_joint("pin", "revolute", "A", "O")
+    m.add_motion("drive", "pin", "t")
+    with pytest.raises(MechanismError, match=rf"{call}: time \(s\) {fact}"):
+        getattr(m, call)(time=time)

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from solver import Mechanism, SolverError
+from solver import Mechanism, MechanismError, SolverError
 from tests.mechanisms import AXIS_MARKER, G
 
 Y = AXIS_MARKER["y"]          # marker z along world y: hinges turning in the x-z plane
@@ -226,10 +226,20 @@ def test_a_fully_driven_mechanism_has_no_modes():
 
 def test_bad_requests_name_what_is_wrong():
     md = _pendulum().modes()
-    with pytest.raises(IndexError, match="mode 3 out of range"):
+    with pytest.raises(MechanismError, match=r"mode 3 out of range: there are 1 modes .*numbered 0 to 0"):
         md.shape(3, "rod")
-    with pytest.raises(KeyError, match="no moving part 'arm'"):
+    with pytest.raises(MechanismError, match="mode -1 out of range"):
+        md.shape(-1, "rod")
+    with pytest.raises(MechanismError, match="mode must be a whole number, got 0.5"):
+        md.shape(0.5, "rod")
+    with pytest.raises(MechanismError, match="no moving part 'arm' .moving parts: rod."):
         md.shape(0, "arm")
+    with pytest.raises(MechanismError, match=r"mode 2 out of range"):
+        md.poses(2, 0.01, [0.0])
+    with pytest.raises(MechanismError, match=r"modes: amplitude \(m\) is NaN or infinite"):
+        md.poses(0, float("nan"), [0.0])
+    with pytest.raises(MechanismError, match="modes: phases have a NaN"):
+        md.poses(0, 0.01, [0.0, float("inf")])
     m = Mechanism()
     m.add_part("ground", fixed=True)
     m.add_part("falling", mass=1.0)
