@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...algebra.newton import NEWTON_TOL, NewtonOptions, newton
-from ...base.errors import SolverError
+from ...base.errors import SolverError, finite_number
 from ...kernels.constraints import KERNELS, body_arrays
 from ...model.plans import RowGroup, coordinate_row, row_group
 from ...vocabulary.joints import ANGLE, JOINT_COORDINATES
@@ -237,6 +237,8 @@ class Wiggle:
         unchanged) when a motion drives it or the value cannot be reached with the joints
         closed."""
         c = self.coordinate(joint, name)
+        value = finite_number(value, f"set_coordinate: joint {joint!r}'s {c.name} "
+                                     f"({'rad' if c.group.kind == ANGLE else 'm'})")
         if c.motion is not None:
             raise SolverError(f"joint {joint!r}: its {c.name} is driven by motion "
                               f"{c.motion!r}; it cannot be set by hand", self.t, (joint, c.motion))
