@@ -331,3 +331,16 @@ def test_an_analysis_time_that_is_not_a_number_is_named(call: str, time, fact: s
     m.add_motion("drive", "pin", "t")
     with pytest.raises(MechanismError, match=rf"{call}: time \(s\) {fact}"):
         getattr(m, call)(time=time)
+
+
+def test_a_function_returning_an_array_is_named_by_its_shape() -> None:
+    """A motion's callable that returns two numbers is refused naming the motion, the time
+    and the array's shape, not the exact-derivative numbers the solver passed it."""
+    m = base()
+    m.add_joint("pin", "revolute", "A", "O")
+    with pytest.raises(MechanismError) as err:
+        m.add_motion("drive", "pin", lambda t: np.array([t, 2 * t]))
+        m.solve(duration=0.5, fps=10)
+    text = str(err.value)
+    assert "motion 'drive'" in text and "must return one number, got an array of shape (2,) at t=0.0" in text, text
+    assert "Jet" not in text, text

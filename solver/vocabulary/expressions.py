@@ -89,6 +89,17 @@ class Expression:
     def __repr__(self) -> str:
         return f"Expression({self.source!r}, variables={self.variables!r})"
 
+    def _where(self, values: dict[str, Any]) -> str:
+        """The values an evaluation failed at, each by the name the text uses: t, length,
+        ..., and each state measure as written (DM('B', 'G')=0), never the hidden
+        variable that carries the measures."""
+        parts = [f"{k}={_shown_value(v)}" for k, v in values.items() if k != MEASURE_VARIABLE]
+        if MEASURE_VARIABLE in values:
+            m = np.asarray(_val(values[MEASURE_VARIABLE]), dtype=float)
+            parts += [f"{fn}({', '.join(repr(n) for n in names)})={_shown_value(m[..., k])}"
+                      for k, (fn, names) in enumerate(self.measures)]
+        return ", ".join(parts)
+
     def __call__(self, **values: Any) -> Any:
         if values.keys() != set(self.variables):
             missing = [v for v in self.variables if v not in values]
@@ -101,11 +112,37 @@ class Expression:
             why = "division by zero"
         except OverflowError:
             why = "numeric overflow (the result is too large)"
+        except FloatingPointError as exc:      # numpy's, on a stack of values
+            why = _numpy_why(str(exc))
         except (ArithmeticError, ValueError, TypeError) as exc:  # includes ExpressionError
             why = str(exc)
-        at = ", ".join(f"{k}={_val(v)!r}" for k, v in values.items())
+        at = self._where(values)
         raise ExpressionError(f"{self._prefix}expression {self.source!r} cannot be evaluated "
                               f"at {at}: {why}", time=_one_time(values.get("t")))
+
+
+def _numpy_why(message: str) -> str:
+    """numpy's floating-point error ("divide by zero encountered in divide") in the words
+    the scalar path uses."""
+    for words, why in (("divide by zero", "division by zero"),
+                       ("overflow", "numeric overflow (the result is too large)"),
+                       ("invalid value", "the result is not a number (0/0, inf - inf, or a "
+                                         "function outside its domain)")):
+        if words in message:
+            return why
+    return message
+
+
+def _shown_value(value: Any) -> str:
+    """One variable's value as a message writes it: a number in full (the time it failed
+    at, exactly), a stack of them as its range."""
+    try:
+        v = np.asarray(_val(value), dtype=float)
+    except (TypeError, ValueError):
+        return repr(_val(value))
+    if v.ndim == 0:
+        return repr(float(v))
+    return f"{float(v.min())!r} .. {float(v.max())!r}" if v.size else "(none)"
 
 
 def _kinks(args: list) -> list[float]:
