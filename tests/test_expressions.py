@@ -344,8 +344,11 @@ REJECTED = [
     ("sin", r"'sin' is a function and must be called"),
     ("t(1)", r"'t' is not a function"),
     ("x", r"name that is not allowed: 'x'"),
-    ("t +", r"syntax error at column \d+"),
-    ("2 t", r"syntax error at column \d+"),
+    ("t +", r"'t \+' is incomplete: it ends where more must follow"),   # Python's column 0
+    ("t**", r"'t\*\*' is incomplete"),
+    ("2 t", r"syntax error at column 3: invalid syntax"),              # at the t
+    ("2*pi*t + (", r"syntax error at column 10: '\(' was never closed"),
+    ("sin(t))", r"syntax error at column 7: unmatched '\)'"),
     ("", r"expression is empty"),
     ("   ", r"expression is empty"),
     ("t" + " + 1" * 500, r"too long \(2001 characters, at most 2000\)"),

@@ -362,6 +362,8 @@ def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "",
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
+        if not exc.offset or exc.offset > len(text.rstrip()):   # Python's 0: the input ended
+            builder.fail(f"is incomplete: it ends where more must follow ({exc.msg})")
         builder.fail(f"has a syntax error at column {exc.offset}: {exc.msg}")
     except (ValueError, RecursionError, MemoryError) as exc:
         builder.fail(f"cannot be parsed: {exc or 'nested too deeply'}")
