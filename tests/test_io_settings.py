@@ -21,7 +21,9 @@ def test_motion_coordinate_follows_the_joint_kind() -> None:
 def test_kind_menu_names_every_solver_kind() -> None:
     """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line'), the joints
     on curves last (a saved file's menu values keep their places); its label is the kind
-    with a capital, as Connect names joints ('In-line', 'Point on curve')."""
+    with a capital, as Connect names joints ('In-line', 'Point on curve'); its tooltip
+    says what the kind holds and how many freedoms it takes away (the equations Check
+    counts), each kind in words of its own."""
     from mechanism_animator.solver.vocabulary.joints import CURVE_JOINT_ROWS
     values = [v for v, _, _ in settings.JOINT_KINDS]
     assert [settings.kind_name(v) for v in values] == list(solver.JOINT_KINDS) + list(CURVE_JOINT_ROWS)
@@ -29,9 +31,14 @@ def test_kind_menu_names_every_solver_kind() -> None:
     assert [settings.kind_label(v) for v in values[-2:]] == ["Point on curve", "Cam"]
     assert "IN_LINE" in values and "PARALLEL_AXES" in values
     labels = {v: (label, d) for v, label, d in settings.JOINT_KINDS}
-    assert labels["REVOLUTE"] == ("Revolute", "5 equations")
-    assert labels["IN_LINE"] == ("In-line", "2 equations")
+    assert labels["REVOLUTE"] == ("Revolute", "A hinge: the origins together, the z axes "
+                                  "parallel; turns about z (takes away 5 of the 6 relative "
+                                  "freedoms: 5 equations)")
+    assert labels["IN_LINE"][1].endswith("(takes away 2 of the 6 relative freedoms: 2 equations)")
+    assert labels["IN_PLANE"][1].endswith(": 1 equation)")      # one, not "1 equations"
     assert settings.kind_label("PARALLEL_AXES") == labels["PARALLEL_AXES"][0] == "Parallel-axes"
+    helps = [d for _, _, d in settings.JOINT_KINDS]
+    assert len(set(helps)) == len(helps) and all(not d[0].isdigit() for d in helps)
 
 
 def test_split_components() -> None:
