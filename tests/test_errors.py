@@ -65,6 +65,9 @@ def test_an_expression_that_fails_is_bad_input() -> None:
     (lambda m: m.add_joint("j", "distance", "A", "O", length=-0.5), "joint 'j': length must be positive, got -0.5 m"),
     (lambda m: m.add_force("f", "A", force=5.0), "force 'f': force must have 3 components .*got 5.0"),
     (lambda m: m.add_force("f", "A", torque=None), "force 'f': torque must have 3 components .*got None"),
+    (lambda m: (m.add_joint("pin", "revolute", "A", "O"), m.add_limit("stop", "pin", lower=0.5, upper=0.2)),
+     r"limit 'stop': the lower bound 0.5 rad \(28.6479 deg\) is not below the upper 0.2 rad "
+     r"\(11.4592 deg\) \(joint 'pin'.s angle\)"),
 ])
 def test_bad_input_message(call, message: str) -> None:
     m = base()
