@@ -146,10 +146,15 @@ class MECHANISM_OT_set_role(bpy.types.Operator):
         return True
 
     def execute(self, context):
+        # every object checked before any is tagged: a refusal leaves the selection as it was
+        wrong = [ob.name for ob in context.selected_objects
+                 if self.role == "MARKER" and ob.type != "EMPTY"]
+        if wrong:
+            self.report({"ERROR"}, f"{', '.join(map(repr, wrong))}: not an Empty; a marker is "
+                                   "an Empty parented to a part (Add Marker makes one on the "
+                                   "active part); nothing was tagged")
+            return {"CANCELLED"}
         for ob in context.selected_objects:
-            if self.role == "MARKER" and ob.type != "EMPTY":
-                self.report({"ERROR"}, f"{ob.name!r}: markers are Empties parented to a part")
-                return {"CANCELLED"}
             ob.mechanism.role = self.role
         return {"FINISHED"}
 
