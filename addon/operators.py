@@ -22,7 +22,7 @@ from .io.follow import follow_hint
 from .io.mass import inertia_six
 from .io.run_cost import baked_channels, cost_note, result_numbers, run_cost
 from .io.limits import bounds_in_scene_units
-from .io.settings import JOINT_KINDS, bake_options, kind_label
+from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, kinematic_note
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame, with_scene_frame
 from .io.units import fixed_unit_text, in_metres, lengths_in_scene_units
@@ -66,7 +66,7 @@ def _message(exc: Exception, sm=None, scene=None) -> str:
         Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                           scene.render.fps_base) if scene is not None else None)
     frame = timeline.frame_of(time) if timeline is not None and time is not None else None
-    text = follow_hint(with_frame(str(exc), frame))
+    text = in_panel_terms(follow_hint(with_frame(str(exc), frame)))
     if sm is not None and getattr(exc, "joints", ()):
         slides = {n: (sm.mech.limits[n].lower, sm.mech.limits[n].upper)
                   for n, (_, coord) in sm.limits.items() if coord == "slide"}
@@ -336,7 +336,8 @@ class MECHANISM_OT_check(bpy.types.Operator):
         if analysis == "auto":
             analysis = "kinematic" if report.driven_dof == 0 else "dynamic"
         warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
-            bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n]
+            bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
+            [n for n in [kinematic_note(scene.mechanism.analysis, report.driven_dof)] if n]
         lines = [_scene_lengths(follow_hint(line), scene) for line in str(report).splitlines()] + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))

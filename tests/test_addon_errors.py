@@ -514,3 +514,20 @@ def test_a_gap_in_a_metre_scene_is_said_once(blender) -> None:
     with pytest.raises(RuntimeError) as info:
         bpy.ops.mechanism.assemble()
     assert "gap of 0.2 m," in str(info.value), str(info.value)
+
+
+def test_kinematic_analysis_of_a_free_mechanism_is_said_in_panel_terms(blender) -> None:
+    """The pendulum with nothing driving it and Analysis set to Kinematic: Check warns that
+    a Bake would stop; Bake refuses saying to set Analysis to Auto or Dynamic (the panel's
+    words, not the solver's Python argument), and the scene is unchanged."""
+    bpy = blender
+    bs.pendulum(bpy)
+    bpy.context.scene.mechanism.analysis = "KINEMATIC"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "Analysis is Kinematic, but 1 degree(s) of freedom" in bpy.context.scene.mechanism.report
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=r"1 remain \(add motions or set Analysis to Auto or "
+                                           r"Dynamic\)") as info:
+        bpy.ops.mechanism.bake()
+    assert "analysis=" not in str(info.value)
+    assert not bs.differences(before, bs.snapshot(bpy))

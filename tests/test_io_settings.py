@@ -138,3 +138,19 @@ def test_values_and_the_tolerance_as_typed() -> None:
         tolerance = float(np.float32(1e-6))
     assert settings.tolerance(Scene) == 1e-6
 
+
+
+def test_the_kinematic_setting_with_freedoms_left_is_warned_of() -> None:
+    """Analysis Kinematic with one freedom undriven: Check warns that Bake would stop and
+    says what to do; driven (0 left) or Auto, nothing."""
+    note = settings.kinematic_note("KINEMATIC", 1)
+    assert "1 degree(s) of freedom are not driven" in note and "set Analysis to Auto or Dynamic" in note
+    assert settings.kinematic_note("KINEMATIC", 0) is None and settings.kinematic_note("AUTO", 2) is None
+
+
+def test_a_solver_argument_is_said_as_the_panel_names_it() -> None:
+    text = ("kinematic analysis needs every degree of freedom driven: 1 remain (add motions "
+            "or use analysis='dynamic')")
+    assert settings.in_panel_terms(text) == (
+        "kinematic analysis needs every degree of freedom driven: 1 remain (add motions or "
+        "set Analysis to Auto or Dynamic)")

@@ -204,3 +204,23 @@ def state_measures(texts) -> list[str]:
             except ExpressionError:
                 pass
     return found
+
+
+# the solver's words for a setting the panel spells otherwise (its Python argument)
+_PANEL_TERMS = (("use analysis='dynamic'", "set Analysis to Auto or Dynamic"),)
+
+
+def in_panel_terms(message: str) -> str:
+    """A solver message with its Python arguments said as the sidebar names the setting."""
+    for solver_words, panel_words in _PANEL_TERMS:
+        message = message.replace(solver_words, panel_words)
+    return message
+
+
+def kinematic_note(analysis: str, driven_dof: int) -> str | None:
+    """Check's warning when the Analysis setting is Kinematic but motions leave freedoms
+    undriven (a Bake would stop at its first frame), or None."""
+    if analysis != "KINEMATIC" or driven_dof <= 0:
+        return None
+    return (f"Analysis is Kinematic, but {driven_dof} degree(s) of freedom are not driven by "
+            "motions: Bake would stop; drive them, or set Analysis to Auto or Dynamic")
