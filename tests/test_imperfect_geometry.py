@@ -217,3 +217,24 @@ def test_input_precision_must_be_a_small_relative_rounding(bad) -> None:
     from solver import Mechanism
     with pytest.raises(MechanismError, match="input_precision"):
         Mechanism(input_precision=bad)
+
+
+def test_a_large_gap_is_said_as_a_share_in_percent() -> None:
+    """A ball joint holding a 1 m pendulum's tip 2 m beyond its reach (3 m from the pin):
+    the gap is said in metres and as a percentage of the model's size, "67% of the model's
+    size 3 m", not "6.7e-01" (the size is the largest extent, 3 m; the gap 2 m)."""
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, position=(0.5, 0, 0))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "arm", position=(-0.5, 0, 0))
+    m.add_marker("T", "arm", position=(0.5, 0, 0))
+    m.add_marker("far", "ground", position=(3.0, 0, 0))
+    m.add_joint("pin", "revolute", "A", "O")
+    m.add_joint("reach", "spherical", "T", "far")
+    with pytest.raises(SolverError) as err:
+        m.assemble()
+    found = re.search(r"a gap of ([\d.]+) m, (\d+)% of the model's size ([\d.]+) m", str(err.value))
+    assert found, str(err.value)
+    gap, share, size = (float(g) for g in found.groups())
+    assert share == pytest.approx(100.0 * gap / size, abs=1.0)

@@ -17,10 +17,10 @@ def millimetres(metres: float) -> str:
 
 def test_a_gap_in_metres_is_also_written_in_millimetres() -> None:
     message = ("assembly failed: the joints cannot all be closed: joints 'pin', 'far' leave "
-               "a gap of 0.2 m, 6.7e-01 of the model's size 0.3 m")
+               "a gap of 0.2 m, 67% of the model's size 0.3 m")
     assert lengths_in_scene_units(message, millimetres) == (
         "assembly failed: the joints cannot all be closed: joints 'pin', 'far' leave a gap "
-        "of 0.2 m (200 mm), 6.7e-01 of the model's size 0.3 m (300 mm)")
+        "of 0.2 m (200 mm), 67% of the model's size 0.3 m (300 mm)")
 
 
 @pytest.mark.parametrize("text", [

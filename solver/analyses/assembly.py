@@ -196,7 +196,8 @@ def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None)
     parts = []
     if np.any(length):
         g = float(np.max(np.abs(scaled[rows][length])))
-        parts.append(f"{g * L:.3g} m, {g:.1e} of the model's size {L:.3g} m")
+        share = f"{100.0 * g:.2g}%" if g >= 1e-3 else f"{g:.1e}"   # 67%, not 6.7e-01
+        parts.append(f"{g * L:.3g} m, {share} of the model's size {L:.3g} m")
     if np.any(~length):
         parts.append(f"{float(np.max(np.abs(scaled[rows][~length]))):.3g} rad")
     return " and ".join(parts)
