@@ -14,7 +14,7 @@ from mathutils import Matrix
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, contacts, coupling, scene_cache
 from .background import BackgroundRun, until_interrupted
-from .curve_reader import fit_signature, length_text
+from .curve_reader import fit_signature, length_text, scene_lengths
 from .io.csv_table import existing_folder, export_path
 from .io.clashes import clash_note, clash_tolerance
 from .io.events import events_path
@@ -25,7 +25,6 @@ from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, kinematic_note
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame, with_scene_frame
-from .io.units import fixed_unit_text, in_metres, lengths_in_scene_units
 from .markers import add_marker, picked_frame
 from .properties import ROLES
 from .scene_reader import read_design, read_scene
@@ -71,18 +70,7 @@ def _message(exc: Exception, sm=None, scene=None) -> str:
         slides = {n: (sm.mech.limits[n].lower, sm.mech.limits[n].upper)
                   for n, (_, coord) in sm.limits.items() if coord == "slide"}
         text = bounds_in_scene_units(text, exc.joints, slides, sm.scale)
-    return _scene_lengths(text, scene)
-
-
-def _scene_lengths(text: str, scene=None) -> str:
-    """A solver line's lengths in metres also in the scene's units (io/units.py), where the
-    scene does not show plain metres (a millimetre scene's user typed millimetres)."""
-    scene = scene if scene is not None else bpy.context.scene
-    units = scene.unit_settings
-    if in_metres(units.system, units.length_unit, units.scale_length):
-        return text
-    return lengths_in_scene_units(text, lambda metres: (fixed_unit_text(units.length_unit, metres)
-                                                        or length_text(scene, metres)))
+    return scene_lengths(text, scene if scene is not None else bpy.context.scene)
 
 
 def _cost_note(sm, analysis: str) -> str | None:
@@ -338,7 +326,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
         warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
             bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
             [n for n in [kinematic_note(scene.mechanism.analysis, report.driven_dof)] if n]
-        lines = [_scene_lengths(follow_hint(line), scene) for line in str(report).splitlines()] + warn
+        lines = [scene_lengths(follow_hint(line), scene) for line in str(report).splitlines()] + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
         return {"FINISHED"}
