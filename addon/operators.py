@@ -359,7 +359,7 @@ def bake_notes(scene, sm, result) -> list[str]:
     not a solid's, imperfect geometry, contacts the motions drive through each other, the
     run's own notes (at scene frames), keys the solver's are hidden behind."""
     return sm.notes() + _clash_notes(scene, sm, result) + \
-        [with_scene_frame(n, sm.timeline.frames) for n in result.notes] + \
+        [scene_lengths(with_scene_frame(n, sm.timeline.frames), scene) for n in result.notes] + \
         bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
                           + sm.vector_forces + sm.contacts
                           + [ob for ob, _ in sm.follows.values()])

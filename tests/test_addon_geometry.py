@@ -5,6 +5,8 @@ Bake and Assemble say the motions over-drive the mechanism and change nothing.  
 whose mesh is open bakes with a warning that names it, what is wrong and the mass used."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -238,3 +240,15 @@ def test_a_part_blender_does_not_evaluate_is_refused_if_modifiers_would_shape_it
     with pytest.raises(RuntimeError, match=r"part 'arm': it is disabled in viewports"):
         bpy.ops.mechanism.bake()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_bakes_note_says_its_lengths_in_the_scenes_unit(blender) -> None:
+    """The pivot lifted 8e-7 m in a scene whose fields show centimetres: the bake's note
+    gives the disagreement in metres and in centimetres (8e-07 m is 8e-05 cm)."""
+    blender.context.scene.unit_settings.length_unit = "CENTIMETERS"
+    four_bar(blender, lift=8e-7)
+    assert blender.ops.mechanism.bake() == {"FINISHED"}
+    report = blender.context.scene.mechanism.report
+    found = re.search(r"disagree by ([\d.e+-]+) m \(([\d.e+-]+) cm\)", report)
+    assert found, report
+    assert float(found.group(2)) == pytest.approx(100.0 * float(found.group(1)), rel=1e-3)
