@@ -108,9 +108,12 @@ def test_scene_constants_and_the_ones_an_expression_uses() -> None:
     assert consts == {"omega": 6.0, "lift": 0.25}
     for pairs, msg in (([("", 1.0)], "entry 1 has no name"),
                        ([("a", 1.0), ("a", 2.0)], "'a' is defined twice"),
-                       ([("t", 1.0)], "'t' cannot be used as a constant's name"),
-                       ([("sin", 1.0)], "'sin' cannot be used"),
-                       ([("2x", 1.0)], "'2x' cannot be used"),
+                       ([("t", 1.0)], "'t' cannot be used as a constant's name: 't' is a "
+                                      "variable the expression is a function of"),
+                       ([("sin", 1.0)], "'sin' cannot be used as a constant's name: 'sin' is a function"),
+                       ([("pi", 1.0)], "'pi' is a built-in constant"),
+                       ([("2x", 1.0)], "'2x' cannot be used as a constant's name: a name is "
+                                       "letters, digits and underscores, starting with a letter"),
                        ([("k", float("nan"))], "finite number")):
         with pytest.raises(MechanismError, match=msg):
             settings.scene_constants(pairs)

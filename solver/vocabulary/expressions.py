@@ -375,6 +375,18 @@ def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "",
                       tuple(sorted(b for b in builder.breaks if math.isfinite(b))))
 
 
+def _taken(name: Any, variables: tuple[str, ...]) -> str:
+    """Why ``name`` cannot name a constant, in the user's words."""
+    if name in variables:
+        return f"{name!r} is a variable the expression is a function of"
+    if name in _CONSTANTS:
+        return f"{name!r} is a built-in constant"
+    if name in _FUNCS:
+        return f"{name!r} is a function"
+    return ("a name is letters, digits and underscores, starting with a letter (and not a "
+            "Python keyword)")
+
+
 def named_constants(constants: Any, variables: tuple[str, ...] = ("t",),
                     prefix: str = "") -> dict[str, float]:
     """Validated named constants: {identifier: finite number}, no name of a variable, a
@@ -388,9 +400,8 @@ def named_constants(constants: Any, variables: tuple[str, ...] = ("t",),
     for k, v in constants.items():
         if (not isinstance(k, str) or not k.isidentifier() or keyword.iskeyword(k)
                 or k.startswith("_") or k in variables or k in _CONSTANTS or k in _FUNCS):
-            raise ExpressionError(f"{prefix}{k!r} cannot be used as a constant's name (a name "
-                                  f"that is not a variable ({', '.join(variables)}), pi, e or a "
-                                  "function)")
+            raise ExpressionError(f"{prefix}{k!r} cannot be used as a constant's name: "
+                                  f"{_taken(k, variables)}")
         try:
             x = float(v)
         except (TypeError, ValueError):
