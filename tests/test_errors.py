@@ -370,3 +370,14 @@ def test_a_spring_whose_markers_meet_stops_a_sweep_naming_it_and_the_time() -> N
         m.solve(duration=0.3, fps=20)
     assert err.value.time == pytest.approx(0.1, abs=1e-12)
     np.testing.assert_allclose(err.value.result.times, [0.0, 0.05])
+
+
+def test_a_curve_refuses_a_derivative_it_does_not_have() -> None:
+    """A quintic has derivatives 0..5: 6 (or 1.5) is bad input, a MechanismError saying the
+    range, as the reference promises for bad input."""
+    from solver.base.curves import Curve
+    c = Curve.circle(0.1)
+    with pytest.raises(MechanismError, match=r"derivatives must be a whole number 0..5, got 6"):
+        c.evaluate(0.1, derivatives=6)
+    with pytest.raises(MechanismError, match=r"got 1.5"):
+        c.evaluate(0.1, derivatives=1.5)
