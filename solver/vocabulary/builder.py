@@ -293,9 +293,13 @@ class Builder:
         for mk in (marker_i, marker_j):
             if mk not in self.markers:
                 raise MechanismError(f"{what}: unknown marker {mk!r}")
-        if self.markers[marker_i].part == self.markers[marker_j].part:
-            raise MechanismError(f"{what}: both markers are on part "
-                                 f"{self.markers[marker_i].part!r}")
+        part = self.markers[marker_i].part
+        if marker_i == marker_j:
+            raise MechanismError(f"{what}: marker {marker_i!r} is both of its ends; the other "
+                                 f"end must be a marker on another part than {part!r}")
+        if part == self.markers[marker_j].part:
+            raise MechanismError(f"{what}: both markers are on part {part!r}; a force element "
+                                 "acts between two parts")
 
     def add_vector_force(self, name: str, marker_i: str, marker_j: str,
                          force: Any = (0.0, 0.0, 0.0), torque: Any = (0.0, 0.0, 0.0),
