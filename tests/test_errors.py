@@ -60,6 +60,9 @@ def test_an_expression_that_fails_is_bad_input() -> None:
     (lambda m: m.add_marker("B", "arm", position=(0, float("nan"), 0)), "marker 'B': position has a NaN"),
     (lambda m: Mechanism(gravity=(0, 0)), "gravity must be 3 numbers"),
     (lambda m: m.add_part("p", inertia=("heavy", 1, 1)), r"part 'p': inertia must be .*'heavy'"),
+    (lambda m: m.add_part("p", inertia=[[0.01, 0.5, 0], [0.5, 0.01, 0], [0, 0, 0.01]]),
+     r"part 'p': inertia is not positive definite \(principal moments \(-0.49, 0.01, 0.51\) kg m\^2: "
+     r"each must be above 0\)"),
     (lambda m: m.add_part("p", inertia=(1, [1, 2], 1)), r"part 'p': inertia must be \(Ixx, Iyy"),
     (lambda m: m.add_joint("j", "distance", "A", "O", length="long"), r"joint 'j': length \(m\) must be a number, got 'long'"),
     (lambda m: m.add_joint("j", "distance", "A", "O", length=-0.5), "joint 'j': length must be positive, got -0.5 m"),

@@ -55,10 +55,12 @@ def inertia(value: Any, mass: float, what: str) -> np.ndarray:
     a = 0.5 * (a + a.T)
     lam = np.linalg.eigvalsh(a)
     if lam[0] <= 0.0:
-        raise MechanismError(f"{what} is not positive definite (principal moments {lam.tolist()})")
+        raise MechanismError(f"{what} is not positive definite (principal moments "
+                             f"{shown(lam)} kg m^2: each must be above 0)")
     if lam[2] > lam[0] + lam[1] + 1e-9 * lam[2]:
         raise MechanismError(f"{what} breaks the triangle inequality: principal moments "
-                             f"{lam.tolist()} (the largest must not exceed the sum of the others)")
+                             f"{shown(lam)} kg m^2 (the largest must not exceed the sum of the "
+                             "others)")
     return a
 
 
