@@ -127,8 +127,9 @@ def test_open_mesh_bakes_with_a_warning_naming_part_and_mass(blender) -> None:
 def test_check_names_a_joint_open_at_the_start(blender) -> None:
     """The slider-crank's piston lifted 5 cm off its slide (its markers with it):
     Check names the two joints on the piston as open by 5 cm, in the scene's units, and the
-    move that a Bake would make; built closed, no such line; with the unit system None, the
-    lengths are Blender units.  The scene is not moved."""
+    move that a Bake would make; built closed, no such line; with the Length unit fixed to
+    Millimetres, in mm as the fields show them; with the unit system None, the lengths are
+    Blender units.  The scene is not moved."""
     bpy = blender
     d = bs.slider_crank(bpy)
 
@@ -146,6 +147,9 @@ def test_check_names_a_joint_open_at_the_start(blender) -> None:
         assert f"joint {joint.name!r} is open at the start by 5 cm" in lines, lines
     assert any(line.startswith("the assembly moves part 'piston' by 5 cm") for line in lines), lines
     assert [tuple(r) for r in d["piston"].matrix_world] == matrix
+    bpy.context.scene.unit_settings.length_unit = "MILLIMETERS"      # as its fields show it
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert f"joint {d['cylinder'].name!r} is open at the start by 50 mm" in report().split(" | ")
     bpy.context.scene.unit_settings.system = "NONE"
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert f"joint {d['cylinder'].name!r} is open at the start by 0.05" in report().split(" | ")
