@@ -568,7 +568,10 @@ class MECHANISM_OT_constant_remove(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         st = context.scene.mechanism
-        return 0 <= st.constant_index < len(st.constants)
+        if not 0 <= st.constant_index < len(st.constants):
+            cls.poll_message_set("Select a constant in the list first")
+            return False
+        return True
 
     def execute(self, context):
         st = context.scene.mechanism

@@ -379,3 +379,11 @@ def test_tagging_a_mesh_as_a_marker_tags_nothing(blender) -> None:
         bpy.ops.mechanism.set_role(role="MARKER")
     assert empty.mechanism.role == "NONE" and cube.mechanism.role == "NONE"
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_remove_constant_with_none_selected_says_why(blender) -> None:
+    """Remove Constant with the list empty (or nothing picked) is greyed out with its
+    reason, not Blender's 'context is incorrect'."""
+    bpy = blender
+    with pytest.raises(RuntimeError, match="Select a constant in the list first"):
+        bpy.ops.mechanism.constant_remove()
