@@ -416,3 +416,15 @@ def test_kinematic_bake_bakes_the_friction(blender, extension) -> None:
     mass = sm.mech.parts["block"].mass
     assert r.analysis == "kinematic"
     np.testing.assert_allclose(got[1:], 0.2 * mass * 9.81, rtol=1e-5)
+
+
+def test_stops_left_on_a_joint_changed_to_spherical_are_named(blender) -> None:
+    """The door's hinge with its stops changed to a spherical joint: the panel hides the
+    stops and the solver gets none; Check says so, naming the joint."""
+    bpy = blender
+    d = bs.door(bpy)
+    s = d["hinge"].mechanism
+    s.use_limit_lower, s.joint_kind, s.torsion = True, "SPHERICAL", False
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert (f"joint '{d['hinge'].name}': its stops are on, but a spherical joint has no angle "
+            "or slide to stop: they are not used") in bpy.context.scene.mechanism.report
