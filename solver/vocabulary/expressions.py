@@ -59,7 +59,7 @@ _BAD_OPS = {ast.FloorDiv: "'//'", ast.Mod: "'%'", ast.MatMult: "'@'", ast.LShift
             ast.Invert: "'~'", ast.Not: "'not'"}
 _BAD_NODES: dict[type, str] = {  # plain words for rejected constructs ("... not allowed")
     ast.Attribute: "attribute access (.) is", ast.Subscript: "subscripts ([...]) are",
-    ast.List: "lists are", ast.Tuple: "tuples are", ast.Set: "sets are", ast.Dict: "dicts are",
+    ast.List: "lists are", ast.Tuple: "commas outside a function's brackets are", ast.Set: "sets are", ast.Dict: "dicts are",
     ast.Lambda: "lambda functions are", ast.Compare: "comparisons (<, >, ==, ...) are",
     ast.BoolOp: "boolean operators (and, or) are", ast.NamedExpr: "assignments (:=) are",
     ast.IfExp: "conditional expressions (... if ... else ...) are", ast.JoinedStr: "strings are",
@@ -195,6 +195,13 @@ class _Builder:
     def fail(self, what: str) -> None:
         raise ExpressionError(f"{self.prefix}expression {self.source!r} {what}")
 
+    def case_hint(self, name: str) -> str:
+        """"; names are lower case: did you mean 'sin'?" for a name written in capitals
+        ("Sin", "PI"), else nothing."""
+        known = self.variables + tuple(self.constants) + tuple(_CONSTANTS) + tuple(_FUNCS)
+        lower = name.lower()
+        return f"; names are lower case: did you mean {lower!r}?" if lower in known and lower != name else ""
+
     def build(self, node: ast.AST, depth: int) -> Callable[[dict[str, Any]], Any]:
         if depth > MAX_DEPTH:
             self.fail(f"is nested too deeply (more than {MAX_DEPTH} levels)")
@@ -222,7 +229,7 @@ class _Builder:
                 return lambda env: k
             if n in _FUNCS:
                 self.fail(f"is invalid: '{n}' is a function and must be called, e.g. {n}(t)")
-            self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed})")
+            self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed}){self.case_hint(n)}")
         if isinstance(node, ast.BinOp):
             op = _BINOPS.get(type(node.op))
             if op is None:
@@ -254,11 +261,15 @@ class _Builder:
         if isinstance(node, ast.Call):
             return self.call(node, depth)
         what = _BAD_NODES.get(type(node), f"the construct '{type(node).__name__}' is")
-        self.fail(f"is invalid: {what} not allowed")
+        hint = " (a decimal number takes a point: 3.5, not 3,5)" if isinstance(node, ast.Tuple) else ""
+        self.fail(f"is invalid: {what} not allowed{hint}")
         raise AssertionError  # unreachable
 
     def call(self, node: ast.Call, depth: int) -> Callable[[dict[str, Any]], Any]:
         if not isinstance(node.func, ast.Name):
+            if isinstance(node.func, ast.Constant):
+                self.fail(f"is invalid: the number {node.func.value!r} is followed by brackets "
+                          f"as if it were a function; a product needs *, e.g. {node.func.value!r}*(t + 1)")
             self.build(node.func, depth + 1)  # reports attribute access, lambda, ...
             self.fail("is invalid: only the allowed functions can be called")
         n = node.func.id
@@ -269,7 +280,8 @@ class _Builder:
                 self.fail(f"is invalid: '{n}' is not a function")
             if n.startswith("_") or hasattr(builtins, n):
                 self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed})")
-            self.fail(f"calls an unknown function '{n}' (known functions: {', '.join(_FUNCS)})")
+            self.fail(f"calls an unknown function '{n}' (known functions: {', '.join(_FUNCS)})"
+                      f"{self.case_hint(n)}")
         fn, nargs, hint = _FUNCS[n]
         if node.keywords:
             self.fail(f"is invalid: keyword arguments are not allowed (in the call of '{n}')")
@@ -364,7 +376,9 @@ def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "",
     except SyntaxError as exc:
         if not exc.offset or exc.offset > len(text.rstrip()):   # Python's 0: the input ended
             builder.fail(f"is incomplete: it ends where more must follow ({exc.msg})")
-        builder.fail(f"has a syntax error at column {exc.offset}: {exc.msg}")
+        hint = ("; a number next to a name needs * between them, e.g. 2*pi"
+                if "decimal literal" in exc.msg else "")
+        builder.fail(f"has a syntax error at column {exc.offset}: {exc.msg}{hint}")
     except (ValueError, RecursionError, MemoryError) as exc:
         builder.fail(f"cannot be parsed: {exc or 'nested too deeply'}")
     fn = builder.build(tree.body, 1)
