@@ -227,10 +227,12 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
         ("RIGID", "Rigid", "An impact with restitution, then resting contact"),
         ("COMPLIANT", "Compliant", "A stiff, damped contact force past the bound (Adams IMPACT)")])
     limit_stiffness: FloatProperty(name="Stiffness", default=1e5, min=0.0,
-                                   description="k of the push k delta^n: N per metre^n on a "
+                                   description="Stiffness k of the stop's push k d^n, d how far "
+                                               "the joint is past its bound: N per metre^n on a "
                                                "slide, N m per radian^n on an angle")
     limit_exponent: FloatProperty(name="Exponent", default=1.0, min=0.01,
-                                  description="n of the push k delta^n (1: linear, 1.5: Hertz)")
+                                  description="Exponent n of the push k d^n (1: a linear "
+                                              "spring, 1.5: Hertz's law of curved surfaces)")
     limit_damping: FloatProperty(name="Damping", default=0.0, min=0.0,
                                  description="Largest damping, N s/m or N m s/rad, reached at "
                                              "the penetration depth below")
@@ -328,11 +330,12 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                        description="Rebound speed over landing speed (1: no "
                                                    "loss)")
     contact_stiffness: FloatProperty(name="Stiffness", default=0.0, min=0.0,
-                                     description="K of the push K delta^n, N per metre^n (0: "
-                                                 "a linear spring whose contact lasts 0.01 s)")
+                                     description="Stiffness K of the push K d^n, d how far the "
+                                                 "shapes overlap: N per metre^n (0: a linear "
+                                                 "spring whose contact lasts 0.01 s)")
     contact_exponent: FloatProperty(name="Exponent", default=1.5, min=1.0, max=3.0,
-                                    description="n of the push K delta^n (1.5: Hertz), with a "
-                                                "Stiffness above 0")
+                                    description="Exponent n of the push K d^n (1.5: Hertz's law "
+                                                "of curved surfaces), with a Stiffness above 0")
     contact_friction: FloatProperty(name="Static Friction", default=0.0, min=0.0,
                                     description="Friction coefficient at the contact point, "
                                                 "reached at 0.01 m/s of slip")

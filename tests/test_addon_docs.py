@@ -283,3 +283,15 @@ def test_a_slides_motion_is_in_metres_as_its_tooltip_says(blender, motion: str) 
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     _, loc, _ = bs.baked_pose(block)
     assert loc[-1, 2] - loc[0, 2] == pytest.approx(100.0, rel=1e-4)
+
+
+def test_a_tooltips_formula_says_what_its_symbols_are(blender) -> None:
+    """A stop's and a contact's Stiffness and Exponent tooltips give the push k d^n: each
+    says what d is (how far past the bound, how far the shapes overlap), and none uses a
+    symbol the tooltip leaves undefined ("delta")."""
+    bpy = blender
+    props = bpy.data.objects.new("probe", None).mechanism.bl_rna.properties
+    for name in ("limit_stiffness", "contact_stiffness"):
+        assert "d how far" in props[name].description, name
+    for name in ("limit_stiffness", "limit_exponent", "contact_stiffness", "contact_exponent"):
+        assert "delta" not in props[name].description, name
