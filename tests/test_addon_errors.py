@@ -531,3 +531,17 @@ def test_kinematic_analysis_of_a_free_mechanism_is_said_in_panel_terms(blender) 
         bpy.ops.mechanism.bake()
     assert "analysis=" not in str(info.value)
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_study_variants_failure_is_said_in_millimetres(blender) -> None:
+    """The millimetre arm studied over its mass: every variant fails to assemble; the
+    Study panel's line for the selected variant gives the gap in mm as well as the solver's
+    metres (the table keeps the solver's words, for its CSV)."""
+    bpy = blender
+    millimetre_arm(bpy)
+    st = bpy.context.scene.mechanism.study
+    st.parameter_1, st.start_1, st.stop_1, st.count_1 = "arm.mass", 1.0, 2.0, 2
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    st.row_index = 0
+    labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_study")
+    assert any("a gap of 0.2 m (200 mm)" in label for label in labels), labels
