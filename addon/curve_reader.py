@@ -19,15 +19,27 @@ from .io.curve_joints import (CURVE_KINDS, FIELDS, CurveShape, SplineData, curve
                               unset_message)
 from .io.part_frames import OBJECT_PARENTING, VERTEX_PARENTING, vertex_parent_matrix
 from .io.start_gaps import marker_frames
+from .io.units import fixed_unit_text, in_metres, lengths_in_scene_units
 
 
 def length_text(scene, metres: float) -> str:
-    """A length in the scene's units ("5 cm"; plain Blender units when the unit system is
-    None)."""
+    """A length in the scene's units: in its Length unit where that is fixed to one other
+    than Metres ("91.3 mm", as a millimetre scene's fields show it), else as Blender writes
+    it ("5 cm"); plain Blender units when the unit system is None."""
     units = scene.unit_settings
     if units.system == "NONE":
         return f"{metres / (units.scale_length or 1.0):.4g}"
-    return bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
+    fixed = fixed_unit_text(units.length_unit, metres) if units.length_unit != "METERS" else None
+    return fixed or bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
+
+
+def scene_lengths(text: str, scene) -> str:
+    """A solver line's lengths in metres also in the scene's units (io/units.py), where the
+    scene's fields do not show metres (a millimetre scene's user typed millimetres)."""
+    units = scene.unit_settings
+    if in_metres(units.system, units.length_unit, units.scale_length):
+        return text
+    return lengths_in_scene_units(text, lambda metres: length_text(scene, metres))
 
 
 # the scene's Mass unit (unit_settings.mass_unit) -> the symbol Blender writes and reads for it

@@ -21,7 +21,7 @@ from .bake import place_parts
 from .io.drag import (angle_in_stops, drag_plane_point, joint_coordinate, point_in_part,
                       range_fraction, range_path, range_value, stops_note, time_of_frame,
                       wiggle_candidates)
-from .curve_reader import length_text
+from .curve_reader import length_text, scene_lengths
 from .io.settings import kind_name
 from .scene_reader import read_scene
 
@@ -121,7 +121,7 @@ class MECHANISM_OT_drag(bpy.types.Operator):
             posing.drag(ob.name, point_in_part(frame, grab, posing.sm.scale), self.target,
                          budget=None)
         except (MechanismError, SolverError) as exc:
-            self.report({"ERROR"}, str(exc))
+            self.report({"ERROR"}, scene_lengths(str(exc), context.scene))
             return {"CANCELLED"}
         note = stops_note(posing.poser.stopped, _lengths(context.scene))
         if note:
@@ -144,7 +144,7 @@ class MECHANISM_OT_drag(bpy.types.Operator):
             self._posing = posing = Posing(context.scene)
             posing.write()                  # the start pose, assembled
         except (MechanismError, SolverError) as exc:
-            self.report({"ERROR"}, str(exc))
+            self.report({"ERROR"}, scene_lengths(str(exc), context.scene))
             return False
         origin, direction = _view_ray(context, event.mouse_region_x, event.mouse_region_y)
         hit, where, _n, _i, ob, _m = context.scene.ray_cast(context.evaluated_depsgraph_get(),
@@ -172,7 +172,7 @@ class MECHANISM_OT_drag(bpy.types.Operator):
                 try:
                     posing.drag(self._part, self._point, target)
                 except (MechanismError, SolverError) as exc:
-                    self.report({"WARNING"}, str(exc))
+                    self.report({"WARNING"}, scene_lengths(str(exc), context.scene))
             return {"RUNNING_MODAL"}
         if event.type in {"LEFTMOUSE", "RET", "NUMPAD_ENTER"} and event.value in {"PRESS", "RELEASE"}:
             note = stops_note(posing.poser.stopped, _lengths(context.scene))
@@ -223,7 +223,7 @@ def set_joint_value(joint, coordinate: str, value: float, via: tuple = ()) -> No
             posing.poser.set_coordinate(joint.name, v * per, coordinate)
         posing.write()
     except (MechanismError, SolverError) as exc:
-        _say(scene, f"wiggle: {exc}")
+        _say(scene, f"wiggle: {scene_lengths(str(exc), scene)}")
         return
     scene_cache.remember(scene, POSE, posing, at_frame=True)
     note = stops_note(posing.poser.stopped, _lengths(scene))
@@ -379,7 +379,7 @@ class MECHANISM_OT_find_range(bpy.types.Operator):
         try:
             said = find_range(context.scene)
         except (MechanismError, SolverError) as exc:
-            self.report({"ERROR"}, str(exc))
+            self.report({"ERROR"}, scene_lengths(str(exc), context.scene))
             return {"CANCELLED"}
         self.report({"INFO"}, said)
         return {"FINISHED"}

@@ -61,7 +61,10 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
         if st is None or not 0 <= st.mode_index < len(st.modes):
             cls.poll_message_set("Find Modes first, then pick one in the list")
             return False
-        return context.mode == "OBJECT"
+        if context.mode != "OBJECT":              # keys are written to objects, not meshes
+            cls.poll_message_set("Bake Mode works in Object Mode: leave Edit Mode (Tab) first")
+            return False
+        return True
 
     def execute(self, context):
         scene = context.scene

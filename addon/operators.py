@@ -14,7 +14,7 @@ from mathutils import Matrix
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, contacts, coupling, scene_cache
 from .background import BackgroundRun, until_interrupted
-from .curve_reader import fit_signature, length_text
+from .curve_reader import fit_signature, length_text, scene_lengths
 from .io.csv_table import existing_folder, export_path
 from .io.clashes import clash_note, clash_tolerance
 from .io.events import events_path
@@ -22,7 +22,7 @@ from .io.follow import follow_hint
 from .io.mass import inertia_six
 from .io.run_cost import baked_channels, cost_note, result_numbers, run_cost
 from .io.limits import bounds_in_scene_units
-from .io.settings import JOINT_KINDS, bake_options, kind_label
+from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, kinematic_note
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame, with_scene_frame
 from .markers import add_marker, picked_frame
@@ -65,12 +65,12 @@ def _message(exc: Exception, sm=None, scene=None) -> str:
         Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                           scene.render.fps_base) if scene is not None else None)
     frame = timeline.frame_of(time) if timeline is not None and time is not None else None
-    text = follow_hint(with_frame(str(exc), frame))
+    text = in_panel_terms(follow_hint(with_frame(str(exc), frame)))
     if sm is not None and getattr(exc, "joints", ()):
         slides = {n: (sm.mech.limits[n].lower, sm.mech.limits[n].upper)
                   for n, (_, coord) in sm.limits.items() if coord == "slide"}
         text = bounds_in_scene_units(text, exc.joints, slides, sm.scale)
-    return text
+    return scene_lengths(text, scene if scene is not None else bpy.context.scene)
 
 
 def _cost_note(sm, analysis: str) -> str | None:
@@ -134,10 +134,15 @@ class MECHANISM_OT_set_role(bpy.types.Operator):
         return True
 
     def execute(self, context):
+        # every object checked before any is tagged: a refusal leaves the selection as it was
+        wrong = [ob.name for ob in context.selected_objects
+                 if self.role == "MARKER" and ob.type != "EMPTY"]
+        if wrong:
+            self.report({"ERROR"}, f"{', '.join(map(repr, wrong))}: not an Empty; a marker is "
+                                   "an Empty parented to a part (Add Marker makes one on the "
+                                   "active part); nothing was tagged")
+            return {"CANCELLED"}
         for ob in context.selected_objects:
-            if self.role == "MARKER" and ob.type != "EMPTY":
-                self.report({"ERROR"}, f"{ob.name!r}: markers are Empties parented to a part")
-                return {"CANCELLED"}
             ob.mechanism.role = self.role
         return {"FINISHED"}
 
@@ -320,8 +325,9 @@ class MECHANISM_OT_check(bpy.types.Operator):
             analysis = "kinematic" if report.driven_dof == 0 else "dynamic"
         warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
             bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
-            bake.stale_notes(scene)
-        lines = [follow_hint(line) for line in str(report).splitlines()] + warn
+            bake.stale_notes(scene) + \
+            [n for n in [kinematic_note(scene.mechanism.analysis, report.driven_dof)] if n]
+        lines = [scene_lengths(follow_hint(line), scene) for line in str(report).splitlines()] + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
         return {"FINISHED"}
@@ -355,7 +361,7 @@ def bake_notes(scene, sm, result) -> list[str]:
     run's own notes (at scene frames), keys the solver's are hidden behind, a Time
     Remapping that plays them at another speed."""
     return sm.notes() + _clash_notes(scene, sm, result) + \
-        [with_scene_frame(n, sm.timeline.frames) for n in result.notes] + \
+        [scene_lengths(with_scene_frame(n, sm.timeline.frames), scene) for n in result.notes] + \
         bake.stale_notes(scene) + \
         bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
                           + sm.vector_forces + sm.contacts
@@ -565,7 +571,10 @@ class MECHANISM_OT_constant_remove(bpy.types.Operator):
     @classmethod
     def poll(cls, context):
         st = context.scene.mechanism
-        return 0 <= st.constant_index < len(st.constants)
+        if not 0 <= st.constant_index < len(st.constants):
+            cls.poll_message_set("Select a constant in the list first")
+            return False
+        return True
 
     def execute(self, context):
         st = context.scene.mechanism

@@ -85,7 +85,8 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     # be positive"), never baked as a 1e-12 kg part
     # unit MASS: shown and typed in the scene's mass unit, stored divided by scale_length^3
     # (Blender's rule; the reader multiplies it back: io/mass.py mass_unit_scale)
-    mass: FloatProperty(name="Mass", unit="MASS", default=1.0, min=0.0)
+    mass: FloatProperty(name="Mass", unit="MASS", default=1.0, min=0.0,
+                        description="The part's mass, in the scene's mass unit, above 0")
     center_of_mass: FloatVectorProperty(name="Centre of Mass", size=3, subtype="XYZ", unit="LENGTH",
                                         description="In the object's local coordinates")
     inertia: FloatVectorProperty(name="Inertia", size=6, default=(0.01, 0.01, 0.01, 0.0, 0.0, 0.0),
@@ -167,10 +168,12 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
         ("KEYFRAMED", "Keyframed", "The joint's Angle or Slide value as keyframed")], default="NONE")
     motion_coordinate: EnumProperty(name="Coordinate", items=COORDINATES, default="ANGLE")
     motion_expression: StringProperty(name="Expression", default="2*pi*t",
-                                      description="Radians or metres as a function of t (s) and the "
-                                                  "scene's Constants")
+                                      description="Radians, or metres on a slide (metres whatever "
+                                                  "the scene's unit scale), as a function of t "
+                                                  "(s) and the scene's Constants")
     motion_speed: FloatProperty(name="Speed", default=6.283185307179586,
-                                description="Radians (or metres) per second")
+                                description="Radians per second, or metres per second on a "
+                                            "slide (whatever the scene's unit scale)")
     motion_angle: FloatProperty(name="Angle", subtype="ANGLE", unit="ROTATION",
                                 description="Keyframe this to drive the joint angle")
     motion_slide: FloatProperty(name="Slide", unit="LENGTH",
@@ -188,10 +191,14 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                             "(the other joints stay closed)")
 
     # -- torsion spring on a revolute or cylindrical joint
-    torsion: BoolProperty(name="Torsion Spring")
+    torsion: BoolProperty(name="Torsion Spring",
+                          description="A spring-damper on the joint's angle (revolute and "
+                                      "cylindrical joints)")
     torsion_stiffness: FloatProperty(name="Stiffness", min=0.0, description="N m per radian")
     torsion_damping: FloatProperty(name="Damping", min=0.0, description="N m s per radian")
-    torsion_free_angle: FloatProperty(name="Free Angle", subtype="ANGLE", unit="ROTATION")
+    torsion_free_angle: FloatProperty(name="Free Angle", subtype="ANGLE", unit="ROTATION",
+                                      description="Joint angle at which the spring gives its "
+                                                  "Preload alone (no torque without one)")
     torsion_preload: FloatProperty(name="Preload", description="N m at the free angle")
 
     # -- stops on a revolute angle or a prismatic or cylindrical slide (io/limits.py); the
@@ -220,10 +227,12 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
         ("RIGID", "Rigid", "An impact with restitution, then resting contact"),
         ("COMPLIANT", "Compliant", "A stiff, damped contact force past the bound (Adams IMPACT)")])
     limit_stiffness: FloatProperty(name="Stiffness", default=1e5, min=0.0,
-                                   description="k of the push k delta^n: N per metre^n on a "
+                                   description="Stiffness k of the stop's push k d^n, d how far "
+                                               "the joint is past its bound: N per metre^n on a "
                                                "slide, N m per radian^n on an angle")
     limit_exponent: FloatProperty(name="Exponent", default=1.0, min=0.01,
-                                  description="n of the push k delta^n (1: linear, 1.5: Hertz)")
+                                  description="Exponent n of the push k d^n (1: a linear "
+                                              "spring, 1.5: Hertz's law of curved surfaces)")
     limit_damping: FloatProperty(name="Damping", default=0.0, min=0.0,
                                  description="Largest damping, N s/m or N m s/rad, reached at "
                                              "the penetration depth below")
@@ -263,7 +272,9 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     stiffness: FloatProperty(name="Stiffness", min=0.0, description="N per metre")
     damping: FloatProperty(name="Damping", min=0.0, description="N s per metre")
     use_free_length: BoolProperty(name="Free Length", description="Off: the present distance")
-    free_length: FloatProperty(name="Length", unit="LENGTH", min=0.0)
+    free_length: FloatProperty(name="Length", unit="LENGTH", min=0.0,
+                               description="The markers' distance at which the spring gives "
+                                           "its Preload alone (no tension without one)")
     preload: FloatProperty(name="Preload", description="Tension at the free length, N")
     friction: FloatProperty(name="Friction", min=0.0, description="Coulomb friction force, N")
     actuator: StringProperty(name="Actuator", description="Extra tension, N, as an expression of "
@@ -319,11 +330,12 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                        description="Rebound speed over landing speed (1: no "
                                                    "loss)")
     contact_stiffness: FloatProperty(name="Stiffness", default=0.0, min=0.0,
-                                     description="K of the push K delta^n, N per metre^n (0: "
-                                                 "a linear spring whose contact lasts 0.01 s)")
+                                     description="Stiffness K of the push K d^n, d how far the "
+                                                 "shapes overlap: N per metre^n (0: a linear "
+                                                 "spring whose contact lasts 0.01 s)")
     contact_exponent: FloatProperty(name="Exponent", default=1.5, min=1.0, max=3.0,
-                                    description="n of the push K delta^n (1.5: Hertz), with a "
-                                                "Stiffness above 0")
+                                    description="Exponent n of the push K d^n (1.5: Hertz's law "
+                                                "of curved surfaces), with a Stiffness above 0")
     contact_friction: FloatProperty(name="Static Friction", default=0.0, min=0.0,
                                     description="Friction coefficient at the contact point, "
                                                 "reached at 0.01 m/s of slip")
@@ -338,7 +350,7 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     torque: StringProperty(name="Torque", default="0, 0, 0",
                            description="Three components, N m: numbers or expressions of t "
                                        "and the scene's Constants")
-    force_frame: EnumProperty(name="Axes", items=[("WORLD", "World", ""),
+    force_frame: EnumProperty(name="Axes", items=[("WORLD", "World", "The world's axes"),
                                                   ("MARKER", "Marker", "The marker's axes")])
 
     # -- coupler: ties joint coordinates (io/couplers.py turns these into the solver's call;
@@ -446,7 +458,11 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
     force_index: IntProperty(default=-1)
     coupler_index: IntProperty(default=-1)
     report: StringProperty(name="Last Check", description="What the last Check found")
-    csv_path: StringProperty(name="CSV", subtype="FILE_PATH", default="//mechanism.csv")
+    csv_path: StringProperty(name="CSV", subtype="FILE_PATH", default="//mechanism.csv",
+                             description="The file Export CSV writes: the mechanism solved "
+                                         "over the frame range, a row per frame of part poses, "
+                                         "joint reactions and motion efforts in SI units (// is "
+                                         "the .blend file's folder)")
     # the timeline markers the last bake made, [[name, frame], ...] (io/events.py)
     event_markers: StringProperty(options={"HIDDEN"})
     # the one-DOF slider (addon/drag.py): the joint coordinate it moves and its range (rad or m)
@@ -466,8 +482,9 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
     modes: CollectionProperty(type=MA_Mode)
     mode_index: IntProperty(default=0)
     mode_amplitude: FloatProperty(name="Amplitude", unit="LENGTH", default=0.05, min=0.0,
-                                  description="How far the part that moves most moves (a turn "
-                                              "counted times the part's size)")
+                                  description="How far the centre of mass that moves most "
+                                              "moves (a part's turn counts as the angle in "
+                                              "radians times the part's size)")
     mode_cycles: FloatProperty(name="Cycles", default=2.0, min=0.0,
                                description="Whole periods the mode swings through over the "
                                            "scene's frame range (a viewing aid: not its real "

@@ -28,7 +28,7 @@ from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
 from .io.keyframes import (Key, KeyframedFunction, first_jump, key_times, time_derivatives,
                            with_modifiers)
-from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call
+from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call, unused_notes
 from .io.part_frames import (OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_frames,
                              marker_in_part, part_frames_of)
 from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_name,
@@ -497,6 +497,7 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
         mech.add_torsion_spring(torsion_spring_name(ob.name), ob.name, stiffness=s.torsion_stiffness,
                                 damping=s.torsion_damping, free_angle=s.torsion_free_angle,
                                 preload=s.torsion_preload)
+    sm.scene_notes += unused_notes(ob.name, limit_settings(s), friction_settings(s))
     call = limit_call(ob.name, limit_settings(s), sm.scale)
     if call is not None:
         mech.add_limit(**call)

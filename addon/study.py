@@ -243,7 +243,10 @@ class MA_StudySettings(bpy.types.PropertyGroup):
     rows: CollectionProperty(type=MA_StudyRow, options={"HIDDEN"})
     row_index: IntProperty(name="Variant", default=0, description="The selected variant")
     baked_variant: IntProperty(default=-1, options={"HIDDEN"})
-    csv_path: StringProperty(name="Study CSV", subtype="FILE_PATH", default="//study.csv")
+    csv_path: StringProperty(name="Study CSV", subtype="FILE_PATH", default="//study.csv",
+                             description="The file Export Study CSV writes: one row per "
+                                         "variant, its parameters and results (// is the "
+                                         ".blend file's folder)")
     plot_path: StringProperty(name="Plot File", subtype="FILE_PATH", default="//study_plot.png",
                               description="Where Plot writes its PNG (an unsaved file: the "
                                           "temporary folder)")

@@ -24,6 +24,7 @@ from .background import BackgroundRun
 from .io.csv_table import existing_folder, export_path
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
+from .curve_reader import scene_lengths
 from .operators import _bake_options, _message, bake_notes, report_bake
 from .scene_reader import read_design
 
@@ -70,7 +71,7 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
         except SolverCancelled as exc:
             return self.finished(context, exc, None)
         except study.ERRORS as exc:
-            self.report({"ERROR"}, f"Study: {exc}")
+            self.report({"ERROR"}, f"Study: {scene_lengths(str(exc), context.scene)}")
             return {"CANCELLED"}
         self._sm, self._how = sm, how
         return self._finish(context, res)
@@ -81,7 +82,7 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
         try:
             self._sm, st, self._how = study.study_of(context.scene)
         except study.ERRORS as exc:
-            self.report({"ERROR"}, f"Study: {exc}")
+            self.report({"ERROR"}, f"Study: {scene_lengths(str(exc), context.scene)}")
             return {"CANCELLED"}
         sm, how = self._sm, self._how
         return self.start(context, lambda progress: study.run_study(st, sm, how, progress),
@@ -95,7 +96,7 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
                                      "table holds those; the rest are marked not run")
             return {"FINISHED"}
         if err is not None:
-            self.report({"ERROR"}, f"Study: {err}")
+            self.report({"ERROR"}, f"Study: {scene_lengths(str(err), context.scene)}")
             return {"CANCELLED"}
         return self._finish(context, result)
 
@@ -108,7 +109,8 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
             self.report({"WARNING"}, f"Study note: {note}")
         if table.failures:
             i, why = next(iter(table.failures.items()))
-            self.report({"WARNING"}, f"{done}, {len(table.failures)} failed (variant {i}: {why})")
+            self.report({"WARNING"}, f"{done}, {len(table.failures)} failed (variant {i}: "
+                                     f"{scene_lengths(why, context.scene)})")
         else:
             order = table.order(st.sort_column, st.sort_descending)
             units = study.si_units(context.scene, table.parameters)

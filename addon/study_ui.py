@@ -8,6 +8,7 @@ import math
 import bpy
 
 from . import study
+from .curve_reader import scene_lengths
 from .io.study_table import describe
 from .ui import MechanismSubPanel
 
@@ -34,7 +35,7 @@ class MECHANISM_UL_study(bpy.types.UIList):
         if i in table.failures:
             sub = row.row()
             sub.alert = True
-            sub.label(text=table.failures[i], icon="ERROR")
+            sub.label(text=scene_lengths(table.failures[i], context.scene), icon="ERROR")
         elif data.sort_column in table.columns:
             row.label(text=_number(table.column(data.sort_column)[i]))
 
@@ -107,7 +108,7 @@ class VIEW3D_PT_mechanism_study(MechanismSubPanel, bpy.types.Panel):
             head = f"Variant {i}: {describe(values, study.si_units(scene, values))}"
             box.label(text=head + ("  (baked)" if st.baked_variant == i else ""))
             if i in table.failures:
-                box.label(text=table.failures[i], icon="ERROR")
+                box.label(text=scene_lengths(table.failures[i], scene), icon="ERROR")
             else:
                 col = box.column(align=True)
                 units = study.column_units_of(scene)

@@ -14,12 +14,18 @@ from .analyses.run import progress_callback, requested_times, run, settings
 from .analyses.modes import Modes, modes as _modes
 from .analyses.statics import statics as _statics
 from .analyses.check import CheckReport, check as _check
-from .base.errors import MechanismError
+from .base.errors import MechanismError, finite_number
 from .model.compile import compile_model
 from .model.results import Result
 from .model.state import read_state, write_pose
 from .study import Study, StudyResult
 from .vocabulary.builder import Builder
+
+
+def _time(time: Any, call: str) -> float:
+    """The time (s) an analysis holds the motions at, as a finite float, or MechanismError
+    naming the call (a NaN time would hold every motion at NaN)."""
+    return finite_number(time, f"{call}: time (s)")
 
 
 class Mechanism(Builder):
@@ -47,6 +53,7 @@ class Mechanism(Builder):
 
     def assemble(self, time: float = 0.0) -> None:
         """Move the parts the least so that every joint and motion (at ``time``) holds."""
+        time = _time(time, "assemble")
         model = compile_model(self)
         write_pose(model, self, assemble(model, read_state(model, self, time)))
 
@@ -55,6 +62,7 @@ class Mechanism(Builder):
         there): the model compiled once, the parts' present placements assembled (least
         movement); ``drag_to``, ``set_coordinate`` and ``coordinate_range`` move it with every
         joint held, ``part_poses()`` reads the pose.  This mechanism is not changed."""
+        time = _time(time, "poser")
         model = compile_model(self)
         st = read_state(model, self, time)
         return Poser(model, st.r, st.p, time)
@@ -62,6 +70,7 @@ class Mechanism(Builder):
     def statics(self, time: float = 0.0, update: bool = False) -> Result:
         """Static equilibrium under gravity, springs and loads (motions held at ``time``):
         a one-frame Result with the reactions there; ``update=True`` moves the parts."""
+        time = _time(time, "statics")
         model = compile_model(self)
         result, rest = _statics(model, read_state(model, self, time))
         if update:
@@ -72,6 +81,7 @@ class Mechanism(Builder):
         """Natural frequencies, damping and mode shapes about the static equilibrium (found
         from the parts' present placements, motions held at ``time``, as ``statics``): a
         ``Modes``.  This mechanism is not changed."""
+        time = _time(time, "modes")
         model = compile_model(self)
         return _modes(model, read_state(model, self, time))
 

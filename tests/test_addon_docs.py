@@ -240,3 +240,58 @@ def test_the_tooltips_name_fields_that_exist(blender) -> None:
                 if field not in names:
                     wrong.append(f"{p.name}: {field!r}")
     assert not wrong, wrong
+
+
+def test_every_setting_a_user_edits_has_a_tooltip(blender) -> None:
+    """Each setting the panels show (not the hidden bookkeeping, the lists' indices or the
+    slider's own state) has a tooltip, and each menu choice one of its own: a user
+    hovering over Mass, Free Angle, Length or Axes: World reads what it is."""
+    bpy = blender
+    ob = bpy.data.objects.new("probe", None)
+    bare = []
+    internal = ("_index", "wiggle_", "_column")
+    for settings in (ob.mechanism, bpy.context.scene.mechanism, bpy.context.scene.mechanism.study):
+        for p in settings.bl_rna.properties:
+            if (p.identifier == "rna_type" or p.is_hidden or p.is_readonly or p.name in HIDDEN
+                    or any(k in p.identifier for k in internal)):
+                continue
+            if p.type == "ENUM":
+                bare += [f"{p.name}: {i.name}" for i in p.enum_items if not i.description]
+            elif not p.description:
+                bare.append(p.name)
+    assert not bare, f"settings without a tooltip: {bare}"
+
+
+@pytest.mark.parametrize("motion", ["EXPRESSION", "SPEED"])
+def test_a_slides_motion_is_in_metres_as_its_tooltip_says(blender, motion: str) -> None:
+    """Expression and Speed tooltips say a slide's motion is in metres whatever the scene's
+    unit scale; so it is: in a millimetre scene (unit scale 0.001) a slide driven 0.1*t,
+    or at Speed 0.1, moves the block 100 mm (100 Blender units) in the second from frame 1
+    to frame 25 (float32 keys: 1e-4 of the travel)."""
+    import blender_scenes as bs
+    bpy = blender
+    bs.set_range(bpy)
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    post = bs.add_box(bpy, "post", (20.0, 20.0, 20.0), (0.0, 0.0, -200.0))
+    block = bs.add_box(bpy, "block", (20.0, 20.0, 20.0), (0.0, 0.0, 0.0))
+    bs.tag(bpy, [post, block], "PART")
+    post.mechanism.ground = True
+    s = bs.connect(bpy, block, post, (0.0, 0.0, 0.0), "PRISMATIC", "Z").mechanism
+    s.motion_type, s.motion_expression, s.motion_speed = motion, "0.1*t", 0.1
+    for name in ("motion_expression", "motion_speed"):
+        assert "whatever the scene's unit scale" in s.bl_rna.properties[name].description
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    _, loc, _ = bs.baked_pose(block)
+    assert loc[-1, 2] - loc[0, 2] == pytest.approx(100.0, rel=1e-4)
+
+
+def test_a_tooltips_formula_says_what_its_symbols_are(blender) -> None:
+    """A stop's and a contact's Stiffness and Exponent tooltips give the push k d^n: each
+    says what d is (how far past the bound, how far the shapes overlap), and none uses a
+    symbol the tooltip leaves undefined ("delta")."""
+    bpy = blender
+    props = bpy.data.objects.new("probe", None).mechanism.bl_rna.properties
+    for name in ("limit_stiffness", "contact_stiffness"):
+        assert "d how far" in props[name].description, name
+    for name in ("limit_stiffness", "limit_exponent", "contact_stiffness", "contact_exponent"):
+        assert "delta" not in props[name].description, name

@@ -222,6 +222,24 @@ def test_wiggle_that_cannot_be_reached_says_so(blender) -> None:
     np.testing.assert_array_equal(matrix(sc["piston"]), before)
 
 
+def test_wiggle_that_cannot_be_reached_is_said_in_the_scenes_units(blender) -> None:
+    """The slider-crank drawn in millimetres (unit scale 0.001, Length Millimetres: the
+    crank 100 mm, the rod 300 mm): the piston's slide set to 500 mm, beyond crank + rod,
+    is refused in millimetres as well as the solver's metres, and nothing moves."""
+    bpy = blender
+    units = bpy.context.scene.unit_settings
+    units.scale_length, units.length_unit = 0.001, "MILLIMETERS"
+    sc = bs.slider_crank(bpy, crank=100.0, rod=300.0)
+    sc["main"].mechanism.motion_type = "NONE"
+    bpy.context.view_layer.update()
+    before = matrix(sc["piston"])
+    sc["cylinder"].mechanism.wiggle_slide = 500.0
+    report = bpy.context.scene.mechanism.report
+    assert re.search(r"cannot reach 0.5 m \(500 mm\) with the other joints closed \(it is at "
+                     r"[-\d.e+]+ m \([-\d.e+]+ mm\)\)", report), report
+    np.testing.assert_array_equal(matrix(sc["piston"]), before)
+
+
 def test_position_slider_of_a_one_dof_mechanism(blender) -> None:
     """Range of Motion picks the crank (a full turn); Position 0.75 is +90 degrees; an undo
     step taken after it is undone to the pose before."""

@@ -469,3 +469,79 @@ def test_implausible_density_is_warned_of_by_name(blender, op: str) -> None:
     assert float(found.group(1)) == pytest.approx(density, rel=1e-3)
     volume = d["arm"].dimensions.x * d["arm"].dimensions.y * d["arm"].dimensions.z
     assert float(found.group(2)) == pytest.approx(density * volume, rel=1e-3)
+
+
+def millimetre_arm(bpy) -> dict:
+    """A millimetre scene (unit scale 0.001, Length in Millimetres): a 100 mm arm pinned to
+    a base, its tip held by a ball joint at a ground point 300 mm from the pin, 200 mm
+    beyond its reach."""
+    bs.set_range(bpy, 1, 7)
+    units = bpy.context.scene.unit_settings
+    units.scale_length, units.length_unit = 0.001, "MILLIMETERS"
+    bpy.context.scene.gravity = (0.0, 0.0, -9810.0)
+    base = bs.add_box(bpy, "base", (20.0, 20.0, 20.0), (0.0, 0.0, -100.0))
+    arm = bs.add_box(bpy, "arm", (100.0, 10.0, 10.0), (50.0, 0.0, 0.0))
+    bs.tag(bpy, [base, arm], "PART")
+    base.mechanism.ground = True
+    bs.connect(bpy, arm, base, (0.0, 0.0, 0.0), "REVOLUTE", "Z")
+    tip, far = bs.add_marker(bpy, arm, (100.0, 0.0, 0.0)), bs.add_marker(bpy, base, (300.0, 0.0, 0.0))
+    return dict(arm=arm, joint=bs.new_joint(bpy, "far", "SPHERICAL", tip, far))
+
+
+@pytest.mark.parametrize("op", ["assemble", "bake"])
+def test_a_gap_in_a_millimetre_scene_is_said_in_millimetres(blender, op: str) -> None:
+    """The solver says the gap in metres (0.2 m); the user drew millimetres, so the message
+    says 200 mm too (the model's size 0.3 m: 300 mm), names the joints, and the scene is
+    unchanged. Check's line says the same."""
+    bpy = blender
+    millimetre_arm(bpy)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError) as info:
+        getattr(bpy.ops.mechanism, op)()
+    text = str(info.value)
+    assert "'far' leave a gap of 0.2 m (200 mm)" in text and "0.3 m (300 mm)" in text, text
+    assert not bs.differences(before, bs.snapshot(bpy))
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "gap of 0.2 m (200 mm)" in bpy.context.scene.mechanism.report
+
+
+def test_a_gap_in_a_metre_scene_is_said_once(blender) -> None:
+    """In a scene whose fields show metres the message is the solver's, with no second
+    length."""
+    bpy = blender
+    millimetre_arm(bpy)
+    bpy.context.scene.unit_settings.length_unit = "METERS"
+    with pytest.raises(RuntimeError) as info:
+        bpy.ops.mechanism.assemble()
+    assert "gap of 0.2 m," in str(info.value), str(info.value)
+
+
+def test_kinematic_analysis_of_a_free_mechanism_is_said_in_panel_terms(blender) -> None:
+    """The pendulum with nothing driving it and Analysis set to Kinematic: Check warns that
+    a Bake would stop; Bake refuses saying to set Analysis to Auto or Dynamic (the panel's
+    words, not the solver's Python argument), and the scene is unchanged."""
+    bpy = blender
+    bs.pendulum(bpy)
+    bpy.context.scene.mechanism.analysis = "KINEMATIC"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "Analysis is Kinematic, but 1 degree(s) of freedom" in bpy.context.scene.mechanism.report
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=r"1 remain \(add motions or set Analysis to Auto or "
+                                           r"Dynamic\)") as info:
+        bpy.ops.mechanism.bake()
+    assert "analysis=" not in str(info.value)
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_study_variants_failure_is_said_in_millimetres(blender) -> None:
+    """The millimetre arm studied over its mass: every variant fails to assemble; the
+    Study panel's line for the selected variant gives the gap in mm as well as the solver's
+    metres (the table keeps the solver's words, for its CSV)."""
+    bpy = blender
+    millimetre_arm(bpy)
+    st = bpy.context.scene.mechanism.study
+    st.parameter_1, st.start_1, st.stop_1, st.count_1 = "arm.mass", 1.0, 2.0, 2
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    st.row_index = 0
+    labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_study")
+    assert any("a gap of 0.2 m (200 mm)" in label for label in labels), labels

@@ -5,6 +5,8 @@ Bake and Assemble say the motions over-drive the mechanism and change nothing.  
 whose mesh is open bakes with a warning that names it, what is wrong and the mass used."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -125,8 +127,9 @@ def test_open_mesh_bakes_with_a_warning_naming_part_and_mass(blender) -> None:
 def test_check_names_a_joint_open_at_the_start(blender) -> None:
     """The slider-crank's piston lifted 5 cm off its slide (its markers with it):
     Check names the two joints on the piston as open by 5 cm, in the scene's units, and the
-    move that a Bake would make; built closed, no such line; with the unit system None, the
-    lengths are Blender units.  The scene is not moved."""
+    move that a Bake would make; built closed, no such line; with the Length unit fixed to
+    Millimetres, in mm as the fields show them; with the unit system None, the lengths are
+    Blender units.  The scene is not moved."""
     bpy = blender
     d = bs.slider_crank(bpy)
 
@@ -144,6 +147,9 @@ def test_check_names_a_joint_open_at_the_start(blender) -> None:
         assert f"joint {joint.name!r} is open at the start by 5 cm" in lines, lines
     assert any(line.startswith("the assembly moves part 'piston' by 5 cm") for line in lines), lines
     assert [tuple(r) for r in d["piston"].matrix_world] == matrix
+    bpy.context.scene.unit_settings.length_unit = "MILLIMETERS"      # as its fields show it
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert f"joint {d['cylinder'].name!r} is open at the start by 50 mm" in report().split(" | ")
     bpy.context.scene.unit_settings.system = "NONE"
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert f"joint {d['cylinder'].name!r} is open at the start by 0.05" in report().split(" | ")
@@ -238,3 +244,15 @@ def test_a_part_blender_does_not_evaluate_is_refused_if_modifiers_would_shape_it
     with pytest.raises(RuntimeError, match=r"part 'arm': it is disabled in viewports"):
         bpy.ops.mechanism.bake()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_bakes_note_says_its_lengths_in_the_scenes_unit(blender) -> None:
+    """The pivot lifted 8e-7 m in a scene whose fields show centimetres: the bake's note
+    gives the disagreement in metres and in centimetres (8e-07 m is 8e-05 cm)."""
+    blender.context.scene.unit_settings.length_unit = "CENTIMETERS"
+    four_bar(blender, lift=8e-7)
+    assert blender.ops.mechanism.bake() == {"FINISHED"}
+    report = blender.context.scene.mechanism.report
+    found = re.search(r"disagree by ([\d.e+-]+) m \(([\d.e+-]+) cm\)", report)
+    assert found, report
+    assert float(found.group(2)) == pytest.approx(100.0 * float(found.group(1)), rel=1e-3)

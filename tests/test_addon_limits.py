@@ -182,7 +182,8 @@ def test_start_outside_the_range_is_refused_naming_the_joint(blender) -> None:
 
 def test_lower_above_upper_names_the_joint(blender) -> None:
     """An upper stop at -10 deg below the lower at 0: Bake and Check refuse, naming the
-    joint's limit; the bake already there is untouched."""
+    joint's limit and the bounds in degrees (as the fields show them, beside the solver's
+    radians); the bake already there is untouched."""
     bpy = blender
     d = bs.door(bpy)
     bpy.context.scene.frame_end = 7
@@ -190,7 +191,8 @@ def test_lower_above_upper_names_the_joint(blender) -> None:
     s = d["hinge"].mechanism
     s.use_limit_upper, s.limit_upper_angle = True, math.radians(-10.0)
     before = bs.snapshot(bpy)
-    want = f"limit '{re.escape(d['hinge'].name)}: limit': the lower bound 0 is not below the upper"
+    want = (f"limit '{re.escape(d['hinge'].name)}: limit': the lower bound 0 rad \\(0 deg\\) is "
+            r"not below the upper -0.174533 rad \(-10 deg\)")
     with pytest.raises(RuntimeError, match=want):
         bpy.ops.mechanism.bake()
     with pytest.raises(RuntimeError, match=want):
@@ -414,3 +416,15 @@ def test_kinematic_bake_bakes_the_friction(blender, extension) -> None:
     mass = sm.mech.parts["block"].mass
     assert r.analysis == "kinematic"
     np.testing.assert_allclose(got[1:], 0.2 * mass * 9.81, rtol=1e-5)
+
+
+def test_stops_left_on_a_joint_changed_to_spherical_are_named(blender) -> None:
+    """The door's hinge with its stops changed to a spherical joint: the panel hides the
+    stops and the solver gets none; Check says so, naming the joint."""
+    bpy = blender
+    d = bs.door(bpy)
+    s = d["hinge"].mechanism
+    s.use_limit_lower, s.joint_kind, s.torsion = True, "SPHERICAL", False
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert (f"joint '{d['hinge'].name}': its stops are on, but a spherical joint has no angle "
+            "or slide to stop: they are not used") in bpy.context.scene.mechanism.report

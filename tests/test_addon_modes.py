@@ -92,3 +92,16 @@ def test_bake_mode_replaces_a_baked_variant_and_its_notes(blender) -> None:
     assert st.baked_variant == -1 and scene.mechanism.report == ""
     labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_study")
     assert not any("(baked)" in t for t in labels), labels
+
+
+def test_bake_mode_in_edit_mode_says_why_it_waits(blender) -> None:
+    """Modes found, the arm's mesh in Edit Mode: Bake Mode is greyed out with its reason
+    (keys go on objects), as Bake's is."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    bs.select(bpy, [d["arm"]], d["arm"])
+    bpy.ops.object.mode_set(mode="EDIT")
+    with pytest.raises(RuntimeError, match=r"Bake Mode works in Object Mode: leave Edit Mode"):
+        bpy.ops.mechanism.bake_mode()
+    bpy.ops.object.mode_set(mode="OBJECT")

@@ -364,3 +364,26 @@ def test_roles_keep_the_numbers_files_saved_them_with(blender, tmp_path) -> None
     bpy.ops.wm.save_as_mainfile(filepath=path)
     bpy.ops.wm.open_mainfile(filepath=path)
     assert [bpy.data.objects[f"probe {r}"].mechanism.role for r in roles] == roles
+
+
+def test_tagging_a_mesh_as_a_marker_tags_nothing(blender) -> None:
+    """Set Role Marker on an Empty and a cube: refused naming the cube (a marker is an
+    Empty), and the Empty is not tagged either: the scene is as it was."""
+    bpy = blender
+    empty = bs.empty(bpy, "E1")
+    cube = bs.add_box(bpy, "Cube", (1.0, 1.0, 1.0), (0.0, 0.0, 0.0))
+    bs.select(bpy, [empty, cube], cube)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=r"'Cube': not an Empty; a marker is an Empty "
+                                           r"parented to a part .*nothing was tagged"):
+        bpy.ops.mechanism.set_role(role="MARKER")
+    assert empty.mechanism.role == "NONE" and cube.mechanism.role == "NONE"
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_remove_constant_with_none_selected_says_why(blender) -> None:
+    """Remove Constant with the list empty (or nothing picked) is greyed out with its
+    reason, not Blender's 'context is incorrect'."""
+    bpy = blender
+    with pytest.raises(RuntimeError, match="Select a constant in the list first"):
+        bpy.ops.mechanism.constant_remove()

@@ -362,3 +362,20 @@ def test_energy_balances_on_a_profile_edge() -> None:
     assert r.velocity("ball")[:, 2].max() > 0.1                      # it bounced
     ke, pe, work = r.energy()
     assert np.ptp(ke + pe - work) < 3e-6 * mass * G * h
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: involute_gear(20.5, 0.002), "gear teeth must be a whole number, got 20.5"),
+    (lambda: involute_gear("twenty", 0.002), "gear teeth must be a number, got 'twenty'"),
+    (lambda: geneva_wheel(4.5, 0.1, 0.01), "Geneva slots must be a whole number, got 4.5"),
+    (lambda: geneva_crank_radius(float("nan"), 0.1), "Geneva slots is NaN or infinite"),
+    (lambda: Shape.profile([[(0, 0), (1, 0), (0, 1)]], 0.1, levels=1.5),
+     "profile levels must be a whole number, got 1.5"),
+    (lambda: Shape.mesh([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                        [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]], cells=None),
+     "mesh cells must be a number, got None")])
+def test_a_count_that_is_not_whole_is_refused(call, message: str) -> None:
+    """Teeth, slots, grid cells and levels are counts: 20.5 teeth is refused, not cut to a
+    20-tooth gear by int(); text, None and NaN are named, not Python's own errors."""
+    with pytest.raises(MechanismError, match=message):
+        call()

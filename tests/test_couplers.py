@@ -424,6 +424,9 @@ def test_check_counts_what_couplers_remove() -> None:
     (lambda m: m.add_coupler("x", ["j1"], [1.0]), "two or three"),
     (lambda m: m.add_coupler("x", ["j1", "j2"], [1.0, 0.0]), "two scales must be non-zero"),
     (lambda m: m.add_coupler("x", ["j1", "j2"], [1.0]), "but 1 scales"),
+    (lambda m: m.add_coupler("x", ["j1", "j2"], None), "coupler 'x': scales must be a list .*got None"),
+    (lambda m: m.add_coupler("x", None, [1.0, 2.0]), "coupler 'x': joints must be a list .*got None"),
+    (lambda m: m.add_coupler("x", ["j1", "j2"], [1.0, 2.0], coordinates=3), "coupler 'x': coordinates must"),
     (lambda m: m.add_gear("mesh", "j1", "j2", ratio=2.0), "already used"),
 ])
 def test_bad_couplers_are_named(call, message: str) -> None:

@@ -300,3 +300,13 @@ def test_the_guides_contents_list_every_section() -> None:
             if slug not in linked:
                 unlisted.append(f"{name}: {heading}")
     assert not unlisted, unlisted
+
+
+def test_the_blender_guide_defines_every_equation_check_names() -> None:
+    """Check's report names a joint's redundant equations by the solver's labels
+    ("at-point x", "z_I . x_J", ...): each one a joint can have is defined in the guide."""
+    from solver.vocabulary.joints import CURVE_JOINT_ROWS, JOINT_ROWS, label
+    with open(os.path.join(ROOT, "docs", "blender.md"), encoding="utf-8") as f:
+        guide = f.read()
+    labels = {label(p) for rows in [*JOINT_ROWS.values(), *CURVE_JOINT_ROWS.values()] for p in rows}
+    assert not [x for x in sorted(labels) if f"`{x}`" not in guide]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mechanisms as mk
-from solver import Mechanism, SolverError
+from solver import Mechanism, MechanismError, SolverError
 from solver.algebra.newton import scaled_jacobian, step_pose
 from solver.analyses.posing.drag import Poser, joint_kinds
 from solver.analyses.posing.drag_newton import reduced_hessian
@@ -214,6 +214,10 @@ def test_drag_errors_name_the_part() -> None:
         ps.drag_to("ground", (0, 0, 0), (1, 1, 1))
     with pytest.raises(SolverError, match="part 'nope' is not a part"):
         ps.drag_to("nope", (0, 0, 0), (1, 1, 1))
+    with pytest.raises(MechanismError, match=r"drag_to: the target of part 'bob' \(m\) has a NaN"):
+        ps.drag_to("bob", (0, 0, 0), (float("nan"), 1, 1))
+    with pytest.raises(MechanismError, match=r"drag_to: the point on part 'bob' \(m\) must be 3 numbers"):
+        ps.drag_to("bob", "tip", (1, 1, 1))
     assert ps.pose[0] is r and ps.pose[1] is p
 
 
@@ -254,7 +258,8 @@ def test_set_coordinate_errors_name_the_joint_and_change_nothing() -> None:
     r, p = ps.pose
     with pytest.raises(SolverError, match="joint 'nope' is not a joint"):
         ps.set_coordinate("nope", 0.0)
-    with pytest.raises(SolverError, match=r"joint 'pivot4': its angle cannot reach 2.7 rad") as err:
+    with pytest.raises(SolverError, match=r"joint 'pivot4': its angle cannot reach 2.7 rad \(154.699 deg\) "
+                       r"with the other joints closed \(it is at [-\d.]+ rad \([-\d.]+ deg\)\)") as err:
         ps.set_coordinate("pivot4", 2.7)          # the rocker swings 1.369..2.498 rad
     assert err.value.joints == ("pivot4",)
     assert ps.pose[0] is r and ps.pose[1] is p
@@ -263,6 +268,11 @@ def test_set_coordinate_errors_name_the_joint_and_change_nothing() -> None:
         driven.set_coordinate("pivot2", 0.5)
     with pytest.raises(SolverError, match="has no slide"):
         ps.set_coordinate("pivot2", 0.5, "slide")
+    with pytest.raises(MechanismError, match=r"set_coordinate: joint 'pivot2'.s angle \(rad\) is NaN"):
+        ps.set_coordinate("pivot2", float("nan"))
+    with pytest.raises(MechanismError, match=r"joint 'pivot2'.s angle \(rad\) must be a number, got 'up'"):
+        ps.set_coordinate("pivot2", "up")
+    assert ps.pose[0] is r and ps.pose[1] is p
 
 
 def test_coordinate_range_of_a_crank_and_a_rocker() -> None:

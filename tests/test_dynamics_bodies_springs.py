@@ -453,6 +453,8 @@ def base() -> Mechanism:
     (lambda m: m.add_spring_damper("s", "B", "G", free_length=float("nan")), "free_length is NaN"),
     (lambda m: m.add_spring_damper("s", "B", "nowhere"), "unknown marker 'nowhere'"),
     (lambda m: m.add_spring_damper("s", "B", "B2"), "both markers are on part 'b'"),
+    (lambda m: m.add_spring_damper("s", "B", "B"), "spring-damper 's': marker 'B' is both of "
+                                                   "its ends; the other end must be a marker on another part"),
     (lambda m: m.add_torsion_spring("s", "ball", stiffness=1.0),
      "'ball' is spherical; it needs a revolute"),
     (lambda m: m.add_spring_damper("s", "B", "G", actuator="__import__('os')"),

@@ -59,6 +59,18 @@ def test_an_expression_that_fails_is_bad_input() -> None:
     (lambda m: m.add_marker("B", "arm", orientation=(1, 1, 0, 0)), "marker 'B': orientation is not a unit"),
     (lambda m: m.add_marker("B", "arm", position=(0, float("nan"), 0)), "marker 'B': position has a NaN"),
     (lambda m: Mechanism(gravity=(0, 0)), "gravity must be 3 numbers"),
+    (lambda m: m.add_part("p", inertia=("heavy", 1, 1)), r"part 'p': inertia must be .*'heavy'"),
+    (lambda m: m.add_part("p", inertia=[[0.01, 0.5, 0], [0.5, 0.01, 0], [0, 0, 0.01]]),
+     r"part 'p': inertia is not positive definite \(principal moments \(-0.49, 0.01, 0.51\) kg m\^2: "
+     r"each must be above 0\)"),
+    (lambda m: m.add_part("p", inertia=(1, [1, 2], 1)), r"part 'p': inertia must be \(Ixx, Iyy"),
+    (lambda m: m.add_joint("j", "distance", "A", "O", length="long"), r"joint 'j': length \(m\) must be a number, got 'long'"),
+    (lambda m: m.add_joint("j", "distance", "A", "O", length=-0.5), "joint 'j': length must be positive, got -0.5 m"),
+    (lambda m: m.add_force("f", "A", force=5.0), "force 'f': force must have 3 components .*got 5.0"),
+    (lambda m: m.add_force("f", "A", torque=None), "force 'f': torque must have 3 components .*got None"),
+    (lambda m: (m.add_joint("pin", "revolute", "A", "O"), m.add_limit("stop", "pin", lower=0.5, upper=0.2)),
+     r"limit 'stop': the lower bound 0.5 rad \(28.6479 deg\) is not below the upper 0.2 rad "
+     r"\(11.4592 deg\) \(joint 'pin'.s angle\)"),
 ])
 def test_bad_input_message(call, message: str) -> None:
     m = base()
@@ -339,3 +351,63 @@ def test_a_run_whose_results_do_not_fit_in_memory_is_named(monkeypatch) -> None:
     monkeypatch.setattr("solver.mechanism.run", short_of_memory)
     with pytest.raises(MechanismError, match=r"solve: 25 frames of 1 moving part\(s\) do not fit"):
         m.solve(duration=1.0, fps=24)
+
+
+@pytest.mark.parametrize("call", ["assemble", "poser", "statics", "modes"])
+@pytest.mark.parametrize("time, fact", [("soon", "must be a number, got 'soon'"),
+                                        (float("nan"), "is NaN or infinite")])
+def test_an_analysis_time_that_is_not_a_number_is_named(call: str, time, fact: str) -> None:
+    """The time an analysis holds the motions at is refused naming the call, never
+    Python's own ValueError for text, nor a NaN that would hold every motion at NaN."""
+    m = base()
+    m.add_joint("pin", "revolute", "A", "O")
+    m.add_motion("drive", "pin", "t")
+    with pytest.raises(MechanismError, match=rf"{call}: time \(s\) {fact}"):
+        getattr(m, call)(time=time)
+
+
+def test_a_function_returning_an_array_is_named_by_its_shape() -> None:
+    """A motion's callable that returns two numbers is refused naming the motion, the time
+    and the array's shape, not the exact-derivative numbers the solver passed it."""
+    m = base()
+    m.add_joint("pin", "revolute", "A", "O")
+    with pytest.raises(MechanismError) as err:
+        m.add_motion("drive", "pin", lambda t: np.array([t, 2 * t]))
+        m.solve(duration=0.5, fps=10)
+    text = str(err.value)
+    assert "motion 'drive'" in text and "must return one number, got an array of shape (2,) at t=0.0" in text, text
+    assert "Jet" not in text, text
+
+
+def test_a_spring_whose_markers_meet_stops_a_sweep_naming_it_and_the_time() -> None:
+    """A block driven along a rail by 0.1 - t through the ground marker its spring-damper
+    pulls toward: at t = 0.1 s the spring's two markers meet and its force has no direction.
+    The sweep stops there naming the spring and the time (a SolverError with the frames
+    before, 0 and 0.05 s), not numpy's or Python's own FloatingPointError."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("block", mass=1.0, position=(0.1, 0, 0))
+    along_x = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)
+    m.add_marker("O", "ground", orientation=along_x)
+    m.add_marker("S", "block", orientation=along_x)
+    m.add_joint("rail", "prismatic", "S", "O")
+    m.add_motion("push", "rail", "0.1 - t")
+    m.add_marker("tip", "block")
+    m.add_marker("anchor", "ground")
+    m.add_spring_damper("spring", "tip", "anchor", stiffness=10.0, damping=1.0, free_length=0.05)
+    with pytest.raises(SolverError, match=r"spring-damper 'spring': its two markers coincide .* "
+                                          r"at t = 0.1 s") as err:
+        m.solve(duration=0.3, fps=20)
+    assert err.value.time == pytest.approx(0.1, abs=1e-12)
+    np.testing.assert_allclose(err.value.result.times, [0.0, 0.05])
+
+
+def test_a_curve_refuses_a_derivative_it_does_not_have() -> None:
+    """A quintic has derivatives 0..5: 6 (or 1.5) is bad input, a MechanismError saying the
+    range, as the reference promises for bad input."""
+    from solver.base.curves import Curve
+    c = Curve.circle(0.1)
+    with pytest.raises(MechanismError, match=r"derivatives must be a whole number 0..5, got 6"):
+        c.evaluate(0.1, derivatives=6)
+    with pytest.raises(MechanismError, match=r"got 1.5"):
+        c.evaluate(0.1, derivatives=1.5)

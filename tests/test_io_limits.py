@@ -287,3 +287,19 @@ def test_slide_bounds_in_the_scene_units() -> None:
     assert limits.bounds_in_scene_units(msg, ("other: limit",), slides, 0.01).endswith("lower 0, upper 25)")
     assert limits.bounds_in_scene_units(msg, ("hinge: limit",), slides, 0.001) == msg
     assert limits.bounds_in_scene_units(msg, ("rail: limit",), slides, 1.0) == msg
+
+
+def test_stops_and_friction_on_a_kind_without_a_coordinate_are_named() -> None:
+    """Stops ticked on a joint changed to spherical, friction on a planar one: the solver
+    gets none (limit_call, friction_call), and a line names the joint and says so; on a
+    revolute joint, or unticked, no line."""
+    stops = LS(kind="SPHERICAL", coordinate="ANGLE", use_lower=True, use_upper=False)
+    rub = FS(kind="PLANAR", coordinate="ANGLE", use=True, static=0.2)
+    assert limits.limit_call("ball", stops, 1.0) is None and limits.friction_call("ball", rub, 1.0) is None
+    lines = limits.unused_notes("ball", stops, rub)
+    assert lines[0].startswith("joint 'ball': its stops are on, but a spherical joint has no angle")
+    assert lines[1].startswith("joint 'ball': its friction is on, but a planar joint has no angle")
+    on_pin = LS(kind="REVOLUTE", coordinate="ANGLE", use_lower=True, use_upper=False)
+    assert limits.unused_notes("pin", on_pin, FS(kind="REVOLUTE", coordinate="ANGLE", use=True)) == []
+    off = LS(kind="SPHERICAL", coordinate="ANGLE", use_lower=False, use_upper=False)
+    assert limits.unused_notes("ball", off, FS(kind="SPHERICAL", coordinate="ANGLE", use=True)) == []

@@ -21,7 +21,9 @@ def test_motion_coordinate_follows_the_joint_kind() -> None:
 def test_kind_menu_names_every_solver_kind() -> None:
     """Each Kind menu entry maps back to its solver kind ('IN_LINE' -> 'in-line'), the joints
     on curves last (a saved file's menu values keep their places); its label is the kind
-    with a capital, as Connect names joints ('In-line', 'Point on curve')."""
+    with a capital, as Connect names joints ('In-line', 'Point on curve'); its tooltip
+    says what the kind holds and how many freedoms it takes away (the equations Check
+    counts), each kind in words of its own."""
     from mechanism_animator.solver.vocabulary.joints import CURVE_JOINT_ROWS
     values = [v for v, _, _ in settings.JOINT_KINDS]
     assert [settings.kind_name(v) for v in values] == list(solver.JOINT_KINDS) + list(CURVE_JOINT_ROWS)
@@ -29,9 +31,14 @@ def test_kind_menu_names_every_solver_kind() -> None:
     assert [settings.kind_label(v) for v in values[-2:]] == ["Point on curve", "Cam"]
     assert "IN_LINE" in values and "PARALLEL_AXES" in values
     labels = {v: (label, d) for v, label, d in settings.JOINT_KINDS}
-    assert labels["REVOLUTE"] == ("Revolute", "5 equations")
-    assert labels["IN_LINE"] == ("In-line", "2 equations")
+    assert labels["REVOLUTE"] == ("Revolute", "A hinge: the origins together, the z axes "
+                                  "parallel; turns about z (takes away 5 of the 6 relative "
+                                  "freedoms: 5 equations)")
+    assert labels["IN_LINE"][1].endswith("(takes away 2 of the 6 relative freedoms: 2 equations)")
+    assert labels["IN_PLANE"][1].endswith(": 1 equation)")      # one, not "1 equations"
     assert settings.kind_label("PARALLEL_AXES") == labels["PARALLEL_AXES"][0] == "Parallel-axes"
+    helps = [d for _, _, d in settings.JOINT_KINDS]
+    assert len(set(helps)) == len(helps) and all(not d[0].isdigit() for d in helps)
 
 
 def test_split_components() -> None:
@@ -101,9 +108,12 @@ def test_scene_constants_and_the_ones_an_expression_uses() -> None:
     assert consts == {"omega": 6.0, "lift": 0.25}
     for pairs, msg in (([("", 1.0)], "entry 1 has no name"),
                        ([("a", 1.0), ("a", 2.0)], "'a' is defined twice"),
-                       ([("t", 1.0)], "'t' cannot be used as a constant's name"),
-                       ([("sin", 1.0)], "'sin' cannot be used"),
-                       ([("2x", 1.0)], "'2x' cannot be used"),
+                       ([("t", 1.0)], "'t' cannot be used as a constant's name: 't' is a "
+                                      "variable the expression is a function of"),
+                       ([("sin", 1.0)], "'sin' cannot be used as a constant's name: 'sin' is a function"),
+                       ([("pi", 1.0)], "'pi' is a built-in constant"),
+                       ([("2x", 1.0)], "'2x' cannot be used as a constant's name: a name is "
+                                       "letters, digits and underscores, starting with a letter"),
                        ([("k", float("nan"))], "finite number")):
         with pytest.raises(MechanismError, match=msg):
             settings.scene_constants(pairs)
@@ -131,3 +141,19 @@ def test_values_and_the_tolerance_as_typed() -> None:
         tolerance = float(np.float32(1e-6))
     assert settings.tolerance(Scene) == 1e-6
 
+
+
+def test_the_kinematic_setting_with_freedoms_left_is_warned_of() -> None:
+    """Analysis Kinematic with one freedom undriven: Check warns that Bake would stop and
+    says what to do; driven (0 left) or Auto, nothing."""
+    note = settings.kinematic_note("KINEMATIC", 1)
+    assert "1 degree(s) of freedom are not driven" in note and "set Analysis to Auto or Dynamic" in note
+    assert settings.kinematic_note("KINEMATIC", 0) is None and settings.kinematic_note("AUTO", 2) is None
+
+
+def test_a_solver_argument_is_said_as_the_panel_names_it() -> None:
+    text = ("kinematic analysis needs every degree of freedom driven: 1 remain (add motions "
+            "or use analysis='dynamic')")
+    assert settings.in_panel_terms(text) == (
+        "kinematic analysis needs every degree of freedom driven: 1 remain (add motions or "
+        "set Analysis to Auto or Dynamic)")

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from scipy.spatial import ConvexHull
 
+from solver import MechanismError
 from solver.base.mass_properties import MassProperties, mesh_mass_properties, part_frame_from_matrix
 from solver.base.rotations import quat_to_matrix
 
@@ -441,6 +442,17 @@ def test_random_convex_hull(seed):
 def test_bad_density(density):
     with pytest.raises(ValueError, match="density"):
         mesh_mass_properties(*box((1, 1, 1)), density=density)
+
+
+def test_bad_input_is_a_mechanism_error():
+    """The reference's promise: bad input is a MechanismError (a ValueError), here too,
+    text where numbers belong included."""
+    V, F = box((1, 1, 1))
+    for call in (lambda: mesh_mass_properties(V, []), lambda: mesh_mass_properties("cube", F),
+                 lambda: mesh_mass_properties(V, F, density="oak"),
+                 lambda: part_frame_from_matrix(np.zeros((3, 3)))):
+        with pytest.raises(MechanismError):
+            call()
 
 
 def test_bad_input():

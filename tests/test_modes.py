@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from solver import Mechanism, SolverError
+from solver import Mechanism, MechanismError, SolverError
 from tests.mechanisms import AXIS_MARKER, G
 
 Y = AXIS_MARKER["y"]          # marker z along world y: hinges turning in the x-z plane
@@ -226,10 +226,20 @@ def test_a_fully_driven_mechanism_has_no_modes():
 
 def test_bad_requests_name_what_is_wrong():
     md = _pendulum().modes()
-    with pytest.raises(IndexError, match="mode 3 out of range"):
+    with pytest.raises(MechanismError, match=r"mode 3 out of range: there are 1 modes .*numbered 0 to 0"):
         md.shape(3, "rod")
-    with pytest.raises(KeyError, match="no moving part 'arm'"):
+    with pytest.raises(MechanismError, match="mode -1 out of range"):
+        md.shape(-1, "rod")
+    with pytest.raises(MechanismError, match="mode must be a whole number, got 0.5"):
+        md.shape(0.5, "rod")
+    with pytest.raises(MechanismError, match="no moving part 'arm' .moving parts: rod."):
         md.shape(0, "arm")
+    with pytest.raises(MechanismError, match=r"mode 2 out of range"):
+        md.poses(2, 0.01, [0.0])
+    with pytest.raises(MechanismError, match=r"modes: amplitude \(m\) is NaN or infinite"):
+        md.poses(0, float("nan"), [0.0])
+    with pytest.raises(MechanismError, match="modes: phases have a NaN"):
+        md.poses(0, 0.01, [0.0, float("inf")])
     m = Mechanism()
     m.add_part("ground", fixed=True)
     m.add_part("falling", mass=1.0)
@@ -276,3 +286,25 @@ def test_a_part_on_a_rotated_offset_bushing_without_gravity():
     exact = np.sqrt(scipy.linalg.eigh(K, M, eigvals_only=True)) / (2 * math.pi)
     assert np.allclose(md.frequencies, exact, rtol=RTOL, atol=0)
     assert md.stable
+
+
+def test_a_spring_whose_ends_meet_at_equilibrium_is_named() -> None:
+    """A block on a rail pulled by a spring of free length 0 toward a ground marker on its
+    rail: on the way to the equilibrium the spring's ends meet, where its force has no
+    direction. Statics and modes stop naming the spring and what to do (a SolverError at
+    t = 0), not numpy's or Python's FloatingPointError."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("block", mass=1.0, position=(0.1, 0, 0))
+    along_x = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)
+    m.add_marker("O", "ground", orientation=along_x)
+    m.add_marker("S", "block", orientation=along_x)
+    m.add_joint("rail", "prismatic", "S", "O")
+    m.add_marker("tip", "block")
+    m.add_marker("anchor", "ground")
+    m.add_spring_damper("spring", "tip", "anchor", stiffness=10.0, free_length=0.0)
+    for analysis in (m.statics, m.modes):
+        with pytest.raises(SolverError, match=r"statics at t = 0 s: spring-damper 'spring': its "
+                                              r"two markers coincide .*keep its ends apart") as err:
+            analysis()
+        assert err.value.time == 0.0

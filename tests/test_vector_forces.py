@@ -219,3 +219,19 @@ def test_a_component_undefined_inside_max_stops_the_run(analysis):
         assert err.value.time == 0.75 and list(err.value.result.times) == [0.0, 0.25, 0.5]
         np.testing.assert_allclose(err.value.result.vector_force("f")[0][:, 2],
                                    np.sqrt([0.5, 0.25, 0.0]), rtol=1e-12)
+
+
+def test_a_failed_component_names_its_measures_as_written():
+    """1/DX('c', 'anchor') with the block's marker c on the anchor (the rail moved so that
+    DX = 0 at the start): the run stops at t = 0 naming the force, the measure as the user
+    wrote it with its value, and the failure in words (not numpy's "divide by zero
+    encountered in divide", nor the hidden variable that carries the measures)."""
+    m = _rail(("1/DX('c', 'anchor')", 0, 0))
+    m.parts["block"].position[:] = 0.0
+    with pytest.raises(SolverError) as err:
+        m.solve(duration=0.5, fps=24, analysis="dynamic")
+    text = str(err.value)
+    assert "vector force 'pull': force x" in text, text
+    assert "DX('c', 'anchor')=0.0: division by zero" in text, text
+    assert "_measures" not in text and "encountered" not in text, text
+    assert err.value.time == 0.0

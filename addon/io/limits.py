@@ -87,6 +87,21 @@ def limit_bounds(s: LimitSettings) -> tuple[str, float | None, float | None]:
     return coord, (lo if s.use_lower else None), (hi if s.use_upper else None)
 
 
+def unused_notes(joint: str, stops: LimitSettings, friction: FrictionSettings) -> list[str]:
+    """Check's and Bake's lines for a joint's stops or friction that are ticked on a kind
+    with nothing for them to act on (a joint changed to spherical or planar after they were
+    set: the panel hides them and the solver gets none), so none is dropped unsaid."""
+    out = []
+    if (stops.use_lower or stops.use_upper) and not has_coordinate(stops.kind):
+        out.append(f"joint {joint!r}: its stops are on, but a {kind_name(stops.kind)} joint has "
+                   "no angle or slide to stop: they are not used (untick them, or change its Kind)")
+    if friction.use and not has_friction(friction.kind):
+        out.append(f"joint {joint!r}: its friction is on, but a {kind_name(friction.kind)} "
+                   "joint has no angle, "
+                   "slide or ball to rub on: it is not used (untick it, or change its Kind)")
+    return out
+
+
 def limit_call(joint: str, s: LimitSettings, scale: float) -> dict | None:
     """Keyword arguments of ``Mechanism.add_limit`` for a joint's stops (slides in metres:
     Blender units times ``scale``); None when neither bound is on or the kind has no angle

@@ -29,9 +29,35 @@ def kind_label(enum_value: str) -> str:
     return _LABELS.get(kind, kind[:1].upper() + kind[1:])
 
 
+# what each kind holds (docs/conventions.md#joints), in the menu's tooltip
+_HOLDS = {"fixed": "The markers' origins together and their axes aligned: no relative motion",
+          "revolute": "A hinge: the origins together, the z axes parallel; turns about z",
+          "prismatic": "A slider: marker I's origin on marker J's z axis, the axes aligned; "
+                       "slides along z",
+          "cylindrical": "Marker I's origin on marker J's z axis, the z axes parallel; turns "
+                         "about and slides along z",
+          "spherical": "A ball joint: the origins together; turns every way",
+          "universal": "A Cardan joint: the origins together, the z axes kept perpendicular (the "
+                       "two cross pins)",
+          "planar": "Marker I's origin in marker J's xy plane, the z axes parallel",
+          "in-line": "Marker I's origin on marker J's z axis",
+          "in-plane": "Marker I's origin in marker J's xy plane",
+          "parallel-axes": "The markers' z axes kept parallel",
+          "perpendicular": "The markers' z axes kept perpendicular",
+          "distance": "The markers' origins kept at the joint's Distance apart"}
+
+
+def _kind_help(kind: str, equations: int) -> str:
+    """A joint kind's tooltip: what it holds and how many of the 6 relative freedoms of two
+    parts it takes away (the equations Check counts)."""
+    plural = "s" if equations != 1 else ""
+    return (f"{_HOLDS.get(kind, kind_label(kind))} (takes away {equations} of the 6 relative "
+            f"freedoms: {equations} equation{plural})")
+
+
 # the Kind menu: (enum value, label, description) per solver joint kind, 'in-line' -> 'IN_LINE',
 # then the joints on curves (appended: a saved file's menu values keep their places)
-JOINT_KINDS = [(k.upper().replace("-", "_"), kind_label(k), f"{len(rows)} equations")
+JOINT_KINDS = [(k.upper().replace("-", "_"), kind_label(k), _kind_help(k, len(rows)))
                for k, rows in JOINT_ROWS.items()] + [
     (k.upper().replace("-", "_"), kind_label(k), _CURVE_HELP[k]) for k in CURVE_JOINT_ROWS]
 
@@ -178,3 +204,23 @@ def state_measures(texts) -> list[str]:
             except ExpressionError:
                 pass
     return found
+
+
+# the solver's words for a setting the panel spells otherwise (its Python argument)
+_PANEL_TERMS = (("use analysis='dynamic'", "set Analysis to Auto or Dynamic"),)
+
+
+def in_panel_terms(message: str) -> str:
+    """A solver message with its Python arguments said as the sidebar names the setting."""
+    for solver_words, panel_words in _PANEL_TERMS:
+        message = message.replace(solver_words, panel_words)
+    return message
+
+
+def kinematic_note(analysis: str, driven_dof: int) -> str | None:
+    """Check's warning when the Analysis setting is Kinematic but motions leave freedoms
+    undriven (a Bake would stop at its first frame), or None."""
+    if analysis != "KINEMATIC" or driven_dof <= 0:
+        return None
+    return (f"Analysis is Kinematic, but {driven_dof} degree(s) of freedom are not driven by "
+            "motions: Bake would stop; drive them, or set Analysis to Auto or Dynamic")

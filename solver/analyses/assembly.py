@@ -85,16 +85,15 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
         if joints.ok and joints.err <= NEWTON_TOL:
             st = structure(model, *joints.x)
             if st.bad_motions:
-                bad = tuple(st.bad_motions)
-                centre = dead_centre(model, bad, *joints.x, t)
-                raise SolverError(centre or f"the motions over-drive the mechanism: motion "
-                                  f"{bad[0]!r} drives a coordinate that the joints and the "
-                                  "other motions already fix (conflicting motions); remove "
-                                  "it or free its joint", t, bad)
+                _overdriven(model, tuple(st.bad_motions), joints.x, t)
     # redundant equations that disagree: their rows are dependent only up to about the
     # disagreement at the least-squares pose, so the rank test allows for it there
     tol = min(max(RANK_TOL, 1e3 * float(out.err)), 1e-4)
     st = structure(model, *out.x, tol, out.data[0].track)
+    if st.bad_motions and np.abs(out.data[1]).max() <= max(MISMATCH_TOL, model.input_rounding):
+        # the joints close but for their input's rounding (Blender's float32), which leaves
+        # an over-driving motion a gap of that size: the motion is the cause, not the gap
+        _overdriven(model, tuple(st.bad_motions), out.x, t)
     kept = least_movement(model, *out.x, f, st.keep, max_iter) if not st.bad_motions else None
     if kept is None or not kept.ok or kept.err > NEWTON_TOL:
         _cannot_close(model, out.data[1], t)
@@ -110,6 +109,15 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     raise _Unclosed(f"assembly failed: the joints cannot all be closed: joints "
                     f"{', '.join(map(repr, joints))} leave a gap of "
                     f"{_size_text(model, res, st.redundant)}", t, joints)
+
+
+def _overdriven(model: Model, bad: tuple[str, ...], x: tuple, t: float) -> None:
+    """Raise naming the first motion that drives a coordinate the joints and the other
+    motions already fix (or the dead centre it starts at), at pose ``x``."""
+    centre = dead_centre(model, bad, *x, t)
+    raise SolverError(centre or f"the motions over-drive the mechanism: motion {bad[0]!r} "
+                      "drives a coordinate that the joints and the other motions already "
+                      "fix (conflicting motions); remove it or free its joint", t, bad)
 
 
 def curve_contacts(model: Model) -> list[tuple[str, int, Any]]:
@@ -191,7 +199,8 @@ def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None)
     parts = []
     if np.any(length):
         g = float(np.max(gaps[length]))
-        parts.append(f"{g * L:.3g} m, {g:.1e} of the model's size {L:.3g} m")
+        share = f"{100.0 * g:.2g}%" if g >= 1e-3 else f"{g:.1e}"   # 67%, not 6.7e-01
+        parts.append(f"{g * L:.3g} m, {share} of the model's size {L:.3g} m")
     if np.any(~length):
         parts.append(f"{float(np.max(gaps[~length])):.3g} rad")
     return " and ".join(parts)

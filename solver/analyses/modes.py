@@ -26,9 +26,11 @@ as joints (no mode moves them); compliant stops' and friction's damping are not 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from ..base.errors import MechanismError, finite_number
 from ..base.rotations import rotate_world
 from ..kernels.constraints import body_arrays
 from ..kernels.forces import force_jacobians, inertia_world
@@ -73,13 +75,24 @@ class Modes:
     def __len__(self) -> int:
         return len(self.frequencies)
 
+    def _mode(self, mode: Any) -> int:
+        """``mode`` as an index 0 .. len - 1 (slowest first), or MechanismError saying the
+        range (never numpy's IndexError for a float, nor a negative index counted from the
+        end)."""
+        if isinstance(mode, bool) or not isinstance(mode, (int, np.integer)):
+            raise MechanismError(f"mode must be a whole number, got {mode!r}")
+        if not 0 <= mode < len(self):
+            valid = f"0 to {len(self) - 1}" if len(self) else "none: the mechanism has no modes"
+            raise MechanismError(f"mode {mode} out of range: there are {len(self)} modes "
+                                 f"(slowest first, numbered {valid})")
+        return int(mode)
+
     def shape(self, mode: int, part: str) -> tuple[np.ndarray, np.ndarray]:
         """(centre-of-mass shift (3,), turn (3,) world axes) of ``part`` in mode ``mode``."""
         if part not in self.parts:
-            raise KeyError(f"no moving part {part!r} (moving parts: {', '.join(self.parts)})")
-        if not 0 <= mode < len(self):
-            raise IndexError(f"mode {mode} out of range: there are {len(self)} modes")
-        s = self.shapes[mode, self.parts.index(part)]
+            raise MechanismError(f"no moving part {part!r} (moving parts: "
+                                 f"{', '.join(self.parts) or 'none'})")
+        s = self.shapes[self._mode(mode), self.parts.index(part)]
         return s[:3].copy(), s[3:].copy()
 
     def poses(self, mode: int, amplitude: float, phases) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -87,11 +100,16 @@ class Modes:
         amplitude sin(phase) times the shape (amplitude in m: the largest part motion), then
         closed onto every joint and motion by least movement.  Returns part -> (positions
         (n, 3) of the part frame's origin, orientations (n, 4) w x y z)."""
-        if not 0 <= mode < len(self):
-            raise IndexError(f"mode {mode} out of range: there are {len(self)} modes")
+        mode = self._mode(mode)
+        amplitude = finite_number(amplitude, "modes: amplitude (m)")
         model = self._model
         com = model.body_com
-        phases = np.atleast_1d(np.asarray(phases, dtype=float))
+        try:
+            phases = np.atleast_1d(np.asarray(phases, dtype=float)).reshape(-1)
+        except (TypeError, ValueError):
+            raise MechanismError(f"modes: phases must be numbers (rad), got {phases!r}") from None
+        if not np.all(np.isfinite(phases)):
+            raise MechanismError("modes: phases have a NaN or infinite value")
         pos = np.empty((len(phases), model.nb, 3))
         ori = np.empty((len(phases), model.nb, 4))
         shape = self.shapes[mode]

@@ -70,7 +70,12 @@ def find_equilibrium(model: Model, state: State, max_iter: int = 100) -> Found:
     except ExpressionError as exc:
         raise SolverError(str(exc), time) from None
     run = _ActiveSet(model, st, time, f, asm.r, asm.p, max_iter)
-    x, stable = run.equilibrium()
+    try:
+        x, stable = run.equilibrium()
+    except FloatingPointError as exc:        # a force with no direction on the way there
+        raise SolverError(f"statics at t = {time:.6g} s: {exc} on the way to the equilibrium; "
+                          "keep its ends apart there (a free length above 0, or a marker "
+                          "moved)", time) from None
     return Found(x, run, st, stable, tuple(asm.notes))
 
 

@@ -524,7 +524,7 @@ def polynomial_rows(span: Callable[..., tuple[np.ndarray, np.ndarray]], coef: np
     Curve.evaluate and CurveTable.evaluate both: one polynomial product, so a point's
     numbers are the same bits through either, alone or in any stack."""
     if derivatives not in range(DEGREE + 1):
-        raise ValueError(f"derivatives must be 0..{DEGREE}, got {derivatives}")
+        raise MechanismError(f"derivatives must be a whole number 0..{DEGREE}, got {derivatives!r}")
     lone = u.shape if u.size == 1 else None
     if lone is not None:
         # a point alone is evaluated as a stack of two: numpy may hand a lone (contiguous)

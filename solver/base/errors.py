@@ -85,6 +85,15 @@ def finite_number(value: Any, what: str) -> float:
     return x
 
 
+def whole_number(value: Any, what: str) -> int:
+    """``value`` as an int, or MechanismError naming ``what``: a count (teeth, slots, grid
+    cells) given as 12.5, NaN or text is refused, never cut to 12 by int()."""
+    x = finite_number(value, what)
+    if isinstance(value, bool) or x != math.floor(x):
+        raise MechanismError(f"{what} must be a whole number, got {value!r}")
+    return int(x)
+
+
 def shown(numbers: Any) -> str:
     """Numbers as a user reads them in a message, "(nan, 0, 0.25)": never numpy's repr
     (array([nan, 0., 0.], dtype=float32)), whatever type the caller passed."""

@@ -44,6 +44,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .errors import MechanismError
 from .rotations import matrix_to_quat
 
 ZERO_VOLUME_RTOL = 1e-10   # |V| below this times (mesh extent)^3 counts as zero volume
@@ -64,13 +65,13 @@ def _affine(matrix) -> tuple[np.ndarray, np.ndarray]:
     """(L (3,3), t (3,)) of a 4x4 affine matrix (numpy array or mathutils.Matrix)."""
     M = np.array(matrix, dtype=float)
     if M.shape != (4, 4) or not np.all(np.isfinite(M)):
-        raise ValueError(f"matrix must be a finite 4x4 affine matrix, got shape {M.shape}")
+        raise MechanismError(f"matrix must be a finite 4x4 affine matrix, got shape {M.shape}")
     if not np.allclose(M[3], [0.0, 0.0, 0.0, 1.0], rtol=0.0, atol=1e-12):
-        raise ValueError(f"matrix is not affine: bottom row {M[3].tolist()} != [0, 0, 0, 1]")
+        raise MechanismError(f"matrix is not affine: bottom row {M[3].tolist()} != [0, 0, 0, 1]")
     L = M[:3, :3]
     sv = np.linalg.svd(L, compute_uv=False)
     if not sv[-1] > 1e-12 * sv[0]:
-        raise ValueError(f"matrix has a zero (or nearly zero) scale: singular values {sv.tolist()}")
+        raise MechanismError(f"matrix has a zero (or nearly zero) scale: singular values {sv.tolist()}")
     return L, M[:3, 3].copy()
 
 
@@ -103,13 +104,13 @@ def _polygons(faces, nv: int, polygon_sizes=None) -> tuple[np.ndarray, np.ndarra
         flat = np.asarray(faces).astype(np.int64).ravel()
         sizes = np.asarray(polygon_sizes).astype(np.int64).ravel()
         if flat.size and not np.issubdtype(np.asarray(faces).dtype, np.integer):
-            raise ValueError(f"faces array must hold integers, got dtype {np.asarray(faces).dtype}")
+            raise MechanismError(f"faces array must hold integers, got dtype {np.asarray(faces).dtype}")
         if sizes.size and sizes.sum() != flat.size:
-            raise ValueError(f"polygon_sizes add up to {int(sizes.sum())} corners, but "
+            raise MechanismError(f"polygon_sizes add up to {int(sizes.sum())} corners, but "
                              f"{flat.size} corner indices are given")
     elif isinstance(faces, np.ndarray) and faces.ndim == 2:
         if faces.size and not np.issubdtype(faces.dtype, np.integer):
-            raise ValueError(f"faces array must hold integers, got dtype {faces.dtype}")
+            raise MechanismError(f"faces array must hold integers, got dtype {faces.dtype}")
         flat = faces.astype(np.int64).ravel()
         sizes = np.full(faces.shape[0], faces.shape[1], dtype=np.int64)
     else:
@@ -117,11 +118,11 @@ def _polygons(faces, nv: int, polygon_sizes=None) -> tuple[np.ndarray, np.ndarra
         sizes = np.fromiter((len(f) for f in faces), dtype=np.int64, count=len(faces))
         flat = np.fromiter(chain.from_iterable(faces), dtype=np.int64, count=int(sizes.sum()))
     if sizes.size == 0:
-        raise ValueError("mesh has no faces")
+        raise MechanismError("mesh has no faces")
     if sizes.min() < 3:
-        raise ValueError(f"face {int(np.argmin(sizes))} has {int(sizes.min())} vertices; polygons need >= 3")
+        raise MechanismError(f"face {int(np.argmin(sizes))} has {int(sizes.min())} vertices; polygons need >= 3")
     if flat.min() < 0 or flat.max() >= nv:
-        raise ValueError(f"face vertex indices must lie in [0, {nv}), got {int(flat.min())}..{int(flat.max())}")
+        raise MechanismError(f"face vertex indices must lie in [0, {nv}), got {int(flat.min())}..{int(flat.max())}")
     return flat, sizes, np.cumsum(sizes) - sizes
 
 
@@ -177,19 +178,25 @@ def mesh_mass_properties(vertices, faces: Sequence[Sequence[int]] | np.ndarray,
     Problems that still allow an answer are returned in ``warnings`` (open, non-manifold or
     inconsistently oriented surface: the divergence-theorem numbers of the given faces;
     inside-out: flipped; zero volume: mass 0, inertia 0, COM at the mean face corner).
-    Raises ValueError for bad input (non-finite vertices, too few vertices, no faces, bad
-    indices, bad density, bad matrix).
+    Raises MechanismError (a ValueError) for bad input (non-finite vertices, too few
+    vertices, no faces, bad indices, bad density, bad matrix).
     """
-    V = np.asarray(vertices, dtype=float)
+    try:
+        V = np.asarray(vertices, dtype=float)
+    except (TypeError, ValueError):
+        raise MechanismError(f"vertices must be (n, 3) numbers, got {vertices!r}") from None
     if V.ndim != 2 or V.shape[1] != 3:
-        raise ValueError(f"vertices must have shape (n, 3), got {V.shape}")
+        raise MechanismError(f"vertices must have shape (n, 3), got {V.shape}")
     if V.shape[0] < 4:
-        raise ValueError(f"a solid needs at least 4 vertices, got {V.shape[0]}")
+        raise MechanismError(f"a solid needs at least 4 vertices, got {V.shape[0]}")
     if not np.all(np.isfinite(V)):
-        raise ValueError("vertices contain NaN or infinite coordinates")
-    density = float(density)
+        raise MechanismError("vertices contain NaN or infinite coordinates")
+    try:
+        density = float(density)
+    except (TypeError, ValueError):
+        raise MechanismError(f"density must be a number (kg/m^3), got {density!r}") from None
     if not (np.isfinite(density) and density > 0):
-        raise ValueError(f"density must be finite and > 0, got {density}")
+        raise MechanismError(f"density must be finite and > 0, got {density}")
     L = None if matrix is None else _affine(matrix)[0]          # validate before any work
 
     flat, sizes, starts = _polygons(faces, V.shape[0], polygon_sizes)

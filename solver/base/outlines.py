@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from .elementary import arccos, tan
-from .errors import MechanismError
+from .errors import MechanismError, whole_number
 
 
 def _involute(angle: np.ndarray) -> np.ndarray:
@@ -44,7 +44,7 @@ def involute_gear(teeth: int, module: float, pressure_angle: float = 20.0,
     would be undercut, and are refused.  Two gears mesh at the centre distance
     module (teeth_1 + teeth_2) / 2, the second turned by pi - pi / teeth_2 to face the
     first's tooth with a space."""
-    z = int(teeth)
+    z = whole_number(teeth, "gear teeth")
     m = _positive(module, "gear module")
     alpha = math.radians(float(pressure_angle))
     if not 0.0 < alpha < math.radians(35.0):
@@ -83,7 +83,7 @@ def involute_gear(teeth: int, module: float, pressure_angle: float = 20.0,
 def geneva_crank_radius(slots: int, center_distance: float) -> float:
     """The crank (pin circle) radius of an external Geneva of ``slots`` slots whose pin
     enters each slot along it: center_distance sin(pi / slots) (Bickford 1972)."""
-    return float(center_distance) * math.sin(math.pi / int(slots))
+    return float(center_distance) * math.sin(math.pi / whole_number(slots, "Geneva slots"))
 
 
 def _geneva_sizes(slots: int, c: float, pin_radius: float, clearance: float) -> dict:
@@ -93,7 +93,7 @@ def _geneva_sizes(slots: int, c: float, pin_radius: float, clearance: float) -> 
     corners (b, +-s); the locking arc's radius about the crank's centre at dwell, a - 1.5 s
     (half a slot width of wheel left beside the slot) and the angle about the wheel's
     centre between the bisector and where the locking arc meets the rim."""
-    n = int(slots)
+    n = whole_number(slots, "Geneva slots")
     if n < 3:
         raise MechanismError(f"a Geneva wheel needs at least 3 slots, got {n}")
     c = _positive(c, "Geneva center distance")

@@ -2,7 +2,6 @@
 validated as they are added (the user's vocabulary; no analysis code here)."""
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -116,9 +115,9 @@ class Builder:
         if length is not None:
             if k != "distance":
                 raise MechanismError(f"joint {name!r}: length applies to distance joints only")
-            length = float(length)
-            if not (math.isfinite(length) and length > 0.0):
-                raise MechanismError(f"joint {name!r}: length must be positive and finite")
+            length = number(length, f"joint {name!r}: length (m)")
+            if length <= 0.0:
+                raise MechanismError(f"joint {name!r}: length must be positive, got {length} m")
         self.joints[name] = Joint(name, k, marker_i, marker_j, length)
 
     def _joint_markers(self, name: str, marker_i: str, marker_j: str) -> None:
@@ -297,9 +296,13 @@ class Builder:
         for mk in (marker_i, marker_j):
             if mk not in self.markers:
                 raise MechanismError(f"{what}: unknown marker {mk!r}")
-        if self.markers[marker_i].part == self.markers[marker_j].part:
-            raise MechanismError(f"{what}: both markers are on part "
-                                 f"{self.markers[marker_i].part!r}")
+        part = self.markers[marker_i].part
+        if marker_i == marker_j:
+            raise MechanismError(f"{what}: marker {marker_i!r} is both of its ends; the other "
+                                 f"end must be a marker on another part than {part!r}")
+        if part == self.markers[marker_j].part:
+            raise MechanismError(f"{what}: both markers are on part {part!r}; a force element "
+                                 "acts between two parts")
 
     def add_vector_force(self, name: str, marker_i: str, marker_j: str,
                          force: Any = (0.0, 0.0, 0.0), torque: Any = (0.0, 0.0, 0.0),

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..base.errors import MechanismError
+from ..base.errors import MechanismError, whole_number
 from ..base.profile_grid import boundary_samples, closed_loops, fine_enough
 from ..base.profile_grid import ProfileGrid
 from ..base.sdf_grid import CELLS, Grid, build_grid, check_mesh, surface_samples
@@ -146,7 +146,7 @@ class Shape:
                                  "vertex indices (triangles)") from None
         if not np.all(np.isfinite(V)):
             raise MechanismError("mesh vertices have a NaN or infinite value")
-        cells = int(cells)
+        cells = whole_number(cells, "mesh cells")
         if not 4 <= cells <= 256:
             raise MechanismError(f"mesh cells must be between 4 and 256, got {cells}")
         return Shape("mesh", (cells,), vertices=V, faces=F,
@@ -174,7 +174,7 @@ class Shape:
         if cell is not None and _size(cell, "profile cell") < size / 4096:
             raise MechanismError(f"profile cell {cell:g} m is below 1/4096 of its size "
                                  f"{size:g} m")
-        levels = int(levels)
+        levels = whole_number(levels, "profile levels")
         if not 1 <= levels <= 8:
             raise MechanismError(f"profile levels must be between 1 and 8, got {levels}")
         return Shape("profile", (half, 0.0 if cell is None else float(cell), levels),

@@ -98,17 +98,27 @@ def _tooth_count(value: Any, what: str) -> float:
     return x
 
 
+def _listed(given: Any, what: str, label: str) -> list:
+    """``given`` as a list, or MechanismError naming the coupler (never Python's TypeError
+    for None or a number where a sequence belongs)."""
+    if isinstance(given, str) or not hasattr(given, "__iter__"):
+        raise MechanismError(f"{what}: {label} must be a list of two or three, got {given!r}")
+    return list(given)
+
+
 def make_coupler(name: str, joints: dict, coupled: Any, scales: Any,
                  coordinates: Any = None) -> Coupler:
     """A general coupler over two or three joint coordinates: sum s_i (q_i - q_i0) = 0."""
     what = f"coupler {name!r}"
-    coupled = [coupled] if isinstance(coupled, str) else list(coupled)
+    coupled = [coupled] if isinstance(coupled, str) else _listed(coupled, what, "joints")
     if not 2 <= len(coupled) <= 3:
         raise MechanismError(f"{what}: couples two or three joint coordinates, got {len(coupled)}")
-    scales = list(scales) if not isinstance(scales, (int, float)) else [scales]
+    scales = [scales] if isinstance(scales, (int, float)) else _listed(scales, what, "scales")
     if len(scales) != len(coupled):
         raise MechanismError(f"{what}: {len(coupled)} joints but {len(scales)} scales")
-    coords = [None] * len(coupled) if coordinates is None else list(coordinates)
+    coords = ([None] * len(coupled) if coordinates is None
+              else [coordinates] if isinstance(coordinates, str)
+              else _listed(coordinates, what, "coordinates"))
     if len(coords) != len(coupled):
         raise MechanismError(f"{what}: {len(coupled)} joints but {len(coords)} coordinates")
     terms = []

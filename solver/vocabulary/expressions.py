@@ -59,7 +59,7 @@ _BAD_OPS = {ast.FloorDiv: "'//'", ast.Mod: "'%'", ast.MatMult: "'@'", ast.LShift
             ast.Invert: "'~'", ast.Not: "'not'"}
 _BAD_NODES: dict[type, str] = {  # plain words for rejected constructs ("... not allowed")
     ast.Attribute: "attribute access (.) is", ast.Subscript: "subscripts ([...]) are",
-    ast.List: "lists are", ast.Tuple: "tuples are", ast.Set: "sets are", ast.Dict: "dicts are",
+    ast.List: "lists are", ast.Tuple: "commas outside a function's brackets are", ast.Set: "sets are", ast.Dict: "dicts are",
     ast.Lambda: "lambda functions are", ast.Compare: "comparisons (<, >, ==, ...) are",
     ast.BoolOp: "boolean operators (and, or) are", ast.NamedExpr: "assignments (:=) are",
     ast.IfExp: "conditional expressions (... if ... else ...) are", ast.JoinedStr: "strings are",
@@ -89,6 +89,17 @@ class Expression:
     def __repr__(self) -> str:
         return f"Expression({self.source!r}, variables={self.variables!r})"
 
+    def _where(self, values: dict[str, Any]) -> str:
+        """The values an evaluation failed at, each by the name the text uses: t, length,
+        ..., and each state measure as written (DM('B', 'G')=0), never the hidden
+        variable that carries the measures."""
+        parts = [f"{k}={_shown_value(v)}" for k, v in values.items() if k != MEASURE_VARIABLE]
+        if MEASURE_VARIABLE in values:
+            m = np.asarray(_val(values[MEASURE_VARIABLE]), dtype=float)
+            parts += [f"{fn}({', '.join(repr(n) for n in names)})={_shown_value(m[..., k])}"
+                      for k, (fn, names) in enumerate(self.measures)]
+        return ", ".join(parts)
+
     def __call__(self, **values: Any) -> Any:
         if values.keys() != set(self.variables):
             missing = [v for v in self.variables if v not in values]
@@ -101,11 +112,37 @@ class Expression:
             why = "division by zero"
         except OverflowError:
             why = "numeric overflow (the result is too large)"
+        except FloatingPointError as exc:      # numpy's, on a stack of values
+            why = _numpy_why(str(exc))
         except (ArithmeticError, ValueError, TypeError) as exc:  # includes ExpressionError
             why = str(exc)
-        at = ", ".join(f"{k}={_val(v)!r}" for k, v in values.items())
+        at = self._where(values)
         raise ExpressionError(f"{self._prefix}expression {self.source!r} cannot be evaluated "
                               f"at {at}: {why}", time=_one_time(values.get("t")))
+
+
+def _numpy_why(message: str) -> str:
+    """numpy's floating-point error ("divide by zero encountered in divide") in the words
+    the scalar path uses."""
+    for words, why in (("divide by zero", "division by zero"),
+                       ("overflow", "numeric overflow (the result is too large)"),
+                       ("invalid value", "the result is not a number (0/0, inf - inf, or a "
+                                         "function outside its domain)")):
+        if words in message:
+            return why
+    return message
+
+
+def _shown_value(value: Any) -> str:
+    """One variable's value as a message writes it: a number in full (the time it failed
+    at, exactly), a stack of them as its range."""
+    try:
+        v = np.asarray(_val(value), dtype=float)
+    except (TypeError, ValueError):
+        return repr(_val(value))
+    if v.ndim == 0:
+        return repr(float(v))
+    return f"{float(v.min())!r} .. {float(v.max())!r}" if v.size else "(none)"
 
 
 def _kinks(args: list) -> list[float]:
@@ -158,6 +195,13 @@ class _Builder:
     def fail(self, what: str) -> None:
         raise ExpressionError(f"{self.prefix}expression {self.source!r} {what}")
 
+    def case_hint(self, name: str) -> str:
+        """"; names are lower case: did you mean 'sin'?" for a name written in capitals
+        ("Sin", "PI"), else nothing."""
+        known = self.variables + tuple(self.constants) + tuple(_CONSTANTS) + tuple(_FUNCS)
+        lower = name.lower()
+        return f"; names are lower case: did you mean {lower!r}?" if lower in known and lower != name else ""
+
     def build(self, node: ast.AST, depth: int) -> Callable[[dict[str, Any]], Any]:
         if depth > MAX_DEPTH:
             self.fail(f"is nested too deeply (more than {MAX_DEPTH} levels)")
@@ -185,7 +229,7 @@ class _Builder:
                 return lambda env: k
             if n in _FUNCS:
                 self.fail(f"is invalid: '{n}' is a function and must be called, e.g. {n}(t)")
-            self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed})")
+            self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed}){self.case_hint(n)}")
         if isinstance(node, ast.BinOp):
             op = _BINOPS.get(type(node.op))
             if op is None:
@@ -217,11 +261,15 @@ class _Builder:
         if isinstance(node, ast.Call):
             return self.call(node, depth)
         what = _BAD_NODES.get(type(node), f"the construct '{type(node).__name__}' is")
-        self.fail(f"is invalid: {what} not allowed")
+        hint = " (a decimal number takes a point: 3.5, not 3,5)" if isinstance(node, ast.Tuple) else ""
+        self.fail(f"is invalid: {what} not allowed{hint}")
         raise AssertionError  # unreachable
 
     def call(self, node: ast.Call, depth: int) -> Callable[[dict[str, Any]], Any]:
         if not isinstance(node.func, ast.Name):
+            if isinstance(node.func, ast.Constant):
+                self.fail(f"is invalid: the number {node.func.value!r} is followed by brackets "
+                          f"as if it were a function; a product needs *, e.g. {node.func.value!r}*(t + 1)")
             self.build(node.func, depth + 1)  # reports attribute access, lambda, ...
             self.fail("is invalid: only the allowed functions can be called")
         n = node.func.id
@@ -232,7 +280,8 @@ class _Builder:
                 self.fail(f"is invalid: '{n}' is not a function")
             if n.startswith("_") or hasattr(builtins, n):
                 self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed})")
-            self.fail(f"calls an unknown function '{n}' (known functions: {', '.join(_FUNCS)})")
+            self.fail(f"calls an unknown function '{n}' (known functions: {', '.join(_FUNCS)})"
+                      f"{self.case_hint(n)}")
         fn, nargs, hint = _FUNCS[n]
         if node.keywords:
             self.fail(f"is invalid: keyword arguments are not allowed (in the call of '{n}')")
@@ -325,7 +374,11 @@ def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "",
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
-        builder.fail(f"has a syntax error at column {exc.offset}: {exc.msg}")
+        if not exc.offset or exc.offset > len(text.rstrip()):   # Python's 0: the input ended
+            builder.fail(f"is incomplete: it ends where more must follow ({exc.msg})")
+        hint = ("; a number next to a name needs * between them, e.g. 2*pi"
+                if "decimal literal" in exc.msg else "")
+        builder.fail(f"has a syntax error at column {exc.offset}: {exc.msg}{hint}")
     except (ValueError, RecursionError, MemoryError) as exc:
         builder.fail(f"cannot be parsed: {exc or 'nested too deeply'}")
     fn = builder.build(tree.body, 1)
@@ -334,6 +387,18 @@ def parse(source: str, variables: tuple[str, ...] = ("t",), name: str = "",
     return Expression(text, variables, name, fn, frozenset(builder.used),
                       tuple(builder.measures),
                       tuple(sorted(b for b in builder.breaks if math.isfinite(b))))
+
+
+def _taken(name: Any, variables: tuple[str, ...]) -> str:
+    """Why ``name`` cannot name a constant, in the user's words."""
+    if name in variables:
+        return f"{name!r} is a variable the expression is a function of"
+    if name in _CONSTANTS:
+        return f"{name!r} is a built-in constant"
+    if name in _FUNCS:
+        return f"{name!r} is a function"
+    return ("a name is letters, digits and underscores, starting with a letter (and not a "
+            "Python keyword)")
 
 
 def named_constants(constants: Any, variables: tuple[str, ...] = ("t",),
@@ -349,9 +414,8 @@ def named_constants(constants: Any, variables: tuple[str, ...] = ("t",),
     for k, v in constants.items():
         if (not isinstance(k, str) or not k.isidentifier() or keyword.iskeyword(k)
                 or k.startswith("_") or k in variables or k in _CONSTANTS or k in _FUNCS):
-            raise ExpressionError(f"{prefix}{k!r} cannot be used as a constant's name (a name "
-                                  f"that is not a variable ({', '.join(variables)}), pi, e or a "
-                                  "function)")
+            raise ExpressionError(f"{prefix}{k!r} cannot be used as a constant's name: "
+                                  f"{_taken(k, variables)}")
         try:
             x = float(v)
         except (TypeError, ValueError):

@@ -290,9 +290,9 @@ def make_load(name: str, marker: str, force: Any, torque: Any, frame: str,
     except ExpressionError as exc:
         raise MechanismError(str(exc)) from None
     for label, vec in (("force", force), ("torque", torque)):
-        if isinstance(vec, str) or callable(vec) or len(vec) != 3:
+        if isinstance(vec, str) or callable(vec) or not hasattr(vec, "__len__") or len(vec) != 3:
             raise MechanismError(f"{what}: {label} must have 3 components (numbers, expressions "
-                                 "of t or callables)")
+                                 f"of t or callables), got {vec!r}")
         try:
             comps.append([time_function(c, name=f"{what}: {label}[{k}]",
                                         constants=consts if isinstance(c, str) else None)

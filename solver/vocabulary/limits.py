@@ -26,6 +26,7 @@ loads in Result.energy (its elastic part comes back as the stop releases).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +62,14 @@ class Limit:
     penetration: float | None = None   # d, m or rad; None: 1e-3 rad or 1e-3 model sizes
 
 
+def _bound(x: float, coordinate: str) -> str:
+    """A bound in its unit: "0.05 m", or for an angle "1 rad (57.2958 deg)" (Blender shows
+    angles in degrees)."""
+    if coordinate == "slide":
+        return f"{x:.6g} m"
+    return f"{x:.6g} rad ({math.degrees(x):.6g} deg)"
+
+
 def make_limit(name: str, joints: dict, joint: Any, lower: Any, upper: Any, coordinate: Any,
                restitution: Any, rest_speed: Any, stiffness: Any = None, exponent: Any = 1.0,
                damping: Any = 0.0, penetration: Any = None) -> Limit:
@@ -71,7 +80,8 @@ def make_limit(name: str, joints: dict, joint: Any, lower: Any, upper: Any, coor
     if lo is None and hi is None:
         raise MechanismError(f"{what}: give a lower or an upper bound (or both)")
     if lo is not None and hi is not None and not lo < hi:
-        raise MechanismError(f"{what}: the lower bound {lo:g} is not below the upper {hi:g}")
+        raise MechanismError(f"{what}: the lower bound {_bound(lo, coord)} is not below the "
+                             f"upper {_bound(hi, coord)} (joint {joint!r}'s {coord})")
     e = number(restitution, f"{what}: restitution")
     if not 0.0 <= e <= 1.0:
         raise MechanismError(f"{what}: restitution must be between 0 and 1, got {e:g}")

@@ -51,7 +51,8 @@ class TimeFunction:
         try:
             f = float(_val(x))
         except (TypeError, ValueError):
-            raise ExpressionError(f"{self._label} must return a number, got {x!r}") from None
+            raise ExpressionError(f"{self._label} must return one number, got "
+                                  f"{_returned(x)} at t={t!r}", time=t) from None
         if not math.isfinite(f):
             raise ExpressionError(f"{self._label} gives a non-finite {which} ({f}) at t={t!r}")
         return f
@@ -232,6 +233,17 @@ def _made(spec: Any, name: str, derivatives: Any, constants: dict[str, float] | 
         if "differentiated exactly" in str(exc):
             raise
     return TimeFunction(label, name, lambda t: call(spec, t), derivs, recipe=recipe)
+
+
+def _returned(x: Any) -> str:
+    """What a user's function returned instead of a number, as a message says it: an
+    array by its shape (never the exact-derivative numbers it carries), else its repr."""
+    if isinstance(x, np.ndarray):
+        return f"an array of shape {x.shape}"
+    if isinstance(x, (list, tuple)):
+        return f"a {type(x).__name__} of {len(x)} items"
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _parts(r: Any) -> tuple[Any, Any, Any]:

@@ -38,7 +38,11 @@ def quaternion(value: Any, what: str) -> np.ndarray:
 def inertia(value: Any, mass: float, what: str) -> np.ndarray:
     if value is None:  # a solid sphere of radius 0.1 m of the part's mass
         return np.eye(3) * 0.4 * mass * 0.01
-    a = np.array(value, dtype=float)
+    try:
+        a = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise MechanismError(f"{what} must be (Ixx, Iyy, Izz) or a 3x3 matrix of numbers "
+                             f"(kg m^2), got {value!r}") from None
     if a.size == 3:
         a = np.diag(a.reshape(-1))
     if a.shape != (3, 3):
@@ -51,10 +55,12 @@ def inertia(value: Any, mass: float, what: str) -> np.ndarray:
     a = 0.5 * (a + a.T)
     lam = np.linalg.eigvalsh(a)
     if lam[0] <= 0.0:
-        raise MechanismError(f"{what} is not positive definite (principal moments {lam.tolist()})")
+        raise MechanismError(f"{what} is not positive definite (principal moments "
+                             f"{shown(lam)} kg m^2: each must be above 0)")
     if lam[2] > lam[0] + lam[1] + 1e-9 * lam[2]:
         raise MechanismError(f"{what} breaks the triangle inequality: principal moments "
-                             f"{lam.tolist()} (the largest must not exceed the sum of the others)")
+                             f"{shown(lam)} kg m^2 (the largest must not exceed the sum of the "
+                             "others)")
     return a
 
 

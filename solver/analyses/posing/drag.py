@@ -45,6 +45,7 @@ from ...base.errors import ExpressionError, SolverError
 from ...base.rotations import quat_to_matrix, skew
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ...model.compile import Model
+from ...vocabulary.validate import vector
 from ..assembly import assemble_pose, least_movement
 from ..dynamics.stops import amount, describe
 from ..singular_start import nearby_structure
@@ -241,8 +242,8 @@ class Poser(Wiggle):
         drag goes on from it at the next mouse move)."""
         start = time.perf_counter()
         b = self._body(part)
-        u = np.asarray(point, float) - self.model.body_com[b]
-        T = np.asarray(target, float)
+        u = vector(point, 3, f"drag_to: the point on part {part!r} (m)") - self.model.body_com[b]
+        T = vector(target, 3, f"drag_to: the target of part {part!r} (m)")
         model, L = self.model, self.L
         x = (self.r, self.p)
         P, a = self._point(x, b, u)

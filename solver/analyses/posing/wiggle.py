@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...algebra.newton import NEWTON_TOL, NewtonOptions, newton
-from ...base.errors import SolverError
+from ...base.errors import SolverError, finite_number
 from ...kernels.constraints import KERNELS, body_arrays
 from ...model.plans import RowGroup, coordinate_row, row_group
 from ...vocabulary.joints import ANGLE, JOINT_COORDINATES
@@ -58,6 +58,12 @@ class CoordinateRange:
 def wrap(angle: float) -> float:
     """An angle in [-pi, pi)."""
     return (angle + np.pi) % (2.0 * np.pi) - np.pi
+
+
+def _amount(x: float, angle: bool) -> str:
+    """A coordinate's value in its unit: "0.1 m", or "2.7 rad (154.699 deg)" (Blender shows
+    angles in degrees)."""
+    return f"{x:.6g} rad ({np.degrees(x):.6g} deg)" if angle else f"{x:.6g} m"
 
 
 class Wiggle:
@@ -237,6 +243,8 @@ class Wiggle:
         unchanged) when a motion drives it or the value cannot be reached with the joints
         closed."""
         c = self.coordinate(joint, name)
+        value = finite_number(value, f"set_coordinate: joint {joint!r}'s {c.name} "
+                                     f"({'rad' if c.group.kind == ANGLE else 'm'})")
         if c.motion is not None:
             raise SolverError(f"joint {joint!r}: its {c.name} is driven by motion "
                               f"{c.motion!r}; it cannot be set by hand", self.t, (joint, c.motion))
@@ -249,10 +257,9 @@ class Wiggle:
         else:
             delta = wrap(float(value) - q0) if angle and c.tracked < 0 else float(value) - q0
         if self._move(c, delta) is None:
-            unit = "rad" if angle else "m"
-            raise SolverError(f"joint {joint!r}: its {c.name} cannot reach {float(value):.6g} "
-                              f"{unit} with the other joints closed (it is at {q0:.6g} {unit})",
-                              self.t, (joint,))
+            raise SolverError(f"joint {joint!r}: its {c.name} cannot reach "
+                              f"{_amount(float(value), angle)} with the other joints closed "
+                              f"(it is at {_amount(q0, angle)})", self.t, (joint,))
         g = self._gaps((self.r, self.p), self._track) if self._bounds is not None else ()
         at = [int(k) for k in c.own if g[k] <= self._bounds.tol[k]]
         self.stopped = tuple(held_stop(self._bounds, int(k)) for k in np.union1d(at, self._active))

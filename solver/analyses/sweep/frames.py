@@ -35,6 +35,16 @@ def motion_table(model: Model, times: np.ndarray) -> tuple[np.ndarray, int, Expr
     return table, first, error
 
 
+def _frame_forces(fm, t: float, r, A, v, w, ref):
+    """One frame's force elements; a force with no direction there (a spring-damper whose
+    markers meet: kernels/forces.py's FloatingPointError) as bad input at that time, as an
+    expression that cannot be evaluated is, so that the sweep names the frame."""
+    try:
+        return evaluate_forces(fm, t, r, A, v, w, ref)
+    except FloatingPointError as exc:
+        raise ExpressionError(f"{exc} at t = {t:.6g} s", time=t) from None
+
+
 def block_forces(model: Model, times: np.ndarray, rg, A, vg, wg, turn: np.ndarray,
                  t_before: float):
     """The force elements at every frame of a block (times (F,), body arrays (V, F, ...),
@@ -55,9 +65,9 @@ def block_forces(model: Model, times: np.ndarray, rg, A, vg, wg, turn: np.ndarra
         refs, rates = frame_turns(model, A, wg, h, turn[0])
         try:
             fe = evaluate_forces(fm, times, rg, A, vg, wg, refs)
-        except ExpressionError:
+        except (ExpressionError, FloatingPointError):
             for k in range(len(times)):
-                evaluate_forces(fm, float(times[k]), rg[k], A[k], vg[k], wg[k], refs[k])
+                _frame_forces(fm, float(times[k]), rg[k], A[k], vg[k], wg[k], refs[k])
             raise
         last = np.stack([fe.ts_angle[-1], rates[-1]])[None] if len(fm.ts_names) else turn
         return (fe.Q[None], np.broadcast_to(fe.potential, shape),

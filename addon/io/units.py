@@ -1,0 +1,46 @@
+"""Lengths as the user reads them: the solver speaks metres, a scene may be drawn in
+millimetres (unit scale 0.001) or inches. ``LENGTH_UNITS`` gives each fixed Length unit of
+Blender's Units panel its symbol and size; ``lengths_in_scene_units`` writes a solver
+message's metres also in the scene's units. No Blender needed."""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+# Blender's unit_settings.length_unit (a fixed unit, not Adaptive) -> (symbol, metres)
+LENGTH_UNITS = {"KILOMETERS": ("km", 1e3), "METERS": ("m", 1.0), "CENTIMETERS": ("cm", 1e-2),
+                "MILLIMETERS": ("mm", 1e-3), "MICROMETERS": ("µm", 1e-6),
+                "MILES": ("mi", 1609.344), "FEET": ("ft", 0.3048), "INCHES": ("in", 0.0254),
+                "THOU": ("thou", 2.54e-5)}
+
+# a number followed by the unit m alone: not m/s, m^2, mm, nor the m of "N m" (a number
+# must come right before it)
+_METRES = re.compile(r"(?<![\w.+-])(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) m(?![\w/^²³])")
+
+_QUOTED = re.compile(r"""((?<!\w)'[^']*'(?!\w)|(?<!\w)"[^"]*"(?!\w))""")
+
+
+def in_metres(system: str, length_unit: str, scale_length: float) -> bool:
+    """Whether the scene's fields show lengths in metres, so a solver message's are already
+    the user's: Metric with the Length unit Metres, or Adaptive at unit scale 1 (a
+    millimetre scene, unit scale 0.001 with Millimetres, shows them in mm)."""
+    return system == "METRIC" and (length_unit == "METERS"
+                                   or (length_unit == "ADAPTIVE" and scale_length == 1.0))
+
+
+def fixed_unit_text(length_unit: str, metres: float) -> str | None:
+    """A length in a fixed Length unit ("200 mm"), as the scene's fields show it; None for
+    Adaptive (Blender's own choice of unit)."""
+    if length_unit not in LENGTH_UNITS:
+        return None
+    symbol, size = LENGTH_UNITS[length_unit]
+    return f"{metres / size:.4g} {symbol}"
+
+
+def lengths_in_scene_units(message: str, length_text: Callable[[float], str]) -> str:
+    """``message`` with each length in metres ("a gap of 0.2 m") followed by the same length
+    as ``length_text`` writes it in the scene's units ("a gap of 0.2 m (200 mm)")."""
+    pieces = _QUOTED.split(message)           # names in quotes are left as they are
+    return "".join(piece if k % 2 else _METRES.sub(
+        lambda found: f"{found.group(0)} ({length_text(float(found.group(1)))})", piece)
+        for k, piece in enumerate(pieces))

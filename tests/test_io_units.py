@@ -1,0 +1,56 @@
+"""A solver message's lengths in metres written also in the scene's units (addon/io/units.py),
+without Blender: which scenes show metres already, and which numbers are lengths."""
+from __future__ import annotations
+
+import pytest
+
+from test_io_addon import io
+
+units = io("units")
+fixed_unit_text, in_metres, lengths_in_scene_units = (units.fixed_unit_text, units.in_metres,
+                                                      units.lengths_in_scene_units)
+
+
+def millimetres(metres: float) -> str:
+    return fixed_unit_text("MILLIMETERS", metres)
+
+
+def test_a_gap_in_metres_is_also_written_in_millimetres() -> None:
+    message = ("assembly failed: the joints cannot all be closed: joints 'pin', 'far' leave "
+               "a gap of 0.2 m, 67% of the model's size 0.3 m")
+    assert lengths_in_scene_units(message, millimetres) == (
+        "assembly failed: the joints cannot all be closed: joints 'pin', 'far' leave a gap "
+        "of 0.2 m (200 mm), 67% of the model's size 0.3 m (300 mm)")
+
+
+@pytest.mark.parametrize("text", [
+    "a torque of 5 N m", "at 0.5 m/s", "an area of 3 m^2", "2 mm", "mass 4 kg",
+    "joint 'arm 2 m' locks", 'part "beam 3 m" is ground', "t = 0.25 s (frame 7)"])
+def test_what_is_not_a_length_in_metres_is_left_alone(text: str) -> None:
+    assert lengths_in_scene_units(text, millimetres) == text
+
+
+@pytest.mark.parametrize("text, written", [
+    ("by 1e-3 m or rad", "by 1e-3 m (1 mm) or rad"),
+    ("past its bound -0.05 m.", "past its bound -0.05 m (-50 mm)."),
+    ("the part's slide 0.125 m, then 2 m", "the part's slide 0.125 m (125 mm), then 2 m (2000 mm)")])
+def test_each_length_is_written_where_it_stands(text: str, written: str) -> None:
+    assert lengths_in_scene_units(text, millimetres) == written
+
+
+@pytest.mark.parametrize("system, unit, scale, metres", [
+    ("METRIC", "METERS", 1.0, True), ("METRIC", "METERS", 0.001, True),
+    ("METRIC", "ADAPTIVE", 1.0, True), ("METRIC", "ADAPTIVE", 0.001, False),
+    ("METRIC", "MILLIMETERS", 0.001, False), ("METRIC", "CENTIMETERS", 1.0, False),
+    ("IMPERIAL", "INCHES", 1.0, False), ("NONE", "ADAPTIVE", 1.0, False)])
+def test_which_scenes_show_metres(system: str, unit: str, scale: float, metres: bool) -> None:
+    """A scene whose fields show metres needs no second length; a millimetre scene (unit
+    scale 0.001, Millimetres), inches or a scaled adaptive scene does."""
+    assert in_metres(system, unit, scale) is metres
+
+
+@pytest.mark.parametrize("unit, written", [("MILLIMETERS", "200 mm"), ("INCHES", "7.874 in"),
+                                           ("MICROMETERS", "2e+05 µm"), ("ADAPTIVE", None)])
+def test_a_fixed_unit_writes_its_symbol(unit: str, written) -> None:
+    """0.2 m in the fixed Length units (1 in = 0.0254 m exactly); Adaptive is Blender's."""
+    assert fixed_unit_text(unit, 0.2) == written
