@@ -458,7 +458,11 @@ class RadauStepper:
         return self.radau.dense(theta)
 
 
-def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60) -> float:
+DENSE_RATE = 96     # coordinates up to which stiffness_rate solves the eigenvalues densely
+
+
+def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60,
+                   dense_up_to: int = DENSE_RATE) -> float:
     """Fastest rate (1/s) of the constrained system's motion under the force elements'
     stiffness and damping: the spectral radius of the first-order system
         d/dt [x, u] = [[0, I], [S K, S C]] [x, u],
@@ -467,7 +471,9 @@ def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60) -> float:
     on the constrained motions: sqrt(k/m) for an undamped spring, c/m for a heavy damper
     (overdamped: the fast root ~ -c/m whatever k is).  Power iteration with the growth
     averaged over the iterations (a complex pair does not settle on one direction; its norm
-    grows like |lambda|^n); a cheap estimate for choosing the integrator."""
+    grows like |lambda|^n); a cheap estimate for choosing the integrator.  Up to
+    ``dense_up_to`` coordinates the companion matrix is formed and its eigenvalues solved
+    (one LAPACK call, exact: the 180 products of the iteration cost more below that)."""
     m = sysm.m
     rg, A, vg, wg = body_arrays(m, r, p, v, w)
     ev = evaluate(m, rg, A, ref=sysm.run.track)
@@ -480,14 +486,20 @@ def stiffness_rate(sysm, t: float, r, p, v, w, iterations: int = 60) -> float:
     MiJt = sysm._apply_minv(Mi, J.T.copy())
     G = np.linalg.pinv(J @ MiJt) if J.size else np.zeros((0, 0))
 
-    def S(x: np.ndarray) -> np.ndarray:
-        y = sysm._apply_minv(Mi, x[:, None])[:, 0]
-        return y - MiJt @ (G @ (J @ y)) if J.size else y
+    def S(x: np.ndarray) -> np.ndarray:       # (a vector (n,) or the columns of (n, k))
+        y = sysm._apply_minv(Mi, x if x.ndim > 1 else x[:, None])
+        y = y - MiJt @ (G @ (J @ y)) if J.size else y
+        return y if x.ndim > 1 else y[:, 0]
 
     def radius(apply, n: int) -> float:
         return spectral_radius(apply, n, iterations)
 
     n = K.shape[0]
+    if n <= dense_up_to:
+        SI = S(np.eye(n))
+        top = np.block([[np.zeros((n, n)), np.eye(n)], [SI @ K, SI @ C]])
+        lam = np.abs(np.linalg.eigvals(top))
+        return float(lam.max()) if np.all(np.isfinite(lam)) else np.inf
     # balance the companion with sigma ~ its radius: [sigma x, u] turns [[0, I], [SK, SC]]
     # into [[0, sigma I], [SK / sigma, SC]], whose eigenvectors are not skewed by 1/sigma
     sigma = max(np.sqrt(radius(lambda x: S(K @ x), n)), radius(lambda x: S(C @ x), n))

@@ -239,6 +239,12 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref, rows=None) -> _Torsions:
     return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)
 
 
+def torsion_angles_in_rows(fm: ForceModel, phi: np.ndarray, ts_ref: np.ndarray):
+    """torsion_angles read from the constraint rows' values phi (..., nc), or None unless
+    every spring's joint has an angle row (ForceModel.ts_row)."""
+    return _on_turn(phi.take(fm.ts_row, axis=-1), ts_ref) if _angles_in_rows(fm) else None
+
+
 def _angles_in_rows(fm: ForceModel) -> bool:
     """Whether every torsion spring's joint angle is a constraint row's (ForceModel.ts_row)."""
     return _fixed(fm, "ts_in_rows", lambda: bool(fm.ts_row.size) and bool((fm.ts_row >= 0).all()))

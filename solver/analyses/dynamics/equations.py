@@ -32,7 +32,7 @@ from ...base.rotations import own_loop, quat_rate, quat_to_matrix, unit_quaterni
 from ...integrators.control import side_of
 from ...kernels.constraints import (RowEval, body_arrays, evaluate, motion_values, residual,
                                     row_groups)
-from ...kernels.forces import torsion_angles, total_forces
+from ...kernels.forces import torsion_angles, torsion_angles_in_rows, total_forces
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
 from ...model.state import RunState
@@ -381,7 +381,13 @@ class Equations:
         """The torsion springs' angles at the pose (r, p) (leading axes allowed) on the
         turns of the run state's ``ts_ref``: what ``ts_ref`` becomes after a step, so that
         the next step's stages take their angles on the same turn (the springs' angles
-        alone, not a right-hand side)."""
+        alone, not a right-hand side; at one pose from its rows, ``rows_at``, when every
+        spring's angle is a row's)."""
+        if r.ndim == 2:
+            rg, A = self.pose_bodies(r, unit_quaternions(p))[:2]
+            th = torsion_angles_in_rows(self.m.forces, self.rows_at(rg, A).phi, self.run.ts_ref)
+            if th is not None:
+                return th
         return torsion_angles(self.m.forces, body_arrays(self.m, r, p)[1], self.run.ts_ref)
 
     def rhs(self, t, y: np.ndarray) -> np.ndarray:
