@@ -411,3 +411,19 @@ def test_a_curve_refuses_a_derivative_it_does_not_have() -> None:
         c.evaluate(0.1, derivatives=6)
     with pytest.raises(MechanismError, match=r"got 1.5"):
         c.evaluate(0.1, derivatives=1.5)
+
+
+def test_a_load_growing_without_bound_is_named_where_the_run_stops() -> None:
+    """A force 1/(0.5 - t) on a free part: the step size collapses as t nears 0.5 s, and the
+    run stops there naming the force's component and its value (it said only "a
+    discontinuity or an extremely stiff element"), its frames before it kept."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("block", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
+    m.add_marker("c", "block")
+    m.add_force("push", "c", force=("1/(0.5 - t)", 0.0, 0.0))
+    with pytest.raises(SolverError, match=r"at t = 0\.5 s.*force 'push': force\[0\] "
+                                          r"\('1/\(0\.5 - t\)': [0-9.]+e\+\d+ at t = 0\.5 s\) "
+                                          r"grows without bound") as err:
+        m.solve(duration=1.0, fps=24, analysis="dynamic")
+    assert len(err.value.result.times) == 12          # frames 0 .. 11 (t < 0.5 s) kept

@@ -9,12 +9,33 @@ import numpy as np
 from ...algebra.newton import scaled_jacobian
 from ...algebra.rank import best_rows, involved
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian
+from ...base.errors import ExpressionError
 from ...model.compile import Model
+from ...vocabulary.timefunctions import TimeFunction
 from ..general_motions import lock_up_cause, reached_singular
 from ..structure import Structure
 from .equations import Equations
 
 JAM_HEADROOM = 1e-2
+BLOW_UP = 1e9      # a motion or load this many times (1 + its size at the start): unbounded
+
+
+def growing_without_bound(model: Model, t: float) -> tuple[str, ...]:
+    """The motions' and loads' functions of time whose value at t is not finite (or cannot
+    be evaluated) or BLOW_UP times 1 + their size at their start: where a step size
+    collapses, the one that grows without bound there (a load 1/(0.5 - t) nearing 0.5 s) is
+    named, with its value."""
+    out = []
+    for fn in list(model.motion_functions) + model.forces.functions():
+        if not isinstance(fn, TimeFunction):
+            continue                 # (an expression of the state: the state it is at)
+        try:
+            start, now = abs(fn.value(fn.start)), abs(fn.value(t))
+        except ExpressionError:
+            start, now = 0.0, np.inf
+        if not now <= BLOW_UP * (1.0 + start):
+            out.append(f"{fn.name} ({fn.source}: {now:.3g} at t = {t:.6g} s)")
+    return tuple(out)
 
 
 def near_jam(sysm: Equations) -> tuple[str, ...]:
@@ -80,6 +101,9 @@ def collapsed(sysm: Equations, st: Structure, r: np.ndarray, p: np.ndarray, t: f
     why = (f"the mechanism is at a singular position (joints involved: {', '.join(who)})"
            if who else "a discontinuity or an extremely stiff element")
     jam = near_jam(sysm)
+    grows = () if who or jam else growing_without_bound(model, t)
+    if grows:
+        why = f"{'; '.join(grows)} grows without bound there"
     if jam and not who:
         who = jam
         why = (f"joint friction {', '.join(map(repr, jam))} nears a jam: "
