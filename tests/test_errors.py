@@ -427,3 +427,13 @@ def test_a_load_growing_without_bound_is_named_where_the_run_stops() -> None:
                                           r"grows without bound") as err:
         m.solve(duration=1.0, fps=24, analysis="dynamic")
     assert len(err.value.result.times) == 12          # frames 0 .. 11 (t < 0.5 s) kept
+
+
+def test_a_force_on_a_fixed_parts_marker_is_refused_by_name() -> None:
+    """A force at a marker of a fixed part moved nothing, without a word."""
+    m = Mechanism()
+    m.add_part("frame", fixed=True)
+    m.add_marker("hook", "frame")
+    with pytest.raises(MechanismError, match=r"force 'pull': marker 'hook' is on the fixed "
+                                             r"part 'frame', which a force cannot move"):
+        m.add_force("pull", "hook", force=(0.0, 0.0, -10.0))

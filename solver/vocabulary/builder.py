@@ -339,6 +339,11 @@ class Builder:
         name = self._new_name(name, "force")
         if marker not in self.markers:
             raise MechanismError(f"force {name!r}: unknown marker {marker!r}")
+        part = self.markers[marker].part
+        if self.parts[part].fixed:          # (it would move nothing, without a word)
+            raise MechanismError(f"force {name!r}: marker {marker!r} is on the fixed part "
+                                 f"{part!r}, which a force cannot move; put it on a moving "
+                                 "part's marker (a force between two parts: add_vector_force)")
         self.loads[name] = make_load(name, marker, force, torque, frame, constants)
 
     def add_limit(self, name: str, joint: str, lower: float | None = None, upper: float | None = None,
