@@ -384,17 +384,9 @@ def test_a_spring_whose_markers_meet_stops_a_sweep_naming_it_and_the_time() -> N
     pulls toward: at t = 0.1 s the spring's two markers meet and its force has no direction.
     The sweep stops there naming the spring and the time (a SolverError with the frames
     before, 0 and 0.05 s), not numpy's or Python's own FloatingPointError."""
-    m = Mechanism(gravity=(0.0, 0.0, 0.0))
-    m.add_part("ground", fixed=True)
-    m.add_part("block", mass=1.0, position=(0.1, 0, 0))
-    along_x = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)
-    m.add_marker("O", "ground", orientation=along_x)
-    m.add_marker("S", "block", orientation=along_x)
-    m.add_joint("rail", "prismatic", "S", "O")
+    m = mk.rail_slider("x", part="block", position=(0.1, 0, 0), anchor=(0, 0, 0),
+                       gravity=(0.0, 0.0, 0.0), stiffness=10.0, damping=1.0, free_length=0.05)
     m.add_motion("push", "rail", "0.1 - t")
-    m.add_marker("tip", "block")
-    m.add_marker("anchor", "ground")
-    m.add_spring_damper("spring", "tip", "anchor", stiffness=10.0, damping=1.0, free_length=0.05)
     with pytest.raises(SolverError, match=r"spring-damper 'spring': its two markers coincide .* "
                                           r"at t = 0.1 s") as err:
         m.solve(duration=0.3, fps=20)

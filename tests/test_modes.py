@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pytest
 
+import mechanisms as mk
+
 from solver import Mechanism, MechanismError, SolverError
 from tests.mechanisms import AXIS_MARKER, G
 
@@ -293,16 +295,8 @@ def test_a_spring_whose_ends_meet_at_equilibrium_is_named() -> None:
     rail: on the way to the equilibrium the spring's ends meet, where its force has no
     direction. Statics and modes stop naming the spring and what to do (a SolverError at
     t = 0), not numpy's or Python's FloatingPointError."""
-    m = Mechanism(gravity=(0.0, 0.0, 0.0))
-    m.add_part("ground", fixed=True)
-    m.add_part("block", mass=1.0, position=(0.1, 0, 0))
-    along_x = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)
-    m.add_marker("O", "ground", orientation=along_x)
-    m.add_marker("S", "block", orientation=along_x)
-    m.add_joint("rail", "prismatic", "S", "O")
-    m.add_marker("tip", "block")
-    m.add_marker("anchor", "ground")
-    m.add_spring_damper("spring", "tip", "anchor", stiffness=10.0, free_length=0.0)
+    m = mk.rail_slider("x", part="block", position=(0.1, 0, 0), anchor=(0, 0, 0),
+                       gravity=(0.0, 0.0, 0.0), stiffness=10.0, free_length=0.0)
     for analysis in (m.statics, m.modes):
         with pytest.raises(SolverError, match=r"statics at t = 0 s: spring-damper 'spring': its "
                                               r"two markers coincide .*keep its ends apart") as err:
