@@ -41,7 +41,8 @@ def test_dynamic_run_over_given_times() -> None:
 
 @pytest.mark.parametrize("times, message", [
     ([], "empty"), ([0.0, 0.1, 0.1], "increase strictly"), ([0.0, np.nan], "NaN"),
-    ("abc", "numbers")])
+    ("abc", "numbers"), ([[0.0, 0.1], [0.2, 0.3]], r"one sequence of numbers, got an array "
+                                                  r"of shape \(2, 2\)")])
 def test_bad_times_are_named(times, message) -> None:
     with pytest.raises(MechanismError, match=message):
         slider_crank().solve(times=times)

@@ -69,9 +69,13 @@ def progress_callback(progress: Any, counts: str = "frames done, frames in all")
 def output_times(times: Any) -> np.ndarray:
     """Validated output times (s): one or more finite numbers, strictly increasing."""
     try:
-        t = np.array(times, dtype=float).reshape(-1)
+        t = np.array(times, dtype=float)
     except (TypeError, ValueError):
         raise MechanismError(f"times must be numbers, got {times!r}") from None
+    if t.ndim > 1:                   # (a table's rows read one after another: not times)
+        raise MechanismError(f"times must be one sequence of numbers, got an array of shape "
+                             f"{t.shape}")
+    t = t.reshape(-1)
     if t.size == 0:
         raise MechanismError("times is empty: give at least one output time")
     if not np.all(np.isfinite(t)):
