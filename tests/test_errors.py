@@ -429,3 +429,19 @@ def test_a_force_on_a_fixed_parts_marker_is_refused_by_name() -> None:
     with pytest.raises(MechanismError, match=r"force 'pull': marker 'hook' is on the fixed "
                                              r"part 'frame', which a force cannot move"):
         m.add_force("pull", "hook", force=(0.0, 0.0, -10.0))
+
+
+def test_a_gap_of_an_angle_alone_is_said_without_a_length_of_zero() -> None:
+    """A part welded to the ground and pinned to it about an axis at 90 degrees to the
+    weld's: the pin's points meet, its axes miss by pi/2. The gap is that angle, without
+    "0 m, 0.0e+00 of the model's size" beside it."""
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0)
+    m.add_marker("O", "ground")
+    m.add_marker("A", "arm")
+    m.add_joint("weld", "fixed", "A", "O")
+    m.add_marker("Ax", "arm", orientation=(math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0))
+    m.add_joint("pin", "revolute", "Ax", "O")
+    problem, = m.check().problems
+    assert problem.endswith("leave a gap of 1.57 rad")

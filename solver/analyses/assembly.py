@@ -197,12 +197,13 @@ def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None)
     gaps = _row_gaps(model, rows, scaled)
     L = model.length_scale
     parts = []
-    if np.any(length):
-        g = float(np.max(gaps[length]))
+    g = float(np.max(gaps[length])) if np.any(length) else 0.0
+    turn = float(np.max(gaps[~length])) if np.any(~length) else 0.0
+    if np.any(length) and (g > 0.0 or turn == 0.0):   # (only an angle missed: the angle)
         share = f"{100.0 * g:.2g}%" if g >= 1e-3 else f"{g:.1e}"   # 67%, not 6.7e-01
         parts.append(f"{g * L:.3g} m, {share} of the model's size {L:.3g} m")
-    if np.any(~length):
-        parts.append(f"{float(np.max(gaps[~length])):.3g} rad")
+    if np.any(~length) and (turn > 0.0 or not parts):
+        parts.append(f"{turn:.3g} rad")
     return " and ".join(parts)
 
 
