@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .algebra.blas import single_thread
 from .analyses.assembly import assemble
 from .analyses.posing.drag import Poser
 from .analyses.run import progress_callback, requested_times, run, settings
@@ -46,17 +47,20 @@ class Mechanism(Builder):
         """Degrees of freedom by rank at the assembled position, motions not counted."""
         return self.check().dof
 
+    @single_thread
     def check(self) -> CheckReport:
         """Diagnose without moving anything: DOF, redundant equations by joint, problems."""
         model = compile_model(self)
         return _check(model, read_state(model, self))
 
+    @single_thread
     def assemble(self, time: float = 0.0) -> None:
         """Move the parts the least so that every joint and motion (at ``time``) holds."""
         time = _time(time, "assemble")
         model = compile_model(self)
         write_pose(model, self, assemble(model, read_state(model, self, time)))
 
+    @single_thread
     def poser(self, time: float = 0.0) -> Poser:
         """A ``Poser`` for posing by hand at ``time`` (s; motions held at their values
         there): the model compiled once, the parts' present placements assembled (least
@@ -67,6 +71,7 @@ class Mechanism(Builder):
         st = read_state(model, self, time)
         return Poser(model, st.r, st.p, time)
 
+    @single_thread
     def statics(self, time: float = 0.0, update: bool = False) -> Result:
         """Static equilibrium under gravity, springs and loads (motions held at ``time``):
         a one-frame Result with the reactions there; ``update=True`` moves the parts."""
@@ -77,6 +82,7 @@ class Mechanism(Builder):
             write_pose(model, self, rest)
         return result
 
+    @single_thread
     def modes(self, time: float = 0.0) -> Modes:
         """Natural frequencies, damping and mode shapes about the static equilibrium (found
         from the parts' present placements, motions held at ``time``, as ``statics``): a
@@ -85,6 +91,7 @@ class Mechanism(Builder):
         model = compile_model(self)
         return _modes(model, read_state(model, self, time))
 
+    @single_thread
     def solve(self, duration: float | None = None, fps: float = 24.0, analysis: str = "auto",
               tolerance: float = 1e-6, method: str = "auto", progress: Any = None,
               times: Any = None, keep: Any = None, **options: Any) -> Result:

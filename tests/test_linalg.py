@@ -154,3 +154,36 @@ def test_a_name_not_exported_is_not_found(monkeypatch, caplog, fresh_lookup) -> 
         assert blas.numpy_openblas() is None and banded_solver() is None
     expected = blas.blas_build(other).c_name("openblas_get_config")
     assert any(expected in r.getMessage() for r in caplog.records if r.name == "solver.algebra.blas")
+
+
+def test_every_public_call_runs_its_lapack_on_one_thread(monkeypatch) -> None:
+    """numpy's LAPACK solves (gesv: np.linalg.solve, inv) on two OpenBLAS threads wake the
+    worker, which then spins for about 0.1 s: compiling the model (its inertias' inverses)
+    outside one thread kept a second core busy through every solve, and a loop of short
+    calls (an interactive drag) busy all along (1.99 s of CPU a second of wall). The
+    Mechanism's calls and the Poser's run wholly on one thread: every compile inside them
+    sees one."""
+    from mechanisms import rail_slider
+    import solver.mechanism as mech_module
+    setter, getter, _ = blas._thread_api()
+    seen, real = [], mech_module.compile_model
+
+    def compile_model(*a, **k):
+        seen.append(int(getter()))
+        return real(*a, **k)
+    monkeypatch.setattr(mech_module, "compile_model", compile_model)
+    before = int(getter())
+    try:
+        setter(2)
+        m = rail_slider("x", part="s", position=(0.1, 0, 0), anchor=(0, 0, 0), stiffness=10.0)
+        m.check()
+        m.assemble()
+        m.statics()
+        m.modes()
+        m.solve(0.1, 10)
+        poser = m.poser()
+        assert int(getter()) == 2                 # (restored after each)
+        poser.set_coordinate("rail", 0.05)
+    finally:
+        setter(before)
+    assert seen == [1] * 6

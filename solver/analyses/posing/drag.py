@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...algebra.blas import single_thread
 from ...algebra.newton import (NEWTON_TOL, NewtonOptions, converged, newton, scaled_jacobian,
                                scales, step_pose, step_size)
 from ...base.errors import ExpressionError, SolverError
@@ -93,6 +94,7 @@ class Poser(Wiggle):
     ``t``, s; a coordinate past one of its stops brought to the stop).  ``pose`` is the
     present (r, p); ``stopped`` names the stops that held the last pose."""
 
+    @single_thread
     def __init__(self, model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0) -> None:
         self.model, self.t = model, float(t)
         try:
@@ -230,6 +232,7 @@ class Poser(Wiggle):
         a = quat_to_matrix(x[1][b]) @ u
         return x[0][b] + a, a
 
+    @single_thread
     def drag_to(self, part: str, point: np.ndarray, target: np.ndarray, max_iter: int = 30,
                 budget: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Pull ``point`` of ``part`` (m, in the part's frame) towards ``target`` (m, world)

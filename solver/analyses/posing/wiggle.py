@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...algebra.blas import single_thread
 from ...algebra.newton import NEWTON_TOL, NewtonOptions, newton
 from ...base.errors import SolverError, finite_number
 from ...kernels.constraints import KERNELS, body_arrays
@@ -229,6 +230,7 @@ class Wiggle:
         self.r, self.p = x
         return delta
 
+    @single_thread
     def set_coordinate(self, joint: str, value: float, name: str | None = None
                        ) -> tuple[np.ndarray, np.ndarray]:
         """Pose the mechanism with joint ``joint``'s coordinate ``name`` (default its first)
@@ -265,6 +267,7 @@ class Wiggle:
         self.stopped = tuple(held_stop(self._bounds, int(k)) for k in np.union1d(at, self._active))
         return self.r, self.p
 
+    @single_thread
     def coordinate_range(self, joint: str, name: str | None = None,
                          tol: float = 1e-6) -> CoordinateRange:
         """How far the coordinate can be set each way from the present pose: swept in
