@@ -343,7 +343,8 @@ class Builder:
         if self.parts[part].fixed:          # (it would move nothing, without a word)
             raise MechanismError(f"force {name!r}: marker {marker!r} is on the fixed part "
                                  f"{part!r}, which a force cannot move; put it on a moving "
-                                 "part's marker (a force between two parts: add_vector_force)")
+                                 "part's marker (a force between two parts: add_vector_force; "
+                                 "in Blender, the Force's Reaction marker)")
         self.loads[name] = make_load(name, marker, force, torque, frame, constants)
 
     def add_limit(self, name: str, joint: str, lower: float | None = None, upper: float | None = None,
