@@ -166,13 +166,15 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph,
 
 
 def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
-    """(f, (df, ddf), the keys' times) of the joint's keyframed Angle or Slide, exact Bezier
-    evaluation, a Cycles modifier's repeats included (any other F-curve modifier is refused
-    by name); the keys' times (s, io/keyframes.key_times) are the motion's breakpoints."""
+    """(f, (df, ddf), the keys' times, the first jump) of the joint's keyframed Angle or
+    Slide, exact Bezier evaluation, a Cycles modifier's repeats included (any other F-curve
+    modifier is refused by name): the keys' times (s, io/keyframes.key_times) are the
+    motion's breakpoints; the first frame of the range where its value jumps
+    (io/keyframes.first_jump), or None."""
     k = scale if coordinate == "slide" else 1.0
     fn = keyed_function(joint, coordinate)
     f, df, ddf = time_derivatives(fn, timeline, k)
-    return f, (df, ddf), key_times(fn, timeline)
+    return f, (df, ddf), key_times(fn, timeline), first_jump(fn, timeline.frames)
 
 
 def keyed_function(joint, coordinate: str):
@@ -485,8 +487,7 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
                                      f"{s.motion_speed}: give it a number")
             spec = speed_expression(s.motion_speed)
         else:
-            spec, deriv, breaks = keyframed_motion(ob, coord, sm.timeline, sm.scale)
-            jump = first_jump(keyed_function(ob, coord), sm.timeline.frames)
+            spec, deriv, breaks, jump = keyframed_motion(ob, coord, sm.timeline, sm.scale)
             if jump is not None:
                 sm.keyed_jumps[ob.name] = (coord, jump)
         mech.add_motion(name, ob.name, spec, coordinate=coord, derivatives=deriv,

@@ -526,13 +526,8 @@ def test_far_pairs_are_culled_by_their_bounding_spheres() -> None:
 def test_contact_lines_do_not_grow_with_the_contacts() -> None:
     """A right-hand side runs the same lines in the solver for 2 and 3 copies of five
     contacts of every kind of distance (tests/test_fixed_calls.py's count)."""
-    from test_fixed_calls import equations, lines_run
-    counts = []
-    for copies in (2, 3):
-        model, st, eq = equations(contact_copies(copies))
-        y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
-        eq.rhs(0.0, y)
-        counts.append(lines_run(lambda: eq.rhs(0.0, y)))
+    from test_fixed_calls import rhs_lines
+    counts = [rhs_lines(contact_copies(copies)) for copies in (2, 3)]
     assert sum(counts[0].values()) > 100
     assert counts[0] == counts[1], [sum(c.values()) for c in counts]
 

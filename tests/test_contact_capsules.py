@@ -261,13 +261,8 @@ def test_capsule_axis_lines_do_not_grow_with_the_contacts() -> None:
     """A right-hand side runs the same lines in the solver for 2 and 3 copies of four rods
     lying across bars of every kind their axis slides along (tests/test_fixed_calls.py's
     count): the placing of the sliding points is one set of array calls over all pairs."""
-    from test_fixed_calls import equations, lines_run
-    counts = []
-    for copies in (2, 3):
-        model, st, eq = equations(rods_on_bars(copies))
-        y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
-        eq.rhs(0.0, y)
-        counts.append(lines_run(lambda: eq.rhs(0.0, y)))
+    from test_fixed_calls import rhs_lines
+    counts = [rhs_lines(rods_on_bars(copies)) for copies in (2, 3)]
     assert sum(counts[0].values()) > 100
     assert counts[0] == counts[1], [sum(c.values()) for c in counts]
     lines = sum(n for (f, _), n in counts[0].items() if f == "segment_search.py")

@@ -181,6 +181,15 @@ def equations(mech: Mechanism):
     return model, st, eq
 
 
+def rhs_lines(mech: Mechanism) -> collections.Counter:
+    """lines_run of one right-hand side of ``mech`` at its start (after one call that
+    makes the equations' buffers)."""
+    _, st, eq = equations(mech)
+    y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
+    eq.rhs(0.0, y)
+    return lines_run(lambda: eq.rhs(0.0, y))
+
+
 def test_every_kind_is_in_the_mechanism() -> None:
     """The test mechanism holds what the docstring says: every primitive kind's rows, a
     coupler, a curve joint of both kinds and every force element kind."""

@@ -141,11 +141,10 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None,
     if breakpoints is None:
         return fn
     given = _times(breakpoints, f"{name}: " if name else "")
-    made = TimeFunction(fn.source, fn.name, fn._value, fn._derivs, fn._many,
+    return TimeFunction(fn.source, fn.name, fn._value, fn._derivs, fn._many,
                         None if fn._recipe is None else fn._recipe[:4] + (given,),
                         fn.constants_used, fn.start,
                         tuple(sorted(set(fn.breakpoints) | set(given))))
-    return made
 
 
 def _times(values: Any, prefix: str) -> tuple[float, ...]:

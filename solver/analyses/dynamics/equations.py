@@ -22,6 +22,7 @@ of those responses (friction.py ``with_slip``).
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -43,6 +44,19 @@ from ..structure import Structure, least_norm, self_stresses
 ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position
 _NO_MOTION = np.zeros((0, 3))   # motion_values of a model without motions
 _NO_MOTION.setflags(write=False)
+
+
+class LastRhs(NamedTuple):
+    """What the last single state's right-hand side evaluated: its pose r, p (unit
+    quaternions), rows ``ev`` and rotations ``A`` (the work buffer the next such call
+    refills, and replaces this), (J M^-1 J^T's entries, M^-1 J^T) ``mats`` and the tracked
+    values ``track`` it took; the projection's first iteration and ``rows_at`` read them."""
+    r: np.ndarray
+    p: np.ndarray
+    ev: RowEval
+    A: np.ndarray
+    mats: tuple
+    track: Any
 
 
 def _responses(dlam: np.ndarray, da: np.ndarray):
@@ -170,14 +184,14 @@ class Equations:
         self.friction_power = 0.0
         self.headroom = None      # the friction elements' headroom from a jam (with_slip), last
         self.stop_power = 0.0     # the compliant stops' power at the last accelerations
-        self.events_memo = None   # friction's event functions at a step's start (events.py)
+        self.events_memo = None   # friction's events at a step's start (events.StartEvents)
         self._pair = np.concatenate([model.body_inertia, model.body_inverse_inertia], -1)
         both = np.stack([model.body_inertia, model.body_inverse_inertia], -3)  # (..., nb, 2, 3, 3)
         on = np.diagonal(both, axis1=-2, axis2=-1)
         self._diag = (np.concatenate([on, on, on], -1)     # (..., nb, 2, 9), see _Work.mass
                       if np.array_equal(both, on[..., None] * np.eye(3)) else None)
         self._work: dict[tuple[int, ...], _Work] = {}
-        self._last = None         # the last single state's pose, rows and J M^-1 J^T (project)
+        self._last: LastRhs | None = None   # the last single state's right-hand side
         self._poses: list = []    # the rows at the last two poses asked for (rows_at)
         self._pose_work = None    # the bodies' arrays of one pose asked about (pose_bodies)
         self._rs, self._cw = scales(model)      # the projection's row scales, column weights
@@ -242,9 +256,9 @@ class Equations:
                     groups is not None and bool(np.all(had | ~groups)))):
                 return ev
         last = self._last         # the last right-hand side's (a step's end: its last stage)
-        if (last is not None and last[5] is track and key[1] == last[3].tobytes()
-                and key[0][:last[0].nbytes] == last[0].tobytes()):
-            return last[2]
+        if (last is not None and last.track is track and key[1] == last.A.tobytes()
+                and key[0][:last.r.nbytes] == last.r.tobytes()):     # (rg: r, then ground)
+            return last.ev
         ev = evaluate(self.m, rg, A, ref=track, groups=groups)
         self._poses = [(key, track, groups, ev)] + self._poses[:1]
         return ev
@@ -373,8 +387,7 @@ class Equations:
             lam[..., m.limits.rows[stop.bounds]] = -stop.Qq
         if not math.isfinite(np.add.reduce(a, axis=None)):   # NaN or inf anywhere (Q, lambda)
             raise np.linalg.LinAlgError("non-finite accelerations")
-        # (A is the buffer the next single state's call refills: that call replaces _last)
-        self._last = (r, p, ev, A, (vals, W), run.track) if not lead else None
+        self._last = LastRhs(r, p, ev, A, (vals, W), run.track) if not lead else None
         return a, lam, fe, ev.jac, f
 
     def turns(self, r: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -494,8 +507,8 @@ class Equations:
         # an explicit step whose last stage is its new point (Dormand-Prince 5(4)) evaluated
         # the rows and J M^-1 J^T there: the first iteration's, taken as they are
         last = self._last
-        pending = (last if last is not None and np.array_equal(r, last[0])
-                   and np.array_equal(p, last[1]) else None)
+        pending = (last if last is not None and np.array_equal(r, last.r)
+                   and np.array_equal(p, last.p) else None)
 
         problem = PositionProjection(self, f, rs, cw, pending)
         robust = self.run.robust

@@ -24,7 +24,7 @@ tolerance, its size set by where the output frames cut the steps.
 """
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -290,11 +290,18 @@ def _tangent_guess(measure, t: float, y: np.ndarray, f0: np.ndarray, g0: np.ndar
     is smooth.  ``ahead``: that state along f0, (t + d, y + d f0), made once for the
     tangents of several event functions of one state (friction's: one evaluation)."""
     d = 1e-6 * hs
-    tt, yd = (t + d, y + d * f0) if ahead is None else ahead
+    tt, yd = _ahead(t, y, f0, hs) if ahead is None else ahead
     rate = (measure(tt, yd)[which] - g0[which]) / d
     ahead = np.where(rate < 0.0, -g0[which] / np.where(rate < 0.0, rate, -1.0), np.inf)
     c = float(np.min(ahead))
     return c if 0.0 < c < hs else None
+
+
+def _ahead(t: float, y: np.ndarray, f0: np.ndarray, hs: float) -> tuple[float, np.ndarray]:
+    """The state a millionth of the step hs along f0 from (t, y): _tangent_guess's
+    difference, made once where several event functions take their tangents."""
+    d = 1e-6 * hs
+    return t + d, y + d * f0
 
 
 def aim_at_event(sysm, t: float, y: np.ndarray, f0: np.ndarray, hs: float) -> float | None:
@@ -314,7 +321,7 @@ def aim_at_event(sysm, t: float, y: np.ndarray, f0: np.ndarray, hs: float) -> fl
         return None
     kinds = _friction_events(sysm, t, y)
     first = None                        # (the tangent's guess, kind, armed entries, width)
-    ahead = (t + 1e-6 * hs, y + 1e-6 * hs * f0)      # (_tangent_guess's, for both)
+    ahead = _ahead(t, y, f0, hs)          # (one state for both kinds' tangents)
     for (_, measure, armed, at_start), width in zip(kinds[:2], (KINK_TIME, EVENT_TIME)):
         which = armed.nonzero()[0]
         guess = (_tangent_guess(measure, t, y, f0, at_start, which, hs, ahead)
@@ -329,7 +336,7 @@ def aim_at_event(sysm, t: float, y: np.ndarray, f0: np.ndarray, hs: float) -> fl
                     width)
     except (np.linalg.LinAlgError, FrictionJam):   # a probe's stage off the motion: the
         return None                                # step as proposed says what is there
-    sysm.events_memo = sysm.events_memo[:4] + (measure,)
+    sysm.events_memo = sysm.events_memo._replace(aimed=measure)
     return c if 0.0 < c < hs else None
 
 
@@ -385,8 +392,8 @@ def _friction_events(sysm, t: float, y: np.ndarray):
     ``step_events``), kept in the equations' ``events_memo`` (with the event function a
     step from there was aimed at, when it was)."""
     memo = sysm.events_memo               # made already at this start (aim_at_event)
-    if memo is not None and memo[0] is y and memo[1] == t and memo[2] is sysm.run:
-        return memo[3]
+    if memo is not None and memo.y is y and memo.t == t and memo.run is sysm.run:
+        return memo.kinds
     m, slip = sysm.m, sysm.run.slip       # as told at the step's start
     fp = m.frictions
     loose = free(m, slip, sysm.frozen)
@@ -418,14 +425,25 @@ def _friction_events(sysm, t: float, y: np.ndarray):
              (1, reversal, loose, reversal(t, y)),
              (2, margin, slip.stuck.copy(),
               margin(t, y) if slip.stuck.any() else np.full(len(fp.names), np.inf))]
-    sysm.events_memo = (y, t, sysm.run, kinds)
+    sysm.events_memo = StartEvents(y, t, sysm.run, kinds)
     return kinds
+
+
+class StartEvents(NamedTuple):
+    """Friction's event functions made at a step's start (``_friction_events``: the state
+    y, time t and run state they were made at, and the kinds), and the one a step from
+    there was aimed at (``aim_at_event``), if any."""
+    y: np.ndarray
+    t: float
+    run: Any
+    kinds: list
+    aimed: Callable | None = None
 
 
 def _aimed(sysm) -> Callable | None:
     """The event function a step from the events' start was aimed at (aim_at_event)."""
     memo = sysm.events_memo
-    return memo[4] if memo is not None and len(memo) > 4 else None
+    return None if memo is None else memo.aimed
 
 
 def reached(g: np.ndarray, which: np.ndarray, offset: np.ndarray | float = 0.0) -> np.ndarray:

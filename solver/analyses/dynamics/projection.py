@@ -17,9 +17,9 @@ PROJECT_RCOND = 1e-14   # Tikhonov filter of the position projection's Newton st
 class PositionProjection(NewtonProblem):
     """``eq``: the run's Equations (model, kept rows, Schur layout, tracked values, sticking
     joints); ``f``: the motion values at the time; ``rs``: the kept rows' scales;
-    ``cw``: the column weights.  ``pending``: (r, p, row evaluation, A, (S, M^-1 J^T)) of
-    the start pose if a step's last stage left them there, taken for the first residual
-    as they are.  After the iteration, ``ready`` holds (S, M^-1 J^T) when they came with
+    ``cw``: the column weights.  ``pending``: the right-hand side's evaluation at the
+    start pose (equations.LastRhs: rows, A, S and M^-1 J^T) if a step's last stage left
+    them there, taken for the first residual as they are.  After the iteration, ``ready`` holds (S, M^-1 J^T) when they came with
     the last residual, ``mats`` those of the last step (None if none was taken)."""
 
     def __init__(self, eq: Any, f: np.ndarray, rs: np.ndarray, cw: np.ndarray, pending: Any) -> None:
@@ -32,7 +32,7 @@ class PositionProjection(NewtonProblem):
         eq = self.eq
         m = eq.m
         if self.pending is not None:
-            _, _, ev, A, self.ready = self.pending[:5]
+            ev, A, self.ready = self.pending.ev, self.pending.A, self.pending.mats
             self.pending = None
         else:
             rg, A = body_arrays(m, *x)[:2]

@@ -264,7 +264,7 @@ class Stops:
         for state, ref, at, got in self._recent:
             if state is y and ref is track and at is turns:
                 return got
-        got = self.gaps_and_rates(*sysm.unpack(y)[:4], track, turns, sysm)
+        got = self.gaps_and_rates(sysm, *sysm.unpack(y)[:4], turns)
         self._recent = [(y, track, turns, got)] + self._recent[:1]
         return got
 
@@ -273,16 +273,12 @@ class Stops:
         return gaps(self.m, evaluate(self.m, *body_arrays(self.m, r, p)[:2], need_jac=False,
                                      ref=track, groups=self.groups).phi, turns)
 
-    def gaps_and_rates(self, r, p, v, w, track=None, turns=None, sysm=None
-                       ) -> tuple[np.ndarray, np.ndarray]:
-        """Every bound's gap and its rate, sgn dq/dt (nbound,), at (r, p, v, w); ``sysm``:
-        the run's Equations (its pose buffers and memo, on ``track``), or None."""
-        if sysm is None:
-            rg, A = body_arrays(self.m, r, p)[:2]
-            ev = evaluate(self.m, rg, A, ref=track, groups=self.groups)
-        else:
-            rg, A = sysm.pose_bodies(r, unit_quaternions(p))[:2]
-            ev = sysm.rows_at(rg, A, self.groups)
+    def gaps_and_rates(self, sysm, r, p, v, w, turns=None) -> tuple[np.ndarray, np.ndarray]:
+        """Every bound's gap and its rate, sgn dq/dt (nbound,), at (r, p, v, w), the rows
+        read through the run's Equations ``sysm`` (its pose buffers and memo, on its run
+        state's tracked values)."""
+        rg, A = sysm.pose_bodies(r, unit_quaternions(p))[:2]
+        ev = sysm.rows_at(rg, A, self.groups)
         rate = global_jacobian(self.m, ev.jac)[self.lm.rows] @ np.concatenate([v, w], 1).ravel()
         return gaps(self.m, ev.phi, turns), self.lm.sgn * rate
 
