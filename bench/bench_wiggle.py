@@ -2,9 +2,11 @@
 whose crank is a dense mesh (a UV sphere of SEGMENTS x RINGS squashed to the crank's
 size, about 2 x SEGMENTS x RINGS triangles: its mass is read from the mesh), its main
 bearing's Angle slider moved through CHANGES values.  Prints the median and largest
-milliseconds per slider change, and the time of one scene read for comparison.
+milliseconds per slider change, and the time of one scene read for comparison.  With
+``--cold`` the scene is not read before the first change (as a file just opened: the
+first change reads it, every mesh's mass summed).
 
-Run:  .venv/bin/python bench/bench_wiggle.py [segments] [rings]
+Run:  .venv/bin/python bench/bench_wiggle.py [segments] [rings] [--cold]
 """
 from __future__ import annotations
 
@@ -23,8 +25,10 @@ CHANGES = 40
 
 
 def main() -> None:
-    segments = int(sys.argv[1]) if len(sys.argv) > 1 else 256
-    rings = int(sys.argv[2]) if len(sys.argv) > 2 else 128
+    cold = "--cold" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--cold"]
+    segments = int(args[0]) if args else 256
+    rings = int(args[1]) if len(args) > 1 else 128
     ext = in_blender.extension()
     import bmesh
     import bpy
@@ -45,7 +49,8 @@ def main() -> None:
     bpy.context.view_layer.update()
     reader = importlib.import_module(ext.__name__ + ".addon.scene_reader")
     t0 = time.perf_counter()
-    reader.read_scene(bpy.context.scene)
+    if not cold:
+        reader.read_scene(bpy.context.scene)
     read = time.perf_counter() - t0
     s = sc["main"].mechanism
     times = []
@@ -57,7 +62,8 @@ def main() -> None:
     bpy.context.view_layer.update()
     x = crank.matrix_world.col[0]
     err = abs((math.atan2(x[1], x[0]) - value + math.pi) % (2.0 * math.pi) - math.pi)
-    print(f"crank mesh {len(mesh.polygons)} faces: one scene read {1e3 * read:.1f} ms; slider "
+    before = "no scene read before" if cold else f"one scene read {1e3 * read:.1f} ms"
+    print(f"crank mesh {len(mesh.polygons)} faces: {before}; slider "
           f"change {1e3 * np.median(times):.1f} ms median, {1e3 * np.max(times):.1f} ms largest "
           f"({CHANGES} changes; first {1e3 * times[0]:.1f} ms); last angle off by {err:.1e} rad")
 

@@ -126,12 +126,32 @@ def _polygons(faces, nv: int, polygon_sizes=None) -> tuple[np.ndarray, np.ndarra
     return flat, sizes, np.cumsum(sizes) - sizes
 
 
-def _fan_triangles(flat: np.ndarray, sizes: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """(T, 3) fan triangles (p0, pk, pk+1), k = 1..n-2, of every polygon, vectorized."""
+def _fan_corners(flat: np.ndarray, sizes: np.ndarray,
+                 starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The vertex indices (i0, ik, ik+1), k = 1..n-2, of every polygon's fan triangles,
+    each (T,), vectorized."""
     ntri = sizes - 2
     s = np.repeat(starts, ntri)
-    k = np.arange(int(ntri.sum())) - np.repeat(np.cumsum(ntri) - ntri, ntri) + 1
-    return np.stack([flat[s], flat[s + k], flat[s + k + 1]], axis=1)
+    k = s + np.arange(int(ntri.sum())) - np.repeat(np.cumsum(ntri) - ntri, ntri) + 1
+    return flat[s], flat[k], flat[k + 1]
+
+
+def _moments(X: np.ndarray, i0: np.ndarray, i1: np.ndarray,
+             i2: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """(6 vol, 24 first moment, 120 second moment) of the solid bounded by the triangles
+    (i0, i1, i2) of the vertices X (3, n) about their origin: the signed tetrahedra
+    (0, a, b, c) of the module docstring, d = det [a b c].  Coordinate-major (3, T) rows:
+    each product one pass over contiguous memory."""
+    a, b, c = X.take(i0, axis=1), X.take(i1, axis=1), X.take(i2, axis=1)
+    d = (a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2])
+         + a[2] * (b[0] * c[1] - b[1] * c[0]))
+    s = a + b + c
+    corners = np.concatenate((a, b, c, s), axis=1)           # (3, 4T)
+    weighted = corners * np.tile(d, 4)
+    second = np.empty((3, 3))
+    for i, j in ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)):   # (a dot a row: 10 times
+        second[i, j] = second[j, i] = np.dot(weighted[i], corners[j])  # a 3 x 4T product)
+    return float(d.sum()), s @ d, second
 
 
 def _edge_warnings(flat: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
@@ -144,8 +164,11 @@ def _edge_warnings(flat: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
     keep = u != v                                  # drop zero-length edges of repeated corners
     u, v = u[keep], v[keep]
     # each edge's key (its smaller vertex, its larger) with its direction in the lowest bit,
-    # sorted once: an edge's uses are a run of equal keys >> 1 (half np.unique's time)
-    key = np.sort((np.minimum(u, v) * nv + np.maximum(u, v)) * 2 + (u < v))
+    # sorted once: an edge's uses are a run of equal keys >> 1 (half np.unique's time);
+    # a stable sort (Timsort's merged runs: a mesh's faces come in strips, their keys in
+    # long runs) takes a fifth of quicksort's time on a UV sphere, a fifth more on keys
+    # shuffled at random
+    key = np.sort((np.minimum(u, v) * nv + np.maximum(u, v)) * 2 + (u < v), kind="stable")
     edge = key >> 1
     first = np.flatnonzero(np.diff(edge, prepend=edge[:1] - 1))     # each run's start
     counts = np.diff(first, append=edge.size)
@@ -201,18 +224,14 @@ def mesh_mass_properties(vertices, faces: Sequence[Sequence[int]] | np.ndarray,
 
     flat, sizes, starts = _polygons(faces, V.shape[0], polygon_sizes)
     closed, warns = _edge_warnings(flat, sizes, starts, V.shape[0])
-    ref = V[flat].mean(axis=0)
-    P = V[_fan_triangles(flat, sizes, starts)] - ref          # (T, 3 corners, 3)
-    a, b, c = P[:, 0], P[:, 1], P[:, 2]
-    d = np.einsum("ij,ij->i", a, np.cross(b, c))              # 6 x signed tetra volumes
-    s = a + b + c
-    vol = d.sum() / 6.0
-    first = d @ s / 24.0
-    second = sum((x * d[:, None]).T @ x for x in (a, b, c, s)) / 120.0   # d (aa^T+bb^T+cc^T+ss^T)
+    uses = np.bincount(flat, minlength=V.shape[0])            # each vertex's corners
+    ref = uses @ V / flat.size                                # the mean face corner
+    X = (V - ref).T.copy()                                    # (3, n)
+    six, first, second = _moments(X, *_fan_corners(flat, sizes, starts))
+    vol, first, second = six / 6.0, first / 24.0, second / 120.0
 
-    used = np.zeros(V.shape[0], dtype=bool)
-    used[flat] = True                                         # (each corner's vertex once)
-    extent = float(np.max(np.ptp(V[used], axis=0)))
+    X = X if uses.all() else X[:, uses > 0]                  # (the faces' vertices)
+    extent = float(np.max(X.max(axis=1) - X.min(axis=1)))
     if not abs(vol) > ZERO_VOLUME_RTOL * extent ** 3:        # flat (or NaN): no orientation either
         warns.append("zero volume")
         return MassProperties(0.0, 0.0, ref, np.zeros((3, 3)), closed, tuple(warns))
