@@ -349,13 +349,13 @@ def _draw_coupler(layout, ob, s):
                 row.prop(s, p)
             col.operator("mechanism.measure_radii", icon="DRIVER_DISTANCE")
             col.label(text="Measured: the meshes' outer radii; correct them if toothed")
-            col.prop(s, "pressure_angle")
         elif s.ratio_mode == "TEETH":
             col.prop(s, "teeth_a")
             col.prop(s, "teeth_b")
         else:
             col.prop(s, "gear_ratio")
-        if s.mesh != "BELT":
+        if s.mesh != "BELT":          # teeth, however the ratio is given: their line of action
+            layout.prop(s, "pressure_angle")      # sets the axles' separating load
             layout.prop(s, "helix_angle")
     elif kind == "RACK_PINION":
         row = layout.row()

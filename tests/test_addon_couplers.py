@@ -154,6 +154,25 @@ def test_helical_gear_axles_carry_the_thrust(blender, helix: float) -> None:
           what="gear 2's axle holds -(T cos(alpha) tan(beta))")
 
 
+
+@pytest.mark.parametrize("mode", ["TEETH", "RATIO"])
+def test_a_gear_by_teeth_or_ratio_shows_the_pressure_angle_its_axles_carry(blender, mode: str) -> None:
+    """By teeth (20, 50; radii 0.1, 0.25 m) or ratio (2.5) the teeth mesh at the pitch point:
+    gear 1's axle (at its centre of mass) holds |T| sin(alpha) along the centres (x) and |T|
+    cos(alpha) across (y), T the baked tooth force, alpha the Pressure Angle shown; to F32."""
+    bpy = blender
+    d = bs.gear_pair(bpy)
+    s = d["gear"].mechanism
+    s.ratio_mode, s.teeth_a, s.teeth_b, s.gear_ratio = mode, 20, 50, 2.5
+    assert ("prop", "pressure_angle", False) in bs.panel_items(bpy, "VIEW3D_PT_mechanism_object")
+    s.pressure_angle = math.radians(25.0)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert (tooth := np.abs(baked_prop(d["gear"], "tooth_force"))).max() > 0.1    # a real load
+    for axis, part in (("x", math.sin(s.pressure_angle)), ("y", math.cos(s.pressure_angle))):
+        close(np.abs(baked_prop(d["j1"], f"reaction_force_{axis}")), tooth * part,
+              ref=tooth.max(), what=f"axle load along {axis}")
+
+
 def test_radii_from_meshes_are_the_cylinders_radii(blender, extension) -> None:
     """Gear 1: a radius-1 cylinder scaled by 0.08 in x and y (the object's scale counts);
     gear 2: a 64-sided cylinder of radius 0.3 turned to lie along world y, on a joint about y
@@ -476,7 +495,7 @@ def test_clear_bake_removes_the_couplers_properties(blender) -> None:
 
 
 def test_rebake_drops_a_series_the_coupler_no_longer_has(blender) -> None:
-    """A gear baked by radii has a tooth force; set by teeth (same ratio) and baked again, it
+    """A gear baked by radii has a tooth force; made a belt (by teeth) and baked again, it
     has none, and its torques are keyed once (one F-curve each, in one bake action)."""
     bpy = blender
     d = bs.gear_pair(bpy)
@@ -484,7 +503,7 @@ def test_rebake_drops_a_series_the_coupler_no_longer_has(blender) -> None:
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert "tooth_force" in gear.keys()
     s = gear.mechanism
-    s.ratio_mode, s.teeth_a, s.teeth_b = "TEETH", 10, 25
+    s.ratio_mode, s.mesh, s.teeth_a, s.teeth_b = "TEETH", "BELT", 10, 25
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert "tooth_force" not in gear.keys()
     act = gear.mechanism.bake_action
@@ -515,7 +534,7 @@ def test_export_csv_has_the_coupler_columns(blender, tmp_path) -> None:
 # ---------------------------------------------------------------- sidebar, undo
 def test_panel_shows_the_fields_of_the_kind(blender) -> None:
     """A gear by radii: its two joints as Gear 1 and Gear 2, mesh, the radii (red at 0),
-    pressure angle, helix angle (not on a belt) and Radii from Meshes, none of the screw's or coupler's fields; a screw:
+    pressure angle and helix angle (by teeth or ratio too; neither on a belt) and Radii from Meshes, none of the screw's or coupler's fields; a screw:
     pitch and hand; a general coupler: a coordinate choice only for its cylindrical joint.
     The Mechanism panel has Couple and a Couplers list, which lists couplers only."""
     bpy = blender
@@ -532,11 +551,13 @@ def test_panel_shows_the_fields_of_the_kind(blender) -> None:
     assert ("operator", "mechanism.measure_radii") in bs.panel_items(bpy, "VIEW3D_PT_mechanism_object")
     s.radius_b = 0.0
     assert ("prop", "radius_b", True) in bs.panel_items(bpy, "VIEW3D_PT_mechanism_object")
-    s.ratio_mode = "TEETH"
-    assert props() - {"role"} == gear_fields - {"radius_a", "radius_b", "pressure_angle"} | {"teeth_a", "teeth_b"}
+    s.ratio_mode = "TEETH"                   # teeth, however counted: a pressure angle
+    assert props() - {"role"} == gear_fields - {"radius_a", "radius_b"} | {"teeth_a", "teeth_b"}
     s.mesh = "BELT"                                          # a belt has no teeth
     assert props() - {"role"} == gear_fields - {"radius_a", "radius_b", "pressure_angle",
                                                 "helix_angle"} | {"teeth_a", "teeth_b"}
+    s.ratio_mode = "RADII"
+    assert props() - {"role"} == gear_fields - {"pressure_angle", "helix_angle"}
     s.mesh = "EXTERNAL"
     s.coupler_kind = "SCREW"
     assert props() - {"role"} == {"coupler_kind", "joint_a", "joint_b", "pitch", "hand"}

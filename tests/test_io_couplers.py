@@ -51,7 +51,7 @@ def test_gear_by_radii_in_millimetres_turns_at_the_ratio(mesh: str, sign: float)
     """Radii typed in scene units (mm, scale 0.001) reach the solver in metres; the pressure
     angle (radians in Blender) in degrees; solved with gear 1 driven, gear 2 turns at
     -+r1/r2 (external: opposite way) to rounding, and the tooth force is gear 1's coupler
-    torque over r1 cos(pressure angle) in metres."""
+    torque over r1 cos(pressure angle) in metres (a belt has no teeth: none)."""
     s = Settings(kind="GEAR", ratio_mode="RADII", radius_a=40.0, radius_b=100.0, mesh=mesh,
                  pressure_angle=math.radians(25.0))
     call = call_of("Gear j1-j2", s, [("j1", REV), ("j2", REV)], 0.001)
@@ -59,8 +59,9 @@ def test_gear_by_radii_in_millimetres_turns_at_the_ratio(mesh: str, sign: float)
     teeth = {} if mesh == "BELT" else dict(helix_angle=0.0)     # a belt has no teeth
     assert call.kwargs == dict(joint1="j1", joint2="j2", radii=(0.04, 0.1), mesh=mesh.lower(),
                                pressure_angle=pytest.approx(25.0, rel=1e-15), **teeth)
-    assert call.terms == ((1, "angle"), (2, "angle")) and call.tooth_force
-    assert call.props == ("coupler_torque_1", "coupler_torque_2", "tooth_force")
+    toothed = mesh != "BELT"
+    assert call.terms == ((1, "angle"), (2, "angle")) and call.tooth_force == toothed
+    assert call.props == ("coupler_torque_1", "coupler_torque_2") + ("tooth_force",) * toothed
     m = shafts(REV, REV)
     add(m, "Gear j1-j2", call)
     m.add_motion("drive", "j1", "sin(2*pi*t)")
@@ -72,23 +73,50 @@ def test_gear_by_radii_in_millimetres_turns_at_the_ratio(mesh: str, sign: float)
     assert list(got) == list(call.props)
     np.testing.assert_array_equal(got["coupler_torque_2"], Q[:, 1])
     assert np.abs(Q[:, 1]).max() > 1e-3                      # gear 2 is accelerated: not all zero
-    np.testing.assert_allclose(got["tooth_force"], Q[:, 0] / (0.04 * math.cos(math.radians(25))),
-                               rtol=1e-12)
+    if toothed:
+        np.testing.assert_allclose(got["tooth_force"], Q[:, 0] / (0.04 * math.cos(math.radians(25))),
+                                   rtol=1e-12)
 
 
 @pytest.mark.parametrize("mode, want", [("TEETH", dict(teeth=(18, 45))), ("RATIO", dict(ratio=2.5))])
 def test_gear_by_teeth_or_ratio(mode: str, want: dict) -> None:
-    """Teeth and ratio go as they are (no unit); no tooth force without radii."""
+    """Teeth and ratio go as they are (no unit).  The shafts' parallel axes 0.35 m apart
+    mesh at the pitch point, which divides them 1 : 2.5, so gear 1's pitch radius as built
+    is 0.1 m and the baked tooth force is gear 1's torque over 0.1 cos 20 deg (to rounding,
+    1e-12 relative), as with radii typed in."""
     s = Settings(kind="GEAR", ratio_mode=mode, teeth_a=18, teeth_b=45, gear_ratio=2.5)
     call = call_of("g", s, [("a", CYL), ("b", REV)], 0.01)
     assert {k: call.kwargs[k] for k in want} == want and "radii" not in call.kwargs
-    assert not call.tooth_force and call.props == ("coupler_torque_1", "coupler_torque_2")
+    assert call.tooth_force and call.props == ("coupler_torque_1", "coupler_torque_2", "tooth_force")
     m = shafts(CYL, REV)
     add(m, "g", call_of("g", s, [("j1", CYL), ("j2", REV)], 0.01))
-    m.add_motion("drive", "j1", "2*t")
+    m.add_motion("drive", "j1", "2*t + sin(3*t)")
     m.add_motion("hold", "j1", "0", coordinate="slide")
     r = m.solve(times=np.linspace(0.0, 1.0, 5))
-    assert np.abs(wrap(turn_z(r, "p2") + 2 * r.times / 2.5)).max() < 1e-12
+    assert np.abs(wrap(turn_z(r, "p2") + (2 * r.times + np.sin(3 * r.times)) / 2.5)).max() < 1e-12
+    got = plots.coupler_plots(r, {"g": call})["g"]
+    assert list(got) == list(call.props)
+    torque_1 = r.coupler("g")[:, 0]
+    assert np.abs(torque_1).max() > 1e-3                  # gear 2 is accelerated: a real load
+    np.testing.assert_allclose(got["tooth_force"], torque_1 / (0.1 * math.cos(math.radians(20))),
+                               rtol=1e-12)
+
+
+def test_a_gear_by_teeth_on_axes_that_do_not_mesh_has_no_tooth_force() -> None:
+    """Teeth on two shafts at right angles (a bevel pair, which does not mesh at a pitch
+    point): the bake's series are the two coupler torques alone, and reading them does not
+    fail."""
+    s = Settings(kind="GEAR", ratio_mode="TEETH", teeth_a=18, teeth_b=45)
+    m = shafts(REV)
+    m.add_part("p2", mass=1.0, inertia=(0.02, 0.01, 0.01), position=(0.35, 0.0, 0.0))
+    m.add_marker("seat2", "ground", position=(0.35, 0.0, 0.0), orientation=X_AXIS)
+    m.add_marker("hub2", "p2", orientation=X_AXIS)
+    m.add_joint("j2", REV, "hub2", "seat2")
+    call = call_of("g", s, [("j1", REV), ("j2", REV)], 1.0)
+    add(m, "g", call)
+    m.add_motion("drive", "j1", "2*t")
+    r = m.solve(times=np.linspace(0.0, 1.0, 5))
+    assert list(plots.coupler_plots(r, {"g": call})["g"]) == ["coupler_torque_1", "coupler_torque_2"]
 
 
 def test_rack_travel_is_the_pitch_radius_in_metres_times_the_angle() -> None:

@@ -65,7 +65,9 @@ class CouplerSettings:
 class CouplerCall:
     """How to add a coupler to a Mechanism: ``getattr(mech, method)(name, **kwargs)``.
     ``terms``: (field number 1-3, "angle" | "slide") in the order of Result.coupler's
-    columns; ``tooth_force``: a gear given by its pitch radii (Result.tooth_force exists)."""
+    columns; ``tooth_force``: a toothed gear (not a belt), whose Result.tooth_force exists
+    given its pitch radii, or by teeth or ratio where its axes mesh at a pitch point
+    (parallel: the radii as built)."""
     method: str
     kwargs: dict = field(default_factory=dict)
     terms: tuple[tuple[int, str], ...] = ()
@@ -75,7 +77,8 @@ class CouplerCall:
     def props(self) -> tuple[str, ...]:
         """The custom properties a bake animates, one per term in Result.coupler's column
         order ("coupler_torque_<field>" on an angle, "coupler_force_<field>" on a slide),
-        then "tooth_force" for a gear given by radii."""
+        then "tooth_force" for a toothed gear (coupler_plots leaves it out where a gear by
+        teeth or ratio has axes that do not mesh)."""
         return tuple(coupler_prop(c, k) for k, c in self.terms) + (
             ("tooth_force",) if self.tooth_force else ())
 
@@ -156,7 +159,8 @@ def coupler_call(name: str, settings: CouplerSettings, joints: Sequence[Joint | 
             args["teeth"] = (s.teeth_a, s.teeth_b)
         else:
             args["ratio"] = s.gear_ratio
-        return CouplerCall("add_gear", args, ((1, "angle"), (2, "angle")), s.ratio_mode == "RADII")
+        return CouplerCall("add_gear", args, ((1, "angle"), (2, "angle")),
+                           s.mesh != "BELT")
     if kind == "RACK_PINION":
         pinion = _joint(what, kind, joints, 0, "angle")
         rack = _joint(what, kind, joints, 1, "slide")

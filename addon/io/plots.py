@@ -9,8 +9,9 @@ a slide), on the joint that motion drives.
 Coupler: Result.coupler's torque (N m, on an angle) or force (N, on a slide) along each
 coupled coordinate, on part I of that joint, as "coupler_torque_<k>" or "coupler_force_<k>"
 with k the coupler's joint field (1, 2, 3 for A, B, C: a screw on one cylindrical joint has
-both on field 1); a gear given by its pitch radii also "tooth_force" (N, along the line of
-action, Result.tooth_force).
+both on field 1); a toothed gear (not a belt) given by its pitch radii, or by teeth or
+ratio where its axes mesh at a pitch point, also "tooth_force" (N, along the line of action,
+Result.tooth_force).
 Cam: "contact_force" (N) along the common normal, positive pushing (Result.contact_force;
 negative where the follower would lift off), besides the cam joint's reaction.
 Stops: "limit_force" (N m on an angle, N on a slide) the joint's stops apply along its
@@ -46,6 +47,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+
+from ...solver import MechanismError
 
 REACTION_PROPS = ("reaction_force_x", "reaction_force_y", "reaction_force_z", "reaction_force",
                   "reaction_torque_x", "reaction_torque_y", "reaction_torque_z", "reaction_torque")
@@ -219,7 +222,10 @@ def coupler_plots(result, couplers: Mapping[str, Any]) -> dict[str, dict[str, np
         Q = result.coupler(name)
         series = {prop: Q[:, k] for k, prop in enumerate(call.props[:Q.shape[1]])}
         if call.tooth_force:
-            series["tooth_force"] = result.tooth_force(name)
+            try:
+                series["tooth_force"] = result.tooth_force(name)
+            except MechanismError:   # teeth or ratio on axes that do not mesh at a pitch point
+                pass
         out[name] = series
     return out
 

@@ -16,7 +16,8 @@ from ..model.state import State
 from .structure import Structure
 
 # a rate off by more than this share of the given speeds (m/s, rad/s times the model's
-# size) is named; below it the difference is rounding
+# size) is named; below it the difference is rounding (of the input too: Model.input_rounding,
+# where the numbers were given rounded, as Blender's float32 fields give them)
 RATE_TOL = 1e-9
 
 
@@ -34,7 +35,8 @@ def start_velocity_note(model: Model, st: Structure, start: State, analysis: str
         return ("the parts' initial velocities are not used by a kinematic sweep: its motions "
                 "set every velocity")
     off, row = _rate_off(model, st, start)
-    if row < 0 or off * (L if model.row_length[row] == 1.0 else 1.0) <= RATE_TOL * speed:
+    tol = max(RATE_TOL, model.input_rounding)
+    if row < 0 or off * (L if model.row_length[row] == 1.0 else 1.0) <= tol * speed:
         return None
     unit = "rad/s" if model.row_length[row] == 1.0 else "m/s"
     return (f"the parts' initial velocities do not fit {_owner(model, row)} (its rate is off "

@@ -352,10 +352,10 @@ class Builder:
                   rest_speed: float | None = None, stiffness: float | None = None,
                   exponent: float = 1.0, damping: float = 0.0,
                   penetration: float | None = None) -> None:
-        """Stops on a joint's angle (rad, within [-pi, pi]) or slide (m): a rigid stop with
-        coefficient of restitution e, or with ``stiffness`` a compliant one (Adams IMPACT:
-        stiffness, force exponent, maximum damping reached at the penetration depth;
-        vocabulary/limits.py).  Either bound may be None."""
+        """Stops on a joint's angle (rad, on its turns: a range may be wider than a turn) or
+        slide (m): a rigid stop with coefficient of restitution e, or with ``stiffness`` a
+        compliant one (Adams IMPACT: stiffness, force exponent, maximum damping reached at
+        the penetration depth; vocabulary/limits.py).  Either bound may be None."""
         name = self._new_name(name, "limit")
         self.limits[name] = make_limit(name, self.joints, joint, lower, upper, coordinate,
                                        restitution, rest_speed, stiffness, exponent, damping,
