@@ -128,6 +128,8 @@ def initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,
 def next_break(breaks: np.ndarray, t: float) -> float:
     """The first of the ascending times ``breaks`` (s) past t (beyond its rounding), where a
     step must end; inf when none is left."""
+    if not len(breaks):
+        return np.inf
     k = int(np.searchsorted(breaks, t + 1e-14 * max(1.0, abs(t)), side="right"))
     return float(breaks[k]) if k < len(breaks) else np.inf
 
@@ -136,6 +138,8 @@ def on_break(breaks: np.ndarray, t: float) -> bool:
     """Whether t (s) is one of the times ``breaks`` (to its rounding, as ``next_break``
     reaches them): a step ended there, and the motions' rates after it are the ones to
     go on with (a kink of max(0, t - 0.5): a jump of the rate)."""
+    if not len(breaks):
+        return False
     k = int(np.searchsorted(breaks, t))
     near = 1e-14 * max(1.0, abs(t))
     return any(abs(float(breaks[j]) - t) <= near for j in (k - 1, k) if 0 <= j < len(breaks))
