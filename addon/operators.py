@@ -358,10 +358,11 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
 def bake_notes(scene, sm, result) -> list[str]:
     """What the user should know after a bake (Bake, Bake Variant): a mesh whose mass is
     not a solid's, imperfect geometry, contacts the motions drive through each other, the
-    run's own notes (at scene frames), keys the solver's are hidden behind, a Time
+    run's own notes (at scene frames, in the panel's terms), keys the solver's are hidden behind, a Time
     Remapping that plays them at another speed."""
     return sm.notes() + _clash_notes(scene, sm, result) + \
-        [scene_lengths(with_scene_frame(n, sm.timeline.frames), scene) for n in result.notes] + \
+        [in_panel_terms(scene_lengths(with_scene_frame(n, sm.timeline.frames), scene))
+         for n in result.notes] + \
         bake.stale_notes(scene) + \
         bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
                           + sm.vector_forces + sm.contacts

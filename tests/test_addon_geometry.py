@@ -155,6 +155,35 @@ def test_check_names_a_joint_open_at_the_start(blender) -> None:
     assert f"joint {d['cylinder'].name!r} is open at the start by 0.05" in report().split(" | ")
 
 
+def test_bake_says_which_joints_it_closed_and_how_far_parts_moved(blender) -> None:
+    """The slider-crank's piston lifted 5 cm off its slide: Bake (which starts from the
+    assembled pose) names the two joints on the piston open by 0.05 m and the piston moved
+    by 0.05 m, with the panel's Assemble as the way to see it; with the Length unit fixed
+    to Millimetres, 50 mm beside them, as the fields show it; built closed, no such note."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+
+    def opened() -> list[str]:
+        return [n for n in bpy.context.scene.mechanism.report.split(" | ")
+                if "open where the parts were built" in n]
+
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert not opened()
+    bpy.ops.mechanism.clear_bake()
+    d["piston"].location.y += 0.05
+    bpy.context.view_layer.update()
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    note, = opened()
+    for joint in (d["cylinder"], d["small_end"]):
+        assert f"{joint.name!r} (by 0.05 m)" in note, note
+    assert "part 'piston' by 0.05 m" in note and "Assemble shows it" in note, note
+    bpy.context.scene.unit_settings.length_unit = "MILLIMETERS"      # as its fields show it
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    note, = opened()
+    assert f"{d['cylinder'].name!r} (by 0.05 m (50 mm))" in note, note
+    assert "'piston' by 0.05 m (50 mm)" in note, note
+
+
 def test_a_wheel_on_an_axle_at_its_centre_is_not_open_at_the_start(blender) -> None:
     """A tilted wheel (radius 0.3 m) connected to a tilted ground by an axle at the wheel's
     own origin, away from the world origin: its markers and its origin coincide, and

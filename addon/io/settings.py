@@ -207,7 +207,8 @@ def state_measures(texts) -> list[str]:
 
 
 # the solver's words for a setting the panel spells otherwise (its Python argument)
-_PANEL_TERMS = (("use analysis='dynamic'", "set Analysis to Auto or Dynamic"),)
+_PANEL_TERMS = (("use analysis='dynamic'", "set Analysis to Auto or Dynamic"),
+                ("Mechanism.assemble() moves the parts there", "Assemble shows it"))
 
 
 def in_panel_terms(message: str) -> str:

@@ -191,10 +191,10 @@ def _cannot_close(model: Model, res: np.ndarray, t: float) -> None:
 
 def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None) -> str:
     """The largest of scaled residuals as a length (m, and its share of the model's size)
-    and/or an angle (rad), each row's gap as it misses (``_row_gaps``)."""
+    and/or an angle (rad), each row's gap as it misses (``row_gaps``)."""
     rows = np.arange(len(scaled)) if rows is None else rows
     length = model.row_length[rows] != 1.0
-    gaps = _row_gaps(model, rows, scaled)
+    gaps = row_gaps(model, rows, scaled)
     L = model.length_scale
     parts = []
     g = float(np.max(gaps[length])) if np.any(length) else 0.0
@@ -207,7 +207,7 @@ def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None)
     return " and ".join(parts)
 
 
-def _row_gaps(model: Model, rows: np.ndarray, scaled: np.ndarray) -> np.ndarray:
+def row_gaps(model: Model, rows: np.ndarray, scaled: np.ndarray) -> np.ndarray:
     """How far each row misses, from its scaled residual: in radians for angular rows, in
     the model's size for length rows.  A dot-1 row's residual is the cosine of the angle
     between two axes meant to be perpendicular, so it misses by the arcsine of it (axes

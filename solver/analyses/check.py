@@ -17,6 +17,7 @@ from .contact_check import overlapping_contacts
 from .dynamics.stops import check_start
 from .general_motions import dead_centre
 from .limit_turns import pose_turns
+from .open_joints import open_joints_note
 from .singular_start import singular_start
 from .structure import structure
 
@@ -24,13 +25,15 @@ from .structure import structure
 @dataclass
 class CheckReport:
     """What check() found: DOF by rank (without and with motions), redundant equations by
-    joint, problems that stop an analysis, and notes."""
+    joint, problems that stop an analysis, notes, and ``opened``: the joints open where the
+    parts were built and how far the assembly moved them (open_joints.py; None: none)."""
     dof: int
     driven_dof: int
     redundant: dict[str, list[str]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     assembled: bool = True
+    opened: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -41,6 +44,7 @@ class CheckReport:
         for j, eqs in self.redundant.items():
             lines.append(f"redundant in joint {j!r}: {len(eqs)} equation(s): {', '.join(eqs)}")
         lines += [f"problem: {p}" for p in self.problems] + [f"note: {n}" for n in self.notes]
+        lines += [f"note: {self.opened}"] if self.opened else []
         return "\n".join(lines)
 
 
@@ -50,11 +54,12 @@ def check(model: Model, state: State) -> CheckReport:
     freedoms and name redundant equations; never raises for a mechanism that fails to
     assemble (that is reported as a problem)."""
     r, p = state.r, state.p
-    problems, notes, assembled, st = [], [], True, None
+    problems, notes, assembled, st, opened = [], [], True, None, None
     try:
         asm = assemble_pose(model, r, p, float(state.t))
         r, p, st = asm.r, asm.p, asm.structure
         notes += list(asm.notes)
+        opened = open_joints_note(model, state, state.moved(r, p, asm.track))
     except SolverError as exc:
         problems.append(str(exc))
         assembled = False
@@ -95,7 +100,7 @@ def check(model: Model, state: State) -> CheckReport:
     if st.driven_dof > 0 and not centre:      # at a dead centre the count is the pose's
         notes.append(f"{st.driven_dof} degree(s) of freedom are not driven by motions: "
                      "a dynamic analysis is needed")
-    return CheckReport(st.dof, st.driven_dof, redundant, problems, notes, assembled)
+    return CheckReport(st.dof, st.driven_dof, redundant, problems, notes, assembled, opened)
 
 
 def _dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray,

@@ -19,6 +19,7 @@ from .contact_check import overlapping_contacts, record_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
                               check_reached_angles, dead_centre)
+from .open_joints import open_joints_note
 from .singular_start import singular_start
 from .start_velocities import start_velocity_note
 from .structure import Structure, structure
@@ -123,11 +124,13 @@ def requested_times(duration: Any, fps: Any, times: Any, what: str = "solve") ->
 @dataclass(frozen=True)
 class Start:
     """What a run starts from (``prepare``): the assembled state at times[0], the structure
-    there, the analysis chosen and the assembly's notes."""
+    there, the analysis chosen, the assembly's notes and its note of joints open where the
+    parts were built (open_joints.py)."""
     state: State
     structure: Structure
     analysis: str
     notes: tuple[str, ...]
+    opened: str | None = None
 
 
 def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Settings()) -> Start:
@@ -156,7 +159,7 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     if analysis == "kinematic" and st.driven_dof > 0:
         raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", t0)
-    return Start(start, st, analysis, tuple(asm.notes))
+    return Start(start, st, analysis, tuple(asm.notes), open_joints_note(model, state, start))
 
 
 def finish(model: Model, begun: Start, out: Result) -> Result:
@@ -169,7 +172,7 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
     if model.curves is not None:
         _curve_checks(model, out)
     record_contacts(model, out, out.analysis == "kinematic")
-    out.notes[:0] = list(begun.notes)
+    out.notes[:0] = list(begun.notes) + ([begun.opened] if begun.opened else [])
     if not begun.notes:
         note = run_disagreement(model, begun.structure, out.times, out._r, out._p, out.track)
         if note:
