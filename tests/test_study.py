@@ -516,3 +516,28 @@ def test_named_constants_in_expressions() -> None:
     fn = pickle.loads(pickle.dumps(m.motions["d"].function))
     assert fn.derivatives(2.0) == (3.0, 1.5, 0.0)
     assert copy.deepcopy(m).motions["d"].function is m.motions["d"].function
+
+
+def test_a_study_whose_results_would_not_fit_in_memory_is_refused_with_its_size(
+        monkeypatch) -> None:
+    """The bytes a study's Results hold are counted before it runs: the estimate equals the
+    arrays of the Results a small run keeps, and a study whose Results exceed the machine's
+    memory (here said to be 1 GB) is refused with its size before any variant runs, not met
+    as numpy's MemoryError (or a run of hours) later."""
+    import solver.study.runner as runner
+    m = driven_wheel("omega * t", {"omega": 1.0})
+    small = Study(m, {"wheel.mass": [1.0, 2.0, 3.0]})
+    res = small.run(duration=1.0, fps=10)
+    held = sum(getattr(r, f).nbytes for r in res.results for f in r._FRAME_FIELDS
+               if getattr(r, f) is not None)
+    assert small._result_bytes(len(res.times)) == held
+    monkeypatch.setattr(runner, "physical_memory", lambda: 10 ** 9)
+    calls = []
+    big = Study(m, {"wheel.mass": np.linspace(1.0, 2.0, 1000)})
+    with pytest.raises(StudyError, match=r"1,000 variants of 100,001 frames each: their Results "
+                                         r"would hold [\d.]+ GB, more than this machine's "
+                                         r"memory \(1 GB\)"):
+        big.run(duration=1000.0, fps=100, progress=lambda k, n: calls.append(k) or False)
+    assert calls == []
+    monkeypatch.setattr(runner, "physical_memory", lambda: None)   # unknown: not refused
+    assert len(small.run(duration=1.0, fps=10).results) == 3
