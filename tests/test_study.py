@@ -541,3 +541,17 @@ def test_a_study_whose_results_would_not_fit_in_memory_is_refused_with_its_size(
     assert calls == []
     monkeypatch.setattr(runner, "physical_memory", lambda: None)   # unknown: not refused
     assert len(small.run(duration=1.0, fps=10).results) == 3
+
+
+def test_sample_values_of_another_width_are_refused_not_recut_into_rows() -> None:
+    """Samples(names, values) takes one row per variant and one column per name: two rows
+    of three values for two parameters were re-cut into three rows of two (variant 1 then
+    set a = 3, b = 4, values no row held), a silent wrong study; now a StudyError names
+    the parameters and the shape given.  One parameter's values may still be flat."""
+    with pytest.raises(StudyError, match=r"one column per parameter \(2: a, b\), got an "
+                                         r"array of shape \(2, 3\)"):
+        Samples(("a", "b"), [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    with pytest.raises(StudyError, match=r"got an array of shape \(4,\)"):
+        Samples(("a", "b"), [1.0, 2.0, 3.0, 4.0])
+    assert Samples(("a",), [1.0, 2.0, 3.0]).values.tolist() == [[1.0], [2.0], [3.0]]
+    assert Samples(("a", "b"), [[1.0, 2.0]]).rows() == [{"a": 1.0, "b": 2.0}]
