@@ -10,6 +10,7 @@ import copy
 import csv
 import math
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -555,3 +556,16 @@ def test_sample_values_of_another_width_are_refused_not_recut_into_rows() -> Non
         Samples(("a", "b"), [1.0, 2.0, 3.0, 4.0])
     assert Samples(("a",), [1.0, 2.0, 3.0]).values.tolist() == [[1.0], [2.0], [3.0]]
     assert Samples(("a", "b"), [[1.0, 2.0]]).rows() == [{"a": 1.0, "b": 2.0}]
+
+
+def test_a_latin_hypercube_seed_that_is_not_a_whole_number_is_named() -> None:
+    """A seed numpy's Generator cannot take (a fraction, a text, a negative number) is a
+    StudyError naming the seed, as every other bad input of a study, not numpy's TypeError
+    about a SeedSequence's entropy."""
+    for seed in (1.5, "one", -3):
+        with pytest.raises(StudyError, match=r"latin_hypercube: the seed must be a whole number "
+                                             r">= 0 \(or None: a new draw each time\), got "
+                                             + re.escape(repr(seed))):
+            latin_hypercube({"crank.mass": (1.0, 2.0)}, 4, seed=seed)
+    a = latin_hypercube({"crank.mass": (1.0, 2.0)}, 4, seed=np.int64(7))
+    assert np.array_equal(a.values, latin_hypercube({"crank.mass": (1.0, 2.0)}, 4, seed=7).values)

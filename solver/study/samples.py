@@ -146,7 +146,11 @@ def latin_hypercube(ranges: dict[str, Any], n: int, seed: Any = None) -> Samples
             raise StudyError(f"latin_hypercube: {name}'s range ({lo:g}, {hi:g}) is empty: "
                              "low must be below high")
         bounds.append((lo, hi))
-    rng = np.random.default_rng(seed)
+    try:
+        rng = np.random.default_rng(seed)
+    except (TypeError, ValueError):
+        raise StudyError(f"latin_hypercube: the seed must be a whole number >= 0 (or None: "
+                         f"a new draw each time), got {seed!r}") from None
     cols = []
     for lo, hi in bounds:
         u = (rng.permutation(n) + rng.random(n)) / n
