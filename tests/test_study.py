@@ -569,3 +569,18 @@ def test_a_latin_hypercube_seed_that_is_not_a_whole_number_is_named() -> None:
             latin_hypercube({"crank.mass": (1.0, 2.0)}, 4, seed=seed)
     a = latin_hypercube({"crank.mass": (1.0, 2.0)}, 4, seed=np.int64(7))
     assert np.array_equal(a.values, latin_hypercube({"crank.mass": (1.0, 2.0)}, 4, seed=7).values)
+
+
+def test_a_metric_named_failure_is_refused_as_the_csv_has_that_column(tmp_path) -> None:
+    """to_csv writes a last column "failure" (each variant's reason); a metric of that name
+    wrote a second "failure" column, and a CSV reader keyed by the header lost one of them.
+    The name is refused before anything runs, as a metric named like a built-in column."""
+    m = driven_wheel("omega * t", {"omega": 1.0})
+    with pytest.raises(StudyError, match=r"two columns of the study's table would be named "
+                                         r"'failure'"):
+        Study(m, {"wheel.mass": [1.0, 2.0]}, metrics={"failure": lambda r: 0.0})
+    res = m.study({"wheel.mass": [1.0, 2.0]}, duration=0.2, fps=10,
+                  metrics={"fails": lambda r: 1.0})
+    res.to_csv(tmp_path / "t.csv")
+    header = next(csv.reader(open(tmp_path / "t.csv", encoding="utf-8")))
+    assert header.count("failure") == 1 and header[-1] == "failure"

@@ -56,10 +56,11 @@ def result_columns(base: Builder) -> list[str]:
 
 
 def columns(base: Builder, samples: Samples, metrics: dict[str, Callable]) -> list[str]:
-    """Every column of the study's table; StudyError if two would share a name."""
+    """Every column of the study's table; StudyError if two would share a name (the CSV's
+    last column, "failure", among them: a metric of that name could not be read back)."""
     cols = ["variant", *samples.names, *result_columns(base), *metrics]
     seen = set()
-    for c in cols:
+    for c in cols + ["failure"]:
         if c in seen:
             raise StudyError(f"two columns of the study's table would be named {c!r} (a metric "
                              "or parameter named like a built-in column): rename the metric")
