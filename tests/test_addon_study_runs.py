@@ -1,0 +1,33 @@
+"""The Study panel's table from one run to the next in real Blender (addon/study.py
+``store``): what a new run's table says about the scene's bake."""
+from __future__ import annotations
+
+import numpy as np
+
+import blender_scenes as bs
+from test_addon_study import _mods, setup
+
+
+def test_a_new_run_marks_no_variant_of_its_table_baked(blender, extension) -> None:
+    """Variant 4 baked (piston 2 kg), then the study run again over other masses: the new
+    table's row 4 is piston 5 kg, which was never baked, yet the panel marked it "(baked)"
+    (baked_variant kept its index across tables).  A new table marks no row baked; the
+    scene's keys stay those of the bake."""
+    bpy = blender
+    mods = _mods(extension)
+    sc, _ = setup(bpy)
+    st = bpy.context.scene.mechanism.study
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    assert bpy.ops.mechanism.study_bake(variant=4) == {"FINISHED"}
+    assert st.baked_variant == 4
+    keys = bs.baked_pose(sc["piston"])
+    st.start_1, st.stop_1, st.count_1 = 3.0, 6.0, 4
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    table = mods.study.stored_table(st)
+    assert table.values(4)["piston.mass"] == 5.0
+    assert st.baked_variant == -1
+    st.row_index = 4
+    labels = [i[1] for i in bs.panel_items(bpy, "VIEW3D_PT_mechanism_study") if i[0] == "label"]
+    assert not any("(baked)" in text for text in labels)
+    for a, b in zip(keys, bs.baked_pose(sc["piston"])):
+        np.testing.assert_array_equal(a, b)
