@@ -107,13 +107,14 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
                 f"{len(res.times)} frames: {len(table) - len(table.failures)} ran")
         for note in res.notes[:1]:    # e.g. the batched run fell back to one by one (a defect)
             self.report({"WARNING"}, f"Study note: {note}")
+        units = study.si_units(context.scene, table.parameters)
         if table.failures:
             i, why = next(iter(table.failures.items()))
-            self.report({"WARNING"}, f"{done}, {len(table.failures)} failed (variant {i}: "
+            self.report({"WARNING"}, f"{done}, {len(table.failures)} failed (variant {i}, "
+                                     f"{describe(table.values(i), units)}: "
                                      f"{scene_lengths(why, context.scene)})")
         else:
             order = table.order(st.sort_column, st.sort_descending)
-            units = study.si_units(context.scene, table.parameters)
             self.report({"INFO"}, f"{done}; first by {st.sort_column}: variant {order[0]} "
                                   f"({describe(table.values(order[0]), units)})")
         return {"FINISHED"}

@@ -31,3 +31,17 @@ def test_a_new_run_marks_no_variant_of_its_table_baked(blender, extension) -> No
     assert not any("(baked)" in text for text in labels)
     for a, b in zip(keys, bs.baked_pose(sc["piston"])):
         np.testing.assert_array_equal(a, b)
+
+
+def test_run_study_names_a_failed_variants_values(blender, extension, capfd) -> None:
+    """Run Study's report names the first failed variant by its values as well as its index
+    and reason (the list shows only a few rows at a time; the command line names them the
+    same way): "variant 1, piston.mass = 0.5 kg, rod.marker.position.x = -0.1 m: ..."."""
+    bpy = blender
+    _, rod_marker = setup(bpy)
+    capfd.readouterr()
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    out = capfd.readouterr()
+    said = out.out + out.err
+    assert (f"3 failed (variant 1, piston.mass = 0.5 kg, {rod_marker}.position.x = -0.1 m: "
+            "SolverError: lock-up at t = ") in said, said
