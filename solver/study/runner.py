@@ -19,7 +19,7 @@ from ..vocabulary.builder import Builder
 from .engine import Outcome, VariantBatch, solve_batch
 from .params import make_variant, resolve_all
 from .samples import Samples, as_samples
-from .table import StudyResult, columns
+from .table import StudyResult, columns, variant_index
 
 
 class Study:
@@ -61,6 +61,7 @@ class Study:
 
     def variant(self, i: int) -> Builder:
         """Variant i's mechanism (a new copy: solve it, change it, as any Mechanism)."""
+        i = variant_index(i, len(self))
         return make_variant(self.base, self.params, self.samples.values[i], i)
 
     def _result_bytes(self, frames: int) -> int | None:
