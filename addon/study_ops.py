@@ -89,12 +89,11 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
                           "Mechanism study: variant {k} of {n} done (Esc to cancel)")
 
     def finished(self, context, err, result):
-        if isinstance(err, SolverCancelled) and err.result is not None:
-            table = study.store(context.scene, self._sm, err.result, self._how)
-            ran = len(table) - sum("cancelled" in w for w in table.failures.values())
-            self.report({"WARNING"}, f"study cancelled after {ran} of {len(table)} variants: the "
-                                     "table holds those; the rest are marked not run")
-            return {"FINISHED"}
+        if isinstance(err, SolverCancelled):       # Esc: the scene as it was, as a Bake's
+            kept = "the table is the last complete run's" if study.stored_table(
+                context.scene.mechanism.study) is not None else "no table was made"
+            self.report({"WARNING"}, f"study cancelled; nothing was changed ({kept})")
+            return {"CANCELLED"}
         if err is not None:
             self.report({"ERROR"}, f"Study: {scene_lengths(str(err), context.scene)}")
             return {"CANCELLED"}

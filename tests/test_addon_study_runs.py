@@ -2,7 +2,10 @@
 ``store``): what a new run's table says about the scene's bake."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
+import pytest
 
 import blender_scenes as bs
 from test_addon_study import _mods, setup
@@ -45,3 +48,33 @@ def test_run_study_names_a_failed_variants_values(blender, extension, capfd) -> 
     said = out.out + out.err
     assert (f"3 failed (variant 1, piston.mass = 0.5 kg, {rod_marker}.position.x = -0.1 m: "
             "SolverError: lock-up at t = ") in said, said
+
+
+def test_esc_during_a_study_leaves_the_scene_and_its_last_table(blender, extension) -> None:
+    """Esc during Run Study (its worker's progress returns False: the solver's
+    SolverCancelled, handed to the operator's ``finished`` on the main thread, as the modal
+    run does): the table, its rows and the baked variant are the last complete run's, as
+    a cancelled Bake changes nothing.  Before, the cancelled run's table replaced it: the
+    batched variants, cancelled at their first report, every one "not run"."""
+    bpy = blender
+    mods = _mods(extension)
+    setup(bpy)
+    scene = bpy.context.scene
+    st = scene.mechanism.study
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    assert bpy.ops.mechanism.study_bake(variant=4) == {"FINISHED"}
+    table, rows = st.table, len(st.rows)
+    snap = bs.snapshot(bpy)
+    st.start_1, st.stop_1 = 3.0, 6.0
+    sm, study, how = mods.study.study_of(scene)
+    with pytest.raises(mods.solver.SolverCancelled) as cancel:
+        mods.study.run_study(study, sm, how, progress=lambda done, total: False)
+    said = []
+    op = SimpleNamespace(_sm=sm, _how=how, report=lambda kind, text: said.append(text))
+    run = bpy.types.Operator.bl_rna_get_subclass_py("MECHANISM_OT_study_run")
+    assert run.finished(op, bpy.context, cancel.value, None) == {"CANCELLED"}
+    assert said == ["study cancelled; nothing was changed (the table is the last complete "
+                    "run's)"]
+    assert st.table == table and len(st.rows) == rows and st.baked_variant == 4
+    st.start_1, st.stop_1 = 0.5, 2.0
+    assert [d for d in bs.differences(snap, bs.snapshot(bpy)) if "/report" not in d] == []
