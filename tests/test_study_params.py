@@ -125,6 +125,7 @@ CASES = [
       "pin: friction.viscous", "pin: friction.preload", "pin: friction.radius",
       "pin: friction.arm", "pin: friction.bearing_length"],
      [[0.4, 0.3, 1e-2, 0.1, 1.0, 0.02, 0.03, 0.06], [0.2, 0.1, 1e-4, 0.0, 0.0, 0.005, 0.0, 0.0]]),
+    (["rail: friction.static"], [[0.3], [0.1], [0.2]]),    # (one coefficient: dynamic follows)
     (["pin: limit.lower", "pin: limit.upper", "pin: limit.restitution"],
      [[-0.5, 2.0, 0.9], [-1.2, 1.0, 0.0]]),
     (["rail: limit.lower", "rail: limit.stiffness", "rail: limit.exponent",
