@@ -201,12 +201,13 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         scene.frame_set(scene.frame_current)
         scene.mechanism.study.baked_variant = i
         values = table.values(i)
+        units = study.si_units(scene, values)
         kept = []
         for name in values:
             v = design_value(sm.mech, resolve(sm.mech, name))
-            if v is not None:
-                kept.append(f"{name} stays {v:.6g}")
-        done = (f"baked variant {i} ({describe(values, study.si_units(scene, values))}): "
+            if v is not None:          # (in the SI unit the variant's own value is said in)
+                kept.append(f"{name} stays {v:.6g}" + (f" {units[name]}" if units[name] else ""))
+        done = (f"baked variant {i} ({describe(values, units)}): "
                 f"{len(result.times)} frames; the "
                 f"scene's design is unchanged ({', '.join(kept) or 'its settings as they were'}),"
                 " only the baked motion is the variant's")

@@ -78,3 +78,20 @@ def test_esc_during_a_study_leaves_the_scene_and_its_last_table(blender, extensi
     assert st.table == table and len(st.rows) == rows and st.baked_variant == 4
     st.start_1, st.stop_1 = 0.5, 2.0
     assert [d for d in bs.differences(snap, bs.snapshot(bpy)) if "/report" not in d] == []
+
+
+def test_bake_variant_says_the_design_values_kept_with_their_units(blender, extension,
+                                                                    capfd) -> None:
+    """Bake Variant's report gives the variant's values with their SI units and the design
+    values the scene keeps with the same units: "piston.mass = 2 kg ... piston.mass stays
+    0.125 kg", not a bare "stays 0.125" beside "2 kg" (a bare number, in a scene whose
+    fields show other units, does not say which)."""
+    bpy = blender
+    _, rod_marker = setup(bpy)
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    capfd.readouterr()
+    assert bpy.ops.mechanism.study_bake(variant=4) == {"FINISHED"}
+    out = capfd.readouterr()
+    said = out.out + out.err
+    assert (f"baked variant 4 (piston.mass = 2 kg, {rod_marker}.position.x = 0.15 m)" in said
+            and f"(piston.mass stays 0.125 kg, {rod_marker}.position.x stays 0.15 m)" in said), said
