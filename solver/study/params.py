@@ -379,7 +379,8 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
     elif table == "motions":
         consts = {**old.constants, **{p.index: v for p, v in changes}}
         _readd(b, table, item, lambda: b.add_motion(item, old.joint, old.source, old.coordinate,
-                                                    constants=consts))
+                                                    constants=consts,
+                                                    breakpoints=old.breakpoints))
     elif table == "loads":
         consts = {**old.constants, **{p.index: v for p, v in changes}}
         _readd(b, table, item, lambda: b.add_force(item, old.marker, old.source[0], old.source[1],
