@@ -299,7 +299,8 @@ def run_study(study, sm, how, progress=None):
 
 
 def store(scene, sm, res, how) -> StudyTable:
-    """Keep a run: its table in the scene (rows for the list) and the StudyResult in memory."""
+    """Keep a run: its table in the scene (rows for the list) and the StudyResult in memory;
+    no row of it is marked baked (a variant baked before is a row of the table replaced)."""
     st = scene.mechanism.study
     table = StudyTable.from_result(res, how)
     st.table = table.to_json()
@@ -307,6 +308,7 @@ def store(scene, sm, res, how) -> StudyTable:
     for i in range(len(table)):
         st.rows.add().variant = i
     st.row_index = min(max(st.row_index, 0), len(table) - 1)
+    st.baked_variant = -1            # the scene's keys are no variant of this new table's
     if st.sort_column not in table.columns:
         st.sort_column = table.result_columns()[0] if table.result_columns() else "variant"
     if st.plot_column not in table.columns:

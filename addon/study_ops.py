@@ -89,12 +89,11 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
                           "Mechanism study: variant {k} of {n} done (Esc to cancel)")
 
     def finished(self, context, err, result):
-        if isinstance(err, SolverCancelled) and err.result is not None:
-            table = study.store(context.scene, self._sm, err.result, self._how)
-            ran = len(table) - sum("cancelled" in w for w in table.failures.values())
-            self.report({"WARNING"}, f"study cancelled after {ran} of {len(table)} variants: the "
-                                     "table holds those; the rest are marked not run")
-            return {"FINISHED"}
+        if isinstance(err, SolverCancelled):       # Esc: the scene as it was, as a Bake's
+            kept = "the table is the last complete run's" if study.stored_table(
+                context.scene.mechanism.study) is not None else "no table was made"
+            self.report({"WARNING"}, f"study cancelled; nothing was changed ({kept})")
+            return {"CANCELLED"}
         if err is not None:
             self.report({"ERROR"}, f"Study: {scene_lengths(str(err), context.scene)}")
             return {"CANCELLED"}
@@ -107,13 +106,14 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
                 f"{len(res.times)} frames: {len(table) - len(table.failures)} ran")
         for note in res.notes[:1]:    # e.g. the batched run fell back to one by one (a defect)
             self.report({"WARNING"}, f"Study note: {note}")
+        units = study.si_units(context.scene, table.parameters)
         if table.failures:
             i, why = next(iter(table.failures.items()))
-            self.report({"WARNING"}, f"{done}, {len(table.failures)} failed (variant {i}: "
+            self.report({"WARNING"}, f"{done}, {len(table.failures)} failed (variant {i}, "
+                                     f"{describe(table.values(i), units)}: "
                                      f"{scene_lengths(why, context.scene)})")
         else:
             order = table.order(st.sort_column, st.sort_descending)
-            units = study.si_units(context.scene, table.parameters)
             self.report({"INFO"}, f"{done}; first by {st.sort_column}: variant {order[0]} "
                                   f"({describe(table.values(order[0]), units)})")
         return {"FINISHED"}
@@ -201,12 +201,13 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         scene.frame_set(scene.frame_current)
         scene.mechanism.study.baked_variant = i
         values = table.values(i)
+        units = study.si_units(scene, values)
         kept = []
         for name in values:
             v = design_value(sm.mech, resolve(sm.mech, name))
-            if v is not None:
-                kept.append(f"{name} stays {v:.6g}")
-        done = (f"baked variant {i} ({describe(values, study.si_units(scene, values))}): "
+            if v is not None:          # (in the SI unit the variant's own value is said in)
+                kept.append(f"{name} stays {v:.6g}" + (f" {units[name]}" if units[name] else ""))
+        done = (f"baked variant {i} ({describe(values, units)}): "
                 f"{len(result.times)} frames; the "
                 f"scene's design is unchanged ({', '.join(kept) or 'its settings as they were'}),"
                 " only the baked motion is the variant's")

@@ -5,8 +5,11 @@ equals its separate run to the last bit (the slipping elements' loads settle sta
 state, each as it would alone: friction.py)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from mechanisms import G, incline
 from solver import Mechanism
 from solver.study import Study, grid
 
@@ -73,3 +76,31 @@ def test_two_coupled_dry_pins_run_together_bit_for_bit(monkeypatch) -> None:
     res = study.run(duration=2.0, fps=24)
     assert not res.failures and len(groups) == 1 and groups[0].served["together"] > 0
     _same_runs(res, study, 2.0, 24, ("f1", "f2"))
+
+
+def test_a_one_coefficient_frictions_dynamic_coefficient_follows_its_static() -> None:
+    """A block on a 30 degree incline whose slide's friction has one coefficient mu
+    (add_friction(static=mu): the dynamic is mu too), mu 0.3 varied to 0.2, 0.3, 0.4: each
+    variant is that friction added again with its mu, so the block slides at
+    g (sin a - mu cos a) (Coulomb's law on a slope), and each equals the mechanism built by
+    hand with static=mu to the last bit.  Before, the dynamic coefficient stayed 0.3: mu
+    0.2 was refused ("the dynamic coefficient 0.3 exceeds the static 0.2") and mu 0.4 slid
+    at the 0.3 rate."""
+    def one_coefficient(mu: float) -> Mechanism:
+        m = incline(30.0, mu, mu)
+        del m.frictions["dry"]
+        m.add_friction("dry", "slide", static=mu, transition_speed=1e-9)
+        return m
+    levels = [0.2, 0.3, 0.4]
+    res = Study(one_coefficient(0.3), grid({"dry.static": levels})).run(duration=0.5, fps=24)
+    assert not res.failures
+    a = math.radians(30.0)
+    for i, mu in enumerate(levels):
+        got, alone = res.result(i), one_coefficient(mu).solve(duration=0.5, fps=24)
+        for name in ("_r", "_p", "_v", "_w", "_reaction"):
+            assert np.array_equal(getattr(got, name), getattr(alone, name)), (mu, name)
+        # the slide from rest: s = g (sin a - mu cos a) t^2 / 2; 1e-6 of the 1 m scale is
+        # the run's tolerance (the transition at 1e-9 m/s is left within the first step)
+        s = np.linalg.norm(got.position("block") - got.position("block")[0], axis=1)
+        expect = 0.5 * G * (math.sin(a) - mu * math.cos(a)) * got.times ** 2
+        np.testing.assert_allclose(s, expect, atol=1e-6)

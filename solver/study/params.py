@@ -20,8 +20,9 @@ longest item name that fits is taken) or ``gravity.<axis>``:
   rack and pinion     pitch_radius (m)
   screw               pitch (m per turn)
   coupler             scale1, scale2 (, scale3)
-  joint friction      static, dynamic, transition_speed, viscous, preload, radius, arm,
-                      bearing_length
+  joint friction      static (the dynamic coefficient follows it when the friction has
+                      one coefficient), dynamic, transition_speed, viscous, preload,
+                      radius, arm, bearing_length
   limit               lower, upper (the bounds it has), restitution (a rigid stop) or
                       stiffness, exponent, damping, penetration (a compliant one)
   contact             restitution, friction (static; the dynamic coefficient follows it when
@@ -378,7 +379,8 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
     elif table == "motions":
         consts = {**old.constants, **{p.index: v for p, v in changes}}
         _readd(b, table, item, lambda: b.add_motion(item, old.joint, old.source, old.coordinate,
-                                                    constants=consts))
+                                                    constants=consts,
+                                                    breakpoints=old.breakpoints))
     elif table == "loads":
         consts = {**old.constants, **{p.index: v for p, v in changes}}
         _readd(b, table, item, lambda: b.add_force(item, old.marker, old.source[0], old.source[1],
@@ -388,6 +390,8 @@ def _apply(b: Builder, table: str, item: str, changes: list[tuple[Parameter, flo
     elif table == "frictions":
         f = {k: getattr(old, k) for k in _FRICTION}
         f.update({p.field: v for p, v in changes})
+        if _follows(old, {p.field for p, _ in changes}):
+            f["dynamic"] = None               # (add_friction's: the static)
         _readd(b, table, item, lambda: b.add_friction(item, old.joint, coordinate=old.coordinate,
                                                       **f))
     elif table == "limits":
@@ -435,11 +439,18 @@ def _contact_law(old: Any, changes: list[tuple[Parameter, float]]) -> dict[str, 
             f[p.field] = tuple(pair)
         else:
             f[p.field] = v
-    fields = {p.field for p, _ in changes}
-    if old.dynamic == old.static and "static" in fields and "dynamic" not in fields:
+    if _follows(old, {p.field for p, _ in changes}):
         f["dynamic"] = None
     f["friction"], f["dynamic_friction"] = f.pop("static"), f.pop("dynamic")
     return f
+
+
+def _follows(old: Any, fields: set[str]) -> bool:
+    """Whether the dynamic coefficient of a joint's friction or a contact ``old`` follows a
+    varied static one: the item has one coefficient (the dynamic equal to the static, as
+    add_friction and add_contact make it when given the static alone) and the dynamic is
+    not varied itself, so that the variant is the item added again with that static."""
+    return old.dynamic == old.static and "static" in fields and "dynamic" not in fields
 
 
 def _add_coupler(b: Builder, name: str, old: Any, new: dict[str, float]) -> None:

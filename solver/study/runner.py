@@ -13,11 +13,13 @@ import numpy as np
 from ..algebra.blas import single_thread
 from ..analyses.run import Settings, progress_callback, requested_times, settings
 from ..base.errors import MechanismError, SolverCancelled, StudyError
+from ..model.compile import compile_model
+from ..model.results import Result
 from ..vocabulary.builder import Builder
 from .engine import Outcome, VariantBatch, solve_batch
 from .params import make_variant, resolve_all
 from .samples import Samples, as_samples
-from .table import StudyResult, columns
+from .table import StudyResult, columns, variant_index
 
 
 class Study:
@@ -59,7 +61,38 @@ class Study:
 
     def variant(self, i: int) -> Builder:
         """Variant i's mechanism (a new copy: solve it, change it, as any Mechanism)."""
+        i = variant_index(i, len(self))
         return make_variant(self.base, self.params, self.samples.values[i], i)
+
+    def _result_bytes(self, frames: int) -> int | None:
+        """The bytes every variant's Result over ``frames`` output frames holds together (a
+        study keeps each Result whole for its metrics), or None where neither the base nor
+        the first variant compiles (each variant then says why it fails)."""
+        try:
+            model = compile_model(self.base)
+        except MechanismError:
+            try:
+                model = compile_model(make_variant(self.base, self.params,
+                                                   self.samples.values[0], 0, shared=True))
+            except MechanismError:
+                return None
+        one = Result(model, np.zeros(1), "dynamic")
+        per_frame = sum(getattr(one, f).nbytes for f in Result._FRAME_FIELDS
+                        if getattr(one, f) is not None)
+        return len(self) * int(frames) * per_frame
+
+    def _check_memory(self, times: np.ndarray) -> None:
+        """StudyError, before anything runs, when the variants' Results over ``times`` would
+        not fit in this machine's memory: a study too large is said with its size, not met
+        as numpy's MemoryError hours into the run."""
+        total = physical_memory()
+        need = None if total is None else self._result_bytes(len(times))
+        if need is not None and need > total:
+            raise StudyError(
+                f"{len(self):,} variants of {len(times):,} frames each: their Results would "
+                f"hold {need / 1e9:,.3g} GB, more than this machine's memory "
+                f"({total / 1e9:,.3g} GB); study fewer variants or fewer frames (a lower fps, "
+                "a shorter duration)")
 
     def run(self, duration: float | None = None, fps: float = 24.0, times: Any = None,
             executor: Any = None, batch_size: int | None = None,
@@ -86,6 +119,7 @@ class Study:
             raise StudyError(str(exc)) from None
         _check_executor(executor)
         n = len(self)
+        self._check_memory(times)
         if batch_size is None:
             size = n if executor is None else math.ceil(n / _workers(executor))
         elif isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
@@ -157,6 +191,15 @@ def _on_executor(executor: Any, batches: list[VariantBatch], times: np.ndarray, 
                     g.cancel()
             break
     return [o for f in futures if f in results for o in results[f]], cancelled
+
+
+def physical_memory() -> int | None:
+    """This machine's physical memory in bytes (POSIX sysconf), None where it cannot be
+    read."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
 
 
 def _check_executor(executor: Any) -> None:

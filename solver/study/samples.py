@@ -37,9 +37,10 @@ class Samples:
         if len(set(names)) != len(names):
             raise StudyError(f"a parameter is named twice: {', '.join(names)}")
         try:
-            v = np.array(values, dtype=float).reshape(-1, len(names))
+            v = np.array(values, dtype=float)
         except (TypeError, ValueError):
             raise StudyError(f"sample values must be numbers, {len(names)} per variant") from None
+        v = _rows(v, names)
         if len(v) == 0:
             raise StudyError("no variants: give at least one sample")
         _not_too_many(len(v), "samples")
@@ -88,6 +89,20 @@ class Samples:
         return cls(names, np.array(values).reshape(len(rows), len(names)))
 
 
+def _rows(v: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
+    """Sample values as (variants, parameters): a table with one column per name, or one
+    parameter's values as a flat sequence; StudyError for any other shape (a table of
+    another width is never re-cut into rows, which would pair values wrongly)."""
+    k = len(names)
+    if v.ndim == 2 and v.shape[1] == k:
+        return v
+    if v.ndim <= 1 and (k == 1 or v.size == 0):
+        return v.reshape(-1, k)
+    raise StudyError(f"sample values must be a table of one row per variant and one column "
+                     f"per parameter ({k}: {', '.join(names)}), got an array of shape "
+                     f"{v.shape}")
+
+
 def grid(levels: dict[str, Any]) -> Samples:
     """Full factorial: every combination of each parameter's values (a sequence, or one
     number), the last parameter varying fastest."""
@@ -131,7 +146,11 @@ def latin_hypercube(ranges: dict[str, Any], n: int, seed: Any = None) -> Samples
             raise StudyError(f"latin_hypercube: {name}'s range ({lo:g}, {hi:g}) is empty: "
                              "low must be below high")
         bounds.append((lo, hi))
-    rng = np.random.default_rng(seed)
+    try:
+        rng = np.random.default_rng(seed)
+    except (TypeError, ValueError):
+        raise StudyError(f"latin_hypercube: the seed must be a whole number >= 0 (or None: "
+                         f"a new draw each time), got {seed!r}") from None
     cols = []
     for lo, hi in bounds:
         u = (rng.permutation(n) + rng.random(n)) / n

@@ -56,10 +56,11 @@ def result_columns(base: Builder) -> list[str]:
 
 
 def columns(base: Builder, samples: Samples, metrics: dict[str, Callable]) -> list[str]:
-    """Every column of the study's table; StudyError if two would share a name."""
+    """Every column of the study's table; StudyError if two would share a name (the CSV's
+    last column, "failure", among them: a metric of that name could not be read back)."""
     cols = ["variant", *samples.names, *result_columns(base), *metrics]
     seen = set()
-    for c in cols:
+    for c in cols + ["failure"]:
         if c in seen:
             raise StudyError(f"two columns of the study's table would be named {c!r} (a metric "
                              "or parameter named like a built-in column): rename the metric")
@@ -155,8 +156,7 @@ class StudyResult:
 
     def result(self, i: int) -> Result:
         """Variant i's Result; SolverError with its reason if it failed."""
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < len(self):
-            raise StudyError(f"no variant {i!r}: the study has variants 0 to {len(self) - 1}")
+        i = variant_index(i, len(self))
         if i in self.failures:
             raise SolverError(f"variant {i} ({_describe(self.variants[i])}) failed: "
                               f"{self.failures[i]}")
@@ -181,6 +181,14 @@ class StudyResult:
             w.writerow(names + ["failure"])
             for i in range(len(self)):
                 w.writerow([_cell(self.summary[c][i]) for c in names] + [self.failures.get(i, "")])
+
+
+def variant_index(i: Any, n: int) -> int:
+    """``i`` as the index of one of a study's ``n`` variants (0 to n - 1); StudyError for
+    anything else (a negative index counts from no end here, a bool or float is no index)."""
+    if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < n:
+        raise StudyError(f"no variant {i!r}: the study has variants 0 to {n - 1}")
+    return int(i)
 
 
 def _cell(x: Any) -> str:

@@ -257,7 +257,10 @@ def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None
         value = getattr(fc, p.field)
         if p.field == "transition_speed" and value is None:
             value = DEFAULT_TRANSITION_SPEED
-        _array(out, m, ("frictions", _FRICTION[p.field]))[m.frictions.names.index(item)] = value
+        k = m.frictions.names.index(item)
+        _array(out, m, ("frictions", _FRICTION[p.field]))[k] = value
+        if p.field == "static":              # (the dynamic may follow it: params._follows)
+            _array(out, m, ("frictions", "dynamic"))[k] = fc.dynamic
     elif p.table == "limits":
         lm, lp = v.limits[item], m.limits
         for k, (name, bound) in enumerate(zip(lp.names, lp.bounds)):

@@ -172,7 +172,7 @@ class Builder:
         except ExpressionError as exc:
             raise MechanismError(str(exc), time=exc.time) from None
         unused_constants(consts, [fn], f"motion {name!r}")
-        self.motions[name] = Motion(name, joint, coord, fn, expression, consts)
+        self.motions[name] = Motion(name, joint, coord, fn, expression, consts, breakpoints)
 
     def add_general_motion(self, name: str, marker_i: str, marker_j: str, x: Any = None,
                            y: Any = None, z: Any = None, constants: dict | None = None,

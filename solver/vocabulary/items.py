@@ -54,6 +54,7 @@ class Motion:
     function: Any                # expressions.TimeFunction
     source: Any = None           # the expression as given (a number, text, a callable or a table)
     constants: dict = field(default_factory=dict)   # named constants of a text expression
+    breakpoints: Any = None      # the breakpoints as given (times, s), beside the parse's own
 
 
 @dataclass

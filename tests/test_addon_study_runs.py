@@ -1,0 +1,97 @@
+"""The Study panel's table from one run to the next in real Blender (addon/study.py
+``store``): what a new run's table says about the scene's bake."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+from test_addon_study import _mods, setup
+
+
+def test_a_new_run_marks_no_variant_of_its_table_baked(blender, extension) -> None:
+    """Variant 4 baked (piston 2 kg), then the study run again over other masses: the new
+    table's row 4 is piston 5 kg, which was never baked, yet the panel marked it "(baked)"
+    (baked_variant kept its index across tables).  A new table marks no row baked; the
+    scene's keys stay those of the bake."""
+    bpy = blender
+    mods = _mods(extension)
+    sc, _ = setup(bpy)
+    st = bpy.context.scene.mechanism.study
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    assert bpy.ops.mechanism.study_bake(variant=4) == {"FINISHED"}
+    assert st.baked_variant == 4
+    keys = bs.baked_pose(sc["piston"])
+    st.start_1, st.stop_1, st.count_1 = 3.0, 6.0, 4
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    table = mods.study.stored_table(st)
+    assert table.values(4)["piston.mass"] == 5.0
+    assert st.baked_variant == -1
+    st.row_index = 4
+    labels = [i[1] for i in bs.panel_items(bpy, "VIEW3D_PT_mechanism_study") if i[0] == "label"]
+    assert not any("(baked)" in text for text in labels)
+    for a, b in zip(keys, bs.baked_pose(sc["piston"])):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_run_study_names_a_failed_variants_values(blender, extension, capfd) -> None:
+    """Run Study's report names the first failed variant by its values as well as its index
+    and reason (the list shows only a few rows at a time; the command line names them the
+    same way): "variant 1, piston.mass = 0.5 kg, rod.marker.position.x = -0.1 m: ..."."""
+    bpy = blender
+    _, rod_marker = setup(bpy)
+    capfd.readouterr()
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    out = capfd.readouterr()
+    said = out.out + out.err
+    assert (f"3 failed (variant 1, piston.mass = 0.5 kg, {rod_marker}.position.x = -0.1 m: "
+            "SolverError: lock-up at t = ") in said, said
+
+
+def test_esc_during_a_study_leaves_the_scene_and_its_last_table(blender, extension) -> None:
+    """Esc during Run Study (its worker's progress returns False: the solver's
+    SolverCancelled, handed to the operator's ``finished`` on the main thread, as the modal
+    run does): the table, its rows and the baked variant are the last complete run's, as
+    a cancelled Bake changes nothing.  Before, the cancelled run's table replaced it: the
+    batched variants, cancelled at their first report, every one "not run"."""
+    bpy = blender
+    mods = _mods(extension)
+    setup(bpy)
+    scene = bpy.context.scene
+    st = scene.mechanism.study
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    assert bpy.ops.mechanism.study_bake(variant=4) == {"FINISHED"}
+    table, rows = st.table, len(st.rows)
+    snap = bs.snapshot(bpy)
+    st.start_1, st.stop_1 = 3.0, 6.0
+    sm, study, how = mods.study.study_of(scene)
+    with pytest.raises(mods.solver.SolverCancelled) as cancel:
+        mods.study.run_study(study, sm, how, progress=lambda done, total: False)
+    said = []
+    op = SimpleNamespace(_sm=sm, _how=how, report=lambda kind, text: said.append(text))
+    run = bpy.types.Operator.bl_rna_get_subclass_py("MECHANISM_OT_study_run")
+    assert run.finished(op, bpy.context, cancel.value, None) == {"CANCELLED"}
+    assert said == ["study cancelled; nothing was changed (the table is the last complete "
+                    "run's)"]
+    assert st.table == table and len(st.rows) == rows and st.baked_variant == 4
+    st.start_1, st.stop_1 = 0.5, 2.0
+    assert [d for d in bs.differences(snap, bs.snapshot(bpy)) if "/report" not in d] == []
+
+
+def test_bake_variant_says_the_design_values_kept_with_their_units(blender, extension,
+                                                                    capfd) -> None:
+    """Bake Variant's report gives the variant's values with their SI units and the design
+    values the scene keeps with the same units: "piston.mass = 2 kg ... piston.mass stays
+    0.125 kg", not a bare "stays 0.125" beside "2 kg" (a bare number, in a scene whose
+    fields show other units, does not say which)."""
+    bpy = blender
+    _, rod_marker = setup(bpy)
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    capfd.readouterr()
+    assert bpy.ops.mechanism.study_bake(variant=4) == {"FINISHED"}
+    out = capfd.readouterr()
+    said = out.out + out.err
+    assert (f"baked variant 4 (piston.mass = 2 kg, {rod_marker}.position.x = 0.15 m)" in said
+            and f"(piston.mass stays 0.125 kg, {rod_marker}.position.x stays 0.15 m)" in said), said
