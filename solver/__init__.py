@@ -33,6 +33,7 @@ vocabulary's tables and helpers a tool that builds mechanisms needs.  The add-on
 the solver through this module only (tests/test_architecture.py).
 """
 from .analyses.check import CheckReport
+from .analyses.joint_angles import joint_coordinate
 from .analyses.modes import Modes
 from .analyses.posing.drag import Poser
 from .base.curves import Curve
@@ -60,7 +61,7 @@ JOINT_KINDS = tuple(JOINT_ROWS)
 __all__ = [
     # build, solve, read
     "Mechanism", "Result", "CheckReport", "Impact", "Curve", "Shape", "Poser", "Modes",
-    "MechanismError", "SolverError", "SolverCancelled", "ExpressionError",
+    "joint_coordinate", "MechanismError", "SolverError", "SolverCancelled", "ExpressionError",
     # outlines for Shape.profile
     "involute_gear", "geneva_wheel", "geneva_crank", "geneva_crank_radius",
     # design studies

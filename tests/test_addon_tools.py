@@ -100,7 +100,8 @@ def test_add_marker_needs_a_selection_in_edit_mode(blender) -> None:
 
 
 def test_export_csv(blender, tmp_path) -> None:
-    """One row per frame; the arm's x column matches the solver's result for the scene."""
+    """One row per frame; the arm's x column matches the solver's result for the scene, and
+    the joints' angle and slide columns their closed forms."""
     bpy = blender
     bs.slider_crank(bpy)
     path = tmp_path / "forces.csv"
@@ -117,6 +118,14 @@ def test_export_csv(blender, tmp_path) -> None:
     np.testing.assert_allclose(x, x_exact, atol=1e-6)    # float32 scene geometry
     main = bpy.context.scene.objects["Revolute crank-block"]
     assert [h for h in header if "effort" in h] == [f"{main.name} motion_effort_Nm"]
+    # the main bearing's angle is its motion, 2 pi t, a turn over the frames (turns kept);
+    # the cylinder's slide the piston's travel from where it was built, x - 0.4
+    angle = np.array([float(r[header.index(f"{main.name} angle_rad")]) for r in rows[1:]])
+    np.testing.assert_allclose(angle, th, atol=1e-6)
+    slide = [h for h in header if h.endswith(" slide_m")]
+    assert len(slide) == 1, slide
+    travel = np.array([float(r[header.index(slide[0])]) for r in rows[1:]])
+    np.testing.assert_allclose(np.abs(travel), np.abs(x - 0.4), atol=1e-6)
 
 
 def test_export_csv_reports_a_bad_path(blender, tmp_path) -> None:

@@ -379,7 +379,9 @@ def test_joint_plots_split_the_solvers_reactions() -> None:
 
 def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:
     """Written and read back with the csv module: a header naming each column, one row per
-    frame (frame numbers from the timeline), and every number the Result's to 9 digits."""
+    frame (frame numbers from the timeline), and every number the Result's to 9 digits; each
+    joint's angle and slide its motions' closed forms (the pin 2 pi t, the rail sin t and
+    0.1 t^2)."""
     import csv
     tl = timeline.Timeline(1, 13, 24.0)
     r = screw_slider()
@@ -390,15 +392,18 @@ def test_csv_rows_parse_back_to_the_result(tmp_path) -> None:
                                                         "push": ("rail", "slide")}))
     rows = list(csv.reader(open(path, newline="")))
     header, data = rows[0], np.array(rows[1:], dtype=float)
-    assert len(header) == 2 + 2 * 7 + 2 * 6 + 3 and data.shape == (13, len(header))
+    assert len(header) == 2 + 2 * 7 + 2 * 6 + 3 + 3 and data.shape == (13, len(header))
     col = dict(zip(header, data.T))
     np.testing.assert_array_equal(col["frame"], np.arange(1, 14))
     want = {"time_s": r.times, "rail motion_effort_slide_N": r.effort("push"),
             "rail motion_effort_Nm": r.effort("turn"),
             "rail Tz_Nm": r.reaction("rail")[1][:, 2], "pin Fy_N": r.reaction("pin")[0][:, 1],
             "slider x_m": r.position("slider")[:, 0], "slider qz": r.orientation("slider")[:, 3],
-            "crank qw": r.orientation("crank")[:, 0], "pin motion_effort_Nm": r.effort("spin")}
+            "crank qw": r.orientation("crank")[:, 0], "pin motion_effort_Nm": r.effort("spin"),
+            "pin angle_rad": 2 * np.pi * r.times, "rail angle_rad": np.sin(r.times),
+            "rail slide_m": 0.1 * r.times ** 2}
     assert not any(c.startswith("slider motion") for c in col)
+    assert "pin slide_m" not in col
     for name, values in want.items():
         np.testing.assert_allclose(col[name], values, rtol=5e-9, atol=1e-300, err_msg=name)
     assert rows[1][:2] == ["1", "0"] and rows[2][1] == "0.0416666667"

@@ -1,7 +1,9 @@
 """The rows Export CSV writes: one per frame with the frame number, time (s), every moving
 part's frame origin (m, world) and quaternion (w x y z), every joint's reaction force and
-torque (N, N m; on part I at marker I, world axes), every motion's effort (N m or N, "<joint>
-motion_effort_Nm", as the bake's property, or "motion_effort_slide_N") and every
+torque (N, N m; on part I at marker I, world axes) and its angle or slide (a revolute's
+"<joint> angle_rad", a prismatic's "<joint> slide_m", a cylindrical's both: x_I from x_J
+about z_J with its turns kept, I's origin from J's along z_J), every motion's effort (N m
+or N, "<joint> motion_effort_Nm", as the bake's property, or "motion_effort_slide_N") and every
 coupler's baked series (io/plots.py: "<coupler> coupler_torque_1_Nm", "... tooth_force_N") and
 every cam's contact force ("<cam> contact_force_N"), every joint's stops' force and (dynamic
 runs) its friction ("<joint> limit_force_Nm", "<joint> friction_force_N" on a slide, a
@@ -20,7 +22,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ...solver import MechanismError
+from ...solver import JOINT_COORDINATES, MechanismError, joint_coordinate
 from .plots import EFFORT_PROPS, actuator_plots, coupler_plots, follow_plots, friction_series
 
 PART_COLUMNS = ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")
@@ -54,10 +56,14 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
     for name in parts:
         header += [f"{name} {c}" for c in PART_COLUMNS]
         cols += list(result.position(name).T) + list(result.orientation(name).T)
+    kinds = dict(zip(result.model.joint_names, result.model.joint_kind))
     for name in joints:
         F, T = result.reaction(name)
         header += [f"{name} {c}" for c in JOINT_COLUMNS]
         cols += list(F.T) + list(T.T)
+        for coord in JOINT_COORDINATES.get(kinds.get(name), ()):
+            header.append(f"{name} {coord}_{'rad' if coord == 'angle' else 'm'}")
+            cols.append(joint_coordinate(result, name, coord))
     for name, (joint, coord) in motions.items():
         header.append(f"{joint} {EFFORT_PROPS[coord]}_{'Nm' if coord == 'angle' else 'N'}")
         cols.append(result.effort(name))

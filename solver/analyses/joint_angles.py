@@ -1,11 +1,50 @@
-"""Joint angles followed over a run's frames by their rates: a joint turning half a turn
-or more between frames keeps its turns (a design study's table, the tests' angles)."""
+"""Joint coordinates over a run's frames, read from the joints' markers as
+docs/conventions.md defines them: an angle followed by its rates, so that a joint turning
+half a turn or more between frames keeps its turns, and a slide (``joint_coordinate``: the
+public reading, a design study's table, Export CSV)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..base.elementary import arctan2
+from ..base.errors import MechanismError
 from ..model.results import Result
+from ..vocabulary.joints import JOINT_COORDINATES
+
+
+def joint_coordinate(result: Result, joint: str, coordinate: str | None = None) -> np.ndarray:
+    """(n,) joint ``joint``'s coordinate at every frame of ``result``: its "angle" (rad, x_I
+    from x_J about z_J, turns kept: ``joint_angle``) or its "slide" (m, I's origin from J's
+    along z_J).  ``coordinate`` None: the joint's own (a revolute's angle, a prismatic's
+    slide; a cylindrical joint has both: name one).  MechanismError naming the joint for an
+    unknown joint, a joint kind without that coordinate, or a cylindrical joint's left
+    unnamed."""
+    model = result.model
+    if joint not in model.joint_names:
+        raise MechanismError(f"unknown joint {joint!r} (joints: {', '.join(model.joint_names)})")
+    kind = model.joint_kind[model.joint_names.index(joint)]
+    has = JOINT_COORDINATES.get(kind, ())
+    if not has:
+        raise MechanismError(f"joint {joint!r} is {kind}, which has no angle or slide "
+                             "coordinate (revolute, prismatic and cylindrical joints have)")
+    if coordinate is None:
+        if len(has) > 1:
+            raise MechanismError(f"joint {joint!r} is {kind}: name its coordinate, "
+                                 f"{' or '.join(map(repr, has))}")
+        coordinate = has[0]
+    if coordinate not in has:
+        raise MechanismError(f"joint {joint!r} is {kind}, whose coordinate is "
+                             f"{' or '.join(map(repr, has))}, not {coordinate!r}")
+    return joint_angle(result, joint) if coordinate == "angle" else _slide(result, joint)
+
+
+def _slide(result: Result, joint: str) -> np.ndarray:
+    """(n,) m: the slide of the joint's marker I's origin from J's along z_J."""
+    model = result.model
+    k = model.joint_names.index(joint)
+    oi = result.marker_frame(model.joint_marker_i[k])[0]
+    oj, aj = result.marker_frame(model.joint_marker_j[k])
+    return np.einsum("ni,ni->n", oi - oj, aj[:, :, 2])
 
 
 def joint_angle(result: Result, joint: str) -> np.ndarray:

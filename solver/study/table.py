@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.joint_angles import joint_angle
+from ..analyses.joint_angles import joint_coordinate
 from ..base.errors import SolverError, StudyError
 from ..model.results import Result
 from ..vocabulary.builder import Builder
@@ -68,20 +68,6 @@ def columns(base: Builder, samples: Samples, metrics: dict[str, Callable]) -> li
     return cols
 
 
-def coordinate(result: Result, joint: str, which: str) -> np.ndarray:
-    """(n,) a joint's angle (rad, unwrapped over the frames: analyses/joint_angles.py
-    ``joint_angle``, which keeps the turns of a joint turning half a turn or more between
-    frames) or slide (m), from its markers' frames as docs/conventions.md defines them: the
-    angle of x_I from x_J about z_J, the slide of I's origin from J's along z_J."""
-    if which != "slide":
-        return joint_angle(result, joint)
-    model = result.model
-    k = model.joint_names.index(joint)
-    oi = result.marker_frame(model.joint_marker_i[k])[0]
-    oj, aj = result.marker_frame(model.joint_marker_j[k])
-    return np.einsum("ni,ni->n", oi - oj, aj[:, :, 2])
-
-
 def result_row(result: Result, base: Builder) -> list[float]:
     """The built-in columns' values for one Result (result_columns' order)."""
     row = []
@@ -91,7 +77,7 @@ def result_row(result: Result, base: Builder) -> list[float]:
     row += [float(np.abs(result.effort(m)).max()) for m in base.motions]
     for j, joint in base.joints.items():
         for c in JOINT_COORDINATES.get(joint.kind, ()):
-            q = coordinate(result, j, c)
+            q = joint_coordinate(result, j, c)
             row += [float(q.min()), float(q.max())]
     row += [float(np.linalg.norm(result.contact(c)["force"], axis=1).max()) for c in base.contacts]
     return row
