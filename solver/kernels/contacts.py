@@ -48,7 +48,7 @@ from ..base.elementary import power
 from ..base.rotations import cross
 from ..model.contact_model import ContactPlan
 from .contact_geometry import (Geometry, Sides, _dot, gaps, geometry, in_reach,
-                               local_distances, pair_bounds, placed, shape_points,
+                               local_distances, pair_bounds, placed, shape_homes, shape_points,
                                side_frames)
 from .segment_search import axis_vectors
 
@@ -118,7 +118,7 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     e = axis_vectors(cp, sides.R)
     near = np.flatnonzero(in_reach(cp, x, e)) if cull else np.arange(cp.n)
     x = placed(cp, x, e, near)
-    d, g, slope = local_distances(cp, x, near)
+    d, g, slope = local_distances(cp, x, near, shape_homes(cp, sides).take(near, axis=-2))
     # (a design study's law: (V, np, 8), each variant's parameters)
     rho, K, expo, damping, static, dynamic, slip_speed, mass = np.moveaxis(
         cp.law.take(near, axis=-2), -1, 0)

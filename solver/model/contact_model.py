@@ -106,6 +106,9 @@ class ContactPlan:
     # frame (zero for a fixed point); a FAR_END point directly follows its SLIDING one
     role: np.ndarray
     axis: np.ndarray
+    home: np.ndarray            # (np, 3) the centre of each point's own shape in sb's frame
+    homed: np.ndarray           # (np,) whether a box's or cylinder's distance takes it (not
+                                # for a sphere's or capsule's points: exact distances)
 
     @property
     def n(self) -> int:
@@ -207,7 +210,9 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
                                  reach_lo=lo, reach_hi=hi, reach_inner=inner,
                                  **on_cells,
                                  sb=body[s_part.name],
-                                 fb=body[f_part.name], point=ts + Rs @ p, radius=radius,
+                                 fb=body[f_part.name], point=ts + Rs @ p, home=ts,
+                                 homed=not s_shape.rounded,
+                                 radius=radius,
                                  frame=Rf, origin=tf, stiffness=K * w * share,
                                  exponent=c.exponent, damping=damping, static=c.static,
                                  dynamic=c.dynamic, slip_speed=c.slip_speed, mass=mass,
@@ -265,7 +270,8 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         cell_first=col("cell_first", int),
         law=_frozen(np.column_stack([col(k) for k in LAW])),
         friction=bool(np.any(col("static") != 0.0) or np.any(col("dynamic") != 0.0)),
-        role=col("role", int), axis=col("axis"))
+        role=col("role", int), axis=col("axis"), home=col("home"),
+        homed=col("homed", bool))
 
 
 def _offered(s_shape, f_shape) -> tuple:
