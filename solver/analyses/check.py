@@ -13,7 +13,7 @@ from ..base.errors import SolverError
 from ..model.compile import Model
 from ..model.state import State
 from .assembly import assemble_pose
-from .contact_check import overlapping_contacts
+from .contact_check import overlapping_contacts, sinking_contacts
 from .dynamics.stops import check_start
 from .general_motions import dead_centre
 from .limit_turns import pose_turns
@@ -97,6 +97,7 @@ def check(model: Model, state: State) -> CheckReport:
                      + ("removes 1 degree of freedom" if row in set(st.keep) else
                         "removes nothing (its relation already holds: redundant)"))
     notes += overlapping_contacts(model, r, p)
+    notes += sinking_contacts(model)
     if st.driven_dof > 0 and not centre:      # at a dead centre the count is the pose's
         notes.append(f"{st.driven_dof} degree(s) of freedom are not driven by motions: "
                      "a dynamic analysis is needed")

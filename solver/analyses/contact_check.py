@@ -51,3 +51,53 @@ def record_contacts(model: Model, out, kinematic: bool) -> None:
     out._interference[..., 1:] = geo.C[np.arange(len(out.times))[:, None], least]
     if kinematic:
         out._contact[...] = summary_rows(cp, contact_forces(cp, rg, A, vg, wg), rg)
+
+
+def sinking_contacts(model: Model) -> list[str]:
+    """A sentence for each contact too soft, or with a shape too small, to carry the weight
+    of the lighter of its moving parts: that weight W presses it (W / K)^(1/n) deep (K the
+    contact's whole stiffness, N/m^n), deeper than half the least extent of its thinner
+    shape (Shape.thickness: a sphere's radius, half a plate's thickness), so the part sinks
+    through that shape's middle, and a plate is passed through.  None without gravity."""
+    cp = model.forces.contacts
+    g = float(np.linalg.norm(model.gravity))
+    if cp is None or g == 0.0:
+        return []
+    K = cp.summed @ cp.stiffness                      # (nct,) each contact's K
+    n = cp.exponent[np.argmax(cp.summed, axis=1)]
+    ends = np.stack([cp.body_a, cp.body_b], axis=1)       # a fixed part's index is nb
+    mass = np.append(model.body_mass, np.inf)[ends]         # (nct, 2) kg
+    weight = g * mass.min(axis=1)
+    sink = (weight / K) ** (1.0 / n)
+    half = 0.5 * cp.thickness.min(axis=1)
+    return [f"contact {cp.names[k]!r}: the weight of part {_lighter(cp, mass, k)!r} "
+            f"({weight[k]:.3g} N) presses it {sink[k]:.3g} m deep (stiffness {K[k]:.3g} "
+            f"N/m^{n[k]:g}), more than half its thinner shape's least extent "
+            f"({half[k]:.3g} m): the part sinks through that shape's middle and passes "
+            f"through a thin one; give a stiffer contact or a larger shape"
+            for k in np.flatnonzero(sink > half)]
+
+
+def _lighter(cp, mass: np.ndarray, k: int) -> str:
+    """The name of contact k's lighter moving part."""
+    return cp.part_a[k] if mass[k, 0] <= mass[k, 1] else cp.part_b[k]
+
+
+def deep_frames(model: Model, out) -> list[str]:
+    """A sentence for each contact whose penetration at some stored frame exceeds half the
+    least extent of its thinner shape: from there the two shapes' distances point the
+    wrong way (a ball past a plate's middle is pushed out through its far face), so the
+    result is not a contact's.  Named with the first such frame's time and depth."""
+    cp = model.forces.contacts
+    if cp is None or not len(out.times):
+        return []
+    depth = -out._interference[..., 0]                      # (n, nct)
+    half = 0.5 * cp.thickness.min(axis=1)
+    notes = []
+    for k in np.flatnonzero(np.any(depth > half, axis=0)):
+        i = int(np.argmax(depth[:, k] > half[k]))
+        notes.append(f"contact {cp.names[k]!r}: parts {cp.part_a[k]!r} and {cp.part_b[k]!r} "
+                     f"overlap by {depth[i, k]:.3g} m at t = {out.times[i]:.6g} s, more than "
+                     f"half the least extent of the thinner shape ({half[k]:.3g} m): "
+                     f"from there the contact pushes them through each other")
+    return notes

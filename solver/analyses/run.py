@@ -15,7 +15,7 @@ from ..model.results import Result
 from ..model.state import State, moved_at_origins
 from .assembly import assemble_pose, curve_contacts, run_disagreement
 from .cam_check import cam_crossing
-from .contact_check import overlapping_contacts, record_contacts
+from .contact_check import deep_frames, overlapping_contacts, record_contacts, sinking_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
                               check_reached_angles, dead_centre)
@@ -179,6 +179,8 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
             out.notes.insert(0, note)
     # parts that start inside each other are pushed apart at once: say so (as check() does)
     out.notes += overlapping_contacts(model, begun.state.r, begun.state.p)
+    if out.analysis != "kinematic":     # (a sweep's motions may drive parts through)
+        out.notes += sinking_contacts(model) + deep_frames(model, out)
     given = start_velocity_note(model, begun.structure, begun.state, out.analysis)
     if given:
         out.notes.append(given)

@@ -47,10 +47,14 @@ def capsule_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.
     return size - params[:, 0], g
 
 
-def _box_like(q: np.ndarray, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _box_like(q: np.ndarray, signs: np.ndarray, behind: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
     """A box's distance from q = |x| - half sizes (..., n, k) per axis: outside, the norm
     of q's positive part; inside, its largest (negative) entry.  Gradient (..., n, k) with
-    the point's signs."""
+    the point's signs.  ``behind`` (..., n, k): the faces a point may not be measured
+    from, where another face is left (``flush_faces``)."""
+    if behind is not None:
+        q = np.where(behind & ~behind.all(axis=-1, keepdims=True), -np.inf, q)
     pos = np.maximum(q, 0.0)
     out_size = np.sqrt(np.einsum("...i,...i->...", pos, pos))
     inside = np.minimum(q.max(axis=-1), 0.0)
@@ -60,18 +64,47 @@ def _box_like(q: np.ndarray, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return out_size + inside, g
 
 
-def box_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact signed distance of the box with half sizes params."""
+FLUSH = 1e-5     # a point outside a box's (cylinder's) face plane by less than this times
+                 # its size lies in it (parts designed flush, read from float32)
+
+
+def flush_faces(q: np.ndarray, qh: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """(..., n, k) the faces a point is not measured from: those its own shape's centre
+    is not beyond (qh <= 0, qh the centre's q on the point's side), where the point is
+    inside their plane or in it (q < FLUSH size).  A point inside a box is measured from
+    the faces it can have come through, not from the nearest: the corner of a box resting
+    on an equal box lies in that box's side planes, at depth 0 from them however deep it
+    sinks through the top face, and one moved in from the edge is nearer the side than
+    the top once it is inside by less than its depth.  Where every face is left out (the
+    centre inside the box), every face counts; a point that is its own centre (a
+    sphere's or capsule's, whose distance is exact) is measured as without one."""
+    return (qh <= 0.0) & (q < FLUSH * size[:, None])
+
+
+def box_distance(x: np.ndarray, params: np.ndarray, home: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact signed distance of the box with half sizes params; ``home`` (..., n, 3): each
+    point's own shape's centre: a point inside is measured from the faces that centre is
+    beyond (``flush_faces``)."""
     signs = np.where(x < 0.0, -1.0, 1.0)
-    return _box_like(np.abs(x) - params, signs)
+    q = np.abs(x) - params
+    behind = None if home is None else flush_faces(q, home * signs - params, params.max(axis=-1))
+    return _box_like(q, signs, behind)
 
 
-def cylinder_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact signed distance of the cylinder: a box in (radial distance, |z|)."""
+def cylinder_distance(x: np.ndarray, params: np.ndarray, home: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Exact signed distance of the cylinder: a box in (radial distance, |z|); ``home`` as
+    the box's."""
     rho, radial = _unit(x[..., :2], np.array([1.0, 0.0]))
     q = np.stack([rho - params[:, 0], np.abs(x[..., 2]) - params[:, 1]], axis=-1)
     signs = np.stack([np.ones(rho.shape), np.where(x[..., 2] < 0.0, -1.0, 1.0)], axis=-1)
-    d, g2 = _box_like(q, signs)
+    behind = None
+    if home is not None:
+        qh = np.stack([np.sqrt(np.einsum("...i,...i->...", home[..., :2], home[..., :2]))
+                       - params[:, 0], home[..., 2] * signs[..., 1] - params[:, 1]], axis=-1)
+        behind = flush_faces(q, qh, params[:, :2].max(axis=-1))
+    d, g2 = _box_like(q, signs, behind)
     g = np.concatenate([g2[..., :1] * radial, g2[..., 1:]], axis=-1)
     return d, g
 

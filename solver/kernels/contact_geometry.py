@@ -32,6 +32,7 @@ from .segment_search import axis_vectors, slide
 
 # kind -> (its grid's distance function, the plan's field holding the grids)
 _GRIDS = {"mesh": (grid_distance, "grids"), "profile": (profile_distance, "profiles")}
+_FLUSH = ("box", "cylinder")       # distances that take the points' homes
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -67,6 +68,14 @@ def shape_points(cp: ContactPlan, sides: Sides) -> np.ndarray:
             + sides.t.take(cp.side, axis=-2))
 
 
+def shape_homes(cp: ContactPlan, sides: Sides) -> np.ndarray:
+    """(..., np, 3) the centre of every point's own shape in its distance's shape frame
+    (a box's or cylinder's distance measures a point lying in one of its face planes from
+    the face it came through: base/shapes.py ``flush_faces``)."""
+    return (np.einsum("...nij,nj->...ni", sides.R.take(cp.side, axis=-3), cp.home)
+            + sides.t.take(cp.side, axis=-2))
+
+
 def in_reach(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None = None) -> np.ndarray:
     """(np,) the points within their reach in any of the states x (..., np, 3): those that
     may touch; every other point's gap is positive (model/contact_model.py ``_reach``).
@@ -98,11 +107,14 @@ def placed(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None, idx: np.ndarray
     return slide(cp, xi, e.take(idx, axis=-2), idx, local_distances)
 
 
-def local_distances(cp: ContactPlan, x: np.ndarray, idx: np.ndarray
+def local_distances(cp: ContactPlan, x: np.ndarray, idx: np.ndarray,
+                    home: np.ndarray | None = None
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(d (..., k), unit gradient g (..., k, 3), d's own gradient (..., k, 3)) of the points
     ``idx`` (k,) (ascending) at x (..., k, 3) in their shape frames: one distance call per
-    kind of shape (the plan's groups), each over its points among ``idx``."""
+    kind of shape (the plan's groups), each over its points among ``idx``; ``home``
+    (..., k, 3) their own shapes' centres there (``shape_homes``), for a box's or
+    cylinder's distance."""
     d = np.empty(x.shape[:-1])
     g = np.empty(x.shape)
     slope = np.empty(x.shape)
@@ -113,6 +125,10 @@ def local_distances(cp: ContactPlan, x: np.ndarray, idx: np.ndarray
             grid_of, table = _GRIDS[kind]
             d[..., a:b], g[..., a:b, :], slope[..., a:b, :] = grid_of(
                 x[..., a:b, :], which, getattr(cp, table))
+        elif kind in _FLUSH and home is not None:       # (a rounded side's: itself)
+            own = np.where(cp.homed[idx[a:b], None], home[..., a:b, :], x[..., a:b, :])
+            d[..., a:b], g[..., a:b, :] = PRIMITIVES[kind](x[..., a:b, :], which, own)
+            slope[..., a:b, :] = g[..., a:b, :]
         else:
             d[..., a:b], g[..., a:b, :] = PRIMITIVES[kind](x[..., a:b, :], which)
             slope[..., a:b, :] = g[..., a:b, :]
@@ -151,7 +167,9 @@ def geometry(cp: ContactPlan, r: np.ndarray, A: np.ndarray, cull: bool = True) -
     g = np.zeros(x.shape)
     g[..., 2] = 1.0
     slope = g.copy()
-    d[..., idx], g[..., idx, :], slope[..., idx, :] = local_distances(cp, x[..., idx, :], idx)
+    home = shape_homes(cp, sides).take(idx, axis=-2)
+    d[..., idx], g[..., idx, :], slope[..., idx, :] = local_distances(cp, x[..., idx, :], idx,
+                                                                      home)
     M = sides.M[..., cp.side, :, :]
     n = (M @ g[..., None])[..., 0]
     P = (M @ x[..., None])[..., 0] + sides.o[..., cp.side, :]
@@ -167,5 +185,7 @@ def gaps(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> np.ndarray:
     bound = pair_bounds(cp, r, A)[..., cp.contact]
     idx = np.flatnonzero((bound <= 0.0).reshape(-1, cp.n).any(axis=0))
     d = np.maximum(bound, 0.0) + cp.radius
-    d[..., idx] = local_distances(cp, placed(cp, x, axis_vectors(cp, sides.R), idx), idx)[0]
+    home = shape_homes(cp, sides).take(idx, axis=-2)
+    d[..., idx] = local_distances(cp, placed(cp, x, axis_vectors(cp, sides.R), idx), idx,
+                                  home)[0]
     return d - cp.radius

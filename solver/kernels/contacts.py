@@ -16,7 +16,15 @@ Normal force (Hunt and Crossley 1975 with Flores et al. 2011's damping, eq. 23):
 delta' = -(v_rel . n) the approach rate and delta'_0 the approach speed at the instant of
 touchdown (run state: the dynamics locates each point's onset, analyses/dynamics/events.py,
 and keeps delta'_0 in ``RunState.onset``; where none is known, the present approach speed),
-at least ONSET_FLOOR.  The force is continuous at touchdown (zero at delta = 0) and never
+at least ONSET_FLOOR.  ``ContactEval.impact_speed`` is each point's v_e = sqrt(2 K
+delta^(n+1) / ((n+1) m)), the speed whose kinetic energy with the parts' reduced mass m
+its elastic energy holds: the least touchdown speed of an impact that would press it this
+deep (its elastic energy is at most the kinetic energy it arrived with, and the effective
+mass at a point is at most m).  A point found inside with no touchdown (a run that starts
+with its parts overlapping) should take that speed, not its present approach speed: with
+that (tiny) speed its damping is K delta^n / ONSET_FLOOR, so large that it creeps out at
+ONSET_FLOOR / damping m/s in steps of about m / c (1e-7 s for a 1 cm ball started 5 mm
+through a floor at K = 1e7).  The force is continuous at touchdown (zero at delta = 0) and never
 pulls.  K is per sphere (Hertz: 4/3 E* sqrt(R*), Johnson 1985) or shared among a side's
 surface points by area (box corners, cylinder rims, mesh samples: an elastic-foundation
 model, each point a spring with its share of the surface).
@@ -40,7 +48,7 @@ from ..base.elementary import power
 from ..base.rotations import cross
 from ..model.contact_model import ContactPlan
 from .contact_geometry import (Geometry, Sides, _dot, gaps, geometry, in_reach,
-                               local_distances, pair_bounds, placed, shape_points,
+                               local_distances, pair_bounds, placed, shape_homes, shape_points,
                                side_frames)
 from .segment_search import axis_vectors
 
@@ -71,6 +79,8 @@ class ContactEval(NamedTuple):
     gap: np.ndarray          # (..., k) their gaps, m
     depth: np.ndarray        # (..., k) penetration, m
     approach: np.ndarray     # (..., k) approach rate delta', m/s
+    impact_speed: np.ndarray  # (..., k) v_e, m/s: the touchdown speed whose kinetic
+                             # energy (reduced mass) the point's elastic energy holds
     F: np.ndarray            # (..., k, 3) force on the point's body at C, shape frame
     C: np.ndarray            # (..., k, 3) contact point, shape frame
     sides: Sides             # each side's frames
@@ -108,9 +118,9 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     e = axis_vectors(cp, sides.R)
     near = np.flatnonzero(in_reach(cp, x, e)) if cull else np.arange(cp.n)
     x = placed(cp, x, e, near)
-    d, g, slope = local_distances(cp, x, near)
-    # (a design study's law: (V, np, 7), each variant's parameters)
-    rho, K, expo, damping, static, dynamic, slip_speed = np.moveaxis(
+    d, g, slope = local_distances(cp, x, near, shape_homes(cp, sides).take(near, axis=-2))
+    # (a design study's law: (V, np, 8), each variant's parameters)
+    rho, K, expo, damping, static, dynamic, slip_speed, mass = np.moveaxis(
         cp.law.take(near, axis=-2), -1, 0)
     twist = relative_twist(cp, sides, r, v, w).take(cp.side[near], axis=-3)
     a, b = twist[..., 0, :], twist[..., 1, :]
@@ -128,6 +138,7 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     v0 = np.maximum(v0, ONSET_FLOOR)
     inside = depth > 0.0
     elastic = np.where(inside, K * power(np.where(inside, depth, 1.0), expo), 0.0)
+    stored = elastic * depth / (expo + 1.0)             # J: K delta^(n+1) / (n+1)
     Fn = np.maximum(elastic * (1.0 + damping * rate / v0), 0.0)
     F = Fn[..., None] * g
     if cp.friction:              # with every coefficient zero, the friction term is zero
@@ -139,13 +150,15 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     # d(delta)/dt by d's own gradient along the point centre's relative velocity
     depth_rate = -_dot(slope, a + cross(b, x))
     each = every_point(cp, near, np.concatenate(
-        [F, cross(C, F), (elastic * depth / (expo + 1.0))[..., None],
+        [F, cross(C, F), stored[..., None],
          (_dot(F, vrel) + elastic * depth_rate)[..., None]], axis=-1))
     load = cp.side_sum @ each[..., :6]
     pull = (load.reshape(load.shape[:-1] + (2, 3)) @ sides.M.swapaxes(-1, -2))
     Q = _body_loads(cp, sides, r, pull)
     potential, power_nc = each[..., 6].sum(axis=-1), each[..., 7].sum(axis=-1)
-    return ContactEval(Q, potential, power_nc, near, gap, depth, rate, F, C, sides, pull)
+    impact_speed = np.sqrt(2.0 * stored / mass)
+    return ContactEval(Q, potential, power_nc, near, gap, depth, rate, impact_speed, F, C,
+                       sides, pull)
 
 
 def every_point(cp: ContactPlan, near: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -97,8 +97,8 @@ class ContactPlan:
     cell_last: np.ndarray
     cell_stride: np.ndarray
     cell_first: np.ndarray
-    law: np.ndarray             # (np, 7) radius, stiffness, exponent, damping, static,
-                                # dynamic, slip_speed side by side (one gather)
+    law: np.ndarray             # (np, 8) radius, stiffness, exponent, damping, static,
+                                # dynamic, slip_speed, mass side by side (one gather)
     friction: bool              # any point with a friction coefficient
     # a capsule's points that move along its axis (kernels/segment_search.py): each point's
     # role (FIXED, SLIDING: the axis point nearest the other shape; FAR_END: the end whose
@@ -106,6 +106,9 @@ class ContactPlan:
     # frame (zero for a fixed point); a FAR_END point directly follows its SLIDING one
     role: np.ndarray
     axis: np.ndarray
+    home: np.ndarray            # (np, 3) the centre of each point's own shape in sb's frame
+    homed: np.ndarray           # (np,) whether a box's or cylinder's distance takes it (not
+                                # for a sphere's or capsule's points: exact distances)
 
     @property
     def n(self) -> int:
@@ -144,8 +147,13 @@ def _stiffness(c: Contact, masses: tuple[float, float]) -> float:
         return c.stiffness
     if c.young is not None:
         return hertz_stiffness(c.young, c.poisson, (_radius_of(c.shape_a), _radius_of(c.shape_b)))
-    m = 1.0 / sum(1.0 / x for x in masses if math.isfinite(x))
-    return m * (math.pi / c.time_constant) ** 2
+    return _reduced_mass(masses) * (math.pi / c.time_constant) ** 2
+
+
+def _reduced_mass(masses: tuple[float, float]) -> float:
+    """The two parts' reduced mass m_a m_b / (m_a + m_b), kg (a fixed part's mass infinite:
+    the other's)."""
+    return 1.0 / sum(1.0 / x for x in masses if math.isfinite(x))
 
 
 def _shape_frame(shape, part, body_fixed: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -173,6 +181,7 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         parts = (mech.parts[c.part_a], mech.parts[c.part_b])
         masses = tuple(math.inf if p.fixed else p.mass for p in parts)
         K = _stiffness(c, masses)
+        mass = _reduced_mass(masses)
         damping = 8.0 * (1.0 - c.restitution) / (5.0 * c.restitution)
         for from_a, share in _directions(c):
             s_shape, f_shape = (c.shape_a, c.shape_b) if from_a else (c.shape_b, c.shape_a)
@@ -201,10 +210,13 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
                                  reach_lo=lo, reach_hi=hi, reach_inner=inner,
                                  **on_cells,
                                  sb=body[s_part.name],
-                                 fb=body[f_part.name], point=ts + Rs @ p, radius=radius,
+                                 fb=body[f_part.name], point=ts + Rs @ p, home=ts,
+                                 homed=not s_shape.rounded,
+                                 radius=radius,
                                  frame=Rf, origin=tf, stiffness=K * w * share,
                                  exponent=c.exponent, damping=damping, static=c.static,
-                                 dynamic=c.dynamic, slip_speed=c.slip_speed, kind=f_shape.kind,
+                                 dynamic=c.dynamic, slip_speed=c.slip_speed, mass=mass,
+                                 kind=f_shape.kind,
                                  params=params))
     order = sorted(range(len(rows)), key=lambda i: GROUP_ORDER.index(rows[i]["kind"]))
     rows = [rows[i] for i in order]
@@ -258,7 +270,8 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         cell_first=col("cell_first", int),
         law=_frozen(np.column_stack([col(k) for k in LAW])),
         friction=bool(np.any(col("static") != 0.0) or np.any(col("dynamic") != 0.0)),
-        role=col("role", int), axis=col("axis"))
+        role=col("role", int), axis=col("axis"), home=col("home"),
+        homed=col("homed", bool))
 
 
 def _offered(s_shape, f_shape) -> tuple:
@@ -296,7 +309,9 @@ def _cell_reach(shape, radius: float, cells: list[np.ndarray]) -> dict:
                 cell_stride=np.array([dims[1] * dims[2], dims[2], 1]), cell_first=first)
 
 
-LAW = ("radius", "stiffness", "exponent", "damping", "static", "dynamic", "slip_speed")
+# each point's force law; ``mass`` the parts' reduced mass, which bounds the touchdown speed
+# its damping is scaled by from below (kernels/contacts.py)
+LAW = ("radius", "stiffness", "exponent", "damping", "static", "dynamic", "slip_speed", "mass")
 
 
 def _reach(shape, params: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray, float]:
