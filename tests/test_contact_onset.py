@@ -37,10 +37,6 @@ def test_impact_speed_holds_the_elastic_energy_with_the_reduced_mass() -> None:
     assert np.all(speeds(pair(-0.001)) == 0.0)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "analyses/dynamics/touchdown.py touch() records a point found inside with no "
-    "touchdown at its present approach speed; it should take the larger of that and "
-    "ContactEval.impact_speed"))
 @pytest.mark.parametrize("e", [0.3, 0.8])
 def test_a_ball_started_through_the_floor_leaves_as_from_an_impact(e: float) -> None:
     """A ball started 5 mm through a floor, at rest and weightless, has no touchdown: its

@@ -47,7 +47,8 @@ def touchdown_event(sysm, t: float, y: np.ndarray):
 
 def touch(sysm, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray):
     """After an accepted step: a point penetrating with no touchdown speed yet takes its
-    approach speed now (at a located touchdown, the speed of the impact); a point apart
+    approach speed now (at a located touchdown, the speed of the impact; found deep inside,
+    at least ContactEval.impact_speed); a point apart
     forgets its own.  (True if any point touched down, the run state with those speeds:
     the equations' told RunState with its ``onset`` replaced)."""
     cp = sysm.m.forces.contacts
@@ -56,7 +57,11 @@ def touch(sysm, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray):
     known = sysm.run.onset[ce.near]
     new = (ce.gap <= 0.0) & np.isnan(known)
     onset = np.full(cp.n, np.nan)
-    onset[ce.near] = np.where(ce.gap > 0.0, np.nan, np.where(new, np.abs(ce.approach), known))
+    # a point found inside with no touchdown (a run started with the parts overlapping)
+    # takes at least the speed whose energy its elastic energy holds (impact_speed), as
+    # if an impact had pressed it there; a real touchdown's approach is above it
+    speed = np.maximum(np.abs(ce.approach), ce.impact_speed)
+    onset[ce.near] = np.where(ce.gap > 0.0, np.nan, np.where(new, speed, known))
     return bool(new.any()), sysm.run.touched(onset)
 
 
