@@ -157,7 +157,7 @@ class Builder:
     def body_joint(self, b: Any) -> None:
         js = b.joints
         kinds = tuple(j.kind for j in js)
-        base = common_name([j.name for j in js])
+        base = common_name([j.name for j in js], self.model.bodies)
         if kinds == ("hinge",) or kinds == ("slide",) or kinds == ("ball",):
             kind = {"hinge": "revolute", "slide": "prismatic", "ball": "spherical"}[kinds[0]]
             z, other = js[0].axis, None
@@ -288,7 +288,7 @@ class Builder:
         F[:3, 3] = anchors[0]
         kind, name = "spherical", e.name
         if len(group) == 2:
-            kind, name = "revolute", common_name([g.name for g in group])
+            kind, name = "revolute", common_name([g.name for g in group], self.model.bodies)
             F[:3, :3] = axis_frame((anchors[1] - anchors[0]) / np.linalg.norm(anchors[1] - anchors[0]))
         mi, mj = self.point_markers(name, e, b1, b2, F)
         named(e.line, self.m.add_joint, name, kind, mi, mj)
@@ -355,10 +355,15 @@ def build_mechanism(model: MjcfModel) -> tuple[Mechanism, MjcfReport]:
     return b.m, b.report()
 
 
-def common_name(names: list[str]) -> str:
-    """The joint name several MuJoCo elements share ("pin: angle", "pin: slide" -> "pin")."""
+def common_name(names: list[str], taken: Any = ()) -> str:
+    """The joint name several MuJoCo elements share ("pin: angle", "pin: slide" -> "pin");
+    one element keeps its own name, and a shared head that is already a name in ``taken``
+    (the body "a" of unnamed joints "a: joint0", "a: joint1") gives way to the names joined."""
+    if len(names) == 1:
+        return names[0]
     heads = {n.rsplit(": ", 1)[0] for n in names}
-    return heads.pop() if len(heads) == 1 else " + ".join(names)
+    head = heads.pop() if len(heads) == 1 else None
+    return head if head is not None and head not in taken else " + ".join(names)
 
 
 def axis_frame(axis: np.ndarray) -> np.ndarray:
