@@ -28,3 +28,23 @@ def test_an_unnamed_joint_takes_its_bodys_name_and_number():
     m, _ = mm.mechanism_from_mjcf(body_xml("<joint axis='1 0 0'/><joint axis='0 1 0'/>"
                                            "<geom size='0.1'/>"))
     assert m.joints["a: joint0 + a: joint1"].kind == "universal"
+
+
+@pytest.mark.parametrize("kind, volume", [
+    ("box", lambda r, h: 8 * r * r * h),                     # half-sizes r, r, h
+    ("ellipsoid", lambda r, h: 4 / 3 * math.pi * r * r * h),   # semi-axes r, r, h
+])
+def test_a_fromto_box_or_ellipsoid_spans_its_first_size_across_the_axis(kind, volume):
+    """fromto from (0, 0, 0) to (0, 0, -0.3) with size 0.05 0.07: MuJoCo makes both
+    half-sizes across the axis size[0] (its second number is not read) and the
+    half-length 0.15; density 1000 kg/m^3.  Inertia about the centre, axes along world:
+    box m (b^2 + c^2) / 3, ellipsoid m (b^2 + c^2) / 5."""
+    r, h = 0.05, 0.15
+    b = mjcf.read_model(body_xml(f"<joint/><geom type='{kind}' size='0.05 0.07' "
+                                 "fromto='0 0 0 0 0 -0.3'/>")).bodies["a"]
+    mass = 1000 * volume(r, h)
+    k = 3 if kind == "box" else 5
+    assert b.mass == pytest.approx(mass, rel=1e-12)
+    assert np.allclose(b.center, [0, 0, -h], atol=1e-12)
+    assert np.allclose(b.inertia, np.diag(mass * np.array([r * r + h * h, r * r + h * h, 2 * r * r]) / k),
+                       atol=1e-12)

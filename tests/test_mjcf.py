@@ -541,3 +541,16 @@ def test_unnamed_joints_in_default_classes_swing_as_mujoco_runs_them():
     constraint, so RK4's error alone (~1e-12 m measured) against the solver's 1e-9."""
     m, rep, _ = import_and_compare(CLASSED_ARM, 1.5, 1e-8)
     assert set(m.joints) == {"a: joint0", "b: joint0"} and not rep.unmapped
+
+
+@pytest.mark.parametrize("kind", ["capsule", "cylinder", "box", "ellipsoid"])
+def test_fromto_geoms_have_mujocos_mass_properties(kind):
+    xml = f"""<mujoco><worldbody><body name="a"><joint/>
+      <geom type="{kind}" size="0.05 0.07" fromto="0.1 0 0 0.3 0.2 0.1" density="700"/>
+      </body></worldbody></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(xml)
+    body = mjcf.read_model(xml).bodies["a"]
+    assert body.mass == pytest.approx(ref.body_mass[1], rel=1e-12)
+    assert np.allclose(body.center, ref.body_ipos[1], atol=1e-12)
+    R = solver.quat_to_matrix(ref.body_iquat[1])
+    assert np.allclose(body.inertia, R @ np.diag(ref.body_inertia[1]) @ R.T, atol=1e-12)

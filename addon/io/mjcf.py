@@ -12,7 +12,8 @@ a body's ``pos``/orientation place it in its parent's frame; a joint's ``pos`` a
 takes its ``class`` or its nearest body's ``childclass``; a geom's mass is ``mass`` or
 ``density`` (default 1000 kg/m^3) x its volume; ``size`` is a sphere's radius, a capsule's
 or cylinder's radius and half-length along z, a box's or ellipsoid's half-sizes, and
-``fromto`` sets a capsule's, cylinder's or box's axis between two points.  Inertias of the
+``fromto`` sets a capsule's, cylinder's, box's or ellipsoid's axis between two points (a
+box's or ellipsoid's half-sizes across it both size[0], as MuJoCo compiles them).  Inertias of the
 primitives about their centres (solid bodies; a capsule a cylinder and two hemispheres).
 
 Errors are ``MjcfError`` (a ``MechanismError``) naming the element and its line.
@@ -269,7 +270,10 @@ def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str) -> Geo
         frame[:3, :3] = z_to(ft[3:] - ft[:3], e)
         frame[:3, 3] = (ft[:3] + ft[3:]) / 2
         half = np.linalg.norm(ft[3:] - ft[:3]) / 2
-        size = np.array([size[0], half, 0.0]) if kind != "box" else np.array([size[0], size[1], half])
+        # a capsule's or cylinder's radius and half-length; a box's or ellipsoid's half-sizes
+        # across the axis are both size[0] (as MuJoCo compiles them), its half-length along it
+        size = np.array([size[0], half, 0.0]) if kind not in ("box", "ellipsoid") \
+            else np.array([size[0], size[0], half])
     mass, inertia = 0.0, np.zeros((3, 3))
     if kind in PRIMITIVES:
         volume, per_mass = primitive_mass_properties(kind, size)
