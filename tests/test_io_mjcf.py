@@ -48,3 +48,14 @@ def test_a_fromto_box_or_ellipsoid_spans_its_first_size_across_the_axis(kind, vo
     assert np.allclose(b.center, [0, 0, -h], atol=1e-12)
     assert np.allclose(b.inertia, np.diag(mass * np.array([r * r + h * h, r * r + h * h, 2 * r * r]) / k),
                        atol=1e-12)
+
+
+def test_a_free_joints_damping_and_armature_are_named_not_dropped():
+    """MuJoCo damps a free joint's six velocities; a free part has no element for it."""
+    _, rep = mm.mechanism_from_mjcf(body_xml("<freejoint name='f'/><geom size='0.1'/>"))
+    assert not rep.unmapped
+    _, rep = mm.mechanism_from_mjcf(body_xml("<joint name='f' type='free' damping='0.5' "
+                                             "armature='0.01'/><geom size='0.1'/>"))
+    assert [u.split(": ", 1)[1] for u in rep.unmapped] == [
+        "joint 'f': damping 0.5 (no solver element on a free part)",
+        "joint 'f': armature 0.01 (no solver element on a free part)"]

@@ -137,6 +137,8 @@ class Builder:
             if not b.joints or b.joints[0].kind == "free":
                 if len(b.joints) > 1:
                     raise MjcfError(f"body {name!r}: a free joint with other joints", b.line)
+                if b.joints:
+                    self.free_joint_fields(b.joints[0])
                 continue
             self.body_joint(b)
 
@@ -231,6 +233,14 @@ class Builder:
                              "(MuJoCo sets its stiffness and damping from the joint's inertia; "
                              "give them as stiffness and damping instead)")
         return replace(j, stiffness=0.0, damping=0.0)
+
+    def free_joint_fields(self, j: Any) -> None:
+        """A free joint's damping, stiffness, armature and frictionloss (MuJoCo applies
+        them to its six velocities) have no solver element on a free part: named."""
+        for key in ("damping", "stiffness", "armature", "frictionloss"):
+            if getattr(j, key):
+                self.unmapped.append(f"line {j.line}: joint {j.name!r}: {key} "
+                                     f"{getattr(j, key):g} (no solver element on a free part)")
 
     def fields_without_coordinate(self, joint: str, j: Any) -> None:
         j = self.without_timed_spring(j)
