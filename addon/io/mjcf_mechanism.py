@@ -14,7 +14,9 @@ and any script share it).
   joint: a hinge and a slide on one axis -> cylindrical, two perpendicular hinges at one
   point -> universal, two slides and a hinge normal to them -> planar; others are an error.
 - **Joint fields**: ``range`` -> rigid stops ``"<joint>: limit"`` (an angle's bounds counted
-  over turns); a hinge's ``stiffness``, ``springref`` and
+  over turns) with restitution 0: MuJoCo's limit is a soft constraint, critically damped
+  by default (solreflimit 0.02 s, damping ratio 1), which stops the joint without a
+  rebound, a few degrees past the bound and back within ~0.1 s; a hinge's ``stiffness``, ``springref`` and
   ``damping`` -> torsion spring ``"<joint>: spring"``; ``frictionloss`` -> joint friction
   ``"<joint>: friction"`` with that preload and no coefficient (a slide's damping its
   viscous term); ``armature``, a slide's stiffness, a ball's damping and a
@@ -203,7 +205,7 @@ class Builder:
             lo, hi = j.range[0] - j.ref, j.range[1] - j.ref
             if lo is not None or hi is not None:
                 named(j.line, self.m.add_limit, f"{label}: limit", joint, lower=lo, upper=hi,
-                      coordinate=coord)
+                      coordinate=coord, restitution=0.0)
                 self.out["limits"].append(f"{label}: limit")
         if coord == "angle" and (j.stiffness or j.damping):
             named(j.line, self.m.add_torsion_spring, f"{label}: spring", joint,
