@@ -59,3 +59,34 @@ def test_a_free_joints_damping_and_armature_are_named_not_dropped():
     assert [u.split(": ", 1)[1] for u in rep.unmapped] == [
         "joint 'f': damping 0.5 (no solver element on a free part)",
         "joint 'f': armature 0.01 (no solver element on a free part)"]
+
+
+FRAMED = """<mujoco><compiler angle="radian"/>
+  <default><default class="c"><geom density="5000"/><joint axis="1 0 0"/></default></default>
+  <worldbody><frame pos="0 0 1" euler="0 0 {a}" childclass="c">
+    <body name="a" pos="0.1 0 0"><frame pos="0.2 0 0" euler="0 {b} 0">
+      <joint name="j" pos="0.1 0 0" axis="0 0 1"/><geom type="box" size=".1 .2 .3" pos="0 0 .1"/>
+      <frame euler="{c} 0 0"><body name="b" pos="0 0 .3"><joint name="k"/><geom size="0.1"/>
+      </body></frame></frame></body></frame></worldbody></mujoco>"""
+
+
+def test_frames_place_what_they_hold_as_if_written_out():
+    """The frames turned by a = pi/2 about z, b = pi/2 about y, c = pi/2 about x, written
+    out by hand: body a at (0, 0.1, 1) turned a; in a, the joint at (0.2, 0, -0.1) (the
+    frame's (0.1, 0, 0) turned by b) along x (z turned by b), the box's centre at
+    (0.3, 0, 0) turned b; body b at (0.2, 0, 0) + R_b R_c (0, 0, 0.3),
+    turned b then c, its joint along the class's x; the frame's childclass "c" gives
+    density 5000 kg/m^3 to both."""
+    h = math.pi / 2
+    model = mjcf.read_model(FRAMED.format(a=h, b=h, c=h))
+    a, b = model.bodies["a"], model.bodies["b"]
+    Rz = np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1.0]])
+    Ry = np.array([[0, 0, 1], [0, 1, 0], [-1, 0, 0.0]])
+    Rx = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0.0]])
+    assert np.allclose(a.frame[:3, :3], Rz, atol=1e-15) and np.allclose(a.frame[:3, 3], [0, 0.1, 1])
+    assert np.allclose(a.joints[0].pos, [0.2, 0, -0.1]) and np.allclose(a.joints[0].axis, [1, 0, 0])
+    assert a.mass == pytest.approx(5000 * 0.2 * 0.4 * 0.6) and np.allclose(a.center, [0.3, 0, 0])
+    assert np.allclose(b.frame[:3, :3], Ry @ Rx, atol=1e-15)
+    assert np.allclose(b.frame[:3, 3], [0.2, 0, 0] + Ry @ Rx @ [0, 0, 0.3])
+    assert np.allclose(b.joints[0].axis, [1, 0, 0])
+    assert b.mass == pytest.approx(5000 * 4 / 3 * math.pi * 0.1 ** 3)

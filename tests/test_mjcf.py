@@ -479,8 +479,8 @@ def test_imported_double_pendulum_swings_as_mujoco_runs_it():
      "<geom size='0.1'/></body></worldbody></mujoco>", "line 2: body 'a': joints hinge, hinge"),
     ("<mujoco><worldbody><body name='a'>\n<joint axis='0 0 x'/><geom size='0.1'/></body>"
      "</worldbody></mujoco>", "line 2: <joint>: axis='0 0 x' is not 3 finite numbers"),
-    ("<mujoco><worldbody><body name='a'><geom size='0.1'/>\n<frame><body name='b'/></frame>"
-     "</body></worldbody></mujoco>", "line 2: <frame> in <body name='a'> is not read"),
+    ("<mujoco><worldbody><body name='a'><geom size='0.1'/>\n<replicate count='2'><body name='b'/>"
+     "</replicate></body></worldbody></mujoco>", "line 2: <replicate> in <body name='a'> is not read"),
     ("<mujoco>\n<compiler settotalmass='5'/><worldbody/></mujoco>",
      "line 2: <compiler settotalmass='5'>"),
     ("<mujoco><worldbody><body name='a'><joint name='h' axis='0 1 0'/><geom size='0.1'/>"
@@ -617,3 +617,29 @@ def test_a_hinge_falls_onto_its_stop_and_stays_there_as_in_mujoco():
         touch = np.argmax(angle > 29.5)
         assert touch > 0 and np.min(angle[touch:]) > 29.5, np.round(angle, 2)
         assert abs(angle[-1] - 30.0) < 0.1
+
+
+def assert_mass_properties_and_poses_as_compiled(xml: str) -> None:
+    """Every body's mass, centre, inertia (body_inertia turned by body_iquat) and pose at
+    qpos0 as MuJoCo compiles ``xml``: sums and products of the same numbers, 1e-12."""
+    model, ref = mjcf.read_model(xml), mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(ref)
+    mujoco.mj_forward(ref, data)
+    world = model.world()
+    for name, b in model.bodies.items():
+        i = ref.body(name).id
+        assert b.mass == pytest.approx(ref.body_mass[i], rel=1e-12), name
+        assert np.allclose(b.center, ref.body_ipos[i], atol=1e-12), name
+        R = solver.quat_to_matrix(ref.body_iquat[i])
+        assert np.allclose(b.inertia, R @ np.diag(ref.body_inertia[i]) @ R.T, atol=1e-12), name
+        assert np.allclose(world[name][:3, 3], data.xpos[i], atol=1e-12), name
+        assert np.allclose(world[name][:3, :3], data.xmat[i].reshape(3, 3), atol=1e-12), name
+
+
+def test_bodies_geoms_and_joints_in_frames_compile_and_swing_as_in_mujoco():
+    """Nested <frame>s turned by euler, with a childclass, around a body, a joint, a
+    geom and a second body: no soft constraint, RK4's error alone (as above)."""
+    from test_io_mjcf import FRAMED
+    xml = FRAMED.format(a=0.3, b=0.7, c=-0.4)
+    assert_mass_properties_and_poses_as_compiled(xml)
+    import_and_compare(xml, 1.5, 1e-8)

@@ -8,13 +8,15 @@ axisangle, a hinge's range, ref and springref); orientations are ``quat`` (w x y
 ``axisangle``, ``euler`` (``eulerseq``, default "xyz": lowercase about the turning axes,
 uppercase about fixed ones), ``xyaxes`` or ``zaxis`` (the shortest turn taking z there);
 a body's ``pos``/orientation place it in its parent's frame; a joint's ``pos`` and
-``axis`` (default 0 0 1) are in its body's frame; ``<default class>`` nests, an element
-takes its ``class`` or its nearest body's ``childclass``; a geom's mass is ``mass`` or
-``density`` (default 1000 kg/m^3) x its volume; ``size`` is a sphere's radius, a capsule's
-or cylinder's radius and half-length along z, a box's or ellipsoid's half-sizes, and
-``fromto`` sets a capsule's, cylinder's, box's or ellipsoid's axis between two points (a
-box's or ellipsoid's half-sizes across it both size[0], as MuJoCo compiles them).  Inertias of the
-primitives about their centres (solid bodies; a capsule a cylinder and two hemispheres).
+``axis`` (default 0 0 1) are in its body's frame; a ``<frame>`` places the bodies, geoms
+and joints it holds by its own pos and orientation, its ``childclass`` theirs;
+``<default class>`` nests, an element takes its ``class`` or its nearest body's or
+frame's ``childclass``; a geom's mass is ``mass`` or ``density`` (default 1000 kg/m^3) x
+its volume; ``size`` is a sphere's radius, a capsule's or cylinder's radius and
+half-length along z, a box's or ellipsoid's half-sizes, and ``fromto`` sets a capsule's,
+cylinder's, box's or ellipsoid's axis between two points (a box's or ellipsoid's
+half-sizes across it both size[0], as MuJoCo compiles them).  Inertias of the primitives
+about their centres (solid bodies; a capsule a cylinder and two hemispheres).
 
 Errors are ``MjcfError`` (a ``MechanismError``) naming the element and its line.
 """
@@ -258,7 +260,8 @@ def primitive_mass_properties(kind: str, size: np.ndarray) -> tuple[float, np.nd
     return v_cyl + v_sph, np.array([transverse, transverse, mc * r * r / 2 + ms * 0.4 * r * r])
 
 
-def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str) -> Geom:
+def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str,
+              placed: np.ndarray = np.eye(4)) -> Geom:
     a = rd.attrib(e, childclass)
     kind = a.get("type", "sphere")
     name = a.get("name", f"{body}: geom{k}")
@@ -283,10 +286,11 @@ def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str) -> Geo
             mass = float(numbers(e, "density", 1, a, (1000.0,))[0]) * volume
         inertia = np.diag(mass * per_mass)
     rgba = tuple(numbers(e, "rgba", 4, a, (0.5, 0.5, 0.5, 1.0)))
-    return Geom(name, kind, size, frame, mass, inertia, a.get("mesh", ""), rgba, e.line)
+    return Geom(name, kind, size, placed @ frame, mass, inertia, a.get("mesh", ""), rgba, e.line)
 
 
-def read_joint(rd: Reader, e: Element, childclass: str, k: int, body: str) -> MjJoint:
+def read_joint(rd: Reader, e: Element, childclass: str, k: int, body: str,
+               placed: np.ndarray = np.eye(4)) -> MjJoint:
     a = rd.attrib(e, childclass) if e.tag == "joint" else dict(e.attrib)
     kind = "free" if e.tag == "freejoint" else a.get("type", "hinge")
     if kind not in ("hinge", "slide", "ball", "free"):
@@ -302,8 +306,8 @@ def read_joint(rd: Reader, e: Element, childclass: str, k: int, body: str) -> Mj
         lo, hi = numbers(e, "range", 2, a)
         rng = (unit(lo), unit(hi))
     one = lambda key: float(numbers(e, key, 1, a, (0.0,))[0])
-    return MjJoint(name, kind, numbers(e, "pos", 3, a, (0.0, 0.0, 0.0)),
-                   axis / np.linalg.norm(axis), rng, unit(one("ref")), one("stiffness"),
+    pos = placed[:3, :3] @ numbers(e, "pos", 3, a, (0.0, 0.0, 0.0)) + placed[:3, 3]
+    return MjJoint(name, kind, pos, placed[:3, :3] @ axis / np.linalg.norm(axis), rng, unit(one("ref")), one("stiffness"),
                    unit(one("springref")), one("damping"), one("armature"), one("frictionloss"),
                    e.line, tuple(float(v) for v in numbers(e, "springdamper", 2, a, (0.0, 0.0))))
 
@@ -334,7 +338,7 @@ def read_inertial(rd: Reader, e: Element) -> tuple[float, np.ndarray, np.ndarray
     return mass, T[:3, 3], T[:3, :3] @ I @ T[:3, :3].T
 
 
-NOT_READ = ("frame", "replicate", "composite", "flexcomp", "attach", "include")
+NOT_READ = ("replicate", "composite", "flexcomp", "attach", "include")
 
 
 def refuse_unread(e: Element) -> None:
@@ -346,17 +350,38 @@ def refuse_unread(e: Element) -> None:
                             f"out in the body tree", c.line)
 
 
-def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict, k: list) -> None:
+def in_frames(rd: Reader, e: Element, childclass: str,
+              placed: np.ndarray = np.eye(4)) -> list[tuple[Element, np.ndarray, str]]:
+    """The children of ``e`` with those of its ``<frame>`` elements (nested, in file
+    order), each as (element, the frames' placement 4x4 in e's frame, its childclass): a
+    frame places what it holds (bodies, geoms, joints) by its pos and orientation, and its
+    ``childclass`` is theirs."""
+    out = []
+    for c in e.children:
+        if c.tag != "frame":
+            out.append((c, placed, childclass))
+            continue
+        refuse_unread(c)
+        if c.attrib.get("childclass", childclass) not in rd.defaults:
+            raise MjcfError(f"{c.label()}: unknown default class {c.attrib['childclass']!r}", c.line)
+        out += in_frames(rd, c, c.attrib.get("childclass", childclass), placed @ rd.frame(c, c.attrib))
+    return out
+
+
+def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict, k: list,
+              placed: np.ndarray = np.eye(4)) -> None:
     refuse_unread(e)
     childclass = e.attrib.get("childclass", childclass)
     k[0] += 1
     name = e.attrib.get("name", f"body{k[0]}")
     if name in bodies or name == "world":
         raise MjcfError(f"{e.label()}: body name {name!r} is used twice", e.line)
-    frame = rd.frame(e, e.attrib)
-    joints = tuple(read_joint(rd, j, childclass, n, name)
-                   for n, j in enumerate(c for c in e.children if c.tag in ("joint", "freejoint")))
-    geoms = tuple(read_geom(rd, g, childclass, n, name) for n, g in enumerate(e.all("geom")))
+    frame = placed @ rd.frame(e, e.attrib)
+    members = in_frames(rd, e, childclass)
+    joints = tuple(read_joint(rd, j, cc, n, name, T) for n, (j, T, cc) in
+                   enumerate(m for m in members if m[0].tag in ("joint", "freejoint")))
+    geoms = tuple(read_geom(rd, g, cc, n, name, T) for n, (g, T, cc) in
+                  enumerate(m for m in members if m[0].tag == "geom"))
     inertial = None if rd.geom_inertia == "true" else e.one("inertial")
     if inertial is not None:
         mass, center, inertia = read_inertial(rd, inertial)
@@ -367,8 +392,8 @@ def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict
     gravcomp = float(numbers(e, "gravcomp", 1, e.attrib, (0.0,))[0])
     bodies[name] = Body(name, parent, frame, mass, center, inertia, joints, geoms,
                         inertial is not None, e.line, gravcomp)
-    for child in e.all("body"):
-        read_body(rd, child, name, childclass, bodies, k)
+    for child, T, cc in (m for m in members if m[0].tag == "body"):
+        read_body(rd, child, name, cc, bodies, k, T)
 
 
 def read_model(text: str) -> MjcfModel:
@@ -392,9 +417,11 @@ def read_model(text: str) -> MjcfModel:
     world_geoms: list = []
     for wb in root.all("worldbody"):
         refuse_unread(wb)
-        world_geoms += [read_geom(rd, g, "main", n, "world") for n, g in enumerate(wb.all("geom"))]
-        for b in wb.all("body"):
-            read_body(rd, b, "world", b.attrib.get("childclass", "main"), bodies, [len(bodies)])
+        members = in_frames(rd, wb, "main")
+        world_geoms += [read_geom(rd, g, cc, n, "world", T) for n, (g, T, cc) in
+                        enumerate(m for m in members if m[0].tag == "geom")]
+        for b, T, cc in (m for m in members if m[0].tag == "body"):
+            read_body(rd, b, "world", cc, bodies, [len(bodies)], T)
     equalities = []
     for eq in root.all("equality"):
         for n, c in enumerate(eq.children):
