@@ -1,0 +1,171 @@
+"""MJCF import checked against MuJoCo itself, model by model: each file is compiled by
+MuJoCo (mass properties, poses at qpos0) and run by it from qpos0 with RK4 at DT = 1e-4 s,
+contacts off, beside the solver's run of the import at tolerance 1e-9.  Skipped where
+MuJoCo is not installed (the checks without MuJoCo are in test_io_mjcf.py).
+
+Tolerances: RK4's error over 1.5 s of these swings at 1e-4 s is ~1e-12 m (measured) and
+the solver's below 1e-9 m, so a model without soft constraints agrees to 1e-8 m; what
+MuJoCo makes soft (a limit) is bounded by its own give, said at the test.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from test_io_addon import io, solver
+
+mujoco = pytest.importorskip("mujoco")
+mjcf, mm = io("mjcf"), io("mjcf_mechanism")
+DT = 1e-4
+
+
+def mujoco_coms(xml: str, duration: float, fps: float = 50) -> tuple:
+    """(MuJoCo's model, every body's centre of mass (n, bodies, 3) sampled at k / fps) of
+    MJCF text run from qpos0 with RK4 at DT, contacts off, whatever the file's options."""
+    model = mujoco.MjModel.from_xml_string(xml)
+    model.opt.timestep, model.opt.integrator = DT, mujoco.mjtIntegrator.mjINT_RK4
+    model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT
+    data = mujoco.MjData(model)
+    coms = []
+    for k in range(round(duration * fps) + 1):
+        if k:
+            mujoco.mj_step(model, data, nstep=round(1 / (fps * DT)))
+        mujoco.mj_forward(model, data)
+        coms.append(data.xipos.copy())
+    return model, np.array(coms)
+
+
+def import_and_compare(xml: str, duration: float, tol: float) -> tuple:
+    """The import of ``xml`` run by the solver beside MuJoCo's run of the file: every
+    moving part's centre of mass within ``tol`` (m) of MuJoCo's body; (mechanism, report,
+    the largest difference)."""
+    m, rep = mm.mechanism_from_mjcf(xml)
+    r = m.solve(duration=duration, fps=50, analysis="dynamic", tolerance=1e-9)
+    model, coms = mujoco_coms(xml, duration)
+    worst = 0.0
+    for part in (p for p, q in m.parts.items() if not q.fixed):
+        err = np.max(np.abs(r.center_of_mass(part) - coms[:, model.body(part).id]))
+        assert err < tol, f"{part}: centre of mass {err:.3g} m from MuJoCo's"
+        worst = max(worst, err)
+    return m, rep, worst
+
+
+CLASSED_ARM = """<mujoco><compiler angle="degree"/>
+  <default><joint damping="0.02"/>
+    <default class="arm"><joint axis="0 1 0" stiffness="2" springref="20" ref="10"/>
+      <geom type="capsule" size="0.03"/></default></default>
+  <worldbody><body name="a" pos="0 0 1" childclass="arm" zaxis="0 1 1"><joint/>
+    <geom fromto="0 0 0 0.4 0 0"/>
+    <body name="b" pos="0.4 0 0" axisangle="0 0 1 30"><joint axis="0 0 1" class="main"/>
+      <geom fromto="0 0 0 0.3 0 0"/></body></body></worldbody></mujoco>"""
+
+
+def test_unnamed_joints_in_default_classes_swing_as_mujoco_runs_them():
+    """Joints without names, their axes, springs (springref and ref in degrees) and
+    damping from default classes (childclass, and class "main" overriding it): no soft
+    constraint, so RK4's error alone (~1e-12 m measured) against the solver's 1e-9."""
+    m, rep, _ = import_and_compare(CLASSED_ARM, 1.5, 1e-8)
+    assert set(m.joints) == {"a: joint0", "b: joint0"} and not rep.unmapped
+
+
+@pytest.mark.parametrize("kind", ["capsule", "cylinder", "box", "ellipsoid"])
+def test_fromto_geoms_have_mujocos_mass_properties(kind):
+    xml = f"""<mujoco><worldbody><body name="a"><joint/>
+      <geom type="{kind}" size="0.05 0.07" fromto="0.1 0 0 0.3 0.2 0.1" density="700"/>
+      </body></worldbody></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(xml)
+    body = mjcf.read_model(xml).bodies["a"]
+    assert body.mass == pytest.approx(ref.body_mass[1], rel=1e-12)
+    assert np.allclose(body.center, ref.body_ipos[1], atol=1e-12)
+    R = solver.quat_to_matrix(ref.body_iquat[1])
+    assert np.allclose(body.inertia, R @ np.diag(ref.body_inertia[1]) @ R.T, atol=1e-12)
+
+
+def test_a_free_body_falls_and_tumbles_as_in_mujoco_keeping_its_angular_momentum():
+    """A box (three different moments, centre off the body origin, turned by euler) on a
+    free joint, thrown spinning about an axis near its middle one (the unstable one): MJCF
+    has no initial velocity, so the same one is given to both, the solver's part at its
+    origin (world axes), MuJoCo's qvel (the origin's velocity in world, the angular one
+    in body axes).  Both keep the angular momentum about the centre, R I R^T w: RK4 at
+    1e-4 s to ~1e-9 relative, the solver at 1e-9, so 1e-6; the centre falls as ballistics
+    (no soft constraint), the orientation follows (all measured below 1e-9)."""
+    xml = """<mujoco><worldbody><body name="a" pos="0 0 1" euler="10 20 30">
+      <joint name="f" type="free"/><geom type="box" size="0.1 0.2 0.3" pos="0.05 0 0"/>
+      </body></worldbody></mujoco>"""
+    m, rep = mm.mechanism_from_mjcf(xml)
+    assert not rep.unmapped
+    R0 = solver.quat_to_matrix(m.parts["a"].orientation)
+    w0, v0 = R0 @ np.array([0.2, 4.0, 0.3]), np.array([0.5, 0.0, 2.0])
+    m.parts["a"] = dataclasses.replace(m.parts["a"], angular_velocity=w0, velocity=v0)
+    r = m.solve(duration=1.5, fps=50, analysis="dynamic", tolerance=1e-9)
+    model = mujoco.MjModel.from_xml_string(xml)
+    model.opt.timestep, model.opt.integrator = DT, mujoco.mjtIntegrator.mjINT_RK4
+    data = mujoco.MjData(model)
+    data.qvel[:] = np.concatenate([v0, R0.T @ w0])
+    I = m.parts["a"].inertia
+    ours, theirs, com = [], [], []
+    for k in range(76):
+        if k:
+            mujoco.mj_step(model, data, nstep=200)
+        mujoco.mj_forward(model, data)
+        R = data.xmat[1].reshape(3, 3)
+        theirs.append(R @ I @ R.T @ (R @ data.qvel[3:6]))
+        com.append(data.xipos[1].copy())
+        Q = solver.quat_to_matrix(r.orientation("a")[k])
+        ours.append(Q @ I @ Q.T @ r.angular_velocity("a")[k])
+    ours, theirs = np.array(ours), np.array(theirs)
+    size = np.linalg.norm(ours[0])
+    assert np.allclose(ours[0], theirs[0], atol=1e-12 * size)
+    assert np.max(np.abs(ours - ours[0])) < 1e-6 * size
+    assert np.max(np.abs(theirs - theirs[0])) < 1e-6 * size
+    assert np.max(np.abs(r.center_of_mass("a") - np.array(com))) < 1e-6
+    q_theirs = np.array([data.xquat[1]])
+    assert abs(abs(q_theirs[0] @ r.orientation("a")[-1]) - 1) < 1e-6
+
+
+def test_a_hinge_falls_onto_its_stop_and_stays_there_as_in_mujoco():
+    """An arm released level falls onto the upper bound of range="-20 30" (degrees).
+    MuJoCo's limit is a critically damped soft constraint (solreflimit 0.02 s, ratio 1):
+    measured, it runs 2.4 degrees past the bound and settles 0.04 degrees past it (its
+    weight on the soft stop), never swinging back.  The import's rigid stop does the
+    same without the give: after the first touch neither comes back more than 0.5
+    degree off the bound, and both end within 0.1 degree of it."""
+    xml = """<mujoco><worldbody><body name="a" pos="0 0 1"><joint name="h" axis="0 1 0"
+      range="-20 30"/><geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03"/></body>
+      </worldbody></mujoco>"""
+    m, rep = mm.mechanism_from_mjcf(xml)
+    r = m.solve(duration=1.5, fps=50, analysis="dynamic", tolerance=1e-9)
+    model, coms = mujoco_coms(xml, 1.5)
+    swing = lambda c: np.degrees(np.arctan2(1.0 - c[:, 2], c[:, 0]))   # about +y, from level
+    for angle in (swing(r.center_of_mass("a")), swing(coms[:, model.body("a").id])):
+        touch = np.argmax(angle > 29.5)
+        assert touch > 0 and np.min(angle[touch:]) > 29.5, np.round(angle, 2)
+        assert abs(angle[-1] - 30.0) < 0.1
+
+
+def assert_mass_properties_and_poses_as_compiled(xml: str) -> None:
+    """Every body's mass, centre, inertia (body_inertia turned by body_iquat) and pose at
+    qpos0 as MuJoCo compiles ``xml``: sums and products of the same numbers, 1e-12."""
+    model, ref = mjcf.read_model(xml), mujoco.MjModel.from_xml_string(xml)
+    data = mujoco.MjData(ref)
+    mujoco.mj_forward(ref, data)
+    world = model.world()
+    for name, b in model.bodies.items():
+        i = ref.body(name).id
+        assert b.mass == pytest.approx(ref.body_mass[i], rel=1e-12), name
+        assert np.allclose(b.center, ref.body_ipos[i], atol=1e-12), name
+        R = solver.quat_to_matrix(ref.body_iquat[i])
+        assert np.allclose(b.inertia, R @ np.diag(ref.body_inertia[i]) @ R.T, atol=1e-12), name
+        assert np.allclose(world[name][:3, 3], data.xpos[i], atol=1e-12), name
+        assert np.allclose(world[name][:3, :3], data.xmat[i].reshape(3, 3), atol=1e-12), name
+
+
+def test_bodies_geoms_and_joints_in_frames_compile_and_swing_as_in_mujoco():
+    """Nested <frame>s turned by euler, with a childclass, around a body, a joint, a
+    geom and a second body: no soft constraint, RK4's error alone (as above)."""
+    from test_io_mjcf import FRAMED
+    xml = FRAMED.format(a=0.3, b=0.7, c=-0.4)
+    assert_mass_properties_and_poses_as_compiled(xml)
+    import_and_compare(xml, 1.5, 1e-8)
