@@ -90,3 +90,29 @@ def test_frames_place_what_they_hold_as_if_written_out():
     assert np.allclose(b.frame[:3, 3], [0.2, 0, 0] + Ry @ Rx @ [0, 0, 0.3])
     assert np.allclose(b.joints[0].axis, [1, 0, 0])
     assert b.mass == pytest.approx(5000 * 4 / 3 * math.pi * 0.1 ** 3)
+
+
+BOUNDED = """<mujoco><compiler boundmass="0.5" boundinertia="0.01"/><worldbody>
+  <body name="a" pos="0 0 1"><joint axis="0 1 0"/>
+    <geom type="box" size="0.3 0.01 0.01" pos="0.3 0 0" euler="0 0 30"/>
+    <body name="e" pos="0.6 0 0"/>
+    <body name="f" pos="0.6 0 0"><geom size="0.2"/></body></body></worldbody></mujoco>"""
+
+
+def test_compiler_bounds_raise_small_masses_and_principal_moments():
+    """boundmass 0.5 kg and boundinertia 0.01 kg m^2: the 0.24 kg box (1000 kg/m^3 x 0.6
+    x 0.02 x 0.02 m^3) weighs 0.5 kg, its moments m (b^2 + c^2) / 3 = 8e-6 and
+    m (a^2 + b^2) / 3 ~ 7.2e-3 (about axes turned 30 degrees about z) rise to 0.01 each,
+    so its inertia is 0.01 I; the empty body e gets 0.5 kg and 0.01 I where MuJoCo's
+    compile puts them, at its own pos (0.6, 0, 0) read in its own frame; the 33.5 kg
+    sphere keeps its own."""
+    model = mjcf.read_model(BOUNDED)
+    a, e, f = (model.bodies[n] for n in "aef")
+    assert a.mass == 0.5 and np.allclose(a.inertia, 0.01 * np.eye(3), atol=1e-15)
+    assert e.mass == 0.5 and np.allclose(e.inertia, 0.01 * np.eye(3), atol=1e-15)
+    assert np.allclose(e.center, [0.6, 0, 0])
+    sphere = 1000 * 4 / 3 * math.pi * 0.2 ** 3
+    assert f.mass == pytest.approx(sphere, rel=1e-12)
+    assert np.allclose(f.inertia, 0.4 * sphere * 0.04 * np.eye(3), atol=1e-12)
+    m, _ = mm.mechanism_from_mjcf(BOUNDED)        # e has mass: a part on a fixed joint
+    assert m.joints["e: fixed"].kind == "fixed"

@@ -169,3 +169,11 @@ def test_bodies_geoms_and_joints_in_frames_compile_and_swing_as_in_mujoco():
     xml = FRAMED.format(a=0.3, b=0.7, c=-0.4)
     assert_mass_properties_and_poses_as_compiled(xml)
     import_and_compare(xml, 1.5, 1e-8)
+
+
+def test_compiler_bounds_compile_and_swing_as_in_mujoco():
+    """boundmass and boundinertia raising a thin box, an empty body and not a sphere:
+    MuJoCo's compile to 1e-12, the swing to RK4's error (as above)."""
+    from test_io_mjcf import BOUNDED
+    assert_mass_properties_and_poses_as_compiled(BOUNDED)
+    import_and_compare(BOUNDED, 1.5, 1e-8)

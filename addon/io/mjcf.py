@@ -16,7 +16,9 @@ its volume; ``size`` is a sphere's radius, a capsule's or cylinder's radius and
 half-length along z, a box's or ellipsoid's half-sizes, and ``fromto`` sets a capsule's,
 cylinder's, box's or ellipsoid's axis between two points (a box's or ellipsoid's
 half-sizes across it both size[0], as MuJoCo compiles them).  Inertias of the primitives
-about their centres (solid bodies; a capsule a cylinder and two hemispheres).
+about their centres (solid bodies; a capsule a cylinder and two hemispheres);
+``<compiler boundmass, boundinertia>`` are lower bounds on every body's mass and
+principal moments (``settotalmass`` and ``balanceinertia`` are refused).
 
 Errors are ``MjcfError`` (a ``MechanismError``) naming the element and its line.
 """
@@ -146,7 +148,9 @@ class Reader:
         self.eulerseq = c.get("eulerseq", "xyz")
         self.autolimits = c.get("autolimits", "true") == "true"
         self.geom_inertia = c.get("inertiafromgeom", "auto")      # "auto", "true", "false"
-        for key in ("settotalmass", "boundmass", "boundinertia", "balanceinertia"):
+        self.boundmass = float(numbers(compiler, "boundmass", 1, c, (0.0,))[0]) if c else 0.0
+        self.boundinertia = float(numbers(compiler, "boundinertia", 1, c, (0.0,))[0]) if c else 0.0
+        for key in ("settotalmass", "balanceinertia"):
             if c.get(key, "false" if key == "balanceinertia" else "0") not in ("0", "-1", "false"):
                 raise MjcfError(f"<compiler {key}={c[key]!r}>: MuJoCo changes the bodies' mass "
                                 f"properties with it, which this import does not; give the "
@@ -338,6 +342,17 @@ def read_inertial(rd: Reader, e: Element) -> tuple[float, np.ndarray, np.ndarray
     return mass, T[:3, 3], T[:3, :3] @ I @ T[:3, :3].T
 
 
+def bounded(rd: Reader, mass: float, inertia: np.ndarray) -> tuple[float, np.ndarray]:
+    """A body's mass and inertia with the compiler's lower bounds, as MuJoCo sets them on
+    every body but the world: ``boundmass`` on the mass (kg), ``boundinertia`` on each
+    principal moment (kg m^2), the principal axes kept."""
+    mass = max(mass, rd.boundmass)
+    if rd.boundinertia > 0.0:
+        moments, axes = np.linalg.eigh(inertia)
+        inertia = axes @ np.diag(np.maximum(moments, rd.boundinertia)) @ axes.T
+    return mass, inertia
+
+
 NOT_READ = ("replicate", "composite", "flexcomp", "attach", "include")
 
 
@@ -389,6 +404,11 @@ def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict
         mass, center, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
     else:
         mass, center, inertia = combine([(g.mass, g.frame, g.inertia) for g in geoms])
+    if mass <= 0.0 and rd.boundmass > 0.0:
+        # MuJoCo leaves a body without mass of its own its inertial frame at its own pos and
+        # orientation read in its own frame, where boundmass then puts the mass
+        center = rd.frame(e, e.attrib)[:3, 3]
+    mass, inertia = bounded(rd, mass, inertia)
     gravcomp = float(numbers(e, "gravcomp", 1, e.attrib, (0.0,))[0])
     bodies[name] = Body(name, parent, frame, mass, center, inertia, joints, geoms,
                         inertial is not None, e.line, gravcomp)
