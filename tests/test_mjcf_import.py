@@ -177,3 +177,41 @@ def test_compiler_bounds_compile_and_swing_as_in_mujoco():
     from test_io_mjcf import BOUNDED
     assert_mass_properties_and_poses_as_compiled(BOUNDED)
     import_and_compare(BOUNDED, 1.5, 1e-8)
+
+
+STIFF = 'solref="0.0002 1" solimp="0.9999 0.9999 0.001 0.5 2"'
+ARMS = """<mujoco><compiler angle="radian"/><worldbody>
+  <body name="a" pos="0 0 1"><joint name="j1" {a_joint}/>
+    <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03"/>
+    <body name="b" pos="0.4 0 0"><joint name="j2" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.4" size="0.03"/></body></body>
+  <body name="c" pos="{c_pos}" euler="0 0.5 0"><joint name="j3" axis="0 1 0" ref="-0.2"/>
+    <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/></body></worldbody>
+  <equality>{equality}</equality></mujoco>"""
+
+
+@pytest.mark.parametrize("a_joint, c_pos, equality, joint", [
+    ('axis="0 1 0"', "0 0 1", f'<connect name="pin" body1="c" body2="b" anchor="0.3 0 0" {STIFF}/>',
+     ("pin", "spherical")),
+    ('axis="0 1 0"', "0 0 1", f'<connect name="p: 1" body1="c" body2="b" anchor="0.3 0 0" {STIFF}/>'
+     f'<connect name="p: 2" body1="c" body2="b" anchor="0.3 0.1 0" {STIFF}/>', ("p", "revolute")),
+    ('axis="0 1 0"', "0 0 1", f'<weld name="w" body1="c" body2="a" {STIFF}/>', ("w", "fixed")),
+    ('axis="0 1 0" ref="0.1"', "1 0 1",
+     f'<joint name="tie" joint1="j1" joint2="j3" polycoef="0 -2 0 0 0" {STIFF}/>', None),
+    ('type="slide" axis="1 0 0"', "1 0 1",
+     f'<joint name="tie" joint1="j1" joint2="j3" polycoef="0 0.5 0 0 0" {STIFF}/>', None),
+    ('axis="0 1 0" ref="0.3"', "1 0 1", f'<joint name="hold" joint1="j1" {STIFF}/>', None),
+])
+def test_equalities_hold_as_in_mujoco(a_joint, c_pos, equality, joint):
+    """connect (one: a ball; two between the same bodies: a pin through both anchors),
+    weld, joint equalities (hinge to hinge from their refs, slide to hinge in m/rad, one
+    joint held at a0) made as stiff as MuJoCo keeps stable (solref 2 dt, solimp 0.9999),
+    as the export writes them: measured within 5e-10 m of the solver's, bounded at 1e-7
+    m as the export's loops."""
+    xml = ARMS.format(a_joint=a_joint, c_pos=c_pos, equality=equality)
+    m, rep, _ = import_and_compare(xml, 1.5, 1e-7)
+    assert not rep.unmapped
+    if joint:
+        assert m.joints[joint[0]].kind == joint[1]
+    else:
+        assert len(m.couplers) + len(m.motions) == 1
