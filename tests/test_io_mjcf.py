@@ -116,3 +116,16 @@ def test_compiler_bounds_raise_small_masses_and_principal_moments():
     assert np.allclose(f.inertia, 0.4 * sphere * 0.04 * np.eye(3), atol=1e-12)
     m, _ = mm.mechanism_from_mjcf(BOUNDED)        # e has mass: a part on a fixed joint
     assert m.joints["e: fixed"].kind == "fixed"
+
+
+def test_geoms_outside_the_inertia_groups_give_no_mass():
+    """inertiagrouprange 0 3: the sphere in group 4 (a visual geom, say) is left out, the
+    box in group 0 (the default) alone gives the body its mass, 1000 x 0.048 kg at its
+    centre with m (b^2 + c^2) / 3 about x; without the range (0 5) the sphere counts."""
+    inner = ("<joint/><geom type='box' size='.1 .2 .3'/>"
+             "<geom type='sphere' size='.1' pos='.5 0 0' group='4'/>")
+    a = mjcf.read_model(body_xml(inner, "<compiler inertiagrouprange='0 3'/>")).bodies["a"]
+    assert a.mass == pytest.approx(48.0, rel=1e-12) and np.allclose(a.center, 0, atol=1e-15)
+    assert a.inertia[0, 0] == pytest.approx(48.0 * (0.2 ** 2 + 0.3 ** 2) / 3, rel=1e-12)
+    whole = mjcf.read_model(body_xml(inner)).bodies["a"]
+    assert whole.mass == pytest.approx(48.0 + 4000 / 3 * math.pi * 0.1 ** 3, rel=1e-12)

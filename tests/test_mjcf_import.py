@@ -215,3 +215,13 @@ def test_equalities_hold_as_in_mujoco(a_joint, c_pos, equality, joint):
         assert m.joints[joint[0]].kind == joint[1]
     else:
         assert len(m.couplers) + len(m.motions) == 1
+
+
+@pytest.mark.parametrize("groups", ["0 3", "4 5", "0 5"])
+def test_inertia_group_ranges_compile_as_in_mujoco(groups):
+    xml = f"""<mujoco><compiler inertiagrouprange="{groups}"/><worldbody><body name="a">
+      <joint/><geom type="box" size=".1 .2 .3" group="1"/><inertial pos="0 0 0" mass="0.1"
+      diaginertia="1e-3 1e-3 1e-3"/><body name="b"><joint axis="1 0 0"/>
+      <geom type="box" size=".1 .2 .3" group="2"/><geom type="capsule" fromto="0 0 0 .3 .1 0"
+      size=".05" group="4"/></body></body></worldbody></mujoco>"""
+    assert_mass_properties_and_poses_as_compiled(xml)

@@ -17,7 +17,8 @@ half-length along z, a box's or ellipsoid's half-sizes, and ``fromto`` sets a ca
 cylinder's, box's or ellipsoid's axis between two points (a box's or ellipsoid's
 half-sizes across it both size[0], as MuJoCo compiles them).  Inertias of the primitives
 about their centres (solid bodies; a capsule a cylinder and two hemispheres);
-``<compiler boundmass, boundinertia>`` are lower bounds on every body's mass and
+only geoms whose ``group`` (default 0) is in ``<compiler inertiagrouprange>`` (default
+0 5) give mass; ``<compiler boundmass, boundinertia>`` are lower bounds on every body's mass and
 principal moments (``settotalmass`` and ``balanceinertia`` are refused).
 
 Errors are ``MjcfError`` (a ``MechanismError``) naming the element and its line.
@@ -56,6 +57,7 @@ class Geom:
     mesh: str                   # the mesh asset's name, or ""
     rgba: tuple
     line: int
+    group: int = 0              # MuJoCo's geom group (the compiler's inertiagrouprange)
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,8 @@ class Reader:
         self.eulerseq = c.get("eulerseq", "xyz")
         self.autolimits = c.get("autolimits", "true") == "true"
         self.geom_inertia = c.get("inertiafromgeom", "auto")      # "auto", "true", "false"
+        low, high = numbers(compiler, "inertiagrouprange", 2, c, (0, 5)) if c else (0, 5)
+        self.inertia_groups = (int(low), int(high))     # geoms in these groups give mass
         self.boundmass = float(numbers(compiler, "boundmass", 1, c, (0.0,))[0]) if c else 0.0
         self.boundinertia = float(numbers(compiler, "boundinertia", 1, c, (0.0,))[0]) if c else 0.0
         for key in ("settotalmass", "balanceinertia"):
@@ -290,7 +294,9 @@ def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str,
             mass = float(numbers(e, "density", 1, a, (1000.0,))[0]) * volume
         inertia = np.diag(mass * per_mass)
     rgba = tuple(numbers(e, "rgba", 4, a, (0.5, 0.5, 0.5, 1.0)))
-    return Geom(name, kind, size, placed @ frame, mass, inertia, a.get("mesh", ""), rgba, e.line)
+    group = int(numbers(e, "group", 1, a, (0.0,))[0])
+    return Geom(name, kind, size, placed @ frame, mass, inertia, a.get("mesh", ""), rgba, e.line,
+                group)
 
 
 def read_joint(rd: Reader, e: Element, childclass: str, k: int, body: str,
@@ -403,7 +409,9 @@ def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict
     elif rd.geom_inertia == "false":
         mass, center, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
     else:
-        mass, center, inertia = combine([(g.mass, g.frame, g.inertia) for g in geoms])
+        low, high = rd.inertia_groups
+        mass, center, inertia = combine([(g.mass, g.frame, g.inertia) for g in geoms
+                                         if low <= g.group <= high])
     if mass <= 0.0 and rd.boundmass > 0.0:
         # MuJoCo leaves a body without mass of its own its inertial frame at its own pos and
         # orientation read in its own frame, where boundmass then puts the mass
