@@ -129,3 +129,27 @@ def test_geoms_outside_the_inertia_groups_give_no_mass():
     assert a.inertia[0, 0] == pytest.approx(48.0 * (0.2 ** 2 + 0.3 ** 2) / 3, rel=1e-12)
     whole = mjcf.read_model(body_xml(inner)).bodies["a"]
     assert whole.mass == pytest.approx(48.0 + 4000 / 3 * math.pi * 0.1 ** 3, rel=1e-12)
+
+
+def test_shell_inertia_spreads_the_mass_over_the_surface():
+    """shellinertia: density per m^2 over the surface.  Sphere r = 0.1: m = 1000 x 4 pi
+    r^2, I = 2/3 m r^2.  Box 0.1 x 0.2 x 0.3 (half-sizes): faces of 240, 120 and 80 kg
+    (normal to x, y, z), Ixx = 2 (240 (0.2^2 + 0.3^2) / 3 + 120 (0.2^2 + 0.3^2 / 3)
+    + 80 (0.3^2 + 0.2^2 / 3)) = 54.1333 kg m^2 (plates and parallel axes).  An
+    ellipsoid's has no closed form: refused by name unless the body has an <inertial>."""
+    shell = lambda geom: mjcf.read_model(body_xml(f"<joint/><geom {geom} shellinertia='true'/>")).bodies["a"]
+    sphere = shell("size='0.1'")
+    m = 1000 * 4 * math.pi * 0.01
+    assert sphere.mass == pytest.approx(m, rel=1e-12)
+    assert np.allclose(sphere.inertia, 2 / 3 * m * 0.01 * np.eye(3), rtol=1e-12)
+    box = shell("type='box' size='0.1 0.2 0.3'")
+    assert box.mass == pytest.approx(880.0, rel=1e-12)
+    assert box.inertia[0, 0] == pytest.approx(2 * (240 * 0.13 / 3 + 120 * 0.07 + 80 * (0.09 + 0.04 / 3)),
+                                              rel=1e-12)
+    with pytest.raises(mjcf.MjcfError, match="line 1: geom 'a: geom0': the shell inertia of an "
+                                             "ellipsoid is not computed; give body 'a'"):
+        shell("type='ellipsoid' size='0.1 0.2 0.3'")
+    given = mjcf.read_model(body_xml("<joint/><geom type='ellipsoid' size='0.1 0.2 0.3' "
+                                     "shellinertia='true'/><inertial pos='0 0 0' mass='2' "
+                                     "diaginertia='1 1 1'/>")).bodies["a"]
+    assert given.mass == 2.0

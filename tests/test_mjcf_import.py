@@ -225,3 +225,12 @@ def test_inertia_group_ranges_compile_as_in_mujoco(groups):
       <geom type="box" size=".1 .2 .3" group="2"/><geom type="capsule" fromto="0 0 0 .3 .1 0"
       size=".05" group="4"/></body></body></worldbody></mujoco>"""
     assert_mass_properties_and_poses_as_compiled(xml)
+
+
+@pytest.mark.parametrize("geom", ['size="0.1"', 'type="box" size="0.1 0.2 0.3" euler="10 20 30"',
+                                  'type="cylinder" size="0.05 0.2" pos="0.1 0 0"',
+                                  'type="capsule" fromto="0 0 0 0.3 0.1 0" size="0.05" mass="2"'])
+def test_shell_inertia_compiles_as_in_mujoco(geom):
+    xml = f"""<mujoco><worldbody><body name="a"><joint/><geom {geom} shellinertia="true"/>
+      </body></worldbody></mujoco>"""
+    assert_mass_properties_and_poses_as_compiled(xml)

@@ -16,7 +16,8 @@ its volume; ``size`` is a sphere's radius, a capsule's or cylinder's radius and
 half-length along z, a box's or ellipsoid's half-sizes, and ``fromto`` sets a capsule's,
 cylinder's, box's or ellipsoid's axis between two points (a box's or ellipsoid's
 half-sizes across it both size[0], as MuJoCo compiles them).  Inertias of the primitives
-about their centres (solid bodies; a capsule a cylinder and two hemispheres);
+about their centres (solid bodies; a capsule a cylinder and two hemispheres; with
+``shellinertia`` their surfaces, density per m^2);
 only geoms whose ``group`` (default 0) is in ``<compiler inertiagrouprange>`` (default
 0 5) give mass; ``<compiler boundmass, boundinertia>`` are lower bounds on every body's mass and
 principal moments (``settotalmass`` and ``balanceinertia`` are refused).
@@ -268,6 +269,44 @@ def primitive_mass_properties(kind: str, size: np.ndarray) -> tuple[float, np.nd
     return v_cyl + v_sph, np.array([transverse, transverse, mc * r * r / 2 + ms * 0.4 * r * r])
 
 
+def shell_mass_properties(kind: str, size: np.ndarray) -> tuple[float, np.ndarray]:
+    """(area m^2, inertia per unit mass about the centre, geom axes (3,)) of a primitive's
+    surface, mass spread evenly over it (MuJoCo's ``shellinertia``): a sphere 2/3 r^2; a
+    box its six faces as plates; a cylinder its tube and two end discs; a capsule its tube
+    and two hemispherical shells (centre r/2 from the sphere's), by parallel axes; an
+    ellipsoid's (no closed form) NaN."""
+    r = size[0]
+    if kind == "sphere":
+        return 4 * math.pi * r * r, np.full(3, 2 / 3 * r * r)
+    if kind == "box":
+        half = size[:3]
+        I, area = np.zeros(3), 0.0
+        for k in range(3):              # the two faces normal to axis k, at +-half[k]
+            u, v = [i for i in range(3) if i != k]
+            m = 2 * 4 * half[u] * half[v]
+            area += m
+            I[k] += m * (half[u] ** 2 + half[v] ** 2) / 3
+            I[u] += m * (half[k] ** 2 + half[v] ** 2 / 3)
+            I[v] += m * (half[k] ** 2 + half[u] ** 2 / 3)
+        return area, I / area
+    if kind not in ("cylinder", "capsule"):
+        return math.nan, np.full(3, math.nan)
+    h = size[1]
+    tube = 2 * math.pi * r * 2 * h
+    transverse, axial = tube * (r * r / 2 + (2 * h) ** 2 / 12), tube * r * r
+    if kind == "cylinder":
+        disc = math.pi * r * r              # two discs at +-h
+        transverse += 2 * disc * (r * r / 4 + h * h)
+        axial += 2 * disc * r * r / 2
+        area = tube + 2 * disc
+    else:
+        hemi = 2 * math.pi * r * r          # two hemispherical shells, flat faces at +-h
+        transverse += 2 * hemi * (2 / 3 * r * r + h * h + h * r)
+        axial += 2 * hemi * 2 / 3 * r * r
+        area = tube + 2 * hemi
+    return area, np.array([transverse, transverse, axial]) / area
+
+
 def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str,
               placed: np.ndarray = np.eye(4)) -> Geom:
     a = rd.attrib(e, childclass)
@@ -287,7 +326,8 @@ def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str,
             else np.array([size[0], size[0], half])
     mass, inertia = 0.0, np.zeros((3, 3))
     if kind in PRIMITIVES:
-        volume, per_mass = primitive_mass_properties(kind, size)
+        volume, per_mass = shell_mass_properties(kind, size) \
+            if a.get("shellinertia", "false") == "true" else primitive_mass_properties(kind, size)
         if "mass" in a:
             mass = float(numbers(e, "mass", 1, a)[0])
         else:
@@ -410,8 +450,12 @@ def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict
         mass, center, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
     else:
         low, high = rd.inertia_groups
-        mass, center, inertia = combine([(g.mass, g.frame, g.inertia) for g in geoms
-                                         if low <= g.group <= high])
+        used = [g for g in geoms if low <= g.group <= high]
+        for g in used:
+            if not np.all(np.isfinite(g.inertia)):
+                raise MjcfError(f"geom {g.name!r}: the shell inertia of an {g.kind} is not "
+                                f"computed; give body {name!r} an <inertial>", g.line)
+        mass, center, inertia = combine([(g.mass, g.frame, g.inertia) for g in used])
     if mass <= 0.0 and rd.boundmass > 0.0:
         # MuJoCo leaves a body without mass of its own its inertial frame at its own pos and
         # orientation read in its own frame, where boundmass then puts the mass
