@@ -153,3 +153,32 @@ def test_shell_inertia_spreads_the_mass_over_the_surface():
                                      "shellinertia='true'/><inertial pos='0 0 0' mass='2' "
                                      "diaginertia='1 1 1'/>")).bodies["a"]
     assert given.mass == 2.0
+
+
+REPLICATED = """<mujoco><worldbody>
+  <replicate count="3" offset="0.1 0 0" euler="0 0 20" sep="-"><body name="b" pos="0 0 1">
+    <joint name="j" axis="0 1 0"/><geom name="g" size=".05" pos=".1 0 0"/></body></replicate>
+  <replicate count="2" offset="0 1 0"><replicate count="12" offset="0 0 1" euler="10 0 0">
+    <body name="c"><joint name="k" axis="1 1 0"/><geom size=".1" pos="0 .2 0"/></body>
+  </replicate></replicate></worldbody></mujoco>"""
+
+
+def test_replicate_places_numbered_copies_step_by_step():
+    """count 3, step 0.1 m along x turned 20 degrees about z, sep "-": b-0 at (0, 0, 1),
+    b-1 at (0.1, 0, 1) turned 20, b-2 at 0.1 x + 0.1 (cos 20, sin 20) turned 40; the
+    nested pair numbers the inner copy first, padded to two digits for count 12 (c000,
+    c010, ..., c110, c001, ...), inner copy i turned 10 i degrees about x and placed by i
+    steps of 1 m along z, the step turned by those before it: sum R_x(10 k) (0, 0, 1)."""
+    model = mjcf.read_model(REPLICATED)
+    inner = [f"c{i:02d}{j}" for j in range(2) for i in range(12)]
+    assert list(model.bodies) == ["b-0", "b-1", "b-2"] + inner
+    assert [b.joints[0].name for b in model.bodies.values()][:4] == ["j-0", "j-1", "j-2", "k000"]
+    world = model.world()
+    t = math.radians(20)
+    assert np.allclose(world["b-2"][:3, 3], [0.1 + 0.1 * math.cos(t), 0.1 * math.sin(t), 1.0])
+    assert np.allclose(world["b-2"][:2, 0], [math.cos(2 * t), math.sin(2 * t)])
+    steps = [math.radians(10 * k) for k in range(7)]      # copy 7: seven steps, each turned
+    up = [0.0, 1.0 - sum(math.sin(a) for a in steps), sum(math.cos(a) for a in steps)]
+    s = math.radians(10 * 7)
+    assert np.allclose(world["c071"][:3, 3], up)
+    assert np.allclose(world["c071"][1:3, 1], [math.cos(s), math.sin(s)])

@@ -234,3 +234,11 @@ def test_shell_inertia_compiles_as_in_mujoco(geom):
     xml = f"""<mujoco><worldbody><body name="a"><joint/><geom {geom} shellinertia="true"/>
       </body></worldbody></mujoco>"""
     assert_mass_properties_and_poses_as_compiled(xml)
+
+
+def test_replicated_bodies_have_mujocos_names_and_swing_as_in_mujoco():
+    from test_io_mjcf import REPLICATED
+    ref = mujoco.MjModel.from_xml_string(REPLICATED)
+    assert list(mjcf.read_model(REPLICATED).bodies) == [ref.body(i).name for i in range(1, ref.nbody)]
+    assert_mass_properties_and_poses_as_compiled(REPLICATED)
+    import_and_compare(REPLICATED, 1.0, 1e-8)

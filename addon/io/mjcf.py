@@ -399,7 +399,7 @@ def bounded(rd: Reader, mass: float, inertia: np.ndarray) -> tuple[float, np.nda
     return mass, inertia
 
 
-NOT_READ = ("replicate", "composite", "flexcomp", "attach", "include")
+NOT_READ = ("composite", "flexcomp", "attach", "include")
 
 
 def refuse_unread(e: Element) -> None:
@@ -413,12 +413,16 @@ def refuse_unread(e: Element) -> None:
 
 def in_frames(rd: Reader, e: Element, childclass: str,
               placed: np.ndarray = np.eye(4)) -> list[tuple[Element, np.ndarray, str]]:
-    """The children of ``e`` with those of its ``<frame>`` elements (nested, in file
-    order), each as (element, the frames' placement 4x4 in e's frame, its childclass): a
-    frame places what it holds (bodies, geoms, joints) by its pos and orientation, and its
-    ``childclass`` is theirs."""
+    """The children of ``e`` with those of its ``<frame>`` and ``<replicate>`` elements
+    (nested, in file order), each as (element, the placement 4x4 in e's frame, its
+    childclass): a frame places what it holds (bodies, geoms, joints) by its pos and
+    orientation, and its ``childclass`` is theirs; a replicate holds ``count`` copies
+    (replicated)."""
     out = []
     for c in e.children:
+        if c.tag == "replicate":
+            out += replicated(rd, c, childclass, placed)
+            continue
         if c.tag != "frame":
             out.append((c, placed, childclass))
             continue
@@ -427,6 +431,35 @@ def in_frames(rd: Reader, e: Element, childclass: str,
             raise MjcfError(f"{c.label()}: unknown default class {c.attrib['childclass']!r}", c.line)
         out += in_frames(rd, c, c.attrib.get("childclass", childclass), placed @ rd.frame(c, c.attrib))
     return out
+
+
+def replicated(rd: Reader, e: Element, childclass: str,
+               placed: np.ndarray) -> list[tuple[Element, np.ndarray, str]]:
+    """A ``<replicate>``'s ``count`` copies of what it holds, copy i placed by T^i, T the
+    step of its ``offset`` (m) and ``euler`` (turned about the step's origin), every name
+    in copy i followed by ``sep`` and i (padded to the digits of count - 1), an inner
+    replicate's number before an outer's, as MuJoCo names them."""
+    count = int(numbers(e, "count", 1, e.attrib, (1.0,))[0])
+    if count < 1:
+        raise MjcfError(f"{e.label()}: count must be at least 1", e.line)
+    step = np.eye(4)
+    step[:3, :3] = rd.rotation(e, {k: v for k, v in e.attrib.items() if k == "euler"})
+    step[:3, 3] = numbers(e, "offset", 3, e.attrib, (0.0, 0.0, 0.0))
+    sep, digits = e.attrib.get("sep", ""), len(str(count - 1))
+    out, T = [], np.eye(4)
+    for i in range(count):
+        suffix = f"{sep}{i:0{digits}d}"
+        out += [(renamed(x, suffix), P, cc) for x, P, cc in in_frames(rd, e, childclass, placed @ T)]
+        T = T @ step
+    return out
+
+
+def renamed(e: Element, suffix: str) -> Element:
+    """A copy of ``e`` and everything in it with ``suffix`` after each name."""
+    attrib = dict(e.attrib)
+    if "name" in attrib:
+        attrib["name"] += suffix
+    return Element(e.tag, attrib, e.line, [renamed(c, suffix) for c in e.children])
 
 
 def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict, k: list,
