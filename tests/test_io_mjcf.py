@@ -182,3 +182,20 @@ def test_replicate_places_numbered_copies_step_by_step():
     s = math.radians(10 * 7)
     assert np.allclose(world["c071"][:3, 3], up)
     assert np.allclose(world["c071"][1:3, 1], [math.cos(s), math.sin(s)])
+
+
+def test_geoms_mujoco_collides_are_named_as_having_no_contacts():
+    """A world sphere, arm a and its child b: MuJoCo collides the world's with each (its
+    parent filter spares the world), not a's with b's (parent and child); contype 0 and
+    conaffinity 0 on the world's geom, or <flag contact="disable">, leave none."""
+    chain = ("<worldbody><geom name='w' size='.1' {bits}/><body name='a'><joint/>"
+             "<geom name='ga' size='.1'/><body name='b'><joint/><geom name='gb' size='.1'/>"
+             "</body></body></worldbody>")
+    _, rep = mm.mechanism_from_mjcf(f"<mujoco>{chain.format(bits='')}</mujoco>")
+    assert [u for u in rep.unmapped if u.startswith("contacts:")] == [
+        "contacts: MuJoCo collides 2 geom pair(s) (contype, conaffinity), 'w' and 'ga' the "
+        "first; the import makes no contacts"]
+    silent = "<mujoco>" + chain.format(bits="contype='0' conaffinity='0'") + "</mujoco>"
+    off = "<mujoco><option><flag contact='disable'/></option>" + chain.format(bits="") + "</mujoco>"
+    for xml in (silent, off):
+        assert not [u for u in mm.mechanism_from_mjcf(xml)[1].unmapped if "contacts" in u]

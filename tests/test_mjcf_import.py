@@ -180,7 +180,7 @@ def test_compiler_bounds_compile_and_swing_as_in_mujoco():
 
 
 STIFF = 'solref="0.0002 1" solimp="0.9999 0.9999 0.001 0.5 2"'
-ARMS = """<mujoco><compiler angle="radian"/><worldbody>
+ARMS = """<mujoco><compiler angle="radian"/><option><flag contact="disable"/></option><worldbody>
   <body name="a" pos="0 0 1"><joint name="j1" {a_joint}/>
     <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03"/>
     <body name="b" pos="0.4 0 0"><joint name="j2" axis="0 1 0"/>
@@ -242,3 +242,25 @@ def test_replicated_bodies_have_mujocos_names_and_swing_as_in_mujoco():
     assert list(mjcf.read_model(REPLICATED).bodies) == [ref.body(i).name for i in range(1, ref.nbody)]
     assert_mass_properties_and_poses_as_compiled(REPLICATED)
     import_and_compare(REPLICATED, 1.0, 1e-8)
+
+
+OVERLAPPING = """<mujoco><worldbody><geom name="floor" size=".3"/>
+  <body name="a"><joint/><geom name="ga" size=".2"/>
+    <body name="b"><joint/><geom name="gb" size=".2"/>
+      <body name="bb"><geom name="gbb" size=".2"/></body></body>
+    <body name="c"><joint/><geom name="gc" size=".2" contype="2" conaffinity="2"/></body></body>
+  <body name="d"><joint/><geom name="gd" size=".2" contype="0" conaffinity="2"/></body>
+  </worldbody></mujoco>"""
+
+
+def test_the_geom_pairs_named_as_colliding_are_those_mujoco_collides():
+    """Geoms all overlapping at the origin, so MuJoCo's mj_forward finds a contact for
+    every pair it would collide (two spheres give one contact each): the import counts
+    as many, none between a body and its parent (but for the world) and none between
+    geoms whose contype and conaffinity share no bit."""
+    model = mujoco.MjModel.from_xml_string(OVERLAPPING)
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    _, rep = mm.mechanism_from_mjcf(OVERLAPPING)
+    said, = [u for u in rep.unmapped if u.startswith("contacts:")]
+    assert f"MuJoCo collides {data.ncon} geom pair(s)" in said, (data.ncon, said)

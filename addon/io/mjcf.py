@@ -59,6 +59,8 @@ class Geom:
     rgba: tuple
     line: int
     group: int = 0              # MuJoCo's geom group (the compiler's inertiagrouprange)
+    contype: int = 1            # MuJoCo's collision bits: two geoms may collide when
+    conaffinity: int = 1        # contype of one & conaffinity of the other is not 0
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ class MjcfModel:
     gravity: np.ndarray
     others: dict = field(default_factory=dict)
     meshes: dict = field(default_factory=dict)      # asset name -> file
+    contacts: bool = True       # False with <flag contact="disable">
 
     def world(self) -> dict[str, np.ndarray]:
         """Each body's frame in world at qpos0 (4x4)."""
@@ -334,9 +337,10 @@ def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str,
             mass = float(numbers(e, "density", 1, a, (1000.0,))[0]) * volume
         inertia = np.diag(mass * per_mass)
     rgba = tuple(numbers(e, "rgba", 4, a, (0.5, 0.5, 0.5, 1.0)))
-    group = int(numbers(e, "group", 1, a, (0.0,))[0])
+    group, contype, conaffinity = (int(numbers(e, key, 1, a, (default,))[0]) for key, default in
+                                   (("group", 0.0), ("contype", 1.0), ("conaffinity", 1.0)))
     return Geom(name, kind, size, placed @ frame, mass, inertia, a.get("mesh", ""), rgba, e.line,
-                group)
+                group, contype, conaffinity)
 
 
 def read_joint(rd: Reader, e: Element, childclass: str, k: int, body: str,
@@ -551,7 +555,7 @@ def read_model(text: str) -> MjcfModel:
     meshes = {m.attrib.get("name", os.path.splitext(os.path.basename(m.attrib.get("file", "")))[0]):
               m.attrib.get("file", "") for a in root.all("asset") for m in a.all("mesh")}
     return MjcfModel(root.attrib.get("model", "mujoco"), bodies, tuple(world_geoms),
-                     tuple(equalities), gravity, others, meshes)
+                     tuple(equalities), gravity, others, meshes, "contact" not in off)
 
 
 def read_mjcf(source: Any) -> MjcfModel:

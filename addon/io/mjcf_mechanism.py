@@ -27,7 +27,8 @@ and any script share it).
   same two bodies -> one revolute joint about the line through their anchors, the pair
   MJCF export writes for a revolute loop); ``weld`` -> fixed joint; ``joint`` with a
   linear polycoef (a0 = 0) -> coupler; with joint1 alone -> a motion holding it at a0.
-- Tendons, actuators (and their dynamics), contacts, sensors, meshes' own mass
+- Tendons, actuators (and their dynamics), contacts (``<contact>`` and the geom pairs
+  MuJoCo collides), sensors, meshes' own mass
   properties, a nonlinear joint coupling, an inactive equality, a body's gravity
   compensation (``gravcomp``) and the fluid forces of ``<option>`` (density, viscosity,
   wind) are named in the report's ``unmapped``.
@@ -349,6 +350,7 @@ class Builder:
         self.unmapped += [f"line {b.line}: body {b.name!r}: gravcomp {b.gravcomp:g} (gravity "
                           "compensation; Bake applies the scene's gravity to it in full)"
                           for b in self.model.bodies.values() if b.gravcomp]
+        self.unmapped += self.colliding_geoms()
         for g in self.model.world_geoms:
             if g.kind not in ("plane",):
                 self.unmapped.append(f"line {g.line}: world geom {g.name!r} (no part)")
@@ -356,6 +358,34 @@ class Builder:
         return MjcfReport(self.model, dict(self.parts), dict(self.frames), dict(self.joints),
                           o["limits"], o["springs"], o["frictions"], o["couplers"], o["motions"],
                           tuple(self.unmapped), tuple(self.warnings))
+
+
+    def colliding_geoms(self) -> list[str]:
+        """One line naming the geom pairs MuJoCo collides, which the import makes no
+        contacts for: geoms on two parts (not both fixed), neither's moving body welded
+        to the other's parent (MuJoCo's filterparent; the world is no parent there), with
+        contype of one and conaffinity of the other sharing a bit."""
+        if not self.model.contacts:
+            return []
+        weld = {WORLD: WORLD}
+        for name, b in self.model.bodies.items():
+            weld[name] = name if b.joints else weld[b.parent]
+        up = {w: (self.model.bodies[w].parent if w != WORLD else WORLD) for w in set(weld.values())}
+        geoms = [(WORLD, g) for g in self.model.world_geoms] + \
+                [(name, g) for name, b in self.model.bodies.items() for g in b.geoms]
+        pairs = []
+        for k, (b1, g1) in enumerate(geoms):
+            for b2, g2 in geoms[k + 1:]:
+                w1, w2 = weld[b1], weld[b2]
+                if w1 == w2 or not (g1.contype & g2.conaffinity or g2.contype & g1.conaffinity):
+                    continue
+                if WORLD not in (w1, w2) and (weld[up[w1]] == w2 or weld[up[w2]] == w1):
+                    continue
+                pairs.append((g1.name, g2.name))
+        if not pairs:
+            return []
+        return [f"contacts: MuJoCo collides {len(pairs)} geom pair(s) (contype, conaffinity), "
+                f"{pairs[0][0]!r} and {pairs[0][1]!r} the first; the import makes no contacts"]
 
 
 def build_mechanism(model: MjcfModel) -> tuple[Mechanism, MjcfReport]:
