@@ -199,3 +199,14 @@ def test_geoms_mujoco_collides_are_named_as_having_no_contacts():
     off = "<mujoco><option><flag contact='disable'/></option>" + chain.format(bits="") + "</mujoco>"
     for xml in (silent, off):
         assert not [u for u in mm.mechanism_from_mjcf(xml)[1].unmapped if "contacts" in u]
+
+
+def test_a_weld_between_sites_is_named_as_a_connect_between_sites_is():
+    """MuJoCo 3 welds and connects may join two sites; the import does not read sites."""
+    xml = ("<mujoco><worldbody><body name='a'><joint/><geom size='.1'/><site name='s1'/></body>"
+           "<body name='b' pos='1 0 0'><joint/><geom size='.1'/><site name='s2'/></body>"
+           "</worldbody><equality>\n<weld name='w' site1='s1' site2='s2'/>"
+           "<connect name='c' site1='s1' site2='s2'/></equality></mujoco>")
+    _, rep = mm.mechanism_from_mjcf(xml)
+    assert "line 2: weld 'w' between sites (give body1, body2 and anchor)" in rep.unmapped
+    assert "line 2: connect 'c' between sites (give body1, body2 and anchor)" in rep.unmapped

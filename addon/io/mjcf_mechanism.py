@@ -308,6 +308,10 @@ class Builder:
         self.joints[name] = tuple(g.name for g in group)
 
     def weld(self, e: Any) -> None:
+        if "body1" not in e.attrib:
+            self.unmapped.append(f"line {e.line}: weld {e.name!r} between sites (give body1, "
+                                 f"body2 and anchor)")
+            return
         rel = [float(s) for s in e.attrib.get("relpose", "0 1 0 0 0 0 0").split()]
         if any(rel[3:]):
             self.unmapped.append(f"line {e.line}: weld {e.name!r}: relpose (held at qpos0 instead)")
