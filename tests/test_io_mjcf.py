@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 
 from test_io_addon import io
 
@@ -210,3 +211,17 @@ def test_a_weld_between_sites_is_named_as_a_connect_between_sites_is():
     _, rep = mm.mechanism_from_mjcf(xml)
     assert "line 2: weld 'w' between sites (give body1, body2 and anchor)" in rep.unmapped
     assert "line 2: connect 'c' between sites (give body1, body2 and anchor)" in rep.unmapped
+
+
+@pytest.mark.parametrize("seq", ["xyz", "XYZ", "zyx", "ZYX", "zxz", "YXY"])
+@pytest.mark.parametrize("unit", ["degree", "radian"])
+def test_euler_sequences_turn_about_moving_or_fixed_axes(seq, unit):
+    """MJCF's eulerseq: lowercase letters turn about the axes as turned so far
+    (intrinsic), uppercase about the fixed ones (extrinsic), the angles in the compiler's
+    unit: scipy's Rotation.from_euler with the case swapped (its uppercase is intrinsic)."""
+    angles = (0.3, -0.5, 1.1)
+    shown = [math.degrees(a) for a in angles] if unit == "degree" else angles
+    xml = body_xml("<joint/><geom size='0.1'/>", f"<compiler angle='{unit}' eulerseq='{seq}'/>")
+    xml = xml.replace("pos='0 0 1'", "euler='{} {} {}'".format(*shown))
+    R = Rotation.from_euler(seq.swapcase(), angles).as_matrix()
+    assert np.allclose(mjcf.read_model(xml).bodies["a"].frame[:3, :3], R, atol=1e-15)

@@ -264,3 +264,32 @@ def test_the_geom_pairs_named_as_colliding_are_those_mujoco_collides():
     _, rep = mm.mechanism_from_mjcf(OVERLAPPING)
     said, = [u for u in rep.unmapped if u.startswith("contacts:")]
     assert f"MuJoCo collides {data.ncon} geom pair(s)" in said, (data.ncon, said)
+
+
+ORIENTED = """<mujoco><compiler angle="{unit}" eulerseq="{seq}"/><worldbody>
+  <body name="a" pos="0 0 1" euler="{e1}"><joint axis="1 1 0"/>
+    <geom type="box" size=".1 .05 .02" pos=".1 0 0" euler="{e2}"/>
+    <geom type="cylinder" size=".02 .1" pos=".2 0 0" axisangle="0 1 1 {a1}"/>
+    <body name="b" pos=".3 0 0" xyaxes="0 1 0 -1 0 .5"><joint axis="0 1 1"/>
+      <inertial pos=".1 .02 0" quat=".9 .1 .3 .2" mass="1.5" diaginertia=".01 .02 .025"/>
+      <body name="c" pos=".2 0 0" zaxis="1 0 1"><joint axis="1 0 0" pos=".05 0 0"/>
+        <inertial pos=".1 0 .01" mass="0.8" fullinertia=".01 .012 .015 .001 -.002 .0005"/>
+        <body name="d" pos=".2 0 0" quat="0 0 0 1"><joint type="ball"/>
+          <geom type="ellipsoid" size=".05 .03 .02" pos=".1 0 0" zaxis="-1 1 0"/>
+          <geom type="capsule" size=".02 .05" pos=".2 0 0" xyaxes="0 0 1 0 1 0"/>
+        </body></body></body></body></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("unit, seq, e1, e2, a1", [
+    ("degree", "xyz", "10 20 30", "-40 15 70", "35"),
+    ("degree", "ZYX", "10 20 30", "-40 15 70", "-50"),
+    ("radian", "zxz", "0.2 -0.4 0.9", "1.1 0.3 -0.6", "0.7"),
+    ("radian", "XzY", "0.2 -0.4 0.9", "1.1 0.3 -0.6", "-1.2"),
+])
+def test_every_orientation_form_compiles_and_swings_as_in_mujoco(unit, seq, e1, e2, a1):
+    """euler (sequence and unit from the compiler), axisangle, xyaxes, zaxis and quat on
+    bodies, geoms and inertials (diaginertia and fullinertia), hinges off the axes and a
+    ball: MuJoCo's compile to 1e-12, the swing to RK4's error (as above)."""
+    xml = ORIENTED.format(unit=unit, seq=seq, e1=e1, e2=e2, a1=a1)
+    assert_mass_properties_and_poses_as_compiled(xml)
+    import_and_compare(xml, 1.5, 1e-8)
