@@ -480,6 +480,9 @@ def test_imported_double_pendulum_swings_as_mujoco_runs_it():
      "</worldbody></mujoco>", "line 2: <joint>: axis='0 0 x' is not 3 finite numbers"),
     ("<mujoco><worldbody><body name='a'><geom size='0.1'/>\n<composite type='grid' count='2 2 1'/>"
      "</body></worldbody></mujoco>", "line 2: <composite> in <body name='a'> is not read"),
+    ("<mujoco><worldbody><body name='a'><joint/>\n<inertial pos='0 0 0' mass='1' euler='0 0 10' "
+     "fullinertia='1 1 1 0 0 0'/></body></worldbody></mujoco>",
+     "line 2: <inertial>: fullinertia with euler"),
     ("<mujoco>\n<compiler settotalmass='5'/><worldbody/></mujoco>",
      "line 2: <compiler settotalmass='5'>"),
     ("<mujoco><worldbody><body name='a'><joint name='h' axis='0 1 0'/><geom size='0.1'/>"

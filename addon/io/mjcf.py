@@ -385,6 +385,10 @@ def read_inertial(rd: Reader, e: Element) -> tuple[float, np.ndarray, np.ndarray
     T = rd.frame(e, a)
     mass = float(numbers(e, "mass", 1, a)[0])
     if "fullinertia" in a:
+        turned = [k for k in ("quat", "axisangle", "euler", "xyaxes", "zaxis") if k in a]
+        if turned:          # (MuJoCo refuses the file: the full matrix is in body axes)
+            raise MjcfError(f"{e.label()}: fullinertia with {turned[0]} (a full inertia is "
+                            f"given in the body's axes and takes no orientation)", e.line)
         xx, yy, zz, xy, xz, yz = numbers(e, "fullinertia", 6, a)
         I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     else:
