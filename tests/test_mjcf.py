@@ -534,3 +534,14 @@ def test_a_gear_pair_exports_as_a_joint_equality_and_swings_as_in_mujoco():
     mj = run_mujoco(e, 1.5, 50)
     assert np.max(mj["gap"]) < 1e-7
     compare_positions(m, r, mj, ["a", "b"], 1e-6)
+
+
+def test_a_chain_of_every_tree_joint_falls_as_in_mujoco():
+    """Cylindrical, universal, planar, spherical, prismatic and fixed joints, markers
+    turned off the part frames, falling under gravity: no soft constraint, RK4 alone."""
+    c = open_chain_of_every_tree_kind()
+    c.gravity = np.array([0.0, 0.0, -G])
+    e = export_of(c)
+    assert not e.unmapped
+    r = c.solve(duration=1.0, fps=50, analysis="dynamic", tolerance=1e-9)
+    compare_positions(c, r, run_mujoco(e, 1.0, 50), list("abcdef"), 1e-8)
