@@ -293,3 +293,22 @@ def test_every_orientation_form_compiles_and_swings_as_in_mujoco(unit, seq, e1, 
     xml = ORIENTED.format(unit=unit, seq=seq, e1=e1, e2=e2, a1=a1)
     assert_mass_properties_and_poses_as_compiled(xml)
     import_and_compare(xml, 1.5, 1e-8)
+
+
+GIMBAL = """<mujoco><worldbody><body name="thigh" pos="0 0 1" euler="20 -30 10">
+  <joint name="hip_x" axis="1 0 0" pos="0 0 .1"/><joint name="hip_z" axis="0 0 1" pos="0 0 .1"/>
+  <joint name="hip_y" axis="1 1 0" pos="0 0 .1" {extra}/>
+  <geom type="capsule" fromto="0 0 .1 .05 .1 -.3" size=".05"/></body></worldbody></mujoco>"""
+
+
+def test_three_hinges_at_a_point_swing_as_a_ball_joint_as_in_mujoco():
+    """A hip of three hinges through one point on independent axes (not all at right
+    angles) turns about that point every way: the import's spherical joint swings as
+    MuJoCo runs the gimbal (no soft constraint: RK4 alone); a hinge's range or damping,
+    which has no coordinate in a spherical joint, is named."""
+    m, rep, _ = import_and_compare(GIMBAL.format(extra=""), 1.5, 1e-8)
+    assert m.joints["hip_x + hip_z + hip_y"].kind == "spherical" and not rep.unmapped
+    _, rep = mm.mechanism_from_mjcf(GIMBAL.format(extra='range="-30 20" damping="0.1"'))
+    assert [u.split(": ", 1)[1] for u in rep.unmapped] == [
+        f"joint 'hip_y': {key} (no solver element on a hinge in a spherical joint)"
+        for key in ("range", "damping")]

@@ -12,7 +12,8 @@ and any script share it).
   where the joint is at qpos0, z along the axis, so the solver's angle or slide is MuJoCo's
   coordinate minus its ``ref``.  Several joints in one body map where they make a solver
   joint: a hinge and a slide on one axis -> cylindrical, two perpendicular hinges at one
-  point -> universal, two slides and a hinge normal to them -> planar; others are an error.
+  point -> universal, two slides and a hinge normal to them -> planar, three hinges at one
+  point on independent axes (a gimbal) -> spherical; others are an error.
 - **Joint fields**: ``range`` -> rigid stops ``"<joint>: limit"`` (an angle's bounds counted
   over turns) with restitution 0: MuJoCo's limit is a soft constraint, critically damped
   by default (solreflimit 0.02 s, damping ratio 1), which stops the joint without a
@@ -176,10 +177,14 @@ class Builder:
                 abs(j.axis @ next(h for h in js if h.kind == "hinge").axis) < 1e-9
                 for j in js if j.kind == "slide"):
             kind, z, other = "planar", next(h for h in js if h.kind == "hinge").axis, None
+        elif kinds == ("hinge", "hinge", "hinge") and all(np.allclose(j.pos, js[0].pos) for j in js) \
+                and abs(np.linalg.det([j.axis for j in js])) > 1e-6:
+            kind, z, other = "spherical", js[0].axis, None      # a gimbal: any turn about pos
         else:
             raise MjcfError(f"body {b.name!r}: joints {', '.join(kinds)} make no solver joint "
                             f"(one hinge, slide or ball; hinge + slide on one axis, one direction; two "
-                            f"perpendicular hinges; two slides and a hinge)", js[0].line)
+                            f"perpendicular hinges; two slides and a hinge; three hinges at one "
+                            f"point on independent axes)", js[0].line)
         F = np.eye(4)
         F[:3, :3], F[:3, 3] = axis_frame(z), js[0].pos
         G = F.copy()
@@ -190,7 +195,7 @@ class Builder:
         self.joints[base] = tuple(j.name for j in js)
         for j in js:
             coord = {"hinge": "angle", "slide": "slide"}.get(j.kind)
-            if kind in ("universal", "planar") or coord is None:
+            if kind in ("universal", "planar", "spherical") or coord is None:
                 self.fields_without_coordinate(base, j)
                 continue
             self.coordinate[j.name] = (base, coord, j.ref)
