@@ -225,3 +225,44 @@ def test_euler_sequences_turn_about_moving_or_fixed_axes(seq, unit):
     xml = xml.replace("pos='0 0 1'", "euler='{} {} {}'".format(*shown))
     R = Rotation.from_euler(seq.swapcase(), angles).as_matrix()
     assert np.allclose(mjcf.read_model(xml).bodies["a"].frame[:3, :3], R, atol=1e-15)
+
+
+def write_included_arm(folder) -> str:
+    """main.xml including defaults and an arm from sub/, the arm including its forearm
+    by a path from the main file's folder and its hand by one from its own: the path of
+    main.xml."""
+    (folder / "sub").mkdir()
+    (folder / "main.xml").write_text(
+        '<mujoco model="m">\n  <include file="sub/defaults.xml"/>\n  <worldbody>\n'
+        '    <include file="sub/arm.xml"/>\n  </worldbody>\n</mujoco>\n')
+    (folder / "sub" / "defaults.xml").write_text(
+        '<mujoco><default><joint axis="0 1 0" damping="0.1"/></default></mujoco>')
+    (folder / "sub" / "arm.xml").write_text(
+        '<mujoco><body name="a" pos="0 0 1"><joint name="h"/><geom type="capsule" '
+        'fromto="0 0 0 .4 0 0" size=".03"/><include file="sub/fore.xml"/></body></mujoco>')
+    (folder / "sub" / "fore.xml").write_text(
+        '<mujoco><body name="b" pos=".4 0 0"><joint name="k"/><geom type="capsule" '
+        'fromto="0 0 0 .3 0 0" size=".02"/><include file="hand.xml"/></body></mujoco>')
+    (folder / "sub" / "hand.xml").write_text(
+        '<mujoco><geom type="sphere" pos=".3 0 0" size=".05"/></mujoco>')
+    return str(folder / "main.xml")
+
+
+def test_included_files_are_read_in_place(tmp_path):
+    m, rep = mm.mechanism_from_mjcf(write_included_arm(tmp_path))
+    assert set(m.joints) == {"h", "k"} and not rep.unmapped
+    assert m.torsion_springs["h: spring"].damping == 0.1                 # the included default
+    assert len(mjcf.read_mjcf(str(tmp_path / "main.xml")).bodies["b"].geoms) == 2
+
+
+def test_a_missing_or_self_including_file_is_named_with_the_include_line(tmp_path):
+    path = write_included_arm(tmp_path)
+    (tmp_path / "sub" / "hand.xml").write_text('<mujoco><include file="hand.xml"/></mujoco>')
+    with pytest.raises(mjcf.MjcfError, match="line 1: <include file='hand.xml'> includes itself"):
+        mjcf.read_mjcf(path)
+    (tmp_path / "sub" / "hand.xml").unlink()
+    with pytest.raises(mjcf.MjcfError, match="line 1: <include file='hand.xml'>: no such file"):
+        mjcf.read_mjcf(path)
+    (tmp_path / "main.xml").write_text('<mujoco>\n<include file="nowhere.xml"/></mujoco>')
+    with pytest.raises(mjcf.MjcfError, match="line 2: <include file='nowhere.xml'>: no such"):
+        mjcf.read_mjcf(path)

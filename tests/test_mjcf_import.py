@@ -312,3 +312,23 @@ def test_three_hinges_at_a_point_swing_as_a_ball_joint_as_in_mujoco():
     assert [u.split(": ", 1)[1] for u in rep.unmapped] == [
         f"joint 'hip_y': {key} (no solver element on a hinge in a spherical joint)"
         for key in ("range", "damping")]
+
+
+def test_a_model_of_included_files_compiles_and_swings_as_in_mujoco(tmp_path):
+    from test_io_mjcf import write_included_arm
+    path = write_included_arm(tmp_path)
+    ref = mujoco.MjModel.from_xml_path(path)
+    model = mjcf.read_mjcf(path)
+    assert [ref.body(i).name for i in range(1, ref.nbody)] == list(model.bodies)
+    for name, b in model.bodies.items():
+        assert b.mass == pytest.approx(ref.body_mass[ref.body(name).id], rel=1e-12)
+    m, rep = mm.mechanism_from_mjcf(path)
+    r = m.solve(duration=1.5, fps=50, analysis="dynamic", tolerance=1e-9)
+    ref.opt.timestep, ref.opt.integrator = DT, mujoco.mjtIntegrator.mjINT_RK4
+    data = mujoco.MjData(ref)
+    for k in range(76):
+        if k:
+            mujoco.mj_step(ref, data, nstep=200)
+        mujoco.mj_forward(ref, data)
+        for part in ("a", "b"):
+            assert np.allclose(r.center_of_mass(part)[k], data.xipos[ref.body(part).id], atol=1e-8)

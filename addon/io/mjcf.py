@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ...solver import MechanismError, matrix_to_quat, quat_to_matrix
+from .mjcf_include import with_includes
 from .urdf import Element, UrdfError, parse_xml
 
 PRIMITIVES = ("sphere", "capsule", "cylinder", "box", "ellipsoid")
@@ -407,7 +408,7 @@ def bounded(rd: Reader, mass: float, inertia: np.ndarray) -> tuple[float, np.nda
     return mass, inertia
 
 
-NOT_READ = ("composite", "flexcomp", "attach", "include")
+NOT_READ = ("composite", "flexcomp", "attach")
 
 
 def refuse_unread(e: Element) -> None:
@@ -509,10 +510,11 @@ def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict
         read_body(rd, child, name, cc, bodies, k, T)
 
 
-def read_model(text: str) -> MjcfModel:
-    """An MjcfModel from MJCF text (module docstring)."""
+def read_model(text: str, folder: str | None = None) -> MjcfModel:
+    """An MjcfModel from MJCF text (module docstring); ``<include>``d files are looked for
+    in ``folder`` (the model file's; default the working folder)."""
     try:
-        root = parse_xml(text)
+        root = with_includes(parse_xml(text), [folder or os.getcwd()])
     except UrdfError as exc:
         raise MjcfError(str(exc).split(": ", 1)[-1], exc.line) from None
     if root.tag != "mujoco":
@@ -568,6 +570,7 @@ def read_mjcf(source: Any) -> MjcfModel:
     if "<" not in text:
         if not os.path.isfile(text):
             raise MjcfError(f"no MJCF file at {text!r}")
+        folder = os.path.dirname(os.path.abspath(text))
         with open(text, encoding="utf-8") as f:
-            text = f.read()
+            return read_model(f.read(), folder)
     return read_model(text)
