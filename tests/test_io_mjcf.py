@@ -266,3 +266,16 @@ def test_a_missing_or_self_including_file_is_named_with_the_include_line(tmp_pat
     (tmp_path / "main.xml").write_text('<mujoco>\n<include file="nowhere.xml"/></mujoco>')
     with pytest.raises(mjcf.MjcfError, match="line 2: <include file='nowhere.xml'>: no such"):
         mjcf.read_mjcf(path)
+
+
+def test_a_massless_jointed_body_takes_its_welded_childs_mass():
+    """A hinge on an empty body whose jointless child carries a 0.1 m sphere (4.19 kg at
+    0.3 m): MuJoCo moves them as one; the import makes them one part of that mass and
+    centre, and a second massive child a part on a fixed joint."""
+    inner = ("<joint axis='0 1 0'/><body name='b' pos='0.3 0 0'><geom size='.1'/></body>"
+             "<body name='c' pos='0 0 -0.2'><geom size='.05'/></body>")
+    m, rep = mm.mechanism_from_mjcf(body_xml(inner))
+    sphere = 1000 * 4 / 3 * math.pi * 0.1 ** 3
+    assert m.parts["a"].mass == pytest.approx(sphere, rel=1e-12)
+    assert np.allclose(m.parts["a"].center_of_mass, [0.3, 0, 0])
+    assert rep.parts["b"] == "a" and m.joints["c: fixed"].kind == "fixed"

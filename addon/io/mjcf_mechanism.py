@@ -4,9 +4,10 @@ and any script share it).
 - **Parts**: the world and every body welded to it (no joint) are the fixed part "world";
   each body with joints is a part whose frame is the body frame at qpos0, its mass
   properties the ``<inertial>`` or those MuJoCo infers from its geoms; a body without a
-  joint under a moving body is a part on a fixed joint ``"<body>: fixed"`` if it has mass
-  (so its reaction is reported), else merged into its parent's part (a frame).
-  A moving part without mass is an error naming the body.
+  joint under a moving body is a part on a fixed joint ``"<body>: fixed"`` if it and that
+  body's part have mass (so its reaction is reported), else merged into the part (a frame;
+  a massless moving body so takes its first massive child's mass, as MuJoCo's weld group
+  does).  A moving part without mass is an error naming the body.
 - **Joints**: hinge -> revolute, slide -> prismatic, ball -> spherical, free (or
   ``<freejoint>``) -> a free part; marker I on the body and marker J on its parent's part
   where the joint is at qpos0, z along the axis, so the solver's angle or slide is MuJoCo's
@@ -104,7 +105,8 @@ class Builder:
     def assign_parts(self) -> None:
         pieces: dict = {WORLD: []}
         for name, b in self.model.bodies.items():
-            if b.joints or (b.mass > 0 and self.parts[b.parent] != WORLD):
+            parent = self.parts[b.parent]
+            if b.joints or (b.mass > 0 and parent != WORLD and sum(m for m, _, _ in pieces[parent])):
                 self.parts[name], self.frames[name] = name, np.eye(4)
                 pieces[name] = []
             else:
