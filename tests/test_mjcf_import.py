@@ -251,14 +251,15 @@ OVERLAPPING = """<mujoco><worldbody><geom name="floor" size=".3"/>
       <body name="bb"><geom name="gbb" size=".2"/></body></body>
     <body name="c"><joint/><geom name="gc" size=".2" contype="2" conaffinity="2"/></body></body>
   <body name="d"><joint/><geom name="gd" size=".2" contype="0" conaffinity="2"/></body>
-  </worldbody></mujoco>"""
+  <body name="e"><joint/><geom name="ge" size=".2"/></body>
+  </worldbody><contact><exclude body1="e" body2="b"/></contact></mujoco>"""
 
 
 def test_the_geom_pairs_named_as_colliding_are_those_mujoco_collides():
     """Geoms all overlapping at the origin, so MuJoCo's mj_forward finds a contact for
     every pair it would collide (two spheres give one contact each): the import counts
     as many, none between a body and its parent (but for the world) and none between
-    geoms whose contype and conaffinity share no bit."""
+    geoms whose contype and conaffinity share no bit or whose bodies are excluded."""
     model = mujoco.MjModel.from_xml_string(OVERLAPPING)
     data = mujoco.MjData(model)
     mujoco.mj_forward(model, data)

@@ -118,6 +118,7 @@ class MjcfModel:
     others: dict = field(default_factory=dict)
     meshes: dict = field(default_factory=dict)      # asset name -> file
     contacts: bool = True       # False with <flag contact="disable">
+    excluded: frozenset = frozenset()     # body pairs of <contact><exclude> (frozensets)
 
     def world(self) -> dict[str, np.ndarray]:
         """Each body's frame in world at qpos0 (4x4)."""
@@ -561,7 +562,9 @@ def read_model(text: str, folder: str | None = None) -> MjcfModel:
     meshes = {m.attrib.get("name", os.path.splitext(os.path.basename(m.attrib.get("file", "")))[0]):
               m.attrib.get("file", "") for a in root.all("asset") for m in a.all("mesh")}
     return MjcfModel(root.attrib.get("model", "mujoco"), bodies, tuple(world_geoms),
-                     tuple(equalities), gravity, others, meshes, "contact" not in off)
+                     tuple(equalities), gravity, others, meshes, "contact" not in off,
+                     frozenset(frozenset((c.attrib.get("body1"), c.attrib.get("body2")))
+                               for sec in root.all("contact") for c in sec.all("exclude")))
 
 
 def read_mjcf(source: Any) -> MjcfModel:

@@ -375,7 +375,8 @@ class Builder:
         """One line naming the geom pairs MuJoCo collides, which the import makes no
         contacts for: geoms on two parts (not both fixed), neither's moving body welded
         to the other's parent (MuJoCo's filterparent; the world is no parent there), with
-        contype of one and conaffinity of the other sharing a bit."""
+        contype of one and conaffinity of the other sharing a bit, their bodies not a pair
+        of ``<contact><exclude>``."""
         if not self.model.contacts:
             return []
         weld = {WORLD: WORLD}
@@ -388,7 +389,8 @@ class Builder:
         for k, (b1, g1) in enumerate(geoms):
             for b2, g2 in geoms[k + 1:]:
                 w1, w2 = weld[b1], weld[b2]
-                if w1 == w2 or not (g1.contype & g2.conaffinity or g2.contype & g1.conaffinity):
+                if w1 == w2 or not (g1.contype & g2.conaffinity or g2.contype & g1.conaffinity) \
+                        or frozenset((b1, b2)) in self.model.excluded:
                     continue
                 if WORLD not in (w1, w2) and (weld[up[w1]] == w2 or weld[up[w2]] == w1):
                     continue
