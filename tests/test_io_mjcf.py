@@ -279,3 +279,17 @@ def test_a_massless_jointed_body_takes_its_welded_childs_mass():
     assert m.parts["a"].mass == pytest.approx(sphere, rel=1e-12)
     assert np.allclose(m.parts["a"].center_of_mass, [0.3, 0, 0])
     assert rep.parts["b"] == "a" and m.joints["c: fixed"].kind == "fixed"
+
+
+def test_a_replicate_turns_copy_i_by_i_times_its_angles():
+    """euler 10 20 30 (xyz) and offset (0.1, 0.2, 0.05): copy 2 is turned by the euler
+    angles 20 40 60, not by the first turn twice, and sits at offset + E_1 offset + E_2
+    (0, 0.3, 1), E_k the turn of copy k (MuJoCo's placement, measured)."""
+    xml = ("<mujoco><worldbody><replicate count='3' offset='0.1 0.2 0.05' euler='10 20 30'>"
+           "<body name='b' pos='0 0.3 1'><joint/><geom size='.05'/></body></replicate>"
+           "</worldbody></mujoco>")
+    E = lambda k: Rotation.from_euler("XYZ", [10 * k, 20 * k, 30 * k], degrees=True).as_matrix()
+    offset = np.array([0.1, 0.2, 0.05])
+    b2 = mjcf.read_model(xml).world()["b2"]
+    assert np.allclose(b2[:3, :3], E(2), atol=1e-15)
+    assert np.allclose(b2[:3, 3], offset + E(1) @ offset + E(2) @ [0, 0.3, 1], atol=1e-15)

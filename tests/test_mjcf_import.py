@@ -239,6 +239,11 @@ def test_shell_inertia_compiles_as_in_mujoco(geom):
 
 def test_replicated_bodies_have_mujocos_names_and_swing_as_in_mujoco():
     from test_io_mjcf import REPLICATED
+    for seq in ("xyz", "zyx", "XYZ"):       # a step turned about all three axes, in frames
+        assert_mass_properties_and_poses_as_compiled(f"""<mujoco><compiler eulerseq="{seq}"/>
+          <worldbody><replicate count="4" offset="0.1 0.2 0" euler="10 20 30"><frame
+          euler="5 -10 40"><body name="b" pos="0 0 1"><joint axis="0 1 0"/><geom size=".05"
+          pos=".1 0 0"/></body></frame></replicate></worldbody></mujoco>""")
     ref = mujoco.MjModel.from_xml_string(REPLICATED)
     assert list(mjcf.read_model(REPLICATED).bodies) == [ref.body(i).name for i in range(1, ref.nbody)]
     assert_mass_properties_and_poses_as_compiled(REPLICATED)

@@ -445,22 +445,22 @@ def in_frames(rd: Reader, e: Element, childclass: str,
 
 def replicated(rd: Reader, e: Element, childclass: str,
                placed: np.ndarray) -> list[tuple[Element, np.ndarray, str]]:
-    """A ``<replicate>``'s ``count`` copies of what it holds, copy i placed by T^i, T the
-    step of its ``offset`` (m) and ``euler`` (turned about the step's origin), every name
-    in copy i followed by ``sep`` and i (padded to the digits of count - 1), an inner
-    replicate's number before an outer's, as MuJoCo names them."""
+    """A ``<replicate>``'s ``count`` copies of what it holds, as MuJoCo places and names
+    them: copy i turned by i times the ``euler`` angles and moved by sum_{k<i} E_k offset
+    (E_k the turn of copy k, offset in m), every name in it followed by ``sep`` and i
+    (padded to the digits of count - 1), an inner replicate's number before an outer's."""
     count = int(numbers(e, "count", 1, e.attrib, (1.0,))[0])
     if count < 1:
         raise MjcfError(f"{e.label()}: count must be at least 1", e.line)
-    step = np.eye(4)
-    step[:3, :3] = rd.rotation(e, {k: v for k, v in e.attrib.items() if k == "euler"})
-    step[:3, 3] = numbers(e, "offset", 3, e.attrib, (0.0, 0.0, 0.0))
+    euler = numbers(e, "euler", 3, e.attrib, (0.0, 0.0, 0.0))
+    offset = numbers(e, "offset", 3, e.attrib, (0.0, 0.0, 0.0))
     sep, digits = e.attrib.get("sep", ""), len(str(count - 1))
     out, T = [], np.eye(4)
     for i in range(count):
+        T[:3, :3] = rd.rotation(e, {"euler": " ".join(repr(float(i * a)) for a in euler)})
         suffix = f"{sep}{i:0{digits}d}"
         out += [(renamed(x, suffix), P, cc) for x, P, cc in in_frames(rd, e, childclass, placed @ T)]
-        T = T @ step
+        T[:3, 3] += T[:3, :3] @ offset
     return out
 
 
