@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from test_io_addon import io
+from test_io_addon import io, solver
 
 mjcf, mm = io("mjcf"), io("mjcf_mechanism")
 
@@ -293,3 +293,18 @@ def test_a_replicate_turns_copy_i_by_i_times_its_angles():
     b2 = mjcf.read_model(xml).world()["b2"]
     assert np.allclose(b2[:3, :3], E(2), atol=1e-15)
     assert np.allclose(b2[:3, 3], offset + E(1) @ offset + E(2) @ [0, 0.3, 1], atol=1e-15)
+
+
+def test_a_welds_anchor_is_in_its_second_bodys_frame():
+    """MJCF: a weld's anchor is relative to body2 (a connect's to body1); the fixed
+    joint's markers, where its reaction acts, sit there: body c at (1, 0.5, 1) turned
+    90 degrees about z puts anchor (0.1, 0.2, 0.3) at (0.8, 0.6, 1.3) in world."""
+    xml = ("<mujoco><worldbody><body name='a' pos='0 0 1'><joint/><geom size='.1'/></body>"
+           "<body name='c' pos='1 0.5 1' euler='0 0 90'><joint/><geom size='.1'/></body>"
+           "</worldbody><equality><weld name='w' body1='a' body2='c' anchor='0.1 0.2 0.3'/>"
+           "</equality></mujoco>")
+    m, _ = mm.mechanism_from_mjcf(xml)
+    for mk, part in (("w: I", "a"), ("w: J", "c")):
+        pos, quat = m.pose(part)
+        R = solver.quat_to_matrix(quat)
+        assert np.allclose(pos + R @ m.markers[mk].position, [0.8, 0.6, 1.3], atol=1e-12)

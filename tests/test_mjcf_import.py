@@ -347,3 +347,16 @@ def test_a_massless_jointed_body_swings_with_its_welded_children_as_in_mujoco():
       <body name="c" pos="0 0.1 -0.2"><geom type="box" size=".05 .02 .1"/></body>
       </body></worldbody></mujoco>"""
     import_and_compare(xml, 1.5, 1e-8, {"a": "b"})     # a's mass is b's (a has none)
+
+
+def test_a_welds_markers_sit_where_mujoco_puts_its_anchor():
+    """MuJoCo compiles a weld's anchor (given in body2's frame) into eq_data[3:6], the
+    point in body1's frame; the import's marker I sits there."""
+    xml = """<mujoco><worldbody><body name="a" pos="0 0 1" euler="0 0 30"><joint/>
+      <geom size=".1"/></body><body name="c" pos="1 .5 1" euler="20 0 0"><joint/>
+      <geom size=".1"/></body></worldbody><equality><weld name="w" body1="a" body2="c"
+      anchor="0.1 0.2 0.3"/></equality></mujoco>"""
+    ref = mujoco.MjModel.from_xml_string(xml)
+    m, _ = mm.mechanism_from_mjcf(xml)
+    assert m.markers["w: I"].part == "a"
+    assert np.allclose(m.markers["w: I"].position, ref.eq_data[0][3:6], atol=1e-12)

@@ -27,8 +27,9 @@ and any script share it).
   named in the report.
 - **Equalities**: ``connect`` -> spherical joint at the anchor (two connects between the
   same two bodies -> one revolute joint about the line through their anchors, the pair
-  MJCF export writes for a revolute loop); ``weld`` -> fixed joint; ``joint`` with a
-  linear polycoef (a0 = 0) -> coupler; with joint1 alone -> a motion holding it at a0.
+  MJCF export writes for a revolute loop); ``weld`` -> fixed joint (its markers at the
+  anchor, given in body2's frame); ``joint`` with a linear polycoef (a0 = 0) -> coupler;
+  with joint1 alone -> a motion holding it at a0.
 - Tendons, actuators (and their dynamics), contacts (``<contact>`` and the geom pairs
   MuJoCo collides), sensors, meshes' own mass
   properties, a nonlinear joint coupling, an inactive equality, a body's gravity
@@ -284,11 +285,14 @@ class Builder:
             for pair in ([group] if len(group) == 2 else [[g] for g in group]):
                 self.connect(b1, b2, pair)
 
-    def point_markers(self, name: str, e: Any, b1: str, b2: str, frame_in_b1: np.ndarray) -> tuple:
+    def point_markers(self, name: str, e: Any, b1: str, b2: str, frame: np.ndarray,
+                      in_body2: bool = False) -> tuple:
+        """Markers I on b1's part and J on b2's at ``frame``, given in b1's frame (a
+        connect's anchor) or with ``in_body2`` in b2's (a weld's), as placed at qpos0."""
         for body in (b1, b2):
             if body != WORLD and body not in self.model.bodies:
                 raise MjcfError(f"equality {name!r}: unknown body {body!r}", e.line)
-        world = self.world[b1] @ frame_in_b1
+        world = self.world[b2 if in_body2 else b1] @ frame
         names = (f"{name}: I", f"{name}: J")
         for mk, body in zip(names, (b1, b2)):
             part = self.parts[body]
@@ -325,7 +329,7 @@ class Builder:
         F = np.eye(4)
         F[:3, 3] = [float(s) for s in e.attrib.get("anchor", "0 0 0").split()]
         b1, b2 = e.attrib.get("body1"), e.attrib.get("body2", WORLD)
-        mi, mj = self.point_markers(e.name, e, b1, b2, F)
+        mi, mj = self.point_markers(e.name, e, b1, b2, F, in_body2=True)   # MuJoCo's weld anchor
         named(e.line, self.m.add_joint, e.name, "fixed", mi, mj)
         self.joints[e.name] = (e.name,)
 
