@@ -10,6 +10,7 @@ MuJoCo makes soft (a limit) is bounded by its own give, said at the test.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -360,3 +361,17 @@ def test_a_welds_markers_sit_where_mujoco_puts_its_anchor():
     m, _ = mm.mechanism_from_mjcf(xml)
     assert m.markers["w: I"].part == "a"
     assert np.allclose(m.markers["w: I"].position, ref.eq_data[0][3:6], atol=1e-12)
+
+
+def test_a_slide_rests_on_its_lower_bound_counted_from_its_ref_as_in_mujoco():
+    """A slide along (1, 0, 1) with ref 0.1 and range -0.2 0.15: the body as written is at
+    q = ref, so it falls 0.3 m along the axis onto the stop; MuJoCo's soft limit lets it
+    sink 2e-4 m further (its weight on solreflimit's spring), bounded at 1e-3 m."""
+    xml = """<mujoco><worldbody><body name="a" pos="0 0 1"><joint type="slide"
+      axis="1 0 1" ref="0.1" range="-0.2 0.15"/><geom size=".1"/></body></worldbody></mujoco>"""
+    m, _ = mm.mechanism_from_mjcf(xml)
+    r = m.solve(duration=1.5, fps=50, analysis="dynamic", tolerance=1e-9)
+    model, coms = mujoco_coms(xml, 1.5)
+    rest = np.array([0.0, 0.0, 1.0]) - 0.3 * np.array([1.0, 0.0, 1.0]) / math.sqrt(2)
+    assert np.allclose(r.center_of_mass("a")[-1], rest, atol=1e-9)
+    assert np.allclose(coms[-1, model.body("a").id], rest, atol=1e-3)
