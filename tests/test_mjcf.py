@@ -478,8 +478,11 @@ def test_imported_double_pendulum_swings_as_mujoco_runs_it():
      "<geom size='0.1'/></body></worldbody></mujoco>", "line 2: body 'a': joints hinge, hinge"),
     ("<mujoco><worldbody><body name='a'>\n<joint axis='0 0 x'/><geom size='0.1'/></body>"
      "</worldbody></mujoco>", "line 2: <joint>: axis='0 0 x' is not 3 finite numbers"),
-    ("<mujoco><worldbody><body name='a'><geom size='0.1'/>\n<frame><body name='b'/></frame>"
-     "</body></worldbody></mujoco>", "line 2: <frame> in <body name='a'> is not read"),
+    ("<mujoco><worldbody><body name='a'><geom size='0.1'/>\n<composite type='grid' count='2 2 1'/>"
+     "</body></worldbody></mujoco>", "line 2: <composite> in <body name='a'> is not read"),
+    ("<mujoco><worldbody><body name='a'><joint/>\n<inertial pos='0 0 0' mass='1' euler='0 0 10' "
+     "fullinertia='1 1 1 0 0 0'/></body></worldbody></mujoco>",
+     "line 2: <inertial>: fullinertia with euler"),
     ("<mujoco>\n<compiler settotalmass='5'/><worldbody/></mujoco>",
      "line 2: <compiler settotalmass='5'>"),
     ("<mujoco><worldbody><body name='a'><joint name='h' axis='0 1 0'/><geom size='0.1'/>"
@@ -492,3 +495,53 @@ def test_imported_double_pendulum_swings_as_mujoco_runs_it():
 def test_bad_mjcf_is_named_with_its_line(xml, says):
     with pytest.raises(mjcf.MjcfError, match=re.escape(says)):
         mm.mechanism_from_mjcf(xml)
+
+
+def test_slider_crank_falling_under_its_own_weight_matches_mujoco():
+    """No drive: a flywheel crank (centre on its pivot) with rod and slider placed at 0.7
+    rad, gravity along -y in the plane; the rod-slider pin closes the loop as a connect
+    pair (soft, as the four-bar's: 1e-6 m)."""
+    m = slider_crank(masses=(1.0, 2.0, 3.0), flywheel=(0.01, 0.0), place_theta=0.7, theta0=0.7)
+    m.gravity = np.array([0.0, -G, 0.0])
+    m.assemble()
+    e = export_of(m)
+    assert e.equalities == ("wrist",) and not e.unmapped
+    r = m.solve(duration=1.5, fps=50, analysis="dynamic", tolerance=1e-9)
+    mj = run_mujoco(e, 1.5, 50)
+    assert np.ptp(r.center_of_mass("slider")[:, 0]) > 0.1        # it does run
+    assert np.max(mj["gap"]) < 1e-7
+    compare_positions(m, r, mj, ["crank", "rod", "slider"], 1e-6)
+
+
+def test_a_gear_pair_exports_as_a_joint_equality_and_swings_as_in_mujoco():
+    """Two pendulums meshing 2:1 (pitch radii 0.2 and 0.1 m): the ratio is MuJoCo's joint
+    equality; the tooth force at the pitch point, which moves the axles' reactions and
+    not the motion, is named."""
+    m = solver.Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    y_axis = (math.sqrt(0.5), -math.sqrt(0.5), 0.0, 0.0)
+    for name, x, angle, length in (("a", 0.0, 0.3, 0.5), ("b", 0.3, -0.2, 0.3)):
+        m.add_part(name, mass=1.0, center_of_mass=(length, 0, 0), inertia=(1e-3, 0.02, 0.02),
+                   position=(x, 0, 0), orientation=(math.cos(angle / 2), 0, math.sin(angle / 2), 0))
+        m.add_marker(f"{name}: pivot", "ground", position=(x, 0, 0), orientation=y_axis)
+        m.add_marker(f"{name}: pin", name, orientation=y_axis)
+        m.add_joint(f"{name} pin", "revolute", f"{name}: pin", f"{name}: pivot")
+    m.add_gear("mesh", "a pin", "b pin", radii=(0.2, 0.1))
+    e = export_of(m)
+    assert e.equalities == ("mesh",)
+    assert [u.split(":")[0] for u in e.unmapped] == ["gear 'mesh'"]
+    r = m.solve(duration=1.5, fps=50, analysis="dynamic", tolerance=1e-9)
+    mj = run_mujoco(e, 1.5, 50)
+    assert np.max(mj["gap"]) < 1e-7
+    compare_positions(m, r, mj, ["a", "b"], 1e-6)
+
+
+def test_a_chain_of_every_tree_joint_falls_as_in_mujoco():
+    """Cylindrical, universal, planar, spherical, prismatic and fixed joints, markers
+    turned off the part frames, falling under gravity: no soft constraint, RK4 alone."""
+    c = open_chain_of_every_tree_kind()
+    c.gravity = np.array([0.0, 0.0, -G])
+    e = export_of(c)
+    assert not e.unmapped
+    r = c.solve(duration=1.0, fps=50, analysis="dynamic", tolerance=1e-9)
+    compare_positions(c, r, run_mujoco(e, 1.0, 50), list("abcdef"), 1e-8)

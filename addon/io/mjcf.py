@@ -8,12 +8,19 @@ axisangle, a hinge's range, ref and springref); orientations are ``quat`` (w x y
 ``axisangle``, ``euler`` (``eulerseq``, default "xyz": lowercase about the turning axes,
 uppercase about fixed ones), ``xyaxes`` or ``zaxis`` (the shortest turn taking z there);
 a body's ``pos``/orientation place it in its parent's frame; a joint's ``pos`` and
-``axis`` (default 0 0 1) are in its body's frame; ``<default class>`` nests, an element
-takes its ``class`` or its nearest body's ``childclass``; a geom's mass is ``mass`` or
-``density`` (default 1000 kg/m^3) x its volume; ``size`` is a sphere's radius, a capsule's
-or cylinder's radius and half-length along z, a box's or ellipsoid's half-sizes, and
-``fromto`` sets a capsule's, cylinder's or box's axis between two points.  Inertias of the
-primitives about their centres (solid bodies; a capsule a cylinder and two hemispheres).
+``axis`` (default 0 0 1) are in its body's frame; a ``<frame>`` places the bodies, geoms
+and joints it holds by its own pos and orientation, its ``childclass`` theirs;
+``<default class>`` nests, an element takes its ``class`` or its nearest body's or
+frame's ``childclass``; a geom's mass is ``mass`` or ``density`` (default 1000 kg/m^3) x
+its volume; ``size`` is a sphere's radius, a capsule's or cylinder's radius and
+half-length along z, a box's or ellipsoid's half-sizes, and ``fromto`` sets a capsule's,
+cylinder's, box's or ellipsoid's axis between two points (a box's or ellipsoid's
+half-sizes across it both size[0], as MuJoCo compiles them).  Inertias of the primitives
+about their centres (solid bodies; a capsule a cylinder and two hemispheres; with
+``shellinertia`` their surfaces, density per m^2);
+only geoms whose ``group`` (default 0) is in ``<compiler inertiagrouprange>`` (default
+0 5) give mass; ``<compiler boundmass, boundinertia>`` are lower bounds on every body's mass and
+principal moments (``settotalmass`` and ``balanceinertia`` are refused).
 
 Errors are ``MjcfError`` (a ``MechanismError``) naming the element and its line.
 """
@@ -27,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ...solver import MechanismError, matrix_to_quat, quat_to_matrix
+from .mjcf_include import with_includes
 from .urdf import Element, UrdfError, parse_xml
 
 PRIMITIVES = ("sphere", "capsule", "cylinder", "box", "ellipsoid")
@@ -51,6 +59,9 @@ class Geom:
     mesh: str                   # the mesh asset's name, or ""
     rgba: tuple
     line: int
+    group: int = 0              # MuJoCo's geom group (the compiler's inertiagrouprange)
+    contype: int = 1            # MuJoCo's collision bits: two geoms may collide when
+    conaffinity: int = 1        # contype of one & conaffinity of the other is not 0
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,8 @@ class MjcfModel:
     gravity: np.ndarray
     others: dict = field(default_factory=dict)
     meshes: dict = field(default_factory=dict)      # asset name -> file
+    contacts: bool = True       # False with <flag contact="disable">
+    excluded: frozenset = frozenset()     # body pairs of <contact><exclude> (frozensets)
 
     def world(self) -> dict[str, np.ndarray]:
         """Each body's frame in world at qpos0 (4x4)."""
@@ -143,7 +156,11 @@ class Reader:
         self.eulerseq = c.get("eulerseq", "xyz")
         self.autolimits = c.get("autolimits", "true") == "true"
         self.geom_inertia = c.get("inertiafromgeom", "auto")      # "auto", "true", "false"
-        for key in ("settotalmass", "boundmass", "boundinertia", "balanceinertia"):
+        low, high = numbers(compiler, "inertiagrouprange", 2, c, (0, 5)) if c else (0, 5)
+        self.inertia_groups = (int(low), int(high))     # geoms in these groups give mass
+        self.boundmass = float(numbers(compiler, "boundmass", 1, c, (0.0,))[0]) if c else 0.0
+        self.boundinertia = float(numbers(compiler, "boundinertia", 1, c, (0.0,))[0]) if c else 0.0
+        for key in ("settotalmass", "balanceinertia"):
             if c.get(key, "false" if key == "balanceinertia" else "0") not in ("0", "-1", "false"):
                 raise MjcfError(f"<compiler {key}={c[key]!r}>: MuJoCo changes the bodies' mass "
                                 f"properties with it, which this import does not; give the "
@@ -257,7 +274,46 @@ def primitive_mass_properties(kind: str, size: np.ndarray) -> tuple[float, np.nd
     return v_cyl + v_sph, np.array([transverse, transverse, mc * r * r / 2 + ms * 0.4 * r * r])
 
 
-def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str) -> Geom:
+def shell_mass_properties(kind: str, size: np.ndarray) -> tuple[float, np.ndarray]:
+    """(area m^2, inertia per unit mass about the centre, geom axes (3,)) of a primitive's
+    surface, mass spread evenly over it (MuJoCo's ``shellinertia``): a sphere 2/3 r^2; a
+    box its six faces as plates; a cylinder its tube and two end discs; a capsule its tube
+    and two hemispherical shells (centre r/2 from the sphere's), by parallel axes; an
+    ellipsoid's (no closed form) NaN."""
+    r = size[0]
+    if kind == "sphere":
+        return 4 * math.pi * r * r, np.full(3, 2 / 3 * r * r)
+    if kind == "box":
+        half = size[:3]
+        I, area = np.zeros(3), 0.0
+        for k in range(3):              # the two faces normal to axis k, at +-half[k]
+            u, v = [i for i in range(3) if i != k]
+            m = 2 * 4 * half[u] * half[v]
+            area += m
+            I[k] += m * (half[u] ** 2 + half[v] ** 2) / 3
+            I[u] += m * (half[k] ** 2 + half[v] ** 2 / 3)
+            I[v] += m * (half[k] ** 2 + half[u] ** 2 / 3)
+        return area, I / area
+    if kind not in ("cylinder", "capsule"):
+        return math.nan, np.full(3, math.nan)
+    h = size[1]
+    tube = 2 * math.pi * r * 2 * h
+    transverse, axial = tube * (r * r / 2 + (2 * h) ** 2 / 12), tube * r * r
+    if kind == "cylinder":
+        disc = math.pi * r * r              # two discs at +-h
+        transverse += 2 * disc * (r * r / 4 + h * h)
+        axial += 2 * disc * r * r / 2
+        area = tube + 2 * disc
+    else:
+        hemi = 2 * math.pi * r * r          # two hemispherical shells, flat faces at +-h
+        transverse += 2 * hemi * (2 / 3 * r * r + h * h + h * r)
+        axial += 2 * hemi * 2 / 3 * r * r
+        area = tube + 2 * hemi
+    return area, np.array([transverse, transverse, axial]) / area
+
+
+def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str,
+              placed: np.ndarray = np.eye(4)) -> Geom:
     a = rd.attrib(e, childclass)
     kind = a.get("type", "sphere")
     name = a.get("name", f"{body}: geom{k}")
@@ -269,20 +325,28 @@ def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str) -> Geo
         frame[:3, :3] = z_to(ft[3:] - ft[:3], e)
         frame[:3, 3] = (ft[:3] + ft[3:]) / 2
         half = np.linalg.norm(ft[3:] - ft[:3]) / 2
-        size = np.array([size[0], half, 0.0]) if kind != "box" else np.array([size[0], size[1], half])
+        # a capsule's or cylinder's radius and half-length; a box's or ellipsoid's half-sizes
+        # across the axis are both size[0] (as MuJoCo compiles them), its half-length along it
+        size = np.array([size[0], half, 0.0]) if kind not in ("box", "ellipsoid") \
+            else np.array([size[0], size[0], half])
     mass, inertia = 0.0, np.zeros((3, 3))
     if kind in PRIMITIVES:
-        volume, per_mass = primitive_mass_properties(kind, size)
+        volume, per_mass = shell_mass_properties(kind, size) \
+            if a.get("shellinertia", "false") == "true" else primitive_mass_properties(kind, size)
         if "mass" in a:
             mass = float(numbers(e, "mass", 1, a)[0])
         else:
             mass = float(numbers(e, "density", 1, a, (1000.0,))[0]) * volume
         inertia = np.diag(mass * per_mass)
     rgba = tuple(numbers(e, "rgba", 4, a, (0.5, 0.5, 0.5, 1.0)))
-    return Geom(name, kind, size, frame, mass, inertia, a.get("mesh", ""), rgba, e.line)
+    group, contype, conaffinity = (int(numbers(e, key, 1, a, (default,))[0]) for key, default in
+                                   (("group", 0.0), ("contype", 1.0), ("conaffinity", 1.0)))
+    return Geom(name, kind, size, placed @ frame, mass, inertia, a.get("mesh", ""), rgba, e.line,
+                group, contype, conaffinity)
 
 
-def read_joint(rd: Reader, e: Element, childclass: str, k: int, body: str) -> MjJoint:
+def read_joint(rd: Reader, e: Element, childclass: str, k: int, body: str,
+               placed: np.ndarray = np.eye(4)) -> MjJoint:
     a = rd.attrib(e, childclass) if e.tag == "joint" else dict(e.attrib)
     kind = "free" if e.tag == "freejoint" else a.get("type", "hinge")
     if kind not in ("hinge", "slide", "ball", "free"):
@@ -298,8 +362,8 @@ def read_joint(rd: Reader, e: Element, childclass: str, k: int, body: str) -> Mj
         lo, hi = numbers(e, "range", 2, a)
         rng = (unit(lo), unit(hi))
     one = lambda key: float(numbers(e, key, 1, a, (0.0,))[0])
-    return MjJoint(name, kind, numbers(e, "pos", 3, a, (0.0, 0.0, 0.0)),
-                   axis / np.linalg.norm(axis), rng, unit(one("ref")), one("stiffness"),
+    pos = placed[:3, :3] @ numbers(e, "pos", 3, a, (0.0, 0.0, 0.0)) + placed[:3, 3]
+    return MjJoint(name, kind, pos, placed[:3, :3] @ axis / np.linalg.norm(axis), rng, unit(one("ref")), one("stiffness"),
                    unit(one("springref")), one("damping"), one("armature"), one("frictionloss"),
                    e.line, tuple(float(v) for v in numbers(e, "springdamper", 2, a, (0.0, 0.0))))
 
@@ -323,6 +387,10 @@ def read_inertial(rd: Reader, e: Element) -> tuple[float, np.ndarray, np.ndarray
     T = rd.frame(e, a)
     mass = float(numbers(e, "mass", 1, a)[0])
     if "fullinertia" in a:
+        turned = [k for k in ("quat", "axisangle", "euler", "xyaxes", "zaxis") if k in a]
+        if turned:          # (MuJoCo refuses the file: the full matrix is in body axes)
+            raise MjcfError(f"{e.label()}: fullinertia with {turned[0]} (a full inertia is "
+                            f"given in the body's axes and takes no orientation)", e.line)
         xx, yy, zz, xy, xz, yz = numbers(e, "fullinertia", 6, a)
         I = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
     else:
@@ -330,7 +398,18 @@ def read_inertial(rd: Reader, e: Element) -> tuple[float, np.ndarray, np.ndarray
     return mass, T[:3, 3], T[:3, :3] @ I @ T[:3, :3].T
 
 
-NOT_READ = ("frame", "replicate", "composite", "flexcomp", "attach", "include")
+def bounded(rd: Reader, mass: float, inertia: np.ndarray) -> tuple[float, np.ndarray]:
+    """A body's mass and inertia with the compiler's lower bounds, as MuJoCo sets them on
+    every body but the world: ``boundmass`` on the mass (kg), ``boundinertia`` on each
+    principal moment (kg m^2), the principal axes kept."""
+    mass = max(mass, rd.boundmass)
+    if rd.boundinertia > 0.0:
+        moments, axes = np.linalg.eigh(inertia)
+        inertia = axes @ np.diag(np.maximum(moments, rd.boundinertia)) @ axes.T
+    return mass, inertia
+
+
+NOT_READ = ("composite", "flexcomp", "attach")
 
 
 def refuse_unread(e: Element) -> None:
@@ -342,35 +421,101 @@ def refuse_unread(e: Element) -> None:
                             f"out in the body tree", c.line)
 
 
-def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict, k: list) -> None:
+def in_frames(rd: Reader, e: Element, childclass: str,
+              placed: np.ndarray = np.eye(4)) -> list[tuple[Element, np.ndarray, str]]:
+    """The children of ``e`` with those of its ``<frame>`` and ``<replicate>`` elements
+    (nested, in file order), each as (element, the placement 4x4 in e's frame, its
+    childclass): a frame places what it holds (bodies, geoms, joints) by its pos and
+    orientation, and its ``childclass`` is theirs; a replicate holds ``count`` copies
+    (replicated)."""
+    out = []
+    for c in e.children:
+        if c.tag == "replicate":
+            out += replicated(rd, c, childclass, placed)
+            continue
+        if c.tag != "frame":
+            out.append((c, placed, childclass))
+            continue
+        refuse_unread(c)
+        if c.attrib.get("childclass", childclass) not in rd.defaults:
+            raise MjcfError(f"{c.label()}: unknown default class {c.attrib['childclass']!r}", c.line)
+        out += in_frames(rd, c, c.attrib.get("childclass", childclass), placed @ rd.frame(c, c.attrib))
+    return out
+
+
+def replicated(rd: Reader, e: Element, childclass: str,
+               placed: np.ndarray) -> list[tuple[Element, np.ndarray, str]]:
+    """A ``<replicate>``'s ``count`` copies of what it holds, as MuJoCo places and names
+    them: copy i turned by i times the ``euler`` angles and moved by sum_{k<i} E_k offset
+    (E_k the turn of copy k, offset in m), every name in it followed by ``sep`` and i
+    (padded to the digits of count - 1), an inner replicate's number before an outer's."""
+    count = int(numbers(e, "count", 1, e.attrib, (1.0,))[0])
+    if count < 1:
+        raise MjcfError(f"{e.label()}: count must be at least 1", e.line)
+    euler = numbers(e, "euler", 3, e.attrib, (0.0, 0.0, 0.0))
+    offset = numbers(e, "offset", 3, e.attrib, (0.0, 0.0, 0.0))
+    sep, digits = e.attrib.get("sep", ""), len(str(count - 1))
+    out, T = [], np.eye(4)
+    for i in range(count):
+        T[:3, :3] = rd.rotation(e, {"euler": " ".join(repr(float(i * a)) for a in euler)})
+        suffix = f"{sep}{i:0{digits}d}"
+        out += [(renamed(x, suffix), P, cc) for x, P, cc in in_frames(rd, e, childclass, placed @ T)]
+        T[:3, 3] += T[:3, :3] @ offset
+    return out
+
+
+def renamed(e: Element, suffix: str) -> Element:
+    """A copy of ``e`` and everything in it with ``suffix`` after each name."""
+    attrib = dict(e.attrib)
+    if "name" in attrib:
+        attrib["name"] += suffix
+    return Element(e.tag, attrib, e.line, [renamed(c, suffix) for c in e.children])
+
+
+def read_body(rd: Reader, e: Element, parent: str, childclass: str, bodies: dict, k: list,
+              placed: np.ndarray = np.eye(4)) -> None:
     refuse_unread(e)
     childclass = e.attrib.get("childclass", childclass)
     k[0] += 1
     name = e.attrib.get("name", f"body{k[0]}")
     if name in bodies or name == "world":
         raise MjcfError(f"{e.label()}: body name {name!r} is used twice", e.line)
-    frame = rd.frame(e, e.attrib)
-    joints = tuple(read_joint(rd, j, childclass, n, name)
-                   for n, j in enumerate(c for c in e.children if c.tag in ("joint", "freejoint")))
-    geoms = tuple(read_geom(rd, g, childclass, n, name) for n, g in enumerate(e.all("geom")))
+    frame = placed @ rd.frame(e, e.attrib)
+    members = in_frames(rd, e, childclass)
+    joints = tuple(read_joint(rd, j, cc, n, name, T) for n, (j, T, cc) in
+                   enumerate(m for m in members if m[0].tag in ("joint", "freejoint")))
+    geoms = tuple(read_geom(rd, g, cc, n, name, T) for n, (g, T, cc) in
+                  enumerate(m for m in members if m[0].tag == "geom"))
     inertial = None if rd.geom_inertia == "true" else e.one("inertial")
     if inertial is not None:
         mass, center, inertia = read_inertial(rd, inertial)
     elif rd.geom_inertia == "false":
         mass, center, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
     else:
-        mass, center, inertia = combine([(g.mass, g.frame, g.inertia) for g in geoms])
+        low, high = rd.inertia_groups
+        used = [g for g in geoms if low <= g.group <= high]
+        for g in used:
+            if not np.all(np.isfinite(g.inertia)):
+                raise MjcfError(f"geom {g.name!r}: the shell inertia of an {g.kind} is not "
+                                f"computed; give body {name!r} an <inertial>", g.line)
+        mass, center, inertia = combine([(g.mass, g.frame, g.inertia) for g in used])
+    if mass <= 0.0 and rd.boundmass > 0.0:
+        # MuJoCo leaves a body without mass of its own its inertial frame at its own pos and
+        # orientation read in its own frame, where boundmass then puts the mass
+        center = rd.frame(e, e.attrib)[:3, 3]
+    mass, inertia = bounded(rd, mass, inertia)
     gravcomp = float(numbers(e, "gravcomp", 1, e.attrib, (0.0,))[0])
     bodies[name] = Body(name, parent, frame, mass, center, inertia, joints, geoms,
                         inertial is not None, e.line, gravcomp)
-    for child in e.all("body"):
-        read_body(rd, child, name, childclass, bodies, k)
+    for child, T, cc in (m for m in members if m[0].tag == "body"):
+        read_body(rd, child, name, cc, bodies, k, T)
 
 
-def read_model(text: str) -> MjcfModel:
-    """An MjcfModel from MJCF text (module docstring)."""
+def read_model(text: str, folder: str | None = None) -> MjcfModel:
+    """An MjcfModel from MJCF text (module docstring); ``<include>``d files are looked for
+    in ``folder`` (the model file's; default the working folder)."""
     try:
-        root = parse_xml(text)
+        root = with_includes(parse_xml(text), [folder or os.getcwd()])
     except UrdfError as exc:
         raise MjcfError(str(exc).split(": ", 1)[-1], exc.line) from None
     if root.tag != "mujoco":
@@ -388,9 +533,11 @@ def read_model(text: str) -> MjcfModel:
     world_geoms: list = []
     for wb in root.all("worldbody"):
         refuse_unread(wb)
-        world_geoms += [read_geom(rd, g, "main", n, "world") for n, g in enumerate(wb.all("geom"))]
-        for b in wb.all("body"):
-            read_body(rd, b, "world", b.attrib.get("childclass", "main"), bodies, [len(bodies)])
+        members = in_frames(rd, wb, "main")
+        world_geoms += [read_geom(rd, g, cc, n, "world", T) for n, (g, T, cc) in
+                        enumerate(m for m in members if m[0].tag == "geom")]
+        for b, T, cc in (m for m in members if m[0].tag == "body"):
+            read_body(rd, b, "world", cc, bodies, [len(bodies)], T)
     equalities = []
     for eq in root.all("equality"):
         for n, c in enumerate(eq.children):
@@ -415,7 +562,9 @@ def read_model(text: str) -> MjcfModel:
     meshes = {m.attrib.get("name", os.path.splitext(os.path.basename(m.attrib.get("file", "")))[0]):
               m.attrib.get("file", "") for a in root.all("asset") for m in a.all("mesh")}
     return MjcfModel(root.attrib.get("model", "mujoco"), bodies, tuple(world_geoms),
-                     tuple(equalities), gravity, others, meshes)
+                     tuple(equalities), gravity, others, meshes, "contact" not in off,
+                     frozenset(frozenset((c.attrib.get("body1"), c.attrib.get("body2")))
+                               for sec in root.all("contact") for c in sec.all("exclude")))
 
 
 def read_mjcf(source: Any) -> MjcfModel:
@@ -424,6 +573,7 @@ def read_mjcf(source: Any) -> MjcfModel:
     if "<" not in text:
         if not os.path.isfile(text):
             raise MjcfError(f"no MJCF file at {text!r}")
+        folder = os.path.dirname(os.path.abspath(text))
         with open(text, encoding="utf-8") as f:
-            text = f.read()
+            return read_model(f.read(), folder)
     return read_model(text)

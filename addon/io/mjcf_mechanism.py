@@ -4,17 +4,21 @@ and any script share it).
 - **Parts**: the world and every body welded to it (no joint) are the fixed part "world";
   each body with joints is a part whose frame is the body frame at qpos0, its mass
   properties the ``<inertial>`` or those MuJoCo infers from its geoms; a body without a
-  joint under a moving body is a part on a fixed joint ``"<body>: fixed"`` if it has mass
-  (so its reaction is reported), else merged into its parent's part (a frame).
-  A moving part without mass is an error naming the body.
+  joint under a moving body is a part on a fixed joint ``"<body>: fixed"`` if it and that
+  body's part have mass (so its reaction is reported), else merged into the part (a frame;
+  a massless moving body so takes its first massive child's mass, as MuJoCo's weld group
+  does).  A moving part without mass is an error naming the body.
 - **Joints**: hinge -> revolute, slide -> prismatic, ball -> spherical, free (or
   ``<freejoint>``) -> a free part; marker I on the body and marker J on its parent's part
   where the joint is at qpos0, z along the axis, so the solver's angle or slide is MuJoCo's
   coordinate minus its ``ref``.  Several joints in one body map where they make a solver
   joint: a hinge and a slide on one axis -> cylindrical, two perpendicular hinges at one
-  point -> universal, two slides and a hinge normal to them -> planar; others are an error.
+  point -> universal, two slides and a hinge normal to them -> planar, three hinges at one
+  point on independent axes (a gimbal) -> spherical; others are an error.
 - **Joint fields**: ``range`` -> rigid stops ``"<joint>: limit"`` (an angle's bounds counted
-  over turns); a hinge's ``stiffness``, ``springref`` and
+  over turns) with restitution 0: MuJoCo's limit is a soft constraint, critically damped
+  by default (solreflimit 0.02 s, damping ratio 1), which stops the joint without a
+  rebound, a few degrees past the bound and back within ~0.1 s; a hinge's ``stiffness``, ``springref`` and
   ``damping`` -> torsion spring ``"<joint>: spring"``; ``frictionloss`` -> joint friction
   ``"<joint>: friction"`` with that preload and no coefficient (a slide's damping its
   viscous term); ``armature``, a slide's stiffness, a ball's damping and a
@@ -23,9 +27,11 @@ and any script share it).
   named in the report.
 - **Equalities**: ``connect`` -> spherical joint at the anchor (two connects between the
   same two bodies -> one revolute joint about the line through their anchors, the pair
-  MJCF export writes for a revolute loop); ``weld`` -> fixed joint; ``joint`` with a
-  linear polycoef (a0 = 0) -> coupler; with joint1 alone -> a motion holding it at a0.
-- Tendons, actuators (and their dynamics), contacts, sensors, meshes' own mass
+  MJCF export writes for a revolute loop); ``weld`` -> fixed joint (its markers at the
+  anchor, given in body2's frame); ``joint`` with a linear polycoef (a0 = 0) -> coupler;
+  with joint1 alone -> a motion holding it at a0.
+- Tendons, actuators (and their dynamics), contacts (``<contact>`` and the geom pairs
+  MuJoCo collides), sensors, meshes' own mass
   properties, a nonlinear joint coupling, an inactive equality, a body's gravity
   compensation (``gravcomp``) and the fluid forces of ``<option>`` (density, viscosity,
   wind) are named in the report's ``unmapped``.
@@ -100,7 +106,8 @@ class Builder:
     def assign_parts(self) -> None:
         pieces: dict = {WORLD: []}
         for name, b in self.model.bodies.items():
-            if b.joints or (b.mass > 0 and self.parts[b.parent] != WORLD):
+            parent = self.parts[b.parent]
+            if b.joints or (b.mass > 0 and parent != WORLD and sum(m for m, _, _ in pieces[parent])):
                 self.parts[name], self.frames[name] = name, np.eye(4)
                 pieces[name] = []
             else:
@@ -137,6 +144,8 @@ class Builder:
             if not b.joints or b.joints[0].kind == "free":
                 if len(b.joints) > 1:
                     raise MjcfError(f"body {name!r}: a free joint with other joints", b.line)
+                if b.joints:
+                    self.free_joint_fields(b.joints[0])
                 continue
             self.body_joint(b)
 
@@ -157,7 +166,7 @@ class Builder:
     def body_joint(self, b: Any) -> None:
         js = b.joints
         kinds = tuple(j.kind for j in js)
-        base = common_name([j.name for j in js])
+        base = common_name([j.name for j in js], self.model.bodies)
         if kinds == ("hinge",) or kinds == ("slide",) or kinds == ("ball",):
             kind = {"hinge": "revolute", "slide": "prismatic", "ball": "spherical"}[kinds[0]]
             z, other = js[0].axis, None
@@ -171,10 +180,14 @@ class Builder:
                 abs(j.axis @ next(h for h in js if h.kind == "hinge").axis) < 1e-9
                 for j in js if j.kind == "slide"):
             kind, z, other = "planar", next(h for h in js if h.kind == "hinge").axis, None
+        elif kinds == ("hinge", "hinge", "hinge") and all(np.allclose(j.pos, js[0].pos) for j in js) \
+                and abs(np.linalg.det([j.axis for j in js])) > 1e-6:
+            kind, z, other = "spherical", js[0].axis, None      # a gimbal: any turn about pos
         else:
             raise MjcfError(f"body {b.name!r}: joints {', '.join(kinds)} make no solver joint "
                             f"(one hinge, slide or ball; hinge + slide on one axis, one direction; two "
-                            f"perpendicular hinges; two slides and a hinge)", js[0].line)
+                            f"perpendicular hinges; two slides and a hinge; three hinges at one "
+                            f"point on independent axes)", js[0].line)
         F = np.eye(4)
         F[:3, :3], F[:3, 3] = axis_frame(z), js[0].pos
         G = F.copy()
@@ -185,7 +198,7 @@ class Builder:
         self.joints[base] = tuple(j.name for j in js)
         for j in js:
             coord = {"hinge": "angle", "slide": "slide"}.get(j.kind)
-            if kind in ("universal", "planar") or coord is None:
+            if kind in ("universal", "planar", "spherical") or coord is None:
                 self.fields_without_coordinate(base, j)
                 continue
             self.coordinate[j.name] = (base, coord, j.ref)
@@ -201,7 +214,7 @@ class Builder:
             lo, hi = j.range[0] - j.ref, j.range[1] - j.ref
             if lo is not None or hi is not None:
                 named(j.line, self.m.add_limit, f"{label}: limit", joint, lower=lo, upper=hi,
-                      coordinate=coord)
+                      coordinate=coord, restitution=0.0)
                 self.out["limits"].append(f"{label}: limit")
         if coord == "angle" and (j.stiffness or j.damping):
             named(j.line, self.m.add_torsion_spring, f"{label}: spring", joint,
@@ -231,6 +244,14 @@ class Builder:
                              "(MuJoCo sets its stiffness and damping from the joint's inertia; "
                              "give them as stiffness and damping instead)")
         return replace(j, stiffness=0.0, damping=0.0)
+
+    def free_joint_fields(self, j: Any) -> None:
+        """A free joint's damping, stiffness, armature and frictionloss (MuJoCo applies
+        them to its six velocities) have no solver element on a free part: named."""
+        for key in ("damping", "stiffness", "armature", "frictionloss"):
+            if getattr(j, key):
+                self.unmapped.append(f"line {j.line}: joint {j.name!r}: {key} "
+                                     f"{getattr(j, key):g} (no solver element on a free part)")
 
     def fields_without_coordinate(self, joint: str, j: Any) -> None:
         j = self.without_timed_spring(j)
@@ -264,11 +285,14 @@ class Builder:
             for pair in ([group] if len(group) == 2 else [[g] for g in group]):
                 self.connect(b1, b2, pair)
 
-    def point_markers(self, name: str, e: Any, b1: str, b2: str, frame_in_b1: np.ndarray) -> tuple:
+    def point_markers(self, name: str, e: Any, b1: str, b2: str, frame: np.ndarray,
+                      in_body2: bool = False) -> tuple:
+        """Markers I on b1's part and J on b2's at ``frame``, given in b1's frame (a
+        connect's anchor) or with ``in_body2`` in b2's (a weld's), as placed at qpos0."""
         for body in (b1, b2):
             if body != WORLD and body not in self.model.bodies:
                 raise MjcfError(f"equality {name!r}: unknown body {body!r}", e.line)
-        world = self.world[b1] @ frame_in_b1
+        world = self.world[b2 if in_body2 else b1] @ frame
         names = (f"{name}: I", f"{name}: J")
         for mk, body in zip(names, (b1, b2)):
             part = self.parts[body]
@@ -288,20 +312,24 @@ class Builder:
         F[:3, 3] = anchors[0]
         kind, name = "spherical", e.name
         if len(group) == 2:
-            kind, name = "revolute", common_name([g.name for g in group])
+            kind, name = "revolute", common_name([g.name for g in group], self.model.bodies)
             F[:3, :3] = axis_frame((anchors[1] - anchors[0]) / np.linalg.norm(anchors[1] - anchors[0]))
         mi, mj = self.point_markers(name, e, b1, b2, F)
         named(e.line, self.m.add_joint, name, kind, mi, mj)
         self.joints[name] = tuple(g.name for g in group)
 
     def weld(self, e: Any) -> None:
+        if "body1" not in e.attrib:
+            self.unmapped.append(f"line {e.line}: weld {e.name!r} between sites (give body1, "
+                                 f"body2 and anchor)")
+            return
         rel = [float(s) for s in e.attrib.get("relpose", "0 1 0 0 0 0 0").split()]
         if any(rel[3:]):
             self.unmapped.append(f"line {e.line}: weld {e.name!r}: relpose (held at qpos0 instead)")
         F = np.eye(4)
         F[:3, 3] = [float(s) for s in e.attrib.get("anchor", "0 0 0").split()]
         b1, b2 = e.attrib.get("body1"), e.attrib.get("body2", WORLD)
-        mi, mj = self.point_markers(e.name, e, b1, b2, F)
+        mi, mj = self.point_markers(e.name, e, b1, b2, F, in_body2=True)   # MuJoCo's weld anchor
         named(e.line, self.m.add_joint, e.name, "fixed", mi, mj)
         self.joints[e.name] = (e.name,)
 
@@ -337,6 +365,7 @@ class Builder:
         self.unmapped += [f"line {b.line}: body {b.name!r}: gravcomp {b.gravcomp:g} (gravity "
                           "compensation; Bake applies the scene's gravity to it in full)"
                           for b in self.model.bodies.values() if b.gravcomp]
+        self.unmapped += self.colliding_geoms()
         for g in self.model.world_geoms:
             if g.kind not in ("plane",):
                 self.unmapped.append(f"line {g.line}: world geom {g.name!r} (no part)")
@@ -344,6 +373,36 @@ class Builder:
         return MjcfReport(self.model, dict(self.parts), dict(self.frames), dict(self.joints),
                           o["limits"], o["springs"], o["frictions"], o["couplers"], o["motions"],
                           tuple(self.unmapped), tuple(self.warnings))
+
+
+    def colliding_geoms(self) -> list[str]:
+        """One line naming the geom pairs MuJoCo collides, which the import makes no
+        contacts for: geoms on two parts (not both fixed), neither's moving body welded
+        to the other's parent (MuJoCo's filterparent; the world is no parent there), with
+        contype of one and conaffinity of the other sharing a bit, their bodies not a pair
+        of ``<contact><exclude>``."""
+        if not self.model.contacts:
+            return []
+        weld = {WORLD: WORLD}
+        for name, b in self.model.bodies.items():
+            weld[name] = name if b.joints else weld[b.parent]
+        up = {w: (self.model.bodies[w].parent if w != WORLD else WORLD) for w in set(weld.values())}
+        geoms = [(WORLD, g) for g in self.model.world_geoms] + \
+                [(name, g) for name, b in self.model.bodies.items() for g in b.geoms]
+        pairs = []
+        for k, (b1, g1) in enumerate(geoms):
+            for b2, g2 in geoms[k + 1:]:
+                w1, w2 = weld[b1], weld[b2]
+                if w1 == w2 or not (g1.contype & g2.conaffinity or g2.contype & g1.conaffinity) \
+                        or frozenset((b1, b2)) in self.model.excluded:
+                    continue
+                if WORLD not in (w1, w2) and (weld[up[w1]] == w2 or weld[up[w2]] == w1):
+                    continue
+                pairs.append((g1.name, g2.name))
+        if not pairs:
+            return []
+        return [f"contacts: MuJoCo collides {len(pairs)} geom pair(s) (contype, conaffinity), "
+                f"{pairs[0][0]!r} and {pairs[0][1]!r} the first; the import makes no contacts"]
 
 
 def build_mechanism(model: MjcfModel) -> tuple[Mechanism, MjcfReport]:
@@ -355,10 +414,15 @@ def build_mechanism(model: MjcfModel) -> tuple[Mechanism, MjcfReport]:
     return b.m, b.report()
 
 
-def common_name(names: list[str]) -> str:
-    """The joint name several MuJoCo elements share ("pin: angle", "pin: slide" -> "pin")."""
+def common_name(names: list[str], taken: Any = ()) -> str:
+    """The joint name several MuJoCo elements share ("pin: angle", "pin: slide" -> "pin");
+    one element keeps its own name, and a shared head that is already a name in ``taken``
+    (the body "a" of unnamed joints "a: joint0", "a: joint1") gives way to the names joined."""
+    if len(names) == 1:
+        return names[0]
     heads = {n.rsplit(": ", 1)[0] for n in names}
-    return heads.pop() if len(heads) == 1 else " + ".join(names)
+    head = heads.pop() if len(heads) == 1 else None
+    return head if head is not None and head not in taken else " + ".join(names)
 
 
 def axis_frame(axis: np.ndarray) -> np.ndarray:
