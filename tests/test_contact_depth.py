@@ -56,3 +56,28 @@ def test_a_shape_too_small_for_its_part_is_named_with_the_time() -> None:
     first = next(i for i, zi in enumerate(z) if 5e-5 - zi > 5e-5)
     assert f"at t = {r.times[first]:.6g} s" in deep[0]
     assert abs(z[-1] - (5e-5 - rest)) < 0.01 * rest           # it rests that deep
+
+
+def test_a_step_size_collapse_names_the_contacts_pressed_there() -> None:
+    """Where a run's step size collapses with parts in contact (nothing singular, jammed or
+    growing), the message names each contact pressing there, its parts and how deep (the
+    ball started 1 mm into the plate's top), not "a discontinuity or an extremely stiff
+    element" alone."""
+    from solver.analyses.dynamics.equations import Equations
+    from solver.analyses.dynamics.singular import collapsed
+    from solver.analyses.structure import structure
+    from solver.model.compile import compile_model
+    from solver.model.state import read_state
+    m = ball_over_plate(0.005)
+    model = compile_model(m)
+    st0 = read_state(model, m)
+    r = st0.r.copy()
+    r[0, 2] = 0.004                                          # 1 mm into the plate's top
+    message, who = collapsed(Equations(model, structure(model, r, st0.p)),
+                             structure(model, r, st0.p), r, st0.p, 0.3, 1e-13, 0.33, 8, None)
+    assert "contact 'drop' presses parts 'ball' and 'ground' 0.001 m into each other" in message
+    assert "discontinuity" not in message and who == ()
+    r[0, 2] = 0.02                                           # apart: the plain words
+    message, _ = collapsed(Equations(model, structure(model, r, st0.p)),
+                           structure(model, r, st0.p), r, st0.p, 0.3, 1e-13, 0.33, 8, None)
+    assert "a discontinuity or an extremely stiff element" in message

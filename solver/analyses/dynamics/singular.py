@@ -12,6 +12,7 @@ from ...kernels.constraints import body_arrays, evaluate, global_jacobian
 from ...base.errors import ExpressionError
 from ...model.compile import Model
 from ...vocabulary.timefunctions import TimeFunction
+from ..contact_check import overlaps
 from ..general_motions import lock_up_cause, reached_singular
 from ..structure import Structure
 from .equations import Equations
@@ -94,7 +95,8 @@ def collapsed(sysm: Equations, st: Structure, r: np.ndarray, p: np.ndarray, t: f
               hs: float, t_out: float, k: int, track) -> tuple[str, tuple[str, ...]]:
     """(message, joints) of a run whose step size fell to hs (s) at t below what rounding
     allows, on its way to frame k at t_out: a singular position (its joints, and how far
-    the motion is from reaching it: ``lock_up_cause``), a dry joint nearing a jam, or else a
+    the motion is from reaching it: ``lock_up_cause``), a dry joint nearing a jam, a load
+    growing without bound, the contacts pressed there (``pressed_contacts``), or else a
     discontinuity or an extremely stiff element."""
     model = sysm.m
     who = near_singular(model, st, r, p)
@@ -104,6 +106,11 @@ def collapsed(sysm: Equations, st: Structure, r: np.ndarray, p: np.ndarray, t: f
     grows = () if who or jam else growing_without_bound(model, t)
     if grows:
         why = f"{'; '.join(grows)} grows without bound there"
+    pressed = () if who or jam or grows else pressed_contacts(model, r, p)
+    if pressed:
+        why = (f"{'; '.join(pressed)}: a contact that stiff, on parts that light, takes "
+               "steps this short; check its stiffness or time constant and the parts' "
+               "masses")
     if jam and not who:
         who = jam
         why = (f"joint friction {', '.join(map(repr, jam))} nears a jam: "
@@ -114,6 +121,18 @@ def collapsed(sysm: Equations, st: Structure, r: np.ndarray, p: np.ndarray, t: f
                           f" at t = {t_out:.6g} s (frame {k})") if who else ""
     return (f"integration failed at t = {t:.6g} s: the step size fell below {hs:.1e} s "
             f"({why})" + (f"; {reach}" if reach else ""), who)
+
+
+def pressed_contacts(model: Model, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
+    """Each contact whose parts overlap at the pose (r, p): its name, its parts and how deep
+    (m), deepest first; () without contacts or none touching."""
+    cp = model.forces.contacts
+    if cp is None:
+        return ()
+    depth = overlaps(model, r, p)
+    return tuple(f"contact {cp.names[k]!r} presses parts {cp.part_a[k]!r} and "
+                 f"{cp.part_b[k]!r} {depth[k]:.3g} m into each other"
+                 for k in np.argsort(-depth) if depth[k] > 0.0)
 
 
 def lock_up(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
