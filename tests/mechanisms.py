@@ -493,6 +493,23 @@ def sprung_cam(omega: float = 20.0) -> Mechanism:
     return m
 
 
+def vertical_double_pendulum() -> Mechanism:
+    """A double pendulum of 1 m links (1 kg, centres of mass at their middles) hanging in
+    the vertical xy plane (gravity along -y) from the ground's origin: pins "p1" (link "a"
+    on the ground at "o") and "p2" (link "b" on "a" at its far end), about z."""
+    m = Mechanism(gravity=(0.0, -G, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("a", mass=1.0, center_of_mass=(0.5, 0, 0), inertia=(0.01, 0.09, 0.09))
+    m.add_part("b", mass=1.0, center_of_mass=(1.5, 0, 0), inertia=(0.01, 0.09, 0.09))
+    m.add_marker("o", "ground")
+    m.add_marker("a0", "a")
+    m.add_marker("a1", "a", position=(1.0, 0.0, 0.0))
+    m.add_marker("b0", "b", position=(1.0, 0.0, 0.0))
+    m.add_joint("p1", "revolute", "a0", "o")
+    m.add_joint("p2", "revolute", "b0", "a1")
+    return m
+
+
 def incline(alpha_deg: float, mu_s: float, mu_d: float, press: float = 0.0) -> Mechanism:
     """A 2 kg block on a prismatic joint down an incline of alpha (the slide's z axis points
     down-slope in the world xz plane), dry friction on the slide; ``press`` N pushes it onto

@@ -137,18 +137,25 @@ def test_four_bar_loop_closes_through_two_connects_and_matches_mujoco():
     compare_positions(m, r, mj, ["crank", "coupler", "rocker"], 1e-6)
 
 
-def test_geared_pendulums_with_a_torsion_spring_match_mujoco():
-    """Two pendulums about world y geared 2:1 (a coupler, MuJoCo's joint equality), one on
-    a torsion spring whose free angle is off the pose as built (springref)."""
+def two_pendulums(b_at: float) -> "solver.Mechanism":
+    """Two pendulums about world y, pins "a pin" at the origin (0.5 m to its centre of
+    mass, built at 0.3 rad) and "b pin" at x = ``b_at`` (0.3 m, at -0.2 rad), 1 kg each."""
     m = solver.Mechanism(gravity=(0.0, 0.0, -G))
     m.add_part("ground", fixed=True)
     y_axis = (math.sqrt(0.5), -math.sqrt(0.5), 0.0, 0.0)          # marker z along world y
-    for name, x, angle, length in (("a", 0.0, 0.3, 0.5), ("b", 1.0, -0.2, 0.3)):
+    for name, x, angle, length in (("a", 0.0, 0.3, 0.5), ("b", b_at, -0.2, 0.3)):
         m.add_part(name, mass=1.0, center_of_mass=(length, 0, 0), inertia=(1e-3, 0.02, 0.02),
                    position=(x, 0, 0), orientation=(math.cos(angle / 2), 0, math.sin(angle / 2), 0))
         m.add_marker(f"{name}: pivot", "ground", position=(x, 0, 0), orientation=y_axis)
         m.add_marker(f"{name}: pin", name, orientation=y_axis)
         m.add_joint(f"{name} pin", "revolute", f"{name}: pin", f"{name}: pivot")
+    return m
+
+
+def test_geared_pendulums_with_a_torsion_spring_match_mujoco():
+    """Two pendulums about world y geared 2:1 (a coupler, MuJoCo's joint equality), one on
+    a torsion spring whose free angle is off the pose as built (springref)."""
+    m = two_pendulums(1.0)
     m.add_coupler("tie", ["a pin", "b pin"], [1.0, 2.0])
     m.add_torsion_spring("spring", "b pin", stiffness=5.0, damping=0.1, free_angle=0.4)
     e = export_of(m)
@@ -517,15 +524,7 @@ def test_a_gear_pair_exports_as_a_joint_equality_and_swings_as_in_mujoco():
     """Two pendulums meshing 2:1 (pitch radii 0.2 and 0.1 m): the ratio is MuJoCo's joint
     equality; the tooth force at the pitch point, which moves the axles' reactions and
     not the motion, is named."""
-    m = solver.Mechanism(gravity=(0.0, 0.0, -G))
-    m.add_part("ground", fixed=True)
-    y_axis = (math.sqrt(0.5), -math.sqrt(0.5), 0.0, 0.0)
-    for name, x, angle, length in (("a", 0.0, 0.3, 0.5), ("b", 0.3, -0.2, 0.3)):
-        m.add_part(name, mass=1.0, center_of_mass=(length, 0, 0), inertia=(1e-3, 0.02, 0.02),
-                   position=(x, 0, 0), orientation=(math.cos(angle / 2), 0, math.sin(angle / 2), 0))
-        m.add_marker(f"{name}: pivot", "ground", position=(x, 0, 0), orientation=y_axis)
-        m.add_marker(f"{name}: pin", name, orientation=y_axis)
-        m.add_joint(f"{name} pin", "revolute", f"{name}: pin", f"{name}: pivot")
+    m = two_pendulums(0.3)
     m.add_gear("mesh", "a pin", "b pin", radii=(0.2, 0.1))
     e = export_of(m)
     assert e.equalities == ("mesh",)

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from mechanisms import G, incline
+from mechanisms import G, incline, vertical_double_pendulum
 from solver import Mechanism
 from solver.study import Study, grid
 
@@ -51,16 +51,7 @@ def _two_dry_pins() -> Mechanism:
     """A double pendulum of 1 m links in a vertical plane, both pins dry (mu 0.3 / 0.25,
     pin radius 2 cm): while both slip, their loads are coupled (friction.py
     ``_coupled_loads``)."""
-    m = Mechanism(gravity=(0.0, -9.81, 0.0))
-    m.add_part("ground", fixed=True)
-    m.add_part("a", mass=1.0, center_of_mass=(0.5, 0, 0), inertia=(0.01, 0.09, 0.09))
-    m.add_part("b", mass=1.0, center_of_mass=(1.5, 0, 0), inertia=(0.01, 0.09, 0.09))
-    m.add_marker("o", "ground")
-    m.add_marker("a0", "a")
-    m.add_marker("a1", "a", position=(1.0, 0.0, 0.0))
-    m.add_marker("b0", "b", position=(1.0, 0.0, 0.0))
-    m.add_joint("p1", "revolute", "a0", "o")
-    m.add_joint("p2", "revolute", "b0", "a1")
+    m = vertical_double_pendulum()
     for name, joint in (("f1", "p1"), ("f2", "p2")):
         m.add_friction(name, joint, static=0.3, dynamic=0.25, radius=0.02)
     return m

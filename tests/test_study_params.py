@@ -11,7 +11,8 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 
-from mechanisms import PI, benchmark_chain, eccentric_cam, pendulum, quat_about, slider_crank
+from mechanisms import (PI, benchmark_chain, eccentric_cam, pendulum, quat_about, slider_crank,
+                        vertical_double_pendulum)
 from solver import Mechanism, MechanismError
 from solver.analyses.run import settings
 from solver.model.compile import compile_model
@@ -489,16 +490,7 @@ def test_a_motions_constant_keeps_the_breakpoints_it_was_given():
     against 16) and differed from the mechanism built by hand from the last bits on.  Now
     each variant is its by-hand mechanism's run to the last bit, its steps the same."""
     def driven(w: float) -> Mechanism:
-        m = Mechanism(gravity=(0.0, -9.81, 0.0))
-        m.add_part("ground", fixed=True)
-        m.add_part("a", mass=1.0, center_of_mass=(0.5, 0, 0), inertia=(0.01, 0.09, 0.09))
-        m.add_part("b", mass=1.0, center_of_mass=(1.5, 0, 0), inertia=(0.01, 0.09, 0.09))
-        m.add_marker("o", "ground")
-        m.add_marker("a0", "a")
-        m.add_marker("a1", "a", position=(1.0, 0.0, 0.0))
-        m.add_marker("b0", "b", position=(1.0, 0.0, 0.0))
-        m.add_joint("p1", "revolute", "a0", "o")
-        m.add_joint("p2", "revolute", "b0", "a1")
+        m = vertical_double_pendulum()
         m.add_motion("drive", "p1", "w * t", constants={"w": w}, breakpoints=[0.123])
         return m
     levels = [1.0, 2.0]
