@@ -486,9 +486,9 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
                                               "moves (a part's turn counts as the angle in "
                                               "radians times the part's size)")
     mode_cycles: FloatProperty(name="Cycles", default=2.0, min=0.0,
-                               description="Whole periods the mode swings through over the "
-                                           "scene's frame range (a viewing aid: not its real "
-                                           "frequency)")
+                               description="Periods the mode swings through over the scene's "
+                                           "frame range (a whole number starts and ends at the "
+                                           "equilibrium; a viewing aid: not its real frequency)")
     # the Study section (study.py): what to vary, the last run's table
     study: PointerProperty(type=MA_StudySettings)
 

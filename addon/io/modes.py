@@ -11,9 +11,10 @@ import numpy as np
 class ModeAnimation:
     """One mode's oscillation over a frame range, read like a solver Result by the bake's
     pose writer: ``times`` (s, as the timeline's), ``position(part)`` and
-    ``orientation(part)`` (n, 3), (n, 4).  The mode swings through ``cycles`` whole periods
-    over the range (phase 2 pi cycles (frame - first) / (frames - 1)), starting and ending at
-    the equilibrium, whatever its real frequency: a viewing aid, not a dynamic run."""
+    ``orientation(part)`` (n, 3), (n, 4).  The mode swings through ``cycles`` periods over
+    the range (phase 2 pi cycles (frame - first) / (frames - 1)), starting at the
+    equilibrium and, for a whole number, ending there, whatever its real frequency: a viewing
+    aid, not a dynamic run."""
 
     def __init__(self, modes: Any, mode: int, amplitude: float, cycles: float,
                  times: np.ndarray) -> None:
