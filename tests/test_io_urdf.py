@@ -291,6 +291,15 @@ BAD = {
                                                 '<limit effort="5" velocity="2"/>'),
                                          '<limit effort="5"', "joint 'elbow': its limit leaves it "
                                          "no range (lower = upper = 0; lower and upper not given"),
+    "an unexpanded xacro macro": (arm_urdf(links_extra="""
+  <xacro:macro name="leg" params="side">
+    <link name="${side}_leg"/>
+  </xacro:macro>"""), "<xacro:macro", "<xacro:macro> is xacro, not URDF: expand the file"),
+    "a xacro substitution": (arm_urdf().replace('xyz="0 0 1" rpy', 'xyz="0 0 ${height}" rpy'),
+                             "${height}", "xyz='0 0 ${height}' is a xacro substitution"),
+    "a xacro find": (arm_urdf().replace('<box size="0.5 0.05 0.05"/>',
+                                        '<mesh filename="$(find arm)/meshes/upper.stl"/>'),
+                     "$(find arm)", "<mesh>: filename='$(find arm)/meshes/upper.stl' is a xacro"),
     "a bad number": (arm_urdf().replace('xyz="0.5 0 0" rpy', 'xyz="0.5 0" rpy'), 'xyz="0.5 0" rpy',
                      "xyz='0.5 0' is not 3 finite numbers"),
 }

@@ -206,6 +206,24 @@ def parse_xml(text: str) -> Element:
     return roots[0]
 
 
+def xacro_leftovers(root: Element) -> None:
+    """Refuse an unexpanded xacro file: a ``<xacro:...>`` element (its macros, properties
+    and includes would otherwise be skipped as unknown tags, losing their links and joints)
+    or a ``${...}`` / ``$(...)`` substitution in an attribute.  Names the first one found."""
+    todo = [root]
+    while todo:
+        e = todo.pop(0)
+        if e.tag.startswith("xacro:"):
+            raise UrdfError(f"<{e.tag}> is xacro, not URDF: expand the file with xacro first "
+                            "(xacro robot.urdf.xacro > robot.urdf)", e.line)
+        for key, value in e.attrib.items():
+            if "${" in value or "$(" in value:
+                raise UrdfError(f"{e.label()}: {key}={value!r} is a xacro substitution, not "
+                                "URDF: expand the file with xacro first "
+                                "(xacro robot.urdf.xacro > robot.urdf)", e.line)
+        todo.extend(e.children)
+
+
 def numbers(e: Element, key: str, count: int, default: Any = None) -> np.ndarray:
     """``count`` finite numbers from attribute ``key`` of ``e`` (``default`` when absent)."""
     raw = e.attrib.get(key)
@@ -448,6 +466,7 @@ def read_robot(text: str, base_dir: str = ".", package_dirs: Any = ()) -> Robot:
     root = parse_xml(text)
     if root.tag != "robot":
         raise UrdfError(f"the document's root element is <{root.tag}>, not <robot>", root.line)
+    xacro_leftovers(root)
     robot_name = root.attrib.get("name", "robot")
     dirs = (package_dirs,) if isinstance(package_dirs, (str, os.PathLike)) else tuple(package_dirs)
     dirs = tuple(os.fspath(d) for d in dirs)
