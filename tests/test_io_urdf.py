@@ -400,3 +400,23 @@ def test_an_angle_bound_past_half_a_turn_is_a_stop_there() -> None:
     m, report = um.mechanism_from_urdf(text)
     assert (m.limits["shoulder: limit"].lower, m.limits["shoulder: limit"].upper) == (-4.0, 1.0)
     assert not report.warnings
+
+
+def test_links_named_like_their_joints_swing_as_the_arm() -> None:
+    """URDF keeps link and joint names apart: links named 'shoulder' and 'elbow' like the
+    joints build the same arm, the joints renamed with a warning naming each."""
+    text = arm_urdf()
+    for link, joint in (("upper", "shoulder"), ("fore", "elbow")):
+        text = text.replace(f'name="{link}"', f'name="{joint}"').replace(f'link="{link}"',
+                                                                        f'link="{joint}"')
+    m, report = um.mechanism_from_urdf(text)
+    assert report.joint_names == {"shoulder": "shoulder (joint)", "elbow": "elbow (joint)"}
+    assert report.joints == ("shoulder (joint)", "elbow (joint)")
+    assert any("joint 'elbow' is named like link 'elbow'" in w for w in report.warnings)
+    times = np.linspace(0.0, 1.0, 11)
+    r = m.solve(times=times, tolerance=1e-11)
+    h, _ = um.mechanism_from_urdf(arm_urdf())
+    rh = h.solve(times=times, tolerance=1e-11)
+    for link, joint in (("upper", "shoulder"), ("fore", "elbow")):
+        assert np.abs(r.position(joint) - rh.position(link)).max() < 1e-9   # same equations
+    assert np.ptp(joint_angle(r, report, "elbow (joint)")) > 0.1

@@ -25,6 +25,11 @@ script share it).
   ``"<joint>: damping"`` (a smooth force with no sticking events to locate); a prismatic
   joint's is the friction element's viscous term alone (the solver has no damper along a
   slide other than this).
+- **Names**: parts are named by their links, joints and their markers, stops, friction
+  and dampers by the joints ("<joint>: I", "<joint>: limit", ...).  URDF keeps links and
+  joints apart, the Mechanism (and Blender) has one namespace: a joint named like a link
+  becomes "<joint> (joint)", with a warning; ``UrdfReport.joint_names`` maps each URDF
+  joint to its Mechanism joint.
 - **Mimic**: ``q = multiplier q_other + offset`` is a coupler ``"<joint>: mimic"``
   (q - q0) - multiplier (q_other - q_other0) = 0 with the robot built where every mimic
   joint is at multiplier q_other + offset (the other joints at zero), so the offset holds.
@@ -48,7 +53,9 @@ class UrdfReport:
     """What an import made: ``parts`` link -> the part that carries it (merged links name
     their parent's part), ``link_frames`` link -> its frame in that part's frame (4x4),
     ``markers`` joint -> (marker I, marker J), the element names added per kind, and the
-    warnings (each with its URDF line)."""
+    warnings (each with its URDF line); ``joint_names`` URDF joint -> Mechanism joint (the
+    same name unless a link has it), the name ``markers``, ``joints`` and the element names
+    use."""
     robot: Robot
     parts: dict
     link_frames: dict
@@ -60,6 +67,7 @@ class UrdfReport:
     couplers: tuple
     configuration: dict
     warnings: tuple
+    joint_names: dict
 
     def summary(self) -> str:
         n_parts = len(set(self.parts.values()))
@@ -82,6 +90,7 @@ def build_mechanism(robot: Robot, floating_base: bool = False,
     parts, frames = part_of_each_link(robot, floating_base)
     configuration = build_configuration(robot)
     world = robot.placements(configuration)
+    names = mechanism_joint_names(robot, warnings)
     m = Mechanism(gravity=gravity)
     for part in dict.fromkeys(parts.values()):
         add_link_part(m, robot, part, world[part], part == robot.root and not floating_base)
@@ -90,23 +99,41 @@ def build_mechanism(robot: Robot, floating_base: bool = False,
         j = robot.joints[name]
         if j.kind == "floating" or parts[j.child] == parts[j.parent]:
             continue
-        markers[name] = add_joint_markers(m, j, parts, frames)
-        named(j.line, m.add_joint, name, KIND[j.kind], *markers[name])
-        joints.append(name)
-        limits += add_stops(m, j, warnings)
-        f, d = add_losses(m, j)
+        as_named = names[name]
+        markers[as_named] = add_joint_markers(m, j, as_named, parts, frames)
+        named(j.line, m.add_joint, as_named, KIND[j.kind], *markers[as_named])
+        joints.append(as_named)
+        limits += add_stops(m, j, as_named)
+        f, d = add_losses(m, j, as_named)
         frictions += f
         dampers += d
     for name in robot.order:
         j = robot.joints[name]
         if j.mimic is not None:
-            named(j.line, m.add_coupler, f"{name}: mimic", [name, j.mimic.joint],
+            coupler = f"{names[name]}: mimic"
+            named(j.line, m.add_coupler, coupler, [names[name], names[j.mimic.joint]],
                   [1.0, -j.mimic.multiplier])
-            couplers.append(f"{name}: mimic")
+            couplers.append(coupler)
     report = UrdfReport(robot, parts, frames, markers, tuple(joints), tuple(limits),
                         tuple(frictions), tuple(dampers), tuple(couplers), configuration,
-                        tuple(warnings))
+                        tuple(warnings), names)
     return m, report
+
+
+def mechanism_joint_names(robot: Robot, warnings: list) -> dict[str, str]:
+    """URDF joint -> its name in the Mechanism: the same, or "<joint> (joint)" where a link
+    has the joint's name (URDF's links and joints are separate namespaces, the Mechanism's
+    parts and joints share one), with a warning naming both."""
+    names = {}
+    for name, j in robot.joints.items():
+        as_named = name
+        while as_named in robot.links or (as_named != name and as_named in robot.joints):
+            as_named += " (joint)"
+        if as_named != name:
+            warnings.append(f"line {j.line}: joint {name!r} is named like link {name!r} "
+                            f"(line {robot.links[name].line}); its joint is {as_named!r}")
+        names[name] = as_named
+    return names
 
 
 def named(line: int, call: Any, *args: Any, **kwargs: Any) -> Any:
@@ -179,14 +206,15 @@ def axis_frame(axis: np.ndarray) -> np.ndarray:
     return np.column_stack([x, np.cross(axis, x), axis])
 
 
-def add_joint_markers(m: Mechanism, j: Joint, parts: dict, frames: dict) -> tuple[str, str]:
+def add_joint_markers(m: Mechanism, j: Joint, name: str, parts: dict,
+                      frames: dict) -> tuple[str, str]:
     """Marker I on the child at its link origin, marker J on the parent at the joint origin,
     both z along the axis (in the joint frame); positions and orientations in part frames."""
     align = np.eye(4)
     align[:3, :3] = axis_frame(j.axis)
     on_child = frames[j.child] @ align
     on_parent = frames[j.parent] @ j.origin @ align
-    names = (f"{j.name}: I", f"{j.name}: J")
+    names = (f"{name}: I", f"{name}: J")
     for marker, part, T in ((names[0], parts[j.child], on_child),
                             (names[1], parts[j.parent], on_parent)):
         named(j.line, m.add_marker, marker, part, position=T[:3, 3],
@@ -194,23 +222,24 @@ def add_joint_markers(m: Mechanism, j: Joint, parts: dict, frames: dict) -> tupl
     return names
 
 
-def add_stops(m: Mechanism, j: Joint, warnings: list) -> list[str]:
+def add_stops(m: Mechanism, j: Joint, joint: str) -> list[str]:
+    """The stops of URDF joint ``j`` (Mechanism joint ``joint``) at its limit's bounds."""
     if j.limit is None:
         return []
-    lower, upper = j.limit.lower, j.limit.upper
-    name = f"{j.name}: limit"
-    named(j.line, m.add_limit, name, j.name, lower=lower, upper=upper)
+    name = f"{joint}: limit"
+    named(j.line, m.add_limit, name, joint, lower=j.limit.lower, upper=j.limit.upper)
     return [name]
 
 
-def add_losses(m: Mechanism, j: Joint) -> tuple[list[str], list[str]]:
-    """(friction elements, dampers) for the joint's <dynamics> (module docstring)."""
+def add_losses(m: Mechanism, j: Joint, joint: str) -> tuple[list[str], list[str]]:
+    """(friction elements, dampers) for URDF joint ``j``'s <dynamics> on Mechanism joint
+    ``joint`` (module docstring)."""
     if j.kind not in ("revolute", "continuous", "prismatic") or (j.friction == 0 and j.damping == 0):
         return [], []
     if j.friction == 0.0 and j.kind != "prismatic":
-        name = f"{j.name}: damping"
-        named(j.line, m.add_torsion_spring, name, j.name, damping=j.damping)
+        name = f"{joint}: damping"
+        named(j.line, m.add_torsion_spring, name, joint, damping=j.damping)
         return [], [name]
-    name = f"{j.name}: friction"
-    named(j.line, m.add_friction, name, j.name, static=0.0, preload=j.friction, viscous=j.damping)
+    name = f"{joint}: friction"
+    named(j.line, m.add_friction, name, joint, static=0.0, preload=j.friction, viscous=j.damping)
     return [name], []
