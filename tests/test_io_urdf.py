@@ -376,6 +376,10 @@ def test_a_damped_slide_falls_as_the_closed_form() -> None:
     mass, c = 2.0, 4.0
     m, report = um.mechanism_from_urdf(slider_urdf(f'<dynamics damping="{c}"/>'))
     assert report.frictions == ("rail: friction",) and m.frictions["rail: friction"].viscous == c
+    rail = line_of(slider_urdf(""), '<joint name="rail"')
+    assert report.warnings == (f"line {rail}: "
+                               "prismatic joint 'rail' has no <limit> (URDF requires one): "
+                               "imported without stops, free as a slide",)
     times = np.linspace(0.0, 1.0, 11)
     r = m.solve(times=times, tolerance=1e-9)
     want = -(mass * G / c) * times + (mass ** 2 * G / c ** 2) * (1 - np.exp(-c * times / mass))

@@ -17,7 +17,8 @@ script share it).
   prismatic, fixed -> fixed, planar -> planar (the axis its normal).
 - **Limits**: a revolute or prismatic joint's ``<limit lower upper>`` -> rigid stops
   ``"<joint>: limit"`` (the solver's default restitution 0.5; an angle's bounds counted over
-  turns, a range may span several).  effort and velocity are ignored.
+  turns, a range may span several).  effort and velocity are ignored.  A revolute or
+  prismatic joint without the ``<limit>`` URDF requires is free, with a warning.
 - **Damping and friction**: ``<dynamics friction>`` (N m or N, a load-independent Coulomb
   force) is the preload of joint friction ``"<joint>: friction"`` with no coefficient, so
   the joint sticks while the force needed stays below it; ``damping`` is that element's
@@ -103,7 +104,7 @@ def build_mechanism(robot: Robot, floating_base: bool = False,
         markers[as_named] = add_joint_markers(m, j, as_named, parts, frames)
         named(j.line, m.add_joint, as_named, KIND[j.kind], *markers[as_named])
         joints.append(as_named)
-        limits += add_stops(m, j, as_named)
+        limits += add_stops(m, j, as_named, warnings)
         f, d = add_losses(m, j, as_named)
         frictions += f
         dampers += d
@@ -222,9 +223,15 @@ def add_joint_markers(m: Mechanism, j: Joint, name: str, parts: dict,
     return names
 
 
-def add_stops(m: Mechanism, j: Joint, joint: str) -> list[str]:
-    """The stops of URDF joint ``j`` (Mechanism joint ``joint``) at its limit's bounds."""
+def add_stops(m: Mechanism, j: Joint, joint: str, warnings: list) -> list[str]:
+    """The stops of URDF joint ``j`` (Mechanism joint ``joint``) at its limit's bounds.  The
+    URDF specification requires a ``<limit>`` on revolute and prismatic joints; one without
+    is imported free, with a warning (a revolute that turns freely is 'continuous')."""
     if j.limit is None:
+        if j.kind in ("revolute", "prismatic"):
+            warnings.append(f"line {j.line}: {j.kind} joint {j.name!r} has no <limit> (URDF "
+                            f"requires one): imported without stops, free as a "
+                            f"{'continuous joint' if j.kind == 'revolute' else 'slide'}")
         return []
     name = f"{joint}: limit"
     named(j.line, m.add_limit, name, joint, lower=j.limit.lower, upper=j.limit.upper)
