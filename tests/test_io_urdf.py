@@ -300,6 +300,14 @@ BAD = {
     "a xacro find": (arm_urdf().replace('<box size="0.5 0.05 0.05"/>',
                                         '<mesh filename="$(find arm)/meshes/upper.stl"/>'),
                      "$(find arm)", "<mesh>: filename='$(find arm)/meshes/upper.stl' is a xacro"),
+    "a joint with two origins": (arm_urdf(elbow_extra='\n    <origin xyz="0.4 0 0"/>'),
+                                 '<origin xyz="0.4 0 0"/>', "<joint name='elbow'> has 2 "
+                                 "<origin> elements"),
+    "a link with two inertials": (arm_urdf().replace('<visual><origin xyz="0.25 0 0"/>', """
+    <inertial><mass value="9"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/>
+    </inertial>
+    <visual><origin xyz="0.25 0 0"/>"""), '<mass value="9"/>', "<link name='upper'> has 2 "
+                                  "<inertial> elements"),
     "a bad number": (arm_urdf().replace('xyz="0.5 0 0" rpy', 'xyz="0.5 0" rpy'), 'xyz="0.5 0" rpy',
                      "xyz='0.5 0' is not 3 finite numbers"),
 }

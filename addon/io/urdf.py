@@ -52,6 +52,16 @@ class Element:
         found = self.all(tag)
         return found[0] if found else None
 
+    def single(self, tag: str) -> Element | None:
+        """The child ``tag`` the URDF specification allows once (None when absent); a
+        repeated one is refused naming both lines, rather than one of them silently used."""
+        found = self.all(tag)
+        if len(found) > 1:
+            raise UrdfError(f"{self.label()} has {len(found)} <{tag}> elements (lines "
+                            f"{', '.join(str(c.line) for c in found)}); URDF allows one",
+                            found[1].line)
+        return found[0] if found else None
+
     def label(self) -> str:
         name = self.attrib.get("name")
         return f"<{self.tag}>" if name is None else f"<{self.tag} name={name!r}>"
@@ -247,7 +257,7 @@ def number(e: Element, key: str, default: float | None = None) -> float:
 
 def origin_of(parent: Element) -> np.ndarray:
     """The 4x4 placement an element's ``<origin xyz rpy>`` gives (identity when absent)."""
-    o = parent.one("origin")
+    o = parent.single("origin")
     if o is None:
         return np.eye(4)
     return transform(rpy_matrix(numbers(o, "rpy", 3, (0, 0, 0))), numbers(o, "xyz", 3, (0, 0, 0)))
@@ -255,12 +265,12 @@ def origin_of(parent: Element) -> np.ndarray:
 
 # -- links
 def read_inertial(link: Element) -> Inertial | None:
-    e = link.one("inertial")
+    e = link.single("inertial")
     if e is None:
         return None
     where = f"link {link.attrib.get('name')!r}"
-    m_el = e.one("mass")
-    i_el = e.one("inertia")
+    m_el = e.single("mass")
+    i_el = e.single("inertia")
     if m_el is None or i_el is None:
         raise UrdfError(f"{where}: <inertial> needs <mass> and <inertia>", e.line)
     mass = number(m_el, "value")
@@ -279,7 +289,7 @@ def read_inertial(link: Element) -> Inertial | None:
 
 
 def read_material(e: Element) -> tuple | None:
-    color = e.one("color")
+    color = e.single("color")
     if color is None:
         return None
     rgba = numbers(color, "rgba", 4)
@@ -305,7 +315,7 @@ def resolve_mesh(filename: str, base_dir: str, package_dirs: tuple) -> list[str]
 
 def read_geometry(v: Element, where: str, base_dir: str, package_dirs: tuple,
                   warnings: list) -> Geometry | None:
-    g = v.one("geometry")
+    g = v.single("geometry")
     shapes = [] if g is None else g.children
     if len(shapes) != 1:
         raise UrdfError(f"{where}: <geometry> needs exactly one of box, cylinder, sphere, mesh",
@@ -341,7 +351,7 @@ def read_visuals(link: Element, materials: dict, base_dir: str, package_dirs: tu
         geometry = read_geometry(v, where, base_dir, package_dirs, warnings)
         if geometry is None:
             continue
-        mat = v.one("material")
+        mat = v.single("material")
         name, rgba = "", None
         if mat is not None:
             name = mat.attrib.get("name", "")
@@ -361,14 +371,14 @@ def read_joint(e: Element, links: dict) -> Joint:
         raise UrdfError(f"{what}: unknown type {kind!r} (known: {', '.join(JOINT_TYPES)})", e.line)
     ends = []
     for tag in ("parent", "child"):
-        el = e.one(tag)
+        el = e.single(tag)
         if el is None or not el.attrib.get("link"):
             raise UrdfError(f"{what} needs <{tag} link=...>", e.line)
         if el.attrib["link"] not in links:
             raise UrdfError(f"{what}: {tag} link {el.attrib['link']!r} is not a link of the robot",
                             el.line)
         ends.append(el.attrib["link"])
-    axis_el = e.one("axis")
+    axis_el = e.single("axis")
     axis = numbers(axis_el, "xyz", 3, (1, 0, 0)) if axis_el is not None else np.array([1.0, 0, 0])
     norm = float(np.linalg.norm(axis))
     if kind in MOVING_ONE_AXIS + ("planar",) and norm == 0.0:
@@ -378,7 +388,7 @@ def read_joint(e: Element, links: dict) -> Joint:
 
 
 def read_limit(e: Element, what: str, kind: str) -> Limit | None:
-    el = e.one("limit")
+    el = e.single("limit")
     if el is None or kind not in ("revolute", "prismatic"):
         return None
     lower, upper = number(el, "lower", 0.0), number(el, "upper", 0.0)
@@ -394,7 +404,7 @@ def read_limit(e: Element, what: str, kind: str) -> Limit | None:
 
 
 def read_dynamics(e: Element, what: str) -> tuple[float, float]:
-    el = e.one("dynamics")
+    el = e.single("dynamics")
     if el is None:
         return 0.0, 0.0
     damping, friction = number(el, "damping", 0.0), number(el, "friction", 0.0)
@@ -404,7 +414,7 @@ def read_dynamics(e: Element, what: str) -> tuple[float, float]:
 
 
 def read_mimic(e: Element, what: str) -> Mimic | None:
-    el = e.one("mimic")
+    el = e.single("mimic")
     if el is None:
         return None
     if not el.attrib.get("joint"):
