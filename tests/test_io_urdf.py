@@ -223,6 +223,27 @@ def test_a_floating_base_is_a_free_part() -> None:
     assert (com[1, 2] - com[0, 2]) / total == pytest.approx(-0.5 * G * 0.25, abs=1e-9)
 
 
+def test_a_floating_base_under_a_massless_footprint_falls_whole() -> None:
+    """A mobile robot's massless root 'base_footprint' 0.1 m under 'base' (5 kg): with a
+    floating base the footprint rides on the base's part, the robot falls freely (its
+    centre of mass drops g t^2 / 2) and the footprint stays 0.1 m under the base."""
+    text = arm_urdf().replace('<link name="base"/>', """<link name="base_footprint"/>
+  <joint name="footprint" type="fixed"><parent link="base_footprint"/><child link="base"/>
+    <origin xyz="0 0 0.1" rpy="0 0 0.4"/></joint>
+  <link name="base"><inertial>
+      <mass value="5"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/>
+      </inertial></link>""")
+    m, report = um.mechanism_from_urdf(text, floating_base=True)
+    assert report.parts["base_footprint"] == "base" and not m.parts["base"].fixed
+    footprint = report.link_frames["base_footprint"]
+    assert np.allclose(footprint[:3, 3], [0.0, 0.0, -0.1], atol=1e-15)
+    r = m.solve(times=[0.0, 0.5], tolerance=1e-9)
+    total = 5.0 + M1 + M2
+    com = sum(r.center_of_mass(p) * mass for p, mass in (("base", 5.0), ("upper", M1), ("fore", M2)))
+    assert (com[1, 2] - com[0, 2]) / total == pytest.approx(-0.5 * G * 0.25, abs=1e-9)
+    assert r.position("base")[0, 2] == pytest.approx(0.1, abs=1e-15)
+
+
 # -- meshes and packages
 def mesh_urdf(filename: str) -> str:
     return f"""<robot name="r">

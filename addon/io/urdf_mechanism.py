@@ -8,7 +8,8 @@ script share it).
   stays a fixed joint (its reaction is then reported).  A massless link on a moving joint
   is an error: the solver's parts need mass.
 - **Base**: the root link is the ground (a fixed part); with ``floating_base=True`` it is a
-  free part of its own mass instead.  A ``floating`` joint adds no joint (its child is a
+  free part of its own mass instead, or, for a root without ``<inertial>`` (a mobile
+  robot's ``base_footprint``), the first link with mass fixed to it carries it.  A ``floating`` joint adds no joint (its child is a
   free part).
 - **Joints**: each joint is marker I on the child at the child link's origin and marker J
   on the parent at the joint origin, both with z along the joint axis, so the solver's
@@ -150,13 +151,14 @@ def named(line: int, call: Any, *args: Any, **kwargs: Any) -> Any:
 def part_of_each_link(robot: Robot, floating_base: bool) -> tuple[dict, dict]:
     """(link -> part name, link -> its frame in the part's frame): a massless link on a
     fixed joint joins its parent's part; any other link is a part of its own."""
-    parts, frames = {robot.root: robot.root}, {robot.root: np.eye(4)}
-    root = robot.links[robot.root]
-    if floating_base and root.inertial is None:
-        raise UrdfError(f"link {root.name!r}: a floating base needs its <inertial>", root.line)
+    base, root_frame = floating_base_part(robot) if floating_base else (robot.root, np.eye(4))
+    parts, frames = {robot.root: base}, {robot.root: root_frame}
     for name in robot.order:
         j = robot.joints[name]
         link = robot.links[j.child]
+        if j.child == base:
+            parts[j.child], frames[j.child] = base, np.eye(4)
+            continue
         if link.inertial is None and j.kind == "fixed":
             parts[j.child] = parts[j.parent]
             frames[j.child] = frames[j.parent] @ j.origin
@@ -166,6 +168,21 @@ def part_of_each_link(robot: Robot, floating_base: bool) -> tuple[dict, dict]:
                             f"but has no <inertial>: a moving link needs its mass", link.line)
         parts[j.child], frames[j.child] = j.child, np.eye(4)
     return parts, frames
+
+
+def floating_base_part(robot: Robot) -> tuple[str, np.ndarray]:
+    """(the part a floating root link belongs to, the root's frame in that part's frame):
+    the root itself when it has mass, else the first link with mass on a fixed joint to it
+    (a massless ``base_footprint`` over ``base_link``)."""
+    root = robot.links[robot.root]
+    if root.inertial is not None:
+        return root.name, np.eye(4)
+    for name in robot.order:
+        j = robot.joints[name]
+        if j.parent == root.name and j.kind == "fixed" and robot.links[j.child].inertial:
+            return j.child, np.linalg.inv(j.origin)
+    raise UrdfError(f"link {root.name!r}: a floating base needs its <inertial> or a link with "
+                    "mass on a fixed joint to it", root.line)
 
 
 def build_configuration(robot: Robot) -> dict[str, float]:
