@@ -278,6 +278,21 @@ def test_a_missing_mesh_is_a_warning_with_its_line(tmp_path) -> None:
     assert f"line {line_of(text, 'gone.stl')}:" in warning and "gone.stl" in warning
 
 
+def test_a_capsule_visual_is_a_warning_and_the_robot_still_swings() -> None:
+    """URDF's shapes are box, cylinder, sphere and mesh; a <capsule> (read by MuJoCo and
+    Gazebo) is named in a warning and skipped, the mechanism built as without it."""
+    text = arm_urdf().replace('<box size="0.5 0.05 0.05"/>', '<capsule radius="0.03" length="0.4"/>')
+    m, report = um.mechanism_from_urdf(text)
+    assert report.robot.links["upper"].visuals == ()
+    warning, = report.warnings
+    assert warning.startswith(f"line {line_of(text, '<capsule')}: link 'upper' visual 1: "
+                              "geometry <capsule> is not drawn")
+    times = np.linspace(0.0, 0.5, 6)
+    plain, _ = um.mechanism_from_urdf(arm_urdf())
+    r, p = m.solve(times=times, tolerance=1e-10), plain.solve(times=times, tolerance=1e-10)
+    assert np.abs(r.position("fore") - p.position("fore")).max() < 1e-12   # the same equations
+
+
 def test_relative_meshes_resolve_against_the_urdf_file(tmp_path) -> None:
     (tmp_path / "a.obj").write_text("v 0 0 0\n")
     path = tmp_path / "r.urdf"

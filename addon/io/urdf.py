@@ -12,7 +12,9 @@ angle q turns the child by Rot(axis, q), a prismatic joint at slide q moves it b
 
 Only the standard library's expat parser (for the line numbers) and numpy are used.
 Errors are ``UrdfError`` (a ``MechanismError``) naming the element and its line; a mesh
-file that cannot be found is a warning, the link kept without that visual.
+file that cannot be found, or a visual shape other than box, cylinder, sphere and mesh
+(a ``<capsule>``, which MuJoCo and Gazebo read), is a warning, the link kept without that
+visual (visuals carry no mass).
 """
 from __future__ import annotations
 
@@ -340,7 +342,9 @@ def read_geometry(v: Element, where: str, base_dir: str, package_dirs: tuple,
             return None
         return Geometry("mesh", path=os.path.abspath(found[0]),
                         scale=tuple(numbers(s, "scale", 3, (1, 1, 1))))
-    raise UrdfError(f"{where}: unknown geometry <{s.tag}> (box, cylinder, sphere or mesh)", s.line)
+    warnings.append(f"line {s.line}: {where}: geometry <{s.tag}> is not drawn (box, cylinder, "
+                    "sphere or mesh are); the link is kept without this visual")
+    return None
 
 
 def read_visuals(link: Element, materials: dict, base_dir: str, package_dirs: tuple,
