@@ -244,6 +244,20 @@ def test_a_floating_base_under_a_massless_footprint_falls_whole() -> None:
     assert r.position("base")[0, 2] == pytest.approx(0.1, abs=1e-15)
 
 
+def test_damping_on_a_planar_joint_is_named_as_not_applied() -> None:
+    """URDF's damping and friction are per coordinate of revolute, continuous and prismatic
+    joints; on a planar joint they are not applied, and a warning names the joint."""
+    text = arm_urdf(shoulder='type="planar"', elbow='type="fixed"',
+                    shoulder_extra='<dynamics damping="0.5" friction="0.1"/>')
+    m, report = um.mechanism_from_urdf(text)
+    assert report.joints == ("shoulder", "elbow") and not report.dampers and not report.frictions
+    shoulder = line_of(text, '<joint name="shoulder"')
+    assert report.warnings == (f"line {shoulder}: planar joint "
+                               "'shoulder': <dynamics> damping 0.5 and friction 0.1 are not "
+                               "applied (URDF defines them for revolute, continuous and "
+                               "prismatic joints)",)
+
+
 # -- meshes and packages
 def mesh_urdf(filename: str) -> str:
     return f"""<robot name="r">

@@ -26,7 +26,8 @@ script share it).
   viscous term.  Without dry friction, a revolute joint's damping is a torsion damper
   ``"<joint>: damping"`` (a smooth force with no sticking events to locate); a prismatic
   joint's is the friction element's viscous term alone (the solver has no damper along a
-  slide other than this).
+  slide other than this).  On a fixed, floating or planar joint they are not applied (a
+  warning says so).
 - **Names**: parts are named by their links, joints and their markers, stops, friction
   and dampers by the joints ("<joint>: I", "<joint>: limit", ...).  URDF keeps links and
   joints apart, the Mechanism (and Blender) has one namespace: a joint named like a link
@@ -93,6 +94,7 @@ def build_mechanism(robot: Robot, floating_base: bool = False,
     configuration = build_configuration(robot)
     world = robot.placements(configuration)
     names = mechanism_joint_names(robot, warnings)
+    warnings += unused_dynamics(robot)
     m = Mechanism(gravity=gravity)
     for part in dict.fromkeys(parts.values()):
         add_link_part(m, robot, part, world[part], part == robot.root and not floating_base)
@@ -120,6 +122,17 @@ def build_mechanism(robot: Robot, floating_base: bool = False,
                         tuple(frictions), tuple(dampers), tuple(couplers), configuration,
                         tuple(warnings), names)
     return m, report
+
+
+def unused_dynamics(robot: Robot) -> list[str]:
+    """A warning for each fixed, floating or planar joint whose ``<dynamics>`` gives damping
+    or friction: URDF defines them for one coordinate (revolute, continuous, prismatic),
+    so they are not applied to these."""
+    return [f"line {j.line}: {j.kind} joint {j.name!r}: <dynamics> damping {j.damping:g} "
+            f"and friction {j.friction:g} are not applied (URDF defines them for revolute, "
+            "continuous and prismatic joints)"
+            for j in robot.joints.values()
+            if j.kind not in ("revolute", "continuous", "prismatic") and (j.damping or j.friction)]
 
 
 def mechanism_joint_names(robot: Robot, warnings: list) -> dict[str, str]:
