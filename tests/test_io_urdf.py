@@ -307,6 +307,18 @@ def test_a_capsule_visual_is_a_warning_and_the_robot_still_swings() -> None:
     assert np.abs(r.position("fore") - p.position("fore")).max() < 1e-12   # the same equations
 
 
+def test_a_material_coloured_in_one_visual_colours_every_visual_naming_it() -> None:
+    text = arm_urdf().replace(
+        '<geometry><box size="0.5 0.05 0.05"/></geometry>',
+        '<geometry><box size="0.5 0.05 0.05"/></geometry>'
+        '<material name="orange"><color rgba="1 0.5 0 1"/></material>').replace(
+        '<link name="fore">', '<link name="fore"><visual><geometry><sphere radius="0.05"/>'
+        '</geometry><material name="orange"/></visual>')
+    robot = urdf.read_urdf(text)
+    assert robot.links["fore"].visuals[0].rgba == (1.0, 0.5, 0.0, 1.0)
+    assert robot.links["upper"].visuals[0].rgba == (1.0, 0.5, 0.0, 1.0)
+
+
 def test_relative_meshes_resolve_against_the_urdf_file(tmp_path) -> None:
     (tmp_path / "a.obj").write_text("v 0 0 0\n")
     path = tmp_path / "r.urdf"

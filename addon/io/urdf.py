@@ -298,6 +298,20 @@ def read_material(e: Element) -> tuple | None:
     return tuple(float(v) for v in np.clip(rgba, 0.0, 1.0))
 
 
+def named_materials(root: Element) -> dict:
+    """name -> rgba (or None) of the robot's materials: those at the top level, then the
+    first coloured definition of each other name inside a link's visual (which URDF readers
+    such as urdfdom share with every visual naming it)."""
+    materials = {m.attrib.get("name", ""): read_material(m) for m in root.all("material")}
+    for link in root.all("link"):
+        for visual in link.all("visual"):
+            for m in visual.all("material"):
+                name = m.attrib.get("name", "")
+                if name and materials.get(name) is None:
+                    materials[name] = read_material(m)
+    return materials
+
+
 def resolve_mesh(filename: str, base_dir: str, package_dirs: tuple) -> list[str]:
     """The paths where a mesh ``filename`` may be: ``package://pkg/path`` in each of the
     package folders (as ``folder/pkg/path``, or ``folder/path`` where the folder is the
@@ -484,7 +498,7 @@ def read_robot(text: str, base_dir: str = ".", package_dirs: Any = ()) -> Robot:
     robot_name = root.attrib.get("name", "robot")
     dirs = (package_dirs,) if isinstance(package_dirs, (str, os.PathLike)) else tuple(package_dirs)
     dirs = tuple(os.fspath(d) for d in dirs)
-    materials = {m.attrib.get("name", ""): read_material(m) for m in root.all("material")}
+    materials = named_materials(root)
     warnings: list[str] = []
     links: dict[str, Link] = {}
     for e in root.all("link"):
