@@ -204,13 +204,13 @@ class SceneWriter:
 
     def mimic(self, joint) -> None:
         """A general coupler: 1 (q - q0) - multiplier (q_other - q_other0) = 0."""
-        ob = self.empty(f"{joint.name}: mimic", "CIRCLE", 0.1)
+        ends = [self.report.joint_names[j] for j in (joint.name, joint.mimic.joint)]
+        ob = self.empty(f"{ends[0]}: mimic", "CIRCLE", 0.1)
         s = ob.mechanism
         s.role, s.coupler_kind = "COUPLER", "COUPLER"
-        s.joint_a, s.joint_b = self.objects[joint.name], self.objects[joint.mimic.joint]
+        s.joint_a, s.joint_b = (self.objects[j] for j in ends)
         s.coordinate_a, s.coordinate_b = (
-            "SLIDE" if self.mech.joints[j].kind == "prismatic" else "ANGLE"
-            for j in (joint.name, joint.mimic.joint))
+            "SLIDE" if self.mech.joints[j].kind == "prismatic" else "ANGLE" for j in ends)
         s.scale_a = self.coupler_scale(1.0, s.coordinate_a)
         s.scale_b = self.coupler_scale(-joint.mimic.multiplier, s.coordinate_b)
 

@@ -223,3 +223,23 @@ def test_the_command_line_imports_a_robot_into_a_blend_file(blender, extension, 
     bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "bob.blend"))
     assert bpy.data.objects["bob"].mechanism.role == "PART"
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
+
+
+def test_links_named_like_their_joints_import_and_bake(blender, tmp_path) -> None:
+    """Links 'shoulder' and 'elbow' on the joints of those names (URDF's namespaces are
+    apart, Blender's is one): the joints are 'shoulder (joint)' and 'elbow (joint)', the
+    mimic coupler joins those, and the bake is the solver's run of the file."""
+    bpy = blender
+    bs.set_range(bpy)
+    text = arm_urdf(elbow_extra='<mimic joint="shoulder" multiplier="-2" offset="0.1"/>')
+    for link, joint in (("upper", "shoulder"), ("fore", "elbow")):
+        text = text.replace(f'name="{link}"', f'name="{joint}"').replace(f'link="{link}"',
+                                                                        f'link="{joint}"')
+    path = tmp_path / "named_like.urdf"
+    path.write_text(text)
+    assert bpy.ops.mechanism.import_urdf(filepath=str(path)) == {"FINISHED"}
+    s = bpy.data.objects["elbow (joint): mimic"].mechanism
+    assert (s.joint_a.name, s.joint_b.name) == ("elbow (joint)", "shoulder (joint)")
+    assert bpy.data.objects["elbow"].mechanism.role == "PART"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    baked_like_the_solver(bpy, path, ("shoulder", "elbow"))

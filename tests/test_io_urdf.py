@@ -223,6 +223,41 @@ def test_a_floating_base_is_a_free_part() -> None:
     assert (com[1, 2] - com[0, 2]) / total == pytest.approx(-0.5 * G * 0.25, abs=1e-9)
 
 
+def test_a_floating_base_under_a_massless_footprint_falls_whole() -> None:
+    """A mobile robot's massless root 'base_footprint' 0.1 m under 'base' (5 kg): with a
+    floating base the footprint rides on the base's part, the robot falls freely (its
+    centre of mass drops g t^2 / 2) and the footprint stays 0.1 m under the base."""
+    text = arm_urdf().replace('<link name="base"/>', """<link name="base_footprint"/>
+  <joint name="footprint" type="fixed"><parent link="base_footprint"/><child link="base"/>
+    <origin xyz="0 0 0.1" rpy="0 0 0.4"/></joint>
+  <link name="base"><inertial>
+      <mass value="5"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/>
+      </inertial></link>""")
+    m, report = um.mechanism_from_urdf(text, floating_base=True)
+    assert report.parts["base_footprint"] == "base" and not m.parts["base"].fixed
+    footprint = report.link_frames["base_footprint"]
+    assert np.allclose(footprint[:3, 3], [0.0, 0.0, -0.1], atol=1e-15)
+    r = m.solve(times=[0.0, 0.5], tolerance=1e-9)
+    total = 5.0 + M1 + M2
+    com = sum(r.center_of_mass(p) * mass for p, mass in (("base", 5.0), ("upper", M1), ("fore", M2)))
+    assert (com[1, 2] - com[0, 2]) / total == pytest.approx(-0.5 * G * 0.25, abs=1e-9)
+    assert r.position("base")[0, 2] == pytest.approx(0.1, abs=1e-15)
+
+
+def test_damping_on_a_planar_joint_is_named_as_not_applied() -> None:
+    """URDF's damping and friction are per coordinate of revolute, continuous and prismatic
+    joints; on a planar joint they are not applied, and a warning names the joint."""
+    text = arm_urdf(shoulder='type="planar"', elbow='type="fixed"',
+                    shoulder_extra='<dynamics damping="0.5" friction="0.1"/>')
+    m, report = um.mechanism_from_urdf(text)
+    assert report.joints == ("shoulder", "elbow") and not report.dampers and not report.frictions
+    shoulder = line_of(text, '<joint name="shoulder"')
+    assert report.warnings == (f"line {shoulder}: planar joint "
+                               "'shoulder': <dynamics> damping 0.5 and friction 0.1 are not "
+                               "applied (URDF defines them for revolute, continuous and "
+                               "prismatic joints)",)
+
+
 # -- meshes and packages
 def mesh_urdf(filename: str) -> str:
     return f"""<robot name="r">
@@ -255,6 +290,33 @@ def test_a_missing_mesh_is_a_warning_with_its_line(tmp_path) -> None:
     assert robot.links["a"].visuals == ()
     warning, = robot.warnings
     assert f"line {line_of(text, 'gone.stl')}:" in warning and "gone.stl" in warning
+
+
+def test_a_capsule_visual_is_a_warning_and_the_robot_still_swings() -> None:
+    """URDF's shapes are box, cylinder, sphere and mesh; a <capsule> (read by MuJoCo and
+    Gazebo) is named in a warning and skipped, the mechanism built as without it."""
+    text = arm_urdf().replace('<box size="0.5 0.05 0.05"/>', '<capsule radius="0.03" length="0.4"/>')
+    m, report = um.mechanism_from_urdf(text)
+    assert report.robot.links["upper"].visuals == ()
+    warning, = report.warnings
+    assert warning.startswith(f"line {line_of(text, '<capsule')}: link 'upper' visual 1: "
+                              "geometry <capsule> is not drawn")
+    times = np.linspace(0.0, 0.5, 6)
+    plain, _ = um.mechanism_from_urdf(arm_urdf())
+    r, p = m.solve(times=times, tolerance=1e-10), plain.solve(times=times, tolerance=1e-10)
+    assert np.abs(r.position("fore") - p.position("fore")).max() < 1e-12   # the same equations
+
+
+def test_a_material_coloured_in_one_visual_colours_every_visual_naming_it() -> None:
+    text = arm_urdf().replace(
+        '<geometry><box size="0.5 0.05 0.05"/></geometry>',
+        '<geometry><box size="0.5 0.05 0.05"/></geometry>'
+        '<material name="orange"><color rgba="1 0.5 0 1"/></material>').replace(
+        '<link name="fore">', '<link name="fore"><visual><geometry><sphere radius="0.05"/>'
+        '</geometry><material name="orange"/></visual>')
+    robot = urdf.read_urdf(text)
+    assert robot.links["fore"].visuals[0].rgba == (1.0, 0.5, 0.0, 1.0)
+    assert robot.links["upper"].visuals[0].rgba == (1.0, 0.5, 0.0, 1.0)
 
 
 def test_relative_meshes_resolve_against_the_urdf_file(tmp_path) -> None:
@@ -291,6 +353,23 @@ BAD = {
                                                 '<limit effort="5" velocity="2"/>'),
                                          '<limit effort="5"', "joint 'elbow': its limit leaves it "
                                          "no range (lower = upper = 0; lower and upper not given"),
+    "an unexpanded xacro macro": (arm_urdf(links_extra="""
+  <xacro:macro name="leg" params="side">
+    <link name="${side}_leg"/>
+  </xacro:macro>"""), "<xacro:macro", "<xacro:macro> is xacro, not URDF: expand the file"),
+    "a xacro substitution": (arm_urdf().replace('xyz="0 0 1" rpy', 'xyz="0 0 ${height}" rpy'),
+                             "${height}", "xyz='0 0 ${height}' is a xacro substitution"),
+    "a xacro find": (arm_urdf().replace('<box size="0.5 0.05 0.05"/>',
+                                        '<mesh filename="$(find arm)/meshes/upper.stl"/>'),
+                     "$(find arm)", "<mesh>: filename='$(find arm)/meshes/upper.stl' is a xacro"),
+    "a joint with two origins": (arm_urdf(elbow_extra='\n    <origin xyz="0.4 0 0"/>'),
+                                 '<origin xyz="0.4 0 0"/>', "<joint name='elbow'> has 2 "
+                                 "<origin> elements"),
+    "a link with two inertials": (arm_urdf().replace('<visual><origin xyz="0.25 0 0"/>', """
+    <inertial><mass value="9"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/>
+    </inertial>
+    <visual><origin xyz="0.25 0 0"/>"""), '<mass value="9"/>', "<link name='upper'> has 2 "
+                                  "<inertial> elements"),
     "a bad number": (arm_urdf().replace('xyz="0.5 0 0" rpy', 'xyz="0.5 0" rpy'), 'xyz="0.5 0" rpy',
                      "xyz='0.5 0' is not 3 finite numbers"),
 }
@@ -367,6 +446,10 @@ def test_a_damped_slide_falls_as_the_closed_form() -> None:
     mass, c = 2.0, 4.0
     m, report = um.mechanism_from_urdf(slider_urdf(f'<dynamics damping="{c}"/>'))
     assert report.frictions == ("rail: friction",) and m.frictions["rail: friction"].viscous == c
+    rail = line_of(slider_urdf(""), '<joint name="rail"')
+    assert report.warnings == (f"line {rail}: "
+                               "prismatic joint 'rail' has no <limit> (URDF requires one): "
+                               "imported without stops, free as a slide",)
     times = np.linspace(0.0, 1.0, 11)
     r = m.solve(times=times, tolerance=1e-9)
     want = -(mass * G / c) * times + (mass ** 2 * G / c ** 2) * (1 - np.exp(-c * times / mass))
@@ -391,3 +474,23 @@ def test_an_angle_bound_past_half_a_turn_is_a_stop_there() -> None:
     m, report = um.mechanism_from_urdf(text)
     assert (m.limits["shoulder: limit"].lower, m.limits["shoulder: limit"].upper) == (-4.0, 1.0)
     assert not report.warnings
+
+
+def test_links_named_like_their_joints_swing_as_the_arm() -> None:
+    """URDF keeps link and joint names apart: links named 'shoulder' and 'elbow' like the
+    joints build the same arm, the joints renamed with a warning naming each."""
+    text = arm_urdf()
+    for link, joint in (("upper", "shoulder"), ("fore", "elbow")):
+        text = text.replace(f'name="{link}"', f'name="{joint}"').replace(f'link="{link}"',
+                                                                        f'link="{joint}"')
+    m, report = um.mechanism_from_urdf(text)
+    assert report.joint_names == {"shoulder": "shoulder (joint)", "elbow": "elbow (joint)"}
+    assert report.joints == ("shoulder (joint)", "elbow (joint)")
+    assert any("joint 'elbow' is named like link 'elbow'" in w for w in report.warnings)
+    times = np.linspace(0.0, 1.0, 11)
+    r = m.solve(times=times, tolerance=1e-11)
+    h, _ = um.mechanism_from_urdf(arm_urdf())
+    rh = h.solve(times=times, tolerance=1e-11)
+    for link, joint in (("upper", "shoulder"), ("fore", "elbow")):
+        assert np.abs(r.position(joint) - rh.position(link)).max() < 1e-9   # same equations
+    assert np.ptp(joint_angle(r, report, "elbow (joint)")) > 0.1

@@ -12,7 +12,9 @@ angle q turns the child by Rot(axis, q), a prismatic joint at slide q moves it b
 
 Only the standard library's expat parser (for the line numbers) and numpy are used.
 Errors are ``UrdfError`` (a ``MechanismError``) naming the element and its line; a mesh
-file that cannot be found is a warning, the link kept without that visual.
+file that cannot be found, or a visual shape other than box, cylinder, sphere and mesh
+(a ``<capsule>``, which MuJoCo and Gazebo read), is a warning, the link kept without that
+visual (visuals carry no mass).
 """
 from __future__ import annotations
 
@@ -50,6 +52,16 @@ class Element:
 
     def one(self, tag: str) -> Element | None:
         found = self.all(tag)
+        return found[0] if found else None
+
+    def single(self, tag: str) -> Element | None:
+        """The child ``tag`` the URDF specification allows once (None when absent); a
+        repeated one is refused naming both lines, rather than one of them silently used."""
+        found = self.all(tag)
+        if len(found) > 1:
+            raise UrdfError(f"{self.label()} has {len(found)} <{tag}> elements (lines "
+                            f"{', '.join(str(c.line) for c in found)}); URDF allows one",
+                            found[1].line)
         return found[0] if found else None
 
     def label(self) -> str:
@@ -206,6 +218,24 @@ def parse_xml(text: str) -> Element:
     return roots[0]
 
 
+def xacro_leftovers(root: Element) -> None:
+    """Refuse an unexpanded xacro file: a ``<xacro:...>`` element (its macros, properties
+    and includes would otherwise be skipped as unknown tags, losing their links and joints)
+    or a ``${...}`` / ``$(...)`` substitution in an attribute.  Names the first one found."""
+    todo = [root]
+    while todo:
+        e = todo.pop(0)
+        if e.tag.startswith("xacro:"):
+            raise UrdfError(f"<{e.tag}> is xacro, not URDF: expand the file with xacro first "
+                            "(xacro robot.urdf.xacro > robot.urdf)", e.line)
+        for key, value in e.attrib.items():
+            if "${" in value or "$(" in value:
+                raise UrdfError(f"{e.label()}: {key}={value!r} is a xacro substitution, not "
+                                "URDF: expand the file with xacro first "
+                                "(xacro robot.urdf.xacro > robot.urdf)", e.line)
+        todo.extend(e.children)
+
+
 def numbers(e: Element, key: str, count: int, default: Any = None) -> np.ndarray:
     """``count`` finite numbers from attribute ``key`` of ``e`` (``default`` when absent)."""
     raw = e.attrib.get(key)
@@ -229,7 +259,7 @@ def number(e: Element, key: str, default: float | None = None) -> float:
 
 def origin_of(parent: Element) -> np.ndarray:
     """The 4x4 placement an element's ``<origin xyz rpy>`` gives (identity when absent)."""
-    o = parent.one("origin")
+    o = parent.single("origin")
     if o is None:
         return np.eye(4)
     return transform(rpy_matrix(numbers(o, "rpy", 3, (0, 0, 0))), numbers(o, "xyz", 3, (0, 0, 0)))
@@ -237,12 +267,12 @@ def origin_of(parent: Element) -> np.ndarray:
 
 # -- links
 def read_inertial(link: Element) -> Inertial | None:
-    e = link.one("inertial")
+    e = link.single("inertial")
     if e is None:
         return None
     where = f"link {link.attrib.get('name')!r}"
-    m_el = e.one("mass")
-    i_el = e.one("inertia")
+    m_el = e.single("mass")
+    i_el = e.single("inertia")
     if m_el is None or i_el is None:
         raise UrdfError(f"{where}: <inertial> needs <mass> and <inertia>", e.line)
     mass = number(m_el, "value")
@@ -261,11 +291,25 @@ def read_inertial(link: Element) -> Inertial | None:
 
 
 def read_material(e: Element) -> tuple | None:
-    color = e.one("color")
+    color = e.single("color")
     if color is None:
         return None
     rgba = numbers(color, "rgba", 4)
     return tuple(float(v) for v in np.clip(rgba, 0.0, 1.0))
+
+
+def named_materials(root: Element) -> dict:
+    """name -> rgba (or None) of the robot's materials: those at the top level, then the
+    first coloured definition of each other name inside a link's visual (which URDF readers
+    such as urdfdom share with every visual naming it)."""
+    materials = {m.attrib.get("name", ""): read_material(m) for m in root.all("material")}
+    for link in root.all("link"):
+        for visual in link.all("visual"):
+            for m in visual.all("material"):
+                name = m.attrib.get("name", "")
+                if name and materials.get(name) is None:
+                    materials[name] = read_material(m)
+    return materials
 
 
 def resolve_mesh(filename: str, base_dir: str, package_dirs: tuple) -> list[str]:
@@ -287,7 +331,7 @@ def resolve_mesh(filename: str, base_dir: str, package_dirs: tuple) -> list[str]
 
 def read_geometry(v: Element, where: str, base_dir: str, package_dirs: tuple,
                   warnings: list) -> Geometry | None:
-    g = v.one("geometry")
+    g = v.single("geometry")
     shapes = [] if g is None else g.children
     if len(shapes) != 1:
         raise UrdfError(f"{where}: <geometry> needs exactly one of box, cylinder, sphere, mesh",
@@ -312,7 +356,9 @@ def read_geometry(v: Element, where: str, base_dir: str, package_dirs: tuple,
             return None
         return Geometry("mesh", path=os.path.abspath(found[0]),
                         scale=tuple(numbers(s, "scale", 3, (1, 1, 1))))
-    raise UrdfError(f"{where}: unknown geometry <{s.tag}> (box, cylinder, sphere or mesh)", s.line)
+    warnings.append(f"line {s.line}: {where}: geometry <{s.tag}> is not drawn (box, cylinder, "
+                    "sphere or mesh are); the link is kept without this visual")
+    return None
 
 
 def read_visuals(link: Element, materials: dict, base_dir: str, package_dirs: tuple,
@@ -323,7 +369,7 @@ def read_visuals(link: Element, materials: dict, base_dir: str, package_dirs: tu
         geometry = read_geometry(v, where, base_dir, package_dirs, warnings)
         if geometry is None:
             continue
-        mat = v.one("material")
+        mat = v.single("material")
         name, rgba = "", None
         if mat is not None:
             name = mat.attrib.get("name", "")
@@ -343,14 +389,14 @@ def read_joint(e: Element, links: dict) -> Joint:
         raise UrdfError(f"{what}: unknown type {kind!r} (known: {', '.join(JOINT_TYPES)})", e.line)
     ends = []
     for tag in ("parent", "child"):
-        el = e.one(tag)
+        el = e.single(tag)
         if el is None or not el.attrib.get("link"):
             raise UrdfError(f"{what} needs <{tag} link=...>", e.line)
         if el.attrib["link"] not in links:
             raise UrdfError(f"{what}: {tag} link {el.attrib['link']!r} is not a link of the robot",
                             el.line)
         ends.append(el.attrib["link"])
-    axis_el = e.one("axis")
+    axis_el = e.single("axis")
     axis = numbers(axis_el, "xyz", 3, (1, 0, 0)) if axis_el is not None else np.array([1.0, 0, 0])
     norm = float(np.linalg.norm(axis))
     if kind in MOVING_ONE_AXIS + ("planar",) and norm == 0.0:
@@ -360,7 +406,7 @@ def read_joint(e: Element, links: dict) -> Joint:
 
 
 def read_limit(e: Element, what: str, kind: str) -> Limit | None:
-    el = e.one("limit")
+    el = e.single("limit")
     if el is None or kind not in ("revolute", "prismatic"):
         return None
     lower, upper = number(el, "lower", 0.0), number(el, "upper", 0.0)
@@ -376,7 +422,7 @@ def read_limit(e: Element, what: str, kind: str) -> Limit | None:
 
 
 def read_dynamics(e: Element, what: str) -> tuple[float, float]:
-    el = e.one("dynamics")
+    el = e.single("dynamics")
     if el is None:
         return 0.0, 0.0
     damping, friction = number(el, "damping", 0.0), number(el, "friction", 0.0)
@@ -386,7 +432,7 @@ def read_dynamics(e: Element, what: str) -> tuple[float, float]:
 
 
 def read_mimic(e: Element, what: str) -> Mimic | None:
-    el = e.one("mimic")
+    el = e.single("mimic")
     if el is None:
         return None
     if not el.attrib.get("joint"):
@@ -448,10 +494,11 @@ def read_robot(text: str, base_dir: str = ".", package_dirs: Any = ()) -> Robot:
     root = parse_xml(text)
     if root.tag != "robot":
         raise UrdfError(f"the document's root element is <{root.tag}>, not <robot>", root.line)
+    xacro_leftovers(root)
     robot_name = root.attrib.get("name", "robot")
     dirs = (package_dirs,) if isinstance(package_dirs, (str, os.PathLike)) else tuple(package_dirs)
     dirs = tuple(os.fspath(d) for d in dirs)
-    materials = {m.attrib.get("name", ""): read_material(m) for m in root.all("material")}
+    materials = named_materials(root)
     warnings: list[str] = []
     links: dict[str, Link] = {}
     for e in root.all("link"):
