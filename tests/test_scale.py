@@ -55,3 +55,55 @@ def test_pendulum_far_from_the_origin_swings_as_at_it(method: str) -> None:
     r = m.solve(duration=2.0, fps=24, analysis="dynamic", method=method)
     assert r.times[-1] == pytest.approx(2.0)
     assert np.abs(rod_angle(r) - reference_angle(1.0, 0.5, r.times)).max() < 1e-7
+
+
+def four_bar(offset: float, crank_angle: float = 1.0) -> Mechanism:
+    """A planar four-bar in the xy plane, ground pivots O = (offset, offset, 0) and
+    O + (0.9, 0, 0) m, crank 0.3 m, coupler 1.0 m, rocker 0.8 m, built closed at the
+    crank's angle (rad) on the upper circuit (``coupler_pin``)."""
+    m = Mechanism(gravity=(0.0, -G, 0.0))
+    m.add_part("ground", fixed=True)
+    o = np.array([offset, offset, 0.0])
+    a_pin = 0.3 * np.array([np.cos(crank_angle), np.sin(crank_angle)])
+    b_pin = coupler_pin(a_pin)
+    for name, start, end in (("crank", np.zeros(2), a_pin), ("coupler", a_pin, b_pin),
+                             ("rocker", np.array([0.9, 0.0]), b_pin)):
+        v = end - start
+        turn = np.arctan2(v[1], v[0])
+        length = float(np.hypot(*v))
+        m.add_part(name, mass=1.0, inertia=(1e-3, length ** 2 / 12, length ** 2 / 12),
+                   center_of_mass=(length / 2, 0, 0), position=tuple(o + [*start, 0.0]),
+                   orientation=(np.cos(turn / 2), 0, 0, np.sin(turn / 2)))
+        m.add_marker(name + "0", name)
+        m.add_marker(name + "1", name, position=(length, 0, 0))
+    m.add_marker("O", "ground", position=tuple(o))
+    m.add_marker("D", "ground", position=tuple(o + [0.9, 0.0, 0.0]))
+    m.add_joint("j1", "revolute", "crank0", "O")
+    m.add_joint("j2", "revolute", "coupler0", "crank1")
+    m.add_joint("j3", "revolute", "rocker1", "coupler1")
+    m.add_joint("j4", "revolute", "rocker0", "D")
+    return m
+
+
+def coupler_pin(a_pin: np.ndarray) -> np.ndarray:
+    """The coupler-rocker pin (m, from O) on the upper circuit: the intersection of the
+    circles of radius 1.0 about the crank pin ``a_pin`` and 0.8 about D = (0.9, 0)."""
+    d = np.array([0.9, 0.0])
+    span = float(np.linalg.norm(d - a_pin))
+    along = (1.0 - 0.64 + span ** 2) / (2.0 * span)
+    e = (d - a_pin) / span
+    return a_pin + along * e + np.sqrt(1.0 - along ** 2) * np.array([-e[1], e[0]])
+
+
+def test_four_bar_far_from_the_origin_assembles_and_sweeps() -> None:
+    """A four-bar 1.4e4 m from the origin, built closed to the rounding of its coordinates
+    (2e-12 m): assembled, and its crank driven through a second, its rocker on the closed
+    form of the circles' intersection.  The rounding of the world coordinates (about
+    4e-12 m) over the rocker's 0.8 m is 5e-12 rad: 1e-9 rad leaves margin."""
+    m = four_bar(1e4)
+    m.add_motion("drive", "j1", "1 + t")
+    r = m.solve(duration=1.0, fps=24)
+    pins = [coupler_pin(0.3 * np.array([np.cos(q), np.sin(q)])) for q in 1.0 + r.times]
+    expected = np.array([np.arctan2(b[1], b[0] - 0.9) for b in pins])
+    q = r.orientation("rocker")
+    assert np.abs(2.0 * np.arctan2(q[:, 3], q[:, 0]) - expected).max() < 1e-9
