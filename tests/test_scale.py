@@ -107,3 +107,16 @@ def test_four_bar_far_from_the_origin_assembles_and_sweeps() -> None:
     expected = np.array([np.arctan2(b[1], b[0] - 0.9) for b in pins])
     q = r.orientation("rocker")
     assert np.abs(2.0 * np.arctan2(q[:, 3], q[:, 0]) - expected).max() < 1e-9
+
+
+def test_four_bar_far_from_the_origin_is_posed_by_its_crank() -> None:
+    """The same far four-bar posed by hand: its crank set to 1.3 rad, the rocker on the
+    closed form (within 1e-9 rad, as the sweep), and the crank's value what was asked."""
+    poser = four_bar(1e4).poser()
+    poser.set_coordinate("j1", 1.3)
+    assert poser.value("j1") == pytest.approx(1.3, abs=1e-9)
+    b_pin = coupler_pin(0.3 * np.array([np.cos(1.3), np.sin(1.3)]))
+    positions, quaternions = poser.part_poses()
+    rocker = list(poser.model.body_part).index("rocker")
+    q = quaternions[rocker]
+    assert abs(2.0 * np.arctan2(q[3], q[0]) - np.arctan2(b_pin[1], b_pin[0] - 0.9)) < 1e-9
