@@ -340,6 +340,19 @@ def test_more_frames_than_memory_holds_is_named() -> None:
         m.solve(duration=1.0, fps=1e9)
 
 
+def test_a_duration_shorter_than_half_a_frame_is_named() -> None:
+    """1 ms at 24 fps rounds to no frame past the start: refused saying the fps it needs,
+    not a Result of t = 0 alone for a run asked to last 1 ms.  At 10,000 fps it has 11
+    frames, and a duration of 0 is the start alone, as asked."""
+    m = base()
+    m.add_joint("pin", "revolute", "A", "O")
+    with pytest.raises(MechanismError, match=r"duration of 0.001 s at 24 fps ends before the "
+                                             r"first frame.*at least 1e\+03 fps"):
+        m.solve(duration=1e-3, fps=24)
+    assert m.solve(duration=1e-3, fps=1e4).times[-1] == pytest.approx(1e-3, rel=1e-12)
+    assert len(m.solve(duration=0.0, fps=24).times) == 1
+
+
 def test_a_run_whose_results_do_not_fit_in_memory_is_named(monkeypatch) -> None:
     """Fewer frames than the limit but more than memory holds (many parts): the run's
     MemoryError is a MechanismError saying how many frames of how many parts."""

@@ -62,6 +62,21 @@ def converged(err: Any, size: Any, tol: float = NEWTON_TOL, step_tol: float = ST
     return (err <= tol) | ((size <= step_tol) & (err <= 1e3 * tol))
 
 
+ROUNDING_ULPS = 16.0    # rounding units of a coordinate a residual row's few sums may leave
+
+
+def rounding_tols(r: np.ndarray, length_scale: Any) -> tuple[Any, Any]:
+    """(tol, step_tol) of the stopping rule for poses whose part positions are ``r``
+    (..., nb, 3) m: NEWTON_TOL and STEP_TOL, or the scaled rounding of the positions'
+    coordinates where that is larger.  A mechanism far from the world origin (a 1 m
+    pendulum 1e4 m away) has residuals and steps that cannot go below the rounding of its
+    coordinates, ROUNDING_ULPS eps |r| / length_scale (2e-12 m there), however well it is
+    closed; the rule would otherwise never stop.  One pair per leading index."""
+    reach = np.abs(r).max(axis=(-2, -1), initial=0.0) / length_scale
+    floor = ROUNDING_ULPS * np.finfo(float).eps * reach
+    return np.maximum(NEWTON_TOL, floor), np.maximum(STEP_TOL, floor)
+
+
 @dataclass
 class NewtonResult:
     x: Any            # the last iterate

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ..algebra.blas import single_thread
-from ..algebra.newton import NEWTON_TOL, RANK_TOL, NewtonOptions, newton, scaled_jacobian, scales
+from ..algebra.newton import (NEWTON_TOL, RANK_TOL, NewtonOptions, newton, rounding_tols,
+                              scaled_jacobian, scales)
 from ..algebra.rank import row_owner
 from ..algebra.schur import Schur
 from ..base.elementary import arcsin
@@ -75,14 +76,15 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
     rows = np.flatnonzero(~model.switched)            # every joint, coupler and motion
+    closed = float(rounding_tols(r, model.length_scale)[0])   # far from the origin: rounding
     out = least_movement(model, r, p, f, rows, max_iter)
-    if out.ok and out.err <= NEWTON_TOL:
+    if out.ok and out.err <= closed:
         return _on_the_curves(model, Assembly(*out.x, track=out.data[0].track), t)
     # the equations cannot all be met (or only to rounding: a least-squares compromise)
     jrows = model.constraint_rows
     if len(jrows) < model.nc:            # do the joints close without the motions?
         joints = least_movement(model, r, p, f, jrows, max_iter)     # from the user's pose
-        if joints.ok and joints.err <= NEWTON_TOL:
+        if joints.ok and joints.err <= closed:
             st = structure(model, *joints.x)
             if st.bad_motions:
                 _overdriven(model, tuple(st.bad_motions), joints.x, t)
@@ -95,7 +97,7 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
         # an over-driving motion a gap of that size: the motion is the cause, not the gap
         _overdriven(model, tuple(st.bad_motions), out.x, t)
     kept = least_movement(model, *out.x, f, st.keep, max_iter) if not st.bad_motions else None
-    if kept is None or not kept.ok or kept.err > NEWTON_TOL:
+    if kept is None or not kept.ok or kept.err > closed:
         _cannot_close(model, out.data[1], t)
     res = kept.data[1]
     gap = np.abs(res[st.redundant]) if st.redundant.size else np.zeros(0)
@@ -172,7 +174,9 @@ def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int,
     problem = LeastMovement(model, f, rows, rs, cw, _sparse_assembly(model, cw, rows),
                             start_track(model, r, p, f))
     problem.turns = turns
-    return newton(problem, (r, p), NewtonOptions(max_iter, line_search=True, stall=(0.9, 8)))
+    tol, step_tol = (float(x) for x in rounding_tols(r, model.length_scale))
+    return newton(problem, (r, p), NewtonOptions(max_iter, tol, step_tol, line_search=True,
+                                                 stall=(0.9, 8)))
 
 
 def _cannot_close(model: Model, res: np.ndarray, t: float) -> None:

@@ -92,7 +92,8 @@ MAX_FRAMES = 10 ** 8     # output frames a run may ask for (one part's poses: 6 
 
 
 def frame_times(duration: float, fps: float) -> np.ndarray:
-    """Output times k/fps for k = 0..round(duration*fps), or MechanismError."""
+    """Output times k/fps for k = 0..round(duration*fps), or MechanismError (a duration
+    above 0 under half a frame, whose run would keep the start alone, among them)."""
     try:
         duration, fps = float(duration), float(fps)
     except (TypeError, ValueError):
@@ -102,6 +103,11 @@ def frame_times(duration: float, fps: float) -> np.ndarray:
     if not (np.isfinite(fps) and fps > 0.0):
         raise MechanismError(f"fps must be a positive number, got {fps}")
     count = round(duration * fps) + 1
+    if duration > 0.0 and count == 1:       # under half a frame: only the start would be kept
+        raise MechanismError(f"a duration of {duration:g} s at {fps:g} fps ends before the first "
+                             f"frame after the start (1/{fps:g} s): the run would keep t = 0 "
+                             f"alone; ask for at least {1.0 / duration:.3g} fps, or give the "
+                             "times")
     if count > MAX_FRAMES:
         raise MechanismError(f"a duration of {duration:g} s at {fps:g} fps is {count:,} frames: "
                              f"at most {MAX_FRAMES:,} (their poses alone would not fit in "

@@ -49,7 +49,7 @@ step's end (``_frame``) or inside a long step (``_frames_in_step``).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +58,7 @@ from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, Standar
                                     error_scale, frame_spacing, initial_step, long_proposal,
                                     next_break, next_size, on_break, side_of)
 from ...integrators.explicit import DoPri5, end_rate
-from ...integrators.implicit import RadauStepper, stiffness_rate
+from ...integrators.implicit import RadauStepper
 from ...kernels.constraints import body_arrays, motion_values
 from ...kernels.contacts import summary_rows
 from ...model.compile import Model
@@ -66,6 +66,7 @@ from ...model.frame_buffer import FrameBuffer
 from ...model.results import Result, report_progress
 from ...model.state import RunState, State
 from .equations import Equations
+from .method import STIFF_RATE, choose_method  # noqa: F401 (STIFF_RATE: the threshold)
 from .events import StepEnd, aim_at_event, crossed_at_end, record_friction, step_events
 from .inside import SINGULAR_STEP, before_failure, inside_step
 from .pairs import frame_pairs
@@ -83,24 +84,7 @@ from ..limit_turns import advanced, started, turn_time
 from ..structure import Structure, open_tree
 
 
-def choose_method(sysm: Equations | Callable[[], Equations], t: float, r, p, v, w,
-                  method: str, model: Model | None = None) -> str:
-    """"explicit" unless the force elements make the constrained system stiff: its fastest
-    rate under their stiffness and damping (``stiffness_rate``, the largest |lambda| of the
-    linearized constrained motion) exceeds STIFF_RATE 1/s, above which Dormand-Prince
-    8(5,3)'s stability (h |lambda| up to about 6) would hold its step under 0.02 s, about
-    the accuracy step of an ordinary mechanism at the default tolerance.  ``sysm``: the
-    run's Equations, or a function making them for ``model`` (a study's variants)."""
-    if method != "auto":
-        return method
-    if (sysm.m if model is None else model).forces.empty:
-        return "explicit"
-    eq = sysm if model is None else sysm()
-    return "implicit" if stiffness_rate(eq, t, r, p, v, w) > STIFF_RATE else "explicit"
-
-
 _NONE = np.zeros(0, dtype=int)
-STIFF_RATE = 300.0
 LONG_STEP = 2.0      # steps of at least this many frames run past the frames (dense output,
 #                      sized for control.LONG_ERR of the step's error goal: long_proposal)
 RATE_EVERY = 16      # steps between estimates of that rate (each costs 31 right-hand sides)
@@ -136,7 +120,8 @@ class DynamicRun:
         self.t = float(times[0])
         self._settle(st, start)
         try:
-            method = choose_method(self.sysm, self.t, self.r, self.p, self.v, self.w, method)
+            method = choose_method(self.sysm, self.t, self.r, self.p, self.v, self.w, method,
+                                   span=float(times[-1] - times[0]))
         except ExpressionError as exc:        # a load that cannot be evaluated at the start
             raise SolverError(str(exc), self.t) from None
         self._integrator(method, keep)

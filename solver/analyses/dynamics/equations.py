@@ -26,7 +26,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ...algebra.newton import NewtonOptions, converged, newton, scales, step_pose, step_size
+from ...algebra.newton import (NewtonOptions, converged, newton, rounding_tols, scales, step_pose,
+                               step_size)
 from ...algebra.schur import Schur, inverse_mass
 from ...base.einsum import einsum
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix, unit_quaternions
@@ -460,7 +461,8 @@ class Equations:
             return sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
         err, ev, A, res = residual_at(r, p)
         last = np.full(len(t), np.inf)
-        live = todo & ~converged(err, last)
+        tol, step_tol = rounding_tols(r, np.reshape(L, -1))
+        live = todo & ~converged(err, last, tol, step_tol)
         vals = W = None
         for _ in range(20):
             if not live.any():
@@ -475,8 +477,8 @@ class Equations:
             p = np.where(live[:, None, None], p1, p)
             last = np.where(live, size, last)
             err, ev, A, res = residual_at(r, p)
-            live &= ~converged(err, last)
-        if (todo & ~converged(err, last)).any():
+            live &= ~converged(err, last, tol, step_tol)
+        if (todo & ~converged(err, last, tol, step_tol)).any():
             raise np.linalg.LinAlgError("position projection did not converge")
         # the projected states' turns and contacts, for their next step
         track = ((ev.track if ref is None else np.where(todo[:, None], ev.track, ref))
@@ -512,7 +514,8 @@ class Equations:
 
         problem = PositionProjection(self, f, rs, cw, pending)
         robust = self.run.robust
-        out = newton(problem, (r, p), NewtonOptions(100 if robust else 20))
+        tol, step_tol = (float(x) for x in rounding_tols(r, m.length_scale))
+        out = newton(problem, (r, p), NewtonOptions(100 if robust else 20, tol, step_tol))
         mats, ready = problem.mats, problem.ready
         if not out.ok and not (robust and out.err <= self.robust_tol):
             # (at a singular position the residual along the lost direction is quadratic

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...algebra.blas import single_thread
-from ...algebra.newton import (NEWTON_TOL, NewtonOptions, converged, newton, scaled_jacobian,
-                               scales, step_pose, step_size)
+from ...algebra.newton import (NEWTON_TOL, NewtonOptions, converged, newton, rounding_tols,
+                               scaled_jacobian, scales, step_pose, step_size)
 from ...base.errors import ExpressionError, SolverError
 from ...base.rotations import quat_to_matrix, skew
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
@@ -168,12 +168,13 @@ class Poser(Wiggle):
         Jacobian of the step's start), else the least-movement assembly; None if neither
         converges."""
         rows, cw = self._held(), self.cw
+        tol, step_tol = (float(v) for v in rounding_tols(x[0], self.L))   # far: rounding
         if pinv is not None:
-            out = newton(ChordOntoRows(self, rows, pinv, cw), x, NewtonOptions(8))
+            out = newton(ChordOntoRows(self, rows, pinv, cw), x, NewtonOptions(8, tol, step_tol))
             if out.ok:
                 return out.x, out.data[0].track
         out = least_movement(self.model, *x, self._f, rows, 12, self._turns)
-        if out.ok and out.err <= NEWTON_TOL:
+        if out.ok and out.err <= tol:
             return out.x, self._evaluate(out.x, need_jac=False)[0].track
         return None
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...algebra.blas import single_thread
-from ...algebra.newton import NEWTON_TOL, NewtonOptions, newton
+from ...algebra.newton import NewtonOptions, newton, rounding_tols
 from ...base.errors import SolverError, finite_number
 from ...kernels.constraints import KERNELS, body_arrays
 from ...model.plans import RowGroup, coordinate_row, row_group
@@ -158,8 +158,10 @@ class Wiggle:
         unit = 1.0 if angle else self.L
 
         problem = HoldCoordinate(self, c, rows, target, angle, unit, cw, wrap)
-        out = newton(problem, x, NewtonOptions(40, line_search=True, stall=(0.9, 8)))
-        if not out.ok or out.err > NEWTON_TOL:
+        tol, step_tol = (float(v) for v in rounding_tols(x[0], self.L))   # far: rounding
+        out = newton(problem, x, NewtonOptions(40, tol, step_tol, line_search=True,
+                                               stall=(0.9, 8)))
+        if not out.ok or out.err > tol:
             return None
         return out.x, out.data[0].track
 

@@ -27,7 +27,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ...algebra.newton import converged, step_pose
+from ...algebra.newton import converged, rounding_tols, step_pose
 from ...algebra.rank import involved
 from ...base.errors import ExpressionError, FrictionJam, SolverCancelled, SolverError
 from ...base.rotations import rotate_world
@@ -538,7 +538,7 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
         res = residual(model, ev.phi, fv[:, fr])[..., keep]
         with np.errstate(invalid="ignore"):
             err = np.abs(res * alg.rs).max(axis=-1, initial=0.0)
-            conv = converged(err, size[:, fr]) & lv
+            conv = converged(err, size[:, fr], *rounding_tols(R[:, fr], alg.L)) & lv
             lv = lv & np.isfinite(err) & np.isfinite(ev.jac).all(axis=(-2, -1)) & ~conv
         done[:, fr] |= conv
         fr, lv, res = _still(fr, lv, res)
