@@ -117,6 +117,20 @@ def set_range(bpy, start: int = FRAME_START, end: int = FRAME_END) -> None:
     scene.frame_set(start)
 
 
+def millimetre_pair(bpy, ground: str, ground_size: tuple, ground_at: tuple, name: str,
+                    size: tuple, kind: str) -> tuple[Any, Any, Any]:
+    """A millimetre scene (unit scale 0.001) of a ground box ``ground`` of ``ground_size``
+    at ``ground_at`` and a box ``name`` of ``size`` at the origin, joined there by a ``kind``
+    joint along z (Connect, the box marker I): (ground, box, joint)."""
+    set_range(bpy)
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    base = add_box(bpy, ground, ground_size, ground_at)
+    part = add_box(bpy, name, size, (0.0, 0.0, 0.0))
+    tag(bpy, [base, part], "PART")
+    base.mechanism.ground = True
+    return base, part, connect(bpy, part, base, (0.0, 0.0, 0.0), kind, "Z")
+
+
 def ground_and_arm(bpy) -> tuple[Any, Any]:
     """The pendulum's parts, tagged, not yet joined: (ground cube, 1 m arm)."""
     ground = add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
@@ -573,28 +587,3 @@ def eccentric_cam(bpy, follower: str = "roller", drive: str = "4*pi*t",
     s.motion_type, s.motion_expression = "EXPRESSION", drive
     return dict(ground=ground, disc=disc_ob, tappet=tappet, spin=spin, guide=guide, cam=cam,
                 profile=profile, face=face, cam_marker=cam_marker, face_marker=face_marker)
-
-
-def four_bar(bpy, a: float, b: float, c: float, d: float, input_angle: float) -> dict[str, Any]:
-    """A planar four-bar in the xy plane, free (no motion): input link ``a`` pinned to the
-    ground at the origin at ``input_angle`` (rad from +x), coupler ``b``, output link ``c``
-    pinned at (``d``, 0, 0), C left of B -> D; pins about z (Connect, C's from Add Marker)."""
-    import math
-    set_range(bpy)
-    pb = np.array([a * math.cos(input_angle), a * math.sin(input_angle), 0.0])
-    pd = np.array([d, 0.0, 0.0])
-    e = float(np.linalg.norm(pd - pb))
-    ex = (pd - pb) / e
-    x = (b * b - c * c + e * e) / (2.0 * e)
-    pc = pb + x * ex + math.sqrt(b * b - x * x) * np.array([-ex[1], ex[0], 0.0])
-    ground = add_box(bpy, "ground", (0.1 * d, 0.1 * d, 0.1 * d), (0.5 * d, -0.5 * d, -0.1 * d))
-    links = [add_box(bpy, name, (float(np.linalg.norm(q - p)), 0.02 * d, 0.02 * d),
-                     tuple((p + q) / 2), (0.0, 0.0, math.atan2(*(q - p)[1::-1])))
-             for name, p, q in (("input", np.zeros(3), pb), ("coupler", pb, pc), ("output", pd, pc))]
-    tag(bpy, [ground, *links], "PART")
-    ground.mechanism.ground = True
-    pins = [connect(bpy, links[0], ground, (0.0, 0.0, 0.0)), connect(bpy, links[1], links[0], tuple(pb)),
-            connect(bpy, links[2], ground, tuple(pd))]
-    pins.append(new_joint(bpy, "pin C", "REVOLUTE", add_marker(bpy, links[1], tuple(pc)),
-                          add_marker(bpy, links[2], tuple(pc))))
-    return dict(ground=ground, input=links[0], coupler=links[1], output=links[2], pins=pins)

@@ -297,13 +297,8 @@ def test_screw_advance_per_turn_in_millimetres(blender) -> None:
     per turn.  Had the reader not converted the pitch, the solver would take 5 m per turn
     and the nut would travel 1000 times as far."""
     bpy = blender
-    bs.set_range(bpy)
-    bpy.context.scene.unit_settings.scale_length = 0.001
-    ground = bs.add_box(bpy, "frame", (60.0, 60.0, 10.0), (0.0, 0.0, -40.0))
-    nut = bs.add_box(bpy, "nut", (20.0, 20.0, 10.0), (0.0, 0.0, 0.0))
-    bs.tag(bpy, [ground, nut], "PART")
-    ground.mechanism.ground = True
-    thread = bs.connect(bpy, nut, ground, (0.0, 0.0, 0.0), "CYLINDRICAL", "Z")
+    ground, nut, thread = bs.millimetre_pair(bpy, "frame", (60.0, 60.0, 10.0), (0.0, 0.0, -40.0),
+                                             "nut", (20.0, 20.0, 10.0), "CYLINDRICAL")
     screw = bs.couple(bpy, [thread])
     s = screw.mechanism
     assert (s.coupler_kind, s.joint_a, s.joint_b, screw.name) == ("SCREW", thread, None,

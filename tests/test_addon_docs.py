@@ -270,13 +270,9 @@ def test_a_slides_motion_is_in_metres_as_its_tooltip_says(blender, motion: str) 
     to frame 25 (float32 keys: 1e-4 of the travel)."""
     import blender_scenes as bs
     bpy = blender
-    bs.set_range(bpy)
-    bpy.context.scene.unit_settings.scale_length = 0.001
-    post = bs.add_box(bpy, "post", (20.0, 20.0, 20.0), (0.0, 0.0, -200.0))
-    block = bs.add_box(bpy, "block", (20.0, 20.0, 20.0), (0.0, 0.0, 0.0))
-    bs.tag(bpy, [post, block], "PART")
-    post.mechanism.ground = True
-    s = bs.connect(bpy, block, post, (0.0, 0.0, 0.0), "PRISMATIC", "Z").mechanism
+    _, block, joint = bs.millimetre_pair(bpy, "post", (20.0, 20.0, 20.0), (0.0, 0.0, -200.0),
+                                         "block", (20.0, 20.0, 20.0), "PRISMATIC")
+    s = joint.mechanism
     s.motion_type, s.motion_expression, s.motion_speed = motion, "0.1*t", 0.1
     for name in ("motion_expression", "motion_speed"):
         assert "whatever the scene's unit scale" in s.bl_rna.properties[name].description

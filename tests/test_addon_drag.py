@@ -59,6 +59,34 @@ def pin_gap(pin) -> float:
                                 - np.array(s.marker_j.matrix_world.translation)))
 
 
+
+def four_bar(bpy, a: float, b: float, c: float, d: float, input_angle: float) -> dict:
+    """A planar four-bar in the xy plane, free (no motion): input link ``a`` pinned to the
+    ground at the origin at ``input_angle`` (rad from +x), coupler ``b``, output link ``c``
+    pinned at (``d``, 0, 0), C left of B -> D; pins about z (Connect, C's from Add Marker)."""
+    bs.set_range(bpy)
+    pb = np.array([a * math.cos(input_angle), a * math.sin(input_angle), 0.0])
+    pd = np.array([d, 0.0, 0.0])
+    e = float(np.linalg.norm(pd - pb))
+    ex = (pd - pb) / e
+    x = (b * b - c * c + e * e) / (2.0 * e)
+    pc = pb + x * ex + math.sqrt(b * b - x * x) * np.array([-ex[1], ex[0], 0.0])
+    ground = bs.add_box(bpy, "ground", (0.1 * d, 0.1 * d, 0.1 * d),
+                        (0.5 * d, -0.5 * d, -0.1 * d))
+    links = [bs.add_box(bpy, name, (float(np.linalg.norm(q - p)), 0.02 * d, 0.02 * d),
+                        tuple((p + q) / 2), (0.0, 0.0, math.atan2(*(q - p)[1::-1])))
+             for name, p, q in (("input", np.zeros(3), pb), ("coupler", pb, pc),
+                                ("output", pd, pc))]
+    bs.tag(bpy, [ground, *links], "PART")
+    ground.mechanism.ground = True
+    pins = [bs.connect(bpy, links[0], ground, (0.0, 0.0, 0.0)),
+            bs.connect(bpy, links[1], links[0], tuple(pb)),
+            bs.connect(bpy, links[2], ground, tuple(pd))]
+    pins.append(bs.new_joint(bpy, "pin C", "REVOLUTE", bs.add_marker(bpy, links[1], tuple(pc)),
+                             bs.add_marker(bpy, links[2], tuple(pc))))
+    return dict(ground=ground, input=links[0], coupler=links[1], output=links[2], pins=pins)
+
+
 def test_drag_from_a_script_swings_the_pendulum_down(blender) -> None:
     """The 1 m arm pinned at the origin about y, its far end pulled to (0, 0, -2): it hangs
     straight down (the closest it can come), the pin closed."""
@@ -448,7 +476,7 @@ def test_position_sweeps_a_range_wider_than_half_a_turn(blender) -> None:
     bpy = blender
     bpy.context.scene.unit_settings.scale_length = 0.001
     bpy.context.scene.unit_settings.length_unit = "MILLIMETERS"
-    fb = bs.four_bar(bpy, 200.0, 250.0, 200.0, 300.0, math.radians(90.0))
+    fb = four_bar(bpy, 200.0, 250.0, 200.0, 300.0, math.radians(90.0))
     assert bpy.ops.mechanism.find_range() == {"FINISHED"}
     st = bpy.context.scene.mechanism
     toggle = math.degrees(math.acos((200.0 ** 2 + 300.0 ** 2 - 450.0 ** 2) / (2 * 200 * 300)))

@@ -92,21 +92,31 @@ def test_over_driven_loop_says_so() -> None:
     assert any("drive4" in p and "over-drive" in p for p in report.problems)
 
 
+def arm_held_at_its_tip(half: float, tip: float, anchor: float, ball: str,
+                        **settings) -> Mechanism:
+    """An arm of half length ``half`` (m) pinned at the ground's origin ("pin", its
+    marker A ``half`` behind its centre), its marker T ``tip`` ahead of its centre held by
+    a ball joint ``ball`` at a ground marker ``anchor`` along x; ``settings`` for the
+    Mechanism (input_precision)."""
+    m = Mechanism(**settings)
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, position=(half, 0, 0))
+    m.add_marker("O", "ground")
+    m.add_marker("A", "arm", position=(-half, 0, 0))
+    m.add_marker("T", "arm", position=(tip, 0, 0))
+    m.add_marker("G", "ground", position=(anchor, 0, 0))
+    m.add_joint("pin", "revolute", "A", "O")
+    m.add_joint(ball, "spherical", "T", "G")
+    return m
+
+
 def test_a_motion_over_driving_a_loop_rounded_to_float32_is_named() -> None:
     """A 100 mm arm whose tip is also held by a ball joint on the ground, its pin driven,
     with the tip's position 1e-7 m off (float32 rounding of millimetres): the joints meet
     but for that rounding, and the motion over-drives them. Assemble, Check and Solve
     name the motion, not 'assembly failed' with a gap of 5e-8 m (the rounding, which
     the motion cannot remove since the joints already fix its angle)."""
-    m = Mechanism(input_precision=2.0 ** -24)
-    m.add_part("ground", fixed=True)
-    m.add_part("arm", mass=1.0, position=(0.05, 0, 0))
-    m.add_marker("O", "ground")
-    m.add_marker("A", "arm", position=(-0.05, 0, 0))
-    m.add_marker("T", "arm", position=(0.0500001, 0, 0))
-    m.add_marker("G", "ground", position=(0.1, 0, 0))
-    m.add_joint("pin", "revolute", "A", "O")
-    m.add_joint("tip", "spherical", "T", "G")
+    m = arm_held_at_its_tip(0.05, 0.0500001, 0.1, "tip", input_precision=2.0 ** -24)
     m.add_motion("drive", "pin", "t")
     for act in (m.assemble, lambda: m.solve(0.2, 10)):
         with pytest.raises(SolverError, match="motion 'drive' drives a coordinate that the "
@@ -223,15 +233,7 @@ def test_a_large_gap_is_said_as_a_share_in_percent() -> None:
     """A ball joint holding a 1 m pendulum's tip 2 m beyond its reach (3 m from the pin):
     the gap is said in metres and as a percentage of the model's size, "67% of the model's
     size 3 m", not "6.7e-01" (the size is the largest extent, 3 m; the gap 2 m)."""
-    m = Mechanism()
-    m.add_part("ground", fixed=True)
-    m.add_part("arm", mass=1.0, position=(0.5, 0, 0))
-    m.add_marker("O", "ground")
-    m.add_marker("A", "arm", position=(-0.5, 0, 0))
-    m.add_marker("T", "arm", position=(0.5, 0, 0))
-    m.add_marker("far", "ground", position=(3.0, 0, 0))
-    m.add_joint("pin", "revolute", "A", "O")
-    m.add_joint("reach", "spherical", "T", "far")
+    m = arm_held_at_its_tip(0.5, 0.5, 3.0, "reach")
     with pytest.raises(SolverError) as err:
         m.assemble()
     found = re.search(r"a gap of ([\d.]+) m, (\d+)% of the model's size ([\d.]+) m", str(err.value))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mechanisms import rail_slider
 from solver import Mechanism, MechanismError, joint_coordinate
 
 
@@ -38,15 +39,10 @@ def test_an_angle_keeps_its_turns_where_frames_are_more_than_half_a_turn_apart()
 def test_a_slide_and_a_cylindrical_joints_two_coordinates() -> None:
     """A prismatic joint's slide is its motion; a cylindrical joint driven 0.5 + t rad and
     0.2 sin(3 t) m gives both, each asked for by name."""
-    m = Mechanism(gravity=(0.0, 0.0, 0.0))
-    m.add_part("ground", fixed=True)
-    m.add_part("ram", mass=2.0, inertia=(0.01, 0.01, 0.01))
-    m.add_marker("guide", "ground")
-    m.add_marker("shoe", "ram")
-    m.add_joint("slideway", "prismatic", "shoe", "guide")
-    m.add_motion("stroke", "slideway", "0.1*t*t")
+    m = rail_slider("z", part="ram", mass=2.0, spring=None, gravity=(0.0, 0.0, 0.0))
+    m.add_motion("stroke", "rail", "0.1*t*t")
     res = m.solve(duration=1.0, fps=10)
-    np.testing.assert_allclose(joint_coordinate(res, "slideway"), 0.1 * res.times ** 2,
+    np.testing.assert_allclose(joint_coordinate(res, "rail"), 0.1 * res.times ** 2,
                                atol=1e-12)
     res = spun("cylindrical", "0.5 + t", "0.2*sin(3*t)").solve(duration=1.0, fps=10)
     np.testing.assert_allclose(joint_coordinate(res, "axle", "angle"), 0.5 + res.times,
