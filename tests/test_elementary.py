@@ -6,6 +6,7 @@ a strided input can fail at random (the allocator decides where the output lands
 loops round apart for about a quarter of the inputs.  A one-element view whose stride
 claims 512 bytes past it, evaluated many times between allocations, reproduces it: numpy
 alone gives the other rounding for a few percent of such calls on such a machine.
+Rotation matrices from quaternions, likewise, are each body's own whatever the call holds.
 """
 from __future__ import annotations
 
@@ -80,3 +81,23 @@ def test_the_solver_calls_these_functions_only_through_one_path() -> None:
                     and isinstance(node.value, ast.Name) and node.value.id == "np"):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} np.{node.attr}")
     assert not found, "use solver.base.elementary: " + ", ".join(found)
+
+
+def test_a_bodys_rotation_matrix_is_its_own_whatever_the_call_holds() -> None:
+    """quat_to_matrix gives a body's matrix the same bits alone, among more bodies (a
+    projection's with the ground appended) and in a stack of states (a design study's):
+    with OpenBLAS's FMA kernels a matrix product's rows depended on how many rows the call
+    had (3 bodies' matrices differed in the last bit from the same 3 among 4), and a
+    variant's run took another path than its separate run's."""
+    from solver.base.rotations import quat_to_matrix, unit_quaternions
+    rng = np.random.default_rng(1)
+    for n in range(1, 12):
+        p = unit_quaternions(rng.standard_normal((n, 4)))
+        alone = quat_to_matrix(p)
+        more = quat_to_matrix(np.concatenate([p, [[1.0, 0.0, 0.0, 0.0]]]))[:n]
+        stack = unit_quaternions(rng.standard_normal((3, n, 4)))
+        stack[1] = p
+        out = np.zeros((n + 1, 9))
+        quat_to_matrix(p, out=out[:n])
+        assert np.array_equal(alone, more) and np.array_equal(alone, quat_to_matrix(stack)[1])
+        assert np.array_equal(alone.reshape(n, 9), out[:n])

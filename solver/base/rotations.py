@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .elementary import arctan2
+from .einsum import einsum
 
 
 def _quadratic_form() -> np.ndarray:
@@ -59,9 +60,13 @@ def quat_to_matrix(p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         out[...] = A.reshape(out.shape)
         return out
     pp = (p[..., :, None] * p[..., None, :]).reshape(p.shape[:-1] + (16,))
+    # numpy's einsum, not BLAS's matmul: an FMA kernel's rows depend on how many rows the
+    # call has (OpenBLAS's Haswell dgemm: 3 quaternions' matrices differ in the last bit
+    # from the same 3 among 4), and a right-hand side's bodies, a projection's bodies with
+    # the ground and a design study's stack of them must turn alike
     if out is not None:
-        return np.matmul(pp, _Q2M, out=out)
-    return (pp @ _Q2M).reshape(p.shape[:-1] + (3, 3))
+        return einsum("...k,kj->...j", pp, _Q2M, out=out)
+    return einsum("...k,kj->...j", pp, _Q2M).reshape(p.shape[:-1] + (3, 3))
 
 
 QUATS_OUTER = 512      # bodies up to which quat_to_matrix takes the outer products (at
