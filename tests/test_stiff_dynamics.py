@@ -511,3 +511,28 @@ def test_the_implicit_method_at_rest_steps_past_its_frames(monkeypatch) -> None:
     assert np.abs(r.position("bob") - cut.position("bob")).max() <= 1e-11
     ke, pe, work = r.energy()
     assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() <= 1e-8 * np.ptp(pe)
+
+
+def test_a_restarted_radau_step_is_a_fresh_steppers_step() -> None:
+    """Where the right-hand side jumps (an impact, a slip reversal, a breakpoint) the run
+    restarts its Radau IIA stepper: the next step forgets the steps before it (their
+    collocation polynomial extrapolated across the jump as its starting guess, Newton's
+    last rate, the Jacobian of the system before) and equals a fresh stepper's step from
+    the same point to the last bit."""
+    mech = bg.governor()
+    spun = mech.solve(0.3, fps=24)
+    sysm = system_at_start(mech)[0]
+    y0 = sysm.pack(spun._r[-1], spun._p[-1], spun._v[-1], spun._w[-1], 0.0)
+    t0, h = float(spun.times[-1]), 1e-2
+    norm = ErrorNorm(error_scale(sysm.pack, sysm.m.length_scale, sysm.nb), 1e-8)
+    used = RadauStepper(sysm)
+    t, y = t0, y0
+    for _ in range(3):                  # steps to remember
+        y1, err = used.step(t, y, sysm.rhs(t, y), h, norm)
+        t, y = (t + h, y1) if err <= 1.0 else (t, y)
+    kept = used.step(t, y, sysm.rhs(t, y), h, norm)
+    used.restart()
+    again = used.step(t, y, sysm.rhs(t, y), h, norm)
+    fresh = RadauStepper(sysm).step(t, y, sysm.rhs(t, y), h, norm)
+    assert np.array_equal(again[0], fresh[0]) and again[1] == fresh[1]
+    assert not np.array_equal(kept[0], fresh[0])    # (the memory did change the step)

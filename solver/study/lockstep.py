@@ -455,6 +455,15 @@ class _Lane:
         self.group.stepped[self.i] = False
         return self.own.step(t, y, f0, h, norm, cap)
 
+    def restart(self) -> None:
+        """The variant's right-hand side jumped (RadauIIA.restart): its own stepper's and
+        its row of the group's memory of the steps before forgotten."""
+        for stepper, row in ((self.own, ()), (None if self.low else self.group.stepper,
+                                              (self.i,))):
+            restart = getattr(stepper, "restart", None)
+            if restart is not None:
+                restart(*row)
+
     def dense(self, theta) -> np.ndarray:
         if self.group.stepped[self.i]:
             return self.group.dense(self.i, theta, self.low)

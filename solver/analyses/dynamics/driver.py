@@ -358,7 +358,8 @@ class DynamicRun:
         self.run = run = self.sysm.run     # as told when it failed (an event's part-way)
         who = () if run.robust else free_singular(self.model, self.st, self.r, self.p)
         if who:                     # S not positive definite at a free singular position
-            self.run, self.f_end = run.solving(True), None
+            self.run = run.solving(True)
+            self._rates_jump()
             self.sysm.tell(self.run)
             self.passed.append((self.t, who))
             return
@@ -407,7 +408,7 @@ class DynamicRun:
             REST * self.model.length_scale)
         self.t_last, self.t, self.work = self.t, self.t + ended.hs, work1
         if on_break(self.model.breakpoints, self.t):     # the rates after it: projected anew
-            self.f_end = None
+            self._rates_jump()
         if self.stops is not None:        # the limits' turns at the step's end, before its event
             self.run = advanced(self.model, self.run, ended.hs, self.r, self.p, self.v, self.w,
                                 self.sysm.rows_at)
@@ -432,7 +433,7 @@ class DynamicRun:
             (self.r, self.p, self.v, self.w), self.st, self.run = stick(
                 self.sysm, self.t, self.r, self.p, self.v, self.w, ended.slid, self.base,
                 self.stops)
-            self.f_end = None
+            self._rates_jump()
         elif ended.broke.size:             # the located instant a stuck joint breaks loose
             self._break_loose(ended.broke)
         elif ((self.stops is not None and run.resting.any())
@@ -469,7 +470,7 @@ class DynamicRun:
             if let_go:                     # come to rest, pulled away at once
                 self.st = switched(base, stops, model, self.run)
                 self.run = use_rows(sysm, self.st)
-        self.f_end = None
+        self._rates_jump()
         if self.run.slip is not None:      # a rebound reverses the joints' slip
             vq = friction_rates(sysm, sysm.pack(self.r, self.p, self.v, self.w, 0.0))
             self.run = slipping(sysm, aim(model, self.run.slip, vq))
@@ -480,7 +481,7 @@ class DynamicRun:
         self.run = slipping(self.sysm, release(self.model, self.run.slip, broke, lam))
         self.st = switched(self.base, self.stops, self.model, self.run)
         self.run = use_rows(self.sysm, self.st)
-        self.f_end = None
+        self._rates_jump()
 
     def _let_go(self) -> None:
         """A resting stop that pulls, a stuck joint whose load passed its limit: let go."""
@@ -489,7 +490,17 @@ class DynamicRun:
         if let_go:
             self.st = switched(self.base, self.stops, self.model, self.run)
             self.run = use_rows(self.sysm, self.st)
-            self.f_end = None
+            self._rates_jump()
+
+    def _rates_jump(self) -> None:
+        """The right-hand side jumps where the next step starts (an event acted on, a
+        breakpoint passed, the solves or the forces' run state changed): its first stage
+        evaluated anew, and an implicit stepper's memory of the steps before forgotten
+        (RadauIIA.restart)."""
+        self.f_end = None
+        restart = getattr(self.stepper, "restart", None)
+        if restart is not None:
+            restart()
 
     def _after_step(self) -> None:
         """The run state at the step's end: exact solves again past a singular position,
@@ -498,15 +509,17 @@ class DynamicRun:
             return
         sysm = self.sysm
         if self.run.robust and not near_singular(self.model, self.st, self.r, self.p):
-            self.run, self.f_end = self.run.solving(False), None    # past it: exact again
+            self.run = self.run.solving(False)    # past it: exact again
             sysm.tell(self.run)
+            self._rates_jump()
         if len(self.run.ts_ref):          # the springs' turns at the step's end
             self.run = self.run.turned(sysm.turns(self.r, self.p))
             sysm.tell(self.run)
         if self.contacts:
             touched, self.run = touch(sysm, self.r, self.p, self.v, self.w)
             sysm.tell(self.run)           # a touchdown speed taken: the forces' run state
-            self.f_end = None if touched else self.f_end
+            if touched:
+                self._rates_jump()
 
     # -- output frames ----------------------------------------------------------------------
     def frames_in_step(self, k: int) -> bool:
