@@ -126,6 +126,7 @@ def test_a_variant_passes_a_singular_position_inside_the_lockstep_run(monkeypatc
     its own equations, as its separate run does, while the others go on together; every
     variant finishes in the lockstep run and equals its separate run."""
     import solver.analyses.dynamics.driver as driver
+    import solver.analyses.dynamics.inside as inside
     got = []
     real = engine.batch_dynamics
     monkeypatch.setattr(engine, "batch_dynamics",
@@ -138,7 +139,7 @@ def test_a_variant_passes_a_singular_position_inside_the_lockstep_run(monkeypatc
         calls.append(1)
         return ("pin",) if np.array_equal(model.body_mass, marked) else ()
     monkeypatch.setattr(driver, "free_singular", singular)
-    monkeypatch.setattr(driver, "SINGULAR_STEP", 1e9)      # every rejected step asks
+    monkeypatch.setattr(inside, "SINGULAR_STEP", 1e9)      # every rejected step asks
     times = np.arange(48) / 24.0
     res = study.run(times=times)
     assert calls and len(got) == 1 and [r is None for r in got[0]] == [False, False, False]

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from ..analyses.dynamics import driver
 from ..analyses.dynamics.driver import DynamicRun, wants_long
-from ..analyses.dynamics.frames import REST, settled, travel
+from ..analyses.dynamics.frames import motion_power, on_frame_within, rests, settled
+from ..analyses.dynamics.inside import asks_singular, collapsed_size
 from ..integrators.control import initial_step, long_proposal, next_size
 from ..model.frame_buffer import FrameBlock, FrameBuffer
 
@@ -99,8 +99,7 @@ class Lanes:
         power = np.broadcast_to(fe.power_nc, (V,))[rows] + 0.0
         if mr.size:          # the motions' power, as each run's frame takes it (np.dot)
             fm = np.broadcast_to(f, (V,) + f.shape[-2:])
-            rm = eq.m.row_motion[mr]
-            power = power + np.array([float(np.dot(-lam[i, mr], fm[i, rm, 1]))
+            power = power + np.array([motion_power(lam[i], fm[i], mr, eq.m.row_motion)
                                       for i in rows.tolist()])
         energy = np.stack([np.broadcast_to(fe.potential, (V,))[rows], power, work], axis=-1)
         k = self.done[rows]
@@ -139,8 +138,7 @@ class Lanes:
         if bad.size:
             hs = self.control.rejected(self.HS[bad], E[~ok])
             self.HS[bad] = hs
-            small = ((hs < driver.SINGULAR_STEP * self.frame_dt)
-                     | (hs < 1e-12 * np.maximum(1.0, np.abs(self.T[bad]))))
+            small = asks_singular(hs, self.frame_dt) | collapsed_size(hs, self.T[bad])
             self.leave(bad[small])
 
     def projected(self, rows: np.ndarray, r, p, v, w) -> None:
@@ -151,8 +149,8 @@ class Lanes:
         loops = rows[~self.tree[rows]]       # (a tree never rests: no need to look)
         if loops.size:
             r0, p0 = eq.unpack(self.Y[loops])[:2]
-            self.resting[loops] = (travel(self.body_length[loops], r0, p0, r[loops], p[loops])
-                                   <= REST * self.L[loops])
+            self.resting[loops] = rests(self.body_length[loops], self.L[loops], r0, p0,
+                                        r[loops], p[loops])
         r, p, v, w = r[rows], p[rows], v[rows], w[rows]
         self.T_last[rows] = self.T[rows]
         self.T[rows] = self.T[rows] + self.HS[rows]
@@ -172,7 +170,7 @@ class Lanes:
             return
         t, k = self.T[rows], self.done[rows]
         t_out = self.times[k]
-        near = 1e-14 * np.maximum(1.0, np.abs(t_out))
+        near = on_frame_within(t_out)
         step = t < t_out - near
         self.leave(rows[~step & (t > t_out + near)])      # (a frame inside a long step)
         frame = rows[~step & (t <= t_out + near)]

@@ -68,11 +68,11 @@ from ...model.state import RunState, State
 from .equations import Equations
 from .method import STIFF_RATE, choose_method  # noqa: F401 (STIFF_RATE: the threshold)
 from .events import StepEnd, aim_at_event, crossed_at_end, record_friction, step_events
-from .inside import SINGULAR_STEP, before_failure, inside_step
+from .inside import asks_singular, before_failure, collapsed_size, inside_step
 from .pairs import frame_pairs
 from .requests import Request, Requests, drive
-from .frames import (REST, at_rest, frames_inside, hold_after, motion_rate, moved,
-                     project_run)
+from .frames import (at_rest, frames_inside, hold_after, motion_power, motion_rate,
+                     on_frame_within, project_run, rests)
 from .friction import aim, magnitudes, release
 from .singular import collapsed, free_singular, lock_up, near_singular, rows_chosen_anew
 from .stops import Stops, check_start
@@ -212,7 +212,7 @@ class DynamicRun:
             t_out = self.times[k]
             if k < self.stored:            # stored with the long step that passed it
                 continue
-            near = 1e-14 * max(1.0, abs(t_out))
+            near = on_frame_within(t_out)
             while self.t < t_out - near:   # integrate up to the frame time
                 yield from self.step(k, t_out)
             if self.t > t_out + near:      # within a long step: it and the frames after
@@ -327,13 +327,13 @@ class DynamicRun:
                 continue
             hs = control.rejected(hs, err, stepper)
             who = (free_singular(self.model, self.st, self.r, self.p)
-                   if hs < SINGULAR_STEP * self.frame_dt and not self.run.robust else ())
+                   if asks_singular(hs, self.frame_dt) and not self.run.robust else ())
             if who:
                 self._singular_position(who)
                 hs, long = control.trial(self.h, t_out - self.t), False
                 f0 = sysm.rhs(self.t, y)
                 continue
-            if hs < 1e-12 * max(1.0, abs(self.t)):
+            if collapsed_size(hs, self.t):
                 msg, who = collapsed(sysm, self.st, self.r, self.p, self.t, hs, t_out, k,
                                      self.run.track)
                 self.fail(msg, k, self.t, who)
@@ -404,8 +404,9 @@ class DynamicRun:
         r0, p0 = self.r, self.p
         (self.r, self.p, self.v, self.w), self.run = yield Request(
             "project", self.project, (self.t + ended.hs, r1, p1, v1, w1))
-        self.resting = not self.tree and moved(self.model, r0, p0, self.r, self.p) <= (
-            REST * self.model.length_scale)
+        self.resting = not self.tree and bool(rests(self.model.body_length,
+                                                    self.model.length_scale, r0, p0,
+                                                    self.r, self.p))
         self.t_last, self.t, self.work = self.t, self.t + ended.hs, work1
         if on_break(self.model.breakpoints, self.t):     # the rates after it: projected anew
             self._rates_jump()
@@ -554,7 +555,7 @@ class DynamicRun:
             self.run = self.run.turned(fe.ts_angle)
             sysm.tell(self.run)
         mr = sysm.mrows
-        power = fe.power_nc + float(np.dot(-lam[mr], f[model.row_motion[mr], 1]))
+        power = fe.power_nc + motion_power(lam, f, mr, model.row_motion)
         self.buffer.add(k, State(t, r, p, v, w, a[:, :3], a[:, 3:]), lam, J, self.run.track,
                         fe.potential, power, self.work, sysm.friction if sysm.dry else None,
                         None if fe.contact is None else

@@ -22,6 +22,27 @@ REST = 1e-9          # a closed loop rests when a step moves no point more than 
 FRAMES_AT_ONCE = 256  # frames within a long step projected and evaluated together, at most
 REST_SPEED = 1e-4    # at rest: no point faster than this x Goals.rest x the model's size
 REST_ACCEL = 1e-3    # per second, and none accelerating faster than this x ... per second^2
+ON_FRAME = 1e-14     # a time within this x max(1, |t|) s of an output frame's stands on it
+
+
+def on_frame_within(t_out):
+    """How near (s) a time must come to the output time ``t_out`` (s; or an array of them:
+    a study's variants) to stand on that frame: rounding's share of the time."""
+    return ON_FRAME * np.maximum(1.0, np.abs(t_out))
+
+
+def rests(body_length, length_scale, r0, p0, r1, p1):
+    """Did a step from (r0, p0) to (r1, p1) leave every part where it was: its ``travel``
+    within REST of the model's size (a closed loop at rest takes long steps, having no
+    lined-up position to find)?  A bool, or one per state (a study's variants)."""
+    return travel(body_length, r0, p0, r1, p1) <= REST * length_scale
+
+
+def motion_power(lam: np.ndarray, f: np.ndarray, rows: np.ndarray,
+                 row_motion: np.ndarray) -> float:
+    """The motions' power (W) at a frame: -lambda . the rates they prescribe, over the
+    kept motion ``rows`` (multipliers ``lam`` (nc,), motion values ``f`` (nmotion, 3))."""
+    return float(np.dot(-lam[rows], f[row_motion[rows], 1]))
 
 
 def at_rest(model: Model, v, w, a, rest: float) -> bool:
@@ -61,15 +82,11 @@ def hold_after(out: Result, k: int, progress) -> None:
     for j in range(k + 1, len(out.times)):     # frame by frame, as a run reports (and cancels)
         report_progress(progress, j, len(out.times), out)
 
-def moved(model: Model, r0, p0, r1, p1) -> float:
-    """How far (m) the parts moved between two poses: the largest move of a centre of mass
-    plus the part's length times its rotation (a small angle's first-order size)."""
-    return float(travel(model.body_length, r0, p0, r1, p1))
-
-
 def travel(body_length, r0, p0, r1, p1):
-    """moved() of poses with leading axes (..., nb, 3 or 4) (a design study's variants);
-    body_length (..., nb)."""
+    """How far (m) the parts moved between two poses (r (..., nb, 3), p (..., nb, 4);
+    leading axes: a design study's variants): the largest move of a centre of mass plus
+    the part's length (body_length (..., nb)) times its rotation (a small angle's
+    first-order size)."""
     return np.max(np.linalg.norm(r1 - r0, axis=-1) + body_length * quat_angle(p1, p0),
                   axis=-1, initial=0.0)
 
@@ -85,7 +102,7 @@ def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: i
     used.  Returns the index of the first frame not stored and the last stored frame's
     (v, w, a) (for ``at_rest``)."""
     model, (t0, t1) = sysm.m, step
-    end = int(np.searchsorted(times, t1 - 1e-14 * max(1.0, abs(t1)), side="left"))
+    end = int(np.searchsorted(times, t1 - on_frame_within(t1), side="left"))
     end = min(end, k + FRAMES_AT_ONCE)
     ts = times[k:end]
     kept = sysm.run

@@ -22,6 +22,19 @@ from ..general_motions import carried_to_gimbal, past_gimbal
 
 SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
 FAILED_STEP = 1e-6      # of a frame: how close a step is cut to a load's failing time
+COLLAPSED = 1e-12       # a step cut below this x max(1, |t|) s: the run cannot go on
+
+
+def asks_singular(hs, frame_dt: float):
+    """Is a rejected step's size ``hs`` (s; or one per variant) small enough, below
+    SINGULAR_STEP of a frame, to ask whether a singular position holds the run up?"""
+    return hs < SINGULAR_STEP * frame_dt
+
+
+def collapsed_size(hs, t):
+    """Has a rejected step from time t (s) been cut to rounding's share of t, COLLAPSED
+    (the run stops and says why)?  Floats, or arrays (a study's variants)."""
+    return hs < COLLAPSED * np.maximum(1.0, np.abs(t))
 
 
 def inside_step(run: Any, k: int, y: np.ndarray, y1: np.ndarray, hs: float, err: float,
@@ -38,7 +51,7 @@ def inside_step(run: Any, k: int, y: np.ndarray, y1: np.ndarray, hs: float, err:
         return back * hs, True
     if not turned:
         return None, cut
-    if hs < SINGULAR_STEP * run.frame_dt:        # a free b2 carried to +-90 deg
+    if asks_singular(hs, run.frame_dt):           # a free b2 carried to +-90 deg
         run.fail(carried_to_gimbal(run.model, turned, run.p, run.t), k, run.t, (turned,))
     return 0.5 * hs, cut                         # ... through it: cut towards it
 
