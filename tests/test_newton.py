@@ -185,3 +185,25 @@ def test_a_stalled_iteration_stops_after_the_allowed_count() -> None:
     assert not out.ok and out.iterations == 4 and out.x == 1.0 / 16
     free = newton(Scalar(lambda x: x * x, lambda x: 2.0 * x), 1.0, NewtonOptions(50))
     assert free.ok and free.iterations > 4
+
+
+def test_the_contraction_rule_gives_each_variant_its_own_verdict() -> None:
+    """contraction_verdict over an array of variants (Radau IIA's stages in a study) gives
+    each element the verdict and the numbers it gets alone as floats (newton()'s rate
+    rule): one rule for both, element by element to the last bit."""
+    from solver.algebra.newton import contraction_verdict
+    s1 = np.array([1e-3, 0.5, 2e-2, np.nan, 1e-9, 3e-1])
+    last = np.array([1e-2, 0.4, 1e-1, 1e-2, 1e-6, 1e-1])
+    last_ratio = np.array([0.05, 0.9, 0.3, 0.1, 0.001, 0.5])
+    for it in range(4):
+        many = contraction_verdict(it, s1, last, 0.02, last_ratio, 7 - it - 1, 0.1)
+        for i in range(len(s1)):
+            one = contraction_verdict(it, float(s1[i]), float(last[i]), 0.02,
+                                      float(last_ratio[i]), 7 - it - 1, 0.1)
+            for a, b in zip(many, one):
+                a = np.broadcast_to(a, s1.shape)
+                assert np.array_equal(a[i], b, equal_nan=True)
+        assert many[3][3] and not many[2][3]       # a size that is not finite fails
+    # the first step at a small rate converges on a small step; a contraction past 1 fails
+    assert contraction_verdict(0, 1e-3, np.inf, 0.02, 0.02, 6, 0.1)[2]
+    assert contraction_verdict(1, 0.5, 0.4, 0.02, 0.02, 5, 0.1)[3]

@@ -106,6 +106,36 @@ class NewtonOptions:
     rate: float | None = None
 
 
+def contraction_verdict(it: int, s1, last, rate0, last_ratio, left: int, tol: float):
+    """Simplified Newton's stop by its predicted remaining error (Hairer-Wanner IV.8,
+    simplified Newton iterations; the code RADAU5), on floats or on arrays (a study's
+    variants, each its own): after step ``it`` (from 0) of scaled size s1, the previous
+    size ``last``, ``left`` steps left: (ratio, theta, converged, failed).  theta, the
+    contraction: ``rate0`` at the first step, s1 / last at the second, then the geometric
+    mean of the last two ratios (``last_ratio``, the ratio before).  Converged when
+    theta / (1 - theta) s1 <= tol; failed when theta >= 1 (or s1 is not finite), or from
+    the third step on when theta^left / (1 - theta) s1 > tol (it would not converge in
+    time).  The second step's single ratio is kept out of that forecast on purpose: from
+    a poor start the iteration may contract slowly once, then fast (measured on a spinning
+    governor: 0.5, then 0.04)."""
+    ratio = s1 / last if it else rate0
+    theta = np.sqrt(ratio * last_ratio) if it > 1 else ratio
+    rest = np.where(theta < 1.0, 1.0 - theta, 1.0)        # (theta >= 1, NaN: failed)
+    failed = ~np.isfinite(s1) | (theta >= 1.0)
+    if it > 1:
+        failed = failed | (powers(theta, left) / rest * s1 > tol)
+    return ratio, theta, ~failed & (theta / rest * s1 <= tol), failed
+
+
+def powers(x, e: float):
+    """x ** e of each element of x (a float or an array) as a Python float's power (C pow):
+    numpy's vectorized power may round differently in the last bit, and a study's variant
+    must take its separate run's bits; x outside [0, 1) or NaN (a contraction that fails
+    anyway, or a variant not iterating, whose power decides nothing) gives 1."""
+    out = np.array([a ** e if 0.0 <= a < 1.0 else 1.0 for a in np.ravel(x).tolist()])
+    return out.reshape(np.shape(x))
+
+
 class NewtonProblem:
     """One system for newton(): a subclass holds what its iteration needs as attributes
     and defines residual, solve, move and size; first_alpha and accept have defaults.
@@ -143,15 +173,9 @@ def newton(problem: NewtonProblem, x: Any, options: NewtonOptions) -> NewtonResu
     With ``options.line_search``, alpha starts at problem.first_alpha(dx) and is halved
     (up to 30 times) until the residual decreases.  ``options.rate`` (step-only
     iterations, err None) switches the step rule to the predicted remaining error
-    (Hairer-Wanner IV.8, simplified Newton iterations): with the contraction theta
-    (``rate`` for the first step, size / previous size for the second, then the geometric
-    mean of the last two such ratios, as the code RADAU5 does), converged when
-    theta / (1 - theta) size <= step_tol; failed when theta >= 1, or from the third step
-    on when theta^(steps left) / (1 - theta) size > step_tol (it would not converge in
-    time).  The second step's single ratio is kept out of that forecast on purpose: from
-    a poor start the iteration may contract slowly once, then fast (measured on a
-    spinning governor: 0.5, then 0.04).  Stops with ok=False when max_iter steps do not
-    converge, no step reduces the residual, or it diverges or stalls.
+    (``contraction_verdict``, with ``rate`` the first step's contraction and step_tol its
+    goal).  Stops with ok=False when max_iter steps do not converge, no step reduces the
+    residual, or it diverges or stalls.
     """
     max_iter, tol, step_tol = options.max_iter, options.tol, options.step_tol
     line_search, stall, rate = options.line_search, options.stall, options.rate
@@ -168,13 +192,10 @@ def newton(problem: NewtonProblem, x: Any, options: NewtonOptions) -> NewtonResu
             x1 = problem.move(x, dx, alpha)
             s1 = problem.size(x1, dx, alpha)
             if err is None and rate is not None:     # step-only, predicted remaining error
-                ratio = s1 / last if it else rate
-                theta = np.sqrt(ratio * last_ratio) if it > 1 else ratio
-                if not np.isfinite(s1) or theta >= 1.0 or it > 1 and \
-                        theta ** (max_iter - it - 1) / (1.0 - theta) * s1 > step_tol:
-                    return NewtonResult(x1, False, it + 1, None, s1, None, theta)
-                if theta / (1.0 - theta) * s1 <= step_tol:
-                    return NewtonResult(x1, True, it + 1, None, s1, None, theta)
+                ratio, theta, done, failed = contraction_verdict(
+                    it, s1, last, rate, last_ratio, max_iter - it - 1, step_tol)
+                if failed or done:
+                    return NewtonResult(x1, bool(done), it + 1, None, s1, None, float(theta))
                 last_ratio = ratio
             err1, data1 = problem.residual(x1)
             if not line_search or err1 < err or converged(err1, s1, tol, step_tol):

@@ -51,6 +51,7 @@ import numpy as np
 
 from typing import Any
 
+from ..algebra.newton import contraction_verdict, powers
 from ..base.elementary import exp, log
 from ..kernels.constraints import body_arrays, evaluate, global_jacobian
 from .radau_matrix import IterationMatrices, all_force_jacobians, hg_of
@@ -108,14 +109,6 @@ NEWTON_KAPPA = 0.1           # stop when the predicted Newton error is this part
 NEWTON_MAX = 7               # iterations before the step is retried with h / 2 (RADAU5's NIT)
 REFRESH_RATE = 1e-3          # rebuild the Jacobian after a step whose Newton contracted slower
 #                              (RADAU5's THET)
-
-
-def _pow(x: np.ndarray, e: float) -> np.ndarray:
-    """x ** e of each element of x (V,) as a Python float's power (C pow): numpy's
-    vectorized power may round differently in the last bit, and a study's variant must
-    take its separate run's bits; x outside [0, 1) or NaN (a contraction that fails Newton
-    anyway, or a variant not iterating, whose power decides nothing) gives 1."""
-    return np.array([a ** e if 0.0 <= a < 1.0 else 1.0 for a in x.tolist()])
 
 
 def _only(act: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -286,7 +279,7 @@ class RadauIIA:
         failed |= bad
         act = act & ~bad
         last = np.full(V, np.inf)
-        rate0 = _pow(np.maximum(self.rate, 1e-3), 0.8)
+        rate0 = powers(np.maximum(self.rate, 1e-3), 0.8)
         last_ratio = rate0
         stop = np.zeros(V, dtype=bool)
         nit = self.iters.copy()
@@ -308,14 +301,9 @@ class RadauIIA:
             e2 = norm(dZ, ya, ya + x1, ix) ** 2                # (m, s): RMS over the stages
             s1[ix] = np.sqrt(np.add.reduce(e2, axis=-1) / e2.shape[-1])
             # each variant's contraction (the others' numbers are not used)
-            ratio = s1 / last if it else rate0
-            theta = np.sqrt(ratio * last_ratio) if it > 1 else ratio
-            rest = np.where(theta < 1.0, 1.0 - theta, 1.0)    # (theta >= 1, NaN: failed)
-            fail = ~np.isfinite(s1) | (theta >= 1.0)
-            if it > 1:                                        # it would not converge in time
-                fail |= _pow(theta, NEWTON_MAX - it - 1) / rest * s1 > NEWTON_KAPPA
-            good = act & ~fail & (theta / rest * s1 <= NEWTON_KAPPA)
-            fail &= act
+            ratio, theta, good, fail = contraction_verdict(it, s1, last, rate0, last_ratio,
+                                                           NEWTON_MAX - it - 1, NEWTON_KAPPA)
+            good, fail = act & good, act & fail
             if a.size == V:
                 x = x1
             else:
