@@ -172,8 +172,7 @@ def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int,
     None: nearest its limit's centre)."""
     rs, cw = scales(model)
     problem = LeastMovement(model, f, rows, rs, cw, _sparse_assembly(model, cw, rows),
-                            start_track(model, r, p, f))
-    problem.turns = turns
+                            start_track(model, r, p, f), turns)
     tol, step_tol = (float(x) for x in rounding_tols(r, model.length_scale))
     return newton(problem, (r, p), NewtonOptions(max_iter, tol, step_tol, line_search=True,
                                                  stall=(0.9, 8)))

@@ -25,10 +25,11 @@ class LeastMovement(NewtonProblem):
     (None: the limits' centres)."""
 
     def __init__(self, model: Model, f: np.ndarray, rows: np.ndarray, rs: np.ndarray,
-                 cw: np.ndarray, sparse: Callable | None, start: np.ndarray | None = None) -> None:
+                 cw: np.ndarray, sparse: Callable | None, start: np.ndarray | None = None,
+                 turns: np.ndarray | None = None) -> None:
         self.model, self.f, self.rows, self.rs, self.cw, self.sparse = model, f, rows, rs, cw, sparse
         self.ref = self.start = start
-        self.turns: np.ndarray | None = None
+        self.turns = turns
 
     def residual(self, x) -> tuple[float, Any]:
         """(largest scaled residual of the rows, (row evaluation, scaled residual))."""

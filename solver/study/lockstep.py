@@ -396,8 +396,7 @@ class _Group:
         dy, (a, lam, fe, J, f) = self.eq.rhs_parts(T, Y)
         if self.eq.dry:          # what a frame reads of its own equations: its friction
             for i in who:
-                self.runs[i].sysm.friction = self.eq.friction[i]
-                self.runs[i].sysm.headroom = self.eq.headroom[i]
+                self.runs[i].sysm.took(self.eq.friction[i], self.eq.headroom[i])
         V = len(T)
         potential = np.broadcast_to(fe.potential, (V,))
         power = np.broadcast_to(fe.power_nc, (V,))

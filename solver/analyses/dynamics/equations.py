@@ -270,6 +270,12 @@ class Equations:
             w = self._work[lead] = _Work(self.m, lead)
         return w
 
+    def took(self, friction: np.ndarray, headroom: Any) -> None:
+        """The friction elements' loads and headroom (``friction``, ``headroom``) of an
+        evaluation of this run's state made for it elsewhere (a design study's stacked
+        call), kept as its own last evaluation would keep them (what a frame reads)."""
+        self.friction, self.headroom = friction, headroom
+
     def solve(self, vals: np.ndarray, b: np.ndarray, rcond: float | None = None) -> np.ndarray:
         """S x = b with S = J M^-1 J^T of the kept rows.  While the run passes a singular
         position (RunState.robust: the constraints dependent for an instant, e.g. a parallelogram
