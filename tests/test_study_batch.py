@@ -543,3 +543,39 @@ def test_dynamics_whose_motions_differ_run_in_lockstep(monkeypatch):
         assert alone.analysis == "dynamic" and res.result(i).steps == alone.steps
         assert np.abs(res.result(i)._r - alone._r).max() <= 1e-12
         assert _close(res.result(i).effort("shake"), alone.effort("shake")) <= 1e-9
+
+
+def test_variants_a_batched_run_hands_back_run_from_what_was_made_for_them(monkeypatch):
+    """A batched run that stops on an error it did not foresee hands its variants back:
+    each runs alone from the model and start already made for it (no second compile), its
+    result its separate run's, and the note says so."""
+    def boom(*a, **k):
+        raise ValueError("a failure the sweep did not foresee")
+    monkeypatch.setattr(engine, "_sweeps", boom)
+    compiled = []
+    real_compile, real_alone = engine.compile_model, engine.solve_variant
+    monkeypatch.setattr(engine, "compile_model", lambda b: compiled.append(1) or real_compile(b))
+    monkeypatch.setattr(engine, "solve_variant",
+                        lambda *a: compiled.append("again") or real_alone(*a))
+    study = Study(slider_crank(variant="RRLP", r=0.1, l=0.3),
+                  grid({"rod_B.position.x": [0.28, 0.3, 0.32]}))
+    res = study.run(duration=0.5, fps=24)
+    assert not res.failures and "again" not in compiled and len(compiled) <= 1   # (the base)
+    assert len(res.notes) == 1 and "ran one by one" in res.notes[0]
+    for i in range(3):
+        alone = study.variant(i).solve(0.5, 24)
+        assert np.array_equal(res.result(i)._r, alone._r)
+        assert np.array_equal(res.result(i)._reaction, alone._reaction)
+
+
+def test_a_batch_runs_as_groups_of_one_analysis_from_the_same_rows():
+    """Variants whose starts keep other rows (or take the other analysis) run as their own
+    group, each group together, instead of the whole batch one by one: the positions
+    grouped by (analysis, kept rows), in the order each group first appears."""
+    from types import SimpleNamespace as NS
+    def start(analysis, keep):
+        return NS(analysis=analysis, structure=NS(keep=np.array(keep)))
+    begun = [start("dynamic", [0, 1, 2]), start("dynamic", [0, 2, 3]),
+             start("kinematic", [0, 1, 2]), start("dynamic", [0, 1, 2]),
+             start("dynamic", [0, 2, 3])]
+    assert engine._groups(begun) == [[0, 3], [1, 4], [2]]

@@ -98,48 +98,26 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
     variant, in order.  ``progress(variants done)``, after each variant (the local run
     passes it; an executor's workers get None), returning False stops the batch early.
 
-    Variants that can run together (the same structure; study/lockstep.py: forward dynamics
-    by the explicit method without events, in lockstep; analyses/sweep/: kinematic
-    sweeps, in blocks of (variants, frames)) run as one; the rest, and any group that is
-    handed back, one by one."""
+    Variants that can run together (the same analysis from the same kept rows;
+    study/lockstep.py: forward dynamics, in lockstep; analyses/sweep/: kinematic sweeps,
+    in blocks of (variants, frames)) run as one group, each such group in turn; the rest,
+    and any variant a group hands back, one by one from the model and start already made
+    for it."""
     out: dict[int, Outcome] = {}
-    prepared: dict[int, tuple] = {}     # (model, Start) of a variant that left the batch
-    note = None                         # why the variants that could run as one did not
-    start = _time.perf_counter()
-    together = _together(batch, times, how, out)
-    if together is not None:
-        idx, models, begun, stack = together
-        states = [b.state for b in begun]
-        failed = len(out)                 # variants that failed already count as done
-        report = None if progress is None else (lambda k: progress(failed + k))
-        try:
-            if begun[0].analysis == "dynamic":
-                results = single_thread(_dynamics)(models, begun[0].structure, states, times,
-                                                   how, report, stack)
-            else:
-                results = single_thread(_sweeps)(models, begun[0].structure, states, times,
-                                                 report, stack)
-        except SolverCancelled as exc:     # (the groups a dynamic run finished before: kept)
-            for i, m, b, r in zip(idx, models, begun, getattr(exc, "finished", None) or ()):
-                if r is not None:
-                    out[i] = _finished(i, lambda: finish(m, b, r), None)
-            return [out[i] for i in batch.indices if i in out]
-        except Exception as exc:    # noqa: BLE001 - e.g. a motion undefined at some time:
-            results = None          # the variants alone say which and where
-            if not isinstance(exc, _FORESEEN):
-                note = (f"{len(idx)} variants ({idx[0]} to {idx[-1]}) ran one by one: their "
-                        f"batched run stopped on {type(exc).__name__}: {exc} (a defect of the "
-                        "batched run, please report it; each variant's result is its separate "
-                        "run's)")
-        if results is not None:
-            each = (_time.perf_counter() - start) / len(idx)
-            for i, m, b, r in zip(idx, models, begun, results):
-                if r is not None:
-                    out[i] = _finished(i, lambda: finish(m, b, r), each)
-                else:                      # it left the batch: alone below, as prepared
-                    prepared[i] = (m, b)
-            if progress is not None and progress(len(out)) is False:
-                return [out[i] for i in sorted(out)]
+    prepared: dict[int, tuple] = {}     # (model, Start) of a variant to run alone
+    notes: dict[int, str] = {}          # why variants that could run as one did not
+    made = _prepared(batch, times, how, out)
+    if made is not None:
+        idx, models, begun, stack = made
+        for group in _groups(begun):
+            if len(group) < 2:
+                prepared[idx[group[0]]] = (models[group[0]], begun[group[0]])
+                continue
+            cancelled = _run_group([idx[g] for g in group], [models[g] for g in group],
+                                   [begun[g] for g in group], stack, times, how, progress,
+                                   out, prepared, notes)
+            if cancelled:
+                return [out[i] for i in batch.indices if i in out]
     params = batch.params
     for index, row in zip(batch.indices, batch.values):
         if index in out:
@@ -155,11 +133,61 @@ def solve_batch(batch: VariantBatch, times: np.ndarray, how: Settings,
                 start)
         if progress is not None and progress(len(out)) is False:
             break
-    if note is not None:
-        for i in together[0]:
-            if i in out:
-                out[i].note = note
+    for i, note in notes.items():
+        if i in out:
+            out[i].note = note
     return [out[i] for i in batch.indices if i in out]
+
+
+def _run_group(idx: list[int], models: list[Model], begun: list, stack: Callable,
+               times: np.ndarray, how: Settings, progress, out: dict, prepared: dict,
+               notes: dict) -> bool:
+    """The variants ``idx`` (their models and Starts ``begun``, one analysis from the same
+    kept rows) run as one: their Outcomes into ``out``; a variant the run hands back into
+    ``prepared`` (it runs alone), with a note in ``notes`` where the run stopped on a
+    defect of its own.  True when the study was cancelled (the Outcomes of the variants
+    finished before are kept)."""
+    start = _time.perf_counter()
+    states = [b.state for b in begun]
+    failed = len(out)                 # variants that failed or finished already count as done
+    report = None if progress is None else (lambda k: progress(failed + k))
+    try:
+        if begun[0].analysis == "dynamic":
+            results = single_thread(_dynamics)(models, begun[0].structure, states, times,
+                                               how, report, stack)
+        else:
+            results = single_thread(_sweeps)(models, begun[0].structure, states, times,
+                                             report, stack)
+    except SolverCancelled as exc:     # (the groups a dynamic run finished before: kept)
+        for i, m, b, r in zip(idx, models, begun, getattr(exc, "finished", None) or ()):
+            if r is not None:
+                out[i] = _finished(i, lambda: finish(m, b, r), None)
+        return True
+    except Exception as exc:    # noqa: BLE001 - e.g. a motion undefined at some time:
+        results = None          # the variants alone say which and where
+        if not isinstance(exc, _FORESEEN):
+            for i in idx:
+                notes[i] = (f"{len(idx)} variants ({idx[0]} to {idx[-1]}) ran one by one: "
+                            f"their batched run stopped on {type(exc).__name__}: {exc} (a "
+                            "defect of the batched run, please report it; each variant's "
+                            "result is its separate run's)")
+    each = (_time.perf_counter() - start) / len(idx)
+    for i, m, b, r in zip(idx, models, begun, results or [None] * len(idx)):
+        if r is not None:
+            out[i] = _finished(i, lambda: finish(m, b, r), each)
+        else:                      # it left the batch: alone, as prepared
+            prepared[i] = (m, b)
+    return progress is not None and results is not None and progress(len(out)) is False
+
+
+def _groups(begun: list) -> list[list[int]]:
+    """The positions of ``begun`` (Starts) grouped by what lets variants run as one: the
+    same analysis from the same kept rows (a variant starting with a stop resting, say,
+    keeps other rows), in the order each group first appears."""
+    groups: dict[tuple, list[int]] = {}
+    for k, b in enumerate(begun):
+        groups.setdefault((b.analysis, b.structure.keep.tobytes()), []).append(k)
+    return list(groups.values())
 
 
 def _dynamics(models: list[Model], st: Structure, states: list[State], times: np.ndarray,
@@ -217,17 +245,15 @@ def _finished(index: int, fn: Callable[[], Result], seconds: float | None,
     return Outcome(index, result, failure, took)
 
 
-def _together(batch: VariantBatch, times: np.ndarray, how: Settings, out: dict):
-    """(indices, models, Starts, stack) of the variants that may run as one: two or more
-    whose analyses (all dynamic, or all kinematic) start from the same kept rows, and the
-    function that stacks their models; None if there are not two.  Each variant is made
-    through the Builder (its validation) and its model written into the base's compiled
-    one (study/writes.py), or compiled where the parameters cannot be written.  A variant
-    that fails here (a loop that does not close) gets its Outcome in ``out`` now."""
-    if len(batch) < 2:
-        return None
+def _prepared(batch: VariantBatch, times: np.ndarray, how: Settings, out: dict):
+    """(indices, models, Starts, stack) of the batch's variants, each made through the
+    Builder (its validation), its model written into the base's compiled one (study/
+    writes.py) or compiled where the parameters cannot be written, its start assembled and
+    its analysis chosen; ``stack`` the function that stacks their models.  A variant that
+    fails here (a loop that does not close) gets its Outcome in ``out`` now; None when
+    none is made."""
     params = batch.params
-    writer = _writer(batch.base, params)
+    writer = _writer(batch.base, params) if len(batch) > 1 else None
     idx, models, begun = [], [], []
     for index, row in zip(batch.indices, batch.values):
         start = _time.perf_counter()
@@ -241,13 +267,10 @@ def _together(batch: VariantBatch, times: np.ndarray, how: Settings, out: dict):
             out[index] = Outcome(index, None, f"{type(exc).__name__}: {exc}",
                                  _time.perf_counter() - start)
             continue
-        if begun and b.analysis != begun[0].analysis:
-            return None
         idx.append(index)
         models.append(model)
         begun.append(b)
-    keep = begun[0].structure.keep if begun else None
-    if len(idx) < 2 or any(not np.array_equal(b.structure.keep, keep) for b in begun):
+    if not idx:
         return None
     return idx, models, begun, (writer.stack if writer is not None else stack_models)
 
