@@ -203,16 +203,11 @@ class Lanes:
 
     def _carry(self, i: int) -> None:
         """Run i's carry as its lane has it."""
-        run, eq = self.runs[i], self.eq
-        r, p, v, w, work = eq.unpack(self.Y[i].copy())
-        run.t, run.r, run.p, run.v, run.w, run.work = float(self.T[i]), r, p, v, w, float(work)
-        run.h = None if np.isnan(self.H[i]) else float(self.H[i])
-        run.f_end = self.F0[i].copy() if self.has_f0[i] else None
-        run.y_frame = None
-        run.grow, run.resting = float(self.grow[i]), bool(self.resting[i])
-        run.t_last, run.rate_age = float(self.T_last[i]), int(self.rate_age[i])
-        run.done = int(self.done[i])
-        run.out.steps = int(self.steps[i])
+        self.runs[i].resume(float(self.T[i]), self.Y[i].copy(),
+                            None if np.isnan(self.H[i]) else float(self.H[i]),
+                            self.F0[i].copy() if self.has_f0[i] else None,
+                            float(self.grow[i]), bool(self.resting[i]), float(self.T_last[i]),
+                            int(self.rate_age[i]), int(self.done[i]), int(self.steps[i]))
         self.block.flush(i)
 
     def _finish(self, i: int) -> None:

@@ -43,8 +43,9 @@ collapse named), the next size (``_next_size``), its end on
 its first event (``_end_on_event``: events.py locates it on re-stepped trials), the
 projection and the limits' turns (``_advance``), the event's action (``_act``: an impact,
 a joint sticking or breaking loose, a stop let go) and the run state at the new point
-(``_after_step``: springs' turns, contacts' touchdown, least-norm solves).  A frame is a
-step's end (``_frame``) or inside a long step (``_frames_in_step``).
+(``_after_step``: springs' turns, contacts' touchdown, least-norm solves), both in
+actions.py.  A frame is a step's end (``_frame``) or inside a long step
+(``_frames_in_step``).
 """
 from __future__ import annotations
 
@@ -59,12 +60,13 @@ from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, Standar
                                     next_break, next_size, on_break, side_of)
 from ...integrators.explicit import DoPri5, end_rate
 from ...integrators.implicit import RadauStepper
-from ...kernels.constraints import body_arrays, motion_values
+from ...kernels.constraints import body_arrays
 from ...kernels.contacts import summary_rows
 from ...model.compile import Model
 from ...model.frame_buffer import FrameBuffer
 from ...model.results import Result, report_progress
 from ...model.state import RunState, State
+from .actions import StepActions
 from .equations import Equations
 from .method import STIFF_RATE, choose_method  # noqa: F401 (STIFF_RATE: the threshold)
 from .events import StepEnd, aim_at_event, crossed_at_end, record_friction, step_events
@@ -73,12 +75,11 @@ from .pairs import frame_pairs
 from .requests import Request, Requests, drive
 from .frames import (at_rest, frames_inside, hold_after, motion_power, motion_rate,
                      on_frame_within, project_run, rests)
-from .friction import aim, magnitudes, release
-from .singular import collapsed, free_singular, lock_up, near_singular, rows_chosen_anew
+from .friction import aim, magnitudes
+from .singular import collapsed, free_singular, lock_up, rows_chosen_anew
 from .stops import Stops, check_start
-from .touchdown import reach_time, touch
-from .switching import (energy_of, friction_rates, released, rest_at_start, slipping, stick,
-                        switched, use_rows)
+from .touchdown import reach_time
+from .switching import friction_rates, rest_at_start, slipping, stick, use_rows
 from ..general_motions import held_turns
 from ..limit_turns import advanced, started, turn_time
 from ..structure import Structure, open_tree
@@ -100,7 +101,7 @@ def dynamic_run(model: Model, st: Structure, start: State, times: np.ndarray,
                             keep).frames())
 
 
-class DynamicRun:
+class DynamicRun(StepActions):
     """One dynamic run in progress, the loop's carry: the settings made at its start (the
     equations, stepper, step control, error norm, stops, what the run watches for) and what
     its steps advance (time t, pose r, p, v, w, the loads' work, the step size h and the
@@ -222,6 +223,19 @@ class DynamicRun:
             if (yield from self.frame(k)):     # a step's end; at rest: held
                 break
         return self.finish()
+
+    def resume(self, t: float, y: np.ndarray, h: float | None, f_end: np.ndarray | None,
+               grow: float, resting: bool, t_last: float, rate_age: int, done: int,
+               steps: int) -> None:
+        """Go on from a carry kept elsewhere (a design study's lanes, study/lanes.py, that
+        took this run's steps over the variant axis): at time t (s) in the packed state y,
+        the natural step h (None: none yet), the last stage f_end (None: anew), the
+        proposal past the frames ``grow``, whether the last step rested, its start t_last,
+        the steps since the fastest rate was estimated, the frames done and steps taken."""
+        self.t, (self.r, self.p, self.v, self.w, work) = t, self.sysm.unpack(y)
+        self.work, self.h, self.f_end, self.y_frame = float(work), h, f_end, None
+        self.grow, self.resting, self.t_last, self.rate_age = grow, resting, t_last, rate_age
+        self.done, self.out.steps = done, steps
 
     def fail(self, msg: str, k: int, tt: float, who=()) -> None:
         """Raise SolverError with the frames before frame k (the Result so far)."""
@@ -421,106 +435,6 @@ class DynamicRun:
         state with the tracked values found there (``project_run``; on copies: the step's
         end is the stepper's)."""
         return project_run(self.sysm, self.run, t, r.copy(), p.copy(), v.copy(), w.copy())
-
-    def _act(self, ended: StepEnd) -> None:
-        """The step's event acted on: stops struck (impact), slipping joints stopped
-        (stick where the static limit holds), a stuck joint breaking loose, or else stops
-        and stuck joints let go where they pull; friction's instants recorded."""
-        run = self.run
-        held = None if run.slip is None else run.slip.stuck
-        if ended.hit.size:                 # Newton's impact law; slow rebounds rest
-            self._impact(ended.hit)
-        elif ended.slid.size:              # stick if the static limit holds the joint
-            (self.r, self.p, self.v, self.w), self.st, self.run = stick(
-                self.sysm, self.t, self.r, self.p, self.v, self.w, ended.slid, self.base,
-                self.stops)
-            self._rates_jump()
-        elif ended.broke.size:             # the located instant a stuck joint breaks loose
-            self._break_loose(ended.broke)
-        elif ((self.stops is not None and run.resting.any())
-              or (run.slip is not None and run.slip.stuck.any())):
-            self._let_go()
-        if held is not None:               # friction's stick, slip and reversal instants
-            record_friction(self.out, self.t, held, self.model.frictions.names,
-                            self.run.slip, ended.slid)
-
-    def _impact(self, hit: np.ndarray) -> None:
-        """Stops ``hit`` struck: Newton's impact law through their rows, the pose then on
-        the bounds exactly (a rebound starts from a gap of zero, not -tol/2), the energy
-        the impact and that move take booked as work; slow rebounds rest."""
-        sysm, stops, model, base, t = self.sysm, self.stops, self.model, self.base, self.t
-        self.v, self.w, lost, struck, self.run = stops.impact(
-            sysm, t, self.r, self.p, self.v, self.w, hit, motion_values(model, t))
-        sysm.tell(self.run)
-        self.work += lost
-        self.out.impacts.append(struck)
-        self.run = use_rows(sysm, Structure(
-            np.union1d(switched(base, stops, model, self.run).keep, model.limits.rows[hit]),
-            base.redundant, base.dof, base.driven_dof, base.bad_motions))
-        e0 = energy_of(sysm, t, self.r, self.p, self.v, self.w)
-        # positions only: the rebound stays
-        (self.r, self.p, _, _), self.run = project_run(sysm, self.run, t, self.r, self.p,
-                                                       self.v, self.w)
-        self.st = switched(base, stops, model, self.run)
-        self.run = use_rows(sysm, self.st)
-        (self.r, self.p, self.v, self.w), self.run = project_run(
-            sysm, self.run, t, self.r, self.p, self.v, self.w)
-        self.work += energy_of(sysm, t, self.r, self.p, self.v, self.w) - e0   # booked
-        if self.run.resting.any():
-            let_go, self.run = released(sysm, t, self.r, self.p, self.v, self.w, stops)
-            if let_go:                     # come to rest, pulled away at once
-                self.st = switched(base, stops, model, self.run)
-                self.run = use_rows(sysm, self.st)
-        self._rates_jump()
-        if self.run.slip is not None:      # a rebound reverses the joints' slip
-            vq = friction_rates(sysm, sysm.pack(self.r, self.p, self.v, self.w, 0.0))
-            self.run = slipping(sysm, aim(model, self.run.slip, vq))
-
-    def _break_loose(self, broke: np.ndarray) -> None:
-        """Stuck joints ``broke`` slip from here, in the direction their load pushes."""
-        lam = self.sysm.accelerations(self.t, self.r, self.p, self.v, self.w)[1]
-        self.run = slipping(self.sysm, release(self.model, self.run.slip, broke, lam))
-        self.st = switched(self.base, self.stops, self.model, self.run)
-        self.run = use_rows(self.sysm, self.st)
-        self._rates_jump()
-
-    def _let_go(self) -> None:
-        """A resting stop that pulls, a stuck joint whose load passed its limit: let go."""
-        let_go, self.run = released(self.sysm, self.t, self.r, self.p, self.v, self.w,
-                                    self.stops)
-        if let_go:
-            self.st = switched(self.base, self.stops, self.model, self.run)
-            self.run = use_rows(self.sysm, self.st)
-            self._rates_jump()
-
-    def _rates_jump(self) -> None:
-        """The right-hand side jumps where the next step starts (an event acted on, a
-        breakpoint passed, the solves or the forces' run state changed): its first stage
-        evaluated anew, and an implicit stepper's memory of the steps before forgotten
-        (RadauIIA.restart)."""
-        self.f_end = None
-        restart = getattr(self.stepper, "restart", None)
-        if restart is not None:
-            restart()
-
-    def _after_step(self) -> None:
-        """The run state at the step's end: exact solves again past a singular position,
-        the torsion springs' turns, the contact points' touchdown speeds."""
-        if not (self.run.robust or self.turns or self.contacts):
-            return
-        sysm = self.sysm
-        if self.run.robust and not near_singular(self.model, self.st, self.r, self.p):
-            self.run = self.run.solving(False)    # past it: exact again
-            sysm.tell(self.run)
-            self._rates_jump()
-        if len(self.run.ts_ref):          # the springs' turns at the step's end
-            self.run = self.run.turned(sysm.turns(self.r, self.p))
-            sysm.tell(self.run)
-        if self.contacts:
-            touched, self.run = touch(sysm, self.r, self.p, self.v, self.w)
-            sysm.tell(self.run)           # a touchdown speed taken: the forces' run state
-            if touched:
-                self._rates_jump()
 
     # -- output frames ----------------------------------------------------------------------
     def frames_in_step(self, k: int) -> bool:

@@ -1,0 +1,126 @@
+"""What a dynamic run's step does at its end (analyses/dynamics/driver.py DynamicRun's
+stages after the projection): the step's event acted on (an impact by Newton's law, a
+slipping joint sticking, a stuck one breaking loose, a resting stop or stuck joint let go;
+friction's instants recorded) and the run state after it (exact solves again past a
+singular position, the torsion springs' turns, the contact points' touchdown speeds).
+Where any of these makes the right-hand side jump, the next step starts afresh
+(``_rates_jump``)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...kernels.constraints import motion_values
+from .events import StepEnd, record_friction
+from .frames import project_run
+from .friction import aim, release
+from .singular import near_singular
+from .switching import (energy_of, friction_rates, released, slipping, stick, switched,
+                        use_rows)
+from .touchdown import touch
+from ..structure import Structure
+
+
+class StepActions:
+    """DynamicRun's stages at a step's end (a mixin: the carry's attributes are the run's:
+    model, sysm, stops, base, st, run, t, r, p, v, w, work, f_end, stepper, out,
+    contacts)."""
+
+    def _act(self, ended: StepEnd) -> None:
+        """The step's event acted on: stops struck (impact), slipping joints stopped
+        (stick where the static limit holds), a stuck joint breaking loose, or else stops
+        and stuck joints let go where they pull; friction's instants recorded."""
+        run = self.run
+        held = None if run.slip is None else run.slip.stuck
+        if ended.hit.size:                 # Newton's impact law; slow rebounds rest
+            self._impact(ended.hit)
+        elif ended.slid.size:              # stick if the static limit holds the joint
+            (self.r, self.p, self.v, self.w), self.st, self.run = stick(
+                self.sysm, self.t, self.r, self.p, self.v, self.w, ended.slid, self.base,
+                self.stops)
+            self._rates_jump()
+        elif ended.broke.size:             # the located instant a stuck joint breaks loose
+            self._break_loose(ended.broke)
+        elif ((self.stops is not None and run.resting.any())
+              or (run.slip is not None and run.slip.stuck.any())):
+            self._let_go()
+        if held is not None:               # friction's stick, slip and reversal instants
+            record_friction(self.out, self.t, held, self.model.frictions.names,
+                            self.run.slip, ended.slid)
+
+    def _impact(self, hit: np.ndarray) -> None:
+        """Stops ``hit`` struck: Newton's impact law through their rows, the pose then on
+        the bounds exactly (a rebound starts from a gap of zero, not -tol/2), the energy
+        the impact and that move take booked as work; slow rebounds rest."""
+        sysm, stops, model, base, t = self.sysm, self.stops, self.model, self.base, self.t
+        self.v, self.w, lost, struck, self.run = stops.impact(
+            sysm, t, self.r, self.p, self.v, self.w, hit, motion_values(model, t))
+        sysm.tell(self.run)
+        self.work += lost
+        self.out.impacts.append(struck)
+        self.run = use_rows(sysm, Structure(
+            np.union1d(switched(base, stops, model, self.run).keep, model.limits.rows[hit]),
+            base.redundant, base.dof, base.driven_dof, base.bad_motions))
+        e0 = energy_of(sysm, t, self.r, self.p, self.v, self.w)
+        # positions only: the rebound stays
+        (self.r, self.p, _, _), self.run = project_run(sysm, self.run, t, self.r, self.p,
+                                                       self.v, self.w)
+        self.st = switched(base, stops, model, self.run)
+        self.run = use_rows(sysm, self.st)
+        (self.r, self.p, self.v, self.w), self.run = project_run(
+            sysm, self.run, t, self.r, self.p, self.v, self.w)
+        self.work += energy_of(sysm, t, self.r, self.p, self.v, self.w) - e0   # booked
+        if self.run.resting.any():
+            let_go, self.run = released(sysm, t, self.r, self.p, self.v, self.w, stops)
+            if let_go:                     # come to rest, pulled away at once
+                self.st = switched(base, stops, model, self.run)
+                self.run = use_rows(sysm, self.st)
+        self._rates_jump()
+        if self.run.slip is not None:      # a rebound reverses the joints' slip
+            vq = friction_rates(sysm, sysm.pack(self.r, self.p, self.v, self.w, 0.0))
+            self.run = slipping(sysm, aim(model, self.run.slip, vq))
+
+    def _break_loose(self, broke: np.ndarray) -> None:
+        """Stuck joints ``broke`` slip from here, in the direction their load pushes."""
+        lam = self.sysm.accelerations(self.t, self.r, self.p, self.v, self.w)[1]
+        self.run = slipping(self.sysm, release(self.model, self.run.slip, broke, lam))
+        self.st = switched(self.base, self.stops, self.model, self.run)
+        self.run = use_rows(self.sysm, self.st)
+        self._rates_jump()
+
+    def _let_go(self) -> None:
+        """A resting stop that pulls, a stuck joint whose load passed its limit: let go."""
+        let_go, self.run = released(self.sysm, self.t, self.r, self.p, self.v, self.w,
+                                    self.stops)
+        if let_go:
+            self.st = switched(self.base, self.stops, self.model, self.run)
+            self.run = use_rows(self.sysm, self.st)
+            self._rates_jump()
+
+    def _rates_jump(self) -> None:
+        """The right-hand side jumps where the next step starts (an event acted on, a
+        breakpoint passed, the solves or the forces' run state changed): its first stage
+        evaluated anew, and an implicit stepper's memory of the steps before forgotten
+        (RadauIIA.restart)."""
+        self.f_end = None
+        restart = getattr(self.stepper, "restart", None)
+        if restart is not None:
+            restart()
+
+    def _after_step(self) -> None:
+        """The run state at the step's end: exact solves again past a singular position,
+        the torsion springs' turns, the contact points' touchdown speeds."""
+        if not (self.run.robust or self.turns or self.contacts):
+            return
+        sysm = self.sysm
+        if self.run.robust and not near_singular(self.model, self.st, self.r, self.p):
+            self.run = self.run.solving(False)    # past it: exact again
+            sysm.tell(self.run)
+            self._rates_jump()
+        if len(self.run.ts_ref):          # the springs' turns at the step's end
+            self.run = self.run.turned(sysm.turns(self.r, self.p))
+            sysm.tell(self.run)
+        if self.contacts:
+            touched, self.run = touch(sysm, self.r, self.p, self.v, self.w)
+            sysm.tell(self.run)           # a touchdown speed taken: the forces' run state
+            if touched:
+                self._rates_jump()
