@@ -234,3 +234,21 @@ def test_statics_holds_a_light_part_on_a_stiff_bushing(stiffness, mass, gravity)
     # the bushing carries the weight m g: its translation is m g / k (the part's tilt under
     # the weight's moment changes it in the second order, below 1e-6 of it)
     assert sag[2] == pytest.approx(-mass * gravity / k, rel=1e-6, abs=1e-20)
+
+
+def test_rotation_vectors_of_no_turn_beside_half_turns_raise_no_warning():
+    """A bushing's rotation vector over many states at once (a frame axis), some untwisted
+    and some near a half turn: each the exact angle times the axis, and no 0 / 0 warning
+    (the half-turn formula was evaluated for every state, its NaNs discarded after)."""
+    import warnings
+    from solver.base.rotations import quat_to_matrix
+    from solver.model.bushings import rotation_vector
+    axis = np.array([0.0, 0.6, 0.8])
+    angles = np.array([0.0, math.pi - 1e-9, 0.3, math.pi - 1e-7])
+    q = np.concatenate([np.cos(angles / 2)[:, None],
+                        np.sin(angles / 2)[:, None] * axis], axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        theta = rotation_vector(quat_to_matrix(q))
+    # to rounding of the matrix entries, amplified near a half turn by 1/sin (<= 1e-7 rad)
+    np.testing.assert_allclose(theta, angles[:, None] * axis, atol=1e-7)

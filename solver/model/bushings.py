@@ -54,8 +54,8 @@ def rotation_vector(R: np.ndarray) -> np.ndarray:
                  angle / (2.0 * np.where(small, 1.0, sin_a)))
     theta = k[..., None] * axial
     flip = small & (cos_a < 0)
-    if np.any(flip):
-        theta = np.where(flip[..., None], _half_turn(R), theta)
+    if np.any(flip):          # (only those: at no turn _half_turn's axis would be 0 / 0)
+        theta[flip] = _half_turn(R[flip])
     return theta
 
 
