@@ -509,3 +509,33 @@ def test_a_slot_drawn_along_marker_js_z_axis(analysis: str) -> None:
     np.testing.assert_allclose(x, np.column_stack([0 * z, 0 * z, z]), rtol=0, atol=1e-9)
     F, _ = r.reaction("slot")
     np.testing.assert_allclose(F, np.tile([-6.0, 0.0, 0.0], (len(r), 1)), rtol=0, atol=6e-9)
+
+
+def test_statics_past_the_end_of_an_open_slot_is_refused_by_name() -> None:
+    """A 1 kg bead in a slot y = x^2 from x = -1 to its bottom at x = 0, pulled by a spring
+    (100 N/m, free length 0) towards (0.3, 0): the spline continued past the end closes the
+    equations on to x = 0.23 m, where there is no slot, and statics (and the modes about
+    it) once returned that equilibrium without a word.  Both now raise naming the joint
+    and how far past the end; with the anchor at x = -0.3 the bead rests in the slot where
+    the spring's pull and the weight have no part along the slot's tangent (1, 2 x), to
+    1e-9 N (Newton's stopping rule is far below)."""
+    def build(anchor: float) -> Mechanism:
+        m = Mechanism(gravity=(0.0, -G, 0.0))
+        m.add_part("ground", fixed=True)
+        m.add_part("bead", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(-0.1, 0.01, 0.0))
+        m.add_marker("pin", "bead")
+        m.add_marker("track", "ground")
+        m.add_point_on_curve("slot", "pin", "track", Curve.from_function(
+            lambda x: np.stack([x, x * x, 0.0 * x], -1), -1.0, 0.0, False))
+        m.add_marker("anchor", "ground", position=(anchor, 0.0, 0.0))
+        m.add_spring_damper("sp", "pin", "anchor", stiffness=100.0, free_length=0.0)
+        return m
+    for call in (lambda m: m.statics(), lambda m: m.modes()):
+        with pytest.raises(SolverError, match=r"joint 'slot': .* m past the end of the open "
+                                              r"curve") as info:
+            call(build(0.3))
+        assert info.value.joints == ("slot",)
+    x, y, _ = build(-0.3).statics().position("bead")[0]
+    # along the tangent (1, 2x): spring k (-0.3 - x, -y) and weight (0, -m g) balance
+    assert 100.0 * ((-0.3 - x) - 2 * x * y) - 2 * x * G == pytest.approx(0.0, abs=1e-9)
+    assert y == pytest.approx(x * x, abs=1e-12)
