@@ -531,6 +531,23 @@ def screw_sense(mech: Any, name: str, shaft: str, nut: str, marker_body) -> floa
     return -math.copysign(1.0, along) * sigma_r * sigma_p
 
 
+def coupler_terms(mech: Any, name: str) -> tuple[tuple[str, str, float], ...]:
+    """The relation coupler ``name`` of the builder ``mech`` holds, as the solver holds it:
+    its terms (joint, "angle" | "slide", scale s_i) in sum s_i (q_i - q_i0) = 0, a
+    two-joint screw's angle scale signed by its thread (``screw_sense``); for a tool that
+    writes the relation elsewhere (addon/io/mjcf_export.py).  MechanismError for an unknown
+    coupler."""
+    cp = mech.couplers.get(name)
+    if cp is None:
+        raise MechanismError(f"unknown coupler {name!r}")
+    terms = list(cp.terms)
+    if cp.kind == "screw" and terms[0][0] != terms[1][0]:
+        parts = {m: mk.part for m, mk in mech.markers.items()}
+        joint, coord, scale = terms[0]
+        terms[0] = (joint, coord, scale * screw_sense(mech, name, joint, terms[1][0], parts))
+    return tuple(terms)
+
+
 def world_axes(mech: Any, marker: str) -> np.ndarray:
     mk = mech.markers[marker]
     return quat_to_matrix(mech.parts[mk.part].orientation) @ quat_to_matrix(mk.orientation)
