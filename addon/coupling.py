@@ -11,7 +11,7 @@ import numpy as np
 from ..solver import MechanismError
 from .curve_reader import length_text
 from .io.couplers import (SLOT_LABELS, coupler_object_name, gear_sides, guess_kind,
-                          rack_pitch_sign, radius_about_axis)
+                          internal_radii, rack_pitch_sign, radii_about_axis)
 from .io.settings import kind_name
 from .mesh_arrays import evaluated, vertex_positions
 
@@ -137,11 +137,11 @@ def rack_side_sign(joints: list, depsgraph) -> float:
     return rack_pitch_sign(sides, P[:3, 2], U[:3, 2], _centre(rack_part, depsgraph) - P[:3, 3])
 
 
-def mesh_radius(coupler: str, label: str, joints: list, k: int, depsgraph) -> float:
-    """Outer radius (Blender units) of the evaluated mesh of the gear part of joint
-    ``joints[k]`` (``gear_part``: the part that is not the housing) about the joint axis
-    (marker J's z axis line), world space with the object's scale: a cylinder's radius, a
-    toothed gear's tip radius."""
+def mesh_radii(coupler: str, label: str, joints: list, k: int, depsgraph) -> tuple[float, float]:
+    """(least, largest) distance (Blender units) of the vertices of the evaluated mesh of the
+    gear part of joint ``joints[k]`` (``gear_part``: the part that is not the housing) from
+    the joint axis (marker J's z axis line), world space with the object's scale: a ring's
+    bore, and a cylinder's radius or a toothed gear's tip radius."""
     what = f"coupler {coupler!r}: {label}"
     joint = joints[k]
     if joint is None:
@@ -158,7 +158,7 @@ def mesh_radius(coupler: str, label: str, joints: list, k: int, depsgraph) -> fl
     if len(world) == 0:
         raise MechanismError(f"{what}: part {part.name!r} has no vertices to measure")
     J = np.array(mj.matrix_world, dtype=float)
-    return radius_about_axis(world, J[:3, 3], J[:3, 2])
+    return radii_about_axis(world, J[:3, 3], J[:3, 2])
 
 
 def _length(context, blender_units: float) -> str:
@@ -169,19 +169,21 @@ def _length(context, blender_units: float) -> str:
 
 def measure_radii(context, ob) -> str:
     """Radii from Meshes on coupler ``ob``: a gear's two pitch radii (Ratio From: Pitch
-    Radii), or a rack's pinion radius with the sign that meshes the rack where it is
-    (``rack_side_sign``); returns what was set, for the report."""
+    Radii; an internal pair's ring its bore, io/couplers.internal_radii), or a rack's
+    pinion radius with the sign that meshes the rack where it is (``rack_side_sign``);
+    returns what was set, for the report."""
     s = ob.mechanism
     context.view_layer.update()
     depsgraph = context.evaluated_depsgraph_get()
     labels = SLOT_LABELS[s.coupler_kind]
     if s.coupler_kind == "GEAR":
-        r1 = mesh_radius(ob.name, labels[0], [s.joint_a, s.joint_b], 0, depsgraph)
-        r2 = mesh_radius(ob.name, labels[1], [s.joint_a, s.joint_b], 1, depsgraph)
+        g1 = mesh_radii(ob.name, labels[0], [s.joint_a, s.joint_b], 0, depsgraph)
+        g2 = mesh_radii(ob.name, labels[1], [s.joint_a, s.joint_b], 1, depsgraph)
+        r1, r2 = internal_radii(g1, g2) if s.mesh == "INTERNAL" else (g1[1], g2[1])
         s.radius_a, s.radius_b, s.ratio_mode = r1, r2, "RADII"
         return f"radii {_length(context, r1)} and {_length(context, r2)}"
     if s.coupler_kind == "RACK_PINION":
-        r = mesh_radius(ob.name, labels[0], [s.joint_a, s.joint_b], 0, depsgraph)
+        r = mesh_radii(ob.name, labels[0], [s.joint_a, s.joint_b], 0, depsgraph)[1]
         s.pitch_radius = r * rack_side_sign([s.joint_a, s.joint_b], depsgraph)
         return f"pitch radius {_length(context, s.pitch_radius)}"
     raise MechanismError(f"coupler {ob.name!r}: Radii from Meshes measures gears and pinions")

@@ -266,8 +266,8 @@ class MECHANISM_OT_add_contact(bpy.types.Operator):
 
 class MECHANISM_OT_measure_radii(bpy.types.Operator):
     """Set the active gear coupler's pitch radii (a rack's pinion radius) to each gear
-    mesh's outer radius about its joint axis: the tip circle of a toothed mesh, so correct
-    it to the pitch radius if the mesh has teeth"""
+    mesh's outer radius about its joint axis, an internal mesh's ring its bore: the tip
+    circle of a toothed mesh, so correct it to the pitch radius if the mesh has teeth"""
     bl_idname = "mechanism.measure_radii"
     bl_label = "Radii from Meshes"
     bl_options = {"REGISTER", "UNDO"}
@@ -288,7 +288,7 @@ class MECHANISM_OT_measure_radii(bpy.types.Operator):
         except MechanismError as exc:
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
-        self.report({"INFO"}, f"coupler {ob.name!r}: {said} (outer radii of the meshes)")
+        self.report({"INFO"}, f"coupler {ob.name!r}: {said} (the meshes' radii, a ring's bore)")
         return {"FINISHED"}
 
 

@@ -45,6 +45,7 @@ from .base.rotations import continuous_quats, matrix_to_quat, quat_to_matrix
 from .base.time_table import not_a_knot_slopes
 from .mechanism import Mechanism
 from .model.impacts import Impact
+from .model.plans import coupler_terms
 from .model.results import Result
 from .study import Study, StudyResult, grid, latin_hypercube, parameter_names, quantity
 from .study import resolve as resolve_parameter
@@ -72,4 +73,4 @@ __all__ = [
     "JOINT_KINDS", "JOINT_ROWS", "CURVE_JOINT_ROWS", "JOINT_COORDINATES",
     "FRICTION_COORDINATES", "canonical_kind", "parse_expression", "named_constants",
     "mesh_mass_properties", "part_frame_from_matrix", "quat_to_matrix", "matrix_to_quat",
-    "continuous_quats", "not_a_knot_slopes", "arctan2"]
+    "continuous_quats", "not_a_knot_slopes", "arctan2", "coupler_terms"]

@@ -407,6 +407,21 @@ def test_check_counts_what_couplers_remove() -> None:
     assert any("mesh" in n and "j1" in n and "j2" in n for n in rep.notes)
 
 
+def test_check_names_a_redundant_coupler_as_a_coupler() -> None:
+    """The gear's relation said twice (a general coupler r1 q1 + r2 q2 = 0 beside it): one
+    of the two is redundant, and Check's report names it as the coupler it is (it said
+    "redundant in joint 'again'" and "reactions in joints 'again'", naming no such joint)."""
+    m = spur_pair()
+    m.add_coupler("again", ["j1", "j2"], [0.1, 0.25])
+    rep = m.check()
+    assert rep.ok and rep.dof == 1
+    owner, = rep.redundant
+    text = str(rep)
+    assert f"redundant in coupler {owner!r}: 1 equation(s)" in text
+    assert f"reactions in coupler {owner!r} are not unique" in text
+    assert "joint" not in text.replace("ties joint(s)", "")
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda m: m.add_gear("x", "j1", "ball", ratio=2.0), "'ball' is spherical"),
     (lambda m: m.add_gear("x", "j1", "gone", ratio=2.0), "unknown joint 'gone'"),

@@ -484,3 +484,58 @@ def test_a_dynamic_run_that_fails_past_a_cam_cut_names_the_cam() -> None:
                                           r"\(frame 14\)") as info:
         m.solve(duration=math.pi, fps=60, analysis="dynamic")
     assert len(info.value.result) == 14 and isinstance(info.value.__cause__, SolverError)
+
+
+@pytest.mark.parametrize("analysis", ["dynamic", "statics"])
+def test_a_slot_drawn_along_marker_js_z_axis(analysis: str) -> None:
+    """A straight slot along marker J's z axis (drawn in a vertical plane, the marker left
+    as placed), a 2 kg bead in it under gravity (3, 0, -9.81): the binormal, z_J's part
+    across the tangent, is nothing there, and the run once failed in numpy's least squares
+    (NaN rows, no joint named).  The bead falls freely along the slot, z = 0.5 - g t^2 / 2
+    (1e-9 m: the integrator's tolerance 1e-10), and the slot holds the sideways pull,
+    (-6, 0, 0) N, to 1e-9 of it; statics under the sideways pull alone (no fall) holds
+    the same 6 N."""
+    m = Mechanism(gravity=(3.0, 0.0, -G if analysis == "dynamic" else 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("bead", mass=2.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.0, 0.0, 0.5))
+    m.add_marker("pin", "bead")
+    m.add_marker("track", "ground")
+    m.add_point_on_curve("slot", "pin", "track", [(0.0, 0.0, -1.0), (0.0, 0.0, 0.0),
+                                                  (0.0, 0.0, 1.0)], closed=False)
+    r = (m.statics() if analysis == "statics"
+         else m.solve(duration=0.3, fps=10, analysis="dynamic", tolerance=1e-10))
+    x = r.position("bead")
+    z = 0.5 - 0.5 * G * r.times ** 2 if analysis == "dynamic" else np.full(len(r), 0.5)
+    np.testing.assert_allclose(x, np.column_stack([0 * z, 0 * z, z]), rtol=0, atol=1e-9)
+    F, _ = r.reaction("slot")
+    np.testing.assert_allclose(F, np.tile([-6.0, 0.0, 0.0], (len(r), 1)), rtol=0, atol=6e-9)
+
+
+def test_statics_past_the_end_of_an_open_slot_is_refused_by_name() -> None:
+    """A 1 kg bead in a slot y = x^2 from x = -1 to its bottom at x = 0, pulled by a spring
+    (100 N/m, free length 0) towards (0.3, 0): the spline continued past the end closes the
+    equations on to x = 0.23 m, where there is no slot, and statics (and the modes about
+    it) once returned that equilibrium without a word.  Both now raise naming the joint
+    and how far past the end; with the anchor at x = -0.3 the bead rests in the slot where
+    the spring's pull and the weight have no part along the slot's tangent (1, 2 x), to
+    1e-9 N (Newton's stopping rule is far below)."""
+    def build(anchor: float) -> Mechanism:
+        m = Mechanism(gravity=(0.0, -G, 0.0))
+        m.add_part("ground", fixed=True)
+        m.add_part("bead", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(-0.1, 0.01, 0.0))
+        m.add_marker("pin", "bead")
+        m.add_marker("track", "ground")
+        m.add_point_on_curve("slot", "pin", "track", Curve.from_function(
+            lambda x: np.stack([x, x * x, 0.0 * x], -1), -1.0, 0.0, False))
+        m.add_marker("anchor", "ground", position=(anchor, 0.0, 0.0))
+        m.add_spring_damper("sp", "pin", "anchor", stiffness=100.0, free_length=0.0)
+        return m
+    for call in (lambda m: m.statics(), lambda m: m.modes()):
+        with pytest.raises(SolverError, match=r"joint 'slot': .* m past the end of the open "
+                                              r"curve") as info:
+            call(build(0.3))
+        assert info.value.joints == ("slot",)
+    x, y, _ = build(-0.3).statics().position("bead")[0]
+    # along the tangent (1, 2x): spring k (-0.3 - x, -y) and weight (0, -m g) balance
+    assert 100.0 * ((-0.3 - x) - 2 * x * y) - 2 * x * G == pytest.approx(0.0, abs=1e-9)
+    assert y == pytest.approx(x * x, abs=1e-12)

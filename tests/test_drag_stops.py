@@ -250,3 +250,29 @@ def test_a_joint_with_one_stop_is_set_anywhere_on_its_open_side(side: str) -> No
     ps.set_coordinate("pin", -sgn * 2.0)
     assert abs(ps.value("pin")) <= 1e-9
     assert stops(ps) == (f"joint 'pin' at its {side} stop 0 rad (limit 'stop')",)
+
+
+def test_posing_stops_where_a_pin_reaches_the_end_of_its_slot() -> None:
+    """The Scotch yoke's crank pin (radius 0.05 m) in a slot 2 x 0.03 m long, undriven: the
+    spline continued past the slot's ends closed the rows on, so the crank could be set to
+    1.2 rad and dragged round to 90 deg, and coordinate_range gave a full turn, with the pin
+    out of its slot.  The ends now bound the posing as the assembly does: the range is
+    +-asin(0.6) (1e-6 rad, its tolerance), setting 1.2 rad is refused naming the joint with
+    the pose unchanged, and a drag of the pin towards (0, 0.05) ends at the slot's end, the
+    pin 0.03 m up (1e-6 m: the drag's line search stops short of the end by its halvings)."""
+    from test_curve_joints import scotch_yoke
+    m = scotch_yoke(slot_half=0.03)
+    del m.motions["drive"]
+    ps = poser(m)
+    end = math.asin(0.6)
+    rng = ps.coordinate_range("spin")
+    assert not rng.full_turn
+    assert (rng.lower, rng.upper) == (pytest.approx(-end, abs=1e-6), pytest.approx(end, abs=1e-6))
+    ps.set_coordinate("spin", 0.5)
+    assert ps.value("spin") == pytest.approx(0.5, abs=1e-12)
+    before = [a.copy() for a in ps.pose]
+    with pytest.raises(SolverError, match="joint 'spin': its angle cannot reach 1.2 rad"):
+        ps.set_coordinate("spin", 1.2)
+    assert all(np.array_equal(a, b) for a, b in zip(ps.pose, before))
+    ps.drag_to("crank", [0.05, 0.0, 0.0], [0.0, 0.05, 0.0])
+    assert world_point(ps, "crank", (0.05, 0.0, 0.0))[1] == pytest.approx(0.03, abs=1e-6)

@@ -109,15 +109,19 @@ def test_the_tooth_force_of_gears_given_by_teeth_or_ratio(mesh: str, given: dict
     np.testing.assert_allclose(r.tooth_force("mesh"), T, rtol=1e-10)
 
 
-def test_the_tooth_force_of_a_pair_with_no_pitch_point_is_refused_by_name() -> None:
-    """A belt given by its ratio has no teeth meshing at a pitch point and no radii: its
-    tooth force is refused naming the coupler (a MechanismError; the rest of the result
-    stays readable)."""
-    r = gear_pair("belt", False, given={"ratio": 2.5}).solve(duration=0.1, fps=20,
-                                                             analysis="dynamic")
-    with pytest.raises(MechanismError, match="coupler 'mesh': the tooth force needs"):
+@pytest.mark.parametrize("mesh, given", [("belt", {"ratio": 2.5}), ("belt", None),
+                                         ("chain", None)], ids=["belt-ratio", "belt", "chain"])
+def test_a_belt_has_no_tooth_force(mesh: str, given: dict | None) -> None:
+    """A belt or chain, given by its ratio or by its pulleys' radii (0.06, 0.15 m), has no
+    teeth meshing along a line of action: its tooth force is refused naming the coupler (a
+    MechanismError).  By its radii it was gear 1's torque over r_1 cos(20 deg), the default
+    pressure angle's, 6 % above the spans' tension difference torque / r_1, which
+    Result.coupler gives: the pulleys' torques stay readable."""
+    r = gear_pair(mesh, False, given=given).solve(duration=0.1, fps=20, analysis="dynamic")
+    with pytest.raises(MechanismError, match=f"coupler 'mesh': a {mesh} has no tooth force"):
         r.tooth_force("mesh")
     assert np.isfinite(r.coupler("mesh")).all()
+
 
 @pytest.mark.parametrize("helix", [15.0, -25.0])
 @pytest.mark.parametrize("mesh", ["external", "internal"])

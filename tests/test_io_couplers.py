@@ -272,6 +272,25 @@ def test_radius_about_a_tilted_axis() -> None:
         couplers.radius_about_axis(pts, (0, 0, 0), (0, 0, 0))
 
 
+@pytest.mark.parametrize("ring, want", [((0.15, 0.18), 0.15), ((0.25, 0.25), 0.25),
+                                        ((0.0, 0.25), 0.25)], ids=["tube", "disc", "cup"])
+@pytest.mark.parametrize("ring_first", [False, True])
+def test_an_internal_pairs_ring_is_measured_at_its_bore(ring, want: float,
+                                                         ring_first: bool) -> None:
+    """Radii from Meshes on an internal pair, from each mesh's (least, largest) distance
+    about its axis: a pinion (0.05 to 0.06) gives its outer radius; a ring drawn as a tube
+    (0.15 to 0.18) its bore 0.15, where the pinion meshes; one drawn as a disc of its pitch
+    circle (every vertex on the rim) or as a cup with a vertex on the axis (no bore the
+    pinion fits in) its outer radius, whichever is gear 1."""
+    pinion = (0.05, 0.06)
+    pair = (ring, pinion) if ring_first else (pinion, ring)
+    got = couplers.internal_radii(*pair)
+    assert got == ((want, 0.06) if ring_first else (0.06, want))
+    lo, hi = couplers.radii_about_axis(np.array([[0.15, 0.0, 1.0], [0.0, -0.18, -2.0]]),
+                                       (0.0, 0.0, 5.0), (0.0, 0.0, 3.0))
+    assert (lo, hi) == (pytest.approx(0.15, rel=1e-15), pytest.approx(0.18, rel=1e-15))
+
+
 def test_tie_lines_join_each_couplers_joints_in_order() -> None:
     """A gear (two joints): one segment; a coupler of three: two segments, A-B and B-C; a
     screw on one joint: nothing; no couplers: no vertices."""

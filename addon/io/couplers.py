@@ -233,11 +233,12 @@ def coupler_object_name(kind: str, joints: Sequence[str]) -> str:
     return f"{KIND_LABELS[kind]} {'-'.join(joints)}"
 
 
-def radius_about_axis(points: np.ndarray, origin: np.ndarray, direction: np.ndarray) -> float:
-    """Largest distance of ``points`` (n, 3) from the line through ``origin`` along
-    ``direction`` (any length): a gear mesh's outer radius about its joint axis (the tip
-    circle of a toothed mesh; a cylinder's radius).  MechanismError for no points or a
-    zero direction."""
+def radii_about_axis(points: np.ndarray, origin: np.ndarray,
+                     direction: np.ndarray) -> tuple[float, float]:
+    """(least, largest) distance of ``points`` (n, 3) from the line through ``origin`` along
+    ``direction`` (any length): a ring gear's bore (the tip circle of its internal teeth)
+    and a gear mesh's outer radius (a toothed mesh's tip circle; a cylinder's radius).
+    MechanismError for no points or a zero direction."""
     p = np.asarray(points, float).reshape(-1, 3)
     d = np.asarray(direction, float)
     n = float(np.linalg.norm(d))
@@ -246,7 +247,28 @@ def radius_about_axis(points: np.ndarray, origin: np.ndarray, direction: np.ndar
     rel = p - np.asarray(origin, float)
     along = rel @ (d / n)
     perp = rel - along[:, None] * (d / n)
-    return float(np.sqrt(np.max(np.sum(perp * perp, axis=1))))
+    dist2 = np.sum(perp * perp, axis=1)
+    return float(np.sqrt(np.min(dist2))), float(np.sqrt(np.max(dist2)))
+
+
+def radius_about_axis(points: np.ndarray, origin: np.ndarray, direction: np.ndarray) -> float:
+    """Largest distance of ``points`` from the line (``radii_about_axis``): a gear mesh's
+    outer radius about its joint axis."""
+    return radii_about_axis(points, origin, direction)[1]
+
+
+def internal_radii(gear1: tuple[float, float], gear2: tuple[float, float]) -> tuple[float, float]:
+    """The pitch radii Radii from Meshes gives an internal pair from each gear mesh's (least,
+    largest) distance about its axis (``radii_about_axis``).  The ring, the gear of the
+    larger outer radius, meshes on its inside: it gives its bore (its inner wall, the tip
+    circle of internal teeth) where the other gear fits inside that, else (a ring drawn as
+    a disc of its pitch circle) its outer radius; the other gear its outer radius."""
+    ring = 1 if gear2[1] >= gear1[1] else 0
+    radii = [gear1[1], gear2[1]]
+    bore = (gear1, gear2)[ring][0]
+    if bore > radii[1 - ring]:
+        radii[ring] = bore
+    return radii[0], radii[1]
 
 
 def gear_sides(parts: Sequence[tuple[str, str]]) -> list[float]:

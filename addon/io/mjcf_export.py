@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ...solver import Mechanism, MechanismError, matrix_to_quat, quat_to_matrix
+from ...solver import Mechanism, MechanismError, coupler_terms, matrix_to_quat, quat_to_matrix
 
 TREE_KINDS = ("fixed", "revolute", "prismatic", "spherical", "cylindrical", "universal", "planar")
 WORLD = "world"
@@ -358,7 +358,7 @@ class Writer:
                        "a coupled joint closes a loop (no MuJoCo joint coordinate)")
                 self.unmapped.append(f"{c.kind} {name!r}: {why}")
                 continue
-            s1, s2 = c.terms[0][2], c.terms[1][2]
+            (_, _, s1), (_, _, s2) = coupler_terms(self.mech, name)   # a screw's hand
             self.equality("joint", name, joint1=mj[0], joint2=mj[1],
                           polycoef=f"0 {fmt(-s2 / s1)} 0 0 0")
             self.equalities.append(name)

@@ -34,6 +34,7 @@ class CheckReport:
     notes: list[str] = field(default_factory=list)
     assembled: bool = True
     opened: str | None = None
+    owners: dict[str, str] = field(default_factory=dict)   # a redundant row's owner -> kind
 
     @property
     def ok(self) -> bool:
@@ -42,7 +43,8 @@ class CheckReport:
     def __str__(self) -> str:
         lines = [f"degrees of freedom: {self.dof} ({self.driven_dof} after motions)"]
         for j, eqs in self.redundant.items():
-            lines.append(f"redundant in joint {j!r}: {len(eqs)} equation(s): {', '.join(eqs)}")
+            lines.append(f"redundant in {self.owners.get(j, 'joint')} {j!r}: {len(eqs)} "
+                         f"equation(s): {', '.join(eqs)}")
         lines += [f"problem: {p}" for p in self.problems] + [f"note: {n}" for n in self.notes]
         lines += [f"note: {self.opened}"] if self.opened else []
         return "\n".join(lines)
@@ -75,8 +77,10 @@ def check(model: Model, state: State) -> CheckReport:
         if lined_up:
             problems.append(lined_up)
     redundant: dict[str, list[str]] = {}
+    owners: dict[str, str] = {}
     for k in st.redundant:
         redundant.setdefault(row_owner(model, k), []).append(model.row_label[k].split(": ", 1)[1])
+        owners[row_owner(model, k)] = _owner_kind(model, k)
     centre = _dead_centre(model, tuple(st.bad_motions), r, p, float(state.t)) \
         if st.bad_motions else ""
     if centre and centre not in problems:
@@ -86,9 +90,8 @@ def check(model: Model, state: State) -> CheckReport:
             problems.append(f"motion {mn!r} drives a coordinate that the joints and other motions "
                             "already fix (redundant or conflicting motion)")
     if redundant:
-        notes.append(f"{len(st.redundant)} redundant equation(s) removed; reactions in joints "
-                     f"{', '.join(map(repr, redundant))} are not unique: the least-norm "
-                     "multipliers are reported")
+        notes.append(f"{len(st.redundant)} redundant equation(s) removed; reactions in "
+                     f"{_named(owners)} are not unique: the least-norm multipliers are reported")
     cp = model.couplers
     for k, name in enumerate(cp.names if cp is not None else ()):
         row = int(np.flatnonzero(model.row_coupler == k)[0])
@@ -101,7 +104,27 @@ def check(model: Model, state: State) -> CheckReport:
     if st.driven_dof > 0 and not centre:      # at a dead centre the count is the pose's
         notes.append(f"{st.driven_dof} degree(s) of freedom are not driven by motions: "
                      "a dynamic analysis is needed")
-    return CheckReport(st.dof, st.driven_dof, redundant, problems, notes, assembled, opened)
+    return CheckReport(st.dof, st.driven_dof, redundant, problems, notes, assembled, opened,
+                       owners)
+
+
+def _owner_kind(model: Model, k: int) -> str:
+    """What row k belongs to (algebra/rank.py ``row_owner`` names it): a joint, a
+    coupler, a limit, a friction element or a motion."""
+    for kind, owner in (("joint", model.row_joint), ("coupler", model.row_coupler),
+                        ("limit", model.row_limit), ("friction", model.row_friction)):
+        if owner[k] >= 0:
+            return kind
+    return "motion"
+
+
+def _named(owners: dict[str, str]) -> str:
+    """The owners of redundant rows by kind: "joints 'a', 'b' and coupler 'c'"."""
+    kinds: dict[str, list[str]] = {}
+    for name, kind in owners.items():
+        kinds.setdefault(kind, []).append(repr(name))
+    return " and ".join(f"{kind}{'s' if kind == 'joint' or len(names) > 1 else ''} "
+                        f"{', '.join(names)}" for kind, names in kinds.items())
 
 
 def _dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray,

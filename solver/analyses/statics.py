@@ -23,7 +23,7 @@ from ..kernels.stop_forces import stop_forces
 from ..model.compile import Model
 from ..model.results import Result
 from ..model.state import State
-from .assembly import assemble_pose
+from .assembly import assemble_pose, curve_contacts
 from .dynamics.friction import held_rows, hold, limit as friction_limit, loads, needed
 from ..model.state import SlipState
 from .dynamics.stops import amount, check_start, describe, gaps, tolerance
@@ -76,7 +76,25 @@ def find_equilibrium(model: Model, state: State, max_iter: int = 100) -> Found:
         raise SolverError(f"statics at t = {time:.6g} s: {exc} on the way to the equilibrium; "
                           "keep its ends apart there (a free length above 0, or a marker "
                           "moved)", time) from None
+    _on_the_curves(model, x[0], x[1], run.eqm.track, time)
     return Found(x, run, st, stable, tuple(asm.notes))
+
+
+def _on_the_curves(model: Model, r: np.ndarray, p: np.ndarray, track, time: float) -> None:
+    """SolverError naming the joint where the equilibrium (r, p) has a curve contact past
+    the end of its open curve: the spline continued past its end (base/curves.py) closes
+    the equations there, but there is no slot to hold the part."""
+    if model.curves is None:
+        return
+    u = evaluate(model, *body_arrays(model, r, p)[:2], need_jac=False, ref=track).track
+    for name, k, curve in curve_contacts(model):
+        if not curve.inside(float(u[k])):
+            past, end = (-u[k], "start") if u[k] < 0.0 else (u[k] - curve.length, "end")
+            raise SolverError(f"statics at t = {time:.6g} s: joint {name!r}: the equilibrium "
+                              f"lies with its contact {past:.4g} m past the {end} of the open "
+                              f"curve {curve.name!r} (length {curve.length:.4g} m), where there "
+                              "is no slot; make the curve longer, or hold the part within its "
+                              "reach", time, (name,))
 
 
 class _ActiveSet:

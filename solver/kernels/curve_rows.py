@@ -6,10 +6,11 @@ stays the bodies' alone.
 Point on curve (Adams PTCV).  The curve c(u) is fixed in marker J's frame R (world axes),
 origin O; P is marker I's origin.  u* makes d = R^T (P - O) - c(u) normal to the tangent
 c'(u).  Rows: n . d and b . d, b the unit part of z_J normal to the tangent (the binormal
-of a curve in J's xy plane), n = b x t.  On the curve (d = 0) their derivatives do not
-involve du*/dq (d is zero, and n, b are normal to the tangent), so the Jacobian is that of
-a dot-2 row with axis n (or b) between P and the curve's material point under it; quad,
-from d2/dt2 of n . d at d = 0, d' = 0 (Haug's gamma with the point sliding along the curve):
+of a curve in J's xy plane; x_J's where the tangent runs along z_J), n = b x t.  On the
+curve (d = 0) their derivatives do not involve du*/dq (d is zero, and n, b are normal to
+the tangent), so the Jacobian is that of a dot-2 row with axis n (or b) between P and the
+curve's material point under it; quad, from d2/dt2 of n . d at d = 0, d' = 0 (Haug's
+gamma with the point sliding along the curve):
 
     n . [w_i x (w_i x s_i) - w_j x (w_j x s_j) - 2 w_j x T u' - K u'^2],
     u' = T . (v_P - v_X) / |T|^2,
@@ -32,6 +33,7 @@ n_J' parallel to t_J, t_J . d = 0); quad, with both points sliding,
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -40,7 +42,9 @@ import numpy as np
 from ..base.curve_table import CurveTable, curve_table
 from ..base.rotations import cross
 
+_X = np.array([1.0, 0.0, 0.0])
 _Z = np.array([0.0, 0.0, 1.0])
+ALONG_Z = 1e-6     # rad: a tangent this close to z_J takes its binormal from x_J (_binormal)
 NEWTON_STEPS = 30
 
 
@@ -93,8 +97,7 @@ def point_on_curve(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> 
     d = p - c
     speed2 = _dot(c1, c1)
     t = c1 / np.sqrt(speed2)[..., None]
-    b = _Z - t[..., 2:3] * t
-    b = b / np.linalg.norm(b, axis=-1, keepdims=True)
+    b = _binormal(t)
     nrm = cross(b, t)
     phi[..., 0:2 * n:2] = _dot(nrm, d)
     phi[..., 1:2 * n:2] = _dot(b, d)
@@ -114,6 +117,17 @@ def point_on_curve(model: Any, r, A, v, w, phi, jac, quad, ref, track, rate) -> 
                 - 2.0 * cross(wj, T) * ud[..., None] - K * (ud * ud)[..., None])
     _rows(jac, quad, slice(0, 2 * n, 2), nw, s_i, P - rj, base)
     _rows(jac, quad, slice(1, 2 * n, 2), bw, s_i, P - rj, base)
+
+
+def _binormal(t: np.ndarray) -> np.ndarray:
+    """(..., 3) the unit part of z_J across the unit tangent t (J's axes); where t runs
+    along z_J (within ALONG_Z rad: a slot drawn along the marker's z axis), x_J's part
+    instead, which is then across it (any direction across the tangent makes the same two
+    rows: they hold d = 0 in the normal plane)."""
+    along = np.abs(t[..., 2]) > math.cos(ALONG_Z)
+    a = np.where(along[..., None], _X, _Z)
+    b = a - _dot(a, t)[..., None] * t
+    return b / np.linalg.norm(b, axis=-1, keepdims=True)
 
 
 def _nearest(tab: CurveTable, p: np.ndarray, guess: np.ndarray | None

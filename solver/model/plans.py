@@ -95,6 +95,8 @@ class CouplerPlan:
     # (n,) the motion (its index) that drives each angle coordinate's joint angle, else -1:
     # its value at the start is the coordinate's turn there (analyses/assembly.py)
     motion: np.ndarray = field(default_factory=lambda: _frozen((), int))
+    # each coupler's gear mesh: "external", "internal", "belt" or "chain" (None: not a gear)
+    gear_mesh: tuple[str | None, ...] = ()
     # gears that mesh at a pitch point (model/gear_mesh.py): their rows act there (kernels/
     # constraints.py ``mesh_rows``) through functions of their axles' joints that vanish
     # while the joints hold: (P_I - P_J) . x_J, . y_J, . z_J (``mesh`` group 0, dot-2) and
@@ -490,7 +492,8 @@ def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
                        _frozen([cp.pressure_angle for cp in couplers.values()]),
                        tuple(tuple(dict.fromkeys(j for j, _, _ in cp.terms)) for cp in couplers.values()),
                        motion=_frozen([driving_motion(mech, jn) if coord == "angle" else -1
-                                       for jn, coord in keys], int))
+                                       for jn, coord in keys], int),
+                       gear_mesh=tuple(cp.mesh for cp in couplers.values()))
 
 
 def screw_sense(mech: Any, name: str, shaft: str, nut: str, marker_body) -> float:
@@ -526,6 +529,23 @@ def screw_sense(mech: Any, name: str, shaft: str, nut: str, marker_body) -> floa
     sigma_r = 1.0 if jr_ == base else -1.0
     sigma_p = 1.0 if jp_ == base else -1.0
     return -math.copysign(1.0, along) * sigma_r * sigma_p
+
+
+def coupler_terms(mech: Any, name: str) -> tuple[tuple[str, str, float], ...]:
+    """The relation coupler ``name`` of the builder ``mech`` holds, as the solver holds it:
+    its terms (joint, "angle" | "slide", scale s_i) in sum s_i (q_i - q_i0) = 0, a
+    two-joint screw's angle scale signed by its thread (``screw_sense``); for a tool that
+    writes the relation elsewhere (addon/io/mjcf_export.py).  MechanismError for an unknown
+    coupler."""
+    cp = mech.couplers.get(name)
+    if cp is None:
+        raise MechanismError(f"unknown coupler {name!r}")
+    terms = list(cp.terms)
+    if cp.kind == "screw" and terms[0][0] != terms[1][0]:
+        parts = {m: mk.part for m, mk in mech.markers.items()}
+        joint, coord, scale = terms[0]
+        terms[0] = (joint, coord, scale * screw_sense(mech, name, joint, terms[1][0], parts))
+    return tuple(terms)
 
 
 def world_axes(mech: Any, marker: str) -> np.ndarray:

@@ -276,14 +276,14 @@ class Result:
         return -self._row_lam(row)[:, None] * cp.scale[k, : cp.count[k]]
 
     def tooth_force(self, name: str) -> np.ndarray:
-        """(n,) a gear pair's tooth force (N) along the line of action: gear 1's torque over
-        its pitch radius and the cosine of the pressure angle (positive: it drives gear 1
-        forward, i.e. resists gear 2 driving it).  Needs the pitch radii, given or (teeth, ratio) as
-        built where the pair meshes (gear_mesh.pitch_radii).  On a meshing
-        pair (model/gear_mesh.py) it acts on gear 1 at the pitch point as T cos(alpha)
-        along gear 1's forward tangent there and |T| sin(alpha) towards gear 1's axle
-        (apart from gear 2, an internal gear's rim outwards), on gear 2 as the opposite."""
+        """(n,) a gear pair's tooth force (N) along the line of action (none for a belt or chain):
+        gear 1's torque / (r_1 cos alpha), r_1 its pitch radius (given, or as built where a pair
+        by teeth or ratio meshes: gear_mesh.pitch_radii), alpha the pressure angle; positive
+        drives gear 1 forward.  A meshing pair's acts on gear 1 at the pitch point, T cos(alpha)
+        along its forward tangent, |T| sin(alpha) pushing the teeth apart; gear 2 the opposite."""
         k, cp = self._coupler_index(name)
+        if cp.gear_mesh[k] in ("belt", "chain"):
+            raise MechanismError(f"coupler {name!r}: a {cp.gear_mesh[k]} has no tooth force")
         meshing = cp.radii[k] is None and k in cp.mesh_coupler     # (given by teeth or ratio)
         if cp.kinds[k] != "gear" or not (cp.radii[k] is not None or meshing):
             raise MechanismError(f"coupler {name!r}: the tooth force needs a gear given by its "

@@ -5,8 +5,9 @@ Each curve is given in its marker's frame (metres): a ``base.curves.Curve``, or 
 ((n, 3) or (n, 2)) with ``closed``.  Conventions (kernels/curve_rows.py has the equations):
 - point on curve: marker I's origin lies on the curve fixed to marker J; two equations, the
   point's offsets off the curve along the curve's normal (in marker J's xy plane for a planar
-  curve: z_J x tangent) and binormal (z_J with the tangent part removed), so marker J's z
-  must not run along the curve.  The reaction is the force normal to the curve.
+  curve: z_J x tangent) and binormal (z_J with the tangent part removed; x_J's where the
+  curve runs along z_J, a slot drawn along the marker's z axis).  The reaction is the force
+  normal to the curve.
 - cam: curve I (on marker I's part, in marker I's xy plane) and curve J (in marker J's xy
   plane) touch with a common tangent; the markers' z axes must stay parallel (a planar or
   revolute joint elsewhere keeps the motion planar).  One equation: the separation along

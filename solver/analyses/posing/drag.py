@@ -166,16 +166,16 @@ class Poser(Wiggle):
     def _project(self, x, pinv: np.ndarray | None):
         """x brought back onto the held rows: Newton with the chord steps -pinv res (the
         Jacobian of the step's start), else the least-movement assembly; None if neither
-        converges."""
+        converges, or a curve contact lies past its open curve's end (``_on_the_curves``)."""
         rows, cw = self._held(), self.cw
         tol, step_tol = (float(v) for v in rounding_tols(x[0], self.L))   # far: rounding
         if pinv is not None:
             out = newton(ChordOntoRows(self, rows, pinv, cw), x, NewtonOptions(8, tol, step_tol))
             if out.ok:
-                return out.x, out.data[0].track
+                return self._on_the_curves((out.x, out.data[0].track))
         out = least_movement(self.model, *x, self._f, rows, 12, self._turns)
         if out.ok and out.err <= tol:
-            return out.x, self._evaluate(out.x, need_jac=False)[0].track
+            return self._on_the_curves((out.x, self._evaluate(out.x, need_jac=False)[0].track))
         return None
 
     def _settle(self, moved, extra: tuple[int, ...] = ()):

@@ -25,6 +25,7 @@ from ...base.errors import SolverError, finite_number
 from ...kernels.constraints import KERNELS, body_arrays
 from ...model.plans import RowGroup, coordinate_row, row_group
 from ...vocabulary.joints import ANGLE, JOINT_COORDINATES
+from ..assembly import curve_contacts
 from .drag_stops import allowed, held_stop
 from .held_newton import HoldCoordinate
 
@@ -163,7 +164,19 @@ class Wiggle:
                                                stall=(0.9, 8)))
         if not out.ok or out.err > tol:
             return None
-        return out.x, out.data[0].track
+        return self._on_the_curves((out.x, out.data[0].track))
+
+    def _on_the_curves(self, out):
+        """``out`` (a pose and its tracked values), or None where a curve contact lies past
+        the end of its open curve: the spline continued past the end closes the rows there,
+        but there is no slot, so posing goes no further than the end (as the assembly,
+        analyses/assembly.py, refuses to close a joint there)."""
+        if out is None:
+            return None
+        for _, k, curve in curve_contacts(self.model):
+            if not curve.inside(float(out[1][k])):
+                return None
+        return out
 
     def _passed(self, c: Coordinate, out) -> np.ndarray:
         """The free bounds (not c's own: clamped) that the pose of ``out`` = (pose, its
