@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 from bpy.props import FloatVectorProperty, StringProperty
 
-from ..solver import MechanismError, SolverError
+from ..solver import MechanismError, SolverError, quat_to_matrix
 from . import scene_cache
 from .bake import place_parts
 from .io.drag import (angle_in_stops, drag_plane_point, joint_coordinate, point_in_part,
@@ -65,6 +65,13 @@ class Posing:
             ob = self.scene.objects[name]
             for attr, value in channels.items():
                 setattr(ob, attr, value)
+
+    def point_on(self, part: str, world) -> np.ndarray:
+        """A world point (BU) in ``part``'s frame (m) as the poser now poses the part (the
+        start pose assembled, not the part as it stood when the scene was read)."""
+        pos, quat = self.poser.part_poses()
+        b = list(self.model.body_part).index(part)
+        return quat_to_matrix(quat[b]).T @ (np.asarray(world, float) * self.sm.scale - pos[b])
 
     def drag(self, part: str, point, target, budget: float | None = BUDGET) -> None:
         """Pull ``point`` (m, part frame) of ``part`` to ``target`` (world, Blender units)."""
@@ -159,8 +166,7 @@ class MECHANISM_OT_drag(bpy.types.Operator):
             return False
         self._part, self._grab = part.name, np.array(where)
         self._normal = direction / np.linalg.norm(direction)     # the plane faces the view
-        frame = posing.sm.part_frames[part.name]
-        self._point = point_in_part(frame, self._grab, posing.sm.scale)
+        self._point = posing.point_on(part.name, self._grab)    # on the start pose written
         return True
 
     def modal(self, context, event):
