@@ -167,6 +167,7 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         self._part, self._grab = part.name, np.array(where)
         self._normal = direction / np.linalg.norm(direction)     # the plane faces the view
         self._point = posing.point_on(part.name, self._grab)    # on the start pose written
+        self._target = self._grab
         return True
 
     def modal(self, context, event):
@@ -177,10 +178,12 @@ class MECHANISM_OT_drag(bpy.types.Operator):
             if target is not None:
                 try:
                     posing.drag(self._part, self._point, target)
+                    self._target = target
                 except (MechanismError, SolverError) as exc:
                     self.report({"WARNING"}, scene_lengths(str(exc), context.scene))
             return {"RUNNING_MODAL"}
         if event.type in {"LEFTMOUSE", "RET", "NUMPAD_ENTER"} and event.value in {"PRESS", "RELEASE"}:
+            _keep(self, posing)
             note = stops_note(posing.poser.stopped, _lengths(context.scene))
             if note:                       # the pose kept rests on a stop: say which
                 self.report({"INFO"}, f"Drag: {note}")
@@ -189,6 +192,17 @@ class MECHANISM_OT_drag(bpy.types.Operator):
             posing.restore()
             return {"CANCELLED"}
         return {"RUNNING_MODAL"}
+
+
+def _keep(op, posing: Posing) -> None:
+    """A finished live drag kept in its operator's properties as ``execute`` reads them (the
+    part, the grabbed point where it stood before the drag, the last target), so Adjust
+    Last Operation and Repeat Last, which call ``execute``, run it again (with the fields
+    left empty they refused it, after undoing the drag)."""
+    frame = posing.sm.part_frames[op._part]
+    op.part = op._part
+    op.point = frame.position + frame.rotation @ (op._point / posing.sm.scale)
+    op.target = tuple(op._target)
 
 
 # ---------------------------------------------------------------- wiggle sliders

@@ -53,3 +53,40 @@ def test_live_drag_grabs_the_point_under_the_mouse_on_the_assembled_parts(blende
         md.ctx.view_layer.update()
         np.testing.assert_allclose(matrix(sc["arm2"]), start, atol=1e-6)
     assert md.reports == []
+
+
+def test_a_finished_live_drag_keeps_what_it_did_for_adjust_and_repeat(blender) -> None:
+    """Blender's Adjust Last Operation and Repeat Last run a finished operator's ``execute``
+    again with its properties (after undoing it, for Adjust).  A live drag of the double
+    pendulum's second arm (the first held by its motion: one freedom, so the pose a
+    target gives is unique), confirmed with a click, keeps its part, grabbed point and last
+    target there: run from the pose before the drag with them, the scripted drag puts the
+    arm where the live one left it (1e-5 BU: the live drag stops within its time budget,
+    the scripted one converges).  Its fields were left empty: Adjust refused '' as no
+    moving part, the drag undone and lost."""
+    bpy = blender
+    sc = double_pendulum(bpy)
+    arm, arm2 = sc["arm"], sc["arm2"]
+    bpy.context.view_layer.update()
+    before = {ob.name: (tuple(ob.location), tuple(ob.rotation_euler)) for ob in (arm, arm2)}
+    with modal_drag(bpy, grab_at=(1.5, 0.0, 0.0), target_at=(1.2, 0.0, -0.9)) as md:
+        op = md.op()
+        assert md.cls.begin(op, md.ctx, event("LEFTMOUSE", md.grab)) is True
+        assert op._part == "arm2"
+        for k in range(1, 11):
+            xy = md.grab + (md.target - md.grab) * (k / 10)
+            assert md.cls.modal(op, md.ctx, event("MOUSEMOVE", xy, "NOTHING")) == \
+                {"RUNNING_MODAL"}
+        assert md.cls.modal(op, md.ctx, event("LEFTMOUSE", xy, "RELEASE")) == {"FINISHED"}
+    bpy.context.view_layer.update()
+    live = matrix(arm2)
+    assert not np.allclose(live[:3, 3], (1.5, 0.0, 0.0), atol=0.05)     # it moved
+    assert op.part == "arm2"
+    for ob in (arm, arm2):
+        ob.location, ob.rotation_euler = before[ob.name]
+    bpy.context.view_layer.update()
+    assert bpy.ops.mechanism.drag(part=op.part, point=op.point, target=op.target) == \
+        {"FINISHED"}
+    bpy.context.view_layer.update()
+    np.testing.assert_allclose(matrix(arm2), live, atol=1e-5)
+    assert math.isfinite(float(np.sum(op.point)))
