@@ -18,6 +18,7 @@ from bpy.props import FloatVectorProperty, StringProperty
 from ..solver import MechanismError, SolverError, quat_to_matrix
 from . import scene_cache
 from .bake import place_parts
+from .bake_checks import refuse_posing
 from .io.drag import (angle_in_stops, drag_plane_point, joint_coordinate, point_in_part,
                       range_fraction, range_path, range_value, stops_note, time_of_frame,
                       wiggle_candidates)
@@ -47,6 +48,7 @@ class Posing:
         sm = read_scene(scene)
         if any(ob.mechanism.baked for ob in sm.parts):
             raise MechanismError("the mechanism is baked: clear the bake before posing it by hand")
+        refuse_posing(sm.parts, scene)
         self.sm, self.scene = sm, scene
         t = time_of_frame(sm.timeline.frame_start, sm.timeline.fps, scene.frame_current)
         self.original = {ob.name: _channels(ob) for ob in sm.parts}

@@ -346,6 +346,7 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
             sm = read_scene(scene)
             if any(ob.mechanism.baked for ob in sm.parts):
                 raise MechanismError("the mechanism is baked: clear the bake before assembling")
+            bake_checks.refuse_posing(sm.parts, scene)
             sm.mech.assemble()
             bake.place_parts(sm, sm.mech.pose)
         except (MechanismError, SolverError) as exc:

@@ -5,8 +5,10 @@ properties, so Blender's Adjust Last Operation and Repeat Last run it again."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
+import pytest
 
 import blender_scenes as bs
 from test_addon_drag import event, matrix, modal_drag
@@ -90,3 +92,53 @@ def test_a_finished_live_drag_keeps_what_it_did_for_adjust_and_repeat(blender) -
     bpy.context.view_layer.update()
     np.testing.assert_allclose(matrix(arm2), live, atol=1e-5)
     assert math.isfinite(float(np.sum(op.point)))
+
+
+def take_over(bpy, arm, how: str) -> None:
+    """Something other than its location and rotation placing the pendulum's arm: a Limit
+    Rotation constraint (about y, +-0.1 rad), a driver on its rotation about y, or Rigid
+    Body physics (an Active body the scene's simulation moves)."""
+    if how == "constraint":
+        c = arm.constraints.new("LIMIT_ROTATION")
+        c.name, c.use_limit_y, c.min_y, c.max_y = "Hold", True, -0.1, 0.1
+    elif how == "driver":
+        arm.driver_add("rotation_euler", 1).driver.expression = "0.0"
+    else:
+        bs.select(bpy, [arm], arm)
+        assert bpy.ops.rigidbody.object_add() == {"FINISHED"}
+    bpy.context.view_layer.update()
+
+
+@pytest.mark.parametrize("how, said", [
+    ("constraint", r"part 'arm': its constraint 'Hold' \(Limit Rotation\) places it instead"),
+    ("driver", r"part 'arm': a driver drives rotation_euler, which places it instead"),
+    ("rigid body", r"part 'arm': its Rigid Body physics \(Active\) places it instead")],
+    ids=["constraint", "driver", "rigid body"])
+@pytest.mark.parametrize("op", ["angle", "drag", "assemble"])
+def test_posing_a_part_something_else_places_is_refused_by_name(blender, how, said,
+                                                                op) -> None:
+    """The pendulum's arm placed by a constraint, a driver or Rigid Body physics: posing it
+    (its pin's Angle set to 40 degrees, a drag down, Assemble with the pin driven to 40
+    degrees) writes its location and rotation, which these override, so the arm showed
+    where they hold it (the Angle read back 5.7 degrees under the constraint, 0 under the
+    driver) without a word.  Refused naming the part and what places it, the scene as it
+    was (Bake refuses the same)."""
+    bpy = blender
+    sc = bs.pendulum(bpy)
+    take_over(bpy, sc["arm"], how)
+    pin = sc["pin"].mechanism
+    if op == "assemble":
+        pin.motion_type, pin.motion_expression = "EXPRESSION", str(math.radians(40.0))
+    before = bs.snapshot(bpy)
+    if op == "angle":
+        pin.wiggle_angle = math.radians(40.0)
+        assert re.match("wiggle: " + said, bpy.context.scene.mechanism.report)
+        bpy.context.scene.mechanism.report = ""
+    else:
+        with pytest.raises(RuntimeError, match=said):
+            if op == "drag":
+                bpy.ops.mechanism.drag(part="arm", point=(1.0, 0.0, 0.0),
+                                       target=(0.0, 0.0, -2.0))
+            else:
+                bpy.ops.mechanism.assemble()
+    assert not bs.differences(before, bs.snapshot(bpy))
