@@ -236,7 +236,8 @@ def set_joint_value(joint, coordinate: str, value: float, via: tuple = ()) -> No
     reached the shorter way round from the one before).  A value past the joint's stop is
     clamped to it, and another joint's stop may hold the pose short of the value (solver/analyses/posing/wiggle.py):
     the Mechanism panel's report says which stop holds it; a failure is said there too (the
-    parts stay where they were); an earlier slider's line is cleared."""
+    parts stay where they were, and the next change reads the scene again: the kept posing
+    may hold the pose refused); an earlier slider's line is cleared."""
     scene = bpy.context.scene
     try:
         posing = scene_cache.kept_or_made(scene, POSE, Posing, at_frame=True, keep=False)
@@ -245,6 +246,7 @@ def set_joint_value(joint, coordinate: str, value: float, via: tuple = ()) -> No
             posing.poser.set_coordinate(joint.name, v * per, coordinate)
         posing.write()
     except (MechanismError, SolverError) as exc:
+        scene_cache.drop(scene, POSE)       # its poser may hold the pose refused
         _say(scene, f"wiggle: {scene_lengths(str(exc), scene)}")
         return
     scene_cache.remember(scene, POSE, posing, at_frame=True)

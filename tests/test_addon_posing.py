@@ -142,3 +142,38 @@ def test_posing_a_part_something_else_places_is_refused_by_name(blender, how, sa
             else:
                 bpy.ops.mechanism.assemble()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_refused_pose_leaves_the_next_field_change_as_the_scene_stands(blender) -> None:
+    """Two cubes in an Empty scaled (1, 1, 2), each pinned to the ground: the spinner about
+    world z (the stretched axis: it turns rigidly), the flipper about world x (it would
+    shear).  The spinner's Angle set to 30 degrees poses it; the flipper's to 20 is refused
+    by name (the flipper stays at 0).  The spinner's Angle then set to 40 degrees poses it,
+    the flipper still at 0: the sliders' kept posing had been left at the refused pose, so
+    every later change was refused naming the flipper, until the scene changed."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -1.0))
+    stretcher = bs.empty(bpy, "stretcher")
+    stretcher.scale = (1.0, 1.0, 2.0)
+    cubes = []
+    for name, x in (("spinner", 0.5), ("flipper", -0.5)):
+        cube = bs.add_box(bpy, name, (0.2, 0.2, 0.1), (x, 0.0, 0.0))
+        cube.parent = stretcher                  # 0.2 x 0.2 x 0.2 in the world
+        cubes.append(cube)
+    bs.tag(bpy, [ground, *cubes], "PART")
+    ground.mechanism.ground = True
+    spin = bs.connect(bpy, cubes[0], ground, (0.5, 0.0, 0.0), "REVOLUTE", "Z").mechanism
+    flip = bs.connect(bpy, cubes[1], ground, (-0.5, 0.0, 0.0), "REVOLUTE", "X").mechanism
+    st = bpy.context.scene.mechanism
+    spin.wiggle_angle = math.radians(30.0)
+    assert st.report == ""
+    flip.wiggle_angle = math.radians(20.0)
+    assert re.match(r"wiggle: part 'flipper': its location and rotation cannot put it where",
+                    st.report)
+    spin.wiggle_angle = math.radians(40.0)
+    assert st.report == ""
+    bpy.context.view_layer.update()
+    # float32 matrices: angles to 1e-5 degrees
+    assert math.degrees(spin.wiggle_angle) == pytest.approx(40.0, abs=1e-5)
+    assert math.degrees(flip.wiggle_angle) == pytest.approx(0.0, abs=1e-5)
