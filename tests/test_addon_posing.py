@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -177,3 +178,27 @@ def test_a_refused_pose_leaves_the_next_field_change_as_the_scene_stands(blender
     # float32 matrices: angles to 1e-5 degrees
     assert math.degrees(spin.wiggle_angle) == pytest.approx(40.0, abs=1e-5)
     assert math.degrees(flip.wiggle_angle) == pytest.approx(0.0, abs=1e-5)
+
+
+def test_the_panels_drag_button_runs_drag_in_the_viewport(blender) -> None:
+    """The Drag button sits in the viewport's sidebar, a region with no 3D view of its own
+    (no RegionView3D: its mouse positions are the sidebar's): invoked there, Drag refuses
+    ("Drag works in the 3D viewport"), so the button, drawn to run where it is, never
+    dragged.  The panel runs it in the viewport's main region (INVOKE_REGION_WIN, as
+    Blender's sidebar buttons for viewport tools do), where Ctrl Alt D runs it."""
+    bpy = blender
+    sc = bs.pendulum(bpy)
+    bs.select(bpy, [sc["arm"]], sc["arm"])
+    layout = bs.panel_layout(bpy, "VIEW3D_PT_mechanism")
+    assert ("operator", "mechanism.drag") in layout.items
+    assert layout.contexts["mechanism.drag"] == "INVOKE_REGION_WIN"
+    win = bpy.context.window_manager.windows[0]
+    area = next(a for a in win.screen.areas if a.type == "VIEW_3D")
+    sidebar = next(r for r in area.regions if r.type == "UI")
+    cls = bpy.types.Operator.bl_rna_get_subclass_py("MECHANISM_OT_drag")
+    reports: list[str] = []
+    op = SimpleNamespace(report=lambda kind, text: reports.append(text))
+    with bpy.context.temp_override(window=win, area=area, region=sidebar):
+        assert bpy.context.region_data is None
+        assert cls.invoke(op, bpy.context, event("LEFTMOUSE")) == {"CANCELLED"}
+    assert reports == ["Drag works in the 3D viewport"]
