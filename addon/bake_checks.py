@@ -194,9 +194,12 @@ PLACING = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_a
 def posing_problems(parts, scene: bpy.types.Scene) -> list[str]:
     """What places a part instead of the location and rotation that Assemble, Drag and the
     joint sliders write, so the pose would not show (a constraint acting now, a driver of
-    a placing channel, an active rigid body the simulation moves), one line per part and
-    cause; the same that Bake refuses."""
-    out = []
+    a placing channel, an active rigid body the simulation moves) or not last (a part
+    linked from a library: the saved file links it again as the library has it), one line
+    per part and cause; the same that Bake refuses."""
+    out = [f"part {ob.name!r} is linked from library {ob.library.name!r}, so a pose written "
+           "to it is lost when the file is saved: make it local (Object > Relations > Make "
+           "Local)" for ob in parts if ob.library is not None]
     for ob in parts:
         out += [f"part {ob.name!r}: its constraint {c.name!r} "
                 f"({c.type.replace('_', ' ').title()}) places it instead of the pose: delete "

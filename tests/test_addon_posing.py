@@ -202,3 +202,38 @@ def test_the_panels_drag_button_runs_drag_in_the_viewport(blender) -> None:
         assert bpy.context.region_data is None
         assert cls.invoke(op, bpy.context, event("LEFTMOUSE")) == {"CANCELLED"}
     assert reports == ["Drag works in the 3D viewport"]
+
+
+@pytest.mark.parametrize("op", ["angle", "drag", "assemble"])
+def test_posing_a_part_linked_from_a_library_is_refused_by_name(blender, tmp_path,
+                                                                op) -> None:
+    """The pendulum linked from another file (File > Link): Python may write a linked
+    object's location, so the arm was posed (its pin's Angle at 0.5 rad, a drag, Assemble
+    with the pin driven to 0.5 rad), but the saved file links it again as the library has
+    it: the pose was gone once saved and opened, without a word.  Refused naming the part
+    and Make Local, the scene as it was (a library override keeps its placement, and is
+    posed)."""
+    from test_addon_library import PIN, linked_pendulum
+    bpy = blender
+    linked_pendulum(bpy, str(tmp_path))
+    scene = bpy.context.scene
+    said = (r"part 'arm' is linked from library 'lib.blend', so a pose written to it is lost "
+            r"when the file is saved: make it local \(Object > Relations > Make Local\)")
+    if op == "assemble":
+        bs.select(bpy, [scene.objects[PIN]], scene.objects[PIN])
+        assert bpy.ops.object.make_local(type="SELECT_OBJECT") == {"FINISHED"}
+        pin = scene.objects[PIN].mechanism
+        pin.motion_type, pin.motion_expression = "EXPRESSION", "0.5"
+    before = bs.snapshot(bpy)
+    if op == "angle":
+        scene.objects[PIN].mechanism.wiggle_angle = 0.5
+        assert re.match("wiggle: " + said, scene.mechanism.report), scene.mechanism.report
+        scene.mechanism.report = ""
+    else:
+        with pytest.raises(RuntimeError, match=said):
+            if op == "drag":
+                bpy.ops.mechanism.drag(part="arm", point=(1.0, 0.0, 0.0),
+                                       target=(0.0, 0.0, -2.0))
+            else:
+                bpy.ops.mechanism.assemble()
+    assert not bs.differences(before, bs.snapshot(bpy))
