@@ -382,3 +382,16 @@ def test_a_gear_driven_turns_away_keeps_its_mate_where_the_motion_puts_it(t: flo
     assert abs(ps.value("elbow") - 0.5) <= 1e-9
     assert abs(ps.value("j2") - want) <= 1e-9
     assert abs(mk.wrap(angle_of(ps, "g2") - want)) <= 1e-9
+
+
+def test_a_coordinate_the_motions_hold_names_them() -> None:
+    """The driven four-bar (its crank's motion 'drive' holds the one freedom at t): the
+    rocker's angle cannot move at all, and the refusal names the motion held and the time,
+    not only "the other joints closed", which left the user looking for a joint."""
+    ps = poser(mk.four_bar(), t=0.25)
+    r, p = ps.pose
+    with pytest.raises(SolverError, match=r"joint 'pivot4': its angle cannot reach 2 rad "
+                       r"\(114.592 deg\) with the other joints closed and motion 'drive' held "
+                       r"at t = 0.25 s \(it is at"):
+        ps.set_coordinate("pivot4", 2.0)
+    assert ps.pose[0] is r and ps.pose[1] is p

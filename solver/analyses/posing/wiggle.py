@@ -262,8 +262,9 @@ class Wiggle:
             delta = wrap(float(value) - q0) if angle and c.tracked < 0 else float(value) - q0
         if self._move(c, delta) is None:
             raise SolverError(f"joint {joint!r}: its {c.name} cannot reach "
-                              f"{_amount(float(value), angle)} with the other joints closed "
-                              f"(it is at {_amount(q0, angle)})", self.t, (joint,))
+                              f"{_amount(float(value), angle)} with the other joints closed"
+                              f"{_held(self.model, self.t)} (it is at {_amount(q0, angle)})",
+                              self.t, (joint,))
         g = self._gaps((self.r, self.p), self._track) if self._bounds is not None else ()
         at = [int(k) for k in c.own if g[k] <= self._bounds.tol[k]]
         self.stopped = tuple(held_stop(self._bounds, int(k)) for k in np.union1d(at, self._active))
@@ -328,6 +329,16 @@ class Wiggle:
         self.r, self.p = start
         self._track, self._active, self._turns = track, active, turns
         return CoordinateRange(joint, c.name, ends[1], ends[0], False)
+
+
+def _held(model, t: float) -> str:
+    """" and motion(s) ... held at t = ... s": the motions that hold their values while a
+    coordinate is set (a driven crank holds the slide of its piston too); "" for none."""
+    names = model.motion_names
+    if not names:
+        return ""
+    said = ", ".join(repr(n) for n in names)
+    return f" and motion{'s' if len(names) > 1 else ''} {said} held at t = {t:.6g} s"
 
 
 def _coupled_index(model, joint: str, name: str) -> int:
