@@ -6,6 +6,8 @@ back (bake), report.  Every failure is reported with the object or joint and the
 leaves the scene as it was: nothing is written until the solver has succeeded.
 """
 
+from dataclasses import replace
+
 import bpy
 import numpy as np
 from bpy.props import EnumProperty, StringProperty
@@ -327,7 +329,8 @@ class MECHANISM_OT_check(bpy.types.Operator):
             bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
             bake.stale_notes(scene) + \
             [n for n in [kinematic_note(scene.mechanism.analysis, report.driven_dof)] if n]
-        lines = [scene_lengths(follow_hint(line), scene) for line in str(report).splitlines()] + warn
+        said = replace(report, opened=None)     # _start_notes says it in the panel's terms
+        lines = [scene_lengths(follow_hint(line), scene) for line in str(said).splitlines()] + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
         return {"FINISHED"}
