@@ -237,3 +237,20 @@ def test_posing_a_part_linked_from_a_library_is_refused_by_name(blender, tmp_pat
             else:
                 bpy.ops.mechanism.assemble()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_an_arms_angle_fields_set_one_joint_each(blender) -> None:
+    """The double pendulum without its motion (two free pins in a chain): the elbow's Angle
+    set to 90 degrees, then the shoulder's to -30: each field reads what was typed into it
+    (float32 matrices: 1e-4 degrees).  The elbow's used to turn the shoulder back 27.7
+    degrees, and setting the shoulder then turned the elbow off its 90."""
+    bpy = blender
+    sc = double_pendulum(bpy)
+    sc["pin"].mechanism.motion_type = "NONE"
+    elbow, shoulder = sc["pin2"].mechanism, sc["pin"].mechanism
+    elbow.wiggle_angle = math.radians(90.0)
+    assert math.degrees(shoulder.wiggle_angle) == pytest.approx(0.0, abs=1e-4)
+    shoulder.wiggle_angle = math.radians(-30.0)
+    assert bpy.context.scene.mechanism.report == ""
+    assert math.degrees(shoulder.wiggle_angle) == pytest.approx(-30.0, abs=1e-4)
+    assert math.degrees(elbow.wiggle_angle) == pytest.approx(90.0, abs=1e-4)
