@@ -302,13 +302,12 @@ def _driven(s) -> str:
 
 
 def find_range(scene) -> str:
-    """For a one-DOF mechanism (motions not counted, none driving it): the joint coordinate
-    its slider moves and its range, stored on the scene's settings; returns what was found.
-    MechanismError when the mechanism has more or fewer freedoms."""
+    """For a mechanism with one freedom left by its motions (the joints' and the followed
+    markers'): the joint coordinate its slider moves and its range, stored on the scene's
+    settings; returns what was found.  MechanismError when it has more or fewer."""
     posing = scene_cache.kept_or_made(scene, POSE, Posing, at_frame=True, keep=False)
     st = scene.mechanism
-    report = posing.sm.mech.check()
-    free = report.dof - len(posing.sm.motions)
+    free = posing.sm.mech.check().driven_dof      # the joints' motions and followed markers
     if free != 1:
         raise MechanismError(f"the slider is for a mechanism with one freedom; this one has "
                              f"{free} (motions counted): drag it instead")

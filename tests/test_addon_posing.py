@@ -254,3 +254,21 @@ def test_an_arms_angle_fields_set_one_joint_each(blender) -> None:
     assert bpy.context.scene.mechanism.report == ""
     assert math.degrees(shoulder.wiggle_angle) == pytest.approx(-30.0, abs=1e-4)
     assert math.degrees(elbow.wiggle_angle) == pytest.approx(90.0, abs=1e-4)
+
+
+def test_range_of_motion_counts_a_followed_marker_as_a_motion(blender) -> None:
+    """The XY table (two freedoms) whose tool follows a keyed Empty along x only: one
+    freedom is left, the slide along y, so Range of Motion picks it (the carriage is held
+    by the follow) and its Position moves the slide.  Only the joints' motions were
+    subtracted from the freedoms, so it said "this one has 2 (motions counted)" and
+    refused."""
+    import follow_scenes as fs
+    bpy = blender
+    d = fs.cross_slide(bpy)
+    target = fs.keyed_empty(bpy, "target", [(1, (0.0, 0.0, 0.0)), (25, (0.1, 0.0, 0.0))])
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = target, (True, False, False)
+    assert bpy.ops.mechanism.find_range() == {"FINISHED"}
+    st = bpy.context.scene.mechanism
+    assert (st.wiggle_joint, st.wiggle_coordinate) == (d["y"].name, "slide")
+    assert st.wiggle_lower < 0.0 < st.wiggle_upper
