@@ -272,3 +272,23 @@ def test_range_of_motion_counts_a_followed_marker_as_a_motion(blender) -> None:
     st = bpy.context.scene.mechanism
     assert (st.wiggle_joint, st.wiggle_coordinate) == (d["y"].name, "slide")
     assert st.wiggle_lower < 0.0 < st.wiggle_upper
+
+
+def test_assemble_brings_a_joint_past_its_stop_to_the_stop(blender) -> None:
+    """The pendulum drawn at 0 degrees with its pin's stops at 10 and 20 degrees: Check
+    names the start outside the limit (a run refuses it); Assemble brings the arm to its
+    lower stop, 10 degrees, the least move that a run can start from, as Drag and the
+    Angle field start (float32 matrices: 1e-4 degrees), and says which stop holds it;
+    Check then names no problem.  Assemble closed the joints only and left the arm at 0."""
+    bpy = blender
+    sc = bs.pendulum(bpy)
+    s = sc["pin"].mechanism
+    s.use_limit_lower, s.limit_lower_angle = True, math.radians(10.0)
+    s.use_limit_upper, s.limit_upper_angle = True, math.radians(20.0)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "starts outside a limit" in bpy.context.scene.mechanism.report
+    assert bpy.ops.mechanism.assemble() == {"FINISHED"}
+    bpy.context.view_layer.update()
+    assert math.degrees(s.wiggle_angle) == pytest.approx(10.0, abs=1e-4)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "problem" not in bpy.context.scene.mechanism.report
