@@ -191,7 +191,7 @@ def part_pose_keys(sm: SceneMechanism, result, placing: bool = False) -> tuple[n
     at its solved world matrices, its scale channel kept (negative scale: see
     io/part_frames.basis_pose): all parts in one set of numpy calls, those under a moving
     parent in a second.  MechanismError naming the part when they cannot place one there
-    (``_refuse_misfit``; ``placing``: one pose placed by hand, not a bake's frames)."""
+    (``_refuse_misfit``; ``placing``: one pose placed by hand, its scale channel as it is)."""
     parts = sm.parts
     moving = {ob.name: k for k, ob in enumerate(parts)}
     world = pose_matrices(np.stack([result.position(ob.name) for ob in parts]),
@@ -201,10 +201,11 @@ def part_pose_keys(sm: SceneMechanism, result, placing: bool = False) -> tuple[n
     parent = [_parent_world(ob, moving, world, sm) for ob in parts]
     inverse = np.stack([np.array(ob.matrix_parent_inverse, dtype=float) if ob.parent is not None
                         else np.eye(4) for ob in parts])
-    signs = np.sign(np.array([tuple(ob.scale) for ob in parts], dtype=float)
-                    * np.array([tuple(ob.delta_scale) for ob in parts], dtype=float))
     shift = np.array([tuple(ob.delta_location) for ob in parts], dtype=float)
     turn = np.array([tuple(ob.delta_rotation_quaternion) for ob in parts], dtype=float)
+    own = np.array([tuple(ob.scale) for ob in parts], dtype=float) * \
+        np.array([tuple(ob.delta_scale) for ob in parts], dtype=float)     # scale channel
+    signs = np.sign(own)
     loc = np.empty(world.shape[:2] + (3,))
     quat = np.empty(world.shape[:2] + (4,))
     misfit = np.empty(world.shape[:2])
@@ -225,6 +226,8 @@ def part_pose_keys(sm: SceneMechanism, result, placing: bool = False) -> tuple[n
             rows, frame = rows[sheared], frame[sheared]
             basis = np.linalg.inv(frame) @ world[rows]
             scales = np.linalg.norm(basis[..., :3, :3], axis=-2) * signs[rows][:, None]
+            if placing:       # one pose placed by hand: the scale channel stays as it is
+                scales = np.broadcast_to(own[rows][:, None], scales.shape)
             keyed = keyed_worlds(frame, np.broadcast_to(np.eye(4), (len(rows), 4, 4)),
                                  loc[rows], quat[rows], scales, shift[rows], turn[rows])
             misfit[rows] = corner_misfit(world[rows], keyed, corners[rows])

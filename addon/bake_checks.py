@@ -171,15 +171,9 @@ def rigid_body_problems(parts, scene: bpy.types.Scene) -> list[str]:
     simulation, not the keys, places them (a passive body, or an active one with Animated
     ticked, follows its keys); also one whose Animated option keys or a driver switch off
     at some frame (an animated-to-simulated hand-off), whatever the frame shown."""
-    world = scene.rigidbody_world
-    if world is None or not world.enabled or world.collection is None:
-        return []
-    simulated = world.collection.all_objects
     out = []
-    for ob in parts:
+    for ob in _simulated(parts, scene):
         body = ob.rigid_body
-        if body is None or body.type != "ACTIVE" or simulated.get(ob.name) is not ob:
-            continue
         if not body.kinematic:
             out.append(f"part {ob.name!r}: its Rigid Body physics (Active) moves it instead of "
                        "its keys, so the baked motion would not play: remove the rigid body "
@@ -190,6 +184,51 @@ def rigid_body_problems(parts, scene: bpy.types.Scene) -> list[str]:
                        "its keys, would move it: delete those keys or the driver, or remove "
                        "the rigid body (Physics Properties)")
     return out
+
+
+# the channels posing by hand writes (bake.place_parts: the object's own rotation mode)
+PLACING = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle",
+           "delta_location", "delta_rotation_euler", "delta_rotation_quaternion")
+
+
+def posing_problems(parts, scene: bpy.types.Scene) -> list[str]:
+    """What places a part instead of the location and rotation that Assemble, Drag and the
+    joint sliders write, so the pose would not show (a constraint acting now, a driver of
+    a placing channel, an active rigid body the simulation moves) or not last (a part
+    linked from a library: the saved file links it again as the library has it), one line
+    per part and cause; the same that Bake refuses."""
+    out = [f"part {ob.name!r} is linked from library {ob.library.name!r}, so a pose written "
+           "to it is lost when the file is saved: make it local (Object > Relations > Make "
+           "Local)" for ob in parts if ob.library is not None]
+    for ob in parts:
+        out += [f"part {ob.name!r}: its constraint {c.name!r} "
+                f"({c.type.replace('_', ' ').title()}) places it instead of the pose: delete "
+                "or disable the constraint (Object Constraint Properties)"
+                for c in ob.constraints if c.is_valid and not c.mute and c.influence > 0.0]
+        driven = _driven(ob, PLACING)
+        out += [f"part {ob.name!r}: a driver drives {path}, which places it instead of the "
+                "pose: remove the driver" for path in PLACING if path in driven]
+    out += [f"part {ob.name!r}: its Rigid Body physics (Active) places it instead of the "
+            "pose: remove the rigid body (Physics Properties) or tick its Animated option"
+            for ob in _simulated(parts, scene) if not ob.rigid_body.kinematic]
+    return out
+
+
+def refuse_posing(parts, scene: bpy.types.Scene) -> None:
+    """MechanismError with every line of ``posing_problems``, when there is any."""
+    problems = posing_problems(parts, scene)
+    if problems:
+        raise MechanismError("; ".join(problems))
+
+
+def _simulated(parts, scene: bpy.types.Scene) -> list:
+    """The parts that are active rigid bodies of the scene's enabled rigid body world."""
+    world = scene.rigidbody_world
+    if world is None or not world.enabled or world.collection is None:
+        return []
+    simulated = world.collection.all_objects
+    return [ob for ob in parts if ob.rigid_body is not None and ob.rigid_body.type == "ACTIVE"
+            and simulated.get(ob.name) is ob]
 
 
 def not_local_problems(objects) -> list[str]:

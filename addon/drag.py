@@ -15,9 +15,10 @@ import bpy
 import numpy as np
 from bpy.props import FloatVectorProperty, StringProperty
 
-from ..solver import MechanismError, SolverError
+from ..solver import MechanismError, SolverError, quat_to_matrix
 from . import scene_cache
 from .bake import place_parts
+from .bake_checks import refuse_posing
 from .io.drag import (angle_in_stops, drag_plane_point, joint_coordinate, point_in_part,
                       range_fraction, range_path, range_value, stops_note, time_of_frame,
                       wiggle_candidates)
@@ -47,6 +48,7 @@ class Posing:
         sm = read_scene(scene)
         if any(ob.mechanism.baked for ob in sm.parts):
             raise MechanismError("the mechanism is baked: clear the bake before posing it by hand")
+        refuse_posing(sm.parts, scene)
         self.sm, self.scene = sm, scene
         t = time_of_frame(sm.timeline.frame_start, sm.timeline.fps, scene.frame_current)
         self.original = {ob.name: _channels(ob) for ob in sm.parts}
@@ -65,6 +67,13 @@ class Posing:
             ob = self.scene.objects[name]
             for attr, value in channels.items():
                 setattr(ob, attr, value)
+
+    def point_on(self, part: str, world) -> np.ndarray:
+        """A world point (BU) in ``part``'s frame (m) as the poser now poses the part (the
+        start pose assembled, not the part as it stood when the scene was read)."""
+        pos, quat = self.poser.part_poses()
+        b = list(self.model.body_part).index(part)
+        return quat_to_matrix(quat[b]).T @ (np.asarray(world, float) * self.sm.scale - pos[b])
 
     def drag(self, part: str, point, target, budget: float | None = BUDGET) -> None:
         """Pull ``point`` (m, part frame) of ``part`` to ``target`` (world, Blender units)."""
@@ -159,8 +168,8 @@ class MECHANISM_OT_drag(bpy.types.Operator):
             return False
         self._part, self._grab = part.name, np.array(where)
         self._normal = direction / np.linalg.norm(direction)     # the plane faces the view
-        frame = posing.sm.part_frames[part.name]
-        self._point = point_in_part(frame, self._grab, posing.sm.scale)
+        self._point = posing.point_on(part.name, self._grab)    # on the start pose written
+        self._target = self._grab
         return True
 
     def modal(self, context, event):
@@ -171,10 +180,12 @@ class MECHANISM_OT_drag(bpy.types.Operator):
             if target is not None:
                 try:
                     posing.drag(self._part, self._point, target)
+                    self._target = target
                 except (MechanismError, SolverError) as exc:
                     self.report({"WARNING"}, scene_lengths(str(exc), context.scene))
             return {"RUNNING_MODAL"}
         if event.type in {"LEFTMOUSE", "RET", "NUMPAD_ENTER"} and event.value in {"PRESS", "RELEASE"}:
+            _keep(self, posing)
             note = stops_note(posing.poser.stopped, _lengths(context.scene))
             if note:                       # the pose kept rests on a stop: say which
                 self.report({"INFO"}, f"Drag: {note}")
@@ -183,6 +194,17 @@ class MECHANISM_OT_drag(bpy.types.Operator):
             posing.restore()
             return {"CANCELLED"}
         return {"RUNNING_MODAL"}
+
+
+def _keep(op, posing: Posing) -> None:
+    """A finished live drag kept in its operator's properties as ``execute`` reads them (the
+    part, the grabbed point where it stood before the drag, the last target), so Adjust
+    Last Operation and Repeat Last, which call ``execute``, run it again (with the fields
+    left empty they refused it, after undoing the drag)."""
+    frame = posing.sm.part_frames[op._part]
+    op.part = op._part
+    op.point = frame.position + frame.rotation @ (op._point / posing.sm.scale)
+    op.target = tuple(op._target)
 
 
 # ---------------------------------------------------------------- wiggle sliders
@@ -214,7 +236,8 @@ def set_joint_value(joint, coordinate: str, value: float, via: tuple = ()) -> No
     reached the shorter way round from the one before).  A value past the joint's stop is
     clamped to it, and another joint's stop may hold the pose short of the value (solver/analyses/posing/wiggle.py):
     the Mechanism panel's report says which stop holds it; a failure is said there too (the
-    parts stay where they were); an earlier slider's line is cleared."""
+    parts stay where they were, and the next change reads the scene again: the kept posing
+    may hold the pose refused); an earlier slider's line is cleared."""
     scene = bpy.context.scene
     try:
         posing = scene_cache.kept_or_made(scene, POSE, Posing, at_frame=True, keep=False)
@@ -223,6 +246,7 @@ def set_joint_value(joint, coordinate: str, value: float, via: tuple = ()) -> No
             posing.poser.set_coordinate(joint.name, v * per, coordinate)
         posing.write()
     except (MechanismError, SolverError) as exc:
+        scene_cache.drop(scene, POSE)       # its poser may hold the pose refused
         _say(scene, f"wiggle: {scene_lengths(str(exc), scene)}")
         return
     scene_cache.remember(scene, POSE, posing, at_frame=True)
@@ -278,13 +302,12 @@ def _driven(s) -> str:
 
 
 def find_range(scene) -> str:
-    """For a one-DOF mechanism (motions not counted, none driving it): the joint coordinate
-    its slider moves and its range, stored on the scene's settings; returns what was found.
-    MechanismError when the mechanism has more or fewer freedoms."""
+    """For a mechanism with one freedom left by its motions (the joints' and the followed
+    markers'): the joint coordinate its slider moves and its range, stored on the scene's
+    settings; returns what was found.  MechanismError when it has more or fewer."""
     posing = scene_cache.kept_or_made(scene, POSE, Posing, at_frame=True, keep=False)
     st = scene.mechanism
-    report = posing.sm.mech.check()
-    free = report.dof - len(posing.sm.motions)
+    free = posing.sm.mech.check().driven_dof      # the joints' motions and followed markers
     if free != 1:
         raise MechanismError(f"the slider is for a mechanism with one freedom; this one has "
                              f"{free} (motions counted): drag it instead")

@@ -6,6 +6,8 @@ back (bake), report.  Every failure is reported with the object or joint and the
 leaves the scene as it was: nothing is written until the solver has succeeded.
 """
 
+from dataclasses import replace
+
 import bpy
 import numpy as np
 from bpy.props import EnumProperty, StringProperty
@@ -16,6 +18,7 @@ from . import bake, bake_checks, contacts, coupling, scene_cache
 from .background import BackgroundRun, until_interrupted
 from .curve_reader import fit_signature, length_text, scene_lengths
 from .io.csv_table import existing_folder, export_path
+from .io.drag import stops_note
 from .io.clashes import clash_note, clash_tolerance
 from .io.events import events_path
 from .io.follow import follow_hint
@@ -327,14 +330,16 @@ class MECHANISM_OT_check(bpy.types.Operator):
             bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
             bake.stale_notes(scene) + \
             [n for n in [kinematic_note(scene.mechanism.analysis, report.driven_dof)] if n]
-        lines = [scene_lengths(follow_hint(line), scene) for line in str(report).splitlines()] + warn
+        said = replace(report, opened=None)     # _start_notes says it in the panel's terms
+        lines = [scene_lengths(follow_hint(line), scene) for line in str(said).splitlines()] + warn
         scene.mechanism.report = " | ".join(lines)
         self.report({"WARNING"} if report.problems or warn else {"INFO"}, "; ".join(lines))
         return {"FINISHED"}
 
 
 class MECHANISM_OT_assemble(bpy.types.Operator):
-    """Move the parts the least so that every joint (and motion at the start) holds"""
+    """Move the parts the least so that every joint (and motion at the start) holds, and
+    every joint inside its stops"""
     bl_idname = "mechanism.assemble"
     bl_label = "Assemble"
     bl_options = {"REGISTER", "UNDO"}
@@ -346,12 +351,16 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
             sm = read_scene(scene)
             if any(ob.mechanism.baked for ob in sm.parts):
                 raise MechanismError("the mechanism is baked: clear the bake before assembling")
-            sm.mech.assemble()
-            bake.place_parts(sm, sm.mech.pose)
+            bake_checks.refuse_posing(sm.parts, scene)
+            poser = sm.mech.poser(0.0)          # a joint past its stop brought to the stop
+            pos, quat = poser.part_poses()
+            body = {name: b for b, name in enumerate(poser.model.body_part)}
+            bake.place_parts(sm, lambda name: (pos[body[name]], quat[body[name]]))
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
-        self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)")
+        note = stops_note(poser.stopped, lambda metres: length_text(scene, metres))
+        self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)" + (f"; {note}" if note else ""))
         return {"FINISHED"}
 
 

@@ -144,6 +144,12 @@ def kept(scene, purpose: str) -> Any:
     return None if entry is None else entry[1]
 
 
+def drop(scene, purpose: str) -> None:
+    """No reading kept for (scene, purpose) any more (one that has moved on from the scene:
+    a pose it solved and could not write)."""
+    _kept.pop((scene.as_pointer(), purpose), None)
+
+
 def forget() -> None:
     _kept.clear()
 

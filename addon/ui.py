@@ -387,7 +387,9 @@ class VIEW3D_PT_mechanism(bpy.types.Panel):
         row.operator("mechanism.check", icon="CHECKMARK")
         row.operator("mechanism.assemble", icon="SNAP_ON")
         row = layout.row(align=True)
-        row.operator("mechanism.drag", icon="VIEW_PAN")
+        drag = row.row(align=True)
+        drag.operator_context = "INVOKE_REGION_WIN"     # the viewport's, not the sidebar's
+        drag.operator("mechanism.drag", icon="VIEW_PAN")
         row.operator("mechanism.find_range", icon="ARROW_LEFTRIGHT")
         if st.wiggle_joint and scene.objects.get(st.wiggle_joint) is not None:
             layout.prop(st, "wiggle_position", text=f"Position ({st.wiggle_joint})", slider=True)

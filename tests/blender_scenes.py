@@ -256,15 +256,18 @@ def key_own_channels(bpy, ob) -> dict[int, tuple]:
 # ---------------------------------------------------------------- what a panel shows
 class Layout:
     """Stands in for a panel's layout and records what draw() puts in it, in order:
-    ("label", text, icon, alert), ("prop", property name, alert), ("operator", idname)."""
+    ("label", text, icon, alert), ("prop", property name, alert), ("operator", idname);
+    ``contexts``: each operator's operator_context as its row had it."""
 
-    def __init__(self, items: list | None = None) -> None:
+    def __init__(self, items: list | None = None, contexts: dict | None = None) -> None:
         self.items = [] if items is None else items
+        self.contexts = {} if contexts is None else contexts
         self.alert = False
+        self.operator_context = "INVOKE_DEFAULT"
 
     def _child(self, *args, **kw) -> "Layout":
-        child = Layout(self.items)
-        child.alert = self.alert
+        child = Layout(self.items, self.contexts)
+        child.alert, child.operator_context = self.alert, self.operator_context
         return child
 
     row = column = box = split = _child
@@ -278,19 +281,26 @@ class Layout:
     def operator(self, idname: str, **kw):
         from types import SimpleNamespace
         self.items.append(("operator", idname))
+        self.contexts[idname] = self.operator_context
         return SimpleNamespace()
 
     def template_list(self, *args, **kw) -> None:
         self.items.append(("list",) + tuple(a for a in args if isinstance(a, str)))
 
 
-def panel_items(bpy, panel: str) -> list[tuple]:
-    """What the sidebar panel ``panel`` (its class name) draws in the present context."""
+def panel_layout(bpy, panel: str) -> Layout:
+    """The stand-in layout the sidebar panel ``panel`` (its class name) draws into in the
+    present context."""
     cls = bpy.types.Panel.bl_rna_get_subclass_py(panel)
     layout = Layout()
     from types import SimpleNamespace
     cls.draw(SimpleNamespace(layout=layout), bpy.context)
-    return layout.items
+    return layout
+
+
+def panel_items(bpy, panel: str) -> list[tuple]:
+    """What the sidebar panel ``panel`` (its class name) draws in the present context."""
+    return panel_layout(bpy, panel).items
 
 
 def panel_labels(bpy, panel: str) -> list[str]:

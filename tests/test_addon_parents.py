@@ -4,6 +4,9 @@ a part parented by a relation its keys cannot follow refused by name.  Scenes:
 blender_scenes.py; tolerances as in test_addon_bake.py (float32)."""
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 import pytest
 
@@ -169,3 +172,44 @@ def test_a_part_turning_in_an_unequally_scaled_parent_is_named(blender, extensio
         result.position("cube")[-1], result.orientation("cube")[-1],
         sm.part_frames["cube"].stretch, sm.scale)
     np.testing.assert_allclose(np.array(cube.matrix_world), want, rtol=0, atol=F32)
+
+
+@pytest.mark.parametrize("how", ["assemble", "angle", "drag"])
+def test_a_part_turned_a_quarter_turn_in_an_unequally_scaled_parent_is_named(blender,
+                                                                             how) -> None:
+    """A unit cube, square to its parent, in an Empty scaled (2, 1, 1) (2 x 1 x 1 in the
+    world), on a revolute joint about world z, posed a quarter turn: by a motion of pi/2 and
+    Assemble, by its Angle set to 90 degrees, or dragged from (1, 0, 0) to (0, 1, 0).  The
+    solver's cube is then 1 x 2; the cube's location and rotation in the parent, its scale
+    kept, give 2 x 1 again (its corners (+-0.5, +-1) put at (+-1, +-0.5): 0.707 m off; its
+    markers ride the stretch off their joint): refused as at any other angle, naming the
+    part and its parent, the scene as it was.  A quarter turn shears nothing (only the scale it needs differs from the scale
+    channel), so it was placed stretched without a word."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -2.0))
+    stretcher = bs.empty(bpy, "stretcher")
+    stretcher.scale = (2.0, 1.0, 1.0)
+    bpy.ops.mesh.primitive_cube_add(size=1.0)
+    cube = bpy.context.active_object
+    cube.name = "cube"
+    cube.parent = stretcher
+    bs.tag(bpy, [ground, cube], "PART")
+    ground.mechanism.ground = True
+    pin = bs.connect(bpy, cube, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Z")
+    said = (r"part 'cube': its location and rotation cannot put it where the solver has it "
+            r"at the pose \(its corners 0.707 m off\): its parent 'stretcher'")
+    if how == "assemble":
+        pin.mechanism.motion_type, pin.mechanism.motion_expression = "EXPRESSION", "pi/2"
+    before = bs.snapshot(bpy)
+    if how == "assemble":
+        with pytest.raises(RuntimeError, match=said):
+            bpy.ops.mechanism.assemble()
+    elif how == "drag":
+        with pytest.raises(RuntimeError, match=said):
+            bpy.ops.mechanism.drag(part="cube", point=(1.0, 0.0, 0.0), target=(0.0, 1.0, 0.0))
+    else:
+        pin.mechanism.wiggle_angle = math.pi / 2
+        assert re.match("wiggle: " + said, bpy.context.scene.mechanism.report)
+        bpy.context.scene.mechanism.report = ""
+    assert not bs.differences(before, bs.snapshot(bpy))

@@ -382,3 +382,58 @@ def test_a_gear_driven_turns_away_keeps_its_mate_where_the_motion_puts_it(t: flo
     assert abs(ps.value("elbow") - 0.5) <= 1e-9
     assert abs(ps.value("j2") - want) <= 1e-9
     assert abs(mk.wrap(angle_of(ps, "g2") - want)) <= 1e-9
+
+
+def test_a_coordinate_the_motions_hold_names_them() -> None:
+    """The driven four-bar (its crank's motion 'drive' holds the one freedom at t): the
+    rocker's angle cannot move at all, and the refusal names the motion held and the time,
+    not only "the other joints closed", which left the user looking for a joint."""
+    ps = poser(mk.four_bar(), t=0.25)
+    r, p = ps.pose
+    with pytest.raises(SolverError, match=r"joint 'pivot4': its angle cannot reach 2 rad "
+                       r"\(114.592 deg\) with the other joints closed and motion 'drive' held "
+                       r"at t = 0.25 s \(it is at"):
+        ps.set_coordinate("pivot4", 2.0)
+    assert ps.pose[0] is r and ps.pose[1] is p
+
+
+def test_setting_one_joint_of_an_open_chain_keeps_the_others() -> None:
+    """A three-link arm on revolutes about z, drawn straight: its elbow (joint1) set to 90
+    degrees, then its shoulder (joint0) to -30, then its wrist (joint2) to 45: each set
+    leaves the angles set before as they are (to 1e-9 rad), so the links stand at the
+    forward kinematics of (-30, 90, 45) degrees.  The rest was moved the least, so setting
+    the elbow turned the shoulder back 27.7 degrees to keep the links' masses near where
+    they were, and each later set undid an earlier one: the arm could not be posed."""
+    ps = poser(mk.chain([0.0, 0.0, 0.0], kind="revolute"))
+    want = {"joint1": math.radians(90.0), "joint0": math.radians(-30.0),
+            "joint2": math.radians(45.0)}
+    done = {}
+    for joint, value in want.items():
+        ps.set_coordinate(joint, value)
+        done[joint] = value
+        for name, v in done.items():
+            assert abs(ps.value(name) - v) <= 1e-9, (joint, name)
+    heading = np.cumsum([want["joint0"], want["joint1"], want["joint2"]])
+    for k, h in enumerate(heading):
+        assert abs(math.remainder(angle_of(ps, f"link{k}") - h, 2 * math.pi)) <= 1e-9
+    assert gap(ps) <= 1e-9
+
+
+def test_setting_a_joint_of_a_loop_keeps_the_others_the_loop_frees() -> None:
+    """The Grashof four-bar (one freedom) with a second arm pinned at the rocker's far end
+    (two freedoms): the arm's pin set to 0.5 rad, then the crank to 1 rad: the arm's pin
+    keeps its 0.5 rad (to 1e-9 rad), while the loop's other joints move as the crank says
+    (the rocker at Freudenstein's closed form, to 1e-9 rad)."""
+    m = mk.four_bar(driven=False, error_deg=0.0, error_m=0.0)
+    m.add_part("arm", mass=1.0, center_of_mass=(0.25, 0.0, 0.0), position=(1.0, 0.0, 0.0))
+    m.add_marker("arm_pin", "arm")
+    m.add_marker("rocker_tip", "rocker", position=(0.8, 0.0, 0.0))
+    m.add_joint("wrist", "revolute", "arm_pin", "rocker_tip")
+    ps = poser(m)
+    ps.set_coordinate("wrist", 0.5)
+    ps.set_coordinate("pivot2", 1.0)
+    assert abs(ps.value("wrist") - 0.5) <= 1e-9
+    assert abs(ps.value("pivot2") - 1.0) <= 1e-9
+    th4 = float(mk.four_bar_angles(1.0, 0.4, 1.0, 0.8, 1.0)[1])
+    assert abs(math.remainder(angle_of(ps, "rocker") - th4, 2 * math.pi)) <= 1e-9
+    assert gap(ps) <= 1e-9

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...algebra.newton import NewtonProblem, scaled_jacobian, step_pose, step_size
 from ...kernels.constraints import global_jacobian
+from ...vocabulary.joints import ANGLE
 from ..assembly_newton import first_alpha_half_radian
 
 RCOND = 1e-10           # singular values below this share of the largest are not steps
@@ -38,23 +39,31 @@ class ChordOntoRows(NewtonProblem):
 
 class HoldCoordinate(NewtonProblem):
     """Least movement onto the held ``rows`` with the coordinate c at ``target`` (rad or m;
-    an angle's difference wrapped to (-pi, pi]); c None: the rows alone.  Rows in residual
-    units, the coordinate row divided by ``unit`` (1 for an angle, the length scale)."""
+    an angle's difference wrapped to (-pi, pi]) and each of ``others`` ((coordinate,
+    value) pairs: other joints' coordinates kept where they are) at its value; c None: the
+    rows alone.  Rows in residual units, a coordinate row divided by its unit (1 for an
+    angle, ``unit``, the length scale, for a slide)."""
 
     def __init__(self, owner: Any, c: Any, rows: np.ndarray, target: float, angle: bool,
-                 unit: float, cw: np.ndarray, wrap: Any) -> None:
+                 unit: float, cw: np.ndarray, wrap: Any, others: tuple = ()) -> None:
         self.owner, self.c, self.rows, self.target = owner, c, rows, target
         self.angle, self.unit, self.cw, self.wrap = angle, unit, cw, wrap
+        self.held = () if c is None else ((c, target),) + tuple(others)
 
     def residual(self, y):
         ev, res = self.owner._evaluate(y)
         rows = self.rows
         if self.c is None:
             return np.max(np.abs(res[rows]), initial=0.0), (ev, res[rows], None)
-        q, jq = self.owner._coordinate_row(self.c, y)
-        d = self.wrap(q - self.target) if self.angle else q - self.target
-        full = np.append(res[rows], d / self.unit)
-        return np.max(np.abs(full)), (ev, full, jq)
+        d, jq = [], []
+        for c, target in self.held:
+            q, row = self.owner._coordinate_row(c, y)
+            angle = c.group.kind == ANGLE
+            d.append((self.wrap(q - target) if angle else q - target) /
+                     (1.0 if angle else self.unit))
+            jq.append(row)
+        full = np.concatenate([res[rows], d])
+        return np.max(np.abs(full)), (ev, full, np.array(jq))
 
     def solve(self, y, data):
         ev, full, jq = data

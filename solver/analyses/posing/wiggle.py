@@ -4,7 +4,11 @@ stops' active set, are the Poser's).
 
 ``set_coordinate``: the least-movement assembly with one more row, the joint's angle or
 slide (docs/conventions.md) held at a value, reached in small steps from the present
-value so the branch is kept.  Stops (drag_stops.py): a value beyond the joint's own stop
+value so the branch is kept; the other joints' angles and slides that the loops leave
+free are held where they are (``_others``: setting an arm's elbow keeps its shoulder, as
+a rig's joint does; moved the least, the shoulder turned back against the elbow), and
+only where holding them blocks the move (near a singular pose) is the rest moved the
+least.  Stops (drag_stops.py): a value beyond the joint's own stop
 is clamped to it, and the coordinate is moved to it within its range; another joint that
 reaches its stop on the way is held there (its limit row at its bound) while the rest
 follow, and when holding it leaves the coordinate no way on, the coordinate stops where
@@ -20,17 +24,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...algebra.blas import single_thread
-from ...algebra.newton import NewtonOptions, newton, rounding_tols
+from ...algebra.newton import NewtonOptions, newton, rounding_tols, scaled_jacobian
 from ...base.errors import SolverError, finite_number
-from ...kernels.constraints import KERNELS, body_arrays
+from ...kernels.constraints import KERNELS, body_arrays, global_jacobian
 from ...model.plans import RowGroup, coordinate_row, row_group
 from ...vocabulary.joints import ANGLE, JOINT_COORDINATES
 from ..assembly import curve_contacts
 from .drag_stops import allowed, held_stop
-from .held_newton import HoldCoordinate
+from .held_newton import RCOND, HoldCoordinate
 
 ANGLE_STEP = 0.1        # rad: set_coordinate moves an angle in steps of at most this
 SLIDE_STEP = 0.05       # of the length scale: ... and a slide in steps of at most this
+INDEPENDENT = 1e-6      # sine of a coordinate row's angle to the held rows' span: kept above
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,36 @@ def _amount(x: float, angle: bool) -> str:
 
 class Wiggle:
     """set_coordinate, value, coordinate_range: the Poser's wiggle half (module docstring)."""
+
+    _keep: tuple = ()       # (Coordinate, value) of other joints held while one is set
+
+    def _others(self, c: Coordinate) -> tuple:
+        """The other joints' coordinates (scene order; none a motion drives) that the held
+        rows and ``c`` leave free at the present pose, each with its value there: one is
+        taken while its row is independent of the rows taken before (its part outside
+        their span more than INDEPENDENT of its length), so an open chain keeps every
+        other joint and a loop the joints it does not tie to ``c``."""
+        x, model = (self.r, self.p), self.model
+        ev = self._evaluate(x)[0]
+        J = np.vstack([scaled_jacobian(model, global_jacobian(model, ev.jac), self._held()),
+                       self._coordinate_row(c, x)[1]])
+        _, s, vt = np.linalg.svd(J, full_matrices=False)
+        basis = vt[s > RCOND * s[0]]
+        kept = []
+        for joint in model.joint_names:
+            for name in JOINT_COORDINATES.get(self._kinds.get(joint, ""), ()):
+                if (joint, name) == (c.joint, c.name):
+                    continue
+                o = self.coordinate(joint, name)
+                if o.motion is not None:
+                    continue
+                q, row = self._coordinate_row(o, x)
+                out = row - basis.T @ (basis @ row)
+                size = float(np.linalg.norm(out))
+                if size > INDEPENDENT * float(np.linalg.norm(row)):
+                    basis = np.vstack([basis, out / size])
+                    kept.append((o, q))
+        return tuple(kept)
 
     def coordinate(self, joint: str, name: str | None = None) -> Coordinate:
         """Joint ``joint``'s coordinate ``name`` ("angle" or "slide"; default the joint's
@@ -158,7 +193,7 @@ class Wiggle:
         angle = c is not None and c.group.kind == ANGLE
         unit = 1.0 if angle else self.L
 
-        problem = HoldCoordinate(self, c, rows, target, angle, unit, cw, wrap)
+        problem = HoldCoordinate(self, c, rows, target, angle, unit, cw, wrap, self._keep)
         tol, step_tol = (float(v) for v in rounding_tols(x[0], self.L))   # far: rounding
         out = newton(problem, x, NewtonOptions(40, tol, step_tol, line_search=True,
                                                stall=(0.9, 8)))
@@ -251,8 +286,9 @@ class Wiggle:
         """Pose the mechanism with joint ``joint``'s coordinate ``name`` (default its first)
         at ``value`` (rad: reached the shorter way round; a coupled angle, whose turns move
         what it drives (a screw's nut, a rack), and one across a range wider than a turn on
-        the joint's turns; or m) and every held row exact,
-        the rest moved the least; returns the new pose (r, p).  A value past the joint's
+        the joint's turns; or m) and every held row exact, the other joints' coordinates
+        the loops leave free kept where they are (``_others``), the rest moved the least;
+        returns the new pose (r, p).  A value past the joint's
         own stop is clamped to the stop (reached within the range, never through the
         stop), like a hand turning the joint against it; another joint's stop reached on
         the way holds that joint, and may end the move short of the value.  ``stopped``
@@ -273,10 +309,19 @@ class Wiggle:
             delta = want - start
         else:
             delta = wrap(float(value) - q0) if angle and c.tracked < 0 else float(value) - q0
-        if self._move(c, delta) is None:
+        self._keep = self._others(c)
+        try:
+            went = self._move(c, delta)
+            if went is None and self._keep:     # the others held block it: least movement
+                self._keep = ()
+                went = self._move(c, delta)
+        finally:
+            self._keep = ()
+        if went is None:
             raise SolverError(f"joint {joint!r}: its {c.name} cannot reach "
-                              f"{_amount(float(value), angle)} with the other joints closed "
-                              f"(it is at {_amount(q0, angle)})", self.t, (joint,))
+                              f"{_amount(float(value), angle)} with the other joints closed"
+                              f"{_motions_held(self.model, self.t)} (it is at {_amount(q0, angle)})",
+                              self.t, (joint,))
         g = self._gaps((self.r, self.p), self._track) if self._bounds is not None else ()
         at = [int(k) for k in c.own if g[k] <= self._bounds.tol[k]]
         self.stopped = tuple(held_stop(self._bounds, int(k)) for k in np.union1d(at, self._active))
@@ -341,6 +386,16 @@ class Wiggle:
         self.r, self.p = start
         self._track, self._active, self._turns = track, active, turns
         return CoordinateRange(joint, c.name, ends[1], ends[0], False)
+
+
+def _motions_held(model, t: float) -> str:
+    """" and motion(s) ... held at t = ... s": the motions that hold their values while a
+    coordinate is set (a driven crank holds the slide of its piston too); "" for none."""
+    names = model.motion_names
+    if not names:
+        return ""
+    said = ", ".join(repr(n) for n in names)
+    return f" and motion{'s' if len(names) > 1 else ''} {said} held at t = {t:.6g} s"
 
 
 def _coupled_index(model, joint: str, name: str) -> int:
