@@ -1,8 +1,9 @@
 """The command-line bake and study (addon/cli.py) stopped by Ctrl C: the solver stops at its
 next frame, nothing is written (neither the output .blend nor the CSV or the study's
 table), the command says so and exits 130 (128 + SIGINT), and Ctrl C is Blender's again
-afterwards.  A file of two scenes: the bake bakes the one named, and names the other.  Real bpy, in process: SIGINT is sent to this process from a thread once the
-command's handler is in place."""
+afterwards.  A file of two scenes: the bake bakes the one named, and names the other.
+Real bpy, in process: SIGINT is sent to this process from a thread once the command's
+handler is in place."""
 from __future__ import annotations
 
 import importlib
@@ -129,7 +130,7 @@ def test_the_command_line_bakes_the_scene_named_and_says_which_it_left(blender, 
     assert len(baked_in(bpy, "Crank")) == 7
     frames, loc, _ = bs.baked_pose(crank.objects["piston"])
     assert list(frames) == list(range(1, 41))
-    theta = 2 * np.pi * (frames - 1) / 24.0            # the crank's motion 2*pi*t, t = 0 at frame 1
+    theta = 2 * np.pi * (frames - 1) / 24.0     # the crank's motion 2*pi*t, t = 0 at frame 1
     x = 0.1 * np.cos(theta) + np.sqrt(0.3**2 - (0.1 * np.sin(theta)) ** 2)
     # keys are float32 (6e-8 relative); 1e-6 m on a 0.4 m stroke leaves 16x margin
     np.testing.assert_allclose(loc, np.stack([x, 0 * x, 0 * x], axis=1), rtol=0, atol=1e-6)

@@ -1,9 +1,9 @@
 """The arguments of the ``mechanism`` command (``blender -b -c mechanism bake in.blend -o
 out.blend [--csv forces.csv] [--scene NAME ...]``; ``blender -b -c mechanism study in.blend
 --vary NAME=START:STOP:COUNT [--vary ...] -o table.csv [--scene NAME]``; ``blender -b -c
-mechanism mjcf in.blend -o model.xml [--scene NAME]``; ``blender -b -c mechanism import robot.urdf|model.xml -o out.blend
-[--package DIR] [--floating-base]``; or ``python addon/headless.py ...``), parsed without
-Blender."""
+mechanism mjcf in.blend -o model.xml [--scene NAME]``; ``blender -b -c mechanism import
+robot.urdf|model.xml -o out.blend [--package DIR] [--floating-base]``; or ``python
+addon/headless.py ...``), parsed without Blender."""
 from __future__ import annotations
 
 import argparse
