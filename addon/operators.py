@@ -37,8 +37,10 @@ def bake_reading(scene):
     """The scene read as Bake reads it, again only when something that reading depends on
     changed (scene_cache.py), so that a re-bake of an unchanged design skips the read.  A
     reading whose markers follow objects is made at each bake: it samples their motion,
-    which any object, constraint or driver may move."""
+    which any object, constraint or driver may move.  A baked part moved by hand since is
+    refused first (bake_checks.moved_problems), before the reading changes the frame."""
     bpy.context.view_layer.update()       # a script's changes tagged before the fingerprint
+    bake_checks.refuse_moved(scene)
     return scene_cache.kept_or_made(scene, BAKE, read_design, at_frame=False,
                                     keep=lambda sm: not sm.follows)
 
@@ -313,6 +315,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
     def execute(self, context):
         scene = context.scene
         sm = None
+        moved = bake_checks.moved_problems(scene)     # before the reading changes the frame
         try:
             sm = read_design(scene)
             report = sm.mech.check()
@@ -323,7 +326,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
         analysis = scene.mechanism.analysis.lower()
         if analysis == "auto":
             analysis = "kinematic" if report.driven_dof == 0 else "dynamic"
-        warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
+        warn = moved + sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
             bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
             bake.stale_notes(scene) + \
             [n for n in [kinematic_note(scene.mechanism.analysis, report.driven_dof)] if n]

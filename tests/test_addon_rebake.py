@@ -210,3 +210,47 @@ def test_apply_scale_on_a_baked_part_keeps_its_size_and_mass(blender) -> None:
     assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
     bpy.context.view_layer.update()
     np.testing.assert_allclose(tuple(arm.dimensions), (1.0, 0.1, 0.1), rtol=1e-6)
+
+
+def test_a_baked_part_moved_since_is_named_not_dropped(blender, tmp_path) -> None:
+    """The baked pendulum's arm turned 0.5 rad down about its pin by hand (not keyed) at
+    frame 1: a re-bake starts from the design saved before the first bake, so it used to
+    drop the move unseen and write the first bake's keys again.  Bake and Export CSV now
+    refuse, naming the part, the frame and how far it stands off its keys (its origin
+    2 x 0.5 m x sin(0.25) = 24.7 cm, its rotation 0.5 rad = 28.6 deg), with the arm left
+    where it was put and the keys as they were; Check names it too.  A move at frame 12
+    is named at frame 12; once a frame change has dropped the move (Blender plays the keys
+    again) the bake goes ahead, its keys the first bake's bit for bit."""
+    import numpy as np
+    from mathutils import Quaternion
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm, scene = d["arm"], bpy.context.scene
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    first = bake_keys(bpy)
+
+    def turn(angle: float) -> tuple:
+        """The arm turned down by ``angle`` about the pin (world y through the origin)."""
+        q = Quaternion((0.0, 1.0, 0.0), angle)
+        arm.rotation_quaternion = q @ arm.rotation_quaternion
+        arm.location = q @ arm.location
+        bpy.context.view_layer.update()
+        return tuple(arm.location)
+
+    moved = turn(0.5)
+    with pytest.raises(RuntimeError, match=r"part 'arm' was moved since its bake: at frame 1 "
+                       r"it stands 24\.7 cm and 28\.6 deg off its keys"):
+        bpy.ops.mechanism.bake()
+    with pytest.raises(RuntimeError, match="part 'arm' was moved since its bake"):
+        bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "forces.csv"))
+    assert bake_keys(bpy) == first
+    np.testing.assert_array_equal(tuple(arm.location), moved)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "part 'arm' was moved since its bake" in scene.mechanism.report
+    scene.frame_set(12)
+    turn(0.1)
+    with pytest.raises(RuntimeError, match="part 'arm' was moved since its bake: at frame 12 "):
+        bpy.ops.mechanism.bake()
+    scene.frame_set(5)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert bake_keys(bpy) == first
