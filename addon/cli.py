@@ -44,6 +44,10 @@ def bake_file(in_path: str, out_path: str, csv_path: str | None = None,
     other scenes that hold a mechanism not baked are named on stderr: a file's scenes
     are each a mechanism of their own, and the render of one left unbaked plays no
     motion."""
+    missing = _missing_folder(out_path, csv_path)
+    if missing:
+        print(f"mechanism bake failed: {missing}", file=sys.stderr)
+        return 1
     with _ctrl_c_stops_the_run():
         try:
             bpy.ops.wm.open_mainfile(filepath=in_path)
@@ -70,10 +74,27 @@ def bake_file(in_path: str, out_path: str, csv_path: str | None = None,
     for name in _unbaked(chosen):
         print(f"mechanism bake: note: scene {name!r} also holds a mechanism, not baked: add "
               f"--scene {shlex.quote(name)}", file=sys.stderr)
-    bpy.ops.wm.save_as_mainfile(filepath=out_path, copy=False)
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=out_path, copy=False)
+    except RuntimeError as exc:           # a folder not writable
+        print(f"mechanism bake failed: {exc}", file=sys.stderr)
+        return 1
     names = ", ".join(repr(scene.name) for scene in chosen)
     print(f"mechanism: baked {in_path} (scene {names}) -> {out_path}")
     return 0
+
+
+def _missing_folder(*paths: str | None) -> str:
+    """What is wrong with the output ``paths`` (None: not asked for) before a long run:
+    the first whose folder does not exist ("" when all exist), so that a typo in -o fails
+    at once rather than after the bake or study has run.  A relative path is from the
+    working folder."""
+    for path in paths:
+        folder = os.path.dirname(os.path.abspath(path)) if path else ""
+        if folder and not os.path.isdir(folder):
+            return (f"the folder {folder!r} does not exist (for {path!r}): create it, or "
+                    "write into an existing folder")
+    return ""
 
 
 def _scene(name: str | None) -> bpy.types.Scene:
@@ -113,6 +134,10 @@ def mjcf_file(in_path: str, out_path: str, scene: str | None = None) -> int:
     """Open ``in_path`` and write the mechanism of its scene ``scene`` (None: the active
     one) as a MuJoCo model to ``out_path`` (File > Export > MJCF); 0 on success, 1 on a
     failure (the reason goes to stderr)."""
+    missing = _missing_folder(out_path)
+    if missing:
+        print(f"mechanism mjcf failed: {missing}", file=sys.stderr)
+        return 1
     try:
         bpy.ops.wm.open_mainfile(filepath=in_path)
         with _in_scene(_scene(scene)):
@@ -130,6 +155,10 @@ def import_file(cmd: ImportCommand) -> int:
     reason, with the element and line the importer names, goes to stderr; nothing is
     written)."""
     source = os.path.abspath(cmd.source)
+    missing = _missing_folder(cmd.output)
+    if missing:
+        print(f"mechanism import failed: {missing}", file=sys.stderr)
+        return 1
     try:
         bpy.ops.wm.read_homefile(use_empty=True)
         if cmd.kind == "urdf":
@@ -181,6 +210,10 @@ def study_file(in_path: str, levels: dict, csv_path: str, scene_name: str | None
     stopped it: the variants stop at their next frame and no table is written (not even
     the variants finished: a partial table would pass for the whole grid).  The .blend
     file is not saved."""
+    missing = _missing_folder(csv_path)
+    if missing:
+        print(f"mechanism study failed: {missing}", file=sys.stderr)
+        return 1
     with _ctrl_c_stops_the_run():
         try:
             bpy.ops.wm.open_mainfile(filepath=in_path)

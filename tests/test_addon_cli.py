@@ -139,3 +139,34 @@ def test_the_command_line_bakes_the_scene_named_and_says_which_it_left(blender, 
     err = capsys.readouterr().err
     assert "no scene 'Shot 2'" in err and "(its scenes: 'Crank', 'Swing')" in err, err
     assert not os.path.exists(missing)
+
+
+def test_an_output_in_a_missing_folder_fails_before_the_run(blender, extension, tmp_path,
+                                                            capsys) -> None:
+    """The ten-minute pendulum (over 2 min to bake) with -o, --csv or a study's table (and
+    the mjcf and import commands' -o) in a folder that does not exist: each command fails
+    at once (it used to run the whole bake
+    or study and then stop on a traceback, or on Export CSV's refusal, writing nothing
+    after minutes), naming the folder; nothing is written and the .blend is unchanged."""
+    bpy = blender
+    bs.pendulum(bpy)
+    bs.set_range(bpy, 1, 24 * 600)
+    blend = str(tmp_path / "in.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=blend)
+    cli = importlib.import_module(extension.__name__ + ".addon.cli")
+    missing = str(tmp_path / "renders")
+    runs = {"-o": lambda: cli.bake_file(blend, os.path.join(missing, "out.blend")),
+            "--csv": lambda: cli.bake_file(blend, str(tmp_path / "out.blend"),
+                                           os.path.join(missing, "forces.csv")),
+            "study -o": lambda: cli.study_file(blend, {"arm.mass": [1.0, 2.0]},
+                                               os.path.join(missing, "study.csv")),
+            "mjcf -o": lambda: cli.mjcf_file(blend, os.path.join(missing, "model.xml")),
+            "import -o": lambda: cli.import_file(cli.ImportCommand(
+                "robot.urdf", os.path.join(missing, "robot.blend")))}
+    for option, run in runs.items():
+        start = time.perf_counter()
+        assert run() == 1, option
+        assert time.perf_counter() - start < 20.0, option     # not after the run (minutes)
+        err = capsys.readouterr().err
+        assert f"the folder {missing!r} does not exist" in err, (option, err)
+    assert sorted(os.listdir(tmp_path)) == ["in.blend"]
