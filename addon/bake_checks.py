@@ -7,9 +7,7 @@ keyframed to change over the frames (a bake takes each as one number, the one at
 shown, so its result would depend on that frame);
 and ground parts and markers that their own keys, drivers or constraints move (the
 mechanism is solved about a ground standing still, so the parts would part from it; a
-marker is read once, at the frame shown).  Also baked parts moved by hand since their bake, not
-keyed (``moved_problems``): a bake reads a baked part where it was before its first bake,
-so the move would be dropped unseen.
+marker is read once, at the frame shown).
 Check lists them as warnings; Bake and Bake Variant refuse with all of them and change
 nothing (``refuse_bake``).
 """
@@ -20,9 +18,7 @@ import numpy as np
 
 from ..solver import MechanismError, SolverError
 from .anim import find_channelbag
-from .bake import POSE_CHANNELS, TRACK, hidden_notes, user_action
-from .curve_reader import length_text
-from .io.timeline import frame_text
+from .bake import POSE_CHANNELS, TRACK, user_action
 
 
 def pose_key_problems(parts) -> list[str]:
@@ -357,61 +353,6 @@ def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
             + keyed_setting_problems(scene) + standing_problems(scene)
             + jump_problems(sm, scene))
-
-
-# how far a baked part's location (Blender units, relative to at least 1) or quaternion may
-# stand off what its bake's keys give at the frame shown and still be theirs: both are
-# float32 (6e-8 relative) and the NLA's blend of an influence of 1 is exact; a hand's move
-# is many times more
-MOVED = 1e-5
-
-
-def moved_problems(scene: bpy.types.Scene) -> list[str]:
-    """Baked parts moved or turned by hand since the bake, not keyed: their location or
-    quaternion at the frame shown is not what their bake's keys give there (Blender plays
-    the keys again at the next frame change).  A bake, Export CSV and Check read a baked
-    part at the design saved before its first bake, so such a move would be dropped
-    unseen.  Only where the bake plays (``hidden_notes`` names where it does not), read
-    before anything changes the frame (the reading goes to the first frame)."""
-    out = []
-    ctime = scene.frame_current_final           # the frame the keys are played at
-    for ob in scene.objects:
-        s, ad = ob.mechanism, ob.animation_data
-        act = s.bake_action
-        if s.role != "PART" or not s.baked or act is None or ad is None or hidden_notes([ob]) \
-                or (ad.action == act and (ad.action_influence < 1.0
-                                          or ad.action_blend_type != "REPLACE")):
-            continue
-        bag = find_channelbag(act, act.slots[0]) if len(act.slots) else None
-        curves = {(fc.data_path, fc.array_index): fc for fc in (bag.fcurves if bag else ())}
-        paths = ("location", "rotation_quaternion") if ob.rotation_mode == "QUATERNION" \
-            else ("location",)
-        now = {path: np.array(getattr(ob, path), dtype=float) for path in paths}
-        keyed = {path: np.array([curves[path, i].evaluate(ctime) if (path, i) in curves
-                                 else now[path][i] for i in range(len(now[path]))])
-                 for path in paths}
-        if not any(np.abs(now[p] - keyed[p]).max() > MOVED * max(1.0, np.abs(keyed[p]).max())
-                   for p in paths):
-            continue
-        off = [length_text(scene, float(np.linalg.norm(now["location"] - keyed["location"]))
-                           * (scene.unit_settings.scale_length or 1.0))]
-        if "rotation_quaternion" in now:
-            q, k = now["rotation_quaternion"], keyed["rotation_quaternion"]
-            cos = abs(q @ k) / (np.linalg.norm(q) * np.linalg.norm(k))
-            off.append(f"{np.degrees(2 * np.arccos(min(cos, 1.0))):.3g} deg")
-        out.append(f"part {ob.name!r} was moved since its bake: at frame "
-                   f"{frame_text(scene.frame_current)} it stands {' and '.join(off)} off its "
-                   "keys, and a bake reads a baked part where it was before its first bake, "
-                   "so the move would be lost: Clear Bake (the parts go back there), then "
-                   "move it and Bake; or change the frame to drop the move")
-    return out
-
-
-def refuse_moved(scene: bpy.types.Scene) -> None:
-    """MechanismError with every line of ``moved_problems``, when there is any."""
-    problems = moved_problems(scene)
-    if problems:
-        raise MechanismError("; ".join(problems))
 
 
 def refuse_frame_dependent(scene: bpy.types.Scene) -> None:

@@ -25,7 +25,8 @@ from .io.csv_table import existing_folder, export_path
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
 from .curve_reader import scene_lengths
-from .operators import _bake_options, _message, bake_notes, report_bake
+from .bake_report import bake_notes, report_bake
+from .operators import _bake_options, _message
 from .scene_reader import read_design
 
 PLOT_IMAGE = "Mechanism study plot"
