@@ -403,7 +403,8 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
                 return {"CANCELLED"}
             context.scene.mechanism.study.baked_variant = -1
             _store_mass_display(sm, context.scene)
-            context.scene.frame_set(context.scene.frame_current)
+            context.scene.frame_set(context.scene.frame_current,
+                                    subframe=context.scene.frame_subframe)
         couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
         impacts = f", {len(result.impacts)} impact(s) at the stops" if sm.limits else ""
         rest = result.rest_from

@@ -199,7 +199,7 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         except MechanismError as exc:                     # raised before anything is written
             self.report({"ERROR"}, f"Bake Variant: {_message(exc, sm, scene)}")
             return {"CANCELLED"}
-        scene.frame_set(scene.frame_current)
+        scene.frame_set(scene.frame_current, subframe=scene.frame_subframe)
         scene.mechanism.study.baked_variant = i
         values = table.values(i)
         units = study.si_units(scene, values)
