@@ -12,6 +12,17 @@ from bpy_extras import anim_utils
 from .io.keyframes import Modifier
 
 
+# the NLA track a bake plays on beneath the user's action (bake.py)
+TRACK = "Mechanism bake"
+
+
+def is_bake_track(track, action) -> bool:
+    """Whether an NLA track plays a bake: the one a bake made (``TRACK``), or that track
+    renamed by the user, known by its strips, which all play the bake's ``action``."""
+    return track.name == TRACK or (action is not None and len(track.strips) > 0
+                                   and all(strip.action == action for strip in track.strips))
+
+
 def ensure_channelbag(action: bpy.types.Action, slot: bpy.types.ActionSlot):
     """The slot's channelbag, created (with a layer and keyframe strip) when missing."""
     ensure = getattr(anim_utils, "action_ensure_channelbag_for_slot", None)

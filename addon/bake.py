@@ -25,7 +25,8 @@ import numpy as np
 from mathutils import Quaternion
 
 from ..solver import MechanismError
-from .anim import ensure_channelbag, find_channelbag, key_buffer, part_handles, write_curve
+from .anim import (TRACK, ensure_channelbag, find_channelbag, is_bake_track, key_buffer,
+                   part_handles, write_curve)
 from .io.csv_table import csv_rows, write_rows
 from .io.events import (decode_marks, encode_marks, event_marks, event_rows, events_path,
                         marks_to_remove, rough_keys)
@@ -36,7 +37,6 @@ from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots
 from .io.timeline import Timeline, decode, encode, remap_note, stale_note
 from .scene_reader import SceneMechanism
 
-TRACK = "Mechanism bake"
 # channels that place a part: the user's action plays over the bake's NLA track, so its keys
 # (or drivers) of these would hide the baked motion (rotation_mode is QUATERNION when baked)
 POSE_CHANNELS = ("location", "rotation_quaternion", "delta_location", "delta_rotation_quaternion")
@@ -507,7 +507,7 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
         if ad is not None:
             if ad.use_tweak_mode and ad.action == act:    # Plot shows an NLA bake in tweak mode
                 ad.use_tweak_mode = False
-            for track in [t for t in ad.nla_tracks if t.name == TRACK]:
+            for track in [t for t in ad.nla_tracks if is_bake_track(t, act)]:
                 ad.nla_tracks.remove(track)
             if ad.action is not None and ad.action == act:
                 ad.action = None
@@ -570,7 +570,7 @@ def hidden_notes(objects) -> list[str]:
         if ad is None or act is None:
             continue
         what = "baked motion" if ob.mechanism.role == "PART" else "baked forces"
-        solo = [t.name for t in ad.nla_tracks if t.is_solo and t.name != TRACK]
+        solo = [t.name for t in ad.nla_tracks if t.is_solo and not is_bake_track(t, act)]
         if solo:
             notes.append(f"{ob.name!r}: NLA track {solo[0]!r} is soloed, so the {what} does not "
                          "play: un-solo it (the star in the NLA editor)")

@@ -17,8 +17,8 @@ import bpy
 import numpy as np
 
 from ..solver import MechanismError, SolverError
-from .anim import find_channelbag
-from .bake import POSE_CHANNELS, TRACK, user_action
+from .anim import find_channelbag, is_bake_track
+from .bake import POSE_CHANNELS, user_action
 
 
 def pose_key_problems(parts) -> list[str]:
@@ -55,7 +55,7 @@ def _playing_strips(ob) -> list:
     the bake's own), not muted themselves, with an action."""
     ad = ob.animation_data
     return [strip for track in (ad.nla_tracks if ad is not None else ())
-            if not track.mute and track.name != TRACK
+            if not track.mute and not is_bake_track(track, ob.mechanism.bake_action)
             for strip in track.strips if not strip.mute and strip.action is not None]
 
 

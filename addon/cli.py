@@ -1,16 +1,18 @@
 """Headless use for render pipelines.
 
 Blender command line (the extension enabled):
-    blender -b -c mechanism bake in.blend -o out.blend [--csv forces.csv]
+    blender -b -c mechanism bake in.blend -o out.blend [--csv forces.csv] [--scene NAME ...]
     blender -b -c mechanism study in.blend --vary NAME=START:STOP:COUNT [--vary ...] -o table.csv
     blender -b -c mechanism import robot.urdf|model.xml -o out.blend [--package DIR] [--floating-base]
     blender -b -c mechanism mjcf in.blend -o model.xml
+The commands that read a .blend file read its active scene, or the one ``--scene`` names.
 Python (``bpy`` from PyPI, the extension enabled; see addon/headless.py):
     bake_file("in.blend", "out.blend"); study_file("in.blend", {"Arm.mass": [1, 2]}, "t.csv")
 """
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -32,18 +34,34 @@ _handle = None
 INTERRUPTED = 130      # the exit code of a command stopped by Ctrl C (128 + SIGINT)
 
 
-def bake_file(in_path: str, out_path: str, csv_path: str | None = None) -> int:
-    """Open ``in_path``, bake its mechanism, save to ``out_path``; 0 on success, 1 on a
-    failure (the reason goes to stderr), INTERRUPTED when Ctrl C stopped it: the solver
-    stops at its next frame and nothing is written (``out_path`` is saved only after the
-    bake and the CSV are done; the CSV is written whole or not at all)."""
+def bake_file(in_path: str, out_path: str, csv_path: str | None = None,
+              scenes: tuple[str, ...] = ()) -> int:
+    """Open ``in_path``, bake the mechanism of each scene named in ``scenes`` in turn (none:
+    the file's active scene), save to ``out_path``; 0 on success, 1 on a failure (the
+    reason goes to stderr), INTERRUPTED when Ctrl C stopped it: the solver stops at its
+    next frame and nothing is written (``out_path`` is saved only after the bakes and the
+    CSV, of the one scene baked, are done; the CSV is written whole or not at all).  The
+    other scenes that hold a mechanism not baked are named on stderr: a file's scenes
+    are each a mechanism of their own, and the render of one left unbaked plays no
+    motion."""
+    missing = _missing_folder(out_path, csv_path)
+    if missing:
+        print(f"mechanism bake failed: {missing}", file=sys.stderr)
+        return 1
     with _ctrl_c_stops_the_run():
         try:
             bpy.ops.wm.open_mainfile(filepath=in_path)
-            done = bpy.ops.mechanism.bake() == {"FINISHED"}
-            if done and csv_path:  # a relative path on the command line is from the working folder
-                done = bpy.ops.mechanism.export_csv(filepath=os.path.abspath(csv_path)) == {"FINISHED"}
-        except RuntimeError as exc:       # an operator that reported an error
+            chosen = [_scene(name) for name in scenes] or [bpy.context.scene]
+            if csv_path and len(chosen) > 1:
+                raise MechanismError("--csv writes the frames of one scene: give one --scene")
+            done = True
+            for scene in chosen:
+                with _in_scene(scene):
+                    done = done and bpy.ops.mechanism.bake() == {"FINISHED"}
+                    if done and csv_path:  # a relative path is from the working folder
+                        done = bpy.ops.mechanism.export_csv(
+                            filepath=os.path.abspath(csv_path)) == {"FINISHED"}
+        except (RuntimeError, MechanismError) as exc:   # an operator that reported an error
             print(f"mechanism bake failed: {exc}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:         # a second Ctrl C, or one outside the solver
@@ -53,18 +71,78 @@ def bake_file(in_path: str, out_path: str, csv_path: str | None = None) -> int:
             print(f"mechanism bake interrupted (Ctrl C): {written} not written; {in_path} is "
                   "unchanged", file=sys.stderr)
             return INTERRUPTED
-    bpy.ops.wm.save_as_mainfile(filepath=out_path, copy=False)
-    print(f"mechanism: baked {in_path} -> {out_path}")
+    for name in _unbaked(chosen):
+        print(f"mechanism bake: note: scene {name!r} also holds a mechanism, not baked: add "
+              f"--scene {shlex.quote(name)}", file=sys.stderr)
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=out_path, copy=False)
+    except RuntimeError as exc:           # a folder not writable
+        print(f"mechanism bake failed: {exc}", file=sys.stderr)
+        return 1
+    names = ", ".join(repr(scene.name) for scene in chosen)
+    print(f"mechanism: baked {in_path} (scene {names}) -> {out_path}")
     return 0
 
 
-def mjcf_file(in_path: str, out_path: str) -> int:
-    """Open ``in_path`` and write its mechanism as a MuJoCo model to ``out_path`` (File >
-    Export > MJCF); 0 on success, 1 on a failure (the reason goes to stderr)."""
+def _missing_folder(*paths: str | None) -> str:
+    """What is wrong with the output ``paths`` (None: not asked for) before a long run:
+    the first whose folder does not exist ("" when all exist), so that a typo in -o fails
+    at once rather than after the bake or study has run.  A relative path is from the
+    working folder."""
+    for path in paths:
+        folder = os.path.dirname(os.path.abspath(path)) if path else ""
+        if folder and not os.path.isdir(folder):
+            return (f"the folder {folder!r} does not exist (for {path!r}): create it, or "
+                    "write into an existing folder")
+    return ""
+
+
+def _scene(name: str | None) -> bpy.types.Scene:
+    """The open file's scene ``name`` (None: its active scene); MechanismError naming the
+    scenes it has when it has no such scene."""
+    if name is None:
+        return bpy.context.scene
+    scene = bpy.data.scenes.get(name)
+    if scene is None:
+        have = ", ".join(repr(s.name) for s in bpy.data.scenes)
+        raise MechanismError(f"the file has no scene {name!r} (its scenes: {have})")
+    return scene
+
+
+@contextmanager
+def _in_scene(scene: bpy.types.Scene):
+    """The operators inside run on ``scene`` (its first view layer), whichever scene the
+    file has active; the file's active scene is not changed."""
+    if scene == bpy.context.scene:
+        yield
+        return
+    with bpy.context.temp_override(scene=scene, view_layer=scene.view_layers[0]):
+        yield
+
+
+def _unbaked(baked: list) -> list[str]:
+    """The names of the file's scenes other than ``baked`` that hold a moving part which
+    none of them baked."""
+    done = {scene.name for scene in baked}
+    return [scene.name for scene in bpy.data.scenes if scene.name not in done and any(
+        ob.mechanism.role == "PART" and not ob.mechanism.ground
+        and not (ob.mechanism.baked and ob.mechanism.bake_scene in done)
+        for ob in scene.objects)]
+
+
+def mjcf_file(in_path: str, out_path: str, scene: str | None = None) -> int:
+    """Open ``in_path`` and write the mechanism of its scene ``scene`` (None: the active
+    one) as a MuJoCo model to ``out_path`` (File > Export > MJCF); 0 on success, 1 on a
+    failure (the reason goes to stderr)."""
+    missing = _missing_folder(out_path)
+    if missing:
+        print(f"mechanism mjcf failed: {missing}", file=sys.stderr)
+        return 1
     try:
         bpy.ops.wm.open_mainfile(filepath=in_path)
-        bpy.ops.mechanism.export_mjcf(filepath=os.path.abspath(out_path))
-    except RuntimeError as exc:           # the operator reported an error
+        with _in_scene(_scene(scene)):
+            bpy.ops.mechanism.export_mjcf(filepath=os.path.abspath(out_path))
+    except (RuntimeError, MechanismError) as exc:     # the operator reported an error
         print(f"mechanism mjcf failed: {exc}", file=sys.stderr)
         return 1
     print(f"mechanism: {in_path} -> {out_path}")
@@ -77,6 +155,10 @@ def import_file(cmd: ImportCommand) -> int:
     reason, with the element and line the importer names, goes to stderr; nothing is
     written)."""
     source = os.path.abspath(cmd.source)
+    missing = _missing_folder(cmd.output)
+    if missing:
+        print(f"mechanism import failed: {missing}", file=sys.stderr)
+        return 1
     try:
         bpy.ops.wm.read_homefile(use_empty=True)
         if cmd.kind == "urdf":
@@ -118,8 +200,9 @@ def _ctrl_c_stops_the_run():
         INTERRUPT.clear()
 
 
-def study_file(in_path: str, levels: dict, csv_path: str) -> int:
-    """Open ``in_path`` and solve its mechanism over the grid ``levels`` ({parameter: values},
+def study_file(in_path: str, levels: dict, csv_path: str, scene_name: str | None = None) -> int:
+    """Open ``in_path`` and solve the mechanism of its scene ``scene_name`` (None: the
+    active one) over the grid ``levels`` ({parameter: values},
     SI units; every combination) at the scene's frames and analysis settings, writing the
     summary table (solver/study/table.py) to ``csv_path``.  0 when the table is written (the
     variants that failed are in its "failure" column and on stderr), 1 when nothing could
@@ -127,11 +210,16 @@ def study_file(in_path: str, levels: dict, csv_path: str) -> int:
     stopped it: the variants stop at their next frame and no table is written (not even
     the variants finished: a partial table would pass for the whole grid).  The .blend
     file is not saved."""
+    missing = _missing_folder(csv_path)
+    if missing:
+        print(f"mechanism study failed: {missing}", file=sys.stderr)
+        return 1
     with _ctrl_c_stops_the_run():
         try:
             bpy.ops.wm.open_mainfile(filepath=in_path)
-            scene = bpy.context.scene
-            sm = read_design(scene)
+            scene = _scene(scene_name)
+            with _in_scene(scene):
+                sm = read_design(scene)
             refuse_frame_dependent(scene)
             study = Study(sm.mech, grid(levels))
             res = study.run(times=sm.timeline.times, progress=until_interrupted,
@@ -165,12 +253,12 @@ def _command(argv: list[str]) -> int:
     if isinstance(cmd, int):
         return cmd
     if isinstance(cmd, StudyCommand):
-        return study_file(cmd.blend, dict(cmd.vary), cmd.output)
+        return study_file(cmd.blend, dict(cmd.vary), cmd.output, cmd.scene)
     if isinstance(cmd, MjcfCommand):
-        return mjcf_file(cmd.blend, cmd.output)
+        return mjcf_file(cmd.blend, cmd.output, cmd.scene)
     if isinstance(cmd, ImportCommand):
         return import_file(cmd)
-    return bake_file(cmd.blend, cmd.output, cmd.csv)
+    return bake_file(cmd.blend, cmd.output, cmd.csv, cmd.scenes)
 
 
 def register() -> None:

@@ -14,12 +14,12 @@ from bpy.props import EnumProperty, StringProperty
 from mathutils import Matrix
 
 from ..solver import MechanismError, SolverCancelled, SolverError
-from . import bake, bake_checks, contacts, coupling, scene_cache
+from . import bake, bake_checks, contacts, coupling, moved_parts, scene_cache
 from .background import BackgroundRun, until_interrupted
+from .bake_report import bake_notes, report_bake
 from .curve_reader import fit_signature, length_text, scene_lengths
 from .io.csv_table import existing_folder, export_path
 from .io.drag import stops_note
-from .io.clashes import clash_note, clash_tolerance
 from .io.events import events_path
 from .io.follow import follow_hint
 from .io.mass import inertia_six
@@ -27,7 +27,7 @@ from .io.run_cost import baked_channels, cost_note, result_numbers, run_cost
 from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, kinematic_note
 from .io.start_gaps import start_notes
-from .io.timeline import Timeline, frame_text, with_frame, with_scene_frame
+from .io.timeline import Timeline, frame_text, with_frame
 from .markers import add_marker, picked_frame
 from .properties import ROLES
 from .scene_reader import read_design, read_scene
@@ -316,6 +316,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
     def execute(self, context):
         scene = context.scene
         sm = None
+        moved = moved_parts.moved_notes(scene)     # before the reading changes the frame
         try:
             sm = read_design(scene)
             report = sm.mech.check()
@@ -326,7 +327,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
         analysis = scene.mechanism.analysis.lower()
         if analysis == "auto":
             analysis = "kinematic" if report.driven_dof == 0 else "dynamic"
-        warn = sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
+        warn = moved + sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
             bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
             bake.stale_notes(scene) + \
             [n for n in [kinematic_note(scene.mechanism.analysis, report.driven_dof)] if n]
@@ -364,48 +365,6 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
         return {"FINISHED"}
 
 
-def bake_notes(scene, sm, result) -> list[str]:
-    """What the user should know after a bake (Bake, Bake Variant): a mesh whose mass is
-    not a solid's, imperfect geometry, contacts the motions drive through each other, the
-    run's own notes (at scene frames, in the panel's terms), keys the solver's are hidden behind, a Time
-    Remapping that plays them at another speed."""
-    return sm.notes() + _clash_notes(scene, sm, result) + \
-        [in_panel_terms(scene_lengths(with_scene_frame(n, sm.timeline.frames), scene))
-         for n in result.notes] + \
-        bake.stale_notes(scene) + \
-        bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
-                          + sm.vector_forces + sm.contacts
-                          + [ob for ob, _ in sm.follows.values()])
-
-
-def report_bake(op, scene, done: str, notes: list[str], level: str = "INFO") -> None:
-    """``done`` and the bake's notes in the status bar (a warning when there are notes)
-    and in the report box, which holds this run's notes or nothing, never an older run's
-    text."""
-    scene.mechanism.report = " | ".join([done] + [f"note: {n}" for n in notes]) \
-        if notes else ""
-    if notes:
-        op.report({"WARNING"}, "; ".join([done] + notes))
-    else:
-        op.report({level}, done)
-
-
-def _clash_notes(scene, sm, result) -> list[str]:
-    """A kinematic bake's contacts whose parts the motions drive into each other: the first
-    frame, the deepest overlap (scene units) and its frame (io/clashes.py)."""
-    if result.analysis != "kinematic":
-        return []
-    frames = sm.timeline.frames_of(result.times)
-    notes = []
-    for ob in sm.contacts:
-        s = ob.mechanism
-        notes.append(clash_note(ob.name, s.contact_part_a.name, s.contact_part_b.name,
-                                result.interference(ob.name)["gap"], frames,
-                                clash_tolerance(sm.contact_sizes[ob.name]),
-                                lambda metres: length_text(scene, metres)))
-    return [n for n in notes if n]
-
-
 class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
     """Solve the mechanism over the scene's frame range and bake keyframes and joint forces
     (Esc cancels a long bake)"""
@@ -423,7 +382,11 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         return True
 
     def execute(self, context):
-        """Synchronous bake (scripts, tests, the command line)."""
+        """Synchronous bake (scripts, tests, the command line); moves carried (moved_parts)."""
+        return moved_parts.kept_if_done(moved_parts.carry(context.scene),
+                                        lambda: self._bake(context))
+
+    def _bake(self, context):
         sm = None
         try:
             sm = bake_reading(context.scene)
@@ -449,7 +412,8 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
                 return {"CANCELLED"}
             context.scene.mechanism.study.baked_variant = -1
             _store_mass_display(sm, context.scene)
-            context.scene.frame_set(context.scene.frame_current)
+            context.scene.frame_set(context.scene.frame_current,
+                                    subframe=context.scene.frame_subframe)
         couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
         impacts = f", {len(result.impacts)} impact(s) at the stops" if sm.limits else ""
         rest = result.rest_from
@@ -469,11 +433,13 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         on the main thread."""
         if bpy.app.background:
             return self.execute(context)
+        self._moved = moved_parts.carry(context.scene)
         try:
             self._sm = bake_reading(context.scene)
             bake_checks.refuse_bake(self._sm, context.scene)
             self._cost = _bake_cost_note(self._sm, context.scene)
         except (MechanismError, SolverError) as exc:
+            moved_parts.put_back(self._moved)
             self.report({"ERROR"}, _message(exc, scene=context.scene))
             return {"CANCELLED"}
         if self._cost:                     # said as it starts (Esc cancels), and at its end
@@ -486,6 +452,9 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         return self.start(context, work, "Mechanism bake: frame {k} of {n} (Esc to cancel)")
 
     def finished(self, context, err, result):
+        return moved_parts.kept_if_done(self._moved, lambda: self._done(context, err, result))
+
+    def _done(self, context, err, result):
         if isinstance(err, SolverCancelled):
             self.report({"WARNING"}, "bake cancelled; nothing was changed")
             return {"CANCELLED"}
@@ -521,9 +490,11 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
             path = existing_folder(export_path(self.filepath or context.scene.mechanism.csv_path,
                                                bpy.data.filepath))
             existing_folder(events_path(path))        # both files writable before the solve
-            sm = bake_reading(context.scene)
-            bake_checks.refuse_frame_dependent(context.scene)
-            rows, events = bake.write_csv(path, sm, _solve_read(context.scene, sm, until_interrupted))
+            with moved_parts.carried(context.scene):     # as a bake would read the scene
+                sm = bake_reading(context.scene)
+                bake_checks.refuse_frame_dependent(context.scene)
+                rows, events = bake.write_csv(path, sm, _solve_read(context.scene, sm,
+                                                                    until_interrupted))
         except SolverCancelled:
             self.report({"WARNING"}, "Export CSV interrupted; nothing was written")
             return {"CANCELLED"}

@@ -13,8 +13,7 @@ from __future__ import annotations
 import bpy
 from bpy.props import StringProperty
 
-from .anim import find_channelbag
-from .bake import TRACK
+from .anim import find_channelbag, is_bake_track
 from .io.plots import is_plot_channel
 
 PLOTTED = ("JOINT", "COUPLER", "BUSHING", "FORCE", "CONTACT", "MARKER")
@@ -24,7 +23,7 @@ def _bake_strip(ob):
     """(track, strip) of the object's bake on an NLA track, or (None, None)."""
     ad = ob.animation_data
     for track in (ad.nla_tracks if ad is not None else ()):
-        if track.name == TRACK:
+        if is_bake_track(track, ob.mechanism.bake_action):
             for strip in track.strips:
                 if strip.action == ob.mechanism.bake_action:
                     return track, strip

@@ -25,7 +25,8 @@ from .io.csv_table import existing_folder, export_path
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
 from .curve_reader import scene_lengths
-from .operators import _bake_options, _message, bake_notes, report_bake
+from .bake_report import bake_notes, report_bake
+from .operators import _bake_options, _message
 from .scene_reader import read_design
 
 PLOT_IMAGE = "Mechanism study plot"
@@ -198,7 +199,7 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         except MechanismError as exc:                     # raised before anything is written
             self.report({"ERROR"}, f"Bake Variant: {_message(exc, sm, scene)}")
             return {"CANCELLED"}
-        scene.frame_set(scene.frame_current)
+        scene.frame_set(scene.frame_current, subframe=scene.frame_subframe)
         scene.mechanism.study.baked_variant = i
         values = table.values(i)
         units = study.si_units(scene, values)

@@ -97,3 +97,29 @@ def test_a_bake_on_an_nla_track_plays_at_the_frames_it_was_solved_for(blender) -
     for f in (1, 13, 25):
         bpy.context.scene.frame_set(f)
         assert tuple(arm.location) == pytest.approx(tuple(loc[list(frames).index(f)]), abs=1e-6)
+
+
+def test_a_bake_track_the_user_renamed_is_still_the_bakes(blender) -> None:
+    """The pendulum's arm with a scale key of the user's (so the bake plays on an NLA track
+    beneath the arm's action), the bake's track renamed "sim" in the NLA editor: Clear
+    Bake used to leave the renamed track behind (an empty strip, its action deleted), and
+    a re-bake added a second track playing the same action.  The bake's track is known by
+    its action: Clear Bake leaves the arm with no track at all and at its design, and
+    re-bakes over a renamed track keep one track playing the bake."""
+    import numpy as np
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm = d["arm"]
+    arm.keyframe_insert("scale", frame=1)
+    ad = arm.animation_data
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    ad.nla_tracks[0].name = "sim"
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert len(ad.nla_tracks) == 0
+    bpy.context.scene.frame_set(12)
+    np.testing.assert_allclose(tuple(arm.matrix_world.translation), (0.5, 0.0, 0.0), atol=1e-6)
+    for _ in range(2):
+        assert bpy.ops.mechanism.bake() == {"FINISHED"}
+        ad.nla_tracks[0].name = "sim"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert [[s.action for s in t.strips] for t in ad.nla_tracks] == [[arm.mechanism.bake_action]]

@@ -210,3 +210,109 @@ def test_apply_scale_on_a_baked_part_keeps_its_size_and_mass(blender) -> None:
     assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
     bpy.context.view_layer.update()
     np.testing.assert_allclose(tuple(arm.dimensions), (1.0, 0.1, 0.1), rtol=1e-6)
+
+
+def released_from(bpy, angle: float) -> tuple:
+    """The pendulum's arm turned down by ``angle`` about its pin (world y through the
+    origin) from its present pose, by its location and quaternion channels as a hand's
+    move sets them (not keyed); returns its location."""
+    from mathutils import Quaternion
+    arm = bpy.context.scene.objects["arm"]
+    arm.rotation_mode = "QUATERNION"
+    q = Quaternion((0.0, 1.0, 0.0), angle)
+    arm.rotation_quaternion = q @ arm.rotation_quaternion
+    arm.location = q @ arm.location
+    bpy.context.view_layer.update()
+    return tuple(arm.location)
+
+
+def designed_keys(bpy, angle: float) -> dict:
+    """The keys of the pendulum designed (before any bake) released ``angle`` below level."""
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    bs.pendulum(bpy)
+    released_from(bpy, angle)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    keys = bake_keys(bpy)["arm"]
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    return keys
+
+
+def assert_same_keys(got: dict, want: dict) -> None:
+    """Keys of two bakes of one pendulum from designs that agree to float32 rounding (the
+    carried design is the saved float32 matrix times the move): 1e-6 of the 1 m arm, a
+    16th of what the keys' own float32 rounding and a second's swing allow (measured
+    6e-8, one float32 step)."""
+    import numpy as np
+    assert got.keys() == want.keys()
+    for channel, keys in want.items():
+        np.testing.assert_allclose([k[0] for k in got[channel]], [k[0] for k in keys], rtol=0,
+                                   atol=1e-6, err_msg=str(channel))     # (frame, value) keys
+
+
+def test_a_baked_part_moved_since_starts_the_next_bake_where_it_was_put(blender) -> None:
+    """The baked pendulum's arm turned 0.5 rad down about its pin by hand (not keyed) at
+    frame 1: a re-bake read the design saved before the first bake, so it dropped the move
+    unseen and wrote the first bake's keys again.  The move is now carried into the design:
+    the bake's keys are those of the pendulum designed 0.5 rad down, and Clear Bake puts
+    the arm there in its own Euler mode.  Check names the move first.  A bake that fails
+    (Analysis Kinematic, nothing driven) leaves the saved design as it was.  Baked again,
+    a turn of 0.1 rad at frame 12 moves the design by 0.1 rad more: the keys of the
+    pendulum designed 0.6 rad down."""
+    import numpy as np
+    bpy = blender
+    want_05, want_06 = designed_keys(bpy, 0.5), designed_keys(bpy, 0.6)
+    d = bs.pendulum(bpy)
+    arm, scene = d["arm"], bpy.context.scene
+    assert arm.rotation_mode == "XYZ"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    first = bake_keys(bpy)["arm"]
+    moved = released_from(bpy, 0.5)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "part 'arm' was moved since its bake: at frame 1 it stands 24.7 cm and 28.6 deg " \
+        "off its keys" in scene.mechanism.report          # 2 x 0.5 m x sin(0.25), 0.5 rad
+    saved = list(arm.mechanism.backup_matrix)
+    scene.mechanism.analysis = "KINEMATIC"
+    with pytest.raises(RuntimeError, match="kinematic analysis needs every degree of freedom"):
+        bpy.ops.mechanism.bake()
+    assert list(arm.mechanism.backup_matrix) == saved and bake_keys(bpy)["arm"] == first
+    np.testing.assert_array_equal(tuple(arm.location), moved)
+    scene.mechanism.analysis = "AUTO"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert_same_keys(bake_keys(bpy)["arm"], want_05)
+    scene.frame_set(12)
+    released_from(bpy, 0.1)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert_same_keys(bake_keys(bpy)["arm"], want_06)
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert arm.rotation_mode == "XYZ"
+    np.testing.assert_allclose(tuple(arm.rotation_euler), (0.0, 0.6, 0.0), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(tuple(arm.location), (0.5 * np.cos(0.6), 0.0, -0.5 * np.sin(0.6)),
+                               rtol=0, atol=1e-6)
+
+
+def test_a_baked_mechanism_duplicated_aside_bakes_where_it_stands(blender) -> None:
+    """The baked slider-crank duplicated whole (Shift D: its parts' bake actions, flags and
+    saved designs copied) and moved 1 m along y: its parts used to be read at the designs
+    their copies carried, on top of the original, their joints to the moved block open by
+    1 m (a note, and a run that starts by pulling them across).  The move is carried:
+    the copy's piston is keyed along the slider-crank's closed form 1 m aside, the
+    original's where it was, with no note, and Clear Bake leaves the copy aside."""
+    import numpy as np
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    scene = bpy.context.scene
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    bs.select(bpy, list(scene.objects), d["crank"])
+    assert bpy.ops.object.duplicate_move(TRANSFORM_OT_translate={"value": (0.0, 1.0, 0.0)}) \
+        == {"FINISHED"}
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert scene.mechanism.report == ""                  # no note of joints open at the start
+    theta = 2 * np.pi * np.arange(25) / 24.0             # the crank's 2*pi*t, frames 1-25
+    x = 0.1 * np.cos(theta) + np.sqrt(0.3**2 - (0.1 * np.sin(theta)) ** 2)
+    for name, y in (("piston", 0.0), ("piston.001", 1.0)):
+        _, loc, _ = bs.baked_pose(scene.objects[name])
+        # keys are float32 (6e-8 relative): 1e-6 m leaves 16x margin
+        np.testing.assert_allclose(loc, np.stack([x, 0 * x + y, 0 * x], axis=1), rtol=0,
+                                   atol=1e-6, err_msg=name)
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert scene.objects["piston.001"].location.y == pytest.approx(1.0, abs=1e-6)

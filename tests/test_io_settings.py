@@ -70,6 +70,13 @@ def test_command_line(capsys) -> None:
     assert parse(["bake", "in.blend", "-o", "out.blend"]) == bake("in.blend", "out.blend")
     assert parse(["bake", "a b.blend", "--output", "c.blend", "--csv", "f.csv"]) == \
         bake("a b.blend", "c.blend", "f.csv")
+    assert parse(["bake", "in.blend", "-o", "o.blend", "--scene", "Shot 1", "--scene", "B"]) == \
+        bake("in.blend", "o.blend", scenes=("Shot 1", "B"))
+    assert parse(["bake", "in.blend", "-o", "o.blend", "--scene", "A", "--scene", "B",
+                  "--csv", "f.csv"]) == 2         # one CSV cannot hold two scenes' frames
+    assert "--csv" in capsys.readouterr().err
+    assert parse(["mjcf", "in.blend", "-o", "m.xml", "--scene", "B"]) == \
+        command_line.MjcfCommand("in.blend", "m.xml", "B")
     assert parse(["bake", "in.blend"]) == 2
     assert "-o/--output" in capsys.readouterr().err
     assert parse(["mjcf", "in.blend", "-o", "m.xml"]) == command_line.MjcfCommand("in.blend", "m.xml")

@@ -1,9 +1,9 @@
 """The arguments of the ``mechanism`` command (``blender -b -c mechanism bake in.blend -o
-out.blend [--csv forces.csv]``; ``blender -b -c mechanism study in.blend --vary
-NAME=START:STOP:COUNT [--vary ...] -o table.csv``; ``blender -b -c mechanism mjcf in.blend
--o model.xml``; ``blender -b -c mechanism import robot.urdf|model.xml -o out.blend
-[--package DIR] [--floating-base]``; or ``python addon/headless.py ...``), parsed without
-Blender."""
+out.blend [--csv forces.csv] [--scene NAME ...]``; ``blender -b -c mechanism study in.blend
+--vary NAME=START:STOP:COUNT [--vary ...] -o table.csv [--scene NAME]``; ``blender -b -c
+mechanism mjcf in.blend -o model.xml [--scene NAME]``; ``blender -b -c mechanism import
+robot.urdf|model.xml -o out.blend [--package DIR] [--floating-base]``; or ``python
+addon/headless.py ...``), parsed without Blender."""
 from __future__ import annotations
 
 import argparse
@@ -14,26 +14,32 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class BakeCommand:
-    """bake: open ``blend``, bake, save to ``output``; also write ``csv`` when given."""
+    """bake: open ``blend``, bake, save to ``output``; also write ``csv`` when given.
+    ``scenes``: the names of the scenes to bake, in turn (empty: the file's active scene)."""
     blend: str
     output: str
     csv: str | None = None
+    scenes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class StudyCommand:
     """study: open ``blend`` and solve its mechanism for every combination of the ``vary``
-    values (name, values), writing the summary table to ``output`` (CSV)."""
+    values (name, values), writing the summary table to ``output`` (CSV); ``scene``: the
+    scene's name (None: the file's active scene)."""
     blend: str
     output: str
     vary: tuple[tuple[str, tuple[float, ...]], ...]
+    scene: str | None = None
 
 
 @dataclass(frozen=True)
 class MjcfCommand:
-    """mjcf: open ``blend`` and write its mechanism as a MuJoCo model to ``output``."""
+    """mjcf: open ``blend`` and write its mechanism as a MuJoCo model to ``output``;
+    ``scene``: the scene's name (None: the file's active scene)."""
     blend: str
     output: str
+    scene: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("blend", help="input .blend file")
     b.add_argument("-o", "--output", required=True, help="output .blend file")
     b.add_argument("--csv", help="also write joint forces and positions to this CSV file")
+    b.add_argument("--scene", action="append", default=[], metavar="NAME",
+                   help="the scene to bake (default: the file's active scene); repeat to bake "
+                        "several, one after another")
     st = sub.add_parser("study", help="solve the mechanism of a .blend file over a grid of "
                         "parameter values and write one summary row per variant",
                         description="Every combination of the --vary values is solved over "
@@ -106,10 +115,14 @@ def _parser() -> argparse.ArgumentParser:
                          "-1:-0.5:3', spring.stiffness, Arm.inertia.zz, gravity.z); repeat "
                          "for more")
     st.add_argument("-o", "--output", required=True, help="the summary table (.csv)")
+    st.add_argument("--scene", metavar="NAME", help="the scene whose mechanism is studied "
+                    "(default: the file's active scene)")
     mj = sub.add_parser("mjcf", help="write the mechanism of a .blend file as a MuJoCo model "
                         "(MJCF), assembled at the first frame")
     mj.add_argument("blend", help="input .blend file (not changed)")
     mj.add_argument("-o", "--output", required=True, help="the MuJoCo model (.xml)")
+    mj.add_argument("--scene", metavar="NAME", help="the scene whose mechanism is written "
+                    "(default: the file's active scene)")
     im = sub.add_parser("import", help="build a URDF robot (.urdf) or a MuJoCo model (.xml) "
                         "as a mechanism in a new scene and save it as a .blend file")
     im.add_argument("source", help="the robot or model file (.urdf, or MJCF .xml)")
@@ -131,12 +144,14 @@ def parse_command(argv: list[str]) -> BakeCommand | StudyCommand | MjcfCommand |
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             parser.error(f"--vary {twice[0]} is given more than once")
+        if args.action == "bake" and args.csv and len(args.scene) > 1:
+            parser.error("--csv writes the frames of one scene: give one --scene with it")
     except SystemExit as exc:
         return int(exc.code or 0)
     if args.action == "study":
-        return StudyCommand(args.blend, args.output, tuple(args.vary))
+        return StudyCommand(args.blend, args.output, tuple(args.vary), args.scene)
     if args.action == "mjcf":
-        return MjcfCommand(args.blend, args.output)
+        return MjcfCommand(args.blend, args.output, args.scene)
     if args.action == "import":
         cmd = ImportCommand(args.source, args.output, args.package, args.floating_base)
         if cmd.kind == "mjcf" and (cmd.package or cmd.floating_base):
@@ -146,4 +161,4 @@ def parse_command(argv: list[str]) -> BakeCommand | StudyCommand | MjcfCommand |
                   "free joint)", file=sys.stderr)
             return 2
         return cmd
-    return BakeCommand(args.blend, args.output, args.csv)
+    return BakeCommand(args.blend, args.output, args.csv, tuple(args.scene))
