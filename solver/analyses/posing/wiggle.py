@@ -77,6 +77,7 @@ class Wiggle:
     """set_coordinate, value, coordinate_range: the Poser's wiggle half (module docstring)."""
 
     _keep: tuple = ()       # (Coordinate, value) of other joints held while one is set
+    _past_end: str | None = None   # the curve joint a refused pose took past its open end
 
     def _others(self, c: Coordinate) -> tuple:
         """The other joints' coordinates (scene order; none a motion drives) that the held
@@ -208,8 +209,9 @@ class Wiggle:
         analyses/assembly.py, refuses to close a joint there)."""
         if out is None:
             return None
-        for _, k, curve in curve_contacts(self.model):
+        for name, k, curve in curve_contacts(self.model):
             if not curve.inside(float(out[1][k])):
+                self._past_end = name
                 return None
         return out
 
@@ -309,7 +311,7 @@ class Wiggle:
             delta = want - start
         else:
             delta = wrap(float(value) - q0) if angle and c.tracked < 0 else float(value) - q0
-        self._keep = self._others(c)
+        self._keep, self._past_end = self._others(c), None
         try:
             went = self._move(c, delta)
             if went is None and self._keep:     # the others held block it: least movement
@@ -318,10 +320,14 @@ class Wiggle:
         finally:
             self._keep = ()
         if went is None:
+            past = ("" if self._past_end is None else
+                    f": joint {self._past_end!r} would take its point past its curve's end")
             raise SolverError(f"joint {joint!r}: its {c.name} cannot reach "
                               f"{_amount(float(value), angle)} with the other joints closed"
-                              f"{_motions_held(self.model, self.t)} (it is at {_amount(q0, angle)})",
-                              self.t, (joint,))
+                              f"{_motions_held(self.model, self.t)} (it is at "
+                              f"{_amount(q0, angle)}){past}",
+                              self.t, (joint,) + (() if self._past_end is None
+                                                  else (self._past_end,)))
         g = self._gaps((self.r, self.p), self._track) if self._bounds is not None else ()
         at = [int(k) for k in c.own if g[k] <= self._bounds.tol[k]]
         self.stopped = tuple(held_stop(self._bounds, int(k)) for k in np.union1d(at, self._active))
