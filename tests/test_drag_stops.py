@@ -277,3 +277,11 @@ def test_posing_stops_where_a_pin_reaches_the_end_of_its_slot() -> None:
     assert all(np.array_equal(a, b) for a, b in zip(ps.pose, before))
     ps.drag_to("crank", [0.05, 0.0, 0.0], [0.0, 0.05, 0.0])
     assert world_point(ps, "crank", (0.05, 0.0, 0.0))[1] == pytest.approx(0.03, abs=1e-6)
+
+
+def test_a_refused_value_says_a_coordinate_at_rounding_of_zero_is_at_zero() -> None:
+    """The refusal says where the coordinate stands; a slide read at 8.6e-9 m (a pose
+    from Blender's float32 placements) is said as 0 m, a real value as it is."""
+    from solver.analyses.posing.wiggle import _amount
+    assert _amount(8.6e-9, False, 0.3) == "0 m" and _amount(2e-6, False, 0.3) == "2e-06 m"
+    assert _amount(-3e-8, True).startswith("0 rad") and _amount(0.25, True).startswith("0.25")

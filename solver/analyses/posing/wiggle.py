@@ -67,10 +67,15 @@ def wrap(angle: float) -> float:
     return (angle + np.pi) % (2.0 * np.pi) - np.pi
 
 
-def _amount(x: float, angle: bool) -> str:
+def _amount(x: float, angle: bool, size: float = 1.0) -> str:
     """A coordinate's value in its unit: "0.1 m", or "2.7 rad (154.699 deg)" (Blender shows
-    angles in degrees)."""
+    angles in degrees); within ROUNDING of ``size`` (1 rad, or the model's size) of zero, 0
+    (a pose read from Blender's float32 placements: "it is at 8.6e-09 m" said nothing)."""
+    x = 0.0 if abs(x) < ROUNDING * size else x
     return f"{x:.6g} rad ({np.degrees(x):.6g} deg)" if angle else f"{x:.6g} m"
+
+
+ROUNDING = 1e-7     # of a coordinate's size: a value this near zero is said as zero
 
 
 class Wiggle:
@@ -325,7 +330,7 @@ class Wiggle:
             raise SolverError(f"joint {joint!r}: its {c.name} cannot reach "
                               f"{_amount(float(value), angle)} with the other joints closed"
                               f"{_motions_held(self.model, self.t)} (it is at "
-                              f"{_amount(q0, angle)}){past}",
+                              f"{_amount(q0, angle, 1.0 if angle else self.L)}){past}",
                               self.t, (joint,) + (() if self._past_end is None
                                                   else (self._past_end,)))
         g = self._gaps((self.r, self.p), self._track) if self._bounds is not None else ()
