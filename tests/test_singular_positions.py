@@ -284,7 +284,7 @@ def test_a_sweep_frame_on_a_motions_dead_centre_passes_it_on_its_branch() -> Non
     # the slide's effort at its neighbours is -0.1317 N; at frame 24 it is not determined
     # by rigid joints (a self-stress along crank and rod), said in the note, and bounded
     assert np.all(np.abs(res.effort("push")) < 1.0)
-    assert any("frame 24 (t = 1 s)" in n and "dead centre" in n and "'push'" in n
+    assert any("t = 1 s (frame 24)" in n and "dead centre of motion 'push'" in n
                for n in res.notes), res.notes
 
 

@@ -173,22 +173,21 @@ def note_passed(results: list, alive: np.ndarray, where: np.ndarray, dead: dict,
                 k: int) -> None:
     """Tell each variant's Result (``results[alive[v]]`` for the variants ``where`` (V, 1)
     marks) that frame k (t, s) lies on a singular position of its joints, or on the dead
-    centre of the motions ``dead[v, 0]`` names, once."""
+    centre of the motions ``dead[v, 0]`` names, once: "(frame k)", which the add-on says
+    as the scene's frame (addon/io/timeline.py with_scene_frame)."""
     for v in np.flatnonzero(where[:, 0]):
         motions = dead.get((int(v), 0))
         if motions is None:
-            note = (f"frame {k} (t = {t:.6g} s) lies on a singular position of the joints "
-                    "(links lined up): the sweep passed it on the branch it came along, its "
-                    "velocities and accelerations continued from the frame before; the "
-                    "joints' reactions and the motions' efforts there are not determined by "
-                    "rigid joints (they grow without bound toward it)")
+            what, why = ("a singular position of the joints (links lined up)",
+                         "they grow without bound toward it; the least-norm ones are given")
         else:
-            note = (f"frame {k} (t = {t:.6g} s) lies on a dead centre of motion "
-                    f"{', '.join(map(repr, motions))} (the joints it drives in line: it "
-                    "cannot move the parts there): the sweep passed it on the branch it came "
-                    "along, its velocities and accelerations continued from the frame "
-                    "before; the joints' reactions and the motions' efforts there are not "
-                    "determined by rigid joints (the least-norm ones are given)")
+            what, why = (f"a dead centre of motion {', '.join(map(repr, motions))} (the "
+                         "joints it drives in line: it cannot move the parts there)",
+                         "the least-norm ones are given")
+        note = (f"the sweep passed {what} at t = {t:.6g} s (frame {k}) on the branch it came "
+                "along, its velocities and accelerations there continued from the frame "
+                "before; the joints' reactions and the motions' efforts there are not "
+                f"determined by rigid joints ({why})")
         notes = results[int(alive[v])].notes
         if note not in notes:
             notes.append(note)
