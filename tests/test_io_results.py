@@ -125,3 +125,23 @@ def test_rigid_frames_of_many_matrices_are_each_ones_own() -> None:
         want = solver.part_frame_from_matrix(M)
         for got, one in zip((position[k], orientation[k], stretch[k]), want):
             assert got.tobytes() == np.asarray(one, dtype=float).tobytes()
+
+
+@pytest.mark.parametrize("drive", ["slide", "lined up"])
+def test_a_sweeps_note_of_a_singular_frame_names_the_scene_frame(drive: str) -> None:
+    """A sweep's note of the frame it passed on a motion's dead centre (solver frame 24 of a
+    slide-driven slider-crank) or on joints lined up (a parallelogram, solver frame 12)
+    reads, in a bake of scene frames 1 on, as scene frame 25 or 13: the add-on maps a
+    "(frame k)" mention (timeline.with_scene_frame).  Written "frame 24 (t = 1 s) lies
+    on ...", the note kept the solver's count from 0, one frame early in the scene."""
+    from test_singular_positions import parallelograms, slide_driven_slider_crank
+    if drive == "slide":
+        res, k = slide_driven_slider_crank("0.4 - 0.05*(t - 1)**2", 0.35).solve(2.0, 24), 24
+    else:
+        m = parallelograms(1, 30.0)
+        m.add_motion("turn", "pivot0", "pi/2 + pi*t")
+        res, k = m.solve(1.0, 24), 12
+    frames = io("timeline").Timeline(1, len(res.times), 24.0).frames
+    note, = [n for n in res.notes if f"t = {res.times[k]:g} s" in n]
+    shown = io("timeline").with_scene_frame(note, frames)
+    assert f"(frame {k + 1})" in shown and f"frame {k}" not in shown, shown

@@ -245,3 +245,58 @@ def test_posing_a_parallelogram_built_lined_up_keeps_its_joints_closed() -> None
     assert planar_angle(at["crank0"][1]) == pytest.approx(0.5, abs=1e-12)
     assert np.abs(at["coupler0"][0] - tip(0)).max() < 1e-12
     assert np.abs(end - tip(1)).max() < 1e-12
+
+
+def slide_driven_slider_crank(push: str, x0: float) -> Mechanism:
+    """tests/mechanisms.py's slider-crank (crank 0.1 m, rod 0.3 m) driven by its slide
+    ("push", x m along world x) instead of its crank, built exactly at x0 on the branch of
+    positive crank angles: its dead centre is x = r + l = 0.4 m, crank and rod in line."""
+    r, l = 0.1, 0.3
+    theta0 = np.arccos((r * r + x0 * x0 - l * l) / (2 * r * x0))
+    m = slider_crank(r, l, place_theta=float(theta0), error_deg=0.0, error_m=0.0,
+                     flywheel=(0.004, 0.0))
+    m.add_motion("push", "slide", push)
+    return m
+
+
+def test_a_sweep_frame_on_a_motions_dead_centre_passes_it_on_its_branch() -> None:
+    """The slide driven by x = 0.4 - 0.05 (t - 1)^2 m touches the dead centre at t = 1 s,
+    frame 24 at 24 fps, and turns back: the crank passes through theta = 0 at the speed
+    the frames before carry, -sqrt(0.05 / c) = -0.866 rad/s (x = 0.4 - c theta^2 near it,
+    c = r (1 + r / l) / 2), onto negative angles: cos theta = (r^2 + x^2 - l^2) / (2 r x),
+    theta of the sign of 1 - t.  That frame's rates came out of a solve with the motion's
+    row dependent on the joints': 0 rad/s, the next frame at +0.036 rad (the branch it
+    came from) and the one after at -0.072 rad, the slide's effort -2.2e10 N, no note."""
+    r, l = 0.1, 0.3
+    m = slide_driven_slider_crank("0.4 - 0.05*(t - 1)**2", 0.35)
+    res = m.solve(duration=2.0, fps=24)
+    t = res.times
+    x = 0.4 - 0.05 * (t - 1.0) ** 2
+    cos_theta = np.clip((r * r + x * x - l * l) / (2 * r * x), -1.0, 1.0)
+    theta = np.sign(1.0 - t) * np.arccos(cos_theta)
+    # Newton closes the joints to ~1e-12 m; arccos near theta = 0 loses half the digits
+    # (1e-8 rad at the frames beside it), so 1e-7 rad
+    np.testing.assert_allclose(planar_angle(res.orientation("crank")), theta, atol=1e-7)
+    c = r * (1.0 + r / l) / 2.0
+    # the crank's speed at frame 24 is continued from frame 23 to third order in the
+    # frame's 1/24 s: its speed changes by 1e-3 rad/s over the frames beside it, so 1e-3
+    assert res.angular_velocity("crank")[24, 2] == pytest.approx(-np.sqrt(0.05 / c), abs=1e-3)
+    # the slide's effort at its neighbours is -0.1317 N; at frame 24 it is not determined
+    # by rigid joints (a self-stress along crank and rod), said in the note, and bounded
+    assert np.all(np.abs(res.effort("push")) < 1.0)
+    assert any("t = 1 s (frame 24)" in n and "dead centre of motion 'push'" in n
+               for n in res.notes), res.notes
+
+
+def test_a_slide_driven_onto_its_dead_centre_still_moving_locks_up_at_that_frame() -> None:
+    """x = 0.38 + 0.02 t m reaches the dead centre at t = 1 s (frame 24) still pushing at
+    0.02 m/s, which no crank speed gives there (x' = -2 c theta theta' = 0 at theta = 0):
+    the lock-up is that frame, naming the motion's dead centre, with frames 0-23 kept.
+    Frame 24 was kept with the crank at -63,000 rad/s and the slide's effort 7.7e19 N, the
+    lock-up said at frame 25."""
+    m = slide_driven_slider_crank("0.38 + 0.02*t", 0.38)
+    with pytest.raises(SolverError, match=r"lock-up at t = 1 s \(frame 24\): motion 'push' "
+                                          r"reaches a dead centre") as err:
+        m.solve(duration=2.0, fps=24)
+    assert err.value.time == 1.0 and "push" in err.value.joints
+    assert len(err.value.result.times) == 24

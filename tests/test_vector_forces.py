@@ -182,6 +182,9 @@ def test_a_study_varies_a_named_constant_of_a_vector_force():
     (("DM('c', 'anchor', 'anchor')", 0, 0), "'DM' takes 2 marker names"),
     ((1, 2), "force must be three components"),
     (("nope(t)", 0, 0), "unknown function 'nope'"),
+    # a bare measure was refused as "a name that is not allowed", listing DX among those allowed
+    (("-10*DX", 0, 0), r"'DX' is a measure of the state and must be called with its markers, "
+                       r"e.g. DX\('I', 'J'\)"),
 ])
 def test_bad_expressions_name_the_force(force, message):
     m = _rail()

@@ -229,6 +229,9 @@ class _Builder:
                 return lambda env: k
             if n in _FUNCS:
                 self.fail(f"is invalid: '{n}' is a function and must be called, e.g. {n}(t)")
+            if n in MEASURES and self.measures_allowed:
+                self.fail(f"is invalid: '{n}' is a measure of the state and must be called "
+                          f"with its markers, e.g. {n}('I', 'J')")
             self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed}){self.case_hint(n)}")
         if isinstance(node, ast.BinOp):
             op = _BINOPS.get(type(node.op))

@@ -70,13 +70,13 @@ from .actions import StepActions
 from .equations import Equations
 from .method import STIFF_RATE, choose_method  # noqa: F401 (STIFF_RATE: the threshold)
 from .events import StepEnd, aim_at_event, crossed_at_end, record_friction, step_events
-from .inside import asks_singular, before_failure, collapsed_size, inside_step
+from .inside import asks_singular, before_failure, inside_step
 from .pairs import frame_pairs
 from .requests import Request, Requests, drive
 from .frames import (at_rest, frames_inside, hold_after, motion_power, motion_rate,
                      on_frame_within, project_run, rests)
 from .friction import aim, magnitudes
-from .singular import collapsed, free_singular, lock_up, rows_chosen_anew
+from .singular import collapsed, free_singular, gave_up, lock_up, rows_chosen_anew
 from .stops import Stops, check_start
 from .touchdown import reach_time
 from .switching import friction_rates, rest_at_start, slipping, stick, use_rows
@@ -322,8 +322,8 @@ class DynamicRun(StepActions):
         """The step tried until accepted (its error within the goal, or over it past an
         event: step_events ends it there): (hs, long, f0, y1, err, the control's next h).
         A step cut below SINGULAR_STEP of a frame at a singular position the motion may
-        pass goes on with rows chosen anew or least-norm solves; one cut below rounding
-        fails, naming why."""
+        pass goes on with rows chosen anew or least-norm solves; one cut below rounding, or
+        below GROWTH_STEP of a frame where a function grows without bound, fails, naming why."""
         sysm, stepper, control, cut = self.sysm, self.stepper, self.control, False
         while True:             # (cut: once to a bound passed and left inside the step)
             try:
@@ -347,7 +347,7 @@ class DynamicRun(StepActions):
                 hs, long = control.trial(self.h, t_out - self.t), False
                 f0 = sysm.rhs(self.t, y)
                 continue
-            if collapsed_size(hs, self.t):
+            if gave_up(self.model, hs, self.t, self.frame_dt):
                 msg, who = collapsed(sysm, self.st, self.r, self.p, self.t, hs, t_out, k,
                                      self.run.track)
                 self.fail(msg, k, self.t, who)

@@ -16,27 +16,50 @@ from ..contact_check import overlaps
 from ..general_motions import lock_up_cause, reached_singular
 from ..structure import Structure
 from .equations import Equations
+from .inside import collapsed_size
 
 JAM_HEADROOM = 1e-2
 BLOW_UP = 1e9      # a motion or load this many times (1 + its size at the start): unbounded
+# a step cut below this share of a frame: does a motion or load grow without bound there?
+# (a motion 1/(0.5 - t)'s steps, 0.7 (0.5 - t)^2 s, pass 1e-5 of a 24 fps frame 0.5 ms short
+# of its pole, its acceleration there 2e10 rad/s^2, and reached rounding only hours later)
+GROWTH_STEP = 1e-4
 
 
-def growing_without_bound(model: Model, t: float) -> tuple[str, ...]:
+def growing_without_bound(model: Model, t: float) -> tuple[tuple[str, str | None], ...]:
     """The motions' and loads' functions of time whose value at t is not finite (or cannot
-    be evaluated) or BLOW_UP times 1 + their size at their start: where a step size
-    collapses, the one that grows without bound there (a load 1/(0.5 - t) nearing 0.5 s) is
-    named, with its value."""
+    be evaluated) or BLOW_UP times 1 + their size at their start, and the motions whose
+    rate or acceleration is (the parts follow all three: log(0.5 - t) is -21 where its
+    acceleration is 4e17): where a step size collapses, the one that grows without bound
+    there (a load 1/(0.5 - t) nearing 0.5 s) is named, with its value: (what it says, the
+    motion's name or None for a load) each."""
     out = []
-    for fn in list(model.motion_functions) + model.forces.functions():
+    motions = len(model.motion_functions)
+    for i, fn in enumerate(list(model.motion_functions) + model.forces.functions()):
         if not isinstance(fn, TimeFunction):
             continue                 # (an expression of the state: the state it is at)
+        orders = 3 if i < motions else 1     # (a load's value alone: its rate is not used)
+        read = fn.derivatives if i < motions else (lambda x: (fn.value(x),))
         try:
-            start, now = abs(fn.value(fn.start)), abs(fn.value(t))
+            start, now = np.abs(read(fn.start)), np.array(read(t))
         except ExpressionError:
-            start, now = 0.0, np.inf
-        if not now <= BLOW_UP * (1.0 + start):
-            out.append(f"{fn.name} ({fn.source}: {now:.3g} at t = {t:.6g} s)")
+            start, now = np.zeros(orders), np.full(orders, np.inf)
+        over = ~(np.abs(now) <= BLOW_UP * (1.0 + start))
+        if over.any():
+            j = int(np.argmax(over))
+            what = ("", "its rate ", "its acceleration ")[j]
+            out.append((f"{fn.name} ({fn.source}: {what}{now[j]:.3g} at t = {t:.6g} s)",
+                        model.motion_names[i] if i < motions else None))
     return tuple(out)
+
+
+def gave_up(model: Model, hs: float, t: float, frame_dt: float) -> bool:
+    """Does a rejected step cut to hs (s) at t end the run: cut to rounding
+    (``collapsed_size``), or below GROWTH_STEP of a frame (frame_dt, s) where a motion or
+    load grows without bound (a pole's steps shrink as its distance squared: never to
+    rounding)?"""
+    return bool(collapsed_size(hs, t)) or (hs < GROWTH_STEP * frame_dt
+                                           and bool(growing_without_bound(model, t)))
 
 
 def near_jam(sysm: Equations) -> tuple[str, ...]:
@@ -105,7 +128,7 @@ def collapsed(sysm: Equations, st: Structure, r: np.ndarray, p: np.ndarray, t: f
     jam = near_jam(sysm)
     grows = () if who or jam else growing_without_bound(model, t)
     if grows:
-        why = f"{'; '.join(grows)} grows without bound there"
+        why = f"{'; '.join(g for g, _ in grows)} grows without bound there"
     pressed = () if who or jam or grows else pressed_contacts(model, r, p)
     if pressed:
         why = (f"{'; '.join(pressed)}: a contact that stiff, on parts that light, takes "
@@ -119,6 +142,7 @@ def collapsed(sysm: Equations, st: Structure, r: np.ndarray, p: np.ndarray, t: f
                "the joint's pin radius, thrust arm or bearing length")
     reach = lock_up_cause(model, who, st.keep, r, p, t, t_out, track,
                           f" at t = {t_out:.6g} s (frame {k})") if who else ""
+    who = who or tuple(n for _, n in grows if n is not None)      # (the motions growing)
     return (f"integration failed at t = {t:.6g} s: the step size fell below {hs:.1e} s "
             f"({why})" + (f"; {reach}" if reach else ""), who)
 

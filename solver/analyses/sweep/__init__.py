@@ -45,7 +45,7 @@ from ..limit_turns import frames_on_turns, pose_turns
 from ..structure import Structure, least_norm, self_stresses
 from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
 from .frames import block_forces, motion_table, smooth_prefix, with_friction
-from .lined_up import lined_up_frames, note_passed, rates_continued
+from .lined_up import least_norm_multipliers, lined_up_frames, passed, rates_continued
 from .tree import tree_poses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
@@ -285,7 +285,7 @@ class _Sweep:
         ks, R, P, f, jac = ks[:m], R[:, :m], P[:, :m], f[:, :m], jac[:, :m]
         mrows = np.flatnonzero(model.row_motion >= 0)
         mix = model.row_motion[mrows]
-        evq = None
+        evq = lined = None
         if self.tree is not None:         # a tree's rates joint by joint (tree.py)
             Vv, W, Ac, Al = (x[None] for x in self.tree.rates(P[0], f[0]))
             rg, A, vg, wg = body_arrays(model, R, P, Vv, W)
@@ -296,12 +296,17 @@ class _Sweep:
             nu[..., mrows] = f[..., mix, 1]
             vel = alg.solve(fac, nu[..., keep])
             lined = None if self.prev is None else lined_up_frames(model, alg, fac, jac, keep)
-            if lined is not None:         # joints lined up: that frame alone, its rates
-                if len(ks) > 1:           # continued from the frame before (lined_up.py)
+            if lined is not None:         # joints lined up, a motion's dead centre: that
+                lined, dead = lined       # frame alone, its rates continued (lined_up.py)
+                if len(ks) > 1:
                     return 0, max(int(np.argmax(lined.any(axis=0))), 1)
                 vel = rates_continued(model, alg, jac, keep, lined, self.prev,
                                       times[ks[0]], vel, nu[..., keep], 1)
-                note_passed(self.results, self.alive, lined, times[ks[0]], int(ks[0]))
+                locked = passed(self, alg, jac, keep, lined, dead, vel, nu[..., keep], int(ks[0]))
+                for i, error in locked.items():             # still moving: a lock-up there
+                    self._fail(i, error)
+                if locked:
+                    return 0, 1
             Vv, W = vel[..., :3], vel[..., 3:]
             rg, A, vg, wg = body_arrays(model, R, P, Vv, W)
             evq = evaluate(model, rg, A, vg, wg, need_jac=False,
@@ -351,6 +356,9 @@ class _Sweep:
                             axis=-1)
         lam = np.zeros((V, m, nc))
         lam[..., keep] = alg.solve_t(fac, Q - Ma)
+        if lined is not None:             # dependent rows: the least-norm multipliers
+            lam[..., keep] = least_norm_multipliers(model, alg, jac, keep, lined,
+                                                    lam[..., keep], Q - Ma)
         report = None             # redundant rows: the least-norm joint multipliers, reported
         if st.redundant.size:     # and friction's load (structure.least_norm)
             report = least_norm(self_stresses(model, keep, st.redundant, jac,
