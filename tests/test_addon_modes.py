@@ -105,3 +105,29 @@ def test_bake_mode_in_edit_mode_says_why_it_waits(blender) -> None:
     with pytest.raises(RuntimeError, match=r"Bake Mode works in Object Mode: leave Edit Mode"):
         bpy.ops.mechanism.bake_mode()
     bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def test_find_modes_refuses_a_setting_keyed_to_change(blender) -> None:
+    """The pin's torsion stiffness keyed 10 N m/rad at frame 1 and 40 at frame 25, the
+    scene shown at frame 25: Find Modes read the design at the first frame and listed the
+    frequency of 10 N m/rad under a field showing 40, without a word. It refuses as Bake
+    and Export CSV do, naming the joint and the setting, and Bake Mode likewise; the list
+    and the scene are left as they were."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    pin, scene = d["pin"], bpy.context.scene
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    found = [m.frequency for m in scene.mechanism.modes]
+    s = pin.mechanism
+    s.torsion = True
+    for frame, k in ((1, 10.0), (25, 40.0)):
+        s.torsion_stiffness = k
+        pin.keyframe_insert("mechanism.torsion_stiffness", frame=frame)
+    scene.frame_set(25)
+    said = (r"joint '.*': its Stiffness \(mechanism\.torsion_stiffness\) is keyframed and "
+            r"changes over the frames")
+    for operator in (bpy.ops.mechanism.find_modes, bpy.ops.mechanism.bake_mode):
+        with pytest.raises(RuntimeError, match=said):
+            operator()
+    assert [m.frequency for m in scene.mechanism.modes] == found
+    assert not d["arm"].mechanism.baked and d["arm"].animation_data is None
