@@ -7,7 +7,7 @@ import bpy
 
 from ..solver import MechanismError, SolverError
 from . import bake
-from .bake_checks import refuse_frame_dependent
+from .bake_checks import mode_bake_problems, refuse_bake, refuse_frame_dependent
 from .io.modes import ModeAnimation, mode_label
 from .io.timeline import frame_text
 from .operators import _message
@@ -74,7 +74,7 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
         sm = None
         try:
             sm = read_design(scene)
-            refuse_frame_dependent(scene)      # settings keyed to change: read at one frame
+            refuse_bake(sm, scene, mode_bake_problems)     # what would play over its keys
             modes = sm.mech.modes(time=_time_now(scene, sm))
             if st.mode_index >= len(modes):
                 raise MechanismError(f"the mechanism has {len(modes)} mode(s) now, not "

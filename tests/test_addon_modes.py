@@ -131,3 +131,22 @@ def test_find_modes_refuses_a_setting_keyed_to_change(blender) -> None:
             operator()
     assert [m.frequency for m in scene.mechanism.modes] == found
     assert not d["arm"].mechanism.baked and d["arm"].animation_data is None
+
+
+def test_bake_mode_refuses_what_would_play_over_its_keys(blender) -> None:
+    """The arm's own location keys (0.3 m along x over the range): Bake refuses them, as they
+    would play over the baked motion; Bake Mode said "baked mode 1" and put its keys on a
+    track beneath them, where the arm only slid along x. It refuses as Bake does, naming
+    the part and the channel, and writes nothing."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    arm.keyframe_insert("location", frame=1)
+    arm.location.x += 0.3
+    arm.keyframe_insert("location", frame=25)
+    bpy.context.scene.frame_set(1)
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    bpy.context.scene.mechanism.mode_amplitude = 0.1
+    with pytest.raises(RuntimeError, match=r"part 'arm': its action '.*' keys location, which "
+                                           r"would play over the baked motion"):
+        bpy.ops.mechanism.bake_mode()
+    assert not arm.mechanism.baked and not arm.animation_data.nla_tracks
