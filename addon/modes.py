@@ -43,8 +43,9 @@ class MECHANISM_OT_find_modes(bpy.types.Operator):
             item.frequency, item.damping_ratio = float(f), float(z)
         st.mode_index = 0
         said = f"{len(modes)} mode(s) about the equilibrium at frame {frame_text(scene.frame_current)}"
-        if modes.notes:
-            self.report({"WARNING"}, "; ".join([said] + modes.notes))
+        notes = sm.notes() + modes.notes          # the scene's reading (gravity, meshes), then
+        if notes:                                 # the modes' own, as Check and Bake say them
+            self.report({"WARNING"}, "; ".join([said] + notes))
         else:
             self.report({"INFO"}, said)
         return {"FINISHED"}

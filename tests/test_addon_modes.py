@@ -150,3 +150,26 @@ def test_bake_mode_refuses_what_would_play_over_its_keys(blender) -> None:
                                            r"would play over the baked motion"):
         bpy.ops.mechanism.bake_mode()
     assert not arm.mechanism.baked and not arm.animation_data.nla_tracks
+
+
+def test_find_modes_says_what_reading_the_scene_found(blender, capfd) -> None:
+    """A millimetre scene (unit scale 0.001) left at Blender's Gravity of 9.81 units/s^2,
+    0.00981 m/s^2: Bake warns of it, and Find Modes listed the pendulum's frequency for that
+    gravity (31.6 times too slow for Earth's) without a word. It reports what reading the
+    scene found, as Bake and Check do."""
+    bpy = blender
+    bs.set_range(bpy)
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    ground = bs.add_box(bpy, "ground", (200, 200, 200), (0.0, 0.0, -300.0))
+    arm = bs.add_box(bpy, "arm", (1000, 100, 100), (500.0, 0.0, 0.0))
+    bs.tag(bpy, [ground, arm], "PART")
+    ground.mechanism.ground = True
+    bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    capfd.readouterr()
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "gravity: the scene's Gravity 9.81 Blender units/s^2 is 0.00981 m/s^2" in said, said
+    # the pendulum's frequency at that gravity: the 1 m arm, 10 kg, hung from its end
+    omega = math.sqrt(10.0 * 0.00981 * 0.5 / (10.0 * 1.01 / 12.0 + 10.0 * 0.25))
+    assert bpy.context.scene.mechanism.modes[0].frequency == pytest.approx(
+        omega / (2 * math.pi), rel=1e-5)                                    # float32
