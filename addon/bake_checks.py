@@ -387,11 +387,23 @@ def bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """Every reason a bake of the scene read as ``sm`` (scene_reader.SceneMechanism) would
     not play as solved or not last, one line each, naming the object."""
     return (not_local_problems(sm.parts + sm.joints + sm.couplers + sm.bushings
-                               + sm.vector_forces + sm.contacts) + pose_key_problems(sm.parts)
-            + scale_key_problems(sm.parts)
+                               + sm.vector_forces + sm.contacts)
+            + _part_key_problems(sm, scene) + jump_problems(sm, scene))
+
+
+def mode_bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
+    """Every reason Bake Mode's part keys (no forces, no motion played) would not play as
+    written or not last: the parts' and the frame-dependent settings' lines of
+    ``bake_problems``."""
+    return not_local_problems(sm.parts) + _part_key_problems(sm, scene)
+
+
+def _part_key_problems(sm, scene: bpy.types.Scene) -> list[str]:
+    """What would play over the parts' keys or move them otherwise, and settings or ground
+    parts and markers that make the reading depend on the frame shown."""
+    return (pose_key_problems(sm.parts) + scale_key_problems(sm.parts)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
-            + keyed_setting_problems(scene) + standing_problems(scene)
-            + jump_problems(sm, scene))
+            + keyed_setting_problems(scene) + standing_problems(scene))
 
 
 def refuse_frame_dependent(scene: bpy.types.Scene) -> None:
@@ -403,8 +415,9 @@ def refuse_frame_dependent(scene: bpy.types.Scene) -> None:
         raise MechanismError("; ".join(problems))
 
 
-def refuse_bake(sm, scene: bpy.types.Scene) -> None:
-    """MechanismError with every line of ``bake_problems``, when there is any."""
-    problems = bake_problems(sm, scene)
+def refuse_bake(sm, scene: bpy.types.Scene, problems=bake_problems) -> None:
+    """MechanismError with every line of ``problems`` (``bake_problems``, or
+    ``mode_bake_problems`` for Bake Mode), when there is any."""
+    problems = problems(sm, scene)
     if problems:
         raise MechanismError("; ".join(problems))

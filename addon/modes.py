@@ -7,6 +7,7 @@ import bpy
 
 from ..solver import MechanismError, SolverError
 from . import bake
+from .bake_checks import mode_bake_problems, refuse_bake, refuse_frame_dependent
 from .io.modes import ModeAnimation, mode_label
 from .io.timeline import frame_text
 from .operators import _message
@@ -30,6 +31,7 @@ class MECHANISM_OT_find_modes(bpy.types.Operator):
         sm = None
         try:
             sm = read_design(scene)
+            refuse_frame_dependent(scene)      # settings keyed to change: read at one frame
             modes = sm.mech.modes(time=_time_now(scene, sm))
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))
@@ -41,8 +43,9 @@ class MECHANISM_OT_find_modes(bpy.types.Operator):
             item.frequency, item.damping_ratio = float(f), float(z)
         st.mode_index = 0
         said = f"{len(modes)} mode(s) about the equilibrium at frame {frame_text(scene.frame_current)}"
-        if modes.notes:
-            self.report({"WARNING"}, "; ".join([said] + modes.notes))
+        notes = sm.notes() + modes.notes          # the scene's reading (gravity, meshes), then
+        if notes:                                 # the modes' own, as Check and Bake say them
+            self.report({"WARNING"}, "; ".join([said] + notes))
         else:
             self.report({"INFO"}, said)
         return {"FINISHED"}
@@ -72,6 +75,7 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
         sm = None
         try:
             sm = read_design(scene)
+            refuse_bake(sm, scene, mode_bake_problems)     # what would play over its keys
             modes = sm.mech.modes(time=_time_now(scene, sm))
             if st.mode_index >= len(modes):
                 raise MechanismError(f"the mechanism has {len(modes)} mode(s) now, not "

@@ -276,7 +276,9 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
                                description="The markers' distance at which the spring gives "
                                            "its Preload alone (no tension without one)")
     preload: FloatProperty(name="Preload", description="Tension at the free length, N")
-    friction: FloatProperty(name="Friction", min=0.0, description="Coulomb friction force, N")
+    friction: FloatProperty(name="Friction", min=0.0, description="Friction force, N, smoothed "
+                                                                  "below 1 mm/s: it slows the "
+                                                                  "spring, holds no load")
     actuator: StringProperty(name="Actuator", description="Extra tension, N, as an expression of "
                                                           "t, length (m), speed (m/s) and the "
                                                           "scene's Constants")

@@ -28,7 +28,8 @@ from .io.curve_joints import CURVE_KINDS
 from .follow import add_follows
 from .io.keyframes import (Key, KeyframedFunction, first_jump, key_times, time_derivatives,
                            with_modifiers)
-from .io.limits import FrictionSettings, LimitSettings, friction_call, limit_call, unused_notes
+from .io.limits import FrictionSettings, LimitSettings, friction_call, has_angle, has_coordinate
+from .io.limits import limit_call, unused_notes
 from .io.part_frames import (OBJECT_PARENTING, VERTEX_PARENTING, PartFrame, marker_frames,
                              marker_in_part, part_frames_of)
 from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_name,
@@ -473,7 +474,7 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
     solver's errors name the items "<joint>: limit", "<joint>: friction")."""
     s = ob.mechanism
     mech = sm.mech
-    if s.motion_type != "NONE":
+    if s.motion_type != "NONE" and has_coordinate(s.joint_kind):     # else unused_notes
         coord = motion_coordinate(s.joint_kind, s.motion_coordinate)
         name = motion_name(ob.name, coord)
         deriv = breaks = None
@@ -494,11 +495,12 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
                         constants=used_constants([spec], sm.constants) if deriv is None else None,
                         breakpoints=breaks)
         sm.motions[name] = (ob, coord)
-    if s.torsion:
+    if s.torsion and has_angle(s.joint_kind):
         mech.add_torsion_spring(torsion_spring_name(ob.name), ob.name, stiffness=s.torsion_stiffness,
                                 damping=s.torsion_damping, free_angle=s.torsion_free_angle,
                                 preload=s.torsion_preload)
-    sm.scene_notes += unused_notes(ob.name, limit_settings(s), friction_settings(s))
+    sm.scene_notes += unused_notes(ob.name, limit_settings(s), friction_settings(s), s.torsion,
+                                   s.motion_type != "NONE")
     call = limit_call(ob.name, limit_settings(s), sm.scale)
     if call is not None:
         mech.add_limit(**call)

@@ -428,3 +428,26 @@ def test_stops_left_on_a_joint_changed_to_spherical_are_named(blender) -> None:
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert (f"joint '{d['hinge'].name}': its stops are on, but a spherical joint has no angle "
             "or slide to stop: they are not used") in bpy.context.scene.mechanism.report
+
+
+@pytest.mark.parametrize("kind,torsion,said", [
+    ("PRISMATIC", True, "its torsion spring is on, but a prismatic joint has no angle to wind"),
+    ("SPHERICAL", False, "its motion is on, but a spherical joint has no angle or slide to drive")])
+def test_a_torsion_spring_or_motion_left_on_a_joint_changed_in_kind_is_named(
+        blender, kind: str, torsion: bool, said: str) -> None:
+    """The pendulum's pin with a torsion spring (or a motion) on, changed to a kind without
+    an angle (or any coordinate): the panel hides the setting, and Check and Bake refused
+    with the solver's "torsion spring '<pin>: torsion spring': joint '<pin>' is prismatic",
+    which the hidden checkbox could not answer. As stops and friction left on, the setting
+    is not used and Check says so, naming the joint."""
+    bpy = blender
+    pin = bs.pendulum(bpy)["pin"]
+    s = pin.mechanism
+    if torsion:
+        s.torsion, s.torsion_stiffness = True, 5.0
+    else:
+        s.motion_type = "EXPRESSION"
+    s.joint_kind = kind
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert (f"joint '{pin.name}': {said}: it is not used (untick it, or change its Kind)"
+            in bpy.context.scene.mechanism.report), bpy.context.scene.mechanism.report

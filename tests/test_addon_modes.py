@@ -105,3 +105,71 @@ def test_bake_mode_in_edit_mode_says_why_it_waits(blender) -> None:
     with pytest.raises(RuntimeError, match=r"Bake Mode works in Object Mode: leave Edit Mode"):
         bpy.ops.mechanism.bake_mode()
     bpy.ops.object.mode_set(mode="OBJECT")
+
+
+def test_find_modes_refuses_a_setting_keyed_to_change(blender) -> None:
+    """The pin's torsion stiffness keyed 10 N m/rad at frame 1 and 40 at frame 25, the
+    scene shown at frame 25: Find Modes read the design at the first frame and listed the
+    frequency of 10 N m/rad under a field showing 40, without a word. It refuses as Bake
+    and Export CSV do, naming the joint and the setting, and Bake Mode likewise; the list
+    and the scene are left as they were."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    pin, scene = d["pin"], bpy.context.scene
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    found = [m.frequency for m in scene.mechanism.modes]
+    s = pin.mechanism
+    s.torsion = True
+    for frame, k in ((1, 10.0), (25, 40.0)):
+        s.torsion_stiffness = k
+        pin.keyframe_insert("mechanism.torsion_stiffness", frame=frame)
+    scene.frame_set(25)
+    said = (r"joint '.*': its Stiffness \(mechanism\.torsion_stiffness\) is keyframed and "
+            r"changes over the frames")
+    for operator in (bpy.ops.mechanism.find_modes, bpy.ops.mechanism.bake_mode):
+        with pytest.raises(RuntimeError, match=said):
+            operator()
+    assert [m.frequency for m in scene.mechanism.modes] == found
+    assert not d["arm"].mechanism.baked and d["arm"].animation_data is None
+
+
+def test_bake_mode_refuses_what_would_play_over_its_keys(blender) -> None:
+    """The arm's own location keys (0.3 m along x over the range): Bake refuses them, as they
+    would play over the baked motion; Bake Mode said "baked mode 1" and put its keys on a
+    track beneath them, where the arm only slid along x. It refuses as Bake does, naming
+    the part and the channel, and writes nothing."""
+    bpy = blender
+    arm = bs.pendulum(bpy)["arm"]
+    arm.keyframe_insert("location", frame=1)
+    arm.location.x += 0.3
+    arm.keyframe_insert("location", frame=25)
+    bpy.context.scene.frame_set(1)
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    bpy.context.scene.mechanism.mode_amplitude = 0.1
+    with pytest.raises(RuntimeError, match=r"part 'arm': its action '.*' keys location, which "
+                                           r"would play over the baked motion"):
+        bpy.ops.mechanism.bake_mode()
+    assert not arm.mechanism.baked and not arm.animation_data.nla_tracks
+
+
+def test_find_modes_says_what_reading_the_scene_found(blender, capfd) -> None:
+    """A millimetre scene (unit scale 0.001) left at Blender's Gravity of 9.81 units/s^2,
+    0.00981 m/s^2: Bake warns of it, and Find Modes listed the pendulum's frequency for that
+    gravity (31.6 times too slow for Earth's) without a word. It reports what reading the
+    scene found, as Bake and Check do."""
+    bpy = blender
+    bs.set_range(bpy)
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    ground = bs.add_box(bpy, "ground", (200, 200, 200), (0.0, 0.0, -300.0))
+    arm = bs.add_box(bpy, "arm", (1000, 100, 100), (500.0, 0.0, 0.0))
+    bs.tag(bpy, [ground, arm], "PART")
+    ground.mechanism.ground = True
+    bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    capfd.readouterr()
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "gravity: the scene's Gravity 9.81 Blender units/s^2 is 0.00981 m/s^2" in said, said
+    # the pendulum's frequency at that gravity: the 1 m arm, 10 kg, hung from its end
+    omega = math.sqrt(10.0 * 0.00981 * 0.5 / (10.0 * 1.01 / 12.0 + 10.0 * 0.25))
+    assert bpy.context.scene.mechanism.modes[0].frequency == pytest.approx(
+        omega / (2 * math.pi), rel=1e-5)                                    # float32

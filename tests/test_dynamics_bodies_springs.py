@@ -211,6 +211,24 @@ def test_spring_preload_shifts_equilibrium(preload: float) -> None:
     assert np.abs(ke + pe - wnc - pe[0]).max() <= 1e-7 * ke.max()
 
 
+def test_spring_friction_slows_but_holds_no_load() -> None:
+    """A spring's friction is friction tanh(speed / 1 mm/s), as docs/python.md says: a 2 kg
+    block pushed by 5 N against 10 N of it is not held but creeps at the speed where the
+    two balance, 1 mm/s atanh(5 / 10) = 0.549 mm/s; statics finds no equilibrium."""
+    from solver import SolverError
+    m = mk.rail_slider("x", part="block", mass=2.0, anchor=(-1.0, 0.0, 0.0), friction=10.0,
+                       gravity=(0.0, 0.0, 0.0))
+    m.add_force("push", "S", force=(5.0, 0.0, 0.0))
+    r = m.solve(duration=4.0, fps=1, analysis="dynamic", tolerance=SPRING_TOL)
+    creep = 1e-3 * math.atanh(0.5)
+    # it reaches the creep speed within about 2 m 1e-3 / (10 (1 - 0.25)) = 0.3 ms, and runs
+    # on at it: the speed to the tolerance, the travel to that lag times the creep speed
+    assert r.velocity("block")[1:, 0] == pytest.approx(creep, rel=1e-6)
+    assert r.position("block")[-1, 0] == pytest.approx(4.0 * creep, rel=1e-3)
+    with pytest.raises(SolverError, match="no static equilibrium"):
+        m.statics()
+
+
 def test_spring_actuator_forced_response() -> None:
     """Actuator tension 10 sin(3 t) on the damped mass from rest at x = 0:
     M x'' + c x' + K x = -10 sin(3 t) (tension pulls toward the anchor, -x).  Closed form:

@@ -443,6 +443,9 @@ def test_evaluation_errors_of_derivatives_only():
         parse("sqrt(t)")(t=Jet(0.0, 1.0, 0.0))
     with pytest.raises(ExpressionError, match=r"derivative of x\*\*0.5 is infinite"):
         parse("t**0.5")(t=Jet(0.0, 1.0, 0.0))
+    # x**1.5 has a first derivative at 0 (0: a motion t**1.5 starts at rest) but no second
+    with pytest.raises(ExpressionError, match=r"the second derivative of x\*\*1.5 is infinite"):
+        parse("t**1.5")(t=Jet(0.0, 1.0, 0.0))
     with pytest.raises(ExpressionError, match="variable exponent must be positive"):
         parse("t**t")(t=Jet(-1.0, 1.0, 0.0))
     assert parse("(-2)**3")(t=0.0) == -8.0

@@ -133,6 +133,39 @@ def test_damped_oscillator_damping_ratio():
     assert md.damping_ratios[0] == pytest.approx(c / (2 * math.sqrt(k * mass)), rel=RTOL)
 
 
+def test_coulomb_friction_of_springs_adds_no_modal_damping():
+    """A spring's and a torsion spring's Coulomb friction is smoothed by tanh over 1 mm/s
+    (1 mrad/s) for the integrator; that slope, friction / 1e-3 (10 N: 1e4 N s/m), is no
+    damping of a small oscillation (which Coulomb friction either holds or damps by a
+    fixed loss a cycle), and modes leaves it out as it leaves out a joint's: a block of 2 kg
+    on a 400 N/m spring with c = 6 N s/m has zeta = 6 / (2 sqrt(400 * 2)), friction or not,
+    where the smoothing's slope read as damping gave zeta = 177; a wheel on a torsion
+    spring likewise."""
+    k, c, mass = 400.0, 6.0, 2.0
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_marker("rail_g", "ground", orientation=X)
+    m.add_marker("anchor", "ground", position=(-0.5, 0, 0))
+    m.add_part("block", mass=mass)
+    m.add_marker("slide", "block", orientation=X)
+    m.add_joint("rail", "prismatic", "slide", "rail_g")
+    m.add_spring_damper("spring", "slide", "anchor", stiffness=k, damping=c, friction=10.0)
+    md = m.modes()
+    assert md.frequencies[0] == pytest.approx(math.sqrt(k / mass) / (2 * math.pi), rel=RTOL)
+    assert md.damping_ratios[0] == pytest.approx(c / (2 * math.sqrt(k * mass)), rel=RTOL)
+    s = -c / (2 * mass) + 1j * math.sqrt(k / mass - (c / (2 * mass)) ** 2)
+    assert np.allclose(np.sort_complex(md.eigenvalues), np.sort_complex([s.conjugate(), s]),
+                       rtol=RTOL)
+    w = Mechanism(gravity=(0.0, 0.0, 0.0))
+    w.add_part("ground", fixed=True)
+    w.add_part("wheel", mass=2.0, inertia=(1.0, 1.0, 0.5))
+    w.add_marker("O", "ground"); w.add_marker("W", "wheel")
+    w.add_joint("pin", "revolute", "W", "O")
+    w.add_torsion_spring("coil", "pin", stiffness=8.0, damping=0.1, friction=2.0)
+    md = w.modes()
+    assert md.damping_ratios[0] == pytest.approx(0.1 / (2 * math.sqrt(8.0 * 0.5)), rel=RTOL)
+
+
 def _four_bar(a, b, c, d, masses=(1.0, 1.2, 0.9)) -> Mechanism:
     """A four-bar hanging in the x-z plane: crank O2 = (0,0,0) -> A, coupler A -> B, rocker
     O4 = (d,0,0) -> B; links placed hanging straight down, closed by the assembly."""

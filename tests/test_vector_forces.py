@@ -159,6 +159,53 @@ def test_force_jacobians_match_finite_differences():
     assert np.abs(C - Cfd).max() < 1e-6 * np.abs(C).max()
 
 
+def test_force_jacobians_take_the_parts_a_force_reads_but_does_not_load():
+    """A force between b and the ground that reads part c's motion (a velocity, a position
+    along c's axes) and is written along c's axes: its Jacobians have columns of c too, as
+    finite differences of the whole right-hand side give them (c's were left out, 0)."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("b", mass=1.0, position=(0.4, 0.1, -0.05), orientation=quat_z(0.7))
+    m.add_part("c", mass=1.0, position=(-0.2, 0.3, 0.1), orientation=quat_z(-0.4))
+    m.add_marker("G", "ground", position=(0.0, 0.02, 0.0))
+    m.add_marker("Ib", "b", position=(-0.1, 0.05, 0.0))
+    m.add_marker("Ic", "c", position=(0.03, -0.02, 0.01))
+    m.add_vector_force("v3", "Ib", "G", force=("-5*VX('Ic', 'G') - 40*DY('Ic', 'G', 'Ic')",
+                                               "3*WZ('Ic', 'G')", 1.0),
+                       torque=(0, 0, "-2*AZ('Ic', 'G')"), frame="Ic")
+    (K, C), (Kfd, Cfd) = force_jacobians_and_differences(m, t=0.3, seed=5)
+    assert np.abs(K[:6, 6:]).max() > 1.0 and np.abs(C[:6, 6:]).max() > 1.0    # b by c
+    # both by central differences with 1e-6 steps: they agree to about 1e-8 of the largest
+    # entry (truncation 1e-12, rounding 1e-10 relative, each)
+    assert np.abs(K - Kfd).max() < 1e-6 * np.abs(K).max()
+    assert np.abs(C - Cfd).max() < 1e-6 * np.abs(C).max()
+
+
+def test_modes_damp_by_a_velocity_read_on_another_part():
+    """A block of 2 kg on a rail, a 1 kg plate welded to it, a 400 N/m spring, and a damper
+    force -6 VZ on the block that reads the plate's velocity (the same as the block's):
+    zeta = 6 / (2 sqrt(400 * 3)), as when it reads the block's own (it was 0: the damping
+    Jacobian left out the plate, which the force reads but does not load)."""
+    zeta = []
+    for reads in ("b", "p"):
+        m = Mechanism(gravity=(0.0, 0.0, 0.0))
+        m.add_part("ground", fixed=True)
+        m.add_part("block", mass=2.0)
+        m.add_part("plate", mass=1.0, position=(0, 0.2, 0))
+        m.add_marker("O", "ground"); m.add_marker("b", "block")
+        m.add_marker("p", "plate"); m.add_marker("seat", "block", position=(0, 0.2, 0))
+        m.add_marker("anchor", "ground", position=(0, 0, -0.5))
+        m.add_joint("rail", "prismatic", "b", "O")
+        m.add_joint("weld", "fixed", "p", "seat")
+        m.add_spring_damper("spring", "b", "anchor", stiffness=K)
+        m.add_vector_force("damper", "b", "O", force=(0, 0, f"-{C}*VZ('{reads}', 'O')"),
+                           frame="world")
+        zeta.append(m.modes().damping_ratios[0])
+    # the stiffness by central differences of the balance and the damping by differences
+    # with 1e-6 steps of a linear law: both near rounding; 1e-7 relative leaves room
+    assert zeta == pytest.approx([C / (2 * math.sqrt(K * 3.0))] * 2, rel=1e-7)
+
+
 def test_statics_balances_an_expression_force():
     m = _rail((f"-{K}*DX('c', 'anchor') + 30", 0, 0))
     eq = m.statics(update=True)

@@ -76,6 +76,11 @@ def has_coordinate(kind: str) -> bool:
     return bool(JOINT_COORDINATES.get(kind_name(kind), ()))
 
 
+def has_angle(kind: str) -> bool:
+    """Whether a joint kind (enum value) has an angle a torsion spring winds."""
+    return "angle" in JOINT_COORDINATES.get(kind_name(kind), ())
+
+
 def limit_bounds(s: LimitSettings) -> tuple[str, float | None, float | None]:
     """(coordinate, lower, upper): "angle" (rad) or "slide" (Blender units); None for a
     bound that is off."""
@@ -87,11 +92,19 @@ def limit_bounds(s: LimitSettings) -> tuple[str, float | None, float | None]:
     return coord, (lo if s.use_lower else None), (hi if s.use_upper else None)
 
 
-def unused_notes(joint: str, stops: LimitSettings, friction: FrictionSettings) -> list[str]:
-    """Check's and Bake's lines for a joint's stops or friction that are ticked on a kind
-    with nothing for them to act on (a joint changed to spherical or planar after they were
-    set: the panel hides them and the solver gets none), so none is dropped unsaid."""
+def unused_notes(joint: str, stops: LimitSettings, friction: FrictionSettings,
+                 torsion: bool = False, motion: bool = False) -> list[str]:
+    """Check's and Bake's lines for a joint's stops, friction, torsion spring or motion that
+    are on for a kind with nothing for them to act on (a joint changed to spherical or
+    prismatic after they were set: the panel hides them and the solver gets none, as
+    ``has_angle`` and ``has_coordinate`` say), so none is dropped unsaid."""
     out = []
+    if motion and not has_coordinate(stops.kind):
+        out.append(f"joint {joint!r}: its motion is on, but a {kind_name(stops.kind)} joint has "
+                   "no angle or slide to drive: it is not used (untick it, or change its Kind)")
+    if torsion and not has_angle(stops.kind):
+        out.append(f"joint {joint!r}: its torsion spring is on, but a {kind_name(stops.kind)} "
+                   "joint has no angle to wind: it is not used (untick it, or change its Kind)")
     if (stops.use_lower or stops.use_upper) and not has_coordinate(stops.kind):
         out.append(f"joint {joint!r}: its stops are on, but a {kind_name(stops.kind)} joint has "
                    "no angle or slide to stop: they are not used (untick them, or change its Kind)")

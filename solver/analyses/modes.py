@@ -21,7 +21,8 @@ eigenvalues of the damped system (the state matrix [[0, I], [-M_r^-1 K_r, -M_r^-
 are given beside.  The stiffness comes from central differences of the statics' force
 balance (statics_newton.Equilibrium.tangent), the damping from the force elements' exact
 Jacobians (kernels/forces.py).  Stops held and joints friction holds at the equilibrium act
-as joints (no mode moves them); compliant stops' and friction's damping are not included.
+as joints (no mode moves them); compliant stops' and friction's damping are not included
+(nor the slope of a spring's smoothed Coulomb friction, which is no damping).
 """
 from __future__ import annotations
 
@@ -135,7 +136,7 @@ def modes(model: Model, state: State) -> Modes:
     T = eqm.tangent(r, p, lam, None, central=True)
     zero = np.zeros((model.nb, 3))
     rg, A, vg, wg = body_arrays(model, r, p, zero, zero)
-    _, dQdv = force_jacobians(model, time, rg, A, vg, wg, eqm.ts_ref)
+    _, dQdv = force_jacobians(model, time, rg, A, vg, wg, eqm.ts_ref, coulomb=False)
     N = _free_motions(J[eqm.keep], eqm.rs[eqm.keep], eqm.cw)
     M = _mass_matrix(model, A[:model.nb])
     Mr, Kr, Dr = N.T @ M @ N, -N.T @ T @ N, -N.T @ dQdv @ N

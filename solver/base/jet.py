@@ -131,11 +131,13 @@ class Jet:
         f = _fpow(u, c)
         if np.ndim(c) == 0 and c == 0:
             return _jet(f, 0.0 * self.d, 0.0 * self.dd)
+        f1 = None
         try:  # c u^(c-1) and c (c-1) u^(c-2); the latter is 0 for c == 1 (also at u == 0)
             f1 = c * _fpow(u, c - 1.0)
             f2 = 0.0 if np.ndim(c) == 0 and c == 1 else c * (c - 1.0) * _fpow(u, c - 2.0)
-        except ExpressionError:
-            raise ExpressionError(f"the derivative of x**{c:g} is infinite at x={u:g}") from None
+        except ExpressionError:     # (x**1.5 at 0 has a first derivative but no second)
+            which = "derivative" if f1 is None else "second derivative"
+            raise ExpressionError(f"the {which} of x**{c:g} is infinite at x={u:g}") from None
         return _chain(self, f, f1, f2)
 
     def __rpow__(self, o: Any) -> "Jet":

@@ -426,7 +426,7 @@ def _add_blocks(G: np.ndarray, rows: np.ndarray, cols: np.ndarray, blocks: np.nd
         G[..., i, :ra, j, :rb] += blocks[..., k, :, :]
 
 
-def _spring_damper_jacobian(fm: ForceModel, t, r, A, v, w, K, C) -> None:
+def _spring_damper_jacobian(fm: ForceModel, t, r, A, v, w, K, C, coulomb: bool) -> None:
     """Spring-dampers: F = f u on I at P_I, -F on J at P_J (d = P_J - P_I, u = d / l, d_dot
     the relative velocity): dF = Kd delta(d) + Cd delta(d_dot) with
     Kd = (f / l) P + k' u u^T + (c' / l) u (P d_dot)^T, Cd = c' u u^T, P = I - u u^T,
@@ -445,7 +445,7 @@ def _spring_damper_jacobian(fm: ForceModel, t, r, A, v, w, K, C) -> None:
     else:
         dl, dld = _act_slopes(fm.sd_act, "spring-damper", fm.sd_names, t, L, Ld, L)
     kp = fm.sd_k + dl
-    cp = fm.sd_c + fm.sd_fric * (1.0 - tanh * tanh) / V_FRICTION + dld
+    cp = fm.sd_c + coulomb * fm.sd_fric * (1.0 - tanh * tanh) / V_FRICTION + dld
     uu = u[..., :, None] * u[..., None, :]
     P = np.eye(3) - uu
     Pdd = einsum("...nij,...nj->...ni", P, dd)
@@ -481,7 +481,7 @@ def _spring_damper_jacobian(fm: ForceModel, t, r, A, v, w, K, C) -> None:
     _add_blocks(C, bj, bj, -Gtj @ dFv_j)
 
 
-def _torsion_jacobian(fm: ForceModel, t, A, w, ts_ref, K, C) -> None:
+def _torsion_jacobian(fm: ForceModel, t, A, w, ts_ref, K, C, coulomb: bool) -> None:
     """Torsion springs: moment -T g on I, +T g on J, g = d theta / d pi_I = -d theta / d pi_J
     (joint_angle), theta_dot = g . (w_I - w_J).  g = (c gs - s gc) / rho turns with the
     bodies: with c = x_I . x_J, s = x_I . y_J, gc = x_I x x_J, gs = x_I x y_J,
@@ -500,7 +500,7 @@ def _torsion_jacobian(fm: ForceModel, t, A, w, ts_ref, K, C) -> None:
         dth, dthd = _act_slopes(fm.ts_act, "torsion spring", fm.ts_names, t, th, thd,
                                 np.ones(len(th)))
     kp = fm.ts_k + dth
-    cp = fm.ts_c + fm.ts_fric * (1.0 - tanh * tanh) / V_FRICTION + dthd
+    cp = fm.ts_c + coulomb * fm.ts_fric * (1.0 - tanh * tanh) / V_FRICTION + dthd
     Xi, Xj, Yj = skew(xi), skew(xj), skew(yj)
     outer = np.einsum                                   # outer(a, b) = a b^T per element
 
@@ -549,25 +549,25 @@ def _bushing_jacobian(fm: ForceModel, r, A, v, w, K, C) -> None:
                 _add_blocks(G, rows, cols, D[..., ro:ro + 6, co:co + 6])
 
 
-def force_jacobians(model: Any, t, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
-                    wg: np.ndarray, ts_ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def force_jacobians(model: Any, t, rg: np.ndarray, A: np.ndarray, vg: np.ndarray, wg: np.ndarray,
+                    ts_ref: np.ndarray, coulomb: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """K = dQ/dq and C = dQ/dv (6 nb, 6 nb) of total_forces at one state (arrays with the
     ground last): every force element and the gyroscopic moment -w x (I_w w), whose
     derivatives are d/dw = [(I_w w) x] - [w x] I_w and d/dpi = [w x][(I_w w) x] - [w x] I_w [w x]
     (I_w = A I A^T turns with the body).  Gravity is constant.  Columns and rows of body b:
     6b..6b+2 translation, 6b+3..6b+5 world rotation (as the constraint Jacobian).  Leading
-    axes (a study's stiff variants, t (V,)): K, C (..., 6 nb, 6 nb), the same numbers as
-    one state at a time; for force elements without actuators or applied loads
-    (ValueError otherwise: the caller takes its states one at a time)."""
+    axes (a study's stiff variants, t (V,)): K, C (..., 6 nb, 6 nb) as one state at a time,
+    for elements without actuators or applied loads (else ValueError: one state at a time).
+    ``coulomb`` False: without the springs' smoothed friction's slope (no damping: modes)."""
     nb = model.nb
     lead = rg.shape[:-2]
     K = np.zeros(lead + (nb + 1, 6, nb + 1, 6))
     C = np.zeros(lead + (nb + 1, 6, nb + 1, 6))
     fm = model.forces
     if len(fm.sd_names):
-        _spring_damper_jacobian(fm, t, rg, A, vg, wg, K, C)
+        _spring_damper_jacobian(fm, t, rg, A, vg, wg, K, C, coulomb)
     if len(fm.ts_names):
-        _torsion_jacobian(fm, t, A, wg, ts_ref, K, C)
+        _torsion_jacobian(fm, t, A, wg, ts_ref, K, C, coulomb)
     if len(fm.ld_names):
         if lead:
             raise ValueError("stacked force Jacobians take no applied loads")

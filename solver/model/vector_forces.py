@@ -174,14 +174,16 @@ def jacobians(fm: Any, t: float, r: np.ndarray, A: np.ndarray, v: np.ndarray,
               w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(dQ/dq, dQ/dv) (nb + 1, 6, nb + 1, 6) of the vector forces' loads at one state, by
     central differences in the coordinates (shift, small world-axes turn) and velocities of
-    their parts I and J (steps 1e-6 m, rad, m/s, rad/s).  A measure of a third part's motion
-    is left out: the Jacobian only steers the implicit method's Newton iteration; the
-    right-hand side stays exact."""
+    every part they act on or read (parts I and J, their frames' parts and their measures'
+    markers' parts: a damper reading a third part's velocity damps through it, as modes'
+    damping must see), steps 1e-6 m, rad, m/s, rad/s."""
     nbg = r.shape[-2]
     K = np.zeros((nbg, 6, nbg, 6))
     C = np.zeros((nbg, 6, nbg, 6))
     h = 1e-6
-    for b in np.unique(np.concatenate([fm.vf_bi, fm.vf_bj])):
+    mp = fm.vf_measures
+    for b in np.unique(np.concatenate([fm.vf_bi, fm.vf_bj, fm.vf_frame_body, mp.bi, mp.bj,
+                                       mp.bk])):
         if b == nbg - 1:                          # the ground does not move
             continue
         for c in range(6):
