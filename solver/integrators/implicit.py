@@ -170,6 +170,16 @@ class RadauIIA:
         """Variant i's next step reuses its Jacobian (so keeping h keeps the factorizations)."""
         return bool(self.has_jac[i])
 
+    def copy_row(self, i: int, other: "RadauIIA", j: int) -> None:
+        """Variant i's memory of its steps (Jacobian, factorizations, Newton's rate and
+        iterations, the last step's collocation polynomial) taken from ``other``'s variant
+        j: a study's variant whose steps go on in another stepper (study/lockstep.py: its
+        own for an event's re-steps, the group's on the common path) as in one."""
+        for name in self._FIELDS:
+            getattr(self, name)[i] = getattr(other, name)[j]
+        if other.has_jac[j]:
+            self.mat.copy_row(i, other.mat, j)
+
     def restart(self, i: int) -> None:
         """Variant i's right-hand side jumped where its next step starts (an impact, a slip
         reversal, a breakpoint): the steps before it are forgotten, as at a run's start.  Its

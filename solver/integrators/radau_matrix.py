@@ -79,6 +79,18 @@ class IterationMatrices:
             setattr(self, name, getattr(self, name)[mask])
         self.inv = [x[mask] for x in self.inv]
 
+    def copy_row(self, i: int, other: "IterationMatrices", j: int) -> None:
+        """Variant i's matrices and inverses from ``other``'s variant j, which has them
+        (RadauIIA.copy_row: its ``has_jac``), for the same kept rows."""
+        if self.J is None:
+            self._allocate(other.E.shape[1], other.J.shape[1])
+        elif self.J.shape[1:] != other.J.shape[1:]:
+            raise ValueError("a variant's iteration matrices are for other kept rows")
+        for name in ("M", "K", "C", "J", "E", "pn"):
+            getattr(self, name)[i] = getattr(other, name)[j]
+        for mine, theirs in zip(self.inv, other.inv):
+            mine[i] = theirs[j]
+
     def build(self, system: Any, rows: np.ndarray, ta: np.ndarray, ya: np.ndarray) -> None:
         """The ingredients of the variants ``rows`` at their times ta (V,) and states ya
         (V, n) (the others' entries are computed and dropped: the stacked model evaluates

@@ -17,14 +17,16 @@ project_many's per-variant Newton), so each variant's Result equals its separate
 On the common path a variant solves with the study's rows and nothing else held: a variant
 with a stop resting or passing a singular position (least-norm solves) has its calls made
 on its own equations, as its separate run makes them, while the others go on together.
-Radau IIA keeps each variant's Jacobian and factors between its steps, so a stiff variant
-steps in the group only: stiff variants with rigid stops run alone, and a stiff variant
-off the common path leaves the run (None in its place: the caller runs it alone), as does a
-variant whose run fails (its separate run says why).  Contacts are stacked, each variant's
+Radau IIA keeps each variant's Jacobian and factors between its steps (its memory of its
+steps): where a stiff variant steps alone (an event's re-steps, a stop resting, a singular
+position) its own stepper takes that memory from its row of the group's, and gives it
+back when the variant steps with the group again, so each step is its separate run's.  A
+variant whose run fails leaves the run (None in its place: the caller runs it alone, and
+its separate run says why).  Contacts are stacked, each variant's
 touchdown speeds its run state's, and joint friction, each variant's slip directions its
 own: a variant with a joint stuck has its calls made alone (as with a stop resting); the
 slipping elements' loads settle state by state (friction.py), each as it would alone.
-Stiff variants with friction run alone.
+Stiff variants with friction run alone (the stacked stages take no slip directions).
 """
 from __future__ import annotations
 
@@ -91,9 +93,8 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
     if V < 2 or len(starts) != V or st is None:
         return None
     m0 = models[0]
-    if method == "implicit" and ((m0.limits is not None and not m0.limits.compliant.all())
-                                 or m0.frictions is not None):
-        return None              # events re-step with each variant's own Radau IIA
+    if method == "implicit" and m0.frictions is not None:
+        return None              # (the stacked stages take no slip directions)
     stacked = stack(models, switched=True)
     if stacked is None:
         return None
@@ -103,10 +104,6 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
     except SolverError:
         return None              # a start that does not project: each alone says so
     return _Group(models, st, stacked, runs, method, tolerance, stack).run(times, progress)
-
-
-class _Leave(Exception):
-    """A stiff variant off the common path: it runs alone."""
 
 
 class _Group:
@@ -135,6 +132,8 @@ class _Group:
         self.t0 = np.array([run.t for run in runs])
         self.y0 = np.stack([run.sysm.pack(run.r, run.p, run.v, run.w, 0.0) for run in runs])
         self.stepped = np.zeros(V, dtype=bool)   # the group took each variant's last step
+        self.own_memory = np.zeros(V, dtype=bool)   # Radau IIA: its own stepper holds the
+        #     variant's memory of its steps (after a step of its own), else the group's row
         self.told_start = False       # the stepper's dense output: told the steps' start
         self._told: tuple | None = None   # (the run states, the RunState) eq was told last
         self.served = {"together": 0, "alone": 0}   # requests made together, and alone
@@ -214,8 +213,8 @@ class _Group:
         """[(variant, answer, exception)] of the requests of ``kind`` of the variants
         ``who``: those on the common path in one call with the lanes waiting for it (then
         on to their next), the others (or all, where the call fails; the lanes then go on
-        alone) each on its own equations; a stiff variant's step off the common path
-        leaves."""
+        alone) each on its own equations (a stiff variant's step by its own stepper, its
+        memory of its steps with it: ``_Lane.step``)."""
         lanes = (self.lanes.due(kind) if self.lanes is not None and kind != "rate"
                  else np.zeros(0, dtype=int))
         if not who and not lanes.size:
@@ -238,9 +237,6 @@ class _Group:
                 getattr(self.lanes, made[0])(lanes, *made[1:])
         self.served["alone"] += len(alone)
         for i in alone:
-            if self.implicit and kind == "step":
-                got.append((i, None, _Leave()))
-                continue
             ask = asks[i]
             try:
                 got.append((i, ask.fn(*ask.args), None))
@@ -322,6 +318,10 @@ class _Group:
         if self.implicit:
             live = np.zeros(len(T), dtype=bool)
             live[who] = True
+            for i in who:                # back from steps of its own: its memory with it
+                if self.own_memory[i]:
+                    self.stepper.copy_row(i, self.runs[i].stepper.own.radau, 0)
+                    self.own_memory[i] = False
             Y1, E = self.stepper.step(T, Y, F0, H, self.norm, live, cap)
         else:
             low = [i for i, q in zip(who, asks) if getattr(q.fn.__self__, "low", False)]
@@ -451,7 +451,11 @@ class _Lane:
         self.newton_max = getattr(own, "newton_max", NEWTON_MAX)
 
     def step(self, t: float, y: np.ndarray, f0: np.ndarray, h: float, norm, cap=None):
-        self.group.stepped[self.i] = False
+        g, i = self.group, self.i
+        g.stepped[i] = False
+        if g.implicit and not g.own_memory[i]:   # its memory of its steps comes with it
+            self.own.radau.copy_row(0, g.stepper, i)
+            g.own_memory[i] = True
         return self.own.step(t, y, f0, h, norm, cap)
 
     def restart(self) -> None:
