@@ -19,6 +19,7 @@ from .io.curve_joints import (CURVE_KINDS, FIELDS, CurveShape, SplineData, curve
                               unset_message)
 from .io.part_frames import OBJECT_PARENTING, VERTEX_PARENTING, vertex_parent_matrix
 from .io.start_gaps import marker_frames
+from .io import units as io_units
 from .io.units import fixed_unit_text, in_metres, lengths_in_scene_units
 
 
@@ -31,6 +32,12 @@ def length_text(scene, metres: float) -> str:
         return f"{metres / (units.scale_length or 1.0):.4g}"
     fixed = fixed_unit_text(units.length_unit, metres) if units.length_unit != "METERS" else None
     return fixed or bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
+
+
+def angle_text(scene, radians: float) -> str:
+    """An angle as the scene's rotation fields show it: in degrees, or in radians in a scene
+    whose Rotation unit is Radians (io/units.py angle_text)."""
+    return io_units.angle_text(scene.unit_settings.system_rotation, radians)
 
 
 def scene_lengths(text: str, scene) -> str:

@@ -17,7 +17,7 @@ from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, contacts, coupling, moved_parts, scene_cache
 from .background import BackgroundRun, until_interrupted
 from .bake_report import bake_notes, report_bake
-from .curve_reader import fit_signature, length_text, scene_lengths
+from .curve_reader import angle_text, fit_signature, length_text, scene_lengths
 from .io.csv_table import existing_folder, export_path
 from .io.drag import stops_note
 from .io.events import events_path
@@ -360,7 +360,8 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
-        note = stops_note(poser.stopped, lambda metres: length_text(scene, metres))
+        note = stops_note(poser.stopped, lambda metres: length_text(scene, metres),
+                          lambda radians: angle_text(scene, radians))
         self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)" + (f"; {note}" if note else ""))
         return {"FINISHED"}
 

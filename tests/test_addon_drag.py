@@ -369,6 +369,23 @@ def test_wiggle_stops_at_the_joints_stops(blender) -> None:
         f"wiggle: {sc['cylinder'].name!r} rests on its lower stop (-5 cm)"
 
 
+def test_stop_and_range_are_said_in_radians_in_a_radians_scene(blender, extension) -> None:
+    """A scene whose rotation unit is Radians shows the Upper stop and the Angle slider in
+    rad: the stop that holds the crank (Upper 1 rad, the crank set to 2) and Range of
+    Motion's range are said in rad too, as typed, not in degrees."""
+    bpy = blender
+    bpy.context.scene.unit_settings.system_rotation = "RADIANS"
+    sc = free_slider_crank(bpy)
+    s = sc["main"].mechanism
+    s.use_limit_upper, s.limit_upper_angle = True, 1.0
+    s.wiggle_angle = 2.0
+    report = bpy.context.scene.mechanism.report
+    assert report == f"wiggle: {sc['main'].name!r} rests on its upper stop (1 rad)", report
+    s.use_limit_lower, s.limit_lower_angle = True, -0.5
+    text = extension.addon.drag.find_range(bpy.context.scene)
+    assert text == f"{sc['main'].name}: angle -0.5 rad .. 1 rad", text
+
+
 def test_slider_keeps_its_reading_until_the_scene_changes(blender, extension) -> None:
     """The Angle slider reads the scene once and keeps its reading (addon/scene_cache.py)
     while the scene is as it left it: a second change uses the same reading.  The ground
