@@ -40,6 +40,16 @@ def angle_text(scene, radians: float) -> str:
     return io_units.angle_text(scene.unit_settings.system_rotation, radians)
 
 
+def acceleration_text(scene):
+    """A function writing an acceleration in m/s^2 as the scene's acceleration fields show
+    and take it (Scene > Gravity: "9.80665 m/s²", "32.1740 ft/s²"); None with no unit
+    system, whose fields show the stored Blender units/s^2 (io/settings.gravity_note)."""
+    system = scene.unit_settings.system
+    if system == "NONE":
+        return None
+    return lambda value: bpy.utils.units.to_string(system, "ACCELERATION", value, precision=6)
+
+
 def scene_lengths(text: str, scene) -> str:
     """A solver line's lengths in metres also in the scene's units (io/units.py), where the
     scene's fields do not show metres (a millimetre scene's user typed millimetres)."""
