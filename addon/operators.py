@@ -68,12 +68,14 @@ def _message(exc: Exception, sm=None, scene=None) -> str:
         Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                           scene.render.fps_base) if scene is not None else None)
     frame = timeline.frame_of(time) if timeline is not None and time is not None else None
-    text = in_panel_terms(follow_hint(with_frame(str(exc), frame)))
+    scene = scene if scene is not None else bpy.context.scene
+    text = scene_lengths(in_panel_terms(follow_hint(with_frame(str(exc), frame))), scene)
     if sm is not None and getattr(exc, "joints", ()):
         slides = {n: (sm.mech.limits[n].lower, sm.mech.limits[n].upper)
                   for n, (_, coord) in sm.limits.items() if coord == "slide"}
-        text = bounds_in_scene_units(text, exc.joints, slides, sm.scale)
-    return scene_lengths(text, scene if scene is not None else bpy.context.scene)
+        text = bounds_in_scene_units(text, exc.joints, slides, sm.scale,
+                                     lambda metres: length_text(scene, metres))
+    return text
 
 
 def _cost_note(sm, analysis: str) -> str | None:

@@ -1,5 +1,6 @@
 """Numbers as a scene's units show them, in real Blender: what the fields without a unit of
-their own count in (a general coupler's Scale on a slide)."""
+their own count in (a general coupler's Scale on a slide), and the bounds a refusal
+names."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,3 +36,27 @@ def test_a_couplers_scale_counts_a_slide_in_blender_units(blender, scale, length
     frames = np.arange(bs.FRAME_START, bs.FRAME_END + 1)
     theta = 2.0 * np.sin(np.pi * (frames - bs.FRAME_START) / 24.0)
     np.testing.assert_allclose(loc[:, 0], 0.04 * theta, atol=1e-6)
+
+
+@pytest.mark.parametrize("system, length_unit, shown", [
+    ("METRIC", "CENTIMETERS", "lower -10 cm"), ("METRIC", "MILLIMETERS", "lower -100 mm"),
+    ("IMPERIAL", "FEET", "lower -0.3281 ft"), ("NONE", "ADAPTIVE", "lower -100")])
+def test_a_refused_stop_is_said_as_its_field_shows_it(blender, system, length_unit,
+                                                     shown) -> None:
+    """Unit Scale 0.001, a slide driven down at 0.2 m/s through its lower stop at -100
+    Blender units (0.1 m): Bake's refusal gives the stops as the Lower field shows them,
+    in the scene's Length unit (-10 cm with Centimetres, -100 mm with Millimetres, 0.3281
+    ft in feet; the stored number with no unit system), never the stored -100 as if it
+    were the scene's units."""
+    from test_addon_limits import millimetre_slide
+    bpy = blender
+    d = millimetre_slide(bpy, -100.0, drive="-0.2*t")
+    units = bpy.context.scene.unit_settings
+    units.system = system
+    if system != "NONE":
+        units.length_unit = length_unit
+    units.scale_length = 0.001
+    with pytest.raises(RuntimeError) as refused:
+        bpy.ops.mechanism.bake()
+    said = str(refused.value)
+    assert f"(the stops as their fields show them: {shown})" in said, said
