@@ -24,13 +24,15 @@ from .io.units import fixed_unit_text, in_metres, lengths_in_scene_units
 
 
 def length_text(scene, metres: float) -> str:
-    """A length in the scene's units: in its Length unit where that is fixed to one other
-    than Metres ("91.3 mm", as a millimetre scene's fields show it), else as Blender writes
-    it ("5 cm"); plain Blender units when the unit system is None."""
+    """A length in the scene's units, as its fields show it: in its Length unit where that
+    is fixed ("91.3 mm" in a millimetre scene; "0.05 m" with Metres, Blender's default:
+    a fixed unit is the one every length field shows, BKE_unit_value_as_string), else
+    (Adaptive) as Blender writes it ("5 cm"); plain Blender units when the unit system is
+    None."""
     units = scene.unit_settings
     if units.system == "NONE":
         return f"{metres / (units.scale_length or 1.0):.4g}"
-    fixed = fixed_unit_text(units.length_unit, metres) if units.length_unit != "METERS" else None
+    fixed = fixed_unit_text(units.length_unit, metres)
     return fixed or bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
 
 

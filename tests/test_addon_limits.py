@@ -160,7 +160,7 @@ def test_motion_through_a_stop_is_refused_with_the_frame(blender) -> None:
     name = re.escape(d["rail"].name)
     with pytest.raises(RuntimeError, match=f"limit '{name}: limit': joint '{name}' past its lower "
                                            r"bound -0\.1 m at t = 0\.541667 s \(frame 14\).*"
-                                           r"\(the stops as their fields show them: lower -10 cm\)"):
+                                           r"\(the stops as their fields show them: lower -0\.1 m\)"):
         bpy.ops.mechanism.bake()
     assert bs.differences(before, bs.snapshot(bpy)) == []
 

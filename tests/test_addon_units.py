@@ -60,3 +60,23 @@ def test_a_refused_stop_is_said_as_its_field_shows_it(blender, system, length_un
         bpy.ops.mechanism.bake()
     said = str(refused.value)
     assert f"(the stops as their fields show them: {shown})" in said, said
+
+
+def test_a_metres_scene_says_lengths_in_metres(blender, extension) -> None:
+    """Blender's default scene (Metric, Length Metres) shows every length field in metres
+    ("0.05 m": a fixed Length unit is the one its fields show; only Adaptive picks "5 cm"):
+    Range of Motion says a slide's range between stops at -0.05 and 0.1 as the Lower and
+    Upper fields show them."""
+    from test_addon_drag import block_on_a_joint
+    bpy = blender
+    units = bpy.context.scene.unit_settings
+    assert (units.system, units.length_unit) == ("METRIC", "METERS")
+    block, rail = block_on_a_joint(bpy, "PRISMATIC")
+    s = rail.mechanism
+    s.use_limit_lower, s.limit_lower_slide = True, -0.05
+    s.use_limit_upper, s.limit_upper_slide = True, 0.1
+    said = extension.addon.drag.find_range(bpy.context.scene)
+    assert said == f"{rail.name}: slide -0.05 m .. 0.1 m", said
+    units.length_unit = "ADAPTIVE"
+    said = extension.addon.drag.find_range(bpy.context.scene)
+    assert said == f"{rail.name}: slide -5 cm .. 10 cm", said
