@@ -19,18 +19,37 @@ from .io.curve_joints import (CURVE_KINDS, FIELDS, CurveShape, SplineData, curve
                               unset_message)
 from .io.part_frames import OBJECT_PARENTING, VERTEX_PARENTING, vertex_parent_matrix
 from .io.start_gaps import marker_frames
+from .io import units as io_units
 from .io.units import fixed_unit_text, in_metres, lengths_in_scene_units
 
 
 def length_text(scene, metres: float) -> str:
-    """A length in the scene's units: in its Length unit where that is fixed to one other
-    than Metres ("91.3 mm", as a millimetre scene's fields show it), else as Blender writes
-    it ("5 cm"); plain Blender units when the unit system is None."""
+    """A length in the scene's units, as its fields show it: in its Length unit where that
+    is fixed ("91.3 mm" in a millimetre scene; "0.05 m" with Metres, Blender's default:
+    a fixed unit is the one every length field shows, BKE_unit_value_as_string), else
+    (Adaptive) as Blender writes it ("5 cm"); plain Blender units when the unit system is
+    None."""
     units = scene.unit_settings
     if units.system == "NONE":
         return f"{metres / (units.scale_length or 1.0):.4g}"
-    fixed = fixed_unit_text(units.length_unit, metres) if units.length_unit != "METERS" else None
+    fixed = fixed_unit_text(units.length_unit, metres)
     return fixed or bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
+
+
+def angle_text(scene, radians: float) -> str:
+    """An angle as the scene's rotation fields show it: in degrees, or in radians in a scene
+    whose Rotation unit is Radians (io/units.py angle_text)."""
+    return io_units.angle_text(scene.unit_settings.system_rotation, radians)
+
+
+def acceleration_text(scene):
+    """A function writing an acceleration in m/s^2 as the scene's acceleration fields show
+    and take it (Scene > Gravity: "9.80665 m/s²", "32.1740 ft/s²"); None with no unit
+    system, whose fields show the stored Blender units/s^2 (io/settings.gravity_note)."""
+    system = scene.unit_settings.system
+    if system == "NONE":
+        return None
+    return lambda value: bpy.utils.units.to_string(system, "ACCELERATION", value, precision=6)
 
 
 def scene_lengths(text: str, scene) -> str:

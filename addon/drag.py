@@ -22,7 +22,7 @@ from .bake_checks import refuse_posing
 from .io.drag import (angle_in_stops, drag_plane_point, joint_coordinate, point_in_part,
                       range_fraction, range_path, range_value, stops_note, time_of_frame,
                       wiggle_candidates)
-from .curve_reader import length_text, scene_lengths
+from .curve_reader import angle_text, length_text, scene_lengths
 from .io.settings import kind_name
 from .scene_reader import read_scene
 
@@ -132,7 +132,7 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, scene_lengths(str(exc), context.scene))
             return {"CANCELLED"}
-        note = stops_note(posing.poser.stopped, _lengths(context.scene))
+        note = _stops_said(context.scene, posing.poser.stopped)
         if note:
             self.report({"INFO"}, f"Drag: {note}")
         return {"FINISHED"}
@@ -186,7 +186,7 @@ class MECHANISM_OT_drag(bpy.types.Operator):
             return {"RUNNING_MODAL"}
         if event.type in {"LEFTMOUSE", "RET", "NUMPAD_ENTER"} and event.value in {"PRESS", "RELEASE"}:
             _keep(self, posing)
-            note = stops_note(posing.poser.stopped, _lengths(context.scene))
+            note = _stops_said(context.scene, posing.poser.stopped)
             if note:                       # the pose kept rests on a stop: say which
                 self.report({"INFO"}, f"Drag: {note}")
             return {"FINISHED"}
@@ -211,6 +211,12 @@ def _keep(op, posing: Posing) -> None:
 def _lengths(scene):
     """A length in metres as the scene's units write it (curve_reader.length_text)."""
     return lambda metres: length_text(scene, metres)
+
+
+def _stops_said(scene, stopped) -> str:
+    """io/drag.stops_note of the stops that hold a pose, in the scene's length and rotation
+    units (as the stops' Lower and Upper fields show them)."""
+    return stops_note(stopped, _lengths(scene), lambda radians: angle_text(scene, radians))
 
 
 def _say(scene, text: str) -> None:
@@ -250,7 +256,7 @@ def set_joint_value(joint, coordinate: str, value: float, via: tuple = ()) -> No
         _say(scene, f"wiggle: {scene_lengths(str(exc), scene)}")
         return
     scene_cache.remember(scene, POSE, posing, at_frame=True)
-    note = stops_note(posing.poser.stopped, _lengths(scene))
+    note = _stops_said(scene, posing.poser.stopped)
     if note:
         _say(scene, f"wiggle: {note}")
     elif scene.mechanism.report.startswith("wiggle:"):
@@ -336,7 +342,8 @@ def find_range(scene) -> str:
         return f"{best.joint}: slide {text(best.lower)} .. {text(best.upper)}"
     if best.full_turn:
         return f"{best.joint}: angle, a full turn"
-    return f"{best.joint}: angle {np.degrees(best.lower):.2f} .. {np.degrees(best.upper):.2f} degrees"
+    lower, upper = angle_text(scene, best.lower), angle_text(scene, best.upper)
+    return f"{best.joint}: angle {lower} .. {upper}"
 
 
 def _wiggle_joint(scene):

@@ -17,7 +17,7 @@ from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, contacts, coupling, moved_parts, scene_cache
 from .background import BackgroundRun, until_interrupted
 from .bake_report import bake_notes, report_bake
-from .curve_reader import fit_signature, length_text, scene_lengths
+from .curve_reader import angle_text, fit_signature, length_text, scene_lengths
 from .io.csv_table import existing_folder, export_path
 from .io.drag import stops_note
 from .io.events import events_path
@@ -68,12 +68,14 @@ def _message(exc: Exception, sm=None, scene=None) -> str:
         Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                           scene.render.fps_base) if scene is not None else None)
     frame = timeline.frame_of(time) if timeline is not None and time is not None else None
-    text = in_panel_terms(follow_hint(with_frame(str(exc), frame)))
+    scene = scene if scene is not None else bpy.context.scene
+    text = scene_lengths(in_panel_terms(follow_hint(with_frame(str(exc), frame))), scene)
     if sm is not None and getattr(exc, "joints", ()):
         slides = {n: (sm.mech.limits[n].lower, sm.mech.limits[n].upper)
                   for n, (_, coord) in sm.limits.items() if coord == "slide"}
-        text = bounds_in_scene_units(text, exc.joints, slides, sm.scale)
-    return scene_lengths(text, scene if scene is not None else bpy.context.scene)
+        text = bounds_in_scene_units(text, exc.joints, slides, sm.scale,
+                                     lambda metres: length_text(scene, metres))
+    return text
 
 
 def _cost_note(sm, analysis: str) -> str | None:
@@ -360,7 +362,8 @@ class MECHANISM_OT_assemble(bpy.types.Operator):
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))
             return {"CANCELLED"}
-        note = stops_note(poser.stopped, lambda metres: length_text(scene, metres))
+        note = stops_note(poser.stopped, lambda metres: length_text(scene, metres),
+                          lambda radians: angle_text(scene, radians))
         self.report({"INFO"}, f"assembled {len(sm.parts)} part(s)" + (f"; {note}" if note else ""))
         return {"FINISHED"}
 

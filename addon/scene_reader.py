@@ -19,7 +19,7 @@ import numpy as np
 from ..solver import Mechanism, MechanismError
 from .anim import fcurve_modifiers, find_channelbag
 from .contacts import add_contact
-from .curve_reader import add_curve_joint, design_world, length_text
+from .curve_reader import acceleration_text, add_curve_joint, design_world, length_text
 from .io import mass
 from .io.contact_shapes import shared_pair_notes
 from .io.couplers import (SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call, gear_opposed,
@@ -294,7 +294,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     # Blender stores locations and matrices in float32 (unit round-off 2^-24): redundant
     # equations that disagree by that rounding are not the user's geometry
     sm = SceneMechanism(Mechanism(gravity=g * scale, input_precision=2.0 ** -24), scale, timeline)
-    sm.scene_notes += [n for n in [gravity_note(g, scale)] if n]
+    sm.scene_notes += [n for n in [gravity_note(g, scale, acceleration_text(scene))] if n]
     sm.constants = scene_constants((c.name, c.value) for c in scene.mechanism.constants)
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]

@@ -4,6 +4,7 @@ role changed, a part scaled to zero, a millimetre scene's gravity.  Tolerances a
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -176,7 +177,7 @@ def test_millimetre_scene_gravity_is_named(blender, capfd) -> None:
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert "0.00981 m/s^2" in bpy.context.scene.mechanism.report
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
-    assert "Gravity to 9806.65" in bpy.context.scene.mechanism.report
+    assert "Gravity to 9.80665 m/s²" in bpy.context.scene.mechanism.report
     bpy.context.scene.gravity = (0.0, 0.0, -9806.65)
     capfd.readouterr()
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
@@ -184,6 +185,40 @@ def test_millimetre_scene_gravity_is_named(blender, capfd) -> None:
     assert "baked 1 part(s)" in said and "gravity" not in said
     _, _, q = bs.baked_pose(d["arm"])
     assert np.abs(2.0 * np.arctan2(q[:, 2], q[:, 0])).max() > math.pi / 2
+
+
+def typed_into_gravity(bpy, text: str) -> float:
+    """What Blender stores (Blender units/s^2) for ``text`` typed into Scene > Gravity, as
+    its field takes it: in a unit system the field shows and takes the stored value times
+    the unit scale (a bare number in m/s^2, a unit converted: BKE_scene_unit_scale); with
+    no unit system, the number as stored."""
+    units = bpy.context.scene.unit_settings
+    if units.system == "NONE":
+        return float(text)
+    return bpy.utils.units.to_value(units.system, "ACCELERATION", text) / units.scale_length
+
+
+@pytest.mark.parametrize("system, scale", [("METRIC", 0.001), ("IMPERIAL", 0.0254),
+                                           ("NONE", 0.001)])
+def test_the_gravity_the_note_says_to_set_is_earths(blender, system, scale) -> None:
+    """A pendulum at unit scale 0.001 (Metric), one inch (Imperial) or 0.001 with no unit
+    system, the default Gravity -9.81 Blender units/s^2: Check's note says what to set
+    Scene > Gravity to for Earth's. Typed into the field as the note writes it (the field
+    shows the scene's units in a unit system), it gives 9.80665 m/s^2, and Check notes
+    nothing more. 1e-5: the note's six significant digits."""
+    bpy = blender
+    bs.pendulum(bpy)
+    units = bpy.context.scene.unit_settings
+    units.system, units.scale_length = system, scale
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    said = re.search(r"set Scene > Gravity to (.+?) along its direction", report)
+    assert said, report
+    stored = typed_into_gravity(bpy, said.group(1))
+    assert abs(stored * units.scale_length - 9.80665) <= 1e-5 * 9.80665, (said.group(1), stored)
+    bpy.context.scene.gravity = (0.0, 0.0, -stored)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "gravity" not in bpy.context.scene.mechanism.report
 
 
 @pytest.mark.parametrize("mode", ["XYZ", "QUATERNION", "AXIS_ANGLE"])

@@ -292,7 +292,7 @@ def test_a_puck_standing_on_the_floor_rests_on_its_end_face(blender, turn) -> No
     contact.mechanism.contact_shape_a = "PROFILE"
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert re.search(r"contact 'Contact puck-floor': Shape A, part 'puck': a Profile on its "
-                     r"flat end on the Floor sinks 1(\.0)? cm into it",
+                     r"flat end on the Floor sinks 0\.01 m into it",
                      bpy.context.scene.mechanism.report), bpy.context.scene.mechanism.report
 
 
@@ -382,9 +382,9 @@ def test_a_mesh_grid_too_coarse_for_a_thin_plate_is_named(blender) -> None:
     scene["ball"].scale = (0.4, 0.3, 0.01)          # the unit cube mesh made a 0.4 x 0.3 x 0.01 plate
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     report = bpy.context.scene.mechanism.report
-    assert ("contact 'Contact ball-floor': Shape A, part 'ball': its thinnest part, 1 cm, is "
-            "under two grid cells of 1.25 cm (Grid Cells 32)" in report), report
-    assert "Grid Cells 80 (cells of 5 mm) would follow it" in report, report
+    assert ("contact 'Contact ball-floor': Shape A, part 'ball': its thinnest part, 0.01 m, "
+            "is under two grid cells of 0.0125 m (Grid Cells 32)" in report), report
+    assert "Grid Cells 80 (cells of 0.005 m) would follow it" in report, report
     scene["contact"].mechanism.contact_cells = 80
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert "grid cells" not in bpy.context.scene.mechanism.report

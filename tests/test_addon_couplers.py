@@ -197,9 +197,10 @@ def test_radii_from_meshes_are_the_cylinders_radii(blender, extension) -> None:
     assert s.radius_a == pytest.approx(0.08, rel=F32)
     assert s.radius_b == pytest.approx(0.3, rel=F32)
     coupling = importlib.import_module(extension.__name__ + ".addon.coupling")
-    assert coupling.measure_radii(bpy.context, gear) == "radii 8 cm and 30 cm"   # the report's
-    bpy.context.scene.unit_settings.scale_length = 0.001          # a Blender unit 1 mm
-    assert coupling.measure_radii(bpy.context, gear) == "radii 80 µm and 0.3 mm"
+    assert coupling.measure_radii(bpy.context, gear) == "radii 0.08 m and 0.3 m"   # the report's
+    units = bpy.context.scene.unit_settings
+    units.scale_length, units.length_unit = 0.001, "MILLIMETERS"  # a Blender unit 1 mm
+    assert coupling.measure_radii(bpy.context, gear) == "radii 0.08 mm and 0.3 mm"
 
 
 # ---------------------------------------------------------------- rack, screw, coupler

@@ -330,7 +330,7 @@ BREAK = {
                        "follower's profile, on marker I's part"),
     "cam not flat": (_cam, lambda bpy, d: setattr(d["profile"].data.splines[0].points[5], "co",
                                                   (*d["profile"].data.splines[0].points[5].co[:2], 0.004, 1.0)),
-                     "joint 'cam': Curve 'profile' leaves the marker's xy plane by 4 mm: a cam's "
+                     "joint 'cam': Curve 'profile' leaves the marker's xy plane by 0.004 m: a cam's "
                      "curves must lie in their markers' xy planes"),
 }
 

@@ -307,17 +307,18 @@ def block_on_a_joint(bpy, kind: str):
 
 def test_range_of_a_slide_is_said_in_the_scene_units(blender, extension) -> None:
     """A block on a prismatic joint along x with stops at -5 cm and +10 cm: Range of Motion
-    picks the slide and says its range as the Lower and Upper fields show it, "-5 cm ..
-    10 cm" (metres with an "m" whatever the scene's units before); in a millimetre scene
-    (unit scale 0.001, the stops then -0.05 and 0.1 mm) "-50 µm .. 0.1 mm"."""
+    picks the slide and says its range as the Lower and Upper fields show it, "-0.05 m ..
+    0.1 m" (Length Metres); in a millimetre scene (unit scale 0.001, Length Adaptive, the
+    stops then -0.05 and 0.1 mm) "-50 µm .. 0.1 mm"."""
     bpy = blender
     block, rail = block_on_a_joint(bpy, "PRISMATIC")
     s = rail.mechanism
     s.use_limit_lower, s.limit_lower_slide = True, -0.05
     s.use_limit_upper, s.limit_upper_slide = True, 0.1
     find_range = extension.addon.drag.find_range
-    assert find_range(bpy.context.scene) == f"{rail.name}: slide -5 cm .. 10 cm"
+    assert find_range(bpy.context.scene) == f"{rail.name}: slide -0.05 m .. 0.1 m"
     bpy.context.scene.unit_settings.scale_length = 0.001
+    bpy.context.scene.unit_settings.length_unit = "ADAPTIVE"
     assert find_range(bpy.context.scene) == f"{rail.name}: slide -50 µm .. 0.1 mm"
 
 
@@ -366,7 +367,24 @@ def test_wiggle_stops_at_the_joints_stops(blender) -> None:
     assert abs(math.cos(crank_angle(sc)) - (0.35 ** 2 - 0.08) / 0.07) <= 1e-6
     assert crank_angle(sc) < 0.0
     assert bpy.context.scene.mechanism.report == \
-        f"wiggle: {sc['cylinder'].name!r} rests on its lower stop (-5 cm)"
+        f"wiggle: {sc['cylinder'].name!r} rests on its lower stop (-0.05 m)"
+
+
+def test_stop_and_range_are_said_in_radians_in_a_radians_scene(blender, extension) -> None:
+    """A scene whose rotation unit is Radians shows the Upper stop and the Angle slider in
+    rad: the stop that holds the crank (Upper 1 rad, the crank set to 2) and Range of
+    Motion's range are said in rad too, as typed, not in degrees."""
+    bpy = blender
+    bpy.context.scene.unit_settings.system_rotation = "RADIANS"
+    sc = free_slider_crank(bpy)
+    s = sc["main"].mechanism
+    s.use_limit_upper, s.limit_upper_angle = True, 1.0
+    s.wiggle_angle = 2.0
+    report = bpy.context.scene.mechanism.report
+    assert report == f"wiggle: {sc['main'].name!r} rests on its upper stop (1 rad)", report
+    s.use_limit_lower, s.limit_lower_angle = True, -0.5
+    text = extension.addon.drag.find_range(bpy.context.scene)
+    assert text == f"{sc['main'].name}: angle -0.5 rad .. 1 rad", text
 
 
 def test_slider_keeps_its_reading_until_the_scene_changes(blender, extension) -> None:

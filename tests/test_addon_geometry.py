@@ -145,8 +145,8 @@ def test_check_names_a_joint_open_at_the_start(blender) -> None:
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     lines = report().split(" | ")
     for joint in (d["cylinder"], d["small_end"]):
-        assert f"joint {joint.name!r} is open at the start by 5 cm" in lines, lines
-    assert any(line.startswith("the assembly moves part 'piston' by 5 cm") for line in lines), lines
+        assert f"joint {joint.name!r} is open at the start by 0.05 m" in lines, lines
+    assert any(line.startswith("the assembly moves part 'piston' by 0.05 m") for line in lines), lines
     assert "open where the parts were built" not in report() and \
         "Mechanism.assemble()" not in report(), report()
     assert [tuple(r) for r in d["piston"].matrix_world] == matrix
@@ -210,7 +210,7 @@ def test_a_wheel_on_an_axle_at_its_centre_is_not_open_at_the_start(blender) -> N
     bpy.context.view_layer.update()
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     lines = bpy.context.scene.mechanism.report.split(" | ")
-    assert f"joint {axle.name!r} is open at the start by 1 mm" in lines, lines
+    assert f"joint {axle.name!r} is open at the start by 0.001 m" in lines, lines
 
 
 def test_mesh_arrays_read_what_blenders_own_properties_hold(blender, extension) -> None:

@@ -160,7 +160,7 @@ def test_motion_through_a_stop_is_refused_with_the_frame(blender) -> None:
     name = re.escape(d["rail"].name)
     with pytest.raises(RuntimeError, match=f"limit '{name}: limit': joint '{name}' past its lower "
                                            r"bound -0\.1 m at t = 0\.541667 s \(frame 14\).*"
-                                           r"\(the stops in the scene's units: lower -100\)"):
+                                           r"\(the stops as their fields show them: lower -0\.1 m\)"):
         bpy.ops.mechanism.bake()
     assert bs.differences(before, bs.snapshot(bpy)) == []
 
@@ -171,11 +171,13 @@ def test_start_outside_the_range_is_refused_naming_the_joint(blender) -> None:
     the scene changes."""
     bpy = blender
     d = millimetre_slide(bpy, 20.0)
+    bpy.context.scene.unit_settings.length_unit = "MILLIMETERS"     # as the fields show it
     before = bs.snapshot(bpy)
     name = re.escape(d["rail"].name)
     with pytest.raises(RuntimeError, match=f"starts outside a limit: limit '{name}: limit': "
-                                           f"joint '{name}' past its lower bound 0\\.02 m by "
-                                           r"0\.02 m .*scene's units: lower 20\)"):
+                                           f"joint '{name}' past its lower bound 0\\.02 m "
+                                           r"\(20 mm\) by 0\.02 m \(20 mm\) .*"
+                                           r"fields show them: lower 20 mm\)"):
         bpy.ops.mechanism.bake()
     assert bs.differences(before, bs.snapshot(bpy)) == []
 

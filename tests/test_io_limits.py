@@ -278,15 +278,18 @@ def test_kinematic_sweep_carries_the_friction() -> None:
 
 
 def test_slide_bounds_in_the_scene_units() -> None:
-    """A solver message naming a slide limit gets its bounds in the scene's units (metres
-    divided by the scale); an angle limit, another item or a scale of 1: unchanged."""
+    """A solver message naming a slide limit gets its bounds as their fields show them (the
+    metres written by the scene's length_text); an angle limit, another item or a scale of
+    1: unchanged."""
     slides = {"rail: limit": (-0.05, None), "other: limit": (0.0, 0.25)}
     msg = "limit 'rail: limit': joint 'rail' past its lower bound -0.05 m"
-    assert limits.bounds_in_scene_units(msg, ("rail: limit", "rail"), slides, 0.001) == \
-        msg + " (the stops in the scene's units: lower -50)"
-    assert limits.bounds_in_scene_units(msg, ("other: limit",), slides, 0.01).endswith("lower 0, upper 25)")
-    assert limits.bounds_in_scene_units(msg, ("hinge: limit",), slides, 0.001) == msg
-    assert limits.bounds_in_scene_units(msg, ("rail: limit",), slides, 1.0) == msg
+    mm = lambda metres: f"{metres * 1000:g} mm"                   # noqa: E731
+    assert limits.bounds_in_scene_units(msg, ("rail: limit", "rail"), slides, 0.001, mm) == \
+        msg + " (the stops as their fields show them: lower -50 mm)"
+    assert limits.bounds_in_scene_units(msg, ("other: limit",), slides, 0.01, mm).endswith(
+        "lower 0 mm, upper 250 mm)")
+    assert limits.bounds_in_scene_units(msg, ("hinge: limit",), slides, 0.001, mm) == msg
+    assert limits.bounds_in_scene_units(msg, ("rail: limit",), slides, 1.0, mm) == msg
 
 
 def test_stops_and_friction_on_a_kind_without_a_coordinate_are_named() -> None:

@@ -105,6 +105,18 @@ def test_gravity_note_flags_a_unit_scale_that_weakens_gravity() -> None:
     assert "1.62 m/s^2" in settings.gravity_note((0.0, 0.0, -162.0), 0.01)
 
 
+
+def test_gravity_note_in_a_unit_system_names_earths_in_the_fields_units() -> None:
+    """In a unit system Scene > Gravity shows and takes m/s^2 (the stored value times the
+    unit scale): the note names Earth's as that field takes it, written by ``earth_text``
+    (9.80665 m/s^2), not the 9806.65 Blender units/s^2 stored, which typed there would be
+    a thousand times Earth's."""
+    note = settings.gravity_note((0.0, 0.0, -9.81), 0.001, lambda a: f"{a:g} m/s^2")
+    assert "is 0.00981 m/s^2 at unit scale 0.001" in note
+    assert note.endswith("set Scene > Gravity to 9.80665 m/s^2 along its direction")
+    assert "9806.65" not in note
+
+
 def test_scene_constants_and_the_ones_an_expression_uses() -> None:
     """The Constants list as named constants: refused by name when unnamed, named twice or
     named like t, pi or a function; each expression gets only the ones it uses (the solver

@@ -2,6 +2,8 @@
 without Blender: which scenes show metres already, and which numbers are lengths."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from test_io_addon import io
@@ -9,6 +11,7 @@ from test_io_addon import io
 units = io("units")
 fixed_unit_text, in_metres, lengths_in_scene_units = (units.fixed_unit_text, units.in_metres,
                                                       units.lengths_in_scene_units)
+angle_text = units.angle_text
 
 
 def millimetres(metres: float) -> str:
@@ -54,3 +57,10 @@ def test_which_scenes_show_metres(system: str, unit: str, scale: float, metres: 
 def test_a_fixed_unit_writes_its_symbol(unit: str, written) -> None:
     """0.2 m in the fixed Length units (1 in = 0.0254 m exactly); Adaptive is Blender's."""
     assert fixed_unit_text(unit, 0.2) == written
+
+
+@pytest.mark.parametrize("rotation, written", [("DEGREES", "60 degrees"),
+                                               ("RADIANS", "1.0472 rad")])
+def test_an_angle_is_written_in_the_scenes_rotation_unit(rotation: str, written: str) -> None:
+    """pi/3 as a scene in Degrees or in Radians shows it (six significant digits)."""
+    assert angle_text(rotation, math.pi / 3) == written

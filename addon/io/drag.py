@@ -7,11 +7,13 @@ angles in radians.  Matrices are (4, 4) numpy arrays (``matrix_world``)."""
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Callable
 
 import numpy as np
 
 from ...solver import quat_to_matrix
+from . import units
 from .part_frames import PartFrame, marker_frame
 
 
@@ -133,13 +135,14 @@ def time_of_frame(frame_start: int, fps: float, frame: float) -> float:
     return (float(frame) - frame_start) / fps
 
 
-def stops_note(stops, length_text: Callable[[float], str]) -> str:
+def stops_note(stops, length_text: Callable[[float], str],
+               angle_text: Callable[[float], str] = partial(units.angle_text, "DEGREES")) -> str:
     """The panel's line for the stops that hold a pose set by hand (records with ``joint``,
     ``side``, ``value`` in rad or m and ``angle``, as the solver's ``Poser.stopped``): an
-    angle in degrees, a slide as ``length_text`` writes metres (the scene's units, as the
-    Lower and Upper fields show it); "" for none."""
+    angle as ``angle_text`` writes radians, a slide as ``length_text`` writes metres (the
+    scene's units, as the Lower and Upper fields show them); "" for none."""
     said = []
     for s in stops:
-        value = f"{math.degrees(s.value):.6g} degrees" if s.angle else length_text(s.value)
+        value = angle_text(s.value) if s.angle else length_text(s.value)
         said.append(f"{s.joint!r} rests on its {s.side} stop ({value})")
     return "; ".join(said)

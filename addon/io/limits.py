@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -133,18 +134,21 @@ def limit_call(joint: str, s: LimitSettings, scale: float) -> dict | None:
     return call
 
 
-def bounds_in_scene_units(message: str, names, slides: dict, scale: float) -> str:
+def bounds_in_scene_units(message: str, names, slides: dict, scale: float,
+                          length_text: Callable[[float], str]) -> str:
     """A solver message naming a slide limit (its names among ``names``) with that limit's
-    bounds also in the scene's length units (the solver speaks metres; a millimetre scene's
-    user typed millimetres).  ``slides``: limit name -> (lower, upper) in metres, None for a
-    bound that is off.  Unchanged at a scale of 1 or for an angle limit."""
+    bounds also as their Lower and Upper fields show them (the solver speaks metres; a
+    millimetre scene's user typed millimetres): ``length_text`` writes metres in the scene's
+    units.  ``slides``: limit name -> (lower, upper) in metres, None for a bound that is
+    off.  Unchanged at a scale of 1 or for an angle limit."""
     if scale == 1.0:
         return message
     for name in names:
         if name in slides:
-            text = ", ".join(f"{label} {b / scale:.6g}" for label, b in zip(("lower", "upper"), slides[name])
+            text = ", ".join(f"{label} {length_text(b)}"
+                             for label, b in zip(("lower", "upper"), slides[name])
                              if b is not None)
-            return f"{message} (the stops in the scene's units: {text})"
+            return f"{message} (the stops as their fields show them: {text})"
     return message
 
 

@@ -1,9 +1,11 @@
 """Lengths as the user reads them: the solver speaks metres, a scene may be drawn in
 millimetres (unit scale 0.001) or inches. ``LENGTH_UNITS`` gives each fixed Length unit of
 Blender's Units panel its symbol and size; ``lengths_in_scene_units`` writes a solver
-message's metres also in the scene's units. No Blender needed."""
+message's metres also in the scene's units; ``angle_text`` writes an angle in the scene's
+rotation unit. No Blender needed."""
 from __future__ import annotations
 
+import math
 import re
 from typing import Callable
 
@@ -35,6 +37,14 @@ def fixed_unit_text(length_unit: str, metres: float) -> str | None:
         return None
     symbol, size = LENGTH_UNITS[length_unit]
     return f"{metres / size:.4g} {symbol}"
+
+
+def angle_text(system_rotation: str, radians: float) -> str:
+    """An angle as the scene's rotation fields show it: "60 degrees" in a scene in Degrees,
+    "1.0472 rad" in one in Radians (Blender's unit_settings.system_rotation)."""
+    if system_rotation == "RADIANS":
+        return f"{radians:.6g} rad"
+    return f"{math.degrees(radians):.6g} degrees"
 
 
 def lengths_in_scene_units(message: str, length_text: Callable[[float], str]) -> str:

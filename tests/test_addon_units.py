@@ -1,0 +1,82 @@
+"""Numbers as a scene's units show them, in real Blender: what the fields without a unit of
+their own count in (a general coupler's Scale on a slide), and the bounds a refusal
+names."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+
+
+@pytest.mark.parametrize("scale, length_unit", [(1.0, "MILLIMETERS"), (0.001, "MILLIMETERS")])
+def test_a_couplers_scale_counts_a_slide_in_blender_units(blender, scale, length_unit) -> None:
+    """A pinion's revolute and a rack's prismatic joint tied by a general Coupler, Scale 1
+    0.04 and Scale 2 -1 (0.04 theta - x = 0): the rack moves 0.04 Blender units per radian
+    whatever the Length unit, so at Unit Scale 1 with Millimetres 0.04 m (40 mm), not
+    0.04 mm, as the Scale field's description and docs/blender.md say.  1e-6: float32
+    locations."""
+    bpy = blender
+    units = bpy.context.scene.unit_settings
+    units.scale_length, units.length_unit = scale, length_unit
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
+    pinion = bs.disc(bpy, "pinion", 0.04, (0.0, 0.0, 0.0))
+    rack = bs.add_box(bpy, "rack", (0.4, 0.02, 0.02), (0.0, -0.05, 0.0))
+    bs.tag(bpy, [ground, pinion, rack], "PART")
+    ground.mechanism.ground = True
+    spin = bs.connect(bpy, pinion, ground, (0.0, 0.0, 0.0))
+    guide = bs.connect(bpy, rack, ground, (0.0, -0.05, 0.0), "PRISMATIC", "X")
+    s = bs.couple(bpy, [guide, spin]).mechanism
+    s.coupler_kind, s.joint_a, s.joint_b = "COUPLER", spin, guide
+    s.scale_a, s.scale_b = 0.04, -1.0
+    spin.mechanism.motion_type, spin.mechanism.motion_expression = "EXPRESSION", "2*sin(pi*t)"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    _, loc, _ = bs.baked_pose(rack)
+    frames = np.arange(bs.FRAME_START, bs.FRAME_END + 1)
+    theta = 2.0 * np.sin(np.pi * (frames - bs.FRAME_START) / 24.0)
+    np.testing.assert_allclose(loc[:, 0], 0.04 * theta, atol=1e-6)
+
+
+@pytest.mark.parametrize("system, length_unit, shown", [
+    ("METRIC", "CENTIMETERS", "lower -10 cm"), ("METRIC", "MILLIMETERS", "lower -100 mm"),
+    ("IMPERIAL", "FEET", "lower -0.3281 ft"), ("NONE", "ADAPTIVE", "lower -100")])
+def test_a_refused_stop_is_said_as_its_field_shows_it(blender, system, length_unit,
+                                                     shown) -> None:
+    """Unit Scale 0.001, a slide driven down at 0.2 m/s through its lower stop at -100
+    Blender units (0.1 m): Bake's refusal gives the stops as the Lower field shows them,
+    in the scene's Length unit (-10 cm with Centimetres, -100 mm with Millimetres, 0.3281
+    ft in feet; the stored number with no unit system), never the stored -100 as if it
+    were the scene's units."""
+    from test_addon_limits import millimetre_slide
+    bpy = blender
+    d = millimetre_slide(bpy, -100.0, drive="-0.2*t")
+    units = bpy.context.scene.unit_settings
+    units.system = system
+    if system != "NONE":
+        units.length_unit = length_unit
+    units.scale_length = 0.001
+    with pytest.raises(RuntimeError) as refused:
+        bpy.ops.mechanism.bake()
+    said = str(refused.value)
+    assert f"(the stops as their fields show them: {shown})" in said, said
+
+
+def test_a_metres_scene_says_lengths_in_metres(blender, extension) -> None:
+    """Blender's default scene (Metric, Length Metres) shows every length field in metres
+    ("0.05 m": a fixed Length unit is the one its fields show; only Adaptive picks "5 cm"):
+    Range of Motion says a slide's range between stops at -0.05 and 0.1 as the Lower and
+    Upper fields show them."""
+    from test_addon_drag import block_on_a_joint
+    bpy = blender
+    units = bpy.context.scene.unit_settings
+    assert (units.system, units.length_unit) == ("METRIC", "METERS")
+    block, rail = block_on_a_joint(bpy, "PRISMATIC")
+    s = rail.mechanism
+    s.use_limit_lower, s.limit_lower_slide = True, -0.05
+    s.use_limit_upper, s.limit_upper_slide = True, 0.1
+    said = extension.addon.drag.find_range(bpy.context.scene)
+    assert said == f"{rail.name}: slide -0.05 m .. 0.1 m", said
+    units.length_unit = "ADAPTIVE"
+    said = extension.addon.drag.find_range(bpy.context.scene)
+    assert said == f"{rail.name}: slide -5 cm .. 10 cm", said
