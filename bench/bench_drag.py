@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from solver import Mechanism  # noqa: E402
-from solver.analyses.assembly import assemble_pose  # noqa: E402
+from solver.analyses.start.assembly import assemble_pose  # noqa: E402
 from solver import Poser  # noqa: E402
 from solver.base.rotations import quat_to_matrix  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402

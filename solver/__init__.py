@@ -32,9 +32,9 @@ modes, solve, study, poser), ``Result``, ``MechanismError`` (bad input, a ValueE
 vocabulary's tables and helpers a tool that builds mechanisms needs.  The add-on imports
 the solver through this module only (tests/test_architecture.py).
 """
-from .analyses.check import CheckReport
-from .analyses.joint_angles import joint_coordinate
-from .analyses.modes import Modes
+from .analyses.checks.check import CheckReport
+from .analyses.checks.joint_angles import joint_coordinate
+from .analyses.equilibrium.modes import Modes
 from .analyses.posing.drag import Poser
 from .base.curves import Curve
 from .base.elementary import arctan2

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from .algebra.blas import single_thread
-from .analyses.assembly import assemble
+from .analyses.start.assembly import assemble
 from .analyses.posing.drag import Poser
 from .analyses.run import progress_callback, requested_times, run, settings
-from .analyses.modes import Modes, modes as _modes
-from .analyses.statics import statics as _statics
-from .analyses.check import CheckReport, check as _check
+from .analyses.equilibrium.modes import Modes, modes as _modes
+from .analyses.equilibrium.statics import statics as _statics
+from .analyses.checks.check import CheckReport, check as _check
 from .base.errors import MechanismError, finite_number
 from .model.compile import compile_model
 from .model.results import Result

@@ -183,7 +183,7 @@ def test_large_mechanism_assembles_through_the_banded_path() -> None:
     """A 40-link chain (120 rows: the sparse least-movement step) placed a few centimetres
     and degrees off closes every joint to Newton precision."""
     from solver.algebra.newton import scales as _scales
-    from solver.analyses.assembly import _sparse_assembly
+    from solver.analyses.start.assembly import _sparse_assembly
     from solver.model.compile import compile_model
     from solver.base.rotations import quat_multiply, rotvec_to_quat
     rng = np.random.default_rng(5)
@@ -263,7 +263,7 @@ def test_rank_test_with_motions_after_the_joints(motions, monkeypatch) -> None:
     order does not matter); a conflicting second motion falls back to the ordered greedy
     test, which names the later motion."""
     from solver.algebra import rank
-    from solver.analyses.assembly import assemble_state
+    from solver.analyses.start.assembly import assemble_state
     from solver.analyses.structure import structure
     from solver.model.compile import compile_model
     from solver.model.state import read_state
@@ -341,7 +341,7 @@ def test_rank_test_one_cholesky_agrees_with_the_loop(which, monkeypatch) -> None
     from solver.analyses.structure import structure
     from solver.model.compile import compile_model
     from solver.model.state import read_state
-    from solver.analyses.assembly import assemble_state
+    from solver.analyses.start.assembly import assemble_state
     m = {"chain": lambda: chain(6), "slider_crank": slider_crank, "ladder": lambda: ladder(5)}[which]()
     model = compile_model(m)
     s0 = read_state(model, m)

@@ -273,7 +273,7 @@ def test_an_assembly_follows_the_contact_once_its_steps_are_small(monkeypatch, l
     trial pose was searched); 10 um above: 1 (3 before).  Either way the follower closes
     onto the disc to Newton's tolerance."""
     import solver.kernels.curve_rows as rows
-    from solver.analyses.assembly import assemble_pose
+    from solver.analyses.start.assembly import assemble_pose
     from solver.kernels.constraints import body_arrays, evaluate
     from solver.model.state import read_state
     m = eccentric_cam("roller")

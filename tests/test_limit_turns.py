@@ -10,7 +10,7 @@ import pytest
 
 from mechanisms import driven_wheel
 from solver import Mechanism, SolverError
-from solver.analyses.joint_angles import joint_angle
+from solver.analyses.checks.joint_angles import joint_angle
 
 
 def handwheel(spin: float, **limit) -> Mechanism:

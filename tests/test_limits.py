@@ -12,7 +12,7 @@ import pytest
 
 from mechanisms import driven_wheel
 from solver import Mechanism, MechanismError, SolverError
-from solver.analyses.joint_angles import joint_angle
+from solver.analyses.checks.joint_angles import joint_angle
 
 G = 9.81
 

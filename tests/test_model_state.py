@@ -13,7 +13,7 @@ import pytest
 from mechanisms import slider_crank
 from solver import Mechanism
 from solver.analyses.run import Settings, run
-from solver.analyses.statics import statics
+from solver.analyses.equilibrium.statics import statics
 from solver.model.compile import compile_model
 from solver.model.state import read_state
 from solver.vocabulary.joints import AT

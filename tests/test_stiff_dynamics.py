@@ -22,7 +22,7 @@ from scipy.optimize import brentq
 import mechanisms as mk
 from solver import Mechanism, SolverError
 from solver.algebra.newton import NewtonOptions, NewtonProblem, newton
-from solver.analyses.assembly import assemble_pose
+from solver.analyses.start.assembly import assemble_pose
 from solver.analyses.dynamics.driver import STIFF_RATE, choose_method
 from solver.analyses.dynamics.equations import Equations
 from solver.analyses.structure import structure

@@ -342,7 +342,7 @@ def test_wheels_pushed_past_pi_into_compliant_stops_run_in_lockstep(monkeypatch)
     the tolerance 1e-8 (the integration's error there: 1.6e-7 and 1.7e-8 rad; at 1e-6,
     7e-6 and 4e-5 rad, the step across the force's kink at the stop)."""
     from test_limits import soft_wheel_angle, spinning_wheel_on_a_soft_stop
-    from solver.analyses.joint_angles import joint_angle
+    from solver.analyses.checks.joint_angles import joint_angle
     ran = _spy_dynamics(monkeypatch)
     study = Study(spinning_wheel_on_a_soft_stop(), grid({"soft.stiffness": [10.0, 40.0]}))
     res = study.run(duration=1.5, fps=50, tolerance=1e-8)

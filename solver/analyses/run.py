@@ -13,15 +13,15 @@ from ..model.compile import Model
 from ..model.kept import kept_quantities
 from ..model.results import Result
 from ..model.state import State, moved_at_origins
-from .assembly import assemble_pose, curve_contacts, run_disagreement
-from .cam_check import cam_crossing
+from .start.assembly import assemble_pose, curve_contacts, run_disagreement
+from .checks.cam_check import cam_crossing
 from .contact_check import deep_frames, overlapping_contacts, record_contacts, sinking_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
                               check_reached_angles, dead_centre)
-from .open_joints import open_joints_note
-from .singular_start import singular_start
-from .start_velocities import start_velocity_note
+from .start.open_joints import open_joints_note
+from .start.singular_start import singular_start
+from .start.start_velocities import start_velocity_note
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
 

@@ -93,7 +93,7 @@ class CouplerPlan:
     pressure: np.ndarray           # (ncpl,) gears' pressure angles, rad
     coupled: tuple[tuple[str, ...], ...]   # each coupler's joints
     # (n,) the motion (its index) that drives each angle coordinate's joint angle, else -1:
-    # its value at the start is the coordinate's turn there (analyses/assembly.py)
+    # its value at the start is the coordinate's turn there (analyses/start/assembly.py)
     motion: np.ndarray = field(default_factory=lambda: _frozen((), int))
     # each coupler's gear mesh: "external", "internal", "belt" or "chain" (None: not a gear)
     gear_mesh: tuple[str | None, ...] = ()

@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..analyses.joint_angles import joint_coordinate
+from ..analyses.checks.joint_angles import joint_coordinate
 from ..base.errors import SolverError, StudyError
 from ..model.results import Result
 from ..vocabulary.builder import Builder

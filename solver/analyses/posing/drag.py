@@ -18,7 +18,7 @@ Gauss-Newton step leaves more than a quarter of |P - T|^2 (T out of reach: Gauss
 would converge linearly, or crawl where the joints pull straight, and leave the pose short
 of the closest one).  The pose is brought back onto Phi = 0 by Newton
 (``algebra.newton.newton``, chord steps with the step's own Jacobian, else the
-least-movement assembly of analyses/assembly.py), and the step is shortened (Armijo,
+least-movement assembly of analyses/start/assembly.py), and the step is shortened (Armijo,
 quadratic interpolation) until |P - T| decreases.  Either way one call ends on the target
 or on the closest pose the joints allow (the Lagrange conditions met to rounding), unless
 its step count or time budget runs out first.
@@ -47,9 +47,9 @@ from ...base.rotations import quat_to_matrix, skew
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ...model.compile import Model
 from ...vocabulary.validate import vector
-from ..assembly import assemble_pose, least_movement
+from ..start.assembly import assemble_pose, least_movement
 from ..dynamics.stops import amount, describe
-from ..singular_start import nearby_structure
+from ..start.singular_start import nearby_structure
 from ..structure import structure
 from .drag_newton import newton_step, reduced_hessian
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop

@@ -11,7 +11,7 @@ import numpy as np
 from ...algebra.newton import NewtonProblem, scaled_jacobian, step_pose, step_size
 from ...kernels.constraints import global_jacobian
 from ...vocabulary.joints import ANGLE
-from ..assembly_newton import first_alpha_half_radian
+from ..start.assembly_newton import first_alpha_half_radian
 
 RCOND = 1e-10           # singular values below this share of the largest are not steps
 

@@ -29,7 +29,7 @@ from ...base.errors import SolverError, finite_number
 from ...kernels.constraints import KERNELS, body_arrays, global_jacobian
 from ...model.plans import RowGroup, coordinate_row, row_group
 from ...vocabulary.joints import ANGLE, JOINT_COORDINATES
-from ..assembly import curve_contacts
+from ..start.assembly import curve_contacts
 from .drag_stops import allowed, held_stop
 from .held_newton import RCOND, HoldCoordinate
 
@@ -211,7 +211,7 @@ class Wiggle:
         """``out`` (a pose and its tracked values), or None where a curve contact lies past
         the end of its open curve: the spline continued past the end closes the rows there,
         but there is no slot, so posing goes no further than the end (as the assembly,
-        analyses/assembly.py, refuses to close a joint there)."""
+        analyses/start/assembly.py, refuses to close a joint there)."""
         if out is None:
             return None
         for name, k, curve in curve_contacts(self.model):

@@ -31,13 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import MechanismError, finite_number
-from ..base.rotations import rotate_world
-from ..kernels.constraints import body_arrays
-from ..kernels.forces import force_jacobians, inertia_world
-from ..model.compile import Model
-from ..model.state import State
-from .assembly import assemble_pose
+from ...base.errors import MechanismError, finite_number
+from ...base.rotations import rotate_world
+from ...kernels.constraints import body_arrays
+from ...kernels.forces import force_jacobians, inertia_world
+from ...model.compile import Model
+from ...model.state import State
+from ..start.assembly import assemble_pose
 from .statics import find_equilibrium
 
 # a stiffness eigenvalue under this share of the largest counts as zero: the mode has no

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.rank import row_owner
-from ..base.errors import ExpressionError
-from ..kernels.constraints import body_arrays, evaluate, motion_values, row_rates
-from ..model.compile import Model
-from ..model.state import State
-from .structure import Structure
+from ...algebra.rank import row_owner
+from ...base.errors import ExpressionError
+from ...kernels.constraints import body_arrays, evaluate, motion_values, row_rates
+from ...model.compile import Model
+from ...model.state import State
+from ..structure import Structure
 
 # a rate off by more than this share of the given speeds (m/s, rad/s times the model's
 # size) is named; below it the difference is rounding (of the input too: Model.input_rounding,

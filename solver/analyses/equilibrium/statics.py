@@ -12,25 +12,25 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..algebra.blas import single_thread
-from ..algebra.newton import NewtonOptions, newton, scaled_jacobian
-from ..base.elementary import power
-from ..base.errors import ExpressionError, SolverError
-from ..kernels.constraints import body_arrays, evaluate, motion_values
-from ..kernels.contacts import summary_rows
-from ..kernels.forces import inertia_world, total_forces
-from ..kernels.stop_forces import stop_forces
-from ..model.compile import Model
-from ..model.results import Result
-from ..model.state import State
-from .assembly import assemble_pose, curve_contacts
-from .dynamics.friction import held_rows, hold, limit as friction_limit, loads, needed
-from ..model.state import SlipState
-from .dynamics.stops import amount, check_start, describe, gaps, tolerance
-from .limit_turns import pose_turns
+from ...algebra.blas import single_thread
+from ...algebra.newton import NewtonOptions, newton, scaled_jacobian
+from ...base.elementary import power
+from ...base.errors import ExpressionError, SolverError
+from ...kernels.constraints import body_arrays, evaluate, motion_values
+from ...kernels.contacts import summary_rows
+from ...kernels.forces import inertia_world, total_forces
+from ...kernels.stop_forces import stop_forces
+from ...model.compile import Model
+from ...model.results import Result
+from ...model.state import State
+from ..start.assembly import assemble_pose, curve_contacts
+from ..dynamics.friction import held_rows, hold, limit as friction_limit, loads, needed
+from ...model.state import SlipState
+from ..dynamics.stops import amount, check_start, describe, gaps, tolerance
+from ..limit_turns import pose_turns
 from .statics_newton import Equilibrium
-from .singular_start import nearby_structure
-from .structure import Structure, least_norm, self_stresses, structure
+from ..start.singular_start import nearby_structure
+from ..structure import Structure, least_norm, self_stresses, structure
 
 
 @single_thread

@@ -7,20 +7,20 @@ from typing import Any
 
 import numpy as np
 
-from ..algebra.blas import single_thread
-from ..algebra.newton import (NEWTON_TOL, RANK_TOL, NewtonOptions, newton, rounding_tols,
+from ...algebra.blas import single_thread
+from ...algebra.newton import (NEWTON_TOL, RANK_TOL, NewtonOptions, newton, rounding_tols,
                               scaled_jacobian, scales)
-from ..algebra.rank import row_owner
-from ..algebra.schur import Schur
-from ..base.elementary import arcsin
-from ..base.errors import ExpressionError, SolverError
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
-from ..model.compile import Model
-from ..model.state import State
-from ..vocabulary.joints import DIST, DOT1
+from ...algebra.rank import row_owner
+from ...algebra.schur import Schur
+from ...base.elementary import arcsin
+from ...base.errors import ExpressionError, SolverError
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
+from ...model.compile import Model
+from ...model.state import State
+from ...vocabulary.joints import DIST, DOT1
 from .assembly_newton import LeastMovement, start_track
-from .general_motions import dead_centre, out_of_reach
-from .structure import Structure, structure
+from ..general_motions import dead_centre, out_of_reach
+from ..structure import Structure, structure
 
 
 # redundant equations that disagree by at most this share of the model's size (or this many

@@ -7,19 +7,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..algebra.blas import single_thread
-from ..algebra.rank import row_owner
-from ..base.errors import SolverError
-from ..model.compile import Model
-from ..model.state import State
-from .assembly import assemble_pose
-from .contact_check import overlapping_contacts, sinking_contacts
-from .dynamics.stops import check_start
-from .general_motions import dead_centre
-from .limit_turns import pose_turns
-from .open_joints import open_joints_note
-from .singular_start import singular_start
-from .structure import structure
+from ...algebra.blas import single_thread
+from ...algebra.rank import row_owner
+from ...base.errors import SolverError
+from ...model.compile import Model
+from ...model.state import State
+from ..start.assembly import assemble_pose
+from ..contact_check import overlapping_contacts, sinking_contacts
+from ..dynamics.stops import check_start
+from ..general_motions import dead_centre
+from ..limit_turns import pose_turns
+from ..start.open_joints import open_joints_note
+from ..start.singular_start import singular_start
+from ..structure import structure
 
 
 @dataclass

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.compile import Model
-from ..model.results import Result
+from ...model.compile import Model
+from ...model.results import Result
 
 POLYGON = 128         # points of the closed curve's polygon (chord error 1.5e-4 of a circle's size)
 SAMPLES = 32          # points of the other curve per size of the closed one (32 to 256 in all)

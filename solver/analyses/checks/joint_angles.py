@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base.elementary import arctan2
-from ..base.errors import MechanismError
-from ..model.results import Result
-from ..vocabulary.joints import JOINT_COORDINATES
+from ...base.elementary import arctan2
+from ...base.errors import MechanismError
+from ...model.results import Result
+from ...vocabulary.joints import JOINT_COORDINATES
 
 
 def joint_coordinate(result: Result, joint: str, coordinate: str | None = None) -> np.ndarray:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import NEWTON_TOL, step_pose
-from ..algebra.rank import involved
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
-from ..model.compile import Model
+from ...algebra.newton import NEWTON_TOL, step_pose
+from ...algebra.rank import involved
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
+from ...model.compile import Model
 from .assembly import least_movement
-from .structure import Structure, structure
+from ..structure import Structure, structure
 
 # the probe's random move, as a share of the model's size (rotations times the part's
 # length): far above the rank test's RANK_TOL (1e-6) in what it adds to a row lined up at

@@ -6,9 +6,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..algebra.newton import NewtonProblem, scaled_jacobian, step_pose, step_size
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
-from ..model.compile import Model
+from ...algebra.newton import NewtonProblem, scaled_jacobian, step_pose, step_size
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, residual
+from ...model.compile import Model
 
 # an assembly's Newton step that moves no part by more than this share of the model's size
 # (rotations times the part's length) cannot carry a curve contact to another branch: the

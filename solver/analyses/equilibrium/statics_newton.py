@@ -13,17 +13,17 @@ from typing import Any
 
 import numpy as np
 
-from ..algebra.newton import NewtonProblem, scales, step_size
-from ..base.errors import SolverError
-from ..base.rotations import rotate_world
-from ..kernels.constraints import body_arrays, evaluate, global_jacobian, residual
-from ..kernels.forces import total_forces
-from ..kernels.stop_forces import stop_forces
-from ..model.compile import Model
-from ..model.force_model import spring_turns
-from .dynamics.friction import lock_residual
-from .limit_turns import on_turn, pose_turns
-from ..model.state import SlipState
+from ...algebra.newton import NewtonProblem, scales, step_size
+from ...base.errors import SolverError
+from ...base.rotations import rotate_world
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, residual
+from ...kernels.forces import total_forces
+from ...kernels.stop_forces import stop_forces
+from ...model.compile import Model
+from ...model.force_model import spring_turns
+from ..dynamics.friction import lock_residual
+from ..limit_turns import on_turn, pose_turns
+from ...model.state import SlipState
 
 
 class Equilibrium(NewtonProblem):

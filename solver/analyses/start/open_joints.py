@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base.elementary import arccos
-from ..kernels.constraints import body_arrays, evaluate
-from ..model.compile import Model
-from ..model.state import State
+from ...base.elementary import arccos
+from ...kernels.constraints import body_arrays, evaluate
+from ...model.compile import Model
+from ...model.state import State
 from .assembly import row_gaps
 
 # a joint open, or a part moved, by more than this share of the model's size (or this many
