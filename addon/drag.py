@@ -151,8 +151,9 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         """One drag as scripts call it: ``part``'s ``point`` pulled to ``target``."""
         try:
             posing = Posing(context.scene)
-            if posing.held():
-                raise MechanismError(f"Drag: nothing can move: {posing.held()}")
+            held = posing.held()
+            if held:
+                raise MechanismError(f"Drag: nothing can move: {held}")
             ob = context.scene.objects.get(self.part)
             if ob is None or ob.name not in posing.model.body_part:
                 raise MechanismError(f"{self.part!r} is not a moving part of the mechanism")
@@ -182,8 +183,9 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         object's part, at its origin); False (reported) when there is nothing to drag."""
         try:
             self._posing = posing = Posing(context.scene)
-            if posing.held():
-                raise MechanismError(f"Drag: nothing can move: {posing.held()}")
+            held = posing.held()
+            if held:
+                raise MechanismError(f"Drag: nothing can move: {held}")
             posing.write()                  # the start pose, assembled
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, scene_lengths(str(exc), context.scene))
