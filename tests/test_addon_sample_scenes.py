@@ -24,7 +24,8 @@ def test_the_ball_drop_sample_keeps_its_balls_over_the_slab(blender) -> None:
     past the slab's edge at -1 m). Every ball's centre stays over the slab at every frame;
     the thrown pair meets and bounces apart, as the caption says (the first ball's sideways
     speed turns from toward the second to away: on a frictionless floor only their contact
-    can turn it; the bounce itself, 0.01 s, falls between frames). The floor is
+    can turn it; the bounce itself, 0.01 s, falls between frames, and the force plot says
+    its force is zero at every frame, not zero). The floor is
     frictionless and the balls push along their line of centres, so the balls' total
     horizontal momentum stays what they were thrown with, to 1e-4 kg m/s: the baked
     float32 origins (6e-8 m over a 1/24 s frame, times about 11 kg: 2e-5 kg m/s) and the
@@ -44,6 +45,10 @@ def test_the_ball_drop_sample_keeps_its_balls_over_the_slab(blender) -> None:
                         for f, b in zip(*np.nonzero(~over.all(axis=2)))][:3]
     toward = np.sign(p[0, 1, 0] - p[0, 0, 0])
     assert toward * (p[1, 0, 0] - p[0, 0, 0]) > 0.0 and toward * (p[-1, 0, 0] - p[-2, 0, 0]) < 0.0
+    plot = sample("force_plot")                  # the main job's plot: that bounce acted
+    forces, _ = plot.drawn(*plot.series(scene))
+    pair = next(label for label, _, _ in forces if label.startswith(f"{names[0]} on {names[1]}"))
+    assert not pair.endswith("(zero)") and pair.endswith("(zero at every frame)"), pair
     mass = np.array([scene.objects[n].mechanism.computed_mass for n in names])
     thrown = mass @ np.array([b[3] for b in balls.BALLS])[:, :2]
     momentum = np.einsum("b,fbk->fk", mass, np.diff(p[:, :, :2], axis=0)) * scene.render.fps
