@@ -75,10 +75,39 @@ class Posing:
         b = list(self.model.body_part).index(part)
         return quat_to_matrix(quat[b]).T @ (np.asarray(world, float) * self.sm.scale - pos[b])
 
+    def held(self) -> str:
+        """Why nothing can move by hand ("" when something can): every freedom taken by
+        the motions (each driven joint named, and each marker that follows a path), or by
+        the joints alone. Drag would leave every part where it is."""
+        if self.sm.mech.check().driven_dof > 0:
+            return ""
+        return held_by(self.sm)
+
     def drag(self, part: str, point, target, budget: float | None = BUDGET) -> None:
         """Pull ``point`` (m, part frame) of ``part`` to ``target`` (world, Blender units)."""
         self.poser.drag_to(part, point, np.asarray(target, float) * self.sm.scale, budget=budget)
         self.write()
+
+
+def held_by(sm) -> str:
+    """What holds a mechanism with no freedom left, and the remedy: the motions that drive
+    it, by joint, and the markers that follow a path; or its joints alone."""
+    joints = [ob.name for ob in sm.joints if ob.mechanism.motion_type != "NONE"]
+    markers = [ob.name for ob, _error in sm.follows.values()]
+    if not joints and not markers:
+        return "its joints hold every part: nothing moves by hand"
+    what = []
+    if joints:
+        what.append(("the motion of joint " if len(joints) == 1 else "the motions of joints ")
+                    + ", ".join(map(repr, joints)))
+    if markers:
+        what.append(("marker " if len(markers) == 1 else "markers ")
+                    + ", ".join(map(repr, markers)) + " following a path")
+    one = len(joints) + len(markers) == 1
+    remedy = "set its Motion to None" if one and joints else "set their Motion to None"
+    if markers:
+        remedy = "clear its Follow" if one else remedy + " (a marker: clear its Follow)"
+    return f"{' and '.join(what)} {'drives' if one else 'drive'} it: {remedy} to pose it by hand"
 
 
 def _view_ray(context, x: float, y: float):
@@ -122,6 +151,9 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         """One drag as scripts call it: ``part``'s ``point`` pulled to ``target``."""
         try:
             posing = Posing(context.scene)
+            held = posing.held()
+            if held:
+                raise MechanismError(f"Drag: nothing can move: {held}")
             ob = context.scene.objects.get(self.part)
             if ob is None or ob.name not in posing.model.body_part:
                 raise MechanismError(f"{self.part!r} is not a moving part of the mechanism")
@@ -151,6 +183,9 @@ class MECHANISM_OT_drag(bpy.types.Operator):
         object's part, at its origin); False (reported) when there is nothing to drag."""
         try:
             self._posing = posing = Posing(context.scene)
+            held = posing.held()
+            if held:
+                raise MechanismError(f"Drag: nothing can move: {held}")
             posing.write()                  # the start pose, assembled
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, scene_lengths(str(exc), context.scene))
@@ -316,7 +351,8 @@ def find_range(scene) -> str:
     free = posing.sm.mech.check().driven_dof      # the joints' motions and followed markers
     if free != 1:
         raise MechanismError(f"the slider is for a mechanism with one freedom; this one has "
-                             f"{free} (motions counted): drag it instead")
+                             f"{free} (motions counted): "
+                             f"{held_by(posing.sm) if free == 0 else 'drag it instead'}")
     model = posing.model
     joints = []
     for ob in posing.sm.joints:

@@ -289,10 +289,21 @@ def test_position_slider_of_a_one_dof_mechanism(blender) -> None:
 
 
 def test_range_of_motion_needs_one_freedom(blender) -> None:
+    """A driven slider-crank has no freedom left: Range of Motion says so and names the
+    motion that takes it, with the remedy (its Motion None), not "drag it instead" (it
+    said that, but Drag cannot move a mechanism its motions hold either: it finished with
+    every part where it was); Drag refuses it the same way, nothing moved."""
     bpy = blender
-    bs.slider_crank(bpy)                     # driven: no freedom left
-    with pytest.raises(RuntimeError, match="one freedom; this one has 0"):
+    sc = bs.slider_crank(bpy)                # driven: no freedom left
+    with pytest.raises(RuntimeError, match="one freedom; this one has 0") as refused:
         bpy.ops.mechanism.find_range()
+    assert "drag it instead" not in str(refused.value)
+    assert f"motion of joint {sc['main'].name!r} drives it" in str(refused.value)
+    assert "set its Motion to None" in str(refused.value)
+    before = matrix(sc["piston"])
+    with pytest.raises(RuntimeError, match=f"joint {sc['main'].name!r} drives it"):
+        bpy.ops.mechanism.drag(part="piston", target=(0.5, 0.1, 0.0))
+    np.testing.assert_array_equal(matrix(sc["piston"]), before)
 
 
 def block_on_a_joint(bpy, kind: str):
