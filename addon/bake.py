@@ -35,6 +35,7 @@ from .io.part_frames import (basis_pose, basis_poses, conformal, corner_misfit, 
 from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
                        is_baked_channel, joint_plots, part_contact_plots, vector_force_plots)
 from .io.timeline import Timeline, decode, encode, remap_note, stale_note
+from .channels import ROTATION_CHANNEL, delta_turn, in_rotation_mode
 from .scene_reader import SceneMechanism
 
 # channels that place a part: the user's action plays over the bake's NLA track, so its keys
@@ -302,12 +303,7 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
     was = {ob.name: np.array(ob.matrix_world, dtype=float) for ob in parts}
     for ob in parts:
         mode = ob.rotation_mode
-        if mode == "QUATERNION":
-            dq = tuple(ob.delta_rotation_quaternion)
-        elif mode == "AXIS_ANGLE":
-            dq = (1.0, 0.0, 0.0, 0.0)
-        else:
-            dq = tuple(ob.delta_rotation_euler.to_quaternion())
+        dq = delta_turn(ob, mode)
         signs = np.sign(np.array(ob.scale, dtype=float) * np.array(ob.delta_scale, dtype=float))
         parent, inverse = np.eye(4), np.eye(4)
         if ob.parent is not None:
@@ -315,14 +311,8 @@ def place_parts(sm: SceneMechanism, pose, names=None) -> None:
             inverse = np.array(ob.matrix_parent_inverse, dtype=float)
         loc, q = basis_pose(world[ob.name], parent, inverse, signs, tuple(ob.delta_location), dq)
         ob.location = loc[0]
-        quat = Quaternion(q[0])
-        if mode == "QUATERNION":
-            ob.rotation_quaternion = quat
-        elif mode == "AXIS_ANGLE":
-            axis, angle = quat.to_axis_angle()
-            ob.rotation_axis_angle = (angle, *axis)
-        else:
-            ob.rotation_euler = quat.to_euler(mode, ob.rotation_euler)
+        setattr(ob, ROTATION_CHANNEL.get(mode, "rotation_euler"),
+                in_rotation_mode(Quaternion(q[0]), mode, ob.rotation_euler))
 
 
 def _placed_parent(parent, world: dict, was: dict) -> np.ndarray:

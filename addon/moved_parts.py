@@ -22,6 +22,7 @@ from mathutils import Euler, Matrix, Quaternion, Vector
 
 from .anim import find_channelbag
 from .bake import hidden_notes
+from .channels import ROTATION_CHANNEL, delta_turn, in_rotation_mode
 from .curve_reader import length_text
 from .io.part_frames import basis_pose
 from .io.timeline import frame_text
@@ -178,20 +179,12 @@ def _put_channels(ob, design: np.ndarray, frame: np.ndarray) -> None:
     its delta rotation taken out) set so that the part stands at ``design`` in ``frame``."""
     s = ob.mechanism
     mode = s.backup_rotation_mode or "XYZ"
-    turn = (tuple(ob.delta_rotation_quaternion) if mode == "QUATERNION"
-            else (1.0, 0.0, 0.0, 0.0) if mode == "AXIS_ANGLE"
-            else tuple(ob.delta_rotation_euler.to_quaternion()))
     signs = np.sign(np.array(s.backup_scale, dtype=float) * np.array(ob.delta_scale))
-    loc, q = basis_pose(design[None], frame, np.eye(4), signs, tuple(ob.delta_location), turn)
+    loc, q = basis_pose(design[None], frame, np.eye(4), signs, tuple(ob.delta_location),
+                        delta_turn(ob, mode))
     s.backup_location = loc[0]
-    rotation = Quaternion(q[0])
-    if mode == "QUATERNION":
-        s.backup_quaternion = rotation
-    elif mode == "AXIS_ANGLE":
-        axis, angle = rotation.to_axis_angle()
-        s.backup_axis_angle = (angle, *axis)
-    else:
-        s.backup_euler = rotation.to_euler(mode, Euler(s.backup_euler))
+    channel = ROTATION_CHANNEL.get(mode, "rotation_euler").replace("rotation", "backup")
+    setattr(s, channel, in_rotation_mode(Quaternion(q[0]), mode, Euler(s.backup_euler)))
 
 
 def _basis(ob, loc: np.ndarray, quat: np.ndarray) -> np.ndarray:
