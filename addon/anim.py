@@ -93,3 +93,26 @@ def part_handles(rough: np.ndarray) -> np.ndarray:
     keep Auto Clamped."""
     items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
     return np.where(rough, items["AUTO_CLAMPED"].value, items["AUTO"].value).astype(np.int32)
+
+
+# the transform channels a hand's move sets (not keyed), which a frame change plays over
+HAND_CHANNELS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle",
+                 "scale")
+
+
+def hand_channels(scene: bpy.types.Scene) -> list[tuple]:
+    """(object, {channel: value}) of every animated object of ``scene``: what going to
+    another frame and back replays from its keys, so that ``put_hand_channels`` keeps a
+    move made by hand since (moved_parts.py: a bake carries it into the design)."""
+    return [(ob, {name: tuple(getattr(ob, name)) for name in HAND_CHANNELS})
+            for ob in scene.objects if ob.animation_data is not None]
+
+
+def put_hand_channels(saved: list[tuple]) -> int:
+    """The channels ``hand_channels`` read, set back where the keys played others; how many
+    were set."""
+    changed = [(ob, name, value) for ob, channels in saved for name, value in channels.items()
+               if tuple(getattr(ob, name)) != value]
+    for ob, name, value in changed:
+        setattr(ob, name, value)
+    return len(changed)

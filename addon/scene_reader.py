@@ -17,7 +17,7 @@ import bpy
 import numpy as np
 
 from ..solver import Mechanism, MechanismError
-from .anim import fcurve_modifiers, find_channelbag
+from .anim import fcurve_modifiers, find_channelbag, hand_channels, put_hand_channels
 from .contacts import add_contact
 from .curve_reader import acceleration_text, add_curve_joint, design_world, length_text
 from .io import mass
@@ -258,16 +258,20 @@ def at_first_frame(scene: bpy.types.Scene):
     subframe) it stood at: a mechanism carried by an animated object (its ground and parts
     parented to it) is read where that object stands at the first frame, the bake's t = 0,
     whatever frame the scene shows, so that a bake (and the gravity its mechanism feels in
-    the carrier's axes) does not depend on the frame shown."""
+    the carrier's axes) does not depend on the frame shown.  A part moved by hand there
+    (not keyed) stays moved: the way back would play its keys over the move."""
     frame, subframe = scene.frame_current, scene.frame_subframe
     if frame == scene.frame_start and subframe == 0.0:
         yield
         return
+    hand = hand_channels(scene)
     scene.frame_set(scene.frame_start)
     try:
         yield
     finally:
         scene.frame_set(frame, subframe=subframe)
+        if put_hand_channels(hand):
+            bpy.context.view_layer.update()      # the world matrices where the move put them
 
 
 def read_design(scene: bpy.types.Scene) -> SceneMechanism:

@@ -68,6 +68,7 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
         """Synchronous run (scripts, tests)."""
         try:
             sm, st, how = study.study_of(context.scene)
+            study.release(context.scene)
             res = study.run_study(st, sm, how)
         except SolverCancelled as exc:
             return self.finished(context, exc, None)
@@ -86,6 +87,7 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
             self.report({"ERROR"}, f"Study: {scene_lengths(str(exc), context.scene)}")
             return {"CANCELLED"}
         sm, how = self._sm, self._how
+        study.release(context.scene)
         return self.start(context, lambda progress: study.run_study(st, sm, how, progress),
                           "Mechanism study: variant {k} of {n} done (Esc to cancel)")
 

@@ -24,6 +24,8 @@ BLOW_UP = 1e9      # a motion or load this many times (1 + its size at the start
 # (a motion 1/(0.5 - t)'s steps, 0.7 (0.5 - t)^2 s, pass 1e-5 of a 24 fps frame 0.5 ms short
 # of its pole, its acceleration there 2e10 rad/s^2, and reached rounding only hours later)
 GROWTH_STEP = 1e-4
+SOUND_CONDITION = 1e4    # scaled condition of a nearly singular Jacobian (singular_condition)
+CHAIN_CONDITION = 100.0  # ... of nb parts: past CHAIN_CONDITION nb^2, for long chains
 
 
 def growing_without_bound(model: Model, t: float) -> tuple[tuple[str, str | None], ...]:
@@ -73,17 +75,25 @@ def near_jam(sysm: Equations) -> tuple[str, ...]:
     close = np.min(np.reshape(room, (-1, room.shape[-1])), axis=0) < JAM_HEADROOM
     return tuple(sysm.m.frictions.names[i] for i in np.flatnonzero(close))
 
+def singular_condition(model: Model) -> float:
+    """The scaled condition above which a mechanism's Jacobian counts as nearly singular:
+    1e4 (a sound mechanism's is 1 to 100; it grows like 1/sqrt(distance) towards a limit
+    position, measured 3e5 one nanosecond before one), or 100 nb^2 for nb parts past 10:
+    a sound open chain's own grows about 2.8 nb^2 with its length (6.25e4 for 150 links,
+    straight or folded), and stays some 36 times under it."""
+    return max(SOUND_CONDITION, CHAIN_CONDITION * float(model.nb) ** 2)
+
+
 def near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
     """Joints and motions of a nearly singular constraint Jacobian, else ().  Called when
-    the step size collapsed: a scaled 2-norm condition above 1e4 (a sound mechanism's is
-    1 to 100; it grows like 1/sqrt(distance) towards a limit position, measured 3e5 one
-    nanosecond before one) is taken as the cause."""
+    the step size collapsed: a scaled 2-norm condition above ``singular_condition`` is
+    taken as the cause."""
     rg, A = body_arrays(model, r, p)[:2]
     J = global_jacobian(model, evaluate(model, rg, A).jac)
     if not st.keep.size or not model.nb:
         return ()
     s = np.linalg.svd(scaled_jacobian(model, J, st.keep), compute_uv=False)
-    if s[-1] > 1e-4 * s[0]:
+    if s[-1] * singular_condition(model) > s[0]:
         return ()
     return involved(model, J, st.keep)
 
