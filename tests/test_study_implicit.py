@@ -164,3 +164,23 @@ def test_stiff_variants_with_rigid_stops_run_together_each_its_own_impacts(monke
     assert not res.failures and calls == [(6, [True] * 6)]
     assert all(len(res.result(i).impacts) >= 5 for i in range(6))
     _equal_to_separate_runs(study, res, 0.5, 24)
+
+
+@pytest.mark.slow
+def test_stiff_variants_with_a_dry_pin_run_together_each_its_own_sticking(monkeypatch):
+    """The pendulum on a stiff strut (1.5e5 and 2.5e5 N/m: Radau IIA) with a dry pin
+    (static 0.3 or 0.5): each variant's slip reversals and sticking are its own, its stages
+    evaluated with its own slip directions (repeated over the stages of the stacked call),
+    its event's re-steps its own stepper's with its memory of its steps (before, stiff
+    variants with friction ran one by one): all four in one lockstep run, each equal to its
+    separate run to the last bit."""
+    import dataclasses
+    calls = _spy(monkeypatch, "batch_implicit")
+    m = sprung_pendulum()
+    m.springs["strut"] = dataclasses.replace(m.springs["strut"], stiffness=2e5, damping=300.0)
+    m.add_friction("dry", "pin", static=0.3, dynamic=0.25, radius=0.02)
+    study = Study(m, grid({"strut.stiffness": [1.5e5, 2.5e5], "dry.static": [0.3, 0.5]}))
+    res = study.run(duration=0.3, fps=24)
+    assert not res.failures and calls == [(4, [True] * 4)]
+    assert all(len(res.result(i).friction_events) >= 3 for i in range(4))
+    _equal_to_separate_runs(study, res, 0.3, 24)

@@ -25,8 +25,8 @@ variant whose run fails leaves the run (None in its place: the caller runs it al
 its separate run says why).  Contacts are stacked, each variant's
 touchdown speeds its run state's, and joint friction, each variant's slip directions its
 own: a variant with a joint stuck has its calls made alone (as with a stop resting); the
-slipping elements' loads settle state by state (friction.py), each as it would alone.
-Stiff variants with friction run alone (the stacked stages take no slip directions).
+slipping elements' loads settle state by state (friction.py), each as it would alone; a
+stiff variant's stages take its slip directions, repeated over the stages of the call.
 """
 from __future__ import annotations
 
@@ -93,8 +93,6 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
     if V < 2 or len(starts) != V or st is None:
         return None
     m0 = models[0]
-    if method == "implicit" and m0.frictions is not None:
-        return None              # (the stacked stages take no slip directions)
     stacked = stack(models, switched=True)
     if stacked is None:
         return None
@@ -529,9 +527,12 @@ class _Stages:
             seq["eq"] = Equations(rep, g.st)
         eq = seq["eq"]
         run = g.eq.run
+        slip = run.slip
         eq.tell(RunState(np.repeat(run.ts_ref, s, axis=0),
                          None if run.track is None else np.repeat(run.track, s, axis=0),
                          onset=None if run.onset is None else np.repeat(run.onset, s, axis=0),
+                         slip=None if slip is None else dataclasses.replace(
+                             slip, direction=np.repeat(slip.direction, s, axis=0)),
                          limit_ref=None if run.limit_ref is None
                          else np.repeat(run.limit_ref, s, axis=0)))
         return eq
