@@ -89,7 +89,10 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
         st.study.baked_variant = -1                # the keys are no Study variant's now
         st.report = ""                             # ... nor the notes of the bake replaced
         scene.frame_set(scene.frame_current, subframe=scene.frame_subframe)
-        self.report({"INFO"}, f"baked mode {mode_label(st.mode_index, modes.frequencies[st.mode_index], modes.damping_ratios[st.mode_index])}")
+        said = ("baked mode " + mode_label(st.mode_index, modes.frequencies[st.mode_index],
+                                           modes.damping_ratios[st.mode_index]))
+        notes = sm.notes() + modes.notes          # as Find Modes says them
+        self.report({"WARNING"} if notes else {"INFO"}, "; ".join([said] + notes))
         return {"FINISHED"}
 
 

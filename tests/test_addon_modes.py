@@ -156,7 +156,7 @@ def test_find_modes_says_what_reading_the_scene_found(blender, capfd) -> None:
     """A millimetre scene (unit scale 0.001) left at Blender's Gravity of 9.81 units/s^2,
     0.00981 m/s^2: Bake warns of it, and Find Modes listed the pendulum's frequency for that
     gravity (31.6 times too slow for Earth's) without a word. It reports what reading the
-    scene found, as Bake and Check do."""
+    scene found, as Bake and Check do, and so does Bake Mode."""
     bpy = blender
     bs.set_range(bpy)
     bpy.context.scene.unit_settings.scale_length = 0.001
@@ -173,3 +173,9 @@ def test_find_modes_says_what_reading_the_scene_found(blender, capfd) -> None:
     omega = math.sqrt(10.0 * 0.00981 * 0.5 / (10.0 * 1.01 / 12.0 + 10.0 * 0.25))
     assert bpy.context.scene.mechanism.modes[0].frequency == pytest.approx(
         omega / (2 * math.pi), rel=1e-5)                                    # float32
+    # Bake Mode, which solves the modes again, says the same (it said only "baked mode 1")
+    capfd.readouterr()
+    assert bpy.ops.mechanism.bake_mode() == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "baked mode 1" in said and \
+        "gravity: the scene's Gravity is 0.00981 m/s^2 at unit scale 0.001" in said, said
