@@ -1,7 +1,8 @@
-"""The main job's force plot of a baked sample scene: its main joint reactions and efforts
-over time, read back from the baked custom properties' F-curves (the bake action of each
-joint and coupler object), drawn with matplotlib (Agg; the main job's environment only,
-never needed inside Blender).
+"""The main job's force plot of a baked sample scene: its main baked forces and torques
+(joint reactions and efforts, contact, bushing, coupler and follow forces) over time, read
+back from the baked custom properties' F-curves (the bake action of each joint and coupler
+object), drawn with matplotlib (Agg; the main job's environment only, never needed inside
+Blender).
 
 Forces (N) on one axes, torques (N m) on another: the magnitude of each joint's reaction
 force (the few largest), every motion's effort, a cam's contact force, a gear's tooth force
@@ -96,7 +97,7 @@ def plot_forces(scene, path: str, title: str) -> None:
     if not panels:
         axes[0, 0].text(0.5, 0.5, "no baked forces", ha="center", transform=axes[0, 0].transAxes)
     axes[-1, 0].set_xlabel("time (s)")
-    axes[0, 0].set_title(f"{title}: joint reactions and efforts", fontsize=10)
+    axes[0, 0].set_title(f"{title}: baked forces and torques", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
