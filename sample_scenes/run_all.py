@@ -4,7 +4,7 @@ the .blend, render a small Cycles preview of it, a short animation and plot its 
 Run:  .venv/bin/python sample_scenes/run_all.py [out_dir] [scene ...]
 Writes in out_dir (default out/samples): <scene>.blend, <scene>.png (a still),
 <scene>.mp4 and <scene>.gif (its first 3 s: Blender's FFmpeg output, and a smaller GIF)
-and <scene>_plot.png (the main joint reactions and efforts against time, read back from
+and <scene>_plot.png (the main forces and torques against time, read back from
 the baked custom properties; sample_scenes/force_plot.py); a scene whose build() gives a
 "plot" function also <scene>_motion.png, drawn by it.
 """

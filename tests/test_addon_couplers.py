@@ -204,19 +204,28 @@ def test_radii_from_meshes_are_the_cylinders_radii(blender, extension) -> None:
 
 
 # ---------------------------------------------------------------- rack, screw, coupler
+def rack_and_pinion(bpy, y: float = -0.05) -> dict:
+    """A pinion (a disc of radius 0.04 about world z at the origin) on a revolute joint
+    ``spin`` and a rack box (0.4 long) along world x at ``y`` on a prismatic joint ``guide``,
+    both to a ground box; not yet coupled."""
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
+    pinion = bs.disc(bpy, "pinion", 0.04, (0.0, 0.0, 0.0))
+    rack = bs.add_box(bpy, "rack", (0.4, 0.02, 0.02), (0.0, y, 0.0))
+    bs.tag(bpy, [ground, pinion, rack], "PART")
+    ground.mechanism.ground = True
+    return {"ground": ground, "pinion": pinion, "rack": rack,
+            "spin": bs.connect(bpy, pinion, ground, (0.0, 0.0, 0.0)),
+            "guide": bs.connect(bpy, rack, ground, (0.0, y, 0.0), "PRISMATIC", "X")}
+
+
 def test_rack_travel_is_r_theta(blender) -> None:
     """A pinion (radius 0.04 cylinder about world z at the origin) and a rack box on a
     prismatic joint along world x below it; Couple with the rack's joint active still makes
     the pinion field A; Radii from Meshes gives its pitch radius; the rack travels r theta."""
     bpy = blender
-    bs.set_range(bpy)
-    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
-    pinion = bs.disc(bpy, "pinion", 0.04, (0.0, 0.0, 0.0))
-    rack = bs.add_box(bpy, "rack", (0.4, 0.02, 0.02), (0.0, -0.05, 0.0))
-    bs.tag(bpy, [ground, pinion, rack], "PART")
-    ground.mechanism.ground = True
-    spin = bs.connect(bpy, pinion, ground, (0.0, 0.0, 0.0))
-    guide = bs.connect(bpy, rack, ground, (0.0, -0.05, 0.0), "PRISMATIC", "X")
+    d = rack_and_pinion(bpy)
+    spin, guide, rack = d["spin"], d["guide"], d["rack"]
     rp = bs.couple(bpy, [guide, spin])
     s = rp.mechanism
     assert (s.coupler_kind, s.joint_a, s.joint_b) == ("RACK_PINION", spin, guide)
@@ -272,15 +281,8 @@ def test_check_notes_a_rack_typed_to_mesh_on_the_far_side(blender) -> None:
     +4 cm meshes a rack below the pinion, so Check notes that the rack runs as one on the
     far side would and which sign fits; -4 cm (what Radii from Meshes sets) gets no note."""
     bpy = blender
-    bs.set_range(bpy)
-    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
-    pinion = bs.disc(bpy, "pinion", 0.04, (0.0, 0.0, 0.0))
-    rack = bs.add_box(bpy, "rack", (0.4, 0.02, 0.02), (0.0, 0.05, 0.0))
-    bs.tag(bpy, [ground, pinion, rack], "PART")
-    ground.mechanism.ground = True
-    spin = bs.connect(bpy, pinion, ground, (0.0, 0.0, 0.0))
-    guide = bs.connect(bpy, rack, ground, (0.0, 0.05, 0.0), "PRISMATIC", "X")
-    rp = bs.couple(bpy, [spin, guide])
+    d = rack_and_pinion(bpy, 0.05)
+    rp = bs.couple(bpy, [d["spin"], d["guide"]])
     note = (f"rack and pinion {rp.name!r}: its rack (part 'rack') lies on the other side of "
             "the pinion from where a Pitch Radius of this sign meshes it")
     rp.mechanism.pitch_radius = 0.04

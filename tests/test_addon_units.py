@@ -19,14 +19,9 @@ def test_a_couplers_scale_counts_a_slide_in_blender_units(blender, scale, length
     bpy = blender
     units = bpy.context.scene.unit_settings
     units.scale_length, units.length_unit = scale, length_unit
-    bs.set_range(bpy)
-    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (0.0, 0.0, -0.5))
-    pinion = bs.disc(bpy, "pinion", 0.04, (0.0, 0.0, 0.0))
-    rack = bs.add_box(bpy, "rack", (0.4, 0.02, 0.02), (0.0, -0.05, 0.0))
-    bs.tag(bpy, [ground, pinion, rack], "PART")
-    ground.mechanism.ground = True
-    spin = bs.connect(bpy, pinion, ground, (0.0, 0.0, 0.0))
-    guide = bs.connect(bpy, rack, ground, (0.0, -0.05, 0.0), "PRISMATIC", "X")
+    from test_addon_couplers import rack_and_pinion
+    d = rack_and_pinion(bpy)
+    spin, guide, rack = d["spin"], d["guide"], d["rack"]
     s = bs.couple(bpy, [guide, spin]).mechanism
     s.coupler_kind, s.joint_a, s.joint_b = "COUPLER", spin, guide
     s.scale_a, s.scale_b = 0.04, -1.0
@@ -50,7 +45,7 @@ def test_a_refused_stop_is_said_as_its_field_shows_it(blender, system, length_un
     were the scene's units."""
     from test_addon_limits import millimetre_slide
     bpy = blender
-    d = millimetre_slide(bpy, -100.0, drive="-0.2*t")
+    millimetre_slide(bpy, -100.0, drive="-0.2*t")
     units = bpy.context.scene.unit_settings
     units.system = system
     if system != "NONE":

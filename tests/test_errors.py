@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mechanisms as mk
-from solver import ExpressionError, Mechanism, MechanismError, SolverError
+from solver import Mechanism, MechanismError, SolverError
 
 
 def base() -> Mechanism:

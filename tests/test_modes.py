@@ -117,8 +117,9 @@ def test_chain_of_masses_and_springs():
     assert np.allclose(md.damping_ratios, 0.0)
 
 
-def test_damped_oscillator_damping_ratio():
-    k, c, mass = 400.0, 6.0, 2.0
+def _sprung_block(k: float, c: float, mass: float, friction: float = 0.0) -> Mechanism:
+    """A block of ``mass`` kg on a prismatic rail along world x, held by a spring-damper
+    (k N/m, c N s/m, Coulomb ``friction`` N) to a ground point 0.5 m behind it."""
     m = Mechanism()
     m.add_part("ground", fixed=True)
     m.add_marker("rail_g", "ground", orientation=X)
@@ -126,8 +127,13 @@ def test_damped_oscillator_damping_ratio():
     m.add_part("block", mass=mass)
     m.add_marker("slide", "block", orientation=X)
     m.add_joint("rail", "prismatic", "slide", "rail_g")
-    m.add_spring_damper("spring", "slide", "anchor", stiffness=k, damping=c)
-    md = m.modes()
+    m.add_spring_damper("spring", "slide", "anchor", stiffness=k, damping=c, friction=friction)
+    return m
+
+
+def test_damped_oscillator_damping_ratio():
+    k, c, mass = 400.0, 6.0, 2.0
+    md = _sprung_block(k, c, mass).modes()
     wn = math.sqrt(k / mass)
     assert md.frequencies[0] == pytest.approx(wn / (2 * math.pi), rel=RTOL)
     assert md.damping_ratios[0] == pytest.approx(c / (2 * math.sqrt(k * mass)), rel=RTOL)
@@ -142,15 +148,7 @@ def test_coulomb_friction_of_springs_adds_no_modal_damping():
     where the smoothing's slope read as damping gave zeta = 177; a wheel on a torsion
     spring likewise."""
     k, c, mass = 400.0, 6.0, 2.0
-    m = Mechanism()
-    m.add_part("ground", fixed=True)
-    m.add_marker("rail_g", "ground", orientation=X)
-    m.add_marker("anchor", "ground", position=(-0.5, 0, 0))
-    m.add_part("block", mass=mass)
-    m.add_marker("slide", "block", orientation=X)
-    m.add_joint("rail", "prismatic", "slide", "rail_g")
-    m.add_spring_damper("spring", "slide", "anchor", stiffness=k, damping=c, friction=10.0)
-    md = m.modes()
+    md = _sprung_block(k, c, mass, friction=10.0).modes()
     assert md.frequencies[0] == pytest.approx(math.sqrt(k / mass) / (2 * math.pi), rel=RTOL)
     assert md.damping_ratios[0] == pytest.approx(c / (2 * math.sqrt(k * mass)), rel=RTOL)
     s = -c / (2 * mass) + 1j * math.sqrt(k / mass - (c / (2 * mass)) ** 2)
@@ -159,7 +157,8 @@ def test_coulomb_friction_of_springs_adds_no_modal_damping():
     w = Mechanism(gravity=(0.0, 0.0, 0.0))
     w.add_part("ground", fixed=True)
     w.add_part("wheel", mass=2.0, inertia=(1.0, 1.0, 0.5))
-    w.add_marker("O", "ground"); w.add_marker("W", "wheel")
+    w.add_marker("O", "ground")
+    w.add_marker("W", "wheel")
     w.add_joint("pin", "revolute", "W", "O")
     w.add_torsion_spring("coil", "pin", stiffness=8.0, damping=0.1, friction=2.0)
     md = w.modes()

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ...solver import MechanismError, matrix_to_quat, quat_to_matrix
+from ...solver import MechanismError, quat_to_matrix
 from .mjcf_include import with_includes
 from .urdf import Element, UrdfError, parse_xml
 

@@ -38,7 +38,6 @@ and any script share it).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Any
 

@@ -118,7 +118,7 @@ def vector_force_state(fm: Any, t: Any, r: np.ndarray, A: np.ndarray, v: np.ndar
         for c, fn in enumerate(fm.vf_funcs[e]):
             comps[..., e, c] = _component(fn, t, m, fm.vf_slices[e][c])
     bi, bj = fm.vf_bi, fm.vf_bj
-    Ai, Aj = A[..., bi, :, :], A[..., bj, :, :]
+    Ai = A[..., bi, :, :]
     si = (Ai @ fm.vf_si[..., None])[..., 0]
     gap = r[..., bi, :] + si - r[..., bj, :]                      # P_I from J's centre
     axes = A[..., fm.vf_frame_body, :, :] @ fm.vf_frame_axes

@@ -92,7 +92,6 @@ def _lockstep(models: list[Model], st: Structure, starts: list[State], times: np
     V = len(models)
     if V < 2 or len(starts) != V or st is None:
         return None
-    m0 = models[0]
     stacked = stack(models, switched=True)
     if stacked is None:
         return None

@@ -26,8 +26,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ...algebra.newton import (NewtonOptions, converged, newton, rounding_tols, scales, step_pose,
-                               step_size)
+from ...algebra.newton import (NewtonOptions, converged, newton, rounding_tols, scales,
+                               step_pose)
 from ...algebra.schur import Schur, inverse_mass
 from ...base.einsum import einsum
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix, unit_quaternions

@@ -3,7 +3,7 @@ elements make the constrained system stiff, and a forced explicit run refused wh
 stability alone would ask for more steps than a run should take."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 from ...base.errors import SolverError
 from ...integrators.implicit import stiffness_rate

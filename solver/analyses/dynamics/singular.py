@@ -75,6 +75,7 @@ def near_jam(sysm: Equations) -> tuple[str, ...]:
     close = np.min(np.reshape(room, (-1, room.shape[-1])), axis=0) < JAM_HEADROOM
     return tuple(sysm.m.frictions.names[i] for i in np.flatnonzero(close))
 
+
 def singular_condition(model: Model) -> float:
     """The scaled condition above which a mechanism's Jacobian counts as nearly singular:
     1e4 (a sound mechanism's is 1 to 100; it grows like 1/sqrt(distance) towards a limit

@@ -342,8 +342,9 @@ class Stops:
         target = nu[rows]
         rate = J[self.lm.rows[hit]] @ vel                       # d q / dt into the stop
         bounce = -self.lm.restitution[hit] * rate
-        rest = ((np.abs(bounce) < self.lm.rest_speed[hit])
-                | self._within_the_gap(sysm, t, r, p, v, w, J, ev.quad, hit, rate, bounce))
+        rest = np.abs(bounce) < self.lm.rest_speed[hit]
+        if not rest.all():            # (one right-hand side more: only where it may decide)
+            rest |= self._within_the_gap(sysm, t, r, p, v, w, J, ev.quad, hit, rate, bounce)
         target[len(sysm.keep):] = np.where(rest, 0.0, bounce)
         lam = np.linalg.lstsq(C @ Mi @ C.T, target - C @ vel, rcond=1e-12)[0]
         new = (vel + Mi @ C.T @ lam).reshape(nb, 6)

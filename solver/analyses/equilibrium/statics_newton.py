@@ -126,7 +126,7 @@ class Equilibrium(NewtonProblem):
         """d(Q - J^T lambda)/dq (n, n) by differences in (r, world rotation): forward from
         the residual R (Newton's steps), or ``central`` (error of order h^2, for the
         stiffness of a linear analysis; R unused)."""
-        n, nb, cw = self.n, self.nb, self.cw
+        n, cw = self.n, self.cw
         T = np.zeros((n, n))
         for c in range(n):
             b, k = divmod(c, 6)

@@ -14,7 +14,7 @@ from ...algebra.rank import row_owner
 from ...algebra.schur import Schur
 from ...base.elementary import arcsin
 from ...base.errors import ExpressionError, SolverError
-from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
+from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
 from ...model.compile import Model
 from ...model.state import State
 from ...vocabulary.joints import DIST, DOT1
