@@ -28,7 +28,7 @@ from ..dynamics.friction import held_rows, hold, limit as friction_limit, loads,
 from ...model.state import SlipState
 from ..dynamics.stops import amount, check_start, describe, gaps, tolerance
 from ..limit_turns import pose_turns
-from .statics_newton import Equilibrium
+from .statics_newton import Equilibrium, BalanceState
 from ..start.singular_start import nearby_structure
 from ..structure import Structure, least_norm, self_stresses, structure
 
@@ -104,9 +104,10 @@ class _ActiveSet:
     stiffness (Newton's tangent singular along it) that pushes it toward a stop holds that
     stop, and the equilibrium is found on it.  A compliant stop is held at the penetration
     where its law carries the load the held stop took (delta = (F / k)^(1/n)), then let go:
-    Newton finishes from there.  The force balance and its state (rows held, shifts,
-    friction's holds, the torsion branch) are the Equilibrium ``eqm``'s; ``slipped`` names
-    the friction elements let go."""
+    Newton finishes from there.  The force balance is the Equilibrium ``eqm``, its state
+    (rows held, shifts, friction's holds, the branch) one record, ``eqm.state``, replaced
+    as the set changes and put back to undo a try; ``start`` the branch at the start pose;
+    ``slipped`` names the friction elements let go."""
 
     def __init__(self, model: Model, st: Structure, time: float, f: np.ndarray,
                  r: np.ndarray, p: np.ndarray, max_iter: int) -> None:
@@ -125,7 +126,7 @@ class _ActiveSet:
         self.track = track
         self.slipped: list[str] = []
         self.eqm = Equilibrium(model, time, f, track, slip, st.keep, r, p)
-        self.ts_start, self.limits_start = self.eqm.ts_ref, self.eqm.limit_ref
+        self.start = self.eqm.state.run      # the branch at the start pose
 
     @property
     def slip(self) -> SlipState | None:
@@ -150,12 +151,13 @@ class _ActiveSet:
         Returns (r, p, lambda, the residual, J); ``eqm.keep`` is left at its rows, and
         ``eqm.track`` at the tracked values of the pose returned."""
         model, lm, fp, eqm = self.model, self.lm, self.fp, self.eqm
-        eqm.track = self.track        # the start's; Newton carries them from pose to pose
+        # the start's tracked values; Newton carries them from pose to pose
+        eqm.state = eqm.state.on(eqm.state.run.tracked(self.track))
         n, max_iter = eqm.n, self.max_iter
         rounds = 4 * ((len(lm.rows) if lm is not None else 0)
                       + (len(fp.rows) if fp is not None else 0)) + 1
         for _ in range(rounds):
-            eqm.keep = self._base_rows(held)
+            eqm.state = eqm.state.holding(self._base_rows(held))
             lam = self._first_multipliers(r, p)
             sol = newton(eqm, (r, p, lam), NewtonOptions(max_iter, line_search=True))
             (r, p, lam), (R, J) = sol.x, sol.data
@@ -199,23 +201,27 @@ class _ActiveSet:
             self.slipped.extend(fp.names[k] for k in over)
             stuck = slip.stuck.copy()
             stuck[over] = False
-            self.eqm.slip = slip.sticking(stuck)
+            eqm = self.eqm
+            eqm.state = eqm.state.on(eqm.state.run.slipping(slip.sticking(stuck)))
         return bool(over.size)
 
     def _place_compliant(self, lam, held) -> tuple[bool, np.ndarray]:
         """Compliant stops held: placed at their penetration, then let go.  (changed, the
         bounds held)."""
-        model, lm, shift = self.model, self.lm, self.eqm.shift
+        model, lm, eqm = self.model, self.lm, self.eqm
+        shift = eqm.shift.copy()
         full = np.zeros(model.nc)
-        full[self.eqm.keep] = lam
+        full[eqm.keep] = lam
         on = np.flatnonzero(lm.compliant & np.isin(lm.rows, held))
         placed = on[shift[on] != 0.0]
         if placed.size:
             shift[placed] = 0.0
+            eqm.state = eqm.state.shifted(shift)
             return True, np.setdiff1d(held, lm.rows[placed])
         if on.size:
             F = np.maximum(-lm.sgn[on] * full[lm.rows[on]], 0.0)
             shift[on] = lm.sgn[on] * power(F / lm.stiffness[on], 1.0 / lm.exponent[on])
+            eqm.state = eqm.state.shifted(shift)
             return True, held
         return False, held
 
@@ -248,17 +254,19 @@ class _ActiveSet:
         stable = self._is_stable(x)
         if lm is not None and (not stable or _past_a_stop(model, x[0], x[1], eqm.track,
                                                               eqm.limit_ref) is not None):
-            first = (x, eqm.keep, eqm.shift.copy(), eqm.ts_ref, len(self.slipped),
-                     eqm.slip, eqm.limit_ref, eqm.track)
-            eqm.keep = self._base_rows(np.zeros(0, int))
+            first = (x, eqm.state, len(self.slipped))
+            eqm.state = eqm.state.holding(self._base_rows(np.zeros(0, int)))
             J0 = eqm.parts(r0, p0)[1]
             R0 = eqm.balance(r0, p0, np.linalg.lstsq(J0[eqm.keep].T, eqm.start_load,
                                                       rcond=None)[0])[0]
             toward = _pushed_toward(model, R0, J0, eqm.keep, eqm.n, r0, p0, self.track,
-                                    self.limits_start)
+                                    self.start.limit_ref)
             found = None
             if toward.size:
-                eqm.shift[:], eqm.ts_ref, eqm.limit_ref = 0.0, self.ts_start, self.limits_start
+                # from the start's branch, no compliant stop placed (friction as it was)
+                branch = eqm.state.run.turned(self.start.ts_ref).limits_at(
+                    self.start.limit_ref, None)
+                eqm.state = BalanceState(eqm.keep, np.zeros_like(eqm.shift), branch)
                 try:
                     y = self.settle(r0, p0, lm.rows[toward])
                     if (_past_a_stop(model, y[0], y[1], eqm.track, eqm.limit_ref) is None
@@ -269,8 +277,7 @@ class _ActiveSet:
             if found is not None:
                 x, stable = found, True
             else:
-                (x, eqm.keep, eqm.shift[:], eqm.ts_ref, nslip, eqm.slip, eqm.limit_ref,
-                 eqm.track) = first
+                x, eqm.state, nslip = first
                 del self.slipped[nslip:]
         turns = eqm.limit_ref
         past = _past_a_stop(model, x[0], x[1], eqm.track, turns) if lm is not None else None

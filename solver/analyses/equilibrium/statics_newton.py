@@ -9,6 +9,7 @@ whose first block is taken by forward differences (it holds the springs' stiffne
 geometric stiffness that makes a hanging pendulum stable; Haug 1989, "Statics")."""
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -23,39 +24,67 @@ from ...model.compile import Model
 from ...model.force_model import spring_turns
 from ..dynamics.friction import lock_residual
 from ..limit_turns import on_turn, pose_turns
-from ...model.state import SlipState
+from ...model.state import RunState, SlipState
+
+
+@dataclass(frozen=True)
+class BalanceState:
+    """What statics' active set holds between its Newton solves, in one record so that a
+    try along another way is undone by putting the record back.
+
+    keep: the rows held (the structure's, the stops held, the joints friction holds);
+    shift: (nbound,) per limit bound, a compliant stop held at a penetration (its row's
+    residual offset, m or rad), else 0; run: the branch the balance is read on, a dynamic
+    run's record (model/state.py RunState): the torsion springs' angles ``ts_ref``, the
+    couplers' and curve contacts' tracked values ``track``, friction's holds ``slip`` (None
+    without friction) and the limits' coordinates ``limit_ref`` (an angle on its joint's
+    continuous turns from the start's, analyses/limit_turns.py; None without limits), all
+    following the accepted pose."""
+    keep: np.ndarray
+    shift: np.ndarray
+    run: RunState
+
+    def holding(self, keep: np.ndarray) -> "BalanceState":
+        """The same record with the rows ``keep`` held."""
+        return replace(self, keep=keep)
+
+    def shifted(self, shift: np.ndarray) -> "BalanceState":
+        """The same record with the compliant stops' penetrations ``shift``."""
+        return replace(self, shift=shift)
+
+    def on(self, run: RunState) -> "BalanceState":
+        """The same record on the branch ``run``."""
+        return replace(self, run=run)
 
 
 class Equilibrium(NewtonProblem):
     """Q(q) - J^T lambda = 0 and Phi(q) = 0 at ``time``, with the motions at their values
-    ``f``, the couplers and curve contacts from the start's ``track`` (then the accepted pose's).
+    ``f``, the couplers and curve contacts from the start's ``track`` (then the accepted
+    pose's).
 
-    It owns the active set's state, which statics.py's loop changes between solves:
-    ``keep`` (the rows held: the structure's, the stops held, the joints friction holds),
-    ``shift`` (per limit bound: a compliant stop held at a penetration, else 0), ``slip``
-    (friction's holds, or None), ``ts_ref`` (the torsion springs' branch, following the
-    accepted pose) and ``limit_ref`` (the limits' coordinates, an angle on its joint's
-    continuous turns from the start's (analyses/limit_turns.py), following the accepted
-    pose; None without limits).  ``big`` is the last tangent system (n + nk square), kept for the report
-    when no equilibrium is found; ``start_load`` the generalized loads at the start pose."""
+    It reads the active set's state from ``state`` (a BalanceState, which statics.py's
+    loop replaces between solves and Newton's accepted poses move along their branch;
+    ``keep``, ``shift``, ``slip``, ``ts_ref``, ``limit_ref`` and ``track`` read it).
+    ``big`` is the last tangent system (n + nk square), kept for the report when no
+    equilibrium is found; ``start_load`` the generalized loads at the start pose."""
 
     def __init__(self, model: Model, time: float, f: np.ndarray, track: Any, slip: SlipState | None,
                  keep: np.ndarray, r: np.ndarray, p: np.ndarray) -> None:
-        self.model, self.time, self.f, self.track, self.slip, self.keep = (
-            model, time, f, track, slip, keep)
+        self.model, self.time, self.f = model, time, f
+        lm = model.limits
+        # the torsion springs' first branch: a driven joint's from its motion
+        run = RunState(spring_turns(model.forces, f), track, slip=slip,
+                       limit_ref=pose_turns(model, r, p, time, track))
+        self.state = BalanceState(keep, np.zeros(len(lm.rows) if lm is not None else 0), run)
         self.nb = model.nb
         self.n = 6 * model.nb
         self.rs, self.cw = scales(model)
         self.zero = np.zeros((model.nb, 3))
-        self.ts_ref = spring_turns(model.forces, f)     # a driven joint's from its motion
-        self.limit_ref = pose_turns(model, r, p, time, track)
-        lm = model.limits
-        self.shift = np.zeros(len(lm.rows) if lm is not None else 0)
         self.big: Any = None
         self.row_scale = 1.0          # the constraint rows' factor in ``big`` (_block_scale)
         Q0, _, _, fe = self.parts(r, p)
         self.start_load = Q0
-        self.ts_ref = fe.ts_angle
+        self.state = self.state.on(run.turned(fe.ts_angle))
         # load scale: gravity and the force elements' present loads, the moments over
         # their part's length (a force at its end: a force and a moment compared fairly,
         # whatever the mechanism's size)
@@ -63,6 +92,13 @@ class Equilibrium(NewtonProblem):
                                      float(np.max(model.body_mass, initial=0.0))
                                      * float(np.linalg.norm(model.gravity)), 1e-9),
                                  self._rounding_floor(r, p, Q0))
+
+    keep = property(lambda self: self.state.keep, doc="The rows held (BalanceState.keep).")
+    shift = property(lambda self: self.state.shift, doc="The compliant stops' shifts.")
+    slip = property(lambda self: self.state.run.slip, doc="Friction's holds, or None.")
+    ts_ref = property(lambda self: self.state.run.ts_ref, doc="The torsion springs' branch.")
+    limit_ref = property(lambda self: self.state.run.limit_ref, doc="The limits' turns.")
+    track = property(lambda self: self.state.run.track, doc="The tracked values.")
 
     def _rounding_floor(self, r: np.ndarray, p: np.ndarray, Q0: np.ndarray) -> np.ndarray:
         """Each balance row's least load scale (n,), N: its force elements' stiffness
@@ -196,14 +232,15 @@ class Equilibrium(NewtonProblem):
         curve contact's few Newton steps start from the last pose's parameters, not from the
         start's, which a cam turned far from its start leaves behind (its contact point
         found on another branch, the balance off by its whole load)."""
-        self.ts_ref = self.parts(x[0], x[1])[3].ts_angle
+        run = self.state.run.turned(self.parts(x[0], x[1])[3].ts_angle)
         ev = evaluate(self.model, *body_arrays(self.model, x[0], x[1])[:2], need_jac=False,
-                      ref=self.track)
+                      ref=run.track)
         if ev.track is not None:
-            self.track = ev.track
+            run = run.tracked(ev.track)
         lm = self.model.limits
         if lm is not None:
-            self.limit_ref = on_turn(self.model, ev.phi[lm.rows], self.limit_ref)
+            run = run.limits_at(on_turn(self.model, ev.phi[lm.rows], run.limit_ref), None)
+        self.state = self.state.on(run)
 
     def fail(self, R: np.ndarray, why: str) -> None:
         """Raise naming the parts whose unbalanced load lies in the last tangent system's
