@@ -26,20 +26,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ...algebra.newton import (NewtonOptions, converged, newton, rounding_tols, scales,
-                               step_pose)
+from ...algebra.newton import scales
 from ...algebra.schur import Schur, inverse_mass
 from ...base.einsum import einsum
 from ...base.rotations import own_loop, quat_rate, quat_to_matrix, unit_quaternions
-from ...integrators.control import side_of
-from ...kernels.constraints import (RowEval, body_arrays, evaluate, motion_values, residual,
-                                    row_groups)
+from ...kernels.constraints import RowEval, body_arrays, evaluate, motion_values, row_groups
 from ...kernels.forces import torsion_angles, torsion_angles_in_rows, total_forces
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
 from ...model.state import RunState
 from .friction import held_by_stops, rates, with_slip
-from .projection import PROJECT_RCOND, PositionProjection
+from . import projection
 from ..structure import Structure, least_norm, self_stresses
 
 ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position
@@ -440,111 +437,15 @@ class Equations:
 
     def project_many(self, t, r, p, v, w, todo: np.ndarray, rs, cw, L, rate_t=None):
         """Equations.project for many states at once (leading axis S: a design study's
-        variants, the frames within a long step), each state's Newton stopping by the one
-        rule; the states ``todo`` (S,) projected, the others returned as they are.  Row
-        scales ``rs`` (..., nc), column weights ``cw`` (..., 6 nb) and length scales ``L``
-        broadcast against (S, ...) (a stacked model's per variant, or one model's).  Not
-        for a run at a singular position or with joints sticking (``project``).  Tracked
-        values (couplers' turns, curve contacts) are taken near the run state's ``track``
-        ((S, ntrack), or None: as built).  Returns (r, p, v, w, track): ``track`` the
-        projected states' tracked values (the others' as they were; None without tracked
-        rows).  ``rate_t`` (S,): the times to take the motions' rates at (a state on its
-        breakpoint: just after it, as ``project``), else t.  Raises LinAlgError when a
-        state's positions do not converge."""
-        m, sc, keep = self.m, self.schur, self.keep
-        f = motion_values(m, t) if self.mrows.size else np.zeros((len(t), 0, 3))
-        p = unit_quaternions(p)
-        rk = np.asarray(rs)[..., keep]
-        ref, turns = self.run.track, self.run.limit_ref
-
-        def residual_at(r, p):
-            rg, A = body_arrays(m, r, p)[:2]
-            ev = evaluate(m, rg, A, ref=ref)
-            res = residual(m, ev.phi, f, turns)[:, keep]
-            return np.abs(res * rk).max(axis=-1, initial=0.0), ev, A, res
-
-        def mats(ev, A):
-            return sc.matrix(sc.blocks(ev.jac), self._minv_ground(A))
-        err, ev, A, res = residual_at(r, p)
-        last = np.full(len(t), np.inf)
-        tol, step_tol = rounding_tols(r, np.reshape(L, -1))
-        live = todo & ~converged(err, last, tol, step_tol)
-        vals = W = None
-        for _ in range(20):
-            if not live.any():
-                break
-            mv, mW = mats(ev, A)
-            vals = mv if vals is None else np.where(live[:, None], mv, vals)
-            W = mW if W is None else np.where(live[:, None, None, None], mW, W)
-            dq = -sc.apply(mW, self.solve(mv, res, PROJECT_RCOND)).reshape(len(t), -1)
-            r1, p1 = step_pose(r, p, dq)
-            size = np.abs(dq * cw).max(axis=-1, initial=0.0) / L
-            r = np.where(live[:, None, None], r1, r)
-            p = np.where(live[:, None, None], p1, p)
-            last = np.where(live, size, last)
-            err, ev, A, res = residual_at(r, p)
-            live &= ~converged(err, last, tol, step_tol)
-        if (todo & ~converged(err, last, tol, step_tol)).any():
-            raise np.linalg.LinAlgError("position projection did not converge")
-        # the projected states' turns and contacts, for their next step
-        track = ((ev.track if ref is None else np.where(todo[:, None], ev.track, ref))
-                 if m.ntrack else ref)
-        if not sc.n:
-            return r, p, v, w, track
-        if vals is None:          # no Newton step at all: J M^-1 J^T at the (final) pose; a
-            vals, W = mats(ev, A)  # state that took none beside others got it at its pose
-        nu = np.zeros((len(t), m.nc))
-        rates = f if rate_t is None else motion_values(m, rate_t)
-        nu[:, self.mrows] = rates[:, m.row_motion[self.mrows], 1]
-        vel = np.zeros((len(t), self.nb + 1, 6))
-        vel[:, : self.nb, :3], vel[:, : self.nb, 3:] = v, w
-        mu = self.solve(vals, sc.times(sc.blocks(ev.jac), vel) - nu[:, keep])
-        vel = vel[:, : self.nb] - sc.apply(W, mu)
-        sel = todo[:, None, None]
-        return r, p, np.where(sel, vel[..., :3], v), np.where(sel, vel[..., 3:], w), track
+        variants, the frames within a long step), the states ``todo`` (S,) projected, the
+        others returned as they are (projection.project_many).  Returns (r, p, v, w,
+        track).  Raises LinAlgError when a state's positions do not converge."""
+        return projection.project_many(self, t, r, p, v, w, todo, rs, cw, L, rate_t)
 
     def project(self, t: float, r, p, v, w):
         """Positions onto Phi = 0 (M-weighted least-change Newton), then velocities onto
         J v = nu: (r, p, v, w, track), ``track`` the tracked values (couplers' turns, curve
         contacts) at the projected pose, found near the run state's (without tracked rows:
-        the run state's as it is).  Raises LinAlgError when the constraints cannot be met."""
-        m, sc = self.m, self.schur
-        f = motion_values(m, t)
-        rs, cw = self._rs_keep, self._cw
-        p = unit_quaternions(p)
-        # an explicit step whose last stage is its new point (Dormand-Prince 5(4)) evaluated
-        # the rows and J M^-1 J^T there: the first iteration's, taken as they are
-        last = self._last
-        pending = (last if last is not None and np.array_equal(r, last.r)
-                   and np.array_equal(p, last.p) else None)
-
-        problem = PositionProjection(self, f, rs, cw, pending)
-        robust = self.run.robust
-        tol, step_tol = (float(x) for x in rounding_tols(r, m.length_scale))
-        out = newton(problem, (r, p), NewtonOptions(100 if robust else 20, tol, step_tol))
-        mats, ready = problem.mats, problem.ready
-        if not out.ok and not (robust and out.err <= self.robust_tol):
-            # (at a singular position the residual along the lost direction is quadratic
-            # in the distance, out of Newton's reach; up to the run's accuracy goal it is
-            # left for the exact projections after the crossing)
-            raise np.linalg.LinAlgError("position projection did not converge")
-        (r, p), (ev, A, _) = out.x, out.data
-        # the couplers' turns and the curve contacts, for the next step
-        track = ev.track if m.ntrack else self.run.track
-        if not sc.n:
-            return r, p, v, w, track
-        # velocities: S and M^-1 J^T from the last Newton iteration, whose pose differs from
-        # this one by about the local error; J v - nu is taken at the final pose, so J v = nu
-        # holds there up to (change of J) x (velocity correction), far below rounding
-        Jb = sc.blocks(ev.jac)
-        vals, W = (mats if mats is not None else ready if ready is not None
-                   else sc.matrix(Jb, self._minv_ground(A)))
-        nu = np.zeros(m.nc)
-        # at a breakpoint the rates after it (a motion's kink: the impulse its jump takes)
-        after = side_of(m.breakpoints, t)
-        rates = f if after == t else motion_values(m, after)
-        nu[self.mrows] = rates[m.row_motion[self.mrows], 1]
-        vel = np.concatenate([np.concatenate([v, w], 1), np.zeros((1, 6))])
-        mu = self.solve(vals, sc.times(Jb, vel) - nu[self.keep])
-        vel = vel[: self.nb] - sc.apply(W, mu)
-        return r, p, vel[:, :3], vel[:, 3:], track
+        the run state's as it is).  Raises LinAlgError when the constraints cannot be met
+        (projection.project)."""
+        return projection.project(self, t, r, p, v, w)
