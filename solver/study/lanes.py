@@ -51,8 +51,6 @@ class Lanes:
         self.runs, self.times, self.F = runs, run0.times, len(run0.times)
         self.control, self.frame_dt, self.rest = run0.control, run0.frame_dt, run0.goals.rest
         self.block = FrameBlock([run.out for run in runs], budget)
-        for i, run in enumerate(runs):     # a run going on alone: its row is its buffer
-            run.buffer = FrameBuffer(run.out, None, self.block, i)
         flag = np.array
         self.dense, self.tree = flag([r.dense for r in runs]), flag([r.tree for r in runs])
         self.autonomous = flag([r.autonomous for r in runs])
@@ -70,6 +68,11 @@ class Lanes:
         self.T_last, self.rate_age = self.T.copy(), np.array([r.rate_age for r in runs])
         self.steps, self.done = np.zeros(V, dtype=int), np.zeros(V, dtype=int)
         self.eq = eq
+
+    def buffer(self, i: int) -> FrameBuffer:
+        """Variant i's frame buffer: its row of the lanes' block (a run going on alone
+        stores there too)."""
+        return FrameBuffer(self.runs[i].out, None, self.block, i)
 
     def due(self, kind: str) -> np.ndarray:
         """The lanes waiting for a call of ``kind``."""

@@ -134,17 +134,15 @@ class _Group:
         self.told_start = False       # the stepper's dense output: told the steps' start
         self._told: tuple | None = None   # (the run states, the RunState) eq was told last
         self.served = {"together": 0, "alone": 0}   # requests made together, and alone
-        for i, run in enumerate(runs):
-            run.stepper = _Lane(self, i, run.stepper)
-            if run.pairs is not None:      # its 5(4) steps where frames cut (dynamics/pairs.py)
-                run.pairs.low_stepper = _Lane(self, i, run.pairs.low_stepper, low=True)
+        # 5(4) steps where frames cut (dynamics/pairs.py)
         self.low = (DoPri5(eq.rhs) if any(run.pairs is not None for run in runs) else None)
         # the frames buffered at once: FRAME_BYTES for all; the variants as lanes if they can
         self.lanes = (Lanes(self, FRAME_BYTES // V) if lanes_fit(runs, self.implicit)
                       else None)
-        if self.lanes is None:
-            for run in runs:
-                run.buffer = FrameBuffer(run.out, FRAME_BYTES // V)
+        for i, run in enumerate(runs):    # each run's steps and frames served by the group
+            run.served_by(lambda own, low, i=i: _Lane(self, i, own, low),
+                          FrameBuffer(run.out, FRAME_BYTES // V) if self.lanes is None
+                          else self.lanes.buffer(i))
         self.gens: list = [None] * V         # each run's frame loop, while it goes alone
         self.asks: dict[int, Request] = {}
         self.out: list[Result | None] = [None] * V

@@ -50,7 +50,7 @@ actions.py.  A frame is a step's end (``_frame``) or inside a long step
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -236,6 +236,17 @@ class DynamicRun(StepActions):
         self.work, self.h, self.f_end, self.y_frame = float(work), h, f_end, None
         self.grow, self.resting, self.t_last, self.rate_age = grow, resting, t_last, rate_age
         self.done, self.out.steps = done, steps
+
+    def served_by(self, wrap: Callable[[Any, bool], Any], buffer: FrameBuffer) -> None:
+        """Take the steps and store the frames through a design study's group
+        (study/lockstep.py): each stepper of the run (its own, and the 5(4) pair it cuts
+        frames with, dynamics/pairs.py) replaced by ``wrap(stepper, low)``, which serves its
+        requests over the variant axis, and the frames stored in ``buffer`` (the group's
+        block).  Called once, before the first step."""
+        self.stepper = wrap(self.stepper, False)
+        if self.pairs is not None:
+            self.pairs.low_stepper = wrap(self.pairs.low_stepper, True)
+        self.buffer = buffer
 
     def fail(self, msg: str, k: int, tt: float, who=()) -> None:
         """Raise SolverError with the frames before frame k (the Result so far)."""
