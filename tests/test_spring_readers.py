@@ -65,8 +65,8 @@ def test_a_damper_pulled_at_a_known_speed_reads_c_times_the_speed():
 def test_the_spring_force_s_work_is_its_energy_change():
     """A free oscillation (undamped, from 0.1 m below the rest length): the work the spring
     force does on its ends, -integral f dl/dt dt (trapezoidal over 400 frames a second),
-    equals minus the change of k (l - L0)^2 / 2; and the reading matches the run's own potential energy
-    (gravity's taken out) to the integrator's tolerance."""
+    equals minus the change of k (l - L0)^2 / 2; and the reading matches the run's own
+    potential energy (no gravity: the spring's alone)."""
     m = _hanging(drop=0.1, gravity=0.0)
     r = m.solve(duration=1.0, fps=400, analysis="dynamic", tolerance=1e-10)
     f, l = r.spring("spring"), r.spring_length("spring")
