@@ -24,6 +24,7 @@ from ...model.compile import Model
 from ...model.results import Result
 from ...model.state import State
 from ..start.assembly import assemble_pose, curve_contacts
+from ..start.loaded_bushings import loaded_bushings
 from ..dynamics.friction import held_rows, hold, limit as friction_limit, loads, needed
 from ...model.state import SlipState
 from ..dynamics.stops import amount, check_start, describe, gaps, tolerance
@@ -77,7 +78,8 @@ def find_equilibrium(model: Model, state: State, max_iter: int = 100) -> Found:
                           "keep its ends apart there (a free length above 0, or a marker "
                           "moved)", time) from None
     _on_the_curves(model, x[0], x[1], run.eqm.track, time)
-    return Found(x, run, st, stable, tuple(asm.notes))
+    loaded = loaded_bushings(model, asm.r, asm.p)          # (as check() and a run say)
+    return Found(x, run, st, stable, tuple(asm.notes) + tuple(loaded))
 
 
 def _on_the_curves(model: Model, r: np.ndarray, p: np.ndarray, track, time: float) -> None:
