@@ -146,3 +146,13 @@ def test_an_unknown_spring_is_named_with_the_ones_there_are():
         r.spring("sprung")
     with pytest.raises(MechanismError, match="unknown torsion spring 'coil'.*none"):
         r.torsion_spring("coil")
+
+
+def test_statics_of_a_spring_wound_past_half_a_turn_reads_its_own_turn():
+    """A free wheel whose torsion spring is free at 4 rad (past half a turn): statics winds
+    it from 0 to 4 rad, where the torque is zero; read on the turn nearest zero (4 - 2 pi)
+    it would be k (-2 pi) = -18.8 N m."""
+    r = _wheel(k=3.0, free_angle=4.0).statics()
+    # 1e-9: statics' Newton tolerance
+    assert r.torsion_spring_angle("coil")[0] == pytest.approx(4.0, abs=1e-9)
+    assert r.torsion_spring("coil")[0] == pytest.approx(0.0, abs=1e-8)

@@ -67,14 +67,16 @@ def spring_readout(fm: Any, name: str, times: np.ndarray, states: tuple
     return f[:, 0], L[:, 0].copy()
 
 
-def torsion_readout(model: Any, name: str, times: np.ndarray, states: tuple, rates: bool
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def torsion_readout(model: Any, name: str, times: np.ndarray, states: tuple, rates: bool,
+                    first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(torque T (n,) N m, angle theta (n,) rad) of torsion spring ``name`` at every frame,
     its law (model/springs.py) at the stored states and times.  The angle keeps its turns
     as the run does: a driven joint's on the turn of its motion's value at that time (the
     run's own reference), any other's first on the turn nearest zero (the run's first
-    turn), each next on the turn nearest the one before plus the change its rate gives by
-    the trapezoidal rule (``rates`` False, a Result without velocities: the one before)."""
+    turn) or nearest ``first`` (each spring's angle at the first frame as the analysis took
+    it: Result.spring_turns), each next on the turn nearest the one before plus the change
+    its rate gives by the trapezoidal rule (``rates`` False, a Result without velocities:
+    the one before)."""
     fm = model.forces
     if name not in fm.ts_names:
         raise MechanismError(f"unknown torsion spring {name!r} (torsion springs: "
@@ -89,7 +91,8 @@ def torsion_readout(model: Any, name: str, times: np.ndarray, states: tuple, rat
     else:
         change = 0.5 * np.diff(times) * (rate[:-1] + rate[1:]) if rates else 0.0
         turns = np.rint((change - np.diff(raw)) / (2.0 * np.pi))
-        th = raw + 2.0 * np.pi * np.concatenate([[0.0], np.cumsum(turns)])
+        start = 0.0 if first is None else on_turn(raw[0], first[k]) - raw[0]
+        th = raw + start + 2.0 * np.pi * np.concatenate([[0.0], np.cumsum(turns)])
     T = spring_law("torsion spring", [name], fm.ts_k[k], fm.ts_th0[k], fm.ts_pre[k],
                    fm.ts_c[k], fm.ts_fric[k], [fm.ts_act[k]], times, th[:, None],
                    rate[:, None])[2]

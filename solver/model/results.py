@@ -44,6 +44,9 @@ class Result:
         self.friction_events: list[tuple[float, str, str]] = []
         self.stable: bool | None = None      # statics: is the equilibrium stable
         self.rest_from: int | None = None    # dynamics: the frame whose pose the later frames hold
+        # the torsion springs' angles at frame 0 as the analysis took them (rad; statics: its
+        # equilibrium's), None: a run's first turns (force_model.spring_turns)
+        self.spring_turns: np.ndarray | None = None
         self.times = np.asarray(times, dtype=float)
         self._r = np.zeros((n, nb, 3))      # centre of mass
         self._p = np.zeros((n, nb, 4))
@@ -144,6 +147,7 @@ class Result:
             x = getattr(self, name)
             setattr(out, name, None if x is None else x[:k].copy())
         out.method, out.steps, out.stable = self.method, self.steps, self.stable
+        out.spring_turns = self.spring_turns
         out.notes = list(self.notes)
         out.rest_from = self.rest_from if self.rest_from is not None and self.rest_from < k else None
         out.impacts = list(self.impacts)                     # every one before the failure
@@ -366,13 +370,14 @@ class Result:
         part I takes -T about marker J's z, part J +T (positive T turns I back toward a
         smaller angle)."""
         self._need("velocities", f"torsion_spring({name!r})")
-        return torsion_readout(self.model, name, self.times, self._states(), True)[0]
+        return torsion_readout(self.model, name, self.times, self._states(), True,
+                               self.spring_turns)[0]
 
     def torsion_spring_angle(self, name: str) -> np.ndarray:
         """(n,) a torsion spring's joint angle theta, rad: x_I from x_J about z_J with its
         turns, the angle its torque reads (model/readouts.py ``torsion_readout``)."""
         return torsion_readout(self.model, name, self.times, self._states(),
-                               self._v is not None)[1]
+                               self._v is not None, self.spring_turns)[1]
 
     def _states(self) -> tuple:
         """(r, p, v, w) of every frame, zero rates where velocities were not kept."""

@@ -293,6 +293,7 @@ def _result(model: Model, st: Structure, run: _ActiveSet, x: tuple, stable: bool
         out.notes.append(f"friction {', '.join(map(repr, run.slipped))} cannot hold the start (the needed "
                          "force exceeds the static limit): the equilibrium shown is without it")
     out.method = "static equilibrium (Newton)"
+    out.spring_turns = np.array(run.eqm.ts_ref, dtype=float)   # the turns Newton wound them
     out.stable = stable
     if not out.stable:
         out.notes.append("the equilibrium is unstable (a small push moves the mechanism away "
