@@ -5,8 +5,8 @@ bake action of their own ("MA bake <object>"); the rotation mode and transform t
 before are saved on it and put back by Clear.  Joints: reaction force and torque
 (components and magnitudes, N and N m, world axes, on part I at marker I) and motion
 efforts as animated custom properties, a cam's contact force, the force of a joint's stops
-and friction; couplers likewise the
-torque or force along each coordinate they tie and a gear's tooth force (io/plots.py).
+and friction and its torsion spring's torque; couplers likewise the torque or force along
+each coordinate they tie and a gear's tooth force; springs their tension (io/plots.py).
 Parts, joints and couplers alike: when the object already has an action of the user's (a keyframed motion, a custom
 property, the scale, the visibility), the bake goes on an NLA track beneath it, so that
 action stays active, untouched and playing; a user's action that keys the part's location
@@ -33,7 +33,8 @@ from .io.events import (decode_marks, encode_marks, event_marks, event_rows, eve
 from .io.part_frames import (basis_pose, basis_poses, conformal, corner_misfit, keyed_worlds,
                               pose_matrices)
 from .io.plots import (BAKED_PROPS, actuator_plots, bushing_plots, coupler_plots, follow_plots,
-                       is_baked_channel, joint_plots, part_contact_plots, vector_force_plots)
+                       is_baked_channel, joint_plots, part_contact_plots, spring_plots,
+                       vector_force_plots)
 from .io.timeline import Timeline, decode, encode, remap_note, stale_note
 from .channels import ROTATION_CHANNEL, delta_turn, in_rotation_mode
 from .scene_reader import SceneMechanism
@@ -338,8 +339,8 @@ def write_bake(scene: bpy.types.Scene, sm: SceneMechanism, result, plots: bool =
     frames = sm.timeline.frames_of(result.times)
     keys = part_pose_keys(sm, result) if sm.parts else None      # before anything changes
     followers = [ob for ob, _ in sm.follows.values()]
-    plotted = (sm.joints + sm.couplers + sm.bushings + sm.vector_forces + sm.contacts
-               + followers) if plots else []
+    plotted = (sm.joints + sm.couplers + sm.springs + sm.bushings + sm.vector_forces
+               + sm.contacts + followers) if plots else []
     # every old bake: also of objects no longer in the mechanism; the bake actions of the
     # objects baked again are kept with the user's own channels in them
     clear_bake(scene, keep={ob.name for ob in sm.parts + plotted})
@@ -358,8 +359,10 @@ def _write_plots(sm: SceneMechanism, result, frames: np.ndarray, plotted: list) 
     plots = joint_plots(result, [ob.name for ob in sm.joints],
                         {name: (job.name, coord) for name, (job, coord) in sm.motions.items()},
                         sm.cams, {name: job.name for name, (job, _) in sm.limits.items()},
-                        {name: job.name for name, (job, _) in sm.frictions.items()})
+                        {name: job.name for name, (job, _) in sm.frictions.items()},
+                        {name: job.name for name, job in sm.torsions.items()})
     plots.update(coupler_plots(result, sm.coupler_calls))
+    plots.update(spring_plots(result, [ob.name for ob in sm.springs]))
     plots.update(bushing_plots(result, [ob.name for ob in sm.bushings]))
     plots.update(vector_force_plots(result, [ob.name for ob in sm.vector_forces]))
     plots.update(part_contact_plots(result, [ob.name for ob in sm.contacts]))
@@ -583,7 +586,8 @@ def write_csv(path: str, sm: SceneMechanism, result) -> tuple[int, int]:
                     {n: (job.name, c) for n, (job, c) in sm.frictions.items()},
                     [ob.name for ob in sm.bushings], [ob.name for ob in sm.vector_forces],
                     [ob.name for ob in sm.contacts],
-                    {name: ob.name for name, (ob, _) in sm.follows.items()}, actuator_names(sm))
+                    {name: ob.name for name, (ob, _) in sm.follows.items()}, actuator_names(sm),
+                    [ob.name for ob in sm.springs], {n: ob.name for n, ob in sm.torsions.items()})
     events = event_rows(result, sm.timeline.frame_of, _friction_joints(sm))
     write_rows(path, rows)
     write_rows(events_path(path), events)

@@ -56,7 +56,8 @@ def _solve_read(scene, sm, progress=None):
 
 def _bake_options(scene, sm) -> dict:
     """The solver's keyword arguments of a bake of the scene read (io/settings.py)."""
-    return bake_options(scene.mechanism, len(sm.bushings), len(sm.vector_forces))
+    return bake_options(scene.mechanism, len(sm.bushings), len(sm.vector_forces),
+                        len(sm.springs) + len(sm.torsions))
 
 
 def _message(exc: Exception, sm=None, scene=None) -> str:

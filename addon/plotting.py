@@ -16,7 +16,7 @@ from bpy.props import StringProperty
 from .anim import find_channelbag, is_bake_track
 from .io.plots import is_plot_channel
 
-PLOTTED = ("JOINT", "COUPLER", "BUSHING", "FORCE", "CONTACT", "MARKER")
+PLOTTED = ("JOINT", "COUPLER", "SPRING", "BUSHING", "FORCE", "CONTACT", "MARKER")
 
 
 def _bake_strip(ob):
@@ -37,7 +37,7 @@ def plot_target(ob) -> str:
     s = ob.mechanism
     if s.role not in PLOTTED or (s.role == "FORCE" and s.marker_j is None) or \
             (s.role == "MARKER" and s.follow is None):
-        return (f"{ob.name!r} is not a joint, coupler, bushing, contact or force with a "
+        return (f"{ob.name!r} is not a joint, coupler, spring, bushing, contact or force with a "
                 "Reaction, nor a marker that follows an object: its forces are not baked")
     if not s.baked or s.bake_action is None:
         return f"{ob.name!r} has no baked forces yet: Bake first"

@@ -55,6 +55,8 @@ class SceneMechanism:
     mass_properties: dict = field(default_factory=dict)   # part name -> (props, mesh warning)
     part_frames: dict = field(default_factory=dict)       # part name -> PartFrame as designed
     bushings: list = field(default_factory=list)   # bushing objects
+    springs: list = field(default_factory=list)    # spring-damper objects
+    torsions: dict = field(default_factory=dict)   # torsion spring name -> its joint object
     contacts: list = field(default_factory=list)   # contact objects (between parts)
     contact_sizes: dict = field(default_factory=dict)     # contact name -> its shapes' size, m
     vector_forces: list = field(default_factory=list)     # force objects with a Reaction
@@ -384,6 +386,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
                                preload=s.preload, friction=s.friction, actuator=actuator,
                                constants=used_constants([actuator], sm.constants,
                                                         ("t", "length", "speed")) or None)
+        sm.springs.append(ob)
     for ob in by_role["BUSHING"]:
         _add_bushing(sm, ob, scene)
     for ob in by_role["CONTACT"]:
@@ -503,6 +506,7 @@ def _add_joint_extras(sm: SceneMechanism, ob) -> None:
         mech.add_torsion_spring(torsion_spring_name(ob.name), ob.name, stiffness=s.torsion_stiffness,
                                 damping=s.torsion_damping, free_angle=s.torsion_free_angle,
                                 preload=s.torsion_preload)
+        sm.torsions[torsion_spring_name(ob.name)] = ob
     sm.scene_notes += unused_notes(ob.name, limit_settings(s), friction_settings(s), s.torsion,
                                    s.motion_type != "NONE")
     call = limit_call(ob.name, limit_settings(s), sm.scale)

@@ -130,7 +130,7 @@ def _draw_marker(layout, ob, s):
 
 
 def _draw_plot(layout, ob, s):
-    """The Plot button of a joint or coupler: its baked forces in a Graph Editor."""
+    """The Plot button of a joint, coupler, spring, ...: its baked forces in a Graph Editor."""
     row = layout.row()
     row.enabled = s.baked
     row.operator("mechanism.plot", text="Plot Forces" if s.baked else "Plot Forces (bake first)",
@@ -276,6 +276,7 @@ def _draw_spring(layout, ob, s):
         layout.prop(s, "free_length")
     for p in ("preload", "friction", "actuator"):
         layout.prop(s, p)
+    _draw_plot(layout, ob, s)
 
 
 def _draw_bushing(layout, ob, s):

@@ -1,14 +1,14 @@
 """The main job's force plot of a baked sample scene: its main baked forces and torques
-(joint reactions and efforts, contact, bushing, coupler and follow forces) over time, read
-back from the baked custom properties' F-curves (the bake action of each joint and coupler
-object), drawn with matplotlib (Agg; the main job's environment only, never needed inside
-Blender).
+(joint reactions and efforts, contact, spring, bushing, coupler and follow forces) over
+time, read back from the baked custom properties' F-curves (the bake action of each joint,
+coupler, spring, ... object), drawn with matplotlib (Agg; the main job's environment only,
+never needed inside Blender).
 
 Forces (N) on one axes, torques (N m) on another: the magnitude of each joint's reaction
 force (the few largest), every motion's effort, a cam's contact force, a gear's tooth force
 and the coupler torques, the stops' and friction's force or torque, the magnitude of each
 contact's force between parts, the force that holds a following marker to its path, each
-bushing's force and torque.
+spring's tension and torsion spring's torque, each bushing's force and torque.
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def series(scene) -> tuple[list, list]:
     forces, torques, reactions = [], [], []
     for ob in scene.objects:
         if not ob.mechanism.baked or ob.mechanism.role not in ("JOINT", "COUPLER", "CONTACT",
-                                                                 "MARKER", "BUSHING"):
+                                                                 "MARKER", "SPRING", "BUSHING"):
             continue
         for prop, k in _curves(ob).items():
             item = (f"{ob.name}: {prop.replace('_', ' ')}", k[:, 0], k[:, 1])
@@ -57,11 +57,13 @@ def series(scene) -> tuple[list, list]:
                 reactions.append((np.abs(k[:, 1]).max(), item))
             elif prop in ("limit_force", "friction_force"):
                 (forces if _slide(ob, prop.split("_")[0]) else torques).append(item)
-            elif prop in ("motion_effort", "follow_torque", "bushing_torque") or \
+            elif prop in ("motion_effort", "follow_torque", "bushing_torque",
+                          "torsion_spring_torque") or \
                     prop.startswith("coupler_torque"):
                 torques.append(item)
             elif prop in ("motion_effort_slide", "contact_force", "tooth_force",
-                          "part_contact_force", "follow_force", "bushing_force") or \
+                          "part_contact_force", "follow_force", "bushing_force",
+                          "spring_force") or \
                     prop.startswith("coupler_force"):
                 forces.append(item)
     reactions.sort(key=lambda r: -r[0])

@@ -83,3 +83,21 @@ def test_a_bushing_survives_save_and_reload_and_names_a_deleted_marker(blender, 
     bpy.data.objects.remove(bpy.data.objects[seat_name])
     with pytest.raises(RuntimeError, match="bushing 'mount': marker J is not set or was deleted"):
         bpy.ops.mechanism.check()
+
+
+def test_check_and_bake_name_a_bushing_that_starts_turned(blender, capfd) -> None:
+    """Marker J turned a quarter turn from marker I (the block's axes): the bushing starts
+    loaded, -K_r theta = 50 N m/rad x pi/2 = 78.5 N m about z; Check and Bake say so,
+    naming it.  With marker I turned as J, nothing is said."""
+    bpy = blender
+    block, mount, seat = _hung_block(bpy, turn_j=math.pi / 2)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    said = "bushing 'mount': its markers start turned 90 deg, so it starts loaded"
+    assert said in report
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert f"{said}: torque (0, 0, 78.5398) N m on marker I's part" in out
+    mount.mechanism.marker_i.rotation_euler = (0.0, 0.0, math.pi / 2)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "starts loaded" not in bpy.context.scene.mechanism.report

@@ -109,7 +109,7 @@ def test_plot_is_greyed_out_before_a_bake_and_says_why(blender) -> None:
     assert ("operator", "mechanism.plot") in bs.panel_items(bpy, "VIEW3D_PT_mechanism_object")
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert bpy.ops.mechanism.plot.poll()
-    with pytest.raises(RuntimeError, match="'crank' is not a joint, coupler, bushing, contact or force with a Reaction"):
+    with pytest.raises(RuntimeError, match="'crank' is not a joint, coupler, spring, bushing, contact or force with a Reaction"):
         bpy.ops.mechanism.plot(name="crank")
     with pytest.raises(RuntimeError, match="no object 'nothing'"):
         bpy.ops.mechanism.plot(name="nothing")

@@ -369,6 +369,7 @@ def test_joint_plots_split_the_solvers_reactions() -> None:
     assert list(plots.joint_plots(r, ["pin"], {})["pin"]) == list(plots.REACTION_PROPS)
     assert set(plots.BAKED_PROPS) == (set(plots.REACTION_PROPS) | {"motion_effort", "motion_effort_slide"}
                                       | {"contact_force", "limit_force", "friction_force"}
+                                      | {"torsion_spring_torque", "spring_force", "spring_length"}
                                       | set(plots.COUPLER_PROPS) | set(plots.FOLLOW_PROPS) | set(plots.FOLLOW_TORQUE_PROPS)
                                       | set(plots.BALL_FRICTION_PROPS) | set(plots.BUSHING_PROPS)
                                       | set(plots.VECTOR_FORCE_PROPS + plots.PART_CONTACT_PROPS + plots.CONTACT_POINT_PROPS))

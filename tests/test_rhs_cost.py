@@ -94,6 +94,7 @@ def test_a_closer_on_a_hinge_with_an_angle_row_takes_its_angle_from_the_row(monk
     its own), and the same right-hand side to the last bit as with the spring's own."""
     import solver.kernels.constraints as kc
     import solver.kernels.forces as kf
+    import solver.model.springs as ks
     model = compile_model(_door_with_a_dry_hinge(spin=-0.5))
     st = read_state(model, _door_with_a_dry_hinge(spin=-0.5))
     eq = Equations(model, structure(model, st.r, st.p))
@@ -105,7 +106,7 @@ def test_a_closer_on_a_hinge_with_an_angle_row_takes_its_angle_from_the_row(monk
         angles[0] += 1
         return real(*a)
     monkeypatch.setattr(kc, "joint_angle", counted)
-    monkeypatch.setattr(kf, "joint_angle", counted)
+    monkeypatch.setattr(ks, "joint_angle", counted)
     assert np.array_equal(eq.rhs(0.1, y), dy)
     assert angles[0] == 1
     monkeypatch.setattr(kf, "_angles_in_rows", lambda fm: False)     # the spring's own

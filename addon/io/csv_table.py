@@ -39,7 +39,8 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
              frictions: Mapping[str, tuple[str, str]] | None = None,
              bushings: Sequence[str] = (), vector_forces: Sequence[str] = (),
              contacts: Sequence[str] = (), follows: Mapping[str, str] | None = None,
-             actuators: Mapping[str, Sequence[tuple[str, str, str]]] | None = None
+             actuators: Mapping[str, Sequence[tuple[str, str, str]]] | None = None,
+             springs: Sequence[str] = (), torsions: Mapping[str, str] | None = None
              ) -> list[list[str]]:
     """Header and one row of text per result row (row k is scene frame ``frames[k]``);
     ``motions``: motion name -> (joint name, "angle" | "slide"), its effort written under
@@ -50,7 +51,9 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
     a Reaction marker (their load on their marker's part, world axes); ``contacts``: the
     contacts between parts (the force on part A, world axes, the deepest penetration and the
     least gap); ``follows``: general motion -> its following marker; ``actuators``: general
-    motion -> [(joint, "angle" | "slide", the solver's label)]."""
+    motion -> [(joint, "angle" | "slide", the solver's label)]; ``springs``: the
+    spring-dampers (tension N, positive pulling, and length m); ``torsions``: torsion spring
+    -> its joint (torque N m, positive resisting the angle)."""
     header = ["frame", "time_s"]
     cols = [frames, result.times]
     for name in parts:
@@ -77,6 +80,12 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
         for prop, values in friction_series(result, name, joint).items():
             header.append(f"{joint} {prop}_{'N' if coord == 'slide' else 'Nm'}")
             cols.append(values)
+    for name, joint in (torsions or {}).items():
+        header.append(f"{joint} torsion_spring_torque_Nm")
+        cols.append(result.torsion_spring(name))
+    for name in springs:
+        header += [f"{name} spring_force_N", f"{name} spring_length_m"]
+        cols += [result.spring(name), result.spring_length(name)]
     for name in bushings:
         F, T = result.bushing(name)
         header += [f"{name} {c}" for c in BUSHING_COLUMNS]

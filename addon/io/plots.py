@@ -22,6 +22,11 @@ friction torque on part I as "friction_torque_x", "_y", "_z" (world axes, as the
 and its magnitude "friction_torque".
 Force with a Reaction marker (a force of state): "applied_force_x", "_y", "_z",
 "applied_force" and "applied_torque_*" on the force object (Result.vector_force).
+Torsion spring: "torsion_spring_torque" (N m) on its joint, positive resisting the angle
+(part I takes it backwards about marker J's z, Result.torsion_spring).
+Spring: "spring_force" (N, the tension: positive pulling its two markers together, negative
+pushing them apart, Result.spring) and, not plotted, "spring_length" (m, Result.spring_length)
+on the spring object.
 Bushing: "bushing_force_x", "_y", "_z", "bushing_force" and "bushing_torque_*" on the
 bushing object: the load it applies to marker I's part at marker I's origin, world axes
 (Result.bushing; marker J's part takes the opposite).
@@ -56,6 +61,8 @@ EFFORT_PROPS = {"angle": "motion_effort", "slide": "motion_effort_slide"}
 COUPLER_PROPS = tuple(f"coupler_{w}_{k}" for k in (1, 2, 3) for w in ("torque", "force")) + ("tooth_force",)
 CONTACT_PROP = "contact_force"
 LIMIT_PROP, FRICTION_PROP = "limit_force", "friction_force"
+TORSION_PROP = "torsion_spring_torque"
+SPRING_PROP, SPRING_LENGTH_PROP = "spring_force", "spring_length"
 BALL_FRICTION_PROPS = ("friction_torque_x", "friction_torque_y", "friction_torque_z", "friction_torque")
 BUSHING_PROPS = ("bushing_force_x", "bushing_force_y", "bushing_force_z", "bushing_force",
                  "bushing_torque_x", "bushing_torque_y", "bushing_torque_z", "bushing_torque")
@@ -67,9 +74,9 @@ CONTACT_POINT_PROPS = ("part_contact_point_x", "part_contact_point_y", "part_con
 FOLLOW_PROPS = ("follow_force_x", "follow_force_y", "follow_force_z", "follow_force")
 FOLLOW_TORQUE_PROPS = ("follow_torque_x", "follow_torque_y", "follow_torque_z", "follow_torque")
 PLOT_PROPS = REACTION_PROPS + tuple(EFFORT_PROPS.values()) + COUPLER_PROPS + (
-    CONTACT_PROP, LIMIT_PROP, FRICTION_PROP) + BALL_FRICTION_PROPS + BUSHING_PROPS + \
-    VECTOR_FORCE_PROPS + PART_CONTACT_PROPS + FOLLOW_PROPS + FOLLOW_TORQUE_PROPS
-BAKED_PROPS = PLOT_PROPS + CONTACT_POINT_PROPS
+    CONTACT_PROP, LIMIT_PROP, FRICTION_PROP, TORSION_PROP, SPRING_PROP) + BALL_FRICTION_PROPS + \
+    BUSHING_PROPS + VECTOR_FORCE_PROPS + PART_CONTACT_PROPS + FOLLOW_PROPS + FOLLOW_TORQUE_PROPS
+BAKED_PROPS = PLOT_PROPS + CONTACT_POINT_PROPS + (SPRING_LENGTH_PROP,)
 
 
 def _prop_of(data_path: str) -> str:
@@ -181,6 +188,13 @@ def bushing_plots(result, bushings: Sequence[str]) -> dict[str, dict[str, np.nda
             for name in bushings}
 
 
+def spring_plots(result, springs: Sequence[str]) -> dict[str, dict[str, np.ndarray]]:
+    """Spring name -> {SPRING_PROP: (n,) tension N, SPRING_LENGTH_PROP: (n,) length m}
+    (Result.spring, Result.spring_length)."""
+    return {name: {SPRING_PROP: result.spring(name),
+                   SPRING_LENGTH_PROP: result.spring_length(name)} for name in springs}
+
+
 def friction_series(result, name: str, joint: str) -> dict[str, np.ndarray]:
     """A friction element's baked series: FRICTION_PROP along an angle or slide, or a ball's
     BALL_FRICTION_PROPS (Result.friction's torque in marker J's axes turned into world axes)."""
@@ -195,11 +209,13 @@ def friction_series(result, name: str, joint: str) -> dict[str, np.ndarray]:
 
 def joint_plots(result, joints: Sequence[str], motions: Mapping[str, tuple[str, str]],
                 cams: Sequence[str] = (), limits: Mapping[str, str] | None = None,
-                frictions: Mapping[str, str] | None = None) -> dict[str, dict[str, np.ndarray]]:
+                frictions: Mapping[str, str] | None = None,
+                torsions: Mapping[str, str] | None = None) -> dict[str, dict[str, np.ndarray]]:
     """Joint name -> {property -> (n,) values} from a solver Result: the reaction series,
-    then the effort of each motion on it, a cam's contact force, the stops' and the
-    friction's force.  ``motions``: motion name -> (joint name, "angle" | "slide"); ``cams``:
-    the cam joints' names; ``limits``, ``frictions``: item name -> joint name."""
+    then the effort of each motion on it, a cam's contact force, the stops', the friction's
+    and the torsion spring's force or torque.  ``motions``: motion name -> (joint name,
+    "angle" | "slide"); ``cams``: the cam joints' names; ``limits``, ``frictions``,
+    ``torsions``: item name -> joint name."""
     efforts: dict[str, dict[str, np.ndarray]] = {}
     for name, (joint, coord) in motions.items():
         efforts.setdefault(joint, {})[EFFORT_PROPS[coord]] = result.effort(name)
@@ -209,6 +225,8 @@ def joint_plots(result, joints: Sequence[str], motions: Mapping[str, tuple[str, 
         efforts.setdefault(joint, {})[LIMIT_PROP] = result.limit(name)
     for name, joint in (frictions or {}).items():
         efforts.setdefault(joint, {}).update(friction_series(result, name, joint))
+    for name, joint in (torsions or {}).items():
+        efforts.setdefault(joint, {})[TORSION_PROP] = result.torsion_spring(name)
     return {joint: {**reaction_series(*result.reaction(joint)), **efforts.get(joint, {})}
             for joint in joints}
 
@@ -230,11 +248,13 @@ def coupler_plots(result, couplers: Mapping[str, Any]) -> dict[str, dict[str, np
     return out
 
 
-def baked_quantities(bushings: int, vector_forces: int) -> tuple[str, ...]:
+def baked_quantities(bushings: int, vector_forces: int, springs: int = 0) -> tuple[str, ...]:
     """What a bake and Export CSV read from a solver Result beside the poses (solve's
     ``keep``): the reactions and efforts (the joints', motions', general motions' and
-    actuators' series), and the velocities where a bushing's or vector force's load is
-    written (their laws read them).  The couplers', cams', stops', friction's and contacts'
-    series are always kept; velocities, accelerations, energy and the joints' multipliers
-    are read by neither, so a long bake does not hold them."""
-    return ("reactions", "efforts") + (("velocities",) if bushings or vector_forces else ())
+    actuators' series), and the velocities where a bushing's, vector force's or spring's
+    (``springs``: spring-dampers and torsion springs) load is written (their laws read
+    them).  The couplers', cams', stops', friction's and contacts' series are always kept;
+    accelerations, energy and the joints' multipliers are read by neither, so a long bake
+    does not hold them."""
+    return ("reactions", "efforts") + (("velocities",) if bushings or vector_forces or springs
+                                       else ())

@@ -198,10 +198,10 @@ def solve_options(settings) -> dict:
     return {"analysis": settings.analysis.lower(), "tolerance": tolerance(settings)}
 
 
-def bake_options(settings, bushings: int = 0, vector_forces: int = 0) -> dict:
+def bake_options(settings, bushings: int = 0, vector_forces: int = 0, springs: int = 0) -> dict:
     """``solve_options`` of a bake or Export CSV: with ``keep``, the Result quantities they
     read (io/plots.py ``baked_quantities``; a study keeps every quantity for its metrics)."""
-    return {**solve_options(settings), "keep": baked_quantities(bushings, vector_forces)}
+    return {**solve_options(settings), "keep": baked_quantities(bushings, vector_forces, springs)}
 
 
 def state_measures(texts) -> list[str]:

@@ -19,6 +19,7 @@ from .contact_check import deep_frames, overlapping_contacts, record_contacts, s
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
                               check_reached_angles, dead_centre)
+from .start.loaded_bushings import loaded_bushings
 from .start.open_joints import open_joints_note
 from .start.singular_start import singular_start
 from .start.start_velocities import start_velocity_note
@@ -185,6 +186,7 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
             out.notes.insert(0, note)
     # parts that start inside each other are pushed apart at once: say so (as check() does)
     out.notes += overlapping_contacts(model, begun.state.r, begun.state.p)
+    out.notes += loaded_bushings(model, begun.state.r, begun.state.p)   # (as check() does)
     if out.analysis != "kinematic":     # (a sweep's motions may drive parts through)
         out.notes += sinking_contacts(model) + deep_frames(model, out)
     given = start_velocity_note(model, begun.structure, begun.state, out.analysis)

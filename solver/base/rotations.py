@@ -280,3 +280,19 @@ def euler_axes(xi: np.ndarray, yi: np.ndarray, xj: np.ndarray, yj: np.ndarray,
     E = np.stack([xj, c1 * yj + s1 * cross(xj, yj), cross(xi, yi)], axis=-3)
     G = cross(E[..., _NEXT, :, :], E[..., _AFTER, :, :]) / cb[..., None, :, None]
     return E, G
+
+
+def joint_angle(xi: np.ndarray, xy: np.ndarray):
+    """The joint angle of x_I from x_J about z_J, theta = atan2(x_I . y_J, x_I . x_J), as
+    motions and torsion springs use it (docs/conventions.md), and its gradient
+    g = dtheta/dpi_I = -dtheta/dpi_J in world axes; xi (..., n, 3), xy (..., 2, n, 3): x_J
+    and y_J (one product each for both).  Returns (theta, g, c, s, rho, gc, gs) with
+    c = x_I . x_J, s = x_I . y_J, rho = c^2 + s^2 and gc, gs their gradients in pi_I,
+    which the second derivative needs."""
+    x = xi[..., None, :, :]
+    cs, gcs = (x * xy) @ _ONES3, cross(x, xy)           # gc, gs = d c, d s / d pi_I
+    c, s, gc, gs = cs[..., 0, :], cs[..., 1, :], gcs[..., 0, :, :], gcs[..., 1, :, :]
+    rho = c * c + s * s
+    both = cs[..., None] * gcs[..., ::-1, :, :]             # c gs and s gc, one product
+    g = (both[..., 0, :, :] - both[..., 1, :, :]) / rho[..., None]
+    return arctan2(s, c), g, c, s, rho, gc, gs

@@ -18,8 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..base.einsum import einsum
-from ..base.elementary import arctan2
-from ..base.rotations import cross, euler_angles, euler_axes, own_loop, quat_to_matrix
+from ..base.rotations import cross, euler_angles, euler_axes, joint_angle, own_loop, quat_to_matrix
 from ..model.compile import Model, RowGroup
 from ..model.gear_mesh import pitch_geometry
 from ..vocabulary.joints import ANGLE, AT, CAM, COUPLER, CURVE, DIST, DOT1, DOT2, EULER, SPIN
@@ -45,22 +44,6 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # Each kernel reads its RowGroup (model/compile.py) and the bodies' state, and writes its
 # rows of phi, the Jacobian blocks (if asked) and quad (if velocities are given) into the
 # views it is passed.  Leading axes of r, A, v, w (frames) are carried through.
-
-def joint_angle(xi: np.ndarray, xy: np.ndarray):
-    """The joint angle of x_I from x_J about z_J, theta = atan2(x_I . y_J, x_I . x_J), as
-    motions and torsion springs use it (docs/conventions.md), and its gradient
-    g = dtheta/dpi_I = -dtheta/dpi_J in world axes; xi (..., n, 3), xy (..., 2, n, 3): x_J
-    and y_J (one product each for both).  Returns (theta, g, c, s, rho, gc, gs) with
-    c = x_I . x_J, s = x_I . y_J, rho = c^2 + s^2 and gc, gs their gradients in pi_I,
-    which the second derivative needs."""
-    x = xi[..., None, :, :]
-    cs, gcs = (x * xy) @ _ONES3, cross(x, xy)              # gc, gs = d c, d s / d pi_I
-    c, s, gc, gs = cs[..., 0, :], cs[..., 1, :], gcs[..., 0, :, :], gcs[..., 1, :, :]
-    rho = c * c + s * s
-    both = cs[..., None] * gcs[..., ::-1, :, :]             # c gs and s gc, one product
-    g = (both[..., 0, :, :] - both[..., 1, :, :]) / rho[..., None]
-    return arctan2(s, c), g, c, s, rho, gc, gs
-
 
 # -[P x] as a gather and a sign: rows (0, P2, -P1), (-P2, 0, P0), (P1, -P0, 0)
 _NEG_SKEW_AT = np.array([[0, 2, 1], [2, 0, 0], [1, 0, 0]])

@@ -19,26 +19,27 @@ Sign conventions
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..base.einsum import einsum
-from ..base.errors import ExpressionError
 from ..base.rotations import congruence, cross, skew
 from ..model.bushings import bushing_state, potential as bushing_potential, power as bushing_power
 from ..model.bushings import jacobian_blocks as bushing_blocks, world_loads as bushing_loads
 from ..model.force_model import ForceModel
+from ..model.springs import V_FRICTION
+from ..model.springs import actuator_value as _actuator, fixed as _fixed, on_turn as _on_turn
+from ..model.springs import spring_dampers as _spring_dampers, spring_law as _law
+from ..model.springs import torsion_geometry as _torsion_angles
 from ..model.vector_forces import jacobians as vector_force_jacobians
 from ..model.vector_forces import power as vector_force_power, vector_force_state
 from ..model.vector_forces import world_loads as vector_force_loads
 from ..vocabulary.timefunctions import values_of
-from .constraints import joint_angle
 from .contacts import ContactEval, contact_forces, contact_jacobians
 
-V_FRICTION = 1e-3
+_ONES3 = np.ones(3)
 
 
 @dataclass
@@ -76,103 +77,8 @@ class ForceEval:
 _NO_FORCES = ForceEval(np.zeros((0, 6)), 0.0, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))
 
 
-def _fixed(fm: ForceModel, key: str, make: Callable[[], Any]) -> Any:
-    """What ``make`` derives from the force model's fixed arrays (the elements' ends, their
-    body-frame vectors side by side), made once per force model."""
-    cache = fm.__dict__.setdefault("_fixed", {})
-    if key not in cache:
-        cache[key] = make()
-    return cache[key]
-
-
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return einsum("...i,...i->...", a, b)
-
-
-def _actuator(act: Callable[..., float], what: str, t: float, x: float, xd: float) -> float:
-    """An actuator's value; any failure or a non-finite value is an ExpressionError naming
-    the element and the time (the analyses turn it into a SolverError with the frames)."""
-    at = float(t) if np.ndim(t) == 0 else None      # (the time it fails at, for the run)
-    try:
-        val = float(act(t, x, xd))
-    except ExpressionError as exc:      # (an expression's message may name the element)
-        said = str(exc)
-        raise ExpressionError(said if said.startswith(what) else f"{what}: {said}",
-                              time=at) from None
-    except Exception as exc:  # a user's callable may raise anything
-        raise ExpressionError(f"{what}: the actuator failed at t={t:.6g} s: "
-                              f"{type(exc).__name__}: {exc}", time=at) from None
-    if not math.isfinite(val):
-        raise ExpressionError(f"{what}: the actuator gives {val} at t={t:.6g} s", time=at)
-    return val
-
-
-class _SpringDampers(NamedTuple):
-    """Spring-damper geometry and tension at one state (one entry per element)."""
-    arms: np.ndarray     # (2n, 3) arms from I's (then J's) centre of mass to P_I (P_J), world
-    u: np.ndarray        # (n, 3) unit direction from P_I to P_J
-    L: np.ndarray        # (n,) length l
-    dd: np.ndarray       # (n, 3) relative velocity of P_J from P_I
-    Ld: np.ndarray       # (n,) dl/dt
-    tanh: np.ndarray     # (n,) tanh(dl/dt / V_FRICTION)
-    fnc: np.ndarray      # (n,) the non-conservative part of the tension
-    f: np.ndarray        # (n,) tension
-
-
-def _spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> _SpringDampers:
-    """Nikravesh 1988, "Translational spring-damper-actuator": d = P_J - P_I, l = |d|, the tension
-    f = k (l - L0) + preload + c dl/dt + friction tanh(dl/dt / V) + actuator(t, l, dl/dt).
-    Both ends' arms turned by one product, their points and velocities gathered once."""
-    n = len(fm.sd_names)
-    ends = _fixed(fm, "sd_ends", lambda: np.concatenate([fm.sd_bi, fm.sd_bj]))
-    vecs = _fixed(fm, "sd_vecs", lambda: _stacked(fm.sd_si, fm.sd_sj)[..., None])
-    S = (A.take(ends, axis=-3) @ vecs)[..., 0]
-    P = r.take(ends, axis=-2) + S
-    d = P[..., n:, :] - P[..., :n, :]                # from P_I to P_J
-    L = np.sqrt((d * d) @ _ONES3)
-    if L.min() < 1e-12:
-        k = int(np.argmin(L)) % n
-        raise FloatingPointError(f"spring-damper {fm.sd_names[k]!r}: its two markers coincide "
-                                 "(length 0, no direction for the force)")
-    u = d / L[..., None]
-    Vp = v.take(ends, axis=-2) + cross(w.take(ends, axis=-2), S)
-    dd = Vp[..., n:, :] - Vp[..., :n, :]
-    Ld = (u * dd) @ _ONES3
-    tanh, fnc, f = _law("spring-damper", fm.sd_names, fm.sd_k, fm.sd_L0, fm.sd_pre, fm.sd_c,
-                        fm.sd_fric, fm.sd_act, t, L, Ld)
-    return _SpringDampers(S, u, L, dd, Ld, tanh, fnc, f)
-
-
-_ONES3 = np.ones(3)
-
-
-def _stacked(*vecs: np.ndarray) -> np.ndarray:
-    """Body-frame vectors (n, 3) of the elements' ends one after the other (2n or 3n, 3);
-    a design study's stacked model may give some a leading variant axis: broadcast."""
-    return np.concatenate(np.broadcast_arrays(*vecs), axis=-2)
-
-
-def _law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, xd):
-    """Nikravesh 1988's spring-damper-actuator law, the same for a length and a joint angle:
-    (tanh(xd / V), the non-conservative part c xd + friction tanh(xd / V) + actuator(t, x,
-    xd), the whole k (x - x0) + preload + that), one entry per element."""
-    tanh = np.tanh(xd / V_FRICTION)
-    nc = c * xd + fric * tanh
-    for i, act in enumerate(acts if acts.count(None) < len(acts) else ()):
-        if act is None:
-            continue
-        what = f"{kind} {names[i]!r}"
-        if np.ndim(x) > 1:  # leading axes of states (stages, a study's variants), a time each
-            ts = np.broadcast_to(t, x.shape[:-1]).reshape(-1)
-            # one function for all, or (a design study's stacked model: ``each``) one per
-            # state, each variant's own
-            fns = act.each(len(ts)) if hasattr(act, "each") else [act] * len(ts)
-            nc[..., i] += np.reshape([_actuator(f, what, float(tk), xk, xdk) for f, tk, xk, xdk in
-                                      zip(fns, ts, x[..., i].reshape(-1),
-                                          xd[..., i].reshape(-1))], x.shape[:-1])
-        else:
-            nc[i] += _actuator(act, what, t, x[i], xd[i])
-    return tanh, nc, k * (x - x0) + pre + nc
 
 
 class _Torsions(NamedTuple):
@@ -186,23 +92,6 @@ class _Torsions(NamedTuple):
     tanh: np.ndarray
     tnc: np.ndarray      # (n,) the non-conservative part of the torque
     T: np.ndarray        # (n,) torque
-
-
-def _torsion_angles(fm: ForceModel, A, ts_ref):
-    """(x_I, x_J, y_J (..., n, 3), joint_angle's tuple, theta (..., n)): each torsion
-    spring's axes in world axes and its joint angle on the atan2 branch nearest ts_ref."""
-    n = len(fm.ts_names)
-    ends = _fixed(fm, "ts_ends", lambda: np.concatenate([fm.ts_bi, fm.ts_bj, fm.ts_bj]))
-    vecs = _fixed(fm, "ts_vecs", lambda: _stacked(fm.ts_xi, fm.ts_xj, fm.ts_yj)[..., None])
-    X = (A.take(ends, axis=-3) @ vecs)[..., 0]
-    xi, xj, yj = X[..., :n, :], X[..., n:2 * n, :], X[..., 2 * n:, :]
-    angle = joint_angle(xi, X[..., n:, :].reshape(X.shape[:-2] + (2, n, 3)))   # x_J, y_J
-    return xi, xj, yj, angle, _on_turn(angle[0], ts_ref)
-
-
-def _on_turn(raw: np.ndarray, ts_ref: np.ndarray) -> np.ndarray:
-    """atan2's angles ``raw`` (rad) moved by whole turns to the branch nearest ts_ref."""
-    return raw + 2.0 * np.pi * np.rint((ts_ref - raw) / (2.0 * np.pi))   # (np.round's)
 
 
 def torsion_angles(fm: ForceModel, A: np.ndarray, ts_ref: np.ndarray,

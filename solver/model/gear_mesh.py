@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.elementary import tan
 from ..base.errors import MechanismError
 from ..base.rotations import cross, quat_to_matrix
 from ..vocabulary.joints import DOT1, DOT2
@@ -183,7 +184,7 @@ def meshes(mech: Any, couplers: dict, marker_body: Any, marker_point: Any, marke
 def stored_pitch_geometry(cp: Any, mesh: tuple, r: np.ndarray, p: np.ndarray):
     """``pitch_geometry`` at stored poses r (..., nb, 3), p (..., nb, 4) (COM positions and
     unit quaternions, the ground not among them: appended here); ``mesh``: (scales,
-    senses, points, axes) as results.mesh_numbers gives them (a study's may vary)."""
+    senses, points, axes) as mesh_numbers gives them (a study's may vary)."""
     scale, sense, point, axes = mesh
     rg = np.concatenate([r, np.zeros(r.shape[:-2] + (1, 3))], axis=-2)
     A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
@@ -202,3 +203,49 @@ def pitch_radii(cp: Any, mesh: tuple, r: np.ndarray, p: np.ndarray) -> np.ndarra
     across = a - np.einsum("...i,...i->...", a, z1)[..., None] * z1
     return np.linalg.norm(across, axis=-1)
 
+
+def mesh_numbers(model: Any) -> tuple | None:
+    """The numbers of a model's meshing gears that ``separation`` reads and a design
+    study's variants may change: each pair's two scales and senses (ng, 2), its axles'
+    marker I points (2 ng, 3) and markers J's axes (2 ng, 3, 3) (CouplerPlan ``mesh_*``); None
+    without meshing gears."""
+    cp = model.couplers
+    if cp is None or not cp.mesh:
+        return None
+    return (cp.scale[cp.mesh_coupler, :2], cp.mesh_sense.reshape(-1, 2), cp.mesh_point,
+            cp.mesh_axes)
+
+
+def separation(model: Any, mesh: tuple, r: np.ndarray, p: np.ndarray,
+                lam: np.ndarray) -> np.ndarray:
+    """(..., joints, 6) what the teeth's separating force adds to the axle joints'
+    reactions (force and moment on part I at marker I, world axes).  A meshing gear's row
+    carries the tangential tooth force F_t at the pitch point (kernels/constraints.py
+    ``mesh_forces``); the tooth force along the line of action also has the radial part
+    |F_t| tan(pressure angle) (Budynas and Nisbett 2011, sec. 13-14), which pushes the
+    teeth apart whichever way the load goes: a pinion or external gear towards its own
+    axle, an internal gear's rim outwards (a rack: no pressure angle, nothing added).  Whichever flank carries it, it does no work
+    while the joints hold the centre distance, so it changes only the reactions of the two
+    axle joints: each holds its gear against it (the housing, the part both joints share,
+    takes the pair, which cancels there).  ``mesh``: ``mesh_numbers`` (or a stack's, with
+    a variant axis)."""
+    cp = model.couplers
+    scale, sense = mesh[:2]
+    c, C, P, arm, f = stored_pitch_geometry(cp, mesh, r, p)
+    rows = np.array([np.flatnonzero(model.row_coupler == k)[0] for k in cp.mesh_coupler])
+    z1 = C[..., 0, :, 2]
+    tangential = f[..., 0, :] - np.einsum("...i,...i->...", f[..., 0, :], z1)[..., None] * z1
+    F = np.abs(lam[..., rows]) * np.linalg.norm(tangential, axis=-1) * tan(cp.mesh_pressure)
+    d = c[..., 1, :] - c[..., 0, :]
+    across = d - np.einsum("...i,...i->...", d, z1)[..., None] * z1
+    e = across / np.maximum(np.linalg.norm(across, axis=-1), 1e-300)[..., None]
+    turn = scale * sense
+    total = turn[..., 0] + turn[..., 1]
+    k = turn[..., 0] / np.where(total == 0.0, 1.0, total)
+    h1 = -(np.sign(k * (1.0 - k)) * F)[..., None] * e        # on gear 1: apart from gear 2
+    hold = -cp.mesh_side.reshape(-1, 2)[..., None] * np.stack([h1, -h1], axis=-2)
+    add = np.concatenate([hold, cross(arm, hold)], axis=-1)
+    out = np.zeros(add.shape[:-3] + (len(model.joint_names), 6))
+    np.add.at(np.moveaxis(out, -2, 0), cp.mesh_joint,
+              np.moveaxis(add.reshape(add.shape[:-3] + (-1, 6)), -2, 0))
+    return out

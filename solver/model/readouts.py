@@ -1,6 +1,7 @@
-"""Force elements read back from a Result (Result.bushing, .vector_force, .contact,
-.general_motion, .general_motion_torque): their laws evaluated at every stored frame at once, the ground appended as
-the kernels take it, or their columns of the stored arrays."""
+"""Force elements read back from a Result (Result.spring, .torsion_spring, .bushing,
+.vector_force, .contact, .general_motion, .general_motion_torque): their laws evaluated at
+every stored frame at once, the ground appended as the kernels take it, or their columns of
+the stored arrays."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +10,9 @@ import numpy as np
 
 from ..base.errors import MechanismError, SolverCancelled
 from ..base.rotations import euler_angles, euler_axes, quat_to_matrix
+from ..vocabulary.timefunctions import derivatives_of
 from .bushings import BushingState, bushing_state, one_bushing
+from .springs import on_turn, spring_geometry, spring_law, torsion_geometry
 from .vector_forces import vector_force_state
 
 
@@ -47,6 +50,53 @@ def bushing_displacement(fm: Any, name: str, states: tuple) -> tuple[np.ndarray,
     """(d, theta) (n, 3) of bushing ``name``, marker J's axes."""
     d = _bushing(fm, name, states).disp
     return d[:, :3].copy(), d[:, 3:].copy()
+
+
+def spring_readout(fm: Any, name: str, times: np.ndarray, states: tuple
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """(tension f (n,) N, length l (n,) m) of spring-damper ``name`` at every frame: its
+    law (model/springs.py) at the stored states and times, as the run evaluated it."""
+    if name not in fm.sd_names:
+        raise MechanismError(f"unknown spring-damper {name!r} (spring-dampers: "
+                             f"{', '.join(fm.sd_names) or 'none'})")
+    k = fm.sd_names.index(name)
+    _, _, L, _, Ld = spring_geometry(fm, *with_ground(states))
+    L, Ld = L[:, k:k + 1], Ld[:, k:k + 1]
+    f = spring_law("spring-damper", [name], fm.sd_k[k], fm.sd_L0[k], fm.sd_pre[k], fm.sd_c[k],
+                   fm.sd_fric[k], [fm.sd_act[k]], times, L, Ld)[2]
+    return f[:, 0], L[:, 0].copy()
+
+
+def torsion_readout(model: Any, name: str, times: np.ndarray, states: tuple, rates: bool,
+                    first: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(torque T (n,) N m, angle theta (n,) rad) of torsion spring ``name`` at every frame,
+    its law (model/springs.py) at the stored states and times.  The angle keeps its turns
+    as the run does: a driven joint's on the turn of its motion's value at that time (the
+    run's own reference), any other's first on the turn nearest zero (the run's first
+    turn) or nearest ``first`` (each spring's angle at the first frame as the analysis took
+    it: Result.spring_turns), each next on the turn nearest the one before plus the change
+    its rate gives by the trapezoidal rule (``rates`` False, a Result without velocities:
+    the one before)."""
+    fm = model.forces
+    if name not in fm.ts_names:
+        raise MechanismError(f"unknown torsion spring {name!r} (torsion springs: "
+                             f"{', '.join(fm.ts_names) or 'none'})")
+    k = fm.ts_names.index(name)
+    _, A, _, wg = with_ground(states)
+    angle = torsion_geometry(fm, A, 0.0)[3]
+    raw, g = angle[0][:, k], angle[1][:, k]
+    rate = np.einsum("ni,ni->n", wg[:, fm.ts_bi[k]] - wg[:, fm.ts_bj[k]], g)
+    if fm.ts_motion[k] >= 0:
+        th = on_turn(raw, derivatives_of(model.motion_functions, times)[:, fm.ts_motion[k], 0])
+    else:
+        change = 0.5 * np.diff(times) * (rate[:-1] + rate[1:]) if rates else 0.0
+        turns = np.rint((change - np.diff(raw)) / (2.0 * np.pi))
+        start = 0.0 if first is None else on_turn(raw[0], first[k]) - raw[0]
+        th = raw + start + 2.0 * np.pi * np.concatenate([[0.0], np.cumsum(turns)])
+    T = spring_law("torsion spring", [name], fm.ts_k[k], fm.ts_th0[k], fm.ts_pre[k],
+                   fm.ts_c[k], fm.ts_fric[k], [fm.ts_act[k]], times, th[:, None],
+                   rate[:, None])[2]
+    return T[:, 0], th
 
 
 def vector_force_load(fm: Any, name: str, times: np.ndarray, states: tuple

@@ -6,13 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from ..base.elementary import tan
 from ..base.errors import MechanismError
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
 from .readouts import (actuator_efforts, bushing_displacement, bushing_load, contact_index,
                        general_motion_load, general_motion_torque, report_progress,
-                       vector_force_load)
-from .gear_mesh import pitch_radii, stored_pitch_geometry
+                       spring_readout, torsion_readout, vector_force_load)
+from .gear_mesh import mesh_numbers, pitch_radii, separation
 from .impacts import Impact
 from .kept import kept_quantities, named_rows, needed_by_run, not_kept
 from .state import State
@@ -45,6 +44,9 @@ class Result:
         self.friction_events: list[tuple[float, str, str]] = []
         self.stable: bool | None = None      # statics: is the equilibrium stable
         self.rest_from: int | None = None    # dynamics: the frame whose pose the later frames hold
+        # the torsion springs' angles at frame 0 as the analysis took them (rad; statics: its
+        # equilibrium's), None: a run's first turns (force_model.spring_turns)
+        self.spring_turns: np.ndarray | None = None
         self.times = np.asarray(times, dtype=float)
         self._r = np.zeros((n, nb, 3))      # centre of mass
         self._p = np.zeros((n, nb, 4))
@@ -145,6 +147,7 @@ class Result:
             x = getattr(self, name)
             setattr(out, name, None if x is None else x[:k].copy())
         out.method, out.steps, out.stable = self.method, self.steps, self.stable
+        out.spring_turns = self.spring_turns
         out.notes = list(self.notes)
         out.rest_from = self.rest_from if self.rest_from is not None and self.rest_from < k else None
         out.impacts = list(self.impacts)                     # every one before the failure
@@ -348,6 +351,39 @@ class Result:
         rows = lm.rows[[k for k, n in enumerate(lm.names) if n == name]]
         return -self._row_lam(rows).sum(axis=1)
 
+    def spring(self, name: str) -> np.ndarray:
+        """(n,) a spring-damper's tension, N: k (l - L0) + preload + c dl/dt + friction +
+        actuator (model/springs.py), positive pulling its markers together (on part I at
+        marker I's origin, toward marker J's; part J takes the opposite), negative pushing
+        them apart.  Its stored energy k (l - L0)^2 / 2 + preload l changes by minus the
+        work of its conservative part, -(k (l - L0) + preload) dl."""
+        self._need("velocities", f"spring({name!r})")
+        return spring_readout(self.model.forces, name, self.times, self._states())[0]
+
+    def spring_length(self, name: str) -> np.ndarray:
+        """(n,) a spring-damper's length l, m: marker I's origin to marker J's."""
+        return spring_readout(self.model.forces, name, self.times, self._states())[1]
+
+    def torsion_spring(self, name: str) -> np.ndarray:
+        """(n,) a torsion spring's torque T, N m: k (theta - free_angle) + preload + c
+        dtheta/dt + friction + actuator (model/springs.py), resisting the joint's angle:
+        part I takes -T about marker J's z, part J +T (positive T turns I back toward a
+        smaller angle)."""
+        self._need("velocities", f"torsion_spring({name!r})")
+        return torsion_readout(self.model, name, self.times, self._states(), True,
+                               self.spring_turns)[0]
+
+    def torsion_spring_angle(self, name: str) -> np.ndarray:
+        """(n,) a torsion spring's joint angle theta, rad: x_I from x_J about z_J with its
+        turns, the angle its torque reads (model/readouts.py ``torsion_readout``)."""
+        return torsion_readout(self.model, name, self.times, self._states(),
+                               self._v is not None, self.spring_turns)[1]
+
+    def _states(self) -> tuple:
+        """(r, p, v, w) of every frame, zero rates where velocities were not kept."""
+        v = np.zeros_like(self._r) if self._v is None else self._v
+        return self._r, self._p, v, np.zeros_like(self._r) if self._w is None else self._w
+
     def bushing(self, name: str, frame: str = "world") -> tuple[np.ndarray, np.ndarray]:
         """(force (n, 3) N, torque (n, 3) N m) the bushing applies to part I at marker I's
         origin (part J takes the opposite at the same point); ``frame="J"``: in marker J's
@@ -359,9 +395,7 @@ class Result:
     def bushing_displacement(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(d (n, 3) m, theta (n, 3) rad): marker I's origin from marker J's and the rotation
         vector of I's axes from J's, in J's axes."""
-        v = np.zeros_like(self._r) if self._v is None else self._v      # (no rates needed)
-        w = np.zeros_like(self._r) if self._w is None else self._w
-        return bushing_displacement(self.model.forces, name, (self._r, self._p, v, w))
+        return bushing_displacement(self.model.forces, name, self._states())   # (no rates)
 
     def vector_force(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(force (n, 3) N, torque (n, 3) N m) the vector force applies to part I at marker
@@ -440,53 +474,6 @@ def _reactions(model: Any, ji_body: np.ndarray, ji_point: np.ndarray, p: np.ndar
     return tot
 
 
-def mesh_numbers(model: Any) -> tuple | None:
-    """The numbers of a model's meshing gears that ``_separation`` reads and a design
-    study's variants may change: each pair's two scales and senses (ng, 2), its axles'
-    marker I points (2 ng, 3) and markers J's axes (2 ng, 3, 3) (CouplerPlan ``mesh_*``); None
-    without meshing gears."""
-    cp = model.couplers
-    if cp is None or not cp.mesh:
-        return None
-    return (cp.scale[cp.mesh_coupler, :2], cp.mesh_sense.reshape(-1, 2), cp.mesh_point,
-            cp.mesh_axes)
-
-
-def _separation(model: Any, mesh: tuple, r: np.ndarray, p: np.ndarray,
-                lam: np.ndarray) -> np.ndarray:
-    """(..., joints, 6) what the teeth's separating force adds to the axle joints'
-    reactions (force and moment on part I at marker I, world axes).  A meshing gear's row
-    carries the tangential tooth force F_t at the pitch point (kernels/constraints.py
-    ``mesh_forces``); the tooth force along the line of action also has the radial part
-    |F_t| tan(pressure angle) (Budynas and Nisbett 2011, sec. 13-14), which pushes the
-    teeth apart whichever way the load goes: a pinion or external gear towards its own
-    axle, an internal gear's rim outwards (a rack: no pressure angle, nothing added).  Whichever flank carries it, it does no work
-    while the joints hold the centre distance, so it changes only the reactions of the two
-    axle joints: each holds its gear against it (the housing, the part both joints share,
-    takes the pair, which cancels there).  ``mesh``: ``mesh_numbers`` (or a stack's, with
-    a variant axis)."""
-    cp = model.couplers
-    scale, sense = mesh[:2]
-    c, C, P, arm, f = stored_pitch_geometry(cp, mesh, r, p)
-    rows = np.array([np.flatnonzero(model.row_coupler == k)[0] for k in cp.mesh_coupler])
-    z1 = C[..., 0, :, 2]
-    tangential = f[..., 0, :] - np.einsum("...i,...i->...", f[..., 0, :], z1)[..., None] * z1
-    F = np.abs(lam[..., rows]) * np.linalg.norm(tangential, axis=-1) * tan(cp.mesh_pressure)
-    d = c[..., 1, :] - c[..., 0, :]
-    across = d - np.einsum("...i,...i->...", d, z1)[..., None] * z1
-    e = across / np.maximum(np.linalg.norm(across, axis=-1), 1e-300)[..., None]
-    turn = scale * sense
-    total = turn[..., 0] + turn[..., 1]
-    k = turn[..., 0] / np.where(total == 0.0, 1.0, total)
-    h1 = -(np.sign(k * (1.0 - k)) * F)[..., None] * e        # on gear 1: apart from gear 2
-    hold = -cp.mesh_side.reshape(-1, 2)[..., None] * np.stack([h1, -h1], axis=-2)
-    add = np.concatenate([hold, cross(arm, hold)], axis=-1)
-    out = np.zeros(add.shape[:-3] + (len(model.joint_names), 6))
-    np.add.at(np.moveaxis(out, -2, 0), cp.mesh_joint,
-              np.moveaxis(add.reshape(add.shape[:-3] + (-1, 6)), -2, 0))
-    return out
-
-
 def _store(res: Any, model: Any, at: tuple, state: State, lam: np.ndarray, jac: np.ndarray,
            track: np.ndarray | None, ji_point: np.ndarray, mesh: tuple | None = None) -> None:
     """Result.store into the frame arrays of ``res`` at index ``at`` (a Result's (k,), a
@@ -506,7 +493,7 @@ def _store(res: Any, model: Any, at: tuple, state: State, lam: np.ndarray, jac: 
     if res._reaction is not None:
         res._reaction[at] = _reactions(model, res._ji_body, ji_point, p, lam, jac)
         if mesh is not None:
-            res._reaction[at] += _separation(model, mesh, state.r, p, lam)
+            res._reaction[at] += separation(model, mesh, state.r, p, lam)
     if res._effort is not None:
         mr = model.row_motion >= 0
         res._effort[at + (model.row_motion[mr],)] = -lam[..., mr]

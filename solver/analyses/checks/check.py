@@ -17,6 +17,7 @@ from ..contact_check import overlapping_contacts, sinking_contacts
 from ..dynamics.stops import check_start
 from ..general_motions import dead_centre
 from ..limit_turns import pose_turns
+from ..start.loaded_bushings import loaded_bushings
 from ..start.open_joints import open_joints_note
 from ..start.singular_start import singular_start
 from ..structure import structure
@@ -60,7 +61,7 @@ def check(model: Model, state: State) -> CheckReport:
     try:
         asm = assemble_pose(model, r, p, float(state.t))
         r, p, st = asm.r, asm.p, asm.structure
-        notes += list(asm.notes)
+        notes += list(asm.notes) + loaded_bushings(model, r, p)
         opened = open_joints_note(model, state, state.moved(r, p, asm.track))
     except SolverError as exc:
         problems.append(str(exc))

@@ -24,6 +24,7 @@ from ...model.compile import Model
 from ...model.results import Result
 from ...model.state import State
 from ..start.assembly import assemble_pose, curve_contacts
+from ..start.loaded_bushings import loaded_bushings
 from ..dynamics.friction import held_rows, hold, limit as friction_limit, loads, needed
 from ...model.state import SlipState
 from ..dynamics.stops import amount, check_start, describe, gaps, tolerance
@@ -77,7 +78,8 @@ def find_equilibrium(model: Model, state: State, max_iter: int = 100) -> Found:
                           "keep its ends apart there (a free length above 0, or a marker "
                           "moved)", time) from None
     _on_the_curves(model, x[0], x[1], run.eqm.track, time)
-    return Found(x, run, st, stable, tuple(asm.notes))
+    loaded = loaded_bushings(model, asm.r, asm.p)          # (as check() and a run say)
+    return Found(x, run, st, stable, tuple(asm.notes) + tuple(loaded))
 
 
 def _on_the_curves(model: Model, r: np.ndarray, p: np.ndarray, track, time: float) -> None:
@@ -298,6 +300,7 @@ def _result(model: Model, st: Structure, run: _ActiveSet, x: tuple, stable: bool
         out.notes.append(f"friction {', '.join(map(repr, run.slipped))} cannot hold the start (the needed "
                          "force exceeds the static limit): the equilibrium shown is without it")
     out.method = "static equilibrium (Newton)"
+    out.spring_turns = np.array(run.eqm.ts_ref, dtype=float)   # the turns Newton wound them
     out.stable = stable
     if not out.stable:
         out.notes.append("the equilibrium is unstable (a small push moves the mechanism away "
