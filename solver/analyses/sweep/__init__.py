@@ -39,11 +39,12 @@ from ...model.force_model import spring_turns
 from ...model.results import Result, ResultStack, report_progress
 from ...model.state import State
 from ..dynamics.friction import rates
-from ..dynamics.stops import check_start, gaps, sweep_check, tolerance
+from ..dynamics.stops import check_start, tolerance
 from ..general_motions import lock_up_cause
 from ..limit_turns import frames_on_turns, pose_turns
 from ..structure import Structure, least_norm, self_stresses
 from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
+from .between import first_crossings, watched
 from .frames import block_forces, motion_table, smooth_prefix, with_friction
 from .lined_up import least_norm_multipliers, lined_up_frames, passed, rates_continued
 from .tree import tree_poses
@@ -163,6 +164,8 @@ class _Sweep:
         self.lim: np.ndarray | None = None        # (V, 2, nbound) each limit's coordinate and
         #                                           rate at the last kept frame (limit_turns.py)
         self.gone = np.zeros(V, dtype=bool)        # variants of ``alive`` leaving at this frame
+        self.watch_last: np.ndarray | None = None  # (V, 2, n) between.py's watched g, g' at
+        #                                            the last kept frame
         self.q0 = self._start_tracks(starts)
         # an open tree of driven joints, banded (one mechanism): its exact poses as Newton's
         # start (tree.py); a design study's variants are never banded (sweep_variants)
@@ -212,8 +215,9 @@ class _Sweep:
         self.fv, self.n_ok, self.ts_ref, self.r0, self.p0 = (
             x[stay] for x in (self.fv, self.n_ok, self.ts_ref, self.r0, self.p0))
         self.bad = [b for b, s in zip(self.bad, stay) if s]
-        self.tol, self.q0, self.lim, self.lim0 = (
-            None if x is None else x[stay] for x in (self.tol, self.q0, self.lim, self.lim0))
+        self.tol, self.q0, self.lim, self.lim0, self.watch_last = (
+            None if x is None else x[stay]
+            for x in (self.tol, self.q0, self.lim, self.lim0, self.watch_last))
         self.prev = None if self.prev is None else self.prev.only(stay)
 
     def run(self, report: Callable[[np.ndarray], None]) -> None:
@@ -347,7 +351,7 @@ class _Sweep:
             Q += Qf[..., :nb, :]
         phi = None if evq is None else evq.phi[:, :m]      # (a tree has no stops: tree.py)
         speeds = np.concatenate([vg, wg], axis=-1)
-        turns, lim_next = self._limit_turns(ks, phi, jac, speeds)
+        turns, turn_rate, lim_next = self._limit_turns(ks, phi, jac, speeds)
         stop = stop_forces(model, phi, jac, speeds, turns)
         if stop is not None:              # compliant stops the motions push into: their force
             Q = Q + stop.Q[..., :nb, :]
@@ -385,8 +389,11 @@ class _Sweep:
                         None if evq is None or evq.track is None else evq.track[:, :m])
         self.outs.store_energy(block, Iw, pot, pnc - np.einsum("vfm,vfm->vf", lam[..., mrows],
                                                                f[..., mix, 1]))
-        if model.limits is not None:      # a motion driven through a rigid stop: that variant
-            self._through_stops(phi, ks, turns)   # leaves there
+        watch = watched(self, phi, turns, turn_rate, evq)
+        if watch is not None:             # a motion driven through a rigid stop or off an open
+            first_crossings(self, ks, watch, State(times[ks], R, P, Vv, W, Ac, Al), evq, phi,
+                            turns, turn_rate, _newton)    # curve, at or between frames
+            self.watch_last = np.stack([x[:, -1] for x in watch], axis=1)
         self._remember(ks, R, P, Vv, W, Ac, Al, jac, evq)
         self.ts_ref, self.lim = ts_next, lim_next
         return m, iters
@@ -467,14 +474,14 @@ class _Sweep:
                 t, who, self.results[self.alive[i]].truncated(k)))
 
     def _limit_turns(self, ks: np.ndarray, phi: np.ndarray | None, jac: np.ndarray,
-                     speeds: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+                     speeds: np.ndarray) -> tuple:
         """(the block's limit coordinates (V, F, nbound), each angle on its joint's
         continuous turns (limit_turns.py ``frames_on_turns``: from the last kept frame's,
-        or at the first frame the start's), and the last frame's with its rates
-        (V, 2, nbound)); (None, None) without limits."""
+        or at the first frame the start's), their rates, and the last frame's with its rates
+        (V, 2, nbound)); (None, None, None) without limits."""
         lm = self.model.limits
         if lm is None or phi is None:
-            return None, None
+            return None, None, None
         raw = phi[..., lm.rows]
         rate = row_rates(self.model, lm.rows, jac, speeds)
         if self.lim is None:              # the first frame: on the start's turns
@@ -483,19 +490,7 @@ class _Sweep:
             last, t_last = self.lim, self.prev.state.t
         dt = np.diff(np.concatenate([[t_last], self.times[ks]]))
         q = frames_on_turns(self.model, last, dt, raw, rate)
-        return q, np.stack([q[:, -1], rate[:, -1]], axis=-2)
-
-    def _through_stops(self, phi: np.ndarray, ks: np.ndarray, turns: np.ndarray) -> None:
-        """Each variant whose motion drove a coordinate past a rigid bound in the block
-        leaves at the first such frame (dynamics/stops.py sweep_check names it)."""
-        past = (gaps(self.model, phi, turns) < -self.tol) & ~self.model.limits.compliant
-        for i in np.flatnonzero(past.any(axis=(-2, -1))):
-            v = self.alive[i]
-            try:
-                sweep_check(self.models[v], phi[i], self.times[ks], int(ks[0]), self.results[v],
-                            turns[i])
-            except SolverError as exc:
-                self._fail(i, exc)
+        return q, rate, np.stack([q[:, -1], rate[:, -1]], axis=-2)
 
 
 def _prefix(ok: np.ndarray) -> int:
