@@ -3,7 +3,8 @@ between.py): a hinge swung past its rigid stop and back, or a pin run off the en
 open slot and back, inside one frame interval with both frames in range, stops the sweep
 naming the limit or the joint and the instant it got there (located on the motion, against
 its closed form), with the frames before it; a dip of the frames' interpolant that the
-motion does not make is no crossing."""
+motion does not make is no crossing.  A singular position passed between two frames
+(sweep/poles.py) is passed on the branch the sweep came along, with a note of its instant."""
 from __future__ import annotations
 
 import math
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import solver.analyses.sweep.between as between
-from mechanisms import driven_wheel
+from mechanisms import driven_wheel, planar_angle
 from solver import SolverError
 from test_curve_joints import scotch_yoke
 
@@ -70,3 +71,29 @@ def test_a_swing_that_stays_short_of_its_stop_is_solved_where_the_frames_oversho
     out = m.solve(duration=0.5, fps=2)
     assert len(out) == 2 and solved == [pytest.approx(0.25, abs=0.5 / between.SAMPLES)]
     assert np.abs(np.asarray(out.times) - [0.0, 0.5]).max() == 0.0
+
+
+@pytest.mark.parametrize("fps, t0, between_frames", [(10, 1.001, "10 and 11"),
+                                                    (4, 0.999, "3 and 4")])
+def test_a_dead_centre_passed_between_frames_keeps_the_branch_and_is_noted(
+        fps: int, t0: float, between_frames: str) -> None:
+    """The slide driven by x = 0.4 - 0.05 (t - t0)^2 m touches its dead centre (crank and
+    rod in line) at t0, 1 ms from a frame: the crank passes theta = 0 there at -0.866
+    rad/s onto negative angles, theta = sign(t0 - t) arccos((r^2 + x^2 - l^2) / (2 r x)).
+    The frame beside it was solved on the mirror branch, where the crank turns back (1.83
+    rad off at 1.6 s, no word): 1 ms before the pole at 10 fps (det J's sign changed a
+    frame early), 1 ms after it at 4 fps (det's sign the same, the crank's speed turned
+    back).  The sweep walks that interval in sub-steps and keeps the branch; a note names
+    the pole's instant, between the two frames, and the motion."""
+    from test_singular_positions import slide_driven_slider_crank
+    r, l = 0.1, 0.3
+    m = slide_driven_slider_crank(f"0.4 - 0.05*(t - {t0})**2", 0.4 - 0.05 * t0 ** 2)
+    res = m.solve(duration=2.0, fps=fps)
+    x = 0.4 - 0.05 * (res.times - t0) ** 2
+    theta = np.sign(t0 - res.times) * np.arccos((r * r + x * x - l * l) / (2 * r * x))
+    # as test_singular_positions' frame on the dead centre: arccos near 0 loses half the
+    # digits of Newton's 1e-12 m, so 1e-7 rad (measured 9e-10)
+    np.testing.assert_allclose(planar_angle(res.orientation("crank")), theta, atol=1e-7)
+    said = [n for n in res.notes if "singular position" in n]
+    assert len(said) == 1 and f"at t = {t0:.6g} s (between frames {between_frames})" in said[0]
+    assert "push" in said[0]

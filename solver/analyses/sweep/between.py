@@ -117,9 +117,9 @@ class Interval:
             self.model = sweep.alg.take(sweep.model, idx)
             self.alg = sweep.alg.only(idx, self.model, sweep.alg.take)
 
-    def poses(self, t: float):
-        """(phi (nc,), tracked values (ntrack,) or None) of the pose solved at time t (s),
-        or None where Newton does not reach one (a lock-up between the frames)."""
+    def _solve(self, t: float):
+        """(R, P (1, 1, nb, k), Jacobian blocks (1, 1, nc, 12), tracked values) of the pose
+        solved at time t (s), or None where Newton does not reach one."""
         s, h = self.last, t - float(self.last.t)
         table, n_ok, _ = motion_table(self.own, np.array([t]))
         if not n_ok:
@@ -127,9 +127,21 @@ class Interval:
         R = (s.r + h * s.v + 0.5 * h * h * s.a)[None, None]
         P = rotate_world(s.p, h * s.w + 0.5 * h * h * s.alpha)[None, None]
         ref = None if self.q is None else (self.q + h * self.qd)[None, None]
-        R, P, _, _, ok, _, found = self.newton(self.model, self.alg, R, P, table[None], ref)
-        if not ok[0, 0]:
+        R, P, jac, _, ok, _, found = self.newton(self.model, self.alg, R, P, table[None], ref)
+        return (R, P, jac, found) if ok[0, 0] else None
+
+    def solved(self, t: float) -> np.ndarray | None:
+        """The Jacobian blocks (1, 1, nc, 12) at the pose solved at time t (s), or None."""
+        got = self._solve(t)
+        return None if got is None else got[2]
+
+    def poses(self, t: float):
+        """(phi (nc,), tracked values (ntrack,) or None) of the pose solved at time t (s),
+        or None where Newton does not reach one (a lock-up between the frames)."""
+        got = self._solve(t)
+        if got is None:
             return None
+        R, P, _, found = got
         ev = evaluate(self.model, *body_arrays(self.model, R, P)[:2], need_jac=False,
                       ref=found)
         return ev.phi[0, 0], None if ev.track is None else ev.track[0, 0]
