@@ -24,7 +24,7 @@ from .start.singular_start import singular_start
 from .start.start_velocities import start_velocity_note
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
-from .sweep.between import off_curve_error
+from .checks.curve_ends import off_curve_error
 
 
 @dataclass(frozen=True)

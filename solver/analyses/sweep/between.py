@@ -20,7 +20,8 @@ from ...base.errors import SolverError
 from ...base.rotations import rotate_world
 from ...kernels.constraints import body_arrays, evaluate
 from ..dynamics.stops import describe, gaps, sweep_check
-from ..start.assembly import curve_contacts
+from ..checks.curve_ends import END_TOL, between_message, end_gaps, hermite, open_ends
+from ..checks.curve_ends import off_curve_error
 from .frames import motion_table
 
 SAMPLES = 64           # points of an interval at which its interpolant is looked at
@@ -28,18 +29,12 @@ LOCATED = 1e-9         # of a frame interval: the instant of a crossing located 
 TRIALS = 60            # regula falsi trials at most (Illinois: ~10 from a dip's bracket)
 
 
-def open_ends(model) -> list[tuple[str, int, Any]]:
-    """(joint name, index in the tracked values, curve) of every curve contact on an open
-    curve (its two ends watched)."""
-    return [(n, k, c) for n, k, c in curve_contacts(model) if not c.closed]
-
-
 def watched(sweep: Any, phi: np.ndarray | None, turns: np.ndarray | None,
             turn_rate: np.ndarray | None, evq: Any) -> tuple[np.ndarray, np.ndarray] | None:
     """(g, g') (V, F, n) of a block's frames: the rigid bounds' gaps (rad or m) and rates
     (from their coordinates on turns ``turns`` and rates ``turn_rate`` (V, F, nbound)),
     then each open curve contact's distance along its curve from its start and from its
-    end (m, the tracked value u and length - u); None when nothing is watched."""
+    end (m, checks/curve_ends.py ``end_gaps``); None when nothing is watched."""
     model, g, d = sweep.model, [], []
     if model.limits is not None and phi is not None:
         rigid = ~model.limits.compliant
@@ -47,11 +42,9 @@ def watched(sweep: Any, phi: np.ndarray | None, turns: np.ndarray | None,
         d.append((model.limits.sgn * turn_rate)[..., rigid])
     ends = open_ends(model)
     if ends and evq is not None and evq.track is not None:
-        k = [e[1] for e in ends]
-        u, du = evq.track[:, :phi.shape[1]][..., k], evq.rate[:, :phi.shape[1]][..., k]
-        length = np.array([c.length for _, _, c in ends])
-        g += [u, length - u]
-        d += [du, -du]
+        gc, dc = end_gaps(ends, evq.track[:, :phi.shape[1]], evq.rate[:, :phi.shape[1]])
+        g.append(gc)
+        d.append(dc)
     if not g:
         return None
     return np.concatenate(g, axis=-1), np.concatenate(d, axis=-1)
@@ -59,24 +52,16 @@ def watched(sweep: Any, phi: np.ndarray | None, turns: np.ndarray | None,
 
 def tolerances(sweep: Any) -> np.ndarray:
     """(V, 1, n) the crossing tolerance of each watched quantity (``watched``'s order): a
-    bound's (dynamics/stops.py ``tolerance``), and 1e-9 of the model's size for a curve's
-    end (the tracked value is Newton's, to ~1e-12 of it)."""
+    bound's (dynamics/stops.py ``tolerance``), and a curve end's (checks/curve_ends.py
+    END_TOL of the model's size)."""
     model, parts = sweep.model, []
     if model.limits is not None:
         parts.append(sweep.tol[..., ~model.limits.compliant])
     n = 2 * len(open_ends(model))
     if n:
         L = np.stack([m.length_scale for m in (sweep.models[i] for i in sweep.alive)])
-        parts.append(np.broadcast_to(1e-9 * L.reshape(-1, 1, 1), (len(L), 1, n)))
+        parts.append(np.broadcast_to(END_TOL * L.reshape(-1, 1, 1), (len(L), 1, n)))
     return np.concatenate(parts, axis=-1)
-
-
-def hermite(g0, d0, g1, d1, h, s):
-    """The cubic Hermite interpolant of values g0, g1 and rates d0, d1 over an interval of
-    h s, at the shares s of it (broadcast)."""
-    s2, s3 = s * s, s * s * s
-    return ((2 * s3 - 3 * s2 + 1) * g0 + (s3 - 2 * s2 + s) * h * d0
-            + (3 * s2 - 2 * s3) * g1 + (s3 - s2) * h * d1)
 
 
 def dips(g: np.ndarray, d: np.ndarray, h: np.ndarray, tol: np.ndarray):
@@ -201,14 +186,6 @@ def locate(value: Callable[[float], float | None], t0: float, t1: float, g0: flo
     return b
 
 
-def off_curve_error(name: str, curve: Any, t: float, k: int, result) -> SolverError:
-    """The SolverError of a curve contact ``name`` found off its open curve at frame k (t,
-    s), with the frames before (a sweep's, and any run's checked at its frames, run.py)."""
-    return SolverError(f"joint {name!r}: the contact ran off the end of the open curve "
-                       f"{curve.name!r} at t = {t:.6g} s (frame {k}); make the curve longer or "
-                       "the motion shorter", t, (name,), result.truncated(k))
-
-
 def crossed_error(sweep: Any, i: int, item: int, t: float, k: int, result) -> SolverError:
     """The SolverError of variant ``i`` whose watched quantity ``item`` went past between
     frames k - 1 and k, at t (s), and came back by frame k; with the frames before."""
@@ -222,13 +199,8 @@ def crossed_error(sweep: Any, i: int, item: int, t: float, k: int, result) -> So
                            "stop and back between the two frames, both in range; change the "
                            "motion or the limit", t, (lm.names[b], lm.joints[b]),
                            result.truncated(k))
-    ends = open_ends(model)
-    e = (item - nrig) % len(ends)
-    name, _, curve = ends[e]
-    end = "end" if item - nrig >= len(ends) else "start"
-    return SolverError(f"joint {name!r}: the contact ran off the {end} of the open curve "
-                       f"{curve.name!r} {where} and back onto it, both frames on it; make the "
-                       "curve longer or the motion shorter", t, (name,), result.truncated(k))
+    msg, name = between_message(open_ends(model), item - nrig, t, k, True)
+    return SolverError(msg, t, (name,), result.truncated(k))
 
 
 def first_crossings(sweep: Any, ks: np.ndarray, gd: tuple[np.ndarray, np.ndarray],
