@@ -139,6 +139,8 @@ def test_with_frame_names_the_scene_frame() -> None:
     # an instant between two frames (scene frame 5.36): the scene's frames around it
     assert wf("stop at t = 0.1816 s (between frames 1 and 2): the motion", 5.36) == \
         "stop at t = 0.1816 s (between frames 5 and 6): the motion"
+    assert wf("off at t = 0.25 s (between frames 1 and 2)", 7.0) == \
+        "off at t = 0.25 s (between frames 6 and 7)"           # (on the later frame)
 
 
 def test_with_scene_frame_maps_the_output_index() -> None:

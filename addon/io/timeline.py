@@ -117,8 +117,8 @@ def with_frame(message: str, frame: float | None) -> str:
     unchanged when ``frame`` is None."""
     if frame is None:
         return message
-    if _BETWEEN.search(message):      # an instant between two frames: the two around it
-        lo = int(np.floor(frame))
+    if _BETWEEN.search(message):      # an instant between two frames (or on the later one):
+        lo = int(np.ceil(frame)) - 1  # the two around it
         return _BETWEEN.sub(f"(between frames {lo} and {lo + 1})", message, count=1)
     text = f"frame {frame_text(frame)}"
     if _FRAME.search(message):
