@@ -97,3 +97,21 @@ def test_a_dead_centre_passed_between_frames_keeps_the_branch_and_is_noted(
     said = [n for n in res.notes if "singular position" in n]
     assert len(said) == 1 and f"at t = {t0:.6g} s (between frames {between_frames})" in said[0]
     assert "push" in said[0]
+
+
+def test_a_study_passes_the_dead_centre_between_frames_on_every_variants_branch() -> None:
+    """The slide-driven slider-crank above (10 fps, the dead centre 1 ms after frame 10)
+    with three slider masses swept as one study: each variant keeps the branch (its crank
+    against the closed form to 1e-7 rad, as alone) and has the note, as its separate run."""
+    from solver.study import grid
+    from test_singular_positions import slide_driven_slider_crank
+    r, l, t0 = 0.1, 0.3, 1.001
+    m = slide_driven_slider_crank(f"0.4 - 0.05*(t - {t0})**2", 0.4 - 0.05 * t0 ** 2)
+    res = m.study(grid({"slider.mass": [1.0, 2.0, 3.0]}), duration=2.0, fps=10)
+    assert not res.failures
+    for i in range(3):
+        out = res.result(i)
+        x = 0.4 - 0.05 * (out.times - t0) ** 2
+        theta = np.sign(t0 - out.times) * np.arccos((r * r + x * x - l * l) / (2 * r * x))
+        np.testing.assert_allclose(planar_angle(out.orientation("crank")), theta, atol=1e-7)
+        assert any("at t = 1.001 s (between frames 10 and 11)" in n for n in out.notes)

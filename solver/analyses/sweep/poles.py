@@ -69,8 +69,8 @@ def walk(sweep: Any, k: int, make, newton) -> tuple | None:
     (models, model, structure, starts, times, axis): the sweep's class; ``newton`` its
     Newton) of SUBSTEPS sub-frames that goes on from the sweep's last frame as the sweep
     would (its predictor, turns and signs): (k, each variant's pose (V, 1, nb, 3),
-    (V, 1, nb, 4) and tracked values (V, 1, ntrack) or None at frame k, and (variant,
-    note) of a pole passed, or None), or None where the walk stops (a lock-up or a stop on
+    (V, 1, nb, 4) and tracked values (V, 1, ntrack) or None at frame k, and [(variant,
+    note)] of the poles passed), or None where the walk stops (a lock-up or a stop on
     the way: the frame stays as it was solved)."""
     s, q = sweep.prev.state, sweep.prev.q
     times = np.linspace(float(s.t), float(sweep.times[k]), SUBSTEPS + 1)[1:]
@@ -92,30 +92,41 @@ def walk(sweep: Any, k: int, make, newton) -> tuple | None:
 
 
 def noted(sweep: Any, walked: tuple) -> None:
-    """Note the pole a walk (``walk``'s) passed on its variant's Result, once."""
-    if walked[4] is None:
-        return
-    i, note = walked[4]
-    notes = sweep.results[sweep.alive[i]].notes
-    if note not in notes:
-        notes.append(note)
+    """Note the pole a walk (``walk``'s) passed on each of its variants' Results, once."""
+    for i, note in walked[4]:
+        notes = sweep.results[sweep.alive[i]].notes
+        if note not in notes:
+            notes.append(note)
 
 
-def _note(sub: Any, sweep: Any, k: int, newton) -> tuple[int, str] | None:
-    """(variant, note) of the pole the walk ``sub`` passed between frames k - 1 and k (of
-    the first variant whose det J changes sign on it), or None.  A frame on a pole (its
-    sign 0: lined_up.py passes it) has no side."""
-    s0 = sweep.prev.state
-    times = np.concatenate([[float(s0.t)]] + [t for t, _ in sub.signs_seen])
+def _note(sub: Any, sweep: Any, k: int, newton) -> list[tuple[int, str]]:
+    """[(variant, note)] of the pole each variant of the walk ``sub`` passed between frames
+    k - 1 and k (the first sub-interval where its det J changes sign).  A sub-frame on a
+    pole (its sign 0: lined_up.py passes it) has no side."""
+    times = np.concatenate([[float(sweep.prev.state.t)]] + [t for t, _ in sub.signs_seen])
     signs = np.concatenate([sweep.det_last[0][:, None]] + [g for _, g in sub.signs_seen], 1)
-    sided = np.flatnonzero((signs != 0).all(axis=0))     # (a sub-frame on the pole: none)
-    flip = signs[:, sided[1:]] != signs[:, sided[:-1]]
-    flips = np.flatnonzero(flip.any(axis=0))
-    if not flips.size:
-        return None
-    i = int(np.argmax(flip[:, flips[0]]))
-    j, j1 = int(sided[flips[0]]), int(sided[flips[0] + 1])
+    out = []
+    for i in range(len(signs)):
+        sided = np.flatnonzero(signs[i] != 0)
+        flips = np.flatnonzero(signs[i, sided[1:]] != signs[i, sided[:-1]])
+        if flips.size:
+            j, j1 = int(sided[flips[0]]), int(sided[flips[0] + 1])
+            t, who = _located(sub, sweep, i, times, j, j1, signs[i, j], newton)
+            out.append((i, f"the sweep passed a singular position (joints and motions "
+                           f"involved: {', '.join(who)}) at t = {t:.6g} s (between frames "
+                           f"{k - 1} and {k}) on the branch it came along, walked in "
+                           "sub-steps from the frame before; near it the joints' reactions "
+                           "and the motions' efforts grow without bound"))
+    return out
+
+
+def _located(sub: Any, sweep: Any, i: int, times: np.ndarray, j: int, j1: int, sa: float,
+             newton) -> tuple[float, tuple[str, ...]]:
+    """(the instant (s), the joints and motions involved) of variant i's pole between the
+    walk's sub-frames j and j1 (0: the sweep's last frame; det's sign there ``sa``): by
+    bisection on det's sign of poses solved from sub-frame j, to LOCATED of the walk."""
     if j == 0:
+        s0 = sweep.prev.state
         last = State(s0.t, *(x[i] for x in (s0.r, s0.p, s0.v, s0.w, s0.a, s0.alpha)))
         q, qd = (None, None) if sweep.prev.q is None else (sweep.prev.q[i], sweep.prev.qd[i])
     else:
@@ -135,16 +146,11 @@ def _note(sub: Any, sweep: Any, k: int, newton) -> tuple[int, str] | None:
             return None, None
         J = global_jacobian(span.model, jac[0, 0])
         return np.linalg.slogdet(J[keep])[0], J
-    a, b, sa, J = float(times[j]), float(times[j1]), signs[i, j], None
+    a, b, J = float(times[j]), float(times[j1]), None
     while b - a > LOCATED * (times[-1] - times[0]):
         c = 0.5 * (a + b)
         sc, Jc = det_sign(c)
         if sc is None:
             break
         a, b, J = (c, b, Jc) if sc == sa else (a, c, Jc)
-    who = () if J is None else involved(span.model, J, keep)
-    t = 0.5 * (a + b)
-    return i, (f"the sweep passed a singular position (joints and motions involved: "
-               f"{', '.join(who)}) at t = {t:.6g} s (between frames {k - 1} and {k}) on the "
-               "branch it came along, walked in sub-steps from the frame before; near it "
-               "the joints' reactions and the motions' efforts grow without bound")
+    return 0.5 * (a + b), () if J is None else involved(span.model, J, keep)
