@@ -92,8 +92,7 @@ class Interval:
     poses between it and the next frame are solved by ``newton`` (the sweep's)."""
 
     def __init__(self, sweep: Any, i: int, last, q, qd, newton: Callable) -> None:
-        self.sweep, self.i, self.last, self.q, self.qd = sweep, i, last, q, qd
-        self.newton = newton
+        self.last, self.q, self.qd, self.newton = last, q, qd, newton
         self.own = sweep.models[sweep.alive[i]]
         if len(sweep.alive) == 1:
             self.model, self.alg = sweep.model, sweep.alg
@@ -132,7 +131,7 @@ class Interval:
         return ev.phi[0, 0], None if ev.track is None else ev.track[0, 0]
 
 
-def values_at(sweep: Any, span: Interval, t: float, turn0: np.ndarray | None,
+def values_at(span: Interval, t: float, turn0: np.ndarray | None,
               turn_rate: np.ndarray | None, item: int) -> float | None:
     """The watched quantity ``item`` (``watched``'s order) at time t of the interval, on a
     pose solved there; a bound's angle read on the turn nearest its coordinate ``turn0``
@@ -260,7 +259,7 @@ def _first(sweep, i, ks, g, dip, share, past, tol, block, evq, phi, turns, turn_
         span = Interval(sweep, i, last, q, qd, newton)
         t0, t1 = float(last.t), float(sweep.times[ks[j]])
         for item in items:
-            found = locate(lambda t: values_at(sweep, span, t, turn0, rate0, int(item)),
+            found = locate(lambda t: values_at(span, t, turn0, rate0, int(item)),
                            t0, t1, float(g0[item]), float(share[i, j, item]),
                            float(tol[i, 0, item]))
             if found is not None:
