@@ -165,6 +165,23 @@ def test_motion_through_a_stop_is_refused_with_the_frame(blender) -> None:
     assert bs.differences(before, bs.snapshot(bpy)) == []
 
 
+def test_a_swing_past_a_stop_between_frames_is_refused_with_the_frames_around_it(blender) -> None:
+    """The slide driven by -0.1003 sin(2 pi (t + 0.0208)) m tops out at -100.3 mm, past its
+    stop at -100 mm, between scene frames 6 and 7 (5/24 and 6/24 s, both at -99.44 mm, in
+    range).  Bake ran on through it; it is refused naming the joint, the instant it got
+    there (sin = 0.1 / 0.1003: t = 0.216888 s, scene frame 6.2) and the scene's two frames
+    around it, and the scene is left as it was."""
+    bpy = blender
+    d = millimetre_slide(bpy, -100.0, drive="-0.1003*sin(2*pi*(t + 0.0208))")
+    before = bs.snapshot(bpy)
+    name = re.escape(d["rail"].name)
+    with pytest.raises(RuntimeError, match=f"limit '{name}: limit': joint '{name}' past its lower "
+                                           r"bound -0\.1 m at t = 0\.21688\d s \(between frames 6 "
+                                           r"and 7\): the motion drives it through its stop and back"):
+        bpy.ops.mechanism.bake()
+    assert bs.differences(before, bs.snapshot(bpy)) == []
+
+
 def test_start_outside_the_range_is_refused_naming_the_joint(blender) -> None:
     """The block starts at 0 with its lower stop at +20 mm (above it): Bake refuses naming
     the limit, the joint and the bound in metres and in the scene's millimetres; nothing in

@@ -539,3 +539,37 @@ def test_statics_past_the_end_of_an_open_slot_is_refused_by_name() -> None:
     # along the tangent (1, 2x): spring k (-0.3 - x, -y) and weight (0, -m g) balance
     assert 100.0 * ((-0.3 - x) - 2 * x * y) - 2 * x * G == pytest.approx(0.0, abs=1e-9)
     assert y == pytest.approx(x * x, abs=1e-12)
+
+
+@pytest.mark.parametrize("fps", [2, 24])
+def test_a_bead_swinging_off_its_open_arc_between_frames_is_named(fps: int) -> None:
+    """A bead on an open arc of radius 0.5 m from -30 to 40 degrees, released at rest at 35
+    degrees, swings to -35 degrees: it leaves the arc's start at t = integral of
+    d theta / sqrt(2 g / R (cos theta - cos 35 deg)) from -30 to 35 degrees = 0.600272 s
+    (scipy.integrate.quad), between frames 1 and 2 at 2 fps, where both frames are on the
+    arc (and the run ran on without a word), 14 and 15 at 24 fps (where the run stopped at
+    frame 15, 0.625 s).  The run stops at that instant naming the joint and the start, with
+    the frames before it."""
+    from scipy.integrate import quad
+    R, th0, lo = 0.5, math.radians(35.0), math.radians(-30.0)
+    m = Mechanism(gravity=(0.0, -G, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("bead", mass=2.0, inertia=(1e-3, 1e-3, 1e-3),
+               position=(R * math.sin(th0), -R * math.cos(th0), 0.0))
+    m.add_marker("pin", "bead")
+    m.add_marker("track", "ground")
+    arc = np.radians(np.linspace(-30.0, 40.0, 41))
+    m.add_point_on_curve("slot", "pin", "track", np.c_[R * np.sin(arc), -R * np.cos(arc)],
+                         closed=False)
+    t_off = quad(lambda th: 1.0 / math.sqrt(2 * G / R * (math.cos(th) - math.cos(th0))),
+                 lo, th0, limit=200)[0]
+    k = int(t_off * fps) + 1
+    with pytest.raises(SolverError, match=r"joint 'slot': the contact ran off the start of the "
+                                          rf"open curve .* \(between frames {k - 1} and {k}\)"
+                       ) as info:
+        m.solve(duration=1.5, fps=fps, analysis="dynamic")
+    # the first step end past the start, the step halved to 1e-6 of a frame (5e-7 s at 2
+    # fps), on a run held to 1e-6 (the arc a spline through 41 points): 2e-6 s is room
+    # (measured 2.0e-7 and 2.4e-8 s)
+    assert info.value.time == pytest.approx(t_off, abs=2e-6)
+    assert info.value.joints == ("slot",) and len(info.value.result) == k

@@ -136,6 +136,11 @@ def test_with_frame_names_the_scene_frame() -> None:
     assert wf("assembly failed", 12.4) == "assembly failed [frame 12]"
     assert wf("assembly failed (frame 0) (frame 0)", 7.0) == "assembly failed (frame 7) (frame 0)"
     assert wf("bad input", None) == "bad input"
+    # an instant between two frames (scene frame 5.36): the scene's frames around it
+    assert wf("stop at t = 0.1816 s (between frames 1 and 2): the motion", 5.36) == \
+        "stop at t = 0.1816 s (between frames 5 and 6): the motion"
+    assert wf("off at t = 0.25 s (between frames 1 and 2)", 7.0) == \
+        "off at t = 0.25 s (between frames 6 and 7)"           # (on the later frame)
 
 
 def test_with_scene_frame_maps_the_output_index() -> None:
@@ -145,6 +150,8 @@ def test_with_scene_frame_maps_the_output_index() -> None:
     assert ws("gap at t = 2.5 s (frame 60), the largest", frames) == "gap at t = 2.5 s (frame 65), the largest"
     assert ws("no frame named", frames) == "no frame named"
     assert ws("past the end (frame 500)", frames) == "past the end (frame 500)"
+    assert ws("off at t = 0.1 s (between frames 2 and 3)", frames) == \
+        "off at t = 0.1 s (between frames 7 and 8)"
 
 
 # ---------------------------------------------------------------- keyframes: exact F-curves

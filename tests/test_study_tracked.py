@@ -71,13 +71,14 @@ def test_a_gear_train_over_many_turns_sweeps_as_one(monkeypatch):
 def test_a_pin_in_a_slot_sweeps_as_one_and_a_variant_off_its_slot_fails_alone(monkeypatch):
     """A Scotch yoke (point on an open curve) with the crank pin's radius and the yoke's
     mass varied: one batched sweep, each variant equal to its own; a pin radius past the
-    slot's half length runs the pin off the slot, and that variant (only) fails with its
-    separate run's message."""
+    slot's half length runs the pin off the slot, and that variant (only) leaves the batched
+    sweep there (as a variant driven through a stop does) and fails with its separate run's
+    message."""
     ran = _spy(monkeypatch)
     study = Study(scotch_yoke(), grid({"pin.position.x": [0.04, 0.06, 0.09],
                                        "yoke.mass": [0.5, 1.5]}))
     res = study.run(duration=0.5, fps=60)
-    assert ran == [(6, True)]
+    assert ran == [(6, False)]
     off = [i for i, row in enumerate(study.variants) if row["pin.position.x"] > 0.08]
     assert sorted(res.failures) == off
     with pytest.raises(Exception) as alone:
@@ -222,9 +223,9 @@ def test_curve_joints_in_dynamics_run_in_lockstep(monkeypatch):
 @pytest.mark.slow
 def test_a_bead_that_runs_off_its_wire_fails_alone_in_the_lockstep_run(monkeypatch):
     """Beads on an open arc of wire (+-57 deg) in forward dynamics, released at 29 deg with
-    three speeds: the fast one swings past the wire's end and fails with the separate run's
-    reason (the frame where it left); the others finish in the same lockstep run, each its
-    separate run to the last bit."""
+    three speeds: the fast one swings past the wire's end, leaves the lockstep run there and
+    fails with the separate run's reason (the instant it left, between two frames); the
+    others finish in the same lockstep run, each its separate run to the last bit."""
     ran = _spy_dynamics(monkeypatch)
     R, th0 = 0.5, 0.5
     m = Mechanism(gravity=(0.0, -9.81, 0.0))
@@ -238,7 +239,7 @@ def test_a_bead_that_runs_off_its_wire_fails_alone_in_the_lockstep_run(monkeypat
     m.add_point_on_curve("wire", "pin", "track", arc)
     study = Study(m, grid({"bead.velocity.x": [0.0, 3.0, -0.5]}))
     res = study.run(duration=1.0, fps=24)
-    assert ran == [(3, True)]
+    assert ran == [(3, False)]
     with pytest.raises(SolverError) as alone:
         study.variant(1).solve(1.0, 24)
     assert list(res.failures) == [1] and str(alone.value) in res.failures[1]

@@ -99,6 +99,7 @@ def remap_note(old: int, new: int) -> str:
 
 
 _FRAME = re.compile(r"\(frame \d+\)")
+_BETWEEN = re.compile(r"\(between frames (\d+) and (\d+)\)")
 
 
 def frame_text(frame: float) -> str:
@@ -111,9 +112,14 @@ def frame_text(frame: float) -> str:
 def with_frame(message: str, frame: float | None) -> str:
     """Name the scene ``frame`` in a solver message (the solver counts its own frames from
     0 as "(frame k)"; the user sees the scene's numbers): that mention is replaced, or the
-    frame is appended in brackets; the message is unchanged when ``frame`` is None."""
+    frame is appended in brackets; "(between frames k-1 and k)" (an instant between two
+    frames, ``frame`` not whole) names the scene's two frames around it; the message is
+    unchanged when ``frame`` is None."""
     if frame is None:
         return message
+    if _BETWEEN.search(message):      # an instant between two frames (or on the later one):
+        lo = int(np.ceil(frame)) - 1  # the two around it
+        return _BETWEEN.sub(f"(between frames {lo} and {lo + 1})", message, count=1)
     text = f"frame {frame_text(frame)}"
     if _FRAME.search(message):
         return _FRAME.sub(f"({text})", message, count=1)
@@ -122,7 +128,15 @@ def with_frame(message: str, frame: float | None) -> str:
 
 def with_scene_frame(message: str, frames: np.ndarray) -> str:
     """A solver message that names an output frame by its index k ("(frame k)", e.g. a
-    result's note) with the scene's frame frames[k] instead; unchanged when it names none."""
+    result's note; or two, "(between frames a and b)") with the scene's frame frames[k]
+    instead; unchanged when it names none."""
+    between = _BETWEEN.search(message)
+    if between is not None:
+        a, b = (int(x) for x in between.groups())
+        if max(a, b) < len(frames):
+            return _BETWEEN.sub(f"(between frames {frame_text(frames[a])} and "
+                                f"{frame_text(frames[b])})", message, count=1)
+        return message
     found = _FRAME.search(message)
     if found is None:
         return message

@@ -25,6 +25,7 @@ from .start.singular_start import singular_start
 from .start.start_velocities import start_velocity_note
 from .structure import Structure, structure
 from .sweep import kinematic_sweep
+from .checks.curve_ends import off_curve_error
 
 
 @dataclass(frozen=True)
@@ -232,10 +233,7 @@ def _curve_checks(model: Model, out: Result) -> None:
         off = ~curve.inside(out.track[:, k])
         if off.any():
             f = int(np.argmax(off))
-            t = float(out.times[f])
-            raise SolverError(f"joint {name!r}: the contact ran off the end of the open curve "
-                              f"{curve.name!r} at t = {t:.6g} s (frame {f}); make the curve "
-                              "longer or the motion shorter", t, (name,), out.truncated(f))
+            raise off_curve_error(name, curve, float(out.times[f]), f, out)
     _cam_checks(model, out)
     for name in cp.cam_names:
         force = out.contact_force(name)

@@ -261,6 +261,19 @@ class Equations:
         self._poses = [(key, track, groups, ev)] + self._poses[:1]
         return ev
 
+    def tracked_at(self, r: np.ndarray, p: np.ndarray, vel: np.ndarray, groups: np.ndarray):
+        """(tracked values, their rates) at one state (r, unit quaternions p, vel (nb, 6)),
+        each contact searched from the run state's: the last right-hand side's where it was
+        at that pose (a step's end, its last stage: its velocities too), else the rows of
+        ``groups`` (row_groups) evaluated there."""
+        last = self._last
+        if (last is not None and last.track is self.run.track and last.ev.rate is not None
+                and np.array_equal(last.r, r) and np.array_equal(last.p, p)):
+            return last.ev.track, last.ev.rate
+        rg, A, vg, wg, _ = self.pose_bodies(r, p, vel)
+        ev = evaluate(self.m, rg, A, vg, wg, need_jac=False, ref=self.run.track, groups=groups)
+        return ev.track, ev.rate
+
     def work(self, lead: tuple[int, ...]) -> _Work:
         w = self._work.get(lead)
         if w is None:

@@ -22,7 +22,7 @@ motion undefined there) leaves the sweep with its error and the others go on.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -39,13 +39,15 @@ from ...model.force_model import spring_turns
 from ...model.results import Result, ResultStack, report_progress
 from ...model.state import State
 from ..dynamics.friction import rates
-from ..dynamics.stops import check_start, gaps, sweep_check, tolerance
+from ..dynamics.stops import check_start, tolerance
 from ..general_motions import lock_up_cause
 from ..limit_turns import frames_on_turns, pose_turns
 from ..structure import Structure, least_norm, self_stresses
 from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
-from .frames import block_forces, motion_table, smooth_prefix, with_friction
+from .between import first_crossings, watched
+from .frames import block_forces, motion_table, smooth_prefix, with_friction, wrong_turns
 from .lined_up import least_norm_multipliers, lined_up_frames, passed, rates_continued
+from .poles import noted, suspect, walk
 from .tree import tree_poses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
@@ -159,10 +161,15 @@ class _Sweep:
         floats = BLOCK_FLOATS if V == 1 else CACHE_FLOATS / V    # variants share calls too
         self.biggest = int(max(1, min(BLOCK_MAX, floats // per_frame)))
         self.prev: _Last | None = None
+        self.walking, self.walked, self.signs_seen = False, None, []   # poles.py
+        self.det_last: tuple | None = None     # (sign of det J, condition) (V,) at the last
+        #                                        kept frame (algebra.py det_signs)
         self.turns: np.ndarray | None = None      # a frame's tracked values to start from
         self.lim: np.ndarray | None = None        # (V, 2, nbound) each limit's coordinate and
         #                                           rate at the last kept frame (limit_turns.py)
         self.gone = np.zeros(V, dtype=bool)        # variants of ``alive`` leaving at this frame
+        self.watch_last: np.ndarray | None = None  # (V, 2, n) between.py's watched g, g' at
+        #                                            the last kept frame
         self.q0 = self._start_tracks(starts)
         # an open tree of driven joints, banded (one mechanism): its exact poses as Newton's
         # start (tree.py); a design study's variants are never banded (sweep_variants)
@@ -212,8 +219,10 @@ class _Sweep:
         self.fv, self.n_ok, self.ts_ref, self.r0, self.p0 = (
             x[stay] for x in (self.fv, self.n_ok, self.ts_ref, self.r0, self.p0))
         self.bad = [b for b, s in zip(self.bad, stay) if s]
-        self.tol, self.q0, self.lim, self.lim0 = (
-            None if x is None else x[stay] for x in (self.tol, self.q0, self.lim, self.lim0))
+        self.tol, self.q0, self.lim, self.lim0, self.watch_last = (
+            None if x is None else x[stay]
+            for x in (self.tol, self.q0, self.lim, self.lim0, self.watch_last))
+        self.det_last = None if self.det_last is None else tuple(x[stay] for x in self.det_last)
         self.prev = None if self.prev is None else self.prev.only(stay)
 
     def run(self, report: Callable[[np.ndarray], None]) -> None:
@@ -271,11 +280,14 @@ class _Sweep:
         again = self.turns is not None    # a frame re-solved on its couplers' right turns
         if again:
             ref, self.turns = self.turns, None
+        walked, self.walked = self.walked, None   # a frame re-solved from a walk (poles.py)
+        if walked is not None:
+            R, P, ref = walked[1:4]
         f = self.fv[:, ks]
         R, P, jac, A, ok, iters, ref = _newton(model, alg, R, P, f, ref)
         m, solved = _prefix(ok), ok[:, 0]
         if m:
-            fac = alg.factor(jac[:, :m], A[:, :m])
+            fac = alg.factor(jac[:, :m], A[:, :m], self.det_last)
             m, solved = _prefix(fac.ok), solved & fac.ok[:, 0]
             fac = fac.take(m)
         if m == 0:
@@ -318,8 +330,16 @@ class _Sweep:
                 accel = rates_continued(model, alg, jac, keep, lined, self.prev,
                                         times[ks[0]], accel, gamma[..., keep], 2)
             Ac, Al = accel[..., :3], accel[..., 3:]
+            if lined is not None and fac.sign is not None:   # a frame on a pole: no side
+                fac = replace(fac, sign=np.where(lined, 0.0, fac.sign))
+            elif fac.sign is not None and self.prev is not None and not (walked or self.walking):
+                j = suspect(self, fac.sign, fac.cond, ks, Vv, W, Ac, Al)
+                self.walked = None if j != 0 else walk(self, int(ks[0]), _Sweep, _newton)
+                if j or self.walked is not None:   # the frames before it, then it walked
+                    return 0, max(j, 1)
         if evq is not None and self.prev is not None and ref is not None and not again:
-            j, turns = self._wrong_turns(ks, evq.track[:, :m], evq.rate[:, :m])
+            j, turns = wrong_turns(self.model, self.prev, self.times, ks, evq.track[:, :m],
+                                   evq.rate[:, :m])
             if j < m:                     # the frames before it next, then it alone
                 self.turns = turns if j == 0 else None
                 return 0, max(j, 1)
@@ -347,7 +367,7 @@ class _Sweep:
             Q += Qf[..., :nb, :]
         phi = None if evq is None else evq.phi[:, :m]      # (a tree has no stops: tree.py)
         speeds = np.concatenate([vg, wg], axis=-1)
-        turns, lim_next = self._limit_turns(ks, phi, jac, speeds)
+        turns, turn_rate, lim_next = self._limit_turns(ks, phi, jac, speeds)
         stop = stop_forces(model, phi, jac, speeds, turns)
         if stop is not None:              # compliant stops the motions push into: their force
             Q = Q + stop.Q[..., :nb, :]
@@ -385,9 +405,17 @@ class _Sweep:
                         None if evq is None or evq.track is None else evq.track[:, :m])
         self.outs.store_energy(block, Iw, pot, pnc - np.einsum("vfm,vfm->vf", lam[..., mrows],
                                                                f[..., mix, 1]))
-        if model.limits is not None:      # a motion driven through a rigid stop: that variant
-            self._through_stops(phi, ks, turns)   # leaves there
+        watch = watched(self, phi, turns, turn_rate, evq)
+        if watch is not None:             # a motion driven through a rigid stop or off an open
+            first_crossings(self, ks, watch, State(times[ks], R, P, Vv, W, Ac, Al), evq, phi,
+                            turns, turn_rate, _newton)    # curve, at or between frames
+            self.watch_last = np.stack([x[:, -1] for x in watch], axis=1)
         self._remember(ks, R, P, Vv, W, Ac, Al, jac, evq)
+        if fac.sign is not None:          # det J's sign at the last kept frame (poles.py)
+            self.det_last = fac.last()
+            self.signs_seen += [(times[ks], fac.sign)] if self.walking else []
+        if walked is not None:
+            noted(self, walked)
         self.ts_ref, self.lim = ts_next, lim_next
         return m, iters
 
@@ -406,32 +434,6 @@ class _Sweep:
         self._fail(0, SolverError(str(exc), t, (),
                                   self.results[self.alive[0]].truncated(int(ks[0]))))
         return 0, len(ks)
-
-    def _wrong_turns(self, ks: np.ndarray, track: np.ndarray,
-                     rate: np.ndarray) -> tuple[int, np.ndarray | None]:
-        """The first frame of a block (tracked values and their rates (V, m, ntrack))
-        where a coupler's angle lies half a turn or more from where its rates carry the
-        frame before's (by the trapezoidal rule), and the tracked values to solve it from
-        again: those angles there.  A coupler's angle is taken on the turn nearest its
-        prediction, first order off the last solved frame: a drive that turns fast and
-        unevenly between frames (3 turns each way at 20 rad/s, 24 fps) had its prediction a
-        turn off, and the gear it drives turned by 2 pi r_1/r_2 from its right pose.  (m,
-        None) where every frame is on its turns."""
-        cp = self.model.couplers
-        ang = np.flatnonzero(cp.is_angle) if cp is not None else np.zeros(0, dtype=int)
-        if not ang.size or self.prev.q is None:
-            return len(ks), None
-        h = np.diff(np.concatenate([[float(self.prev.state.t)], self.times[ks]]))
-        q = np.concatenate([self.prev.q[:, None], track], axis=1)[..., ang]
-        qd = np.concatenate([self.prev.qd[:, None], rate], axis=1)[..., ang]
-        carried = q[:, :-1] + 0.5 * h[None, :, None] * (qd[:, :-1] + qd[:, 1:])
-        off = (np.abs(q[:, 1:] - carried) >= np.pi).any(axis=(0, 2))
-        if not off.any():
-            return len(ks), None
-        j = int(np.argmax(off))
-        turns = track[:, j:j + 1].copy()
-        turns[..., ang] = carried[:, j:j + 1]
-        return j, turns
 
     def _remember(self, ks, R, P, Vv, W, Ac, Al, jac, evq) -> None:
         """The block's last frame as each variant's last solved frame (``_Last``)."""
@@ -467,14 +469,14 @@ class _Sweep:
                 t, who, self.results[self.alive[i]].truncated(k)))
 
     def _limit_turns(self, ks: np.ndarray, phi: np.ndarray | None, jac: np.ndarray,
-                     speeds: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+                     speeds: np.ndarray) -> tuple:
         """(the block's limit coordinates (V, F, nbound), each angle on its joint's
         continuous turns (limit_turns.py ``frames_on_turns``: from the last kept frame's,
-        or at the first frame the start's), and the last frame's with its rates
-        (V, 2, nbound)); (None, None) without limits."""
+        or at the first frame the start's), their rates, and the last frame's with its rates
+        (V, 2, nbound)); (None, None, None) without limits."""
         lm = self.model.limits
         if lm is None or phi is None:
-            return None, None
+            return None, None, None
         raw = phi[..., lm.rows]
         rate = row_rates(self.model, lm.rows, jac, speeds)
         if self.lim is None:              # the first frame: on the start's turns
@@ -483,19 +485,7 @@ class _Sweep:
             last, t_last = self.lim, self.prev.state.t
         dt = np.diff(np.concatenate([[t_last], self.times[ks]]))
         q = frames_on_turns(self.model, last, dt, raw, rate)
-        return q, np.stack([q[:, -1], rate[:, -1]], axis=-2)
-
-    def _through_stops(self, phi: np.ndarray, ks: np.ndarray, turns: np.ndarray) -> None:
-        """Each variant whose motion drove a coordinate past a rigid bound in the block
-        leaves at the first such frame (dynamics/stops.py sweep_check names it)."""
-        past = (gaps(self.model, phi, turns) < -self.tol) & ~self.model.limits.compliant
-        for i in np.flatnonzero(past.any(axis=(-2, -1))):
-            v = self.alive[i]
-            try:
-                sweep_check(self.models[v], phi[i], self.times[ks], int(ks[0]), self.results[v],
-                            turns[i])
-            except SolverError as exc:
-                self._fail(i, exc)
+        return q, rate, np.stack([q[:, -1], rate[:, -1]], axis=-2)
 
 
 def _prefix(ok: np.ndarray) -> int:

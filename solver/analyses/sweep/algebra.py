@@ -44,12 +44,17 @@ class Factors:
     Jinv: np.ndarray | None = None
     band: Banded | None = None
     cond: np.ndarray | None = None       # (V, F) the dense path's scaled 1-norm condition
+    sign: np.ndarray | None = None       # (V, F) the dense path's sign of det J (poles.py)
 
     def take(self, m: int) -> "Factors":
         """The first m frames."""
-        return Factors(self.ok[:, :m], None if self.Jinv is None else self.Jinv[:, :m],
-                       None if self.band is None else self.band.take(m),
-                       None if self.cond is None else self.cond[:, :m])
+        return Factors(*(None if x is None else x.take(m) if isinstance(x, Banded) else x[:, :m]
+                         for x in (self.ok, self.Jinv, self.band, self.cond, self.sign)))
+
+    def last(self) -> tuple:
+        """(sign of det J, condition) (V,) at the last frame: ``Algebra.factor``'s
+        ``last``."""
+        return self.sign[:, -1], self.cond[:, -1]
 
 
 class Algebra:
@@ -107,9 +112,11 @@ class Algebra:
             J = np.where(go[..., None, None], J, np.eye(len(self.keep)))
         return _solve_stack(J, -res)
 
-    def factor(self, jac: np.ndarray, A: np.ndarray) -> Factors:
+    def factor(self, jac: np.ndarray, A: np.ndarray, last: tuple | None = None) -> Factors:
         """Factor J at each pose of the block; ok False where it is (nearly) singular (the
-        banded path: S not positive definite, or J^-1 of a vector of ones not finite)."""
+        banded path: S not positive definite, or J^-1 of a vector of ones not finite).
+        Dense: with the sign of det J at each pose (``det_signs``; ``last``: the frame
+        before's ``Factors.last``, or None)."""
         if self.sparse:
             band = self._banded(jac[0], A[0])
             probe = self._apply(band, np.ones((len(band.Jb), len(self.keep))))
@@ -118,7 +125,8 @@ class Algebra:
         Jinv = _inverse(Jk)
         with np.errstate(invalid="ignore"):
             cond = scaled_condition(Jk, Jinv, self._js, self._jsinv)
-            return Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv, cond=cond)
+            return Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv, cond=cond,
+                           sign=det_signs(Jk, last))
 
     def solve(self, fac: Factors, b: np.ndarray) -> np.ndarray:
         """J^-1 b as (V, F, nb, 6) body vectors (b (V, F, kept rows))."""
@@ -182,6 +190,19 @@ def scaled_condition(J: np.ndarray, Jinv: np.ndarray, js: np.ndarray, jsinv: np.
     def norm1(M: np.ndarray) -> np.ndarray:
         return np.abs(M).sum(axis=-2).max(axis=-1, initial=0.0)
     return norm1(J * js) * norm1(Jinv * jsinv)
+
+
+def det_signs(J: np.ndarray, last: tuple | None) -> np.ndarray:
+    """(V, F) the sign of det J at each frame of a block (J (V, F, n, n)), 0 where singular.
+    Where the last frame's sign is the frame before the block's (``last``: its (sign,
+    condition) (V,), ``Factors.last``), every frame's is taken as that, with one LU a
+    block (an even number of poles passed inside one block goes unnoted); else each
+    frame's own (np.linalg.slogdet)."""
+    if last is not None:
+        end = np.linalg.slogdet(J[:, -1])[0]
+        if np.all((end == last[0]) & (end != 0)):
+            return np.broadcast_to(end[:, None], J.shape[:2])
+    return np.linalg.slogdet(J)[0]
 
 
 def _per_frame(fn, shape: tuple, *stacks: np.ndarray) -> np.ndarray:

@@ -161,3 +161,31 @@ def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
     ok = miss <= SMOOTH * move + 1e-8 * np.asarray(length_scale)[..., None]
     ok = ok.reshape(-1, ok.shape[-1]).all(axis=0)
     return int(np.argmin(ok)) if not ok.all() else len(ok)
+
+
+def wrong_turns(model: Model, prev, times: np.ndarray, ks: np.ndarray, track: np.ndarray,
+                rate: np.ndarray) -> tuple[int, np.ndarray | None]:
+    """The first frame of a block (tracked values and their rates (V, m, ntrack))
+    where a coupler's angle lies half a turn or more from where its rates carry the
+    frame before's (by the trapezoidal rule), and the tracked values to solve it from
+    again: those angles there.  A coupler's angle is taken on the turn nearest its
+    prediction, first order off the last solved frame: a drive that turns fast and
+    unevenly between frames (3 turns each way at 20 rad/s, 24 fps) had its prediction a
+    turn off, and the gear it drives turned by 2 pi r_1/r_2 from its right pose.  (m,
+    None) where every frame is on its turns.  ``prev``: the sweep's last solved frame
+    before the block (its ``_Last``), ``times`` the sweep's."""
+    cp = model.couplers
+    ang = np.flatnonzero(cp.is_angle) if cp is not None else np.zeros(0, dtype=int)
+    if not ang.size or prev.q is None:
+        return len(ks), None
+    h = np.diff(np.concatenate([[float(prev.state.t)], times[ks]]))
+    q = np.concatenate([prev.q[:, None], track], axis=1)[..., ang]
+    qd = np.concatenate([prev.qd[:, None], rate], axis=1)[..., ang]
+    carried = q[:, :-1] + 0.5 * h[None, :, None] * (qd[:, :-1] + qd[:, 1:])
+    off = (np.abs(q[:, 1:] - carried) >= np.pi).any(axis=(0, 2))
+    if not off.any():
+        return len(ks), None
+    j = int(np.argmax(off))
+    turns = track[:, j:j + 1].copy()
+    turns[..., ang] = carried[:, j:j + 1]
+    return j, turns
