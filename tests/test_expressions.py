@@ -333,9 +333,10 @@ REJECTED = [
     ("foo(t)", r"unknown function 'foo'"),
     ("sin(x=t)", r"keyword arguments are not allowed"),
     ("sin(*t)", r"star arguments"),
-    ("1 if t else 2", r"conditional expressions .* are not allowed"),
-    ("t > 1", r"comparisons .* are not allowed"),
-    ("t and 1", r"boolean operators \(and, or\) are not allowed"),
+    ("1 if t else 2", r"conditional expressions .* are not allowed \(a switch in time is a "
+                      r"step\(t, t0, before, t1, after\), or min or max\)"),
+    ("t > 1", r"comparisons .* are not allowed \(a switch in time is a step"),
+    ("t and 1", r"boolean operators \(and, or\) are not allowed \(a switch in time is a step"),
     ("not t", r"the operator 'not' is not allowed"),
     ("~t", r"the operator '~' is not allowed"),
     ("(t := 1)", r"assignments \(:=\) are not allowed"),

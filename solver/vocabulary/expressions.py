@@ -265,6 +265,8 @@ class _Builder:
             return self.call(node, depth)
         what = _BAD_NODES.get(type(node), f"the construct '{type(node).__name__}' is")
         hint = " (a decimal number takes a point: 3.5, not 3,5)" if isinstance(node, ast.Tuple) else ""
+        if isinstance(node, (ast.Compare, ast.IfExp, ast.BoolOp)):
+            hint = " (a switch in time is a step(t, t0, before, t1, after), or min or max)"
         self.fail(f"is invalid: {what} not allowed{hint}")
         raise AssertionError  # unreachable
 
