@@ -315,3 +315,38 @@ def test_the_blender_guide_defines_every_equation_check_names() -> None:
         guide = f.read()
     labels = {label(p) for rows in [*JOINT_ROWS.values(), *CURVE_JOINT_ROWS.values()] for p in rows}
     assert not [x for x in sorted(labels) if f"`{x}`" not in guide]
+
+
+def test_the_expressions_reference_names_every_function_and_says_what_each_gives() -> None:
+    """conventions.md#expressions is the one reference of what a user may type: it names
+    every function the parser knows, its step, step5 and ramp are the functions' values (to
+    rounding, 1e-12), its switch example switches where it says, and what it says is
+    refused is refused."""
+    from solver import ExpressionError, parse_expression
+    from solver.vocabulary.expressions import _FUNCS
+    text = read(os.path.join(ROOT, "docs", "conventions.md"))
+    section = re.search(r"^## Expressions\n(.*?)^## ", text, re.M | re.S).group(1)
+    assert not [f for f in _FUNCS if f"`{f}" not in section]
+    x0, x1, h0, h1 = 0.5, 2.0, -1.0, 3.0
+    for x in np.linspace(0.0, 3.0, 61):
+        s = min(max((x - x0) / (x1 - x0), 0.0), 1.0)
+        step = parse_expression("step(t, 0.5, -1, 2, 3)")(t=x)
+        step5 = parse_expression("step5(t, 0.5, -1, 2, 3)")(t=x)
+        assert step == pytest.approx(h0 + (h1 - h0) * s * s * (3 - 2 * s), abs=1e-12)
+        assert step5 == pytest.approx(h0 + (h1 - h0) * s ** 3 * (10 - 15 * s + 6 * s * s), abs=1e-12)
+        if x >= x1:
+            assert parse_expression("ramp(t, 0.5, 2)")(t=x) == pytest.approx(
+                x - x1 + (x1 - x0) / 2, abs=1e-12)
+    # the ramp's slope is step5(x, x0, 0, x1, 1): a central difference, error O(h^2) = 1e-8
+    h = 1e-4
+    for x in (0.3, 0.9, 1.25, 1.7, 2.5):
+        ramp = parse_expression("ramp(t, 0.5, 2)")
+        slope = (ramp(t=x + h) - ramp(t=x - h)) / (2 * h)
+        assert slope == pytest.approx(parse_expression("step5(t, 0.5, 0, 2, 1)")(t=x), abs=1e-7)
+    assert "`10*step(t, 1, 0, 1.01, 1)`: 10 from 1.01 s on" in " ".join(section.split())
+    switch = parse_expression("10*step(t, 1, 0, 1.01, 1)")
+    assert [switch(t=v) for v in (0.0, 1.0, 1.01, 5.0)] == [0.0, 0.0, 10.0, 10.0]
+    assert parse_expression("atan2(0, -1)")(t=0.0) == pytest.approx(np.pi, abs=1e-15)
+    for refused in ("2^t", "t % 2", "t // 2", "t > 1", "1 if t else 2", "t and 1", "Sin(t)"):
+        with pytest.raises(ExpressionError):
+            parse_expression(refused)
