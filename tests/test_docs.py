@@ -350,3 +350,17 @@ def test_the_expressions_reference_names_every_function_and_says_what_each_gives
     for refused in ("2^t", "t % 2", "t // 2", "t > 1", "1 if t else 2", "t and 1", "Sin(t)"):
         with pytest.raises(ExpressionError):
             parse_expression(refused)
+
+
+def test_a_duration_under_half_a_frame_is_refused_as_the_guide_says() -> None:
+    """python.md: a duration above 0 under half a frame, 21 ms at 24 fps (1/48 s), is
+    refused saying the fps it needs; one just over it keeps the start and one frame."""
+    from solver import Mechanism, MechanismError
+    assert "under half a frame\n(21 ms at 24 fps) is refused" in read(os.path.join(ROOT, "docs", "python.md"))
+    m = Mechanism()
+    m.add_part("ground", fixed=True); m.add_part("arm")
+    m.add_marker("O", "ground"); m.add_marker("A", "arm")
+    m.add_joint("pin", "revolute", "A", "O")
+    with pytest.raises(MechanismError, match="ask for at least 50 fps"):
+        m.solve(0.02, 24)
+    assert len(m.solve(0.0215, 24).times) == 2
