@@ -129,6 +129,40 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     # the dropped ball bounces back up, to at most the height its restitution allows
     top = scope["bounced"].position("ball")[6:, 2].max()
     assert 0.01 + 0.5 * 0.09 < top < 0.01 + 0.8 ** 2 * 0.09
+    four_bar_obeys_newton(scope["fb"], scope["loop"], tmp_path / "four_bar.png")
+
+
+def com_motion(r, part: str, com) -> tuple[np.ndarray, np.ndarray]:
+    """A part's centre-of-mass velocity and acceleration (n, 3), world, from its origin's
+    and its angular rates: v + w x c, a + alpha x c + w x (w x c), c = R com."""
+    from solver import quat_to_matrix
+    c = quat_to_matrix(r.orientation(part)) @ np.asarray(com, float)
+    w, alpha = r.angular_velocity(part), r.angular_acceleration(part)
+    return (r.velocity(part) + np.cross(w, c),
+            r.acceleration(part) + np.cross(alpha, c) + np.cross(w, np.cross(w, c)))
+
+
+def four_bar_obeys_newton(fb, loop, png) -> None:
+    """python.md's four-bar: Check finds its three redundant equations; the rocker's
+    in-plane forces (its pin's reaction, minus pin B's on the coupler) are its mass times
+    its centre of mass's acceleration, and the motor's power is the rate of the links'
+    kinetic energy (gravity along the pins does no work), each to 1e-9 of the largest
+    term (the sweep's accelerations are exact to rounding); the plot is written."""
+    assert sum(len(v) for v in fb.check().redundant.values()) == 3
+    assert not loop.notes and png.exists()
+    rocker = fb.parts["rocker"]
+    a_c = com_motion(loop, "rocker", rocker.center_of_mass)[1]
+    net = loop.reaction("rocker_pin")[0] - loop.reaction("pin_B")[0]
+    assert np.abs(net[:, :2] - rocker.mass * a_c[:, :2]).max() < 1e-9 * np.abs(net).max()
+    kinetic_rate = 0.0
+    for name in ("crank", "coupler", "rocker"):
+        part = fb.parts[name]
+        v_c, a_c = com_motion(loop, name, part.center_of_mass)
+        w, alpha = loop.angular_velocity(name), loop.angular_acceleration(name)
+        kinetic_rate = kinetic_rate + part.mass * np.sum(v_c * a_c, axis=1) + \
+            part.inertia[2, 2] * w[:, 2] * alpha[:, 2]        # turning about z only
+    power = loop.effort("drive") * 2 * np.pi
+    assert np.abs(power - kinetic_rate).max() < 1e-9 * np.abs(power).max()
 
 
 @pytest.mark.slow
