@@ -229,6 +229,21 @@ def test_a_target_starting_on_the_edge_of_reach_is_a_dead_centre():
         flat.solve(duration=0.5, fps=24)
 
 
+def test_parts_built_on_the_edge_of_reach_are_named_not_the_target():
+    """The straight arm's tip prescribed 0.2 m inside its reach: the target is not on the
+    edge, the parts as built are (the elbow may fold either way from straight), so the
+    refusal says that the parts are built there and to build them folded, not that the
+    target is on the edge."""
+    m = _straight_arm(f"{L1 + L2 - 0.2}")
+    message = (r"general motion 'path' starts at a dead centre at t = 0 s \(joints "
+               r"'shoulder', 'elbow' lined up\): its parts are built on the edge of the "
+               r"mechanism's reach, 0.2 m from its target, .* build the parts folded the way "
+               r"they should go")
+    with pytest.raises(SolverError, match=message):
+        m.solve(duration=1.0, fps=24)
+    assert re.match(message, m.check().problems[0])
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({}, "give at least one of x, y, z"),
     ({"x": "2*q"}, "general motion 'path2': x"),
