@@ -398,3 +398,90 @@ def test_a_duration_under_half_a_frame_is_refused_as_the_guide_says() -> None:
     with pytest.raises(MechanismError, match="ask for at least 50 fps"):
         m.solve(0.02, 24)
     assert len(m.solve(0.0215, 24).times) == 2
+
+
+def _crank(**motion) -> "Mechanism":
+    """A crank pinned at the ground's origin, a marker B 0.1 m out on it, a ground marker P
+    there too, and the motion given (name, joint, expression), if any."""
+    from solver import Mechanism
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True); m.add_part("crank")
+    m.add_marker("O", "ground"); m.add_marker("A", "crank")
+    m.add_marker("B", "crank", position=(0.1, 0, 0))
+    m.add_marker("P", "ground", position=(0.1, 0, 0))
+    m.add_joint("pin", "revolute", "A", "O")
+    if motion:
+        m.add_motion("drive", "pin", motion["expression"])
+    return m
+
+
+def _error_cases() -> dict:
+    """Each message of python.md's table of errors -> a call that raises it."""
+    import mechanisms as mk
+    from solver import Mechanism
+
+    def unclosed():
+        m = _crank()
+        m.add_marker("far", "ground", position=(1.0, 0, 0)); m.add_joint("tie", "spherical", "B", "far")
+        m.solve(1.0, 24)
+
+    def overdriven():
+        m = _crank(expression="t"); m.add_joint("tie", "spherical", "B", "P"); m.solve(1.0, 24)
+
+    def dead_centre():
+        m = mk.slider_crank(error_deg=0.0, error_m=0.0, drive="0.1*t")
+        m.motions.clear(); m.add_motion("push", "slide", "-0.1*t"); m.solve(1.0, 24)
+
+    def flat_parallelogram():
+        p = Mechanism(gravity=(0.0, -9.81, 0.0)); p.add_part("ground", fixed=True)
+        for k, x in ((1, 0.0), (2, 0.5)):
+            p.add_part(f"link{k}", position=(x, 0, 0)); p.add_marker(f"L{k}", f"link{k}")
+            p.add_marker(f"G{k}", "ground", position=(x, 0, 0))
+            p.add_marker(f"T{k}", f"link{k}", position=(0.3, 0, 0))
+            p.add_joint(f"base{k}", "revolute", f"L{k}", f"G{k}")
+        p.add_part("top", position=(0.3, 0, 0)); p.add_marker("C1", "top")
+        p.add_marker("C2", "top", position=(0.5, 0, 0))
+        p.add_joint("top1", "revolute", "C1", "T1"); p.add_joint("top2", "revolute", "C2", "T2")
+        p.solve(1.0, 24)
+
+    def through_stop():
+        m = _crank(expression="t"); m.add_limit("stops", "pin", lower=-0.5, upper=0.5)
+        m.solve(1.0, 24)
+
+    def undefined():
+        m = _crank(); m.add_force("push", "B", force=(0, "log(0.5 - t)", 0)); m.solve(1.0, 24)
+
+    def out_of_reach():
+        m = _crank()
+        m.parts["crank"].orientation[:] = (np.cos(np.pi / 6), 0, 0, np.sin(np.pi / 6))
+        m.add_general_motion("reach", "B", "O", x="0.05 + 0.13*t")  # B at x = 0.05: 60 deg
+        m.solve(1.0, 24)                       # past its reach, 0.1 m, at 0.385 s, frame 10
+
+    return {
+        "unknown part": lambda: Mechanism().add_marker("A", part="arm"),
+        "the joints cannot all be closed": unclosed,
+        "the motions over-drive the mechanism": overdriven,
+        "needs every degree of freedom driven": lambda: _crank().solve(1.0, 24, analysis="kinematic"),
+        "starts at a dead centre": dead_centre,
+        "starts at a singular position": flat_parallelogram,
+        "lock-up at t =": lambda: mk.slider_crank(r=0.1, l=0.05).solve(1.0, 24),
+        "the motion drives it through its stop": through_stop,
+        "cannot be evaluated at t=": undefined,
+        "out of reach by": out_of_reach,
+    }
+
+
+def test_the_table_of_errors_gives_what_the_solver_says() -> None:
+    """Each message python.md's table of errors quotes is what the solver raises for the
+    case it describes (so a reader can find the row by the text in front of them), and
+    every row is checked here."""
+    from solver import MechanismError, SolverError
+    guide = read(os.path.join(ROOT, "docs", "python.md"))
+    errors = guide[guide.index("## Errors\n"):guide.index("## Reference\n")]
+    quoted = re.findall(r"^\| `([^`]+)`", errors, re.M)
+    cases = _error_cases()
+    assert quoted == list(cases)
+    for text, call in cases.items():
+        with pytest.raises((MechanismError, SolverError)) as info:
+            call()
+        assert text in str(info.value), (text, str(info.value))
