@@ -130,6 +130,9 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     top = scope["bounced"].position("ball")[6:, 2].max()
     assert 0.01 + 0.5 * 0.09 < top < 0.01 + 0.8 ** 2 * 0.09
     four_bar_obeys_newton(scope["fb"], scope["loop"], tmp_path / "four_bar.png")
+    # the URDF arm's six revolute joints come in free, go out to MuJoCo and back as six
+    assert scope["robot"].check().dof == 6 and (tmp_path / "robot_arm.xml").exists()
+    assert scope["again"].check().dof == 6 and len(scope["again"].joints) == 6
 
 
 def com_motion(r, part: str, com) -> tuple[np.ndarray, np.ndarray]:
