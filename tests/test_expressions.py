@@ -350,6 +350,8 @@ REJECTED = [
     ("sin", r"'sin' is a function and must be called"),
     ("t(1)", r"'t' is not a function"),
     ("x", r"name that is not allowed: 'x'"),
+    ("omega*t", r"name that is not allowed: 'omega' \(allowed: .*\); a constant of your own is "
+                r"given as constants=\{'omega': \.\.\.\} \(in Blender, on the Constants panel\)"),
     ("t +", r"'t \+' is incomplete: it ends where more must follow"),   # Python's column 0
     ("t**", r"'t\*\*' is incomplete"),
     ("2 t", r"syntax error at column 3: invalid syntax"),              # at the t
