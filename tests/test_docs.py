@@ -488,3 +488,13 @@ def test_the_table_of_errors_gives_what_the_solver_says() -> None:
         with pytest.raises((MechanismError, SolverError)) as info:
             call()
         assert text in str(info.value), (text, str(info.value))
+
+
+def test_the_joint_table_lists_every_kind_with_its_equations() -> None:
+    """conventions.md's joint table, the reference a user looks a kind up in, lists every
+    kind the solver takes (and the curve joints) with as many equations as it holds."""
+    from solver import CURVE_JOINT_ROWS, JOINT_ROWS
+    text = read(os.path.join(ROOT, "docs", "conventions.md"))
+    rows = dict(re.findall(r"^\| ([a-z-]+) \| [^|]+ \| (\d+) \|$", text, re.M))
+    assert {k: int(n) for k, n in rows.items()} == \
+        {k: len(v) for k, v in {**JOINT_ROWS, **CURVE_JOINT_ROWS}.items()}
