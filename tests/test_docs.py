@@ -498,3 +498,23 @@ def test_the_joint_table_lists_every_kind_with_its_equations() -> None:
     rows = dict(re.findall(r"^\| ([a-z-]+) \| [^|]+ \| (\d+) \|$", text, re.M))
     assert {k: int(n) for k, n in rows.items()} == \
         {k: len(v) for k, v in {**JOINT_ROWS, **CURVE_JOINT_ROWS}.items()}
+
+
+def test_the_guides_limits_on_orientations_tolerance_and_times_hold() -> None:
+    """python.md: an orientation within 1e-3 of unit length is normalized, one farther off
+    refused; a tolerance outside 1e-14 to 0.1 and times not strictly increasing are
+    refused."""
+    from solver import Mechanism, MechanismError
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", orientation=(1.0009, 0, 0, 0))
+    assert np.array_equal(m.parts["arm"].orientation, [1.0, 0, 0, 0])
+    with pytest.raises(MechanismError, match="not a unit quaternion"):
+        m.add_marker("A", "arm", orientation=(1.0011, 0, 0, 0))
+    m.add_marker("A", "arm"); m.add_marker("O", "ground")
+    m.add_joint("pin", "revolute", "A", "O")
+    for tolerance in (1e-14, 0.1):
+        m.solve(0.1, 24, tolerance=tolerance)
+    for bad in (dict(tolerance=1e-15), dict(tolerance=0.11), dict(times=[0.0, 0.1, 0.1])):
+        with pytest.raises(MechanismError):
+            m.solve(**({"duration": 0.1} if "times" not in bad else {}), **bad)
