@@ -506,3 +506,33 @@ def test_reading_a_result_by_an_unknown_name_lists_the_names_it_has() -> None:
         with pytest.raises(MechanismError) as err:
             call()
         assert str(err.value).startswith(message), str(err.value)
+
+
+def test_building_with_an_unknown_name_lists_the_names_there_are() -> None:
+    """An item that names a part, marker or joint not added (a typo, or one added later)
+    is refused naming the item and listing the names of that kind there are."""
+    def built() -> Mechanism:
+        m = Mechanism()
+        m.add_part("ground", fixed=True); m.add_part("arm")
+        m.add_marker("O", "ground"); m.add_marker("A", "arm")
+        m.add_joint("pin", "revolute", "A", "O")
+        return m
+    cases = [(lambda m: m.add_marker("B", "Arm"), "marker 'B': unknown part 'Arm' (known: "
+                                                  "'ground', 'arm')"),
+             (lambda m: m.add_joint("j", "revolute", "A", "0"),
+              "joint 'j': marker J '0' is not a marker (known: 'O', 'A')"),
+             (lambda m: m.add_motion("d", "Pin", "t"), "motion 'd': unknown joint 'Pin' "
+                                                       "(known: 'pin')"),
+             (lambda m: m.add_torsion_spring("s", "hinge"), "torsion spring 's': unknown joint "
+                                                            "'hinge' (known: 'pin')"),
+             (lambda m: m.add_limit("l", "hinge", lower=0.0), "limit 'l': unknown joint 'hinge' "
+                                                              "(known: 'pin')"),
+             (lambda m: m.add_force("f", "tip"), "force 'f': unknown marker 'tip' (known: 'O', "
+                                                 "'A')"),
+             (lambda m: m.add_spring_damper("k", "A", "tip"), "spring-damper 'k': unknown marker "
+                                                              "'tip' (known: 'O', 'A')"),
+             (lambda m: m.pose("hand"), "unknown part 'hand' (known: 'ground', 'arm')")]
+    for call, message in cases:
+        with pytest.raises(MechanismError) as err:
+            call(built())
+        assert str(err.value).startswith(message), str(err.value)

@@ -100,13 +100,17 @@ def shown(numbers: Any) -> str:
     return "(" + ", ".join(f"{float(x):.6g}" for x in np.asarray(numbers).reshape(-1)) + ")"
 
 
-def unknown(kind: str, name: Any, known: Any) -> MechanismError:
-    """The error for a ``kind`` ("joint", "motion", ...) read by a name the mechanism does
-    not have: "unknown joint 'drive' (known: 'pivot2', 'pin_A')", the first 12 known names
-    and how many in all, or "(the mechanism has none)", so the reader picks the right one."""
+def known_names(known: Any) -> str:
+    """"(known: 'pivot2', 'pin_A')": the first 12 of the names a mechanism has of a kind and
+    how many in all, or "(the mechanism has none)", so a reader picks the right one."""
     names = list(known or ())
     if not names:
-        return MechanismError(f"unknown {kind} {name!r} (the mechanism has none)")
+        return "(the mechanism has none)"
     more = f", ... {len(names)} in all" if len(names) > 12 else ""
-    return MechanismError(f"unknown {kind} {name!r} (known: {', '.join(map(repr, names[:12]))}"
-                          f"{more})")
+    return f"(known: {', '.join(map(repr, names[:12]))}{more})"
+
+
+def unknown(kind: str, name: Any, known: Any) -> MechanismError:
+    """The error for a ``kind`` ("joint", "motion", ...) named by a name the mechanism does
+    not have: "unknown joint 'drive' (known: 'pivot2', 'pin_A')" (``known_names``)."""
+    return MechanismError(f"unknown {kind} {name!r} {known_names(known)}")
