@@ -136,5 +136,5 @@ def test_check_says_when_no_part_is_fixed(grounded: bool) -> None:
     said = [n for n in report.notes if n.startswith("no part is fixed")]
     assert report.dof == (1 if grounded else 7)
     assert said == ([] if grounded else [
-        "no part is fixed: the mechanism moves as a whole (under gravity it falls); fix the "
-        "part that stands still (fixed=True; in Blender, tick Ground)"])
+        "no part is fixed: the mechanism moves as a whole (under gravity it falls); if a part "
+        "should stand still, fix it (fixed=True; in Blender, tick Ground)"])

@@ -101,8 +101,8 @@ def check(model: Model, state: State) -> CheckReport:
                         "removes nothing (its relation already holds: redundant)"))
     if not model.fixed_parts:
         notes.append("no part is fixed: the mechanism moves as a whole (under gravity it "
-                     "falls); fix the part that stands still (fixed=True; in Blender, tick "
-                     "Ground)")
+                     "falls); if a part should stand still, fix it (fixed=True; in Blender, "
+                     "tick Ground)")
     notes += overlapping_contacts(model, r, p)
     notes += sinking_contacts(model)
     if st.driven_dof > 0 and not centre:      # at a dead centre the count is the pose's
