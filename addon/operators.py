@@ -220,8 +220,9 @@ class MECHANISM_OT_connect(bpy.types.Operator):
 
 class MECHANISM_OT_couple(bpy.types.Operator):
     """Tie the selected joints with a coupler: two revolute or cylindrical joints a gear, a
-    revolute and a prismatic a rack and pinion (the revolute is the pinion), one cylindrical
-    joint a screw, three joints a general coupler (the active joint first)"""
+    revolute and a prismatic a rack and pinion (the revolute is the pinion), two prismatic
+    joints a coupler of their slides, one cylindrical joint a screw, three joints a general
+    coupler (the active joint first)"""
     bl_idname = "mechanism.couple"
     bl_label = "Couple"
     bl_options = {"REGISTER", "UNDO"}

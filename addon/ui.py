@@ -240,7 +240,9 @@ def _draw_friction(layout, s):
                                                    s.friction_coordinate == "ANGLE")
     col = box.column(align=True)
     row = col.row()
-    row.alert = angle and s.friction_static > 0.0 and not s.friction_radius > 0.0
+    # red where the load has no lever: a ball's radius, or a pin's radius and thrust arm
+    row.alert = (angle and s.friction_static > 0.0 and not s.friction_radius > 0.0
+                 and (ball or not s.friction_arm > 0.0))
     row.prop(s, "friction_radius", text="Ball Radius" if ball else None)
     if not ball:
         col.prop(s, "friction_arm")

@@ -41,10 +41,12 @@ def blender(extension):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Every test of the real-Blender tier (tests/test_addon_*.py) is marked ``blender``, so
+    """Every test of the real-Blender tier (tests/test_addon_*.py, and any other test that
+    takes the ``blender`` or ``extension`` fixture) is marked ``blender``, so
     ``-m "not blender"`` runs the solver and add-on-logic tiers alone."""
     for item in items:
-        if os.path.basename(str(item.fspath)).startswith("test_addon_"):
+        if os.path.basename(str(item.fspath)).startswith("test_addon_") or \
+                {"blender", "extension"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.blender)
 
 

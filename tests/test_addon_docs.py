@@ -291,3 +291,22 @@ def test_a_tooltips_formula_says_what_its_symbols_are(blender) -> None:
         assert "d how far" in props[name].description, name
     for name in ("limit_stiffness", "limit_exponent", "contact_stiffness", "contact_exponent"):
         assert "delta" not in props[name].description, name
+
+
+def test_the_couple_tooltip_names_every_coupler_couple_makes(blender) -> None:
+    """Couple's tooltip says what it makes of each selection it accepts, as it makes it
+    (guess_kind): a user selecting two prismatic joints reads that they get a coupler of
+    their slides."""
+    from test_io_addon import io
+    guess_kind = io("couplers").guess_kind
+    tip = " ".join(blender.ops.mechanism.couple.get_rna_type().description.split())
+    cases = [(("revolute", "cylindrical"), "GEAR", "two revolute or cylindrical joints a gear"),
+             (("revolute", "prismatic"), "RACK_PINION",
+              "a revolute and a prismatic a rack and pinion"),
+             (("prismatic", "prismatic"), "COUPLER",
+              "two prismatic joints a coupler of their slides"),
+             (("cylindrical",), "SCREW", "one cylindrical joint a screw"),
+             (("revolute",) * 3, "COUPLER", "three joints a general coupler")]
+    for kinds, kind, phrase in cases:
+        joints = [(f"j{k}", joint_kind) for k, joint_kind in enumerate(kinds)]
+        assert guess_kind(joints)[0] == kind and phrase in tip, (phrase, tip)

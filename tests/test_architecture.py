@@ -5,6 +5,7 @@ never imports Blender, and no module grows past 600 lines.  Imports inside funct
 from __future__ import annotations
 
 import ast
+import glob
 import os
 
 import pytest
@@ -172,3 +173,25 @@ def test_the_addon_uses_the_solvers_public_api_only() -> None:
                 bad += [f"addon.{name}: import {a.name}" for a in node.names
                         if a.name.startswith("solver.")]
     assert not bad, bad
+
+
+def test_not_blender_leaves_out_every_test_that_runs_blender() -> None:
+    """`-m "not blender"` is documented to leave out the real-Blender tier: every test that
+    takes the `blender` or `extension` fixture, whatever its file's name, is deselected."""
+    import subprocess
+    import sys
+    tests = os.path.join(ROOT, "tests")
+    uses = {}
+    for path in sorted(glob.glob(os.path.join(tests, "test_*.py"))):
+        if os.path.basename(path).startswith("test_addon_"):
+            continue
+        for node in ast.parse(open(path, encoding="utf-8").read()).body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_") and \
+                    {a.arg for a in node.args.args} & {"blender", "extension"}:
+                uses.setdefault(path, []).append(node.name)
+    assert uses, "no test outside test_addon_*.py takes the blender fixture: nothing to check"
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m",
+                          "not blender", "-p", "no:cacheprovider", *uses], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300).stdout
+    kept = [name for names in uses.values() for name in names if f"::{name}" in out]
+    assert not kept, kept

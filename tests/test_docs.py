@@ -129,6 +129,43 @@ def test_python_guide_examples_give_their_physics(tmp_path, monkeypatch) -> None
     # the dropped ball bounces back up, to at most the height its restitution allows
     top = scope["bounced"].position("ball")[6:, 2].max()
     assert 0.01 + 0.5 * 0.09 < top < 0.01 + 0.8 ** 2 * 0.09
+    four_bar_obeys_newton(scope["fb"], scope["loop"], tmp_path / "four_bar.png")
+    # the URDF arm's six revolute joints come in free, go out to MuJoCo and back as six
+    assert scope["robot"].check().dof == 6 and (tmp_path / "robot_arm.xml").exists()
+    assert scope["again"].check().dof == 6 and len(scope["again"].joints) == 6
+
+
+def com_motion(r, part: str, com) -> tuple[np.ndarray, np.ndarray]:
+    """A part's centre-of-mass velocity and acceleration (n, 3), world, from its origin's
+    and its angular rates: v + w x c, a + alpha x c + w x (w x c), c = R com."""
+    from solver import quat_to_matrix
+    c = quat_to_matrix(r.orientation(part)) @ np.asarray(com, float)
+    w, alpha = r.angular_velocity(part), r.angular_acceleration(part)
+    return (r.velocity(part) + np.cross(w, c),
+            r.acceleration(part) + np.cross(alpha, c) + np.cross(w, np.cross(w, c)))
+
+
+def four_bar_obeys_newton(fb, loop, png) -> None:
+    """python.md's four-bar: Check finds its three redundant equations; the rocker's
+    in-plane forces (its pin's reaction, minus pin B's on the coupler) are its mass times
+    its centre of mass's acceleration, and the motor's power is the rate of the links'
+    kinetic energy (gravity along the pins does no work), each to 1e-9 of the largest
+    term (the sweep's accelerations are exact to rounding); the plot is written."""
+    assert sum(len(v) for v in fb.check().redundant.values()) == 3
+    assert not loop.notes and png.exists()
+    rocker = fb.parts["rocker"]
+    a_c = com_motion(loop, "rocker", rocker.center_of_mass)[1]
+    net = loop.reaction("rocker_pin")[0] - loop.reaction("pin_B")[0]
+    assert np.abs(net[:, :2] - rocker.mass * a_c[:, :2]).max() < 1e-9 * np.abs(net).max()
+    kinetic_rate = 0.0
+    for name in ("crank", "coupler", "rocker"):
+        part = fb.parts[name]
+        v_c, a_c = com_motion(loop, name, part.center_of_mass)
+        w, alpha = loop.angular_velocity(name), loop.angular_acceleration(name)
+        kinetic_rate = kinetic_rate + part.mass * np.sum(v_c * a_c, axis=1) + \
+            part.inertia[2, 2] * w[:, 2] * alpha[:, 2]        # turning about z only
+    power = loop.effort("drive") * 2 * np.pi
+    assert np.abs(power - kinetic_rate).max() < 1e-9 * np.abs(power).max()
 
 
 @pytest.mark.slow
@@ -315,3 +352,169 @@ def test_the_blender_guide_defines_every_equation_check_names() -> None:
         guide = f.read()
     labels = {label(p) for rows in [*JOINT_ROWS.values(), *CURVE_JOINT_ROWS.values()] for p in rows}
     assert not [x for x in sorted(labels) if f"`{x}`" not in guide]
+
+
+def test_the_expressions_reference_names_every_function_and_says_what_each_gives() -> None:
+    """conventions.md#expressions is the one reference of what a user may type: it names
+    every function the parser knows, its step, step5 and ramp are the functions' values (to
+    rounding, 1e-12), its switch example switches where it says, and what it says is
+    refused is refused."""
+    from solver import ExpressionError, parse_expression
+    from solver.vocabulary.expressions import _FUNCS
+    text = read(os.path.join(ROOT, "docs", "conventions.md"))
+    section = re.search(r"^## Expressions\n(.*?)^## ", text, re.M | re.S).group(1)
+    assert not [f for f in _FUNCS if f"`{f}" not in section]
+    x0, x1, h0, h1 = 0.5, 2.0, -1.0, 3.0
+    for x in np.linspace(0.0, 3.0, 61):
+        s = min(max((x - x0) / (x1 - x0), 0.0), 1.0)
+        step = parse_expression("step(t, 0.5, -1, 2, 3)")(t=x)
+        step5 = parse_expression("step5(t, 0.5, -1, 2, 3)")(t=x)
+        assert step == pytest.approx(h0 + (h1 - h0) * s * s * (3 - 2 * s), abs=1e-12)
+        assert step5 == pytest.approx(h0 + (h1 - h0) * s ** 3 * (10 - 15 * s + 6 * s * s), abs=1e-12)
+        if x >= x1:
+            assert parse_expression("ramp(t, 0.5, 2)")(t=x) == pytest.approx(
+                x - x1 + (x1 - x0) / 2, abs=1e-12)
+    # the ramp's slope is step5(x, x0, 0, x1, 1): a central difference, error O(h^2) = 1e-8
+    h = 1e-4
+    for x in (0.3, 0.9, 1.25, 1.7, 2.5):
+        ramp = parse_expression("ramp(t, 0.5, 2)")
+        slope = (ramp(t=x + h) - ramp(t=x - h)) / (2 * h)
+        assert slope == pytest.approx(parse_expression("step5(t, 0.5, 0, 2, 1)")(t=x), abs=1e-7)
+    assert "`10*step(t, 1, 0, 1.01, 1)`: 10 from 1.01 s on" in " ".join(section.split())
+    switch = parse_expression("10*step(t, 1, 0, 1.01, 1)")
+    assert [switch(t=v) for v in (0.0, 1.0, 1.01, 5.0)] == [0.0, 0.0, 10.0, 10.0]
+    assert parse_expression("atan2(0, -1)")(t=0.0) == pytest.approx(np.pi, abs=1e-15)
+    for refused in ("2^t", "t % 2", "t // 2", "t > 1", "1 if t else 2", "t and 1", "Sin(t)"):
+        with pytest.raises(ExpressionError):
+            parse_expression(refused)
+
+
+def test_a_duration_under_half_a_frame_is_refused_as_the_guide_says() -> None:
+    """python.md: a duration above 0 under half a frame, 21 ms at 24 fps (1/48 s), is
+    refused saying the fps it needs; one just over it keeps the start and one frame."""
+    from solver import Mechanism, MechanismError
+    assert "under half a frame\n(21 ms at 24 fps) is refused" in read(os.path.join(ROOT, "docs", "python.md"))
+    m = Mechanism()
+    m.add_part("ground", fixed=True); m.add_part("arm")
+    m.add_marker("O", "ground"); m.add_marker("A", "arm")
+    m.add_joint("pin", "revolute", "A", "O")
+    with pytest.raises(MechanismError, match="ask for at least 50 fps"):
+        m.solve(0.02, 24)
+    assert len(m.solve(0.0215, 24).times) == 2
+
+
+def _crank(**motion) -> "Mechanism":
+    """A crank pinned at the ground's origin, a marker B 0.1 m out on it, a ground marker P
+    there too, and the motion given (name, joint, expression), if any."""
+    from solver import Mechanism
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True); m.add_part("crank")
+    m.add_marker("O", "ground"); m.add_marker("A", "crank")
+    m.add_marker("B", "crank", position=(0.1, 0, 0))
+    m.add_marker("P", "ground", position=(0.1, 0, 0))
+    m.add_joint("pin", "revolute", "A", "O")
+    if motion:
+        m.add_motion("drive", "pin", motion["expression"])
+    return m
+
+
+def _error_cases() -> dict:
+    """Each message of python.md's table of errors -> a call that raises it."""
+    import mechanisms as mk
+    from solver import Mechanism
+
+    def unclosed():
+        m = _crank()
+        m.add_marker("far", "ground", position=(1.0, 0, 0)); m.add_joint("tie", "spherical", "B", "far")
+        m.solve(1.0, 24)
+
+    def overdriven():
+        m = _crank(expression="t"); m.add_joint("tie", "spherical", "B", "P"); m.solve(1.0, 24)
+
+    def dead_centre():
+        m = mk.slider_crank(error_deg=0.0, error_m=0.0, drive="0.1*t")
+        m.motions.clear(); m.add_motion("push", "slide", "-0.1*t"); m.solve(1.0, 24)
+
+    def flat_parallelogram():
+        p = Mechanism(gravity=(0.0, -9.81, 0.0)); p.add_part("ground", fixed=True)
+        for k, x in ((1, 0.0), (2, 0.5)):
+            p.add_part(f"link{k}", position=(x, 0, 0)); p.add_marker(f"L{k}", f"link{k}")
+            p.add_marker(f"G{k}", "ground", position=(x, 0, 0))
+            p.add_marker(f"T{k}", f"link{k}", position=(0.3, 0, 0))
+            p.add_joint(f"base{k}", "revolute", f"L{k}", f"G{k}")
+        p.add_part("top", position=(0.3, 0, 0)); p.add_marker("C1", "top")
+        p.add_marker("C2", "top", position=(0.5, 0, 0))
+        p.add_joint("top1", "revolute", "C1", "T1"); p.add_joint("top2", "revolute", "C2", "T2")
+        p.solve(1.0, 24)
+
+    def through_stop():
+        m = _crank(expression="t"); m.add_limit("stops", "pin", lower=-0.5, upper=0.5)
+        m.solve(1.0, 24)
+
+    def undefined():
+        m = _crank(); m.add_force("push", "B", force=(0, "log(0.5 - t)", 0)); m.solve(1.0, 24)
+
+    def out_of_reach():
+        m = _crank()
+        m.parts["crank"].orientation[:] = (np.cos(np.pi / 6), 0, 0, np.sin(np.pi / 6))
+        m.add_general_motion("reach", "B", "O", x="0.05 + 0.13*t")  # B at x = 0.05: 60 deg
+        m.solve(1.0, 24)                       # past its reach, 0.1 m, at 0.385 s, frame 10
+
+    return {
+        "unknown part": lambda: Mechanism().add_marker("A", part="arm"),
+        "the joints cannot all be closed": unclosed,
+        "the motions over-drive the mechanism": overdriven,
+        "needs every degree of freedom driven": lambda: _crank().solve(1.0, 24, analysis="kinematic"),
+        "starts at a dead centre": dead_centre,
+        "starts at a singular position": flat_parallelogram,
+        "lock-up at t =": lambda: mk.slider_crank(r=0.1, l=0.05).solve(1.0, 24),
+        "the motion drives it through its stop": through_stop,
+        "cannot be evaluated at t=": undefined,
+        "out of reach by": out_of_reach,
+    }
+
+
+def test_the_table_of_errors_gives_what_the_solver_says() -> None:
+    """Each message python.md's table of errors quotes is what the solver raises for the
+    case it describes (so a reader can find the row by the text in front of them), and
+    every row is checked here."""
+    from solver import MechanismError, SolverError
+    guide = read(os.path.join(ROOT, "docs", "python.md"))
+    errors = guide[guide.index("## Errors\n"):guide.index("## Reference\n")]
+    quoted = re.findall(r"^\| `([^`]+)`", errors, re.M)
+    cases = _error_cases()
+    assert quoted == list(cases)
+    for text, call in cases.items():
+        with pytest.raises((MechanismError, SolverError)) as info:
+            call()
+        assert text in str(info.value), (text, str(info.value))
+
+
+def test_the_joint_table_lists_every_kind_with_its_equations() -> None:
+    """conventions.md's joint table, the reference a user looks a kind up in, lists every
+    kind the solver takes (and the curve joints) with as many equations as it holds."""
+    from solver import CURVE_JOINT_ROWS, JOINT_ROWS
+    text = read(os.path.join(ROOT, "docs", "conventions.md"))
+    rows = dict(re.findall(r"^\| ([a-z-]+) \| [^|]+ \| (\d+) \|$", text, re.M))
+    assert {k: int(n) for k, n in rows.items()} == \
+        {k: len(v) for k, v in {**JOINT_ROWS, **CURVE_JOINT_ROWS}.items()}
+
+
+def test_the_guides_limits_on_orientations_tolerance_and_times_hold() -> None:
+    """python.md: an orientation within 1e-3 of unit length is normalized, one farther off
+    refused; a tolerance outside 1e-14 to 0.1 and times not strictly increasing are
+    refused."""
+    from solver import Mechanism, MechanismError
+    m = Mechanism()
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", orientation=(1.0009, 0, 0, 0))
+    assert np.array_equal(m.parts["arm"].orientation, [1.0, 0, 0, 0])
+    with pytest.raises(MechanismError, match="not a unit quaternion"):
+        m.add_marker("A", "arm", orientation=(1.0011, 0, 0, 0))
+    m.add_marker("A", "arm"); m.add_marker("O", "ground")
+    m.add_joint("pin", "revolute", "A", "O")
+    for tolerance in (1e-14, 0.1):
+        m.solve(0.1, 24, tolerance=tolerance)
+    for bad in (dict(tolerance=1e-15), dict(tolerance=0.11), dict(times=[0.0, 0.1, 0.1])):
+        with pytest.raises(MechanismError):
+            m.solve(**({"duration": 0.1} if "times" not in bad else {}), **bad)

@@ -121,3 +121,20 @@ def test_unassemblable_mechanism_names_the_joints() -> None:
     before = m.pose("rod")
     assert not m.check().ok
     np.testing.assert_array_equal(m.pose("rod")[0], before[0])   # check() moves nothing
+
+
+@pytest.mark.parametrize("grounded", [True, False])
+def test_check_says_when_no_part_is_fixed(grounded: bool) -> None:
+    """A base and an arm on a pin with no part fixed (Ground not ticked: the first step a
+    new user misses) is 7 freedoms that float and fall as a whole: check() says no part is
+    fixed and how to fix one; with the base fixed it says nothing of the kind."""
+    m = Mechanism()
+    m.add_part("base", fixed=grounded); m.add_part("arm", position=(1.0, 0, 0))
+    m.add_marker("O", "base"); m.add_marker("A", "arm", position=(-1.0, 0, 0))
+    m.add_joint("pin", "revolute", "A", "O")
+    report = m.check()
+    said = [n for n in report.notes if n.startswith("no part is fixed")]
+    assert report.dof == (1 if grounded else 7)
+    assert said == ([] if grounded else [
+        "no part is fixed: the mechanism moves as a whole (under gravity it falls); if a part "
+        "should stand still, fix it (fixed=True; in Blender, tick Ground)"])

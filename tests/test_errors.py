@@ -480,3 +480,59 @@ def test_a_motion_growing_without_bound_stops_a_dynamic_run_naming_it(drive: str
         m.solve(duration=1.0, fps=24, analysis="dynamic")
     assert err.value.time == pytest.approx(0.5, abs=1e-3)   # where the steps gave up
     assert len(err.value.result.times) == 12 and err.value.joints == ("spin",)
+
+
+def test_reading_a_result_by_an_unknown_name_lists_the_names_it_has() -> None:
+    """A Result read by a name it does not have (a motion's name given for a joint, a
+    typo) says which names of that kind it has, so the user can pick the right one; an
+    item the mechanism has none of says so."""
+    r = mk.four_bar().solve(0.1, 24)
+    cases = [(lambda: r.reaction("drive"), "unknown joint 'drive' (known: 'pivot2', 'pin_A', "
+                                           "'pin_B', 'pivot4')"),
+             (lambda: r.effort("pivot2"), "unknown motion 'pivot2' (known: 'drive')"),
+             (lambda: r.position("O2"), "unknown part 'O2' (known: 'crank', 'coupler', "
+                                        "'rocker', 'ground')"),
+             (lambda: r.marker_frame("crank"), "unknown marker 'crank' (known: 'O2', 'O4', "),
+             (lambda: r.limit("stops"), "unknown limit 'stops' (the mechanism has none)"),
+             (lambda: r.friction("dry"), "unknown friction 'dry' (the mechanism has none)"),
+             (lambda: r.coupler("gear"), "unknown coupler 'gear' (the mechanism has none)"),
+             (lambda: r.bushing("mount"), "unknown bushing 'mount' (the mechanism has none)"),
+             (lambda: r.contact("touch"), "unknown contact 'touch' (the mechanism has none)"),
+             (lambda: r.vector_force("push"), "unknown vector force 'push' (the mechanism has "
+                                              "none)"),
+             (lambda: r.general_motion("path"), "unknown general motion 'path' (the mechanism "
+                                                "has none)")]
+    for call, message in cases:
+        with pytest.raises(MechanismError) as err:
+            call()
+        assert str(err.value).startswith(message), str(err.value)
+
+
+def test_building_with_an_unknown_name_lists_the_names_there_are() -> None:
+    """An item that names a part, marker or joint not added (a typo, or one added later)
+    is refused naming the item and listing the names of that kind there are."""
+    def built() -> Mechanism:
+        m = Mechanism()
+        m.add_part("ground", fixed=True); m.add_part("arm")
+        m.add_marker("O", "ground"); m.add_marker("A", "arm")
+        m.add_joint("pin", "revolute", "A", "O")
+        return m
+    cases = [(lambda m: m.add_marker("B", "Arm"), "marker 'B': unknown part 'Arm' (known: "
+                                                  "'ground', 'arm')"),
+             (lambda m: m.add_joint("j", "revolute", "A", "0"),
+              "joint 'j': marker J '0' is not a marker (known: 'O', 'A')"),
+             (lambda m: m.add_motion("d", "Pin", "t"), "motion 'd': unknown joint 'Pin' "
+                                                       "(known: 'pin')"),
+             (lambda m: m.add_torsion_spring("s", "hinge"), "torsion spring 's': unknown joint "
+                                                            "'hinge' (known: 'pin')"),
+             (lambda m: m.add_limit("l", "hinge", lower=0.0), "limit 'l': unknown joint 'hinge' "
+                                                              "(known: 'pin')"),
+             (lambda m: m.add_force("f", "tip"), "force 'f': unknown marker 'tip' (known: 'O', "
+                                                 "'A')"),
+             (lambda m: m.add_spring_damper("k", "A", "tip"), "spring-damper 'k': unknown marker "
+                                                              "'tip' (known: 'O', 'A')"),
+             (lambda m: m.pose("hand"), "unknown part 'hand' (known: 'ground', 'arm')")]
+    for call, message in cases:
+        with pytest.raises(MechanismError) as err:
+            call(built())
+        assert str(err.value).startswith(message), str(err.value)

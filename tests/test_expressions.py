@@ -333,9 +333,10 @@ REJECTED = [
     ("foo(t)", r"unknown function 'foo'"),
     ("sin(x=t)", r"keyword arguments are not allowed"),
     ("sin(*t)", r"star arguments"),
-    ("1 if t else 2", r"conditional expressions .* are not allowed"),
-    ("t > 1", r"comparisons .* are not allowed"),
-    ("t and 1", r"boolean operators \(and, or\) are not allowed"),
+    ("1 if t else 2", r"conditional expressions .* are not allowed \(a switch in time is a "
+                      r"step\(t, t0, before, t1, after\), or min or max\)"),
+    ("t > 1", r"comparisons .* are not allowed \(a switch in time is a step"),
+    ("t and 1", r"boolean operators \(and, or\) are not allowed \(a switch in time is a step"),
     ("not t", r"the operator 'not' is not allowed"),
     ("~t", r"the operator '~' is not allowed"),
     ("(t := 1)", r"assignments \(:=\) are not allowed"),
@@ -349,6 +350,8 @@ REJECTED = [
     ("sin", r"'sin' is a function and must be called"),
     ("t(1)", r"'t' is not a function"),
     ("x", r"name that is not allowed: 'x'"),
+    ("omega*t", r"name that is not allowed: 'omega' \(allowed: .*\); a constant of your own is "
+                r"given as constants=\{'omega': \.\.\.\} \(in Blender, on the Constants panel\)"),
     ("t +", r"'t \+' is incomplete: it ends where more must follow"),   # Python's column 0
     ("t**", r"'t\*\*' is incomplete"),
     ("2 t", r"syntax error at column 3: invalid syntax"),              # at the t

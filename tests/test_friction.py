@@ -70,11 +70,29 @@ def test_pendulum_with_a_dry_pin_decays_linearly_and_stops_in_its_dead_band() ->
     assert np.abs(ke + pe - work - (ke + pe - work)[0]).max() < 1e-9
 
 
+def test_a_thrust_bearing_alone_brakes_a_turntable() -> None:
+    """A turntable on a vertical pin with friction only in its thrust bearing (arm 2 cm, no
+    pin radius: the pin carries no side load) slips against mu_d arm m g, so it slows at
+    mu_d arm m g / I_z from 3 rad/s (to 1e-6 rad/s: the dynamic run's tolerance) until
+    it stops."""
+    mass, i_z, arm, mu_d = 5.0, 0.05, 0.02, 0.2
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("ground", fixed=True)
+    m.add_part("table", mass=mass, inertia=(0.03, 0.03, i_z), angular_velocity=(0, 0, 3.0))
+    m.add_marker("axle", "ground"); m.add_marker("hub", "table")
+    m.add_joint("pin", "revolute", "hub", "axle")
+    m.add_friction("thrust", "pin", static=0.3, dynamic=mu_d, arm=arm)
+    r = m.solve(duration=1.0, fps=24, analysis="dynamic")
+    slowing = mu_d * arm * mass * G / i_z                   # rad/s^2
+    expected = np.maximum(3.0 - slowing * r.times, 0.0)
+    assert np.abs(r.angular_velocity("table")[:, 2] - expected).max() < 1e-6
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(joint="slide", static=-0.1), "must not be negative"),
     (dict(joint="slide", static=0.3, dynamic=0.5), "exceeds the static"),
     (dict(joint="slide", static=0.3, transition_speed=0.0), "must be positive"),
-    (dict(joint="hinge", static=0.3), "needs the pin radius"),
+    (dict(joint="hinge", static=0.3), "needs the pin radius .* or the thrust arm"),
     (dict(joint="hinge", static=0.3, radius=-0.01), "must not be negative"),
     (dict(joint="ball", static=0.3), "needs the ball radius"),
     (dict(joint="ball", static=0.3, radius=0.01, bearing_length=0.02), "do not apply to a ball"),

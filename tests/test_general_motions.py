@@ -229,6 +229,21 @@ def test_a_target_starting_on_the_edge_of_reach_is_a_dead_centre():
         flat.solve(duration=0.5, fps=24)
 
 
+def test_parts_built_on_the_edge_of_reach_are_named_not_the_target():
+    """The straight arm's tip prescribed 0.2 m inside its reach: the target is not on the
+    edge, the parts as built are (the elbow may fold either way from straight), so the
+    refusal says that the parts are built there and to build them folded, not that the
+    target is on the edge."""
+    m = _straight_arm(f"{L1 + L2 - 0.2}")
+    message = (r"general motion 'path' starts at a dead centre at t = 0 s \(joints "
+               r"'shoulder', 'elbow' lined up\): its parts are built on the edge of the "
+               r"mechanism's reach, 0.2 m from its target, .* build the parts folded the way "
+               r"they should go")
+    with pytest.raises(SolverError, match=message):
+        m.solve(duration=1.0, fps=24)
+    assert re.match(message, m.check().problems[0])
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({}, "give at least one of x, y, z"),
     ({"x": "2*q"}, "general motion 'path2': x"),
@@ -482,3 +497,18 @@ def test_a_study_s_variants_keep_a_general_motion_s_actuators():
         efforts = res.actuator_efforts("path")
         assert list(efforts) == ["shoulder", "elbow"] and np.abs(efforts["shoulder"]).max() > 0.1
         assert np.all(res.general_motion("path") == 0.0)
+
+
+def test_a_general_motion_of_angles_only_applies_no_force() -> None:
+    """A door's leaf turned by a general motion's b3 alone: general_motion(name), the force
+    along J's axes, is zero at every frame (no direction x, y, z is held), not an unknown
+    general motion; its torque is general_motion_torque's."""
+    door = Mechanism(gravity=(0.0, -9.81, 0.0))
+    door.add_part("ground", fixed=True)
+    door.add_part("leaf", mass=1.0, center_of_mass=(0.3, 0, 0), inertia=(0.01, 0.05, 0.05))
+    door.add_marker("O", "ground"); door.add_marker("h", "leaf")
+    door.add_joint("hinge", "revolute", "h", "O")
+    door.add_general_motion("swing", "h", "O", b3="t**2")
+    r = door.solve(duration=0.5, fps=24)
+    assert np.array_equal(r.general_motion("swing"), np.zeros((len(r.times), 3)))
+    assert np.abs(r.general_motion_torque("swing")[:, 2]).min() > 0.0

@@ -4,6 +4,7 @@ parts built closed, or moved only to meet the motions, get no such note."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from solver import Mechanism
 from solver.study import Study, grid
@@ -91,3 +92,35 @@ def test_a_studys_variant_moved_by_a_marker_is_noted_as_its_separate_run_is() ->
     assert not opened(res.result(0).notes)
     alone = pendulum(hub=(0.03, 0.0, 0.0)).solve(0.25, 8)
     assert opened(res.result(1).notes) == opened(alone.notes) != []
+
+
+def _arm(reach: float) -> Mechanism:
+    """An arm pinned at the ground's origin, a ground marker ``reach`` m out along x (so the
+    model's size is ``reach``), a marker on the arm 0.1 m out."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    m.add_part("arm", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
+    m.add_marker("O", "ground"); m.add_marker("A", "arm")
+    m.add_marker("far", "ground", position=(reach, 0, 0))
+    m.add_marker("B", "arm", position=(0.1, 0, 0))
+    return m
+
+
+@pytest.mark.parametrize("reach", [1.0, 1.1])
+def test_a_gap_in_length_is_given_in_metres_whatever_the_models_size(reach: float) -> None:
+    """A joint's length rows miss by metres and its angle rows by degrees or radians, for a
+    model 1 m in size as for any other (a length row was taken for an angle where the size,
+    which scales the length rows, is exactly 1): the loop that cannot close leaves a gap of
+    reach - 0.1 m, the pin built open misses by reach m, the slider given 0.3 m/s across
+    its guide is off by 0.3 m/s."""
+    m = _arm(reach)
+    m.add_joint("pin", "revolute", "A", "O"); m.add_joint("tie", "spherical", "B", "far")
+    assert f"leave a gap of {reach - 0.1:.3g} m, " in m.check().problems[0]
+    m = _arm(reach)
+    m.add_joint("pin", "revolute", "A", "far")
+    assert f"joint 'pin' (by {reach:.3g} m) is open" in m.check().opened
+    m = _arm(reach)
+    m.add_part("slider", mass=1.0, velocity=(0.3, 0, 0))
+    m.add_marker("S", "slider"); m.add_marker("G", "ground")
+    m.add_joint("pin", "revolute", "A", "O"); m.add_joint("slide", "prismatic", "S", "G")
+    assert "(its rate is off by 0.3 m/s)" in " ".join(m.solve(0.1, 24).notes)

@@ -437,7 +437,7 @@ def dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray, 
     rs, cw = scales(model)
     held = model.constraint_rows
     f = motion_values(model, t)
-    _, J = _rows_at(model, r, p, f, ref)
+    res, J = _rows_at(model, r, p, f, ref)
     N = _null_space(J[held] * rs[held, None] / cw)
     if N.shape[1] == 0:
         return ""
@@ -456,11 +456,31 @@ def dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray, 
                 f"t = {t:.6g} s ({lined}): there it cannot move the parts, and which way "
                 "they go from there is undecided; build the mechanism a little off the "
                 "dead centre, the way it should go, or drive another joint")
-    return (f"general motion {', '.join(map(repr, motions))} starts at a dead centre at "
-            f"t = {t:.6g} s ({lined}): its target is on the edge of the mechanism's reach, "
+    start = f"general motion {', '.join(map(repr, motions))} starts at a dead centre at " \
+            f"t = {t:.6g} s ({lined}): "
+    off = _target_gap(model, res, mine)
+    if off:        # the parts are built on the edge, not the target: say so and how far
+        return (f"{start}its parts are built on the edge of the mechanism's reach, {off} from "
+                f"its target, where {', '.join(map(repr, bad_motions))} cannot move them, and "
+                "which way they fold from there is undecided; build the parts folded the way "
+                "they should go")
+    return (f"{start}its target is on the edge of the mechanism's reach, "
             f"where {', '.join(map(repr, bad_motions))} cannot move the parts, and which way "
             "they fold from there is undecided; start the target inside the reach, with the "
             "parts built folded the way they should go")
+
+
+def _target_gap(model: Model, res: np.ndarray, rows: np.ndarray) -> str:
+    """How far the pose misses the general motion's target on its ``rows`` ("0.2 m", "5
+    deg", or both), where more than OFF_CENTRE of the model's size (or rad): the parts
+    built on the edge of the reach with the target inside it; empty where the pose is at
+    the target (the target on the edge)."""
+    length = model.row_is_length[rows]
+    dist = float(np.linalg.norm(res[rows][length]))
+    turn = float(np.linalg.norm(res[rows][~length]))
+    by = ([f"{dist:.3g} m"] if dist > OFF_CENTRE * model.length_scale else []) + (
+        [f"{np.degrees(turn):.3g} deg"] if turn > OFF_CENTRE else [])
+    return " and ".join(by)
 
 
 def _null_space(Hs: np.ndarray) -> np.ndarray:

@@ -98,3 +98,19 @@ def shown(numbers: Any) -> str:
     """Numbers as a user reads them in a message, "(nan, 0, 0.25)": never numpy's repr
     (array([nan, 0., 0.], dtype=float32)), whatever type the caller passed."""
     return "(" + ", ".join(f"{float(x):.6g}" for x in np.asarray(numbers).reshape(-1)) + ")"
+
+
+def known_names(known: Any) -> str:
+    """"(known: 'pivot2', 'pin_A')": the first 12 of the names a mechanism has of a kind and
+    how many in all, or "(the mechanism has none)", so a reader picks the right one."""
+    names = list(known or ())
+    if not names:
+        return "(the mechanism has none)"
+    more = f", ... {len(names)} in all" if len(names) > 12 else ""
+    return f"(known: {', '.join(map(repr, names[:12]))}{more})"
+
+
+def unknown(kind: str, name: Any, known: Any) -> MechanismError:
+    """The error for a ``kind`` ("joint", "motion", ...) named by a name the mechanism does
+    not have: "unknown joint 'drive' (known: 'pivot2', 'pin_A')" (``known_names``)."""
+    return MechanismError(f"unknown {kind} {name!r} {known_names(known)}")

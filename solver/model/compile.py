@@ -68,6 +68,8 @@ class Model:
     row_limit: np.ndarray         # (nc,) limit bound index (LimitPlan), else -1
     row_friction: np.ndarray      # (nc,) friction index (FrictionPlan), else -1
     row_length: np.ndarray        # (nc,) residual unit: the length scale for length rows, else 1
+    row_is_length: np.ndarray     # (nc,) bool: a length row (m), not an angle (rad); not
+    #                               row_length != 1, which a model 1 m in size has too
     row_label: tuple[str, ...]    # (nc,) "pin: at-point x"
     plan: RowPlan                 # the rows grouped by kind for the kernels
     joint_names: tuple[str, ...]
@@ -305,7 +307,8 @@ def compile_model(mech: Any) -> Model:
     for k, r in enumerate(rows):
         e = r.get("ends", (r["bi"], r["bj"]))
         ends[k, : len(e)] = e
-    row_length = np.where(np.isin(kinds, (AT, DOT2, DIST, CURVE, CAM)), length_scale, 1.0)
+    is_length = np.isin(kinds, (AT, DOT2, DIST, CURVE, CAM))
+    row_length = np.where(is_length, length_scale, 1.0)
     mass = _frozen([p.mass for p in moving])
     inertia = np.reshape([p.inertia for p in moving], (nb, 3, 3)).astype(float)
     minv = np.zeros((nb + 1, 6, 6))       # the constant part of the inverse mass blocks
@@ -329,7 +332,7 @@ def compile_model(mech: Any) -> Model:
         row_coupler=col("coupler", int),
         row_limit=_frozen([r.get("limit", -1) for r in rows], int),
         row_friction=_frozen([r.get("friction", -1) for r in rows], int),
-        row_length=_frozen(row_length), row_label=tuple(r["label"] for r in rows),
+        row_length=_frozen(row_length), row_is_length=_frozen(is_length, bool), row_label=tuple(r["label"] for r in rows),
         plan=_plan(rows, nb),
         joint_names=tuple(mech.joints), joint_kind=tuple(j.kind for j in mech.joints.values()),
         joint_marker_i=tuple(j.marker_i for j in mech.joints.values()),

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import MechanismError, SolverCancelled
+from ..base.errors import MechanismError, SolverCancelled, unknown
 from ..base.rotations import euler_angles, euler_axes, quat_to_matrix
 from ..vocabulary.timefunctions import derivatives_of
 from .bushings import BushingState, bushing_state, one_bushing
@@ -30,7 +30,7 @@ def with_ground(states: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
 def _bushing(fm: Any, name: str, states: tuple) -> BushingState:
     """One bushing's state at every frame (the bushing axis dropped)."""
     if name not in fm.bu_names:
-        raise MechanismError(f"unknown bushing {name!r}")
+        raise unknown("bushing", name, fm.bu_names)
     bs = bushing_state(one_bushing(fm, fm.bu_names.index(name)), *with_ground(states))
     return bs._replace(Rj=bs.Rj[:, 0], disp=bs.disp[:, 0], load=bs.load[:, 0])
 
@@ -103,7 +103,7 @@ def vector_force_load(fm: Any, name: str, times: np.ndarray, states: tuple
                       ) -> tuple[np.ndarray, np.ndarray]:
     """(force, torque) (n, 3) of vector force ``name`` on part I, world axes."""
     if name not in fm.vf_names:
-        raise MechanismError(f"unknown vector force {name!r}")
+        raise unknown("vector force", name, fm.vf_names)
     k = fm.vf_names.index(name)
     vs = vector_force_state(fm, times, *with_ground(states))
     return vs.F[:, k].copy(), vs.T[:, k].copy()
@@ -113,17 +113,23 @@ def contact_index(model: Any, name: str) -> int:
     """The column of contact ``name`` in a Result's contact arrays."""
     cp = model.forces.contacts
     if cp is None or name not in cp.names:
-        raise MechanismError(f"unknown contact {name!r}")
+        raise unknown("contact", name, cp and cp.names)
     return cp.names.index(name)
 
 
-def general_motion_load(motion_names: tuple, effort: np.ndarray, name: str) -> np.ndarray:
+def _general_motions(model: Any) -> list[str]:
+    """The names of the model's general motions, in order."""
+    return [g[0] for g in model.general_motions]
+
+
+def general_motion_load(model: Any, effort: np.ndarray, name: str) -> np.ndarray:
     """(n, 3) the efforts of general motion ``name``'s directions x, y, z (0 where free),
     from a Result's efforts (n, motions)."""
+    motion_names = model.motion_names
     cols = [motion_names.index(f"{name}.{a}") if f"{name}.{a}" in motion_names else -1
             for a in "xyz"]
-    if all(c < 0 for c in cols):
-        raise MechanismError(f"unknown general motion {name!r}")
+    if name not in _general_motions(model):     # (one of angles only holds no direction)
+        raise unknown("general motion", name, _general_motions(model))
     out = np.zeros((len(effort), 3))
     for k, c in enumerate(cols):
         if c >= 0:
@@ -141,7 +147,7 @@ def general_motion_torque(result: Any, name: str) -> np.ndarray:
     given = [(k, names.index(f"{name}.{a}")) for k, a in enumerate(("b1", "b2", "b3"))
              if f"{name}.{a}" in names]
     if not given and not any(f"{name}.{a}" in names for a in "xyz"):
-        raise MechanismError(f"unknown general motion {name!r}")
+        raise unknown("general motion", name, _general_motions(model))
     tau = np.zeros((len(result), 3))
     if not given:
         return tau
@@ -164,7 +170,7 @@ def actuator_efforts(result: Any, name: str) -> dict[str, np.ndarray]:
         if gm == name:
             return {lab: result._actuator[:, at + k].copy() for k, lab in enumerate(labels)}
         at += len(labels)
-    raise MechanismError(f"unknown general motion {name!r}")
+    raise unknown("general motion", name, _general_motions(result.model))
 
 
 def report_progress(progress: Any, k: int, n: int, result: Any,

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import MechanismError
+from ..base.errors import MechanismError, unknown
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
 from .readouts import (actuator_efforts, bushing_displacement, bushing_load, contact_index,
                        general_motion_load, general_motion_torque, report_progress,
@@ -172,7 +172,7 @@ class Result:
             return self._body[part], None
         if part in self.model.fixed_parts:
             return None, self.model.fixed_parts[part]
-        raise MechanismError(f"unknown part {part!r}")
+        raise unknown("part", part, [*self._body, *self.model.fixed_parts])
 
     def _arm(self, b: int) -> np.ndarray:
         """(n, 3) vector from the part-frame origin to the centre of mass, world axes."""
@@ -234,7 +234,7 @@ class Result:
         """World origin (n, 3) and axes (n, 3, 3) (columns x, y, z) of a marker."""
         m = self.model
         if marker not in m.marker_body:
-            raise MechanismError(f"unknown marker {marker!r}")
+            raise unknown("marker", marker, m.marker_body)
         b, s, C = m.marker_body[marker], m.marker_point[marker], m.marker_axes[marker]
         if b == m.nb:
             return np.tile(s, (len(self), 1)), np.tile(C, (len(self), 1, 1))
@@ -256,7 +256,7 @@ class Result:
         this reaction."""
         names = self.model.joint_names
         if joint not in names:
-            raise MechanismError(f"unknown joint {joint!r}")
+            raise unknown("joint", joint, names)
         self._need("reactions", f"reaction({joint!r})")
         R = self._reaction[:, names.index(joint)]
         F, T = R[:, :3].copy(), R[:, 3:].copy()
@@ -316,7 +316,7 @@ class Result:
         preload while it sticks, against the relative angular velocity while it slips)."""
         fp = self.model.frictions
         if fp is None or name not in fp.names:
-            raise MechanismError(f"unknown friction {name!r}")
+            raise unknown("friction", name, fp and dict.fromkeys(fp.names))
         k = fp.names.index(name)
         parts = self._friction[:, fp.element == k].copy()
         return parts if fp.is_ball[k] else parts[:, 0]
@@ -333,7 +333,7 @@ class Result:
         velocity jump is not among them (``impacts`` has the impact)."""
         fp = self.model.frictions
         if fp is None or name not in fp.names:
-            raise MechanismError(f"unknown friction {name!r}")
+            raise unknown("friction", name, fp and dict.fromkeys(fp.names))
         if kind is not None and kind not in FRICTION_EVENT_KINDS:
             raise MechanismError(f"friction {name!r}: unknown event kind {kind!r}; the kinds "
                                  f"are {', '.join(map(repr, FRICTION_EVENT_KINDS))}")
@@ -347,7 +347,7 @@ class Result:
         stop: its IMPACT force while penetrated).  Impacts are instants (their impulses change the velocities between frames: Result.impacts)."""
         lm = self.model.limits
         if lm is None or name not in lm.names:
-            raise MechanismError(f"unknown limit {name!r}")
+            raise unknown("limit", name, lm and dict.fromkeys(lm.names))
         rows = lm.rows[[k for k, n in enumerate(lm.names) if n == name]]
         return -self._row_lam(rows).sum(axis=1)
 
@@ -424,7 +424,7 @@ class Result:
     def _coupler_index(self, name: str):
         cp = self.model.couplers
         if cp is None or name not in cp.names:
-            raise MechanismError(f"unknown coupler {name!r}")
+            raise unknown("coupler", name, cp and cp.names)
         return cp.names.index(name), cp
 
     def general_motion(self, name: str) -> np.ndarray:
@@ -432,7 +432,7 @@ class Result:
         origin along marker J's x, y, z (0 along a free direction): the push an actuator
         prescribing that motion would give."""
         self._need("efforts", f"general_motion({name!r})")
-        return general_motion_load(self.model.motion_names, self._effort, name)
+        return general_motion_load(self.model, self._effort, name)
 
     def general_motion_torque(self, name: str) -> np.ndarray:
         """(n, 3) N m: the torque a general motion's angles b1, b2, b3 apply to marker I's
@@ -450,7 +450,7 @@ class Result:
         """(n,) torque (N m) or force (N) the motion applies along its joint coordinate."""
         names = self.model.motion_names
         if motion not in names:
-            raise MechanismError(f"unknown motion {motion!r}")
+            raise unknown("motion", motion, names)
         self._need("efforts", f"effort({motion!r})")
         return self._effort[:, names.index(motion)].copy()
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base.errors import ExpressionError, MechanismError
+from ..base.errors import ExpressionError, MechanismError, known_names, unknown
 from .contacts import make_contact
 from .couplers import make_coupler, make_gear, make_rack_pinion, make_screw
 from .curve_joints import as_curve, check_planar
@@ -93,7 +93,7 @@ class Builder:
         """Add a marker frame fixed to ``part``; position and orientation in the part frame."""
         name = self._new_name(name, "marker")
         if part not in self.parts:
-            raise MechanismError(f"marker {name!r}: unknown part {part!r}")
+            raise MechanismError(f"marker {name!r}: {unknown('part', part, self.parts)}")
         self.markers[name] = Marker(name, part, vector(position, 3, f"marker {name!r}: position"),
                                     quaternion(orientation, f"marker {name!r}: orientation"))
 
@@ -124,7 +124,8 @@ class Builder:
         """A joint's two markers exist, on two parts that are not both fixed."""
         for label, mk in (("marker I", marker_i), ("marker J", marker_j)):
             if mk not in self.markers:
-                raise MechanismError(f"joint {name!r}: {label} {mk!r} is not a marker")
+                raise MechanismError(f"joint {name!r}: {label} {mk!r} is not a marker "
+                                     f"{known_names(self.markers)}")
         pi, pj = self.markers[marker_i].part, self.markers[marker_j].part
         if marker_i == marker_j:
             raise MechanismError(f"joint {name!r}: marker {marker_i!r} is both marker I and "
@@ -150,7 +151,7 @@ class Builder:
         the kinks an expression's own parse finds."""
         name = self._new_name(name, "motion")
         if joint not in self.joints:
-            raise MechanismError(f"motion {name!r}: unknown joint {joint!r}")
+            raise MechanismError(f"motion {name!r}: {unknown('joint', joint, self.joints)}")
         kind = self.joints[joint].kind
         allowed = JOINT_COORDINATES.get(kind, ())
         if not allowed:
@@ -271,7 +272,8 @@ class Builder:
         speed) resists the angle (N m, rad); ``constants`` as add_spring_damper's."""
         name = self._new_name(name, "torsion spring")
         if joint not in self.joints:
-            raise MechanismError(f"torsion spring {name!r}: unknown joint {joint!r}")
+            raise MechanismError(f"torsion spring {name!r}: "
+                                 f"{unknown('joint', joint, self.joints)}")
         if "angle" not in JOINT_COORDINATES.get(self.joints[joint].kind, ()):
             raise MechanismError(f"torsion spring {name!r}: joint {joint!r} is "
                                  f"{self.joints[joint].kind}; it needs a revolute or cylindrical joint")
@@ -295,7 +297,7 @@ class Builder:
         """A force element's two markers exist and lie on two parts (else MechanismError)."""
         for mk in (marker_i, marker_j):
             if mk not in self.markers:
-                raise MechanismError(f"{what}: unknown marker {mk!r}")
+                raise MechanismError(f"{what}: {unknown('marker', mk, self.markers)}")
         part = self.markers[marker_i].part
         if marker_i == marker_j:
             raise MechanismError(f"{what}: marker {marker_i!r} is both of its ends; the other "
@@ -338,7 +340,7 @@ class Builder:
         ``constants``: named numbers the expressions use (as add_motion's)."""
         name = self._new_name(name, "force")
         if marker not in self.markers:
-            raise MechanismError(f"force {name!r}: unknown marker {marker!r}")
+            raise MechanismError(f"force {name!r}: {unknown('marker', marker, self.markers)}")
         part = self.markers[marker].part
         if self.parts[part].fixed:          # (it would move nothing, without a word)
             raise MechanismError(f"force {name!r}: marker {marker!r} is on the fixed part "
@@ -464,7 +466,7 @@ class Builder:
 
     def _part(self, name: str) -> Part:
         if name not in self.parts:
-            raise MechanismError(f"unknown part {name!r}")
+            raise unknown("part", name, self.parts)
         return self.parts[name]
 
     # -- analyses (kinematics.py does the work)

@@ -202,6 +202,15 @@ class _Builder:
         lower = name.lower()
         return f"; names are lower case: did you mean {lower!r}?" if lower in known and lower != name else ""
 
+    @staticmethod
+    def constant_hint(name: str) -> str:
+        """"; a constant of your own is given as constants={'omega': ...} ..." for a name
+        that could be a user's constant (not Python's own, nor private), else nothing."""
+        if name.startswith("_") or hasattr(builtins, name) or keyword.iskeyword(name):
+            return ""
+        return (f"; a constant of your own is given as constants={{{name!r}: ...}} (in "
+                "Blender, on the Constants panel)")
+
     def build(self, node: ast.AST, depth: int) -> Callable[[dict[str, Any]], Any]:
         if depth > MAX_DEPTH:
             self.fail(f"is nested too deeply (more than {MAX_DEPTH} levels)")
@@ -232,7 +241,8 @@ class _Builder:
             if n in MEASURES and self.measures_allowed:
                 self.fail(f"is invalid: '{n}' is a measure of the state and must be called "
                           f"with its markers, e.g. {n}('I', 'J')")
-            self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed}){self.case_hint(n)}")
+            hint = self.case_hint(n) or self.constant_hint(n)
+            self.fail(f"uses a name that is not allowed: '{n}' ({self.allowed}){hint}")
         if isinstance(node, ast.BinOp):
             op = _BINOPS.get(type(node.op))
             if op is None:
@@ -265,6 +275,8 @@ class _Builder:
             return self.call(node, depth)
         what = _BAD_NODES.get(type(node), f"the construct '{type(node).__name__}' is")
         hint = " (a decimal number takes a point: 3.5, not 3,5)" if isinstance(node, ast.Tuple) else ""
+        if isinstance(node, (ast.Compare, ast.IfExp, ast.BoolOp)):
+            hint = " (a switch in time is a step(t, t0, before, t1, after), or min or max)"
         self.fail(f"is invalid: {what} not allowed{hint}")
         raise AssertionError  # unreachable
 

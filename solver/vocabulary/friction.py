@@ -72,9 +72,13 @@ def make_friction(name: str, joints: dict, joint: Any, coordinate: Any, static: 
     if vs is not None and vs == 0.0:
         raise MechanismError(f"{what}: transition_speed must be positive")
     r = nonneg(radius, "radius")
-    if coord == "angle" and r == 0.0 and (mu_s > 0.0):
-        raise MechanismError(f"{what}: an angle's friction needs the pin radius (m)")
     arm_, length = nonneg(arm, "arm"), nonneg(bearing_length, "bearing_length")
+    if coord == "angle" and r == 0.0 and arm_ == 0.0 and mu_s > 0.0:
+        # the load's levers (pin radius on the side load, arm on the thrust) all zero: mu
+        # would multiply nothing, friction that silently never acts
+        raise MechanismError(f"{what}: an angle's friction needs the pin radius (m), or the "
+                             "thrust arm (m) for a thrust bearing: its load is the joint's "
+                             "reaction times them")
     if coord == "rotation":
         if r == 0.0 and mu_s > 0.0:
             raise MechanismError(f"{what}: a spherical joint's friction needs the ball radius (m)")

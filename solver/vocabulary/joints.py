@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base.errors import MechanismError
+from ..base.errors import MechanismError, unknown
 
 # Constraint-row kinds of the compiled model (Haug 1989's primitives), and the order in which
 # kernels/constraints.py evaluates them (rows grouped by kind, contiguous).
@@ -78,7 +78,7 @@ def joint_coordinate(joints: dict, what: str, joint: Any, coordinate: str | None
     default ``need``, else the joint's first; ``table``: the coordinates each kind has,
     JOINT_COORDINATES unless given); MechanismError naming ``what`` otherwise."""
     if not isinstance(joint, str) or joint not in joints:
-        raise MechanismError(f"{what}: unknown joint {joint!r}")
+        raise MechanismError(f"{what}: {unknown('joint', joint, joints)}")
     kind = joints[joint].kind
     table = table or JOINT_COORDINATES
     allowed = table.get(kind, ())

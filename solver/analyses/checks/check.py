@@ -100,6 +100,10 @@ def check(model: Model, state: State) -> CheckReport:
         notes.append(f"{cp.kinds[k]} {name!r} ties joint(s) {tied}: "
                      + ("removes 1 degree of freedom" if row in set(st.keep) else
                         "removes nothing (its relation already holds: redundant)"))
+    if not model.fixed_parts:
+        notes.append("no part is fixed: the mechanism moves as a whole (under gravity it "
+                     "falls); if a part should stand still, fix it (fixed=True; in Blender, "
+                     "tick Ground)")
     notes += overlapping_contacts(model, r, p)
     notes += sinking_contacts(model)
     if st.driven_dof > 0 and not centre:      # at a dead centre the count is the pose's

@@ -196,7 +196,7 @@ def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None)
     """The largest of scaled residuals as a length (m, and its share of the model's size)
     and/or an angle (rad), each row's gap as it misses (``row_gaps``)."""
     rows = np.arange(len(scaled)) if rows is None else rows
-    length = model.row_length[rows] != 1.0
+    length = model.row_is_length[rows]
     gaps = row_gaps(model, rows, scaled)
     L = model.length_scale
     parts = []

@@ -36,7 +36,7 @@ def open_joints_note(model: Model, built: State, start: State) -> str | None:
     phi = evaluate(model, rg, A, need_jac=False, ref=ref).phi
     gap = row_gaps(model, rows, phi / model.row_length)
     L = model.length_scale
-    length = model.row_length[rows] != 1.0
+    length = model.row_is_length[rows]
     joints = []
     for j in dict.fromkeys(model.row_joint[rows].tolist()):
         mine = model.row_joint[rows] == j

@@ -36,9 +36,9 @@ def start_velocity_note(model: Model, st: Structure, start: State, analysis: str
                 "set every velocity")
     off, row = _rate_off(model, st, start)
     tol = max(RATE_TOL, model.input_rounding)
-    if row < 0 or off * (L if model.row_length[row] == 1.0 else 1.0) <= tol * speed:
+    if row < 0 or off * (1.0 if model.row_is_length[row] else L) <= tol * speed:
         return None
-    unit = "rad/s" if model.row_length[row] == 1.0 else "m/s"
+    unit = "m/s" if model.row_is_length[row] else "rad/s"
     return (f"the parts' initial velocities do not fit {_owner(model, row)} (its rate is off "
             f"by {off:.3g} {unit}): the run starts from the nearest velocities that fit every "
             "joint and motion, weighted by the parts' masses and inertias (what an impulse "
