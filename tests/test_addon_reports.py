@@ -1,0 +1,46 @@
+"""What Check and Bake tell the user, in real Blender: the notes a run gives, once, in the
+scene's own units."""
+from __future__ import annotations
+
+import blender_scenes as bs
+
+NOT_UNIQUE = "reactions not unique"
+
+
+def parallelogram(bpy) -> dict:
+    """A driven parallelogram four-bar of four revolutes about z (kinematic): ground pivots
+    at (0, 0, 0) and (1, 0, 0), crank and rocker 0.4 m up along y, coupler 1 m along x at
+    y = 0.4; the crank turns 0.3 sin(2 pi t) rad about its upright start."""
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (1.2, 0.1, 0.1), (0.5, -0.2, 0.0))
+    crank = bs.add_box(bpy, "crank", (0.05, 0.4, 0.05), (0.0, 0.2, 0.0))
+    rocker = bs.add_box(bpy, "rocker", (0.05, 0.4, 0.05), (1.0, 0.2, 0.0))
+    coupler = bs.add_box(bpy, "coupler", (1.0, 0.05, 0.05), (0.5, 0.4, 0.0))
+    bs.tag(bpy, [ground, crank, rocker, coupler], "PART")
+    ground.mechanism.ground = True
+    joints = [bs.connect(bpy, crank, ground, (0.0, 0.0, 0.0)),
+              bs.connect(bpy, coupler, crank, (0.0, 0.4, 0.0)),
+              bs.connect(bpy, coupler, rocker, (1.0, 0.4, 0.0)),
+              bs.connect(bpy, rocker, ground, (1.0, 0.0, 0.0))]
+    s = joints[0].mechanism
+    s.motion_type, s.motion_coordinate, s.motion_expression = "EXPRESSION", "ANGLE", \
+        "0.3*sin(2*pi*t)"
+    bpy.context.scene.mechanism.analysis = "KINEMATIC"
+    return dict(joints=joints)
+
+
+def test_bake_says_once_which_joints_reactions_are_not_unique(blender) -> None:
+    """A planar four-bar's three redundant equations leave its out-of-plane reactions to a
+    least-norm share: Bake's report says so once, naming all four joints, the baked
+    reaction keys being that share; Check names all four too (it named only the joint
+    whose equations it dropped)."""
+    bpy = blender
+    joints = parallelogram(bpy)["joints"]
+    for op in (bpy.ops.mechanism.bake, bpy.ops.mechanism.check):
+        assert op() == {"FINISHED"}
+        report = bpy.context.scene.mechanism.report
+        assert report.count(NOT_UNIQUE) == 1, report
+        said = [n for n in report.split(" | ") if NOT_UNIQUE in n][0]
+        for joint in joints:
+            assert repr(joint.name) in said, said
+        assert "force along z" in said and "least-norm" in said, said
