@@ -31,9 +31,16 @@ def length_text(scene, metres: float) -> str:
     None."""
     units = scene.unit_settings
     if units.system == "NONE":
-        return f"{metres / (units.scale_length or 1.0):.4g}"
+        return f"{metres:.4g}"
     fixed = fixed_unit_text(units.length_unit, metres)
     return fixed or bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
+
+
+def metres_per_unit(scene) -> float:
+    """Metres per Blender unit in ``scene``: its Unit Scale, ignored with no unit system as
+    Blender ignores it (io/units.py metres_per_unit)."""
+    units = scene.unit_settings
+    return io_units.metres_per_unit(units.system, units.scale_length)
 
 
 def angle_text(scene, radians: float) -> str:

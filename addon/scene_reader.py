@@ -1,7 +1,8 @@
 """Read the tagged objects of a scene into a solver Mechanism (one way: scene -> model).
 
 Every error names the object (and what to fix); nothing in the scene is changed here.
-Units: lengths are Blender units times ``scene.unit_settings.scale_length`` (metres);
+Units: lengths are Blender units times ``scene.unit_settings.scale_length`` (metres; with
+no unit system Blender applies no Unit Scale, and neither does the reader: metres_per_unit);
 angles radians; masses kg (a typed-in Mass as Blender shows it: its stored value times
 ``scale_length`` cubed in a unit system, io/mass.py); the scene's gravity is taken in
 Blender units per s^2.
@@ -19,7 +20,8 @@ import numpy as np
 from ..solver import Mechanism, MechanismError
 from .anim import fcurve_modifiers, find_channelbag, hand_channels, put_hand_channels
 from .contacts import add_contact
-from .curve_reader import acceleration_text, add_curve_joint, design_world, length_text
+from .curve_reader import (acceleration_text, add_curve_joint, design_world, length_text,
+                           metres_per_unit)
 from .io import mass
 from .io.contact_shapes import shared_pair_notes
 from .io.couplers import (SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call, gear_opposed,
@@ -290,7 +292,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         bpy.context.view_layer.update()      # matrix_world of objects changed by scripts
     depsgraph = depsgraph or (bpy.context.evaluated_depsgraph_get() if update
                               else bpy.context.view_layer.depsgraph)
-    scale = scene.unit_settings.scale_length or 1.0
+    scale = metres_per_unit(scene)
     kg = mass.mass_unit_scale(scene.unit_settings.system, scale)     # the Mass field's unit
     timeline = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                                  scene.render.fps_base)

@@ -11,7 +11,7 @@ from test_io_addon import io
 units = io("units")
 fixed_unit_text, in_metres, lengths_in_scene_units = (units.fixed_unit_text, units.in_metres,
                                                       units.lengths_in_scene_units)
-angle_text = units.angle_text
+angle_text, metres_per_unit = units.angle_text, units.metres_per_unit
 
 
 def millimetres(metres: float) -> str:
@@ -64,3 +64,12 @@ def test_a_fixed_unit_writes_its_symbol(unit: str, written) -> None:
 def test_an_angle_is_written_in_the_scenes_rotation_unit(rotation: str, written: str) -> None:
     """pi/3 as a scene in Degrees or in Radians shows it (six significant digits)."""
     assert angle_text(rotation, math.pi / 3) == written
+
+
+@pytest.mark.parametrize("system, scale, metres", [
+    ("METRIC", 0.001, 0.001), ("IMPERIAL", 0.0254, 0.0254), ("METRIC", 0.0, 1.0),
+    ("NONE", 0.001, 1.0), ("NONE", 1.0, 1.0)])
+def test_a_blender_unit_in_metres(system: str, scale: float, metres: float) -> None:
+    """The Unit Scale in a unit system (0 read as 1); none with no unit system, whose fields
+    Blender shows unscaled (BKE_unit_value_scale) and whose Unit Scale it greys out."""
+    assert metres_per_unit(system, scale) == metres

@@ -2,7 +2,8 @@
 millimetres (unit scale 0.001) or inches. ``LENGTH_UNITS`` gives each fixed Length unit of
 Blender's Units panel its symbol and size; ``lengths_in_scene_units`` writes a solver
 message's metres also in the scene's units; ``angle_text`` writes an angle in the scene's
-rotation unit. No Blender needed."""
+rotation unit; ``metres_per_unit`` is the scene's Blender unit in metres. No Blender
+needed."""
 from __future__ import annotations
 
 import math
@@ -20,6 +21,14 @@ LENGTH_UNITS = {"KILOMETERS": ("km", 1e3), "METERS": ("m", 1.0), "CENTIMETERS": 
 _METRES = re.compile(r"(?<![\w.+-])(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) m(?![\w/^²³])")
 
 _QUOTED = re.compile(r"""((?<!\w)'[^']*'(?!\w)|(?<!\w)"[^"]*"(?!\w))""")
+
+
+def metres_per_unit(system: str, scale_length: float) -> float:
+    """Metres per Blender unit: the Unit Scale in a unit system (Metric, Imperial); 1 with
+    the unit system None, where Blender applies no Unit Scale to any field, length, speed,
+    acceleration or mass, and greys the Unit Scale out (BKE_unit_value_scale returns the
+    stored value), so a Blender unit is the metre its physics takes it for."""
+    return 1.0 if system == "NONE" else (scale_length or 1.0)
 
 
 def in_metres(system: str, length_unit: str, scale_length: float) -> bool:
