@@ -77,14 +77,19 @@ MASS_SYMBOLS = {"TONNES": "t", "KILOGRAMS": "kg", "GRAMS": "g", "MILLIGRAMS": "m
 def mass_text(scene, kg: float) -> str:
     """A mass in the scene's mass unit, as its Mass fields show it ("22.0462 lb" in an
     Imperial scene in pounds; Adaptive: Blender's choice; kg with no unit system)."""
-    units = scene.unit_settings
-    if units.system == "NONE":
-        return f"{kg:.6g} kg"
-    symbol = MASS_SYMBOLS.get(units.mass_unit)
+    return mass_writer(scene)(kg)
+
+
+def mass_writer(scene, digits: int = 6):
+    """A function writing a mass (kg) as ``mass_text`` does, to ``digits`` significant
+    digits, in the scene's units as they are now (it keeps their names, not the scene)."""
+    system, symbol = scene.unit_settings.system, MASS_SYMBOLS.get(scene.unit_settings.mass_unit)
+    if system == "NONE":
+        return lambda kg: f"{kg:.{digits}g} kg"
     if symbol is None:
-        return bpy.utils.units.to_string(units.system, "MASS", kg, precision=6)
-    per = bpy.utils.units.to_value(units.system, "MASS", f"1 {symbol}")
-    return f"{kg / per:.6g} {symbol}"
+        return lambda kg: bpy.utils.units.to_string(system, "MASS", kg, precision=digits)
+    per = bpy.utils.units.to_value(system, "MASS", f"1 {symbol}")
+    return lambda kg: f"{kg / per:.{digits}g} {symbol}"
 
 
 def design_world(ob, part_frames: dict) -> np.ndarray:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Callable
 
 import bpy
 import numpy as np
@@ -21,7 +22,7 @@ from ..solver import Mechanism, MechanismError
 from .anim import fcurve_modifiers, find_channelbag, hand_channels, put_hand_channels
 from .contacts import add_contact
 from .curve_reader import (acceleration_text, add_curve_joint, design_world, length_text,
-                           metres_per_unit)
+                           mass_writer, metres_per_unit)
 from .io import mass
 from .io.contact_shapes import shared_pair_notes
 from .io.couplers import (SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call, gear_opposed,
@@ -75,10 +76,12 @@ class SceneMechanism:
     # joint name -> ("angle" | "slide", the first frame of the range where its keyed
     # motion's value jumps: io/keyframes.first_jump)
     keyed_jumps: dict = field(default_factory=dict)
+    # a mass (kg) as the scene's Mass fields show it (curve_reader.mass_writer)
+    mass_text: Callable[[float], str] = mass.kilograms
 
     def mesh_notes(self) -> list[str]:
         """One line per part whose mesh has problems: the part, what is wrong, the mass used."""
-        return [mass.mesh_note(name, warning, props["mass"])
+        return [mass.mesh_note(name, warning, props["mass"], self.mass_text)
                 for name, (props, warning) in self.mass_properties.items() if warning]
 
     def notes(self) -> list[str]:
@@ -301,6 +304,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     # equations that disagree by that rounding are not the user's geometry
     sm = SceneMechanism(Mechanism(gravity=g * scale, input_precision=2.0 ** -24), scale, timeline)
     sm.scene_notes += [n for n in [gravity_note(g, scale, acceleration_text(scene))] if n]
+    sm.mass_text = mass_writer(scene, 4)
     sm.constants = scene_constants((c.name, c.value) for c in scene.mechanism.constants)
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
@@ -329,7 +333,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         sm.mass_properties[ob.name] = (props, warning)
         from_mesh = s.mass_mode == "MESH" and ob.type == "MESH"
         sm.scene_notes += [n for n in [mass.implausible_note(
-            ob.name, props["mass"], s.density if from_mesh else None)] if n]
+            ob.name, props["mass"], s.density if from_mesh else None, sm.mass_text)] if n]
         w = np.array(s.initial_angular_velocity, dtype=float)
         mech.add_part(ob.name, position=pos * scale, orientation=quat,
                       velocity=np.array(s.initial_velocity) * scale, angular_velocity=w, **props)

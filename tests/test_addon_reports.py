@@ -44,3 +44,25 @@ def test_bake_says_once_which_joints_reactions_are_not_unique(blender) -> None:
         for joint in joints:
             assert repr(joint.name) in said, said
         assert "force along z" in said and "least-norm" in said, said
+
+
+def test_mass_notes_are_in_the_scenes_mass_unit(blender) -> None:
+    """An Imperial scene in pounds, the crank's density typed 1e36 (a slip): Check's and
+    Bake's note give the mass it weighs in pounds, as the Mass field shows it, not kg; the
+    Mass unit changed to ounces, the next bake says ounces (the reading is not kept past a
+    change of units).  The crank box 0.1 x 0.02 x 0.02 m: 4e-5 m^3, 4e31 kg, 8.81849e31 lb
+    (1 lb = 0.45359237 kg), 16 times that in ounces."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    units = bpy.context.scene.unit_settings
+    units.system, units.mass_unit = "IMPERIAL", "POUNDS"
+    d["crank"].mechanism.density = 1e36
+    kg = 1e36 * 0.1 * 0.02 * 0.02
+    for op in (bpy.ops.mechanism.check, bpy.ops.mechanism.bake):
+        assert op() == {"FINISHED"}
+        report = bpy.context.scene.mechanism.report
+        assert f"the part weighs {kg / 0.45359237:.4g} lb;" in report, report
+    units.mass_unit = "OUNCES"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert f"the part weighs {16 * kg / 0.45359237:.4g} oz;" in report, report
