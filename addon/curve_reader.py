@@ -43,10 +43,10 @@ def metres_per_unit(scene) -> float:
     return io_units.metres_per_unit(units.system, units.scale_length)
 
 
-def angle_text(scene, radians: float) -> str:
+def angle_text(scene, radians: float, digits: int = 6) -> str:
     """An angle as the scene's rotation fields show it: in degrees, or in radians in a scene
     whose Rotation unit is Radians (io/units.py angle_text)."""
-    return io_units.angle_text(scene.unit_settings.system_rotation, radians)
+    return io_units.angle_text(scene.unit_settings.system_rotation, radians, digits)
 
 
 def acceleration_text(scene):
@@ -60,9 +60,12 @@ def acceleration_text(scene):
 
 
 def scene_lengths(text: str, scene) -> str:
-    """A solver line's lengths in metres also in the scene's units (io/units.py), where the
-    scene's fields do not show metres (a millimetre scene's user typed millimetres)."""
+    """A solver line's lengths in metres and angles in degrees also in the scene's units
+    (io/units.py), where the scene's fields do not show metres (a millimetre scene's user
+    typed millimetres) or degrees (a scene in radians)."""
     units = scene.unit_settings
+    if units.system_rotation == "RADIANS":
+        text = io_units.angles_in_radians(text)
     if in_metres(units.system, units.length_unit, units.scale_length):
         return text
     return lengths_in_scene_units(text, lambda metres: length_text(scene, metres))

@@ -306,7 +306,8 @@ def _start_notes(scene, sm) -> list[str]:
     except (MechanismError, SolverError):      # check() has said why
         return []
     after = {ob.name: sm.mech.pose(ob.name) for ob in sm.parts}
-    return start_notes(sm.mech, before, after, lambda metres: length_text(scene, metres))
+    return start_notes(sm.mech, before, after, lambda metres: length_text(scene, metres),
+                       lambda radians: angle_text(scene, radians, 3))
 
 
 class MECHANISM_OT_check(bpy.types.Operator):

@@ -2,6 +2,9 @@
 scene's own units."""
 from __future__ import annotations
 
+import math
+import re
+
 import blender_scenes as bs
 
 NOT_UNIQUE = "reactions not unique"
@@ -66,3 +69,25 @@ def test_mass_notes_are_in_the_scenes_mass_unit(blender) -> None:
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     report = bpy.context.scene.mechanism.report
     assert f"the part weighs {16 * kg / 0.45359237:.4g} oz;" in report, report
+
+
+def test_a_scene_in_radians_is_told_angles_in_radians(blender) -> None:
+    """The four-bar's crank turned 0.05 rad about x and z off its joints, Rotation in
+    Radians: Check's lines of joints open at the start give the angle in radians, and
+    Bake's solver note of how far the assembly turned the crank gives its degrees with
+    radians beside them (pi/180 each); no angle is said in degrees alone."""
+    bpy = blender
+    parallelogram(bpy)
+    bpy.context.scene.unit_settings.system_rotation = "RADIANS"
+    bpy.data.objects["crank"].rotation_euler = (0.05, 0.0, 0.05)
+    for op in (bpy.ops.mechanism.check, bpy.ops.mechanism.bake):
+        assert op() == {"FINISHED"}
+        report = bpy.context.scene.mechanism.report
+        degrees = re.findall(r"(?<![\w.+-])(-?[\d.]+(?:e[-+]?\d+)?) deg(?:rees)?(?!\w)"
+                             r"(?! of freedom)( \((-?[\d.e+-]+) rad\))?", report)
+        for deg, beside, rad in degrees:
+            assert beside, report
+            # 4 digits of the radians of a 3-digit number of degrees
+            assert abs(float(rad) - math.radians(float(deg))) <= 1e-4 * abs(float(rad)), report
+        assert " rad" in report, report
+    assert degrees, report             # the bake's note of the crank turned

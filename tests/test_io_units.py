@@ -12,6 +12,7 @@ units = io("units")
 fixed_unit_text, in_metres, lengths_in_scene_units = (units.fixed_unit_text, units.in_metres,
                                                       units.lengths_in_scene_units)
 angle_text, metres_per_unit = units.angle_text, units.metres_per_unit
+angles_in_radians = units.angles_in_radians
 
 
 def millimetres(metres: float) -> str:
@@ -73,3 +74,17 @@ def test_a_blender_unit_in_metres(system: str, scale: float, metres: float) -> N
     """The Unit Scale in a unit system (0 read as 1); none with no unit system, whose fields
     Blender shows unscaled (BKE_unit_value_scale) and whose Unit Scale it greys out."""
     assert metres_per_unit(system, scale) == metres
+
+
+@pytest.mark.parametrize("text, written", [
+    ("moving part 'crank' by 0.01 m and 2.86 deg", "moving part 'crank' by 0.01 m and 2.86 deg "
+     "(0.04992 rad)"),
+    ("the axes are 90 degrees apart", "the axes are 90 degrees (1.571 rad) apart"),
+    ("stop at 0.5 rad (28.6479 deg)", "stop at 0.5 rad (28.6479 deg)"),
+    ("keep b2 away from +-90 deg", "keep b2 away from +-90 deg"),
+    ("joint 'a 3 deg' turned -180 deg", "joint 'a 3 deg' turned -180 deg (-3.142 rad)"),
+    ("3 degrees of freedom", "3 degrees of freedom")])
+def test_each_angle_in_degrees_is_also_written_in_radians(text: str, written: str) -> None:
+    """pi/180 rad per degree, to 4 digits; names in quotes, angles already in radians and
+    degrees of freedom are left as they are."""
+    assert angles_in_radians(text) == written

@@ -20,6 +20,11 @@ LENGTH_UNITS = {"KILOMETERS": ("km", 1e3), "METERS": ("m", 1.0), "CENTIMETERS": 
 # must come right before it)
 _METRES = re.compile(r"(?<![\w.+-])(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) m(?![\w/^²³])")
 
+# a number followed by deg or degrees, not inside "x rad (y deg)", after "+-" nor degrees
+# of freedom
+_DEGREES = re.compile(r"(?<![\w.+-])(?<!rad \()(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) "
+                      r"deg(?:rees)?(?!\w)(?! of freedom)")
+
 _QUOTED = re.compile(r"""((?<!\w)'[^']*'(?!\w)|(?<!\w)"[^"]*"(?!\w))""")
 
 
@@ -48,12 +53,24 @@ def fixed_unit_text(length_unit: str, metres: float) -> str | None:
     return f"{metres / size:.4g} {symbol}"
 
 
-def angle_text(system_rotation: str, radians: float) -> str:
+def angle_text(system_rotation: str, radians: float, digits: int = 6) -> str:
     """An angle as the scene's rotation fields show it: "60 degrees" in a scene in Degrees,
-    "1.0472 rad" in one in Radians (Blender's unit_settings.system_rotation)."""
+    "1.0472 rad" in one in Radians (Blender's unit_settings.system_rotation), to ``digits``
+    significant digits."""
     if system_rotation == "RADIANS":
-        return f"{radians:.6g} rad"
-    return f"{math.degrees(radians):.6g} degrees"
+        return f"{radians:.{digits}g} rad"
+    return f"{math.degrees(radians):.{digits}g} degrees"
+
+
+def angles_in_radians(message: str) -> str:
+    """``message`` with each angle in degrees ("turned by 2.86 deg", "90 degrees apart")
+    followed by the same angle in radians ("2.86 deg (0.04992 rad)"), for a scene whose
+    rotation fields show radians; an angle the message already gives in radians first
+    ("0.5 rad (28.6479 deg)") and a "+-90 deg" are left as they are."""
+    pieces = _QUOTED.split(message)           # names in quotes are left as they are
+    return "".join(piece if k % 2 else _DEGREES.sub(
+        lambda found: f"{found.group(0)} ({math.radians(float(found.group(1))):.4g} rad)",
+        piece) for k, piece in enumerate(pieces))
 
 
 def lengths_in_scene_units(message: str, length_text: Callable[[float], str]) -> str:
