@@ -62,10 +62,10 @@ def acceleration_text(scene):
 def scene_lengths(text: str, scene) -> str:
     """A solver line's lengths in metres and angles in degrees also in the scene's units
     (io/units.py), where the scene's fields do not show metres (a millimetre scene's user
-    typed millimetres) or degrees (a scene in radians)."""
+    typed millimetres) or the unit of its angles (radians, degrees)."""
     units = scene.unit_settings
-    if units.system_rotation == "RADIANS":
-        text = io_units.angles_in_radians(text)
+    text = io_units.angles_in_radians(text) if units.system_rotation == "RADIANS" else \
+        io_units.angles_in_degrees(text)
     if in_metres(units.system, units.length_unit, units.scale_length):
         return text
     return lengths_in_scene_units(text, lambda metres: length_text(scene, metres))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import re
 
+import pytest
+
 import blender_scenes as bs
 
 NOT_UNIQUE = "reactions not unique"
@@ -91,3 +93,28 @@ def test_a_scene_in_radians_is_told_angles_in_radians(blender) -> None:
             assert abs(float(rad) - math.radians(float(deg))) <= 1e-4 * abs(float(rad)), report
         assert " rad" in report, report
     assert degrees, report             # the bake's note of the crank turned
+
+
+def test_find_modes_says_a_solver_note_in_the_scenes_units(blender, capfd) -> None:
+    """The four-bar of test_addon_geometry, undriven, its rocker pivot lifted 8e-7 m out
+    of the plane (gravity along the pins: a mode without stiffness), Length in
+    Millimetres: Find
+    Modes' and Bake Mode's note that the redundant equations disagree give the gap in mm
+    beside the solver's metres, as Bake's does (they gave the metres alone)."""
+    from test_addon_geometry import four_bar
+    bpy = blender
+    d = four_bar(bpy, lift=8e-7)
+    for ob in bpy.context.scene.objects:
+        if ob.mechanism.role == "JOINT":
+            ob.mechanism.motion_type = "NONE"
+    bpy.context.scene.mechanism.analysis = "AUTO"
+    scene = bpy.context.scene
+    scene.unit_settings.length_unit = "MILLIMETERS"
+    for op in (bpy.ops.mechanism.find_modes, bpy.ops.mechanism.bake_mode):
+        capfd.readouterr()
+        assert op() == {"FINISHED"}
+        said = capfd.readouterr().out
+        gap = re.search(r"disagree by ([0-9.e+-]+) m \(([0-9.e+-]+) mm\)", said)
+        assert gap, said
+        # 1000 mm per m, to the 4 digits a length note gives
+        assert float(gap.group(2)) == pytest.approx(1e3 * float(gap.group(1)), rel=1e-3)

@@ -12,7 +12,7 @@ units = io("units")
 fixed_unit_text, in_metres, lengths_in_scene_units = (units.fixed_unit_text, units.in_metres,
                                                       units.lengths_in_scene_units)
 angle_text, metres_per_unit = units.angle_text, units.metres_per_unit
-angles_in_radians = units.angles_in_radians
+angles_in_radians, angles_in_degrees = units.angles_in_radians, units.angles_in_degrees
 
 
 def millimetres(metres: float) -> str:
@@ -88,3 +88,15 @@ def test_each_angle_in_degrees_is_also_written_in_radians(text: str, written: st
     """pi/180 rad per degree, to 4 digits; names in quotes, angles already in radians and
     degrees of freedom are left as they are."""
     assert angles_in_radians(text) == written
+
+
+@pytest.mark.parametrize("text, written", [
+    ("disagree by 8e-07 m and 0.0349 rad (accepted", "disagree by 8e-07 m and 0.0349 rad "
+     "(2 deg) (accepted"),
+    ("a bound 1 rad (57.2958 deg)", "a bound 1 rad (57.2958 deg)"),
+    ("spinning at 3 rad/s", "spinning at 3 rad/s"),
+    ("joint '2 rad' at -1.5 rad", "joint '2 rad' at -1.5 rad (-85.94 deg)")])
+def test_each_angle_in_radians_is_also_written_in_degrees(text: str, written: str) -> None:
+    """180/pi degrees per radian, to 4 digits; names in quotes, rad/s and an angle whose
+    degrees are given already are left as they are."""
+    assert angles_in_degrees(text) == written

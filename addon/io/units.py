@@ -25,6 +25,10 @@ _METRES = re.compile(r"(?<![\w.+-])(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) m(?![\w/^Â
 _DEGREES = re.compile(r"(?<![\w.+-])(?<!rad \()(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) "
                       r"deg(?:rees)?(?!\w)(?! of freedom)")
 
+# a number followed by rad alone (not rad/s), not already followed by its degrees "(x deg"
+_RADIANS = re.compile(r"(?<![\w.+-])(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) rad(?![\w/^Â²])"
+                      r"(?! \(-?[\d.]+(?:[eE][-+]?\d+)? deg)")
+
 _QUOTED = re.compile(r"""((?<!\w)'[^']*'(?!\w)|(?<!\w)"[^"]*"(?!\w))""")
 
 
@@ -70,6 +74,16 @@ def angles_in_radians(message: str) -> str:
     pieces = _QUOTED.split(message)           # names in quotes are left as they are
     return "".join(piece if k % 2 else _DEGREES.sub(
         lambda found: f"{found.group(0)} ({math.radians(float(found.group(1))):.4g} rad)",
+        piece) for k, piece in enumerate(pieces))
+
+
+def angles_in_degrees(message: str) -> str:
+    """``message`` with each angle in radians ("1.5 rad") followed by the same angle in
+    degrees ("1.5 rad (85.94 deg)"), for a scene whose rotation fields show degrees; one
+    that gives its degrees already ("0.5 rad (28.6479 deg)") and rad/s are left alone."""
+    pieces = _QUOTED.split(message)           # names in quotes are left as they are
+    return "".join(piece if k % 2 else _RADIANS.sub(
+        lambda found: f"{found.group(0)} ({math.degrees(float(found.group(1))):.4g} deg)",
         piece) for k, piece in enumerate(pieces))
 
 
