@@ -1,11 +1,10 @@
 """Read the tagged objects of a scene into a solver Mechanism (one way: scene -> model).
 
 Every error names the object (and what to fix); nothing in the scene is changed here.
-Units: lengths are Blender units times ``scene.unit_settings.scale_length`` (metres; with
-no unit system Blender applies no Unit Scale, and neither does the reader: metres_per_unit);
-angles radians; masses kg (a typed-in Mass as Blender shows it: its stored value times
-``scale_length`` cubed in a unit system, io/mass.py); the scene's gravity is taken in
-Blender units per s^2.
+Units: lengths are Blender units times the Unit Scale (metres; none with no unit system,
+as in Blender: metres_per_unit); angles radians; masses kg (a typed-in Mass as Blender
+shows it: its stored value times the scale cubed in a unit system, io/mass.py); the
+scene's gravity is taken in Blender units per s^2.
 A part's frame is its object's world frame with the scale taken out (polar
 decomposition); for a part already baked, the frame saved before the bake is used.
 """
@@ -303,7 +302,8 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     # Blender stores locations and matrices in float32 (unit round-off 2^-24): redundant
     # equations that disagree by that rounding are not the user's geometry
     sm = SceneMechanism(Mechanism(gravity=g * scale, input_precision=2.0 ** -24), scale, timeline)
-    sm.scene_notes += [n for n in [gravity_note(g, scale, acceleration_text(scene))] if n]
+    sm.scene_notes += [n for n in [gravity_note(g, scale, acceleration_text(scene),
+                                                scene.unit_settings.system != "IMPERIAL")] if n]
     sm.mass_text = mass_writer(scene, 4)
     sm.constants = scene_constants((c.name, c.value) for c in scene.mechanism.constants)
     mech = sm.mech

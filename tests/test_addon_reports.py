@@ -118,3 +118,19 @@ def test_find_modes_says_a_solver_note_in_the_scenes_units(blender, capfd) -> No
         assert gap, said
         # 1000 mm per m, to the 4 digits a length note gives
         assert float(gap.group(2)) == pytest.approx(1e3 * float(gap.group(1)), rel=1e-3)
+
+
+def test_an_inch_scenes_gravity_note_gives_the_fields_feet(blender) -> None:
+    """An Imperial scene at unit scale 0.0254 left at Gravity -9.81 Blender units/s^2:
+    0.2492 m/s^2, which its Gravity field shows as 0.8175 ft/s^2 (9.81 x 0.0254 / 0.3048);
+    Check's note gives that beside the m/s^2 (it gave the m/s^2 alone)."""
+    bpy = blender
+    bs.pendulum(bpy)
+    units = bpy.context.scene.unit_settings
+    units.system, units.scale_length = "IMPERIAL", 0.0254
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    shown = re.search(r"Gravity is 0.2492 m/s\^2 \(([0-9.]+) ft/s²\)", report)
+    assert shown, report
+    # float32 Gravity and Unit Scale, and the 6 digits Blender writes: 1e-5 relative
+    assert float(shown.group(1)) == pytest.approx(9.81 * 0.0254 / 0.3048, rel=1e-5)
