@@ -134,3 +134,27 @@ def test_an_inch_scenes_gravity_note_gives_the_fields_feet(blender) -> None:
     assert shown, report
     # float32 Gravity and Unit Scale, and the 6 digits Blender writes: 1e-5 relative
     assert float(shown.group(1)) == pytest.approx(9.81 * 0.0254 / 0.3048, rel=1e-5)
+
+
+def test_a_start_speed_note_is_in_the_velocity_fields_units(blender) -> None:
+    """A millimetre scene (unit scale 0.001, Length Millimetres, gravity -9810 mm/s^2): the
+    pendulum's 1000 mm arm given an initial velocity of 100 mm/s along itself, which its
+    pin does not allow: Bake's note of the rate the pin is off by gives it in mm/s beside
+    the solver's m/s, as the Velocity field shows it (it gave "0.1 m/s" alone)."""
+    bpy = blender
+    bs.set_range(bpy)
+    scene = bpy.context.scene
+    scene.unit_settings.scale_length, scene.unit_settings.length_unit = 0.001, "MILLIMETERS"
+    scene.gravity = (0.0, 0.0, -9810.0)
+    ground = bs.add_box(bpy, "ground", (200, 200, 200), (0.0, 0.0, -300.0))
+    arm = bs.add_box(bpy, "arm", (1000, 100, 100), (500.0, 0.0, 0.0))
+    bs.tag(bpy, [ground, arm], "PART")
+    ground.mechanism.ground = True
+    bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    arm.mechanism.initial_velocity = (100.0, 0.0, 0.0)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    report = scene.mechanism.report
+    off = re.search(r"its rate is off by ([0-9.e+-]+) m/s \(([0-9.e+-]+) mm/s\)", report)
+    assert off, report
+    # 1000 mm/s per m/s, to the digits the note gives
+    assert float(off.group(2)) == pytest.approx(1e3 * float(off.group(1)), rel=1e-3)

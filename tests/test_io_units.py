@@ -28,7 +28,7 @@ def test_a_gap_in_metres_is_also_written_in_millimetres() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "a torque of 5 N m", "at 0.5 m/s", "an area of 3 m^2", "2 mm", "mass 4 kg",
+    "a torque of 5 N m", "an area of 3 m^2", "2 mm", "mass 4 kg",
     "joint 'arm 2 m' locks", 'part "beam 3 m" is ground', "t = 0.25 s (frame 7)"])
 def test_what_is_not_a_length_in_metres_is_left_alone(text: str) -> None:
     assert lengths_in_scene_units(text, millimetres) == text
@@ -37,7 +37,9 @@ def test_what_is_not_a_length_in_metres_is_left_alone(text: str) -> None:
 @pytest.mark.parametrize("text, written", [
     ("by 1e-3 m or rad", "by 1e-3 m (1 mm) or rad"),
     ("past its bound -0.05 m.", "past its bound -0.05 m (-50 mm)."),
-    ("the part's slide 0.125 m, then 2 m", "the part's slide 0.125 m (125 mm), then 2 m (2000 mm)")])
+    ("the part's slide 0.125 m, then 2 m", "the part's slide 0.125 m (125 mm), then 2 m (2000 mm)"),
+    ("its rate is off by 0.1 m/s)", "its rate is off by 0.1 m/s (100 mm/s))"),
+    ("gravity 9.81 m/s^2 and 9.81 m/s²", "gravity 9.81 m/s^2 and 9.81 m/s²")])
 def test_each_length_is_written_where_it_stands(text: str, written: str) -> None:
     assert lengths_in_scene_units(text, millimetres) == written
 
@@ -94,9 +96,9 @@ def test_each_angle_in_degrees_is_also_written_in_radians(text: str, written: st
     ("disagree by 8e-07 m and 0.0349 rad (accepted", "disagree by 8e-07 m and 0.0349 rad "
      "(2 deg) (accepted"),
     ("a bound 1 rad (57.2958 deg)", "a bound 1 rad (57.2958 deg)"),
-    ("spinning at 3 rad/s", "spinning at 3 rad/s"),
+    ("spinning at 3 rad/s", "spinning at 3 rad/s (171.9 deg/s)"),
     ("joint '2 rad' at -1.5 rad", "joint '2 rad' at -1.5 rad (-85.94 deg)")])
 def test_each_angle_in_radians_is_also_written_in_degrees(text: str, written: str) -> None:
-    """180/pi degrees per radian, to 4 digits; names in quotes, rad/s and an angle whose
-    degrees are given already are left as they are."""
+    """180/pi degrees per radian, to 4 digits (rad/s to deg/s); names in quotes and an
+    angle whose degrees are given already are left as they are."""
     assert angles_in_degrees(text) == written

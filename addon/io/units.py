@@ -17,16 +17,17 @@ LENGTH_UNITS = {"KILOMETERS": ("km", 1e3), "METERS": ("m", 1.0), "CENTIMETERS": 
                 "THOU": ("thou", 2.54e-5)}
 
 # a number followed by the unit m alone: not m/s, m^2, mm, nor the m of "N m" (a number
-# must come right before it)
+# must come right before it); or by m/s, a speed (not m/s^2)
 _METRES = re.compile(r"(?<![\w.+-])(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) m(?![\w/^²³])")
+_SPEED = re.compile(r"(?<![\w.+-])(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) m/s(?![\w/^²³])")
 
 # a number followed by deg or degrees, not inside "x rad (y deg)", after "+-" nor degrees
 # of freedom
 _DEGREES = re.compile(r"(?<![\w.+-])(?<!rad \()(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) "
                       r"deg(?:rees)?(?!\w)(?! of freedom)")
 
-# a number followed by rad alone (not rad/s), not already followed by its degrees "(x deg"
-_RADIANS = re.compile(r"(?<![\w.+-])(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) rad(?![\w/^²])"
+# a number followed by rad or rad/s, not already followed by its degrees "(x deg"
+_RADIANS = re.compile(r"(?<![\w.+-])(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?) rad(/s)?(?![\w/^²])"
                       r"(?! \(-?[\d.]+(?:[eE][-+]?\d+)? deg)")
 
 _QUOTED = re.compile(r"""((?<!\w)'[^']*'(?!\w)|(?<!\w)"[^"]*"(?!\w))""")
@@ -79,18 +80,23 @@ def angles_in_radians(message: str) -> str:
 
 def angles_in_degrees(message: str) -> str:
     """``message`` with each angle in radians ("1.5 rad") followed by the same angle in
-    degrees ("1.5 rad (85.94 deg)"), for a scene whose rotation fields show degrees; one
-    that gives its degrees already ("0.5 rad (28.6479 deg)") and rad/s are left alone."""
+    degrees ("1.5 rad (85.94 deg)"), for a scene whose rotation fields show degrees, and
+    each angular speed so too ("2 rad/s (114.6 deg/s)"); one that gives its degrees
+    already ("0.5 rad (28.6479 deg)") is left alone."""
     pieces = _QUOTED.split(message)           # names in quotes are left as they are
     return "".join(piece if k % 2 else _RADIANS.sub(
-        lambda found: f"{found.group(0)} ({math.degrees(float(found.group(1))):.4g} deg)",
-        piece) for k, piece in enumerate(pieces))
+        lambda found: (f"{found.group(0)} ({math.degrees(float(found.group(1))):.4g} deg"
+                       f"{found.group(2) or ''})"), piece) for k, piece in enumerate(pieces))
 
 
 def lengths_in_scene_units(message: str, length_text: Callable[[float], str]) -> str:
     """``message`` with each length in metres ("a gap of 0.2 m") followed by the same length
-    as ``length_text`` writes it in the scene's units ("a gap of 0.2 m (200 mm)")."""
+    as ``length_text`` writes it in the scene's units ("a gap of 0.2 m (200 mm)"), and each
+    speed in m/s so too ("0.1 m/s (100 mm/s)", as the scene's velocity fields show it)."""
+    def lengths(piece: str) -> str:
+        piece = _METRES.sub(
+            lambda found: f"{found.group(0)} ({length_text(float(found.group(1)))})", piece)
+        return _SPEED.sub(
+            lambda found: f"{found.group(0)} ({length_text(float(found.group(1)))}/s)", piece)
     pieces = _QUOTED.split(message)           # names in quotes are left as they are
-    return "".join(piece if k % 2 else _METRES.sub(
-        lambda found: f"{found.group(0)} ({length_text(float(found.group(1)))})", piece)
-        for k, piece in enumerate(pieces))
+    return "".join(piece if k % 2 else lengths(piece) for k, piece in enumerate(pieces))
