@@ -48,10 +48,12 @@ def test_each_length_is_written_where_it_stands(text: str, written: str) -> None
     ("METRIC", "METERS", 1.0, True), ("METRIC", "METERS", 0.001, True),
     ("METRIC", "ADAPTIVE", 1.0, True), ("METRIC", "ADAPTIVE", 0.001, False),
     ("METRIC", "MILLIMETERS", 0.001, False), ("METRIC", "CENTIMETERS", 1.0, False),
-    ("IMPERIAL", "INCHES", 1.0, False), ("NONE", "ADAPTIVE", 1.0, False)])
+    ("IMPERIAL", "INCHES", 1.0, False), ("NONE", "ADAPTIVE", 1.0, True),
+    ("NONE", "ADAPTIVE", 0.001, True)])
 def test_which_scenes_show_metres(system: str, unit: str, scale: float, metres: bool) -> None:
     """A scene whose fields show metres needs no second length; a millimetre scene (unit
-    scale 0.001, Millimetres), inches or a scaled adaptive scene does."""
+    scale 0.001, Millimetres), inches or a scaled adaptive scene does.  With no unit system
+    a Blender unit is a metre whatever the (greyed-out) Unit Scale."""
     assert in_metres(system, unit, scale) is metres
 
 

@@ -44,9 +44,10 @@ def metres_per_unit(system: str, scale_length: float) -> float:
 def in_metres(system: str, length_unit: str, scale_length: float) -> bool:
     """Whether the scene's fields show lengths in metres, so a solver message's are already
     the user's: Metric with the Length unit Metres, or Adaptive at unit scale 1 (a
-    millimetre scene, unit scale 0.001 with Millimetres, shows them in mm)."""
-    return system == "METRIC" and (length_unit == "METERS"
-                                   or (length_unit == "ADAPTIVE" and scale_length == 1.0))
+    millimetre scene, unit scale 0.001 with Millimetres, shows them in mm); or no unit
+    system, whose Blender unit is a metre (``metres_per_unit``): "0.2 m" needs no "(0.2)"."""
+    return system == "NONE" or system == "METRIC" and (
+        length_unit == "METERS" or (length_unit == "ADAPTIVE" and scale_length == 1.0))
 
 
 def fixed_unit_text(length_unit: str, metres: float) -> str | None:
