@@ -158,3 +158,17 @@ def test_a_start_speed_note_is_in_the_velocity_fields_units(blender) -> None:
     assert off, report
     # 1000 mm/s per m/s, to the digits the note gives
     assert float(off.group(2)) == pytest.approx(1e3 * float(off.group(1)), rel=1e-3)
+
+
+def test_export_csv_says_the_runs_notes(blender, capfd, tmp_path) -> None:
+    """Export CSV solves the scene as a bake does and writes its reactions: its report says
+    what the bake's would (the four-bar's reactions not unique, a millimetre scene's
+    gravity), not only where it wrote (it said nothing of them)."""
+    bpy = blender
+    parallelogram(bpy)
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    capfd.readouterr()
+    assert bpy.ops.mechanism.export_csv(filepath=str(tmp_path / "loop.csv")) == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "wrote 25 frames to" in said, said
+    assert said.count(NOT_UNIQUE) == 1 and "gravity: the scene's Gravity" in said, said
