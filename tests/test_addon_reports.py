@@ -172,3 +172,17 @@ def test_export_csv_says_the_runs_notes(blender, capfd, tmp_path) -> None:
     said = capfd.readouterr().out
     assert "wrote 25 frames to" in said, said
     assert said.count(NOT_UNIQUE) == 1 and "gravity: the scene's Gravity" in said, said
+
+
+def test_run_study_says_what_reading_the_scene_found(blender, capfd) -> None:
+    """The study's slider-crank in a millimetre scene left at Gravity -9.81 units/s^2
+    (0.00981 m/s^2): every variant runs at that gravity, and Run Study says so as Bake
+    does (it said only how the variants ran)."""
+    from test_addon_study import setup
+    bpy = blender
+    setup(bpy)
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    capfd.readouterr()
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "studied" in said and "gravity: the scene's Gravity is 0.00981 m/s^2" in said, said
