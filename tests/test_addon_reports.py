@@ -186,3 +186,22 @@ def test_run_study_says_what_reading_the_scene_found(blender, capfd) -> None:
     assert bpy.ops.mechanism.study_run() == {"FINISHED"}
     said = capfd.readouterr().out
     assert "studied" in said and "gravity: the scene's Gravity is 0.00981 m/s^2" in said, said
+
+
+def test_the_command_line_study_says_what_reading_the_scene_found(blender, extension,
+                                                                   tmp_path, capsys) -> None:
+    """``mechanism study`` of a millimetre scene's pendulum left at Gravity -9.81 units/s^2
+    notes the 0.00981 m/s^2 every variant runs at, as the command-line bake does (through
+    Bake's report); it wrote the table without a word."""
+    import importlib
+    bpy = blender
+    bs.pendulum(bpy)
+    bs.set_range(bpy, 1, 5)
+    bpy.context.scene.unit_settings.scale_length = 0.001
+    blend, table = str(tmp_path / "in.blend"), str(tmp_path / "study.csv")
+    bpy.ops.wm.save_as_mainfile(filepath=blend)
+    cli = importlib.import_module(extension.__name__ + ".addon.cli")
+    capsys.readouterr()
+    assert cli.study_file(blend, {"arm.mass": [1.0, 2.0]}, table) == 0
+    err = capsys.readouterr().err
+    assert "mechanism study: note: gravity: the scene's Gravity is 0.00981 m/s^2" in err, err
