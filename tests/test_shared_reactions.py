@@ -90,3 +90,11 @@ def _one_hinge() -> Mechanism:
 def test_no_note_when_reactions_are_not_kept():
     r = four_bar().solve(duration=0.5, fps=10, keep=("efforts",))
     assert not notes_with(r.notes, NOT_UNIQUE)
+
+
+
+def test_each_study_variant_notes_that_its_reactions_are_shares():
+    """A study of the four-bar over three crank masses: each variant's Result says once
+    that its reactions (the table's reaction columns) are least-norm shares."""
+    res = four_bar().study({"crank.mass": [1.0, 2.0, 3.0]}, duration=0.25, fps=8)
+    assert [len(notes_with(res.result(i).notes, NOT_UNIQUE)) for i in range(3)] == [1, 1, 1]
