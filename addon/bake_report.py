@@ -14,13 +14,19 @@ def bake_notes(scene, sm, result) -> list[str]:
     not a solid's, imperfect geometry, contacts the motions drive through each other, the
     run's own notes (at scene frames, in the panel's terms), keys the solver's are hidden behind, a Time
     Remapping that plays them at another speed."""
-    return sm.notes() + _clash_notes(scene, sm, result) + \
-        [in_panel_terms(scene_lengths(with_scene_frame(n, sm.timeline.frames), scene))
-         for n in result.notes] + \
-        bake.stale_notes(scene) + \
+    return run_notes(scene, sm, result) + bake.stale_notes(scene) + \
         bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
                           + sm.vector_forces + sm.contacts
                           + [ob for ob, _ in sm.follows.values()])
+
+
+def run_notes(scene, sm, result) -> list[str]:
+    """What the user should know of a run of the scene read (Bake, Export CSV): what reading
+    the scene found, contacts the motions drive through each other, the run's own notes
+    (at scene frames, in the panel's terms and the scene's units)."""
+    return sm.notes() + _clash_notes(scene, sm, result) + \
+        [in_panel_terms(scene_lengths(with_scene_frame(n, sm.timeline.frames), scene))
+         for n in result.notes]
 
 
 def report_bake(op, scene, done: str, notes: list[str], level: str = "INFO") -> None:

@@ -236,7 +236,7 @@ def study_file(in_path: str, levels: dict, csv_path: str, scene_name: str | None
     for i, why in res.failures.items():
         print(f"mechanism study: variant {i} ({_values(res.variants[i])}) failed: {why}",
               file=sys.stderr)
-    for note in res.notes:
+    for note in sm.notes() + res.notes:       # what reading the scene found, as Bake says it
         print(f"mechanism study: note: {note}", file=sys.stderr)
     print(f"mechanism: studied {len(res)} variants of {in_path} ({len(res.failures)} failed) "
           f"-> {csv_path}")

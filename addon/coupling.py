@@ -9,7 +9,7 @@ import bpy
 import numpy as np
 
 from ..solver import MechanismError
-from .curve_reader import length_text
+from .curve_reader import length_text, metres_per_unit
 from .io.couplers import (SLOT_LABELS, coupler_object_name, gear_sides, guess_kind,
                           internal_radii, rack_pitch_sign, radii_about_axis)
 from .io.settings import kind_name
@@ -164,7 +164,7 @@ def mesh_radii(coupler: str, label: str, joints: list, k: int, depsgraph) -> tup
 def _length(context, blender_units: float) -> str:
     """A length measured in Blender units, in the scene's units ("8 cm")."""
     scene = context.scene
-    return length_text(scene, blender_units * scene.unit_settings.scale_length)
+    return length_text(scene, blender_units * metres_per_unit(scene))
 
 
 def measure_radii(context, ob) -> str:

@@ -31,15 +31,22 @@ def length_text(scene, metres: float) -> str:
     None."""
     units = scene.unit_settings
     if units.system == "NONE":
-        return f"{metres / (units.scale_length or 1.0):.4g}"
+        return f"{metres:.4g}"
     fixed = fixed_unit_text(units.length_unit, metres)
     return fixed or bpy.utils.units.to_string(units.system, "LENGTH", metres, precision=3)
 
 
-def angle_text(scene, radians: float) -> str:
+def metres_per_unit(scene) -> float:
+    """Metres per Blender unit in ``scene``: its Unit Scale, ignored with no unit system as
+    Blender ignores it (io/units.py metres_per_unit)."""
+    units = scene.unit_settings
+    return io_units.metres_per_unit(units.system, units.scale_length)
+
+
+def angle_text(scene, radians: float, digits: int = 6) -> str:
     """An angle as the scene's rotation fields show it: in degrees, or in radians in a scene
     whose Rotation unit is Radians (io/units.py angle_text)."""
-    return io_units.angle_text(scene.unit_settings.system_rotation, radians)
+    return io_units.angle_text(scene.unit_settings.system_rotation, radians, digits)
 
 
 def acceleration_text(scene):
@@ -53,9 +60,12 @@ def acceleration_text(scene):
 
 
 def scene_lengths(text: str, scene) -> str:
-    """A solver line's lengths in metres also in the scene's units (io/units.py), where the
-    scene's fields do not show metres (a millimetre scene's user typed millimetres)."""
+    """A solver line's lengths in metres and angles in degrees also in the scene's units
+    (io/units.py), where the scene's fields do not show metres (a millimetre scene's user
+    typed millimetres) or the unit of its angles (radians, degrees)."""
     units = scene.unit_settings
+    text = io_units.angles_in_radians(text) if units.system_rotation == "RADIANS" else \
+        io_units.angles_in_degrees(text)
     if in_metres(units.system, units.length_unit, units.scale_length):
         return text
     return lengths_in_scene_units(text, lambda metres: length_text(scene, metres))
@@ -70,14 +80,19 @@ MASS_SYMBOLS = {"TONNES": "t", "KILOGRAMS": "kg", "GRAMS": "g", "MILLIGRAMS": "m
 def mass_text(scene, kg: float) -> str:
     """A mass in the scene's mass unit, as its Mass fields show it ("22.0462 lb" in an
     Imperial scene in pounds; Adaptive: Blender's choice; kg with no unit system)."""
-    units = scene.unit_settings
-    if units.system == "NONE":
-        return f"{kg:.6g} kg"
-    symbol = MASS_SYMBOLS.get(units.mass_unit)
+    return mass_writer(scene)(kg)
+
+
+def mass_writer(scene, digits: int = 6):
+    """A function writing a mass (kg) as ``mass_text`` does, to ``digits`` significant
+    digits, in the scene's units as they are now (it keeps their names, not the scene)."""
+    system, symbol = scene.unit_settings.system, MASS_SYMBOLS.get(scene.unit_settings.mass_unit)
+    if system == "NONE":
+        return lambda kg: f"{kg:.{digits}g} kg"
     if symbol is None:
-        return bpy.utils.units.to_string(units.system, "MASS", kg, precision=6)
-    per = bpy.utils.units.to_value(units.system, "MASS", f"1 {symbol}")
-    return f"{kg / per:.6g} {symbol}"
+        return lambda kg: bpy.utils.units.to_string(system, "MASS", kg, precision=digits)
+    per = bpy.utils.units.to_value(system, "MASS", f"1 {symbol}")
+    return lambda kg: f"{kg / per:.{digits}g} {symbol}"
 
 
 def design_world(ob, part_frames: dict) -> np.ndarray:

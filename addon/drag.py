@@ -22,7 +22,7 @@ from .bake_checks import refuse_posing
 from .io.drag import (angle_in_stops, drag_plane_point, joint_coordinate, point_in_part,
                       range_fraction, range_path, range_value, stops_note, time_of_frame,
                       wiggle_candidates)
-from .curve_reader import angle_text, length_text, scene_lengths
+from .curve_reader import angle_text, length_text, metres_per_unit, scene_lengths
 from .io.settings import kind_name
 from .scene_reader import read_scene
 
@@ -395,7 +395,7 @@ def get_wiggle_position(self) -> float:
     if ob is None:
         return 0.0
     st = scene.mechanism
-    v = joint_value(ob, st.wiggle_coordinate) * (scene.unit_settings.scale_length or 1.0
+    v = joint_value(ob, st.wiggle_coordinate) * (metres_per_unit(scene)
                                                  if st.wiggle_coordinate == "slide" else 1.0)
     return range_fraction(v, st.wiggle_lower, st.wiggle_upper, st.wiggle_coordinate == "angle",
                           st.wiggle_full_turn, _followed_turn(scene, ob.name, st.wiggle_coordinate))
@@ -426,7 +426,7 @@ def set_wiggle_position(self, value: float) -> None:
     st = scene.mechanism
     v = range_value(value, st.wiggle_lower, st.wiggle_upper)
     if st.wiggle_coordinate == "slide":
-        v /= scene.unit_settings.scale_length or 1.0
+        v /= metres_per_unit(scene)
         set_joint_value(ob, "slide", v)
         return
     path = range_path(joint_value(ob, "angle"), v, st.wiggle_lower, st.wiggle_upper, True,

@@ -11,6 +11,7 @@ import bpy
 import numpy as np
 
 from .coupling import joint_origin, used_joints
+from .curve_reader import metres_per_unit
 from .io.arrows import contact_arrow, force_arrows
 from .io.couplers import tie_lines
 from .io.limits import limit_bounds, limit_lines
@@ -43,7 +44,7 @@ def baked_arrows(scene) -> tuple[list, list]:
     frame: each baked joint's reaction at its marker I, each baked contact's force on Part A
     at its contact point (io/arrows.contact_arrow)."""
     origins, forces = [], []
-    scale = scene.unit_settings.scale_length or 1.0
+    scale = metres_per_unit(scene)
     for ob in scene.objects:
         s = ob.mechanism
         if not s.baked:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..solver import JOINT_COORDINATES, MechanismError, matrix_to_quat, quat_to_matrix
 from .anim import fcurve_modifiers, find_channelbag
-from .curve_reader import design_world, length_text
+from .curve_reader import angle_text, design_world, length_text
 from .io.follow import (Constant, KeyedPath, KeysInside, SplinePath, actuator_specs,
                         axis_functions, fitting_error, is_still, midpoints, sample_frames)
 from .io.follow_rotation import (EULER_MODES, KeyedTurn, still_matrix, angle_fitting_error, angle_functions,
@@ -323,7 +323,7 @@ def _sampled_turn(sm, samples: Samples):
     where = "world rotation" if isinstance(samples.reference, tuple) else \
         f"rotation relative to {samples.reference.name!r}"
     return spline, lambda scene: (f"through {n} samples of its {where}, fitting error "
-                                  f"{math.degrees(error):.3g} deg")
+                                  f"{angle_text(scene, error, 3)}")
 
 
 def poses_in(scene, target, reference, frames: np.ndarray | None):

@@ -21,6 +21,7 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 from mathutils import Matrix
 
 from ..solver import MechanismError, SolverError
+from .curve_reader import metres_per_unit
 from .io.mjcf_export import mjcf_from_mechanism
 from .io.mjcf_mechanism import MjcfReport, mechanism_from_mjcf
 from .scene_reader import read_design
@@ -40,7 +41,7 @@ def import_mjcf(context: bpy.types.Context, filepath: str) -> tuple:
 
 def gravity_warning(scene: bpy.types.Scene, gravity: np.ndarray) -> list[str]:
     """A warning when the model's gravity (m/s^2) is not the scene's, which Bake uses."""
-    scale = scene.unit_settings.scale_length or 1.0
+    scale = metres_per_unit(scene)
     ours = np.array(scene.gravity, float) * scale if scene.use_gravity else np.zeros(3)
     if np.allclose(ours, gravity, rtol=1e-6, atol=1e-6):
         return []

@@ -8,7 +8,9 @@ import bpy
 from ..solver import MechanismError, SolverError
 from . import bake
 from .bake_checks import mode_bake_problems, refuse_bake, refuse_frame_dependent
+from .curve_reader import scene_lengths
 from .io.modes import ModeAnimation, mode_label
+from .io.settings import in_panel_terms
 from .io.timeline import frame_text
 from .operators import _message
 from .scene_reader import read_design
@@ -43,12 +45,17 @@ class MECHANISM_OT_find_modes(bpy.types.Operator):
             item.frequency, item.damping_ratio = float(f), float(z)
         st.mode_index = 0
         said = f"{len(modes)} mode(s) about the equilibrium at frame {frame_text(scene.frame_current)}"
-        notes = sm.notes() + modes.notes          # the scene's reading (gravity, meshes), then
-        if notes:                                 # the modes' own, as Check and Bake say them
+        notes = sm.notes() + _solver_notes(scene, modes)   # the scene's reading (gravity,
+        if notes:                                 # meshes), then the modes' own, as Bake says them
             self.report({"WARNING"}, "; ".join([said] + notes))
         else:
             self.report({"INFO"}, said)
         return {"FINISHED"}
+
+
+def _solver_notes(scene, modes) -> list[str]:
+    """The modes' notes in the panel's terms and the scene's units, as Bake says a run's."""
+    return [in_panel_terms(scene_lengths(n, scene)) for n in modes.notes]
 
 
 class MECHANISM_OT_bake_mode(bpy.types.Operator):
@@ -91,7 +98,7 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
         scene.frame_set(scene.frame_current, subframe=scene.frame_subframe)
         said = ("baked mode " + mode_label(st.mode_index, modes.frequencies[st.mode_index],
                                            modes.damping_ratios[st.mode_index]))
-        notes = sm.notes() + modes.notes          # as Find Modes says them
+        notes = sm.notes() + _solver_notes(scene, modes)   # as Find Modes says them
         self.report({"WARNING"} if notes else {"INFO"}, "; ".join([said] + notes))
         return {"FINISHED"}
 

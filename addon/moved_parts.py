@@ -23,7 +23,7 @@ from mathutils import Euler, Matrix, Quaternion, Vector
 from .anim import find_channelbag
 from .bake import hidden_notes
 from .channels import ROTATION_CHANNEL, delta_turn, in_rotation_mode
-from .curve_reader import length_text
+from .curve_reader import angle_text, length_text, metres_per_unit
 from .io.part_frames import basis_pose
 from .io.timeline import frame_text
 from .scene_reader import at_first_frame, design_matrix
@@ -79,7 +79,7 @@ def moved(scene: bpy.types.Scene) -> list[tuple]:
 def moved_notes(scene: bpy.types.Scene) -> list[str]:
     """Check's line per moved part: where and how far it stands off its keys, and that a
     bake starts from the design moved with it."""
-    scale = scene.unit_settings.scale_length or 1.0
+    scale = metres_per_unit(scene)
     notes = []
     for ob, loc, quat in moved(scene):
         q = np.array(ob.rotation_quaternion, dtype=float)
@@ -87,7 +87,7 @@ def moved_notes(scene: bpy.types.Scene) -> list[str]:
         off = np.linalg.norm(np.array(ob.location, dtype=float) - loc) * scale
         notes.append(f"part {ob.name!r} was moved since its bake: at frame "
                      f"{frame_text(scene.frame_current)} it stands {length_text(scene, off)} "
-                     f"and {np.degrees(2 * np.arccos(min(cos, 1.0))):.3g} deg off its keys; "
+                     f"and {angle_text(scene, 2 * np.arccos(min(cos, 1.0)), 3)} off its keys; "
                      "Bake moves its design with it (change the frame first to drop the move)")
     return notes
 

@@ -16,7 +16,7 @@ from mathutils import Matrix
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, contacts, coupling, moved_parts, scene_cache
 from .background import BackgroundRun, until_interrupted
-from .bake_report import bake_notes, report_bake
+from .bake_report import bake_notes, report_bake, run_notes
 from .curve_reader import angle_text, fit_signature, length_text, scene_lengths
 from .io.csv_table import existing_folder, export_path
 from .io.drag import stops_note
@@ -308,7 +308,8 @@ def _start_notes(scene, sm) -> list[str]:
     except (MechanismError, SolverError):      # check() has said why
         return []
     after = {ob.name: sm.mech.pose(ob.name) for ob in sm.parts}
-    return start_notes(sm.mech, before, after, lambda metres: length_text(scene, metres))
+    return start_notes(sm.mech, before, after, lambda metres: length_text(scene, metres),
+                       lambda radians: angle_text(scene, radians, 3))
 
 
 class MECHANISM_OT_check(bpy.types.Operator):
@@ -498,16 +499,17 @@ class MECHANISM_OT_export_csv(bpy.types.Operator):
             with moved_parts.carried(context.scene):     # as a bake would read the scene
                 sm = bake_reading(context.scene)
                 bake_checks.refuse_frame_dependent(context.scene)
-                rows, events = bake.write_csv(path, sm, _solve_read(context.scene, sm,
-                                                                    until_interrupted))
+                result = _solve_read(context.scene, sm, until_interrupted)
+                rows, events = bake.write_csv(path, sm, result)
         except SolverCancelled:
             self.report({"WARNING"}, "Export CSV interrupted; nothing was written")
             return {"CANCELLED"}
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, f"Export CSV: {_message(exc, sm, context.scene)}")
             return {"CANCELLED"}
-        self.report({"INFO"}, f"wrote {rows} frames to {path} and {events} event(s) to "
-                              f"{events_path(path)}")
+        done = f"wrote {rows} frames to {path} and {events} event(s) to {events_path(path)}"
+        notes = run_notes(context.scene, sm, result)        # what a bake would say of it
+        self.report({"WARNING"} if notes else {"INFO"}, "; ".join([done] + notes))
         return {"FINISHED"}
 
 

@@ -104,7 +104,8 @@ def fingerprint(scene, at_frame: bool) -> tuple:
                      _settings(ob, at_frame), _placement(ob, at_frame), _evaluated(ob, layer))
                     for ob in tagged)
     shapes = tuple((c.as_pointer(), _plain(c.data), _placement(c, at_frame)) for c in curves)
-    units = (scene.unit_settings.scale_length, scene.unit_settings.system)
+    u = scene.unit_settings         # (the reading's notes are in the Length and Mass units)
+    units = (u.scale_length, u.system, u.length_unit, u.mass_unit, u.system_rotation)
     world = (scene.use_gravity, tuple(scene.gravity), scene.render.fps, scene.render.fps_base,
              tuple((c.name, c.value) for c in scene.mechanism.constants))
     frame = (scene.frame_start, scene.frame_end, scene.frame_current if at_frame else None)

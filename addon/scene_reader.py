@@ -1,10 +1,10 @@
 """Read the tagged objects of a scene into a solver Mechanism (one way: scene -> model).
 
 Every error names the object (and what to fix); nothing in the scene is changed here.
-Units: lengths are Blender units times ``scene.unit_settings.scale_length`` (metres);
-angles radians; masses kg (a typed-in Mass as Blender shows it: its stored value times
-``scale_length`` cubed in a unit system, io/mass.py); the scene's gravity is taken in
-Blender units per s^2.
+Units: lengths are Blender units times the Unit Scale (metres; none with no unit system,
+as in Blender: metres_per_unit); angles radians; masses kg (a typed-in Mass as Blender
+shows it: its stored value times the scale cubed in a unit system, io/mass.py); the
+scene's gravity is taken in Blender units per s^2.
 A part's frame is its object's world frame with the scale taken out (polar
 decomposition); for a part already baked, the frame saved before the bake is used.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Callable
 
 import bpy
 import numpy as np
@@ -19,7 +20,8 @@ import numpy as np
 from ..solver import Mechanism, MechanismError
 from .anim import fcurve_modifiers, find_channelbag, hand_channels, put_hand_channels
 from .contacts import add_contact
-from .curve_reader import acceleration_text, add_curve_joint, design_world, length_text
+from .curve_reader import (acceleration_text, add_curve_joint, design_world, length_text,
+                           mass_writer, metres_per_unit)
 from .io import mass
 from .io.contact_shapes import shared_pair_notes
 from .io.couplers import (SLOT_LABELS, CouplerCall, CouplerSettings, coupler_call, gear_opposed,
@@ -75,10 +77,12 @@ class SceneMechanism:
     # joint name -> ("angle" | "slide", the first frame of the range where its keyed
     # motion's value jumps: io/keyframes.first_jump)
     keyed_jumps: dict = field(default_factory=dict)
+    # a mass (kg) as the scene's Mass fields show it (curve_reader.mass_writer)
+    mass_text: Callable[[float], str] = mass.kilograms
 
     def mesh_notes(self) -> list[str]:
         """One line per part whose mesh has problems: the part, what is wrong, the mass used."""
-        return [mass.mesh_note(name, warning, props["mass"])
+        return [mass.mesh_note(name, warning, props["mass"], self.mass_text)
                 for name, (props, warning) in self.mass_properties.items() if warning]
 
     def notes(self) -> list[str]:
@@ -292,7 +296,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         bpy.context.view_layer.update()      # matrix_world of objects changed by scripts
     depsgraph = depsgraph or (bpy.context.evaluated_depsgraph_get() if update
                               else bpy.context.view_layer.depsgraph)
-    scale = scene.unit_settings.scale_length or 1.0
+    scale = metres_per_unit(scene)
     kg = mass.mass_unit_scale(scene.unit_settings.system, scale)     # the Mass field's unit
     timeline = Timeline.of_scene(scene.frame_start, scene.frame_end, scene.render.fps,
                                  scene.render.fps_base)
@@ -300,7 +304,9 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
     # Blender stores locations and matrices in float32 (unit round-off 2^-24): redundant
     # equations that disagree by that rounding are not the user's geometry
     sm = SceneMechanism(Mechanism(gravity=g * scale, input_precision=2.0 ** -24), scale, timeline)
-    sm.scene_notes += [n for n in [gravity_note(g, scale, acceleration_text(scene))] if n]
+    sm.scene_notes += [n for n in [gravity_note(g, scale, acceleration_text(scene),
+                                                scene.unit_settings.system != "IMPERIAL")] if n]
+    sm.mass_text = mass_writer(scene, 4)
     sm.constants = scene_constants((c.name, c.value) for c in scene.mechanism.constants)
     mech = sm.mech
     objs = [ob for ob in scene.objects if ob.mechanism.role != "NONE"]
@@ -329,7 +335,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         sm.mass_properties[ob.name] = (props, warning)
         from_mesh = s.mass_mode == "MESH" and ob.type == "MESH"
         sm.scene_notes += [n for n in [mass.implausible_note(
-            ob.name, props["mass"], s.density if from_mesh else None)] if n]
+            ob.name, props["mass"], s.density if from_mesh else None, sm.mass_text)] if n]
         w = np.array(s.initial_angular_velocity, dtype=float)
         mech.add_part(ob.name, position=pos * scale, orientation=quat,
                       velocity=np.array(s.initial_velocity) * scale, angular_velocity=w, **props)

@@ -32,6 +32,7 @@ from .io.mass import mass_unit_scale
 from .io.settings import solve_options, typed
 from . import scene_cache
 from .bake_checks import refuse_frame_dependent
+from .curve_reader import metres_per_unit
 from .io.study_table import StudyTable, design_value, study_levels
 from .scene_reader import read_design, read_scene
 
@@ -120,7 +121,7 @@ def si_per_stored(scene, unit: str) -> float:
     scale (metres per Blender unit), a coupler's scale on a slide divided by it (io/
     couplers.py), masses as io/mass.py's mass_unit_scale, angles as they are (rad)."""
     u = scene.unit_settings
-    scale = u.scale_length or 1.0
+    scale = metres_per_unit(scene)
     if unit in ("LENGTH", "VELOCITY", "ACCELERATION"):
         return scale
     if unit == "PER_LENGTH":

@@ -110,15 +110,18 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
         for note in res.notes[:1]:    # e.g. the batched run fell back to one by one (a defect)
             self.report({"WARNING"}, f"Study note: {note}")
         units = study.si_units(context.scene, table.parameters)
+        found = self._sm.notes()       # what reading the scene found, as Bake says it
         if table.failures:
             i, why = next(iter(table.failures.items()))
-            self.report({"WARNING"}, f"{done}, {len(table.failures)} failed (variant {i}, "
-                                     f"{describe(table.values(i), units)}: "
-                                     f"{scene_lengths(why, context.scene)})")
+            self.report({"WARNING"}, "; ".join([
+                f"{done}, {len(table.failures)} failed (variant {i}, "
+                f"{describe(table.values(i), units)}: {scene_lengths(why, context.scene)})"]
+                + found))
         else:
             order = table.order(st.sort_column, st.sort_descending)
-            self.report({"INFO"}, f"{done}; first by {st.sort_column}: variant {order[0]} "
-                                  f"({describe(table.values(order[0]), units)})")
+            self.report({"WARNING"} if found else {"INFO"}, "; ".join([
+                f"{done}; first by {st.sort_column}: variant {order[0]} "
+                f"({describe(table.values(order[0]), units)})"] + found))
         return {"FINISHED"}
 
 

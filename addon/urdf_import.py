@@ -22,6 +22,7 @@ from bpy_extras.io_utils import ImportHelper
 from mathutils import Matrix
 
 from ..solver import MechanismError, quat_to_matrix
+from .curve_reader import metres_per_unit
 from .io.mass import inertia_six, mass_unit_scale
 from .io.urdf_mechanism import UrdfReport, mechanism_from_urdf
 
@@ -39,7 +40,7 @@ class Units:
     """Metres and kilograms to the scene's stored units."""
 
     def __init__(self, scene: bpy.types.Scene) -> None:
-        self.length = scene.unit_settings.scale_length or 1.0
+        self.length = metres_per_unit(scene)
         self.kg = mass_unit_scale(scene.unit_settings.system, self.length)
 
     def frame(self, T: np.ndarray) -> Matrix:

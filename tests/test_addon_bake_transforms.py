@@ -198,11 +198,10 @@ def typed_into_gravity(bpy, text: str) -> float:
     return bpy.utils.units.to_value(units.system, "ACCELERATION", text) / units.scale_length
 
 
-@pytest.mark.parametrize("system, scale", [("METRIC", 0.001), ("IMPERIAL", 0.0254),
-                                           ("NONE", 0.001)])
+@pytest.mark.parametrize("system, scale", [("METRIC", 0.001), ("IMPERIAL", 0.0254)])
 def test_the_gravity_the_note_says_to_set_is_earths(blender, system, scale) -> None:
-    """A pendulum at unit scale 0.001 (Metric), one inch (Imperial) or 0.001 with no unit
-    system, the default Gravity -9.81 Blender units/s^2: Check's note says what to set
+    """A pendulum at unit scale 0.001 (Metric) or one inch (Imperial), the default Gravity
+    -9.81 Blender units/s^2: Check's note says what to set
     Scene > Gravity to for Earth's. Typed into the field as the note writes it (the field
     shows the scene's units in a unit system), it gives 9.80665 m/s^2, and Check notes
     nothing more. 1e-5: the note's six significant digits."""

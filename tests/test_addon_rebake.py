@@ -268,7 +268,7 @@ def test_a_baked_part_moved_since_starts_the_next_bake_where_it_was_put(blender)
     first = bake_keys(bpy)["arm"]
     moved = released_from(bpy, 0.5)
     assert bpy.ops.mechanism.check() == {"FINISHED"}
-    assert "part 'arm' was moved since its bake: at frame 1 it stands 0.2474 m and 28.6 deg " \
+    assert "part 'arm' was moved since its bake: at frame 1 it stands 0.2474 m and 28.6 degrees " \
         "off its keys" in scene.mechanism.report          # 2 x 0.5 m x sin(0.25), 0.5 rad
     saved = list(arm.mechanism.backup_matrix)
     scene.mechanism.analysis = "KINEMATIC"

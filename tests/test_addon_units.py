@@ -35,21 +35,18 @@ def test_a_couplers_scale_counts_a_slide_in_blender_units(blender, scale, length
 
 @pytest.mark.parametrize("system, length_unit, shown", [
     ("METRIC", "CENTIMETERS", "lower -10 cm"), ("METRIC", "MILLIMETERS", "lower -100 mm"),
-    ("IMPERIAL", "FEET", "lower -0.3281 ft"), ("NONE", "ADAPTIVE", "lower -100")])
+    ("IMPERIAL", "FEET", "lower -0.3281 ft")])
 def test_a_refused_stop_is_said_as_its_field_shows_it(blender, system, length_unit,
                                                      shown) -> None:
     """Unit Scale 0.001, a slide driven down at 0.2 m/s through its lower stop at -100
     Blender units (0.1 m): Bake's refusal gives the stops as the Lower field shows them,
     in the scene's Length unit (-10 cm with Centimetres, -100 mm with Millimetres, 0.3281
-    ft in feet; the stored number with no unit system), never the stored -100 as if it
-    were the scene's units."""
+    ft in feet), never the stored -100 as if it were the scene's units."""
     from test_addon_limits import millimetre_slide
     bpy = blender
     millimetre_slide(bpy, -100.0, drive="-0.2*t")
     units = bpy.context.scene.unit_settings
-    units.system = system
-    if system != "NONE":
-        units.length_unit = length_unit
+    units.system, units.length_unit = system, length_unit
     units.scale_length = 0.001
     with pytest.raises(RuntimeError) as refused:
         bpy.ops.mechanism.bake()
@@ -75,3 +72,32 @@ def test_a_metres_scene_says_lengths_in_metres(blender, extension) -> None:
     units.length_unit = "ADAPTIVE"
     said = extension.addon.drag.find_range(bpy.context.scene)
     assert said == f"{rail.name}: slide -5 cm .. 10 cm", said
+
+
+def baked_main_bearing(bpy, joint) -> tuple[np.ndarray, np.ndarray]:
+    """Bake, then (the reaction force magnitude keys (N), the report) of ``joint``."""
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    force = bs.curve(joint, '["reaction_force"]', action=joint.mechanism.bake_action)[:, 1]
+    report = bpy.context.scene.mechanism.report
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    return force, report
+
+
+def test_no_unit_system_applies_no_unit_scale(blender) -> None:
+    """Blender applies no Unit Scale when the unit system is None (BKE_unit_value_scale
+    returns the stored value; the Units panel greys the field out): its fields and its own
+    physics read a Blender unit as a metre and Gravity -9.81 as Earth's.  A slider-crank
+    (kinematic, 0.1 m crank, meshes' masses) baked with no unit system and a Unit Scale of
+    0.001 left over from a millimetre scene gives the main bearing's reactions of the same
+    scene in metres, with no gravity or mass note; with the scale applied the meshes'
+    masses came out 1e-9 of theirs (4e-11 kg, "below a microgram"), gravity 0.00981 m/s^2
+    and a gravity note asked for 9806.65.  1e-6 relative: float32 keys."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    units = bpy.context.scene.unit_settings
+    assert (units.system, units.scale_length) == ("METRIC", 1.0)
+    want, _ = baked_main_bearing(bpy, d["main"])
+    units.system, units.scale_length = "NONE", 0.001
+    got, report = baked_main_bearing(bpy, d["main"])
+    assert "gravity" not in report and "microgram" not in report, report
+    np.testing.assert_allclose(got, want, rtol=1e-6)

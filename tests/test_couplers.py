@@ -419,7 +419,10 @@ def test_check_names_a_redundant_coupler_as_a_coupler() -> None:
     text = str(rep)
     assert f"redundant in coupler {owner!r}: 1 equation(s)" in text
     assert f"reactions in coupler {owner!r} are not unique" in text
-    assert "joint" not in text.replace("ties joint(s)", "")
+    # (the axle joints' reactions are named: the tooth force's share between the mesh
+    # and the plain coupler is not unique)
+    assert "joint" not in "\n".join(line for line in text.replace("ties joint(s)", "")
+                                    .splitlines() if "reactions not unique" not in line)
 
 
 @pytest.mark.parametrize("call, message", [
@@ -478,7 +481,8 @@ def test_redundant_meshes_over_many_turns_give_no_false_note() -> None:
         m.add_gear(f"sp{k}", "sun_ax", f"pj{k}", teeth=(12, 24))
         m.add_gear(f"pr{k}", f"pj{k}", "ring_ax", radii=(0.12, 0.30), mesh="internal")
     r = m.solve(duration=4.0, fps=24)
-    assert not r.notes
+    # only the note that the load's share between the two planets is not unique
+    assert [n for n in r.notes if "reactions not unique" not in n] == []
     assert np.abs(wrap(turn_z(r, "ring") + 0.2 * math.pi * r.times)).max() < 1e-12
 
 

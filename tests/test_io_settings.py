@@ -117,6 +117,15 @@ def test_gravity_note_in_a_unit_system_names_earths_in_the_fields_units() -> Non
     assert "9806.65" not in note
 
 
+def test_gravity_note_in_imperial_gives_the_gravity_as_its_field_shows_it() -> None:
+    """An inch scene (unit scale 0.0254) at -9.81 Blender units/s^2: 0.2492 m/s^2, which
+    its Gravity field shows in ft/s^2 (0.2492 / 0.3048 = 0.8175): both are said."""
+    ft = lambda a: f"{a / 0.3048:.4g} ft/s^2"
+    note = settings.gravity_note((0.0, 0.0, -9.81), 0.0254, ft, metric=False)
+    assert "is 0.2492 m/s^2 (0.8175 ft/s^2) at unit scale 0.0254" in note, note
+    assert note.endswith("set Scene > Gravity to 32.17 ft/s^2 along its direction")
+
+
 def test_scene_constants_and_the_ones_an_expression_uses() -> None:
     """The Constants list as named constants: refused by name when unnamed, named twice or
     named like t, pi or a function; each expression gets only the ones it uses (the solver

@@ -8,7 +8,7 @@ as the matrix's off-diagonal entries.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -72,15 +72,22 @@ def from_mesh(name: str, vertices: np.ndarray, faces: Sequence, frame: PartFrame
     return dict(mass=mass, center_of_mass=com, inertia=inertia), warning
 
 
-def mesh_note(name: str, warning: str, mass: float) -> str:
+def kilograms(kg: float) -> str:
+    """A mass in kg, as a note writes it where the scene's Mass unit is not known."""
+    return f"{kg:.4g} kg"
+
+
+def mesh_note(name: str, warning: str, mass: float,
+              mass_text: Callable[[float], str] = kilograms) -> str:
     """What Check and Bake say about a part whose mesh has problems (``warning`` from
-    ``from_mesh``): the part, what is wrong and the mass used (kg).  An open, non-manifold
+    ``from_mesh``): the part, what is wrong and the mass used (kg, written by ``mass_text``
+    in the scene's Mass unit, as the Mass field shows it).  An open, non-manifold
     or inconsistently oriented mesh gives the divergence-theorem mass of the faces it has,
     not the solid's; inside-out normals alone are flipped and the mass is right."""
     flipped_only = all(w.startswith("inside-out") for w in warning.split("; "))
     fix = "" if flipped_only else (" (of the faces there are, not of a solid: close the mesh, "
                                    "or type the mass in)")
-    return f"part {name!r}: {warning}; mass used {mass:.4g} kg{fix}"
+    return f"part {name!r}: {warning}; mass used {mass_text(mass)}{fix}"
 
 
 # the densities of solids: from aerogels (about 1 kg/m^3) to osmium, the densest element
@@ -92,21 +99,22 @@ DENSITY_RANGE = (1.0, 3.0e4)          # kg/m^3
 MASS_RANGE = (1e-9, 1e9)              # kg
 
 
-def implausible_note(name: str, mass: float, density: float | None = None) -> str | None:
+def implausible_note(name: str, mass: float, density: float | None = None,
+                     mass_text: Callable[[float], str] = kilograms) -> str | None:
     """What Check and Bake say of part ``name`` whose ``density`` (kg/m^3, when its mass
     is from its mesh) or ``mass`` (kg) is outside what a solid part can be (DENSITY_RANGE,
-    MASS_RANGE): the part, the value, the mass it gives and the field to check; None for
-    plausible values."""
+    MASS_RANGE): the part, the value, the mass it gives (``mass_text``: in the scene's
+    Mass unit) and the field to check; None for plausible values."""
     if density is not None and not DENSITY_RANGE[0] <= density <= DENSITY_RANGE[1]:
         than = ("denser than any solid (osmium, the densest, 22,590 kg/m^3)"
                 if density > DENSITY_RANGE[1] else
                 "lighter than any solid (aerogels, the lightest, about 1 kg/m^3)")
         return (f"part {name!r}: density {density:.4g} kg/m^3 is {than}: the part weighs "
-                f"{mass:.4g} kg; check its Density (kg/m^3: water 1000, aluminium 2700, "
+                f"{mass_text(mass)}; check its Density (kg/m^3: water 1000, aluminium 2700, "
                 "steel 7850)")
     if not MASS_RANGE[0] <= mass <= MASS_RANGE[1]:
         size = "above a billion kg" if mass > MASS_RANGE[1] else "below a microgram"
-        return (f"part {name!r}: mass {mass:.4g} kg is {size}: check its Mass (and the "
+        return (f"part {name!r}: mass {mass_text(mass)} is {size}: check its Mass (and the "
                 "scene's unit scale, which scales a typed mass)")
     return None
 

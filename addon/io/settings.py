@@ -156,7 +156,7 @@ EARTH = 9.80665     # m/s^2
 
 
 def gravity_note(gravity, scale: float,
-                 earth_text: Callable[[float], str] | None = None) -> str:
+                 earth_text: Callable[[float], str] | None = None, metric: bool = True) -> str:
     """A note when the scene's Gravity (Blender units per s^2, as Blender's own physics reads
     it) is far from Earth's in SI at a unit scale other than 1: a millimetre scene keeps
     the default -9.81, which is 0.00981 m/s^2 there, and every part falls a thousand times
@@ -164,13 +164,16 @@ def gravity_note(gravity, scale: float,
     The value to set is written as the Gravity field takes it: ``earth_text`` writes an
     acceleration in m/s^2 in the scene's units (a unit system: the field shows and takes
     the stored value times the unit scale, so Earth's is typed 9.80665 m/s^2); None (no
-    unit system: the field takes Blender units/s^2 as stored) gives 9.80665 / scale."""
+    unit system: the field takes Blender units/s^2 as stored) gives 9.80665 / scale.  Not
+    ``metric`` (Imperial: the field shows ft/s^2), the scene's gravity is also given as the
+    field shows it."""
     g = float(sum(x * x for x in gravity)) ** 0.5
     si = g * scale
     if scale == 1.0 or g == 0.0 or 0.5 * EARTH <= si <= 2.0 * EARTH:
         return ""
     if earth_text is not None:
-        return (f"gravity: the scene's Gravity is {si:.4g} m/s^2 at unit scale {scale:g} "
+        shown = "" if metric else f" ({earth_text(si)})"
+        return (f"gravity: the scene's Gravity is {si:.4g} m/s^2{shown} at unit scale {scale:g} "
                 f"({g:.4g} Blender units/s^2, as Blender's own physics reads it); for Earth's "
                 f"set Scene > Gravity to {earth_text(EARTH)} along its direction")
     return (f"gravity: the scene's Gravity {g:.4g} Blender units/s^2 is {si:.4g} m/s^2 at unit "

@@ -127,11 +127,14 @@ def model_size(mech, frames: dict, poses: dict[str, Pose]) -> float:
 
 
 def start_notes(mech, before: dict[str, Pose], after: dict[str, Pose],
-                length_text: Callable[[float], str]) -> list[str]:
+                length_text: Callable[[float], str],
+                angle_text: Callable[[float], str] | None = None) -> list[str]:
     """Check's lines about the start: nothing when the assembly moves no part by more than
     OPEN_SHARE of the model's size; else each joint open at the user's placement (``before``,
     the moving parts' poses) and by how much, and the parts the assembly (``after``) moves and
-    how far.  ``length_text`` writes a length in metres in the scene's units."""
+    how far.  ``length_text`` writes a length in metres in the scene's units, ``angle_text``
+    an angle in radians (None: in degrees)."""
+    angle_text = angle_text or (lambda radians: f"{np.degrees(radians):.3g} degrees")
     was, now = marker_frames(mech, before), marker_frames(mech, after)
     size = model_size(mech, was, before)
     moved = {}
@@ -149,7 +152,7 @@ def start_notes(mech, before: dict[str, Pose], after: dict[str, Pose],
         else:
             dist, angle = joint_gap(j.kind, was[j.marker_i], was[j.marker_j], j.length)
         by = ([length_text(dist)] if dist > OPEN_SHARE * size else []) + (
-            [f"{np.degrees(angle):.3g} degrees"] if angle > OPEN_SHARE else [])
+            [angle_text(angle)] if angle > OPEN_SHARE else [])
         if by:
             lines.append(f"joint {j.name!r} is open at the start by {' and '.join(by)}")
     parts = ", ".join(f"part {name!r} by {length_text(d)}" for name, d in moved.items())

@@ -21,6 +21,7 @@ from ..start.loaded_bushings import loaded_bushings
 from ..start.open_joints import open_joints_note
 from ..start.singular_start import singular_start
 from ..structure import structure
+from .shared_reactions import shared_reactions_note
 
 
 @dataclass
@@ -91,8 +92,13 @@ def check(model: Model, state: State) -> CheckReport:
             problems.append(f"motion {mn!r} drives a coordinate that the joints and other motions "
                             "already fix (redundant or conflicting motion)")
     if redundant:
-        notes.append(f"{len(st.redundant)} redundant equation(s) removed; reactions in "
-                     f"{_named(owners)} are not unique: the least-norm multipliers are reported")
+        others = {name: kind for name, kind in owners.items() if kind != "joint"}
+        notes.append(f"{len(st.redundant)} redundant equation(s) removed" + (
+            f"; reactions in {_named(others)} are not unique: the least-norm multipliers "
+            "are reported" if others else ""))
+        shared = shared_reactions_note(model, st, r, p, asm.track if assembled else None,
+                                       "at the pose checked")
+        notes += [shared] if shared else []
     cp = model.couplers
     for k, name in enumerate(cp.names if cp is not None else ()):
         row = int(np.flatnonzero(model.row_coupler == k)[0])
