@@ -135,7 +135,7 @@ def test_a_variant_passes_a_singular_position_inside_the_lockstep_run(monkeypatc
     marked = compile_model(study.variant(1)).body_mass.copy()
     calls = []
 
-    def singular(model, st, r, p):
+    def singular(model, st, r, p, *ahead):
         calls.append(1)
         return ("pin",) if np.array_equal(model.body_mass, marked) else ()
     monkeypatch.setattr(driver, "free_singular", singular)

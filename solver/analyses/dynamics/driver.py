@@ -70,13 +70,14 @@ from .actions import StepActions
 from .equations import Equations
 from .method import STIFF_RATE, choose_method  # noqa: F401 (STIFF_RATE: the threshold)
 from .events import StepEnd, aim_at_event, crossed_at_end, record_friction, step_events
-from .inside import asks_singular, before_failure, inside_step
+from .inside import asks_singular, before_failure, collapsed_size, inside_step
 from .pairs import frame_pairs
 from .requests import Request, Requests, drive
 from .frames import (at_rest, frames_inside, hold_after, motion_power, motion_rate,
                      on_frame_within, project_run, rests)
 from .friction import aim, magnitudes
-from .singular import collapsed, free_singular, gave_up, lock_up, rows_chosen_anew
+from .singular import (collapsed, free_singular, gave_up, lock_up, near_singular,
+                       rows_chosen_anew)
 from .stops import Stops, check_start
 from ..checks.curve_ends import open_ends
 from .touchdown import reach_time
@@ -354,7 +355,8 @@ class DynamicRun(StepActions):
                 hs = again
                 continue
             hs = control.rejected(hs, err, stepper)
-            who = (free_singular(self.model, self.st, self.r, self.p)
+            who = (free_singular(self.model, self.st, self.r, self.p, self.t + self.frame_dt,
+                                 self.run.track)
                    if asks_singular(hs, self.frame_dt) and not self.run.robust else ())
             if who:
                 self._singular_position(who)
@@ -384,12 +386,20 @@ class DynamicRun(StepActions):
         """Singular equations inside a step: at a free singular position, least-norm solves
         from here (the step is taken again); else a lock-up, its joints named."""
         self.run = run = self.sysm.run     # as told when it failed (an event's part-way)
-        who = () if run.robust else free_singular(self.model, self.st, self.r, self.p)
+        model, t_out = self.model, float(self.times[k])
+        who = () if run.robust else free_singular(model, self.st, self.r, self.p,
+                                                  self.t + self.frame_dt, run.track)
         if who:                     # S not positive definite at a free singular position
             self.run = run.solving(True)
             self._rates_jump()
             self.sysm.tell(self.run)
             self.passed.append((self.t, who))
+            return
+        if (not run.robust and self.h is not None and not collapsed_size(0.5 * self.h, self.t)
+                and not near_singular(model, self.st, self.r, self.p)):
+            # a stage on a singular pose the step's start is not near (a dead centre at an
+            # output frame's time exactly): the step tried again shorter, from nearer it
+            self.h = 0.5 * min(self.h, t_out - self.t)
             return
         msg, who = lock_up(self.model, self.st, self.r, self.p, self.t)
         self.fail(msg, k, self.t, who)

@@ -13,7 +13,7 @@ from ...base.errors import ExpressionError
 from ...model.compile import Model
 from ...vocabulary.timefunctions import TimeFunction
 from ..contact_check import overlaps
-from ..general_motions import lock_up_cause, reached_singular
+from ..general_motions import REACHED, closest_approach, lock_up_cause, reached_singular
 from ..structure import Structure
 from .equations import Equations
 from .inside import collapsed_size
@@ -117,12 +117,39 @@ def rows_chosen_anew(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) 
     return new
 
 
-def free_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
-    """The joints of a singular position that the motion may pass (their constraints
-    dependent for an instant, e.g. a parallelogram lined up), else (): not singular, or a
-    motion driven into a position it cannot pass (a motion among the rows: a lock-up)."""
+def free_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
+                  t_ahead: float | None = None, track=None) -> tuple[str, ...]:
+    """The joints (and motions) of a singular position the run may pass (their
+    constraints dependent for an instant, e.g. a parallelogram lined up), else (): not
+    singular, or a motion driven into a position it cannot pass (a lock-up).  A motion
+    among the dependent rows passes where its target stays within reach at ``t_ahead``
+    (s; a frame's spacing past the run's time, beyond the instant it reaches the position;
+    None: never): a slide whose crank it drives touching the
+    dead centre and turning back, its speed zero there (the crank carried through by its
+    momentum: no constraint impulse can turn it there, the rows' Jacobian having no
+    component along it), but not one still pushing at the dead centre, or a general
+    motion's target leaving the reach (``within_reach``)."""
     who = near_singular(model, st, r, p)
-    return () if set(who) & set(model.motion_names) else who
+    motions = tuple(n for n in who if n in model.motion_names)
+    if not motions:
+        return who
+    if t_ahead is None or not within_reach(model, motions, st.keep, r, p, t_ahead, track):
+        return ()
+    return who
+
+
+def within_reach(model: Model, motions: tuple[str, ...], held: np.ndarray, r: np.ndarray,
+                 p: np.ndarray, t: float, track=None) -> bool:
+    """Can the mechanism meet the ``motions``' values at time t (s) from the pose (r, p),
+    the other rows ``held`` holding (general_motions.closest_approach: its residual within
+    REACHED of each row's length)?"""
+    target = np.flatnonzero(np.isin(model.row_motion, [
+        k for k, n in enumerate(model.motion_names) if n in motions]))
+    try:
+        gap = closest_approach(model, target, np.setdiff1d(held, target), r, p, t, track)
+    except (np.linalg.LinAlgError, ValueError, ExpressionError):
+        return False
+    return bool(np.abs(gap / model.row_length[target]).max(initial=0.0) <= REACHED)
 
 
 def collapsed(sysm: Equations, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
