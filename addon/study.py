@@ -33,7 +33,8 @@ from .io.settings import solve_options, typed
 from . import scene_cache
 from .bake_checks import refuse_frame_dependent
 from .io.study_table import StudyTable, design_value, study_levels
-from .scene_reader import read_design, read_scene
+from .moved_parts import read_carried
+from .scene_reader import read_scene
 
 NONE = "__none__"
 CHOICES = "study choices"            # the pickers' reading of the scene (scene_cache.py)
@@ -283,7 +284,7 @@ def study_of(scene):
     if st.use_parameter_2:
         specs.append((st.parameter_2, typed(st.start_2), typed(st.stop_2), st.count_2))
     levels = study_levels(specs)
-    sm = read_design(scene)
+    sm = read_carried(scene)             # the design a Bake reads (moved_parts.py)
     refuse_frame_dependent(scene)
     study = Study(sm.mech, grid(levels))
     tl = sm.timeline
