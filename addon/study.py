@@ -364,5 +364,24 @@ def forget() -> None:
     _tables.clear()
 
 
+@bpy.app.handlers.persistent
+def _on_load(*_args) -> None:
+    """A file about to be loaded (File > New, Open, Revert): the kept runs are of scenes
+    it ends, which no loaded scene is (its table's Bake Variant solves again), so their
+    Results (gigabytes for a large study) go now, not at the next run.  Undo and redo keep
+    them: a redone run's table is theirs."""
+    forget()
+
+
+def register() -> None:
+    bpy.app.handlers.load_pre.append(_on_load)
+
+
+def unregister() -> None:
+    if _on_load in bpy.app.handlers.load_pre:
+        bpy.app.handlers.load_pre.remove(_on_load)
+    forget()
+
+
 ERRORS = (MechanismError, SolverError, ValueError)
 classes = (MA_StudyRow, MA_StudySettings)
