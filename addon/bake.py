@@ -470,12 +470,15 @@ def remove_event_markers(scene: bpy.types.Scene) -> int:
     return len(ours)
 
 
-def _end_other_scenes_events(name: str, scene: bpy.types.Scene) -> None:
-    """The event markers of the scene ``name`` whose bake an object being cleared from
-    ``scene`` carries (objects shared by two scenes): that bake ends here, so its markers
-    in its own scene go too."""
+def _end_other_scenes_events(ob, scene: bpy.types.Scene) -> None:
+    """The event markers of the other scene whose bake ``ob``, being cleared from ``scene``,
+    carries when ``ob`` is in that scene too (objects shared by two scenes, a Linked Copy):
+    that bake ends here, so its markers in its own scene go too.  A Full Copy's objects name
+    the scene they were copied from but are not in it: its bake and markers stay."""
+    name = ob.mechanism.bake_scene
     other = bpy.data.scenes.get(name) if name and name != scene.name else None
-    if other is not None and other.mechanism.event_markers:
+    if other is not None and other.mechanism.event_markers and \
+            other.objects.get(ob.name) == ob:
         remove_event_markers(other)
 
 
@@ -491,7 +494,7 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
         s = ob.mechanism
         if not s.baked:
             continue
-        _end_other_scenes_events(s.bake_scene, scene)
+        _end_other_scenes_events(ob, scene)
         act = s.bake_action
         # keyed as a part (its role may have changed since): its transforms go back
         bag = find_channelbag(act, act.slots[0]) if act is not None and len(act.slots) else None

@@ -26,7 +26,7 @@ from .bake_checks import refuse_frame_dependent
 from .io.command_line import ImportCommand, MjcfCommand, StudyCommand, parse_command
 from .io.settings import solve_options
 from .io.study_table import scene_failures
-from .scene_reader import read_design
+from .moved_parts import read_carried
 
 _handle = None
 
@@ -219,7 +219,7 @@ def study_file(in_path: str, levels: dict, csv_path: str, scene_name: str | None
             bpy.ops.wm.open_mainfile(filepath=in_path)
             scene = _scene(scene_name)
             with _in_scene(scene):
-                sm = read_design(scene)
+                sm = read_carried(scene)        # the design a Bake reads
             refuse_frame_dependent(scene)
             study = Study(sm.mech, grid(levels))
             res = study.run(times=sm.timeline.times, progress=until_interrupted,

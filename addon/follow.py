@@ -69,7 +69,7 @@ def _add_follow(sm, scene, ob, update: bool) -> None:
                              "Follow Rotation (b1, b2, b3)")
     j_name, rotation, origin = _reference(sm, scene, ob)
     reference = s.follow_relative_to if rotation is None else (rotation, origin)
-    samples = Samples(sm, scene, (target, bone), reference, s.follow_samples, update)
+    samples = Samples(sm, scene, (target, bone), reference, s.follow_samples, update, what)
     target_text = f"{target.name!r} (bone {bone!r})" if bone else repr(target.name)
     fns: dict = {}
     path, error = None, None
@@ -252,11 +252,13 @@ def _keyed_turn(sm, target, rotation):
 
 class Samples:
     """The target's evaluated pose relative to J at the scene's frames (``per_frame`` a
-    frame) and halfway between them, read once when first asked for (``poses``)."""
+    frame) and halfway between them, read once when first asked for (``poses``); ``what``
+    names the marker in errors."""
 
-    def __init__(self, sm, scene, target: tuple, reference, per_frame: int, update: bool):
+    def __init__(self, sm, scene, target: tuple, reference, per_frame: int, update: bool,
+                 what: str = "a marker"):
         self.sm, self.scene, self.target, self.reference = sm, scene, target, reference
-        self.update = update
+        self.update, self.what = update, what
         tl = sm.timeline
         self.frames = sample_frames(tl, per_frame)
         self.mids = midpoints(self.frames)
@@ -285,10 +287,29 @@ class Samples:
                 self._poses = (np.repeat(where * self.sm.scale, 2, axis=0),
                                np.repeat(turn, 2, axis=0))
             else:
+                refuse_unevaluated(self.what, self.target[0], self.reference)
                 where, turn = poses_in(self.scene, self.target, self.reference,
                                        np.concatenate([self.frames, self.mids]))
                 self._poses = (where * self.sm.scale, turn)
         return self._poses
+
+
+def refuse_unevaluated(what: str, target, reference) -> None:
+    """MechanismError naming the Follow target (or the Relative To marker ``reference``,
+    when it is an object) that Blender does not evaluate: one in a collection excluded from
+    the view layer, or disabled in viewports (itself or its collection), is not in the
+    depsgraph, so its parent, constraints and keys do not move it as the frames change and
+    a sampling would read it standing still."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = {i.original.as_pointer() for i in depsgraph.ids if isinstance(i, bpy.types.Object)}
+    for label, ob in (("Follow target", target), ("Relative To marker", reference)):
+        if isinstance(ob, bpy.types.Object) and ob.as_pointer() not in evaluated:
+            where = ", ".join(repr(c.name) for c in ob.users_collection)
+            raise MechanismError(
+                f"{what}: its {label} {ob.name!r} is not evaluated by Blender (it or its "
+                f"collection {where} is excluded from the view layer or disabled in "
+                "viewports), so its motion cannot be sampled: include and enable it (to "
+                "hide it, use the eye icon)")
 
 
 def _sampled_path(sm, samples: Samples):

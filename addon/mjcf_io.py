@@ -6,7 +6,7 @@ the model.  The mechanism is made first, Blender-free (io/mjcf_mechanism.py), an
 objects are written from its items (through the URDF import's writer), so the scene reads
 back as the same Mechanism.  On any error every data-block the import made is removed.
 
-Export: the scene's mechanism read as Bake reads it (scene_reader.read_design), assembled
+Export: the scene's mechanism read as Bake reads it (moved_parts.read_carried), assembled
 at the first frame, written by io/mjcf_export.py; what MJCF cannot hold is reported.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..solver import MechanismError, SolverError
 from .curve_reader import metres_per_unit
 from .io.mjcf_export import mjcf_from_mechanism
 from .io.mjcf_mechanism import MjcfReport, mechanism_from_mjcf
-from .scene_reader import read_design
+from .moved_parts import read_carried
 from .urdf_import import SceneWriter, into_new_collection, material
 
 
@@ -193,7 +193,7 @@ class MECHANISM_OT_export_mjcf(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         scene = context.scene
         try:
-            sm = read_design(scene)
+            sm = read_carried(scene)            # the design a Bake reads (moved_parts.py)
             sm.mech.assemble(time=float(sm.timeline.times[0]))
             export = mjcf_from_mechanism(sm.mech, model_name=scene.name)
             with open(self.filepath, "w", encoding="utf-8") as f:

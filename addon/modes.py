@@ -12,6 +12,7 @@ from .curve_reader import scene_lengths
 from .io.modes import ModeAnimation, mode_label
 from .io.settings import in_panel_terms
 from .io.timeline import frame_text
+from .moved_parts import carry, kept_if_done, read_carried
 from .operators import _message
 from .scene_reader import read_design
 
@@ -32,7 +33,7 @@ class MECHANISM_OT_find_modes(bpy.types.Operator):
         scene = context.scene
         sm = None
         try:
-            sm = read_design(scene)
+            sm = read_carried(scene)           # the design a Bake reads (moved_parts.py)
             refuse_frame_dependent(scene)      # settings keyed to change: read at one frame
             modes = sm.mech.modes(time=_time_now(scene, sm))
         except (MechanismError, SolverError) as exc:
@@ -77,6 +78,11 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
         return True
 
     def execute(self, context):
+        """The mode keyed on the design a Bake reads: the baked parts' moves carried into
+        it and kept, as a Bake keeps them (moved_parts.py)."""
+        return kept_if_done(carry(context.scene), lambda: self._bake_mode(context))
+
+    def _bake_mode(self, context):
         scene = context.scene
         st = scene.mechanism
         sm = None

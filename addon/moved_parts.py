@@ -26,7 +26,7 @@ from .channels import ROTATION_CHANNEL, delta_turn, in_rotation_mode
 from .curve_reader import angle_text, length_text, metres_per_unit
 from .io.part_frames import basis_pose
 from .io.timeline import frame_text
-from .scene_reader import at_first_frame, design_matrix
+from .scene_reader import SceneMechanism, at_first_frame, design_matrix, read_design
 
 # how far a baked part's location (Blender units, relative to at least 1) or quaternion may
 # stand off what its bake's keys give at the frame shown and still be theirs: both are
@@ -230,3 +230,12 @@ def carried(scene: bpy.types.Scene) -> Iterator[None]:
         yield
     finally:
         put_back(record)
+
+
+def read_carried(scene: bpy.types.Scene) -> SceneMechanism:
+    """The scene's design as Bake reads it (``read_design`` with the moves carried), the
+    scene left as it was: the reading of Check, Find Modes, Run Study and Export MJCF, so
+    that a baked mechanism moved since (by hand, or with its carrier) is not read where
+    its parts stood before their first bake."""
+    with carried(scene):
+        return read_design(scene)

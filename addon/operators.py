@@ -323,7 +323,7 @@ class MECHANISM_OT_check(bpy.types.Operator):
         sm = None
         moved = moved_parts.moved_notes(scene)     # before the reading changes the frame
         try:
-            sm = read_design(scene)
+            sm = moved_parts.read_carried(scene)   # the design a Bake reads
             report = sm.mech.check()
         except (MechanismError, SolverError) as exc:
             self.report({"ERROR"}, _message(exc, sm, scene))

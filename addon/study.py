@@ -34,7 +34,8 @@ from . import scene_cache
 from .bake_checks import refuse_frame_dependent
 from .curve_reader import metres_per_unit
 from .io.study_table import StudyTable, design_value, study_levels
-from .scene_reader import read_design, read_scene
+from .moved_parts import read_carried
+from .scene_reader import read_scene
 
 NONE = "__none__"
 CHOICES = "study choices"            # the pickers' reading of the scene (scene_cache.py)
@@ -284,7 +285,7 @@ def study_of(scene):
     if st.use_parameter_2:
         specs.append((st.parameter_2, typed(st.start_2), typed(st.stop_2), st.count_2))
     levels = study_levels(specs)
-    sm = read_design(scene)
+    sm = read_carried(scene)             # the design a Bake reads (moved_parts.py)
     refuse_frame_dependent(scene)
     study = Study(sm.mech, grid(levels))
     tl = sm.timeline
@@ -362,6 +363,25 @@ def kept_result(scene, sm, i: int):
 def forget() -> None:
     _memory.clear()
     _tables.clear()
+
+
+@bpy.app.handlers.persistent
+def _on_load(*_args) -> None:
+    """A file about to be loaded (File > New, Open, Revert): the kept runs are of scenes
+    it ends, which no loaded scene is (its table's Bake Variant solves again), so their
+    Results (gigabytes for a large study) go now, not at the next run.  Undo and redo keep
+    them: a redone run's table is theirs."""
+    forget()
+
+
+def register() -> None:
+    bpy.app.handlers.load_pre.append(_on_load)
+
+
+def unregister() -> None:
+    if _on_load in bpy.app.handlers.load_pre:
+        bpy.app.handlers.load_pre.remove(_on_load)
+    forget()
 
 
 ERRORS = (MechanismError, SolverError, ValueError)

@@ -27,6 +27,7 @@ from .io.study_table import describe, design_value, row_differs
 from .curve_reader import scene_lengths
 from .bake_report import bake_notes, report_bake
 from .operators import _bake_options, _message
+from .moved_parts import carry, kept_if_done, put_back
 from .scene_reader import read_design
 
 PLOT_IMAGE = "Mechanism study plot"
@@ -160,6 +161,11 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         return study.kept_result(context.scene, sm, i)
 
     def execute(self, context):
+        """Synchronous bake of the variant; the baked parts' moves carried into the design
+        and kept, as Bake keeps them (moved_parts.py)."""
+        return kept_if_done(carry(context.scene), lambda: self._bake(context))
+
+    def _bake(self, context):
         self._sm = None
         try:
             result = self._prepare(context)
@@ -175,13 +181,15 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         if bpy.app.background:
             return self.execute(context)
         self._sm = None
+        self._moved = carry(context.scene)
         try:
             kept = self._prepare(context)
         except study.ERRORS as exc:
+            put_back(self._moved)
             self.report({"ERROR"}, f"Bake Variant: {_message(exc, self._sm, context.scene)}")
             return {"CANCELLED"}
         if kept is not None:
-            return self._finish(context, kept)
+            return kept_if_done(self._moved, lambda: self._finish(context, kept))
         variant, times = self._variant, self._sm.timeline.times
         how = _bake_options(context.scene, self._sm)
         return self.start(context, lambda progress: variant.solve(
@@ -189,6 +197,9 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
             f"Mechanism bake of variant {self._i}: frame {{k}} of {{n}} (Esc to cancel)")
 
     def finished(self, context, err, result):
+        return kept_if_done(self._moved, lambda: self._done(context, err, result))
+
+    def _done(self, context, err, result):
         if isinstance(err, SolverCancelled):
             self.report({"WARNING"}, "bake of the variant cancelled; nothing was changed")
             return {"CANCELLED"}

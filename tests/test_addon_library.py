@@ -101,3 +101,27 @@ def test_a_mechanism_shown_by_a_collection_instance_is_named(blender, tmp_path) 
         with pytest.raises(RuntimeError, match=re.escape(said)):
             op()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_an_appended_mechanism_s_missing_constant_says_where_constants_live(blender,
+                                                                           tmp_path) -> None:
+    """The slider-crank driven by "w*t", w a Constant of its scene, appended into a new file
+    (File > Append of its objects: a scene's Constants do not come with them): Check names
+    the motion and the name, and now also says to add it under Constants (it listed only
+    the names allowed, none of them w, as for a typing mistake)."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    c = bpy.context.scene.mechanism.constants.add()
+    c.name, c.value = "w", 6.0
+    d["main"].mechanism.motion_expression = "w*t"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    library = str(tmp_path / "crank.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=library)
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    with bpy.data.libraries.load(library, link=False) as (source, appended):
+        appended.objects = list(source.objects)
+    for ob in appended.objects:
+        bpy.context.scene.collection.objects.link(ob)
+    with pytest.raises(RuntimeError, match=r"motion 'Revolute crank-block: motion': expression "
+                       r"'w\*t' uses a name that is not allowed: 'w'.*add 'w' under Constants"):
+        bpy.ops.mechanism.check()

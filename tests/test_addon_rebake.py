@@ -341,10 +341,14 @@ def test_check_and_a_cancelled_bake_keep_a_move_made_away_from_the_first_frame(
     want = bake_keys(bpy)["arm"]
     bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
     _moved_at_frame_12(bpy)
-    snap = bs.snapshot(bpy)
+    snap = bs.snapshot(bpy, display=False)
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert "part 'arm' was moved since its bake: at frame 12" in bpy.context.scene.mechanism.report
-    assert [d for d in bs.differences(snap, bs.snapshot(bpy)) if "/report" not in d] == []
+    # Check refreshes the mass shown in the panel, read from the moved design as the next
+    # Bake reads it (float32 rounding of the carried matrix: 10 kg shown as 9.999998)
+    assert [d for d in bs.differences(snap, bs.snapshot(bpy, display=False))
+            if "/report" not in d] == []
+    snap = bs.snapshot(bpy)
     interrupt = importlib.import_module(f"{extension.__name__}.addon.background").INTERRUPT
     interrupt.set()                          # the solver stops at its first progress report
     try:

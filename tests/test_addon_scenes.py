@@ -29,3 +29,28 @@ def test_a_bake_replaced_or_cleared_in_another_scene_takes_its_markers(blender) 
     assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
     assert not any(ob.mechanism.baked for ob in second.objects)
     assert _impacts(second) == []
+
+
+def test_a_full_copy_s_bake_leaves_the_first_scene_s_markers(blender) -> None:
+    """Scene B a Full Copy of the baked scene A (New Scene > Full Copy: its own copies of the
+    objects, their bake and A's markers copied with them): Clear Bake, or a new Bake, in B
+    touches none of A's objects, so A keeps its bake and its impact markers (the copies
+    named A as the scene of their bake, and B's Clear Bake removed A's five markers while
+    A's door stayed baked)."""
+    bpy = blender
+    bs.door(bpy)
+    first = bpy.context.scene
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    marks = _impacts(first)
+    assert marks
+    bpy.ops.scene.new(type="FULL_COPY")
+    second = bpy.context.scene
+    assert not set(second.objects) & set(first.objects)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert _impacts(first) == marks        # B's at the same frames, on B's joint's copy
+    assert _impacts(second) == [(name.replace("door-post", "door-post.001"), frame)
+                                for name, frame in marks]
+    assert bpy.ops.mechanism.clear_bake() == {"FINISHED"}
+    assert _impacts(first) == marks and _impacts(second) == []
+    assert all(ob.mechanism.baked for ob in first.objects if ob.name in ("door",
+                                                                          "Revolute door-post"))

@@ -125,3 +125,28 @@ def test_a_new_run_lets_go_of_the_last_runs_results_first(blender, extension,
     assert bpy.ops.mechanism.study_bake(variant=4) == {"FINISHED"}
     for a, b in zip(keys, bs.baked_pose(sc["piston"])):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("load", ["new file", "open a file"])
+def test_loading_a_file_lets_go_of_the_last_runs_results(blender, extension, tmp_path,
+                                                         load: str) -> None:
+    """The Results a run keeps for Bake Variant are of a scene that File > New or File > Open
+    ends: they were held until the next run (gigabytes for a large study, kept unseen),
+    and could never serve again (a loaded scene is another one).  Now a load lets them go:
+    nothing refers to the StudyResult any more once the file is loaded."""
+    import gc
+    import weakref
+    bpy = blender
+    mods = _mods(extension)
+    setup(bpy)
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    kept = weakref.ref(mods.study.last_result(bpy.context.scene))
+    assert kept() is not None
+    path = str(tmp_path / "studied.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    if load == "new file":
+        bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    else:
+        bpy.ops.wm.open_mainfile(filepath=path)
+    gc.collect()
+    assert kept() is None

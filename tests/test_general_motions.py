@@ -512,3 +512,44 @@ def test_a_general_motion_of_angles_only_applies_no_force() -> None:
     r = door.solve(duration=0.5, fps=24)
     assert np.array_equal(r.general_motion("swing"), np.zeros((len(r.times), 3)))
     assert np.abs(r.general_motion_torque("swing")[:, 2]).min() > 0.0
+
+
+def _twin_arms(actuators: tuple) -> Mechanism:
+    """Two of _arm's arms in one mechanism, the second 2 m along y (a copy beside the first),
+    each tip driven round the same circle about its own shoulder: the first by its own
+    shoulder and elbow, the second by ``actuators``."""
+    m = Mechanism(gravity=(0.0, 0.0, 0.0))
+    m.add_part("ground", fixed=True)
+    turn = (math.cos(0.25), 0, 0, math.sin(0.25))                  # the shoulder at 0.5 rad
+    for s, y in (("", 0.0), ("2", 2.0)):
+        m.add_part("upper" + s, mass=1.0, position=(0, y, 0), center_of_mass=(L1 / 2, 0, 0),
+                   inertia=(0.001, 0.02, 0.02), orientation=turn)
+        m.add_part("fore" + s, mass=0.8, position=(L1 * math.cos(0.5), y + L1 * math.sin(0.5), 0),
+                   center_of_mass=(L2 / 2, 0, 0), inertia=(0.001, 0.01, 0.01))
+        m.add_marker("O" + s, "ground", position=(0, y, 0))
+        m.add_marker("U0" + s, "upper" + s)
+        m.add_marker("U1" + s, "upper" + s, position=(L1, 0, 0))
+        m.add_marker("F0" + s, "fore" + s)
+        m.add_marker("tip" + s, "fore" + s, position=(L2, 0, 0))
+        m.add_joint("shoulder" + s, "revolute", "U0" + s, "O" + s)
+        m.add_joint("elbow" + s, "revolute", "F0" + s, "U1" + s)
+    px, py = "(0.6 + 0.1*cos(2*pi*t))", "(0.3 + 0.1*sin(2*pi*t))"
+    m.add_general_motion("path", "tip", "O", x=px, y=py, actuators=("shoulder", "elbow"))
+    m.add_general_motion("path2", "tip2", "O2", x=px, y=py, actuators=actuators)
+    return m
+
+
+def test_actuators_another_motion_moves_are_named_not_given_huge_efforts():
+    """The copy's motion named the first arm's joints as its actuators (a Blender copy's
+    Actuators keep the original's joint names): they do not move with the copy's tip, but
+    the check measured each projected row against its own length, so rounding-level rows
+    passed as independent and the efforts came out 4244 N m and 3.3e18 N m.  Now they are
+    named; the copy's own joints give the first arm's torques (the same arm, to rounding)."""
+    with pytest.raises(SolverError, match=r"general motion 'path2': actuators shoulder, elbow "
+                                          r"cannot move independently.*frame 0"):
+        _twin_arms(("shoulder", "elbow")).solve(duration=1.0, fps=24)
+    r = _twin_arms(("shoulder2", "elbow2")).solve(duration=1.0, fps=24)
+    one, two = r.actuator_efforts("path"), r.actuator_efforts("path2")
+    for j in ("shoulder", "elbow"):
+        assert np.abs(one[j]).max() > 0.1
+        assert np.abs(two[j + "2"] - one[j]).max() < 1e-9 * np.abs(one[j]).max()

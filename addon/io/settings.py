@@ -3,6 +3,7 @@ the solver's motions and torsion springs, a constant speed as an expression of t
 three components of an applied force or torque typed as text, and the scene's gravity."""
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from ...solver import ExpressionError, MechanismError
@@ -223,13 +224,19 @@ def state_measures(texts) -> list[str]:
 # the solver's words for a setting the panel spells otherwise (its Python argument)
 _PANEL_TERMS = (("use analysis='dynamic'", "set Analysis to Auto or Dynamic"),
                 ("Mechanism.assemble() moves the parts there", "Assemble shows it"))
+# an expression's unknown name, with the names allowed after it (solver/vocabulary/expressions)
+_UNKNOWN_NAME = re.compile(r"uses a name that is not allowed: '([A-Za-z]\w*)' \(allowed: [^)]*\)")
 
 
 def in_panel_terms(message: str) -> str:
-    """A solver message with its Python arguments said as the sidebar names the setting."""
+    """A solver message with its Python arguments said as the sidebar names the setting; an
+    expression's unknown name with where a named constant is given: the scene's Constants,
+    which objects appended or linked from another file do not bring with them."""
     for solver_words, panel_words in _PANEL_TERMS:
         message = message.replace(solver_words, panel_words)
-    return message
+    return _UNKNOWN_NAME.sub(lambda m: f"{m[0]}; if it is a named constant, add {m[1]!r} "
+                             "under Constants (the scene's own: objects appended from another "
+                             "file come without them)", message)
 
 
 def kinematic_note(analysis: str, driven_dof: int) -> str | None:

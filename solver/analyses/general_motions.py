@@ -212,17 +212,21 @@ def check_reached_angles(model: Model, out: Result) -> None:
 
 
 # ---------------------------------------------------------------- actuators
-# a singular value below this share of the largest (rows of unit length): no freedom there
+# a singular value below this share of the largest, and of 1 (rows of unit length before
+# their projection): no freedom there
 RANK_TOL = 1e-8
 
 
-def _rank(M: np.ndarray) -> np.ndarray:
-    """(n,) the rank of each (..., rows, cols) matrix, its rows first made unit length."""
+def _rank(M: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """(n,) the rank of each (..., rows, cols) matrix M, the projection of ``rows`` (the
+    same rows before it, scaled as M's): each row divided by its length before the
+    projection, so that a row the projection takes to rounding level (an actuator that does
+    not move with the motion's freedoms) counts for none, however its rounding points."""
     if M.shape[-2] == 0:
         return np.zeros(M.shape[:-2], int)
-    M = M / np.maximum(np.linalg.norm(M, axis=-1, keepdims=True), 1e-300)
+    M = M / np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-300)
     S = np.linalg.svd(M, compute_uv=False)
-    return np.count_nonzero(S > RANK_TOL * np.maximum(S[..., :1], 1e-300), axis=-1)
+    return np.count_nonzero(S > RANK_TOL * np.maximum(S[..., :1], 1.0), axis=-1)
 
 
 def _global(model: Model, g, jac: np.ndarray) -> np.ndarray:
@@ -273,8 +277,8 @@ def carry_by_actuators(model: Model, keep: np.ndarray, out: Result) -> None:
         N, onto_held = _held_rows(J[:, held], cw)
         Aq = np.stack([_global(model, g, _coordinate_jac(model, g, rg, A)) for g in groups], 1)
         G = J[:, mine]
-        AN, GN = Aq @ N, G @ N
-        freedoms, ra = _rank(GN), _rank(AN)
+        AN, GN = Aq @ N, G @ N               # (N's columns are in cw's units: rows / cw)
+        freedoms, ra = _rank(GN, G / cw), _rank(AN, Aq / cw)
         if np.any(freedoms > len(labels)):
             raise _fail(name, labels, f"are too few for the {int(freedoms.max())} freedoms the "
                         "motion takes", out, freedoms > len(labels))
@@ -285,7 +289,7 @@ def carry_by_actuators(model: Model, keep: np.ndarray, out: Result) -> None:
             raise _fail(name, labels, "cannot move independently (a singular pose, or an "
                         "actuator that the joints or the other motions hold)", out,
                         ra < len(labels))
-        both = _rank(np.concatenate([AN, GN], axis=-2))
+        both = _rank(np.concatenate([AN, GN], axis=-2), np.concatenate([Aq, G], axis=-2) / cw)
         if np.any(both > ra):
             raise _fail(name, labels, "cannot make the motion's freedoms", out, both > ra)
         e = out._effort[:, model.row_motion[mine]]

@@ -142,12 +142,17 @@ def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg, 
 
 def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
                   length_scale) -> int:
-    """How many leading frames of a block each continue the frame before smoothly: the
-    distance (m; rotations times the part's length) from the second-order prediction off
-    the frame before is at most SMOOTH times the motion between the two frames.  The block's
-    arrays are (..., F, nb, k) (leading axes: a design study's variants, all of which must
-    pass), ``prev`` the frame before as (r, p, v, w, a, alpha), each (..., nb, k);
-    ``body_length`` (..., nb) and ``length_scale`` (...) broadcast against them."""
+    """How many leading frames of a block each continue the frame before smoothly: each
+    part's distance (m; rotations times the part's length) from the second-order prediction
+    off the frame before is at most SMOOTH times its own motion between the two frames.
+    Part by part: a part that leaves its branch (a knuckle flipped) moves about as far as it
+    misses, whatever the other parts do; measured against the largest motion of any part,
+    it passed beside a part whose rotation weighs much (a pinion whose markers are at its
+    centre weighs the mechanism's whole size: with a copy of the mechanism 50 m aside, 50
+    m a radian).  The block's arrays are (..., F, nb, k) (leading axes: a design study's
+    variants, all of which must pass), ``prev`` the frame before as (r, p, v, w, a, alpha),
+    each (..., nb, k); ``body_length`` (..., nb) and ``length_scale`` (...) broadcast
+    against them."""
     def before(x, first):
         return np.concatenate([first[..., None, :, :], x[..., :-1, :, :]], axis=-3)
     r0, p0, v0, w0, a0, al0 = (before(x, f) for x, f in zip((R, P, V, W, Ac, Al), prev))
@@ -156,9 +161,9 @@ def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
     pp = rotate_world(p0, w0 * hh + 0.5 * al0 * hh * hh)
     L = np.asarray(body_length)[..., None, :]
     dm, dv = R - rp, R - r0
-    miss = (np.sqrt((dm * dm).sum(axis=-1)) + L * quat_angle(P, pp)).max(axis=-1, initial=0.0)
-    move = (np.sqrt((dv * dv).sum(axis=-1)) + L * quat_angle(P, p0)).max(axis=-1, initial=0.0)
-    ok = miss <= SMOOTH * move + 1e-8 * np.asarray(length_scale)[..., None]
+    miss = np.sqrt((dm * dm).sum(axis=-1)) + L * quat_angle(P, pp)         # (..., F, nb)
+    move = np.sqrt((dv * dv).sum(axis=-1)) + L * quat_angle(P, p0)
+    ok = (miss <= SMOOTH * move + 1e-8 * np.asarray(length_scale)[..., None, None]).all(axis=-1)
     ok = ok.reshape(-1, ok.shape[-1]).all(axis=0)
     return int(np.argmin(ok)) if not ok.all() else len(ok)
 
