@@ -59,9 +59,9 @@ def test_keyframed_motion_plays_its_cycles_modifier(blender, extension, before, 
     bpy = blender
     pin, fc = looped_pendulum(bpy, before, after, cycles_after)
     _bake_follows_the_curve(bpy, pin, fc, 81)
-    reader = extension.addon.scene_reader
+    reader, keyed = extension.addon.scene_reader, extension.addon.keyed_motions
     timeline = reader.read_scene(bpy.context.scene).timeline
-    _, (rate, _), _, _ = reader.keyframed_motion(pin, "angle", timeline, 1.0)
+    _, (rate, _), _, _ = keyed.keyframed_motion(pin, "angle", timeline, 1.0)
     fps = timeline.fps
     for f in np.arange(1.37, 81.0, 2.0):
         assert rate((f - 1) / fps) == pytest.approx(_fcurve_slope(fc, f, fps), abs=1e-4), \
@@ -116,9 +116,9 @@ def test_keyframed_motion_follows_the_curve_as_blender_evaluates_it(blender, ext
     fc = bs.channelbag(pin).fcurves.find("mechanism.motion_angle")
     shape(fc)
     fc.update()
-    reader = extension.addon.scene_reader
+    reader, keyed = extension.addon.scene_reader, extension.addon.keyed_motions
     timeline = reader.read_scene(bpy.context.scene).timeline
-    fn, (rate, _), _, _ = reader.keyframed_motion(pin, "angle", timeline, 1.0)
+    fn, (rate, _), _, _ = keyed.keyframed_motion(pin, "angle", timeline, 1.0)
     fps = timeline.fps
     for f in np.arange(1.0, 41.0, 0.13):
         assert fn((f - 1) / fps) == pytest.approx(fc.evaluate(f), abs=1e-6), f"frame {f:.2f}"
