@@ -15,20 +15,32 @@ END_TOL = 1e-9        # of the model's size: a contact this far past an end is o
 #                       tracked value is Newton's, to ~1e-12 of it)
 
 
-def open_ends(model) -> list[tuple[str, int, Any]]:
+class OpenEnds(tuple):
+    """The curve contacts on open curves, (joint name, index in the tracked values, curve)
+    each, with the columns their distances need made once (``track_index``, ``length``
+    (m)): a run keeps one and reads every frame's distances from it in a fixed number of
+    numpy calls, whatever the number of curves."""
+
+    def __new__(cls, items):
+        self = super().__new__(cls, items)
+        self.track_index = np.array([k for _, k, _ in items], dtype=int)
+        self.length = np.array([c.length for _, _, c in items])
+        return self
+
+
+def open_ends(model) -> OpenEnds:
     """(joint name, index in the tracked values, curve) of every curve contact on an open
     curve (its two ends watched)."""
-    return [(n, k, c) for n, k, c in curve_contacts(model) if not c.closed]
+    return OpenEnds([(n, k, c) for n, k, c in curve_contacts(model) if not c.closed])
 
 
-def end_gaps(ends: list, track: np.ndarray, rate: np.ndarray | None = None):
+def end_gaps(ends: OpenEnds, track: np.ndarray, rate: np.ndarray | None = None):
     """(g, g') (..., 2 n): each contact's distance from its curve's start, then from its
     end (m), and their rates (m/s; None without ``rate``), from the tracked values
     ``track`` (..., ntrack) and their rates."""
-    k = [e[1] for e in ends]
-    length = np.array([c.length for _, _, c in ends])
+    k = ends.track_index
     u = track[..., k]
-    g = np.concatenate([u, length - u], axis=-1)
+    g = np.concatenate([u, ends.length - u], axis=-1)
     if rate is None:
         return g, None
     du = rate[..., k]

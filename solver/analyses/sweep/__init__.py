@@ -44,6 +44,7 @@ from ..general_motions import lock_up_cause
 from ..limit_turns import frames_on_turns, pose_turns
 from ..structure import Structure, least_norm, self_stresses
 from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
+from ..checks.curve_ends import open_ends
 from .between import first_crossings, watched
 from .frames import block_forces, motion_table, smooth_prefix, with_friction, wrong_turns
 from .lined_up import least_norm_multipliers, lined_up_frames, passed, rates_continued
@@ -170,6 +171,7 @@ class _Sweep:
         self.gone = np.zeros(V, dtype=bool)        # variants of ``alive`` leaving at this frame
         self.watch_last: np.ndarray | None = None  # (V, 2, n) between.py's watched g, g' at
         #                                            the last kept frame
+        self.ends = open_ends(model)             # the open curves' contacts (between.py)
         self.q0 = self._start_tracks(starts)
         # an open tree of driven joints, banded (one mechanism): its exact poses as Newton's
         # start (tree.py); a design study's variants are never banded (sweep_variants)

@@ -40,7 +40,7 @@ def watched(sweep: Any, phi: np.ndarray | None, turns: np.ndarray | None,
         rigid = ~model.limits.compliant
         g.append(gaps(model, phi, turns)[..., rigid])
         d.append((model.limits.sgn * turn_rate)[..., rigid])
-    ends = open_ends(model)
+    ends = sweep.ends
     if ends and evq is not None and evq.track is not None:
         gc, dc = end_gaps(ends, evq.track[:, :phi.shape[1]], evq.rate[:, :phi.shape[1]])
         g.append(gc)
@@ -57,7 +57,7 @@ def tolerances(sweep: Any) -> np.ndarray:
     model, parts = sweep.model, []
     if model.limits is not None:
         parts.append(sweep.tol[..., ~model.limits.compliant])
-    n = 2 * len(open_ends(model))
+    n = 2 * len(sweep.ends)
     if n:
         L = np.stack([m.length_scale for m in (sweep.models[i] for i in sweep.alive)])
         parts.append(np.broadcast_to(END_TOL * L.reshape(-1, 1, 1), (len(L), 1, n)))
