@@ -206,7 +206,7 @@ class MECHANISM_OT_connect(bpy.types.Operator):
                 "Z": Matrix.Identity(4)}[self.axis]
         where = Matrix.Translation(context.scene.cursor.location) @ turn
         mi = add_marker(context, part_i, where, f"{part_i.name}.{part_j.name}.I")
-        mj = add_marker(context, part_j, where, f"{part_j.name}.{part_i.name}.J")
+        mj = add_marker(context, part_j, where, f"{part_j.name}.{part_i.name}.J", evaluate=False)
         joint = bpy.data.objects.new(f"{kind_label(self.kind)} {part_i.name}-{part_j.name}", None)
         joint.empty_display_type = "SPHERE"
         joint.empty_display_size = 0.1
