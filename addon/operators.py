@@ -23,7 +23,8 @@ from .io.drag import stops_note
 from .io.events import events_path
 from .io.follow import follow_hint
 from .io.mass import inertia_six
-from .io.run_cost import baked_channels, cost_note, result_numbers, run_cost
+from .io.run_cost import (baked_channels, cost_note, result_numbers, run_cost,
+                          study_cost, study_note)
 from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, kinematic_note
 from .io.start_gaps import start_notes
@@ -79,32 +80,37 @@ def _message(exc: Exception, sm=None, scene=None) -> str:
     return text
 
 
-def _cost_note(sm, analysis: str) -> str | None:
+def _cost_note(sm, analysis: str, variants: int = 0) -> str | None:
     """The warning of a frame range that would take long or much memory to bake by
     ``analysis`` ("kinematic" or "dynamic"; io/run_cost.py: a rough estimate from the
-    mechanism's size), or None."""
+    mechanism's size), or, with ``variants`` > 0, to run a design study of that many
+    variants over; None when it would not."""
     parts, joints, motions = len(sm.parts), len(sm.joints), len(sm.motions)
     extra = (4 * len(sm.couplers) + len(sm.cams) + len(sm.limits) + 3 * len(sm.frictions)
              + 8 * (len(sm.bushings) + len(sm.vector_forces)) + 4 * len(sm.contacts))
     frames = sm.timeline.frame_end - sm.timeline.frame_start + 1
-    cost = run_cost(frames, parts, baked_channels(parts, joints, motions, extra),
-                    result_numbers(parts, 5 * joints + motions, joints, motions), analysis)
+    numbers = result_numbers(parts, 5 * joints + motions, joints, motions)
+    if variants:
+        return study_note(variants, frames,
+                          study_cost(variants, frames, parts, numbers, analysis), analysis)
+    cost = run_cost(frames, parts, baked_channels(parts, joints, motions, extra), numbers,
+                    analysis)
     return cost_note(frames, cost, analysis)
 
 
-def _bake_cost_note(sm, scene) -> str | None:
+def _bake_cost_note(sm, scene, variants: int = 0) -> str | None:
     """_cost_note for the scene's analysis setting; "Auto" is decided as the solver will
     (kinematic when the motions drive every freedom) only when a dynamic run would be worth
     a warning, so that an ordinary bake does not check the mechanism twice."""
     analysis = scene.mechanism.analysis.lower()
     if analysis == "auto":
-        if _cost_note(sm, "dynamic") is None:
+        if _cost_note(sm, "dynamic", variants) is None:
             return None
         try:
             analysis = "kinematic" if sm.mech.check().driven_dof == 0 else "dynamic"
         except (MechanismError, SolverError):      # the bake itself will say why
             analysis = "dynamic"
-    return _cost_note(sm, analysis)
+    return _cost_note(sm, analysis, variants)
 
 
 def _store_mass_display(sm, scene) -> None:

@@ -26,7 +26,7 @@ from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
 from .curve_reader import scene_lengths
 from .bake_report import bake_notes, report_bake
-from .operators import _bake_options, _message
+from .operators import _bake_cost_note, _bake_options, _message
 from .moved_parts import carry, kept_if_done, put_back
 from .scene_reader import read_design
 
@@ -69,6 +69,7 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
         """Synchronous run (scripts, tests)."""
         try:
             sm, st, how = study.study_of(context.scene)
+            self._warn_cost(context, sm, st)
             study.release(context.scene)
             res = study.run_study(st, sm, how)
         except SolverCancelled as exc:
@@ -88,9 +89,17 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
             self.report({"ERROR"}, f"Study: {scene_lengths(str(exc), context.scene)}")
             return {"CANCELLED"}
         sm, how = self._sm, self._how
+        self._warn_cost(context, sm, st)
         study.release(context.scene)
         return self.start(context, lambda progress: study.run_study(st, sm, how, progress),
                           "Mechanism study: variant {k} of {n} done (Esc to cancel)")
+
+    def _warn_cost(self, context, sm, st) -> None:
+        """Say before the run starts when it would take long or much memory (io/run_cost.py:
+        its variants times its frames times the mechanism's size; Esc cancels it)."""
+        note = _bake_cost_note(sm, context.scene, len(st))
+        if note:
+            self.report({"WARNING"}, f"Study: {note}")
 
     def finished(self, context, err, result):
         if isinstance(err, SolverCancelled):       # Esc: the scene as it was, as a Bake's
