@@ -15,7 +15,7 @@ from mathutils import Matrix
 
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, contacts, coupling, moved_parts, scene_cache
-from .background import BackgroundRun, until_interrupted
+from .background import BackgroundRun, drain, until_interrupted
 from .bake_report import bake_notes, report_bake, run_notes
 from .curve_reader import angle_text, fit_signature, length_text, scene_lengths
 from .io.csv_table import existing_folder, export_path
@@ -416,9 +416,15 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         return self._finish(context, sm, result)
 
     def _finish(self, context, sm, result):
+        return drain(self._finish_steps(context, sm, result))
+
+    def _finish_steps(self, context, sm, result):
+        """The scene written (bake.write_bake_steps: yields its progress), then the report;
+        returns the operator's result."""
         with scene_cache.own_writes(context.scene, BAKE):      # the reading stays for a re-bake
             try:
-                bake.write_bake(context.scene, sm, result, plots=context.scene.mechanism.force_plots)
+                yield from bake.write_bake_steps(context.scene, sm, result,
+                                                 plots=context.scene.mechanism.force_plots)
             except MechanismError as exc:                 # raised before anything is written
                 self.report({"ERROR"}, _message(exc, sm, context.scene))
                 return {"CANCELLED"}
@@ -473,7 +479,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         if err is not None:
             self.report({"ERROR"}, _message(err, self._sm))
             return {"CANCELLED"}
-        return self._finish(context, self._sm, result)
+        return self._finish_steps(context, self._sm, result)
 
 
 class MECHANISM_OT_clear_bake(bpy.types.Operator):

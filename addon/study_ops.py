@@ -20,7 +20,7 @@ from bpy_extras.io_utils import ExportHelper
 from ..solver import MechanismError, SolverCancelled, Study, result_columns, result_row
 from ..solver import resolve_parameter as resolve
 from . import bake, bake_checks, study
-from .background import BackgroundRun
+from .background import BackgroundRun, drain
 from .io.csv_table import existing_folder, export_path
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
@@ -215,12 +215,17 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         if err is not None:
             self.report({"ERROR"}, f"Bake Variant: {_message(err, self._sm)}")
             return {"CANCELLED"}
-        return self._finish(context, result)
+        return self._finish_steps(context, result)
 
     def _finish(self, context, result):
+        return drain(self._finish_steps(context, result))
+
+    def _finish_steps(self, context, result):
+        """The variant's bake written (bake.write_bake_steps: yields its progress), then
+        the report; returns the operator's result."""
         scene, sm, table, i = context.scene, self._sm, self._table, self._i
         try:
-            bake.write_bake(scene, sm, result, plots=scene.mechanism.force_plots)
+            yield from bake.write_bake_steps(scene, sm, result, plots=scene.mechanism.force_plots)
         except MechanismError as exc:                     # raised before anything is written
             self.report({"ERROR"}, f"Bake Variant: {_message(exc, sm, scene)}")
             return {"CANCELLED"}
