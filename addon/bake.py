@@ -71,20 +71,21 @@ def _strip_baked(act) -> None:
         bag.fcurves.remove(fc)
 
 
-def _keep_own_keys(ob: bpy.types.Object, act) -> None:
+def _keep_own_keys(ob: bpy.types.Object, act) -> bool:
     """Clear Bake's end of a bake action: its baked channels removed; the keys the user
     inserted into it since (Blender keys the active action, which a bake is on an object
     that had none) kept as the object's own action, renamed for it, where the object has no
-    action of its own back; otherwise (or with nothing of the user's left) it is removed."""
+    action of its own back; otherwise (or with nothing of the user's left) True: the action
+    is to be removed (``clear_bake`` removes them all at once)."""
     _strip_baked(act)
     bag = find_channelbag(act, act.slots[0]) if len(act.slots) else None
     ad = ob.animation_data
     if bag is None or not len(bag.fcurves) or ad is None or ad.action is not None:
-        bpy.data.actions.remove(act)
-        return
+        return True
     act.name = f"{ob.name}Action"
     ad.action = act
     ad.action_slot = act.slots[0]
+    return False
 
 
 def _bake_action(ob: bpy.types.Object):
@@ -379,10 +380,11 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
     """Remove bakes (of the given objects, or all: then the bake's event markers too) and
     restore what each object had before; returns how many objects were restored.  ``keep``:
     names of objects about to be baked again, whose bake action is kept (only its baked
-    channels removed) for the new bake."""
+    channels removed) for the new bake; the other bake actions are removed, all at once."""
     if only is None:
         remove_event_markers(scene)
     count = 0
+    unused: dict[int, bpy.types.Action] = {}
     for ob in list(only if only is not None else scene.objects):
         s = ob.mechanism
         if not s.baked:
@@ -421,11 +423,15 @@ def clear_bake(scene: bpy.types.Scene, only=None, keep=frozenset()) -> int:
             _strip_baked(act)
         elif act is not None:
             s.bake_action = None
-            _keep_own_keys(ob, act)
+            if _keep_own_keys(ob, act):
+                unused[act.as_pointer()] = act
         s.baked = False
         s.bake_timeline = s.bake_scene = ""
         s.backup_action = None
         count += 1
+    # one removal of them all: each removal on its own looks through every data-block for
+    # users, so 800 baked objects took 3.4 s one by one (100 took 0.33 s)
+    bpy.data.batch_remove(list(unused.values()))
     return count
 
 
