@@ -6,9 +6,15 @@ import bpy
 from mathutils import Matrix, Vector
 
 
-def add_marker(context, part, world_matrix: Matrix, name: str = "") -> bpy.types.Object:
-    """An Empty (single arrow along z) parented to ``part`` at a world frame."""
-    context.view_layer.update()
+def add_marker(context, part, world_matrix: Matrix, name: str = "",
+               evaluate: bool = True) -> bpy.types.Object:
+    """An Empty (single arrow along z) parented to ``part`` at a world frame.  ``evaluate``:
+    bring the part's world matrix up to date first (a script may have moved it); False when
+    the caller did so and has added objects since (Connect's second marker), since
+    evaluating again rebuilds the scene's relations for the new object, a cost that grows
+    with the scene."""
+    if evaluate:
+        context.view_layer.update()
     mk = bpy.data.objects.new(name or f"{part.name}.marker", None)
     mk.empty_display_type = "SINGLE_ARROW"
     mk.empty_display_size = 0.25

@@ -210,9 +210,25 @@ def put_back(record: list[tuple]) -> None:
 
 def kept_if_done(record: list[tuple], run):
     """``run()``, an operator's result, with the moves ``carry`` made (``record``) put back
-    when it is cancelled or raises: a bake that fails leaves the scene as it was."""
+    when it is cancelled or raises: a bake that fails leaves the scene as it was.  A result
+    that writes the scene step by step (background.py: an iterator whose return value is
+    the operator's result) is passed on with the same rule at its end."""
     try:
         result = run()
+    except BaseException:
+        put_back(record)
+        raise
+    if not isinstance(result, (set, frozenset)):
+        return _kept_steps(record, result)
+    if "CANCELLED" in result:
+        put_back(record)
+    return result
+
+
+def _kept_steps(record: list[tuple], steps):
+    """``steps`` passed on; the moves put back when it raises or ends cancelled."""
+    try:
+        result = yield from steps
     except BaseException:
         put_back(record)
         raise

@@ -15,7 +15,7 @@ from mathutils import Matrix
 
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, contacts, coupling, moved_parts, scene_cache
-from .background import BackgroundRun, until_interrupted
+from .background import BackgroundRun, drain, until_interrupted
 from .bake_report import bake_notes, report_bake, run_notes
 from .curve_reader import angle_text, fit_signature, length_text, scene_lengths
 from .io.csv_table import existing_folder, export_path
@@ -23,7 +23,8 @@ from .io.drag import stops_note
 from .io.events import events_path
 from .io.follow import follow_hint
 from .io.mass import inertia_six
-from .io.run_cost import baked_channels, cost_note, result_numbers, run_cost
+from .io.run_cost import (baked_channels, cost_note, result_numbers, run_cost,
+                          study_cost, study_note)
 from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, kinematic_note
 from .io.start_gaps import start_notes
@@ -79,32 +80,37 @@ def _message(exc: Exception, sm=None, scene=None) -> str:
     return text
 
 
-def _cost_note(sm, analysis: str) -> str | None:
+def _cost_note(sm, analysis: str, variants: int = 0) -> str | None:
     """The warning of a frame range that would take long or much memory to bake by
     ``analysis`` ("kinematic" or "dynamic"; io/run_cost.py: a rough estimate from the
-    mechanism's size), or None."""
+    mechanism's size), or, with ``variants`` > 0, to run a design study of that many
+    variants over; None when it would not."""
     parts, joints, motions = len(sm.parts), len(sm.joints), len(sm.motions)
     extra = (4 * len(sm.couplers) + len(sm.cams) + len(sm.limits) + 3 * len(sm.frictions)
              + 8 * (len(sm.bushings) + len(sm.vector_forces)) + 4 * len(sm.contacts))
     frames = sm.timeline.frame_end - sm.timeline.frame_start + 1
-    cost = run_cost(frames, parts, baked_channels(parts, joints, motions, extra),
-                    result_numbers(parts, 5 * joints + motions, joints, motions), analysis)
+    numbers = result_numbers(parts, 5 * joints + motions, joints, motions)
+    if variants:
+        return study_note(variants, frames,
+                          study_cost(variants, frames, parts, numbers, analysis), analysis)
+    cost = run_cost(frames, parts, baked_channels(parts, joints, motions, extra), numbers,
+                    analysis)
     return cost_note(frames, cost, analysis)
 
 
-def _bake_cost_note(sm, scene) -> str | None:
+def _bake_cost_note(sm, scene, variants: int = 0) -> str | None:
     """_cost_note for the scene's analysis setting; "Auto" is decided as the solver will
     (kinematic when the motions drive every freedom) only when a dynamic run would be worth
     a warning, so that an ordinary bake does not check the mechanism twice."""
     analysis = scene.mechanism.analysis.lower()
     if analysis == "auto":
-        if _cost_note(sm, "dynamic") is None:
+        if _cost_note(sm, "dynamic", variants) is None:
             return None
         try:
             analysis = "kinematic" if sm.mech.check().driven_dof == 0 else "dynamic"
         except (MechanismError, SolverError):      # the bake itself will say why
             analysis = "dynamic"
-    return _cost_note(sm, analysis)
+    return _cost_note(sm, analysis, variants)
 
 
 def _store_mass_display(sm, scene) -> None:
@@ -206,7 +212,7 @@ class MECHANISM_OT_connect(bpy.types.Operator):
                 "Z": Matrix.Identity(4)}[self.axis]
         where = Matrix.Translation(context.scene.cursor.location) @ turn
         mi = add_marker(context, part_i, where, f"{part_i.name}.{part_j.name}.I")
-        mj = add_marker(context, part_j, where, f"{part_j.name}.{part_i.name}.J")
+        mj = add_marker(context, part_j, where, f"{part_j.name}.{part_i.name}.J", evaluate=False)
         joint = bpy.data.objects.new(f"{kind_label(self.kind)} {part_i.name}-{part_j.name}", None)
         joint.empty_display_type = "SPHERE"
         joint.empty_display_size = 0.1
@@ -410,9 +416,15 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         return self._finish(context, sm, result)
 
     def _finish(self, context, sm, result):
+        return drain(self._finish_steps(context, sm, result))
+
+    def _finish_steps(self, context, sm, result):
+        """The scene written (bake.write_bake_steps: yields its progress), then the report;
+        returns the operator's result."""
         with scene_cache.own_writes(context.scene, BAKE):      # the reading stays for a re-bake
             try:
-                bake.write_bake(context.scene, sm, result, plots=context.scene.mechanism.force_plots)
+                yield from bake.write_bake_steps(context.scene, sm, result,
+                                                 plots=context.scene.mechanism.force_plots)
             except MechanismError as exc:                 # raised before anything is written
                 self.report({"ERROR"}, _message(exc, sm, context.scene))
                 return {"CANCELLED"}
@@ -467,7 +479,7 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
         if err is not None:
             self.report({"ERROR"}, _message(err, self._sm))
             return {"CANCELLED"}
-        return self._finish(context, self._sm, result)
+        return self._finish_steps(context, self._sm, result)
 
 
 class MECHANISM_OT_clear_bake(bpy.types.Operator):

@@ -20,13 +20,13 @@ from bpy_extras.io_utils import ExportHelper
 from ..solver import MechanismError, SolverCancelled, Study, result_columns, result_row
 from ..solver import resolve_parameter as resolve
 from . import bake, bake_checks, study
-from .background import BackgroundRun
+from .background import BackgroundRun, drain
 from .io.csv_table import existing_folder, export_path
 from .io.png_plot import plot_pixels, write_png
 from .io.study_table import describe, design_value, row_differs
 from .curve_reader import scene_lengths
 from .bake_report import bake_notes, report_bake
-from .operators import _bake_options, _message
+from .operators import _bake_cost_note, _bake_options, _message
 from .moved_parts import carry, kept_if_done, put_back
 from .scene_reader import read_design
 
@@ -69,6 +69,7 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
         """Synchronous run (scripts, tests)."""
         try:
             sm, st, how = study.study_of(context.scene)
+            self._warn_cost(context, sm, st)
             study.release(context.scene)
             res = study.run_study(st, sm, how)
         except SolverCancelled as exc:
@@ -88,9 +89,17 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
             self.report({"ERROR"}, f"Study: {scene_lengths(str(exc), context.scene)}")
             return {"CANCELLED"}
         sm, how = self._sm, self._how
+        self._warn_cost(context, sm, st)
         study.release(context.scene)
         return self.start(context, lambda progress: study.run_study(st, sm, how, progress),
                           "Mechanism study: variant {k} of {n} done (Esc to cancel)")
+
+    def _warn_cost(self, context, sm, st) -> None:
+        """Say before the run starts when it would take long or much memory (io/run_cost.py:
+        its variants times its frames times the mechanism's size; Esc cancels it)."""
+        note = _bake_cost_note(sm, context.scene, len(st))
+        if note:
+            self.report({"WARNING"}, f"Study: {note}")
 
     def finished(self, context, err, result):
         if isinstance(err, SolverCancelled):       # Esc: the scene as it was, as a Bake's
@@ -206,12 +215,17 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         if err is not None:
             self.report({"ERROR"}, f"Bake Variant: {_message(err, self._sm)}")
             return {"CANCELLED"}
-        return self._finish(context, result)
+        return self._finish_steps(context, result)
 
     def _finish(self, context, result):
+        return drain(self._finish_steps(context, result))
+
+    def _finish_steps(self, context, result):
+        """The variant's bake written (bake.write_bake_steps: yields its progress), then
+        the report; returns the operator's result."""
         scene, sm, table, i = context.scene, self._sm, self._table, self._i
         try:
-            bake.write_bake(scene, sm, result, plots=scene.mechanism.force_plots)
+            yield from bake.write_bake_steps(scene, sm, result, plots=scene.mechanism.force_plots)
         except MechanismError as exc:                     # raised before anything is written
             self.report({"ERROR"}, f"Bake Variant: {_message(exc, sm, scene)}")
             return {"CANCELLED"}

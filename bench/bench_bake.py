@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import os
 import sys
 import time
@@ -43,16 +44,29 @@ def build(n: int, frames: int):
 
 
 def timed(spent: dict, stage: str, module, name: str) -> None:
-    """Add the time of every call of module.name to spent[stage]."""
+    """Add the time of every call of module.name to spent[stage]; of a generator function
+    (a bake's steps), the time spent inside its steps."""
     fn = getattr(module, name)
+
+    def steps(gen):
+        while True:
+            start = time.perf_counter()
+            try:
+                item = next(gen)
+            except StopIteration as end:
+                return end.value
+            finally:
+                spent[stage] += time.perf_counter() - start
+            yield item
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         start = time.perf_counter()
         try:
-            return fn(*args, **kwargs)
+            out = fn(*args, **kwargs)
         finally:
             spent[stage] += time.perf_counter() - start
+        return steps(out) if inspect.isgenerator(out) else out
     setattr(module, name, wrapper)
 
 
@@ -95,8 +109,8 @@ def main() -> None:
     results = []
     timed(spent, "read", ops, "bake_reading")
     timed(spent, "solve", ops, "_solve_read")
-    timed(spent, "keys", bake, "write_part_keys")
-    timed(spent, "plots", bake, "write_bake")
+    timed(spent, "keys", bake, "part_key_steps")
+    timed(spent, "plots", bake, "write_bake_steps")
     solve = ops._solve_read
     ops._solve_read = lambda *a, **k: results.append(solve(*a, **k)) or results[-1]
     rows, first = [], None

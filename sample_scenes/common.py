@@ -298,10 +298,7 @@ def render_animation(base: str, seconds: float = 3.0, size: tuple = (320, 240),
     frames = sorted(glob.glob(os.path.join(tmp, "f*.png")))
     _encode_video(frames, base + ".mp4", size, scene_fps / step)
     images = [Image.open(f).convert("RGB").resize(gif_size, Image.LANCZOS) for f in frames]
-    palette = images[len(images) // 2].quantize(colors=96, dither=Image.Dither.NONE)
-    images = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
-    images[0].save(base + ".gif", save_all=True, append_images=images[1:], loop=0,
-                   duration=round(1000 * step / scene_fps), optimize=True)
+    write_gif(base + ".gif", images, step / scene_fps)
     for f in frames:
         os.remove(f)
     os.rmdir(tmp)
@@ -336,3 +333,24 @@ def _encode_video(frames: list[str], path: str, size: tuple, fps: float) -> None
         bpy.ops.render.render(animation=True, scene=enc.name)
     finally:
         bpy.data.scenes.remove(enc)
+
+
+def gif_durations(count: int, seconds: float) -> list[int]:
+    """Display times (ms, each a multiple of 10) of ``count`` GIF frames that each show
+    ``seconds`` of the scene.  A GIF stores a frame's delay in hundredths of a second, so one
+    delay for every frame rounds each (1/12 s: 8 cs, the animation 4% fast); here frame k
+    ends at round(100 (k + 1) seconds) cs, so the delays alternate (8, 9, 8, 8, 9, 8, ...)
+    and the whole plays ``count * seconds`` to within 5 ms."""
+    ends = [round(100 * (k + 1) * seconds) for k in range(count)]
+    return [10 * (b - a) for a, b in zip([0] + ends[:-1], ends)]
+
+
+def write_gif(path: str, images: list, seconds: float) -> None:
+    """``images`` (Pillow RGB) as a looping GIF at ``path``, each shown ``seconds``
+    (gif_durations), on one palette of 96 colours taken from the middle image, undithered
+    (a small file for the README)."""
+    from PIL import Image
+    palette = images[len(images) // 2].quantize(colors=96, dither=Image.Dither.NONE)
+    images = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
+    images[0].save(path, save_all=True, append_images=images[1:], loop=0,
+                   duration=gif_durations(len(images), seconds), optimize=True)

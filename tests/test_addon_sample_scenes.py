@@ -87,3 +87,26 @@ def test_a_baked_loop_closes_as_closely_as_the_readme_says(blender, name: str) -
         gap = max([gap] + [(s.marker_i.matrix_world.translation -
                             s.marker_j.matrix_world.translation).length for s in pins])
     assert 0.0 < gap / size <= float(found.group(1))
+
+
+@pytest.mark.parametrize("fps, step", [(24, 2), (30, 2), (60, 5)])
+def test_a_preview_gif_plays_as_long_as_the_frames_it_shows(blender, tmp_path, fps, step) -> None:
+    """The main job's GIF of a scene's first 3 s (common.write_gif, every ``step``-th frame
+    at ``fps``), read back with Pillow: its frames' delays sum to the 3 s the scene plays,
+    to 5 ms (a GIF counts hundredths of a second: half of one).  One delay for every frame
+    stored 80 ms for the 83.3 ms of two frames at 24 fps: 2.88 s, 4% fast.  Two pairs of
+    frames are alike, which the GIF's optimizer merges, adding their delays."""
+    from PIL import Image, ImageSequence
+    common = sample("common")
+    count = 3 * fps // step
+    images = []
+    for k in range(count):             # a white square moving over black; 0 = 1, 2 = 3
+        im = Image.new("RGB", (count + 4, 8))
+        im.paste((255, 255, 255), (k // 2 if k < 4 else k, 2, (k // 2 if k < 4 else k) + 4, 6))
+        images.append(im)
+    path = str(tmp_path / "preview.gif")
+    common.write_gif(path, images, step / fps)
+    with Image.open(path) as gif:
+        delays = [im.info["duration"] for im in ImageSequence.Iterator(gif)]
+    assert len(delays) == count - 2
+    assert abs(sum(delays) - 1000 * count * step / fps) <= 5.0

@@ -75,6 +75,35 @@ def cost_note(frames: int, cost: RunCost, analysis: str) -> str | None:
             "or lower the frame rate first if that was not meant")
 
 
+# a study keeps every variant's Result whole (float64), for its metrics and Bake Variant
+STORED_BYTES = 8.0
+
+
+def study_cost(variants: int, frames: int, bodies: int, numbers: int,
+               analysis: str) -> RunCost:
+    """The rough cost of a design study of ``variants`` variants over ``frames`` frames of
+    a mechanism of ``bodies`` moving parts and ``numbers`` result numbers a frame
+    (``result_numbers``): each variant's solve as a bake's (``PART_SECONDS``; no keys),
+    and every variant's whole Result kept to the end (``STORED_BYTES`` a number: 300
+    variants of a 150-part chain over 240 frames hold 2.8 GB).  Variants run together
+    (a batched sweep, dynamics in lockstep) take 0.2 to 0.4 of a separate run each
+    (docs/benchmarks.md), one that leaves the group its whole run: the estimate is the
+    whole, the most the study takes."""
+    n = variants * frames
+    return RunCost(n * PART_SECONDS[analysis] * max(bodies, 1), n * STORED_BYTES * numbers)
+
+
+def study_note(variants: int, frames: int, cost: RunCost, analysis: str) -> str | None:
+    """A warning when a study would take more than TIME_WARNING s or MEMORY_WARNING bytes
+    (roughly: it says so); None otherwise."""
+    if cost.seconds <= TIME_WARNING and cost.bytes <= MEMORY_WARNING:
+        return None
+    return (f"the study has {variants:,} variants of {frames:,} frames: running it would take "
+            f"up to roughly {_duration(cost.seconds)} and hold {_size(cost.bytes)} of memory "
+            f"({analysis}; an estimate from the mechanism's size, not a measurement); study "
+            "fewer variants or shorten the frame range first if that was not meant")
+
+
 def _duration(seconds: float) -> str:
     if seconds < 120:
         return f"{seconds:.0f} s"
