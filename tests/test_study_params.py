@@ -340,12 +340,14 @@ def test_a_marker_arm_that_moves_the_length_scale_is_compiled():
 
 
 def test_a_centre_of_mass_that_moves_the_spread_is_compiled():
-    """The length scale is the spread of the ground points and the centres of mass (2 m
-    along y here, the pin's arm 0.1 m): the centre of mass moved to the other side of the
-    pin keeps the arm but widens the spread to 2.1 m, so that variant is compiled; moved
-    inside the spread it is written and equals the compiled one."""
+    """The length scale is the spread of the ground points and the centres of mass joined
+    (2 m along y here, a spring to a ground point; the pin's arm 0.1 m): the centre of mass
+    moved to the other side of the pin keeps the arm but widens the spread to 2.1 m, so
+    that variant is compiled; moved inside the spread it is written and equals the
+    compiled one."""
     mech = pendulum(center_of_mass=(0.0, 0.1, 0.0))
     mech.add_marker("far", "ground", position=(0.0, 2.0, 0.0))
+    mech.add_spring_damper("tether", "P", "far", stiffness=10.0)
     assert compile_model(mech).length_scale == pytest.approx(2.0)
     writer, (out, inside) = _variants(mech, ["bob.center_of_mass.y"], [[-0.1], [0.3]])
     assert compile_model(out).length_scale == pytest.approx(2.1)

@@ -21,6 +21,7 @@ from ..vocabulary.joints import (ANGLE, AT, CAM, CURVE, CURVE_JOINT_ROWS, DIST, 
 from .contact_model import contact_plan
 from .force_model import ForceModel, compile_forces
 from .gear_mesh import meshes
+from .islands import island_sizes
 from .plans import (CouplerPlan, CurvePlan, FrictionPlan, LimitPlan, RowGroup, _frozen,
                     coordinate_row, couplers, curves, frictions, limits, marker_world, row_group)
 
@@ -216,7 +217,6 @@ def compile_model(mech: Any) -> Model:
 
     # markers: body-frame (COM-centred) point and axes; ground markers in world
     marker_body, marker_point, marker_axes = {}, {}, {}
-    extent = 0.0
     for mk in mech.markers.values():
         part = mech.parts[mk.part]
         C = quat_to_matrix(mk.orientation)
@@ -228,22 +228,7 @@ def compile_model(mech: Any) -> Model:
             marker_body[mk.name] = index[part.name]
             marker_point[mk.name] = mk.position - part.center_of_mass
             marker_axes[mk.name] = C
-            extent = max(extent, float(np.linalg.norm(marker_point[mk.name])))
-    # the mechanism's size, independent of where it sits in the world: marker arms, radii of
-    # gyration, and the spread of the parts and ground points
-    for p in moving:
-        extent = max(extent, float(np.sqrt(np.trace(p.inertia) / (2.0 * p.mass))))
-    points = [p.position + rot[p.name] @ p.center_of_mass for p in moving]
-    points += [marker_point[m] for m in marker_point if marker_body[m] == nb]
-    if len(points) > 1:
-        extent = max(extent, float(np.max(np.ptp(np.array(points), axis=0))))
-    length_scale = max(extent, 1e-3)
-    body_length = np.full(nb, 0.0)
-    for mk in mech.markers.values():
-        b = marker_body[mk.name]
-        if b < nb:
-            body_length[b] = max(body_length[b], float(np.linalg.norm(marker_point[mk.name])))
-    body_length = np.where(body_length > 1e-6 * length_scale, body_length, length_scale)
+    length_scale, body_length = sizes(mech, moving, marker_body, marker_point)
 
     rows: list[dict] = []
     for jn, (name, jt) in enumerate(mech.joints.items()):
@@ -379,6 +364,30 @@ def actuator_rows(mech: Any, marker_body, marker_point, marker_axes) -> tuple[Ro
             out.append(row_group(r["kind"], slice(0, 1), *([r[k]] for k in (
                 "bi", "bj", "bj", "ui", "uj", "a", "b", "target"))))
     return tuple(out)
+
+
+def sizes(mech: Any, moving: list, marker_body: Mapping, marker_point: Mapping) -> tuple:
+    """(length_scale, body_length (nb,)), m.  The mechanism's size, independent of where it
+    sits in the world and of other mechanisms beside it: each island's marker arms, radii of
+    gyration sqrt(tr I / 2m), and the spread of its parts and ground points
+    (model/islands.py); the model's, the largest island's (at least 1 mm).  Each part's
+    length, the weight of its rotations: its markers' largest arm, or its island's size
+    where its markers all sit at its centre of mass (a wheel on its hub: a radius of
+    gyration there left statics of a cam whose profile reaches past it without
+    convergence).  ``marker_point``: as compile_model makes it (moving parts' markers from
+    their centre of mass, ground markers in the world)."""
+    nb = len(moving)
+    arm = np.zeros(nb)
+    for name, b in marker_body.items():
+        if b < nb:
+            arm[b] = max(arm[b], float(np.linalg.norm(marker_point[name])))
+    gyration = np.array([np.sqrt(np.trace(p.inertia) / (2.0 * p.mass)) for p in moving])
+    rot = {p.name: quat_to_matrix(p.orientation) for p in moving}
+    island = island_sizes(mech, moving, rot, marker_body, marker_point,
+                          np.maximum(arm, gyration))
+    length_scale = max(float(np.max(island, initial=0.0)), 1e-3)
+    island = np.maximum(island, 1e-3)
+    return length_scale, np.where(arm > 1e-6 * island, arm, island)
 
 
 def check_distance(name: str, length: float, length_scale: float) -> None:

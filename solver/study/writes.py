@@ -15,8 +15,9 @@ them (``_derive``):
 
   part mass             body_mass; derived: body_inverse_mass (1/m I blocks), body_weight
   part inertia          body_inertia; derived: body_inverse_inertia
-  (mass, inertia: the model's length scale takes the parts' radii of gyration; a variant
-  whose radius could change it is compiled instead, ``_scale_kept``)
+  (mass, inertia, centre of mass, marker points: the parts' lengths and the model's length
+  scale take the marker arms, radii of gyration and spread, model/compile.py ``sizes``; a
+  variant whose length scale differs is compiled instead)
   part velocities       nothing: the start state (model/state.py read_state) reads them
   part centre of mass   body_com, and every marker point on the part as a marker position
                         below (each of its markers must be one that can be written; a
@@ -60,7 +61,7 @@ from typing import Any
 import numpy as np
 
 from ..base.rotations import quat_to_matrix
-from ..model.compile import Model, check_distance, rounding_gap
+from ..model.compile import Model, check_distance, rounding_gap, sizes
 from ..model.force_model import check_spring_ends
 from ..model.gear_mesh import meshing
 from ..model.plans import VECTORS, marker_world, screw_sense
@@ -330,14 +331,14 @@ def _derive(out: dict, m: Model, base: Builder, v: Builder, ends: list) -> None:
     _Compile when the variant's length scale may differ from the base's."""
     mass = out.get(("body_mass",))
     inertia = out.get(("body_inertia",))
-    if mass is not None or inertia is not None:
-        if not _scale_kept(m, base, v):
-            raise _Compile("length scale")
     points = out.get(("marker_point",), m.marker_point)
-    if (("body_com",) in out or any(points[k] is not m.marker_point[k] and
-                                    m.marker_body[k] == m.nb for k in points)) \
-            and not _term_kept(_spread(m, base, m.marker_point), _spread(m, v, points), m):
-        raise _Compile("length scale")
+    if mass is not None or inertia is not None or ("body_com",) in out \
+            or points is not m.marker_point:     # the parts' sizes (model/compile.py sizes)
+        length_scale, lengths = sizes(v, [v.parts[n] for n in m.body_part[:m.nb]],
+                                      m.marker_body, points)
+        if length_scale != m.length_scale:
+            raise _Compile("length scale")
+        out[("body_length",)] = lengths
     if mass is not None:
         minv = _array(out, m, ("body_inverse_mass",))
         minv[: m.nb, :3, :3] = np.eye(3)[None] / mass[:, None, None]
@@ -365,15 +366,10 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder, ends: list) -
     """What compile_model derives from moved marker points (on moving parts, used by no
     plan or force element): the at-point, dot-2 and distance rows' points of the joints
     and joint motions between them (and the turned vectors, RowGroup.vecs and
-    RowPlan.vecs), a distance joint's length as built when it has none, each body's
-    length (its markers' largest arm, or the length scale below 1e-6 of it) and the
-    input's rounding gap; _Compile when an arm could change the length scale."""
+    RowPlan.vecs), a distance joint's length as built when it has none, and the input's
+    rounding gap (the bodies' lengths and the length scale: ``_derive``)."""
     points, ls = out[("marker_point",)], m.length_scale
     moved = [k for k in points if points[k] is not m.marker_point[k]]
-    for k in moved:
-        if m.marker_body[k] < m.nb and not _term_kept(float(np.linalg.norm(m.marker_point[k])),
-                          float(np.linalg.norm(points[k])), m):
-            raise _Compile(k)
     for r in np.flatnonzero(np.isin(m.row_kind, (AT, DOT2, DIST))):
         mi, mj, jt = ends[r]
         j = int(m.row_joint[r])
@@ -392,13 +388,6 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder, ends: list) -
     _turned_vectors(out, m)
     _force_points(out, m, base, v, moved)
     _plan_points(out, m, base, moved)
-    lengths = _array(out, m, ("body_length",))
-    for b in {m.marker_body[k] for k in moved} - {m.nb}:
-        arm = 0.0
-        for k, body in m.marker_body.items():
-            if body == b:
-                arm = max(arm, float(np.linalg.norm(points[k])))
-        lengths[b] = arm if arm > 1e-6 * ls else ls
     out[("input_rounding",)] = rounding_gap(v, ls)
 
 
@@ -487,33 +476,6 @@ def _turned_vectors(out: dict, m: Model) -> None:
         out[("plan", "vecs")] = np.concatenate([
             out.get(("plan", "groups", gi, "vecs"), g.vecs).reshape(-1, 3)
             for gi, g in enumerate(m.plan.groups)])
-
-
-def _spread(m: Model, b: Builder, marker_point: Any) -> float:
-    """The largest spread along a world axis of the moving parts' centres of mass and the
-    ground's marker points (``marker_point``: world points), one of the terms of
-    compile_model's length scale (0 for one point)."""
-    points = [p.position + quat_to_matrix(p.orientation) @ p.center_of_mass
-              for p in b.parts.values() if not p.fixed]
-    points += [marker_point[k] for k in marker_point if m.marker_body[k] == m.nb]
-    return float(np.max(np.ptp(np.array(points), axis=0))) if len(points) > 1 else 0.0
-
-
-def _scale_kept(m: Model, base: Builder, v: Builder) -> bool:
-    """The variant's length scale is the base's: compile_model takes the largest of the
-    marker arms, the spread of the parts and ground points and each moving part's radius
-    of gyration sqrt(tr I / 2m) (at least 1 mm); only the radii change here, each kept
-    (``_term_kept``)."""
-    def radius(part: Any) -> float:
-        return float(np.sqrt(np.trace(part.inertia) / (2.0 * part.mass)))
-    return all(_term_kept(radius(base.parts[n]), radius(v.parts[n]), m) for n in m.body_part)
-
-
-def _term_kept(old: float, new: float, m: Model) -> bool:
-    """A term of the length scale (the largest of them, at least 1 mm) leaves it as it is:
-    the same number, or below the scale before and after (the scale then set by a term
-    that is kept)."""
-    return new == old or (old < m.length_scale and new < m.length_scale)
 
 
 def _stacked_functions(models: list[Model], axes: int, motions: bool) -> dict:

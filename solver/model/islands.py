@@ -1,0 +1,73 @@
+"""The separate mechanisms of one model: its moving parts grouped into islands, parts that no
+joint, coupler, spring, bushing, vector force, general motion or contact joins (through
+another moving part; the ground joins nothing) in different islands, and each island's size.
+
+A scene may hold mechanisms side by side (a copy 50 m aside): each island's size is the
+spread of its own parts and ground points, so one mechanism's scale, and the tolerances and
+rotation weights drawn from it, do not grow with the distance to another."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def _root(parent: list[int], k: int) -> int:
+    while parent[k] != k:
+        parent[k] = parent[parent[k]]
+        k = parent[k]
+    return k
+
+
+def island_of(mech: Any, moving: list, marker_body: dict) -> dict:
+    """{node: island root} where a node is a moving body (0..nb-1, in ``moving``'s order)
+    or a ground marker's name: the bodies and ground markers each element joins united."""
+    nb = len(moving)
+    names = [m for m in marker_body if marker_body[m] == nb]
+    node = {m: nb + k for k, m in enumerate(names)}
+    node.update({m: b for m, b in marker_body.items() if b < nb})
+    parent = list(range(nb + len(names)))
+    body = {p.name: b for b, p in enumerate(moving)}
+
+    def unite(ids: list[int]) -> None:
+        for k in ids[1:]:
+            a, b = _root(parent, ids[0]), _root(parent, k)
+            parent[b] = a
+
+    def markers(*ms: Any) -> None:
+        unite([node[m] for m in ms if isinstance(m, str) and m in node])
+
+    for jt in mech.joints.values():
+        markers(jt.marker_i, jt.marker_j)
+    for table in (mech.springs, mech.bushings, mech.general_motions):
+        for it in table.values():
+            markers(it.marker_i, it.marker_j)
+    for vf in mech.vector_forces.values():
+        markers(vf.marker_i, vf.marker_j, vf.frame)
+    for cp in mech.couplers.values():
+        markers(*[m for t in cp.terms
+                  for m in (mech.joints[t[0]].marker_i, mech.joints[t[0]].marker_j)])
+    for ct in mech.contacts.values():
+        unite([body[p] for p in (ct.part_a, ct.part_b) if p in body])
+    out = {b: _root(parent, b) for b in range(nb)}
+    out.update({m: _root(parent, node[m]) for m in names})
+    return out
+
+
+def island_sizes(mech: Any, moving: list, rot: dict, marker_body: dict, marker_point: dict,
+                 arm: np.ndarray) -> np.ndarray:
+    """(nb,) m: the size of each moving body's island, the largest of its bodies' ``arm``
+    (marker arms and radii of gyration, (nb,)) and the spread (largest extent along x, y or
+    z) of its bodies' centres of mass and the ground markers it is joined to."""
+    nb = len(moving)
+    root = island_of(mech, moving, marker_body)
+    points: dict[int, list] = {}
+    for b, p in enumerate(moving):
+        points.setdefault(root[b], []).append(p.position + rot[p.name] @ p.center_of_mass)
+    for m, b in marker_body.items():
+        if b == nb:
+            points.setdefault(root[m], []).append(marker_point[m])
+    size = {k: float(np.max(np.ptp(np.array(v), axis=0))) for k, v in points.items()}
+    for b in range(nb):
+        size[root[b]] = max(size[root[b]], float(arm[b]))
+    return np.array([size[root[b]] for b in range(nb)])
