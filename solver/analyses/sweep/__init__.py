@@ -48,6 +48,7 @@ from .between import first_crossings, watched
 from .frames import block_forces, motion_table, smooth_prefix, with_friction, wrong_turns
 from .lined_up import least_norm_multipliers, lined_up_frames, passed, rates_continued
 from .poles import noted, suspect, walk
+from .touches import passed_through
 from .tree import tree_poses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
@@ -169,6 +170,7 @@ class _Sweep:
         #                                           rate at the last kept frame (limit_turns.py)
         self.gone = np.zeros(V, dtype=bool)        # variants of ``alive`` leaving at this frame
         self.watch_last: np.ndarray | None = None  # (V, 2, n) between.py's watched g, g' at
+        self.touch_last: np.ndarray | None = None  # (V, 2, np) touches.py's, the same way
         #                                            the last kept frame
         self.q0 = self._start_tracks(starts)
         # an open tree of driven joints, banded (one mechanism): its exact poses as Newton's
@@ -219,9 +221,9 @@ class _Sweep:
         self.fv, self.n_ok, self.ts_ref, self.r0, self.p0 = (
             x[stay] for x in (self.fv, self.n_ok, self.ts_ref, self.r0, self.p0))
         self.bad = [b for b, s in zip(self.bad, stay) if s]
-        self.tol, self.q0, self.lim, self.lim0, self.watch_last = (
-            None if x is None else x[stay]
-            for x in (self.tol, self.q0, self.lim, self.lim0, self.watch_last))
+        self.tol, self.q0, self.lim, self.lim0, self.watch_last, self.touch_last = (
+            None if x is None else x[stay] for x in (self.tol, self.q0, self.lim, self.lim0,
+                                                     self.watch_last, self.touch_last))
         self.det_last = None if self.det_last is None else tuple(x[stay] for x in self.det_last)
         self.prev = None if self.prev is None else self.prev.only(stay)
 
@@ -410,6 +412,8 @@ class _Sweep:
             first_crossings(self, ks, watch, State(times[ks], R, P, Vv, W, Ac, Al), evq, phi,
                             turns, turn_rate, _newton)    # curve, at or between frames
             self.watch_last = np.stack([x[:, -1] for x in watch], axis=1)
+        if model.forces.contacts is not None and not self.walking:   # parts driven through
+            passed_through(self, ks, State(times[ks], R, P, Vv, W, Ac, Al), _newton, evq)
         self._remember(ks, R, P, Vv, W, Ac, Al, jac, evq)
         if fac.sign is not None:          # det J's sign at the last kept frame (poles.py)
             self.det_last = fac.last()
