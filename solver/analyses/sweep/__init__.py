@@ -289,7 +289,7 @@ class _Sweep:
         R, P, jac, A, ok, iters, ref = _newton(model, alg, R, P, f, ref)
         m, solved = _prefix(ok), ok[:, 0]
         if m:
-            fac = alg.factor(jac[:, :m], A[:, :m], self.det_last)
+            fac = alg.factor(jac[:, :m], A[:, :m], self.det_last, self.walking)
             m, solved = _prefix(fac.ok), solved & fac.ok[:, 0]
             fac = fac.take(m)
         if m == 0:
@@ -335,7 +335,7 @@ class _Sweep:
             if lined is not None and fac.sign is not None:   # a frame on a pole: no side
                 fac = replace(fac, sign=np.where(lined, 0.0, fac.sign))
             elif fac.sign is not None and self.prev is not None and not (walked or self.walking):
-                j = suspect(self, fac.sign, fac.cond, ks, Vv, W, Ac, Al)
+                j = suspect(self, fac.sign, fac.near, ks, Vv, W, Ac, Al)
                 self.walked = None if j != 0 else walk(self, int(ks[0]), _Sweep, _newton)
                 if j or self.walked is not None:   # the frames before it, then it walked
                     return 0, max(j, 1)
