@@ -47,7 +47,7 @@ from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F4
 from .between import first_crossings, watched
 from .frames import block_forces, motion_table, smooth_prefix, with_friction, wrong_turns
 from .lined_up import least_norm_multipliers, lined_up_frames, passed, rates_continued
-from .poles import noted, suspect, walk
+from .poles import banded_signs, noted, suspect, walk
 from .touches import passed_through
 from .tree import tree_poses
 
@@ -335,6 +335,8 @@ class _Sweep:
             if lined is not None and fac.sign is not None:   # a frame on a pole: no side
                 fac = replace(fac, sign=np.where(lined, 0.0, fac.sign))
             elif fac.sign is not None and self.prev is not None and not (walked or self.walking):
+                if alg.sparse:            # (det J's sign where a pole is near: poles.py)
+                    fac = replace(fac, sign=banded_signs(self, fac.near, jac))
                 j = suspect(self, fac.sign, fac.near, ks, Vv, W, Ac, Al)
                 self.walked = None if j != 0 else walk(self, int(ks[0]), _Sweep, _newton)
                 if j or self.walked is not None:   # the frames before it, then it walked

@@ -11,7 +11,8 @@ passed) or, come near a pole (its scaled condition RISE times the frame before's
 a part's velocities turn back against those the frame before carries to it (a frame on the
 mirror branch, the pole passed there and back).  A large mechanism swept the banded way
 (algebra.py) has no det J: its nearness is its Cholesky pivots' ratio (``pivot_ratio``),
-its sign taken as the frame before's, but for the sub-frames of a walk (a dense LU each).  Its interval is then walked by a sweep
+its sign taken as the frame before's but where that ratio jumps by RISE (``banded_signs``)
+and at the sub-frames of a walk (a dense LU each, on those few frames only).  Its interval is then walked by a sweep
 of SUBSTEPS sub-frames from the frame before (each predicted off the last, so a pole is
 passed on the branch the motion came along, as across a frame on it, lined_up.py), and
 the frame is solved again from the walk's pose.  Where the walk changes det's sign, the
@@ -69,6 +70,27 @@ def suspect(sweep: Any, sign: np.ndarray, cond: np.ndarray, ks: np.ndarray, V: n
     back = (np.abs(now - carried).max(axis=-1) > np.maximum(size, floor)).any(axis=-1) & near
     bad = (flip | back).any(axis=0)
     return int(np.argmax(bad)) if bad.any() else None
+
+
+def banded_signs(sweep: Any, near: np.ndarray, jac: np.ndarray) -> np.ndarray:
+    """(1, F) det J's sign at a banded block's frames, as the frame before's (``det_last``)
+    but where a frame's nearness to a pole (``near`` (1, F), algebra.py ``pivot_ratio``)
+    is RISE times the frame before's or a RISE-th of it (come near a pole, or left one):
+    there the signs of that frame and the one before are found by a dense LU of each (Jacobian
+    blocks ``jac`` (1, F, nc, 12), the sweep's last frame's before the block), and where
+    they differ the signs from that frame on are turned."""
+    last_sign, last_near = sweep.det_last
+    before = np.concatenate([last_near[:, None], near[:, :-1]], axis=1)
+    sign = np.repeat(last_sign[:, None], near.shape[1], axis=1)
+    keep = sweep.st.keep
+
+    def dense(j_blocks: np.ndarray) -> float:
+        return np.linalg.slogdet(global_jacobian(sweep.model, j_blocks)[keep])[0]
+    for j in np.flatnonzero(((near > RISE * before) | (before > RISE * near))[0]):
+        ahead = sweep.prev.jac[0] if j == 0 else jac[0, j - 1]
+        if dense(jac[0, j]) * dense(ahead) < 0.0:
+            sign[:, j:] *= -1.0
+    return sign
 
 
 def walk(sweep: Any, k: int, make, newton) -> tuple | None:
