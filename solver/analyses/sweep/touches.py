@@ -26,7 +26,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ...kernels.constraints import body_arrays
-from ...kernels.contacts import contact_forces, geometry
+from ...base.rotations import cross
+from ...kernels.contacts import geometry
 from ...model.state import State
 from ..contact_check import OVERLAP_TOL
 from .between import Interval, dips, frame_before, locate
@@ -40,8 +41,7 @@ def passed_through(sweep: Any, ks: np.ndarray, block: State, newton: Callable,
     frames of the interval apart; keep the last frame's gaps and rates."""
     cp = sweep.model.forces.contacts
     rg, A, vg, wg = body_arrays(sweep.model, block.r, block.p, block.v, block.w)
-    ce = contact_forces(cp, rg, A, vg, wg, cull=False)
-    g, d = ce.gap, -ce.approach                                  # (V, F, np) m, m/s
+    g, d = gaps_and_rates(cp, rg, A, vg, wg)                     # (V, F, np) m, m/s
     last, sweep.touch_last = sweep.touch_last, np.stack([g[:, -1], d[:, -1]], axis=1)
     if last is None:                         # (the first frame has none before it)
         return
@@ -53,6 +53,21 @@ def passed_through(sweep: Any, ks: np.ndarray, block: State, newton: Callable,
     for i in np.flatnonzero(dip.any(axis=(1, 2)) & ~sweep.gone):
         _first_pass(sweep, int(i), ks, block, evq, newton, g, dip[i], share[i],
                     float(tol[i, 0, 0]), last[i, 0])
+
+
+def gaps_and_rates(cp: Any, r: np.ndarray, A: np.ndarray, v: np.ndarray, w: np.ndarray):
+    """(gap (..., np) m, its rate (..., np) m/s) of every contact point at COM positions r,
+    rotation matrices A, velocities v, w (..., nb+1, ...; ground last): the rate is the
+    distance's gradient (Geometry.slope) along the velocity of the point's part less the
+    other side's part at the point's centre P, v + w x (P - r) of each (kernels/contacts.py
+    ``contact_forces``' depth rate, negated)."""
+    geo = geometry(cp, r, A, cull=False)
+    ends = cp.side_ends[cp.side]                                 # (np, 2): its part, the other
+
+    def moving(k: int) -> np.ndarray:
+        b = ends[:, k]
+        return v[..., b, :] + cross(w[..., b, :], geo.P - r[..., b, :])
+    return geo.gap, np.sum(geo.slope * (moving(0) - moving(1)), axis=-1)
 
 
 def kinks(g: np.ndarray, d: np.ndarray, h: np.ndarray, tol: np.ndarray):
