@@ -48,7 +48,8 @@ from ..checks.curve_ends import open_ends
 from .between import first_crossings, watched
 from .frames import block_forces, motion_table, smooth_prefix, with_friction, wrong_turns
 from .lined_up import least_norm_multipliers, lined_up_frames, passed, rates_continued
-from .poles import noted, suspect, walk
+from .poles import banded_signs, noted, suspect, walk
+from .touches import passed_through
 from .tree import tree_poses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
@@ -170,6 +171,7 @@ class _Sweep:
         #                                           rate at the last kept frame (limit_turns.py)
         self.gone = np.zeros(V, dtype=bool)        # variants of ``alive`` leaving at this frame
         self.watch_last: np.ndarray | None = None  # (V, 2, n) between.py's watched g, g' at
+        self.touch_last: np.ndarray | None = None  # (V, 2, np) touches.py's, the same way
         #                                            the last kept frame
         self.ends = open_ends(model)             # the open curves' contacts (between.py)
         self.q0 = self._start_tracks(starts)
@@ -221,9 +223,9 @@ class _Sweep:
         self.fv, self.n_ok, self.ts_ref, self.r0, self.p0 = (
             x[stay] for x in (self.fv, self.n_ok, self.ts_ref, self.r0, self.p0))
         self.bad = [b for b, s in zip(self.bad, stay) if s]
-        self.tol, self.q0, self.lim, self.lim0, self.watch_last = (
-            None if x is None else x[stay]
-            for x in (self.tol, self.q0, self.lim, self.lim0, self.watch_last))
+        self.tol, self.q0, self.lim, self.lim0, self.watch_last, self.touch_last = (
+            None if x is None else x[stay] for x in (self.tol, self.q0, self.lim, self.lim0,
+                                                     self.watch_last, self.touch_last))
         self.det_last = None if self.det_last is None else tuple(x[stay] for x in self.det_last)
         self.prev = None if self.prev is None else self.prev.only(stay)
 
@@ -289,7 +291,7 @@ class _Sweep:
         R, P, jac, A, ok, iters, ref = _newton(model, alg, R, P, f, ref)
         m, solved = _prefix(ok), ok[:, 0]
         if m:
-            fac = alg.factor(jac[:, :m], A[:, :m], self.det_last)
+            fac = alg.factor(jac[:, :m], A[:, :m], self.det_last, self.walking)
             m, solved = _prefix(fac.ok), solved & fac.ok[:, 0]
             fac = fac.take(m)
         if m == 0:
@@ -335,7 +337,9 @@ class _Sweep:
             if lined is not None and fac.sign is not None:   # a frame on a pole: no side
                 fac = replace(fac, sign=np.where(lined, 0.0, fac.sign))
             elif fac.sign is not None and self.prev is not None and not (walked or self.walking):
-                j = suspect(self, fac.sign, fac.cond, ks, Vv, W, Ac, Al)
+                if alg.sparse:            # (det J's sign where a pole is near: poles.py)
+                    fac = replace(fac, sign=banded_signs(self, fac.near, jac))
+                j = suspect(self, fac.sign, fac.near, ks, Vv, W, Ac, Al)
                 self.walked = None if j != 0 else walk(self, int(ks[0]), _Sweep, _newton)
                 if j or self.walked is not None:   # the frames before it, then it walked
                     return 0, max(j, 1)
@@ -412,6 +416,8 @@ class _Sweep:
             first_crossings(self, ks, watch, State(times[ks], R, P, Vv, W, Ac, Al), evq, phi,
                             turns, turn_rate, _newton)    # curve, at or between frames
             self.watch_last = np.stack([x[:, -1] for x in watch], axis=1)
+        if model.forces.contacts is not None and not self.walking:   # parts driven through
+            passed_through(self, ks, State(times[ks], R, P, Vv, W, Ac, Al), _newton, evq)
         self._remember(ks, R, P, Vv, W, Ac, Al, jac, evq)
         if fac.sign is not None:          # det J's sign at the last kept frame (poles.py)
             self.det_last = fac.last()

@@ -44,17 +44,21 @@ class Factors:
     Jinv: np.ndarray | None = None
     band: Banded | None = None
     cond: np.ndarray | None = None       # (V, F) the dense path's scaled 1-norm condition
-    sign: np.ndarray | None = None       # (V, F) the dense path's sign of det J (poles.py)
+    sign: np.ndarray | None = None       # (V, F) the sign of det J (poles.py); banded: 1
+    #                                      (unknown: no flip seen) unless asked (``factor``)
+    near: np.ndarray | None = None       # (V, F) how near a pole (poles.py ``suspect``):
+    #                                      dense ``cond``; banded ``pivot_ratio``
 
     def take(self, m: int) -> "Factors":
         """The first m frames."""
         return Factors(*(None if x is None else x.take(m) if isinstance(x, Banded) else x[:, :m]
-                         for x in (self.ok, self.Jinv, self.band, self.cond, self.sign)))
+                         for x in (self.ok, self.Jinv, self.band, self.cond, self.sign,
+                                   self.near)))
 
     def last(self) -> tuple:
-        """(sign of det J, condition) (V,) at the last frame: ``Algebra.factor``'s
+        """(sign of det J, nearness to a pole) (V,) at the last frame: ``Algebra.factor``'s
         ``last``."""
-        return self.sign[:, -1], self.cond[:, -1]
+        return self.sign[:, -1], self.near[:, -1]
 
 
 class Algebra:
@@ -112,21 +116,28 @@ class Algebra:
             J = np.where(go[..., None, None], J, np.eye(len(self.keep)))
         return _solve_stack(J, -res)
 
-    def factor(self, jac: np.ndarray, A: np.ndarray, last: tuple | None = None) -> Factors:
+    def factor(self, jac: np.ndarray, A: np.ndarray, last: tuple | None = None,
+               signs: bool = False) -> Factors:
         """Factor J at each pose of the block; ok False where it is (nearly) singular (the
         banded path: S not positive definite, or J^-1 of a vector of ones not finite).
         Dense: with the sign of det J at each pose (``det_signs``; ``last``: the frame
-        before's ``Factors.last``, or None)."""
+        before's ``Factors.last``, or None).  Banded: the sign 1 (S = J M^-1 J^T holds
+        none), or with ``signs`` (a walk's few sub-frames, poles.py) each pose's own by a
+        dense LU."""
         if self.sparse:
             band = self._banded(jac[0], A[0])
             probe = self._apply(band, np.ones((len(band.Jb), len(self.keep))))
-            return Factors(np.isfinite(probe).all(axis=(-2, -1))[None], band=band)
+            sign = np.ones((1, len(band.Jb)))
+            if signs:
+                sign = np.linalg.slogdet(global_jacobian(self.model, jac)[..., self.keep, :])[0]
+            return Factors(np.isfinite(probe).all(axis=(-2, -1))[None], band=band, sign=sign,
+                           near=pivot_ratio(band.S.ab, self.schur.band)[None])
         Jk = global_jacobian(self.model, jac)[..., self.keep, :]
         Jinv = _inverse(Jk)
         with np.errstate(invalid="ignore"):
             cond = scaled_condition(Jk, Jinv, self._js, self._jsinv)
             return Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv, cond=cond,
-                           sign=det_signs(Jk, last))
+                           sign=det_signs(Jk, last), near=cond)
 
     def solve(self, fac: Factors, b: np.ndarray) -> np.ndarray:
         """J^-1 b as (V, F, nb, 6) body vectors (b (V, F, kept rows))."""
@@ -190,6 +201,18 @@ def scaled_condition(J: np.ndarray, Jinv: np.ndarray, js: np.ndarray, jsinv: np.
     def norm1(M: np.ndarray) -> np.ndarray:
         return np.abs(M).sum(axis=-2).max(axis=-1, initial=0.0)
     return norm1(J * js) * norm1(Jinv * jsinv)
+
+
+def pivot_ratio(ab: np.ndarray, spd) -> np.ndarray:
+    """(F,) the largest over the least diagonal entry of each frame's Cholesky factor L of S
+    = J M^-1 J^T (band storage ``ab`` (F, (kd+1) n) of the banded solver ``spd``): S's
+    pivots are L's diagonal squared and their product det S = det(J)^2 / det M, so where J
+    nears a singular pose one pivot goes to zero as sigma_min(J)^2 and the ratio grows as
+    1 / sigma_min(J), as J's condition does: the banded path's nearness to a pole for
+    poles.py's RISE (not the dense condition: its scale is S's rows')."""
+    d = ab.reshape(len(ab), spd.n, spd.kd + 1)[..., 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return d.max(axis=-1, initial=0.0) / d.min(axis=-1, initial=np.inf)
 
 
 def det_signs(J: np.ndarray, last: tuple | None) -> np.ndarray:

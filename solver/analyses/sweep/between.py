@@ -227,6 +227,20 @@ def first_crossings(sweep: Any, ks: np.ndarray, gd: tuple[np.ndarray, np.ndarray
             sweep._fail(int(i), event)
 
 
+def frame_before(sweep: Any, i: int, j: int, block, evq: Any) -> tuple:
+    """(state, tracked values, their rates) of variant i at the frame before the block's
+    frame j: the sweep's last kept frame (j = 0), else the block's frame j - 1 (``block``
+    its states, ``evq`` its evaluation, None on a tree)."""
+    if j == 0:
+        s, q, qd = sweep.prev.state, sweep.prev.q, sweep.prev.qd
+        last = type(s)(s.t, *(x[i] for x in (s.r, s.p, s.v, s.w, s.a, s.alpha)))
+        return last, None if q is None else q[i], None if qd is None else qd[i]
+    b = block
+    last = type(b)(b.t[j - 1], *(x[i, j - 1] for x in (b.r, b.p, b.v, b.w, b.a, b.alpha)))
+    q = None if evq is None or evq.track is None else evq.track[i, j - 1]
+    return last, q, None if q is None else evq.rate[i, j - 1]
+
+
 def _first(sweep, i, ks, g, dip, share, past, tol, block, evq, phi, turns, turn_rate,
            newton):
     """Variant i's first crossing in the block (``first_crossings``) as its SolverError, or
@@ -239,20 +253,12 @@ def _first(sweep, i, ks, g, dip, share, past, tol, block, evq, phi, turns, turn_
         items = np.flatnonzero(dip[i, j])
         if not items.size:
             continue
+        last, q, qd = frame_before(sweep, i, j, block, evq)
         if j == 0:
-            s, q, qd = sweep.prev.state, sweep.prev.q, sweep.prev.qd
-            last = type(s)(s.t, *(x[i] for x in (s.r, s.p, s.v, s.w, s.a, s.alpha)))
-            q = None if q is None else q[i]
-            qd = None if qd is None else qd[i]
             g0 = sweep.watch_last[i, 0]
             turn0 = None if sweep.lim is None else sweep.lim[i, 0]
             rate0 = None if sweep.lim is None else sweep.lim[i, 1]
         else:
-            b = block
-            last = type(b)(b.t[j - 1], *(x[i, j - 1] for x in (b.r, b.p, b.v, b.w, b.a,
-                                                                b.alpha)))
-            q = None if evq is None or evq.track is None else evq.track[i, j - 1]
-            qd = None if q is None else evq.rate[i, j - 1]
             g0 = g[i, j - 1]
             turn0 = None if turns is None else turns[i, j - 1]
             rate0 = None if turns is None else turn_rate[i, j - 1]

@@ -8,8 +8,11 @@ branch: the crank 1.83 rad from its pose at 1.6 s) without a word.
 
 A frame is looked at again where the sign of det J differs from the frame before's (a pole
 passed) or, come near a pole (its scaled condition RISE times the frame before's), where
-its velocities turn back against those the frame before carries to it (a frame on the
-mirror branch, the pole passed there and back).  Its interval is then walked by a sweep
+a part's velocities turn back against those the frame before carries to it (a frame on the
+mirror branch, the pole passed there and back).  A large mechanism swept the banded way
+(algebra.py) has no det J: its nearness is its Cholesky pivots' ratio (``pivot_ratio``),
+its sign taken as the frame before's but where that ratio jumps by RISE (``banded_signs``)
+and at the sub-frames of a walk (a dense LU each, on those few frames only).  Its interval is then walked by a sweep
 of SUBSTEPS sub-frames from the frame before (each predicted off the last, so a pole is
 passed on the branch the motion came along, as across a frame on it, lined_up.py), and
 the frame is solved again from the walk's pose.  Where the walk changes det's sign, the
@@ -35,14 +38,18 @@ RISE = 10.0           # a frame whose (scaled) condition is this many times the 
 #                       turned-back velocity there is walked (a motion that turns back
 #                       itself walks to the same pose)
 LOCATED = 1e-9        # of a frame interval: a pole's instant located to this
+NOISE = 1e-6          # of the fastest part's speed: a part's own below it is at rest (its
+#                       velocities' rounding may turn back); each part is looked at on its
+#                       own, so parts moving faster elsewhere (6 driven wheels at 1 rad/s
+#                       beside a slider-crank, test_sweep_banded_poles.py) do not hide its turn
 
 
 def suspect(sweep: Any, sign: np.ndarray, cond: np.ndarray, ks: np.ndarray, V: np.ndarray,
             W: np.ndarray, Ac: np.ndarray, Al: np.ndarray) -> int | None:
     """The first frame of a block (its index) that leaves the frame before across a pole:
     det J's ``sign`` (V, F) changes from the frame before's, or, where ``cond`` (V, F) is
-    RISE times the frame before's, its velocities V, W (V, F, nb, 3) turn back (they miss
-    those carried from the frame before, v + a h (accelerations Ac, Al), by more than
+    RISE times the frame before's, its velocities V, W (V, F, nb, 3) turn back (a part's
+    miss those carried from the frame before, v + a h (accelerations Ac, Al), by more than
     either's size, rotations times the part's length); None where none does."""
     prev = sweep.prev.state
     side = np.concatenate([sweep.det_last[0][:, None], sign[:, :-1]], axis=1)
@@ -58,10 +65,32 @@ def suspect(sweep: Any, sign: np.ndarray, cond: np.ndarray, ks: np.ndarray, V: n
     carried = np.concatenate([before(prev.v, V) + h * before(prev.a, Ac),
                               L * (before(prev.w, W) + h * before(prev.alpha, Al))], axis=-1)
     now = np.concatenate([V, L * W], axis=-1)
-    size = np.maximum(np.abs(now).max(axis=(-2, -1)), np.abs(carried).max(axis=(-2, -1)))
-    back = (np.abs(now - carried).max(axis=(-2, -1)) > size) & near
+    size = np.maximum(np.abs(now).max(axis=-1), np.abs(carried).max(axis=-1))   # (V, F, nb)
+    floor = NOISE * size.max(axis=-1, keepdims=True)
+    back = (np.abs(now - carried).max(axis=-1) > np.maximum(size, floor)).any(axis=-1) & near
     bad = (flip | back).any(axis=0)
     return int(np.argmax(bad)) if bad.any() else None
+
+
+def banded_signs(sweep: Any, near: np.ndarray, jac: np.ndarray) -> np.ndarray:
+    """(1, F) det J's sign at a banded block's frames, as the frame before's (``det_last``)
+    but where a frame's nearness to a pole (``near`` (1, F), algebra.py ``pivot_ratio``)
+    is RISE times the frame before's or a RISE-th of it (come near a pole, or left one):
+    there the signs of that frame and the one before are found by a dense LU of each (Jacobian
+    blocks ``jac`` (1, F, nc, 12), the sweep's last frame's before the block), and where
+    they differ the signs from that frame on are turned."""
+    last_sign, last_near = sweep.det_last
+    before = np.concatenate([last_near[:, None], near[:, :-1]], axis=1)
+    sign = np.repeat(last_sign[:, None], near.shape[1], axis=1)
+    keep = sweep.st.keep
+
+    def dense(j_blocks: np.ndarray) -> float:
+        return np.linalg.slogdet(global_jacobian(sweep.model, j_blocks)[keep])[0]
+    for j in np.flatnonzero(((near > RISE * before) | (before > RISE * near))[0]):
+        ahead = sweep.prev.jac[0] if j == 0 else jac[0, j - 1]
+        if dense(jac[0, j]) * dense(ahead) < 0.0:
+            sign[:, j:] *= -1.0
+    return sign
 
 
 def walk(sweep: Any, k: int, make, newton) -> tuple | None:
@@ -81,6 +110,10 @@ def walk(sweep: Any, k: int, make, newton) -> tuple | None:
     sub.walking = True
     for name in ("prev", "det_last", "lim", "ts_ref", "watch_last"):
         setattr(sub, name, getattr(sweep, name))
+    if sweep.alg.sparse:                  # (banded: the last frame's sign of det J, dense)
+        J = global_jacobian(sweep.model, sweep.prev.jac)[..., sweep.st.keep, :]
+        sub.det_last = (np.linalg.slogdet(J)[0], sweep.det_last[1])
+    sub.det_start = sub.det_last
     sub.run(lambda ks: None)
     if any(e is not None for e in sub.errors) or len(sub.alive) < len(models):
         return None
@@ -104,7 +137,7 @@ def _note(sub: Any, sweep: Any, k: int, newton) -> list[tuple[int, str]]:
     k - 1 and k (the first sub-interval where its det J changes sign).  A sub-frame on a
     pole (its sign 0: lined_up.py passes it) has no side."""
     times = np.concatenate([[float(sweep.prev.state.t)]] + [t for t, _ in sub.signs_seen])
-    signs = np.concatenate([sweep.det_last[0][:, None]] + [g for _, g in sub.signs_seen], 1)
+    signs = np.concatenate([sub.det_start[0][:, None]] + [g for _, g in sub.signs_seen], 1)
     out = []
     for i in range(len(signs)):
         sided = np.flatnonzero(signs[i] != 0)
