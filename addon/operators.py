@@ -21,7 +21,7 @@ from .curve_reader import angle_text, fit_signature, length_text, scene_lengths
 from .io.drag import stops_note
 from .io.follow import follow_hint
 from .io.mass import inertia_six
-from .io.run_cost import (baked_channels, cost_note, result_numbers, run_cost,
+from .io.run_cost import (baked_channels, cost_note, result_numbers, run_cost, solved_as,
                           study_cost, study_note)
 from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, kinematic_note
@@ -91,8 +91,13 @@ def _cost_note(sm, analysis: str, variants: int = 0) -> str | None:
     if variants:
         return study_note(variants, frames,
                           study_cost(variants, frames, parts, numbers, analysis), analysis)
+    driven = len({job.name for job, _ in sm.motions.values()})
+    others = (len(sm.couplers) + len(sm.cams) + len(sm.limits) + len(sm.frictions)
+              + len(sm.follows) + len(sm.contacts))
+    solved = solved_as(analysis, parts, [ob.mechanism.joint_kind for ob in sm.joints], driven,
+                       others)
     cost = run_cost(frames, parts, baked_channels(parts, joints, motions, extra), numbers,
-                    analysis)
+                    solved)
     return cost_note(frames, cost, analysis)
 
 
