@@ -53,7 +53,7 @@ def counted(steps: Iterator[int], before: int, total: int) -> Iterator[tuple[int
 class BackgroundRun:
     """Mixin for an operator: ``start(context, work, status)`` from ``invoke`` runs
     ``work(progress)`` in a thread (``progress(done, total)`` returns False once Esc was
-    pressed) and shows ``status.format(k=done, n=total)``; when the thread ends,
+    pressed) and shows ``status.format(k=done, n=total, p=percent done)``; when the thread ends,
     ``finished(context, error, result)`` is called on the main thread and returns the
     operator's result, or an iterator that writes the scene a step at a time, yielding
     (steps done, steps in all), whose return value is the operator's result: it runs in
@@ -99,7 +99,7 @@ class BackgroundRun:
             return {"RUNNING_MODAL"}
         if self._writing is None:
             k, n = self._counts
-            self._show(context, k, n, self._status.format(k=k, n=n))
+            self._show(context, k, n, self._status.format(k=k, n=n, p=int(100 * k / max(n, 1))))
             if self._thread.is_alive():
                 return {"RUNNING_MODAL"}
             try:

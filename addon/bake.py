@@ -19,7 +19,7 @@ replaced by a re-bake and removed by Clear Bake; the user's own markers are neve
 from __future__ import annotations
 
 import math
-from typing import Iterator
+from typing import Callable, Iterator
 
 import bpy
 import numpy as np
@@ -27,7 +27,7 @@ from mathutils import Quaternion
 
 from .anim import (TRACK, ensure_channelbag, find_channelbag, is_bake_track, key_buffer,
                    part_handles, write_curve)
-from .io.csv_table import csv_rows, write_rows
+from .io.csv_table import csv_table, write_rows, write_table
 from .io.events import (decode_marks, encode_marks, event_marks, event_rows, events_path,
                         marks_to_remove, rough_keys)
 from .io.part_frames import basis_pose, pose_matrices
@@ -480,17 +480,31 @@ def write_csv(path: str, sm: SceneMechanism, result) -> tuple[int, int]:
     """Export CSV (see io/csv_table.py) of a result solved at the scene's times, and its
     impacts and friction events beside it (io/events.py: events_path); returns the number
     of frames and of events written."""
-    rows = csv_rows(result, sm.timeline.frames_of(result.times), [ob.name for ob in sm.parts],
-                    [ob.name for ob in sm.joints],
-                    {name: (job.name, coord) for name, (job, coord) in sm.motions.items()},
-                    sm.coupler_calls, sm.cams,
-                    {n: (job.name, c) for n, (job, c) in sm.limits.items()},
-                    {n: (job.name, c) for n, (job, c) in sm.frictions.items()},
-                    [ob.name for ob in sm.bushings], [ob.name for ob in sm.vector_forces],
-                    [ob.name for ob in sm.contacts],
-                    {name: ob.name for name, (ob, _) in sm.follows.items()}, actuator_names(sm),
-                    [ob.name for ob in sm.springs], {n: ob.name for n, ob in sm.torsions.items()})
-    events = event_rows(result, sm.timeline.frame_of, _friction_joints(sm))
-    write_rows(path, rows)
-    write_rows(events_path(path), events)
-    return len(rows) - 1, len(events) - 1
+    return csv_writer(sm)(path, result)
+
+
+def csv_writer(sm: SceneMechanism) -> Callable:
+    """``write_csv`` in two: the names it writes read from the scene's objects now (on the
+    main thread), and the function (path, result, progress=None) -> (frames, events) that
+    writes the files without touching Blender, so that the modal Export CSV runs it in its
+    worker thread (background.py); ``progress(rows written, rows)`` as
+    io/csv_table.write_table takes it (False: SolverCancelled, nothing written)."""
+    timeline = sm.timeline
+    names = ([ob.name for ob in sm.parts], [ob.name for ob in sm.joints],
+             {name: (job.name, coord) for name, (job, coord) in sm.motions.items()},
+             sm.coupler_calls, sm.cams,
+             {n: (job.name, c) for n, (job, c) in sm.limits.items()},
+             {n: (job.name, c) for n, (job, c) in sm.frictions.items()},
+             [ob.name for ob in sm.bushings], [ob.name for ob in sm.vector_forces],
+             [ob.name for ob in sm.contacts],
+             {name: ob.name for name, (ob, _) in sm.follows.items()}, actuator_names(sm),
+             [ob.name for ob in sm.springs], {n: ob.name for n, ob in sm.torsions.items()})
+    frictions = _friction_joints(sm)
+
+    def write(path: str, result, progress=None) -> tuple[int, int]:
+        header, values = csv_table(result, timeline.frames_of(result.times), *names)
+        events = event_rows(result, timeline.frame_of, frictions)
+        write_table(path, header, values, progress)
+        write_rows(events_path(path), events)
+        return len(values), len(events) - 1
+    return write

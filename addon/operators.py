@@ -1,5 +1,5 @@
-"""Operators: tag objects, add markers, joints and couplers, check, assemble, bake, clear,
-export.
+"""Operators: tag objects, add markers, joints and couplers, check, assemble, bake, clear
+(Export CSV: export_csv.py).
 
 Each operator is thin (style.md): validate, build the model (scene_reader), solve, write
 back (bake), report.  Every failure is reported with the object or joint and the frame, and
@@ -16,14 +16,12 @@ from mathutils import Matrix
 from ..solver import MechanismError, SolverCancelled, SolverError
 from . import bake, bake_checks, contacts, coupling, moved_parts, scene_cache
 from .background import BackgroundRun, drain, until_interrupted
-from .bake_report import bake_notes, report_bake, run_notes
+from .bake_report import bake_notes, report_bake
 from .curve_reader import angle_text, fit_signature, length_text, scene_lengths
-from .io.csv_table import existing_folder, export_path
 from .io.drag import stops_note
-from .io.events import events_path
 from .io.follow import follow_hint
 from .io.mass import inertia_six
-from .io.run_cost import (baked_channels, cost_note, result_numbers, run_cost,
+from .io.run_cost import (baked_channels, cost_note, result_numbers, run_cost, solved_as,
                           study_cost, study_note)
 from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, kinematic_note
@@ -93,8 +91,13 @@ def _cost_note(sm, analysis: str, variants: int = 0) -> str | None:
     if variants:
         return study_note(variants, frames,
                           study_cost(variants, frames, parts, numbers, analysis), analysis)
+    driven = len({job.name for job, _ in sm.motions.values()})
+    others = (len(sm.couplers) + len(sm.cams) + len(sm.limits) + len(sm.frictions)
+              + len(sm.follows) + len(sm.contacts))
+    solved = solved_as(analysis, parts, [ob.mechanism.joint_kind for ob in sm.joints], driven,
+                       others)
     cost = run_cost(frames, parts, baked_channels(parts, joints, motions, extra), numbers,
-                    analysis)
+                    solved)
     return cost_note(frames, cost, analysis)
 
 
@@ -495,36 +498,6 @@ class MECHANISM_OT_clear_bake(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class MECHANISM_OT_export_csv(bpy.types.Operator):
-    """Solve and write positions, joint reactions and motion efforts per frame to a CSV file"""
-    bl_idname = "mechanism.export_csv"
-    bl_label = "Export CSV"
-    bl_options = {"REGISTER"}
-    filepath: StringProperty(subtype="FILE_PATH")
-
-    def execute(self, context):
-        sm = None
-        try:
-            path = existing_folder(export_path(self.filepath or context.scene.mechanism.csv_path,
-                                               bpy.data.filepath))
-            existing_folder(events_path(path))        # both files writable before the solve
-            with moved_parts.carried(context.scene):     # as a bake would read the scene
-                sm = bake_reading(context.scene)
-                bake_checks.refuse_frame_dependent(context.scene)
-                result = _solve_read(context.scene, sm, until_interrupted)
-                rows, events = bake.write_csv(path, sm, result)
-        except SolverCancelled:
-            self.report({"WARNING"}, "Export CSV interrupted; nothing was written")
-            return {"CANCELLED"}
-        except (MechanismError, SolverError) as exc:
-            self.report({"ERROR"}, f"Export CSV: {_message(exc, sm, context.scene)}")
-            return {"CANCELLED"}
-        done = f"wrote {rows} frames to {path} and {events} event(s) to {events_path(path)}"
-        notes = run_notes(context.scene, sm, result)        # what a bake would say of it
-        self.report({"WARNING"} if notes else {"INFO"}, "; ".join([done] + notes))
-        return {"FINISHED"}
-
-
 class MECHANISM_OT_select(bpy.types.Operator):
     """Select and make active the named object"""
     bl_idname = "mechanism.select"
@@ -585,5 +558,5 @@ class MECHANISM_OT_constant_remove(bpy.types.Operator):
 
 classes = (MECHANISM_OT_set_role, MECHANISM_OT_add_marker, MECHANISM_OT_connect,
            MECHANISM_OT_couple, MECHANISM_OT_add_contact, MECHANISM_OT_measure_radii, MECHANISM_OT_check, MECHANISM_OT_assemble, MECHANISM_OT_bake, MECHANISM_OT_clear_bake,
-           MECHANISM_OT_export_csv, MECHANISM_OT_select, MECHANISM_OT_constant_add,
+           MECHANISM_OT_select, MECHANISM_OT_constant_add,
            MECHANISM_OT_constant_remove)

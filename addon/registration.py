@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import bpy
 
-from . import (cli, drag, draw, mjcf_io, modes, operators, plotting, properties, scene_cache, study,
-               study_ops, study_ui, ui, urdf_import)
+from . import (cli, drag, draw, export_csv, mjcf_io, modes, operators, plotting, properties,
+               scene_cache, study, study_ops, study_ui, ui, urdf_import)
 
-_classes = (properties.classes + operators.classes + drag.classes + plotting.classes
-            + study_ops.classes + ui.classes + study_ui.classes + modes.classes
+_classes = (properties.classes + operators.classes + export_csv.classes + drag.classes
+            + plotting.classes + study_ops.classes + ui.classes + study_ui.classes + modes.classes
             + urdf_import.classes + mjcf_io.classes)
 _register, _unregister = bpy.utils.register_classes_factory(_classes)
 

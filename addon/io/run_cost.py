@@ -11,12 +11,19 @@ per frame, some 150 bytes with its F-curve's share, and the solver's result abou
 per number it stores per frame (the result and the copies the bake makes of it); measured
 (peak growth over a bake of 20,000 frames) 8.7 kB a frame for the slider-crank scene (54
 channels, 105 numbers; estimate 9.8 kB) and 2.5 kB for the pendulum (15 channels, 35
-numbers; estimate 2.8 kB).  Time: the kinematic sweep about 0.15 ms per moving part a
-frame (0.12 to 0.14 ms for chains of 2 and 8 revolute links, the whole slider-crank bake
-0.7 to 0.9 ms with its keys for 3 parts: 5 microseconds per channel a frame on top);
-forward dynamics some 5 ms per moving part a frame (4.4 to 6.4 ms for the pendulum scene,
-7 to 8 ms per link for swinging chains), but its steps follow the motion: a chaotic or
-stiff motion or a tight tolerance takes several times more, a mechanism at rest far less.
+numbers; estimate 2.8 kB).  Time, measured on bakes of 1,000 to 10,000 frames (the Bake
+operator whole, kinematic): the kinematic sweep takes some 0.1 ms a frame and 28 us per
+moving part a frame for a mechanism of closed loops (slider-cranks side by side, 3 to 198
+parts: 62 to 28 us a part), but an open tree of driven fixed, revolute, prismatic and
+cylindrical joints, nothing else, is placed joint by joint (solver sweep/tree.py): 0.03 ms
+a frame and 5 us a part (100 independent driven arms 3.9 us, chains of 10 to 200 driven
+links 6.4 to 7.4 us); the keys and the force plots 0.1 to 1.0 us per channel a frame
+(0.4 us for 100 arms over 10,000 frames, 1.0 us for 198 parts over 1,000).  Those bakes
+took 0.6 to 1.4 times the estimate (100 arms over 10,000 frames: 10.3 s, estimate 10.1 s;
+tests/test_run_cost_measured.py).  Forward dynamics some 5 ms per moving part a
+frame (4.4 to 6.4 ms for the pendulum scene, 7 to 8 ms per link for swinging chains), but
+its steps follow the motion: a chaotic or stiff motion or a tight tolerance takes several
+times more, a mechanism at rest far less.
 """
 from __future__ import annotations
 
@@ -24,8 +31,11 @@ from dataclasses import dataclass
 
 KEY_BYTES = 150.0              # one Blender keyframe with its share of the F-curve
 RESULT_BYTES = 16.0            # one number of the solver's result per frame, with copies
-KEY_SECONDS = 5e-6             # writing one channel's key, per frame
-PART_SECONDS = {"kinematic": 1.5e-4, "dynamic": 5e-3}    # solving, per moving part a frame
+KEY_SECONDS = 3e-7             # writing one channel's key, per frame
+# solving, a frame: FRAME_SECONDS and PART_SECONDS per moving part, by how it is solved
+# ("tree": the kinematic sweep of an open tree of driven joints); the docstring's numbers
+FRAME_SECONDS = {"kinematic": 1e-4, "tree": 3e-5, "dynamic": 0.0}
+PART_SECONDS = {"kinematic": 2.8e-5, "tree": 5e-6, "dynamic": 5e-3}
 # past these a Check or Bake warns: a quarter of the 8 GB of a modest machine, or a bake
 # that keeps Blender busy for longer than five minutes
 MEMORY_WARNING = 2e9               # bytes
@@ -55,11 +65,33 @@ def result_numbers(bodies: int, rows: int, joints: int, motions: int, tracked: i
     return 19 * bodies + rows + 6 * joints + motions + tracked + 5
 
 
+def solve_seconds(bodies: int, analysis: str) -> float:
+    """The rough time of solving one frame of a mechanism of ``bodies`` moving parts by
+    ``analysis`` ("kinematic", "tree": kinematic, an open tree of driven joints, or
+    "dynamic"), s."""
+    return FRAME_SECONDS[analysis] + PART_SECONDS[analysis] * max(bodies, 1)
+
+
+TREE_KINDS = ("FIXED", "REVOLUTE", "PRISMATIC", "CYLINDRICAL")
+
+
+def solved_as(analysis: str, parts: int, kinds: list[str], driven: int, others: int) -> str:
+    """"tree" for a kinematic run that the sweep places joint by joint: as many joints as
+    moving parts, each of TREE_KINDS (their panel's values, ``kinds``), every one but the
+    fixed driven (``driven``: the joints with a motion), and ``others`` (couplers, cams,
+    stops, friction, followed markers, contacts) none; ``analysis`` otherwise."""
+    free = sum(kind != "FIXED" for kind in kinds)
+    if (analysis == "kinematic" and len(kinds) == parts and not others and driven >= free
+            and all(kind in TREE_KINDS for kind in kinds)):
+        return "tree"
+    return analysis
+
+
 def run_cost(frames: int, bodies: int, channels: int, numbers: int, analysis: str) -> RunCost:
     """The rough cost of baking ``frames`` frames of a mechanism of ``bodies`` moving
     parts with ``channels`` keyed channels and ``numbers`` result numbers a frame, by the
-    ``analysis`` ("kinematic" or "dynamic"): the module docstring has the constants."""
-    per_frame_s = PART_SECONDS[analysis] * max(bodies, 1) + KEY_SECONDS * channels
+    ``analysis`` (as ``solve_seconds``): the module docstring has the constants."""
+    per_frame_s = solve_seconds(bodies, analysis) + KEY_SECONDS * channels
     per_frame_b = KEY_BYTES * channels + RESULT_BYTES * numbers
     return RunCost(frames * per_frame_s, frames * per_frame_b)
 
@@ -83,14 +115,15 @@ def study_cost(variants: int, frames: int, bodies: int, numbers: int,
                analysis: str) -> RunCost:
     """The rough cost of a design study of ``variants`` variants over ``frames`` frames of
     a mechanism of ``bodies`` moving parts and ``numbers`` result numbers a frame
-    (``result_numbers``): each variant's solve as a bake's (``PART_SECONDS``; no keys),
+    (``result_numbers``): each variant's solve as a bake's (``solve_seconds``, never the
+    tree's: a study's variants are solved the general way; no keys),
     and every variant's whole Result kept to the end (``STORED_BYTES`` a number: 300
     variants of a 150-part chain over 240 frames hold 2.8 GB).  Variants run together
     (a batched sweep, dynamics in lockstep) take 0.2 to 0.4 of a separate run each
     (docs/benchmarks.md), one that leaves the group its whole run: the estimate is the
     whole, the most the study takes."""
     n = variants * frames
-    return RunCost(n * PART_SECONDS[analysis] * max(bodies, 1), n * STORED_BYTES * numbers)
+    return RunCost(n * solve_seconds(bodies, analysis), n * STORED_BYTES * numbers)
 
 
 def study_note(variants: int, frames: int, cost: RunCost, analysis: str) -> str | None:
