@@ -20,7 +20,7 @@ a frame and 5 us a part (100 independent driven arms 3.9 us, chains of 10 to 200
 links 6.4 to 7.4 us); the keys and the force plots 0.1 to 1.0 us per channel a frame
 (0.4 us for 100 arms over 10,000 frames, 1.0 us for 198 parts over 1,000).  Those bakes
 took 0.6 to 1.4 times the estimate (100 arms over 10,000 frames: 10.3 s, estimate 10.1 s;
-tests/test_run_cost_measured.py).  Forward dynamics some 5 ms per moving part a
+bench/bench_estimate.py).  Forward dynamics some 5 ms per moving part a
 frame (4.4 to 6.4 ms for the pendulum scene, 7 to 8 ms per link for swinging chains), but
 its steps follow the motion: a chaotic or stiff motion or a tight tolerance takes several
 times more, a mechanism at rest far less.
