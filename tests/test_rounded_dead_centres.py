@@ -134,3 +134,41 @@ def test_a_four_bar_built_half_a_degree_off_its_toggle_runs() -> None:
     turn = np.unwrap(np.array([2 * np.arctan2(q[3], q[0]) for q in res.orientation("follower")]))
     # the joints are closed by Newton to ~1e-12 m over 0.25 m: 1e-9 rad is far above it
     np.testing.assert_allclose(turn - turn[0], 0.3 * res.times ** 2, atol=1e-9)
+
+
+def blender_parallelogram() -> Mechanism:
+    """The parallelogram Blender 5.0 reads (to the last digit: float32 values in float64)
+    from boxes built lined up along world x about (1.7, 0.9, 0.3): cranks of 0.5 m pinned
+    to the ground at x = 1.7 and 2.7 m, a coupler of 1 m 0.05 m above them pinned to their
+    tips (Connect, about z), crank0 driven by 2 t rad, gravity -y.  Its ground pivots are
+    1.5e-8 m further apart than the coupler is long (float32's rounding): the assembly
+    folds it off its line, crank1 by 3.5e-4 rad and the coupler by 1.7e-4 rad."""
+    m = Mechanism(gravity=(0.0, -9.81, 0.0), input_precision=F32)
+    y, z = 0.8999999761581421, 0.30000001192092896
+    m.add_part("ground", fixed=True, position=(1.7000000476837158, y, 0.10000000149011612))
+    for name, x, height in (("crank0", 1.9500000476837158, z), ("crank1", 2.950000047683716, z),
+                            ("coupler", 2.700000047683716, 0.3499999940395355)):
+        m.add_part(name, mass=0.2, position=(x, y, height))
+    off = (-2.3841857377249198e-08, -7.1525572131747595e-09)
+    for k, x in enumerate((4.7683716530855236e-08, 1.0000000625848777)):
+        m.add_marker(f"O{k}", "ground", position=(x, 1.1920929132713809e-08, 0.20000001490116137))
+        m.add_marker(f"c{k}", f"crank{k}", position=(-0.25, *off))
+        m.add_marker(f"t{k}", f"crank{k}", position=(0.25, *off))
+        m.add_marker(f"k{k}", "coupler", position=(k - 0.5, off[0], -0.04999998696148422))
+        m.add_joint(f"pivot{k}", "revolute", f"c{k}", f"O{k}")
+        m.add_joint(f"pin{k}", "revolute", f"k{k}", f"t{k}")
+    m.add_motion("turn", "pivot0", "2*t")
+    return m
+
+
+def test_a_parallelogram_read_from_blender_lined_up_is_refused_naming_its_joints() -> None:
+    """Check names the singular position and its four joints (it said "1 (0 after
+    motions)" and nothing else); solve refuses it at t = 0 (a bake went on along whichever
+    branch, parallel or crossed, the rounding's fold chose)."""
+    report = blender_parallelogram().check()
+    problem, = report.problems
+    assert problem.startswith("the mechanism starts at a singular position up to the "
+                              "rounding of its inputs at t = 0 s: joints "), problem
+    with pytest.raises(SolverError, match="starts at a singular position") as err:
+        blender_parallelogram().solve(1.0, 24)
+    assert set(err.value.joints) == {"pivot0", "pivot1", "pin0", "pin1"}
