@@ -164,20 +164,21 @@ def pendulum(bpy) -> dict[str, Any]:
     return dict(ground=ground, arm=arm, pin=pin)
 
 
-def slider_crank(bpy, crank: float = 0.1, rod: float = 0.3) -> dict[str, Any]:
-    """Driven slider-crank in the xy plane (kinematic); see the module docstring."""
+def slider_crank(bpy, crank: float = 0.1, rod: float = 0.3, at=(0.0, 0.0, 0.0)) -> dict[str, Any]:
+    """Driven slider-crank in the xy plane (kinematic; module docstring), moved to ``at``."""
     set_range(bpy)
-    block = add_box(bpy, "block", (0.05, 0.05, 0.05), (0.0, 0.0, -0.1))
-    crank_ob = add_box(bpy, "crank", (crank, 0.02, 0.02), (crank / 2, 0.0, 0.0))
-    rod_ob = add_box(bpy, "rod", (rod, 0.02, 0.02), (crank + rod / 2, 0.0, 0.0))
-    piston = add_box(bpy, "piston", (0.05, 0.05, 0.05), (crank + rod, 0.0, 0.0))
+    w = lambda x, z=0.0: tuple(np.asarray(at, dtype=float) + (x, 0.0, z))  # noqa: E731
+    block = add_box(bpy, "block", (0.05, 0.05, 0.05), w(0.0, -0.1))
+    crank_ob = add_box(bpy, "crank", (crank, 0.02, 0.02), w(crank / 2))
+    rod_ob = add_box(bpy, "rod", (rod, 0.02, 0.02), w(crank + rod / 2))
+    piston = add_box(bpy, "piston", (0.05, 0.05, 0.05), w(crank + rod))
     tag(bpy, [block, crank_ob, rod_ob, piston], "PART")
     block.mechanism.ground = True
-    main = connect(bpy, crank_ob, block, (0.0, 0.0, 0.0), "REVOLUTE", "Z")
-    big_end = connect(bpy, rod_ob, crank_ob, (crank, 0.0, 0.0), "REVOLUTE", "Z")
-    cylinder = connect(bpy, piston, block, (crank + rod, 0.0, 0.0), "PRISMATIC", "X")
-    pin_i = add_marker(bpy, piston, (crank + rod, 0.0, 0.0))
-    pin_j = add_marker(bpy, rod_ob, (crank + rod, 0.0, 0.0))
+    main = connect(bpy, crank_ob, block, w(0.0), "REVOLUTE", "Z")
+    big_end = connect(bpy, rod_ob, crank_ob, w(crank), "REVOLUTE", "Z")
+    cylinder = connect(bpy, piston, block, w(crank + rod), "PRISMATIC", "X")
+    pin_i = add_marker(bpy, piston, w(crank + rod))
+    pin_j = add_marker(bpy, rod_ob, w(crank + rod))
     small_end = new_joint(bpy, "small end", "IN_LINE", pin_i, pin_j)
     s = main.mechanism
     s.motion_type, s.motion_coordinate, s.motion_expression = "EXPRESSION", "ANGLE", "2*pi*t"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..algebra.newton import scales, step_pose
+from ..algebra.newton import RANK_TOL as RANK_TOL_ROWS, scales, step_pose
 from ..algebra.rank import involved
 from ..base.errors import ExpressionError, SolverError
 from ..base.rotations import euler_angles, quat_to_matrix
@@ -425,14 +425,15 @@ OFF_CENTRE = 1e-3
 
 
 def dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray, t: float,
-                ref: np.ndarray | None = None) -> str:
+                ref: np.ndarray | None = None, how: str = "") -> str:
     """A sentence when the motions ``bad_motions`` (dependent on the joints and the other
     motions at the pose (r, p), time t) start at a dead centre: joints lined up so that the
     motions' rows lose rank at this pose only (a general motion's target on the edge of
     the reach; a slider-crank driven by its slide with crank and rod in line), not
     everywhere (over-driving); empty otherwise.  Decided by the rank a little away: the
     pose moved by OFF_CENTRE of the model's size along the joints' freedoms (a fixed mix
-    of their null space's directions) and brought back onto them."""
+    of their null space's directions) and brought back onto them.  ``how`` follows "dead
+    centre" in the sentence (" up to the rounding of its inputs")."""
     general = {n for n, _, _, _ in model.general_motions}
     owner = {m: m.rsplit(".", 1)[0] if m.rsplit(".", 1)[0] in general else m
              for m in (*bad_motions, *model.motion_names)}
@@ -456,11 +457,11 @@ def dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray, 
               if n in model.joint_names]
     lined = f"joints {', '.join(map(repr, joints))} lined up" if joints else "a singular pose"
     if len(motions) != len(names):        # a joint's motion among them
-        return (f"motion {', '.join(map(repr, bad_motions))} starts at a dead centre at "
+        return (f"motion {', '.join(map(repr, bad_motions))} starts at a dead centre{how} at "
                 f"t = {t:.6g} s ({lined}): there it cannot move the parts, and which way "
                 "they go from there is undecided; build the mechanism a little off the "
                 "dead centre, the way it should go, or drive another joint")
-    start = f"general motion {', '.join(map(repr, motions))} starts at a dead centre at " \
+    start = f"general motion {', '.join(map(repr, motions))} starts at a dead centre{how} at " \
             f"t = {t:.6g} s ({lined}): "
     off = _target_gap(model, res, mine)
     if off:        # the parts are built on the edge, not the target: say so and how far
@@ -472,6 +473,29 @@ def dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray, 
             f"where {', '.join(map(repr, bad_motions))} cannot move the parts, and which way "
             "they fold from there is undecided; start the target inside the reach, with the "
             "parts built folded the way they should go")
+
+
+def rounded_dead_centre(model: Model, bad_motions: list, r: np.ndarray, p: np.ndarray,
+                        t: float, ref: np.ndarray | None = None) -> tuple[str, tuple]:
+    """(sentence, motions) when the assembled start (r, p) is a dead centre up to the
+    rounding of its inputs (Model.input_rounding: Blender's float32); ("", ()) otherwise,
+    or where the motions are already dependent there (``bad_motions``: ``dead_centre``
+    speaks for them) or the input is exact.  A length mismatch delta, as the rounding
+    leaves, folds a dead centre by sqrt(2 r delta) (a slider-crank: x = r + l - c theta^2,
+    c = r (1 + r / l) / 2), and the motions' rows there are dependent but for a share of
+    about sqrt(2 delta / size) of their scaled length (delta at most input_rounding of the
+    model's size); the rank test at twice sqrt(2 input_rounding) finds them, the factor
+    for the geometry (a four-bar's toggle, a 1e-7 m mismatch: 1.5 sqrt(input_rounding)),
+    and ``dead_centre`` tells a dead centre from over-driving by the rank a little away.
+    A start that close to a dead centre (0.1 deg for a 0.35 m four-bar in float32) is
+    taken as at it.  For a sound mechanism this is one more rank test, no solve."""
+    if bad_motions or model.input_rounding <= 0.0 or not model.motion_names:
+        return "", ()
+    loose = structure(model, r, p, max(RANK_TOL_ROWS, np.sqrt(8.0 * model.input_rounding)), ref)
+    if not loose.bad_motions:
+        return "", ()
+    bad = tuple(loose.bad_motions)
+    return dead_centre(model, bad, r, p, t, ref, " up to the rounding of its inputs"), bad
 
 
 def _target_gap(model: Model, res: np.ndarray, rows: np.ndarray) -> str:

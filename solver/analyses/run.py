@@ -19,7 +19,7 @@ from .checks.shared_reactions import shared_reactions_note
 from .contact_check import deep_frames, overlapping_contacts, record_contacts, sinking_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
-                              check_reached_angles, dead_centre)
+                              check_reached_angles, dead_centre, rounded_dead_centre)
 from .start.loaded_bushings import loaded_bushings
 from .start.open_joints import open_joints_note
 from .start.singular_start import singular_start
@@ -162,6 +162,9 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
         raise SolverError(f"the motions over-drive the mechanism: motion {st.bad_motions[0]!r} "
                           "drives a coordinate that the joints and the other motions already "
                           "fix; remove it or free its joint", t0, tuple(st.bad_motions))
+    centre, bad = rounded_dead_centre(model, st.bad_motions, start.r, start.p, t0, start.track)
+    if centre:
+        raise SolverError(centre, t0, bad)
     analysis = how.analysis
     if analysis == "auto":
         analysis = "kinematic" if st.driven_dof == 0 else "dynamic"

@@ -15,7 +15,7 @@ from ...model.state import State
 from ..start.assembly import assemble_pose
 from ..contact_check import overlapping_contacts, sinking_contacts
 from ..dynamics.stops import check_start
-from ..general_motions import dead_centre
+from ..general_motions import dead_centre, rounded_dead_centre
 from ..limit_turns import pose_turns
 from ..start.loaded_bushings import loaded_bushings
 from ..start.open_joints import open_joints_note
@@ -85,6 +85,8 @@ def check(model: Model, state: State) -> CheckReport:
         owners[row_owner(model, k)] = _owner_kind(model, k)
     centre = _dead_centre(model, tuple(st.bad_motions), r, p, float(state.t)) \
         if st.bad_motions else ""
+    if assembled and not centre:     # a dead centre but for the inputs' rounding (float32)
+        centre = rounded_dead_centre(model, st.bad_motions, r, p, float(state.t), asm.track)[0]
     if centre and centre not in problems:
         problems.append(centre)
     for mn in st.bad_motions:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...algebra.newton import NEWTON_TOL, step_pose
+from ...algebra.newton import NEWTON_TOL, RANK_TOL, step_pose
 from ...algebra.rank import involved
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
 from ...model.compile import Model
@@ -21,13 +21,20 @@ from ..structure import Structure, structure
 # length): far above the rank test's RANK_TOL (1e-6) in what it adds to a row lined up at
 # the start, and small enough to stay on the branches that meet there
 PROBE = 1e-3
+# a start singular up to the inputs' rounding is probed this many times the rank test's
+# share away (rounded_singular): the lost row, independent there by about that share, is
+# found far above the test, and the parts turn by a few degrees at most
+PROBE_ROUNDED = 10.0
 
 
 def singular_start(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
                    track: np.ndarray | None = None) -> tuple[str, tuple[str, ...]]:
     """('', ()) unless the assembled start (r, p) is a singular position of the joints
     (``nearby_structure``); else the message and the joints involved."""
-    near = nearby_structure(model, st, r, p, t, track)
+    near, how = nearby_structure(model, st, r, p, t, track), ""
+    if near is None:
+        near, st = rounded_singular(model, st, r, p, t, track)
+        how = " up to the rounding of its inputs"
     if near is None:
         return "", ()
     jrows = model.constraint_rows
@@ -38,7 +45,7 @@ def singular_start(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t:
         dict.fromkeys(model.joint_names[model.row_joint[k]] for k in st.redundant
                       if model.row_joint[k] >= 0))
     named = ", ".join(map(repr, joints))
-    return (f"the mechanism starts at a singular position at t = {t:.6g} s: joints {named} "
+    return (f"the mechanism starts at a singular position{how} at t = {t:.6g} s: joints {named} "
             f"are lined up ({lost} of their equations, independent everywhere near it, are "
             "dependent there), so the way it moves from there is undecided (a "
             "parallelogram lined up may go on parallel or crossed) and a run would let a "
@@ -68,15 +75,42 @@ def nearby_structure(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, 
     return found
 
 
-def _nearby(model: Model, r: np.ndarray, p: np.ndarray, t: float, jrows: np.ndarray):
+def rounded_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
+                     track: np.ndarray | None = None) -> tuple[Structure | None, Structure]:
+    """(structure near it, structure at the start) when the assembled start (r, p) is a
+    singular position of the joints up to the rounding of its inputs (Model.input_rounding:
+    Blender's float32), else (None, ``st``).  The rounding's length mismatch folds a
+    lined-up parallelogram off its line by sqrt(2 r delta), so the row it loses there is
+    independent at the start by a share of about sqrt(input_rounding) (one built in Blender
+    about (1.7, 0.9, 0.3): 4.0e-4, its rounding 1.3e-6); both poses are ranked at twice
+    sqrt(2 input_rounding), as a motion's dead centre (general_motions.py), the pose near
+    it PROBE_ROUNDED times that away (there the row is independent by about that share: 10
+    times the test's).  For a sound mechanism this is one more rank test, no solve."""
+    if model.input_rounding <= 0.0 or not model.nb:
+        return None, st
+    tol = max(RANK_TOL, float(np.sqrt(8.0 * model.input_rounding)))
+    jrows = model.constraint_rows
+    loose = structure(model, r, p, tol, track)
+    kept = np.intersect1d(loose.keep, jrows).size
+    if kept >= np.intersect1d(st.keep, jrows).size:
+        return None, st
+    near = _nearby(model, r, p, t, jrows, max(PROBE, PROBE_ROUNDED * tol))
+    if near is None:
+        return None, st
+    found = structure(model, near[0], near[1], tol, near[2])
+    return (found, loose) if np.intersect1d(found.keep, jrows).size > kept else (None, st)
+
+
+def _nearby(model: Model, r: np.ndarray, p: np.ndarray, t: float, jrows: np.ndarray,
+            probe: float = PROBE):
     """A pose (r, p, tracked values) on the joints near (r, p): the parts moved at random
-    (a fixed seed: the same answer every time) by PROBE of the model's size and closed
+    (a fixed seed: the same answer every time) by ``probe`` of the model's size and closed
     onto the joint rows by the least movement; None when they do not close (imperfect
     geometry whose redundant rows disagree)."""
     rng = np.random.default_rng(20230901)
     move = rng.standard_normal((model.nb, 6))
     move /= np.abs(move).max()
-    size = PROBE * model.length_scale
+    size = probe * model.length_scale
     dr = move[:, :3] * size
     turn = move[:, 3:] * (size / np.asarray(model.body_length)[:, None])
     r1, p1 = step_pose(r, p, np.concatenate([dr, turn], axis=1).ravel())
