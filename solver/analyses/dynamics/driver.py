@@ -521,10 +521,16 @@ class DynamicRun(StepActions):
         if self.passed:
             (t0, who), more = self.passed[0], len(self.passed) - 1
             more = f" and {more} more" if more else ""
+            motions = [n for n in who if n in self.model.motion_names]
+            joints = ", ".join(n for n in who if n not in motions)
+            what = (f"the dead centre of motion {', '.join(map(repr, motions))}: joints "
+                    f"{joints} in line for an instant, carried through by the momentum"
+                    if motions else
+                    f"joints {joints} dependent for an instant, e.g. links lined up")
             out.notes.append(f"the mechanism passed a singular position at t = {t0:.6g} s"
-                             f"{more} (joints {', '.join(who)} dependent for an instant, "
-                             "e.g. links lined up); near it the reactions of those joints "
-                             "are the least-norm ones")
+                             f"{more} ({what}); near it the reactions of those joints "
+                             + ("and the motion's effort " if motions else "")
+                             + "are the least-norm ones")
         return out
 
 
