@@ -93,6 +93,7 @@ class Interval:
 
     def __init__(self, sweep: Any, i: int, last, q, qd, newton: Callable) -> None:
         self.last, self.q, self.qd, self.newton = last, q, qd, newton
+        self._solved: dict[float, tuple | None] = {}
         self.own = sweep.models[sweep.alive[i]]
         if len(sweep.alive) == 1:
             self.model, self.alg = sweep.model, sweep.alg
@@ -101,9 +102,15 @@ class Interval:
             self.model = sweep.alg.take(sweep.model, idx)
             self.alg = sweep.alg.only(idx, self.model, sweep.alg.take)
 
-    def _solve(self, t: float):
+    def pose_at(self, t: float):
         """(R, P (1, 1, nb, k), Jacobian blocks (1, 1, nc, 12), tracked values) of the pose
-        solved at time t (s), or None where Newton does not reach one."""
+        solved at time t (s), or None where Newton does not reach one; each time's solved
+        once (a locate's first trial is the note's instant too)."""
+        if t not in self._solved:
+            self._solved[t] = self._solve(t)
+        return self._solved[t]
+
+    def _solve(self, t: float):
         s, h = self.last, t - float(self.last.t)
         table, n_ok, _ = motion_table(self.own, np.array([t]))
         if not n_ok:
@@ -116,13 +123,13 @@ class Interval:
 
     def solved(self, t: float) -> np.ndarray | None:
         """The Jacobian blocks (1, 1, nc, 12) at the pose solved at time t (s), or None."""
-        got = self._solve(t)
+        got = self.pose_at(t)
         return None if got is None else got[2]
 
     def poses(self, t: float):
         """(phi (nc,), tracked values (ntrack,) or None) of the pose solved at time t (s),
         or None where Newton does not reach one (a lock-up between the frames)."""
-        got = self._solve(t)
+        got = self.pose_at(t)
         if got is None:
             return None
         R, P, _, found = got

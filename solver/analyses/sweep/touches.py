@@ -107,7 +107,7 @@ def _first_pass(sweep, i, ks, block, evq, newton, g, dip, share, tol, g_before) 
         span = Interval(sweep, i, last, q, qd, newton)
 
         def gap(t: float, span=span, point=int(point)) -> float | None:
-            got = span._solve(t)
+            got = span.pose_at(t)
             if got is None:
                 return None
             rg, A = body_arrays(model, got[0][0, 0], got[1][0, 0])[:2]
