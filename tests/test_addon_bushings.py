@@ -11,18 +11,24 @@ import pytest
 import blender_scenes as bs
 
 
-def _hung_block(bpy, turn_j: float = 0.0):
-    """A 2 kg block (typed-in mass) whose centre is held by a bushing to a ground marker at
-    the same point; marker J turned ``turn_j`` about world z."""
+def ground_and_block(bpy):
+    """(ground, block): frames 1-25 at tolerance 1e-9, a ground box 0.5 m up and a 2 kg
+    block (typed-in mass, inertia 0.01 kg m^2) centred at (0.3, 0, -0.5), both parts."""
     bs.set_range(bpy, 1, 25)
-    scene = bpy.context.scene
-    scene.mechanism.tolerance = 1e-9
+    bpy.context.scene.mechanism.tolerance = 1e-9
     ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, 0.5))
     block = bs.add_box(bpy, "block", (0.1, 0.1, 0.1), (0.3, 0.0, -0.5))
     bs.tag(bpy, [ground, block], "PART")
     ground.mechanism.ground = True
     b = block.mechanism
     b.mass_mode, b.mass, b.inertia = "MANUAL", 2.0, (0.01, 0.01, 0.01, 0.0, 0.0, 0.0)
+    return ground, block
+
+
+def _hung_block(bpy, turn_j: float = 0.0):
+    """A 2 kg block (typed-in mass) whose centre is held by a bushing to a ground marker at
+    the same point; marker J turned ``turn_j`` about world z."""
+    ground, block = ground_and_block(bpy)
     seat = bs.add_marker(bpy, ground, (0.3, 0.0, -0.5))
     seat.rotation_euler = (0.0, 0.0, turn_j)
     foot = bs.add_marker(bpy, block, (0.3, 0.0, -0.5))

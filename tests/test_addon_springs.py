@@ -9,21 +9,14 @@ import numpy as np
 import pytest
 
 import blender_scenes as bs
+from test_addon_bushings import ground_and_block
 from test_addon_contact_profiles import sample
 
 
 def _hanging_block(bpy):
     """A 2 kg block (typed-in mass) hanging from a ground marker 0.5 m above its centre by a
     spring-damper of 800 N/m, released where the spring is free (its free length as built)."""
-    bs.set_range(bpy, 1, 25)
-    scene = bpy.context.scene
-    scene.mechanism.tolerance = 1e-9
-    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, 0.5))
-    block = bs.add_box(bpy, "block", (0.1, 0.1, 0.1), (0.3, 0.0, -0.5))
-    bs.tag(bpy, [ground, block], "PART")
-    ground.mechanism.ground = True
-    b = block.mechanism
-    b.mass_mode, b.mass, b.inertia = "MANUAL", 2.0, (0.01, 0.01, 0.01, 0.0, 0.0, 0.0)
+    ground, block = ground_and_block(bpy)
     top = bs.add_marker(bpy, ground, (0.3, 0.0, 0.0))
     hook = bs.add_marker(bpy, block, (0.3, 0.0, -0.5))
     spring = bs.new_spring(bpy, "coil", hook, top, stiffness=800.0)

@@ -260,6 +260,15 @@ def slide_driven_slider_crank(push: str, x0: float) -> Mechanism:
     return m
 
 
+def crank_through(t: np.ndarray, tc: float) -> np.ndarray:
+    """The crank's angle (rad) of ``slide_driven_slider_crank`` driven by x = 0.4 - 0.05
+    (t - tc)^2 m, which touches the dead centre at tc and turns back, the crank carried
+    through it onto negative angles: sign(tc - t) arccos((r^2 + x^2 - l^2) / (2 r x))."""
+    r, l = 0.1, 0.3
+    x = 0.4 - 0.05 * (np.asarray(t) - tc) ** 2
+    return np.sign(tc - t) * np.arccos(np.clip((r * r + x * x - l * l) / (2 * r * x), -1, 1))
+
+
 def test_a_sweep_frame_on_a_motions_dead_centre_passes_it_on_its_branch() -> None:
     """The slide driven by x = 0.4 - 0.05 (t - 1)^2 m touches the dead centre at t = 1 s,
     frame 24 at 24 fps, and turns back: the crank passes through theta = 0 at the speed
@@ -272,9 +281,7 @@ def test_a_sweep_frame_on_a_motions_dead_centre_passes_it_on_its_branch() -> Non
     m = slide_driven_slider_crank("0.4 - 0.05*(t - 1)**2", 0.35)
     res = m.solve(duration=2.0, fps=24)
     t = res.times
-    x = 0.4 - 0.05 * (t - 1.0) ** 2
-    cos_theta = np.clip((r * r + x * x - l * l) / (2 * r * x), -1.0, 1.0)
-    theta = np.sign(1.0 - t) * np.arccos(cos_theta)
+    theta = crank_through(t, 1.0)
     # Newton closes the joints to ~1e-12 m; arccos near theta = 0 loses half the digits
     # (1e-8 rad at the frames beside it), so 1e-7 rad
     np.testing.assert_allclose(planar_angle(res.orientation("crank")), theta, atol=1e-7)
@@ -326,11 +333,9 @@ def test_a_dynamic_run_carries_the_crank_through_a_dead_centre_its_slide_touches
     theta of the sign of tc - t.  The run used to turn the crank back where tc fell
     between frames (crawling through 1,400 steps to the mirror branch, 1.8 rad off, no
     note) and to refuse with a lock-up at frame 23 where tc was frame 24's time."""
-    r, l = 0.1, 0.3
     res = riding_block(f"0.4 - 0.05*(t - {tc})**2").solve(duration=2.0, fps=24)
     t = res.times
-    x = 0.4 - 0.05 * (t - tc) ** 2
-    theta = np.sign(tc - t) * np.arccos(np.clip((r * r + x * x - l * l) / (2 * r * x), -1, 1))
+    theta = crank_through(t, tc)
     # Newton closes the joints to ~1e-12 m and arccos near 0 loses half the digits; the
     # passage's least-norm projections are accepted at the run's accuracy: 1e-7 rad
     np.testing.assert_allclose(planar_angle(res.orientation("crank")), theta, atol=1e-7)

@@ -9,7 +9,7 @@ import pytest
 
 import solver.analyses.sweep as sweep
 from mechanisms import planar_angle
-from test_singular_positions import slide_driven_slider_crank
+from test_singular_positions import crank_through, slide_driven_slider_crank
 
 
 def with_wheels(m, n: int):
@@ -41,13 +41,11 @@ def test_a_banded_sweep_passes_a_dead_centre_between_frames_on_its_branch(
         made(self, *args, **kw)
         banded.append(self.sparse)
     monkeypatch.setattr(sweep.Algebra, "__init__", spy)
-    r, l = 0.1, 0.3
     m = with_wheels(slide_driven_slider_crank(f"0.4 - 0.05*(t - {t0})**2",
                                               0.4 - 0.05 * t0 ** 2), 6)
     res = m.solve(duration=2.0, fps=fps)
     assert banded[0]
-    x = 0.4 - 0.05 * (res.times - t0) ** 2
-    theta = np.sign(t0 - res.times) * np.arccos((r * r + x * x - l * l) / (2 * r * x))
+    theta = crank_through(res.times, t0)
     # as test_sweep_between.py: arccos near 0 loses half the digits of Newton's 1e-12 m
     # (measured 5e-8 rad 1 ms from the pole at 4 fps), so 1e-7 rad
     np.testing.assert_allclose(planar_angle(res.orientation("crank")), theta, atol=1e-7)

@@ -85,12 +85,10 @@ def test_a_dead_centre_passed_between_frames_keeps_the_branch_and_is_noted(
     frame early), 1 ms after it at 4 fps (det's sign the same, the crank's speed turned
     back).  The sweep walks that interval in sub-steps and keeps the branch; a note names
     the pole's instant, between the two frames, and the motion."""
-    from test_singular_positions import slide_driven_slider_crank
-    r, l = 0.1, 0.3
+    from test_singular_positions import crank_through, slide_driven_slider_crank
     m = slide_driven_slider_crank(f"0.4 - 0.05*(t - {t0})**2", 0.4 - 0.05 * t0 ** 2)
     res = m.solve(duration=2.0, fps=fps)
-    x = 0.4 - 0.05 * (res.times - t0) ** 2
-    theta = np.sign(t0 - res.times) * np.arccos((r * r + x * x - l * l) / (2 * r * x))
+    theta = crank_through(res.times, t0)
     # as test_singular_positions' frame on the dead centre: arccos near 0 loses half the
     # digits of Newton's 1e-12 m, so 1e-7 rad (measured 9e-10)
     np.testing.assert_allclose(planar_angle(res.orientation("crank")), theta, atol=1e-7)
@@ -104,14 +102,13 @@ def test_a_study_passes_the_dead_centre_between_frames_on_every_variants_branch(
     with three slider masses swept as one study: each variant keeps the branch (its crank
     against the closed form to 1e-7 rad, as alone) and has the note, as its separate run."""
     from solver.study import grid
-    from test_singular_positions import slide_driven_slider_crank
-    r, l, t0 = 0.1, 0.3, 1.001
+    from test_singular_positions import crank_through, slide_driven_slider_crank
+    t0 = 1.001
     m = slide_driven_slider_crank(f"0.4 - 0.05*(t - {t0})**2", 0.4 - 0.05 * t0 ** 2)
     res = m.study(grid({"slider.mass": [1.0, 2.0, 3.0]}), duration=2.0, fps=10)
     assert not res.failures
     for i in range(3):
         out = res.result(i)
-        x = 0.4 - 0.05 * (out.times - t0) ** 2
-        theta = np.sign(t0 - out.times) * np.arccos((r * r + x * x - l * l) / (2 * r * x))
+        theta = crank_through(out.times, t0)
         np.testing.assert_allclose(planar_angle(out.orientation("crank")), theta, atol=1e-7)
         assert any("at t = 1.001 s (between frames 10 and 11)" in n for n in out.notes)

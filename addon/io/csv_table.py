@@ -35,20 +35,10 @@ CONTACT_COLUMNS = ("part_contact_Fx_N", "part_contact_Fy_N", "part_contact_Fz_N"
                    "part_contact_penetration_m", "contact_gap_m")
 
 
-def csv_rows(result, frames: np.ndarray, parts: Sequence[str], joints: Sequence[str],
-             motions: Mapping[str, tuple[str, str]], couplers: Mapping[str, Any] | None = None,
-             cams: Sequence[str] = (), limits: Mapping[str, tuple[str, str]] | None = None,
-             frictions: Mapping[str, tuple[str, str]] | None = None,
-             bushings: Sequence[str] = (), vector_forces: Sequence[str] = (),
-             contacts: Sequence[str] = (), follows: Mapping[str, str] | None = None,
-             actuators: Mapping[str, Sequence[tuple[str, str, str]]] | None = None,
-             springs: Sequence[str] = (), torsions: Mapping[str, str] | None = None
-             ) -> list[list[str]]:
-    """Header and one row of text per result row (``csv_table``'s, each number as
-    ``write_table`` writes it)."""
-    header, values = csv_table(result, frames, parts, joints, motions, couplers, cams, limits,
-                               frictions, bushings, vector_forces, contacts, follows,
-                               actuators, springs, torsions)
+def csv_rows(result, frames: np.ndarray, *names: Any, **named: Any) -> list[list[str]]:
+    """Header and one row of text per result row: ``csv_table``'s (the same arguments),
+    each number as ``write_table`` writes it."""
+    header, values = csv_table(result, frames, *names, **named)
     return [header] + [[NUMBER % x for x in row] for row in values.tolist()]
 
 
