@@ -94,10 +94,11 @@ def check(model: Model, state: State) -> CheckReport:
             problems.append(f"motion {mn!r} drives a coordinate that the joints and other motions "
                             "already fix (redundant or conflicting motion)")
     if redundant:
+        # the lines above name each redundant equation; a note adds what they mean
         others = {name: kind for name, kind in owners.items() if kind != "joint"}
-        notes.append(f"{len(st.redundant)} redundant equation(s) removed" + (
-            f"; reactions in {_named(others)} are not unique: the least-norm multipliers "
-            "are reported" if others else ""))
+        if others:
+            notes.append(f"reactions in {_named(others)} are not unique (redundant "
+                         "equations): the least-norm multipliers are reported")
         shared = shared_reactions_note(model, st, r, p, asm.track if assembled else None,
                                        "at the pose checked")
         notes += [shared] if shared else []
