@@ -117,8 +117,8 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
         st = context.scene.mechanism.study
         done = (f"studied {len(table)} variant(s) of {', '.join(table.parameters)} over "
                 f"{len(res.times)} frames: {len(table) - len(table.failures)} ran")
-        for note in res.notes[:1]:    # e.g. the batched run fell back to one by one (a defect)
-            self.report({"WARNING"}, f"Study note: {note}")
+        if res.notes:    # the batched run fell back to one by one, reactions least-norm, ...
+            self.report({"WARNING"}, "Study notes: " + "; ".join(res.notes))
         units = study.si_units(context.scene, table.parameters)
         found = self._sm.notes()       # what reading the scene found, as Bake says it
         if table.failures:

@@ -14,7 +14,7 @@ import pickle
 import numpy as np
 import pytest
 
-from mechanisms import PI, benchmark_chain, driven_wheel, pendulum, slider_crank
+from mechanisms import PI, benchmark_chain, driven_wheel, four_bar, pendulum, slider_crank
 from solver import (Mechanism, MechanismError, SolverCancelled, SolverError, Study, StudyError,
                     grid, latin_hypercube)
 from solver.analyses.run import settings
@@ -306,7 +306,9 @@ def test_summary_csv_and_cancel(tmp_path) -> None:
     assert rows[0].index("peak reaction crank_pin") == 2 and "first x" in rows[0]
     assert float(rows[1][2]) == res.summary["peak reaction crank_pin"][0]
     assert rows[2][2] == "nan" and rows[2][-1].startswith("SolverError: assembly failed")
-    assert res.notes == ["metric 'bad' failed on variant 0: ZeroDivisionError: division by zero"]
+    # (the slider-crank's four lower pairs in a plane: its reaction columns least-norm)
+    assert res.notes[1:] == ["metric 'bad' failed on variant 0: ZeroDivisionError: division by zero"]
+    assert "least-norm shares" in res.notes[0]
     assert np.isnan(res.summary["bad"]).all()
     # progress(variants done, in all); False cancels, the rest are "not run" (batches of one
     # variant: each solved alone, so two finish before the cancel; a batched run's
@@ -516,3 +518,21 @@ def test_named_constants_in_expressions() -> None:
     fn = pickle.loads(pickle.dumps(m.motions["d"].function))
     assert fn.derivatives(2.0) == (3.0, 1.5, 0.0)
     assert copy.deepcopy(m).motions["d"].function is m.motions["d"].function
+
+
+def test_study_notes_the_reaction_columns_that_are_least_norm_shares() -> None:
+    """A planar four-bar's joint reactions along z and about x, y are shared by its four
+    joints (three redundant equations): every variant's Result names them
+    (shared_reactions, as its note does), and the study's notes say once that their
+    reaction columns are least-norm shares (only each variant's notes said so). The
+    spatial chain has no redundant equation: no such note."""
+    m = four_bar(error_deg=0.0, error_m=0.0)
+    res = Study(m, grid({"crank.mass": [0.5, 1.0]})).run(duration=0.25, fps=24)
+    joints = set(res.result(0).shared_reactions)
+    assert joints == {"pivot2", "pin_A", "pin_B", "pivot4"}
+    # the components: force along z, torque about x and y (the plane is xy)
+    assert set(res.result(1).shared_reactions.values()) == {(2, 3, 4)}
+    note, = [n for n in res.notes if "least-norm shares" in n]
+    assert all(repr(j) in note for j in joints)
+    chain = Study(benchmark_chain(2), grid({"link0.mass": [1.0, 1.5]})).run(duration=0.1, fps=24)
+    assert chain.result(0).shared_reactions == {} and chain.notes == []

@@ -15,7 +15,7 @@ from ..model.results import Result
 from ..model.state import State, moved_at_origins
 from .start.assembly import assemble_pose, curve_contacts, run_disagreement
 from .checks.cam_check import cam_crossing
-from .checks.shared_reactions import shared_reactions_note
+from .checks.shared_reactions import shared_components, shared_note
 from .contact_check import deep_frames, overlapping_contacts, record_contacts, sinking_contacts
 from .dynamics.driver import dynamic_run
 from .general_motions import (carry_by_actuators, check_built_angles, check_prescribed_angles,
@@ -194,8 +194,9 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
     out.notes += loaded_bushings(model, begun.state.r, begun.state.p)   # (as check() does)
     if out.analysis != "kinematic":     # (a sweep's motions may drive parts through)
         out.notes += sinking_contacts(model) + deep_frames(model, out)
-    shared = shared_reactions_note(model, begun.structure, begun.state.r, begun.state.p,
-                                   begun.state.track)
+    out.shared_reactions = shared_components(model, begun.structure, begun.state.r,
+                                             begun.state.p, begun.state.track)
+    shared = shared_note(out.shared_reactions, len(begun.structure.redundant))
     if shared and {"reactions", "multipliers"} & out.kept:    # what they would misread
         out.notes.append(shared)
     given = start_velocity_note(model, begun.structure, begun.state, out.analysis)

@@ -38,6 +38,9 @@ class Result:
         self.method = "kinematic sweep (Newton on blocks of frames)" if analysis == "kinematic" else ""
         self.steps = 0                       # integrator steps taken (dynamic runs)
         self.notes: list[str] = []           # things the user should know about this result
+        # the joints whose reactions redundant equations leave to a least-norm share, each
+        # with the components moved (0-5: Fx, Fy, Fz, Tx, Ty, Tz, world axes at the start)
+        self.shared_reactions: dict[str, tuple[int, ...]] = {}
         self.impacts: list[Impact] = []      # each impact at rigid stops (model/impacts.py)
         self._friction = np.zeros((n, len(model.frictions.rows) if model.frictions else 0))
         # dynamics: (t, friction element, "stick" | "slip" | "reverse") of each friction event
@@ -149,6 +152,7 @@ class Result:
         out.method, out.steps, out.stable = self.method, self.steps, self.stable
         out.spring_turns = self.spring_turns
         out.notes = list(self.notes)
+        out.shared_reactions = dict(self.shared_reactions)
         out.rest_from = self.rest_from if self.rest_from is not None and self.rest_from < k else None
         out.impacts = list(self.impacts)                     # every one before the failure
         out.friction_events = list(self.friction_events)

@@ -24,6 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..analyses.checks.joint_angles import joint_coordinate
+from ..analyses.checks.shared_reactions import study_note
 from ..base.errors import SolverError, StudyError
 from ..model.results import Result
 from ..vocabulary.builder import Builder
@@ -109,6 +110,9 @@ class StudyResult:
                 self.failures[o.index] = o.failure
             if o.note is not None and o.note not in self.notes:
                 self.notes.append(o.note)
+        shared = study_note(list(dict.fromkeys(
+            name for o in outcomes if o.result is not None for name in o.result.shared_reactions)))
+        self.notes += [shared] if shared else []
         cols = columns(base, samples, metrics)
         table = np.full((n, len(cols)), np.nan)
         table[:, 0] = np.arange(n)

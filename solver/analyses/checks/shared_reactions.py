@@ -60,7 +60,13 @@ def shared_reactions_note(model: Model, st: Structure, r: np.ndarray, p: np.ndar
     """One note naming the joints whose reactions are not unique and which components
     (world axes at the pose (r, p), which is ``where``), and what is determined; empty
     where every reaction is determined."""
-    shared = shared_components(model, st, r, p, track)
+    return shared_note(shared_components(model, st, r, p, track), len(st.redundant), where)
+
+
+def shared_note(shared: dict[str, tuple[int, ...]], redundant: int,
+                where: str = "at the start") -> str:
+    """The note of ``shared`` (shared_components' {joint: components}) for ``redundant``
+    redundant equations; empty where it is empty."""
     if not shared:
         return ""
     groups: dict[tuple[int, ...], list[str]] = {}
@@ -68,10 +74,22 @@ def shared_reactions_note(model: Model, st: Structure, r: np.ndarray, p: np.ndar
         groups.setdefault(comps, []).append(repr(name))
     parts = [f"{_listed([_COMPONENTS[c] for c in comps])} of {_joints(names)}"
              for comps, names in groups.items()]
-    return (f"reactions not unique ({len(st.redundant)} redundant equation(s)): the "
+    return (f"reactions not unique ({redundant} redundant equation(s)): the "
             f"{'; the '.join(parts)} (world axes {where}) can shift among them "
             "without moving a part; only their combined load on each part is determined, "
             "and the reactions given are the least-norm share")
+
+
+def study_note(shared: list[str]) -> str:
+    """A design study's note on the reaction columns of the joints ``shared`` (those named
+    by any variant's Result.shared_reactions): they are least-norm shares."""
+    if not shared:
+        return ""
+    return (f"the reaction columns of {_joints([repr(n) for n in shared])} are least-norm "
+            "shares: redundant equations leave part of those joints' reactions undetermined "
+            "(each variant's notes say which components); only their combined load on each "
+            "part is determined")
+
 
 def _joints(names: list[str]) -> str:
     return ("joint " if len(names) == 1 else "joints ") + _listed(names)

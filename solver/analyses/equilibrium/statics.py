@@ -23,7 +23,7 @@ from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
 from ...model.results import Result
 from ...model.state import State
-from ..checks.shared_reactions import shared_reactions_note
+from ..checks.shared_reactions import shared_components, shared_note
 from ..start.assembly import assemble_pose, curve_contacts
 from ..start.loaded_bushings import loaded_bushings
 from ..dynamics.friction import held_rows, hold, limit as friction_limit, loads, needed
@@ -320,7 +320,8 @@ def _result(model: Model, st: Structure, run: _ActiveSet, x: tuple, stable: bool
         lam_full[model.limits.rows[stop.bounds]] = -stop.Qq
     rest = State(time, r, p, zero, zero, zero, zero)
     out.store(0, rest, lam_full, ev.jac, ev.track)
-    shared = shared_reactions_note(model, st, r, p, ev.track, "at the equilibrium")
+    out.shared_reactions = shared_components(model, st, r, p, ev.track)
+    shared = shared_note(out.shared_reactions, len(st.redundant), "at the equilibrium")
     out.notes += [shared] if shared else []
     _, fe = total_forces(model, time, rg, A, vg, wg, run.eqm.ts_ref)
     out.store_energy(0, inertia_world(model, A[:nb]), fe.potential, 0.0, 0.0)
