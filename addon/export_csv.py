@@ -26,7 +26,8 @@ class MECHANISM_OT_export_csv(BackgroundRun, bpy.types.Operator):
     bl_idname = "mechanism.export_csv"
     bl_label = "Export CSV"
     bl_options = {"REGISTER"}
-    filepath: StringProperty(subtype="FILE_PATH")
+    filepath: StringProperty(name="File", subtype="FILE_PATH",
+                             description="The CSV file to write")
 
     def execute(self, context):
         """Synchronous export (scripts, tests, the command line)."""

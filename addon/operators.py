@@ -139,7 +139,8 @@ class MECHANISM_OT_set_role(bpy.types.Operator):
     bl_idname = "mechanism.set_role"
     bl_label = "Set Role"
     bl_options = {"REGISTER", "UNDO"}
-    role: EnumProperty(items=ROLES)
+    role: EnumProperty(name="Role", items=ROLES,
+                       description="What the selected objects become in the mechanism")
 
     @classmethod
     def poll(cls, context):
@@ -196,9 +197,11 @@ class MECHANISM_OT_connect(bpy.types.Operator):
     bl_idname = "mechanism.connect"
     bl_label = "Connect"
     bl_options = {"REGISTER", "UNDO"}
-    kind: EnumProperty(name="Kind", items=JOINT_KINDS, default="REVOLUTE")
+    kind: EnumProperty(name="Kind", items=JOINT_KINDS, default="REVOLUTE",
+                       description="The joint made between the two parts")
     axis: EnumProperty(name="Axis", items=[(a, a, f"Joint axis along world {a}") for a in "XYZ"],
-                       default="Z")
+                       default="Z", description="The world axis the joint's axis (its markers' "
+                       "z) points along: a revolute turns about it, a prismatic slides along it")
 
     @classmethod
     def poll(cls, context):
@@ -503,7 +506,7 @@ class MECHANISM_OT_select(bpy.types.Operator):
     bl_idname = "mechanism.select"
     bl_label = "Select"
     bl_options = {"REGISTER", "UNDO"}
-    name: StringProperty()
+    name: StringProperty(name="Name", description="The object to select and make active")
 
     def execute(self, context):
         ob = context.scene.objects.get(self.name)

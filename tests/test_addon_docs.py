@@ -245,7 +245,8 @@ def test_the_tooltips_name_fields_that_exist(blender) -> None:
 def test_every_setting_a_user_edits_has_a_tooltip(blender) -> None:
     """Each setting the panels show (not the hidden bookkeeping, the lists' indices or the
     slider's own state) has a tooltip, and each menu choice one of its own: a user
-    hovering over Mass, Free Angle, Length or Axes: World reads what it is."""
+    hovering over Mass, Free Angle, Length or Axes: World reads what it is; so does each
+    operator's setting (Connect's Kind and Axis in its redo panel)."""
     bpy = blender
     ob = bpy.data.objects.new("probe", None)
     bare = []
@@ -259,6 +260,14 @@ def test_every_setting_a_user_edits_has_a_tooltip(blender) -> None:
                 bare += [f"{p.name}: {i.name}" for i in p.enum_items if not i.description]
             elif not p.description:
                 bare.append(p.name)
+    for name in dir(bpy.ops.mechanism):     # the operators' own settings (the redo panel)
+        for p in getattr(bpy.ops.mechanism, name).get_rna_type().properties:
+            if p.identifier == "rna_type" or p.is_hidden or p.is_readonly:
+                continue
+            if p.type == "ENUM":
+                bare += [f"{name}: {p.name}: {i.name}" for i in p.enum_items if not i.description]
+            if not p.description:      # (Connect's Kind and Axis had none of their own)
+                bare.append(f"{name}: {p.name}")
     assert not bare, f"settings without a tooltip: {bare}"
 
 
