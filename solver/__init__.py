@@ -26,7 +26,7 @@ Glossary (ours -> Haug 1989; Koh, OndselSolver's notes):
   gamma (nc,)    acceleration right-hand side              Haug {gamma}
   lambda (nc,)   multipliers; force on bodies -J^T lambda  Haug {lambda}
 
-Public API (``__all__``; docs/python.md): ``Mechanism`` (build, check, assemble, statics,
+Public API (``__all__``; docs/reference.md): ``Mechanism`` (build, check, assemble, statics,
 modes, solve, study, poser), ``Result``, ``MechanismError`` (bad input, a ValueError) and
 ``SolverError`` (a failed analysis; names time and joints); design studies; and the
 vocabulary's tables and helpers a tool that builds mechanisms needs.  The add-on imports
