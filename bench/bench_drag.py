@@ -13,7 +13,9 @@ grabbed part moved to the mouse and the whole mechanism assembled (``assemble_po
 movement from that pose) each update; ratio = drag / baseline.  The target is under 20 ms
 per update for 20 parts.
 
-Run:  .venv/bin/python bench/bench_drag.py [N ...]
+With ``--jump``: a scripted far jump instead (``jump``), for N = 10 and 20 unless given.
+
+Run:  .venv/bin/python bench/bench_drag.py [N ...] [--jump]
 """
 from __future__ import annotations
 
@@ -106,7 +108,41 @@ def run(n: int, budget: float | None = None) -> None:
           f"ratio {med / bmed:.2f}; largest miss of the target {miss:.1e} m")
 
 
+FAR = np.array([0.6, -0.3, 0.0])    # m: the far jump's target (out of reach for N >= 10)
+
+
+def jump(n: int) -> None:
+    """A scripted far jump: one ``drag_to`` of the middle link's far end from the start pose
+    straight to FAR, no budget (it ends on the target or on the closest pose), its process
+    CPU and wall time; baseline in the same run: one drag of the same point 1 cm along x
+    from a fresh start (a mouse move's worth), so the ratio is the jump in mouse moves."""
+    mech = closed_chain(n)
+    model = compile_model(mech)
+    st = read_state(model, mech)
+    part = f"link{n // 2}"
+    b = model.body_part.index(part)
+    point = np.array([LINK, 0.0, 0.0])
+    arm = point - model.body_com[b]
+    near = st.r[b] + quat_to_matrix(st.p[b]) @ arm + np.array([0.01, 0.0, 0.0])
+    out = {}
+    for name, target in (("base", near), ("jump", FAR)):
+        poser = Poser(model, st.r, st.p)
+        t0, c0 = time.perf_counter(), time.process_time()
+        r, p = poser.drag_to(part, point, target)
+        out[name] = (time.process_time() - c0, time.perf_counter() - t0,
+                     float(np.linalg.norm(r[b] + quat_to_matrix(p[b]) @ arm - target)))
+    cpu, wall, miss = out["jump"]
+    base = out["base"][0]
+    print(f"N = {n:3d} far jump to {FAR.tolist()}: {1e3 * cpu:6.1f} ms process CPU "
+          f"({1e3 * wall:6.1f} ms wall), off the target by {miss:.3e} m; baseline (a 1 cm "
+          f"drag) {1e3 * base:5.2f} ms; ratio {cpu / base:.1f}")
+
+
 if __name__ == "__main__":
+    if "--jump" in sys.argv:
+        for n in [int(a) for a in sys.argv[1:] if a != "--jump"] or [10, 20]:
+            jump(n)
+        sys.exit()
     for n in [int(a) for a in sys.argv[1:]] or [5, 10, 20]:
         run(n)
         run(n, BUDGET)

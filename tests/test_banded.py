@@ -183,13 +183,13 @@ def test_large_mechanism_assembles_through_the_banded_path() -> None:
     """A 40-link chain (120 rows: the sparse least-movement step) placed a few centimetres
     and degrees off closes every joint to Newton precision."""
     from solver.algebra.newton import scales as _scales
-    from solver.analyses.start.assembly import _sparse_assembly
+    from solver.analyses.start.assembly import sparse_assembly
     from solver.model.compile import compile_model
     from solver.base.rotations import quat_multiply, rotvec_to_quat
     rng = np.random.default_rng(5)
     m = chain(40)
     model = compile_model(m)
-    assert _sparse_assembly(model, _scales(model)[1], np.arange(model.nc)) is not None
+    assert sparse_assembly(model, _scales(model)[1], np.arange(model.nc)) is not None
     for part in m.parts.values():
         if not part.fixed:
             part.position = part.position + rng.normal(scale=0.02, size=3)

@@ -437,3 +437,38 @@ def test_setting_a_joint_of_a_loop_keeps_the_others_the_loop_frees() -> None:
     th4 = float(mk.four_bar_angles(1.0, 0.4, 1.0, 0.8, 1.0)[1])
     assert abs(math.remainder(angle_of(ps, "rocker") - th4, 2 * math.pi)) <= 1e-9
     assert gap(ps) <= 1e-9
+
+
+def test_far_drag_builds_its_banded_least_movement_once(monkeypatch) -> None:
+    """bench_drag's closed chain of 20 (over 60 held rows: the least-movement fallback
+    solves a banded system) dragged far in one call: the chord projection falls back on
+    least movement at most steps, whose band ordering and pattern depend on the held rows
+    alone, built once for them; the pose is bit for bit the one with it built at every
+    fallback."""
+    import solver.analyses.start.assembly as assembly
+    built = []
+
+    class Counted(assembly.Schur):
+        def __init__(self, *args) -> None:
+            built.append(1)
+            super().__init__(*args)
+
+    m, _E = closed_chain(20)
+    point, target = (0.25, 0.0, 0.0), (0.6, -0.3, 0.0)
+    ps = poser(m)
+    monkeypatch.setattr(assembly, "Schur", Counted)
+    falls = []
+    real = assembly.least_movement
+
+    def counted(*args, **kwargs):
+        falls.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr("solver.analyses.posing.drag.least_movement", counted)
+    pose = ps.drag_to("link10", point, target)
+    assert len(falls) >= 3 and len(built) == 1
+    ps2 = poser(m)
+    monkeypatch.setattr(Poser, "_sparse", lambda self, rows: assembly.sparse_assembly(
+        self.model, self.cw, rows))
+    again = ps2.drag_to("link10", point, target)
+    np.testing.assert_array_equal(pose[0], again[0])
+    np.testing.assert_array_equal(pose[1], again[1])

@@ -12,6 +12,8 @@ circumscribed balls), not against a fudge factor.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from scipy.spatial import ConvexHull
@@ -403,6 +405,48 @@ def test_inconsistent_orientation():
     mp = mesh_mass_properties(V, F)
     assert not mp.closed
     assert mp.warnings == ("inconsistent face orientation: 4 edges joining faces of opposite orientation",)
+
+
+def edge_verdict(F):
+    """(closed, open edges, edges in more than two faces, edges joining faces of opposite
+    orientation) counted edge by edge, the definition the vectorized check implements."""
+    uses = Counter((f[k], f[(k + 1) % len(f)]) for f in F for k in range(len(f))
+                   if f[k] != f[(k + 1) % len(f)])
+    edges = Counter()
+    for (u, v), n in uses.items():
+        edges[min(u, v), max(u, v)] += n
+    n_open = sum(1 for n in edges.values() if n == 1)
+    n_multi = sum(1 for n in edges.values() if n > 2)
+    n_flip = sum(1 for e, n in edges.items() if n == 2 and uses[e] != 1)
+    return not (n_open or n_multi or n_flip), n_open, n_multi, n_flip
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_edge_check_matches_counting_edge_by_edge(seed):
+    """A UV sphere's faces dropped, repeated, reversed, or a corner repeated, at random:
+    the mesh's verdict (closed, and each warning's count) is the one counted edge by edge,
+    whether it takes the closed surface's shortcut (every edge once each way) or not."""
+    rng = np.random.default_rng(seed)
+    V, F = uv_sphere(8, 5)
+    F = [list(f) for f in F]
+    for _ in range(int(rng.integers(0, 3))):
+        k = int(rng.integers(len(F)))
+        change = int(rng.integers(4))
+        if change == 0:
+            F.pop(k)
+        elif change == 1:
+            F.append(list(F[k]))
+        elif change == 2:
+            F[k] = F[k][::-1]
+        else:
+            F[k].insert(1, F[k][0])
+    closed, n_open, n_multi, n_flip = edge_verdict(F)
+    mp = mesh_mass_properties(V, F)
+    assert mp.closed == closed
+    said = dict(w.split(": ")[:2] for w in mp.warnings if ": " in w)
+    assert int(said.get("open mesh", "0 ").split()[0]) == n_open
+    assert int(said.get("non-manifold", "0 ").split()[0]) == n_multi
+    assert int(said.get("inconsistent face orientation", "0 ").split()[0]) == n_flip
 
 
 def test_zero_volume():

@@ -22,9 +22,10 @@ from them by the rules numpy's own C code uses to call that library (``BLAS_FUNC
   suffix.  numpy 1.26 ("openblas64"): ``dpbsv_64_``, ``openblas_set_num_threads64_``; numpy 2
   ("scipy-openblas"): ``scipy_dpbsv_64_``, ``scipy_openblas_set_num_threads64_``.
 
-The library is the file numpy loaded: a shared library mapped into this process
-(/proc/self/maps; elsewhere the files of numpy's wheel folder, opened with RTLD_NOLOAD where
-the platform has it), numpy's own files first, that exports the derived
+The library is the file numpy loaded: a file named like a BLAS in numpy's wheel folder, or
+a shared library mapped into this process (/proc/self/maps; elsewhere the other files of
+numpy's wheel folder), opened with RTLD_NOLOAD where the platform has it (an already loaded
+library, never a new one), numpy's own files first, that exports the derived
 ``openblas_get_config``; the configuration it returns must agree on the integer width (a
 wrong width would corrupt memory).  Anything missing: None, one warning on the
 ``solver.algebra.blas`` logger, and the callers take their dense or unthreaded path.
@@ -143,19 +144,27 @@ def _loaded_libraries() -> list[str]:
 
 def _candidates() -> Iterator[str]:
     """Library files numpy may have loaded its BLAS from, resolved (realpath) one by one as
-    they are reached: those named like a BLAS first (a process such as Blender's maps over
-    a hundred libraries; resolving them all took 5-8 ms), each group numpy's own folders
-    first."""
+    they are reached: the files named like a BLAS in numpy's own folders first (the file a
+    wheel's numpy loads, found without reading the process's map: Blender's maps over a
+    hundred libraries, 1.5 ms to read), then the mapped libraries named like a BLAS (their
+    resolving all took 5-8 ms), then the others, each group numpy's own folders first."""
     folders = _numpy_folders()
+    seen: set[str] = set()
+    for d in folders:
+        if os.path.isdir(d):
+            for f in sorted(os.listdir(d)):
+                if "blas" in f.lower():
+                    seen.add(os.path.join(d, f))
+                    yield os.path.join(d, f)
     mapped = _loaded_libraries()
     if not mapped:
         for d in folders:
             if os.path.isdir(d):
-                yield from sorted(os.path.join(d, f) for f in os.listdir(d))
+                yield from sorted(p for p in (os.path.join(d, f) for f in os.listdir(d))
+                                  if p not in seen)
         return
     blas_named = [p for p in mapped if "blas" in os.path.basename(p).lower()]
     others = [p for p in mapped if "blas" not in os.path.basename(p).lower()]
-    seen: set[str] = set()
     for group in (blas_named, others):
         resolved = list(dict.fromkeys(os.path.realpath(p) for p in group))
         for path in ([p for p in resolved if os.path.dirname(p) in folders]

@@ -47,7 +47,7 @@ from ...base.rotations import quat_to_matrix, skew
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values, residual
 from ...model.compile import Model
 from ...vocabulary.validate import vector
-from ..start.assembly import assemble_pose, least_movement
+from ..start.assembly import assemble_pose, least_movement, sparse_assembly
 from ..dynamics.stops import amount, describe
 from ..start.singular_start import nearby_structure
 from ..structure import structure
@@ -108,6 +108,7 @@ class Poser(Wiggle):
         st = nearby_structure(model, st, self.r, self.p, self.t, asm.track) or st
         self.rows = st.keep                        # independent joint, coupler, motion rows
         self.rs, self.cw = scales(model)
+        self._assemblies: dict[bytes, object] = {}   # held rows -> their banded solve
         self.L = model.length_scale
         self._bounds = bounds_of(model)            # the stops (drag_stops.py)
         self._active = np.zeros(0, int)            # ... held at their bounds
@@ -173,10 +174,20 @@ class Poser(Wiggle):
             out = newton(ChordOntoRows(self, rows, pinv, cw), x, NewtonOptions(8, tol, step_tol))
             if out.ok:
                 return self._on_the_curves((out.x, out.data[0].track))
-        out = least_movement(self.model, *x, self._f, rows, 12, self._turns)
+        out = least_movement(self.model, *x, self._f, rows, 12, self._turns,
+                             self._sparse(rows))
         if out.ok and out.err <= tol:
             return self._on_the_curves((out.x, self._evaluate(out.x, need_jac=False)[0].track))
         return None
+
+    def _sparse(self, rows: np.ndarray):
+        """The least-movement step's banded solve for the held ``rows``, made once per set
+        of rows (``assembly.sparse_assembly``: its ordering and pattern depend on the rows
+        alone; a far drag falls back on it at most steps)."""
+        key = rows.tobytes()
+        if key not in self._assemblies:
+            self._assemblies[key] = sparse_assembly(self.model, self.cw, rows)
+        return self._assemblies[key]
 
     def _settle(self, moved, extra: tuple[int, ...] = ()):
         """``moved`` = (pose, tracks) with every free bound it lies past (and ``extra``)

@@ -159,8 +159,11 @@ def assemble_state(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     return asm.r, asm.p
 
 
+_BUILT_HERE = object()
+
+
 def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int,
-                   turns: np.ndarray | None = None):
+                   turns: np.ndarray | None = None, sparse: Any = _BUILT_HERE):
     """newton() on the given rows (all, or the independent ones): NewtonResult whose data
     is (row evaluation, scaled residual of every row).  The tracked values (curve contacts,
     couplers' turns) of a trial pose are taken as built (a curve contact by a global
@@ -169,10 +172,13 @@ def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int,
     model's size they are followed from the accepted iterate, as the sweeps follow them
     from frame to frame (the same contact, without a global search at every trial pose).
     ``turns``: a held limit's angle read on the turn nearest it (analyses/limit_turns.py;
-    None: nearest its limit's centre)."""
+    None: nearest its limit's centre).  ``sparse``: ``sparse_assembly(model, cw, rows)``
+    made before for these rows (a Poser projects onto the same rows at every drag step:
+    its band ordering and pattern are the rows', not the pose's), else made here."""
     rs, cw = scales(model)
-    problem = LeastMovement(model, f, rows, rs, cw, _sparse_assembly(model, cw, rows),
-                            start_track(model, r, p, f), turns)
+    if sparse is _BUILT_HERE:
+        sparse = sparse_assembly(model, cw, rows)
+    problem = LeastMovement(model, f, rows, rs, cw, sparse, start_track(model, r, p, f), turns)
     tol, step_tol = (float(x) for x in rounding_tols(r, model.length_scale))
     return newton(problem, (r, p), NewtonOptions(max_iter, tol, step_tol, line_search=True,
                                                  stall=(0.9, 8)))
@@ -287,7 +293,7 @@ def run_disagreement(model: Model, st: Structure, times: np.ndarray, R: np.ndarr
 
 
 @single_thread
-def _sparse_assembly(model: Model, cw: np.ndarray, rows: np.ndarray):
+def sparse_assembly(model: Model, cw: np.ndarray, rows: np.ndarray):
     """For a large mechanism whose J W^-1 J^T is banded: a function (scaled row Jacobian
     blocks, scaled residual) -> the weighted least-movement step -W^-1 J^T (J W^-1 J^T +
     mu I)^-1 res, W = diag(cw^2) (Levenberg-Marquardt with a tiny mu, so redundant but
