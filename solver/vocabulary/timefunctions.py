@@ -26,10 +26,12 @@ class TimeFunction:
                  derivs: Callable[[float], tuple[Any, Any, Any]],
                  many: Callable[[np.ndarray], tuple[Any, Any, Any]] | None = None,
                  recipe: tuple | None = None, constants_used: frozenset = frozenset(),
-                 start: float = 0.0, breakpoints: tuple[float, ...] = ()) -> None:
+                 start: float = 0.0, breakpoints: tuple[float, ...] = (),
+                 plain: Any = None) -> None:
         self.source, self.name, self._value, self._derivs = source, name, value, derivs
         self.start = start        # a time where it is defined (a table's first), to probe at
         self._many = many     # derivs on an array of times (expressions: no branches)
+        self._plain = plain   # the value alone on an array of times, or a constant's number
         self._label = f"{name}: {source}" if name else source
         self._recipe = recipe     # time_function's arguments, to pickle by
         self.constants_used = constants_used    # named constants an expression uses
@@ -78,8 +80,25 @@ class TimeFunction:
     def values(self, ts: np.ndarray) -> np.ndarray:
         """(len(ts),): f at many times, as ``table``; a failure is raised as value() raises
         it, at the first time that fails (an applied load needs no derivative: one infinite
-        where f is finite, sqrt(0.3 - t) at 0.3, is no failure)."""
-        return self._at_times(ts, 1, self.value)[:, 0]
+        where f is finite, sqrt(0.3 - t) at 0.3, is no failure).  Constants and expressions
+        are evaluated on the times alone, without the derivatives a Jet carries (a Jet's
+        value is that same evaluation on its values, so the numbers are the same bits): an
+        applied load's expression is evaluated at a Radau IIA step's five stage times on
+        every right-hand side."""
+        if self._plain is None:
+            return self._at_times(ts, 1, self.value)[:, 0]
+        ts = np.asarray(ts, dtype=float).reshape(-1)
+        if not callable(self._plain):
+            return np.full(ts.shape, self._plain)
+        try:
+            with np.errstate(divide="raise", invalid="raise", over="raise", under="ignore"):
+                out = np.array(np.broadcast_to(np.asarray(self._plain(ts), dtype=float),
+                                               ts.shape))
+            if np.all(np.isfinite(out)):
+                return out
+        except (ExpressionError, ArithmeticError, ValueError):   # FloatingPointError too
+            pass
+        return np.array([self.value(t) for t in ts], dtype=float)
 
     def _at_times(self, ts: np.ndarray, k: int, one: Callable[[float], Any]) -> np.ndarray:
         """(len(ts), k): the first k of f, df/dt, d2f/dt2 at many times, one vectorized pass
@@ -144,7 +163,7 @@ def time_function(spec: Any, name: str = "", derivatives: Any = None,
     return TimeFunction(fn.source, fn.name, fn._value, fn._derivs, fn._many,
                         None if fn._recipe is None else fn._recipe[:4] + (given,),
                         fn.constants_used, fn.start,
-                        tuple(sorted(set(fn.breakpoints) | set(given))))
+                        tuple(sorted(set(fn.breakpoints) | set(given))), fn._plain)
 
 
 def _times(values: Any, prefix: str) -> tuple[float, ...]:
@@ -183,13 +202,14 @@ def _made(spec: Any, name: str, derivatives: Any, constants: dict[str, float] | 
         if not math.isfinite(c):
             raise ExpressionError(f"{prefix}constant {c} is not finite")
         return TimeFunction(repr(c), name, lambda t: c, lambda t: (c, 0.0, 0.0),
-                            lambda ts: (c, 0.0, 0.0), recipe)
+                            lambda ts: (c, 0.0, 0.0), recipe, plain=c)
     if isinstance(spec, str):
         expr = parse(spec, ("t",), name, constants)
         return TimeFunction(repr(expr.source), name, lambda t: expr(t=t),
                             lambda t: _parts(expr(t=_jet(t, 1.0, 0.0))),
                             lambda ts: _parts(expr(t=_jet(ts, np.ones_like(ts), np.zeros_like(ts)))),
-                            recipe, expr.constants_used, breakpoints=expr.breakpoints)
+                            recipe, expr.constants_used, breakpoints=expr.breakpoints,
+                            plain=lambda ts: expr(t=ts))
     if not callable(spec):
         raise ExpressionError(f"{prefix}expected a number, an expression string, a callable "
                               f"f(t) or a table (times, values) of two sequences, got "
