@@ -7,7 +7,8 @@ keyframed to change over the frames (a bake takes each as one number, the one at
 shown, so its result would depend on that frame);
 and ground parts and markers that their own keys, drivers or constraints move (the
 mechanism is solved about a ground standing still, so the parts would part from it; a
-marker is read once, at the frame shown).
+marker is read once, at the frame shown), or that a moving parent carries apart from what
+they are joined to.
 Check lists them as warnings; Bake and Bake Variant refuse with all of them and change
 nothing (``refuse_bake``).
 """
@@ -365,6 +366,55 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
     return out
 
 
+def _moves(ob) -> bool:
+    """Whether the object's own keys (changing over the frames), drivers or constraints
+    move it (its placing channels, scale included)."""
+    return bool([1 for act, slot in _playing_actions(ob)
+                 for _ in _changing_keys(ob, act, slot, lambda path: path in PLACING)]
+                or _driven(ob, PLACING) or _acting(ob))
+
+
+def _moving_carriers(ob, memo: dict) -> tuple[str, ...]:
+    """The names of the objects other than parts among ``ob``'s parents (at any depth) that
+    move over the frames: a part is keyed in its parent's space as that stood when the
+    scene was read, so these carry it (and its markers) along as the bake plays."""
+    out = []
+    up = ob.parent
+    while up is not None:
+        if up.mechanism.role != "PART":
+            if up.name not in memo:
+                memo[up.name] = _moves(up)
+            out += [up.name] if memo[up.name] else []
+        up = up.parent
+    return tuple(sorted(out))
+
+
+def carrier_problems(sm) -> list[str]:
+    """Items that join two sides carried by different moving objects (a part, or the
+    marker of one, parented to an animated Empty that the other side is not under): the
+    mechanism is solved where it stands at the first frame and each part keyed in its
+    parent's space as it stood then, so a parent that moves one side and not the other
+    pulls the item's two sides apart as the bake plays.  One line per item."""
+    memo: dict = {}
+    out = []
+    pairs = [(ob, ob.mechanism.marker_i, ob.mechanism.marker_j)
+             for ob in sm.joints + sm.springs + sm.bushings + sm.vector_forces]
+    pairs += [(ob, ob.mechanism.contact_part_a, ob.mechanism.contact_part_b)
+              for ob in sm.contacts]
+    for ob, a, b in pairs:
+        if a is None or b is None:
+            continue
+        ca, cb = _moving_carriers(a, memo), _moving_carriers(b, memo)
+        if ca != cb:
+            movers = ", ".join(repr(n) for n in sorted(set(ca) ^ set(cb)))
+            out.append(f"{ob.mechanism.role.lower()} {ob.name!r}: {a.name!r} and {b.name!r} "
+                       f"are parented apart, and {movers}, the parent of only one of them, "
+                       "moves over the frames, so the bake would pull them apart as it plays: "
+                       "parent the ground and every part of the mechanism to the same moving "
+                       "object, or none of them")
+    return out
+
+
 def jump_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """Keyed motions whose value jumps inside the frame range (a Constant key, stepped
     animation: scene_reader's ``keyed_jumps``) in a dynamic run: its parts would have to move
@@ -403,7 +453,7 @@ def _part_key_problems(sm, scene: bpy.types.Scene) -> list[str]:
     parts and markers that make the reading depend on the frame shown."""
     return (pose_key_problems(sm.parts) + scale_key_problems(sm.parts)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
-            + keyed_setting_problems(scene) + standing_problems(scene))
+            + keyed_setting_problems(scene) + standing_problems(scene) + carrier_problems(sm))
 
 
 def refuse_frame_dependent(scene: bpy.types.Scene) -> None:

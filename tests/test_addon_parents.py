@@ -248,3 +248,52 @@ def test_a_carried_mechanism_moved_since_its_bake_bakes_where_it_now_stands(blen
     bpy.context.view_layer.update()
     close(np.array(d["piston"].matrix_world.translation), (0.0, 2.4, 0.0),
           what="the piston put back in the rig")
+
+
+@pytest.mark.parametrize("carried", ["arm", "ground"])
+def test_a_part_carried_apart_from_the_part_it_is_joined_to_is_named(blender, carried) -> None:
+    """The pendulum with only one of its two parts parented to the turning rig of
+    ``carried_pendulum``: the bake keys the arm in the rig's space as at the first frame,
+    so a rig that moves one side of the pin and not the other opens the pin as it plays
+    (by 0.78 m at frame 25 with the arm carried and a lift keyed on the rig, seen before
+    this was named).  Check names the joint, its two markers' parts and the rig; Bake
+    refuses it likewise and changes nothing."""
+    import math
+    bpy = blender
+    bs.set_range(bpy)
+    rig = bs.empty(bpy, "rig")
+    for frame, angle in ((bs.FRAME_START, 0.0), (bs.FRAME_END, math.pi / 2)):
+        rig.rotation_euler = (angle, 0.0, 0.0)
+        rig.keyframe_insert("rotation_euler", frame=frame)
+    bpy.context.scene.frame_set(bs.FRAME_START)
+    ground, arm = bs.ground_and_arm(bpy)
+    bpy.context.view_layer.update()
+    ob = {"arm": arm, "ground": ground}[carried]
+    ob.parent = rig
+    bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    words = (r"joint 'Revolute arm-ground': .*'rig'.* moves over the frames")
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(words, bpy.context.scene.mechanism.report)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=words):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_mechanism_carried_whole_by_a_still_and_a_moving_parent_bakes(blender) -> None:
+    """Ground and arm each parented to their own Empty, the two Empties under the one
+    turning rig (which alone moves): both parts move with the rig alike, so nothing is
+    named and the pin stays closed as the bake plays (F32)."""
+    bpy = blender
+    rig, arm = carried_pendulum(bpy)
+    scene = bpy.context.scene
+    for ob in (scene.objects["ground"], arm):
+        holder = bs.empty(bpy, f"{ob.name} holder", rig)
+        ob.parent = holder
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "moves over the frames" not in scene.mechanism.report
+    pin = next(ob for ob in scene.objects if ob.mechanism.role == "JOINT").mechanism
+    for frame in (7, bs.FRAME_END):
+        scene.frame_set(frame)
+        close(np.array(pin.marker_i.matrix_world.translation),
+              np.array(pin.marker_j.matrix_world.translation), what=f"the pin at {frame}")
