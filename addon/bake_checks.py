@@ -330,9 +330,9 @@ def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
     return out
 
 
-# the channels that place an object: a ground part's keys on any of them move it
-PLACING = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale",
-           "delta_location", "delta_rotation_euler", "delta_rotation_quaternion", "delta_scale")
+# the channels that place or size an object: a ground part's keys on any of them move it
+# (PLACING, the channels a pose writes, is the posing checks' own)
+MOVING = PLACING + SIZING
 
 
 def standing_problems(scene: bpy.types.Scene) -> list[str]:
@@ -358,9 +358,9 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
         for act, slot in _playing_actions(ob):
             out += [f"{what}: its action {act.name!r} keys {path}, which moves it over the "
                     f"frames, {still}: delete those keys" for path in
-                    _changing_keys(ob, act, slot, lambda path: path in PLACING)]
+                    _changing_keys(ob, act, slot, lambda path: path in MOVING)]
         out += [f"{what}: a driver drives {path}, {still}: remove the driver"
-                for path in _driven(ob, PLACING)]
+                for path in _driven(ob, MOVING)]
         out += [f"{what}: its constraint {name!r} ({kind}) moves it, {still}: "
                 f"{_remedy(animated)}" for name, kind, animated in _acting(ob)]
     return out
@@ -370,8 +370,8 @@ def _moves(ob) -> bool:
     """Whether the object's own keys (changing over the frames), drivers or constraints
     move it (its placing channels, scale included)."""
     return bool([1 for act, slot in _playing_actions(ob)
-                 for _ in _changing_keys(ob, act, slot, lambda path: path in PLACING)]
-                or _driven(ob, PLACING) or _acting(ob))
+                 for _ in _changing_keys(ob, act, slot, lambda path: path in MOVING)]
+                or _driven(ob, MOVING) or _acting(ob))
 
 
 def _moving_carriers(ob, memo: dict) -> tuple[str, ...]:
