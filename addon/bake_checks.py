@@ -319,15 +319,17 @@ def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
             paths += [p for p in _changing_keys(ob, act, slot, setting) if p not in paths]
         out += [f"{ob.mechanism.role.lower()} {ob.name!r}: its {_setting_label(ob, path)} is "
                 f"keyframed and changes over the frames, {remedy}" for path in paths]
-    ad = scene.animation_data
-    if ad is not None and ad.action is not None:
-        def scene_setting(path: str) -> bool:
-            return path == "gravity" or path.startswith("mechanism.constants")
+    def scene_setting(path: str) -> bool:
+        return path == "gravity" or path.startswith("mechanism.constants")
 
-        out += [f"scene {scene.name!r}: its {_setting_label(scene, path)} is keyframed and "
-                f"changes over the frames, {remedy}"
-                for path in _changing_keys(scene, ad.action, ad.action_slot, scene_setting)]
-    return out
+    ad = scene.animation_data
+    played = [(ad.action, ad.action_slot, "")] if ad is not None and ad.action else []
+    played += [(strip.action, strip.action_slot, f" on its NLA strip {strip.name!r}")
+               for track in (ad.nla_tracks if ad is not None else ()) if not track.mute
+               for strip in track.strips if not strip.mute and strip.action is not None]
+    return out + [f"scene {scene.name!r}: its {_setting_label(scene, path)} is keyframed{where} "
+                  f"and changes over the frames, {remedy}" for act, slot, where in played
+                  for path in _changing_keys(scene, act, slot, scene_setting)]
 
 
 # the channels that place or size an object: a ground part's keys on any of them move it

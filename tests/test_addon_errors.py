@@ -267,6 +267,16 @@ def keyed_gravity(bpy) -> None:
         scene.keyframe_insert("gravity", index=2, frame=frame)
 
 
+def gravity_on_a_strip(bpy) -> None:
+    """``keyed_gravity``'s keys pushed down to an NLA strip of the scene (its action
+    cleared), which plays them just the same (a bake took the first frame's -9.81 with no
+    word before this was named)."""
+    keyed_gravity(bpy)
+    ad = bpy.context.scene.animation_data
+    ad.nla_tracks.new().strips.new("fall", 1, ad.action)
+    ad.action = None
+
+
 PIN, MOTOR = "Revolute arm-ground", "Revolute crank-block"
 CASES = {  # name: (break a baked scene, match (names the item), more patterns, read-time error)
     "marker not parented": (loose_marker, r"marker 'loose' is not parented to a part", [], True),
@@ -325,6 +335,9 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                      r"which moves it over the frames", [r"read once"], False),
     "keyed gravity": (keyed_gravity, r"scene 'Scene': its Gravity \(gravity\) is keyframed "
                       r"and changes over the frames", [], False),
+    "gravity keyed on a strip": (gravity_on_a_strip, r"scene 'Scene': its Gravity \(gravity\) "
+                                 r"is keyframed on its NLA strip 'fall' and changes over the "
+                                 r"frames", [], False),
     "cycles blended in": (half_cycles, rf"joint '{PIN}', keyframed Angle .*Cycles modifier "
                           r"'Cycles' has an influence", [], True),
 }
@@ -361,7 +374,8 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
 @pytest.mark.parametrize("case", ["constraint on a part", "constraint keyed on",
                                   "scale keyed on a part", "rigid body on a part",
                                   "rigid body handed off", "keyed setting",
-                                  "keyed gravity", "keyed ground", "ground on a path",
+                                  "keyed gravity", "gravity keyed on a strip",
+                                  "keyed ground", "ground on a path",
                                   "keyed marker"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
     """What would override a part's baked keys does not stop Check (the mechanism solves),
