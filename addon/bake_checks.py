@@ -291,10 +291,13 @@ def _playing_actions(ob) -> list[tuple]:
 
 def _setting_label(owner, path: str) -> str:
     """A setting as the panel names it, with its data path: "Stiffness
-    (mechanism.torsion_stiffness)"."""
+    (mechanism.torsion_stiffness)"; a Constant by its name, "Constant 'omega'
+    (mechanism.constants[0].value)"."""
     head, _, prop = path.rpartition(".")
     try:
         holder = owner.path_resolve(head) if head else owner
+        if head.startswith("mechanism.constants["):        # one of the scene's Constants
+            return f"Constant {holder.name!r} ({path})"
         return f"{holder.bl_rna.properties[prop].name} ({path})"
     except (ValueError, KeyError, AttributeError):
         return path

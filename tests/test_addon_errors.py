@@ -277,6 +277,22 @@ def gravity_on_a_strip(bpy) -> None:
     ad.action = None
 
 
+def keyed_constant(bpy) -> None:
+    """A second Constant "amp" keyed from 0.5 at frame 1 to 1.5 at frame 7, the pin driven
+    by amp*sin(2*pi*t) (its line said "Value (mechanism.constants[1].value)", not which
+    constant)."""
+    baked(bpy, bs.pendulum)
+    scene = bpy.context.scene
+    for name in ("omega", "amp"):
+        assert bpy.ops.mechanism.constant_add() == {"FINISHED"}
+        scene.mechanism.constants[-1].name = name
+    for frame, value in ((1, 0.5), (7, 1.5)):
+        scene.mechanism.constants[1].value = value
+        scene.keyframe_insert("mechanism.constants[1].value", frame=frame)
+    pin = scene.objects[PIN].mechanism
+    pin.motion_type, pin.motion_expression = "EXPRESSION", "amp*sin(2*pi*t)"
+
+
 PIN, MOTOR = "Revolute arm-ground", "Revolute crank-block"
 CASES = {  # name: (break a baked scene, match (names the item), more patterns, read-time error)
     "marker not parented": (loose_marker, r"marker 'loose' is not parented to a part", [], True),
@@ -335,6 +351,8 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                      r"which moves it over the frames", [r"read once"], False),
     "keyed gravity": (keyed_gravity, r"scene 'Scene': its Gravity \(gravity\) is keyframed "
                       r"and changes over the frames", [], False),
+    "keyed constant": (keyed_constant, r"scene 'Scene': its Constant 'amp' "
+                       r"\(mechanism\.constants\[1\]\.value\) is keyframed", [], False),
     "gravity keyed on a strip": (gravity_on_a_strip, r"scene 'Scene': its Gravity \(gravity\) "
                                  r"is keyframed on its NLA strip 'fall' and changes over the "
                                  r"frames", [], False),
@@ -374,7 +392,7 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
 @pytest.mark.parametrize("case", ["constraint on a part", "constraint keyed on",
                                   "scale keyed on a part", "rigid body on a part",
                                   "rigid body handed off", "keyed setting",
-                                  "keyed gravity", "gravity keyed on a strip",
+                                  "keyed gravity", "gravity keyed on a strip", "keyed constant",
                                   "keyed ground", "ground on a path",
                                   "keyed marker"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
