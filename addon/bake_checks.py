@@ -271,8 +271,10 @@ def _changing_keys(owner, action, slot, settings) -> list[str]:
 
 
 def _changes(fcurve) -> bool:
-    """Whether an F-curve's keys change value, or its modifiers (not muted) may."""
+    """Whether an F-curve's keys (or samples, Keys to Samples) change value, or its
+    modifiers (not muted) may."""
     return (len({kp.co[1] for kp in fcurve.keyframe_points}) > 1
+            or len({p.co[1] for p in fcurve.sampled_points}) > 1
             or any(not m.mute for m in fcurve.modifiers))
 
 

@@ -228,6 +228,14 @@ def keyed_torsion_spring(bpy) -> None:
         pin.keyframe_insert("mechanism.torsion_stiffness", frame=frame)
 
 
+def sampled_ground(bpy) -> None:
+    """``keyed_ground`` with its keys converted to samples (Keys to Samples), which play
+    the same slide but are no keyframes: not named before, so the arm parted from it."""
+    keyed_ground(bpy)
+    ground = bpy.context.scene.objects["ground"]
+    bs.channelbag(ground).fcurves.find("location", index=0).convert_to_samples(1, 7)
+
+
 def keyed_ground(bpy) -> None:
     """The ground part keyed to slide 1 m along x between frames 1 and 7: the arm, solved
     about the pin where the ground stands at the design pose, would part from it."""
@@ -345,6 +353,8 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                       r"frames", [r"delete its keys"], False),
     "keyed ground": (keyed_ground, r"ground part 'ground': its action '.*' keys location, "
                      r"which moves it over the frames", [r"stands still"], False),
+    "sampled ground": (sampled_ground, r"ground part 'ground': its action '.*' keys location, "
+                       r"which moves it over the frames", [r"stands still"], False),
     "ground on a path": (ground_on_a_path, r"ground part 'ground': its constraint 'Follow Path' "
                          r"\(Follow Path\) moves it", [r"stands still"], False),
     "keyed marker": (keyed_marker, r"marker 'ground.arm.J': its action '.*' keys location, "
@@ -393,7 +403,7 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
                                   "scale keyed on a part", "rigid body on a part",
                                   "rigid body handed off", "keyed setting",
                                   "keyed gravity", "gravity keyed on a strip", "keyed constant",
-                                  "keyed ground", "ground on a path",
+                                  "keyed ground", "sampled ground", "ground on a path",
                                   "keyed marker"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
     """What would override a part's baked keys does not stop Check (the mechanism solves),

@@ -171,15 +171,24 @@ def _another_slot(bpy, pin, fc) -> str:
             f"slot 'OB{pin.name}' keys it")
 
 
+def _sampled(bpy, pin, fc) -> str:
+    """The F-curve converted to samples (Channel > Keys to Samples): Blender plays the
+    samples, and the Angle has no keyframes; the line said only that, with the curve in
+    the Graph Editor."""
+    fc.convert_to_samples(1, 25)
+    return ("Angle's F-curve holds samples, not keyframes (Keys to Samples): convert them "
+            "back (Graph Editor > Channel > Samples to Keys)")
+
+
 @pytest.mark.parametrize("how", [_muted, _driven_by_another_object, _pushed_down,
-                                 _half_influence, _another_slot])
+                                 _half_influence, _another_slot, _sampled])
 def test_keyed_angle_that_blender_does_not_play_as_keyed_is_refused(blender, how) -> None:
     """A Keyframed motion follows the joint's keys in its action; where Blender shows the
     Angle otherwise (its F-curve muted: the field's value held; a driver: the driver's
     value; the keys on an NLA strip, not in the action, or in a slot of the action other
     than the one it plays: the field's value; the action at influence 0.5: half the keyed
-    angle, 0.5 rad off at frame 13) Bake refuses, naming the joint and why, and
-    changes nothing."""
+    angle, 0.5 rad off at frame 13; samples instead of keys) Bake refuses, naming the
+    joint and why, and changes nothing."""
     bpy = blender
     pin = bs.keyed_pendulum(bpy)["pin"]
     fc = bs.channelbag(pin).fcurves.find("mechanism.motion_angle")
