@@ -191,10 +191,11 @@ def _keyed_channels(target, bag, data_path: str, values, offsets) -> list | None
     """One function of the frame per component of ``data_path`` (value, d/dframe,
     d2/dframe2): its keys exactly (plus ``offsets[i]``), a Constant of ``values[i]`` +
     ``offsets[i]`` where unkeyed; None when nothing is keyed or a key cannot be followed
-    exactly (an easing, a modifier: Blender's evaluation is sampled instead)."""
-    curves = {fc.array_index: fc for fc in bag.fcurves if fc.data_path == data_path
-              and not fc.mute and len(fc.keyframe_points)}
-    if not curves:
+    exactly (an easing, a modifier; an F-curve of samples, Keys to Samples, which plays
+    them and has no keys: Blender's evaluation is sampled instead)."""
+    played = [fc for fc in bag.fcurves if fc.data_path == data_path and not fc.mute]
+    curves = {fc.array_index: fc for fc in played if len(fc.keyframe_points)}
+    if not curves or any(len(fc.sampled_points) for fc in played):
         return None
     channels = []
     for i, value in enumerate(values):
