@@ -346,9 +346,10 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
     """Ground parts and markers that their own keys (changing over the frames), drivers or
     object constraints move: a ground part stands still where it is at the design pose, so
     the parts joined to it would part from it; a marker is read once, where it is at the
-    frame shown, so the bake would depend on that frame.  (A ground part parented to a
-    moving object carries the mechanism along with it, the parts' keys being in the same
-    parent's space, and is not named.)"""
+    frame shown, so the bake would depend on that frame; also a ground part parented to a
+    moving part, which the bake's keys carry.  (A ground part parented to a moving object
+    carries the mechanism along with it, the parts' keys being in the same parent's space,
+    and is not named here: ``carrier_problems``.)"""
     out = []
     for ob in scene.objects:
         s = ob.mechanism
@@ -370,7 +371,19 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
                 for path in _driven(ob, MOVING)]
         out += [f"{what}: its constraint {name!r} ({kind}) moves it, {still}: "
                 f"{_remedy(animated)}" for name, kind, animated in _acting(ob)]
+        mover = _moving_part_above(ob) if s.role == "PART" else None
+        out += [f"{what} is parented to the moving part {mover.name!r}, whose baked motion "
+                f"carries it, {still}: clear its parent keeping the transform (Alt P), or "
+                "parent it to the ground"] if mover is not None else []
     return out
+
+
+def _moving_part_above(ob):
+    """The first moving part (a part not Ground) among ``ob``'s parents, or None."""
+    up = ob.parent
+    while up is not None and not (up.mechanism.role == "PART" and not up.mechanism.ground):
+        up = up.parent
+    return up
 
 
 def _moves(ob) -> bool:

@@ -297,3 +297,29 @@ def test_a_mechanism_carried_whole_by_a_still_and_a_moving_parent_bakes(blender)
         scene.frame_set(frame)
         close(np.array(pin.marker_i.matrix_world.translation),
               np.array(pin.marker_j.matrix_world.translation), what=f"the pin at {frame}")
+
+
+def test_a_ground_part_on_a_moving_part_is_named(blender) -> None:
+    """A second ground part "bracket" parented to the pendulum's arm, which the bake keys to
+    swing (2*t rad), and a link pinned to it: the link was solved about a bracket standing
+    still and played beside one riding the arm, its pin 1.76 m open at frame 25, with no
+    word.  Check names the bracket and the arm; Bake refuses it, the scene unchanged."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    s = d["pin"].mechanism
+    s.motion_type, s.motion_expression = "EXPRESSION", "2*t"
+    bracket = bs.add_box(bpy, "bracket", (0.1, 0.1, 0.1), (1.0, 0.0, 0.2))
+    link = bs.add_box(bpy, "link", (0.1, 0.1, 0.4), (1.0, 0.0, 0.5))
+    bs.tag(bpy, [bracket, link], "PART")
+    bracket.mechanism.ground = True
+    bpy.context.view_layer.update()
+    bracket.parent = d["arm"]
+    bracket.matrix_parent_inverse = d["arm"].matrix_world.inverted()
+    bs.connect(bpy, link, bracket, (1.0, 0.0, 0.3), "REVOLUTE", "Y")
+    words = r"ground part 'bracket' is parented to the moving part 'arm'.*stands still"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(words, bpy.context.scene.mechanism.report)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=words):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
