@@ -7,7 +7,10 @@ The path (io/follow.py): the target's own keyed location F-curves, evaluated exa
 they alone place it (no parent, no constraint, no NLA, no driver on its location); else its
 evaluated location (world, or relative to a moving J; an armature's Bone: the bone's head)
 sampled at the scene's frames (Samples per Frame a frame) through a C2 cubic spline, whose
-fitting error is measured halfway between the samples and reported.
+fitting error is measured halfway between the samples and reported.  In a carried
+mechanism (its ground parented to another object) the target is sampled as it stands
+relative to the ground part, the carrier's motion taken out, since the parts are keyed in
+the carrier's space.
 The turn (Follow Rotation, io/follow_rotation.py): the target's axes relative to J as the
 angles b1, b2, b3, from its own rotation keys exactly where they alone turn it (J on the
 ground), else from the same samples, unwrapped, through the same spline.
@@ -69,18 +72,22 @@ def _add_follow(sm, scene, ob, update: bool) -> None:
                              "Follow Rotation (b1, b2, b3)")
     j_name, rotation, origin = _reference(sm, scene, ob)
     reference = s.follow_relative_to if rotation is None else (rotation, origin)
-    samples = Samples(sm, scene, (target, bone), reference, s.follow_samples, update, what)
+    carrier = None if rotation is None else _carrier(sm, scene, ob)
+    samples = Samples(sm, scene, (target, bone), reference, s.follow_samples, update, what,
+                      carrier)
     target_text = f"{target.name!r} (bone {bone!r})" if bone else repr(target.name)
     fns: dict = {}
     path, error = None, None
     if moves:
-        keyed = (None, None, None) if bone else _keyed_path(sm, target, rotation, origin)
+        keyed = (None, None, None) if bone or carrier else \
+            _keyed_path(sm, target, rotation, origin)
         path, note, error = keyed if keyed[0] is not None else _sampled_path(sm, samples)
         sm.follow_notes.append(f"{what} follows {target_text} {note(scene)}")
         fns.update(axis_functions(path, tuple(s.follow_axes), what))
     turn = None
     if turns:
-        keyed = (None, None) if bone or rotation is None else _keyed_turn(sm, target, rotation)
+        keyed = (None, None) if bone or carrier or rotation is None else \
+            _keyed_turn(sm, target, rotation)
         turn, note = keyed if keyed[0] is not None else _sampled_turn(sm, samples)
         sm.follow_notes.append(f"{what} turns with {target_text} {note(scene)}")
         fns.update(angle_functions(turn, tuple(s.follow_rotation), what))
@@ -159,6 +166,23 @@ def _reference(sm, scene, ob) -> tuple[str, np.ndarray | None, np.ndarray | None
     sm.mech.add_marker(name, ground.name, position=rg.T @ (-frame.position) * sm.scale,
                        orientation=matrix_to_quat(rg.T))
     return name, np.eye(3), np.zeros(3)
+
+
+def _carrier(sm, scene, ob) -> tuple | None:
+    """(the ground part, its design world matrix (4, 4)) that a fixed marker J stands on
+    (the Relative To marker's ground part, or the first ground part for the world's
+    marker) when that part is parented to another object (a carried mechanism), else
+    None.  The mechanism is solved where the ground stands as designed and keyed in its
+    parents' space, so a target is read as it stands relative to the ground part at each
+    frame, the parents' motion taken out: otherwise a moving carrier would carry the
+    followed path once in the sampled world and again in the keys."""
+    ref = ob.mechanism.follow_relative_to
+    ground = ref.parent if ref is not None else next(
+        (p for p in scene.objects if p.mechanism.role == "PART" and p.mechanism.ground
+         and p.name in sm.part_frames), None)
+    if ground is None or ground.parent is None or ground.name not in sm.part_frames:
+        return None
+    return ground, sm.part_frames[ground.name].matrix
 
 
 def _rides_on(ob, part) -> bool:
@@ -257,9 +281,9 @@ class Samples:
     names the marker in errors."""
 
     def __init__(self, sm, scene, target: tuple, reference, per_frame: int, update: bool,
-                 what: str = "a marker"):
+                 what: str = "a marker", carrier: tuple | None = None):
         self.sm, self.scene, self.target, self.reference = sm, scene, target, reference
-        self.update, self.what = update, what
+        self.update, self.what, self.carrier = update, what, carrier
         tl = sm.timeline
         self.frames = sample_frames(tl, per_frame)
         self.mids = midpoints(self.frames)
@@ -284,13 +308,14 @@ class Samples:
         at two times (frames 0 and 1, no midpoints)."""
         if self._poses is None:
             if not self.update:
-                where, turn = poses_in(self.scene, self.target, self.reference, None)
+                where, turn = poses_in(self.scene, self.target, self.reference, None,
+                                       self.carrier)
                 self._poses = (np.repeat(where * self.sm.scale, 2, axis=0),
                                np.repeat(turn, 2, axis=0))
             else:
                 refuse_unevaluated(self.what, self.target[0], self.reference)
                 where, turn = poses_in(self.scene, self.target, self.reference,
-                                       np.concatenate([self.frames, self.mids]))
+                                       np.concatenate([self.frames, self.mids]), self.carrier)
                 self._poses = (where * self.sm.scale, turn)
         return self._poses
 
@@ -348,20 +373,26 @@ def _sampled_turn(sm, samples: Samples):
                                   f"{angle_text(scene, error, 3)}")
 
 
-def poses_in(scene, target, reference, frames: np.ndarray | None):
+def poses_in(scene, target, reference, frames: np.ndarray | None, carrier=None):
     """(locations (len(frames), 3) in Blender units, rotations (len(frames), 3, 3)): the
     evaluated origin of ``target`` (object, bone name or "": the bone's head as posed, else
     the object's origin) in J's axes, and the target's axes (the bone's as posed; scale
     taken out, a mirrored target's drawn z and x kept as its rotation keys have them:
     part_frames.marker_frame) as columns in J's axes, at each scene frame (a fraction of a frame as
     Blender's subframe; None: the frame shown, one row); ``reference`` (rotation, origin)
-    fixed, or the marker J, evaluated at the same frame (its scale taken out).  The scene's
+    fixed, or the marker J, evaluated at the same frame (its scale taken out); ``carrier``
+    (ground part, its design matrix): the target moved by design @ ground's world^-1 at
+    each frame, as it stands relative to that ground part (``_carrier``).  The scene's
     frame is put back after."""
     def one() -> tuple[np.ndarray, np.ndarray]:
         depsgraph = bpy.context.evaluated_depsgraph_get()
         ev = target[0].evaluated_get(depsgraph)
         world = ev.matrix_world @ ev.pose.bones[target[1]].matrix if target[1] else ev.matrix_world
-        p, quat = marker_frame(np.array(world, dtype=float))    # a mirrored target: drawn z, x
+        world = np.array(world, dtype=float)
+        if carrier is not None:              # relative to the carried ground, as designed
+            ground = np.array(carrier[0].evaluated_get(depsgraph).matrix_world, dtype=float)
+            world = carrier[1] @ np.linalg.solve(ground, world)
+        p, quat = marker_frame(world)        # a mirrored target: drawn z, x
         if isinstance(reference, tuple):
             rotation, origin = reference
         else:

@@ -323,3 +323,38 @@ def test_a_ground_part_on_a_moving_part_is_named(blender) -> None:
     with pytest.raises(RuntimeError, match=words):
         bpy.ops.mechanism.bake()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+@pytest.mark.parametrize("relative_to", [False, True])
+def test_a_carried_mechanism_follows_a_target_as_it_stands_in_the_carrier(blender,
+                                                                         relative_to) -> None:
+    """The XY table, ground and parts parented to a rig keyed to turn a quarter turn about z
+    and slide 1.57 m along x, its tool following an Empty in the rig keyed along a line,
+    relative to the world or to a marker on the ground: the target's sampled path carried
+    the rig's motion, and the keys in the rig's space carried it again (the tool 0.57 m off
+    the target at frame 13), with no word.  The target is read as it stands relative to the
+    carried ground, so the tool is on it at every frame shown (a straight line sampled
+    through the spline, float32 keys: 1e-5)."""
+    import math
+    import follow_scenes as fs
+    bpy = blender
+    bs.set_range(bpy)
+    rig = bs.empty(bpy, "rig")
+    for frame, angle in ((bs.FRAME_START, 0.0), (bs.FRAME_END, math.pi / 2)):
+        rig.rotation_euler, rig.location = (0.0, 0.0, angle), (angle, 0.0, 0.0)
+        rig.keyframe_insert("rotation_euler", frame=frame)
+        rig.keyframe_insert("location", frame=frame)
+    bpy.context.scene.frame_set(bs.FRAME_START)
+    d = fs.cross_slide(bpy)
+    target = fs.keyed_empty(bpy, "target", [(1, (0.1, -0.2, 0.0)), (25, (0.7, 0.6, 0.0))])
+    for ob in (d["ground"], d["carriage"], d["slide"], target):
+        ob.parent = rig
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = target, (True, True, False)
+    if relative_to:
+        s.follow_relative_to = bs.add_marker(bpy, d["ground"], (0.3, -0.1, -0.3))
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    for frame in (7, 13, bs.FRAME_END):
+        bpy.context.scene.frame_set(frame)
+        gap = d["tool"].matrix_world.translation - target.matrix_world.translation
+        assert math.hypot(gap.x, gap.y) < 1e-5, (frame, tuple(gap))
