@@ -378,8 +378,9 @@ def poses_in(scene, target, reference, frames: np.ndarray | None, carrier=None):
     evaluated origin of ``target`` (object, bone name or "": the bone's head as posed, else
     the object's origin) in J's axes, and the target's axes (the bone's as posed; scale
     taken out, a mirrored target's drawn z and x kept as its rotation keys have them:
-    part_frames.marker_frame) as columns in J's axes, at each scene frame (a fraction of a frame as
-    Blender's subframe; None: the frame shown, one row); ``reference`` (rotation, origin)
+    part_frames.marker_frame) as columns in J's axes, at each frame of the animation (a
+    fraction of a frame as Blender's subframe; the scene frame that shows it under Time
+    Remapping; None: the frame shown, one row); ``reference`` (rotation, origin)
     fixed, or the marker J, evaluated at the same frame (its scale taken out); ``carrier``
     (ground part, its design matrix): the target moved by design @ ground's world^-1 at
     each frame, as it stands relative to that ground part (``_carrier``).  The scene's
@@ -406,8 +407,11 @@ def poses_in(scene, target, reference, frames: np.ndarray | None, carrier=None):
         return where[None], turn[None]
     now, sub = scene.frame_current, scene.frame_subframe
     where, turns = np.empty((len(frames), 3)), np.empty((len(frames), 3, 3))
+    # Time Remapping shows the animation's frame F at scene frame F new / old, the bake's
+    # keys too: the target is read where its animation is at each frame
+    remap = scene.render.frame_map_new / scene.render.frame_map_old
     try:
-        for k, f in enumerate(frames):
+        for k, f in enumerate(np.asarray(frames, dtype=float) * remap):
             whole = math.floor(f)
             scene.frame_set(int(whole), subframe=float(f - whole))
             where[k], turns[k] = one()
