@@ -8,9 +8,8 @@ they alone place it (no parent, no constraint, no NLA, no driver on its location
 evaluated location (world, or relative to a moving J; an armature's Bone: the bone's head)
 sampled at the scene's frames (Samples per Frame a frame) through a C2 cubic spline, whose
 fitting error is measured halfway between the samples and reported.  In a carried
-mechanism (its ground parented to another object) the target is sampled as it stands
-relative to the ground part, the carrier's motion taken out, since the parts are keyed in
-the carrier's space.
+mechanism (its parts parented to another object) the target is sampled as it stands
+relative to that carrier, its motion taken out, since the parts are keyed in its space.
 The turn (Follow Rotation, io/follow_rotation.py): the target's axes relative to J as the
 angles b1, b2, b3, from its own rotation keys exactly where they alone turn it (J on the
 ground), else from the same samples, unwrapped, through the same spline.
@@ -72,7 +71,7 @@ def _add_follow(sm, scene, ob, update: bool) -> None:
                              "Follow Rotation (b1, b2, b3)")
     j_name, rotation, origin = _reference(sm, scene, ob)
     reference = s.follow_relative_to if rotation is None else (rotation, origin)
-    carrier = None if rotation is None else _carrier(sm, scene, ob)
+    carrier = None if rotation is None else _carrier(sm, ob)
     samples = Samples(sm, scene, (target, bone), reference, s.follow_samples, update, what,
                       carrier)
     target_text = f"{target.name!r} (bone {bone!r})" if bone else repr(target.name)
@@ -168,21 +167,20 @@ def _reference(sm, scene, ob) -> tuple[str, np.ndarray | None, np.ndarray | None
     return name, np.eye(3), np.zeros(3)
 
 
-def _carrier(sm, scene, ob) -> tuple | None:
-    """(the ground part, its design world matrix (4, 4)) that a fixed marker J stands on
-    (the Relative To marker's ground part, or the first ground part for the world's
-    marker) when that part is parented to another object (a carried mechanism), else
-    None.  The mechanism is solved where the ground stands as designed and keyed in its
-    parents' space, so a target is read as it stands relative to the ground part at each
-    frame, the parents' motion taken out: otherwise a moving carrier would carry the
-    followed path once in the sampled world and again in the keys."""
-    ref = ob.mechanism.follow_relative_to
-    ground = ref.parent if ref is not None else next(
-        (p for p in scene.objects if p.mechanism.role == "PART" and p.mechanism.ground
-         and p.name in sm.part_frames), None)
-    if ground is None or ground.parent is None or ground.name not in sm.part_frames:
+def _carrier(sm, ob) -> tuple | None:
+    """(the object that carries the marker's mechanism, its world matrix as the scene was
+    read (``sm.carriers``)): the first object other than a part above the marker's part
+    (and the parts that part is parented to), or None where there is none.  The mechanism
+    is solved where it stands as read and its parts keyed in that object's space, so a
+    target is read as it stands relative to the carrier at each frame, the carrier's
+    motion taken out: otherwise a moving carrier would carry the followed path once in
+    the sampled world and again in the keys."""
+    up = ob.parent
+    while up is not None and up.mechanism.role == "PART":
+        up = up.parent
+    if up is None or up.name not in sm.carriers:
         return None
-    return ground, sm.part_frames[ground.name].matrix
+    return up, sm.carriers[up.name]
 
 
 def _rides_on(ob, part) -> bool:
@@ -382,17 +380,17 @@ def poses_in(scene, target, reference, frames: np.ndarray | None, carrier=None):
     fraction of a frame as Blender's subframe; the scene frame that shows it under Time
     Remapping; None: the frame shown, one row); ``reference`` (rotation, origin)
     fixed, or the marker J, evaluated at the same frame (its scale taken out); ``carrier``
-    (ground part, its design matrix): the target moved by design @ ground's world^-1 at
-    each frame, as it stands relative to that ground part (``_carrier``).  The scene's
+    (object, its world matrix as read): the target moved by that matrix @ the object's
+    world^-1 at each frame, as it stands relative to the carrier (``_carrier``).  The scene's
     frame is put back after."""
     def one() -> tuple[np.ndarray, np.ndarray]:
         depsgraph = bpy.context.evaluated_depsgraph_get()
         ev = target[0].evaluated_get(depsgraph)
         world = ev.matrix_world @ ev.pose.bones[target[1]].matrix if target[1] else ev.matrix_world
         world = np.array(world, dtype=float)
-        if carrier is not None:              # relative to the carried ground, as designed
-            ground = np.array(carrier[0].evaluated_get(depsgraph).matrix_world, dtype=float)
-            world = carrier[1] @ np.linalg.solve(ground, world)
+        if carrier is not None:              # relative to the carrier, as read
+            now = np.array(carrier[0].evaluated_get(depsgraph).matrix_world, dtype=float)
+            world = carrier[1] @ np.linalg.solve(now, world)
         p, quat = marker_frame(world)        # a mirrored target: drawn z, x
         if isinstance(reference, tuple):
             rotation, origin = reference

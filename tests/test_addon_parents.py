@@ -358,3 +358,26 @@ def test_a_carried_mechanism_follows_a_target_as_it_stands_in_the_carrier(blende
         bpy.context.scene.frame_set(frame)
         gap = d["tool"].matrix_world.translation - target.matrix_world.translation
         assert math.hypot(gap.x, gap.y) < 1e-5, (frame, tuple(gap))
+
+
+def test_a_follow_beside_a_carried_mechanism_is_read_in_the_world(blender) -> None:
+    """The carried pendulum (its ground first in the scene, on the turning rig; its pin
+    driven at 2 rad/s) beside the
+    XY table, not carried, whose tool follows an Empty keyed along a line: the tool's own
+    mechanism has no carrier, so its target is read exactly from its keys in the world
+    ("along its location keys, exactly"), the rig's motion not taken out of it, and the
+    slide is keyed on the line (float32 keys: 1e-6)."""
+    import follow_scenes as fs
+    bpy = blender
+    carried_pendulum(bpy)
+    pin = next(ob for ob in bpy.context.scene.objects if ob.mechanism.role == "JOINT")
+    pin.mechanism.motion_type, pin.mechanism.motion_expression = "EXPRESSION", "2*t"
+    d = fs.cross_slide(bpy)
+    a, b = np.array([0.1, -0.2, 0.0]), np.array([0.7, 0.6, 0.0])
+    target = fs.keyed_empty(bpy, "target", [(1, a), (25, b)])
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = target, (True, True, False)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "along its location keys, exactly" in bpy.context.scene.mechanism.report
+    frames, loc, _ = bs.baked_pose(d["slide"])
+    close(loc, a + np.outer((frames - 1) / 24, b - a), what="the slide on the line")
