@@ -14,6 +14,8 @@ nothing (``refuse_bake``).
 """
 from __future__ import annotations
 
+import re
+
 import bpy
 import numpy as np
 
@@ -307,9 +309,10 @@ def _setting_label(owner, path: str) -> str:
 
 def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
     """Mechanism settings of the tagged objects, the scene's gravity and its Constants
-    keyframed to change over the frames: a bake reads each as one number, at the frame
-    shown, so its result would depend on that frame.  A Keyframed motion's channel
-    (FOLLOWED_KEYS) is followed and not named; one key, or keys of one value, are fine."""
+    keyframed to change over the frames, or driven by an expression of the frame: a bake
+    reads each as one number, so its result would not follow the change.  A Keyframed
+    motion's channel (FOLLOWED_KEYS) is followed and not named; one key, or keys of one
+    value, are fine."""
     def setting(path: str) -> bool:
         return path.startswith("mechanism.") and path not in FOLLOWED_KEYS
 
@@ -324,8 +327,13 @@ def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
             paths += [p for p in _changing_keys(ob, act, slot, setting) if p not in paths]
         out += [f"{ob.mechanism.role.lower()} {ob.name!r}: its {_setting_label(ob, path)} is "
                 f"keyframed and changes over the frames, {remedy}" for path in paths]
+        out += [f"{ob.mechanism.role.lower()} {ob.name!r}: {line}"
+                for line in _frame_driven(ob, setting)]
+
     def scene_setting(path: str) -> bool:
         return path == "gravity" or path.startswith("mechanism.constants")
+
+    out += [f"scene {scene.name!r}: {line}" for line in _frame_driven(scene, scene_setting)]
 
     ad = scene.animation_data
     played = [(ad.action, ad.action_slot, "")] if ad is not None and ad.action else []
@@ -335,6 +343,23 @@ def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
     return out + [f"scene {scene.name!r}: its {_setting_label(scene, path)} is keyframed{where} "
                   f"and changes over the frames, {remedy}" for act, slot, where in played
                   for path in _changing_keys(scene, act, slot, scene_setting)]
+
+
+_FRAME = re.compile(r"\bframe\b")
+
+
+def _frame_driven(owner, accept) -> list[str]:
+    """"its <setting> is driven by the frame ..." for each driver (not muted) of ``owner``
+    on a data path ``accept`` takes whose expression reads the frame: the setting changes
+    as the frames play, and a bake takes it as one number."""
+    ad = owner.animation_data
+    return [f"its {_setting_label(owner, fc.data_path)} is driven by the frame "
+            f"({fc.driver.expression}), so it changes over the frames, but a bake takes each "
+            "setting as one number (the one at the first frame): remove the driver, and give "
+            "a change over time as an expression (a motion, a force, a spring's Actuator)"
+            for fc in (ad.drivers if ad is not None else ())
+            if not fc.mute and accept(fc.data_path) and fc.driver.type == "SCRIPTED"
+            and _FRAME.search(fc.driver.expression)]
 
 
 # the channels that place or size an object: a ground part's keys on any of them move it

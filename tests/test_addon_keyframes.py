@@ -259,3 +259,31 @@ def test_a_keyed_motions_keys_and_their_cycles_are_its_breakpoints(blender, exte
     motion = next(iter(sm.mech.motions.values()))
     assert motion.function.breakpoints == pytest.approx([(f - 1) / 24 for f in frames],
                                                         abs=1e-12)
+
+
+@pytest.mark.parametrize("owner", ["joint", "scene"])
+def test_a_setting_driven_by_the_frame_is_named(blender, owner) -> None:
+    """The pin's motion a Constant Speed whose Speed a driver sets to frame / 10, or the
+    scene's Gravity z driven to -frame: the field changes as the frames play, yet a bake
+    took the first frame's value with no word (keyed the same, it is refused).  Check
+    names the setting and the driver's expression; Bake refuses it, the scene unchanged."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    pin = d["pin"]
+    if owner == "joint":
+        pin.mechanism.motion_type = "SPEED"
+        fc = pin.driver_add("mechanism.motion_speed")
+        fc.driver.expression = "frame / 10"
+        words = (rf"joint '{pin.name}': its Speed \(mechanism\.motion_speed\) is driven by the "
+                 r"frame \(frame / 10\)")
+    else:
+        fc = bpy.context.scene.driver_add("gravity", 2)
+        fc.driver.expression = "-frame"
+        words = r"scene 'Scene': its Gravity \(gravity\) is driven by the frame \(-frame\)"
+    bpy.context.view_layer.update()
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(words, bpy.context.scene.mechanism.report)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=words):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
