@@ -7,11 +7,14 @@ keyframed to change over the frames (a bake takes each as one number, the one at
 shown, so its result would depend on that frame);
 and ground parts and markers that their own keys, drivers or constraints move (the
 mechanism is solved about a ground standing still, so the parts would part from it; a
-marker is read once, at the frame shown).
+marker is read once, at the frame shown), or that a moving parent carries apart from what
+they are joined to.
 Check lists them as warnings; Bake and Bake Variant refuse with all of them and change
 nothing (``refuse_bake``).
 """
 from __future__ import annotations
+
+import re
 
 import bpy
 import numpy as np
@@ -270,8 +273,10 @@ def _changing_keys(owner, action, slot, settings) -> list[str]:
 
 
 def _changes(fcurve) -> bool:
-    """Whether an F-curve's keys change value, or its modifiers (not muted) may."""
+    """Whether an F-curve's keys (or samples, Keys to Samples) change value, or its
+    modifiers (not muted) may."""
     return (len({kp.co[1] for kp in fcurve.keyframe_points}) > 1
+            or len({p.co[1] for p in fcurve.sampled_points}) > 1
             or any(not m.mute for m in fcurve.modifiers))
 
 
@@ -290,10 +295,13 @@ def _playing_actions(ob) -> list[tuple]:
 
 def _setting_label(owner, path: str) -> str:
     """A setting as the panel names it, with its data path: "Stiffness
-    (mechanism.torsion_stiffness)"."""
+    (mechanism.torsion_stiffness)"; a Constant by its name, "Constant 'omega'
+    (mechanism.constants[0].value)"."""
     head, _, prop = path.rpartition(".")
     try:
         holder = owner.path_resolve(head) if head else owner
+        if head.startswith("mechanism.constants["):        # one of the scene's Constants
+            return f"Constant {holder.name!r} ({path})"
         return f"{holder.bl_rna.properties[prop].name} ({path})"
     except (ValueError, KeyError, AttributeError):
         return path
@@ -301,9 +309,10 @@ def _setting_label(owner, path: str) -> str:
 
 def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
     """Mechanism settings of the tagged objects, the scene's gravity and its Constants
-    keyframed to change over the frames: a bake reads each as one number, at the frame
-    shown, so its result would depend on that frame.  A Keyframed motion's channel
-    (FOLLOWED_KEYS) is followed and not named; one key, or keys of one value, are fine."""
+    keyframed to change over the frames, or driven by an expression of the frame: a bake
+    reads each as one number, so its result would not follow the change.  A Keyframed
+    motion's channel (FOLLOWED_KEYS) is followed and not named; one key, or keys of one
+    value, are fine."""
     def setting(path: str) -> bool:
         return path.startswith("mechanism.") and path not in FOLLOWED_KEYS
 
@@ -318,29 +327,54 @@ def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
             paths += [p for p in _changing_keys(ob, act, slot, setting) if p not in paths]
         out += [f"{ob.mechanism.role.lower()} {ob.name!r}: its {_setting_label(ob, path)} is "
                 f"keyframed and changes over the frames, {remedy}" for path in paths]
+        out += [f"{ob.mechanism.role.lower()} {ob.name!r}: {line}"
+                for line in _frame_driven(ob, setting)]
+
+    def scene_setting(path: str) -> bool:
+        return path == "gravity" or path.startswith("mechanism.constants")
+
+    out += [f"scene {scene.name!r}: {line}" for line in _frame_driven(scene, scene_setting)]
+
     ad = scene.animation_data
-    if ad is not None and ad.action is not None:
-        def scene_setting(path: str) -> bool:
-            return path == "gravity" or path.startswith("mechanism.constants")
+    played = [(ad.action, ad.action_slot, "")] if ad is not None and ad.action else []
+    played += [(strip.action, strip.action_slot, f" on its NLA strip {strip.name!r}")
+               for track in (ad.nla_tracks if ad is not None else ()) if not track.mute
+               for strip in track.strips if not strip.mute and strip.action is not None]
+    return out + [f"scene {scene.name!r}: its {_setting_label(scene, path)} is keyframed{where} "
+                  f"and changes over the frames, {remedy}" for act, slot, where in played
+                  for path in _changing_keys(scene, act, slot, scene_setting)]
 
-        out += [f"scene {scene.name!r}: its {_setting_label(scene, path)} is keyframed and "
-                f"changes over the frames, {remedy}"
-                for path in _changing_keys(scene, ad.action, ad.action_slot, scene_setting)]
-    return out
+
+_FRAME = re.compile(r"\bframe\b")
 
 
-# the channels that place an object: a ground part's keys on any of them move it
-PLACING = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale",
-           "delta_location", "delta_rotation_euler", "delta_rotation_quaternion", "delta_scale")
+def _frame_driven(owner, accept) -> list[str]:
+    """"its <setting> is driven by the frame ..." for each driver (not muted) of ``owner``
+    on a data path ``accept`` takes whose expression reads the frame: the setting changes
+    as the frames play, and a bake takes it as one number."""
+    ad = owner.animation_data
+    return [f"its {_setting_label(owner, fc.data_path)} is driven by the frame "
+            f"({fc.driver.expression}), so it changes over the frames, but a bake takes each "
+            "setting as one number (the one at the first frame): remove the driver, and give "
+            "a change over time as an expression (a motion, a force, a spring's Actuator)"
+            for fc in (ad.drivers if ad is not None else ())
+            if not fc.mute and accept(fc.data_path) and fc.driver.type == "SCRIPTED"
+            and _FRAME.search(fc.driver.expression)]
+
+
+# the channels that place or size an object: a ground part's keys on any of them move it
+# (PLACING, the channels a pose writes, is the posing checks' own)
+MOVING = PLACING + SIZING
 
 
 def standing_problems(scene: bpy.types.Scene) -> list[str]:
     """Ground parts and markers that their own keys (changing over the frames), drivers or
     object constraints move: a ground part stands still where it is at the design pose, so
     the parts joined to it would part from it; a marker is read once, where it is at the
-    frame shown, so the bake would depend on that frame.  (A ground part parented to a
-    moving object carries the mechanism along with it, the parts' keys being in the same
-    parent's space, and is not named.)"""
+    frame shown, so the bake would depend on that frame; also a ground part parented to a
+    moving part, which the bake's keys carry.  (A ground part parented to a moving object
+    carries the mechanism along with it, the parts' keys being in the same parent's space,
+    and is not named here: ``carrier_problems``.)"""
     out = []
     for ob in scene.objects:
         s = ob.mechanism
@@ -357,11 +391,72 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
         for act, slot in _playing_actions(ob):
             out += [f"{what}: its action {act.name!r} keys {path}, which moves it over the "
                     f"frames, {still}: delete those keys" for path in
-                    _changing_keys(ob, act, slot, lambda path: path in PLACING)]
+                    _changing_keys(ob, act, slot, lambda path: path in MOVING)]
         out += [f"{what}: a driver drives {path}, {still}: remove the driver"
-                for path in _driven(ob, PLACING)]
+                for path in _driven(ob, MOVING)]
         out += [f"{what}: its constraint {name!r} ({kind}) moves it, {still}: "
                 f"{_remedy(animated)}" for name, kind, animated in _acting(ob)]
+        mover = _moving_part_above(ob) if s.role == "PART" else None
+        out += [f"{what} is parented to the moving part {mover.name!r}, whose baked motion "
+                f"carries it, {still}: clear its parent keeping the transform (Alt P), or "
+                "parent it to the ground"] if mover is not None else []
+    return out
+
+
+def _moving_part_above(ob):
+    """The first moving part (a part not Ground) among ``ob``'s parents, or None."""
+    up = ob.parent
+    while up is not None and not (up.mechanism.role == "PART" and not up.mechanism.ground):
+        up = up.parent
+    return up
+
+
+def _moves(ob) -> bool:
+    """Whether the object's own keys (changing over the frames), drivers or constraints
+    move it (its placing channels, scale included)."""
+    return bool([1 for act, slot in _playing_actions(ob)
+                 for _ in _changing_keys(ob, act, slot, lambda path: path in MOVING)]
+                or _driven(ob, MOVING) or _acting(ob))
+
+
+def _moving_carriers(ob, memo: dict) -> tuple[str, ...]:
+    """The names of the objects other than parts among ``ob``'s parents (at any depth) that
+    move over the frames: a part is keyed in its parent's space as that stood when the
+    scene was read, so these carry it (and its markers) along as the bake plays."""
+    out = []
+    up = ob.parent
+    while up is not None:
+        if up.mechanism.role != "PART":
+            if up.name not in memo:
+                memo[up.name] = _moves(up)
+            out += [up.name] if memo[up.name] else []
+        up = up.parent
+    return tuple(sorted(out))
+
+
+def carrier_problems(sm) -> list[str]:
+    """Items that join two sides carried by different moving objects (a part, or the
+    marker of one, parented to an animated Empty that the other side is not under): the
+    mechanism is solved where it stands at the first frame and each part keyed in its
+    parent's space as it stood then, so a parent that moves one side and not the other
+    pulls the item's two sides apart as the bake plays.  One line per item."""
+    memo: dict = {}
+    out = []
+    pairs = [(ob, ob.mechanism.marker_i, ob.mechanism.marker_j)
+             for ob in sm.joints + sm.springs + sm.bushings + sm.vector_forces]
+    pairs += [(ob, ob.mechanism.contact_part_a, ob.mechanism.contact_part_b)
+              for ob in sm.contacts]
+    for ob, a, b in pairs:
+        if a is None or b is None:
+            continue
+        ca, cb = _moving_carriers(a, memo), _moving_carriers(b, memo)
+        if ca != cb:
+            movers = ", ".join(repr(n) for n in sorted(set(ca) ^ set(cb)))
+            out.append(f"{ob.mechanism.role.lower()} {ob.name!r}: {a.name!r} and {b.name!r} "
+                       f"are parented apart, and {movers}, the parent of only one of them, "
+                       "moves over the frames, so the bake would pull them apart as it plays: "
+                       "parent the ground and every part of the mechanism to the same moving "
+                       "object, or none of them")
     return out
 
 
@@ -403,7 +498,7 @@ def _part_key_problems(sm, scene: bpy.types.Scene) -> list[str]:
     parts and markers that make the reading depend on the frame shown."""
     return (pose_key_problems(sm.parts) + scale_key_problems(sm.parts)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
-            + keyed_setting_problems(scene) + standing_problems(scene))
+            + keyed_setting_problems(scene) + standing_problems(scene) + carrier_problems(sm))
 
 
 def refuse_frame_dependent(scene: bpy.types.Scene) -> None:

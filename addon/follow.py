@@ -7,7 +7,9 @@ The path (io/follow.py): the target's own keyed location F-curves, evaluated exa
 they alone place it (no parent, no constraint, no NLA, no driver on its location); else its
 evaluated location (world, or relative to a moving J; an armature's Bone: the bone's head)
 sampled at the scene's frames (Samples per Frame a frame) through a C2 cubic spline, whose
-fitting error is measured halfway between the samples and reported.
+fitting error is measured halfway between the samples and reported.  In a carried
+mechanism (its parts parented to another object) the target is sampled as it stands
+relative to that carrier, its motion taken out, since the parts are keyed in its space.
 The turn (Follow Rotation, io/follow_rotation.py): the target's axes relative to J as the
 angles b1, b2, b3, from its own rotation keys exactly where they alone turn it (J on the
 ground), else from the same samples, unwrapped, through the same spline.
@@ -69,18 +71,22 @@ def _add_follow(sm, scene, ob, update: bool) -> None:
                              "Follow Rotation (b1, b2, b3)")
     j_name, rotation, origin = _reference(sm, scene, ob)
     reference = s.follow_relative_to if rotation is None else (rotation, origin)
-    samples = Samples(sm, scene, (target, bone), reference, s.follow_samples, update, what)
+    carrier = None if rotation is None else _carrier(sm, ob)
+    samples = Samples(sm, scene, (target, bone), reference, s.follow_samples, update, what,
+                      carrier)
     target_text = f"{target.name!r} (bone {bone!r})" if bone else repr(target.name)
     fns: dict = {}
     path, error = None, None
     if moves:
-        keyed = (None, None, None) if bone else _keyed_path(sm, target, rotation, origin)
+        keyed = (None, None, None) if bone or carrier else \
+            _keyed_path(sm, target, rotation, origin)
         path, note, error = keyed if keyed[0] is not None else _sampled_path(sm, samples)
         sm.follow_notes.append(f"{what} follows {target_text} {note(scene)}")
         fns.update(axis_functions(path, tuple(s.follow_axes), what))
     turn = None
     if turns:
-        keyed = (None, None) if bone or rotation is None else _keyed_turn(sm, target, rotation)
+        keyed = (None, None) if bone or carrier or rotation is None else \
+            _keyed_turn(sm, target, rotation)
         turn, note = keyed if keyed[0] is not None else _sampled_turn(sm, samples)
         sm.follow_notes.append(f"{what} turns with {target_text} {note(scene)}")
         fns.update(angle_functions(turn, tuple(s.follow_rotation), what))
@@ -161,6 +167,22 @@ def _reference(sm, scene, ob) -> tuple[str, np.ndarray | None, np.ndarray | None
     return name, np.eye(3), np.zeros(3)
 
 
+def _carrier(sm, ob) -> tuple | None:
+    """(the object that carries the marker's mechanism, its world matrix as the scene was
+    read (``sm.carriers``)): the first object other than a part above the marker's part
+    (and the parts that part is parented to), or None where there is none.  The mechanism
+    is solved where it stands as read and its parts keyed in that object's space, so a
+    target is read as it stands relative to the carrier at each frame, the carrier's
+    motion taken out: otherwise a moving carrier would carry the followed path once in
+    the sampled world and again in the keys."""
+    up = ob.parent
+    while up is not None and up.mechanism.role == "PART":
+        up = up.parent
+    if up is None or up.name not in sm.carriers:
+        return None
+    return up, sm.carriers[up.name]
+
+
 def _rides_on(ob, part) -> bool:
     """Whether ``ob`` is parented to ``part``, directly or through other objects."""
     up = ob.parent
@@ -191,10 +213,11 @@ def _keyed_channels(target, bag, data_path: str, values, offsets) -> list | None
     """One function of the frame per component of ``data_path`` (value, d/dframe,
     d2/dframe2): its keys exactly (plus ``offsets[i]``), a Constant of ``values[i]`` +
     ``offsets[i]`` where unkeyed; None when nothing is keyed or a key cannot be followed
-    exactly (an easing, a modifier: Blender's evaluation is sampled instead)."""
-    curves = {fc.array_index: fc for fc in bag.fcurves if fc.data_path == data_path
-              and not fc.mute and len(fc.keyframe_points)}
-    if not curves:
+    exactly (an easing, a modifier; an F-curve of samples, Keys to Samples, which plays
+    them and has no keys: Blender's evaluation is sampled instead)."""
+    played = [fc for fc in bag.fcurves if fc.data_path == data_path and not fc.mute]
+    curves = {fc.array_index: fc for fc in played if len(fc.keyframe_points)}
+    if not curves or any(len(fc.sampled_points) for fc in played):
         return None
     channels = []
     for i, value in enumerate(values):
@@ -256,9 +279,9 @@ class Samples:
     names the marker in errors."""
 
     def __init__(self, sm, scene, target: tuple, reference, per_frame: int, update: bool,
-                 what: str = "a marker"):
+                 what: str = "a marker", carrier: tuple | None = None):
         self.sm, self.scene, self.target, self.reference = sm, scene, target, reference
-        self.update, self.what = update, what
+        self.update, self.what, self.carrier = update, what, carrier
         tl = sm.timeline
         self.frames = sample_frames(tl, per_frame)
         self.mids = midpoints(self.frames)
@@ -283,13 +306,14 @@ class Samples:
         at two times (frames 0 and 1, no midpoints)."""
         if self._poses is None:
             if not self.update:
-                where, turn = poses_in(self.scene, self.target, self.reference, None)
+                where, turn = poses_in(self.scene, self.target, self.reference, None,
+                                       self.carrier)
                 self._poses = (np.repeat(where * self.sm.scale, 2, axis=0),
                                np.repeat(turn, 2, axis=0))
             else:
                 refuse_unevaluated(self.what, self.target[0], self.reference)
                 where, turn = poses_in(self.scene, self.target, self.reference,
-                                       np.concatenate([self.frames, self.mids]))
+                                       np.concatenate([self.frames, self.mids]), self.carrier)
                 self._poses = (where * self.sm.scale, turn)
         return self._poses
 
@@ -347,20 +371,27 @@ def _sampled_turn(sm, samples: Samples):
                                   f"{angle_text(scene, error, 3)}")
 
 
-def poses_in(scene, target, reference, frames: np.ndarray | None):
+def poses_in(scene, target, reference, frames: np.ndarray | None, carrier=None):
     """(locations (len(frames), 3) in Blender units, rotations (len(frames), 3, 3)): the
     evaluated origin of ``target`` (object, bone name or "": the bone's head as posed, else
     the object's origin) in J's axes, and the target's axes (the bone's as posed; scale
     taken out, a mirrored target's drawn z and x kept as its rotation keys have them:
-    part_frames.marker_frame) as columns in J's axes, at each scene frame (a fraction of a frame as
-    Blender's subframe; None: the frame shown, one row); ``reference`` (rotation, origin)
-    fixed, or the marker J, evaluated at the same frame (its scale taken out).  The scene's
+    part_frames.marker_frame) as columns in J's axes, at each frame of the animation (a
+    fraction of a frame as Blender's subframe; the scene frame that shows it under Time
+    Remapping; None: the frame shown, one row); ``reference`` (rotation, origin)
+    fixed, or the marker J, evaluated at the same frame (its scale taken out); ``carrier``
+    (object, its world matrix as read): the target moved by that matrix @ the object's
+    world^-1 at each frame, as it stands relative to the carrier (``_carrier``).  The scene's
     frame is put back after."""
     def one() -> tuple[np.ndarray, np.ndarray]:
         depsgraph = bpy.context.evaluated_depsgraph_get()
         ev = target[0].evaluated_get(depsgraph)
         world = ev.matrix_world @ ev.pose.bones[target[1]].matrix if target[1] else ev.matrix_world
-        p, quat = marker_frame(np.array(world, dtype=float))    # a mirrored target: drawn z, x
+        world = np.array(world, dtype=float)
+        if carrier is not None:              # relative to the carrier, as read
+            now = np.array(carrier[0].evaluated_get(depsgraph).matrix_world, dtype=float)
+            world = carrier[1] @ np.linalg.solve(now, world)
+        p, quat = marker_frame(world)        # a mirrored target: drawn z, x
         if isinstance(reference, tuple):
             rotation, origin = reference
         else:
@@ -374,8 +405,11 @@ def poses_in(scene, target, reference, frames: np.ndarray | None):
         return where[None], turn[None]
     now, sub = scene.frame_current, scene.frame_subframe
     where, turns = np.empty((len(frames), 3)), np.empty((len(frames), 3, 3))
+    # Time Remapping shows the animation's frame F at scene frame F new / old, the bake's
+    # keys too: the target is read where its animation is at each frame
+    remap = scene.render.frame_map_new / scene.render.frame_map_old
     try:
-        for k, f in enumerate(frames):
+        for k, f in enumerate(np.asarray(frames, dtype=float) * remap):
             whole = math.floor(f)
             scene.frame_set(int(whole), subframe=float(f - whole))
             where[k], turns[k] = one()

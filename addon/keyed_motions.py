@@ -52,11 +52,15 @@ def _refuse_unplayed_keys(joint, coordinate: str, path: str, fc) -> None:
     """MechanismError naming the joint when the keyed Angle or Slide a motion would follow
     (``fc``, the F-curve of ``path`` in the joint's action, or None) is not what Blender
     plays: no keys in the action's slot (the keys in another slot or only in an NLA strip,
-    say which), an F-curve
+    say which; samples, Keys to Samples, in place of keys), an F-curve
     muted (Blender holds the field's value), the action played at an influence below 1
     (blended with the field's value), or a driver that sets the field over the keys."""
     what = f"joint {joint.name!r}: the motion is Keyframed but its {coordinate.title()}"
     ad = joint.animation_data
+    if fc is not None and len(fc.keyframe_points) == 0 and len(fc.sampled_points):
+        raise MechanismError(f"{what}'s F-curve holds samples, not keyframes (Keys to "
+                             "Samples): convert them back (Graph Editor > Channel > Samples "
+                             "to Keys)")
     if fc is None or len(fc.keyframe_points) == 0:
         raise MechanismError(f"{what} has no keyframes{_keys_elsewhere(ad, path)}")
     if fc.mute:

@@ -69,7 +69,8 @@ def evaluated(ob, depsgraph, what: str):
     collection excluded from the view layer) is evaluated without its modifiers unless a
     visible object depends on it: where its mesh then is its base mesh though it has
     modifiers, its mass and contact shape would silently be the base mesh's, so that is
-    refused, naming ``what`` (e.g. "part 'ball'") and the fix."""
+    refused, naming ``what`` (e.g. "part 'ball'") and the fix; so is an object whose
+    modifiers make instances, which its mesh leaves out."""
     ev = ob.evaluated_get(depsgraph)
     disabled = (ob.hide_viewport or any(c.hide_viewport for c in ob.users_collection)
                 or bpy.context.view_layer.objects.get(ob.name) is None)
@@ -86,4 +87,16 @@ def evaluated(ob, depsgraph, what: str):
                                  "excluded from the view layer), so Blender leaves its "
                                  "modifiers out of its mesh, and of its mass and contact: "
                                  "enable it (hide it with H instead) or apply its modifiers")
+    if _instances(ev):
+        raise MechanismError(f"{what}: its modifiers make instances (Geometry Nodes), which "
+                             "Blender keeps apart from the object's mesh, so its mass and "
+                             "contact would leave them out: add a Realize Instances node at the "
+                             "end of the node tree, or apply the modifier")
     return ev
+
+
+def _instances(ev) -> bool:
+    """Whether the evaluated object's geometry holds instances (Geometry Nodes' Instance on
+    Points and the like, not realized): ``to_mesh`` leaves them out."""
+    geometry = getattr(ev, "evaluated_geometry", None)      # Blender 4.3 and newer
+    return geometry is not None and geometry().instances_pointcloud() is not None

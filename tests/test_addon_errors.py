@@ -228,6 +228,14 @@ def keyed_torsion_spring(bpy) -> None:
         pin.keyframe_insert("mechanism.torsion_stiffness", frame=frame)
 
 
+def sampled_ground(bpy) -> None:
+    """``keyed_ground`` with its keys converted to samples (Keys to Samples), which play
+    the same slide but are no keyframes: not named before, so the arm parted from it."""
+    keyed_ground(bpy)
+    ground = bpy.context.scene.objects["ground"]
+    bs.channelbag(ground).fcurves.find("location", index=0).convert_to_samples(1, 7)
+
+
 def keyed_ground(bpy) -> None:
     """The ground part keyed to slide 1 m along x between frames 1 and 7: the arm, solved
     about the pin where the ground stands at the design pose, would part from it."""
@@ -265,6 +273,32 @@ def keyed_gravity(bpy) -> None:
     for frame, g in ((1, -9.81), (7, -1.0)):
         scene.gravity = (0.0, 0.0, g)
         scene.keyframe_insert("gravity", index=2, frame=frame)
+
+
+def gravity_on_a_strip(bpy) -> None:
+    """``keyed_gravity``'s keys pushed down to an NLA strip of the scene (its action
+    cleared), which plays them just the same (a bake took the first frame's -9.81 with no
+    word before this was named)."""
+    keyed_gravity(bpy)
+    ad = bpy.context.scene.animation_data
+    ad.nla_tracks.new().strips.new("fall", 1, ad.action)
+    ad.action = None
+
+
+def keyed_constant(bpy) -> None:
+    """A second Constant "amp" keyed from 0.5 at frame 1 to 1.5 at frame 7, the pin driven
+    by amp*sin(2*pi*t) (its line said "Value (mechanism.constants[1].value)", not which
+    constant)."""
+    baked(bpy, bs.pendulum)
+    scene = bpy.context.scene
+    for name in ("omega", "amp"):
+        assert bpy.ops.mechanism.constant_add() == {"FINISHED"}
+        scene.mechanism.constants[-1].name = name
+    for frame, value in ((1, 0.5), (7, 1.5)):
+        scene.mechanism.constants[1].value = value
+        scene.keyframe_insert("mechanism.constants[1].value", frame=frame)
+    pin = scene.objects[PIN].mechanism
+    pin.motion_type, pin.motion_expression = "EXPRESSION", "amp*sin(2*pi*t)"
 
 
 PIN, MOTOR = "Revolute arm-ground", "Revolute crank-block"
@@ -319,12 +353,19 @@ CASES = {  # name: (break a baked scene, match (names the item), more patterns, 
                       r"frames", [r"delete its keys"], False),
     "keyed ground": (keyed_ground, r"ground part 'ground': its action '.*' keys location, "
                      r"which moves it over the frames", [r"stands still"], False),
+    "sampled ground": (sampled_ground, r"ground part 'ground': its action '.*' keys location, "
+                       r"which moves it over the frames", [r"stands still"], False),
     "ground on a path": (ground_on_a_path, r"ground part 'ground': its constraint 'Follow Path' "
                          r"\(Follow Path\) moves it", [r"stands still"], False),
     "keyed marker": (keyed_marker, r"marker 'ground.arm.J': its action '.*' keys location, "
                      r"which moves it over the frames", [r"read once"], False),
     "keyed gravity": (keyed_gravity, r"scene 'Scene': its Gravity \(gravity\) is keyframed "
                       r"and changes over the frames", [], False),
+    "keyed constant": (keyed_constant, r"scene 'Scene': its Constant 'amp' "
+                       r"\(mechanism\.constants\[1\]\.value\) is keyframed", [], False),
+    "gravity keyed on a strip": (gravity_on_a_strip, r"scene 'Scene': its Gravity \(gravity\) "
+                                 r"is keyframed on its NLA strip 'fall' and changes over the "
+                                 r"frames", [], False),
     "cycles blended in": (half_cycles, rf"joint '{PIN}', keyframed Angle .*Cycles modifier "
                           r"'Cycles' has an influence", [], True),
 }
@@ -361,7 +402,8 @@ def test_read_errors_from_check_and_assemble(blender, case: str, op: str) -> Non
 @pytest.mark.parametrize("case", ["constraint on a part", "constraint keyed on",
                                   "scale keyed on a part", "rigid body on a part",
                                   "rigid body handed off", "keyed setting",
-                                  "keyed gravity", "keyed ground", "ground on a path",
+                                  "keyed gravity", "gravity keyed on a strip", "keyed constant",
+                                  "keyed ground", "sampled ground", "ground on a path",
                                   "keyed marker"])
 def test_check_names_what_would_override_a_bake(blender, case: str) -> None:
     """What would override a part's baked keys does not stop Check (the mechanism solves),

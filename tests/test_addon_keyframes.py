@@ -171,15 +171,24 @@ def _another_slot(bpy, pin, fc) -> str:
             f"slot 'OB{pin.name}' keys it")
 
 
+def _sampled(bpy, pin, fc) -> str:
+    """The F-curve converted to samples (Channel > Keys to Samples): Blender plays the
+    samples, and the Angle has no keyframes; the line said only that, with the curve in
+    the Graph Editor."""
+    fc.convert_to_samples(1, 25)
+    return ("Angle's F-curve holds samples, not keyframes (Keys to Samples): convert them "
+            "back (Graph Editor > Channel > Samples to Keys)")
+
+
 @pytest.mark.parametrize("how", [_muted, _driven_by_another_object, _pushed_down,
-                                 _half_influence, _another_slot])
+                                 _half_influence, _another_slot, _sampled])
 def test_keyed_angle_that_blender_does_not_play_as_keyed_is_refused(blender, how) -> None:
     """A Keyframed motion follows the joint's keys in its action; where Blender shows the
     Angle otherwise (its F-curve muted: the field's value held; a driver: the driver's
     value; the keys on an NLA strip, not in the action, or in a slot of the action other
     than the one it plays: the field's value; the action at influence 0.5: half the keyed
-    angle, 0.5 rad off at frame 13) Bake refuses, naming the joint and why, and
-    changes nothing."""
+    angle, 0.5 rad off at frame 13; samples instead of keys) Bake refuses, naming the
+    joint and why, and changes nothing."""
     bpy = blender
     pin = bs.keyed_pendulum(bpy)["pin"]
     fc = bs.channelbag(pin).fcurves.find("mechanism.motion_angle")
@@ -250,3 +259,31 @@ def test_a_keyed_motions_keys_and_their_cycles_are_its_breakpoints(blender, exte
     motion = next(iter(sm.mech.motions.values()))
     assert motion.function.breakpoints == pytest.approx([(f - 1) / 24 for f in frames],
                                                         abs=1e-12)
+
+
+@pytest.mark.parametrize("owner", ["joint", "scene"])
+def test_a_setting_driven_by_the_frame_is_named(blender, owner) -> None:
+    """The pin's motion a Constant Speed whose Speed a driver sets to frame / 10, or the
+    scene's Gravity z driven to -frame: the field changes as the frames play, yet a bake
+    took the first frame's value with no word (keyed the same, it is refused).  Check
+    names the setting and the driver's expression; Bake refuses it, the scene unchanged."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    pin = d["pin"]
+    if owner == "joint":
+        pin.mechanism.motion_type = "SPEED"
+        fc = pin.driver_add("mechanism.motion_speed")
+        fc.driver.expression = "frame / 10"
+        words = (rf"joint '{pin.name}': its Speed \(mechanism\.motion_speed\) is driven by the "
+                 r"frame \(frame / 10\)")
+    else:
+        fc = bpy.context.scene.driver_add("gravity", 2)
+        fc.driver.expression = "-frame"
+        words = r"scene 'Scene': its Gravity \(gravity\) is driven by the frame \(-frame\)"
+    bpy.context.view_layer.update()
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(words, bpy.context.scene.mechanism.report)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=words):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))

@@ -248,3 +248,136 @@ def test_a_carried_mechanism_moved_since_its_bake_bakes_where_it_now_stands(blen
     bpy.context.view_layer.update()
     close(np.array(d["piston"].matrix_world.translation), (0.0, 2.4, 0.0),
           what="the piston put back in the rig")
+
+
+@pytest.mark.parametrize("carried", ["arm", "ground"])
+def test_a_part_carried_apart_from_the_part_it_is_joined_to_is_named(blender, carried) -> None:
+    """The pendulum with only one of its two parts parented to the turning rig of
+    ``carried_pendulum``: the bake keys the arm in the rig's space as at the first frame,
+    so a rig that moves one side of the pin and not the other opens the pin as it plays
+    (by 0.78 m at frame 25 with the arm carried and a lift keyed on the rig, seen before
+    this was named).  Check names the joint, its two markers' parts and the rig; Bake
+    refuses it likewise and changes nothing."""
+    import math
+    bpy = blender
+    bs.set_range(bpy)
+    rig = bs.empty(bpy, "rig")
+    for frame, angle in ((bs.FRAME_START, 0.0), (bs.FRAME_END, math.pi / 2)):
+        rig.rotation_euler = (angle, 0.0, 0.0)
+        rig.keyframe_insert("rotation_euler", frame=frame)
+    bpy.context.scene.frame_set(bs.FRAME_START)
+    ground, arm = bs.ground_and_arm(bpy)
+    bpy.context.view_layer.update()
+    ob = {"arm": arm, "ground": ground}[carried]
+    ob.parent = rig
+    bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    words = (r"joint 'Revolute arm-ground': .*'rig'.* moves over the frames")
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(words, bpy.context.scene.mechanism.report)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=words):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_mechanism_carried_whole_by_a_still_and_a_moving_parent_bakes(blender) -> None:
+    """Ground and arm each parented to their own Empty, the two Empties under the one
+    turning rig (which alone moves): both parts move with the rig alike, so nothing is
+    named and the pin stays closed as the bake plays (F32)."""
+    bpy = blender
+    rig, arm = carried_pendulum(bpy)
+    scene = bpy.context.scene
+    for ob in (scene.objects["ground"], arm):
+        holder = bs.empty(bpy, f"{ob.name} holder", rig)
+        ob.parent = holder
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "moves over the frames" not in scene.mechanism.report
+    pin = next(ob for ob in scene.objects if ob.mechanism.role == "JOINT").mechanism
+    for frame in (7, bs.FRAME_END):
+        scene.frame_set(frame)
+        close(np.array(pin.marker_i.matrix_world.translation),
+              np.array(pin.marker_j.matrix_world.translation), what=f"the pin at {frame}")
+
+
+def test_a_ground_part_on_a_moving_part_is_named(blender) -> None:
+    """A second ground part "bracket" parented to the pendulum's arm, which the bake keys to
+    swing (2*t rad), and a link pinned to it: the link was solved about a bracket standing
+    still and played beside one riding the arm, its pin 1.76 m open at frame 25, with no
+    word.  Check names the bracket and the arm; Bake refuses it, the scene unchanged."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    s = d["pin"].mechanism
+    s.motion_type, s.motion_expression = "EXPRESSION", "2*t"
+    bracket = bs.add_box(bpy, "bracket", (0.1, 0.1, 0.1), (1.0, 0.0, 0.2))
+    link = bs.add_box(bpy, "link", (0.1, 0.1, 0.4), (1.0, 0.0, 0.5))
+    bs.tag(bpy, [bracket, link], "PART")
+    bracket.mechanism.ground = True
+    bpy.context.view_layer.update()
+    bracket.parent = d["arm"]
+    bracket.matrix_parent_inverse = d["arm"].matrix_world.inverted()
+    bs.connect(bpy, link, bracket, (1.0, 0.0, 0.3), "REVOLUTE", "Y")
+    words = r"ground part 'bracket' is parented to the moving part 'arm'.*stands still"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(words, bpy.context.scene.mechanism.report)
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=words):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+@pytest.mark.parametrize("relative_to", [False, True])
+def test_a_carried_mechanism_follows_a_target_as_it_stands_in_the_carrier(blender,
+                                                                         relative_to) -> None:
+    """The XY table, ground and parts parented to a rig keyed to turn a quarter turn about z
+    and slide 1.57 m along x, its tool following an Empty in the rig keyed along a line,
+    relative to the world or to a marker on the ground: the target's sampled path carried
+    the rig's motion, and the keys in the rig's space carried it again (the tool 0.57 m off
+    the target at frame 13), with no word.  The target is read as it stands relative to the
+    carried ground, so the tool is on it at every frame shown (a straight line sampled
+    through the spline, float32 keys: 1e-5)."""
+    import math
+    import follow_scenes as fs
+    bpy = blender
+    bs.set_range(bpy)
+    rig = bs.empty(bpy, "rig")
+    for frame, angle in ((bs.FRAME_START, 0.0), (bs.FRAME_END, math.pi / 2)):
+        rig.rotation_euler, rig.location = (0.0, 0.0, angle), (angle, 0.0, 0.0)
+        rig.keyframe_insert("rotation_euler", frame=frame)
+        rig.keyframe_insert("location", frame=frame)
+    bpy.context.scene.frame_set(bs.FRAME_START)
+    d = fs.cross_slide(bpy)
+    target = fs.keyed_empty(bpy, "target", [(1, (0.1, -0.2, 0.0)), (25, (0.7, 0.6, 0.0))])
+    for ob in (d["ground"], d["carriage"], d["slide"], target):
+        ob.parent = rig
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = target, (True, True, False)
+    if relative_to:
+        s.follow_relative_to = bs.add_marker(bpy, d["ground"], (0.3, -0.1, -0.3))
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    for frame in (7, 13, bs.FRAME_END):
+        bpy.context.scene.frame_set(frame)
+        gap = d["tool"].matrix_world.translation - target.matrix_world.translation
+        assert math.hypot(gap.x, gap.y) < 1e-5, (frame, tuple(gap))
+
+
+def test_a_follow_beside_a_carried_mechanism_is_read_in_the_world(blender) -> None:
+    """The carried pendulum (its ground first in the scene, on the turning rig; its pin
+    driven at 2 rad/s) beside the
+    XY table, not carried, whose tool follows an Empty keyed along a line: the tool's own
+    mechanism has no carrier, so its target is read exactly from its keys in the world
+    ("along its location keys, exactly"), the rig's motion not taken out of it, and the
+    slide is keyed on the line (float32 keys: 1e-6)."""
+    import follow_scenes as fs
+    bpy = blender
+    carried_pendulum(bpy)
+    pin = next(ob for ob in bpy.context.scene.objects if ob.mechanism.role == "JOINT")
+    pin.mechanism.motion_type, pin.mechanism.motion_expression = "EXPRESSION", "2*t"
+    d = fs.cross_slide(bpy)
+    a, b = np.array([0.1, -0.2, 0.0]), np.array([0.7, 0.6, 0.0])
+    target = fs.keyed_empty(bpy, "target", [(1, a), (25, b)])
+    s = d["tool"].mechanism
+    s.follow, s.follow_axes = target, (True, True, False)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "along its location keys, exactly" in bpy.context.scene.mechanism.report
+    frames, loc, _ = bs.baked_pose(d["slide"])
+    close(loc, a + np.outer((frames - 1) / 24, b - a), what="the slide on the line")

@@ -287,3 +287,28 @@ def test_assemble_brings_a_joint_past_its_stop_to_the_stop(blender) -> None:
     assert math.degrees(s.wiggle_angle) == pytest.approx(10.0, abs=1e-4)
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert "problem" not in bpy.context.scene.mechanism.report
+
+
+@pytest.mark.parametrize("op", ["angle", "assemble"])
+def test_a_part_whose_scale_a_driver_sets_is_posed(blender, op) -> None:
+    """The pendulum's arm with a driver on its scale across the pin's plane (z, 0.1, as
+    drawn): posing writes the location and rotation, which a scale driver leaves alone
+    (Bake takes it the same way), yet the Angle field and Assemble refused it as "a driver
+    drives scale, which places it instead of the pose".  Both pose it: the pin's Angle
+    reads back the 40 degrees set, and the arm is turned 40 degrees down or up from level
+    (float32 matrices: 1e-4 degrees)."""
+    bpy = blender
+    sc = bs.pendulum(bpy)
+    sc["arm"].driver_add("scale", 2).driver.expression = "0.1"
+    bpy.context.view_layer.update()
+    pin = sc["pin"].mechanism
+    if op == "assemble":
+        pin.motion_type, pin.motion_expression = "EXPRESSION", str(math.radians(40.0))
+        assert bpy.ops.mechanism.assemble() == {"FINISHED"}
+    else:
+        pin.wiggle_angle = math.radians(40.0)
+    bpy.context.view_layer.update()
+    assert bpy.context.scene.mechanism.report == "" or op == "assemble"
+    assert math.degrees(pin.wiggle_angle) == pytest.approx(40.0, abs=1e-4)
+    x = np.array(sc["arm"].matrix_world)[:3, 0]
+    assert math.degrees(math.atan2(abs(x[2]), x[0])) == pytest.approx(40.0, abs=1e-4)
