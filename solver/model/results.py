@@ -464,14 +464,27 @@ def _reactions(model: Any, ji_body: np.ndarray, ji_point: np.ndarray, p: np.ndar
     (joints, 3), or with a variant axis broadcasting against p's leading axes."""
     jr = model.row_joint >= 0
     gen = -lam[..., jr, None] * jac[..., jr, :6]              # (..., joint rows, 6)
-    tot = np.zeros((len(model.joint_names),) + gen.shape[:-2] + (6,))
-    np.add.at(tot, model.row_joint[jr], np.moveaxis(gen, -2, 0))
-    tot = np.moveaxis(tot, 0, -2)                            # (..., joints, 6)
+    tot = np.zeros(gen.shape[:-2] + (len(model.joint_names), 6))
+    for joints, rows in _joint_rows(model.row_joint[jr]):   # each joint's rows in turn
+        tot[..., joints, :] += gen[..., rows, :]
     A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
                        axis=-3)
     arm = (A[..., ji_body, :, :] @ ji_point[..., None])[..., 0]          # P_I - r_I
     tot[..., 3:] -= cross(arm, tot[..., :3])
     return tot
+
+
+def _joint_rows(row_joint: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """[(joints, their k-th rows) for k = 0, 1, ...] of the joint rows' joints ``row_joint``
+    (n,): adding the k-th rows in turn sums each joint's rows in row order from zero, the
+    bits np.add.at gives, in a few numpy calls a joint's most rows (np.add.at cost 0.5 ms
+    a block of a slider-crank study's 300 poses, 7% of its sweep)."""
+    order = np.argsort(row_joint, kind="stable")
+    joints, first = np.unique(row_joint[order], return_index=True)
+    rank = np.empty(len(order), dtype=int)
+    rank[order] = np.arange(len(order)) - np.repeat(first, np.diff(np.r_[first, len(order)]))
+    return [(row_joint[rank == k], np.flatnonzero(rank == k))
+            for k in range(rank.max(initial=-1) + 1)]
 
 
 def _store(res: Any, model: Any, at: tuple, state: State, lam: np.ndarray, jac: np.ndarray,

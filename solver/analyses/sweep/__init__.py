@@ -304,7 +304,7 @@ class _Sweep:
         evq = lined = None
         if self.tree is not None:         # a tree's rates joint by joint (tree.py)
             Vv, W, Ac, Al = (x[None] for x in self.tree.rates(P[0], f[0]))
-            rg, A, vg, wg = body_arrays(model, R, P, Vv, W)
+            rg, A, vg, wg = body_arrays(model, R, P, Vv, W, A[:, :m])
         else:
             # velocities J v = nu and accelerations J a = gamma (nu, gamma: df/dt, d2f/dt2
             # on the motion rows; gamma also -quad)
@@ -324,7 +324,7 @@ class _Sweep:
                 if locked:
                     return 0, 1
             Vv, W = vel[..., :3], vel[..., 3:]
-            rg, A, vg, wg = body_arrays(model, R, P, Vv, W)
+            rg, A, vg, wg = body_arrays(model, R, P, Vv, W, A[:, :m])
             evq = evaluate(model, rg, A, vg, wg, need_jac=False,
                            ref=None if ref is None else ref[:, :m])
             gamma = -evq.quad                                           # J: Newton's, same pose
