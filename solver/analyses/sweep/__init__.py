@@ -53,7 +53,9 @@ from .touches import passed_through
 from .tree import tree_poses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
-BLOCK_MAX = 64        # largest block
+# largest block (a block's own numpy calls weigh most for a small mechanism: lower-pair
+# slider-crank, 240 frames, 8 blocks (largest 64) 210 M instructions, 7 (128) 203 M)
+BLOCK_MAX = 128
 BLOCK_FLOATS = 2e6    # and at most this many numbers in a block's Jacobians (16 MB)
 # Variants: at most this many numbers in a block's Jacobians (1.6 MB, about a cache's
 # worth): they share every call already, and small blocks stay in cache and are predicted
