@@ -410,7 +410,7 @@ class _Sweep:
             self.outs._friction[:, ks[0]: ks[-1] + 1] = Qq
         block = slice(int(ks[0]), int(ks[-1]) + 1)
         self.outs.store(block, State(times[ks], R, P, Vv, W, Ac, Al), lam, jac,
-                        None if evq is None or evq.track is None else evq.track[:, :m])
+                        None if evq is None or evq.track is None else evq.track[:, :m], A)
         self.outs.store_energy(block, Iw, pot, pnc - np.einsum("vfm,vfm->vf", lam[..., mrows],
                                                                f[..., mix, 1]))
         watch = watched(self, phi, turns, turn_rate, evq)
