@@ -68,6 +68,7 @@ from bench_governor import governor  # noqa: E402
 from bench_kinematics import slider_crank  # noqa: E402
 from mechanisms import eccentric_cam, sprung_cam  # noqa: E402
 from test_limits import door  # noqa: E402
+from solver.algebra.blas import single_thread  # noqa: E402
 from solver.kernels.constraints import body_arrays, evaluate, global_jacobian  # noqa: E402
 from solver.model.compile import compile_model  # noqa: E402
 from solver import Mechanism  # noqa: E402
@@ -140,7 +141,10 @@ def solve_floor(study: Study, res) -> float:
     """Wall s of numpy's stacked solve J x = b with every variant's Jacobian at every frame
     of its Result (the rows' Jacobian, kernels/constraints.py, at the solved poses), best of
     3: every exact kinematic sweep solves at least this (the velocities J v = nu, with J
-    new at each frame of each variant), so it bounds the study's time from below."""
+    new at each frame of each variant), so it bounds the study's time from below.  On one
+    BLAS thread, as the study runs (algebra/blas.py ``single_thread``): on numpy's default
+    threads its 24,100 18 x 18 solves took 0.16 to 0.72 s of CPU against 0.036 on one
+    (2026-11-30, loaded machine), a floor inflated by threads the study never uses."""
     Js = []
     for i in range(len(study)):
         model = compile_model(study.variant(i))
@@ -149,7 +153,7 @@ def solve_floor(study: Study, res) -> float:
         Js.append(global_jacobian(model, evaluate(model, rg, A).jac))
     J = np.concatenate(Js)
     b = np.ones(J.shape[:-1] + (1,))
-    return min(timed(lambda: np.linalg.solve(J, b))[0] for _ in range(3))
+    return min(timed(lambda: single_thread(np.linalg.solve)(J, b))[0] for _ in range(3))
 
 
 def main() -> None:

@@ -507,13 +507,15 @@ def _with_ground(x: np.ndarray, ground: np.ndarray) -> np.ndarray:
 
 
 def body_arrays(model: Model, r: np.ndarray, p: np.ndarray, v: np.ndarray | None = None,
-                w: np.ndarray | None = None):
+                w: np.ndarray | None = None, A: np.ndarray | None = None):
     """Append the ground (index nb) to body arrays: (r, A, v, w) each with nb+1 rows
     (leading axes, e.g. frames, carried through); the ground's A is the unit quaternion's
-    matrix, I exactly."""
+    matrix, I exactly.  ``A``: the rotation matrices at p made already (with the ground),
+    returned as they are (a sweep's rates at the poses its Newton evaluated last)."""
     zero = np.zeros(3)
     rg = _with_ground(r, zero)
-    A = quat_to_matrix(_with_ground(p, _UNIT_QUAT))
+    if A is None:
+        A = quat_to_matrix(_with_ground(p, _UNIT_QUAT))
     if v is None:
         return rg, A, None, None
     return rg, A, _with_ground(v, zero), _with_ground(w, zero)

@@ -460,26 +460,39 @@ class Result:
 
 
 def _reactions(model: Any, ji_body: np.ndarray, ji_point: np.ndarray, p: np.ndarray,
-               lam: np.ndarray, jac: np.ndarray) -> np.ndarray:
+               lam: np.ndarray, jac: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
     """(..., joints, 6) each joint's force and moment on body I at marker I, world axes, from
     the multipliers lam (..., nc) and Jacobian blocks jac (..., nc, 12) at orientations p
     (..., nb, 4) (Haug 1989): the generalized force of a joint's rows on body I is
     -jac_I^T lambda; its moment is moved from I's centre of mass to marker I.  ji_point
-    (joints, 3), or with a variant axis broadcasting against p's leading axes."""
+    (joints, 3), or with a variant axis broadcasting against p's leading axes; ``A`` those
+    at p with the ground's last (body_arrays), if made already."""
     jr = model.row_joint >= 0
     gen = -lam[..., jr, None] * jac[..., jr, :6]              # (..., joint rows, 6)
-    tot = np.zeros((len(model.joint_names),) + gen.shape[:-2] + (6,))
-    np.add.at(tot, model.row_joint[jr], np.moveaxis(gen, -2, 0))
-    tot = np.moveaxis(tot, 0, -2)                            # (..., joints, 6)
-    A = np.concatenate([quat_to_matrix(p), np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))],
-                       axis=-3)
+    tot = np.zeros(gen.shape[:-2] + (len(model.joint_names), 6))
+    for joints, rows in _joint_rows(model.row_joint[jr]):   # each joint's rows in turn
+        tot[..., joints, :] += gen[..., rows, :]
+    if A is None:
+        A = np.concatenate([quat_to_matrix(p),
+                            np.broadcast_to(np.eye(3), p.shape[:-2] + (1, 3, 3))], axis=-3)
     arm = (A[..., ji_body, :, :] @ ji_point[..., None])[..., 0]          # P_I - r_I
     tot[..., 3:] -= cross(arm, tot[..., :3])
     return tot
 
 
+def _joint_rows(row_joint: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """[(joints, their k-th rows) for k = 0, 1, ...] of the joint rows' joints ``row_joint``
+    (n,): the k-th rows added in turn sum each joint's in row order, np.add.at's bits."""
+    order = np.argsort(row_joint, kind="stable")
+    _, first, n = np.unique(row_joint[order], return_index=True, return_counts=True)
+    rank = np.empty(len(order), dtype=int)
+    rank[order] = np.arange(len(order)) - np.repeat(first, n)
+    return [(row_joint[rank == k], np.flatnonzero(rank == k)) for k in range(n.max(initial=0))]
+
+
 def _store(res: Any, model: Any, at: tuple, state: State, lam: np.ndarray, jac: np.ndarray,
-           track: np.ndarray | None, ji_point: np.ndarray, mesh: tuple | None = None) -> None:
+           track: np.ndarray | None, ji_point: np.ndarray, mesh: tuple | None = None,
+           A: np.ndarray | None = None) -> None:
     """Result.store into the frame arrays of ``res`` at index ``at`` (a Result's (k,), a
     ResultStack's (slice(None), k): all variants); ``mesh``: ``mesh_numbers`` (a stack's
     with a variant axis), the teeth's separating force added to the axle reactions."""
@@ -495,7 +508,7 @@ def _store(res: Any, model: Any, at: tuple, state: State, lam: np.ndarray, jac: 
     if track is not None:
         res.track[at] = track
     if res._reaction is not None:
-        res._reaction[at] = _reactions(model, res._ji_body, ji_point, p, lam, jac)
+        res._reaction[at] = _reactions(model, res._ji_body, ji_point, p, lam, jac, A)
         if mesh is not None:
             res._reaction[at] += separation(model, mesh, state.r, p, lam)
     if res._effort is not None:
@@ -579,10 +592,10 @@ class ResultStack:
         self._gravity = self._gravity[mask]
 
     def store(self, k: int | slice, state: State, lam: np.ndarray, jac: np.ndarray,
-              track: np.ndarray | None = None) -> None:
-        """Result.store of frames k of every variant: arrays (V, frames, ...)."""
+              track: np.ndarray | None = None, A: np.ndarray | None = None) -> None:
+        """Result.store of frames k of every variant: arrays (V, frames, ...); A: _reactions'."""
         _store(self, self.model, (slice(None), k), state, lam, jac, track, self._ji_point,
-               self._mesh)
+               self._mesh, A)
 
     def store_energy(self, k: int | slice, Iw: np.ndarray, spring_potential, power_nc) -> None:
         """Result.store_energy of frames k of every variant (V, frames, ...), the work by

@@ -53,7 +53,9 @@ from .touches import passed_through
 from .tree import tree_poses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
-BLOCK_MAX = 64        # largest block
+# largest block (a block's own numpy calls weigh most for a small mechanism: lower-pair
+# slider-crank, 240 frames, 8 blocks (largest 64) 210 M instructions, 7 (128) 203 M)
+BLOCK_MAX = 128
 BLOCK_FLOATS = 2e6    # and at most this many numbers in a block's Jacobians (16 MB)
 # Variants: at most this many numbers in a block's Jacobians (1.6 MB, about a cache's
 # worth): they share every call already, and small blocks stay in cache and are predicted
@@ -304,7 +306,7 @@ class _Sweep:
         evq = lined = None
         if self.tree is not None:         # a tree's rates joint by joint (tree.py)
             Vv, W, Ac, Al = (x[None] for x in self.tree.rates(P[0], f[0]))
-            rg, A, vg, wg = body_arrays(model, R, P, Vv, W)
+            rg, A, vg, wg = body_arrays(model, R, P, Vv, W, A[:, :m])
         else:
             # velocities J v = nu and accelerations J a = gamma (nu, gamma: df/dt, d2f/dt2
             # on the motion rows; gamma also -quad)
@@ -324,7 +326,7 @@ class _Sweep:
                 if locked:
                     return 0, 1
             Vv, W = vel[..., :3], vel[..., 3:]
-            rg, A, vg, wg = body_arrays(model, R, P, Vv, W)
+            rg, A, vg, wg = body_arrays(model, R, P, Vv, W, A[:, :m])
             evq = evaluate(model, rg, A, vg, wg, need_jac=False,
                            ref=None if ref is None else ref[:, :m])
             gamma = -evq.quad                                           # J: Newton's, same pose
@@ -408,7 +410,7 @@ class _Sweep:
             self.outs._friction[:, ks[0]: ks[-1] + 1] = Qq
         block = slice(int(ks[0]), int(ks[-1]) + 1)
         self.outs.store(block, State(times[ks], R, P, Vv, W, Ac, Al), lam, jac,
-                        None if evq is None or evq.track is None else evq.track[:, :m])
+                        None if evq is None or evq.track is None else evq.track[:, :m], A)
         self.outs.store_energy(block, Iw, pot, pnc - np.einsum("vfm,vfm->vf", lam[..., mrows],
                                                                f[..., mix, 1]))
         watch = watched(self, phi, turns, turn_rate, evq)
