@@ -95,14 +95,15 @@ class Model:
     general_motions: tuple[tuple, ...] = ()
     actuators: tuple[RowGroup, ...] = ()
 
-    @property
+    @cached_property
     def ntrack(self) -> int:
         """Tracked values (kernels.constraints.evaluate's ref): the couplers' coordinates,
-        then the curve joints' contact parameters."""
+        then the curve joints' contact parameters (made once: a right-hand side reads it
+        four times)."""
         return ((self.couplers.n if self.couplers is not None else 0)
                 + (self.curves.nparam if self.curves is not None else 0))
 
-    @property
+    @cached_property
     def row_width(self) -> int:
         """Entries of a row's Jacobian blocks: 6 per body end (12 without couplers)."""
         return 6 * self.row_ends.shape[1]

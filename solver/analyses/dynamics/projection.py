@@ -101,6 +101,12 @@ class PositionProjection(NewtonProblem):
         return step_size(self.eq.m, d, alpha, self.cw)
 
 
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """np.array_equal(a, b) in two C calls (its Python wrapper costs a few microseconds,
+    twice a step)."""
+    return a.shape == b.shape and bool(np.logical_and.reduce(np.equal(a, b), axis=None))
+
+
 def project(eq: Any, t: float, r, p, v, w):
     """Equations.project: one state (r, p, v, w) at time t (s) onto the constraints; while
     the run passes a singular position (RunState.robust) Newton may take 100 steps and a
@@ -113,8 +119,7 @@ def project(eq: Any, t: float, r, p, v, w):
     # an explicit step whose last stage is its new point (Dormand-Prince 5(4)) evaluated
     # the rows and J M^-1 J^T there: the first iteration's, taken as they are
     last = eq._last
-    pending = (last if last is not None and np.array_equal(r, last.r)
-               and np.array_equal(p, last.p) else None)
+    pending = last if last is not None and _same(r, last.r) and _same(p, last.p) else None
     problem = PositionProjection(eq, f, eq._rs_keep, eq._cw, pending)
     robust = eq.run.robust
     tol, step_tol = (float(x) for x in rounding_tols(r, m.length_scale))
