@@ -149,12 +149,14 @@ class Model:
         fns = list(self.motion_functions) + self.forces.functions()
         return _frozen(np.unique([b for f in fns for b in getattr(f, "breakpoints", ())]))
 
-    @property
+    @cached_property
     def nb(self) -> int:
+        """Moving bodies (made once, as the other sizes: a step reads them many times)."""
         return len(self.body_part)
 
-    @property
+    @cached_property
     def nc(self) -> int:
+        """Constraint rows."""
         return len(self.row_kind)
 
     # pickling (a design study's worker sends its Results, each with its Model, back): the
