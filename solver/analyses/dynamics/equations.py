@@ -111,6 +111,7 @@ class _Work:
             self.unit_at = (1 + np.repeat(np.arange(m), ends.shape[1]), Ellipsis,
                             ends.reshape(-1), slice(None))
         self.MiQ_moving = self.MiQ[..., :nb, :, None]     # its moving bodies, as matmul's out
+        self.MiQ_rows = self.MiQ[..., :nb, :]
         # the views each call writes or reads, made once (a view costs about as much as a
         # small product): the moving bodies' rows, A's moving blocks and their transposes,
         # the products' halves
@@ -393,7 +394,7 @@ class Equations:
         else:
             lam = np.zeros(lam_k.shape[:-1] + (m.nc,))
             lam[..., keep] = lam_k
-        a = X[..., :nb, :] - sc.apply(W, lam_k)
+        a = (wk.MiQ_rows if X is wk.MiQ else X[..., :nb, :]) - sc.apply(W, lam_k)
         # redundant rows: the least-norm joint multipliers, as the sweep and statics report
         # them (structure.least_norm), and friction's load from them; a stage of a step
         # (``report`` False) needs them only for friction
