@@ -25,6 +25,9 @@ log = logging.getLogger("solver.algebra.banded")   # fixed name: under "solver" 
 
 _cache: dict[str, Any] = {}
 MIN_BANDED = 24      # up to this many rows a dense solve is as fast
+# numpy's C bincount without its array-function dispatch (a Python call, about 1 us, on
+# every right-hand side's solve)
+_bincount = getattr(np.bincount, "_implementation", np.bincount)
 
 
 def lapack_dpbsv() -> tuple[Any, Any, str] | None:
@@ -278,7 +281,7 @@ class BandedSPD:
         Raises LinAlgError when S is not positive definite (a singular constraint set)."""
         if not self.banded:
             return np.linalg.solve(S, b)
-        self._ab[:] = np.bincount(self.index, weights=vals.take(self.lower_at), minlength=len(self._ab))
+        self._ab[:] = _bincount(self.index, weights=vals.take(self.lower_at), minlength=len(self._ab))
         b.take(self.perm, out=self._x)
         self.lapack[0](*self._args)
         if self._info.value != 0:

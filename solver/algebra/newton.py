@@ -38,7 +38,8 @@ def step_size(model: Any, dq: np.ndarray, alpha: float = 1.0, cw: np.ndarray | N
     body, rotations times the body's length, relative to the model's length scale (a float,
     or one per frame for leading axes).  ``cw``: scales(model)'s column weights, if kept."""
     cw = scales(model)[1] if cw is None else cw
-    return np.abs(alpha * dq * cw).max(axis=-1, initial=0.0) / model.length_scale
+    # (the ufunc's reduce: ndarray.max goes through a Python wrapper, once a projection step)
+    return np.maximum.reduce(np.abs(alpha * dq * cw), axis=-1, initial=0.0) / model.length_scale
 
 
 def step_pose(r: np.ndarray, p: np.ndarray, dq: np.ndarray, alpha: float = 1.0):
@@ -63,6 +64,7 @@ def converged(err: Any, size: Any, tol: float = NEWTON_TOL, step_tol: float = ST
 
 
 ROUNDING_ULPS = 16.0    # rounding units of a coordinate a residual row's few sums may leave
+_EPS = float(np.finfo(float).eps)
 
 
 def rounding_tols(r: np.ndarray, length_scale: Any) -> tuple[Any, Any]:
@@ -72,8 +74,8 @@ def rounding_tols(r: np.ndarray, length_scale: Any) -> tuple[Any, Any]:
     pendulum 1e4 m away) has residuals and steps that cannot go below the rounding of its
     coordinates, ROUNDING_ULPS eps |r| / length_scale (2e-12 m there), however well it is
     closed; the rule would otherwise never stop.  One pair per leading index."""
-    reach = np.abs(r).max(axis=(-2, -1), initial=0.0) / length_scale
-    floor = ROUNDING_ULPS * np.finfo(float).eps * reach
+    reach = np.maximum.reduce(np.abs(r), axis=(-2, -1), initial=0.0) / length_scale
+    floor = ROUNDING_ULPS * _EPS * reach
     return np.maximum(NEWTON_TOL, floor), np.maximum(STEP_TOL, floor)
 
 

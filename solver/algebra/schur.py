@@ -88,7 +88,7 @@ class Schur:
         lead = Jb.shape[:-3]          # one flat take (a 2-D gather costs 7x more on stacks)
         Jg = Jb.reshape(lead + (-1,)).take(self.slot_at, axis=-1) * self.slot_mask6
         Jg = Jg.reshape(lead + self.slot_take.shape + (6,))                # (..., nb, slots, 6)
-        W = Mi[..., : self.nb, :, :] @ Jg.swapaxes(-1, -2)
+        W = (Mi if Mi.shape[-3] == self.nb else Mi[..., : self.nb, :, :]) @ Jg.swapaxes(-1, -2)
         vals = (Jg @ W).reshape(Jg.shape[:-3] + (-1,)).take(self.pair_index, axis=-1)
         return vals, W
 

@@ -109,7 +109,8 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     lead = r.shape[:-2]
     P = _turned(g, A, U)                                             # (..., 2, n, 3)
     d = r.take(g.ends, axis=-2) + P
-    phi[...] = (d[..., 0, :, :] - d[..., 1, :, :]).reshape(lead + (-1,))
+    # straight into the rows (phi's last axis split into (point, x y z): always a view)
+    np.subtract(d[..., 0, :, :], d[..., 1, :, :], out=phi.reshape(lead + (-1, 3)))
     if jac is not None and P[..., 0, :, 0].size > SKEW_GATHER:
         _skew_blocks(jac, P, lead)
     elif jac is not None:
@@ -123,7 +124,7 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         J[..., 1::2, :] = S.swapaxes(-4, -3).swapaxes(-3, -2)           # (..., n, 3, 2, 3)
     if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
         cen = _centripetal(w.take(g.ends, axis=-2), P)
-        quad[...] = (cen[..., 0, :, :] - cen[..., 1, :, :]).reshape(lead + (-1,))
+        np.subtract(cen[..., 0, :, :], cen[..., 1, :, :], out=quad.reshape(lead + (-1, 3)))
 
 
 def _separation(g: RowGroup, r, A, v, w, rates: bool, U=None):

@@ -95,14 +95,15 @@ class Model:
     general_motions: tuple[tuple, ...] = ()
     actuators: tuple[RowGroup, ...] = ()
 
-    @property
+    @cached_property
     def ntrack(self) -> int:
         """Tracked values (kernels.constraints.evaluate's ref): the couplers' coordinates,
-        then the curve joints' contact parameters."""
+        then the curve joints' contact parameters (made once: a right-hand side reads it
+        four times)."""
         return ((self.couplers.n if self.couplers is not None else 0)
                 + (self.curves.nparam if self.curves is not None else 0))
 
-    @property
+    @cached_property
     def row_width(self) -> int:
         """Entries of a row's Jacobian blocks: 6 per body end (12 without couplers)."""
         return 6 * self.row_ends.shape[1]
@@ -148,12 +149,14 @@ class Model:
         fns = list(self.motion_functions) + self.forces.functions()
         return _frozen(np.unique([b for f in fns for b in getattr(f, "breakpoints", ())]))
 
-    @property
+    @cached_property
     def nb(self) -> int:
+        """Moving bodies (made once, as the other sizes: a step reads them many times)."""
         return len(self.body_part)
 
-    @property
+    @cached_property
     def nc(self) -> int:
+        """Constraint rows."""
         return len(self.row_kind)
 
     # pickling (a design study's worker sends its Results, each with its Model, back): the

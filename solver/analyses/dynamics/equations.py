@@ -42,6 +42,8 @@ from ..structure import Structure, least_norm, self_stresses
 ROBUST_RCOND = 1e-11    # Tikhonov filter of J M^-1 J^T's eigenvalues at a singular position
 _NO_MOTION = np.zeros((0, 3))   # motion_values of a model without motions
 _NO_MOTION.setflags(write=False)
+# numpy's C concatenate without its array-function dispatch (a Python call, about 1 us)
+_concatenate = getattr(np.concatenate, "_implementation", np.concatenate)
 
 
 class LastRhs(NamedTuple):
@@ -109,6 +111,19 @@ class _Work:
             self.unit_at = (1 + np.repeat(np.arange(m), ends.shape[1]), Ellipsis,
                             ends.reshape(-1), slice(None))
         self.MiQ_moving = self.MiQ[..., :nb, :, None]     # its moving bodies, as matmul's out
+        self.MiQ_rows = self.MiQ[..., :nb, :]
+        # the views each call writes or reads, made once (a view costs about as much as a
+        # small product): the moving bodies' rows, A's moving blocks and their transposes,
+        # the products' halves
+        self.r_moving, self.vel_moving = self.rg[..., :nb, :], self.velg[..., :nb, :]
+        self.A9_moving = self.A9[..., :nb, :]
+        self.Ab = self.A[..., :nb, :, :]
+        self.Ab_rows, self.AbT = self.Ab.reshape(lead + (nb, 1, 9)), self.Ab.swapaxes(-1, -2)
+        self.Z63 = self.Z.reshape(lead + (nb, 6, 3))
+        if not np.may_share_memory(self.Z63, self.Z):   # (splitting one axis: always a view)
+            raise AssertionError("the inertias' product buffer is not a view")
+        self.Iw, self.both_rot = self.both[..., :3, :], self.both[..., 3:, :]
+        self.Mi_rot = self.Mi[..., 3:, 3:]
 
     def unit_friction(self, model: Model, jac: np.ndarray) -> np.ndarray:
         """MiX (1 + m, ..., nb+1, 6): M^-1 Q (filled by the caller) and, written here,
@@ -126,11 +141,10 @@ class _Work:
     def bodies(self, r: np.ndarray, p: np.ndarray, vel: np.ndarray | None):
         """(rg, A, vg, wg, velg) for COM positions r, unit quaternions p, velocities vel
         (..., nb, 6) (None: the pose alone, the velocities' buffers as they were)."""
-        nb = self.nb
-        self.rg[..., :nb, :] = r
+        self.r_moving[...] = r
         if vel is not None:
-            self.velg[..., :nb, :] = vel
-        quat_to_matrix(p, out=self.A9[..., :nb, :])
+            self.vel_moving[...] = vel
+        quat_to_matrix(p, out=self.A9_moving)
         return self.rg, self.A, self.vg, self.wg, self.velg
 
     def mass(self, A: np.ndarray, pair: np.ndarray, diag: np.ndarray | None = None
@@ -144,6 +158,11 @@ class _Work:
         A's entries row by row (d0 d1 d2 d0 d1 d2 d0 d1 d2); then A D is one contiguous
         product (4x faster than a broadcast one on a study's stacks) and one product
         remains."""
+        if A is self.A and diag is not None:     # a right-hand side's own rotations
+            np.multiply(self.Ab_rows, diag, out=self.Z)
+            np.matmul(self.Z63, self.AbT, out=self.both)
+            self.Mi_rot[...] = self.both_rot
+            return self.Iw, self.Mi
         nb = self.nb
         Ab = A[..., :nb, :, :]
         lead = Ab.shape[:-3]
@@ -375,7 +394,7 @@ class Equations:
         else:
             lam = np.zeros(lam_k.shape[:-1] + (m.nc,))
             lam[..., keep] = lam_k
-        a = X[..., :nb, :] - sc.apply(W, lam_k)
+        a = (wk.MiQ_rows if X is wk.MiQ else X[..., :nb, :]) - sc.apply(W, lam_k)
         # redundant rows: the least-norm joint multipliers, as the sweep and statics report
         # them (structure.least_norm), and friction's load from them; a stage of a step
         # (``report`` False) needs them only for friction
@@ -434,11 +453,11 @@ class Equations:
         pn = unit_quaternions(p)
         parts = self._accelerations(t, r, pn, vel, report)
         a, lam, fe, _, f = parts
-        dy = np.empty(y.shape)
-        dr, dp, dvel, _ = self.split(dy)
-        dr[...] = vel[..., :3]
-        dp[...] = quat_rate(pn, vel[..., 3:])
-        dvel[...] = a
+        # dy = [v, dp/dt, a, power] in one concatenation (fewer calls than its views' writes)
+        lead = y.shape[:-1]
+        dy = _concatenate((vel[..., :3].reshape(lead + (-1,)),
+                             quat_rate(pn, vel[..., 3:]).reshape(lead + (-1,)),
+                             a.reshape(lead + (-1,)), np.empty(lead + (1,))), axis=-1)
         power = fe.power_nc + self.stop_power
         mr = self.mrows
         if mr.size:

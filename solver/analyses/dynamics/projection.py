@@ -49,11 +49,14 @@ def onto_velocities(eq: Any, ev: Any, mats: tuple, v: np.ndarray, w: np.ndarray,
     (velocity correction), far below rounding."""
     m, sc, nb, mr = eq.m, eq.schur, eq.nb, eq.mrows
     lead = v.shape[:-2]
-    nu = np.zeros(lead + (m.nc,))
-    nu[..., mr] = rates[..., m.row_motion[mr], 1]
     vel = np.zeros(lead + (nb + 1, 6))
     vel[..., :nb, :3], vel[..., :nb, 3:] = v, w
-    mu = eq.solve(mats[0], sc.times(sc.blocks(ev.jac), vel) - nu[..., eq.keep])
+    gap = sc.times(sc.blocks(ev.jac), vel)          # J v - nu, nu zero but on motion rows
+    if mr.size:
+        nu = np.zeros(lead + (m.nc,))
+        nu[..., mr] = rates[..., m.row_motion[mr], 1]
+        gap = gap - nu[..., eq.keep]
+    mu = eq.solve(mats[0], gap)
     vel = vel[..., :nb, :] - sc.apply(mats[1], mu)
     return vel[..., :3], vel[..., 3:]
 
@@ -87,7 +90,9 @@ class PositionProjection(NewtonProblem):
         res = residual(m, ev.phi, self.f, eq.run.limit_ref)
         if eq.run.slip is not None:    # sticking joints held
             lock_residual(m, eq.run.slip, res, A)
-        return np.abs(res[eq.keep] * self.rs).max(initial=0.0), (ev, A, res)
+        # (the largest by the ufunc's reduce: ndarray.max goes through a Python wrapper)
+        return (np.maximum.reduce(np.abs(res[eq.keep] * self.rs), axis=None, initial=0.0),
+                (ev, A, res))
 
     def solve(self, x, data):
         ev, A, res = data
@@ -99,6 +104,12 @@ class PositionProjection(NewtonProblem):
 
     def size(self, x1, d, alpha):
         return step_size(self.eq.m, d, alpha, self.cw)
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """np.array_equal(a, b) in two C calls (its Python wrapper costs a few microseconds,
+    twice a step)."""
+    return a.shape == b.shape and bool(np.logical_and.reduce(np.equal(a, b), axis=None))
 
 
 def project(eq: Any, t: float, r, p, v, w):
@@ -113,8 +124,7 @@ def project(eq: Any, t: float, r, p, v, w):
     # an explicit step whose last stage is its new point (Dormand-Prince 5(4)) evaluated
     # the rows and J M^-1 J^T there: the first iteration's, taken as they are
     last = eq._last
-    pending = (last if last is not None and np.array_equal(r, last.r)
-               and np.array_equal(p, last.p) else None)
+    pending = last if last is not None and _same(r, last.r) and _same(p, last.p) else None
     problem = PositionProjection(eq, f, eq._rs_keep, eq._cw, pending)
     robust = eq.run.robust
     tol, step_tol = (float(x) for x in rounding_tols(r, m.length_scale))
