@@ -156,6 +156,33 @@ def test_a_sunk_block_evaluates_only_the_points_near_the_other_part(kind: str) -
     assert gap[ce.near].max() <= 1.5 * cell * math.sqrt(3) + 2e-3
 
 
+@pytest.mark.parametrize("kind", ["mesh", "bowl", "profile"])
+def test_a_block_lifted_out_of_reach_looks_up_no_distance(kind: str, monkeypatch) -> None:
+    """The sunk block lifted 0.1 m clear (and turned), alone and as a stack of two states:
+    no point is within reach, so the kernel looks up no distance (a ball's flight, a pawl
+    off its wheel: a third of the ball_drop sample's right-hand sides) and gives what
+    every point evaluated gives, exactly: no force, no stored energy, no power (sums of
+    zeros), and no points' numbers."""
+    import solver.kernels.contacts as kc
+    m = sunk_block(kind)
+    model, r, A, v, w = random_states(m, 2, seed=3)
+    lift = 1 if kind == "profile" else 2                # the block's way out of the slab
+    r[..., model.body_part.index("block"), lift] += 0.1
+    cp = model.forces.contacts
+    whole = contact_forces(cp, r, A, v, w, cull=False)
+
+    def looked_up(*args, **kwargs):
+        raise AssertionError("a distance was looked up")
+    monkeypatch.setattr(kc, "local_distances", looked_up)
+    for stack in (0, 1, slice(None)):
+        ce = contact_forces(cp, r[stack], A[stack], v[stack], w[stack])
+        assert np.array_equal(ce.Q, whole.Q[stack])
+        assert np.array_equal(ce.potential, whole.potential[stack])
+        assert np.array_equal(ce.power_nc, whole.power_nc[stack])
+        assert len(ce.near) == 0 and ce.depth.shape == np.shape(ce.potential) + (0,)
+    assert np.all(whole.gap > 0.0) and np.all(whole.potential == 0.0)
+
+
 def ring_and_block() -> Mechanism:
     """A fixed ring (a profile: circles of 0.1 m and 0.08 m, 0.02 m thick) and a free
     square profile and mesh cube inside it: the ring's grid has a hole of cells out of

@@ -234,7 +234,7 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if max(a.size, b.size) <= 3 * CROSS_OUTER:
         outer = a[..., :, None] * b[..., None, :]
         return outer.reshape(outer.shape[:-2] + (9,)) @ _CROSS
-    out = np.empty(np.broadcast(a, b).shape, dtype=np.result_type(a, b))
+    out = np.empty(np.broadcast(a, b).shape, dtype=np.promote_types(a.dtype, b.dtype))
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
     np.subtract(a1 * b2, a2 * b1, out=out[..., 0])

@@ -21,6 +21,7 @@ from typing import Callable
 
 import numpy as np
 
+from .einsum import einsum
 from .errors import MechanismError, shown
 
 CELLS = 32             # cells along the mesh's largest extent, by default
@@ -316,7 +317,7 @@ def interpolate(table: np.ndarray, flat: np.ndarray, f: np.ndarray
         W = W[:, :, :, None] * T[:, 2, None, None, :]
     W = W.reshape((k + 1, 2 ** k) + fT.shape[1:])
     corners = table.take(_axis_first(flat), axis=1)              # (c, 2^k, ..., n)
-    return (W[0] * corners).sum(axis=1), (W[1:] * corners[0]).sum(axis=1)
+    return np.add.reduce(W[0] * corners, axis=1), np.add.reduce(W[1:] * corners[0], axis=1)
 
 
 _ROWS = np.arange(1, 4)
@@ -346,7 +347,7 @@ def grid_distance(x: np.ndarray, which: np.ndarray, gs: GridSet
     first, stride = gs.first.take(which), gs.stride.take(which, axis=0)
     return interpolated(x, gs.origin.take(which, axis=0), gs.cell.take(which)[:, None],
                         gs.top.take(which, axis=0), gs.table, gs.corner.take(which, axis=0),
-                        lambda i0: first + np.einsum("...i,...i->...", i0, stride).astype(np.intp),
+                        lambda i0: first + einsum("...i,...i->...", i0, stride).astype(np.intp),
                         _UP)
 
 
@@ -362,12 +363,12 @@ def interpolated(x: np.ndarray, origin: np.ndarray, cell: np.ndarray, top: np.nd
     u = (x - origin) / cell
     inside = np.minimum(np.maximum(u, 0.0), top)
     out = (u - inside) * cell
-    beyond = np.sqrt(np.einsum("...i,...i->...", out, out))
+    beyond = np.sqrt(einsum("...i,...i->...", out, out))
     i0 = np.minimum(np.floor(inside), top - 1.0)
     values, slopes = interpolate(table, base_of(i0)[..., None] + corner, inside - i0)
     d = values[0] + beyond
     g = axis_last(values[1:])
-    size = np.sqrt(np.einsum("...i,...i->...", g, g))
+    size = np.sqrt(einsum("...i,...i->...", g, g))
     g = np.where(size[..., None] > 0.0, g / np.where(size > 0.0, size, 1.0)[..., None], away)
     # the interpolant's own derivative: none along an axis clamped at the box, plus the
     # way out of the box

@@ -16,18 +16,26 @@ and its unit gradient, the outward normal of the nearest surface point.  Convent
 
 The box's and cylinder's distances are exact outside and inside (Quilez's formulas: the
 distance to the nearest face inside, to the nearest point of the surface outside).
+
+They run in a right-hand side, on a few points: numpy's C functions and ufunc reductions,
+not its Python-level wrappers (np.einsum's dispatch, np.clip, np.stack, ndarray.max, ...:
+each about a microsecond, more than the arithmetic; tests/test_rhs_cost.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .einsum import einsum
+
 _UP = np.array([0.0, 0.0, 1.0])
+_EYES = {k: np.eye(k) for k in (2, 3)}     # a face's normal by its axis (``_box_like``)
+_RADIAL = np.array([1.0, 0.0])              # a cylinder's radial direction on its axis
 
 
 def _unit(v: np.ndarray, fallback: np.ndarray = _UP) -> tuple[np.ndarray, np.ndarray]:
     """(|v| (..., n), v / |v| (..., n, 3)), ``fallback`` where v vanishes (a point on a
     sphere's centre or a capsule's axis: any direction is as near)."""
-    size = np.sqrt(np.einsum("...i,...i->...", v, v))
+    size = np.sqrt(einsum("...i,...i->...", v, v))
     safe = np.where(size > 0.0, size, 1.0)[..., None]
     return size, np.where(size[..., None] > 0.0, v / safe, fallback)
 
@@ -42,7 +50,7 @@ def capsule_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.
     """Distance to the segment z in [-h, h] on the axis, less R."""
     h = params[:, 1]
     near = np.zeros(x.shape)
-    near[..., 2] = np.clip(x[..., 2], -h, h)
+    near[..., 2] = np.minimum(np.maximum(x[..., 2], -h), h)
     size, g = _unit(x - near)
     return size - params[:, 0], g
 
@@ -54,11 +62,12 @@ def _box_like(q: np.ndarray, signs: np.ndarray, behind: np.ndarray | None = None
     the point's signs.  ``behind`` (..., n, k): the faces a point may not be measured
     from, where another face is left (``flush_faces``)."""
     if behind is not None:
-        q = np.where(behind & ~behind.all(axis=-1, keepdims=True), -np.inf, q)
+        q = np.where(behind & ~np.logical_and.reduce(behind, axis=-1, keepdims=True),
+                     -np.inf, q)
     pos = np.maximum(q, 0.0)
-    out_size = np.sqrt(np.einsum("...i,...i->...", pos, pos))
-    inside = np.minimum(q.max(axis=-1), 0.0)
-    face = np.eye(q.shape[-1])[np.argmax(q, axis=-1)]
+    out_size = np.sqrt(einsum("...i,...i->...", pos, pos))
+    inside = np.minimum(np.maximum.reduce(q, axis=-1), 0.0)
+    face = _EYES[q.shape[-1]][q.argmax(axis=-1)]
     outward = pos / np.where(out_size > 0.0, out_size, 1.0)[..., None]
     g = np.where((out_size > 0.0)[..., None], outward, face) * signs
     return out_size + inside, g
@@ -88,7 +97,8 @@ def box_distance(x: np.ndarray, params: np.ndarray, home: np.ndarray | None = No
     beyond (``flush_faces``)."""
     signs = np.where(x < 0.0, -1.0, 1.0)
     q = np.abs(x) - params
-    behind = None if home is None else flush_faces(q, home * signs - params, params.max(axis=-1))
+    behind = None if home is None else flush_faces(q, home * signs - params,
+                                                   np.maximum.reduce(params, axis=-1))
     return _box_like(q, signs, behind)
 
 
@@ -96,14 +106,17 @@ def cylinder_distance(x: np.ndarray, params: np.ndarray, home: np.ndarray | None
                       ) -> tuple[np.ndarray, np.ndarray]:
     """Exact signed distance of the cylinder: a box in (radial distance, |z|); ``home`` as
     the box's."""
-    rho, radial = _unit(x[..., :2], np.array([1.0, 0.0]))
-    q = np.stack([rho - params[:, 0], np.abs(x[..., 2]) - params[:, 1]], axis=-1)
-    signs = np.stack([np.ones(rho.shape), np.where(x[..., 2] < 0.0, -1.0, 1.0)], axis=-1)
+    rho, radial = _unit(x[..., :2], _RADIAL)
+    q = np.empty(rho.shape + (2,))
+    q[..., 0], q[..., 1] = rho - params[:, 0], np.abs(x[..., 2]) - params[:, 1]
+    signs = np.empty(q.shape)
+    signs[..., 0], signs[..., 1] = 1.0, np.where(x[..., 2] < 0.0, -1.0, 1.0)
     behind = None
     if home is not None:
-        qh = np.stack([np.sqrt(np.einsum("...i,...i->...", home[..., :2], home[..., :2]))
-                       - params[:, 0], home[..., 2] * signs[..., 1] - params[:, 1]], axis=-1)
-        behind = flush_faces(q, qh, params[:, :2].max(axis=-1))
+        qh = np.empty(q.shape)
+        qh[..., 0] = np.sqrt(einsum("...i,...i->...", home[..., :2], home[..., :2])) - params[:, 0]
+        qh[..., 1] = home[..., 2] * signs[..., 1] - params[:, 1]
+        behind = flush_faces(q, qh, np.maximum.reduce(params[:, :2], axis=-1))
     d, g2 = _box_like(q, signs, behind)
     g = np.concatenate([g2[..., :1] * radial, g2[..., 1:]], axis=-1)
     return d, g
@@ -111,7 +124,9 @@ def cylinder_distance(x: np.ndarray, params: np.ndarray, home: np.ndarray | None
 
 def half_space_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """z, and +z."""
-    return x[..., 2].copy(), np.broadcast_to(_UP, x.shape).copy()
+    g = np.zeros(x.shape)
+    g[..., 2] = 1.0
+    return x[..., 2].copy(), g
 
 
 def cavity_distance(x: np.ndarray, params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

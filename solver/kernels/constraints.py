@@ -50,6 +50,7 @@ _NEG_SKEW_AT = np.array([[0, 2, 1], [2, 0, 0], [1, 0, 0]])
 _NEG_SKEW_FLAT = _NEG_SKEW_AT.reshape(-1)      # (a take and a reshape: a fancy index costs more)
 _NEG_SKEW_SIGN = np.array([[0.0, 1.0, -1.0], [-1.0, 0.0, 1.0], [1.0, -1.0, 0.0]])
 _END_SIGN = np.stack([_NEG_SKEW_SIGN, -_NEG_SKEW_SIGN])[:, None]     # I: -[P_I x]; J: +[P_J x]
+_EPS = float(np.finfo(float).eps)                # (read once: np.finfo is Python)
 _EYE_ROWS: dict[int, np.ndarray] = {}
 _ONES3 = np.ones(3)             # x @ _ONES3: the sum over a last axis of 3 (a fast row sum)
 
@@ -288,9 +289,10 @@ def coordinates(model: Model, r, A, v=None, w=None, need_jac: bool = False, rate
                         None if qq is None else qq[..., g.rows])
     rate = None
     if rates:
-        ends = np.stack([np.concatenate([v, w], -1)[..., b, :] for b in
-                         (np.concatenate([g.bi for g in cp.coords]),
-                          np.concatenate([g.bj for g in cp.coords]))], -2)   # (..., n, 2, 6)
+        vw = np.concatenate([v, w], -1)
+        ends = np.empty(lead + (cp.n, 2, 6))
+        ends[..., 0, :] = vw[..., np.concatenate([g.bi for g in cp.coords]), :]
+        ends[..., 1, :] = vw[..., np.concatenate([g.bj for g in cp.coords]), :]
         rate = einsum("...ke,...ke->...k", qj, ends.reshape(lead + (cp.n, 12)))
     return q, qj, qq, rate
 
@@ -303,15 +305,15 @@ def couplers(model: Model, r, A, v, w, phi, jac, quad, ref, track, rate) -> None
     cp = model.couplers
     q, qj, qq, qd = coordinates(model, r, A, v, w, need_jac=jac is not None, rates=rate is not None)
     ref = cp.q0 if ref is None else ref[..., : cp.n]
-    q = q + 2.0 * np.pi * np.where(cp.is_angle, np.round((ref - q) / (2.0 * np.pi)), 0.0)
+    q = q + 2.0 * np.pi * np.where(cp.is_angle, ((ref - q) / (2.0 * np.pi)).round(), 0.0)
     track[..., : cp.n] = q
     if rate is not None:
         rate[..., : cp.n] = qd
     terms = q[..., cp.terms] * cp.scale
-    phi[...] = terms.sum(axis=-1) - cp.offset
+    phi[...] = np.add.reduce(terms, axis=-1) - cp.offset
     # after many turns the angles are large and their sum cancels: below its rounding (a few
     # ulps of the terms) the relation holds as well as doubles can tell, so it is met
-    noise = 8.0 * np.finfo(float).eps * (np.abs(terms).sum(axis=-1) + np.abs(cp.offset))
+    noise = 8.0 * _EPS * (np.add.reduce(np.abs(terms), axis=-1) + np.abs(cp.offset))
     phi[...] = np.where(np.abs(phi) <= noise, 0.0, phi)
     if jac is not None:
         blocks = qj[..., cp.terms, :] * cp.scale[..., None]           # (..., ncpl, T, 12)
@@ -350,7 +352,9 @@ def mesh_forces(cp: Any, r: np.ndarray, A: np.ndarray) -> np.ndarray:
     tau = cross(arm, f) - turning[..., None] * z    # what the tilt rows carry
     # along the axle: helical teeth's thrust (a rack's slide force is its own term's)
     along = np.where(cp.mesh_slide | (cp.mesh_helix == 0.0)[:, None], 0.0, _dot(f, z))
-    out = np.stack([_dot(f, x), _dot(f, y), along, _dot(tau, y), -_dot(tau, x)], axis=-1)
+    out = np.empty(along.shape + (5,))
+    out[..., 0], out[..., 1], out[..., 2] = _dot(f, x), _dot(f, y), along
+    out[..., 3], out[..., 4] = _dot(tau, y), -_dot(tau, x)
     return out.reshape(c.shape[:-3] + (-1, 5))
 
 
@@ -373,7 +377,7 @@ def mesh_rows(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None,
     at, rows = cp.mesh_rows, cp.mesh_coupler
 
     def added(x: np.ndarray) -> np.ndarray:          # (..., ng): each gear's sum
-        return _dot(coef, x[..., at]).reshape(lead + (ng, 2)).sum(axis=-1)
+        return np.add.reduce(_dot(coef, x[..., at]).reshape(lead + (ng, 2)), axis=-1)
     phi[..., rows] += added(ph)
     if quad is not None:
         quad[..., rows] += added(qq)

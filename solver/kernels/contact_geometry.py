@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..base.einsum import einsum
 from ..base.profile_grid import profile_distance
 from ..base.sdf_grid import grid_distance
 from ..base.shapes import PRIMITIVES
@@ -36,7 +37,25 @@ _FLUSH = ("box", "cylinder")       # distances that take the points' homes
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.einsum("...i,...i->...", a, b)
+    return einsum("...i,...i->...", a, b)
+
+
+class PlanFlags(NamedTuple):
+    """What a contact plan holds, read once (a right-hand side's fixed cost)."""
+    inner: bool          # a cavity's inner ball (``reach_inner``)
+    homed: bool          # a box's or cylinder's distance, which takes the points' homes
+    starts: list         # each group's first point, then the point count (local_distances)
+
+
+def plan_flags(cp: ContactPlan) -> PlanFlags:
+    """The plan's ``PlanFlags``, found on first use and kept with it."""
+    flags = cp.__dict__.get("_flags")
+    if flags is None:
+        flags = PlanFlags(bool(np.logical_or.reduce(cp.reach_inner, axis=None)),
+                          any(kind in _FLUSH for kind, _, _ in cp.groups),
+                          [at.start for _, at, _ in cp.groups] + [cp.n])
+        cp.__dict__["_flags"] = flags
+    return flags
 
 
 class Sides(NamedTuple):
@@ -64,7 +83,7 @@ def side_frames(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> Sides:
 
 def shape_points(cp: ContactPlan, sides: Sides) -> np.ndarray:
     """(..., np, 3) every point's centre in its distance's shape frame."""
-    return (np.einsum("...nij,nj->...ni", sides.R.take(cp.side, axis=-3), cp.point)
+    return (einsum("...nij,nj->...ni", sides.R.take(cp.side, axis=-3), cp.point)
             + sides.t.take(cp.side, axis=-2))
 
 
@@ -72,7 +91,7 @@ def shape_homes(cp: ContactPlan, sides: Sides) -> np.ndarray:
     """(..., np, 3) the centre of every point's own shape in its distance's shape frame
     (a box's or cylinder's distance measures a point lying in one of its face planes from
     the face it came through: base/shapes.py ``flush_faces``)."""
-    return (np.einsum("...nij,nj->...ni", sides.R.take(cp.side, axis=-3), cp.home)
+    return (einsum("...nij,nj->...ni", sides.R.take(cp.side, axis=-3), cp.home)
             + sides.t.take(cp.side, axis=-2))
 
 
@@ -82,19 +101,19 @@ def in_reach(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None = None) -> np.
     ``e`` (..., np, 3): the moving points' axes (segment_search.axis_vectors): such a point
     is within reach where its axis' bounding box meets the reach box."""
     if e is None:
-        inside = ((x >= cp.reach_lo) & (x <= cp.reach_hi)).all(axis=-1)
+        inside = np.logical_and.reduce((x >= cp.reach_lo) & (x <= cp.reach_hi), axis=-1)
     else:
         tip = x + e
-        inside = ((np.maximum(x, tip) >= cp.reach_lo)
-                  & (np.minimum(x, tip) <= cp.reach_hi)).all(axis=-1)
-    if cp.reach_inner.any():                      # cavities: not within their inner ball
+        inside = np.logical_and.reduce((np.maximum(x, tip) >= cp.reach_lo)
+                                       & (np.minimum(x, tip) <= cp.reach_hi), axis=-1)
+    if plan_flags(cp).inner:                      # cavities: not within their inner ball
         inside &= _dot(x, x) >= cp.reach_inner * cp.reach_inner
     if len(cp.cells) > 1:                         # grids: in a cell within reach
         u = np.maximum((x - cp.cell_origin) * cp.cell_scale, 0.0)
         cell = np.minimum(np.floor(u), cp.cell_last).astype(np.intp)
         near_cell = cp.cells.take(cp.cell_first + _dot(cell, cp.cell_stride))
         inside &= near_cell if e is None else near_cell | (cp.role != FIXED)
-    return inside.reshape(-1, cp.n).any(axis=0)
+    return np.logical_or.reduce(inside.reshape(-1, cp.n), axis=0)
 
 
 def placed(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None, idx: np.ndarray
@@ -118,8 +137,10 @@ def local_distances(cp: ContactPlan, x: np.ndarray, idx: np.ndarray,
     d = np.empty(x.shape[:-1])
     g = np.empty(x.shape)
     slope = np.empty(x.shape)
-    cuts = np.searchsorted(idx, [at.start for _, at, _ in cp.groups] + [cp.n])
+    cuts = idx.searchsorted(plan_flags(cp).starts).tolist()
     for (kind, at, spec), a, b in zip(cp.groups, cuts[:-1], cuts[1:]):
+        if a == b:                                      # none of this kind's points
+            continue
         which = spec.take(idx[a:b] - at.start, axis=0)
         if kind in _GRIDS:
             grid_of, table = _GRIDS[kind]
@@ -150,7 +171,7 @@ def pair_bounds(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> np.ndarray:
     their radii, a lower bound of every gap of its points (-inf with a half-space)."""
     c = r[..., cp.bound_body, :] + (A[..., cp.bound_body, :, :] @ cp.bound_centre[..., None])[..., 0]
     apart = c[..., 1, :] - c[..., 0, :]
-    return np.sqrt(_dot(apart, apart)) - cp.bound_radius.sum(axis=-1)
+    return np.sqrt(_dot(apart, apart)) - np.add.reduce(cp.bound_radius, axis=-1)
 
 
 def geometry(cp: ContactPlan, r: np.ndarray, A: np.ndarray, cull: bool = True) -> Geometry:
@@ -183,9 +204,9 @@ def gaps(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> np.ndarray:
     sides = side_frames(cp, r, A)
     x = shape_points(cp, sides)
     bound = pair_bounds(cp, r, A)[..., cp.contact]
-    idx = np.flatnonzero((bound <= 0.0).reshape(-1, cp.n).any(axis=0))
+    idx = np.logical_or.reduce((bound <= 0.0).reshape(-1, cp.n), axis=0).nonzero()[0]
     d = np.maximum(bound, 0.0) + cp.radius
-    home = shape_homes(cp, sides).take(idx, axis=-2)
+    home = shape_homes(cp, sides).take(idx, axis=-2) if plan_flags(cp).homed else None
     d[..., idx] = local_distances(cp, placed(cp, x, axis_vectors(cp, sides.R), idx), idx,
                                   home)[0]
     return d - cp.radius

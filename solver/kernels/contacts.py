@@ -48,8 +48,8 @@ from ..base.elementary import power
 from ..base.rotations import cross
 from ..model.contact_model import ContactPlan
 from .contact_geometry import (Geometry, Sides, _dot, gaps, geometry, in_reach,
-                               local_distances, pair_bounds, placed, shape_homes, shape_points,
-                               side_frames)
+                               local_distances, pair_bounds, placed, plan_flags, shape_homes,
+                               shape_points, side_frames)
 from .segment_search import axis_vectors
 
 __all__ = ["Geometry", "gaps", "geometry", "pair_bounds", "contact_forces", "ContactEval",
@@ -64,7 +64,7 @@ def friction_coefficient(speed: np.ndarray, static: np.ndarray, dynamic: np.ndar
     to mu_d up to s = 2; once differentiable throughout."""
     s = speed / slip
     low = static * s * (2.0 - s)
-    u = np.clip(s - 1.0, 0.0, 1.0)
+    u = np.minimum(np.maximum(s - 1.0, 0.0), 1.0)          # (np.clip's numbers)
     high = static + (dynamic - static) * u * u * (3.0 - 2.0 * u)
     return np.where(s < 1.0, low, high)
 
@@ -112,16 +112,21 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     """The contact forces at (r, A, v, w) (..., nb+1, ...) (ground last); ``onset``
     (..., np): each point's approach speed at its touchdown (NaN or None: not known, the
     present approach speed is used).  ``cull``: only the points within reach in some
-    state are evaluated (False: every point; the forces are the same)."""
+    state are evaluated (False: every point; the forces are the same).  With no point
+    within reach, the forces are zero and nothing more is evaluated (``_apart``)."""
     sides = side_frames(cp, r, A)
     x = shape_points(cp, sides)
     e = axis_vectors(cp, sides.R)
-    near = np.flatnonzero(in_reach(cp, x, e)) if cull else np.arange(cp.n)
+    near = in_reach(cp, x, e).nonzero()[0] if cull else np.arange(cp.n)
+    if not len(near):
+        return _apart(cp, sides, r, near)
     x = placed(cp, x, e, near)
-    d, g, slope = local_distances(cp, x, near, shape_homes(cp, sides).take(near, axis=-2))
-    # (a design study's law: (V, np, 8), each variant's parameters)
-    rho, K, expo, damping, static, dynamic, slip_speed, mass = np.moveaxis(
-        cp.law.take(near, axis=-2), -1, 0)
+    home = shape_homes(cp, sides).take(near, axis=-2) if plan_flags(cp).homed else None
+    d, g, slope = local_distances(cp, x, near, home)
+    # (a design study's law: (V, np, 8), each variant's parameters), law first
+    law = cp.law.take(near, axis=-2)
+    rho, K, expo, damping, static, dynamic, slip_speed, mass = law.transpose(
+        (law.ndim - 1,) + tuple(range(law.ndim - 1)))
     twist = relative_twist(cp, sides, r, v, w).take(cp.side[near], axis=-3)
     a, b = twist[..., 0, :], twist[..., 1, :]
     gap = d - rho
@@ -155,10 +160,23 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     load = cp.side_sum @ each[..., :6]
     pull = (load.reshape(load.shape[:-1] + (2, 3)) @ sides.M.swapaxes(-1, -2))
     Q = _body_loads(cp, sides, r, pull)
-    potential, power_nc = each[..., 6].sum(axis=-1), each[..., 7].sum(axis=-1)
+    potential = np.add.reduce(each[..., 6], axis=-1)
+    power_nc = np.add.reduce(each[..., 7], axis=-1)
     impact_speed = np.sqrt(2.0 * stored / mass)
     return ContactEval(Q, potential, power_nc, near, gap, depth, rate, impact_speed, F, C,
                        sides, pull)
+
+
+def _apart(cp: ContactPlan, sides: Sides, r: np.ndarray, near: np.ndarray) -> ContactEval:
+    """The evaluation with no point within reach in any state (``near`` empty): no force,
+    no stored energy, no power, no points' numbers (their arrays (..., 0)).  What the full
+    evaluation gives then (its sums over no term), without the hundred numpy calls of the
+    points' geometry and law: a dropped ball's flight, or a pawl lifted off its wheel."""
+    lead = r.shape[:-2]
+    none, vectors = np.zeros(lead + (0,)), np.zeros(lead + (0, 3))
+    zero = np.zeros(lead)[()]               # (a float for one state, as a sum gives)
+    return ContactEval(np.zeros(r.shape[:-1] + (6,)), zero, zero, near, none, none, none,
+                       none, vectors, vectors, sides, np.zeros(lead + (len(cp.side_sb), 2, 3)))
 
 
 def every_point(cp: ContactPlan, near: np.ndarray, values: np.ndarray) -> np.ndarray:

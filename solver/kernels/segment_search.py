@@ -40,6 +40,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..base.einsum import einsum
 from ..model.contact_model import SLIDING, ContactPlan
 
 SAMPLES = 33        # points along the bracket per round (odd: its centre is sampled again)
@@ -47,18 +48,30 @@ ROUNDS = 5          # each round shrinks the bracket 16-fold: 2/32 16^-4 of the 
 TIE = 1e-9          # ends' distances this close (times the axis length) are level
 END = 1e-9          # a nearest point this close to an end (of the axis' 1) is the end
 PARALLEL = 1e-9     # an axis this close to a profile's z (its x, y over its z) is along it
+_U = np.linspace(0.0, 1.0, SAMPLES)      # a round's samples across its bracket
+_ENDS = np.array([0.0, 1.0])
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.einsum("...i,...i->...", a, b)
+    return einsum("...i,...i->...", a, b)
+
+
+def _pick(a: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """(...) a[..., i[...]] of a (..., j) at indices i (...) (np.take_along_axis's numbers,
+    without its Python wrapper: a right-hand side's fixed cost)."""
+    j = a.shape[-1]
+    return a.reshape(-1).take(np.arange(0, a.size, j) + i.reshape(-1)).reshape(i.shape)
 
 
 def axis_vectors(cp: ContactPlan, R: np.ndarray) -> np.ndarray | None:
     """(..., np, 3) each point's axis e in its distance's shape frame (sb's frame turned by
     each side's R (..., ns, 3, 3)), or None where the plan has no moving points."""
-    if not cp.role.any():
+    moving = cp.__dict__.get("_moving")            # (read once per plan)
+    if moving is None:
+        moving = cp.__dict__["_moving"] = bool(np.logical_or.reduce(cp.role, axis=None))
+    if not moving:
         return None
-    return np.einsum("...nij,nj->...ni", R.take(cp.side, axis=-3), cp.axis)
+    return einsum("...nij,nj->...ni", R.take(cp.side, axis=-3), cp.axis)
 
 
 def slide(cp: ContactPlan, x: np.ndarray, e: np.ndarray, idx: np.ndarray,
@@ -68,7 +81,7 @@ def slide(cp: ContactPlan, x: np.ndarray, e: np.ndarray, idx: np.ndarray,
     point nearest the other shape, FAR_END at the end farther from it (where the nearest
     is an end, SLIDING at the first end and FAR_END at the second).  ``distances``:
     kernels/contact_geometry.py's local_distances."""
-    at = np.flatnonzero(cp.role.take(idx) == SLIDING)
+    at = (cp.role.take(idx) == SLIDING).nonzero()[0]
     if not len(at):
         return x
     ids = idx.take(at)
@@ -78,14 +91,14 @@ def slide(cp: ContactPlan, x: np.ndarray, e: np.ndarray, idx: np.ndarray,
     least = np.empty(x0.shape[:-1])             # D at s
     ends = np.empty(x0.shape[:-1] + (2,))       # D at each axis' two ends
     for code, nearest in enumerate((_search, _on_a_capsule, _along_a_profiles_z)):
-        sub = np.flatnonzero(how == code)
+        sub = (how == code).nonzero()[0]
         if len(sub):
             s[..., sub], least[..., sub], ends[..., sub, :] = nearest(
                 cp, x0.take(sub, axis=-2), ax.take(sub, axis=-2), ids.take(sub), distances)
     length = np.sqrt(_dot(ax, ax))
     far = _far_end(ends, s, length)
     at_end = ((s <= END) | (s >= 1.0 - END)
-              | (ends.min(axis=-1) <= least + TIE * length))
+              | (np.minimum.reduce(ends, axis=-1) <= least + TIE * length))
     s, far = np.where(at_end, 0.0, s), np.where(at_end, 1.0, far)
     out = x.copy()
     out[..., at, :] = x0 + s[..., None] * ax
@@ -108,7 +121,7 @@ def _along(cp: ContactPlan, x0: np.ndarray, ax: np.ndarray, s: np.ndarray, ids: 
     call over the m j points."""
     j = s.shape[-1]
     pts = x0[..., None, :] + s[..., None] * ax[..., None, :]
-    d, _, slope = distances(cp, pts.reshape(pts.shape[:-3] + (-1, 3)), np.repeat(ids, j))
+    d, _, slope = distances(cp, pts.reshape(pts.shape[:-3] + (-1, 3)), ids.repeat(j))
     slope = slope.reshape(pts.shape)
     return d.reshape(s.shape), _dot(slope, ax[..., None, :])
 
@@ -120,31 +133,30 @@ def _search(cp: ContactPlan, x0: np.ndarray, ax: np.ndarray, ids: np.ndarray,
     [a, b] where D's rate turns from falling to rising (module docstring): where the
     tangents at a and b cross (exact for D piecewise linear) and where the secant of its
     rate vanishes (exact for D quadratic)."""
-    u = np.linspace(0.0, 1.0, SAMPLES)
-    lo, width = np.zeros(x0.shape[:-1]), np.ones(x0.shape[:-1])
+    lo, width = np.zeros(x0.shape[:-1]), np.zeros(x0.shape[:-1]) + 1.0
     for k in range(ROUNDS):
-        s = lo[..., None] + width[..., None] * u
+        s = lo[..., None] + width[..., None] * _U
         f, rate = _along(cp, x0, ax, s, ids, distances)
         if k == 0:
             ends, middle = f[..., ::SAMPLES - 1], f[..., SAMPLES // 2]
-        i = np.argmin(f, axis=-1)[..., None]
+        i = f.argmin(axis=-1)
         ia, ib = np.maximum(i - 1, 0), np.minimum(i + 1, SAMPLES - 1)
-        a = np.take_along_axis(s, ia, axis=-1)[..., 0]
-        lo, width = a, np.take_along_axis(s, ib, axis=-1)[..., 0] - a
-    best = np.take_along_axis(s, i, axis=-1)[..., 0]
-    f_best = np.take_along_axis(f, i, axis=-1)[..., 0]
-    fa, fb = (np.take_along_axis(f, k, axis=-1)[..., 0] for k in (ia, ib))
-    pa, pb = (np.take_along_axis(rate, k, axis=-1)[..., 0] for k in (ia, ib))
+        a = _pick(s, ia)
+        lo, width = a, _pick(s, ib) - a
+    best, f_best = _pick(s, i), _pick(f, i)
+    fa, fb = _pick(f, ia), _pick(f, ib)
+    pa, pb = _pick(rate, ia), _pick(rate, ib)
     a, b = lo, lo + width
     turning = (pa < 0.0) & (pb > 0.0)
     spread = np.where(turning, pb - pa, 1.0)
     tangents = (fb - fa + a * pa - b * pb) / -spread
     secant = a - pa * (b - a) / spread
-    steps = np.clip(np.stack([tangents, secant], axis=-1), a[..., None], b[..., None])
+    steps = np.empty(a.shape + (2,))
+    steps[..., 0], steps[..., 1] = tangents, secant
+    steps = np.minimum(np.maximum(steps, a[..., None]), b[..., None])
     f_steps = _along(cp, x0, ax, steps, ids, distances)[0]
-    j = np.argmin(f_steps, axis=-1)[..., None]
-    s_step = np.take_along_axis(steps, j, axis=-1)[..., 0]
-    f_step = np.take_along_axis(f_steps, j, axis=-1)[..., 0]
+    j = f_steps.argmin(axis=-1)
+    s_step, f_step = _pick(steps, j), _pick(f_steps, j)
     lower = turning & (f_step < f_best)
     s, f = np.where(lower, s_step, best), np.where(lower, f_step, f_best)
     level = middle <= f + TIE * np.sqrt(_dot(ax, ax))
@@ -155,7 +167,8 @@ def segment_closest(x0: np.ndarray, ax: np.ndarray, half: np.ndarray) -> np.ndar
     """(..., m) s in [0, 1]: the point x0 + s ax of each segment nearest the segment from
     (0, 0, -h) to (0, 0, h) (``half`` (m,) h), Ericson 2005, sec. 5.1.9 (parallel
     segments: the first end's s = 0, then clamped to the other's ends)."""
-    r = x0 + np.stack([np.zeros_like(half), np.zeros_like(half), half], axis=-1)
+    r = x0 + 0.0                                   # (np.stack's numbers: -0.0 made 0.0)
+    r[..., 2] = x0[..., 2] + half
     a = _dot(ax, ax)
     e2 = 4.0 * half * half
     b = 2.0 * half * ax[..., 2]
@@ -163,10 +176,15 @@ def segment_closest(x0: np.ndarray, ax: np.ndarray, half: np.ndarray) -> np.ndar
     f = 2.0 * half * r[..., 2]
     denom = a * e2 - b * b
     skew = denom > 1e-12 * a * e2
-    s = np.where(skew, np.clip((b * f - c * e2) / np.where(skew, denom, 1.0), 0.0, 1.0), 0.0)
+    s = np.where(skew, _unit_clip((b * f - c * e2) / np.where(skew, denom, 1.0)), 0.0)
     t = np.where(e2 > 0.0, (b * s + f) / np.where(e2 > 0.0, e2, 1.0), 0.0)
-    s = np.where(t < 0.0, np.clip(-c / a, 0.0, 1.0), s)
-    return np.where(t > 1.0, np.clip((b - c) / a, 0.0, 1.0), s)
+    s = np.where(t < 0.0, _unit_clip(-c / a), s)
+    return np.where(t > 1.0, _unit_clip((b - c) / a), s)
+
+
+def _unit_clip(s: np.ndarray) -> np.ndarray:
+    """s clipped to [0, 1] (np.clip's numbers)."""
+    return np.minimum(np.maximum(s, 0.0), 1.0)
 
 
 def _how(cp: ContactPlan, ids: np.ndarray, ax: np.ndarray) -> np.ndarray:
@@ -181,7 +199,8 @@ def _how(cp: ContactPlan, ids: np.ndarray, ax: np.ndarray) -> np.ndarray:
             how[mine] = 1
         elif kind == "profile":
             across = np.abs(ax[..., 0]) + np.abs(ax[..., 1])
-            upright = (across <= PARALLEL * np.abs(ax[..., 2])).reshape(-1, len(ids)).all(axis=0)
+            upright = np.logical_and.reduce(
+                (across <= PARALLEL * np.abs(ax[..., 2])).reshape(-1, len(ids)), axis=0)
             how[mine & upright] = 2
     return how
 
@@ -190,8 +209,8 @@ def _with_ends(cp: ContactPlan, x0: np.ndarray, ax: np.ndarray, s: np.ndarray,
                ids: np.ndarray, distances: Callable
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(s, D at s, D at the two ends) from one distance call at s, 0 and 1."""
-    at = np.concatenate([s[..., None], np.broadcast_to(np.array([0.0, 1.0]),
-                                                       s.shape + (2,))], axis=-1)
+    at = np.empty(s.shape + (3,))
+    at[..., 0], at[..., 1:] = s, _ENDS
     f = _along(cp, x0, ax, at, ids, distances)[0]
     return s, f[..., 0], f[..., 1:]
 
@@ -206,7 +225,7 @@ def _on_a_capsule(cp: ContactPlan, x0: np.ndarray, ax: np.ndarray, ids: np.ndarr
 def _along_a_profiles_z(cp: ContactPlan, x0: np.ndarray, ax: np.ndarray, ids: np.ndarray,
                         distances: Callable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(s, D at s, D at the ends) of an axis along a profile's z: where |z| is least."""
-    s = np.clip(-x0[..., 2] / ax[..., 2], 0.0, 1.0)
+    s = _unit_clip(-x0[..., 2] / ax[..., 2])
     return _with_ends(cp, x0, ax, s, ids, distances)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.einsum import einsum
 from ..base.elementary import tan
 from ..base.errors import MechanismError
 from ..base.rotations import cross, quat_to_matrix
@@ -55,7 +56,7 @@ def pitch_geometry(scale: np.ndarray, sense: np.ndarray, slide: np.ndarray, heli
     z = C[..., 2]                              # (..., ng, 2, 3): z_J (a rack's: its slide)
     z1 = z[..., 0, :]
     d = c[..., 1, :] - c[..., 0, :]
-    dz = np.einsum("...i,...i->...", d, z1)[..., None]
+    dz = einsum("...i,...i->...", d, z1)[..., None]
     mid = c[..., 0, :] + 0.5 * dz * z1
     turn = scale * sense                       # the relation on the parts' own motions
     rack = slide[..., 1]
@@ -63,17 +64,17 @@ def pitch_geometry(scale: np.ndarray, sense: np.ndarray, slide: np.ndarray, heli
     k = turn[..., 0] / np.where(rack | (sum_ == 0.0), 1.0, sum_)
     gear_P = mid + k[..., None] * (d - dz * z1)
     across = cross(z[..., 1, :], z1)                                # u x z_1
-    size = np.sqrt(np.einsum("...i,...i->...", across, across))
+    size = np.sqrt(einsum("...i,...i->...", across, across))
     side = -np.sign(turn[..., 0] * turn[..., 1]) * np.abs(scale[..., 0] / scale[..., 1])
     rack_P = mid + (side / np.maximum(size, 1e-300))[..., None] * across
     P = np.where(rack[..., None], rack_P, gear_P)
     arm = P[..., None, :] - c
-    flat = arm - np.einsum("...i,...i->...", arm, z)[..., None] * z
-    rho2 = np.maximum(np.einsum("...i,...i->...", flat, flat), 1e-300)
+    flat = arm - einsum("...i,...i->...", arm, z)[..., None] * z
+    rho2 = np.maximum(einsum("...i,...i->...", flat, flat), 1e-300)
     f = np.where(slide[..., None], scale[..., None] * z,
                  (scale / rho2)[..., None] * cross(z, flat))
     t1 = cross(z1, flat[..., 0, :]) / np.sqrt(rho2[..., 0])[..., None]
-    thrust = -helix[..., None] * np.einsum("...ti,...i->...t", f, t1)
+    thrust = -helix[..., None] * einsum("...ti,...i->...t", f, t1)
     f = f + thrust[..., None] * z1[..., None, :]
     return c, C, P, arm, f
 

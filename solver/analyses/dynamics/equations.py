@@ -170,7 +170,7 @@ class _Work:
             Z = np.multiply(Ab.reshape(lead + (nb, 1, 9)), diag, out=self.Z).reshape(lead + (nb, 6, 3))
         else:
             X = Ab @ pair
-            Z = np.swapaxes(X.reshape(lead + (nb, 3, 2, 3)), -3, -2).reshape(lead + (nb, 6, 3))
+            Z = X.reshape(lead + (nb, 3, 2, 3)).swapaxes(-3, -2).reshape(lead + (nb, 6, 3))
         both = np.matmul(Z, Ab.swapaxes(-1, -2), out=self.both)
         self.Mi[..., 3:, 3:] = both[..., 3:, :]
         return both[..., :3, :], self.Mi
@@ -461,7 +461,7 @@ class Equations:
         power = fe.power_nc + self.stop_power
         mr = self.mrows
         if mr.size:
-            power = power + np.sum(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
+            power = power + np.add.reduce(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
         if self.dry:
             power = power + self.friction_power
         dy[..., -1] = power
