@@ -443,7 +443,7 @@ class DynamicRun(StepActions):
         (self.r, self.p, self.v, self.w), self.run = yield Request(
             "project", self.project, (self.t + ended.hs, r1, p1, v1, w1))
         self.resting = not self.tree and bool(rests(self.model.body_length,
-                                                    self.model.length_scale, r0, p0,
+                                                    self.model.body_size, r0, p0,
                                                     self.r, self.p))
         self.t_last, self.t, self.work = self.t, self.t + ended.hs, work1
         if on_break(self.model.breakpoints, self.t):     # the rates after it: projected anew

@@ -76,7 +76,7 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
     rows = np.flatnonzero(~model.switched)            # every joint, coupler and motion
-    closed = float(rounding_tols(r, model.length_scale)[0])   # far from the origin: rounding
+    closed = float(rounding_tols(r, model.body_size)[0])   # far from the origin: rounding
     out = least_movement(model, r, p, f, rows, max_iter)
     if out.ok and out.err <= closed:
         return _on_the_curves(model, Assembly(*out.x, track=out.data[0].track), t)
@@ -173,7 +173,7 @@ def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int,
     rs, cw = scales(model)
     problem = LeastMovement(model, f, rows, rs, cw, _sparse_assembly(model, cw, rows),
                             start_track(model, r, p, f), turns)
-    tol, step_tol = (float(x) for x in rounding_tols(r, model.length_scale))
+    tol, step_tol = (float(x) for x in rounding_tols(r, model.body_size))
     return newton(problem, (r, p), NewtonOptions(max_iter, tol, step_tol, line_search=True,
                                                  stall=(0.9, 8)))
 

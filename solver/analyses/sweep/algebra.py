@@ -85,6 +85,7 @@ class Algebra:
         col[..., 3:] = self.blen[..., None]
         self.cw = col.reshape(len(models), 1, -1)                                 # (V, 1, 6 nb)
         self.L = np.array([m.length_scale for m in models])[:, None]              # (V, 1)
+        self.size = np.stack([m.body_size for m in models])[:, None]              # (V, 1, nb)
         # the square J's scaling (rows in residual units, rotation columns in body lengths:
         # algebra.newton.scaled_jacobian) and its inverse's, made once for the dense check
         self._js = self._jsinv = None
@@ -97,6 +98,7 @@ class Algebra:
         out.__dict__.update(self.__dict__)
         out.model, out.take = model, take
         out.rs, out.cw, out.L, out.blen = self.rs[idx], self.cw[idx], self.L[idx], self.blen[idx]
+        out.size = self.size[idx]
         if self._js is not None:
             out._js, out._jsinv = self._js[idx], self._jsinv[idx]
         return out
