@@ -8,8 +8,11 @@ error weights do not grow with the distance of a part from the origin.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+import test_limits as stops
 import test_scale as far
+import test_side_by_side as pair
 from solver import Mechanism
 
 
@@ -24,6 +27,61 @@ def hanging_pole(m: Mechanism, at, ground: str = "ground", origin=(0.0, 0.0, 0.0
     m.add_marker("pole pin", ground, position=tuple(np.subtract(at, origin)))
     m.add_joint("pole hinge", "revolute", "pole top", "pole pin")
     return m
+
+
+@pytest.mark.parametrize("method", ["implicit", "explicit"])
+def test_a_pendulum_1_km_away_is_integrated_as_accurately_as_at_the_origin(method) -> None:
+    """The 1 m rod pendulum of test_scale at (1e3, 1e3, 0) m against the reference of its one
+    coordinate, at the default tolerance.  Before, each position's error weight grew with
+    its coordinate (rtol (L + |r|), 2e3 times the rod's 0.5 m size there): Radau IIA
+    reached 1.8e-8 rad far away against 1.1e-9 at the origin.  Bound: the run at the origin
+    (measured 1.1e-9 rad implicit, 3.4e-11 explicit; the same far away, the coordinates'
+    rounding, 16 eps 1.4e3 m = 5e-12 m, being 1e-11 rad over the 0.5 m arm) with a factor
+    four for a different sequence of steps: 5e-9 rad."""
+    errors = []
+    for pivot in ((0.0, 0.0, 0.0), (1e3, 1e3, 0.0)):
+        r = far.rod_pendulum(1.0, 1.0, pivot=pivot).solve(
+            duration=2.0, fps=24, analysis="dynamic", method=method)
+        errors.append(np.abs(far.rod_angle(r) - far.reference_angle(1.0, 0.5, r.times)).max())
+    assert max(errors) < 5e-9, errors
+
+
+def test_a_pole_beside_a_suspension_leaves_its_loads_as_alone() -> None:
+    """The quarter-car of test_side_by_side over its bump (Radau IIA, default tolerance)
+    alone and beside a 20 m pole hanging from the chassis: the same hub force and bushing
+    load at every frame.  Before, the pole made the model 10 m in size: the suspension's
+    position errors were weighed against 10 m, the pole's resting components diluted its
+    RMS error and the projection stopped at 1e-12 of 10 m, and the hub force moved by
+    3.3e-5 N (its error against a run at tolerance 1e-10 grew from 8e-7 N to 3.3e-5 N).
+    Bound: the projection holds each pose to 1e-12 of the suspension's 0.5 m, 5e-13 m,
+    which the 2e6 N/m bushings on each side of the hub turn into 2e-6 N (measured 5e-10)."""
+    def loads(m: Mechanism) -> np.ndarray:
+        r = m.solve(duration=0.4, fps=24, analysis="dynamic")
+        return np.hstack([*r.reaction("s0 hub"), *r.bushing("s0 bushing front")])
+    alone = loads(pair.suspensions((0.0, 0.0, 0.0)))
+    m = hanging_pole(pair.suspensions((0.0, 0.0, 0.0)), (5.0, 0.0, 20.0), "s0 chassis",
+                     (0.0, 0.0, 0.6))
+    assert np.abs(loads(m) - alone).max() < 2e-6
+
+
+def test_a_pole_beside_a_bouncing_ball_leaves_its_impacts_where_they_were() -> None:
+    """test_limits' ball dropped 2 m onto its stop (restitution 0.8, tolerance 1e-9) alone and
+    beside a 20 m pole hanging 30 m away: the same six impact instants.  Before, the stop's
+    crossing tolerance was 1e-9 of the model's size (10 m with the pole, not the ball's
+    2 m) and the error weights the pole's: the first impact moved by 6.4e-10 s and the
+    sixth's error against the closed form grew from 6.3e-9 s to 3.1e-8 s.  Bound: each
+    impact is located to 1e-10 s (test_limits), so the two runs agree to that."""
+    h, e = 2.0, 0.8
+    impacts = stops.bounce_times(h, e, 6)
+    got = []
+    for pole in (False, True):
+        m = stops.dropped_ball(h, e)
+        if pole:
+            hanging_pole(m, (30.0, 0.0, 0.0))
+        r = m.solve(duration=impacts[-1] + 0.05, fps=24, analysis="dynamic", tolerance=1e-9)
+        got.append(np.array([t for t, _ in r.impacts[:6]]))
+    assert np.abs(got[1] - got[0]).max() < 1e-10
+    assert np.abs(got[1] - impacts).max() < 1e-8        # measured 6.3e-9 s (test_limits)
 
 
 def test_a_driven_pole_beside_a_four_bar_leaves_its_sweep_as_alone() -> None:

@@ -184,7 +184,7 @@ class Lanes:
         rows, t_out, t = rows[~need], t_out[~need], t[~need]
         for i in rows[np.isnan(self.H[rows])].tolist():     # the first step's size
             run = self.runs[i]
-            self.H[i] = initial_step(self.F0[i], self.Y[i], run.scale, run.rtol, self.times)
+            self.H[i] = initial_step(self.F0[i], self.Y[i], run.norm, self.times)
         long = wants_long(self.dense[rows], self.tree[rows], self.resting[rows],
                           self.grow[rows], self.frame_dt, t_out - t)
         self.leave(rows[long])

@@ -121,9 +121,10 @@ class _Group:
         col = np.ones((V, eq.nb, 6))
         col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
         self.cw = col.reshape(V, -1)
-        self.L = np.array([m.length_scale for m in models])
         self.size = np.stack([m.body_size for m in models])                     # (V, nb)
-        self.norm = ErrorNorm(error_scale(eq.pack, self.L, eq.nb), goals.local(method))
+        self.norm = ErrorNorm(error_scale(eq.pack, self.size, eq.nb, models[0].body_island,
+                                          np.stack([m.body_anchor for m in models])),
+                              goals.local(method))
         self.implicit = method == "implicit"
         self.stepper = (RadauIIA(_Stages(self), V) if self.implicit
                         else type(runs[0].stepper)(eq.rhs))
