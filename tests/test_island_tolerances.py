@@ -101,3 +101,31 @@ def test_a_driven_pole_beside_a_four_bar_leaves_its_sweep_as_alone() -> None:
     (r0, f0), (r1, f1) = sweep(False), sweep(True)
     assert np.abs(r1 - r0).max() < 1e-12
     assert np.abs(f1 - f0).max() < 2e-11
+
+
+def test_a_gap_beside_a_pole_is_said_in_metres_of_its_own_mechanism() -> None:
+    """The rod pendulum pinned 3 mm from where it was built, and pinned besides to a point
+    0.3 m from its pin (joints that cannot all close), beside a 20 m pole: the note and the
+    error say the gaps in metres, 0.003 m and 0.3 m (60% of the rod's 0.5 m), as alone;
+    with each length row in its own mechanism's size (Model.row_length), a gap read back in
+    the model's 10 m was said 20 times too large (0.06 m; 6 m, 60% of 10 m)."""
+    from solver.base.errors import SolverError
+    for pole in (False, True):
+        m = Mechanism(gravity=(0.0, -far.G, 0.0))
+        m.add_part("ground", fixed=True)
+        m.add_part("rod", mass=1.0, inertia=(1e-3, 1.0 / 12, 1.0 / 12),
+                   center_of_mass=(0.5, 0.0, 0.0), position=(0.0, 0.003, 0.0))
+        m.add_marker("O", "ground")
+        m.add_marker("h", "rod")
+        m.add_joint("pin", "revolute", "h", "O")
+        if pole:
+            hanging_pole(m, (30.0, 0.0, 0.0))
+        notes = m.solve(duration=0.1, fps=24, analysis="dynamic").notes
+        assert any("joint 'pin' (by 0.003 m) is open" in n for n in notes), (pole, notes)
+        m = far.rod_pendulum(1.0, 1.0, q0=0.0)
+        m.add_marker("off", "ground", position=(0.0, 0.0, 0.3))
+        m.add_joint("tie", "spherical", "h", "off")
+        if pole:
+            hanging_pole(m, (30.0, 0.0, 0.0))
+        with pytest.raises(SolverError, match=r"gap of 0\.3 m, 60% of the model's size 0\.5 m"):
+            m.solve(duration=0.1, fps=24)

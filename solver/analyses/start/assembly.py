@@ -193,14 +193,16 @@ def _cannot_close(model: Model, res: np.ndarray, t: float) -> None:
 
 
 def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None) -> str:
-    """The largest of scaled residuals as a length (m, and its share of the model's size)
-    and/or an angle (rad), each row's gap as it misses (``row_gaps``)."""
+    """The largest of scaled residuals as a length (m, and its share of the size of the
+    mechanism its row is in, Model.row_length) and/or an angle (rad), each row's gap as it
+    misses (``row_gaps``)."""
     rows = np.arange(len(scaled)) if rows is None else rows
     length = model.row_is_length[rows]
     gaps = row_gaps(model, rows, scaled)
-    L = model.length_scale
     parts = []
-    g = float(np.max(gaps[length])) if np.any(length) else 0.0
+    k = int(np.argmax(np.where(length, gaps, -1.0))) if np.any(length) else -1
+    g = float(gaps[k]) if k >= 0 else 0.0
+    L = float(model.row_length[rows[k]]) if k >= 0 else model.length_scale
     turn = float(np.max(gaps[~length])) if np.any(~length) else 0.0
     if np.any(length) and (g > 0.0 or turn == 0.0):   # (only an angle missed: the angle)
         share = f"{100.0 * g:.2g}%" if g >= 1e-3 else f"{g:.1e}"   # 67%, not 6.7e-01
@@ -212,7 +214,7 @@ def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None)
 
 def row_gaps(model: Model, rows: np.ndarray, scaled: np.ndarray) -> np.ndarray:
     """How far each row misses, from its scaled residual: in radians for angular rows, in
-    the model's size for length rows.  A dot-1 row's residual is the cosine of the angle
+    its mechanism's size (Model.row_length) for length rows.  A dot-1 row's residual is the cosine of the angle
     between two axes meant to be perpendicular, so it misses by the arcsine of it (axes
     parallel where they should cross: pi/2, not 1); a distance row's is (d^2 - L^2) / (2 L)
     (kernels/constraints.py), so its markers are |d - L| off their length (coincident
