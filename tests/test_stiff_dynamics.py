@@ -320,7 +320,7 @@ def test_radau_over_variants_steps_each_as_its_own_run() -> None:
     sysm = system_at_start(mech)[0]
     y0 = sysm.pack(spun._r[-1], spun._p[-1], spun._v[-1], spun._w[-1], 0.0)
     t0 = float(spun.times[-1])
-    norm = ErrorNorm(error_scale(sysm.pack, sysm.m.length_scale, sysm.nb), 1e-8)
+    norm = ErrorNorm(error_scale(sysm.pack, sysm.m.body_size, sysm.nb), 1e-8)
 
     def next_h(h, err):
         return np.where(err <= 1.0, 1.3 * h, 0.5 * h)
@@ -524,7 +524,7 @@ def test_a_restarted_radau_step_is_a_fresh_steppers_step() -> None:
     sysm = system_at_start(mech)[0]
     y0 = sysm.pack(spun._r[-1], spun._p[-1], spun._v[-1], spun._w[-1], 0.0)
     t0, h = float(spun.times[-1]), 1e-2
-    norm = ErrorNorm(error_scale(sysm.pack, sysm.m.length_scale, sysm.nb), 1e-8)
+    norm = ErrorNorm(error_scale(sysm.pack, sysm.m.body_size, sysm.nb), 1e-8)
     used = RadauStepper(sysm)
     t, y = t0, y0
     for _ in range(3):                  # steps to remember

@@ -35,11 +35,20 @@ def scaled_jacobian(model: Any, J: np.ndarray, rows: np.ndarray | None = None) -
 
 def step_size(model: Any, dq: np.ndarray, alpha: float = 1.0, cw: np.ndarray | None = None) -> Any:
     """Size of the step alpha dq (..., 6 nb) for the stopping rule: the largest move of a
-    body, rotations times the body's length, relative to the model's length scale (a float,
-    or one per frame for leading axes).  ``cw``: scales(model)'s column weights, if kept."""
+    body, rotations times the body's length, relative to the size of its island (a float,
+    or one per frame for leading axes), so that a part far larger beside a mechanism does
+    not stop its iteration early.  ``cw``: scales(model)'s column weights, if kept."""
     cw = scales(model)[1] if cw is None else cw
-    # (the ufunc's reduce: ndarray.max goes through a Python wrapper, once a projection step)
-    return np.maximum.reduce(np.abs(alpha * dq * cw), axis=-1, initial=0.0) / model.length_scale
+    return moves(np.abs(alpha * dq * cw), model.body_size)
+
+
+def moves(move: np.ndarray, body_size: Any) -> Any:
+    """The largest of |move| (..., 6 nb), each body's six components over its island's size
+    ``body_size`` (..., nb) m (Model.body_size): a step's size relative to the mechanism
+    each body belongs to (the ufunc's reduce: ndarray.max goes through a Python wrapper,
+    once a projection step)."""
+    m = np.maximum.reduce(move.reshape(move.shape[:-1] + (-1, 6)), axis=-1, initial=0.0)
+    return np.maximum.reduce(m / np.asarray(body_size), axis=-1, initial=0.0)
 
 
 def step_pose(r: np.ndarray, p: np.ndarray, dq: np.ndarray, alpha: float = 1.0):
@@ -67,14 +76,17 @@ ROUNDING_ULPS = 16.0    # rounding units of a coordinate a residual row's few su
 _EPS = float(np.finfo(float).eps)
 
 
-def rounding_tols(r: np.ndarray, length_scale: Any) -> tuple[Any, Any]:
+def rounding_tols(r: np.ndarray, body_size: Any) -> tuple[Any, Any]:
     """(tol, step_tol) of the stopping rule for poses whose part positions are ``r``
     (..., nb, 3) m: NEWTON_TOL and STEP_TOL, or the scaled rounding of the positions'
     coordinates where that is larger.  A mechanism far from the world origin (a 1 m
     pendulum 1e4 m away) has residuals and steps that cannot go below the rounding of its
-    coordinates, ROUNDING_ULPS eps |r| / length_scale (2e-12 m there), however well it is
-    closed; the rule would otherwise never stop.  One pair per leading index."""
-    reach = np.maximum.reduce(np.abs(r), axis=(-2, -1), initial=0.0) / length_scale
+    coordinates, ROUNDING_ULPS eps |r| / size (2e-12 m there), however well it is
+    closed; the rule would otherwise never stop.  ``body_size`` (..., nb) m: each body's
+    island's size (Model.body_size), the unit of its rows' scaled residuals.  One pair per
+    leading index."""
+    reach = np.maximum.reduce(np.maximum.reduce(np.abs(r), axis=-1, initial=0.0)
+                              / np.asarray(body_size), axis=-1, initial=0.0)
     floor = ROUNDING_ULPS * _EPS * reach
     return np.maximum(NEWTON_TOL, floor), np.maximum(STEP_TOL, floor)
 

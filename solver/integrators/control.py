@@ -74,54 +74,98 @@ def local_tolerance(tolerance: float, method: str) -> float:
     return tolerance * (1e-2 if method == "implicit" else 1e-1)
 
 
-def error_scale(pack: Callable, length_scale, nb: int) -> np.ndarray:
-    """The absolute part of each state component's error weight, |e_i| <= rtol (scale_i +
-    |y_i|): positions r [m] and velocities v [m/s] the model's length scale, Euler
-    parameters p [-] and angular velocities w [rad/s] 1, the work of the loads infinite
-    (not controlled).  ``pack``: Equations.pack; ``length_scale`` a float, or one per
-    variant (V,) for a study's stacked state (then (V, n))."""
-    L = np.asarray(length_scale, dtype=float)
-    lead = L.shape
-    lin = L[..., None, None] * np.ones(lead + (nb, 3))
-    return pack(lin, np.ones(lead + (nb, 4)), lin, np.ones(lead + (nb, 3)),
-                np.full(lead, np.inf))
+def error_scale(pack: Callable, body_size, nb: int, body_island=None, start=None) -> tuple:
+    """(scale, island, origin): each state component's error weight, |e_i| <= rtol
+    (scale_i + |y_i - origin_i|), and the island (model/islands.py) of the body it belongs
+    to (``body_island`` (nb,), Model.body_island; None: one).  The absolute part:
+    positions r [m] and velocities v [m/s] the size of the body's island (``body_size``
+    (nb,), Model.body_size, or (V, nb) for a study's stacked state: then scale (V, n)),
+    Euler parameters p [-] and angular velocities w [rad/s] 1, the work of the loads
+    infinite (not controlled).  The relative part of a position is its distance from where
+    its mechanism is held (``start`` (nb, 3) m, Model.body_anchor, or (V, nb, 3) for a
+    study's variants: the origin, 0 for the rest), of the rest its magnitude: a position's
+    distance from the world origin says nothing of the accuracy a mechanism needs (weighed
+    by it, a 1 m pendulum 1 km from the origin was held 1e3 times looser than at the
+    origin, its swing 17 times less accurate), and a part's island's size, not the largest
+    one beside it, is the length its accuracy is relative to.  ``pack``: Equations.pack."""
+    size = np.asarray(body_size, dtype=float)
+    lead = size.shape[:-1]
+    lin = size[..., None] * np.ones(lead + (nb, 3))
+    scale = pack(lin, np.ones(lead + (nb, 4)), lin, np.ones(lead + (nb, 3)),
+                 np.full(lead, np.inf))
+    one = np.ones((nb, 3))
+    isl = np.zeros(nb) if body_island is None else np.asarray(body_island, dtype=float)
+    island = pack(isl[:, None] * one, isl[:, None] * np.ones((nb, 4)), isl[:, None] * one,
+                  isl[:, None] * one, 0.0).astype(int)
+    r0 = np.zeros(lead + (nb, 3)) if start is None else np.asarray(start, dtype=float)
+    zero = np.zeros(lead + (nb, 3))
+    origin = pack(r0, np.zeros(lead + (nb, 4)), zero, zero, np.zeros(lead))
+    return scale, island, origin
 
 
 class ErrorNorm:
     """The RMS error norm of the steppers and the stage Newton: sqrt(mean((e_i / (rtol
-    (scale_i + max(|y0_i|, |y1_i|))))^2)) over the state's components but the last (the
-    work, not controlled); a non-finite value counts as 1e10 (a step far over its goal).
-    ``scale`` (n,) for one run, or (V, n) for a study's variants: then e, y0, y1 have the
-    variant axis first (any axes between, e.g. Radau's stages) and ``rows`` (an index)
-    picks the variants they belong to (all when None).  A float for one state, else one per state."""
+    (scale_i + max(|y0_i - o_i|, |y1_i - o_i|))))^2)) over the state's components but the
+    last (the work, not controlled), each island's (model/islands.py) mean apart and the
+    largest taken, so that parts beside a mechanism that nothing joins to it, at rest or
+    slow, do not dilute its error and lengthen its steps; a non-finite value counts as
+    1e10 (a step far over its goal).  ``weights``: error_scale's (scale, island, origin
+    o); scale and o (n,) for one run, or (V, n) for a study's variants: then e, y0, y1
+    have the variant axis first (any axes between, e.g. Radau's stages) and ``rows`` (an
+    index) picks the variants they belong to (all when None); island (n,).  A float for
+    one state, else one per state."""
 
-    def __init__(self, scale: np.ndarray, rtol: float) -> None:
-        self.scale, self.rtol = scale, rtol
+    def __init__(self, weights: tuple, rtol: float) -> None:
+        (self.scale, island, self.origin), self.rtol = weights, rtol
+        island = np.asarray(island)[:-1]
+        self._order = None                 # one island: the plain mean
+        if island.size and island.max() > 0:
+            self._order = np.argsort(island, kind="stable")
+            count = np.bincount(island)
+            self._starts = np.concatenate([[0], np.cumsum(count)[:-1]])
+            self._count = count.astype(float)
+
+    def means(self, q: np.ndarray) -> np.ndarray:
+        """(..., k) the mean of q (..., n - 1) over each island's components (k = 1: one)."""
+        if self._order is None:
+            return (np.add.reduce(q, axis=-1) / q.shape[-1])[..., None]   # (np.mean's numbers)
+        return np.add.reduceat(q[..., self._order], self._starts, axis=-1) / self._count
 
     def __call__(self, e: np.ndarray, y0: np.ndarray, y1: np.ndarray, rows=None):
-        scale = self.scale
+        scale, o = self.scale, self.origin
         if scale.ndim > 1:
-            scale = scale if rows is None else scale[rows]
-            scale = scale.reshape(scale.shape[:1] + (1,) * (np.ndim(e) - 2) + scale.shape[1:])
-        sc = self.rtol * (scale[..., :-1] + np.maximum(np.abs(y0[..., :-1]), np.abs(y1[..., :-1])))
+            scale, o = (scale, o) if rows is None else (scale[rows], o[rows])
+            lead = scale.shape[:1] + (1,) * (np.ndim(e) - 2)
+            scale, o = scale.reshape(lead + scale.shape[1:]), o.reshape(lead + o.shape[1:])
+        o = o[..., :-1]
+        y = np.maximum(np.abs(y0[..., :-1] - o), np.abs(y1[..., :-1] - o))
+        sc = self.rtol * (scale[..., :-1] + y)
         q = (e[..., :-1] / sc) ** 2
-        x = np.sqrt(np.add.reduce(q, axis=-1) / q.shape[-1])     # (np.mean's numbers)
+        if self._order is None:
+            x = np.sqrt(np.add.reduce(q, axis=-1) / q.shape[-1])     # (np.mean's numbers)
+        else:
+            x = np.sqrt(self.means(q).max(axis=-1))
         if np.ndim(x) == 0:
             x = float(x)
             return x if np.isfinite(x) else 1e10
         return np.where(np.isfinite(x), x, 1e10)
 
 
-def initial_step(k1: np.ndarray, y: np.ndarray, scale: np.ndarray, rtol: float,
-                 times: np.ndarray) -> float:
+def initial_step(k1: np.ndarray, y: np.ndarray, norm: ErrorNorm, times: np.ndarray) -> float:
     """Starting step (s): an explicit Euler step that moves the state by a hundredth of its
-    size, h0 = 0.01 ||y|| / ||y'|| in the error norm's weights (Hairer-Norsett-Wanner I,
-    section II.4, the starting step's first estimate), within a frame and 0.01 s; 1e-3 s
-    where the state or its rate is nil in those weights.  One state's (n,)."""
-    sc = rtol * (scale + np.abs(y))
-    d0 = float(np.sqrt(np.mean((y[:-1] / sc[:-1]) ** 2)))
-    d1 = float(np.sqrt(np.mean((k1[:-1] / sc[:-1]) ** 2)))
-    h = 0.01 * d0 / d1 if min(d0, d1) > 1e-5 else 1e-3
+    size, h0 = 0.01 ||y|| / ||y'|| with weights rtol (scale_i + |y_i|) (``norm``, one
+    run's; Hairer-Norsett-Wanner I, section II.4, the starting step's first estimate), the
+    least over the islands that move (each island's norms apart, as ``ErrorNorm``), within
+    a frame and 0.01 s; 1e-3 s where no island's state and rate are both above nil in those
+    weights.  A position's magnitude |y_i| is its distance from where its mechanism is held
+    (ErrorNorm's origin), so the first step is the same wherever the mechanism stands.
+    One state's (n,)."""
+    size = np.abs(y - norm.origin)
+    sc = norm.rtol * (norm.scale + size)
+    d0 = np.sqrt(norm.means((size[:-1] / sc[:-1]) ** 2))
+    d1 = np.sqrt(norm.means((k1[:-1] / sc[:-1]) ** 2))
+    live = np.minimum(d0, d1) > 1e-5
+    h = 0.01 * float(np.min(d0[live] / d1[live])) if live.any() else 1e-3
     return min(h, frame_spacing(times, first=True), 1e-2)
 
 

@@ -21,7 +21,7 @@ from ..vocabulary.joints import (ANGLE, AT, CAM, CURVE, CURVE_JOINT_ROWS, DIST, 
 from .contact_model import contact_plan
 from .force_model import ForceModel, compile_forces
 from .gear_mesh import meshes
-from .islands import island_sizes
+from .islands import island_anchors, island_labels, island_sizes
 from .plans import (CouplerPlan, CurvePlan, FrictionPlan, LimitPlan, RowGroup, _frozen,
                     coordinate_row, couplers, curves, frictions, limits, marker_world, row_group)
 
@@ -52,6 +52,11 @@ class Model:
     body_inertia: np.ndarray      # (nb, 3, 3) about the centre of mass, body (= part) axes
     body_com: np.ndarray          # (nb, 3) centre of mass in the part frame
     body_length: np.ndarray       # (nb,) characteristic length, m (rotation weights)
+    body_size: np.ndarray         # (nb,) m, the size of the body's island (model/islands.py):
+    #                               the length its tolerances are relative to
+    body_island: np.ndarray       # (nb,) int, the body's island (island_labels): 0, 1, ...
+    body_anchor: np.ndarray       # (nb, 3) m, world: where the body's island is held (the
+    #                               mean of its ground markers, island_anchors)
     body_inverse_mass: np.ndarray  # (nb+1, 6, 6) 1/m I blocks, rotation blocks zero, ground zero
     body_inverse_inertia: np.ndarray  # (nb, 3, 3) inverse of body_inertia, body axes
     gravity: np.ndarray           # (3,)
@@ -102,6 +107,12 @@ class Model:
         four times)."""
         return ((self.couplers.n if self.couplers is not None else 0)
                 + (self.curves.nparam if self.curves is not None else 0))
+
+    def size_of(self, bodies: Any) -> np.ndarray:
+        """(...,) m: the size of the mechanism that the bodies (..., k) (indices; the ground
+        nb joins nothing) belong to, the largest of their islands' (Model.body_size): the
+        length a tolerance on their gaps is relative to."""
+        return island_size(self.body_size, bodies)
 
     @cached_property
     def row_width(self) -> int:
@@ -231,7 +242,7 @@ def compile_model(mech: Any) -> Model:
             marker_body[mk.name] = index[part.name]
             marker_point[mk.name] = mk.position - part.center_of_mass
             marker_axes[mk.name] = C
-    length_scale, body_length = sizes(mech, moving, marker_body, marker_point)
+    length_scale, body_length, body_size = sizes(mech, moving, marker_body, marker_point)
 
     rows: list[dict] = []
     for jn, (name, jt) in enumerate(mech.joints.items()):
@@ -296,7 +307,7 @@ def compile_model(mech: Any) -> Model:
         e = r.get("ends", (r["bi"], r["bj"]))
         ends[k, : len(e)] = e
     is_length = np.isin(kinds, (AT, DOT2, DIST, CURVE, CAM))
-    row_length = np.where(is_length, length_scale, 1.0)
+    row_length = row_lengths(is_length, ends, body_size)
     mass = _frozen([p.mass for p in moving])
     inertia = np.reshape([p.inertia for p in moving], (nb, 3, 3)).astype(float)
     minv = np.zeros((nb + 1, 6, 6))       # the constant part of the inverse mass blocks
@@ -310,7 +321,10 @@ def compile_model(mech: Any) -> Model:
         body_part=tuple(p.name for p in moving), body_mass=mass,
         body_inertia=_frozen(inertia),
         body_com=_frozen(np.reshape([p.center_of_mass for p in moving], (nb, 3))),
-        body_length=_frozen(body_length), body_inverse_mass=_frozen(minv),
+        body_length=_frozen(body_length), body_size=_frozen(body_size),
+        body_island=_frozen(island_labels(mech, moving, marker_body), int),
+        body_anchor=_frozen(island_anchors(mech, moving, marker_body, marker_point)),
+        body_inverse_mass=_frozen(minv),
         body_inverse_inertia=_frozen(np.linalg.inv(inertia) if nb else np.zeros((0, 3, 3))),
         gravity=_frozen(mech.gravity),
         body_weight=_frozen(mass[:, None] * np.asarray(mech.gravity, float)[None, :]),
@@ -370,10 +384,11 @@ def actuator_rows(mech: Any, marker_body, marker_point, marker_axes) -> tuple[Ro
 
 
 def sizes(mech: Any, moving: list, marker_body: Mapping, marker_point: Mapping) -> tuple:
-    """(length_scale, body_length (nb,)), m.  The mechanism's size, independent of where it
-    sits in the world and of other mechanisms beside it: each island's marker arms, radii of
-    gyration sqrt(tr I / 2m), and the spread of its parts and ground points
-    (model/islands.py); the model's, the largest island's (at least 1 mm).  Each part's
+    """(length_scale, body_length (nb,), body_size (nb,)), m.  The mechanism's size,
+    independent of where it sits in the world and of other mechanisms beside it: each
+    island's marker arms, radii of gyration sqrt(tr I / 2m), and the spread of its parts and
+    ground points (model/islands.py), each body's its island's (``body_size``, at least
+    1 mm); the model's, the largest island's.  Each part's
     length, the weight of its rotations: its markers' largest arm, or its island's size
     where its markers all sit at its centre of mass (a wheel on its hub: a radius of
     gyration there left statics of a cam whose profile reaches past it without
@@ -390,7 +405,22 @@ def sizes(mech: Any, moving: list, marker_body: Mapping, marker_point: Mapping) 
                           np.maximum(arm, gyration))
     length_scale = max(float(np.max(island, initial=0.0)), 1e-3)
     island = np.maximum(island, 1e-3)
-    return length_scale, np.where(arm > 1e-6 * island, arm, island)
+    return length_scale, np.where(arm > 1e-6 * island, arm, island), island
+
+
+def row_lengths(is_length: np.ndarray, ends: np.ndarray, body_size: np.ndarray) -> np.ndarray:
+    """(nc,) the residual unit of each row: for a length row (m) the size of the island of
+    the bodies it touches (``ends`` (nc, E), the ground nb joins nothing), so that Newton's
+    stopping rule holds each mechanism to 1e-12 of its own size, not of the largest one
+    beside it; 1 for an angle row (rad)."""
+    return np.where(is_length, island_size(body_size, ends), 1.0)
+
+
+def island_size(body_size: np.ndarray, bodies: Any) -> np.ndarray:
+    """(...,) m: the largest island size (``body_size`` (nb,)) among the bodies (..., k),
+    the ground (index nb) none; 1 mm, the least size, for the ground alone."""
+    size = np.append(np.asarray(body_size, float), 0.0)
+    return size[np.asarray(bodies, dtype=int)].max(axis=-1, initial=1e-3)
 
 
 def check_distance(name: str, length: float, length_scale: float) -> None:

@@ -54,6 +54,30 @@ def island_of(mech: Any, moving: list, marker_body: dict) -> dict:
     return out
 
 
+def island_labels(mech: Any, moving: list, marker_body: dict) -> np.ndarray:
+    """(nb,) int: each moving body's island, numbered 0, 1, ... in the order of its first
+    body (one mechanism: all 0)."""
+    root = island_of(mech, moving, marker_body)
+    first: dict[int, int] = {}
+    return np.array([first.setdefault(root[b], len(first)) for b in range(len(moving))],
+                    dtype=int)
+
+
+def island_anchors(mech: Any, moving: list, marker_body: dict, marker_point: dict) -> np.ndarray:
+    """(nb, 3) m, world: where each moving body's island is held, the mean of the ground
+    markers it is joined to (0, the world origin, for an island joined to none: a part free
+    or on contacts alone).  A position's size is measured from it (integrators/control.py
+    ``error_scale``): where a mechanism is fixed, not where the world's origin is."""
+    nb = len(moving)
+    root = island_of(mech, moving, marker_body)
+    points: dict[int, list] = {}
+    for m, b in marker_body.items():
+        if b == nb:
+            points.setdefault(root[m], []).append(np.asarray(marker_point[m], float))
+    mean = {k: np.mean(v, axis=0) for k, v in points.items()}
+    return np.array([mean.get(root[b], np.zeros(3)) for b in range(nb)]).reshape(nb, 3)
+
+
 def island_sizes(mech: Any, moving: list, rot: dict, marker_body: dict, marker_point: dict,
                  arm: np.ndarray) -> np.ndarray:
     """(nb,) m: the size of each moving body's island, the largest of its bodies' ``arm``

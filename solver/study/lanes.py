@@ -54,7 +54,7 @@ class Lanes:
         flag = np.array
         self.dense, self.tree = flag([r.dense for r in runs]), flag([r.tree for r in runs])
         self.autonomous = flag([r.autonomous for r in runs])
-        self.L = flag([r.model.length_scale for r in runs])
+        self.size = np.stack([r.model.body_size for r in runs])
         self.body_length = np.stack([r.model.body_length for r in runs])
         self.phase = np.full(V, EVAL)
         self.at_frame = np.ones(V, dtype=bool)     # an EVAL lane's evaluation: its frame
@@ -110,7 +110,7 @@ class Lanes:
                             lam[rows], J[rows], energy)
         self.done[rows] = k + 1
         held = (self.autonomous[rows] & (k + 1 < self.F)
-                & settled(self.L[rows], self.body_length[rows], Vv, W, A, self.rest))
+                & settled(self.size[rows], self.body_length[rows], Vv, W, A, self.rest))
         for i, kk in zip(rows[held].tolist(), k[held].tolist()):
             self.block.flush(i)
             self.runs[i].hold(kk)
@@ -152,7 +152,7 @@ class Lanes:
         loops = rows[~self.tree[rows]]       # (a tree never rests: no need to look)
         if loops.size:
             r0, p0 = eq.unpack(self.Y[loops])[:2]
-            self.resting[loops] = rests(self.body_length[loops], self.L[loops], r0, p0,
+            self.resting[loops] = rests(self.body_length[loops], self.size[loops], r0, p0,
                                         r[loops], p[loops])
         r, p, v, w = r[rows], p[rows], v[rows], w[rows]
         self.T_last[rows] = self.T[rows]
@@ -184,7 +184,7 @@ class Lanes:
         rows, t_out, t = rows[~need], t_out[~need], t[~need]
         for i in rows[np.isnan(self.H[rows])].tolist():     # the first step's size
             run = self.runs[i]
-            self.H[i] = initial_step(self.F0[i], self.Y[i], run.scale, run.rtol, self.times)
+            self.H[i] = initial_step(self.F0[i], self.Y[i], run.norm, self.times)
         long = wants_long(self.dense[rows], self.tree[rows], self.resting[rows],
                           self.grow[rows], self.frame_dt, t_out - t)
         self.leave(rows[long])

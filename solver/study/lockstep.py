@@ -121,8 +121,10 @@ class _Group:
         col = np.ones((V, eq.nb, 6))
         col[..., 3:] = np.stack([m.body_length for m in models])[..., None]
         self.cw = col.reshape(V, -1)
-        self.L = np.array([m.length_scale for m in models])
-        self.norm = ErrorNorm(error_scale(eq.pack, self.L, eq.nb), goals.local(method))
+        self.size = np.stack([m.body_size for m in models])                     # (V, nb)
+        self.norm = ErrorNorm(error_scale(eq.pack, self.size, eq.nb, models[0].body_island,
+                                          np.stack([m.body_anchor for m in models])),
+                              goals.local(method))
         self.implicit = method == "implicit"
         self.stepper = (RadauIIA(_Stages(self), V) if self.implicit
                         else type(runs[0].stepper)(eq.rhs))
@@ -371,7 +373,7 @@ class _Group:
         rate_t[who] = [side_of(self.runs[i].model.breakpoints, T[i]) for i in who]
         rate_t = None if np.array_equal(rate_t, T) else rate_t
         r, p, v, w, track = self.eq.project_many(T, R, P, Vv, W, todo, self.rs, self.cw,
-                                                 self.L, rate_t)
+                                                 self.size, rate_t)
         got = []
         for i in who:
             run = self.runs[i]

@@ -61,7 +61,8 @@ from typing import Any
 import numpy as np
 
 from ..base.rotations import quat_to_matrix
-from ..model.compile import Model, check_distance, rounding_gap, sizes
+from ..model.compile import Model, check_distance, rounding_gap, row_lengths, sizes
+from ..model.islands import island_anchors
 from ..model.force_model import check_spring_ends
 from ..model.gear_mesh import meshing
 from ..model.plans import VECTORS, marker_world, screw_sense
@@ -334,11 +335,18 @@ def _derive(out: dict, m: Model, base: Builder, v: Builder, ends: list) -> None:
     points = out.get(("marker_point",), m.marker_point)
     if mass is not None or inertia is not None or ("body_com",) in out \
             or points is not m.marker_point:     # the parts' sizes (model/compile.py sizes)
-        length_scale, lengths = sizes(v, [v.parts[n] for n in m.body_part[:m.nb]],
-                                      m.marker_body, points)
+        length_scale, lengths, size = sizes(v, [v.parts[n] for n in m.body_part[:m.nb]],
+                                            m.marker_body, points)
         if length_scale != m.length_scale:
             raise _Compile("length scale")
         out[("body_length",)] = lengths
+        anchor = island_anchors(v, [v.parts[n] for n in m.body_part[:m.nb]], dict(m.marker_body),
+                                points)
+        if not np.array_equal(anchor, m.body_anchor):
+            out[("body_anchor",)] = anchor
+        if not np.array_equal(size, m.body_size):
+            out[("body_size",)] = size
+            out[("row_length",)] = row_lengths(m.row_is_length, m.row_ends, size)
     if mass is not None:
         minv = _array(out, m, ("body_inverse_mass",))
         minv[: m.nb, :3, :3] = np.eye(3)[None] / mass[:, None, None]

@@ -11,7 +11,7 @@ import numpy as np
 from ...base.errors import SolverError
 from ..start.assembly import curve_contacts
 
-END_TOL = 1e-9        # of the model's size: a contact this far past an end is off (its
+END_TOL = 1e-9        # of its mechanism's size: a contact this far past an end is off (its
 #                       tracked value is Newton's, to ~1e-12 of it)
 
 
@@ -32,6 +32,17 @@ def open_ends(model) -> OpenEnds:
     """(joint name, index in the tracked values, curve) of every curve contact on an open
     curve (its two ends watched)."""
     return OpenEnds([(n, k, c) for n, k, c in curve_contacts(model) if not c.closed])
+
+
+def end_sizes(model, ends: OpenEnds) -> np.ndarray:
+    """(2 n,) m: the size of the mechanism each watched end's contact is in (its joint's
+    two parts' island, Model.size_of), starts then ends as ``end_gaps``: the length
+    END_TOL is of, not a larger mechanism's beside it."""
+    j = [model.joint_names.index(name) for name, _, _ in ends]
+    bodies = np.array([[model.marker_body[model.joint_marker_i[k]],
+                        model.marker_body[model.joint_marker_j[k]]] for k in j],
+                      dtype=int).reshape(-1, 2)
+    return np.tile(model.size_of(bodies), 2)
 
 
 def end_gaps(ends: OpenEnds, track: np.ndarray, rate: np.ndarray | None = None):

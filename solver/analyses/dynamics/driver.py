@@ -173,8 +173,8 @@ class DynamicRun(StepActions):
             record_friction(out, self.t, np.zeros_like(self.run.slip.stuck),
                             model.frictions.names, self.run.slip)
         out.method = self.stepper.name
-        self.scale = error_scale(self.sysm.pack, model.length_scale, model.nb)
-        self.norm = ErrorNorm(self.scale, self.rtol)
+        self.norm = ErrorNorm(error_scale(self.sysm.pack, model.body_size, model.nb,
+                                          model.body_island, model.body_anchor), self.rtol)
         self.explicit = isinstance(self.stepper, DoPri5)     # both Dormand-Prince pairs
 
     def _watch(self) -> None:
@@ -291,7 +291,7 @@ class DynamicRun(StepActions):
             f0 = ((yield Request("rhs", sysm.rhs, (side_of(self.model.breakpoints, self.t), y)))
                   if self.f_end is None else self.f_end)
             if self.h is None:
-                self.h = initial_step(f0, y, self.scale, self.rtol, self.times)
+                self.h = initial_step(f0, y, self.norm, self.times)
             hs, long = yield from self._proposal(t_out, y)
             self.at_start = self.run             # the run state a step's stages use
             aimed = None if long or not self.locating else aim_at_event(sysm, self.t, y, f0, hs)
@@ -443,7 +443,7 @@ class DynamicRun(StepActions):
         (self.r, self.p, self.v, self.w), self.run = yield Request(
             "project", self.project, (self.t + ended.hs, r1, p1, v1, w1))
         self.resting = not self.tree and bool(rests(self.model.body_length,
-                                                    self.model.length_scale, r0, p0,
+                                                    self.model.body_size, r0, p0,
                                                     self.r, self.p))
         self.t_last, self.t, self.work = self.t, self.t + ended.hs, work1
         if on_break(self.model.breakpoints, self.t):     # the rates after it: projected anew

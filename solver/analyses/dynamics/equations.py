@@ -467,12 +467,12 @@ class Equations:
         dy[..., -1] = power
         return dy, parts
 
-    def project_many(self, t, r, p, v, w, todo: np.ndarray, rs, cw, L, rate_t=None):
+    def project_many(self, t, r, p, v, w, todo: np.ndarray, rs, cw, size, rate_t=None):
         """Equations.project for many states at once (leading axis S: a design study's
         variants, the frames within a long step), the states ``todo`` (S,) projected, the
         others returned as they are (projection.project_many).  Returns (r, p, v, w,
         track).  Raises LinAlgError when a state's positions do not converge."""
-        return projection.project_many(self, t, r, p, v, w, todo, rs, cw, L, rate_t)
+        return projection.project_many(self, t, r, p, v, w, todo, rs, cw, size, rate_t)
 
     def project(self, t: float, r, p, v, w):
         """Positions onto Phi = 0 (M-weighted least-change Newton), then velocities onto

@@ -31,11 +31,13 @@ def on_frame_within(t_out):
     return ON_FRAME * np.maximum(1.0, np.abs(t_out))
 
 
-def rests(body_length, length_scale, r0, p0, r1, p1):
+def rests(body_length, body_size, r0, p0, r1, p1):
     """Did a step from (r0, p0) to (r1, p1) leave every part where it was: its ``travel``
-    within REST of the model's size (a closed loop at rest takes long steps, having no
-    lined-up position to find)?  A bool, or one per state (a study's variants)."""
-    return travel(body_length, r0, p0, r1, p1) <= REST * length_scale
+    within REST of its island's size (``body_size`` (..., nb), Model.body_size: a part
+    large beside it does not widen a mechanism's rest; a closed loop at rest takes long
+    steps, having no lined-up position to find)?  A bool, or one per state (a study's
+    variants)."""
+    return travel(body_length, r0, p0, r1, p1, body_size) <= REST
 
 
 def motion_power(lam: np.ndarray, f: np.ndarray, rows: np.ndarray,
@@ -47,32 +49,34 @@ def motion_power(lam: np.ndarray, f: np.ndarray, rows: np.ndarray,
 
 def at_rest(model: Model, v, w, a, rest: float) -> bool:
     """No part moves or accelerates (centres of mass, and rotations times the part's length)
-    beyond REST_SPEED and REST_ACCEL times ``rest`` (Goals.rest) and the model's size: the
-    residue of a settled run (a pendulum settled on a damped spring, its frames from long
-    steps: 3e-11 rad/s, 2e-10 rad/s^2 at the default 1e-6), which held for 10,000 frames
-    moves nothing by as much as the tolerance."""
+    beyond REST_SPEED and REST_ACCEL times ``rest`` (Goals.rest) and its island's size
+    (Model.body_size): the residue of a settled run (a pendulum settled on a damped spring,
+    its frames from long steps: 3e-11 rad/s, 2e-10 rad/s^2 at the default 1e-6), which held
+    for 10,000 frames moves nothing by as much as the tolerance."""
     if float(np.abs(v).max(initial=0.0)) > REST_SPEED * model.length_scale * rest:
-        return False          # a centre of mass moves: the usual answer, in one reduction
-    return bool(at_rest_many(model.length_scale, model.body_length, v, w, a, rest))
+        return False          # a centre of mass moves past the largest island's: one reduction
+    return bool(at_rest_many(model.body_size, model.body_length, v, w, a, rest))
 
 
-def settled(length_scale, body_length, v, w, a, rest: float) -> np.ndarray:
-    """at_rest of many states at once (a design study's variants: length_scale (V,),
+def settled(body_size, body_length, v, w, a, rest: float) -> np.ndarray:
+    """at_rest of many states at once (a design study's variants: body_size and
     body_length (V, nb), v, w (V, nb, 3), a (V, nb, 6)), each as at_rest answers it."""
-    moving = np.abs(v).max(axis=(-2, -1), initial=0.0) > REST_SPEED * length_scale * rest
-    return ~moving & at_rest_many(length_scale, body_length, v, w, a, rest)
+    return at_rest_many(body_size, body_length, v, w, a, rest)
 
 
-def at_rest_many(length_scale, body_length, v, w, a, rest: float):
-    """at_rest of many states at once: v, w (..., nb, 3), a (..., nb, 6), length_scale (...)
-    and body_length (..., nb) of each (a design study's variants); a bool per state."""
-    L, lw = np.asarray(length_scale) * rest, np.asarray(body_length)[..., None]
+def at_rest_many(body_size, body_length, v, w, a, rest: float):
+    """at_rest of many states at once: v, w (..., nb, 3), a (..., nb, 6), body_size and
+    body_length (..., nb) of each (a design study's variants); a bool per state.  Each
+    part's speeds and accelerations are over its island's size, so a mechanism's rest is
+    its own whatever stands beside it."""
+    size = np.asarray(body_size)[..., None] * rest
+    lw = np.asarray(body_length)[..., None] / size
     most = (-2, -1)
-    speed = (np.abs(v).max(axis=most, initial=0.0)
+    speed = ((np.abs(v) / size).max(axis=most, initial=0.0)
              + (np.abs(w) * lw).max(axis=most, initial=0.0))
-    accel = (np.abs(a[..., :3]).max(axis=most, initial=0.0)
+    accel = ((np.abs(a[..., :3]) / size).max(axis=most, initial=0.0)
              + (np.abs(a[..., 3:]) * lw).max(axis=most, initial=0.0))
-    return (speed <= REST_SPEED * L) & (accel <= REST_ACCEL * L)
+    return (speed <= REST_SPEED) & (accel <= REST_ACCEL)
 
 
 def hold_after(out: Result, k: int, progress) -> None:
@@ -82,13 +86,13 @@ def hold_after(out: Result, k: int, progress) -> None:
     for j in range(k + 1, len(out.times)):     # frame by frame, as a run reports (and cancels)
         report_progress(progress, j, len(out.times), out)
 
-def travel(body_length, r0, p0, r1, p1):
-    """How far (m) the parts moved between two poses (r (..., nb, 3), p (..., nb, 4);
-    leading axes: a design study's variants): the largest move of a centre of mass plus
-    the part's length (body_length (..., nb)) times its rotation (a small angle's
-    first-order size)."""
-    return np.max(np.linalg.norm(r1 - r0, axis=-1) + body_length * quat_angle(p1, p0),
-                  axis=-1, initial=0.0)
+def travel(body_length, r0, p0, r1, p1, body_size=1.0):
+    """How far the parts moved between two poses (r (..., nb, 3), p (..., nb, 4); leading
+    axes: a design study's variants): the largest move of a centre of mass plus the part's
+    length (body_length (..., nb)) times its rotation (a small angle's first-order size),
+    each over ``body_size`` (..., nb) m (1: in metres)."""
+    return np.max((np.linalg.norm(r1 - r0, axis=-1) + body_length * quat_angle(p1, p0))
+                  / body_size, axis=-1, initial=0.0)
 
 
 def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: int,
@@ -120,7 +124,7 @@ def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: i
         else:
             R, P, V, W, track = sysm.project_many(ts, R, P, V, W, np.ones(len(ts), dtype=bool),
                                                   1.0 / model.row_length, scales(model)[1],
-                                                  model.length_scale)
+                                                  model.body_size)
             sysm.tell(sysm.run.tracked(track))
         a, lam, fe, J, f = sysm.rhs_parts(ts, sysm.pack(R, P, V, W, work))[1]
     finally:

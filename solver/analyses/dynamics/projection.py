@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ...algebra.newton import (NewtonOptions, NewtonProblem, converged, newton,
-                               rounding_tols, step_pose, step_size)
+                               moves, rounding_tols, step_pose, step_size)
 from ...base.rotations import unit_quaternions
 from ...integrators.control import side_of
 from ...kernels.constraints import body_arrays, evaluate, motion_values, residual
@@ -127,7 +127,7 @@ def project(eq: Any, t: float, r, p, v, w):
     pending = last if last is not None and _same(r, last.r) and _same(p, last.p) else None
     problem = PositionProjection(eq, f, eq._rs_keep, eq._cw, pending)
     robust = eq.run.robust
-    tol, step_tol = (float(x) for x in rounding_tols(r, m.length_scale))
+    tol, step_tol = (float(x) for x in rounding_tols(r, m.body_size))
     out = newton(problem, (r, p), NewtonOptions(100 if robust else 20, tol, step_tol))
     if not out.ok and not (robust and out.err <= eq.robust_tol):
         raise np.linalg.LinAlgError("position projection did not converge")
@@ -143,11 +143,12 @@ def project(eq: Any, t: float, r, p, v, w):
     return r, p, v, w, track
 
 
-def project_many(eq: Any, t, r, p, v, w, todo: np.ndarray, rs, cw, L, rate_t=None):
+def project_many(eq: Any, t, r, p, v, w, todo: np.ndarray, rs, cw, size, rate_t=None):
     """Equations.project_many: the states ``todo`` (S,) of (t, r, p, v, w) with a leading
     axis S projected, each state's Newton stopping by the one rule (``converged``) on a
     mask, the others returned as they are.  Row scales ``rs`` (..., nc), column weights
-    ``cw`` (..., 6 nb) and length scales ``L`` broadcast against (S, ...).  Not for a run
+    ``cw`` (..., 6 nb) and the bodies' island sizes ``size`` (..., nb) (Model.body_size)
+    broadcast against (S, ...).  Not for a run
     at a singular position or with joints sticking (``project``).  Tracked values are
     taken near the run state's ``track`` ((S, ntrack), or None: as built).  ``rate_t``
     (S,): the times to take the motions' rates at, else t."""
@@ -165,7 +166,7 @@ def project_many(eq: Any, t, r, p, v, w, todo: np.ndarray, rs, cw, L, rate_t=Non
 
     err, ev, A, res = residual_at(r, p)
     last = np.full(len(t), np.inf)
-    tol, step_tol = rounding_tols(r, np.reshape(L, -1))
+    tol, step_tol = rounding_tols(r, size)
     live = todo & ~converged(err, last, tol, step_tol)
     mats = None
     for _ in range(20):
@@ -176,10 +177,10 @@ def project_many(eq: Any, t, r, p, v, w, todo: np.ndarray, rs, cw, L, rate_t=Non
                                           np.where(live[:, None, None, None], mW, mats[1]))
         dq = least_change(eq, made, res)
         r1, p1 = step_pose(r, p, dq)
-        size = np.abs(dq * cw).max(axis=-1, initial=0.0) / L
+        moved = moves(np.abs(dq * cw), size)
         r = np.where(live[:, None, None], r1, r)
         p = np.where(live[:, None, None], p1, p)
-        last = np.where(live, size, last)
+        last = np.where(live, moved, last)
         err, ev, A, res = residual_at(r, p)
         live &= ~converged(err, last, tol, step_tol)
     if (todo & ~converged(err, last, tol, step_tol)).any():

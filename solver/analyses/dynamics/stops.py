@@ -57,10 +57,10 @@ def gaps(model: Model, phi: np.ndarray, turns: np.ndarray | None = None) -> np.n
 
 
 def tolerance(model: Model) -> np.ndarray:
-    """(nbound,) the gap below which a bound is crossed: GAP_TOL rad or model sizes."""
-    lm = model.limits
-    angle = model.row_kind[lm.rows] == ANGLE
-    return np.where(angle, GAP_TOL, GAP_TOL * model.length_scale)
+    """(nbound,) the gap below which a bound is crossed: GAP_TOL rad, or GAP_TOL of the size
+    of the mechanism its joint is in (its row's unit, Model.row_length), not of a larger
+    one beside it."""
+    return GAP_TOL * model.row_length[model.limits.rows]
 
 
 def amount(model: Model, b: int, x: float, digits: int = 6) -> str:

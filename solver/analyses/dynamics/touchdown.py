@@ -27,7 +27,7 @@ def touchdown_event(sysm, t: float, y: np.ndarray):
     times over (a ball leaving a floor: three to six rejected trials, half the steps of a
     bouncing ball's run)."""
     cp = sysm.m.forces.contacts
-    tol = GAP_TOL * sysm.m.length_scale
+    tol = GAP_TOL * sysm.m.size_of(np.stack([cp.sb, cp.fb], axis=-1))   # (np,) each its own
 
     def gap(_, yy):
         r, p = sysm.split(yy)[:2]

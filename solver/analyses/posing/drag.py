@@ -169,7 +169,7 @@ class Poser(Wiggle):
         Jacobian of the step's start), else the least-movement assembly; None if neither
         converges, or a curve contact lies past its open curve's end (``_on_the_curves``)."""
         rows, cw = self._held(), self.cw
-        tol, step_tol = (float(v) for v in rounding_tols(x[0], self.L))   # far: rounding
+        tol, step_tol = (float(v) for v in rounding_tols(x[0], self.model.body_size))  # far
         if pinv is not None:
             out = newton(ChordOntoRows(self, rows, pinv, cw), x, NewtonOptions(8, tol, step_tol))
             if out.ok:

@@ -200,7 +200,7 @@ class Wiggle:
         unit = 1.0 if angle else self.L
 
         problem = HoldCoordinate(self, c, rows, target, angle, unit, cw, wrap, self._keep)
-        tol, step_tol = (float(v) for v in rounding_tols(x[0], self.L))   # far: rounding
+        tol, step_tol = (float(v) for v in rounding_tols(x[0], self.model.body_size))  # far
         out = newton(problem, x, NewtonOptions(40, tol, step_tol, line_search=True,
                                                stall=(0.9, 8)))
         if not out.ok or out.err > tol:

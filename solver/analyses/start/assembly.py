@@ -76,7 +76,7 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     except ExpressionError as exc:
         raise SolverError(str(exc), t) from None
     rows = np.flatnonzero(~model.switched)            # every joint, coupler and motion
-    closed = float(rounding_tols(r, model.length_scale)[0])   # far from the origin: rounding
+    closed = float(rounding_tols(r, model.body_size)[0])   # far from the origin: rounding
     out = least_movement(model, r, p, f, rows, max_iter)
     if out.ok and out.err <= closed:
         return _on_the_curves(model, Assembly(*out.x, track=out.data[0].track), t)
@@ -179,7 +179,7 @@ def least_movement(model: Model, r, p, f, rows: np.ndarray, max_iter: int,
     if sparse is _BUILT_HERE:
         sparse = sparse_assembly(model, cw, rows)
     problem = LeastMovement(model, f, rows, rs, cw, sparse, start_track(model, r, p, f), turns)
-    tol, step_tol = (float(x) for x in rounding_tols(r, model.length_scale))
+    tol, step_tol = (float(x) for x in rounding_tols(r, model.body_size))
     return newton(problem, (r, p), NewtonOptions(max_iter, tol, step_tol, line_search=True,
                                                  stall=(0.9, 8)))
 
@@ -199,14 +199,16 @@ def _cannot_close(model: Model, res: np.ndarray, t: float) -> None:
 
 
 def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None) -> str:
-    """The largest of scaled residuals as a length (m, and its share of the model's size)
-    and/or an angle (rad), each row's gap as it misses (``row_gaps``)."""
+    """The largest of scaled residuals as a length (m, and its share of the size of the
+    mechanism its row is in, Model.row_length) and/or an angle (rad), each row's gap as it
+    misses (``row_gaps``)."""
     rows = np.arange(len(scaled)) if rows is None else rows
     length = model.row_is_length[rows]
     gaps = row_gaps(model, rows, scaled)
-    L = model.length_scale
     parts = []
-    g = float(np.max(gaps[length])) if np.any(length) else 0.0
+    k = int(np.argmax(np.where(length, gaps, -1.0))) if np.any(length) else -1
+    g = float(gaps[k]) if k >= 0 else 0.0
+    L = float(model.row_length[rows[k]]) if k >= 0 else model.length_scale
     turn = float(np.max(gaps[~length])) if np.any(~length) else 0.0
     if np.any(length) and (g > 0.0 or turn == 0.0):   # (only an angle missed: the angle)
         share = f"{100.0 * g:.2g}%" if g >= 1e-3 else f"{g:.1e}"   # 67%, not 6.7e-01
@@ -218,7 +220,7 @@ def _size_text(model: Model, scaled: np.ndarray, rows: np.ndarray | None = None)
 
 def row_gaps(model: Model, rows: np.ndarray, scaled: np.ndarray) -> np.ndarray:
     """How far each row misses, from its scaled residual: in radians for angular rows, in
-    the model's size for length rows.  A dot-1 row's residual is the cosine of the angle
+    its mechanism's size (Model.row_length) for length rows.  A dot-1 row's residual is the cosine of the angle
     between two axes meant to be perpendicular, so it misses by the arcsine of it (axes
     parallel where they should cross: pi/2, not 1); a distance row's is (d^2 - L^2) / (2 L)
     (kernels/constraints.py), so its markers are |d - L| off their length (coincident

@@ -16,8 +16,8 @@ from .open_joints import OPEN_SHARE
 
 
 def loaded_bushings(model: Model, r: np.ndarray, p: np.ndarray) -> list[str]:
-    """A sentence for each bushing whose marker I starts more than OPEN_SHARE of the
-    model's size from marker J, or turned more than OPEN_SHARE rad from it, at the pose
+    """A sentence for each bushing whose marker I starts more than OPEN_SHARE of its
+    mechanism's size (Model.size_of its two parts) from marker J, or turned more than OPEN_SHARE rad from it, at the pose
     (r, p): the bushing, the distance (m) and turn (deg), and the load that start gives,
     -K_t d (N) where apart and -K_r theta (N m) where turned, on marker I's part in marker
     J's axes (its preload and damping aside)."""
@@ -30,7 +30,8 @@ def loaded_bushings(model: Model, r: np.ndarray, p: np.ndarray) -> list[str]:
     notes = []
     for k, name in enumerate(fm.bu_names):
         d, theta = disp[k, :3], disp[k, 3:]
-        apart = float(np.linalg.norm(d)) > OPEN_SHARE * model.length_scale
+        size = float(model.size_of([fm.bu_bi[k], fm.bu_bj[k]]))    # its mechanism's, m
+        apart = float(np.linalg.norm(d)) > OPEN_SHARE * size
         turned = float(np.linalg.norm(theta)) > OPEN_SHARE
         if not (apart or turned):
             continue

@@ -35,15 +35,16 @@ def open_joints_note(model: Model, built: State, start: State) -> str | None:
     ref = built.track if built.track is not None else start.track
     phi = evaluate(model, rg, A, need_jac=False, ref=ref).phi
     gap = row_gaps(model, rows, phi / model.row_length)
-    L = model.length_scale
+    size = model.row_length[rows]                 # each length row's mechanism's size, m
     length = model.row_is_length[rows]
     joints = []
     for j in dict.fromkeys(model.row_joint[rows].tolist()):
         mine = model.row_joint[rows] == j
         # a joint's length rows are components of one miss (at-point: x, y, z; in-line: along
         # two axes), its angle rows of one misalignment: each the norm of its rows' gaps
-        dist = float(np.linalg.norm(gap[mine & length])) * L
+        dist = float(np.linalg.norm(gap[mine & length] * size[mine & length]))
         turn = float(np.linalg.norm(gap[mine & ~length]))
+        L = float(np.max(size[mine & length], initial=0.0))
         by = ([f"{dist:.3g} m"] if dist > OPEN_SHARE * L else []) + (
             [f"{np.degrees(turn):.3g} deg"] if turn > OPEN_SHARE else [])
         if by:
@@ -60,11 +61,11 @@ def open_joints_note(model: Model, built: State, start: State) -> str | None:
 
 
 def _moved(model: Model, built: State, start: State) -> list[str]:
-    """Each part the assembly moved by more than OPEN_SHARE of the model's size (its centre
-    of mass's move and its turn times its length): its name, the move (m) and the turn
-    (degrees)."""
+    """Each part the assembly moved by more than OPEN_SHARE of its mechanism's size
+    (Model.body_size; its centre of mass's move and its turn times its length): its name,
+    the move (m) and the turn (degrees)."""
     out = []
-    L = model.length_scale
+    L = np.asarray(model.body_size)
     dr = np.linalg.norm(start.r - built.r, axis=-1)
     # the turn between the two orientations: 2 acos |q0 . q1|
     dot = np.abs(np.einsum("bi,bi->b", built.p, start.p)) / (

@@ -27,7 +27,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ...algebra.newton import converged, rounding_tols, step_pose
+from ...algebra.newton import converged, moves, rounding_tols, step_pose
 from ...algebra.rank import involved
 from ...base.errors import ExpressionError, FrictionJam, SolverCancelled, SolverError
 from ...base.rotations import rotate_world
@@ -354,7 +354,7 @@ class _Sweep:
         if self.prev is not None and len(ks) > 1 and self.tree is None:
             ps = self.prev.state          # (a tree's poses stay on their branch by construction)
             m = smooth_prefix((ps.r, ps.p, ps.v, ps.w, ps.a, ps.alpha), np.diff(times[np.r_[ks[0] - 1, ks]]), R, P,
-                              Vv, W, Ac, Al, alg.blen, alg.L[:, 0])
+                              Vv, W, Ac, Al, alg.blen, alg.size[:, 0])
             if m == 0:
                 return 0, 1
             fac = fac.take(m)
@@ -530,7 +530,7 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
     found = None if ref is None else np.array(ref, dtype=float)
     shape = R.shape[:2]
     done = np.zeros(shape, dtype=bool)
-    size = np.full(shape, np.inf) if size is None else size   # last step, relative to the length scale
+    size = np.full(shape, np.inf) if size is None else size   # last step, relative to the islands' sizes
     fr = slice(None)                           # the frames some variant still iterates
     lv = np.ones(shape, dtype=bool)            # (V, len(fr)): which variants there
     it = 0
@@ -546,7 +546,7 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
         res = residual(model, ev.phi, fv[:, fr])[..., keep]
         with np.errstate(invalid="ignore"):
             err = np.abs(res * alg.rs).max(axis=-1, initial=0.0)
-            conv = converged(err, size[:, fr], *rounding_tols(R[:, fr], alg.L)) & lv
+            conv = converged(err, size[:, fr], *rounding_tols(R[:, fr], alg.size)) & lv
             lv = lv & np.isfinite(err) & np.isfinite(ev.jac).all(axis=(-2, -1)) & ~conv
         done[:, fr] |= conv
         fr, lv, res = _still(fr, lv, res)
@@ -562,11 +562,11 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
         if not lv.shape[1]:            # every pose left diverged: not done, the caller cuts
             break
         if every and np.count_nonzero(lv) == lv.size:
-            size[:, fr] = np.abs(dq * alg.cw).max(axis=-1, initial=0.0) / alg.L
+            size[:, fr] = moves(np.abs(dq * alg.cw), alg.size)
             R[:, fr], P[:, fr] = step_pose(R[:, fr], P[:, fr], dq)
         else:                          # variants done or diverged in these frames stay
             dq = np.where(lv[..., None], dq, 0.0)
-            step = np.abs(dq * alg.cw).max(axis=-1, initial=0.0) / alg.L
+            step = moves(np.abs(dq * alg.cw), alg.size)
             R1, P1 = step_pose(R[:, fr], P[:, fr], dq)
             size[:, fr] = np.where(lv, step, size[:, fr])
             R[:, fr] = np.where(lv[..., None, None], R1, R[:, fr])

@@ -141,7 +141,7 @@ def with_friction(model: Model, keep: np.ndarray, solve_t, lam, jac, A, vg, wg, 
 
 
 def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
-                  length_scale) -> int:
+                  body_size) -> int:
     """How many leading frames of a block each continue the frame before smoothly: each
     part's distance (m; rotations times the part's length) from the second-order prediction
     off the frame before is at most SMOOTH times its own motion between the two frames.
@@ -151,8 +151,8 @@ def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
     centre weighs the mechanism's whole size: with a copy of the mechanism 50 m aside, 50
     m a radian).  The block's arrays are (..., F, nb, k) (leading axes: a design study's
     variants, all of which must pass), ``prev`` the frame before as (r, p, v, w, a, alpha),
-    each (..., nb, k); ``body_length`` (..., nb) and ``length_scale`` (...) broadcast
-    against them."""
+    each (..., nb, k); ``body_length`` and ``body_size`` (..., nb) (each part's island's
+    size, Model.body_size, of which 1e-8 is rounding's slack) broadcast against them."""
     def before(x, first):
         return np.concatenate([first[..., None, :, :], x[..., :-1, :, :]], axis=-3)
     r0, p0, v0, w0, a0, al0 = (before(x, f) for x, f in zip((R, P, V, W, Ac, Al), prev))
@@ -163,7 +163,7 @@ def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
     dm, dv = R - rp, R - r0
     miss = np.sqrt((dm * dm).sum(axis=-1)) + L * quat_angle(P, pp)         # (..., F, nb)
     move = np.sqrt((dv * dv).sum(axis=-1)) + L * quat_angle(P, p0)
-    ok = (miss <= SMOOTH * move + 1e-8 * np.asarray(length_scale)[..., None, None]).all(axis=-1)
+    ok = (miss <= SMOOTH * move + 1e-8 * np.asarray(body_size)[..., None, :]).all(axis=-1)
     ok = ok.reshape(-1, ok.shape[-1]).all(axis=0)
     return int(np.argmin(ok)) if not ok.all() else len(ok)
 

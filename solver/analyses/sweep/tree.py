@@ -180,7 +180,7 @@ def tree_poses(model: Model, keep: np.ndarray, r0: np.ndarray, p0: np.ndarray,
         return None
     tree = TreePoses(levels, nb, np.ones(nb))
     R, P = tree.poses(fv0[None])
-    if np.abs(R[0] - r0).max() > AGREE * model.length_scale:
+    if (np.abs(R[0] - r0).max(axis=-1) > AGREE * model.body_size).any():
         return None
     flip = np.where((P[0] * p0).sum(axis=-1) < 0.0, -1.0, 1.0)
     if quat_angle(P[0] * flip[:, None], p0).max() > AGREE:
