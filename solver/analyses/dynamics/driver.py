@@ -79,7 +79,7 @@ from .friction import aim, magnitudes
 from .singular import (collapsed, free_singular, gave_up, lock_up, near_singular,
                        rows_chosen_anew)
 from .stops import Stops, check_start
-from ..checks.curve_ends import open_ends
+from ..checks.curve_ends import END_TOL, end_sizes, open_ends
 from .touchdown import reach_time
 from .switching import friction_rates, rest_at_start, slipping, stick, use_rows
 from ..general_motions import held_turns
@@ -193,6 +193,7 @@ class DynamicRun(StepActions):
         self.turns = bool(len(run.ts_ref))         # torsion springs, whose turns are carried
         self.gimbals = held_turns(model)           # general motions' free b2 (+-90 deg)
         self.curve_ends = open_ends(model)         # open curves' contacts (inside.py)
+        self.curve_end_tol = END_TOL * end_sizes(model, self.curve_ends)   # m, each end's
         self.curve_last = None                     # (time, their gaps, rates) at a step end
         # nothing depends on time (no motion, applied load or actuator): once at rest, at rest
         self.autonomous = (not model.motion_functions and not fm.ld_names

@@ -25,7 +25,7 @@ import numpy as np
 from ...base.errors import ExpressionError
 from ...base.rotations import unit_quaternions
 from ...kernels.constraints import row_groups
-from ..checks.curve_ends import END_TOL, between_message, end_gaps, end_sizes, hermite
+from ..checks.curve_ends import between_message, end_gaps, hermite
 from ..general_motions import carried_to_gimbal, past_gimbal
 
 SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
@@ -78,7 +78,7 @@ def curve_end(run: Any, k: int, y: np.ndarray, y1: np.ndarray, hs: float) -> flo
     (g0, d0) = last[1:] if last is not None and last[0] == run.t else _end_gaps(run, y)
     g1, d1 = _end_gaps(run, y1)       # starts where the last accepted one ended (projected
     run.curve_last = (run.t + hs, g1, d1)         # there by the tolerance: read as it)
-    tol = END_TOL * end_sizes(run.model, run.curve_ends)
+    tol = run.curve_end_tol
     off = g1 < -tol
     if off.any():
         if hs < FAILED_STEP * run.frame_dt:

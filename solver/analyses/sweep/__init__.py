@@ -44,7 +44,7 @@ from ..general_motions import lock_up_cause
 from ..limit_turns import frames_on_turns, pose_turns
 from ..structure import Structure, least_norm, self_stresses
 from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
-from ..checks.curve_ends import open_ends
+from ..checks.curve_ends import end_sizes, open_ends
 from .between import first_crossings, watched
 from .frames import block_forces, motion_table, smooth_prefix, with_friction, wrong_turns
 from .lined_up import least_norm_multipliers, lined_up_frames, passed, rates_continued
@@ -53,9 +53,7 @@ from .touches import passed_through
 from .tree import tree_poses
 
 BLOCK_FIRST = 4       # frames in the first block after frame 0
-# largest block (a block's own numpy calls weigh most for a small mechanism: lower-pair
-# slider-crank, 240 frames, 8 blocks (largest 64) 210 M instructions, 7 (128) 203 M)
-BLOCK_MAX = 128
+BLOCK_MAX = 128       # largest block (lower-pair slider-crank, 240 frames: 203 M instr., 210 at 64)
 BLOCK_FLOATS = 2e6    # and at most this many numbers in a block's Jacobians (16 MB)
 # Variants: at most this many numbers in a block's Jacobians (1.6 MB, about a cache's
 # worth): they share every call already, and small blocks stay in cache and are predicted
@@ -176,6 +174,8 @@ class _Sweep:
         self.touch_last: np.ndarray | None = None  # (V, 2, np) touches.py's, the same way
         #                                            the last kept frame
         self.ends = open_ends(model)             # the open curves' contacts (between.py)
+        # (V, 2 n) m: each watched end's mechanism's size, per variant (END_TOL's unit)
+        self.end_size = np.stack([end_sizes(m, self.ends) for m in models]) if self.ends else None
         self.q0 = self._start_tracks(starts)
         # an open tree of driven joints, banded (one mechanism): its exact poses as Newton's
         # start (tree.py); a design study's variants are never banded (sweep_variants)

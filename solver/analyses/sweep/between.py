@@ -20,8 +20,7 @@ from ...base.errors import SolverError
 from ...base.rotations import rotate_world
 from ...kernels.constraints import body_arrays, evaluate
 from ..dynamics.stops import describe, gaps, sweep_check
-from ..checks.curve_ends import (END_TOL, between_message, end_gaps, end_sizes, hermite,
-                                  open_ends)
+from ..checks.curve_ends import END_TOL, between_message, end_gaps, hermite, open_ends
 from ..checks.curve_ends import off_curve_error
 from .frames import motion_table
 
@@ -54,14 +53,13 @@ def watched(sweep: Any, phi: np.ndarray | None, turns: np.ndarray | None,
 def tolerances(sweep: Any) -> np.ndarray:
     """(V, 1, n) the crossing tolerance of each watched quantity (``watched``'s order): a
     bound's (dynamics/stops.py ``tolerance``), and a curve end's (checks/curve_ends.py
-    END_TOL of its mechanism's size, ``end_sizes``)."""
+    END_TOL of its mechanism's size, the sweep's ``end_size``)."""
     model, parts = sweep.model, []
     if model.limits is not None:
         parts.append(sweep.tol[..., ~model.limits.compliant])
     n = 2 * len(sweep.ends)
     if n:
-        size = np.stack([end_sizes(sweep.models[i], sweep.ends) for i in sweep.alive])
-        parts.append(END_TOL * size[:, None, :])
+        parts.append(END_TOL * sweep.end_size[sweep.alive][:, None, :])
     return np.concatenate(parts, axis=-1)
 
 
