@@ -22,6 +22,7 @@ from ...kernels.forces import total_forces
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
 from ...model.force_model import spring_turns
+from ...model.islands import island_max
 from ..dynamics.friction import lock_residual
 from ..limit_turns import on_turn, pose_turns
 from ...model.state import RunState, SlipState
@@ -55,15 +56,6 @@ class BalanceState:
     def on(self, run: RunState) -> "BalanceState":
         """The same record on the branch ``run``."""
         return replace(self, run=run)
-
-
-def island_max(model: Model, value: np.ndarray) -> np.ndarray:
-    """(nb,) the largest of ``value`` (nb,) over each body's island (Model.body_island):
-    a quantity of each separate mechanism, not of the model's largest."""
-    isl = np.asarray(model.body_island, int)
-    top = np.full(int(isl.max(initial=-1)) + 1, -np.inf)
-    np.maximum.at(top, isl, value)
-    return top[isl]
 
 
 class Equilibrium(NewtonProblem):
@@ -100,8 +92,8 @@ class Equilibrium(NewtonProblem):
         # 10 kg pole beside a 1 mg arm left the arm's balance no load to be measured by
         load = np.maximum(np.abs(Q0 / self.cw).reshape(-1, 6).max(axis=1, initial=0.0),
                           model.body_mass * float(np.linalg.norm(model.gravity)))
-        self.fscale = np.maximum(np.repeat(np.maximum(island_max(model, load), 1e-9), 6),
-                                 self._rounding_floor(r, p, Q0))
+        own = np.maximum(island_max(model.body_island, load), 1e-9)
+        self.fscale = np.maximum(np.repeat(own, 6), self._rounding_floor(r, p, Q0))
 
     keep = property(lambda self: self.state.keep, doc="The rows held (BalanceState.keep).")
     shift = property(lambda self: self.state.shift, doc="The compliant stops' shifts.")
@@ -124,7 +116,7 @@ class Equilibrium(NewtonProblem):
         1e-15 of the reach."""
         n, cw = self.n, self.cw
         # each part's reach: its mechanism's size or farthest part (island_max), per m
-        reach = np.repeat(island_max(self.model, np.maximum(
+        reach = np.repeat(island_max(self.model.body_island, np.maximum(
             self.model.body_size, np.abs(r).max(axis=1, initial=0.0))), 6)
         K = np.zeros((n, n))
         for c in range(n):
