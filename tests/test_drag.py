@@ -178,12 +178,12 @@ def test_reduced_hessian_is_the_curvature_along_the_joints() -> None:
     against second differences of F = |P - T|^2 / (2 L^2) along the joints' free
     directions, each pose brought back onto the joints (the reduced Hessian of the
     Lagrangian): the closed chain out of reach, where it has a negative curvature.  Agree
-    to 1e-6 of its largest entry (the forward difference's truncation, h = 1e-6 L; the
-    second differences with h = 1e-4 are good to about 1e-8)."""
+    to 1e-6 of its largest entry (the forward difference's truncation, h = 1e-6 L, L the
+    chain's size; the second differences with h = 1e-4 are good to about 1e-8)."""
     m, E = closed_chain()
     ps = poser(m)
     b, u, T = 2, np.array([0.125, 0.0, 0.0]), E + np.array([-0.6, 0.35, 0.0])
-    x, cw, L = ps.pose, ps.cw, ps.L
+    x, cw, L = ps.pose, ps.cw, ps.model.body_size[b]     # the dragged part's mechanism's
     ev, res = ps._evaluate(x)
     Js = scaled_jacobian(ps.model, global_jacobian(ps.model, ev.jac), ps.rows)
     U, S, Vt = np.linalg.svd(Js, full_matrices=True)

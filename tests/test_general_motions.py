@@ -553,3 +553,16 @@ def test_actuators_another_motion_moves_are_named_not_given_huge_efforts():
     for j in ("shoulder", "elbow"):
         assert np.abs(one[j]).max() > 0.1
         assert np.abs(two[j + "2"] - one[j]).max() < 1e-9 * np.abs(one[j]).max()
+
+
+def test_parts_built_5_mm_off_the_edge_are_named_beside_a_pole():
+    """The straight arm (0.9 m reach) prescribed 5 mm inside its reach, beside a 20 m pole
+    hanging 30 m away that nothing joins to it: the parts are said to be built on the edge,
+    5 mm from the target, as alone (5 mm is above OFF_CENTRE, 1e-3, of the arm's 0.9 m).
+    Before, the gap was compared with 1e-3 of the model's 10 m, 1 cm, and the refusal
+    blamed the target, which is inside the reach."""
+    from test_island_tolerances import hanging_pole
+    m = hanging_pole(_straight_arm(f"{L1 + L2 - 5e-3}"), (30.0, 0.0, 0.0))
+    with pytest.raises(SolverError, match=r"its parts are built on the edge of the "
+                                          r"mechanism's reach, 0\.005 m from its target"):
+        m.solve(duration=1.0, fps=24)

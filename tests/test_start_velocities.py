@@ -133,3 +133,24 @@ def test_velocities_that_fit_once_rounded_to_float32_have_no_note() -> None:
         for off, noted in ((1.0, False), (1.0 + 1e-4, True)):
             res = hinged_door(origin, v * off, w, 2.0 ** -24).solve(0.05, 20, analysis="dynamic")
             assert any("initial velocities" in n for n in res.notes) == noted, (origin, w, off)
+
+
+def test_a_pole_beside_the_link_leaves_its_note_as_alone() -> None:
+    """The link spinning at 2 rad/s with its pivot pushed 5e-9 m/s along y (the pin
+    forbids it: 5e-9 of the link's 1 m/s, above RATE_TOL's 1e-9), beside a 20 m pole
+    hanging 30 m away: the pin is named as alone.  Before, the rates were measured against
+    the model's size (10 m with the pole: 20 m/s given) and the note went quiet.  And the
+    pole given a swing that fits its hinge beside the link driven from rest (no velocity
+    given to it): no note, as for the link alone; before, the link's motion was named
+    against the pole's speed."""
+    from test_island_tolerances import hanging_pole
+    m = hanging_pole(pendulum(velocity=(0.0, 5e-9, 0.0), angular_velocity=(0.0, 0.0, 2.0)),
+                     (30.0, 0.0, 0.0))
+    note = [n for n in m.solve(0.1, 10, analysis="dynamic").notes if "initial velocities" in n]
+    assert len(note) == 1 and "joint 'pin'" in note[0] and "off by 5e-09 m/s" in note[0]
+    m = pendulum()
+    m.add_motion("drive", "pin", "2*t")
+    hanging_pole(m, (30.0, 0.0, 0.0))
+    m.parts["pole"].angular_velocity = np.array([0.0, 0.0, 1.0])
+    assert not [n for n in m.solve(0.1, 10, analysis="dynamic").notes
+                if "initial velocities" in n]

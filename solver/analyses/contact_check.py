@@ -10,8 +10,8 @@ from ..kernels.constraints import body_arrays
 from ..kernels.contacts import contact_forces, gaps, geometry, summary_rows
 from ..model.compile import Model
 
-# an overlap deeper than this times the model's size is reported, or than the input's
-# rounding where that is larger (parts designed touching, read from float32: a few unit
+# an overlap deeper than this times its contact's mechanism's size is reported, or than the
+# input's rounding where that is larger (parts designed touching, read from float32: a few unit
 # round-offs of their distance from the origin, Model.input_rounding)
 OVERLAP_TOL = 1e-9
 
@@ -25,15 +25,25 @@ def overlaps(model: Model, r: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 def overlapping_contacts(model: Model, r: np.ndarray, p: np.ndarray) -> list[str]:
     """A sentence for each contact whose parts overlap at the pose (r, p) by more than
-    OVERLAP_TOL of the model's size and the input's rounding."""
+    overlap_tolerance."""
     if model.forces.contacts is None:
         return []
     cp = model.forces.contacts
     depth = overlaps(model, r, p)
-    least = max(OVERLAP_TOL, model.input_rounding) * model.length_scale
+    least = overlap_tolerance(model)
     return [f"contact {cp.names[k]!r}: parts {cp.part_a[k]!r} and {cp.part_b[k]!r} overlap by "
             f"{depth[k]:.3g} m at this pose; the contact force pushes them apart from the start"
             for k in np.flatnonzero(depth > least)]
+
+
+def overlap_tolerance(model: Model) -> np.ndarray:
+    """(nct,) m: the least overlap of each contact's parts noted, OVERLAP_TOL of the size of
+    the mechanism its parts are in (Model.size_of: a 20 m pole beside it, joined to nothing
+    of it, does not hide a small one's overlap), or the input's rounding (absolute, of the
+    model's reach: Model.input_rounding) where that is larger."""
+    cp = model.forces.contacts
+    own = model.size_of(np.stack([cp.body_a, cp.body_b], axis=-1))
+    return np.maximum(OVERLAP_TOL * own, model.input_rounding * model.length_scale)
 
 
 def record_contacts(model: Model, out, kinematic: bool) -> None:

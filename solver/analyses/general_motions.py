@@ -420,7 +420,8 @@ def out_of_reach(model: Model, names: tuple, held_rows: np.ndarray, r: np.ndarra
 # ---------------------------------------------------------------- dead centres
 # a move of this share of the model's size along the joints' freedoms takes a pose off a
 # dead centre: the motions' rows, dependent only there, are independent a little away
-# (their rank test, RANK_TOL of a row's length, sees 1e-3 plainly)
+# (their rank test, RANK_TOL of a row's length, sees 1e-3 plainly); a pose further than
+# this share of its mechanism's size from a general motion's target is not on it
 OFF_CENTRE = 1e-3
 
 
@@ -500,13 +501,15 @@ def rounded_dead_centre(model: Model, bad_motions: list, r: np.ndarray, p: np.nd
 
 def _target_gap(model: Model, res: np.ndarray, rows: np.ndarray) -> str:
     """How far the pose misses the general motion's target on its ``rows`` ("0.2 m", "5
-    deg", or both), where more than OFF_CENTRE of the model's size (or rad): the parts
-    built on the edge of the reach with the target inside it; empty where the pose is at
-    the target (the target on the edge)."""
+    deg", or both), where more than OFF_CENTRE of its mechanism's size (the rows'
+    Model.row_length: not of a larger one beside it) or rad: the parts built on the edge
+    of the reach with the target inside it; empty where the pose is at the target (the
+    target on the edge)."""
     length = model.row_is_length[rows]
     dist = float(np.linalg.norm(res[rows][length]))
     turn = float(np.linalg.norm(res[rows][~length]))
-    by = ([f"{dist:.3g} m"] if dist > OFF_CENTRE * model.length_scale else []) + (
+    size = float(np.max(model.row_length[rows][length], initial=0.0))   # its mechanism's
+    by = ([f"{dist:.3g} m"] if dist > OFF_CENTRE * size else []) + (
         [f"{np.degrees(turn):.3g} deg"] if turn > OFF_CENTRE else [])
     return " and ".join(by)
 

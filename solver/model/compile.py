@@ -289,7 +289,7 @@ def compile_model(mech: Any) -> Model:
             rows.append(row)
             motion_names.append(general_motion_name(name, axis))
             motion_functions.append(fn)
-    cplan = couplers(mech, rows, marker_body, marker_point, marker_axes, length_scale, nb)
+    cplan = couplers(mech, rows, marker_body, marker_point, marker_axes, body_size, nb)
     if cplan is not None:
         cplan = replace(cplan, **meshes(mech, mech.couplers, marker_body, marker_point,
                                         marker_axes, length_scale))

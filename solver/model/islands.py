@@ -95,3 +95,13 @@ def island_sizes(mech: Any, moving: list, rot: dict, marker_body: dict, marker_p
     for b in range(nb):
         size[root[b]] = max(size[root[b]], float(arm[b]))
     return np.array([size[root[b]] for b in range(nb)])
+
+
+def island_max(body_island: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """(nb,) the largest of ``value`` (nb,) over each body's island (``body_island`` (nb,),
+    Model.body_island): a quantity of each separate mechanism (its largest load, speed or
+    reach), not of the largest one beside it."""
+    isl = np.asarray(body_island, int)
+    top = np.full(int(isl.max(initial=-1)) + 1, -np.inf)
+    np.maximum.at(top, isl, np.asarray(value, float))
+    return top[isl]

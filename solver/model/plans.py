@@ -431,8 +431,10 @@ def _turn(curve: Any) -> float:
 
 
 def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes,
-              length_scale: float, nb: int) -> CouplerPlan | None:
-    """One row per coupler (appended to ``rows``) and the CouplerPlan its kernel reads."""
+             body_size: np.ndarray, nb: int) -> CouplerPlan | None:
+    """One row per coupler (appended to ``rows``) and the CouplerPlan its kernel reads.
+    Each row's terms are scaled so that the largest, a slide's in its mechanism's size
+    (``body_size`` (nb,), m, of the bodies the coupler joins: coupler_unit), is 1."""
     couplers = getattr(mech, "couplers", {})
     if not couplers:
         return None
@@ -474,11 +476,11 @@ def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
         s = np.array([x for _, _, x in cp.terms])
         if cp.kind == "screw" and cp.terms[0][0] != cp.terms[1][0]:
             s[0] *= screw_sense(mech, name, cp.terms[0][0], cp.terms[1][0], marker_body)
-        unit = np.where(is_angle[idx], 1.0, length_scale)
-        terms[k, : len(idx)], scale[k, : len(idx)] = idx, s / np.max(np.abs(s) * unit)
         ends = []
         for i in idx:
             ends += [entries[i]["bi"], entries[i]["bj"]]
+        unit = np.where(is_angle[idx], 1.0, coupler_unit(body_size, ends))
+        terms[k, : len(idx)], scale[k, : len(idx)] = idx, s / np.max(np.abs(s) * unit)
         rows.append(dict(kind=COUPLER, bi=ends[0], bj=ends[1], ends=tuple(ends), ui=np.zeros(3),
                          uj=np.zeros(3), a=np.zeros(3), b=np.zeros(3), target=0.0, joint=-1,
                          motion=-1, coupler=k, label=f"{name}: {cp.kind}"))
@@ -494,6 +496,14 @@ def couplers(mech: Any, rows: list[dict], marker_body, marker_point, marker_axes
                        motion=_frozen([driving_motion(mech, jn) if coord == "angle" else -1
                                        for jn, coord in keys], int),
                        gear_mesh=tuple(cp.mesh for cp in couplers.values()))
+
+
+def coupler_unit(body_size: np.ndarray, ends: Any) -> float:
+    """m: the unit of a coupler's slides, the size of the mechanism of the bodies ``ends``
+    it joins (the largest of their ``body_size``; the ground, index nb, none; 1 mm at
+    least): a rack's residual in its own mechanism's size, not a larger one's beside it."""
+    size = np.append(np.asarray(body_size, float), 0.0)
+    return float(size[np.asarray(ends, dtype=int)].max(initial=1e-3))
 
 
 def screw_sense(mech: Any, name: str, shaft: str, nut: str, marker_body) -> float:

@@ -65,7 +65,7 @@ from ..model.compile import Model, check_distance, rounding_gap, row_lengths, si
 from ..model.islands import island_anchors
 from ..model.force_model import check_spring_ends
 from ..model.gear_mesh import meshing
-from ..model.plans import VECTORS, marker_world, screw_sense
+from ..model.plans import VECTORS, coupler_unit, marker_world, screw_sense
 from ..vocabulary.builder import Builder
 from ..vocabulary.friction import DEFAULT_TRANSITION_SPEED
 from ..vocabulary.joints import AT, DIST, DOT2
@@ -290,14 +290,15 @@ def _write_point(out: dict, m: Model, v: Builder, marker: str) -> None:
 
 def _write_coupler(out: dict, m: Model, v: Builder, item: str) -> None:
     """A coupler's scales as compile's plan normalizes them (model/plans.py ``couplers``:
-    s / max |s_i| u_i, u 1 rad or the length scale), and a gear's pitch radii."""
+    s / max |s_i| u_i, u 1 rad or its mechanism's size), and a gear's pitch radii."""
     plan, cp = m.couplers, v.couplers[item]
     k = plan.names.index(item)
     s = np.array([x for _, _, x in cp.terms])
     if cp.kind == "screw" and cp.terms[0][0] != cp.terms[1][0]:
         s[0] *= screw_sense(v, item, cp.terms[0][0], cp.terms[1][0], m.marker_body)
     n = int(plan.count[k])
-    unit = np.where(plan.is_angle[plan.terms[k, :n]], 1.0, m.length_scale)
+    ends = m.row_ends[int(np.flatnonzero(m.row_coupler == k)[0])]
+    unit = np.where(plan.is_angle[plan.terms[k, :n]], 1.0, coupler_unit(m.body_size, ends))
     _array(out, m, ("couplers", "scale"))[k, :n] = s / np.max(np.abs(s) * unit)
     _list(out, m, ("couplers", "radii"))[k] = cp.radii
     if meshing(v, cp, m.length_scale, m.marker_body) != (k in plan.mesh_coupler):
@@ -345,6 +346,10 @@ def _derive(out: dict, m: Model, base: Builder, v: Builder, ends: list) -> None:
         if not np.array_equal(anchor, m.body_anchor):
             out[("body_anchor",)] = anchor
         if not np.array_equal(size, m.body_size):
+            if m.couplers is not None and any(
+                    coupler_unit(size, e) != coupler_unit(m.body_size, e)
+                    for e in m.row_ends[m.row_coupler >= 0]):
+                raise _Compile("coupler unit")      # its scales (plans.py couplers)
             out[("body_size",)] = size
             out[("row_length",)] = row_lengths(m.row_is_length, m.row_ends, size)
     if mass is not None:

@@ -22,6 +22,7 @@ from ...kernels.forces import total_forces
 from ...kernels.stop_forces import stop_forces
 from ...model.compile import Model
 from ...model.force_model import spring_turns
+from ...model.islands import island_max
 from ..dynamics.friction import lock_residual
 from ..limit_turns import on_turn, pose_turns
 from ...model.state import RunState, SlipState
@@ -87,11 +88,12 @@ class Equilibrium(NewtonProblem):
         self.state = self.state.on(run.turned(fe.ts_angle))
         # load scale: gravity and the force elements' present loads, the moments over
         # their part's length (a force at its end: a force and a moment compared fairly,
-        # whatever the mechanism's size)
-        self.fscale = np.maximum(max(float(np.max(np.abs(Q0 / self.cw), initial=0.0)),
-                                     float(np.max(model.body_mass, initial=0.0))
-                                     * float(np.linalg.norm(model.gravity)), 1e-9),
-                                 self._rounding_floor(r, p, Q0))
+        # whatever the mechanism's size), each row's of its own mechanism (island): a
+        # 10 kg pole beside a 1 mg arm left the arm's balance no load to be measured by
+        load = np.maximum(np.abs(Q0 / self.cw).reshape(-1, 6).max(axis=1, initial=0.0),
+                          model.body_mass * float(np.linalg.norm(model.gravity)))
+        own = np.maximum(island_max(model.body_island, load), 1e-9)
+        self.fscale = np.maximum(np.repeat(own, 6), self._rounding_floor(r, p, Q0))
 
     keep = property(lambda self: self.state.keep, doc="The rows held (BalanceState.keep).")
     shift = property(lambda self: self.state.shift, doc="The compliant stops' shifts.")
@@ -102,16 +104,20 @@ class Equilibrium(NewtonProblem):
 
     def _rounding_floor(self, r: np.ndarray, p: np.ndarray, Q0: np.ndarray) -> np.ndarray:
         """Each balance row's least load scale (n,), N: its force elements' stiffness
-        (the largest entry of its row of dQ/dq, moments over their part's length, turns
-        times it) times a thousandth of the mechanism's reach (its size, or its farthest
-        part's distance from the origin).  The balance cannot be closed better than the
-        stiffness times the coordinates' rounding (a 3e4 N/m bushing 0.3 m from the origin:
-        6e-13 N), so with no load (no gravity, springs at rest) or a light part on a stiff
-        one that rounding read as a large fraction of a load scale of 1e-9 N or m g, and
-        statics and modes found no equilibrium where the start was one.  With this floor
-        the balance's tolerance stays a displacement of 1e-15 of the reach."""
+        (its row of dQ/dq, moments over their part's length, turns times it) times a
+        thousandth of the reach of the part each column moves (its mechanism's size, or
+        that mechanism's farthest part's distance from the origin: a 20 m pole 30 m away,
+        joined to nothing of it, no longer sets a small mechanism's).  The balance cannot
+        be closed better than the stiffness times the coordinates' rounding (a 3e4 N/m
+        bushing 0.3 m from the origin: 6e-13 N), so with no load (no gravity, springs at
+        rest) or a light part on a stiff one that rounding read as a large fraction of a
+        load scale of 1e-9 N or m g, and statics and modes found no equilibrium where the
+        start was one.  With this floor the balance's tolerance stays a displacement of
+        1e-15 of the reach."""
         n, cw = self.n, self.cw
-        reach = max(float(self.model.length_scale), float(np.max(np.abs(r), initial=0.0)))
+        # each part's reach: its mechanism's size or farthest part (island_max), per m
+        reach = np.repeat(island_max(self.model.body_island, np.maximum(
+            self.model.body_size, np.abs(r).max(axis=1, initial=0.0))), 6)
         K = np.zeros((n, n))
         for c in range(n):
             b, k = divmod(c, 6)
@@ -120,7 +126,7 @@ class Equilibrium(NewtonProblem):
             e[b, k % 3] = h if k < 3 else h / cw[6 * b + 3]
             r1, p1 = (r + e, p) if k < 3 else (r, rotate_world(p, e))
             K[:, c] = (self.parts(r1, p1)[0] - Q0) / h      # N/m, N (m), per m of motion
-        return 1e-3 * reach * np.max(np.abs(K / cw[:, None]), axis=1, initial=0.0)
+        return 1e-3 * np.max(np.abs(K / cw[:, None]) * reach, axis=1, initial=0.0)
 
     def parts(self, r: np.ndarray, p: np.ndarray) -> tuple:
         """(Q (6 nb,), the global Jacobian (nc, 6 nb), the residual of every row (nc,) with

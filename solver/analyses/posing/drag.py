@@ -60,7 +60,7 @@ from .wiggle import Coordinate, CoordinateRange, Wiggle
 __all__ = ["Coordinate", "CoordinateRange", "Poser", "joint_kinds"]
 
 MAX_ROTATION = 0.3      # rad: the largest turn of a body in one drag step
-MAX_MOVE = 0.25         # of the model's length scale: the largest move of a body in one step
+MAX_MOVE = 0.25         # of the dragged part's mechanism's size: a body's largest move a step
 STATIONARY = 1e-11      # scaled step at which an unreachable target's closest point is found
 DAMPING = 1e-12         # Levenberg term on the point rows (scaled), keeps singular poses calm
 UNREACHED = 0.25        # the linearised point rows keep this share of |P - T|^2: out of reach
@@ -109,7 +109,6 @@ class Poser(Wiggle):
         self.rows = st.keep                        # independent joint, coupler, motion rows
         self.rs, self.cw = scales(model)
         self._assemblies: dict[bytes, object] = {}   # held rows -> their banded solve
-        self.L = model.length_scale
         self._bounds = bounds_of(model)            # the stops (drag_stops.py)
         self._active = np.zeros(0, int)            # ... held at their bounds
         self.stopped: tuple[HeldStop, ...] = ()
@@ -259,7 +258,8 @@ class Poser(Wiggle):
         b = self._body(part)
         u = vector(point, 3, f"drag_to: the point on part {part!r} (m)") - self.model.body_com[b]
         T = vector(target, 3, f"drag_to: the target of part {part!r} (m)")
-        model, L = self.model, self.L
+        model = self.model
+        L = float(model.body_size[b])             # the dragged part's mechanism's size, m
         x = (self.r, self.p)
         P, a = self._point(x, b, u)
         e = P - T
@@ -346,7 +346,8 @@ class Poser(Wiggle):
         on the Lagrangian (drag_newton.py) when ``second`` or when the linearised point
         rows keep more than UNREACHED of |P - T|^2 (the target out of reach).  The held
         stops' pushes are their multipliers of the pull (least squares), -sgn mu."""
-        model, L, cw, rows = self.model, self.L, self.cw, self._held()
+        model, cw, rows = self.model, self.cw, self._held()
+        L = float(model.body_size[b])             # as drag_to's
         ev, res = self._evaluate(x)
         J = global_jacobian(model, ev.jac)
         Js = scaled_jacobian(model, J, rows)

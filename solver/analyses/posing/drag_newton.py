@@ -14,13 +14,13 @@ the scaled Jacobian), is taken by forward differences of the Lagrangian's exact 
 along those directions, all of them in one vectorized evaluation of the rows (the kernels
 carry leading axes): H = N^T (grad L(x + h N) - grad L(x)) / h, symmetrised (its
 antisymmetric part is the rotations' non-commuting second order, which vanishes at the
-optimum).  The difference step is FD_STEP of the model's size: the Hessian is then exact
+optimum).  The difference step is FD_STEP of the mechanism's size: the Hessian is then exact
 to about 1e-6 (truncation) and 1e-10 (rounding) of its size, which only sets how fast
 Newton contracts (by about 1e-6 a step), never where it stops: the stopping test is on the
 exact gradient.
 
 Steps are in the scaled coordinates y = cw dq (rotations times each body's length) that
-``algebra.newton`` uses; lengths over the model's size L.
+``algebra.newton`` uses; lengths over the dragged part's mechanism's size L.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from ...base.rotations import quat_to_matrix
 from ...kernels.constraints import body_arrays, evaluate, row_forces
 from ...model.compile import Model
 
-FD_STEP = 1e-6          # of the model's size: the difference step of the Hessian
+FD_STEP = 1e-6          # of the dragged part's mechanism's size: the Hessian's difference step
 NEGATIVE = 1e-6         # an eigenvalue below -NEGATIVE x the largest: not a minimum's Hessian
 FLAT = 1e-8             # an eigenvalue below FLAT x the largest: no curvature (noise ~1e-10)
 
@@ -43,7 +43,7 @@ def lagrangian_gradients(model: Model, r: np.ndarray, p: np.ndarray, jac: np.nda
     nb, 4)) whose rows' Jacobian blocks are ``jac``: F's gradient is (P - T, a x (P - T)) /
     L^2 on body b (a its arm u in world axes), the held rows' is J^T (mu times their row
     scales)."""
-    L = model.length_scale
+    L = float(model.body_size[b])       # the dragged part's mechanism's size (drag.py's L)
     nb = model.nb
     a = np.einsum("...ij,j->...i", quat_to_matrix(p[..., b, :]), u)
     e = r[..., b, :] + a - T
@@ -59,7 +59,7 @@ def reduced_hessian(model: Model, x: tuple[np.ndarray, np.ndarray], N: np.ndarra
     """N^T H N (m, m): the Hessian of F + mu . c along the free directions N (6 nb, m)
     (scaled), by forward differences of the exact gradient (module docstring)."""
     m = N.shape[1]
-    h = FD_STEP * model.length_scale
+    h = FD_STEP * float(model.body_size[b])
     r, p = x
     dq = np.vstack([np.zeros(N.shape[0]), h * N.T / cw])            # x itself, then x + h n_k
     rr, pp = step_pose(np.broadcast_to(r, (m + 1,) + r.shape), np.broadcast_to(p, (m + 1,) + p.shape), dq)

@@ -34,7 +34,7 @@ from .drag_stops import allowed, held_stop
 from .held_newton import RCOND, HoldCoordinate
 
 ANGLE_STEP = 0.1        # rad: set_coordinate moves an angle in steps of at most this
-SLIDE_STEP = 0.05       # of the length scale: ... and a slide in steps of at most this
+SLIDE_STEP = 0.05       # of the slider's mechanism's size: ... and a slide in steps up to this
 INDEPENDENT = 1e-6      # sine of a coordinate row's angle to the held rows' span: kept above
 
 
@@ -69,7 +69,7 @@ def wrap(angle: float) -> float:
 
 def _amount(x: float, angle: bool, size: float = 1.0) -> str:
     """A coordinate's value in its unit: "0.1 m", or "2.7 rad (154.699 deg)" (Blender shows
-    angles in degrees); within ROUNDING of ``size`` (1 rad, or the model's size) of zero, 0
+    angles in degrees); within ROUNDING of ``size`` (1 rad, or its mechanism's size) of zero, 0
     (a pose read from Blender's float32 placements: "it is at 8.6e-09 m" said nothing)."""
     x = 0.0 if abs(x) < ROUNDING * size else x
     return f"{x:.6g} rad ({np.degrees(x):.6g} deg)" if angle else f"{x:.6g} m"
@@ -146,9 +146,18 @@ class Wiggle:
         return Coordinate(joint, name, g, motion, (lower, upper), np.array(own, int),
                           _coupled_index(model, joint, name))
 
+    def _unit(self, c: Coordinate) -> float:
+        """A coordinate's unit: 1 for an angle (rad), for a slide its joint's mechanism's
+        size (m, Model.size_of: a slider's steps and tolerances are its own, not those of
+        a larger mechanism beside it)."""
+        g = c.group
+        if g.kind == ANGLE:
+            return 1.0
+        return float(self.model.size_of([int(g.bi[0]), int(g.bj[0])]))
+
     def _coordinate_row(self, c: Coordinate, x):
         """(value, scaled Jacobian row (6 nb,)) of a coordinate at x: rad or m, the row in
-        residual units (a slide over the length scale) and scaled columns."""
+        residual units (a slide over its mechanism's size) and scaled columns."""
         g, nb = c.group, self.model.nb
         rg, A = body_arrays(self.model, *x)[:2]
         phi, jac = np.empty(1), np.zeros((1, 12))
@@ -156,8 +165,7 @@ class Wiggle:
         row = np.zeros(6 * (nb + 1))
         row[6 * g.bi[0]: 6 * g.bi[0] + 6] += jac[0, :6]
         row[6 * g.bj[0]: 6 * g.bj[0] + 6] += jac[0, 6:]
-        unit = 1.0 if g.kind == ANGLE else self.L
-        return float(phi[0]), row[: 6 * nb] / (unit * self.cw)
+        return float(phi[0]), row[: 6 * nb] / (self._unit(c) * self.cw)
 
     def value(self, joint: str, name: str | None = None) -> float:
         """The coordinate's present value: rad (an angle a limit bounds on its joint's
@@ -197,7 +205,7 @@ class Wiggle:
         no coordinate row): the pose and its tracked values, or None."""
         rows, cw = self._held(), self.cw
         angle = c is not None and c.group.kind == ANGLE
-        unit = 1.0 if angle else self.L
+        unit = 1.0 if c is None else self._unit(c)
 
         problem = HoldCoordinate(self, c, rows, target, angle, unit, cw, wrap, self._keep)
         tol, step_tol = (float(v) for v in rounding_tols(x[0], self.model.body_size))  # far
@@ -269,7 +277,7 @@ class Wiggle:
         small enough to stay on the branch: how far it went (delta, or less where a stop
         held it), or None (pose and stops unchanged) if a step fails."""
         q0 = self._coordinate_row(c, (self.r, self.p))[0]
-        most = ANGLE_STEP if c.group.kind == ANGLE else SLIDE_STEP * self.L
+        most = ANGLE_STEP if c.group.kind == ANGLE else SLIDE_STEP * self._unit(c)
         steps = max(1, int(np.ceil(abs(delta) / most)))
         x, track, active, turns = (self.r, self.p), self._track, self._active, self._turns
         for k in range(1, steps + 1):
@@ -330,7 +338,7 @@ class Wiggle:
             raise SolverError(f"joint {joint!r}: its {c.name} cannot reach "
                               f"{_amount(float(value), angle)} with the other joints closed"
                               f"{_motions_held(self.model, self.t)} (it is at "
-                              f"{_amount(q0, angle, 1.0 if angle else self.L)}){past}",
+                              f"{_amount(q0, angle, self._unit(c))}){past}",
                               self.t, (joint,) + (() if self._past_end is None
                                                   else (self._past_end,)))
         g = self._gaps((self.r, self.p), self._track) if self._bounds is not None else ()
@@ -343,10 +351,11 @@ class Wiggle:
                          tol: float = 1e-6) -> CoordinateRange:
         """How far the coordinate can be set each way from the present pose: swept in
         steps until the joints cannot close (located to ``tol`` rad, or ``tol`` of the
-        length scale), a stop (its own, or another joint's that leaves it no way on) or,
-        for an angle, a whole turn (a crank: ``full_turn``; a coupled angle, a turn each
-        way; a joint with one stop: a turn from the stop on its open side); a slide is swept at most 10 length scales each
-        way.  The pose is left as it was."""
+        slider's mechanism's size), a stop (its own, or another joint's that leaves it no
+        way on) or, for an angle, a whole turn (a crank: ``full_turn``; a coupled angle, a
+        turn each way; a joint with one stop: a turn from the stop on its open side); a
+        slide is swept at most 10 of its mechanism's sizes each way.  The pose is left as
+        it was."""
         c = self.coordinate(joint, name)
         if c.motion is not None:
             raise SolverError(f"joint {joint!r}: its {c.name} is driven by motion "
@@ -356,11 +365,12 @@ class Wiggle:
         q0, lo, hi = self._span(c, self._continuous(c, self._coordinate_row(c, start)[0]))
         if angle and np.isfinite(lo) != np.isfinite(hi):     # a lone stop: a turn from it
             lo, hi = (lo, lo + 2.0 * np.pi) if np.isfinite(lo) else (hi - 2.0 * np.pi, hi)
-        step = 5.0 * ANGLE_STEP if angle else 10.0 * SLIDE_STEP * self.L
+        unit = self._unit(c)
+        step = 5.0 * ANGLE_STEP if angle else 10.0 * SLIDE_STEP * unit
         # a whole turn each way for an angle (a range wider than a turn: to its stops)
         reach = ((np.inf if np.isfinite(lo) and np.isfinite(hi) else 2.0 * np.pi) if angle
-                 else 10.0 * self.L)
-        eps = tol * (1.0 if angle else self.L)
+                 else 10.0 * unit)
+        eps = tol * unit
         ends = []
         for sign, stop in ((1.0, hi), (-1.0, lo)):
             span = min(reach, max(0.0, sign * (stop - q0)))

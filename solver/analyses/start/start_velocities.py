@@ -12,12 +12,14 @@ from ...algebra.rank import row_owner
 from ...base.errors import ExpressionError
 from ...kernels.constraints import body_arrays, evaluate, motion_values, row_rates
 from ...model.compile import Model
+from ...model.islands import island_max
 from ...model.state import State
 from ..structure import Structure
 
-# a rate off by more than this share of the given speeds (m/s, rad/s times the model's
-# size) is named; below it the difference is rounding (of the input too: Model.input_rounding,
-# where the numbers were given rounded, as Blender's float32 fields give them)
+# a rate off by more than this share of the given speeds of its mechanism (m/s, rad/s times
+# the mechanism's size: Model.body_size) is named; below it the difference is rounding (of
+# the input too: Model.input_rounding, where the numbers were given rounded, as Blender's
+# float32 fields give them)
 RATE_TOL = 1e-9
 
 
@@ -27,16 +29,13 @@ def start_velocity_note(model: Model, st: Structure, start: State, analysis: str
     the joints or motions do not allow (the joint or motion most off named, with how far
     its rate is off, m/s or rad/s); None when none were given or they fit."""
     v, w = start.v, start.w
-    L = model.length_scale
-    speed = float(np.abs(v).max(initial=0.0) + L * np.abs(w).max(initial=0.0))
-    if speed == 0.0 or not model.nb:
+    if not model.nb or not (np.any(v) or np.any(w)):
         return None
     if analysis == "kinematic":
         return ("the parts' initial velocities are not used by a kinematic sweep: its motions "
                 "set every velocity")
-    off, row = _rate_off(model, st, start)
-    tol = max(RATE_TOL, model.input_rounding)
-    if row < 0 or off * (1.0 if model.row_is_length[row] else L) <= tol * speed:
+    off, row = _rate_off(model, st, start, max(RATE_TOL, model.input_rounding))
+    if row < 0:
         return None
     unit = "m/s" if model.row_is_length[row] else "rad/s"
     return (f"the parts' initial velocities do not fit {_owner(model, row)} (its rate is off "
@@ -45,9 +44,14 @@ def start_velocity_note(model: Model, st: Structure, start: State, analysis: str
             "through the joints would leave)")
 
 
-def _rate_off(model: Model, st: Structure, start: State) -> tuple[float, int]:
-    """(the largest |J v - rate| over the rows the run keeps, that row; -1 for none): a
-    joint's rate should be zero, a motion's its function's derivative at the start."""
+def _rate_off(model: Model, st: Structure, start: State, tol: float) -> tuple[float, int]:
+    """(|J v - rate| of the row the run keeps that is most off, that row; -1 for none off
+    by more than ``tol`` of its mechanism's given speed): a joint's rate should be zero, a
+    motion's its function's derivative at the start.  Each row's is measured in its own
+    mechanism (island): an angular rate times the size of the mechanism its bodies are in,
+    against the largest speed given in it (|v| + size |w|), so that a mechanism's note
+    does not go quiet beside a larger or faster one that nothing joins to it, nor speak
+    for one given no velocity."""
     rows = st.keep
     if not rows.size:
         return 0.0, -1
@@ -62,8 +66,15 @@ def _rate_off(model: Model, st: Structure, start: State) -> tuple[float, int]:
         except ExpressionError:
             return 0.0, -1           # (the run itself names a motion it cannot evaluate)
     off = np.abs(rates - wanted[rows])
-    k = int(np.argmax(off))
-    return float(off[k]), int(rows[k])
+    speed = island_max(model.body_island, np.abs(start.v).max(axis=1, initial=0.0)
+                       + model.body_size * np.abs(start.w).max(axis=1, initial=0.0))
+    ends = model.row_ends[rows]
+    given = np.append(speed, 0.0)[ends].max(axis=1)           # the ground (nb) gives none
+    unit = np.where(model.row_is_length[rows], 1.0, model.size_of(ends))
+    # a mechanism given no velocity is not named (as alone: nothing given, no note)
+    share = np.where(given > 0.0, off * unit / np.where(given > 0.0, given, 1.0), 0.0)
+    k = int(np.argmax(share))
+    return (float(off[k]), int(rows[k])) if share[k] > tol else (0.0, -1)
 
 
 def _owner(model: Model, row: int) -> str:

@@ -29,7 +29,7 @@ from ...kernels.constraints import body_arrays
 from ...base.rotations import cross
 from ...kernels.contacts import geometry
 from ...model.state import State
-from ..contact_check import OVERLAP_TOL
+from ..contact_check import overlap_tolerance
 from .between import Interval, dips, frame_before, locate
 
 
@@ -46,13 +46,13 @@ def passed_through(sweep: Any, ks: np.ndarray, block: State, newton: Callable,
     if last is None:                         # (the first frame has none before it)
         return
     models = [sweep.models[v] for v in sweep.alive]
-    tol = np.array([overlap_tolerance(m) for m in models])[:, None, None]
+    tol = np.stack([overlap_tolerance(m)[cp.contact] for m in models])[:, None]   # (V, 1, np)
     h = np.diff(sweep.times[np.r_[ks[0] - 1, ks]])
     dip, share = kinks(np.concatenate([last[:, :1], g], 1),
                        np.concatenate([last[:, 1:], d], 1), h, tol)
     for i in np.flatnonzero(dip.any(axis=(1, 2)) & ~sweep.gone):
         _first_pass(sweep, int(i), ks, block, evq, newton, g, dip[i], share[i],
-                    float(tol[i, 0, 0]), last[i, 0])
+                    tol[i, 0], last[i, 0])
 
 
 def gaps_and_rates(cp: Any, r: np.ndarray, A: np.ndarray, v: np.ndarray, w: np.ndarray):
@@ -85,12 +85,6 @@ def kinks(g: np.ndarray, d: np.ndarray, h: np.ndarray, tol: np.ndarray):
     return dip | meet, np.where(meet, s / hh, share)
 
 
-def overlap_tolerance(model: Any) -> float:
-    """m: the least overlap of a contact's parts noted (contact_check.py OVERLAP_TOL of the
-    model's size, or the input's rounding where that is larger)."""
-    return max(OVERLAP_TOL, model.input_rounding) * model.length_scale
-
-
 def _first_pass(sweep, i, ks, block, evq, newton, g, dip, share, tol, g_before) -> None:
     """Variant i's note of each contact whose parts pass through each other in one of the
     block's intervals where a point's interpolant dips (``dip``, ``share`` (F, np)): the
@@ -114,7 +108,7 @@ def _first_pass(sweep, i, ks, block, evq, newton, g, dip, share, tol, g_before) 
             return float(geometry(cp, rg, A, cull=False).gap[point])
         t0, t1 = float(last.t), float(sweep.times[ks[j]])
         g0 = float(g_before[point] if j == 0 else g[i, j - 1, point])
-        met = locate(gap, t0, t1, g0, float(share[j, point]), tol)
+        met = locate(gap, t0, t1, g0, float(share[j, point]), float(tol[point]))
         if met is None:                      # (the interpolant's dip, not the motion's)
             continue
         tb = t0 + float(share[j, point]) * (t1 - t0)
