@@ -84,7 +84,6 @@ class Algebra:
         col = np.ones((len(models), model.nb, 6))
         col[..., 3:] = self.blen[..., None]
         self.cw = col.reshape(len(models), 1, -1)                                 # (V, 1, 6 nb)
-        self.L = np.array([m.length_scale for m in models])[:, None]              # (V, 1)
         self.size = np.stack([m.body_size for m in models])[:, None]              # (V, 1, nb)
 
     def only(self, idx: np.ndarray, model: Model, take: Callable | None = None) -> "Algebra":
@@ -92,7 +91,7 @@ class Algebra:
         out = object.__new__(Algebra)
         out.__dict__.update(self.__dict__)
         out.model, out.take = model, take
-        out.rs, out.cw, out.L, out.blen = self.rs[idx], self.cw[idx], self.L[idx], self.blen[idx]
+        out.rs, out.cw, out.blen = self.rs[idx], self.cw[idx], self.blen[idx]
         out.size = self.size[idx]
         return out
 
