@@ -163,8 +163,10 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         if not 0 <= i < len(table):
             raise MechanismError(f"no variant {i}: the study has variants 0 to {len(table) - 1}")
         if i in table.failures:
-            raise MechanismError(f"variant {i} ({describe(table.values(i))}) failed, there is "
-                                 f"nothing to bake: {table.failures[i]}")
+            values = table.values(i)       # SI units named; the error's report adds the scene's
+            said = describe(values, study.si_units(context.scene, values))
+            raise MechanismError(f"variant {i} ({said}) failed, there is nothing to bake: "
+                                 f"{table.failures[i]}")
         sm = read_design(context.scene)
         bake_checks.refuse_bake(sm, context.scene)
         try:
