@@ -33,6 +33,13 @@ from .scene_reader import read_design
 PLOT_IMAGE = "Mechanism study plot"
 
 
+def said_values(scene, values: dict[str, float]) -> str:
+    """A variant's values for a report, "rod.marker.position.x = 0.00381 m (0.15 in)": each
+    in its SI unit, as the table holds it, and a length or angle also in the scene's units,
+    as the Start and Stop fields took it and every other report writes it."""
+    return scene_lengths(describe(values, study.si_units(scene, values)), scene)
+
+
 def _object_mode(cls, context) -> bool:
     if context.scene is None:
         return False
@@ -119,19 +126,18 @@ class MECHANISM_OT_study_run(BackgroundRun, bpy.types.Operator):
                 f"{len(res.times)} frames: {len(table) - len(table.failures)} ran")
         if res.notes:    # the batched run fell back to one by one, reactions least-norm, ...
             self.report({"WARNING"}, "Study notes: " + "; ".join(res.notes))
-        units = study.si_units(context.scene, table.parameters)
         found = self._sm.notes()       # what reading the scene found, as Bake says it
         if table.failures:
             i, why = next(iter(table.failures.items()))
             self.report({"WARNING"}, "; ".join([
                 f"{done}, {len(table.failures)} failed (variant {i}, "
-                f"{describe(table.values(i), units)}: {scene_lengths(why, context.scene)})"]
-                + found))
+                f"{said_values(context.scene, table.values(i))}: "
+                f"{scene_lengths(why, context.scene)})"] + found))
         else:
             order = table.order(st.sort_column, st.sort_descending)
             self.report({"WARNING"} if found else {"INFO"}, "; ".join([
                 f"{done}; first by {st.sort_column}: variant {order[0]} "
-                f"({describe(table.values(order[0]), units)})"] + found))
+                f"({said_values(context.scene, table.values(order[0]))})"] + found))
         return {"FINISHED"}
 
 
@@ -157,8 +163,10 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         if not 0 <= i < len(table):
             raise MechanismError(f"no variant {i}: the study has variants 0 to {len(table) - 1}")
         if i in table.failures:
-            raise MechanismError(f"variant {i} ({describe(table.values(i))}) failed, there is "
-                                 f"nothing to bake: {table.failures[i]}")
+            values = table.values(i)       # SI units named; the error's report adds the scene's
+            said = describe(values, study.si_units(context.scene, values))
+            raise MechanismError(f"variant {i} ({said}) failed, there is nothing to bake: "
+                                 f"{table.failures[i]}")
         sm = read_design(context.scene)
         bake_checks.refuse_bake(sm, context.scene)
         try:
@@ -237,8 +245,9 @@ class MECHANISM_OT_study_bake(BackgroundRun, bpy.types.Operator):
         for name in values:
             v = design_value(sm.mech, resolve(sm.mech, name))
             if v is not None:          # (in the SI unit the variant's own value is said in)
-                kept.append(f"{name} stays {v:.6g}" + (f" {units[name]}" if units[name] else ""))
-        done = (f"baked variant {i} ({describe(values, units)}): "
+                kept.append(scene_lengths(f"{name} stays {v:.6g}" +
+                                          (f" {units[name]}" if units[name] else ""), scene))
+        done = (f"baked variant {i} ({said_values(scene, values)}): "
                 f"{len(result.times)} frames; the "
                 f"scene's design is unchanged ({', '.join(kept) or 'its settings as they were'}),"
                 " only the baked motion is the variant's")

@@ -122,7 +122,7 @@ def test_study_table_sort_bake_reload_export_plot(blender, extension, tmp_path) 
     assert sc["piston"].mechanism.baked and "reaction_force" in "".join(sc["cylinder"].keys())
     # a failed variant: refused by name, nothing changed
     snap = bs.snapshot(bpy)
-    with pytest.raises(RuntimeError, match=r"variant 1 \(piston.mass = 0.5, .*\) failed"):
+    with pytest.raises(RuntimeError, match=r"variant 1 \(piston.mass = 0.5 kg, .*\) failed"):
         bpy.ops.mechanism.study_bake(variant=1)
     assert bs.differences(snap, bs.snapshot(bpy)) == []
     # Export: the solver's own CSV

@@ -158,3 +158,32 @@ def test_loading_a_file_lets_go_of_the_last_runs_results(blender, extension, tmp
         bpy.ops.wm.open_mainfile(filepath=path)
     gc.collect()
     assert kept() is None
+
+
+def test_study_reports_say_lengths_in_the_scenes_inches_too(blender, extension, capfd) -> None:
+    """In a scene drawn in inches (Unit Scale 0.0254, Length Inches) a rod length typed as
+    0.16 and -0.1 in (too short to reach: that variant fails) is said by Run Study, Bake
+    Variant and Bake Variant's refusal of the failed one in the solver's metres and, as every
+    other report does (docs/blender.md, Units), in the inches the user typed:
+    "position.x = 0.004064 m (0.16 in)", "stays 0.00381 m (0.15 in)"."""
+    bpy = blender
+    sc = bs.slider_crank(bpy)
+    units = bpy.context.scene.unit_settings
+    units.system, units.length_unit, units.scale_length = "IMPERIAL", "INCHES", 0.0254
+    rod_marker = sc["small_end"].mechanism.marker_j.name           # on the rod, x = 0.15 in
+    st = bpy.context.scene.mechanism.study
+    st.pick_1 = f"{rod_marker}.position.x"
+    st.start_1_length, st.stop_1_length, st.count_1 = 0.16, -0.1, 2
+    capfd.readouterr()
+    assert bpy.ops.mechanism.study_run() == {"FINISHED"}
+    out = capfd.readouterr()
+    said = out.out + out.err
+    assert f"(variant 1, {rod_marker}.position.x = -0.00254 m (-0.1 in): " in said, said
+    assert bpy.ops.mechanism.study_bake(variant=0) == {"FINISHED"}
+    out = capfd.readouterr()
+    said = out.out + out.err
+    assert (f"baked variant 0 ({rod_marker}.position.x = 0.004064 m (0.16 in))" in said
+            and f"({rod_marker}.position.x stays 0.00381 m (0.15 in))" in said), said
+    with pytest.raises(RuntimeError, match=rf"variant 1 \({rod_marker}.position.x = "
+                       r"-0.00254 m \(-0.1 in\)\) failed"):
+        bpy.ops.mechanism.study_bake(variant=1)
