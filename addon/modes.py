@@ -46,8 +46,11 @@ class MECHANISM_OT_find_modes(bpy.types.Operator):
             item.frequency, item.damping_ratio = float(f), float(z)
         st.mode_index = 0
         said = f"{len(modes)} mode(s) about the equilibrium at frame {frame_text(scene.frame_current)}"
+        if not len(modes):          # (Bake Mode's poll then asks for a Find Modes: say why)
+            said = (f"no mode at frame {frame_text(scene.frame_current)}: the joints and the "
+                    "motions leave no freedom to vibrate (a joint whose Motion is None is free)")
         notes = sm.notes() + _solver_notes(scene, modes)   # the scene's reading (gravity,
-        if notes:                                 # meshes), then the modes' own, as Bake says them
+        if notes or not len(modes):               # meshes), then the modes' own, as Bake says them
             self.report({"WARNING"}, "; ".join([said] + notes))
         else:
             self.report({"INFO"}, said)
@@ -70,7 +73,8 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
     def poll(cls, context):
         st = context.scene.mechanism if context.scene else None
         if st is None or not 0 <= st.mode_index < len(st.modes):
-            cls.poll_message_set("Find Modes first, then pick one in the list")
+            cls.poll_message_set("Find Modes first, then pick one in the list (a mechanism "
+                                 "its motions drive in every freedom has none)")
             return False
         if context.mode != "OBJECT":              # keys are written to objects, not meshes
             cls.poll_message_set("Bake Mode works in Object Mode: leave Edit Mode (Tab) first")

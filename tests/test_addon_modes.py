@@ -179,3 +179,18 @@ def test_find_modes_says_what_reading_the_scene_found(blender, capfd) -> None:
     said = capfd.readouterr().out
     assert "baked mode 1" in said and \
         "gravity: the scene's Gravity is 0.00981 m/s^2 at unit scale 0.001" in said, said
+
+
+def test_find_modes_says_why_a_driven_mechanism_has_no_mode(blender, capfd) -> None:
+    """The pendulum's pin driven by a motion: no freedom is left to vibrate, so Find Modes
+    finds none, and says why (it said "0 mode(s) ..." and Bake Mode then asked for a Find
+    Modes), as a warning; the list stays empty and Bake Mode waits."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    d["pin"].mechanism.motion_type = "EXPRESSION"
+    capfd.readouterr()
+    assert bpy.ops.mechanism.find_modes() == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert "no mode at frame 1: the joints and the motions leave no freedom" in said, said
+    assert "Warning" in said and len(bpy.context.scene.mechanism.modes) == 0
+    assert not bpy.ops.mechanism.bake_mode.poll()
