@@ -152,3 +152,19 @@ def test_winding_number_is_one_inside_and_zero_outside() -> None:
     P = np.array([[0.0, 0.0, 0.0], [0.4, -0.3, 0.2], [2.0, 0.0, 0.0], [0.0, 0.6, 0.0]])
     np.testing.assert_allclose(winding_numbers(P, A, B, C), [1, 1, 0, 0], atol=1e-12)
     np.testing.assert_allclose(winding_numbers(P, A, C, B), [-1, -1, 0, 0], atol=1e-12)
+
+
+def test_a_shell_inside_out_and_inside_no_other_is_flipped() -> None:
+    """A 2 m cube and a unit cube 3 m away turned inside out: the second is no cavity (its
+    centre is inside no other shell), so it is flipped: 9 m^3, not 8 - 1, and said; the
+    same unit cube inside the 2 m cube stays a cavity (7 m^3); every shell inside out is
+    the whole mesh's, flipped as one (9 m^3)."""
+    apart = join(box((2, 2, 2)), inside_out(box((1, 1, 1), (3, 0, 0))))
+    mp = mesh_mass_properties(*apart)
+    assert mp.volume == pytest.approx(9.0, rel=RTOL)
+    assert mp.warnings == ("1 shell inside out (negative volume) and inside no other: "
+                           "flipped",)
+    both = mesh_mass_properties(*join(inside_out(box((2, 2, 2))),
+                                      inside_out(box((1, 1, 1), (3, 0, 0)))))
+    assert both.volume == pytest.approx(9.0, rel=RTOL)
+    assert both.warnings == ("inside-out normals (negative volume): flipped",)

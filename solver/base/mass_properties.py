@@ -34,7 +34,7 @@ one (world units, scale and shear included), and
   without forming world vertices.
 
 Shells.  A closed mesh of several pieces is the sum of their signed volumes (a cavity: an
-inner piece with inward normals); a piece repeating another at the same vertices is left
+inner piece with inward normals; one inside no other is flipped); a piece repeating another at the same vertices is left
 out, and pieces overlapping are said with the share counted twice (``shells.py``).
 
 Without ``matrix`` everything is in the mesh's own frame.  Inside-out meshes are detected

@@ -143,10 +143,30 @@ def shared_volumes(V: np.ndarray, tri: tuple, tri_shell: np.ndarray, shell: np.n
     return found
 
 
+def _inside_out(X: np.ndarray, tri: tuple, tri_shell: np.ndarray, moment: np.ndarray,
+                volumes: np.ndarray) -> np.ndarray:
+    """(k,) bool: the shells of negative volume whose centroid is inside no outward shell
+    (their winding numbers there summed below 1/2): inside out, not a cavity.  ``moment``
+    (3, T) each triangle's det times the sum of its corners (24 times its first moment).
+    None of them when every shell is: the whole mesh is inside out, flipped as one."""
+    inward = volumes < 0
+    if not inward.any() or inward.all():
+        return np.zeros(volumes.size, dtype=bool)
+    k = volumes.size
+    centroid = np.stack([np.bincount(tri_shell, m, k) for m in moment], axis=1)[inward]
+    centroid /= 4.0 * volumes[inward, None]                  # (24 first) / (6 vol) / 4
+    outward = ~inward[tri_shell]
+    A, B, C = (X[t[outward]] for t in tri)
+    flip = np.zeros(k, dtype=bool)
+    flip[inward] = winding_numbers(centroid, A, B, C) < 0.5
+    return flip
+
+
 def one_solid(V: np.ndarray, flat: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
               tri: tuple) -> tuple[tuple, list[str]]:
     """(the triangles (i0, i1, i2) of a closed mesh's solid, what to say of its shells):
-    a shell repeating another is left out (exact); shells overlapping are kept and said,
+    a shell inside out and inside no other is turned (exact), a shell repeating another
+    is left out (exact); shells overlapping are kept and said,
     with the share of the volume counted twice and the remedy.  A mesh of one piece is
     returned as it is, after one pass of ``vertex_shells``."""
     label = vertex_shells(flat, sizes, starts, len(V))
@@ -160,11 +180,19 @@ def one_solid(V: np.ndarray, flat: np.ndarray, sizes: np.ndarray, starts: np.nda
     tri_shell = shell[tri[0]]
     X = V - V[used].mean(axis=0)
     a, b, c = (X[t] for t in tri)
-    volumes = np.bincount(tri_shell, np.einsum("tk,tk->t", a, np.cross(b, c)),
-                          roots.size) / 6.0
+    d = np.einsum("tk,tk->t", a, np.cross(b, c))
+    volumes = np.bincount(tri_shell, d, roots.size) / 6.0
+    said = []
+    flip = _inside_out(X, tri, tri_shell, d * (a + b + c).T, volumes)
+    if flip.any():
+        n = int(flip.sum())
+        said.append(f"{n} shell{'s' if n > 1 else ''} inside out (negative volume) and "
+                    "inside no other: flipped")
+        turned = flip[tri_shell]
+        tri = (tri[0], np.where(turned, tri[2], tri[1]), np.where(turned, tri[1], tri[2]))
+        volumes = np.where(flip, -volumes, volumes)
     extent = float(np.max(np.ptp(X[used], axis=0)))
     drop = coincident(X, shell, volumes, extent)
-    said = []
     if drop.any():
         n = int(drop.sum())
         said.append(f"{n} shell{'s' if n > 1 else ''} lying on another, the same vertices "
