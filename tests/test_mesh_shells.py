@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from solver.base.mass_properties import mesh_mass_properties
-from solver.base.shells import vertex_shells, winding_numbers
+from solver.base.shells import GRID_CELLS, WINDING_BUDGET, vertex_shells, winding_numbers
 from test_mass_properties import box, box_inertia, prism, uv_sphere
 
 RTOL = 1e-12        # closed forms summed over a few faces: rounding only
@@ -100,7 +100,7 @@ def test_a_cylinder_pushed_into_a_plate_says_the_volume_inside_both() -> None:
     summed = 0.1 + area * 0.4
     assert mp.volume == pytest.approx(summed, rel=RTOL)
     perimeter = 64 * r * np.sin(np.pi / 32)
-    cells = 19          # (1e6 points x triangles / 136 triangles)^(1/3), shells.GRID_CELLS
+    cells = int(np.clip(np.cbrt(WINDING_BUDGET / 136), *GRID_CELLS))   # 136 triangles
     band = np.sqrt(2) * (2 * r / cells) * perimeter * depth
     (warning,) = mp.warnings
     assert shared_percent(warning) == pytest.approx(100 * area * depth / summed,
@@ -116,7 +116,7 @@ def test_a_sphere_inside_a_box_is_said_to_lie_inside_it() -> None:
     alone = mesh_mass_properties(*sphere).volume
     (warning,) = mesh_mass_properties(*join(box((3, 3, 3)), sphere)).warnings
     inside = float(warning.split("has ")[1].split("%")[0])
-    cells = int(np.clip(np.cbrt(1e6 / (16 * 8 * 2 - 32 + 12)), 6, 24))
+    cells = int(np.clip(np.cbrt(WINDING_BUDGET / (16 * 8 * 2 - 32 + 12)), *GRID_CELLS))
     band = np.sqrt(2) * (2.0 / cells) * 4 * np.pi
     assert inside == pytest.approx(100.0, abs=100 * band / alone)
     assert "the shell of vertex 8 has" in warning and "inside that of vertex 0" in warning
@@ -168,3 +168,18 @@ def test_a_shell_inside_out_and_inside_no_other_is_flipped() -> None:
                                       inside_out(box((1, 1, 1), (3, 0, 0)))))
     assert both.volume == pytest.approx(9.0, rel=RTOL)
     assert both.warnings == ("inside-out normals (negative volume): flipped",)
+
+
+def test_copies_among_many_shells_are_each_left_out_once() -> None:
+    """Five boxes of different sizes and places, each twice and one three times, the
+    shells in shuffled order: six copies left out, the five boxes' volume exact, and a
+    box of the same size elsewhere (no copy) kept."""
+    rng = np.random.default_rng(7)
+    boxes = [box(rng.uniform(0.5, 1.0, 3), (3.0 * i, 0.0, 0.0)) for i in range(5)]
+    pieces = boxes + boxes + [boxes[2], box(boxes[0][0].ptp(axis=0), (0.0, 5.0, 0.0))]
+    order = rng.permutation(len(pieces))
+    mp = mesh_mass_properties(*join(*[pieces[i] for i in order]))
+    exact = sum(np.prod(b[0].ptp(axis=0)) for b in boxes) + np.prod(boxes[0][0].ptp(axis=0))
+    assert mp.volume == pytest.approx(exact, rel=RTOL)
+    assert mp.warnings == ("6 shells lying on another, the same vertices (a copy not moved, "
+                           "or a Mirror modifier without Merge): left out",)

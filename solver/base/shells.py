@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-# points times triangles of one pair's winding numbers (about 0.1 s of numpy): the grid's
-# cells per axis are as many as this allows, within GRID_CELLS; taken CHUNK at a time (a
+# points times triangles of all pairs' winding numbers (about 0.2 s of numpy): a pair's
+# grid has as many cells per axis as its share allows, within GRID_CELLS; taken CHUNK at a time (a
 # few MB of arrays: in the processor's cache)
-WINDING_BUDGET = 1_000_000
-GRID_CELLS = (6, 24)
+WINDING_BUDGET = 2_000_000
+GRID_CELLS = (4, 24)
 CHUNK = 100_000
 # coordinates equal to this fraction of the mesh's extent are the same point: Blender keeps
 # vertex positions in float32 (unit round-off 6e-8), a mirrored copy's to that rounding
@@ -63,31 +63,29 @@ def _boxes(V: np.ndarray, shell: np.ndarray, k: int) -> tuple[np.ndarray, np.nda
     return np.minimum.reduceat(V[order], first), np.maximum.reduceat(V[order], first)
 
 
-def coincident(V: np.ndarray, shell: np.ndarray, volumes: np.ndarray,
+def coincident(V: np.ndarray, shell: np.ndarray, volumes: np.ndarray, lo: np.ndarray,
                extent: float) -> np.ndarray:
-    """(k,) bool: the shells that repeat an earlier one: the same number of vertices at the
-    same positions (to SAME_POINT_RTOL of ``extent``) and the same signed volume (to the
-    same rounding, relative).  ``shell`` (n,) each vertex's shell in 0..k-1, or -1 for a
-    vertex of no face; ``volumes`` (k,) signed."""
+    """(k,) bool: the shells that repeat another kept: the same number of vertices at the
+    same positions (to SAME_POINT_RTOL of ``extent``) and the same signed volume (to that
+    rounding, relative).  ``shell`` (n,) each vertex's shell in 0..k-1, or -1 for a vertex
+    of no face; ``volumes`` (k,) signed; ``lo`` (k, 3) their boxes' lowest corners.  The
+    shells sorted by vertex count, box corner (to a thousandth of the extent) and volume,
+    a copy comes next to its original: only neighbours are compared (a copy missed where
+    a rounded corner straddles a step is still said as two shells overlapping)."""
     k = volumes.size
     used = shell >= 0
     count = np.bincount(shell[used], minlength=k)
+    corner = np.floor(lo / (1e-3 * extent))
+    order = np.lexsort((volumes, corner[:, 2], corner[:, 1], corner[:, 0], count))
+    p, q = order[:-1], order[1:]
     tol = SAME_POINT_RTOL * extent
+    alike = ((count[p] == count[q]) & np.isclose(volumes[p], volumes[q], rtol=1e-5, atol=0)
+             & np.all(np.abs(lo[p] - lo[q]) <= tol, axis=1))
     drop = np.zeros(k, dtype=bool)
-    sorted_points = {}
-
-    def points(i):
-        if i not in sorted_points:
-            P = V[shell == i]
-            sorted_points[i] = P[np.lexsort(np.round(P / tol).T[::-1])]
-        return sorted_points[i]
-
-    for j in range(1, k):
-        for i in np.flatnonzero((count[:j] == count[j]) & ~drop[:j]
-                                & np.isclose(volumes[:j], volumes[j], rtol=1e-5, atol=0)):
-            if np.all(np.abs(points(i) - points(j)) <= tol):
-                drop[j] = True
-                break
+    for i, j in zip(p[alike], q[alike]):
+        P, Q = V[shell == i], V[shell == j]
+        P, Q = (Y[np.lexsort(np.round(Y / tol).T[::-1])] for Y in (P, Q))
+        drop[j] = bool(np.all(np.abs(P - Q) <= tol))
     return drop
 
 
@@ -110,36 +108,46 @@ def winding_numbers(points: np.ndarray, A: np.ndarray, B: np.ndarray,
     return out
 
 
-def shared_volumes(V: np.ndarray, tri: tuple, tri_shell: np.ndarray, shell: np.ndarray,
-                   volumes: np.ndarray, skip: np.ndarray) -> list[tuple[int, int, float]]:
+def _meeting(lo: np.ndarray, hi: np.ndarray, which: np.ndarray) -> list[tuple[int, int]]:
+    """The pairs (i, j) of the shells ``which`` whose boxes (lo, hi) overlap with a volume:
+    swept along x, each box against those starting before it ends."""
+    order = which[np.argsort(lo[which, 0], kind="stable")]
+    ends = np.searchsorted(lo[order, 0], hi[order, 0])
+    pairs = []
+    for pos in np.flatnonzero(ends > np.arange(order.size) + 1):
+        i, js = order[pos], order[pos + 1:ends[pos]]
+        js = js[np.all(np.maximum(lo[i], lo[js]) < np.minimum(hi[i], hi[js]), axis=1)]
+        pairs += [(int(min(i, j)), int(max(i, j))) for j in js]
+    return sorted(pairs)
+
+
+def shared_volumes(V: np.ndarray, tri: tuple, tri_shell: np.ndarray, volumes: np.ndarray,
+                   skip: np.ndarray, lo: np.ndarray,
+                   hi: np.ndarray) -> list[tuple[int, int, float]]:
     """[(i, j, volume)] of each pair of outward shells (positive signed volume, not in
-    ``skip``) whose bounding boxes meet: the volume inside both, estimated on a grid of
-    cell centres over the boxes' intersection (module docstring); pairs sharing none are
-    left out.  ``tri`` the triangles' vertex indices (i0, i1, i2), ``tri_shell`` their shell,
-    ``shell`` each vertex's (-1: in no face), ``volumes`` each shell's signed volume."""
+    ``skip``) whose bounding boxes (``lo``, ``hi``) meet: the volume inside both, estimated
+    on a grid of cell centres over the boxes' intersection (module docstring), the grids
+    of all pairs within WINDING_BUDGET together; pairs sharing none are left out.  ``tri``
+    the triangles' vertex indices (i0, i1, i2), ``tri_shell`` their shell, ``volumes``
+    each shell's signed volume."""
     k = volumes.size
-    used = shell >= 0
-    lo, hi = _boxes(V[used], shell[used], k)
-    outward = (volumes > 0) & ~skip
+    pairs = _meeting(lo, hi, np.flatnonzero((volumes > 0) & ~skip))
+    by_shell = np.argsort(tri_shell, kind="stable")
+    first = np.searchsorted(tri_shell[by_shell], np.arange(k + 1))
+    corners = [V[t[by_shell]] for t in tri]              # (each (T, 3), shell by shell)
     found = []
-    for i in np.flatnonzero(outward)[:-1]:
-        later = np.arange(i + 1, k)
-        meet = later[outward[i + 1:] & np.all((np.maximum(lo[i], lo[i + 1:])
-                                               < np.minimum(hi[i], hi[i + 1:])), axis=1)]
-        for j in meet:
-            low, high = np.maximum(lo[i], lo[j]), np.minimum(hi[i], hi[j])
-            mine = (tri_shell == i) | (tri_shell == j)
-            A, B, C = (V[t[mine]] for t in tri)
-            cells = int(np.clip(np.cbrt(WINDING_BUDGET / len(A)), *GRID_CELLS))
-            h = (high - low) / cells
-            axes = [low[d] + h[d] * (np.arange(cells) + 0.5) for d in range(3)]
-            P = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
-            of_i = tri_shell[mine] == i
-            inside = ((winding_numbers(P, A[of_i], B[of_i], C[of_i]) > 0.5)
-                      & (winding_numbers(P, A[~of_i], B[~of_i], C[~of_i]) > 0.5))
-            if inside.any():
-                shared = min(inside.sum() * np.prod(h), volumes[i], volumes[j])
-                found.append((int(i), int(j), float(shared)))   # (no more than either has)
+    for i, j in pairs:
+        low, high = np.maximum(lo[i], lo[j]), np.minimum(hi[i], hi[j])
+        faces = [[c[first[s]:first[s + 1]] for c in corners] for s in (i, j)]
+        n = sum(len(f[0]) for f in faces)
+        cells = int(np.clip(np.cbrt(WINDING_BUDGET / len(pairs) / n), *GRID_CELLS))
+        h = (high - low) / cells
+        axes = [low[d] + h[d] * (np.arange(cells) + 0.5) for d in range(3)]
+        P = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
+        inside = (winding_numbers(P, *faces[0]) > 0.5) & (winding_numbers(P, *faces[1]) > 0.5)
+        if inside.any():
+            shared = min(inside.sum() * np.prod(h), volumes[i], volumes[j])
+            found.append((i, j, float(shared)))           # (no more than either has)
     return found
 
 
@@ -192,13 +200,14 @@ def one_solid(V: np.ndarray, flat: np.ndarray, sizes: np.ndarray, starts: np.nda
         tri = (tri[0], np.where(turned, tri[2], tri[1]), np.where(turned, tri[1], tri[2]))
         volumes = np.where(flip, -volumes, volumes)
     extent = float(np.max(np.ptp(X[used], axis=0)))
-    drop = coincident(X, shell, volumes, extent)
+    lo, hi = _boxes(X[used], shell[used], roots.size)
+    drop = coincident(X, shell, volumes, lo, extent)
     if drop.any():
         n = int(drop.sum())
         said.append(f"{n} shell{'s' if n > 1 else ''} lying on another, the same vertices "
                     "(a copy not moved, or a Mirror modifier without Merge): left out")
         tri = tuple(t[~drop[tri_shell]] for t in tri)
-    pairs = shared_volumes(X, tri, shell[tri[0]], shell, volumes, drop)
+    pairs = shared_volumes(X, tri, shell[tri[0]], volumes, drop, lo, hi)
     if pairs:
         total = float(volumes[~drop].sum())
         twice = sum(v for _, _, v in pairs)
