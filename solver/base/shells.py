@@ -7,8 +7,10 @@ volume: right for shells apart, and for a cavity (an inner shell with inward nor
 negative volume), but a region inside two outward shells is counted twice.  Here:
 
 * ``vertex_shells``: each vertex's shell (the faces joined through shared vertices);
-* ``coincident``: the shells that repeat an earlier one (the same vertex positions, the
-  same signed volume): dropped, the solid's volume is then exact;
+* ``_inside_out``: a shell of negative volume inside no outward one is no cavity but
+  inside out: turned, exact;
+* ``coincident``: the shells that repeat another (the same vertex positions, the same
+  signed volume): dropped, the solid's volume is then exact;
 * ``shared_volumes``: for the other shells whose bounding boxes meet, the volume inside
   two outward shells, sampled at the centres of a grid over the boxes' intersection by the
   shells' winding numbers (the solid angle of each triangle, Van Oosterom & Strackee 1983,
@@ -20,9 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import elementary
+
 # points times triangles of all pairs' winding numbers (about 0.2 s of numpy): a pair's
-# grid has as many cells per axis as its share allows, within GRID_CELLS; taken CHUNK at a time (a
-# few MB of arrays: in the processor's cache)
+# grid has as many cells per axis as its share allows, within GRID_CELLS; taken CHUNK at a
+# time (a few MB of arrays: in the processor's cache)
 WINDING_BUDGET = 2_000_000
 GRID_CELLS = (4, 24)
 CHUNK = 100_000
@@ -36,7 +40,7 @@ def vertex_shells(flat: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
     """(nv,) each vertex's shell, labelled by the smallest vertex index in it: the
     connected components of the polygons' corners.  Each pass hooks the label of every
     corner onto the smallest label of its polygon, then jumps pointers to the roots, until
-    every polygon's corners share one label (a mesh of one piece: one pass, about a sixth
+    every polygon's corners share one label (a mesh of one piece: one pass, about a tenth
     of the mass sums' time)."""
     flat = flat.astype(np.int32)
     label = np.arange(nv, dtype=np.int32)
@@ -104,7 +108,7 @@ def winding_numbers(points: np.ndarray, A: np.ndarray, B: np.ndarray,
         num = np.einsum("ptk,ptk->pt", a, np.cross(b, c))
         den = (la * lb * lc + np.einsum("ptk,ptk->pt", a, b) * lc
                + np.einsum("ptk,ptk->pt", b, c) * la + np.einsum("ptk,ptk->pt", c, a) * lb)
-        out[s:s + step] = np.arctan2(num, den).sum(axis=1) / (2.0 * np.pi)
+        out[s:s + step] = elementary.arctan2(num, den).sum(axis=1) / (2.0 * np.pi)
     return out
 
 
@@ -174,9 +178,9 @@ def one_solid(V: np.ndarray, flat: np.ndarray, sizes: np.ndarray, starts: np.nda
               tri: tuple) -> tuple[tuple, list[str]]:
     """(the triangles (i0, i1, i2) of a closed mesh's solid, what to say of its shells):
     a shell inside out and inside no other is turned (exact), a shell repeating another
-    is left out (exact); shells overlapping are kept and said,
-    with the share of the volume counted twice and the remedy.  A mesh of one piece is
-    returned as it is, after one pass of ``vertex_shells``."""
+    is left out (exact); shells overlapping are kept and said, with the share of the
+    volume counted twice and the remedy.  A mesh of one piece is returned as it is, after
+    one pass of ``vertex_shells``."""
     label = vertex_shells(flat, sizes, starts, len(V))
     roots = label[flat]
     if roots.min() == roots.max():
