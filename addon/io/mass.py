@@ -83,9 +83,11 @@ def mesh_note(name: str, warning: str, mass: float,
     ``from_mesh``): the part, what is wrong and the mass used (kg, written by ``mass_text``
     in the scene's Mass unit, as the Mass field shows it).  An open, non-manifold
     or inconsistently oriented mesh gives the divergence-theorem mass of the faces it has,
-    not the solid's; inside-out normals alone are flipped and the mass is right."""
-    flipped_only = all(w.startswith("inside-out") for w in warning.split("; "))
-    fix = "" if flipped_only else (" (of the faces there are, not of a solid: close the mesh, "
+    not the solid's; inside-out normals alone are flipped, and a shell lying on another
+    left out: the mass is right; shells overlapping say their own remedy."""
+    unclosed = any(w.startswith(("open", "non-manifold", "inconsistent"))
+                   for w in warning.split("; "))
+    fix = "" if not unclosed else (" (of the faces there are, not of a solid: close the mesh, "
                                    "or type the mass in)")
     return f"part {name!r}: {warning}; mass used {mass_text(mass)}{fix}"
 

@@ -33,6 +33,10 @@ one (world units, scale and shear included), and
   I_world = R @ inertia @ R.T.  Because L = R S, this is |det L| S C_local S^T, computed
   without forming world vertices.
 
+Shells.  A closed mesh of several pieces is the sum of their signed volumes (a cavity: an
+inner piece with inward normals; one inside no other is flipped); a piece repeating another at the same vertices is left
+out, and pieces overlapping are said with the share counted twice (``shells.py``).
+
 Without ``matrix`` everything is in the mesh's own frame.  Inside-out meshes are detected
 in the mesh's own orientation, so a mirroring matrix (det L < 0) is not reported as one.
 """
@@ -46,6 +50,7 @@ import numpy as np
 
 from .errors import MechanismError
 from .rotations import matrix_to_quat
+from .shells import one_solid
 
 ZERO_VOLUME_RTOL = 1e-10   # |V| below this times (mesh extent)^3 counts as zero volume
 
@@ -238,7 +243,11 @@ def mesh_mass_properties(vertices, faces: Sequence[Sequence[int]] | np.ndarray,
     uses = np.bincount(flat, minlength=V.shape[0])            # each vertex's corners
     ref = uses @ V / flat.size                                # the mean face corner
     X = (V - ref).T.copy()                                    # (3, n)
-    six, first, second = _moments(X, *_fan_corners(flat, sizes, starts))
+    tri = _fan_corners(flat, sizes, starts)
+    if closed:                                  # shells on or in each other (shells.py)
+        tri, said = one_solid(V, flat, sizes, starts, tri)
+        warns += said
+    six, first, second = _moments(X, *tri)
     vol, first, second = six / 6.0, first / 24.0, second / 120.0
 
     X = X if uses.all() else X[:, uses > 0]                  # (the faces' vertices)
