@@ -439,7 +439,10 @@ class MECHANISM_OT_bake(BackgroundRun, bpy.types.Operator):
             context.scene.frame_set(context.scene.frame_current,
                                     subframe=context.scene.frame_subframe)
         couplers = f"{len(sm.couplers)} coupler(s), " if sm.couplers else ""
-        impacts = f", {len(result.impacts)} impact(s) at the stops" if sm.limits else ""
+        # only a rigid stop in a dynamic run is struck (a compliant one pushes as a force)
+        struck = result.analysis == "dynamic" and any(
+            ob.mechanism.limit_model == "RIGID" for ob, _ in sm.limits.values())
+        impacts = f", {len(result.impacts)} impact(s) at the stops" if struck else ""
         rest = result.rest_from
         rest = (f", at rest from frame {frame_text(sm.timeline.frames[rest])}"
                 if rest is not None and rest + 1 < len(result.times) else "")

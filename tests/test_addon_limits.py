@@ -147,6 +147,31 @@ def test_compliant_slide_stop_in_millimetres(blender, extension) -> None:
     assert baked_prop(d["rail"], "limit_force")[-1] == pytest.approx(mass * 9.81, rel=1e-5)
 
 
+def test_a_bake_counts_impacts_only_where_a_stop_can_be_struck(blender, capfd) -> None:
+    """A compliant stop pushes back as a force and a kinematic run has no impacts: a bake
+    of either says nothing of "impact(s) at the stops" (a count of 0 read as if the block
+    never reached its stop, though it rests in it; the kinematic run's slide is driven 10
+    mm down, in range); a rigid stop's dynamic bake counts them (the block lands on its
+    stop at -50 mm once, restitution 0)."""
+    bpy = blender
+    d = millimetre_slide(bpy, -50.0)
+    s = d["rail"].mechanism
+    s.limit_model, s.limit_stiffness, s.limit_exponent = "COMPLIANT", 2e4, 1.5
+    s.limit_damping, s.limit_penetration_slide = 50.0, 0.5
+    capfd.readouterr()
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "impact" not in capfd.readouterr().out
+    s.limit_model = "RIGID"
+    s.motion_type, s.motion_expression = "EXPRESSION", "-0.01*t"    # 10 mm: in range
+    bpy.context.scene.mechanism.analysis = "KINEMATIC"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "impact" not in capfd.readouterr().out
+    s.motion_type = "NONE"
+    bpy.context.scene.mechanism.analysis = "DYNAMIC"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    assert "1 impact(s) at the stops" in capfd.readouterr().out
+
+
 def test_motion_through_a_stop_is_refused_with_the_frame(blender) -> None:
     """The slide driven down at 0.2 m/s with its stop at -100 mm passes it after 0.5 s: the
     first frame past is 14 (13/24 s).  Bake reports the joint, the bound in metres and the
