@@ -15,6 +15,7 @@ from ..model.results import Result
 from ..model.state import State, moved_at_origins
 from .start.assembly import assemble_pose, curve_contacts, run_disagreement
 from .checks.cam_check import cam_crossing
+from .checks.runaway import runaway_note
 from .checks.shared_reactions import shared_components, shared_note
 from .contact_check import deep_frames, overlapping_contacts, record_contacts, sinking_contacts
 from .dynamics.driver import dynamic_run
@@ -194,6 +195,8 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
     out.notes += loaded_bushings(model, begun.state.r, begun.state.p)   # (as check() does)
     if out.analysis != "kinematic":     # (a sweep's motions may drive parts through)
         out.notes += sinking_contacts(model) + deep_frames(model, out)
+        away = runaway_note(model, out.times, out._r)
+        out.notes += [away] if away else []
     out.shared_reactions = shared_components(model, begun.structure, begun.state.r,
                                              begun.state.p, begun.state.track)
     shared = shared_note(out.shared_reactions, len(begun.structure.redundant))
