@@ -105,7 +105,9 @@ class VIEW3D_PT_mechanism_study(MechanismSubPanel, bpy.types.Panel):
             i = st.rows[st.row_index].variant
             box = layout.box()
             values = table.values(i)
-            head = f"Variant {i}: {describe(values, study.si_units(scene, values))}"
+            # in SI as the table holds them, a length or angle also in the scene's units
+            head = f"Variant {i}: " + scene_lengths(
+                describe(values, study.si_units(scene, values)), scene)
             box.label(text=head + ("  (baked)" if st.baked_variant == i else ""))
             if i in table.failures:
                 box.label(text=scene_lengths(table.failures[i], scene), icon="ERROR")

@@ -221,10 +221,13 @@ def test_the_range_is_shown_and_typed_in_the_scene_units(blender, extension) -> 
     ref = mods.solver.Study(sm.mech, mods.solver.grid({marker: [0.15, 0.14]})).run(
         times=sm.timeline.times, analysis="kinematic")
     same_table(mods.study.stored_table(st), ref)
-    st.row_index = 0                 # the selected row's values, in SI with their units
+    st.row_index = 0      # the selected row's values, in SI with their units, and in mm
+    scene.unit_settings.length_unit = "MILLIMETERS"          # (the fields then show mm)
     labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_study")
-    assert any(t.startswith(f"Variant {st.rows[0].variant}: {marker} = 0.1") and t.endswith(" m")
-               for t in labels), labels
+    head = re.compile(rf"Variant {st.rows[0].variant}: {re.escape(marker)} = "
+                      r"(0\.1[45]) m \((1[45]0) mm\)$")
+    said = [head.match(t) for t in labels if head.match(t)]
+    assert said and float(said[0].group(2)) == 1e3 * float(said[0].group(1)), labels
     assert any(t.startswith(f"peak reaction {sc['cylinder'].name}: ") and t.endswith(" N")
                for t in labels), labels
 
