@@ -28,34 +28,15 @@ from ..base.einsum import einsum
 from ..base.profile_grid import profile_distance
 from ..base.sdf_grid import grid_distance
 from ..base.shapes import PRIMITIVES
-from ..model.contact_model import FIXED, ContactPlan
+from ..model.contact_model import FIXED, FLUSH_KINDS, ContactPlan
 from .segment_search import axis_vectors, slide
 
 # kind -> (its grid's distance function, the plan's field holding the grids)
 _GRIDS = {"mesh": (grid_distance, "grids"), "profile": (profile_distance, "profiles")}
-_FLUSH = ("box", "cylinder")       # distances that take the points' homes
 
 
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return einsum("...i,...i->...", a, b)
-
-
-class PlanFlags(NamedTuple):
-    """What a contact plan holds, read once (a right-hand side's fixed cost)."""
-    inner: bool          # a cavity's inner ball (``reach_inner``)
-    homed: bool          # a box's or cylinder's distance, which takes the points' homes
-    starts: list         # each group's first point, then the point count (local_distances)
-
-
-def plan_flags(cp: ContactPlan) -> PlanFlags:
-    """The plan's ``PlanFlags``, found on first use and kept with it."""
-    flags = cp.__dict__.get("_flags")
-    if flags is None:
-        flags = PlanFlags(bool(np.logical_or.reduce(cp.reach_inner, axis=None)),
-                          any(kind in _FLUSH for kind, _, _ in cp.groups),
-                          [at.start for _, at, _ in cp.groups] + [cp.n])
-        cp.__dict__["_flags"] = flags
-    return flags
 
 
 class Sides(NamedTuple):
@@ -106,7 +87,7 @@ def in_reach(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None = None) -> np.
         tip = x + e
         inside = np.logical_and.reduce((np.maximum(x, tip) >= cp.reach_lo)
                                        & (np.minimum(x, tip) <= cp.reach_hi), axis=-1)
-    if plan_flags(cp).inner:                      # cavities: not within their inner ball
+    if cp.any_inner:                      # cavities: not within their inner ball
         inside &= _dot(x, x) >= cp.reach_inner * cp.reach_inner
     if len(cp.cells) > 1:                         # grids: in a cell within reach
         u = np.maximum((x - cp.cell_origin) * cp.cell_scale, 0.0)
@@ -137,7 +118,7 @@ def local_distances(cp: ContactPlan, x: np.ndarray, idx: np.ndarray,
     d = np.empty(x.shape[:-1])
     g = np.empty(x.shape)
     slope = np.empty(x.shape)
-    cuts = idx.searchsorted(plan_flags(cp).starts).tolist()
+    cuts = idx.searchsorted(cp.group_starts).tolist()
     for (kind, at, spec), a, b in zip(cp.groups, cuts[:-1], cuts[1:]):
         if a == b:                                      # none of this kind's points
             continue
@@ -146,7 +127,7 @@ def local_distances(cp: ContactPlan, x: np.ndarray, idx: np.ndarray,
             grid_of, table = _GRIDS[kind]
             d[..., a:b], g[..., a:b, :], slope[..., a:b, :] = grid_of(
                 x[..., a:b, :], which, getattr(cp, table))
-        elif kind in _FLUSH and home is not None:       # (a rounded side's: itself)
+        elif kind in FLUSH_KINDS and home is not None:       # (a rounded side's: itself)
             own = np.where(cp.homed[idx[a:b], None], home[..., a:b, :], x[..., a:b, :])
             d[..., a:b], g[..., a:b, :] = PRIMITIVES[kind](x[..., a:b, :], which, own)
             slope[..., a:b, :] = g[..., a:b, :]
@@ -206,7 +187,7 @@ def gaps(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> np.ndarray:
     bound = pair_bounds(cp, r, A)[..., cp.contact]
     idx = np.logical_or.reduce((bound <= 0.0).reshape(-1, cp.n), axis=0).nonzero()[0]
     d = np.maximum(bound, 0.0) + cp.radius
-    home = shape_homes(cp, sides).take(idx, axis=-2) if plan_flags(cp).homed else None
+    home = shape_homes(cp, sides).take(idx, axis=-2) if cp.takes_homes else None
     d[..., idx] = local_distances(cp, placed(cp, x, axis_vectors(cp, sides.R), idx), idx,
                                   home)[0]
     return d - cp.radius

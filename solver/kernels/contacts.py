@@ -48,7 +48,7 @@ from ..base.elementary import power
 from ..base.rotations import cross
 from ..model.contact_model import ContactPlan
 from .contact_geometry import (Geometry, Sides, _dot, gaps, geometry, in_reach,
-                               local_distances, pair_bounds, placed, plan_flags, shape_homes,
+                               local_distances, pair_bounds, placed, shape_homes,
                                shape_points, side_frames)
 from .segment_search import axis_vectors
 
@@ -121,7 +121,7 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     if not len(near):
         return _apart(cp, sides, r, near)
     x = placed(cp, x, e, near)
-    home = shape_homes(cp, sides).take(near, axis=-2) if plan_flags(cp).homed else None
+    home = shape_homes(cp, sides).take(near, axis=-2) if cp.takes_homes else None
     d, g, slope = local_distances(cp, x, near, home)
     # (a design study's law: (V, np, 8), each variant's parameters), law first
     law = cp.law.take(near, axis=-2)

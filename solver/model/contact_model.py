@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -39,6 +40,9 @@ FIXED, SLIDING, FAR_END = 0, 1, 2  # a contact point's role (ContactPlan.role)
 # its nearest axis point is always an end: its two end spheres are exact there; a mesh's
 # trilinear grid is not flat along a face, so a point sliding there wanders over it)
 SLIDES_ON = ("box", "cylinder", "capsule", "profile")
+
+
+FLUSH_KINDS = ("box", "cylinder")      # distances that take the points' homes (flush faces)
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,23 @@ class ContactPlan:
     @property
     def n(self) -> int:
         return len(self.contact)
+
+    # read by every right-hand side: found once (a frozen plan's cache, as Model's)
+    @cached_property
+    def any_inner(self) -> bool:
+        """Whether some point has a cavity's inner ball (``reach_inner``)."""
+        return bool(np.logical_or.reduce(self.reach_inner, axis=None))
+
+    @cached_property
+    def takes_homes(self) -> bool:
+        """Whether some group's distance takes the points' homes (a box's, a cylinder's:
+        FLUSH_KINDS)."""
+        return any(kind in FLUSH_KINDS for kind, _, _ in self.groups)
+
+    @cached_property
+    def group_starts(self) -> list[int]:
+        """Each group's first point, then the point count (kernels' local_distances)."""
+        return [at.start for _, at, _ in self.groups] + [self.n]
 
 
 def _directions(c: Contact) -> list[tuple[bool, float]]:
