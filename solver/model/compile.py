@@ -22,6 +22,7 @@ from .contact_model import contact_plan
 from .force_model import ForceModel, compile_forces
 from .gear_mesh import meshes
 from .islands import island_anchors, island_labels, island_sizes
+from .reactions import rows_in_turn
 from .plans import (CouplerPlan, CurvePlan, FrictionPlan, LimitPlan, RowGroup, _frozen,
                     coordinate_row, couplers, curves, frictions, limits, marker_world, row_group)
 
@@ -99,6 +100,13 @@ class Model:
     # coordinate rows (one RowGroup of one row each, in that order: Result.actuator_efforts)
     general_motions: tuple[tuple, ...] = ()
     actuators: tuple[RowGroup, ...] = ()
+
+    @cached_property
+    def joint_rows_in_turn(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """[(joints, their k-th row among the joint rows)] for k = 0, 1, ...: each joint's
+        rows summed in row order a k at a time (reactions.py; made once, every stored frame
+        sums its reactions so)."""
+        return rows_in_turn(self.row_joint[self.row_joint >= 0])
 
     @cached_property
     def ntrack(self) -> int:

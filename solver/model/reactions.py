@@ -9,7 +9,7 @@ import numpy as np
 from ..base.rotations import cross, quat_to_matrix
 
 
-def joint_reactions(model: Any, ji_body: np.ndarray, ji_point: np.ndarray, p: np.ndarray,
+def all_joint_reactions(model: Any, ji_body: np.ndarray, ji_point: np.ndarray, p: np.ndarray,
                lam: np.ndarray, jac: np.ndarray, A: np.ndarray | None = None) -> np.ndarray:
     """(..., joints, 6) each joint's force and moment on body I at marker I, world axes, from
     the multipliers lam (..., nc) and Jacobian blocks jac (..., nc, 12) at orientations p
@@ -20,7 +20,7 @@ def joint_reactions(model: Any, ji_body: np.ndarray, ji_point: np.ndarray, p: np
     jr = model.row_joint >= 0
     gen = -lam[..., jr, None] * jac[..., jr, :6]              # (..., joint rows, 6)
     tot = np.zeros(gen.shape[:-2] + (len(model.joint_names), 6))
-    for joints, rows in _joint_rows(model.row_joint[jr]):   # each joint's rows in turn
+    for joints, rows in model.joint_rows_in_turn:   # each joint's rows in turn
         tot[..., joints, :] += gen[..., rows, :]
     if A is None:
         A = np.concatenate([quat_to_matrix(p),
@@ -30,7 +30,7 @@ def joint_reactions(model: Any, ji_body: np.ndarray, ji_point: np.ndarray, p: np
     return tot
 
 
-def _joint_rows(row_joint: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+def rows_in_turn(row_joint: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """[(joints, their k-th rows) for k = 0, 1, ...] of the joint rows' joints ``row_joint``
     (n,): the k-th rows added in turn sum each joint's in row order, np.add.at's bits."""
     order = np.argsort(row_joint, kind="stable")

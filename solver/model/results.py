@@ -13,7 +13,7 @@ from .readouts import (actuator_efforts, bushing_displacement, bushing_load, con
                        spring_readout, torsion_readout, vector_force_load)
 from .gear_mesh import mesh_numbers, pitch_radii, separation
 from .impacts import Impact
-from .reactions import joint_reactions
+from .reactions import all_joint_reactions
 from .kept import kept_quantities, named_rows, needed_by_run, not_kept
 from .state import State
 
@@ -478,7 +478,7 @@ def _store(res: Any, model: Any, at: tuple, state: State, lam: np.ndarray, jac: 
     if track is not None:
         res.track[at] = track
     if res._reaction is not None:
-        res._reaction[at] = joint_reactions(model, res._ji_body, ji_point, p, lam, jac, A)
+        res._reaction[at] = all_joint_reactions(model, res._ji_body, ji_point, p, lam, jac, A)
         if mesh is not None:
             res._reaction[at] += separation(model, mesh, state.r, p, lam)
     if res._effort is not None:

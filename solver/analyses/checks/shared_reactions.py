@@ -16,7 +16,7 @@ import numpy as np
 
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian
 from ...model.compile import Model
-from ...model.reactions import joint_reactions
+from ...model.reactions import all_joint_reactions
 from ..structure import Structure, self_stresses
 
 _COMPONENTS = ("force along x", "force along y", "force along z",
@@ -48,7 +48,7 @@ def shared_components(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
     mi = model.joint_marker_i
     body = np.array([model.marker_body[m] for m in mi], dtype=int)
     point = np.array([model.marker_point[m] for m in mi]).reshape(-1, 3)
-    R = np.abs(joint_reactions(model, body, point, p, N, np.broadcast_to(ev.jac, (len(N),)
+    R = np.abs(all_joint_reactions(model, body, point, p, N, np.broadcast_to(ev.jac, (len(N),)
                                                                     + ev.jac.shape)))
     moved = (R > _MOVED * R.max(axis=(-2, -1), keepdims=True)).any(axis=0)   # (joints, 6)
     return {name: tuple(np.flatnonzero(moved[j]).tolist())
