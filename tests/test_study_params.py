@@ -250,7 +250,7 @@ MOVED_MARKERS = [
 
 
 # the bob's marker moved out beyond every other point: the rounding gap of float32 input
-# grows with that reach (compile.py rounding_gap)
+# grows with that reach (compile.py island_rounding)
 FARTHEST = [(["bob_D.position.y", "crank_A.position.x"], [[-0.3, 0.08], [-0.2, 0.12]])]
 
 

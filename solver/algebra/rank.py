@@ -49,8 +49,12 @@ def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray,
     factorization of the Gram matrix that skips rows with a pivot below RANK_TOL^2 of
     their squared length (the pivot is the squared length of the new direction).  When
     every row is clearly independent (``_clearly_independent``), one Cholesky
-    factorization says so and neither row-by-row loop runs.
+    factorization says so and neither row-by-row loop runs.  ``tol``: one for every row,
+    or (nc,) each model row's own (rows of separate mechanisms share no column, so each
+    is tested against its own mechanism's allowance: Model.row_rounding).
     """
+    if np.ndim(tol):
+        tol = np.asarray(tol, float)[rows]
     Js = scaled_jacobian(model, J, rows)
     if len(rows) > 60:
         keep = _banded_independent(model, Js, rows, tol)
@@ -61,7 +65,7 @@ def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray,
     basis = np.empty((min(len(rows), J.shape[1]), J.shape[1]))
     nk = 0
     keep = []
-    for k, row in zip(rows, Js):
+    for k, row, tk in zip(rows, Js, np.broadcast_to(tol, len(rows)).tolist()):
         n0 = math.sqrt(row @ row)          # (np.linalg.norm's own sum, without its cost)
         if n0 == 0.0:
             continue
@@ -69,7 +73,7 @@ def independent_rows(model: Any, J: np.ndarray, rows: np.ndarray,
         x = row - B.T @ (B @ row)
         x -= B.T @ (B @ x)
         nx = math.sqrt(x @ x)
-        if nx > tol * n0:
+        if nx > tk * n0:
             basis[nk] = x / nx
             nk += 1
             keep.append(k)
@@ -88,7 +92,8 @@ def _banded_independent(model: Any, Js: np.ndarray, rows: np.ndarray,
         return rows[_skipping_cholesky(Js, kd, tol)]
     order = np.argsort(ends.min(axis=1), kind="stable")       # the ground (nb) sorts last
     kd = _gram_band(model, ends[order])
-    if (kd + 1) * 4 < len(rows) and _skipping_cholesky(Js[order], kd, tol).all():
+    tol_sorted = tol[order] if np.ndim(tol) else tol
+    if (kd + 1) * 4 < len(rows) and _skipping_cholesky(Js[order], kd, tol_sorted).all():
         return rows
     return None
 
@@ -141,6 +146,7 @@ def _skipping_cholesky(Js: np.ndarray, kd: int, tol: float = RANK_TOL) -> np.nda
         return np.ones(n, dtype=bool)
     L = np.zeros((n, n))
     keep = np.zeros(n, dtype=bool)
+    tol2 = np.broadcast_to(np.square(tol), n).tolist()
     for k in range(n):
         gkk = band[k, 0]
         if gkk == 0.0:
@@ -153,7 +159,7 @@ def _skipping_cholesky(Js: np.ndarray, kd: int, tol: float = RANK_TOL) -> np.nda
             piv = gkk - float(lk @ lk)
         else:
             piv = gkk
-        if piv > tol ** 2 * gkk:
+        if piv > tol2[k] * gkk:
             if win.size:
                 L[k, win] = lk
             L[k, k] = np.sqrt(piv)

@@ -12,7 +12,7 @@ from ..model.compile import Model
 
 # an overlap deeper than this times its contact's mechanism's size is reported, or than the
 # input's rounding where that is larger (parts designed touching, read from float32: a few unit
-# round-offs of their distance from the origin, Model.input_rounding)
+# round-offs of their distance from the origin, Model.body_rounding)
 OVERLAP_TOL = 1e-9
 
 
@@ -39,11 +39,13 @@ def overlapping_contacts(model: Model, r: np.ndarray, p: np.ndarray) -> list[str
 def overlap_tolerance(model: Model) -> np.ndarray:
     """(nct,) m: the least overlap of each contact's parts noted, OVERLAP_TOL of the size of
     the mechanism its parts are in (Model.size_of: a 20 m pole beside it, joined to nothing
-    of it, does not hide a small one's overlap), or the input's rounding (absolute, of the
-    model's reach: Model.input_rounding) where that is larger."""
+    of it, does not hide a small one's overlap), or the input's rounding (absolute, of its
+    parts' mechanisms' reach: Model.body_rounding times their size) where that is larger."""
     cp = model.forces.contacts
-    own = model.size_of(np.stack([cp.body_a, cp.body_b], axis=-1))
-    return np.maximum(OVERLAP_TOL * own, model.input_rounding * model.length_scale)
+    ends = np.stack([cp.body_a, cp.body_b], axis=-1)
+    own = model.size_of(ends)
+    rounded = np.append(np.asarray(model.body_rounding) * np.asarray(model.body_size), 0.0)
+    return np.maximum(OVERLAP_TOL * own, rounded[ends].max(axis=-1))
 
 
 def record_contacts(model: Model, out, kinematic: bool) -> None:

@@ -479,20 +479,21 @@ def dead_centre(model: Model, bad_motions: tuple, r: np.ndarray, p: np.ndarray, 
 def rounded_dead_centre(model: Model, bad_motions: list, r: np.ndarray, p: np.ndarray,
                         t: float, ref: np.ndarray | None = None) -> tuple[str, tuple]:
     """(sentence, motions) when the assembled start (r, p) is a dead centre up to the
-    rounding of its inputs (Model.input_rounding: Blender's float32); ("", ()) otherwise,
-    or where the motions are already dependent there (``bad_motions``: ``dead_centre``
-    speaks for them) or the input is exact.  A length mismatch delta, as the rounding
+    rounding of its inputs (Model.row_rounding: Blender's float32, each row its own
+    mechanism's); ("", ()) otherwise, or where the motions are already dependent there
+    (``bad_motions``: ``dead_centre`` speaks for them) or the input is exact.  A length mismatch delta, as the rounding
     leaves, folds a dead centre by sqrt(2 r delta) (a slider-crank: x = r + l - c theta^2,
     c = r (1 + r / l) / 2), and the motions' rows there are dependent but for a share of
-    about sqrt(2 delta / size) of their scaled length (delta at most input_rounding of the
-    model's size); the rank test at twice sqrt(2 input_rounding) finds them, the factor
-    for the geometry (a four-bar's toggle, a 1e-7 m mismatch: 1.5 sqrt(input_rounding)),
+    about sqrt(2 delta / size) of their scaled length (delta at most row_rounding of the
+    mechanism's size); the rank test at twice sqrt(2 row_rounding) finds them, the factor
+    for the geometry (a four-bar's toggle, a 1e-7 m mismatch: 1.5 sqrt(row_rounding)),
     and ``dead_centre`` tells a dead centre from over-driving by the rank a little away.
     A start that close to a dead centre (0.1 deg for a 0.35 m four-bar in float32) is
     taken as at it.  For a sound mechanism this is one more rank test, no solve."""
     if bad_motions or model.input_rounding <= 0.0 or not model.motion_names:
         return "", ()
-    loose = structure(model, r, p, max(RANK_TOL_ROWS, np.sqrt(8.0 * model.input_rounding)), ref)
+    loose = structure(model, r, p, np.maximum(RANK_TOL_ROWS, np.sqrt(8.0 * model.row_rounding)),
+                      ref)
     if not loose.bad_motions:
         return "", ()
     bad = tuple(loose.bad_motions)

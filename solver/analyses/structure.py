@@ -22,11 +22,12 @@ class Structure:
     bad_motions: list[str]
 
 
-def structure(model: Model, r: np.ndarray, p: np.ndarray, tol: float = RANK_TOL,
+def structure(model: Model, r: np.ndarray, p: np.ndarray, tol: float | np.ndarray = RANK_TOL,
               ref: np.ndarray | None = None) -> Structure:
     """Independent rows at an assembled pose: joints first, then motions (a row is
-    redundant when less than ``tol`` of its scaled length is new); ``ref``: the tracked
-    values there (State.track; None: as built)."""
+    redundant when less than ``tol`` of its scaled length is new: one for all rows, or
+    (nc,) each row's own); ``ref``: the tracked values there (State.track; None: as
+    built)."""
     ev = evaluate(model, *body_arrays(model, r, p)[:2], ref=ref)
     J = global_jacobian(model, ev.jac)
     jrows = model.constraint_rows

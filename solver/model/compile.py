@@ -21,7 +21,7 @@ from ..vocabulary.joints import (ANGLE, AT, CAM, CURVE, CURVE_JOINT_ROWS, DIST, 
 from .contact_model import contact_plan
 from .force_model import ForceModel, compile_forces
 from .gear_mesh import meshes
-from .islands import island_anchors, island_labels, island_sizes
+from .islands import island_anchors, island_labels, island_reach, island_sizes
 from .reactions import rows_in_turn
 from .plans import (CouplerPlan, CurvePlan, FrictionPlan, LimitPlan, RowGroup, _frozen,
                     coordinate_row, couplers, curves, frictions, limits, marker_world, row_group)
@@ -95,7 +95,9 @@ class Model:
     curves: CurvePlan | None = None
     limits: LimitPlan | None = None
     frictions: FrictionPlan | None = None
-    input_rounding: float = 0.0   # scaled residual the input's rounding can leave (rounding_gap)
+    # (nb,) scaled residual the input's rounding can leave in the body's island (its length
+    # over the island's size, island_rounding); zeros for exact input
+    body_rounding: np.ndarray | None = None
     # (name, marker I, marker J, actuator labels) of each general motion, and the actuators'
     # coordinate rows (one RowGroup of one row each, in that order: Result.actuator_efforts)
     general_motions: tuple[tuple, ...] = ()
@@ -115,6 +117,22 @@ class Model:
         four times)."""
         return ((self.couplers.n if self.couplers is not None else 0)
                 + (self.curves.nparam if self.curves is not None else 0))
+
+    @cached_property
+    def input_rounding(self) -> float:
+        """The largest scaled residual the input's rounding can leave in any island (0 for
+        exact input: whether the input was rounded at all)."""
+        return float(np.max(self.body_rounding, initial=0.0)) if self.body_rounding is not None \
+            else 0.0
+
+    @cached_property
+    def row_rounding(self) -> np.ndarray:
+        """(nc,) the scaled residual the input's rounding can leave in each row: its
+        islands' (Model.body_rounding), so that an object far from the origin beside a small
+        mechanism, joined to nothing of it, does not widen the small one's allowance."""
+        if self.body_rounding is None:
+            return np.zeros(self.nc)
+        return np.append(self.body_rounding, 0.0)[self.row_ends].max(axis=1, initial=0.0)
 
     def size_of(self, bodies: Any) -> np.ndarray:
         """(...,) m: the size of the mechanism that the bodies (..., k) (indices; the ground
@@ -357,7 +375,7 @@ def compile_model(mech: Any) -> Model:
                               contact_plan(mech, {p.name: index.get(p.name, nb)
                                                   for p in mech.parts.values()}), rows),
         couplers=cplan, curves=kplan, limits=lplan, frictions=fplan,
-        input_rounding=rounding_gap(mech, length_scale),
+        body_rounding=_frozen(island_rounding(mech, moving, marker_body, body_size)),
         general_motions=tuple((n, g.marker_i, g.marker_j, tuple(a[2] for a in g.actuated))
                               for n, g in getattr(mech, "general_motions", {}).items()),
         actuators=actuator_rows(mech, marker_body, marker_point, marker_axes))
@@ -444,18 +462,21 @@ def general_motion_name(name: str, axis: str) -> str:
     return f"{name}.{axis}"
 
 
-def rounding_gap(mech: Any, length_scale: float) -> float:
-    """The scaled residual (length over ``length_scale``) that redundant equations may show
-    from the input's rounding alone: ROUNDING_GAP times the builder's input_precision times
-    the largest distance from the world origin of its parts' and markers' positions (float32
-    rounds each coordinate relative to its own size, so a part far from the origin carries a
-    larger absolute error); 0 for exact input."""
+def island_rounding(mech: Any, moving: list, marker_body: Mapping,
+                    body_size: np.ndarray) -> np.ndarray:
+    """(nb,) the scaled residual (length over the island's size ``body_size`` (nb,)) that
+    redundant equations may show from the input's rounding alone, in each body's island:
+    ROUNDING_GAP times the builder's input_precision times the island's reach from the world
+    origin (its parts' and markers' positions, at least its size: float32 rounds each
+    coordinate relative to its own size, so a mechanism far from the origin carries a larger
+    absolute error, and an object far away beside a small mechanism none of its); zeros for
+    exact input."""
     u = float(getattr(mech, "input_precision", 0.0))
+    size = np.asarray(body_size, float)
     if u == 0.0:
-        return 0.0
-    where = [p.position for p in mech.parts.values()]
-    where += [marker_world(mech, m) for m in mech.markers]
-    reach = max([float(np.linalg.norm(x)) for x in where] + [length_scale])
-    return ROUNDING_GAP * u * reach / length_scale
+        return np.zeros(len(moving))
+    world = {m: marker_world(mech, m) for m in marker_body}
+    reach = np.maximum(island_reach(mech, moving, dict(marker_body), world), size)
+    return ROUNDING_GAP * u * reach / size
 
 

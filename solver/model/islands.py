@@ -105,3 +105,22 @@ def island_max(body_island: np.ndarray, value: np.ndarray) -> np.ndarray:
     top = np.full(int(isl.max(initial=-1)) + 1, -np.inf)
     np.maximum.at(top, isl, np.asarray(value, float))
     return top[isl]
+
+
+def island_reach(mech: Any, moving: list, marker_body: dict, world: dict) -> np.ndarray:
+    """(nb,) m: how far from the world's origin each moving body's island reaches, the
+    largest distance of its parts' origins, its parts' markers and the ground markers it is
+    joined to (``world``: {marker: its world point}).  Float32 rounds a coordinate relative
+    to its own size, so an island far from the origin carries a larger absolute rounding
+    than one beside it at the origin (compile.py ``island_rounding``)."""
+    nb = len(moving)
+    root = island_of(mech, moving, marker_body)
+    reach: dict[int, float] = {}
+
+    def extend(node: Any, x: Any) -> None:
+        reach[root[node]] = max(reach.get(root[node], 0.0), float(np.linalg.norm(x)))
+    for b, p in enumerate(moving):
+        extend(b, p.position)
+    for m, b in marker_body.items():
+        extend(m if b == nb else b, world[m])
+    return np.array([reach[root[b]] for b in range(nb)])

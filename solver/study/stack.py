@@ -16,7 +16,7 @@ from ..model.compile import Model
 from ..model.state import State
 
 _SHARED_OK = ("marker_body", "marker_point", "marker_axes", "fixed_parts", "length_scale",
-              "motion_functions", "input_rounding")
+              "motion_functions", "body_rounding")
 
 
 def _same(a, b) -> bool:

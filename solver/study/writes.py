@@ -26,7 +26,7 @@ them (``_derive``):
   marker position       marker_point (a ground marker's in the world); derived: the points
                         of the joint and motion rows that use it (at-point, dot-2,
                         distance: ui, uj, the turned vectors, a distance joint's length as
-                        built when it has none), its body's length, input_rounding, the
+                        built when it has none), its body's length, body_rounding, the
                         points of the spring-dampers (and a free length as built), forces
                         and bushings at it, the rows of general motions, limits and
                         friction, the friction and curve joints' plans (a marker used by no
@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 
 from ..base.rotations import quat_to_matrix
-from ..model.compile import Model, check_distance, rounding_gap, row_lengths, sizes
+from ..model.compile import Model, check_distance, island_rounding, row_lengths, sizes
 from ..model.islands import island_anchors
 from ..model.force_model import check_spring_ends
 from ..model.gear_mesh import meshing
@@ -210,7 +210,7 @@ class Writer:
 
 _FUNCTIONS = ("motion_functions", "ld_funcs", "sd_act", "ts_act")
 # kept as the first variant's in a stack (stack.py _SHARED_OK; a coupler's pitch radii)
-_SHARED = (("marker_point",), ("input_rounding",), ("couplers", "radii"))
+_SHARED = (("marker_point",), ("body_rounding",), ("couplers", "radii"))
 
 
 def _write(out: dict, m: Model, base: Builder, v: Builder, p: Parameter) -> None:
@@ -336,13 +336,12 @@ def _derive(out: dict, m: Model, base: Builder, v: Builder, ends: list) -> None:
     points = out.get(("marker_point",), m.marker_point)
     if mass is not None or inertia is not None or ("body_com",) in out \
             or points is not m.marker_point:     # the parts' sizes (model/compile.py sizes)
-        length_scale, lengths, size = sizes(v, [v.parts[n] for n in m.body_part[:m.nb]],
-                                            m.marker_body, points)
+        moving = [v.parts[n] for n in m.body_part[:m.nb]]
+        length_scale, lengths, size = sizes(v, moving, m.marker_body, points)
         if length_scale != m.length_scale:
             raise _Compile("length scale")
         out[("body_length",)] = lengths
-        anchor = island_anchors(v, [v.parts[n] for n in m.body_part[:m.nb]], dict(m.marker_body),
-                                points)
+        anchor = island_anchors(v, moving, dict(m.marker_body), points)
         if not np.array_equal(anchor, m.body_anchor):
             out[("body_anchor",)] = anchor
         if not np.array_equal(size, m.body_size):
@@ -352,6 +351,9 @@ def _derive(out: dict, m: Model, base: Builder, v: Builder, ends: list) -> None:
                 raise _Compile("coupler unit")      # its scales (plans.py couplers)
             out[("body_size",)] = size
             out[("row_length",)] = row_lengths(m.row_is_length, m.row_ends, size)
+        rounding = island_rounding(v, moving, m.marker_body, size)
+        if not np.array_equal(rounding, m.body_rounding):
+            out[("body_rounding",)] = rounding
     if mass is not None:
         minv = _array(out, m, ("body_inverse_mass",))
         minv[: m.nb, :3, :3] = np.eye(3)[None] / mass[:, None, None]
@@ -401,7 +403,6 @@ def _derive_points(out: dict, m: Model, base: Builder, v: Builder, ends: list) -
     _turned_vectors(out, m)
     _force_points(out, m, base, v, moved)
     _plan_points(out, m, base, moved)
-    out[("input_rounding",)] = rounding_gap(v, ls)
 
 
 def _row_markers(m: Model, base: Builder) -> list:

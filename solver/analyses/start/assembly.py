@@ -92,7 +92,7 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     # disagreement at the least-squares pose, so the rank test allows for it there
     tol = min(max(RANK_TOL, 1e3 * float(out.err)), 1e-4)
     st = structure(model, *out.x, tol, out.data[0].track)
-    if st.bad_motions and np.abs(out.data[1]).max() <= max(MISMATCH_TOL, model.input_rounding):
+    if st.bad_motions and _rounding_only(model, out.data[1], MISMATCH_TOL):
         # the joints close but for their input's rounding (Blender's float32), which leaves
         # an over-driving motion a gap of that size: the motion is the cause, not the gap
         _overdriven(model, tuple(st.bad_motions), out.x, t)
@@ -100,17 +100,27 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     if kept is None or not kept.ok or kept.err > closed:
         _cannot_close(model, out.data[1], t)
     res = kept.data[1]
-    gap = np.abs(res[st.redundant]) if st.redundant.size else np.zeros(0)
-    if not gap.size or gap.max() <= max(MISMATCH_TOL, model.input_rounding):
+    gap = res[st.redundant]
+    if _rounding_only(model, res, MISMATCH_TOL, st.redundant):
         # a disagreement at rounding level (the least-squares start, or the input's own
         # precision: Blender's float32) is not worth a word
-        quiet = max(10 * NEWTON_TOL, model.input_rounding)
-        note = (_disagreement(model, kept.x, st, res),) if gap.size and gap.max() > quiet else ()
+        loud = not _rounding_only(model, res, 10 * NEWTON_TOL, st.redundant)
+        note = (_disagreement(model, kept.x, st, res),) if gap.size and loud else ()
         return _on_the_curves(model, Assembly(*kept.x, st, note, kept.data[0].track), t)
     joints = _loop_joints(model, kept.x, st, res)
     raise _Unclosed(f"assembly failed: the joints cannot all be closed: joints "
                     f"{', '.join(map(repr, joints))} leave a gap of "
                     f"{_size_text(model, res, st.redundant)}", t, joints)
+
+
+def _rounding_only(model: Model, scaled: np.ndarray, tol: float,
+                   rows: np.ndarray | None = None) -> bool:
+    """True when the scaled residual ``scaled`` (nc,) of the ``rows`` (None: all) is nowhere
+    above ``tol`` or, where larger, what the input's rounding can leave in the row's own
+    mechanism (Model.row_rounding: Blender's float32; an object far from the origin beside
+    a small mechanism, joined to nothing of it, does not widen the small one's)."""
+    rows = slice(None) if rows is None else rows
+    return bool((np.abs(scaled[rows]) <= np.maximum(tol, model.row_rounding[rows])).all())
 
 
 def _overdriven(model: Model, bad: tuple[str, ...], x: tuple, t: float) -> None:
@@ -286,8 +296,8 @@ def run_disagreement(model: Model, st: Structure, times: np.ndarray, R: np.ndarr
                    ref=track if model.ntrack else None).phi
     gap = np.abs(phi[:, st.redundant] * rs[st.redundant])
     k = int(np.argmax(gap.max(axis=1)))
-    # the stopping rule's slack, or the input's rounding (model.input_rounding): not geometry
-    if gap[k].max() <= max(1e3 * NEWTON_TOL, model.input_rounding):
+    # the stopping rule's slack, or the input's rounding (Model.row_rounding): not geometry
+    if _rounding_only(model, phi[k] * rs, 1e3 * NEWTON_TOL, st.redundant):
         return None
     res = phi[k] * rs
     return _disagreement(model, (R[k], P[k]), st, res,

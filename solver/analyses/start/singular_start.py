@@ -78,8 +78,8 @@ def nearby_structure(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, 
 def rounded_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
                      track: np.ndarray | None = None) -> tuple[Structure | None, Structure]:
     """(structure near it, structure at the start) when the assembled start (r, p) is a
-    singular position of the joints up to the rounding of its inputs (Model.input_rounding:
-    Blender's float32), else (None, ``st``).  The rounding's length mismatch folds a
+    singular position of the joints up to the rounding of its inputs (Model.row_rounding:
+    Blender's float32, each row its own mechanism's), else (None, ``st``).  The rounding's length mismatch folds a
     lined-up parallelogram off its line by sqrt(2 r delta), so the row it loses there is
     independent at the start by a share of about sqrt(input_rounding) (one built in Blender
     about (1.7, 0.9, 0.3): 4.0e-4, its rounding 1.3e-6); both poses are ranked at twice
@@ -88,13 +88,14 @@ def rounded_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, 
     times the test's).  For a sound mechanism this is one more rank test, no solve."""
     if model.input_rounding <= 0.0 or not model.nb:
         return None, st
-    tol = max(RANK_TOL, float(np.sqrt(8.0 * model.input_rounding)))
+    tol = np.maximum(RANK_TOL, np.sqrt(8.0 * model.row_rounding))              # (nc,)
     jrows = model.constraint_rows
     loose = structure(model, r, p, tol, track)
     kept = np.intersect1d(loose.keep, jrows).size
     if kept >= np.intersect1d(st.keep, jrows).size:
         return None, st
-    near = _nearby(model, r, p, t, jrows, max(PROBE, PROBE_ROUNDED * tol))
+    own = np.maximum(RANK_TOL, np.sqrt(8.0 * np.asarray(model.body_rounding)))  # (nb,)
+    near = _nearby(model, r, p, t, jrows, np.maximum(PROBE, PROBE_ROUNDED * own))
     if near is None:
         return None, st
     found = structure(model, near[0], near[1], tol, near[2])
@@ -102,15 +103,16 @@ def rounded_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, 
 
 
 def _nearby(model: Model, r: np.ndarray, p: np.ndarray, t: float, jrows: np.ndarray,
-            probe: float = PROBE):
+            probe: float | np.ndarray = PROBE):
     """A pose (r, p, tracked values) on the joints near (r, p): the parts moved at random
-    (a fixed seed: the same answer every time) by ``probe`` of the model's size and closed
-    onto the joint rows by the least movement; None when they do not close (imperfect
-    geometry whose redundant rows disagree)."""
+    (a fixed seed: the same answer every time) by ``probe`` (one, or (nb,) each body's) of
+    the size of the mechanism each is in (Model.body_size: not of a larger one beside it)
+    and closed onto the joint rows by the least movement; None when they do not close
+    (imperfect geometry whose redundant rows disagree)."""
     rng = np.random.default_rng(20230901)
     move = rng.standard_normal((model.nb, 6))
     move /= np.abs(move).max()
-    size = probe * model.length_scale
+    size = (probe * np.asarray(model.body_size))[:, None]                      # (nb, 1) m
     dr = move[:, :3] * size
     turn = move[:, 3:] * (size / np.asarray(model.body_length)[:, None])
     r1, p1 = step_pose(r, p, np.concatenate([dr, turn], axis=1).ravel())

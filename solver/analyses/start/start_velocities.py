@@ -18,8 +18,8 @@ from ..structure import Structure
 
 # a rate off by more than this share of the given speeds of its mechanism (m/s, rad/s times
 # the mechanism's size: Model.body_size) is named; below it the difference is rounding (of
-# the input too: Model.input_rounding, where the numbers were given rounded, as Blender's
-# float32 fields give them)
+# the input too: Model.row_rounding, where the numbers were given rounded, as Blender's
+# float32 fields give them, each row its own mechanism's)
 RATE_TOL = 1e-9
 
 
@@ -34,7 +34,7 @@ def start_velocity_note(model: Model, st: Structure, start: State, analysis: str
     if analysis == "kinematic":
         return ("the parts' initial velocities are not used by a kinematic sweep: its motions "
                 "set every velocity")
-    off, row = _rate_off(model, st, start, max(RATE_TOL, model.input_rounding))
+    off, row = _rate_off(model, st, start, np.maximum(RATE_TOL, model.row_rounding))
     if row < 0:
         return None
     unit = "m/s" if model.row_is_length[row] else "rad/s"
@@ -44,9 +44,9 @@ def start_velocity_note(model: Model, st: Structure, start: State, analysis: str
             "through the joints would leave)")
 
 
-def _rate_off(model: Model, st: Structure, start: State, tol: float) -> tuple[float, int]:
+def _rate_off(model: Model, st: Structure, start: State, tol: np.ndarray) -> tuple[float, int]:
     """(|J v - rate| of the row the run keeps that is most off, that row; -1 for none off
-    by more than ``tol`` of its mechanism's given speed): a joint's rate should be zero, a
+    by more than ``tol`` (nc,) of its mechanism's given speed): a joint's rate should be zero, a
     motion's its function's derivative at the start.  Each row's is measured in its own
     mechanism (island): an angular rate times the size of the mechanism its bodies are in,
     against the largest speed given in it (|v| + size |w|), so that a mechanism's note
@@ -73,8 +73,9 @@ def _rate_off(model: Model, st: Structure, start: State, tol: float) -> tuple[fl
     unit = np.where(model.row_is_length[rows], 1.0, model.size_of(ends))
     # a mechanism given no velocity is not named (as alone: nothing given, no note)
     share = np.where(given > 0.0, off * unit / np.where(given > 0.0, given, 1.0), 0.0)
+    share = np.where(share > tol[rows], share, 0.0)
     k = int(np.argmax(share))
-    return (float(off[k]), int(rows[k])) if share[k] > tol else (0.0, -1)
+    return (float(off[k]), int(rows[k])) if share[k] > 0.0 else (0.0, -1)
 
 
 def _owner(model: Model, row: int) -> str:
