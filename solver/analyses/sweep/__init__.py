@@ -390,7 +390,7 @@ class _Sweep:
         report = None             # redundant rows: the least-norm joint multipliers, reported
         if st.redundant.size:     # and friction's load (structure.least_norm)
             report = least_norm(self_stresses(model, keep, st.redundant, jac,
-                                              lambda F: alg.solve_t(fac, F)))
+                                              lambda F: alg.solve_t(fac, F), fac.J))
             lam = report(lam)
         if stop is not None:              # read as the limit's force (Result.limit)
             lam[..., model.limits.rows[stop.bounds]] = -stop.Qq

@@ -48,12 +48,14 @@ class Factors:
     #                                      (unknown: no flip seen) unless asked (``factor``)
     near: np.ndarray | None = None       # (V, F) how near a pole (poles.py ``suspect``):
     #                                      dense ``cond``; banded ``pivot_ratio``
+    J: np.ndarray | None = None          # (V, F, nc, 6 nb) dense: every row's global
+    #                                      Jacobian, the redundant rows' J_r^T read from it
 
     def take(self, m: int) -> "Factors":
         """The first m frames."""
         return Factors(*(None if x is None else x.take(m) if isinstance(x, Banded) else x[:, :m]
                          for x in (self.ok, self.Jinv, self.band, self.cond, self.sign,
-                                   self.near)))
+                                   self.near, self.J)))
 
     def last(self) -> tuple:
         """(sign of det J, nearness to a pole) (V,) at the last frame: ``Algebra.factor``'s
@@ -126,12 +128,13 @@ class Algebra:
                 sign = np.linalg.slogdet(global_jacobian(self.model, jac)[..., self.keep, :])[0]
             return Factors(np.isfinite(probe).all(axis=(-2, -1))[None], band=band, sign=sign,
                            near=pivot_ratio(band.S.ab, self.schur.band)[None])
-        Jk = global_jacobian(self.model, jac)[..., self.keep, :]
+        J = global_jacobian(self.model, jac)
+        Jk = J[..., self.keep, :]
         Jinv = _inverse(Jk)
         with np.errstate(invalid="ignore"):
             cond = scaled_condition(Jk, Jinv, self.rs, self.cw)
             return Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv, cond=cond,
-                           sign=det_signs(Jk, last), near=cond)
+                           sign=det_signs(Jk, last), near=cond, J=J)
 
     def solve(self, fac: Factors, b: np.ndarray) -> np.ndarray:
         """J^-1 b as (V, F, nb, 6) body vectors (b (V, F, kept rows))."""
