@@ -14,7 +14,8 @@ from ...algebra.rank import row_owner
 from ...algebra.schur import Schur
 from ...base.elementary import arcsin
 from ...base.errors import ExpressionError, SolverError
-from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
+from ...kernels.constraints import (body_arrays, evaluate, global_jacobian, motion_values,
+                                    row_groups)
 from ...model.compile import Model
 from ...model.state import State
 from ...vocabulary.joints import DIST, DOT1
@@ -282,8 +283,10 @@ def run_disagreement(model: Model, st: Structure, times: np.ndarray, R: np.ndarr
     if not st.redundant.size or not len(R):
         return None
     rs = scales(model)[0]
+    # (the rows' groups holding a redundant row only: the others' rows are not read)
     phi = evaluate(model, *body_arrays(model, R, P)[:2], need_jac=False,
-                   ref=track if model.ntrack else None).phi
+                   ref=track if model.ntrack else None,
+                   groups=row_groups(model, st.redundant)).phi
     gap = np.abs(phi[:, st.redundant] * rs[st.redundant])
     k = int(np.argmax(gap.max(axis=1)))
     # the stopping rule's slack, or the input's rounding (model.input_rounding): not geometry
