@@ -11,6 +11,7 @@ import numpy as np
 from ...algebra.banded import MIN_BANDED, BandFactors
 from ...algebra.newton import COND_LIMIT
 from ...algebra.schur import Schur, inverse_mass
+from ...base.einsum import einsum
 from ...kernels.constraints import global_jacobian
 from ...model.compile import Model
 
@@ -149,12 +150,12 @@ class Algebra:
             sc, band = self.schur, fac.band
             f0 = f[..., 0, :, :, :]
             fg = np.concatenate([f0, np.zeros(f0.shape[:-2] + (1, 6))], axis=-2)
-            mf = np.einsum("fbij,...fbj->...fbi", band.Mi, fg)
+            mf = einsum("fbij,...fbj->...fbi", band.Mi, fg)
             return sc.band.solve_factored(band.S, sc.times(band.Jb, mf))[..., None, :, :]
         f = f.reshape(f.shape[:-2] + (-1,))
         if len(fac.Jinv) > 1:                      # (matvec, J^-T a view of J^-1)
             return (np.swapaxes(fac.Jinv, -1, -2) @ f[..., None])[..., 0]
-        return np.einsum("vfji,...vfj->...vfi", fac.Jinv, f)
+        return einsum("vfji,...vfj->...vfi", fac.Jinv, f)
 
     # the banded path: one variant, every frame of a block at once
     def _banded(self, jac: np.ndarray, A: np.ndarray) -> Banded:
@@ -180,7 +181,7 @@ def matvec(M: np.ndarray, x: np.ndarray, one: str) -> np.ndarray:
     stay the same to the bit)."""
     if len(M) > 1:
         return (M @ x[..., None])[..., 0]
-    return np.einsum(one, M, x)
+    return einsum(one, M, x)
 
 
 def scaled_condition(J: np.ndarray, Jinv: np.ndarray, rs: np.ndarray, cw: np.ndarray
