@@ -46,3 +46,26 @@ def test_self_stresses_read_from_the_global_jacobian_are_the_scattered_blocks(ca
     F_read = _stress_forces(model, rows, jac, global_jacobian(model, jac))
     assert np.count_nonzero(F) > 0
     assert F.shape == F_read.shape and np.array_equal(F, F_read)
+
+
+def test_an_assemblys_last_jacobian_is_the_one_at_its_pose() -> None:
+    """The run's start ranks its rows on the assembly's last evaluation (structure's
+    ``jac``), and its singular-start check on its probe's: the blocks are those evaluated
+    at the pose again, bit for bit, and so is the structure; a model with tracked values
+    (a gear pair's coupler) hands none on, its evaluation there having read another
+    pose's turns."""
+    from solver.analyses.start.assembly import assemble_pose
+    from solver.analyses.structure import structure
+    from solver.model.state import read_state
+    from test_couplers import spur_pair
+    mech = four_bar()
+    model = compile_model(mech)
+    state = read_state(model, mech, 0.0)
+    asm = assemble_pose(model, state.r, state.p, 0.0)
+    again = evaluate(model, *body_arrays(model, asm.r, asm.p)[:2]).jac
+    assert asm.jac is not None and np.array_equal(asm.jac, again)
+    given, evaluated = (structure(model, asm.r, asm.p, jac=j) for j in (asm.jac, None))
+    assert np.array_equal(given.keep, evaluated.keep) and given.redundant.size == 3
+    gears = compile_model(spur_pair())
+    s = read_state(gears, spur_pair(), 0.0)
+    assert gears.ntrack and assemble_pose(gears, s.r, s.p, 0.0).jac is None

@@ -23,12 +23,15 @@ class Structure:
 
 
 def structure(model: Model, r: np.ndarray, p: np.ndarray, tol: float = RANK_TOL,
-              ref: np.ndarray | None = None) -> Structure:
+              ref: np.ndarray | None = None, jac: np.ndarray | None = None) -> Structure:
     """Independent rows at an assembled pose: joints first, then motions (a row is
     redundant when less than ``tol`` of its scaled length is new); ``ref``: the tracked
-    values there (State.track; None: as built)."""
-    ev = evaluate(model, *body_arrays(model, r, p)[:2], ref=ref)
-    J = global_jacobian(model, ev.jac)
+    values there (State.track; None: as built); ``jac``: the rows' Jacobian blocks at (r,
+    p) where the caller has them (an assembly's last evaluation: start/assembly.py
+    ``last_jacobian``), else evaluated."""
+    if jac is None:
+        jac = evaluate(model, *body_arrays(model, r, p)[:2], ref=ref).jac
+    J = global_jacobian(model, jac)
     jrows = model.constraint_rows
     mrows = np.flatnonzero(model.row_motion >= 0)
     kj = independent_rows(model, J, jrows, tol)

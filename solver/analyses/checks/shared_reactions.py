@@ -44,7 +44,7 @@ def shared_components(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
 
     def solve_kept(F: np.ndarray) -> np.ndarray:     # J_k^T x = F for each F (k, nb, 6)
         return np.linalg.lstsq(J[keep].T, F.reshape(len(F), -1).T, rcond=None)[0].T
-    N = self_stresses(model, keep, st.redundant, ev.jac, solve_kept)      # (k, nc)
+    N = self_stresses(model, keep, st.redundant, ev.jac, solve_kept, J)   # (k, nc)
     mi = model.joint_marker_i
     body = np.array([model.marker_body[m] for m in mi], dtype=int)
     point = np.array([model.marker_point[m] for m in mi]).reshape(-1, 3)

@@ -45,6 +45,8 @@ class Assembly:
     structure: Structure | None = None
     notes: tuple[str, ...] = ()
     track: np.ndarray | None = None    # the tracked values at the pose (State.track)
+    jac: np.ndarray | None = None      # the rows' Jacobian blocks at the pose, the Newton's
+    #                                    last evaluation's (a model without tracked values)
 
 
 def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
@@ -80,7 +82,8 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     closed = float(rounding_tols(r, model.body_size)[0])   # far from the origin: rounding
     out = least_movement(model, r, p, f, rows, max_iter)
     if out.ok and out.err <= closed:
-        return _on_the_curves(model, Assembly(*out.x, track=out.data[0].track), t)
+        return _on_the_curves(model, Assembly(*out.x, track=out.data[0].track,
+                                              jac=last_jacobian(model, out)), t)
     # the equations cannot all be met (or only to rounding: a least-squares compromise)
     jrows = model.constraint_rows
     if len(jrows) < model.nc:            # do the joints close without the motions?
@@ -112,6 +115,13 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     raise _Unclosed(f"assembly failed: the joints cannot all be closed: joints "
                     f"{', '.join(map(repr, joints))} leave a gap of "
                     f"{_size_text(model, res, st.redundant)}", t, joints)
+
+
+def last_jacobian(model: Model, out) -> np.ndarray | None:
+    """The rows' Jacobian blocks at least_movement's pose ``out.x`` (NewtonResult): its last
+    evaluation's, there (None for a model with tracked values, whose evaluation there read
+    another pose's: its structure evaluates them again from the pose's own)."""
+    return None if model.ntrack else out.data[0].jac
 
 
 def _overdriven(model: Model, bad: tuple[str, ...], x: tuple, t: float) -> None:
