@@ -169,7 +169,8 @@ def quat_angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Approximate rotation angle (rad) between unit quaternions p, q (..., 4), exact to
     first order: 2 min(|p - q|, |p + q|) (q and -q are the same rotation)."""
     d, s = p - q, p + q          # (the norms as np.linalg.norm takes them, without its wrapper)
-    return 2.0 * np.minimum(np.sqrt((d * d).sum(axis=-1)), np.sqrt((s * s).sum(axis=-1)))
+    return 2.0 * np.minimum(np.sqrt(np.add.reduce(d * d, axis=-1)),
+                            np.sqrt(np.add.reduce(s * s, axis=-1)))
 
 
 def rotate_world(p: np.ndarray, phi: np.ndarray) -> np.ndarray:
