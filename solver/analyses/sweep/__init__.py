@@ -271,7 +271,7 @@ class _Sweep:
         h = dt[None, :, None, None]
         R = s.r[:, None] + h * (s.v[:, None] + h * (0.5 * s.a[:, None] + h / 6.0 * jerk))
         turn = h * (s.w[:, None] + h * (0.5 * s.alpha[:, None] + h / 6.0 * djerk))
-        P = rotate_world(np.broadcast_to(s.p[:, None], turn.shape[:-1] + (4,)), turn)
+        P = rotate_world(s.p[:, None], turn)      # (p broadcast by the products themselves)
         return R, P, None if q is None else q + qd * dt[None, :, None]
 
     def _block(self, ks: np.ndarray) -> tuple[int, int]:

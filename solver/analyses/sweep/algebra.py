@@ -219,8 +219,9 @@ def det_signs(J: np.ndarray, last: tuple | None) -> np.ndarray:
     frame's own (np.linalg.slogdet)."""
     if last is not None:
         end = np.linalg.slogdet(J[:, -1])[0]
-        if np.all((end == last[0]) & (end != 0)):
-            return np.broadcast_to(end[:, None], J.shape[:2])
+        same = (end == last[0]) & (end != 0)
+        if np.count_nonzero(same) == same.size:      # (np.all, broadcast_to: Python wrappers)
+            return end[:, None].repeat(J.shape[1], axis=1)
     return np.linalg.slogdet(J)[0]
 
 
