@@ -69,3 +69,20 @@ def test_an_assemblys_last_jacobian_is_the_one_at_its_pose() -> None:
     gears = compile_model(spur_pair())
     s = read_state(gears, spur_pair(), 0.0)
     assert gears.ntrack and assemble_pose(gears, s.r, s.p, 0.0).jac is None
+
+
+def test_the_shared_reactions_read_at_the_start_take_its_jacobian() -> None:
+    """A run's closing note on shared reactions reads the Jacobian its start has (Start.jac,
+    the assembly's): the same joints and components as evaluated there again, on a
+    four-bar whose three redundant rows share every pin's z force and x, y torques."""
+    from solver.analyses.checks.shared_reactions import shared_components
+    from solver.analyses.run import prepare
+    from solver.model.state import read_state
+    mech = four_bar()
+    model = compile_model(mech)
+    begun = prepare(model, read_state(model, mech, 0.0), np.linspace(0.0, 0.1, 3))
+    assert begun.jac is not None
+    s, st = begun.state, begun.structure
+    given = shared_components(model, st, s.r, s.p, s.track, begun.jac)
+    assert given == shared_components(model, st, s.r, s.p, s.track)
+    assert set(given) == {"pivot2", "pin_A", "pin_B", "pivot4"}, given

@@ -141,6 +141,7 @@ class Start:
     analysis: str
     notes: tuple[str, ...]
     opened: str | None = None
+    jac: np.ndarray | None = None      # the rows' Jacobian blocks at the start (Assembly.jac)
 
 
 def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Settings()) -> Start:
@@ -172,7 +173,8 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     if analysis == "kinematic" and st.driven_dof > 0:
         raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", t0)
-    return Start(start, st, analysis, tuple(asm.notes), open_joints_note(model, state, start))
+    return Start(start, st, analysis, tuple(asm.notes), open_joints_note(model, state, start),
+                 asm.jac)
 
 
 def finish(model: Model, begun: Start, out: Result) -> Result:
@@ -198,7 +200,7 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
         away = runaway_note(model, out.times, out._r)
         out.notes += [away] if away else []
     out.shared_reactions = shared_components(model, begun.structure, begun.state.r,
-                                             begun.state.p, begun.state.track)
+                                             begun.state.p, begun.state.track, begun.jac)
     shared = shared_note(out.shared_reactions, len(begun.structure.redundant))
     if shared and {"reactions", "multipliers"} & out.kept:    # what they would misread
         out.notes.append(shared)
