@@ -141,6 +141,7 @@ class Start:
     analysis: str
     notes: tuple[str, ...]
     opened: str | None = None
+    jac: np.ndarray | None = None      # the rows' Jacobian blocks at the start (Assembly.jac)
 
 
 def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Settings()) -> Start:
@@ -152,7 +153,7 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     check_built_angles(model, state.p, t0)
     asm = assemble_pose(model, state.r, state.p, t0, ref=state.track)
     start = moved_at_origins(model, replace(state, t=t0), asm.r, asm.p, asm.track)
-    st = asm.structure or structure(model, start.r, start.p, ref=start.track)
+    st = asm.structure or structure(model, start.r, start.p, ref=start.track, jac=asm.jac)
     lined_up, joints = singular_start(model, st, start.r, start.p, t0, start.track)
     if lined_up:
         raise SolverError(lined_up, t0, joints)
@@ -172,7 +173,8 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     if analysis == "kinematic" and st.driven_dof > 0:
         raise SolverError(f"kinematic analysis needs every degree of freedom driven: "
                           f"{st.driven_dof} remain (add motions or use analysis='dynamic')", t0)
-    return Start(start, st, analysis, tuple(asm.notes), open_joints_note(model, state, start))
+    return Start(start, st, analysis, tuple(asm.notes), open_joints_note(model, state, start),
+                 asm.jac)
 
 
 def finish(model: Model, begun: Start, out: Result) -> Result:
@@ -198,7 +200,7 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
         away = runaway_note(model, out.times, out._r)
         out.notes += [away] if away else []
     out.shared_reactions = shared_components(model, begun.structure, begun.state.r,
-                                             begun.state.p, begun.state.track)
+                                             begun.state.p, begun.state.track, begun.jac)
     shared = shared_note(out.shared_reactions, len(begun.structure.redundant))
     if shared and {"reactions", "multipliers"} & out.kept:    # what they would misread
         out.notes.append(shared)

@@ -23,13 +23,15 @@ class Structure:
 
 
 def structure(model: Model, r: np.ndarray, p: np.ndarray, tol: float | np.ndarray = RANK_TOL,
-              ref: np.ndarray | None = None) -> Structure:
+              ref: np.ndarray | None = None, jac: np.ndarray | None = None) -> Structure:
     """Independent rows at an assembled pose: joints first, then motions (a row is
     redundant when less than ``tol`` of its scaled length is new: one for all rows, or
     (nc,) each row's own); ``ref``: the tracked values there (State.track; None: as
-    built)."""
-    ev = evaluate(model, *body_arrays(model, r, p)[:2], ref=ref)
-    J = global_jacobian(model, ev.jac)
+    built); ``jac``: the rows' Jacobian blocks at (r, p) where the caller has them (an
+    assembly's last evaluation: start/assembly.py ``last_jacobian``), else evaluated."""
+    if jac is None:
+        jac = evaluate(model, *body_arrays(model, r, p)[:2], ref=ref).jac
+    J = global_jacobian(model, jac)
     jrows = model.constraint_rows
     mrows = np.flatnonzero(model.row_motion >= 0)
     kj = independent_rows(model, J, jrows, tol)
@@ -65,17 +67,26 @@ def open_tree(model: Model) -> bool:
 
 
 def self_stresses(model: Model, keep: np.ndarray, redundant: np.ndarray, jac: np.ndarray,
-                  solve_kept: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+                  solve_kept: Callable[[np.ndarray], np.ndarray],
+                  J: np.ndarray | None = None) -> np.ndarray:
     """(..., k, nc) a basis of the joints' self-stresses: multipliers of the joint rows
     that load no part (J_joints^T x = 0), one for each of the k redundant rows r: e_r minus
     the kept rows' multipliers with the same generalized forces J_r^T (``solve_kept(F)``:
     the kept rows' multipliers lambda_k with J_k^T lambda_k = F for body forces F
     (k, ..., nb, 6), any F in their range), zero outside the joint rows.  ``jac``: the
-    rows' Jacobian blocks (..., nc, W); leading axes (frames, variants) carried through."""
+    rows' Jacobian blocks (..., nc, W); leading axes (frames, variants) carried through.
+    ``J``: the rows' global Jacobian (..., nc, 6 nb) where the caller has it (the dense
+    sweep's): J_r^T is then its rows r, the same numbers as the blocks scattered onto
+    their parts (global_jacobian and row_forces both copy each block, adding the blocks of
+    ends on one part in the same order), without the scatter (a sweep's block of the
+    slider-crank 15-135 us)."""
     k = len(redundant)
     lead = jac.shape[:-2]
     unit = np.eye(k).reshape((k,) + (1,) * len(lead) + (k,))
-    F = row_forces(model, redundant, unit, jac, model.nb + 1)[..., : model.nb, :]
+    if J is None:
+        F = row_forces(model, redundant, unit, jac, model.nb + 1)[..., : model.nb, :]
+    else:
+        F = np.moveaxis(J[..., redundant, :], -2, 0).reshape((k,) + lead + (model.nb, 6))
     x = np.zeros((k,) + lead + (model.nc,))
     x[..., keep] = -solve_kept(F)
     x[..., redundant] += unit

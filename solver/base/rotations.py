@@ -169,7 +169,8 @@ def quat_angle(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Approximate rotation angle (rad) between unit quaternions p, q (..., 4), exact to
     first order: 2 min(|p - q|, |p + q|) (q and -q are the same rotation)."""
     d, s = p - q, p + q          # (the norms as np.linalg.norm takes them, without its wrapper)
-    return 2.0 * np.minimum(np.sqrt((d * d).sum(axis=-1)), np.sqrt((s * s).sum(axis=-1)))
+    return 2.0 * np.minimum(np.sqrt(np.add.reduce(d * d, axis=-1)),
+                            np.sqrt(np.add.reduce(s * s, axis=-1)))
 
 
 def rotate_world(p: np.ndarray, phi: np.ndarray) -> np.ndarray:
@@ -180,7 +181,13 @@ def rotate_world(p: np.ndarray, phi: np.ndarray) -> np.ndarray:
     ang = np.sqrt((phi * phi) @ _ONES3)[..., None]
     half = 0.5 * ang
     small = ang < 1e-6            # sin(half)/ang by its Taylor series near zero
-    k = np.where(small, 0.5 - ang * ang / 48.0, np.sin(half) / np.where(small, 1.0, ang))
+    few = np.count_nonzero(small)   # (all or none of them: that form alone, the same bits;
+    if few == 0:                    # a Newton's last steps are all small, its first none)
+        k = np.sin(half) / ang
+    elif few == small.size:
+        k = 0.5 - ang * ang / 48.0
+    else:
+        k = np.where(small, 0.5 - ang * ang / 48.0, np.sin(half) / np.where(small, 1.0, ang))
     q = np.cos(half) * p + (2.0 * k) * quat_rate(p, phi)
     return q / np.sqrt((q * q) @ _ONES4)[..., None]
 

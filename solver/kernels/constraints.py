@@ -559,9 +559,11 @@ def residual(model: Model, phi: np.ndarray, f: np.ndarray,
     if drv.size:
         fv = f[..., motion, 0]
         rd = res[..., drv] - fv
-        if ang.size:
+        if ang.size == drv.size:    # (every motion an angle: no gather and scatter)
+            rd = (rd + np.pi) % (2.0 * np.pi) - np.pi
+        elif ang.size:
             rd[..., ang] = (rd[..., ang] + np.pi) % (2.0 * np.pi) - np.pi
         # a motion's value after many turns: below its rounding the row is met (as couplers)
-        noise = 8.0 * np.finfo(float).eps * (np.abs(fv) + np.pi)
+        noise = 8.0 * _EPS * (np.abs(fv) + np.pi)
         res[..., drv] = np.where(np.abs(rd) <= noise, 0.0, rd)
     return res

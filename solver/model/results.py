@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.einsum import einsum
 from ..base.errors import MechanismError, unknown
 from ..base.rotations import congruence, continuous_quats, cross, quat_to_matrix
 from .readouts import (actuator_efforts, bushing_displacement, bushing_load, contact_index,
@@ -499,9 +500,9 @@ def _store_energy(res: Any, at: tuple, mass: np.ndarray, gravity: np.ndarray, Iw
     else:                                                # the block ``store`` just had
         (v, w), res._pending_vw = res._pending_vw, None
     r = res._r[at]
-    ke = 0.5 * (np.einsum("...b,...bi,...bi->...", mass, v, v)
-                + np.einsum("...bi,...bij,...bj->...", w, Iw, w))
-    pe = -np.einsum("...b,...bi,...i->...", mass, r, gravity) + spring_potential
+    ke = 0.5 * (einsum("...b,...bi,...bi->...", mass, v, v)
+                + einsum("...bi,...bij,...bj->...", w, Iw, w))
+    pe = -einsum("...b,...bi,...i->...", mass, r, gravity) + spring_potential
     res._power_nc[at] = power_nc
     if work_nc is None:
         i = np.atleast_1d(np.arange(len(res.times))[k])

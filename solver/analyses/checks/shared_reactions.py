@@ -30,26 +30,28 @@ _MOVED = 1e-8
 
 
 def shared_components(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
-                      track: np.ndarray | None = None) -> dict[str, tuple[int, ...]]:
+                      track: np.ndarray | None = None, jac: np.ndarray | None = None
+                      ) -> dict[str, tuple[int, ...]]:
     """{joint: indices into (Fx, Fy, Fz, Tx, Ty, Tz)} of the reaction components (world
     axes, force and torque on part I at marker I) that the joints' self-stresses at the
     assembled pose (r, p) change, joints in the model's order; empty without redundant
-    joint rows."""
+    joint rows.  ``jac``: the rows' Jacobian blocks at (r, p) where the caller has them (a
+    run's start: Assembly.jac), else evaluated there."""
     if not len(st.redundant):
         return {}
-    rg, A = body_arrays(model, r, p)[:2]
-    ev = evaluate(model, rg, A, ref=track)
-    J = global_jacobian(model, ev.jac)
+    if jac is None:
+        jac = evaluate(model, *body_arrays(model, r, p)[:2], ref=track).jac
+    J = global_jacobian(model, jac)
     keep = st.keep
 
     def solve_kept(F: np.ndarray) -> np.ndarray:     # J_k^T x = F for each F (k, nb, 6)
         return np.linalg.lstsq(J[keep].T, F.reshape(len(F), -1).T, rcond=None)[0].T
-    N = self_stresses(model, keep, st.redundant, ev.jac, solve_kept)      # (k, nc)
+    N = self_stresses(model, keep, st.redundant, jac, solve_kept, J)      # (k, nc)
     mi = model.joint_marker_i
     body = np.array([model.marker_body[m] for m in mi], dtype=int)
     point = np.array([model.marker_point[m] for m in mi]).reshape(-1, 3)
-    R = np.abs(all_joint_reactions(model, body, point, p, N, np.broadcast_to(ev.jac, (len(N),)
-                                                                    + ev.jac.shape)))
+    R = np.abs(all_joint_reactions(model, body, point, p, N, np.broadcast_to(jac, (len(N),)
+                                                                    + jac.shape)))
     moved = (R > _MOVED * R.max(axis=(-2, -1), keepdims=True)).any(axis=0)   # (joints, 6)
     return {name: tuple(np.flatnonzero(moved[j]).tolist())
             for j, name in enumerate(model.joint_names) if moved[j].any()}

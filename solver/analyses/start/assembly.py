@@ -14,7 +14,8 @@ from ...algebra.rank import row_owner
 from ...algebra.schur import Schur
 from ...base.elementary import arcsin
 from ...base.errors import ExpressionError, SolverError
-from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
+from ...kernels.constraints import (body_arrays, evaluate, global_jacobian, motion_values,
+                                    row_groups)
 from ...model.compile import Model
 from ...model.state import State
 from ...vocabulary.joints import DIST, DOT1
@@ -44,6 +45,8 @@ class Assembly:
     structure: Structure | None = None
     notes: tuple[str, ...] = ()
     track: np.ndarray | None = None    # the tracked values at the pose (State.track)
+    jac: np.ndarray | None = None      # the rows' Jacobian blocks at the pose, the Newton's
+    #                                    last evaluation's (a model without tracked values)
 
 
 def assemble_pose(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
@@ -79,7 +82,8 @@ def _close(model: Model, r: np.ndarray, p: np.ndarray, t: float = 0.0,
     closed = float(rounding_tols(r, model.body_size)[0])   # far from the origin: rounding
     out = least_movement(model, r, p, f, rows, max_iter)
     if out.ok and out.err <= closed:
-        return _on_the_curves(model, Assembly(*out.x, track=out.data[0].track), t)
+        return _on_the_curves(model, Assembly(*out.x, track=out.data[0].track,
+                                              jac=last_jacobian(model, out)), t)
     # the equations cannot all be met (or only to rounding: a least-squares compromise)
     jrows = model.constraint_rows
     if len(jrows) < model.nc:            # do the joints close without the motions?
@@ -121,6 +125,13 @@ def _rounding_only(model: Model, scaled: np.ndarray, tol: float,
     a small mechanism, joined to nothing of it, does not widen the small one's)."""
     rows = slice(None) if rows is None else rows
     return bool((np.abs(scaled[rows]) <= np.maximum(tol, model.row_rounding[rows])).all())
+
+
+def last_jacobian(model: Model, out) -> np.ndarray | None:
+    """The rows' Jacobian blocks at least_movement's pose ``out.x`` (NewtonResult): its last
+    evaluation's, there (None for a model with tracked values, whose evaluation there read
+    another pose's: its structure evaluates them again from the pose's own)."""
+    return None if model.ntrack else out.data[0].jac
 
 
 def _overdriven(model: Model, bad: tuple[str, ...], x: tuple, t: float) -> None:
@@ -292,8 +303,10 @@ def run_disagreement(model: Model, st: Structure, times: np.ndarray, R: np.ndarr
     if not st.redundant.size or not len(R):
         return None
     rs = scales(model)[0]
+    # (the rows' groups holding a redundant row only: the others' rows are not read)
     phi = evaluate(model, *body_arrays(model, R, P)[:2], need_jac=False,
-                   ref=track if model.ntrack else None).phi
+                   ref=track if model.ntrack else None,
+                   groups=row_groups(model, st.redundant)).phi
     gap = np.abs(phi[:, st.redundant] * rs[st.redundant])
     k = int(np.argmax(gap.max(axis=1)))
     # the stopping rule's slack, or the input's rounding (Model.row_rounding): not geometry

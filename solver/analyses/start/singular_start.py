@@ -14,7 +14,7 @@ from ...algebra.newton import NEWTON_TOL, RANK_TOL, step_pose
 from ...algebra.rank import involved
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
 from ...model.compile import Model
-from .assembly import least_movement
+from .assembly import last_jacobian, least_movement
 from ..structure import Structure, structure
 
 # the probe's random move, as a share of the model's size (rotations times the part's
@@ -68,8 +68,8 @@ def nearby_structure(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, 
     near = _nearby(model, r, p, t, jrows)
     if near is None:
         return None
-    rn, pn, tn = near
-    found = structure(model, rn, pn, ref=tn)
+    rn, pn, tn, jac = near
+    found = structure(model, rn, pn, ref=tn, jac=jac)
     if np.intersect1d(found.keep, jrows).size <= np.intersect1d(st.keep, jrows).size:
         return None
     return found
@@ -98,17 +98,18 @@ def rounded_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, 
     near = _nearby(model, r, p, t, jrows, np.maximum(PROBE, PROBE_ROUNDED * own))
     if near is None:
         return None, st
-    found = structure(model, near[0], near[1], tol, near[2])
+    found = structure(model, near[0], near[1], tol, near[2], near[3])
     return (found, loose) if np.intersect1d(found.keep, jrows).size > kept else (None, st)
 
 
 def _nearby(model: Model, r: np.ndarray, p: np.ndarray, t: float, jrows: np.ndarray,
             probe: float | np.ndarray = PROBE):
-    """A pose (r, p, tracked values) on the joints near (r, p): the parts moved at random
-    (a fixed seed: the same answer every time) by ``probe`` (one, or (nb,) each body's) of
-    the size of the mechanism each is in (Model.body_size: not of a larger one beside it)
-    and closed onto the joint rows by the least movement; None when they do not close
-    (imperfect geometry whose redundant rows disagree)."""
+    """A pose (r, p, tracked values, the rows' Jacobian blocks there or None: assembly.py
+    ``last_jacobian``) on the joints near (r, p): the parts moved at random (a fixed seed:
+    the same answer every time) by ``probe`` (one, or (nb,) each body's) of the size of
+    the mechanism each is in (Model.body_size: not of a larger one beside it) and closed
+    onto the joint rows by the least movement; None when they do not close (imperfect
+    geometry whose redundant rows disagree)."""
     rng = np.random.default_rng(20230901)
     move = rng.standard_normal((model.nb, 6))
     move /= np.abs(move).max()
@@ -119,4 +120,4 @@ def _nearby(model: Model, r: np.ndarray, p: np.ndarray, t: float, jrows: np.ndar
     out = least_movement(model, r1, p1, motion_values(model, t), jrows, 60)
     if not out.ok or out.err > NEWTON_TOL:
         return None
-    return (*out.x, out.data[0].track)
+    return (*out.x, out.data[0].track, last_jacobian(model, out))

@@ -16,10 +16,9 @@ second-order prediction off that frame is small next to the frame-to-frame motio
 frame on another assembly branch (a four-bar flipped) is far from it, so the block is cut
 there (at the first frame where any variant fails or leaves its prediction) and the sweep
 goes on with smaller blocks, down to one frame at a time, the frame-by-frame sweep.
-Blocks grow while Newton converges in a few iterations.  A variant that cannot solve a
-frame (a lock-up, a singular position, a friction jam, a rigid stop driven through, a
-motion undefined there) leaves the sweep with its error and the others go on.
-"""
+Blocks grow while Newton converges in a few iterations.  A variant that cannot solve a frame
+(a lock-up, a singular position, a friction jam, a rigid stop driven through, a motion
+undefined there) leaves the sweep with its error and the others go on."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -29,6 +28,7 @@ import numpy as np
 
 from ...algebra.newton import converged, moves, rounding_tols, step_pose
 from ...algebra.rank import involved
+from ...base.einsum import einsum
 from ...base.errors import ExpressionError, FrictionJam, SolverCancelled, SolverError
 from ...base.rotations import rotate_world
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, residual, row_rates
@@ -78,10 +78,9 @@ class VariantAxis:
 
 def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray,
                     progress=None, keep: Any = None) -> Result:
-    """Positions, velocities, accelerations, multipliers and reactions at every frame,
-    from the assembled start state at times[0]: the sweep of one variant.  ``progress(frames
-    done, frames)`` after each frame; False cancels (SolverCancelled).  ``keep``: what the
-    Result stores beside the poses (model/kept.py)."""
+    """Positions, velocities, accelerations, multipliers and reactions at every frame from
+    the assembled start at times[0], one variant's sweep, storing ``keep`` (model/kept.py).
+    ``progress(frames done, frames)`` after each frame; False cancels (SolverCancelled)."""
     sweep = _Sweep([model], model, st, [start], times, None, keep)
     out = sweep.outs.results[0]
 
@@ -272,7 +271,7 @@ class _Sweep:
         h = dt[None, :, None, None]
         R = s.r[:, None] + h * (s.v[:, None] + h * (0.5 * s.a[:, None] + h / 6.0 * jerk))
         turn = h * (s.w[:, None] + h * (0.5 * s.alpha[:, None] + h / 6.0 * djerk))
-        P = rotate_world(np.broadcast_to(s.p[:, None], turn.shape[:-1] + (4,)), turn)
+        P = rotate_world(s.p[:, None], turn)      # (p broadcast by the products themselves)
         return R, P, None if q is None else q + qd * dt[None, :, None]
 
     def _block(self, ks: np.ndarray) -> tuple[int, int]:
@@ -390,7 +389,7 @@ class _Sweep:
         report = None             # redundant rows: the least-norm joint multipliers, reported
         if st.redundant.size:     # and friction's load (structure.least_norm)
             report = least_norm(self_stresses(model, keep, st.redundant, jac,
-                                              lambda F: alg.solve_t(fac, F)))
+                                              lambda F: alg.solve_t(fac, F), fac.J))
             lam = report(lam)
         if stop is not None:              # read as the limit's force (Result.limit)
             lam[..., model.limits.rows[stop.bounds]] = -stop.Qq
@@ -411,7 +410,7 @@ class _Sweep:
         block = slice(int(ks[0]), int(ks[-1]) + 1)
         self.outs.store(block, State(times[ks], R, P, Vv, W, Ac, Al), lam, jac,
                         None if evq is None or evq.track is None else evq.track[:, :m], A)
-        self.outs.store_energy(block, Iw, pot, pnc - np.einsum("vfm,vfm->vf", lam[..., mrows],
+        self.outs.store_energy(block, Iw, pot, pnc - einsum("vfm,vfm->vf", lam[..., mrows],
                                                                f[..., mix, 1]))
         watch = watched(self, phi, turns, turn_rate, evq)
         if watch is not None:             # a motion driven through a rigid stop or off an open
@@ -545,9 +544,10 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
             found[:, fr] = ev.track
         res = residual(model, ev.phi, fv[:, fr])[..., keep]
         with np.errstate(invalid="ignore"):
-            err = np.abs(res * alg.rs).max(axis=-1, initial=0.0)
+            err = np.maximum.reduce(np.abs(res * alg.rs), axis=-1, initial=0.0)  # (no wrapper)
             conv = converged(err, size[:, fr], *rounding_tols(R[:, fr], alg.size)) & lv
-            lv = lv & np.isfinite(err) & np.isfinite(ev.jac).all(axis=(-2, -1)) & ~conv
+            fine = np.logical_and.reduce(np.isfinite(ev.jac), axis=(-2, -1))
+            lv = lv & np.isfinite(err) & fine & ~conv
         done[:, fr] |= conv
         fr, lv, res = _still(fr, lv, res)
         if not lv.shape[1]:
@@ -577,7 +577,7 @@ def _newton(model: Model, alg: Algebra, R: np.ndarray, P: np.ndarray, fv: np.nda
 def _still(fr: np.ndarray, lv: np.ndarray, x: np.ndarray):
     """The frames ``fr`` (indices, or a slice: all) where some variant still iterates (``lv``
     (V, frames of fr)), with their columns of lv and of x (V, frames of fr, ...)."""
-    on = lv[0] if len(lv) == 1 else lv.any(axis=0)
+    on = lv[0] if len(lv) == 1 else np.logical_or.reduce(lv, axis=0)
     if np.count_nonzero(on) == len(on):
         return fr, lv, x
     return np.flatnonzero(on) if isinstance(fr, slice) else fr[on], lv[:, on], x[:, on]

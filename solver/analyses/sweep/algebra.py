@@ -11,6 +11,7 @@ import numpy as np
 from ...algebra.banded import MIN_BANDED, BandFactors
 from ...algebra.newton import COND_LIMIT
 from ...algebra.schur import Schur, inverse_mass
+from ...base.einsum import einsum
 from ...kernels.constraints import global_jacobian
 from ...model.compile import Model
 
@@ -48,12 +49,14 @@ class Factors:
     #                                      (unknown: no flip seen) unless asked (``factor``)
     near: np.ndarray | None = None       # (V, F) how near a pole (poles.py ``suspect``):
     #                                      dense ``cond``; banded ``pivot_ratio``
+    J: np.ndarray | None = None          # (V, F, nc, 6 nb) dense: every row's global
+    #                                      Jacobian, the redundant rows' J_r^T read from it
 
     def take(self, m: int) -> "Factors":
         """The first m frames."""
         return Factors(*(None if x is None else x.take(m) if isinstance(x, Banded) else x[:, :m]
                          for x in (self.ok, self.Jinv, self.band, self.cond, self.sign,
-                                   self.near)))
+                                   self.near, self.J)))
 
     def last(self) -> tuple:
         """(sign of det J, nearness to a pole) (V,) at the last frame: ``Algebra.factor``'s
@@ -126,12 +129,13 @@ class Algebra:
                 sign = np.linalg.slogdet(global_jacobian(self.model, jac)[..., self.keep, :])[0]
             return Factors(np.isfinite(probe).all(axis=(-2, -1))[None], band=band, sign=sign,
                            near=pivot_ratio(band.S.ab, self.schur.band)[None])
-        Jk = global_jacobian(self.model, jac)[..., self.keep, :]
+        J = global_jacobian(self.model, jac)
+        Jk = J[..., self.keep, :]
         Jinv = _inverse(Jk)
         with np.errstate(invalid="ignore"):
             cond = scaled_condition(Jk, Jinv, self.rs, self.cw)
             return Factors(np.isfinite(cond) & (cond < COND_LIMIT), Jinv=Jinv, cond=cond,
-                           sign=det_signs(Jk, last), near=cond)
+                           sign=det_signs(Jk, last), near=cond, J=J)
 
     def solve(self, fac: Factors, b: np.ndarray) -> np.ndarray:
         """J^-1 b as (V, F, nb, 6) body vectors (b (V, F, kept rows))."""
@@ -146,12 +150,12 @@ class Algebra:
             sc, band = self.schur, fac.band
             f0 = f[..., 0, :, :, :]
             fg = np.concatenate([f0, np.zeros(f0.shape[:-2] + (1, 6))], axis=-2)
-            mf = np.einsum("fbij,...fbj->...fbi", band.Mi, fg)
+            mf = einsum("fbij,...fbj->...fbi", band.Mi, fg)
             return sc.band.solve_factored(band.S, sc.times(band.Jb, mf))[..., None, :, :]
         f = f.reshape(f.shape[:-2] + (-1,))
         if len(fac.Jinv) > 1:                      # (matvec, J^-T a view of J^-1)
             return (np.swapaxes(fac.Jinv, -1, -2) @ f[..., None])[..., 0]
-        return np.einsum("vfji,...vfj->...vfi", fac.Jinv, f)
+        return einsum("vfji,...vfj->...vfi", fac.Jinv, f)
 
     # the banded path: one variant, every frame of a block at once
     def _banded(self, jac: np.ndarray, A: np.ndarray) -> Banded:
@@ -177,7 +181,7 @@ def matvec(M: np.ndarray, x: np.ndarray, one: str) -> np.ndarray:
     stay the same to the bit)."""
     if len(M) > 1:
         return (M @ x[..., None])[..., 0]
-    return np.einsum(one, M, x)
+    return einsum(one, M, x)
 
 
 def scaled_condition(J: np.ndarray, Jinv: np.ndarray, rs: np.ndarray, cw: np.ndarray
@@ -215,8 +219,9 @@ def det_signs(J: np.ndarray, last: tuple | None) -> np.ndarray:
     frame's own (np.linalg.slogdet)."""
     if last is not None:
         end = np.linalg.slogdet(J[:, -1])[0]
-        if np.all((end == last[0]) & (end != 0)):
-            return np.broadcast_to(end[:, None], J.shape[:2])
+        same = (end == last[0]) & (end != 0)
+        if np.count_nonzero(same) == same.size:      # (np.all, broadcast_to: Python wrappers)
+            return end[:, None].repeat(J.shape[1], axis=1)
     return np.linalg.slogdet(J)[0]
 
 

@@ -161,11 +161,13 @@ def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
     pp = rotate_world(p0, w0 * hh + 0.5 * al0 * hh * hh)
     L = np.asarray(body_length)[..., None, :]
     dm, dv = R - rp, R - r0
-    miss = np.sqrt((dm * dm).sum(axis=-1)) + L * quat_angle(P, pp)         # (..., F, nb)
-    move = np.sqrt((dv * dv).sum(axis=-1)) + L * quat_angle(P, p0)
-    ok = (miss <= SMOOTH * move + 1e-8 * np.asarray(body_size)[..., None, :]).all(axis=-1)
-    ok = ok.reshape(-1, ok.shape[-1]).all(axis=0)
-    return int(np.argmin(ok)) if not ok.all() else len(ok)
+    # (sums and all() by the ufuncs' reduce, as the ndarray methods do, without their wrapper)
+    miss = np.sqrt(np.add.reduce(dm * dm, axis=-1)) + L * quat_angle(P, pp)   # (..., F, nb)
+    move = np.sqrt(np.add.reduce(dv * dv, axis=-1)) + L * quat_angle(P, p0)
+    ok = np.logical_and.reduce(miss <= SMOOTH * move + 1e-8 * np.asarray(body_size)[..., None, :],
+                               axis=-1)
+    ok = np.logical_and.reduce(ok.reshape(-1, ok.shape[-1]), axis=0)
+    return int(np.argmin(ok)) if np.count_nonzero(ok) < len(ok) else len(ok)
 
 
 def wrong_turns(model: Model, prev, times: np.ndarray, ks: np.ndarray, track: np.ndarray,
