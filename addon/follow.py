@@ -27,11 +27,11 @@ import numpy as np
 from ..solver import JOINT_COORDINATES, MechanismError, matrix_to_quat, quat_to_matrix
 from .anim import fcurve_modifiers, find_channelbag
 from .curve_reader import angle_text, design_world, length_text
-from .io.follow import (Constant, KeyedPath, KeysInside, SplinePath, actuator_specs,
+from .io.follow import (Constant, KeyedPath, SplinePath, actuator_specs,
                         axis_functions, fitting_error, is_still, midpoints, sample_frames)
 from .io.follow_rotation import (EULER_MODES, KeyedTurn, still_matrix, angle_fitting_error, angle_functions,
                                 unwrap, zyx_angles)
-from .io.keyframes import Key, KeyframedFunction, with_modifiers
+from .io.keyframes import Key, KeyframedFunction, KeysInside, with_modifiers
 from .io.part_frames import marker_frame
 
 STILL = 1e-6        # Blender units: a target that moves less than this over the range is still

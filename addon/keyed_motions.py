@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ..solver import MechanismError
 from .anim import fcurve_modifiers, find_channelbag
-from .io.keyframes import (Key, KeyframedFunction, first_jump, key_times, time_derivatives,
-                           with_modifiers)
+from .io.keyframes import (Key, KeyframedFunction, KeysInside, first_jump, key_times,
+                           time_derivatives, with_modifiers)
 from .io.timeline import Timeline
 
 
@@ -15,10 +15,13 @@ def keyframed_motion(joint, coordinate: str, timeline: Timeline, scale: float):
     Slide, exact Bezier evaluation, a Cycles modifier's repeats included (any other F-curve
     modifier is refused by name): the keys' times (s, io/keyframes.key_times) are the
     motion's breakpoints; the first frame of the range where its value jumps
-    (io/keyframes.first_jump), or None."""
+    (io/keyframes.first_jump), or None.  At the first and last keys the rates are the keyed
+    segments' (KeysInside), not the extrapolation's beyond: keys at the range's first and
+    last frames are the usual way to key a motion, and the run lies between them."""
     k = scale if coordinate == "slide" else 1.0
     fn = keyed_function(joint, coordinate)
-    f, df, ddf = time_derivatives(fn, timeline, k)
+    inside = KeysInside(fn) if isinstance(fn, KeyframedFunction) else fn
+    f, df, ddf = time_derivatives(inside, timeline, k)
     return f, (df, ddf), key_times(fn, timeline), first_jump(fn, timeline.frames)
 
 

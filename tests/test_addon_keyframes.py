@@ -287,3 +287,39 @@ def test_a_setting_driven_by_the_frame_is_named(blender, owner) -> None:
     with pytest.raises(RuntimeError, match=words):
         bpy.ops.mechanism.bake()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def _baked_loads(bpy, joint) -> np.ndarray:
+    """(25, 7): the joint's baked reaction_force_x/_y/_z, reaction_torque_x/_y/_z and
+    motion_effort at frames 1-25."""
+    act = joint.mechanism.bake_action
+    props = [f"reaction_force_{c}" for c in "xyz"] + [f"reaction_torque_{c}" for c in "xyz"]
+    return np.array([bs.curve(joint, f'["{p}"]', action=act)[:, 1]
+                     for p in props + ["motion_effort"]]).T
+
+
+def test_a_crank_keyed_over_the_range_bakes_its_end_frames_loads(blender) -> None:
+    """The slider-crank's crank keyed 0 at frame 1 and 2 pi at frame 25, Linear: exactly
+    the Expression 2*pi*t, so every frame's main bearing reaction and motor torque are the
+    expression's.  At the end keys the rate was the extrapolation's (0: Constant
+    extrapolation) instead of the keys' own 2 pi rad/s, so the first and last frames baked
+    the loads of a crank at rest (Fx 0 N, where the turning crank and rod pull 1.29 N).
+    The two bakes solve the same motion with the same rows; 1e-6 N (N m) leaves room for
+    the float32 keys of loads up to about 2 N."""
+    bpy = blender
+    d = bs.slider_crank(bpy)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    want = _baked_loads(bpy, d["main"])
+    assert abs(want[0, 0]) > 1.0            # a centripetal load at the first frame
+    bpy.ops.wm.read_homefile(use_factory_startup=True, use_empty=True)
+    d = bs.slider_crank(bpy)
+    main = d["main"]
+    s = main.mechanism
+    s.motion_type = "KEYFRAMED"
+    for f, a in ((1, 0.0), (25, 2 * math.pi)):
+        s.motion_angle = a
+        main.keyframe_insert("mechanism.motion_angle", frame=f)
+    for key in bs.channelbag(main).fcurves[0].keyframe_points:
+        key.interpolation = "LINEAR"
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    np.testing.assert_allclose(_baked_loads(bpy, main), want, atol=1e-6)

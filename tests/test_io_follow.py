@@ -15,11 +15,11 @@ from solver import Mechanism
 from test_io_addon import io
 
 follow, keyframes, plots, timeline = io("follow"), io("keyframes"), io("plots"), io("timeline")
-Constant, FollowAxis, KeyedPath, KeysInside, SplinePath = (
-    follow.Constant, follow.FollowAxis, follow.KeyedPath, follow.KeysInside, follow.SplinePath)
+Constant, FollowAxis, KeyedPath, SplinePath = (
+    follow.Constant, follow.FollowAxis, follow.KeyedPath, follow.SplinePath)
 axis_functions, fitting_error, midpoints, sample_frames = (
     follow.axis_functions, follow.fitting_error, follow.midpoints, follow.sample_frames)
-Key, KeyframedFunction = keyframes.Key, keyframes.KeyframedFunction
+Key, KeyframedFunction, KeysInside = keyframes.Key, keyframes.KeyframedFunction, keyframes.KeysInside
 FOLLOW_PROPS, follow_plots, Timeline = plots.FOLLOW_PROPS, plots.follow_plots, timeline.Timeline
 from solver.vocabulary.timefunctions import time_function
 

@@ -73,21 +73,6 @@ class Constant:
         return self.value, 0.0, 0.0
 
 
-class KeysInside:
-    """A keyed channel (io/keyframes.KeyframedFunction) whose derivatives at its first and
-    last keys are those of the keyed segments (one-sided), not of the extrapolation beyond:
-    a path keyed from the first frame of the range starts at its keys' speed."""
-
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-
-    def __call__(self, frame: float) -> tuple[float, float, float]:
-        frames = self.fn.frames
-        if len(frames) > 1 and frames[0] <= frame <= frames[-1]:
-            return self.fn.inside(frame)
-        return self.fn(frame)
-
-
 class KeyedPath:
     """A path from the target's three location channels, each a function of the scene frame
     giving (value, d/dframe, d2/dframe2) in Blender units (io/keyframes.KeyframedFunction or

@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -129,6 +129,22 @@ class KeyframedFunction:
         if xd <= 0.0:  # a cusp where handles meet: the slope is the limit along the curve
             return y, 0.0, 0.0
         return y, yd / xd, (ydd * xd - yd * xdd) / xd ** 3
+
+
+class KeysInside:
+    """A keyed channel (a KeyframedFunction) whose derivatives at its first and
+    last keys are those of the keyed segments (one-sided), not of the extrapolation beyond:
+    a path or a joint's motion keyed from the first frame of the range starts at its keys'
+    speed, and one keyed to the last frame ends at it."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def __call__(self, frame: float) -> tuple[float, float, float]:
+        frames = self.fn.frames
+        if len(frames) > 1 and frames[0] <= frame <= frames[-1]:
+            return self.fn.inside(frame)
+        return self.fn(frame)
 
 
 def _within_segment(k0: Key, k1: Key) -> tuple[tuple[float, float], tuple[float, float]]:

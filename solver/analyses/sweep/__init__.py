@@ -312,7 +312,7 @@ class _Sweep:
             nu = np.zeros((V, m, nc))
             nu[..., mrows] = f[..., mix, 1]
             vel = alg.solve(fac, nu[..., keep])
-            lined = None if self.prev is None else lined_up_frames(model, alg, fac, jac, keep)
+            lined = lined_up_frames(model, alg, fac, jac, keep, (vel, self, ks, nu))
             if lined is not None:         # joints lined up, a motion's dead centre: that
                 lined, dead = lined       # frame alone, its rates continued (lined_up.py)
                 if len(ks) > 1:

@@ -35,17 +35,45 @@ SINGULAR_COND = 1e5
 RATES_MISSED = 1e-3
 
 
+def lost_share(model: Model, keep: np.ndarray) -> float:
+    """The share of the largest singular value of a frame's scaled Jacobian (its kept rows
+    ``keep``) below which its lost direction may be the inputs' rounding alone:
+    1 / SINGULAR_COND, or, for inputs given rounded (Blender's float32: the rows' islands'
+    Model.row_rounding), sqrt(8 rounding) where larger, the share the start's test ranks as
+    lost (start/singular_start.py: rounded_singular).  The rounding's length mismatch
+    folds a lined-up parallelogram off its line, so on a frame at that position its lost
+    row stays independent by a small share (one read from Blender: 1.4e-5 against its
+    rounding's 2.1e-3), and its rates solved exactly are the rounding's: they took the
+    crossed branch."""
+    rounding = float(np.max(model.row_rounding[keep], initial=0.0))
+    return max(1.0 / SINGULAR_COND, float(np.sqrt(8.0 * rounding)))
+
+
+# the share of their size by which a frame's exactly solved velocities must leave those
+# continued from the frame before, on a frame whose joints lose rank within the inputs'
+# rounding only, for it to count as lined up: a sound frame's differ by the continuation's
+# error (a fraction of a percent), a lined-up parallelogram's turn its coupler (all of it)
+RATES_JUMP = 0.1
+
+
 def lined_up_frames(model: Model, alg: Algebra, fac: Factors, jac: np.ndarray,
-                    keep: np.ndarray) -> tuple[np.ndarray, dict] | None:
+                    keep: np.ndarray, rates: tuple | None = None
+                    ) -> tuple[np.ndarray, dict] | None:
     """(near, dead): near (V, F) True at the frames of a block whose kept rows are nearly
     dependent, a singular position of the joints or a motion's dead centre (its row
     dependent on the joints' sound ones), and dead {(v, f): the motions' names} for the
     latter; None when there is none (or the block was factored banded: no condition).  A
     motion driven past its dead centre has no pose there: Newton fails and the sweep locks
-    up, as it should."""
-    if fac.cond is None:
+    up, as it should.  A frame whose joints lose rank only within the inputs' rounding
+    (lost_share) is one where ``rates`` (the block's velocities solved exactly, the sweep,
+    the block's frame numbers and the velocities' right-hand side nu) show it: the
+    velocities continued from the frame before fit its equations and the exact ones jump
+    away from them; in a block of more frames it is marked, to be solved alone.  None
+    before the sweep's first frame is solved (nothing to continue from)."""
+    if fac.cond is None or (rates is not None and rates[1].prev is None):
         return None
-    near = fac.cond > SINGULAR_COND
+    lost = lost_share(model, keep)
+    near = fac.cond > 1.0 / lost
     if not near.any():
         return None
     joint = model.row_motion[keep] < 0
@@ -55,6 +83,11 @@ def lined_up_frames(model: Model, alg: Algebra, fac: Factors, jac: np.ndarray,
     u, s, _ = np.linalg.svd(Js)
     sj = np.linalg.svd(Js[:, joint], compute_uv=False)
     lined = sj[:, -1] < sj[:, 0] / SINGULAR_COND
+    rounded = ~lined & (sj[:, -1] < sj[:, 0] * lost)
+    if rounded.any() and rates is not None and len(rates[2]) == 1:
+        lined |= rounded & _jumped(model, alg, jac, keep, v, f, rounded, rates)
+    elif rounded.any():
+        lined |= rounded
     near[v, f] = lined | (s[:, -1] < s[:, 0] / SINGULAR_COND)
     dead = {}
     for n in np.flatnonzero(near[v, f] & ~lined):     # the motions in the lost combination
@@ -62,6 +95,26 @@ def lined_up_frames(model: Model, alg: Algebra, fac: Factors, jac: np.ndarray,
         dead[int(v[n]), int(f[n])] = tuple(dict.fromkeys(
             model.motion_names[model.row_motion[r]] for r in keep[share > 0.2 * share.max()]))
     return (near, dead) if near.any() else None
+
+
+def _jumped(model: Model, alg: Algebra, jac: np.ndarray, keep: np.ndarray, v: np.ndarray,
+            f: np.ndarray, rounded: np.ndarray, rates: tuple) -> np.ndarray:
+    """For the frames (v, f) of a one-frame block whose joints lose rank within the
+    rounding (``rounded``; ``rates`` as lined_up_frames takes them): do the velocities
+    continued from the sweep's last solved frame fit the frame's equations while the
+    exactly solved ones leave them by RATES_JUMP of their size (rounding choosing the
+    branch)?"""
+    vel, sweep, ks, nu = rates
+    rhs = nu[..., keep]
+    where = np.zeros(vel.shape[:2], dtype=bool)
+    where[v[rounded], f[rounded]] = True
+    kept = rates_continued(model, alg, jac, keep, where, sweep.prev, float(sweep.times[ks[0]]),
+                           vel, rhs, 1)
+    fits = ~rates_missed(model, alg, jac, keep, where, kept, rhs)
+    cw = alg.cw[v, 0]
+    gap = np.abs(((vel - kept)[v, f]).reshape(len(v), -1) * cw).max(axis=-1)
+    size = np.abs(kept[v, f].reshape(len(v), -1) * cw).max(axis=-1)
+    return fits[v, f] & (gap > RATES_JUMP * size)
 
 
 def rates_continued(model: Model, alg: Algebra, jac: np.ndarray, keep: np.ndarray,
@@ -85,7 +138,7 @@ def least_change(model: Model, alg: Algebra, jac: np.ndarray, keep: np.ndarray,
     """x (V, F, nb, 6) with its frames ``where`` (V, F) replaced by the solution of
     J_keep x = rhs (rhs (V, F, kept rows)) nearest ``guess`` (V, F, nb, 6) in the scaled
     norm (rows in residual units, rotations in body lengths), the singular values below
-    1/SINGULAR_COND of the largest dropped: guess + J^+ (rhs - J guess)."""
+    lost_share of the largest dropped: guess + J^+ (rhs - J guess)."""
     v, f = np.nonzero(where)
     J = global_jacobian(model, jac[v, f])[:, keep, :]
     rs, cw = alg.rs[v, 0], alg.cw[v, 0]
@@ -93,7 +146,7 @@ def least_change(model: Model, alg: Algebra, jac: np.ndarray, keep: np.ndarray,
     g = guess[v, f].reshape(len(v), -1)
     d = rs * (rhs[v, f] - np.einsum("nij,nj->ni", J, g))
     u, s, vt = np.linalg.svd(Js)
-    inv = np.where(s > s[:, :1] / SINGULAR_COND, 1.0 / np.where(s > 0.0, s, 1.0), 0.0)
+    inv = np.where(s > s[:, :1] * lost_share(model, keep), 1.0 / np.where(s > 0.0, s, 1.0), 0.0)
     y = np.einsum("nji,nj->ni", vt, inv * np.einsum("nji,nj->ni", u, d))
     out = x.copy()
     out[v, f] = (g + y / cw).reshape(out[v, f].shape)
@@ -154,7 +207,7 @@ def least_norm_multipliers(model: Model, alg: Algebra, jac: np.ndarray, keep: np
     """The kept rows' multipliers lam (V, F, kept rows) with its frames ``where`` (V, F)
     replaced by the least-norm solution (in residual units) of J_keep^T lam = F (F (V, F,
     nb, 6): the loads the joints must carry, Q - M a), the singular values below
-    1/SINGULAR_COND of the largest dropped: where the rows are dependent the factored solve
+    lost_share of the largest dropped: where the rows are dependent the factored solve
     returns rounding magnified by the condition (2e10 N for a slide at its dead centre
     pushing 0.13 N on either side)."""
     v, f = np.nonzero(where)
@@ -162,7 +215,7 @@ def least_norm_multipliers(model: Model, alg: Algebra, jac: np.ndarray, keep: np
     rs, cw = alg.rs[v, 0], alg.cw[v, 0]
     Js = J * rs[:, :, None] / cw[:, None, :]
     u, s, vt = np.linalg.svd(Js, full_matrices=False)
-    inv = np.where(s > s[:, :1] / SINGULAR_COND, 1.0 / np.where(s > 0.0, s, 1.0), 0.0)
+    inv = np.where(s > s[:, :1] * lost_share(model, keep), 1.0 / np.where(s > 0.0, s, 1.0), 0.0)
     rhs = F[v, f].reshape(len(v), -1) / cw
     out = lam.copy()
     out[v, f] = rs * np.einsum("nij,nj->ni", u, inv * np.einsum("nij,nj->ni", vt, rhs))
