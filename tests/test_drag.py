@@ -472,3 +472,29 @@ def test_far_drag_builds_its_banded_least_movement_once(monkeypatch) -> None:
     again = ps2.drag_to("link10", point, target)
     np.testing.assert_array_equal(pose[0], again[0])
     np.testing.assert_array_equal(pose[1], again[1])
+
+
+def test_far_drag_ends_once_newtons_steps_stop_shrinking(monkeypatch) -> None:
+    """bench_drag's closed chain of 20 pulled out of reach in one call lands on the closest
+    pose: link10's end on the circle of 2.25 m (the nine links after it pulled straight)
+    about the anchor E nearest the target, to 1e-9 m.  Newton converges there quadratically
+    down to its rounding noise (steps of 1e-11 to 4e-10 of the chain's size that do not
+    shrink); the call ends at that noise: at most three steps under 1e-8 (the last whole
+    step, one step at the noise and the one that shows it does not shrink; eight before)."""
+    from solver.algebra.newton import step_size
+    sizes = []
+    real = Poser._drag_direction
+
+    def recorded(self, *args):
+        step = real(self, *args)
+        sizes.append(float(step_size(self.model, step.free)))
+        return step
+    m, E = closed_chain(20)
+    ps = poser(m)
+    monkeypatch.setattr(Poser, "_drag_direction", recorded)
+    T = np.array([0.6, -0.3, 0.0])
+    ps.drag_to("link10", (0.25, 0.0, 0.0), T)
+    want = E + 2.25 * (T - E) / np.linalg.norm(T - E)
+    np.testing.assert_allclose(world_point(ps, "link10", (0.25, 0.0, 0.0)), want, atol=1e-9)
+    assert gap(ps) <= 1e-9
+    assert sum(s < 1e-8 for s in sizes) <= 3, sizes

@@ -20,8 +20,9 @@ of the closest one).  The pose is brought back onto Phi = 0 by Newton
 (``algebra.newton.newton``, chord steps with the step's own Jacobian, else the
 least-movement assembly of analyses/start/assembly.py), and the step is shortened (Armijo,
 quadratic interpolation) until |P - T| decreases.  Either way one call ends on the target
-or on the closest pose the joints allow (the Lagrange conditions met to rounding), unless
-its step count or time budget runs out first.
+or on the closest pose the joints allow (the Lagrange conditions met to rounding: Newton's
+steps, past what |P - T|^2 can tell, stop shrinking), unless its step count or time budget
+runs out first.
 
 Stops (drag_stops.py): the joints' limits are inequalities with an active set.  A step
 that would carry a coordinate past its bound is cut where the bound is reached, and the
@@ -66,6 +67,7 @@ DAMPING = 1e-12         # Levenberg term on the point rows (scaled), keeps singu
 UNREACHED = 0.25        # the linearised point rows keep this share of |P - T|^2: out of reach
 SLOW = 0.25             # a Gauss-Newton step keeps this share of |P - T|^2: on with Newton
 PUSH_TOL = 1e-9         # a held stop's multiplier below -PUSH_TOL x the largest: it pulls
+SHRINK = 0.25           # a Newton step past f's resolution not below this x the last: noise
 
 
 def joint_kinds(model: Model) -> dict[str, str]:
@@ -119,6 +121,7 @@ class Poser(Wiggle):
                        else self._evaluate((self.r, self.p))[0].track)
         self._turns = pose_turns(model, self.r, self.p, self.t, self._track)   # limit_turns.py
         self._second = False                       # drag: Newton from the first step
+        self._rest = None        # (pose, aim, size): the last drag's last whole Newton step
         self._kinds = joint_kinds(model)
         if self._bounds is not None:
             self._start_inside()
@@ -265,6 +268,9 @@ class Poser(Wiggle):
         e = P - T
         f0 = float(e @ e)
         last = 1.0                                    # the last step's length
+        aim = (b, u.tobytes(), T.tobytes())
+        rest = self._rest                     # the same aim from the pose it left: its noise
+        whole = rest[2] if rest and rest[0] is x[0] and rest[1] == aim else np.inf
         second = self._second                 # Newton from the start (out of reach last time)
         for _ in range(max_iter):
             if converged(np.sqrt(f0) / L, np.inf):
@@ -286,7 +292,11 @@ class Poser(Wiggle):
                 alpha, stop = blocking(step.gap, step.rate, free, alpha)
             if -alpha * df0 <= 1e3 * NEWTON_TOL * L * np.sqrt(f0):
                 # the drop is below what the joints' own tolerance lets |P - T|^2 tell: a
-                # Newton step whole, a Gauss-Newton one as long as the last, and no test
+                # Newton step whole, a Gauss-Newton one as long as the last, and no test;
+                # a Newton step not shrinking after a whole one is the rounding noise of
+                # the gradient and the Hessian: the closest pose is reached
+                if step.newton and stop < 0 and size > SHRINK * whole:
+                    break
                 if stop < 0:
                     alpha = alpha if step.newton else min(alpha, last)
                 moved = self._project(step_pose(*x, step.dq, alpha), step.pinv)
@@ -299,6 +309,7 @@ class Poser(Wiggle):
             if moved is None:
                 break                                 # no step gets closer
             last = taken
+            whole = size if step.newton and stop < 0 and taken == 1.0 else np.inf
             x, self._track = moved
             P1, a = self._point(x, b, u)
             f1 = float((P1 - T) @ (P1 - T))
@@ -310,6 +321,7 @@ class Poser(Wiggle):
                 break
         self.r, self.p = x
         self._second = second and not converged(np.sqrt(f0) / L, np.inf)
+        self._rest = (self.r, aim, whole)
         if self._bounds is not None:
             self.stopped = tuple(held_stop(self._bounds, int(k)) for k in self._active)
         return x
