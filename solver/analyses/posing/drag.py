@@ -55,7 +55,7 @@ from ..structure import structure
 from .drag_newton import newton_step, reduced_hessian
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop
 from ..limit_turns import on_turn, pose_turns
-from .held_newton import RCOND, ChordOntoRows
+from .held_newton import ChordOntoRows, held_directions
 from .wiggle import Coordinate, CoordinateRange, Wiggle
 
 __all__ = ["Coordinate", "CoordinateRange", "Poser", "joint_kinds"]
@@ -363,10 +363,7 @@ class Poser(Wiggle):
         ev, res = self._evaluate(x)
         J = global_jacobian(model, ev.jac)
         Js = scaled_jacobian(model, J, rows)
-        U, S, Vt = np.linalg.svd(Js, full_matrices=True)
-        k = int(np.sum(S > RCOND * S[0])) if S.size else 0
-        pinv = (Vt[:k].T / S[:k]) @ U[:, :k].T
-        N = Vt[k:].T                                       # free directions (scaled)
+        pinv, N = held_directions(Js)                      # N: free directions (scaled)
         Gs = self._point_jacobian(b, a) / (cw * L)
         yc = -pinv @ res[rows]
         A = Gs @ N
