@@ -168,14 +168,18 @@ class Poser(Wiggle):
 
     def _project(self, x, pinv: np.ndarray | None):
         """x brought back onto the held rows: Newton with the chord steps -pinv res (the
-        Jacobian of the step's start), else the least-movement assembly; None if neither
-        converges, or a curve contact lies past its open curve's end (``_on_the_curves``)."""
+        Jacobian of the step's start), else the least-movement assembly from where the
+        chord steps ended (from x if they got no closer); None if neither converges, or a
+        curve contact lies past its open curve's end (``_on_the_curves``)."""
         rows, cw = self._held(), self.cw
         tol, step_tol = (float(v) for v in rounding_tols(x[0], self.model.body_size))  # far
         if pinv is not None:
-            out = newton(ChordOntoRows(self, rows, pinv, cw), x, NewtonOptions(8, tol, step_tol))
+            chord = ChordOntoRows(self, rows, pinv, cw)
+            out = newton(chord, x, NewtonOptions(8, tol, step_tol))
             if out.ok:
                 return self._on_the_curves((out.x, out.data[0].track))
+            if out.err < chord.start:
+                x = out.x
         out = least_movement(self.model, *x, self._f, rows, 12, self._turns,
                              self._sparse(rows))
         if out.ok and out.err <= tol:

@@ -43,14 +43,18 @@ def held_directions(Js: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 class ChordOntoRows(NewtonProblem):
     """The held ``rows`` closed by the chord steps dq = -(pinv res) / cw, pinv the scaled
-    Jacobian's pseudo-inverse at the start of the step (no Jacobian evaluated)."""
+    Jacobian's pseudo-inverse at the start of the step (no Jacobian evaluated); ``start``
+    the residual it started from."""
 
     def __init__(self, owner: Any, rows: np.ndarray, pinv: np.ndarray, cw: np.ndarray) -> None:
         self.owner, self.rows, self.pinv, self.cw = owner, rows, pinv, cw
+        self.start = np.inf                     # the residual at the start
 
     def residual(self, y):
         ev, res = self.owner._evaluate(y, need_jac=False)
-        return np.max(np.abs(res[self.rows]), initial=0.0), (ev, res)
+        err = np.max(np.abs(res[self.rows]), initial=0.0)
+        self.start = err if self.start == np.inf else self.start
+        return err, (ev, res)
 
     def solve(self, y, data):
         return -(self.pinv @ data[1][self.rows]) / self.cw
