@@ -19,10 +19,14 @@ would converge linearly, or crawl where the joints pull straight, and leave the 
 of the closest one).  The pose is brought back onto Phi = 0 by Newton
 (``algebra.newton.newton``, chord steps with the step's own Jacobian, else the
 least-movement assembly of analyses/start/assembly.py), and the step is shortened (Armijo,
-quadratic interpolation) until |P - T| decreases.  Either way one call ends on the target
-or on the closest pose the joints allow (the Lagrange conditions met to rounding: Newton's
-steps, past what |P - T|^2 can tell, stop shrinking), unless its step count or time budget
-runs out first.
+quadratic interpolation) until |P - T| decreases.  A far step is cut to turn no body by more
+than MAX_ROTATION and move none by more than MAX_MOVE of the mechanism's size; after such a
+cut step taken whole whose drop the linear model foretold (AGREE), the caps double, up to
+REACH times (a trust region: Nocedal and Wright 2006, 4.1), back to them after any other.
+Either way one call ends on the target or on the closest pose the joints allow (the
+Lagrange conditions met to rounding: Newton's steps, past what |P - T|^2 can tell, stop
+shrinking; a step under STATIONARY is taken, then ends it), unless its step count or time
+budget runs out first.
 
 Stops (drag_stops.py): the joints' limits are inequalities with an active set.  A step
 that would carry a coordinate past its bound is cut where the bound is reached, and the
@@ -67,6 +71,8 @@ DAMPING = 1e-12         # Levenberg term on the point rows (scaled), keeps singu
 UNREACHED = 0.25        # the linearised point rows keep this share of |P - T|^2: out of reach
 SLOW = 0.25             # a Gauss-Newton step keeps this share of |P - T|^2: on with Newton
 PUSH_TOL = 1e-9         # a held stop's multiplier below -PUSH_TOL x the largest: it pulls
+REACH = 2.0             # the step caps' largest multiple (a trust region's radius)
+AGREE = 0.5             # a capped step dropping this x its linear prediction: caps doubled
 SHRINK = 0.25           # a Newton step past f's resolution not below this x the last: noise
 
 
@@ -147,7 +153,8 @@ class Poser(Wiggle):
     def _near(self, phi: np.ndarray) -> np.ndarray | None:
         """(nbound,) the limits' coordinates at a pose (rows' phi (nc,)), each angle on its
         joint's continuous turns: the turn nearest the last pose's, which they then follow
-        (every pose posing evaluates lies within a step, MAX_ROTATION, of the last one);
+        (every pose posing evaluates lies within a step, REACH x MAX_ROTATION, of the last
+        one);
         None without limits."""
         if self._turns is None:
             return None
@@ -276,16 +283,16 @@ class Poser(Wiggle):
         rest = self._rest                     # the same aim from the pose it left: its noise
         whole = rest[2] if rest and rest[0] is x[0] and rest[1] == aim else np.inf
         second = self._second                 # Newton from the start (out of reach last time)
+        reach = 1.0                           # the caps' multiple (MAX_ROTATION, MAX_MOVE)
         for _ in range(max_iter):
             if converged(np.sqrt(f0) / L, np.inf):
                 break
             step = self._drag_step(x, b, u, a, e, T, second)
             size = float(step_size(model, step.free))
-            if size <= STATIONARY:
-                break
             d = step.dq.reshape(-1, 6)
-            alpha = min(1.0, MAX_ROTATION / max(np.abs(d[:, 3:]).max(), 1e-300),
-                        MAX_MOVE * L / max(np.abs(d[:, :3]).max(), 1e-300))
+            alpha = min(1.0, reach * MAX_ROTATION / max(np.abs(d[:, 3:]).max(), 1e-300),
+                        reach * MAX_MOVE * L / max(np.abs(d[:, :3]).max(), 1e-300))
+            capped = alpha < 1.0
             G = self._point_jacobian(b, a)
             df0 = 2.0 * float(e @ (G @ step.free))   # d|P - T|^2 / d alpha at 0 (yc: rounding)
             if df0 >= 0.0:
@@ -319,6 +326,10 @@ class Poser(Wiggle):
             f1 = float((P1 - T) @ (P1 - T))
             # Gauss-Newton converging slowly (linearly: the target is out of reach)
             second = second or f1 > SLOW * f0
+            # a trust region: a capped step taken whole whose drop the linear model foretold
+            # lets the next go twice as far, up to REACH times the caps; else back to them
+            reach = (min(2.0 * reach, REACH) if capped and stop < 0 and taken == alpha and
+                     f0 - f1 >= AGREE * -taken * df0 else 1.0)
             e, f0 = P1 - T, f1
             if (taken * size <= STATIONARY and stop < 0) or \
                     budget is not None and time.perf_counter() - start > budget:
