@@ -60,10 +60,12 @@ def test_reachable_target_is_reached_with_the_joints_held() -> None:
 
 @pytest.mark.parametrize("target, closest", [((3.0, 4.0, 0.0), (0.6, 0.8, 0.0)),
                                              ((0.0, 2.0, 0.5), (0.0, 1.0, 0.0)),
-                                             ((-5.0, 0.1, 0.0), (-5.0, 0.1, 0.0))])
+                                             ((-5.0, 0.1, 0.0), (-5.0, 0.1, 0.0)),
+                                             ((-5.0, 0.0, 0.0), (-1.0, 0.0, 0.0))])
 def test_unreachable_target_gives_the_closest_point(target, closest) -> None:
     """A 1 m pendulum about z dragged by its tip beyond its length: it points at the
-    target's projection on its plane."""
+    target's projection on its plane; straight behind its pivot too (it started along +x,
+    the farthest pose, where no pull turns it: it stayed there)."""
     ps = poser(mk.pendulum())
     ps.drag_to("bob", (1.0, 0.0, 0.0), target)
     c = np.asarray(closest) / np.linalg.norm(closest)
@@ -562,4 +564,21 @@ def test_a_target_in_reach_after_one_out_of_reach_is_reached(far, target) -> Non
     ps.drag_to("link1", (1.0, 0.0, 0.0), far)
     ps.drag_to("link1", (1.0, 0.0, 0.0), target)
     assert np.abs(world_point(ps, "link1", (1.0, 0.0, 0.0)) - target).max() <= 2e-12
+    assert gap(ps) <= 1e-9
+
+
+@pytest.mark.parametrize("off", [0.0, 1e-9])
+def test_a_straight_arm_pulled_along_itself_bends(off) -> None:
+    """The two-link arm built straight along x (1 m links), its tip pulled back along the
+    arm to (1.5, off, 0), in its reach: the straight arm is a saddle of |P - T| (no pull
+    across the arm, the elbow's bend brings the tip closer), and the drag goes down its
+    negative curvature: the tip on the target (1e-9 m) in one call, the elbow bent by the
+    closed form, cos = (d^2 - 2) / 2 at d = 1.5 (before: the tip stayed at (2, 0, 0) on
+    the line, 0.5 m off; 1e-9 m off it, 30 steps crept 0.3 m from it)."""
+    ps = poser(mk.chain([0.0, 0.0], kind="revolute"))
+    target = np.array([1.5, off, 0.0])
+    ps.drag_to("link1", (1.0, 0.0, 0.0), target)
+    np.testing.assert_allclose(world_point(ps, "link1", (1, 0, 0)), target, atol=1e-9)
+    assert math.isclose(np.cos(angle_of(ps, "link1") - angle_of(ps, "link0")),
+                        (1.5 ** 2 - 2.0) / 2.0, abs_tol=1e-9)
     assert gap(ps) <= 1e-9

@@ -56,7 +56,7 @@ from ..start.assembly import assemble_pose, least_movement, sparse_assembly
 from ..dynamics.stops import amount, describe
 from ..start.singular_start import nearby_structure
 from ..structure import structure
-from .drag_newton import newton_step, reduced_hessian
+from .drag_newton import ESCAPE, newton_step, reduced_hessian
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop
 from ..limit_turns import on_turn, pose_turns
 from .held_newton import ChordOntoRows, held_directions
@@ -88,6 +88,7 @@ class _Direction:
     free: np.ndarray            # its move along the joints' freedoms
     pinv: np.ndarray            # the held rows' pseudo-inverse (scaled)
     newton: bool                # a Newton step at a minimum's curvature
+    curved: bool                # lengthened down a negative curvature (drag_newton.py)
     push: np.ndarray            # (nactive,) the held stops' push (<0: it would pull)
     mu_size: float              # the largest multiplier of any held row (scaled)
     gap: np.ndarray             # (nbound,) every bound's gap (rad or m)
@@ -295,13 +296,13 @@ class Poser(Wiggle):
             capped = alpha < 1.0
             G = self._point_jacobian(b, a)
             df0 = 2.0 * float(e @ (G @ step.free))   # d|P - T|^2 / d alpha at 0 (yc: rounding)
-            if df0 >= 0.0:
+            if df0 >= 0.0 and not step.curved:
                 break                                 # stationary: the closest point
             stop = -1
             if self._bounds is not None:          # a stop on the way: go as far as it
                 free = ~np.isin(np.arange(len(step.gap)), self._active)
                 alpha, stop = blocking(step.gap, step.rate, free, alpha)
-            if -alpha * df0 <= 1e3 * NEWTON_TOL * L * np.sqrt(f0):
+            if -alpha * df0 <= 1e3 * NEWTON_TOL * L * np.sqrt(f0) and not step.curved:
                 # the drop is below what the joints' own tolerance lets |P - T|^2 tell: a
                 # Newton step whole, a Gauss-Newton one as long as the last, and no test;
                 # a Newton step not shrinking after a whole one is the rounding noise of
@@ -386,22 +387,22 @@ class Poser(Wiggle):
         Ua, Sa, Vta = np.linalg.svd(A, full_matrices=False)
         z = Vta.T @ (Sa / (Sa * Sa + DAMPING) * (Ua.T @ rhs))      # Gauss-Newton
         lin = rhs - A @ z                          # what the linear model leaves of P - T
-        newton_dir = False
+        newton_dir = curved = False
         g = Gs.T @ (e / L)                                 # grad F (scaled)
         mu = -(pinv.T @ g)
         if N.shape[1] and (second or float(lin @ lin) > UNREACHED * float(rhs @ rhs)):
             # the target is out of the joints' reach: Newton on the Lagrangian
             H = reduced_hessian(model, x, N, rows, mu, b, u, T, cw, self._track)
-            z, newton_dir = newton_step(H, -(A.T @ rhs))
+            z, newton_dir, curved = newton_step(H, -(A.T @ rhs), ESCAPE * L)
         free = (N @ z) / cw                    # the move along the joints' freedoms
         dq = yc / cw + free
         bd = self._bounds
         size = float(np.max(np.abs(mu), initial=0.0))
         if bd is None:
-            return _Direction(dq, free, pinv, newton_dir, np.zeros(0), size, np.zeros(0),
+            return _Direction(dq, free, pinv, newton_dir, curved, np.zeros(0), size, np.zeros(0),
                               np.zeros(0))
         push = -bd.sgn[self._active] * mu[len(self.rows):]
-        return _Direction(dq, free, pinv, newton_dir, push, size,
+        return _Direction(dq, free, pinv, newton_dir, curved, push, size,
                           gaps(bd, ev.phi, self._near(ev.phi)),
                           bd.sgn * (J[bd.rows] @ dq))
 
