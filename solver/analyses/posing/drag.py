@@ -89,6 +89,7 @@ class _Direction:
     pinv: np.ndarray            # the held rows' pseudo-inverse (scaled)
     newton: bool                # a Newton step at a minimum's curvature
     curved: bool                # lengthened down a negative curvature (drag_newton.py)
+    fitted: bool                # damped to fit the caps (Poser._fit)
     push: np.ndarray            # (nactive,) the held stops' push (<0: it would pull)
     mu_size: float              # the largest multiplier of any held row (scaled)
     gap: np.ndarray             # (nbound,) every bound's gap (rad or m)
@@ -288,12 +289,12 @@ class Poser(Wiggle):
         for _ in range(max_iter):
             if converged(np.sqrt(f0) / L, np.inf):
                 break
-            step = self._drag_step(x, b, u, a, e, T, second)
+            step = self._drag_step(x, b, u, a, e, T, second, reach)
             size = float(step_size(model, step.free))
             d = step.dq.reshape(-1, 6)
             alpha = min(1.0, reach * MAX_ROTATION / max(np.abs(d[:, 3:]).max(), 1e-300),
                         reach * MAX_MOVE * L / max(np.abs(d[:, :3]).max(), 1e-300))
-            capped = alpha < 1.0
+            capped = alpha < 1.0 or step.fitted
             G = self._point_jacobian(b, a)
             df0 = 2.0 * float(e @ (G @ step.free))   # d|P - T|^2 / d alpha at 0 (yc: rounding)
             if df0 >= 0.0 and not step.curved:
@@ -343,17 +344,17 @@ class Poser(Wiggle):
         return x
 
     def _drag_step(self, x, b: int, u: np.ndarray, a: np.ndarray, e: np.ndarray,
-                   T: np.ndarray, second: bool) -> _Direction:
+                   T: np.ndarray, second: bool, reach: float = 1.0) -> _Direction:
         """The drag direction from x, a held stop let go first when it would have to pull
         (the most negative multiplier) and the direction without it moves its joint back
         into its range."""
-        step = self._drag_direction(x, b, u, a, e, T, second)
+        step = self._drag_direction(x, b, u, a, e, T, second, reach)
         if not step.push.size or step.push.min() >= -PUSH_TOL * step.mu_size:
             return step
         held = self._active
         j = int(held[int(np.argmin(step.push))])
         self._active = held[held != j]
-        trial = self._drag_direction(x, b, u, a, e, T, second)
+        trial = self._drag_direction(x, b, u, a, e, T, second, reach)
         if trial.rate[j] > 0.0:
             return trial
         self._active = held
@@ -367,13 +368,14 @@ class Poser(Wiggle):
         return G
 
     def _drag_direction(self, x, b: int, u: np.ndarray, a: np.ndarray, e: np.ndarray,
-                        T: np.ndarray, second: bool) -> _Direction:
+                        T: np.ndarray, second: bool, reach: float = 1.0) -> _Direction:
         """One drag step from x with the held rows (the stops at their bounds among them).
         The step closes the held rows to first order (yc) and moves along their free
         directions N by Gauss-Newton, point rows below the held rows in priority; by Newton
         on the Lagrangian (drag_newton.py) when ``second`` or when the linearised point
-        rows keep more than UNREACHED of |P - T|^2 (the target out of reach).  The held
-        stops' pushes are their multipliers of the pull (least squares), -sgn mu."""
+        rows keep more than UNREACHED of |P - T|^2 (the target out of reach), a saddle's
+        step damped to fit the caps ``reach`` times MAX_ROTATION and MAX_MOVE (``_fit``).
+        The held stops' pushes are their multipliers of the pull (least squares), -sgn mu."""
         model, cw, rows = self.model, self.cw, self._held()
         L = float(model.body_size[b])             # as drag_to's
         ev, res = self._evaluate(x)
@@ -387,24 +389,55 @@ class Poser(Wiggle):
         Ua, Sa, Vta = np.linalg.svd(A, full_matrices=False)
         z = Vta.T @ (Sa / (Sa * Sa + DAMPING) * (Ua.T @ rhs))      # Gauss-Newton
         lin = rhs - A @ z                          # what the linear model leaves of P - T
-        newton_dir = curved = False
+        newton_dir = curved = fitted = False
         g = Gs.T @ (e / L)                                 # grad F (scaled)
         mu = -(pinv.T @ g)
-        if N.shape[1] and (second or float(lin @ lin) > UNREACHED * float(rhs @ rhs)):
+        unreached = float(lin @ lin) > UNREACHED * float(rhs @ rhs)
+        if N.shape[1] and (second or unreached):
             # the target is out of the joints' reach: Newton on the Lagrangian
             H = reduced_hessian(model, x, N, rows, mu, b, u, T, cw, self._track)
-            z, newton_dir, curved = newton_step(H, -(A.T @ rhs), ESCAPE * L)
+            z, newton_dir, curved, damped, scale = newton_step(H, -(A.T @ rhs), ESCAPE * L,
+                                                               unreached)
+            if not newton_dir:                 # a saddle: damped to the caps, not cut
+                z, fitted = self._fit(z, damped, scale, N, yc, reach, L)
         free = (N @ z) / cw                    # the move along the joints' freedoms
         dq = yc / cw + free
         bd = self._bounds
         size = float(np.max(np.abs(mu), initial=0.0))
         if bd is None:
-            return _Direction(dq, free, pinv, newton_dir, curved, np.zeros(0), size, np.zeros(0),
-                              np.zeros(0))
+            return _Direction(dq, free, pinv, newton_dir, curved, fitted, np.zeros(0), size,
+                              np.zeros(0), np.zeros(0))
         push = -bd.sgn[self._active] * mu[len(self.rows):]
-        return _Direction(dq, free, pinv, newton_dir, curved, push, size,
+        return _Direction(dq, free, pinv, newton_dir, curved, fitted, push, size,
                           gaps(bd, ev.phi, self._near(ev.phi)),
                           bd.sgn * (J[bd.rows] @ dq))
+
+    def _fit(self, z, damped, scale, N, yc, reach, L):
+        """A saddle's step z made to fit the caps (reach x MAX_ROTATION and MAX_MOVE) by
+        the least damping that does (``damped(lm)``, lm from 1e-12 to 1e6 times the largest
+        curvature ``scale``, bisected on its log: Levenberg-Marquardt as a trust region,
+        Nocedal and Wright 2006, 4.3), and True; (z, False) when it fits already or no
+        damping fits it.  Cut to the caps instead, a saddle-free step goes mostly where the
+        curvature is faint (the gradient over a small size): a spatial chain of three
+        links then crept 1e-3 to 1e-2 of the step a step, 30 steps a call."""
+        cw = self.cw
+
+        def fits(z) -> float:
+            d = (yc + N @ z).reshape(-1, 6) / cw.reshape(-1, 6)
+            return min(reach * MAX_ROTATION / max(np.abs(d[:, 3:]).max(), 1e-300),
+                       reach * MAX_MOVE * L / max(np.abs(d[:, :3]).max(), 1e-300))
+        if scale <= 0.0 or fits(z) >= 1.0:
+            return z, False
+        lo, hi = -12.0, 6.0                       # log10 of lm / scale
+        if fits(damped(scale * 10.0 ** hi)) < 1.0:
+            return z, False
+        for _ in range(12):
+            mid = 0.5 * (lo + hi)
+            if fits(damped(scale * 10.0 ** mid)) >= 1.0:
+                hi = mid
+            else:
+                lo = mid
+        return damped(scale * 10.0 ** hi), True
 
     def _line_search(self, x, dq, alpha, pinv, b, u, T, f0, df0):
         """The step alpha dq (projected onto the held rows) shortened until |P - T|^2
