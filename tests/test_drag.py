@@ -59,10 +59,12 @@ def test_reachable_target_is_reached_with_the_joints_held() -> None:
 
 @pytest.mark.parametrize("target, closest", [((3.0, 4.0, 0.0), (0.6, 0.8, 0.0)),
                                              ((0.0, 2.0, 0.5), (0.0, 1.0, 0.0)),
-                                             ((-5.0, 0.1, 0.0), (-5.0, 0.1, 0.0))])
+                                             ((-5.0, 0.1, 0.0), (-5.0, 0.1, 0.0)),
+                                             ((-5.0, 0.0, 0.0), (-1.0, 0.0, 0.0))])
 def test_unreachable_target_gives_the_closest_point(target, closest) -> None:
     """A 1 m pendulum about z dragged by its tip beyond its length: it points at the
-    target's projection on its plane."""
+    target's projection on its plane; straight behind its pivot too (it started along +x,
+    the farthest pose, where no pull turns it: it stayed there)."""
     ps = poser(mk.pendulum())
     ps.drag_to("bob", (1.0, 0.0, 0.0), target)
     c = np.asarray(closest) / np.linalg.norm(closest)

@@ -19,9 +19,14 @@ would converge linearly, or crawl where the joints pull straight, and leave the 
 of the closest one).  The pose is brought back onto Phi = 0 by Newton
 (``algebra.newton.newton``, chord steps with the step's own Jacobian, else the
 least-movement assembly of analyses/start/assembly.py), and the step is shortened (Armijo,
-quadratic interpolation) until |P - T| decreases.  Either way one call ends on the target
-or on the closest pose the joints allow (the Lagrange conditions met to rounding), unless
-its step count or time budget runs out first.
+quadratic interpolation) until |P - T| decreases.  A far step is cut to turn no body by more
+than MAX_ROTATION and move none by more than MAX_MOVE of the mechanism's size; after such a
+cut step taken whole whose drop the linear model foretold (AGREE), the caps double, up to
+REACH times (a trust region: Nocedal and Wright 2006, 4.1), back to them after any other.
+Either way one call ends on the target or on the closest pose the joints allow (the
+Lagrange conditions met to rounding: Newton's steps, past what |P - T|^2 can tell, stop
+shrinking; a step under STATIONARY is taken, then ends it), unless its step count or time
+budget runs out first.
 
 Stops (drag_stops.py): the joints' limits are inequalities with an active set.  A step
 that would carry a coordinate past its bound is cut where the bound is reached, and the
@@ -51,10 +56,10 @@ from ..start.assembly import assemble_pose, least_movement, sparse_assembly
 from ..dynamics.stops import amount, describe
 from ..start.singular_start import nearby_structure
 from ..structure import structure
-from .drag_newton import newton_step, reduced_hessian
+from .drag_newton import ESCAPE, newton_step, reduced_hessian
 from .drag_stops import HeldStop, blocking, bounds_of, gaps, held_stop
 from ..limit_turns import on_turn, pose_turns
-from .held_newton import RCOND, ChordOntoRows
+from .held_newton import ChordOntoRows, held_directions
 from .wiggle import Coordinate, CoordinateRange, Wiggle
 
 __all__ = ["Coordinate", "CoordinateRange", "Poser", "joint_kinds"]
@@ -66,6 +71,9 @@ DAMPING = 1e-12         # Levenberg term on the point rows (scaled), keeps singu
 UNREACHED = 0.25        # the linearised point rows keep this share of |P - T|^2: out of reach
 SLOW = 0.25             # a Gauss-Newton step keeps this share of |P - T|^2: on with Newton
 PUSH_TOL = 1e-9         # a held stop's multiplier below -PUSH_TOL x the largest: it pulls
+REACH = 2.0             # the step caps' largest multiple (a trust region's radius)
+AGREE = 0.5             # a capped step dropping this x its linear prediction: caps doubled
+SHRINK = 0.25           # a Newton step past f's resolution not below this x the last: noise
 
 
 def joint_kinds(model: Model) -> dict[str, str]:
@@ -80,6 +88,8 @@ class _Direction:
     free: np.ndarray            # its move along the joints' freedoms
     pinv: np.ndarray            # the held rows' pseudo-inverse (scaled)
     newton: bool                # a Newton step at a minimum's curvature
+    curved: bool                # lengthened down a negative curvature (drag_newton.py)
+    fitted: bool                # damped to fit the caps (Poser._fit)
     push: np.ndarray            # (nactive,) the held stops' push (<0: it would pull)
     mu_size: float              # the largest multiplier of any held row (scaled)
     gap: np.ndarray             # (nbound,) every bound's gap (rad or m)
@@ -119,6 +129,7 @@ class Poser(Wiggle):
                        else self._evaluate((self.r, self.p))[0].track)
         self._turns = pose_turns(model, self.r, self.p, self.t, self._track)   # limit_turns.py
         self._second = False                       # drag: Newton from the first step
+        self._rest = None        # (pose, aim, size): the last drag's last whole Newton step
         self._kinds = joint_kinds(model)
         if self._bounds is not None:
             self._start_inside()
@@ -144,7 +155,8 @@ class Poser(Wiggle):
     def _near(self, phi: np.ndarray) -> np.ndarray | None:
         """(nbound,) the limits' coordinates at a pose (rows' phi (nc,)), each angle on its
         joint's continuous turns: the turn nearest the last pose's, which they then follow
-        (every pose posing evaluates lies within a step, MAX_ROTATION, of the last one);
+        (every pose posing evaluates lies within a step, REACH x MAX_ROTATION, of the last
+        one);
         None without limits."""
         if self._turns is None:
             return None
@@ -165,14 +177,18 @@ class Poser(Wiggle):
 
     def _project(self, x, pinv: np.ndarray | None):
         """x brought back onto the held rows: Newton with the chord steps -pinv res (the
-        Jacobian of the step's start), else the least-movement assembly; None if neither
-        converges, or a curve contact lies past its open curve's end (``_on_the_curves``)."""
+        Jacobian of the step's start), else the least-movement assembly from where the
+        chord steps ended (from x if they got no closer); None if neither converges, or a
+        curve contact lies past its open curve's end (``_on_the_curves``)."""
         rows, cw = self._held(), self.cw
         tol, step_tol = (float(v) for v in rounding_tols(x[0], self.model.body_size))  # far
         if pinv is not None:
-            out = newton(ChordOntoRows(self, rows, pinv, cw), x, NewtonOptions(8, tol, step_tol))
+            chord = ChordOntoRows(self, rows, pinv, cw)
+            out = newton(chord, x, NewtonOptions(8, tol, step_tol))
             if out.ok:
                 return self._on_the_curves((out.x, out.data[0].track))
+            if out.err < chord.start:
+                x = out.x
         out = least_movement(self.model, *x, self._f, rows, 12, self._turns,
                              self._sparse(rows))
         if out.ok and out.err <= tol:
@@ -265,28 +281,35 @@ class Poser(Wiggle):
         e = P - T
         f0 = float(e @ e)
         last = 1.0                                    # the last step's length
+        aim = (b, u.tobytes(), T.tobytes())
+        rest = self._rest                     # the same aim from the pose it left: its noise
+        whole = rest[2] if rest and rest[0] is x[0] and rest[1] == aim else np.inf
         second = self._second                 # Newton from the start (out of reach last time)
+        reach = 1.0                           # the caps' multiple (MAX_ROTATION, MAX_MOVE)
         for _ in range(max_iter):
             if converged(np.sqrt(f0) / L, np.inf):
                 break
-            step = self._drag_step(x, b, u, a, e, T, second)
+            step = self._drag_step(x, b, u, a, e, T, second, reach)
             size = float(step_size(model, step.free))
-            if size <= STATIONARY:
-                break
             d = step.dq.reshape(-1, 6)
-            alpha = min(1.0, MAX_ROTATION / max(np.abs(d[:, 3:]).max(), 1e-300),
-                        MAX_MOVE * L / max(np.abs(d[:, :3]).max(), 1e-300))
+            alpha = min(1.0, reach * MAX_ROTATION / max(np.abs(d[:, 3:]).max(), 1e-300),
+                        reach * MAX_MOVE * L / max(np.abs(d[:, :3]).max(), 1e-300))
+            capped = alpha < 1.0 or step.fitted
             G = self._point_jacobian(b, a)
             df0 = 2.0 * float(e @ (G @ step.free))   # d|P - T|^2 / d alpha at 0 (yc: rounding)
-            if df0 >= 0.0:
+            if df0 >= 0.0 and not step.curved:
                 break                                 # stationary: the closest point
             stop = -1
             if self._bounds is not None:          # a stop on the way: go as far as it
                 free = ~np.isin(np.arange(len(step.gap)), self._active)
                 alpha, stop = blocking(step.gap, step.rate, free, alpha)
-            if -alpha * df0 <= 1e3 * NEWTON_TOL * L * np.sqrt(f0):
+            if -alpha * df0 <= 1e3 * NEWTON_TOL * L * np.sqrt(f0) and not step.curved:
                 # the drop is below what the joints' own tolerance lets |P - T|^2 tell: a
-                # Newton step whole, a Gauss-Newton one as long as the last, and no test
+                # Newton step whole, a Gauss-Newton one as long as the last, and no test;
+                # a Newton step not shrinking after a whole one is the rounding noise of
+                # the gradient and the Hessian: the closest pose is reached
+                if step.newton and stop < 0 and size > SHRINK * whole:
+                    break
                 if stop < 0:
                     alpha = alpha if step.newton else min(alpha, last)
                 moved = self._project(step_pose(*x, step.dq, alpha), step.pinv)
@@ -299,33 +322,39 @@ class Poser(Wiggle):
             if moved is None:
                 break                                 # no step gets closer
             last = taken
+            whole = size if step.newton and stop < 0 and taken == 1.0 else np.inf
             x, self._track = moved
             P1, a = self._point(x, b, u)
             f1 = float((P1 - T) @ (P1 - T))
             # Gauss-Newton converging slowly (linearly: the target is out of reach)
             second = second or f1 > SLOW * f0
+            # a trust region: a capped step taken whole whose drop the linear model foretold
+            # lets the next go twice as far, up to REACH times the caps; else back to them
+            reach = (min(2.0 * reach, REACH) if capped and stop < 0 and taken == alpha and
+                     f0 - f1 >= AGREE * -taken * df0 else 1.0)
             e, f0 = P1 - T, f1
             if (taken * size <= STATIONARY and stop < 0) or \
                     budget is not None and time.perf_counter() - start > budget:
                 break
         self.r, self.p = x
         self._second = second and not converged(np.sqrt(f0) / L, np.inf)
+        self._rest = (self.r, aim, whole)
         if self._bounds is not None:
             self.stopped = tuple(held_stop(self._bounds, int(k)) for k in self._active)
         return x
 
     def _drag_step(self, x, b: int, u: np.ndarray, a: np.ndarray, e: np.ndarray,
-                   T: np.ndarray, second: bool) -> _Direction:
+                   T: np.ndarray, second: bool, reach: float = 1.0) -> _Direction:
         """The drag direction from x, a held stop let go first when it would have to pull
         (the most negative multiplier) and the direction without it moves its joint back
         into its range."""
-        step = self._drag_direction(x, b, u, a, e, T, second)
+        step = self._drag_direction(x, b, u, a, e, T, second, reach)
         if not step.push.size or step.push.min() >= -PUSH_TOL * step.mu_size:
             return step
         held = self._active
         j = int(held[int(np.argmin(step.push))])
         self._active = held[held != j]
-        trial = self._drag_direction(x, b, u, a, e, T, second)
+        trial = self._drag_direction(x, b, u, a, e, T, second, reach)
         if trial.rate[j] > 0.0:
             return trial
         self._active = held
@@ -339,22 +368,20 @@ class Poser(Wiggle):
         return G
 
     def _drag_direction(self, x, b: int, u: np.ndarray, a: np.ndarray, e: np.ndarray,
-                        T: np.ndarray, second: bool) -> _Direction:
+                        T: np.ndarray, second: bool, reach: float = 1.0) -> _Direction:
         """One drag step from x with the held rows (the stops at their bounds among them).
         The step closes the held rows to first order (yc) and moves along their free
         directions N by Gauss-Newton, point rows below the held rows in priority; by Newton
         on the Lagrangian (drag_newton.py) when ``second`` or when the linearised point
-        rows keep more than UNREACHED of |P - T|^2 (the target out of reach).  The held
-        stops' pushes are their multipliers of the pull (least squares), -sgn mu."""
+        rows keep more than UNREACHED of |P - T|^2 (the target out of reach), a saddle's
+        step damped to fit the caps ``reach`` times MAX_ROTATION and MAX_MOVE (``_fit``).
+        The held stops' pushes are their multipliers of the pull (least squares), -sgn mu."""
         model, cw, rows = self.model, self.cw, self._held()
         L = float(model.body_size[b])             # as drag_to's
         ev, res = self._evaluate(x)
         J = global_jacobian(model, ev.jac)
         Js = scaled_jacobian(model, J, rows)
-        U, S, Vt = np.linalg.svd(Js, full_matrices=True)
-        k = int(np.sum(S > RCOND * S[0])) if S.size else 0
-        pinv = (Vt[:k].T / S[:k]) @ U[:, :k].T
-        N = Vt[k:].T                                       # free directions (scaled)
+        pinv, N = held_directions(Js)                      # N: free directions (scaled)
         Gs = self._point_jacobian(b, a) / (cw * L)
         yc = -pinv @ res[rows]
         A = Gs @ N
@@ -362,24 +389,55 @@ class Poser(Wiggle):
         Ua, Sa, Vta = np.linalg.svd(A, full_matrices=False)
         z = Vta.T @ (Sa / (Sa * Sa + DAMPING) * (Ua.T @ rhs))      # Gauss-Newton
         lin = rhs - A @ z                          # what the linear model leaves of P - T
-        newton_dir = False
+        newton_dir = curved = fitted = False
         g = Gs.T @ (e / L)                                 # grad F (scaled)
         mu = -(pinv.T @ g)
-        if N.shape[1] and (second or float(lin @ lin) > UNREACHED * float(rhs @ rhs)):
+        unreached = float(lin @ lin) > UNREACHED * float(rhs @ rhs)
+        if N.shape[1] and (second or unreached):
             # the target is out of the joints' reach: Newton on the Lagrangian
             H = reduced_hessian(model, x, N, rows, mu, b, u, T, cw, self._track)
-            z, newton_dir = newton_step(H, -(A.T @ rhs))
+            z, newton_dir, curved, damped, scale = newton_step(H, -(A.T @ rhs), ESCAPE * L,
+                                                               unreached)
+            if not newton_dir:                 # a saddle: damped to the caps, not cut
+                z, fitted = self._fit(z, damped, scale, N, yc, reach, L)
         free = (N @ z) / cw                    # the move along the joints' freedoms
         dq = yc / cw + free
         bd = self._bounds
         size = float(np.max(np.abs(mu), initial=0.0))
         if bd is None:
-            return _Direction(dq, free, pinv, newton_dir, np.zeros(0), size, np.zeros(0),
-                              np.zeros(0))
+            return _Direction(dq, free, pinv, newton_dir, curved, fitted, np.zeros(0), size,
+                              np.zeros(0), np.zeros(0))
         push = -bd.sgn[self._active] * mu[len(self.rows):]
-        return _Direction(dq, free, pinv, newton_dir, push, size,
+        return _Direction(dq, free, pinv, newton_dir, curved, fitted, push, size,
                           gaps(bd, ev.phi, self._near(ev.phi)),
                           bd.sgn * (J[bd.rows] @ dq))
+
+    def _fit(self, z, damped, scale, N, yc, reach, L):
+        """A saddle's step z made to fit the caps (reach x MAX_ROTATION and MAX_MOVE) by
+        the least damping that does (``damped(lm)``, lm from 1e-12 to 1e6 times the largest
+        curvature ``scale``, bisected on its log: Levenberg-Marquardt as a trust region,
+        Nocedal and Wright 2006, 4.3), and True; (z, False) when it fits already or no
+        damping fits it.  Cut to the caps instead, a saddle-free step goes mostly where the
+        curvature is faint (the gradient over a small size): a spatial chain of three
+        links then crept 1e-3 to 1e-2 of the step a step, 30 steps a call."""
+        cw = self.cw
+
+        def fits(z) -> float:
+            d = (yc + N @ z).reshape(-1, 6) / cw.reshape(-1, 6)
+            return min(reach * MAX_ROTATION / max(np.abs(d[:, 3:]).max(), 1e-300),
+                       reach * MAX_MOVE * L / max(np.abs(d[:, :3]).max(), 1e-300))
+        if scale <= 0.0 or fits(z) >= 1.0:
+            return z, False
+        lo, hi = -12.0, 6.0                       # log10 of lm / scale
+        if fits(damped(scale * 10.0 ** hi)) < 1.0:
+            return z, False
+        for _ in range(12):
+            mid = 0.5 * (lo + hi)
+            if fits(damped(scale * 10.0 ** mid)) >= 1.0:
+                hi = mid
+            else:
+                lo = mid
+        return damped(scale * 10.0 ** hi), True
 
     def _line_search(self, x, dq, alpha, pinv, b, u, T, f0, df0):
         """The step alpha dq (projected onto the held rows) shortened until |P - T|^2

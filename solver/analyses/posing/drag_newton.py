@@ -24,6 +24,8 @@ Steps are in the scaled coordinates y = cw dq (rotations times each body's lengt
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from ...algebra.newton import step_pose
@@ -34,6 +36,7 @@ from ...model.compile import Model
 FD_STEP = 1e-6          # of the dragged part's mechanism's size: the Hessian's difference step
 NEGATIVE = 1e-6         # an eigenvalue below -NEGATIVE x the largest: not a minimum's Hessian
 FLAT = 1e-8             # an eigenvalue below FLAT x the largest: no curvature (noise ~1e-10)
+ESCAPE = 0.1            # of the mechanism's size: the least move down a negative curvature
 
 
 def lagrangian_gradients(model: Model, r: np.ndarray, p: np.ndarray, jac: np.ndarray,
@@ -70,15 +73,40 @@ def reduced_hessian(model: Model, x: tuple[np.ndarray, np.ndarray], N: np.ndarra
     return 0.5 * (H + H.T)
 
 
-def newton_step(H: np.ndarray, grad: np.ndarray) -> tuple[np.ndarray, bool]:
-    """The free step z (m,) that solves H z = -grad in the least-squares sense, and True
-    when H is a minimum's Hessian (no curvature clearly negative).  Directions of curvature
-    below FLAT x the largest in size do not move (a redundant mechanism's freedoms that the
-    point does not feel: the least movement); a clearly negative curvature (a saddle of
-    |P - T|, far from the closest pose) is taken by its size, so the step goes down it
-    (saddle-free Newton, Dauphin et al. 2014)."""
+def newton_step(H: np.ndarray, grad: np.ndarray, escape: float,
+                unreached: bool) -> tuple[np.ndarray, bool, bool, Callable, float]:
+    """The free step z (m,) that solves H z = -grad in the least-squares sense; True when H
+    is a minimum's Hessian (no curvature clearly negative); True when the step was
+    lengthened down a negative curvature; the step damped, ``damped(lm)`` (each curvature's
+    size plus lm: Levenberg-Marquardt, Nocedal and Wright 2006, 4.3), and the largest
+    curvature's size, the damping's scale.
+
+    Directions of curvature below FLAT x the largest in size do not move (a redundant
+    mechanism's freedoms that the point does not feel: the least movement); a clearly
+    negative curvature (a saddle of |P - T|, far from the closest pose) is taken by its
+    size, so the step goes down it (saddle-free Newton, Dauphin et al. 2014).  Where the
+    linearised point rows cannot reach the target (``unreached``), the step also goes down
+    the most negative curvature at least ``escape`` (scaled m, ESCAPE of the mechanism's
+    size; the caps and the line search then cut it): at or near the saddle itself the
+    gradient is nil or tiny (a straight arm pulled along itself) and the step by its size
+    alone would not move, or creep away doubling each step.  Near a target in reach the
+    negative curvature is the small one of |P - T| times the point's path's curvature, and
+    such a move would only stray from it."""
     lam, V = np.linalg.eigh(H)
     top = float(np.max(np.abs(lam), initial=0.0))
     keep = np.abs(lam) > FLAT * top
-    z = -V[:, keep] @ ((V[:, keep].T @ grad) / np.abs(lam[keep]))
-    return z, bool(top > 0.0 and lam[0] >= -NEGATIVE * top)
+    Vk, gk, size = V[:, keep], V[:, keep].T @ grad, np.abs(lam[keep])
+    extra = np.zeros(len(grad))                  # the move down the negative curvature
+
+    def damped(lm: float) -> np.ndarray:
+        return -Vk @ (gk / (size + lm)) + extra
+    z = damped(0.0)
+    minimum = bool(top > 0.0 and lam[0] >= -NEGATIVE * top)
+    if minimum or top == 0.0:
+        return z, minimum, False, damped, top
+    v = V[:, 0]                                  # the most negative curvature
+    c = float(v @ z)                             # the step's move along it (downhill)
+    if abs(c) >= escape or not unreached:
+        return z, False, False, damped, top
+    extra = ((escape if c >= 0.0 else -escape) - c) * v
+    return z + extra, False, True, damped, top

