@@ -117,6 +117,17 @@ def marker_frames(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     return position, orientation, valid
 
 
+def drift(worlds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distances (n,), angles (n,) rad) of the frames that n world matrices (n, 4, 4) draw
+    (``marker_frames``: the scale dropped, a mirrored matrix's drawn z and x kept) from the
+    first one's: how far each origin is from the first and how far its axes are turned
+    from the first's (the angle of the relative rotation, 2 acos |q0 . qk|)."""
+    position, orientation, _ = marker_frames(worlds)
+    dot = np.abs(orientation @ orientation[0])
+    return (np.linalg.norm(position - position[0], axis=-1),
+            2.0 * np.arccos(np.clip(dot, 0.0, 1.0)))
+
+
 def marker_frame(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``marker_frames`` of one world matrix (4, 4): (origin (3,), orientation (4,) w x y
     z); ValueError for a non-finite, non-affine or singular matrix (a scale of zero)."""

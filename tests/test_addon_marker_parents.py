@@ -1,0 +1,95 @@
+"""Markers on parts as artists build them, in real Blender: parented to the vertices of a
+mesh that shape keys or modifiers deform (read where the viewport shows them at the first
+frame; refused by name where the deformation moves them over the frames).  Scenes:
+blender_scenes.py; tolerances as in test_addon_bake.py (float32)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import blender_scenes as bs
+from test_addon_parents import vertex_parent
+
+PIN_END = "arm.ground.I"          # the pendulum's marker on the arm (Connect's name)
+
+
+def lift_shape_key(arm, value: float, keyed: bool):
+    """A shape key "lift" on the pendulum's arm raising its pinned end's four vertices
+    (local x = -0.5) by 0.5 along the mesh's z (0.05 m in the world: the arm is 0.1 m
+    thick); its value ``value``, or keyed from 0 at the first frame to 1 at the last."""
+    arm.shape_key_add(name="Basis")
+    lift = arm.shape_key_add(name="lift")
+    for point in lift.data:
+        if point.co.x < 0.0:
+            point.co.z += 0.5
+    if keyed:
+        for frame, v in ((bs.FRAME_START, 0.0), (bs.FRAME_END, 1.0)):
+            lift.value = v
+            lift.keyframe_insert("value", frame=frame)
+    else:
+        lift.value = value
+    return lift
+
+
+def displace(arm, keyed: bool):
+    """A Displace modifier on the arm (no texture: every vertex moved 0.5 x Strength along
+    its normal), its Strength keyed from 0 at the first frame to 0.5 at the last."""
+    mod = arm.modifiers.new("push", "DISPLACE")
+    if keyed:
+        for frame, v in ((bs.FRAME_START, 0.0), (bs.FRAME_END, 0.5)):
+            mod.strength = v
+            arm.keyframe_insert(f'modifiers["{mod.name}"].strength', frame=frame)
+    return mod
+
+
+@pytest.mark.parametrize("mover", ["shape key", "modifier"])
+def test_a_marker_on_vertices_that_move_over_the_frames_is_named(blender, mover) -> None:
+    """The pendulum's arm marker parented to the arm's nearest three vertices (Vertex
+    (Triangle)), and those vertices moved over the frames by a keyed shape key or a
+    modifier's keyed strength: the marker rides them (0.05 m off the pin by the last frame
+    with the shape key), but the solver reads it once, at the first frame, so the bake
+    played with the pin opening, without a word.  Check names the marker, its part, what
+    moves it and the frames; Bake refuses it and changes nothing (the frame shown too)."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm, marker = d["arm"], d["pin"].mechanism.marker_i
+    assert marker.name == PIN_END
+    vertex_parent(bpy, marker, arm, "VERTEX_TRI")
+    name = lift_shape_key(arm, 0.0, keyed=True).name if mover == "shape key" else \
+        displace(arm, keyed=True).name
+    bpy.context.scene.frame_set(7)                   # Check and Bake put the frame back
+    words = (rf"marker '{re.escape(PIN_END)}' is parented to vertices of part 'arm' that "
+             rf"move over the frames \(by [0-9.]+ m at frame {bs.FRAME_END}, from frame 2 on; "
+             rf"the mesh is deformed by its {mover} '{name}'\)")
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(words, bpy.context.scene.mechanism.report), \
+        bpy.context.scene.mechanism.report
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=words):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_marker_on_vertices_a_still_shape_key_moves_is_read_where_it_is_shown(blender) -> None:
+    """The same arm with its shape key "lift" held at 0.5 (not keyed), the marker parented
+    to the lifted vertices where the pin is: nothing moves it over the frames, so nothing
+    is named, and the bake keeps the pin closed at every frame shown (the marker read
+    where the viewport shows it, on the deformed mesh; 1e-6 m: float32 matrices)."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm, marker = d["arm"], d["pin"].mechanism.marker_i
+    lift_shape_key(arm, 0.5, keyed=False)
+    bpy.context.view_layer.update()
+    vertex_parent(bpy, marker, arm, "VERTEX_TRI")
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert "vertices" not in report and "open at the start" not in report, report
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    far, other = 0.0, d["pin"].mechanism.marker_j
+    for frame in range(bs.FRAME_START, bs.FRAME_END + 1, 4):
+        bpy.context.scene.frame_set(frame)
+        far = max(far, (marker.matrix_world.translation - other.matrix_world.translation).length)
+    assert far < 1e-6, far
+    assert np.ptp(bs.baked_pose(arm)[1][:, 0]) > 0.5        # it swings
