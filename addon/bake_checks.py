@@ -22,7 +22,7 @@ import numpy as np
 from ..solver import MechanismError, SolverError
 from .anim import find_channelbag, is_bake_track
 from .bake import POSE_CHANNELS, user_action
-from .deformed_markers import deformed_vertex_problems
+from .vertex_markers import deformed_vertex_problems
 
 
 def pose_key_problems(parts) -> list[str]:
@@ -373,7 +373,7 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
     object constraints move: a ground part stands still where it is at the design pose, so
     the parts joined to it would part from it; a marker is read once, where it is at the
     frame shown, so the bake would depend on that frame (also one parented to vertices that
-    shape keys or modifiers move: deformed_markers.py); also a ground part parented to a
+    shape keys or modifiers move: vertex_markers.py); also a ground part parented to a
     moving part, which the bake's keys carry.  (A ground part parented to a moving object
     carries the mechanism along with it, the parts' keys being in the same parent's space,
     and is not named here: ``carrier_problems``.)"""

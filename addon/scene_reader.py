@@ -38,6 +38,7 @@ from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_nam
 from .io.timeline import Timeline
 from .keyed_motions import keyframed_motion
 from .mesh_arrays import evaluated, polygon_corners, vertex_positions
+from .vertex_markers import one_vertex_note
 
 
 @dataclass
@@ -272,6 +273,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         if position is None:
             raise MechanismError(f"marker {ob.name!r}: its scale is zero (or its matrix "
                                  "singular): give it a scale other than 0 on every axis")
+        sm.scene_notes += [n for n in [one_vertex_note(ob, part, scene)] if n]
         position, orientation = marker_in_part(sm.part_frames[part.name], position, orientation)
         mech.add_marker(ob.name, part.name, position=position * scale, orientation=orientation)
     for ob in by_role["JOINT"]:

@@ -1,5 +1,13 @@
-"""Markers parented to a part's vertices (Vertex, Vertex (Triangle)) on a mesh that shape
-keys, modifiers or a deforming parent (Armature, Lattice) reshape.
+"""Markers parented to a part's vertices (Vertex, Vertex (Triangle)): on one vertex of a
+moving part, and on a mesh that shape keys, modifiers or a deforming parent (Armature,
+Lattice) reshape.
+
+Blender's one-vertex parent (Vertex) moves its child with the vertex but does not turn it:
+the marker's offset from the vertex stays put in the world's axes, so as a baked part turns
+the viewport shows the marker straying from where the solver holds it on the part (up to
+twice its distance from the vertex) and its axes unturned; the solve and the part's keys
+are right, and ``one_vertex_note`` says so when the scene is read (a three-vertex parent,
+Vertex (Triangle), turns the marker with the part).
 
 Blender places such a marker on the deformed mesh at every frame (a vertex parent reads
 the evaluated mesh), but a marker is read once, where it stands at the first frame, and
@@ -19,6 +27,9 @@ import numpy as np
 from .anim import hand_channels, put_hand_channels
 from .curve_reader import angle_text, length_text, metres_per_unit
 from .io.part_frames import VERTEX_PARENTING, drift, vertex_parent_matrix
+
+# a marker this close to its vertex (Blender units) strays by no more than float32 rounding
+ON_VERTEX = 1e-6
 
 # how far a marker may stand from where it was at the first frame, as a share of its part's
 # size (the larger of the part's dimensions and the marker's distance from the part's
@@ -115,3 +126,25 @@ def deformed_vertex_problems(scene) -> list[str]:
                    "parent it to the part's object (Ctrl P > Object (Keep Transform)), or "
                    "keep the deformation still over the frame range")
     return out
+
+
+def one_vertex_note(ob, part, scene) -> str | None:
+    """The note for marker ``ob`` parented to one vertex (Vertex) of the moving ``part``:
+    how far the viewport can show it from where the solver holds it as the part turns,
+    twice its distance from the vertex (its local matrix's offset, in the world's axes,
+    which the relation adds to the vertex's position unturned); None for any other marker,
+    one on a ground part (it never turns) or one on its vertex."""
+    if ob.parent_type != "VERTEX" or part.mechanism.ground:
+        return None
+    local = np.array(ob.matrix_parent_inverse, dtype=float) @ np.array(ob.matrix_basis,
+                                                                         dtype=float)
+    offset = float(np.linalg.norm(local[:3, 3]))
+    if offset <= ON_VERTEX:
+        return None
+    stray = length_text(scene, 2.0 * offset * metres_per_unit(scene))
+    return (f"marker {ob.name!r} is parented to one vertex of the moving part {part.name!r} "
+            "(Vertex), which moves it with the vertex but does not turn it: as the part "
+            f"turns, the viewport shows it up to {stray} off where the solver holds it, its "
+            "axes unturned (the bake's motion is right): "
+            "parent it by Vertex (Triangle) or to the part's object (Ctrl P) to see it "
+            "ride the part")
