@@ -20,7 +20,7 @@ import bpy
 import numpy as np
 
 from ..solver import MechanismError, SolverError
-from .anim import find_channelbag, is_bake_track
+from .anim import find_channelbag, is_bake_track, over_frames
 from .bake import POSE_CHANNELS, user_action
 from .vertex_markers import deformed_vertex_problems
 
@@ -310,8 +310,9 @@ def _setting_label(owner, path: str) -> str:
 
 def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
     """Mechanism settings of the tagged objects, the scene's gravity and its Constants
-    keyframed to change over the frames, or driven by an expression of the frame: a bake
-    reads each as one number, so its result would not follow the change.  A Keyframed
+    keyframed to change over the frames, or driven by an expression of the frame or by
+    variables that change over them (``changing_drivers``): a bake reads each as one
+    number, so its result would not follow the change.  A Keyframed
     motion's channel (FOLLOWED_KEYS) is followed and not named; one key, or keys of one
     value, are fine."""
     def setting(path: str) -> bool:
@@ -335,6 +336,10 @@ def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
         return path == "gravity" or path.startswith("mechanism.constants")
 
     out += [f"scene {scene.name!r}: {line}" for line in _frame_driven(scene, scene_setting)]
+    driven = [(f"{ob.mechanism.role.lower()} {ob.name!r}", ob, fc) for ob in scene.objects
+              if ob.mechanism.role != "NONE" for fc in _variable_driven(ob, setting)]
+    out += changing_drivers(scene, driven + [(f"scene {scene.name!r}", scene, fc)
+                                             for fc in _variable_driven(scene, scene_setting)])
 
     ad = scene.animation_data
     played = [(ad.action, ad.action_slot, "")] if ad is not None and ad.action else []
@@ -361,6 +366,49 @@ def _frame_driven(owner, accept) -> list[str]:
             for fc in (ad.drivers if ad is not None else ())
             if not fc.mute and accept(fc.data_path) and fc.driver.type == "SCRIPTED"
             and _FRAME.search(fc.driver.expression)]
+
+
+def _variable_driven(owner, accept) -> list:
+    """The drivers (not muted) of ``owner`` on data paths ``accept`` takes whose expression
+    does not read the frame (``_frame_driven`` names those): their variables (an object's
+    location, a property) may still change over the frames."""
+    ad = owner.animation_data
+    return [fc for fc in (ad.drivers if ad is not None else ())
+            if not fc.mute and accept(fc.data_path)
+            and not (fc.driver.type == "SCRIPTED" and _FRAME.search(fc.driver.expression))]
+
+
+def _driven_value(owner, fc):
+    """The value the driver ``fc`` sets on ``owner`` now (its array item, for a vector)."""
+    value = owner.path_resolve(fc.data_path)
+    return value[fc.array_index] if hasattr(value, "__len__") and not isinstance(value, str) \
+        else value
+
+
+def changing_drivers(scene: bpy.types.Scene, driven: list[tuple]) -> list[str]:
+    """One line per driver of ``driven`` ((who, owner, fcurve): who as a message names the
+    owner) whose setting takes another value at some frame of the range than at its first
+    (each frame visited: anim.over_frames, only when there is any), naming the setting,
+    its value at the first frame and at the frame farthest from it."""
+    if not driven:
+        return []
+    values = over_frames(scene, lambda: [_driven_value(owner, fc) for _, owner, fc in driven])
+    out = []
+    for i, (who, owner, fc) in enumerate(driven):
+        seen = [row[i] for row in values]
+        if all(v == seen[0] for v in seen):
+            continue
+        try:
+            k = int(np.argmax([abs(float(v) - float(seen[0])) for v in seen]))
+        except (TypeError, ValueError):          # an enum's or a string's: the first change
+            k = next(j for j, v in enumerate(seen) if v != seen[0])
+        shown = [f"{v:.6g}" if isinstance(v, float) else str(v) for v in (seen[0], seen[k])]
+        out.append(f"{who}: its {_setting_label(owner, fc.data_path)} is driven and changes "
+                   f"over the frames ({shown[0]} at frame {scene.frame_start}, {shown[1]} at "
+                   f"frame {scene.frame_start + k}), but a bake takes each setting as one "
+                   "number (the one at the first frame): remove the driver, and give a change "
+                   "over time as an expression (a motion, a force, a spring's Actuator)")
+    return out
 
 
 # the channels that place or size an object: a ground part's keys on any of them move it

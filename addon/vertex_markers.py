@@ -21,10 +21,9 @@ Export CSV and studies refuse it: bake_checks.py).
 """
 from __future__ import annotations
 
-import bpy
 import numpy as np
 
-from .anim import hand_channels, put_hand_channels
+from .anim import over_frames
 from .curve_reader import angle_text, length_text, metres_per_unit
 from .io.part_frames import VERTEX_PARENTING, drift, vertex_parent_matrix
 
@@ -67,34 +66,22 @@ def _candidates(scene) -> list[tuple]:
 
 
 def _sampled(scene, found: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
-    """((m, n, 4, 4) world matrices of the m markers ``found`` at the n frames of the scene's
-    range, each as its vertex parent places it at that frame on its part standing as at the
-    first frame (part_frames.vertex_parent_matrix, with its own local matrix of the first
-    frame: only the vertices' motion counts), (m, 3) the parts' origins at the first frame).
-    The scene is put back at its frame, with any
-    move made by hand since its keys (anim.hand_channels)."""
-    frames = range(scene.frame_start, scene.frame_end + 1)
-    now, sub = scene.frame_current, scene.frame_subframe
-    hand = hand_channels(scene)
-    worlds = np.empty((len(found), len(frames), 4, 4))
-    first = []
-    try:
-        for k, frame in enumerate(frames):
-            scene.frame_set(frame)
-            for i, (ob, part, _) in enumerate(found):
-                P = np.array(part.matrix_world, dtype=float)
-                L = np.array(ob.matrix_parent_inverse, dtype=float) @ \
-                    np.array(ob.matrix_basis, dtype=float)
-                if k == 0:
-                    first.append((P, L))
-                worlds[i, k] = vertex_parent_matrix(ob.parent_type, first[i][0], P,
-                                                    np.array(ob.matrix_world, dtype=float),
-                                                    L) @ first[i][1]
-    finally:
-        scene.frame_set(now, subframe=sub)
-        if put_hand_channels(hand):
-            bpy.context.view_layer.update()
-    return worlds, np.array([P[:3, 3] for P, _ in first])
+    """((m, n, 4, 4) world matrices of the m markers ``found`` at the n frames of the
+    scene's range, each as its vertex parent places it at that frame on its part standing
+    as at the first frame (part_frames.vertex_parent_matrix, with its own local matrix of
+    the first frame: only the vertices' motion counts), (m, 3) the parts' origins at the
+    first frame).  The scene is put back as it was (anim.over_frames)."""
+    def read() -> list[tuple]:
+        return [(np.array(part.matrix_world, dtype=float),
+                 np.array(ob.matrix_parent_inverse, dtype=float)
+                 @ np.array(ob.matrix_basis, dtype=float),
+                 np.array(ob.matrix_world, dtype=float)) for ob, part, _ in found]
+
+    frames = over_frames(scene, read)
+    worlds = np.array([[vertex_parent_matrix(ob.parent_type, P0, P, C, L) @ L0
+                        for (ob, _, _), (P, L, C), (P0, L0, _) in zip(found, now, frames[0])]
+                       for now in frames])
+    return np.swapaxes(worlds, 0, 1), np.array([P0[:3, 3] for P0, _, _ in frames[0]])
 
 
 def deformed_vertex_problems(scene) -> list[str]:
