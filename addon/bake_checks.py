@@ -156,9 +156,12 @@ def _acting(ob) -> list:
 
 
 def _remedy(animated: bool) -> str:
-    """What to do with a constraint that acts: a switched one's keys or driver go too."""
+    """What to do with a constraint that acts: a switched one's keys or driver go too; one
+    that acts now is applied first (its Visual Transform), since the scene is read where
+    it places the object, and deleting it alone would move the design there."""
     return ("delete the constraint, or the keys or driver that switch it on (its influence, "
-            "its mute)" if animated else "delete or disable the constraint")
+            "its mute)" if animated else "keep the place it gives (Object > Apply > Visual "
+            "Transform), then delete it")
 
 
 def constraint_problems(parts) -> list[str]:

@@ -1,6 +1,7 @@
-"""Markers on parts as artists build them, in real Blender: parented to the vertices of a
-mesh that shape keys or modifiers deform (read where the viewport shows them at the first
-frame; refused by name where the deformation moves them over the frames).  Scenes:
+"""Markers and parts as artists build them, in real Blender: markers parented to the
+vertices of a mesh that shape keys or modifiers deform (read where the viewport shows them
+at the first frame; refused by name where the deformation moves them over the frames) or
+to one vertex (noted: Blender does not turn them); a part placed by a constraint.  Scenes:
 blender_scenes.py; tolerances as in test_addon_bake.py (float32)."""
 from __future__ import annotations
 
@@ -123,3 +124,38 @@ def test_a_marker_on_one_vertex_of_a_moving_part_is_noted(blender, how) -> None:
     bpy.context.scene.frame_set(bs.FRAME_END)
     off = (marker.matrix_world.translation - other.matrix_world.translation).length
     assert off > 0.05 if how == "VERTEX" else off < 1e-6, off
+
+
+def test_a_part_placed_by_its_constraint_is_told_how_to_keep_its_place(blender) -> None:
+    """The arm placed by a Child Of constraint (an Empty "holder" 0.5 m up, no inverse
+    set: the arm shown 0.5 m above its channels) and pinned where it is shown: Check and
+    Bake name the constraint, and their remedy keeps the arm's place (Apply Visual
+    Transform, then delete the constraint), after which the pin is closed and the bake
+    runs; the remedy said before, delete or disable the constraint, dropped the arm
+    0.5 m and opened the pin by as much."""
+    bpy = blender
+    bs.set_range(bpy)
+    ground, arm = bs.ground_and_arm(bpy)
+    holder = bs.empty(bpy, "holder")
+    holder.location = (0.0, 0.0, 0.5)
+    held = arm.constraints.new("CHILD_OF")
+    held.target = holder
+    held.set_inverse_pending = False
+    held.inverse_matrix.identity()
+    bpy.context.view_layer.update()
+    assert arm.matrix_world.translation.z == pytest.approx(0.5)
+    bs.connect(bpy, arm, ground, (0.0, 0.0, 0.5), "REVOLUTE", "Y")
+    words = (r"part 'arm': its constraint 'Child Of' \(Child Of\) overrides the keys that "
+             r"place it, .*: keep the place it gives \(Object > Apply > Visual Transform\), "
+             r"then delete it")
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(words, bpy.context.scene.mechanism.report)
+    with pytest.raises(RuntimeError, match=words):
+        bpy.ops.mechanism.bake()
+    bs.select(bpy, (arm,), arm)
+    assert bpy.ops.object.visual_transform_apply() == {"FINISHED"}
+    arm.constraints.remove(held)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert "open at the start" not in report and "constraint" not in report, report
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
