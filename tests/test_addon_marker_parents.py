@@ -159,3 +159,70 @@ def test_a_part_placed_by_its_constraint_is_told_how_to_keep_its_place(blender) 
     report = bpy.context.scene.mechanism.report
     assert "open at the start" not in report and "constraint" not in report, report
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
+
+
+def bone_mount(bpy):
+    """An armature "rig" with one bone, keyed to turn 0.5 rad about x from the first frame
+    to the last, and an Empty "mount" parented to the bone (Bone), as it stands at the
+    first frame: the mount turns with the posed bone, its own channels still."""
+    from mathutils import Matrix
+    bs.set_range(bpy)
+    rig = bpy.data.objects.new("rig", bpy.data.armatures.new("rig"))
+    bpy.context.scene.collection.objects.link(rig)
+    bpy.context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = rig.data.edit_bones.new("Bone")
+    bone.head, bone.tail = (0.0, 0.0, -1.0), (0.0, 0.0, -0.5)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    posed = rig.pose.bones["Bone"]
+    posed.rotation_mode = "XYZ"
+    for frame, angle in ((bs.FRAME_START, 0.0), (bs.FRAME_END, 0.5)):
+        posed.rotation_euler = (angle, 0.0, 0.0)
+        posed.keyframe_insert("rotation_euler", frame=frame)
+    bpy.context.scene.frame_set(bs.FRAME_START)
+    mount = bs.empty(bpy, "mount", rig)
+    mount.parent_type, mount.parent_bone = "BONE", "Bone"
+    bpy.context.view_layer.update()
+    mount.matrix_parent_inverse = (rig.matrix_world @ posed.matrix
+                                   @ Matrix.Translation((0.0, posed.length, 0.0))).inverted()
+    bpy.context.view_layer.update()
+    return mount
+
+
+@pytest.mark.parametrize("carried", [("ground",), ("ground", "arm")])
+def test_a_mechanism_carried_by_a_posed_bone_is_read_as_by_a_moving_parent(blender,
+                                                                        carried) -> None:
+    """The pendulum with its ground (or ground and arm) parented to an Empty that a keyed
+    bone carries (the Empty's own channels still): with the ground alone on it, the bake
+    played the ground turning with the bone and the arm keyed in the world, the pin open
+    0.49 m at the last frame, with no word (the bone's pose is no channel of the Empty's
+    or of the armature object's).  Check names the pin and the Empty; Bake refuses it and
+    changes nothing.  With both parts on it, the mechanism is carried whole: it bakes, the
+    pin closed at every frame (1e-6 m: float32 matrices)."""
+    bpy = blender
+    mount = bone_mount(bpy)
+    ground, arm = bs.ground_and_arm(bpy)
+    bpy.context.view_layer.update()
+    for ob in (ground, arm):
+        if ob.name in carried:
+            world = ob.matrix_world.copy()
+            ob.parent = mount
+            bpy.context.view_layer.update()
+            ob.matrix_world = world
+    pin = bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    bpy.context.scene.mechanism.tolerance = 1e-9
+    words = r"joint 'Revolute arm-ground': .*'mount', the parent of only one of them, moves"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert bool(re.search(words, report)) == (len(carried) == 1), report
+    if len(carried) == 1:
+        before = bs.snapshot(bpy)
+        with pytest.raises(RuntimeError, match=words):
+            bpy.ops.mechanism.bake()
+        assert not bs.differences(before, bs.snapshot(bpy))
+        return
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    i, j = pin.mechanism.marker_i, pin.mechanism.marker_j
+    for frame in (7, 13, bs.FRAME_END):
+        bpy.context.scene.frame_set(frame)
+        assert (i.matrix_world.translation - j.matrix_world.translation).length < 1e-6, frame
