@@ -38,7 +38,7 @@ ON_VERTEX = 1e-6
 DRIFT = 1e-5
 
 
-def _deformers(part) -> list[str]:
+def deformers(part) -> list[str]:
     """What may move ``part``'s vertices, as a message names it: its shape keys (but the
     reference), its modifiers shown in viewports, a parent that deforms it."""
     key = getattr(part.data, "shape_keys", None)
@@ -59,7 +59,7 @@ def _candidates(scene) -> list[tuple]:
         if (ob.mechanism.role != "MARKER" or part is None or part.mechanism.role != "PART"
                 or ob.parent_type not in VERTEX_PARENTING):
             continue
-        movers = _deformers(part)
+        movers = deformers(part)
         if movers:
             out.append((ob, part, movers))
     return out

@@ -226,3 +226,34 @@ def test_a_mechanism_carried_by_a_posed_bone_is_read_as_by_a_moving_parent(blend
     for frame in (7, 13, bs.FRAME_END):
         bpy.context.scene.frame_set(frame)
         assert (i.matrix_world.translation - j.matrix_world.translation).length < 1e-6, frame
+
+
+@pytest.mark.parametrize("modifier", ["HOOK", "BEVEL"])
+def test_a_part_whose_modifier_reshapes_it_as_it_moves_is_noted(blender, modifier) -> None:
+    """The pendulum's arm with a Hook modifier tying its far end's four vertices to an
+    Empty at that end, not parented to the arm: as the bake swings the arm, the hooked end
+    stays at the Empty (2 m from its place on the arm at the far end of the swing, the
+    mesh stretched across the pin), while the solver swung a rigid 1 m arm, with no word.
+    Bake's report names the part, how far its mesh moves on it and the modifier.  A Bevel,
+    which does not depend on where the part is, is not named."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    arm = d["arm"]
+    mod = arm.modifiers.new(modifier.title(), modifier)
+    if modifier == "HOOK":
+        end = bs.empty(bpy, "end")
+        end.location = (1.0, 0.0, 0.0)
+        mod.object = end
+        mod.vertex_indices_set([v.index for v in arm.data.vertices if v.co.x > 0.0])
+        bpy.context.view_layer.update()
+        mod.matrix_inverse = end.matrix_world.inverted() @ arm.matrix_world
+    else:
+        mod.width = 0.01
+    words = (r"part 'arm' changes shape as the bake plays: a vertex of its mesh moves "
+             r"[0-9.]+ m on the part from where it is at the first frame \(at frame \d+; "
+             r"the mesh is deformed by its modifier 'Hook'\)")
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert bool(re.search(words, report)) == (modifier == "HOOK"), report
+    assert "changes shape" in report or modifier == "BEVEL", report
+    assert "changes shape" not in report or modifier == "HOOK", report
