@@ -55,10 +55,14 @@ def variable_driven(owner, accept) -> list:
 
 
 def _driven_value(owner, fc):
-    """The value the driver ``fc`` sets on ``owner`` now (its array item, for a vector)."""
-    value = owner.path_resolve(fc.data_path)
-    return value[fc.array_index] if hasattr(value, "__len__") and not isinstance(value, str) \
-        else value
+    """The value the driver ``fc`` sets on ``owner`` now (its array item, for a vector);
+    None for a path that leads nowhere (a driver left on a setting since removed)."""
+    try:
+        value = owner.path_resolve(fc.data_path)
+        return value[fc.array_index] if hasattr(value, "__len__") and \
+            not isinstance(value, str) else value
+    except (ValueError, AttributeError, IndexError, TypeError):
+        return None
 
 
 def changing_drivers(scene: bpy.types.Scene, driven: list[tuple]) -> list[str]:

@@ -330,3 +330,17 @@ def test_a_setting_driven_through_a_moving_object_is_named(blender, owner, moves
     with pytest.raises(RuntimeError, match=words):
         bpy.ops.mechanism.bake()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_driver_on_a_setting_that_is_not_there_is_passed_over(blender) -> None:
+    """A driver left on a data path no setting has (mechanism.no_such_setting: a setting
+    renamed since, or a typing slip in a script) drives nothing: Check reads the scene
+    and names nothing about it (reading its value at each frame raised, and Check failed
+    with Python's error)."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    fc = d["arm"].driver_add("mechanism.density")
+    fc.driver.expression = "1000"
+    fc.data_path = "mechanism.no_such_setting"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "no_such_setting" not in bpy.context.scene.mechanism.report
