@@ -9,8 +9,8 @@ twice its distance from the vertex) and its axes unturned; the solve and the par
 are right, and ``one_vertex_note`` says so when the scene is read (a three-vertex parent,
 Vertex (Triangle), turns the marker with the part).
 
-Blender places such a marker on the deformed mesh at every frame (a vertex parent reads
-the evaluated mesh), but a marker is read once, where it stands at the first frame, and
+A marker on the vertices of a deformed mesh is placed by Blender on the deformed mesh at
+every frame (a vertex parent reads the evaluated mesh), but a marker is read once, where it stands at the first frame, and
 the solver holds it there on its rigid part.  A deformation that stays still over the
 frame range (a shape key held at one value, a Bevel or Subdivision) is read as the
 viewport shows it, at every frame alike; one that moves the marker's vertices over the
