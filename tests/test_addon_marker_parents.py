@@ -257,3 +257,43 @@ def test_a_part_whose_modifier_reshapes_it_as_it_moves_is_noted(blender, modifie
     assert bool(re.search(words, report)) == (modifier == "HOOK"), report
     assert "changes shape" in report or modifier == "BEVEL", report
     assert "changes shape" not in report or modifier == "HOOK", report
+
+
+def test_a_marker_on_a_part_stretched_since_keeps_its_drawn_axis(blender, extension) -> None:
+    """A link's marker at its end turned 45 deg about y on it, then the link stretched to
+    twice its length along x (S, its end now at x = -0.5): Blender draws the marker sheared, its z arrow along S R e_z, at
+    63.43 deg from world z in the xz plane (its x 53.13 deg off it).  The solver took the
+    polar factor of the sheared matrix, the marker's turn before the stretch, whose z is
+    18.43 deg off the drawn arrow: a hinge to a ground marker drawn along the same line
+    was open by that at the start.  The joint axis is the drawn z and its x the drawn x
+    turned the least to be square to it (1e-6: float32 matrices), and Check finds the
+    hinge closed."""
+    import math
+    bpy = blender
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
+    link = bs.add_box(bpy, "link", (1.0, 0.1, 0.1), (0.5, 0.0, 0.0))
+    bs.tag(bpy, [ground, link], "PART")
+    ground.mechanism.ground = True
+    tilted = bs.add_marker(bpy, link, (0.0, 0.0, 0.0))
+    tilted.rotation_euler = (0.0, math.radians(45.0), 0.0)
+    bpy.context.view_layer.update()
+    link.scale = (2.0, 0.1, 0.1)
+    bpy.context.view_layer.update()
+    drawn = np.array(tilted.matrix_world)[:3, :3]
+    z = drawn[:, 2] / np.linalg.norm(drawn[:, 2])
+    assert math.degrees(math.atan2(z[0], z[2])) == pytest.approx(63.4349, abs=1e-3)
+    x = drawn[:, 0] - (drawn[:, 0] @ z) * z
+    x /= np.linalg.norm(x)
+    seat = bs.add_marker(bpy, ground, tuple(tilted.matrix_world.translation))   # x = -0.5
+    seat.rotation_euler = (0.0, math.atan2(z[0], z[2]), 0.0)
+    bs.new_joint(bpy, "hinge", "REVOLUTE", tilted, seat)
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    turn = extension.solver.quat_to_matrix
+    part, marker = sm.mech.parts["link"], sm.mech.markers[tilted.name]
+    axes = turn(np.array(part.orientation)) @ turn(np.array(marker.orientation))
+    np.testing.assert_allclose(axes[:, 2], z, atol=1e-6)
+    np.testing.assert_allclose(axes[:, 0], x, atol=1e-6)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert "open at the start" not in report, report
