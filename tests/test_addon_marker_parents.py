@@ -261,8 +261,9 @@ def test_a_part_whose_modifier_reshapes_it_as_it_moves_is_noted(blender, modifie
 
 def test_a_marker_on_a_part_stretched_since_keeps_its_drawn_axis(blender, extension) -> None:
     """A link's marker at its end turned 45 deg about y on it, then the link stretched to
-    twice its length along x (S, its end now at x = -0.5): Blender draws the marker sheared, its z arrow along S R e_z, at
-    63.43 deg from world z in the xz plane (its x 53.13 deg off it).  The solver took the
+    twice its length along x (S, its end now at x = -0.5): Blender draws the marker
+    sheared, its z arrow along S R e_z, at 63.43 deg from world z in the xz plane (its x
+    53.13 deg off it).  The solver took the
     polar factor of the sheared matrix, the marker's turn before the stretch, whose z is
     18.43 deg off the drawn arrow: a hinge to a ground marker drawn along the same line
     was open by that at the start.  The joint axis is the drawn z and its x the drawn x
@@ -297,3 +298,47 @@ def test_a_marker_on_a_part_stretched_since_keeps_its_drawn_axis(blender, extens
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     report = bpy.context.scene.mechanism.report
     assert "open at the start" not in report, report
+
+
+def instanced_arm(bpy):
+    """The pendulum with its arm an Empty "arm" showing a collection "arm parts" that holds
+    the 1 m arm mesh (the collection excluded from the view layer, as a library's is
+    shown), pinned to the ground at the origin about y."""
+    bs.set_range(bpy)
+    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
+    pieces = bpy.data.collections.new("arm parts")
+    bpy.context.scene.collection.children.link(pieces)
+    mesh = bs.add_box(bpy, "arm mesh", (1.0, 0.1, 0.1), (0.5, 0.0, 0.0))
+    for holder in mesh.users_collection:
+        holder.objects.unlink(mesh)
+    pieces.objects.link(mesh)
+    bpy.context.view_layer.layer_collection.children[pieces.name].exclude = True
+    arm = bs.empty(bpy, "arm")
+    arm.instance_type, arm.instance_collection = "COLLECTION", pieces
+    bs.tag(bpy, [ground, arm], "PART")
+    ground.mechanism.ground = True
+    bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
+    return ground, arm
+
+
+@pytest.mark.parametrize("needs", ["mass", "contact"])
+def test_a_part_that_shows_a_collection_is_told_to_make_it_real(blender, needs) -> None:
+    """A part that is a collection instance (an Empty showing the arm's mesh) has no mesh
+    of its own: its mass from the mesh, or a contact's shape, was refused as needing "a
+    mesh object", which it seems to be.  The refusal says it shows collection 'arm parts'
+    and how to get a mesh (Make Instances Real, then join), naming the part; a typed-in
+    mass and no contact bake as before."""
+    bpy = blender
+    ground, arm = instanced_arm(bpy)
+    if needs == "contact":
+        arm.mechanism.mass_mode, arm.mechanism.mass = "MANUAL", 10.0
+        bs.select(bpy, (arm, ground), arm)
+        assert bpy.ops.mechanism.add_contact() == {"FINISHED"}
+    words = (r"part 'arm' shows collection 'arm parts' \(a collection instance\), which has "
+             rf"no mesh of its own for its {'mass' if needs == 'mass' else 'shape'}: .*Object "
+             r"> Apply > Make Instances Real")
+    if needs == "contact":
+        words = r"contact 'Contact arm-ground': Shape A: " + words
+    for op in (bpy.ops.mechanism.check, bpy.ops.mechanism.bake):
+        with pytest.raises(RuntimeError, match=words):
+            op()
