@@ -1,8 +1,10 @@
 """Markers and parts as artists build them, in real Blender: markers parented to the
 vertices of a mesh that shape keys or modifiers deform (read where the viewport shows them
 at the first frame; refused by name where the deformation moves them over the frames) or
-to one vertex (noted: Blender does not turn them); a part placed by a constraint.  Scenes:
-blender_scenes.py; tolerances as in test_addon_bake.py (float32)."""
+to one vertex (noted: Blender does not turn them); a part placed by a constraint; parts
+carried by a posed bone; a part whose modifier reshapes it as it moves; a marker sheared
+by its part's stretch; a part that shows a collection.  Scenes: blender_scenes.py and
+built here; tolerances as in test_addon_bake.py (float32)."""
 from __future__ import annotations
 
 import re
