@@ -108,6 +108,27 @@ def hand_channels(scene: bpy.types.Scene) -> list[tuple]:
             for ob in scene.objects if ob.animation_data is not None]
 
 
+def over_frames(scene: bpy.types.Scene, read, frames=None) -> list:
+    """``read()`` at each whole frame of the scene's range, first to last (or of
+    ``frames``), the scene set to it, as a list; then the scene back at the frame and
+    subframe it showed, with any move made by hand since its keys put back
+    (``hand_channels``)."""
+    now, sub = scene.frame_current, scene.frame_subframe
+    hand = hand_channels(scene)
+    if frames is None:
+        frames = range(scene.frame_start, scene.frame_end + 1)
+    try:
+        out = []
+        for frame in frames:
+            scene.frame_set(int(frame))
+            out.append(read())
+        return out
+    finally:
+        scene.frame_set(now, subframe=sub)
+        if put_hand_channels(hand):
+            bpy.context.view_layer.update()
+
+
 def put_hand_channels(saved: list[tuple]) -> int:
     """The channels ``hand_channels`` read, set back where the keys played others; how many
     were set."""

@@ -14,14 +14,15 @@ nothing (``refuse_bake``).
 """
 from __future__ import annotations
 
-import re
-
 import bpy
 import numpy as np
 
 from ..solver import MechanismError, SolverError
 from .anim import find_channelbag, is_bake_track
 from .bake import POSE_CHANNELS, user_action
+from .frame_checks import (carriers_of, changing_drivers, frame_driven, relation_moved,
+                           setting_label, variable_driven)
+from .vertex_markers import deformed_vertex_problems
 
 
 def pose_key_problems(parts) -> list[str]:
@@ -155,9 +156,12 @@ def _acting(ob) -> list:
 
 
 def _remedy(animated: bool) -> str:
-    """What to do with a constraint that acts: a switched one's keys or driver go too."""
+    """What to do with a constraint that acts: a switched one's keys or driver go too; one
+    that acts now is applied first (its Visual Transform), since the scene is read where
+    it places the object, and deleting it alone would move the design there."""
     return ("delete the constraint, or the keys or driver that switch it on (its influence, "
-            "its mute)" if animated else "delete or disable the constraint")
+            "its mute)" if animated else "keep the place it gives (Object > Apply > Visual "
+            "Transform), then delete it")
 
 
 def constraint_problems(parts) -> list[str]:
@@ -293,24 +297,11 @@ def _playing_actions(ob) -> list[tuple]:
                   if pair not in out]
 
 
-def _setting_label(owner, path: str) -> str:
-    """A setting as the panel names it, with its data path: "Stiffness
-    (mechanism.torsion_stiffness)"; a Constant by its name, "Constant 'omega'
-    (mechanism.constants[0].value)"."""
-    head, _, prop = path.rpartition(".")
-    try:
-        holder = owner.path_resolve(head) if head else owner
-        if head.startswith("mechanism.constants["):        # one of the scene's Constants
-            return f"Constant {holder.name!r} ({path})"
-        return f"{holder.bl_rna.properties[prop].name} ({path})"
-    except (ValueError, KeyError, AttributeError):
-        return path
-
-
 def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
     """Mechanism settings of the tagged objects, the scene's gravity and its Constants
-    keyframed to change over the frames, or driven by an expression of the frame: a bake
-    reads each as one number, so its result would not follow the change.  A Keyframed
+    keyframed to change over the frames, or driven by an expression of the frame or by
+    variables that change over them (``changing_drivers``): a bake reads each as one
+    number, so its result would not follow the change.  A Keyframed
     motion's channel (FOLLOWED_KEYS) is followed and not named; one key, or keys of one
     value, are fine."""
     def setting(path: str) -> bool:
@@ -325,41 +316,28 @@ def keyed_setting_problems(scene: bpy.types.Scene) -> list[str]:
         paths = []
         for act, slot in _playing_actions(ob):
             paths += [p for p in _changing_keys(ob, act, slot, setting) if p not in paths]
-        out += [f"{ob.mechanism.role.lower()} {ob.name!r}: its {_setting_label(ob, path)} is "
+        out += [f"{ob.mechanism.role.lower()} {ob.name!r}: its {setting_label(ob, path)} is "
                 f"keyframed and changes over the frames, {remedy}" for path in paths]
         out += [f"{ob.mechanism.role.lower()} {ob.name!r}: {line}"
-                for line in _frame_driven(ob, setting)]
+                for line in frame_driven(ob, setting)]
 
     def scene_setting(path: str) -> bool:
         return path == "gravity" or path.startswith("mechanism.constants")
 
-    out += [f"scene {scene.name!r}: {line}" for line in _frame_driven(scene, scene_setting)]
+    out += [f"scene {scene.name!r}: {line}" for line in frame_driven(scene, scene_setting)]
+    driven = [(f"{ob.mechanism.role.lower()} {ob.name!r}", ob, fc) for ob in scene.objects
+              if ob.mechanism.role != "NONE" for fc in variable_driven(ob, setting)]
+    out += changing_drivers(scene, driven + [(f"scene {scene.name!r}", scene, fc)
+                                             for fc in variable_driven(scene, scene_setting)])
 
     ad = scene.animation_data
     played = [(ad.action, ad.action_slot, "")] if ad is not None and ad.action else []
     played += [(strip.action, strip.action_slot, f" on its NLA strip {strip.name!r}")
                for track in (ad.nla_tracks if ad is not None else ()) if not track.mute
                for strip in track.strips if not strip.mute and strip.action is not None]
-    return out + [f"scene {scene.name!r}: its {_setting_label(scene, path)} is keyframed{where} "
+    return out + [f"scene {scene.name!r}: its {setting_label(scene, path)} is keyframed{where} "
                   f"and changes over the frames, {remedy}" for act, slot, where in played
                   for path in _changing_keys(scene, act, slot, scene_setting)]
-
-
-_FRAME = re.compile(r"\bframe\b")
-
-
-def _frame_driven(owner, accept) -> list[str]:
-    """"its <setting> is driven by the frame ..." for each driver (not muted) of ``owner``
-    on a data path ``accept`` takes whose expression reads the frame: the setting changes
-    as the frames play, and a bake takes it as one number."""
-    ad = owner.animation_data
-    return [f"its {_setting_label(owner, fc.data_path)} is driven by the frame "
-            f"({fc.driver.expression}), so it changes over the frames, but a bake takes each "
-            "setting as one number (the one at the first frame): remove the driver, and give "
-            "a change over time as an expression (a motion, a force, a spring's Actuator)"
-            for fc in (ad.drivers if ad is not None else ())
-            if not fc.mute and accept(fc.data_path) and fc.driver.type == "SCRIPTED"
-            and _FRAME.search(fc.driver.expression)]
 
 
 # the channels that place or size an object: a ground part's keys on any of them move it
@@ -371,7 +349,8 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
     """Ground parts and markers that their own keys (changing over the frames), drivers or
     object constraints move: a ground part stands still where it is at the design pose, so
     the parts joined to it would part from it; a marker is read once, where it is at the
-    frame shown, so the bake would depend on that frame; also a ground part parented to a
+    frame shown, so the bake would depend on that frame (also one parented to vertices that
+    shape keys or modifiers move: vertex_markers.py); also a ground part parented to a
     moving part, which the bake's keys carry.  (A ground part parented to a moving object
     carries the mechanism along with it, the parts' keys being in the same parent's space,
     and is not named here: ``carrier_problems``.)"""
@@ -400,7 +379,7 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
         out += [f"{what} is parented to the moving part {mover.name!r}, whose baked motion "
                 f"carries it, {still}: clear its parent keeping the transform (Alt P), or "
                 "parent it to the ground"] if mover is not None else []
-    return out
+    return out + deformed_vertex_problems(scene)
 
 
 def _moving_part_above(ob):
@@ -434,18 +413,20 @@ def _moving_carriers(ob, memo: dict) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def carrier_problems(sm) -> list[str]:
+def carrier_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """Items that join two sides carried by different moving objects (a part, or the
     marker of one, parented to an animated Empty that the other side is not under): the
     mechanism is solved where it stands at the first frame and each part keyed in its
     parent's space as it stood then, so a parent that moves one side and not the other
     pulls the item's two sides apart as the bake plays.  One line per item."""
-    memo: dict = {}
     out = []
     pairs = [(ob, ob.mechanism.marker_i, ob.mechanism.marker_j)
              for ob in sm.joints + sm.springs + sm.bushings + sm.vector_forces]
     pairs += [(ob, ob.mechanism.contact_part_a, ob.mechanism.contact_part_b)
               for ob in sm.contacts]
+    # a carrier that a posed bone (or deformed mesh) moves counts as moving
+    moved = relation_moved(scene, carriers_of([x for _, a, b in pairs for x in (a, b)]))
+    memo = {name: True for name, on in moved.items() if on}
     for ob, a, b in pairs:
         if a is None or b is None:
             continue
@@ -498,7 +479,8 @@ def _part_key_problems(sm, scene: bpy.types.Scene) -> list[str]:
     parts and markers that make the reading depend on the frame shown."""
     return (pose_key_problems(sm.parts) + scale_key_problems(sm.parts)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
-            + keyed_setting_problems(scene) + standing_problems(scene) + carrier_problems(sm))
+            + keyed_setting_problems(scene) + standing_problems(scene)
+            + carrier_problems(sm, scene))
 
 
 def refuse_frame_dependent(scene: bpy.types.Scene) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import bake
 from .curve_reader import length_text, scene_lengths
+from .deformed_parts import shape_notes
 from .io.clashes import clash_note, clash_tolerance
 from .io.settings import in_panel_terms
 from .io.timeline import with_scene_frame
@@ -12,9 +13,10 @@ from .io.timeline import with_scene_frame
 def bake_notes(scene, sm, result) -> list[str]:
     """What the user should know after a bake (Bake, Bake Variant): a mesh whose mass is
     not a solid's, imperfect geometry, contacts the motions drive through each other, the
-    run's own notes (at scene frames, in the panel's terms), keys the solver's are hidden behind, a Time
+    run's own notes (at scene frames, in the panel's terms), parts whose mesh changes shape
+    as the bake plays (deformed_parts.py), keys the solver's are hidden behind, a Time
     Remapping that plays them at another speed."""
-    return run_notes(scene, sm, result) + bake.stale_notes(scene) + \
+    return run_notes(scene, sm, result) + shape_notes(scene, sm) + bake.stale_notes(scene) + \
         bake.hidden_notes(sm.parts + sm.joints + sm.couplers + sm.bushings
                           + sm.vector_forces + sm.contacts
                           + [ob for ob, _ in sm.follows.values()])

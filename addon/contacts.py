@@ -15,7 +15,8 @@ from .io.contact_shapes import (ProfileSettings, contact_shape, end_sink, flat_t
                                 outward_faces, part_vertices, resolved_kind)
 from .io.mesh_checks import coarse_grid_note, refuse_open_mesh
 from .io.part_frames import PartFrame
-from .mesh_arrays import evaluated, triangle_vertices, vertex_positions
+from .mesh_arrays import (evaluated, refuse_collection_instance, triangle_vertices,
+                          vertex_positions)
 
 
 def selected_parts(context) -> list:
@@ -92,6 +93,9 @@ def _side_shape(what: str, part, kind: str, frame: PartFrame, scale: float, cell
     or Mesh; a Mesh side's open edges refused (where, in world Blender units, and what to
     do) and a grid too coarse for its thinnest part noted (io/mesh_checks.py)."""
     local, faces = _mesh_triangles(part, depsgraph)
+    if local is None:
+        refuse_collection_instance(part, "shape", "pick the contact's parts among meshes",
+                                   what.rsplit(", part", 1)[0] + ": ")
     vertices = None if local is None else part_vertices(local, frame.stretch, scale)
     faces = None if faces is None else outward_faces(faces, frame.stretch)
     kind = resolved_kind(kind, vertices, faces)

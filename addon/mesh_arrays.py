@@ -63,6 +63,20 @@ def triangle_vertices(mesh) -> np.ndarray:
     return corner_vertices(mesh)[loops].reshape(-1, 3)
 
 
+def refuse_collection_instance(ob, needs: str, otherwise: str, where: str = "") -> None:
+    """MechanismError when part ``ob`` is a collection instance (an Empty showing a
+    collection): it shows meshes but has none of its own for its ``needs`` (its mass, a
+    contact's shape), which the plain "needs a mesh" would leave a puzzle; the way to one
+    mesh, or ``otherwise``; ``where`` leads the message (the contact and its side)."""
+    shown = ob.instance_collection if ob.instance_type == "COLLECTION" else None
+    if shown is not None:
+        raise MechanismError(f"{where}part {ob.name!r} shows collection {shown.name!r} (a "
+                             "collection instance), which has no mesh of its own for its "
+                             f"{needs}: make it real (Object > Apply > Make Instances Real), "
+                             "join its meshes (Ctrl J) and make the joined mesh the part, or "
+                             + otherwise)
+
+
 def evaluated(ob, depsgraph, what: str):
     """The object as Blender evaluates it (its modifiers applied), for its mesh's numbers.
     An object disabled in viewports (its own or a collection's Disable in Viewports, or its

@@ -239,9 +239,12 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     limit_penetration_angle: FloatProperty(name="Penetration", subtype="ANGLE", unit="ROTATION",
                                            default=1e-3, min=1e-9, description="Penetration "
                                            "at which the damping is full")
-    limit_penetration_slide: FloatProperty(name="Penetration", unit="LENGTH", default=1e-3,
-                                           min=1e-12, description="Penetration at which the "
-                                           "damping is full")
+    # 0: the solver's depth, 1 mm whatever the Unit Scale (a default in Blender units would
+    # be 1e-3 mm in a millimetre scene)
+    limit_penetration_slide: FloatProperty(name="Penetration", unit="LENGTH", default=0.0,
+                                           min=0.0, description="Penetration at which the "
+                                           "damping is full (0: 1 mm, whatever the scene's "
+                                           "Unit Scale)")
 
     # -- friction in the joint (dynamic runs; io/limits.py)
     use_joint_friction: BoolProperty(name="Friction", description="Coulomb friction with "

@@ -37,7 +37,9 @@ from .io.settings import (gravity_note, kind_name, motion_coordinate, motion_nam
                           state_measures, torsion_spring_name, used_constants)
 from .io.timeline import Timeline
 from .keyed_motions import keyframed_motion
-from .mesh_arrays import evaluated, polygon_corners, vertex_positions
+from .mesh_arrays import (evaluated, polygon_corners, refuse_collection_instance,
+                          vertex_positions)
+from .vertex_markers import one_vertex_note
 
 
 @dataclass
@@ -157,6 +159,8 @@ def part_mass_properties(ob, frame: PartFrame, scale: float, depsgraph,
     s = ob.mechanism
     if s.mass_mode == "MANUAL" or ob.type != "MESH":
         if s.mass_mode == "MESH":
+            refuse_collection_instance(ob, "mass", "type the mass properties in (Mass: "
+                                       "Typed In)")
             raise MechanismError(f"part {ob.name!r}: mass from mesh needs a mesh object; "
                                  "type the mass properties in (Mass: Typed In)")
         return mass.typed_in(s.mass * kg, tuple(s.center_of_mass), tuple(s.inertia),
@@ -272,6 +276,7 @@ def read_scene(scene: bpy.types.Scene, depsgraph=None, update: bool = True) -> S
         if position is None:
             raise MechanismError(f"marker {ob.name!r}: its scale is zero (or its matrix "
                                  "singular): give it a scale other than 0 on every axis")
+        sm.scene_notes += [n for n in [one_vertex_note(ob, part, scene)] if n]
         position, orientation = marker_in_part(sm.part_frames[part.name], position, orientation)
         mech.add_marker(ob.name, part.name, position=position * scale, orientation=orientation)
     for ob in by_role["JOINT"]:

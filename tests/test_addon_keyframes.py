@@ -323,3 +323,60 @@ def test_a_crank_keyed_over_the_range_bakes_its_end_frames_loads(blender) -> Non
         key.interpolation = "LINEAR"
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     np.testing.assert_allclose(_baked_loads(bpy, main), want, atol=1e-6)
+
+
+@pytest.mark.parametrize("owner, moves", [("part", True), ("joint", True), ("part", False)])
+def test_a_setting_driven_through_a_moving_object_is_named(blender, owner, moves) -> None:
+    """The arm's Density, or the pin's torsion spring Stiffness, driven by a variable that
+    reads an Empty "knob"'s x location (1000 + 1000 x, or 100 x), the knob keyed from x = 0
+    at the first frame to 1 at the last: the field changes as the frames play (no "frame"
+    in the expression), yet a bake took the first frame's value with no word.  Check names
+    the setting and its values at the first frame and where it is farthest from them; Bake
+    refuses it, the scene unchanged.  With the knob keyed to stay at 0.5, nothing changes
+    and nothing is named."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    knob = bs.empty(bpy, "knob")
+    for frame, x in ((bs.FRAME_START, 0.0 if moves else 0.5), (bs.FRAME_END, 1.0 if moves
+                                                                else 0.5)):
+        knob.location.x = x
+        knob.keyframe_insert("location", index=0, frame=frame)
+    ob = d["arm"] if owner == "part" else d["pin"]
+    if owner == "joint":
+        ob.mechanism.use_torsion_spring = True
+    path, expression, label, first, last = (
+        ("mechanism.density", "1000 + 1000*x", "Density", "1000", "2000") if owner == "part"
+        else ("mechanism.torsion_stiffness", "100*x", "Stiffness", "0", "100"))
+    fc = ob.driver_add(path)
+    x = fc.driver.variables.new()
+    x.name, x.type = "x", "TRANSFORMS"
+    x.targets[0].id, x.targets[0].transform_type = knob, "LOC_X"
+    fc.driver.expression = expression
+    bpy.context.scene.frame_set(9)
+    words = (rf"{owner} '{re.escape(ob.name)}': its {label} \({re.escape(path)}\) is driven "
+             rf"and changes over the frames \({first} at frame 1, {last} at frame 25\)")
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    assert bool(re.search(words, report)) == moves, report
+    assert ("is driven and changes" in report) == moves, report
+    before = bs.snapshot(bpy)
+    if not moves:
+        assert bpy.ops.mechanism.bake() == {"FINISHED"}
+        return
+    with pytest.raises(RuntimeError, match=words):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def test_a_driver_on_a_setting_that_is_not_there_is_passed_over(blender) -> None:
+    """A driver left on a data path no setting has (mechanism.no_such_setting: a setting
+    renamed since, or a typing slip in a script) drives nothing: Check reads the scene
+    and names nothing about it (reading its value at each frame raised, and Check failed
+    with Python's error)."""
+    bpy = blender
+    d = bs.pendulum(bpy)
+    fc = d["arm"].driver_add("mechanism.density")
+    fc.driver.expression = "1000"
+    fc.data_path = "mechanism.no_such_setting"
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert "no_such_setting" not in bpy.context.scene.mechanism.report

@@ -101,3 +101,26 @@ def test_no_unit_system_applies_no_unit_scale(blender) -> None:
     got, report = baked_main_bearing(bpy, d["main"])
     assert "gravity" not in report and "microgram" not in report, report
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.001])
+def test_a_compliant_stops_default_penetration_is_a_millimetre_at_any_unit_scale(
+        blender, extension, scale) -> None:
+    """A compliant slide stop with its Penetration left as it comes (docs/blender.md: the
+    solver's 1 mm): the depth of full damping the compiled model holds is 1e-3 m at Unit
+    Scale 1 and in a millimetre scene alike.  The field's old default, 1e-3 Blender units,
+    gave 1e-6 m (a thousandth of a millimetre) in the millimetre scene, damping fully at
+    once.  rel 1e-6: float32 settings."""
+    from test_addon_limits import millimetre_slide
+    bpy = blender
+    d = millimetre_slide(bpy, -50.0)
+    bpy.context.scene.unit_settings.scale_length = scale
+    s = d["rail"].mechanism
+    s.limit_model, s.limit_stiffness, s.limit_damping = "COMPLIANT", 2e4, 50.0
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    model = extension.solver.model.compile.compile_model(sm.mech)
+    np.testing.assert_allclose(model.limits.penetration, [1e-3], rtol=1e-6)
+    s.limit_penetration_slide = 0.5                       # typed in: Blender units
+    sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
+    model = extension.solver.model.compile.compile_model(sm.mech)
+    np.testing.assert_allclose(model.limits.penetration, [0.5 * scale], rtol=1e-6)

@@ -5,7 +5,8 @@ Settings as the sidebar stores them on a JOINT object: angle bounds in radians, 
 and lengths (pin radius, thrust arm, bearing length) in Blender units (times the scene's
 ``scale_length`` for the solver's metres); coefficients, restitution, transition speed
 (rad/s or m/s), viscous term and preload in SI; a compliant stop's stiffness and damping
-in SI, its penetration depth in radians or Blender units.  A cylindrical joint's limit and friction
+in SI, its penetration depth in radians or Blender units (0 on a slide: the solver's
+1e-3 m, a physical depth whatever the unit scale).  A cylindrical joint's limit and friction
 act on the coordinate chosen (the motion's rule: a revolute has only its angle, a prismatic
 only its slide).  The solver names the items "<joint>: limit" and "<joint>: friction", so
 its errors name the joint object.  A spherical joint's friction acts on its relative
@@ -43,7 +44,7 @@ class LimitSettings:
     exponent: float = 1.0
     damping: float = 0.0            # N s/m or N m s/rad, reached at the penetration below
     penetration_angle: float = 1e-3     # rad
-    penetration_slide: float = 1e-3     # Blender units
+    penetration_slide: float = 0.0      # Blender units; 0: the solver's 1e-3 m
 
 
 @dataclass(frozen=True)
@@ -129,8 +130,8 @@ def limit_call(joint: str, s: LimitSettings, scale: float) -> dict | None:
                 restitution=s.restitution)
     if s.compliant:
         call.update(stiffness=s.stiffness, exponent=s.exponent, damping=s.damping,
-                    penetration=s.penetration_slide * scale if coord == "slide"
-                    else s.penetration_angle)
+                    penetration=s.penetration_angle if coord == "angle"
+                    else s.penetration_slide * scale if s.penetration_slide > 0.0 else None)
     return call
 
 

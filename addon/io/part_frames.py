@@ -7,7 +7,8 @@ frame; Blender shows a solved pose as the matrix [R(q) @ S, position].  With a n
 scale the frame's axes differ from the object's rotation channel (a reflection is folded
 into S), so the keys are read back from that matrix (``basis_pose``) with the
 object's scale channel kept.  Markers are given to the solver in their part's frame, their
-drawn z and x axes kept whatever their scale's signs (``marker_frames``); a parented part
+drawn z axis kept whatever their scale's signs or shear, and x squared to it
+(``marker_frames``); a parented part
 is keyed in its parent's space.
 Each part's frame is computed once when the scene is read (``part_frame``) and passed on.
 """
@@ -105,16 +106,34 @@ def vertex_parent_matrix(parent_type: str, parent_design: np.ndarray, parent_now
 def marker_frames(matrices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(origins (m, 3), orientations (m, 4) w x y z, valid (m,)) of m markers' world
     matrices (m, 4, 4), in one set of numpy calls: the right-handed frame whose z axis (the
-    joint axis) and x axis (an angle's zero) are those Blender draws, the scale dropped.  A
-    mirroring matrix (a negative scale on one or three axes, the marker's own or a
-    parent's) draws left-handed axes: its y axis is reversed before the polar decomposition,
-    so the frame keeps the drawn z and x and takes y = z x x (``rigid_frames`` alone would
-    turn all three round, the joint's axis against the drawn one).  valid as rigid_frames'."""
+    joint axis) is the z arrow Blender draws and whose x axis (an angle's zero) is the drawn
+    x turned the least to be square to it, y = z x x, the scale dropped.  For a matrix
+    without shear (a turn and a scale, its signs any) these are the drawn axes themselves:
+    a mirrored marker (a negative scale on one or three axes, its own or a parent's) keeps
+    its drawn z and x, where a polar decomposition would turn all three round.  A sheared
+    matrix (a marker turned on a part scaled unequally since) draws axes that are not square
+    to one another: the polar factor, the turn before the stretch, would put the joint's
+    axis off the drawn arrow (18 deg for a marker turned 45 deg on a part stretched twice
+    along it).  valid as rigid_frames' (a non-finite, non-affine or singular matrix)."""
     M = np.array(matrices, dtype=float).reshape(-1, 4, 4)
-    mirrored = np.linalg.det(np.where(np.isfinite(M), M, 0.0)[:, :3, :3]) < 0.0
-    M[:, :3, 1] *= np.where(mirrored, -1.0, 1.0)[:, None]
-    position, orientation, _, valid = rigid_frames(M)
-    return position, orientation, valid
+    _, _, _, valid = rigid_frames(M)
+    L = np.where(valid[:, None, None], M[:, :3, :3], np.eye(3))
+    z = L[:, :, 2] / np.linalg.norm(L[:, :, 2], axis=-1, keepdims=True)
+    x = L[:, :, 0] - np.einsum("mi,mi->m", L[:, :, 0], z)[:, None] * z
+    x /= np.linalg.norm(x, axis=-1, keepdims=True)
+    R = np.stack([x, np.cross(z, x), z], axis=-1)
+    return M[:, :3, 3].copy(), matrix_to_quat(R), valid
+
+
+def drift(worlds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distances (n,), angles (n,) rad) of the frames that n world matrices (n, 4, 4) draw
+    (``marker_frames``: the scale dropped, a mirrored matrix's drawn z and x kept) from the
+    first one's: how far each origin is from the first and how far its axes are turned
+    from the first's (the angle of the relative rotation, 2 acos |q0 . qk|)."""
+    position, orientation, _ = marker_frames(worlds)
+    dot = np.abs(orientation @ orientation[0])
+    return (np.linalg.norm(position - position[0], axis=-1),
+            2.0 * np.arccos(np.clip(dot, 0.0, 1.0)))
 
 
 def marker_frame(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
