@@ -288,9 +288,12 @@ class DynamicRun(StepActions):
             if y is None:
                 y = sysm.pack(self.r, self.p, self.v, self.w, self.work)
             self.y_frame = None
-            # first stage: the step before's last (first same as last: y before projected), or anew
-            f0 = ((yield Request("rhs", sysm.rhs, (side_of(self.model.breakpoints, self.t), y)))
-                  if self.f_end is None else self.f_end)
+            # first stage: the step before's last (first same as last: y before projected),
+            # anew, or left to a stepper that takes it with its first stages (Radau IIA:
+            # where nothing before the step reads it and its time is the step's start)
+            f0 = self.f_end
+            if f0 is None and not self._f0_with_stages():
+                f0 = yield Request("rhs", sysm.rhs, (side_of(self.model.breakpoints, self.t), y))
             if self.h is None:
                 self.h = initial_step(f0, y, self.norm, self.times)
             hs, long = yield from self._proposal(t_out, y)
@@ -305,6 +308,14 @@ class DynamicRun(StepActions):
             if self.locating:                    # (events to act on: none otherwise)
                 self._act(ended)
             self._after_step()
+
+    def _f0_with_stages(self) -> bool:
+        """Whether the step's stepper takes f at its start with its first stages (Radau
+        IIA, ``takes_f0``): where the step size is known (not the first step's, sized from
+        it), no event is aimed at from it (not ``locating``) and the step's start is not a
+        breakpoint (where f is taken just after it, ``side_of``)."""
+        return (getattr(self.stepper, "takes_f0", False) and self.h is not None
+                and not self.locating and not on_break(self.model.breakpoints, self.t))
 
     def _proposal(self, t_out: float, y: np.ndarray) -> Requests:
         """(size, long): a step cut to the next frame, function's turn or contact's reach, or
@@ -348,6 +359,8 @@ class DynamicRun(StepActions):
             except ExpressionError as exc:       # a load that fails inside: close in on it
                 hs = before_failure(exc, self.t, hs, self.frame_dt)     # (inside.py)
                 continue
+            if f0 is None:                       # taken with the stages: for the next trials
+                f0 = stepper.f_start
             if err <= 1.0 or (self.locating and err < np.inf and
                               crossed_at_end(sysm, self.stops, self.t, y, hs, y1)):
                 again, cut = inside_step(self, k, y, y1, hs, err, cut)   # (inside.py)
