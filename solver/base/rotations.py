@@ -149,8 +149,11 @@ def quat_rate(p: np.ndarray, w: np.ndarray) -> np.ndarray:
     G = [-e^T; e0 I - [e x]] (4 x 3), built from p by one gather and a sign."""
     G = p.take(_RATE_AT_FLAT, axis=-1).reshape(p.shape + (3,)) * _RATE_SIGN
     # (G w as products and one product with ones: the same bits for a body in a stack of
-    # any size; G @ w[..., None] rounded a lone body apart from a stack of them)
-    return (G * w[..., None, :]) @ _ONES3
+    # any size; G @ w[..., None] rounded a lone body apart from a stack of them).  The
+    # bodies' rows as one matrix a state: one BLAS call a state, not one a body (a design
+    # study's 100 chains of 10: 48 -> 35 us), each row's sum of three taken alike
+    X = G * w[..., None, :]
+    return (X.reshape(X.shape[:-3] + (-1, 3)) @ _ONES3).reshape(X.shape[:-1])
 
 
 # G(p) / 2 of quat_rate: rows (-e1, -e2, -e3), (e0, e3, -e2), (-e3, e0, e1), (e2, -e1, e0)
