@@ -279,3 +279,28 @@ def test_handwheels_onto_stops_ten_radians_out_run_together_with_their_impacts(m
         assert [h.time for h in got.impacts] == [h.time for h in alone.impacts]
         upper = study.variant(i).limits["stop"].upper
         assert got.impacts[0].time == pytest.approx(upper / 5.0, abs=1e-9)
+
+
+def test_lanes_projections_take_the_last_stages_matrices(monkeypatch):
+    """A lane's accepted step ends where the step's last stage (Dormand-Prince 5(4), first
+    same as last) evaluated every variant's rows and J M^-1 J^T: the projection takes them
+    for its first Newton iteration, as a separate run's projection does (the same bits,
+    test_variants_without_events_step_as_lanes_with_their_separate_runs_bits), and makes
+    J M^-1 J^T anew only for a second iteration (before: at every projection)."""
+    import solver.analyses.dynamics.projection as projection
+    made, calls = [], []
+    real_matrices, real_many = projection.matrices, projection.project_many
+
+    def matrices(*args):
+        made.append(1)
+        return real_matrices(*args)
+
+    def project_many(*args, **kw):
+        calls.append(1)
+        return real_many(*args, **kw)
+    monkeypatch.setattr(projection, "matrices", matrices)
+    monkeypatch.setattr(projection, "project_many", project_many)
+    study = Study(benchmark_chain(5), latin_hypercube({f"link{k}.mass": (0.8, 1.2)
+                                                       for k in range(5)}, 4, seed=2))
+    study.run(duration=0.5, fps=24, tolerance=1e-3)
+    assert len(calls) > 10 and len(made) < len(calls) / 2, (len(made), len(calls))

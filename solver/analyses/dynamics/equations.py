@@ -47,9 +47,9 @@ _concatenate = getattr(np.concatenate, "_implementation", np.concatenate)
 
 
 class LastRhs(NamedTuple):
-    """What the last single state's right-hand side evaluated: its pose r, p (unit
-    quaternions), rows ``ev`` and rotations ``A`` (the work buffer the next such call
-    refills, and replaces this), (J M^-1 J^T's entries, M^-1 J^T) ``mats`` and the tracked
+    """What the last right-hand side evaluated (one state, or a stack of them): its pose
+    r, p (unit quaternions), rows ``ev`` and rotations ``A`` (the work buffer the next such
+    call refills, and replaces this), (J M^-1 J^T's entries, M^-1 J^T) ``mats`` and the tracked
     values ``track`` it took; the projection's first iteration and ``rows_at`` read them."""
     r: np.ndarray
     p: np.ndarray
@@ -208,7 +208,7 @@ class Equations:
         self._diag = (np.concatenate([on, on, on], -1)     # (..., nb, 2, 9), see _Work.mass
                       if np.array_equal(both, on[..., None] * np.eye(3)) else None)
         self._work: dict[tuple[int, ...], _Work] = {}
-        self._last: LastRhs | None = None   # the last single state's right-hand side
+        self._last: LastRhs | None = None   # the last right-hand side's
         self._poses: list = []    # the rows at the last two poses asked for (rows_at)
         self._pose_work = None    # the bodies' arrays of one pose asked about (pose_bodies)
         self._rs, self._cw = scales(model)      # the projection's row scales, column weights
@@ -423,7 +423,7 @@ class Equations:
             lam[..., m.limits.rows[stop.bounds]] = -stop.Qq
         if not math.isfinite(np.add.reduce(a, axis=None)):   # NaN or inf anywhere (Q, lambda)
             raise np.linalg.LinAlgError("non-finite accelerations")
-        self._last = LastRhs(r, p, ev, A, (vals, W), run.track) if not lead else None
+        self._last = LastRhs(r, p, ev, A, (vals, W), run.track)
         return a, lam, fe, ev.jac, f
 
     def turns(self, r: np.ndarray, p: np.ndarray) -> np.ndarray:
