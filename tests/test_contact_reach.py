@@ -332,3 +332,19 @@ def test_variants_of_a_many_point_contact_stack_into_one_model() -> None:
     assert both is not None and both.forces.contacts.clusters is models[0].forces.contacts.clusters
     K = both.forces.contacts.stiffness
     assert K.shape[0] == 2 and np.allclose(K[1], 2.0 * K[0], rtol=1e-15)
+
+
+def test_a_many_point_block_far_away_leaves_out_every_cluster() -> None:
+    """The sunk mesh block (a plan with clusters) moved 1 m off, alone and as a stack of
+    two states: no cluster's ball meets the reach, so no point is even tested, and the
+    kernel gives what every point evaluated gives: no force, no points' numbers."""
+    from solver.kernels.contact_geometry import candidates, side_frames
+    model, r, A, v, w = random_states(sunk_block("mesh"), 2, seed=5)
+    r[..., model.body_part.index("block"), 2] += 1.0
+    cp = model.forces.contacts
+    assert len(candidates(cp, side_frames(cp, r, A))) == 0
+    whole = contact_forces(cp, r, A, v, w, cull=False)
+    for stack in (0, 1, slice(None)):
+        ce = contact_forces(cp, r[stack], A[stack], v[stack], w[stack])
+        assert np.array_equal(ce.Q, whole.Q[stack]) and len(ce.near) == 0
+        assert np.array_equal(ce.potential, whole.potential[stack])

@@ -123,7 +123,7 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     elif idx is None:
         near = in_reach(cp, x, e).nonzero()[0]
     else:                # x, e of the candidates: those within reach, and their points
-        local = in_reach(cp, x, e, idx).nonzero()[0]
+        local = in_reach(cp, x, e, idx).nonzero()[0] if len(idx) else idx
         near, x = idx.take(local), x.take(local, axis=-2)
         e = None if e is None else e.take(local, axis=-2)
         idx = near
