@@ -211,9 +211,9 @@ def test_frames_as_leading_axis_match_one_by_one(kind: str) -> None:
 
 
 def test_cross_agrees_bit_for_bit_in_both_forms() -> None:
-    """cross takes the outer products for a few rows and the components for many (a design
-    study's stacks); a lone state and a stack of states get the same bits only if the two
-    forms agree exactly: checked on random rows over 20 decades of magnitude and signs."""
+    """cross takes its terms in two gathers for a few rows and the components for many (a
+    design study's stacks); a lone state and a stack of states get the same bits only if the
+    two forms agree exactly: checked on random rows over 20 decades of magnitude and signs."""
     from solver.base.rotations import CROSS_OUTER, cross
     rng = np.random.default_rng(7)
     many = CROSS_OUTER * 4

@@ -7,6 +7,7 @@ evaluates only the few near it.  And in time: a dynamic run's step moves no cont
 sides through each other unseen (analyses/dynamics/touchdown.py ``reach_time``)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -271,3 +272,79 @@ def test_a_ball_does_not_pass_through_a_thin_plate_between_two_steps(speed: floa
                       / math.sqrt(speed ** 2 + 2 * g * 0.49))
     assert ratios[0] == pytest.approx(ratios[1], abs=1e-3)
     assert ratios[0] == pytest.approx(0.47, abs=0.03)
+
+
+def block_and_rod() -> Mechanism:
+    """The sunk mesh block (1,174 points: a plan with clusters) and a free rod (a capsule
+    of radius 10 mm along x, its two moving points) lying 1 mm into a fixed box whose top
+    is at z = 10 mm."""
+    m = sunk_block("mesh")
+    m.add_part("table", fixed=True)
+    m.add_part("rod", mass=0.5, inertia=(1e-3,) * 3, position=(0.0, 0.3, 0.019))
+    along_x = (math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0)
+    m.add_contact("rod on table", "rod", "table", Shape.capsule(0.01, 0.1, orientation=along_x),
+                  Shape.box((0.4, 0.4, 0.02), center=(0.0, 0.3, 0.0)))
+    return m
+
+
+@pytest.mark.parametrize("make", [lambda: sunk_block("mesh"), lambda: sunk_block("profile"),
+                                  block_and_rod])
+def test_a_many_point_plan_s_clusters_change_no_number(make) -> None:
+    """A plan of over CLUSTER_FROM points tests its clusters' balls against the reach
+    before its points (model/contact_clusters.py), leaving out most of the points of a
+    block sunk at one face: at 40 random poses, as one stack and one by one, the points
+    evaluated and every number of the contacts are those of the same plan without
+    clusters, bit for bit (the culling changes which points are looked at, no number), a
+    capsule's moving points included."""
+    from dataclasses import replace
+    from solver.kernels.contact_geometry import candidates, side_frames
+    from solver.model.contact_clusters import CLUSTER_FROM
+    model, r, A, v, w = random_states(make(), 40, seed=11)
+    cp = model.forces.contacts
+    plain = replace(cp, clusters=None)
+    assert cp.n >= CLUSTER_FROM and cp.clusters is not None
+    assert len(candidates(cp, side_frames(cp, r[0], A[0]))) < cp.n / 2
+    rod = False
+    for stack in [slice(None)] + [k for k in range(0, 40, 7)]:
+        ce = contact_forces(cp, r[stack], A[stack], v[stack], w[stack])
+        ref = contact_forces(plain, r[stack], A[stack], v[stack], w[stack])
+        assert np.array_equal(ce.near, ref.near) and len(ce.near)
+        rod |= bool(np.any(cp.role[ce.near] != 0))        # a capsule's moving point near
+        for mine, every in zip(ce, ref):
+            for x, y in zip(mine if isinstance(mine, tuple) else (mine,),
+                            every if isinstance(every, tuple) else (every,)):
+                assert np.array_equal(x, y)
+    assert rod == (make is block_and_rod)
+
+
+def test_variants_of_a_many_point_contact_stack_into_one_model() -> None:
+    """Two variants of the sunk mesh block (a plan with clusters) differing in the
+    contact's stiffness stack into one model (a study's lockstep run: study/stack.py), its
+    stiffness stacked and its points' clusters the base's (they follow from the points and
+    their reach, which the variants share)."""
+    from solver.study.stack import stack_models
+    models = []
+    for k in (1e6, 2e6):
+        m = sunk_block("mesh")
+        m.contacts["touch"] = dataclasses.replace(m.contacts["touch"], stiffness=k)
+        models.append(compile_model(m))
+    both = stack_models(models)
+    assert both is not None and both.forces.contacts.clusters is models[0].forces.contacts.clusters
+    K = both.forces.contacts.stiffness
+    assert K.shape[0] == 2 and np.allclose(K[1], 2.0 * K[0], rtol=1e-15)
+
+
+def test_a_many_point_block_far_away_leaves_out_every_cluster() -> None:
+    """The sunk mesh block (a plan with clusters) moved 1 m off, alone and as a stack of
+    two states: no cluster's ball meets the reach, so no point is even tested, and the
+    kernel gives what every point evaluated gives: no force, no points' numbers."""
+    from solver.kernels.contact_geometry import candidates, side_frames
+    model, r, A, v, w = random_states(sunk_block("mesh"), 2, seed=5)
+    r[..., model.body_part.index("block"), 2] += 1.0
+    cp = model.forces.contacts
+    assert len(candidates(cp, side_frames(cp, r, A))) == 0
+    whole = contact_forces(cp, r, A, v, w, cull=False)
+    for stack in (0, 1, slice(None)):
+        ce = contact_forces(cp, r[stack], A[stack], v[stack], w[stack])
+        assert np.array_equal(ce.Q, whole.Q[stack]) and len(ce.near) == 0
+        assert np.array_equal(ce.potential, whole.potential[stack])

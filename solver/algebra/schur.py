@@ -18,6 +18,27 @@ from ..base.einsum import einsum
 from ..base.rotations import congruence
 
 
+def _dense_solve():
+    """X = A^-1 B for stacks of square A (..., n, n) and B (..., n, k): numpy 1.x's
+    np.linalg.solve without its Python around the LAPACK gufunc (the same call, the same
+    bits, a LinAlgError for a singular A), whose checks, type promotion and error-state
+    object cost several us on each right-hand side's few-row solve; numpy 2's
+    np.linalg.solve itself (its gufunc takes no error-state object)."""
+    try:
+        from numpy.linalg import linalg as la
+        gufunc = la._umath_linalg.solve
+        extobj = la.get_linalg_error_extobj(la._raise_linalgerror_singular)
+    except (ImportError, AttributeError):       # numpy 2
+        return np.linalg.solve
+
+    def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return gufunc(a, b, signature="dd->d", extobj=extobj)
+    return solve
+
+
+dense_solve = _dense_solve()
+
+
 def inverse_mass(model: Model, A: np.ndarray) -> np.ndarray:
     """(..., nb+1, 6, 6) inverse mass blocks in world axes (1/m I and A I^-1 A^T), with a
     zero block for the ground last.  A (..., at least nb, 3, 3): rotation matrices."""
@@ -108,7 +129,7 @@ class Schur:
             lead = vals.shape[:-1]
             x = self.band.solve_many(vals.reshape(-1, vals.shape[-1]), b.reshape(-1, self.n))
             return x.reshape(lead + (self.n,))
-        return np.linalg.solve(self.dense(vals), b[..., None])[..., 0]
+        return dense_solve(self.dense(vals), b[..., None])[..., 0]
 
     def dense(self, vals: np.ndarray) -> np.ndarray:
         """S as a dense (..., n, n) matrix (pairs of rows that share a body repeat: summed)."""

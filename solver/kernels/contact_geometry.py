@@ -62,10 +62,32 @@ def side_frames(cp: ContactPlan, r: np.ndarray, A: np.ndarray) -> Sides:
     return Sides(M, o, R, t, o[..., None, :] - at)
 
 
-def shape_points(cp: ContactPlan, sides: Sides) -> np.ndarray:
-    """(..., np, 3) every point's centre in its distance's shape frame."""
-    return (einsum("...nij,nj->...ni", sides.R.take(cp.side, axis=-3), cp.point)
-            + sides.t.take(cp.side, axis=-2))
+def shape_points(cp: ContactPlan, sides: Sides, idx: np.ndarray | None = None) -> np.ndarray:
+    """(..., np, 3) every point's centre in its distance's shape frame (``idx`` (k,):
+    those points', (..., k, 3))."""
+    if idx is None:
+        return (einsum("...nij,nj->...ni", sides.R.take(cp.side, axis=-3), cp.point)
+                + sides.t.take(cp.side, axis=-2))
+    side = cp.side.take(idx)
+    return (einsum("...nij,nj->...ni", sides.R.take(side, axis=-3), cp.point.take(idx, axis=0))
+            + sides.t.take(side, axis=-2))
+
+
+def candidates(cp: ContactPlan, sides: Sides) -> np.ndarray | None:
+    """(k,) ascending: the points whose cluster's ball (model/contact_clusters.py) meets
+    its side's reach box in some state, a superset of those within reach (``in_reach``),
+    or None (every point) for a plan without clusters.  The ball is widened by 1e-9 of its
+    centre's coordinates and radius: the points' own coordinates in the shape frame round
+    by about 1e-16 of their size."""
+    cl = cp.clusters
+    if cl is None:
+        return None
+    X = (einsum("...kij,kj->...ki", sides.R.take(cl.side, axis=-3), cl.centre)
+         + sides.t.take(cl.side, axis=-2))
+    pad = cl.radius[:, None] + 1e-9 * (np.abs(X) + cl.radius[:, None])
+    meets = np.logical_and.reduce((X + pad >= cl.lo) & (X - pad <= cl.hi), axis=-1)
+    return np.logical_or.reduce(meets.reshape(-1, len(cl.side)), axis=0).take(
+        cl.of_point).nonzero()[0]
 
 
 def shape_homes(cp: ContactPlan, sides: Sides) -> np.ndarray:
@@ -76,35 +98,47 @@ def shape_homes(cp: ContactPlan, sides: Sides) -> np.ndarray:
             + sides.t.take(cp.side, axis=-2))
 
 
-def in_reach(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None = None) -> np.ndarray:
+def in_reach(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None = None,
+             idx: np.ndarray | None = None) -> np.ndarray:
     """(np,) the points within their reach in any of the states x (..., np, 3): those that
     may touch; every other point's gap is positive (model/contact_model.py ``_reach``).
     ``e`` (..., np, 3): the moving points' axes (segment_search.axis_vectors): such a point
-    is within reach where its axis' bounding box meets the reach box."""
+    is within reach where its axis' bounding box meets the reach box.  ``idx`` (k,): x and
+    e are those points' (..., k, 3), and so is the answer (k,)."""
+    def of(a: np.ndarray) -> np.ndarray:
+        return a if idx is None else a.take(idx, axis=0)
     if e is None:
-        inside = np.logical_and.reduce((x >= cp.reach_lo) & (x <= cp.reach_hi), axis=-1)
+        inside = np.logical_and.reduce((x >= of(cp.reach_lo)) & (x <= of(cp.reach_hi)),
+                                       axis=-1)
     else:
         tip = x + e
-        inside = np.logical_and.reduce((np.maximum(x, tip) >= cp.reach_lo)
-                                       & (np.minimum(x, tip) <= cp.reach_hi), axis=-1)
+        inside = np.logical_and.reduce((np.maximum(x, tip) >= of(cp.reach_lo))
+                                       & (np.minimum(x, tip) <= of(cp.reach_hi)), axis=-1)
     if cp.any_inner:                      # cavities: not within their inner ball
-        inside &= _dot(x, x) >= cp.reach_inner * cp.reach_inner
+        inner = of(cp.reach_inner)
+        inside &= _dot(x, x) >= inner * inner
     if len(cp.cells) > 1:                         # grids: in a cell within reach
-        u = np.maximum((x - cp.cell_origin) * cp.cell_scale, 0.0)
-        cell = np.minimum(np.floor(u), cp.cell_last).astype(np.intp)
-        near_cell = cp.cells.take(cp.cell_first + _dot(cell, cp.cell_stride))
-        inside &= near_cell if e is None else near_cell | (cp.role != FIXED)
-    return np.logical_or.reduce(inside.reshape(-1, cp.n), axis=0)
+        u = np.maximum((x - of(cp.cell_origin)) * of(cp.cell_scale), 0.0)
+        cell = np.minimum(np.floor(u), of(cp.cell_last)).astype(np.intp)
+        near_cell = cp.cells.take(of(cp.cell_first) + _dot(cell, of(cp.cell_stride)))
+        inside &= near_cell if e is None else near_cell | (of(cp.role) != FIXED)
+    return np.logical_or.reduce(inside.reshape(-1, x.shape[-2]), axis=0)
 
 
 def placed(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None, idx: np.ndarray
            ) -> np.ndarray:
     """(..., k, 3) the points ``idx`` (ascending) at x (..., np, 3), a capsule's moving
     points placed on their axes e (segment_search.slide)."""
-    xi = x.take(idx, axis=-2)
+    return placed_at(cp, x.take(idx, axis=-2), None if e is None else e.take(idx, axis=-2),
+                     idx)
+
+
+def placed_at(cp: ContactPlan, x: np.ndarray, e: np.ndarray | None, idx: np.ndarray
+              ) -> np.ndarray:
+    """``placed`` for x, e (..., k, 3) already the points ``idx``'s."""
     if e is None:
-        return xi
-    return slide(cp, xi, e.take(idx, axis=-2), idx, local_distances)
+        return x
+    return slide(cp, x, e, idx, local_distances)
 
 
 def local_distances(cp: ContactPlan, x: np.ndarray, idx: np.ndarray,

@@ -47,8 +47,8 @@ import numpy as np
 from ..base.elementary import power
 from ..base.rotations import cross
 from ..model.contact_model import ContactPlan
-from .contact_geometry import (Geometry, Sides, _dot, gaps, geometry, in_reach,
-                               local_distances, pair_bounds, placed, shape_homes,
+from .contact_geometry import (Geometry, Sides, _dot, candidates, gaps, geometry, in_reach,
+                               local_distances, pair_bounds, placed, placed_at, shape_homes,
                                shape_points, side_frames)
 from .segment_search import axis_vectors
 
@@ -115,12 +115,21 @@ def contact_forces(cp: ContactPlan, r: np.ndarray, A: np.ndarray, v: np.ndarray,
     state are evaluated (False: every point; the forces are the same).  With no point
     within reach, the forces are zero and nothing more is evaluated (``_apart``)."""
     sides = side_frames(cp, r, A)
-    x = shape_points(cp, sides)
-    e = axis_vectors(cp, sides.R)
-    near = in_reach(cp, x, e).nonzero()[0] if cull else np.arange(cp.n)
+    idx = candidates(cp, sides) if cull else None   # (None: every point)
+    x = shape_points(cp, sides, idx)
+    e = axis_vectors(cp, sides.R, idx)
+    if not cull:
+        near = np.arange(cp.n)
+    elif idx is None:
+        near = in_reach(cp, x, e).nonzero()[0]
+    else:                # x, e of the candidates: those within reach, and their points
+        local = in_reach(cp, x, e, idx).nonzero()[0] if len(idx) else idx
+        near, x = idx.take(local), x.take(local, axis=-2)
+        e = None if e is None else e.take(local, axis=-2)
+        idx = near
     if not len(near):
         return _apart(cp, sides, r, near)
-    x = placed(cp, x, e, near)
+    x = placed(cp, x, e, near) if idx is None else placed_at(cp, x, e, near)
     home = shape_homes(cp, sides).take(near, axis=-2) if cp.takes_homes else None
     d, g, slope = local_distances(cp, x, near, home)
     # (a design study's law: (V, np, 8), each variant's parameters), law first

@@ -63,15 +63,20 @@ def _pick(a: np.ndarray, i: np.ndarray) -> np.ndarray:
     return a.reshape(-1).take(np.arange(0, a.size, j) + i.reshape(-1)).reshape(i.shape)
 
 
-def axis_vectors(cp: ContactPlan, R: np.ndarray) -> np.ndarray | None:
+def axis_vectors(cp: ContactPlan, R: np.ndarray, idx: np.ndarray | None = None
+                 ) -> np.ndarray | None:
     """(..., np, 3) each point's axis e in its distance's shape frame (sb's frame turned by
-    each side's R (..., ns, 3, 3)), or None where the plan has no moving points."""
+    each side's R (..., ns, 3, 3)), or None where the plan has no moving points; ``idx``
+    (k,): those points' (..., k, 3)."""
     moving = cp.__dict__.get("_moving")            # (read once per plan)
     if moving is None:
         moving = cp.__dict__["_moving"] = bool(np.logical_or.reduce(cp.role, axis=None))
     if not moving:
         return None
-    return einsum("...nij,nj->...ni", R.take(cp.side, axis=-3), cp.axis)
+    if idx is None:
+        return einsum("...nij,nj->...ni", R.take(cp.side, axis=-3), cp.axis)
+    return einsum("...nij,nj->...ni", R.take(cp.side.take(idx), axis=-3),
+                  cp.axis.take(idx, axis=0))
 
 
 def slide(cp: ContactPlan, x: np.ndarray, e: np.ndarray, idx: np.ndarray,

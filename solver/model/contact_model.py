@@ -31,6 +31,7 @@ from ..base.profile_grid import ProfileSet, profile_set
 from ..base.sdf_grid import GridSet, grid_set, reach_box, reach_cells
 from ..base.shapes import PRIMITIVES, primitive_reach
 from ..vocabulary.contacts import NO_POINTS, Contact, hertz_stiffness
+from .contact_clusters import Clusters, clusters
 from .plans import _frozen
 
 GROUP_ORDER = tuple(PRIMITIVES) + ("mesh", "profile")
@@ -113,6 +114,9 @@ class ContactPlan:
     home: np.ndarray            # (np, 3) the centre of each point's own shape in sb's frame
     homed: np.ndarray           # (np,) whether a box's or cylinder's distance takes it (not
                                 # for a sphere's or capsule's points: exact distances)
+    # bounding balls of the points' clusters, tested against the reach box before the
+    # points (model/contact_clusters.py; None for a plan of a few hundred points)
+    clusters: Clusters | None = None
 
     @property
     def n(self) -> int:
@@ -292,7 +296,9 @@ def contact_plan(mech: Any, body: dict) -> ContactPlan | None:
         law=_frozen(np.column_stack([col(k) for k in LAW])),
         friction=bool(np.any(col("static") != 0.0) or np.any(col("dynamic") != 0.0)),
         role=col("role", int), axis=col("axis"), home=col("home"),
-        homed=col("homed", bool))
+        homed=col("homed", bool),
+        clusters=clusters(col("point"), side, col("role", int) != FIXED, col("reach_lo"),
+                          col("reach_hi")))
 
 
 def _offered(s_shape, f_shape) -> tuple:

@@ -179,7 +179,8 @@ def _stack_contacts(plans: list, axes: int):
     unless all else (points, shapes, grids) is the same in every variant."""
     if any(p is None for p in plans):
         return None
-    fields = _stack_fields(plans, ("grids", "profiles"), axes)
+    # (the points' clusters follow from their points and reach, compared with the rest)
+    fields = _stack_fields(plans, ("grids", "profiles", "clusters"), axes)
     if fields is None or set(fields) - set(_CONTACT_LAW):
         return None
     for name in ("grids", "profiles"):
