@@ -383,3 +383,25 @@ def test_a_long_open_chain_is_not_taken_for_a_singular_position(n: int) -> None:
         state = read_state(model, mech)
         st = structure(model, state.r, state.p)
         assert near_singular(model, st, state.r, state.p) == ()
+
+
+@pytest.mark.parametrize("step_deg", [7.5, 1.0])
+def test_stepping_a_crank_through_the_lined_up_position_keeps_the_parallelogram(
+        step_deg: float) -> None:
+    """The crank set from 30 down to -30 degrees and back in steps that land on the
+    lined-up position (0 degrees) exactly: each pose keeps the branch it came along.  A
+    pose there kept no record of it, and the next step went over to the crossed branch
+    (the coupler turned 0.26 rad at -7.5 degrees, 0.035 rad at -1 degree).  Steps of 7
+    degrees, which pass the line between poses, were kept on it before too."""
+    poser = parallelograms(1, 30.0).poser()
+    down = np.arange(30.0, -30.0 - step_deg / 2, -step_deg)
+    for deg in np.concatenate([down, down[::-1]]):
+        poser.set_coordinate("pivot0", np.radians(deg))
+        origins, quats = poser.part_poses()
+        at = dict(zip(poser.model.body_part, quats))
+        # Newton closes the joints to ~1e-12, which on the line (its residual quadratic in
+        # the lost direction) leaves the angles sqrt(1e-12) = 1e-6 rad off (measured 1.1e-6);
+        # 1e-5 rad is far below the crossed branch's coupler turn (0.26 rad one 7.5 degree
+        # step past the line, 0.035 rad one 1 degree step)
+        assert abs(planar_angle(at["coupler0"])) < 1e-5, deg
+        assert abs(planar_angle(at["crank1"]) - np.radians(deg)) < 1e-5, deg

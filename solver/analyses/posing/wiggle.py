@@ -4,7 +4,9 @@ stops' active set, are the Poser's).
 
 ``set_coordinate``: the least-movement assembly with one more row, the joint's angle or
 slide (docs/conventions.md) held at a value, reached in small steps from the present
-value so the branch is kept; the other joints' angles and slides that the loops leave
+value so the branch is kept (a step from a singular position, where the branches meet,
+starts from the pose carried on along the step before it: ``_predicted``); the other
+joints' angles and slides that the loops leave
 free are held where they are (``_others``: setting an arm's elbow keeps its shoulder, as
 a rig's joint does; moved the least, the shoulder turned back against the elbow), and
 only where holding them blocks the move (near a singular pose) is the rest moved the
@@ -36,6 +38,11 @@ from .held_newton import RCOND, HoldCoordinate
 ANGLE_STEP = 0.1        # rad: set_coordinate moves an angle in steps of at most this
 SLIDE_STEP = 0.05       # of the slider's mechanism's size: ... and a slide in steps up to this
 INDEPENDENT = 1e-6      # sine of a coordinate row's angle to the held rows' span: kept above
+# the smallest singular value's share of the largest, of the held rows with the coordinate's
+# (scaled), below which a pose is at a singular position (a parallelogram lined up: some
+# 1e-6 on a pose set onto the line, 7e-3 half a degree off it) and a step from it starts
+# on the branch the steps came along (``_predicted``)
+BRANCH_SHARE = 1e-3
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,9 @@ class Wiggle:
 
     _keep: tuple = ()       # (Coordinate, value) of other joints held while one is set
     _past_end: str | None = None   # the curve joint a refused pose took past its open end
+    # the last step of a coordinate set: (joint, name, the pose before it, the pose it
+    # reached, its size in rad or m), the direction of the branch it came along
+    _came: tuple | None = None
 
     def _others(self, c: Coordinate) -> tuple:
         """The other joints' coordinates (scene order; none a motion drives) that the held
@@ -199,21 +209,46 @@ class Wiggle:
             q = mid + wrap(q - mid)
         return q, lo, hi
 
-    def _hold(self, c: Coordinate | None, x, target: float):
+    def _hold(self, c: Coordinate | None, x, target: float, start=None):
         """Least-movement Newton from x with the held rows (joints, motions, the stops held)
         and the coordinate at ``target`` (an angle taken on the turn nearest to it; c None:
-        no coordinate row): the pose and its tracked values, or None."""
+        no coordinate row): the pose and its tracked values, or None.  ``start``: a pose
+        to start from first (``_predicted``: on the branch the steps came along), x if
+        Newton fails from it."""
         rows, cw = self._held(), self.cw
         angle = c is not None and c.group.kind == ANGLE
         unit = 1.0 if c is None else self._unit(c)
 
         problem = HoldCoordinate(self, c, rows, target, angle, unit, cw, wrap, self._keep)
         tol, step_tol = (float(v) for v in rounding_tols(x[0], self.model.body_size))  # far
-        out = newton(problem, x, NewtonOptions(40, tol, step_tol, line_search=True,
-                                               stall=(0.9, 8)))
-        if not out.ok or out.err > tol:
+        for x0 in ((x,) if start is None else (start, x)):
+            out = newton(problem, x0, NewtonOptions(40, tol, step_tol, line_search=True,
+                                                    stall=(0.9, 8)))
+            if out.ok and out.err <= tol:
+                return self._on_the_curves((out.x, out.data[0].track))
+        return None
+
+    def _predicted(self, c: Coordinate, x, step: float):
+        """Where a step of ``step`` (rad or m) of c from the pose x starts its Newton: x
+        carried on along the last step of c (``_came``: the secant from the pose before,
+        scaled to this step) when x is at a singular position (BRANCH_SHARE), else None
+        (Newton from x).  There the branches meet and the least movement from x holds no
+        record of the one the steps came along: a parallelogram set onto its lined-up
+        position went on crossed."""
+        came = self._came
+        if (came is None or came[:2] != (c.joint, c.name) or not came[4]
+                or not (np.array_equal(came[3][0], x[0]) and np.array_equal(came[3][1], x[1]))):
             return None
-        return self._on_the_curves((out.x, out.data[0].track))
+        model = self.model
+        J = np.vstack([scaled_jacobian(model, global_jacobian(model, self._evaluate(x)[0].jac),
+                                       self._held()), self._coordinate_row(c, x)[1]])
+        sv = np.linalg.svd(J, compute_uv=False)
+        if sv[-1] >= BRANCH_SHARE * sv[0]:
+            return None
+        (r0, p0), (r1, p1), f = came[2], came[3], step / came[4]
+        p0 = np.where(np.sum(p0 * p1, axis=-1, keepdims=True) < 0.0, -p0, p0)   # (q, -q)
+        p = p1 + f * (p1 - p0)
+        return r1 + f * (r1 - r0), p / np.linalg.norm(p, axis=-1, keepdims=True)
 
     def _on_the_curves(self, out):
         """``out`` (a pose and its tracked values), or None where a curve contact lies past
@@ -238,10 +273,11 @@ class Wiggle:
         free = ~np.isin(np.arange(len(g)), np.concatenate([self._active, c.own]))
         return np.flatnonzero(free & (g < -bd.tol))
 
-    def _step_to(self, c: Coordinate, x, target: float):
+    def _step_to(self, c: Coordinate, x, target: float, start=None):
         """One small step of the coordinate to ``target`` with the stops: (pose, tracks,
-        True when a stop ended the move there), or None when the joints cannot close."""
-        out = self._let_go(c, x, target, self._hold(c, x, target))
+        True when a stop ended the move there), or None when the joints cannot close.
+        ``start``: the pose its Newton starts from first (``_hold``)."""
+        out = self._let_go(c, x, target, self._hold(c, x, target, start))
         if out is None and self._active.size:   # a stop held here blocks the move: stay
             out = self._hold(None, x, 0.0)
             return None if out is None else (*out, True)
@@ -280,13 +316,18 @@ class Wiggle:
         most = ANGLE_STEP if c.group.kind == ANGLE else SLIDE_STEP * self._unit(c)
         steps = max(1, int(np.ceil(abs(delta) / most)))
         x, track, active, turns = (self.r, self.p), self._track, self._active, self._turns
+        came = self._came
         for k in range(1, steps + 1):
-            out = self._step_to(c, x, q0 + delta * k / steps)
+            out = self._step_to(c, x, q0 + delta * k / steps,
+                                self._predicted(c, x, delta / steps))
             if out is None:
                 self._track, self._active, self._turns = track, active, turns
+                self._came = came
                 return None
+            self._came = (c.joint, c.name, x, out[0], delta / steps)
             x, self._track, stopped = out
             if stopped:
+                self._came = None
                 self.r, self.p = x
                 d = self._coordinate_row(c, x)[0] - q0
                 if c.group.kind == ANGLE:     # the turn nearest the move asked so far
