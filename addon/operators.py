@@ -27,7 +27,7 @@ from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, kinematic_note
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame
-from .markers import add_marker, picked_frame
+from .markers import JOINT_SIZE, add_marker, display_size, picked_frame
 from .properties import ROLES
 from .scene_reader import read_design, read_scene
 
@@ -221,7 +221,7 @@ class MECHANISM_OT_connect(bpy.types.Operator):
         mj = add_marker(context, part_j, where, f"{part_j.name}.{part_i.name}.J", evaluate=False)
         joint = bpy.data.objects.new(f"{kind_label(self.kind)} {part_i.name}-{part_j.name}", None)
         joint.empty_display_type = "SPHERE"
-        joint.empty_display_size = 0.1
+        joint.empty_display_size = display_size(context.scene, JOINT_SIZE)
         context.scene.collection.objects.link(joint)
         joint.matrix_world = where
         s = joint.mechanism
