@@ -18,6 +18,7 @@ from . import bake, bake_checks, contacts, coupling, moved_parts, scene_cache
 from .background import BackgroundRun, drain, until_interrupted
 from .bake_report import bake_notes, report_bake
 from .curve_reader import angle_text, fit_signature, length_text, scene_lengths
+from .deformed_parts import moving_shape_notes
 from .io.drag import stops_note
 from .io.follow import follow_hint
 from .io.mass import inertia_six
@@ -345,7 +346,8 @@ class MECHANISM_OT_check(bpy.types.Operator):
         if analysis == "auto":
             analysis = "kinematic" if report.driven_dof == 0 else "dynamic"
         warn = moved + sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
-            bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
+            bake_checks.bake_problems(sm, scene) + moving_shape_notes(scene, sm) + \
+            [n for n in [_cost_note(sm, analysis)] if n] + \
             bake.stale_notes(scene) + \
             [n for n in [kinematic_note(scene.mechanism.analysis, report.driven_dof)] if n]
         said = replace(report, opened=None)     # _start_notes says it in the panel's terms
