@@ -10,7 +10,7 @@ import numpy as np
 
 from ..solver import Mechanism, MechanismError
 from .coupling import selected_with_role
-from .curve_reader import length_text
+from .curve_reader import length_text, metres_per_unit
 from .io.contact_shapes import (ProfileSettings, contact_shape, end_sink, flat_top,
                                 outward_faces, part_vertices, resolved_kind)
 from .io.mesh_checks import coarse_grid_note, refuse_open_mesh
@@ -31,7 +31,7 @@ def add_contact_object(context, part_a, part_b) -> bpy.types.Object:
     Box for a box, Profile for another prism along the part's z, else Mesh)."""
     ob = bpy.data.objects.new(f"Contact {part_a.name}-{part_b.name}", None)
     ob.empty_display_type = "SPHERE"
-    ob.empty_display_size = 0.05
+    ob.empty_display_size = 0.05 / metres_per_unit(context.scene)         # 0.05 m
     context.scene.collection.objects.link(ob)
     ob.location = 0.5 * (part_a.matrix_world.translation + part_b.matrix_world.translation)
     s = ob.mechanism

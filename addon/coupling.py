@@ -53,7 +53,7 @@ def couple(context, joints: list) -> bpy.types.Object:
     joints = [joints[k] for k in order]
     ob = bpy.data.objects.new(coupler_object_name(kind, [j.name for j in joints]), None)
     ob.empty_display_type = "CIRCLE"
-    ob.empty_display_size = 0.1
+    ob.empty_display_size = 0.1 / metres_per_unit(context.scene)        # 0.1 m
     context.scene.collection.objects.link(ob)
     ob.location = np.mean([joint_origin(j) for j in joints], axis=0)
     s = ob.mechanism

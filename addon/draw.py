@@ -26,17 +26,22 @@ def _draw() -> None:
     scene = bpy.context.scene
     if scene is None:
         return
-    origins, forces = baked_arrows(scene)
     ties = [[joint_origin(j) for j in used_joints(ob) if j is not None]
             for ob in bpy.context.selected_objects if ob.mechanism.role == "COUPLER"]
     shader = gpu.shader.from_builtin("UNIFORM_COLOR")
-    for lines, color in ((force_arrows(origins, forces), (1.0, 0.4, 0.1, 1.0)),
+    for lines, color in ((force_lines(scene), (1.0, 0.4, 0.1, 1.0)),
                          (tie_lines(ties), (0.2, 0.8, 1.0, 1.0)),
                          (selected_limit_lines(bpy.context.selected_objects), (1.0, 0.85, 0.1, 1.0))):
         if len(lines):
             batch = batch_for_shader(shader, "LINES", {"pos": lines})
             shader.uniform_float("color", color)
             batch.draw(shader)
+
+
+def force_lines(scene) -> np.ndarray:
+    """LINES vertices (Blender units) of the arrows of ``baked_arrows``: io/arrows.py's
+    ARROW_SCALE metres per newton at the scene's Unit Scale."""
+    return force_arrows(*baked_arrows(scene), metres_per_unit(scene))
 
 
 def baked_arrows(scene) -> tuple[list, list]:
@@ -63,8 +68,10 @@ def baked_arrows(scene) -> tuple[list, list]:
 
 def selected_limit_lines(objects) -> np.ndarray:
     """LINES vertices of the range of every selected joint with stops, at its marker J
-    (io/limits.limit_lines; the arc's radius the marker's display size)."""
+    (io/limits.limit_lines; the arc's radius the marker's display size, at least 0.05 m, or
+    0.25 m for a marker not an Empty)."""
     out = []
+    unit = metres_per_unit(bpy.context.scene)
     for ob in objects:
         s = ob.mechanism
         if s.role != "JOINT" or s.marker_j is None or s.joint_kind not in ("REVOLUTE", "PRISMATIC",
@@ -72,7 +79,7 @@ def selected_limit_lines(objects) -> np.ndarray:
             continue
         coord, lower, upper = limit_bounds(limit_settings(s))
         mj = s.marker_j
-        size = max(mj.empty_display_size, 0.05) if mj.type == "EMPTY" else 0.25
+        size = max(mj.empty_display_size, 0.05 / unit) if mj.type == "EMPTY" else 0.25 / unit
         out.append(limit_lines(np.array(mj.matrix_world, dtype=float), coord, lower, upper, size))
     return np.concatenate(out) if out else np.zeros((0, 3), np.float32)
 

@@ -10,7 +10,7 @@ import re
 import bpy
 import numpy as np
 
-from .anim import over_frames
+from .anim import check_frames, over_frames
 
 
 def setting_label(owner, path: str) -> str:
@@ -68,11 +68,13 @@ def _driven_value(owner, fc):
 def changing_drivers(scene: bpy.types.Scene, driven: list[tuple]) -> list[str]:
     """One line per driver of ``driven`` ((who, owner, fcurve): who as a message names the
     owner) whose setting takes another value at some frame of the range than at its first
-    (each frame visited: anim.over_frames, only when there is any), naming the setting,
+    (the frames of anim.check_frames visited, only when there is any), naming the setting,
     its value at the first frame and at the frame farthest from it."""
     if not driven:
         return []
-    values = over_frames(scene, lambda: [_driven_value(owner, fc) for _, owner, fc in driven])
+    frames = check_frames(scene)
+    values = over_frames(scene, lambda: [_driven_value(owner, fc) for _, owner, fc in driven],
+                         frames)
     out = []
     for i, (who, owner, fc) in enumerate(driven):
         seen = [row[i] for row in values]
@@ -85,7 +87,7 @@ def changing_drivers(scene: bpy.types.Scene, driven: list[tuple]) -> list[str]:
         shown = [f"{v:.6g}" if isinstance(v, float) else str(v) for v in (seen[0], seen[k])]
         out.append(f"{who}: its {setting_label(owner, fc.data_path)} is driven and changes "
                    f"over the frames ({shown[0]} at frame {scene.frame_start}, {shown[1]} at "
-                   f"frame {scene.frame_start + k}), but a bake takes each setting as one "
+                   f"frame {frames[k]}), but a bake takes each setting as one "
                    "number (the one at the first frame): remove the driver, and give a change "
                    "over time as an expression (a motion, a force, a spring's Actuator)")
     return out
@@ -99,8 +101,8 @@ POSED_RELATIONS = ("BONE", "VERTEX", "VERTEX_3")
 
 def relation_moved(scene: bpy.types.Scene, objects) -> dict:
     """Name -> whether it moves, for each object among ``objects`` parented by a relation
-    of POSED_RELATIONS: its matrix relative to its parent object's, read at every frame of
-    the range (anim.over_frames, only when there is any such object), differs from the
+    of POSED_RELATIONS: its matrix relative to its parent object's, read at the frames of
+    the range anim.check_frames gives (only when there is any such object), differs from the
     first frame's by more than float32 rounding allows (1e-6 of its size: the two
     matrices' round-off, 6e-8, with a margin of 16)."""
     obs = [ob for ob in objects if ob.parent is not None and ob.parent_type in POSED_RELATIONS]
@@ -108,7 +110,8 @@ def relation_moved(scene: bpy.types.Scene, objects) -> dict:
         return {}
     rel = np.array(over_frames(scene, lambda: [
         np.linalg.solve(np.array(ob.parent.matrix_world, dtype=float),
-                        np.array(ob.matrix_world, dtype=float)) for ob in obs]))
+                        np.array(ob.matrix_world, dtype=float)) for ob in obs],
+        check_frames(scene)))
     size = 1.0 + np.abs(rel[0, :, :3, :]).max(axis=(-2, -1))
     off = np.abs(rel[:, :, :3, :] - rel[0, :, :3, :]).max(axis=(0, -2, -1))
     return {ob.name: bool(o > 1e-6 * z) for ob, o, z in zip(obs, off, size)}

@@ -5,6 +5,18 @@ from __future__ import annotations
 import bpy
 from mathutils import Matrix, Vector
 
+from .curve_reader import metres_per_unit
+
+# how large the Empties the sidebar makes are drawn, in metres (Blender units at the scene's
+# Unit Scale: a size in Blender units would be a quarter millimetre in a millimetre scene)
+MARKER_SIZE = 0.25
+JOINT_SIZE = 0.1
+
+
+def display_size(scene, metres: float) -> float:
+    """An Empty's display size (Blender units) that draws it ``metres`` long in ``scene``."""
+    return metres / metres_per_unit(scene)
+
 
 def add_marker(context, part, world_matrix: Matrix, name: str = "",
                evaluate: bool = True) -> bpy.types.Object:
@@ -17,7 +29,7 @@ def add_marker(context, part, world_matrix: Matrix, name: str = "",
         context.view_layer.update()
     mk = bpy.data.objects.new(name or f"{part.name}.marker", None)
     mk.empty_display_type = "SINGLE_ARROW"
-    mk.empty_display_size = 0.25
+    mk.empty_display_size = display_size(context.scene, MARKER_SIZE)
     context.scene.collection.objects.link(mk)
     mk.parent = part
     mk.matrix_parent_inverse = part.matrix_world.inverted()

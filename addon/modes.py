@@ -16,6 +16,16 @@ from .moved_parts import carry, kept_if_done, read_carried
 from .operators import _message
 from .scene_reader import read_design
 
+# Bake Mode's Amplitude left at 0 (its default), metres: a physical size whatever the Unit
+# Scale, as a compliant stop's Penetration (io/limits.py)
+DEFAULT_AMPLITUDE = 0.05
+
+
+def mode_amplitude(st, scale: float) -> float:
+    """Bake Mode's amplitude in metres: the scene settings' ``st`` Amplitude (Blender units,
+    ``scale`` metres each), or DEFAULT_AMPLITUDE where it is 0."""
+    return st.mode_amplitude * scale if st.mode_amplitude > 0.0 else DEFAULT_AMPLITUDE
+
 
 def _time_now(scene, sm) -> float:
     """The solver time of the scene's current frame (s)."""
@@ -97,7 +107,7 @@ class MECHANISM_OT_bake_mode(bpy.types.Operator):
             if st.mode_index >= len(modes):
                 raise MechanismError(f"the mechanism has {len(modes)} mode(s) now, not "
                                      f"{st.mode_index + 1}: press Find Modes again")
-            anim = ModeAnimation(modes, st.mode_index, st.mode_amplitude * sm.scale,
+            anim = ModeAnimation(modes, st.mode_index, mode_amplitude(st, sm.scale),
                                  st.mode_cycles, sm.timeline.times)
             bake.write_mode(scene, sm, anim)       # raises before it writes anything
         except (MechanismError, SolverError) as exc:

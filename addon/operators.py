@@ -18,6 +18,7 @@ from . import bake, bake_checks, contacts, coupling, moved_parts, scene_cache
 from .background import BackgroundRun, drain, until_interrupted
 from .bake_report import bake_notes, report_bake
 from .curve_reader import angle_text, fit_signature, length_text, scene_lengths
+from .deformed_parts import moving_shape_notes
 from .io.drag import stops_note
 from .io.follow import follow_hint
 from .io.mass import inertia_six
@@ -27,7 +28,7 @@ from .io.limits import bounds_in_scene_units
 from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, kinematic_note
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame
-from .markers import add_marker, picked_frame
+from .markers import JOINT_SIZE, add_marker, display_size, picked_frame
 from .properties import ROLES
 from .scene_reader import read_design, read_scene
 
@@ -221,7 +222,7 @@ class MECHANISM_OT_connect(bpy.types.Operator):
         mj = add_marker(context, part_j, where, f"{part_j.name}.{part_i.name}.J", evaluate=False)
         joint = bpy.data.objects.new(f"{kind_label(self.kind)} {part_i.name}-{part_j.name}", None)
         joint.empty_display_type = "SPHERE"
-        joint.empty_display_size = 0.1
+        joint.empty_display_size = display_size(context.scene, JOINT_SIZE)
         context.scene.collection.objects.link(joint)
         joint.matrix_world = where
         s = joint.mechanism
@@ -345,7 +346,8 @@ class MECHANISM_OT_check(bpy.types.Operator):
         if analysis == "auto":
             analysis = "kinematic" if report.driven_dof == 0 else "dynamic"
         warn = moved + sm.notes() + (_start_notes(scene, sm) if report.assembled else []) + \
-            bake_checks.bake_problems(sm, scene) + [n for n in [_cost_note(sm, analysis)] if n] + \
+            bake_checks.bake_problems(sm, scene) + moving_shape_notes(scene, sm) + \
+            [n for n in [_cost_note(sm, analysis)] if n] + \
             bake.stale_notes(scene) + \
             [n for n in [kinematic_note(scene.mechanism.analysis, report.driven_dof)] if n]
         said = replace(report, opened=None)     # _start_notes says it in the panel's terms

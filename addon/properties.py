@@ -486,10 +486,13 @@ class MA_SceneSettings(bpy.types.PropertyGroup):
     # the Modes section (modes.py): the last Find Modes, and how Bake Mode shows one
     modes: CollectionProperty(type=MA_Mode)
     mode_index: IntProperty(default=0)
-    mode_amplitude: FloatProperty(name="Amplitude", unit="LENGTH", default=0.05, min=0.0,
+    # 0: modes.DEFAULT_AMPLITUDE, 5 cm whatever the Unit Scale (a default in Blender units
+    # would be 0.05 mm in a millimetre scene)
+    mode_amplitude: FloatProperty(name="Amplitude", unit="LENGTH", default=0.0, min=0.0,
                                   description="How far the centre of mass that moves most "
                                               "moves (a part's turn counts as the angle in "
-                                              "radians times the part's size)")
+                                              "radians times the part's size; 0: 5 cm, "
+                                              "whatever the scene's Unit Scale)")
     mode_cycles: FloatProperty(name="Cycles", default=2.0, min=0.0,
                                description="Periods the mode swings through over the scene's "
                                            "frame range (a whole number starts and ends at the "

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .anim import over_frames
+from .anim import check_frames, over_frames
 from .curve_reader import angle_text, length_text, metres_per_unit
 from .io.part_frames import VERTEX_PARENTING, drift, vertex_parent_matrix
 
@@ -65,9 +65,9 @@ def _candidates(scene) -> list[tuple]:
     return out
 
 
-def _sampled(scene, found: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
-    """((m, n, 4, 4) world matrices of the m markers ``found`` at the n frames of the
-    scene's range, each as its vertex parent places it at that frame on its part standing
+def _sampled(scene, found: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """((m, n, 4, 4) world matrices of the m markers ``found`` at the n frames (the third
+    item) of the scene's range anim.check_frames gives, each as its vertex parent places it at that frame on its part standing
     as at the first frame (part_frames.vertex_parent_matrix, with its own local matrix of
     the first frame: only the vertices' motion counts), (m, 3) the parts' origins at the
     first frame).  The scene is put back as it was (anim.over_frames)."""
@@ -77,11 +77,13 @@ def _sampled(scene, found: list[tuple]) -> tuple[np.ndarray, np.ndarray]:
                  @ np.array(ob.matrix_basis, dtype=float),
                  np.array(ob.matrix_world, dtype=float)) for ob, part, _ in found]
 
-    frames = over_frames(scene, read)
+    frames = check_frames(scene)
+    read = over_frames(scene, read, frames)
     worlds = np.array([[vertex_parent_matrix(ob.parent_type, P0, P, C, L) @ L0
-                        for (ob, _, _), (P, L, C), (P0, L0, _) in zip(found, now, frames[0])]
-                       for now in frames])
-    return np.swapaxes(worlds, 0, 1), np.array([P0[:3, 3] for P0, _, _ in frames[0]])
+                        for (ob, _, _), (P, L, C), (P0, L0, _) in zip(found, now, read[0])]
+                       for now in read])
+    return (np.swapaxes(worlds, 0, 1), np.array([P0[:3, 3] for P0, _, _ in read[0]]),
+            frames)
 
 
 def deformed_vertex_problems(scene) -> list[str]:
@@ -93,7 +95,7 @@ def deformed_vertex_problems(scene) -> list[str]:
     found = _candidates(scene)
     if not found:
         return []
-    worlds, origins = _sampled(scene, found)
+    worlds, origins, frames = _sampled(scene, found)
     out = []
     for (ob, part, movers), w, origin in zip(found, worlds, origins):
         far, turn = drift(w)
@@ -106,8 +108,8 @@ def deformed_vertex_problems(scene) -> list[str]:
         if turn[k] > DRIFT:
             how += f" and {angle_text(scene, turn[k], 3)}"
         out.append(f"marker {ob.name!r} is parented to vertices of part {part.name!r} that "
-                   f"move over the frames (by {how} at frame {scene.frame_start + k}, from "
-                   f"frame {scene.frame_start + int(np.argmax(moved))} on; the mesh is "
+                   f"move over the frames (by {how} at frame {frames[k]}, from "
+                   f"frame {frames[int(np.argmax(moved))]} on; the mesh is "
                    f"deformed by its {', '.join(movers)}), but a marker is read once, where "
                    "it is at the first frame, so its joints would open as the bake plays: "
                    "parent it to the part's object (Ctrl P > Object (Keep Transform)), or "

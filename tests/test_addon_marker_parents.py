@@ -230,15 +230,9 @@ def test_a_mechanism_carried_by_a_posed_bone_is_read_as_by_a_moving_parent(blend
         assert (i.matrix_world.translation - j.matrix_world.translation).length < 1e-6, frame
 
 
-@pytest.mark.parametrize("modifier", ["HOOK", "BEVEL"])
-def test_a_part_whose_modifier_reshapes_it_as_it_moves_is_noted(blender, modifier) -> None:
-    """The pendulum's arm with a Hook modifier tying its far end's four vertices to an
-    Empty at that end, not parented to the arm: as the bake swings the arm, the hooked end
-    stays at the Empty (2 m from its place on the arm at the far end of the swing, the
-    mesh stretched across the pin), while the solver swung a rigid 1 m arm, with no word.
-    Bake's report names the part, how far its mesh moves on it and the modifier.  A Bevel,
-    which does not depend on where the part is, is not named."""
-    bpy = blender
+def hooked_arm(bpy, modifier: str, under_arm: bool = False):
+    """The pendulum's arm with a ``modifier`` ("HOOK": its far end's four vertices hooked
+    to an Empty "end" at that end, parented to the arm or not; "BEVEL"); its dict."""
     d = bs.pendulum(bpy)
     arm = d["arm"]
     mod = arm.modifiers.new(modifier.title(), modifier)
@@ -249,8 +243,25 @@ def test_a_part_whose_modifier_reshapes_it_as_it_moves_is_noted(blender, modifie
         mod.vertex_indices_set([v.index for v in arm.data.vertices if v.co.x > 0.0])
         bpy.context.view_layer.update()
         mod.matrix_inverse = end.matrix_world.inverted() @ arm.matrix_world
+        if under_arm:
+            end.parent = arm
+            end.matrix_parent_inverse = arm.matrix_world.inverted()
+        bpy.context.view_layer.update()
     else:
         mod.width = 0.01
+    return d
+
+
+@pytest.mark.parametrize("modifier", ["HOOK", "BEVEL"])
+def test_a_part_whose_modifier_reshapes_it_as_it_moves_is_noted(blender, modifier) -> None:
+    """The pendulum's arm with a Hook modifier tying its far end's four vertices to an
+    Empty at that end, not parented to the arm: as the bake swings the arm, the hooked end
+    stays at the Empty (2 m from its place on the arm at the far end of the swing, the
+    mesh stretched across the pin), while the solver swung a rigid 1 m arm, with no word.
+    Bake's report names the part, how far its mesh moves on it and the modifier.  A Bevel,
+    which does not depend on where the part is, is not named."""
+    bpy = blender
+    hooked_arm(bpy, modifier)
     words = (r"part 'arm' changes shape as the bake plays: a vertex of its mesh moves "
              r"[0-9.]+ m on the part from where it is at the first frame \(at frame \d+; "
              r"the mesh is deformed by its modifier 'Hook'\)")
@@ -259,6 +270,26 @@ def test_a_part_whose_modifier_reshapes_it_as_it_moves_is_noted(blender, modifie
     assert bool(re.search(words, report)) == (modifier == "HOOK"), report
     assert "changes shape" in report or modifier == "BEVEL", report
     assert "changes shape" not in report or modifier == "HOOK", report
+
+
+@pytest.mark.parametrize("modifier, under_arm", [("HOOK", False), ("HOOK", True),
+                                                 ("BEVEL", False)])
+def test_check_names_a_part_its_modifier_will_reshape_as_it_moves(blender, modifier,
+                                                                  under_arm) -> None:
+    """The same arm before any bake: Check names the part whose Hook ties it to an Empty
+    not under it (Check said nothing; only Bake's report did, after the keys were written),
+    with the modifier; the Hook's Empty parented to the arm (it moves with it), or a Bevel,
+    is not named.  Nothing is moved: the arm stands where it stood, to the bit."""
+    bpy = blender
+    arm = hooked_arm(bpy, modifier, under_arm)["arm"]
+    before = np.array(arm.matrix_world)
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    report = bpy.context.scene.mechanism.report
+    words = (r"part 'arm' changes shape as it moves: a vertex of its mesh moves [0-9.]+ m "
+             r"on the part as the part moves \(the mesh is deformed by its modifier 'Hook'\)")
+    assert bool(re.search(words, report)) == (modifier == "HOOK" and not under_arm), report
+    assert "changes shape" in report or modifier == "BEVEL" or under_arm, report
+    np.testing.assert_array_equal(np.array(arm.matrix_world), before)
 
 
 def test_a_marker_on_a_part_stretched_since_keeps_its_drawn_axis(blender, extension) -> None:

@@ -1,13 +1,14 @@
 """Geometry of the viewport's force arrows: each baked joint's reaction force drawn from its
 marker I, and each baked contact's force on its Part A drawn from its contact point,
-ARROW_SCALE Blender units per newton, as line segments (pairs of points)."""
+ARROW_SCALE metres per newton (drawn in Blender units: the same length in metres whatever
+the scene's Unit Scale), as line segments (pairs of points)."""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
 import numpy as np
 
-ARROW_SCALE = 0.01     # Blender units per newton
+ARROW_SCALE = 0.01     # metres per newton
 CONTACT_FORCE = ("part_contact_force_x", "part_contact_force_y", "part_contact_force_z")
 CONTACT_POINT = ("part_contact_point_x", "part_contact_point_y", "part_contact_point_z")
 
@@ -43,8 +44,12 @@ def arrow_segments(origin: np.ndarray, vector: np.ndarray, head: float = 0.2) ->
     return np.array([origin, tip, tip, back + 0.5 * head * n * side, tip, back - 0.5 * head * n * side])
 
 
-def force_arrows(origins: Sequence[np.ndarray], forces: Sequence[np.ndarray]) -> np.ndarray:
+def force_arrows(origins: Sequence[np.ndarray], forces: Sequence[np.ndarray],
+                 scale: float = 1.0) -> np.ndarray:
     """Vertices (k, 3) float32 of the LINES batch for forces (N) at world origins (Blender
-    units), ARROW_SCALE units per newton; (0, 3) for none."""
-    lines = [arrow_segments(o, np.asarray(f, float) * ARROW_SCALE) for o, f in zip(origins, forces)]
+    units), ARROW_SCALE metres per newton, ``scale`` metres per Blender unit; (0, 3) for
+    none."""
+    per_newton = ARROW_SCALE / scale
+    lines = [arrow_segments(o, np.asarray(f, float) * per_newton)
+             for o, f in zip(origins, forces)]
     return np.concatenate(lines).astype(np.float32) if lines else np.zeros((0, 3), np.float32)
