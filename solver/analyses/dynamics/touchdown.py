@@ -10,15 +10,18 @@ import numpy as np
 from ...kernels.constraints import body_arrays
 from ...kernels.contacts import contact_forces, gaps
 
-GAP_TOL = 1e-9     # a point within this times the model's size of the surface is not apart
+GAP_TOL = 1e-9     # a touching point inside by no more than this times the model's size
+#                    is not armed to leave (its lift-off is taken at a step's end)
 
 
 def touchdown_event(sysm, t: float, y: np.ndarray):
     """(event function (t, y) -> each contact point's gap, or minus it, which are armed,
-    its value at the step's start): the points apart at the start by more than GAP_TOL
-    times the model's size, of the contacts none of whose points touch then (touchdowns),
-    and the one point of a contact touching at a single point, inside by more than that
-    (its separation, the function minus its gap).  A contact's first touchdown is located;
+    its value at the step's start): the points apart at the start (gap > 0), however
+    little, of the contacts none of whose points touch then (touchdowns: a point that a
+    frame left 1e-12 m above a floor, unarmed, took its impact speed at the end of the step
+    it touched down in, 0.45 m/s for 1 m/s), and the one point of a contact touching at a
+    single point, inside by more than GAP_TOL times the model's size (its separation, the
+    function minus its gap).  A contact's first touchdown is located;
     the points of a contact already touching (a face settling, an edge rolling onto the
     next points of a mesh) take their approach speed at the end of the step they touch in,
     as one more located instant for each would cost a few steps (thousands of a finely
@@ -38,7 +41,7 @@ def touchdown_event(sysm, t: float, y: np.ndarray):
     touching = cp.summed @ inside                        # (nct,) points touching
     leaving = (touching[cp.contact] == 1.0) & (start < -tol)
     sign = np.where(leaving, -1.0, 1.0)
-    armed = ((start > tol) & (touching[cp.contact] == 0.0)) | leaving
+    armed = ((start > 0.0) & (touching[cp.contact] == 0.0)) | leaving
 
     def measure(tt, yy):
         return sign * gap(tt, yy)
