@@ -1,12 +1,14 @@
 """What happened inside a step whose ends look right, before it stands.
 
-A step is accepted on its error at its end; two things can pass unseen between its ends:
+A step is accepted on its error at its end; these can pass unseen between its ends:
 - a general motion's free b2 carried through +-90 deg (its b1 and b3 rows' singular pose,
   general_motions.past_gimbal): the step is halved towards it, and the run stops, naming
   the motion, once a step cut below SINGULAR_STEP of a frame still passes it;
 - a rigid bound's coordinate carried past its bound and back (a swing turning just beyond
   a stop: both ends inside; Stops.turned_back): the step is cut once to where the gaps'
-  cubic dips deepest, so that its end is past the bound and the impact is located.
+  cubic dips deepest, so that its end is past the bound and the impact is located; and
+  a contact point carried into the other side and out again (``touchdown.skimmed``): the
+  same, its touchdown then located.
 - a curve joint's contact carried past the end of its open curve (at the step's end, or
   past it and back: where the cubic Hermite interpolant of its distances from the ends
   dips below zero, the step is cut there): the step is halved towards the end until it is
@@ -27,6 +29,7 @@ from ...base.rotations import unit_quaternions
 from ...kernels.constraints import row_groups
 from ..checks.curve_ends import between_message, end_gaps, hermite
 from ..general_motions import carried_to_gimbal, past_gimbal
+from .touchdown import skimmed
 
 SINGULAR_STEP = 0.1     # a step cut to below this share of a frame: is it a singular position?
 FAILED_STEP = 1e-6      # of a frame: how close a step is cut to a load's failing time
@@ -59,6 +62,8 @@ def inside_step(run: Any, k: int, y: np.ndarray, y1: np.ndarray, hs: float, err:
                                          run.sysm.split(y1)[1])
     back = (None if turned or cut or run.stops is None or err > 1.0
             else run.stops.turned_back(run.sysm, y, y1, hs))
+    if back is None and not (turned or cut) and run.contacts and err <= 1.0:
+        back = skimmed(run.sysm, y, y1, hs)
     if back is not None:
         return back * hs, True
     if not turned:

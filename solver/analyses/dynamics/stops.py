@@ -287,10 +287,13 @@ class Stops:
         point just beyond a stop: both ends inside, the impact unseen): the share of the
         step (0, 1) where the gaps' cubic Hermite interpolant (gaps and rates at both ends)
         is least, if below -tol there; else None.  A step cut there ends past the bound,
-        and the impact is located as any other."""
+        and the impact is located as any other.  An end within the tolerance past the bound
+        is not past it (``crossed``): a step from a frame that ended there, 0.3 tol past a
+        ceiling, carried a ball thrown up to it at 0.05 m/s through it and back unstruck."""
         run = sysm.run
         (g0, d0), (g1, d1) = self.at_state(sysm, y, run.track), self.at_state(sysm, y1, run.track)
-        dip = ~run.resting & ~self.lm.compliant & (g0 > 0) & (g1 > 0) & (d0 < 0) & (d1 > 0)
+        dip = (~run.resting & ~self.lm.compliant & (g0 >= -self.tol) & (g1 >= -self.tol)
+               & (d0 < 0) & (d1 > 0))
         if not dip.any():
             return None
         s = np.linspace(0.0, 1.0, 33)[1:-1, None]

@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...base.rotations import quat_rate, unit_quaternions
 from ...kernels.constraints import body_arrays
 from ...kernels.contacts import contact_forces, gaps
+from ..checks.curve_ends import hermite
 
-GAP_TOL = 1e-9     # a point within this times the model's size of the surface is not apart
+GAP_TOL = 1e-9     # a touching point inside by no more than this times the model's size
+#                    is not armed to leave (its lift-off is taken at a step's end)
 
 
 def touchdown_event(sysm, t: float, y: np.ndarray):
     """(event function (t, y) -> each contact point's gap, or minus it, which are armed,
-    its value at the step's start): the points apart at the start by more than GAP_TOL
-    times the model's size, of the contacts none of whose points touch then (touchdowns),
-    and the one point of a contact touching at a single point, inside by more than that
-    (its separation, the function minus its gap).  A contact's first touchdown is located;
+    its value at the step's start): the points apart at the start (gap > 0), however
+    little, of the contacts none of whose points touch then (touchdowns: a point that a
+    frame left 1e-12 m above a floor, unarmed, took its impact speed at the end of the step
+    it touched down in, 0.45 m/s for 1 m/s), and the one point of a contact touching at a
+    single point, inside by more than GAP_TOL times the model's size (its separation, the
+    function minus its gap).  A contact's first touchdown is located;
     the points of a contact already touching (a face settling, an edge rolling onto the
     next points of a mesh) take their approach speed at the end of the step they touch in,
     as one more located instant for each would cost a few steps (thousands of a finely
@@ -38,7 +43,7 @@ def touchdown_event(sysm, t: float, y: np.ndarray):
     touching = cp.summed @ inside                        # (nct,) points touching
     leaving = (touching[cp.contact] == 1.0) & (start < -tol)
     sign = np.where(leaving, -1.0, 1.0)
-    armed = ((start > tol) & (touching[cp.contact] == 0.0)) | leaving
+    armed = ((start > 0.0) & (touching[cp.contact] == 0.0)) | leaving
 
     def measure(tt, yy):
         return sign * gap(tt, yy)
@@ -91,3 +96,45 @@ def reach_time(sysm, r: np.ndarray, p: np.ndarray, v: np.ndarray, w: np.ndarray)
     if not finite.any():
         return np.inf
     return float(np.min((np.maximum(gap[finite], 0.0) + zone[finite]) / speed[finite]))
+
+
+def skimmed(sysm, y: np.ndarray, y1: np.ndarray, hs: float) -> float | None:
+    """A step (y -> y1, hs s) that carried a contact point armed for its touchdown (apart
+    at the start, its contact touching nowhere) into the other side and out again, both
+    ends apart (a ball grazing a floor at 0.02 m/s inside one frame's step, unseen: no
+    force acted, it came back at the speed it came): the share of the step (0, 1) where
+    the cubic Hermite interpolant of the gaps (gaps and rates at both ends) dips deepest,
+    if below zero there; else None.  A step cut there ends inside, and the touchdown is
+    located as any other (as Stops.turned_back does for a stop).  Each rate is a
+    difference of the gaps along the state's motion over 1e-6 of the step (its error,
+    the gap's curvature times that, far below the rate; rounding's, 1e-16 of the
+    positions over it)."""
+    cp = sysm.m.forces.contacts
+    dt = 1e-6 * hs
+    states = []
+    for yy in (y, y1):
+        r, p, vel, _ = sysm.split(yy)
+        q = unit_quaternions(p)
+        states.append(((r, q), (r + dt * vel[:, :3],
+                                unit_quaternions(q + dt * quat_rate(q, vel[:, 3:])))))
+
+    def gap(at):
+        return gaps(cp, *body_arrays(sysm.m, *at)[:2])
+    g0 = gap(states[0][0])        # (each next one only where the ones before leave a dip)
+    dip = ((cp.summed @ (g0 <= 0.0))[cp.contact] == 0.0) & (g0 > 0.0)
+    if not dip.any():
+        return None
+    g1 = gap(states[1][0])
+    dip &= g1 > 0.0
+    if not dip.any():
+        return None
+    d0 = (gap(states[0][1]) - g0) / dt
+    d1 = (gap(states[1][1]) - g1) / dt
+    dip &= (d0 < 0.0) & (d1 > 0.0)
+    if not dip.any():
+        return None
+    s = np.linspace(0.0, 1.0, 33)[1:-1, None]
+    cubic = hermite(g0[dip], d0[dip], g1[dip], d1[dip], hs, s)
+    if not (cubic.min(axis=0) < 0.0).any():
+        return None
+    return float(s[int(np.argmin(cubic.min(axis=1))), 0])
