@@ -93,8 +93,8 @@ def test_a_rod_rests_across_a_bar_with_one_sphere_stiffness(kind: str) -> None:
     middle of a fixed bar 2 cm thick (crossed at 90 degrees): the axis point nearest the
     bar touches with one end sphere's K, so the rod rests where K delta = m g, delta its
     penetration, to 1e-6 (settled: e = 0.3; the force balance holds to the run's
-    tolerance), and the force on it is m g.  Its end spheres alone never met the bar: it
-    fell through (z = -1.18 m after 0.5 s).  Against the exact distances (a capsule, a
+    tolerance), and the force on it is m g (to 1e-5: its damping).  Its end spheres
+    alone never met the bar: it fell through (z = -1.18 m after 0.5 s).  Against the exact distances (a capsule, a
     box, a cylinder) its height is 0.02 - delta to 1e-6 of delta; a profile's 2-D grid
     (its cell 1/128 of 2 cm, refined to follow the edges) rounds the bar's corners, so
     there the height is within a cell of it."""
@@ -103,7 +103,10 @@ def test_a_rod_rests_across_a_bar_with_one_sphere_stiffness(kind: str) -> None:
     depth = mass * G / K
     hit = r.contact("hit")
     assert hit["penetration"][-1] == pytest.approx(depth, rel=1e-6)
-    assert hit["force"][-1] == pytest.approx([0.0, 0.0, mass * G], rel=1e-6, abs=1e-9)
+    # the force holds the damping K delta D delta' / v0 too (D 3.73, v0 0.026 m/s, its
+    # last touchdown's): the rod's speed at rest, 1e-8 to 3e-8 m/s from frame to frame
+    # (within the run's error goal, 3e-7 m/s), moves it by up to 2.4e-6 of m g
+    assert hit["force"][-1] == pytest.approx([0.0, 0.0, mass * G], rel=1e-5, abs=1e-9)
     z = r.position("rod")[-1, 2]
     if kind in ("capsule", "box", "cylinder"):
         assert z == pytest.approx(0.02 - depth, abs=1e-6 * depth)

@@ -16,7 +16,7 @@ from .friction import aim, release
 from .singular import near_singular, rounded_lined_up, rounded_share
 from .switching import (energy_of, friction_rates, released, slipping, stick, switched,
                         use_rows)
-from .touchdown import touch
+from .touchdown import contact_time, touch
 from ..structure import Structure
 
 
@@ -133,7 +133,10 @@ class StepActions:
             self.run = self.run.turned(sysm.turns(self.r, self.p))
             sysm.tell(self.run)
         if self.contacts:
+            before = self.run.onset
             touched, self.run = touch(sysm, self.r, self.p, self.v, self.w)
             sysm.tell(self.run)           # a touchdown speed taken: the forces' run state
             if touched:
-                self._rates_jump()
+                self._rates_jump()        # the next step within the contact's time scale
+                self.touch_by = self.t + contact_time(sysm.m.forces.contacts, before,
+                                                      self.run.onset)

@@ -202,6 +202,7 @@ class DynamicRun(StepActions):
         self.t_end, self.t_last = float(self.times[-1]), self.t
         self.work = 0.0
         self.h = self.f_end = None
+        self.touch_by = np.inf   # s: steps end by then after a touchdown (contact_time)
         self.y_frame = None        # the packed state of the frame the run stands on
         self.resting = False       # the last accepted step left every part where it was
         self.rate, self.rate_age, self.rate_wait = 0.0, RATE_EVERY, RATE_EVERY   # the
@@ -336,7 +337,8 @@ class DynamicRun(StepActions):
         self.cap = np.nextafter(nb, -np.inf) if nb < np.inf else None
         brk = min(nb, t + reach_time(
             self.sysm, self.r, self.p, self.v, self.w) if self.contacts else np.inf,
-            t + turn_time(self.model, self.run))             # (limit_turns.py)
+            t + turn_time(self.model, self.run),             # (limit_turns.py)
+            self.touch_by if self.touch_by > t else np.inf)  # (touchdown.contact_time)
         if self.pairs is not None and not long:          # DOP853 or 5(4) for this step
             self.pairs.pick(self, min(t_out, brk) - t)
         hs = (min(self.grow, self.t_end - t, bound, brk - t) if long
