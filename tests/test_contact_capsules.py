@@ -94,10 +94,10 @@ def test_a_rod_rests_across_a_bar_with_one_sphere_stiffness(kind: str) -> None:
     bar touches with one end sphere's K, so the rod rests where K delta = m g, delta its
     penetration, to 1e-6 (settled: e = 0.3; the force balance holds to the run's
     tolerance), and the force on it is m g (to 1e-5: its damping).  Its end spheres
-    alone never met the bar: it fell through (z = -1.18 m after 0.5 s).  Against the exact distances (a capsule, a
-    box, a cylinder) its height is 0.02 - delta to 1e-6 of delta; a profile's 2-D grid
-    (its cell 1/128 of 2 cm, refined to follow the edges) rounds the bar's corners, so
-    there the height is within a cell of it."""
+    alone never met the bar: it fell through (z = -1.18 m after 0.5 s).  Against the
+    exact distances (a capsule, a box, a cylinder) its height is 0.02 - delta to 1e-6 of
+    delta; a profile's 2-D grid (its cell 1/128 of 2 cm, refined to follow the edges)
+    rounds the bar's corners, so there the height is within a cell of it."""
     K, mass = 1e5, 0.2
     r = rod_on_a_slide(Shape.capsule(0.01, 0.3), bar(kind), K, mass).solve(duration=0.5, fps=20)
     depth = mass * G / K
@@ -196,10 +196,10 @@ def test_a_capsules_nearest_axis_point_is_the_least_distance_along_its_axis(kind
     its axis, less its radius (the brute force: three scans of 20001 points, each across
     the last one's least sample's neighbours, to 1e-12 of the axis), to 1e-11 m, and its
     far end's gap the larger of its two ends' (where the least is at an end, the two
-    points stand at the two ends: the same pair of gaps).  Against a capsule the segments' closest points are exact; against a box the distance
-    along a segment is piecewise linear inside and smooth outside, against a cylinder
-    curved: the search's last steps are exact for the one and third order for the
-    other."""
+    points stand at the two ends: the same pair of gaps).  Against a capsule the
+    segments' closest points are exact; against a box the distance along a segment is
+    piecewise linear inside and smooth outside, against a cylinder curved: the search's
+    last steps are exact for the one and third order for the other."""
     from solver.base.shapes import PRIMITIVES
     from solver.kernels.constraints import body_arrays
     from solver.kernels.contacts import gaps
