@@ -13,7 +13,7 @@ from ...kernels.constraints import motion_values
 from .events import StepEnd, record_friction
 from .frames import project_run
 from .friction import aim, release
-from .singular import near_singular, rounded_lined_up, rounded_share
+from .singular import near_singular
 from .switching import (energy_of, friction_rates, released, slipping, stick, switched,
                         use_rows)
 from .touchdown import contact_time, touch
@@ -107,25 +107,12 @@ class StepActions:
             restart()
 
     def _after_step(self) -> None:
-        """The run state at the step's end: least-norm solves from a singular position up
-        to the inputs' rounding come near (singular.rounded_lined_up) and exact ones
-        again past a singular position (within the rounding's share of it, for inputs
-        given rounded), the torsion springs' turns, the contact points' touchdown speeds."""
-        # (a closed loop's, inputs rounded: an open tree has no lined-up position)
-        rounded = bool(self.sysm.rounded_rcond) and not self.tree
-        if not (self.run.robust or self.turns or self.contacts or rounded):
+        """The run state at the step's end: exact solves again past a singular position,
+        the torsion springs' turns, the contact points' touchdown speeds."""
+        if not (self.run.robust or self.turns or self.contacts):
             return
         sysm = self.sysm
-        if rounded and not self.run.robust:
-            who = rounded_lined_up(self.model, self.st, self.r, self.p, self.t - self.t_last,
-                                   self.frame_dt)
-            if who:
-                self.run = self.run.solving(True)
-                sysm.tell(self.run)
-                self._rates_jump()
-                self.passed.append((self.t, who))
-        elif self.run.robust and not near_singular(self.model, self.st, self.r, self.p,
-                                                   rounded_share(self.model, self.st.keep)):
+        if self.run.robust and not near_singular(self.model, self.st, self.r, self.p):
             self.run = self.run.solving(False)    # past it: exact again
             sysm.tell(self.run)
             self._rates_jump()

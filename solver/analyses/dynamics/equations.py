@@ -236,11 +236,6 @@ class Equations:
                 (km, self.m.row_motion[st.keep[km]]))   # positions in keep, motions
         self._quads, self.schur, self._rs_keep, self._kept_motions = self._layouts[key]
         self._last = None
-        # the least-norm filter while a singular position is passed, for inputs given
-        # rounded: S's eigenvalues go as the squares of the scaled Jacobian's singular
-        # values (measured 0.6 times them on a parallelogram), so its share of the largest
-        # under which a direction is the rounding's (singular.rounded_share) squared
-        self.rounded_rcond = 8.0 * float(np.max(self.m.row_rounding[st.keep], initial=0.0))
 
     def tell(self, run: RunState) -> None:
         """Evaluate the equations at the run state ``run`` from now on; ``frozen``: the
@@ -314,14 +309,10 @@ class Equations:
         """S x = b with S = J M^-1 J^T of the kept rows.  While the run passes a singular
         position (RunState.robust: the constraints dependent for an instant, e.g. a parallelogram
         lined up) the least-norm solution with S's vanishing directions left out
-        (ROBUST_RCOND, or ``rcond``; for inputs given rounded at least ``rounded_rcond``,
-        so the direction the rounding's fold keeps is left out too and the projections do
-        not follow the fold onto the other branch): the accelerations and velocities stay
-        those the momentum carries, instead of dividing rounding noise by a vanishing
-        eigenvalue."""
+        (ROBUST_RCOND): the accelerations and velocities stay those the momentum carries,
+        instead of dividing rounding noise by a vanishing eigenvalue."""
         if self.run.robust:
-            return self.schur.solve_least_norm(
-                vals, b, max(ROBUST_RCOND if rcond is None else rcond, self.rounded_rcond))
+            return self.schur.solve_least_norm(vals, b, ROBUST_RCOND if rcond is None else rcond)
         return self.schur.solve(vals, b)
 
     # y = [r (3nb), p (4nb), (v, w) (6nb), work]; leading axes (stages) carried through

@@ -16,7 +16,7 @@ from ..contact_check import overlaps
 from ..general_motions import REACHED, closest_approach, lock_up_cause, reached_singular
 from ..structure import Structure
 from .equations import Equations
-from .inside import asks_singular, collapsed_size
+from .inside import collapsed_size
 
 JAM_HEADROOM = 1e-2
 BLOW_UP = 1e9      # a motion or load this many times (1 + its size at the start): unbounded
@@ -85,50 +85,18 @@ def singular_condition(model: Model) -> float:
     return max(SOUND_CONDITION, CHAIN_CONDITION * float(model.nb) ** 2)
 
 
-def rounded_share(model: Model, keep: np.ndarray) -> float:
-    """The share of the largest singular value of the kept rows' scaled Jacobian below
-    which a direction they lose may be the inputs' rounding alone: sqrt(8 rounding) for
-    inputs given rounded (Model.row_rounding: Blender's float32), 0 for exact ones, as the
-    start's test (start/singular_start.py) and the sweep's (sweep/lined_up.py) rank it.
-    A parallelogram read from Blender is 3e-8 m off one: its two branches do not cross
-    but turn into each other within some 1.5e-4 rad of its lined-up position, and an
-    exact solve there turned its coupler by 39 degrees (its given geometry, not the one
-    meant); within this share its lined-up position is passed as a singular one."""
-    return float(np.sqrt(8.0 * np.max(model.row_rounding[keep], initial=0.0)))
-
-
-def near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
-                  share: float = 0.0) -> tuple[str, ...]:
+def near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
     """Joints and motions of a nearly singular constraint Jacobian, else ().  Called when
     the step size collapsed: a scaled 2-norm condition above ``singular_condition`` is
-    taken as the cause; ``share`` (``rounded_share``), where larger than its inverse, the
-    smallest singular value's share of the largest below which it is."""
+    taken as the cause."""
     rg, A = body_arrays(model, r, p)[:2]
     J = global_jacobian(model, evaluate(model, rg, A).jac)
     if not st.keep.size or not model.nb:
         return ()
     s = np.linalg.svd(scaled_jacobian(model, J, st.keep), compute_uv=False)
-    bound = singular_condition(model)
-    if s[-1] * (min(bound, 1.0 / share) if share > 0.0 else bound) > s[0]:
+    if s[-1] * singular_condition(model) > s[0]:
         return ()
     return involved(model, J, st.keep)
-
-
-def rounded_lined_up(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
-                     hs: float, frame_dt: float) -> tuple[str, ...]:
-    """The joints of a singular position of the joints up to the inputs' rounding
-    (``rounded_share``) that an accepted step of hs (s), below SINGULAR_STEP of a frame
-    (frame_dt, s), has come near, else (): inputs rounded, the steps shrinking as the
-    rounding's fold turns one branch into the other, the kept rows' joints lost within the
-    share, no motion among them (a motion's dead centre: free_singular's).  Taken there,
-    before the fold's turn (within 2e-4 rad of it) has moved the parts off their branch by
-    more than some 1e-4 of their speed, least-norm solves carry the run through on its
-    momentum, as an exact parallelogram's."""
-    share = rounded_share(model, st.keep)
-    if share <= 0.0 or not asks_singular(hs, frame_dt):
-        return ()
-    who = near_singular(model, st, r, p, share)
-    return () if any(n in model.motion_names for n in who) else who
 
 
 def rows_chosen_anew(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> Structure | None:
