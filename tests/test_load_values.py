@@ -10,7 +10,6 @@ right-hand side's 500 us before, 100 us after).
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -18,6 +17,7 @@ import pytest
 from solver.base import jet
 from solver.base.errors import ExpressionError
 from solver.vocabulary.timefunctions import time_function, values_of
+from test_rhs_cost import python_calls
 
 # a Radau IIA step's stage times across the bump's rise and fall, and past a kink at 0.3
 STAGES = np.array([0.0571, 0.2768, 0.5836, 0.8602, 1.0])
@@ -31,22 +31,8 @@ JET = os.path.abspath(jet.__file__)
 
 def jet_operations(fn) -> int:
     """How many Jet operations (a Jet made, its arithmetic, the chain rule) fn() runs."""
-    count = 0
-
-    def profile(frame, event, arg):
-        nonlocal count
-        code = frame.f_code
-        if event == "call" and os.path.abspath(code.co_filename) == JET and (
-                code.co_name in ("_jet", "_chain", "_as_jet") or code.co_name.startswith("__")):
-            count += 1
-
-    old = sys.getprofile()
-    sys.setprofile(profile)
-    try:
-        fn()
-    finally:
-        sys.setprofile(old)
-    return count
+    return sum(python_calls(fn, lambda path, name: os.path.abspath(path) == JET and (
+        name in ("_jet", "_chain", "_as_jet") or name.startswith("__"))).values())
 
 
 @pytest.mark.parametrize("text", EXPRESSIONS)

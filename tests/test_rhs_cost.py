@@ -38,14 +38,15 @@ LINALG = (os.path.join(NUMPY, "linalg"), os.path.join(NUMPY, "core", "_ufunc_con
 G = 9.81
 
 
-def numpy_python_calls(fn) -> collections.Counter:
-    """The Python functions of numpy's own files (but LINALG) entered during fn(), by name."""
+def python_calls(fn, counted) -> collections.Counter:
+    """The Python functions entered during fn() that ``counted(path, name)`` picks (their
+    file's path, their name), by name: sys.setprofile sees every call, C functions apart."""
     count: collections.Counter = collections.Counter()
 
     def profile(frame, event, arg):
-        path = frame.f_code.co_filename
-        if event == "call" and path.startswith(NUMPY) and not path.startswith(LINALG):
-            count[frame.f_code.co_name] += 1
+        code = frame.f_code
+        if event == "call" and counted(code.co_filename, code.co_name):
+            count[code.co_name] += 1
 
     old = sys.getprofile()
     sys.setprofile(profile)
@@ -54,6 +55,12 @@ def numpy_python_calls(fn) -> collections.Counter:
     finally:
         sys.setprofile(old)
     return count
+
+
+def numpy_python_calls(fn) -> collections.Counter:
+    """The Python functions of numpy's own files (but LINALG) entered during fn(), by name."""
+    return python_calls(fn, lambda path, name: path.startswith(NUMPY)
+                        and not path.startswith(LINALG))
 
 
 def rhs_calls(mech: Mechanism) -> collections.Counter:
