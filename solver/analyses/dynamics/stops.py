@@ -43,6 +43,7 @@ from ...kernels.constraints import body_arrays, evaluate, global_jacobian, resid
 from ...model.compile import Model
 from ...model.impacts import Impact
 from ...vocabulary.joints import ANGLE
+from ..checks.curve_ends import hermite
 
 EVENT_TIME = 1e-10      # s: an impact's instant located to this
 GAP_TOL = 1e-9          # a gap below -GAP_TOL (times the model's size for a slide) is a crossing
@@ -297,8 +298,7 @@ class Stops:
         if not dip.any():
             return None
         s = np.linspace(0.0, 1.0, 33)[1:-1, None]
-        cubic = ((2 * s ** 3 - 3 * s ** 2 + 1) * g0 + (s ** 3 - 2 * s ** 2 + s) * hs * d0
-                 + (3 * s ** 2 - 2 * s ** 3) * g1 + (s ** 3 - s ** 2) * hs * d1)[:, dip]
+        cubic = hermite(g0, d0, g1, d1, hs, s)[:, dip]
         if not (cubic.min(axis=0) < -self.tol[dip]).any():
             return None
         return float(s[int(np.argmin(cubic.min(axis=1))), 0])
