@@ -5,10 +5,10 @@ keys, and objects a bake writes to that are not local to the file (linked from a
 or library overrides), whose bake a saved file does not keep; mechanism settings
 keyframed to change over the frames (a bake takes each as one number, the one at the frame
 shown, so its result would depend on that frame);
-and ground parts and markers that their own keys, drivers or constraints move (the
-mechanism is solved about a ground standing still, so the parts would part from it; a
-marker is read once, at the frame shown), or that a moving parent carries apart from what
-they are joined to.
+and ground parts, markers and curve joints' curves that their own keys, drivers or
+constraints move (the mechanism is solved about a ground standing still, so the parts
+would part from it; a marker is read once, at the frame shown; a curve where it stands on
+its part), or that a moving parent carries apart from what they are joined to.
 Check lists them as warnings; Bake and Bake Variant refuse with all of them and change
 nothing (``refuse_bake``).
 """
@@ -20,6 +20,7 @@ import numpy as np
 from ..solver import MechanismError, SolverError
 from .anim import find_channelbag, is_bake_track
 from .bake import POSE_CHANNELS, user_action
+from .io.curve_joints import FIELDS
 from .frame_checks import (carriers_of, changing_drivers, frame_driven, relation_moved,
                            setting_label, variable_driven)
 from .vertex_markers import deformed_vertex_problems
@@ -351,7 +352,8 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
     the parts joined to it would part from it; a marker is read once, where it is at the
     frame shown, so the bake would depend on that frame (also one parented to vertices that
     shape keys or modifiers move: vertex_markers.py); also a ground part parented to a
-    moving part, which the bake's keys carry.  (A ground part parented to a moving object
+    moving part, which the bake's keys carry; and curve joints' curves moved on their part
+    (``moving_curve_problems``).  (A ground part parented to a moving object
     carries the mechanism along with it, the parts' keys being in the same parent's space,
     and is not named here: ``carrier_problems``.)"""
     out = []
@@ -379,7 +381,35 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
         out += [f"{what} is parented to the moving part {mover.name!r}, whose baked motion "
                 f"carries it, {still}: clear its parent keeping the transform (Alt P), or "
                 "parent it to the ground"] if mover is not None else []
-    return out + deformed_vertex_problems(scene)
+    return out + moving_curve_problems(scene) + deformed_vertex_problems(scene)
+
+
+def moving_curve_problems(scene: bpy.types.Scene) -> list[str]:
+    """Curve joints' curves that their own keys (changing over the frames), drivers or
+    object constraints move on their part, or that hang from an untagged object moved so:
+    the joint follows the curve where it stands on its part at the first frame, its
+    constraints aside (curve_reader.design_world), so it would follow a curve the viewport
+    draws elsewhere, as a marker would be left behind.  One line per joint, curve, object
+    and cause."""
+    out = []
+    still = "but the joint follows the curve where it stands on its part at the first frame"
+    for ob in scene.objects:
+        s = ob.mechanism
+        for field, label, _side in FIELDS.get(s.joint_kind, ()) if s.role == "JOINT" else ():
+            cv = getattr(s, field)
+            up = cv
+            while up is not None and up.mechanism.role != "PART":
+                what = f"joint {ob.name!r}: {label} {cv.name!r}" + (
+                    "" if up is cv else f" hangs from {up.name!r}")
+                out += [f"{what}: its action {act.name!r} keys {path}, which moves it over the "
+                        f"frames, {still}: delete those keys" for act, slot in _playing_actions(up)
+                        for path in _changing_keys(up, act, slot, lambda path: path in MOVING)]
+                out += [f"{what}: a driver drives {path}, {still}: remove the driver"
+                        for path in _driven(up, MOVING)]
+                out += [f"{what}: its constraint {name!r} ({kind}) moves it, {still}: "
+                        f"{_remedy(animated)}" for name, kind, animated in _acting(up)]
+                up = up.parent
+    return out
 
 
 def _moving_part_above(ob):
