@@ -386,30 +386,65 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
 
 def moving_curve_problems(scene: bpy.types.Scene) -> list[str]:
     """Curve joints' curves that their own keys (changing over the frames), drivers or
-    object constraints move on their part, or that hang from an untagged object moved so:
-    the joint follows the curve where it stands on its part at the first frame, its
-    constraints aside (curve_reader.design_world), so it would follow a curve the viewport
-    draws elsewhere, as a marker would be left behind.  One line per joint, curve, object
-    and cause."""
+    object constraints move on their part, or that hang from an untagged object moved so,
+    or that keys or drivers reshape over the frames (their modifiers' settings, their shape
+    keys', their points'): the joint follows the curve as it stands on its part at the
+    first frame, its constraints aside (curve_reader.design_world, spline_data), so it
+    would follow a curve the viewport draws elsewhere, as a marker would be left behind.
+    One line per joint, curve, object and cause."""
     out = []
-    still = "but the joint follows the curve where it stands on its part at the first frame"
+    still = "but the joint follows the curve as it stands on its part at the first frame"
     for ob in scene.objects:
         s = ob.mechanism
         for field, label, _side in FIELDS.get(s.joint_kind, ()) if s.role == "JOINT" else ():
             cv = getattr(s, field)
+            if cv is None:
+                continue
+            what = f"joint {ob.name!r}: {label} {cv.name!r}"
+            data = cv.data if cv.type == "CURVE" else None
+            keys = data.shape_keys if data is not None else None
+            for owner, whose, accept in (
+                    (cv, "its action", lambda p: p.startswith("modifiers[")),
+                    (data, "its curve data's action", lambda p: True),
+                    (keys, "its shape keys' action", lambda p: True)):
+                out += [f"{what}: {whose} {act.name!r} keys {path}, which reshapes it over the "
+                        f"frames, {still}: delete those keys"
+                        for act, slot in _id_actions(owner) for path in
+                        _changing_keys(owner, act, slot, accept)]
+                out += [f"{what}: a driver drives {path}, which reshapes it over the frames, "
+                        f"{still}: remove the driver" for path in _id_drivers(owner, accept)]
             up = cv
             while up is not None and up.mechanism.role != "PART":
-                what = f"joint {ob.name!r}: {label} {cv.name!r}" + (
-                    "" if up is cv else f" hangs from {up.name!r}")
-                out += [f"{what}: its action {act.name!r} keys {path}, which moves it over the "
+                who = what + ("" if up is cv else f" hangs from {up.name!r}")
+                out += [f"{who}: its action {act.name!r} keys {path}, which moves it over the "
                         f"frames, {still}: delete those keys" for act, slot in _playing_actions(up)
                         for path in _changing_keys(up, act, slot, lambda path: path in MOVING)]
-                out += [f"{what}: a driver drives {path}, {still}: remove the driver"
+                out += [f"{who}: a driver drives {path}, {still}: remove the driver"
                         for path in _driven(up, MOVING)]
-                out += [f"{what}: its constraint {name!r} ({kind}) moves it, {still}: "
+                out += [f"{who}: its constraint {name!r} ({kind}) moves it, {still}: "
                         f"{_remedy(animated)}" for name, kind, animated in _acting(up)]
                 up = up.parent
     return out
+
+
+def _id_actions(idb) -> list[tuple]:
+    """(action, slot) of each action that plays on a data-block (a curve's data, its shape
+    keys; an object the add-on does not bake): its active one and its NLA strips' that play."""
+    ad = idb.animation_data if idb is not None else None
+    if ad is None:
+        return []
+    out = [(ad.action, ad.action_slot)] if ad.action is not None else []
+    return out + [pair for pair in dict.fromkeys(
+        (strip.action, strip.action_slot) for track in ad.nla_tracks if not track.mute
+        for strip in track.strips if not strip.mute and strip.action is not None)
+        if pair not in out]
+
+
+def _id_drivers(idb, accept) -> list[str]:
+    """The data paths that ``accept`` takes of a data-block's drivers (not muted)."""
+    ad = idb.animation_data if idb is not None else None
+    return [fc.data_path for fc in (ad.drivers if ad is not None else ())
+            if accept(fc.data_path) and not fc.mute]
 
 
 def _moving_part_above(ob):

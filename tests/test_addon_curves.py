@@ -367,63 +367,6 @@ def test_a_curves_modifier_off_or_shape_key_at_zero_is_read(blender) -> None:
     assert all_bake_keys(bpy) == bare
 
 
-def _key_slot(bpy, d, ob) -> None:
-    """``ob`` keyed 2 cm along x over the frames (the slot drawn there at the last)."""
-    ob.keyframe_insert("location", frame=bs.FRAME_START)
-    ob.location.x += 0.02
-    ob.keyframe_insert("location", frame=bs.FRAME_END)
-    bpy.context.scene.frame_set(bs.FRAME_START)
-
-
-def _holder(bpy, d):
-    """An untagged Empty between the slot and the yoke; the Empty."""
-    holder = bs.empty(bpy, "slot holder")
-    bs.parent_to(bpy, holder, d["yoke"])
-    bs.parent_to(bpy, d["slot"], holder)
-    return holder
-
-
-def _limit_slot(bpy, d) -> None:
-    c = d["slot"].constraints.new("LIMIT_LOCATION")     # the slot's origin (0, 0, 0) to x 0.06
-    c.use_min_x, c.min_x = True, 0.06
-
-
-MOVED = {
-    "keyed": (lambda bpy, d: _key_slot(bpy, d, d["slot"]),
-              f"{SLOT} 'slot': its action 'slotAction' keys location, which moves it over the "
-              "frames"),
-    "constrained": (_limit_slot, f"{SLOT} 'slot': its constraint 'Limit Location' (Limit "
-                    "Location) moves it"),
-    "driven": (lambda bpy, d: setattr(d["slot"].driver_add("location", 0).driver, "expression",
-                                      "0.001*frame"),
-               f"{SLOT} 'slot': a driver drives location"),
-    "hung from a keyed Empty": (lambda bpy, d: _key_slot(bpy, d, _holder(bpy, d)),
-                                f"{SLOT} 'slot' hangs from 'slot holder': its action "
-                                "'slot holderAction' keys location, which moves it over the "
-                                "frames"),
-}
-
-
-@pytest.mark.parametrize("case", MOVED)
-def test_a_curve_that_moves_on_its_part_is_refused_by_name(blender, case: str) -> None:
-    """The Scotch yoke's slot moved on its part by its own keys, a constraint or a driver,
-    or keyed through an untagged Empty it hangs from: the joint would follow the slot where
-    the reader places it (its design placement, constraints aside, at the first frame)
-    while the viewport draws it elsewhere (a Limit Location 6 cm off, keys 2 cm off by the
-    last frame), as a marker's would.  Bake refuses it naming the joint, the curve and the
-    cause, the scene unchanged; Check names it."""
-    bpy = blender
-    d = bs.scotch_yoke(bpy)
-    move, said = MOVED[case]
-    move(bpy, d)
-    before = bs.snapshot(bpy)
-    with pytest.raises(RuntimeError, match=re.escape(said)):
-        bpy.ops.mechanism.bake()
-    assert not bs.differences(before, bs.snapshot(bpy))
-    assert bpy.ops.mechanism.check() == {"FINISHED"}
-    assert said in bpy.context.scene.mechanism.report
-
-
 def test_pin_running_off_its_slot_is_named_with_the_scene_frame(blender) -> None:
     """The baked Scotch yoke's slot shortened to y = +-0.03 (the pin rises to 0.05): Bake
     stops naming the joint, the curve object and the scene frame where the pin first is past
