@@ -20,6 +20,7 @@ import numpy as np
 from ..solver import MechanismError, SolverError
 from .anim import find_channelbag, is_bake_track
 from .bake import POSE_CHANNELS, user_action
+from .curve_reader import control_points, curves_on
 from .io.curve_joints import FIELDS
 from .frame_checks import (carriers_of, changing_drivers, frame_driven, relation_moved,
                            setting_label, variable_driven)
@@ -95,17 +96,20 @@ def _sizing_axes(ob) -> dict[int, tuple[str, str]]:
     return out
 
 
-def scale_key_problems(parts) -> list[str]:
-    """Markers that a moving part's animated scale carries away: the user's keys or driver
-    of the part's scale play beside the bake (a part may stretch as it moves), but a marker
-    off the part's origin along an axis whose scale changes rides it, away from where the
-    part is solved (at its design size) and from its joint; one line per part, axis and
-    marker."""
+def scale_key_problems(parts, joints=()) -> list[str]:
+    """Markers and curves that a moving part's animated scale carries away: the user's keys
+    or driver of the part's scale play beside the bake (a part may stretch as it moves),
+    but a marker off the part's origin along an axis whose scale changes rides it, away
+    from where the part is solved (at its design size) and from its joint, and so does a
+    curve of one of ``joints`` (a slot, a cam's profile) that reaches off the origin along
+    it: it is drawn stretched while its joint follows it at its design size; one line per
+    part, axis and marker or curve."""
     out = []
     for ob in parts:
         axes = _sizing_axes(ob)
         markers = [m for m in ob.children if m.mechanism.role == "MARKER"] if axes else []
-        if not markers:
+        curves = curves_on(ob, joints) if axes else []
+        if not markers and not curves:
             continue
         inverse = np.linalg.inv(np.array(ob.matrix_world, dtype=float))
         reach = 1e-6 * max(max(ob.dimensions), 1e-9) / max(max(abs(v) for v in ob.scale), 1e-9)
@@ -116,6 +120,16 @@ def scale_key_problems(parts) -> list[str]:
                     f"from its joint (the part is solved at its design size): {remedy} the "
                     "scale along the other axes only"
                     for k, (how, remedy) in sorted(axes.items()) if abs(local[k]) > reach]
+        for cv, joint in curves:
+            points = control_points(cv)
+            local = (inverse @ np.array(cv.matrix_world, dtype=float)
+                     @ np.c_[points, np.ones(len(points))].T)[:3]
+            far = np.abs(local).max(axis=1) if len(points) else np.zeros(3)
+            out += [f"part {ob.name!r}: {how}, and curve {cv.name!r} of joint {joint.name!r} "
+                    f"reaches off the part's origin along its {XYZ[k]} axis, so it would be "
+                    "drawn stretched while the joint follows it at the part's design size: "
+                    f"{remedy} the scale along the other axes only"
+                    for k, (how, remedy) in sorted(axes.items()) if far[k] > reach]
     return out
 
 
@@ -542,7 +556,7 @@ def mode_bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
 def _part_key_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """What would play over the parts' keys or move them otherwise, and settings or ground
     parts and markers that make the reading depend on the frame shown."""
-    return (pose_key_problems(sm.parts) + scale_key_problems(sm.parts)
+    return (pose_key_problems(sm.parts) + scale_key_problems(sm.parts, sm.joints)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
             + keyed_setting_problems(scene) + standing_problems(scene)
             + carrier_problems(sm, scene))

@@ -107,3 +107,33 @@ def test_a_curve_that_moves_on_its_part_is_refused_by_name(blender, case: str) -
     assert not bs.differences(before, bs.snapshot(bpy))
     assert bpy.ops.mechanism.check() == {"FINISHED"}
     assert re.search(said, bpy.context.scene.mechanism.report)
+
+
+@pytest.mark.parametrize("axis", [1, 2])
+def test_a_cam_profile_riding_its_parts_keyed_scale_is_refused_by_name(blender,
+                                                                       axis: int) -> None:
+    """The eccentric cam's disc keyed to stretch 30% along y: its markers lie on the disc's
+    y = 0 line, so none rides the scale, but the profile (a circle of radius 5 cm about the
+    disc's origin) is drawn stretched into an ellipse while the follower runs on the design
+    circle.  Bake refuses it naming the part, the axis, the curve and its joint, the scene
+    unchanged; Check names it.  Along z, across the flat profile, nothing rides it: the bake
+    goes on."""
+    bpy = blender
+    d = bs.eccentric_cam(bpy, "roller")
+    disc = d["disc"]
+    disc.keyframe_insert("scale", frame=bs.FRAME_START)
+    disc.scale[axis] = 1.3
+    disc.keyframe_insert("scale", frame=bs.FRAME_END)
+    bpy.context.scene.frame_set(bs.FRAME_START)
+    if axis == 2:
+        assert bpy.ops.mechanism.bake() == {"FINISHED"}
+        return
+    said = re.escape("part 'disc': its action ") + ACT + re.escape(
+        " keys scale[1] to change over the frames, and curve 'profile' of joint 'cam' reaches "
+        "off the part's origin along its y axis")
+    before = bs.snapshot(bpy)
+    with pytest.raises(RuntimeError, match=said):
+        bpy.ops.mechanism.bake()
+    assert not bs.differences(before, bs.snapshot(bpy))
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    assert re.search(said, bpy.context.scene.mechanism.report)
