@@ -36,7 +36,8 @@ import bpy
 from .scene_reader import design_matrix
 
 # settings shown, not read
-SHOWN = frozenset({"rna_type", "computed_mass", "computed_inertia", "computed_density",
+SHOWN = frozenset({"rna_type", "computed_mass", "computed_inertia", "computed_center_of_mass",
+                   "computed_density",
                    "mesh_warning", "curve_fit", "curve_fit_key", "wiggle_angle", "wiggle_slide"})
 # ... and, for a reading of the design (not at a frame), the animated ones and the bake's own
 DESIGN_SKIP = SHOWN | frozenset({"motion_angle", "motion_slide", "baked", "bake_action",
