@@ -5,10 +5,10 @@ keys, and objects a bake writes to that are not local to the file (linked from a
 or library overrides), whose bake a saved file does not keep; mechanism settings
 keyframed to change over the frames (a bake takes each as one number, the one at the frame
 shown, so its result would depend on that frame);
-and ground parts and markers that their own keys, drivers or constraints move (the
-mechanism is solved about a ground standing still, so the parts would part from it; a
-marker is read once, at the frame shown), or that a moving parent carries apart from what
-they are joined to.
+and ground parts, markers and curve joints' curves that their own keys, drivers or
+constraints move (the mechanism is solved about a ground standing still, so the parts
+would part from it; a marker is read once, at the frame shown; a curve where it stands on
+its part), or that a moving parent carries apart from what they are joined to.
 Check lists them as warnings; Bake and Bake Variant refuse with all of them and change
 nothing (``refuse_bake``).
 """
@@ -20,6 +20,8 @@ import numpy as np
 from ..solver import MechanismError, SolverError
 from .anim import find_channelbag, is_bake_track
 from .bake import POSE_CHANNELS, user_action
+from .curve_reader import control_points, curves_on
+from .io.curve_joints import FIELDS
 from .frame_checks import (carriers_of, changing_drivers, frame_driven, relation_moved,
                            setting_label, variable_driven)
 from .vertex_markers import deformed_vertex_problems
@@ -94,17 +96,20 @@ def _sizing_axes(ob) -> dict[int, tuple[str, str]]:
     return out
 
 
-def scale_key_problems(parts) -> list[str]:
-    """Markers that a moving part's animated scale carries away: the user's keys or driver
-    of the part's scale play beside the bake (a part may stretch as it moves), but a marker
-    off the part's origin along an axis whose scale changes rides it, away from where the
-    part is solved (at its design size) and from its joint; one line per part, axis and
-    marker."""
+def scale_key_problems(parts, joints=()) -> list[str]:
+    """Markers and curves that a moving part's animated scale carries away: the user's keys
+    or driver of the part's scale play beside the bake (a part may stretch as it moves),
+    but a marker off the part's origin along an axis whose scale changes rides it, away
+    from where the part is solved (at its design size) and from its joint, and so does a
+    curve of one of ``joints`` (a slot, a cam's profile) that reaches off the origin along
+    it: it is drawn stretched while its joint follows it at its design size; one line per
+    part, axis and marker or curve."""
     out = []
     for ob in parts:
         axes = _sizing_axes(ob)
         markers = [m for m in ob.children if m.mechanism.role == "MARKER"] if axes else []
-        if not markers:
+        curves = curves_on(ob, joints) if axes else []
+        if not markers and not curves:
             continue
         inverse = np.linalg.inv(np.array(ob.matrix_world, dtype=float))
         reach = 1e-6 * max(max(ob.dimensions), 1e-9) / max(max(abs(v) for v in ob.scale), 1e-9)
@@ -115,6 +120,16 @@ def scale_key_problems(parts) -> list[str]:
                     f"from its joint (the part is solved at its design size): {remedy} the "
                     "scale along the other axes only"
                     for k, (how, remedy) in sorted(axes.items()) if abs(local[k]) > reach]
+        for cv, joint in curves:
+            points = control_points(cv)
+            local = (inverse @ np.array(cv.matrix_world, dtype=float)
+                     @ np.c_[points, np.ones(len(points))].T)[:3]
+            far = np.abs(local).max(axis=1) if len(points) else np.zeros(3)
+            out += [f"part {ob.name!r}: {how}, and curve {cv.name!r} of joint {joint.name!r} "
+                    f"reaches off the part's origin along its {XYZ[k]} axis, so it would be "
+                    "drawn stretched while the joint follows it at the part's design size: "
+                    f"{remedy} the scale along the other axes only"
+                    for k, (how, remedy) in sorted(axes.items()) if far[k] > reach]
     return out
 
 
@@ -351,7 +366,8 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
     the parts joined to it would part from it; a marker is read once, where it is at the
     frame shown, so the bake would depend on that frame (also one parented to vertices that
     shape keys or modifiers move: vertex_markers.py); also a ground part parented to a
-    moving part, which the bake's keys carry.  (A ground part parented to a moving object
+    moving part, which the bake's keys carry; and curve joints' curves moved on their part
+    (``moving_curve_problems``).  (A ground part parented to a moving object
     carries the mechanism along with it, the parts' keys being in the same parent's space,
     and is not named here: ``carrier_problems``.)"""
     out = []
@@ -379,7 +395,70 @@ def standing_problems(scene: bpy.types.Scene) -> list[str]:
         out += [f"{what} is parented to the moving part {mover.name!r}, whose baked motion "
                 f"carries it, {still}: clear its parent keeping the transform (Alt P), or "
                 "parent it to the ground"] if mover is not None else []
-    return out + deformed_vertex_problems(scene)
+    return out + moving_curve_problems(scene) + deformed_vertex_problems(scene)
+
+
+def moving_curve_problems(scene: bpy.types.Scene) -> list[str]:
+    """Curve joints' curves that their own keys (changing over the frames), drivers or
+    object constraints move on their part, or that hang from an untagged object moved so,
+    or that keys or drivers reshape over the frames (their modifiers' settings, their shape
+    keys', their points'): the joint follows the curve as it stands on its part at the
+    first frame, its constraints aside (curve_reader.design_world, spline_data), so it
+    would follow a curve the viewport draws elsewhere, as a marker would be left behind.
+    One line per joint, curve, object and cause."""
+    out = []
+    still = "but the joint follows the curve as it stands on its part at the first frame"
+    for ob in scene.objects:
+        s = ob.mechanism
+        for field, label, _side in FIELDS.get(s.joint_kind, ()) if s.role == "JOINT" else ():
+            cv = getattr(s, field)
+            if cv is None:
+                continue
+            what = f"joint {ob.name!r}: {label} {cv.name!r}"
+            data = cv.data if cv.type == "CURVE" else None
+            keys = data.shape_keys if data is not None else None
+            for owner, whose, accept in (
+                    (cv, "its action", lambda p: p.startswith("modifiers[")),
+                    (data, "its curve data's action", lambda p: True),
+                    (keys, "its shape keys' action", lambda p: True)):
+                out += [f"{what}: {whose} {act.name!r} keys {path}, which reshapes it over the "
+                        f"frames, {still}: delete those keys"
+                        for act, slot in _id_actions(owner) for path in
+                        _changing_keys(owner, act, slot, accept)]
+                out += [f"{what}: a driver drives {path}, which reshapes it over the frames, "
+                        f"{still}: remove the driver" for path in _id_drivers(owner, accept)]
+            up = cv
+            while up is not None and up.mechanism.role != "PART":
+                who = what + ("" if up is cv else f" hangs from {up.name!r}")
+                out += [f"{who}: its action {act.name!r} keys {path}, which moves it over the "
+                        f"frames, {still}: delete those keys" for act, slot in _playing_actions(up)
+                        for path in _changing_keys(up, act, slot, lambda path: path in MOVING)]
+                out += [f"{who}: a driver drives {path}, {still}: remove the driver"
+                        for path in _driven(up, MOVING)]
+                out += [f"{who}: its constraint {name!r} ({kind}) moves it, {still}: "
+                        f"{_remedy(animated)}" for name, kind, animated in _acting(up)]
+                up = up.parent
+    return out
+
+
+def _id_actions(idb) -> list[tuple]:
+    """(action, slot) of each action that plays on a data-block (a curve's data, its shape
+    keys; an object the add-on does not bake): its active one and its NLA strips' that play."""
+    ad = idb.animation_data if idb is not None else None
+    if ad is None:
+        return []
+    out = [(ad.action, ad.action_slot)] if ad.action is not None else []
+    return out + [pair for pair in dict.fromkeys(
+        (strip.action, strip.action_slot) for track in ad.nla_tracks if not track.mute
+        for strip in track.strips if not strip.mute and strip.action is not None)
+        if pair not in out]
+
+
+def _id_drivers(idb, accept) -> list[str]:
+    """The data paths that ``accept`` takes of a data-block's drivers (not muted)."""
+    ad = idb.animation_data if idb is not None else None
+    return [fc.data_path for fc in (ad.drivers if ad is not None else ())
+            if accept(fc.data_path) and not fc.mute]
 
 
 def _moving_part_above(ob):
@@ -477,7 +556,7 @@ def mode_bake_problems(sm, scene: bpy.types.Scene) -> list[str]:
 def _part_key_problems(sm, scene: bpy.types.Scene) -> list[str]:
     """What would play over the parts' keys or move them otherwise, and settings or ground
     parts and markers that make the reading depend on the frame shown."""
-    return (pose_key_problems(sm.parts) + scale_key_problems(sm.parts)
+    return (pose_key_problems(sm.parts) + scale_key_problems(sm.parts, sm.joints)
             + constraint_problems(sm.parts) + rigid_body_problems(sm.parts, scene)
             + keyed_setting_problems(scene) + standing_problems(scene)
             + carrier_problems(sm, scene))

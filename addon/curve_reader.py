@@ -123,6 +123,37 @@ def owning_part(ob):
     return up
 
 
+def curves_on(part, joints) -> list[tuple]:
+    """(curve object, its joint) for each curve of the curve joints among ``joints`` that
+    rides ``part`` (parented to it, directly or through other objects: ``owning_part``)."""
+    out = []
+    for joint in joints:
+        s = joint.mechanism
+        for field, _label, _side in FIELDS.get(s.joint_kind, ()):
+            cv = getattr(s, field)
+            if cv is not None and cv.type == "CURVE" and owning_part(cv) == part:
+                out.append((cv, joint))
+    return out
+
+
+def control_points(cv) -> np.ndarray:
+    """(n, 3) a curve object's control points (a Bezier's handles too) in its own space,
+    every spline's."""
+    rows = []
+    for sp in cv.data.splines:
+        if sp.type == "BEZIER":
+            n = len(sp.bezier_points)
+            for attr in ("co", "handle_left", "handle_right"):
+                a = np.empty(3 * n)
+                sp.bezier_points.foreach_get(attr, a)
+                rows.append(a.reshape(n, 3))
+        else:
+            a = np.empty(4 * len(sp.points))
+            sp.points.foreach_get("co", a)
+            rows.append(a.reshape(-1, 4)[:, :3])
+    return np.concatenate(rows) if rows else np.zeros((0, 3))
+
+
 def spline_data(what: str, ob) -> SplineData:
     """The numbers of a curve object's only spline; MechanismError naming ``what`` for a
     curve object without a spline or with several."""

@@ -126,6 +126,7 @@ def _store_mass_display(sm, scene) -> None:
         if props is not None and s.mass_mode == "MESH":
             s.computed_mass = props["mass"]
             s.computed_inertia = inertia_six(props["inertia"])
+            s.computed_center_of_mass = props["center_of_mass"]
             s.computed_density = s.density
         s.mesh_warning = warning
     for ob in sm.joints:

@@ -101,6 +101,10 @@ class MA_ObjectSettings(bpy.types.PropertyGroup):
     # and not shown either when the density has changed since (computed_density)
     computed_mass: FloatProperty(name="Computed Mass", description="kg (shown as a label)")
     computed_inertia: FloatVectorProperty(name="Computed Inertia", size=6)
+    # m, from the part's origin along its axes (the solver's part frame; shown as a label)
+    computed_center_of_mass: FloatVectorProperty(
+        name="Computed Centre of Mass", size=3, options={"HIDDEN"},
+        description="m, from the part's origin along its axes (shown as a label)")
     computed_density: FloatProperty(name="Computed With Density", options={"HIDDEN"})
     mesh_warning: StringProperty(name="Mesh Warning")
 

@@ -7,9 +7,10 @@ through many values (the posing, drag.py) and the Study panel's parameter list, 
 at every redraw (study.py), would pay it each time.  A reading is kept per scene and purpose
 with the scene's ``fingerprint`` and used again while the fingerprint is the same:
 
-- every tagged object (and every curve a curve joint reads): its identity, name, parent,
-  data-block and all its mechanism settings (a setting change is no depsgraph update: the
-  settings are compared themselves), its placement, and whether Blender evaluates it;
+- every tagged object (and every curve a curve joint reads, with the untagged objects it
+  hangs from on its part): its identity, name, parent, data-block and all its mechanism
+  settings (a setting change is no depsgraph update: the settings are compared
+  themselves), its placement, and whether Blender evaluates it;
 - the Constants, gravity, the unit system and scale, the frame rate and range;
 - a generation count that the depsgraph handler bumps for a change of geometry or of a
   data-block other than an object or the scene (a mesh or curve edited, a modifier, a
@@ -35,7 +36,8 @@ import bpy
 from .scene_reader import design_matrix
 
 # settings shown, not read
-SHOWN = frozenset({"rna_type", "computed_mass", "computed_inertia", "computed_density",
+SHOWN = frozenset({"rna_type", "computed_mass", "computed_inertia", "computed_center_of_mass",
+                   "computed_density",
                    "mesh_warning", "curve_fit", "curve_fit_key", "wiggle_angle", "wiggle_slide"})
 # ... and, for a reading of the design (not at a frame), the animated ones and the bake's own
 DESIGN_SKIP = SHOWN | frozenset({"motion_angle", "motion_slide", "baked", "bake_action",
@@ -92,6 +94,22 @@ def _evaluated(ob, layer) -> tuple:
             layer.get(ob.name) is not None)
 
 
+def _hung_from(ob, at_frame: bool) -> tuple:
+    """The chain of objects a curve hangs from up to its part (or the top): each one's
+    identity, parenting and placement.  The curve is read through them (its design world
+    matrix, curve_reader.design_world), and none of them need be tagged: an Empty between
+    a slot and its part, moved, moves the slot the joint follows."""
+    chain = []
+    up = ob
+    while up.parent is not None and up.parent.mechanism.role != "PART":
+        chain.append((_plain(up.parent), up.parent_type))
+        up = up.parent
+        chain.append(_placement(up, at_frame))
+    if up.parent is not None:
+        chain.append((_plain(up.parent), up.parent_type))
+    return tuple(chain)
+
+
 def fingerprint(scene, at_frame: bool) -> tuple:
     """What a reading of the scene depends on (module docstring), cheaply; for ``at_frame``
     the depsgraph must be evaluated (view_layer.update) for the world matrices to be
@@ -103,7 +121,8 @@ def fingerprint(scene, at_frame: bool) -> tuple:
     objects = tuple((ob.as_pointer(), ob.name, _plain(ob.parent), _plain(ob.data),
                      _settings(ob, at_frame), _placement(ob, at_frame), _evaluated(ob, layer))
                     for ob in tagged)
-    shapes = tuple((c.as_pointer(), _plain(c.data), _placement(c, at_frame)) for c in curves)
+    shapes = tuple((c.as_pointer(), _plain(c.data), _placement(c, at_frame), _hung_from(c, at_frame))
+                   for c in curves)
     u = scene.unit_settings         # (the reading's notes are in the Length and Mass units)
     units = (u.scale_length, u.system, u.length_unit, u.mass_unit, u.system_rotation)
     world = (scene.use_gravity, tuple(scene.gravity), scene.render.fps, scene.render.fps_base,

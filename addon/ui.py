@@ -5,7 +5,7 @@ from __future__ import annotations
 import bpy
 
 from .bake import stale_notes
-from .curve_reader import fit_signature, mass_text
+from .curve_reader import fit_signature, length_text, mass_text, metres_per_unit
 from .io.couplers import KIND_LABELS, SLOT_LABELS
 from .io.curve_joints import FIELDS
 from .io.settings import kind_label
@@ -71,6 +71,14 @@ class VIEW3D_PT_mechanism_object(bpy.types.Panel):
             row.operator("mechanism.set_role", text=role.title()).role = role
 
 
+def _centre_text(scene, ob, s) -> str:
+    """The computed centre of mass (m, part frame) in the scene's length unit, each
+    component below 1e-9 of the part's size written as 0 (the mesh's float32 rounding)."""
+    size = max(ob.dimensions) * metres_per_unit(scene)
+    return ", ".join(length_text(scene, c if abs(c) > 1e-9 * size else 0.0)
+                     for c in s.computed_center_of_mass)
+
+
 def _draw_part(layout, ob, s):
     layout.prop(s, "ground")
     if s.ground:
@@ -89,6 +97,8 @@ def _draw_part(layout, ob, s):
             row.label(text="Density must be above 0", icon="ERROR")
         if s.computed_mass > 0.0 and s.computed_density == s.density:
             col.label(text=f"Mass {mass_text(bpy.context.scene, s.computed_mass)} at the last Check or Bake")
+            col.label(text=f"Centre of mass {_centre_text(bpy.context.scene, ob, s)} from its "
+                           "origin, along its axes")
             i = s.computed_inertia
             col.label(text=f"Ixx {i[0]:.4g}  Iyy {i[1]:.4g}  Izz {i[2]:.4g} kg m²")
         else:                                 # not computed yet, or for another density

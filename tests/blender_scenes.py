@@ -389,8 +389,8 @@ SETTINGS = ("role", "ground", "mass_mode", "density", "joint_kind", "motion_type
             "radius_a", "radius_b", "pitch_radius", "pitch", "use_limit_lower", "use_limit_upper",
             "limit_lower_angle", "limit_upper_angle", "limit_lower_slide", "limit_upper_slide",
             "use_joint_friction")
-DISPLAY = ("computed_mass", "computed_inertia", "computed_density", "mesh_warning",
-           "backup_rotation_mode", "curve_fit", "curve_fit_key")
+DISPLAY = ("computed_mass", "computed_inertia", "computed_center_of_mass", "computed_density",
+           "mesh_warning", "backup_rotation_mode", "curve_fit", "curve_fit_key")
 
 
 def _plain(value):

@@ -11,7 +11,8 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Settings the panels never show (the bake's bookkeeping, list indices, cached readings).
-HIDDEN = {"Baked", "Computed Mass", "Computed Inertia", "Computed With Density", "Mesh Warning",
+HIDDEN = {"Baked", "Computed Mass", "Computed Inertia", "Computed Centre of Mass",
+          "Computed With Density", "Mesh Warning",
           "Table", "Variant", "Last Check", "Slider Joint"}
 
 

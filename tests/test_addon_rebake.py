@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
 import pytest
 
 import blender_scenes as bs
@@ -358,3 +359,26 @@ def test_check_and_a_cancelled_bake_keep_a_move_made_away_from_the_first_frame(
     assert [d for d in bs.differences(snap, bs.snapshot(bpy)) if "/report" not in d] == []
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert bake_keys(bpy)["arm"] == want
+
+
+@pytest.mark.parametrize("holder_on", ["yoke", "nothing"])
+def test_a_curve_moved_by_an_untagged_parent_makes_the_bake_read_again(blender,
+                                                                      holder_on: str) -> None:
+    """The Scotch yoke's slot hangs under an untagged Empty (on the yoke, or on nothing,
+    where the slot's own place is read); bake, then move that Empty 1 cm along x, which
+    moves the slot the viewport draws: the next bake follows the moved slot, the yoke at
+    r cos(theta) - 0.01 (it kept the first bake's reading of the slot, the yoke's keys
+    unchanged, since moving an object no tagged object names was not seen)."""
+    bpy = blender
+    d = bs.scotch_yoke(bpy)
+    holder = bs.empty(bpy, "slot holder")
+    if holder_on == "yoke":
+        bs.parent_to(bpy, holder, d["yoke"])
+    bs.parent_to(bpy, d["slot"], holder)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    holder.location.x += 0.01
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    frames, loc, _ = bs.baked_pose(d["yoke"])
+    theta = 4 * np.pi * (frames - bs.FRAME_START) / 24            # YOKE_DRIVE, 24 fps
+    # float32 keys of a 5 cm motion: 1e-7 m covers their rounding, 1e5 times below the move
+    np.testing.assert_allclose(loc[:, 0], bs.YOKE_R * np.cos(theta) - 0.01, atol=1e-7)

@@ -1,7 +1,8 @@
-"""What the viewport shows at a scene's Unit Scale, in real Blender: the markers and joints
-Connect makes, Bake Mode's default Amplitude and the force arrows are sized in metres, the
-same in a millimetre, a metre or a kilometre scene (a size in Blender units would be 1000
-times too small to see in a millimetre scene)."""
+"""What the viewport and the panel show at a scene's Unit Scale, in real Blender: the
+markers and joints Connect makes, Bake Mode's default Amplitude and the force arrows are
+sized in metres, the same in a millimetre, a metre or a kilometre scene (a size in Blender
+units would be 1000 times too small to see in a millimetre scene); a part's computed centre
+of mass is shown in the scene's length unit."""
 from __future__ import annotations
 
 import numpy as np
@@ -78,3 +79,32 @@ def test_force_arrows_are_a_centimetre_a_newton_at_any_unit_scale(blender, exten
     shaft = float(np.linalg.norm(lines[1] - lines[0])) * scale
     assert np.linalg.norm(force) > 50.0
     assert shaft == pytest.approx(0.01 * np.linalg.norm(force), rel=1e-5)
+
+
+@pytest.mark.parametrize("system, scale, length_unit, shown", [
+    ("METRIC", 1.0, "METERS", "0.1 m, 0.03 m, 0 m"),
+    ("IMPERIAL", 0.0254, "INCHES", "3.937 in, 1.181 in, 0 in")])
+def test_the_part_panel_shows_the_computed_centre_of_mass(blender, system: str, scale: float,
+                                                          length_unit: str, shown: str) -> None:
+    """A 0.2 m cube whose mesh stands 0.1 m along its x and 0.03 m along its y from its
+    origin, the part turned 90 degrees about z: after Check the part's panel shows its
+    centre of mass (the guide: "the computed mass ..., centre of mass and inertia ... are
+    shown"), from its origin along its own axes, in the scene's length unit (the mesh's
+    float32 vertices put the zero component within 1e-9 of the part's size of 0)."""
+    bpy = blender
+    bs.set_range(bpy)
+    units = bpy.context.scene.unit_settings
+    units.system, units.scale_length, units.length_unit = system, scale, length_unit
+    u = 1.0 / scale
+    ground = bs.add_box(bpy, "ground", (0.2 * u,) * 3, (0.0, 0.0, -0.5 * u))
+    block = bs.add_box(bpy, "block", (0.2 * u,) * 3, (0.3 * u, 0.0, 0.0), rotation=(0, 0, np.pi / 2))
+    for v in block.data.vertices:                  # the unit cube's vertices, scaled by 0.2 u
+        v.co.x += 0.5
+        v.co.y += 0.15
+    bs.tag(bpy, [ground, block], "PART")
+    ground.mechanism.ground = True
+    bs.connect(bpy, block, ground, (0.3 * u, 0.0, 0.0))
+    assert bpy.ops.mechanism.check() == {"FINISHED"}
+    bs.select(bpy, [block], block)
+    labels = bs.panel_labels(bpy, "VIEW3D_PT_mechanism_object")
+    assert f"Centre of mass {shown} from its origin, along its axes" in labels, labels
