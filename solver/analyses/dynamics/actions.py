@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...integrators.control import side_of
 from ...kernels.constraints import motion_values
 from .events import StepEnd, record_friction
 from .frames import project_run
 from .friction import aim, release
-from .singular import near_singular
+from .inside import SINGULAR_STEP
+from .singular import near_singular, rates_jumped, rounded_fold, rounded_share
 from .switching import (energy_of, friction_rates, released, slipping, stick, switched,
                         use_rows)
 from .touchdown import contact_time, touch
@@ -102,17 +104,48 @@ class StepActions:
         evaluated anew, and an implicit stepper's memory of the steps before forgotten
         (RadauIIA.restart)."""
         self.f_end = None
+        self.fold_rates = ()              # (continued across no jump: rounded_fold's)
         restart = getattr(self.stepper, "restart", None)
         if restart is not None:
             restart()
 
+    def _rounded_fold(self, f0: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """At a step's start (its first stage f0, state y) of a closed loop whose inputs
+        were given rounded: least-norm solves from a singular position the rounding folded
+        (a parallelogram read from Blender nearing its line, its branches bent into each
+        other within some 1.5e-4 rad: the exact solves turned it onto the crossed one),
+        where the last step was below SINGULAR_STEP of a frame, the accelerations jump
+        from those continued from the two step starts before (``rates_jumped``: the exact
+        solves following the fold) and the rows lose rank there within the rounding
+        (``rounded_fold``).  Returns the step's first stage (anew where the solves
+        changed)."""
+        nb = self.model.nb
+        rates = self.fold_rates = (self.fold_rates + (
+            (self.t, f0[7 * nb: 13 * nb].copy(), self.r, self.p),))[-3:]
+        if self.run.robust or len(rates) < 3:
+            return f0
+        hs = rates[2][0] - rates[1][0]       # the step that ended here
+        if hs >= SINGULAR_STEP * self.frame_dt or not rates_jumped(rates, self.fold_cw):
+            return f0
+        who = rounded_fold(self.model, self.st, rates[1][2:], self.r, self.p, hs,
+                           self.frame_dt)
+        if not who:
+            return f0
+        self.run = self.run.solving(True, rounded=True)
+        self.sysm.tell(self.run)
+        self._rates_jump()
+        self.passed.append((self.t, who))
+        return self.sysm.rhs(side_of(self.model.breakpoints, self.t), y)
+
     def _after_step(self) -> None:
-        """The run state at the step's end: exact solves again past a singular position,
-        the torsion springs' turns, the contact points' touchdown speeds."""
+        """The run state at the step's end: exact solves again past a singular position
+        (past the rounding's share of it where the rounding folded it), the torsion
+        springs' turns, the contact points' touchdown speeds."""
         if not (self.run.robust or self.turns or self.contacts):
             return
         sysm = self.sysm
-        if self.run.robust and not near_singular(self.model, self.st, self.r, self.p):
+        share = rounded_share(self.model, self.st.keep) if self.run.rounded else 0.0
+        if self.run.robust and not near_singular(self.model, self.st, self.r, self.p, share):
             self.run = self.run.solving(False)    # past it: exact again
             sysm.tell(self.run)
             self._rates_jump()

@@ -54,6 +54,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...algebra.newton import scales
 from ...base.errors import ExpressionError, FrictionJam, SolverError
 from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, StandardControl,
                                     error_scale, frame_spacing, initial_step, long_proposal,
@@ -190,6 +191,10 @@ class DynamicRun(StepActions):
         self.locating = self.stops is not None or run.slip is not None or self.contacts
         self.pairs = frame_pairs(self)             # steps the frames cut: 5(4) where it does
         self.tree = open_tree(model)
+        # a singular position the inputs' rounding folded (actions.py _rounded_fold): the
+        # accelerations at the last step starts, and the column weights they are read in
+        self.folds = bool(model.input_rounding) and not self.tree
+        self.fold_rates, self.fold_cw = (), scales(model)[1]
         self.turns = bool(len(run.ts_ref))         # torsion springs, whose turns are carried
         self.gimbals = held_turns(model)           # general motions' free b2 (+-90 deg)
         self.curve_ends = open_ends(model)         # open curves' contacts (inside.py)
@@ -295,6 +300,8 @@ class DynamicRun(StepActions):
             f0 = self.f_end
             if f0 is None and not self._f0_with_stages():
                 f0 = yield Request("rhs", sysm.rhs, (side_of(self.model.breakpoints, self.t), y))
+            if self.folds and f0 is not None:    # (inputs rounded, a closed loop)
+                f0 = self._rounded_fold(f0, y)
             if self.h is None:
                 self.h = initial_step(f0, y, self.norm, self.times)
             hs, long = yield from self._proposal(t_out, y)
