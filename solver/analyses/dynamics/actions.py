@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...integrators.control import side_of
 from ...kernels.constraints import motion_values
 from .events import StepEnd, record_friction
 from .frames import project_run
@@ -109,39 +108,45 @@ class StepActions:
         if restart is not None:
             restart()
 
-    def _rounded_fold(self, f0: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """At a step's start (its first stage f0, state y) of a closed loop whose inputs
-        were given rounded: least-norm solves from a singular position the rounding folded
-        (a parallelogram read from Blender nearing its line, its branches bent into each
-        other within some 1.5e-4 rad: the exact solves turned it onto the crossed one),
-        where the last step was below SINGULAR_STEP of a frame, the accelerations jump
-        from those continued from the two step starts before (``rates_jumped``: the exact
-        solves following the fold) and the rows lose rank there within the rounding
-        (``rounded_fold``).  Returns the step's first stage (anew where the solves
-        changed)."""
-        nb = self.model.nb
-        rates = self.fold_rates = (self.fold_rates + (
-            (self.t, f0[7 * nb: 13 * nb].copy(), self.r, self.p),))[-3:]
-        if self.run.robust or len(rates) < 3:
-            return f0
-        hs = rates[2][0] - rates[1][0]       # the step that ended here
-        if hs >= SINGULAR_STEP * self.frame_dt or not rates_jumped(rates, self.fold_cw):
-            return f0
-        who = rounded_fold(self.model, self.st, rates[1][2:], self.r, self.p, hs,
-                           self.frame_dt)
-        if not who:
-            return f0
-        self.run = self.run.solving(True, rounded=True)
-        self.sysm.tell(self.run)
-        self._rates_jump()
-        self.passed.append((self.t, who))
-        return self.sysm.rhs(side_of(self.model.breakpoints, self.t), y)
+    def _rates_at_start(self, f0: np.ndarray | None) -> None:
+        """The step's start kept for ``_rounded_fold`` (the last three, while the solves
+        are exact): its time, its accelerations (from its first stage f0) and its pose (a
+        step taken again from the same start replaces its record)."""
+        if f0 is not None and not self.run.robust:
+            nb = self.model.nb
+            before = tuple(x for x in self.fold_rates[-3:] if x[0] < self.t)
+            self.fold_rates = (before + (
+                (self.t, f0[7 * nb: 13 * nb].copy(), self.r, self.p),))[-3:]
+
+    def _rounded_fold(self) -> None:
+        """At the end of a step below SINGULAR_STEP of a frame (the one before too), in a
+        closed loop whose inputs were given rounded: least-norm solves from here where the accelerations at
+        its start jumped from those continued from the two step starts before
+        (``rates_jumped``: the exact solves following a fold) and the rows lose rank within
+        the rounding over it (``rounded_fold``): a singular position the rounding folded,
+        a parallelogram read from Blender nearing its line, whose branches bend into each
+        other within some 1.5e-4 rad of it (the exact solves took it onto the crossed
+        one)."""
+        rates = self.fold_rates
+        if (len(rates) < 3 or max(self.t - rates[2][0], rates[2][0] - rates[1][0])
+                >= SINGULAR_STEP * self.frame_dt):         # (this step and the one before)
+            return
+        if not rates_jumped(rates, self.fold_cw):
+            return
+        who = rounded_fold(self.model, self.st, rates[2][2:], self.r, self.p,
+                           self.t - rates[2][0], self.frame_dt)
+        if who:
+            self.run = self.run.solving(True, rounded=True)
+            self.sysm.tell(self.run)
+            self._rates_jump()
+            self.passed.append((self.t, who))
 
     def _after_step(self) -> None:
         """The run state at the step's end: exact solves again past a singular position
-        (past the rounding's share of it where the rounding folded it), the torsion
-        springs' turns, the contact points' touchdown speeds."""
-        if not (self.run.robust or self.turns or self.contacts):
+        (past the rounding's share of it where the rounding folded it), least-norm ones
+        from one the rounding folded (``_rounded_fold``), the torsion springs' turns, the
+        contact points' touchdown speeds."""
+        if not (self.run.robust or self.turns or self.contacts or self.folds):
             return
         sysm = self.sysm
         share = rounded_share(self.model, self.st.keep) if self.run.rounded else 0.0
@@ -149,6 +154,8 @@ class StepActions:
             self.run = self.run.solving(False)    # past it: exact again
             sysm.tell(self.run)
             self._rates_jump()
+        elif self.folds and not self.run.robust:
+            self._rounded_fold()
         if len(self.run.ts_ref):          # the springs' turns at the step's end
             self.run = self.run.turned(sysm.turns(self.r, self.p))
             sysm.tell(self.run)

@@ -300,8 +300,6 @@ class DynamicRun(StepActions):
             f0 = self.f_end
             if f0 is None and not self._f0_with_stages():
                 f0 = yield Request("rhs", sysm.rhs, (side_of(self.model.breakpoints, self.t), y))
-            if self.folds and f0 is not None:    # (inputs rounded, a closed loop)
-                f0 = self._rounded_fold(f0, y)
             if self.h is None:
                 self.h = initial_step(f0, y, self.norm, self.times)
             hs, long = yield from self._proposal(t_out, y)
@@ -309,6 +307,8 @@ class DynamicRun(StepActions):
             aimed = None if long or not self.locating else aim_at_event(sysm, self.t, y, f0, hs)
             hs, long, f0, y1, err, h_next = yield from self._attempt(k, t_out, y, f0,
                                                                      aimed or hs, long)
+            if self.folds:                       # (inputs rounded, a closed loop)
+                self._rates_at_start(f0)
             kept = self.h                        # the natural size the step started from
             self._next_size(hs, err, h_next, long, hs == aimed)
             ended = self._end_on_event(k, y, f0, hs, y1, err, hs == aimed, kept)

@@ -29,10 +29,10 @@ SOUND_CONDITION = 1e4    # scaled condition of a nearly singular Jacobian (singu
 CHAIN_CONDITION = 100.0  # ... of nb parts: past CHAIN_CONDITION nb^2, for long chains
 # the share of their size by which a step start's accelerations leave those continued from
 # the two step starts before where the exact solves may follow the rounding's fold (then
-# rounded_fold decides): a sound run's steps below SINGULAR_STEP of a frame miss by the
-# continuation's error, some (omega h)^2 (up to 9e-2 measured on closed chains of 5 to 40
-# links read from Blender); a rounded parallelogram's grow as the inverse cube of the angle
-# to its line (1e-2, 2.4e-2, 6.6e-2, 0.18, 0.47 over five steps from 0.014 to 0.004 rad)
+# rounded_fold decides): a sound run's, two steps below SINGULAR_STEP of a frame, miss by
+# the continuation's error, some (omega h)^2 (at most 6e-3 measured on closed chains of 5
+# to 40 links read from Blender); a rounded parallelogram's grow as the inverse cube of
+# the angle to its line (1e-2, 2.4e-2, 6.6e-2, 0.18 over four steps, 0.014 to 0.0056 rad)
 RATES_JUMP = 0.1
 
 
@@ -146,8 +146,8 @@ def rounded_fold(model: Model, st: Structure, before: tuple, r: np.ndarray, p: n
     free_singular's).  A long closed chain read from Blender is ill-conditioned by its
     length alone (a chain of 20: its share 1.3e-3, under the rounding's 2.1e-3), but its
     smallest singular value stays (at its rate, it vanishes a thousand frames on); a
-    parallelogram nearing its line loses it in proportion to the angle left (0.04 of a
-    frame ahead where its accelerations jump, 5e-3 rad from the line)."""
+    parallelogram nearing its line loses it in proportion to the angle left (0.03 of a
+    frame ahead where its accelerations jump, 4e-3 rad from the line)."""
     share = rounded_share(model, st.keep)
     if share <= 0.0 or not st.keep.size or not model.nb:
         return ()
