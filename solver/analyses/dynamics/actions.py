@@ -21,6 +21,12 @@ from .touchdown import contact_time, touch
 from ..structure import Structure
 
 
+# what a step advances in the carry (driver.py DynamicRun): kept where a fold is taken,
+# put back where it is refuted (StepActions._fold_refuted)
+_CARRY = ("t", "r", "p", "v", "w", "work", "h", "grow", "resting", "t_last", "rate_age",
+          "y_frame", "st", "touch_by", "done", "stored")
+
+
 class StepActions:
     """DynamicRun's stages at a step's end (a mixin: the carry's attributes are the run's:
     model, sysm, stops, base, st, run, t, r, p, v, w, work, f_end, stepper, out,
@@ -128,18 +134,44 @@ class StepActions:
         other within some 1.5e-4 rad of it (the exact solves took it onto the crossed
         one)."""
         rates = self.fold_rates
-        if (len(rates) < 3 or max(self.t - rates[2][0], rates[2][0] - rates[1][0])
-                >= SINGULAR_STEP * self.frame_dt):         # (this step and the one before)
+        if len(rates) < 3 or self.fold_refuted is not None:
             return
+        if max(self.t - rates[2][0], rates[2][0] - rates[1][0]) >= SINGULAR_STEP * self.frame_dt:
+            return                                  # (this step and the one before)
         if not rates_jumped(rates, self.fold_cw):
             return
         who = rounded_fold(self.model, self.st, rates[2][2:], self.r, self.p,
                            self.t - rates[2][0], self.frame_dt)
         if who:
+            self.fold_from = ({k: getattr(self, k) for k in _CARRY}, self.out.steps)
             self.run = self.run.solving(True, rounded=True)
             self.sysm.tell(self.run)
             self._rates_jump()
+            self.fold_note = len(self.passed)
             self.passed.append((self.t, who))
+
+    def _fold_refuted(self) -> None:
+        """A position taken for one the rounding folded whose least-norm solves cannot hold
+        the joints to the run's tolerance (Equations.robust_tol: the projection fails): the
+        mismatch that folds it is above that, the geometry is as given (a parallelogram
+        read from Blender 1e-5 m off one goes over to the crossed branch, as it did).  Exact
+        solves again from where it was taken (``fold_from``: no frame stored since; else
+        from the step's start), the position's note taken back, and no fold taken until
+        the rows are past the rounding's share (``_after_step``)."""
+        carry, steps = self.fold_from
+        if carry["done"] == self.done:
+            for k, x in carry.items():
+                setattr(self, k, x)
+            self.out.steps = steps
+            if not np.array_equal(self.sysm.keep, self.st.keep):
+                self.sysm.use(self.st)
+        self.run = self.run.solving(False)
+        self.sysm.tell(self.run)
+        self._rates_jump()
+        if self.fold_note is not None:
+            del self.passed[self.fold_note]
+            self.fold_note = None
+        self.fold_refuted = self.t
 
     def _after_step(self) -> None:
         """The run state at the step's end: exact solves again past a singular position
@@ -154,6 +186,10 @@ class StepActions:
             self.run = self.run.solving(False)    # past it: exact again
             sysm.tell(self.run)
             self._rates_jump()
+        elif self.fold_refuted is not None:      # past the share: folds taken again
+            if not near_singular(self.model, self.st, self.r, self.p,
+                                 rounded_share(self.model, self.st.keep)):
+                self.fold_refuted = None
         elif self.folds and not self.run.robust:
             self._rounded_fold()
         if len(self.run.ts_ref):          # the springs' turns at the step's end
