@@ -86,3 +86,48 @@ def test_check_and_bake_name_a_parallelogram_built_lined_up(blender, at, driven)
     with pytest.raises(RuntimeError, match="the mechanism starts at a singular position"):
         bpy.ops.mechanism.bake()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def released_parallelogram(bpy) -> dict:
+    """Boxes built 30 degrees off lined up: a crank 1 m from the origin, a coupler of 3 m
+    0.2 m above its tip, a follower of 1 m from (3, 0, 0) 0.4 m above, pinned about z
+    (Connect at the pivots and the tips), released at rest under gravity -y, frames 1 to
+    73 at 24 fps; Blender's float32 leaves the ground pivots some 3e-8 m further apart
+    than the coupler is long (tests/test_rounded_dead_centres.py)."""
+    bs.set_range(bpy, 1, 73)
+    c, s = np.cos(np.radians(30.0)), np.sin(np.radians(30.0))
+    turned = (0.0, 0.0, np.radians(30.0))
+    ground = bs.add_box(bpy, "ground", (0.1, 0.1, 0.1), (1.5, -1.0, -1.0))
+    crank = bs.add_box(bpy, "crank", (1.0, 0.05, 0.05), (c / 2, s / 2, 0.0), turned)
+    coupler = bs.add_box(bpy, "coupler", (3.0, 0.05, 0.05), (c + 1.5, s, 0.2))
+    follower = bs.add_box(bpy, "follower", (1.0, 0.05, 0.05), (3.0 + c / 2, s / 2, 0.4), turned)
+    bs.tag(bpy, [ground, crank, coupler, follower], "PART")
+    ground.mechanism.ground = True
+    bs.connect(bpy, crank, ground, (0.0, 0.0, 0.0))
+    bs.connect(bpy, coupler, crank, (c, s, 0.0))
+    bs.connect(bpy, follower, coupler, (3.0 + c, s, 0.0))
+    bs.connect(bpy, follower, ground, (3.0, 0.0, 0.0))
+    scene = bpy.context.scene
+    scene.gravity = (0.0, -9.81, 0.0)
+    scene.mechanism.analysis = "DYNAMIC"
+    return {"crank": crank, "coupler": coupler, "follower": follower}
+
+
+def test_a_released_parallelogram_bakes_through_its_lined_up_position_as_one(blender) -> None:
+    """Released from 30 degrees it lines up at t = 0.33 s (frame 8.9): the bake went over
+    to the crossed branch there (the crank turning back at the line, the coupler swinging
+    to 39 degrees, the follower on down), noting only a singular position passed.  Baked,
+    the coupler stays level and the cranks turn together through the line and back."""
+    bpy = blender
+    parts = released_parallelogram(bpy)
+    assert bpy.ops.mechanism.bake() == {"FINISHED"}
+    turn = {}
+    for name, ob in parts.items():
+        frames, _, q = bs.baked_pose(ob)
+        assert len(frames) == 73
+        turn[name] = np.unwrap(2 * np.arctan2(q[:, 3], q[:, 0]))
+    assert turn["crank"].min() < -np.pi / 2          # it swings down through the line
+    # the rounding alone moves the coupler at most the fold's width, some 1.5e-4 rad; the
+    # crossed branch turns it 0.68 rad (and float32 keys hold 6e-8)
+    assert np.abs(turn["coupler"]).max() < 3e-4
+    assert np.abs(turn["follower"] - turn["crank"]).max() < 3e-4

@@ -95,7 +95,10 @@ class RunState:
     without stops; onset: (ncp,) each contact point's approach speed at its touchdown (m/s,
     the damping's delta'_0), NaN while the point is apart, None without contacts; robust:
     True while the run passes a singular position (least-norm solves, analyses/dynamics/
-    driver.py), until it is passed or the kept rows change; slip: the friction elements'
+    driver.py), until it is passed or the kept rows change; rounded: True while that
+    position is one the inputs' rounding folded (a parallelogram read from Blender lined
+    up: analyses/dynamics/singular.py rounded_fold), its least-norm solves leaving the
+    rounding's share out; slip: the friction elements'
     SlipState, None without friction; limit_ref, limit_rate: (..., nbound) each limit's
     coordinate at the last step end (rad: an angle on its joint's continuous turns, the
     turn its next angles are read on, analyses/limit_turns.py) and its rate there (rad/s
@@ -108,6 +111,7 @@ class RunState:
     slip: SlipState | None = None
     limit_ref: np.ndarray | None = None
     limit_rate: np.ndarray | None = None
+    rounded: bool = False
 
     @classmethod
     def start(cls, model: Model, track: np.ndarray | None = None,
@@ -152,9 +156,10 @@ class RunState:
         """The same record with the friction elements' state ``slip``."""
         return replace(self, slip=slip)
 
-    def solving(self, robust: bool) -> "RunState":
-        """The same record with least-norm solves on (``robust`` True) or off."""
-        return replace(self, robust=robust)
+    def solving(self, robust: bool, rounded: bool = False) -> "RunState":
+        """The same record with least-norm solves on (``robust`` True) or off, past a
+        position the inputs' rounding folded (``rounded``, with ``robust``) or not."""
+        return replace(self, robust=robust, rounded=robust and rounded)
 
 
 def read_state(model: Model, mech: Any, t: float = 0.0) -> State:

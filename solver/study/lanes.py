@@ -4,7 +4,8 @@ in arrays over the variant axis (time, state, first stage, step sizes, frames do
 
 A variant of a lockstep run (study/lockstep.py) whose run has nothing of its own to do (the
 explicit method; no stops, friction, contacts, torsion springs' turns or tracked values;
-the study's rows, exact solves) starts as a lane.  A lane's frames, first stages, trial
+the study's rows, exact solves; no closed loop whose inputs were given rounded, whose
+accelerations the run watches for a fold) starts as a lane.  A lane's frames, first stages, trial
 steps and projections are made in the lockstep run's calls over the variant axis, and its
 steps accepted, rejected and sized by the single run's rules (integrators/control.py) over
 that axis, each element with its separate run's bits; its frames are stored a block at a
@@ -32,11 +33,12 @@ PHASE = {"frame": EVAL, "step": STEP, "project": PROJECT}
 
 def lanes_fit(runs: list[DynamicRun], implicit: bool) -> bool:
     """Can these runs start as lanes: explicit, with nothing of their own to track or to
-    watch (a general motion's free b2) and no time where a function turns to end on."""
+    watch (a general motion's free b2, a closed loop's accelerations where its inputs were
+    given rounded: DynamicRun.folds) and no time where a function turns to end on."""
     return not implicit and all(
         run.explicit and not run.locating and not run.turns and run.model.ntrack == 0
         and not run.gimbals and not len(run.model.breakpoints) and not run.run.robust
-        for run in runs)
+        and not run.folds for run in runs)
 
 
 class Lanes:

@@ -13,11 +13,18 @@ from ...kernels.constraints import motion_values
 from .events import StepEnd, record_friction
 from .frames import project_run
 from .friction import aim, release
-from .singular import near_singular
+from .inside import SINGULAR_STEP
+from .singular import near_singular, rates_jumped, rounded_fold, rounded_share
 from .switching import (energy_of, friction_rates, released, slipping, stick, switched,
                         use_rows)
 from .touchdown import contact_time, touch
 from ..structure import Structure
+
+
+# what a step advances in the carry (driver.py DynamicRun): kept where a fold is taken,
+# put back where it is refuted (StepActions._fold_refuted)
+_CARRY = ("t", "r", "p", "v", "w", "work", "h", "grow", "resting", "t_last", "rate_age",
+          "y_frame", "st", "touch_by", "done", "stored")
 
 
 class StepActions:
@@ -102,20 +109,89 @@ class StepActions:
         evaluated anew, and an implicit stepper's memory of the steps before forgotten
         (RadauIIA.restart)."""
         self.f_end = None
+        self.fold_rates = ()              # (continued across no jump: rounded_fold's)
         restart = getattr(self.stepper, "restart", None)
         if restart is not None:
             restart()
 
+    def _rates_at_start(self, f0: np.ndarray | None) -> None:
+        """The step's start kept for ``_rounded_fold`` (the last three, while the solves
+        are exact): its time, its accelerations (from its first stage f0) and its pose (a
+        step taken again from the same start replaces its record)."""
+        if f0 is not None and not self.run.robust:
+            nb = self.model.nb
+            before = tuple(x for x in self.fold_rates[-3:] if x[0] < self.t)
+            self.fold_rates = (before + (
+                (self.t, f0[7 * nb: 13 * nb].copy(), self.r, self.p),))[-3:]
+
+    def _rounded_fold(self) -> None:
+        """At the end of a step below SINGULAR_STEP of a frame (the one before too), in a
+        closed loop whose inputs were given rounded: least-norm solves from here where the accelerations at
+        its start jumped from those continued from the two step starts before
+        (``rates_jumped``: the exact solves following a fold) and the rows lose rank within
+        the rounding over it (``rounded_fold``): a singular position the rounding folded,
+        a parallelogram read from Blender nearing its line, whose branches bend into each
+        other within some 1.5e-4 rad of it (the exact solves took it onto the crossed
+        one)."""
+        rates = self.fold_rates
+        if len(rates) < 3 or self.fold_refuted is not None:
+            return
+        if max(self.t - rates[2][0], rates[2][0] - rates[1][0]) >= SINGULAR_STEP * self.frame_dt:
+            return                                  # (this step and the one before)
+        if not rates_jumped(rates, self.fold_cw):
+            return
+        who = rounded_fold(self.model, self.st, rates[2][2:], self.r, self.p,
+                           self.t - rates[2][0], self.frame_dt)
+        if who:
+            self.fold_from = ({k: getattr(self, k) for k in _CARRY}, self.out.steps)
+            self.run = self.run.solving(True, rounded=True)
+            self.sysm.tell(self.run)
+            self._rates_jump()
+            self.fold_note = len(self.passed)
+            self.passed.append((self.t, who))
+
+    def _fold_refuted(self) -> None:
+        """A position taken for one the rounding folded whose least-norm solves cannot hold
+        the joints to the run's tolerance (Equations.robust_tol: the projection fails): the
+        mismatch that folds it is above that, the geometry is as given (a parallelogram
+        read from Blender 1e-5 m off one goes over to the crossed branch, as it did).  Exact
+        solves again from where it was taken (``fold_from``: no frame stored since; else
+        from the step's start), the position's note taken back, and no fold taken until
+        the rows are past the rounding's share (``_after_step``)."""
+        carry, steps = self.fold_from
+        if carry["done"] == self.done:
+            for k, x in carry.items():
+                setattr(self, k, x)
+            self.out.steps = steps
+            if not np.array_equal(self.sysm.keep, self.st.keep):
+                self.sysm.use(self.st)
+        self.run = self.run.solving(False)
+        self.sysm.tell(self.run)
+        self._rates_jump()
+        if self.fold_note is not None:
+            del self.passed[self.fold_note]
+            self.fold_note = None
+        self.fold_refuted = self.t
+
     def _after_step(self) -> None:
-        """The run state at the step's end: exact solves again past a singular position,
-        the torsion springs' turns, the contact points' touchdown speeds."""
-        if not (self.run.robust or self.turns or self.contacts):
+        """The run state at the step's end: exact solves again past a singular position
+        (past the rounding's share of it where the rounding folded it), least-norm ones
+        from one the rounding folded (``_rounded_fold``), the torsion springs' turns, the
+        contact points' touchdown speeds."""
+        if not (self.run.robust or self.turns or self.contacts or self.folds):
             return
         sysm = self.sysm
-        if self.run.robust and not near_singular(self.model, self.st, self.r, self.p):
+        share = rounded_share(self.model, self.st.keep) if self.run.rounded else 0.0
+        if self.run.robust and not near_singular(self.model, self.st, self.r, self.p, share):
             self.run = self.run.solving(False)    # past it: exact again
             sysm.tell(self.run)
             self._rates_jump()
+        elif self.fold_refuted is not None:      # past the share: folds taken again
+            if not near_singular(self.model, self.st, self.r, self.p,
+                                 rounded_share(self.model, self.st.keep)):
+                self.fold_refuted = None
+        elif self.folds and not self.run.robust:
+            self._rounded_fold()
         if len(self.run.ts_ref):          # the springs' turns at the step's end
             self.run = self.run.turned(sysm.turns(self.r, self.p))
             sysm.tell(self.run)

@@ -54,6 +54,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...algebra.newton import scales
 from ...base.errors import ExpressionError, FrictionJam, SolverError
 from ...integrators.control import (ErrorNorm, Goals, PredictiveControl, StandardControl,
                                     error_scale, frame_spacing, initial_step, long_proposal,
@@ -190,6 +191,12 @@ class DynamicRun(StepActions):
         self.locating = self.stops is not None or run.slip is not None or self.contacts
         self.pairs = frame_pairs(self)             # steps the frames cut: 5(4) where it does
         self.tree = open_tree(model)
+        # a singular position the inputs' rounding folded (actions.py _rounded_fold): the
+        # accelerations at the last step starts, and the column weights they are read in
+        self.folds = bool(model.input_rounding) and not self.tree
+        self.fold_rates, self.fold_cw = (), scales(model)[1]
+        # (the carry where a fold was taken, its note's place; where one was refuted)
+        self.fold_from = self.fold_note = self.fold_refuted = None
         self.turns = bool(len(run.ts_ref))         # torsion springs, whose turns are carried
         self.gimbals = held_turns(model)           # general motions' free b2 (+-90 deg)
         self.curve_ends = open_ends(model)         # open curves' contacts (inside.py)
@@ -302,6 +309,8 @@ class DynamicRun(StepActions):
             aimed = None if long or not self.locating else aim_at_event(sysm, self.t, y, f0, hs)
             hs, long, f0, y1, err, h_next = yield from self._attempt(k, t_out, y, f0,
                                                                      aimed or hs, long)
+            if self.folds:                       # (inputs rounded, a closed loop)
+                self._rates_at_start(f0)
             kept = self.h                        # the natural size the step started from
             self._next_size(hs, err, h_next, long, hs == aimed)
             ended = self._end_on_event(k, y, f0, hs, y1, err, hs == aimed, kept)
@@ -400,7 +409,9 @@ class DynamicRun(StepActions):
 
     def _singular_equations(self, k: int) -> None:
         """Singular equations inside a step: at a free singular position, least-norm solves
-        from here (the step is taken again); else a lock-up, its joints named."""
+        from here (the step is taken again); passing one taken for the rounding's fold,
+        exact solves again from where it was taken (StepActions._fold_refuted); else a
+        lock-up, its joints named."""
         self.run = run = self.sysm.run     # as told when it failed (an event's part-way)
         model, t_out = self.model, float(self.times[k])
         who = () if run.robust else free_singular(model, self.st, self.r, self.p,
@@ -416,6 +427,9 @@ class DynamicRun(StepActions):
             # a stage on a singular pose the step's start is not near (a dead centre at an
             # output frame's time exactly): the step tried again shorter, from nearer it
             self.h = 0.5 * min(self.h, t_out - self.t)
+            return
+        if run.rounded:             # a fold wider than the run's tolerance: the geometry given
+            self._fold_refuted()
             return
         msg, who = lock_up(self.model, self.st, self.r, self.p, self.t)
         self.fail(msg, k, self.t, who)

@@ -236,6 +236,11 @@ class Equations:
                 (km, self.m.row_motion[st.keep[km]]))   # positions in keep, motions
         self._quads, self.schur, self._rs_keep, self._kept_motions = self._layouts[key]
         self._last = None
+        # the least-norm filter past a singular position the inputs' rounding folded
+        # (RunState.rounded): S's eigenvalues go as the squares of the scaled Jacobian's
+        # singular values, so the rounding's share of the largest (singular.rounded_share)
+        # squared
+        self.rounded_rcond = 8.0 * float(np.max(self.m.row_rounding[st.keep], initial=0.0))
 
     def tell(self, run: RunState) -> None:
         """Evaluate the equations at the run state ``run`` from now on; ``frozen``: the
@@ -309,10 +314,16 @@ class Equations:
         """S x = b with S = J M^-1 J^T of the kept rows.  While the run passes a singular
         position (RunState.robust: the constraints dependent for an instant, e.g. a parallelogram
         lined up) the least-norm solution with S's vanishing directions left out
-        (ROBUST_RCOND): the accelerations and velocities stay those the momentum carries,
-        instead of dividing rounding noise by a vanishing eigenvalue."""
-        if self.run.robust:
-            return self.schur.solve_least_norm(vals, b, ROBUST_RCOND if rcond is None else rcond)
+        (ROBUST_RCOND, or ``rcond``; past a position the inputs' rounding folded,
+        RunState.rounded, at least ``rounded_rcond``, so that the direction the fold keeps
+        is left out too and the projections do not follow it onto the other branch): the
+        accelerations and velocities stay those the momentum carries, instead of dividing
+        rounding noise by a vanishing eigenvalue."""
+        run = self.run
+        if run.robust:
+            rcond = ROBUST_RCOND if rcond is None else rcond
+            return self.schur.solve_least_norm(
+                vals, b, max(rcond, self.rounded_rcond) if run.rounded else rcond)
         return self.schur.solve(vals, b)
 
     # y = [r (3nb), p (4nb), (v, w) (6nb), work]; leading axes (stages) carried through

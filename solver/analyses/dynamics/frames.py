@@ -111,7 +111,7 @@ def frames_inside(sysm: Equations, stepper, out: Result, times: np.ndarray, k: i
     ts = times[k:end]
     kept = sysm.run
     # turns taken as the step's stages took them; solved as the run solves at the step's end
-    sysm.tell(at_start.solving(kept.robust))
+    sysm.tell(at_start.solving(kept.robust, kept.rounded))
     try:
         R, P, V, W, work = sysm.unpack(stepper.dense((ts - t0) / (t1 - t0)))
         if kept.robust:                       # near a singular position: one at a time

@@ -1,5 +1,6 @@
 """Where a dynamic run's step size collapses: a singular position the motion may pass
-(least-norm solves until it is passed), redundant rows chosen anew, a lock-up, a dry joint
+(least-norm solves until it is passed; one the inputs' rounding folded, found where the
+accelerations jump, ``rounded_fold``), redundant rows chosen anew, a lock-up, a dry joint
 nearing a jam; the tests and the messages that name the joints.  Used by
 analyses/dynamics/driver.py (and through it the study's lockstep run)."""
 from __future__ import annotations
@@ -26,6 +27,13 @@ BLOW_UP = 1e9      # a motion or load this many times (1 + its size at the start
 GROWTH_STEP = 1e-4
 SOUND_CONDITION = 1e4    # scaled condition of a nearly singular Jacobian (singular_condition)
 CHAIN_CONDITION = 100.0  # ... of nb parts: past CHAIN_CONDITION nb^2, for long chains
+# the share of their size by which a step start's accelerations leave those continued from
+# the two step starts before where the exact solves may follow the rounding's fold (then
+# rounded_fold decides): a sound run's, two steps below SINGULAR_STEP of a frame, miss by
+# the continuation's error, some (omega h)^2 (at most 6e-3 measured on closed chains of 5
+# to 40 links read from Blender); a rounded parallelogram's grow as the inverse cube of
+# the angle to its line (1e-2, 2.4e-2, 6.6e-2, 0.18 over four steps, 0.014 to 0.0056 rad)
+RATES_JUMP = 0.1
 
 
 def growing_without_bound(model: Model, t: float) -> tuple[tuple[str, str | None], ...]:
@@ -85,18 +93,73 @@ def singular_condition(model: Model) -> float:
     return max(SOUND_CONDITION, CHAIN_CONDITION * float(model.nb) ** 2)
 
 
-def near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> tuple[str, ...]:
+def near_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray,
+                  share: float = 0.0) -> tuple[str, ...]:
     """Joints and motions of a nearly singular constraint Jacobian, else ().  Called when
     the step size collapsed: a scaled 2-norm condition above ``singular_condition`` is
-    taken as the cause."""
-    rg, A = body_arrays(model, r, p)[:2]
-    J = global_jacobian(model, evaluate(model, rg, A).jac)
+    taken as the cause; ``share`` (``rounded_share``), where larger than its inverse, the
+    smallest singular value's share of the largest below which it is."""
     if not st.keep.size or not model.nb:
         return ()
-    s = np.linalg.svd(scaled_jacobian(model, J, st.keep), compute_uv=False)
-    if s[-1] * singular_condition(model) > s[0]:
+    J, s = _singular_values(model, st, r, p)
+    bound = singular_condition(model)
+    if s[-1] * (min(bound, 1.0 / share) if share > 0.0 else bound) > s[0]:
         return ()
     return involved(model, J, st.keep)
+
+
+def _singular_values(model: Model, st: Structure, r: np.ndarray, p: np.ndarray):
+    """(the global Jacobian, the singular values of its kept rows scaled) at the pose r, p."""
+    rg, A = body_arrays(model, r, p)[:2]
+    J = global_jacobian(model, evaluate(model, rg, A).jac)
+    return J, np.linalg.svd(scaled_jacobian(model, J, st.keep), compute_uv=False)
+
+
+def rounded_share(model: Model, keep: np.ndarray) -> float:
+    """The share of the largest singular value of the kept rows' scaled Jacobian below
+    which a direction they lose may be the inputs' rounding alone: sqrt(8 rounding) for
+    inputs given rounded (Model.row_rounding: Blender's float32), 0 for exact ones, as the
+    start's test (start/singular_start.py) and the sweep's (sweep/lined_up.py) rank it.
+    A length mismatch delta folds a singular position by some sqrt(2 delta / length) rad
+    (a parallelogram read from Blender, its coupler 3 m long and 3e-8 m short of its
+    ground pivots' distance: its two branches do not cross but bend into each other within
+    some 1.5e-4 rad of its line)."""
+    return float(np.sqrt(8.0 * np.max(model.row_rounding[keep], initial=0.0)))
+
+
+def rates_jumped(rates: tuple, cw: np.ndarray) -> bool:
+    """Do the accelerations at the last of three step starts ``rates`` ((t (s), a (nb, 6),
+    ...) each) leave those continued linearly from the two before by RATES_JUMP of their
+    size (scaled: rotations in body lengths, ``cw`` (6 nb,))?"""
+    (t0, a0, *_), (t1, a1, *_), (t2, a2, *_) = rates
+    guess = (a1 + (t2 - t1) / (t1 - t0) * (a1 - a0)).reshape(-1) * cw
+    return bool(np.abs(a2.reshape(-1) * cw - guess).max() > RATES_JUMP * np.abs(guess).max())
+
+
+def rounded_fold(model: Model, st: Structure, before: tuple, r: np.ndarray, p: np.ndarray,
+                 hs: float, frame_dt: float) -> tuple[str, ...]:
+    """The joints of a singular position of the joints that the inputs' rounding folded,
+    which the run nears at the pose r, p (a step of hs (s) from the pose ``before``,
+    (r, p)), else (): the kept rows lose rank within the rounding's share
+    (``rounded_share``) and their smallest singular value falls fast enough over the step
+    to vanish within a frame (frame_dt, s), no motion among them (a motion's dead centre:
+    free_singular's).  A long closed chain read from Blender is ill-conditioned by its
+    length alone (a chain of 20: its share 1.3e-3, under the rounding's 2.1e-3), but its
+    smallest singular value stays (at its rate, it vanishes a thousand frames on); a
+    parallelogram nearing its line loses it in proportion to the angle left (0.03 of a
+    frame ahead where its accelerations jump, 4e-3 rad from the line)."""
+    share = rounded_share(model, st.keep)
+    if share <= 0.0 or not st.keep.size or not model.nb:
+        return ()
+    J, s = _singular_values(model, st, r, p)
+    if s[-1] >= share * s[0]:
+        return ()
+    s0 = _singular_values(model, st, *before)[1]
+    fall = s0[-1] / s0[0] - s[-1] / s[0]
+    if not fall * frame_dt > hs * s[-1] / s[0]:
+        return ()
+    who = involved(model, J, st.keep)
+    return () if any(n in model.motion_names for n in who) else who
 
 
 def rows_chosen_anew(model: Model, st: Structure, r: np.ndarray, p: np.ndarray) -> Structure | None:
