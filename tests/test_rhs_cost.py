@@ -21,6 +21,7 @@ import sys
 
 import numpy as np
 
+import solver
 from solver import Mechanism
 from solver.analyses.dynamics.equations import Equations
 from solver.analyses.structure import structure
@@ -36,6 +37,7 @@ NUMPY = os.path.dirname(np.__file__)
 LINALG = (os.path.join(NUMPY, "linalg"), os.path.join(NUMPY, "core", "_ufunc_config.py"),
           os.path.join(NUMPY, "_core", "_ufunc_config.py"))
 G = 9.81
+SOLVER = os.path.dirname(solver.__file__)
 
 
 def python_calls(fn, counted) -> collections.Counter:
@@ -157,3 +159,44 @@ def test_meshing_gears_go_around_numpys_python_wrappers() -> None:
     calls = rhs_calls(m)
     assert not set(calls) & set(WRAPPERS), calls
     assert set(calls) <= {"where", "concatenate", "bincount"}, calls
+
+
+def _driven_wheel_and_sprung_pawl() -> Mechanism:
+    """The ratchet sample without its contact (sample_scenes/ratchet.py): a wheel on a
+    revolute joint turned by a motion (at-point, dot-1 and angle rows), a pawl on a revolute
+    pin with a torsion spring (its own joint angle: the pin has no angle row)."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("frame", fixed=True)
+    m.add_part("wheel", mass=0.5, inertia=(1e-3, 2e-3, 1e-3), angular_velocity=(0, 2.1, 0))
+    m.add_part("pawl", mass=0.05, inertia=(1e-6, 5e-5, 5e-5), center_of_mass=(0.05, 0, 0),
+               position=(-0.075, 0, 0.112), orientation=(0.995, 0, -0.0998, 0),
+               angular_velocity=(0, -1.3, 0))
+    qy = (0.5 ** 0.5, -(0.5 ** 0.5), 0.0, 0.0)          # marker z along part y
+    m.add_marker("wheel axle", "wheel", orientation=qy)
+    m.add_marker("frame axle", "frame", orientation=qy)
+    m.add_marker("pawl pin", "pawl", orientation=qy)
+    m.add_marker("frame pin", "frame", position=(-0.075, 0, 0.112), orientation=qy)
+    m.add_joint("axle", "revolute", "wheel axle", "frame axle")
+    m.add_motion("drive", "axle", "2*pi/3*t")
+    m.add_joint("pin", "revolute", "pawl pin", "frame pin")
+    m.add_torsion_spring("spring", "pin", stiffness=0.4, damping=0.002, free_angle=0.4)
+    return m
+
+
+def test_row_kinds_share_one_evaluation_of_their_vectors_rates() -> None:
+    """w x (w x u) of every row kind's body-fixed vectors (at-point, dot-1, angle) is made
+    once a right-hand side for all of them (kernels/constraints.py ``Turned``; three times
+    before, once a kind), and w x u once for the dot-1 and angle rows (twice before):
+    counted by sys.setprofile on the driven wheel and sprung pawl; cross's other calls
+    are the dot-1 rows' Jacobian, the two joint angles' gradients and the gyroscopic
+    moment."""
+    model = compile_model(_driven_wheel_and_sprung_pawl())
+    st = read_state(model, _driven_wheel_and_sprung_pawl())
+    eq = Equations(model, structure(model, st.r, st.p))
+    y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
+    eq.rhs(0.1, y)
+    calls = python_calls(lambda: eq.rhs(0.1, y),
+                         lambda path, name: name in ("_centripetal", "cross")
+                         and path.startswith(SOLVER))
+    assert calls["_centripetal"] == 1, calls
+    assert calls["cross"] == 5, calls

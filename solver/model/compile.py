@@ -38,6 +38,21 @@ class RowPlan:
     ends: np.ndarray                    # (K,) every group's vector bodies, k-major (RowGroup.turn)
     vecs: np.ndarray                    # (K, 3) and the vectors: all turned by one product
 
+    @cached_property
+    def rated(self) -> bool:
+        """Whether a group's kernel reads its vectors' w x (w x u) for quad
+        (kernels/constraints.py ``Turned``: made once for all the groups)."""
+        return any(g.kind in _RATED for g in self.groups)
+
+    @cached_property
+    def crossed(self) -> bool:
+        """Whether a group's kernel also reads its vectors' w x u (``Turned.X``)."""
+        return any(g.kind in _CROSSED for g in self.groups)
+
+
+_CROSSED = (DOT2, DIST, DOT1, ANGLE)       # kinds whose quad reads w x u of their vectors
+_RATED = _CROSSED + (AT,)                  # ... and w x (w x u)
+
 
 @dataclass(frozen=True)
 class Model:
