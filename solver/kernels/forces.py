@@ -32,6 +32,7 @@ from ..model.force_model import ForceModel
 from ..model.springs import V_FRICTION
 from ..model.springs import actuator_value as _actuator, fixed as _fixed, on_turn as _on_turn
 from ..model.springs import spring_dampers as _spring_dampers, spring_law as _law
+from ..model.springs import zero_terms as _zero_terms
 from ..model.springs import torsion_geometry as _torsion_angles
 from ..model.vector_forces import jacobians as vector_force_jacobians
 from ..model.vector_forces import power as vector_force_power, vector_force_state
@@ -123,8 +124,9 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref, rows=None) -> _Torsions:
     else:
         xi, xj, yj, angle, th = _torsion_angles(fm, A, ts_ref)
     thd = ((w.take(bi, axis=-2) - w.take(bj, axis=-2)) * angle[1]) @ _ONES3
-    tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, fm.ts_pre, fm.ts_c,
-                        fm.ts_fric, fm.ts_act, t, th, thd)
+    pre, fric = _zero_terms(fm, "ts")
+    tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, pre, fm.ts_c,
+                        fric, fm.ts_act, t, th, thd)
     return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)
 
 

@@ -191,6 +191,7 @@ class Equations:
         self.m = model
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
+        self._mrow_motion = model.row_motion[self.mrows]     # each motion row's motion
         self.dry = model.frictions is not None   # friction elements: RunState.slip
         # the row groups of the friction coordinates (their rates: switching.friction_rates)
         self.friction_groups = row_groups(model, model.frictions.rows) if self.dry else None
@@ -387,7 +388,7 @@ class Equations:
         b0 += ev.quad if sc.every else ev.quad.take(keep, axis=-1)
         km, motion = self._kept_motions
         if km.size:
-            b0[..., km] -= f[..., motion, 2]
+            b0[..., km] -= f[..., 2].take(motion, axis=-1)
         lam_k = self.solve(vals, b)
         if sc.every:
             lam = lam_k
@@ -460,8 +461,9 @@ class Equations:
                              a.reshape(lead + (-1,)), np.empty(lead + (1,))), axis=-1)
         power = fe.power_nc + self.stop_power
         mr = self.mrows
-        if mr.size:
-            power = power + np.add.reduce(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
+        if mr.size:       # (the same bits as adding the negated terms' sum)
+            power = power - np.add.reduce(lam.take(mr, axis=-1)
+                                          * f[..., 1].take(self._mrow_motion, axis=-1), -1)
         if self.dry:
             power = power + self.friction_power
         dy[..., -1] = power
