@@ -185,7 +185,7 @@ def _driven_wheel_and_sprung_pawl() -> Mechanism:
 
 def test_row_kinds_share_one_evaluation_of_their_vectors_rates() -> None:
     """w x (w x u) of every row kind's body-fixed vectors (at-point, dot-1, angle) is made
-    once a right-hand side for all of them (kernels/constraints.py ``Turned``; three times
+    once a right-hand side for all of them (kernels/constraints.py ``evaluate``; three times
     before, once a kind), and w x u once for the dot-1 and angle rows (twice before):
     counted by sys.setprofile on the driven wheel and sprung pawl; cross's other calls
     are the dot-1 rows' Jacobian, the two joint angles' gradients and the gyroscopic

@@ -13,7 +13,7 @@ multiply accelerations, so ``J a = gamma = -quad + d2f/dt2`` (f: a motion's func
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -65,16 +65,13 @@ def _eye_rows(n: int) -> np.ndarray:
     return _EYE_ROWS[n]
 
 
-class Turned(NamedTuple):
-    """Every group's body-fixed vectors u turned into world axes together (``evaluate``:
-    the plan's vectors, RowPlan.vecs on RowPlan.ends), (..., K, 3) each, and with
-    velocities their bodies' angular velocities wE, w x u (``X``, None where no group's
-    kernel reads it) and w x (w x u) (``C``): each a few numpy calls for all the groups
-    instead of a few for each, the same bits (elementwise, whatever the grouping)."""
-    U: np.ndarray
-    wE: np.ndarray | None = None
-    X: np.ndarray | None = None
-    C: np.ndarray | None = None
+# evaluate's ``T``: every group's body-fixed vectors u turned into world axes together (the
+# plan's vectors, RowPlan.vecs on RowPlan.ends), (..., K, 3), and with velocities their
+# bodies' angular velocities wE, w x u (None where no group's kernel reads it) and
+# w x (w x u): a few numpy calls for all the groups instead of a few for each, the same
+# bits (elementwise, whatever the grouping).  A plain tuple (U, wE, X, C) at these indices
+# (a right-hand side makes one: a named tuple's constructor is a Python call)
+_U, _WE, _X, _C = range(4)
 
 
 def _part(g: RowGroup, x: np.ndarray) -> np.ndarray:
@@ -82,22 +79,23 @@ def _part(g: RowGroup, x: np.ndarray) -> np.ndarray:
     return x[..., g.turn, :].reshape(x.shape[:-2] + g.ends.shape + (3,))
 
 
-def _turned(g: RowGroup, A, T: Turned | None = None) -> np.ndarray:
+def _turned(g: RowGroup, A, T: tuple | None = None) -> np.ndarray:
     """(..., k, n, 3) the group's body-fixed vectors in world axes (RowGroup.vecs on the
     bodies RowGroup.ends: model/plans.py VECTORS), one gather and one product; or, given
-    T (``Turned``), every group's vectors turned together (evaluate), the group's part."""
+    evaluate's T, every group's vectors turned together, the group's part."""
     if T is not None:
-        return _part(g, T.U)
+        U = T[_U]
+        return U[..., g.turn, :].reshape(U.shape[:-2] + g.ends.shape + (3,))
     return (A.take(g.ends, axis=-3) @ g.vecs[..., None])[..., 0]
 
 
-def _rates(g: RowGroup, w, U: np.ndarray, T: Turned | None, cross_too: bool = True):
+def _rates(g: RowGroup, w, U: np.ndarray, T: tuple | None):
     """(wE, C, X) of the group's vectors U: their bodies' angular velocities, w x (w x u)
-    and (``cross_too``) w x u; the group's part of T's where evaluate made them."""
-    if T is not None and T.C is not None and (T.X is not None or not cross_too):
-        return _part(g, T.wE), _part(g, T.C), _part(g, T.X) if cross_too else None
+    and w x u; the group's part of evaluate's T where it made them."""
+    if T is not None and T[_X] is not None:
+        return _part(g, T[_WE]), _part(g, T[_C]), _part(g, T[_X])
     wE = w.take(g.ends, axis=-2)
-    return wE, _centripetal(wE, U), cross(wE, U) if cross_too else None
+    return wE, _centripetal(wE, U), cross(wE, U)
 
 
 def _centripetal(wE: np.ndarray, U: np.ndarray) -> np.ndarray:
@@ -150,7 +148,8 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
         J[..., 0::2, :] = _eye_rows(P.shape[-2])
         J[..., 1::2, :] = S.swapaxes(-4, -3).swapaxes(-3, -2)           # (..., n, 3, 2, 3)
     if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
-        cen = _rates(g, w, P, T, cross_too=False)[1]
+        cen = (_part(g, T[_C]) if T is not None and T[_C] is not None
+               else _centripetal(w.take(g.ends, axis=-2), P))
         np.subtract(cen[..., 0, :, :], cen[..., 1, :, :], out=quad.reshape(lead + (-1, 3)))
 
 
@@ -445,10 +444,11 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         Ae = A.take(plan.ends, axis=-3, out=own_loop(A.shape[:-3] + plan.ends.shape + (3, 3)),
                     mode="clip")
         U = (Ae @ plan.vecs[..., None])[..., 0]
-        T = Turned(U)
         if quad is not None and plan.rated:
             wE = w.take(plan.ends, axis=-2)
-            T = Turned(U, wE, cross(wE, U) if plan.crossed else None, _centripetal(wE, U))
+            T = (U, wE, cross(wE, U) if plan.crossed else None, _centripetal(wE, U))
+        else:
+            T = (U, None, None, None)
     for i, g in enumerate(plan.groups):
         s = g.rows
         views = (phi[..., s], None if jac is None else jac[..., s, :],
