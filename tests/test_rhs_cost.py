@@ -200,3 +200,30 @@ def test_row_kinds_share_one_evaluation_of_their_vectors_rates() -> None:
                          and path.startswith(SOLVER))
     assert calls["_centripetal"] == 1, calls
     assert calls["cross"] == 5, calls
+
+
+def test_rows_on_the_ground_leave_out_its_rates_with_the_same_bits() -> None:
+    """A group whose every marker J is on the ground (RowGroup.grounded: the ratchet's
+    dot-1 and angle rows, the slider-crank's slider) leaves out the terms of J's rates,
+    which are zero (w_J = v_J = 0): quad, phi and the Jacobian are the same to the bit as
+    the whole formula's, at a state with every part moving."""
+    import dataclasses
+    from mechanisms import slider_crank
+    from solver.kernels.constraints import evaluate
+    from solver.vocabulary.joints import ANGLE, DOT1, DOT2
+    for mech in (_driven_wheel_and_sprung_pawl(), slider_crank()):
+        model = compile_model(mech)
+        st = read_state(model, mech)
+        eq = Equations(model, structure(model, st.r, st.p))
+        y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
+        y[7 * model.nb: 13 * model.nb] += 0.3 * np.sin(np.arange(6 * model.nb) + 1.0)
+        r, p, vel, _ = eq.split(y)
+        rg, A, vg, wg, _ = eq.pose_bodies(r, p / np.linalg.norm(p, axis=-1)[:, None], vel)
+        kinds = {g.kind for g in model.plan.groups if g.grounded}
+        assert kinds & {DOT1, DOT2, ANGLE}, kinds
+        whole = dataclasses.replace(model, plan=dataclasses.replace(model.plan, groups=tuple(
+            dataclasses.replace(g, grounded=False) for g in model.plan.groups)))
+        left_out, every = evaluate(model, rg, A, vg, wg), evaluate(whole, rg, A, vg, wg)
+        for a, b in zip((left_out.phi, left_out.jac, left_out.quad),
+                        (every.phi, every.jac, every.quad)):
+            assert np.array_equal(a, b)

@@ -65,12 +65,9 @@ def _eye_rows(n: int) -> np.ndarray:
     return _EYE_ROWS[n]
 
 
-# evaluate's ``T``: every group's body-fixed vectors u turned into world axes together (the
-# plan's vectors, RowPlan.vecs on RowPlan.ends), (..., K, 3), and with velocities their
-# bodies' angular velocities wE, w x u (None where no group's kernel reads it) and
-# w x (w x u): a few numpy calls for all the groups instead of a few for each, the same
-# bits (elementwise, whatever the grouping).  A plain tuple (U, wE, X, C) at these indices
-# (a right-hand side makes one: a named tuple's constructor is a Python call)
+# evaluate's ``T``, a plain tuple: the plan's vectors u turned (..., K, 3), with velocities
+# their bodies' w, w x u (None where no kernel reads it) and w x (w x u), made for every
+# group at once (elementwise: the same bits as each group's alone)
 _U, _WE, _X, _C = range(4)
 
 
@@ -90,8 +87,7 @@ def _turned(g: RowGroup, A, T: tuple | None = None) -> np.ndarray:
 
 
 def _rates(g: RowGroup, w, U: np.ndarray, T: tuple | None):
-    """(wE, C, X) of the group's vectors U: their bodies' angular velocities, w x (w x u)
-    and w x u; the group's part of evaluate's T where it made them."""
+    """(w, w x (w x u), w x u) of the group's vectors U (evaluate's T's part, if made)."""
     if T is not None and T[_X] is not None:
         return _part(g, T[_WE]), _part(g, T[_C]), _part(g, T[_X])
     wE = w.take(g.ends, axis=-2)
@@ -156,11 +152,14 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
 def _separation(g: RowGroup, r, A, v, w, rates: bool, T=None):
     """The turned vectors U (P_I, P_J first), d = P_I - P_J as points, and with rates the
     centripetal part of d2d/dt2, dd/dt, and w x u and w x (w x u) of every vector."""
-    U = _turned(g, A, T)
-    d = r.take(g.bi, axis=-2) + U[..., 0, :, :] - r.take(g.bj, axis=-2) - U[..., 1, :, :]
+    U = _turned(g, A, T)           # (J on the ground: its r, v, w zero, their terms left out)
+    d = r.take(g.bi, axis=-2) + U[..., 0, :, :]
+    d = d - U[..., 1, :, :] if g.grounded else d - r.take(g.bj, axis=-2) - U[..., 1, :, :]
     if not rates:
         return U, d, None, None, None, None
     _, C, X = _rates(g, w, U, T)
+    if g.grounded:     # (x - 0 is x: the same numbers)
+        return U, d, C[..., 0, :, :], v.take(g.bi, axis=-2) + X[..., 0, :, :], C, X
     cen = C[..., 0, :, :] - C[..., 1, :, :]
     dd = v.take(g.bi, axis=-2) + X[..., 0, :, :] - v.take(g.bj, axis=-2) - X[..., 1, :, :]
     return U, d, cen, dd, C, X
@@ -207,8 +206,10 @@ def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
         jac[..., 9:12] = -axb
     if quad is not None:   # (w_I x (w_I x a)) . b + 2 (w_I x a) . (w_J x b) + a . (w_J x (w_J x b))
         _, C, X = _rates(g, w, U, T)
-        quad[...] = (C[..., 0, :, :] * aj + ai * C[..., 1, :, :]
-                     + 2.0 * X[..., 0, :, :] * X[..., 1, :, :]) @ _ONES3
+        q = C[..., 0, :, :] * aj
+        if not g.grounded:      # (w_J = 0: J's terms zeros, left out: x + 0 is x)
+            q = q + ai * C[..., 1, :, :] + 2.0 * X[..., 0, :, :] * X[..., 1, :, :]
+        quad[...] = q @ _ONES3
 
 
 def angle(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
@@ -222,13 +223,16 @@ def angle(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
         jac[..., 3:6] = grad
         jac[..., 9:12] = -grad
     if quad is not None:
-        wE, C, X = _rates(g, w, U, T)
-        wr = wE[..., 0, :, :] - wE[..., 2, :, :]
+        wE, C, X = _rates(g, w, U, T)      # (w_J = 0 on a grounded group: J's terms left out)
+        wr = wE[..., 0, :, :] if g.grounded else wE[..., 0, :, :] - wE[..., 2, :, :]
         cd, sd = _dot(gc, wr), _dot(gs, wr)
         thd = (c * sd - sn * cd) / rho
         # the velocity parts of d2(x_I . v_J)/dt2 for v_J = x_J, y_J (vectors 1, 2) at once
-        q2 = (C[..., :1, :, :] * U[..., 1:, :, :] + 2.0 * X[..., :1, :, :] * X[..., 1:, :, :]
-              + xi[..., None, :, :] * C[..., 1:, :, :]) @ _ONES3
+        q2 = C[..., :1, :, :] * U[..., 1:, :, :]
+        if not g.grounded:
+            q2 = (q2 + 2.0 * X[..., :1, :, :] * X[..., 1:, :, :]
+                  + xi[..., None, :, :] * C[..., 1:, :, :])
+        q2 = q2 @ _ONES3
         quad[...] = ((c * q2[..., 1, :] - sn * q2[..., 0, :]) / rho
                      - 2.0 * thd * (c * cd + sn * sd) / rho)
 
@@ -261,7 +265,6 @@ def spin(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
     if quad is not None:
         wj = w.take(g.bj, axis=-2)
         quad[...] = _dot(cross(wj, e), w.take(g.bi, axis=-2) - wj)
-
 
 
 def euler_angle(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:

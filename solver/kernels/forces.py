@@ -123,7 +123,11 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref, rows=None) -> _Torsions:
         th = _on_turn(raw, ts_ref)
     else:
         xi, xj, yj, angle, th = _torsion_angles(fm, A, ts_ref)
-    thd = ((w.take(bi, axis=-2) - w.take(bj, axis=-2)) * angle[1]) @ _ONES3
+    ground = w.shape[-2] - 1
+    if _fixed(fm, ("ts_grounded", ground), lambda: bool((fm.ts_bj == ground).all())):
+        thd = (w.take(bi, axis=-2) * angle[1]) @ _ONES3     # w_J = 0 (x - 0 is x)
+    else:
+        thd = ((w.take(bi, axis=-2) - w.take(bj, axis=-2)) * angle[1]) @ _ONES3
     pre, fric = _zero_terms(fm, "ts")
     tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, pre, fm.ts_c,
                         fric, fm.ts_act, t, th, thd)

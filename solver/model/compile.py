@@ -246,7 +246,8 @@ def _plan(rows: list[dict], nb: int) -> RowPlan:
     inv[order_a] = np.arange(len(order_a))
     at, turned = 0, []
     for g in groups:                    # each group's vectors' place in the plan's
-        turned.append(replace(g, turn=slice(at, at + g.ends.size)))
+        turned.append(replace(g, turn=slice(at, at + g.ends.size),
+                              grounded=bool(g.bj.size) and bool(np.all(g.bj == nb))))
         at += g.ends.size
     ends = np.concatenate([g.ends.reshape(-1) for g in groups]) if groups else np.zeros(0, int)
     vecs = np.concatenate([g.vecs.reshape(-1, 3) for g in groups]) if groups else np.zeros((0, 3))

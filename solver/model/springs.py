@@ -26,7 +26,7 @@ V_FRICTION = 1e-3          # m/s or rad/s: the speed over which Coulomb friction
 _ONES3 = np.ones(3)
 
 
-def fixed(fm: ForceModel, key: str, make: Callable[[], Any]) -> Any:
+def fixed(fm: ForceModel, key: Any, make: Callable[[], Any]) -> Any:
     """What ``make`` derives from the force model's fixed arrays (the elements' ends, their
     body-frame vectors side by side), made once per force model."""
     cache = fm.__dict__.setdefault("_fixed", {})
