@@ -252,30 +252,36 @@ def _scatter(Q: np.ndarray, bodies: np.ndarray, vals: np.ndarray) -> None:
 def total_forces(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
                  wg: np.ndarray, ts_ref: np.ndarray, Iw: np.ndarray | None = None,
                  onset: np.ndarray | None = None,
-                 rows: tuple[np.ndarray, np.ndarray] | None = None
-                 ) -> tuple[np.ndarray, ForceEval]:
+                 rows: tuple[np.ndarray, np.ndarray] | None = None,
+                 out: np.ndarray | None = None) -> tuple[np.ndarray, ForceEval]:
     """Q (nb, 6): gravity at the centre of mass, gyroscopic moment -w x (I_w w) and every
     force element, as force and moment about each body's centre of mass (world axes).
     Iw: the world inertia A I A^T if the caller has it (else computed); ``onset``: the
-    contact points' touchdown speeds; ``rows``: the rows' (phi, jac) here (evaluate_forces)."""
+    contact points' touchdown speeds; ``rows``: the rows' (phi, jac) here (evaluate_forces);
+    ``out``: body_loads' buffer (a right-hand side's), Q itself when no element acts."""
     if model.forces.empty:
-        return body_loads(model, A, wg, Iw)[0], _NO_FORCES
+        return body_loads(model, A, wg, Iw, out)[0], _NO_FORCES
     fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref, onset, rows)
     return fe.Q[..., : model.nb, :] + body_loads(model, A, wg, Iw)[0], fe
 
 
-def body_loads(model: Any, A: np.ndarray, wg: np.ndarray, Iw: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:
+def body_loads(model: Any, A: np.ndarray, wg: np.ndarray, Iw: np.ndarray | None = None,
+               out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(Q (..., nb, 6): gravity at each centre of mass and the gyroscopic moment
     -w x (I_w w); I_w (..., nb, 3, 3) = A I A^T) for rotation matrices and angular
-    velocities with at least nb rows (leading axes, e.g. frames, carried through)."""
+    velocities with at least nb rows (leading axes, e.g. frames, carried through).
+    ``out`` (..., nb, 6): Q's buffer with the weights in its forces already (a right-hand
+    side's, equations._Work), its moments written."""
     nb = model.nb
     w = wg[..., :nb, :]
     if Iw is None:
         Iw = congruence(A[..., :nb, :, :], model.body_inertia)
-    Q = np.empty(w.shape[:-1] + (6,))
-    Q[..., :3] = model.body_weight
-    Q[..., 3:] = -cross(w, (Iw @ w[..., None])[..., 0])
+    if out is None:
+        Q = np.empty(w.shape[:-1] + (6,))
+        Q[..., :3] = model.body_weight
+    else:
+        Q = out
+    Q[..., 3:] = cross((Iw @ w[..., None])[..., 0], w)    # (-(a x b) = b x a to the bit)
     return Q, Iw
 
 

@@ -111,6 +111,8 @@ class _Work:
             self.unit_at = (1 + np.repeat(np.arange(m), ends.shape[1]), Ellipsis,
                             ends.reshape(-1), slice(None))
         self.MiQ_moving = self.MiQ[..., :nb, :, None]     # its moving bodies, as matmul's out
+        self.Q = np.empty(lead + (nb, 6))                 # the bodies' loads, their weights set
+        self.Q[..., :3] = model.body_weight
         self.MiQ_rows = self.MiQ[..., :nb, :]
         # the views each call writes or reads, made once (a view costs about as much as a
         # small product): the moving bodies' rows, A's moving blocks and their transposes,
@@ -371,7 +373,8 @@ class Equations:
         ev = evaluate(m, rg, A, vg, wg, ref=run.track, quads=self._quads)
         f = motion_values(m, t) if self.mrows.size else _NO_MOTION
         Iw, Mi = wk.mass(A, self._pair, self._diag)
-        Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, run.onset, (ev.phi, ev.jac))
+        Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, run.onset, (ev.phi, ev.jac),
+                             wk.Q)
         stop = stop_forces(m, ev.phi, ev.jac, velg, run.limit_ref) if self.compliant else None
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., :nb, :]
