@@ -11,7 +11,9 @@ once.  Counted here by sys.setprofile: the Python functions of numpy's own files
 right-hand side enters, for a door on a slipping dry hinge with a closer and a rigid stop
 (tests/test_friction_load.py), for a chain of 10 spherical joints
 (tests/mechanisms.py ``benchmark_chain``), for contacts of every kind of distance and for
-a gear mesh acting at its pitch point (the contact samples' right-hand sides).
+a gear mesh acting at its pitch point (the contact samples' right-hand sides); and, for
+the ratchet's joints and spring, how many times one right-hand side makes the rows' rates
+and whether rows on the ground leave out its zero terms with the same bits.
 """
 from __future__ import annotations
 
