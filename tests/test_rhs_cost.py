@@ -11,7 +11,9 @@ once.  Counted here by sys.setprofile: the Python functions of numpy's own files
 right-hand side enters, for a door on a slipping dry hinge with a closer and a rigid stop
 (tests/test_friction_load.py), for a chain of 10 spherical joints
 (tests/mechanisms.py ``benchmark_chain``), for contacts of every kind of distance and for
-a gear mesh acting at its pitch point (the contact samples' right-hand sides).
+a gear mesh acting at its pitch point (the contact samples' right-hand sides); and, for
+the ratchet's joints and spring, how many times one right-hand side makes the rows' rates
+and whether rows on the ground leave out its zero terms with the same bits.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import sys
 
 import numpy as np
 
+import solver
 from solver import Mechanism
 from solver.analyses.dynamics.equations import Equations
 from solver.analyses.structure import structure
@@ -36,6 +39,7 @@ NUMPY = os.path.dirname(np.__file__)
 LINALG = (os.path.join(NUMPY, "linalg"), os.path.join(NUMPY, "core", "_ufunc_config.py"),
           os.path.join(NUMPY, "_core", "_ufunc_config.py"))
 G = 9.81
+SOLVER = os.path.dirname(solver.__file__)
 
 
 def python_calls(fn, counted) -> collections.Counter:
@@ -157,3 +161,71 @@ def test_meshing_gears_go_around_numpys_python_wrappers() -> None:
     calls = rhs_calls(m)
     assert not set(calls) & set(WRAPPERS), calls
     assert set(calls) <= {"where", "concatenate", "bincount"}, calls
+
+
+def _driven_wheel_and_sprung_pawl() -> Mechanism:
+    """The ratchet sample without its contact (sample_scenes/ratchet.py): a wheel on a
+    revolute joint turned by a motion (at-point, dot-1 and angle rows), a pawl on a revolute
+    pin with a torsion spring (its own joint angle: the pin has no angle row)."""
+    m = Mechanism(gravity=(0.0, 0.0, -G))
+    m.add_part("frame", fixed=True)
+    m.add_part("wheel", mass=0.5, inertia=(1e-3, 2e-3, 1e-3), angular_velocity=(0, 2.1, 0))
+    m.add_part("pawl", mass=0.05, inertia=(1e-6, 5e-5, 5e-5), center_of_mass=(0.05, 0, 0),
+               position=(-0.075, 0, 0.112), orientation=(0.995, 0, -0.0998, 0),
+               angular_velocity=(0, -1.3, 0))
+    qy = (0.5 ** 0.5, -(0.5 ** 0.5), 0.0, 0.0)          # marker z along part y
+    m.add_marker("wheel axle", "wheel", orientation=qy)
+    m.add_marker("frame axle", "frame", orientation=qy)
+    m.add_marker("pawl pin", "pawl", orientation=qy)
+    m.add_marker("frame pin", "frame", position=(-0.075, 0, 0.112), orientation=qy)
+    m.add_joint("axle", "revolute", "wheel axle", "frame axle")
+    m.add_motion("drive", "axle", "2*pi/3*t")
+    m.add_joint("pin", "revolute", "pawl pin", "frame pin")
+    m.add_torsion_spring("spring", "pin", stiffness=0.4, damping=0.002, free_angle=0.4)
+    return m
+
+
+def test_row_kinds_share_one_evaluation_of_their_vectors_rates() -> None:
+    """w x (w x u) of every row kind's body-fixed vectors (at-point, dot-1, angle) is made
+    once a right-hand side for all of them (kernels/constraints.py ``evaluate``; three times
+    before, once a kind), and w x u once for the dot-1 and angle rows (twice before):
+    counted by sys.setprofile on the driven wheel and sprung pawl; cross's other calls
+    are the dot-1 rows' Jacobian, the two joint angles' gradients and the gyroscopic
+    moment."""
+    model = compile_model(_driven_wheel_and_sprung_pawl())
+    st = read_state(model, _driven_wheel_and_sprung_pawl())
+    eq = Equations(model, structure(model, st.r, st.p))
+    y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
+    eq.rhs(0.1, y)
+    calls = python_calls(lambda: eq.rhs(0.1, y),
+                         lambda path, name: name in ("_centripetal", "cross")
+                         and path.startswith(SOLVER))
+    assert calls["_centripetal"] == 1, calls
+    assert calls["cross"] == 5, calls
+
+
+def test_rows_on_the_ground_leave_out_its_rates_with_the_same_bits() -> None:
+    """A group whose every marker J is on the ground (RowGroup.grounded: the ratchet's
+    dot-1 and angle rows, the slider-crank's slider) leaves out the terms of J's rates,
+    which are zero (w_J = v_J = 0): quad, phi and the Jacobian are the same to the bit as
+    the whole formula's, at a state with every part moving."""
+    import dataclasses
+    from mechanisms import slider_crank
+    from solver.kernels.constraints import evaluate
+    from solver.vocabulary.joints import ANGLE, DOT1, DOT2
+    for mech in (_driven_wheel_and_sprung_pawl(), slider_crank()):
+        model = compile_model(mech)
+        st = read_state(model, mech)
+        eq = Equations(model, structure(model, st.r, st.p))
+        y = eq.pack(st.r, st.p, st.v, st.w, 0.0)
+        y[7 * model.nb: 13 * model.nb] += 0.3 * np.sin(np.arange(6 * model.nb) + 1.0)
+        r, p, vel, _ = eq.split(y)
+        rg, A, vg, wg, _ = eq.pose_bodies(r, p / np.linalg.norm(p, axis=-1)[:, None], vel)
+        kinds = {g.kind for g in model.plan.groups if g.grounded}
+        assert kinds & {DOT1, DOT2, ANGLE}, kinds
+        whole = dataclasses.replace(model, plan=dataclasses.replace(model.plan, groups=tuple(
+            dataclasses.replace(g, grounded=False) for g in model.plan.groups)))
+        left_out, every = evaluate(model, rg, A, vg, wg), evaluate(whole, rg, A, vg, wg)
+        for a, b in zip((left_out.phi, left_out.jac, left_out.quad),
+                        (every.phi, every.jac, every.quad)):
+            assert np.array_equal(a, b)

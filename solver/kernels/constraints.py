@@ -65,13 +65,33 @@ def _eye_rows(n: int) -> np.ndarray:
     return _EYE_ROWS[n]
 
 
-def _turned(g: RowGroup, A, U=None) -> np.ndarray:
+# evaluate's ``T``, a plain tuple: the plan's vectors u turned (..., K, 3), with velocities
+# their bodies' w, w x u (None where no kernel reads it) and w x (w x u), made for every
+# group at once (elementwise: the same bits as each group's alone)
+_U, _WE, _X, _C = range(4)
+
+
+def _part(g: RowGroup, x: np.ndarray) -> np.ndarray:
+    """The group's part (..., k, n, 3) of an array over the plan's vectors (..., K, 3)."""
+    return x[..., g.turn, :].reshape(x.shape[:-2] + g.ends.shape + (3,))
+
+
+def _turned(g: RowGroup, A, T: tuple | None = None) -> np.ndarray:
     """(..., k, n, 3) the group's body-fixed vectors in world axes (RowGroup.vecs on the
     bodies RowGroup.ends: model/plans.py VECTORS), one gather and one product; or, given
-    U (..., K, 3), every group's vectors turned together (evaluate), the group's part."""
-    if U is not None:
+    evaluate's T, every group's vectors turned together, the group's part."""
+    if T is not None:
+        U = T[_U]
         return U[..., g.turn, :].reshape(U.shape[:-2] + g.ends.shape + (3,))
     return (A.take(g.ends, axis=-3) @ g.vecs[..., None])[..., 0]
+
+
+def _rates(g: RowGroup, w, U: np.ndarray, T: tuple | None):
+    """(w, w x (w x u), w x u) of the group's vectors U (evaluate's T's part, if made)."""
+    if T is not None and T[_X] is not None:
+        return _part(g, T[_WE]), _part(g, T[_C]), _part(g, T[_X])
+    wE = w.take(g.ends, axis=-2)
+    return wE, _centripetal(wE, U), cross(wE, U)
 
 
 def _centripetal(wE: np.ndarray, U: np.ndarray) -> np.ndarray:
@@ -103,12 +123,12 @@ def _skew_blocks(jac: np.ndarray, P: np.ndarray, lead: tuple) -> None:
         np.multiply(Q[..., 0], sgn, out=J[..., 2, c0 + 1])
 
 
-def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
+def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
     """Haug 1989, "Spherical": the world x, y, z of P_I - P_J, three rows per joint point.
     Both ends in one set of calls: the arms P = A u as one product, the Jacobian's rotation
     blocks -[P_I x] and [P_J x] as one gather and sign, the centripetal terms w x (w x P)."""
     lead = r.shape[:-2]
-    P = _turned(g, A, U)                                             # (..., 2, n, 3)
+    P = _turned(g, A, T)                                             # (..., 2, n, 3)
     d = r.take(g.ends, axis=-2) + P
     # straight into the rows (phi's last axis split into (point, x y z): always a view)
     np.subtract(d[..., 0, :, :], d[..., 1, :, :], out=phi.reshape(lead + (-1, 3)))
@@ -124,27 +144,30 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         J[..., 0::2, :] = _eye_rows(P.shape[-2])
         J[..., 1::2, :] = S.swapaxes(-4, -3).swapaxes(-3, -2)           # (..., n, 3, 2, 3)
     if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
-        cen = _centripetal(w.take(g.ends, axis=-2), P)
+        cen = (_part(g, T[_C]) if T is not None and T[_C] is not None
+               else _centripetal(w.take(g.ends, axis=-2), P))
         np.subtract(cen[..., 0, :, :], cen[..., 1, :, :], out=quad.reshape(lead + (-1, 3)))
 
 
-def _separation(g: RowGroup, r, A, v, w, rates: bool, U=None):
+def _separation(g: RowGroup, r, A, v, w, rates: bool, T=None):
     """The turned vectors U (P_I, P_J first), d = P_I - P_J as points, and with rates the
     centripetal part of d2d/dt2, dd/dt, and w x u and w x (w x u) of every vector."""
-    U = _turned(g, A, U)
-    d = r.take(g.bi, axis=-2) + U[..., 0, :, :] - r.take(g.bj, axis=-2) - U[..., 1, :, :]
+    U = _turned(g, A, T)           # (J on the ground: its r, v, w zero, their terms left out)
+    d = r.take(g.bi, axis=-2) + U[..., 0, :, :]
+    d = d - U[..., 1, :, :] if g.grounded else d - r.take(g.bj, axis=-2) - U[..., 1, :, :]
     if not rates:
         return U, d, None, None, None, None
-    wE = w.take(g.ends, axis=-2)
-    C, X = _centripetal(wE, U), cross(wE, U)
+    _, C, X = _rates(g, w, U, T)
+    if g.grounded:     # (x - 0 is x: the same numbers)
+        return U, d, C[..., 0, :, :], v.take(g.bi, axis=-2) + X[..., 0, :, :], C, X
     cen = C[..., 0, :, :] - C[..., 1, :, :]
     dd = v.take(g.bi, axis=-2) + X[..., 0, :, :] - v.take(g.bj, axis=-2) - X[..., 1, :, :]
     return U, d, cen, dd, C, X
 
 
-def dot2(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
+def dot2(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
     """Haug 1989, "Dot-2": a_J . (P_I - P_J) = 0 (vectors P_I, P_J, a: VECTORS "ija")."""
-    U, d, cen, dd, C, X = _separation(g, r, A, v, w, quad is not None, U)
+    U, d, cen, dd, C, X = _separation(g, r, A, v, w, quad is not None, T)
     pi_, pj_, a = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :]
     phi[...] = (a * d) @ _ONES3
     if jac is not None:
@@ -156,9 +179,9 @@ def dot2(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         quad[...] = (C[..., 2, :, :] * d + 2.0 * X[..., 2, :, :] * dd + a * cen) @ _ONES3
 
 
-def distance(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
+def distance(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
     """Haug 1989, "Double spherical", scaled to metres: (|d|^2 - L^2) / (2 L) = 0."""
-    U, d, cen, dd, _, _ = _separation(g, r, A, v, w, quad is not None, U)
+    U, d, cen, dd, _, _ = _separation(g, r, A, v, w, quad is not None, T)
     L = g.target
     phi[...] = ((d * d) @ _ONES3 - L * L) / (2.0 * L)
     if jac is not None:
@@ -172,9 +195,9 @@ def distance(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         quad[...] = ((dd * dd + d * cen) @ _ONES3) / L
 
 
-def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
+def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
     """Haug 1989, "Dot-1": a_I . b_J = 0 (a_I = ui on I, b_J = a on J: VECTORS "ia")."""
-    U = _turned(g, A, U)
+    U = _turned(g, A, T)
     ai, aj = U[..., 0, :, :], U[..., 1, :, :]
     phi[...] = (ai * aj) @ _ONES3
     if jac is not None:
@@ -182,16 +205,17 @@ def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         jac[..., 3:6] = axb
         jac[..., 9:12] = -axb
     if quad is not None:   # (w_I x (w_I x a)) . b + 2 (w_I x a) . (w_J x b) + a . (w_J x (w_J x b))
-        wE = w.take(g.ends, axis=-2)
-        C, X = _centripetal(wE, U), cross(wE, U)
-        quad[...] = (C[..., 0, :, :] * aj + ai * C[..., 1, :, :]
-                     + 2.0 * X[..., 0, :, :] * X[..., 1, :, :]) @ _ONES3
+        _, C, X = _rates(g, w, U, T)
+        q = C[..., 0, :, :] * aj
+        if not g.grounded:      # (w_J = 0: J's terms zeros, left out: x + 0 is x)
+            q = q + ai * C[..., 1, :, :] + 2.0 * X[..., 0, :, :] * X[..., 1, :, :]
+        quad[...] = q @ _ONES3
 
 
-def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
+def angle(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
     """A motion's angle row: the joint angle of x_I from x_J about z_J (joint_angle;
     vectors x_I, x_J, y_J: VECTORS "iab")."""
-    U = _turned(g, A, U)
+    U = _turned(g, A, T)
     xi = U[..., 0, :, :]
     theta, grad, c, sn, rho, gc, gs = joint_angle(xi, U[..., 1:3, :, :])      # x_J, y_J
     phi[...] = theta
@@ -199,14 +223,16 @@ def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         jac[..., 3:6] = grad
         jac[..., 9:12] = -grad
     if quad is not None:
-        wE = w.take(g.ends, axis=-2)
-        wr = wE[..., 0, :, :] - wE[..., 2, :, :]
+        wE, C, X = _rates(g, w, U, T)      # (w_J = 0 on a grounded group: J's terms left out)
+        wr = wE[..., 0, :, :] if g.grounded else wE[..., 0, :, :] - wE[..., 2, :, :]
         cd, sd = _dot(gc, wr), _dot(gs, wr)
         thd = (c * sd - sn * cd) / rho
-        C, X = _centripetal(wE, U), cross(wE, U)
         # the velocity parts of d2(x_I . v_J)/dt2 for v_J = x_J, y_J (vectors 1, 2) at once
-        q2 = (C[..., :1, :, :] * U[..., 1:, :, :] + 2.0 * X[..., :1, :, :] * X[..., 1:, :, :]
-              + xi[..., None, :, :] * C[..., 1:, :, :]) @ _ONES3
+        q2 = C[..., :1, :, :] * U[..., 1:, :, :]
+        if not g.grounded:
+            q2 = (q2 + 2.0 * X[..., :1, :, :] * X[..., 1:, :, :]
+                  + xi[..., None, :, :] * C[..., 1:, :, :])
+        q2 = q2 @ _ONES3
         quad[...] = ((c * q2[..., 1, :] - sn * q2[..., 0, :]) / rho
                      - 2.0 * thd * (c * cd + sn * sd) / rho)
 
@@ -220,7 +246,7 @@ def spin_measure(Ri: np.ndarray, Rj: np.ndarray) -> np.ndarray:
                            M[..., 1, 0] - M[..., 0, 1]], axis=-1)
 
 
-def spin(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
+def spin(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
     """A ball's relative rotation about marker J's axis e_k (model/plans.py ``spin_rows``),
     the rows friction holds while a spherical joint sticks.  phi = vee(skew(C_J^T C_I))_k
     (spin_measure, the design pose's C_I, C_J); the Jacobian is the relative angular
@@ -229,7 +255,7 @@ def spin(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     L^T)), whose gradient there is this Jacobian exactly (analyses/dynamics/friction.py
     ``lock_residual``); and d/dt (e_k . w_rel) = e_k . (alpha_I - alpha_J) + (w_J x e_k)
     . w_rel, so quad = (w_J x e_k) . w_rel."""
-    U = _turned(g, A, U)               # VECTORS "iIab": I's axes k+1, k+2, J's k+2, k+1
+    U = _turned(g, A, T)               # VECTORS "iIab": I's axes k+1, k+2, J's k+2, k+1
     ui, ui2, a, b = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :], U[..., 3, :, :]
     phi[...] = 0.5 * (_dot(a, ui) - _dot(b, ui2))
     e = cross(b, a)                    # J's axis k = (k+1) x (k+2)
@@ -241,8 +267,7 @@ def spin(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
         quad[...] = _dot(cross(wj, e), w.take(g.bi, axis=-2) - wj)
 
 
-
-def euler_angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
+def euler_angle(g: RowGroup, r, A, v, w, phi, jac, quad, T=None) -> None:
     """A general motion's rotation row: body-fixed angle k (RowGroup.target: 0, 1, 2 for
     B1, B2, B3) of marker I relative to marker J (base/rotations.py ``euler_angles``;
     vectors x_I, y_I on I, x_J, y_J on J: VECTORS "iIab").  With the rotation axes e_l and
@@ -250,7 +275,7 @@ def euler_angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     g_k, -g_k.  Differentiating w_I - w_J = sum_l e_l b_l' gives b_k'' = g_k . (alpha_I -
     alpha_J) - g_k . sum_l e_l' b_l', the second term quad, with e1' = w_J x e1,
     e2' = b1' (x_J x e2) + w_J x e2, e3' = w_I x e3."""
-    U = _turned(g, A, U)
+    U = _turned(g, A, T)
     xi, yi, xj, yj = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :], U[..., 3, :, :]
     angles, cb = euler_angles(xi, yi, xj, yj)
     pick = np.eye(3)[g.target.astype(int)]                        # (n, 3): the row's angle
@@ -415,12 +440,18 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
     quad = None if v is None else np.empty(lead + (nc,))
     track = np.empty(lead + (model.ntrack,)) if model.ntrack else None
     rate = np.empty(lead + (model.ntrack,)) if model.ntrack and v is not None else None
-    # every group's body-fixed vectors into world axes by one gather and one product
-    U = None
+    # every group's body-fixed vectors into world axes by one gather and one product, and
+    # with velocities their rates w x u and w x (w x u) for every group's quad at once
+    T = None
     if plan.ends.size:      # (the ends' rotations gathered into numpy's own matmul loop)
         Ae = A.take(plan.ends, axis=-3, out=own_loop(A.shape[:-3] + plan.ends.shape + (3, 3)),
                     mode="clip")
         U = (Ae @ plan.vecs[..., None])[..., 0]
+        if quad is not None and plan.rated:
+            wE = w.take(plan.ends, axis=-2)
+            T = (U, wE, cross(wE, U) if plan.crossed else None, _centripetal(wE, U))
+        else:
+            T = (U, None, None, None)
     for i, g in enumerate(plan.groups):
         s = g.rows
         views = (phi[..., s], None if jac is None else jac[..., s, :],
@@ -436,7 +467,7 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         if g.kind in TRACKED:
             TRACKED[g.kind](model, r, A, v, w, *views, ref, track, rate)
         else:
-            KERNELS[g.kind](g, r, A, v, w, *views, U)
+            KERNELS[g.kind](g, r, A, v, w, *views, T)
     if not plan.identity:                 # back to model row order
         inv = plan.inv
         phi = phi.take(inv, axis=-1)

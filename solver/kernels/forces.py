@@ -32,6 +32,7 @@ from ..model.force_model import ForceModel
 from ..model.springs import V_FRICTION
 from ..model.springs import actuator_value as _actuator, fixed as _fixed, on_turn as _on_turn
 from ..model.springs import spring_dampers as _spring_dampers, spring_law as _law
+from ..model.springs import zero_terms as _zero_terms
 from ..model.springs import torsion_geometry as _torsion_angles
 from ..model.vector_forces import jacobians as vector_force_jacobians
 from ..model.vector_forces import power as vector_force_power, vector_force_state
@@ -122,9 +123,14 @@ def _torsions(fm: ForceModel, t: float, A, w, ts_ref, rows=None) -> _Torsions:
         th = _on_turn(raw, ts_ref)
     else:
         xi, xj, yj, angle, th = _torsion_angles(fm, A, ts_ref)
-    thd = ((w.take(bi, axis=-2) - w.take(bj, axis=-2)) * angle[1]) @ _ONES3
-    tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, fm.ts_pre, fm.ts_c,
-                        fm.ts_fric, fm.ts_act, t, th, thd)
+    ground = w.shape[-2] - 1
+    if _fixed(fm, ("ts_grounded", ground), lambda: bool((fm.ts_bj == ground).all())):
+        thd = (w.take(bi, axis=-2) * angle[1]) @ _ONES3     # w_J = 0 (x - 0 is x)
+    else:
+        thd = ((w.take(bi, axis=-2) - w.take(bj, axis=-2)) * angle[1]) @ _ONES3
+    pre, fric = _zero_terms(fm, "ts")
+    tanh, tnc, T = _law("torsion spring", fm.ts_names, fm.ts_k, fm.ts_th0, pre, fm.ts_c,
+                        fric, fm.ts_act, t, th, thd)
     return _Torsions(xi, xj, yj, angle, th, thd, tanh, tnc, T)
 
 
@@ -246,30 +252,36 @@ def _scatter(Q: np.ndarray, bodies: np.ndarray, vals: np.ndarray) -> None:
 def total_forces(model: Any, t: float, rg: np.ndarray, A: np.ndarray, vg: np.ndarray,
                  wg: np.ndarray, ts_ref: np.ndarray, Iw: np.ndarray | None = None,
                  onset: np.ndarray | None = None,
-                 rows: tuple[np.ndarray, np.ndarray] | None = None
-                 ) -> tuple[np.ndarray, ForceEval]:
+                 rows: tuple[np.ndarray, np.ndarray] | None = None,
+                 out: np.ndarray | None = None) -> tuple[np.ndarray, ForceEval]:
     """Q (nb, 6): gravity at the centre of mass, gyroscopic moment -w x (I_w w) and every
     force element, as force and moment about each body's centre of mass (world axes).
     Iw: the world inertia A I A^T if the caller has it (else computed); ``onset``: the
-    contact points' touchdown speeds; ``rows``: the rows' (phi, jac) here (evaluate_forces)."""
+    contact points' touchdown speeds; ``rows``: the rows' (phi, jac) here (evaluate_forces);
+    ``out``: body_loads' buffer (a right-hand side's), Q itself when no element acts."""
     if model.forces.empty:
-        return body_loads(model, A, wg, Iw)[0], _NO_FORCES
+        return body_loads(model, A, wg, Iw, out)[0], _NO_FORCES
     fe = evaluate_forces(model.forces, t, rg, A, vg, wg, ts_ref, onset, rows)
     return fe.Q[..., : model.nb, :] + body_loads(model, A, wg, Iw)[0], fe
 
 
-def body_loads(model: Any, A: np.ndarray, wg: np.ndarray, Iw: np.ndarray | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:
+def body_loads(model: Any, A: np.ndarray, wg: np.ndarray, Iw: np.ndarray | None = None,
+               out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(Q (..., nb, 6): gravity at each centre of mass and the gyroscopic moment
     -w x (I_w w); I_w (..., nb, 3, 3) = A I A^T) for rotation matrices and angular
-    velocities with at least nb rows (leading axes, e.g. frames, carried through)."""
+    velocities with at least nb rows (leading axes, e.g. frames, carried through).
+    ``out`` (..., nb, 6): Q's buffer with the weights in its forces already (a right-hand
+    side's, equations._Work), its moments written."""
     nb = model.nb
     w = wg[..., :nb, :]
     if Iw is None:
         Iw = congruence(A[..., :nb, :, :], model.body_inertia)
-    Q = np.empty(w.shape[:-1] + (6,))
-    Q[..., :3] = model.body_weight
-    Q[..., 3:] = -cross(w, (Iw @ w[..., None])[..., 0])
+    if out is None:
+        Q = np.empty(w.shape[:-1] + (6,))
+        Q[..., :3] = model.body_weight
+    else:
+        Q = out
+    Q[..., 3:] = cross((Iw @ w[..., None])[..., 0], w)    # (-(a x b) = b x a to the bit)
     return Q, Iw
 
 

@@ -37,6 +37,15 @@ class RowPlan:
     groups: tuple[RowGroup, ...]        # non-empty groups, in EVAL_ORDER
     ends: np.ndarray                    # (K,) every group's vector bodies, k-major (RowGroup.turn)
     vecs: np.ndarray                    # (K, 3) and the vectors: all turned by one product
+    # whether two groups' kernels or more read their vectors' w x (w x u) for quad
+    # (kernels/constraints.py ``evaluate``: then made once for all the groups; a lone group,
+    # a chain's at-point rows, makes its own in as many calls), and whether one reads w x u
+    rated: bool = False
+    crossed: bool = False
+
+
+_CROSSED = (DOT2, DIST, DOT1, ANGLE)       # kinds whose quad reads w x u of their vectors
+_RATED = _CROSSED + (AT,)                  # ... and w x (w x u)
 
 
 @dataclass(frozen=True)
@@ -237,13 +246,15 @@ def _plan(rows: list[dict], nb: int) -> RowPlan:
     inv[order_a] = np.arange(len(order_a))
     at, turned = 0, []
     for g in groups:                    # each group's vectors' place in the plan's
-        turned.append(replace(g, turn=slice(at, at + g.ends.size)))
+        turned.append(replace(g, turn=slice(at, at + g.ends.size),
+                              grounded=bool(g.bj.size) and bool(np.all(g.bj == nb))))
         at += g.ends.size
     ends = np.concatenate([g.ends.reshape(-1) for g in groups]) if groups else np.zeros(0, int)
     vecs = np.concatenate([g.vecs.reshape(-1, 3) for g in groups]) if groups else np.zeros((0, 3))
     return RowPlan(_frozen(order_a, int), _frozen(inv, int),
                    bool(np.all(np.diff(order_a) == 1)), tuple(turned), _frozen(ends, int),
-                   _frozen(vecs))
+                   _frozen(vecs), sum(g.kind in _RATED for g in groups) > 1,
+                   any(g.kind in _CROSSED for g in groups))
 
 
 def compile_model(mech: Any) -> Model:

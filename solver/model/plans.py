@@ -49,6 +49,8 @@ class RowGroup:
     vecs: np.ndarray      # (k, n, 3) those vectors (VECTORS), all turned by one product
     turn: slice | None = None   # their place in RowPlan.vecs (all groups' vectors turned
     #                             together by evaluate); None: turned by the kernel itself
+    grounded: bool = False      # every row's marker J on the ground (w_J = 0: the kernels
+    #                             leave out the terms of J's rates, all zero)
 
 
 # The body-fixed vectors each kind's kernel turns into world axes, in this order: "i" ui on

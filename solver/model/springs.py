@@ -26,7 +26,7 @@ V_FRICTION = 1e-3          # m/s or rad/s: the speed over which Coulomb friction
 _ONES3 = np.ones(3)
 
 
-def fixed(fm: ForceModel, key: str, make: Callable[[], Any]) -> Any:
+def fixed(fm: ForceModel, key: Any, make: Callable[[], Any]) -> Any:
     """What ``make`` derives from the force model's fixed arrays (the elements' ends, their
     body-frame vectors side by side), made once per force model."""
     cache = fm.__dict__.setdefault("_fixed", {})
@@ -62,9 +62,14 @@ def actuator_value(act: Callable[..., float], what: str, t: float, x: float, xd:
 def spring_law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float, x, xd):
     """Nikravesh 1988's spring-damper-actuator law, the same for a length and a joint angle:
     (tanh(xd / V), the non-conservative part c xd + friction tanh(xd / V) + actuator(t, x,
-    xd), the whole k (x - x0) + preload + that), one entry per element."""
-    tanh = np.tanh(xd / V_FRICTION)
-    nc = c * xd + fric * tanh
+    xd), the whole k (x - x0) + preload + that), one entry per element.  ``pre`` or
+    ``fric`` None: every element's is zero (``zero_terms``), its term left out (tanh then
+    0.0): the same numbers, x + 0 being x, in fewer numpy calls."""
+    if fric is None:
+        tanh, nc = 0.0, c * xd
+    else:
+        tanh = np.tanh(xd / V_FRICTION)
+        nc = c * xd + fric * tanh
     for i, act in enumerate(acts if acts.count(None) < len(acts) else ()):
         if act is None:
             continue
@@ -80,7 +85,17 @@ def spring_law(kind: str, names: list, k, x0, pre, c, fric, acts: list, t: float
                                           xd[..., i].reshape(-1))], x.shape[:-1])
         else:
             nc[i] += actuator_value(act, what, t, x[i], xd[i])
-    return tanh, nc, k * (x - x0) + pre + nc
+    return tanh, nc, (k * (x - x0) + nc if pre is None else k * (x - x0) + pre + nc)
+
+
+def zero_terms(fm: ForceModel, kind: str) -> tuple[Any, Any]:
+    """(preload, friction) of the force model's spring-dampers (``kind`` "sd") or torsion
+    springs ("ts") for ``spring_law``, each None where every element's is zero: what the
+    compiled model fixes, read once per force model."""
+    def make():
+        pre, fric = getattr(fm, kind + "_pre"), getattr(fm, kind + "_fric")
+        return (pre if np.any(pre) else None), (fric if np.any(fric) else None)
+    return fixed(fm, kind + "_zero_terms", make)
 
 
 class SpringDampers(NamedTuple):
@@ -121,8 +136,9 @@ def spring_dampers(fm: ForceModel, t: float, r, A, v, w) -> SpringDampers:
     (``spring_geometry``) and the tension f = k (l - L0) + preload + c dl/dt + friction
     tanh(dl/dt / V) + actuator(t, l, dl/dt)."""
     S, u, L, dd, Ld = spring_geometry(fm, r, A, v, w)
-    tanh, fnc, f = spring_law("spring-damper", fm.sd_names, fm.sd_k, fm.sd_L0, fm.sd_pre,
-                              fm.sd_c, fm.sd_fric, fm.sd_act, t, L, Ld)
+    pre, fric = zero_terms(fm, "sd")
+    tanh, fnc, f = spring_law("spring-damper", fm.sd_names, fm.sd_k, fm.sd_L0, pre,
+                              fm.sd_c, fric, fm.sd_act, t, L, Ld)
     return SpringDampers(S, u, L, dd, Ld, tanh, fnc, f)
 
 

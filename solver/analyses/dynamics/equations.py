@@ -111,6 +111,8 @@ class _Work:
             self.unit_at = (1 + np.repeat(np.arange(m), ends.shape[1]), Ellipsis,
                             ends.reshape(-1), slice(None))
         self.MiQ_moving = self.MiQ[..., :nb, :, None]     # its moving bodies, as matmul's out
+        self.Q = np.empty(lead + (nb, 6))                 # the bodies' loads, their weights set
+        self.Q[..., :3] = model.body_weight
         self.MiQ_rows = self.MiQ[..., :nb, :]
         # the views each call writes or reads, made once (a view costs about as much as a
         # small product): the moving bodies' rows, A's moving blocks and their transposes,
@@ -191,6 +193,7 @@ class Equations:
         self.m = model
         self.nb = model.nb
         self.mrows = np.flatnonzero(model.row_motion >= 0)
+        self._mrow_motion = model.row_motion[self.mrows]     # each motion row's motion
         self.dry = model.frictions is not None   # friction elements: RunState.slip
         # the row groups of the friction coordinates (their rates: switching.friction_rates)
         self.friction_groups = row_groups(model, model.frictions.rows) if self.dry else None
@@ -381,7 +384,8 @@ class Equations:
         ev = evaluate(m, rg, A, vg, wg, ref=run.track, quads=self._quads)
         f = motion_values(m, t) if self.mrows.size else _NO_MOTION
         Iw, Mi = wk.mass(A, self._pair, self._diag)
-        Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, run.onset, (ev.phi, ev.jac))
+        Q, fe = total_forces(m, t, rg, A, vg, wg, run.ts_ref, Iw, run.onset, (ev.phi, ev.jac),
+                             wk.Q)
         stop = stop_forces(m, ev.phi, ev.jac, velg, run.limit_ref) if self.compliant else None
         if stop is not None:             # compliant stops: forces along their coordinates
             Q = Q + stop.Q[..., :nb, :]
@@ -398,7 +402,7 @@ class Equations:
         b0 += ev.quad if sc.every else ev.quad.take(keep, axis=-1)
         km, motion = self._kept_motions
         if km.size:
-            b0[..., km] -= f[..., motion, 2]
+            b0[..., km] -= f[..., 2].take(motion, axis=-1)
         lam_k = self.solve(vals, b)
         if sc.every:
             lam = lam_k
@@ -471,8 +475,9 @@ class Equations:
                              a.reshape(lead + (-1,)), np.empty(lead + (1,))), axis=-1)
         power = fe.power_nc + self.stop_power
         mr = self.mrows
-        if mr.size:
-            power = power + np.add.reduce(-lam[..., mr] * f[..., self.m.row_motion[mr], 1], -1)
+        if mr.size:       # (the same bits as adding the negated terms' sum)
+            power = power - np.add.reduce(lam.take(mr, axis=-1)
+                                          * f[..., 1].take(self._mrow_motion, axis=-1), -1)
         if self.dry:
             power = power + self.friction_power
         dy[..., -1] = power
