@@ -240,28 +240,3 @@ def test_a_large_gap_is_said_as_a_share_in_percent() -> None:
     assert found, str(err.value)
     gap, share, size = (float(g) for g in found.groups())
     assert share == pytest.approx(100.0 * gap / size, abs=1.0)
-
-
-@pytest.mark.parametrize("delta", [0.0, 1e-8])
-def test_sweep_reads_the_worst_disagreement_as_the_closing_check_evaluates_it(delta) -> None:
-    """A kinematic sweep keeps, from the evaluations it makes at every frame anyway, the
-    frame where the redundant rows disagree most; the closing check (run_disagreement)
-    reads it instead of evaluating every frame again.  It must be the frame and the
-    residuals that evaluation gives, to the bit (rounding-level gaps when the loop is
-    consistent, a lift of 1e-8 of the model's size when it is not) on the rows it reads,
-    and the same note."""
-    from solver.analyses.start.assembly import run_disagreement, worst_frame
-    from solver.analyses.structure import structure
-    from solver.model.compile import compile_model
-    m = tilted_four_bar(delta)
-    res = m.solve(1.0, 48)
-    model = compile_model(m)
-    st = structure(model, res._r[0], res._p[0], tol=1e-4)
-    assert st.redundant.size and res._worst_gap is not None
-    gap, k, scaled = worst_frame(model, st, res._r, res._p)
-    red = st.redundant                  # (the rows the check reads: others not evaluated)
-    assert (gap, k) == res._worst_gap[:2]
-    assert np.array_equal(scaled[red], res._worst_gap[2][red])
-    assert gap > 0.0                    # (the frames' own rounding, or the lift)
-    assert run_disagreement(model, st, res.times, res._r, res._p) == run_disagreement(
-        model, st, res.times, res._r, res._p, worst=res._worst_gap)

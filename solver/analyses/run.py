@@ -189,8 +189,7 @@ def finish(model: Model, begun: Start, out: Result) -> Result:
     record_contacts(model, out, out.analysis == "kinematic")
     out.notes[:0] = list(begun.notes) + ([begun.opened] if begun.opened else [])
     if not begun.notes:
-        note = run_disagreement(model, begun.structure, out.times, out._r, out._p, out.track,
-                                getattr(out, "_worst_gap", None))
+        note = run_disagreement(model, begun.structure, out.times, out._r, out._p, out.track)
         if note:
             out.notes.insert(0, note)
     # parts that start inside each other are pushed apart at once: say so (as check() does)

@@ -67,9 +67,6 @@ class Result:
         # kinetic, potential, work of non-conservative loads; their power
         self._energy, self._power_nc = zeros("energy", (n, 3)), zeros("energy", (n,))
         self._pending_vw = None   # a block's velocities for store_energy when not kept
-        # a kinematic sweep's frame where the redundant rows disagree most (sweep/frames.py
-        # worst_gap), for the closing check (start/assembly.py run_disagreement); None: unread
-        self._worst_gap: tuple | None = None
         self.track = np.zeros((n, model.ntrack))   # tracked values (kernels.constraints.evaluate)
         cp = model.forces.contacts     # per contact: force, torque on a, depth, point (n, nct, 10)
         self._contact = np.zeros((n, 0 if cp is None else len(cp.names), 10))

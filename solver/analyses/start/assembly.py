@@ -295,36 +295,26 @@ def _disagreement(model: Model, x, st: Structure, res: np.ndarray, where: str = 
 
 
 def run_disagreement(model: Model, st: Structure, times: np.ndarray, R: np.ndarray,
-                     P: np.ndarray, track: np.ndarray | None = None,
-                     worst: tuple | None = None) -> str | None:
+                     P: np.ndarray, track: np.ndarray | None = None) -> str | None:
     """A note when the redundant (dropped) equations disagree by more than rounding at some
     output frame of a run (COM positions R (F, nb, 3), Euler parameters P (F, nb, 4), the
     tracked values at each, Result.track: a redundant coupler's angles on their turns):
-    imperfect geometry that shows only as the mechanism moves; None otherwise.  ``worst``:
-    (largest scaled gap, its frame, every row's scaled residual there) where the run found
-    it already (a kinematic sweep's, sweep/frames.py ``worst_gap``), else evaluated here."""
+    imperfect geometry that shows only as the mechanism moves; None otherwise."""
     if not st.redundant.size or not len(R):
         return None
-    _, k, res = worst_frame(model, st, R, P, track) if worst is None else worst
-    # the stopping rule's slack, or the input's rounding (Model.row_rounding): not geometry
-    if _rounding_only(model, res, 1e3 * NEWTON_TOL, st.redundant):
-        return None
-    return _disagreement(model, (R[k], P[k]), st, res,
-                         f" at t = {float(times[k]):.6g} s (frame {k}), the largest in the run")
-
-
-def worst_frame(model: Model, st: Structure, R: np.ndarray, P: np.ndarray,
-                track: np.ndarray | None = None) -> tuple:
-    """(the largest scaled gap of the redundant rows, the frame where it is, every row's
-    scaled residual there) over a run's poses (run_disagreement's arguments)."""
     rs = scales(model)[0]
     # (the rows' groups holding a redundant row only: the others' rows are not read)
     phi = evaluate(model, *body_arrays(model, R, P)[:2], need_jac=False,
                    ref=track if model.ntrack else None,
                    groups=row_groups(model, st.redundant)).phi
-    gap = np.abs(phi[:, st.redundant] * rs[st.redundant]).max(axis=1)
-    k = int(np.argmax(gap))
-    return float(gap[k]), k, phi[k] * rs
+    gap = np.abs(phi[:, st.redundant] * rs[st.redundant])
+    k = int(np.argmax(gap.max(axis=1)))
+    # the stopping rule's slack, or the input's rounding (Model.row_rounding): not geometry
+    if _rounding_only(model, phi[k] * rs, 1e3 * NEWTON_TOL, st.redundant):
+        return None
+    res = phi[k] * rs
+    return _disagreement(model, (R[k], P[k]), st, res,
+                         f" at t = {float(times[k]):.6g} s (frame {k}), the largest in the run")
 
 
 @single_thread

@@ -46,8 +46,7 @@ from ..structure import Structure, least_norm, self_stresses
 from .algebra import Algebra, _inverse, _solve_stack, banded, matvec  # noqa: F401 (tests')
 from ..checks.curve_ends import end_sizes, open_ends
 from .between import first_crossings, watched
-from .frames import (block_forces, motion_table, smooth_prefix, solved_prefix, with_friction,
-                     worst_gap, wrong_turns)
+from .frames import block_forces, motion_table, smooth_prefix, with_friction, wrong_turns
 from .lined_up import least_norm_multipliers, lined_up_frames, passed, rates_continued
 from .poles import banded_signs, noted, suspect, walk
 from .touches import passed_through
@@ -91,7 +90,6 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
     sweep.run(report if progress is not None else lambda ks: None)
     if sweep.errors[0] is not None:
         raise sweep.errors[0]
-    out._worst_gap = sweep.worst
     return out
 
 
@@ -164,8 +162,6 @@ class _Sweep:
         floats = BLOCK_FLOATS if V == 1 else CACHE_FLOATS / V    # variants share calls too
         self.biggest = int(max(1, min(BLOCK_MAX, floats // per_frame)))
         self.prev: _Last | None = None
-        self.gaps = None if axis or not st.redundant.size or model.ntrack else st.redundant
-        self.worst: tuple | None = None    # where those disagree most (frames.worst_gap)
         self.walking, self.walked, self.signs_seen = False, None, []   # poles.py
         self.det_last: tuple | None = None     # (sign of det J, condition) (V,) at the last
         #                                        kept frame (algebra.py det_signs)
@@ -294,10 +290,10 @@ class _Sweep:
             R, P, ref = walked[1:4]
         f = self.fv[:, ks]
         R, P, jac, A, ok, iters, ref = _newton(model, alg, R, P, f, ref)
-        m, solved = solved_prefix(ok), ok[:, 0]
+        m, solved = _prefix(ok), ok[:, 0]
         if m:
             fac = alg.factor(jac[:, :m], A[:, :m], self.det_last, self.walking)
-            m, solved = solved_prefix(fac.ok), solved & fac.ok[:, 0]
+            m, solved = _prefix(fac.ok), solved & fac.ok[:, 0]
             fac = fac.take(m)
         if m == 0:
             if len(ks) == 1:
@@ -416,8 +412,6 @@ class _Sweep:
                         None if evq is None or evq.track is None else evq.track[:, :m], A)
         self.outs.store_energy(block, Iw, pot, pnc - einsum("vfm,vfm->vf", lam[..., mrows],
                                                                f[..., mix, 1]))
-        if self.gaps is not None and evq is not None:
-            self.worst = worst_gap(self.worst, ks, evq.phi[0, :m], self.gaps, model.row_length)
         watch = watched(self, phi, turns, turn_rate, evq)
         if watch is not None:             # a motion driven through a rigid stop or off an open
             first_crossings(self, ks, watch, State(times[ks], R, P, Vv, W, Ac, Al), evq, phi,
@@ -501,6 +495,12 @@ class _Sweep:
         dt = np.diff(np.concatenate([[t_last], self.times[ks]]))
         q = frames_on_turns(self.model, last, dt, raw, rate)
         return q, rate, np.stack([q[:, -1], rate[:, -1]], axis=-2)
+
+
+def _prefix(ok: np.ndarray) -> int:
+    """The number of leading frames where every variant is ok (ok (V, F))."""
+    every = ok[0] if len(ok) == 1 else ok.all(axis=0)
+    return int(np.argmin(every)) if np.count_nonzero(every) < len(every) else len(every)
 
 
 def next_block(k0: int, solved: int, tried: int, iters: int, size: int, biggest: int) -> int:

@@ -170,28 +170,6 @@ def smooth_prefix(prev: tuple, h: np.ndarray, R, P, V, W, Ac, Al, body_length,
     return int(np.argmin(ok)) if np.count_nonzero(ok) < len(ok) else len(ok)
 
 
-def solved_prefix(ok: np.ndarray) -> int:
-    """The number of leading frames where every variant is ok (ok (V, F))."""
-    every = ok[0] if len(ok) == 1 else ok.all(axis=0)
-    return int(np.argmin(every)) if np.count_nonzero(every) < len(every) else len(every)
-
-
-def worst_gap(worst: tuple | None, ks: np.ndarray, phi: np.ndarray, rows: np.ndarray,
-              row_length: np.ndarray) -> tuple | None:
-    """The frame, of those kept so far (``worst``) and a block's (frames ``ks``, rows' values
-    ``phi`` (F, nc)), where one mechanism's redundant ``rows`` disagree most: (their largest
-    scaled residual, the frame, every row's scaled residual there (Model.row_length: the
-    rows' units)), the first such frame on a tie: what start/assembly.py
-    ``run_disagreement`` finds over a run's frames (``worst_frame``), read from the
-    evaluations the sweep makes anyway."""
-    rs = 1.0 / row_length
-    gap = np.maximum.reduce(np.abs(phi[:, rows] * rs[rows]), axis=1)
-    j = int(np.argmax(gap))
-    if worst is None or gap[j] > worst[0]:
-        return float(gap[j]), int(ks[j]), phi[j] * rs
-    return worst
-
-
 def wrong_turns(model: Model, prev, times: np.ndarray, ks: np.ndarray, track: np.ndarray,
                 rate: np.ndarray) -> tuple[int, np.ndarray | None]:
     """The first frame of a block (tracked values and their rates (V, m, ntrack))
