@@ -222,26 +222,3 @@ def test_cross_agrees_bit_for_bit_in_both_forms() -> None:
         y = rng.normal(size=(many, 3)) * 10.0 ** rng.uniform(-10, 10, size=(many, 1))
         assert np.array_equal(cross(x, y), np.concatenate(
             [cross(a, b) for a, b in zip(np.split(x, many // 8), np.split(y, many // 8))]))
-
-
-def test_rates_in_one_pass_match_each_kernel_alone_bit_for_bit() -> None:
-    """With velocities, evaluate takes every group's w x u and w x (w x u) in one pass
-    (RowPlan.spins); each kernel called alone takes its own: the same products element by
-    element, so quad must agree to the bit on every kind at once (a joint of each kind,
-    stacked frames as the sweep's blocks)."""
-    from solver.base.rotations import own_loop
-    from solver.kernels.constraints import KERNELS
-    rng = np.random.default_rng(12)
-    model = mixed_chain_model(rng)
-    assert model.plan.spins
-    states = [random_state(model, rng) for _ in range(3)]
-    r, A, v, w = body_arrays(model, *[np.stack(x) for x in zip(*states)])
-    fused = evaluate(model, r, A, v, w)
-    plan = model.plan
-    U = (A.take(plan.ends, axis=-3, out=own_loop(A.shape[:-3] + plan.ends.shape + (3, 3)))
-         @ plan.vecs[..., None])[..., 0]          # the vectors turned as evaluate turns them
-    quad = np.empty(fused.quad.shape)
-    for g in plan.groups:
-        jac = np.zeros(r.shape[:-2] + (g.rows.stop - g.rows.start, model.row_width))
-        KERNELS[g.kind](g, r, A, v, w, np.empty(jac.shape[:-1]), jac, quad[..., g.rows], U)
-    assert np.array_equal(fused.quad, quad.take(plan.inv, axis=-1))

@@ -79,17 +79,6 @@ def _centripetal(wE: np.ndarray, U: np.ndarray) -> np.ndarray:
     return wE * ((wE * U) @ _ONES3)[..., None] - U * ((wE * wE) @ _ONES3)[..., None]
 
 
-def _spun(g: RowGroup, w: np.ndarray, U: np.ndarray, WR: tuple | None) -> tuple:
-    """(w, w x u, w x (w x u)) of the group's turned vectors U (..., k, n, 3), w its ends'
-    angular velocities: the group's part of ``evaluate``'s one pass over every group's
-    vectors (``WR``), or its own where there is none (the same products element by
-    element, so the same bits)."""
-    if WR is not None:
-        return tuple(_turned(g, None, x) for x in WR)
-    wE = w.take(g.ends, axis=-2)
-    return wE, cross(wE, U), _centripetal(wE, U)
-
-
 SKEW_GATHER = 64        # joint points up to which at_point gathers its skew blocks at once
 
 
@@ -114,7 +103,7 @@ def _skew_blocks(jac: np.ndarray, P: np.ndarray, lead: tuple) -> None:
         np.multiply(Q[..., 0], sgn, out=J[..., 2, c0 + 1])
 
 
-def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
+def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """Haug 1989, "Spherical": the world x, y, z of P_I - P_J, three rows per joint point.
     Both ends in one set of calls: the arms P = A u as one product, the Jacobian's rotation
     blocks -[P_I x] and [P_J x] as one gather and sign, the centripetal terms w x (w x P)."""
@@ -135,27 +124,27 @@ def at_point(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
         J[..., 0::2, :] = _eye_rows(P.shape[-2])
         J[..., 1::2, :] = S.swapaxes(-4, -3).swapaxes(-3, -2)           # (..., n, 3, 2, 3)
     if quad is not None:   # centripetal part of d2(P_I - P_J)/dt2
-        cen = (_centripetal(w.take(g.ends, axis=-2), P) if WR is None
-               else _turned(g, None, WR[2]))
+        cen = _centripetal(w.take(g.ends, axis=-2), P)
         np.subtract(cen[..., 0, :, :], cen[..., 1, :, :], out=quad.reshape(lead + (-1, 3)))
 
 
-def _separation(g: RowGroup, r, A, v, w, rates: bool, U=None, WR=None):
+def _separation(g: RowGroup, r, A, v, w, rates: bool, U=None):
     """The turned vectors U (P_I, P_J first), d = P_I - P_J as points, and with rates the
     centripetal part of d2d/dt2, dd/dt, and w x u and w x (w x u) of every vector."""
     U = _turned(g, A, U)
     d = r.take(g.bi, axis=-2) + U[..., 0, :, :] - r.take(g.bj, axis=-2) - U[..., 1, :, :]
     if not rates:
         return U, d, None, None, None, None
-    _, X, C = _spun(g, w, U, WR)
+    wE = w.take(g.ends, axis=-2)
+    C, X = _centripetal(wE, U), cross(wE, U)
     cen = C[..., 0, :, :] - C[..., 1, :, :]
     dd = v.take(g.bi, axis=-2) + X[..., 0, :, :] - v.take(g.bj, axis=-2) - X[..., 1, :, :]
     return U, d, cen, dd, C, X
 
 
-def dot2(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
+def dot2(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """Haug 1989, "Dot-2": a_J . (P_I - P_J) = 0 (vectors P_I, P_J, a: VECTORS "ija")."""
-    U, d, cen, dd, C, X = _separation(g, r, A, v, w, quad is not None, U, WR)
+    U, d, cen, dd, C, X = _separation(g, r, A, v, w, quad is not None, U)
     pi_, pj_, a = U[..., 0, :, :], U[..., 1, :, :], U[..., 2, :, :]
     phi[...] = (a * d) @ _ONES3
     if jac is not None:
@@ -167,9 +156,9 @@ def dot2(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
         quad[...] = (C[..., 2, :, :] * d + 2.0 * X[..., 2, :, :] * dd + a * cen) @ _ONES3
 
 
-def distance(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
+def distance(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """Haug 1989, "Double spherical", scaled to metres: (|d|^2 - L^2) / (2 L) = 0."""
-    U, d, cen, dd, _, _ = _separation(g, r, A, v, w, quad is not None, U, WR)
+    U, d, cen, dd, _, _ = _separation(g, r, A, v, w, quad is not None, U)
     L = g.target
     phi[...] = ((d * d) @ _ONES3 - L * L) / (2.0 * L)
     if jac is not None:
@@ -183,7 +172,7 @@ def distance(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
         quad[...] = ((dd * dd + d * cen) @ _ONES3) / L
 
 
-def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
+def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """Haug 1989, "Dot-1": a_I . b_J = 0 (a_I = ui on I, b_J = a on J: VECTORS "ia")."""
     U = _turned(g, A, U)
     ai, aj = U[..., 0, :, :], U[..., 1, :, :]
@@ -193,12 +182,13 @@ def dot1(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
         jac[..., 3:6] = axb
         jac[..., 9:12] = -axb
     if quad is not None:   # (w_I x (w_I x a)) . b + 2 (w_I x a) . (w_J x b) + a . (w_J x (w_J x b))
-        _, X, C = _spun(g, w, U, WR)
+        wE = w.take(g.ends, axis=-2)
+        C, X = _centripetal(wE, U), cross(wE, U)
         quad[...] = (C[..., 0, :, :] * aj + ai * C[..., 1, :, :]
                      + 2.0 * X[..., 0, :, :] * X[..., 1, :, :]) @ _ONES3
 
 
-def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
+def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """A motion's angle row: the joint angle of x_I from x_J about z_J (joint_angle;
     vectors x_I, x_J, y_J: VECTORS "iab")."""
     U = _turned(g, A, U)
@@ -209,10 +199,11 @@ def angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
         jac[..., 3:6] = grad
         jac[..., 9:12] = -grad
     if quad is not None:
-        wE, X, C = _spun(g, w, U, WR)
+        wE = w.take(g.ends, axis=-2)
         wr = wE[..., 0, :, :] - wE[..., 2, :, :]
         cd, sd = _dot(gc, wr), _dot(gs, wr)
         thd = (c * sd - sn * cd) / rho
+        C, X = _centripetal(wE, U), cross(wE, U)
         # the velocity parts of d2(x_I . v_J)/dt2 for v_J = x_J, y_J (vectors 1, 2) at once
         q2 = (C[..., :1, :, :] * U[..., 1:, :, :] + 2.0 * X[..., :1, :, :] * X[..., 1:, :, :]
               + xi[..., None, :, :] * C[..., 1:, :, :]) @ _ONES3
@@ -229,7 +220,7 @@ def spin_measure(Ri: np.ndarray, Rj: np.ndarray) -> np.ndarray:
                            M[..., 1, 0] - M[..., 0, 1]], axis=-1)
 
 
-def spin(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
+def spin(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """A ball's relative rotation about marker J's axis e_k (model/plans.py ``spin_rows``),
     the rows friction holds while a spherical joint sticks.  phi = vee(skew(C_J^T C_I))_k
     (spin_measure, the design pose's C_I, C_J); the Jacobian is the relative angular
@@ -251,7 +242,7 @@ def spin(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
 
 
 
-def euler_angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None, WR=None) -> None:
+def euler_angle(g: RowGroup, r, A, v, w, phi, jac, quad, U=None) -> None:
     """A general motion's rotation row: body-fixed angle k (RowGroup.target: 0, 1, 2 for
     B1, B2, B3) of marker I relative to marker J (base/rotations.py ``euler_angles``;
     vectors x_I, y_I on I, x_J, y_J on J: VECTORS "iIab").  With the rotation axes e_l and
@@ -430,10 +421,6 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         Ae = A.take(plan.ends, axis=-3, out=own_loop(A.shape[:-3] + plan.ends.shape + (3, 3)),
                     mode="clip")
         U = (Ae @ plan.vecs[..., None])[..., 0]
-    WR = None               # and with velocities their w x u, w x (w x u) in one pass too
-    if U is not None and quad is not None and plan.spins:
-        W = w.take(plan.ends, axis=-2)
-        WR = (W, cross(W, U), _centripetal(W, U))
     for i, g in enumerate(plan.groups):
         s = g.rows
         views = (phi[..., s], None if jac is None else jac[..., s, :],
@@ -449,7 +436,7 @@ def evaluate(model: Model, r: np.ndarray, A: np.ndarray, v: np.ndarray | None = 
         if g.kind in TRACKED:
             TRACKED[g.kind](model, r, A, v, w, *views, ref, track, rate)
         else:
-            KERNELS[g.kind](g, r, A, v, w, *views, U, WR)
+            KERNELS[g.kind](g, r, A, v, w, *views, U)
     if not plan.identity:                 # back to model row order
         inv = plan.inv
         phi = phi.take(inv, axis=-1)

@@ -26,8 +26,6 @@ from .reactions import rows_in_turn
 from .plans import (CouplerPlan, CurvePlan, FrictionPlan, LimitPlan, RowGroup, _frozen,
                     coordinate_row, couplers, curves, frictions, limits, marker_world, row_group)
 
-SPINNING = (DOT1, DOT2, DIST, ANGLE)    # kinds whose quad reads w x u of their vectors
-
 
 @dataclass(frozen=True)
 class RowPlan:
@@ -39,9 +37,6 @@ class RowPlan:
     groups: tuple[RowGroup, ...]        # non-empty groups, in EVAL_ORDER
     ends: np.ndarray                    # (K,) every group's vector bodies, k-major (RowGroup.turn)
     vecs: np.ndarray                    # (K, 3) and the vectors: all turned by one product
-    spins: bool = False                 # a group reads its vectors' rates w x u (dot-1,
-    #                                     dot-2, distance, angle rows): with velocities,
-    #                                     every vector's w x u and w x (w x u) in one pass
 
 
 @dataclass(frozen=True)
@@ -248,7 +243,7 @@ def _plan(rows: list[dict], nb: int) -> RowPlan:
     vecs = np.concatenate([g.vecs.reshape(-1, 3) for g in groups]) if groups else np.zeros((0, 3))
     return RowPlan(_frozen(order_a, int), _frozen(inv, int),
                    bool(np.all(np.diff(order_a) == 1)), tuple(turned), _frozen(ends, int),
-                   _frozen(vecs), any(g.kind in SPINNING for g in groups))
+                   _frozen(vecs))
 
 
 def compile_model(mech: Any) -> Model:
