@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...algebra.newton import NEWTON_TOL, RANK_TOL, step_pose
-from ...algebra.rank import involved
+from ...algebra.rank import independent_rows, involved
 from ...kernels.constraints import body_arrays, evaluate, global_jacobian, motion_values
 from ...model.compile import Model
 from .assembly import last_jacobian, least_movement
@@ -69,10 +69,14 @@ def nearby_structure(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, 
     if near is None:
         return None
     rn, pn, tn, jac = near
-    found = structure(model, rn, pn, ref=tn, jac=jac)
-    if np.intersect1d(found.keep, jrows).size <= np.intersect1d(st.keep, jrows).size:
+    # the joint rows' rank there first (structure's first test): the whole structure only
+    # where it is higher, the common answer known without ranking the motions too
+    if jac is None:
+        jac = evaluate(model, *body_arrays(model, rn, pn)[:2], ref=tn).jac
+    ranked = independent_rows(model, global_jacobian(model, jac), jrows)
+    if ranked.size <= np.intersect1d(st.keep, jrows).size:
         return None
-    return found
+    return structure(model, rn, pn, ref=tn, jac=jac)
 
 
 def rounded_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,

@@ -87,7 +87,7 @@ def kinematic_sweep(model: Model, st: Structure, start: State, times: np.ndarray
     def report(ks: np.ndarray) -> None:
         for k in ks:             # once per frame, as the frame-by-frame sweep did
             report_progress(progress, int(k), len(times), out)
-    sweep.run(report)
+    sweep.run(report if progress is not None else lambda ks: None)
     if sweep.errors[0] is not None:
         raise sweep.errors[0]
     return out
