@@ -49,7 +49,7 @@ from ..model.frame_buffer import FrameBuffer
 from ..model.results import Result
 from ..model.state import RunState, SlipState, State
 from .lanes import Lanes, lanes_fit
-from .stack import stack_models
+from .stack import stack_models, take_variants
 
 # served in this order each round; "rhs" and "frame" together (one evaluation serves both)
 KINDS = (("rhs", "frame"), ("rate",), ("step",), ("project",))
@@ -261,14 +261,7 @@ class _Group:
         if (told is not None and self.eq.run is told[1]
                 and all(a is b for a, b in zip(states, told[0]))):
             return
-        tracks = [s.track for s in states]
-        self.eq.tell(RunState(np.stack([s.ts_ref for s in states]),
-                              None if any(q is None for q in tracks) else np.stack(tracks),
-                              onset=None if states[0].onset is None
-                              else np.stack([s.onset for s in states]),
-                              slip=_slipping(states),
-                              limit_ref=None if states[0].limit_ref is None
-                              else np.stack([s.limit_ref for s in states])))
+        self.eq.tell(_stacked(states))
         self._told = (states, self.eq.run)
 
     def _told_now(self, who: list[int], states: list[RunState] | None = None) -> None:
@@ -385,25 +378,49 @@ class _Group:
     def _frame(self, who: list[int], asks: list[Request], lanes: np.ndarray) -> tuple:
         """Output frames' evaluations and right-hand sides (each variant's t, y; a lane's
         where it stands), one Equations.rhs_parts for both: its rows, or for a right-hand
-        side only dy's row (as Equations.rhs is rhs_parts' dy: the same bits)."""
+        side only dy's row (as Equations.rhs is rhs_parts' dy: the same bits).  Only the
+        variants due are evaluated (``_due_equations``): the results' rows are theirs,
+        variant i's at ``at[i]``."""
         args = [q.args for q in asks]
         T, Y = self._states(who, [a[0] for a in args], [a[1] for a in args], lanes)
-        self._told_now(who)
         parts = [q.kind == "rhs" for q in asks]
-        dy, (a, lam, fe, J, f) = self.eq.rhs_parts(T, Y)
-        if self.eq.dry:          # what a frame reads of its own equations: its friction
+        eq, at = self._due_equations(np.union1d(np.array(who, dtype=int), lanes))
+        if eq is self.eq:
+            self._told_now(who)
+        else:
+            rows = np.flatnonzero(at >= 0)
+            T, Y = T[rows], Y[rows]
+        dy, (a, lam, fe, J, f) = eq.rhs_parts(T, Y)
+        if eq.dry:               # what a frame reads of its own equations: its friction
             for i in who:
-                self.runs[i].sysm.took(self.eq.friction[i], self.eq.headroom[i])
-        V = len(T)
-        potential = np.broadcast_to(fe.potential, (V,))
-        power = np.broadcast_to(fe.power_nc, (V,))
-        ts = np.broadcast_to(fe.ts_angle, (V,) + np.shape(fe.ts_angle)[-1:])
-        f = np.broadcast_to(f, (V,) + f.shape[-2:])
-        return ([dy[i] if only else
-                 (dy[i], (a[i], lam[i], _ForcesRow(ts[i], power[i], potential[i],
+                self.runs[i].sysm.took(eq.friction[at[i]], eq.headroom[at[i]])
+        K = len(T)
+        potential = np.broadcast_to(fe.potential, (K,))
+        power = np.broadcast_to(fe.power_nc, (K,))
+        ts = np.broadcast_to(fe.ts_angle, (K,) + np.shape(fe.ts_angle)[-1:])
+        f = np.broadcast_to(f, (K,) + f.shape[-2:])
+        return ([dy[k] if only else
+                 (dy[k], (a[k], lam[k], _ForcesRow(ts[k], power[k], potential[k],
                                                    None if fe.contact is None
-                                                   else fe.contact.variant(i)), J[i], f[i]))
-                 for i, only in zip(who, parts)], ("evaluated", dy, a, lam, fe, J, f))
+                                                   else fe.contact.variant(k)), J[k], f[k]))
+                 for k, only in zip(at[who].tolist(), parts)],
+                ("evaluated", at, dy, a, lam, fe, J, f))
+
+    def _due_equations(self, due: np.ndarray) -> tuple[Equations, np.ndarray]:
+        """(equations, at): the stacked equations of the variants ``due`` (sorted) alone
+        (Equations.variants: the group's structures shared, the due variants' numbers
+        taken) when some variants are not, else the group's own; ``at`` (V,) each
+        variant's row in them (-1: not evaluated).  A frame call has about a third of the
+        variants due (the chain of 10 at 5e-5: 32 of 100 on average): their rows alone
+        take about half the time of all of them (docs/benchmarks.md, Design studies)."""
+        V = len(self.runs)
+        if len(due) == V:
+            return self.eq, np.arange(V)
+        at = np.full(V, -1)
+        at[due] = np.arange(len(due))
+        model = take_variants(self.eq.m, self.models[0], due, own=True)
+        now = [self.runs[i].sysm.run for i in due.tolist()]
+        return self.eq.variants(model, due, _stacked(now)), at
 
     def dense(self, i: int, theta, low: bool = False) -> np.ndarray:
         """Variant i's row of the last step's dense output (``low``: its 5(4) step's), the
@@ -414,6 +431,20 @@ class _Group:
                            [run.at_start for run in self.runs])
             self.told_start = True
         return (self.low if low else self.stepper).dense(theta, row=i)
+
+
+def _stacked(states: list[RunState]) -> RunState:
+    """The run state of stacked equations of variants whose run states are ``states``:
+    torsion springs' turns, tracked values, contact points' touchdown speeds, slip
+    directions and limits' coordinates on a leading variant axis."""
+    tracks = [s.track for s in states]
+    return RunState(np.stack([s.ts_ref for s in states]),
+                    None if any(q is None for q in tracks) else np.stack(tracks),
+                    onset=None if states[0].onset is None
+                    else np.stack([s.onset for s in states]),
+                    slip=_slipping(states),
+                    limit_ref=None if states[0].limit_ref is None
+                    else np.stack([s.limit_ref for s in states]))
 
 
 def _slipping(states: list[RunState]) -> SlipState | None:
