@@ -341,3 +341,40 @@ def test_a_frame_call_evaluates_the_variants_due_alone(monkeypatch):
         assert got.steps == want.steps
         for name in ("_r", "_p", "_v", "_w", "_a", "_lam", "_reaction", "_energy"):
             assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
+def test_steps_near_the_end_take_the_variants_still_running_alone(monkeypatch):
+    """Chains of five links, every mass varied, by Dormand-Prince 5(4): the lanes take
+    their last steps at different rounds, so near the run's end some have finished while
+    others step.  Those steps evaluate the rows of the lanes stepping alone (every stage
+    of them), and their projections take the same rows (due.py); each variant still
+    equals its separate run to the last bit, its steps too."""
+    from solver.analyses.dynamics.equations import Equations
+    due, rows = [], []
+    real_step, real_rhs = lockstep._Group._step, Equations.rhs
+
+    def step(self, who, asks, lanes):
+        due.append(len(who) + len(lanes))
+        rows.append(set())
+        out = real_step(self, who, asks, lanes)
+        rows[-1] = sorted(rows[-1])
+        return out
+
+    def rhs(self, t, y):
+        if rows and isinstance(rows[-1], set):      # a step's stages: their rows
+            rows[-1].add(len(y))
+        return real_rhs(self, t, y)
+    V = 6
+    study = Study(benchmark_chain(5), latin_hypercube({f"link{k}.mass": (0.8, 1.2)
+                                                       for k in range(5)}, V, seed=2))
+    alone = [study.variant(i).solve(1.0, 24, tolerance=1e-3) for i in range(V)]
+    monkeypatch.setattr(lockstep._Group, "_step", step)
+    monkeypatch.setattr(Equations, "rhs", rhs)
+    res = study.run(duration=1.0, fps=24, tolerance=1e-3)
+    assert not res.failures and min(due) < V, due
+    assert rows == [[k] for k in due], (rows, due)
+    for i, want in enumerate(alone):
+        got = res.result(i)
+        assert got.steps == want.steps
+        for name in ("_r", "_p", "_v", "_w", "_a", "_lam", "_reaction", "_energy"):
+            assert np.array_equal(getattr(got, name), getattr(want, name)), name

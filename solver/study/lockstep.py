@@ -47,9 +47,10 @@ from ..integrators.implicit import NEWTON_MAX, RadauIIA
 from ..model.compile import Model
 from ..model.frame_buffer import FrameBuffer
 from ..model.results import Result
-from ..model.state import RunState, SlipState, State
+from ..model.state import RunState, State
 from .lanes import Lanes, lanes_fit
-from .stack import stack_models, take_variants
+from .due import due_equations, project_rows, stacked_state, step_rows
+from .stack import stack_models
 
 # served in this order each round; "rhs" and "frame" together (one evaluation serves both)
 KINDS = (("rhs", "frame"), ("rate",), ("step",), ("project",))
@@ -145,6 +146,7 @@ class _Group:
             run.served_by(lambda own, low, i=i: _Lane(self, i, own, low),
                           FrameBuffer(run.out, FRAME_BYTES // V) if self.lanes is None
                           else self.lanes.buffer(i))
+        self.due: tuple | None = None     # the last step's due rows alone: (equations, at)
         self.gens: list = [None] * V         # each run's frame loop, while it goes alone
         self.asks: dict[int, Request] = {}
         self.out: list[Result | None] = [None] * V
@@ -261,7 +263,7 @@ class _Group:
         if (told is not None and self.eq.run is told[1]
                 and all(a is b for a, b in zip(states, told[0]))):
             return
-        self.eq.tell(_stacked(states))
+        self.eq.tell(stacked_state(states))
         self._told = (states, self.eq.run)
 
     def _told_now(self, who: list[int], states: list[RunState] | None = None) -> None:
@@ -304,8 +306,12 @@ class _Group:
         cap = cap if np.isfinite(cap).any() else None
         if lanes.size:
             F0[lanes], H[lanes] = self.lanes.F0[lanes], self.lanes.HS[lanes]
-        self._told_now(who)
-        if self.implicit:
+        self.due = None
+        if not who and not self.implicit and 0 < lanes.size < len(T):   # (lanes alone)
+            self.due = due_equations(self, lanes)
+            Y1, E = step_rows(self, T, Y, F0, H, cap)
+        elif self.implicit:
+            self._told_now(who)
             live = np.zeros(len(T), dtype=bool)
             live[who] = True
             for i in who:                # back from steps of its own: its memory with it
@@ -314,6 +320,7 @@ class _Group:
                     self.own_memory[i] = False
             Y1, E = self.stepper.step(T, Y, F0, H, self.norm, live, cap)
         else:
+            self._told_now(who)
             low = [i for i, q in zip(who, asks) if getattr(q.fn.__self__, "low", False)]
             Y1, E = self._explicit(T, Y, F0, H, np.array(low, dtype=int), len(who) > len(low)
                                    or bool(lanes.size), cap)
@@ -360,6 +367,8 @@ class _Group:
         todo = np.zeros(len(T), dtype=bool)
         todo[who] = True
         todo[lanes] = True
+        if not who and self.due is not None and (self.due[1][lanes] >= 0).all():
+            return [], ("projected",) + project_rows(self, T, (R, P, Vv, W), todo)
         self._told_now(who, [self.runs[i].run for i in who])
         # a variant on one of its breakpoints: its motions' rates just after it (project)
         rate_t = T.copy()
@@ -379,12 +388,12 @@ class _Group:
         """Output frames' evaluations and right-hand sides (each variant's t, y; a lane's
         where it stands), one Equations.rhs_parts for both: its rows, or for a right-hand
         side only dy's row (as Equations.rhs is rhs_parts' dy: the same bits).  Only the
-        variants due are evaluated (``_due_equations``): the results' rows are theirs,
+        variants due are evaluated (due.py ``due_equations``): the results' rows are theirs,
         variant i's at ``at[i]``."""
         args = [q.args for q in asks]
         T, Y = self._states(who, [a[0] for a in args], [a[1] for a in args], lanes)
         parts = [q.kind == "rhs" for q in asks]
-        eq, at = self._due_equations(np.union1d(np.array(who, dtype=int), lanes))
+        eq, at = due_equations(self, np.union1d(np.array(who, dtype=int), lanes))
         if eq is self.eq:
             self._told_now(who)
         else:
@@ -406,22 +415,6 @@ class _Group:
                  for k, only in zip(at[who].tolist(), parts)],
                 ("evaluated", at, dy, a, lam, fe, J, f))
 
-    def _due_equations(self, due: np.ndarray) -> tuple[Equations, np.ndarray]:
-        """(equations, at): the stacked equations of the variants ``due`` (sorted) alone
-        (Equations.variants: the group's structures shared, the due variants' numbers
-        taken) when some variants are not, else the group's own; ``at`` (V,) each
-        variant's row in them (-1: not evaluated).  A frame call has about a third of the
-        variants due (the chain of 10 at 5e-5: 32 of 100 on average): their rows alone
-        take about half the time of all of them (docs/benchmarks.md, Design studies)."""
-        V = len(self.runs)
-        if len(due) == V:
-            return self.eq, np.arange(V)
-        at = np.full(V, -1)
-        at[due] = np.arange(len(due))
-        model = take_variants(self.eq.m, self.models[0], due, own=True)
-        now = [self.runs[i].sysm.run for i in due.tolist()]
-        return self.eq.variants(model, due, _stacked(now)), at
-
     def dense(self, i: int, theta, low: bool = False) -> np.ndarray:
         """Variant i's row of the last step's dense output (``low``: its 5(4) step's), the
         stepper's extra stages (if any) evaluated with each variant's run state at its
@@ -431,30 +424,6 @@ class _Group:
                            [run.at_start for run in self.runs])
             self.told_start = True
         return (self.low if low else self.stepper).dense(theta, row=i)
-
-
-def _stacked(states: list[RunState]) -> RunState:
-    """The run state of stacked equations of variants whose run states are ``states``:
-    torsion springs' turns, tracked values, contact points' touchdown speeds, slip
-    directions and limits' coordinates on a leading variant axis."""
-    tracks = [s.track for s in states]
-    return RunState(np.stack([s.ts_ref for s in states]),
-                    None if any(q is None for q in tracks) else np.stack(tracks),
-                    onset=None if states[0].onset is None
-                    else np.stack([s.onset for s in states]),
-                    slip=_slipping(states),
-                    limit_ref=None if states[0].limit_ref is None
-                    else np.stack([s.limit_ref for s in states]))
-
-
-def _slipping(states: list[RunState]) -> SlipState | None:
-    """The friction elements' run state of the stacked equations: each variant's slip
-    directions (V, m), every element slipping (a variant with one stuck is off the common
-    path; its row, at its start, is evaluated slipping and not read)."""
-    if states[0].slip is None:
-        return None
-    return dataclasses.replace(states[0].slip, stuck=np.zeros_like(states[0].slip.stuck),
-                               direction=np.stack([s.slip.direction for s in states]))
 
 
 class _ForcesRow:
