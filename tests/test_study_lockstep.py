@@ -9,6 +9,7 @@ import pytest
 
 from solver import Mechanism
 from solver.study import Study, engine, grid, latin_hypercube
+import solver.study.due as due_rows
 import solver.study.lockstep as lockstep
 
 from mechanisms import benchmark_chain, four_bar
@@ -313,6 +314,7 @@ def test_a_frame_call_evaluates_the_variants_due_alone(monkeypatch):
     due variants' rows alone (Equations.variants: a sub-stack of them), not every
     variant's; each variant still equals its separate run to the last bit."""
     from solver.analyses.dynamics.equations import Equations
+    monkeypatch.setattr(due_rows, "IDLE_MIN", 1)    # (a sub-stack for one idle row)
     due, rows = [], []
     real_frame, real_parts = lockstep._Group._frame, Equations.rhs_parts
 
@@ -350,6 +352,7 @@ def test_steps_near_the_end_take_the_variants_still_running_alone(monkeypatch):
     of them), and their projections take the same rows (due.py); each variant still
     equals its separate run to the last bit, its steps too."""
     from solver.analyses.dynamics.equations import Equations
+    monkeypatch.setattr(due_rows, "IDLE_MIN", 1)    # (a sub-stack for one idle row)
     due, rows = [], []
     real_step, real_rhs = lockstep._Group._step, Equations.rhs
 

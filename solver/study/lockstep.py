@@ -307,8 +307,9 @@ class _Group:
         if lanes.size:
             F0[lanes], H[lanes] = self.lanes.F0[lanes], self.lanes.HS[lanes]
         self.due = None
-        if not who and not self.implicit and 0 < lanes.size < len(T):   # (lanes alone)
+        if not who and not self.implicit and lanes.size:     # (lanes alone: some idle?)
             self.due = due_equations(self, lanes)
+        if self.due is not None and self.due[0] is not self.eq:
             Y1, E = step_rows(self, T, Y, F0, H, cap)
         elif self.implicit:
             self._told_now(who)
@@ -367,7 +368,8 @@ class _Group:
         todo = np.zeros(len(T), dtype=bool)
         todo[who] = True
         todo[lanes] = True
-        if not who and self.due is not None and (self.due[1][lanes] >= 0).all():
+        if (not who and self.due is not None and self.due[0] is not self.eq
+                and (self.due[1][lanes] >= 0).all()):
             return [], ("projected",) + project_rows(self, T, (R, P, Vv, W), todo)
         self._told_now(who, [self.runs[i].run for i in who])
         # a variant on one of its breakpoints: its motions' rates just after it (project)
