@@ -9,6 +9,7 @@ import pytest
 
 from solver import Mechanism
 from solver.study import Study, engine, grid, latin_hypercube
+import solver.study.due as due_rows
 import solver.study.lockstep as lockstep
 
 from mechanisms import benchmark_chain, four_bar
@@ -304,3 +305,79 @@ def test_lanes_projections_take_the_last_stages_matrices(monkeypatch):
                                                        for k in range(5)}, 4, seed=2))
     study.run(duration=0.5, fps=24, tolerance=1e-3)
     assert len(calls) > 10 and len(made) < len(calls) / 2, (len(made), len(calls))
+
+
+def test_a_frame_call_evaluates_the_variants_due_alone(monkeypatch):
+    """Chains of five links, every mass varied, by Dormand-Prince 5(4): the lanes reach
+    their frames at different rounds, so most of the lockstep run's frame calls have some
+    variants due (a frame, or a first stage) and others not.  Each such call evaluates the
+    due variants' rows alone (Equations.variants: a sub-stack of them), not every
+    variant's; each variant still equals its separate run to the last bit."""
+    from solver.analyses.dynamics.equations import Equations
+    monkeypatch.setattr(due_rows, "IDLE_MIN", 1)    # (a sub-stack for one idle row)
+    due, rows = [], []
+    real_frame, real_parts = lockstep._Group._frame, Equations.rhs_parts
+
+    def frame(self, who, asks, lanes):
+        due.append(len(who) + len(lanes))
+        rows.append(None)
+        return real_frame(self, who, asks, lanes)
+
+    def rhs_parts(self, t, y, report=True):
+        if rows and rows[-1] is None:         # the frame call's evaluation: its rows
+            rows[-1] = len(y)
+        return real_parts(self, t, y, report)
+    V = 6
+    study = Study(benchmark_chain(5), latin_hypercube({f"link{k}.mass": (0.8, 1.2)
+                                                       for k in range(5)}, V, seed=2))
+    alone = [study.variant(i).solve(1.0, 24, tolerance=1e-3) for i in range(V)]
+    monkeypatch.setattr(lockstep._Group, "_frame", frame)
+    monkeypatch.setattr(Equations, "rhs_parts", rhs_parts)
+    res = study.run(duration=1.0, fps=24, tolerance=1e-3)
+    assert not res.failures
+    some = [k for k in due if k < V]
+    assert len(some) > len(due) / 2, due      # (most calls: some variants due, not all)
+    assert rows == due, (rows, due)
+    for i, want in enumerate(alone):
+        got = res.result(i)
+        assert got.steps == want.steps
+        for name in ("_r", "_p", "_v", "_w", "_a", "_lam", "_reaction", "_energy"):
+            assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
+def test_steps_near_the_end_take_the_variants_still_running_alone(monkeypatch):
+    """Chains of five links, every mass varied, by Dormand-Prince 5(4): the lanes take
+    their last steps at different rounds, so near the run's end some have finished while
+    others step.  Those steps evaluate the rows of the lanes stepping alone (every stage
+    of them), and their projections take the same rows (due.py); each variant still
+    equals its separate run to the last bit, its steps too."""
+    from solver.analyses.dynamics.equations import Equations
+    monkeypatch.setattr(due_rows, "IDLE_MIN", 1)    # (a sub-stack for one idle row)
+    due, rows = [], []
+    real_step, real_rhs = lockstep._Group._step, Equations.rhs
+
+    def step(self, who, asks, lanes):
+        due.append(len(who) + len(lanes))
+        rows.append(set())
+        out = real_step(self, who, asks, lanes)
+        rows[-1] = sorted(rows[-1])
+        return out
+
+    def rhs(self, t, y):
+        if rows and isinstance(rows[-1], set):      # a step's stages: their rows
+            rows[-1].add(len(y))
+        return real_rhs(self, t, y)
+    V = 6
+    study = Study(benchmark_chain(5), latin_hypercube({f"link{k}.mass": (0.8, 1.2)
+                                                       for k in range(5)}, V, seed=2))
+    alone = [study.variant(i).solve(1.0, 24, tolerance=1e-3) for i in range(V)]
+    monkeypatch.setattr(lockstep._Group, "_step", step)
+    monkeypatch.setattr(Equations, "rhs", rhs)
+    res = study.run(duration=1.0, fps=24, tolerance=1e-3)
+    assert not res.failures and min(due) < V, due
+    assert rows == [[k] for k in due], (rows, due)
+    for i, want in enumerate(alone):
+        got = res.result(i)
+        assert got.steps == want.steps
+        for name in ("_r", "_p", "_v", "_w", "_a", "_lam", "_reaction", "_energy"):
+            assert np.array_equal(getattr(got, name), getattr(want, name)), name

@@ -84,32 +84,35 @@ class Lanes:
         return bool((self.phase != OFF).any())
 
     # -- after the calls ---------------------------------------------------------------------
-    def evaluated(self, rows: np.ndarray, dy: np.ndarray, a, lam, fe, J, f) -> None:
+    def evaluated(self, rows: np.ndarray, at: np.ndarray, dy: np.ndarray, a, lam, fe, J,
+                  f) -> None:
         """The frames and first stages of ``rows`` evaluated (Equations.rhs_parts over the
-        variant axis): frames stored (DynamicRun.frame), then on to their next step."""
+        variant axis, variant i's results in their row at[i]): frames stored
+        (DynamicRun.frame), then on to their next step."""
         first = rows[~self.has_f0[rows]]             # f_end: this evaluation's, if none
-        self.F0[first], self.has_f0[first] = dy[first], True
+        self.F0[first], self.has_f0[first] = dy[at[first]], True
         framed = rows[self.at_frame[rows]]
         if framed.size:
-            framed = self._frames(framed, a, lam, fe, J, f)
+            framed = self._frames(framed, at, a, lam, fe, J, f)
         self._next(np.union1d(rows[~self.at_frame[rows]], framed))
 
-    def _frames(self, rows: np.ndarray, a, lam, fe, J, f) -> np.ndarray:
-        """Frames done[rows] stored, each as its run's ``frame`` stores it; those at rest
-        hold their pose and end, as do those past their last frame; the rows going on."""
-        eq, V = self.eq, len(self.runs)
+    def _frames(self, rows: np.ndarray, at: np.ndarray, a, lam, fe, J, f) -> np.ndarray:
+        """Frames done[rows] stored, each as its run's ``frame`` stores it (its results in
+        their row at[i]); those at rest hold their pose and end, as do those past their
+        last frame; the rows going on."""
+        eq, K, pos = self.eq, len(a), at[rows]
         R, P, Vv, W, work = eq.unpack(self.Y[rows])
-        A = a[rows]
+        A = a[pos]
         mr = eq.mrows
-        power = np.broadcast_to(fe.power_nc, (V,))[rows] + 0.0
+        power = np.broadcast_to(fe.power_nc, (K,))[pos] + 0.0
         if mr.size:          # the motions' power, as each run's frame takes it (np.dot)
-            fm = np.broadcast_to(f, (V,) + f.shape[-2:])
+            fm = np.broadcast_to(f, (K,) + f.shape[-2:])
             power = power + np.array([motion_power(lam[i], fm[i], mr, eq.m.row_motion)
-                                      for i in rows.tolist()])
-        energy = np.stack([np.broadcast_to(fe.potential, (V,))[rows], power, work], axis=-1)
+                                      for i in pos.tolist()])
+        energy = np.stack([np.broadcast_to(fe.potential, (K,))[pos], power, work], axis=-1)
         k = self.done[rows]
         self.block.add_many(rows, k, self.T[rows], np.concatenate((R, P, Vv, W, A), axis=-1),
-                            lam[rows], J[rows], energy)
+                            lam[pos], J[pos], energy)
         self.done[rows] = k + 1
         held = (self.autonomous[rows] & (k + 1 < self.F)
                 & settled(self.size[rows], self.body_length[rows], Vv, W, A, self.rest))

@@ -47,8 +47,9 @@ from ..integrators.implicit import NEWTON_MAX, RadauIIA
 from ..model.compile import Model
 from ..model.frame_buffer import FrameBuffer
 from ..model.results import Result
-from ..model.state import RunState, SlipState, State
+from ..model.state import RunState, State
 from .lanes import Lanes, lanes_fit
+from .due import due_equations, project_rows, stacked_state, step_rows
 from .stack import stack_models
 
 # served in this order each round; "rhs" and "frame" together (one evaluation serves both)
@@ -145,6 +146,7 @@ class _Group:
             run.served_by(lambda own, low, i=i: _Lane(self, i, own, low),
                           FrameBuffer(run.out, FRAME_BYTES // V) if self.lanes is None
                           else self.lanes.buffer(i))
+        self.due: tuple | None = None     # the last step's due rows alone: (equations, at)
         self.gens: list = [None] * V         # each run's frame loop, while it goes alone
         self.asks: dict[int, Request] = {}
         self.out: list[Result | None] = [None] * V
@@ -261,14 +263,7 @@ class _Group:
         if (told is not None and self.eq.run is told[1]
                 and all(a is b for a, b in zip(states, told[0]))):
             return
-        tracks = [s.track for s in states]
-        self.eq.tell(RunState(np.stack([s.ts_ref for s in states]),
-                              None if any(q is None for q in tracks) else np.stack(tracks),
-                              onset=None if states[0].onset is None
-                              else np.stack([s.onset for s in states]),
-                              slip=_slipping(states),
-                              limit_ref=None if states[0].limit_ref is None
-                              else np.stack([s.limit_ref for s in states])))
+        self.eq.tell(stacked_state(states))
         self._told = (states, self.eq.run)
 
     def _told_now(self, who: list[int], states: list[RunState] | None = None) -> None:
@@ -311,8 +306,13 @@ class _Group:
         cap = cap if np.isfinite(cap).any() else None
         if lanes.size:
             F0[lanes], H[lanes] = self.lanes.F0[lanes], self.lanes.HS[lanes]
-        self._told_now(who)
-        if self.implicit:
+        self.due = None
+        if not who and not self.implicit and lanes.size:     # (lanes alone: some idle?)
+            self.due = due_equations(self, lanes)
+        if self.due is not None and self.due[0] is not self.eq:
+            Y1, E = step_rows(self, T, Y, F0, H, cap)
+        elif self.implicit:
+            self._told_now(who)
             live = np.zeros(len(T), dtype=bool)
             live[who] = True
             for i in who:                # back from steps of its own: its memory with it
@@ -321,6 +321,7 @@ class _Group:
                     self.own_memory[i] = False
             Y1, E = self.stepper.step(T, Y, F0, H, self.norm, live, cap)
         else:
+            self._told_now(who)
             low = [i for i, q in zip(who, asks) if getattr(q.fn.__self__, "low", False)]
             Y1, E = self._explicit(T, Y, F0, H, np.array(low, dtype=int), len(who) > len(low)
                                    or bool(lanes.size), cap)
@@ -367,6 +368,9 @@ class _Group:
         todo = np.zeros(len(T), dtype=bool)
         todo[who] = True
         todo[lanes] = True
+        if (not who and self.due is not None and self.due[0] is not self.eq
+                and (self.due[1][lanes] >= 0).all()):
+            return [], ("projected",) + project_rows(self, T, (R, P, Vv, W), todo)
         self._told_now(who, [self.runs[i].run for i in who])
         # a variant on one of its breakpoints: its motions' rates just after it (project)
         rate_t = T.copy()
@@ -385,25 +389,33 @@ class _Group:
     def _frame(self, who: list[int], asks: list[Request], lanes: np.ndarray) -> tuple:
         """Output frames' evaluations and right-hand sides (each variant's t, y; a lane's
         where it stands), one Equations.rhs_parts for both: its rows, or for a right-hand
-        side only dy's row (as Equations.rhs is rhs_parts' dy: the same bits)."""
+        side only dy's row (as Equations.rhs is rhs_parts' dy: the same bits).  Only the
+        variants due are evaluated (due.py ``due_equations``): the results' rows are theirs,
+        variant i's at ``at[i]``."""
         args = [q.args for q in asks]
         T, Y = self._states(who, [a[0] for a in args], [a[1] for a in args], lanes)
-        self._told_now(who)
         parts = [q.kind == "rhs" for q in asks]
-        dy, (a, lam, fe, J, f) = self.eq.rhs_parts(T, Y)
-        if self.eq.dry:          # what a frame reads of its own equations: its friction
+        eq, at = due_equations(self, np.union1d(np.array(who, dtype=int), lanes))
+        if eq is self.eq:
+            self._told_now(who)
+        else:
+            rows = np.flatnonzero(at >= 0)
+            T, Y = T[rows], Y[rows]
+        dy, (a, lam, fe, J, f) = eq.rhs_parts(T, Y)
+        if eq.dry:               # what a frame reads of its own equations: its friction
             for i in who:
-                self.runs[i].sysm.took(self.eq.friction[i], self.eq.headroom[i])
-        V = len(T)
-        potential = np.broadcast_to(fe.potential, (V,))
-        power = np.broadcast_to(fe.power_nc, (V,))
-        ts = np.broadcast_to(fe.ts_angle, (V,) + np.shape(fe.ts_angle)[-1:])
-        f = np.broadcast_to(f, (V,) + f.shape[-2:])
-        return ([dy[i] if only else
-                 (dy[i], (a[i], lam[i], _ForcesRow(ts[i], power[i], potential[i],
+                self.runs[i].sysm.took(eq.friction[at[i]], eq.headroom[at[i]])
+        K = len(T)
+        potential = np.broadcast_to(fe.potential, (K,))
+        power = np.broadcast_to(fe.power_nc, (K,))
+        ts = np.broadcast_to(fe.ts_angle, (K,) + np.shape(fe.ts_angle)[-1:])
+        f = np.broadcast_to(f, (K,) + f.shape[-2:])
+        return ([dy[k] if only else
+                 (dy[k], (a[k], lam[k], _ForcesRow(ts[k], power[k], potential[k],
                                                    None if fe.contact is None
-                                                   else fe.contact.variant(i)), J[i], f[i]))
-                 for i, only in zip(who, parts)], ("evaluated", dy, a, lam, fe, J, f))
+                                                   else fe.contact.variant(k)), J[k], f[k]))
+                 for k, only in zip(at[who].tolist(), parts)],
+                ("evaluated", at, dy, a, lam, fe, J, f))
 
     def dense(self, i: int, theta, low: bool = False) -> np.ndarray:
         """Variant i's row of the last step's dense output (``low``: its 5(4) step's), the
@@ -414,16 +426,6 @@ class _Group:
                            [run.at_start for run in self.runs])
             self.told_start = True
         return (self.low if low else self.stepper).dense(theta, row=i)
-
-
-def _slipping(states: list[RunState]) -> SlipState | None:
-    """The friction elements' run state of the stacked equations: each variant's slip
-    directions (V, m), every element slipping (a variant with one stuck is off the common
-    path; its row, at its start, is evaluated slipping and not read)."""
-    if states[0].slip is None:
-        return None
-    return dataclasses.replace(states[0].slip, stuck=np.zeros_like(states[0].slip.stuck),
-                               direction=np.stack([s.slip.direction for s in states]))
 
 
 class _ForcesRow:

@@ -246,12 +246,13 @@ class _PerVariantActuator:
         return self.functions
 
 
-def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
+def take_variants(stacked: Model, base: Model, idx: np.ndarray, own: bool = False) -> Model:
     """The model of variants ``idx`` (repeats allowed) of ``stacked``, a stack_models of
     models whose first is ``base``: its stacked numbers taken along the variant axis, the
     shared ones as they are (a stacked field is a new array, a shared one ``base``'s
-    own).  For its constraint rows (a sweep's Newton): the force elements' per-variant
-    functions stay the whole stack's."""
+    own).  For its constraint rows (a sweep's Newton) the force elements' per-variant
+    functions stay the whole stack's; ``own``: they and the motions' are taken too (each
+    of the variants ``idx`` its own: a lockstep call on some variants, lockstep.py)."""
     def pick(obj, ref, skip=()):
         ch = {f.name: getattr(obj, f.name)[idx] for f in dataclasses.fields(obj)
               if f.name not in skip and isinstance(getattr(obj, f.name), np.ndarray)
@@ -275,6 +276,9 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
         if getattr(stacked, name) is not None:
             more[name] = pick(getattr(stacked, name), getattr(base, name))
     forces = pick(stacked.forces, base.forces)
+    if own:
+        more.update(_own_functions(stacked, forces, idx))
+        forces = more.pop("forces")
     if stacked.forces.contacts is not None:
         forces = dataclasses.replace(forces, contacts=pick(stacked.forces.contacts,
                                                            base.forces.contacts))
@@ -282,3 +286,25 @@ def take_variants(stacked: Model, base: Model, idx: np.ndarray) -> Model:
                                                     "frictions", "limits")),
                                plan=plan, forces=forces, **more)
 
+
+
+def _own_functions(stacked: Model, forces, idx: np.ndarray) -> dict:
+    """{"forces": ``forces`` with its per-variant loads and actuators those of the variants
+    ``idx``, "motion_functions" likewise (if per-variant)}: take_variants' ``own``."""
+    def take(fn):
+        if isinstance(fn, _PerVariant):
+            return _PerVariant([fn.functions[v] for v in idx.tolist()], fn.axes)
+        if isinstance(fn, _PerVariantActuator):
+            return _PerVariantActuator([fn.functions[v] for v in idx.tolist()])
+        return fn
+    fm = stacked.forces
+    ch = {}
+    if any(isinstance(f, _PerVariant) for fs in fm.ld_funcs for f in fs):
+        ch["ld_funcs"] = [[take(f) for f in fs] for fs in fm.ld_funcs]
+    for kind in ("sd_act", "ts_act"):
+        if any(isinstance(a, _PerVariantActuator) for a in getattr(fm, kind)):
+            ch[kind] = [take(a) for a in getattr(fm, kind)]
+    out = {"forces": dataclasses.replace(forces, **ch) if ch else forces}
+    if any(isinstance(fn, _PerVariant) for fn in stacked.motion_functions):
+        out["motion_functions"] = tuple(take(fn) for fn in stacked.motion_functions)
+    return out

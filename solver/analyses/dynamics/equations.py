@@ -21,6 +21,7 @@ of those responses (friction.py ``with_slip``).
 """
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any, NamedTuple
 
@@ -221,6 +222,31 @@ class Equations:
         self.robust_tol = singular
         self._layouts: dict[bytes, tuple] = {}     # each set of kept rows' (use)
         self.use(st)
+
+    def variants(self, model: Model, idx: np.ndarray, run: RunState) -> "Equations":
+        """The equations of the variants ``idx`` (V,) of this one's stacked model (a design
+        study's, study/stack.py), ``model`` their sub-stack (stack.take_variants), at their
+        run state ``run``: for a call on some variants only (a lockstep run's frames).
+        This one's structures are shared, made once (the kept rows' groups, J M^-1 J^T's
+        layout and banded buffers, the motion rows), its per-variant numbers taken (the
+        inertias, the row scales: their leading axis), its buffers and memory of the last
+        calls its own; each variant's rows are the same numpy calls on its own numbers,
+        so the same bits as in this one."""
+        def take(x: np.ndarray | None, ndim: int) -> np.ndarray | None:
+            return x[idx] if x is not None and x.ndim > ndim else x     # (V, ...): taken
+        sub = copy.copy(self)
+        sub.m = model
+        sub._pair, sub._diag = take(self._pair, 3), take(self._diag, 3)
+        sub._rs, sub._cw = take(self._rs, 1), take(self._cw, 1)
+        sub._rs_keep = take(self._rs_keep, 1)
+        sub._layouts = {self.keep.tobytes(): (self._quads, self.schur, sub._rs_keep,
+                                              self._kept_motions)}
+        sub._work, sub._last, sub._poses, sub._pose_work = {}, None, [], None
+        sub.friction = sub.headroom = sub.events_memo = None
+        sub.friction_power = sub.stop_power = 0.0
+        sub.run = None
+        sub.tell(run)
+        return sub
 
     def use(self, st: Structure) -> None:
         """Solve with the kept rows of ``st`` (at the start, and when the independent
