@@ -15,10 +15,41 @@ from .frames import project_run
 from .friction import aim, release
 from .inside import SINGULAR_STEP
 from .singular import near_singular, rates_jumped, rounded_fold, rounded_share
-from .switching import (energy_of, friction_rates, released, slipping, stick, switched,
-                        use_rows)
+from .switching import (energy_of, friction_rates, kinetic_of, released, slipping, stick,
+                        switched, use_rows)
 from .touchdown import contact_time, touch
 from ..structure import Structure
+
+
+# the share of the kinetic energy a passage of a singular position with least-norm solves
+# may move the energy balance (kinetic + potential - work) by before the Result says it
+# (or 100 times the run's tolerance, where that is larger): a four-bar on the Grashof
+# boundary moved 4e-8 of it given exactly and up to 4e-5 given in float32 and declared
+# so (input_precision 2^-24), but 3e-3 to 9e-2 per passage declared exact (a geometry
+# 1e-8 m off the crossing: the least-norm solves act as an impact there)
+PASSAGE_SHARE = 5e-4
+
+
+def passage_note(losses: list, tolerance: float) -> str | None:
+    """The Result's note of the passages of singular positions whose least-norm solves
+    moved the energy balance by more than PASSAGE_SHARE of the kinetic energy (or 100
+    ``tolerance``): the largest, how many more and the sum, J; ``losses``: (t start,
+    t end (s), lost (J, negative: gained), kinetic energy (J)) each
+    (StepActions._passage_ends); None where none did."""
+    share = max(PASSAGE_SHARE, 100.0 * tolerance)
+    over = [x for x in losses if abs(x[2]) > share * x[3]]
+    if not over:
+        return None
+    t0, _, lost, ke = max(over, key=lambda x: abs(x[2]))
+    word = "lost" if lost > 0 else "gained"
+    more = (f" and {len(over) - 1} more like it, {sum(x[2] for x in over):.3g} J in all"
+            if len(over) > 1 else f", {lost:.3g} J in all")
+    return (f"the mechanism {word} {abs(lost):.3g} J ({100 * abs(lost) / ke:.2g}% of its "
+            f"kinetic energy) over the passage of the singular position at t = {t0:.6g} s"
+            f"{more}: least-norm solves there act as an impact, the geometry being off "
+            "the singular one by more than its declared rounding; give its coordinates "
+            "exactly, or declare their rounding (input_precision: 2^-24 for float32 "
+            "numbers)")
 
 
 # what a step advances in the carry (driver.py DynamicRun): kept where a fold is taken,
@@ -148,7 +179,7 @@ class StepActions:
             self.sysm.tell(self.run)
             self._rates_jump()
             self.fold_note = len(self.passed)
-            self.passed.append((self.t, who))
+            self._passage_starts(who)
 
     def _fold_refuted(self) -> None:
         """A position taken for one the rounding folded whose least-norm solves cannot hold
@@ -171,6 +202,7 @@ class StepActions:
         if self.fold_note is not None:
             del self.passed[self.fold_note]
             self.fold_note = None
+        self.passage = None
         self.fold_refuted = self.t
 
     def _after_step(self) -> None:
@@ -185,6 +217,7 @@ class StepActions:
         if self.run.robust and not near_singular(self.model, self.st, self.r, self.p, share):
             self.run = self.run.solving(False)    # past it: exact again
             sysm.tell(self.run)
+            self._passage_ends()
             self._rates_jump()
         elif self.fold_refuted is not None:      # past the share: folds taken again
             if not near_singular(self.model, self.st, self.r, self.p,
@@ -203,3 +236,24 @@ class StepActions:
                 self._rates_jump()        # the next step within the contact's time scale
                 self.touch_by = self.t + contact_time(sysm.m.forces.contacts, before,
                                                       self.run.onset)
+
+    def _passage_starts(self, who: tuple[str, ...]) -> None:
+        """Least-norm solves from here, at a singular position of the joints ``who``: the
+        position noted, and the energy balance (kinetic + potential - work, J) and kinetic
+        energy (J) at its start kept for ``_passage_ends``."""
+        self.passed.append((self.t, who))
+        args = (self.r, self.p, self.v, self.w)
+        self.passage = (self.t, energy_of(self.sysm, self.t, *args) - self.work,
+                        kinetic_of(self.sysm, *args))
+
+    def _passage_ends(self) -> None:
+        """Exact solves again past a singular position (or the run's end within it): the
+        energy balance lost over the least-norm solves since ``_passage_starts`` kept,
+        (t start, t end (s), lost (J), kinetic energy at the larger of start and end (J)),
+        for the Result's note (driver.py DynamicRun.finish)."""
+        if self.passage is None:
+            return
+        (t0, e0, k0), args = self.passage, (self.r, self.p, self.v, self.w)
+        lost = e0 - (energy_of(self.sysm, self.t, *args) - self.work)
+        self.passage_losses.append((t0, self.t, lost, max(k0, kinetic_of(self.sysm, *args))))
+        self.passage = None
