@@ -68,22 +68,27 @@ def _balance_drift(res) -> float:
     return float(np.abs(total - total[0]).max())
 
 
-def test_passage_that_loses_energy_says_how_much():
-    """Declared exact, the rounded boundary four-bar loses energy at its passages (0.0099 J
-    at 0.19 s and 0.076 J at 0.61 s measured); the note names the loss in J and as a share
-    of the kinetic energy, and the sum it gives is the Result's own balance drift."""
-    res = boundary_four_bar(0.0).solve(0.7, 24)
-    drift = _balance_drift(res)
-    assert drift > 0.05                  # the passages' loss this checks is there to say
+def test_passage_that_would_lose_energy_keeps_it_and_says_so():
+    """Declared exact, the rounded boundary four-bar's least-norm passages would lose
+    energy (0.0099 J at 0.19 s and 0.076 J at 0.61 s measured, 0.32 J of 0.83 J over 3
+    s): the velocities after each are rescaled to the energy before, so the balance keeps
+    to the run's accuracy, and the note says how much it would have lost, as a share of
+    the kinetic energy, and why."""
+    res = boundary_four_bar(0.0).solve(1.2, 24)
+    # 1e-4 J of the 0.83 J: the declared-rounded run's own drift (8e-5 J over 3 s) and
+    # ten times the exact geometry's (4e-7 J); the passages lost 0.086 J by 0.7 s
+    assert _balance_drift(res) < 1e-4
     said = [n for n in res.notes if "over the passage" in n]
     assert len(said) == 1, res.notes
     note = said[0]
     assert "act as an impact" in note and "input_precision" in note
+    assert "rescaled to the energy before" in note
+    lost = re.search(r"would have lost ([0-9.]+) J \(([0-9.]+)% of its kinetic energy\)",
+                     note)
+    assert lost is not None, note
+    assert float(lost.group(1)) > 5e-4 * 0.83     # above the share a passage may move
     total = float(re.search(r"([0-9.e+-]+) J in all", note).group(1))
-    # the balance moves only at the passages (elsewhere to the run's accuracy, 1e-6 of
-    # the 0.83 J: the exact geometry's drift, 2e-7 J) and the note prints 2 digits
-    assert abs(total - drift) < 0.01 * drift + 1e-5
-    assert re.search(r"lost [0-9.]+ J \([0-9.]+% of its kinetic energy\)", note)
+    assert total >= float(lost.group(1))          # the largest is among them
 
 
 def test_passage_that_keeps_energy_adds_no_loss_note():

@@ -550,7 +550,7 @@ class DynamicRun(StepActions):
         out = self.out
         out.method = out.method if self.pairs is None else self.pairs.method(out.method)
         if self.run.robust:                # the run ends within a passage
-            self._passage_ends()
+            self._passage_ends(rescale=False)
         if self.passed:
             (t0, who), more = self.passed[0], len(self.passed) - 1
             more = f" and {more} more" if more else ""
