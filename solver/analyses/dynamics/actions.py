@@ -15,10 +15,54 @@ from .frames import project_run
 from .friction import aim, release
 from .inside import SINGULAR_STEP
 from .singular import near_singular, rates_jumped, rounded_fold, rounded_share
-from .switching import (energy_of, friction_rates, released, slipping, stick, switched,
-                        use_rows)
+from .switching import (energy_of, friction_rates, kinetic_of, released, slipping, stick,
+                        switched, use_rows)
 from .touchdown import contact_time, touch
 from ..structure import Structure
+
+
+# the share of the kinetic energy a passage of a singular position with least-norm solves
+# may move the energy balance (kinetic + potential - work) by before the Result says it
+# (or 100 times the run's tolerance, where that is larger): a four-bar on the Grashof
+# boundary moved 4e-8 of it given exactly and up to 4e-5 given in float32 and declared
+# so (input_precision 2^-24), but 3e-3 to 9e-2 per passage declared exact (a geometry
+# 1e-8 m off the crossing: the least-norm solves act as an impact there)
+PASSAGE_SHARE = 5e-4
+
+
+def passage_share(tolerance: float) -> float:
+    """The share of the kinetic energy a passage may move the energy balance by
+    (PASSAGE_SHARE, or 100 times the run's ``tolerance`` where larger)."""
+    return max(PASSAGE_SHARE, 100.0 * tolerance)
+
+
+def passage_note(losses: list, tolerance: float) -> str | None:
+    """The Result's note of the passages of singular positions whose least-norm solves
+    moved the energy balance by more than ``passage_share`` of the kinetic energy: the
+    largest, how many more and the sum, J, and whether the velocities after them were
+    rescaled to the energy before; ``losses``: (t start, t end (s), lost (J, negative:
+    gained), kinetic energy (J), restored) each (StepActions._passage_ends); None where
+    none did."""
+    share = passage_share(tolerance)
+    over = [x for x in losses if abs(x[2]) > share * x[3]]
+    if not over:
+        return None
+    t0, _, lost, ke, _ = max(over, key=lambda x: abs(x[2]))
+    kept = [x for x in over if x[4]]
+    word = ("would have lost" if lost > 0 else "would have gained") if kept else (
+        "lost" if lost > 0 else "gained")
+    more = (f" and {len(over) - 1} more like it, {sum(x[2] for x in over):.3g} J in all"
+            if len(over) > 1 else f", {lost:.3g} J in all")
+    how = ("; the velocities after " + ("them" if len(kept) > 1 else "it")
+           + " were rescaled to the energy before" + (
+               f" ({len(kept)} of {len(over)})" if len(kept) < len(over) else "")
+           if kept else "")
+    return (f"the mechanism {word} {abs(lost):.3g} J ({100 * abs(lost) / ke:.2g}% of its "
+            f"kinetic energy) over the passage of the singular position at t = {t0:.6g} s"
+            f"{more}: least-norm solves there act as an impact, the geometry being off "
+            f"the singular one by more than its declared rounding{how}; give its "
+            "coordinates exactly, or declare their rounding (input_precision: 2^-24 for "
+            "float32 numbers)")
 
 
 # what a step advances in the carry (driver.py DynamicRun): kept where a fold is taken,
@@ -148,7 +192,7 @@ class StepActions:
             self.sysm.tell(self.run)
             self._rates_jump()
             self.fold_note = len(self.passed)
-            self.passed.append((self.t, who))
+            self._passage_starts(who)
 
     def _fold_refuted(self) -> None:
         """A position taken for one the rounding folded whose least-norm solves cannot hold
@@ -171,6 +215,7 @@ class StepActions:
         if self.fold_note is not None:
             del self.passed[self.fold_note]
             self.fold_note = None
+        self.passage = None
         self.fold_refuted = self.t
 
     def _after_step(self) -> None:
@@ -185,6 +230,7 @@ class StepActions:
         if self.run.robust and not near_singular(self.model, self.st, self.r, self.p, share):
             self.run = self.run.solving(False)    # past it: exact again
             sysm.tell(self.run)
+            self._passage_ends()
             self._rates_jump()
         elif self.fold_refuted is not None:      # past the share: folds taken again
             if not near_singular(self.model, self.st, self.r, self.p,
@@ -203,3 +249,37 @@ class StepActions:
                 self._rates_jump()        # the next step within the contact's time scale
                 self.touch_by = self.t + contact_time(sysm.m.forces.contacts, before,
                                                       self.run.onset)
+
+    def _passage_starts(self, who: tuple[str, ...]) -> None:
+        """Least-norm solves from here, at a singular position of the joints ``who``: the
+        position noted, and the energy balance (kinetic + potential - work, J) and kinetic
+        energy (J) at its start kept for ``_passage_ends``."""
+        self.passed.append((self.t, who))
+        args = (self.r, self.p, self.v, self.w)
+        self.passage = (self.t, energy_of(self.sysm, self.t, *args) - self.work,
+                        kinetic_of(self.sysm, *args))
+
+    def _passage_ends(self, rescale: bool = True) -> None:
+        """Exact solves again past a singular position (or, ``rescale`` False, the run's end
+        within it): the energy balance lost over the least-norm solves since
+        ``_passage_starts`` kept, (t start, t end (s), lost (J), kinetic energy at the
+        larger of start and end (J), restored), for the Result's note (driver.py
+        DynamicRun.finish).  Where it moved by more than ``passage_share`` and nothing
+        drives the joints (their velocity constraints homogeneous: J v = 0), the velocities
+        are rescaled to the energy before: an ideal mechanism off a singular position by
+        delta turns sharply there and keeps its energy; the least-norm solves' projections
+        across that turn, too short to resolve, took it as an impact."""
+        if self.passage is None:
+            return
+        sysm, (t0, e0, k0) = self.sysm, self.passage
+        self.passage = None
+        args = (self.r, self.p, self.v, self.w)
+        lost = e0 - (energy_of(sysm, self.t, *args) - self.work)
+        k1 = kinetic_of(sysm, *args)
+        scale = max(k0, k1)
+        restored = (rescale and abs(lost) > passage_share(self.goals.tolerance) * scale
+                    and not self.model.motion_functions and k1 + lost > 0.0 and k1 > 0.0)
+        if restored:                       # (J v = 0 holds for the rescaled velocities)
+            ratio = np.sqrt((k1 + lost) / k1)
+            self.v, self.w = self.v * ratio, self.w * ratio
+        self.passage_losses.append((t0, self.t, lost, scale, restored))

@@ -67,7 +67,7 @@ from ...model.compile import Model
 from ...model.frame_buffer import FrameBuffer
 from ...model.results import Result, report_progress
 from ...model.state import RunState, State
-from .actions import StepActions
+from .actions import StepActions, passage_note
 from .equations import Equations
 from .method import STIFF_RATE, choose_method  # noqa: F401 (STIFF_RATE: the threshold)
 from .events import StepEnd, aim_at_event, crossed_at_end, record_friction, step_events
@@ -216,6 +216,7 @@ class DynamicRun(StepActions):
         #     equations' fastest rate, steps since it was estimated, steps to the next
         self.grow = 0.0            # the step the control proposed after the last accepted one
         self.passed: list[tuple[float, tuple[str, ...]]] = []   # singular positions passed
+        self.passage, self.passage_losses = None, []   # their energy balance (actions.py)
         self.stored = 0            # frames stored ahead (those inside a long step, together)
         self.done = 0              # frames stored (or held)
 
@@ -405,7 +406,7 @@ class DynamicRun(StepActions):
         else:
             self.run = self.run.solving(True)
             self.sysm.tell(self.run)
-            self.passed.append((self.t, who))
+            self._passage_starts(who)
 
     def _singular_equations(self, k: int) -> None:
         """Singular equations inside a step: at a free singular position, least-norm solves
@@ -420,7 +421,7 @@ class DynamicRun(StepActions):
             self.run = run.solving(True)
             self._rates_jump()
             self.sysm.tell(self.run)
-            self.passed.append((self.t, who))
+            self._passage_starts(who)
             return
         if (not run.robust and self.h is not None and not collapsed_size(0.5 * self.h, self.t)
                 and not near_singular(model, self.st, self.r, self.p)):
@@ -548,6 +549,8 @@ class DynamicRun(StepActions):
         self.buffer.flush()
         out = self.out
         out.method = out.method if self.pairs is None else self.pairs.method(out.method)
+        if self.run.robust:                # the run ends within a passage
+            self._passage_ends(rescale=False)
         if self.passed:
             (t0, who), more = self.passed[0], len(self.passed) - 1
             more = f" and {more} more" if more else ""
@@ -561,6 +564,9 @@ class DynamicRun(StepActions):
                              f"{more} ({what}); near it the reactions of those joints "
                              + ("and the motion's effort " if motions else "")
                              + "are the least-norm ones")
+        lost = passage_note(self.passage_losses, self.goals.tolerance)
+        if lost is not None:
+            out.notes.append(lost)
         return out
 
 

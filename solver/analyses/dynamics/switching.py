@@ -56,6 +56,12 @@ def energy_of(sysm, t: float, r, p, v, w) -> float:
     return kinetic(m, A[: sysm.nb], np.concatenate([v, w], axis=1)) + gravity + springs
 
 
+def kinetic_of(sysm, r, p, v, w) -> float:
+    """Kinetic energy of a state, J."""
+    A = body_arrays(sysm.m, r, p, v, w)[1]
+    return kinetic(sysm.m, A[: sysm.nb], np.concatenate([v, w], axis=1))
+
+
 def friction_rates(sysm, y: np.ndarray) -> np.ndarray:
     """The friction coordinates' rates at a packed state."""
     m = sysm.m
