@@ -257,28 +257,31 @@ class StepActions:
         self.passed.append((self.t, who))
         args = (self.r, self.p, self.v, self.w)
         self.passage = (self.t, energy_of(self.sysm, self.t, *args) - self.work,
-                        kinetic_of(self.sysm, *args))
+                        kinetic_of(self.sysm, *args), len(self.out.impacts))
 
     def _passage_ends(self, rescale: bool = True) -> None:
         """Exact solves again past a singular position (or, ``rescale`` False, the run's end
         within it): the energy balance lost over the least-norm solves since
         ``_passage_starts`` kept, (t start, t end (s), lost (J), kinetic energy at the
         larger of start and end (J), restored), for the Result's note (driver.py
-        DynamicRun.finish).  Where it moved by more than ``passage_share`` and nothing
-        drives the joints (their velocity constraints homogeneous: J v = 0), the velocities
+        DynamicRun.finish).  Where it moved by more than ``passage_share``, nothing drives
+        the joints (their velocity constraints homogeneous: J v = 0) and no stop was struck
+        within it (an impact's loss is not the passage's), the velocities
         are rescaled to the energy before: an ideal mechanism off a singular position by
         delta turns sharply there and keeps its energy; the least-norm solves' projections
         across that turn, too short to resolve, took it as an impact."""
         if self.passage is None:
             return
-        sysm, (t0, e0, k0) = self.sysm, self.passage
+        sysm, (t0, e0, k0, struck) = self.sysm, self.passage
         self.passage = None
         args = (self.r, self.p, self.v, self.w)
         lost = e0 - (energy_of(sysm, self.t, *args) - self.work)
         k1 = kinetic_of(sysm, *args)
         scale = max(k0, k1)
+        # (not across an impact: a stop's rebound loses what the balance cannot tell apart)
         restored = (rescale and abs(lost) > passage_share(self.goals.tolerance) * scale
-                    and not self.model.motion_functions and k1 + lost > 0.0 and k1 > 0.0)
+                    and not self.model.motion_functions and k1 + lost > 0.0 and k1 > 0.0
+                    and len(self.out.impacts) == struck)
         if restored:                       # (J v = 0 holds for the rescaled velocities)
             ratio = np.sqrt((k1 + lost) / k1)
             self.v, self.w = self.v * ratio, self.w * ratio
