@@ -154,10 +154,17 @@ def test_a_mesh_shell_inertia_is_refused_naming_the_geom(tmp_path):
     ('<mesh name="m" file="bad.stl"/>', r"line 1: mesh 'm' .*bad.stl' cannot be read"),
     ('<mesh name="m" file="m.ply"/>', r"line 1: mesh 'm' .*only STL and OBJ"),
     ('<mesh name="n" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/>', r"line 3: <geom.*no mesh asset 'm'"),
+    ('<mesh name="m" file="open.obj"/>', r"line 1: mesh 'm' .*not a closed surface"),
+    ('<mesh name="m" vertex="0 0 0 1 0 0 0 1 0 1 1 0"/>', r"line 1: mesh 'm' .*no volume"),
 ])
 def test_a_bad_or_missing_mesh_is_named_with_its_line(tmp_path, asset, says):
+    """A missing file, an STL without triangles, a format not read, a geom naming no
+    asset, an open surface (MuJoCo gives it a mass that depends on its own origin: an open
+    unit cube 0.804 kg at 1 kg/m^3), a flat mesh."""
     (tmp_path / "bad.stl").write_text("solid x\nfacet\nvertex 0 0\nendsolid\n")
     (tmp_path / "m.ply").write_text("ply\n")
+    write_prism_obj(tmp_path / "open.obj", L_SHAPE)      # the L with its last face left out
+    (tmp_path / "open.obj").write_text((tmp_path / "open.obj").read_text().rsplit("f", 1)[0])
     path = tmp_path / "m.xml"
     path.write_text(body_xml(asset))
     with pytest.raises(mjcf.MjcfError, match=says):

@@ -43,7 +43,8 @@ class MeshSolid:
 
 
 def read_stl(path: str) -> tuple[np.ndarray, np.ndarray]:
-    """(vertices (3m, 3), triangles (m, 3)) of a binary or ASCII STL file."""
+    """(vertices (n, 3), triangles (m, 3)) of a binary or ASCII STL file, the triangles'
+    equal corners one vertex."""
     with open(path, "rb") as f:
         data = f.read()
     if len(data) >= 84 and len(data) == 84 + 50 * struct.unpack("<I", data[80:84])[0]:
@@ -57,7 +58,8 @@ def read_stl(path: str) -> tuple[np.ndarray, np.ndarray]:
                       for k, w in enumerate(words) if w == "vertex"], dtype=float).reshape(-1, 3)
         if V.shape[0] == 0 or V.shape[0] % 3:
             raise ValueError("no triangles (neither binary nor ASCII STL)")
-    return V, np.arange(V.shape[0]).reshape(-1, 3)
+    V, shared = np.unique(V, axis=0, return_inverse=True)    # corners welded: edges shared
+    return V, shared.reshape(-1, 3)
 
 
 def read_obj(path: str) -> tuple[np.ndarray, np.ndarray]:
@@ -144,6 +146,12 @@ def mesh_solid(V: np.ndarray, F: np.ndarray | None, mode: str) -> MeshSolid:
         p = mesh_mass_properties(V, faces, density=1.0)
     except MechanismError as exc:
         raise ValueError(str(exc)) from None
+    if faces is F and not p.closed:
+        raise ValueError("the mesh is not a closed surface (each edge in two faces, once "
+                         "each way), which MuJoCo's mass of it needs; close it or give the "
+                         "body an <inertial>")
+    if not p.volume > 0:
+        raise ValueError("the mesh encloses no volume")
     return MeshSolid(p.volume, p.center_of_mass, p.inertia)
 
 
