@@ -149,6 +149,16 @@ def test_a_mesh_shell_inertia_is_refused_naming_the_geom(tmp_path):
         mjcf.read_mjcf(str(path))
 
 
+def test_a_primitive_fitted_to_a_mesh_is_refused_naming_the_geom(tmp_path):
+    """MuJoCo sizes a box with mesh="m" from the mesh (0.232 kg here at 1 kg/m^3): the
+    import gave it no mass."""
+    path = tmp_path / "m.xml"
+    path.write_text(body_xml(f'<mesh name="m" vertex="{TETRAHEDRON}"/>', 'mesh="m" density="1"')
+                    .replace('type="mesh"', 'type="box"'))
+    with pytest.raises(mjcf.MjcfError, match=r"line 3: <geom>: a box fitted to mesh 'm'"):
+        mjcf.read_mjcf(str(path))
+
+
 @pytest.mark.parametrize("asset, says", [
     ('<mesh name="m" file="gone.stl"/>', r"line 1: mesh 'm' .*line 3\): no mesh file at"),
     ('<mesh name="m" file="bad.stl"/>', r"line 1: mesh 'm' .*bad.stl' cannot be read"),

@@ -334,6 +334,9 @@ def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str,
         size = np.array([size[0], half, 0.0]) if kind not in ("box", "ellipsoid") \
             else np.array([size[0], size[0], half])
     mass, inertia = 0.0, np.zeros((3, 3))
+    if kind in PRIMITIVES and "mesh" in a:      # MuJoCo sizes and places it from the mesh
+        raise MjcfError(f"{e.label()}: a {kind} fitted to mesh {a['mesh']!r} is not read; give "
+                        f"its size and pos or make it type=\"mesh\"", e.line)
     if kind in PRIMITIVES:
         volume, per_mass = shell_mass_properties(kind, size) \
             if a.get("shellinertia", "false") == "true" else primitive_mass_properties(kind, size)
