@@ -55,8 +55,8 @@ class Geom:
     name: str
     kind: str                   # sphere, capsule, cylinder, box, ellipsoid, plane, mesh, ...
     size: np.ndarray            # MuJoCo's size (half-sizes, radius, half-length), m
-    frame: np.ndarray           # (4, 4) in the body frame
-    mass: float                 # kg (0 for a plane, a mesh, or a geom MuJoCo gives none)
+    frame: np.ndarray           # (4, 4) in the body frame (a mesh: at its centre of mass)
+    mass: float                 # kg (0 for a plane or a geom MuJoCo gives none)
     inertia: np.ndarray         # (3, 3) about its centre, geom axes
     mesh: str                   # the mesh asset's name, or ""
     rgba: tuple
