@@ -26,6 +26,9 @@ PHI = (1 + 5 ** 0.5) / 2
 ICOSAHEDRON = " ".join(f"{x} {y} {z}" for a in (-1, 1) for b in (-PHI, PHI)
                        for x, y, z in ((0, a, b), (a, b, 0), (b, 0, a)))
 TETRAHEDRON = "0 0 0  1 0 0  0 1 0  0 0 1"
+SPHERE_POINTS = np.random.default_rng(1).normal(size=(40, 3))      # on a sphere: 40 corners
+SPHERE = " ".join(f"{x:.6f}" for x in (SPHERE_POINTS.T / np.linalg.norm(SPHERE_POINTS, axis=1)).T
+                  .ravel())
 CUBE = [(x, y, z) for x in (0, 1) for y in (0, 1) for z in (0, 1)]
 CUBE_QUADS = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
 
@@ -87,7 +90,8 @@ def write_prism_obj(path, shape) -> None:
 
 
 @pytest.mark.parametrize("vertex, scale", [(TETRAHEDRON, "0.3 0.5 0.2"),
-                                           (ICOSAHEDRON, "0.05 0.07 0.04")])
+                                           (ICOSAHEDRON, "0.05 0.07 0.04"),
+                                           (SPHERE, "0.1 0.1 0.1")])
 def test_inline_vertex_meshes_have_mujocos_mass_properties(tmp_path, vertex, scale):
     path = tmp_path / "m.xml"
     path.write_text(body_xml(f'<mesh name="m" vertex="{vertex}" scale="{scale}"/>'))
