@@ -17,7 +17,8 @@ half-length along z, a box's or ellipsoid's half-sizes, and ``fromto`` sets a ca
 cylinder's, box's or ellipsoid's axis between two points (a box's or ellipsoid's
 half-sizes across it both size[0], as MuJoCo compiles them).  Inertias of the primitives
 about their centres (solid bodies; a capsule a cylinder and two hemispheres; with
-``shellinertia`` their surfaces, density per m^2);
+``shellinertia`` their surfaces, density per m^2); a mesh geom's solid as mjcf_mesh reads
+it, the geom moved to its centre of mass;
 only geoms whose ``group`` (default 0) is in ``<compiler inertiagrouprange>`` (default
 0 5) give mass; ``<compiler boundmass, boundinertia>`` are lower bounds on every body's mass and
 principal moments (``settotalmass`` and ``balanceinertia`` are refused).
@@ -35,6 +36,7 @@ import numpy as np
 
 from ...solver import MechanismError, quat_to_matrix
 from .mjcf_include import with_includes
+from .mjcf_mesh import MeshError, geom_solid, mesh_assets
 from .urdf import Element, UrdfError, parse_xml
 
 PRIMITIVES = ("sphere", "capsule", "cylinder", "box", "ellipsoid")
@@ -53,8 +55,8 @@ class Geom:
     name: str
     kind: str                   # sphere, capsule, cylinder, box, ellipsoid, plane, mesh, ...
     size: np.ndarray            # MuJoCo's size (half-sizes, radius, half-length), m
-    frame: np.ndarray           # (4, 4) in the body frame
-    mass: float                 # kg (0 for a plane, a mesh, or a geom MuJoCo gives none)
+    frame: np.ndarray           # (4, 4) in the body frame (a mesh: at its centre of mass)
+    mass: float                 # kg (0 for a plane or a geom MuJoCo gives none)
     inertia: np.ndarray         # (3, 3) about its centre, geom axes
     mesh: str                   # the mesh asset's name, or ""
     rgba: tuple
@@ -165,6 +167,8 @@ class Reader:
                 raise MjcfError(f"<compiler {key}={c[key]!r}>: MuJoCo changes the bodies' mass "
                                 f"properties with it, which this import does not; give the "
                                 f"masses as they should be", compiler.line)
+        self.meshes: dict = {}                 # mesh asset -> (element, folder), read_model
+        self.solids: dict = {}                 # mesh asset -> its MeshSolid, once read
         self.defaults: dict[str, dict] = {}
         top = root.all("default")
         self.read_defaults(top[0] if top else Element("default", {}, 0), "main", {})
@@ -330,6 +334,9 @@ def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str,
         size = np.array([size[0], half, 0.0]) if kind not in ("box", "ellipsoid") \
             else np.array([size[0], size[0], half])
     mass, inertia = 0.0, np.zeros((3, 3))
+    if kind in PRIMITIVES and "mesh" in a:      # MuJoCo sizes and places it from the mesh
+        raise MjcfError(f"{e.label()}: a {kind} fitted to mesh {a['mesh']!r} is not read; give "
+                        f"its size and pos or make it type=\"mesh\"", e.line)
     if kind in PRIMITIVES:
         volume, per_mass = shell_mass_properties(kind, size) \
             if a.get("shellinertia", "false") == "true" else primitive_mass_properties(kind, size)
@@ -338,6 +345,15 @@ def read_geom(rd: Reader, e: Element, childclass: str, k: int, body: str,
         else:
             mass = float(numbers(e, "density", 1, a, (1000.0,))[0]) * volume
         inertia = np.diag(mass * per_mass)
+    elif kind == "mesh":
+        try:
+            solid = geom_solid(rd.meshes, rd.solids, rd.attrib, e, a)
+        except MeshError as exc:
+            raise MjcfError(str(exc), exc.line) from None
+        mass = float(numbers(e, "mass", 1, a)[0]) if "mass" in a else \
+            float(numbers(e, "density", 1, a, (1000.0,))[0]) * solid.volume
+        frame[:3, 3] += frame[:3, :3] @ solid.center     # the geom at the mesh's centre
+        inertia = solid.inertia * (mass / solid.volume)
     rgba = tuple(numbers(e, "rgba", 4, a, (0.5, 0.5, 0.5, 1.0)))
     group, contype, conaffinity = (int(numbers(e, key, 1, a, (default,))[0]) for key, default in
                                    (("group", 0.0), ("contype", 1.0), ("conaffinity", 1.0)))
@@ -521,6 +537,7 @@ def read_model(text: str, folder: str | None = None) -> MjcfModel:
     if root.tag != "mujoco":
         raise MjcfError(f"the root element is <{root.tag}>, not <mujoco>", root.line)
     rd = Reader(root)
+    rd.meshes = mesh_assets(root, folder or os.getcwd())
     refuse_unread(root)
     option = root.one("option")
     gravity = numbers(option, "gravity", 3, option.attrib, (0, 0, -9.81)) if option is not None \

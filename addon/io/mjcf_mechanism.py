@@ -31,8 +31,7 @@ and any script share it).
   anchor, given in body2's frame); ``joint`` with a linear polycoef (a0 = 0) -> coupler;
   with joint1 alone -> a motion holding it at a0.
 - Tendons, actuators (and their dynamics), contacts (``<contact>`` and the geom pairs
-  MuJoCo collides), sensors, meshes' own mass
-  properties, a nonlinear joint coupling, an inactive equality, a body's gravity
+  MuJoCo collides), sensors, a nonlinear joint coupling, an inactive equality, a body's gravity
   compensation (``gravcomp``) and the fluid forces of ``<option>`` (density, viscosity,
   wind) are named in the report's ``unmapped``.
 """
@@ -115,11 +114,6 @@ class Builder:
             T = np.eye(4)
             T[:3, 3] = b.center
             pieces[self.parts[name]].append((b.mass, self.frames[name] @ T, b.inertia,))
-            if not b.inertial_given:
-                for g in b.geoms:
-                    if g.kind == "mesh":
-                        self.unmapped.append(f"line {g.line}: geom {g.name!r}: mesh "
-                                             f"{g.mesh!r} adds no mass (give the body an <inertial>)")
         self.m.add_part(WORLD, fixed=True)
         for part, items in pieces.items():
             if part == WORLD:
