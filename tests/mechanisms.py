@@ -581,3 +581,16 @@ def force_jacobians_and_differences(mech: Mechanism, t: float = 0.0, seed: int =
                          - Q(st.r, rotate_world(st.p, -e), v, w)) / (2 * h)
             Cfd[:, c] = (Q(st.r, st.p, v, w + e) - Q(st.r, st.p, v, w - e)) / (2 * h)
     return (K, C), (Kfd, Cfd)
+
+
+def four_bar_pins(a: float, b: float, c: float, d: float, phi: float):
+    """A planar four-bar's pins (arrays (3,), m): crank a about the origin at ``phi`` (rad)
+    to pin A, follower c about O4 = (d, 0, 0), coupler b from A to pin B on the left of
+    A -> O4 (the branch with B above the line from A to O4)."""
+    A = a * np.array([np.cos(phi), np.sin(phi), 0.0])
+    O4 = np.array([d, 0.0, 0.0])
+    span = np.linalg.norm(O4 - A)
+    ex = (O4 - A) / span
+    along = (b * b - c * c + span * span) / (2 * span)
+    B = A + along * ex + np.sqrt(b * b - along * along) * np.array([-ex[1], ex[0], 0.0])
+    return A, O4, B

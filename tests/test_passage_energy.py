@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from mechanisms import four_bar_pins
 from solver import Mechanism
 
 F32 = 2.0 ** -24      # Blender's float32 coordinates: the add-on's input_precision
@@ -29,12 +30,7 @@ def boundary_four_bar(precision: float, rounded: bool = True) -> Mechanism:
     up, released under gravity -y, unit masses, its coordinates rounded to float32
     (``rounded``) and declared rounded by ``precision``."""
     a, b, c, d, phi = 0.1, 0.3, 0.2, 0.2, 1.0
-    A = a * np.array([np.cos(phi), np.sin(phi), 0.0])
-    O4 = np.array([d, 0.0, 0.0])
-    span = np.linalg.norm(O4 - A)
-    ex = (O4 - A) / span
-    along = (b * b - c * c + span * span) / (2 * span)
-    B = A + along * ex + np.sqrt(b * b - along * along) * np.array([-ex[1], ex[0], 0.0])
+    A, O4, B = four_bar_pins(a, b, c, d, phi)
 
     def rnd(x):
         return tuple(np.float32(x).astype(float)) if rounded else tuple(map(float, x))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from mechanisms import four_bar_pins
 from solver import Mechanism, SolverError
 
 F32 = 2.0 ** -24      # Blender's float32 coordinates: the add-on's input_precision
@@ -60,12 +61,7 @@ def four_bar_at_toggle(mismatch: float = 0.0, off_deg: float = 0.0) -> Mechanism
     a, b, c, d = 0.1, 0.3, 0.25, 0.35
     x = ((a + b) ** 2 - c * c + d * d) / (2 * d)     # the pin B at distance a + b from O
     phi = np.arctan2(np.sqrt((a + b) ** 2 - x * x), x) + np.radians(off_deg)
-    A = a * np.array([np.cos(phi), np.sin(phi), 0.0])
-    O4 = np.array([d, 0.0, 0.0])
-    span = np.linalg.norm(O4 - A)
-    ex = (O4 - A) / span
-    along = (b * b - c * c + span * span) / (2 * span)
-    B = A + along * ex + np.sqrt(b * b - along * along) * np.array([-ex[1], ex[0], 0.0])
+    A, O4, B = four_bar_pins(a, b, c, d, phi)
 
     def about_z(v) -> tuple:
         h = np.arctan2(v[1], v[0]) / 2
