@@ -35,15 +35,18 @@ ASSEMBLED = 1e-4
 
 
 def singular_start(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
-                   track: np.ndarray | None = None) -> tuple[str, tuple[str, ...]]:
+                   track: np.ndarray | None = None, jac: np.ndarray | None = None
+                   ) -> tuple[str, tuple[str, ...]]:
     """('', ()) unless the assembled start (r, p) is a singular position of the joints
-    (``nearby_structure``); else the message and the joints involved."""
+    (``nearby_structure``; up to the inputs' rounding, ``rounded_singular``; within the
+    assembly's accuracy, ``assembled_singular``); else the message and the joints
+    involved.  ``jac``: the rows' Jacobian blocks at (r, p) where the caller has them."""
     near, how = nearby_structure(model, st, r, p, t, track), ""
     if near is None:
         near, st = rounded_singular(model, st, r, p, t, track)
         how = " up to the rounding of its inputs"
     if near is None:
-        near, st = assembled_singular(model, st, r, p, t, track)
+        near, st = assembled_singular(model, st, r, p, t, track, jac)
         how = ""
     if near is None:
         return "", ()
@@ -130,20 +133,25 @@ def rounded_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, 
 
 
 def assembled_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
-                       track: np.ndarray | None = None) -> tuple[Structure | None, Structure]:
+                       track: np.ndarray | None = None, jac: np.ndarray | None = None
+                       ) -> tuple[Structure | None, Structure]:
     """(structure near it, structure at the start) when the assembled start (r, p) is a
     singular position of the joints within what the assembly's Newton can tell (ASSEMBLED:
     it stops short of one by the square root of its tolerance), else (None, ``st``).  Both
     the start and a pose PROBE away are ranked at ASSEMBLED: where the start loses a row
     that the pose near it keeps, it is on a singular position (a motion starting a
     parallelogram's crank on its line).  For a sound mechanism with redundant rows this is
-    one more rank test, no solve."""
+    one more rank test, no solve (``jac``: the rows' Jacobian blocks at (r, p) where the
+    caller has them, the assembly's)."""
     if not st.redundant.size or not model.nb:
         return None, st
     jrows = model.constraint_rows
-    J = global_jacobian(model, evaluate(model, *body_arrays(model, r, p)[:2], ref=track).jac)
-    kept = independent_rows(model, J, jrows, ASSEMBLED).size
-    if kept >= np.intersect1d(st.keep, jrows).size:
+    if jac is None:
+        jac = evaluate(model, *body_arrays(model, r, p)[:2], ref=track).jac
+    # the rows kept at the start, ranked again (in one Cholesky where all are clear of it)
+    rows = np.intersect1d(st.keep, jrows)
+    kept = independent_rows(model, global_jacobian(model, jac), rows, ASSEMBLED).size
+    if kept >= rows.size:
         return None, st
     near = _nearby(model, r, p, t, jrows)
     if near is None:
