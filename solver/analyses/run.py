@@ -154,7 +154,7 @@ def prepare(model: Model, state: State, times: np.ndarray, how: Settings = Setti
     asm = assemble_pose(model, state.r, state.p, t0, ref=state.track)
     start = moved_at_origins(model, replace(state, t=t0), asm.r, asm.p, asm.track)
     st = asm.structure or structure(model, start.r, start.p, ref=start.track, jac=asm.jac)
-    lined_up, joints = singular_start(model, st, start.r, start.p, t0, start.track)
+    lined_up, joints = singular_start(model, st, start.r, start.p, t0, start.track, asm.jac)
     if lined_up:
         raise SolverError(lined_up, t0, joints)
     if st.bad_motions:

@@ -75,7 +75,7 @@ def check(model: Model, state: State) -> CheckReport:
             problems.append(str(exc))
     st = st or structure(model, r, p)
     if assembled:
-        lined_up = singular_start(model, st, r, p, float(state.t), asm.track)[0]
+        lined_up = singular_start(model, st, r, p, float(state.t), asm.track, asm.jac)[0]
         if lined_up:
             problems.append(lined_up)
     redundant: dict[str, list[str]] = {}

@@ -25,16 +25,29 @@ PROBE = 1e-3
 # share away (rounded_singular): the lost row, independent there by about that share, is
 # found far above the test, and the parts turn by a few degrees at most
 PROBE_ROUNDED = 10.0
+# the assembly's Newton stops short of a singular position it closes onto: its residual is
+# quadratic in the lost direction there, so the stopping rule's NEWTON_TOL (1e-12) leaves
+# the pose some sqrt(NEWTON_TOL / c) off it, c the fold's curvature over the model's size
+# (a parallelogram of 1 m cranks in a 3 m model: 2.8e-6 rad, its lost row new by a share of
+# 2e-6 to 4e-6, above RANK_TOL); the start is ranked at 100 sqrt(NEWTON_TOL), for folds down
+# to c = 1e-4, and probed at PROBE, ten times that share
+ASSEMBLED = 1e-4
 
 
 def singular_start(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
-                   track: np.ndarray | None = None) -> tuple[str, tuple[str, ...]]:
+                   track: np.ndarray | None = None, jac: np.ndarray | None = None
+                   ) -> tuple[str, tuple[str, ...]]:
     """('', ()) unless the assembled start (r, p) is a singular position of the joints
-    (``nearby_structure``); else the message and the joints involved."""
+    (``nearby_structure``; up to the inputs' rounding, ``rounded_singular``; within the
+    assembly's accuracy, ``assembled_singular``); else the message and the joints
+    involved.  ``jac``: the rows' Jacobian blocks at (r, p) where the caller has them."""
     near, how = nearby_structure(model, st, r, p, t, track), ""
     if near is None:
         near, st = rounded_singular(model, st, r, p, t, track)
         how = " up to the rounding of its inputs"
+    if near is None:
+        near, st = assembled_singular(model, st, r, p, t, track, jac)
+        how = ""
     if near is None:
         return "", ()
     jrows = model.constraint_rows
@@ -50,7 +63,20 @@ def singular_start(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t:
             "dependent there), so the way it moves from there is undecided (a "
             "parallelogram lined up may go on parallel or crossed) and a run would let a "
             "joint come apart; build it a little off this position, the way it should "
-            "move"), joints
+            f"move{_driving(model, joints)}"), joints
+
+
+def _driving(model: Model, joints: tuple[str, ...]) -> str:
+    """What else to do where motions of the ``joints`` place them: start those motions a
+    little off the position (built off it, the motion's value at the start would put the
+    parts back on it); empty where none drives them."""
+    rows = np.flatnonzero(model.row_motion >= 0)        # labels "name: coordinate of joint"
+    names = [model.motion_names[model.row_motion[k]] for k in rows
+             if model.row_label[k].rsplit(" of ", 1)[-1] in joints]
+    if not names:
+        return ""
+    return (f", or start motion {', '.join(map(repr, dict.fromkeys(names)))} a little off "
+            "it (its value at the start places the parts there)")
 
 
 def nearby_structure(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
@@ -104,6 +130,36 @@ def rounded_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, 
         return None, st
     found = structure(model, near[0], near[1], tol, near[2], near[3])
     return (found, loose) if np.intersect1d(found.keep, jrows).size > kept else (None, st)
+
+
+def assembled_singular(model: Model, st: Structure, r: np.ndarray, p: np.ndarray, t: float,
+                       track: np.ndarray | None = None, jac: np.ndarray | None = None
+                       ) -> tuple[Structure | None, Structure]:
+    """(structure near it, structure at the start) when the assembled start (r, p) is a
+    singular position of the joints within what the assembly's Newton can tell (ASSEMBLED:
+    it stops short of one by the square root of its tolerance), else (None, ``st``).  Both
+    the start and a pose PROBE away are ranked at ASSEMBLED: where the start loses a row
+    that the pose near it keeps, it is on a singular position (a motion starting a
+    parallelogram's crank on its line).  For a sound mechanism with redundant rows this is
+    one more rank test, no solve (``jac``: the rows' Jacobian blocks at (r, p) where the
+    caller has them, the assembly's)."""
+    if not st.redundant.size or not model.nb:
+        return None, st
+    jrows = model.constraint_rows
+    if jac is None:
+        jac = evaluate(model, *body_arrays(model, r, p)[:2], ref=track).jac
+    # the rows kept at the start, ranked again (in one Cholesky where all are clear of it)
+    rows = np.intersect1d(st.keep, jrows)
+    kept = independent_rows(model, global_jacobian(model, jac), rows, ASSEMBLED).size
+    if kept >= rows.size:
+        return None, st
+    near = _nearby(model, r, p, t, jrows)
+    if near is None:
+        return None, st
+    found = structure(model, near[0], near[1], ASSEMBLED, near[2], near[3])
+    if np.intersect1d(found.keep, jrows).size <= kept:
+        return None, st
+    return found, structure(model, r, p, ASSEMBLED, track)
 
 
 def _nearby(model: Model, r: np.ndarray, p: np.ndarray, t: float, jrows: np.ndarray,
