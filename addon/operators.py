@@ -258,6 +258,12 @@ class MECHANISM_OT_couple(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def _article(kind: str) -> str:
+    """A Blender object type ("EMPTY", "CURVE") as "an empty", "a curve"."""
+    word = kind.lower().replace("_", " ")
+    return ("an " if word[0] in "aeiou" else "a ") + word
+
+
 class MECHANISM_OT_add_contact(bpy.types.Operator):
     """Keep the two selected parts from passing through each other: a Contact object naming
     them (the active part is Part A); its shapes come from the parts' meshes"""
@@ -279,6 +285,15 @@ class MECHANISM_OT_add_contact(bpy.types.Operator):
             self.report({"ERROR"}, f"contact {there.name!r} already joins {parts[0].name!r} and "
                                    f"{parts[1].name!r} (a second would add its force to it): "
                                    "select it to change its shapes")
+            return {"CANCELLED"}
+        # Every shape kind (Floor too) is taken from the part's mesh, so a contact on an
+        # Empty or another non-mesh part would only be refused later by Check and Bake:
+        # refused here, as Blender's operators refuse what cannot work, nothing added.
+        bare = next((p for p in parts if p.type != "MESH"), None)
+        if bare is not None:
+            self.report({"ERROR"}, f"part {bare.name!r} is {_article(bare.type)} object, "
+                                   "which has no mesh to take a contact shape from: select a "
+                                   "mesh part")
             return {"CANCELLED"}
         ob = contacts.add_contact_object(context, *parts)
         self.report({"INFO"}, f"contact {ob.name!r}: set its shapes and restitution in the sidebar")
