@@ -29,6 +29,7 @@ from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, 
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame
 from .markers import JOINT_SIZE, add_marker, display_size, picked_frame
+from .mesh_arrays import refuse_collection_instance
 from .properties import ROLES
 from .scene_reader import read_design, read_scene
 
@@ -291,6 +292,11 @@ class MECHANISM_OT_add_contact(bpy.types.Operator):
         # refused here, as Blender's operators refuse what cannot work, nothing added.
         bare = next((p for p in parts if p.type != "MESH"), None)
         if bare is not None:
+            try:                    # a collection instance: how to make it one mesh
+                refuse_collection_instance(bare, "shape", "select a mesh part")
+            except MechanismError as exc:
+                self.report({"ERROR"}, str(exc))
+                return {"CANCELLED"}
             self.report({"ERROR"}, f"part {bare.name!r} is {_article(bare.type)} object, "
                                    "which has no mesh to take a contact shape from: select a "
                                    "mesh part")
