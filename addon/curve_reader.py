@@ -219,7 +219,10 @@ def add_curve_joint(mech, ob, scene, part_frames: dict, scale: float
         if cv.type != "CURVE":
             raise MechanismError(f"{what} is a {cv.type.lower()} object, not a curve: pick a curve "
                                  "object (Add > Curve)")
-        reshaped = reshaped_message(what, [(m.name, m.type) for m in cv.modifiers if m.show_viewport],
+        # A modifier on in renders only is refused too: the render (a slot or profile with a
+        # bevel) draws the curve it shapes while the joint follows the bare spline.
+        reshaped = reshaped_message(what, [(m.name, m.type) for m in cv.modifiers
+                                           if m.show_viewport or m.show_render],
                                     shape_keys_in_effect(cv))
         if reshaped:
             raise MechanismError(reshaped)

@@ -84,7 +84,16 @@ def evaluated(ob, depsgraph, what: str):
     visible object depends on it: where its mesh then is its base mesh though it has
     modifiers, its mass and contact shape would silently be the base mesh's, so that is
     refused, naming ``what`` (e.g. "part 'ball'") and the fix; so is an object whose
-    modifiers make instances, which its mesh leaves out."""
+    modifiers make instances, which its mesh leaves out, and one with a modifier on in
+    renders only or viewports only: the mesh read is the viewport's, so the render would
+    show another body (an Array's copies, a Solidify's thickness) than the one solved."""
+    for m in getattr(ob, "modifiers", ()):
+        if m.show_viewport != m.show_render:
+            raise MechanismError(f"{what}: its modifier {m.name!r} is on in "
+                                 f"{'viewports' if m.show_viewport else 'renders'} only, and "
+                                 "its mass and contact are read from the mesh the viewport "
+                                 "shows, so the render would show another body: turn it on "
+                                 "or off in both (or apply it)")
     ev = ob.evaluated_get(depsgraph)
     disabled = (ob.hide_viewport or any(c.hide_viewport for c in ob.users_collection)
                 or bpy.context.view_layer.objects.get(ob.name) is None)

@@ -29,6 +29,7 @@ from .io.settings import JOINT_KINDS, bake_options, in_panel_terms, kind_label, 
 from .io.start_gaps import start_notes
 from .io.timeline import Timeline, frame_text, with_frame
 from .markers import JOINT_SIZE, add_marker, display_size, picked_frame
+from .mesh_arrays import refuse_collection_instance
 from .properties import ROLES
 from .scene_reader import read_design, read_scene
 
@@ -258,6 +259,12 @@ class MECHANISM_OT_couple(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def _article(kind: str) -> str:
+    """A Blender object type ("EMPTY", "CURVE") as "an empty", "a curve"."""
+    word = kind.lower().replace("_", " ")
+    return ("an " if word[0] in "aeiou" else "a ") + word
+
+
 class MECHANISM_OT_add_contact(bpy.types.Operator):
     """Keep the two selected parts from passing through each other: a Contact object naming
     them (the active part is Part A); its shapes come from the parts' meshes"""
@@ -279,6 +286,20 @@ class MECHANISM_OT_add_contact(bpy.types.Operator):
             self.report({"ERROR"}, f"contact {there.name!r} already joins {parts[0].name!r} and "
                                    f"{parts[1].name!r} (a second would add its force to it): "
                                    "select it to change its shapes")
+            return {"CANCELLED"}
+        # Every shape kind (Floor too) is taken from the part's mesh, so a contact on an
+        # Empty or another non-mesh part would only be refused later by Check and Bake:
+        # refused here, as Blender's operators refuse what cannot work, nothing added.
+        bare = next((p for p in parts if p.type != "MESH"), None)
+        if bare is not None:
+            try:                    # a collection instance: how to make it one mesh
+                refuse_collection_instance(bare, "shape", "select a mesh part")
+            except MechanismError as exc:
+                self.report({"ERROR"}, str(exc))
+                return {"CANCELLED"}
+            self.report({"ERROR"}, f"part {bare.name!r} is {_article(bare.type)} object, "
+                                   "which has no mesh to take a contact shape from: select a "
+                                   "mesh part")
             return {"CANCELLED"}
         ob = contacts.add_contact_object(context, *parts)
         self.report({"INFO"}, f"contact {ob.name!r}: set its shapes and restitution in the sidebar")

@@ -41,10 +41,11 @@ def _bend_keyed(bpy, d) -> None:
 
 
 def _hook_keyed(bpy, d) -> None:
-    """The slot's Hook modifier off in viewports at the first frame, keyed on at frame 13."""
+    """The slot's Hook modifier off (viewports and renders) at the first frame, keyed on in
+    viewports at frame 13."""
     hook_slot(bpy, d)
     hook = d["slot"].modifiers["Hook"]
-    hook.show_viewport = False
+    hook.show_viewport = hook.show_render = False
     hook.keyframe_insert("show_viewport", frame=bs.FRAME_START)
     hook.show_viewport = True
     hook.keyframe_insert("show_viewport", frame=13)

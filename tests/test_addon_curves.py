@@ -301,10 +301,20 @@ def bend_slot(bpy, d, value: float = 1.0) -> None:
     bend.value = value
 
 
+def hook_for_render(bpy, d) -> None:
+    """The slot's Hook off in viewports but on in renders: the render draws the slot hooked
+    1 cm off while the joint follows the bare spline."""
+    hook_slot(bpy, d)
+    d["slot"].modifiers["Hook"].show_viewport = False
+    d["slot"].modifiers["Hook"].show_render = True
+
+
 SLOT = "joint 'pin in slot': Curve"
 BREAK = {
     "a hook": (_yoke, hook_slot, f"{SLOT} 'slot' has modifier 'Hook' (Hook), which shapes the "
                "curve drawn but not the spline the joint follows"),
+    "a hook for render only": (_yoke, hook_for_render, f"{SLOT} 'slot' has modifier 'Hook' (Hook), "
+                               "which shapes the curve drawn but not the spline the joint follows"),
     "a shape key": (_yoke, bend_slot, f"{SLOT} 'slot' has shape key 'Bend' in effect, which "
                     "shapes the curve drawn but not the spline the joint follows"),
     "curve unset": (_yoke, lambda bpy, d: setattr(d["joint"].mechanism, "curve", None),
@@ -354,14 +364,15 @@ def test_bad_curve_is_named_and_nothing_changes(blender, case: str, op: str) -> 
 
 
 def test_a_curves_modifier_off_or_shape_key_at_zero_is_read(blender) -> None:
-    """The Scotch yoke's slot with a Hook modifier turned off in viewports and a shape key
-    at value 0 is drawn as its spline, and bakes the same keys as the bare slot."""
+    """The Scotch yoke's slot with a Hook modifier turned off in viewports and renders and a
+    shape key at value 0 is drawn as its spline, and bakes the same keys as the bare slot."""
     bpy = blender
     d, _ = _yoke(bpy)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     bare = all_bake_keys(bpy)
     hook_slot(bpy, d)
     d["slot"].modifiers["Hook"].show_viewport = False
+    d["slot"].modifiers["Hook"].show_render = False
     bend_slot(bpy, d, 0.0)
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert all_bake_keys(bpy) == bare

@@ -366,11 +366,15 @@ def test_a_part_that_shows_a_collection_is_told_to_make_it_real(blender, needs) 
     if needs == "contact":
         arm.mechanism.mass_mode, arm.mechanism.mass = "MANUAL", 10.0
         bs.select(bpy, (arm, ground), arm)
-        assert bpy.ops.mechanism.add_contact() == {"FINISHED"}
     words = (r"part 'arm' shows collection 'arm parts' \(a collection instance\), which has "
              rf"no mesh of its own for its {'mass' if needs == 'mass' else 'shape'}: .*Object "
              r"> Apply > Make Instances Real")
-    if needs == "contact":
+    if needs == "contact":      # Add Contact refuses it; a contact set to it by hand too
+        with pytest.raises(RuntimeError, match=words):
+            bpy.ops.mechanism.add_contact()
+        contact = bs.empty(bpy, "Contact arm-ground")
+        s = contact.mechanism
+        s.role, s.contact_part_a, s.contact_part_b = "CONTACT", arm, ground
         words = r"contact 'Contact arm-ground': Shape A: " + words
     for op in (bpy.ops.mechanism.check, bpy.ops.mechanism.bake):
         with pytest.raises(RuntimeError, match=words):

@@ -117,6 +117,20 @@ def _joint(what: str, kind: str, joints: Sequence[Joint | None], k: int, need: s
 _OTHER_MESH = {"EXTERNAL": "INTERNAL", "INTERNAL": "EXTERNAL"}
 
 
+def _repeat_check(what: str, kind: str, terms: Sequence[tuple[str, str | None]]) -> None:
+    """MechanismError naming the coupler, the field and the joint when a field repeats an
+    earlier field's (joint, coordinate): a joint geared or coupled to itself.  Checked
+    before the ratio and radii, since a fix of the field may change them (the solver
+    refuses it too, but only after them and without the field's label)."""
+    labels = SLOT_LABELS[kind]
+    for k, term in enumerate(terms):
+        if term in terms[:k]:
+            first = labels[terms.index(term)]
+            raise MechanismError(f"{what}: {labels[k]} {term[0]!r} is {first} too, and a "
+                                 f"coupler ties two different joints' {term[1] or 'coordinate'}s: "
+                                 f"pick another joint for {labels[k]}")
+
+
 def _ratio_check(what: str, s: CouplerSettings) -> None:
     """MechanismError naming the coupler for pitch radii left at 0 (the solver checks teeth
     and ratios by the same name)."""
@@ -141,6 +155,7 @@ def coupler_call(name: str, settings: CouplerSettings, joints: Sequence[Joint | 
     if kind == "GEAR":
         a = _joint(what, kind, joints, 0, "angle")
         b = _joint(what, kind, joints, 1, "angle")
+        _repeat_check(what, kind, [(a, "angle"), (b, "angle")])
         if opposed and s.mesh in ("BELT", "CHAIN"):
             _ratio_check(what, s)
             r1, r2 = _ratio_radii(s, scale)
@@ -189,6 +204,7 @@ def coupler_call(name: str, settings: CouplerSettings, joints: Sequence[Joint | 
             coord = chosen_coordinate(joints[k][1], s.coordinates[k])
             names.append(jn)
             coords.append(coord)
+            _repeat_check(what, kind, list(zip(names, coords)))   # fields 1, 2 are required
             # the relation in scene units: a slide counted in Blender units is slide_m / scale
             scales.append(s.scales[k] / scale if coord == "slide" else s.scales[k])
             terms.append((k + 1, coord))

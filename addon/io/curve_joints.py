@@ -296,9 +296,9 @@ def unset_message(joint: str, kind: str, field: str, label: str) -> str:
 
 def reshaped_message(what: str, modifiers: Sequence[tuple[str, str]],
                      shape_keys: Sequence[str]) -> str | None:
-    """The error for a curve object that the viewport draws otherwise than its spline's own
-    points (which a joint reads): ``modifiers`` its modifiers enabled in viewports (name,
-    type), ``shape_keys`` its shape keys in effect (a relative key of a value other than 0,
+    """The error for a curve object that the viewport or a render draws otherwise than its
+    spline's own points (which a joint reads): ``modifiers`` its modifiers enabled in
+    viewports or renders (name, type), ``shape_keys`` its shape keys in effect (a relative key of a value other than 0,
     not muted; every key of an absolute set).  None when there are neither.  Blender keeps
     a curve's modifiers (a Hook, a Lattice) and shape keys out of the spline's numbers, so
     the joint would follow the curve as it was before them."""
@@ -307,7 +307,7 @@ def reshaped_message(what: str, modifiers: Sequence[tuple[str, str]],
         more = f" (and {len(modifiers) - 1} more)" if len(modifiers) > 1 else ""
         return (f"{what} has modifier {name!r} ({kind.replace('_', ' ').title()}){more}, which "
                 "shapes the curve drawn but not the spline the joint follows: apply it (the "
-                "modifier's menu, Apply) or turn it off in viewports")
+                "modifier's menu, Apply) or turn it off in viewports and renders")
     if shape_keys:
         return (f"{what} has shape key {shape_keys[0]!r} in effect, which shapes the curve drawn "
                 "but not the spline the joint follows: set its value to 0, or make it the "
