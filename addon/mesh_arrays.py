@@ -93,7 +93,8 @@ def evaluated(ob, depsgraph, what: str):
                                  f"{'viewports' if m.show_viewport else 'renders'} only, and "
                                  "its mass and contact are read from the mesh the viewport "
                                  "shows, so the render would show another body: turn it on "
-                                 "or off in both (or apply it)")
+                                 "or off in both, or apply it (or, for the mass alone, type "
+                                 "it in: Mass Typed In)")
     ev = ob.evaluated_get(depsgraph)
     disabled = (ob.hide_viewport or any(c.hide_viewport for c in ob.users_collection)
                 or bpy.context.view_layer.objects.get(ob.name) is None)
