@@ -111,6 +111,8 @@ class Model:
     # coordinate rows (one RowGroup of one row each, in that order: Result.actuator_efforts)
     general_motions: tuple[tuple, ...] = ()
     actuators: tuple[RowGroup, ...] = ()
+    # the joint each joint motion drives, in motion order (general motions, after them, none)
+    motion_joints: tuple[str, ...] = ()
 
     @cached_property
     def joint_rows_in_turn(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -377,6 +379,7 @@ def compile_model(mech: Any) -> Model:
         joint_marker_i=tuple(j.marker_i for j in mech.joints.values()),
         joint_marker_j=tuple(j.marker_j for j in mech.joints.values()),
         motion_names=tuple(motion_names),
+        motion_joints=tuple(mo.joint for mo in mech.motions.values()),
         motion_functions=tuple(motion_functions),
         marker_body=MappingProxyType(marker_body), marker_point=MappingProxyType(marker_point),
         marker_axes=MappingProxyType(marker_axes), length_scale=length_scale,

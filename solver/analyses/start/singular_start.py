@@ -70,9 +70,8 @@ def _driving(model: Model, joints: tuple[str, ...]) -> str:
     """What else to do where motions of the ``joints`` place them: start those motions a
     little off the position (built off it, the motion's value at the start would put the
     parts back on it); empty where none drives them."""
-    rows = np.flatnonzero(model.row_motion >= 0)        # labels "name: coordinate of joint"
-    names = [model.motion_names[model.row_motion[k]] for k in rows
-             if model.row_label[k].rsplit(" of ", 1)[-1] in joints]
+    names = [model.motion_names[k] for k, joint in enumerate(model.motion_joints)
+             if joint in joints]
     if not names:
         return ""
     return (f", or start motion {', '.join(map(repr, dict.fromkeys(names)))} a little off "
