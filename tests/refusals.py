@@ -19,3 +19,10 @@ def check_names_and_bake_refuses(bpy, words: str) -> None:
     with pytest.raises(RuntimeError, match=words):
         bpy.ops.mechanism.bake()
     assert not bs.differences(before, bs.snapshot(bpy))
+
+
+def report_of(bpy, operator: str) -> str:
+    """The scene's report after the mechanism operator ``operator`` ("check", "bake") ran
+    and finished."""
+    assert getattr(bpy.ops.mechanism, operator)() == {"FINISHED"}
+    return bpy.context.scene.mechanism.report

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import blender_scenes as bs
+from refusals import report_of
 from test_addon_parents import vertex_parent
 
 PIN_END = "arm.ground.I"          # the pendulum's marker on the arm (Connect's name)
@@ -87,8 +88,7 @@ def test_a_marker_on_vertices_a_still_shape_key_moves_is_read_where_it_is_shown(
     lift_shape_key(arm, 0.5, keyed=False)
     bpy.context.view_layer.update()
     vertex_parent(bpy, marker, arm, "VERTEX_TRI")
-    assert bpy.ops.mechanism.check() == {"FINISHED"}
-    report = bpy.context.scene.mechanism.report
+    report = report_of(bpy, "check")
     assert "vertices" not in report and "open at the start" not in report, report
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     far, other = 0.0, d["pin"].mechanism.marker_j
@@ -118,8 +118,7 @@ def test_a_marker_on_one_vertex_of_a_moving_part_is_noted(blender, how) -> None:
     words = (rf"marker '{re.escape(PIN_END)}' is parented to one vertex of the moving part "
              r"'arm' \(Vertex\), which moves it with the vertex but does not turn it: as the "
              r"part turns, the viewport shows it up to 0.1414 m off where the solver holds it")
-    assert bpy.ops.mechanism.check() == {"FINISHED"}
-    report = bpy.context.scene.mechanism.report
+    report = report_of(bpy, "check")
     assert bool(re.search(words, report)) == (how == "VERTEX"), report
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
     assert bool(re.search(words, bpy.context.scene.mechanism.report)) == (how == "VERTEX")
@@ -157,8 +156,7 @@ def test_a_part_placed_by_its_constraint_is_told_how_to_keep_its_place(blender) 
     bs.select(bpy, (arm,), arm)
     assert bpy.ops.object.visual_transform_apply() == {"FINISHED"}
     arm.constraints.remove(held)
-    assert bpy.ops.mechanism.check() == {"FINISHED"}
-    report = bpy.context.scene.mechanism.report
+    report = report_of(bpy, "check")
     assert "open at the start" not in report and "constraint" not in report, report
     assert bpy.ops.mechanism.bake() == {"FINISHED"}
 
@@ -214,8 +212,7 @@ def test_a_mechanism_carried_by_a_posed_bone_is_read_as_by_a_moving_parent(blend
     pin = bs.connect(bpy, arm, ground, (0.0, 0.0, 0.0), "REVOLUTE", "Y")
     bpy.context.scene.mechanism.tolerance = 1e-9
     words = r"joint 'Revolute arm-ground': .*'mount', the parent of only one of them, moves"
-    assert bpy.ops.mechanism.check() == {"FINISHED"}
-    report = bpy.context.scene.mechanism.report
+    report = report_of(bpy, "check")
     assert bool(re.search(words, report)) == (len(carried) == 1), report
     if len(carried) == 1:
         before = bs.snapshot(bpy)
@@ -265,8 +262,7 @@ def test_a_part_whose_modifier_reshapes_it_as_it_moves_is_noted(blender, modifie
     words = (r"part 'arm' changes shape as the bake plays: a vertex of its mesh moves "
              r"[0-9.]+ m on the part from where it is at the first frame \(at frame \d+; "
              r"the mesh is deformed by its modifier 'Hook'\)")
-    assert bpy.ops.mechanism.bake() == {"FINISHED"}
-    report = bpy.context.scene.mechanism.report
+    report = report_of(bpy, "bake")
     assert bool(re.search(words, report)) == (modifier == "HOOK"), report
     assert "changes shape" in report or modifier == "BEVEL", report
     assert "changes shape" not in report or modifier == "HOOK", report
@@ -283,8 +279,7 @@ def test_check_names_a_part_its_modifier_will_reshape_as_it_moves(blender, modif
     bpy = blender
     arm = hooked_arm(bpy, modifier, under_arm)["arm"]
     before = np.array(arm.matrix_world)
-    assert bpy.ops.mechanism.check() == {"FINISHED"}
-    report = bpy.context.scene.mechanism.report
+    report = report_of(bpy, "check")
     words = (r"part 'arm' changes shape as it moves: a vertex of its mesh moves [0-9.]+ m "
              r"on the part as the part moves \(the mesh is deformed by its modifier 'Hook'\)")
     assert bool(re.search(words, report)) == (modifier == "HOOK" and not under_arm), report
@@ -293,7 +288,7 @@ def test_check_names_a_part_its_modifier_will_reshape_as_it_moves(blender, modif
 
 
 def test_a_marker_on_a_part_stretched_since_keeps_its_drawn_axis(blender, extension) -> None:
-    """A link's marker at its end turned 45 deg about y on it, then the link stretched to
+    """The 1 m arm's marker at its end turned 45 deg about y on it, then the arm stretched to
     twice its length along x (S, its end now at x = -0.5): Blender draws the marker
     sheared, its z arrow along S R e_z, at 63.43 deg from world z in the xz plane (its x
     53.13 deg off it).  The solver took the
@@ -305,14 +300,11 @@ def test_a_marker_on_a_part_stretched_since_keeps_its_drawn_axis(blender, extens
     import math
     bpy = blender
     bs.set_range(bpy)
-    ground = bs.add_box(bpy, "ground", (0.2, 0.2, 0.2), (0.0, 0.0, -0.3))
-    link = bs.add_box(bpy, "link", (1.0, 0.1, 0.1), (0.5, 0.0, 0.0))
-    bs.tag(bpy, [ground, link], "PART")
-    ground.mechanism.ground = True
-    tilted = bs.add_marker(bpy, link, (0.0, 0.0, 0.0))
+    ground, arm = bs.ground_and_arm(bpy)
+    tilted = bs.add_marker(bpy, arm, (0.0, 0.0, 0.0))
     tilted.rotation_euler = (0.0, math.radians(45.0), 0.0)
     bpy.context.view_layer.update()
-    link.scale = (2.0, 0.1, 0.1)
+    arm.scale = (2.0, 0.1, 0.1)
     bpy.context.view_layer.update()
     drawn = np.array(tilted.matrix_world)[:3, :3]
     z = drawn[:, 2] / np.linalg.norm(drawn[:, 2])
@@ -324,12 +316,11 @@ def test_a_marker_on_a_part_stretched_since_keeps_its_drawn_axis(blender, extens
     bs.new_joint(bpy, "hinge", "REVOLUTE", tilted, seat)
     sm = extension.addon.scene_reader.read_scene(bpy.context.scene)
     turn = extension.solver.quat_to_matrix
-    part, marker = sm.mech.parts["link"], sm.mech.markers[tilted.name]
+    part, marker = sm.mech.parts["arm"], sm.mech.markers[tilted.name]
     axes = turn(np.array(part.orientation)) @ turn(np.array(marker.orientation))
     np.testing.assert_allclose(axes[:, 2], z, atol=1e-6)
     np.testing.assert_allclose(axes[:, 0], x, atol=1e-6)
-    assert bpy.ops.mechanism.check() == {"FINISHED"}
-    report = bpy.context.scene.mechanism.report
+    report = report_of(bpy, "check")
     assert "open at the start" not in report, report
 
 
